@@ -1,0 +1,161 @@
+"""The command line: parse, dispatch, map outcomes to exit codes. Nothing else lives here.
+
+Exit codes: 0 no finding at or above ``--fail-on``; 1 such findings; 2 usage or
+configuration error; 3 internal error (a short message; a traceback only with ``--debug``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from . import __version__
+from .errors import ReviewbotError
+from .findings import Finding, severity_rank
+from .report import FORMATS
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+FAIL_ON = ("error", "warning", "info", "none")
+
+
+def exit_code(findings: Iterable[Finding], fail_on: str) -> int:
+    if fail_on == "none":
+        return EXIT_OK
+    threshold = severity_rank(fail_on)
+    failing = any(severity_rank(f.severity) >= threshold for f in findings)
+    return EXIT_FINDINGS if failing else EXIT_OK
+
+
+def _common() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", metavar="FILE",
+                        help="configuration file (default: the nearest .reviewbot.yaml)")
+    common.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    common.add_argument("--output", metavar="FILE", help="write the report to FILE, not stdout")
+    common.add_argument("--fail-on", choices=FAIL_ON, default=None,
+                        help="lowest severity that makes the exit code 1 (default: error)")
+    common.add_argument("--cache", metavar="DIR", help="parse cache keyed by git blob id")
+    common.add_argument("--render", action="store_true",
+                        help="build kustomizations with kustomize/kubectl first")
+    common.add_argument("--rule", action="append", default=[], metavar="ID",
+                        help="run only this rule (repeatable)")
+    common.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    common.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common()
+    parser = argparse.ArgumentParser(
+        prog="reviewbot", description="GitOps change review and policy linting for Kubernetes.",
+    )
+    parser.add_argument("--version", action="version", version=f"reviewbot {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    lint = sub.add_parser("lint", parents=[common], help="lint trees or files")
+    lint.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+
+    diff = sub.add_parser("diff", parents=[common], help="semantic diff of manifests of two refs")
+    diff.add_argument("base", metavar="BASE")
+    diff.add_argument("head", nargs="?", default=None, metavar="HEAD")
+    diff.add_argument("--repo", default=".", metavar="DIR")
+    diff.add_argument("paths", nargs="*", default=[], metavar="PATH", help=argparse.SUPPRESS)
+
+    review = sub.add_parser("review", parents=[common], help="review a pull request")
+    review.add_argument("--repo", default=".", metavar="DIR")
+    review.add_argument("--base", metavar="REF")
+    review.add_argument("--head", metavar="REF")
+    review.add_argument("--platform", choices=("auto", "github", "forgejo", "none"), default="auto")
+    review.add_argument("--dry-run", action="store_true", help="print the review, post nothing")
+    review.add_argument("--scope", choices=("new", "changed", "all"), default="new")
+    review.add_argument("--comment-mode", choices=("review", "summary", "none"), default="review")
+    review.add_argument("--artifact", metavar="FILE", help="also write the findings to FILE")
+    review.add_argument("--artifact-format", choices=FORMATS, default="sarif")
+    review.add_argument("paths", nargs="*", default=[], metavar="PATH")
+
+    rules = sub.add_parser("rules", help="list rules")
+    rules.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    rules.add_argument("--output", metavar="FILE")
+    rules.add_argument("--debug", action="store_true")
+
+    explain = sub.add_parser("explain", help="a rule's documentation")
+    explain.add_argument("rule", metavar="RULE")
+    explain.add_argument("--debug", action="store_true")
+
+    netpol = sub.add_parser("netpol", help="NetworkPolicy tools")
+    netsub = netpol.add_subparsers(dest="netpol_command", required=True, metavar="COMMAND")
+    conn = netsub.add_parser("connectivity", parents=[common],
+                             help="allowed flows between workloads")
+    conn.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    conn.set_defaults(format="text")
+    conn._option_string_actions["--format"].choices = ("text", "json", "connlist")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: usage errors exit 2, --help/--version exit 0
+        return int(exc.code or 0)
+    try:
+        return _dispatch(args)
+    except ReviewbotError as exc:
+        print(f"reviewbot: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return EXIT_INTERNAL
+    except Exception as exc:  # internal error: short message, traceback only with --debug
+        if getattr(args, "debug", False):
+            raise
+        print(f"reviewbot: internal error: {type(exc).__name__}: {exc}"[:500], file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "lint":
+        from .commands import lint_command
+        return lint_command(args)
+    if args.command == "rules":
+        from .commands import rules_command
+        return rules_command(args)
+    if args.command == "explain":
+        from .commands import explain_command
+        return explain_command(args)
+    if args.command == "diff":
+        from .review import diff_command
+        return diff_command(args)
+    if args.command == "review":
+        from .review import review_command
+        return review_command(args)
+    if args.command == "netpol":
+        from .netpol import connectivity_command
+        return connectivity_command(args)
+    raise ReviewbotError(f"unknown command {args.command}")
+
+
+def use_color(args: argparse.Namespace) -> bool:
+    if args.color == "always":
+        return True
+    if args.color == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return args.output is None and sys.stdout.isatty()
+
+
+def emit(text: str, output: str | None) -> None:
+    """Write a report to --output or stdout."""
+    if output:
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise ReviewbotError(f"cannot write {output}: {exc.strerror}") from exc
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""`.reviewbot.yaml`: read, validate against `schemas/config.schema.json` and the rules' typed
+options, and resolve per-rule settings. Every error names the bad key and its line (exit 2).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .errors import ReviewbotError
+from .findings import format_path
+from .loader import LoadedFile, load
+from .model import Inventory, parse_inventory
+from .registry import Rule, all_rules
+from .sources import FileRecord, blob_id
+from .validate import Validator
+
+CONFIG_NAME = ".reviewbot.yaml"
+RESERVED = frozenset({"enabled", "severity"})
+
+
+@dataclass(frozen=True)
+class RuleSettings:
+    enabled: bool
+    severity: str | None
+    options: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Config:
+    raw: Mapping[str, Any] = field(default_factory=dict)
+    source: str | None = None
+
+    @property
+    def inventory(self) -> Inventory:
+        return parse_inventory(self.raw.get("cluster"))
+
+    @property
+    def fail_on(self) -> str | None:
+        value = self.raw.get("fail-on")
+        return value if isinstance(value, str) else None
+
+    @property
+    def exclude(self) -> tuple[str, ...]:
+        return tuple(self.raw.get("exclude") or ())
+
+    def excluded(self, path: str) -> bool:
+        return any(fnmatch.fnmatch(path, pattern) for pattern in self.exclude)
+
+    def section(self, name: str) -> Mapping[str, Any]:
+        value = self.raw.get(name)
+        return value if isinstance(value, dict) else {}
+
+    def settings(self, rule: Rule) -> RuleSettings:
+        entry = self.section("rules").get(rule.id) or {}
+        options = rule.defaults()
+        options.update({k: v for k, v in entry.items() if k not in RESERVED})
+        return RuleSettings(
+            enabled=entry.get("enabled", True) is not False,
+            severity=entry.get("severity"),
+            options=options,
+        )
+
+
+@cache
+def config_schema() -> Mapping[str, Any]:
+    text = resources.files("reviewbot.schemas").joinpath("config.schema.json").read_text()
+    schema: Mapping[str, Any] = json.loads(text)
+    return schema
+
+
+def find_config(start: Path, root: Path) -> Path | None:
+    """The nearest `.reviewbot.yaml` from ``start`` up to ``root`` (inclusive)."""
+    here = start.resolve()
+    if here.is_file():
+        here = here.parent
+    root = root.resolve()
+    while True:
+        candidate = here / CONFIG_NAME
+        if candidate.is_file() and not candidate.is_symlink():
+            return candidate
+        if here == root or here.parent == here or root not in here.parents:
+            return None
+        here = here.parent
+
+
+def load_config_file(path: Path, display: str | None = None) -> Config:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ReviewbotError(f"cannot read config {path}: {exc.strerror}") from exc
+    return parse_config(data, display or str(path))
+
+
+def parse_config(data: bytes, name: str) -> Config:
+    loaded = load(FileRecord(name, blob_id(data), data))
+    if loaded.problems:
+        p = loaded.problems[0]
+        raise ReviewbotError(f"{name}:{p.line}:{p.column}: {p.message}")
+    if not loaded.documents:
+        return Config({}, name)
+    if len(loaded.documents) > 1:
+        raise ReviewbotError(f"{name}: the config holds more than one YAML document")
+    doc = loaded.documents[0]
+    raw = doc.value
+    if not isinstance(raw, dict):
+        raise ReviewbotError(f"{name}:{doc.line}: the config must be a mapping")
+    for problem in Validator(config_schema()).problems(raw):
+        _fail(loaded, problem.path, problem.message, name)
+    _check_rules(loaded, raw, name)
+    return Config(raw, name)
+
+
+def _check_rules(loaded: LoadedFile, raw: Mapping[str, Any], name: str) -> None:
+    known = {r.id: r for r in all_rules()}
+    for rule_id, entry in (raw.get("rules") or {}).items():
+        rule = known.get(rule_id)
+        if rule is None:
+            _fail(loaded, ("rules", rule_id), f"unknown rule {rule_id!r}", name)
+            continue
+        for key, value in (entry or {}).items():
+            if key in RESERVED:
+                continue
+            option = rule.option(key)
+            if option is None:
+                names = ", ".join(o.name for o in rule.options) or "none"
+                _fail(loaded, ("rules", rule_id, key),
+                      f"unknown option {key!r} of rule {rule_id} (options: {names})", name)
+            elif not option.accepts(value):
+                _fail(loaded, ("rules", rule_id, key),
+                      f"option {key!r} of rule {rule_id} takes a {option.type}", name)
+
+
+def _fail(loaded: LoadedFile, path: tuple[str | int, ...], message: str, name: str) -> None:
+    line, column = loaded.documents[0].position(path)
+    where = format_path(path) or "(top level)"
+    raise ReviewbotError(f"{name}:{line}:{column}: {where}: {message}")

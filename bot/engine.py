@@ -1,0 +1,172 @@
+"""The engine: load a tree, build the model, run the rules, apply policy.
+
+Policy is the engine's, never a rule's: which rules run, severity overrides, suppression by
+annotation or comment (and `unused-suppression` when one matches nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .config import Config
+from .errors import ReviewbotError
+from .findings import Finding, Violation, format_path, sort_key
+from .loader import LoadedFile, load
+from .model import KObject, Model, build_model
+from .registry import Rule, all_rules
+from .sources import Skipped, Tree
+
+IGNORE = "reviewbot.dev/ignore"
+IGNORE_REASON = "reviewbot.dev/ignore-reason"
+UNUSED = "unused-suppression"
+
+
+@dataclass
+class Result:
+    findings: list[Finding]
+    model: Model
+    suppressed: int = 0
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def skipped(self) -> list[Skipped]:
+        return self.model.skipped
+
+
+def load_files(tree: Tree, config: Config, loader: Any = None) -> list[LoadedFile]:
+    """Parse every YAML file of ``tree`` (through ``loader`` when given, e.g. a cache)."""
+    parse = loader or load
+    return [parse(record) for record in tree.files if not config.excluded(record.path)]
+
+
+def analyze(
+    tree: Tree, config: Config, *, only: Sequence[str] = (), loader: Any = None
+) -> Result:
+    files = load_files(tree, config, loader)
+    model = build_model(files, config.inventory, str(tree.root), tree)
+    return run_rules(model, config, only=only)
+
+
+def enabled_rules(config: Config, only: Sequence[str] = ()) -> list[Rule]:
+    rules = [r for r in all_rules() if config.settings(r).enabled]
+    if only:
+        unknown = set(only) - {r.id for r in all_rules()}
+        if unknown:
+            raise ReviewbotError(f"unknown rule(s): {', '.join(sorted(unknown))}")
+        rules = [r for r in rules if r.id in only]
+    return rules
+
+
+def run_rules(model: Model, config: Config, *, only: Sequence[str] = ()) -> Result:
+    rules = enabled_rules(config, only)
+    raw: list[Finding] = []
+    for rule in rules:
+        if rule.id == UNUSED:
+            continue
+        settings = config.settings(rule)
+        for violation in _violations(rule, model, settings.options):
+            raw.append(_finding(rule, violation, settings.severity))
+    suppressions = Suppressions(model)
+    kept = [f for f in raw if not suppressions.matches(f)]
+    result = Result(kept, model, suppressed=len(raw) - len(kept))
+    unused = next((r for r in rules if r.id == UNUSED), None)
+    if unused is not None:
+        settings = config.settings(unused)
+        active = {r.id for r in rules}
+        for violation in suppressions.unused(active):
+            result.findings.append(_finding(unused, violation, settings.severity))
+    result.findings.sort(key=sort_key)
+    result.stats = {
+        "files": len(model.files), "objects": len(model.objects), "rules": len(rules),
+    }
+    return result
+
+
+def _violations(rule: Rule, model: Model, options: Any) -> Iterable[Violation]:
+    if rule.check_set is not None:
+        yield from rule.check_set(model, options)
+    if rule.check is not None:
+        kinds = set(rule.kinds)
+        for obj in model.objects:
+            if "*" in kinds or obj.kind in kinds:
+                yield from rule.check(obj, options)
+
+
+def _finding(rule: Rule, v: Violation, severity: str | None) -> Finding:
+    if v.obj is not None:
+        line, column = v.obj.position(v.path)
+        file = v.obj.file
+        ref = v.obj.ref
+    else:
+        line, column, file, ref = v.line or 1, v.column or 1, v.file or "", ""
+    if v.line is not None and v.obj is not None:
+        line, column = v.line, v.column or 1
+    return Finding(
+        rule=rule.id, severity=severity or rule.severity_of(v.kind), file=file or "",
+        line=line, column=column, object=ref, message=v.message, fix=v.fix or rule.fix,
+        path=v.key or format_path(v.path),
+    )
+
+
+@dataclass
+class _Entry:
+    rules: tuple[str, ...]
+    reason: str
+    file: str
+    line: int
+    obj: KObject | None
+    used: set[str] = field(default_factory=set)
+
+
+class Suppressions:
+    """Ignore annotations on objects and ``# reviewbot: ignore[rule] reason`` comments."""
+
+    def __init__(self, model: Model) -> None:
+        self.by_object: dict[tuple[str, str], _Entry] = {}
+        self.by_line: dict[tuple[str, int], list[_Entry]] = {}
+        self.entries: list[_Entry] = []
+        for obj in model.objects:
+            value = obj.annotations.get(IGNORE)
+            if value:
+                rules = tuple(r.strip() for r in value.split(",") if r.strip())
+                line, _ = obj.position(("metadata", "annotations", IGNORE))
+                entry = _Entry(rules, obj.annotations.get(IGNORE_REASON, ""), obj.file, line, obj)
+                self.by_object[(obj.file, obj.ref)] = entry
+                self.entries.append(entry)
+        for lf in model.files.values():
+            for line, (rules, reason) in lf.ignore_comments.items():
+                entry = _Entry(rules, reason, lf.path, line, None)
+                self.entries.append(entry)
+                for target in (line, line + 1):
+                    self.by_line.setdefault((lf.path, target), []).append(entry)
+
+    def matches(self, finding: Finding) -> bool:
+        hit = False
+        entry = self.by_object.get((finding.file, finding.object))
+        if entry is not None and finding.rule in entry.rules:
+            entry.used.add(finding.rule)
+            hit = True
+        for entry in self.by_line.get((finding.file, finding.line), ()):
+            if finding.rule in entry.rules:
+                entry.used.add(finding.rule)
+                hit = True
+        return hit
+
+    def unused(self, active: set[str]) -> Iterable[Violation]:
+        for entry in self.entries:
+            for rule in entry.rules:
+                if rule in entry.used or (rule in _known() and rule not in active):
+                    continue
+                what = "names no known rule" if rule not in _known() else "matches no finding"
+                where = "annotation" if entry.obj is not None else "comment"
+                yield Violation(
+                    entry.obj, ("metadata", "annotations", IGNORE) if entry.obj else (),
+                    f"ignore {where} for {rule} {what}", file=entry.file, line=entry.line,
+                    key=f"{entry.file}:{rule}" if entry.obj is None else f"ignore:{rule}",
+                )
+
+
+def _known() -> frozenset[str]:
+    return frozenset(r.id for r in all_rules())

@@ -1,0 +1,87 @@
+"""What rules report (violations: facts) and what the engine makes of them (findings: policy)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from .model import KObject, Path
+
+SEVERITIES = ("info", "warning", "error")
+
+
+def severity_rank(severity: str) -> int:
+    return SEVERITIES.index(severity) if severity in SEVERITIES else len(SEVERITIES)
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A fact a rule found: an object, the narrowest field path, and the specific message.
+
+    ``fix`` overrides the rule's generic fix with the specific action. ``kind`` names which of
+    the rule's documented sub-checks this is (the engine maps it to a default severity via the
+    rule's ``SEVERITIES``); rules never choose severities themselves.
+    ``file``/``line`` locate violations that belong to no object (syntax, kustomize files).
+    """
+
+    obj: KObject | None
+    path: Path
+    message: str
+    fix: str | None = None
+    kind: str | None = None
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    key: str | None = None  # identity for new-vs-existing when there is no object
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    severity: str
+    file: str
+    line: int
+    column: int
+    object: str
+    message: str
+    fix: str
+    path: str = ""
+    new: bool | None = None
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def fingerprint(self) -> str:
+        """Stable across line moves: rule, object and field path (plus message when no object)."""
+        anchor = self.path if self.object else f"{self.file}:{self.message}"
+        raw = "\0".join((self.rule, self.object, anchor))
+        return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+    @property
+    def match_key(self) -> tuple[str, str, str]:
+        return (self.rule, self.object, self.path if self.object else self.file + self.message)
+
+    def as_json(self, review: bool) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rule": self.rule, "severity": self.severity, "file": self.file, "line": self.line,
+            "column": self.column, "object": self.object, "message": self.message,
+            "fix": self.fix,
+        }
+        if review:
+            out["new"] = bool(self.new)
+        return out
+
+
+def format_path(path: Path) -> str:
+    """``spec.template.spec.containers[0].image`` style."""
+    out = ""
+    for step in path:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        else:
+            out += ("." if out else "") + (step if "." not in step else f'"{step}"')
+    return out
+
+
+def sort_key(f: Finding) -> tuple[Any, ...]:
+    return (f.file, f.line, f.column, f.rule, f.message)

@@ -1,0 +1,210 @@
+"""Forges: where a review is published (GitHub, Forgejo/Gitea) and how the CI says which.
+
+``detect_platform`` reads the CI environment, ``pr_from_event`` the event file, and
+``make_forge`` builds the publisher; tokens come from the environment only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from reviewbot.forge.base import (
+    MODES,
+    Forge,
+    ForgeError,
+    InlineComment,
+    PublishResult,
+    PullRequestRef,
+    ReviewPayload,
+)
+from reviewbot.forge.reconcile import render_summary
+from reviewbot.forge.retry import Clock, RetryPolicy
+
+__all__ = [
+    "MODES",
+    "Forge",
+    "ForgeError",
+    "InlineComment",
+    "NullForge",
+    "PublishResult",
+    "PullRequestRef",
+    "ReviewPayload",
+    "RetryPolicy",
+    "detect_platform",
+    "make_forge",
+    "pr_from_event",
+    "preview",
+]
+
+PLATFORMS = ("github", "forgejo", "none")
+_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
+_SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+_MAX_EVENT_BYTES = 25 * 1024 * 1024
+
+
+def _truthy(value: str | None) -> bool:
+    return value is not None and value.strip().lower() not in ("", "0", "false", "no")
+
+
+def detect_platform(env: Mapping[str, str]) -> str:
+    """``forgejo`` under Forgejo/Gitea Actions, ``github`` under GitHub Actions, else ``none``.
+
+    Forgejo is tested first: its runner also sets ``GITHUB_ACTIONS`` for compatibility.
+    """
+    if _truthy(env.get("FORGEJO_ACTIONS")) or _truthy(env.get("GITEA_ACTIONS")):
+        return "forgejo"
+    if _truthy(env.get("GITHUB_ACTIONS")):
+        return "github"
+    return "none"
+
+
+def _first(env: Mapping[str, str], *names: str) -> str | None:
+    for name in names:
+        value = env.get(name)
+        if value:
+            return value
+    return None
+
+
+def _load_event(platform: str, env: Mapping[str, str]) -> dict[str, Any]:
+    names: tuple[str, ...] = ("GITHUB_EVENT_PATH",)
+    if platform == "forgejo":
+        names = ("FORGEJO_EVENT_PATH", "GITHUB_EVENT_PATH")
+    path = _first(env, *names)
+    if path is None:
+        raise ForgeError(f"no event file: {' or '.join(names)} is not set")
+    try:
+        raw = Path(path).read_bytes()[: _MAX_EVENT_BYTES + 1]
+    except OSError as exc:
+        raise ForgeError(f"cannot read the event file {path}: {exc.strerror}") from None
+    if len(raw) > _MAX_EVENT_BYTES:
+        raise ForgeError(f"the event file {path} is larger than {_MAX_EVENT_BYTES} bytes")
+    try:
+        event = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ForgeError(f"the event file {path} is not JSON: {exc}") from None
+    if not isinstance(event, dict):
+        raise ForgeError(f"the event file {path} is not a JSON object")
+    return event
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool):
+        raise ForgeError(f"{what} is not a pull request number: {value!r}")
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if not isinstance(value, int) or value <= 0:
+        raise ForgeError(f"{what} is not a pull request number: {str(value)[:40]!r}")
+    return value
+
+
+def pr_from_event(platform: str, env: Mapping[str, str]) -> PullRequestRef:
+    """The pull request a CI run is about, from its event file and environment.
+
+    ``pull_request``/``pull_request_target`` events carry it directly. For ``workflow_run``
+    (the privileged half of the fork-safe pattern) the head sha is the triggering run's and
+    the number comes from ``workflow_run.pull_requests`` or, for fork PRs where GitHub
+    leaves that empty, from ``REVIEWBOT_PR_NUMBER`` (validated as an integer).
+    """
+    event = _load_event(platform, env)
+    pull = event.get("pull_request")
+    run = event.get("workflow_run")
+    if isinstance(pull, dict):
+        number = _int(pull.get("number", event.get("number")), "pull_request.number")
+        head = (pull.get("head") or {}).get("sha") if isinstance(pull.get("head"), dict) else None
+    elif isinstance(run, dict):
+        head = run.get("head_sha")
+        linked = [p for p in run.get("pull_requests") or [] if isinstance(p, dict)]
+        matching = [p for p in linked if (p.get("head") or {}).get("sha") == head] or linked
+        if matching:
+            number = _int(matching[0].get("number"), "workflow_run.pull_requests[0].number")
+        elif env.get("REVIEWBOT_PR_NUMBER"):
+            number = _int(env.get("REVIEWBOT_PR_NUMBER"), "REVIEWBOT_PR_NUMBER")
+        else:
+            raise ForgeError(
+                "workflow_run event without a pull request: pass the number as "
+                "REVIEWBOT_PR_NUMBER (see docs/forges.md)"
+            )
+    else:
+        name = _first(env, "FORGEJO_EVENT_NAME", "GITHUB_EVENT_NAME") or "this"
+        raise ForgeError(f"the {name} event is not about a pull request")
+    if not isinstance(head, str) or not _SHA.match(head):
+        raise ForgeError("the event has no valid head commit sha")
+    full = _first(env, "FORGEJO_REPOSITORY", "GITHUB_REPOSITORY")
+    if full is None:
+        repository = event.get("repository")
+        full = repository.get("full_name") if isinstance(repository, dict) else None
+    if not isinstance(full, str) or full.count("/") != 1:
+        raise ForgeError("cannot tell the repository: GITHUB_REPOSITORY is not owner/name")
+    owner, repo = full.split("/")
+    if not _NAME.match(owner) or not _NAME.match(repo) or {owner, repo} & {".", ".."}:
+        raise ForgeError(f"invalid repository name {full[:200]!r}")
+    return PullRequestRef(owner, repo, number, head)
+
+
+class NullForge:
+    """``--platform none``: posts nothing; :func:`preview` renders what would be posted."""
+
+    def publish(self, pr: PullRequestRef, payload: ReviewPayload) -> PublishResult:
+        return PublishResult(False, 0, 0, 0, "platform 'none': nothing posted")
+
+
+def preview(payload: ReviewPayload) -> str:
+    """The summary comment as it would read with every candidate folded into it."""
+    return render_summary(payload.summary_markdown, payload.comments)
+
+
+def _api_url(platform: str, env: Mapping[str, str]) -> str:
+    if platform == "github":
+        url = env.get("GITHUB_API_URL") or "https://api.github.com"
+    else:
+        server = _first(env, "FORGEJO_SERVER_URL", "GITEA_SERVER_URL", "GITHUB_SERVER_URL")
+        url = _first(env, "FORGEJO_API_URL") or (
+            server.rstrip("/") + "/api/v1" if server else env.get("GITHUB_API_URL") or ""
+        )
+        if not url:
+            raise ForgeError("no Forgejo API URL: set FORGEJO_API_URL or FORGEJO_SERVER_URL")
+    if not re.match(r"^https?://[^/\s]+", url):
+        raise ForgeError(f"the API URL is not http(s): {url[:200]!r}")
+    return url.rstrip("/")
+
+
+def make_forge(
+    platform: str,
+    env: Mapping[str, str],
+    *,
+    clock: Clock | None = None,
+    policy: RetryPolicy | None = None,
+) -> Forge:
+    """The publisher for ``platform``; the token is read from ``env`` and nowhere else.
+
+    ``REVIEWBOT_BOT_LOGIN`` names the account the token writes as when the forge will not
+    say (``GET /user`` is refused to Actions tokens); the defaults are
+    ``github-actions[bot]``, ``forgejo-actions`` and ``gitea-actions``.
+    """
+    if platform == "none":
+        return NullForge()
+    if platform not in PLATFORMS:
+        raise ForgeError(f"unknown platform {platform!r} (expected {', '.join(PLATFORMS)})")
+    url = _api_url(platform, env)
+    login = env.get("REVIEWBOT_BOT_LOGIN") or None
+    if platform == "github":
+        from reviewbot.forge.github import GitHubForge
+
+        token = env.get("GITHUB_TOKEN") or ""
+        if not token:
+            raise ForgeError("no GitHub token: set GITHUB_TOKEN")
+        return GitHubForge(url, token, clock=clock, policy=policy, bot_login=login)
+    from reviewbot.forge.forgejo import ForgejoForge
+
+    token = _first(env, "FORGEJO_TOKEN", "GITHUB_TOKEN") or ""
+    if not token:
+        raise ForgeError("no Forgejo token: set FORGEJO_TOKEN")
+    gitea = _truthy(env.get("GITEA_ACTIONS")) and not _truthy(env.get("FORGEJO_ACTIONS"))
+    if login is None and gitea:
+        login = "gitea-actions"
+    return ForgejoForge(url, token, clock=clock, policy=policy, bot_login=login)

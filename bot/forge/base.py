@@ -1,0 +1,51 @@
+"""The publishing interface: what the review command hands to a forge, and what it gets back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from reviewbot.errors import ReviewbotError
+
+MODES = ("review", "summary", "none")
+
+
+class ForgeError(ReviewbotError):
+    """A forge could not be reached or refused the request; the message never holds a token."""
+
+
+@dataclass(frozen=True)
+class PullRequestRef:
+    owner: str
+    repo: str
+    number: int
+    head_sha: str
+
+
+@dataclass(frozen=True)
+class InlineComment:
+    path: str  # repo-relative, '/' separators
+    line: int  # 1-based line in the head file
+    start_line: int | None  # first line of a multi-line span, or None
+    body: str  # markdown, already escaped by the caller
+    fingerprint: str  # stable id: sha of (rule, object, field path); embedded hidden
+
+
+@dataclass(frozen=True)
+class ReviewPayload:
+    summary_markdown: str  # the summary comment body (caller-made)
+    comments: tuple[InlineComment, ...]  # candidates for inline comments
+    mode: str = "review"  # review | summary | none
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    posted: bool  # False: nothing (or not everything) could be written; see reason
+    inline: int  # inline comments created by this run
+    folded: int  # candidates written into the summary instead of inline
+    deleted: int  # own stale comments (or reviews, on Forgejo) deleted by this run
+    reason: str  # one human line: what happened, or why nothing was posted
+
+
+class Forge(Protocol):
+    def publish(self, pr: PullRequestRef, payload: ReviewPayload) -> PublishResult: ...

@@ -1,0 +1,188 @@
+"""What to post, keep, fold and delete: the forge-independent half of publishing.
+
+Every comment the bot writes carries a hidden HTML marker: the summary starts with
+:data:`SUMMARY_MARKER`, an inline comment ends with ``<!-- reviewbot:fp:<fingerprint> -->``.
+A re-run compares the payload's fingerprints with the token user's marked comments: what
+is there stays, what is missing is posted, what is gone (or doubled) is deleted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from reviewbot.forge.base import InlineComment, ReviewPayload
+from reviewbot.forge.diffmap import DiffMap
+
+SUMMARY_MARKER = "<!-- reviewbot:summary -->"
+REVIEW_MARKER = "<!-- reviewbot:review -->"
+MAX_BODY = 60_000  # GitHub rejects bodies over 65,536 characters; keep a margin
+_FP_SAFE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+_FP_MARKER = re.compile(r"<!-- reviewbot:fp:([A-Za-z0-9._-]{1,128}) -->")
+
+
+def safe_fingerprint(fingerprint: str) -> str:
+    """The fingerprint as embedded: itself when marker-safe, else a stable hash of it."""
+    if _FP_SAFE.match(fingerprint):
+        return fingerprint
+    return hashlib.sha256(fingerprint.encode("utf-8")).hexdigest()[:40]
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - 40)].rstrip() + "\n\n*(truncated)*"
+
+
+def inline_body(comment: InlineComment) -> str:
+    marker = f"<!-- reviewbot:fp:{safe_fingerprint(comment.fingerprint)} -->"
+    return f"{_clip(comment.body.rstrip(), MAX_BODY - len(marker) - 2)}\n\n{marker}"
+
+
+def fingerprint_of(body: str | None) -> str | None:
+    """The fingerprint the bot embedded in a comment body (the last marker), if any."""
+    if not body:
+        return None
+    found = _FP_MARKER.findall(body)
+    return found[-1] if found else None
+
+
+def is_summary(body: str | None) -> bool:
+    return bool(body) and str(body).lstrip().startswith(SUMMARY_MARKER)
+
+
+def _where(comment: InlineComment) -> str:
+    if comment.start_line is not None and comment.start_line < comment.line:
+        return f"`{comment.path}` lines {comment.start_line}-{comment.line}"
+    return f"`{comment.path}` line {comment.line}"
+
+
+def _indent(text: str) -> str:
+    return "\n".join(("  " + line) if line.strip() else "" for line in text.strip().splitlines())
+
+
+def render_summary(summary_markdown: str, folded: Sequence[InlineComment], note: str = "") -> str:
+    """The summary comment: marker, the caller's markdown, then the folded findings."""
+    head = f"{SUMMARY_MARKER}\n{summary_markdown.strip()}\n"
+    head = _clip(head, MAX_BODY // 2) if folded else _clip(head, MAX_BODY)
+    if not folded:
+        return head
+    parts = [head, f"\n### Not shown inline ({len(folded)})\n"]
+    if note:
+        parts.append(f"\n{note.strip()}\n")
+    size = sum(len(p) for p in parts)
+    for index, comment in enumerate(folded):
+        entry = f"\n- **{_where(comment)}**\n\n{_indent(comment.body)}\n"
+        if size + len(entry) > MAX_BODY - 200:
+            left = len(folded) - index
+            parts.append(
+                f"\n*... {left} more not shown here: see the job log or the SARIF/JSON artifact.*\n"
+            )
+            break
+        parts.append(entry)
+        size += len(entry)
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class ExistingComment:
+    """One of the token user's marked inline comments already on the pull request."""
+
+    id: int
+    fingerprint: str
+    group: int | None = None  # the review holding it (Forgejo deletes whole reviews)
+
+
+@dataclass(frozen=True)
+class Plan:
+    post: tuple[InlineComment, ...]  # new inline comments, fingerprints made marker-safe
+    folded: tuple[InlineComment, ...]  # candidates that go into the summary
+    present: int  # candidates already commented inline by an earlier run
+    stale: tuple[int, ...]  # ids of own comments whose finding is gone, or duplicates
+
+
+def _unique(comments: Iterable[InlineComment]) -> list[InlineComment]:
+    seen: set[str] = set()
+    out: list[InlineComment] = []
+    for comment in comments:
+        fp = safe_fingerprint(comment.fingerprint)
+        if fp in seen:
+            continue
+        seen.add(fp)
+        out.append(InlineComment(comment.path, comment.line, comment.start_line, comment.body, fp))
+    return out
+
+
+def plan_inline(
+    payload: ReviewPayload,
+    existing: Sequence[ExistingComment],
+    diff: DiffMap | None,
+    *,
+    max_inline: int = 50,
+) -> Plan:
+    """Decide per candidate: already there, post inline, or fold into the summary.
+
+    ``diff`` None means inline placement is impossible (everything folds). In ``summary``
+    mode every candidate folds; existing inline comments whose finding remains are kept.
+    """
+    wanted = _unique(payload.comments)
+    wanted_fps = {c.fingerprint for c in wanted}
+    first_id: dict[str, int] = {}
+    stale: list[int] = []
+    for old in sorted(existing, key=lambda c: c.id):
+        if old.fingerprint not in wanted_fps or old.fingerprint in first_id:
+            stale.append(old.id)
+        else:
+            first_id[old.fingerprint] = old.id
+    post: list[InlineComment] = []
+    folded: list[InlineComment] = []
+    present = 0
+    for comment in wanted:
+        if payload.mode == "summary" or diff is None:
+            folded.append(comment)
+        elif comment.fingerprint in first_id:
+            present += 1
+        elif len(post) < max_inline and diff.can_comment(comment.path, comment.line):
+            start = comment.start_line
+            if start is not None and (
+                start >= comment.line or not diff.can_span(comment.path, start, comment.line)
+            ):
+                start = None
+            post.append(
+                InlineComment(comment.path, comment.line, start, comment.body, comment.fingerprint)
+            )
+        else:
+            folded.append(comment)
+    return Plan(tuple(post), tuple(folded), present, tuple(stale))
+
+
+def plan_by_review(
+    payload: ReviewPayload,
+    existing: Sequence[ExistingComment],
+    diff: DiffMap | None,
+    *,
+    max_inline: int = 50,
+) -> tuple[Plan, frozenset[int]]:
+    """For forges that can only delete whole reviews: a review holding any stale comment
+    is deleted, and its still-current comments are planned again as if absent.
+
+    Returns the plan over the kept comments and the ids of the reviews to delete.
+    """
+    doomed: set[int] = set()
+    while True:
+        kept = [c for c in existing if c.group not in doomed]
+        plan = plan_inline(payload, kept, diff, max_inline=max_inline)
+        groups = {c.group for c in kept if c.id in plan.stale and c.group is not None}
+        if not groups:
+            return plan, frozenset(doomed)
+        doomed |= groups
+
+
+def pick_summary(own: Sequence[tuple[int, str]]) -> tuple[tuple[int, str] | None, tuple[int, ...]]:
+    """Among the token user's comments (id, body), the summary to edit and the extra ones."""
+    marked = sorted((c for c in own if is_summary(c[1])), key=lambda c: c[0])
+    if not marked:
+        return None, ()
+    return marked[0], tuple(c[0] for c in marked[1:])

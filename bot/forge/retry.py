@@ -1,0 +1,200 @@
+"""Retries, deadline, write pacing and token scrubbing, shared by both forges.
+
+Library-neutral: a forge turns its HTTP library's failure into an :class:`HttpFailure`
+(status, headers, message) and :class:`Retrier` decides. 5xx, 429 and rate-limited 403s
+are retried with exponential backoff and full jitter, honouring ``Retry-After`` and
+``X-RateLimit-Reset``; other 4xx are raised at once. Network errors are retried for reads
+and, for writes, only when the request provably never left (``sent=False``). Everything
+runs on an injectable :class:`Clock`, so tests never sleep.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from reviewbot.forge.base import ForgeError
+
+T = TypeVar("T")
+
+
+class Clock(Protocol):
+    """Time source and sleeper; the real one is :class:`SystemClock`."""
+
+    def monotonic(self) -> float: ...
+
+    def time(self) -> float: ...
+
+    def sleep(self, seconds: float) -> None: ...
+
+
+class SystemClock:
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    def time(self) -> float:
+        return time.time()
+
+    def sleep(self, seconds: float) -> None:
+        if seconds > 0:
+            time.sleep(seconds)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_attempts: int = 5  # per request, the first try included
+    base_delay: float = 1.0  # backoff: uniform(0, min(max_delay, base_delay * 2**n))
+    max_delay: float = 30.0
+    deadline: float = 180.0  # seconds for a whole publish, waits included
+    write_interval: float = 1.0  # minimum gap between two writes (GitHub's advice)
+
+
+class HttpFailure(Exception):
+    """One failed HTTP exchange, as a forge reports it to the retrier.
+
+    ``status`` is None for a network error; ``sent`` is False when the request never
+    reached the server (connection refused), which makes a write safe to repeat.
+    """
+
+    def __init__(
+        self,
+        status: int | None,
+        message: str,
+        headers: Mapping[str, str] | None = None,
+        *,
+        sent: bool = True,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = {k.lower(): str(v) for k, v in (headers or {}).items()}
+        self.sent = sent
+
+
+def scrub(text: str, secrets: tuple[str, ...]) -> str:
+    """Replace every secret in ``text`` by ``***``."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
+def retry_after_seconds(headers: Mapping[str, str], now: float) -> float | None:
+    """The server's requested wait: ``Retry-After`` (seconds or HTTP date), else the
+    rate-limit reset when the remaining quota is zero; None when the server said nothing."""
+    value = headers.get("retry-after")
+    if value is not None:
+        value = value.strip()
+        if value.isdigit():
+            return float(value)
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            when = None
+        if when is not None:
+            return max(0.0, when.timestamp() - now)
+    if headers.get("x-ratelimit-remaining") == "0":
+        reset = headers.get("x-ratelimit-reset", "")
+        if reset.isdigit():
+            return max(0.0, float(reset) - now)
+    return None
+
+
+def is_retryable(failure: HttpFailure, *, write: bool) -> bool:
+    if failure.status is None:
+        return not write or not failure.sent
+    if failure.status == 429 or failure.status >= 500:
+        return True
+    if failure.status == 403:  # GitHub's primary and secondary rate limits
+        headers = failure.headers
+        return "retry-after" in headers or headers.get("x-ratelimit-remaining") == "0"
+    return False
+
+
+class Retrier:
+    """Runs requests with retries inside one overall deadline; writes one at a time.
+
+    One instance serves one publish: the deadline starts when it is created.
+    """
+
+    def __init__(
+        self,
+        clock: Clock,
+        policy: RetryPolicy,
+        *,
+        rng: random.Random | None = None,
+        secrets: tuple[str, ...] = (),
+    ) -> None:
+        self._clock = clock
+        self._policy = policy
+        self._rng = rng if rng is not None else random.Random()
+        self._secrets = secrets
+        self._deadline_at = clock.monotonic() + policy.deadline
+        self._write_lock = threading.Lock()
+        self._last_write: float | None = None
+        self.attempts = 0
+        self.waits: list[float] = []
+
+    def _fail(self, message: str) -> ForgeError:
+        return ForgeError(scrub(message, self._secrets))
+
+    def _wait(self, seconds: float, what: str) -> None:
+        remaining = self._deadline_at - self._clock.monotonic()
+        if seconds > remaining:
+            raise self._fail(
+                f"{what}: giving up, the forge asks to wait {seconds:.0f}s and only "
+                f"{max(0.0, remaining):.0f}s remain of the {self._policy.deadline:.0f}s deadline"
+            )
+        if seconds > 0:
+            self.waits.append(seconds)
+            self._clock.sleep(seconds)
+
+    def _backoff(self, attempt: int, failure: HttpFailure) -> float:
+        hinted = retry_after_seconds(failure.headers, self._clock.time())
+        ceiling = min(self._policy.max_delay, self._policy.base_delay * (2**attempt))
+        jitter = self._rng.uniform(0.0, ceiling)
+        if hinted is not None:
+            return hinted + self._rng.uniform(0.0, min(1.0, ceiling))
+        return jitter
+
+    def call(self, what: str, func: Callable[[], T], *, write: bool = False) -> T:
+        """Run ``func`` (which raises :class:`HttpFailure` on failure) with retries.
+
+        Non-retryable failures propagate as :class:`HttpFailure`; exhausting the attempts
+        or the deadline raises :class:`ForgeError`.
+        """
+        if write:
+            with self._write_lock:
+                if self._last_write is not None:
+                    gap = self._last_write + self._policy.write_interval - self._clock.monotonic()
+                    self._wait(gap, what)
+                try:
+                    return self._call(what, func, write=True)
+                finally:
+                    self._last_write = self._clock.monotonic()
+        return self._call(what, func, write=False)
+
+    def _call(self, what: str, func: Callable[[], T], *, write: bool) -> T:
+        attempt = 0
+        while True:
+            if self._clock.monotonic() >= self._deadline_at:
+                raise self._fail(f"{what}: deadline of {self._policy.deadline:.0f}s exceeded")
+            attempt += 1
+            self.attempts += 1
+            try:
+                return func()
+            except HttpFailure as failure:
+                failure.message = scrub(failure.message, self._secrets)
+                if not is_retryable(failure, write=write):
+                    raise
+                if attempt >= self._policy.max_attempts:
+                    status = failure.status if failure.status is not None else "network error"
+                    raise self._fail(
+                        f"{what}: failed after {attempt} attempts ({status}): {failure.message}"
+                    ) from None
+                self._wait(self._backoff(attempt - 1, failure), what)

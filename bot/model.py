@@ -1,0 +1,631 @@
+"""The repository model: objects by identity, namespaces, pod templates, Services,
+NetworkPolicies, kustomizations and the cluster inventory.
+
+Rules read this model; none re-walks raw YAML for pod specs. Pod templates are extracted once
+from every workload kind (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet,
+ReplicationController, Job, CronJob) and from KServe InferenceService components, whose pods
+carry the InferenceService's labels and sit behind a ``<name>-<component>`` Service.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from .loader import Document, LoadedFile
+from .quantity import parse_quantity
+from .sources import Skipped, Tree
+
+Path = tuple[str | int, ...]
+
+CLUSTER_SCOPED = frozenset({
+    "Namespace", "Node", "PersistentVolume", "StorageClass", "ClusterRole", "ClusterRoleBinding",
+    "CustomResourceDefinition", "PriorityClass", "ValidatingWebhookConfiguration",
+    "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding", "APIService", "IngressClass", "RuntimeClass",
+    "CSIDriver", "CSINode", "VolumeSnapshotClass", "ClusterIssuer", "ClusterSecretStore",
+    "ClusterServingRuntime", "ClusterStorageContainer", "GatewayClass", "ClusterPolicy",
+    "ClusterExternalSecret", "PodSecurityPolicy", "VolumeAttachment",
+})
+NAME_LABEL = "kubernetes.io/metadata.name"
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+KSERVE_COMPONENTS = ("predictor", "transformer", "explainer")
+# ComponentExtensionSpec fields of a KServe component: everything else is pod spec.
+KSERVE_EXTENSION = frozenset({
+    "minReplicas", "maxReplicas", "scaleTarget", "scaleMetric", "scaleMetricType",
+    "containerConcurrency", "timeout", "canaryTrafficPercent", "logger", "batcher", "labels",
+    "annotations", "deploymentStrategy", "autoScaling", "workerSpec", "storageUris", "model",
+    "sklearn", "xgboost", "tensorflow", "pytorch", "triton", "onnx", "huggingface", "pmml",
+    "lightgbm", "paddle", "storageUri",
+})
+
+
+@dataclass(eq=False)
+class KObject:
+    """One Kubernetes object from one YAML document."""
+
+    api_version: str
+    kind: str
+    namespace: str | None
+    name: str
+    doc: Document
+    body: Mapping[str, Any]
+    path: Path = ()  # where the object sits in its document (List items: ("items", i))
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0] if "/" in self.api_version else ""
+
+    @property
+    def identity(self) -> tuple[str, str, str, str]:
+        return (self.group, self.kind, self.namespace or "", self.name)
+
+    @property
+    def ref(self) -> str:
+        """``Kind/namespace/name`` (``Kind/name`` when cluster-scoped), as findings print it."""
+        if self.namespace is None:
+            return f"{self.kind}/{self.name}"
+        return f"{self.kind}/{self.namespace}/{self.name}"
+
+    @property
+    def file(self) -> str:
+        return self.doc.file.path
+
+    @property
+    def metadata(self) -> Mapping[str, Any]:
+        meta = self.body.get("metadata")
+        return meta if isinstance(meta, dict) else {}
+
+    @property
+    def labels(self) -> Mapping[str, str]:
+        return _str_map(self.metadata.get("labels"))
+
+    @property
+    def annotations(self) -> Mapping[str, str]:
+        return _str_map(self.metadata.get("annotations"))
+
+    def get(self, path: Path, default: Any = None) -> Any:
+        return dig(self.body, path, default)
+
+    def position(self, path: Path) -> tuple[int, int]:
+        return self.doc.position(self.path + tuple(path))
+
+
+@dataclass(frozen=True)
+class Container:
+    name: str
+    body: Mapping[str, Any]
+    path: Path  # within the owner object
+    role: str  # container | initContainer | ephemeralContainer
+
+    @property
+    def image(self) -> Any:
+        return self.body.get("image")
+
+    @property
+    def resources(self) -> Mapping[str, Any]:
+        res = self.body.get("resources")
+        return res if isinstance(res, dict) else {}
+
+    def quantity(self, section: str, resource: str) -> Fraction | None:
+        block = self.resources.get(section)
+        if not isinstance(block, dict):
+            return None
+        return parse_quantity(block.get(resource))
+
+    @property
+    def args(self) -> list[str]:
+        return [str(a) for a in self.body.get("args") or [] if a is not None]
+
+    @property
+    def command(self) -> list[str]:
+        return [str(a) for a in self.body.get("command") or [] if a is not None]
+
+    @property
+    def ports(self) -> list[Mapping[str, Any]]:
+        return [p for p in self.body.get("ports") or [] if isinstance(p, dict)]
+
+
+@dataclass(frozen=True)
+class Strategy:
+    type: str  # Recreate | RollingUpdate | OnDelete | None (kinds without one)
+    max_surge: Any
+    max_unavailable: Any
+    path: Path  # the strategy block, or where it would be
+
+
+@dataclass(frozen=True)
+class PodTemplate:
+    """The pods one workload (or one KServe component) runs."""
+
+    obj: KObject
+    kind: str  # the peer kind: Deployment, InferenceService, ReplicaSet (Pod owners) ...
+    name: str  # the peer name (component appended for KServe: coder-predictor)
+    namespace: str
+    labels: Mapping[str, str]
+    spec: Mapping[str, Any]
+    spec_path: Path
+    containers: tuple[Container, ...]
+    replicas: int
+    strategy: Strategy | None
+    component: str | None = None
+
+    @property
+    def all_containers(self) -> tuple[Container, ...]:
+        return self.containers
+
+    @property
+    def main_containers(self) -> tuple[Container, ...]:
+        return tuple(c for c in self.containers if c.role == "container")
+
+    def resource_total(self, section: str, resource: str) -> Fraction:
+        """What the pod asks for: sum of containers, or the largest init container if larger."""
+        main = sum(
+            (c.quantity(section, resource) or Fraction(0) for c in self.main_containers),
+            Fraction(0),
+        )
+        init = max(
+            (c.quantity(section, resource) or Fraction(0)
+             for c in self.containers if c.role == "initContainer"),
+            default=Fraction(0),
+        )
+        return max(main, init)
+
+    @property
+    def node_selector(self) -> Mapping[str, str]:
+        return _str_map(self.spec.get("nodeSelector"))
+
+    @property
+    def tolerations(self) -> list[Mapping[str, Any]]:
+        return [t for t in self.spec.get("tolerations") or [] if isinstance(t, dict)]
+
+    @property
+    def volumes(self) -> list[Mapping[str, Any]]:
+        return [v for v in self.spec.get("volumes") or [] if isinstance(v, dict)]
+
+    @property
+    def peer(self) -> str:
+        return f"{self.namespace}/{self.name}[{self.kind}]"
+
+
+@dataclass(frozen=True)
+class ServicePort:
+    name: str | None
+    port: int
+    target_port: int | str
+    protocol: str
+
+
+@dataclass(frozen=True)
+class Service:
+    obj: KObject  # the Service, or the InferenceService that makes it
+    namespace: str
+    name: str
+    selector: Mapping[str, str]
+    ports: tuple[ServicePort, ...]
+    synthesized: bool = False
+
+
+@dataclass(frozen=True)
+class Kustomization:
+    file: str
+    directory: str
+    body: Mapping[str, Any]
+    doc: Document
+    flux: KObject | None = None  # set for a Flux Kustomization object (spec.path)
+
+
+@dataclass(frozen=True)
+class Node:
+    name: str
+    labels: Mapping[str, str]
+    taints: tuple[Mapping[str, Any], ...]
+    allocatable: Mapping[str, Fraction]
+
+    @property
+    def control_plane(self) -> bool:
+        return any(k in self.labels for k in (
+            "node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master"
+        ))
+
+
+@dataclass(frozen=True)
+class Inventory:
+    nodes: tuple[Node, ...] = ()
+
+    def node(self, name: str) -> Node | None:
+        return next((n for n in self.nodes if n.name == name), None)
+
+
+@dataclass(frozen=True)
+class Namespace:
+    name: str
+    labels: Mapping[str, str]
+    obj: KObject | None  # None when referenced but not defined in the repository
+
+
+@dataclass
+class Model:
+    root: str
+    files: dict[str, LoadedFile]
+    objects: list[KObject]
+    documents: list[Document]  # every document, objects or not (values files, kustomizations)
+    skipped: list[Skipped]
+    inventory: Inventory
+    tree: Tree | None = None
+    pods: list[PodTemplate] = field(default_factory=list)
+    services: list[Service] = field(default_factory=list)
+    network_policies: list[KObject] = field(default_factory=list)
+    namespaces: dict[str, Namespace] = field(default_factory=dict)
+    kustomizations: list[Kustomization] = field(default_factory=list)
+    by_identity: dict[tuple[str, str, str, str], list[KObject]] = field(default_factory=dict)
+
+    def of_kind(self, *kinds: str) -> Iterator[KObject]:
+        return (o for o in self.objects if o.kind in kinds)
+
+    def pods_of(self, obj: KObject) -> list[PodTemplate]:
+        return [p for p in self.pods if p.obj is obj]
+
+    def namespace_labels(self, name: str) -> Mapping[str, str]:
+        ns = self.namespaces.get(name)
+        return ns.labels if ns else {NAME_LABEL: name}
+
+
+# ---------------------------------------------------------------- building
+
+
+def build_model(
+    files: Sequence[LoadedFile], inventory: Inventory, root: str = ".", tree: Tree | None = None
+) -> Model:
+    model = Model(
+        root=root, files={f.path: f for f in files}, objects=[], documents=[],
+        skipped=[Skipped(f.path, f.skipped) for f in files if f.skipped],
+        inventory=inventory, tree=tree,
+    )
+    if tree is not None:
+        model.skipped[:0] = list(tree.skipped)
+    for lf in files:
+        for doc in lf.documents:
+            model.documents.append(doc)
+            if posixpath.basename(lf.path) in KUSTOMIZATION_FILES and isinstance(doc.value, dict):
+                model.kustomizations.append(
+                    Kustomization(lf.path, posixpath.dirname(lf.path), doc.value, doc)
+                )
+                continue
+            model.objects.extend(_objects(doc))
+    namespaces = _kustomize_namespaces(model.kustomizations, model.files)
+    for obj in model.objects:
+        if obj.namespace is None and obj.kind not in CLUSTER_SCOPED:
+            obj.namespace = namespaces.get(obj.file, "default")
+        model.by_identity.setdefault(obj.identity, []).append(obj)
+        _index(model, obj)
+    model.services.extend(kserve_services(model.pods))
+    for obj in model.objects:
+        if obj.namespace and obj.namespace not in model.namespaces:
+            model.namespaces[obj.namespace] = Namespace(
+                obj.namespace, {NAME_LABEL: obj.namespace}, None
+            )
+    return model
+
+
+def _objects(doc: Document) -> Iterator[KObject]:
+    value = doc.value
+    if not isinstance(value, dict):
+        return
+    kind, api = value.get("kind"), value.get("apiVersion")
+    if not isinstance(kind, str) or not isinstance(api, str):
+        return
+    if kind.endswith("List") and isinstance(value.get("items"), list):
+        item_kind = kind[: -len("List")]
+        for i, item in enumerate(value["items"]):
+            if isinstance(item, dict):
+                k = item.get("kind") or item_kind
+                a = item.get("apiVersion") or api
+                obj = _make(doc, item, str(a), str(k), ("items", i))
+                if obj is not None:
+                    yield obj
+        return
+    obj = _make(doc, value, api, kind, ())
+    if obj is not None:
+        yield obj
+
+
+def _make(doc: Document, body: dict[str, Any], api: str, kind: str, path: Path) -> KObject | None:
+    meta = body.get("metadata")
+    if not isinstance(meta, dict):
+        meta = {}
+    name = meta.get("name")
+    if name is None:
+        name = meta.get("generateName") or ""
+    ns = meta.get("namespace")
+    namespace = None if kind in CLUSTER_SCOPED else (str(ns) if ns is not None else None)
+    return KObject(api, kind, namespace, str(name), doc, body, path)
+
+
+def _index(model: Model, obj: KObject) -> None:
+    kind = obj.kind
+    if kind == "Namespace":
+        labels = dict(obj.labels)
+        labels[NAME_LABEL] = obj.name
+        model.namespaces[obj.name] = Namespace(obj.name, labels, obj)
+    elif kind == "NetworkPolicy" and obj.group == "networking.k8s.io":
+        model.network_policies.append(obj)
+    elif kind == "Service" and obj.group == "":
+        model.services.append(_service(obj))
+    elif kind == "Kustomization" and obj.group == "kustomize.toolkit.fluxcd.io":
+        model.kustomizations.append(Kustomization(obj.file, "", obj.body, obj.doc, flux=obj))
+    model.pods.extend(pod_templates(obj))
+
+
+def _service(obj: KObject) -> Service:
+    spec = obj.get(("spec",)) or {}
+    ports = []
+    for p in spec.get("ports") or []:
+        if not isinstance(p, dict) or not isinstance(p.get("port"), int):
+            continue
+        target = p.get("targetPort", p["port"])
+        ports.append(ServicePort(
+            p.get("name"), p["port"], target if isinstance(target, (int, str)) else p["port"],
+            str(p.get("protocol") or "TCP"),
+        ))
+    return Service(
+        obj, obj.namespace or "default", obj.name, _str_map(spec.get("selector")), tuple(ports)
+    )
+
+
+# ---------------------------------------------------------------- pod templates
+
+_TEMPLATE_PATHS: dict[str, Path] = {
+    "Deployment": ("spec", "template"),
+    "StatefulSet": ("spec", "template"),
+    "DaemonSet": ("spec", "template"),
+    "ReplicaSet": ("spec", "template"),
+    "ReplicationController": ("spec", "template"),
+    "Job": ("spec", "template"),
+    "CronJob": ("spec", "jobTemplate", "spec", "template"),
+}
+
+
+def pod_templates(obj: KObject) -> list[PodTemplate]:
+    """The pod templates one object runs (none for kinds that run no pods)."""
+    if obj.kind == "Pod" and obj.group == "":
+        return [_pod_from_pod(obj)]
+    path = _TEMPLATE_PATHS.get(obj.kind)
+    if path is not None and obj.group in ("apps", "batch", "", "extensions"):
+        return _workload_pods(obj, path)
+    if obj.kind == "InferenceService" and obj.group == "serving.kserve.io":
+        return _kserve_pods(obj)
+    return []
+
+
+def _pod_from_pod(obj: KObject) -> PodTemplate:
+    kind, name = "Pod", obj.name
+    for ref in obj.metadata.get("ownerReferences") or []:
+        if isinstance(ref, dict) and ref.get("controller") is True:
+            kind, name = str(ref.get("kind") or "Pod"), str(ref.get("name") or obj.name)
+            break
+    spec = obj.get(("spec",))
+    spec = spec if isinstance(spec, dict) else {}
+    return PodTemplate(
+        obj, kind, name, obj.namespace or "default", obj.labels, spec, ("spec",),
+        _containers(spec, ("spec",)), 1, None,
+    )
+
+
+def _workload_pods(obj: KObject, template_path: Path) -> list[PodTemplate]:
+    template = obj.get(template_path)
+    if not isinstance(template, dict):
+        return []
+    spec = template.get("spec")
+    spec = spec if isinstance(spec, dict) else {}
+    meta = _dict(template.get("metadata"))
+    spec_path = template_path + ("spec",)
+    replicas = obj.get(("spec", "replicas"))
+    if obj.kind in ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"):
+        count = replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else 1
+    elif obj.kind in ("Job", "CronJob"):
+        par = obj.get(template_path[:-1] + ("parallelism",))
+        count = par if isinstance(par, int) and not isinstance(par, bool) else 1
+    else:
+        count = 1
+    return [PodTemplate(
+        obj, obj.kind, obj.name, obj.namespace or "default", _str_map(meta.get("labels")),
+        spec, spec_path, _containers(spec, spec_path), count, _strategy(obj),
+    )]
+
+
+def _strategy(obj: KObject) -> Strategy | None:
+    if obj.kind == "Deployment":
+        block = _dict(obj.get(("spec", "strategy")))
+        rolling = _dict(block.get("rollingUpdate"))
+        return Strategy(
+            str(block.get("type") or "RollingUpdate"), rolling.get("maxSurge", "25%"),
+            rolling.get("maxUnavailable", "25%"), ("spec", "strategy"),
+        )
+    if obj.kind in ("StatefulSet", "DaemonSet"):
+        block = _dict(obj.get(("spec", "updateStrategy")))
+        rolling = _dict(block.get("rollingUpdate"))
+        # StatefulSets replace pods in place (no surge); DaemonSets surge only when asked.
+        surge = rolling.get("maxSurge", 0)
+        return Strategy(
+            str(block.get("type") or "RollingUpdate"), surge,
+            rolling.get("maxUnavailable", 1), ("spec", "updateStrategy"),
+        )
+    return None
+
+
+def _kserve_pods(obj: KObject) -> list[PodTemplate]:
+    spec = obj.get(("spec",))
+    if not isinstance(spec, dict):
+        return []
+    pods = []
+    for component in KSERVE_COMPONENTS:
+        comp = spec.get(component)
+        if not isinstance(comp, dict):
+            continue
+        path: Path = ("spec", component)
+        labels = dict(obj.labels)
+        labels.update(_str_map(comp.get("labels")))
+        labels["serving.kserve.io/inferenceservice"] = obj.name
+        labels["component"] = component
+        labels["app"] = f"isvc.{obj.name}-{component}"
+        pod_spec = {k: v for k, v in comp.items() if k not in KSERVE_EXTENSION}
+        containers = list(_containers(comp, path))
+        model = comp.get("model")
+        if isinstance(model, dict) and not any(c.name == "kserve-container" for c in containers):
+            containers.insert(
+                0, Container("kserve-container", model, path + ("model",), "container")
+            )
+        block = _dict(comp.get("deploymentStrategy"))
+        rolling = _dict(block.get("rollingUpdate"))
+        strategy = Strategy(
+            str(block.get("type") or "RollingUpdate"), rolling.get("maxSurge", "25%"),
+            rolling.get("maxUnavailable", "25%"), path + ("deploymentStrategy",),
+        )
+        minimum = comp.get("minReplicas")
+        replicas = minimum if isinstance(minimum, int) and not isinstance(minimum, bool) else 1
+        pods.append(PodTemplate(
+            obj, "InferenceService", f"{obj.name}-{component}", obj.namespace or "default",
+            labels, pod_spec, path, tuple(containers), replicas, strategy, component,
+        ))
+    return pods
+
+
+def kserve_services(pods: Iterable[PodTemplate]) -> Iterator[Service]:
+    """The ``<isvc>-<component>`` Service KServe makes: port 80 -> the container port."""
+    for pod in pods:
+        if pod.component is None:
+            continue
+        target: int | str = 8080
+        for container in pod.main_containers:
+            for port in container.ports:
+                if isinstance(port.get("containerPort"), int):
+                    target = port["containerPort"]
+                    break
+            break
+        yield Service(
+            pod.obj, pod.namespace, pod.name, {"app": pod.labels["app"]},
+            (ServicePort("http", 80, target, "TCP"),), synthesized=True,
+        )
+
+
+def _containers(spec: Mapping[str, Any], spec_path: Path) -> tuple[Container, ...]:
+    out = []
+    for key, role in (
+        ("initContainers", "initContainer"), ("containers", "container"),
+        ("ephemeralContainers", "ephemeralContainer"),
+    ):
+        items = spec.get(key)
+        if not isinstance(items, list):
+            continue
+        for i, c in enumerate(items):
+            if isinstance(c, dict):
+                out.append(Container(str(c.get("name") or f"#{i}"), c, spec_path + (key, i), role))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- kustomize namespaces
+
+
+def _kustomize_namespaces(
+    kustomizations: Sequence[Kustomization], files: Mapping[str, LoadedFile]
+) -> dict[str, str]:
+    """file -> namespace set by the outermost kustomization that reaches it."""
+    by_dir = {k.directory: k for k in kustomizations if k.flux is None}
+    referenced: set[str] = set()
+    for k in by_dir.values():
+        for entry in _entries(k):
+            target = posixpath.normpath(posixpath.join(k.directory, entry))
+            if target in by_dir:
+                referenced.add(target)
+    result: dict[str, str] = {}
+
+    def walk(directory: str, inherited: str | None, seen: frozenset[str]) -> None:
+        k = by_dir[directory]
+        ns = inherited or _str(k.body.get("namespace"))
+        for entry in _entries(k):
+            target = posixpath.normpath(posixpath.join(directory, entry))
+            if target in by_dir and target not in seen:
+                walk(target, ns, seen | {target})
+            elif ns and target in files:
+                result.setdefault(target, ns)
+
+    for directory in sorted(by_dir):
+        if directory not in referenced:
+            walk(directory, None, frozenset({directory}))
+    return result
+
+
+def _entries(k: Kustomization) -> list[str]:
+    out = []
+    for key in ("resources", "bases", "components"):
+        for entry in k.body.get(key) or []:
+            if isinstance(entry, str) and "://" not in entry:
+                out.append(entry)
+    return out
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def dig(value: Any, path: Path, default: Any = None) -> Any:
+    for step in path:
+        if isinstance(value, dict) and isinstance(step, str):
+            if step not in value:
+                return default
+            value = value[step]
+        elif isinstance(value, list) and isinstance(step, int):
+            if not -len(value) <= step < len(value):
+                return default
+            value = value[step]
+        else:
+            return default
+    return value
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _str_map(value: Any) -> Mapping[str, str]:
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): _label_text(v) for k, v in value.items()}
+
+
+def _label_text(value: Any) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return ""
+    return str(value)
+
+
+def parse_inventory(cluster: Mapping[str, Any] | None) -> Inventory:
+    if not cluster:
+        return Inventory()
+    nodes = []
+    for n in cluster.get("nodes") or []:
+        if not isinstance(n, dict):
+            continue
+        alloc = {}
+        for key, raw in (n.get("allocatable") or {}).items():
+            q = parse_quantity(raw)
+            if q is not None:
+                alloc[str(key)] = q
+        labels = dict(_str_map(n.get("labels")))
+        labels.setdefault("kubernetes.io/hostname", str(n.get("name")))
+        nodes.append(Node(
+            str(n.get("name")), labels,
+            tuple(t for t in n.get("taints") or [] if isinstance(t, dict)), alloc,
+        ))
+    return Inventory(tuple(nodes))

@@ -1,0 +1,64 @@
+"""Kubernetes resource quantities, parsed exactly (``11950m``, ``63495Mi``, ``1.5``, ``2e3``)."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any
+
+_SUFFIX = {
+    "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": Fraction(1),
+    "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
+    "P": Fraction(10**15), "E": Fraction(10**18),
+    "Ki": Fraction(2**10), "Mi": Fraction(2**20), "Gi": Fraction(2**30), "Ti": Fraction(2**40),
+    "Pi": Fraction(2**50), "Ei": Fraction(2**60),
+}
+_QUANTITY = re.compile(
+    r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:([eE][+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$"
+)
+
+
+def parse_quantity(value: Any) -> Fraction | None:
+    """The exact value of a quantity, or None when it is not one."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        return Fraction(str(value))
+    if not isinstance(value, str):
+        return None
+    match = _QUANTITY.match(value.strip())
+    if not match:
+        return None
+    number, exponent, suffix = match.groups()
+    base = Fraction(number)
+    if exponent:
+        return base * Fraction(10) ** int(exponent[1:])
+    return base * _SUFFIX[suffix or ""]
+
+
+def format_cpu(value: Fraction) -> str:
+    millis = value * 1000
+    if millis.denominator == 1 and millis % 1000:
+        return f"{int(millis)}m"
+    return f"{float(value):g}"
+
+
+def format_bytes(value: Fraction) -> str:
+    for suffix, size in (("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+        if value >= size and (value / size).denominator == 1:
+            return f"{int(value / size)}{suffix}"
+    if value >= 2**30:
+        return f"{float(value / 2**30):.2f}Gi"
+    if value >= 2**20:
+        return f"{float(value / 2**20):.1f}Mi"
+    return f"{float(value):g}"
+
+
+def format_quantity(resource: str, value: Fraction) -> str:
+    if resource == "cpu":
+        return format_cpu(value)
+    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+        return format_bytes(value)
+    return f"{float(value):g}"

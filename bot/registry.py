@@ -1,0 +1,120 @@
+"""The rule registry: one module per rule in ``reviewbot.rules``, metadata first.
+
+A rule module defines ``ID``, ``SEVERITY``, ``SUMMARY``, ``RATIONALE``, ``FIX`` (ending in a
+period), ``KINDS`` (object kinds it reads; empty for model-wide rules), ``OPTIONS`` (typed,
+with defaults) and optionally ``SEVERITIES`` (default severity per violation kind), then
+``check(obj, opts)`` for one object or ``check_set(model, opts)`` for the whole repository.
+Its docstring is its documentation, with a failing and a passing example.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from types import ModuleType
+from typing import Any
+
+from .errors import ReviewbotError
+from .findings import SEVERITIES, Violation
+
+ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+_TYPES: dict[str, tuple[type, ...]] = {
+    "bool": (bool,), "int": (int,), "number": (int, float), "string": (str,),
+    "list": (list,), "map": (dict,),
+}
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str
+    type: str  # bool | int | number | string | list | map
+    default: Any
+    help: str
+
+    def accepts(self, value: Any) -> bool:
+        if isinstance(value, bool) and self.type in ("int", "number"):
+            return False
+        return isinstance(value, _TYPES[self.type])
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    severity: str
+    summary: str
+    rationale: str
+    fix: str
+    kinds: tuple[str, ...]
+    options: tuple[Option, ...]
+    severities: Mapping[str, str]
+    doc: str
+    module: ModuleType = field(compare=False, repr=False)
+
+    @property
+    def check(self) -> Callable[..., Iterable[Violation]] | None:
+        return getattr(self.module, "check", None)
+
+    @property
+    def check_set(self) -> Callable[..., Iterable[Violation]] | None:
+        return getattr(self.module, "check_set", None)
+
+    def defaults(self) -> dict[str, Any]:
+        return {o.name: o.default for o in self.options}
+
+    def option(self, name: str) -> Option | None:
+        return next((o for o in self.options if o.name == name), None)
+
+    def severity_of(self, violation_kind: str | None) -> str:
+        if violation_kind is not None and violation_kind in self.severities:
+            return self.severities[violation_kind]
+        return self.severity
+
+
+def rule_from_module(module: ModuleType) -> Rule:
+    name = module.__name__
+    try:
+        rule = Rule(
+            id=module.ID, severity=module.SEVERITY, summary=module.SUMMARY,
+            rationale=module.RATIONALE, fix=module.FIX, kinds=tuple(module.KINDS),
+            options=tuple(getattr(module, "OPTIONS", ())),
+            severities=dict(getattr(module, "SEVERITIES", {})),
+            doc=(module.__doc__ or "").strip(), module=module,
+        )
+    except AttributeError as exc:
+        raise ReviewbotError(f"rule module {name} lacks metadata: {exc}", 3) from exc
+    if not ID_PATTERN.match(rule.id) or rule.severity not in SEVERITIES:
+        raise ReviewbotError(f"rule module {name} has a bad id or severity", 3)
+    return rule
+
+
+@cache
+def all_rules() -> tuple[Rule, ...]:
+    package = importlib.import_module("reviewbot.rules")
+    rules = []
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"reviewbot.rules.{info.name}")
+        if hasattr(module, "ID"):
+            rules.append(rule_from_module(module))
+    ids = [r.id for r in rules]
+    duplicates = {i for i in ids if ids.count(i) > 1}
+    if duplicates:
+        raise ReviewbotError(f"duplicate rule ids: {', '.join(sorted(duplicates))}", 3)
+    return tuple(sorted(rules, key=lambda r: r.id))
+
+
+def get_rule(rule_id: str) -> Rule:
+    for rule in all_rules():
+        if rule.id == rule_id:
+            return rule
+    known = ", ".join(r.id for r in all_rules())
+    raise ReviewbotError(f"unknown rule {rule_id!r}; known rules: {known}")
+
+
+def rule_ids() -> frozenset[str]:
+    return frozenset(r.id for r in all_rules())

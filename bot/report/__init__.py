@@ -1,0 +1,52 @@
+"""Reporters: findings (and, in review mode, the diff) rendered in one output format each."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ReviewbotError
+from ..findings import Finding
+from ..sources import Skipped
+
+FORMATS = ("text", "json", "sarif", "github", "rdjson", "markdown")
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything a reporter may show. ``review`` is set by `reviewbot review`."""
+
+    findings: tuple[Finding, ...]
+    skipped: tuple[Skipped, ...] = ()
+    review: bool = False
+    diff: tuple[dict[str, Any], ...] = ()
+    stats: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)  # file -> text, for excerpts
+    extra: dict[str, Any] = field(default_factory=dict)  # review summary facts (markdown)
+
+
+def render(report: Report, fmt: str, *, color: bool = False) -> str:
+    return _renderer(fmt)(report, color)
+
+
+def _renderer(fmt: str) -> Callable[[Report, bool], str]:
+    if fmt == "text":
+        from .text import render_text
+        return render_text
+    if fmt == "json":
+        from .json_out import render_json
+        return render_json
+    if fmt == "sarif":
+        from .sarif import render_sarif
+        return render_sarif
+    if fmt == "github":
+        from .github import render_github
+        return render_github
+    if fmt == "rdjson":
+        from .rdjson import render_rdjson
+        return render_rdjson
+    if fmt == "markdown":
+        from .markdown import render_markdown
+        return render_markdown
+    raise ReviewbotError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

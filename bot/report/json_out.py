@@ -1,0 +1,19 @@
+"""``--format json``: the contract of DESIGN.md, exactly."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import Report
+
+
+def render_json(report: Report, color: bool = False) -> str:
+    out: dict[str, Any] = {
+        "version": 1,
+        "findings": [f.as_json(report.review) for f in report.findings],
+        "skipped": [{"file": s.path, "reason": s.reason} for s in report.skipped],
+    }
+    if report.review:
+        out["diff"] = list(report.diff)
+    return json.dumps(out, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,65 @@
+"""``--format sarif``: SARIF 2.1.0 with exact regions and rule metadata (help text)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .. import __version__
+from ..registry import all_rules
+from . import Report
+
+_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def render_sarif(report: Report, color: bool = False) -> str:
+    rules = list(all_rules())
+    index = {r.id: i for i, r in enumerate(rules)}
+    descriptors = [
+        {
+            "id": r.id,
+            "name": "".join(part.capitalize() for part in r.id.split("-")),
+            "shortDescription": {"text": r.summary},
+            "fullDescription": {"text": r.rationale},
+            "help": {"text": f"{r.rationale}\n\nFix: {r.fix}", "markdown": r.doc},
+            "defaultConfiguration": {"level": _LEVEL[r.severity]},
+            "properties": {"tags": ["kubernetes", "gitops"]},
+        }
+        for r in rules
+    ]
+    results: list[dict[str, Any]] = []
+    for f in report.findings:
+        result: dict[str, Any] = {
+            "ruleId": f.rule,
+            "level": _LEVEL.get(f.severity, "warning"),
+            "message": {"text": f"{f.message}. Fix: {f.fix}" if f.fix else f.message},
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": {"uri": f.file or ".", "uriBaseId": "%SRCROOT%"},
+                    "region": {"startLine": max(f.line, 1), "startColumn": max(f.column, 1)},
+                },
+            }],
+            "partialFingerprints": {"reviewbot/v1": f.fingerprint},
+        }
+        if f.rule in index:
+            result["ruleIndex"] = index[f.rule]
+        if f.object:
+            result["locations"][0]["logicalLocations"] = [
+                {"fullyQualifiedName": f.object, "kind": "resource"}
+            ]
+        if report.review:
+            result["baselineState"] = "new" if f.new else "unchanged"
+        results.append(result)
+    log = {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "reviewbot", "version": __version__,
+                "rules": descriptors,
+            }},
+            "results": results,
+        }],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,51 @@
+"""Human text: findings grouped by file, the offending line shown, colour on a terminal."""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+from . import Report
+
+_COLOR = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
+_BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
+
+
+def render_text(report: Report, color: bool = False) -> str:
+    def paint(code: str, text: str) -> str:
+        return f"{code}{text}{_RESET}" if color else text
+
+    out: list[str] = []
+    for file, group in groupby(report.findings, key=lambda f: f.file):
+        out.append(paint(_BOLD, file or "(repository)"))
+        lines = report.sources.get(file, "").splitlines()
+        for f in group:
+            new = " [new]" if report.review and f.new else ""
+            where = f"{f.line}:{f.column}"
+            label = paint(_COLOR.get(f.severity, ""), f.severity)
+            obj = f" {paint(_DIM, f.object)}" if f.object else ""
+            out.append(f"  {where:>8}  {label:<7} {f.message}  [{f.rule}]{new}{obj}")
+            if 0 < f.line <= len(lines) and _may_quote(f.rule, f.object):
+                source = lines[f.line - 1].rstrip()
+                if len(source) > 160:
+                    source = source[:157] + "..."
+                out.append(paint(_DIM, f"            | {source}"))
+                caret = " " * (max(f.column, 1) - 1) + "^"
+                out.append(paint(_DIM, f"            | {caret}"))
+            if f.fix:
+                out.append(f"            fix: {f.fix}")
+        out.append("")
+    counts = {s: sum(1 for f in report.findings if f.severity == s)
+              for s in ("error", "warning", "info")}
+    summary = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n)
+    objects = report.stats.get("objects")
+    scanned = f" in {objects} objects, {report.stats.get('files', 0)} files" if objects else ""
+    out.append(f"{summary or 'no findings'}{scanned}")
+    if report.skipped:
+        out.append(f"skipped {len(report.skipped)} file(s):")
+        out.extend(f"  {s.path}: {s.reason}" for s in report.skipped)
+    return "\n".join(out) + "\n"
+
+
+def _may_quote(rule: str, obj: str) -> bool:
+    """Source lines of Secrets and of unparsable files are never shown: they may be secret."""
+    return rule != "yaml-syntax" and not obj.startswith("Secret/")

@@ -1,0 +1,209 @@
+"""Sources: where file bytes come from. A tree on disk or a tree at a git ref.
+
+Both yield the same records: a repository-relative path with ``/`` separators, the git blob
+id of the content, and the bytes. Symlinks, submodules and special files are never followed
+or read; they are listed as skipped with a reason. Nothing is checked out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import ReviewbotError
+
+YAML_SUFFIXES = (".yaml", ".yml")
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".reviewbot-cache", ".venv"})
+MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    path: str
+    blob: str
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Tree:
+    """The YAML files of a source, every path it holds (for existence checks), what was skipped."""
+
+    root: Path
+    files: tuple[FileRecord, ...]
+    paths: frozenset[str]
+    skipped: tuple[Skipped, ...] = field(default=())
+
+    def exists(self, path: str) -> bool:
+        return path in self.paths or self.is_dir(path)
+
+    def is_dir(self, path: str) -> bool:
+        prefix = path.rstrip("/") + "/"
+        return path in ("", ".") or any(p.startswith(prefix) for p in self.paths)
+
+
+def blob_id(data: bytes) -> str:
+    """The git blob id of ``data`` (so disk and git records share cache keys)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def is_yaml(path: str) -> bool:
+    return path.endswith(YAML_SUFFIXES)
+
+
+def repo_root(start: Path) -> Path:
+    """git's top level for ``start``, or the current directory when it is not in git."""
+    probe = start if start.is_dir() else start.parent
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(probe), "rev-parse", "--show-toplevel"],
+            capture_output=True, text=True, check=False,
+        )
+    except OSError:
+        return Path.cwd().resolve()
+    if out.returncode == 0 and out.stdout.strip():
+        return Path(out.stdout.strip()).resolve()
+    return Path.cwd().resolve()
+
+
+def rel(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def disk_tree(targets: Sequence[Path], root: Path) -> Tree:
+    """Walk files and folders under ``targets`` (never following links) relative to ``root``."""
+    files: list[FileRecord] = []
+    paths: set[str] = set()
+    skipped: list[Skipped] = []
+    for target in targets:
+        if not target.exists() and not target.is_symlink():
+            raise ReviewbotError(f"no such file or directory: {target}")
+        for path in _walk(target):
+            relpath = _relative(path, root)
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                skipped.append(Skipped(relpath, "symlink (not followed)"))
+            elif not stat.S_ISREG(mode):
+                skipped.append(Skipped(relpath, "special file"))
+            else:
+                paths.add(relpath)
+                if is_yaml(relpath):
+                    files.append(_read(path, relpath, skipped))
+    return Tree(root, tuple(r for r in files if r is not None), frozenset(paths), tuple(skipped))
+
+
+def _relative(path: Path, root: Path) -> str:
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(root).as_posix()
+    except ValueError:
+        return absolute.as_posix()
+
+
+def _walk(target: Path) -> Iterable[Path]:
+    if target.is_symlink() or not target.is_dir():
+        yield target
+        return
+    for dirpath, dirnames, filenames in os.walk(target, followlinks=False):
+        base = Path(dirpath)
+        keep = []
+        for d in sorted(dirnames):
+            if d in SKIP_DIRS:
+                continue
+            if (base / d).is_symlink():
+                yield base / d
+            else:
+                keep.append(d)
+        dirnames[:] = keep
+        for name in sorted(filenames):
+            yield base / name
+
+
+def _read(path: Path, relpath: str, skipped: list[Skipped]) -> FileRecord:
+    # O_NOFOLLOW: a file swapped for a link between lstat and open is still not followed.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read(MAX_FILE_BYTES + 1)
+    return FileRecord(relpath, blob_id(data), data)
+
+
+def git_tree(repo: Path, ref: str, prefixes: Sequence[str] = ()) -> Tree:
+    """The files of ``ref`` in ``repo``, read as blobs with git (no checkout)."""
+    root = repo_root(repo)
+    listing = _git(root, "ls-tree", "-r", "-z", "--full-tree", ref, "--", *prefixes)
+    entries: list[tuple[str, str]] = []
+    paths: set[str] = set()
+    skipped: list[Skipped] = []
+    for raw in listing.split(b"\0"):
+        if not raw:
+            continue
+        meta, _, name = raw.partition(b"\t")
+        mode, kind, sha = meta.decode().split()
+        path = name.decode("utf-8", "surrogateescape")
+        if mode == "120000":
+            skipped.append(Skipped(path, "symlink (not followed)"))
+        elif kind != "blob":
+            skipped.append(Skipped(path, "submodule"))
+        else:
+            paths.add(path)
+            if is_yaml(path):
+                entries.append((path, sha))
+    blobs = read_blobs(root, [sha for _, sha in entries])
+    files = tuple(FileRecord(p, sha, blobs[sha]) for p, sha in entries)
+    return Tree(root, files, frozenset(paths), tuple(skipped))
+
+
+def read_blobs(root: Path, shas: Sequence[str]) -> dict[str, bytes]:
+    """Read many blobs through one ``git cat-file --batch`` process."""
+    if not shas:
+        return {}
+    unique = list(dict.fromkeys(shas))
+    proc = subprocess.run(
+        ["git", "-C", str(root), "cat-file", "--batch"],
+        input=("\n".join(unique) + "\n").encode(), capture_output=True, check=False,
+    )
+    if proc.returncode != 0:
+        raise ReviewbotError(f"git cat-file failed in {root}: {proc.stderr.decode().strip()}")
+    out = proc.stdout
+    result: dict[str, bytes] = {}
+    pos = 0
+    for sha in unique:
+        header_end = out.index(b"\n", pos)
+        header = out[pos:header_end].split()
+        size = int(header[2])
+        start = header_end + 1
+        result[sha] = out[start : start + size]
+        pos = start + size + 1
+    return result
+
+
+def resolve_ref(repo: Path, ref: str) -> str:
+    return _git(repo_root(repo), "rev-parse", "--verify", f"{ref}^{{commit}}").decode().strip()
+
+
+def merge_base(repo: Path, a: str, b: str) -> str:
+    return _git(repo_root(repo), "merge-base", a, b).decode().strip()
+
+
+def _git(root: Path, *args: str) -> bytes:
+    try:
+        proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
+    except OSError as exc:
+        raise ReviewbotError(f"cannot run git: {exc}") from exc
+    if proc.returncode != 0:
+        msg = proc.stderr.decode(errors="replace").strip().splitlines()
+        raise ReviewbotError(f"git {args[0]} failed: {msg[0] if msg else 'unknown error'}")
+    return proc.stdout

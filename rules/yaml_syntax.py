@@ -1,0 +1,56 @@
+"""The file parses within limits: syntax, duplicate keys, alias bombs, depth, size, encoding.
+
+A manifest that does not parse is never applied, and a parser that expands an alias bomb
+(billion laughs, CVE-2019-11253) or recurses without bound takes the reviewer down with it.
+reviewbot parses with bounded alias expansion (100,000 nodes beyond those written), nesting
+depth (100) and file size (4 MiB), reads scalars as Kubernetes does (YAML 1.1), and turns
+every failure into a finding at the line and column of the problem. The message names the
+problem and never quotes the text around it, which may be a Secret.
+
+Failing example:
+
+```yaml
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app
+  name: app-2   # duplicate mapping key
+```
+
+Passing example:
+
+```yaml
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from reviewbot.findings import Violation
+from reviewbot.model import Model
+
+ID = "yaml-syntax"
+SEVERITY = "error"
+SUMMARY = "The file parses as YAML within reviewbot's safety limits."
+RATIONALE = (
+    "A file that does not parse is not applied; hostile YAML (alias bombs, deep nesting, huge "
+    "files) must be refused quickly and located, never crash the review."
+)
+FIX = "Fix the YAML at the reported line and column."
+KINDS: tuple[str, ...] = ()
+OPTIONS: tuple[Any, ...] = ()
+
+
+def check_set(model: Model, opts: Any) -> Iterator[Violation]:
+    for lf in model.files.values():
+        for problem in lf.problems:
+            yield Violation(
+                None, (), problem.message, file=lf.path, line=problem.line,
+                column=problem.column, key=f"{lf.path}:{problem.message}",
+            )
