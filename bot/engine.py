@@ -117,6 +117,7 @@ class _Entry:
     file: str
     line: int
     obj: KObject | None
+    column: int = 1
     used: set[str] = field(default_factory=set)
 
 
@@ -136,8 +137,8 @@ class Suppressions:
                 self.by_object[(obj.file, obj.ref)] = entry
                 self.entries.append(entry)
         for lf in model.files.values():
-            for line, (rules, reason) in lf.ignore_comments.items():
-                entry = _Entry(rules, reason, lf.path, line, None)
+            for line, (rules, reason, column) in lf.ignore_comments.items():
+                entry = _Entry(rules, reason, lf.path, line, None, column)
                 self.entries.append(entry)
                 for target in (line, line + 1):
                     self.by_line.setdefault((lf.path, target), []).append(entry)
@@ -161,11 +162,12 @@ class Suppressions:
                     continue
                 what = "names no known rule" if rule not in _known() else "matches no finding"
                 where = "annotation" if entry.obj is not None else "comment"
-                yield Violation(
-                    entry.obj, ("metadata", "annotations", IGNORE) if entry.obj else (),
-                    f"ignore {where} for {rule} {what}", file=entry.file, line=entry.line,
-                    key=f"{entry.file}:{rule}" if entry.obj is None else f"ignore:{rule}",
-                )
+                message = f"ignore {where} for {rule} {what}"
+                if entry.obj is not None:
+                    yield Violation(entry.obj, ("metadata", "annotations", IGNORE), message)
+                else:
+                    yield Violation(None, (), message, file=entry.file, line=entry.line,
+                                    column=entry.column, key=f"{entry.file}:{rule}")
 
 
 def _known() -> frozenset[str]:

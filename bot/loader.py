@@ -101,7 +101,7 @@ class LoadedFile:
     problems: list[Problem] = field(default_factory=list)
     skipped: str | None = None
     pure: bool = False
-    ignore_comments: dict[int, tuple[tuple[str, ...], str]] = field(default_factory=dict)
+    ignore_comments: dict[int, tuple[tuple[str, ...], str, int]] = field(default_factory=dict)
     _position_cache: dict[int, dict[Path, Position]] | None = None
 
     def positions(self, index: int) -> dict[Path, Position]:
@@ -208,6 +208,7 @@ def _decode(data: bytes) -> str:
 
 
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
+_SAFE_QUOTE = re.compile(r"'[^A-Za-z0-9']{1,3}'|'<[a-z ]+>'")
 
 
 def _problem(exc: Exception) -> Problem:
@@ -219,12 +220,18 @@ def _problem(exc: Exception) -> Problem:
     problem = getattr(exc, "problem", None) or "invalid YAML"
     context = getattr(exc, "context", None)
     # Parser texts may quote the offending characters; they can be secret, so drop quotes.
-    text = " ".join(_QUOTED.sub("", str(problem)).split())
+    text = _unquote(str(problem))
     if context:
-        text = f"{' '.join(_QUOTED.sub('', str(context)).split())}: {text}"
+        text = f"{_unquote(str(context))}: {text}"
     if "\t" in str(problem) or "'\\t'" in str(problem):
         text += " (a tab in indentation)"
     return Problem(f"YAML syntax error: {text}", line, column)
+
+
+def _unquote(text: str) -> str:
+    """Drop quoted text (it may be secret) but keep quoted punctuation and token names."""
+    kept = _QUOTED.sub(lambda m: m.group(0) if _SAFE_QUOTE.fullmatch(m.group(0)) else "", text)
+    return " ".join(kept.split())
 
 
 # ---------------------------------------------------------------- scalars, the Kubernetes way
@@ -467,13 +474,13 @@ _NO_KEY = object()
 _IGNORE = re.compile(r"#\s*reviewbot:\s*ignore\[([^\]]*)\]\s*(.*)$")
 
 
-def _ignore_comments(text: str) -> dict[int, tuple[tuple[str, ...], str]]:
-    found: dict[int, tuple[tuple[str, ...], str]] = {}
+def _ignore_comments(text: str) -> dict[int, tuple[tuple[str, ...], str, int]]:
+    found: dict[int, tuple[tuple[str, ...], str, int]] = {}
     for number, line in enumerate(text.splitlines(), 1):
         if "reviewbot:" not in line:
             continue
         match = _IGNORE.search(line)
         if match:
             rules = tuple(r.strip() for r in match.group(1).split(",") if r.strip())
-            found[number] = (rules, match.group(2).strip())
+            found[number] = (rules, match.group(2).strip(), match.start() + 1)
     return found

@@ -1,0 +1,72 @@
+"""One parametrised test walks tests/fixtures/<rule>/{pass,fail}/ (yamllint style).
+
+A case is one YAML file or one folder (a small repository, with its own .reviewbot.yaml when
+it needs an inventory). In `fail` cases, `# expect: <rule>` comments mark every line where
+that rule must report, and no other line may get a finding of it; `pass` cases give none.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewbot.registry import all_rules
+
+from .helpers import expected_pairs, lint_dir
+
+FIXTURES = Path(__file__).parent / "fixtures"
+RULE_IDS = sorted(r.id for r in all_rules())
+
+
+def _cases() -> list[tuple[str, str, Path]]:
+    cases = []
+    for rule in RULE_IDS:
+        for outcome in ("pass", "fail"):
+            folder = FIXTURES / rule / outcome
+            if folder.is_dir():
+                cases += [(rule, outcome, p) for p in sorted(folder.iterdir())
+                          if p.is_dir() or p.suffix in (".yaml", ".yml")]
+    return cases
+
+
+@pytest.mark.parametrize(
+    ("rule", "outcome", "case"), _cases(), ids=lambda v: v.name if isinstance(v, Path) else v
+)
+def test_fixture(rule: str, outcome: str, case: Path) -> None:
+    # unused-suppression judges the suppressions of every other rule, so all rules run.
+    result = lint_dir(case, only=[] if rule == "unused-suppression" else [rule])
+    root = case if case.is_dir() else case.parent
+    base = Path(result.model.root)
+    got = sorted(
+        ((base / f.file).resolve().relative_to(root.resolve()).as_posix(), f.line)
+        for f in result.findings if f.rule == rule
+    )
+    if outcome == "pass":
+        assert got == [], [f.message for f in result.findings]
+    else:
+        want = expected_pairs(case, rule)
+        assert want, f"{case} marks no `# expect: {rule}` line"
+        assert got == want, [(f.line, f.message) for f in result.findings]
+
+
+def test_every_rule_has_docs_and_fixtures() -> None:
+    """The meta test: a rule without documentation or fixtures fails here."""
+    missing = []
+    for rule in all_rules():
+        if not rule.fix.endswith("."):
+            missing.append(f"{rule.id}: fix must end with a period")
+        if "Failing example" not in rule.doc or "Passing example" not in rule.doc:
+            missing.append(f"{rule.id}: docstring needs a failing and a passing example")
+        if rule.doc.count("```yaml") < 2:
+            missing.append(f"{rule.id}: examples must be ```yaml blocks")
+        for outcome in ("pass", "fail"):
+            folder = FIXTURES / rule.id / outcome
+            if not folder.is_dir() or not any(folder.iterdir()):
+                missing.append(f"{rule.id}: no tests/fixtures/{rule.id}/{outcome}/ cases")
+        if not (rule.check or rule.check_set) and rule.id != "unused-suppression":
+            missing.append(f"{rule.id}: neither check nor check_set")
+        for option in rule.options:
+            if not option.help:
+                missing.append(f"{rule.id}: option {option.name} has no help")
+    assert not missing, "\n".join(missing)
