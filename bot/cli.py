@@ -29,11 +29,11 @@ def exit_code(findings: Iterable[Finding], fail_on: str) -> int:
     return EXIT_FINDINGS if failing else EXIT_OK
 
 
-def _common() -> argparse.ArgumentParser:
+def _common(formats: Sequence[str] = FORMATS) -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", metavar="FILE",
                         help="configuration file (default: the nearest .reviewbot.yaml)")
-    common.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    common.add_argument("--format", choices=formats, default="text", help="output format")
     common.add_argument("--output", metavar="FILE", help="write the report to FILE, not stdout")
     common.add_argument("--fail-on", choices=FAIL_ON, default=None,
                         help="lowest severity that makes the exit code 1 (default: error)")
@@ -87,11 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     netpol = sub.add_parser("netpol", help="NetworkPolicy tools")
     netsub = netpol.add_subparsers(dest="netpol_command", required=True, metavar="COMMAND")
-    conn = netsub.add_parser("connectivity", parents=[common],
+    conn = netsub.add_parser("connectivity", parents=[_common(("text", "json", "connlist"))],
                              help="allowed flows between workloads")
     conn.add_argument("paths", nargs="*", default=["."], metavar="PATH")
-    conn.set_defaults(format="text")
-    conn._option_string_actions["--format"].choices = ("text", "json", "connlist")
     return parser
 
 

@@ -138,6 +138,8 @@ def _check_rules(loaded: LoadedFile, raw: Mapping[str, Any], name: str) -> None:
 
 
 def _fail(loaded: LoadedFile, path: tuple[str | int, ...], message: str, name: str) -> None:
-    line, column = loaded.documents[0].position(path)
+    doc = loaded.documents[0]
+    unknown = message.startswith(("unknown field", "unknown rule", "unknown option"))
+    line, column = doc.key_position(path) if unknown else doc.position(path)
     where = format_path(path) or "(top level)"
     raise ReviewbotError(f"{name}:{line}:{column}: {where}: {message}")

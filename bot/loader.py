@@ -91,6 +91,12 @@ class Document:
             probe = probe[:-1]
         return positions.get((), (self.line, 1))
 
+    def key_position(self, path: Path) -> Position:
+        """Where the key of the mapping entry at ``path`` is (falls back to ``position``)."""
+        if self._positions is None:
+            self._positions = self.file.positions(self.index)
+        return self._positions.get((_KEY, *path)) or self.position(path)
+
 
 @dataclass(eq=False)
 class LoadedFile:
@@ -395,6 +401,7 @@ def _compose_document(
         if positions is not None:
             where = mark if is_scalar else frame[3]
             positions[frame[1] + (key,)] = (where.line + 1, where.column + 1)
+            positions[(_KEY,) + frame[1] + (key,)] = (frame[3].line + 1, frame[3].column + 1)
 
     while True:
         event = get()
@@ -468,6 +475,7 @@ def _key_text(value: Any) -> str:
 
 
 _NO_KEY = object()
+_KEY = "\0key"  # positions[(_KEY, *path)]: where the key of a mapping entry is
 
 # ---------------------------------------------------------------- suppression comments
 

@@ -36,9 +36,10 @@ def render_text(report: Report, color: bool = False) -> str:
         out.append("")
     counts = {s: sum(1 for f in report.findings if f.severity == s)
               for s in ("error", "warning", "info")}
-    summary = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n)
+    summary = ", ".join(_plural(n, s) for s, n in counts.items() if n)
     objects = report.stats.get("objects")
-    scanned = f" in {objects} objects, {report.stats.get('files', 0)} files" if objects else ""
+    files = report.stats.get("files", 0)
+    scanned = f" in {_plural(objects, 'object')}, {_plural(files, 'file')}" if objects else ""
     out.append(f"{summary or 'no findings'}{scanned}")
     if report.skipped:
         out.append(f"skipped {len(report.skipped)} file(s):")
@@ -49,3 +50,7 @@ def render_text(report: Report, color: bool = False) -> str:
 def _may_quote(rule: str, obj: str) -> bool:
     """Source lines of Secrets and of unparsable files are never shown: they may be secret."""
     return rule != "yaml-syntax" and not obj.startswith("Secret/")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"

@@ -1,0 +1,1 @@
+"""JSON Schemas shipped with reviewbot (config, CRDs)."""

@@ -1,0 +1,155 @@
+"""The loader: multi-document files, Lists, Kubernetes scalars, hostile input, Helm templates."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from reviewbot.loader import load
+from reviewbot.sources import FileRecord, blob_id
+
+from .helpers import lint_text, pairs
+
+SECRET = "hunter2-TOPSECRET"
+
+
+def _load(text: str | bytes, path: str = "m.yaml"):  # type: ignore[no-untyped-def]
+    data = text.encode() if isinstance(text, str) else text
+    return load(FileRecord(path, blob_id(data), data))
+
+
+def test_multi_document_skips_empty_and_comment_only_documents() -> None:
+    loaded = _load("a: 1\n---\n# only a comment\n---\n---\nb: 2\n")
+    assert [(d.index, d.value) for d in loaded.documents] == [(0, {"a": 1}), (3, {"b": 2})]
+
+
+def test_positions_are_one_based_and_point_at_scalar_values_or_keys() -> None:
+    loaded = _load("spec:\n  containers:\n  - name: web\n    image: nginx:1\n")
+    doc = loaded.documents[0]
+    assert doc.position(("spec", "containers", 0, "image")) == (4, 12)
+    assert doc.position(("spec", "containers")) == (2, 3)
+    assert doc.position(("spec", "containers", 0)) == (3, 5)
+    assert doc.position(("spec", "missing", "deeper")) == (1, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("v: on", True), ("v: yes", True), ("v: No", False), ("v: 0755", 493),
+        ("v: '0755'", "0755"), ("v: 0x1F", 31), ("v: 1e3", 1000.0), ("v: ~", None),
+        ("v: 1_000", 1000), ("v: ${VAR}", "${VAR}"), ('v: "{{ .x }}"', "{{ .x }}"),
+        ("v: !!str 12", "12"), ("v: !env_var HOME", "HOME"), ("v: =", "="),
+    ],
+)
+def test_scalars_read_as_kubernetes_reads_them(text: str, value: object) -> None:
+    assert _load(text).documents[0].value == {"v": value}
+
+
+def test_keys_stay_text_and_merge_keys_merge() -> None:
+    loaded = _load("base: &b {x: 1, y: 2}\nuse:\n  <<: *b\n  y: 3\ny: 4\n")
+    assert loaded.documents[0].value["use"] == {"x": 1, "y": 3}
+    assert "y" in loaded.documents[0].value
+
+
+def test_redefined_anchor_is_valid_yaml() -> None:
+    loaded = _load("a: &x 1\nb: &x 2\nc: *x\n")
+    assert loaded.problems == [] and loaded.documents[0].value["c"] == 2
+
+
+def test_list_items_are_expanded(tmp_path: Path) -> None:
+    result = lint_text(tmp_path, """
+        apiVersion: v1
+        kind: List
+        items:
+        - apiVersion: v1
+          kind: ConfigMap
+          metadata: {name: a, namespace: x}
+        - apiVersion: v1
+          kind: ConfigMap
+          metadata: {name: b, namespace: x}
+    """)
+    assert [o.ref for o in result.model.objects] == ["ConfigMap/x/a", "ConfigMap/x/b"]
+    assert result.model.objects[1].position(("metadata", "name")) == (9, 20)
+
+
+BILLION_LAUGHS = "a: &a [" + ",".join(['"lol"'] * 9) + "]\n" + "".join(
+    f"{n}: &{n} [" + ",".join([f"*{p}"] * 9) + "]\n"
+    for p, n in zip("abcdefgh", "bcdefghi", strict=True)
+)
+
+HOSTILE = {
+    "billion-laughs": (BILLION_LAUGHS, "alias bomb"),
+    "deep-nesting": ("a: " + "[" * 10000 + "]" * 10000 + "\n", "nesting deeper"),
+    "duplicate-key": (f"password: {SECRET}\npassword: {SECRET}\n", "duplicate mapping key"),
+    "tab-indent": (f"data:\n\tpassword: {SECRET}\n", "tab"),
+    "bad-escape": (f'password: "{SECRET}\\q"\n', "escape"),
+    "unterminated": (f"password: '{SECRET}\n", "syntax error"),
+    "undefined-alias": ("a: *nowhere\n", "undefined anchor"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_input_is_a_located_finding_fast_and_never_quoted(
+    case: str, tmp_path: Path
+) -> None:
+    text, words = HOSTILE[case]
+    start = time.perf_counter()
+    result = lint_text(tmp_path, text, only=["yaml-syntax"])
+    assert time.perf_counter() - start < 1.0
+    [finding] = result.findings
+    assert finding.rule == "yaml-syntax" and finding.line >= 1 and finding.column >= 1
+    assert words in finding.message
+    assert SECRET not in finding.message and "lol" not in finding.message
+
+
+def test_bad_encoding_and_size(tmp_path: Path) -> None:
+    (tmp_path / "latin1.yaml").write_bytes(b"a: 1\nname: caf\xe9\n")
+    big = tmp_path / "big.yaml"
+    big.write_bytes(b"a: " + b"x" * (5 * 1024 * 1024) + b"\n")
+    from .helpers import lint_dir
+
+    result = lint_dir(tmp_path, only=["yaml-syntax"])
+    got = {(Path(f.file).name, f.line): f.message for f in result.findings}
+    assert "not valid UTF-8" in got[("latin1.yaml", 2)]
+    assert "larger than" in got[("big.yaml", 1)]
+
+
+@pytest.mark.parametrize("case", ["billion-laughs", "deep-nesting", "duplicate-key"])
+def test_hostile_input_through_the_cli_exits_1_without_traceback(case: str, tmp_path: Path) -> None:
+    (tmp_path / "evil.yaml").write_text(HOSTILE[case][0])
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "reviewbot.cli", "lint", str(tmp_path)],
+        capture_output=True, text=True, timeout=30, cwd=tmp_path,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+    assert SECRET not in proc.stdout + proc.stderr
+    assert "evil.yaml" in proc.stdout
+    assert time.perf_counter() - start < 10  # interpreter start-up included
+
+
+def test_helm_templates_are_skipped_not_misparsed(tmp_path: Path) -> None:
+    chart = tmp_path / "chart" / "templates"
+    chart.mkdir(parents=True)
+    (chart / "deploy.yaml").write_text("apiVersion: apps/v1\nkind: Deployment\n"
+                                       "metadata:\n  name: {{ .Release.Name }}\n")
+    (tmp_path / "raw-template.yaml").write_text(
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: x\nspec:\n"
+        "  ports:\n  {{- range .Values.ports }}\n  - port: {{ . }}\n  {{- end }}\n"
+    )
+    (tmp_path / "external-secret.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: t\ndata:\n"
+        "  config: |\n    password: {{ .password }}\n  url: \"{{ .url }}\"\n"
+    )
+    from .helpers import lint_dir
+
+    result = lint_dir(tmp_path)
+    assert pairs(result, "yaml-syntax") == []
+    skipped = {Path(s.path).name: s.reason for s in result.skipped}
+    assert skipped == {"deploy.yaml": "helm template", "raw-template.yaml": "helm template"}
+    assert [o.ref for o in result.model.objects] == ["ConfigMap/default/t"]

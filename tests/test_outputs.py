@@ -1,0 +1,117 @@
+"""Output formats: the JSON contract, SARIF 2.1.0 (schema-valid), GitHub annotations, rdjson,
+text with the offending line; `rules` and `explain` come from the rule modules."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from reviewbot.cli import main
+
+DATA = Path(__file__).parent / "data"
+MANIFEST = """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app
+  annotations:
+    reviewbot.dev/ignore: "yaml-syntax"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: broken
+  name: again
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "k8s").mkdir()
+    (tmp_path / "k8s" / "app.yaml").write_text(MANIFEST)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _run(repo: Path, fmt: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(["lint", "k8s", "--format", fmt])
+    return code, capsys.readouterr().out
+
+
+def test_json_matches_the_contract(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _run(repo, "json", capsys)
+    assert code == 1
+    data = json.loads(out)
+    assert set(data) == {"version", "findings", "skipped"} and data["version"] == 1
+    by_rule = {f["rule"]: f for f in data["findings"]}
+    assert by_rule["yaml-syntax"] == {
+        "rule": "yaml-syntax", "severity": "error", "file": "k8s/app.yaml", "line": 12,
+        "column": 3, "object": "", "message": "duplicate mapping key (first defined on line 11)",
+        "fix": "Fix the YAML at the reported line and column.",
+    }
+    unused = by_rule["unused-suppression"]
+    assert (unused["object"], unused["line"], unused["column"]) == ("ConfigMap/default/app", 6, 27)
+    for finding in data["findings"]:
+        assert list(finding) == ["rule", "severity", "file", "line", "column", "object",
+                                 "message", "fix"]
+
+
+def test_output_file_and_stdout_agree(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out = _run(repo, "json", capsys)
+    assert main(["lint", "k8s", "--format", "json", "--output", "report.json"]) == 1
+    assert capsys.readouterr().out == ""
+    assert (repo / "report.json").read_text() == out
+
+
+def test_sarif_is_valid_sarif_2_1_0(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out = _run(repo, "sarif", capsys)
+    log = json.loads(out)
+    schema = json.loads((DATA / "sarif-2.1.0-rtm.5.json").read_text())
+    jsonschema.validate(log, schema, cls=jsonschema.Draft4Validator)
+    run = log["runs"][0]
+    rules = {r["id"]: r for r in run["tool"]["driver"]["rules"]}
+    assert "yaml-syntax" in rules and rules["yaml-syntax"]["help"]["text"]
+    result = next(r for r in run["results"] if r["ruleId"] == "yaml-syntax")
+    assert result["locations"][0]["physicalLocation"]["region"] == {
+        "startLine": 12, "startColumn": 3}
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "k8s/app.yaml"
+    assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["id"] == "yaml-syntax"
+
+
+def test_github_annotations(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out = _run(repo, "github", capsys)
+    assert ("::error file=k8s/app.yaml,line=12,col=3,title=yaml-syntax::duplicate mapping key "
+            "(first defined on line 11). Fix the YAML at the reported line and column.") in out
+    assert "::warning file=k8s/app.yaml,line=6,col=27,title=unused-suppression::" in out
+
+
+def test_rdjson_for_reviewdog(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out = _run(repo, "rdjson", capsys)
+    data = json.loads(out)
+    assert data["source"]["name"] == "reviewbot"
+    diag = next(d for d in data["diagnostics"] if d["code"]["value"] == "yaml-syntax")
+    assert diag["location"] == {"path": "k8s/app.yaml",
+                                "range": {"start": {"line": 12, "column": 3}}}
+    assert diag["severity"] == "ERROR"
+
+
+def test_text_groups_by_file_and_shows_the_line(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out = _run(repo, "text", capsys)
+    assert out.startswith("k8s/app.yaml\n")
+    assert '    reviewbot.dev/ignore: "yaml-syntax"' in out
+    assert "\033[" not in out
+    assert out.rstrip().endswith("1 error, 1 warning in 1 object, 1 file")
+
+
+def test_rules_and_explain_come_from_modules(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "--format", "json"]) == 0
+    rules = {r["id"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rules["yaml-syntax"]["severity"] == "error"
+    assert main(["explain", "yaml-syntax"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("yaml-syntax (error)") and "Failing example" in out
+    assert main(["explain", "nope"]) == 2
