@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 import httpx
+
 from reviewbot.forge.base import (
     MODES,
     ForgeError,

@@ -19,6 +19,7 @@ import requests
 import urllib3
 from github import Auth, Github, GithubException
 from github.PullRequest import ReviewComment
+
 from reviewbot.forge.base import (
     MODES,
     ForgeError,

@@ -18,7 +18,8 @@ from reviewbot.forge.diffmap import DiffMap
 
 SUMMARY_MARKER = "<!-- reviewbot:summary -->"
 REVIEW_MARKER = "<!-- reviewbot:review -->"
-MAX_BODY = 60_000  # GitHub rejects bodies over 65,536 characters; keep a margin
+MAX_BODY = 65_000  # GitHub rejects comment bodies over 65,536 characters
+MAX_SUMMARY = 60_000  # the caller's summary is cut here; folded findings use the rest
 _FP_SAFE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 _FP_MARKER = re.compile(r"<!-- reviewbot:fp:([A-Za-z0-9._-]{1,128}) -->")
 
@@ -38,7 +39,7 @@ def _clip(text: str, limit: int) -> str:
 
 def inline_body(comment: InlineComment) -> str:
     marker = f"<!-- reviewbot:fp:{safe_fingerprint(comment.fingerprint)} -->"
-    return f"{_clip(comment.body.rstrip(), MAX_BODY - len(marker) - 2)}\n\n{marker}"
+    return f"{_clip(comment.body.rstrip(), MAX_SUMMARY)}\n\n{marker}"
 
 
 def fingerprint_of(body: str | None) -> str | None:
@@ -65,8 +66,7 @@ def _indent(text: str) -> str:
 
 def render_summary(summary_markdown: str, folded: Sequence[InlineComment], note: str = "") -> str:
     """The summary comment: marker, the caller's markdown, then the folded findings."""
-    head = f"{SUMMARY_MARKER}\n{summary_markdown.strip()}\n"
-    head = _clip(head, MAX_BODY // 2) if folded else _clip(head, MAX_BODY)
+    head = f"{SUMMARY_MARKER}\n{_clip(summary_markdown.strip(), MAX_SUMMARY)}\n"
     if not folded:
         return head
     parts = [head, f"\n### Not shown inline ({len(folded)})\n"]
