@@ -6,17 +6,22 @@ annotation or comment (and `unused-suppression` when one matches nothing).
 
 from __future__ import annotations
 
+import marshal
+import multiprocessing
+import os
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from .cache import freeze, thaw
 from .config import Config
 from .errors import ReviewbotError
 from .findings import Finding, Violation, format_path, sort_key
 from .loader import LoadedFile, load
 from .model import KObject, Model, build_model
 from .registry import Rule, all_rules
-from .sources import Skipped, Tree
+from .sources import FileRecord, Skipped, Tree
 
 IGNORE = "reviewbot.dev/ignore"
 IGNORE_REASON = "reviewbot.dev/ignore-reason"
@@ -35,10 +40,35 @@ class Result:
         return self.model.skipped
 
 
+PARALLEL_MIN_BYTES = 4 * 1024 * 1024  # below this, starting a worker costs more than it saves
+
+
 def load_files(tree: Tree, config: Config, loader: Any = None) -> list[LoadedFile]:
-    """Parse every YAML file of ``tree`` (through ``loader`` when given, e.g. a cache)."""
-    parse = loader or load
-    return [parse(record) for record in tree.files if not config.excluded(record.path)]
+    """Parse every YAML file of ``tree`` (through ``loader`` when given, e.g. a cache).
+
+    Large trees are shared with forked workers (one per extra core) while this process parses
+    its own share; workers send plain data back as one ``marshal`` blob each (measured on a
+    10k-object tree: parsing 1.5 s, unmarshalling the result 0.3 s per half).
+    """
+    records = [r for r in tree.files if not config.excluded(r.path)]
+    if loader is not None:
+        return [loader(r) for r in records]
+    workers = min(os.cpu_count() or 1, 8) - 1
+    if workers < 1 or sum(len(r.data) for r in records) < PARALLEL_MIN_BYTES:
+        return [load(r) for r in records]
+    shares = [records[i :: workers + 1] for i in range(workers + 1)]
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        futures = [pool.submit(_parse_share, share) for share in shares[1:]]
+        by_path = {r.path: load(r) for r in shares[0]}
+        for share, future in zip(shares[1:], futures, strict=True):
+            for record, raw in zip(share, marshal.loads(future.result()), strict=True):
+                by_path[record.path] = thaw(record, raw)
+    return [by_path[r.path] for r in records]
+
+
+def _parse_share(records: list[FileRecord]) -> bytes:
+    return marshal.dumps([freeze(load(r)) for r in records])
 
 
 def analyze(

@@ -166,6 +166,14 @@ def load(record: FileRecord) -> LoadedFile:
     return out
 
 
+def decode_text(data: bytes) -> str:
+    """The text of a file as the loader reads it ("" when it cannot be decoded)."""
+    try:
+        return _decode(data)
+    except ProblemError:
+        return ""
+
+
 class ComplexKeyError(Exception):
     pass
 
