@@ -1,0 +1,754 @@
+"""The connectivity model: Kubernetes NetworkPolicy semantics over the repository model.
+
+``Network(model)`` compiles every ``networking.k8s.io/v1`` NetworkPolicy and indexes the pod
+templates by namespace and label, then answers, for a source and a destination pod template,
+which connections egress (source side) and ingress (destination side) each allow:
+
+- a pod is isolated for a direction when some policy in its namespace selects it and lists that
+  direction in ``policyTypes`` (omitted: ``Ingress``, plus ``Egress`` when ``egress`` has rules);
+  a direction that is not isolated allows everything; an isolated one allows the union of the
+  rules of the policies that select the pod;
+- a rule with no (or empty) ``from``/``to`` admits every peer, with no (or empty) ``ports``
+  every port; peers are ORed; within one peer ``namespaceSelector`` and ``podSelector`` are
+  ANDed (``podSelector`` alone: the policy's namespace; ``namespaceSelector`` alone: every pod
+  of the selected namespaces); an empty selector selects everything; ``ipBlock`` (cidr minus
+  ``except``) matches addresses outside the cluster only;
+- ports: protocol defaults to TCP, ``endPort`` makes a range, a named port is resolved on the
+  destination pod's container ports of that name and protocol (no match: no port);
+- namespaces match by their labels, which always include ``kubernetes.io/metadata.name``.
+
+Undefined namespaces (referenced but without a Namespace object) carry only that name label.
+With ``exact=False`` (what rules use) any other label requirement on such a namespace is
+*unknown*: callers choose whether unknown counts as a match (when asking "could this flow be
+allowed?") or not (when asking "does this rule certainly select these pods?").
+
+``reviewbot netpol connectivity`` prints the allowed flows between workloads (and IPv4 ranges)
+in np-guard netpol-analyzer's ``list`` format (``--format connlist``), as text or as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path as FsPath
+from typing import Any
+
+from .model import NAME_LABEL, KObject, Model, Namespace, PodTemplate, Service, build_model
+from .netpol_sets import (
+    ALL,
+    NONE,
+    PROTOCOLS,
+    Conns,
+    Interval,
+    IPBlock,
+    format_range,
+    ip_pieces,
+    union_all,
+)
+from .sources import FileRecord, Tree, blob_id
+
+Path = tuple[str | int, ...]
+OPERATORS = frozenset({"In", "NotIn", "Exists", "DoesNotExist"})
+
+
+def label_text(value: Any) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return ""
+    return str(value)
+
+
+# ---------------------------------------------------------------- selectors
+
+
+@dataclass(frozen=True)
+class Requirement:
+    key: str
+    operator: str  # In | NotIn | Exists | DoesNotExist
+    values: frozenset[str] = frozenset()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        if self.operator == "In":
+            return self.key in labels and labels[self.key] in self.values
+        if self.operator == "NotIn":
+            return self.key not in labels or labels[self.key] not in self.values
+        if self.operator == "Exists":
+            return self.key in labels
+        return self.key not in labels
+
+    def describe(self) -> str:
+        if self.operator == "In":
+            if len(self.values) == 1:
+                return f"{self.key}={next(iter(self.values))}"
+            return f"{self.key} in ({','.join(sorted(self.values))})"
+        if self.operator == "NotIn":
+            return f"{self.key} notin ({','.join(sorted(self.values))})"
+        if self.operator == "Exists":
+            return self.key
+        return f"!{self.key}"
+
+
+@dataclass(frozen=True)
+class Selector:
+    """A label selector: ``matchLabels`` and ``matchExpressions``, all requirements ANDed.
+
+    An invalid selector (unknown operator, In/NotIn without values, values for Exists) is one
+    the API server would reject: it selects nothing."""
+
+    requirements: tuple[Requirement, ...] = ()
+    valid: bool = True
+
+    @staticmethod
+    def parse(raw: Any) -> Selector:
+        if raw is None:
+            return Selector()
+        if not isinstance(raw, dict):
+            return Selector(valid=False)
+        reqs: list[Requirement] = []
+        valid = True
+        labels = raw.get("matchLabels")
+        if isinstance(labels, dict):
+            reqs += [Requirement(str(k), "In", frozenset({label_text(v)}))
+                     for k, v in labels.items()]
+        elif labels is not None:
+            valid = False
+        exprs = raw.get("matchExpressions")
+        if isinstance(exprs, list):
+            for e in exprs:
+                req = _requirement(e)
+                if req is None:
+                    valid = False
+                else:
+                    reqs.append(req)
+        elif exprs is not None:
+            valid = False
+        return Selector(tuple(reqs), valid)
+
+    @property
+    def empty(self) -> bool:
+        return self.valid and not self.requirements
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        return self.valid and all(r.matches(labels) for r in self.requirements)
+
+    def matches_partial(
+        self, labels: Mapping[str, str], known: frozenset[str] | None
+    ) -> bool | None:
+        """Like ``matches``, but requirements on keys outside ``known`` are unknown (None),
+        unless another requirement already fails."""
+        if not self.valid:
+            return False
+        unknown = False
+        for r in self.requirements:
+            if known is not None and r.key not in known:
+                unknown = True
+            elif not r.matches(labels):
+                return False
+        return None if unknown else True
+
+    def describe(self) -> str:
+        if not self.valid:
+            return "(invalid selector)"
+        return ", ".join(r.describe() for r in self.requirements) or "(all)"
+
+    def equality(self) -> list[tuple[str, str]]:
+        """The ``key=value`` requirements, for index lookups."""
+        return [(r.key, next(iter(r.values))) for r in self.requirements
+                if r.operator == "In" and len(r.values) == 1]
+
+    def names(self) -> frozenset[str] | None:
+        """The namespace names this selector pins through kubernetes.io/metadata.name."""
+        for r in self.requirements:
+            if r.key == NAME_LABEL and r.operator == "In":
+                return r.values
+        return None
+
+
+def _requirement(raw: Any) -> Requirement | None:
+    if not isinstance(raw, dict):
+        return None
+    key, op, values = raw.get("key"), raw.get("operator"), raw.get("values")
+    if not isinstance(key, str) or op not in OPERATORS:
+        return None
+    vals = [label_text(v) for v in values] if isinstance(values, list) else []
+    if values is not None and not isinstance(values, list):
+        return None
+    if op in ("In", "NotIn") and not vals:
+        return None
+    if op in ("Exists", "DoesNotExist") and vals:
+        return None
+    return Requirement(key, str(op), frozenset(vals))
+
+
+# ---------------------------------------------------------------- policies
+
+
+@dataclass(frozen=True)
+class PortSpec:
+    protocol: str
+    port: int | str | None  # None: every port
+    end_port: int | None
+    path: Path
+
+    def resolve(self, pod: PodTemplate | None) -> Conns:
+        """The connections this entry allows to ``pod`` (None: an IP address)."""
+        if self.protocol not in PROTOCOLS:
+            return NONE
+        if self.port is None:
+            return Conns.ports(self.protocol)
+        if isinstance(self.port, int):
+            end = self.end_port if self.end_port is not None else self.port
+            return Conns.ports(self.protocol, self.port, end)
+        if pod is None:
+            return NONE
+        numbers = named_ports(pod).get((self.port, self.protocol), ())
+        return Conns.make([(self.protocol, tuple((n, n) for n in numbers))])
+
+    def describe(self) -> str:
+        if self.port is None:
+            return f"{self.protocol} (all ports)"
+        if self.end_port is not None and isinstance(self.port, int):
+            return f"{self.protocol} {self.port}-{self.end_port}"
+        return f"{self.protocol} {self.port}"
+
+
+@dataclass(frozen=True)
+class Peer:
+    pods: Selector | None
+    namespaces: Selector | None
+    ip: IPBlock | None
+    path: Path
+
+    @property
+    def valid(self) -> bool:
+        return self.ip is not None or self.pods is not None or self.namespaces is not None
+
+
+@dataclass(frozen=True)
+class Rule:
+    policy: Policy = field(repr=False, compare=False, hash=False)
+    direction: str  # ingress | egress
+    index: int
+    peers: tuple[Peer, ...] | None  # None: every peer
+    ports: tuple[PortSpec, ...] | None  # None: every port
+    path: Path
+
+    def conns(self, pod: PodTemplate | None) -> Conns:
+        if self.ports is None:
+            return ALL
+        return union_all(p.resolve(pod) for p in self.ports)
+
+    def describe_ports(self) -> str:
+        if self.ports is None:
+            return "any port"
+        return ", ".join(p.describe() for p in self.ports) or "no port"
+
+
+@dataclass(eq=False)
+class Policy:
+    obj: KObject
+    namespace: str
+    selector: Selector
+    isolates_ingress: bool
+    isolates_egress: bool
+    ingress: tuple[Rule, ...] = ()
+    egress: tuple[Rule, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return f"{self.namespace}/{self.obj.name}"
+
+
+def compile_policy(obj: KObject) -> Policy:
+    spec = obj.get(("spec",))
+    spec = spec if isinstance(spec, dict) else {}
+    types = spec.get("policyTypes")
+    egress_raw = spec.get("egress")
+    if isinstance(types, list) and types:
+        kinds = {str(t) for t in types}
+    else:  # the API server's defaulting
+        kinds = {"Ingress"}
+        if isinstance(egress_raw, list) and egress_raw:
+            kinds.add("Egress")
+    policy = Policy(
+        obj, obj.namespace or "default", Selector.parse(spec.get("podSelector") or {}),
+        "Ingress" in kinds, "Egress" in kinds,
+    )
+    if policy.isolates_ingress:
+        policy.ingress = _rules(policy, spec.get("ingress"), "ingress", "from")
+    if policy.isolates_egress:
+        policy.egress = _rules(policy, egress_raw, "egress", "to")
+    return policy
+
+
+def _rules(policy: Policy, raw: Any, direction: str, peer_key: str) -> tuple[Rule, ...]:
+    if not isinstance(raw, list):
+        return ()
+    out = []
+    for i, entry in enumerate(raw):
+        path: Path = ("spec", direction, i)
+        if not isinstance(entry, dict):
+            entry = {}
+        peers_raw = entry.get(peer_key)
+        peers: tuple[Peer, ...] | None = None
+        if isinstance(peers_raw, list) and peers_raw:
+            peers = tuple(_peer(p, path + (peer_key, j)) for j, p in enumerate(peers_raw))
+        ports_raw = entry.get("ports")
+        ports: tuple[PortSpec, ...] | None = None
+        if isinstance(ports_raw, list) and ports_raw:
+            ports = tuple(_port(p, path + ("ports", j)) for j, p in enumerate(ports_raw))
+        out.append(Rule(policy, direction, i, peers, ports, path))
+    return tuple(out)
+
+
+def _peer(raw: Any, path: Path) -> Peer:
+    if not isinstance(raw, dict):
+        return Peer(None, None, None, path)
+    block = raw.get("ipBlock")
+    if isinstance(block, dict):
+        return Peer(None, None, IPBlock.parse(block.get("cidr"), block.get("except")), path)
+    pods = Selector.parse(raw["podSelector"]) if "podSelector" in raw else None
+    namespaces = (
+        Selector.parse(raw["namespaceSelector"]) if "namespaceSelector" in raw else None
+    )
+    return Peer(pods, namespaces, None, path)
+
+
+def _port(raw: Any, path: Path) -> PortSpec:
+    if not isinstance(raw, dict):
+        return PortSpec("invalid", None, None, path)
+    protocol = str(raw.get("protocol") or "TCP")
+    port = raw.get("port")
+    end = raw.get("endPort")
+    value: int | str | None
+    if isinstance(port, bool):
+        value = str(port)
+    elif isinstance(port, (int, str)):
+        value = port
+    else:
+        value = None
+    end_port = end if isinstance(end, int) and not isinstance(end, bool) else None
+    if isinstance(value, int) and end_port is not None and end_port < value:
+        return PortSpec("invalid", None, None, path)
+    return PortSpec(protocol, value, end_port, path)
+
+
+def named_ports(pod: PodTemplate) -> dict[tuple[str, str], tuple[int, ...]]:
+    """(name, protocol) -> container port numbers, over the pod's regular containers."""
+    out: dict[tuple[str, str], list[int]] = {}
+    for container in pod.containers:
+        if container.role != "container":
+            continue
+        for port in container.ports:
+            name, number = port.get("name"), port.get("containerPort")
+            if isinstance(name, str) and isinstance(number, int) and not isinstance(number, bool):
+                key = (name, str(port.get("protocol") or "TCP"))
+                out.setdefault(key, []).append(number)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _port_signature(pod: PodTemplate) -> tuple[tuple[tuple[str, str], tuple[int, ...]], ...]:
+    return tuple(sorted(named_ports(pod).items()))
+
+
+# ---------------------------------------------------------------- the network
+
+
+class Network:
+    """Policies compiled and pods indexed; the evaluator of one repository model."""
+
+    def __init__(self, model: Model, *, exact: bool = True) -> None:
+        self.model = model
+        self.exact = exact
+        self.pods: list[PodTemplate] = list(model.pods)
+        self.namespaces: dict[str, Namespace] = dict(model.namespaces)
+        for pod in self.pods:
+            if pod.namespace not in self.namespaces:
+                self.namespaces[pod.namespace] = Namespace(
+                    pod.namespace, {NAME_LABEL: pod.namespace}, None
+                )
+        self.by_ns: dict[str, list[int]] = {}
+        self.by_label: dict[tuple[str, str, str], list[int]] = {}
+        for i, pod in enumerate(self.pods):
+            self.by_ns.setdefault(pod.namespace, []).append(i)
+            for key, value in pod.labels.items():
+                self.by_label.setdefault((pod.namespace, key, value), []).append(i)
+        self.policies = [compile_policy(obj) for obj in model.network_policies]
+        self.ingress_of: list[tuple[int, ...]] = [() for _ in self.pods]
+        self.egress_of: list[tuple[int, ...]] = [() for _ in self.pods]
+        ingress: list[list[int]] = [[] for _ in self.pods]
+        egress: list[list[int]] = [[] for _ in self.pods]
+        for n, policy in enumerate(self.policies):
+            for i in self.select_in(policy.namespace, policy.selector):
+                if policy.isolates_ingress:
+                    ingress[i].append(n)
+                if policy.isolates_egress:
+                    egress[i].append(n)
+        self.ingress_of = [tuple(x) for x in ingress]
+        self.egress_of = [tuple(x) for x in egress]
+        self._peer_cache: dict[tuple[int, bool], frozenset[int]] = {}
+        self._ingress_cache: dict[tuple[Any, ...], tuple[dict[int, Conns], bool]] = {}
+        self._egress_cache: dict[tuple[Any, ...], tuple[dict[int, Conns], bool]] = {}
+
+    # -------------------------------------------------- selection
+
+    def namespace_defined(self, name: str) -> bool:
+        ns = self.namespaces.get(name)
+        return ns is not None and ns.obj is not None
+
+    def namespace_match(self, selector: Selector, name: str) -> bool | None:
+        ns = self.namespaces.get(name)
+        labels = ns.labels if ns else {NAME_LABEL: name}
+        if self.exact or (ns is not None and ns.obj is not None):
+            return selector.matches(labels)
+        return selector.matches_partial(labels, frozenset({NAME_LABEL}))
+
+    def select_in(self, namespace: str, selector: Selector) -> list[int]:
+        """Pods of ``namespace`` that ``selector`` matches (through the label index)."""
+        if not selector.valid:
+            return []
+        candidates: list[int] | None = None
+        for key, value in selector.equality():
+            hits = self.by_label.get((namespace, key, value), [])
+            if candidates is None or len(hits) < len(candidates):
+                candidates = hits
+            if not hits:
+                return []
+        if candidates is None:
+            candidates = self.by_ns.get(namespace, [])
+        return [i for i in candidates if selector.matches(self.pods[i].labels)]
+
+    def namespaces_selected(self, selector: Selector, unknown: bool) -> list[str]:
+        names = selector.names()
+        pool = [n for n in names if n in self.namespaces] if names is not None else list(
+            self.namespaces
+        )
+        out = []
+        for name in pool:
+            hit = self.namespace_match(selector, name)
+            if hit or (hit is None and unknown):
+                out.append(name)
+        return out
+
+    def peer_pods(self, peer: Peer, namespace: str, unknown: bool = False) -> frozenset[int]:
+        """The pods one ``from``/``to`` entry selects; ``unknown`` decides undecidable
+        namespace matches (only when ``exact`` is off)."""
+        key = (id(peer), unknown)
+        cached = self._peer_cache.get(key)
+        if cached is not None:
+            return cached
+        result: set[int] = set()
+        if peer.ip is None and peer.valid:
+            pods = peer.pods if peer.pods is not None else Selector()
+            if peer.namespaces is None:
+                result.update(self.select_in(namespace, pods))
+            else:
+                for ns in self.namespaces_selected(peer.namespaces, unknown):
+                    result.update(self.select_in(ns, pods))
+        frozen = frozenset(result)
+        self._peer_cache[key] = frozen  # peers live as long as self.policies: ids are stable
+        return frozen
+
+    def rule_pods(self, rule: Rule, unknown: bool = False) -> frozenset[int] | None:
+        """Pods a rule's peers select; None means every peer (no ``from``/``to``)."""
+        if rule.peers is None:
+            return None
+        out: set[int] = set()
+        for peer in rule.peers:
+            out |= self.peer_pods(peer, rule.policy.namespace, unknown)
+        return frozenset(out)
+
+    # -------------------------------------------------- evaluation
+
+    def isolated_ingress(self, d: int) -> bool:
+        return bool(self.ingress_of[d])
+
+    def isolated_egress(self, s: int) -> bool:
+        return bool(self.egress_of[s])
+
+    def ingress_map(self, d: int, unknown: bool = False) -> tuple[dict[int, Conns], bool]:
+        """Sources admitted into pod ``d``: (source -> conns, admits-every-source conns?).
+
+        The bool is True when some rule admits every peer; then ``every`` conns apply to all
+        sources and the map holds the extra, source-specific part."""
+        pod = self.pods[d]
+        key = (self.ingress_of[d], _port_signature(pod), unknown)
+        cached = self._ingress_cache.get(key)
+        if cached is not None:
+            return cached
+        result = self._build_map(
+            [r for n in self.ingress_of[d] for r in self.policies[n].ingress],
+            lambda r: r.conns(pod), unknown,
+        )
+        self._ingress_cache[key] = result
+        return result
+
+    def egress_map(self, s: int, unknown: bool = False) -> tuple[dict[int, Conns], bool]:
+        key = (self.egress_of[s], unknown)
+        cached = self._egress_cache.get(key)
+        if cached is not None:
+            return cached
+        rules = [r for n in self.egress_of[s] for r in self.policies[n].egress]
+        # Destination ports depend on the destination (named ports): resolved per target.
+        result: dict[int, Conns] = {}
+        every = False
+        for rule in rules:
+            targets = self.rule_pods(rule, unknown)
+            if targets is None:
+                every = True
+                continue
+            for d in targets:
+                c = rule.conns(self.pods[d])
+                if c:
+                    result[d] = result.get(d, NONE).union(c)
+        self._egress_cache[key] = (result, every)
+        return result, every
+
+    def _build_map(
+        self, rules: Sequence[Rule], conns_of: Any, unknown: bool
+    ) -> tuple[dict[int, Conns], bool]:
+        result: dict[int, Conns] = {}
+        every = False
+        for rule in rules:
+            c = conns_of(rule)
+            if not c:
+                continue
+            sources = self.rule_pods(rule, unknown)
+            if sources is None:
+                every = True
+                continue
+            for s in sources:
+                result[s] = result.get(s, NONE).union(c)
+        return result, every
+
+    def ingress_conns(self, s: int, d: int, unknown: bool = False) -> Conns:
+        """What ``d``'s ingress side admits from pod ``s``."""
+        if not self.ingress_of[d]:
+            return ALL
+        mapping, every = self.ingress_map(d, unknown)
+        conns = mapping.get(s, NONE)
+        if every:
+            conns = conns.union(self._every_ingress(d))
+        return conns
+
+    def egress_conns(self, s: int, d: int, unknown: bool = False) -> Conns:
+        """What ``s``'s egress side lets out towards pod ``d``."""
+        if not self.egress_of[s]:
+            return ALL
+        mapping, every = self.egress_map(s, unknown)
+        conns = mapping.get(d, NONE)
+        if every:
+            conns = conns.union(union_all(
+                r.conns(self.pods[d]) for n in self.egress_of[s]
+                for r in self.policies[n].egress if r.peers is None
+            ))
+        return conns
+
+    def _every_ingress(self, d: int) -> Conns:
+        pod = self.pods[d]
+        return union_all(
+            r.conns(pod) for n in self.ingress_of[d] for r in self.policies[n].ingress
+            if r.peers is None
+        )
+
+    def allowed(self, s: int, d: int, unknown: bool = False) -> Conns:
+        egress = self.egress_conns(s, d, unknown)
+        if not egress:
+            return NONE
+        return egress.intersect(self.ingress_conns(s, d, unknown))
+
+    # -------------------------------------------------- IP addresses
+
+    def ip_ingress(self, piece: Interval, d: int) -> Conns:
+        """What pod ``d`` admits from the external address range ``piece``."""
+        if not self.ingress_of[d]:
+            return ALL
+        pod = self.pods[d]
+        return union_all(
+            r.conns(pod) for n in self.ingress_of[d] for r in self.policies[n].ingress
+            if _admits_ip(r, piece)
+        )
+
+    def ip_egress(self, s: int, piece: Interval) -> Conns:
+        """What pod ``s`` may send to the external address range ``piece``."""
+        if not self.egress_of[s]:
+            return ALL
+        return union_all(
+            r.conns(None) for n in self.egress_of[s] for r in self.policies[n].egress
+            if _admits_ip(r, piece)
+        )
+
+    def ip_blocks(self, direction: str) -> list[tuple[Interval, ...]]:
+        out = []
+        for policy in self.policies:
+            for rule in policy.ingress if direction == "ingress" else policy.egress:
+                for peer in rule.peers or ():
+                    if peer.ip is not None and peer.ip.ranges:
+                        out.append(peer.ip.ranges)
+        return list(dict.fromkeys(out))
+
+    # -------------------------------------------------- services
+
+    @cached_property
+    def services(self) -> dict[tuple[str, str], Service]:
+        return {(s.namespace, s.name): s for s in self.model.services}
+
+    def service_pods(self, service: Service) -> list[int]:
+        if not service.selector:
+            return []
+        selector = Selector(tuple(
+            Requirement(k, "In", frozenset({v})) for k, v in service.selector.items()
+        ))
+        return self.select_in(service.namespace, selector)
+
+    def index_of(self, pod: PodTemplate) -> int:
+        return self._index[id(pod)]
+
+    @cached_property
+    def _index(self) -> dict[int, int]:
+        return {id(p): i for i, p in enumerate(self.pods)}
+
+
+def _admits_ip(rule: Rule, piece: Interval) -> bool:
+    if rule.peers is None:
+        return True
+    return any(p.ip is not None and p.ip.contains(piece) for p in rule.peers)
+
+
+# ---------------------------------------------------------------- connectivity listing
+
+
+@dataclass(frozen=True)
+class Flow:
+    src: str
+    dst: str
+    conns: Conns
+
+    def line(self) -> str:
+        return f"{self.src} => {self.dst} : {self.conns}"
+
+
+def workload_groups(network: Network) -> dict[str, list[int]]:
+    """Peer name (``ns/name[Kind]``) -> its pod templates (Pods of one owner are one peer)."""
+    groups: dict[str, list[int]] = {}
+    for i, pod in enumerate(network.pods):
+        groups.setdefault(pod.peer, []).append(i)
+    return groups
+
+
+def connectivity(network: Network) -> list[Flow]:
+    """Every ordered pair of peers with a non-empty allowed set, sorted as np-guard sorts."""
+    groups = workload_groups(network)
+    flows: list[Flow] = []
+    names = sorted(groups)
+    for src in names:
+        for dst in names:
+            if src == dst:
+                continue
+            conns = union_all(
+                network.allowed(s, d) for s in groups[src] for d in groups[dst]
+            )
+            if conns:
+                flows.append(Flow(src, dst, conns))
+    for piece in ip_pieces(network.ip_blocks("ingress")):
+        name = f"{format_range(piece)}[External]"
+        for dst in names:
+            conns = union_all(network.ip_ingress(piece, d) for d in groups[dst])
+            if conns:
+                flows.append(Flow(name, dst, conns))
+    for piece in ip_pieces(network.ip_blocks("egress")):
+        name = f"{format_range(piece)}[External]"
+        for src in names:
+            conns = union_all(network.ip_egress(s, piece) for s in groups[src])
+            if conns:
+                flows.append(Flow(src, name, conns))
+    flows.sort(key=lambda f: (f.src.encode(), f.dst.encode()))
+    return flows
+
+
+def render_connlist(flows: Iterable[Flow]) -> str:
+    return "".join(f.line() + "\n" for f in flows)
+
+
+def render_text(flows: Sequence[Flow], network: Network) -> str:
+    out: list[str] = []
+    current = None
+    for flow in flows:
+        if flow.src != current:
+            current = flow.src
+            out.append(flow.src)
+        out.append(f"  -> {flow.dst}  {flow.conns}")
+    workloads = len(workload_groups(network))
+    out.append(
+        f"{len(flows)} allowed flow(s) among {workloads} workload(s), "
+        f"{len(network.policies)} NetworkPolicy(ies)"
+    )
+    return "\n".join(out) + "\n"
+
+
+def render_json(flows: Sequence[Flow], network: Network) -> str:
+    peers = sorted(workload_groups(network))
+    doc = {
+        "version": 1,
+        "workloads": peers,
+        "policies": [p.name for p in network.policies],
+        "flows": [
+            {"src": f.src, "dst": f.dst, "connections": str(f.conns),
+             "ports": f.conns.as_json()}
+            for f in flows
+        ],
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+# ---------------------------------------------------------------- the command
+
+
+def connectivity_command(args: argparse.Namespace) -> int:
+    from .cli import emit
+    from .commands import file_loader, resolve_config
+    from .engine import load_files
+    from .sources import disk_tree, repo_root
+
+    targets = [FsPath(p) for p in args.paths] or [FsPath(".")]
+    root = repo_root(targets[0])
+    config = resolve_config(args, root, targets[0] if len(targets) == 1 else FsPath.cwd())
+    tree = with_json_files(disk_tree(targets, root))
+    if getattr(args, "render", False):
+        from .render import render_tree  # type: ignore[import-not-found,unused-ignore]
+        tree = render_tree(tree)
+    files = load_files(tree, config, file_loader(args))
+    model = build_model(files, config.inventory, str(tree.root), tree)
+    network = Network(model)
+    flows = connectivity(network)
+    if args.format == "connlist":
+        text = render_connlist(flows)
+    elif args.format == "json":
+        text = render_json(flows, network)
+    else:
+        text = render_text(flows, network)
+    emit(text, args.output)
+    return 0
+
+
+def with_json_files(tree: Tree) -> Tree:
+    """The tree plus its ``.json`` files (Kubernetes JSON manifests, lists from kubectl)."""
+    extra: list[FileRecord] = []
+    for path in sorted(tree.paths):
+        if not path.endswith(".json"):
+            continue
+        full = FsPath(path) if os.path.isabs(path) else tree.root / path
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read()
+        extra.append(FileRecord(path, blob_id(data), data))
+    if not extra:
+        return tree
+    return Tree(tree.root, tree.files + tuple(extra), tree.paths, tree.skipped)
