@@ -1,0 +1,45 @@
+"""The seeds' repository in each state gives exactly the findings marked `# expect: <rule>`.
+
+`examples/` is the homelab before both seed commits, `seed-repo/step1` after the first,
+`seed-repo/step2` the final reviewed state (no finding at all), `seed-repo/ingress-only` the
+"ingress from a namespace whose egress forbids it" case. The expectations were written by hand
+from the rules' semantics (see tests/fixtures/seed-repo/EXPECTED.md), not by running the rules.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewbot.registry import all_rules
+
+from .helpers import expected_pairs, lint_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+STATES = {
+    "examples": ROOT / "examples",
+    "step1": ROOT / "tests/fixtures/seed-repo/step1",
+    "step2": ROOT / "tests/fixtures/seed-repo/step2",
+    "ingress-only": ROOT / "tests/fixtures/seed-repo/ingress-only",
+}
+RULES = sorted(r.id for r in all_rules())
+
+
+@pytest.mark.parametrize("state", sorted(STATES))
+@pytest.mark.parametrize("rule", RULES)
+def test_state_gives_exactly_the_marked_findings(state: str, rule: str) -> None:
+    folder = STATES[state]
+    result = lint_dir(folder)
+    got = sorted(
+        ((Path(result.model.root) / f.file).resolve().relative_to(folder).as_posix(), f.line)
+        for f in result.findings if f.rule == rule
+    )
+    assert got == expected_pairs(folder, rule), [
+        (f.file, f.line, f.message) for f in result.findings if f.rule == rule
+    ]
+
+
+def test_final_state_is_clean() -> None:
+    result = lint_dir(STATES["step2"])
+    assert [(f.rule, f.file, f.line, f.message) for f in result.findings] == []
