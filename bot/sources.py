@@ -76,63 +76,57 @@ def repo_root(start: Path) -> Path:
     return Path.cwd().resolve()
 
 
-def rel(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root).as_posix()
-    except ValueError:
-        return path.as_posix()
-
-
 def disk_tree(targets: Sequence[Path], root: Path) -> Tree:
     """Walk files and folders under ``targets`` (never following links) relative to ``root``."""
     files: list[FileRecord] = []
     paths: set[str] = set()
     skipped: list[Skipped] = []
+    root_text = os.path.abspath(root)
     for target in targets:
         if not target.exists() and not target.is_symlink():
             raise ReviewbotError(f"no such file or directory: {target}")
-        for path in _walk(target):
-            relpath = _relative(path, root)
-            mode = os.lstat(path).st_mode
+        for path, mode in _walk(os.path.abspath(target)):
+            relpath = _relative(path, root_text)
             if stat.S_ISLNK(mode):
                 skipped.append(Skipped(relpath, "symlink (not followed)"))
             elif not stat.S_ISREG(mode):
                 skipped.append(Skipped(relpath, "special file"))
             else:
                 paths.add(relpath)
-                if is_yaml(relpath):
-                    files.append(_read(path, relpath, skipped))
-    return Tree(root, tuple(r for r in files if r is not None), frozenset(paths), tuple(skipped))
+                if relpath.endswith(YAML_SUFFIXES):
+                    files.append(_read(path, relpath))
+    return Tree(root, tuple(files), frozenset(paths), tuple(skipped))
 
 
-def _relative(path: Path, root: Path) -> str:
-    absolute = Path(os.path.abspath(path))
-    try:
-        return absolute.relative_to(root).as_posix()
-    except ValueError:
-        return absolute.as_posix()
+def _relative(path: str, root: str) -> str:
+    if path.startswith(root + os.sep):
+        return path[len(root) + 1 :].replace(os.sep, "/")
+    return path.replace(os.sep, "/")
 
 
-def _walk(target: Path) -> Iterable[Path]:
-    if target.is_symlink() or not target.is_dir():
-        yield target
+def _walk(target: str) -> Iterable[tuple[str, int]]:
+    """(path, lstat mode) of every entry below ``target``, sorted, links not followed."""
+    mode = os.lstat(target).st_mode
+    if not stat.S_ISDIR(mode):
+        yield target, mode
         return
-    for dirpath, dirnames, filenames in os.walk(target, followlinks=False):
-        base = Path(dirpath)
-        keep = []
-        for d in sorted(dirnames):
-            if d in SKIP_DIRS:
-                continue
-            if (base / d).is_symlink():
-                yield base / d
+    stack = [target]
+    while stack:
+        folder = stack.pop()
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        subdirs = []
+        for entry in entries:
+            mode = entry.stat(follow_symlinks=False).st_mode
+            if stat.S_ISDIR(mode):
+                if entry.name not in SKIP_DIRS:
+                    subdirs.append(entry.path)
             else:
-                keep.append(d)
-        dirnames[:] = keep
-        for name in sorted(filenames):
-            yield base / name
+                yield entry.path, mode
+        stack.extend(reversed(subdirs))
 
 
-def _read(path: Path, relpath: str, skipped: list[Skipped]) -> FileRecord:
+def _read(path: str, relpath: str) -> FileRecord:
     # O_NOFOLLOW: a file swapped for a link between lstat and open is still not followed.
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     with os.fdopen(fd, "rb") as fh:
