@@ -1,0 +1,611 @@
+"""Benchmark: reviewbot against checkov, side by side, in one run.
+
+    /work/venv/bin/python bench/run.py --repeat 3 --json bench/out/results.json
+
+Times `reviewbot lint REPO --format json --output /dev/null` and
+`checkov -d REPO --framework kubernetes --quiet --compact -o json --skip-download` on each
+repository of the corpus (../shared/corpus/*) and on synthetic repositories made by
+bench/gen.py (1k, 10k, 50k objects by default), alternating the two tools run by run; then
+`reviewbot review` of the synthetic 20-file PR in the 10k repository, cold (an empty
+--cache folder each run) and warm (the same, filled cache folder again).
+
+For every command it records the wall time (median of --repeat runs), CPU time, the peak
+RSS of the largest process (wait4's ru_maxrss) and the peak of the summed RSS of the whole
+process tree (sampled every 20 ms from /proc, so parallel workers are counted together).
+It prints Markdown tables, the issue's targets met or missed, and writes everything as JSON.
+
+checkov is installed on first use into bench/.venv-checkov (python -m venv, pip install
+checkov==CHECKOV_VERSION); it runs offline (--skip-download, no API key). reviewbot is
+/work/venv/bin/reviewbot (the interpreter's own bin folder first) or --reviewbot CMD; when it
+is missing or its `lint --help` fails, its rows say so and checkov is still measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import gen
+
+CHECKOV_VERSION = "3.3.30"
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
+CHECKOV_VENV = HERE / ".venv-checkov"
+SAMPLE_EVERY = 0.02
+PAGE = os.sysconf("SC_PAGE_SIZE")
+TARGETS = {
+    "lint_50k_objects_per_s": 5000.0,
+    "lint_50k_tree_rss_mib": 1024.0,
+    "corpus_ratio": 10.0,
+    "review_cold_s": 2.0,
+    "review_warm_s": 0.7,
+}
+
+
+class BenchError(Exception):
+    """A benchmark set-up failure with a message for the user."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    seconds: float
+    cpu_seconds: float
+    max_rss_mib: float  # largest single process (ru_maxrss from wait4)
+    tree_rss_mib: float  # peak of the summed RSS of the process tree (sampled)
+    returncode: int
+    timed_out: bool
+    stderr_tail: str
+
+
+@dataclass
+class Measure:
+    """Repeated runs of one command on one target."""
+
+    tool: str
+    command: list[str]
+    status: str = "ok"  # ok | error | timeout | unavailable | skipped
+    note: str = ""
+    samples: list[Sample] = field(default_factory=list)
+
+    def ok_samples(self) -> list[Sample]:
+        return [s for s in self.samples if not s.timed_out and s.returncode in (0, 1)]
+
+    def median(self) -> float | None:
+        ok = self.ok_samples()
+        return statistics.median(s.seconds for s in ok) if ok else None
+
+    def peak(self, attr: str) -> float | None:
+        ok = self.ok_samples()
+        return max(getattr(s, attr) for s in ok) if ok else None
+
+    def summary(self, objects: int | None = None) -> dict[str, object]:
+        med = self.median()
+        out: dict[str, object] = {
+            "tool": self.tool,
+            "command": self.command,
+            "status": self.status,
+            "note": self.note,
+            "median_s": round(med, 4) if med is not None else None,
+            "max_rss_mib": self.peak("max_rss_mib"),
+            "tree_rss_mib": self.peak("tree_rss_mib"),
+            "samples": [asdict(s) for s in self.samples],
+        }
+        if objects and med:
+            out["objects_per_s"] = round(objects / med, 1)
+        return out
+
+
+# ---------------------------------------------------------------------------- processes
+
+
+def _tree(pid: int) -> list[int]:
+    """pid and its descendants, from /proc/PID/task/TID/children."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as fh:
+                    todo.extend(int(c) for c in fh.read().split())
+        except OSError:
+            continue
+    return out
+
+
+def _tree_rss(pid: int) -> int:
+    total = 0
+    for p in _tree(pid):
+        try:
+            with open(f"/proc/{p}/statm") as fh:
+                total += int(fh.read().split()[1]) * PAGE
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+def run_once(cmd: list[str], cwd: Path, timeout: float) -> Sample:
+    """Run cmd (stdout discarded), measuring wall time, CPU and memory."""
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+        peak = 0
+        timed_out = False
+        while True:
+            pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - t0 > timeout:
+                timed_out = True
+                os.killpg(proc.pid, 9)
+                pid, status, ru = os.wait4(proc.pid, 0)
+                break
+            peak = max(peak, _tree_rss(proc.pid))
+            time.sleep(SAMPLE_EVERY)
+        seconds = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        tail = err.read()[-2000:].decode(errors="replace")
+    max_rss = ru.ru_maxrss / 1024  # KiB -> MiB
+    return Sample(round(seconds, 4), round(ru.ru_utime + ru.ru_stime, 3), round(max_rss, 1),
+                  round(max(peak / 2**20, max_rss), 1), proc.returncode, timed_out,
+                  tail if proc.returncode not in (0, 1) or timed_out else "")
+
+
+def probe(cmd: list[str], timeout: float = 120) -> tuple[bool, str]:
+    """Does cmd run (exit 0)? Returns (ok, first lines of its output)."""
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                           stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return False, str(e)
+    text = (r.stdout + r.stderr).strip()
+    if r.returncode != 0:
+        return False, f"exit {r.returncode}: " + " | ".join(text.splitlines()[-3:])
+    return True, text.splitlines()[0] if text else ""
+
+
+# ---------------------------------------------------------------------------- tools
+
+
+def ensure_checkov(venv: Path) -> Path:
+    """bench/.venv-checkov with checkov==CHECKOV_VERSION; returns the checkov executable."""
+    exe = venv / "bin" / "checkov"
+    if exe.exists():
+        ok, out = probe([str(exe), "--version"])
+        if ok and out.strip() == CHECKOV_VERSION:
+            return exe
+    print(f"installing checkov {CHECKOV_VERSION} into {venv} (once) ...", file=sys.stderr)
+    if not (venv / "bin" / "python").exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    r = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
+                        "--disable-pip-version-check", f"checkov=={CHECKOV_VERSION}"])
+    if r.returncode != 0 or not exe.exists():
+        raise BenchError(f"pip could not install checkov=={CHECKOV_VERSION} into {venv}")
+    return exe
+
+
+def default_reviewbot() -> list[str]:
+    for cand in (Path(sys.executable).parent / "reviewbot", Path("/work/venv/bin/reviewbot")):
+        if cand.exists():
+            return [str(cand)]
+    found = shutil.which("reviewbot")
+    return [found] if found else ["/work/venv/bin/reviewbot"]
+
+
+def count_objects(root: Path) -> int:
+    """Documents with a top-level apiVersion and kind (symlinks not followed).
+
+    A line-based count, so it needs no YAML parser and survives files that parsers refuse;
+    on the corpus it gives the numbers of its README (481, 326, 275).
+    """
+    n = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        for name in filenames:
+            p = Path(dirpath) / name
+            if p.suffix not in (".yaml", ".yml") or p.is_symlink():
+                continue
+            text = p.read_text(errors="replace")
+            for doc in re.split(r"(?m)^---[ \t]*(?:#.*)?$", text):
+                if re.search(r"(?m)^apiVersion:", doc) and re.search(r"(?m)^kind:", doc):
+                    n += 1
+    return n
+
+
+# ---------------------------------------------------------------------------- benchmark
+
+
+@dataclass
+class Target:
+    name: str
+    path: Path
+    objects: int
+    synthetic: bool
+
+
+def lint_cmd(rb: list[str], repo: Path) -> list[str]:
+    return [*rb, "lint", str(repo), "--format", "json", "--output", "/dev/null"]
+
+
+def checkov_cmd(ck: Path, repo: Path) -> list[str]:
+    return [str(ck), "-d", str(repo), "--framework", "kubernetes", "--quiet", "--compact",
+            "-o", "json", "--skip-download"]
+
+
+def review_cmd(rb: list[str], repo: Path, cache: Path) -> list[str]:
+    return [*rb, "review", "--repo", str(repo), "--base", "main", "--head", "pr",
+            "--platform", "none", "--format", "json", "--output", "/dev/null",
+            "--cache", str(cache)]
+
+
+def _clear_default_cache(repo: Path) -> bool:
+    """Remove a default parse cache a previous lint left in the repo; True if there was one."""
+    c = repo / ".reviewbot-cache"
+    if c.exists():
+        shutil.rmtree(c)
+        return True
+    return False
+
+
+def _record(m: Measure, s: Sample) -> None:
+    m.samples.append(s)
+    if s.timed_out:
+        m.status = "timeout"
+    elif s.returncode not in (0, 1):
+        m.status = "error"
+        m.note = f"exit {s.returncode}: {s.stderr_tail.strip().splitlines()[-1:]}"
+
+
+def bench_target(t: Target, rb: list[str] | None, rb_note: str, ck: Path | None,
+                 ck_note: str, args: argparse.Namespace) -> dict[str, object]:
+    rbm = Measure("reviewbot", lint_cmd(rb or ["reviewbot"], t.path))
+    ckm = Measure("checkov", checkov_cmd(ck or Path("checkov"), t.path))
+    if rb is None:
+        rbm.status, rbm.note = "unavailable", rb_note
+    if ck is None:
+        ckm.status, ckm.note = "skipped", ck_note
+    ck_repeat = args.repeat
+    if ck is not None and t.synthetic and t.objects >= 50000 and args.no_checkov_large:
+        ckm.status, ckm.note = "skipped", "skipped: --no-checkov-large"
+    elif ck is not None and t.synthetic and t.objects >= 10000:
+        ck_repeat = min(args.repeat, args.checkov_large_repeat)
+        if ck_repeat < args.repeat:
+            ckm.note = f"{ck_repeat} run(s) (--checkov-large-repeat)"
+    wrote_cache = False
+    for i in range(args.repeat):
+        if rbm.status == "ok":
+            wrote_cache |= _clear_default_cache(t.path)
+            print(f"  [{t.name}] reviewbot lint run {i + 1}", file=sys.stderr, flush=True)
+            _record(rbm, run_once(rbm.command, t.path, args.timeout))
+        if ckm.status == "ok" and i < ck_repeat:
+            print(f"  [{t.name}] checkov run {i + 1}", file=sys.stderr, flush=True)
+            _record(ckm, run_once(ckm.command, t.path, args.checkov_timeout))
+            if ckm.status == "timeout":
+                ckm.note = f"timed out after {args.checkov_timeout:.0f} s (--checkov-timeout)"
+    wrote_cache |= _clear_default_cache(t.path)
+    if wrote_cache:
+        rbm.note = (rbm.note + "; " if rbm.note else "") + \
+            "lint wrote .reviewbot-cache/ (removed before every run)"
+    rb_med, ck_med = rbm.median(), ckm.median()
+    return {
+        "target": t.name,
+        "objects": t.objects,
+        "reviewbot": rbm.summary(t.objects),
+        "checkov": ckm.summary(t.objects),
+        "ratio": round(ck_med / rb_med, 2) if rb_med and ck_med else None,
+    }
+
+
+def bench_review(t: Target, rb: list[str] | None, rb_note: str, work: Path,
+                 args: argparse.Namespace) -> list[dict[str, object]]:
+    cold = Measure("reviewbot", review_cmd(rb or ["reviewbot"], t.path, work / "cache-N"))
+    warm = Measure("reviewbot", review_cmd(rb or ["reviewbot"], t.path, work / "cache-warm"))
+    if rb is None:
+        cold.status = warm.status = "unavailable"
+        cold.note = warm.note = rb_note
+    else:
+        ok, out = probe([*rb, "review", "--help"])
+        if not ok:
+            cold.status = warm.status = "unavailable"
+            cold.note = warm.note = f"`review --help` failed: {out}"
+    last_cache: Path | None = None
+    for i in range(args.repeat):
+        if cold.status != "ok":
+            break
+        cache = work / f"cache-cold-{i}"
+        shutil.rmtree(cache, ignore_errors=True)
+        cache.mkdir(parents=True)
+        cmd = review_cmd(rb or [], t.path, cache)
+        cold.command = cmd
+        print(f"  [{t.name}] review cold run {i + 1}", file=sys.stderr, flush=True)
+        _record(cold, run_once(cmd, t.path, args.timeout))
+        last_cache = cache
+    if last_cache is not None and cold.status == "ok":
+        if not any(last_cache.iterdir()):
+            warm.note = "the cold run left the --cache folder empty"
+        warm.command = review_cmd(rb or [], t.path, last_cache)
+        for i in range(args.repeat):
+            print(f"  [{t.name}] review warm run {i + 1}", file=sys.stderr, flush=True)
+            _record(warm, run_once(warm.command, t.path, args.timeout))
+            if warm.status != "ok":
+                break
+    elif cold.status != "ok" and warm.status == "ok":
+        warm.status, warm.note = "skipped", "cold runs failed"
+    pr = subprocess.run(["git", "diff", "--name-only", "main", "pr"], cwd=t.path,
+                        capture_output=True, text=True, check=False).stdout.split()
+    return [
+        {"target": t.name, "mode": "cold", "pr_files": len(pr), **cold.summary()},
+        {"target": t.name, "mode": "warm", "pr_files": len(pr), **warm.summary()},
+    ]
+
+
+# ---------------------------------------------------------------------------- report
+
+
+def _fmt(v: object, nd: int = 2) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:,.{nd}f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+def _cell(m: dict[str, object]) -> str:
+    if m["median_s"] is None:
+        return str(m["status"])
+    return _fmt(m["median_s"])
+
+
+def markdown(results: dict[str, object]) -> str:
+    rows = results["lint"]
+    assert isinstance(rows, list)
+    lines = [
+        "| target | objects | reviewbot lint s | objects/s | peak RSS MiB (tree) "
+        "| checkov s | checkov objects/s | checkov peak RSS MiB | checkov / reviewbot |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    notes = []
+    for r in rows:
+        rb, ck = r["reviewbot"], r["checkov"]
+        lines.append(
+            f"| {r['target']} | {_fmt(r['objects'])} | {_cell(rb)} | "
+            f"{_fmt(rb.get('objects_per_s'), 0)} | {_fmt(rb['tree_rss_mib'], 0)} | "
+            f"{_cell(ck)} | {_fmt(ck.get('objects_per_s'), 0)} | "
+            f"{_fmt(ck['tree_rss_mib'], 0)} | "
+            f"{_fmt(r['ratio'], 1) + 'x' if r['ratio'] else '-'} |")
+        for m in (rb, ck):
+            if m["note"]:
+                notes.append(f"- {r['target']}, {m['tool']}: {m['note']}")
+    review = results.get("review") or []
+    assert isinstance(review, list)
+    if review:
+        lines += ["", "| reviewbot review | PR files | mode | median s | peak RSS MiB (tree) |",
+                  "|---|---:|---|---:|---:|"]
+        for r in review:
+            lines.append(f"| {r['target']} | {r['pr_files']} | {r['mode']} | {_cell(r)} | "
+                         f"{_fmt(r['tree_rss_mib'], 0)} |")
+            if r["note"]:
+                notes.append(f"- review {r['mode']}: {r['note']}")
+    gens = results.get("generator") or []
+    assert isinstance(gens, list)
+    if gens:
+        lines += ["", "| bench/gen.py | files | MiB | seconds (with git) | objects/s |",
+                  "|---:|---:|---:|---:|---:|"]
+        for g in gens:
+            secs = g["seconds"]["total"]
+            lines.append(f"| {_fmt(g['objects'])} objects | {_fmt(g['files'])} | "
+                         f"{g['bytes'] / 2**20:.1f} | {secs:.2f} | "
+                         f"{_fmt(g['objects'] / secs if secs else None, 0)} |")
+    targets = results.get("targets") or []
+    assert isinstance(targets, list)
+    if targets:
+        lines += ["", "Targets of issue 8:", ""]
+        for t in targets:
+            verdict = {True: "met", False: "MISSED", None: "not measured"}[t["met"]]
+            lines.append(f"- {t['target']}: {verdict} ({t['measured']})")
+    if notes:
+        lines += ["", "Notes:", "", *notes]
+    return "\n".join(lines)
+
+
+def judge(results: dict[str, object]) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    lint = results["lint"]
+    assert isinstance(lint, list)
+
+    def add(name: str, value: float | None, ok: bool | None, unit: str) -> None:
+        out.append({"target": name, "met": ok,
+                    "measured": "-" if value is None else f"{value:,.2f} {unit}"})
+
+    big = [r for r in lint if r["target"] == "synthetic-50k"]
+    if big:
+        rb = big[0]["reviewbot"]
+        ops = rb.get("objects_per_s")
+        add(">= 5,000 objects/s on 50k", ops if isinstance(ops, float) else None,
+            None if ops is None else ops >= TARGETS["lint_50k_objects_per_s"], "objects/s")
+        rss = rb["tree_rss_mib"]
+        add("peak memory <= 1 GiB on 50k", rss if isinstance(rss, float) else None,
+            None if rss is None else rss <= TARGETS["lint_50k_tree_rss_mib"], "MiB")
+    for r in lint:
+        if str(r["target"]).startswith("corpus/"):
+            ratio = r["ratio"]
+            add(f">= 10x faster than checkov on {r['target']}",
+                ratio if isinstance(ratio, float) else None,
+                None if ratio is None else ratio >= TARGETS["corpus_ratio"], "x")
+    review = results.get("review") or []
+    assert isinstance(review, list)
+    for r in review:
+        limit = TARGETS["review_cold_s" if r["mode"] == "cold" else "review_warm_s"]
+        med = r["median_s"]
+        add(f"review of a 20-file PR, {r['mode']}, <= {limit} s",
+            med if isinstance(med, float) else None, None if med is None else med <= limit, "s")
+    return out
+
+
+def machine() -> dict[str, object]:
+    model = ""
+    mem = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+        mem = Path("/proc/meminfo").read_text().splitlines()[0].split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return {"cpus": os.cpu_count(), "affinity": len(os.sched_getaffinity(0)), "cpu": model,
+            "memory": mem, "python": platform.python_version(), "platform": platform.platform()}
+
+
+# ---------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=3, help="runs per command (median)")
+    ap.add_argument("--sizes", default="1000,10000,50000",
+                    help="synthetic repo sizes in objects, comma-separated ('' for none)")
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS,
+                    help="folder of corpus repos (each subfolder is one target)")
+    ap.add_argument("--no-corpus", action="store_true")
+    ap.add_argument("--no-review", action="store_true")
+    ap.add_argument("--review-size", type=int, default=10000,
+                    help="synthetic size whose PR is reviewed (default 10000)")
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "reviewbot-bench",
+                    help="scratch folder for synthetic repos, corpus copies and caches")
+    ap.add_argument("--reuse", action="store_true",
+                    help="reuse synthetic repos already in --work instead of regenerating")
+    ap.add_argument("--seed", type=int, default=8)
+    ap.add_argument("--reviewbot", help="reviewbot command (default: /work/venv/bin/reviewbot)")
+    ap.add_argument("--checkov", help="checkov executable (default: bench/.venv-checkov)")
+    ap.add_argument("--no-checkov", action="store_true")
+    ap.add_argument("--no-checkov-large", action="store_true",
+                    help="skip checkov on synthetic repos of 50k objects or more")
+    ap.add_argument("--checkov-large-repeat", type=int, default=1,
+                    help="checkov runs on synthetic repos of 10k objects or more (default 1)")
+    ap.add_argument("--checkov-timeout", type=float, default=900.0, help="seconds per run")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds per reviewbot run")
+    ap.add_argument("--json", type=Path, default=HERE / "out" / "results.json",
+                    help="where to write the results (default bench/out/results.json)")
+    args = ap.parse_args(argv)
+    if args.repeat < 1:
+        ap.error("--repeat must be at least 1")
+    try:
+        sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    except ValueError:
+        ap.error("--sizes takes integers separated by commas")
+    try:
+        return run(args, sizes)
+    except BenchError as e:
+        print(f"run.py: {e}", file=sys.stderr)
+        return 2
+
+
+def run(args: argparse.Namespace, sizes: list[int]) -> int:
+    work: Path = args.work.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    rb_cmd = shlex.split(args.reviewbot) if args.reviewbot else default_reviewbot()
+    ok, out = probe([*rb_cmd, "lint", "--help"])
+    rb_note = "" if ok else f"reviewbot not usable (`lint --help`: {out[:300]})"
+    rb_version = probe([*rb_cmd, "--version"])[1] if ok else ""
+    rb: list[str] | None = rb_cmd if ok else None
+    if not ok:
+        print(f"warning: {rb_note}", file=sys.stderr)
+    ck: Path | None = None
+    ck_note = "--no-checkov"
+    if not args.no_checkov:
+        ck = Path(args.checkov) if args.checkov else ensure_checkov(CHECKOV_VENV)
+        ok, ck_version = probe([str(ck), "--version"])
+        if not ok:
+            raise BenchError(f"checkov does not run: {ck_version}")
+        ck_note = ck_version
+    targets: list[Target] = []
+    if not args.no_corpus:
+        if not args.corpus.is_dir():
+            raise BenchError(f"no corpus folder {args.corpus} (use --corpus or --no-corpus)")
+        for d in sorted(p for p in args.corpus.iterdir() if p.is_dir()):
+            # a private copy: the corpus is shared data, and tools may write caches
+            copy = work / "corpus" / d.name
+            shutil.rmtree(copy, ignore_errors=True)
+            shutil.copytree(d, copy, symlinks=True)
+            targets.append(Target(f"corpus/{d.name}", copy, count_objects(copy), False))
+    generated: list[dict[str, object]] = []
+    review_target: Target | None = None
+    for n in sizes:
+        label = f"synthetic-{n // 1000}k" if n % 1000 == 0 else f"synthetic-{n}"
+        path = work / label
+        if not (args.reuse and (path / ".git").is_dir()):
+            print(f"generating {label} ...", file=sys.stderr, flush=True)
+            try:
+                stats = gen.generate(n, path, args.seed, 0.02, True, 20, True)
+            except gen.GenError as e:
+                raise BenchError(str(e)) from e
+            stats.pop("pr_files", None)
+            generated.append(stats)
+        objects = count_objects(path)
+        if objects != n:
+            raise BenchError(f"{path} has {objects} objects, expected {n}")
+        t = Target(label, path, n, True)
+        targets.append(t)
+        if n == args.review_size:
+            review_target = t
+    results: dict[str, object] = {
+        "version": 1,
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "machine": machine(),
+        "reviewbot": {"command": rb_cmd, "version": rb_version, "note": rb_note,
+                      "commit": _git_head()},
+        "checkov": {"command": str(ck) if ck else None,
+                    "version": ck_note if ck else None},
+        "args": {k: str(v) for k, v in vars(args).items()},
+        "generator": generated,
+        "lint": [],
+        "review": [],
+    }
+    lint_rows: list[dict[str, object]] = []
+    for t in targets:
+        print(f"{t.name}: {t.objects} objects", file=sys.stderr, flush=True)
+        lint_rows.append(bench_target(t, rb, rb_note, ck, ck_note, args))
+    results["lint"] = lint_rows
+    if not args.no_review:
+        if review_target is None:
+            print(f"note: no synthetic repo of {args.review_size} objects: review not measured",
+                  file=sys.stderr)
+        else:
+            results["review"] = bench_review(review_target, rb, rb_note, work / "review",
+                                             args)
+    results["targets"] = judge(results)
+    table = markdown(results)
+    results["markdown"] = table
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(results, indent=2) + "\n")
+    print(table)
+    print(f"\nresults: {args.json}", file=sys.stderr)
+    return 0
+
+
+def _git_head() -> str:
+    r = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT,
+                       capture_output=True, text=True, check=False)
+    return r.stdout.strip()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
