@@ -1345,11 +1345,11 @@ def check_tree(root: Path) -> dict[str, object]:
 
 def generate(objects: int, out: Path, seed: int, defect_rate: float, git: bool,
              pr_files: int, force: bool) -> dict[str, object]:
-    t0 = time.perf_counter()
     if out.exists():
         if not force and any(out.iterdir()):
             raise GenError(f"{out} exists and is not empty (use --force to replace it)")
         shutil.rmtree(out)
+    t0 = time.perf_counter()
     plan = Planner(objects, seed, defect_rate).plan()
     files = render(plan)
     t_render = time.perf_counter()

@@ -268,7 +268,8 @@ def _record(m: Measure, s: Sample) -> None:
         m.status = "timeout"
     elif s.returncode not in (0, 1):
         m.status = "error"
-        m.note = f"exit {s.returncode}: {s.stderr_tail.strip().splitlines()[-1:]}"
+        last = s.stderr_tail.strip().splitlines()[-1:] or ["(no stderr)"]
+        m.note = f"exit {s.returncode}: {last[0]}"
 
 
 def bench_target(t: Target, rb: list[str] | None, rb_note: str, ck: Path | None,
