@@ -36,6 +36,7 @@ __all__ = [
     "RetryPolicy",
     "detect_platform",
     "make_forge",
+    "policy_from_env",
     "pr_from_event",
     "preview",
 ]
@@ -173,6 +174,36 @@ def _api_url(platform: str, env: Mapping[str, str]) -> str:
     return url.rstrip("/")
 
 
+def _number(env: Mapping[str, str], name: str, low: float, high: float) -> float | None:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ForgeError(f"{name} is not a number: {raw[:40]!r}") from None
+    if not low <= value <= high:
+        raise ForgeError(f"{name} must lie between {low:g} and {high:g}")
+    return value
+
+
+def policy_from_env(env: Mapping[str, str]) -> RetryPolicy:
+    """The retry policy, tunable by ``REVIEWBOT_FORGE_DEADLINE`` (seconds for a whole
+    publish), ``REVIEWBOT_FORGE_ATTEMPTS`` (tries per request) and
+    ``REVIEWBOT_FORGE_WRITE_INTERVAL`` (seconds between two writes)."""
+    default = RetryPolicy()
+    deadline = _number(env, "REVIEWBOT_FORGE_DEADLINE", 1, 3600)
+    attempts = _number(env, "REVIEWBOT_FORGE_ATTEMPTS", 1, 20)
+    interval = _number(env, "REVIEWBOT_FORGE_WRITE_INTERVAL", 0, 60)
+    return RetryPolicy(
+        max_attempts=int(attempts) if attempts is not None else default.max_attempts,
+        base_delay=default.base_delay,
+        max_delay=default.max_delay,
+        deadline=deadline if deadline is not None else default.deadline,
+        write_interval=interval if interval is not None else default.write_interval,
+    )
+
+
 def make_forge(
     platform: str,
     env: Mapping[str, str],
@@ -184,7 +215,8 @@ def make_forge(
 
     ``REVIEWBOT_BOT_LOGIN`` names the account the token writes as when the forge will not
     say (``GET /user`` is refused to Actions tokens); the defaults are
-    ``github-actions[bot]``, ``forgejo-actions`` and ``gitea-actions``.
+    ``github-actions[bot]``, ``forgejo-actions`` and ``gitea-actions``. Without ``policy``
+    the retry policy comes from :func:`policy_from_env`.
     """
     if platform == "none":
         return NullForge()
@@ -192,6 +224,8 @@ def make_forge(
         raise ForgeError(f"unknown platform {platform!r} (expected {', '.join(PLATFORMS)})")
     url = _api_url(platform, env)
     login = env.get("REVIEWBOT_BOT_LOGIN") or None
+    if policy is None:
+        policy = policy_from_env(env)
     if platform == "github":
         from reviewbot.forge.github import GitHubForge
 

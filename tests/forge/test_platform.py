@@ -13,11 +13,13 @@ from reviewbot.forge import (
     PullRequestRef,
     detect_platform,
     make_forge,
+    policy_from_env,
     pr_from_event,
     preview,
 )
 from reviewbot.forge.forgejo import ForgejoForge
 from reviewbot.forge.github import GitHubForge
+from reviewbot.forge.retry import RetryPolicy
 
 from .conftest import HEAD, PR, coder_files, comment, payload
 from .fake_forge import DEFAULT_TOKEN, FakeClock, FakeForge, ci_env, write_event
@@ -151,3 +153,28 @@ def test_preview_lists_everything() -> None:
     text = preview(payload(comment("a", 13), comment("b", 30)))
     assert "line 13" in text and "line 30" in text
     assert NullForge().publish(PR, payload()).posted is False
+
+
+def test_policy_from_env() -> None:
+    assert policy_from_env({}) == RetryPolicy()
+    tuned = policy_from_env(
+        {"REVIEWBOT_FORGE_DEADLINE": "5", "REVIEWBOT_FORGE_ATTEMPTS": "1",
+         "REVIEWBOT_FORGE_WRITE_INTERVAL": "0"}
+    )  # fmt: skip
+    assert (tuned.deadline, tuned.max_attempts, tuned.write_interval) == (5.0, 1, 0.0)
+    for bad in ({"REVIEWBOT_FORGE_ATTEMPTS": "0"}, {"REVIEWBOT_FORGE_DEADLINE": "soon"}):
+        with pytest.raises(ForgeError):
+            policy_from_env(bad)
+
+
+def test_forge_down_without_retries_fails_fast(tmp_path: Path) -> None:
+    """What an end-to-end run with REVIEWBOT_FORGE_ATTEMPTS=1 sees when the forge is down."""
+    forge = FakeForge("github").start()
+    pull = forge.add_pull("homelab", "gitops", 7, files=coder_files(), head_sha=HEAD)
+    env = ci_env(forge, pull, write_event(tmp_path / "event.json", pull))
+    forge.stop()
+    bot = make_forge("github", {**env, "REVIEWBOT_FORGE_ATTEMPTS": "1"})
+    with pytest.raises(ForgeError) as info:
+        bot.publish(pr_from_event("github", env), payload(comment("a", 13)))
+    assert "after 1 attempts" in info.value.message
+    assert DEFAULT_TOKEN not in info.value.message
