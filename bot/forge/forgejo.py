@@ -44,6 +44,7 @@ from reviewbot.forge.retry import Clock, HttpFailure, Retrier, RetryPolicy, Syst
 DEFAULT_BOT_LOGIN = "forgejo-actions"  # who the automatic Forgejo Actions token writes as
 PAGE_LIMIT = 50
 MAX_PAGES = 200
+MAX_DIFF_CHARS = 32 * 1024 * 1024  # a larger diff is not parsed: every finding folds
 
 
 def _message(response: httpx.Response) -> str:
@@ -241,7 +242,9 @@ class ForgejoForge:
             )
         progress.step = "reading the diff"
         diff_text = self._call(r, "GET diff", "GET", f"{pull_path}.diff").text
-        diff: DiffMap = parse_git_diff(diff_text)
+        diff: DiffMap | None = None
+        if len(diff_text) <= MAX_DIFF_CHARS:
+            diff = parse_git_diff(diff_text)
 
         progress.step = "listing reviews"
         existing: list[ExistingComment] = []

@@ -117,6 +117,9 @@ class GitHubForge:
             user_agent="reviewbot",
         )
 
+    def close(self) -> None:
+        self._gh.close()
+
     def publish(self, pr: PullRequestRef, payload: ReviewPayload) -> PublishResult:
         if payload.mode not in MODES:
             raise ForgeError(f"unknown comment mode {payload.mode!r} (expected {', '.join(MODES)})")

@@ -925,8 +925,14 @@ def write_event(
     return target
 
 
-def ci_env(forge: FakeForge, pull: FakePull, event_path: str | Path) -> dict[str, str]:
-    """The environment variables a runner sets for a pull_request job against ``forge``."""
+def ci_env(
+    forge: FakeForge, pull: FakePull, event_path: str | Path, *, fast: bool = True
+) -> dict[str, str]:
+    """The environment variables a runner sets for a pull_request job against ``forge``.
+
+    ``fast`` (for subprocess runs, where no fake clock can be injected) makes every request
+    a single attempt and drops the pause between writes, so nothing really sleeps.
+    """
     env = {
         "GITHUB_ACTIONS": "true",
         "GITHUB_EVENT_NAME": "pull_request",
@@ -946,4 +952,6 @@ def ci_env(forge: FakeForge, pull: FakePull, event_path: str | Path) -> dict[str
             "FORGEJO_TOKEN": forge.token,
             "GITHUB_TOKEN": forge.token,
         })  # fmt: skip
+    if fast:
+        env.update({"REVIEWBOT_FORGE_ATTEMPTS": "1", "REVIEWBOT_FORGE_WRITE_INTERVAL": "0"})
     return env
