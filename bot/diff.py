@@ -1,0 +1,1027 @@
+"""The semantic diff: what changed between two trees, object by object. The only module that
+imports deepdiff.
+
+Objects are matched by identity (API group, kind, namespace, name), never by file or
+position, so moving an object between files, reordering keys or documents and editing
+comments or formatting are no change. An object that disappears under one identity and
+appears under another with the same content is *renamed*. Helm values files (no kind) and
+kustomization files are compared the same way, identified by their path.
+
+Before comparing, each object body is normalised:
+
+- lists of named things become mappings keyed by their identifier (containers, env, ports,
+  volumes, volumeMounts by mountPath, tolerations by key ...), so reordering them is no
+  change and paths read like dyff's: ``spec.template.spec.containers.app.image``;
+- lists of other mappings are aligned by content (an inserted NetworkPolicy rule is one
+  added entry, not every later rule changed);
+- ``args`` and ``command`` become the flags they set (``--tensor-parallel-size 1 -> 2``);
+- resource quantities compare by value (``1000m`` equals ``1``); scalars were already read as
+  Kubernetes reads YAML 1.1 by the loader;
+- Secret ``data``/``stringData`` values (and SealedSecret ``encryptedData``) and the
+  ``kubectl.kubernetes.io/last-applied-configuration`` annotation are replaced by an opaque
+  digest for comparison and by their length for display: no value, old or new, ever leaves
+  this module.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import difflib
+import hashlib
+import json
+import re
+import shlex
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from deepdiff import DeepDiff
+
+from .loader import Document
+from .model import KObject, Model
+from .quantity import parse_quantity
+from .values import values_documents
+
+Segment = str | int
+Path = tuple[Segment, ...]
+
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+QUANTITY_PARENTS = frozenset({"requests", "limits", "hard", "capacity", "allocatable", "overhead"})
+QUANTITY_KEYS = frozenset({"sizeLimit"})
+FLAG_LISTS = frozenset({"args", "command"})
+# Identifier candidates per list name (tried in order), then the generic ones.
+LIST_KEYS: Mapping[str, tuple[tuple[str, ...], ...]] = {
+    "volumeMounts": (("mountPath",),),
+    "volumeDevices": (("devicePath",),),
+    "tolerations": (("key",), ("key", "effect")),
+    "hostAliases": (("ip",),),
+}
+GENERIC_KEYS: tuple[tuple[str, ...], ...] = (("name",), ("key",), ("id",))
+_REMOVED = "\x00-"  # key prefix of a base-only entry of an aligned list
+_NUMBER = re.compile(r"^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
+_POSITIONAL = re.compile(r"^\[(\d+)\]$")
+
+
+# ---------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class Change:
+    """One field change. ``path`` is dyff-style (named list entries by their name).
+
+    ``flag`` is set for a change to one flag of ``args``/``command`` (``path`` is the list).
+    Redacted changes carry sizes only; ``old``/``new`` are then None.
+    """
+
+    path: tuple[str, ...]
+    op: str  # added | removed | changed | reordered
+    old: Any = None
+    new: Any = None
+    flag: str | None = None
+    redacted: bool = False
+    old_size: int | None = None
+    new_size: int | None = None
+    unit: str = ""
+    items_added: tuple[Any, ...] = ()
+    items_removed: tuple[Any, ...] = ()
+    line: int | None = None  # in the head file (nearest existing parent for removals)
+
+    @property
+    def dotted(self) -> str:
+        return ".".join(self.path)
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.dotted, "op": self.op}
+        if self.flag is not None:
+            out["flag"] = self.flag
+        if self.redacted:
+            out["redacted"] = True
+            if self.old_size is not None:
+                out["old_length"] = self.old_size
+            if self.new_size is not None:
+                out["new_length"] = self.new_size
+            out["unit"] = self.unit
+        else:
+            if self.op in ("removed", "changed", "reordered"):
+                out["old"] = self.old
+            if self.op in ("added", "changed", "reordered"):
+                out["new"] = self.new
+        if self.items_added or self.items_removed:
+            out["items_added"] = list(self.items_added)
+            out["items_removed"] = list(self.items_removed)
+        if self.line is not None:
+            out["line"] = self.line
+        return out
+
+
+@dataclass(frozen=True)
+class ObjectDiff:
+    ref: str  # Kind/namespace/name (the head identity; the base one when removed)
+    kind: str
+    api_version: str
+    namespace: str | None
+    name: str
+    status: str  # added | removed | modified | renamed
+    file: str | None  # head file
+    base_file: str | None
+    line: int | None
+    renamed_from: str | None = None
+    changes: tuple[Change, ...] = ()
+    head: KObject | None = field(default=None, compare=False, repr=False)
+    base: KObject | None = field(default=None, compare=False, repr=False)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "object": self.ref, "kind": self.kind, "apiVersion": self.api_version,
+            "namespace": self.namespace, "name": self.name, "change": self.status,
+            "file": self.file, "base_file": self.base_file, "line": self.line,
+            "renamed_from": self.renamed_from,
+            "changes": [c.as_json() for c in self.changes],
+        }
+
+
+@dataclass(frozen=True)
+class TreeDiff:
+    objects: tuple[ObjectDiff, ...]
+
+    def as_json(self) -> list[dict[str, Any]]:
+        return [o.as_json() for o in self.objects]
+
+    @property
+    def touched(self) -> frozenset[str]:
+        """Refs of head objects the change adds, modifies or renames."""
+        return frozenset(o.ref for o in self.objects if o.status != "removed")
+
+    @property
+    def renames(self) -> Mapping[str, str]:
+        """base ref -> head ref, for renamed objects."""
+        return {o.renamed_from: o.ref for o in self.objects if o.renamed_from}
+
+    def get(self, ref: str) -> ObjectDiff | None:
+        return next((o for o in self.objects if o.ref == ref), None)
+
+
+# ---------------------------------------------------------------- display leaves
+
+
+@dataclass(frozen=True)
+class Redacted:
+    """A value that must not be shown: its digest compares, its size displays."""
+
+    digest: str
+    size: int
+    unit: str
+
+    def __str__(self) -> str:
+        return f"(redacted, {self.size} {self.unit})"
+
+
+@dataclass(frozen=True)
+class Quantity:
+    shown: Any  # as written
+    value: Fraction
+
+
+class Keyed(dict[str, Any]):
+    """A list of named items, keyed by identifier; ``index`` maps keys to list positions."""
+
+    def __init__(self, fields: tuple[str, ...], items: list[Any], keys: list[str]) -> None:
+        super().__init__(zip(keys, items, strict=True))
+        self.fields = fields
+        self.entries = items
+        self.index = {k: i for i, k in enumerate(keys)}
+
+
+class Seq(list[Any]):
+    """A list of mappings with no identifier: aligned with the other side by content."""
+
+
+class Aligned(dict[str, Any]):
+    """A :class:`Seq` after alignment: keys are head indices, or base indices prefixed."""
+
+    def __init__(self, pairs: Iterable[tuple[str, Any]], index: Mapping[str, int]) -> None:
+        super().__init__(pairs)
+        self.index = dict(index)
+
+
+@dataclass(frozen=True)
+class FlagValue:
+    """What one flag is set to: per occurrence its values, or None for a bare flag."""
+
+    occurrences: tuple[tuple[str, ...] | None, ...]
+
+    def shown(self) -> str | bool:
+        """Shell-quoted words (repeats joined by ' | '); True for a bare flag."""
+        texts = [" ".join(shlex.quote(v) for v in o) if o else None for o in self.occurrences]
+        if texts == [None]:
+            return True
+        return " | ".join(t if t is not None else "(set)" for t in texts)
+
+
+class Flags(dict[str, Any]):
+    """``args``/``command`` as flags: ``--flag`` -> :class:`FlagValue`, ``[i]`` -> positional."""
+
+    def __init__(self, raw: list[Any]) -> None:
+        super().__init__()
+        self.raw = raw
+        self.index: dict[str, int] = {}
+        for key, value, position, _ in parse_flags(raw):
+            self.index.setdefault(key, position)
+            before = self[key].occurrences if key in self else ()
+            self[key] = FlagValue((*before, value))
+
+
+def parse_flags(
+    raw: Sequence[Any],
+) -> Iterator[tuple[str, tuple[str, ...] | None, int, int]]:
+    """(key, values or None for a bare flag, first index, end index) per flag or positional.
+
+    ``--flag=value`` and ``--flag value ...`` (every item up to the next flag) are the same
+    flag; items before any flag, or after ``--``, are positionals keyed ``[i]``.
+    """
+    items = [str(a) for a in raw]
+    i, options = 0, True
+    while i < len(items):
+        item = items[i]
+        if options and item == "--":
+            options = False
+            i += 1
+            continue
+        if options and _is_flag(item):
+            if "=" in item and item.startswith("--"):
+                name, _, value = item.partition("=")
+                yield name, (value,), i, i + 1
+                i += 1
+                continue
+            j = i + 1
+            while j < len(items) and not (_is_flag(items[j]) or items[j] == "--"):
+                j += 1
+            yield item, (tuple(items[i + 1 : j]) or None), i, j
+            i = j
+            continue
+        yield f"[{i}]", (item,), i, i + 1
+        i += 1
+
+
+def _is_flag(item: str) -> bool:
+    return len(item) > 1 and item.startswith("-") and not _NUMBER.match(item)
+
+
+# ---------------------------------------------------------------- normalising
+
+
+def normalize(body: Any, secret: bool = False) -> Any:
+    """An object body as a display tree: named lists keyed, quantities and secrets wrapped."""
+    return _norm(body, (), secret)
+
+
+def _norm(value: Any, path: tuple[str, ...], secret: bool) -> Any:
+    key = path[-1] if path else ""
+    if secret and _secret_path(path):
+        return _redact_tree(value, path)
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            name = _key_text(k)
+            sub = (*path, name)
+            if secret and _secret_path(sub):
+                out[name] = _redact_tree(v, sub)
+            elif name == LAST_APPLIED and path[-2:] == ("metadata", "annotations"):
+                out[name] = _redact(v, "characters")
+            elif (key in QUANTITY_PARENTS or name in QUANTITY_KEYS) and _quantity(v) is not None:
+                out[name] = Quantity(v, _quantity(v) or Fraction(0))
+            else:
+                out[name] = _norm(v, sub, secret)
+        return out
+    if isinstance(value, list):
+        if key in FLAG_LISTS and all(_scalar(v) for v in value):
+            return Flags(value)
+        items = [_norm(v, (*path, str(i)), secret) for i, v in enumerate(value)]
+        if value and all(isinstance(v, dict) for v in value):
+            fields = identifier(key, value)
+            if fields is not None:
+                keys = [item_key(fields, v) for v in value]
+                return Keyed(fields, items, keys)
+            return Seq(items)
+        return items
+    return value
+
+
+def _secret_path(path: tuple[str, ...]) -> bool:
+    """Inside a Secret: data/stringData values; SealedSecret: spec.encryptedData."""
+    return len(path) == 2 and path[0] in ("data", "stringData", "binaryData") or (
+        len(path) == 3 and path[:2] in (("spec", "encryptedData"),)
+    ) or (len(path) == 5 and path[:3] == ("spec", "template", "data"))
+
+
+def _redact_tree(value: Any, path: tuple[str, ...]) -> Any:
+    if isinstance(value, dict):
+        return {_key_text(k): _redact_tree(v, (*path, _key_text(k))) for k, v in value.items()}
+    unit = "bytes" if path and path[0] == "data" else "characters"
+    return _redact(value, unit)
+
+
+def _redact(value: Any, unit: str) -> Redacted:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    size = len(text)
+    if unit == "bytes":
+        try:
+            size = len(base64.b64decode("".join(text.split()), validate=True))
+        except (binascii.Error, ValueError):
+            unit, size = "characters", len(text)
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return Redacted(digest, size, unit)
+
+
+def _key_text(key: Any) -> str:
+    if key is True:
+        return "true"
+    if key is False:
+        return "false"
+    if key is None:
+        return "null"
+    return str(key)
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _quantity(value: Any) -> Fraction | None:
+    return None if isinstance(value, bool) else parse_quantity(value)
+
+
+def identifier(list_name: str, items: Sequence[Any]) -> tuple[str, ...] | None:
+    """The fields that name each item of a list of mappings uniquely, or None."""
+    if list_name == "ports":
+        candidates: tuple[tuple[str, ...], ...] = (
+            ("name",), ("containerPort", "protocol"), ("port", "protocol"),
+        )
+    else:
+        candidates = LIST_KEYS.get(list_name, ()) + GENERIC_KEYS
+    for fields in candidates:
+        if not all(isinstance(v, dict) and _scalar_key(v.get(fields[0])) for v in items):
+            continue
+        keys = [item_key(fields, v) for v in items]
+        if len(set(keys)) == len(keys):
+            return fields
+    return None
+
+
+def _scalar_key(value: Any) -> bool:
+    return isinstance(value, (str, int)) and not isinstance(value, bool) and value != ""
+
+
+def item_key(fields: tuple[str, ...], item: Mapping[str, Any]) -> str:
+    first = str(item.get(fields[0]))
+    if len(fields) == 1:
+        return first
+    rest = [str(item.get(f) if item.get(f) is not None else ("TCP" if f == "protocol" else ""))
+            for f in fields[1:]]
+    return "/".join([first, *rest]) if fields[1] == "protocol" else ":".join([first, *rest])
+
+
+# ---------------------------------------------------------------- canonical trees
+
+
+def _canon(node: Any) -> Any:
+    """What deepdiff compares: plain dicts, lists and scalars."""
+    if isinstance(node, Redacted):
+        return "\x00redacted:" + node.digest
+    if isinstance(node, Quantity):
+        return f"\x00quantity:{node.value}"
+    if isinstance(node, FlagValue):
+        return json.dumps(node.occurrences)
+    if isinstance(node, Seq):
+        return {str(i): _canon(v) for i, v in enumerate(node)}
+    if isinstance(node, dict):
+        return {k: _canon(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_canon(v) for v in node]
+    return node
+
+
+def _fingerprint(node: Any) -> str:
+    return json.dumps(_canon(node), sort_keys=True, default=str)
+
+
+def _solo(node: Any) -> Any:
+    """A display tree with every :class:`Seq` keyed by its own indices."""
+    if isinstance(node, Seq):
+        keys = [str(i) for i in range(len(node))]
+        return Aligned(zip(keys, (_solo(v) for v in node), strict=True),
+                       {k: i for i, k in enumerate(keys)})
+    if isinstance(node, Keyed):
+        out = Keyed(node.fields, node.entries, list(node.keys()))
+        for k, v in node.items():
+            dict.__setitem__(out, k, _solo(v))
+        return out
+    if isinstance(node, Flags):
+        return node
+    if isinstance(node, dict):
+        return {k: _solo(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_solo(v) for v in node]
+    return node
+
+
+def _pair(base: Any, head: Any, path: Path, reorders: list[Path]) -> tuple[Any, Any]:
+    """Both display trees with lists of mappings keyed compatibly for comparison."""
+    if isinstance(base, Keyed) and isinstance(head, Keyed) and base.fields != head.fields:
+        base, head = Seq(base.entries), Seq(head.entries)
+    elif isinstance(base, Keyed) and isinstance(head, Seq):
+        base = Seq(base.entries)
+    elif isinstance(base, Seq) and isinstance(head, Keyed):
+        head = Seq(head.entries)
+    if isinstance(base, Seq) and isinstance(head, Seq):
+        return _align(base, head, path, reorders)
+    if isinstance(base, Flags) and isinstance(head, Flags):
+        if dict(base) == dict(head) and [str(a) for a in base.raw] != [str(a) for a in head.raw]:
+            reorders.append(path)
+        return base, head
+    if isinstance(base, Keyed) and isinstance(head, Keyed):
+        renames = _renamed_entries(base, head)
+        keys = [renames.get(k, k) for k in base]
+        view = dict(zip(keys, base.values(), strict=True))
+        b = Keyed(base.fields, list(base.values()), keys)
+        h = Keyed(head.fields, head.entries, list(head.keys()))
+        _pair_dicts(view, head, b, h, path, reorders)
+        return b, h
+    if (type(base) is dict) and (type(head) is dict):
+        b2: dict[str, Any] = {}
+        h2: dict[str, Any] = {}
+        _pair_dicts(base, head, b2, h2, path, reorders)
+        return b2, h2
+    return _solo(base), _solo(head)
+
+
+def _renamed_entries(base: Keyed, head: Keyed) -> dict[str, str]:
+    """Named entries renamed by the change (old key -> new key), to compare as one entry.
+
+    An entry that is the same but for its name is renamed; so is the one entry left on each
+    side when at least half of its fields are unchanged.
+    """
+    only_b = [k for k in base if k not in head]
+    only_h = [k for k in head if k not in base]
+    if not only_b or not only_h:
+        return {}
+
+    def rest(node: Any) -> dict[str, str]:
+        if not isinstance(node, dict):
+            return {"": _fingerprint(node)}
+        return {k: _fingerprint(v) for k, v in node.items() if k not in base.fields}
+
+    out: dict[str, str] = {}
+    by_rest: dict[str, list[str]] = {}
+    for k in only_h:
+        by_rest.setdefault(json.dumps(rest(head[k]), sort_keys=True), []).append(k)
+    for k in only_b:
+        bucket = by_rest.get(json.dumps(rest(base[k]), sort_keys=True))
+        if bucket:
+            out[k] = bucket.pop(0)
+    left_b = [k for k in only_b if k not in out]
+    left_h = [k for k in only_h if k not in out.values()]
+    if len(left_b) == 1 and len(left_h) == 1:
+        old, new = rest(base[left_b[0]]), rest(head[left_h[0]])
+        same = sum(1 for k, v in old.items() if new.get(k) == v)
+        if same and same * 2 >= max(len(old), len(new)):
+            out[left_b[0]] = left_h[0]
+    return out
+
+
+def _pair_dicts(base: Mapping[str, Any], head: Mapping[str, Any], b: dict[str, Any],
+                h: dict[str, Any], path: Path, reorders: list[Path]) -> None:
+    for k in base:
+        if k in head:
+            bv, hv = _pair(base[k], head[k], (*path, k), reorders)
+            dict.__setitem__(b, k, bv)
+            dict.__setitem__(h, k, hv)
+        else:
+            dict.__setitem__(b, k, _solo(base[k]))
+    for k in head:
+        if k not in base:
+            dict.__setitem__(h, k, _solo(head[k]))
+
+
+def _align(base: Seq, head: Seq, path: Path, reorders: list[Path]) -> tuple[Aligned, Aligned]:
+    bf = [_fingerprint(v) for v in base]
+    hf = [_fingerprint(v) for v in head]
+    b_pairs: list[tuple[str, Any]] = []
+    h_pairs: list[tuple[str, Any]] = []
+    b_index: dict[str, int] = {}
+    h_index: dict[str, int] = {}
+
+    def both(i: int, j: int) -> None:
+        key = str(j)
+        bv, hv = _pair(base[i], head[j], (*path, key), reorders)
+        b_pairs.append((key, bv))
+        h_pairs.append((key, hv))
+        b_index[key], h_index[key] = i, j
+
+    def only_base(i: int) -> None:
+        key = f"{_REMOVED}{i}"
+        b_pairs.append((key, _solo(base[i])))
+        b_index[key] = i
+
+    def only_head(j: int) -> None:
+        key = str(j)
+        h_pairs.append((key, _solo(head[j])))
+        h_index[key] = j
+
+    matcher = difflib.SequenceMatcher(None, bf, hf, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            for k in range(i2 - i1):
+                both(i1 + k, j1 + k)
+            continue
+        common = min(i2 - i1, j2 - j1)
+        for k in range(common):
+            both(i1 + k, j1 + k)
+        for i in range(i1 + common, i2):
+            only_base(i)
+        for j in range(j1 + common, j2):
+            only_head(j)
+    return Aligned(b_pairs, b_index), Aligned(h_pairs, h_index)
+
+
+def _lookup(node: Any, path: Sequence[Segment]) -> tuple[bool, Any]:
+    for step in path:
+        if _has(node, step):
+            node = node[step]
+        else:
+            return False, None
+    return True, node
+
+
+def original_path(display: Any, path: Sequence[Segment]) -> Path:
+    """The path in the original body (list indices) of a display path, as far as it exists."""
+    out: list[Segment] = []
+    node = display
+    for step in path:
+        if isinstance(node, (Keyed, Aligned, Flags)):
+            index = node.index.get(str(step))
+            if index is None:
+                break
+            out.append(index)
+            if isinstance(node, Flags):
+                break
+            node = dict.__getitem__(node, str(step))
+        elif _has(node, step):
+            out.append(step)
+            node = node[step]
+        else:
+            break
+    return tuple(out)
+
+
+def _has(node: Any, step: Segment) -> bool:
+    if isinstance(node, dict):
+        return step in node
+    return isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node)
+
+
+# ---------------------------------------------------------------- plain values for output
+
+
+def plain(node: Any) -> Any:
+    """A display value as JSON-able data (lists restored; secrets stay redacted)."""
+    if isinstance(node, Redacted):
+        return str(node)
+    if isinstance(node, Quantity):
+        return node.shown
+    if isinstance(node, FlagValue):
+        return node.shown()
+    if isinstance(node, Flags):
+        return [str(a) for a in node.raw]
+    if isinstance(node, (Keyed, Aligned)):
+        return [plain(v) for v in node.values()]
+    if isinstance(node, dict):
+        return {k: plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [plain(v) for v in node]
+    if isinstance(node, float) and node != node:  # NaN is not JSON
+        return "NaN"
+    return node
+
+
+def _has_redacted(node: Any) -> bool:
+    if isinstance(node, Redacted):
+        return True
+    if isinstance(node, dict):
+        return any(_has_redacted(v) for v in node.values())
+    if isinstance(node, list):
+        return any(_has_redacted(v) for v in node)
+    return False
+
+
+# ---------------------------------------------------------------- comparing two values
+
+
+_ADDED = ("dictionary_item_added", "iterable_item_added", "attribute_added", "set_item_added")
+_REMOVED_TYPES = (
+    "dictionary_item_removed", "iterable_item_removed", "attribute_removed", "set_item_removed",
+)
+
+
+def compare(
+    base: Any, head: Any, *, secret: bool = False,
+    position: Callable[[Path], tuple[int, int]] | None = None,
+) -> tuple[Change, ...]:
+    """The field changes from ``base`` to ``head`` (object bodies or any YAML values)."""
+    b_disp, h_disp = normalize(base, secret), normalize(head, secret)
+    reorders: list[Path] = []
+    b_disp, h_disp = _pair(b_disp, h_disp, (), reorders)
+    b_canon, h_canon = _canon(b_disp), _canon(h_disp)
+    raw: list[tuple[str, Path]] = []
+    if b_canon != h_canon:
+        tree = DeepDiff(b_canon, h_canon, view="tree", verbose_level=2, threshold_to_diff_deeper=0)
+        for report_type, levels in tree.items():
+            for level in levels:
+                raw.append((report_type, tuple(level.path(output_format="list"))))
+    changes: list[Change] = []
+    seen_lists: set[Path] = set()
+    for report_type, path in raw:
+        collapse = _list_prefix(b_disp, h_disp, path)
+        if collapse is not None:
+            if collapse not in seen_lists:
+                seen_lists.add(collapse)
+                changes.extend(_list_change(b_disp, h_disp, collapse))
+            continue
+        changes.extend(_changes_at(report_type, b_disp, h_disp, path))
+    for path in reorders:
+        found_b, old = _lookup(b_disp, path)
+        found_h, new = _lookup(h_disp, path)
+        changes.append(Change(_display_path(path), "reordered", plain(old), plain(new)))
+    if position is not None:
+        changes = [_with_line(c, h_disp, position) for c in changes]
+    changes.sort(key=lambda c: (c.line if c.line is not None else 1 << 30, c.path,
+                                c.flag or ""))
+    return tuple(changes)
+
+
+def _with_line(change: Change, head: Any, position: Callable[[Path], tuple[int, int]]) -> Change:
+    path: list[Segment] = list(change.path)
+    if change.flag is not None:
+        path.append(change.flag)
+    orig = original_path(head, path)
+    line, _ = position(orig)
+    return Change(
+        change.path, change.op, change.old, change.new, change.flag, change.redacted,
+        change.old_size, change.new_size, change.unit, change.items_added,
+        change.items_removed, line,
+    )
+
+
+def _list_prefix(base: Any, head: Any, path: Path) -> Path | None:
+    """The first plain list on ``path`` (on either side): changes inside it collapse there."""
+    b, h = base, head
+    for depth in range(len(path) + 1):
+        if (isinstance(b, list) and not isinstance(b, Seq)) or (
+            isinstance(h, list) and not isinstance(h, Seq)
+        ):
+            return path[:depth]
+        if depth == len(path):
+            return None
+        step = path[depth]
+        b = _step(b, step)
+        h = _step(h, step)
+    return None
+
+
+def _step(node: Any, step: Segment) -> Any:
+    if isinstance(node, dict):
+        return node.get(step) if isinstance(step, str) else None
+    if isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+        return node[step]
+    return None
+
+
+def _list_change(base: Any, head: Any, path: Path) -> list[Change]:
+    found_b, old = _lookup(base, path)
+    found_h, new = _lookup(head, path)
+    if not found_b:
+        return _changes_at("dictionary_item_added", base, head, path)
+    if not found_h:
+        return _changes_at("dictionary_item_removed", base, head, path)
+    if not (isinstance(old, list) and isinstance(new, list)):
+        return _changes_at("values_changed", base, head, path)
+    if _has_redacted(old) or _has_redacted(new):
+        return [Change(_display_path(path), "changed", redacted=True, unit="items",
+                       old_size=len(old), new_size=len(new))]
+    po, pn = plain(old), plain(new)
+    bo = Counter(_fingerprint(v) for v in old)
+    bn = Counter(_fingerprint(v) for v in new)
+    added = [pn[i] for i in _multiset_extra(new, bn - bo)]
+    removed = [po[i] for i in _multiset_extra(old, bo - bn)]
+    op = "changed" if added or removed else "reordered"
+    return [Change(_display_path(path), op, po, pn,
+                   items_added=tuple(added), items_removed=tuple(removed))]
+
+
+def _multiset_extra(items: Sequence[Any], extra: Counter[str]) -> list[int]:
+    out = []
+    left = Counter(extra)
+    for i, v in enumerate(items):
+        fp = _fingerprint(v)
+        if left[fp] > 0:
+            left[fp] -= 1
+            out.append(i)
+    return out
+
+
+def _changes_at(report_type: str, base: Any, head: Any, path: Path) -> list[Change]:
+    found_b, old = _lookup(base, path)
+    found_h, new = _lookup(head, path)
+    parent_b = _lookup(base, path[:-1])[1] if path else None
+    parent_h = _lookup(head, path[:-1])[1] if path else None
+    if path and (isinstance(parent_b, Flags) or isinstance(parent_h, Flags)):
+        key = str(path[-1])
+        return [Change(
+            _display_path(path[:-1]), _op(found_b, found_h),
+            old.shown() if isinstance(old, FlagValue) else None,
+            new.shown() if isinstance(new, FlagValue) else None,
+            flag=key,
+        )]
+    op = _op(found_b, found_h)
+    if report_type in _ADDED:
+        op = "added"
+    elif report_type in _REMOVED_TYPES:
+        op = "removed"
+    display = _display_path(path)
+    if isinstance(old, Redacted) or isinstance(new, Redacted):
+        return [Change(
+            display, op, redacted=True,
+            old_size=old.size if isinstance(old, Redacted) else None,
+            new_size=new.size if isinstance(new, Redacted) else None,
+            unit=(new if isinstance(new, Redacted) else old).unit,
+        )]
+    if op in ("added", "removed") and isinstance(old if op == "removed" else new, dict):
+        value = old if op == "removed" else new
+        if _has_redacted(value):
+            out: list[Change] = []
+            for key in value:
+                out.extend(_changes_at(report_type, base, head, (*path, key)))
+            return out
+    if op in ("added", "removed") and _has_redacted(old if op == "removed" else new):
+        value = old if op == "removed" else new
+        size = len(value) if isinstance(value, list) else 0
+        return [Change(display, op, redacted=True, unit="items",
+                       old_size=size if op == "removed" else None,
+                       new_size=size if op == "added" else None)]
+    return [Change(display, op, plain(old) if found_b else None, plain(new) if found_h else None)]
+
+
+def _op(found_b: bool, found_h: bool) -> str:
+    if found_b and found_h:
+        return "changed"
+    return "added" if found_h else "removed"
+
+
+def _display_path(path: Sequence[Segment]) -> tuple[str, ...]:
+    out = []
+    for step in path:
+        text = str(step)
+        if text.startswith(_REMOVED):
+            text = text[len(_REMOVED):]
+        out.append(text)
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- stable finding paths
+
+
+_TOKEN = re.compile(r'\.?(?:"([^"]*)"|([^.\[\]"]+))|\[(\d+)\]')
+
+
+def parse_path(text: str) -> Path:
+    """The segments of a :func:`reviewbot.findings.format_path` string."""
+    out: list[Segment] = []
+    pos = 0
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        if match is None or match.end() == pos:
+            return (text,)
+        quoted, bare, index = match.groups()
+        out.append(int(index) if index is not None else (quoted if quoted is not None else bare))
+        pos = match.end()
+    return tuple(out)
+
+
+def stable_path(body: Any, path: Sequence[Segment]) -> str:
+    """A field path with list indices replaced by item names where the list has them.
+
+    Findings match across base and head by (rule, object, this path): a container moved in
+    its list, a flag moved in ``args``, keeps its path.
+    """
+    out: list[str] = []
+    node = body
+    parent_key = ""
+    for step in path:
+        if isinstance(node, list) and isinstance(step, int):
+            if parent_key in FLAG_LISTS and all(_scalar(v) for v in node):
+                owner = _flag_at(node, step)
+                out.append(owner)
+                return ".".join(out)
+            named = all(isinstance(v, dict) for v in node)
+            fields = identifier(parent_key, node) if named else None
+            if fields is not None and 0 <= step < len(node):
+                out.append(item_key(fields, node[step]))
+            else:
+                out.append(str(step))
+            node = node[step] if 0 <= step < len(node) else None
+        elif isinstance(node, dict):
+            out.append(str(step))
+            node = node.get(step)
+        else:
+            out.append(str(step))
+            node = None
+        parent_key = str(step)
+    return ".".join(out)
+
+
+def _flag_at(items: Sequence[Any], index: int) -> str:
+    for key, _, start, end in parse_flags(items):
+        if start <= index < end:
+            return key
+    return f"[{index}]"
+
+
+# ---------------------------------------------------------------- trees of objects
+
+
+@dataclass(eq=False)
+class Item:
+    """One comparable thing of a tree: a Kubernetes object, a values file, a kustomization."""
+
+    identity: tuple[str, str, str, str]
+    ref: str
+    kind: str
+    api_version: str
+    namespace: str | None
+    name: str
+    file: str
+    body: Any
+    doc: Document
+    doc_path: Path
+    obj: KObject | None = None
+    secret: bool = False
+    strip: bool = True  # name and namespace are the identity, not content
+
+    @property
+    def line(self) -> int:
+        if not self.doc_path:
+            return self.doc.line
+        return self.doc.position(self.doc_path)[0]
+
+    def position(self, path: Path) -> tuple[int, int]:
+        return self.doc.position(self.doc_path + tuple(path))
+
+    def comparable(self) -> Any:
+        """The body without what identity already says (name, namespace)."""
+        if not isinstance(self.body, dict) or not self.strip:
+            return self.body
+        body = dict(self.body)
+        meta = body.get("metadata")
+        if isinstance(meta, dict):
+            meta = {k: v for k, v in meta.items() if k not in ("name", "namespace")}
+            if meta:
+                body["metadata"] = meta
+            else:
+                body.pop("metadata")
+        return body
+
+
+def items_of(model: Model, values_patterns: Sequence[str] = ()) -> list[Item]:
+    """Everything of a model that the diff compares."""
+    out: list[Item] = []
+    for obj in model.objects:
+        secret = obj.group == "" and obj.kind == "Secret" or obj.kind == "SealedSecret"
+        out.append(Item(
+            obj.identity, obj.ref, obj.kind, obj.api_version, obj.namespace, obj.name,
+            obj.file, obj.body, obj.doc, obj.path, obj, secret,
+        ))
+    for k in model.kustomizations:
+        if k.flux is not None:
+            continue
+        out.append(Item(
+            ("kustomize.config.k8s.io", "Kustomization", "", k.file), f"Kustomization/{k.file}",
+            "Kustomization", str(k.body.get("apiVersion") or "kustomize.config.k8s.io/v1beta1"),
+            None, k.file, k.file, k.body, k.doc, (), strip=False,
+        ))
+    for vobj, values, _ in values_documents(model, values_patterns):
+        if vobj.path:  # a kustomization's valuesInline: diffed with its kustomization
+            continue
+        out.append(Item(
+            (*vobj.identity[:3], f"{vobj.name}|{vobj.file}"), vobj.ref, vobj.kind,
+            vobj.api_version, vobj.namespace, vobj.name, vobj.file, values, vobj.doc, (),
+            vobj, strip=False,
+        ))
+    return out
+
+
+def diff_models(base: Model, head: Model, values_patterns: Sequence[str] = ()) -> TreeDiff:
+    return diff_items(items_of(base, values_patterns), items_of(head, values_patterns))
+
+
+def diff_items(base: Sequence[Item], head: Sequence[Item]) -> TreeDiff:
+    pairs, removed, added = _match(base, head)
+    results: list[ObjectDiff] = []
+    for b, h in pairs:
+        bc, hc = b.comparable(), h.comparable()
+        if _quick_equal(bc, hc, b.secret or h.secret):
+            continue
+        changes = compare(bc, hc, secret=b.secret or h.secret, position=h.position)
+        if not changes:
+            continue
+        results.append(_object_diff(h, b, "modified", changes))
+    renamed: list[tuple[Item, Item]] = []
+    by_content: dict[tuple[str, str, str], list[Item]] = {}
+    for b in removed:
+        by_content.setdefault(_content_key(b), []).append(b)
+    still_added: list[Item] = []
+    for h in added:
+        bucket = by_content.get(_content_key(h))
+        if bucket:
+            renamed.append((bucket.pop(0), h))
+        else:
+            still_added.append(h)
+    gone = {id(b) for b, _ in renamed}
+    for b, h in renamed:
+        results.append(_object_diff(h, b, "renamed", (), renamed_from=b.ref))
+    for h in still_added:
+        results.append(_object_diff(h, None, "added", ()))
+    for b in removed:
+        if id(b) not in gone:
+            results.append(_object_diff(None, b, "removed", ()))
+    order = {"removed": 0, "renamed": 1, "modified": 2, "added": 3}
+    results.sort(key=lambda d: (d.file or d.base_file or "", d.line or 0, order[d.status], d.ref))
+    return TreeDiff(tuple(results))
+
+
+def _quick_equal(base: Any, head: Any, secret: bool) -> bool:
+    if base == head:
+        return True
+    b, h = normalize(base, secret), normalize(head, secret)
+    reorders: list[Path] = []
+    b, h = _pair(b, h, (), reorders)
+    return not reorders and _canon(b) == _canon(h)
+
+
+def _content_key(item: Item) -> tuple[str, str, str]:
+    return (item.identity[0], item.kind, _fingerprint(normalize(item.comparable(), item.secret)))
+
+
+def _object_diff(head: Item | None, base: Item | None, status: str,
+                 changes: tuple[Change, ...], renamed_from: str | None = None) -> ObjectDiff:
+    item = head or base
+    assert item is not None
+    return ObjectDiff(
+        ref=item.ref, kind=item.kind, api_version=item.api_version, namespace=item.namespace,
+        name=item.name, status=status, file=head.file if head else None,
+        base_file=base.file if base else None, line=head.line if head else None,
+        renamed_from=renamed_from, changes=changes,
+        head=head.obj if head else None, base=base.obj if base else None,
+    )
+
+
+def _match(base: Sequence[Item], head: Sequence[Item]) -> tuple[
+    list[tuple[Item, Item]], list[Item], list[Item]
+]:
+    """Pairs by identity (same file first when an identity repeats), then the leftovers."""
+    by_id: dict[tuple[str, str, str, str], tuple[list[Item], list[Item]]] = {}
+    for b in base:
+        by_id.setdefault(b.identity, ([], []))[0].append(b)
+    for h in head:
+        by_id.setdefault(h.identity, ([], []))[1].append(h)
+    pairs: list[tuple[Item, Item]] = []
+    removed: list[Item] = []
+    added: list[Item] = []
+    for bs, hs in by_id.values():
+        bs, hs = list(bs), list(hs)
+        if len(bs) > 1 or len(hs) > 1:
+            for b in list(bs):
+                same = next((h for h in hs if h.file == b.file), None)
+                if same is not None:
+                    pairs.append((b, same))
+                    bs.remove(b)
+                    hs.remove(same)
+        for b, h in zip(bs, hs, strict=False):
+            pairs.append((b, h))
+        removed.extend(bs[len(hs):])
+        added.extend(hs[len(bs):])
+    return pairs, removed, added
+
+
+# ---------------------------------------------------------------- multi-line strings
+
+
+def text_diff(old: str, new: str, limit: int = 40) -> list[str]:
+    """Unified diff lines of two multi-line strings (no headers), at most ``limit``."""
+    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=1))
+    body = [line for line in lines[2:]]
+    if len(body) > limit:
+        body = body[:limit] + [f"... {len(body) - limit} more lines"]
+    return body

@@ -1,0 +1,328 @@
+"""``--format markdown``: the pull-request summary comment (review), or a findings table (lint).
+
+The summary is findings by severity, the PR's configuration changes, then the semantic
+diff with one collapsible block per object. Everything from the repository is untrusted:
+names, paths, values and messages (which quote names). Each goes through one of three
+escapes: :func:`md_text` for running markdown, :func:`md_code` for code spans (tables
+included) and :func:`html_code` inside HTML, so that a resource named
+``@team<img src=x>`` shows as text, mentions nobody and loads nothing.
+
+The comment is capped (60,000 characters by default, ``report.extra["max_chars"]``); it is
+cut between rows and blocks, never inside one, and says how many findings and changed
+objects were left out.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..findings import Finding
+from . import Report
+from .difftext import change_lines, clean, object_header
+
+DEFAULT_LIMIT = 60_000
+_SEVERITIES = (("error", "Errors"), ("warning", "Warnings"), ("info", "Info"))
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>])")
+_MENTION = re.compile(r"@(?=\w)")
+
+
+# ---------------------------------------------------------------- escaping
+
+
+def md_text(text: str) -> str:
+    """Untrusted text in running markdown (table cells included): shown literally."""
+    text = clean(str(text)).replace("\r", "")
+    text = html.escape(text, quote=False)
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    text = _MENTION.sub("@\u200b", text)  # no @mention, no team ping
+    return text.replace("\n", "<br>")
+
+
+def md_code(text: str) -> str:
+    """Untrusted text as a code span, safe in table cells (``|`` escaped)."""
+    body = clean(str(text)).replace("\n", " ").replace("|", "\\|")
+    if not body.strip():
+        return "*(empty)*"
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def html_code(text: str) -> str:
+    """Untrusted text inside HTML (``<summary>``): entity-escaped, in ``<code>``."""
+    return "<code>" + html.escape(clean(str(text)), quote=True) + "</code>"
+
+
+# ---------------------------------------------------------------- findings
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _where(f: Finding) -> str:
+    if not f.file:
+        return "(repository)"
+    return f"{f.file}:{f.line}" if f.line else f.file
+
+
+def finding_row(f: Finding, with_new: bool) -> str:
+    cells = [md_code(f.rule), md_code(f.object) if f.object else "", md_code(_where(f))]
+    text = md_text(f.message)
+    if f.fix:
+        text += f"<br>**Fix:** {md_text(f.fix)}"
+    cells.append(text)
+    if with_new:
+        cells.insert(0, "new" if f.new else "existing")
+    return "| " + " | ".join(cells) + " |"
+
+
+def _table_head(with_new: bool) -> str:
+    head = ["Rule", "Object", "Where", "Finding"]
+    if with_new:
+        head.insert(0, "")
+    return "| " + " | ".join(head) + " |\n|" + "---|" * len(head)
+
+
+def finding_comment(f: Finding) -> str:
+    """The body of an inline comment for one finding."""
+    lines = [f"**{md_text(f.severity)}** {md_code(f.rule)}: {md_text(f.message)}"]
+    if f.fix:
+        lines += ["", f"**Fix:** {md_text(f.fix)}"]
+    if f.object:
+        where = md_code(f.object) + (f", field {md_code(f.path)}" if f.path else "")
+        lines += ["", f"<sub>{where}</sub>"]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the diff
+
+
+def diff_block(entry: Mapping[str, Any], max_lines: int = 200) -> str:
+    """One changed object as a ``<details>`` block with a diff-highlighted body."""
+    changes = entry.get("changes") or ()
+    mark, _ = object_header(entry)
+    status = str(entry.get("change"))
+    parts = [f"{html_code(str(entry.get('object')))} <b>{html.escape(status)}</b>"]
+    if status == "renamed":
+        parts.append(f"from {html_code(str(entry.get('renamed_from')))}")
+    file = entry.get("file") or entry.get("base_file")
+    if file:
+        parts.append(f"in {html_code(str(file))}")
+    if changes:
+        parts.append(f"({_plural(len(changes), 'change')})")
+    body_lines: list[str] = []
+    for style, text in change_lines(changes):
+        body_lines.append(f"  {text}" if style == "path" else f"{style}   {text}")
+    if status == "added":
+        body_lines.append(f"+ new object at line {entry.get('line') or 1}")
+    elif status == "removed":
+        body_lines.append("- removed")
+    elif status == "renamed":
+        base_file = entry.get("base_file")
+        moved = f", moved from {clean(str(base_file))}" if base_file != entry.get("file") else ""
+        body_lines.append(f"> renamed from {clean(str(entry.get('renamed_from')))}{moved}")
+    if len(body_lines) > max_lines:
+        left = len(body_lines) - max_lines
+        body_lines = body_lines[:max_lines] + [f"  ... {left} more lines"]
+    body = "\n".join(body_lines)
+    longest = max((len(run) for run in re.findall(r"`{3,}", body)), default=2)
+    fence = "`" * (longest + 1)
+    return (
+        f"<details><summary>{html.escape(mark)} {' '.join(parts)}</summary>\n\n"
+        f"{fence}diff\n{body}\n{fence}\n\n</details>"
+    )
+
+
+def render_diff_section(diff: Sequence[Mapping[str, Any]], limit: int = DEFAULT_LIMIT) -> str:
+    """`reviewbot diff --format markdown`: the diff blocks alone, capped like the summary."""
+    builder = _Builder(limit)
+    builder.add(f"### Changes ({_counts(diff)})\n")
+    for entry in diff:
+        builder.add(diff_block(entry) + "\n", objects=1)
+    if not diff:
+        builder.add("No object changed.\n")
+    return builder.finish(0, len(diff))
+
+
+def _counts(diff: Sequence[Mapping[str, Any]]) -> str:
+    order = ("modified", "added", "removed", "renamed")
+    tally = {s: sum(1 for e in diff if e.get("change") == s) for s in order}
+    return ", ".join(f"{n} {s}" for s, n in tally.items() if n) or "none"
+
+
+# ---------------------------------------------------------------- assembling under a cap
+
+
+class _Builder:
+    """Blocks in order until the next one would pass the cap; then a line on what is left."""
+
+    RESERVE = 400
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.parts: list[str] = []
+        self.size = 0
+        self.full = False
+        self.findings = 0
+        self.objects = 0
+
+    def add(self, block: str, *, findings: int = 0, objects: int = 0) -> bool:
+        if self.full or self.size + len(block) + 1 > self.limit - self.RESERVE:
+            self.full = True
+            return False
+        self.parts.append(block)
+        self.size += len(block) + 1
+        self.findings += findings
+        self.objects += objects
+        return True
+
+    def finish(self, total_findings: int, total_objects: int) -> str:
+        text = "\n".join(self.parts).rstrip() + "\n"
+        left_f = total_findings - self.findings
+        left_o = total_objects - self.objects
+        if left_f or left_o:
+            what = []
+            if left_f:
+                what.append(_plural(left_f, "finding"))
+            if left_o:
+                what.append(_plural(left_o, "changed object"))
+            text += (
+                f"\n**{' and '.join(what)} left out**: this comment is capped at "
+                f"{self.limit:,} characters. The job log and the JSON/SARIF output have "
+                "everything.\n"
+            )
+        return text
+
+
+# ---------------------------------------------------------------- the comment
+
+
+def render_markdown(report: Report, color: bool = False) -> str:
+    limit = int(report.extra.get("max_chars") or DEFAULT_LIMIT)
+    builder = _Builder(limit)
+    findings = list(report.findings)
+    with_new = report.review and any(not f.new for f in findings)
+    builder.add(_header(report))
+    for severity, title in _SEVERITIES:
+        group = [f for f in findings if f.severity == severity]
+        if not group:
+            continue
+        if not builder.add(f"### {title} ({len(group)})\n"):
+            break
+        table = [_table_head(with_new)]
+        for f in group:
+            row = finding_row(f, with_new)
+            if builder.size + len("\n".join(table)) + len(row) + 2 > limit - builder.RESERVE:
+                break
+            table.append(row)
+        rows = len(table) - 1
+        if rows:
+            builder.add("\n".join(table) + "\n", findings=rows)
+        if rows < len(group):
+            builder.full = True
+            break
+    others = [f for f in findings if f.severity not in {s for s, _ in _SEVERITIES}]
+    if others and not builder.full:
+        table = [_table_head(with_new)] + [finding_row(f, with_new) for f in others]
+        builder.add("### Other\n\n" + "\n".join(table) + "\n", findings=len(others))
+    if report.review:
+        _config_section(builder, report.extra)
+        diff = report.diff
+        if diff and builder.add(f"### Changes ({_counts(diff)})\n"):
+            for entry in diff:
+                if not builder.add(diff_block(entry) + "\n", objects=1):
+                    break
+    return builder.finish(len(findings), len(report.diff) if report.review else 0)
+
+
+def _header(report: Report) -> str:
+    findings = report.findings
+    counts = ", ".join(
+        _plural(n, s) for s, n in
+        ((s, sum(1 for f in findings if f.severity == s)) for s, _ in _SEVERITIES) if n
+    )
+    if not report.review:
+        title = f"## reviewbot: {_plural(len(findings), 'finding')}"
+        return f"{title}\n\n{counts or 'Nothing to report.'}\n"
+    extra = report.extra
+    new = int(extra.get("new") or 0)
+    lines = ["## reviewbot review", ""]
+    if new:
+        new_counts = ", ".join(
+            _plural(n, s) for s, n in
+            ((s, sum(1 for f in findings if f.new and f.severity == s))
+             for s, _ in _SEVERITIES) if n
+        )
+        lines.append(f"**This pull request introduces {_plural(new, 'new finding')}** "
+                     f"({new_counts or 'outside this scope'}).")
+    else:
+        lines.append("**This pull request introduces no new finding.**")
+    existing = int(extra.get("existing") or 0)
+    scope = str(extra.get("scope") or "new")
+    if existing:
+        shown = sum(1 for f in findings if not f.new)
+        lines.append(
+            f"{_plural(existing, 'finding')} already on the base branch "
+            + (f"({shown} shown: scope {md_code(scope)})." if shown
+               else f"{'is' if existing == 1 else 'are'} not shown (scope {md_code(scope)}).")
+        )
+    sides = []
+    if extra.get("head"):
+        sides.append(f"head {md_code(str(extra['head'])[:12])}")
+    else:
+        sides.append("the work tree")
+    if extra.get("base"):
+        base_ref = str(extra.get("base_ref") or "")
+        label = f" (merge base with {md_code(base_ref)})" if base_ref and not re.fullmatch(
+            r"[0-9a-f]{40}|[0-9a-f]{64}", base_ref) else " (merge base)"
+        sides.append(f"base {md_code(str(extra['base'])[:12])}{label}")
+    lines.append("")
+    lines.append("Compared " + " with ".join(sides) + ". Rules and options come from "
+                 f"{_config_source(extra)}, so a pull request cannot switch them off for "
+                 "itself.")
+    return "\n".join(lines) + "\n"
+
+
+def _config_source(extra: Mapping[str, Any]) -> str:
+    source = str(extra.get("config_source") or "the defaults")
+    match = re.fullmatch(r"`([^`]+)` of the base branch", source)
+    if match:
+        return f"{md_code(match.group(1))} of the base branch"
+    return md_text(source)
+
+
+def _config_section(builder: _Builder, extra: Mapping[str, Any]) -> None:
+    changes = extra.get("config_changes") or ()
+    error = extra.get("config_error")
+    if not changes and not error:
+        return
+    lines = ["### Configuration changes in this pull request", "",
+             "They take effect once merged; this review used the base branch's configuration.",
+             ""]
+    if error:
+        lines.append(f"- the new configuration does not load: {md_text(str(error))}")
+    for change in changes:
+        lines.append(f"- {md_code(str(change.get('path')))}: {_config_change(change)}")
+    builder.add("\n".join(lines) + "\n")
+
+
+def _config_change(change: Mapping[str, Any]) -> str:
+    op = change.get("op")
+    if op == "removed" and "old" not in change:
+        return "file removed"
+    if op == "added":
+        return f"added {md_code(_value(change.get('new')))}"
+    if op == "removed":
+        return f"removed (was {md_code(_value(change.get('old')))})"
+    return f"{md_code(_value(change.get('old')))} → {md_code(_value(change.get('new')))}"
+
+
+def _value(value: Any) -> str:
+    import json
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= 200 else text[:197] + "..."

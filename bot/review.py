@@ -1,0 +1,468 @@
+"""`reviewbot diff` and `reviewbot review`: what a change does, and what it newly breaks.
+
+``diff`` compares the manifests of two git refs (or a ref and the work tree) object by
+object. ``review`` is the pull-request job:
+
+1. base and head come from ``--base/--head`` or the CI event file; the base side is the
+   merge base of the two, and nothing is checked out;
+2. the configuration is read from the base tree, so a PR cannot switch a rule off for
+   itself; the PR's own changes to it are reported in the summary;
+3. the rules run on the whole base tree and the whole head tree; a head finding is *new*
+   when no base finding has the same rule, object and field path (list indices replaced
+   by item names, renamed objects followed), so a finding on an object the PR did not touch
+   is new exactly when the PR caused it;
+4. the findings are written (stdout, ``--output``, ``--artifact``) before any forge call;
+   a forge failure is reported and never changes the exit code, which counts new findings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from .cli import EXIT_OK, emit, exit_code, use_color
+from .commands import file_loader
+from .config import CONFIG_NAME, Config, load_config_file, parse_config
+from .diff import TreeDiff, compare, diff_models, parse_path, stable_path
+from .engine import Result, Suppressions, _finding, analyze, load_files
+from .errors import ReviewbotError
+from .findings import Finding, sort_key
+from .model import KObject, Model, PodTemplate, build_model
+from .registry import all_rules
+from .report import Report, render
+from .report.difftext import render_diff_text
+from .sources import Tree, disk_tree, git_tree, merge_base, repo_root, resolve_ref
+
+SUMMARY_LIMIT = 60_000
+# The forge folds out-of-diff comments under the summary and then clips the summary at half
+# its 60,000-character budget; a summary under that never gets cut mid-section.
+FORGE_SUMMARY_LIMIT = 29_000
+_SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+_TOKENS = ("GITHUB_TOKEN", "FORGEJO_TOKEN", "GITEA_TOKEN", "INPUT_TOKEN")
+_DIFF_FORMATS = ("text", "json", "markdown")
+
+
+# ---------------------------------------------------------------- refs and trees
+
+
+@dataclass(frozen=True)
+class Sides:
+    root: Path
+    base_ref: str  # as given (for display)
+    base: str  # the merge base sha
+    head: str | None  # head sha, None for the work tree
+
+
+def _safe_ref(ref: str, what: str) -> str:
+    if not ref or ref.startswith("-") or any(c in ref for c in "\0\n\r"):
+        raise ReviewbotError(f"invalid {what} ref {ref[:80]!r}")
+    return ref
+
+
+def _resolve(root: Path, ref: str, what: str) -> str:
+    try:
+        return resolve_ref(root, _safe_ref(ref, what))
+    except ReviewbotError as exc:
+        raise ReviewbotError(
+            f"cannot resolve the {what} {ref[:80]!r}: {exc.message} (in CI, fetch the full "
+            "history: actions/checkout with fetch-depth: 0)"
+        ) from None
+
+
+def event_refs(env: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """``pull_request.base.sha`` and ``head.sha`` of the CI event file, when there is one."""
+    path = env.get("FORGEJO_EVENT_PATH") or env.get("GITHUB_EVENT_PATH")
+    if not path:
+        return None, None
+    try:
+        event = json.loads(Path(path).read_bytes()[: 25 * 1024 * 1024])
+    except (OSError, ValueError) as exc:
+        raise ReviewbotError(f"cannot read the CI event file {path}: {exc}") from None
+    pull = event.get("pull_request") if isinstance(event, dict) else None
+    if not isinstance(pull, dict):
+        return None, None
+
+    def sha(side: str) -> str | None:
+        block = pull.get(side)
+        value = block.get("sha") if isinstance(block, dict) else None
+        if value is None:
+            return None
+        if not isinstance(value, str) or not _SHA.match(value):
+            raise ReviewbotError(f"the CI event's pull_request.{side}.sha is not a commit sha")
+        return value
+
+    return sha("base"), sha("head")
+
+
+def review_sides(args: argparse.Namespace, env: Mapping[str, str]) -> Sides:
+    root = repo_root(Path(args.repo))
+    event_base, event_head = (None, None) if args.base and args.head else event_refs(env)
+    base_ref = args.base or event_base
+    head_ref = args.head or event_head
+    if not base_ref:
+        raise ReviewbotError(
+            "no base to compare with: pass --base REF, or run on a pull_request event "
+            "(GITHUB_EVENT_PATH / FORGEJO_EVENT_PATH)"
+        )
+    base_sha = _resolve(root, base_ref, "base")
+    head_sha = _resolve(root, head_ref, "head") if head_ref else None
+    try:
+        merge = merge_base(root, base_sha, head_sha or _resolve(root, "HEAD", "head"))
+    except ReviewbotError as exc:
+        raise ReviewbotError(
+            f"no merge base of {base_ref[:80]} and {head_ref or 'HEAD'}: {exc.message} "
+            "(a shallow clone? fetch with fetch-depth: 0)"
+        ) from None
+    return Sides(root, base_ref, merge, head_sha)
+
+
+def worktree(root: Path, prefixes: Sequence[str] = ()) -> Tree:
+    """The work tree as git sees it: tracked and untracked files, ignored ones left out."""
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", "-c", "-o", "--exclude-standard",
+             "--", *prefixes],
+            capture_output=True, check=False,
+        )
+    except OSError as exc:
+        raise ReviewbotError(f"cannot run git: {exc}") from exc
+    if proc.returncode != 0:
+        return disk_tree([root / p for p in prefixes] or [root], root)
+    names = sorted({n for n in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if n})
+    targets = [root / n for n in names if os.path.lexists(root / n)]
+    if not targets:
+        return Tree(root, (), frozenset(), ())
+    return disk_tree(targets, root)
+
+
+def head_tree(sides: Sides, prefixes: Sequence[str]) -> Tree:
+    if sides.head is None:
+        return worktree(sides.root, prefixes)
+    return git_tree(sides.root, sides.head, prefixes)
+
+
+# ---------------------------------------------------------------- configuration
+
+
+@dataclass(frozen=True)
+class ConfigSides:
+    config: Config  # what the review applies: the base branch's
+    source: str  # where it came from, for the summary
+    changes: tuple[dict[str, Any], ...] = ()  # the PR's own changes to it
+    head_error: str | None = None  # the PR's config does not parse
+
+
+def _in_repo(path: Path, root: Path) -> str | None:
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return None
+
+
+def _blob(root: Path, ref: str | None, rel: str) -> bytes | None:
+    if ref is None:
+        target = root / rel
+        if target.is_file() and not target.is_symlink():
+            return target.read_bytes()
+        return None
+    tree = git_tree(root, ref, [rel])
+    return next((f.data for f in tree.files if f.path == rel), None)
+
+
+def review_config(args: argparse.Namespace, sides: Sides) -> ConfigSides:
+    """The base tree's configuration, and how the head changes it (reported, not applied)."""
+    rel: str | None = CONFIG_NAME
+    if args.config:
+        rel = _in_repo(Path(args.config), sides.root)
+        if rel is None:  # outside the repository: the workflow's own file, not the PR's
+            return ConfigSides(load_config_file(Path(args.config)), args.config)
+    assert rel is not None
+    base_data = _blob(sides.root, sides.base, rel)
+    base = parse_config(base_data, f"{rel} (base)") if base_data is not None else Config()
+    source = f"`{rel}` of the base branch" if base_data is not None else "the defaults"
+    head_data = _blob(sides.root, sides.head, rel)
+    if head_data == base_data:
+        return ConfigSides(base, source)
+    if head_data is None:
+        changes = ({"path": rel, "op": "removed"},)
+        return ConfigSides(base, source, changes)
+    try:
+        head = parse_config(head_data, f"{rel} (head)")
+    except ReviewbotError as exc:
+        return ConfigSides(base, source, (), exc.message)
+    found = compare(dict(base.raw), dict(head.raw))
+    return ConfigSides(base, source, tuple(c.as_json() for c in found))
+
+
+# ---------------------------------------------------------------- new findings
+
+
+def _objects_by_ref(model: Model) -> dict[tuple[str, str], KObject]:
+    out: dict[tuple[str, str], KObject] = {}
+    for obj in model.objects:
+        out.setdefault((obj.ref, obj.file), obj)
+        out.setdefault((obj.ref, ""), obj)
+    return out
+
+
+def finding_key(
+    finding: Finding, index: Mapping[tuple[str, str], KObject],
+    renames: Mapping[str, str] | None = None,
+) -> tuple[str, str, str]:
+    """(rule, object, field path): lines move, identities do not.
+
+    List indices in the path become item names where the list is named (containers, env,
+    flags of args ...), and a base object's ref becomes its head ref when the PR renamed it.
+    """
+    if not finding.object:
+        return finding.match_key
+    obj = index.get((finding.object, finding.file)) or index.get((finding.object, ""))
+    path = finding.path
+    if obj is not None and path:
+        path = stable_path(obj.body, parse_path(path))
+    ref = (renames or {}).get(finding.object, finding.object)
+    return (finding.rule, ref, path)
+
+
+def mark_new(head: Sequence[Finding], head_model: Model, base: Sequence[Finding],
+             base_model: Model, renames: Mapping[str, str]) -> list[Finding]:
+    base_index = _objects_by_ref(base_model)
+    head_index = _objects_by_ref(head_model)
+    known = {finding_key(f, base_index, renames) for f in base}
+    out = []
+    for f in head:
+        key = finding_key(f, head_index)
+        out.append(replace(f, new=key not in known, extra={**f.extra, "match": key}))
+    return out
+
+
+def select(findings: Iterable[Finding], scope: str, touched: frozenset[str],
+           touched_files: frozenset[str]) -> list[Finding]:
+    """``new``: new findings; ``changed``: those plus all on touched objects; ``all``."""
+    def wanted(f: Finding) -> bool:
+        if scope == "all" or f.new:
+            return True
+        touches = f.object in touched or (not f.object and f.file in touched_files)
+        return scope == "changed" and touches
+
+    return sorted((f for f in findings if wanted(f)), key=sort_key)
+
+
+def changed_files(base: Tree, head: Tree) -> frozenset[str]:
+    before = {f.path: f.blob for f in base.files}
+    return frozenset(f.path for f in head.files if before.get(f.path) != f.blob)
+
+
+def change_findings(diff: TreeDiff, base_model: Model, head_model: Model, config: Config,
+                    only: Sequence[str] = ()) -> list[Finding]:
+    """Diff-time checks: a rule module may define ``check_change(old_pods, new_pods)``
+    (image-digest: a tag changed while the digest stayed), run on every modified object.
+    """
+    out: list[Finding] = []
+    rules = [r for r in all_rules() if config.settings(r).enabled and (not only or r.id in only)]
+    head_index = _objects_by_ref(head_model)
+    for rule in rules:
+        check = getattr(rule.module, "check_change", None)
+        if check is None:
+            continue
+        settings = config.settings(rule)
+        for entry in diff.objects:
+            if entry.status != "modified" or entry.head is None or entry.base is None:
+                continue
+            old_pods = _pods(base_model, entry.base)
+            new_pods = _pods(head_model, entry.head)
+            if not old_pods or not new_pods:
+                continue
+            for violation in check(old_pods, new_pods):
+                found = _finding(rule, violation, settings.severity)
+                key = finding_key(found, head_index)
+                out.append(replace(found, new=True, extra={**found.extra, "match": key}))
+    if out:
+        suppressions = Suppressions(head_model)
+        out = [f for f in out if not suppressions.matches(f)]
+    return out
+
+
+def _pods(model: Model, obj: KObject) -> list[PodTemplate]:
+    """The pod templates of ``obj`` (values pseudo-objects are matched by ref and file)."""
+    return [p for p in model.pods
+            if p.obj is obj or (p.obj.ref == obj.ref and p.obj.file == obj.file)]
+
+
+# ---------------------------------------------------------------- diff
+
+
+def _model(tree: Tree, config: Config, args: argparse.Namespace) -> Model:
+    files = load_files(tree, config, file_loader(args))
+    return build_model(files, config.inventory, str(tree.root), tree)
+
+
+def diff_command(args: argparse.Namespace) -> int:
+    if args.format not in _DIFF_FORMATS:
+        raise ReviewbotError(f"diff writes {', '.join(_DIFF_FORMATS)}, not {args.format}")
+    root = repo_root(Path(args.repo))
+    base = _resolve(root, args.base, "base")
+    head = _resolve(root, args.head, "head") if args.head else None
+    sides = Sides(root, args.base, base, head)
+    config = review_config(args, sides).config
+    base_model = _model(git_tree(root, base, args.paths), config, args)
+    head_model = _model(head_tree(sides, args.paths), config, args)
+    diff = diff_models(base_model, head_model)
+    entries = tuple(diff.as_json())
+    if args.format == "text":
+        text = render_diff_text(entries, use_color(args))
+    elif args.format == "json":
+        text = render(Report(findings=(), review=True, diff=entries,
+                             skipped=tuple(head_model.skipped)), "json")
+    else:
+        from .report.markdown import render_diff_section
+        text = render_diff_section(entries, SUMMARY_LIMIT)
+    emit(text, args.output)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- review
+
+
+@dataclass(frozen=True)
+class ReviewOutcome:
+    report: Report
+    findings: tuple[Finding, ...]  # as reported (scope applied), new flag set
+    new: tuple[Finding, ...]  # every new finding (what the exit code counts)
+    config: Config
+
+
+def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcome:
+    sides = review_sides(args, env)
+    cfg = review_config(args, sides)
+    config = cfg.config
+    base_tree = git_tree(sides.root, sides.base, args.paths)
+    head = head_tree(sides, args.paths)
+    loader = file_loader(args)
+    base_result = analyze(base_tree, config, only=args.rule, loader=loader)
+    head_result = analyze(head, config, only=args.rule, loader=loader)
+    diff = diff_models(base_result.model, head_result.model)
+    marked = mark_new(head_result.findings, head_result.model, base_result.findings,
+                      base_result.model, diff.renames)
+    marked += change_findings(diff, base_result.model, head_result.model, config, args.rule)
+    marked.sort(key=sort_key)
+    touched = changed_files(base_tree, head)
+    reported = select(marked, args.scope, diff.touched, touched)
+    new = tuple(f for f in marked if f.new)
+    report = Report(
+        findings=tuple(reported), skipped=tuple(head_result.skipped), review=True,
+        diff=tuple(diff.as_json()), stats=dict(head_result.stats),
+        sources=_sources(head_result, reported),
+        extra=_extra(args, sides, cfg, marked, reported, base_result),
+    )
+    return ReviewOutcome(report, tuple(reported), new, config)
+
+
+def _sources(result: Result, findings: Sequence[Finding]) -> dict[str, str]:
+    files = result.model.files
+    return {f.file: files[f.file].text for f in findings if f.file in files}
+
+
+def _extra(args: argparse.Namespace, sides: Sides, cfg: ConfigSides, marked: Sequence[Finding],
+           reported: Sequence[Finding], base: Result) -> dict[str, Any]:
+    return {
+        "base_ref": sides.base_ref, "base": sides.base, "head": sides.head,
+        "scope": args.scope, "config_source": cfg.source,
+        "config_changes": list(cfg.changes), "config_error": cfg.head_error,
+        "new": sum(1 for f in marked if f.new),
+        "existing": sum(1 for f in marked if not f.new),
+        "hidden": len(marked) - len(reported), "base_findings": len(base.findings),
+        "max_chars": SUMMARY_LIMIT,
+    }
+
+
+def review_command(args: argparse.Namespace) -> int:
+    env = dict(os.environ)
+    outcome = run_review(args, env)
+    report = outcome.report
+    fail_on = args.fail_on or outcome.config.fail_on or "error"
+    code = exit_code(outcome.new, fail_on)
+    text = render(report, args.format, color=use_color(args))
+    if args.format == "text":
+        text += "\n" + render_diff_text(report.diff, use_color(args))
+    emit(text, args.output)  # findings first: no forge call has happened yet
+    if args.artifact:
+        emit(render(report, args.artifact_format), args.artifact)
+    publish(args, report, outcome.findings, env)
+    return code
+
+
+# ---------------------------------------------------------------- publishing
+
+
+def _scrub(text: str, env: Mapping[str, str]) -> str:
+    for name in _TOKENS:
+        secret = env.get(name)
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return text
+
+
+def inline_comments(findings: Sequence[Finding]) -> tuple[Any, ...]:
+    """One inline comment candidate per new finding, fingerprinted by its stable key."""
+    from .forge import InlineComment
+    from .report.markdown import finding_comment
+
+    out = []
+    for f in findings:
+        if not f.new or not f.file or f.line < 1:
+            continue
+        key = f.extra.get("match") or f.match_key
+        fingerprint = hashlib.sha256("\0".join(key).encode()).hexdigest()[:16]
+        out.append(InlineComment(f.file, f.line, None, finding_comment(f), fingerprint))
+    return tuple(out)
+
+
+def publish(args: argparse.Namespace, report: Report, findings: Sequence[Finding],
+            env: Mapping[str, str]) -> None:
+    """Post the review, or show it (platform none, --dry-run). Never raises for the forge."""
+    try:
+        from .forge import ReviewPayload, detect_platform, make_forge, pr_from_event, preview
+        from .report.markdown import render_markdown
+
+        platform = args.platform if args.platform != "auto" else detect_platform(env)
+        summary = render_markdown(
+            replace(report, extra={**report.extra, "max_chars": FORGE_SUMMARY_LIMIT}), False
+        )
+        comments = inline_comments(findings)
+        payload = ReviewPayload(summary, comments, args.comment_mode)
+        if platform == "none" or args.dry_run:
+            if args.platform == "none" or args.dry_run:
+                _show(preview(payload), args)
+            else:
+                print("reviewbot: not running in CI (no platform detected): nothing posted; "
+                      "--dry-run shows the review", file=sys.stderr)
+            return
+        if args.comment_mode == "none":
+            print("reviewbot: comment mode none: nothing posted", file=sys.stderr)
+            return
+        pr = pr_from_event(platform, env)
+        result = make_forge(platform, env).publish(pr, payload)
+        print(f"reviewbot: {_scrub(result.reason, env)}", file=sys.stderr)
+    except ReviewbotError as exc:
+        print(f"reviewbot: nothing posted: {_scrub(exc.message, env)}", file=sys.stderr)
+    except Exception as exc:  # a forge bug must not lose the findings' exit code
+        if getattr(args, "debug", False):
+            raise
+        print(f"reviewbot: nothing posted: internal error in publishing ({type(exc).__name__})",
+              file=sys.stderr)
+
+
+def _show(text: str, args: argparse.Namespace) -> None:
+    stream = sys.stdout if args.output else sys.stderr
+    stream.write("--- the review that would be posted ---\n" + text.rstrip() + "\n")
+    stream.flush()
