@@ -445,7 +445,10 @@ class Network:
         if cached is not None:
             return cached
         result: set[int] = set()
-        if peer.ip is None and peer.valid:
+        if peer.ip is not None and unknown and not self.exact:
+            # Whether an ipBlock matches pod addresses depends on the network plugin: unknown.
+            result.update(range(len(self.pods)))
+        elif peer.ip is None and peer.valid:
             pods = peer.pods if peer.pods is not None else Selector()
             if peer.namespaces is None:
                 result.update(self.select_in(namespace, pods))
@@ -535,7 +538,7 @@ class Network:
         mapping, every = self.ingress_map(d, unknown)
         conns = mapping.get(s, NONE)
         if every:
-            conns = conns.union(self._every_ingress(d))
+            conns = conns.union(self.every_ingress(d))
         return conns
 
     def egress_conns(self, s: int, d: int, unknown: bool = False) -> Conns:
@@ -551,7 +554,7 @@ class Network:
             ))
         return conns
 
-    def _every_ingress(self, d: int) -> Conns:
+    def every_ingress(self, d: int) -> Conns:
         pod = self.pods[d]
         return union_all(
             r.conns(pod) for n in self.ingress_of[d] for r in self.policies[n].ingress

@@ -1,0 +1,479 @@
+"""The NetworkPolicy evaluator, written as a specification of Kubernetes semantics.
+
+Every expectation here is derived from the NetworkPolicy API documentation, not from running
+the evaluator. The recipe fixtures in tests/fixtures/netpol/<recipe>/ carry hand-written
+connectivity (np-guard's connlist format) in expected.txt.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from reviewbot.cli import main
+from reviewbot.config import Config
+from reviewbot.engine import analyze
+from reviewbot.netpol import Network, Selector, connectivity, render_connlist
+from reviewbot.netpol_sets import ALL, NONE, Conns, IPBlock, format_range, ip_pieces
+from reviewbot.sources import disk_tree
+
+RECIPES = Path(__file__).parent / "fixtures" / "netpol"
+SEED = Path(__file__).parent / "fixtures" / "seed-repo"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def build(tmp_path: Path, text: str, exact: bool = True) -> Network:
+    (tmp_path / "m.yaml").write_text(textwrap.dedent(text).lstrip("\n"))
+    model = analyze(disk_tree([tmp_path], tmp_path), Config(), only=["yaml-syntax"]).model
+    return Network(model, exact=exact)
+
+
+def pod(net: Network, peer: str) -> int:
+    return next(i for i, p in enumerate(net.pods) if p.peer == peer)
+
+
+def deployment(name: str, ns: str, labels: str, ports: str = "") -> str:
+    return f"""
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, namespace: {ns}}}
+spec:
+  template:
+    metadata: {{labels: {labels}}}
+    spec:
+      containers:
+      - name: main
+        image: x
+        {ports}
+"""
+
+
+def lines(net: Network) -> list[str]:
+    return render_connlist(connectivity(net)).splitlines()
+
+
+# ---------------------------------------------------------------- recipes
+
+
+@pytest.mark.parametrize(
+    "recipe", sorted(p for p in RECIPES.iterdir() if p.is_dir()), ids=lambda p: p.name
+)
+def test_recipe_connectivity(recipe: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.txt"
+    code = main(["netpol", "connectivity", str(recipe / "manifests"), "--format", "connlist",
+                 "--output", str(out)])
+    assert code == 0
+    assert out.read_text() == (recipe / "expected.txt").read_text()
+
+
+def test_recipes_exist() -> None:
+    names = {p.name for p in RECIPES.iterdir()}
+    assert {"deny-all", "deny-all-ingress", "allow-same-namespace", "allow-from-namespace",
+            "allow-only-some-pods", "egress-to-dns", "ipblock"} <= names
+
+
+# ---------------------------------------------------------------- isolation and defaulting
+
+
+def test_policy_types_default_to_ingress_plus_egress_when_egress_rules_exist(
+    tmp_path: Path,
+) -> None:
+    net = build(tmp_path, deployment("a", "ns", "{app: a}") + deployment("b", "ns", "{app: b}")
+                + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: p, namespace: ns}
+spec:
+  podSelector: {matchLabels: {app: a}}
+  egress:
+  - to: [{podSelector: {matchLabels: {app: b}}}]
+""")
+    a, b = pod(net, "ns/a[Deployment]"), pod(net, "ns/b[Deployment]")
+    # no policyTypes + egress rules: isolated both ways, and no ingress rule admits anything
+    assert net.isolated_egress(a) and net.isolated_ingress(a)
+    assert net.allowed(a, b) == ALL
+    assert net.allowed(b, a) == NONE
+
+
+def test_empty_egress_list_does_not_isolate_egress(tmp_path: Path) -> None:
+    net = build(tmp_path, deployment("a", "ns", "{app: a}") + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: p, namespace: ns}
+spec:
+  podSelector: {}
+  egress: []
+""")
+    a = pod(net, "ns/a[Deployment]")
+    assert net.isolated_ingress(a) and not net.isolated_egress(a)
+
+
+def test_rules_of_a_direction_not_in_policy_types_are_ignored(tmp_path: Path) -> None:
+    net = build(tmp_path, deployment("a", "ns", "{app: a}") + deployment("b", "ns", "{app: b}")
+                + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: p, namespace: ns}
+spec:
+  podSelector: {matchLabels: {app: a}}
+  policyTypes: [Egress]
+  ingress:
+  - {}
+  egress:
+  - to: [{podSelector: {matchLabels: {app: b}}}]
+    ports: [{port: 80}]
+""")
+    a, b = pod(net, "ns/a[Deployment]"), pod(net, "ns/b[Deployment]")
+    assert not net.isolated_ingress(a)
+    assert str(net.allowed(a, b)) == "TCP 80"
+    assert net.allowed(b, a) == ALL
+
+
+def test_policies_add_up_and_empty_rule_admits_everything(tmp_path: Path) -> None:
+    net = build(tmp_path, deployment("a", "ns", "{app: a}") + deployment("b", "ns", "{app: b}")
+                + deployment("c", "other", "{app: c}") + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: one, namespace: ns}
+spec:
+  podSelector: {matchLabels: {app: a}}
+  ingress:
+  - from: [{podSelector: {matchLabels: {app: b}}}]
+    ports: [{port: 80}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: two, namespace: ns}
+spec:
+  podSelector: {matchLabels: {app: a}}
+  ingress:
+  - ports: [{port: 443}, {port: 53, protocol: UDP}]
+""")
+    a, b, c = (pod(net, n) for n in ("ns/a[Deployment]", "ns/b[Deployment]",
+                                     "other/c[Deployment]"))
+    assert str(net.allowed(b, a)) == "TCP 80,443,UDP 53"
+    assert str(net.allowed(c, a)) == "TCP 443,UDP 53"  # no `from`: every source
+
+
+# ---------------------------------------------------------------- selectors
+
+
+def test_match_expressions_operators() -> None:
+    labels = {"app": "web", "tier": "front"}
+    assert Selector.parse({"matchExpressions": [
+        {"key": "app", "operator": "In", "values": ["web", "api"]}]}).matches(labels)
+    assert not Selector.parse({"matchExpressions": [
+        {"key": "app", "operator": "NotIn", "values": ["web"]}]}).matches(labels)
+    # NotIn matches when the key is absent
+    assert Selector.parse({"matchExpressions": [
+        {"key": "env", "operator": "NotIn", "values": ["prod"]}]}).matches(labels)
+    assert Selector.parse({"matchExpressions": [
+        {"key": "tier", "operator": "Exists"}]}).matches(labels)
+    assert Selector.parse({"matchExpressions": [
+        {"key": "env", "operator": "DoesNotExist"}]}).matches(labels)
+    assert not Selector.parse({"matchExpressions": [
+        {"key": "tier", "operator": "DoesNotExist"}]}).matches(labels)
+    # matchLabels and matchExpressions are ANDed
+    assert not Selector.parse({"matchLabels": {"app": "web"}, "matchExpressions": [
+        {"key": "tier", "operator": "In", "values": ["back"]}]}).matches(labels)
+    assert Selector.parse({}).matches(labels) and Selector.parse({}).empty
+
+
+def test_invalid_selectors_select_nothing() -> None:
+    for raw in (
+        {"matchExpressions": [{"key": "app", "operator": "Equals", "values": ["web"]}]},
+        {"matchExpressions": [{"key": "app", "operator": "In", "values": []}]},
+        {"matchExpressions": [{"key": "app", "operator": "Exists", "values": ["web"]}]},
+        {"matchLabels": ["app"]},
+    ):
+        assert not Selector.parse(raw).matches({"app": "web"}), raw
+
+
+def test_peer_selectors_anded_within_a_peer_ored_across(tmp_path: Path) -> None:
+    net = build(tmp_path, """
+apiVersion: v1
+kind: Namespace
+metadata: {name: mon, labels: {team: ops}}
+""" + deployment("prom", "mon", "{app: prom}") + deployment("graf", "mon", "{app: graf}")
+        + deployment("prom", "ns", "{app: prom}") + deployment("db", "ns", "{app: db}") + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: p, namespace: ns}
+spec:
+  podSelector: {matchLabels: {app: db}}
+  ingress:
+  - from:
+    - namespaceSelector: {matchLabels: {team: ops}}
+      podSelector: {matchLabels: {app: prom}}
+""")
+    db = pod(net, "ns/db[Deployment]")
+    assert net.allowed(pod(net, "mon/prom[Deployment]"), db) == ALL
+    assert net.allowed(pod(net, "mon/graf[Deployment]"), db) == NONE  # AND: wrong pod
+    assert net.allowed(pod(net, "ns/prom[Deployment]"), db) == NONE  # AND: wrong namespace
+
+
+def test_two_peers_are_ored(tmp_path: Path) -> None:
+    net = build(tmp_path, """
+apiVersion: v1
+kind: Namespace
+metadata: {name: mon, labels: {team: ops}}
+""" + deployment("graf", "mon", "{app: graf}") + deployment("prom", "ns", "{app: prom}")
+        + deployment("web", "ns", "{app: web}") + deployment("db", "ns", "{app: db}") + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: p, namespace: ns}
+spec:
+  podSelector: {matchLabels: {app: db}}
+  ingress:
+  - from:
+    - namespaceSelector: {matchLabels: {team: ops}}
+    - podSelector: {matchLabels: {app: prom}}
+""")
+    db = pod(net, "ns/db[Deployment]")
+    assert net.allowed(pod(net, "mon/graf[Deployment]"), db) == ALL  # every pod of mon
+    assert net.allowed(pod(net, "ns/prom[Deployment]"), db) == ALL  # own namespace only
+    assert net.allowed(pod(net, "ns/web[Deployment]"), db) == NONE
+
+
+def test_namespace_selector_alone_and_empty_selectors(tmp_path: Path) -> None:
+    net = build(tmp_path, deployment("a", "x", "{app: a}") + deployment("b", "yy", "{app: b}")
+                + deployment("db", "ns", "{app: db}") + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: p, namespace: ns}
+spec:
+  podSelector: {}
+  ingress:
+  - from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: x}}}]
+    ports: [{port: 1}]
+  - from: [{namespaceSelector: {}}]
+    ports: [{port: 2}]
+  - from: [{podSelector: {}}]
+    ports: [{port: 3}]
+""")
+    db = pod(net, "ns/db[Deployment]")
+    assert str(net.allowed(pod(net, "x/a[Deployment]"), db)) == "TCP 1-2"
+    assert str(net.allowed(pod(net, "yy/b[Deployment]"), db)) == "TCP 2"
+
+
+def test_undefined_namespace_has_only_its_name_label(tmp_path: Path) -> None:
+    text = deployment("a", "x", "{app: a}") + deployment("db", "ns", "{app: db}") + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: p, namespace: ns}
+spec:
+  podSelector: {}
+  ingress:
+  - from: [{namespaceSelector: {matchLabels: {team: ops}}}]
+"""
+    exact = build(tmp_path, text)
+    a, db = pod(exact, "x/a[Deployment]"), pod(exact, "ns/db[Deployment]")
+    assert exact.allowed(a, db) == NONE  # np-guard semantics: x carries only its name label
+    rule = build(tmp_path, text, exact=False)
+    # for rules, the labels of a namespace without manifest are unknown
+    assert rule.allowed(a, db, unknown=True) == ALL
+    assert rule.allowed(a, db, unknown=False) == NONE
+
+
+# ---------------------------------------------------------------- ports
+
+
+def test_named_ports_resolve_on_destination_with_protocol(tmp_path: Path) -> None:
+    net = build(tmp_path, deployment("a", "ns", "{app: a}") + deployment(
+        "b", "ns", "{app: b}",
+        "ports: [{name: web, containerPort: 8080}, {name: dns, containerPort: 5353, "
+        "protocol: UDP}]",
+    ) + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: p, namespace: ns}
+spec:
+  podSelector: {}
+  policyTypes: [Ingress, Egress]
+  ingress:
+  - ports: [{port: web}, {port: dns}, {port: dns, protocol: UDP}, {port: nope}]
+  egress:
+  - ports: [{port: web}]
+""")
+    a, b = pod(net, "ns/a[Deployment]"), pod(net, "ns/b[Deployment]")
+    # `dns` with the default protocol TCP has no TCP container port of that name
+    assert str(net.ingress_conns(a, b)) == "TCP 8080,UDP 5353"
+    assert str(net.allowed(a, b)) == "TCP 8080"  # egress: only `web`, resolved on b
+    assert net.allowed(b, a) == NONE  # a has no port named web
+    # a named port can not be resolved for an IP address
+    assert net.ip_egress(a, (0, 10)) == NONE
+
+
+def test_end_port_and_protocol_default(tmp_path: Path) -> None:
+    net = build(tmp_path, deployment("a", "ns", "{app: a}") + deployment("b", "ns", "{app: b}")
+                + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: p, namespace: ns}
+spec:
+  podSelector: {matchLabels: {app: b}}
+  ingress:
+  - ports:
+    - {port: 32000, endPort: 32768}
+    - {port: 7000, protocol: SCTP}
+    - {protocol: UDP}
+""")
+    a, b = pod(net, "ns/a[Deployment]"), pod(net, "ns/b[Deployment]")
+    assert str(net.allowed(a, b)) == "SCTP 7000,TCP 32000-32768,UDP 1-65535"
+
+
+def test_ip_block_matches_addresses_not_pods(tmp_path: Path) -> None:
+    net = build(tmp_path, deployment("a", "ns", "{app: a}") + deployment("b", "ns", "{app: b}")
+                + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: p, namespace: ns}
+spec:
+  podSelector: {matchLabels: {app: b}}
+  ingress:
+  - from: [{ipBlock: {cidr: 0.0.0.0/0, except: [10.0.0.0/8]}}]
+""")
+    a, b = pod(net, "ns/a[Deployment]"), pod(net, "ns/b[Deployment]")
+    assert net.allowed(a, b) == NONE
+    assert net.ip_ingress((0, 0), b) == ALL
+    assert net.ip_ingress((10 << 24, (10 << 24) + 5), b) == NONE
+
+
+# ---------------------------------------------------------------- peers and lists
+
+
+def test_pods_of_one_owner_are_one_peer_and_lists_expand(tmp_path: Path) -> None:
+    net = build(tmp_path, """
+apiVersion: v1
+kind: PodList
+items:
+- metadata:
+    name: web-1
+    namespace: ns
+    labels: {app: web, slot: a}
+    ownerReferences: [{kind: ReplicaSet, name: web-7d9, controller: true}]
+  spec: {containers: [{name: c, image: x}]}
+- metadata:
+    name: web-2
+    namespace: ns
+    labels: {app: web, slot: b}
+    ownerReferences: [{kind: ReplicaSet, name: web-7d9, controller: true}]
+  spec: {containers: [{name: c, image: x}]}
+- metadata: {name: solo, namespace: ns, labels: {app: solo}}
+  spec: {containers: [{name: c, image: x}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: p, namespace: ns}
+spec:
+  podSelector: {matchLabels: {app: solo}}
+  ingress:
+  - from: [{podSelector: {matchLabels: {slot: a}}}]
+""")
+    got = [line for line in lines(net) if "External" not in line]
+    assert got == [
+        "ns/solo[Pod] => ns/web-7d9[ReplicaSet] : All Connections",
+        "ns/web-7d9[ReplicaSet] => ns/solo[Pod] : All Connections",  # web-1 is admitted
+    ]
+
+
+# ---------------------------------------------------------------- sets
+
+
+def test_connection_formatting() -> None:
+    assert str(ALL) == "All Connections"
+    assert str(Conns.make([("TCP", ((1, 79), (81, 65535)))])) == "TCP 1-79,81-65535"
+    assert str(Conns.make([("UDP", ((53, 53),)), ("TCP", ((8080, 8080), (9090, 9090)))])) == (
+        "TCP 8080,9090,UDP 53"
+    )
+    assert Conns.make([(p, ((1, 65535),)) for p in ("TCP", "UDP", "SCTP")]) == ALL
+    assert str(Conns.ports("TCP")) == "TCP 1-65535"
+    assert Conns.ports("TCP", 80, 90).intersect(Conns.ports("TCP", 85, 100)) == Conns.ports(
+        "TCP", 85, 90
+    )
+
+
+def test_ip_pieces_keep_venn_regions_apart() -> None:
+    block = IPBlock.parse("10.0.0.0/8", ["10.1.0.0/16"])
+    pieces = [format_range(p) for p in ip_pieces([block.ranges])]
+    assert pieces == [
+        "0.0.0.0-9.255.255.255", "10.0.0.0-10.0.255.255", "10.1.0.0-10.1.255.255",
+        "10.2.0.0-10.255.255.255", "11.0.0.0-255.255.255.255",
+    ]
+    assert [format_range(p) for p in ip_pieces([])] == ["0.0.0.0-255.255.255.255"]
+
+
+# ---------------------------------------------------------------- the seed repository
+
+
+def _seed_states() -> list[Path]:
+    states = [EXAMPLES] + [SEED / s for s in ("step1", "step2", "ingress-only")]
+    return [s for s in states if s.is_dir()]
+
+
+# Hand-derived in tests/fixtures/seed-repo/EXPECTED.md ("Expected connectivity"):
+# destination -> (egress allows, ingress allows) for poimen-memory -> it on TCP 8080.
+SEED_TABLE = {
+    "examples": {
+        "reasoning-predictor": (True, False), "embeddings-predictor": (True, False),
+        "reranker-predictor": (True, False), "coder-predictor": (False, False),
+        "clef-serve-predictor": (False, False), "vllm-probe": (False, False),
+    },
+    "step1": {
+        "reasoning-predictor": (True, True), "embeddings-predictor": (True, True),
+        "reranker-predictor": (True, True), "coder-predictor": (False, True),
+        "clef-serve-predictor": (False, True),
+    },
+    "step2": {
+        "reasoning-predictor": (True, True), "embeddings-predictor": (True, True),
+        "reranker-predictor": (True, True), "coder-predictor": (True, True),
+        "clef-serve-predictor": (True, True),
+    },
+    "ingress-only": {"reasoning-predictor": (False, True)},
+}
+
+
+@pytest.mark.parametrize("state", _seed_states(), ids=lambda p: p.name)
+def test_seed_connectivity_table(state: Path) -> None:
+    model = analyze(disk_tree([state], state), Config(), only=["yaml-syntax"]).model
+    net = Network(model)
+    src = next(i for i, p in enumerate(net.pods) if p.name == "poimen-memory")
+    want = SEED_TABLE[state.name]
+    got = {}
+    for d, p in enumerate(net.pods):
+        if p.namespace == "llm-serving":
+            got[p.name] = (
+                net.egress_conns(src, d).contains("TCP", 8080),
+                net.ingress_conns(src, d).contains("TCP", 8080),
+            )
+    assert got == want
+
+
+def test_connectivity_json_and_text(tmp_path: Path) -> None:
+    recipe = RECIPES / "egress-to-dns" / "manifests"
+    out = tmp_path / "out.json"
+    assert main(["netpol", "connectivity", str(recipe), "--format", "json",
+                 "--output", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    flow = next(f for f in doc["flows"] if f["src"] == "app/api[Deployment]")
+    assert flow == {"src": "app/api[Deployment]", "dst": "kube-system/coredns[Deployment]",
+                    "connections": "TCP 53,UDP 53", "ports": {"TCP": [[53, 53]],
+                                                              "UDP": [[53, 53]]}}
+    text = tmp_path / "out.txt"
+    assert main(["netpol", "connectivity", str(recipe), "--output", str(text)]) == 0
+    assert "  -> kube-system/coredns[Deployment]  TCP 53,UDP 53" in text.read_text()
