@@ -23,16 +23,19 @@ is missing or its `lint --help` fails, its rows say so and checkov is still meas
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
 import re
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -45,7 +48,6 @@ ROOT = HERE.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
 CHECKOV_VENV = HERE / ".venv-checkov"
 SAMPLE_EVERY = 0.02
-PAGE = os.sysconf("SC_PAGE_SIZE")
 TARGETS = {
     "lint_50k_objects_per_s": 5000.0,
     "lint_50k_tree_rss_mib": 1024.0,
@@ -63,8 +65,9 @@ class BenchError(Exception):
 class Sample:
     seconds: float
     cpu_seconds: float
-    max_rss_mib: float  # largest single process (ru_maxrss from wait4)
-    tree_rss_mib: float  # peak of the summed RSS of the process tree (sampled)
+    max_rss_mib: float  # largest single process: peak VmHWM seen (sampled)
+    tree_rss_mib: float  # peak of the summed VmRSS of the process tree (sampled)
+    ru_maxrss_mib: float  # wait4's ru_maxrss: includes the runner's pre-exec RSS (floor)
     returncode: int
     timed_out: bool
     stderr_tail: str
@@ -126,15 +129,25 @@ def _tree(pid: int) -> list[int]:
     return out
 
 
-def _tree_rss(pid: int) -> int:
-    total = 0
+def _tree_rss(pid: int) -> tuple[int, int]:
+    """(sum of VmRSS, largest VmHWM) over the tree, in KiB.
+
+    VmHWM restarts at exec, so unlike ru_maxrss it does not include the RSS of the forked
+    runner before the exec.
+    """
+    total = hwm = 0
     for p in _tree(pid):
         try:
-            with open(f"/proc/{p}/statm") as fh:
-                total += int(fh.read().split()[1]) * PAGE
+            with open(f"/proc/{p}/status") as fh:
+                for line in fh:
+                    if line.startswith("VmHWM:"):
+                        hwm = max(hwm, int(line.split()[1]))
+                    elif line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+                        break
         except (OSError, IndexError, ValueError):
             continue
-    return total
+    return total, hwm
 
 
 def child_env() -> dict[str, str]:
@@ -149,32 +162,47 @@ def child_env() -> dict[str, str]:
 
 
 def run_once(cmd: list[str], cwd: Path, timeout: float) -> Sample:
-    """Run cmd (stdout discarded), measuring wall time, CPU and memory."""
+    """Run cmd (stdout discarded), measuring wall time, CPU and memory.
+
+    The main thread blocks in wait4, so the wall time is not rounded to the sampling period;
+    a thread samples the process tree's memory, and a timer kills the process group.
+    """
     with tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, env=child_env(),
                                 stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
-        peak = 0
-        timed_out = False
-        while True:
-            pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() - t0 > timeout:
-                timed_out = True
-                os.killpg(proc.pid, 9)
-                pid, status, ru = os.wait4(proc.pid, 0)
-                break
-            peak = max(peak, _tree_rss(proc.pid))
-            time.sleep(SAMPLE_EVERY)
+        peaks = [0, 0]  # summed VmRSS, largest VmHWM (KiB)
+        stop = threading.Event()
+        timed_out = threading.Event()
+
+        def sample() -> None:
+            while not stop.is_set():
+                rss, hwm = _tree_rss(proc.pid)
+                peaks[0], peaks[1] = max(peaks[0], rss), max(peaks[1], hwm)
+                stop.wait(SAMPLE_EVERY)
+
+        def kill() -> None:
+            timed_out.set()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        timer = threading.Timer(timeout, kill)
+        sampler.start()
+        timer.start()
+        _, status, ru = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - t0
+        timer.cancel()
+        stop.set()
+        sampler.join()
         proc.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
         tail = err.read()[-2000:].decode(errors="replace")
-    max_rss = ru.ru_maxrss / 1024  # KiB -> MiB
-    return Sample(round(seconds, 4), round(ru.ru_utime + ru.ru_stime, 3), round(max_rss, 1),
-                  round(max(peak / 2**20, max_rss), 1), proc.returncode, timed_out,
-                  tail if proc.returncode not in (0, 1) or timed_out else "")
+    failed = proc.returncode not in (0, 1) or timed_out.is_set()
+    return Sample(round(seconds, 4), round(ru.ru_utime + ru.ru_stime, 3),
+                  round(peaks[1] / 1024, 1), round(max(peaks) / 1024, 1),
+                  round(ru.ru_maxrss / 1024, 1), proc.returncode, timed_out.is_set(),
+                  tail if failed else "")
 
 
 def probe(cmd: list[str], timeout: float = 120) -> tuple[bool, str]:
