@@ -1360,6 +1360,18 @@ def generate(objects: int, out: Path, seed: int, defect_rate: float, git: bool,
         make_git(out, pr)
     t_git = time.perf_counter()
     flows = [f for units in plan.units.values() for u in units for f in u.flows]
+    all_units = [u for units in plan.units.values() for u in units]
+    defects = {
+        "flows_missing_ingress": sum(f.ingress_missing for f in flows),
+        "images_without_digest": Counter(u.kind for u in all_units
+                                         if u.kind != "cm" and u.image.digest is None),
+        "startup_budget_short": Counter(
+            u.kind for u in all_units
+            if u.kind in ("deploy", "sts", "isvc", "helm")
+            and u.startup_failures * 10 < u.boot_s * 1.5),
+        "gpu_rolling_update": sum(u.kind == "isvc" and u.strategy != "Recreate"
+                                  for u in all_units),
+    }
     return {
         "out": str(out),
         "seed": seed,
@@ -1369,7 +1381,7 @@ def generate(objects: int, out: Path, seed: int, defect_rate: float, git: bool,
         "namespaces": len(plan.namespaces),
         "kinds": dict(sorted(plan.kinds.items())),
         "flows": len(flows),
-        "flows_missing_ingress": sum(f.ingress_missing for f in flows),
+        "defects": defects,
         "gpu_nodes": len(plan.gpu_nodes),
         "pr_files": sorted(pr),
         "seconds": {"plan_render": round(t_render - t0, 3),
