@@ -461,8 +461,8 @@ def _pair(base: Any, head: Any, path: Path, reorders: list[Path]) -> tuple[Any, 
 def _renamed_entries(base: Keyed, head: Keyed) -> dict[str, str]:
     """Named entries renamed by the change (old key -> new key), to compare as one entry.
 
-    An entry that is the same but for its name is renamed; so is the one entry left on each
-    side when at least half of its fields are unchanged.
+    An entry that is the same but for its name (and has more than a name) is renamed; so is
+    the one entry left on each side when at least half of its other fields are unchanged.
     """
     only_b = [k for k in base if k not in head]
     only_h = [k for k in head if k not in base]
@@ -479,7 +479,8 @@ def _renamed_entries(base: Keyed, head: Keyed) -> dict[str, str]:
     for k in only_h:
         by_rest.setdefault(json.dumps(rest(head[k]), sort_keys=True), []).append(k)
     for k in only_b:
-        bucket = by_rest.get(json.dumps(rest(base[k]), sort_keys=True))
+        fields = rest(base[k])
+        bucket = by_rest.get(json.dumps(fields, sort_keys=True)) if fields else None
         if bucket:
             out[k] = bucket.pop(0)
     left_b = [k for k in only_b if k not in out]

@@ -147,7 +147,7 @@ def _change_body(change: Mapping[str, Any]) -> list[tuple[str, str]]:
     if op == "changed" and isinstance(old, str) and isinstance(new, str) and (
         "\n" in old or "\n" in new
     ):
-        return [(_diff_mark(line), _short(clean(line))) for line in text_diff(old, new)]
+        return [_diff_line(line) for line in text_diff(old, new)]
     lines: list[tuple[str, str]] = []
     if op in ("removed", "changed"):
         lines += [("-", line) for line in value_lines(old)]
@@ -156,8 +156,10 @@ def _change_body(change: Mapping[str, Any]) -> list[tuple[str, str]]:
     return lines
 
 
-def _diff_mark(line: str) -> str:
-    return line[:1] if line[:1] in ("+", "-") else " "
+def _diff_line(line: str) -> tuple[str, str]:
+    if line[:1] in ("+", "-", " "):
+        return line[:1], _short(clean(line[1:]))
+    return " ", _short(clean(line))
 
 
 def _flag_lines(flag: str, change: Mapping[str, Any]) -> list[tuple[str, str]]:

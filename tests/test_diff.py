@@ -1,0 +1,604 @@
+"""`reviewbot diff`: objects matched by identity, field changes named like dyff's.
+
+Acceptance tests run on real git repositories made here, commit by commit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reviewbot.cli import main
+from reviewbot.diff import Change, compare, parse_path, stable_path
+from reviewbot.report.difftext import render_diff_text
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = ROOT / "tests" / "fixtures" / "seed-repo"
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    "GIT_AUTHOR_DATE": "2025-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2025-01-01T00:00:00Z",
+    "GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent",
+}
+
+
+class GitRepo:
+    """A throwaway repository: write files, commit, get shas. Dates are fixed, so shas are."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.mkdir(parents=True, exist_ok=True)
+        self.git("init", "-q", "-b", "main")
+
+    def git(self, *args: str) -> str:
+        env = {**os.environ, **GIT_ENV}
+        out = subprocess.run(["git", "-C", str(self.path), *args], capture_output=True,
+                             text=True, check=True, env=env)
+        return out.stdout.strip()
+
+    def write(self, files: Mapping[str, str | None]) -> None:
+        for name, text in files.items():
+            target = self.path / name
+            if text is None:
+                target.unlink()
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(textwrap.dedent(text).lstrip("\n"))
+
+    def commit(self, files: Mapping[str, str | None] | None = None, message: str = "c") -> str:
+        if files:
+            self.write(files)
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+        return self.git("rev-parse", "HEAD")
+
+    def commit_tree(self, source: Path, message: str = "state") -> str:
+        """Replace the work tree by a copy of ``source`` and commit it."""
+        for child in self.path.iterdir():
+            if child.name == ".git":
+                continue
+            if child.is_dir():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+        shutil.copytree(source, self.path, dirs_exist_ok=True)
+        return self.commit(message=message)
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def diff_json(repo: GitRepo, base: str, head: str | None,
+              capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    argv = ["diff", base, *([head] if head else []), "--repo", str(repo.path), "--format", "json"]
+    code, out, err = run_cli(argv, capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["findings"] == []
+    diff: list[dict[str, Any]] = data["diff"]
+    return diff
+
+
+def changes_of(entry: Mapping[str, Any]) -> set[tuple[str, str | None, str, Any, Any]]:
+    return {(c["path"], c.get("flag"), c["op"], c.get("old"), c.get("new"))
+            for c in entry["changes"]}
+
+
+DEPLOY = """
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: web
+      namespace: shop
+      labels: {app: web, tier: front}
+    spec:
+      replicas: 2
+      selector:
+        matchLabels: {app: web}
+      template:
+        metadata:
+          labels: {app: web}
+        spec:
+          containers:
+          - name: app
+            image: registry.example/web:1.0@sha256:DIGEST
+            env:
+            - {name: A, value: "1"}
+            - {name: B, value: "2"}
+            resources:
+              requests: {cpu: 500m, memory: 1Gi}
+              limits: {cpu: "1", memory: 1Gi}
+""".replace("DIGEST", "0" * 64)
+SERVICE = """
+    apiVersion: v1
+    kind: Service
+    metadata: {name: web, namespace: shop}
+    spec:
+      selector: {app: web}
+      ports:
+      - {name: http, port: 80, targetPort: 8080}
+"""
+
+
+# ---------------------------------------------------------------- acceptance, on git repos
+
+
+def test_reorder_and_comments_only_is_an_empty_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"app.yaml": DEPLOY + "---\n" + SERVICE})
+    # Documents swapped, keys reordered, env entries swapped, comments and quoting changed,
+    # quantities written differently (1000m == "1", 1024Mi == 1Gi, 0.5 == 500m).
+    head = repo.commit({"app.yaml": """
+        # the service first now
+        kind: Service
+        apiVersion: v1
+        spec:
+          ports:
+          - {targetPort: 8080, port: 80, name: http}
+          selector: {app: web}
+        metadata: {namespace: shop, name: web}
+        ---
+        kind: Deployment   # same object
+        apiVersion: apps/v1
+        metadata:
+          namespace: shop
+          name: web
+          labels:
+            tier: front
+            app: web
+        spec:
+          selector:
+            matchLabels: {app: web}
+          replicas: 2
+          template:
+            metadata:
+              labels: {app: web}
+            spec:
+              containers:
+              - image: "registry.example/web:1.0@sha256:DIGEST"
+                name: app
+                resources:
+                  limits: {memory: 1024Mi, cpu: 1000m}
+                  requests: {memory: 1Gi, cpu: "0.5"}
+                env:
+                - {value: "2", name: B}
+                - {name: A, value: "1"}
+    """.replace("DIGEST", "0" * 64)})
+    assert diff_json(repo, base, head, capsys) == []
+    code, out, _ = run_cli(["diff", base, head, "--repo", str(repo.path)], capsys)
+    assert (code, out) == (0, "no changes\n")
+
+
+def test_object_moved_between_files_is_no_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"app.yaml": DEPLOY + "---\n" + SERVICE})
+    head = repo.commit({"app.yaml": DEPLOY, "svc/service.yaml": SERVICE})
+    assert diff_json(repo, base, head, capsys) == []
+
+
+def test_container_renamed_is_one_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"app.yaml": DEPLOY})
+    head = repo.commit({"app.yaml": DEPLOY.replace("- name: app", "- name: server")})
+    diff = diff_json(repo, base, head, capsys)
+    assert [(d["object"], d["change"]) for d in diff] == [("Deployment/shop/web", "modified")]
+    assert changes_of(diff[0]) == {
+        ("spec.template.spec.containers.server.name", None, "changed", "app", "server"),
+    }
+
+
+def test_seed_coder_tp1_to_tp2_shows_exactly_what_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit_tree(SEEDS / "step1")
+    head = repo.commit_tree(SEEDS / "step2")
+    diff = diff_json(repo, base, head, capsys)
+    coder = next(d for d in diff if d["object"] == "InferenceService/llm-serving/coder")
+    c = "spec.predictor.containers.kserve-container."
+    args = c + "args"
+    assert changes_of(coder) == {
+        ("metadata.annotations.reviewbot.dev/measured-boot-seconds", None, "added", None, "600"),
+        (args, "--max-model-len", "changed", "65536", "262144"),
+        (args, "--tensor-parallel-size", "changed", "1", "2"),
+        (args, "--max-num-seqs", "changed", "16", "4"),
+        (args, "--disable-custom-all-reduce", "added", None, True),
+        (c + "startupProbe.failureThreshold", None, "changed", 80, 120),
+        (c + "resources.requests.cpu", None, "changed", "4", "8"),
+        (c + "resources.requests.nvidia.com/gpu", None, "changed", "1", "2"),
+        (c + "resources.limits.cpu", None, "changed", "8", "16"),
+        (c + "resources.limits.memory", None, "changed", "36Gi", "40Gi"),
+        (c + "resources.limits.nvidia.com/gpu", None, "changed", "1", "2"),
+        ("spec.predictor.volumes.shm.emptyDir.sizeLimit", None, "changed", "2Gi", "8Gi"),
+    }
+    # Lines point into the head file, at the changed field.
+    head_text = (SEEDS / "step2/k8s/apps/llm-serving/coder.yaml").read_text().splitlines()
+    for change in coder["changes"]:
+        line = head_text[change["line"] - 1]
+        key = change.get("flag") or change["path"].rsplit(".", 1)[-1]
+        assert key.split("/")[-1] in line, (change, line)
+    # The text form: flags as flags.
+    code, out, _ = run_cli(["diff", base, head, "--repo", str(repo.path)], capsys)
+    assert "      - --tensor-parallel-size 1\n      + --tensor-parallel-size 2\n" in out
+    assert "    spec.predictor.containers.kserve-container.resources.limits.nvidia.com/gpu\n" in out
+
+
+def test_seed_coder_versions_from_the_seed_commits(tmp_path: Path) -> None:
+    """The two coder.yaml versions the seeds' commit messages carry, diffed directly."""
+    seeds = Path("/work/shared/seeds")
+    if not seeds.is_dir():
+        pytest.skip("the seed commit messages are not on this machine")
+    from reviewbot.loader import load
+    from reviewbot.sources import FileRecord
+
+    def coder(name: str) -> Any:
+        text = next(seeds.glob(name)).read_text()
+        start = text.index("k8s/apps/llm-serving/coder.yaml")
+        body = text[start:].split("\n\n", 2)[1]
+        hunk = "\n".join(line[1:] for line in body.splitlines()[1:] if line.startswith("+"))
+        return load(FileRecord("coder.yaml", "0", hunk.encode())).documents[0].value
+
+    changes = compare(coder("001_*.txt"), coder("000_*.txt"))
+    flags = {(c.flag, c.old, c.new) for c in changes if c.flag}
+    assert flags == {
+        ("--max-model-len", "65536", "262144"), ("--tensor-parallel-size", "1", "2"),
+        ("--max-num-seqs", "16", "4"), ("--disable-custom-all-reduce", None, True),
+    }
+    others = {(c.dotted, c.old, c.new) for c in changes if not c.flag}
+    c = "spec.predictor.containers.kserve-container."
+    assert others == {
+        (c + "startupProbe.failureThreshold", 80, 120),
+        (c + "resources.requests.cpu", "4", "8"),
+        (c + "resources.requests.nvidia.com/gpu", "1", "2"),
+        (c + "resources.limits.cpu", "8", "16"),
+        (c + "resources.limits.memory", "36Gi", "40Gi"),
+        (c + "resources.limits.nvidia.com/gpu", "1", "2"),
+        ("spec.predictor.volumes.shm.emptyDir.sizeLimit", "2Gi", "8Gi"),
+    }
+
+
+SECRET_VALUES = ("hunter2-old-password", "n3w-p4ssw0rd-value", "tok-AAAA-1111", "tok-BBBB-2222",
+                 "added-secret-value", "removed-secret-value")
+
+
+def test_secret_values_appear_in_no_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import base64
+
+    def b64(text: str) -> str:
+        return base64.b64encode(text.encode()).decode()
+
+    old_applied = json.dumps({"data": {"password": b64("hunter2-old-password")}})
+    new_applied = json.dumps({"data": {"password": b64("n3w-p4ssw0rd-value")}})
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"secret.yaml": f"""
+        apiVersion: v1
+        kind: Secret
+        metadata:
+          name: db
+          namespace: shop
+          annotations:
+            kubectl.kubernetes.io/last-applied-configuration: '{old_applied}'
+        data:
+          password: {b64("hunter2-old-password")}
+          gone: {b64("removed-secret-value")}
+        stringData:
+          token: tok-AAAA-1111
+    """})
+    head = repo.commit({"secret.yaml": f"""
+        apiVersion: v1
+        kind: Secret
+        metadata:
+          name: db
+          namespace: shop
+          annotations:
+            kubectl.kubernetes.io/last-applied-configuration: '{new_applied}'
+        data:
+          password: {b64("n3w-p4ssw0rd-value")}
+          extra: {b64("added-secret-value")}
+        stringData:
+          token: tok-BBBB-2222
+    """, "broken-secret.yaml": """
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: broken, namespace: shop}
+        stringData:
+          key: "tok-BBBB-2222
+    """})
+    outputs = []
+    for fmt in ("text", "json", "markdown"):
+        code, out, err = run_cli(["diff", base, head, "--repo", str(repo.path), "--format", fmt,
+                                  "--color", "always"], capsys)
+        assert code == 0, err
+        outputs.append(out + err)
+    code, out, err = run_cli(["review", "--base", base, "--head", head, "--repo",
+                              str(repo.path), "--platform", "none", "--format", "json"], capsys)
+    outputs.append(out + err)
+    code, out, err = run_cli(["review", "--base", base, "--head", head, "--repo",
+                              str(repo.path), "--dry-run", "--format", "markdown"], capsys)
+    outputs.append(out + err)
+    everything = "\n".join(outputs)
+    for value in SECRET_VALUES:
+        assert value not in everything
+        assert b64(value) not in everything
+    assert "hunter2" not in everything and "tok-" not in everything
+    entry = next(d for d in json.loads(outputs[1])["diff"] if d["object"] == "Secret/shop/db")
+    redacted = {(c["path"], c["op"], c.get("old_length"), c.get("new_length"))
+                for c in entry["changes"]}
+    assert redacted == {
+        ("data.password", "changed", 20, 18),
+        ("data.gone", "removed", 20, None),
+        ("data.extra", "added", None, 18),
+        ("stringData.token", "changed", 13, 13),
+        ("metadata.annotations.kubectl.kubernetes.io/last-applied-configuration", "changed",
+         len(old_applied), len(new_applied)),
+    }
+    assert all(c["redacted"] and "old" not in c and "new" not in c for c in entry["changes"])
+    assert "data.password" in outputs[0]
+    assert "changed (20 -> 18 bytes, value redacted)" in outputs[0]
+
+
+def test_work_tree_is_the_default_head(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"app.yaml": DEPLOY, ".gitignore": "ignored/\n"})
+    repo.write({"app.yaml": DEPLOY.replace("replicas: 2", "replicas: 3"),
+                "ignored/extra.yaml": SERVICE, "new.yaml": SERVICE})
+    diff = diff_json(repo, base, None, capsys)
+    assert [(d["object"], d["change"], d["file"]) for d in diff] == [
+        ("Deployment/shop/web", "modified", "app.yaml"),
+        ("Service/shop/web", "added", "new.yaml"),
+    ]
+    assert changes_of(diff[0]) == {("spec.replicas", None, "changed", 2, 3)}
+
+
+def test_added_removed_renamed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"app.yaml": DEPLOY, "svc.yaml": SERVICE,
+                        "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"})
+    head = repo.commit({
+        "svc.yaml": SERVICE.replace("name: web,", "name: web-v2,"),
+        "cm.yaml": None,
+        "cm2.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {k: v}\n",
+    })
+    diff = diff_json(repo, base, head, capsys)
+    got = {(d["object"], d["change"], d["renamed_from"]) for d in diff}
+    assert got == {
+        ("Service/shop/web-v2", "renamed", "Service/shop/web"),
+        ("ConfigMap/default/a", "removed", None),
+        ("ConfigMap/default/b", "added", None),
+    }
+
+
+def test_helm_values_and_helmrelease_values_diff_like_objects(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    release = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: app, namespace: apps}
+        spec:
+          chart: {spec: {chart: app-template, version: 3.0.0}}
+          values:
+            controllers:
+              main:
+                containers:
+                  app:
+                    image: {repository: ghcr.io/x/app, tag: "1.0"}
+                    env:
+                      TZ: UTC
+                    resources: {limits: {memory: 512Mi}}
+    """
+    values = """
+        replicaCount: 1
+        image: {repository: gitea/gitea, tag: "1.21"}
+        resources:
+          requests: {cpu: 200m, memory: 512Mi}
+        extraVolumes:
+        - {name: data, emptyDir: {}}
+    """
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"hr.yaml": release, "forgejo/values.yaml": values})
+    head = repo.commit({
+        "hr.yaml": release.replace('tag: "1.0"', 'tag: "1.1"').replace("512Mi", "0.5Gi"),
+        "forgejo/values.yaml": values.replace("200m", "0.75").replace("replicaCount: 1",
+                                                                        "replicaCount: 2"),
+    })
+    diff = diff_json(repo, base, head, capsys)
+    by_object = {d["object"]: changes_of(d) for d in diff}
+    assert by_object == {
+        "HelmRelease/apps/app": {
+            ("spec.values.controllers.main.containers.app.image.tag", None, "changed",
+             "1.0", "1.1"),
+        },
+        "HelmValues/values": {
+            ("replicaCount", None, "changed", 1, 2),
+            ("resources.requests.cpu", None, "changed", "200m", 0.75),
+        },
+    }
+
+
+# ---------------------------------------------------------------- field changes
+
+
+def _paths(changes: tuple[Change, ...]) -> list[tuple[str, str, Any, Any]]:
+    """(path [flag], op, old, new), sorted: the comparable form of a change list."""
+    out = [(c.dotted + (f" {c.flag}" if c.flag else ""), c.op, c.old, c.new) for c in changes]
+    return sorted(out, key=lambda t: json.dumps(t, sort_keys=True))
+
+
+def _sorted(*expected: tuple[str, str, Any, Any]) -> list[tuple[str, str, Any, Any]]:
+    return sorted(expected, key=lambda t: json.dumps(t, sort_keys=True))
+
+
+def test_named_lists_match_by_key_not_index() -> None:
+    base = {"spec": {
+        "containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "y"}],
+        "tolerations": [{"key": "gpu", "operator": "Exists"},
+                        {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}],
+        "volumes": [{"name": "v1", "emptyDir": {}}],
+    }}
+    head = {"spec": {
+        "containers": [{"name": "b", "image": "y"}, {"name": "a", "image": "x2",
+                                                     "volumeMounts": [{"name": "v1",
+                                                                       "mountPath": "/data"}]}],
+        "tolerations": [{"key": "node-role.kubernetes.io/control-plane", "effect": "NoExecute"},
+                        {"key": "gpu", "operator": "Exists"}],
+        "volumes": [{"name": "v1", "emptyDir": {}}],
+    }}
+    assert _paths(compare(base, head)) == _sorted(
+        ("spec.containers.a.image", "changed", "x", "x2"),
+        ("spec.containers.a.volumeMounts", "added", None, [{"name": "v1", "mountPath": "/data"}]),
+        ("spec.tolerations.node-role.kubernetes.io/control-plane.effect", "changed",
+         "NoSchedule", "NoExecute"),
+    )
+
+
+def test_ports_env_and_volume_mounts_keys() -> None:
+    base = {"ports": [{"containerPort": 8080}, {"containerPort": 9090, "protocol": "TCP"}],
+            "env": [{"name": "A", "value": "1"}],
+            "volumeMounts": [{"name": "shm", "mountPath": "/dev/shm"},
+                             {"name": "data", "mountPath": "/a", "subPath": "a"},
+                             {"name": "data", "mountPath": "/b", "subPath": "b"}]}
+    head = {"ports": [{"containerPort": 9090}, {"containerPort": 8080, "protocol": "TCP",
+                                                "name": "http"}],
+            "env": [{"name": "A", "value": "2"}],
+            "volumeMounts": [{"name": "data", "mountPath": "/b", "subPath": "b2"},
+                             {"name": "data", "mountPath": "/a", "subPath": "a"},
+                             {"name": "shm", "mountPath": "/dev/shm"}]}
+    assert _paths(compare(base, head)) == _sorted(
+        ("ports.8080/TCP.protocol", "added", None, "TCP"),
+        ("ports.8080/TCP.name", "added", None, "http"),
+        ("ports.9090/TCP.protocol", "removed", "TCP", None),
+        ("env.A.value", "changed", "1", "2"),
+        ("volumeMounts./b.subPath", "changed", "b", "b2"),
+    )
+
+
+def test_args_are_flags() -> None:
+    base = {"args": ["serve", "--model", "m", "--tensor-parallel-size", "1", "--port=80",
+                     "--served-model-name", "a", "b", "--enforce-eager"]}
+    head = {"args": ["serve", "--port", "80", "--model=m", "--tensor-parallel-size=2",
+                     "--served-model-name", "a", "c", "--max-num-seqs", "-1"]}
+    assert _paths(compare(base, head)) == _sorted(
+        ("args --tensor-parallel-size", "changed", "1", "2"),
+        ("args --served-model-name", "changed", "a b", "a c"),
+        ("args --enforce-eager", "removed", True, None),
+        ("args --max-num-seqs", "added", None, "-1"),
+    )
+    # Positionals keep their place; moving flags around is reported once, as an order change.
+    moved = compare({"command": ["python", "-m", "x", "--a", "1", "--b"]},
+                    {"command": ["python", "-m", "x", "--b", "--a", "1"]})
+    assert [(c.dotted, c.op) for c in moved] == [("command", "reordered")]
+    positional = compare({"args": ["run", "x"]}, {"args": ["serve", "x"]})
+    assert _paths(positional) == [("args [0]", "changed", "run", "serve")]
+
+
+def test_quantities_compare_by_value_and_yaml11_scalars_as_kubernetes_reads_them() -> None:
+    from reviewbot.loader import load
+    from reviewbot.sources import FileRecord
+
+    def value(text: str) -> Any:
+        return load(FileRecord("x.yaml", "0", textwrap.dedent(text).encode())).documents[0].value
+
+    base = value("""
+        resources: {requests: {cpu: 1000m, memory: 1Gi}, limits: {nvidia.com/gpu: 1}}
+        emptyDir: {sizeLimit: 8Gi}
+        hostNetwork: yes
+        mode: 0644
+    """)
+    head = value("""
+        resources: {requests: {cpu: "1", memory: 1073741824}, limits: {nvidia.com/gpu: "1"}}
+        emptyDir: {sizeLimit: 8192Mi}
+        hostNetwork: true
+        mode: 420
+    """)
+    assert compare(base, head) == ()
+    bigger = value("resources: {requests: {cpu: 1001m}}")
+    assert _paths(compare({"resources": {"requests": {"cpu": "1"}}}, bigger)) == _sorted(
+        ("resources.requests.cpu", "changed", "1", "1001m"),
+    )
+
+
+def test_unnamed_list_insert_is_one_added_entry() -> None:
+    def rule(ns: str, port: int) -> dict[str, Any]:
+        return {"from": [{"namespaceSelector": {"matchLabels": {"name": ns}}}],
+                "ports": [{"port": port}]}
+
+    base = {"spec": {"ingress": [rule("a", 80), rule("b", 80), rule("c", 8000)]}}
+    head = {"spec": {"ingress": [rule("a", 80), rule("b", 80), rule("poimen", 8080),
+                                 rule("c", 8000)]}}
+    assert _paths(compare(base, head)) == [("spec.ingress.2", "added", None, rule("poimen", 8080))]
+    edited = {"spec": {"ingress": [rule("a", 80), rule("b", 81), rule("c", 8000)]}}
+    assert _paths(compare(base, edited)) == _sorted(
+        ("spec.ingress.1.ports.80/TCP", "removed", {"port": 80}, None),
+        ("spec.ingress.1.ports.81/TCP", "added", None, {"port": 81}),
+    )
+    moved = {"spec": {"ingress": [rule("a", 80), rule("b", 80), rule("c", 8001)]}}
+    assert _paths(compare(base, moved)) == _sorted(
+        ("spec.ingress.2.ports.8000/TCP", "removed", {"port": 8000}, None),
+        ("spec.ingress.2.ports.8001/TCP", "added", None, {"port": 8001}),
+    )
+
+
+def test_scalar_lists_show_items_added_and_removed() -> None:
+    changes = compare({"resources": ["a.yaml", "b.yaml", "c.yaml"]},
+                      {"resources": ["c.yaml", "a.yaml", "d.yaml"]})
+    assert [(c.dotted, c.items_added, c.items_removed) for c in changes] == [
+        ("resources", ("d.yaml",), ("b.yaml",)),
+    ]
+
+
+def test_stable_paths_name_list_items() -> None:
+    body = {"spec": {"template": {"spec": {"containers": [
+        {"name": "side"},
+        {"name": "app", "args": ["--a", "1", "--tensor-parallel-size=2"],
+         "resources": {"limits": {"nvidia.com/gpu": 2}}},
+    ]}}}}
+    path = parse_path('spec.template.spec.containers[1].resources.limits."nvidia.com/gpu"')
+    assert path == ("spec", "template", "spec", "containers", 1, "resources", "limits",
+                    "nvidia.com/gpu")
+    assert stable_path(body, path) == (
+        "spec.template.spec.containers.app.resources.limits.nvidia.com/gpu"
+    )
+    assert stable_path(body, parse_path("spec.template.spec.containers[1].args[1]")) == (
+        "spec.template.spec.containers.app.args.--a"
+    )
+    assert stable_path(body, parse_path("spec.template.spec.containers[1].args[2]")) == (
+        "spec.template.spec.containers.app.args.--tensor-parallel-size"
+    )
+
+
+def test_text_output_escapes_control_characters_and_colours_only_when_asked() -> None:
+    entry = {"object": "ConfigMap/x/evil\x1b[2J", "change": "modified", "file": "a.yaml",
+             "line": 3, "changes": [{"path": "data.k", "op": "changed", "old": "a\u202eb",
+                                     "new": "c"}]}
+    plain = render_diff_text([entry], color=False)
+    assert "\x1b" not in plain and "\u202e" not in plain
+    assert "evil\\u001b[2J" in plain and "a\\u202eb" in plain
+    assert "\x1b[31m" in render_diff_text([entry], color=True)
+
+
+def test_multiline_strings_show_a_line_diff() -> None:
+    changes = compare({"data": {"script": "set -e\necho one\necho two\n"}},
+                      {"data": {"script": "set -e\necho one\necho three\n"}})
+    text = render_diff_text([{"object": "ConfigMap/a/b", "change": "modified", "file": "f",
+                              "line": 1, "changes": [c.as_json() for c in changes]}])
+    assert "      - echo two\n      + echo three\n" in text
