@@ -1218,9 +1218,12 @@ def pr_changes(plan: Plan, n_files: int, seed: int) -> dict[str, str]:
         units = new_units.setdefault(u.ns, list(plan.units[u.ns]))
         units[units.index(u)] = v
 
-    def take(kind: str) -> Unit | None:
+    def take(kind: str, pinned: bool = False) -> Unit | None:
         lst = by_kind.get(kind, [])
-        return lst.pop() if lst else None
+        for j in range(len(lst) - 1, -1, -1):
+            if not pinned or lst[j].image.digest:
+                return lst.pop(j)
+        return None
 
     if n_files >= 2 and plan.namespaces:
         # a new ConfigMap and its kustomization entry
@@ -1254,7 +1257,8 @@ def pr_changes(plan: Plan, n_files: int, seed: int) -> dict[str, str]:
             else:
                 replace(u, dataclasses.replace(u, log_level="trace"))
         else:
-            u = take("deploy")
+            # a tag bumped while its digest stays needs a digest to begin with
+            u = take("deploy", pinned=what == "tag-only")
             if u is None:
                 continue
             if what == "image":
