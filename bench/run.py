@@ -507,8 +507,11 @@ def judge(results: dict[str, object]) -> list[dict[str, object]]:
     for r in review:
         limit = TARGETS["review_cold_s" if r["mode"] == "cold" else "review_warm_s"]
         med = r["median_s"]
-        add(f"review of a 20-file PR, {r['mode']}, <= {limit} s",
-            med if isinstance(med, float) else None, None if med is None else med <= limit, "s")
+        value = med if isinstance(med, float) else None
+        # the target is about the 10k repo; another size is shown but not judged
+        verdict = None if med is None or r["target"] != "synthetic-10k" else med <= limit
+        add(f"review of a {r['pr_files']}-file PR in {r['target']}, {r['mode']}, "
+            f"<= {limit} s (judged on synthetic-10k only)", value, verdict, "s")
     return out
 
 
