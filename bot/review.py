@@ -79,7 +79,12 @@ def _resolve(root: Path, ref: str, what: str) -> str:
 
 
 def event_refs(env: Mapping[str, str]) -> tuple[str | None, str | None]:
-    """``pull_request.base.sha`` and ``head.sha`` of the CI event file, when there is one."""
+    """Base and head shas of the CI event file, when there is one.
+
+    ``pull_request``/``pull_request_target``: ``pull_request.base.sha`` and ``head.sha``;
+    ``workflow_run`` (the privileged half of the fork-safe pattern): ``head_sha`` and the
+    linked pull request's base, when GitHub lists it (not for forks: pass ``--base``).
+    """
     path = env.get("FORGEJO_EVENT_PATH") or env.get("GITHUB_EVENT_PATH")
     if not path:
         return None, None
@@ -87,20 +92,31 @@ def event_refs(env: Mapping[str, str]) -> tuple[str | None, str | None]:
         event = json.loads(Path(path).read_bytes()[: 25 * 1024 * 1024])
     except (OSError, ValueError) as exc:
         raise ReviewbotError(f"cannot read the CI event file {path}: {exc}") from None
-    pull = event.get("pull_request") if isinstance(event, dict) else None
-    if not isinstance(pull, dict):
+    if not isinstance(event, dict):
         return None, None
+    pull, run = event.get("pull_request"), event.get("workflow_run")
+    if isinstance(pull, dict):
+        base = _sha(pull, "base", "pull_request.base.sha")
+        return base, _sha(pull, "head", "pull_request.head.sha")
+    if isinstance(run, dict):
+        head = _check_sha(run.get("head_sha"), "workflow_run.head_sha")
+        linked = [p for p in run.get("pull_requests") or () if isinstance(p, dict)]
+        base = _sha(linked[0], "base", "workflow_run.pull_requests[0].base.sha") if linked else None
+        return base, head
+    return None, None
 
-    def sha(side: str) -> str | None:
-        block = pull.get(side)
-        value = block.get("sha") if isinstance(block, dict) else None
-        if value is None:
-            return None
-        if not isinstance(value, str) or not _SHA.match(value):
-            raise ReviewbotError(f"the CI event's pull_request.{side}.sha is not a commit sha")
-        return value
 
-    return sha("base"), sha("head")
+def _sha(block: Mapping[str, Any], side: str, what: str) -> str | None:
+    inner = block.get(side)
+    return _check_sha(inner.get("sha") if isinstance(inner, dict) else None, what)
+
+
+def _check_sha(value: Any, what: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _SHA.match(value):
+        raise ReviewbotError(f"the CI event's {what} is not a commit sha")
+    return value
 
 
 def review_sides(args: argparse.Namespace, env: Mapping[str, str]) -> Sides:

@@ -41,9 +41,11 @@ def md_text(text: str) -> str:
     return text.replace("\n", "<br>")
 
 
-def md_code(text: str) -> str:
-    """Untrusted text as a code span, safe in table cells (``|`` escaped)."""
-    body = clean(str(text)).replace("\n", " ").replace("|", "\\|")
+def md_code(text: str, table: bool = True) -> str:
+    """Untrusted text as a code span; in a table cell (the default) ``|`` is escaped."""
+    body = clean(str(text)).replace("\n", " ")
+    if table:
+        body = body.replace("|", "\\|")
     if not body.strip():
         return "*(empty)*"
     longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
@@ -90,11 +92,13 @@ def _table_head(with_new: bool) -> str:
 
 def finding_comment(f: Finding) -> str:
     """The body of an inline comment for one finding."""
-    lines = [f"**{md_text(f.severity)}** {md_code(f.rule)}: {md_text(f.message)}"]
+    lines = [f"**{md_text(f.severity)}** {md_code(f.rule, False)}: {md_text(f.message)}"]
     if f.fix:
         lines += ["", f"**Fix:** {md_text(f.fix)}"]
     if f.object:
-        where = md_code(f.object) + (f", field {md_code(f.path)}" if f.path else "")
+        where = md_code(f.object, False)
+        if f.path:
+            where += f", field {md_code(f.path, False)}"
         lines += ["", f"<sub>{where}</sub>"]
     return "\n".join(lines)
 

@@ -1,0 +1,402 @@
+"""`reviewbot review`: only the findings a pull request introduces, on real git repositories."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from markdown_it import MarkdownIt
+
+import reviewbot.forge as forge_pkg
+from reviewbot.forge import ForgeError, PublishResult, PullRequestRef, ReviewPayload
+from reviewbot.report.markdown import md_code, md_text
+
+from .test_diff import ROOT, SEEDS, GitRepo, run_cli
+
+DIGEST = "sha256:" + "a" * 64
+OTHER = "sha256:" + "b" * 64
+
+
+def deployment(name: str, image: str, replicas: int = 1, namespace: str = "shop") -> str:
+    return f"""
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: "{name}"
+          namespace: {namespace}
+        spec:
+          replicas: {replicas}
+          selector: {{matchLabels: {{app: web}}}}
+          template:
+            metadata: {{labels: {{app: web}}}}
+            spec:
+              containers:
+              - name: app
+                image: {image}
+    """
+
+
+def review(repo: GitRepo, base: str, head: str, capsys: pytest.CaptureFixture[str],
+           *extra: str) -> tuple[int, dict[str, Any], str]:
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                              "--platform", "none", "--format", "json", "--rule", "image-digest",
+                              *extra], capsys)
+    return code, json.loads(out), err
+
+
+def found(data: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    return sorted((f["object"], f["message"].split(":")[0], f["new"]) for f in data["findings"])
+
+
+def objects(data: dict[str, Any], new: bool | None = None) -> list[str]:
+    return sorted(f["object"] for f in data["findings"] if new is None or f["new"] is new)
+
+
+# ---------------------------------------------------------------- new vs existing
+
+
+def test_existing_finding_is_not_new_and_an_introduced_one_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"a.yaml": deployment("old", "web:latest")})
+    # Lines move (a comment block above) and the object changes elsewhere: still not new.
+    head = repo.commit({
+        "a.yaml": "# moved down\n# by a comment\n" + deployment("old", "web:latest", replicas=3),
+        "b.yaml": deployment("fresh", "api:latest"),
+    })
+    code, data, _ = review(repo, base, head, capsys, "--scope", "all")
+    assert objects(data, new=False) == ["Deployment/shop/old"]
+    assert objects(data, new=True) == ["Deployment/shop/fresh"]
+    assert code == 1  # a new error
+    code, data, _ = review(repo, base, head, capsys)  # scope new: the old one is not shown
+    assert objects(data) == ["Deployment/shop/fresh"]
+    # A PR that only touches the replicas of the already-broken object: nothing new, exit 0.
+    only_old = repo.commit({"b.yaml": None})
+    code, data, _ = review(repo, head, only_old, capsys)
+    assert (code, data["findings"]) == (0, [])
+
+
+def test_container_moved_in_its_list_keeps_its_findings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    two = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {{name: web, namespace: shop}}
+        spec:
+          selector: {{matchLabels: {{app: web}}}}
+          template:
+            metadata: {{labels: {{app: web}}}}
+            spec:
+              containers:
+              - {{name: {first}, image: "{first}:latest"}}
+              - {{name: {second}, image: "{second}@{digest}"}}
+    """
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"a.yaml": two.format(first="app", second="side", digest=DIGEST)})
+    head = repo.commit({"a.yaml": two.format(first="side", second="app", digest=DIGEST)
+                        .replace('"side:latest"', f'"side@{DIGEST}"')
+                        .replace(f'"app@{DIGEST}"', '"app:latest"')})
+    code, data, _ = review(repo, base, head, capsys, "--scope", "all")
+    # The finding moved from containers[0] to containers[1]: same container, not new.
+    assert [(f["object"], f["new"]) for f in data["findings"]] == [("Deployment/shop/web", False)]
+    assert code == 0
+
+
+def test_untouched_object_made_wrong_by_a_change_elsewhere_is_new(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The seed incident backwards: llm-serving stops admitting poimen; poimen's egress
+    policy (not touched by the PR) now sends traffic nobody admits."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit_tree(SEEDS / "step2")
+    policy = repo.path / "k8s/apps/llm-serving/networkpolicy.yaml"
+    text = policy.read_text()
+    assert "kubernetes.io/metadata.name: poimen\n" in text
+    policy.write_text(text.replace("kubernetes.io/metadata.name: poimen\n",
+                                   "kubernetes.io/metadata.name: poimen-old\n"))
+    head = repo.commit()
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                              "--platform", "none", "--format", "json"], capsys)
+    data = json.loads(out)
+    changed = {d["object"] for d in data["diff"]}
+    assert changed == {"NetworkPolicy/llm-serving/llm-serving-ingress"}
+    new = [f for f in data["findings"] if f["rule"] == "netpol-pairing"]
+    assert new and all(f["new"] for f in new)
+    assert {f["object"] for f in new} - changed  # findings on objects the PR did not touch
+    assert code == 1
+
+
+def test_scopes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"a.yaml": deployment("touched", "a:latest"),
+                        "c.yaml": deployment("untouched", "c:latest")})
+    head = repo.commit({"a.yaml": deployment("touched", "a:latest", replicas=2),
+                        "b.yaml": deployment("added", "b:latest")})
+    scopes = {}
+    for scope in ("new", "changed", "all"):
+        code, data, _ = review(repo, base, head, capsys, "--scope", scope)
+        scopes[scope] = objects(data)
+        assert code == 1  # the exit code counts new findings, whatever the scope shows
+    assert scopes == {
+        "new": ["Deployment/shop/added"],
+        "changed": ["Deployment/shop/added", "Deployment/shop/touched"],
+        "all": ["Deployment/shop/added", "Deployment/shop/touched", "Deployment/shop/untouched"],
+    }
+
+
+def test_config_comes_from_the_base_branch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({".reviewbot.yaml": "rules:\n  image-digest: {severity: error}\n",
+                        "a.yaml": deployment("ok", f"web@{DIGEST}")})
+    head = repo.commit({".reviewbot.yaml": "rules:\n  image-digest: {enabled: false}\n",
+                        "a.yaml": deployment("ok", "web:latest")})
+    code, data, _ = review(repo, base, head, capsys)
+    assert objects(data, new=True) == ["Deployment/shop/ok"]
+    assert code == 1
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--format", "markdown"], capsys)
+    assert "### Configuration changes in this pull request" in out
+    assert "`rules.image-digest.enabled`: added `false`" in out
+    assert "`rules.image-digest.severity`: removed" in out
+
+
+def test_base_and_head_from_the_ci_event(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"a.yaml": deployment("a", f"a@{DIGEST}")})
+    head = repo.commit({"a.yaml": deployment("a", "a:latest")})
+    repo.commit({"a.yaml": deployment("a", f"a@{DIGEST}")})  # HEAD is fixed again
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 1, "base": {"sha": base},
+                                                  "head": {"sha": head}}}))
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--platform", "none",
+                            "--format", "json"], capsys)
+    assert code == 1
+    assert [f["object"] for f in json.loads(out)["findings"]] == ["Deployment/shop/a"]
+    event.write_text(json.dumps({"pull_request": {"base": {"sha": "--output=/tmp/x"},
+                                                  "head": {"sha": head}}}))
+    code, _, err = run_cli(["review", "--repo", str(repo.path), "--platform", "none"], capsys)
+    assert code == 2 and "not a commit sha" in err
+
+
+def test_no_base_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({"a.yaml": deployment("a", "a:latest")})
+    code, _, err = run_cli(["review", "--repo", str(repo.path)], capsys)
+    assert code == 2 and "--base" in err
+
+
+def test_tag_moved_with_the_same_digest_is_a_diff_time_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"a.yaml": deployment("vllm", f"vllm/vllm-openai:v0.11.0@{DIGEST}")})
+    head = repo.commit({"a.yaml": deployment("vllm", f"vllm/vllm-openai:v0.15.0@{DIGEST}")})
+    code, data, _ = review(repo, base, head, capsys)
+    assert [(f["object"], f["new"], f["line"]) for f in data["findings"]] == [
+        ("Deployment/shop/vllm", True, 14),
+    ]
+    assert "v0.11.0 -> v0.15.0" in data["findings"][0]["message"]
+    assert code == 1
+    moved = repo.commit({"a.yaml": deployment("vllm", f"vllm/vllm-openai:v0.16.0@{OTHER}")})
+    code, data, _ = review(repo, head, moved, capsys)
+    assert (code, data["findings"]) == (0, [])
+
+
+# ---------------------------------------------------------------- the markdown summary
+
+
+def _rendered(markdown: str) -> str:
+    return MarkdownIt("commonmark").enable("table").render(markdown)
+
+
+def test_untrusted_names_render_inert(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"a.yaml": deployment("ok", f"a@{DIGEST}")})
+    evil = "@team<img src=x onerror=alert(1)>|`x`**b**"
+    head = repo.commit({"a.yaml": deployment("ok", f"a@{DIGEST}"),
+                        "b.yaml": deployment(evil.replace('"', ""), "b:latest")})
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--format", "markdown"], capsys)
+    assert code == 1
+    html = _rendered(out)
+    assert "<img" not in html and "<b>b</b>" not in html and "<strong>b" not in html
+    outside_code = re.sub(r"<code>.*?</code>", "", html, flags=re.S)
+    assert "@team" not in outside_code  # no mention outside code (code is never a mention)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html  # shown, as text
+    # The table survived the pipe in the name: one row, four cells.
+    row = next(line for line in out.splitlines() if line.startswith("| `image-digest`"))
+    assert len(re.findall(r"(?<!\\)\|", row)) == 5
+
+
+def test_escapes() -> None:
+    assert md_text("@team <b>*x*</b> [l](http://e)") == (
+        "@\u200bteam &lt;b&gt;\\*x\\*&lt;/b&gt; \\[l\\]\\(http://e\\)"
+    )
+    assert md_code("a|b") == "`a\\|b`"
+    assert md_code("x `y` z") == "``x `y` z``"
+    assert md_code("`edge") == "`` `edge ``"
+
+
+def test_summary_is_capped_at_a_boundary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"keep.yaml": deployment("keep", f"k@{DIGEST}")})
+    many = "\n---\n".join(
+        deployment(f"workload-with-a-rather-long-name-{i:04d}", f"registry.example/img{i}:latest")
+        for i in range(400)
+    )
+    head = repo.commit({"many.yaml": many})
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--format", "markdown", "--rule",
+                            "image-digest"], capsys)
+    assert code == 1
+    assert len(out) < 60_000
+    rows = [line for line in out.splitlines() if line.startswith("| `image-digest`")]
+    match = re.search(r"\*\*(\d+) findings and (\d+) changed objects left out\*\*", out)
+    assert match, out[-500:]
+    assert int(match.group(1)) == 400 - len(rows) > 0
+    assert int(match.group(2)) == 400
+    assert out.count("<details>") == out.count("</details>")
+    assert out.count("```") % 2 == 0
+
+
+# ---------------------------------------------------------------- publishing
+
+
+class FakeForge:
+    def __init__(self, output: Path | None, fail: Exception | None = None) -> None:
+        self.output = output
+        self.fail = fail
+        self.calls: list[tuple[PullRequestRef, ReviewPayload, str]] = []
+
+    def publish(self, pr: PullRequestRef, payload: ReviewPayload) -> PublishResult:
+        written = self.output.read_text() if self.output and self.output.exists() else ""
+        self.calls.append((pr, payload, written))
+        if self.fail is not None:
+            raise self.fail
+        return PublishResult(True, len(payload.comments), 0, 0, "posted a review")
+
+
+@pytest.fixture
+def ci(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[GitRepo, str, str]:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"a.yaml": deployment("old", "old:latest")})
+    head = repo.commit({"a.yaml": deployment("old", "old:latest"),
+                        "b.yaml": deployment("new", "new:latest")})
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 5, "base": {"sha": base},
+                                                  "head": {"sha": head}}}))
+    for name in ("FORGEJO_ACTIONS", "GITEA_ACTIONS", "FORGEJO_EVENT_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    monkeypatch.setenv("GITHUB_REPOSITORY", "homelab/gitops")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_TOPSECRETTOKEN123")
+    return repo, base, head
+
+
+def test_findings_are_written_before_the_forge_call_and_survive_its_failure(
+    ci: tuple[GitRepo, str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    repo, _, _ = ci
+    output = tmp_path / "out.json"
+    fake = FakeForge(output, ForgeError("502 Bad Gateway (token ghs_TOPSECRETTOKEN123)"))
+    monkeypatch.setattr(forge_pkg, "make_forge", lambda platform, env: fake)
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--format", "json",
+                              "--output", str(output), "--rule", "image-digest"], capsys)
+    assert code == 1  # by the new finding, not by the forge error
+    (pr, payload, written_before), = fake.calls
+    assert pr.number == 5
+    assert "Deployment/shop/new" in written_before  # --output was complete before the call
+    assert "nothing posted: 502 Bad Gateway" in err
+    assert "TOPSECRET" not in out + err
+    assert [c.path for c in payload.comments] == ["b.yaml"]  # new findings only
+    fake.fail = RuntimeError("boom")
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--rule", "image-digest"],
+                             capsys)
+    assert code == 1
+    assert "Deployment/shop/new" in out and "nothing posted" in err
+
+
+def test_a_published_review_has_stable_fingerprints(
+    ci: tuple[GitRepo, str, str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    repo, _, _ = ci
+    fake = FakeForge(None)
+    monkeypatch.setattr(forge_pkg, "make_forge", lambda platform, env: fake)
+    for _ in range(2):
+        code, _, err = run_cli(["review", "--repo", str(repo.path), "--rule", "image-digest"],
+                               capsys)
+        assert code == 1 and "posted a review" in err
+    first, second = (call[1] for call in fake.calls)
+    assert first == second
+    assert len(first.comments) == 1 and first.comments[0].line == 14
+    assert "## reviewbot review" in first.summary_markdown
+    assert len(first.summary_markdown) < 30_000
+
+
+def test_dry_run_prints_the_review_it_would_post(
+    ci: tuple[GitRepo, str, str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    repo, _, _ = ci
+    fake = FakeForge(None)
+    monkeypatch.setattr(forge_pkg, "make_forge", lambda platform, env: fake)
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--rule", "image-digest",
+                              "--dry-run"], capsys)
+    assert code == 1 and fake.calls == []
+    assert "the review that would be posted" in err
+    assert "<!-- reviewbot:summary -->" in err and "Deployment/shop/new" in err
+
+
+# ---------------------------------------------------------------- golden summaries
+
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+@pytest.mark.parametrize(("name", "before", "after"), [
+    ("seed-pr-001-coder-tp1.md", ROOT / "examples", SEEDS / "step1"),
+    ("seed-pr-000-coder-tp2.md", SEEDS / "step1", SEEDS / "step2"),
+    # The seed change as first written, before the incidents' fixes: what the bot says.
+    ("seed-pr-unfixed.md", SEEDS / "step1", ROOT / "examples"),
+])
+def test_golden_summaries_of_the_seed_prs(
+    name: str, before: Path, after: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The summary comments of the seed PRs. Regenerate after a deliberate change with
+    ``REVIEWBOT_UPDATE_GOLDEN=1 pytest tests/test_review.py -k golden`` and read the diff."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit_tree(before, "before")
+    head = repo.commit_tree(after, "after")
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                              "--platform", "none", "--format", "markdown"], capsys)
+    assert code in (0, 1), err
+    golden = GOLDEN / name
+    if os.environ.get("REVIEWBOT_UPDATE_GOLDEN"):
+        golden.parent.mkdir(exist_ok=True)
+        golden.write_text(out)
+    assert golden.is_file(), f"{golden} is missing: run with REVIEWBOT_UPDATE_GOLDEN=1"
+    assert out == golden.read_text()
