@@ -1,0 +1,195 @@
+"""Declared dependencies: the in-cluster endpoints a pod names in its configuration.
+
+A pod intends the flows it names: ``http://svc.ns.svc.cluster.local:8080/v1``, ``svc.ns.svc:80``,
+``svc.ns:443`` or ``svc:8080`` (its own namespace) in a container's env values, args and
+command, and in the data of ConfigMaps it references (``envFrom``, ``valueFrom
+.configMapKeyRef``, ``configMap`` volumes). Each endpoint resolves through a Service of the
+repository (selector, port -> targetPort, named targetPorts) to destination pods and ports.
+Names of Services the repository does not define resolve to nothing: they are unknown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from .model import KObject, PodTemplate, Service
+from .netpol import Network, named_ports
+from .netpol_sets import Conns
+
+Path = tuple[str | int, ...]
+
+SCHEME_PORTS = {
+    "http": 80, "https": 443, "ws": 80, "wss": 443, "grpc": 80, "grpcs": 443, "h2c": 80,
+    "postgres": 5432, "postgresql": 5432, "mysql": 3306, "mariadb": 3306, "redis": 6379,
+    "rediss": 6379, "mongodb": 27017, "amqp": 5672, "amqps": 5671, "nats": 4222,
+    "mqtt": 1883, "mqtts": 8883, "ldap": 389, "ldaps": 636, "smtp": 25, "memcached": 11211,
+}
+_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+_HOST = rf"{_LABEL}(?:\.{_LABEL})*\.?"
+URL = re.compile(
+    rf"(?P<scheme>[a-z][a-z0-9+.-]*)://(?:[^@/\s]*@)?(?P<host>{_HOST})(?::(?P<port>\d{{1,5}}))?"
+    r"(?![\w-])",
+    re.IGNORECASE,
+)
+HOST_PORT = re.compile(
+    rf"(?<![\w.@/:-])(?P<host>{_HOST}):(?P<port>\d{{1,5}})(?![\w.:-])", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    text: str  # as written: reasoning-predictor.llm-serving.svc.cluster.local
+    service: str
+    namespace: str
+    port: int
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """An endpoint named at one place: an env value, an arg, a ConfigMap key."""
+
+    obj: KObject  # the object holding the value (the workload, or the ConfigMap)
+    path: Path
+    endpoint: Endpoint
+
+
+def endpoints(text: str, namespace: str) -> list[Endpoint]:
+    """The in-cluster Service endpoints ``text`` names (``namespace``: the caller's)."""
+    if "." not in text and ":" not in text:
+        return []
+    out: list[Endpoint] = []
+    spans: list[tuple[int, int]] = []
+    for m in URL.finditer(text):
+        spans.append(m.span())
+        port = int(m["port"]) if m["port"] else SCHEME_PORTS.get(m["scheme"].lower())
+        endpoint = _endpoint(m["host"], port, namespace)
+        if endpoint is not None:
+            out.append(endpoint)
+    for m in HOST_PORT.finditer(text):
+        if any(lo <= m.start() < hi for lo, hi in spans):
+            continue
+        endpoint = _endpoint(m["host"], int(m["port"]), namespace)
+        if endpoint is not None:
+            out.append(endpoint)
+    return out
+
+
+def _endpoint(host: str, port: int | None, namespace: str) -> Endpoint | None:
+    if port is None or not 0 < port < 65536:
+        return None
+    name = host.lower().rstrip(".")
+    labels = name.split(".")
+    if "svc" in labels[1:]:
+        at = labels.index("svc", 1)
+        labels = labels[:at]
+        if len(labels) == 3:  # <pod>.<service>.<namespace>.svc: a pod of a headless Service
+            labels = labels[1:]
+        if len(labels) != 2:
+            return None
+    if not labels[0][:1].isalpha():
+        return None  # Service names are DNS-1035 labels: they start with a letter
+    if len(labels) == 1:
+        return Endpoint(host, labels[0], namespace, port)
+    if len(labels) == 2:
+        return Endpoint(host, labels[0], labels[1], port)
+    return None
+
+
+def declarations(
+    pod: PodTemplate, configmaps: Mapping[tuple[str, str], KObject]
+) -> Iterator[Declaration]:
+    """Every endpoint ``pod`` names, with the place that names it."""
+    ns = pod.namespace
+    referenced: dict[tuple[str, str], set[str] | None] = {}  # ConfigMap -> keys (None: all)
+    for container in pod.containers:
+        body, base = container.body, container.path
+        env = body.get("env")
+        for i, var in enumerate(env if isinstance(env, list) else []):
+            if not isinstance(var, dict):
+                continue
+            value = var.get("value")
+            if isinstance(value, str):
+                for e in endpoints(value, ns):
+                    yield Declaration(pod.obj, base + ("env", i, "value"), e)
+            ref = _dig(var, "valueFrom", "configMapKeyRef")
+            if isinstance(ref, dict) and isinstance(ref.get("name"), str):
+                keys = referenced.setdefault((ns, ref["name"]), set())
+                if keys is not None and isinstance(ref.get("key"), str):
+                    keys.add(ref["key"])
+        for key in ("args", "command"):
+            items = body.get(key)
+            for i, item in enumerate(items if isinstance(items, list) else []):
+                if isinstance(item, str):
+                    for e in endpoints(item, ns):
+                        yield Declaration(pod.obj, base + (key, i), e)
+        env_from = body.get("envFrom")
+        for source in env_from if isinstance(env_from, list) else []:
+            ref = source.get("configMapRef") if isinstance(source, dict) else None
+            if isinstance(ref, dict) and isinstance(ref.get("name"), str):
+                referenced[(ns, ref["name"])] = None
+    for volume in pod.volumes:
+        ref = volume.get("configMap")
+        if isinstance(ref, dict) and isinstance(ref.get("name"), str):
+            items = ref.get("items")
+            if isinstance(items, list) and items:
+                keys = referenced.setdefault((ns, ref["name"]), set())
+                if keys is not None:
+                    keys.update(str(i.get("key")) for i in items if isinstance(i, dict))
+            else:
+                referenced[(ns, ref["name"])] = None
+    for ref_key, wanted in referenced.items():
+        cm = configmaps.get(ref_key)
+        data = cm.get(("data",)) if cm is not None else None
+        if cm is None or not isinstance(data, dict):
+            continue
+        for name, value in data.items():
+            if isinstance(value, str) and (wanted is None or name in wanted):
+                for e in endpoints(value, ns):
+                    yield Declaration(cm, ("data", str(name)), e)
+
+
+def _dig(value: object, *keys: str) -> object:
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+@dataclass(frozen=True)
+class Target:
+    """One destination pod of a resolved endpoint and the connection the call makes."""
+
+    pod: int
+    conns: Conns
+    port: int
+    protocol: str
+
+
+def resolve(network: Network, endpoint: Endpoint) -> tuple[Service, list[Target]] | None:
+    """The Service an endpoint names and the (pod, port) pairs it reaches; None: unknown."""
+    service = network.services.get((endpoint.namespace, endpoint.service))
+    if service is None or not service.selector:
+        return None
+    spec = service.obj.get(("spec",)) if not service.synthesized else None
+    if isinstance(spec, dict) and spec.get("type") == "ExternalName":
+        return None
+    ports = [p for p in service.ports if p.port == endpoint.port]
+    if not ports:
+        return None
+    targets: list[Target] = []
+    for d in network.service_pods(service):
+        for sp in ports:
+            if isinstance(sp.target_port, int):
+                number: int | None = sp.target_port
+            elif sp.target_port.isdigit():
+                number = int(sp.target_port)
+            else:
+                found = named_ports(network.pods[d]).get((sp.target_port, sp.protocol), ())
+                number = found[0] if found else None
+            if number is not None:
+                targets.append(Target(d, Conns.ports(sp.protocol, number, number), number,
+                                      sp.protocol))
+    return service, targets

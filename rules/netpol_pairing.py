@@ -1,0 +1,406 @@
+"""Every intended flow needs both halves: egress on the client side, ingress on the server side.
+
+A NetworkPolicy flow crosses two policies: the source pod's egress and the destination pod's
+ingress. When only one half is written, packets leave and are dropped at the other end: the
+client sees a bare timeout and the server log stays empty. The rule evaluates the repository's
+NetworkPolicies with Kubernetes semantics (see `reviewbot netpol connectivity`) and checks
+three sources of intended flows:
+
+- `egress-unmatched` (error, on the egress rule's `to:`): an entry of it selects pods (of any
+  namespace, its own included) that are ingress-isolated and admit none of what the entry lets
+  out from the policy's pods (no source, no port). An entry naming pods (a non-empty
+  `podSelector`) gives one finding per destination workload; an entry naming only namespaces
+  is judged as a whole (one finding when no pod there admits the traffic).
+- `ingress-unused` (warning, on the ingress rule's `from:`): every entry of the rule names its
+  sources explicitly (namespaces by `kubernetes.io/metadata.name`, all defined in the
+  repository, or a non-empty `podSelector` in the policy's own namespace) and none of the
+  (source, destination, port) flows the rule admits is allowed by the sources' own egress
+  policies. The rule is judged as a whole, never per destination pod.
+- `dependency-denied` (error, on the env value, arg, command item or ConfigMap key): an
+  in-cluster endpoint the pod names (`http://svc.ns.svc.cluster.local:8080`, `svc.ns:443`,
+  `svc:8080` in its own namespace) resolves through a Service of the repository (KServe
+  `<isvc>-predictor` included: port 80 -> the container port) to pods and a port, and the
+  source's egress or the destination's ingress denies that flow.
+
+Namespaces, pods and Services the repository does not define (kube-system, ingress-nginx,
+the internet) are unknown, never findings: an egress rule towards them, an ingress rule from
+them, and a URL naming them are not judged. Label requirements on a namespace without a
+Namespace manifest, and `ipBlock` peers as seen from pods, are unknown too, and unknown never
+counts as a denial.
+
+Failing example:
+
+```yaml
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: client-egress, namespace: poimen}
+spec:
+  podSelector: {matchLabels: {app: client}}
+  policyTypes: [Egress]
+  egress:
+  - to:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: llm-serving}}
+      podSelector: {matchLabels: {app: llm}}   # error: llm-serving admits nothing from poimen
+    ports: [{protocol: TCP, port: 8080}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: llm-ingress, namespace: llm-serving}
+spec:
+  podSelector: {matchLabels: {app: llm}}
+  policyTypes: [Ingress]
+  ingress:
+  - from: [{podSelector: {}}]
+```
+
+(with a Deployment `client` in `poimen` and one labelled `app: llm` in `llm-serving`).
+
+Passing example:
+
+```yaml
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: llm-ingress, namespace: llm-serving}
+spec:
+  podSelector: {matchLabels: {app: llm}}
+  policyTypes: [Ingress]
+  ingress:
+  - from: [{podSelector: {}}]
+  - from:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: poimen}}
+    ports: [{protocol: TCP, port: 8080}]
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from reviewbot.findings import Violation, format_path
+from reviewbot.model import Model
+from reviewbot.netpol import Network, Peer, Policy, Rule, Selector
+from reviewbot.netpol_deps import Declaration, declarations, resolve
+from reviewbot.netpol_sets import NONE, Conns
+
+ID = "netpol-pairing"
+SEVERITY = "error"
+SEVERITIES = {
+    "egress-unmatched": "error", "ingress-unused": "warning", "dependency-denied": "error",
+}
+SUMMARY = (
+    "Every flow a NetworkPolicy or a workload's configuration intends is allowed on both sides."
+)
+RATIONALE = (
+    "An egress rule without the matching ingress rule (or the reverse) lets packets out and "
+    "drops them at the other end: the client times out and the server logs nothing. In the "
+    "seeds this looked like a hung inference engine for 34 days."
+)
+FIX = (
+    "Add the missing half: an ingress rule on the destination side or an egress rule on the "
+    "source side."
+)
+KINDS: tuple[str, ...] = ()
+OPTIONS: tuple[Any, ...] = ()
+MAX_NAMES = 3
+
+
+def check_set(model: Model, opts: Any) -> Iterator[Violation]:
+    if not model.network_policies:
+        return  # nothing is isolated: every flow is allowed on both sides
+    network = Network(model, exact=False)
+    yield from _egress_unmatched(network)
+    yield from _ingress_unused(network)
+    yield from _dependencies_denied(network, model)
+
+
+# ---------------------------------------------------------------- a. egress without ingress
+
+
+def _egress_unmatched(net: Network) -> Iterator[Violation]:
+    for policy in net.policies:
+        if not policy.egress:
+            continue
+        sources = net.select_in(policy.namespace, policy.selector)
+        if not sources:
+            continue  # the policy's pods are not in the repository: unknown
+        for rule in policy.egress:
+            for peer in rule.peers or ():
+                if peer.ip is None and peer.valid:
+                    yield from _unadmitted(net, policy, rule, peer, sources)
+
+
+def _unadmitted(
+    net: Network, policy: Policy, rule: Rule, peer: Peer, sources: Sequence[int]
+) -> Iterator[Violation]:
+    """(a) for one `to` entry: per destination workload when it names pods, else as a whole."""
+    targets = sorted(net.peer_pods(peer, policy.namespace, unknown=False))
+    relevant = [d for d in targets if rule.conns(net.pods[d])]
+    missing = [d for d in relevant if not _admits_any(net, d, sources, rule)]
+    if not missing:
+        return
+    by_pods = peer.pods is not None and not peer.pods.empty
+    if not by_pods and len(missing) < len(relevant):
+        return  # a namespace-wide entry is judged as a whole: some pod of it admits the flow
+    groups: dict[str, list[int]] = {}
+    for d in missing:
+        groups.setdefault(net.pods[d].peer, []).append(d)
+    if not by_pods:
+        groups = {"": missing}
+    path = rule.path + ("to",)
+    for peer_name, pods in sorted(groups.items()):
+        namespaces = sorted({net.pods[d].namespace for d in pods})
+        where = ", ".join(namespaces)
+        if by_pods and peer.pods is not None:
+            what = f"{_names(net, pods)} (pods {peer.pods.describe()})"
+        else:
+            what = f"every pod in {where}"
+        message = (
+            f"egress from {_names(net, sources)} to {what} on {rule.describe_ports()} "
+            f"has no matching ingress in {where}"
+        )
+        who = _who(policy.namespace, namespaces, policy.selector)
+        hint = _ingress_hint(net, pods, [policy.namespace])
+        if hint:
+            fix = f"Widen the ingress rule {hint} to admit {who} on {_ports_short(rule)}."
+        else:
+            fix = f"Add an ingress rule in {where} admitting {who} on {_ports_short(rule)}."
+        key = format_path(peer.path) + (f" -> {peer_name}" if peer_name else "")
+        yield Violation(policy.obj, path, message, fix=fix, kind="egress-unmatched", key=key)
+
+
+def _admits_any(net: Network, d: int, sources: Sequence[int], rule: Rule) -> bool:
+    if not net.isolated_ingress(d):
+        return True
+    wanted = rule.conns(net.pods[d])
+    mapping, every = net.ingress_map(d, unknown=True)
+    if every and net.every_ingress(d).intersect(wanted):
+        return True
+    pool: Iterable[int] = sources if len(sources) < len(mapping) else mapping
+    source_set = set(sources) if pool is mapping else None
+    for s in pool:
+        if source_set is not None and s not in source_set:
+            continue
+        if mapping.get(s, NONE).intersect(wanted):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- b. ingress without egress
+
+
+def _ingress_unused(net: Network) -> Iterator[Violation]:
+    for policy in net.policies:
+        if not policy.ingress:
+            continue
+        targets = net.select_in(policy.namespace, policy.selector)
+        if not targets:
+            continue
+        for rule in policy.ingress:
+            if rule.peers is None:
+                continue
+            named = [_named_sources(net, policy, peer) for peer in rule.peers]
+            if not all(named):
+                continue  # a broad or unknown entry: some of the rule's flows may be in use
+            sources = sorted({s for group in named for s in group})
+            if any(_egress_allows(net, s, targets, rule) for s in sources):
+                continue
+            namespaces = ", ".join(sorted({net.pods[s].namespace for s in sources}))
+            message = (
+                f"ingress in {policy.namespace} admits {_names(net, sources)} to "
+                f"{_pods_text(policy.namespace, policy.selector)} on {rule.describe_ports()}, "
+                f"but the egress policies of {namespaces} allow none of these flows"
+            )
+            fix = (
+                f"Add an egress rule in {namespaces} allowing {_names(net, sources)} to reach "
+                f"{_pods_text(policy.namespace, policy.selector)} on {_ports_short(rule)}, "
+                "or remove this ingress rule."
+            )
+            yield Violation(policy.obj, rule.path + ("from",), message, fix=fix,
+                            kind="ingress-unused")
+
+
+def _named_sources(net: Network, policy: Policy, peer: Peer) -> list[int]:
+    """Sources an ingress entry names explicitly, all in namespaces the repository defines;
+    empty when the entry is broad or reaches unknown namespaces."""
+    if peer.ip is not None or not peer.valid:
+        return []
+    if peer.namespaces is None:
+        if peer.pods is None or peer.pods.empty:
+            return []
+        return net.select_in(policy.namespace, peer.pods)
+    names = peer.namespaces.names()
+    if peer.namespaces.empty or names is None:
+        return []  # namespaces by other labels: the cluster may hold more of them
+    if not all(net.namespace_defined(n) or n in net.by_ns for n in names):
+        return []
+    return sorted(net.peer_pods(peer, policy.namespace, unknown=False))
+
+
+def _egress_allows(net: Network, s: int, targets: Sequence[int], rule: Rule) -> bool:
+    if not net.isolated_egress(s):
+        return True
+    for d in targets:
+        if d == s:
+            continue
+        if net.egress_conns(s, d, unknown=True).intersect(rule.conns(net.pods[d])):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- c. declared dependencies
+
+
+@dataclass
+class _Denied:
+    decl: Declaration
+    sources: set[int]
+    egress: set[int]  # destinations the source side denies
+    ingress: set[int]  # destinations the destination side denies
+    conns: Conns
+
+
+def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
+    configmaps = {
+        (o.namespace or "default", o.name): o for o in model.objects
+        if o.kind == "ConfigMap" and o.group == ""
+    }
+    found: dict[tuple[int, tuple[str | int, ...], str], _Denied] = {}
+    for s, pod in enumerate(net.pods):
+        for decl in declarations(pod, configmaps):
+            resolved = resolve(net, decl.endpoint)
+            if resolved is None:
+                continue
+            _, targets = resolved
+            for t in targets:
+                if t.pod == s:
+                    continue
+                egress_ok = bool(net.egress_conns(s, t.pod, unknown=True).intersect(t.conns))
+                ingress_ok = bool(net.ingress_conns(s, t.pod, unknown=True).intersect(t.conns))
+                if egress_ok and ingress_ok:
+                    continue
+                key = (id(decl.obj), decl.path, decl.endpoint.text)
+                entry = found.setdefault(key, _Denied(decl, set(), set(), set(), NONE))
+                entry.sources.add(s)
+                entry.conns = entry.conns.union(t.conns)
+                if not egress_ok:
+                    entry.egress.add(t.pod)
+                if not ingress_ok:
+                    entry.ingress.add(t.pod)
+    for entry in found.values():
+        yield _dependency_violation(net, entry)
+
+
+def _dependency_violation(net: Network, entry: _Denied) -> Violation:
+    e = entry.decl.endpoint
+    sources = sorted(entry.sources)
+    src_ns = sorted({net.pods[s].namespace for s in sources})
+    denied = sorted(entry.egress | entry.ingress)
+    dst_ns = sorted({net.pods[d].namespace for d in denied})
+    sides = []
+    fixes = []
+    conns = _conns_short(entry.conns)
+    if entry.egress:
+        sides.append(f"no egress rule in {', '.join(src_ns)} allows it")
+        targets = _names(net, sorted(entry.egress))
+        hint = _egress_hint(net, sources, dst_ns)
+        if hint:
+            fixes.append(f"Widen the egress rule {hint} to select {targets} on {conns}.")
+        else:
+            fixes.append(
+                f"Add an egress rule in {', '.join(src_ns)} allowing {_names(net, sources)} "
+                f"to reach {targets} on {conns}."
+            )
+    if entry.ingress:
+        sides.append(f"no ingress rule in {', '.join(dst_ns)} admits it")
+        who = _who_pods(net, sources, dst_ns)
+        hint = _ingress_hint(net, sorted(entry.ingress), src_ns)
+        if hint:
+            fixes.append(f"Widen the ingress rule {hint} to admit {who} on {conns}.")
+        else:
+            fixes.append(f"Add an ingress rule in {', '.join(dst_ns)} admitting {who} on {conns}.")
+    message = (
+        f"{_names(net, sources)} calls {e.text}:{e.port} "
+        f"({_names(net, denied)} on {entry.conns}), but {' and '.join(sides)}"
+    )
+    return Violation(entry.decl.obj, entry.decl.path, message, fix=" ".join(fixes),
+                     kind="dependency-denied")
+
+
+# ---------------------------------------------------------------- wording
+
+
+def _egress_hint(net: Network, sources: Sequence[int], dst_ns: Sequence[str]) -> str | None:
+    """An egress rule of the sources that already reaches into the destination namespace."""
+    for s in sources:
+        for n in net.egress_of[s]:
+            policy = net.policies[n]
+            for rule in policy.egress:
+                if any(set(_peer_namespaces(policy, p)) & set(dst_ns) for p in rule.peers or ()):
+                    return f"{format_path(rule.path)} of {policy.name}"
+    return None
+
+
+def _ingress_hint(net: Network, targets: Sequence[int], src_ns: Sequence[str]) -> str | None:
+    """An ingress rule of the destinations that already names the source namespace."""
+    for d in targets:
+        for n in net.ingress_of[d]:
+            policy = net.policies[n]
+            for rule in policy.ingress:
+                if any(set(_peer_namespaces(policy, p)) & set(src_ns) for p in rule.peers or ()):
+                    return f"{format_path(rule.path)} of {policy.name}"
+    return None
+
+
+def _peer_namespaces(policy: Policy, peer: Peer) -> frozenset[str]:
+    """The namespaces a peer names: its own without namespaceSelector, else pinned names."""
+    if peer.ip is not None or not peer.valid:
+        return frozenset()
+    if peer.namespaces is None:
+        return frozenset({policy.namespace})
+    return peer.namespaces.names() or frozenset()
+
+
+def _names(net: Network, pods: Sequence[int]) -> str:
+    """``ns/name`` of the workloads behind ``pods`` (at most MAX_NAMES, then a count)."""
+    names = sorted({f"{net.pods[i].namespace}/{net.pods[i].name}" for i in pods})
+    shown = ", ".join(names[:MAX_NAMES])
+    if len(names) > MAX_NAMES:
+        shown += f" and {len(names) - MAX_NAMES} more"
+    return shown
+
+
+def _pods_text(namespace: str, selector: Selector) -> str:
+    if selector.empty:
+        return f"every pod in {namespace}"
+    return f"{namespace} pods {selector.describe()}"
+
+
+def _who(source_ns: str, dest_namespaces: Sequence[str], selector: Selector) -> str:
+    if list(dest_namespaces) == [source_ns]:
+        return f"pods {selector.describe()}"
+    return f"namespace {source_ns}"
+
+
+def _who_pods(net: Network, sources: Sequence[int], dest_namespaces: Sequence[str]) -> str:
+    namespaces = sorted({net.pods[s].namespace for s in sources})
+    if namespaces == list(dest_namespaces):
+        return _names(net, sources)
+    return "namespace " + ", ".join(namespaces)
+
+
+def _ports_short(rule: Rule) -> str:
+    if rule.ports is None:
+        return "the ports it needs"
+    parts = []
+    for p in rule.ports:
+        text = p.describe()
+        parts.append(text[4:] if text.startswith("TCP ") else text)
+    return ", ".join(parts)
+
+
+def _conns_short(conns: Conns) -> str:
+    text = str(conns)
+    return text[4:] if text.startswith("TCP ") and "," not in text else text
+

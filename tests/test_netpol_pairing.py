@@ -1,0 +1,319 @@
+"""netpol-pairing: flows that only one side allows, written as a specification.
+
+The seed states (examples/, tests/fixtures/seed-repo/*) carry `# expect: netpol-pairing` on the
+lines hand-derived in tests/fixtures/seed-repo/EXPECTED.md; the inline cases below pin the
+three sub-checks, their severities, the wording and what counts as unknown.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewbot.config import Config
+from reviewbot.engine import Result, analyze
+from reviewbot.netpol_deps import endpoints
+from reviewbot.sources import disk_tree
+
+from .helpers import expected_pairs, lint_text, pairs
+
+RULE = "netpol-pairing"
+ROOT = Path(__file__).resolve().parents[1]
+STATES = [ROOT / "examples"] + [
+    ROOT / "tests/fixtures/seed-repo" / s for s in ("step1", "step2", "ingress-only")
+]
+
+
+@pytest.mark.parametrize("state", [s for s in STATES if s.is_dir()], ids=lambda p: p.name)
+def test_seed_states(state: Path) -> None:
+    # The states' own .reviewbot.yaml configures other rules; this rule needs no option.
+    result = analyze(disk_tree([state], state), Config(), only=[RULE])
+    got = sorted((f.file, f.line) for f in result.findings)
+    assert got == expected_pairs(state, RULE), [f.message for f in result.findings]
+
+
+def test_examples_findings_in_detail() -> None:
+    state = ROOT / "examples"
+    if not state.is_dir():
+        pytest.skip("examples/ not present")
+    result = analyze(disk_tree([state], state), Config(), only=[RULE])
+    egress = [f for f in result.findings if f.file.endswith("poimen/networkpolicy.yaml")]
+    assert [(f.severity, f.line, f.column) for f in egress] == [("error", 32, 7)] * 3
+    assert sorted(f.message.split(" to ")[1].split(" ")[0] for f in egress) == [
+        "llm-serving/embeddings-predictor", "llm-serving/reasoning-predictor",
+        "llm-serving/reranker-predictor",
+    ]
+    assert egress[0].message.endswith("on TCP 8080 has no matching ingress in llm-serving")
+    assert egress[0].fix == "Add an ingress rule in llm-serving admitting namespace poimen on 8080."
+    assert len({f.fingerprint for f in egress}) == 3  # one per destination, told apart
+    env = [f for f in result.findings if f.file.endswith("poimen-memory.yaml")]
+    assert [f.line for f in env] == [35, 39, 41]
+    assert env[0].message == (
+        "poimen/poimen-memory calls reasoning-predictor.llm-serving.svc.cluster.local:80 "
+        "(llm-serving/reasoning-predictor on TCP 8080), but no ingress rule in llm-serving "
+        "admits it"
+    )
+
+
+# ---------------------------------------------------------------- inline cases
+
+NAMESPACES = """
+apiVersion: v1
+kind: Namespace
+metadata: {name: client}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: server}
+"""
+CLIENT = """
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app, namespace: client}
+spec:
+  template:
+    metadata: {labels: {app: app}}
+    spec:
+      containers:
+      - name: app
+        image: x
+        env: [{name: API, value: "http://api.server:8080/v1"}]
+"""
+SERVER = """
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: server}
+spec:
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers: [{name: api, image: x, ports: [{name: http, containerPort: 8080}]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api, namespace: server}
+spec:
+  selector: {app: api}
+  ports: [{port: 8080, targetPort: http}]
+"""
+CLIENT_EGRESS = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: egress, namespace: client}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+  egress:
+  - to:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: server}}
+      podSelector: {matchLabels: {app: api}}
+    ports: [{port: 8080}]
+"""
+SERVER_INGRESS = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: ingress, namespace: server}
+spec:
+  podSelector: {}
+  ingress:
+  - from:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: client}}
+    ports: [{port: http}]
+"""
+DENY_SERVER = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: deny, namespace: server}
+spec:
+  podSelector: {}
+  policyTypes: [Ingress]
+"""
+DENY_CLIENT = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: deny, namespace: client}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+"""
+
+
+def run(tmp_path: Path, text: str) -> Result:
+    return lint_text(tmp_path, text, only=[RULE])
+
+
+def line_of(tmp_path: Path, needle: str, nth: int = 0) -> int:
+    """The line of the nth occurrence of ``needle`` in the linted manifest."""
+    numbers = [n for n, line in enumerate((tmp_path / "manifest.yaml").read_text().splitlines(), 1)
+               if needle in line]
+    return numbers[nth]
+
+
+def kinds(result: Result) -> list[tuple[str, str, int]]:
+    return sorted((f.severity, f.path.split(" ")[0], f.line) for f in result.findings)
+
+
+def test_both_halves_give_nothing(tmp_path: Path) -> None:
+    result = run(tmp_path, NAMESPACES + CLIENT + SERVER + CLIENT_EGRESS + SERVER_INGRESS)
+    assert pairs(result, RULE) == []
+
+
+def test_egress_without_ingress_is_an_error_on_the_to_entry(tmp_path: Path) -> None:
+    result = run(tmp_path, NAMESPACES + CLIENT + SERVER + CLIENT_EGRESS + DENY_SERVER)
+    assert kinds(result) == [
+        # the `- to:` line of the egress rule
+        ("error", "spec.egress[0].to[0]", line_of(tmp_path, "- to:")),
+        ("error", "spec.template.spec.containers[0].env[0].value", line_of(tmp_path, "API")),
+    ]
+    egress = next(f for f in result.findings if f.object == "NetworkPolicy/client/egress")
+    assert egress.message == (
+        "egress from client/app to server/api (pods app=api) on TCP 8080 has no matching "
+        "ingress in server"
+    )
+    assert egress.fix == "Add an ingress rule in server admitting namespace client on 8080."
+    dep = next(f for f in result.findings if f.object == "Deployment/client/app")
+    assert dep.message == (
+        "client/app calls api.server:8080 (server/api on TCP 8080), but no ingress rule in "
+        "server admits it"
+    )
+
+
+def test_ingress_without_egress_is_a_warning_on_the_from(tmp_path: Path) -> None:
+    result = run(tmp_path, NAMESPACES + CLIENT.replace("http://api.server:8080/v1", "none")
+                 + SERVER + SERVER_INGRESS + DENY_CLIENT)
+    assert kinds(result) == [("warning", "spec.ingress[0].from", line_of(tmp_path, "- from:"))]
+    assert result.findings[0].message == (
+        "ingress in server admits client/app to every pod in server on TCP http, but the "
+        "egress policies of client allow none of these flows"
+    )
+
+
+def test_dependency_denied_by_egress_names_the_egress_side(tmp_path: Path) -> None:
+    result = run(tmp_path, NAMESPACES + CLIENT + SERVER + SERVER_INGRESS + DENY_CLIENT)
+    # the ingress rule is unused too (b), and the declared flow is denied (c)
+    assert kinds(result) == [
+        ("error", "spec.template.spec.containers[0].env[0].value", line_of(tmp_path, "API")),
+        ("warning", "spec.ingress[0].from", line_of(tmp_path, "- from:")),
+    ]
+    dep = next(f for f in result.findings if f.severity == "error")
+    assert dep.message.endswith("but no egress rule in client allows it")
+    assert dep.fix == (
+        "Add an egress rule in client allowing client/app to reach server/api on 8080."
+    )
+
+
+def test_unknown_service_and_unknown_namespace_are_not_findings(tmp_path: Path) -> None:
+    text = NAMESPACES + CLIENT.replace("api.server:8080", "grafana.monitoring.svc:3000") + (
+        DENY_CLIENT + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: dns, namespace: client}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+  egress:
+  - to:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: kube-system}}
+"""
+    )
+    assert pairs(run(tmp_path, text), RULE) == []
+
+
+def test_port_not_admitted_is_still_unpaired(tmp_path: Path) -> None:
+    ingress_9090 = SERVER_INGRESS.replace("port: http", "port: 9090")
+    result = run(tmp_path, NAMESPACES + CLIENT + SERVER + CLIENT_EGRESS + ingress_9090)
+    # both halves disagree on the port: the egress rule (8080) is unpaired, the ingress rule
+    # (9090) admits nothing client's egress lets out, and the declared flow is denied
+    assert [k[:2] for k in kinds(result)] == [
+        ("error", "spec.egress[0].to[0]"),
+        ("error", "spec.template.spec.containers[0].env[0].value"),
+        ("warning", "spec.ingress[0].from"),
+    ]
+    egress = next(f for f in result.findings if f.object == "NetworkPolicy/client/egress")
+    assert egress.fix == (
+        "Widen the ingress rule spec.ingress[0] of server/ingress to admit namespace client "
+        "on 8080."
+    )
+
+
+def test_configmap_key_and_named_target_port(tmp_path: Path) -> None:
+    text = NAMESPACES + SERVER + DENY_SERVER + """
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg, namespace: client}
+data:
+  upstream: |
+    [api]
+    url = http://api.server.svc.cluster.local:8080
+  unrelated: "api.server:9999"
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app, namespace: client}
+spec:
+  template:
+    metadata: {labels: {app: app}}
+    spec:
+      containers:
+      - name: app
+        image: x
+        env:
+        - name: UPSTREAM
+          valueFrom: {configMapKeyRef: {name: cfg, key: upstream}}
+"""
+    result = run(tmp_path, text)
+    assert [(f.object, f.path) for f in result.findings] == [
+        ("ConfigMap/client/cfg", "data.upstream"),
+    ]
+    assert "(server/api on TCP 8080)" in result.findings[0].message
+
+
+def test_no_network_policy_no_finding(tmp_path: Path) -> None:
+    assert pairs(run(tmp_path, NAMESPACES + CLIENT + SERVER), RULE) == []
+
+
+def test_ip_block_ingress_may_admit_pods(tmp_path: Path) -> None:
+    # Whether an ipBlock matches pod addresses depends on the network plugin: unknown.
+    ip_ingress = SERVER_INGRESS.replace(
+        "- namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: client}}",
+        "- ipBlock: {cidr: 10.0.0.0/8}",
+    )
+    result = run(tmp_path, NAMESPACES + CLIENT + SERVER + CLIENT_EGRESS + ip_ingress)
+    assert pairs(result, RULE) == []
+
+
+# ---------------------------------------------------------------- endpoints
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("http://svc.ns.svc.cluster.local:8080/v1", [("svc", "ns", 8080)]),
+        ("http://reasoning-predictor.llm-serving.svc.cluster.local/v1",
+         [("reasoning-predictor", "llm-serving", 80)]),
+        ("https://svc.ns.svc", [("svc", "ns", 443)]),
+        ("svc.ns.svc:80", [("svc", "ns", 80)]),
+        ("svc.ns:443", [("svc", "ns", 443)]),
+        ("svc:8080", [("svc", "own", 8080)]),
+        ("postgres://user:pw@db.data:5432/app", [("db", "data", 5432)]),
+        ("redis://cache", [("cache", "own", 6379)]),
+        ("pg-0.db.data.svc.cluster.local:5432", [("db", "data", 5432)]),
+        ("--upstream=api.server.svc:8080,api2:9090", [("api", "server", 8080),
+                                                      ("api2", "own", 9090)]),
+        ("nginx:1.27", []),  # an image tag, not a port
+        ("12:30", []),
+        ("a.b.c.example.com:443", []),  # not an in-cluster name
+        ("plain text", []),
+    ],
+)
+def test_endpoints(text: str, want: list[tuple[str, str, int]]) -> None:
+    assert [(e.service, e.namespace, e.port) for e in endpoints(text, "own")] == want
