@@ -957,8 +957,8 @@ def diff_items(base: Sequence[Item], head: Sequence[Item]) -> TreeDiff:
     for b in removed:
         if id(b) not in gone:
             results.append(_object_diff(None, b, "removed", ()))
-    order = {"removed": 0, "renamed": 1, "modified": 2, "added": 3}
-    results.sort(key=lambda d: (d.file or d.base_file or "", d.line or 0, order[d.status], d.ref))
+    order = {"modified": 0, "added": 1, "removed": 2, "renamed": 3}
+    results.sort(key=lambda d: (order[d.status], d.file or d.base_file or "", d.line or 0, d.ref))
     return TreeDiff(tuple(results))
 
 

@@ -602,3 +602,24 @@ def test_multiline_strings_show_a_line_diff() -> None:
     text = render_diff_text([{"object": "ConfigMap/a/b", "change": "modified", "file": "f",
                               "line": 1, "changes": [c.as_json() for c in changes]}])
     assert "      - echo two\n      + echo three\n" in text
+
+
+def test_markdown_diff_is_collapsible_per_object(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"app.yaml": DEPLOY, "svc.yaml": SERVICE})
+    head = repo.commit({"app.yaml": DEPLOY.replace("replicas: 2", "replicas: 3"),
+                        "svc.yaml": None,
+                        "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
+    code, out, _ = run_cli(["diff", base, head, "--repo", str(repo.path), "--format",
+                            "markdown"], capsys)
+    assert code == 0
+    assert out.startswith("### Changes (1 modified, 1 added, 1 removed)\n")
+    assert ("<details><summary>~ <code>Deployment/shop/web</code> <b>modified</b> in "
+            "<code>app.yaml</code> (1 change)</summary>\n\n```diff\n  spec.replicas\n-   2\n+   3\n"
+            "```\n\n</details>") in out
+    assert "<details><summary>+ 1 object added</summary>\n\n- `ConfigMap/default/c` in " \
+           "`cm.yaml:1`\n\n</details>" in out
+    assert "- `Service/shop/web` (was in `svc.yaml`)" in out
+    assert out.count("<details>") == out.count("</details>") == 3

@@ -101,11 +101,10 @@ def object_header(entry: Mapping[str, Any]) -> tuple[str, str]:
     if status == "removed":
         where = f"(was in {clean(str(base_file))})"
     elif status == "renamed":
-        where = f"from {clean(str(entry.get('renamed_from')))}"
-        if base_file and base_file != file:
+        old = str(entry.get("renamed_from"))
+        where = f"from {clean(old)}"
+        if base_file and base_file != file and str(file) not in ref:
             where += f", {clean(str(base_file))} -> {clean(str(file))}"
-        else:
-            where += f", {clean(str(file))}"
     else:
         where = f"{clean(str(file))}:{entry.get('line') or 1}"
     return mark, f"{ref}  {status}  {where}"

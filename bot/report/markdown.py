@@ -145,12 +145,63 @@ def diff_block(entry: Mapping[str, Any], max_lines: int = 200) -> str:
 def render_diff_section(diff: Sequence[Mapping[str, Any]], limit: int = DEFAULT_LIMIT) -> str:
     """`reviewbot diff --format markdown`: the diff blocks alone, capped like the summary."""
     builder = _Builder(limit)
-    builder.add(f"### Changes ({_counts(diff)})\n")
-    for entry in diff:
-        builder.add(diff_block(entry) + "\n", objects=1)
-    if not diff:
-        builder.add("No object changed.\n")
+    if diff:
+        diff_blocks(builder, diff)
+    else:
+        builder.add("### Changes\n\nNo object changed.\n")
     return builder.finish(0, len(diff))
+
+
+_GROUPS = (("added", "+", "added"), ("removed", "-", "removed"), ("renamed", ">", "renamed"))
+
+
+def diff_blocks(builder: _Builder, diff: Sequence[Mapping[str, Any]]) -> None:
+    """The diff under a cap: one block per modified object, then one collapsible list each
+    of added, removed and renamed objects (entries beyond the cap are counted as left out).
+    """
+    if not builder.add(f"### Changes ({_counts(diff)})\n"):
+        return
+    for entry in diff:
+        if entry.get("change") == "modified" and not builder.add(diff_block(entry) + "\n",
+                                                                  objects=1):
+            return
+    for status, mark, word in _GROUPS:
+        group = [e for e in diff if e.get("change") == status]
+        if not group:
+            continue
+        head = (f"<details><summary>{mark} {_plural(len(group), 'object')} {word}</summary>"
+                "\n\n")
+        tail = "\n\n</details>\n"
+        lines: list[str] = []
+        budget = builder.room() - len(head) - len(tail)
+        for entry in group:
+            line = _group_line(entry)
+            if budget - len(line) - 1 < 0:
+                break
+            lines.append(line)
+            budget -= len(line) + 1
+        if not lines or not builder.add(head + "\n".join(lines) + tail, objects=len(lines)):
+            builder.full = True
+            return
+        if len(lines) < len(group):
+            builder.full = True
+            return
+
+
+def _group_line(entry: Mapping[str, Any]) -> str:
+    status = entry.get("change")
+    ref = md_code(str(entry.get("object")), False)
+    if status == "renamed":
+        old = md_code(str(entry.get("renamed_from")), False)
+        moved = ""
+        if entry.get("base_file") != entry.get("file"):
+            moved = (f", {md_code(str(entry.get('base_file')), False)} → "
+                     f"{md_code(str(entry.get('file')), False)}")
+        return f"- {ref} from {old}{moved}"
+    if status == "removed":
+        return f"- {ref} (was in {md_code(str(entry.get('base_file')), False)})"
+    where = f"{entry.get('file')}:{entry.get('line') or 1}"
+    return f"- {ref} in {md_code(where, False)}"
 
 
 def _counts(diff: Sequence[Mapping[str, Any]]) -> str:
@@ -184,6 +235,9 @@ class _Builder:
         self.findings += findings
         self.objects += objects
         return True
+
+    def room(self) -> int:
+        return self.limit - self.RESERVE - self.size - 1
 
     def finish(self, total_findings: int, total_objects: int) -> str:
         text = "\n".join(self.parts).rstrip() + "\n"
@@ -236,11 +290,8 @@ def render_markdown(report: Report, color: bool = False) -> str:
         builder.add("### Other\n\n" + "\n".join(table) + "\n", findings=len(others))
     if report.review:
         _config_section(builder, report.extra)
-        diff = report.diff
-        if diff and builder.add(f"### Changes ({_counts(diff)})\n"):
-            for entry in diff:
-                if not builder.add(diff_block(entry) + "\n", objects=1):
-                    break
+        if report.diff:
+            diff_blocks(builder, report.diff)
     return builder.finish(len(findings), len(report.diff) if report.review else 0)
 
 
