@@ -111,6 +111,7 @@ def run_rules(model: Model, config: Config, *, only: Sequence[str] = ()) -> Resu
     result.stats = {
         "files": len(model.files), "objects": len(model.objects), "rules": len(rules),
     }
+    result.stats.update(model.notes)
     return result
 
 

@@ -262,6 +262,7 @@ class Model:
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     kustomizations: list[Kustomization] = field(default_factory=list)
     by_identity: dict[tuple[str, str, str, str], list[KObject]] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)  # rule facts for the summary (stats)
 
     def of_kind(self, *kinds: str) -> Iterator[KObject]:
         return (o for o in self.objects if o.kind in kinds)

@@ -1,0 +1,513 @@
+"""Schema lookup for the `schema` rule: which JSON Schema validates an (apiVersion, kind).
+
+Sources, in order of precedence:
+
+1. **Kubernetes**: the strict JSON Schemas that the PyPI package ``kubernetes-validate`` ships
+   (one folder per Kubernetes minor; the newest by default). Its ``_definitions.json`` is read
+   directly, once per process, and carries every type and the group/version/kind of every
+   top-level kind, so a built-in kind needs no other file. The package itself is never
+   imported (its ``validate()`` re-reads the definitions on every call).
+2. **Schema folders** the user configures, in kubeconform's layout: ``{kind}_{version}.json``
+   (kind lower case) or ``{group}/{kind}_{version}.json``, or a kubeconform template path
+   (``.../{{ .ResourceKind }}{{ .KindSuffix }}.json``).
+3. **CustomResourceDefinitions in the linted tree**: each served version's
+   ``openAPIV3Schema``, converted to strict JSON Schema (unknown fields are errors, as
+   ``kubectl apply`` with server-side field validation reports them).
+4. **Bundled** schemas in ``schemas/`` (KServe, Flux, Argo CD), which name their kind in
+   ``x-kubernetes-group-version-kind``.
+
+``metadata`` of custom resources is validated as Kubernetes ``ObjectMeta`` everywhere. One
+compiled validator is kept per (apiVersion, kind). An apiVersion in a built-in group that
+Kubernetes does not serve (``extensions/v1beta1`` Deployment, a misspelt kind) is reported by
+the rule; any other object without a schema is only counted.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.resources
+import importlib.util
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .errors import ReviewbotError
+from .validate import Registry, Validator
+
+K8S_URI = "https://kubernetes.io/api/_definitions.json"
+OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+INLINE = "x-kubernetes-inline"  # bundled schemas: merge these definitions' fields here
+GVK = "x-kubernetes-group-version-kind"
+# Kinds of the core group that are files, not API objects (kubeconfig, kustomize plugins).
+NOT_API = frozenset({("", "v1", "Config")})
+_VERSION_DIR = re.compile(r"^v(\d+)\.(\d+)\.\d+-local-strict$")
+_TEMPLATE = re.compile(r"\{\{\s*\.(\w+)\s*\}\}")
+
+
+def split_api_version(api_version: str) -> tuple[str, str]:
+    group, _, version = api_version.rpartition("/")
+    return group, version
+
+
+# ---------------------------------------------------------------- Kubernetes
+
+
+def _schema_root() -> Path:
+    spec = importlib.util.find_spec("kubernetes_validate")
+    if spec is None or not spec.submodule_search_locations:
+        raise ReviewbotError("the kubernetes-validate package is not installed", 3)
+    return Path(next(iter(spec.submodule_search_locations))) / "kubernetes-json-schema"
+
+
+@cache
+def kubernetes_versions() -> tuple[str, ...]:
+    """Bundled Kubernetes minors, oldest first ("1.25", ..., "1.37")."""
+    found = []
+    for entry in _schema_root().iterdir():
+        match = _VERSION_DIR.match(entry.name)
+        if match and (entry / "_definitions.json").is_file():
+            found.append((int(match.group(1)), int(match.group(2))))
+    return tuple(f"{a}.{b}" for a, b in sorted(found))
+
+
+def resolve_kubernetes_version(requested: str) -> str:
+    """The newest bundled minor not newer than ``requested`` ("" means the newest)."""
+    versions = kubernetes_versions()
+    if not versions:
+        raise ReviewbotError("kubernetes-validate ships no strict schemas", 3)
+    text = requested.strip().lstrip("vV")
+    if not text:
+        return versions[-1]
+    match = re.match(r"^(\d+)\.(\d+)(\.\d+)?$", text)
+    if not match:
+        raise ReviewbotError(f"kubernetes-version {requested!r}: expected a version like 1.31")
+    want = (int(match.group(1)), int(match.group(2)))
+    usable = [v for v in versions if tuple(map(int, v.split("."))) <= want]
+    if not usable:
+        raise ReviewbotError(
+            f"kubernetes-version {requested}: the bundled schemas cover "
+            f"{versions[0]} to {versions[-1]}"
+        )
+    return usable[-1]
+
+
+@dataclass(frozen=True)
+class KubernetesSchemas:
+    """One Kubernetes minor's definitions, indexed by group/version/kind."""
+
+    version: str
+    defs: Mapping[str, Any]  # the $defs of _definitions.json (type-only oneOfs merged)
+    index: Mapping[tuple[str, str, str], str]  # (group, version, kind) -> definition name
+    groups: frozenset[str]  # every built-in API group
+    registry: Registry = field(compare=False)
+
+    def served(self, kind: str) -> list[str]:
+        """apiVersions that serve ``kind`` in this Kubernetes version."""
+        return sorted(
+            (f"{g}/{v}" if g else v) for (g, v, k) in self.index if k == kind
+        )
+
+
+@cache
+def kubernetes_schemas(version: str) -> KubernetesSchemas:
+    folder = _schema_root() / f"v{version}.0-local-strict"
+    try:
+        document = json.loads((folder / "_definitions.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ReviewbotError(f"cannot read the Kubernetes {version} schemas: {exc}", 3) from exc
+    defs: dict[str, Any] = document.get("$defs") or {}
+    index: dict[tuple[str, str, str], str] = {}
+    groups: set[str] = set()
+    for name, definition in defs.items():
+        _merge_type_choices(definition)
+        for gvk in definition.get(GVK) or ():
+            groups.add(str(gvk.get("group", "")))
+            if name.endswith((".DeleteOptions", ".WatchEvent")):
+                continue  # listed under every group; not objects anyone writes
+            index[(str(gvk.get("group", "")), str(gvk["version"]), str(gvk["kind"]))] = name
+    return KubernetesSchemas(
+        version, defs, index, frozenset(groups), Registry([(K8S_URI, document)])
+    )
+
+
+def _merge_type_choices(node: Any) -> None:
+    """``oneOf: [{type: [string, null]}, {type: [integer, null]}]`` -> one ``type`` list.
+
+    IntOrString and Quantity are written as a ``oneOf`` of two nullable types, which rejects
+    ``null`` (it matches both) and makes a poor message; a type list means the same otherwise.
+    """
+    if isinstance(node, dict):
+        for keyword in ("oneOf", "anyOf"):
+            branches = node.get(keyword)
+            if isinstance(branches, list) and branches and all(
+                isinstance(b, dict) and set(b) == {"type"} for b in branches
+            ):
+                types: list[str] = []
+                for b in branches:
+                    types += b["type"] if isinstance(b["type"], list) else [b["type"]]
+                del node[keyword]
+                node["type"] = list(dict.fromkeys(types))
+        for value in node.values():
+            _merge_type_choices(value)
+    elif isinstance(node, list):
+        for value in node:
+            _merge_type_choices(value)
+
+
+def kubernetes_validator(k8s: KubernetesSchemas, name: str) -> Validator:
+    return _cached_validator(k8s.version, name)
+
+
+@cache
+def _cached_validator(version: str, name: str) -> Validator:
+    k8s = kubernetes_schemas(version)
+    return Validator({"$schema": DRAFT, "$ref": f"{K8S_URI}#/$defs/{name}"}, k8s.registry)
+
+
+# ---------------------------------------------------------------- CRDs
+
+
+@dataclass(frozen=True)
+class CrdSchema:
+    group: str
+    version: str
+    kind: str
+    schema: Mapping[str, Any] | None  # None: the version declares no schema
+    source: str  # "path/to/crd.yaml"
+
+
+def crd_schemas(body: Mapping[str, Any], source: str) -> Iterator[CrdSchema]:
+    """The served versions of one CustomResourceDefinition (apiextensions v1 or v1beta1)."""
+    spec = body.get("spec")
+    if not isinstance(spec, dict):
+        return
+    group, names = spec.get("group"), spec.get("names")
+    kind = names.get("kind") if isinstance(names, dict) else None
+    if not isinstance(group, str) or not isinstance(kind, str):
+        return
+    shared = _openapi(spec.get("validation"))  # v1beta1: one schema for every version
+    versions = spec.get("versions")
+    if isinstance(versions, list) and versions:
+        for entry in versions:
+            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+                continue
+            if entry.get("served") is False:
+                continue
+            schema = _openapi(entry.get("schema")) or shared
+            yield CrdSchema(group, entry["name"], kind, _convert_crd(schema), source)
+    elif isinstance(spec.get("version"), str):
+        yield CrdSchema(group, spec["version"], kind, _convert_crd(shared), source)
+
+
+def _openapi(block: Any) -> Mapping[str, Any] | None:
+    if isinstance(block, dict) and isinstance(block.get("openAPIV3Schema"), dict):
+        schema: Mapping[str, Any] = block["openAPIV3Schema"]
+        return schema
+    return None
+
+
+def _convert_crd(schema: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    if schema is None:
+        return None
+    root = openapi_to_jsonschema(schema, strict=True)
+    properties = root.setdefault("properties", {})
+    properties["apiVersion"] = {"type": "string"}
+    properties["kind"] = {"type": "string"}
+    properties["metadata"] = {"$ref": f"{K8S_URI}#/$defs/{OBJECT_META}"}
+    root["$schema"] = DRAFT
+    return root
+
+
+_COPY = (
+    "enum", "pattern", "minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems",
+    "uniqueItems", "minProperties", "maxProperties", "multipleOf", "required", "const",
+)
+
+
+def openapi_to_jsonschema(node: Mapping[str, Any], strict: bool, in_choice: bool = False) -> Any:
+    """A structural OpenAPI v3 schema (CRD flavour) as JSON Schema 2020-12.
+
+    Every typed node also accepts ``null``: the API server prunes a null field that is not
+    ``nullable`` instead of refusing it (and keeps it when it is), so null is never a type
+    error. ``x-kubernetes-int-or-string`` is integer or string;
+    ``x-kubernetes-preserve-unknown-fields`` keeps an object open; with ``strict`` every other
+    object that lists its properties gets ``additionalProperties: false`` (not inside
+    ``anyOf``/``oneOf``/``allOf``/``not`` branches, which only add constraints there).
+    OpenAPI's boolean ``exclusiveMinimum`` becomes the JSON Schema number form.
+    """
+    out: dict[str, Any] = {}
+    kind = node.get("type")
+    if node.get("x-kubernetes-int-or-string") is True:
+        out["type"] = ["integer", "string", "null"]
+    elif isinstance(kind, str):
+        out["type"] = [kind, "null"]
+    for keyword in _COPY:
+        if keyword in node:
+            out[keyword] = node[keyword]
+    for bound, exclusive in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
+        if node.get(exclusive) is True and bound in node:
+            out[exclusive] = node[bound]
+            del out[bound]
+    if isinstance(out.get("enum"), list) and None not in out["enum"]:
+        out["enum"] = [*out["enum"], None]
+    props = node.get("properties")
+    if isinstance(props, dict):
+        out["properties"] = {
+            str(k): openapi_to_jsonschema(v, strict)
+            for k, v in props.items() if isinstance(v, dict)
+        }
+    extra = node.get("additionalProperties")
+    if isinstance(extra, dict):
+        out["additionalProperties"] = openapi_to_jsonschema(extra, strict)
+    elif isinstance(extra, bool):
+        out["additionalProperties"] = extra
+    items = node.get("items")
+    if isinstance(items, dict):
+        out["items"] = openapi_to_jsonschema(items, strict)
+    if node.get("x-kubernetes-int-or-string") is not True:
+        for keyword in ("anyOf", "oneOf", "allOf"):
+            branches = node.get(keyword)
+            if isinstance(branches, list):
+                out[keyword] = [openapi_to_jsonschema(b, strict, True)
+                                for b in branches if isinstance(b, dict)]
+    if isinstance(node.get("not"), dict):
+        out["not"] = openapi_to_jsonschema(node["not"], strict, True)
+    if node.get("x-kubernetes-embedded-resource") is True:
+        out.setdefault("properties", {}).update(
+            {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+             "metadata": {"type": "object"}}
+        )
+    open_object = (
+        node.get("x-kubernetes-preserve-unknown-fields") is True or "additionalProperties" in out
+    )
+    if strict and not in_choice and not open_object and "properties" in out:
+        out["additionalProperties"] = False
+    return out
+
+
+# ---------------------------------------------------------------- schema folders
+
+
+def _kind_suffix(group: str, version: str) -> str:
+    first = group.split(".")[0] if group else ""
+    return f"-{first}-{version}" if first else f"-{version}"
+
+
+@dataclass(frozen=True)
+class Location:
+    """A user schema folder or kubeconform template path (relative to the repository root)."""
+
+    text: str
+    root: Path
+
+    @property
+    def remote(self) -> bool:
+        return self.text.startswith(("http://", "https://")) or self.text == "default"
+
+    def candidates(self, group: str, version: str, kind: str, k8s: str) -> list[Path]:
+        if "{{" in self.text:
+            values = {
+                "ResourceKind": kind.lower(), "ResourceAPIVersion": version, "Group": group,
+                "KindSuffix": _kind_suffix(group, version),
+                "NormalizedKubernetesVersion": f"v{k8s}.0", "StrictSuffix": "-strict",
+            }
+            text = _TEMPLATE.sub(lambda m: values.get(m.group(1), m.group(0)), self.text)
+            return [self._path(text)]
+        base = self._path(self.text)
+        name = f"{kind.lower()}_{version}.json"
+        return [base / group / name, base / name] if group else [base / name]
+
+    def _path(self, text: str) -> Path:
+        path = Path(text)
+        return path if path.is_absolute() else self.root / path
+
+
+def load_json_schema(path: Path) -> Mapping[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise ReviewbotError(f"schema file {path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ReviewbotError(f"schema file {path}: not a JSON object")
+    return data
+
+
+# ---------------------------------------------------------------- bundled schemas
+
+
+@cache
+def bundled_schemas() -> Mapping[tuple[str, str, str], tuple[str, Mapping[str, Any]]]:
+    """(group, version, kind) -> (file name, schema) for every schema in ``schemas/``."""
+    out: dict[tuple[str, str, str], tuple[str, Mapping[str, Any]]] = {}
+    folder = importlib.resources.files("reviewbot.schemas")
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".json") or entry.name == "config.schema.json":
+            continue
+        schema = json.loads(entry.read_text(encoding="utf-8"))
+        for gvk in schema.get(GVK) or ():
+            out[(gvk.get("group", ""), gvk["version"], gvk["kind"])] = (entry.name, schema)
+    return out
+
+
+def expand_inline(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> Any:
+    """Resolve ``x-kubernetes-inline: [definition, ...]``: the definitions' fields become
+    properties of that node (as ``$ref``s), the way Go embeds a struct with ``json:",inline"``.
+    Fields a definition lacks in the chosen Kubernetes version are simply not added."""
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        out = {k: walk(v) for k, v in node.items() if k != INLINE}
+        for name in node.get(INLINE) or ():
+            definition = defs.get(name) or {}
+            props = out.setdefault("properties", {})
+            for prop in definition.get("properties") or {}:
+                props.setdefault(prop, {"$ref": f"{K8S_URI}#/$defs/{name}/properties/{prop}"})
+        return out
+
+    return walk(schema)
+
+
+def standalone(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``schema`` with every Kubernetes definition it needs inlined under ``$defs``
+    (for tools that cannot resolve ``https://kubernetes.io/api/_definitions.json``)."""
+    needed: dict[str, Any] = {}
+    pending: list[str] = []
+
+    def rewrite(node: Any) -> Any:
+        if isinstance(node, list):
+            return [rewrite(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                out[key] = _local_ref(value, pending)
+            elif key == "properties" and isinstance(value, dict):
+                out[key] = {k: rewrite(v) for k, v in value.items()}
+            else:
+                out[key] = rewrite(value)
+        return out
+
+    root = rewrite(expand_inline(schema, defs))
+    while pending:
+        name = pending.pop()
+        if name not in needed and name in defs:
+            needed[name] = None
+            needed[name] = rewrite(copy.deepcopy(defs[name]))
+    if needed:
+        root.setdefault("$defs", {}).update(needed)
+    return dict(root)
+
+
+def _local_ref(ref: str, pending: list[str]) -> str:
+    base, _, fragment = ref.partition("#")
+    if base and base != K8S_URI and not base.endswith("_definitions.json"):
+        return ref
+    match = re.match(r"^/\$defs/([^/]+)", fragment)
+    if match:
+        pending.append(match.group(1))
+    return f"#{fragment}"
+
+
+# ---------------------------------------------------------------- the store
+
+
+@dataclass(frozen=True)
+class Lookup:
+    validator: Validator | None
+    source: str  # where the schema came from ("" when none)
+    unserved: str | None = None  # a built-in group does not serve this apiVersion/kind
+
+
+@dataclass
+class SchemaStore:
+    """Finds (and caches) one compiled validator per (apiVersion, kind)."""
+
+    kubernetes_version: str = ""
+    locations: Sequence[str] = ()
+    root: Path = field(default_factory=Path.cwd)
+    crds: Iterable[CrdSchema] = ()
+    skipped_locations: list[str] = field(default_factory=list)
+    _cache: dict[tuple[str, str], Lookup] = field(default_factory=dict)
+    _crds: dict[tuple[str, str, str], CrdSchema] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.k8s = kubernetes_schemas(resolve_kubernetes_version(self.kubernetes_version))
+        for crd in self.crds:
+            self._crds.setdefault((crd.group, crd.version, crd.kind), crd)
+        self._locations = []
+        for text in self.locations:
+            location = Location(str(text), self.root)
+            if location.remote:
+                self.skipped_locations.append(str(text))
+            else:
+                self._locations.append(location)
+
+    def lookup(self, api_version: str, kind: str) -> Lookup:
+        key = (api_version, kind)
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._cache[key] = self._find(api_version, kind)
+        return hit
+
+    def _find(self, api_version: str, kind: str) -> Lookup:
+        group, version = split_api_version(api_version)
+        name = self.k8s.index.get((group, version, kind))
+        if name is not None:
+            return Lookup(kubernetes_validator(self.k8s, name), f"Kubernetes {self.k8s.version}")
+        for location in self._locations:
+            for path in location.candidates(group, version, kind, self.k8s.version):
+                schema = load_json_schema(path)
+                if schema is not None and _names(schema, group, version, kind):
+                    return Lookup(Validator(schema, self.k8s.registry), str(path))
+        crd = self._crds.get((group, version, kind))
+        if crd is not None and crd.schema is not None:
+            return Lookup(Validator(crd.schema, self.k8s.registry), f"CRD in {crd.source}")
+        bundled = bundled_schemas().get((group, version, kind))
+        if bundled is not None:
+            schema = expand_inline(bundled[1], self.k8s.defs)
+            return Lookup(Validator(schema, self.k8s.registry), f"schemas/{bundled[0]}")
+        if group in self.k8s.groups and (group, version, kind) not in NOT_API:
+            return Lookup(None, "", self._unserved(api_version, kind))
+        return Lookup(None, "")
+
+    def _unserved(self, api_version: str, kind: str) -> str:
+        served = self.k8s.served(kind)
+        where = f"Kubernetes {self.k8s.version} serves no {kind} in {api_version}"
+        if served:
+            return f"{where} (it serves {kind} as {', '.join(served)})"
+        return f"{where}, nor in any other API version"
+
+    def export(self, folder: Path) -> None:
+        """Write the tree's CRD schemas and the bundled schemas, standalone, in kubeconform's
+        ``{group}/{kind}_{version}.json`` layout (for running kubeconform)."""
+        entries: dict[tuple[str, str, str], Mapping[str, Any]] = {
+            key: schema for key, (_, schema) in bundled_schemas().items()
+        }
+        for key, crd in self._crds.items():
+            if crd.schema is not None and crd.group:
+                entries[key] = crd.schema
+        for (group, version, kind), schema in entries.items():
+            target = folder / group / f"{kind.lower()}_{version}.json"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(json.dumps(standalone(schema, self.k8s.defs)), encoding="utf-8")
+
+
+def _names(schema: Mapping[str, Any], group: str, version: str, kind: str) -> bool:
+    """A schema file that names its kinds must name this one (flat layouts mix groups)."""
+    listed = schema.get(GVK)
+    if not listed:
+        return True
+    return any(
+        g.get("group", "") == group and g.get("version") == version and g.get("kind") == kind
+        for g in listed if isinstance(g, dict)
+    )

@@ -1,0 +1,233 @@
+"""Every object validates against its Kubernetes or custom-resource JSON Schema.
+
+A manifest with a wrong type (`replicas: "two"`), a misspelt field (`imagePullPolicy` as
+`imagePulPolicy`), a missing required field or an apiVersion the cluster does not serve is
+refused by the API server, or worse, is accepted with the typo silently dropped by a client
+that prunes unknown fields. reviewbot validates every object in strict mode (unknown fields
+are errors, as `kubectl apply` reports them since Kubernetes 1.27) against:
+
+- the Kubernetes schemas of the configured version (`kubernetes-version`, default the newest
+  one `kubernetes-validate` ships);
+- schema folders in kubeconform's layout (`schema-locations`: `{kind}_{version}.json` or
+  `{group}/{kind}_{version}.json`, kind in lower case);
+- the `openAPIV3Schema` of every CustomResourceDefinition in the linted tree;
+- the schemas reviewbot ships for KServe InferenceService, Flux HelmRelease, Kustomization,
+  GitRepository and OCIRepository, and Argo CD Application.
+
+When `kubeconform` is on PATH (or the `kubeconform` option names it) it does the validating,
+once over all objects, and its results are mapped back to file, line and field. An object in
+a built-in API group whose apiVersion/kind Kubernetes does not serve (`extensions/v1beta1`
+Deployment, `kind: Deploymnet`) is an error. Any other object without a schema is counted in
+the summary as not validated, never reported as a problem.
+
+A Flux `${VAR}` in a value is substituted (postBuild) before the object reaches the cluster,
+so such a value is not judged by type, enum or pattern (`flux-substitutions`). Values under a
+Secret's `data` and `stringData` are never quoted in a message.
+
+Failing example:
+
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: two            # expected integer
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+        imagePulPolicy: Always   # unknown field
+```
+
+Passing example:
+
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+        imagePullPolicy: Always
+```
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from pathlib import Path as FsPath
+from typing import Any
+
+from reviewbot.findings import Violation, format_path
+from reviewbot.kubeconform import find_kubeconform, run_kubeconform
+from reviewbot.model import KObject, Model, Path
+from reviewbot.registry import Option
+from reviewbot.schema_store import SchemaStore, crd_schemas
+
+ID = "schema"
+SEVERITY = "error"
+SUMMARY = "Objects validate against the Kubernetes and custom-resource JSON Schemas."
+RATIONALE = (
+    "A wrong type, a misspelt field or an apiVersion the cluster does not serve is refused at "
+    "apply time (or the misspelt field is silently dropped); the review is the cheap place to "
+    "find it, at the field's line."
+)
+FIX = "Correct the field to the type and name the schema expects."
+KINDS: tuple[str, ...] = ()
+SEVERITIES = {"invalid": "error", "unserved": "error"}
+OPTIONS = (
+    Option("kubernetes-version", "string", "",
+           "Kubernetes version whose schemas apply, e.g. 1.31 (default: the newest bundled)."),
+    Option("schema-locations", "list", [],
+           "Extra schema folders (repository-relative) in kubeconform's layout "
+           "({kind}_{version}.json or {group}/{kind}_{version}.json), or kubeconform "
+           "template paths; searched after the Kubernetes schemas."),
+    Option("kubeconform", "string", "auto",
+           "auto: run kubeconform when it is on PATH; never: validate in-process; "
+           "or the path of a kubeconform binary."),
+    Option("flux-substitutions", "bool", True,
+           "Values holding a Flux ${VAR} are substituted before apply: skip type, enum and "
+           "pattern checks on them."),
+)
+
+CRD_KIND = "CustomResourceDefinition"
+_FLUX_VAR = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*[^}]*\}")
+
+
+def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
+    root = FsPath(model.root)
+    crds = [
+        schema for obj in model.objects
+        if obj.kind == CRD_KIND and obj.group == "apiextensions.k8s.io"
+        for schema in crd_schemas(obj.body, obj.file)
+    ]
+    store = SchemaStore(
+        str(opts.get("kubernetes-version") or ""),
+        [str(s) for s in opts.get("schema-locations") or []], root, crds,
+    )
+    lenient = _has_flux_var if opts.get("flux-substitutions", True) else None
+    binary = find_kubeconform(str(opts.get("kubeconform") or "auto"))
+    stats = _Stats(store.k8s.version, "kubeconform" if binary else "in-process")
+    stats.skipped_locations = list(store.skipped_locations)
+    candidates: list[KObject] = []
+    for obj in model.objects:
+        if _templated(obj):
+            stats.unvalidated(obj, "templated apiVersion or kind")
+            continue
+        found = store.lookup(obj.api_version, obj.kind)
+        if found.unserved is not None:
+            stats.unserved += 1
+            yield Violation(obj, ("apiVersion",), found.unserved, kind="unserved",
+                            fix="Use an apiVersion this Kubernetes version serves for the kind.")
+        elif binary is None and found.validator is None:
+            stats.unvalidated(obj, "no schema")
+        else:
+            candidates.append(obj)
+    if binary is not None:
+        yield from _kubeconform(binary, candidates, store, opts, stats, lenient)
+    else:
+        for obj in candidates:
+            validator = store.lookup(obj.api_version, obj.kind).validator
+            assert validator is not None
+            stats.validated += 1
+            redact = _secret_paths(obj)
+            for problem in validator.problems(obj.body, redact=redact, lenient=lenient):
+                yield _violation(obj, problem.identity, problem.path, problem.message)
+    model_notes(model)["schema"] = stats.as_dict()
+
+
+def model_notes(model: Model) -> dict[str, Any]:
+    """The model's notes for the summary (engine copies them into ``Result.stats``)."""
+    notes: dict[str, Any] = model.notes
+    return notes
+
+
+def _violation(obj: KObject, key: Path, where: Path, message: str) -> Violation:
+    label = format_path(where) or "(object)"
+    return Violation(obj, key, f"{label}: {message}", kind="invalid")
+
+
+def _kubeconform(
+    binary: str, objects: list[KObject], store: SchemaStore, opts: Mapping[str, Any],
+    stats: _Stats, lenient: Any,
+) -> Iterator[Violation]:
+    results = run_kubeconform(
+        binary, [obj.body for obj in objects], store,
+        kubernetes_version=str(opts.get("kubernetes-version") or ""),
+        locations=[str(s) for s in opts.get("schema-locations") or []],
+    )
+    for obj, result in zip(objects, results, strict=True):
+        if not result.validated:
+            stats.unvalidated(obj, result.reason or "no schema")
+            continue
+        stats.validated += 1
+        redact = _secret_paths(obj)
+        for problem in result.problems:
+            if lenient is not None and problem.value_known and lenient(problem.value):
+                continue
+            message = problem.message if not redact(problem.path) else problem.redacted
+            yield _violation(obj, problem.key, problem.path, message)
+
+
+def _has_flux_var(value: Any) -> bool:
+    return isinstance(value, str) and bool(_FLUX_VAR.search(value))
+
+
+def _templated(obj: KObject) -> bool:
+    return "${" in obj.api_version or "${" in obj.kind or "{{" in obj.kind
+
+
+def _secret_paths(obj: KObject) -> Any:
+    secret = obj.kind == "Secret" and obj.group == ""
+
+    def redact(path: Path) -> bool:
+        return secret and bool(path) and path[0] in ("data", "stringData")
+
+    return redact
+
+
+class _Stats:
+    def __init__(self, version: str, engine: str) -> None:
+        self.version = version
+        self.engine = engine
+        self.validated = 0
+        self.unserved = 0
+        self.missing: Counter[str] = Counter()
+        self.reasons: Counter[str] = Counter()
+        self.skipped_locations: list[str] = []
+
+    def unvalidated(self, obj: KObject, reason: str) -> None:
+        self.missing[f"{obj.api_version} {obj.kind}"] += 1
+        self.reasons[reason] += 1
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "engine": self.engine,
+            "kubernetes-version": self.version,
+            "validated": self.validated,
+            "not-validated": sum(self.missing.values()),
+            "unserved": self.unserved,
+            "no-schema": dict(sorted(self.missing.items(), key=lambda kv: (-kv[1], kv[0]))),
+        }
+        if set(self.reasons) - {"no schema"}:
+            out["reasons"] = dict(self.reasons)
+        if self.skipped_locations:
+            out["skipped-locations"] = self.skipped_locations
+        return out

@@ -1,0 +1,450 @@
+"""The `schema` rule, in-process: Kubernetes, bundled, CRD-in-tree and folder schemas."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reviewbot.errors import ReviewbotError
+from reviewbot.report import Report, render
+from reviewbot.schema_store import (
+    SchemaStore,
+    crd_schemas,
+    openapi_to_jsonschema,
+    resolve_kubernetes_version,
+    standalone,
+)
+from reviewbot.validate import Validator
+
+from .helpers import lint_text, pairs
+
+NEVER = "rules:\n  schema: {kubeconform: never}\n"
+
+DEPLOYMENT = """
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: two
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+        imagPullPolicy: Always
+        imagePulPolicy: Never
+"""
+
+
+def messages(result: object) -> list[tuple[int, str]]:
+    return [(f.line, f.message) for f in result.findings]  # type: ignore[attr-defined]
+
+
+def test_type_error_names_field_expected_and_found(tmp_path: Path) -> None:
+    result = lint_text(tmp_path, DEPLOYMENT, only=["schema"], config=NEVER)
+    assert messages(result)[0] == (6, 'spec.replicas: expected integer, got string "two"')
+    assert result.findings[0].column == 13
+    assert result.findings[0].path == "spec.replicas"
+
+
+def test_one_finding_per_unknown_field(tmp_path: Path) -> None:
+    result = lint_text(tmp_path, DEPLOYMENT, only=["schema"], config=NEVER)
+    assert messages(result)[1:] == [
+        (16, "spec.template.spec.containers[0].imagPullPolicy: unknown field 'imagPullPolicy'"),
+        (17, "spec.template.spec.containers[0].imagePulPolicy: unknown field 'imagePulPolicy'"),
+    ]
+    assert {f.severity for f in result.findings} == {"error"}
+
+
+def test_one_finding_per_missing_required_field(tmp_path: Path) -> None:
+    text = """
+    apiVersion: rbac.authorization.k8s.io/v1
+    kind: RoleBinding
+    metadata:
+      name: read
+    subjects:
+    - namespace: default
+    """
+    result = lint_text(tmp_path, text, only=["schema"], config=NEVER)
+    assert sorted(messages(result)) == [
+        (1, "(object): missing required field 'roleRef'"),
+        (6, "subjects[0]: missing required field 'kind'"),
+        (6, "subjects[0]: missing required field 'name'"),
+    ]
+    # distinct identities, so review mode tells them apart
+    assert len({f.fingerprint for f in result.findings}) == 3
+
+
+def test_quantity_and_int_or_string_accept_both_forms_and_null(tmp_path: Path) -> None:
+    text = """
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: p}
+    spec:
+      containers:
+      - name: a
+        image: a
+        ports: [{containerPort: 80, name: http}]
+        resources:
+          requests: {cpu: 1, memory: 64Mi}
+          limits: {cpu: "2", memory: null}
+        readinessProbe: {httpGet: {port: http}}
+        livenessProbe: {httpGet: {port: 8080}}
+    """
+    assert pairs(lint_text(tmp_path, text, only=["schema"], config=NEVER)) == []
+
+
+def test_int_or_string_rejects_other_types_with_a_precise_message(tmp_path: Path) -> None:
+    text = """
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: p}
+    spec:
+      containers:
+      - name: a
+        image: a
+        livenessProbe: {httpGet: {port: true}}
+    """
+    result = lint_text(tmp_path, text, only=["schema"], config=NEVER)
+    assert messages(result) == [
+        (8, "spec.containers[0].livenessProbe.httpGet.port: expected string or integer, "
+            "got boolean true"),
+    ]
+
+
+def test_secret_values_never_appear_in_messages_or_reports(tmp_path: Path) -> None:
+    text = """
+    apiVersion: v1
+    kind: Secret
+    metadata: {name: creds}
+    data:
+      pin: 918273
+    stringData:
+      token: [s3cr3t-t0ken]
+    """
+    result = lint_text(tmp_path, text, only=["schema"], config=NEVER)
+    assert messages(result) == [
+        (5, "data.pin: expected string, got integer"),
+        (7, "stringData.token: expected string, got array"),
+    ]
+    report = Report(findings=tuple(result.findings))
+    for fmt in ("text", "json", "sarif", "github", "markdown"):
+        out = render(report, fmt)
+        assert "918273" not in out and "s3cr3t" not in out, fmt
+
+
+def test_configmap_values_are_quoted(tmp_path: Path) -> None:
+    text = """
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: c}
+    data:
+      retries: 3
+    """
+    assert messages(lint_text(tmp_path, text, only=["schema"], config=NEVER)) == [
+        (5, "data.retries: expected string, got integer 3"),
+    ]
+
+
+def test_unserved_api_version_names_the_served_one(tmp_path: Path) -> None:
+    text = """
+    apiVersion: policy/v1beta1
+    kind: PodDisruptionBudget
+    metadata: {name: pdb}
+    spec: {minAvailable: 1}
+    """
+    result = lint_text(tmp_path, text, only=["schema"], config=NEVER)
+    assert messages(result) == [(1, "Kubernetes 1.37 serves no PodDisruptionBudget in "
+                                    "policy/v1beta1 (it serves PodDisruptionBudget as policy/v1)")]
+    assert result.stats["schema"]["unserved"] == 1
+
+
+def test_kubernetes_version_option_selects_the_schemas(tmp_path: Path) -> None:
+    text = """
+    apiVersion: autoscaling/v2beta2
+    kind: HorizontalPodAutoscaler
+    metadata: {name: web}
+    spec:
+      scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+      maxReplicas: 3
+    """
+    old = lint_text(tmp_path, text, only=["schema"],
+                    config="rules:\n  schema: {kubeconform: never, kubernetes-version: '1.25'}\n")
+    assert pairs(old) == []
+    assert old.stats["schema"]["kubernetes-version"] == "1.25"
+    new = lint_text(tmp_path, text, only=["schema"], config=NEVER)
+    assert pairs(new) == [("schema", 1)]
+
+
+@pytest.mark.parametrize(("requested", "chosen"), [
+    ("", "1.37"), ("1.30", "1.30"), ("v1.31.4", "1.31"), ("1.99", "1.37"),
+])
+def test_kubernetes_version_resolution(requested: str, chosen: str) -> None:
+    assert resolve_kubernetes_version(requested) == chosen
+
+
+@pytest.mark.parametrize("requested", ["1.19", "latest", "1"])
+def test_kubernetes_version_errors(requested: str) -> None:
+    with pytest.raises(ReviewbotError):
+        resolve_kubernetes_version(requested)
+
+
+def test_objects_without_schema_are_counted_not_reported(tmp_path: Path) -> None:
+    text = """
+    apiVersion: monitoring.coreos.com/v1
+    kind: ServiceMonitor
+    metadata: {name: a}
+    spec: {bogus: [1, 2]}
+    ---
+    apiVersion: monitoring.coreos.com/v1
+    kind: ServiceMonitor
+    metadata: {name: b}
+    ---
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: c}
+    """
+    result = lint_text(tmp_path, text, only=["schema"], config=NEVER)
+    assert pairs(result) == []
+    stats = result.stats["schema"]
+    assert stats["validated"] == 1
+    assert stats["not-validated"] == 2
+    assert stats["no-schema"] == {"monitoring.coreos.com/v1 ServiceMonitor": 2}
+
+
+def test_flux_substitutions_are_not_type_errors_unless_switched_off(tmp_path: Path) -> None:
+    text = """
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: app}
+    spec:
+      replicas: ${REPLICAS}
+      selector: {matchLabels: {app: app}}
+      template:
+        metadata: {labels: {app: app}}
+        spec:
+          containers: [{name: app, image: "app:${TAG}"}]
+    """
+    assert pairs(lint_text(tmp_path, text, only=["schema"], config=NEVER)) == []
+    strict = lint_text(tmp_path, text, only=["schema"],
+                       config="rules:\n  schema: {kubeconform: never, flux-substitutions: false}\n")
+    assert messages(strict) == [(5, 'spec.replicas: expected integer, got string "${REPLICAS}"')]
+
+
+def test_flux_substitution_does_not_hide_unknown_fields(tmp_path: Path) -> None:
+    text = """
+    apiVersion: v1
+    kind: Service
+    metadata: {name: s}
+    spec:
+      ports: [{port: "${PORT}", targtPort: "${PORT}"}]
+    """
+    assert messages(lint_text(tmp_path, text, only=["schema"], config=NEVER)) == [
+        (5, "spec.ports[0].targtPort: unknown field 'targtPort'"),
+    ]
+
+
+def test_inferenceservice_against_the_bundled_schema(tmp_path: Path) -> None:
+    text = """
+    apiVersion: serving.kserve.io/v1beta1
+    kind: InferenceService
+    metadata: {name: coder, namespace: llm-serving}
+    spec:
+      predictor:
+        minReplicas: 1
+        deploymentStrategy: {type: Recreate}
+        runtimeClassName: nvidia
+        containers:
+        - name: kserve-container
+          image: vllm/vllm-openai:v0.11.0
+          resources: {limits: {nvidia.com/gpu: "2"}}
+        volumes: [{name: shm, emptyDir: {medium: Memory, sizeLimit: 8Gi}}]
+      transformer:
+        containers: [{name: t, image: t}]
+        scaleMetrc: cpu
+    """
+    result = lint_text(tmp_path, text, only=["schema"], config=NEVER)
+    assert messages(result) == [(16, "spec.transformer.scaleMetrc: unknown field 'scaleMetrc'")]
+    assert result.stats["schema"]["validated"] == 1
+
+
+def test_inferenceservice_model_spec_requires_model_format(tmp_path: Path) -> None:
+    text = """
+    apiVersion: serving.kserve.io/v1beta1
+    kind: InferenceService
+    metadata: {name: iris}
+    spec:
+      predictor:
+        model:
+          storageUri: gs://bucket/model
+          args: [--workers=2]
+          protocolVersion: v3
+    """
+    result = lint_text(tmp_path, text, only=["schema"], config=NEVER)
+    assert messages(result) == [
+        (6, "spec.predictor.model: missing required field 'modelFormat'"),
+        (9, 'spec.predictor.model.protocolVersion: expected one of v1, v2, grpc-v1, grpc-v2, '
+            'got "v3"'),
+    ]
+
+
+def test_argo_cd_application_against_the_bundled_schema(tmp_path: Path) -> None:
+    text = """
+    apiVersion: argoproj.io/v1alpha1
+    kind: Application
+    metadata: {name: app, namespace: argocd}
+    spec:
+      project: default
+      source:
+        repoURL: https://github.com/org/repo
+        path: apps/app
+        helm: {valuesFiles: [values.yaml]}
+      destination: {server: https://kubernetes.default.svc, namespace: app}
+      syncPolicy: {automated: {prune: true, selfHeal: true}}
+    """
+    assert messages(lint_text(tmp_path, text, only=["schema"], config=NEVER)) == [
+        (9, "spec.source.helm.valuesFiles: unknown field 'valuesFiles'"),
+    ]
+
+
+def test_crd_in_tree_validates_its_custom_resources(tmp_path: Path) -> None:
+    (tmp_path / "crd.yaml").write_text(json.dumps({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "gadgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+                 "names": {"kind": "Gadget", "plural": "gadgets"},
+                 "versions": [
+                     {"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                         "type": "object", "properties": {"spec": {
+                             "type": "object", "properties": {"count": {"type": "integer"}}}}}}},
+                     {"name": "v0", "served": False, "storage": False},
+                 ]}}))
+    text = """
+    apiVersion: example.com/v1
+    kind: Gadget
+    metadata: {name: g, labelz: {}}
+    spec: {count: many}
+    ---
+    apiVersion: example.com/v0
+    kind: Gadget
+    metadata: {name: old}
+    """
+    result = lint_text(tmp_path, text, only=["schema"], config=NEVER)
+    assert messages(result) == [
+        (3, "metadata.labelz: unknown field 'labelz'"),
+        (4, 'spec.count: expected integer, got string "many"'),
+    ]
+    assert result.stats["schema"]["no-schema"] == {"example.com/v0 Gadget": 1}
+
+
+def test_schema_locations_in_kubeconform_layout(tmp_path: Path) -> None:
+    folder = tmp_path / "schemas" / "example.com"
+    folder.mkdir(parents=True)
+    (folder / "thing_v1.json").write_text(json.dumps({
+        "type": "object", "properties": {"spec": {
+            "type": "object", "additionalProperties": False,
+            "properties": {"size": {"type": "integer"}}}}}))
+    (tmp_path / "schemas" / "other_v2.json").write_text(json.dumps({
+        "type": "object", "required": ["spec"]}))
+    text = """
+    apiVersion: example.com/v1
+    kind: Thing
+    metadata: {name: t}
+    spec: {size: 1, colour: red}
+    ---
+    apiVersion: other.io/v2
+    kind: Other
+    metadata: {name: o}
+    """
+    config = "rules:\n  schema: {kubeconform: never, schema-locations: [schemas]}\n"
+    result = lint_text(tmp_path, text, only=["schema"], config=config)
+    assert messages(result) == [
+        (4, "spec.colour: unknown field 'colour'"),
+        (6, "(object): missing required field 'spec'"),
+    ]
+
+
+def test_remote_schema_locations_are_skipped_in_process(tmp_path: Path) -> None:
+    config = ("rules:\n  schema: {kubeconform: never, "
+              "schema-locations: ['https://example.invalid/{{ .ResourceKind }}.json']}\n")
+    result = lint_text(tmp_path, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+                       only=["schema"], config=config)
+    assert result.stats["schema"]["skipped-locations"] == [
+        "https://example.invalid/{{ .ResourceKind }}.json"]
+
+
+def test_one_compiled_validator_per_api_version_and_kind(tmp_path: Path) -> None:
+    store = SchemaStore(root=tmp_path)
+    first = store.lookup("apps/v1", "Deployment").validator
+    assert first is not None
+    assert store.lookup("apps/v1", "Deployment").validator is first
+    assert store.lookup("apps/v1", "StatefulSet").validator is not first
+
+
+def test_fast_and_fallback_validators_agree() -> None:
+    store = SchemaStore()
+    validator = store.lookup("apps/v1", "Deployment").validator
+    assert validator is not None
+    slow = Validator(validator.schema, store.k8s.registry, fast=False)
+    bodies = [
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"},
+         "spec": {"replicas": "2", "selector": {}, "template": {"spec": {"containers": [{}]}}}},
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"},
+         "spec": {"selector": {}, "template": {}}},
+    ]
+    for body in bodies:
+        assert validator.is_valid(body) is slow.is_valid(body)
+        assert validator.problems(body) == slow.problems(body)
+    assert not validator.is_valid(bodies[0]) and validator.is_valid(bodies[1])
+
+
+def test_openapi_conversion() -> None:
+    converted = openapi_to_jsonschema({
+        "type": "object",
+        "properties": {
+            "port": {"x-kubernetes-int-or-string": True,
+                     "anyOf": [{"type": "integer"}, {"type": "string"}]},
+            "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+            "ratio": {"type": "number", "minimum": 0, "exclusiveMinimum": True},
+            "mode": {"type": "string", "enum": ["a", "b"]},
+            "pick": {"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}],
+                     "properties": {"a": {"type": "string"}, "b": {"type": "string"}}},
+        },
+    }, strict=True)
+    check = Validator(converted)
+    assert check.is_valid({"port": 80, "free": {"x": 1}, "ratio": 0.5, "mode": None})
+    assert check.is_valid({"port": "http", "pick": {"a": "x"}})
+    assert [p.message for p in check.problems({"ratio": 0})] == ["expected a number > 0, got 0"]
+    assert [p.message for p in check.problems({"pick": {}})] == [
+        "needs one of the fields 'a', 'b'"]
+    assert [p.message for p in check.problems({"bogus": 1})] == ["unknown field 'bogus'"]
+
+
+def test_crd_v1beta1_schema_is_shared_by_its_versions() -> None:
+    body = {"spec": {"group": "g.io", "names": {"kind": "K"}, "version": "v1",
+                     "versions": [{"name": "v1", "served": True}, {"name": "v2", "served": True}],
+                     "validation": {"openAPIV3Schema": {"type": "object"}}}}
+    found = [(c.version, c.schema is not None) for c in crd_schemas(body, "crd.yaml")]
+    assert found == [("v1", True), ("v2", True)]
+
+
+def test_standalone_inlines_every_kubernetes_definition() -> None:
+    store = SchemaStore()
+    schema = standalone(
+        {"$ref": "https://kubernetes.io/api/_definitions.json#/$defs/io.k8s.api.apps.v1.Deployment"},
+        store.k8s.defs,
+    )
+    text = json.dumps(schema)
+    assert "kubernetes.io/api" not in text
+    assert "io.k8s.api.core.v1.Container" in schema["$defs"]
+    check = Validator(schema, fast=False)
+    problems = check.problems({"spec": {"replicas": "x", "selector": {}, "template": {}}})
+    assert [(p.path, p.message) for p in problems] == [
+        (("spec", "replicas"), 'expected integer, got string "x"')]
