@@ -309,6 +309,8 @@ def build_model(
             model.namespaces[obj.namespace] = Namespace(
                 obj.namespace, {NAME_LABEL: obj.namespace}, None
             )
+    from .values import values_pods  # Helm values pseudo-workloads (values imports model)
+    model.pods.extend(values_pods(model))
     return model
 
 

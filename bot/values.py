@@ -1,0 +1,687 @@
+"""Helm values as pseudo-workloads: images, resources, probes and placement kept in chart values.
+
+GitOps repositories keep many workloads as Helm values rather than pod specs. This module
+reads them where users keep them and turns each pod the values describe into a
+:class:`ValuesPod` in ``model.pods``, so the workload rules check them like any Deployment:
+
+- Flux ``HelmRelease`` ``spec.values`` (the pods belong to the HelmRelease object; paths start
+  at ``spec.values``), and Argo CD ``Application`` ``spec.source(s).helm.valuesObject``;
+- values files: referenced by a kustomization's ``helmCharts[].valuesFile`` /
+  ``additionalValuesFiles`` (or inline ``valuesInline``), by a HelmRelease's ``valuesFrom``
+  through a kustomize ``configMapGenerator``/``secretGenerator``, named ``*values*.yaml``,
+  or matched by the config's ``values-files`` globs. A values file is the pseudo-object
+  ``HelmValues/<namespace>/<file stem>`` (``HelmValues/<file stem>`` when no namespace is
+  known): the namespace of the kustomization or HelmRelease that uses it.
+
+Chart conventions read:
+
+- bjw-s app-template (``controllers.<c>.containers.<n>`` and ``initContainers``, ``image:
+  {repository, tag}``, ``probes.{startup,liveness,readiness}.{enabled,custom,spec}``, pod
+  options from ``controllers.<c>.pod`` over ``defaultPodOptions``, ``persistence`` volumes
+  and their ``globalMounts``/``advancedMounts``, ``type``, ``replicas``, ``strategy``: a
+  Deployment defaults to ``Recreate`` there);
+- any other chart: every mapping (root or nested component) holding an ``image`` (``{registry,
+  repository|name, tag, digest|sha}`` or a string), pod ``resources``, or probes
+  (``startupProbe``, ``livenessProbe``, ``readinessProbe``) is a container; its pod's
+  placement is the component's own ``nodeSelector``, ``tolerations``, ``affinity``,
+  ``nodeName``; ``replicaCount``/``replicas`` and ``strategy``/``updateStrategy`` beside them.
+  Components named ``init*``/``sidecar*`` run in the enclosing component's pod (the forgejo
+  and gitea charts' ``initContainers.resources``), as do raw container lists
+  (``initContainers: [...]``, ``extraContainers: [...]``, ``sidecars: [...]``).
+
+What values leave out, the chart decides, and the repository does not show the chart: an
+unset image tag is the chart's default tag (``ImageRef.chart_tag``), an unset strategy is
+``Strategy.type == ""``, and ``ValuesContainer.declared_resources`` says whether the values
+set a ``resources`` block at all. Measured facts (``reviewbot.dev/measured-*``) for a values
+file come from the config's ``measured`` section through :func:`configure`; a HelmRelease
+carries them as its own annotations (or a controller's / pod's annotations in the values).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .model import Container, KObject, Kustomization, Model, Path, PodTemplate, Strategy, dig
+from .workload import ImageRef, parse_image
+
+VALUES_KIND = "HelmValues"
+VALUES_API = "reviewbot.dev/v1"
+MEASURED_PREFIX = "reviewbot.dev/"
+VALUES_NAME = re.compile(r"values[^/]*\.ya?ml$")
+MAX_DEPTH = 10
+PLACEMENT = ("nodeSelector", "tolerations", "affinity", "nodeName", "hostIPC")
+PROBES = (("startup", "startupProbe"), ("liveness", "livenessProbe"),
+          ("readiness", "readinessProbe"))
+# app-template's defaults for probes it renders (charts/library/common/values.yaml).
+APP_TEMPLATE_PROBES: Mapping[str, Mapping[str, int]] = {
+    "startupProbe": {"initialDelaySeconds": 0, "periodSeconds": 5, "failureThreshold": 30},
+    "livenessProbe": {"initialDelaySeconds": 0, "periodSeconds": 10, "failureThreshold": 3},
+    "readinessProbe": {"initialDelaySeconds": 0, "periodSeconds": 10, "failureThreshold": 3},
+}
+APP_TEMPLATE_KINDS = {
+    "deployment": "Deployment", "statefulset": "StatefulSet", "daemonset": "DaemonSet",
+    "cronjob": "CronJob", "job": "Job",
+}
+SAME_POD = re.compile(r"^(init|sidecar)", re.I)
+CONTAINER_LISTS = re.compile(r"^(extra)?(init)?containers$|^sidecars$|^extrasidecars$", re.I)
+# Sections of chart values that never describe pods (config blobs, dashboards, alert rules).
+SKIP_KEYS = frozenset({
+    "env", "extraEnv", "envFrom", "annotations", "labels", "podAnnotations", "podLabels",
+    "config", "configMap", "configmap", "dashboards", "datasources", "rules", "ingress", "route",
+    "service", "services", "serviceMonitor", "podMonitor", "networkPolicy", "rbac",
+    "serviceAccount", "secrets", "configMaps", "alertmanagerFiles", "serverFiles", "grafana.ini",
+    "additionalPrometheusRulesMap", "extraObjects", "customRules",
+})
+
+
+@dataclass(eq=False)
+class ValuesObject(KObject):
+    """The pseudo-object of one values document (a file, or a kustomization's valuesInline)."""
+
+    facts: dict[str, str] = field(default_factory=dict)  # measured facts, prefix included
+
+    @property
+    def annotations(self) -> Mapping[str, str]:
+        return self.facts
+
+    @property
+    def labels(self) -> Mapping[str, str]:
+        return {}
+
+
+@dataclass(frozen=True)
+class ValuesContainer(Container):
+    """A container the values describe; ``body`` is its pod-spec form, ``where`` the real paths."""
+
+    where: Mapping[str, Path] = field(default_factory=dict)
+    image_ref: ImageRef | None = None
+    declared_resources: bool = True
+    chart: str = "chart"  # app-template | chart | raw (a raw container spec in the values)
+    label: str = ""  # how messages name it: "values initContainers", "container app (...)"
+
+
+@dataclass(frozen=True)
+class ValuesPod(PodTemplate):
+    """A pod the values describe; ``spec`` is its pod-spec form, ``where`` the real paths."""
+
+    where: Mapping[str, Path] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    volume_paths: tuple[Path, ...] = ()
+    chart: str = "chart"
+    from_values: bool = True
+
+
+# ---------------------------------------------------------------- discovery
+
+
+@dataclass
+class _Use:
+    """How a values file is used: by which kustomization/HelmRelease, in which namespace."""
+
+    namespace: str | None = None
+    release: str | None = None
+
+
+def values_pods(model: Model, patterns: Sequence[str] = ()) -> list[PodTemplate]:
+    """Every pod that chart values in the repository describe (the model-building hook)."""
+    out: list[PodTemplate] = []
+    for obj in model.objects:
+        out.extend(object_values_pods(obj))
+    for vobj, values, base in values_documents(model, patterns):
+        out.extend(pods_from_values(vobj, values, base, vobj.name, vobj.namespace))
+    return out
+
+
+def object_values_pods(obj: KObject) -> list[PodTemplate]:
+    """Pods in an object's own values: HelmRelease ``spec.values``, Argo ``valuesObject``."""
+    out: list[PodTemplate] = []
+    if obj.kind == "HelmRelease" and obj.group == "helm.toolkit.fluxcd.io":
+        values = obj.get(("spec", "values"))
+        if isinstance(values, dict):
+            target = obj.get(("spec", "targetNamespace"))
+            ns = target if isinstance(target, str) and target else obj.namespace
+            release = obj.get(("spec", "releaseName"))
+            name = release if isinstance(release, str) and release else obj.name
+            out.extend(pods_from_values(obj, values, ("spec", "values"), name, ns))
+    elif obj.kind == "Application" and obj.group == "argoproj.io":
+        sources: list[tuple[Any, Path]] = [(obj.get(("spec", "source")), ("spec", "source"))]
+        many = obj.get(("spec", "sources"))
+        if isinstance(many, list):
+            sources += [(s, ("spec", "sources", i)) for i, s in enumerate(many)]
+        dest = obj.get(("spec", "destination", "namespace"))
+        ns = dest if isinstance(dest, str) and dest else obj.namespace
+        for source, path in sources:
+            values = dig(source, ("helm", "valuesObject"))
+            if isinstance(values, dict):
+                out.extend(pods_from_values(
+                    obj, values, path + ("helm", "valuesObject"), obj.name, ns
+                ))
+    return out
+
+
+def values_documents(
+    model: Model, patterns: Sequence[str] = (), skip: frozenset[str] = frozenset()
+) -> Iterator[tuple[ValuesObject, dict[str, Any], Path]]:
+    """Values documents of the repository as pseudo-objects (file paths in ``skip`` left out)."""
+    uses = _file_uses(model)
+    for k in model.kustomizations:
+        if k.flux is not None:
+            continue
+        for i, chart in enumerate(k.body.get("helmCharts") or []):
+            inline = chart.get("valuesInline") if isinstance(chart, dict) else None
+            if isinstance(inline, dict) and k.file not in skip:
+                release = chart.get("releaseName") or chart.get("name") or "inline"
+                ns = chart.get("namespace") or k.body.get("namespace")
+                vobj = ValuesObject(
+                    VALUES_API, VALUES_KIND, str(ns) if ns else None, f"{release}-values-inline",
+                    k.doc, inline, ("helmCharts", i, "valuesInline"),
+                )
+                yield vobj, inline, ()
+    for path, lf in model.files.items():
+        if path in skip:
+            continue
+        named = bool(VALUES_NAME.search(posixpath.basename(path)))
+        matched = any(fnmatch.fnmatch(path, p) for p in patterns)
+        if path not in uses and not named and not matched:
+            continue
+        use = uses.get(path, _Use())
+        for doc in lf.documents:
+            value = doc.value
+            if not isinstance(value, dict) or ("apiVersion" in value and "kind" in value):
+                continue
+            if posixpath.basename(path) in ("kustomization.yaml", "kustomization.yml"):
+                continue
+            stem = posixpath.basename(path).rsplit(".", 1)[0]
+            vobj = ValuesObject(VALUES_API, VALUES_KIND, use.namespace, stem, doc, value, ())
+            yield vobj, value, ()
+
+
+def _file_uses(model: Model) -> dict[str, _Use]:
+    """Values files that kustomizations and HelmReleases name, with their namespace."""
+    uses: dict[str, _Use] = {}
+    for k in model.kustomizations:
+        if k.flux is not None:
+            continue
+        for chart in k.body.get("helmCharts") or []:
+            if not isinstance(chart, dict):
+                continue
+            ns = chart.get("namespace") or k.body.get("namespace")
+            files = [chart.get("valuesFile")] + list(chart.get("additionalValuesFiles") or [])
+            for entry in files:
+                if isinstance(entry, str) and entry and "://" not in entry:
+                    target = posixpath.normpath(posixpath.join(k.directory, entry))
+                    uses.setdefault(target, _Use(str(ns) if ns else None, chart.get("name")))
+    for obj in model.objects:
+        if obj.kind != "HelmRelease" or obj.group != "helm.toolkit.fluxcd.io":
+            continue
+        for ref in obj.get(("spec", "valuesFrom")) or []:
+            if not isinstance(ref, dict) or ref.get("kind") not in ("ConfigMap", "Secret"):
+                continue
+            key = str(ref.get("valuesKey") or "values.yaml")
+            generated = _generated_file(model.kustomizations, obj, str(ref.get("name")), key)
+            if generated is not None:
+                target_ns = obj.get(("spec", "targetNamespace"))
+                uses.setdefault(generated, _Use(str(target_ns or obj.namespace or "") or None,
+                                             obj.name))
+    return uses
+
+
+def _generated_file(
+    kustomizations: Sequence[Kustomization], release: KObject, name: str, key: str
+) -> str | None:
+    """The file a kustomize generator puts under ``key`` of the ConfigMap/Secret ``name``."""
+    here = posixpath.dirname(release.file)
+    found: list[tuple[int, str]] = []
+    for k in kustomizations:
+        if k.flux is not None:
+            continue
+        for section in ("configMapGenerator", "secretGenerator"):
+            for gen in k.body.get(section) or []:
+                if not isinstance(gen, dict) or gen.get("name") != name:
+                    continue
+                for entry in gen.get("files") or []:
+                    if not isinstance(entry, str):
+                        continue
+                    item_key, _, source = entry.partition("=")
+                    if not source:
+                        source, item_key = item_key, posixpath.basename(item_key)
+                    if item_key == key:
+                        target = posixpath.normpath(posixpath.join(k.directory, source))
+                        found.append((0 if k.directory == here else 1, target))
+    return min(found)[1] if found else None
+
+
+def configure(
+    model: Model, measured: Mapping[str, Any], patterns: Sequence[str] = ()
+) -> None:
+    """Apply the config to the values pseudo-workloads (the engine calls this once).
+
+    ``patterns``: the config's ``values-files`` globs (files they match become values
+    pseudo-workloads too); ``measured``: the config's ``measured`` section, repository path ->
+    ``{measured-boot-seconds: ..., ...}``, attached to that file's pseudo-object as
+    ``reviewbot.dev/<key>`` annotations.
+    """
+    if patterns:
+        known = {p.obj.file for p in model.pods if isinstance(p.obj, ValuesObject)}
+        for vobj, values, base in values_documents(model, patterns, frozenset(known)):
+            model.pods.extend(pods_from_values(vobj, values, base, vobj.name, vobj.namespace))
+    if not measured:
+        return
+    wanted = {posixpath.normpath(str(k)): v for k, v in measured.items()}
+    for pod in model.pods:
+        obj = pod.obj
+        if not isinstance(obj, ValuesObject):
+            continue
+        facts = wanted.get(obj.file)
+        if isinstance(facts, Mapping):
+            obj.facts.update({MEASURED_PREFIX + str(k): str(v) for k, v in facts.items()})
+
+
+# ---------------------------------------------------------------- one values document
+
+
+def pods_from_values(
+    obj: KObject, values: Mapping[str, Any], base: Path, release: str, namespace: str | None
+) -> list[PodTemplate]:
+    """The pods one values mapping describes (``base``: its path within ``obj``)."""
+    controllers = values.get("controllers")
+    pods: list[PodTemplate] = []
+    if isinstance(controllers, dict) and any(
+        isinstance(c, dict) and isinstance(c.get("containers"), dict)
+        for c in controllers.values()
+    ):
+        pods.extend(_app_template(obj, values, base, release, namespace or ""))
+        rest = {k: v for k, v in values.items()
+                if k not in ("controllers", "defaultPodOptions", "persistence")}
+        pods.extend(_chart(obj, rest, base, release, namespace or ""))
+    else:
+        pods.extend(_chart(obj, values, base, release, namespace or ""))
+    return pods
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _image(value: Any) -> ImageRef | None:
+    """An image from values: a string, or ``{registry, repository|name, tag, digest|sha}``."""
+    if isinstance(value, str):
+        text = value.strip()
+        return parse_image(text) if text and not re.search(r"\s", text) else None
+    if not isinstance(value, dict):
+        return None
+    parts = {k: value.get(k) for k in ("registry", "repository", "name", "tag", "digest", "sha")}
+    if not any(isinstance(parts[k], (str, int, float)) and str(parts[k]).strip()
+               for k in ("repository", "name", "tag", "digest")):
+        return None
+    text_of = {k: str(v).strip() for k, v in parts.items()
+               if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip()}
+    repo = text_of.get("repository")
+    if repo and text_of.get("name"):
+        repo = f"{repo}/{text_of['name']}"
+    repo = repo or text_of.get("name")
+    if repo and text_of.get("registry"):
+        repo = f"{text_of['registry']}/{repo}"
+    tag = text_of.get("tag")
+    digest = text_of.get("digest") or text_of.get("sha")
+    if tag and "@" in tag:
+        tag, _, inline = tag.partition("@")
+        digest = digest or inline
+    if digest and re.fullmatch(r"[a-f0-9]{64}", digest):
+        digest = f"sha256:{digest}"
+    text = (repo or "<chart default>") + (f":{tag}" if tag else "") + (
+        f"@{digest}" if digest else "")
+    return ImageRef(text, repo, tag or None, digest or None, chart_tag=not tag)
+
+
+def _pod_resources(value: Any) -> bool:
+    """A pod ``resources`` block (requests/limits of cpu, memory, ...; not a PVC's storage)."""
+    if not isinstance(value, dict):
+        return False
+    keys: set[str] = set()
+    for section in ("requests", "limits"):
+        block = value.get(section)
+        if isinstance(block, dict):
+            keys.update(str(k) for k in block)
+        elif block is not None and block != {}:
+            return False
+    if "storage" in keys:
+        return False
+    return bool(keys) or (set(value) <= {"requests", "limits"} and bool(value))
+
+
+PROBE_KEYS = frozenset({
+    "httpGet", "tcpSocket", "exec", "grpc", "initialDelaySeconds", "periodSeconds",
+    "failureThreshold", "timeoutSeconds", "successThreshold", "enabled",
+})
+
+
+def _probe(value: Any) -> dict[str, Any] | None:
+    """A probe in chart values (``{enabled: false}`` turns it off), or None."""
+    if not isinstance(value, dict) or value.get("enabled") is False or not PROBE_KEYS & set(value):
+        return None
+    return {k: v for k, v in value.items() if k != "enabled"}
+
+
+# ---------------------------------------------------------------- app-template
+
+
+def _app_template(
+    obj: KObject, values: Mapping[str, Any], base: Path, release: str, ns: str
+) -> list[PodTemplate]:
+    defaults = _dict(values.get("defaultPodOptions"))
+    persistence = _dict(values.get("persistence"))
+    controllers = _dict(values.get("controllers"))
+    pods: list[PodTemplate] = []
+    for cid, ctrl in controllers.items():
+        if not isinstance(ctrl, dict) or ctrl.get("enabled") is False:
+            continue
+        cpath = base + ("controllers", cid)
+        pod_opts = _dict(ctrl.get("pod"))
+        spec: dict[str, Any] = {}
+        where: dict[str, Path] = {}
+        for key in (*PLACEMENT, "runtimeClassName"):
+            if key in pod_opts:
+                spec[key], where[key] = pod_opts[key], cpath + ("pod", key)
+            elif key in defaults:
+                spec[key], where[key] = defaults[key], base + ("defaultPodOptions", key)
+        kind_key = str(ctrl.get("type") or "deployment").lower()
+        kind = APP_TEMPLATE_KINDS.get(kind_key, "Deployment")
+        containers: list[Container] = []
+        for section, role in (("initContainers", "initContainer"), ("containers", "container")):
+            for name, body in _dict(ctrl.get(section)).items():
+                if isinstance(body, dict) and body.get("enabled") is not False:
+                    containers.append(_at_container(
+                        body, cpath + (section, name), str(name), role
+                    ))
+        volumes, volume_paths = _at_volumes(persistence, base, cid, containers)
+        spec["volumes"] = volumes
+        containers = [_mounted(c, persistence, cid) for c in containers]
+        count = ctrl.get("replicas", 1)
+        replicas = count if isinstance(count, int) and not isinstance(count, bool) else 1
+        annotations = {
+            **{str(k): str(v) for k, v in _dict(defaults.get("annotations")).items()},
+            **{str(k): str(v) for k, v in _dict(pod_opts.get("annotations")).items()},
+            **{str(k): str(v) for k, v in _dict(ctrl.get("annotations")).items()},
+        }
+        name = release if cid in ("main", release) else f"{release}-{cid}"
+        pods.append(ValuesPod(
+            obj, kind, name, ns, {}, spec, cpath, tuple(containers), replicas,
+            _at_strategy(ctrl, cpath, kind), None, where=where, annotations=annotations,
+            volume_paths=volume_paths, chart="app-template",
+        ))
+    return pods
+
+
+def _at_strategy(ctrl: Mapping[str, Any], cpath: Path, kind: str) -> Strategy | None:
+    rolling = _dict(ctrl.get("rollingUpdate"))
+    written = ctrl.get("strategy")
+    path = cpath + ("strategy",)
+    if kind == "Deployment":
+        kind_type = str(written) if written else "Recreate"  # app-template's default
+        return Strategy(kind_type, rolling.get("surge") or "25%",
+                        rolling.get("unavailable") or "25%", path)
+    if kind == "StatefulSet":
+        return Strategy(str(written or "RollingUpdate"), 0, 1, path)
+    if kind == "DaemonSet":
+        return Strategy(str(written or "RollingUpdate"), rolling.get("surge") or 0,
+                        rolling.get("unavailable") or 1, path)
+    return None
+
+
+def _at_container(body: Mapping[str, Any], path: Path, name: str, role: str) -> ValuesContainer:
+    spec: dict[str, Any] = {"name": name}
+    where: dict[str, Path] = {}
+    ref = _image(body.get("image"))
+    if ref is not None:
+        spec["image"] = ref.text
+        where["image"] = path + ("image",)
+        image = body.get("image")
+        if isinstance(image, dict):
+            for key in ("tag", "digest", "repository"):
+                if key in image:
+                    where[f"image.{key}"] = path + ("image", key)
+    for key in ("resources", "command", "args", "env", "ports", "restartPolicy"):
+        if key in body:
+            value = body[key]
+            spec[key] = [value] if key in ("command", "args") and isinstance(value, str) else value
+    probes = _dict(body.get("probes"))
+    for short, long in PROBES:
+        written = probes.get(short)
+        entry = _dict(written)
+        if entry.get("enabled") is False:
+            continue
+        probe = dict(APP_TEMPLATE_PROBES[long])
+        probe.update(_dict(entry.get("spec")))
+        spec[long] = probe
+        if "spec" in entry:
+            where[long] = path + ("probes", short, "spec")
+        elif short in probes:
+            where[long] = path + ("probes", short)
+        else:
+            where[long] = path
+    kind = "init container" if role == "initContainer" else "container"
+    return ValuesContainer(
+        name, spec, path, role, where=where, image_ref=ref,
+        declared_resources=True, chart="app-template",
+        label=f"{kind} {name} (values controllers.{path[-3]})",
+    )
+
+
+def _at_volumes(
+    persistence: Mapping[str, Any], base: Path, cid: str, containers: Sequence[Container]
+) -> tuple[list[dict[str, Any]], tuple[Path, ...]]:
+    volumes: list[dict[str, Any]] = []
+    paths: list[Path] = []
+    for key, item in persistence.items():
+        if not isinstance(item, dict) or item.get("enabled") is False:
+            continue
+        advanced = _dict(item.get("advancedMounts"))
+        if advanced and "globalMounts" not in item and cid not in advanced:
+            continue
+        kind = str(item.get("type") or "persistentVolumeClaim")
+        volume: dict[str, Any] = {"name": str(key)}
+        if kind == "emptyDir":
+            volume["emptyDir"] = {k: item[k] for k in ("medium", "sizeLimit") if k in item}
+        elif kind == "hostPath":
+            volume["hostPath"] = {"path": item.get("hostPath")}
+        else:
+            volume[kind] = {}
+        volumes.append(volume)
+        paths.append(base + ("persistence", key))
+    return volumes, tuple(paths)
+
+
+def _mounted(container: Container, persistence: Mapping[str, Any], cid: str) -> Container:
+    """The container with the volumeMounts app-template gives it."""
+    assert isinstance(container, ValuesContainer)
+    mounts: list[dict[str, Any]] = []
+    for key, item in persistence.items():
+        if not isinstance(item, dict) or item.get("enabled") is False:
+            continue
+        default = item.get("hostPath") if item.get("type") == "hostPath" else f"/{key}"
+        global_mounts = item.get("globalMounts")
+        advanced = _dict(_dict(item.get("advancedMounts")).get(cid)).get(container.name)
+        if global_mounts is None and not item.get("advancedMounts"):
+            global_mounts = [{}]
+        for entry in list(global_mounts or []) + list(advanced or []):
+            if isinstance(entry, dict):
+                mounts.append({"name": str(key), "mountPath": entry.get("path") or default})
+    body = dict(container.body)
+    body["volumeMounts"] = mounts
+    return ValuesContainer(
+        container.name, body, container.path, container.role, where=container.where,
+        image_ref=container.image_ref, declared_resources=container.declared_resources,
+        chart=container.chart, label=container.label,
+    )
+
+
+# ---------------------------------------------------------------- other charts
+
+
+@dataclass
+class _Unit:
+    body: Mapping[str, Any]
+    path: Path
+    key: str
+    role: str
+    parent: int | None  # index of the enclosing unit
+    same_pod: bool
+    raw: bool = False
+    container: bool = True  # False: a pod spec or placement holder with no container itself
+
+
+def _is_unit(value: Mapping[str, Any]) -> bool:
+    return (
+        _image(value.get("image")) is not None or _pod_resources(value.get("resources"))
+        or any(_probe(value.get(k)) is not None for _, k in PROBES)
+    )
+
+
+def _pod_spec(value: Mapping[str, Any]) -> bool:
+    """A raw pod spec inside the values (``template.spec: {containers: [...]}``)."""
+    items = value.get("containers")
+    return isinstance(items, list) and any(
+        isinstance(i, dict) and isinstance(i.get("image"), str) for i in items
+    )
+
+
+def _walk(value: Mapping[str, Any], path: Path, key: str, depth: int, parent: int | None,
+          units: list[_Unit]) -> None:
+    here = parent
+    container = _is_unit(value)
+    if container or _pod_spec(value) or (depth == 0 and any(k in value for k in PLACEMENT)):
+        same = parent is not None and bool(SAME_POD.match(key))
+        role = "initContainer" if same and key.lower().startswith("init") else "container"
+        units.append(_Unit(value, path, key or "main", role, parent, same, container=container))
+        here = len(units) - 1
+    if depth >= MAX_DEPTH:
+        return
+    for child_key, child in value.items():
+        name = str(child_key)
+        if name in SKIP_KEYS or name in PLACEMENT or name == "image" or name == "resources":
+            continue
+        if isinstance(child, dict):
+            _walk(child, path + (name,), name, depth + 1, here, units)
+        elif isinstance(child, list) and CONTAINER_LISTS.match(name):
+            role = "initContainer" if "init" in name.lower() else "container"
+            for i, item in enumerate(child):
+                if isinstance(item, dict) and isinstance(item.get("image"), str):
+                    units.append(_Unit(item, path + (name, i), str(item.get("name") or name),
+                                       role, here, here is not None, raw=True))
+
+
+def _chart(
+    obj: KObject, values: Mapping[str, Any], base: Path, release: str, ns: str
+) -> list[PodTemplate]:
+    units: list[_Unit] = []
+    _walk(values, base, "", 0, None, units)
+    owner: list[int] = []
+    for i, unit in enumerate(units):
+        owner.append(owner[unit.parent] if unit.same_pod and unit.parent is not None else i)
+    pods: list[PodTemplate] = []
+    for i, unit in enumerate(units):
+        if owner[i] != i:
+            continue
+        members = [u for j, u in enumerate(units) if owner[j] == i]
+        spec: dict[str, Any] = {}
+        where: dict[str, Path] = {}
+        for key in PLACEMENT:
+            if key in unit.body:
+                spec[key], where[key] = unit.body[key], unit.path + (key,)
+        volumes: list[dict[str, Any]] = []
+        volume_paths: list[Path] = []
+        for key in ("volumes", "extraVolumes"):
+            items = unit.body.get(key)
+            if isinstance(items, list):
+                for j, item in enumerate(items):
+                    if isinstance(item, dict):
+                        volumes.append(item)
+                        volume_paths.append(unit.path + (key, j))
+        spec["volumes"] = volumes
+        containers = [_chart_container(u, base) for u in members if u.raw or u.container]
+        if not containers and not any(k in unit.body for k in PLACEMENT):
+            continue
+        count = unit.body.get("replicaCount", unit.body.get("replicas", 1))
+        replicas = count if isinstance(count, int) and not isinstance(count, bool) else 1
+        dotted = ".".join(str(p) for p in unit.path[len(base):])
+        name = release if not dotted else f"{release}.{dotted}"
+        annotations = {str(k): str(v) for k, v in _dict(unit.body.get("podAnnotations")).items()}
+        pods.append(ValuesPod(
+            obj, obj.kind, name, ns, {}, spec, unit.path, tuple(containers), replicas,
+            _chart_strategy(unit.body, unit.path), None, where=where,
+            annotations=annotations, volume_paths=tuple(volume_paths), chart="chart",
+        ))
+    return pods
+
+
+def _chart_strategy(body: Mapping[str, Any], path: Path) -> Strategy:
+    for key in ("strategy", "updateStrategy", "deploymentStrategy"):
+        value = body.get(key)
+        if isinstance(value, str) and value:
+            return Strategy(value, "25%" if value == "RollingUpdate" else 0, "25%", path + (key,))
+        if isinstance(value, dict) and value.get("type"):
+            rolling = _dict(value.get("rollingUpdate"))
+            kind = str(value["type"])
+            surge = rolling.get("maxSurge", "25%" if kind == "RollingUpdate" else 0)
+            return Strategy(kind, surge, rolling.get("maxUnavailable", "25%"), path + (key,))
+    return Strategy("", None, None, path + ("strategy",))
+
+
+def _chart_container(unit: _Unit, base: Path) -> ValuesContainer:
+    body = unit.body
+    dotted = ".".join(f"[{p}]" if isinstance(p, int) else str(p)
+                      for p in unit.path[len(base):]).replace(".[", "[")
+    label = f"values {dotted}" if dotted else "values top level"
+    if unit.raw:
+        ref = _image(body.get("image"))
+        return ValuesContainer(
+            unit.key, body, unit.path, unit.role, where={}, image_ref=ref,
+            declared_resources=True, chart="raw", label=f"container {unit.key} (values {dotted})",
+        )
+    spec: dict[str, Any] = {"name": unit.key}
+    where: dict[str, Path] = {}
+    ref = _image(body.get("image"))
+    if ref is not None:
+        spec["image"] = ref.text
+        where["image"] = unit.path + ("image",)
+        image = body.get("image")
+        if isinstance(image, dict):
+            for key in ("tag", "digest", "sha", "repository"):
+                if key in image:
+                    where[f"image.{'digest' if key == 'sha' else key}"] = unit.path + ("image", key)
+    if isinstance(body.get("resources"), dict):
+        spec["resources"] = body["resources"]
+    for _, long in PROBES:
+        probe = _probe(body.get(long))
+        if probe is not None:
+            spec[long] = probe
+    for key in ("command", "args", "extraArgs"):
+        value = body.get(key)
+        target = "args" if key == "extraArgs" else key
+        if isinstance(value, str):
+            spec[target] = [value]
+        elif isinstance(value, list):
+            spec[target] = list(spec.get(target) or []) + value
+        elif isinstance(value, dict) and key == "extraArgs":
+            spec[target] = [f"--{k}={v}" if v is not None and v != "" else f"--{k}"
+                            for k, v in value.items()]
+        else:
+            continue
+        where[target] = unit.path + (key,)
+    mounts: list[Any] = []
+    for key in ("volumeMounts", "extraVolumeMounts"):
+        items = body.get(key)
+        if isinstance(items, list):
+            mounts.extend(m for m in items if isinstance(m, dict))
+            where.setdefault("volumeMounts", unit.path + (key,))
+    spec["volumeMounts"] = mounts
+    return ValuesContainer(
+        unit.key, spec, unit.path, unit.role, where=where, image_ref=ref,
+        declared_resources="resources" in body, chart="chart", label=label,
+    )

@@ -1,0 +1,535 @@
+"""What the workload rules share: resources, GPUs, argv flags, placement against the inventory.
+
+Every helper takes a :class:`~reviewbot.model.PodTemplate` (a workload's pods, a KServe
+component, or a Helm values pseudo-workload from :mod:`reviewbot.values`) and answers one
+question the way Kubernetes does:
+
+- ``request(container, resource)``: the request, or the limit when no request is set (the API
+  server copies limits into missing requests); ``pod_request(pod, resource)``: what the
+  scheduler reserves (the larger of the app containers plus native sidecars and the largest
+  init container plus the sidecars started before it).
+- ``gpus(...)``: extended resources that name GPUs (``nvidia.com/gpu``, ``amd.com/gpu``,
+  ``gpu.intel.com/*`` by default; glob patterns).
+- ``flag(argv, names)``: ``--x=N``, ``--x N`` and short ``-tp N`` forms, also inside a single
+  shell string (``sh -c "vllm serve ... --tensor-parallel-size 2"``).
+- ``tolerates`` / ``admits``: taints, tolerations, nodeSelector, nodeName and required node
+  affinity, as the scheduler's filters evaluate them.
+- ``field_path(owner, key)``: where a pod-spec or container field sits in the object, also
+  for values pseudo-workloads whose fields live at chart-specific paths.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import shlex
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .model import Container, Inventory, Node, Path, PodTemplate, dig
+from .quantity import parse_quantity
+
+DEFAULT_GPU_RESOURCES: tuple[str, ...] = ("nvidia.com/gpu", "amd.com/gpu", "gpu.intel.com/*")
+HOSTNAME = "kubernetes.io/hostname"
+CONTROL_PLANE_KEYS: tuple[str, ...] = (
+    "node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master",
+)
+MEASURED_BOOT = "reviewbot.dev/measured-boot-seconds"
+
+
+# ---------------------------------------------------------------- images
+
+DIGEST = re.compile(r"^(sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128})$")
+
+
+@dataclass(frozen=True)
+class ImageRef:
+    """An image reference split the way the container runtime reads it.
+
+    ``repository`` is None when chart values leave it to the chart's default; ``tag`` is None
+    when no tag is written (``chart_tag``: values leave the tag to the chart, usually its
+    appVersion, rather than to ``:latest``).
+    """
+
+    text: str
+    repository: str | None
+    tag: str | None
+    digest: str | None
+    chart_tag: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.repository or "the chart's default image"
+
+
+def parse_image(text: str) -> ImageRef:
+    name, _, digest = text.partition("@")
+    last = name.rsplit("/", 1)[-1]
+    tag = None
+    if ":" in last:
+        name, _, tag = name.rpartition(":")
+    return ImageRef(text, name or None, tag or None, digest or None)
+
+
+def image_ref(container: Container) -> ImageRef | None:
+    """The container's image (values pseudo-containers carry theirs pre-split)."""
+    ref = getattr(container, "image_ref", None)
+    if isinstance(ref, ImageRef):
+        return ref
+    image = container.image
+    if not isinstance(image, str) or not image.strip():
+        return None
+    return parse_image(image.strip())
+
+
+# ---------------------------------------------------------------- field paths
+
+
+def field_path(owner: PodTemplate | Container, key: str) -> Path:
+    """The path (within ``owner.obj``/the container's object) of a pod-spec or container field.
+
+    Values pseudo-workloads keep a ``where`` map, because chart values put fields at their
+    own paths (``controllers.main.pod.tolerations``, ``probes.startup.spec``).
+    """
+    where: Mapping[str, Path] = getattr(owner, "where", None) or {}
+    if key in where:
+        return where[key]
+    if isinstance(owner, PodTemplate):
+        return owner.spec_path + (key,)
+    return owner.path + (key,)
+
+
+def describe(container: Container) -> str:
+    """How messages name a container: ``init container setup``, ``values initContainers``."""
+    label = getattr(container, "label", "")
+    if label:
+        return str(label)
+    role = {"initContainer": "init container", "ephemeralContainer": "ephemeral container"}
+    return f"{role.get(container.role, 'container')} {container.name}"
+
+
+def is_values_pod(pod: PodTemplate) -> bool:
+    """True for pseudo-workloads read from Helm values (their labels are not the rendered ones)."""
+    return bool(getattr(pod, "from_values", False))
+
+
+def pod_annotations(pod: PodTemplate) -> dict[str, str]:
+    """The object's annotations, then the pod template's (the pod's win)."""
+    out = dict(pod.obj.annotations)
+    extra = getattr(pod, "annotations", None)
+    if isinstance(extra, Mapping):
+        out.update({str(k): str(v) for k, v in extra.items()})
+        return out
+    meta = dig(pod.obj.body, pod.spec_path[:-1] + ("metadata", "annotations"))
+    if pod.component is not None:
+        meta = dig(pod.obj.body, pod.spec_path + ("annotations",))
+    if isinstance(meta, dict):
+        out.update({str(k): str(v) for k, v in meta.items()})
+    return out
+
+
+def measured(pod: PodTemplate, key: str) -> str | None:
+    """A measured fact (``reviewbot.dev/measured-*``) for the pod: the pod template's
+    annotation, else the object's (values files: the config's ``measured`` section)."""
+    return pod_annotations(pod).get(key)
+
+
+# ---------------------------------------------------------------- resources
+
+
+def quantity(container: Container, section: str, resource: str) -> Fraction | None:
+    return container.quantity(section, resource)
+
+
+def request(container: Container, resource: str) -> Fraction | None:
+    """The effective request: ``requests``, else ``limits`` (Kubernetes copies the limit)."""
+    value = container.quantity("requests", resource)
+    if value is None:
+        value = container.quantity("limits", resource)
+    return value
+
+
+def _sidecar(container: Container) -> bool:
+    return container.role == "initContainer" and container.body.get("restartPolicy") == "Always"
+
+
+def pod_request(pod: PodTemplate, resource: str) -> Fraction:
+    """What the scheduler reserves for one pod of ``pod`` (init containers and sidecars too)."""
+    running = Fraction(0)
+    peak = Fraction(0)
+    for c in pod.containers:
+        if c.role != "initContainer":
+            continue
+        value = request(c, resource) or Fraction(0)
+        if _sidecar(c):
+            running += value
+        else:
+            peak = max(peak, running + value)
+    main = sum(
+        (request(c, resource) or Fraction(0) for c in pod.containers if c.role == "container"),
+        Fraction(0),
+    )
+    return max(main + running, peak)
+
+
+def resource_names(pod: PodTemplate) -> list[str]:
+    """Every resource any container of ``pod`` requests or limits, in first-seen order."""
+    seen: dict[str, None] = {}
+    for c in pod.containers:
+        for section in ("requests", "limits"):
+            block = c.resources.get(section)
+            if isinstance(block, dict):
+                for key in block:
+                    seen.setdefault(str(key), None)
+    return list(seen)
+
+
+def is_gpu(resource: str, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatchcase(resource, p) for p in patterns)
+
+
+def gpu_names(pod: PodTemplate, patterns: Sequence[str]) -> list[str]:
+    return [r for r in resource_names(pod) if is_gpu(r, patterns)]
+
+
+def container_gpus(container: Container, patterns: Sequence[str]) -> dict[str, Fraction]:
+    """GPU resource -> effective request, for the GPU resources this container names."""
+    out: dict[str, Fraction] = {}
+    for section in ("requests", "limits"):
+        block = container.resources.get(section)
+        if not isinstance(block, dict):
+            continue
+        for key in block:
+            name = str(key)
+            if name in out or not is_gpu(name, patterns):
+                continue
+            value = request(container, name)
+            if value:
+                out[name] = value
+    return out
+
+
+def pod_gpus(pod: PodTemplate, patterns: Sequence[str]) -> dict[str, Fraction]:
+    """GPU resource -> what one pod reserves (zero entries dropped)."""
+    out = {}
+    for name in gpu_names(pod, patterns):
+        value = pod_request(pod, name)
+        if value:
+            out[name] = value
+    return out
+
+
+# ---------------------------------------------------------------- argv flags
+
+
+@dataclass(frozen=True)
+class Flag:
+    value: str
+    path: Path  # the argv item holding the flag (within the object)
+    spelling: str  # as written: "--tensor-parallel-size=2", "-tp 2"
+
+
+def argv(container: Container) -> list[tuple[str, Path]]:
+    """``command`` then ``args``, one (token, path of its item) per token.
+
+    An item holding a shell line (whitespace and a ``-`` flag) is split like a shell would.
+    """
+    out: list[tuple[str, Path]] = []
+    for key in ("command", "args"):
+        items = container.body.get(key)
+        if isinstance(items, str):
+            items = [items]
+        if not isinstance(items, list):
+            continue
+        base = field_path(container, key)
+        for i, item in enumerate(items):
+            if item is None or isinstance(item, (dict, list)):
+                continue
+            text = str(item)
+            path = base + (i,) if not isinstance(container.body.get(key), str) else base
+            if re.search(r"\s", text.strip()) and " -" in f" {text}":
+                try:
+                    tokens = shlex.split(text, comments=False)
+                except ValueError:
+                    tokens = text.split()
+                out.extend((t, path) for t in tokens)
+            else:
+                out.append((text, path))
+    return out
+
+
+def flag(tokens: Sequence[tuple[str, Path]], names: Iterable[str]) -> Flag | None:
+    """The last occurrence of any of ``names`` (``--x=N``, ``--x N``, ``-x N``, ``-x=N``)."""
+    wanted = tuple(names)
+    found: Flag | None = None
+    for i, (token, path) in enumerate(tokens):
+        for name in wanted:
+            if token == name and i + 1 < len(tokens):
+                found = Flag(tokens[i + 1][0], path, f"{name} {tokens[i + 1][0]}")
+            elif token.startswith(name + "="):
+                found = Flag(token[len(name) + 1:], path, token)
+    return found
+
+
+def mentions(tokens: Sequence[tuple[str, Path]], image: Any, words: Iterable[str]) -> bool:
+    """Whether the argv or the image names one of ``words`` (``vllm``, ``sglang``)."""
+    text = " ".join(t for t, _ in tokens).lower() + " " + (str(image).lower() if image else "")
+    return any(w in text for w in words)
+
+
+TP_FLAGS = ("--tensor-parallel-size", "-tp", "--tp-size", "--tp")
+PP_FLAGS = ("--pipeline-parallel-size", "-pp", "--pp-size")
+DP_FLAGS = ("--data-parallel-size", "-dp", "--dp-size", "--dp", "--data-parallel-size-local")
+SERVERS = ("vllm", "sglang")
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    """The parallelism flags of a vLLM/SGLang-style server container."""
+
+    tp: Flag | None
+    pp: Flag | None
+    dp: Flag | None
+
+    def sizes(self) -> tuple[int, int] | None:
+        """(tensor, pipeline) sizes, absent flags as 1; None when a value is not a number."""
+        out = []
+        for found in (self.tp, self.pp):
+            size = 1 if found is None else parse_int(found.value)
+            if size is None:
+                return None
+            out.append(size)
+        return out[0], out[1]
+
+    @property
+    def spelled(self) -> str:
+        return " x ".join(f.spelling for f in (self.tp, self.pp) if f is not None)
+
+
+def parallelism(container: Container) -> Parallelism | None:
+    """The server's parallelism, or None when the container runs no vLLM/SGLang-style server
+    (named in image, command or args, or using the long vLLM flags)."""
+    tokens = argv(container)
+    long_form = flag(tokens, (TP_FLAGS[0], PP_FLAGS[0]))
+    if long_form is None and not mentions(tokens, container.image, SERVERS):
+        return None
+    return Parallelism(flag(tokens, TP_FLAGS), flag(tokens, PP_FLAGS), flag(tokens, DP_FLAGS))
+
+
+# ---------------------------------------------------------------- placement
+
+
+def tolerates(tolerations: Sequence[Mapping[str, Any]], taint: Mapping[str, Any]) -> bool:
+    """Whether any toleration tolerates ``taint`` (Kubernetes' ToleratesTaint)."""
+    key, value, effect = taint.get("key"), taint.get("value") or "", taint.get("effect")
+    for t in tolerations:
+        t_effect = t.get("effect")
+        if t_effect and t_effect != effect:
+            continue
+        t_key = t.get("key")
+        operator = t.get("operator") or "Equal"
+        if not t_key:
+            if operator == "Exists":
+                return True
+            continue
+        if t_key != key:
+            continue
+        if operator == "Exists":
+            return True
+        if operator == "Equal" and str(t.get("value") or "") == str(value):
+            return True
+    return False
+
+
+def untolerated(pod: PodTemplate, node: Node) -> list[Mapping[str, Any]]:
+    """The node's NoSchedule/NoExecute taints the pod does not tolerate."""
+    return [
+        t for t in node.taints
+        if t.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(pod.tolerations, t)
+    ]
+
+
+def _known(key: str, assume: bool) -> bool:
+    return not assume or key.startswith("node-role.kubernetes.io/")
+
+
+def _expression(expr: Mapping[str, Any], labels: Mapping[str, str], assume: bool) -> bool:
+    key = str(expr.get("key") or "")
+    if not _known(key, assume):
+        return True
+    op = expr.get("operator")
+    values = [str(v) for v in expr.get("values") or []]
+    present = key in labels
+    if op == "In":
+        return present and labels[key] in values
+    if op == "NotIn":
+        return not present or labels[key] not in values
+    if op == "Exists":
+        return present
+    if op == "DoesNotExist":
+        return not present
+    if op in ("Gt", "Lt") and present and values:
+        try:
+            have, want = int(labels[key]), int(values[0])
+        except ValueError:
+            return False
+        return have > want if op == "Gt" else have < want
+    return False
+
+
+def _term(term: Mapping[str, Any], node: Node, assume: bool) -> bool:
+    exprs = [e for e in term.get("matchExpressions") or [] if isinstance(e, dict)]
+    fields = [e for e in term.get("matchFields") or [] if isinstance(e, dict)]
+    if not exprs and not fields:
+        return False  # an empty term matches no node
+    if not all(_expression(e, node.labels, assume) for e in exprs):
+        return False
+    for e in fields:
+        if e.get("key") != "metadata.name" or assume:
+            continue
+        if not _expression({**e, "key": "metadata.name"}, {"metadata.name": node.name}, False):
+            return False
+    return True
+
+
+def required_terms(pod: PodTemplate) -> list[Mapping[str, Any]] | None:
+    """Required node-affinity terms (ORed), or None when there is no such requirement."""
+    affinity = pod.spec.get("affinity")
+    required = dig(affinity, ("nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"))
+    if not isinstance(required, dict):
+        return None
+    terms = required.get("nodeSelectorTerms")
+    if not isinstance(terms, list):
+        return None
+    return [t for t in terms if isinstance(t, dict)]
+
+
+def selects(pod: PodTemplate, node: Node, assume_unknown: bool = False) -> bool:
+    """nodeName, nodeSelector and required node affinity admit ``node`` (taints aside).
+
+    ``assume_unknown``: labels other than ``node-role.kubernetes.io/*`` are unknown and count
+    as matching (used for the stand-in control-plane node when there is no inventory).
+    """
+    node_name = pod.spec.get("nodeName")
+    if isinstance(node_name, str) and node_name and not assume_unknown and node_name != node.name:
+        return False
+    for key, value in pod.node_selector.items():
+        if not _known(key, assume_unknown):
+            continue
+        if node.labels.get(key) != value:
+            return False
+    terms = required_terms(pod)
+    return terms is None or any(_term(t, node, assume_unknown) for t in terms)
+
+
+def admits(pod: PodTemplate, node: Node, assume_unknown: bool = False) -> bool:
+    """The scheduler's node filters: selection and taints."""
+    return selects(pod, node, assume_unknown) and not untolerated(pod, node)
+
+
+def pinned_host(pod: PodTemplate) -> str | None:
+    """The one host a pod is pinned to: nodeName, nodeSelector on hostname, or required
+    affinity that allows a single hostname (or ``metadata.name``)."""
+    node_name = pod.spec.get("nodeName")
+    if isinstance(node_name, str) and node_name:
+        return node_name
+    host = pod.node_selector.get(HOSTNAME)
+    if host:
+        return host
+    terms = required_terms(pod)
+    if terms and len(terms) == 1:
+        for key in ("matchExpressions", "matchFields"):
+            for e in terms[0].get(key) or []:
+                if not isinstance(e, dict) or e.get("operator") != "In":
+                    continue
+                values = e.get("values") or []
+                if e.get("key") in (HOSTNAME, "metadata.name") and len(values) == 1:
+                    return str(values[0])
+    return None
+
+
+def pinned_node(pod: PodTemplate, inventory: Inventory) -> Node | None:
+    host = pinned_host(pod)
+    if host is None:
+        return None
+    if pod.spec.get("nodeName") == host:
+        return inventory.node(host)
+    for node in inventory.nodes:
+        if node.labels.get(HOSTNAME) == host or (
+            HOSTNAME not in node.labels and node.name == host
+        ):
+            return node
+    return None
+
+
+def stand_in_control_planes() -> tuple[Node, ...]:
+    """Conventional control-plane nodes, for when the inventory lists none."""
+    return tuple(
+        Node(f"a {key.rsplit('/', 1)[1]} node", {key: ""},
+             ({"key": key, "effect": "NoSchedule"},), {})
+        for key in CONTROL_PLANE_KEYS
+    )
+
+
+def replicas(pod: PodTemplate) -> int:
+    return max(pod.replicas, 0)
+
+
+def pods_on(node: Node, pods: Iterable[PodTemplate], inventory: Inventory) -> Iterator[PodTemplate]:
+    """Pod templates that run on ``node``: pinned there, or DaemonSets that admit it."""
+    for pod in pods:
+        target = pinned_node(pod, inventory)
+        if target is not None:
+            if target is node:
+                yield pod
+        elif pod.kind == "DaemonSet" and admits(pod, node):
+            yield pod
+
+
+def count(pod: PodTemplate) -> int:
+    """Pods one template runs on one node (DaemonSets: one per node)."""
+    return 1 if pod.kind == "DaemonSet" else replicas(pod)
+
+
+# ---------------------------------------------------------------- text
+
+
+def share(part: Fraction, whole: Fraction) -> str:
+    return f"{float(part * 100 / whole):.1f}%" if whole else "n/a"
+
+
+def plural(n: int | Fraction, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def number(value: Fraction) -> str:
+    return str(int(value)) if value.denominator == 1 else f"{float(value):g}"
+
+
+def parse_seconds(value: Any) -> Fraction | None:
+    """A duration in seconds: ``600``, ``"600"``, ``"600s"``, ``"10m"``, ``"1h"``."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return Fraction(str(value)) if value >= 0 else None
+    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(s|m|h)?\s*", str(value))
+    if not match:
+        return None
+    scale = {"s": 1, None: 1, "m": 60, "h": 3600}[match.group(2)]
+    return Fraction(match.group(1)) * scale
+
+
+def parse_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and re.fullmatch(r"\s*[0-9]+\s*", value):
+        return int(value)
+    return None
+
+
+def quantity_of(value: Any) -> Fraction | None:
+    return parse_quantity(value)

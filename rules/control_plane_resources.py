@@ -1,0 +1,234 @@
+"""Pods that can land on a control-plane node declare CPU and memory limits, and stay small.
+
+A control-plane node runs etcd and the API server; a pod without limits there can starve
+them, and one with a large limit can take a big share of a small node. The seeds' Forgejo
+runs on `talos-cp-3` (11950m allocatable): its 1000m limit throttled Gitea for 16.2% of all
+CFS periods, and the fix raised it to 3000m, 25.1% of the node, noting "if Gitea sustains
+near this limit, move the workload off the control plane rather than raising the limit
+again". That 25.1% is the ceiling the default `max-limit-fraction` (0.3) encodes.
+
+A pod can land on a control-plane node when one of the inventory's control-plane nodes
+(label `node-role.kubernetes.io/control-plane` or `.../master`) admits it: its taints are
+tolerated (or it has none) and `nodeSelector`, `nodeName` and required node affinity select
+it; or when the pod is pinned to such a node by hostname. Without an inventory, the stand-ins
+are conventional control-plane nodes (tainted `NoSchedule`, labelled with their role), and
+selectors on other labels count as matching.
+
+Every container and init container of such a pod must set `limits.cpu` and `limits.memory`
+(and a request for each, or the limit that Kubernetes copies into it). With an inventory,
+the pod's limits (containers summed, init containers at their peak) must stay at or below
+`max-limit-fraction` of each such node's allocatable CPU and memory; the message names the
+node, the limit and the share. In chart values, a component whose values set no `resources`
+at all keeps the chart's defaults, which the repository does not show: it is not reported
+(app-template has no default resources, so its containers always are).
+
+Failing example:
+
+```yaml
+# forgejo-values.yaml, rendered on talos-cp-3
+tolerations:
+  - key: node-role.kubernetes.io/control-plane
+    operator: Exists
+    effect: NoSchedule
+nodeSelector:
+  kubernetes.io/hostname: talos-cp-3
+initContainers:
+  resources:
+    requests: {cpu: 100m, memory: 128Mi}
+```
+
+Passing example:
+
+```yaml
+tolerations:
+  - key: node-role.kubernetes.io/control-plane
+    operator: Exists
+    effect: NoSchedule
+nodeSelector:
+  kubernetes.io/hostname: talos-cp-3
+initContainers:
+  resources:
+    requests: {cpu: 100m, memory: 128Mi}
+    limits: {cpu: 500m, memory: 256Mi}
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from reviewbot.findings import Violation
+from reviewbot.model import Container, Model, Node, PodTemplate
+from reviewbot.quantity import format_quantity
+from reviewbot.registry import Option
+from reviewbot.workload import (
+    CONTROL_PLANE_KEYS,
+    admits,
+    describe,
+    field_path,
+    pinned_node,
+    required_terms,
+    selects,
+    share,
+    stand_in_control_planes,
+    untolerated,
+)
+
+ID = "control-plane-resources"
+SEVERITY = "error"
+SUMMARY = "Pods that can run on control-plane nodes set CPU/memory limits within a node share."
+RATIONALE = (
+    "Control-plane nodes run etcd and the API server; an unbounded or oversized pod there "
+    "starves the cluster's own brain."
+)
+FIX = "Set resources.requests and resources.limits for cpu and memory, within the node share."
+KINDS: tuple[str, ...] = ()
+OPTIONS = (
+    Option("max-limit-fraction", "number", 0.3,
+           "Largest share of a control-plane node's allocatable CPU or memory a pod may limit."),
+)
+SEVERITIES = {"missing": "error", "share": "error"}
+RESOURCES = ("cpu", "memory")
+
+
+def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
+    fraction = Fraction(str(opts.get("max-limit-fraction", 0.3)))
+    inventory = model.inventory
+    planes = [n for n in inventory.nodes if n.control_plane]
+    stand_in = not inventory.nodes
+    if not planes and not stand_in:
+        return  # the inventory lists the cluster's nodes, and none is a control plane
+    seen: set[tuple[int, tuple[Any, ...]]] = set()
+    for pod in model.pods:
+        key = (id(pod.obj), pod.spec_path)
+        if key in seen:
+            continue
+        seen.add(key)
+        aimed = _aims_at_control_plane(pod)
+        if stand_in:
+            nodes = [n for n in stand_in_control_planes()
+                     if admits(pod, n, assume_unknown=True)
+                     or (aimed and selects(pod, n, assume_unknown=True))]
+        else:
+            pinned = pinned_node(pod, inventory)
+            nodes = [n for n in planes if n is pinned or (
+                pinned is None and (admits(pod, n) or (aimed and selects(pod, n))))]
+        if not nodes:
+            continue
+        why = _why(pod, nodes[0], stand_in, pinned_node(pod, inventory))
+        complete = True
+        for container in pod.containers:
+            if container.role == "ephemeralContainer":
+                continue
+            if not getattr(container, "declared_resources", True):
+                complete = False
+                continue
+            missing = _missing(container)
+            if missing:
+                complete = False
+                yield _missing_violation(pod, container, missing, nodes[0], why)
+        if complete and not stand_in:
+            yield from _shares(pod, nodes, fraction)
+
+
+def _aims_at_control_plane(pod: PodTemplate) -> bool:
+    """nodeSelector or required affinity asks for a control-plane role label (such a pod is
+    meant to run there, whether or not it tolerates the taint yet)."""
+    if any(k in CONTROL_PLANE_KEYS for k in pod.node_selector):
+        return True
+    terms = required_terms(pod)
+    return bool(terms) and all(
+        any(e.get("key") in CONTROL_PLANE_KEYS and e.get("operator") in ("In", "Exists")
+            for e in t.get("matchExpressions") or [] if isinstance(e, dict))
+        for t in terms or []
+    )
+
+
+def _why(pod: PodTemplate, node: Node, stand_in: bool, inventory_pinned: Node | None) -> str:
+    if stand_in:
+        if _aims_at_control_plane(pod):
+            return f"selects control-plane nodes ({node.taints[0]['key']})"
+        return (f"tolerates the {node.taints[0]['key']} taint, so it can run on a "
+                "control-plane node")
+    if inventory_pinned is not None and inventory_pinned.name == node.name:
+        return f"is pinned to control-plane node {node.name}"
+    if not node.taints:
+        return f"can run on control-plane node {node.name} (the node has no taints)"
+    if untolerated(pod, node):
+        return f"selects control-plane node {node.name}"
+    return f"tolerates control-plane node {node.name}'s taints, so it can run there"
+
+
+def _missing(container: Container) -> list[str]:
+    out = []
+    for resource in RESOURCES:
+        limit = container.quantity("limits", resource)
+        if limit is None:
+            out.append(f"{resource} limit")
+            if container.quantity("requests", resource) is None:
+                out.append(f"{resource} request")
+    return out
+
+
+def _join(items: Sequence[str]) -> str:
+    said = [f"no {item}" for item in items]
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+
+
+def _missing_violation(pod: PodTemplate, container: Container, missing: Sequence[str],
+                       node: Node, why: str) -> Violation:
+    resources = field_path(container, "resources")
+    path = resources + ("limits",) if any("limit" in m for m in missing) else resources
+    return Violation(
+        pod.obj, path,
+        f"{pod.name} {why}; {describe(container)} sets {_join(missing)}: an unbounded pod "
+        "there competes with etcd and the API server",
+        fix=(f"Set resources.limits.cpu and resources.limits.memory for {container.name} "
+             "(and requests at or below them), sized from measured usage."),
+        kind="missing",
+    )
+
+
+def _shares(pod: PodTemplate, nodes: Sequence[Node], fraction: Fraction) -> Iterator[Violation]:
+    for resource in RESOURCES:
+        total = _limit_total(pod, resource)
+        sized = [n for n in nodes if n.allocatable.get(resource)]
+        if not sized or total is None:
+            continue
+        node = min(sized, key=lambda n: n.allocatable[resource])
+        allocatable = node.allocatable[resource]
+        if total <= fraction * allocatable:
+            continue
+        container = max(
+            (c for c in pod.containers if c.role != "ephemeralContainer"),
+            key=lambda c: c.quantity("limits", resource) or Fraction(0),
+        )
+        ceiling = fraction * allocatable
+        yield Violation(
+            pod.obj, field_path(container, "resources") + ("limits", resource),
+            f"{pod.name} limits {resource} to {format_quantity(resource, total)}, "
+            f"{share(total, allocatable)} of control-plane node {node.name}'s "
+            f"{format_quantity(resource, allocatable)} allocatable; the ceiling is "
+            f"{float(fraction):g} of the node ({format_quantity(resource, ceiling)})",
+            fix=(f"Lower limits.{resource} to at most {format_quantity(resource, ceiling)}, "
+                 "or move the workload off the control plane."),
+            kind="share",
+        )
+
+
+def _limit_total(pod: PodTemplate, resource: str) -> Fraction | None:
+    main = Fraction(0)
+    peak = Fraction(0)
+    for c in pod.containers:
+        if c.role == "ephemeralContainer":
+            continue
+        value = c.quantity("limits", resource)
+        if value is None:
+            return None
+        if c.role == "initContainer" and c.body.get("restartPolicy") != "Always":
+            peak = max(peak, value)
+        else:
+            main += value
+    return max(main, peak)

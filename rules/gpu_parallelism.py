@@ -1,0 +1,170 @@
+"""Tensor x pipeline parallelism equals the GPUs the container requests; GPU requests = limits.
+
+vLLM and SGLang start one worker per GPU: `--tensor-parallel-size` x
+`--pipeline-parallel-size` of them. Ask for more workers than the pod has GPUs and the engine
+fails at start (or waits for devices that never appear); ask for fewer and the rest of the
+GPUs sit idle, held from every other pod. The seeds' first TP=2 `coder` still requested the
+one GPU of its TP=1 manifest.
+
+For each app container that runs vLLM or SGLang (named in its image, command or args, or
+using `--tensor-parallel-size`/`--pipeline-parallel-size`), the flags are read in every
+spelling (`--x=N`, `--x N`, `-tp N`, `-pp N`, SGLang's `--tp-size`/`--tp`/`--pp-size`; also
+inside a single `sh -c "..."` string), absent flags count as 1, and the product must equal
+the container's GPU request (option `gpu-resources`). Containers that also set a
+data-parallel size are skipped: how data parallelism maps to GPUs depends on the engine and
+its mode. Values that are not numbers (`$(TP)`) are not judged.
+
+For every container, a GPU request needs an equal GPU limit: GPUs are extended resources,
+which cannot be overcommitted, and the API server refuses requests without (or unequal to)
+limits.
+
+Failing example:
+
+```yaml
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: coder, namespace: llm-serving}
+spec:
+  predictor:
+    containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.11.0
+      args:
+      - --tensor-parallel-size=2
+      resources:
+        limits: {nvidia.com/gpu: "1"}
+```
+
+Passing example:
+
+```yaml
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: coder, namespace: llm-serving}
+spec:
+  predictor:
+    containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.11.0
+      args:
+      - --tensor-parallel-size=2
+      resources:
+        requests: {nvidia.com/gpu: "2"}
+        limits: {nvidia.com/gpu: "2"}
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from reviewbot.findings import Violation
+from reviewbot.model import Container, Model, PodTemplate
+from reviewbot.registry import Option
+from reviewbot.workload import (
+    DEFAULT_GPU_RESOURCES,
+    Flag,
+    container_gpus,
+    describe,
+    field_path,
+    is_gpu,
+    number,
+    parallelism,
+)
+
+ID = "gpu-parallelism"
+SEVERITY = "error"
+SUMMARY = "Tensor x pipeline parallel size equals the GPUs requested; GPU requests equal limits."
+RATIONALE = (
+    "vLLM/SGLang start one worker per GPU: more workers than GPUs fail or hang at start, "
+    "fewer leave requested GPUs idle and unavailable to every other pod."
+)
+FIX = "Make --tensor-parallel-size x --pipeline-parallel-size equal the GPU request."
+KINDS: tuple[str, ...] = ()
+OPTIONS = (
+    Option("gpu-resources", "list", list(DEFAULT_GPU_RESOURCES),
+           "Extended resources that are GPUs (glob patterns)."),
+)
+SEVERITIES = {"parallelism": "error", "limits": "error"}
+
+
+def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
+    patterns = [str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES]
+    seen: set[tuple[int, tuple[Any, ...]]] = set()
+    for pod in model.pods:
+        for container in pod.containers:
+            key = (id(pod.obj), container.path)
+            if key in seen or container.role == "ephemeralContainer":
+                continue
+            seen.add(key)
+            yield from _limits(pod, container, patterns)
+            if container.role == "container":
+                yield from _parallelism(pod, container, patterns)
+
+
+def _limits(pod: PodTemplate, container: Container,
+            patterns: Sequence[str]) -> Iterator[Violation]:
+    block = container.resources.get("requests")
+    if not isinstance(block, dict):
+        return
+    for name in block:
+        resource = str(name)
+        if not is_gpu(resource, patterns):
+            continue
+        req = container.quantity("requests", resource)
+        lim = container.quantity("limits", resource)
+        if req is None or req == lim:
+            continue
+        base = field_path(container, "resources")
+        detail = "sets no limit" if lim is None else f"limits {number(lim)}"
+        yield Violation(
+            pod.obj, base + ("requests", resource),
+            f"{pod.name}, {describe(container)}: requests {number(req)} {resource} but "
+            f"{detail}: GPUs cannot be overcommitted, so Kubernetes requires the request to "
+            "equal the limit and refuses the pod otherwise",
+            fix=f"Set resources.limits.{resource} to {number(req)} (or drop the request: "
+                "the limit alone sets both).",
+            kind="limits",
+        )
+
+
+def _parallelism(pod: PodTemplate, container: Container,
+                 patterns: Sequence[str]) -> Iterator[Violation]:
+    found = parallelism(container)
+    if found is None or found.dp is not None:
+        return
+    sizes = found.sizes()
+    if sizes is None:
+        return  # unresolved ($(TP), ${TP}): not judged
+    tp, pp = found.tp, found.pp
+    workers = sizes[0] * sizes[1]
+    gpus = container_gpus(container, patterns)
+    have = sum(gpus.values(), Fraction(0))
+    if have == workers or (not gpus and workers == 1):
+        return
+    resource = next(iter(gpus), "nvidia.com/gpu")
+    written = found.spelled or "no parallelism flag"
+    if tp is not None and pp is not None:
+        formula = f"{written} = {workers} GPU workers"
+    elif tp is not None or pp is not None:
+        formula = f"{written} (x 1) = {workers} GPU workers"
+    else:
+        formula = f"{written}, so 1 GPU worker"
+    if have > workers:
+        effect = f"{number(have - workers)} requested GPU(s) sit idle, held from every other pod"
+    else:
+        effect = "the engine starts more workers than the pod has GPUs and fails or hangs"
+    anchor: Flag | None = tp or pp
+    path = anchor.path if anchor is not None else (
+        field_path(container, "resources") + ("limits", resource)
+    )
+    yield Violation(
+        pod.obj, path,
+        f"{pod.name}, {describe(container)}: {formula}, but it requests "
+        f"{number(have)} {resource}: {effect}",
+        fix=(f"Request {workers} {resource} (requests and limits), or make tensor x pipeline "
+             f"parallel size equal {number(have)}."),
+        kind="parallelism",
+    )

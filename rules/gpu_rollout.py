@@ -1,0 +1,198 @@
+"""GPU workloads roll out with Recreate (or RollingUpdate with maxSurge 0).
+
+A RollingUpdate starts the new pod before it stops the old one. When the new pod needs a GPU
+and the only GPUs it could use are held by the old pod (or by the other pods on the node),
+it sits Pending forever and the rollout never finishes. The seeds' `reasoning` predictor
+says it in a comment: "a rolling update needs a card the old pod holds and would sit Pending
+forever".
+
+The rule checks every pod template that requests a GPU resource (`nvidia.com/gpu`,
+`amd.com/gpu`, `gpu.intel.com/*`; option `gpu-resources`): Deployments (`spec.strategy`,
+default RollingUpdate with 25% surge), KServe InferenceService components
+(`deploymentStrategy`; absent means RollingUpdate), DaemonSets with a `maxSurge`, and pods
+in Helm values (app-template's `strategy`, whose Deployment default is Recreate; other
+charts' `strategy`/`updateStrategy`, which when absent leaves the chart's default: a warning).
+StatefulSets replace pods in place and Jobs do not roll, so they pass.
+
+**When it stays quiet:** if the pod is pinned to one inventory node (`nodeSelector` on
+`kubernetes.io/hostname`, `nodeName`, or required affinity on one host) and that node's
+allocatable GPUs, minus the GPUs of every pod template pinned there (times replicas), leave
+room for the surge pods, the rolling update can finish, and the rule says nothing. The
+seeds' `coder` at TP=1 rolled out beside `reasoning` that way; add one more GPU pod to the
+node and the same manifest is reported.
+
+Failing example:
+
+```yaml
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: coder, namespace: llm-serving}
+spec:
+  predictor:   # no deploymentStrategy: RollingUpdate
+    containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.11.0
+      resources:
+        limits: {nvidia.com/gpu: "1"}
+```
+
+Passing example:
+
+```yaml
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: coder, namespace: llm-serving}
+spec:
+  predictor:
+    deploymentStrategy:
+      type: Recreate
+    containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.11.0
+      resources:
+        limits: {nvidia.com/gpu: "1"}
+```
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Mapping
+from fractions import Fraction
+from typing import Any
+
+from reviewbot.findings import Violation
+from reviewbot.model import Model, PodTemplate
+from reviewbot.registry import Option
+from reviewbot.workload import (
+    DEFAULT_GPU_RESOURCES,
+    count,
+    is_values_pod,
+    number,
+    pinned_node,
+    pod_gpus,
+    pods_on,
+)
+
+ID = "gpu-rollout"
+SEVERITY = "error"
+SUMMARY = "GPU workloads use Recreate, or RollingUpdate with maxSurge 0."
+RATIONALE = (
+    "A rolling update starts the new pod first; when it needs a GPU that only the old pod "
+    "frees, it stays Pending forever and the rollout never completes."
+)
+FIX = "Use strategy type Recreate (KServe: deploymentStrategy.type: Recreate), or maxSurge: 0."
+KINDS: tuple[str, ...] = ()
+OPTIONS = (
+    Option("gpu-resources", "list", list(DEFAULT_GPU_RESOURCES),
+           "Extended resources that are GPUs (glob patterns)."),
+)
+SEVERITIES = {"surge": "error", "chart-default": "warning"}
+
+
+def surge_pods(max_surge: Any, replicas: int) -> int | None:
+    """Pods a rolling update adds at once (percentages round up), None when unreadable."""
+    if isinstance(max_surge, bool):
+        return None
+    if isinstance(max_surge, int):
+        return max(max_surge, 0)
+    if isinstance(max_surge, str):
+        text = max_surge.strip()
+        match = re.fullmatch(r"([0-9]+)%", text)
+        if match:
+            return math.ceil(int(match.group(1)) * max(replicas, 1) / 100)
+        if text.isdigit():
+            return int(text)
+    return None
+
+
+def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
+    patterns = [str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES]
+    gpus_of = {id(p): pod_gpus(p, patterns) for p in model.pods}
+    for pod in model.pods:
+        gpus = gpus_of[id(pod)]
+        strategy = pod.strategy
+        if not gpus or strategy is None or strategy.type in ("Recreate", "OnDelete"):
+            continue
+        if strategy.type == "" and is_values_pod(pod):
+            yield Violation(
+                pod.obj, strategy.path,
+                f"{pod.name} requests {_gpu_text(gpus)} and its values set no update strategy, "
+                "so the chart's default decides; Kubernetes' own default (RollingUpdate, 25% "
+                "surge) would wait forever for a GPU the old pod holds",
+                fix="Set the chart's strategy to Recreate in the values.", kind="chart-default",
+            )
+            continue
+        if strategy.type != "RollingUpdate":
+            continue
+        surge = surge_pods(strategy.max_surge, pod.replicas)
+        if surge == 0 or surge is None:
+            continue
+        node = pinned_node(pod, model.inventory)
+        if node is not None:
+            spare = _spare(model, node, gpus_of, gpus)
+            if all(spare[r] >= surge * gpus[r] for r in gpus):
+                continue
+        yield Violation(
+            pod.obj, strategy.path, _message(pod, gpus, surge, strategy.max_surge, node, model,
+                                             gpus_of),
+            fix=_fix(pod), kind="surge",
+        )
+
+
+def _spare(model: Model, node: Any, gpus_of: Mapping[int, Mapping[str, Fraction]],
+           wanted: Mapping[str, Fraction]) -> dict[str, Fraction]:
+    used = {r: Fraction(0) for r in wanted}
+    for other in pods_on(node, model.pods, model.inventory):
+        for r in wanted:
+            used[r] += gpus_of[id(other)].get(r, Fraction(0)) * count(other)
+    return {r: node.allocatable.get(r, Fraction(0)) - used[r] for r in wanted}
+
+
+def _gpu_text(gpus: Mapping[str, Fraction]) -> str:
+    return " and ".join(f"{number(v)} {r}" for r, v in gpus.items())
+
+
+def _message(pod: PodTemplate, gpus: Mapping[str, Fraction], surge: int, max_surge: Any,
+             node: Any, model: Model, gpus_of: Mapping[int, Mapping[str, Fraction]]) -> str:
+    implicit = "" if _written(pod) else ", the default when no strategy is set"
+    text = (
+        f"{pod.name} requests {_gpu_text(gpus)} and rolls out with RollingUpdate (maxSurge "
+        f"{max_surge}{implicit}): the new pod starts before the old one stops and needs "
+        f"{_gpu_text({r: v * surge for r, v in gpus.items()})} more"
+    )
+    if node is None:
+        return text + "; when no spare GPU exists it stays Pending and the rollout never ends"
+    holders = []
+    total = {r: Fraction(0) for r in gpus}
+    for other in pods_on(node, model.pods, model.inventory):
+        mine = gpus_of[id(other)]
+        if any(mine.get(r) for r in gpus):
+            n = count(other)
+            holders.append(f"{other.name} {number(sum(mine.values(), Fraction(0)) * n)}")
+            for r in gpus:
+                total[r] += mine.get(r, Fraction(0)) * n
+    parts = [
+        f"{node.name} has {number(node.allocatable.get(r, Fraction(0)))} {r} and pods pinned "
+        f"there request {number(total[r])}" for r in gpus
+    ]
+    return (f"{text}; {'; '.join(parts)} ({', '.join(holders)}), so the surge pod would sit "
+            "Pending forever")
+
+
+def _written(pod: PodTemplate) -> bool:
+    strategy = pod.strategy
+    if strategy is None:
+        return False
+    value = pod.obj.get(strategy.path)
+    return value is not None
+
+
+def _fix(pod: PodTemplate) -> str:
+    if pod.component is not None:
+        return (f"Set spec.{pod.component}.deploymentStrategy.type: Recreate, so the old pod "
+                "frees its GPUs before the new one starts.")
+    if is_values_pod(pod):
+        return "Set the strategy to Recreate in the values (or maxSurge: 0)."
+    return "Set spec.strategy.type: Recreate (or rollingUpdate.maxSurge: 0)."

@@ -1,0 +1,208 @@
+"""Images are pinned by a well-formed `@sha256:` digest; a moved tag must move the digest.
+
+A tag is a name that can be re-pointed; a digest is the content. The seeds pin
+`vllm/vllm-openai:v0.11.0@sha256:014a95f2...` because v0.15.0 was measured to fail on the
+node (empty CUDA arch list, Error 803): only the digest makes that measurement repeatable.
+Every container is checked, init, ephemeral and sidecar containers included, KServe
+components, and images in Helm values (`image: {repository, tag, digest}`, app-template
+`tag: v1@sha256:...`).
+
+Findings, by kind:
+
+- `malformed` (error): the reference has an `@` part that is not `sha256:` + 64 lowercase hex
+  (or `sha512:` + 128): the runtime refuses to pull it.
+- `floating` (error): `:latest`, or no tag and no digest: whatever the registry serves on
+  the day the pod restarts is what runs.
+- `unpinned` (warning): a tag and no digest (in values: the chart's default tag and no
+  digest).
+- `tag-moved` (error, review only): between the base branch and the PR, the tag changed but
+  the digest did not. The digest wins at pull time, so the old image still runs and the new
+  tag lies. `tag_moved()` and `check_change()` below are what `reviewbot review` calls with
+  both trees; plain `lint` sees one tree and checks presence and form only.
+
+Images with `${VAR}`, `$(VAR)` or `{{ }}` are resolved elsewhere and skipped. Option
+`allow-floating` lists repositories (glob patterns: `registry.local/*`) whose tags may float;
+only the form of their digests is checked.
+
+Failing example:
+
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm-probe, namespace: llm-serving}
+spec:
+  selector: {matchLabels: {app: vllm-probe}}
+  template:
+    metadata: {labels: {app: vllm-probe}}
+    spec:
+      containers:
+      - name: probe
+        image: vllm/vllm-openai:latest
+```
+
+Passing example:
+
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm-probe, namespace: llm-serving}
+spec:
+  selector: {matchLabels: {app: vllm-probe}}
+  template:
+    metadata: {labels: {app: vllm-probe}}
+    spec:
+      containers:
+      - name: probe
+        image: vllm:v0.11.0@sha256:014a95f21c9edf6abe0aea6b07353f96baa4ec291c427bb1176dc7c93a85845c
+```
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from reviewbot.findings import Violation
+from reviewbot.model import Container, Model, Path, PodTemplate
+from reviewbot.registry import Option
+from reviewbot.workload import DIGEST, ImageRef, describe, field_path, image_ref, parse_image
+
+ID = "image-digest"
+SEVERITY = "error"
+SUMMARY = "Images are pinned by a well-formed @sha256 digest; a tag never moves alone."
+RATIONALE = (
+    "A tag can be re-pointed at any time, so a manifest with a tag only does not say what "
+    "runs; a tag bumped while the digest stayed keeps running the old image under a new name."
+)
+FIX = "Pin the image as repository:tag@sha256:<digest of that tag>."
+KINDS: tuple[str, ...] = ()
+OPTIONS = (
+    Option("allow-floating", "list", [],
+           "Repositories (glob patterns, e.g. registry.local/*) whose tags may float."),
+)
+SEVERITIES = {"malformed": "error", "floating": "error", "unpinned": "warning",
+              "tag-moved": "error"}
+UNRESOLVED = ("${", "$(", "{{")
+PLACEHOLDER = re.compile(r"[<>\s]")  # <YOUR-IMAGE>: a placeholder, not a reference
+
+
+def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
+    allowed = [str(p) for p in opts.get("allow-floating") or []]
+    seen: set[tuple[int, Path]] = set()
+    for pod in model.pods:
+        for container in pod.containers:
+            key = (id(pod.obj), container.path)
+            if key in seen:
+                continue
+            seen.add(key)
+            yield from _check(pod, container, allowed)
+
+
+def _paths(container: Container) -> tuple[Path, Path, Path]:
+    """Where to point: the image, its tag, its digest (the image when they are not split)."""
+    image = field_path(container, "image")
+    where: Mapping[str, Path] = getattr(container, "where", None) or {}
+    return image, where.get("image.tag", image), where.get("image.digest", where.get(
+        "image.tag", image))
+
+
+def _check(pod: PodTemplate, container: Container, allowed: Sequence[str]) -> Iterator[Violation]:
+    ref = image_ref(container)
+    if ref is None or any(mark in ref.text for mark in UNRESOLVED) or PLACEHOLDER.search(ref.text):
+        return
+    image_path, tag_path, digest_path = _paths(container)
+    who = _who(pod, container)
+    if ref.digest is not None:
+        if not DIGEST.match(ref.digest):
+            yield Violation(
+                pod.obj, digest_path,
+                f"{who}: image {ref.text} has a malformed digest {ref.digest!r}: a digest is "
+                "sha256: followed by 64 lowercase hex digits, and the runtime refuses any other "
+                "form",
+                fix="Replace the digest with the one the registry reports for this tag "
+                "(`crane digest`, `docker buildx imagetools inspect`).",
+                kind="malformed",
+            )
+        return
+    if ref.repository and any(fnmatch.fnmatchcase(ref.repository, p) for p in allowed):
+        return
+    if ref.tag is None and not ref.chart_tag or ref.tag == "latest":
+        written = ":latest" if ref.tag == "latest" else "no tag"
+        yield Violation(
+            pod.obj, tag_path if ref.tag else image_path,
+            f"{who}: image {ref.text} has {written} and no digest, so it runs whatever "
+            "the registry serves when the pod next starts",
+            fix=f"Pin a version and its digest: {ref.name}:<version>@sha256:<digest>.",
+            kind="floating",
+        )
+        return
+    if ref.chart_tag:
+        message = (f"{who}: image {ref.name} takes the chart's default tag and no digest, "
+                   "so the running image is decided outside this repository")
+    elif ref.repository is None:
+        message = (f"{who}: the chart's image at tag {ref.tag} is pinned by tag only; the tag "
+                   "can be re-pointed, so the values do not say what runs")
+    else:
+        message = (f"{who}: image {ref.text} is pinned by tag only; the tag can be re-pointed, "
+                   "so the manifest does not say what runs")
+    if getattr(container, "image_ref", None) is not None:
+        fix = (f"Pin the digest in the values: image.digest: sha256:<digest of "
+               f"{ref.tag or 'the tag'}>, or tag: {ref.tag or '<tag>'}@sha256:<digest>.")
+    else:
+        fix = f"Add the digest of the tag: {ref.name}:{ref.tag or '<tag>'}@sha256:<digest>."
+    yield Violation(pod.obj, tag_path, message, fix=fix, kind="unpinned")
+
+
+def _who(pod: PodTemplate, container: Container) -> str:
+    return f"{pod.name}, {describe(container)}"
+
+
+# ---------------------------------------------------------------- review: tags that moved
+
+
+def tag_moved(base_image: str, head_image: str) -> bool:
+    """True when the tag changed but the digest did not (the digest still pins the old image).
+
+    Both references need the same repository and the same digest; a moved digest, an added
+    or dropped digest, or a different repository is an ordinary change.
+    """
+    old, new = parse_image(base_image.strip()), parse_image(head_image.strip())
+    return (
+        old.digest is not None and old.digest == new.digest
+        and old.repository == new.repository and old.tag != new.tag
+    )
+
+
+def check_change(
+    old_pods: Sequence[PodTemplate], new_pods: Sequence[PodTemplate]
+) -> Iterator[Violation]:
+    """Violations for the PR's side of one changed object: tags that moved without the digest.
+
+    Call it with ``base_model.pods_of(old_obj)`` and ``head_model.pods_of(new_obj)`` for each
+    modified object (values pseudo-objects included); containers are matched by pod name,
+    role and container name.
+    """
+    before: dict[tuple[str, str, str], ImageRef] = {}
+    for pod in old_pods:
+        for c in pod.containers:
+            ref = image_ref(c)
+            if ref is not None:
+                before[(pod.name, c.role, c.name)] = ref
+    for pod in new_pods:
+        for c in pod.containers:
+            ref = image_ref(c)
+            old = before.get((pod.name, c.role, c.name))
+            if ref is None or old is None or not tag_moved(old.text, ref.text):
+                continue
+            _, tag_path, _ = _paths(c)
+            short = (ref.digest or "")[:19]
+            yield Violation(
+                pod.obj, tag_path,
+                f"{_who(pod, c)}: the tag changed {old.tag or '(none)'} -> {ref.tag or '(none)'} "
+                f"but the digest stayed {short}...: the digest wins at pull time, so the pod "
+                f"still runs the old image ({old.tag or 'untagged'}) and the new tag lies",
+                fix=f"Replace the digest with the one of {ref.name}:{ref.tag}, or revert the tag.",
+                kind="tag-moved",
+            )

@@ -1,0 +1,168 @@
+"""The startup probe's budget covers the measured boot time with headroom.
+
+The kubelet kills a container whose startup probe has failed `failureThreshold` times, so
+`initialDelaySeconds + failureThreshold x periodSeconds` is the longest boot a pod
+survives. The seeds' first TP=2 attempt of `coder` died on its startup probe at 20 minutes;
+the reviewed state measured ~10 minutes before the API binds and gave it 120 x 15 s = 30
+minutes. A budget sized from an older, smaller boot (40 x 15 s, carried over from a one-card
+manifest) kills every boot that is only a little slower than the last.
+
+With the measured boot time on the object or pod template as the annotation
+`reviewbot.dev/measured-boot-seconds` (seconds: `600`, `600s`, `10m`; for a Helm values file,
+the config's `measured: {<path>: {measured-boot-seconds: 600}}`), each app container's
+startup budget must be at least `factor` (default 1.5) times the boot. Without a
+startupProbe, the liveness probe's budget is the one that kills a slow boot, and it is held
+to the same bound. Fields left out take Kubernetes' defaults (0 s delay, period 10 s,
+threshold 3); app-template's probes take that chart's defaults (startup 30 x 5 s). Without
+a measured boot time the rule has nothing to compare and says nothing.
+
+Failing example:
+
+```yaml
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: coder
+  namespace: llm-serving
+  annotations:
+    reviewbot.dev/measured-boot-seconds: "600"
+spec:
+  predictor:
+    containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.11.0
+      startupProbe:
+        httpGet: {path: /health, port: 8080}
+        failureThreshold: 40   # 40 x 15 s = 600 s: no headroom over the 600 s boot
+        periodSeconds: 15
+```
+
+Passing example:
+
+```yaml
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: coder
+  namespace: llm-serving
+  annotations:
+    reviewbot.dev/measured-boot-seconds: "600"
+spec:
+  predictor:
+    containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.11.0
+      startupProbe:
+        httpGet: {path: /health, port: 8080}
+        failureThreshold: 120  # 120 x 15 s = 1800 s
+        periodSeconds: 15
+```
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from fractions import Fraction
+from typing import Any
+
+from reviewbot.findings import Violation
+from reviewbot.model import Container, Model, PodTemplate
+from reviewbot.registry import Option
+from reviewbot.workload import (
+    MEASURED_BOOT,
+    describe,
+    field_path,
+    measured,
+    number,
+    parse_int,
+    parse_seconds,
+)
+
+ID = "probe-headroom"
+SEVERITY = "error"
+SUMMARY = "The startup probe budget covers the measured boot time times a headroom factor."
+RATIONALE = (
+    "A startup (or liveness) probe whose budget is shorter than a real boot kills the "
+    "container mid-boot, again and again: the pod never becomes ready."
+)
+FIX = "Raise failureThreshold (or periodSeconds) until the budget covers factor x the boot."
+KINDS: tuple[str, ...] = ()
+OPTIONS = (
+    Option("factor", "number", 1.5,
+           "Headroom: the probe budget must be at least factor x the measured boot time."),
+)
+SEVERITIES = {"startup": "error", "liveness": "error", "bad-fact": "warning"}
+DEFAULTS = {"initialDelaySeconds": 0, "periodSeconds": 10, "failureThreshold": 3}
+
+
+def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
+    factor = Fraction(str(opts.get("factor", 1.5)))
+    seen: set[tuple[int, tuple[Any, ...]]] = set()
+    for pod in model.pods:
+        key = (id(pod.obj), pod.spec_path)
+        raw = measured(pod, MEASURED_BOOT)
+        if raw is None or key in seen:
+            continue
+        seen.add(key)
+        boot = parse_seconds(raw)
+        if boot is None:
+            where = ("metadata", "annotations", MEASURED_BOOT)
+            yield Violation(
+                pod.obj, where if MEASURED_BOOT in pod.obj.annotations else pod.spec_path,
+                f"{pod.name}: measured-boot-seconds {raw!r} is not a duration in seconds",
+                fix="Write the measured boot as seconds: \"600\", \"600s\" or \"10m\".",
+                kind="bad-fact",
+            )
+            continue
+        for container in pod.main_containers:
+            yield from _check(pod, container, boot, factor)
+
+
+def budget(probe: Mapping[str, Any]) -> tuple[int, int, int] | None:
+    """(initialDelaySeconds, failureThreshold, periodSeconds) with Kubernetes' defaults."""
+    values = []
+    for name, default in DEFAULTS.items():
+        raw = probe.get(name, default)
+        value = parse_int(raw) if raw is not None else default
+        if value is None:
+            return None
+        values.append(value)
+    delay, period, threshold = values
+    return delay, threshold, period
+
+
+def _check(pod: PodTemplate, container: Container, boot: Fraction,
+           factor: Fraction) -> Iterator[Violation]:
+    startup = container.body.get("startupProbe")
+    liveness = container.body.get("livenessProbe")
+    if isinstance(startup, dict):
+        probe, name, kind = startup, "startupProbe", "startup"
+    elif isinstance(liveness, dict):
+        probe, name, kind = liveness, "livenessProbe", "liveness"
+    else:
+        return
+    parts = budget(probe)
+    if parts is None:
+        return
+    delay, threshold, period = parts
+    total = delay + threshold * period
+    need = factor * boot
+    if total >= need:
+        return
+    needed = max(math.ceil((need - delay) / period), 1) if period > 0 else threshold
+    formula = (f"initialDelaySeconds {delay} + failureThreshold {threshold} x periodSeconds "
+               f"{period}")
+    head = (f"{pod.name}, {describe(container)}: the {name} allows {total}s ({formula}), "
+            f"but the measured boot is {number(boot)}s and {float(factor):g} x "
+            f"{number(boot)}s = {number(need)}s")
+    if kind == "liveness":
+        message = (f"{head}; with no startupProbe the liveness probe kills a boot slower than "
+                   f"{total}s, over and over")
+        fix = (f"Add a startupProbe with failureThreshold {needed} x periodSeconds {period} "
+               f"(>= {number(need)}s), or raise the liveness failureThreshold to {needed}.")
+    else:
+        message = f"{head}: a boot a little slower than the last is killed mid-way"
+        fix = (f"Raise failureThreshold to {needed} ({needed} x {period}s + {delay}s >= "
+               f"{number(need)}s).")
+    yield Violation(pod.obj, field_path(container, name), message, fix=fix, kind=kind)

@@ -1,0 +1,212 @@
+"""Requests fit the node they are pinned to, and every pod fits some node that admits it.
+
+The scheduler compares requests with a node's *allocatable* (capacity minus what the system
+reserves), not with the RAM on the spec sheet. The seeds' `worker-1` exposes 63,495 MiB; a
+24Gi request beside the 44Gi the pods pinned there already held could never schedule, and
+the pod sat Pending until the request came down to 12Gi. The numbers live in the inventory
+(`cluster.nodes[].allocatable` in `.reviewbot.yaml`), measured with `kubectl get node -o
+yaml`.
+
+For each inventory node, the requests of every pod template pinned to it (`nodeName`,
+`nodeSelector` on `kubernetes.io/hostname`, or required affinity on one host), times its
+replicas (KServe: `minReplicas`), plus DaemonSets that admit the node, must fit its
+allocatable, for cpu, memory and every extended resource (a node that does not list an
+extended resource has none of it). A request is the container's `requests`, or its limit
+when only the limit is set (Kubernetes copies it); a pod reserves its containers' sum, or
+its largest init container when that is larger. The finding sits on the largest
+contributor's request and lists every pod counted.
+
+A pod that is not pinned must fit at least one inventory node that admits it (selectors,
+affinity, taints); when the inventory has none big enough, it never schedules. Without an
+inventory the rule has nothing to compare and says nothing.
+
+Failing example:
+
+```yaml
+# .reviewbot.yaml: worker-1 allocatable {cpu: "32", memory: 63495Mi, nvidia.com/gpu: "4"}
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: coder, namespace: llm-serving}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: coder}}
+  template:
+    metadata: {labels: {app: coder}}
+    spec:
+      nodeSelector: {kubernetes.io/hostname: worker-1}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        resources:
+          requests: {cpu: "8", memory: 24Gi}   # 3 x 24Gi = 72Gi > 63495Mi
+```
+
+Passing example:
+
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: coder, namespace: llm-serving}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: coder}}
+  template:
+    metadata: {labels: {app: coder}}
+    spec:
+      nodeSelector: {kubernetes.io/hostname: worker-1}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        resources:
+          requests: {cpu: "8", memory: 12Gi}
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from reviewbot.findings import Violation
+from reviewbot.model import Container, Model, Node, Path, PodTemplate
+from reviewbot.quantity import format_quantity
+from reviewbot.workload import (
+    admits,
+    count,
+    field_path,
+    pinned_host,
+    pod_request,
+    pods_on,
+    request,
+    resource_names,
+)
+
+ID = "schedulability"
+SEVERITY = "error"
+SUMMARY = "Requests fit the inventory node they are pinned to (summed), and some node at all."
+RATIONALE = (
+    "A pod whose requests exceed what its node has left stays Pending forever; the scheduler "
+    "compares with measured allocatable, not with the hardware's capacity."
+)
+FIX = "Lower the requests, reduce replicas, or move a workload to another node."
+KINDS: tuple[str, ...] = ()
+OPTIONS: tuple[Any, ...] = ()
+SEVERITIES = {"node-full": "error", "too-big": "error"}
+
+
+def _extended(resource: str) -> bool:
+    return "/" in resource and not resource.startswith(("kubernetes.io/", "requests."))
+
+
+def _allocatable(node: Node, resource: str) -> Fraction | None:
+    if resource in node.allocatable:
+        return node.allocatable[resource]
+    return Fraction(0) if _extended(resource) else None
+
+
+def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
+    inventory = model.inventory
+    if not inventory.nodes:
+        return
+    pods = _unique(model.pods)
+    for node in inventory.nodes:
+        on = list(pods_on(node, pods, inventory))
+        yield from _node(node, on)
+    for pod in pods:
+        if pinned_host(pod) is None:
+            yield from _single(pod, inventory.nodes)
+
+
+def _unique(pods: Sequence[PodTemplate]) -> list[PodTemplate]:
+    seen: set[tuple[int, Path]] = set()
+    out = []
+    for pod in pods:
+        key = (id(pod.obj), pod.spec_path)
+        if key not in seen:
+            seen.add(key)
+            out.append(pod)
+    return out
+
+
+def _names(pods: Sequence[PodTemplate]) -> list[str]:
+    names: dict[str, None] = {"cpu": None, "memory": None}
+    for pod in pods:
+        names.update((r, None) for r in resource_names(pod))
+    return list(names)
+
+
+def _anchor(pod: PodTemplate, resource: str) -> Path:
+    best: Container | None = None
+    for c in pod.containers:
+        if c.role == "ephemeralContainer":
+            continue
+        if best is None or (request(c, resource) or 0) > (request(best, resource) or 0):
+            best = c
+    if best is None:
+        return pod.spec_path
+    section = "requests" if best.quantity("requests", resource) is not None else "limits"
+    return field_path(best, "resources") + (section, resource)
+
+
+def _q(resource: str, value: Fraction) -> str:
+    return format_quantity(resource, value)
+
+
+def _node(node: Node, on: Sequence[PodTemplate]) -> Iterator[Violation]:
+    for resource in _names(on):
+        allocatable = _allocatable(node, resource)
+        if allocatable is None:
+            continue
+        shares = [(p, pod_request(p, resource) * count(p)) for p in on]
+        shares = [(p, v) for p, v in shares if v > 0]
+        total = sum((v for _, v in shares), Fraction(0))
+        if total <= allocatable:
+            continue
+        shares.sort(key=lambda pv: (-pv[1], pv[0].name))
+        listed = ", ".join(
+            f"{p.name} {_q(resource, v)}" + (f" ({count(p)} x {_q(resource, v / count(p))})"
+                                              if count(p) > 1 else "")
+            for p, v in shares
+        )
+        top = shares[0][0]
+        yield Violation(
+            top.obj, _anchor(top, resource),
+            f"pods pinned to {node.name} request {_q(resource, total)} {resource} ({listed}), "
+            f"but its allocatable is {_q(resource, allocatable)}: "
+            f"{_q(resource, total - allocatable)} too much, so one of them stays Pending",
+            fix=(f"Bring the {resource} requests on {node.name} to at most "
+                 f"{_q(resource, allocatable)}: lower {top.name}'s request, reduce replicas, "
+                 "or move a workload to another node."),
+            kind="node-full",
+        )
+
+
+def _single(pod: PodTemplate, nodes: Sequence[Node]) -> Iterator[Violation]:
+    admitting = [n for n in nodes if admits(pod, n)]
+    if not admitting:
+        return
+    wanted = {r: pod_request(pod, r) for r in _names([pod])}
+    wanted = {r: v for r, v in wanted.items() if v > 0}
+    if not wanted:
+        return
+    short: list[tuple[Node, str, Fraction]] = []
+    for node in admitting:
+        lacking = [(r, v) for r, v in wanted.items()
+                   if (a := _allocatable(node, r)) is not None and v > a]
+        if not lacking:
+            return
+        short.append((node, lacking[0][0], lacking[0][1]))
+    node, resource, value = max(
+        short, key=lambda t: _allocatable(t[0], t[1]) or Fraction(0)
+    )
+    biggest = _allocatable(node, resource) or Fraction(0)
+    yield Violation(
+        pod.obj, _anchor(pod, resource),
+        f"one pod of {pod.name} requests {_q(resource, value)} {resource}, but no inventory "
+        f"node that admits it has that much (the largest, {node.name}, has "
+        f"{_q(resource, biggest)} allocatable): it never schedules",
+        fix=f"Lower the {resource} request to fit {node.name}, or add a node that can hold it.",
+        kind="too-big",
+    )
+

@@ -1,0 +1,181 @@
+"""Multi-GPU pods mount a memory-backed `/dev/shm` with a sizeLimit.
+
+NCCL moves tensor-parallel all-reduce traffic through `/dev/shm`, and a container gets the
+runtime's 64Mi default unless the pod mounts something bigger there. At 64Mi the engine
+hangs at init or dies with a bus error; the seeds' TP=2 `coder` needed an 8Gi memory-backed
+emptyDir ("the 64Mi default shows up as an init hang").
+
+A pod with more than one GPU (option `gpu-resources`), or an app container running tensor
+or pipeline parallelism above 1 (`--tensor-parallel-size`, `-tp`, `--pipeline-parallel-size`
+...), must mount, in each such container, an `emptyDir` with `medium: Memory` at
+`/dev/shm` whose `sizeLimit` is at least `min-size` (default 1Gi). A pod with `hostIPC:
+true` shares the host's `/dev/shm` and passes. In app-template values the volume is a
+`persistence` entry (`type: emptyDir`, `medium: Memory`, `sizeLimit`) mounted at `/dev/shm`.
+
+Failing example:
+
+```yaml
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: coder, namespace: llm-serving}
+spec:
+  predictor:
+    containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.11.0
+      args: [--tensor-parallel-size=2]
+      resources:
+        limits: {nvidia.com/gpu: "2"}
+```
+
+Passing example:
+
+```yaml
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: coder, namespace: llm-serving}
+spec:
+  predictor:
+    containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.11.0
+      args: [--tensor-parallel-size=2]
+      resources:
+        limits: {nvidia.com/gpu: "2"}
+      volumeMounts:
+      - {name: shm, mountPath: /dev/shm}
+    volumes:
+    - name: shm
+      emptyDir: {medium: Memory, sizeLimit: 8Gi}
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from fractions import Fraction
+from typing import Any
+
+from reviewbot.findings import Violation
+from reviewbot.model import Container, Model, Path, PodTemplate
+from reviewbot.quantity import format_quantity, parse_quantity
+from reviewbot.registry import Option
+from reviewbot.workload import (
+    DEFAULT_GPU_RESOURCES,
+    container_gpus,
+    describe,
+    field_path,
+    number,
+    parallelism,
+    pod_gpus,
+)
+
+ID = "shm-size"
+SEVERITY = "error"
+SUMMARY = "Multi-GPU pods mount a memory-backed /dev/shm with a sizeLimit."
+RATIONALE = (
+    "NCCL all-reduce moves through /dev/shm; on the runtime's 64Mi default a multi-GPU "
+    "engine hangs at init or dies with a bus error."
+)
+FIX = "Mount an emptyDir {medium: Memory, sizeLimit: <at least min-size>} at /dev/shm."
+KINDS: tuple[str, ...] = ()
+OPTIONS = (
+    Option("min-size", "string", "1Gi", "Smallest acceptable sizeLimit of /dev/shm."),
+    Option("gpu-resources", "list", list(DEFAULT_GPU_RESOURCES),
+           "Extended resources that are GPUs (glob patterns)."),
+)
+SEVERITIES = {"missing": "error", "not-memory": "error", "no-limit": "error", "small": "error"}
+SHM = "/dev/shm"
+
+
+def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
+    patterns = [str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES]
+    minimum = parse_quantity(opts.get("min-size", "1Gi")) or Fraction(2**30)
+    seen: set[tuple[int, tuple[Any, ...]]] = set()
+    for pod in model.pods:
+        key = (id(pod.obj), pod.spec_path)
+        if key in seen or pod.spec.get("hostIPC") is True:
+            continue
+        seen.add(key)
+        gpus = sum(pod_gpus(pod, patterns).values(), Fraction(0))
+        reasons: dict[str, str] = {}
+        for c in pod.main_containers:
+            parallel = _parallel(c)
+            if parallel is not None:
+                reasons[c.name] = parallel
+            elif container_gpus(c, patterns) and gpus > 1:
+                reasons[c.name] = f"{number(gpus)} GPUs"
+        if not reasons:
+            continue
+        for c in pod.main_containers:
+            if c.name in reasons:
+                yield from _check(pod, c, reasons[c.name], minimum)
+
+
+def _parallel(container: Container) -> str | None:
+    found = parallelism(container)
+    sizes = found.sizes() if found is not None else None
+    if found is None or sizes is None or sizes[0] * sizes[1] <= 1:
+        return None
+    return f"{sizes[0] * sizes[1]}-way parallelism ({found.spelled})"
+
+
+def _volume_path(pod: PodTemplate, index: int) -> Path:
+    paths: tuple[Path, ...] = getattr(pod, "volume_paths", ())
+    if paths:
+        return paths[index]
+    return field_path(pod, "volumes") + (index,)
+
+
+def _emptydir_path(pod: PodTemplate, index: int, key: str | None) -> Path:
+    base = _volume_path(pod, index)
+    if getattr(pod, "chart", None) == "app-template":
+        return base + ((key,) if key else ())
+    return base + ("emptyDir",) + ((key,) if key else ())
+
+
+def _check(pod: PodTemplate, c: Container, reason: str, minimum: Fraction) -> Iterator[Violation]:
+    who = f"{pod.name}, {describe(c)}: {reason}"
+    mounts = [m for m in c.body.get("volumeMounts") or [] if isinstance(m, dict)]
+    mount = next((m for m in mounts if str(m.get("mountPath") or "").rstrip("/") == SHM), None)
+    if mount is None:
+        yield Violation(
+            pod.obj, c.path,
+            f"{who}, but nothing is mounted at {SHM}: the container runtime's 64Mi default "
+            "applies, and NCCL hangs on it (an init hang or a bus error)",
+            fix=f"Add a volume {{name: shm, emptyDir: {{medium: Memory, sizeLimit: 8Gi}}}} and "
+                f"mount it at {SHM} (sizeLimit at least {format_quantity('memory', minimum)}).",
+            kind="missing",
+        )
+        return
+    volumes = pod.volumes
+    index = next((i for i, v in enumerate(volumes) if v.get("name") == mount.get("name")), None)
+    if index is None:
+        return  # a mount without a volume is the schema's and the API server's problem
+    empty = volumes[index].get("emptyDir")
+    if not isinstance(empty, dict) or empty.get("medium") != "Memory":
+        yield Violation(
+            pod.obj, _volume_path(pod, index),
+            f"{who}; volume {mount.get('name')} at {SHM} is not a "
+            "memory-backed emptyDir: NCCL's shared-memory transport needs tmpfs there",
+            fix="Make the volume emptyDir: {medium: Memory, sizeLimit: 8Gi}.",
+            kind="not-memory",
+        )
+        return
+    size = parse_quantity(empty.get("sizeLimit"))
+    if size is None:
+        yield Violation(
+            pod.obj, _emptydir_path(pod, index, None),
+            f"{who}; its {SHM} emptyDir {mount.get('name')} has no sizeLimit, so the tmpfs "
+            "is bounded only by the pod's memory limit and its use is invisible to scheduling",
+            fix=f"Set sizeLimit (at least {format_quantity('memory', minimum)}).",
+            kind="no-limit",
+        )
+    elif size < minimum:
+        yield Violation(
+            pod.obj, _emptydir_path(pod, index, "sizeLimit"),
+            f"{who}; its {SHM} sizeLimit {format_quantity('memory', size)} is below the "
+            f"{format_quantity('memory', minimum)} minimum, too small for NCCL's buffers",
+            fix=f"Raise sizeLimit to at least {format_quantity('memory', minimum)}.",
+            kind="small",
+        )
