@@ -42,10 +42,7 @@ from .report import Report, render
 from .report.difftext import render_diff_text
 from .sources import Tree, disk_tree, git_tree, merge_base, repo_root, resolve_ref
 
-SUMMARY_LIMIT = 60_000
-# The forge folds out-of-diff comments under the summary and then clips the summary at half
-# its 60,000-character budget; a summary under that never gets cut mid-section.
-FORGE_SUMMARY_LIMIT = 29_000
+SUMMARY_LIMIT = 60_000  # the forge keeps the summary whole up to this, folds after it
 _SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 _TOKENS = ("GITHUB_TOKEN", "FORGEJO_TOKEN", "GITEA_TOKEN", "INPUT_TOKEN")
 _DIFF_FORMATS = ("text", "json", "markdown")
@@ -139,6 +136,27 @@ def review_sides(args: argparse.Namespace, env: Mapping[str, str]) -> Sides:
             "(a shallow clone? fetch with fetch-depth: 0)"
         ) from None
     return Sides(root, base_ref, merge, head_sha)
+
+
+def _is_ref(root: Path, ref: str) -> bool:
+    try:
+        _resolve(root, ref, "head")
+    except ReviewbotError:
+        return False
+    return True
+
+
+def repo_prefixes(paths: Sequence[str], root: Path) -> list[str]:
+    """PATH arguments (relative to the current directory) as repository-relative prefixes."""
+    out = []
+    for raw in paths:
+        rel = _in_repo(Path(raw), root)
+        if rel is None:
+            raise ReviewbotError(f"{raw} is outside the repository {root}")
+        if rel in ("", "."):
+            return []
+        out.append(rel)
+    return out
 
 
 def worktree(root: Path, prefixes: Sequence[str] = ()) -> Tree:
@@ -239,8 +257,8 @@ def finding_key(
     List indices in the path become item names where the list is named (containers, env,
     flags of args ...), and a base object's ref becomes its head ref when the PR renamed it.
     """
-    if not finding.object:
-        return finding.match_key
+    if not finding.object:  # a file-level finding: the rule's key when it gave one
+        return (finding.rule, "", finding.path) if finding.path else finding.match_key
     obj = index.get((finding.object, finding.file)) or index.get((finding.object, ""))
     path = finding.path
     if obj is not None and path:
@@ -326,12 +344,17 @@ def diff_command(args: argparse.Namespace) -> int:
     if args.format not in _DIFF_FORMATS:
         raise ReviewbotError(f"diff writes {', '.join(_DIFF_FORMATS)}, not {args.format}")
     root = repo_root(Path(args.repo))
+    paths = list(args.paths)
+    if args.head and not _is_ref(root, args.head) and os.path.lexists(args.head):
+        paths.insert(0, args.head)  # `diff BASE PATH`: the work tree, limited to PATH
+        args.head = None
+    prefixes = repo_prefixes(paths, root)
     base = _resolve(root, args.base, "base")
     head = _resolve(root, args.head, "head") if args.head else None
     sides = Sides(root, args.base, base, head)
     config = review_config(args, sides).config
-    base_model = _model(git_tree(root, base, args.paths), config, args)
-    head_model = _model(head_tree(sides, args.paths), config, args)
+    base_model = _model(git_tree(root, base, prefixes), config, args)
+    head_model = _model(head_tree(sides, prefixes), config, args)
     diff = diff_models(base_model, head_model)
     entries = tuple(diff.as_json())
     if args.format == "text":
@@ -361,8 +384,9 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
     sides = review_sides(args, env)
     cfg = review_config(args, sides)
     config = cfg.config
-    base_tree = git_tree(sides.root, sides.base, args.paths)
-    head = head_tree(sides, args.paths)
+    prefixes = repo_prefixes(args.paths, sides.root)
+    base_tree = git_tree(sides.root, sides.base, prefixes)
+    head = head_tree(sides, prefixes)
     loader = file_loader(args)
     base_result = analyze(base_tree, config, only=args.rule, loader=loader)
     head_result = analyze(head, config, only=args.rule, loader=loader)
@@ -451,9 +475,7 @@ def publish(args: argparse.Namespace, report: Report, findings: Sequence[Finding
         from .report.markdown import render_markdown
 
         platform = args.platform if args.platform != "auto" else detect_platform(env)
-        summary = render_markdown(
-            replace(report, extra={**report.extra, "max_chars": FORGE_SUMMARY_LIMIT}), False
-        )
+        summary = render_markdown(report, False)
         comments = inline_comments(findings)
         payload = ReviewPayload(summary, comments, args.comment_mode)
         if platform == "none" or args.dry_run:
