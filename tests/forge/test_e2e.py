@@ -1,0 +1,138 @@
+"""`reviewbot review` run as the action runs it (event file, env vars, subprocess) against
+the fake forge, on a real git repository holding a seed pull request.
+
+The PR takes the seeds' final reviewed state (`step2`) back to the earlier `step1`, which
+the seed fixtures document as carrying five findings, so the review has new findings.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from reviewbot.forge.reconcile import SUMMARY_MARKER, fingerprint_of
+
+from .fake_forge import DEFAULT_TOKEN, FakeForge, FakePull, ci_env, files_from_git, write_event
+
+SEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "seed-repo"
+HOSTILE_TITLE = "fix $(touch PWNED) `id` ; rm -rf / && echo ${GITHUB_TOKEN}"
+pytestmark = pytest.mark.skipif(
+    not (SEEDS / "step1").is_dir() or shutil.which("git") is None,
+    reason="needs git and the seed fixtures",
+)
+
+
+@dataclass(frozen=True)
+class Repo:
+    path: Path
+    base: str
+    head: str
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def seed_repo(tmp_path_factory: pytest.TempPathFactory) -> Repo:
+    path = tmp_path_factory.mktemp("seed") / "gitops"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.email", "ci@example.org")
+    git(path, "config", "user.name", "ci")
+    shutil.copytree(SEEDS / "step2", path, dirs_exist_ok=True)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "reviewed state")
+    base = git(path, "rev-parse", "HEAD")
+    for child in path.iterdir():
+        if child.name != ".git":
+            shutil.rmtree(child) if child.is_dir() else child.unlink()
+    shutil.copytree(SEEDS / "step1", path, dirs_exist_ok=True)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "back to TP=1")
+    return Repo(path, base, git(path, "rev-parse", "HEAD"))
+
+
+@pytest.fixture(params=["github", "forgejo"])
+def forge(request: pytest.FixtureRequest, seed_repo: Repo) -> Iterator[tuple[FakeForge, FakePull]]:
+    with FakeForge(request.param) as fake:
+        pull = fake.add_pull(
+            "homelab", "gitops", 7,
+            files=files_from_git(seed_repo.path, seed_repo.base, seed_repo.head),
+            head_sha=seed_repo.head, base_sha=seed_repo.base, title=HOSTILE_TITLE,
+        )  # fmt: skip
+        yield fake, pull
+
+
+def review(repo: Repo, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "FORGEJO_"))}
+    full.update(env)
+    code = "import sys; from reviewbot.cli import main; sys.exit(main())"
+    return subprocess.run(
+        [sys.executable, "-c", code, "review", "--fail-on=error", *extra],
+        cwd=repo.path, env=full, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def summaries(fake: FakeForge) -> list[dict]:
+    return [c for c in fake.issue_comments("homelab", "gitops", 7) if SUMMARY_MARKER in c["body"]]
+
+
+def test_review_posts_once_and_reruns_idempotently(
+    tmp_path: Path, seed_repo: Repo, forge: tuple[FakeForge, FakePull]
+) -> None:
+    fake, pull = forge
+    env = ci_env(fake, pull, write_event(tmp_path / "event.json", pull))
+
+    first = review(seed_repo, env)
+    assert first.returncode == 1, first.stderr
+    assert "coder" in first.stdout  # the findings are in the job log
+    assert len(summaries(fake)) == 1
+    inline = [fingerprint_of(c["body"]) for c in fake.review_comments("homelab", "gitops", 7)]
+    assert inline and None not in inline and len(set(inline)) == len(inline)
+    writes = len(fake.writes())
+
+    second = review(seed_repo, env)
+    assert second.returncode == 1
+    assert [(w.method, w.path) for w in fake.writes()[writes:]] == []  # nothing to post
+    assert len(summaries(fake)) == 1
+    for run in (first, second):
+        assert DEFAULT_TOKEN not in run.stdout + run.stderr
+    assert not list(seed_repo.path.rglob("PWNED")) and not list(tmp_path.rglob("PWNED"))
+
+
+def test_forge_down_keeps_findings_and_exit_code(
+    tmp_path: Path, seed_repo: Repo, forge: tuple[FakeForge, FakePull]
+) -> None:
+    fake, pull = forge
+    env = ci_env(fake, pull, write_event(tmp_path / "event.json", pull))
+    fake.stop()
+
+    run = review(seed_repo, env, f"--output={tmp_path / 'findings.json'}", "--format=json")
+    assert run.returncode == 1
+    assert "nothing posted" in run.stderr
+    assert (tmp_path / "findings.json").read_text().startswith("{")
+    assert DEFAULT_TOKEN not in run.stdout + run.stderr
+
+
+def test_read_only_token_says_why(
+    tmp_path: Path, seed_repo: Repo, forge: tuple[FakeForge, FakePull]
+) -> None:
+    fake, pull = forge
+    fake.read_only = True
+    env = ci_env(fake, pull, write_event(tmp_path / "event.json", pull))
+
+    run = review(seed_repo, env)
+    assert run.returncode == 1
+    assert "not posted" in run.stderr and "403" in run.stderr
+    assert fake.issue_comments("homelab", "gitops", 7) == []
+    assert DEFAULT_TOKEN not in run.stdout + run.stderr
