@@ -310,11 +310,16 @@ def _norm(value: Any, path: tuple[str, ...], secret: bool) -> Any:
     return value
 
 
+_SECRET_ROOTS: tuple[tuple[str, ...], ...] = (
+    ("data",), ("stringData",), ("binaryData",),  # Secret
+    ("spec", "encryptedData"), ("spec", "template", "data"),  # SealedSecret
+    ("spec", "template", "stringData"),
+)
+
+
 def _secret_path(path: tuple[str, ...]) -> bool:
-    """Inside a Secret: data/stringData values; SealedSecret: spec.encryptedData."""
-    return len(path) == 2 and path[0] in ("data", "stringData", "binaryData") or (
-        len(path) == 3 and path[:2] in (("spec", "encryptedData"),)
-    ) or (len(path) == 5 and path[:3] == ("spec", "template", "data"))
+    """At or under a field of a Secret (or SealedSecret) that holds values."""
+    return any(path[: len(root)] == root for root in _SECRET_ROOTS)
 
 
 def _redact_tree(value: Any, path: tuple[str, ...]) -> Any:

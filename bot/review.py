@@ -39,6 +39,7 @@ from .findings import Finding, sort_key
 from .model import KObject, Model, PodTemplate, build_model
 from .registry import all_rules
 from .report import Report, render
+from .report.difftext import clean as render_diff_clean
 from .report.difftext import render_diff_text
 from .sources import Tree, disk_tree, git_tree, merge_base, repo_root, resolve_ref
 
@@ -433,12 +434,30 @@ def review_command(args: argparse.Namespace) -> int:
     code = exit_code(outcome.new, fail_on)
     text = render(report, args.format, color=use_color(args))
     if args.format == "text":
-        text += "\n" + render_diff_text(report.diff, use_color(args))
+        text += "\n" + render_diff_text(report.diff, use_color(args)) + _config_note(report)
     emit(text, args.output)  # findings first: no forge call has happened yet
     if args.artifact:
         emit(render(report, args.artifact_format), args.artifact)
     publish(args, report, outcome.findings, env)
     return code
+
+
+def _config_note(report: Report) -> str:
+    """The PR's own configuration changes, for the text output (not applied)."""
+    changes = report.extra.get("config_changes") or ()
+    error = report.extra.get("config_error")
+    if not changes and not error:
+        return ""
+    lines = ["", "configuration changed by this pull request (applies after merge; this review "
+             "used the base branch's):"]
+    if error:
+        lines.append(f"  the new configuration does not load: {error}")
+    for change in changes:
+        old = json.dumps(change.get("old"), default=str) if "old" in change else ""
+        new = json.dumps(change.get("new"), default=str) if "new" in change else ""
+        lines.append(f"  {change.get('path')}: {change.get('op')} {old}"
+                     f"{' -> ' if old and new else ''}{new}".rstrip())
+    return "\n".join(render_diff_clean(line) for line in lines) + "\n"
 
 
 # ---------------------------------------------------------------- publishing

@@ -623,3 +623,22 @@ def test_markdown_diff_is_collapsible_per_object(
            "`cm.yaml:1`\n\n</details>" in out
     assert "- `Service/shop/web` (was in `svc.yaml`)" in out
     assert out.count("<details>") == out.count("</details>") == 3
+
+
+@pytest.mark.parametrize(("base", "head"), [
+    ({"data": "not-a-map-SECRET1"}, {"data": "not-a-map-SECRET2"}),
+    ({"data": {"k": "U0VDUkVUMQ=="}}, {"data": {"k": "U0VDUkVUMg==", "n": ["SECRET3"]}}),
+    ({"stringData": {"k": {"deep": "SECRET1"}}}, {"stringData": {"k": {"deep": "SECRET2"}}}),
+    ({}, {"stringData": {"k": "SECRET1"}, "data": {"j": "SECRET2"}}),
+    ({"stringData": {"k": "SECRET1"}}, {}),
+    ({"kind": "SealedSecret", "spec": {"encryptedData": {"k": "SECRET1"}}},
+     {"kind": "SealedSecret", "spec": {"encryptedData": {"k": "SECRET2"},
+                                       "template": {"data": {"x": "SECRET3"}}}}),
+])
+def test_secret_values_never_leave_compare(base: dict[str, Any], head: dict[str, Any]) -> None:
+    changes = compare(base, head, secret=True)
+    assert changes
+    shown = json.dumps([c.as_json() for c in changes]) + render_diff_text(
+        [{"object": "Secret/a/b", "change": "modified", "file": "f", "line": 1,
+          "changes": [c.as_json() for c in changes]}])
+    assert "SECRET" not in shown and "U0VDUkVU" not in shown
