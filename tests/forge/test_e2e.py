@@ -117,11 +117,15 @@ def test_forge_down_keeps_findings_and_exit_code(
     env = ci_env(fake, pull, write_event(tmp_path / "event.json", pull))
     fake.stop()
 
+    text = review(seed_repo, env)
+    assert text.returncode == 1
+    assert "nothing posted" in text.stderr
+    assert "coder" in text.stdout  # the findings still reach the job log
     run = review(seed_repo, env, f"--output={tmp_path / 'findings.json'}", "--format=json")
     assert run.returncode == 1
-    assert "nothing posted" in run.stderr
     assert (tmp_path / "findings.json").read_text().startswith("{")
-    assert DEFAULT_TOKEN not in run.stdout + run.stderr
+    for done in (text, run):
+        assert DEFAULT_TOKEN not in done.stdout + done.stderr
 
 
 def test_read_only_token_says_why(
