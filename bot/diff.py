@@ -406,7 +406,16 @@ def _canon(node: Any) -> Any:
         return {k: _canon(v) for k, v in node.items()}
     if isinstance(node, list):
         return [_canon(v) for v in node]
+    if isinstance(node, bool):  # tagged: True == 1 and 1 == 1.0 in Python, not in YAML
+        return f"\x00bool:{node}"
+    if isinstance(node, float):
+        return f"\x00float:{node!r}"
     return node
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as data: unlike ``==``, ``true`` is not ``1`` and ``1`` is not ``1.0``."""
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
 
 def _fingerprint(node: Any) -> str:
@@ -642,7 +651,7 @@ def compare(
     b_disp, h_disp = _pair(b_disp, h_disp, (), reorders)
     b_canon, h_canon = _canon(b_disp), _canon(h_disp)
     raw: list[tuple[str, Path]] = []
-    if b_canon != h_canon:
+    if not _same(b_canon, h_canon):
         tree = DeepDiff(b_canon, h_canon, view="tree", verbose_level=2, threshold_to_diff_deeper=0)
         for report_type, levels in tree.items():
             for level in levels:
@@ -858,7 +867,7 @@ def _flag_at(items: Sequence[Any], index: int) -> str:
 # ---------------------------------------------------------------- trees of objects
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class Item:
     """One comparable thing of a tree: a Kubernetes object, a values file, a kustomization."""
 
@@ -968,12 +977,10 @@ def diff_items(base: Sequence[Item], head: Sequence[Item]) -> TreeDiff:
 
 
 def _quick_equal(base: Any, head: Any, secret: bool) -> bool:
-    if base == head:
-        return True
     b, h = normalize(base, secret), normalize(head, secret)
     reorders: list[Path] = []
     b, h = _pair(b, h, (), reorders)
-    return not reorders and _canon(b) == _canon(h)
+    return not reorders and _same(_canon(b), _canon(h))
 
 
 def _content_key(item: Item) -> tuple[str, str, str]:

@@ -642,3 +642,11 @@ def test_secret_values_never_leave_compare(base: dict[str, Any], head: dict[str,
         [{"object": "Secret/a/b", "change": "modified", "file": "f", "line": 1,
           "changes": [c.as_json() for c in changes]}])
     assert "SECRET" not in shown and "U0VDUkVU" not in shown
+
+
+def test_booleans_are_not_numbers() -> None:
+    """Python says True == 1 == 1.0; YAML and Kubernetes do not."""
+    assert _paths(compare({"a": True, "b": [True]}, {"a": 1, "b": [1]})) == _sorted(
+        ("a", "changed", True, 1), ("b", "changed", [True], [1]),
+    )
+    assert compare({"a": 1, "b": [2.5]}, {"a": 1, "b": [2.5]}) == ()
