@@ -1,0 +1,194 @@
+"""The `kustomize-integrity` rule: entries exist, manifests are listed, no duplicates."""
+
+from __future__ import annotations
+
+import subprocess
+import textwrap
+from pathlib import Path
+
+from reviewbot.config import Config
+from reviewbot.engine import Result, analyze
+from reviewbot.sources import disk_tree, git_tree
+
+RULE = "kustomize-integrity"
+DEPLOYMENT = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: web:1.0}]
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def lint(root: Path, *targets: Path) -> Result:
+    return analyze(disk_tree(list(targets) or [root], root), Config(), only=[RULE])
+
+
+def found(result: Result) -> list[tuple[str, int, str, str]]:
+    return [(f.file, f.line, f.severity, f.message) for f in result.findings]
+
+
+def test_missing_resource_is_an_error_at_its_line(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "README.md": "repo\n",
+        "app/kustomization.yaml": "resources:\n  - web.yaml\n  - api.yaml\n",
+        "app/web.yaml": DEPLOYMENT,
+    })
+    assert found(lint(tmp_path)) == [
+        ("app/kustomization.yaml", 3, "error", "resources[1]: 'api.yaml' does not exist"),
+    ]
+
+
+def test_unlisted_manifest_is_a_warning_on_its_first_object(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "app/kustomization.yaml": "resources: [web.yaml]\n",
+        "app/web.yaml": DEPLOYMENT,
+        "app/service.yaml": "---\n# svc\napiVersion: v1\nkind: Service\nmetadata: {name: web}\n",
+        "app/notes.yaml": "just: data\n",
+    })
+    result = lint(tmp_path)
+    assert found(result) == [
+        ("app/service.yaml", 3, "warning", "service.yaml is beside kustomization.yaml but listed "
+         "by no kustomization, so it is never applied"),
+    ]
+    assert result.findings[0].fix == (
+        "Add service.yaml to the resources of app/kustomization.yaml, or delete it.")
+
+
+def test_a_manifest_listed_by_a_parent_kustomization_is_reachable(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "kustomization.yaml": "resources: [app, app/extra.yaml]\n",
+        "app/kustomization.yaml": "resources: [web.yaml]\n",
+        "app/web.yaml": DEPLOYMENT,
+        "app/extra.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\n",
+    })
+    assert found(lint(tmp_path)) == []
+
+
+def test_same_object_twice_and_default_namespace_equivalence(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "kustomization.yaml": "resources: [a.yaml, b.yaml, a.yaml]\n",
+        "a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+        "b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\n",
+    })
+    messages = [m for *_, m in found(lint(tmp_path))]
+    assert messages == [
+        "ConfigMap/default/c is built twice by kustomization.yaml; "
+        "kustomize refuses duplicate objects",
+        "ConfigMap/default/c is built again (first in a.yaml:1) by kustomization.yaml; "
+        "kustomize refuses duplicate objects",
+    ]
+
+
+def test_a_duplicate_is_reported_once_at_the_innermost_kustomization(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "kustomization.yaml": "resources: [base]\n",
+        "base/kustomization.yaml": "resources: [a.yaml, b.yaml]\n",
+        "base/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+        "base/b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+    })
+    assert [(f, m.split(" by ")[1]) for f, _, _, m in found(lint(tmp_path))] == [
+        ("base/b.yaml", "base/kustomization.yaml; kustomize refuses duplicate objects"),
+    ]
+
+
+def test_cluster_scoped_objects_ignore_namespaces(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "kustomization.yaml": "namespace: x\nresources: [a.yaml, b.yaml]\n",
+        "a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n"
+                  "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\n"
+                  "metadata: {name: r}\n",
+        "b.yaml": "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\n"
+                  "metadata: {name: r, namespace: other}\n",
+    })
+    assert [m.split(" is ")[0] for *_, m in found(lint(tmp_path))] == ["ClusterRole/r"]
+
+
+def test_entries_outside_the_linted_tree_are_not_judged(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "k8s/app/kustomization.yaml": "resources: [../../shared/base, web.yaml, gone.yaml]\n",
+        "k8s/app/web.yaml": DEPLOYMENT,
+    })
+    # Linting only the kustomization file: nothing else of the repository was read.
+    alone = lint(tmp_path, tmp_path / "k8s/app/kustomization.yaml")
+    assert found(alone) == []
+    # Linting the folder: entries inside it are judged, ../../shared is outside it.
+    folder = lint(tmp_path, tmp_path / "k8s")
+    assert [m for *_, m in found(folder)] == ["resources[2]: 'gone.yaml' does not exist"]
+
+
+def test_a_yaml_only_tree_does_not_judge_other_files(tmp_path: Path) -> None:
+    kustomization = """
+    resources: [web.yaml]
+    configMapGenerator:
+      - name: scripts
+        files: [run.sh=scripts/run.sh, config.yaml=scripts/config.yaml]
+    """
+    write(tmp_path, {"app/kustomization.yaml": kustomization, "app/web.yaml": DEPLOYMENT})
+    assert [m for *_, m in found(lint(tmp_path))] == [
+        "configMapGenerator[0].files[1]: 'scripts/config.yaml' does not exist"]
+    write(tmp_path, {"README.md": "now the tree carries other files\n"})
+    assert [m for *_, m in found(lint(tmp_path))] == [
+        "configMapGenerator[0].files[0]: 'scripts/run.sh' does not exist",
+        "configMapGenerator[0].files[1]: 'scripts/config.yaml' does not exist",
+    ]
+
+
+def test_cycles_terminate(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "a/kustomization.yaml": "resources: [../b, cm.yaml]\n",
+        "a/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+        "b/kustomization.yaml": "resources: [../a]\n",
+        "kustomization.yaml": "resources: [a]\n",
+    })
+    assert found(lint(tmp_path)) == []
+
+
+def test_flux_path_is_resolved_from_the_source_root(tmp_path: Path) -> None:
+    ks = """
+    apiVersion: kustomize.toolkit.fluxcd.io/v1
+    kind: Kustomization
+    metadata: {name: %s, namespace: flux-system}
+    spec:
+      interval: 1h
+      prune: true
+      path: %s
+      sourceRef: {kind: GitRepository, name: flux-system}
+    """
+    write(tmp_path, {
+        "clusters/prod/flux/apps.yaml": ks % ("apps", "./apps"),
+        "clusters/prod/flux/infra.yaml": ks % ("infra", "./infrastructure/controlers"),
+        "apps/web.yaml": DEPLOYMENT,
+        "infrastructure/controllers/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                                              "metadata: {name: c}\n",
+    })
+    assert [(f, line, m) for f, line, _, m in found(lint(tmp_path))] == [
+        ("clusters/prod/flux/infra.yaml", 7,
+         "spec.path './infrastructure/controlers' does not exist in this repository (other "
+         "Kustomizations of GitRepository flux-system/flux-system resolve here)"),
+    ]
+
+
+def test_git_trees_are_checked_the_same_way(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "README.md": "repo\n",
+        "app/kustomization.yaml": "resources: [web.yaml, missing.yaml]\n",
+        "app/web.yaml": DEPLOYMENT,
+    })
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], check=True)
+    result = analyze(git_tree(tmp_path, "HEAD"), Config(), only=[RULE])
+    assert [m for *_, m in found(result)] == ["resources[1]: 'missing.yaml' does not exist"]
