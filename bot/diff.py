@@ -30,6 +30,7 @@ import binascii
 import difflib
 import hashlib
 import json
+import os
 import re
 import shlex
 from collections import Counter
@@ -40,6 +41,7 @@ from typing import Any
 
 from deepdiff import DeepDiff
 
+from .errors import ReviewbotError
 from .loader import Document
 from .model import KObject, Model
 from .quantity import parse_quantity
@@ -60,6 +62,7 @@ LIST_KEYS: Mapping[str, tuple[tuple[str, ...], ...]] = {
     "hostAliases": (("ip",),),
 }
 GENERIC_KEYS: tuple[tuple[str, ...], ...] = (("name",), ("key",), ("id",))
+_DIGEST_KEY = os.urandom(32)
 _REMOVED = "\x00-"  # key prefix of a base-only entry of an aligned list
 _NUMBER = re.compile(r"^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
 _POSITIONAL = re.compile(r"^\[(\d+)\]$")
@@ -337,7 +340,9 @@ def _redact(value: Any, unit: str) -> Redacted:
             size = len(base64.b64decode("".join(text.split()), validate=True))
         except (binascii.Error, ValueError):
             unit, size = "characters", len(text)
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    # Keyed per process: equal values compare equal, and a digest that escaped would not
+    # let anyone test guesses against it.
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), key=_DIGEST_KEY).hexdigest()
     return Redacted(digest, size, unit)
 
 
@@ -945,10 +950,12 @@ def diff_items(base: Sequence[Item], head: Sequence[Item]) -> TreeDiff:
     pairs, removed, added = _match(base, head)
     results: list[ObjectDiff] = []
     for b, h in pairs:
-        bc, hc = b.comparable(), h.comparable()
-        if _quick_equal(bc, hc, b.secret or h.secret):
-            continue
-        changes = compare(bc, hc, secret=b.secret or h.secret, position=h.position)
+        try:
+            changes = _compare_items(b, h)
+        except Exception as exc:  # the message could quote a value: name the object only
+            raise ReviewbotError(
+                f"internal error comparing {h.ref} ({type(exc).__name__})", 3
+            ) from None
         if not changes:
             continue
         results.append(_object_diff(h, b, "modified", changes))
@@ -974,6 +981,14 @@ def diff_items(base: Sequence[Item], head: Sequence[Item]) -> TreeDiff:
     order = {"modified": 0, "added": 1, "removed": 2, "renamed": 3}
     results.sort(key=lambda d: (order[d.status], d.file or d.base_file or "", d.line or 0, d.ref))
     return TreeDiff(tuple(results))
+
+
+def _compare_items(base: Item, head: Item) -> tuple[Change, ...]:
+    bc, hc = base.comparable(), head.comparable()
+    secret = base.secret or head.secret
+    if _quick_equal(bc, hc, secret):
+        return ()
+    return compare(bc, hc, secret=secret, position=head.position)
 
 
 def _quick_equal(base: Any, head: Any, secret: bool) -> bool:
