@@ -201,10 +201,7 @@ def _shares(pod: PodTemplate, nodes: Sequence[Node], fraction: Fraction) -> Iter
         allocatable = node.allocatable[resource]
         if total <= fraction * allocatable:
             continue
-        container = max(
-            (c for c in pod.containers if c.role != "ephemeralContainer"),
-            key=lambda c: c.quantity("limits", resource) or Fraction(0),
-        )
+        container = _largest(pod, resource)
         ceiling = fraction * allocatable
         yield Violation(
             pod.obj, field_path(container, "resources") + ("limits", resource),
@@ -218,6 +215,12 @@ def _shares(pod: PodTemplate, nodes: Sequence[Node], fraction: Fraction) -> Iter
         )
 
 
+def _running(c: Container) -> bool:
+    """App containers and native sidecars run together; plain init containers run alone."""
+    return c.role == "container" or (
+        c.role == "initContainer" and c.body.get("restartPolicy") == "Always")
+
+
 def _limit_total(pod: PodTemplate, resource: str) -> Fraction | None:
     main = Fraction(0)
     peak = Fraction(0)
@@ -227,8 +230,20 @@ def _limit_total(pod: PodTemplate, resource: str) -> Fraction | None:
         value = c.quantity("limits", resource)
         if value is None:
             return None
-        if c.role == "initContainer" and c.body.get("restartPolicy") != "Always":
-            peak = max(peak, value)
-        else:
+        if _running(c):
             main += value
+        else:
+            peak = max(peak, value)
     return max(main, peak)
+
+
+def _largest(pod: PodTemplate, resource: str) -> Container:
+    """The container to point at: the largest limit among those that set the pod's total."""
+    def limit(c: Container) -> Fraction:
+        return c.quantity("limits", resource) or Fraction(0)
+
+    running = [c for c in pod.containers if _running(c)]
+    alone = [c for c in pod.containers if c.role == "initContainer" and not _running(c)]
+    main = sum((limit(c) for c in running), Fraction(0))
+    group = running if main >= max((limit(c) for c in alone), default=Fraction(0)) else alone
+    return max(group or list(pod.containers), key=limit)

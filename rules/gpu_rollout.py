@@ -164,15 +164,17 @@ def _message(pod: PodTemplate, gpus: Mapping[str, Fraction], surge: int, max_sur
     )
     if node is None:
         return text + "; when no spare GPU exists it stays Pending and the rollout never ends"
-    holders = []
+    held: list[tuple[Fraction, str]] = []
     total = {r: Fraction(0) for r in gpus}
     for other in pods_on(node, model.pods, model.inventory):
         mine = gpus_of[id(other)]
         if any(mine.get(r) for r in gpus):
             n = count(other)
-            holders.append(f"{other.name} {number(sum(mine.values(), Fraction(0)) * n)}")
+            held.append((sum(mine.values(), Fraction(0)) * n, other.name))
             for r in gpus:
                 total[r] += mine.get(r, Fraction(0)) * n
+    holders = [f"{name} {number(amount)}" for amount, name in sorted(
+        held, key=lambda h: (-h[0], h[1]))]
     parts = [
         f"{node.name} has {number(node.allocatable.get(r, Fraction(0)))} {r} and pods pinned "
         f"there request {number(total[r])}" for r in gpus

@@ -110,7 +110,9 @@ def _paths(container: Container) -> tuple[Path, Path, Path]:
 
 def _check(pod: PodTemplate, container: Container, allowed: Sequence[str]) -> Iterator[Violation]:
     ref = image_ref(container)
-    if ref is None or any(mark in ref.text for mark in UNRESOLVED) or PLACEHOLDER.search(ref.text):
+    if ref is None or any(mark in ref.text for mark in UNRESOLVED):
+        return
+    if PLACEHOLDER.search(ref.repository or "") or PLACEHOLDER.search(ref.tag or ""):
         return
     image_path, tag_path, digest_path = _paths(container)
     who = _who(pod, container)

@@ -1,0 +1,106 @@
+"""control-plane-resources: limits on pods that can run beside etcd, within a node share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewbot.engine import Result
+
+from .helpers import lint_text, pairs
+from .test_rules_workload import INVENTORY
+
+VALUES = """
+resources:
+  requests: {{cpu: 750m, memory: 768Mi}}
+  limits: {{cpu: {cpu}, memory: {memory}}}
+tolerations:
+  - {{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}}
+nodeSelector:
+  kubernetes.io/hostname: talos-cp-3
+"""
+
+
+def lint(tmp_path: Path, text: str, config: str = INVENTORY, name: str = "m.yaml") -> Result:
+    return lint_text(tmp_path, text, only=["control-plane-resources"], config=config, name=name)
+
+
+def test_seed_ceiling_passes_and_more_fails(tmp_path: Path) -> None:
+    # 3000m of 11950m is 25.1%: the seeds' ceiling, under the default 0.3
+    ok = VALUES.format(cpu="3000m", memory="2Gi")
+    assert pairs(lint(tmp_path / "ok", ok, name="forgejo-values.yaml")) == []
+    over = VALUES.format(cpu="3600m", memory="2Gi")
+    result = lint(tmp_path / "over", over, name="forgejo-values.yaml")
+    assert pairs(result) == [("control-plane-resources", 3)]
+    (finding,) = result.findings
+    assert finding.object == "HelmValues/forgejo-values"
+    assert finding.message == (
+        "forgejo-values limits cpu to 3600m, 30.1% of control-plane node talos-cp-3's 11950m "
+        "allocatable; the ceiling is 0.3 of the node (3585m)")
+
+
+def test_fraction_is_an_option(tmp_path: Path) -> None:
+    config = INVENTORY + "rules:\n  control-plane-resources: {max-limit-fraction: 0.2}\n"
+    result = lint(tmp_path, VALUES.format(cpu="3000m", memory="2Gi"), config=config,
+                  name="forgejo-values.yaml")
+    assert pairs(result) == [("control-plane-resources", 3)]
+    assert "25.1% of control-plane node talos-cp-3's 11950m" in result.findings[0].message
+
+
+def test_pod_limits_sum_over_containers(tmp_path: Path) -> None:
+    text = """
+apiVersion: v1
+kind: Pod
+metadata: {name: gitea, namespace: forgejo}
+spec:
+  nodeName: talos-cp-3
+  tolerations: [{operator: Exists}]
+  initContainers:
+  - {name: init, image: x, resources: {limits: {cpu: "3", memory: 64Mi}}}
+  containers:
+  - {name: a, image: x, resources: {limits: {cpu: "2", memory: 1Gi}}}
+  - {name: b, image: x, resources: {limits: {cpu: "2", memory: 1Gi}}}
+"""
+    # 4 CPUs in app containers (33.5%) outweigh the 3-CPU init container; anchor: the largest
+    result = lint(tmp_path, text)
+    assert pairs(result) == [("control-plane-resources", 10)]
+    assert "limits cpu to 4, 33.5%" in result.findings[0].message
+
+
+def test_missing_limits_name_the_node_and_the_reason(tmp_path: Path) -> None:
+    text = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: forgejo, namespace: forgejo}
+spec:
+  selector: {matchLabels: {app: forgejo}}
+  template:
+    metadata: {labels: {app: forgejo}}
+    spec:
+      tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists}]
+      containers:
+      - name: gitea
+        image: x
+        resources: {requests: {cpu: 200m, memory: 512Mi}, limits: {memory: 2Gi}}
+"""
+    result = lint(tmp_path, text)
+    assert pairs(result) == [("control-plane-resources", 13)]
+    assert result.findings[0].message == (
+        "forgejo tolerates control-plane node talos-cp-3's taints, so it can run there; "
+        "container gitea sets no cpu limit: an unbounded pod there competes with etcd and "
+        "the API server")
+
+
+def test_pods_pinned_elsewhere_are_not_checked(tmp_path: Path) -> None:
+    text = """
+apiVersion: v1
+kind: Pod
+metadata: {name: gpu-job, namespace: default}
+spec:
+  nodeSelector: {kubernetes.io/hostname: worker-1}
+  tolerations: [{operator: Exists}]
+  containers: [{name: a, image: x}]
+"""
+    assert pairs(lint(tmp_path, text)) == []
+    # without an inventory, worker-1 is an unknown host: the tolerate-all pod may land on a
+    # control plane as far as the repository says
+    assert pairs(lint(tmp_path / "bare", text, config="")) == [("control-plane-resources", 7)]

@@ -1,0 +1,67 @@
+"""gpu-parallelism: one worker per GPU, and GPU requests equal to limits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .helpers import lint_text, pairs
+
+
+def container(args: str, resources: str, image: str = "vllm/vllm-openai:v0.11.0") -> str:
+    return f"""
+apiVersion: v1
+kind: Pod
+metadata: {{name: llm, namespace: default}}
+spec:
+  containers:
+  - name: server
+    image: {image}
+    args: {args}
+    resources: {resources}
+"""
+
+
+def test_seed_tp2_on_one_gpu(tmp_path: Path) -> None:
+    text = container("[--tensor-parallel-size=2, --pipeline-parallel-size=1]",
+                     "{limits: {nvidia.com/gpu: 1}}")
+    result = lint_text(tmp_path, text, only=["gpu-parallelism"])
+    assert pairs(result) == [("gpu-parallelism", 8)]
+    assert result.findings[0].message == (
+        "llm, container server: --tensor-parallel-size=2 x --pipeline-parallel-size=1 = 2 GPU "
+        "workers, but it requests 1 nvidia.com/gpu: the engine starts more workers than the "
+        "pod has GPUs and fails or hangs")
+    assert result.findings[0].fix.startswith("Request 2 nvidia.com/gpu (requests and limits)")
+
+
+def test_products_and_idle_gpus(tmp_path: Path) -> None:
+    ok = container("[-tp, '2', -pp, '2']", "{limits: {nvidia.com/gpu: 4}}")
+    assert pairs(lint_text(tmp_path / "ok", ok, only=["gpu-parallelism"])) == []
+    idle = container("[--tensor-parallel-size, '2']", "{limits: {nvidia.com/gpu: 4}}")
+    result = lint_text(tmp_path / "idle", idle, only=["gpu-parallelism"])
+    assert "2 requested GPU(s) sit idle" in result.findings[0].message
+
+
+def test_requests_must_equal_limits(tmp_path: Path) -> None:
+    text = container("[]", "{requests: {nvidia.com/gpu: 2}, limits: {nvidia.com/gpu: 2}}",
+                     image="registry.local/tool:1")
+    assert pairs(lint_text(tmp_path / "eq", text, only=["gpu-parallelism"])) == []
+    text = container("[]", "{requests: {nvidia.com/gpu: 2}, limits: {nvidia.com/gpu: '1'}}",
+                     image="registry.local/tool:1")
+    result = lint_text(tmp_path / "ne", text, only=["gpu-parallelism"])
+    assert "requests 2 nvidia.com/gpu but limits 1" in result.findings[0].message
+
+
+def test_init_containers_are_not_servers(tmp_path: Path) -> None:
+    text = """
+apiVersion: v1
+kind: Pod
+metadata: {name: llm, namespace: default}
+spec:
+  initContainers:
+  - name: warmup
+    image: vllm/vllm-openai:v0.11.0
+    args: [--tensor-parallel-size=2]
+  containers:
+  - {name: server, image: x, resources: {limits: {nvidia.com/gpu: 1}}}
+"""
+    assert pairs(lint_text(tmp_path, text, only=["gpu-parallelism"])) == []

@@ -1,0 +1,104 @@
+"""image-digest: digests present and well-formed in lint; tags that move alone in review."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewbot.model import Model
+from reviewbot.rules.image_digest import check_change, tag_moved
+
+from .helpers import lint_text, pairs
+
+PINNED = ("vllm/vllm-openai:v0.11.0@sha256:"
+          "014a95f21c9edf6abe0aea6b07353f96baa4ec291c427bb1176dc7c93a85845c")
+OTHER = "sha256:" + "16641ec10fa127fa01e29e39a8d415e699b3f213af0d893245e6e935620cdf95"
+
+
+def pod(image: str, name: str = "web") -> str:
+    return f"""
+    apiVersion: v1
+    kind: Pod
+    metadata: {{name: {name}, namespace: default}}
+    spec:
+      containers:
+      - name: app
+        image: "{image}"
+    """
+
+
+def test_severity_by_kind(tmp_path: Path) -> None:
+    cases = {
+        "nginx": "error", "nginx:latest": "error", "nginx:1.27": "warning",
+        "nginx@sha256:abc": "error", "nginx:1.27@sha256:" + "A" * 64: "error",
+        "nginx:1.27@" + OTHER: None, "nginx@sha512:" + "a" * 128: None,
+        "registry.local:5000/team/app:1.0": "warning",
+    }
+    for i, (image, severity) in enumerate(cases.items()):
+        result = lint_text(tmp_path / str(i), pod(image), only=["image-digest"])
+        assert [f.severity for f in result.findings] == ([severity] if severity else []), image
+
+
+def test_message_names_the_problem(tmp_path: Path) -> None:
+    result = lint_text(tmp_path, pod("nginx:1.27@sha256:" + "0" * 63), only=["image-digest"])
+    (finding,) = result.findings
+    assert (finding.line, finding.object) == (7, "Pod/default/web")
+    assert "malformed digest 'sha256:" + "0" * 63 + "'" in finding.message
+    assert "64 lowercase hex" in finding.message
+
+
+def test_allow_floating_option(tmp_path: Path) -> None:
+    config = "rules:\n  image-digest:\n    allow-floating: ['registry.local/*']\n"
+    text = pod("registry.local/scratch:latest") + "---" + pod("registry.local/x@sha256:1", "b")
+    result = lint_text(tmp_path, text, only=["image-digest"], config=config)
+    assert pairs(result) == [("image-digest", 15)]  # the malformed digest still counts
+
+
+def test_placeholders_and_substitutions_are_skipped(tmp_path: Path) -> None:
+    text = pod("<YOUR-IMAGE>") + "---" + pod("ghcr.io/x/app:${VERSION}", "b") + "---" + pod(
+        "{{ .Values.image }}", "c")
+    assert pairs(lint_text(tmp_path, text, only=["image-digest"])) == []
+
+
+def test_helmrelease_values_point_at_the_tag(tmp_path: Path) -> None:
+    text = """
+    apiVersion: helm.toolkit.fluxcd.io/v2
+    kind: HelmRelease
+    metadata: {name: silence-operator, namespace: monitoring}
+    spec:
+      interval: 1h
+      chartRef: {kind: OCIRepository, name: silence-operator}
+      values:
+        image:
+          tag: "0.20.0"
+    """
+    result = lint_text(tmp_path, text, only=["image-digest"])
+    (finding,) = result.findings
+    assert (finding.line, finding.severity) == (9, "warning")
+    assert "the chart's image at tag 0.20.0 is pinned by tag only" in finding.message
+    assert "image.digest" in finding.fix
+
+
+def test_tag_moved() -> None:
+    digest = PINNED.split("@")[1]
+    assert tag_moved(PINNED, f"vllm/vllm-openai:v0.15.0@{digest}")
+    assert not tag_moved(PINNED, PINNED)
+    assert not tag_moved(PINNED, f"vllm/vllm-openai:v0.15.0@{OTHER}")  # the digest moved too
+    assert not tag_moved(PINNED, "vllm/vllm-openai:v0.15.0")  # the digest was dropped
+    assert not tag_moved(PINNED, f"ghcr.io/vllm/vllm-openai:v0.15.0@{digest}")
+    assert not tag_moved("vllm/vllm-openai:v0.11.0", "vllm/vllm-openai:v0.15.0")
+
+
+def _model(tmp_path: Path, text: str) -> Model:
+    return lint_text(tmp_path, text, only=["yaml-syntax"]).model
+
+
+def test_check_change_reports_the_moved_tag_on_the_new_side(tmp_path: Path) -> None:
+    digest = PINNED.split("@")[1]
+    base = _model(tmp_path / "base", pod(PINNED))
+    head = _model(tmp_path / "head", pod(f"vllm/vllm-openai:v0.15.0@{digest}"))
+    (violation,) = check_change(base.pods, head.pods)
+    assert violation.obj is head.objects[0] and violation.kind == "tag-moved"
+    assert violation.path == ("spec", "containers", 0, "image")
+    assert "v0.11.0 -> v0.15.0" in violation.message
+    assert "still runs the old image (v0.11.0)" in violation.message
+    assert list(check_change(base.pods, base.pods)) == []

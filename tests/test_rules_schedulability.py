@@ -1,0 +1,106 @@
+"""schedulability: requests against the inventory's measured allocatable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .helpers import lint_text, pairs
+from .test_rules_workload import INVENTORY
+
+
+def pinned(name: str, memory: str, replicas: int = 1, node: str = "worker-1",
+           extra: str = "") -> str:
+    return f"""
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, namespace: llm-serving}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec:
+      nodeSelector: {{kubernetes.io/hostname: {node}}}{extra}
+      containers:
+      - name: main
+        image: x
+        resources: {{requests: {{memory: {memory}}}}}
+---"""
+
+
+def test_the_seed_overflow(tmp_path: Path) -> None:
+    text = (pinned("coder", "24Gi") + pinned("reasoning", "20Gi") + pinned("clef", "20Gi")
+            + pinned("probe", "4Gi"))
+    result = lint_text(tmp_path, text, only=["schedulability"], config=INVENTORY)
+    assert pairs(result) == [("schedulability", 14)]  # coder's 24Gi, the largest
+    (finding,) = result.findings
+    assert finding.object == "Deployment/llm-serving/coder"
+    assert finding.message == (
+        "pods pinned to worker-1 request 68Gi memory (coder 24Gi, clef 20Gi, reasoning 20Gi, "
+        "probe 4Gi), but its allocatable is 63495Mi: 6137Mi too much, so one of them stays "
+        "Pending")
+    # the fix: 12Gi fits (56Gi of 63495Mi)
+    text = text.replace("memory: 24Gi", "memory: 12Gi")
+    assert pairs(lint_text(tmp_path / "fixed", text, only=["schedulability"],
+                           config=INVENTORY)) == []
+
+
+def test_quantities_in_any_unit(tmp_path: Path) -> None:
+    # 63495Mi written as bytes, decimal gigabytes and a fraction of a Gi: exactly full
+    text = (pinned("a", '"66579333120"') + pinned("b", "0e0") + pinned("c", "1G")
+            + pinned("d", "1.5Gi", replicas=0))
+    config = INVENTORY.replace('memory: 63495Mi', 'memory: "67579333120"')
+    assert pairs(lint_text(tmp_path, text, only=["schedulability"], config=config)) == []
+    text += pinned("e", "1")
+    assert pairs(lint_text(tmp_path / "over", text, only=["schedulability"],
+                           config=config)) == [("schedulability", 14)]
+
+
+def test_daemonsets_count_on_every_node_they_admit(tmp_path: Path) -> None:
+    daemonset = """
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers:
+      - {name: a, image: x, resources: {requests: {memory: 2Gi}}}
+"""
+    text = pinned("coder", "60Gi") + daemonset
+    result = lint_text(tmp_path, text, only=["schedulability"], config=INVENTORY)
+    # worker-1: 60Gi + 2Gi fits 63495Mi; talos-cp-3 is tainted, and the agent does not tolerate
+    assert pairs(result) == []
+    text = pinned("coder", "61Gi") + daemonset
+    result = lint_text(tmp_path / "b", text, only=["schedulability"], config=INVENTORY)
+    assert pairs(result) == [("schedulability", 14)]
+    assert "(coder 61Gi, agent 2Gi)" in result.findings[0].message
+
+
+def test_unpinned_pod_bigger_than_any_admitting_node(tmp_path: Path) -> None:
+    text = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: big, namespace: default}
+spec:
+  selector: {matchLabels: {app: big}}
+  template:
+    metadata: {labels: {app: big}}
+    spec:
+      tolerations: [{operator: Exists}]
+      containers:
+      - {name: a, image: x, resources: {requests: {cpu: "20"}}}
+"""
+    # talos-cp-3 (11950m) is too small, but worker-1 (32) admits and fits it
+    assert pairs(lint_text(tmp_path, text, only=["schedulability"], config=INVENTORY)) == []
+    result = lint_text(tmp_path / "b", text.replace('"20"', '"40"'), only=["schedulability"],
+                       config=INVENTORY)
+    assert pairs(result) == [("schedulability", 11)]
+    assert "the largest, worker-1, has 32 allocatable" in result.findings[0].message
+
+
+def test_pinned_to_an_unknown_host_is_not_judged(tmp_path: Path) -> None:
+    text = pinned("coder", "1Ti", node="worker-9")
+    assert pairs(lint_text(tmp_path, text, only=["schedulability"], config=INVENTORY)) == []

@@ -1,0 +1,53 @@
+"""shm-size: multi-GPU pods need a sized, memory-backed /dev/shm."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .helpers import lint_text, pairs
+
+
+def pod(gpus: int, args: str = "[]", mount: str = "", volume: str = "") -> str:
+    return f"""
+apiVersion: v1
+kind: Pod
+metadata: {{name: llm, namespace: default}}
+spec:
+  containers:
+  - name: server
+    image: vllm/vllm-openai:v0.11.0
+    args: {args}
+    resources: {{limits: {{nvidia.com/gpu: {gpus}}}}}
+    volumeMounts: [{mount}]
+  volumes: [{volume}]
+"""
+
+
+SHM_MOUNT = "{name: shm, mountPath: /dev/shm}"
+
+
+def test_two_gpus_and_no_shm(tmp_path: Path) -> None:
+    result = lint_text(tmp_path, pod(2), only=["shm-size"])
+    assert pairs(result) == [("shm-size", 6)]
+    assert result.findings[0].message == (
+        "llm, container server: 2 GPUs, but nothing is mounted at /dev/shm: the container "
+        "runtime's 64Mi default applies, and NCCL hangs on it (an init hang or a bus error)")
+
+
+def test_tensor_parallelism_alone_triggers(tmp_path: Path) -> None:
+    result = lint_text(tmp_path, pod(1, args="[--tensor-parallel-size=2]"), only=["shm-size"])
+    assert "2-way parallelism (--tensor-parallel-size=2)" in result.findings[0].message
+
+
+def test_min_size_option_and_named_units(tmp_path: Path) -> None:
+    volume = "{name: shm, emptyDir: {medium: Memory, sizeLimit: 2048Mi}}"
+    text = pod(2, mount=SHM_MOUNT, volume=volume)
+    assert pairs(lint_text(tmp_path / "a", text, only=["shm-size"])) == []
+    config = "rules:\n  shm-size: {min-size: 4Gi}\n"
+    result = lint_text(tmp_path / "b", text, only=["shm-size"], config=config)
+    assert pairs(result) == [("shm-size", 11)]
+    assert "sizeLimit 2Gi is below the 4Gi minimum" in result.findings[0].message
+
+
+def test_one_gpu_needs_nothing(tmp_path: Path) -> None:
+    assert pairs(lint_text(tmp_path, pod(1), only=["shm-size"])) == []

@@ -1,0 +1,128 @@
+"""The shared workload helpers, as Kubernetes defines them: requests, flags, placement."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+from reviewbot.model import Node, PodTemplate
+from reviewbot.workload import (
+    admits,
+    argv,
+    flag,
+    parse_image,
+    parse_seconds,
+    pinned_host,
+    pod_request,
+    request,
+    stand_in_control_planes,
+    tolerates,
+)
+
+from .helpers import lint_text
+
+# The seeds' measured inventory, shared by the workload rule tests.
+INVENTORY = """
+cluster:
+  nodes:
+    - name: worker-1
+      labels: {kubernetes.io/hostname: worker-1}
+      allocatable: {cpu: "32", memory: 63495Mi, nvidia.com/gpu: "4"}
+    - name: talos-cp-3
+      labels: {kubernetes.io/hostname: talos-cp-3, node-role.kubernetes.io/control-plane: ""}
+      taints: [{key: node-role.kubernetes.io/control-plane, effect: NoSchedule}]
+      allocatable: {cpu: 11950m, memory: 15Gi}
+"""
+
+
+def pod_of(tmp_path: Path, spec: str) -> PodTemplate:
+    text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n" + spec
+    (tmp_path / "p.yaml").write_text(text)
+    model = lint_text(tmp_path, text, only=["yaml-syntax"], name="p.yaml").model
+    return model.pods[0]
+
+
+def test_requests_as_the_scheduler_reserves_them(tmp_path: Path) -> None:
+    pod = pod_of(tmp_path, """
+  initContainers:
+  - {name: init, image: x, resources: {requests: {memory: 3Gi}}}
+  - name: sidecar
+    image: x
+    restartPolicy: Always
+    resources: {requests: {memory: 1Gi}}
+  - {name: late-init, image: x, resources: {requests: {memory: 2Gi}}}
+  containers:
+  - {name: a, image: x, resources: {limits: {memory: 1Gi, cpu: 1500m}}}
+  - {name: b, image: x, resources: {requests: {memory: 512Mi, cpu: "0.5"}}}
+""")
+    a = pod.containers[3]
+    assert request(a, "cpu") == Fraction(3, 2)  # the limit, copied into the request
+    # app containers 1.5Gi + sidecar 1Gi = 2.5Gi; init peak: 3Gi, or 1Gi sidecar + 2Gi = 3Gi
+    assert pod_request(pod, "memory") == 3 * 2**30
+    assert pod_request(pod, "cpu") == 2
+
+
+def test_flags_in_every_spelling(tmp_path: Path) -> None:
+    pod = pod_of(tmp_path, """
+  containers:
+  - name: a
+    image: x
+    command: [sh, -c, "vllm serve m --tensor-parallel-size 4 --pipeline-parallel-size=2"]
+    args: [-tp, "8"]
+""")
+    tokens = argv(pod.containers[0])
+    names = ("--tensor-parallel-size", "-tp")
+    found = flag(tokens, names)
+    assert found is not None and (found.value, found.path) == ("8", ("spec", "containers", 0,
+                                                                     "args", 0))
+    pp = flag(tokens, ("--pipeline-parallel-size",))
+    assert pp is not None and (pp.value, pp.path[-2:]) == ("2", ("command", 2))
+    assert flag(tokens, ("--data-parallel-size",)) is None
+
+
+def test_tolerations() -> None:
+    cp = {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}
+    assert tolerates([{"operator": "Exists"}], cp)
+    assert tolerates([{"key": cp["key"], "operator": "Exists"}], cp)
+    assert not tolerates([{"key": cp["key"], "operator": "Exists", "effect": "NoExecute"}], cp)
+    assert tolerates([{"key": "gpu", "operator": "Equal", "value": "v100"}],
+                     {"key": "gpu", "value": "v100", "effect": "NoSchedule"})
+    assert not tolerates([{"key": "other", "operator": "Exists"}], cp)
+
+
+def test_placement(tmp_path: Path) -> None:
+    worker = Node("worker-1", {"kubernetes.io/hostname": "worker-1", "gpu": "v100"}, (), {})
+    pinned = pod_of(tmp_path, """
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchExpressions:
+          - {key: kubernetes.io/hostname, operator: In, values: [worker-1]}
+          - {key: gpu, operator: NotIn, values: [k80]}
+  containers: [{name: a, image: x}]
+""")
+    assert pinned_host(pinned) == "worker-1"
+    assert admits(pinned, worker)
+    cp, _ = stand_in_control_planes()
+    assert not admits(pinned, cp)  # no such hostname, and the taint is not tolerated
+    tolerant = pod_of(tmp_path, """
+  nodeSelector: {kubernetes.io/hostname: talos-cp-3}
+  tolerations: [{operator: Exists}]
+  containers: [{name: a, image: x}]
+""")
+    # on the stand-ins, labels other than node roles are unknown and count as matching
+    assert admits(tolerant, cp, assume_unknown=True) and not admits(tolerant, cp)
+
+
+def test_empty_toleration_value_matches(tmp_path: Path) -> None:
+    # operator defaults to Equal, and an absent value equals an absent value
+    assert tolerates([{"key": "k"}], {"key": "k", "effect": "NoSchedule"})
+
+
+def test_parse_helpers() -> None:
+    ref = parse_image("localhost:5000/team/app:1.0@sha256:" + "a" * 64)
+    assert (ref.repository, ref.tag) == ("localhost:5000/team/app", "1.0")
+    assert parse_image("localhost:5000/app").tag is None
+    assert [parse_seconds(v) for v in (600, "600", "600s", "10m", "1h", "soon", -1)] == [
+        600, 600, 600, 600, 3600, None, None]

@@ -1,0 +1,356 @@
+"""Helm values as pseudo-workloads: where values live, and what chart conventions mean.
+
+Expectations follow the charts' documented conventions (bjw-s app-template's common library
+values, the forgejo/gitea chart's ``initContainers.resources``) and the places Flux, Argo CD
+and kustomize take values from; none were produced by running the code.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from fractions import Fraction
+from pathlib import Path
+
+from reviewbot.config import Config
+from reviewbot.engine import load_files, run_rules
+from reviewbot.model import Model, PodTemplate, build_model
+from reviewbot.sources import disk_tree
+from reviewbot.values import ValuesObject, ValuesPod, configure
+from reviewbot.workload import field_path, image_ref, is_values_pod, pod_request
+
+from .helpers import pairs
+
+
+def repo(tmp_path: Path, files: dict[str, str]) -> Model:
+    for name, text in files.items():
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text).lstrip("\n"))
+    tree = disk_tree([tmp_path], tmp_path)
+    return build_model(load_files(tree, Config()), Config().inventory, str(tmp_path), tree)
+
+
+def values_pods(model: Model) -> list[PodTemplate]:
+    return [p for p in model.pods if is_values_pod(p)]
+
+
+def one(model: Model, name: str) -> PodTemplate:
+    found = [p for p in values_pods(model) if p.name == name]
+    assert len(found) == 1, [p.name for p in values_pods(model)]
+    return found[0]
+
+
+APP_TEMPLATE = """
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: media
+  namespace: default
+spec:
+  interval: 1h
+  chartRef: {kind: OCIRepository, name: app-template}
+  values:
+    defaultPodOptions:
+      nodeSelector: {kubernetes.io/hostname: worker-1}
+      tolerations:
+        - {key: gpu, operator: Exists}
+    controllers:
+      main:
+        containers:
+          app:
+            image:
+              repository: ghcr.io/example/app
+              tag: 1.2.3@sha256:5f1390bc43fefbbfb67f38a7a8dd65b4086c1f187a37c8df5c6020a498e5d1b5
+            args: --verbose
+            resources:
+              limits: {nvidia.com/gpu: 1, memory: 1Gi}
+        initContainers:
+          migrate:
+            image: {repository: ghcr.io/example/migrate, tag: "2"}
+            resources:
+              requests: {memory: 3Gi}
+      worker:
+        type: statefulset
+        replicas: 3
+        strategy: RollingUpdate
+        pod:
+          nodeSelector: {kubernetes.io/hostname: worker-2}
+        containers:
+          job:
+            image: {repository: ghcr.io/example/worker, tag: "1"}
+            probes:
+              startup:
+                enabled: true
+                spec: {failureThreshold: 90}
+              liveness:
+                enabled: false
+    persistence:
+      shm:
+        type: emptyDir
+        medium: Memory
+        sizeLimit: 8Gi
+        globalMounts:
+          - path: /dev/shm
+      cache:
+        type: emptyDir
+      scratch:
+        type: emptyDir
+        advancedMounts:
+          worker:
+            job:
+              - path: /scratch
+"""
+
+
+def test_app_template_controllers_are_pods(tmp_path: Path) -> None:
+    model = repo(tmp_path, {"hr.yaml": APP_TEMPLATE})
+    main, worker = one(model, "media"), one(model, "media-worker")
+    assert isinstance(main, ValuesPod) and main.obj.ref == "HelmRelease/default/media"
+    assert (main.kind, worker.kind) == ("Deployment", "StatefulSet")
+    assert (main.replicas, worker.replicas) == (1, 3)
+    # app-template's Deployments default to Recreate; a StatefulSet never surges.
+    assert main.strategy is not None and main.strategy.type == "Recreate"
+    assert worker.strategy is not None and worker.strategy.max_surge == 0
+    # controller pod options override defaultPodOptions key by key
+    assert main.node_selector == {"kubernetes.io/hostname": "worker-1"}
+    assert worker.node_selector == {"kubernetes.io/hostname": "worker-2"}
+    assert worker.tolerations == [{"key": "gpu", "operator": "Exists"}]
+    assert field_path(worker, "nodeSelector") == (
+        "spec", "values", "controllers", "worker", "pod", "nodeSelector")
+    assert field_path(worker, "tolerations") == (
+        "spec", "values", "defaultPodOptions", "tolerations")
+
+
+def test_app_template_containers(tmp_path: Path) -> None:
+    model = repo(tmp_path, {"hr.yaml": APP_TEMPLATE})
+    main = one(model, "media")
+    roles = sorted((c.role, c.name) for c in main.containers)
+    assert roles == [("container", "app"), ("initContainer", "migrate")]
+    app = next(c for c in main.containers if c.name == "app")
+    ref = image_ref(app)
+    assert ref is not None and ref.repository == "ghcr.io/example/app" and ref.tag == "1.2.3"
+    assert ref.digest == "sha256:5f1390bc43fefbbfb67f38a7a8dd65b4086c1f187a37c8df5c6020a498e5d1b5"
+    assert app.args == ["--verbose"]
+    # memory: the init container (3Gi) is larger than the app container (1Gi limit = request)
+    assert pod_request(main, "memory") == 3 * 2**30
+    assert pod_request(main, "nvidia.com/gpu") == 1
+    # globalMounts reach every container; no mounts means /<name>; advancedMounts only theirs
+    mounts = {m["mountPath"] for m in app.body["volumeMounts"]}
+    assert mounts == {"/dev/shm", "/cache"}
+    job = one(model, "media-worker").containers[0]
+    assert {m["mountPath"] for m in job.body["volumeMounts"]} == {"/dev/shm", "/cache", "/scratch"}
+    shm = next(v for v in main.volumes if v["name"] == "shm")
+    assert shm == {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}
+
+
+def test_app_template_probes_take_chart_defaults(tmp_path: Path) -> None:
+    job = one(repo(tmp_path, {"hr.yaml": APP_TEMPLATE}), "media-worker").containers[0]
+    # the chart's startup default is 30 x 5 s; the values override failureThreshold only
+    assert job.body["startupProbe"] == {
+        "initialDelaySeconds": 0, "periodSeconds": 5, "failureThreshold": 90}
+    assert "livenessProbe" not in job.body  # enabled: false
+    assert job.body["readinessProbe"]["failureThreshold"] == 3
+    assert field_path(job, "startupProbe")[-3:] == ("probes", "startup", "spec")
+
+
+FORGEJO_VALUES = """
+image:
+  registry: code.forgejo.org
+  repository: forgejo/forgejo
+  tag: "11.0.3"
+  digest: sha256:16641ec10fa127fa01e29e39a8d415e699b3f213af0d893245e6e935620cdf95
+replicaCount: 1
+strategy:
+  type: Recreate
+persistence:
+  size: 20Gi
+  resources:
+    requests: {storage: 20Gi}
+resources:
+  requests: {cpu: 750m, memory: 768Mi}
+  limits: {cpu: 3000m, memory: 2Gi}
+tolerations:
+  - {key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}
+nodeSelector:
+  kubernetes.io/hostname: talos-cp-3
+initContainers:
+  resources:
+    requests: {cpu: 100m, memory: 128Mi}
+gitea:
+  metrics:
+    serviceMonitor:
+      image: not-a-container
+"""
+KUSTOMIZATION = """
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: forgejo
+helmCharts:
+  - name: forgejo
+    releaseName: forgejo
+    valuesFile: forgejo-values.yaml
+    valuesInline:
+      redis:
+        image: {repository: redis, tag: "7"}
+"""
+
+
+def test_values_file_is_a_pseudo_workload(tmp_path: Path) -> None:
+    model = repo(tmp_path, {
+        "forgejo/kustomization.yaml": KUSTOMIZATION,
+        "forgejo/forgejo-values.yaml": FORGEJO_VALUES,
+    })
+    pod = one(model, "forgejo-values")
+    assert isinstance(pod.obj, ValuesObject)
+    assert pod.obj.ref == "HelmValues/forgejo/forgejo-values"  # the kustomization's namespace
+    assert pod.obj.file == "forgejo/forgejo-values.yaml"
+    assert pod.obj not in model.objects  # a pseudo-object: no schema, no kustomize listing
+    # the chart's init containers run in the main pod
+    assert [(c.role, c.name) for c in pod.containers] == [
+        ("container", "main"), ("initContainer", "initContainers")]
+    assert pod.tolerations[0]["key"] == "node-role.kubernetes.io/control-plane"
+    assert pod.strategy is not None and pod.strategy.type == "Recreate"
+    main = pod.containers[0]
+    assert main.body["image"] == (
+        "code.forgejo.org/forgejo/forgejo:11.0.3@sha256:"
+        "16641ec10fa127fa01e29e39a8d415e699b3f213af0d893245e6e935620cdf95")
+    assert main.quantity("limits", "cpu") == Fraction(3)
+    # a PVC's storage request is not a container, nor is a string without a pod around it
+    assert {p.name for p in values_pods(model)} == {"forgejo-values", "forgejo-values-inline.redis"}
+
+
+def test_kustomization_values_inline(tmp_path: Path) -> None:
+    model = repo(tmp_path, {"forgejo/kustomization.yaml": KUSTOMIZATION})
+    pod = one(model, "forgejo-values-inline.redis")
+    assert pod.obj.ref == "HelmValues/forgejo/forgejo-values-inline"
+    assert pod.obj.position(field_path(pod.containers[0], "image")) == (10, 9)
+
+
+def test_values_from_a_generated_configmap(tmp_path: Path) -> None:
+    model = repo(tmp_path, {
+        "apps/kustomization.yaml": """
+            apiVersion: kustomize.config.k8s.io/v1beta1
+            kind: Kustomization
+            resources: [helmrelease.yaml]
+            configMapGenerator:
+              - name: vllm-values
+                files: [values.yaml=chart-settings.yaml]
+        """,
+        "apps/helmrelease.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: vllm, namespace: llm}
+            spec:
+              interval: 1h
+              chartRef: {kind: OCIRepository, name: vllm}
+              valuesFrom:
+                - kind: ConfigMap
+                  name: vllm-values
+        """,
+        "apps/chart-settings.yaml": """
+            image: vllm/vllm-openai:v0.11.0
+        """,
+        "apps/notes.yaml": """
+            image: not/a-values-file:1
+        """,
+    })
+    pods = values_pods(model)
+    assert [(p.obj.ref, p.containers[0].body["image"]) for p in pods] == [
+        ("HelmValues/llm/chart-settings", "vllm/vllm-openai:v0.11.0")]
+
+
+def test_named_values_files_only_when_not_manifests(tmp_path: Path) -> None:
+    model = repo(tmp_path, {
+        "a/values.yaml": "server:\n  image: {repository: nginx, tag: '1.27'}\n",
+        "b/prod-values.yml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+    })
+    assert [(p.obj.ref, p.name) for p in values_pods(model)] == [
+        ("HelmValues/values", "values.server")]
+
+
+def test_argo_application_values_object(tmp_path: Path) -> None:
+    model = repo(tmp_path, {"app.yaml": """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: grafana, namespace: argocd}
+        spec:
+          destination: {namespace: monitoring}
+          source:
+            chart: grafana
+            helm:
+              valuesObject:
+                image: {repository: grafana/grafana, tag: latest}
+    """})
+    pod = one(model, "grafana")
+    assert (pod.obj.ref, pod.namespace) == ("Application/argocd/grafana", "monitoring")
+    assert field_path(pod.containers[0], "image") == (
+        "spec", "source", "helm", "valuesObject", "image")
+
+
+def test_raw_containers_and_extra_args(tmp_path: Path) -> None:
+    model = repo(tmp_path, {"hr.yaml": """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: runner, namespace: ci}
+        spec:
+          interval: 1h
+          chartRef: {kind: OCIRepository, name: gha-runner-scale-set}
+          values:
+            template:
+              spec:
+                nodeSelector: {kubernetes.io/hostname: worker-1}
+                containers:
+                  - name: runner
+                    image: ghcr.io/actions/actions-runner:2.330.0
+                    resources:
+                      limits: {nvidia.com/gpu: 1}
+            collector:
+              image: {repository: victoriametrics/vlagent, tag: v1.0.0}
+              extraArgs:
+                syslog.listenAddr.udp: ":5514"
+                dryRun: ""
+    """})
+    runner = one(model, "runner.template.spec")
+    assert runner.node_selector == {"kubernetes.io/hostname": "worker-1"}
+    assert [c.name for c in runner.containers] == ["runner"]
+    assert runner.containers[0].path == ("spec", "values", "template", "spec", "containers", 0)
+    collector = one(model, "runner.collector")
+    assert collector.containers[0].args == ["--syslog.listenAddr.udp=:5514", "--dryRun"]
+
+
+def test_configure_measured_facts_and_patterns(tmp_path: Path) -> None:
+    model = repo(tmp_path, {
+        "llm/coder.settings.yaml": """
+            image:
+              repository: vllm/vllm-openai
+              digest: sha256:014a95f21c9edf6abe0aea6b07353f96baa4ec291c427bb1176dc7c93a85845c
+            startupProbe:
+              httpGet: {path: /health, port: 8080}
+              failureThreshold: 40
+              periodSeconds: 15
+        """,
+    })
+    assert values_pods(model) == []  # not named *values*, not referenced
+    configure(model, {"./llm/coder.settings.yaml": {"measured-boot-seconds": 600}},
+              ["llm/*.settings.yaml"])
+    pod = one(model, "coder.settings")
+    assert pod.obj.annotations == {"reviewbot.dev/measured-boot-seconds": "600"}
+    result = run_rules(model, Config(), only=["probe-headroom"])
+    assert pairs(result) == [("probe-headroom", 4)]
+    assert result.findings[0].object == "HelmValues/coder.settings"
+    assert "600s" in result.findings[0].message and "900s" in result.findings[0].message
+
+
+def test_values_findings_point_into_the_values_file(tmp_path: Path) -> None:
+    model = repo(tmp_path, {
+        "forgejo/kustomization.yaml": KUSTOMIZATION,
+        "forgejo/forgejo-values.yaml": FORGEJO_VALUES,
+    })
+    result = run_rules(model, Config(), only=["control-plane-resources", "image-digest"])
+    # no inventory: the stand-in control plane is tainted, and forgejo tolerates it
+    assert pairs(result) == [("control-plane-resources", 21), ("image-digest", 10)]
+    by_rule = {f.rule: f for f in result.findings}
+    assert by_rule["control-plane-resources"].file == "forgejo/forgejo-values.yaml"
+    assert "values initContainers sets no cpu limit and no memory limit" in (
+        by_rule["control-plane-resources"].message)
+    assert by_rule["image-digest"].object == "HelmValues/forgejo/forgejo-values-inline"
