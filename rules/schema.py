@@ -69,6 +69,7 @@ spec:
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -127,9 +128,13 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     stats = _Stats(store.k8s.version, "kubeconform" if binary else "in-process")
     stats.skipped_locations = list(store.skipped_locations)
     candidates: list[KObject] = []
+    patches = _patch_files(model)
     for obj in model.objects:
         if _templated(obj):
             stats.unvalidated(obj, "templated apiVersion or kind")
+            continue
+        if obj.file in patches:
+            stats.unvalidated(obj, "kustomize patch (a partial object)")
             continue
         found = store.lookup(obj.api_version, obj.kind)
         if found.unserved is not None:
@@ -184,6 +189,26 @@ def _kubeconform(
                 continue
             message = problem.message if not redact(problem.path) else problem.redacted
             yield _violation(obj, problem.key, problem.path, message)
+
+
+def _patch_files(model: Model) -> set[str]:
+    """Files kustomizations use as patches: their documents are partial objects."""
+    out: set[str] = set()
+    for k in model.kustomizations:
+        if k.flux is not None:
+            continue
+        entries: list[Any] = list(_items(k.body.get("patchesStrategicMerge")))
+        for key in ("patches", "patchesJson6902"):
+            entries += [p.get("path") for p in _items(k.body.get(key)) if isinstance(p, dict)]
+        for entry in entries:
+            if isinstance(entry, str) and "\n" not in entry and entry.strip():
+                joined = posixpath.join(k.directory, entry.strip()) if k.directory else entry
+                out.add(posixpath.normpath(joined))
+    return out
+
+
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _has_flux_var(value: Any) -> bool:
