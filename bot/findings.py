@@ -52,14 +52,15 @@ class Finding:
 
     @property
     def fingerprint(self) -> str:
-        """Stable across line moves: rule, object and field path (plus message when no object)."""
-        anchor = self.path if self.object else f"{self.file}:{self.message}"
-        raw = "\0".join((self.rule, self.object, anchor))
+        """Stable across line moves: rule, object and field path (or the rule's own key)."""
+        raw = "\0".join(self.match_key)
         return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
     @property
     def match_key(self) -> tuple[str, str, str]:
-        return (self.rule, self.object, self.path if self.object else self.file + self.message)
+        if self.object or self.path:
+            return (self.rule, self.object, self.path)
+        return (self.rule, "", f"{self.file}:{self.message}")
 
     def as_json(self, review: bool) -> dict[str, Any]:
         out: dict[str, Any] = {
