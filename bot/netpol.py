@@ -52,6 +52,7 @@ from .netpol_sets import (
 from .sources import FileRecord, Tree, blob_id
 
 Path = tuple[str | int, ...]
+NamedPorts = Mapping[tuple[str, str], tuple[int, ...]]  # (name, protocol) -> port numbers
 OPERATORS = frozenset({"In", "NotIn", "Exists", "DoesNotExist"})
 
 
@@ -197,8 +198,9 @@ class PortSpec:
     end_port: int | None
     path: Path
 
-    def resolve(self, pod: PodTemplate | None) -> Conns:
-        """The connections this entry allows to ``pod`` (None: an IP address)."""
+    def resolve(self, ports: NamedPorts | None) -> Conns:
+        """The connections this entry allows to a pod with these named ports (None: an IP
+        address, where a named port means nothing)."""
         if self.protocol not in PROTOCOLS:
             return NONE
         if self.port is None:
@@ -206,9 +208,9 @@ class PortSpec:
         if isinstance(self.port, int):
             end = self.end_port if self.end_port is not None else self.port
             return Conns.ports(self.protocol, self.port, end)
-        if pod is None:
+        if ports is None:
             return NONE
-        numbers = named_ports(pod).get((self.port, self.protocol), ())
+        numbers = ports.get((self.port, self.protocol), ())
         return Conns.make([(self.protocol, tuple((n, n) for n in numbers))])
 
     def describe(self) -> str:
@@ -240,10 +242,15 @@ class Rule:
     ports: tuple[PortSpec, ...] | None  # None: every port
     path: Path
 
-    def conns(self, pod: PodTemplate | None) -> Conns:
+    def conns(self, ports: NamedPorts | None) -> Conns:
+        """What the rule allows to a pod with these named ports (None: an IP address)."""
         if self.ports is None:
             return ALL
-        return union_all(p.resolve(pod) for p in self.ports)
+        return union_all(p.resolve(ports) for p in self.ports)
+
+    @property
+    def uses_names(self) -> bool:
+        return any(isinstance(p.port, str) for p in self.ports or ())
 
     def describe_ports(self) -> str:
         if self.ports is None:
@@ -340,7 +347,7 @@ def _port(raw: Any, path: Path) -> PortSpec:
     return PortSpec(protocol, value, end_port, path)
 
 
-def named_ports(pod: PodTemplate) -> dict[tuple[str, str], tuple[int, ...]]:
+def named_ports(pod: PodTemplate) -> NamedPorts:
     """(name, protocol) -> container port numbers, over the pod's regular containers."""
     out: dict[tuple[str, str], list[int]] = {}
     for container in pod.containers:
@@ -354,8 +361,6 @@ def named_ports(pod: PodTemplate) -> dict[tuple[str, str], tuple[int, ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
-def _port_signature(pod: PodTemplate) -> tuple[tuple[tuple[str, str], tuple[int, ...]], ...]:
-    return tuple(sorted(named_ports(pod).items()))
 
 
 # ---------------------------------------------------------------- the network
@@ -381,19 +386,25 @@ class Network:
             for key, value in pod.labels.items():
                 self.by_label.setdefault((pod.namespace, key, value), []).append(i)
         self.policies = [compile_policy(obj) for obj in model.network_policies]
-        self.ingress_of: list[tuple[int, ...]] = [() for _ in self.pods]
-        self.egress_of: list[tuple[int, ...]] = [() for _ in self.pods]
-        ingress: list[list[int]] = [[] for _ in self.pods]
-        egress: list[list[int]] = [[] for _ in self.pods]
+        ingress: dict[int, list[int]] = {}
+        egress: dict[int, list[int]] = {}
         for n, policy in enumerate(self.policies):
             for i in self.select_in(policy.namespace, policy.selector):
                 if policy.isolates_ingress:
-                    ingress[i].append(n)
+                    ingress.setdefault(i, []).append(n)
                 if policy.isolates_egress:
-                    egress[i].append(n)
-        self.ingress_of = [tuple(x) for x in ingress]
-        self.egress_of = [tuple(x) for x in egress]
+                    egress.setdefault(i, []).append(n)
+        # pod -> the policies isolating it, per direction (empty: not isolated)
+        self.ingress_of: list[tuple[int, ...]] = [
+            tuple(ingress.get(i, ())) for i in range(len(self.pods))
+        ]
+        self.egress_of: list[tuple[int, ...]] = [
+            tuple(egress.get(i, ())) for i in range(len(self.pods))
+        ]
         self._peer_cache: dict[tuple[int, bool], frozenset[int]] = {}
+        self._ports: dict[int, NamedPorts] = {}
+        self._signatures: dict[int, tuple[Any, ...]] = {}
+        self._conns_cache: dict[tuple[int, Any], Conns] = {}
         self._ingress_cache: dict[tuple[Any, ...], tuple[dict[int, Conns], bool]] = {}
         self._egress_cache: dict[tuple[Any, ...], tuple[dict[int, Conns], bool]] = {}
 
@@ -468,6 +479,30 @@ class Network:
             out |= self.peer_pods(peer, rule.policy.namespace, unknown)
         return frozenset(out)
 
+    # -------------------------------------------------- ports
+
+    def ports_of(self, d: int) -> NamedPorts:
+        ports = self._ports.get(d)
+        if ports is None:
+            ports = self._ports[d] = named_ports(self.pods[d])
+        return ports
+
+    def port_signature(self, d: int) -> tuple[Any, ...]:
+        sig = self._signatures.get(d)
+        if sig is None:
+            sig = self._signatures[d] = tuple(sorted(self.ports_of(d).items()))
+        return sig
+
+    def rule_conns(self, rule: Rule, d: int | None) -> Conns:
+        """What ``rule`` allows towards pod ``d`` (None: an IP address), named ports resolved."""
+        named = rule.uses_names
+        key = (id(rule), (self.port_signature(d) if d is not None else None) if named else 0)
+        conns = self._conns_cache.get(key)
+        if conns is None:
+            conns = rule.conns(self.ports_of(d) if d is not None else None)
+            self._conns_cache[key] = conns
+        return conns
+
     # -------------------------------------------------- evaluation
 
     def isolated_ingress(self, d: int) -> bool:
@@ -481,14 +516,13 @@ class Network:
 
         The bool is True when some rule admits every peer; then ``every`` conns apply to all
         sources and the map holds the extra, source-specific part."""
-        pod = self.pods[d]
-        key = (self.ingress_of[d], _port_signature(pod), unknown)
+        key = (self.ingress_of[d], self.port_signature(d), unknown)
         cached = self._ingress_cache.get(key)
         if cached is not None:
             return cached
         result = self._build_map(
             [r for n in self.ingress_of[d] for r in self.policies[n].ingress],
-            lambda r: r.conns(pod), unknown,
+            lambda r: self.rule_conns(r, d), unknown,
         )
         self._ingress_cache[key] = result
         return result
@@ -508,7 +542,7 @@ class Network:
                 every = True
                 continue
             for d in targets:
-                c = rule.conns(self.pods[d])
+                c = self.rule_conns(rule, d)
                 if c:
                     result[d] = result.get(d, NONE).union(c)
         self._egress_cache[key] = (result, every)
@@ -549,15 +583,14 @@ class Network:
         conns = mapping.get(d, NONE)
         if every:
             conns = conns.union(union_all(
-                r.conns(self.pods[d]) for n in self.egress_of[s]
+                self.rule_conns(r, d) for n in self.egress_of[s]
                 for r in self.policies[n].egress if r.peers is None
             ))
         return conns
 
     def every_ingress(self, d: int) -> Conns:
-        pod = self.pods[d]
         return union_all(
-            r.conns(pod) for n in self.ingress_of[d] for r in self.policies[n].ingress
+            self.rule_conns(r, d) for n in self.ingress_of[d] for r in self.policies[n].ingress
             if r.peers is None
         )
 
@@ -573,9 +606,8 @@ class Network:
         """What pod ``d`` admits from the external address range ``piece``."""
         if not self.ingress_of[d]:
             return ALL
-        pod = self.pods[d]
         return union_all(
-            r.conns(pod) for n in self.ingress_of[d] for r in self.policies[n].ingress
+            self.rule_conns(r, d) for n in self.ingress_of[d] for r in self.policies[n].ingress
             if _admits_ip(r, piece)
         )
 
@@ -584,7 +616,7 @@ class Network:
         if not self.egress_of[s]:
             return ALL
         return union_all(
-            r.conns(None) for n in self.egress_of[s] for r in self.policies[n].egress
+            self.rule_conns(r, None) for n in self.egress_of[s] for r in self.policies[n].egress
             if _admits_ip(r, piece)
         )
 

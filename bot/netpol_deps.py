@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from .model import KObject, PodTemplate, Service
-from .netpol import Network, named_ports
+from .netpol import Network
 from .netpol_sets import Conns
 
 Path = tuple[str | int, ...]
@@ -187,7 +187,7 @@ def resolve(network: Network, endpoint: Endpoint) -> tuple[Service, list[Target]
             elif sp.target_port.isdigit():
                 number = int(sp.target_port)
             else:
-                found = named_ports(network.pods[d]).get((sp.target_port, sp.protocol), ())
+                found = network.ports_of(d).get((sp.target_port, sp.protocol), ())
                 number = found[0] if found else None
             if number is not None:
                 targets.append(Target(d, Conns.ports(sp.protocol, number, number), number,

@@ -74,6 +74,7 @@ spec:
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -109,10 +110,19 @@ MAX_NAMES = 3
 def check_set(model: Model, opts: Any) -> Iterator[Violation]:
     if not model.network_policies:
         return  # nothing is isolated: every flow is allowed on both sides
-    network = Network(model, exact=False)
-    yield from _egress_unmatched(network)
-    yield from _ingress_unused(network)
-    yield from _dependencies_denied(network, model)
+    # The model holds millions of long-lived objects; the evaluator allocates many small ones
+    # and makes no reference cycles, so full collections here would only rescan the model.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        network = Network(model, exact=False)
+        found = list(_egress_unmatched(network))
+        found += _ingress_unused(network)
+        found += _dependencies_denied(network, model)
+    finally:
+        if collecting:
+            gc.enable()
+    yield from found
 
 
 # ---------------------------------------------------------------- a. egress without ingress
@@ -136,7 +146,7 @@ def _unadmitted(
 ) -> Iterator[Violation]:
     """(a) for one `to` entry: per destination workload when it names pods, else as a whole."""
     targets = sorted(net.peer_pods(peer, policy.namespace, unknown=False))
-    relevant = [d for d in targets if rule.conns(net.pods[d])]
+    relevant = [d for d in targets if net.rule_conns(rule, d)]
     missing = [d for d in relevant if not _admits_any(net, d, sources, rule)]
     if not missing:
         return
@@ -173,7 +183,7 @@ def _unadmitted(
 def _admits_any(net: Network, d: int, sources: Sequence[int], rule: Rule) -> bool:
     if not net.isolated_ingress(d):
         return True
-    wanted = rule.conns(net.pods[d])
+    wanted = net.rule_conns(rule, d)
     mapping, every = net.ingress_map(d, unknown=True)
     if every and net.every_ingress(d).intersect(wanted):
         return True
@@ -244,7 +254,7 @@ def _egress_allows(net: Network, s: int, targets: Sequence[int], rule: Rule) -> 
     for d in targets:
         if d == s:
             continue
-        if net.egress_conns(s, d, unknown=True).intersect(rule.conns(net.pods[d])):
+        if net.egress_conns(s, d, unknown=True).intersect(net.rule_conns(rule, d)):
             return True
     return False
 
@@ -324,8 +334,9 @@ def _dependency_violation(net: Network, entry: _Denied) -> Violation:
         f"{_names(net, sources)} calls {e.text}:{e.port} "
         f"({_names(net, denied)} on {entry.conns}), but {' and '.join(sides)}"
     )
+    key = f"{format_path(entry.decl.path)} -> {e.text}:{e.port}"  # a value may name several
     return Violation(entry.decl.obj, entry.decl.path, message, fix=" ".join(fixes),
-                     kind="dependency-denied")
+                     kind="dependency-denied", key=key)
 
 
 # ---------------------------------------------------------------- wording

@@ -271,8 +271,8 @@ spec:
           valueFrom: {configMapKeyRef: {name: cfg, key: upstream}}
 """
     result = run(tmp_path, text)
-    assert [(f.object, f.path) for f in result.findings] == [
-        ("ConfigMap/client/cfg", "data.upstream"),
+    assert [(f.object, f.path.split(" ")[0], f.line) for f in result.findings] == [
+        ("ConfigMap/client/cfg", "data.upstream", line_of(tmp_path, "upstream: |")),
     ]
     assert "(server/api on TCP 8080)" in result.findings[0].message
 
