@@ -46,7 +46,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import Container, KObject, Kustomization, Model, Path, PodTemplate, Strategy, dig
+from .model import Container, KObject, Model, Path, PodTemplate, Strategy, dig
 from .workload import ImageRef, parse_image
 
 VALUES_KIND = "HelmValues"
@@ -204,6 +204,7 @@ def values_documents(
 def _file_uses(model: Model) -> dict[str, _Use]:
     """Values files that kustomizations and HelmReleases name, with their namespace."""
     uses: dict[str, _Use] = {}
+    generated: dict[tuple[str, str], list[tuple[str, str]]] = {}  # (name, key) -> (dir, file)
     for k in model.kustomizations:
         if k.flux is not None:
             continue
@@ -216,33 +217,9 @@ def _file_uses(model: Model) -> dict[str, _Use]:
                 if isinstance(entry, str) and entry and "://" not in entry:
                     target = posixpath.normpath(posixpath.join(k.directory, entry))
                     uses.setdefault(target, _Use(str(ns) if ns else None, chart.get("name")))
-    for obj in model.objects:
-        if obj.kind != "HelmRelease" or obj.group != "helm.toolkit.fluxcd.io":
-            continue
-        for ref in obj.get(("spec", "valuesFrom")) or []:
-            if not isinstance(ref, dict) or ref.get("kind") not in ("ConfigMap", "Secret"):
-                continue
-            key = str(ref.get("valuesKey") or "values.yaml")
-            generated = _generated_file(model.kustomizations, obj, str(ref.get("name")), key)
-            if generated is not None:
-                target_ns = obj.get(("spec", "targetNamespace"))
-                uses.setdefault(generated, _Use(str(target_ns or obj.namespace or "") or None,
-                                             obj.name))
-    return uses
-
-
-def _generated_file(
-    kustomizations: Sequence[Kustomization], release: KObject, name: str, key: str
-) -> str | None:
-    """The file a kustomize generator puts under ``key`` of the ConfigMap/Secret ``name``."""
-    here = posixpath.dirname(release.file)
-    found: list[tuple[int, str]] = []
-    for k in kustomizations:
-        if k.flux is not None:
-            continue
         for section in ("configMapGenerator", "secretGenerator"):
             for gen in k.body.get(section) or []:
-                if not isinstance(gen, dict) or gen.get("name") != name:
+                if not isinstance(gen, dict):
                     continue
                 for entry in gen.get("files") or []:
                     if not isinstance(entry, str):
@@ -250,10 +227,28 @@ def _generated_file(
                     item_key, _, source = entry.partition("=")
                     if not source:
                         source, item_key = item_key, posixpath.basename(item_key)
-                    if item_key == key:
-                        target = posixpath.normpath(posixpath.join(k.directory, source))
-                        found.append((0 if k.directory == here else 1, target))
-    return min(found)[1] if found else None
+                    target = posixpath.normpath(posixpath.join(k.directory, source))
+                    generated.setdefault((str(gen.get("name")), item_key), []).append(
+                        (k.directory, target))
+    if not generated:
+        return uses
+    for obj in model.objects:
+        if obj.kind != "HelmRelease" or obj.group != "helm.toolkit.fluxcd.io":
+            continue
+        here = posixpath.dirname(obj.file)
+        for ref in obj.get(("spec", "valuesFrom")) or []:
+            if not isinstance(ref, dict) or ref.get("kind") not in ("ConfigMap", "Secret"):
+                continue
+            key = str(ref.get("valuesKey") or "values.yaml")
+            found = generated.get((str(ref.get("name")), key))
+            if not found:
+                continue
+            # the generator beside the HelmRelease wins over one elsewhere
+            target = min(found, key=lambda dt: (dt[0] != here, dt[1]))[1]
+            target_ns = obj.get(("spec", "targetNamespace"))
+            uses.setdefault(target, _Use(str(target_ns or obj.namespace or "") or None,
+                                         obj.name))
+    return uses
 
 
 def configure(

@@ -23,9 +23,10 @@ from __future__ import annotations
 import fnmatch
 import re
 import shlex
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from .model import Container, Inventory, Node, Path, PodTemplate, dig
@@ -186,8 +187,13 @@ def resource_names(pod: PodTemplate) -> list[str]:
     return list(seen)
 
 
-def is_gpu(resource: str, patterns: Sequence[str]) -> bool:
+@lru_cache(maxsize=4096)
+def _matches(resource: str, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatchcase(resource, p) for p in patterns)
+
+
+def is_gpu(resource: str, patterns: Sequence[str]) -> bool:
+    return _matches(resource, patterns if isinstance(patterns, tuple) else tuple(patterns))
 
 
 def gpu_names(pod: PodTemplate, patterns: Sequence[str]) -> list[str]:
@@ -311,6 +317,14 @@ class Parallelism:
 def parallelism(container: Container) -> Parallelism | None:
     """The server's parallelism, or None when the container runs no vLLM/SGLang-style server
     (named in image, command or args, or using the long vLLM flags)."""
+    written = [container.body.get("command"), container.body.get("args")]
+    text = " ".join(
+        " ".join(str(x) for x in part) if isinstance(part, list) else str(part)
+        for part in written if part
+    ).lower()
+    image = str(container.image or "").lower()
+    if "parallel-size" not in text and not any(w in text or w in image for w in SERVERS):
+        return None  # the cheap test first: most containers run no LLM server
     tokens = argv(container)
     long_form = flag(tokens, (TP_FLAGS[0], PP_FLAGS[0]))
     if long_form is None and not mentions(tokens, container.image, SERVERS):
@@ -451,17 +465,50 @@ def pinned_host(pod: PodTemplate) -> str | None:
 
 
 def pinned_node(pod: PodTemplate, inventory: Inventory) -> Node | None:
+    """The inventory node a pod is pinned to (None: not pinned, or to a host not listed)."""
     host = pinned_host(pod)
     if host is None:
         return None
     if pod.spec.get("nodeName") == host:
         return inventory.node(host)
+    return _hosts(inventory).get(host)
+
+
+def _hosts(inventory: Inventory) -> dict[str, Node]:
+    """hostname label -> node (a node without the label answers to its name)."""
+    out: dict[str, Node] = {}
     for node in inventory.nodes:
-        if node.labels.get(HOSTNAME) == host or (
-            HOSTNAME not in node.labels and node.name == host
-        ):
-            return node
-    return None
+        out.setdefault(node.labels.get(HOSTNAME, node.name), node)
+    return out
+
+
+class Placement:
+    """Where each pod template runs, computed once per check: pinned nodes, and every node's
+    pods (pinned there, or DaemonSets that admit it)."""
+
+    def __init__(self, pods: Iterable[PodTemplate], inventory: Inventory) -> None:
+        hosts = _hosts(inventory)
+        self.pinned: dict[int, Node | None] = {}
+        self.on: dict[str, list[PodTemplate]] = {n.name: [] for n in inventory.nodes}
+        for pod in pods:
+            host = pinned_host(pod)
+            node = None
+            if host is not None:
+                node = (inventory.node(host) if pod.spec.get("nodeName") == host
+                        else hosts.get(host))
+            self.pinned[id(pod)] = node
+            if node is not None:
+                self.on[node.name].append(pod)
+            elif pod.kind == "DaemonSet":
+                for candidate in inventory.nodes:
+                    if admits(pod, candidate):
+                        self.on[candidate.name].append(pod)
+
+    def node_of(self, pod: PodTemplate) -> Node | None:
+        return self.pinned.get(id(pod))
+
+    def pods_on(self, node: Node) -> list[PodTemplate]:
+        return self.on.get(node.name, [])
 
 
 def stand_in_control_planes() -> tuple[Node, ...]:
@@ -475,17 +522,6 @@ def stand_in_control_planes() -> tuple[Node, ...]:
 
 def replicas(pod: PodTemplate) -> int:
     return max(pod.replicas, 0)
-
-
-def pods_on(node: Node, pods: Iterable[PodTemplate], inventory: Inventory) -> Iterator[PodTemplate]:
-    """Pod templates that run on ``node``: pinned there, or DaemonSets that admit it."""
-    for pod in pods:
-        target = pinned_node(pod, inventory)
-        if target is not None:
-            if target is node:
-                yield pod
-        elif pod.kind == "DaemonSet" and admits(pod, node):
-            yield pod
 
 
 def count(pod: PodTemplate) -> int:

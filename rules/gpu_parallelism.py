@@ -91,7 +91,7 @@ SEVERITIES = {"parallelism": "error", "limits": "error"}
 
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
-    patterns = [str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES]
+    patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
     seen: set[tuple[int, tuple[Any, ...]]] = set()
     for pod in model.pods:
         for container in pod.containers:

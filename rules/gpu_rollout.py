@@ -58,21 +58,20 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 from reviewbot.findings import Violation
-from reviewbot.model import Model, PodTemplate
+from reviewbot.model import Model, Node, PodTemplate
 from reviewbot.registry import Option
 from reviewbot.workload import (
     DEFAULT_GPU_RESOURCES,
+    Placement,
     count,
     is_values_pod,
     number,
-    pinned_node,
     pod_gpus,
-    pods_on,
 )
 
 ID = "gpu-rollout"
@@ -108,8 +107,9 @@ def surge_pods(max_surge: Any, replicas: int) -> int | None:
 
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
-    patterns = [str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES]
+    patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
     gpus_of = {id(p): pod_gpus(p, patterns) for p in model.pods}
+    placement: Placement | None = None
     for pod in model.pods:
         gpus = gpus_of[id(pod)]
         strategy = pod.strategy
@@ -129,22 +129,25 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         surge = surge_pods(strategy.max_surge, pod.replicas)
         if surge == 0 or surge is None:
             continue
-        node = pinned_node(pod, model.inventory)
+        if placement is None:
+            placement = Placement(model.pods, model.inventory)
+        node = placement.node_of(pod)
+        on = placement.pods_on(node) if node is not None else []
         if node is not None:
-            spare = _spare(model, node, gpus_of, gpus)
+            spare = _spare(node, on, gpus_of, gpus)
             if all(spare[r] >= surge * gpus[r] for r in gpus):
                 continue
         yield Violation(
-            pod.obj, strategy.path, _message(pod, gpus, surge, strategy.max_surge, node, model,
-                                             gpus_of),
+            pod.obj, strategy.path,
+            _message(pod, gpus, surge, strategy.max_surge, node, on, gpus_of),
             fix=_fix(pod), kind="surge",
         )
 
 
-def _spare(model: Model, node: Any, gpus_of: Mapping[int, Mapping[str, Fraction]],
+def _spare(node: Node, on: Sequence[PodTemplate], gpus_of: Mapping[int, Mapping[str, Fraction]],
            wanted: Mapping[str, Fraction]) -> dict[str, Fraction]:
     used = {r: Fraction(0) for r in wanted}
-    for other in pods_on(node, model.pods, model.inventory):
+    for other in on:
         for r in wanted:
             used[r] += gpus_of[id(other)].get(r, Fraction(0)) * count(other)
     return {r: node.allocatable.get(r, Fraction(0)) - used[r] for r in wanted}
@@ -155,7 +158,8 @@ def _gpu_text(gpus: Mapping[str, Fraction]) -> str:
 
 
 def _message(pod: PodTemplate, gpus: Mapping[str, Fraction], surge: int, max_surge: Any,
-             node: Any, model: Model, gpus_of: Mapping[int, Mapping[str, Fraction]]) -> str:
+             node: Node | None, on: Sequence[PodTemplate],
+             gpus_of: Mapping[int, Mapping[str, Fraction]]) -> str:
     implicit = "" if _written(pod) else ", the default when no strategy is set"
     text = (
         f"{pod.name} requests {_gpu_text(gpus)} and rolls out with RollingUpdate (maxSurge "
@@ -166,7 +170,7 @@ def _message(pod: PodTemplate, gpus: Mapping[str, Fraction], surge: int, max_sur
         return text + "; when no spare GPU exists it stays Pending and the rollout never ends"
     held: list[tuple[Fraction, str]] = []
     total = {r: Fraction(0) for r in gpus}
-    for other in pods_on(node, model.pods, model.inventory):
+    for other in on:
         mine = gpus_of[id(other)]
         if any(mine.get(r) for r in gpus):
             n = count(other)

@@ -72,12 +72,12 @@ from reviewbot.findings import Violation
 from reviewbot.model import Container, Model, Node, Path, PodTemplate
 from reviewbot.quantity import format_quantity
 from reviewbot.workload import (
+    Placement,
     admits,
     count,
     field_path,
     pinned_host,
     pod_request,
-    pods_on,
     request,
     resource_names,
 )
@@ -110,9 +110,9 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     if not inventory.nodes:
         return
     pods = _unique(model.pods)
+    placement = Placement(pods, inventory)
     for node in inventory.nodes:
-        on = list(pods_on(node, pods, inventory))
-        yield from _node(node, on)
+        yield from _node(node, placement.pods_on(node))
     for pod in pods:
         if pinned_host(pod) is None:
             yield from _single(pod, inventory.nodes)
@@ -182,21 +182,25 @@ def _node(node: Node, on: Sequence[PodTemplate]) -> Iterator[Violation]:
         )
 
 
+def _lacking(node: Node, wanted: Mapping[str, Fraction]) -> list[tuple[str, Fraction]]:
+    return [(r, v) for r, v in wanted.items()
+            if (a := _allocatable(node, r)) is not None and v > a]
+
+
 def _single(pod: PodTemplate, nodes: Sequence[Node]) -> Iterator[Violation]:
-    admitting = [n for n in nodes if admits(pod, n)]
-    if not admitting:
-        return
     wanted = {r: pod_request(pod, r) for r in _names([pod])}
     wanted = {r: v for r, v in wanted.items() if v > 0}
     if not wanted:
         return
     short: list[tuple[Node, str, Fraction]] = []
-    for node in admitting:
-        lacking = [(r, v) for r, v in wanted.items()
-                   if (a := _allocatable(node, r)) is not None and v > a]
-        if not lacking:
-            return
-        short.append((node, lacking[0][0], lacking[0][1]))
+    for node in nodes:
+        lacking = _lacking(node, wanted)
+        if not lacking and admits(pod, node):
+            return  # the common case, found early: some admitting node holds it
+        if lacking and admits(pod, node):
+            short.append((node, lacking[0][0], lacking[0][1]))
+    if not short:
+        return  # no inventory node admits it at all: a partial inventory, not judged
     node, resource, value = max(
         short, key=lambda t: _allocatable(t[0], t[1]) or Fraction(0)
     )

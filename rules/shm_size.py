@@ -89,7 +89,7 @@ SHM = "/dev/shm"
 
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
-    patterns = [str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES]
+    patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
     minimum = parse_quantity(opts.get("min-size", "1Gi")) or Fraction(2**30)
     seen: set[tuple[int, tuple[Any, ...]]] = set()
     for pod in model.pods:
