@@ -22,6 +22,7 @@ import json
 import math
 import os
 import posixpath
+import re
 import shutil
 import subprocess
 import tempfile
@@ -36,6 +37,7 @@ from .model import KUSTOMIZATION_FILES
 from .sources import FileRecord, Skipped, Tree, blob_id
 
 ORIGIN = "config.kubernetes.io/origin"
+RENDERED = "reviewbot.dev/rendered-by"  # on every built object: the kustomization built
 TIMEOUT_SECONDS = 120
 Path = tuple[str | int, ...]
 Positions = Mapping[Path, tuple[int, int]]
@@ -71,6 +73,8 @@ def render_tree(tree: Tree, command: Sequence[str] | None = None) -> Tree:
         base = _source_folder(tree, records, kustomizations, FsPath(tmp))
         for i, folder in enumerate(roots):
             k = kustomizations[folder]
+            if k.body.get("kind") == "Component":
+                continue  # built only as part of the kustomization that uses it
             if _remote_anywhere(folder, kustomizations):
                 skipped.append(Skipped(k.file, "kustomize build not run: remote resource"))
                 continue
@@ -83,10 +87,13 @@ def render_tree(tree: Tree, command: Sequence[str] | None = None) -> Tree:
             }), encoding="utf-8")
             output, error = _build(cmd, wrapper)
             if error is not None:
-                skipped.append(Skipped(k.file, error))
+                skipped.append(Skipped(k.file, error.replace(target, folder or ".")))
                 continue
             for obj in output:
                 source = _origin_file(obj, wrapper, base, tree.root)
+                meta = obj.setdefault("metadata", {})
+                if isinstance(meta, dict):
+                    meta.setdefault("annotations", {})[RENDERED] = k.file
                 built.setdefault(source or f"{k.file}#generated", []).append(obj)
     out = [r for path, r in records.items() if path not in built]
     for path, objects in sorted(built.items()):
@@ -212,9 +219,13 @@ def _first_line(stderr: bytes) -> str:
     """The gist of kustomize's error, never text quoted from a manifest (it may be secret)."""
     lines = [x.strip() for x in stderr.decode("utf-8", "replace").splitlines() if x.strip()]
     text = lines[0] if lines else "no error message"
+    quoted = re.search(r'err="(.*)"\s*$', text)  # kubectl's log line wraps kustomize's error
+    if quoted:
+        text = quoted.group(1).replace('\\"', '"')
+    text = re.sub(r"^Error: ", "", text)
     if "yaml:" in text or "json:" in text:
         return "a file does not parse"
-    return text[:200]
+    return text if len(text) <= 240 else "..." + text[-240:]  # the cause is at the end
 
 
 def _origin_file(obj: dict[str, Any], wrapper: FsPath, base: FsPath, root: FsPath) -> str | None:

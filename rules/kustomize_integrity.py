@@ -71,7 +71,10 @@ RATIONALE = (
 )
 FIX = "Fix the path, list the manifest in its kustomization, or remove the duplicate."
 KINDS: tuple[str, ...] = ()
-SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error"}
+SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error",
+              "build": "error"}
+RENDERED = "reviewbot.dev/rendered-by"  # set by --render on objects kustomize built
+BUILD_FAILED = "kustomize build failed: "
 OPTIONS: tuple[Any, ...] = ()
 
 # kustomization fields whose entries are paths: (field, sub-field or None, must be a folder
@@ -91,11 +94,15 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     kustomize = [k for k in model.kustomizations if k.flux is None]
     by_dir = {k.directory: k for k in kustomize}
     referenced: set[str] = set()
+    missing_in: set[str] = set()
     for k in kustomize:
-        yield from _check_entries(k, index, referenced)
+        for violation in _check_entries(k, index, referenced):
+            missing_in.add(k.directory)
+            yield violation
     objects_by_file: dict[str, list[KObject]] = {}
     for obj in model.objects:
-        objects_by_file.setdefault(obj.file, []).append(obj)
+        if RENDERED not in obj.annotations:  # built objects: kustomize itself checked them
+            objects_by_file.setdefault(obj.file, []).append(obj)
     yield from _unreachable(kustomize, objects_by_file, referenced)
     builder = _Builder(by_dir, objects_by_file, index)
     roots = [k for k in kustomize if k.directory not in builder.included]
@@ -103,6 +110,22 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     for k in sorted(roots, key=lambda k: k.file):
         yield from builder.duplicates(k.directory, k.file, reported)
     yield from _flux_paths(model, index, builder, reported)
+    yield from _build_failures(model, builder, missing_in | builder.duplicate_in)
+
+
+def _build_failures(model: Model, builder: _Builder, explained: set[str]) -> Iterator[Violation]:
+    """``--render``: a kustomization kustomize could not build, unless a missing entry or a
+    duplicate found in what it includes already explains why."""
+    for skipped in model.skipped:
+        if not skipped.reason.startswith(BUILD_FAILED):
+            continue
+        folder = posixpath.dirname(skipped.path)
+        if builder.closure(folder) & explained:
+            continue
+        yield Violation(
+            None, (), skipped.reason, kind="build", file=skipped.path, line=1, column=1,
+            key=f"{skipped.path}:build", fix="Run kustomize build on it and fix what it reports.",
+        )
 
 
 # ---------------------------------------------------------------- the tree
@@ -123,7 +146,7 @@ class _TreeIndex:
         self._bases = _common_bases(self.files)
         # A tree of YAML files only is a partial copy (a CI filter, a corpus): what it says
         # about other files (scripts, .env files of generators) is not evidence.
-        self.has_other_files = any(not _is_yaml(p) for p in self.files)
+        self.has_other_files = any(not _is_yaml(p) and "#" not in p for p in self.files)
 
     def exists(self, path: str) -> bool:
         return path in self.files or self.is_dir(path)
@@ -317,12 +340,25 @@ class _Builder:
                 if target in by_dir:
                     self.included.add(target)
         self._memo: dict[str, list[_Item]] = {}
+        self.duplicate_in: set[str] = set()  # folders whose build has a duplicate
 
     def _children(self, k: Kustomization) -> Iterator[str]:
         for key in ("resources", "bases", "components"):
             for entry in _list(k.body.get(key)):
                 if isinstance(entry, str) and entry.strip() and not _remote(entry.strip()):
                     yield _resolve(k.directory, entry.strip())
+
+    def closure(self, folder: str) -> set[str]:
+        """``folder`` and every kustomization folder it includes."""
+        out: set[str] = set()
+        pending = [folder]
+        while pending:
+            current = pending.pop()
+            if current in out or current not in self.by_dir:
+                continue
+            out.add(current)
+            pending += [c for c in self._children(self.by_dir[current]) if c in self.by_dir]
+        return out
 
     def items(self, folder: str, seen: frozenset[str] = frozenset()) -> list[_Item]:
         if folder in self._memo:
@@ -360,6 +396,7 @@ class _Builder:
             if pair in reported:
                 continue
             reported.add(pair)
+            self.duplicate_in.add(folder)
             line, _ = other.obj.position(())
             what = "twice" if other.obj is item.obj else f"again (first in {other.obj.file}:{line})"
             ident = f"{item.kind}/{item.namespace}/{item.name}" if item.namespace else (
@@ -433,6 +470,17 @@ def _flux_paths(
                     fix="Point spec.path at an existing folder of the source.",
                 )
             continue
+        for i, entry in enumerate(_list(obj.get(("spec", "components")))):
+            if not isinstance(entry, str) or _remote(entry) or "${" in entry:
+                continue
+            folder = _resolve(target, entry.strip())
+            if index.covers(folder) and index.kustomization_in(folder) is None:
+                what = "holds no kustomization" if index.is_dir(folder) else "does not exist"
+                yield Violation(
+                    obj, ("spec", "components", i),
+                    f"spec.components[{i}]: {entry!r} (from spec.path) {what}", kind="missing",
+                    fix="Point the component at a folder holding its kustomization.yaml.",
+                )
         if index.kustomization_in(target) is None:
             items = _flux_items(target, builder, index)
             where = f"Flux Kustomization {obj.ref} (path {path})"

@@ -145,3 +145,21 @@ def test_cli_render_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert code == 1
     assert [(Path(f["file"]).name, f["line"], f["object"]) for f in out["findings"]] == [
         ("deployment.yaml", 17, "Deployment/app/web")]
+
+
+@needs_kustomize
+def test_a_failed_build_is_a_finding_unless_a_check_explains_it(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "README.md": "repo\n",
+        "missing/kustomization.yaml": "resources: [gone.yaml]\n",
+        "patched/kustomization.yaml": "resources: [cm.yaml]\npatches: [{path: patch.yaml}]\n",
+        "patched/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+        "patched/patch.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nope}\n",
+    })
+    result = analyze(render_tree(disk_tree([tmp_path], tmp_path)), Config(),
+                     only=["kustomize-integrity"])
+    got = [(f.file, f.line, f.message.split(":")[0]) for f in result.findings]
+    assert got == [
+        ("missing/kustomization.yaml", 1, "resources[0]"),
+        ("patched/kustomization.yaml", 1, "kustomize build failed"),
+    ]
