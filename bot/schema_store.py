@@ -124,7 +124,7 @@ def kubernetes_schemas(version: str) -> KubernetesSchemas:
     index: dict[tuple[str, str, str], str] = {}
     groups: set[str] = set()
     for name, definition in defs.items():
-        _merge_type_choices(definition)
+        _prepare(definition)
         for gvk in definition.get(GVK) or ():
             groups.add(str(gvk.get("group", "")))
             if name.endswith((".DeleteOptions", ".WatchEvent")):
@@ -135,13 +135,15 @@ def kubernetes_schemas(version: str) -> KubernetesSchemas:
     )
 
 
-def _merge_type_choices(node: Any) -> None:
-    """``oneOf: [{type: [string, null]}, {type: [integer, null]}]`` -> one ``type`` list.
+def _prepare(node: Any) -> None:
+    """Drop ``description`` (half the bytes; compiling is twice as fast without it) and turn
+    ``oneOf: [{type: [string, null]}, {type: [integer, null]}]`` into one ``type`` list.
 
     IntOrString and Quantity are written as a ``oneOf`` of two nullable types, which rejects
     ``null`` (it matches both) and makes a poor message; a type list means the same otherwise.
     """
     if isinstance(node, dict):
+        node.pop("description", None)
         for keyword in ("oneOf", "anyOf"):
             branches = node.get(keyword)
             if isinstance(branches, list) and branches and all(
@@ -152,11 +154,15 @@ def _merge_type_choices(node: Any) -> None:
                     types += b["type"] if isinstance(b["type"], list) else [b["type"]]
                 del node[keyword]
                 node["type"] = list(dict.fromkeys(types))
-        for value in node.values():
-            _merge_type_choices(value)
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):
+                for schema in value.values():  # a property may be *named* description
+                    _prepare(schema)
+            else:
+                _prepare(value)
     elif isinstance(node, list):
         for value in node:
-            _merge_type_choices(value)
+            _prepare(value)
 
 
 def kubernetes_validator(k8s: KubernetesSchemas, name: str) -> Validator:
@@ -356,10 +362,20 @@ def bundled_schemas() -> Mapping[tuple[str, str, str], tuple[str, Mapping[str, A
     return out
 
 
+@cache
+def _bundled_validator(version: str, name: str) -> Validator:
+    k8s = kubernetes_schemas(version)
+    schema = next(s for n, s in bundled_schemas().values() if n == name)
+    return Validator(expand_inline(schema, k8s.defs), k8s.registry)
+
+
 def expand_inline(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> Any:
     """Resolve ``x-kubernetes-inline: [definition, ...]``: the definitions' fields become
     properties of that node (as ``$ref``s), the way Go embeds a struct with ``json:",inline"``.
     Fields a definition lacks in the chosen Kubernetes version are simply not added."""
+    if INLINE not in json.dumps(schema):
+        return schema
+
     def walk(node: Any) -> Any:
         if isinstance(node, list):
             return [walk(v) for v in node]
@@ -474,8 +490,8 @@ class SchemaStore:
             return Lookup(Validator(crd.schema, self.k8s.registry), f"CRD in {crd.source}")
         bundled = bundled_schemas().get((group, version, kind))
         if bundled is not None:
-            schema = expand_inline(bundled[1], self.k8s.defs)
-            return Lookup(Validator(schema, self.k8s.registry), f"schemas/{bundled[0]}")
+            return Lookup(_bundled_validator(self.k8s.version, bundled[0]),
+                          f"schemas/{bundled[0]}")
         if group in self.k8s.groups and (group, version, kind) not in NOT_API:
             return Lookup(None, "", self._unserved(api_version, kind))
         return Lookup(None, "")
