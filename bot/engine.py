@@ -22,6 +22,7 @@ from .loader import LoadedFile, load
 from .model import KObject, Model, build_model
 from .registry import Rule, all_rules
 from .sources import FileRecord, Skipped, Tree
+from .values import configure as configure_values
 
 IGNORE = "reviewbot.dev/ignore"
 IGNORE_REASON = "reviewbot.dev/ignore-reason"
@@ -71,12 +72,17 @@ def _parse_share(records: list[FileRecord]) -> bytes:
     return marshal.dumps([freeze(load(r)) for r in records])
 
 
+def load_model(tree: Tree, config: Config, loader: Any = None) -> Model:
+    """Parse ``tree`` and build its model with the config's inventory and values settings."""
+    model = build_model(load_files(tree, config, loader), config.inventory, str(tree.root), tree)
+    configure_values(model, config.section("measured"), list(config.raw.get("values-files") or ()))
+    return model
+
+
 def analyze(
     tree: Tree, config: Config, *, only: Sequence[str] = (), loader: Any = None
 ) -> Result:
-    files = load_files(tree, config, loader)
-    model = build_model(files, config.inventory, str(tree.root), tree)
-    return run_rules(model, config, only=only)
+    return run_rules(load_model(tree, config, loader), config, only=only)
 
 
 def enabled_rules(config: Config, only: Sequence[str] = ()) -> list[Rule]:

@@ -33,10 +33,10 @@ from .cli import EXIT_OK, emit, exit_code, use_color
 from .commands import file_loader
 from .config import CONFIG_NAME, Config, load_config_file, parse_config
 from .diff import TreeDiff, compare, diff_models, parse_path, stable_path
-from .engine import Result, Suppressions, _finding, analyze, load_files
+from .engine import Result, Suppressions, _finding, analyze, load_model
 from .errors import ReviewbotError
 from .findings import Finding, sort_key
-from .model import KObject, Model, PodTemplate, build_model
+from .model import KObject, Model, PodTemplate
 from .registry import all_rules
 from .report import Report, render
 from .report.difftext import clean as render_diff_clean
@@ -337,8 +337,7 @@ def _pods(model: Model, obj: KObject) -> list[PodTemplate]:
 
 
 def _model(tree: Tree, config: Config, args: argparse.Namespace) -> Model:
-    files = load_files(tree, config, file_loader(args))
-    return build_model(files, config.inventory, str(tree.root), tree)
+    return load_model(tree, config, file_loader(args))
 
 
 def diff_command(args: argparse.Namespace) -> int:
