@@ -18,8 +18,11 @@ reviewbot checks every `kustomization.yaml` in the tree:
   `namespace`, `namePrefix` and `nameSuffix`) reachable from one kustomization are an error
   (`duplicate`): kustomize refuses to build it;
 - a Flux `Kustomization`'s `spec.path` exists (`missing`), judged when another Kustomization
-  of the same source resolves in the tree (so the source is this repository); a path
-  without a `kustomization.yaml` is built the way Flux does (every manifest below it).
+  of the same source resolves in the tree (so the source is this repository), and so do its
+  `spec.components`; a path without a `kustomization.yaml` is built the way Flux does
+  (every manifest below it) and checked for duplicates;
+- with `--render`, a kustomization that `kustomize build` refuses is an error (`build`),
+  unless one of the checks above already explains it.
 
 Failing example:
 
