@@ -12,8 +12,9 @@ appears twice, the second copy after the first). Objects a generator made are fi
 same lines. Files no build consumed are kept as they are.
 
 Nothing in the tree is executed: kustomize runs without ``--enable-helm``, exec or alpha
-plugins, and a build that references a remote resource is not run at all (listed as
-skipped). A build that fails is listed as skipped and its files are linted unrendered.
+plugins, and a build that references a remote resource or inflates a Helm chart
+(``helmCharts``) is not run at all (listed as skipped). A build that fails is listed as
+skipped and its files are linted unrendered.
 """
 
 from __future__ import annotations
@@ -75,8 +76,9 @@ def render_tree(tree: Tree, command: Sequence[str] | None = None) -> Tree:
             k = kustomizations[folder]
             if k.body.get("kind") == "Component":
                 continue  # built only as part of the kustomization that uses it
-            if _remote_anywhere(folder, kustomizations):
-                skipped.append(Skipped(k.file, "kustomize build not run: remote resource"))
+            reason = _not_buildable(folder, kustomizations)
+            if reason is not None:
+                skipped.append(Skipped(k.file, f"kustomize build not run: {reason}"))
                 continue
             wrapper = FsPath(tmp) / f"build-{i}"
             wrapper.mkdir()
@@ -148,7 +150,8 @@ def _roots(kustomizations: Mapping[str, _Kustomization]) -> list[str]:
     return sorted(d for d in kustomizations if d not in included)
 
 
-def _remote_anywhere(folder: str, kustomizations: Mapping[str, _Kustomization]) -> bool:
+def _not_buildable(folder: str, kustomizations: Mapping[str, _Kustomization]) -> str | None:
+    """Why a build is not run: it would fetch (remote resources) or run Helm (helmCharts)."""
     seen: set[str] = set()
     pending = [folder]
     while pending:
@@ -156,11 +159,13 @@ def _remote_anywhere(folder: str, kustomizations: Mapping[str, _Kustomization]) 
         if current in seen or current not in kustomizations:
             continue
         seen.add(current)
+        if kustomizations[current].body.get("helmCharts"):
+            return "helmCharts need Helm (--enable-helm is never used)"
         for entry in _entries(kustomizations[current]):
             if _remote(entry):
-                return True
+                return "remote resource"
             pending.append(_child(current, entry))
-    return False
+    return None
 
 
 # ---------------------------------------------------------------- running kustomize
@@ -215,15 +220,26 @@ def _build(cmd: Sequence[str], folder: FsPath) -> tuple[list[dict[str, Any]], st
     return [d.value for d in loaded.documents if isinstance(d.value, dict)], None
 
 
+_PARSE_ERROR = re.compile(
+    r"yaml: (line \d+|unmarshal|did not find|mapping values|could not find|found)|"
+    r"json: (cannot unmarshal|invalid)|invalid character"
+)
+
+
 def _first_line(stderr: bytes) -> str:
     """The gist of kustomize's error, never text quoted from a manifest (it may be secret)."""
-    lines = [x.strip() for x in stderr.decode("utf-8", "replace").splitlines() if x.strip()]
-    text = lines[0] if lines else "no error message"
-    quoted = re.search(r'err="(.*)"\s*$', text)  # kubectl's log line wraps kustomize's error
-    if quoted:
-        text = quoted.group(1).replace('\\"', '"')
+    raw = stderr.decode("utf-8", "replace")
+    block = re.search(r"err=<\n(.*?)\n\s*>", raw, re.S)  # kubectl's multi-line log form
+    if block:
+        text = " ".join(line.strip() for line in block.group(1).splitlines() if line.strip())
+    else:
+        lines = [x.strip() for x in raw.splitlines() if x.strip()]
+        text = lines[0] if lines else "no error message"
+        quoted = re.search(r'err="(.*)"\s*$', text)  # kubectl's one-line log form
+        if quoted:
+            text = quoted.group(1).replace('\\"', '"')
     text = re.sub(r"^Error: ", "", text)
-    if "yaml:" in text or "json:" in text:
+    if _PARSE_ERROR.search(text):
         return "a file does not parse"
     return text if len(text) <= 240 else "..." + text[-240:]  # the cause is at the end
 

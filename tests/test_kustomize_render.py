@@ -117,12 +117,16 @@ def test_failing_and_remote_builds_are_skipped_and_linted_unrendered(tmp_path: P
     write(tmp_path, {
         "broken/kustomization.yaml": "resources: [missing.yaml]\n",
         "remote/kustomization.yaml": "resources: [github.com/org/repo//deploy?ref=v1]\n",
+        "chart/kustomization.yaml": "helmCharts: [{name: redis, repo: https://x, version: 1}]\n",
         "plain/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
     })
     tree = render_tree(disk_tree([tmp_path], tmp_path))
     reasons = {s.path: s.reason for s in tree.skipped}
     assert reasons["remote/kustomization.yaml"] == "kustomize build not run: remote resource"
+    assert reasons["chart/kustomization.yaml"] == (
+        "kustomize build not run: helmCharts need Helm (--enable-helm is never used)")
     assert reasons["broken/kustomization.yaml"].startswith("kustomize build failed")
+    assert reasons["broken/kustomization.yaml"].endswith("no such file or directory")
     assert "plain/cm.yaml" in {r.path for r in tree.files}
 
 
