@@ -18,6 +18,8 @@ which connections egress (source side) and ingress (destination side) each allow
 - namespaces match by their labels, which always include ``kubernetes.io/metadata.name``.
 
 Undefined namespaces (referenced but without a Namespace object) carry only that name label.
+Pods known only from Helm chart values are left out: the chart, not the repository, decides
+their labels and ports.
 With ``exact=False`` (what rules use) any other label requirement on such a namespace is
 *unknown*: callers choose whether unknown counts as a match (when asking "could this flow be
 allowed?") or not (when asking "does this rule certainly select these pods?").
@@ -372,7 +374,10 @@ class Network:
     def __init__(self, model: Model, *, exact: bool = True) -> None:
         self.model = model
         self.exact = exact
-        self.pods: list[PodTemplate] = list(model.pods)
+        # Pods described only by Helm chart values are unknown: the chart sets their labels.
+        self.pods: list[PodTemplate] = [
+            p for p in model.pods if not getattr(p, "from_values", False)
+        ]
         self.namespaces: dict[str, Namespace] = dict(model.namespaces)
         for pod in self.pods:
             if pod.namespace not in self.namespaces:
@@ -757,7 +762,7 @@ def connectivity_command(args: argparse.Namespace) -> int:
     config = resolve_config(args, root, targets[0] if len(targets) == 1 else FsPath.cwd())
     tree = with_json_files(disk_tree(targets, root))
     if getattr(args, "render", False):
-        from .render import render_tree  # type: ignore[import-not-found,unused-ignore]
+        from .render import render_tree
         tree = render_tree(tree)
     files = load_files(tree, config, file_loader(args))
     model = build_model(files, config.inventory, str(tree.root), tree)
