@@ -133,8 +133,8 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         if _templated(obj):
             stats.unvalidated(obj, "templated apiVersion or kind")
             continue
-        if obj.file in patches:
-            stats.unvalidated(obj, "kustomize patch (a partial object)")
+        if obj.file in patches or obj.api_version == "builtin":
+            stats.unvalidated(obj, "kustomize patch or plugin configuration")
             continue
         found = store.lookup(obj.api_version, obj.kind)
         if found.unserved is not None:
@@ -192,12 +192,16 @@ def _kubeconform(
 
 
 def _patch_files(model: Model) -> set[str]:
-    """Files kustomizations use as patches: their documents are partial objects."""
+    """Files kustomizations use as patches (partial objects) or as generator, transformer
+    and validator configurations (kustomize's own, not API objects)."""
     out: set[str] = set()
     for k in model.kustomizations:
         if k.flux is not None:
             continue
-        entries: list[Any] = list(_items(k.body.get("patchesStrategicMerge")))
+        entries: list[Any] = []
+        for key in ("patchesStrategicMerge", "generators", "transformers", "validators",
+                    "configurations"):
+            entries += _items(k.body.get(key))
         for key in ("patches", "patchesJson6902"):
             entries += [p.get("path") for p in _items(k.body.get(key)) if isinstance(p, dict)]
         for entry in entries:
