@@ -484,6 +484,23 @@ class Network:
             out |= self.peer_pods(peer, rule.policy.namespace, unknown)
         return frozenset(out)
 
+    @cached_property
+    def opaque_namespaces(self) -> frozenset[str]:
+        """Namespaces that hold pods the model cannot see: those rendered from Helm charts
+        (HelmRelease, Argo CD Application, values files)."""
+        out = {p.namespace for p in self.model.pods if getattr(p, "from_values", False)}
+        for obj in self.model.objects:
+            if obj.kind == "HelmRelease":
+                out.add(obj.namespace or "default")
+                target = obj.get(("spec", "targetNamespace"))
+            elif obj.kind == "Application" and obj.group == "argoproj.io":
+                target = obj.get(("spec", "destination", "namespace"))
+            else:
+                continue
+            if isinstance(target, str) and target:
+                out.add(target)
+        return frozenset(out)
+
     # -------------------------------------------------- ports
 
     def ports_of(self, d: int) -> NamedPorts:

@@ -26,7 +26,10 @@ Namespaces, pods and Services the repository does not define (kube-system, ingre
 the internet) are unknown, never findings: an egress rule towards them, an ingress rule from
 them, and a URL naming them are not judged. Label requirements on a namespace without a
 Namespace manifest, and `ipBlock` peers as seen from pods, are unknown too, and unknown never
-counts as a denial.
+counts as a denial. Pods rendered from Helm charts are not in the repository: a namespace
+holding them (HelmRelease namespace or `targetNamespace`, Argo CD destination) is never
+judged as a whole, neither as the target of a namespace-wide egress entry nor as the source
+an ingress rule names.
 
 Failing example:
 
@@ -151,8 +154,14 @@ def _unadmitted(
     if not missing:
         return
     by_pods = peer.pods is not None and not peer.pods.empty
-    if not by_pods and len(missing) < len(relevant):
-        return  # a namespace-wide entry is judged as a whole: some pod of it admits the flow
+    if not by_pods:
+        # A namespace-wide entry is judged as a whole: some pod of it must admit the flow, and
+        # only namespaces named outright whose every pod the repository shows can tell.
+        if len(missing) < len(relevant):
+            return
+        names = peer.namespaces.names() if peer.namespaces is not None else {policy.namespace}
+        if names is None or names & net.opaque_namespaces:
+            return
     groups: dict[str, list[int]] = {}
     for d in missing:
         groups.setdefault(net.pods[d].peer, []).append(d)
@@ -237,7 +246,7 @@ def _named_sources(net: Network, policy: Policy, peer: Peer) -> list[int]:
     if peer.ip is not None or not peer.valid:
         return []
     if peer.namespaces is None:
-        if peer.pods is None or peer.pods.empty:
+        if peer.pods is None or peer.pods.empty or policy.namespace in net.opaque_namespaces:
             return []
         return net.select_in(policy.namespace, peer.pods)
     names = peer.namespaces.names()
@@ -245,6 +254,8 @@ def _named_sources(net: Network, policy: Policy, peer: Peer) -> list[int]:
         return []  # namespaces by other labels: the cluster may hold more of them
     if not all(net.namespace_defined(n) or n in net.by_ns for n in names):
         return []
+    if names & net.opaque_namespaces:
+        return []  # chart-rendered pods there may be allowed out
     return sorted(net.peer_pods(peer, policy.namespace, unknown=False))
 
 
