@@ -40,6 +40,8 @@ def _common(formats: Sequence[str] = FORMATS) -> argparse.ArgumentParser:
     common.add_argument("--cache", metavar="DIR", help="parse cache keyed by git blob id")
     common.add_argument("--render", action="store_true",
                         help="build kustomizations with kustomize/kubectl first")
+    common.add_argument("--kubeconform", metavar="PATH",
+                        help="validate with this kubeconform binary (the schema rule)")
     common.add_argument("--rule", action="append", default=[], metavar="ID",
                         help="run only this rule (repeatable)")
     common.add_argument("--color", choices=("auto", "always", "never"), default="auto")

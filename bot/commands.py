@@ -19,9 +19,13 @@ from .sources import Tree, disk_tree, repo_root
 
 def resolve_config(args: argparse.Namespace, root: Path, start: Path) -> Config:
     if args.config:
-        return load_config_file(Path(args.config))
-    found = find_config(start, root)
-    return load_config_file(found, _display(found, root)) if found else Config()
+        config = load_config_file(Path(args.config))
+    else:
+        found = find_config(start, root)
+        config = load_config_file(found, _display(found, root)) if found else Config()
+    if getattr(args, "kubeconform", None):
+        config = config.with_options("schema", {"kubeconform": args.kubeconform})
+    return config
 
 
 def _display(path: Path, root: Path) -> str:

@@ -57,6 +57,14 @@ class Config:
         value = self.raw.get(name)
         return value if isinstance(value, dict) else {}
 
+    def with_options(self, rule_id: str, options: Mapping[str, Any]) -> Config:
+        """A copy with ``options`` set for ``rule_id`` (command-line overrides)."""
+        raw = dict(self.raw)
+        rules = dict(self.section("rules"))
+        rules[rule_id] = {**(rules.get(rule_id) or {}), **options}
+        raw["rules"] = rules
+        return Config(raw, self.source)
+
     def settings(self, rule: Rule) -> RuleSettings:
         entry = self.section("rules").get(rule.id) or {}
         options = rule.defaults()

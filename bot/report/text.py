@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from itertools import groupby
+from typing import Any
 
 from . import Report
 
@@ -41,6 +42,9 @@ def render_text(report: Report, color: bool = False) -> str:
     files = report.stats.get("files", 0)
     scanned = f" in {_plural(objects, 'object')}, {_plural(files, 'file')}" if objects else ""
     out.append(f"{summary or 'no findings'}{scanned}")
+    schema = report.stats.get("schema")
+    if isinstance(schema, dict):
+        out.append(schema_summary(schema))
     if report.skipped:
         out.append(f"skipped {len(report.skipped)} file(s):")
         out.extend(f"  {s.path}: {s.reason}" for s in report.skipped)
@@ -54,3 +58,16 @@ def _may_quote(rule: str, obj: str) -> bool:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def schema_summary(schema: dict[str, Any]) -> str:
+    """One line on what the schema rule validated and what it could not (no schema)."""
+    line = (f"schema: {schema.get('validated', 0)} objects validated against Kubernetes "
+            f"{schema.get('kubernetes-version', '?')} ({schema.get('engine', '?')})")
+    missing = schema.get("no-schema") or {}
+    if schema.get("not-validated"):
+        kinds = sorted(missing.items(), key=lambda kv: (-kv[1], kv[0]))
+        shown = ", ".join(f"{k} x{n}" for k, n in kinds[:5])
+        more = f", {len(kinds) - 5} more kinds" if len(kinds) > 5 else ""
+        line += f"; {schema['not-validated']} not validated (no schema): {shown}{more}"
+    return line
