@@ -104,7 +104,8 @@ def test_text_groups_by_file_and_shows_the_line(
     assert out.startswith("k8s/app.yaml\n")
     assert '    reviewbot.dev/ignore: "yaml-syntax"' in out
     assert "\033[" not in out
-    assert out.rstrip().endswith("1 error, 1 warning in 1 object, 1 file")
+    assert "\n1 error, 1 warning in 1 object, 1 file\n" in out
+    assert out.rstrip().splitlines()[-1].startswith("schema: 1 objects validated against Kubernetes")
 
 
 def test_rules_and_explain_come_from_modules(capsys: pytest.CaptureFixture[str]) -> None:
