@@ -105,7 +105,7 @@ def test_text_groups_by_file_and_shows_the_line(
     assert '    reviewbot.dev/ignore: "yaml-syntax"' in out
     assert "\033[" not in out
     assert "\n1 error, 1 warning in 1 object, 1 file\n" in out
-    assert out.rstrip().splitlines()[-1].startswith("schema: 1 objects validated against Kubernetes")
+    assert out.rstrip().splitlines()[-1].startswith("schema: 1 object validated against Kubernetes")
 
 
 def test_rules_and_explain_come_from_modules(capsys: pytest.CaptureFixture[str]) -> None:

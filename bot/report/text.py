@@ -62,7 +62,7 @@ def _plural(n: int, word: str) -> str:
 
 def schema_summary(schema: dict[str, Any]) -> str:
     """One line on what the schema rule validated and what it could not (no schema)."""
-    line = (f"schema: {schema.get('validated', 0)} objects validated against Kubernetes "
+    line = (f"schema: {_plural(schema.get('validated', 0), 'object')} validated against Kubernetes "
             f"{schema.get('kubernetes-version', '?')} ({schema.get('engine', '?')})")
     missing = schema.get("no-schema") or {}
     if schema.get("not-validated"):
