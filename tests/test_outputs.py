@@ -116,3 +116,12 @@ def test_rules_and_explain_come_from_modules(capsys: pytest.CaptureFixture[str])
     out = capsys.readouterr().out
     assert out.startswith("yaml-syntax (error)") and "Failing example" in out
     assert main(["explain", "nope"]) == 2
+
+
+def test_generated_rules_doc_is_current() -> None:
+    from reviewbot.commands import rules_markdown
+    from reviewbot.registry import all_rules
+
+    doc = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
+    assert doc.read_text() == rules_markdown(all_rules()), (
+        "regenerate: reviewbot rules --format markdown --output docs/rules.md")
