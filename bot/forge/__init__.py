@@ -128,7 +128,7 @@ def pr_from_event(platform: str, env: Mapping[str, str]) -> PullRequestRef:
         else:
             raise ForgeError(
                 "workflow_run event without a pull request: pass the number as "
-                "REVIEWBOT_PR_NUMBER (see docs/forges.md)"
+                "REVIEWBOT_PR_NUMBER (see the README, fork pull requests)"
             )
     else:
         name = _first(env, "FORGEJO_EVENT_NAME", "GITHUB_EVENT_NAME") or "this"

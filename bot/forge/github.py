@@ -139,7 +139,7 @@ class GitHubForge:
                     progress.deleted,
                     f"not posted to {where} ({progress.step}): the token may not write "
                     f"(HTTP {failure.status}: {failure.message}); pull requests from forks get "
-                    "read-only tokens, see the workflow_run pattern in docs/forges.md",
+                    "read-only tokens, see the workflow_run pattern in the README",
                 )
             raise ForgeError(
                 scrub(
