@@ -7,9 +7,11 @@ configuration error; 3 internal error (a short message; a traceback only with ``
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from . import __version__
@@ -102,7 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse: usage errors exit 2, --help/--version exit 0
         return int(exc.code or 0)
     try:
-        return _dispatch(args)
+        with _collector_paused():
+            return _dispatch(args)
     except ReviewbotError as exc:
         print(f"reviewbot: {exc.message}", file=sys.stderr)
         return exc.exit_code
@@ -113,6 +116,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"reviewbot: internal error: {type(exc).__name__}: {exc}"[:500], file=sys.stderr)
         return EXIT_INTERNAL
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for one command (reference counting still frees).
+
+    A run builds millions of long-lived objects (parsed documents, the model) and makes little
+    cyclic garbage; every full collection rescans all of them, which measured a third of the
+    CPU time of a 50k-object lint. Restored afterwards (tests call ``main`` in-process).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _dispatch(args: argparse.Namespace) -> int:
