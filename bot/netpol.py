@@ -107,6 +107,15 @@ class Selector:
 
     requirements: tuple[Requirement, ...] = ()
     valid: bool = True
+    @cached_property
+    def _split(self) -> tuple[tuple[tuple[str, str], ...], tuple[Requirement, ...]]:
+        """The key=value requirements (checked first, and used for index lookups), and the
+        others."""
+        pairs = tuple((r.key, next(iter(r.values))) for r in self.requirements
+                      if r.operator == "In" and len(r.values) == 1)
+        rest = tuple(r for r in self.requirements
+                     if not (r.operator == "In" and len(r.values) == 1))
+        return pairs, rest
 
     @staticmethod
     def parse(raw: Any) -> Selector:
@@ -139,7 +148,13 @@ class Selector:
         return self.valid and not self.requirements
 
     def matches(self, labels: Mapping[str, str]) -> bool:
-        return self.valid and all(r.matches(labels) for r in self.requirements)
+        if not self.valid:
+            return False
+        pairs, rest = self._split
+        for key, value in pairs:
+            if labels.get(key) != value:
+                return False
+        return all(r.matches(labels) for r in rest)
 
     def matches_partial(
         self, labels: Mapping[str, str], known: frozenset[str] | None
@@ -161,10 +176,9 @@ class Selector:
             return "(invalid selector)"
         return ", ".join(r.describe() for r in self.requirements) or "(all)"
 
-    def equality(self) -> list[tuple[str, str]]:
+    def equality(self) -> tuple[tuple[str, str], ...]:
         """The ``key=value`` requirements, for index lookups."""
-        return [(r.key, next(iter(r.values))) for r in self.requirements
-                if r.operator == "In" and len(r.values) == 1]
+        return self._split[0]
 
     def names(self) -> frozenset[str] | None:
         """The namespace names this selector pins through kubernetes.io/metadata.name."""
@@ -407,11 +421,12 @@ class Network:
             tuple(egress.get(i, ())) for i in range(len(self.pods))
         ]
         self._peer_cache: dict[tuple[int, bool], frozenset[int]] = {}
+        self._ns_cache: dict[tuple[int, str], bool | None] = {}
+        self._rule_cache: dict[tuple[int, bool], frozenset[int]] = {}
         self._ports: dict[int, NamedPorts] = {}
         self._signatures: dict[int, tuple[Any, ...]] = {}
         self._conns_cache: dict[tuple[int, Any], Conns] = {}
         self._ingress_cache: dict[tuple[Any, ...], tuple[dict[int, Conns], bool]] = {}
-        self._egress_cache: dict[tuple[Any, ...], tuple[dict[int, Conns], bool]] = {}
 
     # -------------------------------------------------- selection
 
@@ -420,6 +435,14 @@ class Network:
         return ns is not None and ns.obj is not None
 
     def namespace_match(self, selector: Selector, name: str) -> bool | None:
+        key = (id(selector), name)  # selectors live as long as self.policies
+        if key in self._ns_cache:
+            return self._ns_cache[key]
+        hit = self._namespace_match(selector, name)
+        self._ns_cache[key] = hit
+        return hit
+
+    def _namespace_match(self, selector: Selector, name: str) -> bool | None:
         ns = self.namespaces.get(name)
         labels = ns.labels if ns else {NAME_LABEL: name}
         if self.exact or (ns is not None and ns.obj is not None):
@@ -456,6 +479,8 @@ class Network:
     def peer_pods(self, peer: Peer, namespace: str, unknown: bool = False) -> frozenset[int]:
         """The pods one ``from``/``to`` entry selects; ``unknown`` decides undecidable
         namespace matches (only when ``exact`` is off)."""
+        if unknown and not self._uncertain(peer):
+            unknown = False  # the same answer either way: share the cache entry
         key = (id(peer), unknown)
         cached = self._peer_cache.get(key)
         if cached is not None:
@@ -475,14 +500,31 @@ class Network:
         self._peer_cache[key] = frozen  # peers live as long as self.policies: ids are stable
         return frozen
 
+    def _uncertain(self, peer: Peer) -> bool:
+        """Whether ``unknown`` can change what ``peer`` selects."""
+        if self.exact:
+            return False
+        if peer.ip is not None:
+            return True
+        return peer.namespaces is not None and any(
+            r.key != NAME_LABEL for r in peer.namespaces.requirements
+        )
+
     def rule_pods(self, rule: Rule, unknown: bool = False) -> frozenset[int] | None:
         """Pods a rule's peers select; None means every peer (no ``from``/``to``)."""
         if rule.peers is None:
             return None
-        out: set[int] = set()
-        for peer in rule.peers:
-            out |= self.peer_pods(peer, rule.policy.namespace, unknown)
-        return frozenset(out)
+        key = (id(rule), unknown)
+        cached = self._rule_cache.get(key)
+        if cached is None:
+            if len(rule.peers) == 1:
+                cached = self.peer_pods(rule.peers[0], rule.policy.namespace, unknown)
+            else:
+                cached = frozenset().union(
+                    *(self.peer_pods(p, rule.policy.namespace, unknown) for p in rule.peers)
+                )
+            self._rule_cache[key] = cached
+        return cached
 
     @cached_property
     def opaque_namespaces(self) -> frozenset[str]:
@@ -549,27 +591,6 @@ class Network:
         self._ingress_cache[key] = result
         return result
 
-    def egress_map(self, s: int, unknown: bool = False) -> tuple[dict[int, Conns], bool]:
-        key = (self.egress_of[s], unknown)
-        cached = self._egress_cache.get(key)
-        if cached is not None:
-            return cached
-        rules = [r for n in self.egress_of[s] for r in self.policies[n].egress]
-        # Destination ports depend on the destination (named ports): resolved per target.
-        result: dict[int, Conns] = {}
-        every = False
-        for rule in rules:
-            targets = self.rule_pods(rule, unknown)
-            if targets is None:
-                every = True
-                continue
-            for d in targets:
-                c = self.rule_conns(rule, d)
-                if c:
-                    result[d] = result.get(d, NONE).union(c)
-        self._egress_cache[key] = (result, every)
-        return result, every
-
     def _build_map(
         self, rules: Sequence[Rule], conns_of: Any, unknown: bool
     ) -> tuple[dict[int, Conns], bool]:
@@ -587,28 +608,31 @@ class Network:
                 result[s] = result.get(s, NONE).union(c)
         return result, every
 
+    def _rule_matches(self, rule: Rule, i: int, unknown: bool) -> bool:
+        targets = self.rule_pods(rule, unknown)  # cached: rules are asked about many pods
+        return targets is None or i in targets
+
     def ingress_conns(self, s: int, d: int, unknown: bool = False) -> Conns:
         """What ``d``'s ingress side admits from pod ``s``."""
         if not self.ingress_of[d]:
             return ALL
-        mapping, every = self.ingress_map(d, unknown)
-        conns = mapping.get(s, NONE)
-        if every:
-            conns = conns.union(self.every_ingress(d))
-        return conns
+        out = NONE
+        for n in self.ingress_of[d]:
+            for rule in self.policies[n].ingress:
+                if self._rule_matches(rule, s, unknown):
+                    out = out.union(self.rule_conns(rule, d))
+        return out
 
     def egress_conns(self, s: int, d: int, unknown: bool = False) -> Conns:
         """What ``s``'s egress side lets out towards pod ``d``."""
         if not self.egress_of[s]:
             return ALL
-        mapping, every = self.egress_map(s, unknown)
-        conns = mapping.get(d, NONE)
-        if every:
-            conns = conns.union(union_all(
-                self.rule_conns(r, d) for n in self.egress_of[s]
-                for r in self.policies[n].egress if r.peers is None
-            ))
-        return conns
+        out = NONE
+        for n in self.egress_of[s]:
+            for rule in self.policies[n].egress:
+                if self._rule_matches(rule, d, unknown):
+                    out = out.union(self.rule_conns(rule, d))
+        return out
 
     def every_ingress(self, d: int) -> Conns:
         return union_all(

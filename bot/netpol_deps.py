@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .model import KObject, PodTemplate, Service
 from .netpol import Network
@@ -55,10 +56,11 @@ class Declaration:
     endpoint: Endpoint
 
 
-def endpoints(text: str, namespace: str) -> list[Endpoint]:
+@lru_cache(maxsize=4096)
+def endpoints(text: str, namespace: str) -> tuple[Endpoint, ...]:
     """The in-cluster Service endpoints ``text`` names (``namespace``: the caller's)."""
     if "." not in text and ":" not in text:
-        return []
+        return ()
     out: list[Endpoint] = []
     spans: list[tuple[int, int]] = []
     for m in URL.finditer(text):
@@ -73,7 +75,7 @@ def endpoints(text: str, namespace: str) -> list[Endpoint]:
         endpoint = _endpoint(m["host"], int(m["port"]), namespace)
         if endpoint is not None:
             out.append(endpoint)
-    return out
+    return tuple(out)
 
 
 def _endpoint(host: str, port: int | None, namespace: str) -> Endpoint | None:

@@ -84,7 +84,8 @@ class Conns:
             norm = intersect(normalize(merged[protocol]), ALL_PORTS)
             if norm:
                 items.append((protocol, norm))
-        return Conns(tuple(items))
+        result = tuple(items)
+        return ALL if result == ALL.by_protocol else Conns(result)
 
     @staticmethod
     def all() -> Conns:
@@ -109,7 +110,7 @@ class Conns:
 
     @property
     def is_all(self) -> bool:
-        return self == ALL
+        return self is ALL  # make() returns the one ALL for every complete set
 
     def union(self, other: Conns) -> Conns:
         if not other or self.is_all:

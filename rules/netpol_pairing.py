@@ -85,7 +85,7 @@ from typing import Any
 from reviewbot.findings import Violation, format_path
 from reviewbot.model import Model
 from reviewbot.netpol import Network, Peer, Policy, Rule, Selector
-from reviewbot.netpol_deps import Declaration, declarations, resolve
+from reviewbot.netpol_deps import Declaration, Target, declarations, resolve
 from reviewbot.netpol_sets import NONE, Conns
 
 ID = "netpol-pairing"
@@ -288,17 +288,23 @@ def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
         if o.kind == "ConfigMap" and o.group == ""
     }
     found: dict[tuple[int, tuple[str | int, ...], str], _Denied] = {}
+    resolved: dict[tuple[str, str, int], list[Target]] = {}
     for s, pod in enumerate(net.pods):
         for decl in declarations(pod, configmaps):
-            resolved = resolve(net, decl.endpoint)
-            if resolved is None:
-                continue
-            _, targets = resolved
+            e = decl.endpoint
+            targets = resolved.get((e.namespace, e.service, e.port))
+            if targets is None:
+                hit = resolve(net, e)
+                targets = resolved[(e.namespace, e.service, e.port)] = hit[1] if hit else []
             for t in targets:
                 if t.pod == s:
                     continue
-                egress_ok = bool(net.egress_conns(s, t.pod, unknown=True).intersect(t.conns))
-                ingress_ok = bool(net.ingress_conns(s, t.pod, unknown=True).intersect(t.conns))
+                egress_ok = not net.isolated_egress(s) or bool(
+                    net.egress_conns(s, t.pod, unknown=True).intersect(t.conns)
+                )
+                ingress_ok = not net.isolated_ingress(t.pod) or bool(
+                    net.ingress_conns(s, t.pod, unknown=True).intersect(t.conns)
+                )
                 if egress_ok and ingress_ok:
                     continue
                 key = (id(decl.obj), decl.path, decl.endpoint.text)
