@@ -19,7 +19,8 @@ which connections egress (source side) and ingress (destination side) each allow
 
 Undefined namespaces (referenced but without a Namespace object) carry only that name label.
 Pods known only from Helm chart values are left out: the chart, not the repository, decides
-their labels and ports.
+their labels and ports. With ``exact=False``, ``hostNetwork`` pods are left out too: they use
+the node's address, so policies do not select them and how peers see them is unknown.
 With ``exact=False`` (what rules use) any other label requirement on such a namespace is
 *unknown*: callers choose whether unknown counts as a match (when asking "could this flow be
 allowed?") or not (when asking "does this rule certainly select these pods?").
@@ -391,6 +392,9 @@ class Network:
         # Pods described only by Helm chart values are unknown: the chart sets their labels.
         self.pods: list[PodTemplate] = [
             p for p in model.pods if not getattr(p, "from_values", False)
+            # hostNetwork pods use the node's address: policies do not select them, and
+            # whether their traffic is admitted depends on the plugin (unknown to rules)
+            and (exact or p.spec.get("hostNetwork") is not True)
         ]
         self.namespaces: dict[str, Namespace] = dict(model.namespaces)
         for pod in self.pods:

@@ -179,6 +179,12 @@ def resolve(network: Network, endpoint: Endpoint) -> tuple[Service, list[Target]
     if isinstance(spec, dict) and spec.get("type") == "ExternalName":
         return None
     ports = [p for p in service.ports if p.port == endpoint.port]
+    if isinstance(spec, dict) and spec.get("clusterIP") == "None":
+        # headless: the name resolves to the pods, and the client dials the port it names
+        protocol = ports[0].protocol if ports else "TCP"
+        conns = Conns.ports(protocol, endpoint.port, endpoint.port)
+        return service, [Target(d, conns, endpoint.port, protocol)
+                         for d in network.service_pods(service)]
     if not ports:
         return None
     targets: list[Target] = []

@@ -317,3 +317,64 @@ def test_ip_block_ingress_may_admit_pods(tmp_path: Path) -> None:
 )
 def test_endpoints(text: str, want: list[tuple[str, str, int]]) -> None:
     assert [(e.service, e.namespace, e.port) for e in endpoints(text, "own")] == want
+
+
+DB = """
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: data}
+spec:
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: db, image: x}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: data}
+spec:
+  clusterIP: None
+  selector: {app: db}
+  ports: [{port: 5432, targetPort: 6543}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: db, namespace: data}
+spec:
+  podSelector: {}
+  ingress:
+  - ports: [{port: 5432}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app, namespace: data}
+spec:
+  template:
+    metadata: {labels: {app: app}}
+    spec:
+      containers:
+      - name: app
+        image: x
+        env: [{name: DB, value: "postgres://app@db:5432/app"}]
+"""
+
+
+def test_headless_service_is_dialled_on_the_named_port(tmp_path: Path) -> None:
+    # a headless name resolves to the pods: the client dials 5432, which db admits
+    assert pairs(run(tmp_path, DB), RULE) == []
+
+
+def test_cluster_ip_service_goes_to_the_target_port(tmp_path: Path) -> None:
+    result = run(tmp_path, DB.replace("  clusterIP: None\n", ""))
+    assert [f.message for f in result.findings] == [
+        "data/app calls db:5432 (data/db on TCP 6543), but no ingress rule in data admits it"
+    ]
+
+
+def test_host_network_pods_are_unknown(tmp_path: Path) -> None:
+    text = DB.replace("  clusterIP: None\n", "").replace(
+        "    spec:\n      containers:\n      - name: app",
+        "    spec:\n      hostNetwork: true\n      containers:\n      - name: app",
+    )
+    assert "hostNetwork: true" in text
+    assert pairs(run(tmp_path, text), RULE) == []
