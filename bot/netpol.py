@@ -731,17 +731,23 @@ def workload_groups(network: Network) -> dict[str, list[int]]:
 def connectivity(network: Network) -> list[Flow]:
     """Every ordered pair of peers with a non-empty allowed set, sorted as np-guard sorts."""
     groups = workload_groups(network)
+    group_of = {i: name for name, members in groups.items() for i in members}
     flows: list[Flow] = []
     names = sorted(groups)
+    everyone = range(len(network.pods))
     for src in names:
-        for dst in names:
-            if src == dst:
-                continue
-            conns = union_all(
-                network.allowed(s, d) for s in groups[src] for d in groups[dst]
-            )
-            if conns:
-                flows.append(Flow(src, dst, conns))
+        found: dict[str, Conns] = {}
+        for s in groups[src]:
+            # Only the destinations the source's egress rules reach can be allowed: in repos
+            # with default-deny egress this keeps the listing linear in what it prints.
+            for d in _egress_candidates(network, s, everyone):
+                dst = group_of[d]
+                if dst == src:
+                    continue
+                conns = network.allowed(s, d)
+                if conns:
+                    found[dst] = found.get(dst, NONE).union(conns)
+        flows += [Flow(src, dst, conns) for dst, conns in found.items()]
     for piece in ip_pieces(network.ip_blocks("ingress")):
         name = f"{format_range(piece)}[External]"
         for dst in names:
@@ -756,6 +762,19 @@ def connectivity(network: Network) -> list[Flow]:
                 flows.append(Flow(src, name, conns))
     flows.sort(key=lambda f: (f.src.encode(), f.dst.encode()))
     return flows
+
+
+def _egress_candidates(network: Network, s: int, everyone: Iterable[int]) -> Iterable[int]:
+    if not network.egress_of[s]:
+        return everyone
+    out: set[int] = set()
+    for n in network.egress_of[s]:
+        for rule in network.policies[n].egress:
+            targets = network.rule_pods(rule)
+            if targets is None:
+                return everyone
+            out |= targets
+    return sorted(out)
 
 
 def render_connlist(flows: Iterable[Flow]) -> str:
