@@ -10,7 +10,8 @@ parser) with a composer of our own, which
   keys, bad encodings and syntax errors with a located problem whose text never quotes a
   value (parser messages can carry Secret values);
 - records no positions on the fast path. Positions (field path -> 1-based line/column) are
-  composed again, lazily, for the few documents that get a finding.
+  composed again, lazily, for the few documents that get a finding (that document only: the
+  stream is not read past it).
 
 Helm templates are recognised and skipped, never misparsed into findings. Comments that carry
 ``# reviewbot: ignore[...]`` are found by a cheap scan of the text.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,8 +48,6 @@ MAX_EXPANSION = 100_000  # nodes reachable through aliases, per document, beyond
 
 Path = tuple[str | int, ...]
 Position = tuple[int, int]
-
-_C_EVENTS: dict[str, type] = {}
 
 
 class ProblemError(Exception):
@@ -113,14 +113,17 @@ class LoadedFile:
     _position_cache: dict[int, dict[Path, Position]] | None = None
 
     def positions(self, index: int) -> dict[Path, Position]:
+        """Positions of document ``index``, composed again (once) on demand."""
         if self._position_cache is None:
             self._position_cache = {}
-            try:
-                for doc_index, positions in _compose_positions(self.text, self.pure):
-                    self._position_cache[doc_index] = positions
-            except (YAMLError, ProblemError):
-                pass
-        return self._position_cache.get(index, {})
+        found = self._position_cache.get(index)
+        if found is None:
+            composed: list[Composed] = []
+            with suppress(YAMLError, ProblemError):
+                _compose_stream(self.text, True, self.pure, composed, index)
+            found = (composed[0][2] if composed else None) or {}
+            self._position_cache[index] = found
+        return found
 
 
 def load(record: FileRecord) -> LoadedFile:
@@ -181,9 +184,13 @@ class ComplexKeyError(Exception):
 
 
 def _fill(out: LoadedFile, pure: bool) -> None:
-    for index, (value, line, _) in enumerate(_compose_stream(out.text, False, pure)):
-        if value is not None:
-            out.documents.append(Document(out, index, value, line))
+    composed: list[Composed] = []
+    try:
+        _compose_stream(out.text, False, pure, composed)
+    finally:  # the documents before a broken one are kept
+        for index, (value, line, _) in enumerate(composed):
+            if value is not None:
+                out.documents.append(Document(out, index, value, line))
 
 
 def _in_templates_dir(path: str) -> bool:
@@ -304,13 +311,8 @@ def resolve_plain(value: str) -> Any:
     return value
 
 
-def _scalar(event: Any) -> Any:
-    tag = event.ctag
-    value = event.value
-    if tag is None or tag == "!":
-        if event.style == "" or event.style is None:
-            return resolve_plain(value)
-        return value
+def _tagged(tag: Any, value: str) -> Any:
+    """A scalar with an explicit tag (``!!str``, ``!!int``, ``!custom`` ...)."""
     if tag in ("tag:yaml.org,2002:str", "tag:yaml.org,2002:binary"):
         return value
     if tag == "tag:yaml.org,2002:int":
@@ -327,142 +329,329 @@ def _scalar(event: Any) -> Any:
     return value
 
 
+# ---------------------------------------------------------------- events
+
+# The C parser builds one Python object per event by calling the event classes it finds in its
+# module. The stock classes run an ``__init__`` written in Python for every event; during our
+# own parses the module holds these instead: BaseException subclasses, whose construction is
+# all C (the arguments land in ``.args``), about a third of the cost per event. They are
+# swapped in only for the duration of one of our parses, so any other user of ruamel's C parser
+# in the process sees the stock classes. Fields, as the C parser passes them:
+#   scalar (anchor, tag, implicit, value, start_mark, end_mark, style)
+#   mapping/sequence start (anchor, tag, implicit, start_mark, end_mark, flow_style)
+#   mapping/sequence end, stream end (start_mark, end_mark)
+#   alias (anchor, start_mark, end_mark); document start (start_mark, end_mark, explicit, ...)
+
+
+class _Event(BaseException):
+    __slots__ = ()
+
+
+class _Scalar(_Event):
+    __slots__ = ()
+
+
+class _MapStart(_Event):
+    __slots__ = ()
+
+
+class _SeqStart(_Event):
+    __slots__ = ()
+
+
+class _End(_Event):
+    __slots__ = ()
+
+
+class _Alias(_Event):
+    __slots__ = ()
+
+
+class _DocStart(_Event):
+    __slots__ = ()
+
+
+class _DocEnd(_Event):
+    __slots__ = ()
+
+
+class _StreamEnd(_Event):
+    __slots__ = ()
+
+
+class _Other(_Event):
+    __slots__ = ()
+
+
+_C_EVENT_NAMES: dict[str, type[_Event]] = {
+    "ScalarEvent": _Scalar, "MappingStartEvent": _MapStart, "SequenceStartEvent": _SeqStart,
+    "MappingEndEvent": _End, "SequenceEndEvent": _End, "AliasEvent": _Alias,
+    "DocumentStartEvent": _DocStart, "DocumentEndEvent": _DocEnd,
+    "StreamStartEvent": _Other, "StreamEndEvent": _StreamEnd,
+}
+_FAST_EVENTS = tuple((n, c) for n, c in _C_EVENT_NAMES.items() if hasattr(_c_module, n))
+_STOCK_EVENTS = tuple((n, getattr(_c_module, n)) for n, _ in _FAST_EVENTS)
+
+
+def _swap(classes: tuple[tuple[str, type], ...]) -> None:
+    for name, cls in classes:
+        setattr(_c_module, name, cls)
+
+
+def _adapted(events: Iterator[Any]) -> Iterator[_Event]:
+    """Events of ruamel's pure parser (or stock C events) in the shape of the fast ones."""
+    for e in events:
+        if isinstance(e, ScalarEvent):
+            yield _Scalar(e.anchor, e.ctag, e.implicit, e.value, e.start_mark, e.end_mark,
+                          e.style)
+        elif isinstance(e, MappingStartEvent):
+            yield _MapStart(e.anchor, e.ctag, e.implicit, e.start_mark, e.end_mark, e.flow_style)
+        elif isinstance(e, SequenceStartEvent):
+            yield _SeqStart(e.anchor, e.ctag, e.implicit, e.start_mark, e.end_mark, e.flow_style)
+        elif isinstance(e, (MappingEndEvent, SequenceEndEvent)):
+            yield _End(e.start_mark, e.end_mark)
+        elif isinstance(e, AliasEvent):
+            yield _Alias(e.anchor, e.start_mark, e.end_mark)
+        elif isinstance(e, DocumentStartEvent):
+            yield _DocStart(e.start_mark, e.end_mark)
+        elif isinstance(e, DocumentEndEvent):
+            yield _DocEnd(e.start_mark, e.end_mark)
+        elif isinstance(e, StreamEndEvent):
+            yield _StreamEnd(e.start_mark, e.end_mark)
+        else:
+            yield _Other()
+
+
+def _fast_events_work() -> bool:
+    """The C parser passes the fields positionally, as above (checked once at import)."""
+    _swap(_FAST_EVENTS)
+    try:
+        parser = CParser("a: &x [b]\n")
+        try:
+            kinds = []
+            while True:
+                event = parser.get_event()
+                kinds.append((type(event), len(event.args)))
+                if type(event) is _StreamEnd:
+                    break
+        finally:
+            parser.dispose()
+    except Exception:
+        return False
+    finally:
+        _swap(_STOCK_EVENTS)
+    return kinds == [
+        (_Other, 3), (_DocStart, 5), (_MapStart, 6), (_Scalar, 7), (_SeqStart, 6),
+        (_Scalar, 7), (_End, 2), (_End, 2), (_DocEnd, 3), (_StreamEnd, 2),
+    ]
+
+
+_FAST_C = _fast_events_work()
+
+
 # ---------------------------------------------------------------- composer
 
 _MERGE = "<<"
+_KEY = "\0key"  # positions[(_KEY, *path)]: where the key of a mapping entry is
+_NO_KEY: Any = object()
 
-
-def _compose_positions(text: str, pure: bool) -> Iterator[tuple[int, dict[Path, Position]]]:
-    for index, (_, _, positions) in enumerate(_compose_stream(text, True, pure)):
-        yield index, positions or {}
+Composed = tuple[Any, int, dict[Path, Position] | None]
 
 
 def _compose_stream(
-    text: str, marks: bool, pure: bool
-) -> Iterator[tuple[Any, int, dict[Path, Position] | None]]:
-    """Yield (value, first line, positions or None) per document."""
+    text: str, marks: bool, pure: bool, out: list[Composed], only: int | None = None
+) -> None:
+    """Append (value, first line, positions or None) per document to ``out`` (as they come,
+    so the documents before a broken one are kept); only document ``only`` when given (the
+    others are skipped, and the stream is not read past it)."""
+    swapped = False
+    parser: Any = None
     if pure:
-        get = iter(YAML(typ="rt", pure=True).parse(text)).__next__
-        dispose = None
+        get = _adapted(iter(YAML(typ="rt", pure=True).parse(text))).__next__
+    elif _FAST_C:
+        _swap(_FAST_EVENTS)
+        swapped = True
+        parser = CParser(text)
+        get = parser.get_event
     else:
         parser = CParser(text)
-        get, dispose = parser.get_event, parser.dispose
+        get = _adapted(iter(parser.get_event, None)).__next__
     try:
+        index = 0
         while True:
             event = get()
-            if isinstance(event, DocumentStartEvent):
-                yield _compose_document(get, event.start_mark.line + 1, marks)
-            elif isinstance(event, StreamEndEvent):
-                return
+            kind = type(event)
+            if kind is _DocStart:
+                if only is None or index == only:
+                    out.append(_compose_document(get, event.args[0].line + 1, marks))
+                    if only is not None:
+                        break
+                else:
+                    while type(get()) is not _DocEnd:
+                        pass
+                index += 1
+            elif kind is _StreamEnd:
+                break
     finally:
-        if dispose is not None:
-            dispose()
+        if parser is not None:
+            parser.dispose()
+        if swapped:
+            _swap(_STOCK_EVENTS)
 
 
-def _compose_document(
-    get: Any, start_line: int, marks: bool
-) -> tuple[Any, int, dict[Path, Position] | None]:
-    """Compose one document iteratively (no recursion: depth is bounded, not the C stack)."""
+def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
+    """Compose one document iteratively (no recursion: depth is bounded, not the C stack).
+
+    The open container's state lives in locals; the enclosing ones wait on ``stack``.
+    """
     anchors: dict[str, Any] = {}
-    anchor_sizes: dict[int, int] = {}
+    anchor_sizes: dict[int, int] = {}  # id(anchored container) -> nodes in it
     positions: dict[Path, Position] | None = {} if marks else None
-    # Each frame: [container, path, pending_key, key_mark, anchor, size, keys_seen]
-    stack: list[list[Any]] = []
+    stack: list[tuple[Any, ...]] = []
+    cur: Any = None  # the open container; None at the document's top level
+    is_map = False
+    key: Any = _NO_KEY  # the open mapping's key waiting for its value
+    key_mark: Any = None
+    seen: dict[str, int] = {}  # the open mapping's keys -> line (duplicates)
+    size = 0  # nodes in the open container, aliases counted expanded
+    path: Path = ()  # the open container's path (positions only)
+    c_anchor: Any = None
+    c_mark: Any = None
     root: Any = None
+    first_line = start_line
     written = 0
     expanded = 0
-    first_line = start_line
-
-    def attach(value: Any, size: int, mark: Any, is_scalar: bool) -> None:
-        nonlocal root, first_line
-        if not stack:
-            root = value
-            first_line = mark.line + 1
-            if positions is not None:
-                positions[()] = (mark.line + 1, mark.column + 1)
-            return
-        frame = stack[-1]
-        container = frame[0]
-        frame[5] += size
-        if isinstance(container, list):
-            if positions is not None:
-                positions[frame[1] + (len(container),)] = (mark.line + 1, mark.column + 1)
-            container.append(value)
-            return
-        if frame[2] is _NO_KEY:
-            if not isinstance(value, (str, int, float, bool)) and value is not None:
-                raise ComplexKeyError()
-            key = value if isinstance(value, str) else _key_text(value)
-            if key in frame[6]:
-                raise ProblemError(
-                    f"duplicate mapping key (first defined on line {frame[6][key]})",
-                    mark.line + 1, mark.column + 1,
-                )
-            frame[6][key] = mark.line + 1
-            frame[2] = key
-            frame[3] = mark
-            return
-        key = frame[2]
-        frame[2] = _NO_KEY
-        if key == _MERGE and frame[3] is not None:
-            _merge_into(container, value, mark)
-            return
-        container[key] = value
-        if positions is not None:
-            where = mark if is_scalar else frame[3]
-            positions[frame[1] + (key,)] = (where.line + 1, where.column + 1)
-            positions[(_KEY,) + frame[1] + (key,)] = (frame[3].line + 1, frame[3].column + 1)
-
+    first = _FIRST
     while True:
         event = get()
-        cls = _KIND.get(type(event), 0)
-        if cls is _SCALAR:
+        kind = type(event)
+        if kind is _Scalar:
+            anchor, tag, _, text, mark, _, style = event.args
             written += 1
-            if stack and stack[-1][2] is _NO_KEY and isinstance(stack[-1][0], dict):
-                value = event.value  # keys stay text: `y:` is a key, not a boolean
+            if is_map and key is _NO_KEY:  # a mapping key: keys stay text (`y:` is a key)
+                if anchor:
+                    anchors[anchor] = text
+                size += 1
+                if text in seen:
+                    raise ProblemError(
+                        f"duplicate mapping key (first defined on line {seen[text]})",
+                        mark.line + 1, mark.column + 1,
+                    )
+                seen[text] = mark.line + 1
+                key = text
+                key_mark = mark
+                continue
+            if tag is None or tag == "!":
+                if style:
+                    value = text
+                elif not text:
+                    value = None
+                elif text[0] in first:
+                    value = resolve_plain(text)
+                else:
+                    value = text
             else:
-                value = _scalar(event)
-            if event.anchor:
-                anchors[event.anchor] = value
-                anchor_sizes[id(value)] = 1
-            attach(value, 1, event.start_mark, True)
-        elif cls is _MAP_START or cls is _SEQ_START:
+                value = _tagged(tag, text)
+            if anchor:
+                anchors[anchor] = value
+            if not marks and cur is not None:  # the common cases, attached here
+                if not is_map:
+                    cur.append(value)
+                    size += 1
+                    continue
+                if key != _MERGE:
+                    cur[key] = value
+                    key = _NO_KEY
+                    size += 1
+                    continue
+            vsize = 1
+            vmark = mark
+            scalar = True
+        elif kind is _MapStart or kind is _SeqStart:
+            args = event.args
             written += 1
             if len(stack) >= MAX_DEPTH:
-                m = event.start_mark
+                m = args[3]
                 raise ProblemError(
                     f"nesting deeper than {MAX_DEPTH} levels", m.line + 1, m.column + 1
                 )
-            path: Path = ()
-            if positions is not None and stack:
-                parent = stack[-1]
-                path = parent[1] + (
-                    (len(parent[0]),) if isinstance(parent[0], list) else (parent[2],)
+            stack.append((cur, is_map, key, key_mark, seen, size, path, c_anchor, c_mark))
+            if marks and cur is not None:
+                path = path + (key if is_map else len(cur),)
+            if kind is _MapStart:
+                cur = {}
+                is_map = True
+                seen = {}
+            else:
+                cur = []
+                is_map = False
+            key = _NO_KEY
+            size = 1
+            c_anchor = args[0]
+            c_mark = args[3]
+            continue
+        elif kind is _End:
+            value = cur
+            vsize = size
+            vmark = c_mark
+            scalar = False
+            if c_anchor:
+                anchors[c_anchor] = value
+                anchor_sizes[id(value)] = vsize
+            cur, is_map, key, key_mark, seen, size, path, c_anchor, c_mark = stack.pop()
+        elif kind is _Alias:
+            name, vmark, _ = event.args
+            if name not in anchors:
+                raise ProblemError(
+                    "alias to an undefined anchor", vmark.line + 1, vmark.column + 1
                 )
-            container: dict[str, Any] | list[Any] = {} if cls is _MAP_START else []
-            stack.append([container, path, _NO_KEY, None, event.anchor, 1, {}, event.start_mark])
-        elif cls is _END:
-            frame = stack.pop()
-            container, size = frame[0], frame[5]
-            if frame[4]:
-                anchors[frame[4]] = container
-                anchor_sizes[id(container)] = size
-            attach(container, size, frame[7], False)
-        elif cls is _ALIAS:
-            m = event.start_mark
-            if event.anchor not in anchors:
-                raise ProblemError("alias to an undefined anchor", m.line + 1, m.column + 1)
-            target = anchors[event.anchor]
-            size = anchor_sizes.get(id(target), 1)
-            expanded += size
+            value = anchors[name]
+            vsize = anchor_sizes.get(id(value), 1)
+            expanded += vsize
             if expanded > MAX_EXPANSION and expanded > 10 * written:
                 raise ProblemError(
                     f"aliases expand to more than {MAX_EXPANSION} nodes (alias bomb)",
-                    m.line + 1, m.column + 1,
+                    vmark.line + 1, vmark.column + 1,
                 )
-            attach(target, size, m, not isinstance(target, (dict, list)))
-        elif cls is _DOC_END:
+            scalar = not isinstance(value, (dict, list))
+        elif kind is _DocEnd:
             return root, first_line, positions
+        else:
+            continue
+        # attach ``value`` (vsize nodes, at vmark) to the open container
+        if cur is None:
+            root = value
+            first_line = vmark.line + 1
+            if positions is not None:
+                positions[()] = (vmark.line + 1, vmark.column + 1)
+            continue
+        size += vsize
+        if not is_map:
+            if positions is not None:
+                positions[path + (len(cur),)] = (vmark.line + 1, vmark.column + 1)
+            cur.append(value)
+        elif key is _NO_KEY:  # an alias or a collection as a key
+            if not isinstance(value, (str, int, float, bool)) and value is not None:
+                raise ComplexKeyError()
+            text = value if isinstance(value, str) else _key_text(value)
+            if text in seen:
+                raise ProblemError(
+                    f"duplicate mapping key (first defined on line {seen[text]})",
+                    vmark.line + 1, vmark.column + 1,
+                )
+            seen[text] = vmark.line + 1
+            key = text
+            key_mark = vmark
+        else:
+            if key == _MERGE:
+                _merge_into(cur, value, vmark)
+            else:
+                cur[key] = value
+                if positions is not None:
+                    where = vmark if scalar else key_mark
+                    positions[path + (key,)] = (where.line + 1, where.column + 1)
+                    positions[(_KEY, *path, key)] = (key_mark.line + 1, key_mark.column + 1)
+            key = _NO_KEY
 
 
 def _merge_into(container: dict[str, Any], value: Any, mark: Any) -> None:
@@ -483,73 +672,6 @@ def _key_text(value: Any) -> str:
         return "false"
     return str(value)
 
-
-_NO_KEY = object()
-
-
-# Event classes the C parser instantiates, with an __init__ that only stores fields: the stock
-# ones run a comment check per event (about 40% of parse time measured on a 10k-object tree).
-# They subclass the stock classes, so any other user of ruamel's C parser is unaffected.
-class _FastScalar(ScalarEvent):
-    __slots__ = ()
-
-    def __init__(
-        self, anchor: Any, tag: Any, implicit: Any, value: Any, start_mark: Any = None,
-        end_mark: Any = None, style: Any = None, comment: Any = None,
-    ) -> None:
-        self.anchor, self.ctag, self.implicit, self.value = anchor, tag, implicit, value
-        self.start_mark, self.end_mark, self.style, self.comment = (
-            start_mark, end_mark, style, comment
-        )
-
-
-class _FastMappingStart(MappingStartEvent):
-    __slots__ = ()
-
-    def __init__(
-        self, anchor: Any, tag: Any, implicit: Any, start_mark: Any = None,
-        end_mark: Any = None, flow_style: Any = None, comment: Any = None, nr_items: Any = None,
-    ) -> None:
-        self.anchor, self.ctag, self.implicit, self.flow_style = anchor, tag, implicit, flow_style
-        self.start_mark, self.end_mark, self.comment, self.nr_items = (
-            start_mark, end_mark, comment, nr_items
-        )
-
-
-class _FastSequenceStart(SequenceStartEvent):
-    __slots__ = ()
-    __init__ = _FastMappingStart.__init__
-
-
-class _FastMappingEnd(MappingEndEvent):
-    __slots__ = ()
-
-    def __init__(self, start_mark: Any = None, end_mark: Any = None, comment: Any = None) -> None:
-        self.start_mark, self.end_mark, self.comment = start_mark, end_mark, comment
-
-
-class _FastSequenceEnd(SequenceEndEvent):
-    __slots__ = ()
-    __init__ = _FastMappingEnd.__init__
-
-
-for _name, _cls in (
-    ("ScalarEvent", _FastScalar), ("MappingStartEvent", _FastMappingStart),
-    ("SequenceStartEvent", _FastSequenceStart), ("MappingEndEvent", _FastMappingEnd),
-    ("SequenceEndEvent", _FastSequenceEnd),
-):
-    if hasattr(_c_module, _name):
-        setattr(_c_module, _name, _cls)
-
-_SCALAR, _MAP_START, _SEQ_START, _END, _ALIAS, _DOC_END = 1, 2, 3, 4, 5, 6
-_KIND: dict[type, int] = {
-    ScalarEvent: _SCALAR, _FastScalar: _SCALAR, MappingStartEvent: _MAP_START,
-    _FastMappingStart: _MAP_START, SequenceStartEvent: _SEQ_START,
-    _FastSequenceStart: _SEQ_START, MappingEndEvent: _END, _FastMappingEnd: _END,
-    SequenceEndEvent: _END, _FastSequenceEnd: _END, AliasEvent: _ALIAS,
-    DocumentEndEvent: _DOC_END,
-}
-_KEY = "\0key"  # positions[(_KEY, *path)]: where the key of a mapping entry is
 
 # ---------------------------------------------------------------- suppression comments
 
