@@ -2,57 +2,173 @@
 
 Safe to delete. Entries are JSON (never pickle: a cache restored in CI must not be able to run
 code) and live under a folder named after the reviewbot and format version, so a cache is
-never trusted across versions. A corrupt entry is ignored and parsed again.
+never trusted across versions. A corrupt pack or entry is ignored and parsed again.
+
+Entries (one parsed file each, keyed by its blob id) are stored in *packs*, one per tree: a
+pack is named after the set of blob ids of the tree it was written for, so a tree seen before
+loads with one read (measured on a 10k-object tree: 0.1 s for one 8 MB pack, 0.35-0.7 s for
+6,800 files of one entry each). A pack may name a parent pack and hold only the entries the
+parent lacks (a pull request's head tree next to its base: a few entries). A tree not seen
+before takes what it can from the packs this run already read, else from the most recently
+used pack, and parses the rest. Only the most recently used packs are kept.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .loader import Document, LoadedFile, Problem, decode_text, load
+from .loader import Document, LoadedFile, Problem, decode_text
 from .sources import FileRecord
 
-FORMAT = 1
+FORMAT = 2
+KEEP_PACKS = 16  # packs kept, most recently used first
+MAX_CHAIN = 4  # a pack and its ancestors; deeper, a pack is written whole
 
 
 class ParseCache:
+    """One run's view of a cache folder.
+
+    ``view(records)`` opens the pack of one tree; ``get``/``put`` read and add entries, and
+    ``save`` writes the tree's pack when it is new (``engine.load_files`` drives it).
+    """
+
     def __init__(self, directory: Path) -> None:
         self.directory = directory / f"v{__version__}-f{FORMAT}"
+        self.packs = self.directory / "packs"
+        self.entries: dict[str, dict[str, Any]] = {}  # blob -> raw entry, this run
+        self.pack_blobs: dict[str, frozenset[str]] = {}  # pack read or written -> its blobs
+        self.depth: dict[str, int] = {}  # pack -> length of its parent chain
         self.hits = 0
         self.misses = 0
 
-    def _entry(self, blob: str) -> Path:
-        return self.directory / blob[:2] / f"{blob}.json"
+    def view(self, records: Sequence[FileRecord]) -> TreeView:
+        blobs = frozenset(r.blob for r in records)
+        key = hashlib.sha1("\n".join(sorted(blobs)).encode(), usedforsecurity=False).hexdigest()
+        found = key in self.pack_blobs or self._read(key)
+        if not found and not self.pack_blobs:
+            recent = self._recent()
+            if recent is not None:
+                self._read(recent)
+        return TreeView(self, key, blobs, found)
 
-    def load(self, record: FileRecord) -> LoadedFile:
-        entry = self._entry(record.blob)
+    def _path(self, key: str) -> Path:
+        return self.packs / f"{key}.json"
+
+    def _read(self, key: str, depth: int = 0) -> bool:
+        """Read pack ``key`` (and its parents) into ``entries``; False when it is unusable."""
+        if key in self.pack_blobs:
+            return True
+        if depth >= MAX_CHAIN:
+            return False
+        path = self._path(key)
         try:
-            raw = json.loads(entry.read_bytes())
-            loaded = thaw(record, raw)
+            raw = json.loads(path.read_bytes())
+            entries = raw["entries"]
+            parent = raw["parent"]
+            if not isinstance(entries, dict) or not (parent is None or isinstance(parent, str)):
+                return False
+            blobs = frozenset(entries)
+            chain = 0
+            if parent is not None:
+                if not self._read(parent, depth + 1):
+                    return False
+                blobs |= self.pack_blobs[parent]
+                chain = self.depth[parent] + 1
+            os.utime(path)  # recently used: kept by pruning
         except (OSError, ValueError, KeyError, TypeError):
-            loaded = None
-        if loaded is not None:
-            self.hits += 1
-            return loaded
-        self.misses += 1
-        loaded = load(record)
-        self._store(entry, freeze(loaded))
-        return loaded
+            return False
+        for blob, entry in entries.items():
+            if isinstance(entry, dict):
+                self.entries.setdefault(blob, entry)
+        self.pack_blobs[key] = blobs
+        self.depth[key] = chain
+        return True
 
-    def _store(self, entry: Path, raw: dict[str, Any]) -> None:
+    def _recent(self) -> str | None:
         try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(raw, fh, separators=(",", ":"))
-            os.replace(tmp, entry)
+            packs = sorted(self.packs.glob("*.json"), key=_mtime, reverse=True)
         except OSError:
-            pass  # a cache that cannot be written only costs speed
+            return None
+        return packs[0].stem if packs else None
+
+    def _write(self, key: str, blobs: frozenset[str]) -> None:
+        parent = None
+        for candidate, held in self.pack_blobs.items():  # the nearest pack already read
+            if candidate != key and self.depth[candidate] + 1 < MAX_CHAIN and (
+                parent is None or len(blobs - held) < len(blobs - self.pack_blobs[parent])
+            ):
+                parent = candidate
+        base = self.pack_blobs[parent] if parent is not None else frozenset()
+        if len(blobs - base) * 2 > len(blobs):  # mostly new: a whole pack
+            parent, base = None, frozenset()
+        entries = {b: self.entries[b] for b in sorted(blobs - base) if b in self.entries}
+        try:
+            self.packs.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.packs, suffix=".tmp")
+            text = json.dumps({"parent": parent, "entries": entries}, separators=(",", ":"))
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:  # (json.dump is not the C encoder)
+                fh.write(text)
+            os.replace(tmp, self._path(key))
+        except OSError:
+            return  # a cache that cannot be written only costs speed
+        self.pack_blobs[key] = frozenset(entries) | base
+        self.depth[key] = self.depth[parent] + 1 if parent is not None else 0
+        self._prune()
+
+    def _prune(self) -> None:
+        try:
+            packs = sorted(self.packs.glob("*.json"), key=_mtime, reverse=True)
+            for old in packs[KEEP_PACKS:]:
+                old.unlink()
+        except OSError:
+            pass
+
+
+class TreeView:
+    """The entries one tree can use; its pack is written by ``save`` when it is new."""
+
+    def __init__(self, cache: ParseCache, key: str, blobs: frozenset[str], found: bool) -> None:
+        self.cache = cache
+        self.key = key
+        self.blobs = blobs
+        self.found = found
+        self.added = False
+
+    def get(self, record: FileRecord) -> LoadedFile | None:
+        raw = self.cache.entries.get(record.blob)
+        if raw is not None:
+            try:
+                loaded = thaw(record, raw)
+            except (ValueError, KeyError, TypeError):
+                self.cache.entries.pop(record.blob, None)
+            else:
+                self.cache.hits += 1
+                return loaded
+        self.cache.misses += 1
+        return None
+
+    def put(self, record: FileRecord, loaded: LoadedFile) -> None:
+        self.cache.entries[record.blob] = freeze(loaded)
+        self.added = True
+
+    def save(self) -> None:
+        if not self.found or self.added:
+            self.cache._write(self.key, self.blobs)
+            self.found, self.added = True, False
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def freeze(loaded: LoadedFile) -> dict[str, Any]:

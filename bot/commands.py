@@ -36,10 +36,10 @@ def _display(path: Path, root: Path) -> str:
 
 
 def file_loader(args: argparse.Namespace) -> Any:
-    """The parse function: through the blob-keyed cache when ``--cache`` is given."""
+    """The blob-keyed parse cache when ``--cache`` is given (``engine.load_files`` uses it)."""
     if getattr(args, "cache", None):
         from .cache import ParseCache
-        return ParseCache(Path(args.cache)).load
+        return ParseCache(Path(args.cache))
     return None
 
 

@@ -33,7 +33,7 @@ from .cli import EXIT_OK, emit, exit_code, use_color
 from .commands import file_loader
 from .config import CONFIG_NAME, Config, load_config_file, parse_config
 from .diff import TreeDiff, compare, diff_models, parse_path, stable_path
-from .engine import Result, Suppressions, _finding, analyze, load_model
+from .engine import Memo, Result, Suppressions, _finding, analyze, load_model
 from .errors import ReviewbotError
 from .findings import Finding, sort_key
 from .model import KObject, Model, PodTemplate
@@ -336,8 +336,9 @@ def _pods(model: Model, obj: KObject) -> list[PodTemplate]:
 # ---------------------------------------------------------------- diff
 
 
-def _model(tree: Tree, config: Config, args: argparse.Namespace) -> Model:
-    return load_model(tree, config, file_loader(args))
+def _model(tree: Tree, config: Config, args: argparse.Namespace, loader: Any = None,
+           memo: Memo | None = None) -> Model:
+    return load_model(tree, config, loader, memo)
 
 
 def diff_command(args: argparse.Namespace) -> int:
@@ -353,8 +354,10 @@ def diff_command(args: argparse.Namespace) -> int:
     head = _resolve(root, args.head, "head") if args.head else None
     sides = Sides(root, args.base, base, head)
     config = review_config(args, sides).config
-    base_model = _model(git_tree(root, base, prefixes), config, args)
-    head_model = _model(head_tree(sides, prefixes), config, args)
+    loader = file_loader(args)
+    memo: Memo = {}
+    base_model = _model(git_tree(root, base, prefixes), config, args, loader, memo)
+    head_model = _model(head_tree(sides, prefixes), config, args, loader, memo)
     diff = diff_models(base_model, head_model)
     entries = tuple(diff.as_json())
     if args.format == "text":
@@ -388,8 +391,9 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
     base_tree = git_tree(sides.root, sides.base, prefixes)
     head = head_tree(sides, prefixes)
     loader = file_loader(args)
-    base_result = analyze(base_tree, config, only=args.rule, loader=loader)
-    head_result = analyze(head, config, only=args.rule, loader=loader)
+    memo: Memo = {}  # base and head share nearly every file: each is parsed once
+    base_result = analyze(base_tree, config, only=args.rule, loader=loader, memo=memo)
+    head_result = analyze(head, config, only=args.rule, loader=loader, memo=memo)
     diff = diff_models(base_result.model, head_result.model)
     marked = mark_new(head_result.findings, head_result.model, base_result.findings,
                       base_result.model, diff.renames)

@@ -1,0 +1,182 @@
+"""The fast paths give the answers of the plain ones: parallel parsing, the parse cache (packs,
+parents, corruption, pruning), files shared by base and head in a review."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reviewbot import cache as cache_mod
+from reviewbot import engine
+from reviewbot.cache import ParseCache
+from reviewbot.config import Config
+from reviewbot.loader import LoadedFile
+from reviewbot.sources import disk_tree
+
+from .test_diff import GitRepo, run_cli
+
+FILES = {
+    "apps/web.yaml": """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+          namespace: shop
+        spec:
+          template:
+            spec:
+              containers:
+              - name: app  # reviewbot: ignore[image-digest] pinned upstream
+                image: nginx:1.27
+        ---
+        apiVersion: v1
+        kind: Service
+        metadata: {name: web, namespace: shop}
+        spec: {ports: [{port: 80}], selector: {app: web}}
+    """,
+    "apps/anchors.yaml": """
+        base: &base {cpu: 1, on: yes, mode: 0755}
+        merged:
+          <<: *base
+          cpu: 2
+        list: [*base, ~, .inf, 1e3]
+    """,
+    "apps/broken.yaml": "a: [1, 2\nb: 3\n",
+    "apps/dup.yaml": "a: 1\na: 2\n",
+    "apps/templates/t.yaml": "name: {{ .Values.name }}\n",
+    "apps/flow.yaml": "url: {a: b:c}\n",
+}
+
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Any:
+    for name, text in files.items():
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text).lstrip("\n"))
+    return disk_tree([tmp_path], tmp_path)
+
+
+def _shape(files: list[LoadedFile]) -> list[Any]:
+    """Everything a parse yields, positions of every document included."""
+    out = []
+    for f in files:
+        docs = [(d.index, d.line, json.dumps(d.value), sorted(f.positions(d.index).items(),
+                                                              key=repr))
+                for d in f.documents]
+        out.append((f.path, f.blob, f.text, docs, [(p.message, p.line, p.column)
+                                                   for p in f.problems],
+                    f.skipped, f.pure, f.ignore_comments))
+    return out
+
+
+def test_parallel_parse_equals_sequential(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tree = _tree(tmp_path, FILES)
+    sequential = engine.load_files(tree, Config())
+    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(engine.os, "cpu_count", lambda: 3)  # two forked workers
+    parallel = engine.load_files(tree, Config())
+    assert [f.path for f in parallel] == [f.path for f in sequential]
+    assert _shape(parallel) == _shape(sequential)
+    assert any(f.problems for f in parallel) and any(f.pure for f in parallel)
+
+
+def test_a_failing_worker_costs_only_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tree = _tree(tmp_path, FILES)
+    expected = _shape(engine.load_files(tree, Config()))
+    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(engine, "freeze", lambda loaded: 1 / 0)  # the worker sends nothing
+    assert _shape(engine.load_files(tree, Config())) == expected
+
+
+def _packs(directory: Path) -> list[Path]:
+    return sorted((directory / f"v{cache_mod.__version__}-f{cache_mod.FORMAT}" / "packs")
+                  .glob("*.json"))
+
+
+def test_cache_round_trip_and_a_child_pack_for_a_changed_tree(tmp_path: Path) -> None:
+    repo, store = tmp_path / "repo", tmp_path / "cache"
+    tree = _tree(repo, FILES)
+    fresh = _shape(engine.load_files(tree, Config()))
+
+    cold = ParseCache(store)
+    assert _shape(engine.load_files(tree, Config(), cold)) == fresh
+    assert (cold.hits, cold.misses) == (0, len(FILES))
+    warm = ParseCache(store)
+    assert _shape(engine.load_files(tree, Config(), warm)) == fresh
+    assert warm.misses == 0 and warm.hits == len(tree.files)
+    [whole] = _packs(store)
+    assert json.loads(whole.read_bytes())["parent"] is None
+
+    changed = _tree(repo, {"apps/dup.yaml": "a: 1\nb: 2\n"})
+    again = ParseCache(store)
+    assert _shape(engine.load_files(changed, Config(), again)) == _shape(
+        engine.load_files(changed, Config()))
+    assert again.misses == 1  # the other files come from the most recent pack
+    child = next(p for p in _packs(store) if p != whole)
+    raw = json.loads(child.read_bytes())
+    assert raw["parent"] == whole.stem and len(raw["entries"]) == 1
+
+
+def test_a_corrupt_pack_or_entry_is_parsed_again(tmp_path: Path) -> None:
+    repo, store = tmp_path / "repo", tmp_path / "cache"
+    tree = _tree(repo, FILES)
+    fresh = _shape(engine.load_files(tree, Config()))
+    engine.load_files(tree, Config(), ParseCache(store))
+    [pack] = _packs(store)
+    raw = json.loads(pack.read_bytes())
+    blob = next(iter(raw["entries"]))
+    raw["entries"][blob] = {"docs": "not a list"}
+    pack.write_text(json.dumps(raw))
+    damaged = ParseCache(store)
+    assert _shape(engine.load_files(tree, Config(), damaged)) == fresh
+    assert damaged.misses == 1
+    pack.write_bytes(b"\x00 not json")
+    broken = ParseCache(store)
+    assert _shape(engine.load_files(tree, Config(), broken)) == fresh
+    assert broken.hits == 0
+
+
+def test_only_recent_packs_are_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache_mod, "KEEP_PACKS", 2)
+    repo, store = tmp_path / "repo", tmp_path / "cache"
+    for i in range(4):
+        tree = _tree(repo, {f"f{i}.yaml": f"a: {i}\n"})
+        engine.load_files(tree, Config(), ParseCache(store))
+    assert len(_packs(store)) == 2
+
+
+def test_review_shares_files_between_base_and_head_and_the_cache_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({name: text for name, text in FILES.items()})
+    added = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\n"
+    bumped = FILES["apps/web.yaml"].replace("nginx:1.27", "nginx:1.28")
+    head = repo.commit({"apps/web.yaml": bumped, "apps/new.yaml": added})
+    argv = ["review", "--repo", str(repo.path), "--base", base, "--head", head,
+            "--platform", "none", "--format", "json", "--scope", "all"]
+    code, plain, _ = run_cli(argv, capsys)
+    store = str(tmp_path / "cache")
+    assert run_cli([*argv, "--cache", store], capsys)[:2] == (code, plain)  # cold
+    assert run_cli([*argv, "--cache", store], capsys)[:2] == (code, plain)  # warm
+    data = json.loads(plain)
+    assert sorted((d["object"], d["change"]) for d in data["diff"]) == [
+        ("ConfigMap/default/extra", "added"), ("Deployment/shop/web", "modified"),
+    ]
+
+
+def test_memo_hands_the_same_parsed_file_to_both_sides(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    base = _tree(repo, FILES)
+    head = _tree(repo, {"apps/flow.yaml": "url: {a: b:d}\n"})
+    memo: engine.Memo = {}
+    first = {f.path: f for f in engine.load_files(base, Config(), memo=memo)}
+    second = {f.path: f for f in engine.load_files(head, Config(), memo=memo)}
+    assert second["apps/web.yaml"] is first["apps/web.yaml"]
+    assert second["apps/flow.yaml"] is not first["apps/flow.yaml"]
+    assert second["apps/flow.yaml"].documents[0].value == {"url": {"a": "b:d"}}
