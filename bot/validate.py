@@ -20,12 +20,11 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-import referencing
-import referencing.jsonschema
-from jsonschema.exceptions import ValidationError, best_match
+if TYPE_CHECKING:  # imported when first needed: valid input never pays for jsonschema (60 ms)
+    import referencing
+    from jsonschema.exceptions import ValidationError
 
 try:  # the fast path is optional: jsonschema alone gives the same verdicts
     jsonschema_rs: Any = importlib.import_module("jsonschema_rs")
@@ -72,6 +71,9 @@ class Registry:
 
     def slow(self) -> referencing.Registry[Any]:
         if self._py is None:
+            import referencing
+            import referencing.jsonschema
+
             spec = referencing.jsonschema.DRAFT202012
             self._py = referencing.Registry().with_resources(
                 (uri, referencing.Resource.from_contents(doc, default_specification=spec))
@@ -116,6 +118,8 @@ class Validator:
 
     def _python(self) -> Any:
         if self._slow is None:
+            import jsonschema
+
             cls = jsonschema.validators.validator_for(
                 self.schema, default=jsonschema.Draft202012Validator
             )
@@ -201,6 +205,8 @@ def _branch_problem(
             path, f"needs one of the fields {', '.join(repr(f) for f in fields)}",
             str(error.validator),
         )
+    from jsonschema.exceptions import best_match
+
     closest = best_match(context)
     if closest is None:
         return None
