@@ -103,20 +103,14 @@ class Requirement:
 class Selector:
     """A label selector: ``matchLabels`` and ``matchExpressions``, all requirements ANDed.
 
-    An invalid selector (unknown operator, In/NotIn without values, values for Exists) is one
-    the API server would reject: it selects nothing."""
+    ``pairs`` holds the ``key=value`` requirements (``matchLabels``, and ``In`` with one
+    value), which the label index answers; ``exprs`` the others. An invalid selector (unknown
+    operator, In/NotIn without values, values for Exists) is one the API server would reject:
+    it selects nothing."""
 
-    requirements: tuple[Requirement, ...] = ()
+    pairs: tuple[tuple[str, str], ...] = ()
+    exprs: tuple[Requirement, ...] = ()
     valid: bool = True
-    @cached_property
-    def _split(self) -> tuple[tuple[tuple[str, str], ...], tuple[Requirement, ...]]:
-        """The key=value requirements (checked first, and used for index lookups), and the
-        others."""
-        pairs = tuple((r.key, next(iter(r.values))) for r in self.requirements
-                      if r.operator == "In" and len(r.values) == 1)
-        rest = tuple(r for r in self.requirements
-                     if not (r.operator == "In" and len(r.values) == 1))
-        return pairs, rest
 
     @staticmethod
     def parse(raw: Any) -> Selector:
@@ -124,38 +118,47 @@ class Selector:
             return Selector()
         if not isinstance(raw, dict):
             return Selector(valid=False)
-        reqs: list[Requirement] = []
+        pairs: list[tuple[str, str]] = []
+        exprs: list[Requirement] = []
         valid = True
         labels = raw.get("matchLabels")
         if isinstance(labels, dict):
-            reqs += [Requirement(str(k), "In", frozenset({label_text(v)}))
-                     for k, v in labels.items()]
+            pairs += [(str(k), label_text(v)) for k, v in labels.items()]
         elif labels is not None:
             valid = False
-        exprs = raw.get("matchExpressions")
-        if isinstance(exprs, list):
-            for e in exprs:
+        raw_exprs = raw.get("matchExpressions")
+        if isinstance(raw_exprs, list):
+            for e in raw_exprs:
                 req = _requirement(e)
                 if req is None:
                     valid = False
+                elif req.operator == "In" and len(req.values) == 1:
+                    pairs.append((req.key, next(iter(req.values))))
                 else:
-                    reqs.append(req)
-        elif exprs is not None:
+                    exprs.append(req)
+        elif raw_exprs is not None:
             valid = False
-        return Selector(tuple(reqs), valid)
+        return Selector(tuple(pairs), tuple(exprs), valid)
+
+    @property
+    def requirements(self) -> tuple[Requirement, ...]:
+        return tuple(Requirement(k, "In", frozenset({v})) for k, v in self.pairs) + self.exprs
+
+    @property
+    def keys(self) -> frozenset[str]:
+        return frozenset([k for k, _ in self.pairs] + [r.key for r in self.exprs])
 
     @property
     def empty(self) -> bool:
-        return self.valid and not self.requirements
+        return self.valid and not self.pairs and not self.exprs
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         if not self.valid:
             return False
-        pairs, rest = self._split
-        for key, value in pairs:
+        for key, value in self.pairs:
             if labels.get(key) != value:
                 return False
-        return all(r.matches(labels) for r in rest)
+        return all(r.matches(labels) for r in self.exprs)
 
     def matches_partial(
         self, labels: Mapping[str, str], known: frozenset[str] | None
@@ -179,11 +182,14 @@ class Selector:
 
     def equality(self) -> tuple[tuple[str, str], ...]:
         """The ``key=value`` requirements, for index lookups."""
-        return self._split[0]
+        return self.pairs
 
     def names(self) -> frozenset[str] | None:
         """The namespace names this selector pins through kubernetes.io/metadata.name."""
-        for r in self.requirements:
+        for key, value in self.pairs:
+            if key == NAME_LABEL:
+                return frozenset({value})
+        for r in self.exprs:
             if r.key == NAME_LABEL and r.operator == "In":
                 return r.values
         return None
@@ -265,7 +271,7 @@ class Rule:
             return ALL
         return union_all(p.resolve(ports) for p in self.ports)
 
-    @property
+    @cached_property
     def uses_names(self) -> bool:
         return any(isinstance(p.port, str) for p in self.ports or ())
 
@@ -457,8 +463,11 @@ class Network:
         """Pods of ``namespace`` that ``selector`` matches (through the label index)."""
         if not selector.valid:
             return []
+        pairs = selector.pairs
+        if len(pairs) == 1 and not selector.exprs:  # the index answers exactly
+            return self.by_label.get((namespace, pairs[0][0], pairs[0][1]), [])
         candidates: list[int] | None = None
-        for key, value in selector.equality():
+        for key, value in pairs:
             hits = self.by_label.get((namespace, key, value), [])
             if candidates is None or len(hits) < len(candidates):
                 candidates = hits
@@ -510,9 +519,7 @@ class Network:
             return False
         if peer.ip is not None:
             return True
-        return peer.namespaces is not None and any(
-            r.key != NAME_LABEL for r in peer.namespaces.requirements
-        )
+        return peer.namespaces is not None and bool(peer.namespaces.keys - {NAME_LABEL})
 
     def rule_pods(self, rule: Rule, unknown: bool = False) -> frozenset[int] | None:
         """Pods a rule's peers select; None means every peer (no ``from``/``to``)."""
@@ -613,8 +620,30 @@ class Network:
         return result, every
 
     def _rule_matches(self, rule: Rule, i: int, unknown: bool) -> bool:
-        targets = self.rule_pods(rule, unknown)  # cached: rules are asked about many pods
-        return targets is None or i in targets
+        if rule.peers is None:
+            return True
+        cached = self._rule_cache.get((id(rule), unknown))
+        if cached is not None:
+            return i in cached
+        ns = rule.policy.namespace
+        return any(self.peer_matches(p, ns, i, unknown) for p in rule.peers)
+
+    def peer_matches(self, peer: Peer, namespace: str, i: int, unknown: bool = False) -> bool:
+        """Whether one ``from``/``to`` entry of a policy in ``namespace`` selects pod ``i``
+        (the same answer as ``i in peer_pods(...)``, without building the set)."""
+        if peer.ip is not None:
+            return unknown and not self.exact
+        if not peer.valid:
+            return False
+        pod = self.pods[i]
+        if peer.namespaces is None:
+            if pod.namespace != namespace:
+                return False
+        else:
+            hit = self.namespace_match(peer.namespaces, pod.namespace)
+            if not (hit or (hit is None and unknown)):
+                return False
+        return peer.pods is None or peer.pods.matches(pod.labels)
 
     def ingress_conns(self, s: int, d: int, unknown: bool = False) -> Conns:
         """What ``d``'s ingress side admits from pod ``s``."""
@@ -637,6 +666,30 @@ class Network:
                 if self._rule_matches(rule, d, unknown):
                     out = out.union(self.rule_conns(rule, d))
         return out
+
+    def ingress_allows(self, s: int, d: int, conns: Conns, unknown: bool = False) -> bool:
+        """Whether ``d``'s ingress side admits any of ``conns`` from pod ``s``."""
+        if not self.ingress_of[d]:
+            return bool(conns)
+        for n in self.ingress_of[d]:
+            for rule in self.policies[n].ingress:
+                if self.rule_conns(rule, d).overlaps(conns) and self._rule_matches(
+                    rule, s, unknown
+                ):
+                    return True
+        return False
+
+    def egress_allows(self, s: int, d: int, conns: Conns, unknown: bool = False) -> bool:
+        """Whether ``s``'s egress side lets any of ``conns`` out towards pod ``d``."""
+        if not self.egress_of[s]:
+            return bool(conns)
+        for n in self.egress_of[s]:
+            for rule in self.policies[n].egress:
+                if self.rule_conns(rule, d).overlaps(conns) and self._rule_matches(
+                    rule, d, unknown
+                ):
+                    return True
+        return False
 
     def every_ingress(self, d: int) -> Conns:
         return union_all(
@@ -688,9 +741,7 @@ class Network:
     def service_pods(self, service: Service) -> list[int]:
         if not service.selector:
             return []
-        selector = Selector(tuple(
-            Requirement(k, "In", frozenset({v})) for k, v in service.selector.items()
-        ))
+        selector = Selector(tuple(service.selector.items()))
         return self.select_in(service.namespace, selector)
 
     def index_of(self, pod: PodTemplate) -> int:

@@ -112,7 +112,7 @@ def declarations(
             if not isinstance(var, dict):
                 continue
             value = var.get("value")
-            if isinstance(value, str):
+            if isinstance(value, str) and _may_name(value):
                 for e in endpoints(value, ns):
                     yield Declaration(pod.obj, base + ("env", i, "value"), e)
             ref = _dig(var, "valueFrom", "configMapKeyRef")
@@ -123,7 +123,7 @@ def declarations(
         for key in ("args", "command"):
             items = body.get(key)
             for i, item in enumerate(items if isinstance(items, list) else []):
-                if isinstance(item, str):
+                if isinstance(item, str) and _may_name(item):
                     for e in endpoints(item, ns):
                         yield Declaration(pod.obj, base + (key, i), e)
         env_from = body.get("envFrom")
@@ -150,6 +150,10 @@ def declarations(
             if isinstance(value, str) and (wanted is None or name in wanted):
                 for e in endpoints(value, ns):
                     yield Declaration(cm, ("data", str(name)), e)
+
+
+def _may_name(text: str) -> bool:
+    return "." in text or ":" in text
 
 
 def _dig(value: object, *keys: str) -> object:

@@ -193,6 +193,8 @@ def _admits_any(net: Network, d: int, sources: Sequence[int], rule: Rule) -> boo
     if not net.isolated_ingress(d):
         return True
     wanted = net.rule_conns(rule, d)
+    if len(sources) <= 8:  # few sources (the usual case): ask about each directly
+        return any(net.ingress_allows(s, d, wanted, unknown=True) for s in sources)
     mapping, every = net.ingress_map(d, unknown=True)
     if every and net.every_ingress(d).intersect(wanted):
         return True
@@ -265,7 +267,7 @@ def _egress_allows(net: Network, s: int, targets: Sequence[int], rule: Rule) -> 
     for d in targets:
         if d == s:
             continue
-        if net.egress_conns(s, d, unknown=True).intersect(net.rule_conns(rule, d)):
+        if net.egress_allows(s, d, net.rule_conns(rule, d), unknown=True):
             return True
     return False
 
@@ -299,12 +301,8 @@ def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
             for t in targets:
                 if t.pod == s:
                     continue
-                egress_ok = not net.isolated_egress(s) or bool(
-                    net.egress_conns(s, t.pod, unknown=True).intersect(t.conns)
-                )
-                ingress_ok = not net.isolated_ingress(t.pod) or bool(
-                    net.ingress_conns(s, t.pod, unknown=True).intersect(t.conns)
-                )
+                egress_ok = net.egress_allows(s, t.pod, t.conns, unknown=True)
+                ingress_ok = net.ingress_allows(s, t.pod, t.conns, unknown=True)
                 if egress_ok and ingress_ok:
                     continue
                 key = (id(decl.obj), decl.path, decl.endpoint.text)

@@ -477,3 +477,14 @@ def test_connectivity_json_and_text(tmp_path: Path) -> None:
     text = tmp_path / "out.txt"
     assert main(["netpol", "connectivity", str(recipe), "--output", str(text)]) == 0
     assert "  -> kube-system/coredns[Deployment]  TCP 53,UDP 53" in text.read_text()
+
+
+def test_overlaps_agrees_with_intersect() -> None:
+    sets = [
+        NONE, ALL, Conns.ports("TCP", 80, 90), Conns.ports("TCP", 91, 100),
+        Conns.ports("UDP", 53, 53), Conns.make([("TCP", ((1, 79), (81, 65535)))]),
+        Conns.ports("TCP", 80, 80), Conns.ports("SCTP"),
+    ]
+    for a in sets:
+        for b in sets:
+            assert a.overlaps(b) == bool(a.intersect(b)), (a, b)
