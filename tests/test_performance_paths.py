@@ -180,3 +180,42 @@ def test_memo_hands_the_same_parsed_file_to_both_sides(tmp_path: Path) -> None:
     assert second["apps/web.yaml"] is first["apps/web.yaml"]
     assert second["apps/flow.yaml"] is not first["apps/flow.yaml"]
     assert second["apps/flow.yaml"].documents[0].value == {"url": {"a": "b:d"}}
+
+
+def _lint(path: Path) -> Any:
+    from reviewbot.config import find_config, load_config_file
+
+    found = find_config(path, path)
+    config = load_config_file(found) if found else Config()
+    result = engine.analyze(disk_tree([path], path), config)
+    return [f.__dict__ for f in result.findings], result.stats, result.suppressed
+
+
+SEED = Path(__file__).resolve().parent / "fixtures" / "seed-repo" / "step1"
+
+
+def test_rules_shared_with_a_worker_give_the_sequential_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sequential = _lint(SEED)
+    assert sequential[0] and "schema" in sequential[1]
+    monkeypatch.setattr(engine, "PARALLEL_MIN_OBJECTS", 0)
+    monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
+    assert _lint(SEED) == sequential
+    monkeypatch.setattr(engine.pickle, "dumps", lambda *a, **k: 1 / 0)  # the worker fails
+    assert _lint(SEED) == sequential
+
+
+def test_a_rule_error_surfaces_as_without_a_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = engine._violations
+
+    def flaky(rule: Any, model: Any, options: Any) -> Any:
+        if rule.id == "image-digest":
+            raise RuntimeError("rule bug")
+        return original(rule, model, options)
+
+    monkeypatch.setattr(engine, "_violations", flaky)
+    monkeypatch.setattr(engine, "PARALLEL_MIN_OBJECTS", 0)
+    monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
+    with pytest.raises(RuntimeError, match="rule bug"):
+        _lint(SEED)
