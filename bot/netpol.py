@@ -36,7 +36,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path as FsPath
 from typing import Any
 
@@ -118,6 +118,15 @@ class Selector:
             return Selector()
         if not isinstance(raw, dict):
             return Selector(valid=False)
+        labels = raw.get("matchLabels")
+        if len(raw) == 1 and isinstance(labels, dict) and all(
+            isinstance(v, str) for v in labels.values()
+        ):  # the common shape: the same selectors recur across policies
+            return _labels_selector(tuple(labels.items()))
+        return Selector._parse(raw)
+
+    @staticmethod
+    def _parse(raw: dict[str, Any]) -> Selector:
         pairs: list[tuple[str, str]] = []
         exprs: list[Requirement] = []
         valid = True
@@ -193,6 +202,11 @@ class Selector:
             if r.key == NAME_LABEL and r.operator == "In":
                 return r.values
         return None
+
+
+@lru_cache(maxsize=65536)
+def _labels_selector(items: tuple[tuple[Any, str], ...]) -> Selector:
+    return Selector(tuple((str(k), v) for k, v in items))
 
 
 def _requirement(raw: Any) -> Requirement | None:

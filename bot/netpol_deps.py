@@ -112,10 +112,11 @@ def declarations(
             if not isinstance(var, dict):
                 continue
             value = var.get("value")
-            if isinstance(value, str) and _may_name(value):
+            if isinstance(value, str) and ("." in value or ":" in value):
                 for e in endpoints(value, ns):
                     yield Declaration(pod.obj, base + ("env", i, "value"), e)
-            ref = _dig(var, "valueFrom", "configMapKeyRef")
+            source = var.get("valueFrom")
+            ref = source.get("configMapKeyRef") if isinstance(source, dict) else None
             if isinstance(ref, dict) and isinstance(ref.get("name"), str):
                 keys = referenced.setdefault((ns, ref["name"]), set())
                 if keys is not None and isinstance(ref.get("key"), str):
@@ -123,7 +124,7 @@ def declarations(
         for key in ("args", "command"):
             items = body.get(key)
             for i, item in enumerate(items if isinstance(items, list) else []):
-                if isinstance(item, str) and _may_name(item):
+                if isinstance(item, str) and ("." in item or ":" in item):
                     for e in endpoints(item, ns):
                         yield Declaration(pod.obj, base + (key, i), e)
         env_from = body.get("envFrom")
@@ -150,18 +151,6 @@ def declarations(
             if isinstance(value, str) and (wanted is None or name in wanted):
                 for e in endpoints(value, ns):
                     yield Declaration(cm, ("data", str(name)), e)
-
-
-def _may_name(text: str) -> bool:
-    return "." in text or ":" in text
-
-
-def _dig(value: object, *keys: str) -> object:
-    for key in keys:
-        if not isinstance(value, dict):
-            return None
-        value = value.get(key)
-    return value
 
 
 @dataclass(frozen=True)

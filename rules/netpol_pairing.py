@@ -291,6 +291,7 @@ def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
     }
     found: dict[tuple[int, tuple[str | int, ...], str], _Denied] = {}
     resolved: dict[tuple[str, str, int], list[Target]] = {}
+    verdicts: dict[tuple[int, int, Conns], tuple[bool, bool]] = {}
     for s, pod in enumerate(net.pods):
         for decl in declarations(pod, configmaps):
             e = decl.endpoint
@@ -301,8 +302,14 @@ def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
             for t in targets:
                 if t.pod == s:
                     continue
-                egress_ok = net.egress_allows(s, t.pod, t.conns, unknown=True)
-                ingress_ok = net.ingress_allows(s, t.pod, t.conns, unknown=True)
+                flow = (s, t.pod, t.conns)  # env and ConfigMap often name the same flow
+                verdict = verdicts.get(flow)
+                if verdict is None:
+                    verdict = verdicts[flow] = (
+                        net.egress_allows(s, t.pod, t.conns, unknown=True),
+                        net.ingress_allows(s, t.pod, t.conns, unknown=True),
+                    )
+                egress_ok, ingress_ok = verdict
                 if egress_ok and ingress_ok:
                     continue
                 key = (id(decl.obj), decl.path, decl.endpoint.text)
