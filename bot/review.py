@@ -32,7 +32,15 @@ from typing import Any
 from .cli import EXIT_OK, emit, exit_code, use_color
 from .commands import file_loader
 from .config import CONFIG_NAME, Config, load_config_file, parse_config
-from .diff import TreeDiff, compare, diff_models, parse_path, stable_path
+from .diff import (
+    Item,
+    TreeDiff,
+    compare,
+    diff_items,
+    items_of,
+    parse_path,
+    stable_path,
+)
 from .engine import Memo, Result, Suppressions, _finding, analyze, load_model
 from .errors import ReviewbotError
 from .findings import Finding, sort_key
@@ -68,7 +76,7 @@ def _safe_ref(ref: str, what: str) -> str:
 
 def _resolve(root: Path, ref: str, what: str) -> str:
     try:
-        return resolve_ref(root, _safe_ref(ref, what))
+        return resolve_ref(root, _safe_ref(ref, what), top=True)
     except ReviewbotError as exc:
         raise ReviewbotError(
             f"cannot resolve the {what} {ref[:80]!r}: {exc.message} (in CI, fetch the full "
@@ -130,7 +138,7 @@ def review_sides(args: argparse.Namespace, env: Mapping[str, str]) -> Sides:
     base_sha = _resolve(root, base_ref, "base")
     head_sha = _resolve(root, head_ref, "head") if head_ref else None
     try:
-        merge = merge_base(root, base_sha, head_sha or _resolve(root, "HEAD", "head"))
+        merge = merge_base(root, base_sha, head_sha or _resolve(root, "HEAD", "head"), top=True)
     except ReviewbotError as exc:
         raise ReviewbotError(
             f"no merge base of {base_ref[:80]} and {head_ref or 'HEAD'}: {exc.message} "
@@ -179,10 +187,12 @@ def worktree(root: Path, prefixes: Sequence[str] = ()) -> Tree:
     return disk_tree(targets, root)
 
 
-def head_tree(sides: Sides, prefixes: Sequence[str]) -> Tree:
+def head_tree(sides: Sides, prefixes: Sequence[str], base: Tree | None = None) -> Tree:
+    """The head side; blobs the ``base`` tree already read are not read again."""
     if sides.head is None:
         return worktree(sides.root, prefixes)
-    return git_tree(sides.root, sides.head, prefixes)
+    known = {f.blob: f.data for f in base.files} if base is not None else None
+    return git_tree(sides.root, sides.head, prefixes, top=True, known=known)
 
 
 # ---------------------------------------------------------------- configuration
@@ -203,28 +213,41 @@ def _in_repo(path: Path, root: Path) -> str | None:
         return None
 
 
-def _blob(root: Path, ref: str | None, rel: str) -> bytes | None:
+def _blob(root: Path, ref: str | None, rel: str, tree: Tree | None = None,
+          whole: bool = False) -> bytes | None:
+    """The content of ``rel`` at ``ref`` (None: the work tree); taken from ``tree`` (that
+    side, already read) when it holds the file, or knows it is absent (``whole``: read
+    without path prefixes)."""
+    if tree is not None and ref is not None:
+        found = next((f.data for f in tree.files if f.path == rel), None)
+        if found is not None or (whole and rel not in tree.paths):
+            return found
     if ref is None:
         target = root / rel
         if target.is_file() and not target.is_symlink():
             return target.read_bytes()
         return None
-    tree = git_tree(root, ref, [rel])
+    tree = git_tree(root, ref, [rel], top=True)
     return next((f.data for f in tree.files if f.path == rel), None)
 
 
-def review_config(args: argparse.Namespace, sides: Sides) -> ConfigSides:
-    """The base tree's configuration, and how the head changes it (reported, not applied)."""
+def review_config(args: argparse.Namespace, sides: Sides,
+                  trees: tuple[Tree, Tree, bool] | None = None) -> ConfigSides:
+    """The base tree's configuration, and how the head changes it (reported, not applied).
+
+    ``trees``: the base and head trees when already read, and whether they are whole (read
+    without path prefixes)."""
+    base_tree, head_side, whole = trees if trees is not None else (None, None, False)
     rel: str | None = CONFIG_NAME
     if args.config:
         rel = _in_repo(Path(args.config), sides.root)
         if rel is None:  # outside the repository: the workflow's own file, not the PR's
             return ConfigSides(load_config_file(Path(args.config)), args.config)
     assert rel is not None
-    base_data = _blob(sides.root, sides.base, rel)
+    base_data = _blob(sides.root, sides.base, rel, base_tree, whole)
     base = parse_config(base_data, f"{rel} (base)") if base_data is not None else Config()
     source = f"`{rel}` of the base branch" if base_data is not None else "the defaults"
-    head_data = _blob(sides.root, sides.head, rel)
+    head_data = _blob(sides.root, sides.head, rel, head_side, whole)
     if head_data == base_data:
         return ConfigSides(base, source)
     if head_data is None:
@@ -292,6 +315,27 @@ def select(findings: Iterable[Finding], scope: str, touched: frozenset[str],
     return sorted((f for f in findings if wanted(f)), key=sort_key)
 
 
+def _diff(base: Model, head: Model) -> TreeDiff:
+    """``diff_models``, without the identities whose one item on each side is the same parsed
+    body in the same file (files both sides share: the diff would find nothing there)."""
+    base_items, head_items = items_of(base), items_of(head)
+    counts: dict[tuple[str, str, str, str], list[Item]] = {}
+    for item in base_items:
+        counts.setdefault(item.identity, []).append(item)
+    heads: dict[tuple[str, str, str, str], list[Item]] = {}
+    for item in head_items:
+        heads.setdefault(item.identity, []).append(item)
+    same = set()
+    for identity, found in counts.items():
+        other = heads.get(identity)
+        if len(found) == 1 and other is not None and len(other) == 1:
+            b, h = found[0], other[0]
+            if b.body is h.body and b.file == h.file and (b.strip, b.secret) == (h.strip, h.secret):
+                same.add(identity)
+    return diff_items([i for i in base_items if i.identity not in same],
+                      [i for i in head_items if i.identity not in same])
+
+
 def changed_files(base: Tree, head: Tree) -> frozenset[str]:
     before = {f.path: f.blob for f in base.files}
     return frozenset(f.path for f in head.files if before.get(f.path) != f.blob)
@@ -305,6 +349,7 @@ def change_findings(diff: TreeDiff, base_model: Model, head_model: Model, config
     out: list[Finding] = []
     rules = [r for r in all_rules() if config.settings(r).enabled and (not only or r.id in only)]
     head_index = _objects_by_ref(head_model)
+    base_pods, head_pods = _pods_by_ref(base_model), _pods_by_ref(head_model)
     for rule in rules:
         check = getattr(rule.module, "check_change", None)
         if check is None:
@@ -313,8 +358,8 @@ def change_findings(diff: TreeDiff, base_model: Model, head_model: Model, config
         for entry in diff.objects:
             if entry.status != "modified" or entry.head is None or entry.base is None:
                 continue
-            old_pods = _pods(base_model, entry.base)
-            new_pods = _pods(head_model, entry.head)
+            old_pods = base_pods.get((entry.base.ref, entry.base.file), [])
+            new_pods = head_pods.get((entry.head.ref, entry.head.file), [])
             if not old_pods or not new_pods:
                 continue
             for violation in check(old_pods, new_pods):
@@ -327,10 +372,13 @@ def change_findings(diff: TreeDiff, base_model: Model, head_model: Model, config
     return out
 
 
-def _pods(model: Model, obj: KObject) -> list[PodTemplate]:
-    """The pod templates of ``obj`` (values pseudo-objects are matched by ref and file)."""
-    return [p for p in model.pods
-            if p.obj is obj or (p.obj.ref == obj.ref and p.obj.file == obj.file)]
+def _pods_by_ref(model: Model) -> dict[tuple[str, str], list[PodTemplate]]:
+    """The pod templates of each object by (ref, file), in model order (values
+    pseudo-objects are matched by ref and file, not by identity)."""
+    out: dict[tuple[str, str], list[PodTemplate]] = {}
+    for pod in model.pods:
+        out.setdefault((pod.obj.ref, pod.obj.file), []).append(pod)
+    return out
 
 
 # ---------------------------------------------------------------- diff
@@ -358,7 +406,7 @@ def diff_command(args: argparse.Namespace) -> int:
     memo: Memo = {}
     base_model = _model(git_tree(root, base, prefixes), config, args, loader, memo)
     head_model = _model(head_tree(sides, prefixes), config, args, loader, memo)
-    diff = diff_models(base_model, head_model)
+    diff = _diff(base_model, head_model)
     entries = tuple(diff.as_json())
     if args.format == "text":
         text = render_diff_text(entries, use_color(args))
@@ -385,16 +433,20 @@ class ReviewOutcome:
 
 def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcome:
     sides = review_sides(args, env)
-    cfg = review_config(args, sides)
+    try:
+        prefixes = repo_prefixes(args.paths, sides.root)
+    except ReviewbotError:  # reported after a configuration error, as the config comes first
+        review_config(args, sides)
+        raise
+    base_tree = git_tree(sides.root, sides.base, prefixes, top=True)
+    head = head_tree(sides, prefixes, base_tree)
+    cfg = review_config(args, sides, (base_tree, head, not prefixes))
     config = cfg.config
-    prefixes = repo_prefixes(args.paths, sides.root)
-    base_tree = git_tree(sides.root, sides.base, prefixes)
-    head = head_tree(sides, prefixes)
     loader = file_loader(args)
     memo: Memo = {}  # base and head share nearly every file: each is parsed once
     base_result = analyze(base_tree, config, only=args.rule, loader=loader, memo=memo)
     head_result = analyze(head, config, only=args.rule, loader=loader, memo=memo)
-    diff = diff_models(base_result.model, head_result.model)
+    diff = _diff(base_result.model, head_result.model)
     marked = mark_new(head_result.findings, head_result.model, base_result.findings,
                       base_result.model, diff.renames)
     marked += change_findings(diff, base_result.model, head_result.model, config, args.rule)

@@ -11,7 +11,7 @@ import hashlib
 import os
 import stat
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -159,9 +159,17 @@ def _read(path: str, relpath: str) -> FileRecord:
     return FileRecord(relpath, blob_id(data), data)
 
 
-def git_tree(repo: Path, ref: str, prefixes: Sequence[str] = ()) -> Tree:
-    """The files of ``ref`` in ``repo``, read as blobs with git (no checkout)."""
-    root = repo_root(repo)
+def git_tree(
+    repo: Path, ref: str, prefixes: Sequence[str] = (), *, top: bool = False,
+    known: Mapping[str, bytes] | None = None,
+) -> Tree:
+    """The files of ``ref`` in ``repo``, read as blobs with git (no checkout).
+
+    ``top``: ``repo`` is git's top level already (no ``rev-parse`` to ask); ``known``: blob
+    contents already read, by blob id (a pull request's head next to its base), not read
+    again.
+    """
+    root = repo if top else repo_root(repo)
     listing = _git(root, "ls-tree", "-r", "-z", "--full-tree", ref, "--", *prefixes)
     entries: list[tuple[str, str]] = []
     paths: set[str] = set()
@@ -180,8 +188,10 @@ def git_tree(repo: Path, ref: str, prefixes: Sequence[str] = ()) -> Tree:
             paths.add(path)
             if is_yaml(path):
                 entries.append((path, sha))
-    blobs = read_blobs(root, [sha for _, sha in entries])
-    files = tuple(FileRecord(p, sha, blobs[sha]) for p, sha in entries)
+    have = known or {}
+    blobs = read_blobs(root, [sha for _, sha in entries if sha not in have])
+    files = tuple(FileRecord(p, sha, blobs[sha] if sha in blobs else have[sha])
+                  for p, sha in entries)
     return Tree(root, files, frozenset(paths), tuple(skipped))
 
 
@@ -209,12 +219,13 @@ def read_blobs(root: Path, shas: Sequence[str]) -> dict[str, bytes]:
     return result
 
 
-def resolve_ref(repo: Path, ref: str) -> str:
-    return _git(repo_root(repo), "rev-parse", "--verify", f"{ref}^{{commit}}").decode().strip()
+def resolve_ref(repo: Path, ref: str, *, top: bool = False) -> str:
+    root = repo if top else repo_root(repo)
+    return _git(root, "rev-parse", "--verify", f"{ref}^{{commit}}").decode().strip()
 
 
-def merge_base(repo: Path, a: str, b: str) -> str:
-    return _git(repo_root(repo), "merge-base", a, b).decode().strip()
+def merge_base(repo: Path, a: str, b: str, *, top: bool = False) -> str:
+    return _git(repo if top else repo_root(repo), "merge-base", a, b).decode().strip()
 
 
 def _git(root: Path, *args: str) -> bytes:
