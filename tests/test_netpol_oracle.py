@@ -1,4 +1,4 @@
-"""The peer oracle: np-guard netpol-analyzer's `list` output on its own test fixtures.
+"""The peer oracle: np-guard netpol-analyzer's `list` (and `--explain`) output on its fixtures.
 
 Every fixture folder under `shared/netpol-oracle/` (beside the clone; or the folder named by
 REVIEWBOT_NETPOL_ORACLE) holds `manifests/` and `expected.txt`. `reviewbot netpol connectivity
@@ -8,12 +8,20 @@ workload-to-workload line and every IP-range line, in the same order.
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from reviewbot.cli import main
+from reviewbot.config import Config
+from reviewbot.engine import load_files
+from reviewbot.model import build_model
+from reviewbot.netpol import Network, with_json_files, workload_groups
+from reviewbot.netpol_sets import ALL, NONE, Conns, Interval, union_all
+from reviewbot.sources import disk_tree
 
 ORACLE = Path(
     os.environ.get("REVIEWBOT_NETPOL_ORACLE")
@@ -47,3 +55,81 @@ def test_oracle_is_not_trivial() -> None:
     """The comparison above means something only if the fixtures are really there."""
     assert len(FIXTURES) >= 30
     assert sum(1 for f in FIXTURES if (f / "expected.txt").stat().st_size > 0) >= 30
+
+
+# ---------------------------------------------------------------- one-sided flows (--explain)
+
+EXPLAIN = [f for f in FIXTURES if (f / "expected_explain.txt").is_file()]
+Block = tuple[str, str, str, Conns, str, str]  # src, dst, Allowed|Denied, conns, egress, ingress
+
+
+def _conns(text: str) -> Conns:
+    """np-guard's explain notation: ``TCP:[1-79,81-65535], UDP, SCTP``."""
+    parts: list[tuple[str, tuple[tuple[int, int], ...]]] = []
+    for item in re.findall(r"(TCP|UDP|SCTP)(?::\[([0-9,-]+)\])?", text):
+        protocol, ranges = item
+        if not ranges:
+            parts.append((protocol, ((1, 65535),)))
+            continue
+        spans = [r.split("-") for r in ranges.split(",")]
+        parts.append((protocol, tuple((int(s[0]), int(s[-1])) for s in spans)))
+    return Conns.make(parts)
+
+
+def _blocks(text: str) -> list[Block]:
+    out: list[Block] = []
+    pair: tuple[str, str] | None = None
+    for line in text.splitlines():
+        m = re.match(r"Connections between (\S+) => (\S+):$", line)
+        if m:
+            pair = (m[1], m[2])
+            continue
+        m = re.match(r"\t(Allowed|Denied) (.*?) due to", line)
+        if m and pair:
+            out.append((pair[0], pair[1], m[1], _conns(m[2]), "", ""))
+            continue
+        m = re.match(r"\t\t(Egress|Ingress) \((Allowed|Denied)\)", line)
+        if m and out:
+            src, dst, verdict, conns, egress, ingress = out[-1]
+            if m[1] == "Egress":
+                egress = m[2]
+            else:
+                ingress = m[2]
+            out[-1] = (src, dst, verdict, conns, egress, ingress)
+    return out
+
+
+def _ip(name: str) -> Interval | None:
+    m = re.match(r"([0-9.]+)-([0-9.]+)\[External\]$", name)
+    if not m:
+        return None
+    return int(ipaddress.IPv4Address(m[1])), int(ipaddress.IPv4Address(m[2]))
+
+
+@pytest.mark.skipif(not EXPLAIN, reason=f"netpol oracle fixtures not found at {ORACLE}")
+@pytest.mark.parametrize("fixture", EXPLAIN, ids=lambda p: p.name)
+def test_each_side_matches_np_guard_explain(fixture: Path) -> None:
+    """For every block of np-guard's --explain, the evaluator's egress side and ingress side
+    each allow (or deny) exactly that set of connections."""
+    root = (fixture / "manifests").resolve()
+    tree = with_json_files(disk_tree([root], root))
+    net = Network(build_model(load_files(tree, Config()), Config().inventory, str(root), tree))
+    groups = workload_groups(net)
+
+    def side(src: str, dst: str, egress: bool) -> Conns:
+        s_ip, d_ip = _ip(src), _ip(dst)
+        if s_ip is not None:  # from outside: no egress policy applies
+            return ALL if egress else union_all(net.ip_ingress(s_ip, d) for d in groups[dst])
+        if d_ip is not None:
+            return union_all(net.ip_egress(s, d_ip) for s in groups[src]) if egress else ALL
+        pick = net.egress_conns if egress else net.ingress_conns
+        return union_all(pick(s, d) for s in groups[src] for d in groups[dst])
+
+    blocks = _blocks((fixture / "expected_explain.txt").read_text())
+    assert blocks
+    for src, dst, verdict, conns, egress, ingress in blocks:
+        for is_egress, state in ((True, egress), (False, ingress)):
+            got = side(src, dst, is_egress).intersect(conns)
+            want = conns if state == "Allowed" else NONE
+            assert got == want, (src, dst, verdict, str(conns), "egress" if is_egress else
+                                 "ingress", state, str(got))
