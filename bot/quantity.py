@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 _SUFFIX = {
@@ -28,6 +29,12 @@ def parse_quantity(value: Any) -> Fraction | None:
         return Fraction(str(value))
     if not isinstance(value, str):
         return None
+    return _parse_text(value)
+
+
+@lru_cache(maxsize=8192)
+def _parse_text(value: str) -> Fraction | None:
+    """Text quantities repeat (``500m``, ``1Gi``): parsed once each (Fractions are immutable)."""
     match = _QUANTITY.match(value.strip())
     if not match:
         return None

@@ -156,22 +156,26 @@ def _sidecar(container: Container) -> bool:
     return container.role == "initContainer" and container.body.get("restartPolicy") == "Always"
 
 
+_ZERO = Fraction(0)
+
+
 def pod_request(pod: PodTemplate, resource: str) -> Fraction:
     """What the scheduler reserves for one pod of ``pod`` (init containers and sidecars too)."""
-    running = Fraction(0)
-    peak = Fraction(0)
+    running = _ZERO
+    peak = _ZERO
+    main = _ZERO
     for c in pod.containers:
-        if c.role != "initContainer":
-            continue
-        value = request(c, resource) or Fraction(0)
-        if _sidecar(c):
-            running += value
-        else:
-            peak = max(peak, running + value)
-    main = sum(
-        (request(c, resource) or Fraction(0) for c in pod.containers if c.role == "container"),
-        Fraction(0),
-    )
+        role = c.role
+        if role == "container":
+            value = request(c, resource)
+            if value:
+                main = main + value if main else value
+        elif role == "initContainer":
+            value = request(c, resource) or _ZERO
+            if _sidecar(c):
+                running += value
+            else:
+                peak = max(peak, running + value)
     return max(main + running, peak)
 
 

@@ -113,9 +113,12 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     placement = Placement(pods, inventory)
     for node in inventory.nodes:
         yield from _node(node, placement.pods_on(node))
+    # Whether a pod fits some node depends on its requests and its placement fields only:
+    # pods alike in both (most of a repository) are judged once.
+    judged: dict[tuple[Any, ...], _TooBig | None] = {}
     for pod in pods:
         if pinned_host(pod) is None:
-            yield from _single(pod, inventory.nodes)
+            yield from _single(pod, inventory.nodes, judged)
 
 
 def _unique(pods: Sequence[PodTemplate]) -> list[PodTemplate]:
@@ -187,24 +190,31 @@ def _lacking(node: Node, wanted: Mapping[str, Fraction]) -> list[tuple[str, Frac
             if (a := _allocatable(node, r)) is not None and v > a]
 
 
-def _single(pod: PodTemplate, nodes: Sequence[Node]) -> Iterator[Violation]:
+_TooBig = tuple[Node, str, Fraction, Fraction]  # node, resource, request, its allocatable
+
+
+def _placement_key(pod: PodTemplate) -> str:
+    """Everything ``admits`` reads of a pod (selection and tolerations), as comparable text."""
+    spec = pod.spec
+    return repr((spec.get("nodeName"), pod.node_selector, spec.get("affinity"),
+                 pod.tolerations))
+
+
+def _single(
+    pod: PodTemplate, nodes: Sequence[Node], judged: dict[tuple[Any, ...], _TooBig | None]
+) -> Iterator[Violation]:
     wanted = {r: pod_request(pod, r) for r in _names([pod])}
     wanted = {r: v for r, v in wanted.items() if v > 0}
     if not wanted:
         return
-    short: list[tuple[Node, str, Fraction]] = []
-    for node in nodes:
-        lacking = _lacking(node, wanted)
-        if not lacking and admits(pod, node):
-            return  # the common case, found early: some admitting node holds it
-        if lacking and admits(pod, node):
-            short.append((node, lacking[0][0], lacking[0][1]))
-    if not short:
-        return  # no inventory node admits it at all: a partial inventory, not judged
-    node, resource, value = max(
-        short, key=lambda t: _allocatable(t[0], t[1]) or Fraction(0)
-    )
-    biggest = _allocatable(node, resource) or Fraction(0)
+    key = (tuple(wanted.items()), _placement_key(pod))
+    if key in judged:
+        found = judged[key]
+    else:
+        found = judged[key] = _too_big(pod, nodes, wanted)
+    if found is None:
+        return
+    node, resource, value, biggest = found
     yield Violation(
         pod.obj, _anchor(pod, resource),
         f"one pod of {pod.name} requests {_q(resource, value)} {resource}, but no inventory "
@@ -213,4 +223,23 @@ def _single(pod: PodTemplate, nodes: Sequence[Node]) -> Iterator[Violation]:
         fix=f"Lower the {resource} request to fit {node.name}, or add a node that can hold it.",
         kind="too-big",
     )
+
+
+def _too_big(
+    pod: PodTemplate, nodes: Sequence[Node], wanted: Mapping[str, Fraction]
+) -> _TooBig | None:
+    """The largest admitting node the pod does not fit, when it fits none (else None)."""
+    short: list[tuple[Node, str, Fraction]] = []
+    for node in nodes:
+        lacking = _lacking(node, wanted)
+        if not lacking and admits(pod, node):
+            return None  # the common case, found early: some admitting node holds it
+        if lacking and admits(pod, node):
+            short.append((node, lacking[0][0], lacking[0][1]))
+    if not short:
+        return None  # no inventory node admits it at all: a partial inventory, not judged
+    node, resource, value = max(
+        short, key=lambda t: _allocatable(t[0], t[1]) or Fraction(0)
+    )
+    return node, resource, value, _allocatable(node, resource) or Fraction(0)
 
