@@ -72,7 +72,7 @@ def label_text(value: Any) -> str:
 # ---------------------------------------------------------------- selectors
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Requirement:
     key: str
     operator: str  # In | NotIn | Exists | DoesNotExist
@@ -99,7 +99,7 @@ class Requirement:
         return f"!{self.key}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Selector:
     """A label selector: ``matchLabels`` and ``matchExpressions``, all requirements ANDed.
 
@@ -228,7 +228,7 @@ def _requirement(raw: Any) -> Requirement | None:
 # ---------------------------------------------------------------- policies
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PortSpec:
     protocol: str
     port: int | str | None  # None: every port
@@ -258,7 +258,7 @@ class PortSpec:
         return f"{self.protocol} {self.port}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Peer:
     pods: Selector | None
     namespaces: Selector | None
@@ -270,7 +270,7 @@ class Peer:
         return self.ip is not None or self.pods is not None or self.namespaces is not None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Rule:
     policy: Policy = field(repr=False, compare=False, hash=False)
     direction: str  # ingress | egress
@@ -278,16 +278,13 @@ class Rule:
     peers: tuple[Peer, ...] | None  # None: every peer
     ports: tuple[PortSpec, ...] | None  # None: every port
     path: Path
+    uses_names: bool = False  # some port is named: what it allows depends on the pod
 
     def conns(self, ports: NamedPorts | None) -> Conns:
         """What the rule allows to a pod with these named ports (None: an IP address)."""
         if self.ports is None:
             return ALL
         return union_all(p.resolve(ports) for p in self.ports)
-
-    @cached_property
-    def uses_names(self) -> bool:
-        return any(isinstance(p.port, str) for p in self.ports or ())
 
     def describe_ports(self) -> str:
         if self.ports is None:
@@ -348,7 +345,8 @@ def _rules(policy: Policy, raw: Any, direction: str, peer_key: str) -> tuple[Rul
         ports: tuple[PortSpec, ...] | None = None
         if isinstance(ports_raw, list) and ports_raw:
             ports = tuple(_port(p, path + ("ports", j)) for j, p in enumerate(ports_raw))
-        out.append(Rule(policy, direction, i, peers, ports, path))
+        named = any(isinstance(p.port, str) for p in ports or ())
+        out.append(Rule(policy, direction, i, peers, ports, path, named))
     return tuple(out)
 
 
@@ -449,7 +447,7 @@ class Network:
         self._rule_cache: dict[tuple[int, bool], frozenset[int]] = {}
         self._ports: dict[int, NamedPorts] = {}
         self._signatures: dict[int, tuple[Any, ...]] = {}
-        self._conns_cache: dict[tuple[int, Any], Conns] = {}
+        self._conns_cache: dict[Any, Conns] = {}
         self._ingress_cache: dict[tuple[Any, ...], tuple[dict[int, Conns], bool]] = {}
 
     # -------------------------------------------------- selection
@@ -584,8 +582,9 @@ class Network:
 
     def rule_conns(self, rule: Rule, d: int | None) -> Conns:
         """What ``rule`` allows towards pod ``d`` (None: an IP address), named ports resolved."""
-        named = rule.uses_names
-        key = (id(rule), (self.port_signature(d) if d is not None else None) if named else 0)
+        key: Any = id(rule)  # numbers only: the same towards every pod
+        if rule.uses_names:
+            key = (key, self.port_signature(d) if d is not None else None)
         conns = self._conns_cache.get(key)
         if conns is None:
             conns = rule.conns(self.ports_of(d) if d is not None else None)
@@ -640,7 +639,7 @@ class Network:
         if cached is not None:
             return i in cached
         ns = rule.policy.namespace
-        return any(self.peer_matches(p, ns, i, unknown) for p in rule.peers)
+        return any(self.peer_matches(peer, ns, i, unknown) for peer in rule.peers)
 
     def peer_matches(self, peer: Peer, namespace: str, i: int, unknown: bool = False) -> bool:
         """Whether one ``from``/``to`` entry of a policy in ``namespace`` selects pod ``i``

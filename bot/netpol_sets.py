@@ -68,7 +68,7 @@ def format_intervals(intervals: Intervals) -> str:
 ALL_PORTS: Intervals = ((MIN_PORT, MAX_PORT),)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Conns:
     """Allowed connections: port intervals per protocol (absent protocol: none)."""
 
@@ -184,7 +184,7 @@ def union_all(conns: Iterable[Conns]) -> Conns:
 # ---------------------------------------------------------------- IPv4 ranges
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class IPBlock:
     """An ``ipBlock``: a CIDR minus its exceptions, as IPv4 intervals (empty for IPv6)."""
 
