@@ -29,6 +29,7 @@ from .sources import FileRecord
 
 FORMAT = 2
 KEEP_PACKS = 16  # packs kept, most recently used first
+KEEP_RESULTS = 64  # rule results kept, most recently used first
 MAX_CHAIN = 4  # a pack and its ancestors; deeper, a pack is written whole
 
 
@@ -123,12 +124,41 @@ class ParseCache:
         self._prune()
 
     def _prune(self) -> None:
+        _prune(self.packs, KEEP_PACKS)
+
+    # ------------------------------------------------------------ rule results
+
+    def result(self, key: str) -> dict[str, Any] | None:
+        """What the rules found on a tree before (``key``: everything the findings depend on,
+        see ``engine.result_key``), or None."""
+        path = self.directory / "results" / f"{key}.json"
         try:
-            packs = sorted(self.packs.glob("*.json"), key=_mtime, reverse=True)
-            for old in packs[KEEP_PACKS:]:
-                old.unlink()
+            raw = json.loads(path.read_bytes())
+            os.utime(path)
+        except (OSError, ValueError):
+            return None
+        return raw if isinstance(raw, dict) else None
+
+    def store_result(self, key: str, raw: dict[str, Any]) -> None:
+        folder = self.directory / "results"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(json.dumps(raw, separators=(",", ":")))
+            os.replace(tmp, folder / f"{key}.json")
         except OSError:
-            pass
+            return
+        _prune(folder, KEEP_RESULTS)
+
+
+def _prune(folder: Path, keep: int) -> None:
+    try:
+        found = sorted(folder.glob("*.json"), key=_mtime, reverse=True)
+        for old in found[keep:]:
+            old.unlink()
+    except OSError:
+        pass
 
 
 class TreeView:

@@ -6,11 +6,15 @@ annotation or comment (and `unused-suppression` when one matches nothing).
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import json
 import marshal
 import multiprocessing
 import os
 import pickle
-from collections.abc import Iterable, Sequence
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -145,7 +149,110 @@ def analyze(
     tree: Tree, config: Config, *, only: Sequence[str] = (), loader: Any = None,
     memo: Memo | None = None,
 ) -> Result:
-    return run_rules(load_model(tree, config, loader, memo), config, only=only)
+    """Load ``tree``, build its model, run the rules.
+
+    With a parse cache, what the rules found is cached too, under a key made of everything
+    it depends on (:func:`result_key`): a tree analysed before (a pull request's base, pushed
+    to again) gets its findings without running a rule.
+    """
+    model = load_model(tree, config, loader, memo)
+    if not isinstance(loader, ParseCache):
+        return run_rules(model, config, only=only)
+    key = result_key(tree, config, only)
+    if key is not None:
+        cached = loader.result(key)
+        restored = _thaw_result(model, cached) if cached is not None else None
+        if restored is not None:
+            return restored
+    result = run_rules(model, config, only=only)
+    if key is not None:
+        frozen = _freeze_result(result)
+        if frozen is not None:
+            loader.store_result(key, frozen)
+    return result
+
+
+RESULT_FORMAT = 1
+
+
+def result_key(tree: Tree, config: Config, only: Sequence[str]) -> str | None:
+    """A digest of everything the findings of ``tree`` depend on, or None when some of it
+    cannot be named (schema files read from outside the tree).
+
+    The tree's files (path and blob id) and every path it holds (existence checks), the
+    configuration, the rules asked for, the root (findings name files relative to it); the
+    reviewbot version and cache format (the cache folder's name); the installed distributions
+    (validator and schema versions); the kubeconform binary the schema rule would run.
+    """
+    schema = config.section("rules").get("schema") or {}
+    if not isinstance(schema, dict) or schema.get("schema-locations"):
+        return None
+    digest = hashlib.sha1(usedforsecurity=False)
+    head = [RESULT_FORMAT, str(tree.root), list(only), config.raw, _environment(schema)]
+    digest.update(json.dumps(head, default=repr).encode())
+    for record in tree.files:
+        digest.update(f"\n{record.path}\0{record.blob}".encode())
+    digest.update(b"\n\0paths")
+    for path in sorted(tree.paths):
+        digest.update(f"\n{path}".encode())
+    return digest.hexdigest()
+
+
+def _environment(schema: Mapping[str, Any]) -> list[Any]:
+    """Where the validators and schemas come from and which versions are installed, and the
+    kubeconform binaries the schema rule could run (path, size, modification time)."""
+    found: list[Any] = []
+    for module in ("jsonschema_rs", "ruamel.yaml", "kubernetes_validate"):
+        spec = importlib.util.find_spec(module)
+        found.append(spec.origin if spec is not None else None)
+    site = os.path.dirname(os.path.dirname(found[0])) if found[0] else ""
+    try:
+        found.append(sorted(n for n in os.listdir(site) if n.endswith(".dist-info")))
+    except OSError:
+        found.append(None)
+    for name in ("kubeconform", str(schema.get("kubeconform") or "")):
+        binary = shutil.which(name) if name else None
+        try:
+            stat = os.stat(binary) if binary else None
+        except OSError:
+            stat = None
+        found.append([binary, stat.st_size, stat.st_mtime_ns] if stat else binary)
+    return found
+
+
+def _freeze_result(result: Result) -> dict[str, Any] | None:
+    """The findings, counts and rule notes as JSON data; None when some of it is not plain
+    data that reads back the same."""
+    if any(f.new is not None or f.extra for f in result.findings):
+        return None
+    raw = {
+        "findings": [[f.rule, f.severity, f.file, f.line, f.column, f.object, f.message, f.fix,
+                      f.path] for f in result.findings],
+        "suppressed": result.suppressed,
+        "stats": result.stats,
+        "notes": result.model.notes,
+    }
+    try:
+        back = json.loads(json.dumps(raw))
+    except (TypeError, ValueError):
+        return None
+    return raw if back == raw else None
+
+
+def _thaw_result(model: Model, raw: dict[str, Any]) -> Result | None:
+    try:
+        findings = [
+            Finding(rule=str(r), severity=str(s), file=str(f), line=int(ln), column=int(c),
+                    object=str(o), message=str(m), fix=str(x), path=str(p))
+            for r, s, f, ln, c, o, m, x, p in raw["findings"]
+        ]
+        suppressed, stats, notes = int(raw["suppressed"]), raw["stats"], raw["notes"]
+        if not isinstance(stats, dict) or not isinstance(notes, dict):
+            return None
+    except (KeyError, TypeError, ValueError):
+        return None
+    model.notes.update(notes)
+    return Result(findings, model, suppressed=suppressed, stats=stats)
 
 
 def enabled_rules(config: Config, only: Sequence[str] = ()) -> list[Rule]:

@@ -4,6 +4,7 @@ parents, corruption, pruning), files shared by base and head in a review."""
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -219,3 +220,73 @@ def test_a_rule_error_surfaces_as_without_a_worker(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
     with pytest.raises(RuntimeError, match="rule bug"):
         _lint(SEED)
+
+
+def _analyze(path: Path, store: Path, config: Config | None = None) -> Any:
+    from reviewbot.config import find_config, load_config_file
+
+    if config is None:
+        found = find_config(path, path)
+        config = load_config_file(found) if found else Config()
+    result = engine.analyze(disk_tree([path], path), config, loader=ParseCache(store))
+    return [f.__dict__ for f in result.findings], result.stats, result.suppressed
+
+
+def _copy_seed(tmp_path: Path) -> Path:
+    import shutil
+
+    target = tmp_path / "seed"
+    shutil.copytree(SEED, target)
+    return target
+
+
+def test_rule_results_are_cached_per_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, store = _copy_seed(tmp_path), tmp_path / "cache"
+    first = _analyze(repo, store)
+    assert first == _lint(repo)
+
+    def no_rules(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the rules ran")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(engine, "run_rules", no_rules)
+        assert _analyze(repo, store) == first  # from the cache, stats and notes included
+        with pytest.raises(AssertionError, match="the rules ran"):
+            _analyze(repo, store, Config({"fail-on": "warning"}))  # another configuration
+        (repo / "extra.txt").write_text("a path kustomizations may name\n")
+        with pytest.raises(AssertionError, match="the rules ran"):
+            _analyze(repo, store)  # another tree
+
+
+def test_a_bad_result_entry_runs_the_rules(tmp_path: Path) -> None:
+    repo, store = _copy_seed(tmp_path), tmp_path / "cache"
+    first = _analyze(repo, store)
+    folder = store / f"v{cache_mod.__version__}-f{cache_mod.FORMAT}" / "results"
+    [entry] = folder.glob("*.json")
+    entry.write_text('{"findings": [["too", "short"]], "suppressed": 0}')
+    assert _analyze(repo, store) == first
+    assert json.loads(entry.read_bytes())["findings"][0][0] != "too"  # written again
+
+
+def test_no_result_cache_when_schemas_come_from_outside_the_tree(tmp_path: Path) -> None:
+    repo = _copy_seed(tmp_path)
+    outside = Config({"rules": {"schema": {"schema-locations": ["schemas/"]}}})
+    plain = disk_tree([repo], repo)
+    assert engine.result_key(plain, outside, ()) is None
+    assert engine.result_key(plain, Config(), ()) == engine.result_key(plain, Config(), ())
+    assert engine.result_key(plain, Config(), ()) != engine.result_key(plain, Config(),
+                                                                        ("schema",))
+
+
+def test_the_result_key_names_the_kubeconform_binary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = _copy_seed(tmp_path)
+    tree = disk_tree([repo], repo)
+    before = engine.result_key(tree, Config(), ())
+    binary = tmp_path / "bin" / "kubeconform"
+    binary.parent.mkdir()
+    binary.write_text("#!/bin/sh\nexit 0\n")
+    binary.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{binary.parent}{os.pathsep}{os.environ['PATH']}")
+    assert engine.result_key(tree, Config(), ()) != before
