@@ -288,21 +288,29 @@ def build_model(
     )
     if tree is not None:
         model.skipped[:0] = list(tree.skipped)
+    objects = model.objects
     for lf in files:
+        kustomization = posixpath.basename(lf.path) in KUSTOMIZATION_FILES
         for doc in lf.documents:
             model.documents.append(doc)
-            if posixpath.basename(lf.path) in KUSTOMIZATION_FILES and isinstance(doc.value, dict):
+            if kustomization and isinstance(doc.value, dict):
                 model.kustomizations.append(
                     Kustomization(lf.path, posixpath.dirname(lf.path), doc.value, doc)
                 )
                 continue
-            model.objects.extend(_objects(doc))
+            objects.extend(_objects(doc))
     namespaces = _kustomize_namespaces(model.kustomizations, model.files)
-    for obj in model.objects:
+    by_identity = model.by_identity
+    for obj in objects:
         if obj.namespace is None and obj.kind not in CLUSTER_SCOPED:
             obj.namespace = namespaces.get(obj.file, "default")
-        model.by_identity.setdefault(obj.identity, []).append(obj)
-        _index(model, obj)
+        found = by_identity.get(obj.identity)
+        if found is None:
+            by_identity[obj.identity] = [obj]
+        else:
+            found.append(obj)
+        if obj.kind in _INDEXED:
+            _index(model, obj)
     model.services.extend(kserve_services(model.pods))
     for obj in model.objects:
         if obj.namespace and obj.namespace not in model.namespaces:
@@ -349,6 +357,8 @@ def _make(doc: Document, body: dict[str, Any], api: str, kind: str, path: Path) 
 
 
 def _index(model: Model, obj: KObject) -> None:
+    """Namespaces, NetworkPolicies, Services, Flux Kustomizations and pods (kinds in
+    ``_INDEXED``; other kinds are none of these)."""
     kind = obj.kind
     if kind == "Namespace":
         labels = dict(obj.labels)
@@ -390,6 +400,12 @@ _TEMPLATE_PATHS: dict[str, Path] = {
     "Job": ("spec", "template"),
     "CronJob": ("spec", "jobTemplate", "spec", "template"),
 }
+
+
+_INDEXED = frozenset({
+    "Namespace", "NetworkPolicy", "Service", "Kustomization", "Pod", "InferenceService",
+    *_TEMPLATE_PATHS,
+})
 
 
 def pod_templates(obj: KObject) -> list[PodTemplate]:

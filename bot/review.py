@@ -292,9 +292,11 @@ def finding_key(
 
 
 def mark_new(head: Sequence[Finding], head_model: Model, base: Sequence[Finding],
-             base_model: Model, renames: Mapping[str, str]) -> list[Finding]:
+             base_model: Model, renames: Mapping[str, str],
+             head_index: Mapping[tuple[str, str], KObject] | None = None) -> list[Finding]:
     base_index = _objects_by_ref(base_model)
-    head_index = _objects_by_ref(head_model)
+    if head_index is None:
+        head_index = _objects_by_ref(head_model)
     known = {finding_key(f, base_index, renames) for f in base}
     out = []
     for f in head:
@@ -342,13 +344,16 @@ def changed_files(base: Tree, head: Tree) -> frozenset[str]:
 
 
 def change_findings(diff: TreeDiff, base_model: Model, head_model: Model, config: Config,
-                    only: Sequence[str] = ()) -> list[Finding]:
+                    only: Sequence[str] = (),
+                    head_index: Mapping[tuple[str, str], KObject] | None = None) -> list[Finding]:
     """Diff-time checks: a rule module may define ``check_change(old_pods, new_pods)``
     (image-digest: a tag changed while the digest stayed), run on every modified object.
+    ``head_index``: ``_objects_by_ref(head_model)``, when the caller has it.
     """
     out: list[Finding] = []
     rules = [r for r in all_rules() if config.settings(r).enabled and (not only or r.id in only)]
-    head_index = _objects_by_ref(head_model)
+    if head_index is None:
+        head_index = _objects_by_ref(head_model)
     base_pods, head_pods = _pods_by_ref(base_model), _pods_by_ref(head_model)
     for rule in rules:
         check = getattr(rule.module, "check_change", None)
@@ -447,9 +452,11 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
     base_result = analyze(base_tree, config, only=args.rule, loader=loader, memo=memo)
     head_result = analyze(head, config, only=args.rule, loader=loader, memo=memo)
     diff = _diff(base_result.model, head_result.model)
+    head_index = _objects_by_ref(head_result.model)
     marked = mark_new(head_result.findings, head_result.model, base_result.findings,
-                      base_result.model, diff.renames)
-    marked += change_findings(diff, base_result.model, head_result.model, config, args.rule)
+                      base_result.model, diff.renames, head_index)
+    marked += change_findings(diff, base_result.model, head_result.model, config, args.rule,
+                              head_index)
     marked.sort(key=sort_key)
     touched = changed_files(base_tree, head)
     reported = select(marked, args.scope, diff.touched, touched)

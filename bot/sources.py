@@ -11,6 +11,7 @@ import hashlib
 import os
 import stat
 import subprocess
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -200,13 +201,23 @@ def read_blobs(root: Path, shas: Sequence[str]) -> dict[str, bytes]:
     if not shas:
         return {}
     unique = list(dict.fromkeys(shas))
-    proc = subprocess.run(
-        ["git", "-C", str(root), "cat-file", "--batch"],
-        input=("\n".join(unique) + "\n").encode(), capture_output=True, check=False,
-    )
-    if proc.returncode != 0:
-        raise ReviewbotError(f"git cat-file failed in {root}: {proc.stderr.decode().strip()}")
-    out = proc.stdout
+    # The names go in and the errors come out through files, so the contents can be read in
+    # one blocking call (a select loop over the pipes measured twice the CPU time).
+    with tempfile.TemporaryFile() as feed, tempfile.TemporaryFile() as errors:
+        feed.write(("\n".join(unique) + "\n").encode())
+        feed.seek(0)
+        try:
+            proc = subprocess.Popen(["git", "-C", str(root), "cat-file", "--batch"],
+                                    stdin=feed, stdout=subprocess.PIPE, stderr=errors)
+        except OSError as exc:
+            raise ReviewbotError(f"cannot run git: {exc}") from exc
+        assert proc.stdout is not None
+        with proc.stdout:
+            out = proc.stdout.read()
+        if proc.wait() != 0:
+            errors.seek(0)
+            message = errors.read().decode(errors="replace").strip()
+            raise ReviewbotError(f"git cat-file failed in {root}: {message}")
     result: dict[str, bytes] = {}
     pos = 0
     for sha in unique:
