@@ -35,7 +35,7 @@ import argparse
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path as FsPath
 from typing import Any
@@ -118,6 +118,8 @@ class Selector:
             return Selector()
         if not isinstance(raw, dict):
             return Selector(valid=False)
+        if not raw:
+            return EVERYTHING
         labels = raw.get("matchLabels")
         if len(raw) == 1 and isinstance(labels, dict) and all(
             isinstance(v, str) for v in labels.values()
@@ -204,6 +206,9 @@ class Selector:
         return None
 
 
+EVERYTHING = Selector()  # the empty selector
+
+
 @lru_cache(maxsize=65536)
 def _labels_selector(items: tuple[tuple[Any, str], ...]) -> Selector:
     return Selector(tuple((str(k), v) for k, v in items))
@@ -272,7 +277,7 @@ class Peer:
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    policy: Policy = field(repr=False, compare=False, hash=False)
+    namespace: str  # the policy's (no back reference: compiled policies hold no cycles)
     direction: str  # ingress | egress
     index: int
     peers: tuple[Peer, ...] | None  # None: every peer
@@ -284,7 +289,9 @@ class Rule:
         """What the rule allows to a pod with these named ports (None: an IP address)."""
         if self.ports is None:
             return ALL
-        return union_all(p.resolve(ports) for p in self.ports)
+        if len(self.ports) == 1:
+            return self.ports[0].resolve(ports)
+        return union_all([p.resolve(ports) for p in self.ports])
 
     def describe_ports(self) -> str:
         if self.ports is None:
@@ -346,7 +353,7 @@ def _rules(policy: Policy, raw: Any, direction: str, peer_key: str) -> tuple[Rul
         if isinstance(ports_raw, list) and ports_raw:
             ports = tuple(_port(p, path + ("ports", j)) for j, p in enumerate(ports_raw))
         named = any(isinstance(p.port, str) for p in ports or ())
-        out.append(Rule(policy, direction, i, peers, ports, path, named))
+        out.append(Rule(policy.namespace, direction, i, peers, ports, path, named))
     return tuple(out)
 
 
@@ -541,10 +548,10 @@ class Network:
         cached = self._rule_cache.get(key)
         if cached is None:
             if len(rule.peers) == 1:
-                cached = self.peer_pods(rule.peers[0], rule.policy.namespace, unknown)
+                cached = self.peer_pods(rule.peers[0], rule.namespace, unknown)
             else:
                 cached = frozenset().union(
-                    *(self.peer_pods(p, rule.policy.namespace, unknown) for p in rule.peers)
+                    *(self.peer_pods(p, rule.namespace, unknown) for p in rule.peers)
                 )
             self._rule_cache[key] = cached
         return cached
@@ -638,7 +645,7 @@ class Network:
         cached = self._rule_cache.get((id(rule), unknown))
         if cached is not None:
             return i in cached
-        ns = rule.policy.namespace
+        ns = rule.namespace
         return any(self.peer_matches(peer, ns, i, unknown) for peer in rule.peers)
 
     def peer_matches(self, peer: Peer, namespace: str, i: int, unknown: bool = False) -> bool:

@@ -115,6 +115,8 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
         return  # nothing is isolated: every flow is allowed on both sides
     # The model holds millions of long-lived objects; the evaluator allocates many small ones
     # and makes no reference cycles, so full collections here would only rescan the model.
+    # The evaluator's objects form no reference cycles, so they are freed as soon as it is
+    # dropped, before collection resumes: it never makes the collector rescan the model.
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -122,6 +124,7 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
         found = list(_egress_unmatched(network))
         found += _ingress_unused(network)
         found += _dependencies_denied(network, model)
+        del network
     finally:
         if collecting:
             gc.enable()
