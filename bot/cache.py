@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import tempfile
 from collections.abc import Sequence
@@ -41,6 +42,7 @@ class ParseCache:
     """
 
     def __init__(self, directory: Path) -> None:
+        flush()  # packs an earlier cache of this process is still writing
         self.directory = directory / f"v{__version__}-f{FORMAT}"
         self.packs = self.directory / "packs"
         self.entries: dict[str, dict[str, Any]] = {}  # blob -> raw entry, this run
@@ -112,19 +114,20 @@ class ParseCache:
         entries = {b: self.entries[b] for b in sorted(blobs - base) if b in self.entries}
         try:
             self.packs.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.packs, suffix=".tmp")
-            text = json.dumps({"parent": parent, "entries": entries}, separators=(",", ":"))
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:  # (json.dump is not the C encoder)
-                fh.write(text)
-            os.replace(tmp, self._path(key))
         except OSError:
             return  # a cache that cannot be written only costs speed
         self.pack_blobs[key] = frozenset(entries) | base
         self.depth[key] = self.depth[parent] + 1 if parent is not None else 0
-        self._prune()
-
-    def _prune(self) -> None:
-        _prune(self.packs, KEEP_PACKS)
+        workers = (os.cpu_count() or 1) > 1
+        if len(entries) < BACKGROUND_ENTRIES or not workers:
+            _write_pack(self.packs, key, parent, entries)
+            return
+        # A whole tree's pack (8 MB of JSON at 10k objects, 0.15 s) is written by a forked
+        # child while this process goes on (building the model uses one core).
+        writer = multiprocessing.get_context("fork").Process(
+            target=_write_pack, args=(self.packs, key, parent, entries))
+        writer.start()
+        _WRITERS.append(writer)
 
     # ------------------------------------------------------------ rule results
 
@@ -150,6 +153,28 @@ class ParseCache:
         except OSError:
             return
         _prune(folder, KEEP_RESULTS)
+
+
+BACKGROUND_ENTRIES = 1000  # packs with more entries are written by a forked child
+_WRITERS: list[Any] = []  # those children, until joined
+
+
+def flush() -> None:
+    """Wait for the packs being written in the background (then every pack is on disk)."""
+    while _WRITERS:
+        _WRITERS.pop().join()
+
+
+def _write_pack(folder: Path, key: str, parent: str | None, entries: dict[str, Any]) -> None:
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        text = json.dumps({"parent": parent, "entries": entries}, separators=(",", ":"))
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:  # (json.dump is not the C encoder)
+            fh.write(text)
+        os.replace(tmp, folder / f"{key}.json")
+    except OSError:
+        return  # a cache that cannot be written only costs speed
+    _prune(folder, KEEP_PACKS)
 
 
 def _prune(folder: Path, keep: int) -> None:

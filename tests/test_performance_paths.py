@@ -290,3 +290,20 @@ def test_the_result_key_names_the_kubeconform_binary(
     binary.chmod(0o755)
     monkeypatch.setenv("PATH", f"{binary.parent}{os.pathsep}{os.environ['PATH']}")
     assert engine.result_key(tree, Config(), ()) != before
+
+
+def test_large_packs_are_written_in_the_background(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache_mod, "BACKGROUND_ENTRIES", 0)
+    monkeypatch.setattr(cache_mod.os, "cpu_count", lambda: 2)
+    repo, store = tmp_path / "repo", tmp_path / "cache"
+    tree = _tree(repo, FILES)
+    fresh = _shape(engine.load_files(tree, Config()))
+    cold = ParseCache(store)
+    engine.load_files(tree, Config(), cold)
+    assert cache_mod._WRITERS  # a child writes the pack
+    warm = ParseCache(store)  # waits for it
+    assert not cache_mod._WRITERS
+    assert _shape(engine.load_files(tree, Config(), warm)) == fresh
+    assert warm.misses == 0
