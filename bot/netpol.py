@@ -403,8 +403,6 @@ def named_ports(pod: PodTemplate) -> NamedPorts:
     return {k: tuple(v) for k, v in out.items()}
 
 
-
-
 # ---------------------------------------------------------------- the network
 
 
@@ -763,13 +761,6 @@ class Network:
             return []
         selector = Selector(tuple(service.selector.items()))
         return self.select_in(service.namespace, selector)
-
-    def index_of(self, pod: PodTemplate) -> int:
-        return self._index[id(pod)]
-
-    @cached_property
-    def _index(self) -> dict[int, int]:
-        return {id(p): i for i, p in enumerate(self.pods)}
 
 
 def _admits_ip(rule: Rule, piece: Interval) -> bool:
