@@ -59,7 +59,8 @@ def load_files(
     loads base and head, which share nearly every file: each is parsed once, and both models
     hold the same objects for it).
     """
-    records = [r for r in tree.files if not config.excluded(r.path)]
+    records = [r for r in tree.files if not config.excluded(r.path)] if config.exclude else list(
+        tree.files)
     if loader is not None and not isinstance(loader, ParseCache):
         return [loader(r) for r in records]
     out: list[LoadedFile | None] = [None] * len(records)

@@ -13,6 +13,7 @@ import posixpath
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from .loader import Document, LoadedFile
@@ -55,8 +56,9 @@ class KObject:
     body: Mapping[str, Any]
     path: Path = ()  # where the object sits in its document (List items: ("items", i))
 
-    @property
+    @cached_property
     def group(self) -> str:
+        """The API group (read very often; the apiVersion of an object never changes)."""
         return self.api_version.rpartition("/")[0] if "/" in self.api_version else ""
 
     @property
@@ -263,6 +265,8 @@ class Model:
     kustomizations: list[Kustomization] = field(default_factory=list)
     by_identity: dict[tuple[str, str, str, str], list[KObject]] = field(default_factory=dict)
     notes: dict[str, Any] = field(default_factory=dict)  # rule facts for the summary (stats)
+    # views computed from the finished model once, for whoever asks again (values documents)
+    derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def of_kind(self, *kinds: str) -> Iterator[KObject]:
         return (o for o in self.objects if o.kind in kinds)

@@ -167,7 +167,21 @@ def object_values_pods(obj: KObject) -> list[PodTemplate]:
 def values_documents(
     model: Model, patterns: Sequence[str] = (), skip: frozenset[str] = frozenset()
 ) -> Iterator[tuple[ValuesObject, dict[str, Any], Path]]:
-    """Values documents of the repository as pseudo-objects (file paths in ``skip`` left out)."""
+    """Values documents of the repository as pseudo-objects (file paths in ``skip`` left out).
+
+    Computed once per model and arguments (the model builds its values pods from them, the
+    diff compares them): the same pseudo-objects each time.
+    """
+    key = ("values_documents", tuple(patterns), skip)
+    found = model.derived.get(key)
+    if found is None:
+        found = model.derived[key] = list(_values_documents(model, patterns, skip))
+    return iter(found)
+
+
+def _values_documents(
+    model: Model, patterns: Sequence[str], skip: frozenset[str]
+) -> Iterator[tuple[ValuesObject, dict[str, Any], Path]]:
     uses = _file_uses(model)
     for k in model.kustomizations:
         if k.flux is not None:
@@ -185,18 +199,19 @@ def values_documents(
     for path, lf in model.files.items():
         if path in skip:
             continue
-        named = bool(VALUES_NAME.search(posixpath.basename(path)))
-        matched = any(fnmatch.fnmatch(path, p) for p in patterns)
-        if path not in uses and not named and not matched:
+        name = posixpath.basename(path)
+        if path not in uses and not VALUES_NAME.search(name) and not any(
+            fnmatch.fnmatch(path, p) for p in patterns
+        ):
             continue
         use = uses.get(path, _Use())
         for doc in lf.documents:
             value = doc.value
             if not isinstance(value, dict) or ("apiVersion" in value and "kind" in value):
                 continue
-            if posixpath.basename(path) in ("kustomization.yaml", "kustomization.yml"):
+            if name in ("kustomization.yaml", "kustomization.yml"):
                 continue
-            stem = posixpath.basename(path).rsplit(".", 1)[0]
+            stem = name.rsplit(".", 1)[0]
             vobj = ValuesObject(VALUES_API, VALUES_KIND, use.namespace, stem, doc, value, ())
             yield vobj, value, ()
 
