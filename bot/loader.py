@@ -183,10 +183,18 @@ class ComplexKeyError(Exception):
     pass
 
 
+class _Recheck(Exception):
+    """The fast pass met a key twice in a mapping (a duplicate, or a key a merge brought)."""
+
+
 def _fill(out: LoadedFile, pure: bool) -> None:
     composed: list[Composed] = []
     try:
-        _compose_stream(out.text, False, pure, composed)
+        try:
+            _compose_stream(out.text, False, pure, composed)
+        except _Recheck:  # the strict pass tells, and names the lines
+            composed.clear()
+            _compose_stream(out.text, True, pure, composed)
     finally:  # the documents before a broken one are kept
         for index, (value, line, _) in enumerate(composed):
             if value is not None:
@@ -512,15 +520,22 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
     is_map = False
     key: Any = _NO_KEY  # the open mapping's key waiting for its value
     key_mark: Any = None
-    seen: dict[str, int] = {}  # the open mapping's keys -> line (duplicates)
-    size = 0  # nodes in the open container, aliases counted expanded
+    # Duplicate keys: with ``marks``, the open mapping's keys -> line (the message names the
+    # first one); else a key already in the mapping (or a second merge) stops the fast pass
+    # and ``_Recheck`` has the document composed again with lines, which also tells a key
+    # that a merge brought in (legal to override) from a duplicate.
+    seen: dict[str, int] | None = None
+    merged = False
+    # An anchored container's size (nodes in it, aliases counted expanded) is what was written
+    # and expanded between its start and its end: ``base`` holds both counts at its start.
+    base = (0, 0)
     path: Path = ()  # the open container's path (positions only)
     c_anchor: Any = None
     c_mark: Any = None
     root: Any = None
     first_line = start_line
-    written = 0
-    expanded = 0
+    written = 0  # scalars and collections composed
+    expanded = 0  # nodes reached through aliases
     first = _FIRST
     while True:
         event = get()
@@ -531,13 +546,16 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
             if is_map and key is _NO_KEY:  # a mapping key: keys stay text (`y:` is a key)
                 if anchor:
                     anchors[anchor] = text
-                size += 1
-                if text in seen:
-                    raise ProblemError(
-                        f"duplicate mapping key (first defined on line {seen[text]})",
-                        mark.line + 1, mark.column + 1,
-                    )
-                seen[text] = mark.line + 1
+                if seen is None:
+                    if text in cur or (merged and text == _MERGE):
+                        raise _Recheck()
+                else:
+                    if text in seen:
+                        raise ProblemError(
+                            f"duplicate mapping key (first defined on line {seen[text]})",
+                            mark.line + 1, mark.column + 1,
+                        )
+                    seen[text] = mark.line + 1
                 key = text
                 key_mark = mark
                 continue
@@ -557,14 +575,11 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
             if not marks and cur is not None:  # the common cases, attached here
                 if not is_map:
                     cur.append(value)
-                    size += 1
                     continue
                 if key != _MERGE:
                     cur[key] = value
                     key = _NO_KEY
-                    size += 1
                     continue
-            vsize = 1
             vmark = mark
             scalar = True
         elif kind is _MapStart or kind is _SeqStart:
@@ -575,30 +590,30 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
                 raise ProblemError(
                     f"nesting deeper than {MAX_DEPTH} levels", m.line + 1, m.column + 1
                 )
-            stack.append((cur, is_map, key, key_mark, seen, size, path, c_anchor, c_mark))
+            stack.append((cur, is_map, key, key_mark, seen, merged, base, path, c_anchor, c_mark))
+            base = (written - 1, expanded)
             if marks and cur is not None:
                 path = path + (key if is_map else len(cur),)
             if kind is _MapStart:
                 cur = {}
                 is_map = True
-                seen = {}
+                seen = {} if marks else None
+                merged = False
             else:
                 cur = []
                 is_map = False
             key = _NO_KEY
-            size = 1
             c_anchor = args[0]
             c_mark = args[3]
             continue
         elif kind is _End:
             value = cur
-            vsize = size
             vmark = c_mark
             scalar = False
             if c_anchor:
                 anchors[c_anchor] = value
-                anchor_sizes[id(value)] = vsize
-            cur, is_map, key, key_mark, seen, size, path, c_anchor, c_mark = stack.pop()
+                anchor_sizes[id(value)] = written - base[0] + expanded - base[1]
+            cur, is_map, key, key_mark, seen, merged, base, path, c_anchor, c_mark = stack.pop()
         elif kind is _Alias:
             name, vmark, _ = event.args
             if name not in anchors:
@@ -606,8 +621,7 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
                     "alias to an undefined anchor", vmark.line + 1, vmark.column + 1
                 )
             value = anchors[name]
-            vsize = anchor_sizes.get(id(value), 1)
-            expanded += vsize
+            expanded += anchor_sizes.get(id(value), 1)
             if expanded > MAX_EXPANSION and expanded > 10 * written:
                 raise ProblemError(
                     f"aliases expand to more than {MAX_EXPANSION} nodes (alias bomb)",
@@ -618,14 +632,13 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
             return root, first_line, positions
         else:
             continue
-        # attach ``value`` (vsize nodes, at vmark) to the open container
+        # attach ``value`` (at vmark) to the open container
         if cur is None:
             root = value
             first_line = vmark.line + 1
             if positions is not None:
                 positions[()] = (vmark.line + 1, vmark.column + 1)
             continue
-        size += vsize
         if not is_map:
             if positions is not None:
                 positions[path + (len(cur),)] = (vmark.line + 1, vmark.column + 1)
@@ -634,17 +647,22 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
             if not isinstance(value, (str, int, float, bool)) and value is not None:
                 raise ComplexKeyError()
             text = value if isinstance(value, str) else _key_text(value)
-            if text in seen:
-                raise ProblemError(
-                    f"duplicate mapping key (first defined on line {seen[text]})",
-                    vmark.line + 1, vmark.column + 1,
-                )
-            seen[text] = vmark.line + 1
+            if seen is None:
+                if text in cur or (merged and text == _MERGE):
+                    raise _Recheck()
+            else:
+                if text in seen:
+                    raise ProblemError(
+                        f"duplicate mapping key (first defined on line {seen[text]})",
+                        vmark.line + 1, vmark.column + 1,
+                    )
+                seen[text] = vmark.line + 1
             key = text
             key_mark = vmark
         else:
             if key == _MERGE:
                 _merge_into(cur, value, vmark)
+                merged = True
             else:
                 cur[key] = value
                 if positions is not None:
