@@ -14,7 +14,7 @@ import multiprocessing
 import os
 import pickle
 import shutil
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -157,20 +157,74 @@ def analyze(
     to again) gets its findings without running a rule.
     """
     model = load_model(tree, config, loader, memo)
-    if not isinstance(loader, ParseCache):
-        return run_rules(model, config, only=only)
-    key = result_key(tree, config, only)
-    if key is not None:
-        cached = loader.result(key)
+    return start_rules(tree, model, config, only=only, loader=loader)()
+
+
+def start_rules(
+    tree: Tree, model: Model, config: Config, *, only: Sequence[str] = (), loader: Any = None,
+    background: bool = False,
+) -> Callable[[], Result]:
+    """The rules of ``model`` (from the result cache when ``loader`` is a parse cache that
+    holds them); call the returned function for the :class:`Result`.
+
+    ``background``: a large model's rules run in a forked worker meanwhile (a review builds
+    the head's model and diffs while the base's rules run); the worker sends back what
+    ``run_rules`` returned, so the result is the same. If the worker fails, the rules run
+    here when the result is asked for.
+    """
+    cache = loader if isinstance(loader, ParseCache) else None
+    key = result_key(tree, config, only) if cache is not None else None
+    if cache is not None and key is not None:
+        cached = cache.result(key)
         restored = _thaw_result(model, cached) if cached is not None else None
         if restored is not None:
-            return restored
-    result = run_rules(model, config, only=only)
-    if key is not None:
-        frozen = _freeze_result(result)
-        if frozen is not None:
-            loader.store_result(key, frozen)
-    return result
+            return lambda: restored
+
+    def finish(result: Result) -> Result:
+        if cache is not None and key is not None:
+            frozen = _freeze_result(result)
+            if frozen is not None:
+                cache.store_result(key, frozen)
+        return result
+
+    workers = min(os.cpu_count() or 1, 2) - 1
+    if not background or workers < 1 or len(model.objects) < PARALLEL_MIN_OBJECTS:
+        return lambda: finish(run_rules(model, config, only=only))
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=_analysis_worker, args=(model, config, only, send),
+                              daemon=True)
+    process.start()
+    send.close()
+
+    def wait() -> Result:
+        try:
+            findings, suppressed, stats, notes = pickle.loads(receive.recv_bytes())
+        except Exception:  # noqa: BLE001 - the rules run here instead
+            return finish(run_rules(model, config, only=only))
+        finally:
+            receive.close()
+            process.join()
+        model.notes.update(notes)
+        return finish(Result(findings, model, suppressed=suppressed, stats=stats))
+
+    return wait
+
+
+_IN_WORKER = False  # set in a worker: it runs its rules one after the other
+
+
+def _analysis_worker(model: Model, config: Config, only: Sequence[str], send: Any) -> None:
+    global _IN_WORKER
+    _IN_WORKER = True
+    try:
+        result = run_rules(model, config, only=only)
+        payload = (result.findings, result.suppressed, result.stats, model.notes)
+        send.send_bytes(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
+    except Exception:  # noqa: BLE001 - the parent runs the rules itself
+        pass
+    finally:
+        send.close()
 
 
 RESULT_FORMAT = 1
@@ -303,7 +357,8 @@ def rule_findings(rules: Sequence[Rule], model: Model, config: Config) -> list[l
     rules run here, one after the other (an error is raised exactly as without a worker).
     """
     workers = min(os.cpu_count() or 1, 2) - 1
-    if workers < 1 or len(rules) < 2 or len(model.objects) < PARALLEL_MIN_OBJECTS:
+    if (workers < 1 or _IN_WORKER or len(rules) < 2
+            or len(model.objects) < PARALLEL_MIN_OBJECTS):
         return [_rule_run(r, model, config)[0] for r in rules]
     mine, theirs = _share(rules)
     notes = dict(model.notes)

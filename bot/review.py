@@ -41,7 +41,7 @@ from .diff import (
     parse_path,
     stable_path,
 )
-from .engine import Memo, Result, Suppressions, _finding, analyze, load_model
+from .engine import Memo, Result, Suppressions, _finding, analyze, load_model, start_rules
 from .errors import ReviewbotError
 from .findings import Finding, sort_key
 from .model import KObject, Model, PodTemplate
@@ -449,9 +449,17 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
     config = cfg.config
     loader = file_loader(args)
     memo: Memo = {}  # base and head share nearly every file: each is parsed once
-    base_result = analyze(base_tree, config, only=args.rule, loader=loader, memo=memo)
-    head_result = analyze(head, config, only=args.rule, loader=loader, memo=memo)
-    diff = _diff(base_result.model, head_result.model)
+    base_model = load_model(base_tree, config, loader, memo)
+    # The base's rules run in a worker while the head is loaded and checked, and the diff made
+    base_rules = start_rules(base_tree, base_model, config, only=args.rule, loader=loader,
+                             background=True)
+    try:
+        head_result = analyze(head, config, only=args.rule, loader=loader, memo=memo)
+        diff = _diff(base_model, head_result.model)
+    except Exception:
+        base_rules()  # an error on the base side is reported first, as it always was
+        raise
+    base_result = base_rules()
     head_index = _objects_by_ref(head_result.model)
     marked = mark_new(head_result.findings, head_result.model, base_result.findings,
                       base_result.model, diff.renames, head_index)

@@ -307,3 +307,25 @@ def test_large_packs_are_written_in_the_background(
     assert not cache_mod._WRITERS
     assert _shape(engine.load_files(tree, Config(), warm)) == fresh
     assert warm.misses == 0
+
+
+def test_rules_in_the_background_give_the_result_of_the_foreground(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tree = disk_tree([SEED], SEED)
+    from reviewbot.config import find_config, load_config_file
+
+    found = find_config(SEED, SEED)
+    config = load_config_file(found) if found else Config()
+
+    def result(background: bool) -> Any:
+        model = engine.load_model(tree, config)
+        got = engine.start_rules(tree, model, config, background=background)()
+        return [f.__dict__ for f in got.findings], got.stats, got.suppressed, model.notes
+
+    expected = result(False)
+    monkeypatch.setattr(engine, "PARALLEL_MIN_OBJECTS", 0)
+    monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
+    assert result(True) == expected
+    monkeypatch.setattr(engine.pickle, "dumps", lambda *a, **k: 1 / 0)  # the worker fails
+    assert result(True) == expected
