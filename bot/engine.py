@@ -23,7 +23,7 @@ from .config import Config
 from .errors import ReviewbotError
 from .findings import Finding, Violation, format_path, sort_key
 from .loader import LoadedFile, load
-from .model import KObject, Model, build_model
+from .model import Built, KObject, Model, build_model
 from .registry import Rule, all_rules
 from .sources import FileRecord, Skipped, Tree
 from .values import configure as configure_values
@@ -46,7 +46,13 @@ class Result:
 
 
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024  # below this, starting a worker costs more than it saves
-Memo = dict[tuple[str, str], LoadedFile]
+class Memo(dict[tuple[str, str], LoadedFile]):
+    """What one run already loaded and built: files by (path, blob), and by document the
+    objects a model made of it (``build_model``'s ``shared``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.built: dict[int, Built] = {}
 
 
 def load_files(
@@ -141,7 +147,8 @@ def load_model(
 ) -> Model:
     """Parse ``tree`` and build its model with the config's inventory and values settings."""
     files = load_files(tree, config, loader, memo)
-    model = build_model(files, config.inventory, str(tree.root), tree)
+    shared = memo.built if memo is not None else None
+    model = build_model(files, config.inventory, str(tree.root), tree, shared)
     configure_values(model, config.section("measured"), list(config.raw.get("values-files") or ()))
     return model
 

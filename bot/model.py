@@ -282,9 +282,22 @@ class Model:
 # ---------------------------------------------------------------- building
 
 
+# What one document made in a model: the namespace its file got from a kustomization, and
+# each object with its pod templates and Service (see ``build_model``'s ``shared``).
+Built = tuple[Document, "str | None", list[tuple["KObject", list["PodTemplate"], "Service | None"]]]
+
+
 def build_model(
-    files: Sequence[LoadedFile], inventory: Inventory, root: str = ".", tree: Tree | None = None
+    files: Sequence[LoadedFile], inventory: Inventory, root: str = ".", tree: Tree | None = None,
+    shared: dict[int, Built] | None = None,
 ) -> Model:
+    """The model of ``files``.
+
+    ``shared``: what earlier models of this run built, by document. A document already seen
+    (a review's base and head hold the same parsed file) whose file gets the same namespace
+    from the kustomizations gives its objects, pod templates and Services again instead of
+    new equal ones; nothing in a model changes them once built.
+    """
     model = Model(
         root=root, files={f.path: f for f in files}, objects=[], documents=[],
         skipped=[Skipped(f.path, f.skipped) for f in files if f.skipped],
@@ -293,6 +306,7 @@ def build_model(
     if tree is not None:
         model.skipped[:0] = list(tree.skipped)
     objects = model.objects
+    pending: list[Document] = []
     for lf in files:
         kustomization = posixpath.basename(lf.path) in KUSTOMIZATION_FILES
         for doc in lf.documents:
@@ -302,19 +316,32 @@ def build_model(
                     Kustomization(lf.path, posixpath.dirname(lf.path), doc.value, doc)
                 )
                 continue
-            objects.extend(_objects(doc))
+            pending.append(doc)
     namespaces = _kustomize_namespaces(model.kustomizations, model.files)
     by_identity = model.by_identity
-    for obj in objects:
-        if obj.namespace is None and obj.kind not in CLUSTER_SCOPED:
-            obj.namespace = namespaces.get(obj.file, "default")
-        found = by_identity.get(obj.identity)
-        if found is None:
-            by_identity[obj.identity] = [obj]
-        else:
-            found.append(obj)
-        if obj.kind in _INDEXED:
-            _index(model, obj)
+    for doc in pending:
+        namespace = namespaces.get(doc.file.path)
+        seen = shared.get(id(doc)) if shared is not None else None
+        if seen is not None and seen[0] is doc and seen[1] == namespace:
+            for obj, pods, service in seen[2]:
+                objects.append(obj)
+                _add(by_identity, obj)
+                if obj.kind in _INDEXED:
+                    _index(model, obj, pods, service)
+            continue
+        made = []
+        for obj in _objects(doc):
+            if obj.namespace is None and obj.kind not in CLUSTER_SCOPED:
+                obj.namespace = namespace or "default"
+            objects.append(obj)
+            _add(by_identity, obj)
+            runs: list[PodTemplate] = []
+            service = None
+            if obj.kind in _INDEXED:
+                runs, service = _index(model, obj)
+            made.append((obj, runs, service))
+        if shared is not None:
+            shared[id(doc)] = (doc, namespace, made)
     model.services.extend(kserve_services(model.pods))
     for obj in model.objects:
         if obj.namespace and obj.namespace not in model.namespaces:
@@ -360,9 +387,21 @@ def _make(doc: Document, body: dict[str, Any], api: str, kind: str, path: Path) 
     return KObject(api, kind, namespace, str(name), doc, body, path)
 
 
-def _index(model: Model, obj: KObject) -> None:
+def _add(by_identity: dict[tuple[str, str, str, str], list[KObject]], obj: KObject) -> None:
+    found = by_identity.get(obj.identity)
+    if found is None:
+        by_identity[obj.identity] = [obj]
+    else:
+        found.append(obj)
+
+
+def _index(
+    model: Model, obj: KObject, pods: list[PodTemplate] | None = None,
+    service: Service | None = None,
+) -> tuple[list[PodTemplate], Service | None]:
     """Namespaces, NetworkPolicies, Services, Flux Kustomizations and pods (kinds in
-    ``_INDEXED``; other kinds are none of these)."""
+    ``_INDEXED``; other kinds are none of these). ``pods`` and ``service``: already made for
+    this object (by an earlier model of the run); returned either way."""
     kind = obj.kind
     if kind == "Namespace":
         labels = dict(obj.labels)
@@ -371,10 +410,15 @@ def _index(model: Model, obj: KObject) -> None:
     elif kind == "NetworkPolicy" and obj.group == "networking.k8s.io":
         model.network_policies.append(obj)
     elif kind == "Service" and obj.group == "":
-        model.services.append(_service(obj))
+        if service is None:
+            service = _service(obj)
+        model.services.append(service)
     elif kind == "Kustomization" and obj.group == "kustomize.toolkit.fluxcd.io":
         model.kustomizations.append(Kustomization(obj.file, "", obj.body, obj.doc, flux=obj))
-    model.pods.extend(pod_templates(obj))
+    if pods is None:
+        pods = pod_templates(obj)
+    model.pods.extend(pods)
+    return pods, service
 
 
 def _service(obj: KObject) -> Service:

@@ -408,7 +408,7 @@ def diff_command(args: argparse.Namespace) -> int:
     sides = Sides(root, args.base, base, head)
     config = review_config(args, sides).config
     loader = file_loader(args)
-    memo: Memo = {}
+    memo = Memo()
     base_model = _model(git_tree(root, base, prefixes), config, args, loader, memo)
     head_model = _model(head_tree(sides, prefixes), config, args, loader, memo)
     diff = _diff(base_model, head_model)
@@ -448,7 +448,7 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
     cfg = review_config(args, sides, (base_tree, head, not prefixes))
     config = cfg.config
     loader = file_loader(args)
-    memo: Memo = {}  # base and head share nearly every file: each is parsed once
+    memo = Memo()  # base and head share nearly every file: each is parsed once
     base_model = load_model(base_tree, config, loader, memo)
     # The base's rules run in a worker while the head is loaded and checked, and the diff made
     base_rules = start_rules(base_tree, base_model, config, only=args.rule, loader=loader,

@@ -175,7 +175,7 @@ def test_memo_hands_the_same_parsed_file_to_both_sides(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     base = _tree(repo, FILES)
     head = _tree(repo, {"apps/flow.yaml": "url: {a: b:d}\n"})
-    memo: engine.Memo = {}
+    memo = engine.Memo()
     first = {f.path: f for f in engine.load_files(base, Config(), memo=memo)}
     second = {f.path: f for f in engine.load_files(head, Config(), memo=memo)}
     assert second["apps/web.yaml"] is first["apps/web.yaml"]
@@ -329,3 +329,30 @@ def test_rules_in_the_background_give_the_result_of_the_foreground(
     assert result(True) == expected
     monkeypatch.setattr(engine.pickle, "dumps", lambda *a, **k: 1 / 0)  # the worker fails
     assert result(True) == expected
+
+
+def test_models_of_one_run_share_objects_only_where_nothing_differs(tmp_path: Path) -> None:
+    app = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+        spec:
+          template:
+            spec:
+              containers: [{name: app, image: nginx}]
+    """
+    files = {"k/app.yaml": app, "k/kustomization.yaml": "namespace: a\nresources: [app.yaml]\n",
+             "other.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: x}\n"}
+    base = _tree(tmp_path / "base", files)
+    files["k/kustomization.yaml"] = "namespace: b\nresources: [app.yaml]\n"
+    head = _tree(tmp_path / "head", files)
+    memo = engine.Memo()
+    base_model = engine.load_model(base, Config(), memo=memo)
+    head_model = engine.load_model(head, Config(), memo=memo)  # same parsed files where equal
+    assert head_model.files["k/app.yaml"] is base_model.files["k/app.yaml"]
+    deployments = [m.pods[0].obj for m in (base_model, head_model)]
+    assert [d.namespace for d in deployments] == ["a", "b"]  # not shared: the namespace moved
+    assert deployments[0] is not deployments[1]
+    services = [next(o for o in m.objects if o.kind == "Service") for m in (base_model, head_model)]
+    assert services[0] is services[1]  # shared: same document, same namespace
+    assert head_model.services[0].obj is services[1]
