@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -124,6 +122,8 @@ class ParseCache:
             return
         # A whole tree's pack (8 MB of JSON at 10k objects, 0.15 s) is written by a forked
         # child while this process goes on (building the model uses one core).
+        import multiprocessing  # here: most runs write no pack in the background
+
         writer = multiprocessing.get_context("fork").Process(
             target=_write_pack, args=(self.packs, key, parent, entries))
         writer.start()
@@ -143,6 +143,8 @@ class ParseCache:
         return raw if isinstance(raw, dict) else None
 
     def store_result(self, key: str, raw: dict[str, Any]) -> None:
+        import tempfile
+
         folder = self.directory / "results"
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -166,6 +168,8 @@ def flush() -> None:
 
 
 def _write_pack(folder: Path, key: str, parent: str | None, entries: dict[str, Any]) -> None:
+    import tempfile
+
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         text = json.dumps({"parent": parent, "entries": entries}, separators=(",", ":"))

@@ -10,7 +10,6 @@ import hashlib
 import importlib.util
 import json
 import marshal
-import multiprocessing
 import os
 import pickle
 import shutil
@@ -107,7 +106,7 @@ def parse_files(records: Sequence[FileRecord]) -> list[LoadedFile]:
         return [load(r) for r in records]
     n = workers + 1
     shares = [records[i::n] for i in range(n)]
-    context = multiprocessing.get_context("fork")
+    context = _fork()
     started: list[tuple[Any, Any]] = []
     for share in shares[1:]:
         receive, send = context.Pipe(duplex=False)
@@ -129,6 +128,13 @@ def parse_files(records: Sequence[FileRecord]) -> list[LoadedFile]:
     for i, result in enumerate(results):
         out[i::n] = result
     return out
+
+
+def _fork() -> Any:
+    """The fork start method (imported here: most runs never fork, and it costs at start)."""
+    import multiprocessing
+
+    return multiprocessing.get_context("fork")
 
 
 def _parse_share(records: Sequence[FileRecord], send: Any) -> None:
@@ -197,7 +203,7 @@ def start_rules(
     workers = min(os.cpu_count() or 1, 2) - 1
     if not background or workers < 1 or len(model.objects) < PARALLEL_MIN_OBJECTS:
         return lambda: finish(run_rules(model, config, only=only))
-    context = multiprocessing.get_context("fork")
+    context = _fork()
     receive, send = context.Pipe(duplex=False)
     process = context.Process(target=_analysis_worker, args=(model, config, only, send),
                               daemon=True)
@@ -369,7 +375,7 @@ def rule_findings(rules: Sequence[Rule], model: Model, config: Config) -> list[l
         return [_rule_run(r, model, config)[0] for r in rules]
     mine, theirs = _share(rules)
     notes = dict(model.notes)
-    context = multiprocessing.get_context("fork")
+    context = _fork()
     receive, send = context.Pipe(duplex=False)
     process = context.Process(target=_rules_worker, args=(rules, theirs, model, config, send),
                               daemon=True)
