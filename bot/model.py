@@ -283,8 +283,10 @@ class Model:
 
 
 # What one document made in a model: the namespace its file got from a kustomization, and
-# each object with its pod templates and Service (see ``build_model``'s ``shared``).
-Built = tuple[Document, "str | None", list[tuple["KObject", list["PodTemplate"], "Service | None"]]]
+# each object with its pod templates, its Service and the pods of its own Helm values (see
+# ``build_model``'s ``shared``).
+Made = tuple["KObject", list["PodTemplate"], "Service | None", list["PodTemplate"]]
+Built = tuple[Document, "str | None", list[Made]]
 
 
 def build_model(
@@ -317,19 +319,23 @@ def build_model(
                 )
                 continue
             pending.append(doc)
+    from .values import document_values_pods, object_values_pods  # (values imports model)
+
     namespaces = _kustomize_namespaces(model.kustomizations, model.files)
     by_identity = model.by_identity
+    values_pods: list[PodTemplate] = []  # pods of objects' own Helm values, after the others
     for doc in pending:
         namespace = namespaces.get(doc.file.path)
         seen = shared.get(id(doc)) if shared is not None else None
         if seen is not None and seen[0] is doc and seen[1] == namespace:
-            for obj, pods, service in seen[2]:
+            for obj, pods, service, chart_pods in seen[2]:
                 objects.append(obj)
                 _add(by_identity, obj)
                 if obj.kind in _INDEXED:
                     _index(model, obj, pods, service)
+                values_pods.extend(chart_pods)
             continue
-        made = []
+        made: list[Made] = []
         for obj in _objects(doc):
             if obj.namespace is None and obj.kind not in CLUSTER_SCOPED:
                 obj.namespace = namespace or "default"
@@ -339,7 +345,9 @@ def build_model(
             service = None
             if obj.kind in _INDEXED:
                 runs, service = _index(model, obj)
-            made.append((obj, runs, service))
+            chart_pods = object_values_pods(obj)
+            values_pods.extend(chart_pods)
+            made.append((obj, runs, service, chart_pods))
         if shared is not None:
             shared[id(doc)] = (doc, namespace, made)
     model.services.extend(kserve_services(model.pods))
@@ -348,8 +356,8 @@ def build_model(
             model.namespaces[obj.namespace] = Namespace(
                 obj.namespace, {NAME_LABEL: obj.namespace}, None
             )
-    from .values import values_pods  # Helm values pseudo-workloads (values imports model)
-    model.pods.extend(values_pods(model))
+    model.pods.extend(values_pods)  # Helm values pseudo-workloads
+    model.pods.extend(document_values_pods(model))
     return model
 
 

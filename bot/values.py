@@ -128,10 +128,17 @@ class _Use:
 
 
 def values_pods(model: Model, patterns: Sequence[str] = ()) -> list[PodTemplate]:
-    """Every pod that chart values in the repository describe (the model-building hook)."""
+    """Every pod that chart values in the repository describe."""
     out: list[PodTemplate] = []
     for obj in model.objects:
         out.extend(object_values_pods(obj))
+    out.extend(document_values_pods(model, patterns))
+    return out
+
+
+def document_values_pods(model: Model, patterns: Sequence[str] = ()) -> list[PodTemplate]:
+    """The pods of the repository's values documents (files, kustomization valuesInline)."""
+    out: list[PodTemplate] = []
     for vobj, values, base in values_documents(model, patterns):
         out.extend(pods_from_values(vobj, values, base, vobj.name, vobj.namespace))
     return out
