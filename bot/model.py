@@ -322,6 +322,7 @@ def build_model(
     from .values import document_values_pods, object_values_pods  # (values imports model)
 
     namespaces = _kustomize_namespaces(model.kustomizations, model.files)
+    namespaces.update(_flux_target_namespaces(pending, model.kustomizations, model.files))
     by_identity = model.by_identity
     values_pods: list[PodTemplate] = []  # pods of objects' own Helm values, after the others
     for doc in pending:
@@ -632,6 +633,69 @@ def _kustomize_namespaces(
         if directory not in referenced:
             walk(directory, None, frozenset({directory}))
     return result
+
+
+def _flux_target_namespaces(
+    documents: Sequence[Document], kustomizations: Sequence[Kustomization],
+    files: Mapping[str, LoadedFile],
+) -> dict[str, str]:
+    """file -> ``spec.targetNamespace`` of the Flux Kustomization whose ``spec.path`` holds it.
+
+    ``spec.path`` is relative to the source's root, which need not be the linted root: it is
+    matched against the tree's folders by suffix (the one nearest the Flux object wins when
+    several match). A folder with a kustomization is walked through it; a folder without one
+    gets every manifest below it, as kustomize-controller generates that kustomization.
+    """
+    targets = []
+    for doc in documents:
+        value = doc.value
+        if (
+            isinstance(value, dict) and value.get("kind") == "Kustomization"
+            and str(value.get("apiVersion", "")).startswith("kustomize.toolkit.fluxcd.io/")
+        ):
+            spec = _dict(value.get("spec"))
+            ns, path = _str(spec.get("targetNamespace")), _str(spec.get("path"))
+            if ns and path:
+                targets.append((doc.file.path, posixpath.normpath(path).strip("/"), ns))
+    if not targets:
+        return {}
+    folders: set[str] = set()
+    for name in files:
+        folder = posixpath.dirname(name)
+        while folder and folder not in folders:
+            folders.add(folder)
+            folder = posixpath.dirname(folder)
+    by_dir = {k.directory: k for k in kustomizations if k.flux is None}
+    result: dict[str, str] = {}
+    for origin, path, ns in targets:
+        matches = [f for f in folders if f == path or f.endswith("/" + path)]
+        if not matches:
+            continue
+        folder = max(matches, key=lambda f: len(posixpath.commonprefix([f, origin])))
+        if folder in by_dir:
+            result.update(dict.fromkeys(_listed_files(by_dir, folder, files), ns))
+        else:
+            prefix = folder + "/"
+            result.update((name, ns) for name in files if name.startswith(prefix))
+    return result
+
+
+def _listed_files(
+    by_dir: Mapping[str, Kustomization], folder: str, files: Mapping[str, LoadedFile]
+) -> set[str]:
+    """Every file the kustomization in ``folder`` reaches, through nested kustomizations."""
+    out: set[str] = set()
+    stack, seen = [folder], {folder}
+    while stack:
+        directory = stack.pop()
+        for entry in _entries(by_dir[directory]):
+            target = posixpath.normpath(posixpath.join(directory, entry))
+            if target in by_dir and target not in seen:
+                seen.add(target)
+                stack.append(target)
+            elif target in files:
+                out.add(target)
+    return out
 
 
 def _entries(k: Kustomization) -> list[str]:
