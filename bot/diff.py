@@ -42,7 +42,7 @@ from typing import Any
 from deepdiff import DeepDiff
 
 from .errors import ReviewbotError
-from .loader import Document
+from .loader import Document, key_text
 from .model import KObject, Model
 from .quantity import parse_quantity
 from .values import values_documents
@@ -288,7 +288,7 @@ def _norm(value: Any, path: tuple[str, ...], secret: bool) -> Any:
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for k, v in value.items():
-            name = _key_text(k)
+            name = key_text(k)
             sub = (*path, name)
             if secret and _secret_path(sub):
                 out[name] = _redact_tree(v, sub)
@@ -327,7 +327,7 @@ def _secret_path(path: tuple[str, ...]) -> bool:
 
 def _redact_tree(value: Any, path: tuple[str, ...]) -> Any:
     if isinstance(value, dict):
-        return {_key_text(k): _redact_tree(v, (*path, _key_text(k))) for k, v in value.items()}
+        return {key_text(k): _redact_tree(v, (*path, key_text(k))) for k, v in value.items()}
     unit = "bytes" if path and path[0] == "data" else "characters"
     return _redact(value, unit)
 
@@ -346,14 +346,6 @@ def _redact(value: Any, unit: str) -> Redacted:
     return Redacted(digest, size, unit)
 
 
-def _key_text(key: Any) -> str:
-    if key is True:
-        return "true"
-    if key is False:
-        return "false"
-    if key is None:
-        return "null"
-    return str(key)
 
 
 def _scalar(value: Any) -> bool:

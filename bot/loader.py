@@ -666,7 +666,7 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
         elif key is _NO_KEY:  # an alias or a collection as a key
             if not isinstance(value, (str, int, float, bool)) and value is not None:
                 raise ComplexKeyError()
-            text = value if isinstance(value, str) else _key_text(value)
+            text = value if isinstance(value, str) else key_text(value)
             if seen is None:
                 if text in cur or (merged and text == _MERGE):
                     raise _Recheck()
@@ -701,7 +701,8 @@ def _merge_into(container: dict[str, Any], value: Any, mark: Any) -> None:
             container.setdefault(k, v)
 
 
-def _key_text(value: Any) -> str:
+def key_text(value: Any) -> str:
+    """A non-string mapping key as text (the way JSON conversion spells it)."""
     if value is None:
         return "null"
     if value is True:

@@ -736,10 +736,11 @@ def _str(value: Any) -> str | None:
 def _str_map(value: Any) -> Mapping[str, str]:
     if not isinstance(value, dict):
         return {}
-    return {str(k): _label_text(v) for k, v in value.items()}
+    return {str(k): label_text(v) for k, v in value.items()}
 
 
-def _label_text(value: Any) -> str:
+def label_text(value: Any) -> str:
+    """A label or annotation value as Kubernetes stores it (YAML booleans as text)."""
     if value is True:
         return "true"
     if value is False:

@@ -40,7 +40,16 @@ from functools import cached_property, lru_cache
 from pathlib import Path as FsPath
 from typing import Any
 
-from .model import NAME_LABEL, KObject, Model, Namespace, PodTemplate, Service, build_model
+from .model import (
+    NAME_LABEL,
+    KObject,
+    Model,
+    Namespace,
+    PodTemplate,
+    Service,
+    build_model,
+    label_text,
+)
 from .netpol_sets import (
     ALL,
     NONE,
@@ -57,16 +66,6 @@ from .sources import FileRecord, Tree, blob_id
 Path = tuple[str | int, ...]
 NamedPorts = Mapping[tuple[str, str], tuple[int, ...]]  # (name, protocol) -> port numbers
 OPERATORS = frozenset({"In", "NotIn", "Exists", "DoesNotExist"})
-
-
-def label_text(value: Any) -> str:
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if value is None:
-        return ""
-    return str(value)
 
 
 # ---------------------------------------------------------------- selectors
