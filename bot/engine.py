@@ -345,7 +345,7 @@ def run_rules(model: Model, config: Config, *, only: Sequence[str] = ()) -> Resu
         settings = config.settings(unused)
         active = {r.id for r in rules}
         for violation in suppressions.unused(active):
-            result.findings.append(_finding(unused, violation, settings.severity))
+            result.findings.append(make_finding(unused, violation, settings.severity))
     result.findings.sort(key=sort_key)
     result.stats = {
         "files": len(model.files), "objects": len(model.objects), "rules": len(rules),
@@ -419,7 +419,7 @@ def _rule_run(rule: Rule, model: Model, config: Config) -> tuple[list[Finding], 
     """One rule's findings, and the notes it wrote into the model."""
     before = dict(model.notes)
     settings = config.settings(rule)
-    found = [_finding(rule, v, settings.severity)
+    found = [make_finding(rule, v, settings.severity)
              for v in _violations(rule, model, settings.options)]
     written = {k: v for k, v in model.notes.items() if k not in before or before[k] is not v}
     return found, written
@@ -448,7 +448,7 @@ def _violations(rule: Rule, model: Model, options: Any) -> Iterable[Violation]:
                 yield from rule.check(obj, options)
 
 
-def _finding(rule: Rule, v: Violation, severity: str | None) -> Finding:
+def make_finding(rule: Rule, v: Violation, severity: str | None) -> Finding:
     if v.obj is not None:
         line, column = v.obj.position(v.path)
         file = v.obj.file

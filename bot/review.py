@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -41,7 +40,7 @@ from .diff import (
     parse_path,
     stable_path,
 )
-from .engine import Memo, Result, Suppressions, _finding, analyze, load_model, start_rules
+from .engine import Memo, Result, Suppressions, analyze, load_model, make_finding, start_rules
 from .errors import ReviewbotError
 from .findings import Finding, sort_key
 from .model import KObject, Model, PodTemplate
@@ -49,7 +48,7 @@ from .registry import all_rules
 from .report import Report, render
 from .report.difftext import clean as render_diff_clean
 from .report.difftext import render_diff_text
-from .sources import Tree, disk_tree, git_tree, merge_base, repo_root, resolve_ref
+from .sources import Tree, git_tree, merge_base, repo_root, resolve_ref, work_tree
 
 SUMMARY_LIMIT = 60_000  # the forge keeps the summary whole up to this, folds after it
 _SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
@@ -168,29 +167,10 @@ def repo_prefixes(paths: Sequence[str], root: Path) -> list[str]:
     return out
 
 
-def worktree(root: Path, prefixes: Sequence[str] = ()) -> Tree:
-    """The work tree as git sees it: tracked and untracked files, ignored ones left out."""
-    try:
-        proc = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-z", "-c", "-o", "--exclude-standard",
-             "--", *prefixes],
-            capture_output=True, check=False,
-        )
-    except OSError as exc:
-        raise ReviewbotError(f"cannot run git: {exc}") from exc
-    if proc.returncode != 0:
-        return disk_tree([root / p for p in prefixes] or [root], root)
-    names = sorted({n for n in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if n})
-    targets = [root / n for n in names if os.path.lexists(root / n)]
-    if not targets:
-        return Tree(root, (), frozenset(), ())
-    return disk_tree(targets, root)
-
-
 def head_tree(sides: Sides, prefixes: Sequence[str], base: Tree | None = None) -> Tree:
     """The head side; blobs the ``base`` tree already read are not read again."""
     if sides.head is None:
-        return worktree(sides.root, prefixes)
+        return work_tree(sides.root, prefixes)
     known = {f.blob: f.data for f in base.files} if base is not None else None
     return git_tree(sides.root, sides.head, prefixes, top=True, known=known)
 
@@ -387,7 +367,7 @@ def change_findings(diff: TreeDiff, base_model: Model, head_model: Model, config
             if not old_pods or not new_pods:
                 continue
             for violation in check(old_pods, new_pods):
-                found = _finding(rule, violation, settings.severity)
+                found = make_finding(rule, violation, settings.severity)
                 key = finding_key(found, head_index)
                 out.append(replace(found, new=True, extra={**found.extra, "match": key}))
     if out:

@@ -159,6 +159,25 @@ def _read(path: str, relpath: str) -> FileRecord:
     return FileRecord(relpath, blob_id(data), data)
 
 
+def work_tree(root: Path, prefixes: Sequence[str] = ()) -> Tree:
+    """The work tree as git sees it: tracked and untracked files, ignored ones left out."""
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", "-c", "-o", "--exclude-standard",
+             "--", *prefixes],
+            capture_output=True, check=False,
+        )
+    except OSError as exc:
+        raise ReviewbotError(f"cannot run git: {exc}") from exc
+    if proc.returncode != 0:
+        return disk_tree([root / p for p in prefixes] or [root], root)
+    names = sorted({n for n in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if n})
+    targets = [root / n for n in names if os.path.lexists(root / n)]
+    if not targets:
+        return Tree(root, (), frozenset(), ())
+    return disk_tree(targets, root)
+
+
 def git_tree(
     repo: Path, ref: str, prefixes: Sequence[str] = (), *, top: bool = False,
     known: Mapping[str, bytes] | None = None,
