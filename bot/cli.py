@@ -62,11 +62,21 @@ def build_parser() -> argparse.ArgumentParser:
     lint = sub.add_parser("lint", parents=[common], help="lint trees or files")
     lint.add_argument("paths", nargs="*", default=["."], metavar="PATH")
 
-    diff = sub.add_parser("diff", parents=[common], help="semantic diff of manifests of two refs")
-    diff.add_argument("base", metavar="BASE")
-    diff.add_argument("head", nargs="?", default=None, metavar="HEAD")
-    diff.add_argument("--repo", default=".", metavar="DIR")
-    diff.add_argument("paths", nargs="*", default=[], metavar="PATH", help=argparse.SUPPRESS)
+    diff = sub.add_parser("diff", help="semantic diff of manifests of two refs")
+    diff.add_argument("base", metavar="BASE", help="base git ref")
+    diff.add_argument("head", nargs="?", default=None, metavar="HEAD",
+                      help="head git ref (default: the work tree)")
+    diff.add_argument("paths", nargs="*", default=[], metavar="PATH",
+                      help="limit both sides to these paths")
+    diff.add_argument("--repo", default=".", metavar="DIR", help="the git repository")
+    diff.add_argument("--config", metavar="FILE", help="configuration file")
+    diff.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    diff.add_argument("--output", metavar="FILE", help="write the diff to FILE, not stdout")
+    diff.add_argument("--cache", metavar="DIR", help="parse cache keyed by git blob id")
+    diff.add_argument("--exit-code", action="store_true",
+                      help="exit 1 when any object changed (like git diff --exit-code)")
+    diff.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    diff.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
 
     review = sub.add_parser("review", parents=[common], help="review a pull request")
     review.add_argument("--repo", default=".", metavar="DIR")

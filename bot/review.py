@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .cli import EXIT_OK, emit, exit_code, use_color
+from .cli import EXIT_FINDINGS, EXIT_OK, emit, exit_code, use_color
 from .commands import file_loader
 from .config import CONFIG_NAME, Config, load_config_file, parse_config
 from .diff import (
@@ -421,7 +421,7 @@ def diff_command(args: argparse.Namespace) -> int:
         from .report.markdown import render_diff_section
         text = render_diff_section(entries, SUMMARY_LIMIT)
     emit(text, args.output)
-    return EXIT_OK
+    return EXIT_FINDINGS if getattr(args, "exit_code", False) and entries else EXIT_OK
 
 
 # ---------------------------------------------------------------- review

@@ -650,3 +650,24 @@ def test_booleans_are_not_numbers() -> None:
         ("a", "changed", True, 1), ("b", "changed", [True], [1]),
     )
     assert compare({"a": 1, "b": [2.5]}, {"a": 1, "b": [2.5]}) == ()
+
+
+def test_diff_exit_code_flag_and_formats(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "r"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    cm = repo / "cm.yaml"
+    cm.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: one}\n")
+    git_env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True, env=git_env)
+    subprocess.run(["git", "-C", str(repo), "commit", "-qm", "one"], check=True, env=git_env)
+    args = ["diff", "HEAD", "--repo", str(repo)]
+    assert main([*args, "--exit-code"]) == 0
+    cm.write_text(cm.read_text().replace("one", "two"))
+    assert main(args) == 0
+    assert main([*args, "--exit-code"]) == 1
+    assert "data.k" in capsys.readouterr().out
+    assert main([*args, "--format", "sarif"]) == 2
