@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,13 @@ def file_loader(args: argparse.Namespace) -> Any:
 def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
     targets = [Path(p) for p in args.paths]
     root = repo_root(targets[0] if targets else Path.cwd())
-    config = resolve_config(args, root, targets[0] if len(targets) == 1 else Path.cwd())
+    start = targets[0] if len(targets) == 1 else Path.cwd()
+    config = resolve_config(args, root, start)
+    if config.source is None:
+        here = start.resolve() if start.is_dir() else start.resolve().parent
+        where = f"{here} up to {root}" if here == root or root in here.parents else str(here)
+        print(f"reviewbot: no .reviewbot.yaml in {where}: default rule options, no cluster "
+              "inventory", file=sys.stderr)
     tree = disk_tree(targets, root)
     if getattr(args, "render", False):
         from .render import render_tree

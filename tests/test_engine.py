@@ -192,3 +192,14 @@ def test_flux_target_namespace_applies_below_spec_path(tmp_path: Path) -> None:
     refs = sorted(o.ref for o in result.model.objects)
     assert refs == ["ConfigMap/default/b", "ConfigMap/kube-system/a",
                     "Kustomization/flux-system/plugin"]
+
+
+def test_lint_says_when_no_config_was_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    assert main(["lint", str(tmp_path), "--format", "json"]) == 0
+    assert "no .reviewbot.yaml in" in capsys.readouterr().err
+    (tmp_path / ".reviewbot.yaml").write_text("rules: {}\n")
+    assert main(["lint", str(tmp_path), "--format", "json"]) == 0
+    assert capsys.readouterr().err == ""
