@@ -47,7 +47,6 @@ from .model import (
     Namespace,
     PodTemplate,
     Service,
-    build_model,
     label_text,
 )
 from .netpol_sets import (
@@ -879,7 +878,7 @@ def render_json(flows: Sequence[Flow], network: Network) -> str:
 def connectivity_command(args: argparse.Namespace) -> int:
     from .cli import emit
     from .commands import file_loader, resolve_config
-    from .engine import load_files
+    from .engine import load_model
     from .sources import disk_tree, repo_root
 
     targets = [FsPath(p) for p in args.paths] or [FsPath(".")]
@@ -889,8 +888,7 @@ def connectivity_command(args: argparse.Namespace) -> int:
     if getattr(args, "render", False):
         from .render import render_tree
         tree = render_tree(tree)
-    files = load_files(tree, config, file_loader(args))
-    model = build_model(files, config.inventory, str(tree.root), tree)
+    model = load_model(tree, config, file_loader(args))
     network = Network(model)
     flows = connectivity(network)
     if args.format == "connlist":
