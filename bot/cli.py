@@ -14,10 +14,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from . import __version__
-from .errors import ReviewbotError
-from .findings import Finding, severity_rank
-from .report import FORMATS
+from reviewbot import __version__
+from reviewbot.engine.findings import Finding, severity_rank
+from reviewbot.errors import ReviewbotError
+from reviewbot.report import FORMATS
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 FAIL_ON = ("error", "warning", "info", "none")
@@ -152,22 +152,22 @@ def _collector_paused(exiting: bool) -> Iterator[None]:
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "lint":
-        from .commands import lint_command
+        from reviewbot.commands.lint import lint_command
         return lint_command(args)
     if args.command == "rules":
-        from .commands import rules_command
+        from reviewbot.commands.lint import rules_command
         return rules_command(args)
     if args.command == "explain":
-        from .commands import explain_command
+        from reviewbot.commands.lint import explain_command
         return explain_command(args)
     if args.command == "diff":
-        from .review import diff_command
+        from reviewbot.commands.review import diff_command
         return diff_command(args)
     if args.command == "review":
-        from .review import review_command
+        from reviewbot.commands.review import review_command
         return review_command(args)
     if args.command == "netpol":
-        from .netpol import connectivity_command
+        from reviewbot.netpol.network import connectivity_command
         return connectivity_command(args)
     raise ReviewbotError(f"unknown command {args.command}")
 

@@ -13,13 +13,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .errors import ReviewbotError
-from .findings import format_path
-from .loader import LoadedFile, load
-from .model import Inventory, parse_inventory
-from .registry import Rule, all_rules
-from .sources import FileRecord, blob_id
-from .validate import Validator
+from reviewbot.engine.findings import format_path
+from reviewbot.engine.registry import Rule, all_rules
+from reviewbot.errors import ReviewbotError
+from reviewbot.load.loader import LoadedFile, load
+from reviewbot.model.objects import Inventory, parse_inventory
+from reviewbot.schema.validate import Validator
+from reviewbot.sources.tree import FileRecord, blob_id
 
 CONFIG_NAME = ".reviewbot.yaml"
 RESERVED = frozenset({"enabled", "severity"})

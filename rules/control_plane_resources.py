@@ -59,11 +59,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from reviewbot.findings import Violation
-from reviewbot.model import Container, Model, Node, PodTemplate
-from reviewbot.quantity import format_quantity
-from reviewbot.registry import Option
-from reviewbot.workload import (
+from reviewbot.engine.findings import Violation
+from reviewbot.engine.registry import Option
+from reviewbot.model.objects import Container, Model, Node, PodTemplate
+from reviewbot.model.quantity import format_quantity
+from reviewbot.model.workload import (
     CONTROL_PLANE_KEYS,
     admits,
     describe,

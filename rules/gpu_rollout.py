@@ -62,10 +62,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from reviewbot.findings import Violation
-from reviewbot.model import Model, Node, PodTemplate
-from reviewbot.registry import Option
-from reviewbot.workload import (
+from reviewbot.engine.findings import Violation
+from reviewbot.engine.registry import Option
+from reviewbot.model.objects import Model, Node, PodTemplate
+from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
     Placement,
     count,

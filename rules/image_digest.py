@@ -64,10 +64,10 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from reviewbot.findings import Violation
-from reviewbot.model import Container, Model, Path, PodTemplate
-from reviewbot.registry import Option
-from reviewbot.workload import DIGEST, ImageRef, describe, field_path, image_ref, parse_image
+from reviewbot.engine.findings import Violation
+from reviewbot.engine.registry import Option
+from reviewbot.model.objects import Container, Model, Path, PodTemplate
+from reviewbot.model.workload import DIGEST, ImageRef, describe, field_path, image_ref, parse_image
 
 ID = "image-digest"
 SEVERITY = "error"

@@ -54,8 +54,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from reviewbot.findings import Violation
-from reviewbot.model import (
+from reviewbot.engine.findings import Violation
+from reviewbot.model.objects import (
     CLUSTER_SCOPED,
     KUSTOMIZATION_FILES,
     KObject,

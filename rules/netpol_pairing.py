@@ -82,11 +82,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reviewbot.findings import Violation, format_path
-from reviewbot.model import Model
-from reviewbot.netpol import Network, Peer, Policy, Rule, Selector
-from reviewbot.netpol_deps import Declaration, Target, declarations, resolve
-from reviewbot.netpol_sets import NONE, Conns
+from reviewbot.engine.findings import Violation, format_path
+from reviewbot.model.objects import Model
+from reviewbot.netpol.deps import Declaration, Target, declarations, resolve
+from reviewbot.netpol.network import Network, Peer, Policy, Rule, Selector
+from reviewbot.netpol.sets import NONE, Conns
 
 ID = "netpol-pairing"
 SEVERITY = "error"

@@ -66,10 +66,10 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
-from reviewbot.findings import Violation
-from reviewbot.model import Container, Model, PodTemplate
-from reviewbot.registry import Option
-from reviewbot.workload import (
+from reviewbot.engine.findings import Violation
+from reviewbot.engine.registry import Option
+from reviewbot.model.objects import Container, Model, PodTemplate
+from reviewbot.model.workload import (
     MEASURED_BOOT,
     describe,
     field_path,

@@ -68,10 +68,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from reviewbot.findings import Violation
-from reviewbot.model import Container, Model, Node, Path, PodTemplate
-from reviewbot.quantity import format_quantity
-from reviewbot.workload import (
+from reviewbot.engine.findings import Violation
+from reviewbot.model.objects import Container, Model, Node, Path, PodTemplate
+from reviewbot.model.quantity import format_quantity
+from reviewbot.model.workload import (
     Placement,
     admits,
     count,

@@ -76,11 +76,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path as FsPath
 from typing import Any
 
-from reviewbot.findings import Violation, format_path
-from reviewbot.kubeconform import find_kubeconform, run_kubeconform
-from reviewbot.model import KObject, Model, Path
-from reviewbot.registry import Option
-from reviewbot.schema_store import SchemaStore, crd_schemas
+from reviewbot.engine.findings import Violation, format_path
+from reviewbot.engine.registry import Option
+from reviewbot.model.objects import KObject, Model, Path
+from reviewbot.schema.kubeconform import find_kubeconform, run_kubeconform
+from reviewbot.schema.store import SchemaStore, crd_schemas
 
 ID = "schema"
 SEVERITY = "error"

@@ -56,11 +56,11 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
-from reviewbot.findings import Violation
-from reviewbot.model import Container, Model, Path, PodTemplate
-from reviewbot.quantity import format_quantity, parse_quantity
-from reviewbot.registry import Option
-from reviewbot.workload import (
+from reviewbot.engine.findings import Violation
+from reviewbot.engine.registry import Option
+from reviewbot.model.objects import Container, Model, Path, PodTemplate
+from reviewbot.model.quantity import format_quantity, parse_quantity
+from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
     container_gpus,
     describe,

@@ -32,8 +32,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from reviewbot.findings import Violation
-from reviewbot.model import Model
+from reviewbot.engine.findings import Violation
+from reviewbot.model.objects import Model
 
 ID = "yaml-syntax"
 SEVERITY = "error"

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from reviewbot.config import Config, find_config, load_config_file, parse_config
-from reviewbot.engine import Result, analyze
-from reviewbot.sources import disk_tree
+from reviewbot.engine.run import Result, analyze
+from reviewbot.sources.tree import disk_tree
 
 EXPECT = re.compile(r"#\s*expect:\s*([a-z0-9, -]+)")
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from reviewbot.cli import main
-from reviewbot.diff import Change, compare, parse_path, stable_path
+from reviewbot.diff.objects import Change, compare, parse_path, stable_path
 from reviewbot.report.difftext import render_diff_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -245,8 +245,8 @@ def test_seed_coder_versions_from_the_seed_commits(tmp_path: Path) -> None:
     seeds = Path("/work/shared/seeds")
     if not seeds.is_dir():
         pytest.skip("the seed commit messages are not on this machine")
-    from reviewbot.loader import load
-    from reviewbot.sources import FileRecord
+    from reviewbot.load.loader import load
+    from reviewbot.sources.tree import FileRecord
 
     def coder(name: str) -> Any:
         text = next(seeds.glob(name)).read_text()
@@ -512,8 +512,8 @@ def test_args_are_flags() -> None:
 
 
 def test_quantities_compare_by_value_and_yaml11_scalars_as_kubernetes_reads_them() -> None:
-    from reviewbot.loader import load
-    from reviewbot.sources import FileRecord
+    from reviewbot.load.loader import load
+    from reviewbot.sources.tree import FileRecord
 
     def value(text: str) -> Any:
         return load(FileRecord("x.yaml", "0", textwrap.dedent(text).encode())).documents[0].value

@@ -11,7 +11,7 @@ import pytest
 from reviewbot.cli import main
 from reviewbot.config import parse_config
 from reviewbot.errors import ReviewbotError
-from reviewbot.sources import disk_tree, git_tree
+from reviewbot.sources.tree import disk_tree, git_tree
 
 from .helpers import lint_dir, lint_text, pairs
 

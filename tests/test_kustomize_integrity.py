@@ -7,8 +7,8 @@ import textwrap
 from pathlib import Path
 
 from reviewbot.config import Config
-from reviewbot.engine import Result, analyze
-from reviewbot.sources import disk_tree, git_tree
+from reviewbot.engine.run import Result, analyze
+from reviewbot.sources.tree import disk_tree, git_tree
 
 RULE = "kustomize-integrity"
 DEPLOYMENT = """

@@ -11,11 +11,11 @@ import pytest
 
 from reviewbot.cli import main
 from reviewbot.config import Config
-from reviewbot.engine import analyze
+from reviewbot.engine.run import analyze
 from reviewbot.errors import ReviewbotError
-from reviewbot.loader import load
-from reviewbot.render import emit, kustomize_command, render_tree
-from reviewbot.sources import FileRecord, blob_id, disk_tree
+from reviewbot.load.loader import load
+from reviewbot.model.render import emit, kustomize_command, render_tree
+from reviewbot.sources.tree import FileRecord, blob_id, disk_tree
 
 needs_kustomize = pytest.mark.skipif(
     not (shutil.which("kustomize") or shutil.which("kubectl")),

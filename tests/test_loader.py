@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.loader import load
-from reviewbot.sources import FileRecord, blob_id
+from reviewbot.load.loader import load
+from reviewbot.sources.tree import FileRecord, blob_id
 
 from .helpers import lint_text, pairs
 

@@ -15,10 +15,10 @@ import pytest
 
 from reviewbot.cli import main
 from reviewbot.config import Config
-from reviewbot.engine import analyze
-from reviewbot.netpol import Network, Selector, connectivity, render_connlist
-from reviewbot.netpol_sets import ALL, NONE, Conns, IPBlock, format_range, ip_pieces
-from reviewbot.sources import disk_tree
+from reviewbot.engine.run import analyze
+from reviewbot.netpol.network import Network, Selector, connectivity, render_connlist
+from reviewbot.netpol.sets import ALL, NONE, Conns, IPBlock, format_range, ip_pieces
+from reviewbot.sources.tree import disk_tree
 
 RECIPES = Path(__file__).parent / "fixtures" / "netpol"
 SEED = Path(__file__).parent / "fixtures" / "seed-repo"

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from reviewbot.config import Config
-from reviewbot.engine import Result, analyze
-from reviewbot.netpol_deps import endpoints
-from reviewbot.sources import disk_tree
+from reviewbot.engine.run import Result, analyze
+from reviewbot.netpol.deps import endpoints
+from reviewbot.sources.tree import disk_tree
 
 from .helpers import expected_pairs, lint_text, pairs
 

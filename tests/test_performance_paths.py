@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from reviewbot import cache as cache_mod
-from reviewbot import engine
-from reviewbot.cache import ParseCache
 from reviewbot.config import Config
-from reviewbot.loader import LoadedFile
-from reviewbot.sources import disk_tree
+from reviewbot.engine import run as engine
+from reviewbot.load import cache as cache_mod
+from reviewbot.load.cache import ParseCache
+from reviewbot.load.loader import LoadedFile
+from reviewbot.sources.tree import disk_tree
 
 from .test_diff import GitRepo, run_cli
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.registry import all_rules
+from reviewbot.engine.registry import all_rules
 
 from .helpers import expected_pairs, lint_dir
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reviewbot.engine import Result
+from reviewbot.engine.run import Result
 
 from .helpers import lint_text, pairs
 from .test_rules_workload import INVENTORY

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reviewbot.model import Model
+from reviewbot.model.objects import Model
 from reviewbot.rules.image_digest import check_change, tag_moved
 
 from .helpers import lint_text, pairs

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
-from reviewbot.model import Node, PodTemplate
-from reviewbot.workload import (
+from reviewbot.model.objects import Node, PodTemplate
+from reviewbot.model.workload import (
     admits,
     argv,
     flag,

@@ -9,14 +9,14 @@ import pytest
 
 from reviewbot.errors import ReviewbotError
 from reviewbot.report import Report, render
-from reviewbot.schema_store import (
+from reviewbot.schema.store import (
     SchemaStore,
     crd_schemas,
     openapi_to_jsonschema,
     resolve_kubernetes_version,
     standalone,
 )
-from reviewbot.validate import Validator
+from reviewbot.schema.validate import Validator
 
 from .helpers import lint_text, pairs
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.errors import ReviewbotError
-from reviewbot.kubeconform import find_kubeconform, parse_output, pointer_path
+from reviewbot.schema.kubeconform import find_kubeconform, parse_output, pointer_path
 
 from .helpers import lint_text
 

@@ -12,11 +12,11 @@ from fractions import Fraction
 from pathlib import Path
 
 from reviewbot.config import Config
-from reviewbot.engine import load_files, run_rules
-from reviewbot.model import Model, PodTemplate, build_model
-from reviewbot.sources import disk_tree
-from reviewbot.values import ValuesObject, ValuesPod, configure
-from reviewbot.workload import field_path, image_ref, is_values_pod, pod_request
+from reviewbot.engine.run import load_files, run_rules
+from reviewbot.model.objects import Model, PodTemplate, build_model
+from reviewbot.model.values import ValuesObject, ValuesPod, configure
+from reviewbot.model.workload import field_path, image_ref, is_values_pod, pod_request
+from reviewbot.sources.tree import disk_tree
 
 from .helpers import pairs
 

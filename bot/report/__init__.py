@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ReviewbotError
-from ..findings import Finding
-from ..sources import Skipped
+from reviewbot.engine.findings import Finding
+from reviewbot.errors import ReviewbotError
+from reviewbot.sources.tree import Skipped
 
 FORMATS = ("text", "json", "sarif", "github", "rdjson", "markdown")
 
@@ -32,21 +32,21 @@ def render(report: Report, fmt: str, *, color: bool = False) -> str:
 
 def _renderer(fmt: str) -> Callable[[Report, bool], str]:
     if fmt == "text":
-        from .text import render_text
+        from reviewbot.report.text import render_text
         return render_text
     if fmt == "json":
-        from .json_out import render_json
+        from reviewbot.report.json_out import render_json
         return render_json
     if fmt == "sarif":
-        from .sarif import render_sarif
+        from reviewbot.report.sarif import render_sarif
         return render_sarif
     if fmt == "github":
-        from .github import render_github
+        from reviewbot.report.github import render_github
         return render_github
     if fmt == "rdjson":
-        from .rdjson import render_rdjson
+        from reviewbot.report.rdjson import render_rdjson
         return render_rdjson
     if fmt == "markdown":
-        from .markdown import render_markdown
+        from reviewbot.report.markdown import render_markdown
         return render_markdown
     raise ReviewbotError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

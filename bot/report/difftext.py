@@ -2,7 +2,7 @@
 
 It renders the JSON form of the diff (``TreeDiff.as_json()``, the ``diff`` key of the JSON
 contract), so every output format shows the same facts. Values are already redacted by
-:mod:`reviewbot.diff`; here every string is also stripped of control and bidi characters,
+:mod:`reviewbot.diff.objects`; here every string is also stripped of control and bidi characters,
 which could rewrite a terminal or hide text.
 """
 
@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from ..diff import text_diff
+from reviewbot.diff.objects import text_diff
 
 MAX_VALUE_LINES = 30
 MAX_LINE = 240

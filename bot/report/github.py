@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Report
+from reviewbot.report import Report
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 

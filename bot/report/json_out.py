@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import Report
+from reviewbot.report import Report
 
 
 def render_json(report: Report, color: bool = False) -> str:

@@ -19,9 +19,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..findings import Finding
-from . import Report
-from .difftext import change_lines, clean, object_header
+from reviewbot.engine.findings import Finding
+from reviewbot.report import Report
+from reviewbot.report.difftext import change_lines, clean, object_header
 
 DEFAULT_LIMIT = 60_000
 _SEVERITIES = (("error", "Errors"), ("warning", "Warnings"), ("info", "Info"))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import __version__
-from ..registry import all_rules
-from . import Report
+from reviewbot import __version__
+from reviewbot.engine.registry import all_rules
+from reviewbot.report import Report
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -40,7 +40,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path as FsPath
 from typing import Any
 
-from .model import (
+from reviewbot.model.objects import (
     NAME_LABEL,
     KObject,
     Model,
@@ -49,7 +49,7 @@ from .model import (
     Service,
     label_text,
 )
-from .netpol_sets import (
+from reviewbot.netpol.sets import (
     ALL,
     NONE,
     PROTOCOLS,
@@ -60,7 +60,7 @@ from .netpol_sets import (
     ip_pieces,
     union_all,
 )
-from .sources import FileRecord, Tree, blob_id
+from reviewbot.sources.tree import FileRecord, Tree, blob_id
 
 Path = tuple[str | int, ...]
 NamedPorts = Mapping[tuple[str, str], tuple[int, ...]]  # (name, protocol) -> port numbers
@@ -876,17 +876,17 @@ def render_json(flows: Sequence[Flow], network: Network) -> str:
 
 
 def connectivity_command(args: argparse.Namespace) -> int:
-    from .cli import emit
-    from .commands import file_loader, resolve_config
-    from .engine import load_model
-    from .sources import disk_tree, repo_root
+    from reviewbot.cli import emit
+    from reviewbot.commands.lint import file_loader, resolve_config
+    from reviewbot.engine.run import load_model
+    from reviewbot.sources.tree import disk_tree, repo_root
 
     targets = [FsPath(p) for p in args.paths] or [FsPath(".")]
     root = repo_root(targets[0])
     config = resolve_config(args, root, targets[0] if len(targets) == 1 else FsPath.cwd())
     tree = with_json_files(disk_tree(targets, root))
     if getattr(args, "render", False):
-        from .render import render_tree
+        from reviewbot.model.render import render_tree
         tree = render_tree(tree)
     model = load_model(tree, config, file_loader(args))
     network = Network(model)

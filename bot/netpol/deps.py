@@ -15,9 +15,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .model import KObject, PodTemplate, Service
-from .netpol import Network
-from .netpol_sets import Conns
+from reviewbot.model.objects import KObject, PodTemplate, Service
+from reviewbot.netpol.network import Network
+from reviewbot.netpol.sets import Conns
 
 Path = tuple[str | int, ...]
 

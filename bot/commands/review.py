@@ -28,10 +28,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .cli import EXIT_FINDINGS, EXIT_OK, emit, exit_code, use_color
-from .commands import file_loader
-from .config import CONFIG_NAME, Config, load_config_file, parse_config
-from .diff import (
+from reviewbot.cli import EXIT_FINDINGS, EXIT_OK, emit, exit_code, use_color
+from reviewbot.commands.lint import file_loader
+from reviewbot.config import CONFIG_NAME, Config, load_config_file, parse_config
+from reviewbot.diff.objects import (
     Item,
     TreeDiff,
     compare,
@@ -40,15 +40,23 @@ from .diff import (
     parse_path,
     stable_path,
 )
-from .engine import Memo, Result, Suppressions, analyze, load_model, make_finding, start_rules
-from .errors import ReviewbotError
-from .findings import Finding, sort_key
-from .model import KObject, Model, PodTemplate
-from .registry import all_rules
-from .report import Report, render
-from .report.difftext import clean as render_diff_clean
-from .report.difftext import render_diff_text
-from .sources import Tree, git_tree, merge_base, repo_root, resolve_ref, work_tree
+from reviewbot.engine.findings import Finding, sort_key
+from reviewbot.engine.registry import all_rules
+from reviewbot.engine.run import (
+    Memo,
+    Result,
+    Suppressions,
+    analyze,
+    load_model,
+    make_finding,
+    start_rules,
+)
+from reviewbot.errors import ReviewbotError
+from reviewbot.model.objects import KObject, Model, PodTemplate
+from reviewbot.report import Report, render
+from reviewbot.report.difftext import clean as render_diff_clean
+from reviewbot.report.difftext import render_diff_text
+from reviewbot.sources.tree import Tree, git_tree, merge_base, repo_root, resolve_ref, work_tree
 
 SUMMARY_LIMIT = 60_000  # the forge keeps the summary whole up to this, folds after it
 _SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
@@ -418,7 +426,7 @@ def diff_command(args: argparse.Namespace) -> int:
         text = render(Report(findings=(), review=True, diff=entries,
                              skipped=tuple(head_model.skipped)), "json")
     else:
-        from .report.markdown import render_diff_section
+        from reviewbot.report.markdown import render_diff_section
         text = render_diff_section(entries, SUMMARY_LIMIT)
     emit(text, args.output)
     return EXIT_FINDINGS if getattr(args, "exit_code", False) and entries else EXIT_OK
@@ -542,8 +550,8 @@ def _scrub(text: str, env: Mapping[str, str]) -> str:
 
 def inline_comments(findings: Sequence[Finding]) -> tuple[Any, ...]:
     """One inline comment candidate per new finding, fingerprinted by its stable key."""
-    from .forge import InlineComment
-    from .report.markdown import finding_comment
+    from reviewbot.forge import InlineComment
+    from reviewbot.report.markdown import finding_comment
 
     out = []
     for f in findings:
@@ -559,8 +567,14 @@ def publish(args: argparse.Namespace, report: Report, findings: Sequence[Finding
             env: Mapping[str, str]) -> None:
     """Post the review, or show it (platform none, --dry-run). Never raises for the forge."""
     try:
-        from .forge import ReviewPayload, detect_platform, make_forge, pr_from_event, preview
-        from .report.markdown import render_markdown
+        from reviewbot.forge import (
+            ReviewPayload,
+            detect_platform,
+            make_forge,
+            pr_from_event,
+            preview,
+        )
+        from reviewbot.report.markdown import render_markdown
 
         platform = args.platform if args.platform != "auto" else detect_platform(env)
         summary = render_markdown(report, False)

@@ -16,9 +16,9 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
-from .loader import Document, LoadedFile
-from .quantity import parse_quantity
-from .sources import Skipped, Tree
+from reviewbot.load.loader import Document, LoadedFile
+from reviewbot.model.quantity import parse_quantity
+from reviewbot.sources.tree import Skipped, Tree
 
 Path = tuple[str | int, ...]
 
@@ -319,7 +319,10 @@ def build_model(
                 )
                 continue
             pending.append(doc)
-    from .values import document_values_pods, object_values_pods  # (values imports model)
+    from reviewbot.model.values import (  # (values imports model)
+        document_values_pods,
+        object_values_pods,
+    )
 
     namespaces = _kustomize_namespaces(model.kustomizations, model.files)
     namespaces.update(_flux_target_namespaces(pending, model.kustomizations, model.files))

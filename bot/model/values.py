@@ -46,8 +46,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import Container, KObject, Model, Path, PodTemplate, Strategy, dig
-from .workload import ImageRef, parse_image
+from reviewbot.model.objects import Container, KObject, Model, Path, PodTemplate, Strategy, dig
+from reviewbot.model.workload import ImageRef, parse_image
 
 VALUES_KIND = "HelmValues"
 VALUES_API = "reviewbot.dev/v1"

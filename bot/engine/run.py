@@ -17,15 +17,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cache import ParseCache, freeze, thaw
-from .config import Config
-from .errors import ReviewbotError
-from .findings import Finding, Violation, format_path, sort_key
-from .loader import LoadedFile, load
-from .model import Built, KObject, Model, build_model
-from .registry import Rule, all_rules
-from .sources import FileRecord, Skipped, Tree
-from .values import configure as configure_values
+from reviewbot.config import Config
+from reviewbot.engine.findings import Finding, Violation, format_path, sort_key
+from reviewbot.engine.registry import Rule, all_rules
+from reviewbot.errors import ReviewbotError
+from reviewbot.load.cache import ParseCache, freeze, thaw
+from reviewbot.load.loader import LoadedFile, load
+from reviewbot.model.objects import Built, KObject, Model, build_model
+from reviewbot.model.values import configure as configure_values
+from reviewbot.sources.tree import FileRecord, Skipped, Tree
 
 IGNORE = "reviewbot.dev/ignore"
 IGNORE_REASON = "reviewbot.dev/ignore-reason"
@@ -59,7 +59,7 @@ def load_files(
 ) -> list[LoadedFile]:
     """Parse every YAML file of ``tree``.
 
-    ``loader`` is a :class:`~reviewbot.cache.ParseCache` (entries by blob id) or a function
+    ``loader`` is a :class:`~reviewbot.load.cache.ParseCache` (entries by blob id) or a function
     of one record; ``memo`` holds files already loaded in this run by (path, blob) (a review
     loads base and head, which share nearly every file: each is parsed once, and both models
     hold the same objects for it).

@@ -41,11 +41,11 @@ from typing import Any
 
 from deepdiff import DeepDiff
 
-from .errors import ReviewbotError
-from .loader import Document, key_text
-from .model import KObject, Model
-from .quantity import parse_quantity
-from .values import values_documents
+from reviewbot.errors import ReviewbotError
+from reviewbot.load.loader import Document, key_text
+from reviewbot.model.objects import KObject, Model
+from reviewbot.model.quantity import parse_quantity
+from reviewbot.model.values import values_documents
 
 Segment = str | int
 Path = tuple[Segment, ...]
@@ -809,7 +809,7 @@ _TOKEN = re.compile(r'\.?(?:"([^"]*)"|([^.\[\]"]+))|\[(\d+)\]')
 
 
 def parse_path(text: str) -> Path:
-    """The segments of a :func:`reviewbot.findings.format_path` string."""
+    """The segments of a :func:`reviewbot.engine.findings.format_path` string."""
     out: list[Segment] = []
     pos = 0
     while pos < len(text):

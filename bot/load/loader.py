@@ -41,7 +41,7 @@ from ruamel.yaml.events import (
     StreamEndEvent,
 )
 
-from .sources import MAX_FILE_BYTES, FileRecord
+from reviewbot.sources.tree import MAX_FILE_BYTES, FileRecord
 
 _c_module = sys.modules[CParser.__module__]
 MAX_DEPTH = 100

@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import KObject, Path
+from reviewbot.model.objects import KObject, Path
 
 SEVERITIES = ("info", "warning", "error")
 

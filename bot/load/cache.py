@@ -22,9 +22,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .loader import Document, LoadedFile, Problem
-from .sources import MAX_FILE_BYTES, FileRecord
+from reviewbot import __version__
+from reviewbot.load.loader import Document, LoadedFile, Problem
+from reviewbot.sources.tree import MAX_FILE_BYTES, FileRecord
 
 FORMAT = 2
 KEEP_PACKS = 16  # packs kept, most recently used first

@@ -18,8 +18,8 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-from .errors import ReviewbotError
-from .findings import SEVERITIES, Violation
+from reviewbot.engine.findings import SEVERITIES, Violation
+from reviewbot.errors import ReviewbotError
 
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _TYPES: dict[str, tuple[type, ...]] = {

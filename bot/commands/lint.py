@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .cli import emit, exit_code, use_color
-from .config import Config, find_config, load_config_file
-from .engine import Result, analyze
-from .registry import Rule, all_rules, get_rule
-from .report import Report, render
-from .sources import Tree, disk_tree, repo_root
+from reviewbot.cli import emit, exit_code, use_color
+from reviewbot.config import Config, find_config, load_config_file
+from reviewbot.engine.registry import Rule, all_rules, get_rule
+from reviewbot.engine.run import Result, analyze
+from reviewbot.report import Report, render
+from reviewbot.sources.tree import Tree, disk_tree, repo_root
 
 
 def resolve_config(args: argparse.Namespace, root: Path, start: Path) -> Config:
@@ -39,7 +39,7 @@ def _display(path: Path, root: Path) -> str:
 def file_loader(args: argparse.Namespace) -> Any:
     """The blob-keyed parse cache when ``--cache`` is given (``engine.load_files`` uses it)."""
     if getattr(args, "cache", None):
-        from .cache import ParseCache
+        from reviewbot.load.cache import ParseCache
         return ParseCache(Path(args.cache))
     return None
 
@@ -56,7 +56,7 @@ def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
               "inventory", file=sys.stderr)
     tree = disk_tree(targets, root)
     if getattr(args, "render", False):
-        from .render import render_tree
+        from reviewbot.model.render import render_tree
         tree = render_tree(tree)
     result = analyze(tree, config, only=args.rule, loader=file_loader(args))
     return tree, config, result

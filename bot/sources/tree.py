@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import ReviewbotError
+from reviewbot.errors import ReviewbotError
 
 YAML_SUFFIXES = (".yaml", ".yml")
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".reviewbot-cache", ".venv"})

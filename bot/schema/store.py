@@ -35,8 +35,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .errors import ReviewbotError
-from .validate import Registry, Validator
+from reviewbot.errors import ReviewbotError
+from reviewbot.schema.validate import Registry, Validator
 
 K8S_URI = "https://kubernetes.io/api/_definitions.json"
 OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"

@@ -1,7 +1,7 @@
 """What the workload rules share: resources, GPUs, argv flags, placement against the inventory.
 
-Every helper takes a :class:`~reviewbot.model.PodTemplate` (a workload's pods, a KServe
-component, or a Helm values pseudo-workload from :mod:`reviewbot.values`) and answers one
+Every helper takes a :class:`~reviewbot.model.objects.PodTemplate` (a workload's pods, a KServe
+component, or a Helm values pseudo-workload from :mod:`reviewbot.model.values`) and answers one
 question the way Kubernetes does:
 
 - ``request(container, resource)``: the request, or the limit when no request is set (the API
@@ -29,8 +29,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from .model import Container, Inventory, Node, Path, PodTemplate, dig
-from .quantity import parse_quantity
+from reviewbot.model.objects import Container, Inventory, Node, Path, PodTemplate, dig
+from reviewbot.model.quantity import parse_quantity
 
 DEFAULT_GPU_RESOURCES: tuple[str, ...] = ("nvidia.com/gpu", "amd.com/gpu", "gpu.intel.com/*")
 HOSTNAME = "kubernetes.io/hostname"

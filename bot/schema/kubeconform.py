@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
 
-from .errors import ReviewbotError
-from .model import dig
-from .schema_store import SchemaStore
+from reviewbot.errors import ReviewbotError
+from reviewbot.model.objects import dig
+from reviewbot.schema.store import SchemaStore
 
 Path = tuple[str | int, ...]
 MARK = "reviewbot-"

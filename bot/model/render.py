@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path as FsPath
 from typing import Any
 
-from .errors import ReviewbotError
-from .loader import LoadedFile, load
-from .model import KUSTOMIZATION_FILES
-from .sources import FileRecord, Skipped, Tree, blob_id
+from reviewbot.errors import ReviewbotError
+from reviewbot.load.loader import LoadedFile, load
+from reviewbot.model.objects import KUSTOMIZATION_FILES
+from reviewbot.sources.tree import FileRecord, Skipped, Tree, blob_id
 
 ORIGIN = "config.kubernetes.io/origin"
 RENDERED = "reviewbot.dev/rendered-by"  # on every built object: the kustomization built

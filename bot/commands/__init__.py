@@ -1,0 +1,1 @@
+"""The command layer: the only code besides cli.py that sees argparse."""

@@ -1,0 +1,1 @@
+"""Base vs head, object by object (the only deepdiff importer)."""

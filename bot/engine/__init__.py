@@ -1,0 +1,1 @@
+"""Run rules, policy (severity, suppression), finding identity, parallel work."""

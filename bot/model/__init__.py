@@ -1,0 +1,1 @@
+"""Objects, pods (KServe, Helm values), kustomize builds and Flux paths, clusters, inventory."""

@@ -1,0 +1,1 @@
+"""NetworkPolicy evaluation and connectivity (no CLI)."""

@@ -1,0 +1,1 @@
+"""JSON Schema validation of objects (the only jsonschema importer), schema sources."""

@@ -1,0 +1,1 @@
+"""Bytes in: disk trees, git refs, the CI event."""
