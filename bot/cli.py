@@ -8,27 +8,15 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
+import importlib
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 
 from reviewbot import __version__
-from reviewbot.engine.findings import Finding, severity_rank
-from reviewbot.errors import ReviewbotError
+from reviewbot.errors import EXIT_INTERNAL, ReviewbotError
+from reviewbot.output import FAIL_ON
 from reviewbot.report import FORMATS
-
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-FAIL_ON = ("error", "warning", "info", "none")
-
-
-def exit_code(findings: Iterable[Finding], fail_on: str) -> int:
-    if fail_on == "none":
-        return EXIT_OK
-    threshold = severity_rank(fail_on)
-    failing = any(severity_rank(f.severity) >= threshold for f in findings)
-    return EXIT_FINDINGS if failing else EXIT_OK
 
 
 def _common(formats: Sequence[str] = FORMATS) -> argparse.ArgumentParser:
@@ -150,46 +138,23 @@ def _collector_paused(exiting: bool) -> Iterator[None]:
             gc.enable()
 
 
+# command -> (module under reviewbot.commands, function): imported only when that command runs
+COMMANDS = {
+    "lint": ("lint", "lint_command"),
+    "rules": ("rules", "rules_command"),
+    "explain": ("rules", "explain_command"),
+    "diff": ("review", "diff_command"),
+    "review": ("review", "review_command"),
+    "netpol": ("netpol", "netpol_command"),
+}
+
+
 def _dispatch(args: argparse.Namespace) -> int:
-    if args.command == "lint":
-        from reviewbot.commands.lint import lint_command
-        return lint_command(args)
-    if args.command == "rules":
-        from reviewbot.commands.lint import rules_command
-        return rules_command(args)
-    if args.command == "explain":
-        from reviewbot.commands.lint import explain_command
-        return explain_command(args)
-    if args.command == "diff":
-        from reviewbot.commands.review import diff_command
-        return diff_command(args)
-    if args.command == "review":
-        from reviewbot.commands.review import review_command
-        return review_command(args)
-    if args.command == "netpol":
-        from reviewbot.netpol.network import connectivity_command
-        return connectivity_command(args)
-    raise ReviewbotError(f"unknown command {args.command}")
-
-
-def use_color(args: argparse.Namespace) -> bool:
-    if args.color == "always":
-        return True
-    if args.color == "never" or os.environ.get("NO_COLOR"):
-        return False
-    return args.output is None and sys.stdout.isatty()
-
-
-def emit(text: str, output: str | None) -> None:
-    """Write a report to --output or stdout."""
-    if output:
-        try:
-            Path(output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise ReviewbotError(f"cannot write {output}: {exc.strerror}") from exc
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+    target = COMMANDS.get(args.command)
+    if target is None:
+        raise ReviewbotError(f"unknown command {args.command}")
+    module = importlib.import_module(f"reviewbot.commands.{target[0]}")
+    return int(getattr(module, target[1])(args))
 
 
 if __name__ == "__main__":  # pragma: no cover

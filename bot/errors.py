@@ -1,6 +1,10 @@
-"""The one error type. Exit codes live in `reviewbot.cli`; an error only says which class it is."""
+"""The one error type and the process exit codes (the only place they are defined)."""
 
 from __future__ import annotations
+
+#: 0 no finding at or above --fail-on; 1 such findings; 2 usage or configuration error;
+#: 3 internal error (a short message; the traceback only with --debug).
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 class ReviewbotError(Exception):
@@ -10,7 +14,7 @@ class ReviewbotError(Exception):
     errors. The message must never contain Secret values or tokens.
     """
 
-    def __init__(self, message: str, exit_code: int = 2) -> None:
+    def __init__(self, message: str, exit_code: int = EXIT_USAGE) -> None:
         super().__init__(message)
         self.message = message
         self.exit_code = exit_code

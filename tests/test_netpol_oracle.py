@@ -19,9 +19,9 @@ from reviewbot.cli import main
 from reviewbot.config import Config
 from reviewbot.engine.run import load_files
 from reviewbot.model.objects import build_model
-from reviewbot.netpol.network import Network, with_json_files, workload_groups
+from reviewbot.netpol.network import Network, workload_groups
 from reviewbot.netpol.sets import ALL, NONE, Conns, Interval, union_all
-from reviewbot.sources.tree import disk_tree
+from reviewbot.sources.tree import disk_tree, with_json_files
 
 ORACLE = Path(
     os.environ.get("REVIEWBOT_NETPOL_ORACLE")

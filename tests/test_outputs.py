@@ -119,7 +119,7 @@ def test_rules_and_explain_come_from_modules(capsys: pytest.CaptureFixture[str])
 
 
 def test_generated_rules_doc_is_current() -> None:
-    from reviewbot.commands.lint import rules_markdown
+    from reviewbot.commands.rules import rules_markdown
     from reviewbot.engine.registry import all_rules
 
     doc = Path(__file__).resolve().parents[1] / "docs" / "rules.md"

@@ -1,141 +1,16 @@
-"""The `lint`, `rules` and `explain` commands, and what every command shares: finding the
-repository root and the configuration, loading trees (through the cache when asked).
-"""
+"""The `lint` command."""
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from pathlib import Path
-from typing import Any
 
-from reviewbot.cli import emit, exit_code, use_color
-from reviewbot.config import Config, find_config, load_config_file
-from reviewbot.engine.registry import Rule, all_rules, get_rule
-from reviewbot.engine.run import Result, analyze
-from reviewbot.report import Report, render
-from reviewbot.sources.tree import Tree, disk_tree, repo_root
-
-
-def resolve_config(args: argparse.Namespace, root: Path, start: Path) -> Config:
-    if args.config:
-        config = load_config_file(Path(args.config))
-    else:
-        found = find_config(start, root)
-        config = load_config_file(found, _display(found, root)) if found else Config()
-    if getattr(args, "kubeconform", None):
-        config = config.with_options("schema", {"kubeconform": args.kubeconform})
-    return config
-
-
-def _display(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
-
-
-def file_loader(args: argparse.Namespace) -> Any:
-    """The blob-keyed parse cache when ``--cache`` is given (``engine.load_files`` uses it)."""
-    if getattr(args, "cache", None):
-        from reviewbot.load.cache import ParseCache
-        return ParseCache(Path(args.cache))
-    return None
-
-
-def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
-    targets = [Path(p) for p in args.paths]
-    root = repo_root(targets[0] if targets else Path.cwd())
-    start = targets[0] if len(targets) == 1 else Path.cwd()
-    config = resolve_config(args, root, start)
-    if config.source is None:
-        here = start.resolve() if start.is_dir() else start.resolve().parent
-        where = f"{here} up to {root}" if here == root or root in here.parents else str(here)
-        print(f"reviewbot: no .reviewbot.yaml in {where}: default rule options, no cluster "
-              "inventory", file=sys.stderr)
-    tree = disk_tree(targets, root)
-    if getattr(args, "render", False):
-        from reviewbot.model.render import render_tree
-        tree = render_tree(tree)
-    result = analyze(tree, config, only=args.rule, loader=file_loader(args))
-    return tree, config, result
-
-
-def make_report(result: Result, **kwargs: Any) -> Report:
-    sources = {f.file: result.model.files[f.file].text
-               for f in result.findings if f.file in result.model.files}
-    return Report(
-        findings=tuple(result.findings), skipped=tuple(result.skipped),
-        stats=dict(result.stats), sources=sources, **kwargs,
-    )
+from reviewbot.commands.common import lint_tree, make_report
+from reviewbot.output import emit, exit_code, use_color
+from reviewbot.report import render
 
 
 def lint_command(args: argparse.Namespace) -> int:
     _, config, result = lint_tree(args)
-    emit(render(make_report(result), args.format, color=use_color(args)), args.output)
+    color = use_color(args.color, args.output)
+    emit(render(make_report(result), args.format, color=color), args.output)
     return exit_code(result.findings, args.fail_on or config.fail_on or "error")
-
-
-def rules_command(args: argparse.Namespace) -> int:
-    rules = all_rules()
-    if args.format == "json":
-        text = json.dumps([_rule_json(r) for r in rules], indent=2) + "\n"
-    elif args.format == "markdown":
-        text = rules_markdown(rules)
-    else:
-        width = max(len(r.id) for r in rules)
-        text = "".join(f"{r.id:<{width}}  {r.severity:<7}  {r.summary}\n" for r in rules)
-    emit(text, args.output)
-    return 0
-
-
-def explain_command(args: argparse.Namespace) -> int:
-    emit(explain(get_rule(args.rule)), None)
-    return 0
-
-
-def explain(rule: Rule) -> str:
-    lines = [
-        f"{rule.id} ({rule.severity})", "", rule.summary, "", f"Why: {rule.rationale}", "",
-        f"Fix: {rule.fix}", "",
-    ]
-    if rule.kinds:
-        lines += [f"Applies to: {', '.join(rule.kinds)}", ""]
-    if rule.severities:
-        lines += ["Severities: " + ", ".join(f"{k}={v}" for k, v in rule.severities.items()), ""]
-    if rule.options:
-        lines.append(f"Options (.reviewbot.yaml: rules: {{{rule.id}: {{...}}}}):")
-        lines += [f"  {o.name} ({o.type}, default {o.default!r}): {o.help}" for o in rule.options]
-        lines.append("")
-    lines.append(rule.doc)
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def _rule_json(rule: Rule) -> dict[str, Any]:
-    return {
-        "id": rule.id, "severity": rule.severity, "summary": rule.summary,
-        "rationale": rule.rationale, "fix": rule.fix, "kinds": list(rule.kinds),
-        "options": [
-            {"name": o.name, "type": o.type, "default": o.default, "help": o.help}
-            for o in rule.options
-        ],
-    }
-
-
-def rules_markdown(rules: tuple[Rule, ...]) -> str:
-    """The generated rules reference (docs/rules.md)."""
-    out = ["# reviewbot rules", "", "Generated by `reviewbot rules --format markdown`.", "",
-           "| id | severity | checks |", "|---|---|---|"]
-    out += [f"| [`{r.id}`](#{r.id}) | {r.severity} | {r.summary} |" for r in rules]
-    for r in rules:
-        out += ["", f"## {r.id}", "", f"Default severity: **{r.severity}**. {r.summary}", "",
-                f"**Why.** {r.rationale}", "", f"**Fix.** {r.fix}", ""]
-        if r.options:
-            out += ["| option | type | default | meaning |", "|---|---|---|---|"]
-            out += [f"| `{o.name}` | {o.type} | `{o.default!r}` | {o.help} |" for o in r.options]
-            out.append("")
-        out.append(r.doc)
-    return "\n".join(out).rstrip() + "\n"
-
-

@@ -28,8 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from reviewbot.cli import EXIT_FINDINGS, EXIT_OK, emit, exit_code, use_color
-from reviewbot.commands.lint import file_loader
+from reviewbot.commands.common import file_loader
 from reviewbot.config import CONFIG_NAME, Config, load_config_file, parse_config
 from reviewbot.diff.objects import (
     Item,
@@ -51,8 +50,9 @@ from reviewbot.engine.run import (
     make_finding,
     start_rules,
 )
-from reviewbot.errors import ReviewbotError
+from reviewbot.errors import EXIT_FINDINGS, EXIT_OK, ReviewbotError
 from reviewbot.model.objects import KObject, Model, PodTemplate
+from reviewbot.output import emit, exit_code, use_color
 from reviewbot.report import Report, render
 from reviewbot.report.difftext import clean as render_diff_clean
 from reviewbot.report.difftext import render_diff_text
@@ -421,7 +421,7 @@ def diff_command(args: argparse.Namespace) -> int:
     diff = _diff(base_model, head_model)
     entries = tuple(diff.as_json())
     if args.format == "text":
-        text = render_diff_text(entries, use_color(args))
+        text = render_diff_text(entries, use_color(args.color, args.output))
     elif args.format == "json":
         text = render(Report(findings=(), review=True, diff=entries,
                              skipped=tuple(head_model.skipped)), "json")
@@ -509,9 +509,10 @@ def review_command(args: argparse.Namespace) -> int:
     report = outcome.report
     fail_on = args.fail_on or outcome.config.fail_on or "error"
     code = exit_code(outcome.new, fail_on)
-    text = render(report, args.format, color=use_color(args))
+    color = use_color(args.color, args.output)
+    text = render(report, args.format, color=color)
     if args.format == "text":
-        text += "\n" + render_diff_text(report.diff, use_color(args)) + _config_note(report)
+        text += "\n" + render_diff_text(report.diff, color) + _config_note(report)
     emit(text, args.output)  # findings first: no forge call has happened yet
     if args.artifact:
         emit(render(report, args.artifact_format), args.artifact)

@@ -25,19 +25,16 @@ With ``exact=False`` (what rules use) any other label requirement on such a name
 *unknown*: callers choose whether unknown counts as a match (when asking "could this flow be
 allowed?") or not (when asking "does this rule certainly select these pods?").
 
-``reviewbot netpol connectivity`` prints the allowed flows between workloads (and IPv4 ranges)
-in np-guard netpol-analyzer's ``list`` format (``--format connlist``), as text or as JSON.
+``reviewbot netpol connectivity`` (:mod:`reviewbot.commands.netpol`) prints the allowed flows
+between workloads (and IPv4 ranges) in np-guard netpol-analyzer's ``list`` format (``--format connlist``), as text or as JSON.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from pathlib import Path as FsPath
 from typing import Any
 
 from reviewbot.model.objects import (
@@ -60,7 +57,6 @@ from reviewbot.netpol.sets import (
     ip_pieces,
     union_all,
 )
-from reviewbot.sources.tree import FileRecord, Tree, blob_id
 
 Path = tuple[str | int, ...]
 NamedPorts = Mapping[tuple[str, str], tuple[int, ...]]  # (name, protocol) -> port numbers
@@ -870,48 +866,3 @@ def render_json(flows: Sequence[Flow], network: Network) -> str:
         ],
     }
     return json.dumps(doc, indent=2) + "\n"
-
-
-# ---------------------------------------------------------------- the command
-
-
-def connectivity_command(args: argparse.Namespace) -> int:
-    from reviewbot.cli import emit
-    from reviewbot.commands.lint import file_loader, resolve_config
-    from reviewbot.engine.run import load_model
-    from reviewbot.sources.tree import disk_tree, repo_root
-
-    targets = [FsPath(p) for p in args.paths] or [FsPath(".")]
-    root = repo_root(targets[0])
-    config = resolve_config(args, root, targets[0] if len(targets) == 1 else FsPath.cwd())
-    tree = with_json_files(disk_tree(targets, root))
-    if getattr(args, "render", False):
-        from reviewbot.model.render import render_tree
-        tree = render_tree(tree)
-    model = load_model(tree, config, file_loader(args))
-    network = Network(model)
-    flows = connectivity(network)
-    if args.format == "connlist":
-        text = render_connlist(flows)
-    elif args.format == "json":
-        text = render_json(flows, network)
-    else:
-        text = render_text(flows, network)
-    emit(text, args.output)
-    return 0
-
-
-def with_json_files(tree: Tree) -> Tree:
-    """The tree plus its ``.json`` files (Kubernetes JSON manifests, lists from kubectl)."""
-    extra: list[FileRecord] = []
-    for path in sorted(tree.paths):
-        if not path.endswith(".json"):
-            continue
-        full = FsPath(path) if os.path.isabs(path) else tree.root / path
-        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as fh:
-            data = fh.read()
-        extra.append(FileRecord(path, blob_id(data), data))
-    if not extra:
-        return tree
-    return Tree(tree.root, tree.files + tuple(extra), tree.paths, tree.skipped)

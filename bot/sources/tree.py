@@ -268,3 +268,19 @@ def _git(root: Path, *args: str) -> bytes:
         msg = proc.stderr.decode(errors="replace").strip().splitlines()
         raise ReviewbotError(f"git {args[0]} failed: {msg[0] if msg else 'unknown error'}")
     return proc.stdout
+
+
+def with_json_files(tree: Tree) -> Tree:
+    """The tree plus its ``.json`` files (Kubernetes JSON manifests, lists from kubectl)."""
+    extra: list[FileRecord] = []
+    for path in sorted(tree.paths):
+        if not path.endswith(".json"):
+            continue
+        full = Path(path) if os.path.isabs(path) else tree.root / path
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read()
+        extra.append(FileRecord(path, blob_id(data), data))
+    if not extra:
+        return tree
+    return Tree(tree.root, tree.files + tuple(extra), tree.paths, tree.skipped)
