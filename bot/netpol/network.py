@@ -26,7 +26,8 @@ With ``exact=False`` (what rules use) any other label requirement on such a name
 allowed?") or not (when asking "does this rule certainly select these pods?").
 
 ``reviewbot netpol connectivity`` (:mod:`reviewbot.commands.netpol`) prints the allowed flows
-between workloads (and IPv4 ranges) in np-guard netpol-analyzer's ``list`` format (``--format connlist``), as text or as JSON.
+between workloads (and IPv4 ranges) in np-guard netpol-analyzer's ``list`` format
+(``--format connlist``), as text or as JSON.
 """
 
 from __future__ import annotations
