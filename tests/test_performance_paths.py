@@ -99,6 +99,10 @@ def _packs(directory: Path) -> list[Path]:
                   .glob("*.json"))
 
 
+def _body(path: Path, kind: str = "pack") -> Any:
+    return json.loads(cache_mod.unseal(path.read_bytes(), kind, path.stem))
+
+
 def test_cache_round_trip_and_a_child_pack_for_a_changed_tree(tmp_path: Path) -> None:
     repo, store = tmp_path / "repo", tmp_path / "cache"
     tree = _tree(repo, FILES)
@@ -111,7 +115,7 @@ def test_cache_round_trip_and_a_child_pack_for_a_changed_tree(tmp_path: Path) ->
     assert _shape(engine.load_files(tree, Config(), warm)) == fresh
     assert warm.misses == 0 and warm.hits == len(tree.files)
     [whole] = _packs(store)
-    assert json.loads(whole.read_bytes())["parent"] is None
+    assert _body(whole)["parent"] is None
 
     changed = _tree(repo, {"apps/dup.yaml": "a: 1\nb: 2\n"})
     again = ParseCache(store)
@@ -119,7 +123,7 @@ def test_cache_round_trip_and_a_child_pack_for_a_changed_tree(tmp_path: Path) ->
         engine.load_files(changed, Config()))
     assert again.misses == 1  # the other files come from the most recent pack
     child = next(p for p in _packs(store) if p != whole)
-    raw = json.loads(child.read_bytes())
+    raw = _body(child)
     assert raw["parent"] == whole.stem and len(raw["entries"]) == 1
 
 
@@ -129,10 +133,10 @@ def test_a_corrupt_pack_or_entry_is_parsed_again(tmp_path: Path) -> None:
     fresh = _shape(engine.load_files(tree, Config()))
     engine.load_files(tree, Config(), ParseCache(store))
     [pack] = _packs(store)
-    raw = json.loads(pack.read_bytes())
+    raw = _body(pack)
     blob = next(iter(raw["entries"]))
-    raw["entries"][blob] = {"docs": "not a list"}
-    pack.write_text(json.dumps(raw))
+    raw["entries"][blob] = {"docs": "not a list"}  # sealed as if this version wrote it
+    pack.write_bytes(cache_mod.seal(json.dumps(raw).encode(), "pack", pack.stem))
     damaged = ParseCache(store)
     assert _shape(engine.load_files(tree, Config(), damaged)) == fresh
     assert damaged.misses == 1
@@ -265,7 +269,7 @@ def test_a_bad_result_entry_runs_the_rules(tmp_path: Path) -> None:
     [entry] = folder.glob("*.json")
     entry.write_text('{"findings": [["too", "short"]], "suppressed": 0}')
     assert _analyze(repo, store) == first
-    assert json.loads(entry.read_bytes())["findings"][0][0] != "too"  # written again
+    assert _body(entry, "result")["findings"][0][0] != "too"  # written again
 
 
 def test_no_result_cache_when_schemas_come_from_outside_the_tree(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +33,14 @@ def _display(path: Path, root: Path) -> str:
         return str(path)
 
 
-def file_loader(args: argparse.Namespace) -> Any:
-    """The blob-keyed parse cache when ``--cache`` is given (``engine.load_files`` uses it)."""
+def file_loader(args: argparse.Namespace, root: Path, trees: Sequence[Path] = ()) -> Any:
+    """The blob-keyed parse cache when ``--cache`` is given (``engine.load_files`` uses it);
+    refused inside the git repository at ``root`` or the linted ``trees``: a change could
+    plant entries there."""
     if getattr(args, "cache", None):
-        from reviewbot.load.cache import ParseCache
+        from reviewbot.load.cache import ParseCache, check_location
+        in_git = (root / ".git").exists()
+        check_location(Path(args.cache), [*trees, *([root] if in_git else [])])
         return ParseCache(Path(args.cache))
     return None
 
@@ -54,7 +59,7 @@ def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
     if getattr(args, "render", False):
         from reviewbot.model.render import render_tree
         tree = render_tree(tree)
-    result = analyze(tree, config, only=args.rule, loader=file_loader(args))
+    result = analyze(tree, config, only=args.rule, loader=file_loader(args, root, targets))
     return tree, config, result
 
 

@@ -33,7 +33,7 @@ def connectivity_command(args: argparse.Namespace) -> int:
     if getattr(args, "render", False):
         from reviewbot.model.render import render_tree
         tree = render_tree(tree)
-    model = load_model(tree, config, file_loader(args))
+    model = load_model(tree, config, file_loader(args, root, targets))
     network = Network(model)
     flows = connectivity(network)
     if args.format == "connlist":

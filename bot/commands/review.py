@@ -414,7 +414,7 @@ def diff_command(args: argparse.Namespace) -> int:
     head = _resolve(root, args.head, "head") if args.head else None
     sides = Sides(root, args.base, base, head)
     config = review_config(args, sides).config
-    loader = file_loader(args)
+    loader = file_loader(args, root)
     memo = Memo()
     base_model = _model(git_tree(root, base, prefixes), config, args, loader, memo)
     head_model = _model(head_tree(sides, prefixes), config, args, loader, memo)
@@ -454,7 +454,7 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
     head = head_tree(sides, prefixes, base_tree)
     cfg = review_config(args, sides, (base_tree, head, not prefixes))
     config = cfg.config
-    loader = file_loader(args)
+    loader = file_loader(args, sides.root)
     memo = Memo()  # base and head share nearly every file: each is parsed once
     base_model = load_model(base_tree, config, loader, memo)
     # The base's rules run in a worker while the head is loaded and checked, and the diff made

@@ -11,6 +11,13 @@ loads with one read (measured on a 10k-object tree: 0.1 s for one 8 MB pack, 0.3
 parent lacks (a pull request's head tree next to its base: a few entries). A tree not seen
 before takes what it can from the packs this run already read, else from the most recently
 used pack, and parses the rest. Only the most recently used packs are kept.
+
+A cache is never read from a place a pull request controls: ``check_location`` refuses a
+folder inside the repository or a linted tree (a PR could commit a pack there mapping its
+manifests' blob ids to "no documents"). Every pack and result file is sealed: its first line
+holds a SHA-256 digest of the reviewbot version, the cache format, what the file is (pack or
+result), its key (the tree's blob ids, or everything the findings depend on) and the JSON
+body; a file whose digest does not match is ignored, as a corrupt one is.
 """
 
 from __future__ import annotations
@@ -23,10 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from reviewbot import __version__
+from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import Document, LoadedFile, Problem
 from reviewbot.sources.tree import MAX_FILE_BYTES, FileRecord
 
-FORMAT = 2
+FORMAT = 3
 KEEP_PACKS = 16  # packs kept, most recently used first
 KEEP_RESULTS = 64  # rule results kept, most recently used first
 MAX_CHAIN = 4  # a pack and its ancestors; deeper, a pack is written whole
@@ -70,7 +78,7 @@ class ParseCache:
             return False
         path = self._path(key)
         try:
-            raw = json.loads(path.read_bytes())
+            raw = json.loads(unseal(path.read_bytes(), "pack", key))
             entries = raw["entries"]
             parent = raw["parent"]
             if not isinstance(entries, dict) or not (parent is None or isinstance(parent, str)):
@@ -136,7 +144,7 @@ class ParseCache:
         see ``engine.result_key``), or None."""
         path = self.directory / "results" / f"{key}.json"
         try:
-            raw = json.loads(path.read_bytes())
+            raw = json.loads(unseal(path.read_bytes(), "result", key))
             os.utime(path)
         except (OSError, ValueError):
             return None
@@ -149,12 +157,53 @@ class ParseCache:
         try:
             folder.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(json.dumps(raw, separators=(",", ":")))
+            body = json.dumps(raw, separators=(",", ":")).encode()
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(seal(body, "result", key))
             os.replace(tmp, folder / f"{key}.json")
         except OSError:
             return
         _prune(folder, KEEP_RESULTS)
+
+
+def check_location(directory: Path, trees: Sequence[Path]) -> None:
+    """Refuse a cache folder inside any of ``trees`` (the repository, the linted paths): what a
+    pull request commits there would be read as parse results."""
+    try:
+        where = directory.resolve()
+    except (OSError, RuntimeError):
+        where = Path(os.path.abspath(directory))
+    for tree in trees:
+        try:
+            top = tree.resolve()
+        except (OSError, RuntimeError):
+            continue
+        if where == top or top in where.parents:
+            raise ReviewbotError(
+                f"--cache {directory} is inside {top}, which the reviewed change controls: "
+                "keep the cache outside the work tree (in CI: under $RUNNER_TEMP)")
+
+
+_SEAL = b"reviewbot-cache "
+
+
+def _digest(body: bytes, kind: str, key: str) -> str:
+    head = f"{__version__}\0{FORMAT}\0{kind}\0{key}\0".encode()
+    return hashlib.sha256(head + body).hexdigest()
+
+
+def seal(body: bytes, kind: str, key: str) -> bytes:
+    """``body`` with its first line: the digest binding it to this version, ``kind``, ``key``."""
+    return _SEAL + _digest(body, kind, key).encode() + b"\n" + body
+
+
+def unseal(data: bytes, kind: str, key: str) -> bytes:
+    """The body of a sealed file; ValueError when the seal is missing or does not match."""
+    first, _, body = data.partition(b"\n")
+    if not first.startswith(_SEAL) or first[len(_SEAL):].decode("ascii", "replace") != _digest(
+            body, kind, key):
+        raise ValueError("cache file not sealed for this version and key")
+    return body
 
 
 BACKGROUND_ENTRIES = 1000  # packs with more entries are written by a forked child
@@ -173,8 +222,8 @@ def _write_pack(folder: Path, key: str, parent: str | None, entries: dict[str, A
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         text = json.dumps({"parent": parent, "entries": entries}, separators=(",", ":"))
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:  # (json.dump is not the C encoder)
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:  # (json.dump is not the C encoder)
+            fh.write(seal(text.encode(), "pack", key))
         os.replace(tmp, folder / f"{key}.json")
     except OSError:
         return  # a cache that cannot be written only costs speed
