@@ -120,6 +120,7 @@ def sandbox(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
         "GITHUB_EVENT_PATH": str(event),
         "GITHUB_HEAD_REF": HOSTILE,
         "GITHUB_TOKEN": "secret-token-value",
+        "RUNNER_TEMP": str(tmp_path / "runner temp"),  # outside the checkout
     }
     return work, log, env
 
@@ -157,7 +158,8 @@ def test_hostile_values_execute_nothing(
     assert pip[-1] == env["GITHUB_ACTION_PATH"]
     expected_paths = ["k8s/*", *HOSTILE.split(), "-rf"]
     assert bot == [
-        "reviewbot", "review", "--cache=.reviewbot-cache", "--fail-on=warning",
+        "reviewbot", "review", f"--cache={tmp_path}/runner temp/reviewbot-cache",
+        "--fail-on=warning",
         "--scope=all", "--comment-mode=summary", f"--config={HOSTILE}", "--base=-rf",
         f"--head={HOSTILE}", "--artifact=out.json\nexit-code=0", "--artifact-format=json",
         "--", *expected_paths,
