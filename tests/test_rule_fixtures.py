@@ -7,6 +7,7 @@ that rule must report, and no other line may get a finding of it; `pass` cases g
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from reviewbot.engine.registry import all_rules
 
 from .helpers import expected_pairs, lint_dir
+from .test_diff import GitRepo, run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RULE_IDS = sorted(r.id for r in all_rules())
@@ -33,7 +35,11 @@ def _cases() -> list[tuple[str, str, Path]]:
 @pytest.mark.parametrize(
     ("rule", "outcome", "case"), _cases(), ids=lambda v: v.name if isinstance(v, Path) else v
 )
-def test_fixture(rule: str, outcome: str, case: Path) -> None:
+def test_fixture(rule: str, outcome: str, case: Path, tmp_path: Path,
+                 capsys: pytest.CaptureFixture[str]) -> None:
+    if (case / "base").is_dir() and (case / "head").is_dir():
+        _change_case(rule, outcome, case, tmp_path, capsys)
+        return
     # unused-suppression judges the suppressions of every other rule, so all rules run.
     result = lint_dir(case, only=[] if rule == "unused-suppression" else [rule])
     root = case if case.is_dir() else case.parent
@@ -50,6 +56,27 @@ def test_fixture(rule: str, outcome: str, case: Path) -> None:
         assert got == want, [(f.line, f.message) for f in result.findings]
 
 
+def _change_case(rule: str, outcome: str, case: Path, tmp_path: Path,
+                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A case with ``base/`` and ``head/`` is a pull request: both are committed to a git
+    repository and reviewed. `# expect:` marks lines of the head (of the base for findings
+    on objects the head no longer has)."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit_tree(case / "base", "base")
+    head = repo.commit_tree(case / "head", "head")
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                              "--platform", "none", "--format", "json", "--rule", rule], capsys)
+    assert code in (0, 1), err
+    findings = json.loads(out)["findings"]
+    got = sorted((f["file"], f["line"]) for f in findings if f["rule"] == rule)
+    if outcome == "pass":
+        assert got == [], [f["message"] for f in findings]
+    else:
+        want = sorted(expected_pairs(case / "head", rule) + expected_pairs(case / "base", rule))
+        assert want, f"{case} marks no `# expect: {rule}` line"
+        assert got == want, [(f["line"], f["message"]) for f in findings]
+
+
 def test_every_rule_has_docs_and_fixtures() -> None:
     """The meta test: a rule without documentation or fixtures fails here."""
     missing = []
@@ -64,7 +91,8 @@ def test_every_rule_has_docs_and_fixtures() -> None:
             folder = FIXTURES / rule.id / outcome
             if not folder.is_dir() or not any(folder.iterdir()):
                 missing.append(f"{rule.id}: no tests/fixtures/{rule.id}/{outcome}/ cases")
-        if not (rule.check or rule.check_set) and rule.id != "unused-suppression":
+        checks = rule.check or rule.check_set or getattr(rule.module, "check_change", None)
+        if not checks and rule.id != "unused-suppression":
             missing.append(f"{rule.id}: neither check nor check_set")
         for option in rule.options:
             if not option.help:

@@ -21,6 +21,7 @@ import argparse
 import hashlib
 import json
 import os
+import posixpath
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -354,7 +355,9 @@ def change_findings(diff: TreeDiff, base_model: Model, head_model: Model, config
                     only: Sequence[str] = (),
                     head_index: Mapping[tuple[str, str], KObject] | None = None) -> list[Finding]:
     """Diff-time checks: a rule module may define ``check_change(old_pods, new_pods)``
-    (image-digest: a tag changed while the digest stayed), run on every modified object.
+    (image-digest: a tag changed while the digest stayed), run on every modified object, or,
+    with ``CHANGE_INPUT = "tree"``, ``check_change(diff, base_model, head_model, options)``,
+    run once on the whole change (change-safety: deletions, immutable fields, suspensions).
     ``head_index``: ``_objects_by_ref(head_model)``, when the caller has it.
     """
     out: list[Finding] = []
@@ -367,6 +370,13 @@ def change_findings(diff: TreeDiff, base_model: Model, head_model: Model, config
         if check is None:
             continue
         settings = config.settings(rule)
+        if getattr(rule.module, "CHANGE_INPUT", None) == "tree":
+            for violation in check(diff, base_model, head_model, settings.options):
+                found = make_finding(rule, violation, settings.severity)
+                key = finding_key(found, head_index)
+                out.append(replace(found, new=True, extra={**found.extra, "match": key,
+                                                           "kind": violation.kind}))
+            continue
         for entry in diff.objects:
             if entry.status != "modified" or entry.head is None or entry.base is None:
                 continue
@@ -396,6 +406,28 @@ def _pods_by_ref(model: Model) -> dict[tuple[str, str], list[PodTemplate]]:
 # ---------------------------------------------------------------- diff
 
 
+def mark_verdicts(entries: Sequence[dict[str, Any]],
+                  verdicts: Sequence[Finding]) -> tuple[dict[str, Any], ...]:
+    """Each diff entry with ``change_safety``: the verdicts on its object (severity, kind of
+    change, message, fix, file, line). A verdict on an object no entry names (one its
+    kustomization no longer lists) goes to the entry of the kustomization file nearest it."""
+    by_ref: dict[str, list[dict[str, Any]]] = {}
+    for f in sorted(verdicts, key=sort_key):
+        entry = next((e for e in entries if e["object"] == f.object), None)
+        if entry is None:
+            folders = [e for e in entries if e["kind"] == "Kustomization" and e["file"]
+                       and f.file.startswith(posixpath.dirname(e["file"]) + "/")]
+            entry = max(folders, key=lambda e: len(e["file"]), default=None)
+        if entry is None:
+            continue
+        by_ref.setdefault(entry["object"], []).append({
+            "severity": f.severity, "kind": f.extra.get("kind"), "message": f.message,
+            "fix": f.fix, "file": f.file, "line": f.line, "object": f.object, "path": f.path,
+        })
+    return tuple({**e, "change_safety": by_ref.get(e["object"], [])} for e in entries)
+
+
+
 def _model(tree: Tree, config: Config, args: argparse.Namespace, loader: Any = None,
            memo: Memo | None = None) -> Model:
     return load_model(tree, config, loader, memo)
@@ -420,6 +452,9 @@ def diff_command(args: argparse.Namespace) -> int:
     head_model = _model(head_tree(sides, prefixes), config, args, loader, memo)
     diff = _diff(base_model, head_model)
     entries = tuple(diff.as_json())
+    if args.format == "json":
+        verdicts = change_findings(diff, base_model, head_model, config, ("change-safety",))
+        entries = mark_verdicts(entries, verdicts)
     if args.format == "text":
         text = render_diff_text(entries, use_color(args.color, args.output))
     elif args.format == "json":

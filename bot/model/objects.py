@@ -662,25 +662,95 @@ def _flux_target_namespaces(
                 targets.append((doc.file.path, posixpath.normpath(path).strip("/"), ns))
     if not targets:
         return {}
+    folders = _folders(files)
+    by_dir = {k.directory: k for k in kustomizations if k.flux is None}
+    result: dict[str, str] = {}
+    for origin, path, ns in targets:
+        reached = _path_files(origin, path, folders, by_dir, files)
+        result.update(dict.fromkeys(sorted(reached or ()), ns))
+    return result
+
+
+def _folders(files: Iterable[str]) -> set[str]:
     folders: set[str] = set()
     for name in files:
         folder = posixpath.dirname(name)
         while folder and folder not in folders:
             folders.add(folder)
             folder = posixpath.dirname(folder)
-    by_dir = {k.directory: k for k in kustomizations if k.flux is None}
-    result: dict[str, str] = {}
-    for origin, path, ns in targets:
+    return folders
+
+
+def _path_files(
+    origin: str, path: str, folders: set[str], by_dir: Mapping[str, Kustomization],
+    files: Mapping[str, Any], recurse: bool = True,
+) -> set[str] | None:
+    """The files a source path (Flux ``spec.path``, Argo CD ``source.path``) applies, or None
+    when no folder of the tree matches it.
+
+    The path is relative to the source's root, which need not be the linted root: it is
+    matched against the tree's folders by suffix, the folder nearest ``origin`` (the file of
+    the object that names the path) winning when several match; ``.`` is the root. A folder
+    with a kustomization is walked through it; a folder without one gives every manifest below
+    it (``recurse``; else only the files directly in it), as the controllers generate one.
+    """
+    path = path.strip("/")
+    if path in ("", "."):
+        folder = ""
+    else:
         matches = [f for f in folders if f == path or f.endswith("/" + path)]
         if not matches:
-            continue
+            return None
         folder = max(matches, key=lambda f: len(posixpath.commonprefix([f, origin])))
-        if folder in by_dir:
-            result.update(dict.fromkeys(_listed_files(by_dir, folder, files), ns))
-        else:
-            prefix = folder + "/"
-            result.update((name, ns) for name in files if name.startswith(prefix))
-    return result
+    if folder in by_dir:
+        return _listed_files(by_dir, folder, files)
+    prefix = folder + "/" if folder else ""
+    return {name for name in files if name.startswith(prefix)
+            and (recurse or "/" not in name[len(prefix):])}
+
+
+def appliers(model: Model) -> dict[str, list[KObject]]:
+    """file -> the Flux Kustomizations and Argo CD Applications whose path applies it.
+
+    A Flux Kustomization applies ``spec.path`` and an Argo CD Application each
+    ``source.path`` (``spec.source``, ``spec.sources[]``; a plain folder only at its top
+    unless ``directory.recurse``), resolved like ``spec.targetNamespace`` above. Computed once
+    per model.
+    """
+    key = ("appliers",)
+    found = model.derived.get(key)
+    if found is not None:
+        return found
+    folders = _folders(model.files)
+    by_dir = {k.directory: k for k in model.kustomizations if k.flux is None}
+    out: dict[str, list[KObject]] = {}
+    for obj in model.objects:
+        for path, recurse in _applied_paths(obj):
+            reached = _path_files(obj.file, posixpath.normpath(path), folders, by_dir,
+                                  model.files, recurse)
+            for name in sorted(reached or ()):
+                if obj not in out.setdefault(name, []):
+                    out[name].append(obj)
+    model.derived[key] = out
+    return out
+
+
+def _applied_paths(obj: KObject) -> list[tuple[str, bool]]:
+    spec = _dict(obj.get(("spec",)))
+    if obj.kind == "Kustomization" and obj.group == "kustomize.toolkit.fluxcd.io":
+        path = spec.get("path")
+        return [(path if isinstance(path, str) else ".", True)]
+    if obj.kind == "Application" and obj.group == "argoproj.io":
+        sources = [spec.get("source")] + list(spec.get("sources") or [])
+        out = []
+        for source in sources:
+            source = _dict(source)
+            path = _str(source.get("path"))
+            if path is not None and not source.get("chart"):
+                recurse = _dict(source.get("directory")).get("recurse") is True
+                out.append((path, recurse))
+        return out
+    return []
 
 
 def _listed_files(

@@ -1,0 +1,508 @@
+"""change-safety: what applying a pull request does, judged on real git repositories.
+
+Each test commits a base and a head and runs `reviewbot review` (or `reviewbot diff`) on them;
+the expectations are (kind of verdict, severity, file, line) read off the inline YAML.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .test_diff import ROOT, SEEDS, GitRepo, run_cli
+
+RULE = "change-safety"
+
+
+def review(repo: GitRepo, base: str, head: str, capsys: pytest.CaptureFixture[str],
+           rule: str = RULE) -> tuple[int, list[dict[str, Any]]]:
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                              "--platform", "none", "--format", "json", "--rule", rule],
+                             capsys)
+    assert code in (0, 1), err
+    return code, json.loads(out)["findings"]
+
+
+def verdicts(findings: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
+    return sorted((f["severity"], f["file"], f["line"]) for f in findings if f["rule"] == RULE)
+
+
+FLUX = """
+    apiVersion: kustomize.toolkit.fluxcd.io/v1
+    kind: Kustomization
+    metadata: {{name: apps, namespace: flux-system}}
+    spec:
+      interval: 10m
+      sourceRef: {{kind: GitRepository, name: flux-system}}
+      path: ./apps
+      prune: {prune}
+{extra}"""
+
+
+def flux(prune: str = "true", extra: str = "") -> str:
+    return FLUX.format(prune=prune, extra=extra)
+
+
+PVC = """
+    apiVersion: v1
+    kind: PersistentVolumeClaim
+    metadata: {{name: data, namespace: shop}}
+    spec:
+      accessModes: [ReadWriteOnce]
+      storageClassName: {cls}
+      resources: {{requests: {{storage: {size}}}}}
+"""
+DEPLOY = """
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {{name: web, namespace: shop}}
+    spec:
+      selector:
+        matchLabels: {{app: {app}}}
+      template:
+        metadata: {{labels: {{app: {app}}}}}
+        spec:
+          containers:
+          - name: app
+            image: {image}
+"""
+IMAGE = "registry.example/web:1.0@sha256:" + "a" * 64
+IMAGE2 = "registry.example/web:1.1@sha256:" + "b" * 64
+
+
+# ---------------------------------------------------------------- immutable fields
+
+
+def test_immutable_fields_are_errors_at_the_head_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "apps/deploy.yaml": DEPLOY.format(app="web", image=IMAGE),
+        "apps/pvc.yaml": PVC.format(cls="local-path", size="200Gi"),
+        "apps/sts.yaml": """
+            apiVersion: apps/v1
+            kind: StatefulSet
+            metadata: {name: db, namespace: shop}
+            spec:
+              serviceName: db
+              replicas: 1
+              selector: {matchLabels: {app: db}}
+              template:
+                metadata: {labels: {app: db}}
+                spec:
+                  containers: [{name: db, image: postgres}]
+              volumeClaimTemplates:
+              - metadata: {name: pgdata}
+                spec:
+                  accessModes: [ReadWriteOnce]
+                  resources: {requests: {storage: 10Gi}}
+        """,
+        "apps/svc.yaml": """
+            apiVersion: v1
+            kind: Service
+            metadata: {name: web, namespace: shop}
+            spec:
+              clusterIP: 10.43.0.10
+              selector: {app: web}
+              ports: [{port: 80}]
+        """,
+        "apps/rb.yaml": """
+            apiVersion: rbac.authorization.k8s.io/v1
+            kind: RoleBinding
+            metadata: {name: read, namespace: shop}
+            roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}
+            subjects: [{kind: ServiceAccount, name: web, namespace: shop}]
+        """,
+        "apps/cm.yaml": """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: settings, namespace: shop}
+            immutable: true
+            data: {mode: fast}
+        """,
+        "apps/crd.yaml": """
+            apiVersion: apiextensions.k8s.io/v1
+            kind: CustomResourceDefinition
+            metadata: {name: widgets.example.com}
+            spec:
+              group: example.com
+              scope: Namespaced
+              names: {kind: Widget, plural: widgets}
+        """,
+        "apps/job.yaml": """
+            apiVersion: batch/v1
+            kind: Job
+            metadata: {name: migrate, namespace: shop}
+            spec:
+              template:
+                spec:
+                  restartPolicy: Never
+                  containers: [{name: m, image: "migrate:1"}]
+        """,
+    })
+    head = repo.commit({
+        "apps/deploy.yaml": DEPLOY.format(app="web2", image=IMAGE),  # matchLabels line 6
+        "apps/pvc.yaml": PVC.format(cls="longhorn", size="100Gi"),  # lines 6 and 7
+        "apps/sts.yaml": (repo.path / "apps/sts.yaml").read_text()
+        .replace("storage: 10Gi", "storage: 20Gi"),  # volumeClaimTemplates line 16
+        "apps/svc.yaml": (repo.path / "apps/svc.yaml").read_text()
+        .replace("10.43.0.10", "10.43.0.11"),  # line 5
+        "apps/rb.yaml": (repo.path / "apps/rb.yaml").read_text()
+        .replace("name: reader", "name: writer"),  # line 4
+        "apps/cm.yaml": (repo.path / "apps/cm.yaml").read_text()
+        .replace("mode: fast", "mode: safe"),  # line 5
+        "apps/crd.yaml": (repo.path / "apps/crd.yaml").read_text()
+        .replace("scope: Namespaced", "scope: Cluster"),  # line 6
+        "apps/job.yaml": (repo.path / "apps/job.yaml").read_text()
+        .replace("migrate:1", "migrate:2"),  # line 8
+    })
+    code, found = review(repo, base, head, capsys)
+    assert code == 1
+    assert verdicts(found) == sorted([
+        ("error", "apps/cm.yaml", 5), ("error", "apps/crd.yaml", 6),
+        ("error", "apps/deploy.yaml", 6), ("error", "apps/job.yaml", 8),
+        ("error", "apps/pvc.yaml", 6), ("error", "apps/pvc.yaml", 7),
+        ("error", "apps/rb.yaml", 4), ("error", "apps/sts.yaml", 16),
+        ("error", "apps/svc.yaml", 5),
+    ])
+    by_file = {(f["file"], f["line"]): f["message"] for f in found}
+    assert by_file[("apps/deploy.yaml", 6)].startswith(
+        "Deployment shop/web: spec.selector changes")
+    assert "field is immutable" in by_file[("apps/deploy.yaml", 6)]
+    assert "200Gi -> 100Gi" in by_file[("apps/pvc.yaml", 7)]
+    assert "local-path -> longhorn" in by_file[("apps/pvc.yaml", 6)]
+
+
+def test_a_growing_claim_and_an_added_default_are_quiet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    claim = PVC.format(cls="local-path", size="200Gi")
+    base = repo.commit({"pvc.yaml": claim.replace("  storageClassName: local-path\n", "")})
+    head = repo.commit({"pvc.yaml": PVC.format(cls="local-path", size="300Gi")})
+    assert review(repo, base, head, capsys) == (0, [])
+
+
+def test_secret_values_never_appear_in_an_immutable_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = """
+        apiVersion: v1
+        kind: Secret
+        metadata: {{name: creds, namespace: shop}}
+        immutable: true
+        stringData: {{password: {value}}}
+    """
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"s.yaml": secret.format(value="hunter2-old")})
+    head = repo.commit({"s.yaml": secret.format(value="hunter2-new")})
+    code, found = review(repo, base, head, capsys)
+    assert verdicts(found) == [("error", "s.yaml", 5)]
+    assert "hunter2" not in json.dumps(found)
+
+
+def test_flux_force_makes_an_immutable_change_a_recreation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    forced = PVC.replace("metadata: {{name: data, namespace: shop}}", """metadata:
+      name: data
+      namespace: shop
+      annotations: {{kustomize.toolkit.fluxcd.io/force: enabled}}""")
+    base = repo.commit({
+        "clusters/apps.yaml": flux(),
+        "apps/pvc.yaml": forced.format(cls="local-path", size="1Gi"),
+        "apps/deploy.yaml": DEPLOY.format(app="web", image=IMAGE),
+    })
+    head = repo.commit({"apps/pvc.yaml": forced.format(cls="longhorn", size="1Gi")})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (0, [("info", "apps/pvc.yaml", 9)])
+    assert "delete and recreate" in found[0]["message"]
+    assert "the new claim starts empty" in found[0]["message"]
+    # spec.force on the Kustomization does the same for every object it applies.
+    forced_all = repo.commit({
+        "clusters/apps.yaml": flux(extra="      force: true\n"),
+        "apps/deploy.yaml": DEPLOY.format(app="web2", image=IMAGE),
+    })
+    code, found = review(repo, head, forced_all, capsys)
+    assert (code, verdicts(found)) == (0, [("info", "apps/deploy.yaml", 6)])
+    assert "spec.force: true on Kustomization flux-system/apps" in found[0]["message"]
+
+
+# ---------------------------------------------------------------- deletion under prune
+
+
+def test_removals_under_prune_delete_and_without_prune_orphan(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    config = """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: settings, namespace: shop}
+        data: {mode: fast}
+    """
+    base = repo.commit({
+        "clusters/apps.yaml": flux(),
+        "apps/pvc.yaml": PVC.format(cls="local-path", size="1Gi"),
+        "apps/cm.yaml": config,
+        "apps/ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n",
+    })
+    head = repo.commit({"apps/pvc.yaml": None, "apps/cm.yaml": None, "apps/ns.yaml": None})
+    code, found = review(repo, base, head, capsys)
+    assert code == 1
+    assert verdicts(found) == [
+        ("error", "apps/ns.yaml", 3), ("error", "apps/pvc.yaml", 3), ("info", "apps/cm.yaml", 3),
+    ]
+    messages = {f["file"]: f["message"] for f in found}
+    assert messages["apps/pvc.yaml"].startswith(
+        "PersistentVolumeClaim shop/data is removed from the tree, and Kustomization "
+        "flux-system/apps (spec.prune: true) prunes: it is deleted in the cluster")
+    assert "everything in namespace shop (2 objects of this repository" in messages[
+        "apps/ns.yaml"]
+    # Without prune the same removal leaves the objects running, unmanaged.
+    other = GitRepo(tmp_path / "other")
+    kept = other.commit({"clusters/apps.yaml": flux(prune="false"),
+                         "apps/pvc.yaml": PVC.format(cls="local-path", size="1Gi")})
+    gone = other.commit({"apps/pvc.yaml": None})
+    code, found = review(other, kept, gone, capsys)
+    assert (code, verdicts(found)) == (0, [("warning", "apps/pvc.yaml", 3)])
+    assert "does not prune: it stays in the cluster" in found[0]["message"]
+
+
+def test_an_object_no_longer_listed_by_its_kustomization_is_pruned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/apps.yaml": flux(),
+        "apps/kustomization.yaml": "resources: [pvc.yaml, deploy.yaml]\n",
+        "apps/pvc.yaml": PVC.format(cls="local-path", size="1Gi"),
+        "apps/deploy.yaml": DEPLOY.format(app="web", image=IMAGE),
+    })
+    head = repo.commit({"apps/kustomization.yaml": "resources: [deploy.yaml]\n"})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (1, [("error", "apps/pvc.yaml", 3)])
+    assert "is no longer applied" in found[0]["message"]
+
+
+def test_argo_cd_prunes_only_with_automated_prune(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {{name: shop, namespace: argocd}}
+        spec:
+          project: default
+          source: {{repoURL: "https://git.example/shop.git", path: apps}}
+          destination: {{server: "https://kubernetes.default.svc", namespace: shop}}
+          syncPolicy:
+            automated: {{prune: {prune}}}
+    """
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "argo/app.yaml": app.format(prune="true"),
+        "apps/pvc.yaml": PVC.format(cls="local-path", size="1Gi"),
+        "apps/keep.yaml": PVC.format(cls="local-path", size="1Gi").replace(
+            "name: data, namespace: shop",
+            "name: keep, namespace: shop, annotations: "
+            "{argocd.argoproj.io/sync-options: Prune=false}"),
+    })
+    head = repo.commit({"apps/pvc.yaml": None, "apps/keep.yaml": None})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (1, [("error", "apps/pvc.yaml", 3)])
+    assert "Argo CD Application argocd/shop (syncPolicy.automated.prune: true)" in found[0][
+        "message"]
+
+
+# ---------------------------------------------------------------- suspended reconcilers
+
+
+def test_changes_under_a_suspended_kustomization_do_not_roll_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/apps.yaml": flux(extra="      suspend: true\n"),
+        "apps/deploy.yaml": DEPLOY.format(app="web", image=IMAGE),
+    })
+    head = repo.commit({"apps/deploy.yaml": DEPLOY.format(app="web", image=IMAGE2)})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (0, [("info", "apps/deploy.yaml", 12)])
+    assert "suspended (spec.suspend: true): this change does not roll out" in found[0][
+        "message"]
+    resumed = repo.commit({"clusters/apps.yaml": flux(extra="      suspend: false\n")})
+    code, found = review(repo, head, resumed, capsys)
+    assert (code, verdicts(found)) == (0, [("info", "clusters/apps.yaml", 9)])
+    assert found[0]["message"].startswith(
+        "Kustomization flux-system/apps is resumed: it applies everything under its path at "
+        "once, 1 object")
+
+
+def test_a_suspended_helmrelease_does_not_upgrade(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    release = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {{name: podinfo, namespace: shop}}
+        spec:
+          interval: 10m
+          suspend: true
+          chart:
+            spec:
+              chart: podinfo
+              version: "{version}"
+              sourceRef: {{kind: HelmRepository, name: podinfo}}
+          values: {{replicaCount: {replicas}}}
+    """
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"hr.yaml": release.format(version="6.5.4", replicas=1)})
+    head = repo.commit({"hr.yaml": release.format(version="6.5.4", replicas=2)})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (0, [("info", "hr.yaml", 12)])
+    assert "helm-controller does not upgrade the release" in found[0]["message"]
+
+
+# ---------------------------------------------------------------- GPU restarts
+
+
+GPU = """
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: coder
+      namespace: llm-serving
+      annotations: {{reviewbot.dev/measured-boot-seconds: "600"}}
+    spec:
+      strategy: {{type: {strategy}}}
+      selector: {{matchLabels: {{app: coder}}}}
+      template:
+        metadata: {{labels: {{app: coder}}}}
+        spec:
+          containers:
+          - name: vllm
+            image: {image}
+            args: ["--tensor-parallel-size={tp}"]
+            resources:
+              limits: {{nvidia.com/gpu: "{tp}"}}
+"""
+
+
+def test_a_gpu_restart_with_recreate_names_the_measured_downtime(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"gpu.yaml": GPU.format(strategy="Recreate", image=IMAGE, tp=1)})
+    head = repo.commit({"gpu.yaml": GPU.format(strategy="Recreate", image=IMAGE, tp=2)})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (0, [("info", "gpu.yaml", 16)])
+    message = found[0]["message"]
+    assert message.startswith("coder requests 2 nvidia.com/gpu and is replaced with Recreate")
+    assert "(args, resources)" in message
+    assert message.endswith("restarts coder: measured boot 600 s of downtime")
+
+
+def test_an_ordinary_image_bump_gives_no_change_safety_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/apps.yaml": flux(),
+        "apps/deploy.yaml": DEPLOY.format(app="web", image=IMAGE),
+    })
+    head = repo.commit({"apps/deploy.yaml": DEPLOY.format(app="web", image=IMAGE2)})
+    assert review(repo, base, head, capsys) == (0, [])
+
+
+# ---------------------------------------------------------------- versions
+
+
+def test_chart_major_bumps_and_oci_tag_bumps_are_info(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    release = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {{name: podinfo, namespace: shop}}
+        spec:
+          interval: 10m
+          chart:
+            spec:
+              chart: podinfo
+              version: "{version}"
+              sourceRef: {{kind: HelmRepository, name: podinfo}}
+    """
+    oci = """
+        apiVersion: source.toolkit.fluxcd.io/v1beta2
+        kind: OCIRepository
+        metadata: {{name: manifests, namespace: flux-system}}
+        spec:
+          interval: 5m
+          url: oci://ghcr.io/example/manifests
+          ref: {{tag: "{tag}"}}
+    """
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"hr.yaml": release.format(version="6.5.4"),
+                        "oci.yaml": oci.format(tag="1.4.0")})
+    minor = repo.commit({"hr.yaml": release.format(version="6.6.0")})
+    assert review(repo, base, minor, capsys) == (0, [])
+    head = repo.commit({"hr.yaml": release.format(version="7.0.1"),
+                        "oci.yaml": oci.format(tag="2.0.0")})
+    code, found = review(repo, minor, head, capsys)
+    assert (code, verdicts(found)) == (0, [("info", "hr.yaml", 9), ("info", "oci.yaml", 7)])
+    messages = sorted(f["message"] for f in found)
+    assert messages[0].startswith("HelmRelease shop/podinfo: chart podinfo 6.6.0 -> 7.0.1")
+    assert "out of reach without the chart" in messages[0]
+    assert messages[1].startswith("OCIRepository flux-system/manifests: tag 1.4.0 -> 2.0.0")
+
+
+# ---------------------------------------------------------------- diff --format json
+
+
+def test_diff_json_marks_each_changed_object_with_its_verdicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/apps.yaml": flux(),
+        "apps/deploy.yaml": DEPLOY.format(app="web", image=IMAGE),
+        "apps/pvc.yaml": PVC.format(cls="local-path", size="1Gi"),
+    })
+    head = repo.commit({"apps/deploy.yaml": DEPLOY.format(app="web2", image=IMAGE2),
+                        "apps/pvc.yaml": None})
+    code, out, err = run_cli(["diff", base, head, "--repo", str(repo.path), "--format", "json"],
+                             capsys)
+    assert code == 0, err
+    entries = {e["object"]: e for e in json.loads(out)["diff"]}
+    marks = {ref: [(v["kind"], v["severity"], v["line"]) for v in e["change_safety"]]
+             for ref, e in entries.items()}
+    assert marks == {
+        "Deployment/shop/web": [("immutable", "error", 6)],
+        "PersistentVolumeClaim/shop/data": [("deleted-data", "error", 3)],
+    }
+
+
+# ---------------------------------------------------------------- the seed pull requests
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    (ROOT / "examples", SEEDS / "step1"),
+    (SEEDS / "step1", SEEDS / "step2"),
+])
+def test_the_seed_prs_give_no_change_safety_error(
+    before: Path, after: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit_tree(before, "before")
+    head = repo.commit_tree(after, "after")
+    _, found = review(repo, base, head, capsys)
+    assert [f for f in found if f["severity"] == "error"] == []
+    if after == SEEDS / "step2":  # TP=1 -> TP=2: the predictor restarts, a weights reload
+        assert [f["message"].rsplit(": ", 1)[-1] for f in found] == [
+            "measured boot 600 s of downtime"]
