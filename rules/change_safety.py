@@ -149,12 +149,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from reviewbot.diff import Change, ObjectDiff, TreeDiff
-from reviewbot.findings import Violation
-from reviewbot.model import KObject, Model, Path, PodTemplate, appliers
-from reviewbot.quantity import parse_quantity
-from reviewbot.registry import Option
-from reviewbot.workload import (
+from reviewbot.diff.objects import Change, ObjectDiff, TreeDiff
+from reviewbot.engine.findings import Violation
+from reviewbot.engine.registry import Option
+from reviewbot.model.objects import KObject, Model, Path, PodTemplate, appliers
+from reviewbot.model.quantity import parse_quantity
+from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
     MEASURED_BOOT,
     measured,
