@@ -92,6 +92,22 @@ def build_parser() -> argparse.ArgumentParser:
     conn = netsub.add_parser("connectivity", parents=[_common(("text", "json", "connlist"))],
                              help="allowed flows between workloads")
     conn.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+
+    inventory = sub.add_parser(
+        "inventory", help="the cluster: section from kubectl get nodes/pods -o json",
+        description="Print (or write into a config) the cluster: section of .reviewbot.yaml "
+                    "from `kubectl get nodes -o json`, and with --pods the measured: boots "
+                    "from `kubectl get pods -A -o json` (- reads stdin).")
+    inventory.add_argument("--nodes", required=True, metavar="FILE",
+                           help="kubectl get nodes -o json output (- for stdin)")
+    inventory.add_argument("--pods", metavar="FILE",
+                           help="kubectl get pods -A -o json output (- for stdin)")
+    inventory.add_argument("--write", metavar="CONFIG",
+                           help="update CONFIG in place (every byte outside the sections kept)")
+    inventory.add_argument("--cluster", metavar="NAME",
+                           help="the clusters: entry these nodes belong to (multi-cluster configs)")
+    inventory.add_argument("--output", metavar="FILE", help="write to FILE, not stdout")
+    inventory.add_argument("--debug", action="store_true")
     return parser
 
 
@@ -146,6 +162,7 @@ COMMANDS = {
     "diff": ("review", "diff_command"),
     "review": ("review", "review_command"),
     "netpol": ("netpol", "netpol_command"),
+    "inventory": ("inventory", "inventory_command"),
 }
 
 

@@ -17,6 +17,7 @@ from reviewbot.engine.findings import format_path
 from reviewbot.engine.registry import Rule, all_rules
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import LoadedFile, load
+from reviewbot.model.inventory import allocatable_problem, label_problem, measured_problem
 from reviewbot.model.objects import Inventory, parse_inventory
 from reviewbot.schema.validate import Validator
 from reviewbot.sources.tree import FileRecord, blob_id
@@ -39,7 +40,9 @@ class Config:
 
     @property
     def inventory(self) -> Inventory:
-        return parse_inventory(self.raw.get("cluster"))
+        measured = self.raw.get("measured")
+        return parse_inventory(self.raw.get("cluster"),
+                               measured if isinstance(measured, dict) else None)
 
     @property
     def fail_on(self) -> str | None:
@@ -122,7 +125,33 @@ def parse_config(data: bytes, name: str) -> Config:
     for problem in Validator(config_schema()).problems(raw):
         _fail(loaded, problem.path, problem.message, name)
     _check_rules(loaded, raw, name)
+    _check_inventory(loaded, raw, name)
     return Config(raw, name)
+
+
+def _check_inventory(loaded: LoadedFile, raw: Mapping[str, Any], name: str) -> None:
+    """Inventory values the rules compute with: a value they could not read would silently
+    drop a finding (``memory: 64GB``) or invent one (``nvidia.com/gpu: four`` read as 0)."""
+    cluster = raw.get("cluster")
+    nodes = cluster.get("nodes") if isinstance(cluster, dict) else None
+    for i, node in enumerate(nodes if isinstance(nodes, list) else ()):
+        if not isinstance(node, dict):
+            continue
+        base: tuple[str | int, ...] = ("cluster", "nodes", i)
+        for key, value in (node.get("allocatable") or {}).items():
+            problem = allocatable_problem(str(key), value)
+            if problem:
+                _fail(loaded, (*base, "allocatable", key), problem, name)
+        for key, value in (node.get("labels") or {}).items():
+            problem = label_problem(str(key), value)
+            if problem:
+                _fail(loaded, (*base, "labels", key), problem, name)
+    measured = raw.get("measured")
+    for workload, facts in (measured.items() if isinstance(measured, dict) else ()):
+        for key, value in (facts.items() if isinstance(facts, dict) else ()):
+            problem = measured_problem(str(key), value)
+            if problem:
+                _fail(loaded, ("measured", workload, key), problem, name)
 
 
 def _check_rules(loaded: LoadedFile, raw: Mapping[str, Any], name: str) -> None:
@@ -143,6 +172,10 @@ def _check_rules(loaded: LoadedFile, raw: Mapping[str, Any], name: str) -> None:
             elif not option.accepts(value):
                 _fail(loaded, ("rules", rule_id, key),
                       f"option {key!r} of rule {rule_id} takes a {option.type}", name)
+            elif not option.in_range(value):
+                _fail(loaded, ("rules", rule_id, key),
+                      f"option {key!r} of rule {rule_id} must be {option.range_text} "
+                      f"(got {value!r})", name)
 
 
 def _fail(loaded: LoadedFile, path: tuple[str | int, ...], message: str, name: str) -> None:

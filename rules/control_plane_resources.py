@@ -87,7 +87,8 @@ FIX = "Set resources.requests and resources.limits for cpu and memory, within th
 KINDS: tuple[str, ...] = ()
 OPTIONS = (
     Option("max-limit-fraction", "number", 0.3,
-           "Largest share of a control-plane node's allocatable CPU or memory a pod may limit."),
+           "Largest share of a control-plane node's allocatable CPU or memory a pod may limit.",
+           minimum=0, exclusive_minimum=True, maximum=1),
 )
 SEVERITIES = {"missing": "error", "share": "error"}
 RESOURCES = ("cpu", "memory")

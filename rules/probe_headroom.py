@@ -90,7 +90,8 @@ FIX = "Raise failureThreshold (or periodSeconds) until the budget covers factor 
 KINDS: tuple[str, ...] = ()
 OPTIONS = (
     Option("factor", "number", 1.5,
-           "Headroom: the probe budget must be at least factor x the measured boot time."),
+           "Headroom: the probe budget must be at least factor x the measured boot time.",
+           minimum=1),
 )
 SEVERITIES = {"startup": "error", "liveness": "error", "bad-fact": "warning"}
 DEFAULTS = {"initialDelaySeconds": 0, "periodSeconds": 10, "failureThreshold": 3}
@@ -101,7 +102,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     seen: set[tuple[int, tuple[Any, ...]]] = set()
     for pod in model.pods:
         key = (id(pod.obj), pod.spec_path)
-        raw = measured(pod, MEASURED_BOOT)
+        raw = measured(pod, MEASURED_BOOT, model.inventory)
         if raw is None or key in seen:
             continue
         seen.add(key)

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from reviewbot.engine.registry import Rule, all_rules, get_rule
+from reviewbot.engine.registry import Option, Rule, all_rules, get_rule
 from reviewbot.output import emit
 
 
@@ -39,7 +39,8 @@ def explain(rule: Rule) -> str:
         lines += ["Severities: " + ", ".join(f"{k}={v}" for k, v in rule.severities.items()), ""]
     if rule.options:
         lines.append(f"Options (.reviewbot.yaml: rules: {{{rule.id}: {{...}}}}):")
-        lines += [f"  {o.name} ({o.type}, default {o.default!r}): {o.help}" for o in rule.options]
+        lines += [f"  {o.name} ({_type_text(o)}, default {o.default!r}): {o.help}"
+                  for o in rule.options]
         lines.append("")
     lines.append(rule.doc)
     return "\n".join(lines).rstrip() + "\n"
@@ -50,10 +51,16 @@ def _rule_json(rule: Rule) -> dict[str, Any]:
         "id": rule.id, "severity": rule.severity, "summary": rule.summary,
         "rationale": rule.rationale, "fix": rule.fix, "kinds": list(rule.kinds),
         "options": [
-            {"name": o.name, "type": o.type, "default": o.default, "help": o.help}
+            {"name": o.name, "type": o.type, "default": o.default, "help": o.help,
+             **({"range": o.range_text} if o.range_text else {})}
             for o in rule.options
         ],
     }
+
+
+def _type_text(option: Option) -> str:
+    """``number``, or ``number, >= 1`` when the option has a range."""
+    return f"{option.type}, {option.range_text}" if option.range_text else option.type
 
 
 def rules_markdown(rules: tuple[Rule, ...]) -> str:
@@ -66,7 +73,8 @@ def rules_markdown(rules: tuple[Rule, ...]) -> str:
                 f"**Why.** {r.rationale}", "", f"**Fix.** {r.fix}", ""]
         if r.options:
             out += ["| option | type | default | meaning |", "|---|---|---|---|"]
-            out += [f"| `{o.name}` | {o.type} | `{o.default!r}` | {o.help} |" for o in r.options]
+            out += [f"| `{o.name}` | {_type_text(o)} | `{o.default!r}` | {o.help} |"
+                    for o in r.options]
             out.append("")
         out.append(r.doc)
     return "\n".join(out).rstrip() + "\n"

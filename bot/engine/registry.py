@@ -30,15 +30,48 @@ _TYPES: dict[str, tuple[type, ...]] = {
 
 @dataclass(frozen=True)
 class Option:
+    """A typed rule option. Numbers may carry a range (``minimum``/``maximum``, inclusive
+    unless ``exclusive_minimum``/``exclusive_maximum``): a value outside it would disarm the
+    rule (a headroom ``factor`` below 1, a node share of 30 instead of 0.3), so the config
+    refuses it."""
+
     name: str
     type: str  # bool | int | number | string | list | map
     default: Any
     help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive_minimum: bool = False
+    exclusive_maximum: bool = False
 
     def accepts(self, value: Any) -> bool:
         if isinstance(value, bool) and self.type in ("int", "number"):
             return False
         return isinstance(value, _TYPES[self.type])
+
+    def in_range(self, value: Any) -> bool:
+        """True unless ``value`` (already of the option's type) is outside the range."""
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return True
+        if value != value:  # NaN compares false with everything
+            return self.minimum is None and self.maximum is None
+        if self.minimum is not None and (
+            value < self.minimum or (self.exclusive_minimum and value == self.minimum)
+        ):
+            return False
+        return self.maximum is None or not (
+            value > self.maximum or (self.exclusive_maximum and value == self.maximum)
+        )
+
+    @property
+    def range_text(self) -> str:
+        """The range as the docs and errors print it: ``>= 1``, ``> 0 and <= 1`` ('' if none)."""
+        parts = []
+        if self.minimum is not None:
+            parts.append(f"{'>' if self.exclusive_minimum else '>='} {self.minimum:g}")
+        if self.maximum is not None:
+            parts.append(f"{'<' if self.exclusive_maximum else '<='} {self.maximum:g}")
+        return " and ".join(parts)
 
 
 @dataclass(frozen=True)

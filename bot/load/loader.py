@@ -727,3 +727,126 @@ def _ignore_comments(text: str) -> dict[int, tuple[tuple[str, ...], str, int]]:
             rules = tuple(r.strip() for r in match.group(1).split(",") if r.strip())
             found[number] = (rules, match.group(2).strip(), match.start() + 1)
     return found
+
+
+# ---------------------------------------------------------------- round trip (writing a file)
+
+
+def dump_yaml(data: Any) -> str:
+    """``data`` (plain dicts and lists, or what :func:`update_sections` hands out) as block
+    YAML in round-trip style: two-space mappings, sequences indented under their key."""
+    import io
+
+    out = io.StringIO()
+    _round_trip().dump(_quoted(data), out)
+    return out.getvalue()
+
+
+def _quoted(value: Any) -> Any:
+    """Plain strings that would read back as another type (``"32"``, ``""``, ``"true"``)
+    double-quoted, the way the configs and manifests write them; round-trip values (with
+    their own style) left alone."""
+    from ruamel.yaml.comments import CommentedBase
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString, ScalarString
+
+    if isinstance(value, CommentedBase) and isinstance(value, dict):
+        for key in list(value):
+            value[key] = _quoted(value[key])
+        return value
+    if isinstance(value, CommentedBase) and isinstance(value, list):
+        for i, item in enumerate(value):
+            value[i] = _quoted(item)
+        return value
+    if isinstance(value, dict):
+        return {k: _quoted(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_quoted(v) for v in value]
+    if isinstance(value, str) and not isinstance(value, ScalarString) and (
+        not value or resolve_plain(value) != value or value != value.strip()
+    ):
+        return DoubleQuotedScalarString(value)
+    return value
+
+
+def update_sections(text: str, updates: dict[str, Any], name: str = "the file") -> str:
+    """``text`` with some top-level sections of its mapping replaced.
+
+    ``updates`` maps a top-level key to a function that gets the key's current value in
+    ruamel.yaml's round-trip form (comments attached; None when absent) and returns its new
+    value. Each updated section is dumped again in round-trip mode and spliced in where it
+    was; every byte outside the updated sections stays as it was (comments, blank lines,
+    quoting, indentation, the comment lines just above the next section). A section the text
+    lacks is appended at the end.
+    """
+    yaml = _round_trip()
+    data: Any
+    try:
+        data = yaml.load(text) if text.strip() else None
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+        raise ProblemError(f"{name}{where}: not valid YAML, so it cannot be updated", 1, 1) \
+            from None
+    if data is None:
+        data = {}
+    style: Any = getattr(data, "fa", None)
+    if not isinstance(data, dict) or (data and style is not None and style.flow_style()):
+        raise ProblemError(f"{name}: the top level is not a block mapping", 1, 1)
+    lines = text.splitlines(keepends=True)
+    keys = list(data)
+    marks: Any = getattr(data, "lc", None)  # ruamel's line/column record of the mapping
+    starts = {key: marks.key(key)[0] for key in keys} if keys else {}
+    for key, start in starts.items():
+        if marks.key(key)[1] != 0:
+            raise ProblemError(f"{name}: top-level key {key_text(key)} is indented", start + 1, 1)
+    spans: list[tuple[int, int, str]] = []
+    appended: list[str] = []
+    for key, update in updates.items():
+        old = data.get(key)
+        _drop_trailing_comments(old)  # the lines after a section stay where they are
+        new = update(old)
+        chunk = dump_yaml({key: new})
+        if key not in starts:
+            appended.append(chunk)
+            continue
+        start = starts[key]
+        later = sorted(s for s in starts.values() if s > start)
+        end = later[0] if later else len(lines)
+        while end > start + 1 and (not lines[end - 1].strip()
+                                   or lines[end - 1].lstrip().startswith(("#", "...", "---"))):
+            end -= 1
+        spans.append((start, end, chunk))
+    for start, end, chunk in sorted(spans, reverse=True):
+        lines[start:end] = [chunk]
+    out = "".join(lines)
+    for chunk in appended:
+        if out and not out.endswith("\n"):
+            out += "\n"
+        out += chunk
+    return out
+
+
+def _drop_trailing_comments(value: Any) -> None:
+    """Cut what ruamel attaches after a section's last value (blank lines and comments that
+    the file has below the section): those lines are kept in place by the splice, and would
+    otherwise follow the last entry around when entries are added."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    while isinstance(value, (CommentedMap, CommentedSeq)) and len(value):
+        value.ca.end = []
+        last: Any = list(value)[-1] if isinstance(value, CommentedMap) else len(value) - 1
+        entry = value.ca.items.get(last)
+        for token in entry or ():
+            for one in token if isinstance(token, list) else [token]:
+                text = getattr(one, "value", None)
+                if isinstance(text, str) and "\n" in text:
+                    one.value = text[: text.index("\n") + 1]
+        value = value[last]
+
+
+def _round_trip() -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.width = 4096
+    yaml.preserve_quotes = True
+    return yaml

@@ -45,6 +45,35 @@ def _parse_text(value: str) -> Fraction | None:
     return base * _SUFFIX[suffix or ""]
 
 
+_BYTE_UNITS = re.compile(r"^([0-9.]+)\s*([KMGTPE])i?B$", re.IGNORECASE)
+
+
+def quantity_error(value: Any) -> str | None:
+    """Why ``value`` is not a quantity the Kubernetes API server accepts (None when it is).
+
+    The grammar is :data:`_QUANTITY`'s, which :func:`parse_quantity` reads; the API server
+    also refuses surrounding spaces, which the manifest rules forgive. The text names the
+    value and what was meant when the mistake is a common one (``64GB``: ``64G`` or ``64Gi``).
+    """
+    if isinstance(value, bool) or value is None or not isinstance(value, (int, float, str)):
+        return f"{value!r} is not a quantity (a number with an optional suffix)"
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return f"{value!r} is not a quantity"
+    if isinstance(value, str):
+        if value != value.strip():
+            return f"{value!r} is not a quantity: it has surrounding spaces"
+        if _parse_text(value) is None:
+            units = _BYTE_UNITS.match(value)
+            if units:
+                number, prefix = units.group(1), units.group(2).upper()
+                prefix = "k" if prefix == "K" else prefix
+                return (f"{value!r} is not a quantity: write {number}{prefix} (powers of 1000) "
+                        f"or {number}{prefix.upper()}i (powers of 1024)")
+            return (f"{value!r} is not a quantity (a number with an optional suffix such as "
+                    "500m, 4, 15Gi, 64G or 1e3)")
+    return None
+
+
 def format_cpu(value: Fraction) -> str:
     millis = value * 1000
     if millis.denominator == 1 and millis % 1000:

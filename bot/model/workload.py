@@ -37,7 +37,9 @@ HOSTNAME = "kubernetes.io/hostname"
 CONTROL_PLANE_KEYS: tuple[str, ...] = (
     "node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master",
 )
+MEASURED_PREFIX = "reviewbot.dev/"
 MEASURED_BOOT = "reviewbot.dev/measured-boot-seconds"
+MEASURED_KV_CACHE = "reviewbot.dev/measured-kv-cache-tokens"
 
 
 # ---------------------------------------------------------------- images
@@ -131,10 +133,42 @@ def pod_annotations(pod: PodTemplate) -> dict[str, str]:
     return out
 
 
-def measured(pod: PodTemplate, key: str) -> str | None:
+def measured(pod: PodTemplate, key: str, inventory: Inventory | None = None) -> str | None:
     """A measured fact (``reviewbot.dev/measured-*``) for the pod: the pod template's
-    annotation, else the object's (values files: the config's ``measured`` section)."""
-    return pod_annotations(pod).get(key)
+    annotation, else the object's (values files: the config's ``measured`` section by path),
+    else the inventory's ``measured:`` entry for the workload (``reviewbot inventory
+    --pods`` writes those). An annotation wins."""
+    found = measured_source(pod, key, inventory)
+    return found[0] if found else None
+
+
+def measured_source(
+    pod: PodTemplate, key: str, inventory: Inventory | None = None
+) -> tuple[str, str] | None:
+    """``(value, where it came from)``: ``annotation reviewbot.dev/...`` or
+    ``.reviewbot.yaml measured.<workload>``."""
+    value = pod_annotations(pod).get(key)
+    if value is not None:
+        return value, f"annotation {key}"
+    if inventory is None or not inventory.measured:
+        return None
+    short = key.removeprefix(MEASURED_PREFIX)
+    for name in workload_keys(pod):
+        facts = inventory.measured.get(name)
+        if isinstance(facts, Mapping) and facts.get(short) is not None:
+            return str(facts[short]), f"the inventory's measured.{name}.{short}"
+    return None
+
+
+def workload_keys(pod: PodTemplate) -> tuple[str, ...]:
+    """The keys a ``measured:`` entry may use for ``pod``: its object as findings name it
+    (a KServe component other than the predictor adds ``/<component>``), and its pods' own
+    workload (``Deployment/forgejo/forgejo`` for a Helm chart's values)."""
+    ref = pod.obj.ref
+    if pod.component not in (None, "predictor"):
+        ref = f"{ref}/{pod.component}"
+    own = f"{pod.kind}/{pod.namespace}/{pod.name}"
+    return (ref,) if own == ref else (ref, own)
 
 
 # ---------------------------------------------------------------- resources
