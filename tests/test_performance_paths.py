@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from reviewbot.config import Config
+from reviewbot.engine import concurrency
 from reviewbot.engine import run as engine
 from reviewbot.load import cache as cache_mod
 from reviewbot.load.cache import ParseCache
@@ -77,9 +78,8 @@ def _shape(files: list[LoadedFile]) -> list[Any]:
 def test_parallel_parse_equals_sequential(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     tree = _tree(tmp_path, FILES)
     sequential = engine.load_files(tree, Config())
-    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(engine.os, "cpu_count", lambda: 3)  # two forked workers
-    parallel = engine.load_files(tree, Config())
+    with concurrency.override(cores=3, parse_min_bytes=0):  # two forked workers
+        parallel = engine.load_files(tree, Config())
     assert [f.path for f in parallel] == [f.path for f in sequential]
     assert _shape(parallel) == _shape(sequential)
     assert any(f.problems for f in parallel) and any(f.pure for f in parallel)
@@ -88,10 +88,8 @@ def test_parallel_parse_equals_sequential(tmp_path: Path, monkeypatch: pytest.Mo
 def test_a_failing_worker_costs_only_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     tree = _tree(tmp_path, FILES)
     expected = _shape(engine.load_files(tree, Config()))
-    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(engine, "freeze", lambda loaded: 1 / 0)  # the worker sends nothing
-    assert _shape(engine.load_files(tree, Config())) == expected
+    with concurrency.override(cores=2, parse_min_bytes=0, fail=True):  # the worker sends nothing
+        assert _shape(engine.load_files(tree, Config())) == expected
 
 
 def _packs(directory: Path) -> list[Path]:
@@ -204,11 +202,10 @@ def test_rules_shared_with_a_worker_give_the_sequential_result(
 ) -> None:
     sequential = _lint(SEED)
     assert sequential[0] and "schema" in sequential[1]
-    monkeypatch.setattr(engine, "PARALLEL_MIN_OBJECTS", 0)
-    monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
-    assert _lint(SEED) == sequential
-    monkeypatch.setattr(engine.pickle, "dumps", lambda *a, **k: 1 / 0)  # the worker fails
-    assert _lint(SEED) == sequential
+    with concurrency.override(cores=2, rules_min_objects=0):
+        assert _lint(SEED) == sequential
+    with concurrency.override(cores=2, rules_min_objects=0, fail=True):  # the worker fails
+        assert _lint(SEED) == sequential
 
 
 def test_a_rule_error_surfaces_as_without_a_worker(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -220,9 +217,8 @@ def test_a_rule_error_surfaces_as_without_a_worker(monkeypatch: pytest.MonkeyPat
         return original(rule, model, options)
 
     monkeypatch.setattr(engine, "_violations", flaky)
-    monkeypatch.setattr(engine, "PARALLEL_MIN_OBJECTS", 0)
-    monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
-    with pytest.raises(RuntimeError, match="rule bug"):
+    with concurrency.override(cores=2, rules_min_objects=0), \
+            pytest.raises(RuntimeError, match="rule bug"):
         _lint(SEED)
 
 
@@ -299,16 +295,15 @@ def test_the_result_key_names_the_kubeconform_binary(
 def test_large_packs_are_written_in_the_background(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(cache_mod, "BACKGROUND_ENTRIES", 0)
-    monkeypatch.setattr(cache_mod.os, "cpu_count", lambda: 2)
     repo, store = tmp_path / "repo", tmp_path / "cache"
     tree = _tree(repo, FILES)
     fresh = _shape(engine.load_files(tree, Config()))
     cold = ParseCache(store)
-    engine.load_files(tree, Config(), cold)
-    assert cache_mod._WRITERS  # a child writes the pack
+    with concurrency.override(cores=2, background_min_entries=0):
+        engine.load_files(tree, Config(), cold)
+    assert concurrency.pending_background()  # a child writes the pack
     warm = ParseCache(store)  # waits for it
-    assert not cache_mod._WRITERS
+    assert not concurrency.pending_background()
     assert _shape(engine.load_files(tree, Config(), warm)) == fresh
     assert warm.misses == 0
 
@@ -328,11 +323,10 @@ def test_rules_in_the_background_give_the_result_of_the_foreground(
         return [f.__dict__ for f in got.findings], got.stats, got.suppressed, model.notes
 
     expected = result(False)
-    monkeypatch.setattr(engine, "PARALLEL_MIN_OBJECTS", 0)
-    monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
-    assert result(True) == expected
-    monkeypatch.setattr(engine.pickle, "dumps", lambda *a, **k: 1 / 0)  # the worker fails
-    assert result(True) == expected
+    with concurrency.override(cores=2, rules_min_objects=0):
+        assert result(True) == expected
+    with concurrency.override(cores=2, rules_min_objects=0, fail=True):  # the worker fails
+        assert result(True) == expected
 
 
 def test_models_of_one_run_share_objects_only_where_nothing_differs(tmp_path: Path) -> None:

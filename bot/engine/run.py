@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reviewbot.config import Config
+from reviewbot.engine import concurrency
 from reviewbot.engine.findings import Finding, Violation, format_path, sort_key
 from reviewbot.engine.registry import Rule, all_rules
 from reviewbot.errors import ReviewbotError
@@ -44,7 +45,6 @@ class Result:
         return self.model.skipped
 
 
-PARALLEL_MIN_BYTES = 4 * 1024 * 1024  # below this, starting a worker costs more than it saves
 class Memo(dict[tuple[str, str], LoadedFile]):
     """What one run already loaded and built: files by (path, blob), and by document the
     objects a model made of it (``build_model``'s ``shared``)."""
@@ -101,51 +101,32 @@ def parse_files(records: Sequence[FileRecord]) -> list[LoadedFile]:
     0.1 s, unmarshalling and rebuilding it here 0.25 s). A worker that fails costs only
     time: its share is parsed here.
     """
-    workers = min(os.cpu_count() or 1, 8) - 1
-    if workers < 1 or sum(len(r.data) for r in records) < PARALLEL_MIN_BYTES:
+    workers = min(concurrency.cores(), 8) - 1
+    if (workers < 1 or concurrency.in_worker()
+            or sum(len(r.data) for r in records) < concurrency.limits().parse_min_bytes):
         return [load(r) for r in records]
     n = workers + 1
     shares = [records[i::n] for i in range(n)]
-    context = _fork()
-    started: list[tuple[Any, Any]] = []
-    for share in shares[1:]:
-        receive, send = context.Pipe(duplex=False)
-        process = context.Process(target=_parse_share, args=(share, send), daemon=True)
-        process.start()
-        send.close()
-        started.append((process, receive))
+    started = [concurrency.Worker(_parse_share, share) for share in shares[1:]]
     results = [[load(r) for r in shares[0]]]
-    for share, (process, receive) in zip(shares[1:], started, strict=True):
+    for share, worker in zip(shares[1:], started, strict=True):
+        data = worker.result()
         try:
-            raw = marshal.loads(receive.recv_bytes())
+            if data is None:
+                raise ValueError("the worker sent nothing")
+            raw = marshal.loads(data)
             results.append([thaw(r, x) for r, x in zip(share, raw, strict=True)])
-        except (EOFError, OSError, ValueError, TypeError, KeyError):
+        except (EOFError, ValueError, TypeError, KeyError):
             results.append([load(r) for r in share])
-        finally:
-            receive.close()
-            process.join()
     out: list[Any] = [None] * len(records)
     for i, result in enumerate(results):
         out[i::n] = result
     return out
 
 
-def _fork() -> Any:
-    """The fork start method (imported here: most runs never fork, and it costs at start)."""
-    import multiprocessing
-
-    return multiprocessing.get_context("fork")
-
-
-def _parse_share(records: Sequence[FileRecord], send: Any) -> None:
-    """In a worker: parse, send the plain data back (on any failure, nothing: the parent
-    sees the pipe close and parses the share itself)."""
-    try:
-        send.send_bytes(marshal.dumps([freeze(load(r)) for r in records]))
-    except Exception:  # noqa: BLE001 - reported by the parent's fallback, not here
-        pass
-    finally:
-        send.close()
+def _parse_share(records: Sequence[FileRecord]) -> bytes:
+    """In a worker: parse, return the plain data (sent back as one ``marshal`` blob)."""
+    return marshal.dumps([freeze(load(r)) for r in records])
 
 
 def load_model(
@@ -200,44 +181,30 @@ def start_rules(
                 cache.store_result(key, frozen)
         return result
 
-    workers = min(os.cpu_count() or 1, 2) - 1
-    if not background or workers < 1 or len(model.objects) < PARALLEL_MIN_OBJECTS:
+    workers = min(concurrency.cores(), 2) - 1
+    if (not background or workers < 1 or concurrency.in_worker()
+            or len(model.objects) < concurrency.limits().rules_min_objects):
         return lambda: finish(run_rules(model, config, only=only))
-    context = _fork()
-    receive, send = context.Pipe(duplex=False)
-    process = context.Process(target=_analysis_worker, args=(model, config, only, send),
-                              daemon=True)
-    process.start()
-    send.close()
+    worker = concurrency.Worker(_analysis_worker, model, config, only)
 
     def wait() -> Result:
+        data = worker.result()
         try:
-            findings, suppressed, stats, notes = pickle.loads(receive.recv_bytes())
+            if data is None:
+                raise ValueError("the worker sent nothing")
+            findings, suppressed, stats, notes = pickle.loads(data)
         except Exception:  # noqa: BLE001 - the rules run here instead
             return finish(run_rules(model, config, only=only))
-        finally:
-            receive.close()
-            process.join()
         model.notes.update(notes)
         return finish(Result(findings, model, suppressed=suppressed, stats=stats))
 
     return wait
 
 
-_IN_WORKER = False  # set in a worker: it runs its rules one after the other
-
-
-def _analysis_worker(model: Model, config: Config, only: Sequence[str], send: Any) -> None:
-    global _IN_WORKER
-    _IN_WORKER = True
-    try:
-        result = run_rules(model, config, only=only)
-        payload = (result.findings, result.suppressed, result.stats, model.notes)
-        send.send_bytes(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
-    except Exception:  # noqa: BLE001 - the parent runs the rules itself
-        pass
-    finally:
-        send.close()
+def _analysis_worker(model: Model, config: Config, only: Sequence[str]) -> bytes:
+    result = run_rules(model, config, only=only)
+    payload = (result.findings, result.suppressed, result.stats, model.notes)
+    return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 RESULT_FORMAT = 1
@@ -354,7 +321,6 @@ def run_rules(model: Model, config: Config, *, only: Sequence[str] = ()) -> Resu
     return result
 
 
-PARALLEL_MIN_OBJECTS = 5_000  # below this, forking a worker costs more than it saves
 # Relative CPU cost of rules, measured on the 50k-object synthetic tree (others count 1): how
 # the rules are shared between this process and a worker.
 RULE_COST = {"netpol-pairing": 12, "kustomize-integrity": 7, "schedulability": 5, "schema": 3}
@@ -369,28 +335,23 @@ def rule_findings(rules: Sequence[Rule], model: Model, config: Config) -> list[l
     then replayed in rule order, so the result is the sequential one. If anything fails, the
     rules run here, one after the other (an error is raised exactly as without a worker).
     """
-    workers = min(os.cpu_count() or 1, 2) - 1
-    if (workers < 1 or _IN_WORKER or len(rules) < 2
-            or len(model.objects) < PARALLEL_MIN_OBJECTS):
+    workers = min(concurrency.cores(), 2) - 1
+    if (workers < 1 or concurrency.in_worker() or len(rules) < 2
+            or len(model.objects) < concurrency.limits().rules_min_objects):
         return [_rule_run(r, model, config)[0] for r in rules]
     mine, theirs = _share(rules)
     notes = dict(model.notes)
-    context = _fork()
-    receive, send = context.Pipe(duplex=False)
-    process = context.Process(target=_rules_worker, args=(rules, theirs, model, config, send),
-                              daemon=True)
-    process.start()
-    send.close()
+    worker = concurrency.Worker(_rules_worker, rules, theirs, model, config)
     done: dict[int, tuple[list[Finding], Notes]] = {}
     try:
         for i in mine:
             done[i] = _rule_run(rules[i], model, config)
-        done.update(pickle.loads(receive.recv_bytes()))
+        data = worker.result()
+        if data is not None:
+            done.update(pickle.loads(data))
     except Exception:  # noqa: BLE001 - the sequential run below raises what matters
         done = {}
-    finally:
-        receive.close()
-        process.join()
+        worker.result()
     model.notes.clear()
     model.notes.update(notes)
     if len(done) != len(rules):
@@ -425,17 +386,11 @@ def _rule_run(rule: Rule, model: Model, config: Config) -> tuple[list[Finding], 
     return found, written
 
 
-def _rules_worker(rules: Sequence[Rule], indexes: Sequence[int], model: Model, config: Config,
-                  send: Any) -> None:
-    """In a worker: run some rules, send back their findings and notes (on any failure,
-    nothing: the parent sees the pipe close and runs every rule itself)."""
-    try:
-        out = {i: _rule_run(rules[i], model, config) for i in indexes}
-        send.send_bytes(pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL))
-    except Exception:  # noqa: BLE001 - reported by the parent's sequential run
-        pass
-    finally:
-        send.close()
+def _rules_worker(rules: Sequence[Rule], indexes: Sequence[int], model: Model,
+                  config: Config) -> bytes:
+    """In a worker: run some rules, return their findings and notes."""
+    out = {i: _rule_run(rules[i], model, config) for i in indexes}
+    return pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _violations(rule: Rule, model: Model, options: Any) -> Iterable[Violation]:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewbot import __version__
+from reviewbot.engine import concurrency
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import Document, LoadedFile, Problem
 from reviewbot.sources.tree import MAX_FILE_BYTES, FileRecord
@@ -124,18 +125,13 @@ class ParseCache:
             return  # a cache that cannot be written only costs speed
         self.pack_blobs[key] = frozenset(entries) | base
         self.depth[key] = self.depth[parent] + 1 if parent is not None else 0
-        workers = (os.cpu_count() or 1) > 1
-        if len(entries) < BACKGROUND_ENTRIES or not workers:
+        workers = concurrency.cores() > 1 and not concurrency.in_worker()
+        if len(entries) < concurrency.limits().background_min_entries or not workers:
             _write_pack(self.packs, key, parent, entries)
             return
         # A whole tree's pack (8 MB of JSON at 10k objects, 0.15 s) is written by a forked
         # child while this process goes on (building the model uses one core).
-        import multiprocessing  # here: most runs write no pack in the background
-
-        writer = multiprocessing.get_context("fork").Process(
-            target=_write_pack, args=(self.packs, key, parent, entries))
-        writer.start()
-        _WRITERS.append(writer)
+        concurrency.background(_write_pack, self.packs, key, parent, entries)
 
     # ------------------------------------------------------------ rule results
 
@@ -206,14 +202,9 @@ def unseal(data: bytes, kind: str, key: str) -> bytes:
     return body
 
 
-BACKGROUND_ENTRIES = 1000  # packs with more entries are written by a forked child
-_WRITERS: list[Any] = []  # those children, until joined
-
-
 def flush() -> None:
     """Wait for the packs being written in the background (then every pack is on disk)."""
-    while _WRITERS:
-        _WRITERS.pop().join()
+    concurrency.join_background()
 
 
 def _write_pack(folder: Path, key: str, parent: str | None, entries: dict[str, Any]) -> None:

@@ -3,28 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
-from reviewbot.engine.findings import Finding
 from reviewbot.errors import ReviewbotError
-from reviewbot.sources.tree import Skipped
+from reviewbot.report.base import FORMATS, Report
 
-FORMATS = ("text", "json", "sarif", "github", "rdjson", "markdown")
-
-
-@dataclass(frozen=True)
-class Report:
-    """Everything a reporter may show. ``review`` is set by `reviewbot review`."""
-
-    findings: tuple[Finding, ...]
-    skipped: tuple[Skipped, ...] = ()
-    review: bool = False
-    diff: tuple[dict[str, Any], ...] = ()
-    stats: dict[str, Any] = field(default_factory=dict)
-    sources: dict[str, str] = field(default_factory=dict)  # file -> text, for excerpts
-    extra: dict[str, Any] = field(default_factory=dict)  # review summary facts (markdown)
-
+__all__ = ["FORMATS", "Report", "render"]
 
 def render(report: Report, fmt: str, *, color: bool = False) -> str:
     return _renderer(fmt)(report, color)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reviewbot.report import Report
+from reviewbot.report.base import Report
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 

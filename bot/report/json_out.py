@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from reviewbot.report import Report
+from reviewbot.report.base import Report
 
 
 def render_json(report: Report, color: bool = False) -> str:

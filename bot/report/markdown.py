@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reviewbot.engine.findings import Finding
-from reviewbot.report import Report
+from reviewbot.report.base import Report
 from reviewbot.report.difftext import change_lines, clean, object_header
 
 DEFAULT_LIMIT = 60_000

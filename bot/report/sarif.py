@@ -7,7 +7,7 @@ from typing import Any
 
 from reviewbot import __version__
 from reviewbot.engine.registry import all_rules
-from reviewbot.report import Report
+from reviewbot.report.base import Report
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -1,0 +1,119 @@
+"""Work in forked processes: the only module that imports :mod:`multiprocessing`.
+
+Every "do this elsewhere" of reviewbot goes through here, with one protocol:
+
+- :class:`Worker` runs a function in a forked child, which inherits the parent's memory
+  (nothing is pickled *to* it) and sends back the ``bytes`` the function returned. The parent
+  collects them with :meth:`Worker.result`, which gives ``None`` when the child failed in any
+  way; the caller then does the work itself, so a worker only ever saves time.
+- :func:`background` starts a child nobody waits for until :func:`join_background`.
+
+:class:`Limits` say when forking pays. :func:`override` is the seam tests use to take the
+parallel paths on small inputs (or to make every worker fail), instead of patching names.
+An equivalence test runs each parallel path against its sequential twin.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Limits:
+    """When work is shared with forked children (sizes measured on the benchmark trees)."""
+
+    cores: int | None = None  # None: os.cpu_count()
+    parse_min_bytes: int = 4 * 1024 * 1024  # below this, a parse worker costs more than it saves
+    rules_min_objects: int = 5_000  # below this, sharing the rules costs more than it saves
+    background_min_entries: int = 1_000  # cache packs this large are written by a child
+    fail: bool = False  # tests: every worker sends nothing (the callers' fallback runs)
+
+
+_limits = Limits()
+_in_worker = False
+_background: list[Any] = []
+
+
+def limits() -> Limits:
+    return _limits
+
+
+def cores() -> int:
+    return _limits.cores if _limits.cores is not None else (os.cpu_count() or 1)
+
+
+def in_worker() -> bool:
+    """True in a forked child: it does its share sequentially and forks no further."""
+    return _in_worker
+
+
+@contextmanager
+def override(**changes: Any) -> Iterator[Limits]:
+    """Change the limits for a block (``override(cores=2, rules_min_objects=0)``)."""
+    global _limits
+    before = _limits
+    _limits = replace(before, **changes)
+    try:
+        yield _limits
+    finally:
+        _limits = before
+
+
+def _context() -> Any:
+    import multiprocessing  # here: most runs never fork, and importing it costs at start-up
+
+    return multiprocessing.get_context("fork")
+
+
+class Worker:
+    """``fn(*args)`` in a forked child; its ``bytes`` come back through :meth:`result`."""
+
+    def __init__(self, fn: Callable[..., bytes], *args: Any) -> None:
+        context = _context()
+        self._receive, send = context.Pipe(duplex=False)
+        self._process = context.Process(target=_child, args=(fn, args, send), daemon=True)
+        self._process.start()
+        send.close()
+
+    def result(self) -> bytes | None:
+        """What the child sent, or None if it sent nothing (it failed, or was made to)."""
+        try:
+            return bytes(self._receive.recv_bytes())
+        except (EOFError, OSError):
+            return None
+        finally:
+            self._receive.close()
+            self._process.join()
+
+
+def _child(fn: Callable[..., bytes], args: tuple[Any, ...], send: Any) -> None:
+    global _in_worker
+    _in_worker = True
+    try:
+        if not _limits.fail:
+            send.send_bytes(fn(*args))
+    except Exception:  # noqa: BLE001 - the parent sees the pipe close and does the work itself
+        pass
+    finally:
+        send.close()
+
+
+def background(fn: Callable[..., Any], *args: Any) -> None:
+    """Run ``fn(*args)`` in a forked child while this process goes on."""
+    process = _context().Process(target=fn, args=args)
+    process.start()
+    _background.append(process)
+
+
+def join_background() -> None:
+    """Wait for every :func:`background` child."""
+    while _background:
+        _background.pop().join()
+
+
+def pending_background() -> int:
+    return len(_background)
