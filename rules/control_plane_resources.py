@@ -75,6 +75,7 @@ from reviewbot.model.workload import (
     stand_in_control_planes,
     untolerated,
 )
+from reviewbot.rules._kit import each_pod
 
 ID = "control-plane-resources"
 SEVERITY = "error"
@@ -101,12 +102,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     stand_in = not inventory.nodes
     if not planes and not stand_in:
         return  # the inventory lists the cluster's nodes, and none is a control plane
-    seen: set[tuple[int, tuple[Any, ...]]] = set()
-    for pod in model.pods:
-        key = (id(pod.obj), pod.spec_path)
-        if key in seen:
-            continue
-        seen.add(key)
+    for pod in each_pod(model):
         aimed = _aims_at_control_plane(pod)
         if stand_in:
             nodes = [n for n in stand_in_control_planes()
@@ -123,7 +119,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         for container in pod.containers:
             if container.role == "ephemeralContainer":
                 continue
-            if not getattr(container, "declared_resources", True):
+            if not container.declared_resources:
                 complete = False
                 continue
             missing = _missing(container)

@@ -73,6 +73,7 @@ from reviewbot.model.workload import (
     number,
     parallelism,
 )
+from reviewbot.rules._kit import RUNNING, each_container
 
 ID = "gpu-parallelism"
 SEVERITY = "error"
@@ -92,16 +93,10 @@ SEVERITIES = {"parallelism": "error", "limits": "error"}
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
-    seen: set[tuple[int, tuple[Any, ...]]] = set()
-    for pod in model.pods:
-        for container in pod.containers:
-            key = (id(pod.obj), container.path)
-            if key in seen or container.role == "ephemeralContainer":
-                continue
-            seen.add(key)
-            yield from _limits(pod, container, patterns)
-            if container.role == "container":
-                yield from _parallelism(pod, container, patterns)
+    for pod, container in each_container(model, RUNNING):
+        yield from _limits(pod, container, patterns)
+        if container.role == "container":
+            yield from _parallelism(pod, container, patterns)
 
 
 def _limits(pod: PodTemplate, container: Container,

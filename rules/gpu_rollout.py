@@ -8,7 +8,8 @@ forever".
 
 The rule checks every pod template that requests a GPU resource (`nvidia.com/gpu`,
 `amd.com/gpu`, `gpu.intel.com/*`; option `gpu-resources`): Deployments (`spec.strategy`,
-default RollingUpdate with 25% surge), KServe InferenceService components
+default RollingUpdate with 25% surge), KServe InferenceService components, framework
+predictors (`predictor.tensorflow`, `.pytorch`, ...) as much as `predictor.model`
 (`deploymentStrategy`; absent means RollingUpdate), DaemonSets with a `maxSurge`, and pods
 in Helm values (app-template's `strategy`, whose Deployment default is Recreate; other
 charts' `strategy`/`updateStrategy`, which when absent leaves the chart's default: a warning).
@@ -73,6 +74,7 @@ from reviewbot.model.workload import (
     number,
     pod_gpus,
 )
+from reviewbot.rules._kit import each_pod
 
 ID = "gpu-rollout"
 SEVERITY = "error"
@@ -108,9 +110,10 @@ def surge_pods(max_surge: Any, replicas: int) -> int | None:
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
-    gpus_of = {id(p): pod_gpus(p, patterns) for p in model.pods}
+    pods = list(each_pod(model))
+    gpus_of = {id(p): pod_gpus(p, patterns) for p in pods}
     placement: Placement | None = None
-    for pod in model.pods:
+    for pod in pods:
         gpus = gpus_of[id(pod)]
         strategy = pod.strategy
         if not gpus or strategy is None or strategy.type in ("Recreate", "OnDelete"):
@@ -130,7 +133,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         if surge == 0 or surge is None:
             continue
         if placement is None:
-            placement = Placement(model.pods, model.inventory)
+            placement = Placement(pods, model.inventory)
         node = placement.node_of(pod)
         on = placement.pods_on(node) if node is not None else []
         if node is not None:

@@ -4,8 +4,11 @@ A tag is a name that can be re-pointed; a digest is the content. The seeds pin
 `vllm/vllm-openai:v0.11.0@sha256:014a95f2...` because v0.15.0 was measured to fail on the
 node (empty CUDA arch list, Error 803): only the digest makes that measurement repeatable.
 Every container is checked, init, ephemeral and sidecar containers included, KServe
-components, and images in Helm values (`image: {repository, tag, digest}`, app-template
-`tag: v1@sha256:...`).
+components (`predictor.model` and the framework predictors: `predictor.tensorflow`,
+`.pytorch`, `.sklearn`, ...), the containers of KServe `ServingRuntime` /
+`ClusterServingRuntime` and `LLMInferenceService` pod templates, and images in Helm values
+(`image: {repository, tag, digest}`, app-template `tag: v1@sha256:...`, a string `image:`
+with a sibling `tag:`; an empty tag is the chart's default, its appVersion, not `:latest`).
 
 Findings, by kind:
 
@@ -67,7 +70,8 @@ from typing import Any
 from reviewbot.engine.findings import Violation
 from reviewbot.engine.registry import Option
 from reviewbot.model.objects import Container, Model, Path, PodTemplate
-from reviewbot.model.workload import DIGEST, ImageRef, describe, field_path, image_ref, parse_image
+from reviewbot.model.workload import describe, field_path, where_of
+from reviewbot.rules._kit import DIGEST, ImageRef, each_container, image_ref, parse_image
 
 ID = "image-digest"
 SEVERITY = "error"
@@ -90,20 +94,14 @@ PLACEHOLDER = re.compile(r"[<>\s]")  # <YOUR-IMAGE>: a placeholder, not a refere
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     allowed = [str(p) for p in opts.get("allow-floating") or []]
-    seen: set[tuple[int, Path]] = set()
-    for pod in model.pods:
-        for container in pod.containers:
-            key = (id(pod.obj), container.path)
-            if key in seen:
-                continue
-            seen.add(key)
-            yield from _check(pod, container, allowed)
+    for pod, container in each_container(model, templates=True):
+        yield from _check(pod, container, allowed)
 
 
 def _paths(container: Container) -> tuple[Path, Path, Path]:
     """Where to point: the image, its tag, its digest (the image when they are not split)."""
     image = field_path(container, "image")
-    where: Mapping[str, Path] = getattr(container, "where", None) or {}
+    where = where_of(container)
     return image, where.get("image.tag", image), where.get("image.digest", where.get(
         "image.tag", image))
 
@@ -149,7 +147,7 @@ def _check(pod: PodTemplate, container: Container, allowed: Sequence[str]) -> It
     else:
         message = (f"{who}: image {ref.text} is pinned by tag only; the tag can be re-pointed, "
                    "so the manifest does not say what runs")
-    if getattr(container, "image_ref", None) is not None:
+    if container.image_ref is not None:
         fix = (f"Pin the digest in the values: image.digest: sha256:<digest of "
                f"{ref.tag or 'the tag'}>, or tag: {ref.tag or '<tag>'}@sha256:<digest>.")
     else:

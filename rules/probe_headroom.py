@@ -78,6 +78,7 @@ from reviewbot.model.workload import (
     parse_int,
     parse_seconds,
 )
+from reviewbot.rules._kit import each_pod
 
 ID = "probe-headroom"
 SEVERITY = "error"
@@ -99,13 +100,10 @@ DEFAULTS = {"initialDelaySeconds": 0, "periodSeconds": 10, "failureThreshold": 3
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     factor = Fraction(str(opts.get("factor", 1.5)))
-    seen: set[tuple[int, tuple[Any, ...]]] = set()
-    for pod in model.pods:
-        key = (id(pod.obj), pod.spec_path)
+    for pod in each_pod(model):
         raw = measured(pod, MEASURED_BOOT, model.inventory)
-        if raw is None or key in seen:
+        if raw is None:
             continue
-        seen.add(key)
         boot = parse_seconds(raw)
         if boot is None:
             where = ("metadata", "annotations", MEASURED_BOOT)

@@ -81,6 +81,7 @@ from reviewbot.model.workload import (
     request,
     resource_names,
 )
+from reviewbot.rules._kit import each_pod
 
 ID = "schedulability"
 SEVERITY = "error"
@@ -109,7 +110,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     inventory = model.inventory
     if not inventory.nodes:
         return
-    pods = _unique(model.pods)
+    pods = list(each_pod(model))
     placement = Placement(pods, inventory)
     for node in inventory.nodes:
         yield from _node(node, placement.pods_on(node))
@@ -119,17 +120,6 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     for pod in pods:
         if pinned_host(pod) is None:
             yield from _single(pod, inventory.nodes, judged)
-
-
-def _unique(pods: Sequence[PodTemplate]) -> list[PodTemplate]:
-    seen: set[tuple[int, Path]] = set()
-    out = []
-    for pod in pods:
-        key = (id(pod.obj), pod.spec_path)
-        if key not in seen:
-            seen.add(key)
-            out.append(pod)
-    return out
 
 
 def _names(pods: Sequence[PodTemplate]) -> list[str]:

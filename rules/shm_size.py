@@ -69,6 +69,7 @@ from reviewbot.model.workload import (
     parallelism,
     pod_gpus,
 )
+from reviewbot.rules._kit import each_pod
 
 ID = "shm-size"
 SEVERITY = "error"
@@ -91,12 +92,9 @@ SHM = "/dev/shm"
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
     minimum = parse_quantity(opts.get("min-size", "1Gi")) or Fraction(2**30)
-    seen: set[tuple[int, tuple[Any, ...]]] = set()
-    for pod in model.pods:
-        key = (id(pod.obj), pod.spec_path)
-        if key in seen or pod.spec.get("hostIPC") is True:
+    for pod in each_pod(model):
+        if pod.spec.get("hostIPC") is True:
             continue
-        seen.add(key)
         gpus = sum(pod_gpus(pod, patterns).values(), Fraction(0))
         reasons: dict[str, str] = {}
         for c in pod.main_containers:
@@ -121,7 +119,7 @@ def _parallel(container: Container) -> str | None:
 
 
 def _volume_path(pod: PodTemplate, index: int) -> Path:
-    paths: tuple[Path, ...] = getattr(pod, "volume_paths", ())
+    paths = pod.volume_paths
     if paths:
         return paths[index]
     return field_path(pod, "volumes") + (index,)
@@ -129,7 +127,7 @@ def _volume_path(pod: PodTemplate, index: int) -> Path:
 
 def _emptydir_path(pod: PodTemplate, index: int, key: str | None) -> Path:
     base = _volume_path(pod, index)
-    if getattr(pod, "chart", None) == "app-template":
+    if pod.origin is not None and pod.origin.chart == "app-template":
         return base + ((key,) if key else ())
     return base + ("emptyDir",) + ((key,) if key else ())
 

@@ -78,6 +78,51 @@ def test_helmrelease_values_point_at_the_tag(tmp_path: Path) -> None:
     assert "image.digest" in finding.fix
 
 
+def test_values_string_image_takes_its_sibling_tag(tmp_path: Path) -> None:
+    text = """
+    apiVersion: helm.toolkit.fluxcd.io/v2
+    kind: HelmRelease
+    metadata: {name: runtimes, namespace: kserve}
+    spec:
+      interval: 1h
+      chartRef: {kind: OCIRepository, name: kserve-runtime-configs}
+      values:
+        tensorflow:
+          image: tensorflow/serving
+          tag: 2.6.2
+        torchserve:
+          image: pytorch/torchserve-kfs
+          tag: ''
+        triton:
+          image: nvcr.io/nvidia/tritonserver
+    """
+    result = lint_text(tmp_path, text, only=["image-digest"])
+    got = [(f.line, f.severity, f.message) for f in result.findings]
+    assert [(line, severity) for line, severity, _ in got] == [
+        (10, "warning"), (13, "warning"), (15, "error")]
+    assert "image tensorflow/serving:2.6.2 is pinned by tag only" in got[0][2]
+    assert "pytorch/torchserve-kfs takes the chart's default tag" in got[1][2]
+    assert "nvcr.io/nvidia/tritonserver has no tag" in got[2][2]
+
+
+def test_serving_runtime_images_are_checked_and_nothing_else(tmp_path: Path) -> None:
+    text = """
+    apiVersion: serving.kserve.io/v1alpha1
+    kind: ServingRuntime
+    metadata: {name: vllm, namespace: kserve}
+    spec:
+      containers:
+      - name: kserve-container
+        image: vllm/vllm-openai:latest
+        resources:
+          limits: {nvidia.com/gpu: 2}
+    """
+    result = lint_text(tmp_path, text)
+    assert [(f.rule, f.line, f.severity) for f in result.findings
+            if f.rule != "schema"] == [("image-digest", 7, "error")]
+    assert result.findings[0].message.startswith("vllm, container kserve-container: ")
+
+
 def test_tag_moved() -> None:
     digest = PINNED.split("@")[1]
     assert tag_moved(PINNED, f"vllm/vllm-openai:v0.15.0@{digest}")

@@ -14,7 +14,7 @@ from pathlib import Path
 from reviewbot.config import Config
 from reviewbot.engine.run import load_files, run_rules
 from reviewbot.model.objects import Model, PodTemplate, build_model
-from reviewbot.model.values import ValuesObject, ValuesPod, configure
+from reviewbot.model.values import ValuesObject, configure
 from reviewbot.model.workload import field_path, image_ref, is_values_pod, pod_request
 from reviewbot.sources.tree import disk_tree
 
@@ -105,7 +105,7 @@ spec:
 def test_app_template_controllers_are_pods(tmp_path: Path) -> None:
     model = repo(tmp_path, {"hr.yaml": APP_TEMPLATE})
     main, worker = one(model, "media"), one(model, "media-worker")
-    assert isinstance(main, ValuesPod) and main.obj.ref == "HelmRelease/default/media"
+    assert is_values_pod(main) and main.obj.ref == "HelmRelease/default/media"
     assert (main.kind, worker.kind) == ("Deployment", "StatefulSet")
     assert (main.replicas, worker.replicas) == (1, 3)
     # app-template's Deployments default to Recreate; a StatefulSet never surges.

@@ -17,6 +17,7 @@ from functools import cached_property
 from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile
+from reviewbot.model.images import ImageRef
 from reviewbot.model.quantity import parse_quantity
 from reviewbot.sources.tree import Skipped, Tree
 
@@ -34,6 +35,12 @@ CLUSTER_SCOPED = frozenset({
 NAME_LABEL = "kubernetes.io/metadata.name"
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 KSERVE_COMPONENTS = ("predictor", "transformer", "explainer")
+# A predictor's model server: ``model`` (with modelFormat) or one framework field, each a
+# container spec that KServe runs as ``kserve-container`` (PredictorSpec's framework fields).
+KSERVE_SERVERS = (
+    "model", "sklearn", "xgboost", "tensorflow", "pytorch", "triton", "onnx", "huggingface",
+    "pmml", "lightgbm", "paddle",
+)
 # ComponentExtensionSpec fields of a KServe component: everything else is pod spec.
 KSERVE_EXTENSION = frozenset({
     "minReplicas", "maxReplicas", "scaleTarget", "scaleMetric", "scaleMetricType",
@@ -97,11 +104,31 @@ class KObject:
 
 
 @dataclass(frozen=True)
+class Origin:
+    """Where a pod or a container was read from, when not from a pod spec as written.
+
+    ``source``: ``values`` (Helm chart values; ``chart`` says which convention: app-template,
+    chart, or raw for a container spec kept in the values) or ``template`` (a pod template no
+    pod runs as written: KServe ServingRuntime/ClusterServingRuntime, LLMInferenceService).
+    ``where``: field -> its path in the object, for fields that sit elsewhere than the pod-spec
+    path (``controllers.main.pod.tolerations``); ``label``: how messages name the container.
+    """
+
+    source: str
+    chart: str = ""
+    where: Mapping[str, Path] = field(default_factory=dict)
+    label: str = ""
+
+
+@dataclass(frozen=True)
 class Container:
     name: str
     body: Mapping[str, Any]
     path: Path  # within the owner object
     role: str  # container | initContainer | ephemeralContainer
+    origin: Origin | None = None  # None: a container spec in a pod spec
+    image_ref: ImageRef | None = None  # pre-split (values keep repository and tag apart)
+    declared_resources: bool = True  # False: values leave resources to the chart
 
     @property
     def image(self) -> Any:
@@ -154,6 +181,14 @@ class PodTemplate:
     replicas: int
     strategy: Strategy | None
     component: str | None = None
+    origin: Origin | None = None  # None: a pod spec as written
+    annotations: Mapping[str, str] | None = None  # values: the pod's annotations
+    volume_paths: tuple[Path, ...] = ()  # values: where each of spec.volumes is written
+
+    @property
+    def from_values(self) -> bool:
+        """Read from Helm values (its labels are not the rendered ones)."""
+        return self.origin is not None and self.origin.source == "values"
 
     @property
     def all_containers(self) -> tuple[Container, ...]:
@@ -263,6 +298,9 @@ class Model:
     inventory: Inventory
     tree: Tree | None = None
     pods: list[PodTemplate] = field(default_factory=list)
+    # pod templates no pod runs as written (ServingRuntimes, LLMInferenceServices): their
+    # images are checked, nothing else
+    templates: list[PodTemplate] = field(default_factory=list)
     services: list[Service] = field(default_factory=list)
     network_policies: list[KObject] = field(default_factory=list)
     namespaces: dict[str, Namespace] = field(default_factory=dict)
@@ -276,7 +314,8 @@ class Model:
         return (o for o in self.objects if o.kind in kinds)
 
     def pods_of(self, obj: KObject) -> list[PodTemplate]:
-        return [p for p in self.pods if p.obj is obj]
+        """The pods and pod templates of ``obj``."""
+        return [p for p in (*self.pods, *self.templates) if p.obj is obj]
 
     def namespace_labels(self, name: str) -> Mapping[str, str]:
         ns = self.namespaces.get(name)
@@ -433,7 +472,8 @@ def _index(
         model.kustomizations.append(Kustomization(obj.file, "", obj.body, obj.doc, flux=obj))
     if pods is None:
         pods = pod_templates(obj)
-    model.pods.extend(pods)
+    for pod in pods:
+        (model.templates if pod.origin is not None else model.pods).append(pod)
     return pods, service
 
 
@@ -466,9 +506,23 @@ _TEMPLATE_PATHS: dict[str, Path] = {
 }
 
 
+# KServe kinds whose pod templates are merged into the pods KServe makes: only their images
+# are judged as written. Kind -> the pod specs in it (``*``: each item of a list).
+_KSERVE_TEMPLATES: dict[str, tuple[Path, ...]] = {
+    "ServingRuntime": (("spec",), ("spec", "workerSpec")),
+    "ClusterServingRuntime": (("spec",), ("spec", "workerSpec")),
+    "LLMInferenceService": (
+        ("spec", "template"), ("spec", "worker"), ("spec", "prefill", "template"),
+        ("spec", "prefill", "worker"), ("spec", "router", "scheduler", "template"),
+    ),
+    "LLMInferenceServiceConfig": (
+        ("spec", "template"), ("spec", "worker"), ("spec", "prefill", "template"),
+        ("spec", "prefill", "worker"), ("spec", "router", "scheduler", "template"),
+    ),
+}
 _INDEXED = frozenset({
     "Namespace", "NetworkPolicy", "Service", "Kustomization", "Pod", "InferenceService",
-    *_TEMPLATE_PATHS,
+    *_TEMPLATE_PATHS, *_KSERVE_TEMPLATES,
 })
 
 
@@ -479,9 +533,31 @@ def pod_templates(obj: KObject) -> list[PodTemplate]:
     path = _TEMPLATE_PATHS.get(obj.kind)
     if path is not None and obj.group in ("apps", "batch", "", "extensions"):
         return _workload_pods(obj, path)
-    if obj.kind == "InferenceService" and obj.group == "serving.kserve.io":
-        return _kserve_pods(obj)
+    if obj.group == "serving.kserve.io":
+        if obj.kind == "InferenceService":
+            return _kserve_pods(obj)
+        if obj.kind in _KSERVE_TEMPLATES:
+            return _kserve_templates(obj)
     return []
+
+
+def _kserve_templates(obj: KObject) -> list[PodTemplate]:
+    """A ServingRuntime's or LLMInferenceService's pod specs, as templates (images only)."""
+    out = []
+    for spec_path in _KSERVE_TEMPLATES[obj.kind]:
+        spec = obj.get(spec_path)
+        if not isinstance(spec, dict):
+            continue
+        containers = _containers(spec, spec_path)
+        if not containers:
+            continue
+        suffix = "-".join(str(p) for p in spec_path[1:])
+        out.append(PodTemplate(
+            obj, obj.kind, f"{obj.name}-{suffix}" if suffix else obj.name,
+            obj.namespace or "", {}, spec, spec_path, containers, 0, None,
+            origin=Origin("template"),
+        ))
+    return out
 
 
 def _pod_from_pod(obj: KObject) -> PodTemplate:
@@ -557,10 +633,10 @@ def _kserve_pods(obj: KObject) -> list[PodTemplate]:
         labels["app"] = f"isvc.{obj.name}-{component}"
         pod_spec = {k: v for k, v in comp.items() if k not in KSERVE_EXTENSION}
         containers = list(_containers(comp, path))
-        model = comp.get("model")
-        if isinstance(model, dict) and not any(c.name == "kserve-container" for c in containers):
+        server = next((k for k in KSERVE_SERVERS if isinstance(comp.get(k), dict)), None)
+        if server is not None and not any(c.name == "kserve-container" for c in containers):
             containers.insert(
-                0, Container("kserve-container", model, path + ("model",), "container")
+                0, Container("kserve-container", comp[server], path + (server,), "container")
             )
         block = _dict(comp.get("deploymentStrategy"))
         rolling = _dict(block.get("rollingUpdate"))

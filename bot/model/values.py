@@ -1,8 +1,9 @@
 """Helm values as pseudo-workloads: images, resources, probes and placement kept in chart values.
 
 GitOps repositories keep many workloads as Helm values rather than pod specs. This module
-reads them where users keep them and turns each pod the values describe into a
-:class:`ValuesPod` in ``model.pods``, so the workload rules check them like any Deployment:
+reads them where users keep them and turns each pod the values describe into an ordinary
+:class:`~reviewbot.model.objects.PodTemplate` in ``model.pods`` whose ``origin`` is ``values``
+(its containers too), so the workload rules check them like any Deployment:
 
 - Flux ``HelmRelease`` ``spec.values`` (the pods belong to the HelmRelease object; paths start
   at ``spec.values``), and Argo CD ``Application`` ``spec.source(s).helm.valuesObject``;
@@ -31,7 +32,7 @@ Chart conventions read:
 
 What values leave out, the chart decides, and the repository does not show the chart: an
 unset image tag is the chart's default tag (``ImageRef.chart_tag``), an unset strategy is
-``Strategy.type == ""``, and ``ValuesContainer.declared_resources`` says whether the values
+``Strategy.type == ""``, and ``Container.declared_resources`` says whether the values
 set a ``resources`` block at all. Measured facts (``reviewbot.dev/measured-*``) for a values
 file come from the config's ``measured`` section through :func:`configure`; a HelmRelease
 carries them as its own annotations (or a controller's / pod's annotations in the values).
@@ -46,8 +47,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reviewbot.model.objects import Container, KObject, Model, Path, PodTemplate, Strategy, dig
-from reviewbot.model.workload import ImageRef, parse_image
+from reviewbot.model.images import ImageRef, parse_image
+from reviewbot.model.objects import (
+    Container,
+    KObject,
+    Model,
+    Origin,
+    Path,
+    PodTemplate,
+    Strategy,
+    dig,
+)
 
 VALUES_KIND = "HelmValues"
 VALUES_API = "reviewbot.dev/v1"
@@ -94,26 +104,16 @@ class ValuesObject(KObject):
         return {}
 
 
-@dataclass(frozen=True)
-class ValuesContainer(Container):
-    """A container the values describe; ``body`` is its pod-spec form, ``where`` the real paths."""
-
-    where: Mapping[str, Path] = field(default_factory=dict)
-    image_ref: ImageRef | None = None
-    declared_resources: bool = True
-    chart: str = "chart"  # app-template | chart | raw (a raw container spec in the values)
-    label: str = ""  # how messages name it: "values initContainers", "container app (...)"
-
-
-@dataclass(frozen=True)
-class ValuesPod(PodTemplate):
-    """A pod the values describe; ``spec`` is its pod-spec form, ``where`` the real paths."""
-
-    where: Mapping[str, Path] = field(default_factory=dict)
-    annotations: Mapping[str, str] = field(default_factory=dict)
-    volume_paths: tuple[Path, ...] = ()
-    chart: str = "chart"
-    from_values: bool = True
+def _container(
+    name: str, body: Mapping[str, Any], path: Path, role: str, *, where: Mapping[str, Path],
+    image_ref: ImageRef | None, declared_resources: bool, chart: str, label: str,
+) -> Container:
+    """A container the values describe: ``body`` is its pod-spec form, ``where`` the real
+    paths of its fields, ``label`` how messages name it ("values initContainers")."""
+    return Container(
+        name, body, path, role, origin=Origin("values", chart, where, label),
+        image_ref=image_ref, declared_resources=declared_resources,
+    )
 
 
 # ---------------------------------------------------------------- discovery
@@ -356,6 +356,34 @@ def _image(value: Any) -> ImageRef | None:
     return ImageRef(text, repo, tag or None, digest or None, chart_tag=not tag)
 
 
+SIBLING_TAGS = ("tag", "imageTag")
+
+
+def _unit_image(body: Mapping[str, Any]) -> tuple[ImageRef | None, str | None]:
+    """The image of a chart component, and the key of a sibling tag it takes, if any.
+
+    Charts often keep the tag beside a string image (``{image: tensorflow/serving, tag:
+    2.6.2}``); an empty or null sibling tag is the chart's default (its appVersion).
+    """
+    image = body.get("image")
+    ref = _image(image)
+    if ref is None or not isinstance(image, str) or ref.tag or ref.digest:
+        return ref, None
+    for key in SIBLING_TAGS:
+        if key not in body:
+            continue
+        value = body[key]
+        if isinstance(value, bool) or not (value is None or isinstance(value, (str, int, float))):
+            continue
+        tag = "" if value is None else str(value).strip()
+        tag, _, digest = tag.partition("@")
+        text = (ref.repository or "") + (f":{tag}" if tag else "") + (
+            f"@{digest}" if digest else "")
+        return ImageRef(text, ref.repository, tag or None, digest or None,
+                        chart_tag=not tag), key
+    return ref, None
+
+
 def _pod_resources(value: Any) -> bool:
     """A pod ``resources`` block (requests/limits of cpu, memory, ...; not a PVC's storage)."""
     if not isinstance(value, dict):
@@ -427,10 +455,10 @@ def _app_template(
             **{str(k): str(v) for k, v in _dict(ctrl.get("annotations")).items()},
         }
         name = release if cid in ("main", release) else f"{release}-{cid}"
-        pods.append(ValuesPod(
+        pods.append(PodTemplate(
             obj, kind, name, ns, {}, spec, cpath, tuple(containers), replicas,
-            _at_strategy(ctrl, cpath, kind), None, where=where, annotations=annotations,
-            volume_paths=volume_paths, chart="app-template",
+            _at_strategy(ctrl, cpath, kind), None, origin=Origin("values", "app-template", where),
+            annotations=annotations, volume_paths=volume_paths,
         ))
     return pods
 
@@ -451,7 +479,7 @@ def _at_strategy(ctrl: Mapping[str, Any], cpath: Path, kind: str) -> Strategy | 
     return None
 
 
-def _at_container(body: Mapping[str, Any], path: Path, name: str, role: str) -> ValuesContainer:
+def _at_container(body: Mapping[str, Any], path: Path, name: str, role: str) -> Container:
     spec: dict[str, Any] = {"name": name}
     where: dict[str, Path] = {}
     ref = _image(body.get("image"))
@@ -483,7 +511,7 @@ def _at_container(body: Mapping[str, Any], path: Path, name: str, role: str) -> 
         else:
             where[long] = path
     kind = "init container" if role == "initContainer" else "container"
-    return ValuesContainer(
+    return _container(
         name, spec, path, role, where=where, image_ref=ref,
         declared_resources=True, chart="app-template",
         label=f"{kind} {name} (values controllers.{path[-3]})",
@@ -516,7 +544,8 @@ def _at_volumes(
 
 def _mounted(container: Container, persistence: Mapping[str, Any], cid: str) -> Container:
     """The container with the volumeMounts app-template gives it."""
-    assert isinstance(container, ValuesContainer)
+    origin = container.origin
+    assert origin is not None
     mounts: list[dict[str, Any]] = []
     for key, item in persistence.items():
         if not isinstance(item, dict) or item.get("enabled") is False:
@@ -531,10 +560,9 @@ def _mounted(container: Container, persistence: Mapping[str, Any], cid: str) -> 
                 mounts.append({"name": str(key), "mountPath": entry.get("path") or default})
     body = dict(container.body)
     body["volumeMounts"] = mounts
-    return ValuesContainer(
-        container.name, body, container.path, container.role, where=container.where,
+    return Container(
+        container.name, body, container.path, container.role, origin=origin,
         image_ref=container.image_ref, declared_resources=container.declared_resources,
-        chart=container.chart, label=container.label,
     )
 
 
@@ -629,10 +657,10 @@ def _chart(
         dotted = ".".join(str(p) for p in unit.path[len(base):])
         name = release if not dotted else f"{release}.{dotted}"
         annotations = {str(k): str(v) for k, v in _dict(unit.body.get("podAnnotations")).items()}
-        pods.append(ValuesPod(
+        pods.append(PodTemplate(
             obj, obj.kind, name, ns, {}, spec, unit.path, tuple(containers), replicas,
-            _chart_strategy(unit.body, unit.path), None, where=where,
-            annotations=annotations, volume_paths=tuple(volume_paths), chart="chart",
+            _chart_strategy(unit.body, unit.path), None, origin=Origin("values", "chart", where),
+            annotations=annotations, volume_paths=tuple(volume_paths),
         ))
     return pods
 
@@ -650,23 +678,25 @@ def _chart_strategy(body: Mapping[str, Any], path: Path) -> Strategy:
     return Strategy("", None, None, path + ("strategy",))
 
 
-def _chart_container(unit: _Unit, base: Path) -> ValuesContainer:
+def _chart_container(unit: _Unit, base: Path) -> Container:
     body = unit.body
     dotted = ".".join(f"[{p}]" if isinstance(p, int) else str(p)
                       for p in unit.path[len(base):]).replace(".[", "[")
     label = f"values {dotted}" if dotted else "values top level"
     if unit.raw:
         ref = _image(body.get("image"))
-        return ValuesContainer(
+        return _container(
             unit.key, body, unit.path, unit.role, where={}, image_ref=ref,
             declared_resources=True, chart="raw", label=f"container {unit.key} (values {dotted})",
         )
     spec: dict[str, Any] = {"name": unit.key}
     where: dict[str, Path] = {}
-    ref = _image(body.get("image"))
+    ref, sibling = _unit_image(body)
     if ref is not None:
         spec["image"] = ref.text
         where["image"] = unit.path + ("image",)
+        if sibling is not None:
+            where["image.tag"] = unit.path + (sibling,)
         image = body.get("image")
         if isinstance(image, dict):
             for key in ("tag", "digest", "sha", "repository"):
@@ -698,7 +728,7 @@ def _chart_container(unit: _Unit, base: Path) -> ValuesContainer:
             mounts.extend(m for m in items if isinstance(m, dict))
             where.setdefault("volumeMounts", unit.path + (key,))
     spec["volumeMounts"] = mounts
-    return ValuesContainer(
+    return _container(
         unit.key, spec, unit.path, unit.role, where=where, image_ref=ref,
         declared_resources="resources" in body, chart="chart", label=label,
     )

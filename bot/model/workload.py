@@ -29,6 +29,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from reviewbot.model.images import ImageRef, parse_image
 from reviewbot.model.objects import Container, Inventory, Node, Path, PodTemplate, dig
 from reviewbot.model.quantity import parse_quantity
 
@@ -44,43 +45,11 @@ MEASURED_KV_CACHE = "reviewbot.dev/measured-kv-cache-tokens"
 
 # ---------------------------------------------------------------- images
 
-DIGEST = re.compile(r"^(sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128})$")
-
-
-@dataclass(frozen=True)
-class ImageRef:
-    """An image reference split the way the container runtime reads it.
-
-    ``repository`` is None when chart values leave it to the chart's default; ``tag`` is None
-    when no tag is written (``chart_tag``: values leave the tag to the chart, usually its
-    appVersion, rather than to ``:latest``).
-    """
-
-    text: str
-    repository: str | None
-    tag: str | None
-    digest: str | None
-    chart_tag: bool = False
-
-    @property
-    def name(self) -> str:
-        return self.repository or "the chart's default image"
-
-
-def parse_image(text: str) -> ImageRef:
-    name, _, digest = text.partition("@")
-    last = name.rsplit("/", 1)[-1]
-    tag = None
-    if ":" in last:
-        name, _, tag = name.rpartition(":")
-    return ImageRef(text, name or None, tag or None, digest or None)
-
 
 def image_ref(container: Container) -> ImageRef | None:
     """The container's image (values pseudo-containers carry theirs pre-split)."""
-    ref = getattr(container, "image_ref", None)
-    if isinstance(ref, ImageRef):
-        return ref
+    if container.image_ref is not None:
+        return container.image_ref
     image = container.image
     if not isinstance(image, str) or not image.strip():
         return None
@@ -96,7 +65,7 @@ def field_path(owner: PodTemplate | Container, key: str) -> Path:
     Values pseudo-workloads keep a ``where`` map, because chart values put fields at their
     own paths (``controllers.main.pod.tolerations``, ``probes.startup.spec``).
     """
-    where: Mapping[str, Path] = getattr(owner, "where", None) or {}
+    where = where_of(owner)
     if key in where:
         return where[key]
     if isinstance(owner, PodTemplate):
@@ -104,26 +73,29 @@ def field_path(owner: PodTemplate | Container, key: str) -> Path:
     return owner.path + (key,)
 
 
+def where_of(owner: PodTemplate | Container) -> Mapping[str, Path]:
+    """Fields the owner's origin keeps elsewhere than at the pod-spec path (values)."""
+    return owner.origin.where if owner.origin is not None else {}
+
+
 def describe(container: Container) -> str:
     """How messages name a container: ``init container setup``, ``values initContainers``."""
-    label = getattr(container, "label", "")
-    if label:
-        return str(label)
+    if container.origin is not None and container.origin.label:
+        return container.origin.label
     role = {"initContainer": "init container", "ephemeralContainer": "ephemeral container"}
     return f"{role.get(container.role, 'container')} {container.name}"
 
 
 def is_values_pod(pod: PodTemplate) -> bool:
     """True for pseudo-workloads read from Helm values (their labels are not the rendered ones)."""
-    return bool(getattr(pod, "from_values", False))
+    return pod.from_values
 
 
 def pod_annotations(pod: PodTemplate) -> dict[str, str]:
     """The object's annotations, then the pod template's (the pod's win)."""
     out = dict(pod.obj.annotations)
-    extra = getattr(pod, "annotations", None)
-    if isinstance(extra, Mapping):
-        out.update({str(k): str(v) for k, v in extra.items()})
+    if pod.annotations is not None:
+        out.update(pod.annotations)
         return out
     meta = dig(pod.obj.body, pod.spec_path[:-1] + ("metadata", "annotations"))
     if pod.component is not None:

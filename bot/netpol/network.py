@@ -409,7 +409,7 @@ class Network:
         self.exact = exact
         # Pods described only by Helm chart values are unknown: the chart sets their labels.
         self.pods: list[PodTemplate] = [
-            p for p in model.pods if not getattr(p, "from_values", False)
+            p for p in model.pods if not p.from_values
             # hostNetwork pods use the node's address: policies do not select them, and
             # whether their traffic is admitted depends on the plugin (unknown to rules)
             and (exact or p.spec.get("hostNetwork") is not True)
@@ -553,7 +553,7 @@ class Network:
     def opaque_namespaces(self) -> frozenset[str]:
         """Namespaces that hold pods the model cannot see: those rendered from Helm charts
         (HelmRelease, Argo CD Application, values files)."""
-        out = {p.namespace for p in self.model.pods if getattr(p, "from_values", False)}
+        out = {p.namespace for p in self.model.pods if p.from_values}
         for obj in self.model.objects:
             if obj.kind == "HelmRelease":
                 out.add(obj.namespace or "default")

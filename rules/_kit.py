@@ -1,0 +1,49 @@
+"""What rules share to walk the model: pods once each, containers once each, their images.
+
+``each_pod(model)`` yields every pod the repository runs (workloads, KServe components, Helm
+values pods) once; ``each_container(model, roles=...)`` yields (pod, container) once per
+container; ``templates=True`` adds pod templates no pod runs as written (ServingRuntimes,
+LLMInferenceServices), whose images still matter. The one dedupe: a pod is its object and the
+path of its pod spec, a container its object and its path, so a document reached twice (a
+kustomize base and a rendered copy) is judged once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from reviewbot.model.images import DIGEST, ImageRef, parse_image
+from reviewbot.model.objects import Container, Model, PodTemplate
+from reviewbot.model.workload import image_ref
+
+__all__ = ["DIGEST", "ImageRef", "each_container", "each_pod", "image_ref", "parse_image"]
+
+ALL_ROLES = ("container", "initContainer", "ephemeralContainer")
+RUNNING = ("container", "initContainer")  # containers that hold resources and take GPUs
+
+
+def each_pod(model: Model, *, templates: bool = False) -> Iterator[PodTemplate]:
+    """Every pod of the model once (``templates``: pod templates too)."""
+    seen: set[tuple[int, tuple[str | int, ...]]] = set()
+    for group in (model.pods, model.templates) if templates else (model.pods,):
+        for pod in group:
+            key = (id(pod.obj), pod.spec_path)
+            if key not in seen:
+                seen.add(key)
+                yield pod
+
+
+def each_container(
+    model: Model, roles: tuple[str, ...] = ALL_ROLES, *, templates: bool = False
+) -> Iterator[tuple[PodTemplate, Container]]:
+    """Every container of the given roles once, with its pod."""
+    seen: set[tuple[int, tuple[str | int, ...]]] = set()
+    for group in (model.pods, model.templates) if templates else (model.pods,):
+        for pod in group:
+            for container in pod.containers:
+                if container.role not in roles:
+                    continue
+                key = (id(pod.obj), container.path)
+                if key not in seen:
+                    seen.add(key)
+                    yield pod, container
