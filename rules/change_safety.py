@@ -157,6 +157,7 @@ from reviewbot.model.quantity import parse_quantity
 from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
     MEASURED_BOOT,
+    field_path,
     measured,
     number,
     parse_seconds,
@@ -643,7 +644,7 @@ def _template_changes(old: PodTemplate, new: PodTemplate) -> list[tuple[str, Pat
                           key=lambda k: (k not in CONTAINER_FIELDS, CONTAINER_FIELDS.index(k)
                                          if k in CONTAINER_FIELDS else 0, str(k))):
             if key != "name" and not _same(c.body.get(key), was.body.get(key)):
-                out.append((str(key), _field(c, key)))
+                out.append((str(key), field_path(c, key)))
     for role, name in olds:
         out.append((f"{role} {name} removed", new.spec_path))
     containers = ("containers", "initContainers", "ephemeralContainers")
@@ -657,13 +658,6 @@ def _template_changes(old: PodTemplate, new: PodTemplate) -> list[tuple[str, Pat
             names.append(name)
             unique.append((name, path))
     return unique
-
-
-def _field(container: Any, key: str) -> Path:
-    where: Mapping[str, Path] = getattr(container, "where", None) or {}
-    if key in where:
-        return where[key]
-    return tuple(container.path) + (key,)
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -7,15 +7,16 @@ and kustomize take values from; none were produced by running the code.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from fractions import Fraction
 from pathlib import Path
 
 from reviewbot.config import Config
 from reviewbot.engine.run import load_files, run_rules
-from reviewbot.model.objects import Model, PodTemplate, build_model
+from reviewbot.model.objects import Container, Model, PodTemplate, build_model
 from reviewbot.model.values import ValuesObject, configure
-from reviewbot.model.workload import field_path, image_ref, is_values_pod, pod_request
+from reviewbot.model.workload import describe, field_path, image_ref, is_values_pod, pod_request
 from reviewbot.sources.tree import disk_tree
 
 from .helpers import pairs
@@ -119,6 +120,27 @@ def test_app_template_controllers_are_pods(tmp_path: Path) -> None:
         "spec", "values", "controllers", "worker", "pod", "nodeSelector")
     assert field_path(worker, "tolerations") == (
         "spec", "values", "defaultPodOptions", "tolerations")
+
+
+def test_values_pods_are_ordinary_pods_with_an_origin(tmp_path: Path) -> None:
+    model = repo(tmp_path, {"hr.yaml": APP_TEMPLATE})
+    main = one(model, "media")
+    assert type(main) is PodTemplate and main.origin is not None
+    assert (main.origin.source, main.origin.chart) == ("values", "app-template")
+    for c in main.containers:
+        assert type(c) is Container and c.origin is not None and c.origin.source == "values"
+    assert describe(next(c for c in main.containers if c.name == "app")) == (
+        "container app (values controllers.main)")
+
+
+def test_rules_and_netpol_probe_no_pod_attributes() -> None:
+    """Pods and containers are one type each: no rule asks getattr what it is holding."""
+    root = Path(__file__).resolve().parents[1]
+    probes = [f"{p.relative_to(root)}:{n}" for folder in ("rules", "bot/netpol", "bot/model")
+              for p in sorted((root / folder).glob("*.py"))
+              for n, line in enumerate(p.read_text().splitlines(), 1)
+              if re.search(r"getattr\((pod|container|owner|c|p)\b", line)]
+    assert probes == []
 
 
 def test_app_template_containers(tmp_path: Path) -> None:
