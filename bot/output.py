@@ -31,7 +31,11 @@ def use_color(color: str, output: str | None) -> bool:
 
 
 def emit(text: str, output: str | None) -> None:
-    """Write a report to --output or stdout."""
+    """Write a report to --output or stdout (surrogates from a file name made printable)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if output:
         try:
             Path(output).write_text(text, encoding="utf-8")

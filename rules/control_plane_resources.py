@@ -61,7 +61,7 @@ from typing import Any
 
 from reviewbot.engine.findings import Violation
 from reviewbot.engine.registry import Option
-from reviewbot.model.objects import Container, Model, Node, PodTemplate
+from reviewbot.model.objects import Container, Model, Node, PodTemplate, items
 from reviewbot.model.quantity import format_quantity
 from reviewbot.model.workload import (
     CONTROL_PLANE_KEYS,
@@ -138,7 +138,7 @@ def _aims_at_control_plane(pod: PodTemplate) -> bool:
     terms = required_terms(pod)
     return bool(terms) and all(
         any(e.get("key") in CONTROL_PLANE_KEYS and e.get("operator") in ("In", "Exists")
-            for e in t.get("matchExpressions") or [] if isinstance(e, dict))
+            for e in items(t.get("matchExpressions")) if isinstance(e, dict))
         for t in terms or []
     )
 

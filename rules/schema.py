@@ -78,7 +78,7 @@ from typing import Any
 
 from reviewbot.engine.findings import Violation, format_path
 from reviewbot.engine.registry import Option
-from reviewbot.model.objects import KObject, Model, Path
+from reviewbot.model.objects import KObject, Model, Path, items
 from reviewbot.schema.kubeconform import find_kubeconform, run_kubeconform
 from reviewbot.schema.store import SchemaStore, crd_schemas
 
@@ -121,7 +121,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     ]
     store = SchemaStore(
         str(opts.get("kubernetes-version") or ""),
-        [str(s) for s in opts.get("schema-locations") or []], root, crds,
+        [str(s) for s in items(opts.get("schema-locations"))], root, crds,
     )
     lenient = _has_flux_var if opts.get("flux-substitutions", True) else None
     binary = find_kubeconform(str(opts.get("kubeconform") or "auto"))
@@ -176,7 +176,7 @@ def _kubeconform(
     results = run_kubeconform(
         binary, [obj.body for obj in objects], store,
         kubernetes_version=str(opts.get("kubernetes-version") or ""),
-        locations=[str(s) for s in opts.get("schema-locations") or []],
+        locations=[str(s) for s in items(opts.get("schema-locations"))],
     )
     for obj, result in zip(objects, results, strict=True):
         if not result.validated:

@@ -58,7 +58,7 @@ from typing import Any
 
 from reviewbot.engine.findings import Violation
 from reviewbot.engine.registry import Option
-from reviewbot.model.objects import Container, Model, Path, PodTemplate
+from reviewbot.model.objects import Container, Model, Path, PodTemplate, items
 from reviewbot.model.quantity import format_quantity, parse_quantity
 from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
@@ -134,7 +134,7 @@ def _emptydir_path(pod: PodTemplate, index: int, key: str | None) -> Path:
 
 def _check(pod: PodTemplate, c: Container, reason: str, minimum: Fraction) -> Iterator[Violation]:
     who = f"{pod.name}, {describe(c)}: {reason}"
-    mounts = [m for m in c.body.get("volumeMounts") or [] if isinstance(m, dict)]
+    mounts = [m for m in items(c.body.get("volumeMounts")) if isinstance(m, dict)]
     mount = next((m for m in mounts if str(m.get("mountPath") or "").rstrip("/") == SHM), None)
     if mount is None:
         yield Violation(

@@ -5,6 +5,7 @@ nothing crashes (exit 3) or hangs."""
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 
 from reviewbot import __version__
 from reviewbot.load import cache as cache_mod
+from reviewbot.report import FORMATS
 
 from .test_diff import GitRepo, run_cli
 
@@ -84,3 +86,133 @@ def test_an_unsealed_or_foreign_pack_is_never_read(
     with pytest.raises(ValueError):
         cache_mod.unseal(cache_mod.seal(body, "pack", "k"), "result", "k")
     assert cache_mod.unseal(cache_mod.seal(body, "pack", "k"), "pack", "k") == body
+
+
+# ---------------------------------------------------------------- 4. crashes
+
+
+def _lint(tmp_path: Path, files: dict[str, str], capsys: pytest.CaptureFixture[str],
+          *extra: str) -> tuple[int, str, str]:
+    for name, text in files.items():
+        target = tmp_path / "tree" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text).lstrip("\n"))
+    return run_cli(["lint", str(tmp_path / "tree"), *extra], capsys)
+
+
+NETPOL = """
+    apiVersion: networking.k8s.io/v1
+    kind: NetworkPolicy
+    metadata: {name: p, namespace: a}
+    spec: {podSelector: {}, policyTypes: [Ingress, Egress]}
+"""
+
+
+def _pod_spec(extra: str) -> str:
+    return f"""
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {{name: d, namespace: a}}
+        spec:
+          selector: {{matchLabels: {{app: d}}}}
+          template:
+            metadata: {{labels: {{app: d}}}}
+            spec:
+              {extra}
+              containers: [{{name: c, image: "x@{DIGEST}"}}]
+    """
+
+
+WRONG_TYPES = {
+    "Service spec: x": {"s.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: x\n"},
+    "spec: {ports: 5}": {
+        "s.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: 5}\n"},
+    "tolerations: 5": {"d.yaml": _pod_spec("tolerations: 5")},
+    "volumes: 5 with a NetworkPolicy": {"d.yaml": _pod_spec("volumes: 5"), "np.yaml": NETPOL},
+    "kustomization resources: 5": {"kustomization.yaml": "resources: 5\n"},
+    "helmCharts: 1": {"kustomization.yaml": "helmCharts: 1\n"},
+    "generator files: 5": {"kustomization.yaml": "configMapGenerator:\n- {name: x, files: 5}\n"},
+}
+
+
+@pytest.mark.parametrize("files", WRONG_TYPES.values(), ids=WRONG_TYPES.keys())
+def test_a_wrong_type_is_never_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], files: dict[str, str]
+) -> None:
+    code, out, err = _lint(tmp_path, files, capsys, "--format", "json")
+    assert code in (0, 1), err
+    json.loads(out)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"README.md": "x\n"})
+    head = repo.commit(files)
+    code, data, err = review_json(repo, base, head, capsys, "--scope", "all")
+    assert code in (0, 1) and data is not None, err
+    code, _, err = run_cli(["diff", base, head, "--repo", str(repo.path)], capsys)
+    assert code == 0, err
+
+
+SURROGATES = """
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: "d\\uD800", namespace: "\\ud83d\\ude80"}
+    spec:
+      template:
+        spec:
+          containers: [{name: "c\\udc80", image: "x\\uD800:latest"}]
+"""
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_surrogate_escapes_print_in_every_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    code, out, err = _lint(tmp_path, {"m.yaml": SURROGATES}, capsys, "--format", fmt)
+    assert code == 1, err
+    out.encode("utf-8")
+    assert "x\ufffd" in out  # a lone surrogate is a replacement character
+    if fmt != "github":  # (which names no object)
+        assert "\U0001f680" in out  # a pair is the character it encodes
+    written = tmp_path / "out"
+    code, _, err = run_cli(["lint", str(tmp_path / "tree"), "--format", fmt,
+                            "--output", str(written)], capsys)
+    assert code == 1 and "x\ufffd" in written.read_text(encoding="utf-8")
+
+
+CLUSTER = """
+    cluster:
+      nodes:
+        - name: n1
+          labels: {kubernetes.io/hostname: n1}
+          allocatable: {cpu: "4", memory: 8Gi}
+"""
+
+
+@pytest.mark.parametrize("value", [".inf", "-.inf", ".nan", "1e400", '"1e99999999"',
+                                   '"1e-99999999"', '"' + "9" * 5000 + '"', "9" * 5000])
+def test_non_finite_and_huge_quantities_are_no_quantities(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    pod = _pod_spec("nodeSelector: {kubernetes.io/hostname: n1}").replace(
+        'image: "x@', f'resources: {{requests: {{cpu: {value}, memory: {value}}}, '
+                     f'limits: {{cpu: {value}}}}}, image: "x@')
+    files = {"d.yaml": pod, ".reviewbot.yaml": CLUSTER}
+    code, out, err = _lint(tmp_path, files, capsys, "--format", "json")
+    assert code in (0, 1), err
+    json.loads(out)
+
+
+def test_an_alias_chain_past_the_depth_limit_is_a_finding_in_review_and_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = ["apiVersion: v1", "kind: ConfigMap", "metadata: {name: x}", "data:",
+             "  a0: &a0 " + "[" * 90 + "1" + "]" * 90]
+    lines += [f"  a{i}: &a{i} " + "[" * 90 + f"*a{i - 1}" + "]" * 90 for i in range(1, 9)]
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"m.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"})
+    head = repo.commit({"m.yaml": "\n".join(lines) + "\n"})
+    code, data, err = review_json(repo, base, head, capsys, "--scope", "all")
+    assert code == 1, err
+    assert [(f["rule"], f["line"]) for f in data["findings"]] == [("yaml-syntax", 6)]
+    assert "through aliases" in data["findings"][0]["message"]
+    code, _, err = run_cli(["diff", base, head, "--repo", str(repo.path)], capsys)
+    assert code == 0, err

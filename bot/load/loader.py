@@ -532,6 +532,8 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
     """
     anchors: dict[str, Any] = {}
     anchor_sizes: dict[int, int] = {}  # id(anchored container) -> nodes in it
+    anchor_heights: dict[int, int] = {}  # id(anchored container) -> levels in it
+    height = 0  # levels in the open container so far (itself included)
     positions: dict[Path, Position] | None = {} if marks else None
     stack: list[tuple[Any, ...]] = []
     cur: Any = None  # the open container; None at the document's top level
@@ -563,6 +565,8 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
         if kind is _Scalar:
             anchor, tag, _, text, mark, _, style = event.args
             written += 1
+            if style == '"' and not text.isascii():  # only escapes make surrogates
+                text = no_surrogates(text)
             if is_map and key is _NO_KEY:  # a mapping key: keys stay text (`y:` is a key)
                 if anchor:
                     anchors[anchor] = text
@@ -610,8 +614,10 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
                 raise ProblemError(
                     f"nesting deeper than {MAX_DEPTH} levels", m.line + 1, m.column + 1
                 )
-            stack.append((cur, is_map, key, key_mark, seen, merged, base, path, c_anchor, c_mark))
+            stack.append((cur, is_map, key, key_mark, seen, merged, base, path, c_anchor, c_mark,
+                          height))
             base = (written - 1, expanded)
+            height = 1
             if marks and cur is not None:
                 path = path + (key if is_map else len(cur),)
             if kind is _MapStart:
@@ -633,7 +639,12 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
             if c_anchor:
                 anchors[c_anchor] = value
                 anchor_sizes[id(value)] = written - base[0] + expanded - base[1]
-            cur, is_map, key, key_mark, seen, merged, base, path, c_anchor, c_mark = stack.pop()
+                anchor_heights[id(value)] = height
+            inner = height
+            (cur, is_map, key, key_mark, seen, merged, base, path, c_anchor, c_mark,
+             height) = stack.pop()
+            if inner >= height:
+                height = inner + 1
         elif kind is _Alias:
             name, vmark, _ = event.args
             if name not in anchors:
@@ -648,6 +659,15 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
                     vmark.line + 1, vmark.column + 1,
                 )
             scalar = not isinstance(value, (dict, list))
+            if not scalar:  # what the alias brings nests below here: depth is bounded through it
+                inner = anchor_heights.get(id(value), 1)
+                if len(stack) + inner > MAX_DEPTH:
+                    raise ProblemError(
+                        f"nesting deeper than {MAX_DEPTH} levels (through aliases)",
+                        vmark.line + 1, vmark.column + 1,
+                    )
+                if inner >= height:
+                    height = inner + 1
         elif kind is _DocEnd:
             return root, first_line, positions
         else:
@@ -699,6 +719,14 @@ def _merge_into(container: dict[str, Any], value: Any, mark: Any) -> None:
             raise ProblemError("merge key needs a mapping", mark.line + 1, mark.column + 1)
         for k, v in source.items():
             container.setdefault(k, v)
+
+
+def no_surrogates(text: str) -> str:
+    """``text`` with escaped UTF-16 surrogates (``"\\ud83d\\ude80"``) joined into the character
+    they encode, and lone ones (``"\\uD800"``) replaced by U+FFFD: no output can encode them."""
+    if not any("\ud800" <= ch <= "\udfff" for ch in text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def key_text(value: Any) -> str:

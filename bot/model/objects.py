@@ -147,15 +147,15 @@ class Container:
 
     @property
     def args(self) -> list[str]:
-        return [str(a) for a in self.body.get("args") or [] if a is not None]
+        return [str(a) for a in items(self.body.get("args")) if a is not None]
 
     @property
     def command(self) -> list[str]:
-        return [str(a) for a in self.body.get("command") or [] if a is not None]
+        return [str(a) for a in items(self.body.get("command")) if a is not None]
 
     @property
     def ports(self) -> list[Mapping[str, Any]]:
-        return [p for p in self.body.get("ports") or [] if isinstance(p, dict)]
+        return [p for p in items(self.body.get("ports")) if isinstance(p, dict)]
 
 
 @dataclass(frozen=True)
@@ -217,11 +217,11 @@ class PodTemplate:
 
     @property
     def tolerations(self) -> list[Mapping[str, Any]]:
-        return [t for t in self.spec.get("tolerations") or [] if isinstance(t, dict)]
+        return [t for t in items(self.spec.get("tolerations")) if isinstance(t, dict)]
 
     @property
     def volumes(self) -> list[Mapping[str, Any]]:
-        return [v for v in self.spec.get("volumes") or [] if isinstance(v, dict)]
+        return [v for v in items(self.spec.get("volumes")) if isinstance(v, dict)]
 
     @property
     def peer(self) -> str:
@@ -478,9 +478,9 @@ def _index(
 
 
 def _service(obj: KObject) -> Service:
-    spec = obj.get(("spec",)) or {}
+    spec = mapping(obj.get(("spec",)))
     ports = []
-    for p in spec.get("ports") or []:
+    for p in items(spec.get("ports")):
         if not isinstance(p, dict) or not isinstance(p.get("port"), int):
             continue
         target = p.get("targetPort", p["port"])
@@ -562,7 +562,7 @@ def _kserve_templates(obj: KObject) -> list[PodTemplate]:
 
 def _pod_from_pod(obj: KObject) -> PodTemplate:
     kind, name = "Pod", obj.name
-    for ref in obj.metadata.get("ownerReferences") or []:
+    for ref in items(obj.metadata.get("ownerReferences")):
         if isinstance(ref, dict) and ref.get("controller") is True:
             kind, name = str(ref.get("kind") or "Pod"), str(ref.get("name") or obj.name)
             break
@@ -854,7 +854,7 @@ def _listed_files(
 def _entries(k: Kustomization) -> list[str]:
     out = []
     for key in ("resources", "bases", "components"):
-        for entry in k.body.get(key) or []:
+        for entry in items(k.body.get(key)):
             if isinstance(entry, str) and "://" not in entry:
                 out.append(entry)
     return out
@@ -878,8 +878,18 @@ def dig(value: Any, path: Path, default: Any = None) -> Any:
     return value
 
 
-def _dict(value: Any) -> dict[str, Any]:
+def mapping(value: Any) -> dict[str, Any]:
+    """``value`` when it is a mapping, else ``{}``: the one defensive reading of a field that
+    must be a mapping (a wrong type is the schema rule's finding, never another rule's crash)."""
     return value if isinstance(value, dict) else {}
+
+
+def items(value: Any) -> list[Any]:
+    """``value`` when it is a sequence, else ``[]`` (``ports: 5``, ``resources: x``)."""
+    return value if isinstance(value, list) else []
+
+
+_dict = mapping
 
 
 def _str(value: Any) -> str | None:
@@ -910,11 +920,11 @@ def parse_inventory(
     if not cluster:
         return Inventory(measured=facts)
     nodes = []
-    for n in cluster.get("nodes") or []:
+    for n in items(cluster.get("nodes")):
         if not isinstance(n, dict):
             continue
         alloc = {}
-        for key, raw in (n.get("allocatable") or {}).items():
+        for key, raw in (mapping(n.get("allocatable"))).items():
             q = parse_quantity(raw)
             if q is not None:
                 alloc[str(key)] = q
@@ -922,6 +932,6 @@ def parse_inventory(
         labels.setdefault("kubernetes.io/hostname", str(n.get("name")))
         nodes.append(Node(
             str(n.get("name")), labels,
-            tuple(t for t in n.get("taints") or [] if isinstance(t, dict)), alloc,
+            tuple(t for t in items(n.get("taints")) if isinstance(t, dict)), alloc,
         ))
     return Inventory(tuple(nodes), facts)

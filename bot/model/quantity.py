@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 from functools import lru_cache
@@ -25,23 +26,33 @@ def parse_quantity(value: Any) -> Fraction | None:
         return None
     if isinstance(value, int):
         return Fraction(value)
-    if isinstance(value, float):
-        return Fraction(str(value))
+    if isinstance(value, float):  # .inf, .nan and 1e400 (a float too large) are no quantities
+        return Fraction(str(value)) if math.isfinite(value) and abs(value) < MAX_VALUE else None
     if not isinstance(value, str):
         return None
     return _parse_text(value)
 
 
+MAX_TEXT = 64  # characters: Kubernetes quantities are short; longer text is no quantity
+MAX_EXPONENT = 30  # |e|: beyond it, no real resource (Kubernetes caps quantities near 2**63)
+MAX_VALUE = 1e30
+
+
 @lru_cache(maxsize=8192)
 def _parse_text(value: str) -> Fraction | None:
     """Text quantities repeat (``500m``, ``1Gi``): parsed once each (Fractions are immutable)."""
+    if len(value) > MAX_TEXT:
+        return None
     match = _QUANTITY.match(value.strip())
     if not match:
         return None
     number, exponent, suffix = match.groups()
     base = Fraction(number)
     if exponent:
-        return base * Fraction(10) ** int(exponent[1:])
+        power = int(exponent[1:])
+        if abs(power) > MAX_EXPONENT:  # "1e99999999": 10**99999999 would never finish
+            return None
+        return base * Fraction(10) ** power
     return base * _SUFFIX[suffix or ""]
 
 

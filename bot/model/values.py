@@ -57,6 +57,7 @@ from reviewbot.model.objects import (
     PodTemplate,
     Strategy,
     dig,
+    items,
 )
 
 VALUES_KIND = "HelmValues"
@@ -193,7 +194,7 @@ def _values_documents(
     for k in model.kustomizations:
         if k.flux is not None:
             continue
-        for i, chart in enumerate(k.body.get("helmCharts") or []):
+        for i, chart in enumerate(items(k.body.get("helmCharts"))):
             inline = chart.get("valuesInline") if isinstance(chart, dict) else None
             if isinstance(inline, dict) and k.file not in skip:
                 release = chart.get("releaseName") or chart.get("name") or "inline"
@@ -230,20 +231,20 @@ def _file_uses(model: Model) -> dict[str, _Use]:
     for k in model.kustomizations:
         if k.flux is not None:
             continue
-        for chart in k.body.get("helmCharts") or []:
+        for chart in items(k.body.get("helmCharts")):
             if not isinstance(chart, dict):
                 continue
             ns = chart.get("namespace") or k.body.get("namespace")
-            files = [chart.get("valuesFile")] + list(chart.get("additionalValuesFiles") or [])
+            files = [chart.get("valuesFile")] + list(items(chart.get("additionalValuesFiles")))
             for entry in files:
                 if isinstance(entry, str) and entry and "://" not in entry:
                     target = posixpath.normpath(posixpath.join(k.directory, entry))
                     uses.setdefault(target, _Use(str(ns) if ns else None, chart.get("name")))
         for section in ("configMapGenerator", "secretGenerator"):
-            for gen in k.body.get(section) or []:
+            for gen in items(k.body.get(section)):
                 if not isinstance(gen, dict):
                     continue
-                for entry in gen.get("files") or []:
+                for entry in items(gen.get("files")):
                     if not isinstance(entry, str):
                         continue
                     item_key, _, source = entry.partition("=")
@@ -258,7 +259,7 @@ def _file_uses(model: Model) -> dict[str, _Use]:
         if obj.kind != "HelmRelease" or obj.group != "helm.toolkit.fluxcd.io":
             continue
         here = posixpath.dirname(obj.file)
-        for ref in obj.get(("spec", "valuesFrom")) or []:
+        for ref in items(obj.get(("spec", "valuesFrom"))):
             if not isinstance(ref, dict) or ref.get("kind") not in ("ConfigMap", "Secret"):
                 continue
             key = str(ref.get("valuesKey") or "values.yaml")

@@ -30,7 +30,7 @@ from functools import lru_cache
 from typing import Any
 
 from reviewbot.model.images import ImageRef, parse_image
-from reviewbot.model.objects import Container, Inventory, Node, Path, PodTemplate, dig
+from reviewbot.model.objects import Container, Inventory, Node, Path, PodTemplate, dig, items
 from reviewbot.model.quantity import parse_quantity
 
 DEFAULT_GPU_RESOURCES: tuple[str, ...] = ("nvidia.com/gpu", "amd.com/gpu", "gpu.intel.com/*")
@@ -384,7 +384,7 @@ def _expression(expr: Mapping[str, Any], labels: Mapping[str, str], assume: bool
     if not _known(key, assume):
         return True
     op = expr.get("operator")
-    values = [str(v) for v in expr.get("values") or []]
+    values = [str(v) for v in items(expr.get("values"))]
     present = key in labels
     if op == "In":
         return present and labels[key] in values
@@ -404,8 +404,8 @@ def _expression(expr: Mapping[str, Any], labels: Mapping[str, str], assume: bool
 
 
 def _term(term: Mapping[str, Any], node: Node, assume: bool) -> bool:
-    exprs = [e for e in term.get("matchExpressions") or [] if isinstance(e, dict)]
-    fields = [e for e in term.get("matchFields") or [] if isinstance(e, dict)]
+    exprs = [e for e in items(term.get("matchExpressions")) if isinstance(e, dict)]
+    fields = [e for e in items(term.get("matchFields")) if isinstance(e, dict)]
     if not exprs and not fields:
         return False  # an empty term matches no node
     if not all(_expression(e, node.labels, assume) for e in exprs):
@@ -465,10 +465,10 @@ def pinned_host(pod: PodTemplate) -> str | None:
     terms = required_terms(pod)
     if terms and len(terms) == 1:
         for key in ("matchExpressions", "matchFields"):
-            for e in terms[0].get(key) or []:
+            for e in items(terms[0].get(key)):
                 if not isinstance(e, dict) or e.get("operator") != "In":
                     continue
-                values = e.get("values") or []
+                values = items(e.get("values"))
                 if e.get("key") in (HOSTNAME, "metadata.name") and len(values) == 1:
                     return str(values[0])
     return None

@@ -46,6 +46,7 @@ from reviewbot.model.objects import (
     PodTemplate,
     Service,
     label_text,
+    mapping,
 )
 from reviewbot.netpol.sets import (
     ALL,
@@ -321,7 +322,7 @@ def compile_policy(obj: KObject) -> Policy:
         if isinstance(egress_raw, list) and egress_raw:
             kinds.add("Egress")
     policy = Policy(
-        obj, obj.namespace or "default", Selector.parse(spec.get("podSelector") or {}),
+        obj, obj.namespace or "default", Selector.parse(mapping(spec.get("podSelector"))),
         "Ingress" in kinds, "Egress" in kinds,
     )
     if policy.isolates_ingress:
