@@ -821,7 +821,7 @@ def _applied_paths(obj: KObject) -> list[tuple[str, bool]]:
         path = spec.get("path")
         return [(path if isinstance(path, str) else ".", True)]
     if obj.kind == "Application" and obj.group == "argoproj.io":
-        sources = [spec.get("source")] + list(spec.get("sources") or [])
+        sources = [spec.get("source")] + items(spec.get("sources"))
         out = []
         for source in sources:
             source = _dict(source)
