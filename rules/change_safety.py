@@ -216,29 +216,48 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     """The verdicts of one change: ``diff`` from ``base`` to ``head`` (whole models)."""
     patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
     data_kinds = frozenset(str(k) for k in opts.get("data-kinds") or ())
-    head_by = appliers(head)
-    base_pods = _pods_by_object(base)
-    head_pods = _pods_by_object(head)
+    pods: dict[int, list[PodTemplate]] = {}
+    if any(e.status == "modified" for e in diff.objects):
+        pods = _pods_by_object(base)
+        pods.update(_pods_by_object(head))
+    suspended = _any_suspended(base) or _any_suspended(head)
     for entry in diff.objects:
         if entry.status == "modified" and entry.base is not None and entry.head is not None:
-            yield from _immutable(entry, entry.base, entry.head, head_by.get(entry.head.file, []))
-            yield from _gpu_restart(entry.head, base_pods.get(id(entry.base), []),
-                                    head_pods.get(id(entry.head), []), patterns)
+            yield from _immutable(entry, entry.base, entry.head, head)
+            yield from _gpu_restart(entry.head, pods.get(id(entry.base), []),
+                                    pods.get(id(entry.head), []), patterns)
             yield from _versions(entry, entry.base, entry.head)
-            yield from _resumed(entry.base, entry.head, head, head_by, diff)
-        yield from _suspended(entry, head_by, appliers(base))
-    yield from _deletions(diff, base, head, data_kinds)
+            yield from _resumed(entry.base, entry.head, head, diff)
+        yield from _suspended(entry, head, base, suspended)
+    if _may_delete(diff, base, head):
+        yield from _deletions(diff, base, head, data_kinds)
+
+
+def _any_suspended(model: Model) -> bool:
+    return any(o.get(("spec", "suspend")) is True for o in model.of_kind("Kustomization")
+               if _is_flux(o))
+
+
+def _may_delete(diff: TreeDiff, base: Model, head: Model) -> bool:
+    """False when no object can have left what the appliers apply: nothing removed or
+    renamed, no kustomization, Flux Kustomization or Argo CD Application changed, and every
+    object still in the file it was in (the check that follows costs a walk of both trees)."""
+    if any(e.status in ("removed", "renamed") or e.kind in ("Kustomization", "Application")
+           for e in diff.objects):
+        return True
+    here = {(o.identity, o.file) for o in head.objects}
+    return any((o.identity, o.file) not in here for o in base.objects)
 
 
 # ---------------------------------------------------------------- immutable fields
 
 
 def _immutable(entry: ObjectDiff, old: KObject, new: KObject,
-               by: Sequence[KObject]) -> Iterator[Violation]:
+               head: Model) -> Iterator[Violation]:
     found = _immutable_changes(old, new, entry.changes)
     if not found:
         return
-    force = _force(new, by)
+    force = _force(new, appliers(head).get(new.file, []))
     for path, what, rule, change in found:
         who = f"{new.kind} {_name(new)}"
         shown = _shown(change, new)
@@ -495,8 +514,8 @@ def _keep_fix(obj: KObject) -> str:
 # ---------------------------------------------------------------- suspended reconcilers
 
 
-def _suspended(entry: ObjectDiff, head_by: Mapping[str, list[KObject]],
-               base_by: Mapping[str, list[KObject]]) -> Iterator[Violation]:
+def _suspended(entry: ObjectDiff, head: Model, base: Model,
+               any_kustomization: bool) -> Iterator[Violation]:
     obj = entry.head if entry.head is not None else entry.base
     if obj is None:
         return
@@ -516,7 +535,9 @@ def _suspended(entry: ObjectDiff, head_by: Mapping[str, list[KObject]],
             kind="suspended", line=line,
         )
         return
-    by = (head_by if entry.head is not None else base_by).get(obj.file, [])
+    if not any_kustomization:
+        return
+    by = appliers(head if entry.head is not None else base).get(obj.file, [])
     for k in by:
         if _is_flux(k) and k.get(("spec", "suspend")) is True:
             what = {"removed": "this removal is not pruned", "added": "this object is not "
@@ -535,10 +556,10 @@ def _only_suspend(entry: ObjectDiff) -> bool:
     return all(c.path[:2] == ("spec", "suspend") for c in entry.changes)
 
 
-def _resumed(old: KObject, new: KObject, head: Model, head_by: Mapping[str, list[KObject]],
-             diff: TreeDiff) -> Iterator[Violation]:
+def _resumed(old: KObject, new: KObject, head: Model, diff: TreeDiff) -> Iterator[Violation]:
     if old.get(("spec", "suspend")) is not True or new.get(("spec", "suspend")) is True:
         return
+    head_by = appliers(head)
     where: Path = ("spec", "suspend") if new.get(("spec", "suspend")) is not None else ("spec",)
     if _is_flux(new):
         files = {f for f, by in head_by.items() if new in by}

@@ -9,6 +9,7 @@ carry the InferenceService's labels and sit behind a ``<name>-<component>`` Serv
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -742,7 +743,7 @@ def _flux_target_namespaces(
                 targets.append((doc.file.path, posixpath.normpath(path).strip("/"), ns))
     if not targets:
         return {}
-    folders = _folders(files)
+    folders = _Folders(files, (t[1] for t in targets))
     by_dir = {k.directory: k for k in kustomizations if k.flux is None}
     result: dict[str, str] = {}
     for origin, path, ns in targets:
@@ -751,18 +752,42 @@ def _flux_target_namespaces(
     return result
 
 
-def _folders(files: Iterable[str]) -> set[str]:
-    folders: set[str] = set()
-    for name in files:
-        folder = posixpath.dirname(name)
-        while folder and folder not in folders:
-            folders.add(folder)
-            folder = posixpath.dirname(folder)
-    return folders
+class _Folders:
+    """The folders of a tree, indexed for source paths: by every path suffix (``apps/x``
+    finds ``clusters/prod/apps/x``), and the file names in order (the files below a folder
+    are one contiguous run)."""
+
+    def __init__(self, files: Iterable[str], paths: Iterable[str]) -> None:
+        """``paths``: the source paths that will be asked for (only those are indexed)."""
+        self.names = sorted(files)
+        wanted = {p.strip("/") for p in paths}
+        self.by_suffix: dict[str, list[str]] = {}
+        seen: set[str] = set()
+        for name in self.names:
+            folder = name.rpartition("/")[0]
+            while folder and folder not in seen:
+                seen.add(folder)
+                suffix = folder
+                while suffix:
+                    if suffix in wanted:
+                        self.by_suffix.setdefault(suffix, []).append(folder)
+                    suffix = suffix.partition("/")[2]
+                folder = folder.rpartition("/")[0]
+
+    def below(self, folder: str, recurse: bool) -> set[str]:
+        prefix = folder + "/" if folder else ""
+        out = set()
+        for i in range(bisect.bisect_left(self.names, prefix), len(self.names)):
+            name = self.names[i]
+            if not name.startswith(prefix):
+                break
+            if recurse or "/" not in name[len(prefix):]:
+                out.add(name)
+        return out
 
 
 def _path_files(
-    origin: str, path: str, folders: set[str], by_dir: Mapping[str, Kustomization],
+    origin: str, path: str, folders: _Folders, by_dir: Mapping[str, Kustomization],
     files: Mapping[str, Any], recurse: bool = True,
 ) -> set[str] | None:
     """The files a source path (Flux ``spec.path``, Argo CD ``source.path``) applies, or None
@@ -778,15 +803,13 @@ def _path_files(
     if path in ("", "."):
         folder = ""
     else:
-        matches = [f for f in folders if f == path or f.endswith("/" + path)]
+        matches = folders.by_suffix.get(path)
         if not matches:
             return None
         folder = max(matches, key=lambda f: len(posixpath.commonprefix([f, origin])))
     if folder in by_dir:
         return _listed_files(by_dir, folder, files)
-    prefix = folder + "/" if folder else ""
-    return {name for name in files if name.startswith(prefix)
-            and (recurse or "/" not in name[len(prefix):])}
+    return folders.below(folder, recurse)
 
 
 def appliers(model: Model) -> dict[str, list[KObject]]:
@@ -801,14 +824,15 @@ def appliers(model: Model) -> dict[str, list[KObject]]:
     found = model.derived.get(key)
     if found is not None:
         return found
-    folders = _folders(model.files)
+    sources = [(obj, posixpath.normpath(path), recurse) for obj in model.objects
+               for path, recurse in _applied_paths(obj)]
+    folders = _Folders(model.files, (path for _, path, _ in sources))
     by_dir = {k.directory: k for k in model.kustomizations if k.flux is None}
     out: dict[str, list[KObject]] = {}
-    for obj in model.objects:
-        for path, recurse in _applied_paths(obj):
-            reached = _path_files(obj.file, posixpath.normpath(path), folders, by_dir,
-                                  model.files, recurse)
-            for name in sorted(reached or ()):
+    for obj, path, recurse in sources:
+        reached = _path_files(obj.file, path, folders, by_dir, model.files, recurse)
+        if reached:
+            for name in sorted(reached):
                 if obj not in out.setdefault(name, []):
                     out[name].append(obj)
     model.derived[key] = out
@@ -816,6 +840,8 @@ def appliers(model: Model) -> dict[str, list[KObject]]:
 
 
 def _applied_paths(obj: KObject) -> list[tuple[str, bool]]:
+    if obj.kind not in ("Kustomization", "Application"):
+        return []
     spec = _dict(obj.get(("spec",)))
     if obj.kind == "Kustomization" and obj.group == "kustomize.toolkit.fluxcd.io":
         path = spec.get("path")
