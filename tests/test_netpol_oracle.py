@@ -1,8 +1,10 @@
 """The peer oracle: np-guard netpol-analyzer's `list` (and `--explain`) output on its fixtures.
 
 Every fixture folder under `shared/netpol-oracle/` (beside the clone; or the folder named by
-REVIEWBOT_NETPOL_ORACLE) holds `manifests/` and `expected.txt`. `reviewbot netpol connectivity
-FIXTURE/manifests --format connlist` must print exactly `expected.txt`: every
+REVIEWBOT_NETPOL_ORACLE) and `shared/netpol-oracle-anp/` (AdminNetworkPolicy and
+BaselineAdminNetworkPolicy fixtures) holds `manifests/` and `expected.txt`.
+`reviewbot netpol connectivity FIXTURE/manifests --format connlist` must print exactly
+`expected.txt`: every
 workload-to-workload line and every IP-range line, in the same order.
 """
 
@@ -28,6 +30,8 @@ ORACLE = Path(
     or Path(__file__).resolve().parents[2] / "shared" / "netpol-oracle"
 )
 FIXTURES = sorted(p for p in ORACLE.glob("*") if (p / "expected.txt").is_file())
+ANP_ORACLE = ORACLE.parent / "netpol-oracle-anp"
+ANP_FIXTURES = sorted(p for p in ANP_ORACLE.glob("*") if (p / "expected.txt").is_file())
 
 
 def _run(fixture: Path, tmp_path: Path) -> list[str]:
@@ -48,6 +52,20 @@ def test_connlist_matches_np_guard(fixture: Path, tmp_path: Path) -> None:
     workloads = [line for line in got if "[External]" not in line]
     assert workloads == [line for line in expected if "[External]" not in line]
     assert got == expected
+
+
+@pytest.mark.skipif(not ANP_FIXTURES, reason=f"ANP oracle fixtures not found at {ANP_ORACLE}")
+@pytest.mark.parametrize("fixture", ANP_FIXTURES, ids=lambda p: p.name)
+def test_admin_policies_match_np_guard(fixture: Path, tmp_path: Path) -> None:
+    assert _run(fixture, tmp_path) == (fixture / "expected.txt").read_text().splitlines()
+
+
+@pytest.mark.skipif(not ANP_FIXTURES, reason=f"ANP oracle fixtures not found at {ANP_ORACLE}")
+def test_anp_oracle_is_not_trivial() -> None:
+    assert len(ANP_FIXTURES) >= 25
+    kinds = "".join((f / "manifests").joinpath(n).read_text() for f in ANP_FIXTURES
+                    for n in os.listdir(f / "manifests"))
+    assert "kind: AdminNetworkPolicy" in kinds and "kind: BaselineAdminNetworkPolicy" in kinds
 
 
 @pytest.mark.skipif(not FIXTURES, reason=f"netpol oracle fixtures not found at {ORACLE}")

@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 
 from reviewbot.model.objects import (
@@ -45,9 +45,10 @@ from reviewbot.model.objects import (
     Namespace,
     PodTemplate,
     Service,
-    label_text,
     mapping,
 )
+from reviewbot.netpol.admin import AdminLayer, admin_objects
+from reviewbot.netpol.selectors import Selector
 from reviewbot.netpol.sets import (
     ALL,
     NONE,
@@ -62,168 +63,7 @@ from reviewbot.netpol.sets import (
 
 Path = tuple[str | int, ...]
 NamedPorts = Mapping[tuple[str, str], tuple[int, ...]]  # (name, protocol) -> port numbers
-OPERATORS = frozenset({"In", "NotIn", "Exists", "DoesNotExist"})
 
-
-# ---------------------------------------------------------------- selectors
-
-
-@dataclass(frozen=True, slots=True)
-class Requirement:
-    key: str
-    operator: str  # In | NotIn | Exists | DoesNotExist
-    values: frozenset[str] = frozenset()
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        if self.operator == "In":
-            return self.key in labels and labels[self.key] in self.values
-        if self.operator == "NotIn":
-            return self.key not in labels or labels[self.key] not in self.values
-        if self.operator == "Exists":
-            return self.key in labels
-        return self.key not in labels
-
-    def describe(self) -> str:
-        if self.operator == "In":
-            if len(self.values) == 1:
-                return f"{self.key}={next(iter(self.values))}"
-            return f"{self.key} in ({','.join(sorted(self.values))})"
-        if self.operator == "NotIn":
-            return f"{self.key} notin ({','.join(sorted(self.values))})"
-        if self.operator == "Exists":
-            return self.key
-        return f"!{self.key}"
-
-
-@dataclass(frozen=True, slots=True)
-class Selector:
-    """A label selector: ``matchLabels`` and ``matchExpressions``, all requirements ANDed.
-
-    ``pairs`` holds the ``key=value`` requirements (``matchLabels``, and ``In`` with one
-    value), which the label index answers; ``exprs`` the others. An invalid selector (unknown
-    operator, In/NotIn without values, values for Exists) is one the API server would reject:
-    it selects nothing."""
-
-    pairs: tuple[tuple[str, str], ...] = ()
-    exprs: tuple[Requirement, ...] = ()
-    valid: bool = True
-
-    @staticmethod
-    def parse(raw: Any) -> Selector:
-        if raw is None:
-            return Selector()
-        if not isinstance(raw, dict):
-            return Selector(valid=False)
-        if not raw:
-            return EVERYTHING
-        labels = raw.get("matchLabels")
-        if len(raw) == 1 and isinstance(labels, dict) and all(
-            isinstance(v, str) for v in labels.values()
-        ):  # the common shape: the same selectors recur across policies
-            return _labels_selector(tuple(labels.items()))
-        return Selector._parse(raw)
-
-    @staticmethod
-    def _parse(raw: dict[str, Any]) -> Selector:
-        pairs: list[tuple[str, str]] = []
-        exprs: list[Requirement] = []
-        valid = True
-        labels = raw.get("matchLabels")
-        if isinstance(labels, dict):
-            pairs += [(str(k), label_text(v)) for k, v in labels.items()]
-        elif labels is not None:
-            valid = False
-        raw_exprs = raw.get("matchExpressions")
-        if isinstance(raw_exprs, list):
-            for e in raw_exprs:
-                req = _requirement(e)
-                if req is None:
-                    valid = False
-                elif req.operator == "In" and len(req.values) == 1:
-                    pairs.append((req.key, next(iter(req.values))))
-                else:
-                    exprs.append(req)
-        elif raw_exprs is not None:
-            valid = False
-        return Selector(tuple(pairs), tuple(exprs), valid)
-
-    @property
-    def requirements(self) -> tuple[Requirement, ...]:
-        return tuple(Requirement(k, "In", frozenset({v})) for k, v in self.pairs) + self.exprs
-
-    @property
-    def keys(self) -> frozenset[str]:
-        return frozenset([k for k, _ in self.pairs] + [r.key for r in self.exprs])
-
-    @property
-    def empty(self) -> bool:
-        return self.valid and not self.pairs and not self.exprs
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        if not self.valid:
-            return False
-        for key, value in self.pairs:
-            if labels.get(key) != value:
-                return False
-        return all(r.matches(labels) for r in self.exprs)
-
-    def matches_partial(
-        self, labels: Mapping[str, str], known: frozenset[str] | None
-    ) -> bool | None:
-        """Like ``matches``, but requirements on keys outside ``known`` are unknown (None),
-        unless another requirement already fails."""
-        if not self.valid:
-            return False
-        unknown = False
-        for r in self.requirements:
-            if known is not None and r.key not in known:
-                unknown = True
-            elif not r.matches(labels):
-                return False
-        return None if unknown else True
-
-    def describe(self) -> str:
-        if not self.valid:
-            return "(invalid selector)"
-        return ", ".join(r.describe() for r in self.requirements) or "(all)"
-
-    def equality(self) -> tuple[tuple[str, str], ...]:
-        """The ``key=value`` requirements, for index lookups."""
-        return self.pairs
-
-    def names(self) -> frozenset[str] | None:
-        """The namespace names this selector pins through kubernetes.io/metadata.name."""
-        for key, value in self.pairs:
-            if key == NAME_LABEL:
-                return frozenset({value})
-        for r in self.exprs:
-            if r.key == NAME_LABEL and r.operator == "In":
-                return r.values
-        return None
-
-
-EVERYTHING = Selector()  # the empty selector
-
-
-@lru_cache(maxsize=65536)
-def _labels_selector(items: tuple[tuple[Any, str], ...]) -> Selector:
-    return Selector(tuple((str(k), v) for k, v in items))
-
-
-def _requirement(raw: Any) -> Requirement | None:
-    if not isinstance(raw, dict):
-        return None
-    key, op, values = raw.get("key"), raw.get("operator"), raw.get("values")
-    if not isinstance(key, str) or op not in OPERATORS:
-        return None
-    vals = [label_text(v) for v in values] if isinstance(values, list) else []
-    if values is not None and not isinstance(values, list):
-        return None
-    if op in ("In", "NotIn") and not vals:
-        return None
-    if op in ("Exists", "DoesNotExist") and vals:
-        return None
-    return Requirement(key, str(op), frozenset(vals))
 
 
 # ---------------------------------------------------------------- policies
@@ -450,6 +290,11 @@ class Network:
         self._signatures: dict[int, tuple[Any, ...]] = {}
         self._conns_cache: dict[Any, Conns] = {}
         self._ingress_cache: dict[tuple[Any, ...], tuple[dict[int, Conns], bool]] = {}
+        admin = admin_objects(model.objects)
+        # the AdminNetworkPolicy and BaselineAdminNetworkPolicy tiers (None: no such object)
+        self.admin: AdminLayer | None = AdminLayer(
+            admin, self.pods, self.namespaces, self.ports_of, self.port_signature
+        ) if admin else None
 
     # -------------------------------------------------- selection
 
@@ -660,7 +505,19 @@ class Network:
         return peer.pods is None or peer.pods.matches(pod.labels)
 
     def ingress_conns(self, s: int, d: int, unknown: bool = False) -> Conns:
-        """What ``d``'s ingress side admits from pod ``s``."""
+        """What ``d``'s ingress side admits from pod ``s`` (all tiers)."""
+        if self.admin is not None:
+            allowed, undecided = self.admin.pod_verdict(d, s, "ingress", d)
+            if not undecided:
+                return allowed
+            if self.ingress_of[d]:
+                rest = self._np_ingress(s, d, unknown)
+            else:
+                rest = ALL.subtract(self.admin.pod_baseline_denied(d, s, "ingress", d))
+            return allowed.union(undecided.intersect(rest))
+        return self._np_ingress(s, d, unknown)
+
+    def _np_ingress(self, s: int, d: int, unknown: bool) -> Conns:
         if not self.ingress_of[d]:
             return ALL
         out = NONE
@@ -671,7 +528,19 @@ class Network:
         return out
 
     def egress_conns(self, s: int, d: int, unknown: bool = False) -> Conns:
-        """What ``s``'s egress side lets out towards pod ``d``."""
+        """What ``s``'s egress side lets out towards pod ``d`` (all tiers)."""
+        if self.admin is not None:
+            allowed, undecided = self.admin.pod_verdict(s, d, "egress", d)
+            if not undecided:
+                return allowed
+            if self.egress_of[s]:
+                rest = self._np_egress(s, d, unknown)
+            else:
+                rest = ALL.subtract(self.admin.pod_baseline_denied(s, d, "egress", d))
+            return allowed.union(undecided.intersect(rest))
+        return self._np_egress(s, d, unknown)
+
+    def _np_egress(self, s: int, d: int, unknown: bool) -> Conns:
         if not self.egress_of[s]:
             return ALL
         out = NONE
@@ -683,6 +552,8 @@ class Network:
 
     def ingress_allows(self, s: int, d: int, conns: Conns, unknown: bool = False) -> bool:
         """Whether ``d``'s ingress side admits any of ``conns`` from pod ``s``."""
+        if self.admin is not None:
+            return self.ingress_conns(s, d, unknown).overlaps(conns)
         if not self.ingress_of[d]:
             return bool(conns)
         for n in self.ingress_of[d]:
@@ -695,6 +566,8 @@ class Network:
 
     def egress_allows(self, s: int, d: int, conns: Conns, unknown: bool = False) -> bool:
         """Whether ``s``'s egress side lets any of ``conns`` out towards pod ``d``."""
+        if self.admin is not None:
+            return self.egress_conns(s, d, unknown).overlaps(conns)
         if not self.egress_of[s]:
             return bool(conns)
         for n in self.egress_of[s]:
@@ -729,7 +602,19 @@ class Network:
         )
 
     def ip_egress(self, s: int, piece: Interval) -> Conns:
-        """What pod ``s`` may send to the external address range ``piece``."""
+        """What pod ``s`` may send to the external address range ``piece`` (all tiers)."""
+        if self.admin is not None:
+            allowed, undecided = self.admin.ip_verdict(s, piece)
+            if not undecided:
+                return allowed
+            if self.egress_of[s]:
+                rest = self._np_ip_egress(s, piece)
+            else:
+                rest = ALL.subtract(self.admin.ip_baseline_denied(s, piece))
+            return allowed.union(undecided.intersect(rest))
+        return self._np_ip_egress(s, piece)
+
+    def _np_ip_egress(self, s: int, piece: Interval) -> Conns:
         if not self.egress_of[s]:
             return ALL
         return union_all(
@@ -744,6 +629,8 @@ class Network:
                 for peer in rule.peers or ():
                     if peer.ip is not None and peer.ip.ranges:
                         out.append(peer.ip.ranges)
+        if direction == "egress" and self.admin is not None:
+            out += self.admin.network_blocks()
         return list(dict.fromkeys(out))
 
     # -------------------------------------------------- services
@@ -823,7 +710,7 @@ def connectivity(network: Network) -> list[Flow]:
 
 
 def _egress_candidates(network: Network, s: int, everyone: Iterable[int]) -> Iterable[int]:
-    if not network.egress_of[s]:
+    if not network.egress_of[s] or network.admin is not None:
         return everyone
     out: set[int] = set()
     for n in network.egress_of[s]:

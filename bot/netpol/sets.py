@@ -136,6 +136,19 @@ class Conns:
                 parts.append((protocol, both))
         return Conns(tuple(parts))
 
+    def subtract(self, other: Conns) -> Conns:
+        """The connections of ``self`` that ``other`` does not hold."""
+        if not other or not self:
+            return self
+        if other.is_all:
+            return NONE
+        parts = []
+        for protocol, intervals in self.by_protocol:
+            rest = subtract(intervals, other.get(protocol))
+            if rest:
+                parts.append((protocol, rest))
+        return Conns(tuple(parts))
+
     def overlaps(self, other: Conns) -> bool:
         """Whether the two sets share a connection (``bool(self.intersect(other))``, cheaper)."""
         if not self or not other:
