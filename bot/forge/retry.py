@@ -2,8 +2,11 @@
 
 Library-neutral: a forge turns its HTTP library's failure into an :class:`HttpFailure`
 (status, headers, message) and :class:`Retrier` decides. 5xx, 429 and rate-limited 403s
-are retried with exponential backoff and full jitter, honouring ``Retry-After`` and
-``X-RateLimit-Reset``; other 4xx are raised at once. Network errors are retried for reads
+are retried; other 4xx are raised at once. Waits follow GitHub's documented rules for
+rate limits: ``Retry-After`` when present, else the ``X-RateLimit-Reset`` time when
+``X-RateLimit-Remaining`` is 0, else (a secondary limit says only so in its message) at
+least a minute, doubling while the limit persists. Other failures back off exponentially
+with full jitter. Network errors are retried for reads
 and, for writes, only when the request provably never left (``sent=False``). Everything
 runs on an injectable :class:`Clock`, so tests never sleep.
 """
@@ -105,15 +108,38 @@ def retry_after_seconds(headers: Mapping[str, str], now: float) -> float | None:
     return None
 
 
+RATE_LIMIT_WAIT = 60.0  # GitHub: without a header, "wait for at least one minute"
+_RATE_LIMIT_TEXT = (  # the messages GitHub's 403s carry (PyGithub matches the same)
+    "api rate limit exceeded",
+    "secondary rate limit",
+    "please retry your request again later",
+    "please wait a few minutes before you try again",
+)
+
+
+def is_rate_limited(failure: HttpFailure) -> bool:
+    """A 429, or a 403 that is a primary or secondary rate limit rather than a refusal.
+
+    GitHub's secondary limit 403 often has no ``Retry-After`` and a non-zero
+    ``X-RateLimit-Remaining``; only its message tells it from "the token may not write".
+    """
+    if failure.status == 429:
+        return True
+    if failure.status != 403:
+        return False
+    headers = failure.headers
+    if "retry-after" in headers or headers.get("x-ratelimit-remaining") == "0":
+        return True
+    message = failure.message.lower()
+    return any(text in message for text in _RATE_LIMIT_TEXT)
+
+
 def is_retryable(failure: HttpFailure, *, write: bool) -> bool:
     if failure.status is None:
         return not write or not failure.sent
-    if failure.status == 429 or failure.status >= 500:
+    if failure.status >= 500:
         return True
-    if failure.status == 403:  # GitHub's primary and secondary rate limits
-        headers = failure.headers
-        return "retry-after" in headers or headers.get("x-ratelimit-remaining") == "0"
-    return False
+    return is_rate_limited(failure)
 
 
 class Retrier:
@@ -154,19 +180,31 @@ class Retrier:
             self.waits.append(seconds)
             self._clock.sleep(seconds)
 
-    def _backoff(self, attempt: int, failure: HttpFailure) -> float:
+    def _backoff(self, attempt: int, failure: HttpFailure, limited: int) -> float:
+        """The wait before the next try; ``limited`` counts this request's earlier
+        rate-limited answers without a hint (the minute doubles each time)."""
         hinted = retry_after_seconds(failure.headers, self._clock.time())
         ceiling = min(self._policy.max_delay, self._policy.base_delay * (2**attempt))
-        jitter = self._rng.uniform(0.0, ceiling)
         if hinted is not None:
             return hinted + self._rng.uniform(0.0, min(1.0, ceiling))
-        return jitter
+        if is_rate_limited(failure):
+            return RATE_LIMIT_WAIT * (2**limited) + self._rng.uniform(0.0, 1.0)
+        return self._rng.uniform(0.0, ceiling)
 
-    def call(self, what: str, func: Callable[[], T], *, write: bool = False) -> T:
+    def call(
+        self,
+        what: str,
+        func: Callable[[], T],
+        *,
+        write: bool = False,
+        retryable: Callable[[HttpFailure], bool] | None = None,
+    ) -> T:
         """Run ``func`` (which raises :class:`HttpFailure` on failure) with retries.
 
-        Non-retryable failures propagate as :class:`HttpFailure`; exhausting the attempts
-        or the deadline raises :class:`ForgeError`.
+        ``retryable`` replaces the default rule for requests that must not be repeated
+        after the server may have acted on them. Non-retryable failures propagate as
+        :class:`HttpFailure`; exhausting the attempts or the deadline raises
+        :class:`ForgeError`.
         """
         if write:
             with self._write_lock:
@@ -174,13 +212,21 @@ class Retrier:
                     gap = self._last_write + self._policy.write_interval - self._clock.monotonic()
                     self._wait(gap, what)
                 try:
-                    return self._call(what, func, write=True)
+                    return self._call(what, func, write=True, retryable=retryable)
                 finally:
                     self._last_write = self._clock.monotonic()
-        return self._call(what, func, write=False)
+        return self._call(what, func, write=False, retryable=retryable)
 
-    def _call(self, what: str, func: Callable[[], T], *, write: bool) -> T:
+    def _call(
+        self,
+        what: str,
+        func: Callable[[], T],
+        *,
+        write: bool,
+        retryable: Callable[[HttpFailure], bool] | None,
+    ) -> T:
         attempt = 0
+        limited = 0
         while True:
             if self._clock.monotonic() >= self._deadline_at:
                 raise self._fail(f"{what}: deadline of {self._policy.deadline:.0f}s exceeded")
@@ -190,11 +236,19 @@ class Retrier:
                 return func()
             except HttpFailure as failure:
                 failure.message = scrub(failure.message, self._secrets)
-                if not is_retryable(failure, write=write):
+                if retryable is not None:
+                    again = retryable(failure)
+                else:
+                    again = is_retryable(failure, write=write)
+                if not again:
                     raise
                 if attempt >= self._policy.max_attempts:
                     status = failure.status if failure.status is not None else "network error"
                     raise self._fail(
                         f"{what}: failed after {attempt} attempts ({status}): {failure.message}"
                     ) from None
-                self._wait(self._backoff(attempt - 1, failure), what)
+                hinted = retry_after_seconds(failure.headers, self._clock.time()) is not None
+                wait = self._backoff(attempt - 1, failure, limited)
+                if is_rate_limited(failure) and not hinted:
+                    limited += 1
+                self._wait(wait, what)

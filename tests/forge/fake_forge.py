@@ -34,6 +34,17 @@ GITHUB_422 = (
     "Pull request review thread line must be part of the diff and "
     "Pull request review thread diff hunk can't be blank"
 )
+# GitHub's secondary rate limit, as its REST API answers it (403 or 429; Retry-After only
+# sometimes; X-RateLimit-Remaining is the primary quota and stays non-zero)
+GITHUB_SECONDARY = (
+    "You have exceeded a secondary rate limit. Please wait a few minutes before you try "
+    "again. If you reach out to GitHub Support for help, please include the request ID "
+    "C0DE:1A2B:3C4D5E:6F7A8B:66320000."
+)
+GITHUB_SECONDARY_DOC = (
+    "https://docs.github.com/free-pro-team@latest/rest/overview/"
+    "rate-limits-for-the-rest-api#about-secondary-rate-limits"
+)
 
 
 # -- time ----------------------------------------------------------------------------------
@@ -92,6 +103,17 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     body: Any = None
     times: int = 1
+
+
+def secondary_limit(
+    method: str, path: str, status: int = 403, *, retry_after: int | None = None, times: int = 1
+) -> Fault:
+    """GitHub's secondary rate limit answer for matching requests (403 or 429)."""
+    headers = {"X-RateLimit-Remaining": "4321", "X-GitHub-Request-Id": "C0DE:1A2B:3C4D5E"}
+    if retry_after is not None:
+        headers["Retry-After"] = str(retry_after)
+    body = {"message": GITHUB_SECONDARY, "documentation_url": GITHUB_SECONDARY_DOC}
+    return Fault(method, path, status, headers, body, times)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from reviewbot.forge.reconcile import SUMMARY_MARKER, fingerprint_of
 from reviewbot.forge.retry import RetryPolicy
 
 from .conftest import FAST, HEAD, PR, coder_files, comment, payload
-from .fake_forge import DEFAULT_TOKEN, FakeClock, FakeFile, FakeForge, Fault
+from .fake_forge import DEFAULT_TOKEN, FakeClock, FakeFile, FakeForge, Fault, secondary_limit
 
 CODER = "k8s/apps/llm-serving/coder.yaml"
 
@@ -291,3 +291,43 @@ def test_token_never_in_results(github: FakeForge, clock: FakeClock) -> None:
     no_token(*results, *(r.reason for r in results))
     for c in github.issue_comments("homelab", "gitops", 7):
         no_token(c["body"])
+
+
+def test_secondary_limit_403_is_waited_out_not_called_a_refusal(
+    github: FakeForge, clock: FakeClock
+) -> None:
+    """GitHub's secondary limit: a 403 with no Retry-After; only the message says so."""
+    github.add_fault(secondary_limit("POST", r"/reviews$", 403))
+    result = make(github, clock).publish(PR, FIRST)
+
+    assert result.posted and result.inline == 2, result.reason
+    assert "may not write" not in result.reason
+    assert 60.0 <= max(clock.sleeps) <= 61.0  # "wait for at least one minute"
+    posts = [r for r in github.requests if r.method == "POST" and r.path.endswith("/reviews")]
+    assert [r.status for r in posts] == [403, 200]
+
+
+def test_429_without_retry_after_waits_a_minute(github: FakeForge, clock: FakeClock) -> None:
+    github.add_fault(secondary_limit("GET", r"/files$", 429))
+    result = make(github, clock).publish(PR, FIRST)
+
+    assert result.posted
+    assert 60.0 <= clock.sleeps[0] <= 61.0
+
+
+def test_secondary_limit_retry_after_is_honoured(github: FakeForge, clock: FakeClock) -> None:
+    github.add_fault(secondary_limit("GET", r"/files$", 403, retry_after=5))
+    assert make(github, clock).publish(PR, FIRST).posted
+    assert 5.0 <= clock.sleeps[0] < 6.0
+
+
+def test_persistent_secondary_limit_doubles_the_wait_within_the_deadline(
+    github: FakeForge, clock: FakeClock
+) -> None:
+    github.add_fault(secondary_limit("GET", r"/pulls/7$", 403, times=9))
+    with pytest.raises(ForgeError) as info:
+        make(github, clock).publish(PR, FIRST)  # deadline 120 s: 60 s fits, 120 s more does not
+
+    assert "giving up" in info.value.message and "deadline" in info.value.message
+    assert len(clock.sleeps) == 1 and 60.0 <= clock.sleeps[0] <= 61.0
+    no_token(info.value.message)
