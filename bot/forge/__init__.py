@@ -214,9 +214,10 @@ def make_forge(
     """The publisher for ``platform``; the token is read from ``env`` and nowhere else.
 
     ``REVIEWBOT_BOT_LOGIN`` names the account the token writes as when the forge will not
-    say (``GET /user`` is refused to Actions tokens); the defaults are
-    ``github-actions[bot]``, ``forgejo-actions`` and ``gitea-actions``. Without ``policy``
-    the retry policy comes from :func:`policy_from_env`.
+    say (``GET /user`` is refused to Actions tokens, App tokens and Forgejo tokens without
+    ``read:user``); without it the forge learns it from its own summary comment (see
+    :mod:`reviewbot.forge.reconcile`). Without ``policy`` the retry policy comes from
+    :func:`policy_from_env`.
     """
     if platform == "none":
         return NullForge()
@@ -238,7 +239,4 @@ def make_forge(
     token = _first(env, "FORGEJO_TOKEN", "GITHUB_TOKEN") or ""
     if not token:
         raise ForgeError("no Forgejo token: set FORGEJO_TOKEN")
-    gitea = _truthy(env.get("GITEA_ACTIONS")) and not _truthy(env.get("FORGEJO_ACTIONS"))
-    if login is None and gitea:
-        login = "gitea-actions"
     return ForgejoForge(url, token, clock=clock, policy=policy, bot_login=login)

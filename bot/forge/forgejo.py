@@ -11,6 +11,15 @@ folded into the summary like on GitHub. Its API cannot delete a single review co
 ours that holds a stale comment is deleted whole and its current comments are posted
 again in this run's review. ``event: COMMENT`` is always sent: an empty event leaves a
 pending review nobody sees.
+
+Forgejo creates a review comment by comment inside the user's *pending* review and
+answers 500 (message hidden) when one cannot be placed, keeping the ones before it; the
+next review the user submits would carry them. So a failed review creation is never
+repeated: our pending reviews are deleted and every finding goes into the summary. A
+pending review of ours left by an earlier run is deleted before posting.
+
+Lists are read page by page until ``X-Total-Count`` is reached (Forgejo caps ``limit`` at
+its ``MAX_RESPONSE_ITEMS`` and sends no ``Link`` header); issue comments come unpaginated.
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ from reviewbot.forge.reconcile import (
     REVIEW_MARKER,
     ExistingComment,
     fingerprint_of,
+    infer_login,
     inline_body,
     pick_summary,
     plan_by_review,
@@ -41,8 +51,7 @@ from reviewbot.forge.reconcile import (
 )
 from reviewbot.forge.retry import Clock, HttpFailure, Retrier, RetryPolicy, SystemClock, scrub
 
-DEFAULT_BOT_LOGIN = "forgejo-actions"  # who the automatic Forgejo Actions token writes as
-PAGE_LIMIT = 50
+PAGE_LIMIT = 50  # Forgejo's default MAX_RESPONSE_ITEMS; it may cap lower
 MAX_PAGES = 200
 MAX_DIFF_CHARS = 32 * 1024 * 1024  # a larger diff is not parsed: every finding folds
 
@@ -52,8 +61,9 @@ def _message(response: httpx.Response) -> str:
         data = response.json()
     except ValueError:
         return response.text[:300].strip() or response.reason_phrase
-    if isinstance(data, dict) and data.get("message"):
-        return str(data["message"])[:300]
+    if isinstance(data, dict) and "message" in data:
+        # a 500's cause is hidden from non-admins in production: the message is empty
+        return str(data["message"] or "")[:300] or "no message"
     return str(data)[:300]
 
 
@@ -89,7 +99,7 @@ class ForgejoForge:
         self._origin = (origin.scheme, origin.netloc)
         self._clock: Clock = clock if clock is not None else SystemClock()
         self._policy = policy if policy is not None else RetryPolicy()
-        self._bot_login = bot_login or DEFAULT_BOT_LOGIN
+        self._bot_login = bot_login or None
         self._max_inline = max_inline
         self._rng = rng
         self._client = httpx.Client(
@@ -150,8 +160,10 @@ class ForgejoForge:
         return parts.geturl()
 
     def _list(self, r: Retrier, what: str, path: str) -> list[dict[str, Any]]:
-        """GET every page: follow ``Link: rel=next``, else ask for the next page while
-        pages come back full; stop when a page brings no new id."""
+        """GET every page: follow ``Link: rel=next``; else ask for the next page until
+        ``X-Total-Count`` items came (Forgejo: no Link header, pages capped below the
+        ``limit`` asked for), or, without that header, while pages come back full; stop
+        when a page brings no new id."""
         out: list[dict[str, Any]] = []
         seen: set[Any] = set()
         url: str = self._url(path)
@@ -172,11 +184,16 @@ class ForgejoForge:
             seen.update(d.get("id") for d in fresh)
             out.extend(fresh)
             following = self._next_link(response)
+            total = _total_count(response)
             if not fresh:
                 break
             if following is not None:
                 url, params = following, None
-            elif params is not None and len(data) >= PAGE_LIMIT:
+            elif params is None:
+                break
+            elif (total is not None and len(out) < total) or (
+                total is None and len(data) >= PAGE_LIMIT
+            ):
                 params = {"limit": PAGE_LIMIT, "page": int(params["page"]) + 1}
             else:
                 break
@@ -202,7 +219,8 @@ class ForgejoForge:
                     progress.folded,
                     progress.deleted,
                     f"not posted to {where} ({progress.step}): the token may not write "
-                    f"(HTTP {failure.status}: {failure.message})",
+                    f"(HTTP {failure.status}: {failure.message}); a Forgejo token needs the "
+                    "write:repository and write:issue scopes, see the README",
                 )
             raise ForgeError(
                 scrub(
@@ -212,7 +230,9 @@ class ForgejoForge:
                 )
             ) from None
 
-    def _whoami(self, r: Retrier) -> str:
+    def _whoami(self, r: Retrier) -> str | None:
+        """The token's account from ``GET /user``; refused (Actions tokens, tokens without
+        ``read:user``): ``REVIEWBOT_BOT_LOGIN``, or None to find out otherwise."""
         try:
             data = self._json(r, "GET /user", "/user")
         except HttpFailure as failure:
@@ -227,6 +247,7 @@ class ForgejoForge:
     ) -> PublishResult:
         base = f"/repos/{quote(pr.owner, safe='')}/{quote(pr.repo, safe='')}"
         pull_path = f"{base}/pulls/{pr.number}"
+        issue_path = f"{base}/issues/{pr.number}/comments"
         progress.step = "reading the pull request"
         me = self._whoami(r)
         pull = self._json(r, "GET pull", pull_path)
@@ -240,37 +261,65 @@ class ForgejoForge:
                 f"not posted: the pull request's head moved to {head[:12] or '?'} after this run "
                 f"reviewed {pr.head_sha[:12]}; the run for the new head will post",
             )
+        author = _login(pull)
         progress.step = "reading the diff"
         diff_text = self._call(r, "GET diff", "GET", f"{pull_path}.diff").text
         diff: DiffMap | None = None
         if len(diff_text) <= MAX_DIFF_CHARS:
             diff = parse_git_diff(diff_text)
 
+        progress.step = "listing comments"
+        issue = [
+            (int(c["id"]), _login(c), str(c.get("body") or ""))
+            for c in self._list(r, "list issue comments", issue_path)
+        ]
         progress.step = "listing reviews"
+        reviews = self._list(r, "list reviews", f"{pull_path}/reviews")
+        if me is None:
+            me = infer_login(issue, exclude=(author,))
+        first_summary: tuple[int, str] | None = None
+        if me is None:
+            # nobody's summary yet and the forge will not say who we are: the summary is
+            # written first, and the account Forgejo says wrote it is us
+            progress.step = "writing the summary"
+            plan, _ = plan_by_review(payload, [], diff, max_inline=self._max_inline)
+            text = render_summary(payload.summary_markdown, plan.folded)
+            created = self._call(r, "POST summary", "POST", issue_path, json={"body": text})
+            progress.wrote = True
+            data = created.json() if created.content else {}
+            first_summary = (int(data.get("id") or 0), text)
+            me = _login(data)
+            if me is None:
+                raise ForgeError("Forgejo did not say who wrote the summary comment")
+            issue.append((first_summary[0], me, text))
+
         existing: list[ExistingComment] = []
-        for review in self._list(r, "list reviews", f"{pull_path}/reviews"):
-            user = (review.get("user") or {}).get("login")
-            if user != me or REVIEW_MARKER not in str(review.get("body") or ""):
+        pending: list[int] = []
+        for review in reviews:
+            if _login(review) != me:
                 continue
             review_id = int(review["id"])
+            if str(review.get("state") or "").upper() == "PENDING":
+                pending.append(review_id)
+                continue
+            if REVIEW_MARKER not in str(review.get("body") or ""):
+                continue
             comments = self._json(
                 r, "list review comments", f"{pull_path}/reviews/{review_id}/comments"
             )
             for comment in comments if isinstance(comments, list) else []:
                 fp = fingerprint_of(str(comment.get("body") or ""))
-                if fp is not None and (comment.get("user") or {}).get("login") == me:
+                if fp is not None and _login(comment) == me:
                     existing.append(ExistingComment(int(comment["id"]), fp, review_id))
-        progress.step = "listing comments"
-        own_issue = [
-            (int(c["id"]), str(c.get("body") or ""))
-            for c in self._list(r, "list issue comments", f"{base}/issues/{pr.number}/comments")
-            if (c.get("user") or {}).get("login") == me
-        ]
-        summary, extra_summaries = pick_summary(own_issue)
+        summary, extra_summaries = pick_summary([(i, b) for i, login, b in issue if login == me])
 
         plan, doomed = plan_by_review(payload, existing, diff, max_inline=self._max_inline)
         folded = list(plan.folded)
         note = ""
+        if pending:
+            progress.step = "deleting our pending review"
+            for review_id in pending:  # else Forgejo would submit its comments with ours
+                progress.deleted += self._delete(r, f"{pull_path}/reviews/{review_id}")
         if plan.post:
             progress.step = "posting the review"
             body = {
@@ -280,26 +329,35 @@ class ForgejoForge:
                 "comments": [_review_comment(c) for c in plan.post],
             }
             try:
-                self._call(r, "POST review", "POST", f"{pull_path}/reviews", json=body)
+                # never repeated once sent: Forgejo may have stored part of it
+                r.call(
+                    "POST review",
+                    lambda: self._request("POST", self._url(f"{pull_path}/reviews"), json=body),
+                    write=True,
+                    retryable=_unsent_or_throttled,
+                )
                 progress.inline = len(plan.post)
                 progress.wrote = True
             except HttpFailure as failure:
-                if failure.status != 422:
-                    raise
+                if failure.status in (401, 403) and summary is None and first_summary is None:
+                    raise  # nothing written yet: the token may not write at all
                 folded = list(plan.post) + folded
+                status = f"HTTP {failure.status}" if failure.status else "a network error"
+                detail = f": {failure.message[:200]}" if failure.message else ""
                 note = (
-                    f"Forgejo refused the inline comments (HTTP 422: {failure.message[:200]}), "
-                    "so every finding is listed here."
+                    f"Forgejo refused the inline comments ({status}{detail}), so every finding "
+                    "is listed here."
                 )
+                progress.step = "deleting our pending review"
+                progress.deleted += self._drop_pending(r, pull_path, me)
         progress.folded = len(folded)
         progress.step = "writing the summary"
         text = render_summary(payload.summary_markdown, folded, note)
         if summary is None:
-            path, verb = f"{base}/issues/{pr.number}/comments", "POST"
-        else:
-            path, verb = f"{base}/issues/comments/{summary[0]}", "PATCH"
-        if summary is None or summary[1] != text:
-            self._call(r, f"{verb} summary", verb, path, json={"body": text})
+            self._call(r, "POST summary", "POST", issue_path, json={"body": text})
+        elif summary[1] != text:
+            path = f"{base}/issues/comments/{summary[0]}"
+            self._call(r, "PATCH summary", "PATCH", path, json={"body": text})
         progress.wrote = True
         progress.step = "deleting stale comments"
         for review_id in sorted(doomed):
@@ -312,6 +370,14 @@ class ForgejoForge:
             True, progress.inline, len(folded), progress.deleted, "posted: " + ", ".join(parts)
         )
 
+    def _drop_pending(self, r: Retrier, pull_path: str, me: str) -> int:
+        """Delete our pending reviews (what a failed review creation left behind)."""
+        deleted = 0
+        for review in self._list(r, "list reviews", f"{pull_path}/reviews"):
+            if _login(review) == me and str(review.get("state") or "").upper() == "PENDING":
+                deleted += self._delete(r, f"{pull_path}/reviews/{int(review['id'])}")
+        return deleted
+
     def _delete(self, r: Retrier, path: str) -> int:
         try:
             self._call(r, "DELETE", "DELETE", path)
@@ -320,6 +386,23 @@ class ForgejoForge:
                 return 0
             raise
         return 1
+
+
+def _login(item: Any) -> str | None:
+    """``item.user.login`` of a Forgejo object, if it has one."""
+    user = item.get("user") if isinstance(item, dict) else None
+    login = user.get("login") if isinstance(user, dict) else None
+    return str(login) if login else None
+
+
+def _total_count(response: httpx.Response) -> int | None:
+    value = response.headers.get("x-total-count", "").strip()
+    return int(value) if value.isdigit() else None
+
+
+def _unsent_or_throttled(failure: HttpFailure) -> bool:
+    """A review creation is repeated only when Forgejo cannot have acted on it."""
+    return (failure.status is None and not failure.sent) or failure.status == 429
 
 
 def _review_comment(comment: InlineComment) -> dict[str, Any]:

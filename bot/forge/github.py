@@ -33,6 +33,7 @@ from reviewbot.forge.reconcile import (
     REVIEW_MARKER,
     ExistingComment,
     fingerprint_of,
+    infer_login,
     inline_body,
     pick_summary,
     plan_inline,
@@ -41,7 +42,6 @@ from reviewbot.forge.reconcile import (
 from reviewbot.forge.retry import Clock, HttpFailure, Retrier, RetryPolicy, SystemClock, scrub
 
 T = TypeVar("T")
-DEFAULT_BOT_LOGIN = "github-actions[bot]"  # who GITHUB_TOKEN writes as; GET /user refuses it
 
 
 def _failure(exc: Exception) -> HttpFailure:
@@ -103,7 +103,7 @@ class GitHubForge:
         self._api_url = api_url.rstrip("/")
         self._clock: Clock = clock if clock is not None else SystemClock()
         self._policy = policy if policy is not None else RetryPolicy()
-        self._bot_login = bot_login or DEFAULT_BOT_LOGIN
+        self._bot_login = bot_login or None
         self._max_inline = max_inline
         self._rng = rng
         self._gh = Github(
@@ -153,12 +153,13 @@ class GitHubForge:
                 scrub(f"GitHub API error ({progress.step}): {exc}", (self._token,))
             ) from None
 
-    def _whoami(self, retrier: Retrier) -> str:
+    def _whoami(self, retrier: Retrier) -> str | None:
+        """``GET /user``; refused to Actions and App tokens: ``REVIEWBOT_BOT_LOGIN`` or None."""
         try:
             return retrier.call("GET /user", _as_failure(lambda: str(self._gh.get_user().login)))
         except HttpFailure as failure:
             if failure.status in (401, 403, 404):
-                return self._bot_login  # an Actions or App token: no /user, known login
+                return self._bot_login
             raise
 
     def _publish(
@@ -190,6 +191,26 @@ class GitHubForge:
         issue_comments = r.call(
             "list issue comments", _as_failure(lambda: list(pull.get_issue_comments()))
         )
+        author = pull.user.login if pull.user is not None else None
+        if me is None:  # an App or Actions token: a "[bot]" login wrote our summary
+            me = infer_login(
+                [(c.id, c.user.login if c.user else None, c.body) for c in issue_comments],
+                exclude=(author,),
+                bots_only=True,
+            )
+        created = None
+        if me is None:  # no summary yet: write it first; its author is us
+            progress.step = "writing the summary"
+            first = plan_inline(payload, [], diff, max_inline=self._max_inline)
+            text = render_summary(payload.summary_markdown, first.folded)
+            created = r.call(
+                "POST summary", _as_failure(lambda: pull.create_issue_comment(text)), write=True
+            )
+            progress.wrote = True
+            me = created.user.login if created.user is not None else None
+            if not me:
+                raise ForgeError("GitHub did not say who wrote the summary comment")
+            issue_comments = [*issue_comments, created]
         own_inline = {c.id: c for c in review_comments if c.user is not None and c.user.login == me}
         existing = [
             ExistingComment(c.id, fp)
@@ -220,11 +241,11 @@ class GitHubForge:
                 progress.inline = len(comments)
                 progress.wrote = True
             except HttpFailure as failure:
-                if failure.status != 422:
+                if failure.status != 422 and not (failure.status == 403 and created is not None):
                     raise
                 folded = list(plan.post) + folded
                 note = (
-                    "GitHub refused the inline comments (HTTP 422: "
+                    f"GitHub refused the inline comments (HTTP {failure.status}: "
                     f"{failure.message[:200]}), so every finding is listed here."
                 )
         progress.folded = len(folded)

@@ -4,6 +4,12 @@ Every comment the bot writes carries a hidden HTML marker: the summary starts wi
 :data:`SUMMARY_MARKER`, an inline comment ends with ``<!-- reviewbot:fp:<fingerprint> -->``.
 A re-run compares the payload's fingerprints with the token user's marked comments: what
 is there stays, what is missing is posted, what is gone (or doubled) is deleted.
+
+Who "the token user" is: the forge's ``GET /user`` when it answers (Actions tokens and
+Forgejo tokens without ``read:user`` are refused), else ``REVIEWBOT_BOT_LOGIN``, else the
+author of the oldest summary comment (:func:`infer_login`), else the author the forge
+reports for the summary this run writes first. Markers count only in comments by that
+account, so a marker planted by anyone else (a fork's workflow, the PR's author) is text.
 """
 
 from __future__ import annotations
@@ -178,6 +184,28 @@ def plan_by_review(
         if not groups:
             return plan, frozenset(doomed)
         doomed |= groups
+
+
+def infer_login(
+    comments: Iterable[tuple[int, str | None, str | None]],
+    *,
+    exclude: Iterable[str | None] = (),
+    bots_only: bool = False,
+) -> str | None:
+    """The account that wrote the oldest summary among issue comments (id, login, body).
+
+    ``exclude`` names accounts never taken for the bot (the pull request's author, who
+    could post a summary marker first); ``bots_only`` keeps only ``[bot]`` logins (GitHub,
+    where a token that cannot read ``/user`` belongs to an App or to Actions).
+    """
+    banned = {login for login in exclude if login}
+    for _, login, body in sorted(comments, key=lambda c: c[0]):
+        if not login or login in banned or not is_summary(body):
+            continue
+        if bots_only and not login.endswith("[bot]"):
+            continue
+        return login
+    return None
 
 
 def pick_summary(own: Sequence[tuple[int, str]]) -> tuple[tuple[int, str] | None, tuple[int, ...]]:

@@ -13,6 +13,19 @@ knobs for the failure modes publishing must survive::
 
 GitHub routes are served at ``/``, Forgejo routes under ``/api/v1``. The commentable
 lines are computed here independently of ``reviewbot.forge.diffmap``.
+
+The Forgejo flavour follows Forgejo's own API code (``routers/api/v1``), where it matters:
+
+- scoped tokens: ``GET /user`` needs ``read:user`` and answers 403 without it; reviews need
+  ``write:repository``, issue comments ``write:issue`` (``FakeForge(scopes=...)``);
+- ``POST .../reviews`` stores each comment in the token user's pending review, one by one;
+  a comment it cannot place (Forgejo's ``git blame`` of a line past the end of the head
+  file) answers **500** with an empty message, leaving the pending review and the comments
+  before it stored; the next ``POST`` submits those leftovers with its own comments;
+- pending reviews are listed only to their author;
+- lists: ``limit`` is capped at ``MAX_RESPONSE_ITEMS`` (50 by default, ``max_response_items``)
+  and defaults to 30; the total is in ``X-Total-Count``; no ``Link`` header. Issue comments
+  and a review's comments are not paginated at all.
 """
 
 from __future__ import annotations
@@ -47,6 +60,12 @@ GITHUB_SECONDARY_DOC = (
 )
 
 
+FORGEJO_SWAGGER = "/api/swagger"
+FORGEJO_BOT_SCOPES = frozenset({"write:repository", "write:issue"})  # no read:user
+FORGEJO_DEFAULT_PAGING_NUM = 30
+FORGEJO_MAX_RESPONSE_ITEMS = 50
+
+
 # -- time ----------------------------------------------------------------------------------
 
 
@@ -79,6 +98,7 @@ class FakeFile:
     patch: str | None  # hunks only, as in GitHub's files[].patch; None for binary/too large
     status: str = "modified"  # added | modified | removed | renamed
     previous_filename: str | None = None
+    lines: int | None = None  # the head file's length; Forgejo cannot comment past it
 
 
 @dataclass
@@ -132,6 +152,15 @@ class _User:
     id: int
     write: bool
     bot: bool = False  # GET /user answers 403, like GitHub for an Actions token
+    scopes: frozenset[str] | None = None  # Forgejo token scopes; None: every scope
+
+
+def _has_scope(user: _User, scope: str) -> bool:
+    """Forgejo: a write scope implies the read scope of its category."""
+    if user.scopes is None:
+        return True
+    category = scope.split(":", 1)[1]
+    return scope in user.scopes or f"write:{category}" in user.scopes
 
 
 def right_lines(patch: str | None) -> dict[int, int]:
@@ -177,9 +206,11 @@ def files_from_git(repo_dir: str | Path, base: str, head: str) -> list[FakeFile]
         text = git("diff", "--no-color", "--no-ext-diff", "-M", base, head, "--", old, new)
         start = text.find("\n@@")
         patch = text[start + 1 :].rstrip("\n") if start >= 0 else None
-        files.append(
-            FakeFile(new, patch, statuses.get(code[:1], "modified"), old if old != new else None)
-        )
+        status = statuses.get(code[:1], "modified")
+        lines = None
+        if status != "removed":
+            lines = len(git("show", f"{head}:{new}").splitlines())
+        files.append(FakeFile(new, patch, status, old if old != new else None, lines))
     return files
 
 
@@ -197,6 +228,8 @@ class FakeForge:
         login: str = "reviewbot-bot",
         bot_token: bool = False,
         page_size: int | None = None,
+        scopes: frozenset[str] | None = None,
+        max_response_items: int = FORGEJO_MAX_RESPONSE_ITEMS,
     ) -> None:
         if flavor not in ("github", "forgejo"):
             raise ValueError(flavor)
@@ -204,9 +237,10 @@ class FakeForge:
         self.token = token
         self.login = login
         self.page_size = page_size  # caps per_page/limit to force pagination
+        self.max_response_items = max_response_items  # Forgejo's [api] MAX_RESPONSE_ITEMS
         self.lock = threading.RLock()
         self.users: dict[str, _User] = {}
-        self.set_token(token, login, write=True, bot=bot_token)
+        self.set_token(token, login, write=True, bot=bot_token, scopes=scopes)
         self.pulls: dict[tuple[str, str, int], FakePull] = {}
         self.issue_comments_db: dict[int, dict[str, Any]] = {}
         self.review_comments_db: dict[int, dict[str, Any]] = {}
@@ -259,9 +293,17 @@ class FakeForge:
         with self.lock:
             return next(self._ids)
 
-    def set_token(self, token: str, login: str, *, write: bool = True, bot: bool = False) -> None:
+    def set_token(
+        self,
+        token: str,
+        login: str,
+        *,
+        write: bool = True,
+        bot: bool = False,
+        scopes: frozenset[str] | None = None,
+    ) -> None:
         with self.lock:
-            self.users[token] = _User(login, 100 + len(self.users), write, bot)
+            self.users[token] = _User(login, 100 + len(self.users), write, bot, scopes)
 
     @property
     def read_only(self) -> bool:
@@ -318,6 +360,34 @@ class FakeForge:
                 "commit_id": pull.head_sha,
             }  # fmt: skip
         return cid
+
+    def add_review(
+        self,
+        owner: str,
+        repo: str,
+        number: int,
+        login: str,
+        *,
+        body: str = "",
+        state: str = "COMMENT",
+        comments: tuple[tuple[str, int, str], ...] = (),
+    ) -> int:
+        """A review by ``login`` holding ``comments`` (path, line, body), as if left earlier."""
+        rid = self.next_id()
+        pull = self.pulls[(owner, repo, number)]
+        with self.lock:
+            self.reviews_db[rid] = {
+                "id": rid, "owner": owner, "repo": repo, "number": number, "login": login,
+                "body": body, "state": state, "commit_id": pull.head_sha,
+            }  # fmt: skip
+            for path, line, text in comments:
+                cid = self.next_id()
+                self.review_comments_db[cid] = {
+                    "id": cid, "review_id": rid, "owner": owner, "repo": repo,
+                    "number": number, "login": login, "path": path, "line": line,
+                    "start_line": None, "body": text, "commit_id": pull.head_sha,
+                }  # fmt: skip
+        return rid
 
     # -- inspection
 
@@ -494,7 +564,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.forge.flavor == "github":
             doc = "https://docs.github.com/rest"
             return _Reply(status, {"message": message, "documentation_url": doc, **more})
-        return _Reply(status, {"message": message, "url": f"{self.forge.root}/api/swagger"})
+        return _Reply(status, {"message": message, "url": self.forge.root + FORGEJO_SWAGGER})
 
     def _fault(self, method: str, path: str) -> None:
         with self.forge.lock:
@@ -523,12 +593,28 @@ class _Handler(BaseHTTPRequestHandler):
             if match and verb == method:
                 if method != "GET" and not user.write:
                     raise self._error(403, "Resource not accessible by integration")
+                if self.forge.flavor == "forgejo":
+                    self._fj_scope(method, path, user)
                 handler = getattr(self, name)
                 result: tuple[int, Any, dict[str, str]] = handler(
                     user=user, query=query, body=body, **match.groupdict()
                 )
                 return result
         raise self._error(404, "Not Found")
+
+    def _fj_scope(self, method: str, path: str, user: _User) -> None:
+        """Forgejo's tokenRequiresScopes: the route's category, read for GET."""
+        if path == "/api/v1/user":
+            category = "user"
+        elif re.match(_FJ_ISSUES, path):
+            category = "issue"
+        else:
+            category = "repository"
+        scope = f"{'read' if method == 'GET' else 'write'}:{category}"
+        if not _has_scope(user, scope):
+            raise self._error(
+                403, f"token does not have at least one of required scope(s): [{scope}]"
+            )
 
     def _pull(self, o: str, r: str, n: str) -> FakePull:
         pull = self.forge.pulls.get((o, r, int(n)))
@@ -557,11 +643,32 @@ class _Handler(BaseHTTPRequestHandler):
         return chunk, ", ".join(links)
 
     def _paged(self, items: list[Any], query: dict[str, list[str]]) -> tuple[int, Any, dict]:
+        if self.forge.flavor == "forgejo":
+            return self._fj_paged(items, query, len(items))
         chunk, link = self._page(items, query)
         headers = {"Link": link} if link else {}
-        if self.forge.flavor == "forgejo":
-            headers["X-Total-Count"] = str(len(items))
         return 200, chunk, headers
+
+    def _fj_paged(
+        self, items: list[Any], query: dict[str, list[str]], total: int
+    ) -> tuple[int, Any, dict[str, str]]:
+        """Forgejo's utils.GetListOptions + SetTotalCountHeader: no Link header."""
+        try:
+            size = int((query.get("limit") or ["0"])[0])
+            page = int((query.get("page") or ["1"])[0])
+        except ValueError:
+            size, page = 0, 1
+        cap = self.forge.max_response_items
+        if self.forge.page_size is not None:
+            cap = min(cap, self.forge.page_size)
+        size = FORGEJO_DEFAULT_PAGING_NUM if size <= 0 else size
+        size = min(size, cap)
+        page = max(page, 1)
+        return 200, items[(page - 1) * size : page * size], {"X-Total-Count": str(total)}
+
+    def _fj_all(self, items: list[Any]) -> tuple[int, Any, dict[str, str]]:
+        """An unpaginated Forgejo list (issue comments): page and limit are ignored."""
+        return 200, items, {"X-Total-Count": str(len(items))}
 
     # -- GitHub shapes
 
@@ -751,6 +858,8 @@ class _Handler(BaseHTTPRequestHandler):
     ) -> tuple[int, Any, dict[str, str]]:
         self._pull(o, r, n)
         items = sorted(self.forge.issue_comments(o, r, int(n)), key=lambda c: c["id"])
+        if self.forge.flavor == "forgejo":
+            return self._fj_all([self._ic_json(c) for c in items])
         return self._paged([self._ic_json(c) for c in items], query)
 
     def post_ic(
@@ -838,52 +947,80 @@ class _Handler(BaseHTTPRequestHandler):
         return 200, self.forge.full_diff(self._pull(o, r, n)), {}
 
     def fj_reviews(
-        self, o: str, r: str, n: str, query: dict[str, list[str]], **_: Any
+        self, o: str, r: str, n: str, query: dict[str, list[str]], user: _User, **_: Any
     ) -> tuple[int, Any, dict[str, str]]:
         self._pull(o, r, n)
-        items = sorted(self.forge.reviews(o, r, int(n)), key=lambda rv: rv["id"])
-        return self._paged([self._fj_review_json(rv) for rv in items], query)
+        every = sorted(self.forge.reviews(o, r, int(n)), key=lambda rv: rv["id"])
+        _, page, headers = self._fj_paged(every, query, len(every))  # CountReviews: all
+        shown = [rv for rv in page if rv["state"] != "PENDING" or rv["login"] == user.login]
+        return 200, [self._fj_review_json(rv) for rv in shown], headers
 
     def fj_post_review(
         self, o: str, r: str, n: str, body: Any, user: _User, **_: Any
     ) -> tuple[int, Any, dict[str, str]]:
+        """Forgejo's CreatePullReview: each comment goes into the user's pending review
+        (CreateCodeComment, one by one), then SubmitReview turns that review into the
+        requested one, leftovers of earlier failed calls included."""
         pull = self._pull(o, r, n)
         if not isinstance(body, dict):
             raise self._error(422, "invalid JSON")
         event = body.get("event") or ""
         comments = body.get("comments") or []
-        state = {"COMMENT": "COMMENT", "APPROVED": "APPROVED", "REQUEST_CHANGES": "REQUEST_CHANGES"}
+        states = {"COMMENT": "COMMENT", "APPROVED": "APPROVED"}
+        states["REQUEST_CHANGES"] = "REQUEST_CHANGES"
         if event == "COMMENT" and not str(body.get("body") or "").strip() and not comments:
             raise self._error(422, f"review event {event} requires a body or a comment")
-        rid = self.forge.next_id()
+        commit = body.get("commit_id") or pull.head_sha
+        lengths = {f.filename: f.lines for f in pull.files}
         with self.forge.lock:
-            self.forge.reviews_db[rid] = {
-                "id": rid, "owner": o, "repo": r, "number": int(n), "login": user.login,
-                "body": body.get("body") or "", "state": state.get(event, "PENDING"),
-                "commit_id": body.get("commit_id") or pull.head_sha,
-            }  # fmt: skip
-            for c in comments:  # Forgejo accepts lines outside the diff
+            for c in comments:
+                line = int(c.get("new_position") or 0)
+                rid = self._fj_pending(o, r, int(n), user.login, commit)  # made before the line
+                length = lengths.get(c.get("path"))
+                if length is not None and line > length:
+                    # LineBlame fails; APIErrorInternal hides the message in production
+                    raise _Reply(500, {"message": "", "url": self.forge.root + FORGEJO_SWAGGER})
                 cid = self.forge.next_id()
-                self.forge.review_comments_db[cid] = {
+                self.forge.review_comments_db[cid] = {  # Forgejo accepts lines outside the diff
                     "id": cid, "review_id": rid, "owner": o, "repo": r, "number": int(n),
-                    "login": user.login, "path": c.get("path"),
-                    "line": int(c.get("new_position") or 0), "start_line": None,
-                    "old_line": int(c.get("old_position") or 0), "body": c.get("body", ""),
-                    "commit_id": body.get("commit_id") or pull.head_sha,
+                    "login": user.login, "path": c.get("path"), "line": line,
+                    "start_line": None, "old_line": int(c.get("old_position") or 0),
+                    "body": c.get("body", ""), "commit_id": commit,
                 }  # fmt: skip
-            return 200, self._fj_review_json(self.forge.reviews_db[rid]), {}
+            rid = self._fj_pending(o, r, int(n), user.login, commit)
+            review = self.forge.reviews_db[rid]
+            review.update(body=body.get("body") or "", state=states.get(event, "PENDING"))
+            review["commit_id"] = commit
+            return 200, self._fj_review_json(review), {}
+
+    def _fj_pending(self, o: str, r: str, n: int, login: str, commit: str) -> int:
+        """The user's pending review on the pull request (GetCurrentReview), made if absent."""
+        for rv in self.forge.reviews_db.values():
+            if (rv["owner"], rv["repo"], rv["number"], rv["login"]) == (o, r, n, login) and (
+                rv["state"] == "PENDING"
+            ):
+                return int(rv["id"])
+        rid = self.forge.next_id()
+        self.forge.reviews_db[rid] = {
+            "id": rid, "owner": o, "repo": r, "number": n, "login": login, "body": "",
+            "state": "PENDING", "commit_id": commit,
+        }  # fmt: skip
+        return rid
 
     def fj_review_comments(
         self,
         o: str,
         r: str,
         n: str,
-        id: str,
-        **_: Any,  # noqa: A002
+        id: str,  # noqa: A002
+        user: _User,
+        **_: Any,
     ) -> tuple[int, Any, dict[str, str]]:
         self._pull(o, r, n)
         rv = self.forge.reviews_db.get(int(id))
         if rv is None or (rv["owner"], rv["repo"], rv["number"]) != (o, r, int(n)):
+            raise self._error(404, "Not Found")
+        if rv["state"] == "PENDING" and rv["login"] != user.login:
             raise self._error(404, "Not Found")
         root = self.forge.root
         out = []

@@ -19,7 +19,15 @@ import pytest
 
 from reviewbot.forge.reconcile import SUMMARY_MARKER, fingerprint_of
 
-from .fake_forge import DEFAULT_TOKEN, FakeForge, FakePull, ci_env, files_from_git, write_event
+from .fake_forge import (
+    DEFAULT_TOKEN,
+    FORGEJO_BOT_SCOPES,
+    FakeForge,
+    FakePull,
+    ci_env,
+    files_from_git,
+    write_event,
+)
 
 SEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "seed-repo"
 HOSTILE_TITLE = "fix $(touch PWNED) `id` ; rm -rf / && echo ${GITHUB_TOKEN}"
@@ -62,9 +70,17 @@ def seed_repo(tmp_path_factory: pytest.TempPathFactory) -> Repo:
     return Repo(path, base, git(path, "rev-parse", "HEAD"))
 
 
+def _as_deployed(flavor: str) -> FakeForge:
+    """The tokens the README's workflows give: GitHub's Actions token (no GET /user), a
+    Forgejo bot account's token with the scopes the README names (no read:user)."""
+    if flavor == "github":
+        return FakeForge("github", login="github-actions[bot]", bot_token=True)
+    return FakeForge("forgejo", login="reviewbot", scopes=FORGEJO_BOT_SCOPES)
+
+
 @pytest.fixture(params=["github", "forgejo"])
 def forge(request: pytest.FixtureRequest, seed_repo: Repo) -> Iterator[tuple[FakeForge, FakePull]]:
-    with FakeForge(request.param) as fake:
+    with _as_deployed(request.param) as fake:
         pull = fake.add_pull(
             "homelab", "gitops", 7,
             files=files_from_git(seed_repo.path, seed_repo.base, seed_repo.head),
@@ -105,6 +121,10 @@ def test_review_posts_once_and_reruns_idempotently(
     assert second.returncode == 1
     assert [(w.method, w.path) for w in fake.writes()[writes:]] == []  # nothing to post
     assert len(summaries(fake)) == 1
+    again = [fingerprint_of(c["body"]) for c in fake.review_comments("homelab", "gitops", 7)]
+    assert sorted(again) == sorted(inline)  # one inline comment per finding, still
+    if fake.flavor == "forgejo":  # one submitted review, nothing left pending
+        assert [r["state"] for r in fake.reviews("homelab", "gitops", 7)] == ["COMMENT"]
     for run in (first, second):
         assert DEFAULT_TOKEN not in run.stdout + run.stderr
     assert not list(seed_repo.path.rglob("PWNED")) and not list(tmp_path.rglob("PWNED"))

@@ -12,7 +12,14 @@ from reviewbot.forge.forgejo import ForgejoForge
 from reviewbot.forge.reconcile import REVIEW_MARKER, SUMMARY_MARKER, fingerprint_of
 
 from .conftest import FAST, HEAD, PR, coder_files, comment, payload
-from .fake_forge import DEFAULT_TOKEN, FakeClock, FakeFile, FakeForge, Fault
+from .fake_forge import (
+    DEFAULT_TOKEN,
+    FORGEJO_BOT_SCOPES,
+    FakeClock,
+    FakeFile,
+    FakeForge,
+    Fault,
+)
 
 CODER = "k8s/apps/llm-serving/coder.yaml"
 FIRST = payload(
@@ -108,20 +115,148 @@ def test_others_reviews_are_left_alone(forgejo: FakeForge, clock: FakeClock) -> 
     assert human in {c["id"] for c in forgejo.review_comments("homelab", "gitops", 7)}
 
 
-def test_pagination_of_reviews_and_comments(clock: FakeClock) -> None:
-    with FakeForge("forgejo", page_size=2) as forge:
+def test_review_pages_capped_by_max_response_items_without_link(clock: FakeClock) -> None:
+    """Forgejo caps ``limit`` at MAX_RESPONSE_ITEMS, sends X-Total-Count and no Link."""
+    with FakeForge("forgejo", max_response_items=10) as forge:
         forge.add_pull("homelab", "gitops", 7, files=coder_files(), head_sha=HEAD)
-        for i in range(5):
+        for i in range(12):
+            forge.add_review("homelab", "gitops", 7, "alice", body=f"looks fine {i}")
+        bot = make(forge, clock)
+        bot.publish(PR, FIRST)  # our review is the 13th: on page 2 of 10
+        again = bot.publish(PR, FIRST)
+
+        assert (again.inline, again.deleted) == (0, 0)
+        assert inline_fps(forge) == ["fp-span", "fp-tp"]
+        listed = [r for r in forge.requests if r.path.endswith("/pulls/7/reviews")]
+        assert all("link" not in {k.lower() for k in r.headers} for r in listed)
+        assert ["2"] in [r.query.get("page") for r in listed if r.method == "GET"]
+
+
+def test_issue_comments_come_unpaginated(clock: FakeClock) -> None:
+    with FakeForge("forgejo", max_response_items=10) as forge:
+        forge.add_pull("homelab", "gitops", 7, files=coder_files(), head_sha=HEAD)
+        for i in range(60):
             forge.add_issue_comment("homelab", "gitops", 7, "alice", f"comment {i}")
         bot = make(forge, clock)
-        many = payload(*[comment(f"fp-{n}", n) for n in range(10, 18)])
-        bot.publish(PR, many)
-        bot.publish(PR, many)  # summary is on page 3 of the issue comments now
-
+        bot.publish(PR, FIRST)
+        bot.publish(PR, FIRST)  # the summary is the 61st comment
         assert len(summaries(forge)) == 1
-        assert len(forge.reviews("homelab", "gitops", 7)) == 1
-        pages = [r.query.get("page") for r in forge.requests if r.path.endswith("/comments")]
-        assert ["3"] in pages
+
+
+def test_bot_account_token_without_read_user(clock: FakeClock) -> None:
+    """A bot account's token with the scopes reviews need, not read:user: GET /user is 403."""
+    with FakeForge("forgejo", login="reviewbot", scopes=FORGEJO_BOT_SCOPES) as forge:
+        forge.add_pull("homelab", "gitops", 7, files=coder_files(), head_sha=HEAD)
+        bot = make(forge, clock)
+        for _ in range(3):
+            bot.publish(PR, FIRST)
+
+        (summary,) = summaries(forge)
+        assert summary["login"] == "reviewbot"
+        assert inline_fps(forge) == ["fp-span", "fp-tp"]
+        users = [r.status for r in forge.requests if r.path == "/api/v1/user"]
+        assert users == [403, 403, 403]
+
+
+def test_actions_token_writes_as_whoever_forgejo_says(clock: FakeClock) -> None:
+    """No login is assumed: the first summary's author, as Forgejo reports it, is us."""
+    with FakeForge("forgejo", login="gitea-actions", bot_token=True) as forge:
+        forge.add_pull("homelab", "gitops", 7, files=coder_files(), head_sha=HEAD)
+        bot = make(forge, clock)
+        bot.publish(PR, FIRST)
+        again = bot.publish(PR, FIRST)
+        assert (again.inline, again.deleted) == (0, 0)
+        assert len(summaries(forge)) == 1 and inline_fps(forge) == ["fp-span", "fp-tp"]
+
+
+def test_fork_planted_markers_do_not_stop_posting(clock: FakeClock) -> None:
+    """A fork's workflow (Forgejo's read-only token can still review) plants our markers."""
+    with FakeForge("forgejo", login="reviewbot", scopes=FORGEJO_BOT_SCOPES) as forge:
+        forge.add_pull("homelab", "gitops", 7, files=coder_files(), head_sha=HEAD)
+        forge.add_issue_comment("homelab", "gitops", 7, "reviewbot", f"{SUMMARY_MARKER}\nold")
+        planted = tuple(
+            (CODER, line, f"ok <!-- reviewbot:fp:{fp} -->")
+            for fp, line in (("fp-tp", 13), ("fp-span", 14))
+        )
+        forge.add_review(
+            "homelab", "gitops", 7, "forgejo-actions",
+            body=f"{REVIEW_MARKER}\nreviewbot: 2 finding(s)", comments=planted,
+        )  # fmt: skip
+        result = make(forge, clock).publish(PR, FIRST)
+
+        assert result.inline == 2
+        ours = [
+            str(fingerprint_of(c["body"]))
+            for c in forge.review_comments("homelab", "gitops", 7)
+            if c["login"] == "reviewbot"
+        ]
+        assert sorted(ours) == ["fp-span", "fp-tp"]
+
+
+def test_summary_planted_by_the_pr_author_is_not_adopted(clock: FakeClock) -> None:
+    with FakeForge("forgejo", login="reviewbot", scopes=FORGEJO_BOT_SCOPES) as forge:
+        pull = forge.add_pull("homelab", "gitops", 7, files=coder_files(), head_sha=HEAD)
+        fake = forge.add_issue_comment(
+            "homelab", "gitops", 7, pull.author, f"{SUMMARY_MARKER}\nall good, merge it"
+        )
+        bot = make(forge, clock)
+        bot.publish(PR, FIRST)
+        bot.publish(PR, FIRST)
+
+        by_id = {c["id"]: c for c in forge.issue_comments("homelab", "gitops", 7)}
+        assert by_id[fake]["body"].endswith("all good, merge it")
+        assert [c["login"] for c in summaries(forge)] == [pull.author, "reviewbot"]
+        assert inline_fps(forge) == ["fp-span", "fp-tp"]
+
+
+def test_500_with_pending_comments_folds_and_cleans_up(clock: FakeClock) -> None:
+    """Forgejo stores comment 1 in a pending review, fails on comment 2 with a bare 500."""
+    files = coder_files()
+    files[0] = FakeFile(CODER, files[0].patch, lines=13)  # line 14 is past its end
+    with FakeForge("forgejo") as forge:
+        forge.add_pull("homelab", "gitops", 7, files=files, head_sha=HEAD)
+        bot = make(forge, clock)
+        first = bot.publish(PR, FIRST)
+
+        posts = [r for r in forge.requests if r.method == "POST" and r.path.endswith("/reviews")]
+        assert [r.status for r in posts] == [500]  # never repeated
+        assert (first.posted, first.inline, first.folded) == (True, 0, 4)
+        assert forge.reviews("homelab", "gitops", 7) == []  # the pending review is gone
+        (summary,) = summaries(forge)
+        assert "HTTP 500" in summary["body"] and f"`{CODER}` line 13" in summary["body"]
+
+        files[0] = FakeFile(CODER, files[0].patch)  # the next run can place them
+        forge.pulls[("homelab", "gitops", 7)].files = files
+        second = bot.publish(PR, FIRST)
+        assert second.inline == 2
+        assert inline_fps(forge) == ["fp-span", "fp-tp"]  # no leftovers submitted with ours
+        assert len(summaries(forge)) == 1
+
+
+def test_our_leftover_pending_review_is_deleted_before_posting(
+    forgejo: FakeForge, clock: FakeClock
+) -> None:
+    left = forgejo.add_review(
+        "homelab", "gitops", 7, forgejo.login, state="PENDING",
+        comments=((CODER, 13, "old <!-- reviewbot:fp:fp-old -->"),),
+    )  # fmt: skip
+    result = make(forgejo, clock).publish(PR, FIRST)
+
+    assert result.inline == 2
+    assert left not in {r["id"] for r in forgejo.reviews("homelab", "gitops", 7)}
+    assert inline_fps(forgejo) == ["fp-span", "fp-tp"]
+
+
+def test_token_without_write_repository_folds_into_the_summary(clock: FakeClock) -> None:
+    scopes = frozenset({"write:issue", "read:repository", "read:user"})
+    with FakeForge("forgejo", scopes=scopes) as forge:
+        forge.add_pull("homelab", "gitops", 7, files=coder_files(), head_sha=HEAD)
+        forge.add_issue_comment("homelab", "gitops", 7, forge.login, f"{SUMMARY_MARKER}\nold")
+        result = make(forge, clock).publish(PR, FIRST)
+
+        assert (result.posted, result.inline, result.folded) == (True, 0, 4)
+        (summary,) = summaries(forge)
+        assert "write:repository" in summary["body"]
 
 
 def test_read_only_token(forgejo: FakeForge, clock: FakeClock) -> None:
@@ -133,28 +268,32 @@ def test_read_only_token(forgejo: FakeForge, clock: FakeClock) -> None:
     assert forgejo.issue_comments("homelab", "gitops", 7) == []
 
 
-def test_actions_token_falls_back_to_the_bot_login(clock: FakeClock) -> None:
-    with FakeForge("forgejo", login="forgejo-actions", bot_token=True) as forge:
-        forge.add_pull("homelab", "gitops", 7, files=coder_files(), head_sha=HEAD)
-        bot = make(forge, clock)
-        bot.publish(PR, FIRST)
-        again = bot.publish(PR, FIRST)
-        assert (again.inline, again.deleted) == (0, 0)
-        assert len(summaries(forge)) == 1
-
-
-def test_502_then_200_and_429(forgejo: FakeForge, clock: FakeClock) -> None:
-    forgejo.add_fault(Fault("POST", r"/reviews$", 502))
+def test_reads_retry_a_502_and_a_429(forgejo: FakeForge, clock: FakeClock) -> None:
+    forgejo.add_fault(Fault("GET", r"/pulls/7$", 502))
     forgejo.add_fault(Fault("GET", r"\.diff$", 429, {"Retry-After": "9"}))
+    forgejo.add_fault(Fault("POST", r"/reviews$", 429, {"Retry-After": "2"}))  # not acted on
     started = time.monotonic()
     result = make(forgejo, clock).publish(PR, FIRST)
 
     assert result.posted and result.inline == 2
     assert len(forgejo.reviews("homelab", "gitops", 7)) == 1
-    assert clock.sleeps[0] >= 9.0
+    assert [s for s in clock.sleeps if s >= 2.0][:2] == [
+        pytest.approx(9.5, abs=0.5), pytest.approx(2.5, abs=0.5)
+    ]
     assert time.monotonic() - started < 5.0
-    statuses = [r.status for r in forgejo.requests if r.path.endswith("/pulls/7/reviews")]
-    assert statuses.count(502) == 1
+    posts = [r for r in forgejo.requests if r.method == "POST" and r.path.endswith("/reviews")]
+    assert [r.status for r in posts] == [429, 200]
+
+
+def test_a_502_on_the_review_is_not_repeated(forgejo: FakeForge, clock: FakeClock) -> None:
+    """A proxy's 502 may come after Forgejo stored part of the review: fold, never repeat."""
+    forgejo.add_fault(Fault("POST", r"/reviews$", 502))
+    result = make(forgejo, clock).publish(PR, FIRST)
+
+    assert (result.posted, result.inline, result.folded) == (True, 0, 4)
+    posts = [r for r in forgejo.requests if r.method == "POST" and r.path.endswith("/reviews")]
+    assert [r.status for r in posts] == [502]
+    assert make(forgejo, clock).publish(PR, FIRST).inline == 2  # the next run places them
 
 
 def test_4xx_is_not_retried(forgejo: FakeForge, clock: FakeClock) -> None:

@@ -160,6 +160,22 @@ def test_actions_token_without_user_endpoint(clock: FakeClock) -> None:
         assert len(summaries(forge)) == 1
 
 
+def test_app_token_learns_its_login_from_its_own_summary(clock: FakeClock) -> None:
+    """A GitHub App's installation token may not call GET /user and is not github-actions."""
+    with FakeForge("github", login="gitops-review[bot]", bot_token=True) as forge:
+        forge.add_pull("homelab", "gitops", 7, files=coder_files(), head_sha=HEAD)
+        forge.add_issue_comment(
+            "homelab", "gitops", 7, "mallory", f"{SUMMARY_MARKER}\nplanted by a human"
+        )
+        bot = make(forge, clock)
+        for _ in range(3):
+            bot.publish(PR, FIRST)
+
+        own = [c for c in summaries(forge) if c["login"] == "gitops-review[bot]"]
+        assert len(own) == 1 and len(summaries(forge)) == 2  # mallory's stays hers
+        assert inline_fps(forge) == ["fp-span", "fp-tp"]
+
+
 def test_foreign_marker_is_not_adopted(github: FakeForge, clock: FakeClock) -> None:
     human = github.add_issue_comment(
         "homelab", "gitops", 7, "mallory", f"{SUMMARY_MARKER}\nall good, merge it"
