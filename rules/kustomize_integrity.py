@@ -12,15 +12,24 @@ reviewbot checks every `kustomization.yaml` in the tree:
   `transformers` and `validators` exists; a folder given as a resource or component holds a
   kustomization of its own. Remote entries (URLs, `github.com/...?ref=`) are not fetched;
   entries outside the linted tree are not judged (`missing`, error);
+  An entry git-ignored by a `.gitignore` of the tree is a build output (generated before
+  the build) and not judged; a patch written as a bare string under `patches:` is the
+  kustomization's error (`invalid`: kustomize v5 refuses the whole kustomization);
 - a YAML manifest (a file with Kubernetes objects) in a kustomization's folder that no
   kustomization references is reported (`unreachable`, warning: it will never be applied);
-- two objects with the same identity (group, kind, namespace, name after the kustomizations'
-  `namespace`, `namePrefix` and `nameSuffix`) reachable from one kustomization are an error
-  (`duplicate`): kustomize refuses to build it;
+  an entry commented out (`# - b.yaml`) says it is disabled on purpose: one `commented`
+  info at the kustomization's line instead; a manifest a shell script of the tree applies
+  (`kubectl apply -f file`) is an `applied-by-script` info naming the script; a patch file
+  (listed as a patch, or its entry commented out) is never an object;
+- two objects with the same identity (group, kind, namespace, name as the build makes them:
+  `namespace`, `namePrefix`, `nameSuffix`, patches) in one build are an error
+  (`duplicate`): kustomize refuses to build it. Builds are compared one by one: objects of
+  two roots (two clusters, two overlays) are never duplicates of each other;
 - a Flux `Kustomization`'s `spec.path` exists (`missing`), judged when another Kustomization
   of the same source resolves in the tree (so the source is this repository), and so do its
   `spec.components`; a path without a `kustomization.yaml` is built the way Flux does
-  (every manifest below it) and checked for duplicates;
+  (every manifest below it, a subfolder with its own kustomization.yaml as that
+  kustomization, not descended into) and checked for duplicates;
 - with `--render`, a kustomization that `kustomize build` refuses is an error (`build`),
   unless one of the checks above already explains it.
 
@@ -51,18 +60,22 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from reviewbot.engine.findings import Violation
-from reviewbot.model.objects import (
-    CLUSTER_SCOPED,
+from reviewbot.model.kustomize import (
     KUSTOMIZATION_FILES,
-    KObject,
+    RENDERED,
+    Graph,
     Kustomization,
-    Model,
-    Path,
+    Resource,
+    commented_entries,
+    is_remote,
+    join,
+    patch_files,
+    path_entries,
 )
+from reviewbot.model.objects import KObject, Model, Path
 
 ID = "kustomize-integrity"
 SEVERITY = "error"
@@ -75,55 +88,59 @@ RATIONALE = (
 FIX = "Fix the path, list the manifest in its kustomization, or remove the duplicate."
 KINDS: tuple[str, ...] = ()
 SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error",
-              "build": "error"}
-RENDERED = "reviewbot.dev/rendered-by"  # set by --render on objects kustomize built
+              "build": "error", "invalid": "error", "commented": "info",
+              "applied-by-script": "info"}
 BUILD_FAILED = "kustomize build failed: "
 OPTIONS: tuple[Any, ...] = ()
-
-# kustomization fields whose entries are paths: (field, sub-field or None, must be a folder
-# holding a kustomization when it is a folder)
-_LISTS = (("resources", True), ("bases", True), ("components", True), ("crds", False),
-          ("configurations", False), ("generators", False), ("transformers", False),
-          ("validators", False), ("patchesStrategicMerge", False))
-_OBJECT_LISTS = (("patches", "path"), ("patchesJson6902", "path"), ("replacements", "path"))
-_REMOTE_PREFIXES = ("git@", "github.com/", "gitlab.com/", "bitbucket.org/", "ssh://",
-                    "https://", "http://", "git::", "oci://")
 
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     if model.tree is None:
         return
+    graph = _graph(model)
     index = _TreeIndex(model.tree.paths)
-    kustomize = [k for k in model.kustomizations if k.flux is None]
-    by_dir = {k.directory: k for k in kustomize}
+    kustomize = sorted(graph.by_dir.values(), key=lambda k: k.file)
     referenced: set[str] = set()
     missing_in: set[str] = set()
     for k in kustomize:
-        for violation in _check_entries(k, index, referenced):
+        for violation in _check_entries(k, index, graph, referenced):
             missing_in.add(k.directory)
             yield violation
+        yield from _bare_patches(k, referenced)
     objects_by_file: dict[str, list[KObject]] = {}
     for obj in model.objects:
         if RENDERED not in obj.annotations:  # built objects: kustomize itself checked them
             objects_by_file.setdefault(obj.file, []).append(obj)
-    yield from _unreachable(kustomize, objects_by_file, referenced)
-    builder = _Builder(by_dir, objects_by_file, index)
-    roots = [k for k in kustomize if k.directory not in builder.included]
-    reported: set[frozenset[int]] = set()
-    for k in sorted(roots, key=lambda k: k.file):
-        yield from builder.duplicates(k.directory, k.file, reported)
-    yield from _flux_paths(model, index, builder, reported)
-    yield from _build_failures(model, builder, missing_in | builder.duplicate_in)
+    yield from _unreachable(kustomize, graph, objects_by_file, referenced)
+    objects = _by_resource(model)
+    reported: set[frozenset[tuple[int, Path]]] = set()
+    duplicate_in: set[str] = set()
+    for folder in graph.roots:
+        yield from _duplicates_below(graph, folder, objects, reported, duplicate_in,
+                                     frozenset())
+    yield from _flux_paths(model, index, graph, objects, reported)
+    yield from _build_failures(model, graph, missing_in | duplicate_in)
 
 
-def _build_failures(model: Model, builder: _Builder, explained: set[str]) -> Iterator[Violation]:
+def _graph(model: Model) -> Graph:
+    found = model.derived.get("kustomize-graph")
+    if isinstance(found, Graph):
+        return found
+    tree = model.tree
+    graph = Graph(model.kustomizations, model.files, tree.paths if tree else (),
+                  tree.texts if tree else ())
+    model.derived["kustomize-graph"] = graph
+    return graph
+
+
+def _build_failures(model: Model, graph: Graph, explained: set[str]) -> Iterator[Violation]:
     """``--render``: a kustomization kustomize could not build, unless a missing entry or a
     duplicate found in what it includes already explains why."""
     for skipped in model.skipped:
         if not skipped.reason.startswith(BUILD_FAILED):
             continue
         folder = posixpath.dirname(skipped.path)
-        if builder.closure(folder) & explained:
+        if folder in graph.by_dir and graph.closure(folder) & explained:
             continue
         yield Violation(
             None, (), skipped.reason, kind="build", file=skipped.path, line=1, column=1,
@@ -150,9 +167,6 @@ class _TreeIndex:
         # A tree of YAML files only is a partial copy (a CI filter, a corpus): what it says
         # about other files (scripts, .env files of generators) is not evidence.
         self.has_other_files = any(not _is_yaml(p) and "#" not in p for p in self.files)
-
-    def exists(self, path: str) -> bool:
-        return path in self.files or self.is_dir(path)
 
     def is_dir(self, path: str) -> bool:
         return path in self.dirs or path in ("", ".")
@@ -194,74 +208,17 @@ def _is_yaml(path: str) -> bool:
     return path.endswith((".yaml", ".yml"))
 
 
-def _remote(entry: str) -> bool:
-    return entry.startswith(_REMOTE_PREFIXES) or "://" in entry or "?ref=" in entry
-
-
-def _resolve(directory: str, entry: str) -> str:
-    return posixpath.normpath(posixpath.join(directory, entry)) if directory else (
-        posixpath.normpath(entry))
-
-
 # ---------------------------------------------------------------- entries exist
 
 
-@dataclass(frozen=True)
-class _Entry:
-    path: Path  # where in the kustomization
-    value: str  # the entry as written
-    folder_needs_kustomization: bool
-
-
-def _entries(body: Mapping[str, Any]) -> Iterator[_Entry]:
-    for key, needs in _LISTS:
-        items = body.get(key)
-        if not isinstance(items, list):
-            continue
-        for i, item in enumerate(items):
-            if isinstance(item, str) and "\n" not in item and not item.lstrip().startswith("{"):
-                yield _Entry((key, i), item, needs)
-    for key, sub in _OBJECT_LISTS:
-        for i, item in enumerate(_list(body.get(key))):
-            if isinstance(item, dict) and isinstance(item.get(sub), str):
-                yield _Entry((key, i, sub), item[sub], False)
-    for key in ("configMapGenerator", "secretGenerator"):
-        for i, gen in enumerate(_list(body.get(key))):
-            if not isinstance(gen, dict):
-                continue
-            for j, source in enumerate(_list(gen.get("files"))):
-                if isinstance(source, str):
-                    yield _Entry((key, i, "files", j), source.partition("=")[2] or source, False)
-            for j, env in enumerate(_list(gen.get("envs"))):
-                if isinstance(env, str):
-                    yield _Entry((key, i, "envs", j), env, False)
-            if isinstance(gen.get("env"), str):
-                yield _Entry((key, i, "env"), gen["env"], False)
-    for i, chart in enumerate(_list(body.get("helmCharts"))):
-        if not isinstance(chart, dict):
-            continue
-        if isinstance(chart.get("valuesFile"), str):
-            yield _Entry(("helmCharts", i, "valuesFile"), chart["valuesFile"], False)
-        for j, extra in enumerate(_list(chart.get("additionalValuesFiles"))):
-            if isinstance(extra, str):
-                yield _Entry(("helmCharts", i, "additionalValuesFiles", j), extra, False)
-    openapi = body.get("openapi")
-    if isinstance(openapi, dict) and isinstance(openapi.get("path"), str):
-        yield _Entry(("openapi", "path"), openapi["path"], False)
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def _check_entries(
-    k: Kustomization, index: _TreeIndex, referenced: set[str]
+    k: Kustomization, index: _TreeIndex, graph: Graph, referenced: set[str]
 ) -> Iterator[Violation]:
-    for entry in _entries(k.body):
+    for entry in path_entries(k.body):
         text = entry.value.strip()
-        if not text or _remote(text) or text.startswith("/") or "${" in text:
+        if not text or is_remote(text) or text.startswith("/") or "${" in text:
             continue
-        target = _resolve(k.directory, text)
+        target = join(k.directory, text)
         referenced.add(target)
         if not index.covers(target) or not (index.has_other_files or _is_yaml(target)):
             continue
@@ -272,7 +229,28 @@ def _check_entries(
                 yield _at(k, entry.path, f"{_label(entry.path)}: folder {text!r} holds no "
                           "kustomization.yaml", "missing", text)
             continue
+        if graph.gitignored(target):
+            continue  # a build output (the model lists it as not judged)
         yield _at(k, entry.path, f"{_label(entry.path)}: {text!r} does not exist", "missing", text)
+
+
+def _bare_patches(k: Kustomization, referenced: set[str]) -> Iterator[Violation]:
+    """``patches: [patch.yaml]``: kustomize v5 cannot read the kustomization at all."""
+    for i, item in enumerate(_list(k.body.get("patches"))):
+        if not isinstance(item, str):
+            continue
+        text = item.strip()
+        if "\n" not in text and not is_remote(text):
+            referenced.add(join(k.directory, text))
+        line, column = k.doc.position(("patches", i))
+        yield Violation(
+            None, ("patches", i),
+            f"patches[{i}]: {text.splitlines()[0] if text else item!r} is a bare string; "
+            "kustomize v5 refuses the whole kustomization (a patch is an object with path: "
+            "or patch:)", kind="invalid", file=k.file, line=line, column=column,
+            key=f"{k.file}:patches[{i}]:bare",
+            fix=f"Write it as `- path: {text}` (or list it under patchesStrategicMerge).",
+        )
 
 
 def _label(path: Path) -> str:
@@ -293,17 +271,42 @@ def _at(k: Kustomization, path: Path, message: str, kind: str, entry: str) -> Vi
 
 
 def _unreachable(
-    kustomize: list[Kustomization], objects_by_file: Mapping[str, list[KObject]],
+    kustomize: list[Kustomization], graph: Graph, objects_by_file: Mapping[str, list[KObject]],
     referenced: set[str],
 ) -> Iterator[Violation]:
     folders = {k.directory: k for k in kustomize}
+    commented: dict[str, tuple[Kustomization, int, str]] = {}
+    for k in kustomize:
+        for entry in commented_entries(k):
+            commented.setdefault(entry.target, (k, entry.line, entry.field))
+    patches = {f for k in kustomize for f in patch_files(k)}
+    for target, (k, line, section) in sorted(commented.items()):
+        if target in referenced or target not in graph.files and target not in graph.dirs:
+            continue
+        name = target.rpartition("/")[2]
+        yield Violation(
+            None, (), f"{name} is commented out at line {line} of {posixpath.basename(k.file)} "
+            f"({section}), so it is not applied", kind="commented", file=k.file, line=line,
+            column=1, key=f"{k.file}:commented:{target}",
+            fix=f"Uncomment the entry to apply {name}, or delete the file.",
+        )
     for file in sorted(objects_by_file):
         folder = posixpath.dirname(file)
         k = folders.get(folder)
         if k is None or file in referenced or posixpath.basename(file) in KUSTOMIZATION_FILES:
             continue
+        if file in commented or file in patches:
+            continue
         first = objects_by_file[file][0]
         name = posixpath.basename(file)
+        script = graph.applied_by(file)
+        if script is not None:
+            yield Violation(
+                first, (), f"{name} is listed by no kustomization; {script} applies it "
+                "(kubectl apply -f)", kind="applied-by-script",
+                fix=f"Keep {script} in step with {name}, or list it in {k.file}.",
+            )
+            continue
         yield Violation(
             first, (), f"{name} is beside {posixpath.basename(k.file)} but listed by no "
             "kustomization, so it is never applied", kind="unreachable",
@@ -314,138 +317,70 @@ def _unreachable(
 # ---------------------------------------------------------------- duplicates
 
 
-@dataclass(frozen=True)
-class _Item:
-    obj: KObject
-    group: str
-    kind: str
-    namespace: str
-    name: str
-
-    @property
-    def identity(self) -> tuple[str, str, str, str]:
-        return (self.group, self.kind, self.namespace, self.name)
+Objects = Mapping[tuple[int, Path], KObject]
+Reported = set[frozenset[tuple[int, Path]]]
 
 
-class _Builder:
-    """What each kustomization builds: its objects with namespace and name transformations."""
-
-    def __init__(
-        self, by_dir: Mapping[str, Kustomization], objects_by_file: Mapping[str, list[KObject]],
-        index: _TreeIndex,
-    ) -> None:
-        self.by_dir = by_dir
-        self.objects_by_file = objects_by_file
-        self.index = index
-        self.included: set[str] = set()  # folders some other kustomization builds
-        for k in by_dir.values():
-            for target in self._children(k):
-                if target in by_dir:
-                    self.included.add(target)
-        self._memo: dict[str, list[_Item]] = {}
-        self.duplicate_in: set[str] = set()  # folders whose build has a duplicate
-
-    def _children(self, k: Kustomization) -> Iterator[str]:
-        for key in ("resources", "bases", "components"):
-            for entry in _list(k.body.get(key)):
-                if isinstance(entry, str) and entry.strip() and not _remote(entry.strip()):
-                    yield _resolve(k.directory, entry.strip())
-
-    def closure(self, folder: str) -> set[str]:
-        """``folder`` and every kustomization folder it includes."""
-        out: set[str] = set()
-        pending = [folder]
-        while pending:
-            current = pending.pop()
-            if current in out or current not in self.by_dir:
-                continue
-            out.add(current)
-            pending += [c for c in self._children(self.by_dir[current]) if c in self.by_dir]
-        return out
-
-    def items(self, folder: str, seen: frozenset[str] = frozenset()) -> list[_Item]:
-        if folder in self._memo:
-            return self._memo[folder]
-        k = self.by_dir[folder]
-        items: list[_Item] = []
-        for target in self._children(k):
-            if target in self.by_dir:
-                if target not in seen and target != folder:
-                    items += self.items(target, seen | {folder})
-            elif target in self.objects_by_file:
-                items += [_item(obj) for obj in self.objects_by_file[target]]
-        items = _transform(items, k.body)
-        self._memo[folder] = items
-        return items
-
-    def duplicates(
-        self, folder: str, where: str, reported: set[frozenset[int]],
-        items: list[_Item] | None = None, seen: frozenset[str] = frozenset(),
-    ) -> Iterator[Violation]:
-        """Duplicates in what ``folder`` builds, innermost kustomization first."""
-        if items is None:
-            for child in self._children(self.by_dir[folder]):
-                if child in self.by_dir and child not in seen and child != folder:
-                    yield from self.duplicates(
-                        child, self.by_dir[child].file, reported, seen=seen | {folder}
-                    )
-            items = self.items(folder)
-        first: dict[tuple[str, str, str, str], _Item] = {}
-        for item in items:
-            other = first.setdefault(item.identity, item)
-            if other is item:
-                continue
-            pair = frozenset((id(other.obj), id(item.obj)))
-            if pair in reported:
-                continue
-            reported.add(pair)
-            self.duplicate_in.add(folder)
-            line, _ = other.obj.position(())
-            what = "twice" if other.obj is item.obj else f"again (first in {other.obj.file}:{line})"
-            ident = f"{item.kind}/{item.namespace}/{item.name}" if item.namespace else (
-                f"{item.kind}/{item.name}")
-            yield Violation(
-                item.obj, ("metadata", "name"),
-                f"{ident} is built {what} by {where}; kustomize refuses duplicate objects",
-                kind="duplicate",
-                fix="Remove one of the two, or give them different names or namespaces.",
-            )
-
-
-def _item(obj: KObject) -> _Item:
-    meta = obj.metadata
-    namespace = meta.get("namespace")
-    ns = "" if obj.kind in CLUSTER_SCOPED else (str(namespace) if namespace else "default")
-    return _Item(obj, obj.group, obj.kind, ns, obj.name)
-
-
-def _transform(items: list[_Item], body: Mapping[str, Any]) -> list[_Item]:
-    namespace = body.get("namespace")
-    prefix = body.get("namePrefix")
-    suffix = body.get("nameSuffix")
-    if not any(isinstance(v, str) and v for v in (namespace, prefix, suffix)):
-        return items
-    out = []
-    for item in items:
-        ns = item.namespace
-        if isinstance(namespace, str) and namespace and item.kind not in CLUSTER_SCOPED:
-            ns = namespace
-        name = item.name
-        if item.kind == "Namespace" and item.group == "" and isinstance(namespace, str) \
-                and namespace:
-            name = namespace  # kustomize's namespace transformer renames Namespace objects
-        elif item.kind not in ("Namespace", "CustomResourceDefinition"):
-            name = f"{prefix if isinstance(prefix, str) else ''}{name}" \
-                   f"{suffix if isinstance(suffix, str) else ''}"
-        out.append(_Item(item.obj, item.group, item.kind, ns, name))
+def _by_resource(model: Model) -> dict[tuple[int, Path], KObject]:
+    out: dict[tuple[int, Path], KObject] = {}
+    for obj in model.objects:
+        out.setdefault((id(obj.doc), obj.path), obj)
     return out
+
+
+def _duplicates_below(
+    graph: Graph, folder: str, objects: Objects, reported: Reported,
+    duplicate_in: set[str], seen: frozenset[str],
+) -> Iterator[Violation]:
+    """Duplicates in what ``folder`` builds, innermost kustomization first."""
+    for child in graph.children(folder):
+        if child in graph.by_dir and child not in seen and child != folder:
+            yield from _duplicates_below(graph, child, objects, reported, duplicate_in,
+                                         seen | {folder})
+    where = graph.by_dir[folder].file
+    found = list(_duplicates(graph.build(folder).resources, where, objects, reported))
+    if found:
+        duplicate_in.add(folder)
+    yield from found
+
+
+def _duplicates(
+    resources: Iterable[Resource], where: str, objects: Objects, reported: Reported,
+) -> Iterator[Violation]:
+    first: dict[tuple[str, str, str, str], Resource] = {}
+    for r in resources:
+        if r.doc is None:
+            continue
+        other = first.get(r.identity)
+        if other is None:
+            first[r.identity] = r
+            continue
+        a, b = objects.get((id(other.doc), other.path)), objects.get((id(r.doc), r.path))
+        if a is None or b is None:
+            continue
+        pair = frozenset({(id(other.doc), other.path), (id(r.doc), r.path)})
+        if pair in reported:
+            continue
+        reported.add(pair)
+        line, _ = a.position(())
+        same = other.doc is r.doc and other.path == r.path
+        what = "twice" if same else f"again (first in {a.file}:{line})"
+        _, kind, ns, name = r.identity
+        ident = f"{kind}/{ns}/{name}" if ns else f"{kind}/{name}"
+        yield Violation(
+            b, ("metadata", "name"),
+            f"{ident} is built {what} by {where}; kustomize refuses duplicate objects",
+            kind="duplicate",
+            fix="Remove one of the two, or give them different names or namespaces.",
+        )
 
 
 # ---------------------------------------------------------------- Flux spec.path
 
 
 def _flux_paths(
-    model: Model, index: _TreeIndex, builder: _Builder, reported: set[frozenset[int]]
+    model: Model, index: _TreeIndex, graph: Graph, objects: Objects,
+    reported: Reported,
 ) -> Iterator[Violation]:
     flux = [k.flux for k in model.kustomizations if k.flux is not None]
     resolved: dict[int, str | None] = {}
@@ -454,7 +389,9 @@ def _flux_paths(
         path = obj.get(("spec", "path"))
         if not isinstance(path, str) or "${" in path:
             continue
-        target = _flux_target(obj.file, path, index)
+        target = graph.flux_folder(obj.file, path)
+        if target is not None and not index.covers(target) and target != "":
+            target = None
         resolved[id(obj)] = target
         if target is not None:
             sources_here.add(_source(obj))
@@ -474,9 +411,9 @@ def _flux_paths(
                 )
             continue
         for i, entry in enumerate(_list(obj.get(("spec", "components")))):
-            if not isinstance(entry, str) or _remote(entry) or "${" in entry:
+            if not isinstance(entry, str) or is_remote(entry) or "${" in entry:
                 continue
-            folder = _resolve(target, entry.strip())
+            folder = join(target, entry.strip())
             if index.covers(folder) and index.kustomization_in(folder) is None:
                 what = "holds no kustomization" if index.is_dir(folder) else "does not exist"
                 yield Violation(
@@ -484,23 +421,11 @@ def _flux_paths(
                     f"spec.components[{i}]: {entry!r} (from spec.path) {what}", kind="missing",
                     fix="Point the component at a folder holding its kustomization.yaml.",
                 )
-        if index.kustomization_in(target) is None:
-            items = _flux_items(target, builder, index)
-            where = f"Flux Kustomization {obj.ref} (path {path})"
-            yield from builder.duplicates(target, where, reported, items)
-
-
-def _flux_target(file: str, path: str, index: _TreeIndex) -> str | None:
-    """The folder ``spec.path`` names, resolved against the nearest ancestor holding it."""
-    rel = path.strip().lstrip("./") if path.strip() not in (".", "./") else ""
-    folder = posixpath.dirname(file)
-    while True:
-        candidate = posixpath.normpath(posixpath.join(folder, rel)) if rel else folder
-        if candidate and index.is_dir(candidate) and index.covers(candidate):
-            return candidate
-        if folder in ("", "/"):
-            return None
-        folder = posixpath.dirname(folder)
+        if target not in graph.by_dir:
+            build = graph.flux_build(obj.file, {"path": path})
+            if build is not None:
+                where = f"Flux Kustomization {obj.ref} (path {path})"
+                yield from _duplicates(build.resources, where, objects, reported)
 
 
 def _source(obj: KObject) -> tuple[str, str, str]:
@@ -510,30 +435,5 @@ def _source(obj: KObject) -> tuple[str, str, str]:
             str(ref.get("name", "")))
 
 
-def _flux_items(folder: str, builder: _Builder, index: _TreeIndex) -> list[_Item]:
-    """What Flux builds from a folder without kustomization.yaml: every manifest below it,
-    a subfolder with a kustomization as that kustomization's build."""
-    items: list[_Item] = []
-    prefix = folder + "/" if folder else ""
-    files = sorted(f for f in builder.objects_by_file if f.startswith(prefix))
-    units: set[str] = set()
-    for file in files:
-        parent = posixpath.dirname(file)
-        unit = _nearest_kustomization(parent, folder, index)
-        if unit is not None:
-            if unit not in units and unit in builder.by_dir:
-                units.add(unit)
-                items += builder.items(unit)
-            continue
-        items += [_item(obj) for obj in builder.objects_by_file[file]]
-    return items
-
-
-def _nearest_kustomization(parent: str, top: str, index: _TreeIndex) -> str | None:
-    folder = parent
-    while True:
-        if index.kustomization_in(folder) is not None:
-            return folder
-        if folder == top or folder in ("", "/"):
-            return None
-        folder = posixpath.dirname(folder)
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []

@@ -69,7 +69,6 @@ spec:
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -78,6 +77,7 @@ from typing import Any
 
 from reviewbot.engine.findings import Violation, format_path
 from reviewbot.engine.registry import Option
+from reviewbot.model.kustomize import config_files, patch_files
 from reviewbot.model.objects import KObject, Model, Path, items
 from reviewbot.schema.kubeconform import find_kubeconform, run_kubeconform
 from reviewbot.schema.store import SchemaStore, crd_schemas
@@ -196,23 +196,10 @@ def _patch_files(model: Model) -> set[str]:
     and validator configurations (kustomize's own, not API objects)."""
     out: set[str] = set()
     for k in model.kustomizations:
-        if k.flux is not None:
-            continue
-        entries: list[Any] = []
-        for key in ("patchesStrategicMerge", "generators", "transformers", "validators",
-                    "configurations"):
-            entries += _items(k.body.get(key))
-        for key in ("patches", "patchesJson6902"):
-            entries += [p.get("path") for p in _items(k.body.get(key)) if isinstance(p, dict)]
-        for entry in entries:
-            if isinstance(entry, str) and "\n" not in entry and entry.strip():
-                joined = posixpath.join(k.directory, entry.strip()) if k.directory else entry
-                out.add(posixpath.normpath(joined))
+        if k.flux is None:
+            out.update(patch_files(k))
+            out.update(config_files(k))
     return out
-
-
-def _items(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _has_flux_var(value: Any) -> bool:

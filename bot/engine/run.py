@@ -225,7 +225,7 @@ def result_key(tree: Tree, config: Config, only: Sequence[str]) -> str | None:
     digest = hashlib.sha1(usedforsecurity=False)
     head = [RESULT_FORMAT, str(tree.root), list(only), config.raw, _environment(schema)]
     digest.update(json.dumps(head, default=repr).encode())
-    for record in tree.files:
+    for record in tree.files + tree.texts:
         digest.update(f"\n{record.path}\0{record.blob}".encode())
     digest.update(b"\n\0paths")
     for path in sorted(tree.paths):
@@ -303,7 +303,9 @@ def enabled_rules(config: Config, only: Sequence[str] = ()) -> list[Rule]:
 def run_rules(model: Model, config: Config, *, only: Sequence[str] = ()) -> Result:
     rules = enabled_rules(config, only)
     checked = [r for r in rules if r.id != UNUSED]
-    raw = [f for found in rule_findings(checked, model, config) for f in found]
+    # one finding once: objects a build makes alike (a base two overlays include unchanged,
+    # a --render output holding it twice) give the same finding at the same place
+    raw = list(dict.fromkeys(f for found in rule_findings(checked, model, config) for f in found))
     suppressions = Suppressions(model)
     kept = [f for f in raw if not suppressions.matches(f)]
     result = Result(kept, model, suppressed=len(raw) - len(kept))
@@ -405,13 +407,12 @@ def _violations(rule: Rule, model: Model, options: Any) -> Iterable[Violation]:
 
 def make_finding(rule: Rule, v: Violation, severity: str | None) -> Finding:
     if v.obj is not None:
-        line, column = v.obj.position(v.path)
-        file = v.obj.file
+        file, line, column = v.obj.where(v.path)
         ref = v.obj.ref
     else:
         line, column, file, ref = v.line or 1, v.column or 1, v.file or "", ""
     if v.line is not None and v.obj is not None:
-        line, column = v.line, v.column or 1
+        file, line, column = v.obj.file, v.line, v.column or 1
     return Finding(
         rule=rule.id, severity=severity or rule.severity_of(v.kind), file=file or "",
         line=line, column=column, object=ref, message=v.message, fix=v.fix or rule.fix,

@@ -9,7 +9,6 @@ carry the InferenceService's labels and sit behind a ``<name>-<component>`` Serv
 
 from __future__ import annotations
 
-import bisect
 import posixpath
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,22 +18,27 @@ from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile
 from reviewbot.model.images import ImageRef
+from reviewbot.model.kustomize import (
+    CLUSTER_SCOPED,
+    KUSTOMIZATION_FILES,
+    RENDERED,
+    Graph,
+    Kustomization,
+    Origins,
+    Resource,
+    commented_entries,
+    flux_spec,
+    is_remote,
+    join,
+    patch_files,
+    path_entries,
+)
 from reviewbot.model.quantity import parse_quantity
 from reviewbot.sources.tree import Skipped, Tree
 
 Path = tuple[str | int, ...]
 
-CLUSTER_SCOPED = frozenset({
-    "Namespace", "Node", "PersistentVolume", "StorageClass", "ClusterRole", "ClusterRoleBinding",
-    "CustomResourceDefinition", "PriorityClass", "ValidatingWebhookConfiguration",
-    "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding", "APIService", "IngressClass", "RuntimeClass",
-    "CSIDriver", "CSINode", "VolumeSnapshotClass", "ClusterIssuer", "ClusterSecretStore",
-    "ClusterServingRuntime", "ClusterStorageContainer", "GatewayClass", "ClusterPolicy",
-    "ClusterExternalSecret", "PodSecurityPolicy", "VolumeAttachment",
-})
 NAME_LABEL = "kubernetes.io/metadata.name"
-KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 KSERVE_COMPONENTS = ("predictor", "transformer", "explainer")
 # A predictor's model server: ``model`` (with modelFormat) or one framework field, each a
 # container spec that KServe runs as ``kserve-container`` (PredictorSpec's framework fields).
@@ -63,6 +67,8 @@ class KObject:
     doc: Document
     body: Mapping[str, Any]
     path: Path = ()  # where the object sits in its document (List items: ("items", i))
+    # fields a kustomize patch set: where they are written (the patch's document and path)
+    origins: Origins = field(default_factory=dict, repr=False)
 
     @cached_property
     def group(self) -> str:
@@ -101,7 +107,24 @@ class KObject:
         return dig(self.body, path, default)
 
     def position(self, path: Path) -> tuple[int, int]:
+        """(line, column) in the object's own file (see :meth:`where` for patched fields)."""
         return self.doc.position(self.path + tuple(path))
+
+    def where(self, path: Path) -> tuple[str, int, int]:
+        """(file, line, column) of the field at ``path``: in the patch that set it, if one did."""
+        if self.origins:
+            probe = tuple(path)
+            while True:
+                hit = self.origins.get(probe)
+                if hit is not None:
+                    doc, at = hit
+                    line, column = doc.position(at + tuple(path)[len(probe):])
+                    return doc.file.path, line, column
+                if not probe:
+                    break
+                probe = probe[:-1]
+        line, column = self.doc.position(self.path + tuple(path))
+        return self.doc.file.path, line, column
 
 
 @dataclass(frozen=True)
@@ -248,15 +271,6 @@ class Service:
 
 
 @dataclass(frozen=True)
-class Kustomization:
-    file: str
-    directory: str
-    body: Mapping[str, Any]
-    doc: Document
-    flux: KObject | None = None  # set for a Flux Kustomization object (spec.path)
-
-
-@dataclass(frozen=True)
 class Node:
     name: str
     labels: Mapping[str, str]
@@ -326,23 +340,28 @@ class Model:
 # ---------------------------------------------------------------- building
 
 
-# What one document made in a model: the namespace its file got from a kustomization, and
-# each object with its pod templates, its Service and the pods of its own Helm values (see
-# ``build_model``'s ``shared``).
+# What one document made in a model: how the builds left its objects (the bodies, compared
+# by value) and each object with its pod templates, its Service and the pods of its own Helm
+# values (see ``build_model``'s ``shared``).
 Made = tuple["KObject", list["PodTemplate"], "Service | None", list["PodTemplate"]]
-Built = tuple[Document, "str | None", list[Made]]
+Built = tuple[Document, Any, list[Made]]
 
 
 def build_model(
     files: Sequence[LoadedFile], inventory: Inventory, root: str = ".", tree: Tree | None = None,
     shared: dict[int, Built] | None = None,
 ) -> Model:
-    """The model of ``files``.
+    """The model of ``files``: objects as the kustomize builds (and Flux) make them.
+
+    A document some kustomization builds gives its objects as built (patches and
+    transformers applied; once per distinct result when several builds reach it); a
+    document listed as a patch (or a patch entry commented out) is no object; other
+    documents give their objects as written.
 
     ``shared``: what earlier models of this run built, by document. A document already seen
-    (a review's base and head hold the same parsed file) whose file gets the same namespace
-    from the kustomizations gives its objects, pod templates and Services again instead of
-    new equal ones; nothing in a model changes them once built.
+    (a review's base and head hold the same parsed file) that the builds leave the same
+    gives its objects, pod templates and Services again instead of new equal ones; nothing
+    in a model changes them once built.
     """
     model = Model(
         root=root, files={f.path: f for f in files}, objects=[], documents=[],
@@ -353,6 +372,7 @@ def build_model(
         model.skipped[:0] = list(tree.skipped)
     objects = model.objects
     pending: list[Document] = []
+    flux: list[Document] = []
     for lf in files:
         kustomization = posixpath.basename(lf.path) in KUSTOMIZATION_FILES
         for doc in lf.documents:
@@ -362,20 +382,36 @@ def build_model(
                     Kustomization(lf.path, posixpath.dirname(lf.path), doc.value, doc)
                 )
                 continue
+            if flux_spec(doc.value) is not None:
+                flux.append(doc)
             pending.append(doc)
     from reviewbot.model.values import (  # (values imports model)
         document_values_pods,
         object_values_pods,
     )
 
-    namespaces = _kustomize_namespaces(model.kustomizations, model.files)
-    namespaces.update(_flux_target_namespaces(pending, model.kustomizations, model.files))
+    graph = Graph(model.kustomizations, model.files, tree.paths if tree is not None else (),
+                  tree.texts if tree is not None else ())
+    model.derived["kustomize-graph"] = graph
+    variants, patches = _built_documents(graph, flux)
+    model.skipped.extend(_not_judged(graph))
+    charts = _chart_content(graph.paths)
     by_identity = model.by_identity
     values_pods: list[PodTemplate] = []  # pods of objects' own Helm values, after the others
     for doc in pending:
-        namespace = namespaces.get(doc.file.path)
+        if id(doc) in patches:
+            continue
+        if charts and doc.file.path.startswith(charts):
+            if doc.index == 0:
+                model.skipped.append(Skipped(doc.file.path, "Helm chart content (files/, "
+                                             "crds/): the chart decides what is applied"))
+            continue
+        built = variants.get(id(doc))
+        if built is not None and _rendered(doc):
+            built = None  # --render: kustomize built it already
+        signature = tuple(r.body for r in built) if built is not None else None
         seen = shared.get(id(doc)) if shared is not None else None
-        if seen is not None and seen[0] is doc and seen[1] == namespace:
+        if seen is not None and seen[0] is doc and seen[1] == signature:
             for obj, pods, service, chart_pods in seen[2]:
                 objects.append(obj)
                 _add(by_identity, obj)
@@ -384,9 +420,9 @@ def build_model(
                 values_pods.extend(chart_pods)
             continue
         made: list[Made] = []
-        for obj in _objects(doc):
+        for obj in _objects(doc) if built is None else _built_objects(doc, built):
             if obj.namespace is None and obj.kind not in CLUSTER_SCOPED:
-                obj.namespace = namespace or "default"
+                obj.namespace = "default"
             objects.append(obj)
             _add(by_identity, obj)
             runs: list[PodTemplate] = []
@@ -397,7 +433,7 @@ def build_model(
             values_pods.extend(chart_pods)
             made.append((obj, runs, service, chart_pods))
         if shared is not None:
-            shared[id(doc)] = (doc, namespace, made)
+            shared[id(doc)] = (doc, signature, made)
     model.services.extend(kserve_services(model.pods))
     for obj in model.objects:
         if obj.namespace and obj.namespace not in model.namespaces:
@@ -407,6 +443,101 @@ def build_model(
     model.pods.extend(values_pods)  # Helm values pseudo-workloads
     model.pods.extend(document_values_pods(model))
     return model
+
+
+def _built_documents(
+    graph: Graph, flux: Sequence[Document]
+) -> tuple[dict[int, list[Resource]], set[int]]:
+    """By document: the objects the builds make of it (distinct results, build order), and
+    the documents that are patches (listed, or their entry commented out), not objects.
+
+    Flux Kustomizations' builds come first: what a Flux path applies is what the cluster
+    gets (with ``targetNamespace``); kustomization roots no Flux path reaches are built as
+    they are.
+    """
+    variants: dict[int, list[Resource]] = {}
+    covered: set[int] = set()
+
+    def add(resources: Iterable[Resource], claimed: set[int] | None) -> None:
+        for r in resources:
+            if r.doc is None:
+                continue
+            key = id(r.doc)
+            if claimed is None and key in covered:
+                continue
+            found = variants.setdefault(key, [])
+            if claimed is not None:
+                claimed.add(key)
+            if not any(v.path == r.path and v.body == r.body for v in found):
+                found.append(r)
+
+    for doc in flux:
+        spec = flux_spec(doc.value)
+        if spec is None or not isinstance(spec.get("path"), str) or "${" in spec["path"]:
+            continue
+        build = graph.flux_build(doc.file.path, spec)
+        if build is not None:
+            mine: set[int] = set()
+            add(build.resources, mine)
+            covered |= mine
+    for folder in graph.roots:
+        if not graph.by_dir[folder].is_component:
+            add(graph.build(folder).resources, None)
+    patches: set[int] = set()
+    listed: set[str] = set()
+    for k in graph.by_dir.values():
+        listed.update(graph.children(k.directory))
+    for k in graph.by_dir.values():
+        for file in patch_files(k):
+            if file not in listed:
+                patches.update(id(d) for d in _documents_of(graph, file))
+        for entry in commented_entries(k):
+            if entry.field.startswith("patches") and entry.target not in listed:
+                patches.update(id(d) for d in _documents_of(graph, entry.target))
+    return variants, patches
+
+
+def _chart_content(paths: Iterable[str]) -> tuple[str, ...]:
+    """Folder prefixes of Helm charts' ``files/`` and ``crds/``: read by the chart's
+    templates or installed by Helm, never applied as written."""
+    out = []
+    for path in paths:
+        if path == "Chart.yaml" or path.endswith("/Chart.yaml"):
+            chart = path[: -len("Chart.yaml")]
+            out += [chart + "files/", chart + "crds/"]
+    return tuple(sorted(out))
+
+
+def _not_judged(graph: Graph) -> Iterator[Skipped]:
+    """Kustomization entries git-ignored (generated before the build): said, not judged."""
+    for k in sorted(graph.by_dir.values(), key=lambda k: k.file):
+        for entry in path_entries(k.body):
+            target = join(k.directory, entry.value.strip())
+            if target not in graph.paths and not is_remote(entry.value) and (
+                    graph.gitignored(target)):
+                yield Skipped(k.file, f"{entry.value.strip()} is git-ignored (made at build "
+                              "time): not checked")
+
+
+def _rendered(doc: Document) -> bool:
+    meta = doc.value.get("metadata") if isinstance(doc.value, dict) else None
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    return isinstance(annotations, dict) and RENDERED in annotations
+
+
+def _documents_of(graph: Graph, file: str) -> list[Document]:
+    lf = graph.files.get(file)
+    return list(lf.documents) if lf is not None else []
+
+
+def _built_objects(doc: Document, built: Sequence[Resource]) -> Iterator[KObject]:
+    for r in built:
+        body = r.body
+        obj = _make(doc, dict(body) if not isinstance(body, dict) else body, str(
+            body.get("apiVersion")), str(body.get("kind")), r.path)
+        if obj is not None:
+            obj.origins = r.origins
+            yield obj
 
 
 def _objects(doc: Document) -> Iterator[KObject]:
@@ -687,156 +818,59 @@ def _containers(spec: Mapping[str, Any], spec_path: Path) -> tuple[Container, ..
     return tuple(out)
 
 
-# ---------------------------------------------------------------- kustomize namespaces
-
-
-def _kustomize_namespaces(
-    kustomizations: Sequence[Kustomization], files: Mapping[str, LoadedFile]
-) -> dict[str, str]:
-    """file -> namespace set by the outermost kustomization that reaches it."""
-    by_dir = {k.directory: k for k in kustomizations if k.flux is None}
-    referenced: set[str] = set()
-    for k in by_dir.values():
-        for entry in _entries(k):
-            target = posixpath.normpath(posixpath.join(k.directory, entry))
-            if target in by_dir:
-                referenced.add(target)
-    result: dict[str, str] = {}
-
-    def walk(directory: str, inherited: str | None, seen: frozenset[str]) -> None:
-        k = by_dir[directory]
-        ns = inherited or _str(k.body.get("namespace"))
-        for entry in _entries(k):
-            target = posixpath.normpath(posixpath.join(directory, entry))
-            if target in by_dir and target not in seen:
-                walk(target, ns, seen | {target})
-            elif ns and target in files:
-                result.setdefault(target, ns)
-
-    for directory in sorted(by_dir):
-        if directory not in referenced:
-            walk(directory, None, frozenset({directory}))
-    return result
-
-
-def _flux_target_namespaces(
-    documents: Sequence[Document], kustomizations: Sequence[Kustomization],
-    files: Mapping[str, LoadedFile],
-) -> dict[str, str]:
-    """file -> ``spec.targetNamespace`` of the Flux Kustomization whose ``spec.path`` holds it.
-
-    ``spec.path`` is relative to the source's root, which need not be the linted root: it is
-    matched against the tree's folders by suffix (the one nearest the Flux object wins when
-    several match). A folder with a kustomization is walked through it; a folder without one
-    gets every manifest below it, as kustomize-controller generates that kustomization.
-    """
-    targets = []
-    for doc in documents:
-        value = doc.value
-        if (
-            isinstance(value, dict) and value.get("kind") == "Kustomization"
-            and str(value.get("apiVersion", "")).startswith("kustomize.toolkit.fluxcd.io/")
-        ):
-            spec = _dict(value.get("spec"))
-            ns, path = _str(spec.get("targetNamespace")), _str(spec.get("path"))
-            if ns and path:
-                targets.append((doc.file.path, posixpath.normpath(path).strip("/"), ns))
-    if not targets:
-        return {}
-    folders = _Folders(files, (t[1] for t in targets))
-    by_dir = {k.directory: k for k in kustomizations if k.flux is None}
-    result: dict[str, str] = {}
-    for origin, path, ns in targets:
-        reached = _path_files(origin, path, folders, by_dir, files)
-        result.update(dict.fromkeys(sorted(reached or ()), ns))
-    return result
-
-
-class _Folders:
-    """The folders of a tree, indexed for source paths: by every path suffix (``apps/x``
-    finds ``clusters/prod/apps/x``), and the file names in order (the files below a folder
-    are one contiguous run)."""
-
-    def __init__(self, files: Iterable[str], paths: Iterable[str]) -> None:
-        """``paths``: the source paths that will be asked for (only those are indexed)."""
-        self.names = sorted(files)
-        wanted = {p.strip("/") for p in paths}
-        self.by_suffix: dict[str, list[str]] = {}
-        seen: set[str] = set()
-        for name in self.names:
-            folder = name.rpartition("/")[0]
-            while folder and folder not in seen:
-                seen.add(folder)
-                suffix = folder
-                while suffix:
-                    if suffix in wanted:
-                        self.by_suffix.setdefault(suffix, []).append(folder)
-                    suffix = suffix.partition("/")[2]
-                folder = folder.rpartition("/")[0]
-
-    def below(self, folder: str, recurse: bool) -> set[str]:
-        prefix = folder + "/" if folder else ""
-        out = set()
-        for i in range(bisect.bisect_left(self.names, prefix), len(self.names)):
-            name = self.names[i]
-            if not name.startswith(prefix):
-                break
-            if recurse or "/" not in name[len(prefix):]:
-                out.add(name)
-        return out
-
-
-def _path_files(
-    origin: str, path: str, folders: _Folders, by_dir: Mapping[str, Kustomization],
-    files: Mapping[str, Any], recurse: bool = True,
-) -> set[str] | None:
-    """The files a source path (Flux ``spec.path``, Argo CD ``source.path``) applies, or None
-    when no folder of the tree matches it.
-
-    The path is relative to the source's root, which need not be the linted root: it is
-    matched against the tree's folders by suffix, the folder nearest ``origin`` (the file of
-    the object that names the path) winning when several match; ``.`` is the root. A folder
-    with a kustomization is walked through it; a folder without one gives every manifest below
-    it (``recurse``; else only the files directly in it), as the controllers generate one.
-    """
-    path = path.strip("/")
-    if path in ("", "."):
-        folder = ""
-    else:
-        matches = folders.by_suffix.get(path)
-        if not matches:
-            return None
-        folder = max(matches, key=lambda f: len(posixpath.commonprefix([f, origin])))
-    if folder in by_dir:
-        return _listed_files(by_dir, folder, files)
-    return folders.below(folder, recurse)
+# ---------------------------------------------------------------- who applies a file
 
 
 def appliers(model: Model) -> dict[str, list[KObject]]:
     """file -> the Flux Kustomizations and Argo CD Applications whose path applies it.
 
-    A Flux Kustomization applies ``spec.path`` and an Argo CD Application each
-    ``source.path`` (``spec.source``, ``spec.sources[]``; a plain folder only at its top
-    unless ``directory.recurse``), resolved like ``spec.targetNamespace`` above. Computed once
-    per model.
+    A Flux Kustomization applies what its ``spec.path`` builds (kustomize.Graph.flux_build:
+    the folder's kustomization, or the one Flux generates); an Argo CD Application each
+    ``source.path`` (``spec.source``, ``spec.sources[]``): the folder's kustomization, or
+    its manifests (only those at its top unless ``directory.recurse``). Paths resolve as
+    Flux paths do (kustomize.Graph.flux_folder). Computed once per model.
     """
     key = ("appliers",)
     found = model.derived.get(key)
     if found is not None:
         return found
-    sources = [(obj, posixpath.normpath(path), recurse) for obj in model.objects
-               for path, recurse in _applied_paths(obj)]
-    folders = _Folders(model.files, (path for _, path, _ in sources))
-    by_dir = {k.directory: k for k in model.kustomizations if k.flux is None}
+    graph = model_graph(model)
     out: dict[str, list[KObject]] = {}
-    for obj, path, recurse in sources:
-        reached = _path_files(obj.file, path, folders, by_dir, model.files, recurse)
-        if reached:
-            for name in sorted(reached):
+    for obj in model.objects:
+        for path, recurse in _applied_paths(obj):
+            reached = _path_files(graph, obj, path, recurse)
+            for name in sorted(reached or ()):
                 if obj not in out.setdefault(name, []):
                     out[name].append(obj)
     model.derived[key] = out
     return out
+
+
+def model_graph(model: Model) -> Graph:
+    """The model's kustomization graph (made by build_model; made here for a model built
+    otherwise)."""
+    found = model.derived.get("kustomize-graph")
+    if isinstance(found, Graph):
+        return found
+    tree = model.tree
+    graph = Graph(model.kustomizations, model.files, tree.paths if tree else (),
+                  tree.texts if tree else ())
+    model.derived["kustomize-graph"] = graph
+    return graph
+
+
+def _path_files(graph: Graph, obj: KObject, path: str, recurse: bool) -> set[str] | None:
+    if obj.kind == "Kustomization":
+        build = graph.flux_build(obj.file, {"path": path})
+        return build.files if build is not None else None
+    folder = graph.flux_folder(obj.file, path)
+    if folder is None:
+        return None
+    if folder in graph.by_dir:
+        return set(graph.build(folder).files)
+    prefix = folder + "/" if folder else ""
+    return {name for name in graph.files if name.startswith(prefix)
+            and (recurse or "/" not in name[len(prefix):])}
 
 
 def _applied_paths(obj: KObject) -> list[tuple[str, bool]]:
@@ -857,33 +891,6 @@ def _applied_paths(obj: KObject) -> list[tuple[str, bool]]:
                 out.append((path, recurse))
         return out
     return []
-
-
-def _listed_files(
-    by_dir: Mapping[str, Kustomization], folder: str, files: Mapping[str, LoadedFile]
-) -> set[str]:
-    """Every file the kustomization in ``folder`` reaches, through nested kustomizations."""
-    out: set[str] = set()
-    stack, seen = [folder], {folder}
-    while stack:
-        directory = stack.pop()
-        for entry in _entries(by_dir[directory]):
-            target = posixpath.normpath(posixpath.join(directory, entry))
-            if target in by_dir and target not in seen:
-                seen.add(target)
-                stack.append(target)
-            elif target in files:
-                out.add(target)
-    return out
-
-
-def _entries(k: Kustomization) -> list[str]:
-    out = []
-    for key in ("resources", "bases", "components"):
-        for entry in items(k.body.get(key)):
-            if isinstance(entry, str) and "://" not in entry:
-                out.append(entry)
-    return out
 
 
 # ---------------------------------------------------------------- helpers

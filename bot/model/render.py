@@ -28,17 +28,15 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path as FsPath
 from typing import Any
 
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import LoadedFile, load
-from reviewbot.model.objects import KUSTOMIZATION_FILES
+from reviewbot.model.kustomize import RENDERED, Graph, Kustomization, is_kustomization_file
 from reviewbot.sources.tree import FileRecord, Skipped, Tree, blob_id
 
 ORIGIN = "config.kubernetes.io/origin"
-RENDERED = "reviewbot.dev/rendered-by"  # on every built object: the kustomization built
 TIMEOUT_SECONDS = 120
 Path = tuple[str | int, ...]
 Positions = Mapping[Path, tuple[int, int]]
@@ -55,28 +53,22 @@ def kustomize_command() -> list[str]:
     raise ReviewbotError("--render needs kustomize or kubectl on PATH; neither was found")
 
 
-@dataclass(frozen=True)
-class _Kustomization:
-    file: str
-    directory: str
-    body: Mapping[str, Any]
-
-
 def render_tree(tree: Tree, command: Sequence[str] | None = None) -> Tree:
     """The tree with every kustomization's build in place of the files it consumed."""
     cmd = list(command) if command is not None else kustomize_command()
     records = {r.path: r for r in tree.files}
-    kustomizations = _kustomizations(tree.files)
-    roots = _roots(kustomizations)
+    graph = _graph(tree.files)
+    kustomizations = graph.by_dir
+    roots = graph.roots
     skipped: list[Skipped] = []
     built: dict[str, list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory(prefix="reviewbot-render-") as tmp:
         base = _source_folder(tree, records, kustomizations, FsPath(tmp))
         for i, folder in enumerate(roots):
             k = kustomizations[folder]
-            if k.body.get("kind") == "Component":
+            if k.is_component:
                 continue  # built only as part of the kustomization that uses it
-            reason = _not_buildable(folder, kustomizations)
+            reason = _not_buildable(folder, graph)
             if reason is not None:
                 skipped.append(Skipped(k.file, f"kustomize build not run: {reason}"))
                 continue
@@ -104,67 +96,31 @@ def render_tree(tree: Tree, command: Sequence[str] | None = None) -> Tree:
         out.append(FileRecord(path, blob_id(data), data))
     out.sort(key=lambda r: r.path)
     paths = frozenset(tree.paths | {p for p in built})
-    return Tree(tree.root, tuple(out), paths, tuple(tree.skipped) + tuple(skipped))
+    return Tree(tree.root, tuple(out), paths, tuple(tree.skipped) + tuple(skipped), tree.texts)
 
 
 # ---------------------------------------------------------------- which builds
 
 
-def _kustomizations(records: Iterable[FileRecord]) -> dict[str, _Kustomization]:
-    found: dict[str, _Kustomization] = {}
+def _graph(records: Iterable[FileRecord]) -> Graph:
+    found: list[Kustomization] = []
     for record in records:
-        if posixpath.basename(record.path) not in KUSTOMIZATION_FILES:
+        if not is_kustomization_file(record.path):
             continue
         loaded = load(record)
         if loaded.documents and isinstance(loaded.documents[0].value, dict):
-            folder = posixpath.dirname(record.path)
-            found[folder] = _Kustomization(record.path, folder, loaded.documents[0].value)
-    return found
+            doc = loaded.documents[0]
+            found.append(Kustomization(record.path, posixpath.dirname(record.path), doc.value,
+                                       doc))
+    return Graph(found, {})
 
 
-def _entries(k: _Kustomization) -> list[str]:
-    out = []
-    for key in ("resources", "bases", "components"):
-        value = k.body.get(key)
-        for entry in value if isinstance(value, list) else []:
-            if isinstance(entry, str) and entry.strip():
-                out.append(entry.strip())
-    return out
-
-
-def _remote(entry: str) -> bool:
-    return "://" in entry or "?ref=" in entry or entry.startswith(
-        ("git@", "github.com/", "gitlab.com/", "bitbucket.org/"))
-
-
-def _child(folder: str, entry: str) -> str:
-    return posixpath.normpath(posixpath.join(folder, entry)) if folder else (
-        posixpath.normpath(entry))
-
-
-def _roots(kustomizations: Mapping[str, _Kustomization]) -> list[str]:
-    included = {
-        _child(k.directory, e) for k in kustomizations.values() for e in _entries(k)
-        if not _remote(e)
-    }
-    return sorted(d for d in kustomizations if d not in included)
-
-
-def _not_buildable(folder: str, kustomizations: Mapping[str, _Kustomization]) -> str | None:
+def _not_buildable(folder: str, graph: Graph) -> str | None:
     """Why a build is not run: it would fetch (remote resources) or run Helm (helmCharts)."""
-    seen: set[str] = set()
-    pending = [folder]
-    while pending:
-        current = pending.pop()
-        if current in seen or current not in kustomizations:
-            continue
-        seen.add(current)
-        if kustomizations[current].body.get("helmCharts"):
-            return "helmCharts need Helm (--enable-helm is never used)"
-        for entry in _entries(kustomizations[current]):
-            if _remote(entry):
-                return "remote resource"
-            pending.append(_child(current, entry))
+    if graph.uses_helm(folder):
+        return "helmCharts need Helm (--enable-helm is never used)"
+    if graph.remote(folder):
+        return "remote resource"
     return None
 
 
@@ -172,7 +128,7 @@ def _not_buildable(folder: str, kustomizations: Mapping[str, _Kustomization]) ->
 
 
 def _source_folder(
-    tree: Tree, records: Mapping[str, FileRecord], kustomizations: Mapping[str, _Kustomization],
+    tree: Tree, records: Mapping[str, FileRecord], kustomizations: Mapping[str, Kustomization],
     tmp: FsPath,
 ) -> FsPath:
     """Where the tree's files are on disk: the work tree itself when the kustomization files

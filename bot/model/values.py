@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reviewbot.model.images import ImageRef, parse_image
+from reviewbot.model.kustomize import is_kustomization_file, is_remote, join
 from reviewbot.model.objects import (
     Container,
     KObject,
@@ -217,7 +218,7 @@ def _values_documents(
             value = doc.value
             if not isinstance(value, dict) or ("apiVersion" in value and "kind" in value):
                 continue
-            if name in ("kustomization.yaml", "kustomization.yml"):
+            if is_kustomization_file(path):
                 continue
             stem = name.rsplit(".", 1)[0]
             vobj = ValuesObject(VALUES_API, VALUES_KIND, use.namespace, stem, doc, value, ())
@@ -237,8 +238,8 @@ def _file_uses(model: Model) -> dict[str, _Use]:
             ns = chart.get("namespace") or k.body.get("namespace")
             files = [chart.get("valuesFile")] + list(items(chart.get("additionalValuesFiles")))
             for entry in files:
-                if isinstance(entry, str) and entry and "://" not in entry:
-                    target = posixpath.normpath(posixpath.join(k.directory, entry))
+                if isinstance(entry, str) and entry and not is_remote(entry):
+                    target = join(k.directory, entry)
                     uses.setdefault(target, _Use(str(ns) if ns else None, chart.get("name")))
         for section in ("configMapGenerator", "secretGenerator"):
             for gen in items(k.body.get(section)):
@@ -250,7 +251,7 @@ def _file_uses(model: Model) -> dict[str, _Use]:
                     item_key, _, source = entry.partition("=")
                     if not source:
                         source, item_key = item_key, posixpath.basename(item_key)
-                    target = posixpath.normpath(posixpath.join(k.directory, source))
+                    target = join(k.directory, source)
                     generated.setdefault((str(gen.get("name")), item_key), []).append(
                         (k.directory, target))
     if not generated:

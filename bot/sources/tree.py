@@ -43,6 +43,8 @@ class Tree:
     files: tuple[FileRecord, ...]
     paths: frozenset[str]
     skipped: tuple[Skipped, ...] = field(default=())
+    # the few other files whose text the model reads: .gitignore files, shell scripts
+    texts: tuple[FileRecord, ...] = field(default=())
 
     def exists(self, path: str) -> bool:
         return path in self.paths or self.is_dir(path)
@@ -59,6 +61,15 @@ def blob_id(data: bytes) -> str:
 
 def is_yaml(path: str) -> bool:
     return path.endswith(YAML_SUFFIXES)
+
+
+MAX_TEXT_BYTES = 256 * 1024
+
+
+def is_side_text(path: str) -> bool:
+    """A file whose text the model reads besides YAML: ``.gitignore`` (build outputs) and
+    shell scripts (``kubectl apply -f``): read as text, never run."""
+    return path.endswith(".sh") or path == ".gitignore" or path.endswith("/.gitignore")
 
 
 def repo_root(start: Path) -> Path:
@@ -79,6 +90,7 @@ def repo_root(start: Path) -> Path:
 def disk_tree(targets: Sequence[Path], root: Path) -> Tree:
     """Walk files and folders under ``targets`` (never following links) relative to ``root``."""
     files: list[FileRecord] = []
+    texts: list[FileRecord] = []
     paths: set[str] = set()
     skipped: list[Skipped] = []
     root_text = os.path.abspath(root)
@@ -95,7 +107,11 @@ def disk_tree(targets: Sequence[Path], root: Path) -> Tree:
                 paths.add(relpath)
                 if relpath.endswith(YAML_SUFFIXES):
                     files.append(_read(path, relpath))
-    return Tree(root, tuple(files), frozenset(paths), tuple(skipped))
+                elif is_side_text(relpath):
+                    side = _read(path, relpath)
+                    if len(side.data) <= MAX_TEXT_BYTES:
+                        texts.append(side)
+    return Tree(root, tuple(files), frozenset(paths), tuple(skipped), tuple(texts))
 
 
 def _relative(path: str, root: str) -> str:
@@ -191,6 +207,7 @@ def git_tree(
     root = repo if top else repo_root(repo)
     listing = _git(root, "ls-tree", "-r", "-z", "--full-tree", ref, "--", *prefixes)
     entries: list[tuple[str, str]] = []
+    sides: list[tuple[str, str]] = []
     paths: set[str] = set()
     skipped: list[Skipped] = []
     for raw in listing.split(b"\0"):
@@ -207,11 +224,16 @@ def git_tree(
             paths.add(path)
             if is_yaml(path):
                 entries.append((path, sha))
+            elif is_side_text(path):
+                sides.append((path, sha))
     have = known or {}
-    blobs = read_blobs(root, [sha for _, sha in entries if sha not in have])
+    blobs = read_blobs(root, [sha for _, sha in entries + sides if sha not in have])
     files = tuple(FileRecord(p, sha, blobs[sha] if sha in blobs else have[sha])
                   for p, sha in entries)
-    return Tree(root, files, frozenset(paths), tuple(skipped))
+    texts = tuple(FileRecord(p, sha, blobs[sha] if sha in blobs else have[sha])
+                  for p, sha in sides)
+    texts = tuple(t for t in texts if len(t.data) <= MAX_TEXT_BYTES)
+    return Tree(root, files, frozenset(paths), tuple(skipped), texts)
 
 
 def read_blobs(root: Path, shas: Sequence[str]) -> dict[str, bytes]:
@@ -283,4 +305,4 @@ def with_json_files(tree: Tree) -> Tree:
         extra.append(FileRecord(path, blob_id(data), data))
     if not extra:
         return tree
-    return Tree(tree.root, tree.files + tuple(extra), tree.paths, tree.skipped)
+    return Tree(tree.root, tree.files + tuple(extra), tree.paths, tree.skipped, tree.texts)
