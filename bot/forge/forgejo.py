@@ -56,15 +56,16 @@ MAX_PAGES = 200
 MAX_DIFF_CHARS = 32 * 1024 * 1024  # a larger diff is not parsed: every finding folds
 
 
-def _message(response: httpx.Response) -> str:
+def _message(response: httpx.Response, token: str) -> str:
+    """The error a response states, the token scrubbed before it is cut to 300 characters."""
     try:
         data = response.json()
     except ValueError:
-        return response.text[:300].strip() or response.reason_phrase
+        return scrub(response.text, (token,))[:300].strip() or response.reason_phrase
     if isinstance(data, dict) and "message" in data:
         # a 500's cause is hidden from non-admins in production: the message is empty
-        return str(data["message"] or "")[:300] or "no message"
-    return str(data)[:300]
+        return scrub(str(data["message"] or ""), (token,))[:300] or "no message"
+    return scrub(str(data), (token,))[:300]
 
 
 class _Progress:
@@ -130,7 +131,8 @@ class ForgejoForge:
         except httpx.HTTPError as exc:
             raise HttpFailure(None, f"{type(exc).__name__}: {exc}") from None
         if response.status_code >= 400:
-            raise HttpFailure(response.status_code, _message(response), dict(response.headers))
+            raise HttpFailure(response.status_code, _message(response, self._token),
+                              dict(response.headers))
         if 300 <= response.status_code < 400:
             raise HttpFailure(
                 response.status_code, f"unexpected redirect to {response.headers.get('location')}"
