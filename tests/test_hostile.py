@@ -216,3 +216,89 @@ def test_an_alias_chain_past_the_depth_limit_is_a_finding_in_review_and_diff(
     assert "through aliases" in data["findings"][0]["message"]
     code, _, err = run_cli(["diff", base, head, "--repo", str(repo.path)], capsys)
     assert code == 0, err
+
+
+# ---------------------------------------------------------------- 2. secrets printed
+
+SECRET_FILE = """
+    apiVersion: v1
+    kind: Secret
+    metadata: {name: s, namespace: a}
+    stringData:
+      token: hunter2  # reviewbot: ignore[schema] vendor-issued
+      key: |
+        line one
+        # reviewbot: ignore[s3cr3t-block] x
+      other: "abc
+        # reviewbot: ignore[s3cr3t-quoted] y
+        def"
+"""
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_no_format_prints_a_secret_line_or_a_rule_name_inside_a_secret_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    code, out, err = _lint(tmp_path, {"s.yaml": SECRET_FILE}, capsys, "--format", fmt)
+    assert code in (0, 1), err
+    assert "hunter2" not in out + err and "s3cr3t" not in out + err
+    if fmt == "json":  # the real comment is still read (and unused: it matches no finding)
+        assert [(f["rule"], f["line"]) for f in json.loads(out)["findings"]] == [
+            ("unused-suppression", 5)]
+
+
+def test_secret_material_outside_secrets_is_diffed_redacted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kustomization = """
+        secretGenerator:
+        - name: creds
+          literals: [password=hunter2, user=admin]
+        helmCharts:
+        - name: app
+          valuesInline: {auth: {password: hunter2}}
+    """
+    values = "auth:\n  password: hunter2\n  username: admin\nsecret:\n  data: {token: aHVudGVy}\n"
+    release = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: app, namespace: a}
+        spec:
+          values: {db: {password: hunter2, existingSecretName: db-creds}}
+    """
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"app/kustomization.yaml": kustomization, "chart/values.yaml": values,
+                        "hr.yaml": release})
+    head = repo.commit({
+        "app/kustomization.yaml": kustomization.replace("hunter2", "hunter3"),
+        "chart/values.yaml": values.replace("hunter2", "hunter3").replace("aHVudGVy", "aHVudGVz"),
+        "hr.yaml": release.replace("hunter2", "hunter3").replace("db-creds", "db-creds-2"),
+    })
+    for fmt in ("text", "json", "markdown"):
+        code, out, err = run_cli(["diff", base, head, "--repo", str(repo.path), "--format", fmt],
+                                 capsys)
+        assert code == 0, err
+        assert "hunter" not in out and "aHVudGV" not in out
+        assert "db-creds-2" in out  # a Secret's name is no secret
+    code, out, _ = run_cli(["diff", base, head, "--repo", str(repo.path), "--format", "json"],
+                           capsys)
+    paths = sorted(c["path"] for d in json.loads(out)["diff"] for c in d.get("changes", []))
+    assert "secretGenerator.creds.literals.password" in paths
+    assert "auth.password" in paths and "secret.data.token" in paths
+
+
+def test_a_forge_error_body_is_scrubbed_before_it_is_cut(tmp_path: Path) -> None:
+    from reviewbot.forge import ForgeError, PullRequestRef
+    from reviewbot.forge.forgejo import ForgejoForge
+
+    from .forge.conftest import FAST, HEAD, coder_files, payload
+    from .forge.fake_forge import DEFAULT_TOKEN, FakeClock, FakeForge, Fault
+
+    with FakeForge("forgejo") as forge:
+        forge.add_pull("homelab", "gitops", 7, files=coder_files(), head_sha=HEAD)
+        echo = "x" * (300 - len(DEFAULT_TOKEN) // 2) + DEFAULT_TOKEN  # the cut falls inside it
+        forge.add_fault(Fault("GET", r"/pulls/7", 404, body={"message": echo}, times=99))
+        bot = ForgejoForge(forge.api_url, forge.token, clock=FakeClock(), policy=FAST)
+        with pytest.raises(ForgeError) as caught:
+            bot.publish(PullRequestRef("homelab", "gitops", 7, HEAD), payload())
+    assert DEFAULT_TOKEN[:12] not in caught.value.message

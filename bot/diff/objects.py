@@ -276,21 +276,22 @@ def _is_flag(item: str) -> bool:
 # ---------------------------------------------------------------- normalising
 
 
-def normalize(body: Any, secret: bool = False) -> Any:
-    """An object body as a display tree: named lists keyed, quantities and secrets wrapped."""
+def normalize(body: Any, secret: Secrecy | None = None) -> Any:
+    """An object body as a display tree: named lists keyed, quantities and secrets wrapped
+    (``secret``: which paths hold secret values, for a Secret, a secretGenerator ...)."""
     return _norm(body, (), secret)
 
 
-def _norm(value: Any, path: tuple[str, ...], secret: bool) -> Any:
+def _norm(value: Any, path: tuple[str, ...], secret: Secrecy | None) -> Any:
     key = path[-1] if path else ""
-    if secret and _secret_path(path):
+    if secret is not None and path and secret(path):
         return _redact_tree(value, path)
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for k, v in value.items():
             name = key_text(k)
             sub = (*path, name)
-            if secret and _secret_path(sub):
+            if secret is not None and secret(sub):
                 out[name] = _redact_tree(v, sub)
             elif name == LAST_APPLIED and path[-2:] == ("metadata", "annotations"):
                 out[name] = _redact(v, "characters")
@@ -319,10 +320,45 @@ _SECRET_ROOTS: tuple[tuple[str, ...], ...] = (
     ("spec", "template", "stringData"),
 )
 
+Secrecy = Callable[[tuple[str, ...]], bool]  # which paths of a body hold secret values
 
-def _secret_path(path: tuple[str, ...]) -> bool:
+
+def secret_object_path(path: tuple[str, ...]) -> bool:
     """At or under a field of a Secret (or SealedSecret) that holds values."""
     return any(path[: len(root)] == root for root in _SECRET_ROOTS)
+
+
+def secret_generator_path(path: tuple[str, ...]) -> bool:
+    """A kustomization's ``secretGenerator`` literal (``comparable`` keys them by name)."""
+    return len(path) >= 4 and path[0] == "secretGenerator" and path[2] == "literals"
+
+
+SECRET_WORD = re.compile(
+    r"passw(?:or)?d|secret|token|credential|api[-_]?key|private[-_]?key|client[-_]?key"
+    r"|^(?:data|stringData)$", re.I)
+_NOT_SECRET_LEAF = ("name", "ref", "enabled", "create", "annotations", "labels", "path",
+                    "mountpath", "keyref", "optional", "type")
+
+
+def secret_values_path(path: tuple[str, ...]) -> bool:
+    """A Helm values field shaped like secret material: a step names a password, token,
+    secret, credential or key (``auth.password``, ``secret.data.token``), unless the field
+    only names or enables one (``existingSecret`` stays shown when it ends in ``Name``...)."""
+    if not path or not any(SECRET_WORD.search(step) for step in path):
+        return False
+    return not path[-1].lower().endswith(_NOT_SECRET_LEAF)
+
+
+def secret_release_path(path: tuple[str, ...]) -> bool:
+    """A HelmRelease's inline values shaped like secret material."""
+    return path[:2] == ("spec", "values") and secret_values_path(path[2:])
+
+
+def secret_kustomization_path(path: tuple[str, ...]) -> bool:
+    """A secretGenerator literal, or inline chart values shaped like secret material."""
+    if len(path) > 3 and path[0] == "helmCharts" and path[2] == "valuesInline":
+        return secret_values_path(path[3:])
+    return secret_generator_path(path)
 
 
 def _redact_tree(value: Any, path: tuple[str, ...]) -> Any:
@@ -639,7 +675,7 @@ _REMOVED_TYPES = (
 
 
 def compare(
-    base: Any, head: Any, *, secret: bool = False,
+    base: Any, head: Any, *, secret: Secrecy | None = None,
     position: Callable[[Path], tuple[int, int]] | None = None,
 ) -> tuple[Change, ...]:
     """The field changes from ``base`` to ``head`` (object bodies or any YAML values)."""
@@ -879,7 +915,7 @@ class Item:
     doc: Document
     doc_path: Path
     obj: KObject | None = None
-    secret: bool = False
+    secret: Secrecy | None = None  # which paths hold secret values
     strip: bool = True  # name and namespace are the identity, not content
 
     @property
@@ -892,9 +928,13 @@ class Item:
         return self.doc.position(self.doc_path + tuple(path))
 
     def comparable(self) -> Any:
-        """The body without what identity already says (name, namespace)."""
-        if not isinstance(self.body, dict) or not self.strip:
+        """The body without what identity already says (name, namespace); a kustomization's
+        secretGenerator literals as a mapping of name to value (the values are redacted)."""
+        if not isinstance(self.body, dict):
             return self.body
+        if not self.strip:
+            return _literals_keyed(self.body) if self.secret is secret_kustomization_path \
+                else self.body
         body = dict(self.body)
         meta = body.get("metadata")
         if isinstance(meta, dict):
@@ -906,11 +946,30 @@ class Item:
         return body
 
 
+def _literals_keyed(body: dict[str, Any]) -> dict[str, Any]:
+    generators = body.get("secretGenerator")
+    if not isinstance(generators, list):
+        return body
+    out = []
+    for gen in generators:
+        literals = gen.get("literals") if isinstance(gen, dict) else None
+        if isinstance(literals, list):
+            keyed = {}
+            for i, literal in enumerate(literals):
+                name, sep, value = str(literal).partition("=")
+                keyed[name if sep else f"#{i}"] = value if sep else literal
+            gen = {**gen, "literals": keyed}
+        out.append(gen)
+    return {**body, "secretGenerator": out}
+
+
 def items_of(model: Model, values_patterns: Sequence[str] = ()) -> list[Item]:
     """Everything of a model that the diff compares."""
     out: list[Item] = []
     for obj in model.objects:
-        secret = obj.group == "" and obj.kind == "Secret" or obj.kind == "SealedSecret"
+        is_secret = obj.group == "" and obj.kind == "Secret" or obj.kind == "SealedSecret"
+        secret = secret_object_path if is_secret else (
+            secret_release_path if obj.kind == "HelmRelease" else None)
         out.append(Item(
             obj.identity, obj.ref, obj.kind, obj.api_version, obj.namespace, obj.name,
             obj.file, obj.body, obj.doc, obj.path, obj, secret,
@@ -921,7 +980,8 @@ def items_of(model: Model, values_patterns: Sequence[str] = ()) -> list[Item]:
         out.append(Item(
             ("kustomize.config.k8s.io", "Kustomization", "", k.file), f"Kustomization/{k.file}",
             "Kustomization", str(k.body.get("apiVersion") or "kustomize.config.k8s.io/v1beta1"),
-            None, k.file, k.file, k.body, k.doc, (), strip=False,
+            None, k.file, k.file, k.body, k.doc, (), secret=secret_kustomization_path,
+            strip=False,
         ))
     for vobj, values, _ in values_documents(model, values_patterns):
         if vobj.path:  # a kustomization's valuesInline: diffed with its kustomization
@@ -929,7 +989,7 @@ def items_of(model: Model, values_patterns: Sequence[str] = ()) -> list[Item]:
         out.append(Item(
             (*vobj.identity[:3], f"{vobj.name}|{vobj.file}"), vobj.ref, vobj.kind,
             vobj.api_version, vobj.namespace, vobj.name, vobj.file, values, vobj.doc, (),
-            vobj, strip=False,
+            vobj, secret=secret_values_path, strip=False,
         ))
     return out
 
@@ -985,7 +1045,7 @@ def _compare_items(base: Item, head: Item) -> tuple[Change, ...]:
     return compare(bc, hc, secret=secret, position=head.position)
 
 
-def _quick_equal(base: Any, head: Any, secret: bool) -> bool:
+def _quick_equal(base: Any, head: Any, secret: Secrecy | None) -> bool:
     b, h = normalize(base, secret), normalize(head, secret)
     reorders: list[Path] = []
     b, h = _pair(b, h, (), reorders)

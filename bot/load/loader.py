@@ -186,6 +186,8 @@ def _load(record: FileRecord) -> LoadedFile:
             out.problems.append(_problem(exc))
     except RecursionError:
         out.problems.append(Problem("document nests too deeply", 1, 1))
+    if out.ignore_comments:
+        out.ignore_comments = _real_comments(text, out.ignore_comments, out.pure)
     return out
 
 
@@ -743,6 +745,43 @@ def key_text(value: Any) -> str:
 # ---------------------------------------------------------------- suppression comments
 
 _IGNORE = re.compile(r"#\s*reviewbot:\s*ignore\[([^\]]*)\]\s*(.*)$")
+
+
+def _real_comments(
+    text: str, found: dict[int, tuple[tuple[str, ...], str, int]], pure: bool
+) -> dict[int, tuple[tuple[str, ...], str, int]]:
+    """The suppression comments of ``found`` that YAML reads as comments: one inside a block
+    or quoted scalar (a Secret's value) is text, never a suppression (nor echoed as one)."""
+    inside: list[tuple[int, int, int, int]] = []  # scalar start (line, col), end (line, col)
+    parser: Any = None
+    try:
+        if pure:
+            events: Iterator[Any] = iter(YAML(typ="rt", pure=True).parse(text))
+        else:
+            parser = CParser(text)
+            events = iter(parser.get_event, None)
+        for event in events:
+            if isinstance(event, ScalarEvent) and event.style and (
+                    event.end_mark.line > event.start_mark.line):
+                start, end = event.start_mark, event.end_mark
+                if event.style in "|>":  # the content starts below the header (`key: |  # x`)
+                    inside.append((start.line + 2, 0, end.line + 1, end.column + 1))
+                else:
+                    inside.append((start.line + 1, start.column + 1, end.line + 1,
+                                   end.column + 1))
+    except YAMLError:
+        pass  # the scalars before the error are known; the text after it parses as nothing
+    finally:
+        if parser is not None:
+            parser.dispose()
+    if not inside:
+        return found
+
+    def in_scalar(line: int, col: int) -> bool:
+        return any((first, first_col) < (line, col) < (last, last_col)
+                   for first, first_col, last, last_col in inside)
+
+    return {line: entry for line, entry in found.items() if not in_scalar(line, entry[2])}
 
 
 def _ignore_comments(text: str) -> dict[int, tuple[tuple[str, ...], str, int]]:

@@ -52,8 +52,10 @@ def render_text(report: Report, color: bool = False) -> str:
 
 
 def _may_quote(rule: str, obj: str) -> bool:
-    """Source lines of Secrets and of unparsable files are never shown: they may be secret."""
-    return rule != "yaml-syntax" and not obj.startswith("Secret/")
+    """Only lines of an object that is no Secret are shown: the lines of a Secret, of a file
+    that does not parse and of findings that belong to no object (a suppression comment on a
+    Secret's line) may hold secret values."""
+    return rule != "yaml-syntax" and bool(obj) and not obj.startswith("Secret/")
 
 
 def _plural(n: int, word: str) -> str:
