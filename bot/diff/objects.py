@@ -276,10 +276,17 @@ def _is_flag(item: str) -> bool:
 # ---------------------------------------------------------------- normalising
 
 
-def normalize(body: Any, secret: Secrecy | None = None) -> Any:
+def normalize(body: Any, secret: Secrecy | bool | None = None) -> Any:
     """An object body as a display tree: named lists keyed, quantities and secrets wrapped
-    (``secret``: which paths hold secret values, for a Secret, a secretGenerator ...)."""
-    return _norm(body, (), secret)
+    (``secret``: which paths hold secret values, for a Secret, a secretGenerator ...; True:
+    a Secret's)."""
+    return _norm(body, (), _secrecy(secret))
+
+
+def _secrecy(secret: Secrecy | bool | None) -> Secrecy | None:
+    if secret is True:
+        return secret_object_path
+    return None if secret is False else secret
 
 
 def _norm(value: Any, path: tuple[str, ...], secret: Secrecy | None) -> Any:
@@ -675,7 +682,7 @@ _REMOVED_TYPES = (
 
 
 def compare(
-    base: Any, head: Any, *, secret: Secrecy | None = None,
+    base: Any, head: Any, *, secret: Secrecy | bool | None = None,
     position: Callable[[Path], tuple[int, int]] | None = None,
 ) -> tuple[Change, ...]:
     """The field changes from ``base`` to ``head`` (object bodies or any YAML values)."""
