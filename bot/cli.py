@@ -49,6 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     lint = sub.add_parser("lint", parents=[common], help="lint trees or files")
     lint.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    lint.add_argument("--fix", action="store_true",
+                      help="apply the mechanical fixes (comments and formatting kept)")
+    lint.add_argument("--diff", action="store_true",
+                      help="with --fix: print the fixes as a unified diff, write nothing")
+    lint.add_argument("--unsafe-fixes", action="store_true",
+                      help="with --fix: also apply fixes that delete something written")
 
     diff = sub.add_parser("diff", help="semantic diff of manifests of two refs")
     diff.add_argument("base", metavar="BASE", help="base git ref")

@@ -60,7 +60,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from reviewbot.engine.findings import Violation
+from reviewbot.engine.findings import Edit, Violation, edit
 from reviewbot.engine.registry import Option
 from reviewbot.model.objects import Container, Model, PodTemplate
 from reviewbot.model.workload import (
@@ -161,5 +161,23 @@ def _parallelism(pod: PodTemplate, container: Container,
         f"{number(have)} {resource}: {effect}",
         fix=(f"Request {workers} {resource} (requests and limits), or make tensor x pipeline "
              f"parallel size equal {number(have)}."),
-        kind="parallelism",
+        kind="parallelism", edits=_gpu_edits(pod, container, gpus, tp, workers),
     )
+
+
+def _gpu_edits(pod: PodTemplate, container: Container, gpus: Mapping[str, Fraction],
+               tp: Flag | None, workers: int) -> tuple[Edit, ...]:
+    """The GPU count set to tensor x pipeline, when that is unambiguous: the tensor-parallel
+    flag is written, the container names one GPU resource, and its requests and limits (those
+    written) agree. The engine's layout is what was measured; the count follows it."""
+    if tp is None or len(gpus) != 1 or workers < 1:
+        return ()
+    resource = next(iter(gpus))
+    base = field_path(container, "resources")
+    written = [s for s in ("requests", "limits")
+               if isinstance(container.resources.get(s), dict)
+               and resource in container.resources[s]]
+    values = {container.quantity(s, resource) for s in written}
+    if not written or len(values) != 1:
+        return ()
+    return tuple(edit(pod.obj, base + (s, resource), "set", str(workers)) for s in written)

@@ -63,7 +63,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from reviewbot.engine.findings import Violation
+from reviewbot.engine.findings import Edit, Violation, edit
 from reviewbot.engine.registry import Option
 from reviewbot.model.objects import Model, Node, PodTemplate
 from reviewbot.model.workload import (
@@ -143,7 +143,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         yield Violation(
             pod.obj, strategy.path,
             _message(pod, gpus, surge, strategy.max_surge, node, on, gpus_of),
-            fix=_fix(pod), kind="surge",
+            fix=_fix(pod), kind="surge", edits=_edits(pod),
         )
 
 
@@ -196,6 +196,20 @@ def _written(pod: PodTemplate) -> bool:
         return False
     value = pod.obj.get(strategy.path)
     return value is not None
+
+
+def _edits(pod: PodTemplate) -> tuple[Edit, ...]:
+    """``type: Recreate`` (and no ``rollingUpdate``, which Recreate forbids) on a Deployment
+    or KServe component; a chart's values have their own keys, so they get text only."""
+    strategy = pod.strategy
+    if strategy is None or is_values_pod(pod) or (
+            pod.component is None and pod.obj.kind != "Deployment"):
+        return ()
+    edits = [edit(pod.obj, strategy.path + ("type",), "set", "Recreate")]
+    block = pod.obj.get(strategy.path)
+    if isinstance(block, dict) and "rollingUpdate" in block:
+        edits.append(edit(pod.obj, strategy.path + ("rollingUpdate",), "remove"))
+    return tuple(edits)
 
 
 def _fix(pod: PodTemplate) -> str:

@@ -62,7 +62,7 @@ import posixpath
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from reviewbot.engine.findings import Violation
+from reviewbot.engine.findings import Edit, Violation
 from reviewbot.model.kustomize import (
     KUSTOMIZATION_FILES,
     RENDERED,
@@ -231,7 +231,10 @@ def _check_entries(
             continue
         if graph.gitignored(target):
             continue  # a build output (the model lists it as not judged)
-        yield _at(k, entry.path, f"{_label(entry.path)}: {text!r} does not exist", "missing", text)
+        drop = (Edit(k.file, entry.path, "remove", document=k.doc.index, unsafe=True),) if (
+            k.flux is None and len(entry.path) == 2) else ()
+        yield _at(k, entry.path, f"{_label(entry.path)}: {text!r} does not exist", "missing", text,
+                  drop)
 
 
 def _bare_patches(k: Kustomization, referenced: set[str]) -> Iterator[Violation]:
@@ -260,11 +263,12 @@ def _label(path: Path) -> str:
     return out
 
 
-def _at(k: Kustomization, path: Path, message: str, kind: str, entry: str) -> Violation:
+def _at(k: Kustomization, path: Path, message: str, kind: str, entry: str,
+        edits: tuple[Edit, ...] = ()) -> Violation:
     line, column = k.doc.position(path)
     fix = "Correct the path, or add the missing file or kustomization."
     return Violation(None, path, message, kind=kind, file=k.file, line=line, column=column,
-                     key=f"{k.file}:{_label(path)}:{entry}", fix=fix)
+                     key=f"{k.file}:{_label(path)}:{entry}", fix=fix, edits=edits)
 
 
 # ---------------------------------------------------------------- manifests nobody lists
@@ -311,6 +315,8 @@ def _unreachable(
             first, (), f"{name} is beside {posixpath.basename(k.file)} but listed by no "
             "kustomization, so it is never applied", kind="unreachable",
             fix=f"Add {name} to the resources of {k.file}, or delete it.",
+            edits=(Edit(k.file, ("resources",), "append", name, k.doc.index),)
+            if k.flux is None else (),
         )
 
 

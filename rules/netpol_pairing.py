@@ -82,7 +82,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reviewbot.engine.findings import Violation, format_path
+from reviewbot.engine.findings import Edit, Violation, edit, format_path
 from reviewbot.model.objects import Model
 from reviewbot.netpol.deps import Declaration, Target, declarations, resolve
 from reviewbot.netpol.network import Network, Peer, Policy, Rule, Selector
@@ -189,7 +189,10 @@ def _unadmitted(
         else:
             fix = f"Add an ingress rule in {where} admitting {who} on {_ports_short(rule)}."
         key = format_path(peer.path) + (f" -> {peer_name}" if peer_name else "")
-        yield Violation(policy.obj, path, message, fix=fix, kind="egress-unmatched", key=key)
+        edits = () if hint or who != f"namespace {policy.namespace}" else _admit_edits(
+            net, pods, policy.namespace, policy.obj.get(rule.path + ("ports",)))
+        yield Violation(policy.obj, path, message, fix=fix, kind="egress-unmatched", key=key,
+                        edits=edits)
 
 
 def _admits_any(net: Network, d: int, sources: Sequence[int], rule: Rule) -> bool:
@@ -335,6 +338,7 @@ def _dependency_violation(net: Network, entry: _Denied) -> Violation:
     dst_ns = sorted({net.pods[d].namespace for d in denied})
     sides = []
     fixes = []
+    edits: list[Edit] = []
     conns = _conns_short(entry.conns)
     if entry.egress:
         sides.append(f"no egress rule in {', '.join(src_ns)} allows it")
@@ -342,6 +346,7 @@ def _dependency_violation(net: Network, entry: _Denied) -> Violation:
         hint = _egress_hint(net, sources, dst_ns)
         if hint:
             fixes.append(f"Widen the egress rule {hint} to select {targets} on {conns}.")
+            edits += _widen_edits(net, sources, sorted(entry.egress), dst_ns)
         else:
             fixes.append(
                 f"Add an egress rule in {', '.join(src_ns)} allowing {_names(net, sources)} "
@@ -355,13 +360,16 @@ def _dependency_violation(net: Network, entry: _Denied) -> Violation:
             fixes.append(f"Widen the ingress rule {hint} to admit {who} on {conns}.")
         else:
             fixes.append(f"Add an ingress rule in {', '.join(dst_ns)} admitting {who} on {conns}.")
+            if who.startswith("namespace ") and len(src_ns) == 1:
+                edits += _admit_edits(net, sorted(entry.ingress), src_ns[0],
+                                      _port_items(entry.conns))
     message = (
         f"{_names(net, sources)} calls {e.text}:{e.port} "
         f"({_names(net, denied)} on {entry.conns}), but {' and '.join(sides)}"
     )
     key = f"{format_path(entry.decl.path)} -> {e.text}:{e.port}"  # a value may name several
     return Violation(entry.decl.obj, entry.decl.path, message, fix=" ".join(fixes),
-                     kind="dependency-denied", key=key)
+                     kind="dependency-denied", key=key, edits=tuple(edits))
 
 
 # ---------------------------------------------------------------- wording
@@ -440,3 +448,78 @@ def _conns_short(conns: Conns) -> str:
     text = str(conns)
     return text[4:] if text.startswith("TCP ") and "," not in text else text
 
+
+
+# ---------------------------------------------------------------- mechanical fixes
+
+
+def _admit_edits(net: Network, targets: Sequence[int], source_ns: str,
+                 ports: Any) -> tuple[Edit, ...]:
+    """An ingress rule admitting namespace ``source_ns`` on ``ports``, appended to the one
+    NetworkPolicy that isolates every target (none when several policies share the job:
+    which one should admit is the author's call)."""
+    isolating = {net.ingress_of[d] for d in targets}
+    if len(isolating) != 1:
+        return ()
+    (found,) = isolating
+    if len(found) != 1:
+        return ()
+    policy = net.policies[found[0]]
+    if policy.obj.kind != "NetworkPolicy" or policy.namespace == source_ns:
+        return ()
+    rule: dict[str, Any] = {"from": [{"namespaceSelector": {"matchLabels": {
+        "kubernetes.io/metadata.name": source_ns}}}]}
+    if isinstance(ports, list) and ports:
+        rule["ports"] = [dict(p) for p in ports if isinstance(p, dict)]
+    elif ports is not None:
+        return ()
+    return (edit(policy.obj, ("spec", "ingress"), "append", rule),)
+
+
+def _widen_edits(net: Network, sources: Sequence[int], targets: Sequence[int],
+                 dst_ns: Sequence[str]) -> tuple[Edit, ...]:
+    """The egress rule the fix names, widened by the targets' values of the one label its
+    ``In`` expression selects on (the narrowest widening; anything else is the author's)."""
+    for s in sources:
+        for n in net.egress_of[s]:
+            policy = net.policies[n]
+            for rule in policy.egress:
+                for peer in rule.peers or ():
+                    if not set(_peer_namespaces(policy, peer)) & set(dst_ns):
+                        continue
+                    selector = policy.obj.get(peer.path + ("podSelector",))
+                    return _widen_in(net, policy, peer.path, selector, targets)
+    return ()
+
+
+def _widen_in(net: Network, policy: Policy, path: tuple[str | int, ...], selector: Any,
+              targets: Sequence[int]) -> tuple[Edit, ...]:
+    if not isinstance(selector, dict) or selector.get("matchLabels"):
+        return ()
+    expressions = selector.get("matchExpressions")
+    if not isinstance(expressions, list) or len(expressions) != 1:
+        return ()
+    expr = expressions[0]
+    values = expr.get("values") if isinstance(expr, dict) else None
+    if expr.get("operator") != "In" or not isinstance(values, list):
+        return ()
+    key = str(expr.get("key"))
+    wanted = sorted({str(net.pods[d].labels.get(key)) for d in targets})
+    if any(net.pods[d].labels.get(key) is None for d in targets):
+        return ()
+    where = path + ("podSelector", "matchExpressions", 0, "values")
+    return tuple(edit(policy.obj, where, "append", v) for v in wanted if v not in values)
+
+
+def _port_items(conns: Conns) -> list[dict[str, Any]] | None:
+    """``ports:`` entries for ``conns`` (None: every port)."""
+    if conns == Conns.all():
+        return None
+    out: list[dict[str, Any]] = []
+    for protocol, intervals in conns.by_protocol:
+        for lo, hi in intervals:
+            item: dict[str, Any] = {"protocol": protocol, "port": lo}
+            if hi != lo:
+                item["endPort"] = hi
+            out.append(item)
+    return out

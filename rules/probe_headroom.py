@@ -66,7 +66,7 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
-from reviewbot.engine.findings import Violation
+from reviewbot.engine.findings import Violation, edit
 from reviewbot.engine.registry import Option
 from reviewbot.model.objects import Container, Model, PodTemplate
 from reviewbot.model.workload import (
@@ -164,4 +164,8 @@ def _check(pod: PodTemplate, container: Container, boot: Fraction,
         message = f"{head}: a boot a little slower than the last is killed mid-way"
         fix = (f"Raise failureThreshold to {needed} ({needed} x {period}s + {delay}s >= "
                f"{number(need)}s).")
-    yield Violation(pod.obj, field_path(container, name), message, fix=fix, kind=kind)
+    edits = () if kind == "liveness" else (
+        edit(pod.obj, field_path(container, name) + ("failureThreshold",), "set", needed),
+    )
+    yield Violation(pod.obj, field_path(container, name), message, fix=fix, kind=kind,
+                    edits=edits)

@@ -12,6 +12,10 @@ or pipeline parallelism above 1 (`--tensor-parallel-size`, `-tp`, `--pipeline-pa
 true` shares the host's `/dev/shm` and passes. In app-template values the volume is a
 `persistence` entry (`type: emptyDir`, `medium: Memory`, `sizeLimit`) mounted at `/dev/shm`.
 
+`reviewbot lint --fix` adds the volume (named `shm`) and its mount, makes an emptyDir there
+memory-backed, or sets its sizeLimit, to `fix-size` (default 8Gi, the seeds' measured
+size; never below `min-size`). Chart values get the fix as text only.
+
 Failing example:
 
 ```yaml
@@ -56,7 +60,7 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
-from reviewbot.engine.findings import Violation
+from reviewbot.engine.findings import Edit, Violation, edit
 from reviewbot.engine.registry import Option
 from reviewbot.model.objects import Container, Model, Path, PodTemplate, items
 from reviewbot.model.quantity import format_quantity, parse_quantity
@@ -65,6 +69,7 @@ from reviewbot.model.workload import (
     container_gpus,
     describe,
     field_path,
+    is_values_pod,
     number,
     parallelism,
     pod_gpus,
@@ -84,6 +89,8 @@ OPTIONS = (
     Option("min-size", "string", "1Gi", "Smallest acceptable sizeLimit of /dev/shm."),
     Option("gpu-resources", "list", list(DEFAULT_GPU_RESOURCES),
            "Extended resources that are GPUs (glob patterns)."),
+    Option("fix-size", "string", "8Gi",
+           "The sizeLimit `lint --fix` writes for /dev/shm (never below min-size)."),
 )
 SEVERITIES = {"missing": "error", "not-memory": "error", "no-limit": "error", "small": "error"}
 SHM = "/dev/shm"
@@ -107,7 +114,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             continue
         for c in pod.main_containers:
             if c.name in reasons:
-                yield from _check(pod, c, reasons[c.name], minimum)
+                yield from _check(pod, c, reasons[c.name], minimum, _fix_size(opts, minimum))
 
 
 def _parallel(container: Container) -> str | None:
@@ -132,7 +139,15 @@ def _emptydir_path(pod: PodTemplate, index: int, key: str | None) -> Path:
     return base + ("emptyDir",) + ((key,) if key else ())
 
 
-def _check(pod: PodTemplate, c: Container, reason: str, minimum: Fraction) -> Iterator[Violation]:
+def _fix_size(opts: Mapping[str, Any], minimum: Fraction) -> str:
+    raw = str(opts.get("fix-size") or "8Gi")
+    size = parse_quantity(raw)
+    return raw if size is not None and size >= minimum else format_quantity("memory", minimum)
+
+
+def _check(pod: PodTemplate, c: Container, reason: str, minimum: Fraction,
+           fix_size: str) -> Iterator[Violation]:
+    plain_pod = not is_values_pod(pod)  # chart values keep volumes their own way
     who = f"{pod.name}, {describe(c)}: {reason}"
     mounts = [m for m in items(c.body.get("volumeMounts")) if isinstance(m, dict)]
     mount = next((m for m in mounts if str(m.get("mountPath") or "").rstrip("/") == SHM), None)
@@ -141,9 +156,9 @@ def _check(pod: PodTemplate, c: Container, reason: str, minimum: Fraction) -> It
             pod.obj, c.path,
             f"{who}, but nothing is mounted at {SHM}: the container runtime's 64Mi default "
             "applies, and NCCL hangs on it (an init hang or a bus error)",
-            fix=f"Add a volume {{name: shm, emptyDir: {{medium: Memory, sizeLimit: 8Gi}}}} and "
-                f"mount it at {SHM} (sizeLimit at least {format_quantity('memory', minimum)}).",
-            kind="missing",
+            fix=f"Add a volume {{name: shm, emptyDir: {{medium: Memory, sizeLimit: {fix_size}}}}} "
+                f"and mount it at {SHM} (sizeLimit at least {format_quantity('memory', minimum)}).",
+            kind="missing", edits=_add_shm(pod, c, fix_size) if plain_pod else (),
         )
         return
     volumes = pod.volumes
@@ -156,8 +171,8 @@ def _check(pod: PodTemplate, c: Container, reason: str, minimum: Fraction) -> It
             pod.obj, _volume_path(pod, index),
             f"{who}; volume {mount.get('name')} at {SHM} is not a "
             "memory-backed emptyDir: NCCL's shared-memory transport needs tmpfs there",
-            fix="Make the volume emptyDir: {medium: Memory, sizeLimit: 8Gi}.",
-            kind="not-memory",
+            fix=f"Make the volume emptyDir: {{medium: Memory, sizeLimit: {fix_size}}}.",
+            kind="not-memory", edits=_to_memory(pod, index, fix_size) if plain_pod else (),
         )
         return
     size = parse_quantity(empty.get("sizeLimit"))
@@ -167,7 +182,9 @@ def _check(pod: PodTemplate, c: Container, reason: str, minimum: Fraction) -> It
             f"{who}; its {SHM} emptyDir {mount.get('name')} has no sizeLimit, so the tmpfs "
             "is bounded only by the pod's memory limit and its use is invisible to scheduling",
             fix=f"Set sizeLimit (at least {format_quantity('memory', minimum)}).",
-            kind="no-limit",
+            kind="no-limit", edits=(
+                edit(pod.obj, _emptydir_path(pod, index, "sizeLimit"), "set", fix_size),
+            ) if plain_pod else (),
         )
     elif size < minimum:
         yield Violation(
@@ -175,5 +192,34 @@ def _check(pod: PodTemplate, c: Container, reason: str, minimum: Fraction) -> It
             f"{who}; its {SHM} sizeLimit {format_quantity('memory', size)} is below the "
             f"{format_quantity('memory', minimum)} minimum, too small for NCCL's buffers",
             fix=f"Raise sizeLimit to at least {format_quantity('memory', minimum)}.",
-            kind="small",
+            kind="small", edits=(
+                edit(pod.obj, _emptydir_path(pod, index, "sizeLimit"), "set", fix_size),
+            ) if plain_pod else (),
         )
+
+
+def _add_shm(pod: PodTemplate, c: Container, size: str) -> tuple[Edit, ...]:
+    """A memory-backed emptyDir named shm, mounted at /dev/shm (none when the name is taken)."""
+    if any(v.get("name") == "shm" for v in pod.volumes):
+        return ()
+    mounts = field_path(c, "volumeMounts")
+    return (
+        edit(pod.obj, mounts, "append", {"mountPath": SHM, "name": "shm"}),
+        edit(pod.obj, field_path(pod, "volumes"), "append",
+             {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": size}}),
+    )
+
+
+def _to_memory(pod: PodTemplate, index: int, size: str) -> tuple[Edit, ...]:
+    """An emptyDir made memory-backed; any other volume type is the author's to replace."""
+    volume = pod.volumes[index]
+    empty = volume.get("emptyDir")
+    if "emptyDir" not in volume or not (empty is None or isinstance(empty, dict)):
+        return ()
+    if not isinstance(empty, dict) or not empty:
+        return (edit(pod.obj, _emptydir_path(pod, index, None), "set",
+                     {"medium": "Memory", "sizeLimit": size}),)
+    out = [edit(pod.obj, _emptydir_path(pod, index, "medium"), "set", "Memory")]
+    if empty.get("sizeLimit") is None:
+        out.append(edit(pod.obj, _emptydir_path(pod, index, "sizeLimit"), "set", size))
+    return tuple(out)

@@ -10,6 +10,9 @@ from reviewbot.report import render
 
 
 def lint_command(args: argparse.Namespace) -> int:
+    if getattr(args, "fix", False) or getattr(args, "diff", False):
+        from reviewbot.commands.fix import fix_command
+        return fix_command(args)
     _, config, result = lint_tree(args)
     color = use_color(args.color, args.output)
     emit(render(make_report(result), args.format, color=color), args.output)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +14,45 @@ SEVERITIES = ("info", "warning", "error")
 
 def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity) if severity in SEVERITIES else len(SEVERITIES)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A mechanical change that fixes a violation (what ``lint --fix`` applies).
+
+    In document ``document`` of ``file`` (relative to the repository root): ``set`` the value
+    at ``path`` (missing mappings created), ``append`` ``value`` to the sequence at ``path``,
+    or ``remove`` the key or item at ``path``. ``value`` is plain data (str, int, bool, lists,
+    dicts). ``unsafe`` edits delete something the author wrote; they are applied only with
+    ``--unsafe-fixes``. An edit never carries a value that must be measured.
+    """
+
+    file: str
+    path: Path
+    op: str = "set"
+    value: Any = None
+    document: int = 0
+    unsafe: bool = False
+
+    @property
+    def key(self) -> str:
+        """Identity of the edit (two findings that propose the same edit apply it once)."""
+        return json.dumps([self.file, self.document, list(self.path), self.op, self.value,
+                           self.unsafe], sort_keys=True, default=str)
+
+    def as_json(self) -> list[Any]:
+        return [self.file, list(self.path), self.op, self.value, self.document, self.unsafe]
+
+    @classmethod
+    def from_json(cls, raw: Any) -> Edit:
+        file, path, op, value, document, unsafe = raw
+        return cls(str(file), tuple(path), str(op), value, int(document), bool(unsafe))
+
+
+def edit(obj: KObject, path: Path, op: str = "set", value: Any = None,
+         unsafe: bool = False) -> Edit:
+    """An edit of ``obj``'s own document at ``path`` (a path within the object)."""
+    return Edit(obj.file, obj.path + tuple(path), op, value, obj.doc.index, unsafe)
 
 
 @dataclass(frozen=True)
@@ -34,6 +74,7 @@ class Violation:
     line: int | None = None
     column: int | None = None
     key: str | None = None  # identity for new-vs-existing when there is no object
+    edits: tuple[Edit, ...] = ()  # the mechanical fix, when there is one (``lint --fix``)
 
 
 @dataclass(frozen=True)
@@ -49,6 +90,7 @@ class Finding:
     path: str = ""
     new: bool | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    edits: tuple[Edit, ...] = field(default=(), compare=False, hash=False)
 
     @property
     def fingerprint(self) -> str:

@@ -1,0 +1,68 @@
+"""``lint --fix [--diff] [--unsafe-fixes]``: apply the mechanical fixes findings carry.
+
+The files are lint first; the fixes that pass the fixer's check (their finding gone, none
+added; see :mod:`reviewbot.engine.fixer`) are written back, or with ``--diff`` printed as a
+unified diff and nothing is written. The report that follows is the lint of the fixed tree.
+Exit codes: with ``--diff``, 1 when there is something to fix and 0 otherwise (as ruff
+does); after writing, those of ``lint`` on what remains.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from pathlib import Path
+
+from reviewbot.cli import emit, exit_code, use_color
+from reviewbot.commands.lint import lint_tree, make_report
+from reviewbot.engine.fixer import FixOutcome, encode, fix_tree
+from reviewbot.errors import ReviewbotError
+from reviewbot.report import render
+
+
+def fix_command(args: argparse.Namespace) -> int:
+    tree, config, result = lint_tree(args)
+    outcome = fix_tree(tree, config, result, only=args.rule,
+                       unsafe=bool(getattr(args, "unsafe_fixes", False)))
+    if args.diff:
+        text = unified_diff(outcome)
+        emit(text, args.output)
+        _summary(outcome, written=False)
+        return 1 if text else 0
+    for path, text in sorted(outcome.texts.items()):
+        target = Path(tree.root) / path
+        try:
+            original = target.read_bytes()
+            target.write_bytes(encode(original, text))
+        except OSError as exc:
+            raise ReviewbotError(f"cannot write {path}: {exc.strerror}") from exc
+    _summary(outcome, written=True)
+    final = outcome.result or result
+    if args.rule:
+        final.findings = [f for f in final.findings if f.rule in args.rule]
+    emit(render(make_report(final), args.format, color=use_color(args)), args.output)
+    return exit_code(final.findings, args.fail_on or config.fail_on or "error")
+
+
+def unified_diff(outcome: FixOutcome) -> str:
+    """``diff -u`` of every changed file (``a/`` and ``b/`` paths, as git prints them)."""
+    out: list[str] = []
+    for path in sorted(outcome.texts):
+        before = outcome.originals[path].splitlines(keepends=True)
+        after = outcome.texts[path].splitlines(keepends=True)
+        for line in difflib.unified_diff(before, after, f"a/{path}", f"b/{path}"):
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def _summary(outcome: FixOutcome, written: bool) -> None:
+    n, files = len(outcome.fixed), len(outcome.texts)
+    verb = "fixed" if written else "would fix"
+    text = f"reviewbot: {verb} {n} finding{'s' if n != 1 else ''}"
+    if files:
+        text += f" in {files} file{'s' if files != 1 else ''}"
+    if outcome.unsafe_skipped:
+        k = len(outcome.unsafe_skipped)
+        text += f"; {k} more with --unsafe-fixes"
+    print(text, file=sys.stderr)

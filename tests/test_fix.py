@@ -1,0 +1,220 @@
+"""`reviewbot lint --fix [--diff] [--unsafe-fixes]` on copies of the seed defects, and the
+round-trip editor it writes with."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from reviewbot.cli import main
+from reviewbot.load.roundtrip import Change, RoundTripError, apply_changes
+from tests.helpers import lint_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = ROOT / "tests" / "fixtures" / "seed-repo"
+GOLDEN = ROOT / "tests" / "golden" / "fix"
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst
+
+
+def _texts(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*.yaml"))}
+
+
+def _comments(text: str) -> list[str]:
+    """Every comment of a file (``# ...`` to the line end), in order."""
+    out = []
+    for line in text.splitlines():
+        hit = re.search(r"(?:^|\s)(#.*)$", line)
+        if hit:
+            out.append(hit.group(1))
+    return out
+
+
+def _keys(root: Path) -> set[tuple[str, str, str]]:
+    return {f.match_key for f in lint_dir(root).findings}
+
+
+def _run(root: Path, *args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        code = main(["lint", *args, "."])
+    finally:
+        os.chdir(cwd)
+    return code, capsys.readouterr().out
+
+
+def _golden(name: str, text: str) -> None:
+    golden = GOLDEN / name
+    if os.environ.get("REVIEWBOT_UPDATE_GOLDEN"):
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(text)
+    assert golden.is_file(), f"{golden} is missing: run with REVIEWBOT_UPDATE_GOLDEN=1"
+    assert text == golden.read_text()
+
+
+# what each seed state's --fix must remove: (rule, file) of the findings
+CASES = {
+    "examples": (ROOT / "examples", ["--unsafe-fixes"], {
+        ("gpu-rollout", "k8s/apps/llm-serving/coder.yaml"),
+        ("probe-headroom", "k8s/apps/llm-serving/coder.yaml"),
+        ("shm-size", "k8s/apps/llm-serving/coder.yaml"),
+        ("kustomize-integrity", "k8s/apps/llm-serving/kustomization.yaml"),
+        ("kustomize-integrity", "k8s/apps/llm-serving/models-pvc.yaml"),
+        ("netpol-pairing", "k8s/apps/poimen/networkpolicy.yaml"),
+        ("netpol-pairing", "k8s/apps/poimen/poimen-memory.yaml"),
+    }),
+    "step1": (SEEDS / "step1", [], {
+        ("netpol-pairing", "k8s/apps/poimen/poimen-memory.yaml"),
+        ("kustomize-integrity", "k8s/apps/llm-serving/models-pvc.yaml"),
+    }),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fix_removes_the_findings_adds_none_keeps_comments(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source, extra, wanted = CASES[name]
+    root = _copy(source, tmp_path / name)
+    before_findings = lint_dir(root).findings
+    before = {f.match_key for f in before_findings}
+    targeted = {f.match_key for f in before_findings if (f.rule, f.file) in wanted}
+    assert {(f.rule, f.file) for f in before_findings} >= wanted
+    original = _texts(root)
+
+    code, diff = _run(root, "--fix", "--diff", *extra, capsys=capsys)
+    assert code == 1
+    _golden(f"{name}.diff", diff)
+    assert _texts(root) == original  # --diff writes nothing
+
+    _run(root, "--fix", *extra, capsys=capsys)
+    after = _keys(root)
+    assert not after & targeted, "the fixed findings are gone"
+    assert after <= before, "no finding added"
+    fixed = _texts(root)
+    for path, text in original.items():
+        assert _comments(fixed[path]) == _comments(text), f"a comment of {path} was lost"
+
+    code, again = _run(root, "--fix", "--diff", *extra, capsys=capsys)
+    assert (code, again) == (0, "")
+    _run(root, "--fix", *extra, capsys=capsys)
+    assert _texts(root) == fixed  # a second --fix changes nothing
+
+
+def test_a_fix_that_would_add_a_finding_is_not_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """examples: coder runs TP=2 on 1 GPU, but worker-1's 4 GPUs are all requested, so
+    requesting 2 would make it unschedulable: the gpu-parallelism fix stays text."""
+    root = _copy(ROOT / "examples", tmp_path / "examples")
+    _run(root, "--fix", capsys=capsys)
+    rules = {f.rule for f in lint_dir(root).findings}
+    assert "gpu-parallelism" in rules and "schedulability" in rules
+
+
+def test_gpu_count_follows_tensor_parallel_when_it_fits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """step2 with the examples' defect put back (TP=2 on 1 GPU): the count becomes 2."""
+    root = _copy(SEEDS / "step2", tmp_path / "step2")
+    coder = root / "k8s/apps/llm-serving/coder.yaml"
+    coder.write_text(coder.read_text().replace('nvidia.com/gpu: "2"', 'nvidia.com/gpu: "1"'))
+    assert {f.rule for f in lint_dir(root).findings} >= {"gpu-parallelism"}
+    original = coder.read_text()
+    code, diff = _run(root, "--fix", "--diff", capsys=capsys)
+    _golden("step2-gpu.diff", diff)
+    _run(root, "--fix", capsys=capsys)
+    assert not lint_dir(root).findings
+    assert coder.read_text() == original.replace('nvidia.com/gpu: "1"', 'nvidia.com/gpu: "2"')
+
+
+def test_unsafe_fixes_only_when_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(SEEDS / "step1", tmp_path / "step1")
+    kustomization = root / "k8s/apps/llm-serving/kustomization.yaml"
+    _run(root, "--fix", capsys=capsys)
+    assert "- ornith.yaml" in kustomization.read_text()
+    _run(root, "--fix", "--unsafe-fixes", capsys=capsys)
+    text = kustomization.read_text()
+    assert "- ornith.yaml" not in text
+    assert "  # expect: kustomize-integrity\n" in text  # its comment stays, on its own line
+    assert not [f for f in lint_dir(root).findings if f.rule == "kustomize-integrity"]
+
+
+def test_shm_size_from_the_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(ROOT / "examples", tmp_path / "examples")
+    config = root / ".reviewbot.yaml"
+    text = config.read_text()
+    assert "shm-size" not in text
+    config.write_text(text.replace("rules:\n", "rules:\n  shm-size: {fix-size: 4Gi}\n", 1))
+    _, diff = _run(root, "--fix", "--diff", "--rule", "shm-size", capsys=capsys)
+    assert "+        sizeLimit: 4Gi\n" in diff
+    assert "failureThreshold" not in diff  # --rule: only that rule's fixes
+
+
+# ---------------------------------------------------------------- the round-trip editor
+
+
+def test_set_keeps_quoting_and_every_other_byte() -> None:
+    text = 'a:\n  b: "1"   # the count\n  c: x\n'
+    assert apply_changes(text, [Change(("a", "b"), "set", "2")]) == (
+        'a:\n  b: "2"   # the count\n  c: x\n')
+
+
+def test_set_creates_missing_mappings_at_the_siblings_column() -> None:
+    text = "spec:\n    predictor:\n        minReplicas: 1\n# end\n"
+    out = apply_changes(text, [Change(("spec", "predictor", "strategy", "type"), "set",
+                                      "Recreate")])
+    assert out == ("spec:\n    predictor:\n        minReplicas: 1\n        strategy:\n"
+                   "          type: Recreate\n# end\n")
+
+
+@pytest.mark.parametrize(("text", "added"), [
+    ("a:\n- x\n", "- name: shm\n  k:\n  - 1\n"),
+    ("a:\n  - x\n", "  - name: shm\n    k:\n      - 1\n"),
+])
+def test_append_follows_the_files_sequence_style(text: str, added: str) -> None:
+    out = apply_changes(text, [Change(("a",), "append", {"name": "shm", "k": [1]})])
+    assert out == text + added
+
+
+def test_strings_that_read_as_other_types_are_quoted() -> None:
+    out = apply_changes("a: []\n", [Change(("a",), "append", v) for v in ("y", "2", "on")])
+    assert out == 'a: ["y", "2", "on"]\n'
+
+
+def test_flow_collections_stay_flow() -> None:
+    text = "a: {b: 1}  # note\nc: [x, y]\n"
+    out = apply_changes(text, [Change(("a", "d"), "set", "z"), Change(("c",), "append", "w")])
+    assert out == "a: {b: 1, d: z}  # note\nc: [x, y, w]\n"
+
+
+def test_remove_keeps_the_comments_of_the_removed_lines() -> None:
+    text = "r:\n  # why\n  - a.yaml  # gone\n  - b.yaml\n"
+    assert apply_changes(text, [Change(("r", 0), "remove")]) == (
+        "r:\n  # why\n  # gone\n  - b.yaml\n")
+
+
+def test_other_documents_are_untouched() -> None:
+    text = "a: 1\n---\n# second\nb:   2\n---\nc: 3\n"
+    assert apply_changes(text, [Change(("b",), "set", 5, document=1)]) == (
+        "a: 1\n---\n# second\nb:   5\n---\nc: 3\n")
+
+
+@pytest.mark.parametrize(("text", "change"), [
+    ("a: |\n  x\n", Change(("a",), "set", "y")),
+    ("a:\n  b: 1\n", Change(("a",), "set", "y")),
+    ("a: [x,\n  y]\n", Change(("a",), "append", "z")),
+    ("a: 1\n", Change(("a", "b"), "set", 2)),
+])
+def test_what_cannot_be_written_in_place_is_refused(text: str, change: Change) -> None:
+    with pytest.raises(RoundTripError):
+        apply_changes(text, [change])
