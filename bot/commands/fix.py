@@ -14,10 +14,10 @@ import difflib
 import sys
 from pathlib import Path
 
-from reviewbot.cli import emit, exit_code, use_color
-from reviewbot.commands.lint import lint_tree, make_report
+from reviewbot.commands.common import lint_tree, make_report
 from reviewbot.engine.fixer import FixOutcome, encode, fix_tree
 from reviewbot.errors import ReviewbotError
+from reviewbot.output import emit, exit_code, use_color
 from reviewbot.report import render
 
 
@@ -41,7 +41,8 @@ def fix_command(args: argparse.Namespace) -> int:
     final = outcome.result or result
     if args.rule:
         final.findings = [f for f in final.findings if f.rule in args.rule]
-    emit(render(make_report(final), args.format, color=use_color(args)), args.output)
+    color = use_color(args.color, args.output)
+    emit(render(make_report(final), args.format, color=color), args.output)
     return exit_code(final.findings, args.fail_on or config.fail_on or "error")
 
 
