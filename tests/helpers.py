@@ -1,12 +1,19 @@
-"""Shared test helpers: lint inline YAML or a folder, get (rule, line) pairs."""
+"""Shared test helpers: lint inline YAML or a folder, get (rule, line) pairs; throwaway git
+repositories; the CLI in-process."""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import pytest
+
+from reviewbot.cli import main
 from reviewbot.config import Config, find_config, load_config_file, parse_config
 from reviewbot.engine.run import Result, analyze
 from reviewbot.sources.tree import disk_tree
@@ -53,3 +60,76 @@ def expected_pairs(path: Path, rule: str) -> list[tuple[str, int]]:
                     if r.strip() == rule:
                         out.append((file.relative_to(root).as_posix(), number))
     return sorted(out)
+
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = ROOT / "tests" / "fixtures" / "seed-repo"
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    "GIT_AUTHOR_DATE": "2025-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2025-01-01T00:00:00Z",
+    "GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent",
+}
+
+
+class GitRepo:
+    """A throwaway repository: write files, commit, get shas. Dates are fixed, so shas are."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.mkdir(parents=True, exist_ok=True)
+        self.git("init", "-q", "-b", "main")
+
+    def git(self, *args: str) -> str:
+        env = {**os.environ, **GIT_ENV}
+        out = subprocess.run(["git", "-C", str(self.path), *args], capture_output=True,
+                             text=True, check=True, env=env)
+        return out.stdout.strip()
+
+    def write(self, files: Mapping[str, str | None]) -> None:
+        for name, text in files.items():
+            target = self.path / name
+            if text is None:
+                target.unlink()
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(textwrap.dedent(text).lstrip("\n"))
+
+    def commit(self, files: Mapping[str, str | None] | None = None, message: str = "c") -> str:
+        if files:
+            self.write(files)
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+        return self.git("rev-parse", "HEAD")
+
+    def commit_tree(self, source: Path, message: str = "state") -> str:
+        """Replace the work tree by a copy of ``source`` and commit it."""
+        for child in self.path.iterdir():
+            if child.name == ".git":
+                continue
+            if child.is_dir():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+        shutil.copytree(source, self.path, dirs_exist_ok=True)
+        return self.commit(message=message)
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+# A two-node inventory (a GPU worker, a tainted control-plane node) the workload rules share.
+INVENTORY = """
+cluster:
+  nodes:
+    - name: worker-1
+      labels: {kubernetes.io/hostname: worker-1}
+      allocatable: {cpu: "32", memory: 63495Mi, nvidia.com/gpu: "4"}
+    - name: talos-cp-3
+      labels: {kubernetes.io/hostname: talos-cp-3, node-role.kubernetes.io/control-plane: ""}
+      taints: [{key: node-role.kubernetes.io/control-plane, effect: NoSchedule}]
+      allocatable: {cpu: 11950m, memory: 15Gi}
+"""

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from .test_diff import ROOT, SEEDS, GitRepo, run_cli
+from .helpers import ROOT, SEEDS, GitRepo, run_cli
 
 RULE = "change-safety"
 

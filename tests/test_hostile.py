@@ -15,7 +15,7 @@ from reviewbot import __version__
 from reviewbot.load import cache as cache_mod
 from reviewbot.report import FORMATS
 
-from .test_diff import GitRepo, run_cli
+from .helpers import GitRepo, run_cli
 
 DIGEST = "sha256:" + "a" * 64
 

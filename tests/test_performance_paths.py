@@ -19,7 +19,7 @@ from reviewbot.load.cache import ParseCache
 from reviewbot.load.loader import LoadedFile
 from reviewbot.sources.tree import disk_tree
 
-from .test_diff import GitRepo, run_cli
+from .helpers import GitRepo, run_cli
 
 FILES = {
     "apps/web.yaml": """

@@ -15,7 +15,7 @@ import reviewbot.forge as forge_pkg
 from reviewbot.forge import ForgeError, PublishResult, PullRequestRef, ReviewPayload
 from reviewbot.report.markdown import md_code, md_text
 
-from .test_diff import ROOT, SEEDS, GitRepo, run_cli
+from .helpers import ROOT, SEEDS, GitRepo, run_cli
 
 DIGEST = "sha256:" + "a" * 64
 OTHER = "sha256:" + "b" * 64

@@ -14,8 +14,7 @@ import pytest
 
 from reviewbot.engine.registry import all_rules
 
-from .helpers import expected_pairs, lint_dir
-from .test_diff import GitRepo, run_cli
+from .helpers import GitRepo, expected_pairs, lint_dir, run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RULE_IDS = sorted(r.id for r in all_rules())

@@ -6,8 +6,7 @@ from pathlib import Path
 
 from reviewbot.engine.run import Result
 
-from .helpers import lint_text, pairs
-from .test_rules_workload import INVENTORY
+from .helpers import INVENTORY, lint_text, pairs
 
 VALUES = """
 resources:

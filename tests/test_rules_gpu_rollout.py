@@ -8,8 +8,7 @@ import pytest
 
 from reviewbot.rules.gpu_rollout import surge_pods
 
-from .helpers import lint_text, pairs
-from .test_rules_workload import INVENTORY
+from .helpers import INVENTORY, lint_text, pairs
 
 
 def isvc(name: str, gpus: int, strategy: str = "") -> str:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .helpers import lint_text, pairs
-from .test_rules_workload import INVENTORY
+from .helpers import INVENTORY, lint_text, pairs
 
 
 def pinned(name: str, memory: str, replicas: int = 1, node: str = "worker-1",

@@ -21,20 +21,8 @@ from reviewbot.model.workload import (
 
 from .helpers import lint_text
 
+
 # The seeds' measured inventory, shared by the workload rule tests.
-INVENTORY = """
-cluster:
-  nodes:
-    - name: worker-1
-      labels: {kubernetes.io/hostname: worker-1}
-      allocatable: {cpu: "32", memory: 63495Mi, nvidia.com/gpu: "4"}
-    - name: talos-cp-3
-      labels: {kubernetes.io/hostname: talos-cp-3, node-role.kubernetes.io/control-plane: ""}
-      taints: [{key: node-role.kubernetes.io/control-plane, effect: NoSchedule}]
-      allocatable: {cpu: 11950m, memory: 15Gi}
-"""
-
-
 def pod_of(tmp_path: Path, spec: str) -> PodTemplate:
     text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n" + spec
     (tmp_path / "p.yaml").write_text(text)

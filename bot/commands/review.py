@@ -18,7 +18,6 @@ object. ``review`` is the pull-request job:
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import posixpath
@@ -37,10 +36,9 @@ from reviewbot.diff.objects import (
     compare,
     diff_items,
     items_of,
-    parse_path,
-    stable_path,
 )
 from reviewbot.engine.findings import Finding, sort_key
+from reviewbot.engine.identity import mark_new
 from reviewbot.engine.registry import all_rules
 from reviewbot.engine.run import (
     Memo,
@@ -52,7 +50,7 @@ from reviewbot.engine.run import (
     start_rules,
 )
 from reviewbot.errors import EXIT_FINDINGS, EXIT_OK, ReviewbotError
-from reviewbot.model.objects import KObject, Model, PodTemplate
+from reviewbot.model.objects import Model, PodTemplate
 from reviewbot.output import emit, exit_code, use_color
 from reviewbot.report import Report, render
 from reviewbot.report.difftext import clean as render_diff_clean
@@ -253,47 +251,6 @@ def review_config(args: argparse.Namespace, sides: Sides,
 # ---------------------------------------------------------------- new findings
 
 
-def _objects_by_ref(model: Model) -> dict[tuple[str, str], KObject]:
-    out: dict[tuple[str, str], KObject] = {}
-    for obj in model.objects:
-        out.setdefault((obj.ref, obj.file), obj)
-        out.setdefault((obj.ref, ""), obj)
-    return out
-
-
-def finding_key(
-    finding: Finding, index: Mapping[tuple[str, str], KObject],
-    renames: Mapping[str, str] | None = None,
-) -> tuple[str, str, str]:
-    """(rule, object, field path): lines move, identities do not.
-
-    List indices in the path become item names where the list is named (containers, env,
-    flags of args ...), and a base object's ref becomes its head ref when the PR renamed it.
-    """
-    if not finding.object:  # a file-level finding: the rule's key when it gave one
-        return (finding.rule, "", finding.path) if finding.path else finding.match_key
-    obj = index.get((finding.object, finding.file)) or index.get((finding.object, ""))
-    path = finding.path
-    if obj is not None and path:
-        path = stable_path(obj.body, parse_path(path))
-    ref = (renames or {}).get(finding.object, finding.object)
-    return (finding.rule, ref, path)
-
-
-def mark_new(head: Sequence[Finding], head_model: Model, base: Sequence[Finding],
-             base_model: Model, renames: Mapping[str, str],
-             head_index: Mapping[tuple[str, str], KObject] | None = None) -> list[Finding]:
-    base_index = _objects_by_ref(base_model)
-    if head_index is None:
-        head_index = _objects_by_ref(head_model)
-    known = {finding_key(f, base_index, renames) for f in base}
-    out = []
-    for f in head:
-        key = finding_key(f, head_index)
-        out.append(replace(f, new=key not in known, extra={**f.extra, "match": key}))
-    return out
-
-
 def select(findings: Iterable[Finding], scope: str, touched: frozenset[str],
            touched_files: frozenset[str]) -> list[Finding]:
     """``new``: new findings; ``changed``: those plus all on touched objects; ``all``."""
@@ -352,18 +309,14 @@ def changed_files(base: Tree, head: Tree) -> frozenset[str]:
 
 
 def change_findings(diff: TreeDiff, base_model: Model, head_model: Model, config: Config,
-                    only: Sequence[str] = (),
-                    head_index: Mapping[tuple[str, str], KObject] | None = None) -> list[Finding]:
+                    only: Sequence[str] = ()) -> list[Finding]:
     """Diff-time checks: a rule module may define ``check_change(old_pods, new_pods)``
     (image-digest: a tag changed while the digest stayed), run on every modified object, or,
     with ``CHANGE_INPUT = "tree"``, ``check_change(diff, base_model, head_model, options)``,
     run once on the whole change (change-safety: deletions, immutable fields, suspensions).
-    ``head_index``: ``_objects_by_ref(head_model)``, when the caller has it.
     """
     out: list[Finding] = []
     rules = [r for r in all_rules() if config.settings(r).enabled and (not only or r.id in only)]
-    if head_index is None:
-        head_index = _objects_by_ref(head_model)
     base_pods, head_pods = _pods_by_ref(base_model), _pods_by_ref(head_model)
     for rule in rules:
         check = getattr(rule.module, "check_change", None)
@@ -373,8 +326,7 @@ def change_findings(diff: TreeDiff, base_model: Model, head_model: Model, config
         if getattr(rule.module, "CHANGE_INPUT", None) == "tree":
             for violation in check(diff, base_model, head_model, settings.options):
                 found = make_finding(rule, violation, settings.severity)
-                key = finding_key(found, head_index)
-                out.append(replace(found, new=True, extra={**found.extra, "match": key,
+                out.append(replace(found, new=True, extra={**found.extra,
                                                            "kind": violation.kind}))
             continue
         for entry in diff.objects:
@@ -386,8 +338,7 @@ def change_findings(diff: TreeDiff, base_model: Model, head_model: Model, config
                 continue
             for violation in check(old_pods, new_pods):
                 found = make_finding(rule, violation, settings.severity)
-                key = finding_key(found, head_index)
-                out.append(replace(found, new=True, extra={**found.extra, "match": key}))
+                out.append(replace(found, new=True))
     if out:
         suppressions = Suppressions(head_model)
         out = [f for f in out if not suppressions.matches(f)]
@@ -502,11 +453,8 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
         base_rules()  # an error on the base side is reported first, as it always was
         raise
     base_result = base_rules()
-    head_index = _objects_by_ref(head_result.model)
-    marked = mark_new(head_result.findings, head_result.model, base_result.findings,
-                      base_result.model, diff.renames, head_index)
-    marked += change_findings(diff, base_result.model, head_result.model, config, args.rule,
-                              head_index)
+    marked = mark_new(head_result.findings, base_result.findings, diff.renames)
+    marked += change_findings(diff, base_result.model, head_result.model, config, args.rule)
     marked.sort(key=sort_key)
     touched = changed_files(base_tree, head)
     reported = select(marked, args.scope, diff.touched, touched)
@@ -593,9 +541,7 @@ def inline_comments(findings: Sequence[Finding]) -> tuple[Any, ...]:
     for f in findings:
         if not f.new or not f.file or f.line < 1:
             continue
-        key = f.extra.get("match") or f.match_key
-        fingerprint = hashlib.sha256("\0".join(key).encode()).hexdigest()[:16]
-        out.append(InlineComment(f.file, f.line, None, finding_comment(f), fingerprint))
+        out.append(InlineComment(f.file, f.line, None, finding_comment(f), f.fingerprint))
     return tuple(out)
 
 

@@ -89,20 +89,22 @@ class Finding:
     fix: str
     path: str = ""
     new: bool | None = None
+    key: str = ""  # the identity's field part (reviewbot.engine.identity.stable_key)
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     edits: tuple[Edit, ...] = field(default=(), compare=False, hash=False)
 
     @property
-    def fingerprint(self) -> str:
-        """Stable across line moves: rule, object and field path (or the rule's own key)."""
-        raw = "\0".join(self.match_key)
-        return hashlib.sha256(raw.encode()).hexdigest()[:16]
+    def identity(self) -> tuple[str, str, str]:
+        """(rule, object, stable field path or the rule's key): see reviewbot.engine.identity."""
+        where = self.key or self.path
+        if self.object or where:
+            return (self.rule, self.object, where)
+        return (self.rule, "", f"{self.file}:{self.message}")
 
     @property
-    def match_key(self) -> tuple[str, str, str]:
-        if self.object or self.path:
-            return (self.rule, self.object, self.path)
-        return (self.rule, "", f"{self.file}:{self.message}")
+    def fingerprint(self) -> str:
+        """The identity hashed: SARIF partialFingerprints and the forges' comment markers."""
+        return hashlib.sha256("\0".join(self.identity).encode()).hexdigest()[:16]
 
     def as_json(self, review: bool) -> dict[str, Any]:
         out: dict[str, Any] = {
