@@ -39,7 +39,7 @@ def _comments(text: str) -> list[str]:
 
 
 def _keys(root: Path) -> set[tuple[str, str, str]]:
-    return {f.match_key for f in lint_dir(root).findings}
+    return {f.identity for f in lint_dir(root).findings}
 
 
 def _run(root: Path, *args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -86,8 +86,8 @@ def test_fix_removes_the_findings_adds_none_keeps_comments(
     source, extra, wanted = CASES[name]
     root = _copy(source, tmp_path / name)
     before_findings = lint_dir(root).findings
-    before = {f.match_key for f in before_findings}
-    targeted = {f.match_key for f in before_findings if (f.rule, f.file) in wanted}
+    before = {f.identity for f in before_findings}
+    targeted = {f.identity for f in before_findings if (f.rule, f.file) in wanted}
     assert {(f.rule, f.file) for f in before_findings} >= wanted
     original = _texts(root)
 

@@ -76,7 +76,7 @@ def fix_tree(
     texts = {p: t for p, t in decoded.items() if t is not None}
     # the baseline is every rule's findings (a fix must add none of any rule)
     baseline = result if not only else analyze(tree, config)
-    before = {f.match_key for f in baseline.findings}
+    before = {f.identity for f in baseline.findings}
 
     def attempt(edits: list[Edit]) -> tuple[dict[str, str], Tree, Result] | None:
         try:
@@ -88,8 +88,8 @@ def fix_tree(
         return changed, fixed_tree, analyze(fixed_tree, config)
 
     def passes(found: Result, targets: Iterable[Finding]) -> bool:
-        after = {f.match_key for f in found.findings}
-        return after <= before and not any(t.match_key in after for t in targets)
+        after = {f.identity for f in found.findings}
+        return after <= before and not any(t.identity in after for t in targets)
 
     kept: list[Finding] = []
     every = [e for f in candidates for e in usable_edits(f, unsafe)]
@@ -107,8 +107,8 @@ def fix_tree(
             accepted += usable_edits(f, unsafe)
             kept.append(f)
             changed, fixed_tree, found = step
-    remaining = {g.match_key for g in found.findings}
-    outcome.fixed = [f for f in kept if f.match_key not in remaining]
+    remaining = {g.identity for g in found.findings}
+    outcome.fixed = [f for f in kept if f.identity not in remaining]
     outcome.texts = changed
     outcome.originals = {p: texts[p] for p in changed}
     outcome.tree = fixed_tree
