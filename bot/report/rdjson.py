@@ -1,4 +1,11 @@
-"""``--format rdjson``: reviewdog's Diagnostic Format (``reviewdog -f=rdjson``)."""
+"""``--format rdjson``: reviewdog's Diagnostic Format (``reviewdog -f=rdjson``).
+
+What reviewdog shows of a diagnostic is its ``message`` (``-reporter=github-pr-review``
+never displays ``original_output``), so the fix is part of the message. Columns are
+UTF-8 byte offsets, 1-based, as reviewdog.proto defines them ("the column of b in
+'a𐐀b' is 6"); reviewbot's own columns count code points, so they are converted with
+the file's text.
+"""
 
 from __future__ import annotations
 
@@ -10,18 +17,37 @@ from reviewbot.report.base import Report
 _SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
 
 
+def byte_column(text: str | None, line: int, column: int) -> int:
+    """The 1-based UTF-8 byte column of code-point ``column`` on 1-based ``line``."""
+    if not text or line < 1 or column <= 1:
+        return column
+    lines = text.split("\n")
+    if line > len(lines):
+        return column
+    before = lines[line - 1][: column - 1]
+    return len(before.encode("utf-8", "surrogatepass")) + 1 + max(0, column - 1 - len(before))
+
+
+def diagnostic_message(message: str, obj: str, fix: str) -> str:
+    """What reviewdog shows: the fact (with its object), then the fix."""
+    text = f"{message} ({obj})" if obj else message
+    if fix:
+        text = f"{text.rstrip('.')}. Fix: {fix}"
+    return text
+
+
 def render_rdjson(report: Report, color: bool = False) -> str:
     diagnostics: list[dict[str, Any]] = []
     for f in report.findings:
+        column = byte_column(report.sources.get(f.file), f.line, f.column)
         diagnostics.append({
-            "message": f"{f.message} ({f.object})" if f.object else f.message,
+            "message": diagnostic_message(f.message, f.object, f.fix),
             "location": {
                 "path": f.file,
-                "range": {"start": {"line": f.line, "column": f.column}},
+                "range": {"start": {"line": f.line, "column": column}},
             },
             "severity": _SEVERITY.get(f.severity, "WARNING"),
             "code": {"value": f.rule},
-            "original_output": f.fix,
         })
     out = {"source": {"name": "reviewbot"},
            "diagnostics": diagnostics}

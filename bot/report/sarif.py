@@ -1,4 +1,9 @@
-"""``--format sarif``: SARIF 2.1.0 with exact regions and rule metadata (help text)."""
+"""``--format sarif``: SARIF 2.1.0 with exact regions and rule metadata (help text).
+
+Columns count Unicode code points (``columnKind``: SARIF's default is UTF-16 code units,
+which differ after any character outside the BMP); every ``uri`` is relative to
+``%SRCROOT%``, the repository root, declared in ``originalUriBaseIds``.
+"""
 
 from __future__ import annotations
 
@@ -59,6 +64,10 @@ def render_sarif(report: Report, color: bool = False) -> str:
                 "name": "reviewbot", "version": __version__,
                 "rules": descriptors,
             }},
+            "originalUriBaseIds": {"%SRCROOT%": {
+                "description": {"text": "The repository root (git's top level)."},
+            }},
+            "columnKind": "unicodeCodePoints",
             "results": results,
         }],
     }
