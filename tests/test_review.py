@@ -400,3 +400,30 @@ def test_golden_summaries_of_the_seed_prs(
         golden.write_text(out)
     assert golden.is_file(), f"{golden} is missing: run with REVIEWBOT_UPDATE_GOLDEN=1"
     assert out == golden.read_text()
+
+
+def test_a_values_files_glob_is_diffed_and_tag_checked_like_the_rules_read_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = """
+        image:
+          repository: vllm/vllm-openai
+          tag: {tag}@{digest}
+    """
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        ".reviewbot.yaml": 'values-files: ["k8s/settings.yaml"]\n',
+        "k8s/settings.yaml": settings.format(tag="v0.11.0", digest=DIGEST),
+    })
+    head = repo.commit({"k8s/settings.yaml": settings.format(tag="v0.15.0", digest=DIGEST)})
+    code, out, _ = run_cli(["diff", base, head, "--repo", str(repo.path), "--format", "json"],
+                           capsys)
+    changed = json.loads(out)["diff"]
+    assert [e["object"] for e in changed] == ["HelmValues/settings"]
+    assert "v0.15.0" in json.dumps(changed)
+    code, data, _ = review(repo, base, head, capsys)
+    assert [(f["object"], f["new"], f["line"]) for f in data["findings"]] == [
+        ("HelmValues/settings", True, 3),
+    ]
+    assert "v0.11.0 -> v0.15.0" in data["findings"][0]["message"]
+    assert code == 1

@@ -970,8 +970,11 @@ def _literals_keyed(body: dict[str, Any]) -> dict[str, Any]:
     return {**body, "secretGenerator": out}
 
 
-def items_of(model: Model, values_patterns: Sequence[str] = ()) -> list[Item]:
-    """Everything of a model that the diff compares."""
+def items_of(model: Model, values_patterns: Sequence[str] | None = None) -> list[Item]:
+    """Everything of a model that the diff compares (values documents by the model's own
+    ``values-files`` patterns unless ``values_patterns`` is given)."""
+    if values_patterns is None:
+        values_patterns = model.values_patterns
     out: list[Item] = []
     for obj in model.objects:
         is_secret = obj.group == "" and obj.kind == "Secret" or obj.kind == "SealedSecret"
@@ -1001,7 +1004,8 @@ def items_of(model: Model, values_patterns: Sequence[str] = ()) -> list[Item]:
     return out
 
 
-def diff_models(base: Model, head: Model, values_patterns: Sequence[str] = ()) -> TreeDiff:
+def diff_models(base: Model, head: Model,
+                values_patterns: Sequence[str] | None = None) -> TreeDiff:
     return diff_items(items_of(base, values_patterns), items_of(head, values_patterns))
 
 

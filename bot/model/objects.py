@@ -322,6 +322,9 @@ class Model:
     kustomizations: list[Kustomization] = field(default_factory=list)
     by_identity: dict[tuple[str, str, str, str], list[KObject]] = field(default_factory=dict)
     notes: dict[str, Any] = field(default_factory=dict)  # rule facts for the summary (stats)
+    # the config's ``values-files`` globs (set once by model.values.configure): what the
+    # rules read as Helm values, the diff compares as values too
+    values_patterns: tuple[str, ...] = ()
     # views computed from the finished model once, for whoever asks again (values documents)
     derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 

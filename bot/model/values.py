@@ -285,6 +285,7 @@ def configure(
     ``{measured-boot-seconds: ..., ...}``, attached to that file's pseudo-object as
     ``reviewbot.dev/<key>`` annotations.
     """
+    model.values_patterns = tuple(patterns)
     if patterns:
         known = {p.obj.file for p in model.pods if isinstance(p.obj, ValuesObject)}
         for vobj, values, base in values_documents(model, patterns, frozenset(known)):
