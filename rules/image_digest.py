@@ -180,7 +180,7 @@ def check_change(
 ) -> Iterator[Violation]:
     """Violations for the PR's side of one changed object: tags that moved without the digest.
 
-    Call it with ``base_model.pods_of(old_obj)`` and ``head_model.pods_of(new_obj)`` for each
+    Call it with the pod templates of the old and of the new object for each
     modified object (values pseudo-objects included); containers are matched by pod name,
     role and container name.
     """

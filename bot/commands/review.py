@@ -264,8 +264,9 @@ def select(findings: Iterable[Finding], scope: str, touched: frozenset[str],
 
 
 def _diff(base: Model, head: Model) -> TreeDiff:
-    """``diff_models``, without the identities whose one item on each side is the same parsed
-    body in the same file (files both sides share: the diff would find nothing there).
+    """The diff of two models (``diff_items`` of their ``items_of``), without the identities
+    whose one item on each side is the same parsed body in the same file (files both sides
+    share: the diff would find nothing there).
 
     Objects are told apart before any diff item is made for them (most of a tree), from the
     models' identity index; kustomization files and values documents are diff items first.

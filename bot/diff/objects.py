@@ -1004,10 +1004,6 @@ def items_of(model: Model, values_patterns: Sequence[str] | None = None) -> list
     return out
 
 
-def diff_models(base: Model, head: Model,
-                values_patterns: Sequence[str] | None = None) -> TreeDiff:
-    return diff_items(items_of(base, values_patterns), items_of(head, values_patterns))
-
 
 def diff_items(base: Sequence[Item], head: Sequence[Item]) -> TreeDiff:
     pairs, removed, added = _match(base, head)

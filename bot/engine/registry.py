@@ -149,5 +149,3 @@ def get_rule(rule_id: str) -> Rule:
     raise ReviewbotError(f"unknown rule {rule_id!r}; known rules: {known}")
 
 
-def rule_ids() -> frozenset[str]:
-    return frozenset(r.id for r in all_rules())

@@ -214,26 +214,11 @@ class PodTemplate:
         """Read from Helm values (its labels are not the rendered ones)."""
         return self.origin is not None and self.origin.source == "values"
 
-    @property
-    def all_containers(self) -> tuple[Container, ...]:
-        return self.containers
 
     @property
     def main_containers(self) -> tuple[Container, ...]:
         return tuple(c for c in self.containers if c.role == "container")
 
-    def resource_total(self, section: str, resource: str) -> Fraction:
-        """What the pod asks for: sum of containers, or the largest init container if larger."""
-        main = sum(
-            (c.quantity(section, resource) or Fraction(0) for c in self.main_containers),
-            Fraction(0),
-        )
-        init = max(
-            (c.quantity(section, resource) or Fraction(0)
-             for c in self.containers if c.role == "initContainer"),
-            default=Fraction(0),
-        )
-        return max(main, init)
 
     @property
     def node_selector(self) -> Mapping[str, str]:
@@ -330,14 +315,6 @@ class Model:
 
     def of_kind(self, *kinds: str) -> Iterator[KObject]:
         return (o for o in self.objects if o.kind in kinds)
-
-    def pods_of(self, obj: KObject) -> list[PodTemplate]:
-        """The pods and pod templates of ``obj``."""
-        return [p for p in (*self.pods, *self.templates) if p.obj is obj]
-
-    def namespace_labels(self, name: str) -> Mapping[str, str]:
-        ns = self.namespaces.get(name)
-        return ns.labels if ns else {NAME_LABEL: name}
 
 
 # ---------------------------------------------------------------- building

@@ -31,7 +31,6 @@ from typing import Any
 
 from reviewbot.model.images import ImageRef, parse_image
 from reviewbot.model.objects import Container, Inventory, Node, Path, PodTemplate, dig, items
-from reviewbot.model.quantity import parse_quantity
 
 DEFAULT_GPU_RESOURCES: tuple[str, ...] = ("nvidia.com/gpu", "amd.com/gpu", "gpu.intel.com/*")
 HOSTNAME = "kubernetes.io/hostname"
@@ -546,9 +545,6 @@ def share(part: Fraction, whole: Fraction) -> str:
     return f"{float(part * 100 / whole):.1f}%" if whole else "n/a"
 
 
-def plural(n: int | Fraction, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
 
 def number(value: Fraction) -> str:
     return str(int(value)) if value.denominator == 1 else f"{float(value):g}"
@@ -577,5 +573,3 @@ def parse_int(value: Any) -> int | None:
     return None
 
 
-def quantity_of(value: Any) -> Fraction | None:
-    return parse_quantity(value)

@@ -209,5 +209,3 @@ def _counts(diff: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
-def diff_counts(diff: Sequence[Mapping[str, Any]]) -> str:
-    return _counts(diff) if diff else "no changes"
