@@ -15,7 +15,11 @@ Findings, by kind:
 - `malformed` (error): the reference has an `@` part that is not `sha256:` + 64 lowercase hex
   (or `sha512:` + 128): the runtime refuses to pull it.
 - `floating` (error): `:latest`, or no tag and no digest: whatever the registry serves on
-  the day the pod restarts is what runs.
+  the day the pod restarts is what runs. The message says why no build step excuses it.
+- `placeholder` (warning): floating, but a build step the repository declares builds an
+  image of the same short name (skaffold builds `ghcr.io/acme/manager`, the manifest says
+  `acme/manager:latest`): most likely a placeholder that step rewrites, though nothing in the
+  repository says it does.
 - `unpinned` (warning): a tag and no digest (in values: the chart's default tag and no
   digest).
 - `tag-moved` (error, review only): between the base branch and the PR, the tag changed but
@@ -23,7 +27,13 @@ Findings, by kind:
   tag lies. `tag_moved()` and `check_change()` below are what `reviewbot review` calls with
   both trees; plain `lint` sees one tree and checks presence and form only.
 
-Images with `${VAR}`, `$(VAR)` or `{{ }}` are resolved elsewhere and skipped. Option
+Images a build tool supplies at deploy time are not judged: an image a `skaffold.yaml`
+builds (`build.artifacts[].image`, profiles too; skaffold replaces every reference to that
+name with the image it built, by tag and digest) and `ko://` references (ko builds them and
+writes the digest). The summary ("not reported on purpose") and the JSON `skipped` list
+name each such container and the build step. Images a kustomize `images:` transformer
+changes are judged as transformed. Images with `${VAR}`, `$(VAR)` or `{{ }}` are resolved
+elsewhere and skipped. Option
 `allow-floating` lists repositories (glob patterns: `registry.local/*`) whose tags may float;
 only the form of their digests is checked.
 
@@ -67,11 +77,19 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from reviewbot.engine.findings import Violation
+from reviewbot.engine.findings import QUIET_NOTE, Violation
 from reviewbot.engine.registry import Option
+from reviewbot.model.build import akin, builder_of, builders
 from reviewbot.model.objects import Container, Model, Path, PodTemplate
 from reviewbot.model.workload import describe, field_path, where_of
-from reviewbot.rules._kit import DIGEST, ImageRef, each_container, image_ref, parse_image
+from reviewbot.rules._kit import (
+    DIGEST,
+    ImageRef,
+    each_container,
+    image_ref,
+    parse_image,
+    stay_quiet,
+)
 
 ID = "image-digest"
 SEVERITY = "error"
@@ -87,15 +105,26 @@ OPTIONS = (
            "Repositories (glob patterns, e.g. registry.local/*) whose tags may float."),
 )
 SEVERITIES = {"malformed": "error", "floating": "error", "unpinned": "warning",
-              "tag-moved": "error"}
+              "placeholder": "warning", "tag-moved": "error"}
 UNRESOLVED = ("${", "$(", "{{")
 PLACEHOLDER = re.compile(r"[<>\s]")  # <YOUR-IMAGE>: a placeholder, not a reference
 
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     allowed = [str(p) for p in opts.get("allow-floating") or []]
+    model.notes.pop(QUIET_NOTE + ID, None)
+    tools = builders(model)
     for pod, container in each_container(model, templates=True):
-        yield from _check(pod, container, allowed)
+        ref = image_ref(container)
+        built = builder_of(model, ref) if ref is not None and tools else None
+        if built is not None:
+            stay_quiet(
+                model, ID, pod.obj, field_path(container, "image"),
+                f"{_who(pod, container)}: image {ref.text if ref else ''} is supplied at deploy "
+                f"time: {built.describe()} and replaces the reference with {built.replacement}",
+            )
+            continue
+        yield from _check(model, pod, container, allowed)
 
 
 def _paths(container: Container) -> tuple[Path, Path, Path]:
@@ -106,7 +135,9 @@ def _paths(container: Container) -> tuple[Path, Path, Path]:
         "image.tag", image))
 
 
-def _check(pod: PodTemplate, container: Container, allowed: Sequence[str]) -> Iterator[Violation]:
+def _check(
+    model: Model, pod: PodTemplate, container: Container, allowed: Sequence[str]
+) -> Iterator[Violation]:
     ref = image_ref(container)
     if ref is None or any(mark in ref.text for mark in UNRESOLVED):
         return
@@ -130,10 +161,30 @@ def _check(pod: PodTemplate, container: Container, allowed: Sequence[str]) -> It
         return
     if ref.tag is None and not ref.chart_tag or ref.tag == "latest":
         written = ":latest" if ref.tag == "latest" else "no tag"
+        where = tag_path if ref.tag else image_path
+        akin_to = akin(model, ref)
+        if akin_to is not None:
+            yield Violation(
+                pod.obj, where,
+                f"{who}: image {ref.text} has {written} and no digest; {akin_to.describe()}, "
+                f"so this is likely a placeholder a build step rewrites, but no step the "
+                f"repository declares names {ref.name}: if it is applied as written, it runs "
+                "whatever the registry serves",
+                fix=(f"Let the build tool own the reference (name the image it builds), or pin "
+                     f"{ref.name}:<version>@sha256:<digest>."),
+                kind="placeholder",
+            )
+            return
+        tools = sorted({b.image for b in builders(model)})
+        why = "; no build step the repository declares (skaffold, ko) replaces it"
+        if tools:
+            more = ", ..." if len(tools) > 3 else ""
+            why = (f"; the repository's build steps ({', '.join(tools[:3])}{more}) do not "
+                   f"build {ref.name}, so nothing replaces it at deploy time")
         yield Violation(
-            pod.obj, tag_path if ref.tag else image_path,
+            pod.obj, where,
             f"{who}: image {ref.text} has {written} and no digest, so it runs whatever "
-            "the registry serves when the pod next starts",
+            f"the registry serves when the pod next starts{why}",
             fix=f"Pin a version and its digest: {ref.name}:<version>@sha256:<digest>.",
             kind="floating",
         )

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from reviewbot.engine.findings import quiet_notes
 from reviewbot.model.objects import Model
+from reviewbot.report import render
+from reviewbot.report.base import Report
 from reviewbot.rules.image_digest import check_change, tag_moved
 
-from .helpers import lint_text, pairs
+from .helpers import lint_dir, lint_text, pairs
 
 PINNED = ("vllm/vllm-openai:v0.11.0@sha256:"
           "014a95f21c9edf6abe0aea6b07353f96baa4ec291c427bb1176dc7c93a85845c")
@@ -147,3 +151,45 @@ def test_check_change_reports_the_moved_tag_on_the_new_side(tmp_path: Path) -> N
     assert "v0.11.0 -> v0.15.0" in violation.message
     assert "still runs the old image (v0.11.0)" in violation.message
     assert list(check_change(base.pods, base.pods)) == []
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "image-digest"
+
+
+def test_build_tool_images_are_quiet_and_say_so() -> None:
+    """skaffold artifacts and ko:// references are replaced at deploy time: no finding, and
+    the result says where and why the rule stayed quiet."""
+    for case, tool, line in (("skaffold-artifact", "skaffold builds frontend", 10),
+                             ("ko-reference", "ko builds github.com/acme/op/cmd/manager", 10)):
+        result = lint_dir(FIXTURES / "pass" / case, only=["image-digest"])
+        assert result.findings == []
+        (quiet,) = quiet_notes(result.model.notes)
+        assert (quiet.rule, quiet.line) == ("image-digest", line)
+        assert tool in quiet.reason and "supplied at deploy time" in quiet.reason
+
+
+def test_quiet_entries_are_in_the_json_skipped_list() -> None:
+    case = FIXTURES / "pass" / "skaffold-artifact"
+    result = lint_dir(case, only=["image-digest"])
+    quiet = tuple(quiet_notes(result.model.notes))
+    report = Report(findings=(), skipped=tuple(result.skipped), quiet=quiet)
+    data = json.loads(render(report, "json"))
+    assert set(data) == {"version", "findings", "skipped"}
+    (entry,) = data["skipped"]
+    assert set(entry) == {"file", "reason"} and entry["file"].endswith("k8s/frontend.yaml")
+    assert entry["reason"].startswith("image-digest (line 10): frontend, container server:")
+    text = render(report, "text")
+    assert "not reported on purpose (1):" in text and "skaffold builds frontend" in text
+
+
+def test_placeholders_a_build_step_may_rewrite_are_warnings_at_most() -> None:
+    """A placeholder near a declared build of the same short name is a warning; with no build
+    step declared at all the error stays, and says why."""
+    akin = lint_dir(FIXTURES / "fail" / "placeholder-akin-to-a-build", only=["image-digest"])
+    (warning,) = akin.findings
+    assert (warning.line, warning.severity) == (8, "warning")
+    assert "skaffold builds ghcr.io/acme/manager (skaffold.yaml:8)" in warning.message
+    alone = lint_dir(FIXTURES / "fail" / "placeholder-no-build-step", only=["image-digest"])
+    (error,) = alone.findings
+    assert (error.line, error.severity) == (8, "error")
+    assert "no build step the repository declares (skaffold, ko) replaces it" in error.message

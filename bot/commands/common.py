@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewbot.config import Config, find_config, load_config_file
+from reviewbot.engine.findings import quiet_notes
 from reviewbot.engine.run import Result, analyze
 from reviewbot.report import Report
 from reviewbot.sources.tree import Tree, disk_tree, repo_root
@@ -68,5 +69,6 @@ def make_report(result: Result, **kwargs: Any) -> Report:
                for f in result.findings if f.file in result.model.files}
     return Report(
         findings=tuple(result.findings), skipped=tuple(result.skipped),
+        quiet=tuple(quiet_notes(result.model.notes)),
         stats=dict(result.stats), sources=sources, **kwargs,
     )

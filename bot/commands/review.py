@@ -37,7 +37,7 @@ from reviewbot.diff.objects import (
     diff_items,
     items_of,
 )
-from reviewbot.engine.findings import Finding, sort_key
+from reviewbot.engine.findings import Finding, quiet_notes, sort_key
 from reviewbot.engine.identity import mark_new
 from reviewbot.engine.registry import all_rules
 from reviewbot.engine.run import (
@@ -462,6 +462,7 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
     new = tuple(f for f in marked if f.new)
     report = Report(
         findings=tuple(reported), skipped=tuple(head_result.skipped), review=True,
+        quiet=tuple(quiet_notes(head_result.model.notes)),
         diff=tuple(diff.as_json()), stats=dict(head_result.stats),
         sources=_sources(head_result, reported),
         extra=_extra(args, sides, cfg, marked, reported, base_result),

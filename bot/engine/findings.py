@@ -77,6 +77,31 @@ class Violation:
     edits: tuple[Edit, ...] = ()  # the mechanical fix, when there is one (``lint --fix``)
 
 
+QUIET_NOTE = "quiet:"  # model.notes["quiet:<rule>"]: [[file, line, reason], ...]
+
+
+@dataclass(frozen=True)
+class Quiet:
+    """A place where a rule stayed quiet on purpose, and why (a skaffold artifact, ko ...):
+    the summary and the JSON ``skipped`` list show it, so nobody has to guess."""
+
+    rule: str
+    file: str
+    line: int
+    reason: str
+
+
+def quiet_notes(notes: dict[str, Any]) -> list[Quiet]:
+    """The quiet records rules wrote into the model's notes, in file and line order."""
+    out = []
+    for key, entries in notes.items():
+        if not key.startswith(QUIET_NOTE) or not isinstance(entries, list):
+            continue
+        for file, line, reason in entries:
+            out.append(Quiet(key[len(QUIET_NOTE):], str(file), int(line), str(reason)))
+    return sorted(out, key=lambda q: (q.file, q.line, q.rule, q.reason))
+
+
 @dataclass(frozen=True)
 class Finding:
     rule: str

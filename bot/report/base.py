@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from reviewbot.engine.findings import Finding
+from reviewbot.engine.findings import Finding, Quiet
 from reviewbot.sources.tree import Skipped
 
 FORMATS = ("text", "json", "sarif", "github", "rdjson", "markdown")
@@ -17,6 +17,7 @@ class Report:
 
     findings: tuple[Finding, ...]
     skipped: tuple[Skipped, ...] = ()
+    quiet: tuple[Quiet, ...] = ()  # where a rule stayed quiet on purpose, and why
     review: bool = False
     diff: tuple[dict[str, Any], ...] = ()
     stats: dict[str, Any] = field(default_factory=dict)

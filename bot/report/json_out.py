@@ -12,7 +12,10 @@ def render_json(report: Report, color: bool = False) -> str:
     out: dict[str, Any] = {
         "version": 1,
         "findings": [f.as_json(report.review) for f in report.findings],
-        "skipped": [{"file": s.path, "reason": s.reason} for s in report.skipped],
+        "skipped": [{"file": s.path, "reason": s.reason} for s in report.skipped] + [
+            {"file": q.file, "reason": f"{q.rule} (line {q.line}): {q.reason}"}
+            for q in report.quiet
+        ],
     }
     if report.review:
         out["diff"] = list(report.diff)

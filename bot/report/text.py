@@ -45,6 +45,9 @@ def render_text(report: Report, color: bool = False) -> str:
     schema = report.stats.get("schema")
     if isinstance(schema, dict):
         out.append(schema_summary(schema))
+    if report.quiet:
+        out.append(f"not reported on purpose ({len(report.quiet)}):")
+        out.extend(f"  {q.file}:{q.line}: [{q.rule}] {q.reason}" for q in report.quiet)
     if report.skipped:
         out.append(f"skipped {len(report.skipped)} file(s):")
         out.extend(f"  {s.path}: {s.reason}" for s in report.skipped)
