@@ -1,3 +1,3 @@
 """reviewbot: GitOps change review and policy linting for Kubernetes."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

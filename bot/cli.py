@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from reviewbot import __version__
-from reviewbot.errors import EXIT_INTERNAL, ReviewbotError
+from reviewbot.errors import EXIT_INTERNAL, EXIT_USAGE, ReviewbotError
 from reviewbot.output import FAIL_ON
 from reviewbot.report import FORMATS
 
@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reviewbot", description="GitOps change review and policy linting for Kubernetes.",
     )
-    parser.add_argument("--version", action="version", version=f"reviewbot {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"reviewbot {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     lint = sub.add_parser("lint", parents=[common], help="lint trees or files")
@@ -119,8 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    given = list(sys.argv[1:] if argv is None else argv)
+    if not given:  # no command: the help, as a usage error
+        parser.print_help()
+        return EXIT_USAGE
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(given)
     except SystemExit as exc:  # argparse: usage errors exit 2, --help/--version exit 0
         return int(exc.code or 0)
     try:
