@@ -302,3 +302,66 @@ def test_a_forge_error_body_is_scrubbed_before_it_is_cut(tmp_path: Path) -> None
         with pytest.raises(ForgeError) as caught:
             bot.publish(PullRequestRef("homelab", "gitops", 7, HEAD), payload())
     assert DEFAULT_TOKEN[:12] not in caught.value.message
+
+
+# ---------------------------------------------------------------- 3. executing what the tree names
+
+
+def _evil(where: Path) -> Path:
+    """A 'kubeconform' that leaves a mark when run."""
+    where.parent.mkdir(parents=True, exist_ok=True)
+    where.write_text(f"#!/bin/sh\ntouch '{where}.RAN'\necho '{{\"resources\": []}}'\n")
+    where.chmod(0o755)
+    return where
+
+
+def test_lint_never_runs_a_binary_its_tree_config_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = tmp_path / "tree"
+    evil = _evil(tree / "evil.sh")
+    (tree / ".reviewbot.yaml").write_text("rules:\n  schema: {kubeconform: ./evil.sh}\n")
+    (tree / "c.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    monkeypatch.chdir(tree)
+    code, _, err = run_cli(["lint", "."], capsys)
+    assert code == 2 and "never run" in err
+    assert not Path(f"{evil}.RAN").exists()
+    # named on the command line, or installed outside the tree, it runs
+    code, _, err = run_cli(["lint", ".", "--kubeconform", "./evil.sh"], capsys)
+    assert code in (0, 1) and Path(f"{evil}.RAN").exists(), err
+    outside = _evil(tmp_path / "bin" / "kubeconform")
+    (tree / ".reviewbot.yaml").write_text(f"rules:\n  schema: {{kubeconform: '{outside}'}}\n")
+    code, _, err = run_cli(["lint", "."], capsys)
+    assert code in (0, 1) and Path(f"{outside}.RAN").exists(), err
+
+
+def test_review_never_runs_the_pull_requests_copy_of_a_repository_binary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    _evil(repo.path / "bin" / "kubeconform")
+    base = repo.commit({".reviewbot.yaml": "rules:\n  schema: {kubeconform: bin/kubeconform}\n",
+                        "c.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
+    head = repo.commit({"d.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\n"})
+    monkeypatch.chdir(repo.path)
+    code, _, err = review_json(repo, base, head, capsys)
+    assert code == 2 and "never run" in err
+    assert not (repo.path / "bin" / "kubeconform.RAN").exists()
+
+
+def test_schema_locations_come_from_the_base_commit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    strict = {"type": "object", "required": ["spec"], "properties": {"spec": {
+        "type": "object", "additionalProperties": False,
+        "properties": {"size": {"type": "integer"}}}}}
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        ".reviewbot.yaml": "rules:\n  schema: {kubeconform: never, schema-locations: [schemas]}\n",
+        "schemas/example.com/thing_v1.json": json.dumps(strict),
+    })
+    thing = "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\nspec: {size: big}\n"
+    head = repo.commit({"schemas/example.com/thing_v1.json": "{}", "t.yaml": thing})
+    code, data, err = review_json(repo, base, head, capsys, "--rule", "schema")
+    assert code == 1, err
+    assert [(f["rule"], f["line"]) for f in data["findings"]] == [("schema", 4)]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 from reviewbot.config import Config, find_config, load_config_file
 from reviewbot.engine.findings import quiet_notes
 from reviewbot.engine.run import Result, analyze
+from reviewbot.errors import ReviewbotError
 from reviewbot.report import Report
 from reviewbot.sources.tree import Tree, disk_tree, repo_root
 
@@ -34,16 +36,52 @@ def _display(path: Path, root: Path) -> str:
         return str(path)
 
 
+def untrusted(root: Path, trees: Sequence[Path] = ()) -> list[Path]:
+    """What the reviewed change controls: the linted ``trees`` and the git repository at
+    ``root`` (without git, the current directory is not one of them)."""
+    return [*trees, *([root] if (root / ".git").exists() else [])]
+
+
 def file_loader(args: argparse.Namespace, root: Path, trees: Sequence[Path] = ()) -> Any:
     """The blob-keyed parse cache when ``--cache`` is given (``engine.load_files`` uses it);
     refused inside the git repository at ``root`` or the linted ``trees``: a change could
     plant entries there."""
     if getattr(args, "cache", None):
         from reviewbot.load.cache import ParseCache, check_location
-        in_git = (root / ".git").exists()
-        check_location(Path(args.cache), [*trees, *([root] if in_git else [])])
+        check_location(Path(args.cache), untrusted(root, trees))
         return ParseCache(Path(args.cache))
     return None
+
+
+_NOT_A_PATH = ("", "auto", "never", "off", "false", "no")
+
+
+def guard_binaries(config: Config, trees: Sequence[Path]) -> None:
+    """A kubeconform binary that the configuration names is never run from inside ``trees``
+    (``kubeconform: ./evil.sh`` in the linted tree's own .reviewbot.yaml, or the pull
+    request's copy of a repository-relative binary): only one outside them, or one named on
+    the command line (``--kubeconform``), is run."""
+    schema = config.section("rules").get("schema")
+    option = schema.get("kubeconform") if isinstance(schema, dict) else None
+    if not isinstance(option, str) or option.strip() in _NOT_A_PATH:
+        return
+    import shutil
+
+    named = option.strip()
+    for candidate in (shutil.which(named), os.path.abspath(named)):
+        if candidate is None:
+            continue
+        try:
+            real = Path(candidate).resolve()
+        except (OSError, RuntimeError):
+            continue
+        for tree in trees:
+            top = tree.resolve()
+            if real == top or top in real.parents:
+                raise ReviewbotError(
+                    f"the configuration names kubeconform {named!r}, which is inside {top}: a "
+                    "binary the reviewed tree holds is never run (install it outside the "
+                    "tree, or name it with --kubeconform)")
 
 
 def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
@@ -51,6 +89,8 @@ def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
     root = repo_root(targets[0] if targets else Path.cwd())
     start = targets[0] if len(targets) == 1 else Path.cwd()
     config = resolve_config(args, root, start)
+    if not getattr(args, "kubeconform", None):
+        guard_binaries(config, untrusted(root, targets))
     if config.source is None:
         here = start.resolve() if start.is_dir() else start.resolve().parent
         where = f"{here} up to {root}" if here == root or root in here.parents else str(here)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from reviewbot.commands.common import file_loader
+from reviewbot.commands.common import file_loader, guard_binaries
 from reviewbot.config import CONFIG_NAME, Config, load_config_file, parse_config
 from reviewbot.diff.objects import (
     Item,
@@ -248,6 +248,57 @@ def review_config(args: argparse.Namespace, sides: Sides,
     return ConfigSides(base, source, tuple(c.as_json() for c in found))
 
 
+def base_schema_locations(config: Config, sides: Sides) -> Config:
+    """``config`` with its repository-relative ``schema-locations`` read from the base commit,
+    like the configuration itself: a pull request cannot weaken the schemas it is checked
+    against. The base's schema files are written to a temporary folder (removed at exit)."""
+    schema = config.section("rules").get("schema")
+    locations = schema.get("schema-locations") if isinstance(schema, dict) else None
+    if not isinstance(locations, list) or not locations:
+        return config
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="reviewbot-schemas-"))
+    atexit.register(shutil.rmtree, folder, True)
+    out: list[str] = []
+    for raw in locations:
+        text = str(raw)
+        if text == "default" or text.startswith(("http://", "https://")) or os.path.isabs(text):
+            out.append(text)
+            continue
+        fixed = text.split("{{")[0]
+        prefix = posixpath.normpath(fixed if "{{" not in text else posixpath.dirname(fixed))
+        if prefix.startswith(".."):
+            out.append(text)  # outside the repository: not the pull request's
+            continue
+        _copy_base_files(sides, "" if prefix == "." else prefix, folder)
+        out.append(str(folder / text))
+    return config.with_options("schema", {"schema-locations": out})
+
+
+def _copy_base_files(sides: Sides, prefix: str, folder: Path) -> None:
+    import subprocess
+
+    from reviewbot.sources.tree import read_blobs
+
+    listing = subprocess.run(
+        ["git", "-C", str(sides.root), "ls-tree", "-r", "-z", "--full-tree", sides.base, "--",
+         *([prefix] if prefix else [])], capture_output=True, check=False).stdout
+    wanted: list[tuple[str, str]] = []
+    for entry in listing.split(b"\0"):
+        meta, _, name = entry.partition(b"\t")
+        fields = meta.decode(errors="replace").split()
+        if len(fields) == 3 and fields[0] in ("100644", "100755") and name.endswith(b".json"):
+            wanted.append((name.decode("utf-8", "surrogateescape"), fields[2]))
+    blobs = read_blobs(sides.root, [sha for _, sha in wanted])
+    for path, sha in wanted:
+        target = folder / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(blobs.get(sha, b""))
+
+
 # ---------------------------------------------------------------- new findings
 
 
@@ -440,7 +491,8 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
     base_tree = git_tree(sides.root, sides.base, prefixes, top=True)
     head = head_tree(sides, prefixes, base_tree)
     cfg = review_config(args, sides, (base_tree, head, not prefixes))
-    config = cfg.config
+    guard_binaries(cfg.config, [sides.root])
+    config = base_schema_locations(cfg.config, sides)
     loader = file_loader(args, sides.root)
     memo = Memo()  # base and head share nearly every file: each is parsed once
     base_model = load_model(base_tree, config, loader, memo)
