@@ -38,7 +38,7 @@ from reviewbot.diff.objects import (
     items_of,
 )
 from reviewbot.engine.findings import Finding, quiet_notes, sort_key
-from reviewbot.engine.identity import mark_new
+from reviewbot.engine.identity import fixed, mark_new
 from reviewbot.engine.registry import all_rules
 from reviewbot.engine.run import (
     Memo,
@@ -509,6 +509,7 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
     marked = mark_new(head_result.findings, base_result.findings, diff.renames)
     marked += change_findings(diff, base_result.model, head_result.model, config, args.rule)
     marked.sort(key=sort_key)
+    gone = sorted(fixed(base_result.findings, marked, diff.renames), key=sort_key)
     touched = changed_files(base_tree, head)
     reported = select(marked, args.scope, diff.touched, touched)
     new = tuple(f for f in marked if f.new)
@@ -517,7 +518,7 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
         quiet=tuple(quiet_notes(head_result.model.notes)),
         diff=tuple(diff.as_json()), stats=dict(head_result.stats),
         sources=_sources(head_result, reported),
-        extra=_extra(args, sides, cfg, marked, reported, base_result),
+        extra=_extra(args, sides, cfg, marked, reported, base_result), fixed=tuple(gone),
     )
     return ReviewOutcome(report, tuple(reported), new, config)
 

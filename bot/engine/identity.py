@@ -43,3 +43,10 @@ def mark_new(head: Sequence[Finding], base: Sequence[Finding],
     """The head's findings, each marked new when no base finding has its identity."""
     known = {identity(f, renames) for f in base}
     return [replace(f, new=f.identity not in known) for f in head]
+
+
+def fixed(base: Sequence[Finding], head: Sequence[Finding],
+          renames: Mapping[str, str] | None = None) -> list[Finding]:
+    """The base's findings no head finding has the identity of: what the PR fixes."""
+    now = {f.identity for f in head}
+    return [replace(f, new=False) for f in base if identity(f, renames) not in now]

@@ -23,3 +23,4 @@ class Report:
     stats: dict[str, Any] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)  # file -> text, for excerpts
     extra: dict[str, Any] = field(default_factory=dict)  # review summary facts (markdown)
+    fixed: tuple[Finding, ...] = ()  # review: findings of the base the head no longer has

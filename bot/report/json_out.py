@@ -19,4 +19,5 @@ def render_json(report: Report, color: bool = False) -> str:
     }
     if report.review:
         out["diff"] = list(report.diff)
+        out["fixed"] = [f.as_json(True) for f in report.fixed]
     return json.dumps(out, indent=2, ensure_ascii=False) + "\n"

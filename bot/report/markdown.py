@@ -289,6 +289,7 @@ def render_markdown(report: Report, color: bool = False) -> str:
         table = [_table_head(with_new)] + [finding_row(f, with_new) for f in others]
         builder.add("### Other\n\n" + "\n".join(table) + "\n", findings=len(others))
     if report.review:
+        _fixed_section(builder, report.fixed)
         _config_section(builder, report.extra)
         if report.diff:
             diff_blocks(builder, report.diff)
@@ -317,6 +318,9 @@ def _header(report: Report) -> str:
                      f"({new_counts or 'outside this scope'}).")
     else:
         lines.append("**This pull request introduces no new finding.**")
+    if report.fixed:
+        lines.append(f"It fixes {_plural(len(report.fixed), 'finding')} of the base branch "
+                     "(listed below).")
     existing = int(extra.get("existing") or 0)
     scope = str(extra.get("scope") or "new")
     if existing:
@@ -341,6 +345,19 @@ def _header(report: Report) -> str:
                  f"{_config_source(extra)}, so a pull request cannot switch them off for "
                  "itself.")
     return "\n".join(lines) + "\n"
+
+
+def _fixed_section(builder: _Builder, fixed: Sequence[Finding]) -> None:
+    """The findings of the base branch this pull request fixes, where they were on the base."""
+    if not fixed:
+        return
+    head = ["Rule", "Object", "Where (base)", "Finding"]
+    table = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for f in fixed:
+        cells = [md_code(f.rule), md_code(f.object) if f.object else "", md_code(_where(f)),
+                 md_text(f.message)]
+        table.append("| " + " | ".join(cells) + " |")
+    builder.add(f"### Fixed by this pull request ({len(fixed)})\n\n" + "\n".join(table) + "\n")
 
 
 def _config_source(extra: Mapping[str, Any]) -> str:

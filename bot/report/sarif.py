@@ -34,7 +34,8 @@ def render_sarif(report: Report, color: bool = False) -> str:
         for r in rules
     ]
     results: list[dict[str, Any]] = []
-    for f in report.findings:
+    fixed = set(range(len(report.findings), len(report.findings) + len(report.fixed)))
+    for n, f in enumerate((*report.findings, *report.fixed)):
         result: dict[str, Any] = {
             "ruleId": f.rule,
             "level": _LEVEL.get(f.severity, "warning"),
@@ -53,8 +54,9 @@ def render_sarif(report: Report, color: bool = False) -> str:
             result["locations"][0]["logicalLocations"] = [
                 {"fullyQualifiedName": f.object, "kind": "resource"}
             ]
-        if report.review:
-            result["baselineState"] = "new" if f.new else "unchanged"
+        if report.review:  # a finding the PR fixes is on the base only: absent
+            result["baselineState"] = "absent" if n in fixed else (
+                "new" if f.new else "unchanged")
         results.append(result)
     log = {
         "$schema": SCHEMA_URI,
