@@ -399,9 +399,10 @@ def change_findings(diff: TreeDiff, base_model: Model, head_model: Model, config
 
 def _pods_by_ref(model: Model) -> dict[tuple[str, str], list[PodTemplate]]:
     """The pod templates of each object by (ref, file), in model order (values
-    pseudo-objects are matched by ref and file, not by identity)."""
+    pseudo-objects are matched by ref and file, not by identity); ServingRuntime and
+    LLMInferenceService templates too, whose images can move."""
     out: dict[tuple[str, str], list[PodTemplate]] = {}
-    for pod in model.pods:
+    for pod in (*model.pods, *model.templates):
         out.setdefault((pod.obj.ref, pod.obj.file), []).append(pod)
     return out
 
