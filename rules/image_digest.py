@@ -80,6 +80,7 @@ from typing import Any
 from reviewbot.engine.findings import QUIET_NOTE, Violation
 from reviewbot.engine.registry import Option
 from reviewbot.model.build import akin, builder_of, builders
+from reviewbot.model.kustomize import is_kustomization_file
 from reviewbot.model.objects import Container, Model, Path, PodTemplate
 from reviewbot.model.workload import describe, field_path, where_of
 from reviewbot.rules._kit import (
@@ -185,7 +186,9 @@ def _check(
             pod.obj, where,
             f"{who}: image {ref.text} has {written} and no digest, so it runs whatever "
             f"the registry serves when the pod next starts{why}",
-            fix=f"Pin a version and its digest: {ref.name}:<version>@sha256:<digest>.",
+            fix=(f"Add digest: sha256:<digest of the {ref.name} version to run> to this kustomize "
+                 "images entry." if _set_by_images_entry(pod, where) else
+                 f"Pin a version and its digest: {ref.name}:<version>@sha256:<digest>."),
             kind="floating",
         )
         return
@@ -198,12 +201,20 @@ def _check(
     else:
         message = (f"{who}: image {ref.text} is pinned by tag only; the tag can be re-pointed, "
                    "so the manifest does not say what runs")
-    if container.image_ref is not None:
+    if _set_by_images_entry(pod, tag_path):
+        fix = (f"Add digest: sha256:<digest of {ref.name}:{ref.tag or '<tag>'}> to this kustomize "
+               "images entry (a digest there replaces the tag).")
+    elif container.image_ref is not None:
         fix = (f"Pin the digest in the values: image.digest: sha256:<digest of "
                f"{ref.tag or 'the tag'}>, or tag: {ref.tag or '<tag>'}@sha256:<digest>.")
     else:
         fix = f"Add the digest of the tag: {ref.name}:{ref.tag or '<tag>'}@sha256:<digest>."
     yield Violation(pod.obj, tag_path, message, fix=fix, kind="unpinned")
+
+
+def _set_by_images_entry(pod: PodTemplate, path: Path) -> bool:
+    """Whether a kustomize ``images:`` entry decided this image (findings point there)."""
+    return is_kustomization_file(pod.obj.where(path)[0])
 
 
 def _who(pod: PodTemplate, container: Container) -> str:

@@ -485,7 +485,10 @@ class Graph:
                 out = [_replicas(r, str(item.get("name")), item["count"]) for r in out]
         images = [i for i in _list(body.get("images")) if isinstance(i, dict) and i.get("name")]
         if images:
-            out = [_images(r, images) for r in out]
+            # a real kustomization file: the images entry that changed an image is where
+            # findings about it point (a Flux spec.images wrapper has no such place)
+            doc = k.doc if k.doc.value is body else None
+            out = [_images(r, images, doc) for r in out]
         return out
 
     # ------------------------------------------------------------ Flux
@@ -1062,17 +1065,33 @@ def transform_image(image: str, rules: Sequence[Mapping[str, Any]]) -> str:
     return image
 
 
-def _images(r: Resource, rules: Sequence[Mapping[str, Any]]) -> Resource:
+def _images(
+    r: Resource, rules: Sequence[Mapping[str, Any]], doc: Document | None = None
+) -> Resource:
+    """``r`` with its container images transformed; with ``doc`` (the kustomization), each
+    changed image's origin is the images entry's field that decided it."""
     origins: dict[Path, tuple[Document, Path]] = {}
-    body = _walk_images(r.body, (), rules, origins)
+    body = _walk_images(r.body, (), rules, origins, doc)
     if body is r.body:
         return r
-    return Resource(r.doc, r.path, body, r.origins)
+    return Resource(r.doc, r.path, body, {**r.origins, **origins})
+
+
+def _image_origin(image: str, rules: Sequence[Mapping[str, Any]]) -> Path | None:
+    """The ``images`` entry field that sets ``image``: digest, else newTag, else newName."""
+    name = split_image(image)[0]
+    for i, rule in enumerate(rules):
+        if str(rule.get("name")) == name:
+            for key in ("digest", "newTag", "newName"):
+                if rule.get(key) is not None and str(rule.get(key)) != "":
+                    return ("images", i, key)
+            return ("images", i)
+    return None
 
 
 def _walk_images(
     value: Any, here: Path, rules: Sequence[Mapping[str, Any]],
-    origins: dict[Path, tuple[Document, Path]],
+    origins: dict[Path, tuple[Document, Path]], doc: Document | None = None,
 ) -> Any:
     if isinstance(value, dict):
         changed: dict[str, Any] | None = None
@@ -1083,20 +1102,27 @@ def _walk_images(
                     {**c, "image": transform_image(c["image"], rules)}
                     if isinstance(c, dict) and isinstance(c.get("image"), str)
                     and transform_image(c["image"], rules) != c["image"] else
-                    _walk_images(c, here + (key, i), rules, origins)
+                    _walk_images(c, here + (key, i), rules, origins, doc)
                     for i, c in enumerate(item)
                 ]
+                for i, (new_c, old_c) in enumerate(zip(new_list, item, strict=True)):
+                    at = _image_origin(old_c["image"], rules) if (
+                        doc is not None and new_c is not old_c and isinstance(old_c, dict)
+                        and isinstance(old_c.get("image"), str)) else None
+                    if at is not None and doc is not None:
+                        origins[here + (key, i, "image")] = (doc, at)
                 if any(a is not b for a, b in zip(new_list, item, strict=True)):
                     changed = changed if changed is not None else dict(value)
                     changed[key] = new_list
             elif isinstance(item, (dict, list)):
-                new = _walk_images(item, here + (key,), rules, origins)
+                new = _walk_images(item, here + (key,), rules, origins, doc)
                 if new is not item:
                     changed = changed if changed is not None else dict(value)
                     changed[key] = new
         return changed if changed is not None else value
     if isinstance(value, list):
-        new_items = [_walk_images(v, here + (i,), rules, origins) for i, v in enumerate(value)]
+        new_items = [_walk_images(v, here + (i,), rules, origins, doc)
+                     for i, v in enumerate(value)]
         if any(a is not b for a, b in zip(new_items, value, strict=True)):
             return new_items
     return value
