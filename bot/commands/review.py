@@ -55,7 +55,15 @@ from reviewbot.output import emit, exit_code, use_color
 from reviewbot.report import Report, render
 from reviewbot.report.difftext import clean as render_diff_clean
 from reviewbot.report.difftext import render_diff_text
-from reviewbot.sources.tree import Tree, git_tree, merge_base, repo_root, resolve_ref, work_tree
+from reviewbot.sources.tree import (
+    Tree,
+    diff_text,
+    git_tree,
+    merge_base,
+    repo_root,
+    resolve_ref,
+    work_tree,
+)
 
 SUMMARY_LIMIT = 60_000  # the forge keeps the summary whole up to this, folds after it
 _SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
@@ -480,6 +488,7 @@ class ReviewOutcome:
     findings: tuple[Finding, ...]  # as reported (scope applied), new flag set
     new: tuple[Finding, ...]  # every new finding (what the exit code counts)
     config: Config
+    sides: Sides | None = None  # the refs compared (for the preview's diff)
 
 
 def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcome:
@@ -521,7 +530,7 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
         sources=_sources(head_result, reported),
         extra=_extra(args, sides, cfg, marked, reported, base_result), fixed=tuple(gone),
     )
-    return ReviewOutcome(report, tuple(reported), new, config)
+    return ReviewOutcome(report, tuple(reported), new, config, sides)
 
 
 def _sources(result: Result, findings: Sequence[Finding]) -> dict[str, str]:
@@ -555,7 +564,7 @@ def review_command(args: argparse.Namespace) -> int:
     emit(text, args.output)  # findings first: no forge call has happened yet
     if args.artifact:
         emit(render(report, args.artifact_format), args.artifact)
-    publish(args, report, outcome.findings, env)
+    publish(args, report, outcome.findings, env, outcome.sides)
     return code
 
 
@@ -602,31 +611,42 @@ def inline_comments(findings: Sequence[Finding]) -> tuple[Any, ...]:
 
 
 def publish(args: argparse.Namespace, report: Report, findings: Sequence[Finding],
-            env: Mapping[str, str]) -> None:
-    """Post the review, or show it (platform none, --dry-run). Never raises for the forge."""
+            env: Mapping[str, str], sides: Sides | None = None) -> None:
+    """Post the review, or show it (platform none, --dry-run). Never raises for the forge.
+
+    The preview is what would be posted, split the same way: inline comments on the lines
+    of the local diff between base and head, the rest folded into the summary.
+    """
     try:
         from reviewbot.forge import (
             ReviewPayload,
             detect_platform,
             make_forge,
+            parse_git_diff,
             pr_from_event,
             preview,
         )
         from reviewbot.report.markdown import render_markdown
 
         platform = args.platform if args.platform != "auto" else detect_platform(env)
+        if args.comment_mode == "none":
+            print("reviewbot: comment mode none: nothing posted", file=sys.stderr)
+            return
         summary = render_markdown(report, False)
         comments = inline_comments(findings)
         payload = ReviewPayload(summary, comments, args.comment_mode)
         if platform == "none" or args.dry_run:
             if args.platform == "none" or args.dry_run:
-                _show(preview(payload), args)
+                diff = None
+                if sides is not None:
+                    try:
+                        diff = parse_git_diff(diff_text(sides.root, sides.base, sides.head))
+                    except ReviewbotError:
+                        diff = None  # e.g. a shallow clone: everything folds, as on a forge
+                _show(preview(payload, diff), args)
             else:
                 print("reviewbot: not running in CI (no platform detected): nothing posted; "
                       "--dry-run shows the review", file=sys.stderr)
-            return
-        if args.comment_mode == "none":
-            print("reviewbot: comment mode none: nothing posted", file=sys.stderr)
             return
         pr = pr_from_event(platform, env)
         result = make_forge(platform, env).publish(pr, payload)

@@ -21,7 +21,8 @@ from reviewbot.forge.base import (
     PullRequestRef,
     ReviewPayload,
 )
-from reviewbot.forge.reconcile import render_summary
+from reviewbot.forge.diffmap import DiffMap, parse_git_diff
+from reviewbot.forge.reconcile import inline_body, plan_inline, render_summary
 from reviewbot.forge.retry import Clock, RetryPolicy
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "make_forge",
     "policy_from_env",
     "pr_from_event",
+    "parse_git_diff",
     "preview",
 ]
 
@@ -154,9 +156,26 @@ class NullForge:
         return PublishResult(False, 0, 0, 0, "platform 'none': nothing posted")
 
 
-def preview(payload: ReviewPayload) -> str:
-    """The summary comment as it would read with every candidate folded into it."""
-    return render_summary(payload.summary_markdown, payload.comments)
+def preview(payload: ReviewPayload, diff: DiffMap | None, *, max_inline: int = 50) -> str:
+    """What publishing would post, split as a forge splits it: the summary comment (with
+    the candidates that fold into it) and the inline comments on the diff's lines.
+
+    ``diff`` is the pull request's diff as git makes it locally (None: unknown, so every
+    candidate folds, as on a forge whose diff cannot be read). Each finding appears once:
+    inline or under "Not shown inline", besides the summary's own tables.
+    """
+    if payload.mode == "none":
+        return "comment mode 'none': nothing would be posted\n"
+    plan = plan_inline(payload, [], diff, max_inline=max_inline)
+    parts = [render_summary(payload.summary_markdown, plan.folded).rstrip() + "\n"]
+    if plan.post:
+        parts.append(f"\n--- {len(plan.post)} inline comment(s) in one review ---\n")
+        for comment in plan.post:
+            where = f"{comment.path}:{comment.line}"
+            if comment.start_line is not None:
+                where = f"{comment.path}:{comment.start_line}-{comment.line}"
+            parts.append(f"\n{where}\n{inline_body(comment).rstrip()}\n")
+    return "".join(parts)
 
 
 def _api_url(platform: str, env: Mapping[str, str]) -> str:

@@ -281,6 +281,15 @@ def merge_base(repo: Path, a: str, b: str, *, top: bool = False) -> str:
     return _git(repo if top else repo_root(repo), "merge-base", a, b).decode().strip()
 
 
+def diff_text(root: Path, base: str, head: str | None) -> str:
+    """``git diff`` of base against head (None: the work tree), as forges show a PR:
+    renames found, three lines of context, no colour or external drivers."""
+    args = ["diff", "--no-color", "--no-ext-diff", "-M", base]
+    if head is not None:
+        args.append(head)
+    return _git(root, *args).decode("utf-8", "replace")
+
+
 def _git(root: Path, *args: str) -> bytes:
     try:
         proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)

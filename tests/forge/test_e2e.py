@@ -8,6 +8,7 @@ the seed fixtures document as carrying five findings, so the review has new find
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -160,3 +161,40 @@ def test_read_only_token_says_why(
     assert "not posted" in run.stderr and "403" in run.stderr
     assert fake.issue_comments("homelab", "gitops", 7) == []
     assert DEFAULT_TOKEN not in run.stdout + run.stderr
+
+
+def test_preview_is_what_gets_posted(
+    tmp_path: Path, seed_repo: Repo, forge: tuple[FakeForge, FakePull]
+) -> None:
+    """--dry-run shows the split the forge then receives: the same inline comments, the
+    same summary, each finding once."""
+    fake, pull = forge
+    env = ci_env(fake, pull, write_event(tmp_path / "event.json", pull))
+    dry = review(seed_repo, env, "--dry-run")
+    assert dry.returncode == 1 and fake.writes() == []
+    shown = dry.stderr.split("--- the review that would be posted ---\n", 1)[1]
+    summary, _, inline = shown.partition(" inline comment(s) in one review ---")
+    previewed = {
+        (line.rsplit(":", 1)[0], int(line.rsplit(":", 1)[1]))
+        for line in inline.splitlines()
+        if line.startswith("k8s/")
+    }
+    assert previewed  # some findings sit on the diff's lines
+
+    assert review(seed_repo, env).returncode == 1
+    posted = {(c["path"], c["line"]) for c in fake.review_comments("homelab", "gitops", 7)}
+    assert previewed == posted
+    (comment,) = summaries(fake)
+    assert comment["body"].strip() == summary.rsplit("\n---", 1)[0].strip()
+    markers = re.findall(r"<!-- reviewbot:fp:([\w.-]+) -->", shown)
+    assert len(markers) == len(set(markers)) == len(previewed)
+
+
+def test_comment_mode_none_shows_no_preview(
+    tmp_path: Path, seed_repo: Repo, forge: tuple[FakeForge, FakePull]
+) -> None:
+    fake, pull = forge
+    env = ci_env(fake, pull, write_event(tmp_path / "event.json", pull))
+    run = review(seed_repo, env, "--dry-run", "--comment-mode=none")
+    assert run.returncode == 1
+    assert "would be posted" not in run.stderr and "nothing posted" in run.stderr

@@ -13,6 +13,7 @@ from reviewbot.forge import (
     PullRequestRef,
     detect_platform,
     make_forge,
+    parse_git_diff,
     policy_from_env,
     pr_from_event,
     preview,
@@ -149,9 +150,21 @@ def test_ci_env_end_to_end(tmp_path: Path, flavor: str) -> None:
         assert DEFAULT_TOKEN not in repr(bot.publish(pr, payload()))
 
 
-def test_preview_lists_everything() -> None:
-    text = preview(payload(comment("a", 13), comment("b", 30)))
-    assert "line 13" in text and "line 30" in text
+def test_preview_splits_as_a_forge_does() -> None:
+    diff = parse_git_diff(
+        "diff --git a/k8s/apps/llm-serving/coder.yaml b/k8s/apps/llm-serving/coder.yaml\n"
+        "--- a/k8s/apps/llm-serving/coder.yaml\n+++ b/k8s/apps/llm-serving/coder.yaml\n"
+        "@@ -10,3 +10,4 @@\n a\n b\n+c\n d\n"
+    )
+    text = preview(payload(comment("a", 12), comment("b", 30)), diff)
+    summary, inline = text.split("inline comment(s) in one review ---")
+    assert "### Not shown inline (1)" in summary and "line 30" in summary
+    assert "line 12" not in summary
+    assert "k8s/apps/llm-serving/coder.yaml:12" in inline and "fp:a -->" in inline
+    assert text.count("finding at line") == 2  # each candidate once
+    unknown = preview(payload(comment("a", 12), comment("b", 30)), None)
+    assert "### Not shown inline (2)" in unknown and "inline comment(s)" not in unknown
+    assert "nothing would be posted" in preview(payload(comment("a", 12), mode="none"), diff)
     assert NullForge().publish(PR, payload()).posted is False
 
 
