@@ -10,7 +10,10 @@ are errors, as `kubectl apply` reports them since Kubernetes 1.27) against:
   one `kubernetes-validate` ships);
 - schema folders in kubeconform's layout (`schema-locations`: `{kind}_{version}.json` or
   `{group}/{kind}_{version}.json`, kind in lower case);
-- the `openAPIV3Schema` of every CustomResourceDefinition in the linted tree;
+- the `openAPIV3Schema` of every CustomResourceDefinition in the linted tree. Two copies of
+  one CRD version with different schemas (a stale bundle beside the current one) are a
+  warning naming both files (`crd-conflict`); objects are validated against the copy a
+  kustomization applies, and when none does, an object valid against either copy passes;
 - the schemas reviewbot ships for KServe InferenceService, Flux HelmRelease, Kustomization,
   GitRepository and OCIRepository, and Argo CD Application.
 
@@ -78,9 +81,10 @@ from typing import Any
 from reviewbot.engine.findings import Violation, format_path
 from reviewbot.engine.registry import Option
 from reviewbot.model.kustomize import config_files, patch_files
-from reviewbot.model.objects import KObject, Model, Path, items
+from reviewbot.model.objects import KObject, Model, Path, items, model_graph
 from reviewbot.schema.kubeconform import find_kubeconform, run_kubeconform
-from reviewbot.schema.store import SchemaStore, crd_schemas
+from reviewbot.schema.store import CrdSchema, SchemaStore, crd_schemas, split_api_version
+from reviewbot.schema.validate import Validator
 
 ID = "schema"
 SEVERITY = "error"
@@ -92,7 +96,7 @@ RATIONALE = (
 )
 FIX = "Correct the field to the type and name the schema expects."
 KINDS: tuple[str, ...] = ()
-SEVERITIES = {"invalid": "error", "unserved": "error"}
+SEVERITIES = {"invalid": "error", "unserved": "error", "crd-conflict": "warning"}
 OPTIONS = (
     Option("kubernetes-version", "string", "",
            "Kubernetes version whose schemas apply, e.g. 1.31 (default: the newest bundled)."),
@@ -114,15 +118,18 @@ _FLUX_VAR = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*[^}]*\}")
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     root = FsPath(model.root)
-    crds = [
-        schema for obj in model.objects
-        if obj.kind == CRD_KIND and obj.group == "apiextensions.k8s.io"
-        for schema in crd_schemas(obj.body, obj.file)
-    ]
+    crds, conflicts = _crds(model)
     store = SchemaStore(
         str(opts.get("kubernetes-version") or ""),
-        [str(s) for s in items(opts.get("schema-locations"))], root, crds,
+        [str(s) for s in items(opts.get("schema-locations"))], root,
+        [schema for _, schema in crds],
     )
+    alternates: dict[tuple[str, str, str], list[Validator]] = {}
+    for violation, key, others in conflicts:
+        yield violation
+        if others:
+            alternates[key] = [Validator(o.schema, store.k8s.registry) for o in others
+                               if o.schema is not None]
     lenient = _has_flux_var if opts.get("flux-substitutions", True) else None
     binary = find_kubeconform(str(opts.get("kubeconform") or "auto"))
     stats = _Stats(store.k8s.version, "kubeconform" if binary else "in-process")
@@ -153,9 +160,56 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             assert validator is not None
             stats.validated += 1
             redact = _secret_paths(obj)
-            for problem in validator.problems(obj.body, redact=redact, lenient=lenient):
+            problems = validator.problems(obj.body, redact=redact, lenient=lenient)
+            if problems and alternates:
+                copies = alternates.get((*split_api_version(obj.api_version), obj.kind))
+                if copies and any(other.is_valid(obj.body) for other in copies):
+                    continue  # valid against another copy of its CRD (the conflict is said)
+            for problem in problems:
                 yield _violation(obj, problem.identity, problem.path, problem.message)
     model_notes(model)["schema"] = stats.as_dict()
+
+
+Conflict = tuple[Violation, tuple[str, str, str], list[CrdSchema]]
+
+
+def _crds(model: Model) -> tuple[list[tuple[KObject, CrdSchema]], list[Conflict]]:
+    """The tree's CRD schemas, the copy a kustomization applies first; and the conflicts:
+    one CRD version defined twice with different schemas (a warning naming both files;
+    with the alternatives to accept too when no kustomization says which copy applies)."""
+    applied = model_graph(model).built_files()
+    found = [
+        (obj, schema) for obj in model.objects
+        if obj.kind == CRD_KIND and obj.group == "apiextensions.k8s.io"
+        for schema in crd_schemas(obj.body, obj.file)
+    ]
+    found.sort(key=lambda pair: pair[0].file not in applied)  # stable: file order otherwise
+    first: dict[tuple[str, str, str], tuple[KObject, CrdSchema]] = {}
+    conflicts: list[Conflict] = []
+    by_key: dict[tuple[str, str, str], list[CrdSchema]] = {}
+    reported: set[tuple[int, int]] = set()
+    for obj, schema in found:
+        key = (schema.group, schema.version, schema.kind)
+        chosen = first.setdefault(key, (obj, schema))
+        if chosen[0] is obj or chosen[1].schema == schema.schema:
+            continue
+        decided = chosen[0].file in applied and obj.file not in applied
+        if not decided:
+            by_key.setdefault(key, []).append(schema)
+        if (id(chosen[0]), id(obj)) in reported:
+            continue
+        reported.add((id(chosen[0]), id(obj)))
+        why = ("the copy a kustomization applies" if decided else
+               "objects valid against either copy pass: the tree does not say which one "
+               "the cluster has")
+        conflicts.append((Violation(
+            obj, ("spec",),
+            f"{chosen[0].name} is defined in {chosen[0].file} and again in {obj.file} with "
+            f"a different schema for {schema.group}/{schema.version} {schema.kind}; validated "
+            f"against {chosen[0].file} ({why})", kind="crd-conflict",
+            fix="Keep one copy of the CRD (delete the stale bundle, or regenerate it).",
+        ), key, []))
+    return found, [(v, key, by_key.get(key, [])) for v, key, _ in conflicts]
 
 
 def model_notes(model: Model) -> dict[str, Any]:

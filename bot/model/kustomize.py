@@ -1057,9 +1057,12 @@ def transform_image(image: str, rules: Sequence[Mapping[str, Any]]) -> str:
         new_tag, new_digest = rule.get("newTag"), rule.get("digest")
         if new_name:
             name = str(new_name)
-        if new_tag is not None and str(new_tag) != "":
+        has_tag = new_tag is not None and str(new_tag) != ""
+        if has_tag and new_digest:  # either replaces both the tag and the digest
+            tag, digest = ":" + str(new_tag), "@" + str(new_digest)
+        elif has_tag:
             tag, digest = ":" + str(new_tag), ""
-        if new_digest:
+        elif new_digest:
             tag, digest = "", "@" + str(new_digest)
         return name + tag + digest
     return image
