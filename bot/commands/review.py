@@ -38,6 +38,7 @@ from reviewbot.diff.objects import (
     items_of,
 )
 from reviewbot.engine.findings import Finding, quiet_notes, sort_key
+from reviewbot.engine.fixer import with_suggestions
 from reviewbot.engine.identity import fixed, mark_new
 from reviewbot.engine.registry import all_rules
 from reviewbot.engine.run import (
@@ -519,6 +520,7 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
     marked = mark_new(head_result.findings, base_result.findings, diff.renames)
     marked += change_findings(diff, base_result.model, head_result.model, config, args.rule)
     marked.sort(key=sort_key)
+    marked = with_suggestions(head, config, head_result, marked, lambda f: bool(f.new), memo)
     gone = sorted(fixed(base_result.findings, marked, diff.renames), key=sort_key)
     touched = changed_files(base_tree, head)
     reported = select(marked, args.scope, diff.touched, touched)
@@ -597,16 +599,23 @@ def _scrub(text: str, env: Mapping[str, str]) -> str:
     return text
 
 
-def inline_comments(findings: Sequence[Finding]) -> tuple[Any, ...]:
-    """One inline comment candidate per new finding, fingerprinted by its stable key."""
+def inline_comments(findings: Sequence[Finding], platform: str = "github") -> tuple[Any, ...]:
+    """One inline comment candidate per new finding, fingerprinted by its stable key. A
+    finding whose fix is a replacement of lines sits on those lines and offers it (GitHub:
+    a suggestion block; Forgejo, which has none: the replacement as a diff block)."""
     from reviewbot.forge import InlineComment
-    from reviewbot.report.markdown import finding_comment
+    from reviewbot.report.markdown import finding_comment, suggestion_block
 
     out = []
     for f in findings:
         if not f.new or not f.file or f.line < 1:
             continue
-        out.append(InlineComment(f.file, f.line, None, finding_comment(f), f.fingerprint))
+        body, line, start = finding_comment(f), f.line, None
+        s = f.extra.get("suggestion")
+        if s is not None:
+            body += "\n\n" + suggestion_block(s, platform)
+            line, start = s.end_line, (s.start_line if s.start_line < s.end_line else None)
+        out.append(InlineComment(f.file, line, start, body, f.fingerprint))
     return tuple(out)
 
 
@@ -633,7 +642,7 @@ def publish(args: argparse.Namespace, report: Report, findings: Sequence[Finding
             print("reviewbot: comment mode none: nothing posted", file=sys.stderr)
             return
         summary = render_markdown(report, False)
-        comments = inline_comments(findings)
+        comments = inline_comments(findings, platform)
         payload = ReviewPayload(summary, comments, args.comment_mode)
         if platform == "none" or args.dry_run:
             if args.platform == "none" or args.dry_run:

@@ -56,6 +56,18 @@ def edit(obj: KObject, path: Path, op: str = "set", value: Any = None,
 
 
 @dataclass(frozen=True)
+class Suggestion:
+    """A fix as a replacement of head lines ``start_line .. end_line`` (1-based, inclusive)
+    of one file: what a review comment offers to apply (GitHub's ```suggestion block)."""
+
+    file: str
+    start_line: int
+    end_line: int
+    original: tuple[str, ...]
+    replacement: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Violation:
     """A fact a rule found: an object, the narrowest field path, and the specific message.
 

@@ -11,12 +11,13 @@ overfill a node with GPUs is not written, and a second run finds nothing more to
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+import difflib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from reviewbot.config import Config
-from reviewbot.engine.findings import Edit, Finding
-from reviewbot.engine.run import Result, analyze
+from reviewbot.engine.findings import Edit, Finding, Suggestion
+from reviewbot.engine.run import Memo, Result, analyze
 from reviewbot.load.roundtrip import Change, RoundTripError, apply_changes
 from reviewbot.sources.tree import FileRecord, Tree, blob_id
 
@@ -62,11 +63,18 @@ def apply_edits(texts: Mapping[str, str], edits: Iterable[Edit]) -> dict[str, st
 
 def fix_tree(
     tree: Tree, config: Config, result: Result, *, only: Sequence[str] = (),
-    unsafe: bool = False,
+    unsafe: bool = False, pick: Callable[[Finding], bool] | None = None,
+    max_tries: int | None = None, memo: Memo | None = None,
 ) -> FixOutcome:
-    """Plan, apply and verify the fixes of ``result`` (the lint of ``tree``)."""
+    """Plan, apply and verify the fixes of ``result`` (the lint of ``tree``).
+
+    ``pick`` chooses the findings to fix (default: all of ``only``'s rules); ``max_tries``
+    bounds the one-by-one lints when fixing everything at once does not pass; ``memo``
+    shares the parsed files the fixed tree did not change.
+    """
     outcome = FixOutcome()
-    wanted = [f for f in result.findings if not only or f.rule in only]
+    wanted = [f for f in result.findings if (not only or f.rule in only)
+              and (pick is None or pick(f))]
     outcome.unsafe_skipped = [f for f in wanted if f.edits and not usable_edits(f, unsafe)]
     candidates = [f for f in wanted if usable_edits(f, unsafe)]
     if not candidates:
@@ -85,7 +93,7 @@ def fix_tree(
             return None
         changed = {p: t for p, t in changed.items() if t != texts[p]}
         fixed_tree = _replace(tree, changed)
-        return changed, fixed_tree, analyze(fixed_tree, config)
+        return changed, fixed_tree, analyze(fixed_tree, config, memo=memo)
 
     def passes(found: Result, targets: Iterable[Finding]) -> bool:
         after = {f.identity for f in found.findings}
@@ -100,7 +108,7 @@ def fix_tree(
     else:
         accepted: list[Edit] = []
         changed, fixed_tree, found = {}, tree, baseline
-        for f in candidates:
+        for f in candidates[:max_tries]:
             step = attempt(accepted + list(usable_edits(f, unsafe)))
             if step is None or not passes(step[2], [*kept, f]):
                 continue
@@ -114,6 +122,65 @@ def fix_tree(
     outcome.tree = fixed_tree
     outcome.result = found
     return outcome
+
+
+SUGGESTION_SPAN = 36  # the most lines one suggestion replaces
+
+
+def suggestion(finding: Finding, texts: Mapping[str, str]) -> Suggestion | None:
+    """The finding's fix as one replacement of lines of its own file, or None (edits in
+    other files, several separate places, or edits that do not apply)."""
+    if not finding.edits or any(e.file != finding.file or e.unsafe for e in finding.edits):
+        return None
+    text = texts.get(finding.file)
+    if text is None:
+        return None
+    try:
+        new = apply_edits(texts, finding.edits).get(finding.file, text)
+    except RoundTripError:
+        return None
+    old_lines, new_lines = text.splitlines(), new.splitlines()
+    changes = [op for op in difflib.SequenceMatcher(None, old_lines, new_lines,
+                                                    autojunk=False).get_opcodes()
+               if op[0] != "equal"]
+    if not changes:
+        return None
+    i1, j1 = changes[0][1], changes[0][3]
+    i2, j2 = changes[-1][2], changes[-1][4]
+    if i1 == i2:  # a pure insertion: replace the line before it with itself and the new ones
+        if i1 == 0:
+            return None
+        i1, j1 = i1 - 1, j1 - 1
+    if i2 - i1 > SUGGESTION_SPAN:
+        return None
+    return Suggestion(finding.file, i1 + 1, i2, tuple(old_lines[i1:i2]),
+                      tuple(new_lines[j1:j2]))
+
+
+SUGGEST_MAX_OBJECTS = 5_000  # above this, checking the suggestions costs a lint too many
+
+
+def with_suggestions(
+    tree: Tree, config: Config, result: Result, findings: Sequence[Finding],
+    pick: Callable[[Finding], bool], memo: Memo | None = None,
+) -> list[Finding]:
+    """``findings`` with ``extra["suggestion"]`` set where ``pick`` chose the finding, its fix
+    passes the fixer's check on ``tree`` (``result`` is its lint) and it is one replacement
+    of lines of the finding's own file (never in a file that holds a Secret)."""
+    wanted = {f.identity for f in findings if f.edits and pick(f)}
+    if not wanted or len(result.model.objects) > SUGGEST_MAX_OBJECTS:
+        return list(findings)
+    outcome = fix_tree(tree, config, result, pick=lambda f: f.identity in wanted,
+                       max_tries=10, memo=memo)
+    secret_files = {o.file for o in result.model.objects if o.kind == "Secret"}
+    texts = {p: lf.text for p, lf in result.model.files.items() if p not in secret_files}
+    found: dict[tuple[str, str, str], Suggestion] = {}
+    for f in outcome.fixed:
+        s = suggestion(f, texts)
+        if s is not None:
+            found[f.identity] = s
+    return [replace(f, extra={**f.extra, "suggestion": found[f.identity]})
+            if f.identity in found else f for f in findings]
 
 
 def encode(original: bytes, text: str) -> bytes:

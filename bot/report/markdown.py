@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reviewbot.engine.findings import Finding
+from reviewbot.engine.findings import Finding, Suggestion
 from reviewbot.report.base import Report
 from reviewbot.report.difftext import change_lines, clean, object_header
 
@@ -101,6 +101,24 @@ def finding_comment(f: Finding) -> str:
             where += f", field {md_code(f.path, False)}"
         lines += ["", f"<sub>{where}</sub>"]
     return "\n".join(lines)
+
+
+def suggestion_block(s: Suggestion, platform: str) -> str:
+    """A fix that replaces lines, for an inline comment on exactly those lines: GitHub's
+    one-click ```suggestion block, or (Forgejo has none) the replacement as a diff block."""
+    exact = all(clean(line) == line for line in (*s.original, *s.replacement))
+    if platform == "github" and exact:  # applied as written: only text shown as it is
+        body = "\n".join(s.replacement)
+        return f"{_fence(body)}suggestion\n{body}\n{_fence(body)}"
+    lines = [f"-{clean(line)}" for line in s.original]
+    lines += [f"+{clean(line)}" for line in s.replacement]
+    body = "\n".join(lines)
+    return f"**Suggested change:**\n\n{_fence(body)}diff\n{body}\n{_fence(body)}"
+
+
+def _fence(body: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`{3,}", body)), default=2)
+    return "`" * (longest + 1)
 
 
 # ---------------------------------------------------------------- the diff

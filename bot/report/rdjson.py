@@ -49,6 +49,15 @@ def render_rdjson(report: Report, color: bool = False) -> str:
             "severity": _SEVERITY.get(f.severity, "WARNING"),
             "code": {"value": f.rule},
         })
+        fix = f.extra.get("suggestion")
+        if fix is not None:  # whole lines replaced: start of the first to end of the last
+            last = fix.original[-1] if fix.original else ""
+            end = len(last.encode("utf-8", "surrogatepass")) + 1
+            diagnostics[-1]["suggestions"] = [{
+                "range": {"start": {"line": fix.start_line, "column": 1},
+                          "end": {"line": fix.end_line, "column": end}},
+                "text": "\n".join(fix.replacement),
+            }]
     out = {"source": {"name": "reviewbot"},
            "diagnostics": diagnostics}
     return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
