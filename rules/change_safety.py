@@ -163,6 +163,7 @@ from reviewbot.model.workload import (
     parse_seconds,
     pod_gpus,
 )
+from reviewbot.rules._kit import each_pod
 
 ID = "change-safety"
 SEVERITY = "error"
@@ -594,7 +595,7 @@ def _resumed(old: KObject, new: KObject, head: Model, diff: TreeDiff) -> Iterato
 
 def _pods_by_object(model: Model) -> dict[int, list[PodTemplate]]:
     out: dict[int, list[PodTemplate]] = {}
-    for pod in model.pods:
+    for pod in each_pod(model):
         out.setdefault(id(pod.obj), []).append(pod)
     return out
 

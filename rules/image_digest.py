@@ -16,10 +16,12 @@ Findings, by kind:
   (or `sha512:` + 128): the runtime refuses to pull it.
 - `floating` (error): `:latest`, or no tag and no digest: whatever the registry serves on
   the day the pod restarts is what runs. The message says why no build step excuses it.
-- `placeholder` (warning): floating, but a build step the repository declares builds an
-  image of the same short name (skaffold builds `ghcr.io/acme/manager`, the manifest says
-  `acme/manager:latest`): most likely a placeholder that step rewrites, though nothing in the
-  repository says it does.
+- `placeholder` (warning): floating, but a CI step the repository declares rewrites it
+  (`kustomize edit set image NAME=...`, or `sed` on the file it is written in, in a
+  `.github/workflows`, `.forgejo/workflows`, `.gitea/workflows`, `.gitlab-ci.yml` or
+  `cloudbuild.yaml` file), or a declared build produces an image of the same short name
+  (skaffold builds `ghcr.io/acme/manager`, the manifest says `acme/manager:latest`): a
+  placeholder whose final value the repository does not show.
 - `unpinned` (warning): a tag and no digest (in values: the chart's default tag and no
   digest).
 - `tag-moved` (error, review only): between the base branch and the PR, the tag changed but
@@ -79,7 +81,7 @@ from typing import Any
 
 from reviewbot.engine.findings import QUIET_NOTE, Violation
 from reviewbot.engine.registry import Option
-from reviewbot.model.build import akin, builder_of, builders
+from reviewbot.model.build import akin, builder_of, builders, rewriter
 from reviewbot.model.kustomize import is_kustomization_file
 from reviewbot.model.objects import Container, Model, Path, PodTemplate
 from reviewbot.model.workload import describe, field_path, where_of
@@ -163,6 +165,18 @@ def _check(
     if ref.tag is None and not ref.chart_tag or ref.tag == "latest":
         written = ":latest" if ref.tag == "latest" else "no tag"
         where = tag_path if ref.tag else image_path
+        step = rewriter(model, ref, pod.obj.where(where)[0])
+        if step is not None:
+            yield Violation(
+                pod.obj, where,
+                f"{who}: image {ref.text} has {written} and no digest, a placeholder: "
+                f"{step.describe()}, but what it writes is not in the repository, so whether "
+                "the cluster gets a pinned image is decided outside it",
+                fix=(f"Make the step write a digest ({ref.name}:<version>@sha256:<digest>), or "
+                     "pin the image here."),
+                kind="placeholder",
+            )
+            return
         akin_to = akin(model, ref)
         if akin_to is not None:
             yield Violation(
@@ -176,8 +190,9 @@ def _check(
                 kind="placeholder",
             )
             return
-        tools = sorted({b.image for b in builders(model)})
-        why = "; no build step the repository declares (skaffold, ko) replaces it"
+        tools = sorted({b.image for b in builders(model) if b.tool in ("skaffold", "ko")})
+        why = ("; no build step the repository declares (skaffold, ko, a CI step that sets "
+               "the image or rewrites this file) replaces it")
         if tools:
             more = ", ..." if len(tools) > 3 else ""
             why = (f"; the repository's build steps ({', '.join(tools[:3])}{more}) do not "

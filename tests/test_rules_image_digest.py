@@ -192,4 +192,22 @@ def test_placeholders_a_build_step_may_rewrite_are_warnings_at_most() -> None:
     alone = lint_dir(FIXTURES / "fail" / "placeholder-no-build-step", only=["image-digest"])
     (error,) = alone.findings
     assert (error.line, error.severity) == (8, "error")
-    assert "no build step the repository declares (skaffold, ko) replaces it" in error.message
+    assert "no build step the repository declares (skaffold, ko, a CI step" in error.message
+    ci = lint_dir(FIXTURES / "fail" / "placeholder-rewritten-by-ci", only=["image-digest"])
+    (rewritten,) = ci.findings
+    assert (rewritten.line, rewritten.severity) == (8, "warning")
+    assert ("a CI step rewrites manager_image_patch.yaml with sed "
+            "(.github/workflows/release.yaml:10)") in rewritten.message.replace(
+                "tests/fixtures/image-digest/fail/placeholder-rewritten-by-ci/", "")
+
+
+def test_kustomize_edit_set_image_in_ci_makes_a_placeholder_a_warning(tmp_path: Path) -> None:
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "ci.yml").write_text(
+        "jobs:\n  build:\n    steps:\n"
+        "    - run: cd config/manager && kustomize edit set image controller=${IMG}\n")
+    result = lint_text(tmp_path, pod("controller:latest") + "---" + pod("other:latest", "b"),
+                       only=["image-digest"])
+    assert [(f.line, f.severity) for f in result.findings] == [(7, "warning"), (15, "error")]
+    assert "a CI step sets the image controller (kustomize edit set image" in (
+        result.findings[0].message)

@@ -10,30 +10,53 @@ them when it deploys.
 - ko: a ``ko://<import path>`` reference is built from that Go package by ``ko resolve`` /
   ``ko apply`` and replaced by ``<KO_DOCKER_REPO>/<name>@sha256:...``.
 
-:func:`builder_of` answers "does a declared build step replace this image?"; :func:`akin`
-answers "does a declared build step build an image of the same short name?" (a placeholder
-such as ``acme/manager:latest`` beside ``ko://github.com/acme/op/cmd/manager`` is most likely
-rewritten by a step that names it, but nothing in the repository says so).
+- CI steps in the repository's workflow files (``.github/workflows``, ``.forgejo/workflows``,
+  ``.gitea/workflows``, ``.gitlab-ci.yml``, ``cloudbuild.yaml``): ``kustomize edit set image
+  NAME=...`` rewrites the images entry for NAME before the build; ``sed ... FILE`` rewrites
+  text in FILE. What they write is not in the repository, so they excuse an error, not a
+  warning.
+
+:func:`builder_of` answers "does a declared build tool replace this image?" (then the rule
+stays quiet); :func:`rewriter` answers "does a declared CI step rewrite this image or the
+file it is written in?"; :func:`akin` answers "does a declared build produce an image of the
+same short name?" (``acme/manager:latest`` beside a skaffold build of ``ghcr.io/acme/manager``
+is most likely a placeholder, but nothing says so). The last two make a floating image a
+warning, never an error.
 """
 
 from __future__ import annotations
 
+import posixpath
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
+from reviewbot.load.loader import Document
 from reviewbot.model.images import ImageRef
-from reviewbot.model.objects import KObject, Model, Path
+from reviewbot.model.objects import Model, Path
 
 KO_PREFIX = "ko://"
+CI_FILE = re.compile(
+    r"(^|/)\.(github|forgejo|gitea)/workflows/[^/]+\.ya?ml$|(^|/)\.gitlab-ci\.ya?ml$"
+    r"|(^|/)cloudbuild\.ya?ml$"
+)
+SET_IMAGE = re.compile(r"kustomize\s+edit\s+set\s+image\s+((?:[^\s=;&|]+=\S+\s*)+)")
+SED_FILE = re.compile(r"\bsed\b[^\n;&|]*?\s(\S+\.ya?ml)\b")
 
 
 @dataclass(frozen=True)
 class Builder:
-    """One image a build tool builds: the tool, the image name, where the repository says so."""
+    """One image a build step makes or rewrites, and where the repository says so.
 
-    tool: str  # skaffold | ko
-    image: str  # skaffold: the artifact's image name; ko: the import path
-    obj: KObject
-    path: Path
+    ``tool``: skaffold | ko (``image``: what it builds), kustomize-edit (``image``: the
+    images entry name a CI step sets), sed (``image``: the file a CI step rewrites).
+    """
+
+    tool: str
+    image: str
+    file: str
+    line: int
 
     @property
     def short(self) -> str:
@@ -42,8 +65,7 @@ class Builder:
 
     @property
     def where(self) -> str:
-        line, _ = self.obj.position(self.path)
-        return f"{self.obj.file}:{line}"
+        return f"{self.file}:{self.line}"
 
     @property
     def replacement(self) -> str:
@@ -55,6 +77,10 @@ class Builder:
     def describe(self) -> str:
         if self.tool == "ko":
             return f"ko builds {self.image} ({self.where})"
+        if self.tool == "kustomize-edit":
+            return f"a CI step sets the image {self.image} (kustomize edit set image, {self.where})"
+        if self.tool == "sed":
+            return f"a CI step rewrites {self.image} with sed ({self.where})"
         return f"skaffold builds {self.image} ({self.where})"
 
 
@@ -80,8 +106,8 @@ def _builders(model: Model) -> list[Builder]:
             for i, artifact in enumerate(artifacts or []):
                 image = artifact.get("image") if isinstance(artifact, dict) else None
                 if isinstance(image, str) and image.strip():
-                    out.append(Builder("skaffold", image.strip(), obj,
-                                       path + ("artifacts", i, "image")))
+                    at = path + ("artifacts", i, "image")
+                    out.append(Builder("skaffold", image.strip(), obj.file, obj.position(at)[0]))
     seen: set[str] = set()
     for pod in (*model.pods, *model.templates):
         for container in pod.containers:
@@ -90,8 +116,40 @@ def _builders(model: Model) -> list[Builder]:
                 name = image.strip()[len(KO_PREFIX):]
                 if name not in seen:
                     seen.add(name)
-                    out.append(Builder("ko", name, pod.obj, container.path + ("image",)))
+                    line = pod.obj.position(container.path + ("image",))[0]
+                    out.append(Builder("ko", name, pod.obj.file, line))
+    for doc in model.documents:
+        if CI_FILE.search(doc.file.path):
+            out.extend(_ci_steps(doc))
     return out
+
+
+def _ci_steps(doc: Document) -> Iterator[Builder]:
+    """The image rewrites a CI file's steps declare (``run:`` / ``script:`` lines)."""
+    for text, path in _strings(doc.value, ()):
+        if "kustomize" not in text and "sed" not in text:
+            continue
+        line = doc.position(path)[0]
+        for match in SET_IMAGE.finditer(text):
+            for pair in match.group(1).split():
+                name = pair.partition("=")[0]
+                if name:
+                    yield Builder("kustomize-edit", name, doc.file.path, line)
+        for match in SED_FILE.finditer(text):
+            yield Builder("sed", match.group(1), doc.file.path, line)
+
+
+def _strings(value: Any, path: Path, depth: int = 0) -> Iterator[tuple[str, Path]]:
+    if depth > 20:
+        return
+    if isinstance(value, str):
+        yield value, path
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, path + (str(key),), depth + 1)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _strings(item, path + (i,), depth + 1)
 
 
 def builder_of(model: Model, ref: ImageRef) -> Builder | None:
@@ -105,9 +163,28 @@ def builder_of(model: Model, ref: ImageRef) -> Builder | None:
                  if b.tool == "skaffold" and b.image == ref.repository), None)
 
 
+def rewriter(model: Model, ref: ImageRef, file: str) -> Builder | None:
+    """A declared CI step that rewrites this image (``kustomize edit set image NAME``) or the
+    file it is written in (``sed ... FILE``)."""
+    for b in builders(model):
+        if b.tool == "kustomize-edit" and b.image == ref.repository:
+            return b
+        if b.tool == "sed" and _same_file(b.image, file):
+            return b
+    return None
+
+
+def _same_file(named: str, file: str) -> bool:
+    """Whether a path a CI step names (relative to some working folder) is ``file``."""
+    named = posixpath.normpath(named.strip("'\"")).lstrip("./")
+    return file == named or file.endswith("/" + named) or (
+        "/" not in named and posixpath.basename(file) == named)
+
+
 def akin(model: Model, ref: ImageRef) -> Builder | None:
-    """A declared build step that builds an image of the same short name (not this one)."""
+    """A declared build that produces an image of the same short name (not this one)."""
     if ref.repository is None or ref.text.startswith(KO_PREFIX):
         return None
     short = ref.repository.rsplit("/", 1)[-1]
-    return next((b for b in builders(model) if b.short == short), None)
+    return next((b for b in builders(model)
+                 if b.tool in ("skaffold", "ko") and b.short == short), None)
