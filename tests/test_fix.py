@@ -191,6 +191,13 @@ def test_strings_that_read_as_other_types_are_quoted() -> None:
     assert out == 'a: ["y", "2", "on"]\n'
 
 
+def test_comments_closing_a_block_stay_with_it() -> None:
+    text = "spec:\n  volumes:\n  - name: a\n    # commented-out options\n    # b: 1\n\n# tail\n"
+    out = apply_changes(text, [Change(("spec", "strategy", "type"), "set", "Recreate")])
+    assert out == ("spec:\n  volumes:\n  - name: a\n    # commented-out options\n    # b: 1\n"
+                   "  strategy:\n    type: Recreate\n\n# tail\n")
+
+
 def test_flow_collections_stay_flow() -> None:
     text = "a: {b: 1}  # note\nc: [x, y]\n"
     out = apply_changes(text, [Change(("a", "d"), "set", "z"), Change(("c",), "append", "w")])

@@ -208,7 +208,8 @@ class _Splice:
         line, col = parent.lc.item(last)
         dash = self._dash(line, col)
         end = self._end(line, dash, item=True)
-        return self._insert(end + 1, _item_lines(value, dash, self._seq_offset()))
+        lines = _item_lines(value, dash, self._seq_offset())
+        return self._insert(self._after(end, dash), lines)
 
     def remove(self, path: Path) -> str:
         parent, rest = self._walk(path[:-1])
@@ -261,7 +262,8 @@ class _Splice:
         last = list(mapping)[-1]
         line, col = mapping.lc.key(last)
         end = self._end(line, col, item=False)
-        return self._insert(end + 1, _entry_lines(key, value, col, self._seq_offset()))
+        lines = _entry_lines(key, value, col, self._seq_offset())
+        return self._insert(self._after(end, col), lines)
 
     def _replace(self, parent: Any, key: str | int, value: Any) -> str:
         old = parent[key]
@@ -345,6 +347,20 @@ class _Splice:
                 break
             end = number
         return end
+
+    def _after(self, end: int, col: int) -> int:
+        """Where to insert after the entry ending on line ``end``: past the comment lines
+        indented deeper than ``col`` that follow it (they belong to the entry's block)."""
+        at = end + 1
+        for number in range(end + 1, len(self.lines)):
+            text = self.lines[number]
+            stripped = text.strip()
+            if not stripped:
+                continue
+            if not stripped.startswith("#") or len(text) - len(text.lstrip(" ")) <= col:
+                break
+            at = number + 1
+        return at
 
     def _insert(self, at: int, lines: Sequence[str]) -> str:
         before = self.lines[:at]
