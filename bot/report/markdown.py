@@ -366,15 +366,14 @@ def _header(report: Report) -> str:
 
 
 def _fixed_section(builder: _Builder, fixed: Sequence[Finding]) -> None:
-    """The findings of the base branch this pull request fixes, where they were on the base."""
+    """The findings of the base branch this pull request fixes: rule, object, and where
+    they were on the base."""
     if not fixed:
         return
-    head = ["Rule", "Object", "Where (base)", "Finding"]
-    table = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    table = ["| Rule | Object | Where (base) |", "|---|---|---|"]
     for f in fixed:
-        cells = [md_code(f.rule), md_code(f.object) if f.object else "", md_code(_where(f)),
-                 md_text(f.message)]
-        table.append("| " + " | ".join(cells) + " |")
+        table.append(f"| {md_code(f.rule)} | {md_code(f.object) if f.object else ''} | "
+                     f"{md_code(_where(f))} |")
     builder.add(f"### Fixed by this pull request ({len(fixed)})\n\n" + "\n".join(table) + "\n")
 
 
