@@ -55,6 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="with --fix: print the fixes as a unified diff, write nothing")
     lint.add_argument("--unsafe-fixes", action="store_true",
                       help="with --fix: also apply fixes that delete something written")
+    lint.add_argument("--allow-empty", action="store_true",
+                      help="exit 0 when PATH holds no Kubernetes manifest (default: exit 2)")
+    lint.add_argument("--only-files", nargs="*", default=None, metavar="FILE",
+                      help="lint PATHs whole, report only findings in these files (none "
+                           "named: the files staged in git; what the pre-commit hook uses)")
 
     diff = sub.add_parser("diff", help="semantic diff of manifests of two refs")
     diff.add_argument("base", metavar="BASE", help="base git ref")

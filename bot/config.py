@@ -50,6 +50,12 @@ class Config:
         return value if isinstance(value, str) else None
 
     @property
+    def max_file_bytes(self) -> int | None:
+        """``loader.max-file-bytes``: the size past which a file is refused (None: 4 MiB)."""
+        value = self.section("loader").get("max-file-bytes")
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    @property
     def exclude(self) -> tuple[str, ...]:
         return tuple(self.raw.get("exclude") or ())
 

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import importlib.metadata
+import json
+import re
+from pathlib import Path
 
 import pytest
 
 from reviewbot import __version__
 from reviewbot.cli import main
+
+from .helpers import ROOT, GitRepo
 
 
 def test_no_arguments_print_the_help_as_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -24,3 +29,96 @@ def test_version(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_one_version_for_the_package_and_the_command() -> None:
     assert importlib.metadata.version("gitops-reviewbot") == __version__
+
+
+# ---------------------------------------------------------------- linting nothing is no pass
+
+
+@pytest.mark.parametrize("layout", ["empty", "no-yaml", "readme"])
+def test_linting_no_manifest_is_a_usage_error(
+    layout: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path
+    if layout != "empty":
+        (tmp_path / "README.md").write_text("# notes\n")
+        (tmp_path / "run.sh").write_text("echo hi\n")
+    if layout == "readme":
+        target = tmp_path / "README.md"
+    assert main(["lint", str(target)]) == 2
+    assert "no Kubernetes manifests found in" in capsys.readouterr().err
+    assert main(["lint", str(target), "--allow-empty"]) == 0
+
+
+def test_several_paths_find_the_config_of_their_common_folder(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    assert main(["lint", "examples/k8s/apps", "examples/k8s/bootstrap", "--format", "json"]) == 1
+    err = capsys.readouterr().err
+    assert "configuration from examples/.reviewbot.yaml" in err
+
+
+def test_only_files_lints_the_whole_tree_and_reports_the_named_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    repo.write({
+        "k/kustomization.yaml": "resources: [a.yaml, gone.yaml]\n",
+        "k/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+        "k/b.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\n"
+                    "spec: {containers: [{name: c, image: nginx}]}\n",
+    })
+    monkeypatch.chdir(repo.path)
+    # the staged kustomization alone still knows gone.yaml is missing (whole-tree view) ...
+    repo.git("add", "k/kustomization.yaml")
+    assert main(["lint", ".", "--only-files", "--format", "json"]) == 1
+    files = {f["file"] for f in json.loads(capsys.readouterr().out)["findings"]}
+    assert files == {"k/kustomization.yaml"}
+    # ... and a named file's findings are the only ones reported
+    assert main(["lint", ".", "--only-files", "k/b.yaml", "--format", "json"]) == 1
+    files = {f["file"] for f in json.loads(capsys.readouterr().out)["findings"]}
+    assert files == {"k/b.yaml"}
+    assert main(["lint", ".", "--only-files", "k/a.yaml", "--format", "json"]) == 0
+
+
+def test_the_pre_commit_hook_is_whole_tree_and_pinned() -> None:
+    import tomllib
+
+    from reviewbot.load.loader import load
+    from reviewbot.sources.tree import FileRecord
+
+    data = (ROOT / ".pre-commit-hooks.yaml").read_bytes()
+    (hook,) = load(FileRecord(".pre-commit-hooks.yaml", "", data)).documents[0].value
+    assert hook["pass_filenames"] is False and hook["entry"].endswith("--only-files")
+    def norm(name: str) -> str:  # PEP 503
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    pins = {norm(n): v for n, v in (line.strip().split("==") for line in (
+        ROOT / "constraints.txt").read_text().splitlines() if "==" in line
+        and not line.startswith("#"))}
+    hooked = {norm(n): v for n, v in (d.split("==") for d in hook["additional_dependencies"])}
+    assert all(pins.get(name) == version for name, version in hooked.items())
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    for requirement in project["dependencies"]:
+        name = norm(re.split(r"[<>=!~ ]", requirement, maxsplit=1)[0])
+        assert hooked.get(name) == pins[name], name
+
+
+def test_the_file_size_limit_is_an_option_the_finding_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from reviewbot.sources.tree import set_max_file_bytes
+
+    big = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n" + "".join(
+        f"  k{i}: '{'x' * 90}'\n" for i in range(50_000))  # about 5 MiB
+    (tmp_path / "big.yaml").write_text(big)
+    try:
+        assert main(["lint", str(tmp_path), "--format", "json"]) == 1
+        (finding,) = json.loads(capsys.readouterr().out)["findings"]
+        assert finding["rule"] == "yaml-syntax" and "loader.max-file-bytes" in finding["message"]
+        (tmp_path / ".reviewbot.yaml").write_text("loader: {max-file-bytes: 8388608}\n")
+        assert main(["lint", str(tmp_path), "--format", "json"]) == 0
+        assert json.loads(capsys.readouterr().out)["findings"] == []
+    finally:
+        set_max_file_bytes(None)

@@ -125,3 +125,14 @@ def test_generated_rules_doc_is_current() -> None:
     doc = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
     assert doc.read_text() == rules_markdown(all_rules()), (
         "regenerate: reviewbot rules --format markdown --output docs/rules.md")
+
+
+def test_markdown_keeps_image_references_copyable_and_mentions_inert() -> None:
+    from markdown_it import MarkdownIt
+
+    from reviewbot.report.markdown import md_text
+
+    ref = "vllm/vllm-openai:v0.11.0@sha256:" + "0" * 64
+    rendered = MarkdownIt("commonmark").render(md_text(f"Pin {ref} and tell @team"))
+    assert ref in rendered  # copying the fix pastes a valid image reference
+    assert "@team" not in rendered and "@\u200bteam" in rendered

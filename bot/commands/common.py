@@ -15,7 +15,13 @@ from reviewbot.engine.findings import quiet_notes
 from reviewbot.engine.run import Result, analyze
 from reviewbot.errors import ReviewbotError
 from reviewbot.report import Report
-from reviewbot.sources.tree import Tree, disk_tree, repo_root
+from reviewbot.sources.tree import (
+    Tree,
+    common_start,
+    disk_tree,
+    repo_root,
+    set_max_file_bytes,
+)
 
 
 def resolve_config(args: argparse.Namespace, root: Path, start: Path) -> Config:
@@ -24,6 +30,7 @@ def resolve_config(args: argparse.Namespace, root: Path, start: Path) -> Config:
     else:
         found = find_config(start, root)
         config = load_config_file(found, _display(found, root)) if found else Config()
+    set_max_file_bytes(config.max_file_bytes)
     if getattr(args, "kubeconform", None):
         config = config.with_options("schema", {"kubeconform": args.kubeconform})
     return config
@@ -85,9 +92,9 @@ def guard_binaries(config: Config, trees: Sequence[Path]) -> None:
 
 
 def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
-    targets = [Path(p) for p in args.paths]
-    root = repo_root(targets[0] if targets else Path.cwd())
-    start = targets[0] if len(targets) == 1 else Path.cwd()
+    targets = [Path(p) for p in args.paths] or [Path(".")]
+    start = common_start(targets)
+    root = repo_root(start)
     config = resolve_config(args, root, start)
     if not getattr(args, "kubeconform", None):
         guard_binaries(config, untrusted(root, targets))
@@ -96,6 +103,8 @@ def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
         where = f"{here} up to {root}" if here == root or root in here.parents else str(here)
         print(f"reviewbot: no .reviewbot.yaml in {where}: default rule options, no cluster "
               "inventory", file=sys.stderr)
+    elif len(targets) > 1:  # several PATHs: say which file their common folder led to
+        print(f"reviewbot: configuration from {config.source}", file=sys.stderr)
     tree = disk_tree(targets, root)
     if getattr(args, "render", False):
         from reviewbot.model.render import render_tree

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
+from pathlib import Path
 
 from reviewbot.commands.common import lint_tree, make_report
+from reviewbot.errors import ReviewbotError
 from reviewbot.output import emit, exit_code, use_color
 from reviewbot.report import render
+from reviewbot.sources.tree import staged_files
 
 
 def lint_command(args: argparse.Namespace) -> int:
@@ -14,6 +18,16 @@ def lint_command(args: argparse.Namespace) -> int:
         from reviewbot.commands.fix import fix_command
         return fix_command(args)
     tree, config, result = lint_tree(args)
+    model = result.model
+    if not (result.findings or model.objects or model.kustomizations or model.pods
+            or getattr(args, "allow_empty", False)):
+        where = ", ".join(getattr(args, "paths", None) or ["."])
+        raise ReviewbotError(f"no Kubernetes manifests found in {where} (--allow-empty to "
+                             "accept that)")
+    only = getattr(args, "only_files", None)
+    if only is not None:
+        wanted = _wanted_files(only, tree.root)
+        result = replace(result, findings=[f for f in result.findings if f.file in wanted])
     if args.format == "rdjson":  # reviewdog applies fixes given as suggestions
         from reviewbot.engine.fixer import with_suggestions
         result.findings = with_suggestions(tree, config, result, result.findings,
@@ -21,3 +35,19 @@ def lint_command(args: argparse.Namespace) -> int:
     color = use_color(args.color, args.output)
     emit(render(make_report(result), args.format, color=color), args.output)
     return exit_code(result.findings, args.fail_on or config.fail_on or "error")
+
+
+def _wanted_files(only: list[str], root: Path) -> frozenset[str]:
+    """``--only-files``: the named files (relative to the repository root), or with none
+    named, the files staged in git (what a pre-commit hook checks)."""
+    if not only:
+        return frozenset(staged_files(root))
+    out = set()
+    for name in only:
+        path = Path(name)
+        full = path if path.is_absolute() else Path.cwd() / path
+        try:
+            out.add(full.resolve().relative_to(root.resolve()).as_posix())
+        except ValueError:
+            out.add(path.as_posix())
+    return frozenset(out)

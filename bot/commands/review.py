@@ -57,12 +57,14 @@ from reviewbot.report import Report, render
 from reviewbot.report.difftext import clean as render_diff_clean
 from reviewbot.report.difftext import render_diff_text
 from reviewbot.sources.tree import (
+    MAX_FILE_BYTES,
     Tree,
     diff_text,
     git_tree,
     merge_base,
     repo_root,
     resolve_ref,
+    set_max_file_bytes,
     work_tree,
 )
 
@@ -459,6 +461,7 @@ def diff_command(args: argparse.Namespace) -> int:
     head = _resolve(root, args.head, "head") if args.head else None
     sides = Sides(root, args.base, base, head)
     config = review_config(args, sides).config
+    set_max_file_bytes(config.max_file_bytes)
     loader = file_loader(args, root)
     memo = Memo()
     base_model = _model(git_tree(root, base, prefixes), config, args, loader, memo)
@@ -504,6 +507,9 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
     cfg = review_config(args, sides, (base_tree, head, not prefixes))
     guard_binaries(cfg.config, [sides.root])
     config = base_schema_locations(cfg.config, sides)
+    set_max_file_bytes(config.max_file_bytes)  # the base's limit; git blobs are read whole
+    if sides.head is None and (config.max_file_bytes or 0) > MAX_FILE_BYTES:
+        head = head_tree(sides, prefixes, base_tree)  # work-tree files read to the new limit
     loader = file_loader(args, sides.root)
     memo = Memo()  # base and head share nearly every file: each is parsed once
     base_model = load_model(base_tree, config, loader, memo)

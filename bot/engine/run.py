@@ -443,8 +443,8 @@ class Suppressions:
         self.entries: list[_Entry] = []
         for obj in model.objects:
             value = obj.annotations.get(IGNORE)
-            if value:
-                rules = tuple(r.strip() for r in value.split(",") if r.strip())
+            if value is not None:  # "" names no rule: reported, not silently nothing
+                rules = tuple(r.strip() for r in str(value).split(",") if r.strip())
                 line, _ = obj.position(("metadata", "annotations", IGNORE))
                 entry = _Entry(rules, obj.annotations.get(IGNORE_REASON, ""), obj.file, line, obj)
                 self.by_object[(obj.file, obj.ref)] = entry
@@ -470,6 +470,17 @@ class Suppressions:
 
     def unused(self, active: set[str]) -> Iterable[Violation]:
         for entry in self.entries:
+            if not entry.rules:
+                where = "annotation" if entry.obj is not None else "comment"
+                message = (f"ignore {where} names no rule (write "
+                           + ('reviewbot.dev/ignore: "rule-a,rule-b"' if entry.obj is not None
+                              else "# reviewbot: ignore[rule-a,rule-b] reason") + ")")
+                if entry.obj is not None:
+                    yield Violation(entry.obj, ("metadata", "annotations", IGNORE), message)
+                else:
+                    yield Violation(None, (), message, file=entry.file, line=entry.line,
+                                    column=entry.column, key=f"{entry.file}:{entry.line}:")
+                continue
             for rule in entry.rules:
                 if rule in entry.used or (rule in _known() and rule not in active):
                     continue

@@ -33,7 +33,7 @@ from reviewbot import __version__
 from reviewbot.engine import concurrency
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import Document, LoadedFile, Problem
-from reviewbot.sources.tree import MAX_FILE_BYTES, FileRecord
+from reviewbot.sources.tree import FileRecord, max_file_bytes
 
 FORMAT = 3
 KEEP_PACKS = 16  # packs kept, most recently used first
@@ -184,7 +184,7 @@ _SEAL = b"reviewbot-cache "
 
 
 def _digest(body: bytes, kind: str, key: str) -> str:
-    head = f"{__version__}\0{FORMAT}\0{kind}\0{key}\0".encode()
+    head = f"{__version__}\0{FORMAT}\0{max_file_bytes()}\0{kind}\0{key}\0".encode()
     return hashlib.sha256(head + body).hexdigest()
 
 
@@ -282,7 +282,7 @@ def freeze(loaded: LoadedFile) -> dict[str, Any]:
 
 
 def thaw(record: FileRecord, raw: dict[str, Any]) -> LoadedFile:
-    data = record.data if len(record.data) <= MAX_FILE_BYTES else b""  # as ``load`` keeps it
+    data = record.data if len(record.data) <= max_file_bytes() else b""  # as ``load`` keeps it
     out = LoadedFile(record.path, record.blob, data, skipped=raw["skipped"], pure=raw["pure"])
     out.documents = [Document(out, index, value, line) for index, line, value in raw["docs"]]
     out.problems = [Problem(m, line, col) for m, line, col in raw["problems"]]

@@ -41,7 +41,7 @@ from ruamel.yaml.events import (
     StreamEndEvent,
 )
 
-from reviewbot.sources.tree import MAX_FILE_BYTES, FileRecord
+from reviewbot.sources.tree import FileRecord, max_file_bytes
 
 _c_module = sys.modules[CParser.__module__]
 MAX_DEPTH = 100
@@ -145,12 +145,17 @@ def load(record: FileRecord) -> LoadedFile:
     return out
 
 
+def _size(n: int) -> str:
+    return f"{n // (1024 * 1024)} MiB" if n % (1024 * 1024) == 0 else f"{n:,} bytes"
+
+
 def _load(record: FileRecord) -> LoadedFile:
-    if len(record.data) > MAX_FILE_BYTES:
+    limit = max_file_bytes()
+    if len(record.data) > limit:
         out = LoadedFile(record.path, record.blob, b"")
-        out.problems.append(
-            Problem(f"file is larger than the {MAX_FILE_BYTES // (1024 * 1024)} MiB limit", 1, 1)
-        )
+        out.problems.append(Problem(
+            f"file is larger than the {_size(limit)} limit (raise it with the "
+            "configuration's loader.max-file-bytes)", 1, 1))
         return out
     try:
         text = _decode(record.data)
@@ -744,7 +749,9 @@ def key_text(value: Any) -> str:
 
 # ---------------------------------------------------------------- suppression comments
 
-_IGNORE = re.compile(r"#\s*reviewbot:\s*ignore\[([^\]]*)\]\s*(.*)$")
+# ``# reviewbot: ignore[rule-a,rule-b] reason``; without a list (or with ``[]``) it names no
+# rule, which the unused-suppression rule reports rather than ignoring it silently.
+_IGNORE = re.compile(r"#\s*reviewbot:\s*ignore(?![\w-])(?:\[([^\]]*)\])?\s*(.*)$")
 
 
 def _real_comments(
@@ -791,7 +798,8 @@ def _ignore_comments(text: str) -> dict[int, tuple[tuple[str, ...], str, int]]:
             continue
         match = _IGNORE.search(line)
         if match:
-            rules = tuple(r.strip() for r in match.group(1).split(",") if r.strip())
+            listed = match.group(1) or ""
+            rules = tuple(r.strip() for r in listed.split(",") if r.strip())
             found[number] = (rules, match.group(2).strip(), match.start() + 1)
     return found
 

@@ -26,7 +26,7 @@ from reviewbot.report.difftext import change_lines, clean, object_header
 DEFAULT_LIMIT = 60_000
 _SEVERITIES = (("error", "Errors"), ("warning", "Warnings"), ("info", "Info"))
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>])")
-_MENTION = re.compile(r"@(?=\w)")
+_MENTION = re.compile(r"(?<![\w.+/:-])@(?=\w)")  # a mention starts a word (not image@sha256)
 
 
 # ---------------------------------------------------------------- escaping

@@ -19,7 +19,19 @@ from reviewbot.errors import ReviewbotError
 
 YAML_SUFFIXES = (".yaml", ".yml")
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".reviewbot-cache", ".venv"})
-MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_FILE_BYTES = 4 * 1024 * 1024  # the default of the config's loader.max-file-bytes
+_limit = [MAX_FILE_BYTES]
+
+
+def max_file_bytes() -> int:
+    """The size past which a file is refused unparsed (``loader.max-file-bytes``)."""
+    return _limit[0]
+
+
+def set_max_file_bytes(limit: int | None) -> None:
+    """Set the limit for this run (None: the default). Commands call it once their
+    configuration is read (in review: the base's)."""
+    _limit[0] = MAX_FILE_BYTES if limit is None else int(limit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,10 +178,11 @@ def _read(path: str, relpath: str) -> FileRecord:
     try:
         # One byte more than the limit tells "too large"; sized by fstat, not by the limit
         # (a 4 MiB buffer per read measured half of a 35k-file walk).
-        want = min(os.fstat(fd).st_size, MAX_FILE_BYTES) + 1
+        limit = max_file_bytes()
+        want = min(os.fstat(fd).st_size, limit) + 1
         data = os.read(fd, want)
-        if len(data) == want and want <= MAX_FILE_BYTES:  # the file grew since fstat
-            data += os.read(fd, MAX_FILE_BYTES + 1 - want)
+        if len(data) == want and want <= limit:  # the file grew since fstat
+            data += os.read(fd, limit + 1 - want)
     finally:
         os.close(fd)
     return FileRecord(relpath, blob_id(data), data)
@@ -299,6 +312,23 @@ def _git(root: Path, *args: str) -> bytes:
         msg = proc.stderr.decode(errors="replace").strip().splitlines()
         raise ReviewbotError(f"git {args[0]} failed: {msg[0] if msg else 'unknown error'}")
     return proc.stdout
+
+
+def staged_files(root: Path) -> list[str]:
+    """The paths (repository-relative) a commit would add or change: git's index vs HEAD."""
+    out = _git(root, "diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR")
+    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+
+def common_start(targets: Sequence[Path]) -> Path:
+    """Where configuration lookup starts for ``targets``: the one target, or their common
+    parent folder (``lint examples/k8s examples/clusters`` starts at ``examples/``)."""
+    if len(targets) == 1:
+        return targets[0]
+    try:
+        return Path(os.path.commonpath([str(t.resolve()) for t in targets]))
+    except ValueError:  # nothing in common (other drives): the current directory
+        return Path.cwd()
 
 
 def with_json_files(tree: Tree) -> Tree:

@@ -73,7 +73,7 @@ def test_scripts_use_bash_and_inputs_exist() -> None:
 
 def test_pre_commit_hook() -> None:
     (hook,) = load(HOOKS)
-    assert hook["id"] == "reviewbot" and hook["entry"] == "reviewbot lint"
+    assert hook["id"] == "reviewbot" and hook["entry"] == "reviewbot lint . --only-files"
     assert re.search(hook["files"], "k8s/apps/coder.yaml") and re.search(hook["files"], "a.yml")
     assert not re.search(hook["files"], "README.md")
     assert hook["language"] == "python"
