@@ -1,6 +1,6 @@
 """Benchmark: reviewbot against checkov, side by side, in one run.
 
-    /work/venv/bin/python bench/run.py --repeat 3 --json bench/out/results.json
+    .venv/bin/python bench/run.py --repeat 3 --json bench/out/results.json
 
 Times `reviewbot lint REPO --format json --output /dev/null` and
 `checkov -d REPO --framework kubernetes --quiet --compact -o json --skip-download` on each
@@ -16,7 +16,7 @@ It prints Markdown tables, the issue's targets met or missed, and writes everyth
 
 checkov is installed on first use into bench/.venv-checkov (python -m venv, pip install
 checkov==CHECKOV_VERSION); it runs offline (--skip-download, no API key). reviewbot is
-/work/venv/bin/reviewbot (the interpreter's own bin folder first) or --reviewbot CMD; when it
+the one next to the interpreter (``.venv/bin/reviewbot``), else on PATH, or --reviewbot CMD; when it
 is missing or its `lint --help` fails, its rows say so and checkov is still measured.
 """
 
@@ -239,11 +239,11 @@ def ensure_checkov(venv: Path) -> Path:
 
 
 def default_reviewbot() -> list[str]:
-    for cand in (Path(sys.executable).parent / "reviewbot", Path("/work/venv/bin/reviewbot")):
-        if cand.exists():
-            return [str(cand)]
+    here = Path(sys.executable).parent / "reviewbot"
+    if here.exists():
+        return [str(here)]
     found = shutil.which("reviewbot")
-    return [found] if found else ["/work/venv/bin/reviewbot"]
+    return [found] if found else [str(here)]
 
 
 def count_objects(root: Path) -> int:
@@ -549,7 +549,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reuse", action="store_true",
                     help="reuse synthetic repos already in --work instead of regenerating")
     ap.add_argument("--seed", type=int, default=8)
-    ap.add_argument("--reviewbot", help="reviewbot command (default: /work/venv/bin/reviewbot)")
+    ap.add_argument("--reviewbot",
+                    help="reviewbot command (default: the one next to this interpreter)")
     ap.add_argument("--checkov", help="checkov executable (default: bench/.venv-checkov)")
     ap.add_argument("--no-checkov", action="store_true")
     ap.add_argument("--no-checkov-large", action="store_true",

@@ -1,8 +1,9 @@
 """netpol-pairing: flows that only one side allows, written as a specification.
 
-The seed states (examples/, tests/fixtures/seed-repo/*) carry `# expect: netpol-pairing` on the
-lines hand-derived in tests/fixtures/seed-repo/EXPECTED.md; the inline cases below pin the
-three sub-checks, their severities, the wording and what counts as unknown.
+The seed states (tests/fixtures/seed-repo/*; step0 is examples/ with markers) carry
+`# expect: netpol-pairing` on the lines hand-derived in tests/fixtures/seed-repo/EXPECTED.md;
+the inline cases below pin the three sub-checks, their severities, the wording and what
+counts as unknown.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from .helpers import expected_pairs, lint_text, pairs
 
 RULE = "netpol-pairing"
 ROOT = Path(__file__).resolve().parents[1]
-STATES = [ROOT / "examples"] + [
+STATES = [ROOT / "tests/fixtures/seed-repo/step0"] + [
     ROOT / "tests/fixtures/seed-repo" / s for s in ("step1", "step2", "ingress-only")
 ]
 
