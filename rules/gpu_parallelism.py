@@ -121,8 +121,29 @@ def _limits(pod: PodTemplate, container: Container,
             "equal the limit and refuses the pod otherwise",
             fix=f"Set resources.limits.{resource} to {number(req)} (or drop the request: "
                 "the limit alone sets both).",
-            kind="limits",
+            kind="limits", edits=_limit_edits(pod, container, resource, req, lim),
         )
+
+
+def _limit_edits(pod: PodTemplate, container: Container, resource: str, req: Fraction,
+                 lim: Fraction | None) -> tuple[Edit, ...]:
+    """The side that is unambiguous set to the other: a missing limit takes the request; when
+    both are written, the one tensor x pipeline parallel size agrees with wins."""
+    base = field_path(container, "resources")
+    raw = container.resources["requests"][resource]
+    if lim is None:
+        return (edit(pod.obj, base + ("limits", resource), "set", str(raw)),)
+    found = parallelism(container)
+    sizes = found.sizes() if found is not None and found.tp is not None else None
+    if sizes is None:
+        return ()
+    workers = sizes[0] * sizes[1]
+    if workers == req:
+        return (edit(pod.obj, base + ("limits", resource), "set", str(raw)),)
+    if workers == lim:
+        value = container.resources["limits"][resource]
+        return (edit(pod.obj, base + ("requests", resource), "set", str(value)),)
+    return ()
 
 
 def _parallelism(pod: PodTemplate, container: Container,

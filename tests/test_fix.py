@@ -225,3 +225,56 @@ def test_other_documents_are_untouched() -> None:
 def test_what_cannot_be_written_in_place_is_refused(text: str, change: Change) -> None:
     with pytest.raises(RoundTripError):
         apply_changes(text, [change])
+
+
+GPU_POD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: llm, namespace: ai}}
+spec:
+  strategy: {{type: Recreate}}
+  selector: {{matchLabels: {{app: llm}}}}
+  template:
+    metadata: {{labels: {{app: llm}}}}
+    spec:
+      containers:
+      - name: {name}
+        image: {image}@sha256:014a95f21c9edf6abe0aea6b07353f96baa4ec291c427bb1176dc7c93a85845c
+        args: [{args}]
+        resources:
+{resources}
+        volumeMounts: [{{mountPath: /dev/shm, name: shm}}]
+      volumes:
+      - name: shm
+        emptyDir: {{medium: Memory, sizeLimit: 8Gi}}
+"""
+
+
+@pytest.mark.parametrize(("image", "args", "resources", "fixed"), [
+    # requests 2, limits 1, TP=2: the limit is the side that disagrees
+    ("vllm/vllm-openai:v0.11.0", "--tensor-parallel-size=2",
+     '          requests: {nvidia.com/gpu: "2"}\n          limits: {nvidia.com/gpu: "1"}',
+     '          requests: {nvidia.com/gpu: "2"}\n          limits: {nvidia.com/gpu: "2"}'),
+    # a request without a limit: the limit takes the request
+    ("vllm/vllm-openai:v0.11.0", "--tensor-parallel-size=1",
+     '          requests:\n            nvidia.com/gpu: "1"',
+     '          requests:\n            nvidia.com/gpu: "1"\n          limits:\n'
+     '            nvidia.com/gpu: "1"'),
+    # no parallelism flag says which of 2 and 1 is meant: text only
+    ("ghcr.io/example/trainer:1.0", "--epochs=3",
+     '          requests: {nvidia.com/gpu: "2"}\n          limits: {nvidia.com/gpu: "1"}', None),
+])
+def test_gpu_requests_and_limits_made_equal_when_one_side_is_sure(
+    image: str, args: str, resources: str, fixed: str | None, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    manifest = tmp_path / "llm.yaml"
+    text = GPU_POD.format(name="llm", image=image, args=args, resources=resources)
+    manifest.write_text(text)
+    assert "gpu-parallelism" in {f.rule for f in lint_dir(tmp_path).findings}
+    _run(tmp_path, "--fix", capsys=capsys)
+    if fixed is None:
+        assert manifest.read_text() == text
+    else:
+        assert manifest.read_text() == text.replace(resources, fixed)
+        assert "gpu-parallelism" not in {f.rule for f in lint_dir(tmp_path).findings}
