@@ -278,3 +278,11 @@ def test_gpu_requests_and_limits_made_equal_when_one_side_is_sure(
     else:
         assert manifest.read_text() == text.replace(resources, fixed)
         assert "gpu-parallelism" not in {f.rule for f in lint_dir(tmp_path).findings}
+
+
+def test_an_alias_bomb_is_not_expanded() -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [*a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, "
+              f"*a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}]" for i in range(1, 9)]
+    with pytest.raises(RoundTripError):
+        apply_changes("\n".join(lines) + "\nb: 1\n", [Change(("b",), "set", 2)])

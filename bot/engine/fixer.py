@@ -76,7 +76,9 @@ def fix_tree(
     wanted = [f for f in result.findings if (not only or f.rule in only)
               and (pick is None or pick(f))]
     outcome.unsafe_skipped = [f for f in wanted if f.edits and not usable_edits(f, unsafe)]
-    candidates = [f for f in wanted if usable_edits(f, unsafe)]
+    broken = {p for p, lf in result.model.files.items() if lf.problems}
+    candidates = [f for f in wanted if usable_edits(f, unsafe)
+                  and not any(e.file in broken for e in f.edits)]
     if not candidates:
         outcome.result, outcome.tree = result, tree
         return outcome

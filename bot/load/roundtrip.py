@@ -61,12 +61,21 @@ def apply_changes(text: str, changes: Iterable[Change]) -> str:
     return text
 
 
-def plain(value: Any) -> Any:
-    """Round-trip data as plain dicts, lists and scalars."""
+MAX_NODES = 200_000  # nodes a round trip compares, aliases counted as often as they expand
+
+
+def plain(value: Any, budget: list[int] | None = None) -> Any:
+    """Round-trip data as plain dicts, lists and scalars (raises RoundTripError past
+    ``MAX_NODES`` nodes: an alias bomb is not expanded)."""
+    if budget is None:
+        budget = [MAX_NODES]
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise RoundTripError("the file is too large to edit in place")
     if isinstance(value, dict):
-        return {plain(k): plain(v) for k, v in value.items()}
+        return {plain(k, budget): plain(v, budget) for k, v in value.items()}
     if isinstance(value, list):
-        return [plain(v) for v in value]
+        return [plain(v, budget) for v in value]
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, str):
@@ -100,10 +109,18 @@ def _yaml() -> YAML:
 
 
 def _apply_one(text: str, change: Change) -> str:
+    try:
+        return _apply_checked(text, change)
+    except RecursionError as exc:
+        raise RoundTripError("the file nests too deeply to edit in place") from exc
+
+
+def _apply_checked(text: str, change: Change) -> str:
     docs = load_documents(text)
     if not 0 <= change.document < len(docs) or docs[change.document] is None:
         raise RoundTripError(f"document {change.document} does not exist")
-    expected = [plain(d) for d in docs]
+    budget = [MAX_NODES]
+    expected = [plain(d, budget) for d in docs]
     _change_data(expected, change)
     edit = _Splice(text, docs[change.document])
     if change.op == "set":
@@ -112,7 +129,8 @@ def _apply_one(text: str, change: Change) -> str:
         new = edit.append(change.path, change.value)
     else:
         new = edit.remove(change.path)
-    got = [plain(d) for d in load_documents(new)]
+    budget = [MAX_NODES]
+    got = [plain(d, budget) for d in load_documents(new)]
     if got != expected:
         raise RoundTripError(f"cannot write {_show(change.path)} in place")
     return new
