@@ -225,8 +225,8 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     for entry in diff.objects:
         if entry.status == "modified" and entry.base is not None and entry.head is not None:
             yield from _immutable(entry, entry.base, entry.head, head)
-            yield from _gpu_restart(entry.head, pods.get(id(entry.base), []),
-                                    pods.get(id(entry.head), []), patterns)
+            yield from _gpu_restart(pods.get(id(entry.base), []),
+                                    pods.get(id(entry.head), []), patterns, head)
             yield from _versions(entry, entry.base, entry.head)
             yield from _resumed(entry.base, entry.head, head, diff)
         yield from _suspended(entry, head, base, suspended)
@@ -600,8 +600,8 @@ def _pods_by_object(model: Model) -> dict[int, list[PodTemplate]]:
     return out
 
 
-def _gpu_restart(obj: KObject, old_pods: Sequence[PodTemplate], new_pods: Sequence[PodTemplate],
-                 patterns: Sequence[str]) -> Iterator[Violation]:
+def _gpu_restart(old_pods: Sequence[PodTemplate], new_pods: Sequence[PodTemplate],
+                 patterns: Sequence[str], head: Model) -> Iterator[Violation]:
     before = {p.name: p for p in old_pods}
     for pod in new_pods:
         old = before.get(pod.name)
@@ -616,7 +616,7 @@ def _gpu_restart(obj: KObject, old_pods: Sequence[PodTemplate], new_pods: Sequen
             continue
         fields = ", ".join(name for name, _ in changed)
         gpu_text = " and ".join(f"{number(v)} {r}" for r, v in gpus.items())
-        raw = measured(pod, MEASURED_BOOT)
+        raw = measured(pod, MEASURED_BOOT, head.inventory)
         boot = parse_seconds(raw) if raw is not None else None
         if boot is not None:
             tail = f"restarts {pod.name}: measured boot {number(boot)} s of downtime"

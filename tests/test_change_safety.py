@@ -506,3 +506,57 @@ def test_the_seed_prs_give_no_change_safety_error(
     if after == SEEDS / "step2":  # TP=1 -> TP=2: the predictor restarts, a weights reload
         assert [f["message"].rsplit(": ", 1)[-1] for f in found] == [
             "measured boot 600 s of downtime"]
+
+
+def test_the_measured_boot_may_come_from_the_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    config = "measured:\n  Deployment/llm-serving/coder: {measured-boot-seconds: 616}\n"
+    plain = GPU.replace('      annotations: {{reviewbot.dev/measured-boot-seconds: "600"}}\n', "")
+    base = repo.commit({".reviewbot.yaml": config,
+                        "gpu.yaml": plain.format(strategy="Recreate", image=IMAGE, tp=1)})
+    head = repo.commit({"gpu.yaml": plain.format(strategy="Recreate", image=IMAGE2, tp=1)})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (0, [("info", "gpu.yaml", 14)])
+    assert found[0]["message"].endswith("restarts coder: measured boot 616 s of downtime")
+    # A GPU pod that surges (RollingUpdate) starts the new pod first: no restart verdict.
+    surging = repo.commit({"gpu.yaml": plain.format(strategy="RollingUpdate", image=IMAGE, tp=1)})
+    rolled = repo.commit({"gpu.yaml": plain.format(strategy="RollingUpdate", image=IMAGE2, tp=1)})
+    assert review(repo, surging, rolled, capsys) == (0, [])
+
+
+def test_a_gpu_restart_in_helm_values_points_at_the_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    release = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: coder
+          namespace: llm-serving
+          annotations: {{reviewbot.dev/measured-boot-seconds: "300"}}
+        spec:
+          interval: 1h
+          chartRef: {{kind: OCIRepository, name: app-template}}
+          values:
+            controllers:
+              main:
+                strategy: Recreate
+                containers:
+                  app:
+                    image:
+                      repository: vllm/vllm-openai
+                      tag: v0.11.0@sha256:{digest}
+                    args: ["--max-model-len={length}"]
+                    resources:
+                      limits: {{nvidia.com/gpu: 1}}
+    """
+    repo = GitRepo(tmp_path / "repo")
+    digest = "c" * 64
+    base = repo.commit({"hr.yaml": release.format(digest=digest, length=65536)})
+    head = repo.commit({"hr.yaml": release.format(digest=digest, length=131072)})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (0, [("info", "hr.yaml", 19)])
+    assert "(args)" in found[0]["message"]
+    assert found[0]["message"].endswith("measured boot 300 s of downtime")
