@@ -434,9 +434,16 @@ def _deletions(diff: TreeDiff, base: Model, head: Model,
         if loss is not None:
             yield Violation(obj, ("metadata", "name"), f"{text}, which deletes {loss}",
                             fix=_keep_fix(obj), kind="deleted-data")
-        else:
-            yield Violation(obj, ("metadata", "name"), text, fix=_keep_fix(obj),
-                            kind="deleted")
+            continue
+        if obj.kind == "HelmRelease" and obj.group == "helm.toolkit.fluxcd.io":
+            text += ("; helm-controller uninstalls the release, and every object of the chart "
+                     "goes with it")
+        yield Violation(
+            obj, ("metadata", "name"), text,
+            fix=(f"Nothing to do if removing it is intended; to keep it running, first merge "
+                 f"{PRUNE}: disabled on it."),
+            kind="deleted",
+        )
 
 
 def _keeps(obj: KObject) -> bool:

@@ -560,3 +560,20 @@ def test_a_gpu_restart_in_helm_values_points_at_the_values(
     assert (code, verdicts(found)) == (0, [("info", "hr.yaml", 19)])
     assert "(args)" in found[0]["message"]
     assert found[0]["message"].endswith("measured boot 300 s of downtime")
+
+
+def test_a_generated_kustomization_takes_a_nested_kustomization_as_it_lists(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Flux builds a path without kustomization.yaml from every manifest below it, but a
+    subfolder with its own kustomization.yaml is built through it: a file that one does not
+    list was never applied, so removing it deletes nothing."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/apps.yaml": flux(),
+        "apps/db/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "apps/db/deploy.yaml": DEPLOY.format(app="web", image=IMAGE),
+        "apps/db/old-pvc.yaml": PVC.format(cls="local-path", size="1Gi"),
+    })
+    head = repo.commit({"apps/db/old-pvc.yaml": None})
+    assert review(repo, base, head, capsys) == (0, [])
