@@ -4,8 +4,8 @@ A rule's violation may carry :class:`~reviewbot.engine.findings.Edit` s beside i
 The fixer writes them into the files' text with the round-trip editor (every other byte
 kept), then lints the fixed tree again, in memory, with every rule: a fix is kept only when
 its finding is gone and no finding appears that was not there before. When applying every
-fix at once passes that test, that is the result; otherwise the fixes are tried one finding
-at a time, in file order, and only those that pass are kept. So a fix that would, say,
+fix at once passes that test, that is the result; otherwise each rule's fixes are tried
+together, and one finding at a time where that fails, and only those that pass are kept. So a fix that would, say,
 overfill a node with GPUs is not written, and a second run finds nothing more to do.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from reviewbot.config import Config
 from reviewbot.engine.findings import Edit, Finding, Suggestion
@@ -107,16 +108,35 @@ def fix_tree(
     if tried is not None and passes(tried[2], candidates):
         changed, fixed_tree, found = tried
         kept = list(candidates)
-    else:
+    else:  # one rule's fixes together, then one finding at a time where that fails
         accepted: list[Edit] = []
-        changed, fixed_tree, found = {}, tree, baseline
-        for f in candidates[:max_tries]:
-            step = attempt(accepted + list(usable_edits(f, unsafe)))
-            if step is None or not passes(step[2], [*kept, f]):
+        state: list[Any] = [{}, tree, baseline]
+        tries = [0]
+
+        def add(group: Sequence[Finding]) -> bool:
+            tries[0] += 1
+            edits = [e for f in group for e in usable_edits(f, unsafe)]
+            step = attempt(accepted + edits)
+            if step is None or not passes(step[2], [*kept, *group]):
+                return False
+            accepted.extend(edits)
+            kept.extend(group)
+            state[:] = step
+            return True
+
+        by_rule: dict[str, list[Finding]] = {}
+        for f in candidates:
+            by_rule.setdefault(f.rule, []).append(f)
+        for group in by_rule.values():
+            if max_tries is not None and tries[0] >= max_tries:
+                break
+            if add(group) or len(group) == 1:
                 continue
-            accepted += usable_edits(f, unsafe)
-            kept.append(f)
-            changed, fixed_tree, found = step
+            for f in group:
+                if max_tries is not None and tries[0] >= max_tries:
+                    break
+                add([f])
+        changed, fixed_tree, found = state
     remaining = {g.identity for g in found.findings}
     outcome.fixed = [f for f in kept if f.identity not in remaining]
     outcome.texts = changed
