@@ -5,8 +5,9 @@ The fixer writes them into the files' text with the round-trip editor (every oth
 kept), then lints the fixed tree again, in memory, with every rule: a fix is kept only when
 its finding is gone and no finding appears that was not there before. When applying every
 fix at once passes that test, that is the result; otherwise each rule's fixes are tried
-together, and one finding at a time where that fails, and only those that pass are kept. So a fix that would, say,
-overfill a node with GPUs is not written, and a second run finds nothing more to do.
+together, and one finding at a time where that fails, and only those that pass are kept.
+So a fix that would, say, overfill a node with GPUs is not written, and a second run finds
+nothing more to do.
 """
 
 from __future__ import annotations
