@@ -119,7 +119,8 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     tools = builders(model)
     for pod, container in each_container(model, templates=True):
         ref = image_ref(container)
-        built = builder_of(model, ref) if ref is not None and tools else None
+        built = builder_of(model, ref, pod.obj.where(field_path(container, "image"))[0]) if (
+            ref is not None and tools) else None
         if built is not None:
             stay_quiet(
                 model, ID, pod.obj, field_path(container, "image"),
@@ -166,6 +167,17 @@ def _check(
         written = ":latest" if ref.tag == "latest" else "no tag"
         where = tag_path if ref.tag else image_path
         step = rewriter(model, ref, pod.obj.where(where)[0])
+        if step is not None and step.tool == "skaffold":
+            yield Violation(
+                pod.obj, where,
+                f"{who}: image {ref.text} has {written} and no digest; "
+                f"{step.describe_elsewhere()}, so skaffold does not replace it here: if this "
+                "file is applied as written, it runs whatever the registry serves",
+                fix=(f"Deploy this file with skaffold, or pin "
+                     f"{ref.name}:<version>@sha256:<digest>."),
+                kind="placeholder",
+            )
+            return
         if step is not None:
             yield Violation(
                 pod.obj, where,

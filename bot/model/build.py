@@ -26,6 +26,7 @@ warning, never an error.
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import re
 from collections.abc import Iterator
@@ -57,6 +58,8 @@ class Builder:
     image: str
     file: str
     line: int
+    # skaffold: the manifests it deploys (globs, repository-relative); None: any file
+    deploys: tuple[str, ...] | None = None
 
     @property
     def short(self) -> str:
@@ -83,6 +86,11 @@ class Builder:
             return f"a CI step rewrites {self.image} with sed ({self.where})"
         return f"skaffold builds {self.image} ({self.where})"
 
+    def describe_elsewhere(self) -> str:
+        """A skaffold build that does not deploy the file at hand."""
+        globs = ", ".join(self.deploys or ())
+        return f"skaffold builds {self.image} ({self.where}) but deploys only {globs}"
+
 
 def builders(model: Model) -> list[Builder]:
     """Every image the repository's build tools build (computed once per model)."""
@@ -98,16 +106,20 @@ def _builders(model: Model) -> list[Builder]:
         if obj.kind != "Config" or not obj.api_version.startswith("skaffold/"):
             continue
         sections: list[tuple[object, Path]] = [(obj.get(("build",)), ("build",))]
+        configs: list[Any] = [obj.body]
         for i, profile in enumerate(obj.get(("profiles",)) or []):
             if isinstance(profile, dict):
                 sections.append((profile.get("build"), ("profiles", i, "build")))
+                configs.append(profile)
+        deploys = _skaffold_manifests(configs, posixpath.dirname(obj.file))
         for build, path in sections:
             artifacts = build.get("artifacts") if isinstance(build, dict) else None
             for i, artifact in enumerate(artifacts or []):
                 image = artifact.get("image") if isinstance(artifact, dict) else None
                 if isinstance(image, str) and image.strip():
                     at = path + ("artifacts", i, "image")
-                    out.append(Builder("skaffold", image.strip(), obj.file, obj.position(at)[0]))
+                    out.append(Builder("skaffold", image.strip(), obj.file, obj.position(at)[0],
+                                       deploys))
     seen: set[str] = set()
     for pod in (*model.pods, *model.templates):
         for container in pod.containers:
@@ -122,6 +134,37 @@ def _builders(model: Model) -> list[Builder]:
         if CI_FILE.search(doc.file.path):
             out.extend(_ci_steps(doc))
     return out
+
+
+SKAFFOLD_DEFAULT_MANIFESTS = ("k8s/*.yaml",)  # kubectl deployer's default
+
+
+def _skaffold_manifests(configs: list[Any], folder: str) -> tuple[str, ...] | None:
+    """The manifest globs a skaffold config (and its profiles) deploys with kubectl/rawYaml,
+    relative to the repository; None when a kustomize or helm deployer renders them (which
+    files those reach is the deployer's business: any file counts)."""
+    globs: list[str] = []
+    for config in configs:
+        manifests = config.get("manifests") if isinstance(config, dict) else None
+        deploy = config.get("deploy") if isinstance(config, dict) else None
+        for block in (manifests, deploy):
+            if isinstance(block, dict) and ("kustomize" in block or "helm" in block):
+                return None
+        raw = manifests.get("rawYaml") if isinstance(manifests, dict) else None
+        kubectl = deploy.get("kubectl") if isinstance(deploy, dict) else None
+        legacy = kubectl.get("manifests") if isinstance(kubectl, dict) else None
+        for items in (raw, legacy):
+            globs.extend(str(g) for g in items or [] if isinstance(g, str))
+    written = globs or list(SKAFFOLD_DEFAULT_MANIFESTS)
+    return tuple(posixpath.normpath(posixpath.join(folder, g)) for g in written)
+
+
+def deployed_by(builder: Builder, file: str) -> bool:
+    """Whether skaffold deploys ``file`` (and so replaces the images it builds in it)."""
+    if builder.deploys is None:
+        return True
+    return any(fnmatch.fnmatchcase(file, g) or fnmatch.fnmatchcase(file, g.replace("**/", ""))
+               for g in builder.deploys)
 
 
 def _ci_steps(doc: Document) -> Iterator[Builder]:
@@ -152,23 +195,23 @@ def _strings(value: Any, path: Path, depth: int = 0) -> Iterator[tuple[str, Path
             yield from _strings(item, path + (i,), depth + 1)
 
 
-def builder_of(model: Model, ref: ImageRef) -> Builder | None:
-    """The build step that replaces this reference when it deploys, if one is declared."""
+def builder_of(model: Model, ref: ImageRef, file: str) -> Builder | None:
+    """The build tool that replaces this reference, written in ``file``, when it deploys."""
     if ref.text.startswith(KO_PREFIX):
         name = ref.text[len(KO_PREFIX):]
         return next((b for b in builders(model) if b.tool == "ko" and b.image == name), None)
     if ref.repository is None:
         return None
-    return next((b for b in builders(model)
-                 if b.tool == "skaffold" and b.image == ref.repository), None)
+    return next((b for b in builders(model) if b.tool == "skaffold"
+                 and b.image == ref.repository and deployed_by(b, file)), None)
 
 
 def rewriter(model: Model, ref: ImageRef, file: str) -> Builder | None:
     """A declared CI step that rewrites this image (``kustomize edit set image NAME``) or the
     file it is written in (``sed ... FILE``)."""
     for b in builders(model):
-        if b.tool == "kustomize-edit" and b.image == ref.repository:
-            return b
+        if b.tool in ("kustomize-edit", "skaffold") and b.image == ref.repository:
+            return b  # (skaffold: it builds this image but does not deploy this file)
         if b.tool == "sed" and _same_file(b.image, file):
             return b
     return None
