@@ -579,8 +579,8 @@ def _resumed(old: KObject, new: KObject, head: Model, diff: TreeDiff) -> Iterato
             new, where,
             f"Kustomization {_name(new)} is resumed: it applies everything under its path at "
             f"once, {_count(under)}, {len(changed)} of them changed by this pull request, "
-            "plus every change merged while it was suspended (the repository does not say "
-            "since when)",
+            "plus every change merged while it was suspended (in the git history since "
+            "suspend was set; this review compares with the base only)",
             fix="Read what changed under its path since it was suspended, or resume it in a "
                 "pull request of its own.",
             kind="resumed",

@@ -486,6 +486,13 @@ def test_diff_json_marks_each_changed_object_with_its_verdicts(
         "Deployment/shop/web": [("immutable", "error", 6)],
         "PersistentVolumeClaim/shop/data": [("deleted-data", "error", 3)],
     }
+    # The text diff lists them under the changes.
+    code, out, err = run_cli(["diff", base, head, "--repo", str(repo.path), "--color", "never"],
+                             capsys)
+    assert code == 0, err
+    tail = out.split("what applying this change does (change-safety):\n", 1)[1].splitlines()
+    assert [line.split()[:2] for line in tail] == [
+        ["error", "apps/deploy.yaml:6"], ["error", "apps/pvc.yaml:3"]]
 
 
 # ---------------------------------------------------------------- the seed pull requests

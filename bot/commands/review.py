@@ -468,11 +468,14 @@ def diff_command(args: argparse.Namespace) -> int:
     head_model = _model(head_tree(sides, prefixes), config, args, loader, memo)
     diff = _diff(base_model, head_model)
     entries = tuple(diff.as_json())
-    if args.format == "json":
+    verdicts: list[Finding] = []
+    if args.format in ("json", "text"):
         verdicts = change_findings(diff, base_model, head_model, config, ("change-safety",))
+    if args.format == "json":
         entries = mark_verdicts(entries, verdicts)
     if args.format == "text":
         text = render_diff_text(entries, use_color(args.color, args.output))
+        text += _verdict_text(verdicts)
     elif args.format == "json":
         text = render(Report(findings=(), review=True, diff=entries,
                              skipped=tuple(head_model.skipped)), "json")
@@ -481,6 +484,16 @@ def diff_command(args: argparse.Namespace) -> int:
         text = render_diff_section(entries, SUMMARY_LIMIT)
     emit(text, args.output)
     return EXIT_FINDINGS if getattr(args, "exit_code", False) and entries else EXIT_OK
+
+
+def _verdict_text(verdicts: Sequence[Finding]) -> str:
+    """The change-safety verdicts under the text diff, one line each (terminal-safe)."""
+    if not verdicts:
+        return ""
+    lines = ["", "what applying this change does (change-safety):"]
+    for f in sorted(verdicts, key=sort_key):
+        lines.append(render_diff_clean(f"  {f.severity:<7} {f.file}:{f.line}  {f.message}"))
+    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------- review
