@@ -49,6 +49,7 @@ MAX_EXPANSION = 100_000  # nodes reachable through aliases, per document, beyond
 
 Path = tuple[str | int, ...]
 Position = tuple[int, int]
+_OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029]")  # YAML line breaks besides "\n"
 
 
 class ProblemError(Exception):
@@ -117,6 +118,7 @@ class LoadedFile:
     ignore_comments: dict[int, tuple[tuple[str, ...], str, int]] = field(default_factory=dict)
     _position_cache: dict[int, dict[Path, Position]] | None = None
     _text: str | None = field(default=None, repr=False)
+    _starts: tuple[list[int] | None, dict[int, int]] | None = field(default=None, repr=False)
 
     @property
     def text(self) -> str:
@@ -125,17 +127,64 @@ class LoadedFile:
         return self._text
 
     def positions(self, index: int) -> dict[Path, Position]:
-        """Positions of document ``index``, composed again (once) on demand."""
+        """Positions of document ``index``, composed again (once) on demand.
+
+        A later document of a stream is composed from its own lines only (its first line to
+        the next document's): anchors and aliases do not cross documents, so its nodes, and
+        their places, are the same as in the whole stream, and a bundle of N documents costs
+        N documents, not N * N / 2 (``positions_in_stream`` is the reference; a test keeps
+        them equal).
+        """
         if self._position_cache is None:
             self._position_cache = {}
         found = self._position_cache.get(index)
         if found is None:
-            composed: list[Composed] = []
-            with suppress(YAMLError, ProblemError):
-                _compose_stream(self.text, True, self.pure, composed, index)
-            found = (composed[0][2] if composed else None) or {}
+            found = self._positions_of(index)
             self._position_cache[index] = found
         return found
+
+    def _positions_of(self, index: int) -> dict[Path, Position]:
+        starts, order = self._layout()
+        at = order.get(index)
+        if not at or starts is None:
+            # the first document (or one not kept), or line breaks other than "\n" that the
+            # line table would count differently: the stream from its start
+            return self.positions_in_stream(index)
+        first = self.documents[at].line
+        following = self.documents[at + 1].line if at + 1 < len(self.documents) else None
+        begin = starts[first - 1] if first - 1 < len(starts) else len(self.text)
+        end = starts[following - 1] if following is not None and following - 1 < len(
+            starts) else len(self.text)
+        composed: list[Composed] = []
+        with suppress(YAMLError, ProblemError):
+            _compose_stream(self.text[begin:end], True, self.pure, composed, 0)
+        part = (composed[0][2] if composed else None) or {}
+        shift = first - 1
+        return {path: (line + shift, column) for path, (line, column) in part.items()}
+
+    def positions_in_stream(self, index: int) -> dict[Path, Position]:
+        """Positions of document ``index`` composed from the whole stream (the reference)."""
+        composed: list[Composed] = []
+        with suppress(YAMLError, ProblemError):
+            _compose_stream(self.text, True, self.pure, composed, index)
+        return (composed[0][2] if composed else None) or {}
+
+    def _layout(self) -> tuple[list[int] | None, dict[int, int]]:
+        """Where each line starts in ``text`` (None when it has line breaks besides "\n"),
+        and each document's place in ``documents`` by index; computed once per file."""
+        if self._starts is None:
+            text = self.text
+            starts: list[int] | None = None
+            if not _OTHER_BREAKS.search(text):
+                starts = [0]
+                find = text.find
+                at = find("\n")
+                while at >= 0:
+                    starts.append(at + 1)
+                    at = find("\n", at + 1)
+            order = {d.index: i for i, d in enumerate(self.documents)}
+            self._starts = (starts, order)
+        return self._starts
 
 
 def load(record: FileRecord) -> LoadedFile:
