@@ -162,14 +162,17 @@ class ForgejoForge:
         return parts.geturl()
 
     def _list(self, r: Retrier, what: str, path: str) -> list[dict[str, Any]]:
-        """GET every page: follow ``Link: rel=next``; else ask for the next page until
-        ``X-Total-Count`` items came (Forgejo: no Link header, pages capped below the
-        ``limit`` asked for), or, without that header, while pages come back full; stop
-        when a page brings no new id."""
+        """GET every page: follow ``Link: rel=next``; else ask for the next page while
+        the pages seen so far cover fewer than ``X-Total-Count`` items (Forgejo: no Link
+        header, pages capped below the ``limit`` asked for, and other users' pending
+        reviews counted in the total but left out of the page, which may come back
+        empty), or, without that header, while pages come back full. A page that
+        repeats only known ids ends it (a server that ignores ``page``)."""
         out: list[dict[str, Any]] = []
         seen: set[Any] = set()
         url: str = self._url(path)
         params: dict[str, Any] | None = {"limit": PAGE_LIMIT, "page": 1}
+        size = 0  # the server's page size, as its fullest page shows it
         for _ in range(MAX_PAGES):
 
             def fetch(u: str = url, p: dict[str, Any] | None = params) -> httpx.Response:
@@ -187,18 +190,22 @@ class ForgejoForge:
             out.extend(fresh)
             following = self._next_link(response)
             total = _total_count(response)
-            if not fresh:
+            if data and not fresh:
                 break
             if following is not None:
                 url, params = following, None
-            elif params is None:
+                continue
+            if params is None:
                 break
-            elif (total is not None and len(out) < total) or (
-                total is None and len(data) >= PAGE_LIMIT
-            ):
-                params = {"limit": PAGE_LIMIT, "page": int(params["page"]) + 1}
+            page = int(params["page"])
+            if total is not None:
+                size = max(size, len(data))
+                more = size > 0 and page * size < total
             else:
+                more = len(data) >= PAGE_LIMIT
+            if not more:
                 break
+            params = {"limit": PAGE_LIMIT, "page": page + 1}
         return out
 
     # -- publish -----------------------------------------------------------------------

@@ -24,8 +24,13 @@ The Forgejo flavour follows Forgejo's own API code (``routers/api/v1``), where i
   before it stored; the next ``POST`` submits those leftovers with its own comments;
 - pending reviews are listed only to their author;
 - lists: ``limit`` is capped at ``MAX_RESPONSE_ITEMS`` (50 by default, ``max_response_items``)
-  and defaults to 30; the total is in ``X-Total-Count``; no ``Link`` header. Issue comments
-  and a review's comments are not paginated at all.
+  and defaults to 30; the total is in ``X-Total-Count`` (for reviews it counts others'
+  pending reviews, which the page then leaves out); no ``Link`` header. Issue comments and
+  a review's comments are not paginated at all.
+
+The GitHub flavour answers :func:`secondary_limit` faults as GitHub's REST API does: a 403
+(or 429) whose message names the secondary rate limit, with ``X-RateLimit-Remaining``
+non-zero and ``Retry-After`` only when asked for.
 """
 
 from __future__ import annotations

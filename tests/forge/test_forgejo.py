@@ -132,6 +132,22 @@ def test_review_pages_capped_by_max_response_items_without_link(clock: FakeClock
         assert ["2"] in [r.query.get("page") for r in listed if r.method == "GET"]
 
 
+def test_a_page_of_others_pending_reviews_comes_back_empty(clock: FakeClock) -> None:
+    """Forgejo counts every review in X-Total-Count, then drops others' pending ones."""
+    with FakeForge("forgejo", max_response_items=5) as forge:
+        forge.add_pull("homelab", "gitops", 7, files=coder_files(), head_sha=HEAD)
+        for i in range(5):
+            forge.add_review("homelab", "gitops", 7, "alice", body=f"fine {i}")
+        for _ in range(5):
+            forge.add_review("homelab", "gitops", 7, "bob", state="PENDING")
+        bot = make(forge, clock)
+        bot.publish(PR, FIRST)  # ours is on page 3, after an empty page 2
+        again = bot.publish(PR, FIRST)
+
+        assert (again.inline, again.deleted) == (0, 0)
+        assert inline_fps(forge) == ["fp-span", "fp-tp"]
+
+
 def test_issue_comments_come_unpaginated(clock: FakeClock) -> None:
     with FakeForge("forgejo", max_response_items=10) as forge:
         forge.add_pull("homelab", "gitops", 7, files=coder_files(), head_sha=HEAD)
