@@ -1,7 +1,9 @@
 """Pods that can land on a control-plane node declare CPU and memory limits, and stay small.
 
+What it checks:
+
 A control-plane node runs etcd and the API server; a pod without limits there can starve
-them, and one with a large limit can take a big share of a small node. The seeds' Forgejo
+them, and one with a large limit can take a big share of a small node. The homelab's Forgejo
 runs on `talos-cp-3` (11950m allocatable): its 1000m limit throttled Gitea for 16.2% of all
 CFS periods, and the fix raised it to 3000m, 25.1% of the node, noting "if Gitea sustains
 near this limit, move the workload off the control plane rather than raising the limit
@@ -21,6 +23,19 @@ the pod's limits (containers summed, init containers at their peak) must stay at
 node, the limit and the share. In chart values, a component whose values set no `resources`
 at all keeps the chart's defaults, which the repository does not show: it is not reported
 (app-template has no default resources, so its containers always are).
+
+Kinds:
+
+- `missing`: a container or init container lacks a CPU or memory limit (or request).
+- `share`: the pod's limits exceed `max-limit-fraction` of a control-plane node's
+  allocatable CPU or memory.
+
+When it stays quiet:
+
+Pods no control-plane node admits (its taints not tolerated, selectors or affinity pointing
+elsewhere); chart components whose values set no `resources` at all (the chart's defaults
+are not in the repository; app-template has none, so its containers are always judged).
+Without an inventory, the stand-in control-plane nodes are the conventional ones.
 
 Failing example:
 

@@ -1,9 +1,11 @@
 """Tensor x pipeline parallelism equals the GPUs the container requests; GPU requests = limits.
 
+What it checks:
+
 vLLM and SGLang start one worker per GPU: `--tensor-parallel-size` x
 `--pipeline-parallel-size` of them. Ask for more workers than the pod has GPUs and the engine
 fails at start (or waits for devices that never appear); ask for fewer and the rest of the
-GPUs sit idle, held from every other pod. The seeds' first TP=2 `coder` still requested the
+GPUs sit idle, held from every other pod. The homelab's first TP=2 `coder` still requested the
 one GPU of its TP=1 manifest.
 
 For each app container that runs vLLM or SGLang (named in its image, command or args, or
@@ -17,6 +19,17 @@ its mode. Values that are not numbers (`$(TP)`) are not judged.
 For every container, a GPU request needs an equal GPU limit: GPUs are extended resources,
 which cannot be overcommitted, and the API server refuses requests without (or unequal to)
 limits.
+
+Kinds:
+
+- `parallelism`: tensor x pipeline parallel size differs from the GPUs the container requests.
+- `limits`: a GPU request without an equal GPU limit.
+
+When it stays quiet:
+
+Containers that run neither vLLM nor SGLang and set no parallelism flag; containers that
+also set a data-parallel size (how it maps to GPUs depends on the engine and its mode); flag
+values that are not numbers (`$(TP)`).
 
 Failing example:
 

@@ -1,8 +1,10 @@
 """GPU workloads roll out with Recreate (or RollingUpdate with maxSurge 0).
 
+What it checks:
+
 A RollingUpdate starts the new pod before it stops the old one. When the new pod needs a GPU
 and the only GPUs it could use are held by the old pod (or by the other pods on the node),
-it sits Pending forever and the rollout never finishes. The seeds' `reasoning` predictor
+it sits Pending forever and the rollout never finishes. The homelab's `reasoning` predictor
 says it in a comment: "a rolling update needs a card the old pod holds and would sit Pending
 forever".
 
@@ -15,11 +17,19 @@ in Helm values (app-template's `strategy`, whose Deployment default is Recreate;
 charts' `strategy`/`updateStrategy`, which when absent leaves the chart's default: a warning).
 StatefulSets replace pods in place and Jobs do not roll, so they pass.
 
-**When it stays quiet:** if the pod is pinned to one inventory node (`nodeSelector` on
+Kinds:
+
+- `surge`: the rollout surges a GPU pod (RollingUpdate with maxSurge above 0, or no
+  strategy) with no room for it.
+- `chart-default`: chart values set no update strategy, so the chart's default decides.
+
+When it stays quiet:
+
+if the pod is pinned to one inventory node (`nodeSelector` on
 `kubernetes.io/hostname`, `nodeName`, or required affinity on one host) and that node's
 allocatable GPUs, minus the GPUs of every pod template pinned there (times replicas), leave
 room for the surge pods, the rolling update can finish, and the rule says nothing. The
-seeds' `coder` at TP=1 rolled out beside `reasoning` that way; add one more GPU pod to the
+homelab's `coder` at TP=1 rolled out beside `reasoning` that way; add one more GPU pod to the
 node and the same manifest is reported.
 
 Failing example:

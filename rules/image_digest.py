@@ -1,6 +1,8 @@
 """Images are pinned by a well-formed `@sha256:` digest; a moved tag must move the digest.
 
-A tag is a name that can be re-pointed; a digest is the content. The seeds pin
+What it checks:
+
+A tag is a name that can be re-pointed; a digest is the content. The homelab pins
 `vllm/vllm-openai:v0.11.0@sha256:014a95f2...` because v0.15.0 was measured to fail on the
 node (empty CUDA arch list, Error 803): only the digest makes that measurement repeatable.
 Every container is checked, init, ephemeral and sidecar containers included, KServe
@@ -38,6 +40,15 @@ changes are judged as transformed. Images with `${VAR}`, `$(VAR)` or `{{ }}` are
 elsewhere and skipped. Option
 `allow-floating` lists repositories (glob patterns: `registry.local/*`) whose tags may float;
 only the form of their digests is checked.
+
+When it stays quiet:
+
+Images a build step supplies at deploy time (a `skaffold.yaml` artifact, a `ko://`
+reference: listed as not reported on purpose in the summary and in the JSON `skipped` list);
+images with `${VAR}`, `$(VAR)` or `{{ }}`, resolved elsewhere; repositories listed in
+`allow-floating` (only their digests' form is checked). An image a kustomize `images:`
+transformer changes is judged as transformed, and `tag-moved` only runs in review, where
+both trees are known.
 
 Failing example:
 

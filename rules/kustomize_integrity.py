@@ -1,6 +1,8 @@
 """Kustomizations reference files that exist, list every manifest beside them, and build no
 object twice.
 
+What it checks:
+
 `kustomize build` (and Flux's kustomize-controller, which runs it) fails the whole
 kustomization when one entry is missing, and a manifest that sits in a kustomization's folder
 but is listed nowhere is never applied: the change merges, CI is green, and nothing happens.
@@ -32,6 +34,14 @@ reviewbot checks every `kustomization.yaml` in the tree:
   kustomization, not descended into) and checked for duplicates;
 - with `--render`, a kustomization that `kustomize build` refuses is an error (`build`),
   unless one of the checks above already explains it.
+
+When it stays quiet:
+
+Remote entries (URLs, `github.com/...?ref=`: not fetched) and entries outside the linted
+tree; entries a `.gitignore` of the tree ignores (build outputs); a Flux `spec.path` whose
+source is not this repository; objects of two build roots (two clusters, two overlays),
+which are never duplicates of each other. A commented-out entry or a script-applied file is
+an info, not a missing or unreachable finding.
 
 Failing example:
 

@@ -1,5 +1,7 @@
 """Every intended flow needs both halves: egress on the client side, ingress on the server side.
 
+What it checks:
+
 A NetworkPolicy flow crosses two policies: the source pod's egress and the destination pod's
 ingress. When only one half is written, packets leave and are dropped at the other end: the
 client sees a bare timeout and the server log stays empty. The rule evaluates the repository's
@@ -30,6 +32,14 @@ counts as a denial. Pods rendered from Helm charts are not in the repository: a 
 holding them (HelmRelease namespace or `targetNamespace`, Argo CD destination) is never
 judged as a whole, neither as the target of a namespace-wide egress entry nor as the source
 an ingress rule names.
+
+When it stays quiet:
+
+Namespaces, pods and Services the repository does not define (kube-system, ingress
+controllers, the internet): an egress rule towards them, an ingress rule from them and a URL
+naming them are not judged. Label requirements on a namespace without a Namespace manifest
+and `ipBlock` peers are unknown, and unknown never counts as a denial. A namespace holding
+pods rendered from Helm charts is never judged as a whole.
 
 Failing example:
 
@@ -99,7 +109,7 @@ SUMMARY = (
 RATIONALE = (
     "An egress rule without the matching ingress rule (or the reverse) lets packets out and "
     "drops them at the other end: the client times out and the server logs nothing. In the "
-    "seeds this looked like a hung inference engine for 34 days."
+    "homelab that motivated it this looked like a hung inference engine for 34 days."
 )
 FIX = (
     "Add the missing half: an ingress rule on the destination side or an egress rule on the "

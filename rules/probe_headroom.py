@@ -1,8 +1,10 @@
 """The startup probe's budget covers the measured boot time with headroom.
 
+What it checks:
+
 The kubelet kills a container whose startup probe has failed `failureThreshold` times, so
 `initialDelaySeconds + failureThreshold x periodSeconds` is the longest boot a pod
-survives. The seeds' first TP=2 attempt of `coder` died on its startup probe at 20 minutes;
+survives. The homelab's first TP=2 attempt of `coder` died on its startup probe at 20 minutes;
 the reviewed state measured ~10 minutes before the API binds and gave it 120 x 15 s = 30
 minutes. A budget sized from an older, smaller boot (40 x 15 s, carried over from a one-card
 manifest) kills every boot that is only a little slower than the last.
@@ -15,6 +17,19 @@ startupProbe, the liveness probe's budget is the one that kills a slow boot, and
 to the same bound. Fields left out take Kubernetes' defaults (0 s delay, period 10 s,
 threshold 3); app-template's probes take that chart's defaults (startup 30 x 5 s). Without
 a measured boot time the rule has nothing to compare and says nothing.
+
+Kinds:
+
+- `startup`: the startup probe's budget is below `factor` times the measured boot.
+- `liveness`: no startupProbe, and the liveness probe's budget is below it.
+- `bad-fact`: the measured boot is not a duration in seconds.
+
+When it stays quiet:
+
+Without a measured boot time (the `reviewbot.dev/measured-boot-seconds` annotation, or the
+config's `measured:` entry for a values file) the rule has nothing to compare and says
+nothing; a container with neither a startup nor a liveness probe has no budget that kills
+it.
 
 Failing example:
 

@@ -1,7 +1,9 @@
 """Requests fit the node they are pinned to, and every pod fits some node that admits it.
 
+What it checks:
+
 The scheduler compares requests with a node's *allocatable* (capacity minus what the system
-reserves), not with the RAM on the spec sheet. The seeds' `worker-1` exposes 63,495 MiB; a
+reserves), not with the RAM on the spec sheet. The homelab's `worker-1` exposes 63,495 MiB; a
 24Gi request beside the 44Gi the pods pinned there already held could never schedule, and
 the pod sat Pending until the request came down to 12Gi. The numbers live in the inventory
 (`cluster.nodes[].allocatable` in `.reviewbot.yaml`), measured with `kubectl get node -o
@@ -19,6 +21,16 @@ contributor's request and lists every pod counted.
 A pod that is not pinned must fit at least one inventory node that admits it (selectors,
 affinity, taints); when the inventory has none big enough, it never schedules. Without an
 inventory the rule has nothing to compare and says nothing.
+
+Kinds:
+
+- `node-full`: the pods pinned to a node request more than its allocatable.
+- `too-big`: an unpinned pod fits no inventory node that admits it.
+
+When it stays quiet:
+
+Without an inventory (`cluster.nodes` in `.reviewbot.yaml`) the rule has nothing to compare
+and says nothing.
 
 Failing example:
 

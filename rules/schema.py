@@ -1,5 +1,7 @@
 """Every object validates against its Kubernetes or custom-resource JSON Schema.
 
+What it checks:
+
 A manifest with a wrong type (`replicas: "two"`), a misspelt field (`imagePullPolicy` as
 `imagePulPolicy`), a missing required field or an apiVersion the cluster does not serve is
 refused by the API server, or worse, is accepted with the typo silently dropped by a client
@@ -26,6 +28,18 @@ the summary as not validated, never reported as a problem.
 A Flux `${VAR}` in a value is substituted (postBuild) before the object reaches the cluster,
 so such a value is not judged by type, enum or pattern (`flux-substitutions`). Values under a
 Secret's `data` and `stringData` are never quoted in a message.
+
+Kinds:
+
+- `invalid`: the object does not validate against its schema.
+- `unserved`: a built-in API group's apiVersion/kind that Kubernetes does not serve.
+- `crd-conflict`: two copies of one CRD version with different schemas.
+
+When it stays quiet:
+
+Objects of kinds no schema covers (counted in the summary as not validated, never a
+finding); values holding a Flux `${VAR}` substitution, judged neither by type, enum nor
+pattern.
 
 Failing example:
 

@@ -1,8 +1,10 @@
 """Multi-GPU pods mount a memory-backed `/dev/shm` with a sizeLimit.
 
+What it checks:
+
 NCCL moves tensor-parallel all-reduce traffic through `/dev/shm`, and a container gets the
 runtime's 64Mi default unless the pod mounts something bigger there. At 64Mi the engine
-hangs at init or dies with a bus error; the seeds' TP=2 `coder` needed an 8Gi memory-backed
+hangs at init or dies with a bus error; the homelab's TP=2 `coder` needed an 8Gi memory-backed
 emptyDir ("the 64Mi default shows up as an init hang").
 
 A pod with more than one GPU (option `gpu-resources`), or an app container running tensor
@@ -13,8 +15,20 @@ true` shares the host's `/dev/shm` and passes. In app-template values the volume
 `persistence` entry (`type: emptyDir`, `medium: Memory`, `sizeLimit`) mounted at `/dev/shm`.
 
 `reviewbot lint --fix` adds the volume (named `shm`) and its mount, makes an emptyDir there
-memory-backed, or sets its sizeLimit, to `fix-size` (default 8Gi, the seeds' measured
+memory-backed, or sets its sizeLimit, to `fix-size` (default 8Gi, the homelab's measured
 size; never below `min-size`). Chart values get the fix as text only.
+
+Kinds:
+
+- `missing`: no `/dev/shm` mount in a container that needs one.
+- `not-memory`: the volume at `/dev/shm` is not a memory-backed emptyDir.
+- `no-limit`: the memory-backed emptyDir has no sizeLimit.
+- `small`: its sizeLimit is below `min-size`.
+
+When it stays quiet:
+
+Pods with at most one GPU whose containers run no tensor or pipeline parallelism above 1;
+pods with `hostIPC: true`, which share the host's `/dev/shm`.
 
 Failing example:
 

@@ -1,11 +1,18 @@
 """An ignore annotation or comment that matches no finding.
 
+What it checks:
+
 Suppressions outlive the problems they hid. An `reviewbot.dev/ignore: "rule"` annotation or a
 `# reviewbot: ignore[rule] reason` comment that no longer matches a finding (or names a rule
 that does not exist) hides the next real problem at that place. The engine computes this rule
 after every other rule has run: a suppression is used when it silenced at least one finding
 of each rule it names. Suppressions for rules switched off in the configuration are not
 reported.
+
+When it stays quiet:
+
+Suppressions for rules switched off in the configuration (they would match nothing by
+construction).
 
 Failing example:
 

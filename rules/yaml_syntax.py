@@ -1,11 +1,18 @@
 """The file parses within limits: syntax, duplicate keys, alias bombs, depth, size, encoding.
 
+What it checks:
+
 A manifest that does not parse is never applied, and a parser that expands an alias bomb
 (billion laughs, CVE-2019-11253) or recurses without bound takes the reviewer down with it.
 reviewbot parses with bounded alias expansion (100,000 nodes beyond those written), nesting
 depth (100) and file size (4 MiB), reads scalars as Kubernetes does (YAML 1.1), and turns
 every failure into a finding at the line and column of the problem. The message names the
 problem and never quotes the text around it, which may be a Secret.
+
+When it stays quiet:
+
+Files reviewbot does not read as manifests: Helm chart templates (`templates/` with `{{
+}}`), which are listed as skipped, and files that are not YAML.
 
 Failing example:
 

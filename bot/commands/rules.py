@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from reviewbot.engine.registry import Option, Rule, all_rules, get_rule
+from reviewbot.engine.registry import Option, Rule, all_rules, doc_sections, get_rule
 from reviewbot.output import emit
 
 
@@ -29,20 +29,19 @@ def explain_command(args: argparse.Namespace) -> int:
 
 
 def explain(rule: Rule) -> str:
-    lines = [
-        f"{rule.id} ({rule.severity})", "", rule.summary, "", f"Why: {rule.rationale}", "",
-        f"Fix: {rule.fix}", "",
-    ]
+    """``reviewbot explain RULE``: the rule's documentation, sections in their fixed order."""
+    lines = [f"{rule.id} ({rule.severity})", ""]
+    for name, body in doc_sections(rule).items():
+        if name == "Why":
+            body = f"{rule.rationale}\n\n{body}".strip()
+        elif name == "Options":
+            name = f"Options (.reviewbot.yaml: rules: {{{rule.id}: {{...}}}})"
+        lines += ([f"{name}:"] if name else []) + [body, ""]
+        if name == "What it checks" and "Why" not in doc_sections(rule):
+            lines += ["Why:", rule.rationale, ""]
     if rule.kinds:
         lines += [f"Applies to: {', '.join(rule.kinds)}", ""]
-    if rule.severities:
-        lines += ["Severities: " + ", ".join(f"{k}={v}" for k, v in rule.severities.items()), ""]
-    if rule.options:
-        lines.append(f"Options (.reviewbot.yaml: rules: {{{rule.id}: {{...}}}}):")
-        lines += [f"  {o.name} ({_type_text(o)}, default {o.default!r}): {o.help}"
-                  for o in rule.options]
-        lines.append("")
-    lines.append(rule.doc)
+    lines += [f"Fix: {rule.fix}", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -69,14 +68,20 @@ def rules_markdown(rules: tuple[Rule, ...]) -> str:
            "| id | severity | checks |", "|---|---|---|"]
     out += [f"| [`{r.id}`](#{r.id}) | {r.severity} | {r.summary} |" for r in rules]
     for r in rules:
-        out += ["", f"## {r.id}", "", f"Default severity: **{r.severity}**. {r.summary}", "",
-                f"**Why.** {r.rationale}", "", f"**Fix.** {r.fix}", ""]
-        if r.options:
-            out += ["| option | type | default | meaning |", "|---|---|---|---|"]
-            out += [f"| `{o.name}` | {_type_text(o)} | `{o.default!r}` | {o.help} |"
-                    for o in r.options]
-            out.append("")
-        out.append(r.doc)
+        sections = doc_sections(r)
+        out += ["", f"## {r.id}", "", f"Default severity: **{r.severity}**. {r.summary}", ""]
+        for name, body in sections.items():
+            if not name:
+                out += [body, ""] if body and body != r.summary else []
+                continue
+            if name == "Options":
+                body = "| option | type | default | meaning |\n|---|---|---|---|\n" + "\n".join(
+                    f"| `{o.name}` | {_type_text(o)} | `{o.default!r}` | {o.help} |"
+                    for o in r.options)
+            if name == "Why":
+                body = f"{r.rationale}\n\n{body}".strip()
+            out += [f"### {name}", "", body, ""]
+            if name == "What it checks" and "Why" not in sections:
+                out += ["### Why", "", r.rationale, ""]
+        out += ["### Fix", "", r.fix]
     return "\n".join(out).rstrip() + "\n"
-
-

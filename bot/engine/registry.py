@@ -2,9 +2,15 @@
 
 A rule module defines ``ID``, ``SEVERITY``, ``SUMMARY``, ``RATIONALE``, ``FIX`` (ending in a
 period), ``KINDS`` (object kinds it reads; empty for model-wide rules), ``OPTIONS`` (typed,
-with defaults) and optionally ``SEVERITIES`` (default severity per violation kind), then
-``check(obj, opts)`` for one object or ``check_set(model, opts)`` for the whole repository.
-Its docstring is its documentation, with a failing and a passing example.
+with defaults) and ``SEVERITIES`` (default severity per violation kind), then
+``check_set(model, opts)`` over the whole repository and optionally ``check_change(...)``
+over a change (review and ``reviewbot diff``).
+
+Its docstring is its documentation, in fixed sections, each opened by its name alone on a
+line followed by a colon (:data:`DOC_SECTIONS`): a title line, then ``What it checks:``,
+optionally ``Why:`` (the rationale's story), ``When it stays quiet:``, ``Failing example:``
+and ``Passing example:``. The ``Kinds`` and ``Options`` sections are generated from
+``SEVERITIES`` and ``OPTIONS`` (:func:`doc_sections`), so they cannot drift from the code.
 """
 
 from __future__ import annotations
@@ -122,6 +128,61 @@ def rule_from_module(module: ModuleType) -> Rule:
     if not ID_PATTERN.match(rule.id) or rule.severity not in SEVERITIES:
         raise ReviewbotError(f"rule module {name} has a bad id or severity", 3)
     return rule
+
+
+DOC_SECTIONS = ("What it checks", "Why", "Kinds", "When it stays quiet", "Options",
+                "Failing example", "Passing example")
+REQUIRED_SECTIONS = ("What it checks", "When it stays quiet", "Failing example",
+                     "Passing example")
+_HEADING = re.compile(r"^(" + "|".join(map(re.escape, DOC_SECTIONS)) + r"):\s*$", re.M)
+
+
+def doc_sections(rule: Rule) -> dict[str, str]:
+    """The rule's documentation by section: the title (``""``), then :data:`DOC_SECTIONS` in
+    their order. ``Kinds`` lists ``SEVERITIES`` (kind and default severity; a docstring's own
+    Kinds text follows it) and ``Options`` is made from ``OPTIONS``, so neither drifts."""
+    parts = _HEADING.split(rule.doc)
+    written: dict[str, str] = {"": parts[0].strip()}
+    for name, body in zip(parts[1::2], parts[2::2], strict=True):
+        written[name] = body.strip()
+    out: dict[str, str] = {"": written[""]}
+    for name in DOC_SECTIONS:
+        body = written.get(name, "")
+        if name == "Kinds" and rule.severities:
+            body = _kinds(rule.severities, body)
+        if name == "Options" and rule.options:
+            body = "\n".join(
+                f"- `{o.name}` ({o.type}{', ' + o.range_text if o.range_text else ''}, "
+                f"default `{o.default!r}`): {o.help}" for o in rule.options)
+        if body:
+            out[name] = body
+    return out
+
+
+_KIND_LINE = re.compile(r"^- `([a-z0-9-]+)`(?: \([^)]*\))?:\s*(.*)$")
+
+
+def _kinds(severities: Mapping[str, str], written: str) -> str:
+    """One line a kind, ``- `kind` (error by default): what the docstring says of it``, then
+    whatever else the docstring's Kinds section says."""
+    described: dict[str, str] = {}
+    rest: list[str] = []
+    current: str | None = None
+    for line in written.splitlines():
+        m = _KIND_LINE.match(line)
+        if m and m.group(1) in severities:
+            current = m.group(1)
+            described[current] = m.group(2).strip()
+        elif current is not None and line.startswith("  ") and line.strip():
+            described[current] += " " + line.strip()
+        else:
+            current = None
+            rest.append(line)
+    lines = [f"- `{kind}` ({severity} by default)"
+             + (f": {described[kind]}" if described.get(kind) else "")
+             for kind, severity in severities.items()]
+    tail = "\n".join(rest).strip()
+    return "\n".join(lines) + (f"\n\n{tail}" if tail else "")
 
 
 @cache
