@@ -15,10 +15,11 @@ import pytest
 
 from reviewbot.cli import main
 from reviewbot.config import Config, find_config, load_config_file, parse_config
+from reviewbot.engine.findings import Finding
 from reviewbot.engine.run import Result, analyze
 from reviewbot.sources.tree import disk_tree
 
-EXPECT = re.compile(r"#\s*expect:\s*([a-z0-9, -]+)")
+EXPECT = re.compile(r"#\s*expect:\s*([a-z0-9, \[\]-]+)")
 
 
 def lint_dir(path: Path, only: Sequence[str] = (), config: Config | None = None) -> Result:
@@ -45,8 +46,8 @@ def pairs(result: Result, rule: str | None = None) -> list[tuple[str, int]]:
     return sorted((f.rule, f.line) for f in result.findings if rule is None or f.rule == rule)
 
 
-def expected_pairs(path: Path, rule: str) -> list[tuple[str, int]]:
-    """`# expect: rule-a, rule-b` comments mark the lines where findings must be."""
+def expected_marks(path: Path, rule: str) -> list[tuple[str, int, str | None]]:
+    """`# expect: rule-a[kind], rule-b` comments: (file, line, kind or None) per mark."""
     files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
     out = []
     root = path if path.is_dir() else path.parent
@@ -56,10 +57,40 @@ def expected_pairs(path: Path, rule: str) -> list[tuple[str, int]]:
         for number, line in enumerate(file.read_text().splitlines(), 1):
             match = EXPECT.search(line)
             if match:
-                for r in match.group(1).split(","):
-                    if r.strip() == rule:
-                        out.append((file.relative_to(root).as_posix(), number))
-    return sorted(out)
+                for mark in match.group(1).split(","):
+                    name, _, kind = mark.strip().partition("[")
+                    if name == rule:
+                        out.append((file.relative_to(root).as_posix(), number,
+                                    kind.rstrip("]") or None))
+    return sorted(out, key=lambda m: (m[0], m[1], m[2] or ""))
+
+
+def expected_pairs(path: Path, rule: str) -> list[tuple[str, int]]:
+    """`# expect: rule-a, rule-b` comments mark the lines where findings must be."""
+    return sorted((file, line) for file, line, _ in expected_marks(path, rule))
+
+
+def kinds_hold(findings: Sequence[Finding], root: Path, base: Path,
+               marks: Sequence[tuple[str, int, str | None]], config: Config) -> list[str]:
+    """What a kind mark (`# expect: rule[kind]`) finds wrong: no finding of that kind on its
+    line, or one whose severity is not the kind's default (unless the config sets one)."""
+    from reviewbot.engine.registry import get_rule
+
+    problems = []
+    for file, line, kind in marks:
+        if kind is None:
+            continue
+        here = [f for f in findings
+                if (base / f.file).resolve().relative_to(root.resolve()).as_posix() == file
+                and f.line == line and f.kind == kind]
+        if not here:
+            problems.append(f"{file}:{line}: no finding of kind {kind}")
+            continue
+        rule = get_rule(here[0].rule)
+        if config.settings(rule).severity is None and here[0].severity != rule.severity_of(kind):
+            problems.append(f"{file}:{line}: {kind} is {here[0].severity}, "
+                            f"not {rule.severity_of(kind)}")
+    return problems
 
 
 ROOT = Path(__file__).resolve().parent.parent

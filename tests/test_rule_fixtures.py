@@ -2,7 +2,9 @@
 
 A case is one YAML file or one folder (a small repository, with its own .reviewbot.yaml when
 it needs an inventory). In `fail` cases, `# expect: <rule>` comments mark every line where
-that rule must report, and no other line may get a finding of it; `pass` cases give none.
+that rule must report, and no other line may get a finding of it; `# expect: <rule>[<kind>]`
+also names the check (its kind), whose default severity the finding must have; `pass` cases
+give none.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from reviewbot.config import Config, find_config, load_config_file
 from reviewbot.engine.registry import all_rules
 
-from .helpers import GitRepo, expected_pairs, lint_dir, run_cli
+from .helpers import GitRepo, expected_marks, expected_pairs, kinds_hold, lint_dir, run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RULE_IDS = sorted(r.id for r in all_rules())
@@ -53,6 +56,14 @@ def test_fixture(rule: str, outcome: str, case: Path, tmp_path: Path,
         want = expected_pairs(case, rule)
         assert want, f"{case} marks no `# expect: {rule}` line"
         assert got == want, [(f.line, f.message) for f in result.findings]
+        marks = expected_marks(case, rule)
+        assert kinds_hold(result.findings, root, base, marks, _config(case)) == []
+
+
+def _config(case: Path) -> Config:
+    root = case if case.is_dir() else case.parent
+    found = find_config(root, root)
+    return load_config_file(found) if found else Config()
 
 
 def _change_case(rule: str, outcome: str, case: Path, tmp_path: Path,
@@ -97,3 +108,21 @@ def test_every_rule_has_docs_and_fixtures() -> None:
             if not option.help:
                 missing.append(f"{rule.id}: option {option.name} has no help")
     assert not missing, "\n".join(missing)
+
+
+def test_a_kind_mark_fails_when_the_severity_regresses(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+        "  - name: c\n    image: nginx:latest  # expect: image-digest[floating]\n")
+    result = lint_dir(tmp_path, only=["image-digest"])
+    marks = expected_marks(tmp_path, "image-digest")
+    base = Path(result.model.root)
+    assert kinds_hold(result.findings, tmp_path, base, marks, Config()) == []
+    demoted = [replace(f, severity="warning") for f in result.findings]
+    assert kinds_hold(demoted, tmp_path, base, marks, Config()) == [
+        "pod.yaml:7: floating is warning, not error"]
+    renamed = [replace(f, kind="unpinned") for f in result.findings]
+    assert kinds_hold(renamed, tmp_path, base, marks, Config()) == [
+        "pod.yaml:7: no finding of kind floating"]

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from reviewbot.config import Config, load_config_file
 from reviewbot.engine.registry import all_rules
 
-from .helpers import expected_pairs, lint_dir
+from .helpers import expected_marks, expected_pairs, kinds_hold, lint_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 STATES = {
@@ -40,6 +41,10 @@ def test_state_gives_exactly_the_marked_findings(state: str, rule: str) -> None:
     assert got == expected_pairs(folder, rule), [
         (f.file, f.line, f.message) for f in result.findings if f.rule == rule
     ]
+    marks = expected_marks(folder, rule)
+    config = load_config_file(folder / ".reviewbot.yaml") if (
+        folder / ".reviewbot.yaml").is_file() else Config()
+    assert kinds_hold(result.findings, folder, Path(result.model.root), marks, config) == []
 
 
 def test_final_state_is_clean() -> None:

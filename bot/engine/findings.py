@@ -127,6 +127,7 @@ class Finding:
     path: str = ""
     new: bool | None = None
     key: str = ""  # the identity's field part (reviewbot.engine.identity.stable_key)
+    kind: str = ""  # which of the rule's documented checks (its SEVERITIES key), if any
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     edits: tuple[Edit, ...] = field(default=(), compare=False, hash=False)
 

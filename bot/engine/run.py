@@ -208,7 +208,7 @@ def _analysis_worker(model: Model, config: Config, only: Sequence[str]) -> bytes
     return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-RESULT_FORMAT = 3
+RESULT_FORMAT = 4
 
 
 def result_key(tree: Tree, config: Config, only: Sequence[str]) -> str | None:
@@ -263,7 +263,8 @@ def _freeze_result(result: Result) -> dict[str, Any] | None:
         return None
     raw = {
         "findings": [[f.rule, f.severity, f.file, f.line, f.column, f.object, f.message, f.fix,
-                      f.path, f.key, [e.as_json() for e in f.edits]] for f in result.findings],
+                      f.path, f.key, f.kind, [e.as_json() for e in f.edits]]
+                     for f in result.findings],
         "suppressed": result.suppressed,
         "stats": result.stats,
         "notes": result.model.notes,
@@ -280,8 +281,8 @@ def _thaw_result(model: Model, raw: dict[str, Any]) -> Result | None:
         findings = [
             Finding(rule=str(r), severity=str(s), file=str(f), line=int(ln), column=int(c),
                     object=str(o), message=str(m), fix=str(x), path=str(p), key=str(k),
-                    edits=tuple(Edit.from_json(e) for e in edits))
-            for r, s, f, ln, c, o, m, x, p, k, edits in raw["findings"]
+                    kind=str(kd), edits=tuple(Edit.from_json(e) for e in edits))
+            for r, s, f, ln, c, o, m, x, p, k, kd, edits in raw["findings"]
         ]
         suppressed, stats, notes = int(raw["suppressed"]), raw["stats"], raw["notes"]
         if not isinstance(stats, dict) or not isinstance(notes, dict):
@@ -419,6 +420,7 @@ def make_finding(rule: Rule, v: Violation, severity: str | None) -> Finding:
         rule=rule.id, severity=severity or rule.severity_of(v.kind), file=file or "",
         line=line, column=column, object=ref, message=v.message, fix=v.fix or rule.fix,
         path=v.key or format_path(v.path), key=stable_key(v.obj, v.path, v.key),
+        kind=v.kind or "",
         edits=v.edits,
     )
 
