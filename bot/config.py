@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -178,6 +179,9 @@ def _check_rules(loaded: LoadedFile, raw: Mapping[str, Any], name: str) -> None:
             elif not option.accepts(value):
                 _fail(loaded, ("rules", rule_id, key),
                       f"option {key!r} of rule {rule_id} takes a {option.type}", name)
+            elif isinstance(value, float) and not math.isfinite(value):
+                _fail(loaded, ("rules", rule_id, key),
+                      f"option {key!r} of rule {rule_id} takes a finite number", name)
             elif not option.in_range(value):
                 _fail(loaded, ("rules", rule_id, key),
                       f"option {key!r} of rule {rule_id} must be {option.range_text} "

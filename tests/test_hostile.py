@@ -365,3 +365,19 @@ def test_schema_locations_come_from_the_base_commit(
     code, data, err = review_json(repo, base, head, capsys, "--rule", "schema")
     assert code == 1, err
     assert [(f["rule"], f["line"]) for f in data["findings"]] == [("schema", 4)]
+
+
+# ---------------------------------------------------------------- 6. exit codes and messages
+
+
+@pytest.mark.parametrize("config", [
+    "rules: {probe-headroom: {factor: .inf}}\n", "rules: {probe-headroom: {factor: .nan}}\n",
+    "rules: {probe-headroom: {factor: 1e400}}\n", "rules: {schema: {kubernetes-version: '9.99'}}\n",
+])
+def test_non_finite_numbers_and_invalid_options_in_the_config_are_usage_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], config: str
+) -> None:
+    files = {".reviewbot.yaml": config,
+             "c.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"}
+    code, _, err = _lint(tmp_path, files, capsys)
+    assert code == 2 and ("finite number" in err or "versions are 1.x" in err), err

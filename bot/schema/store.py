@@ -87,6 +87,10 @@ def resolve_kubernetes_version(requested: str) -> str:
     if not match:
         raise ReviewbotError(f"kubernetes-version {requested!r}: expected a version like 1.31")
     want = (int(match.group(1)), int(match.group(2)))
+    if want[0] != 1:
+        raise ReviewbotError(
+            f"kubernetes-version {requested!r}: Kubernetes versions are 1.x (the bundled "
+            f"schemas cover {versions[0]} to {versions[-1]})")
     usable = [v for v in versions if tuple(map(int, v.split("."))) <= want]
     if not usable:
         raise ReviewbotError(
