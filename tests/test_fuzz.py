@@ -227,7 +227,7 @@ def mutated(draw: st.DrawFn, body: dict[str, Any]) -> Any:
         path = draw(st.sampled_from(paths))
         choice = draw(st.integers(0, 2))
         if choice == 0:
-            value: Any = draw(st.sampled_from(WRONG_TYPES))
+            value: Any = json.loads(json.dumps(draw(st.sampled_from(WRONG_TYPES))))  # a copy
         elif choice == 1:
             value = Raw(draw(st.sampled_from(ODD_SCALARS)))
         else:
@@ -464,6 +464,7 @@ def _corpus_files() -> list[Path]:
 
 
 CORPUS_FILES = _corpus_files()
+INSERTS = [t for t in HOSTILE_TEXTS if PLANTED not in t]
 
 
 def _mutate(data: bytes, draw: st.DrawFn) -> bytes:
@@ -492,7 +493,8 @@ def _mutate(data: bytes, draw: st.DrawFn) -> bytes:
             j = draw(st.integers(0, len(lines[i]) - 1))
             lines[i] = lines[i][:j] + bytes([draw(st.integers(0, 255))]) + lines[i][j + 1:]
         else:
-            lines.insert(i, draw(st.sampled_from(HOSTILE_TEXTS)).encode("utf-8", "surrogatepass"))
+            text = draw(st.sampled_from(INSERTS))  # (a Secret spliced into another object
+            lines.insert(i, text.encode("utf-8", "surrogatepass"))  # is no Secret: no plant)
     return b"\n".join(lines)
 
 

@@ -6,6 +6,7 @@ annotation or comment (and `unused-suppression` when one matches nothing).
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib.util
 import json
@@ -486,9 +487,13 @@ class Suppressions:
             for rule in entry.rules:
                 if rule in entry.used or (rule in _known() and rule not in active):
                     continue
-                what = "names no known rule" if rule not in _known() else "matches no finding"
                 where = "annotation" if entry.obj is not None else "comment"
-                message = f"ignore {where} for {rule} {what}"
+                if rule in _known():
+                    message = f"ignore {where} for {rule} matches no finding"
+                else:  # the name is not echoed: it may be text of a value (a Secret's)
+                    close = difflib.get_close_matches(rule, sorted(_known()), n=1, cutoff=0.8)
+                    hint = f" (did you mean {close[0]}?)" if close else ""
+                    message = f"ignore {where} names no known rule{hint}"
                 if entry.obj is not None:
                     yield Violation(entry.obj, ("metadata", "annotations", IGNORE), message)
                 else:
