@@ -381,3 +381,26 @@ def test_non_finite_numbers_and_invalid_options_in_the_config_are_usage_errors(
              "c.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"}
     code, _, err = _lint(tmp_path, files, capsys)
     assert code == 2 and ("finite number" in err or "versions are 1.x" in err), err
+
+
+def test_unrelated_histories_are_named_so_not_a_shallow_clone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"})
+    repo.git("checkout", "-q", "--orphan", "other")
+    head = repo.commit({"b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n"})
+    code, _, err = review_json(repo, base, head, capsys)
+    assert code == 2 and "unrelated histories" in err and "shallow" not in err
+
+
+def test_a_huge_event_file_is_too_large_not_a_parse_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"})
+    event = tmp_path / "event.json"
+    event.write_bytes(b'{"pull_request": {"title": "' + b"x" * (30 * 1024 * 1024) + b'"}}')
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    code, _, err = run_cli(["review", "--repo", str(repo.path), "--platform", "none"], capsys)
+    assert code == 2 and "too large" in err

@@ -112,7 +112,12 @@ def event_refs(env: Mapping[str, str]) -> tuple[str | None, str | None]:
     if not path:
         return None, None
     try:
-        event = json.loads(Path(path).read_bytes()[: 25 * 1024 * 1024])
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_EVENT_BYTES + 1)
+        if len(data) > MAX_EVENT_BYTES:
+            raise ReviewbotError(f"the CI event file {path} is too large (over "
+                                 f"{MAX_EVENT_BYTES // (1024 * 1024)} MiB): not read")
+        event = json.loads(data)
     except (OSError, ValueError) as exc:
         raise ReviewbotError(f"cannot read the CI event file {path}: {exc}") from None
     if not isinstance(event, dict):
@@ -157,11 +162,24 @@ def review_sides(args: argparse.Namespace, env: Mapping[str, str]) -> Sides:
     try:
         merge = merge_base(root, base_sha, head_sha or _resolve(root, "HEAD", "head"), top=True)
     except ReviewbotError as exc:
+        hint = ("a shallow clone? fetch with fetch-depth: 0" if _shallow(root)
+                else "the two have no common history (unrelated histories)")
         raise ReviewbotError(
             f"no merge base of {base_ref[:80]} and {head_ref or 'HEAD'}: {exc.message} "
-            "(a shallow clone? fetch with fetch-depth: 0)"
+            f"({hint})"
         ) from None
     return Sides(root, base_ref, merge, head_sha)
+
+
+MAX_EVENT_BYTES = 25 * 1024 * 1024  # a CI event file is kilobytes; a larger one is not read
+
+
+def _shallow(root: Path) -> bool:
+    import subprocess
+
+    out = subprocess.run(["git", "-C", str(root), "rev-parse", "--is-shallow-repository"],
+                         capture_output=True, text=True, check=False)
+    return out.stdout.strip() != "false"
 
 
 def _is_ref(root: Path, ref: str) -> bool:
