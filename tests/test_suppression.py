@@ -35,3 +35,18 @@ def test_a_well_formed_suppression_still_works(tmp_path: Path) -> None:
     assert pairs(result, "image-digest") == []
     assert pairs(result, "unused-suppression") == [
         ("unused-suppression", 6), ("unused-suppression", 9)]
+
+
+def test_a_suppression_inside_a_quoted_value_is_text(tmp_path: Path) -> None:
+    text = """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: p}
+        spec:
+          containers:
+          - name: c
+            args: ["--motd=hi # reviewbot: ignore[image-digest]", '# reviewbot: ignore']
+            image: nginx:latest
+    """
+    result = lint_text(tmp_path, text, only=["image-digest", "unused-suppression"])
+    assert [(f.rule, f.line) for f in result.findings] == [("image-digest", 8)]

@@ -818,7 +818,8 @@ def _real_comments(
             events = iter(parser.get_event, None)
         for event in events:
             if isinstance(event, ScalarEvent) and event.style and (
-                    event.end_mark.line > event.start_mark.line):
+                    event.style in "'\"" or event.end_mark.line > event.start_mark.line):
+                # quoted scalars on one line too: `"--motd=hi # reviewbot: ignore[x]"` is text
                 start, end = event.start_mark, event.end_mark
                 if event.style in "|>":  # the content starts below the header (`key: |  # x`)
                     inside.append((start.line + 2, 0, end.line + 1, end.column + 1))
