@@ -145,7 +145,7 @@ def test_unsafe_fixes_only_when_asked(tmp_path: Path, capsys: pytest.CaptureFixt
     _run(root, "--fix", "--unsafe-fixes", capsys=capsys)
     text = kustomization.read_text()
     assert "- ornith.yaml" not in text
-    assert "  # expect: kustomize-integrity[missing]\n" in text  # its comment stays, on its own line
+    assert "  # expect: kustomize-integrity[missing]\n" in text  # its comment stays
     assert not [f for f in lint_dir(root).findings if f.rule == "kustomize-integrity"]
 
 
