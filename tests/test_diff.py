@@ -19,7 +19,7 @@ from reviewbot.cli import main
 from reviewbot.diff.objects import Change, compare, parse_path, stable_path
 from reviewbot.report.difftext import render_diff_text
 
-from .helpers import SEEDS, GitRepo, run_cli
+from .helpers import ROOT, SEEDS, GitRepo, run_cli
 
 
 def diff_json(repo: GitRepo, base: str, head: str | None,
@@ -185,7 +185,7 @@ def test_seed_coder_tp1_to_tp2_shows_exactly_what_changed(
 
 def test_seed_coder_versions_from_the_seed_commits(tmp_path: Path) -> None:
     """The two coder.yaml versions the seeds' commit messages carry, diffed directly."""
-    seeds = Path("/work/shared/seeds")
+    seeds = ROOT.parent / "shared" / "seeds"
     if not seeds.is_dir():
         pytest.skip("the seed commit messages are not on this machine")
     from reviewbot.load.loader import load
