@@ -404,3 +404,20 @@ def test_a_huge_event_file_is_too_large_not_a_parse_error(
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
     code, _, err = run_cli(["review", "--repo", str(repo.path), "--platform", "none"], capsys)
     assert code == 2 and "too large" in err
+
+
+# ---------------------------------------------------------------- 5. hangs and blow-ups
+
+
+def test_a_large_file_goes_to_the_pure_parser_only_for_an_error_it_can_fix() -> None:
+    from reviewbot.load.loader import PURE_ANY_ERROR_BYTES, load
+    from reviewbot.sources.tree import FileRecord, blob_id
+
+    filler = "".join(f"k{i}: {'v' * 60}\n" for i in range(PURE_ANY_ERROR_BYTES // 60))
+    for tail, pure in (("bad: [unclosed\n", False), ("url: {a: http://x:80}\n", True)):
+        data = (filler + tail).encode()
+        loaded = load(FileRecord("big.yaml", blob_id(data), data))
+        assert loaded.pure is pure
+        assert bool(loaded.problems) is not pure
+    small = b"a: 1\nbad: [unclosed\n"  # a small file: the pure parser tries any error
+    assert load(FileRecord("small.yaml", blob_id(small), small)).pure is True

@@ -221,9 +221,12 @@ def _load(record: FileRecord) -> LoadedFile:
     try:
         try:
             _fill(out, False)
-        except YAMLError:
+        except YAMLError as exc:
             # libyaml refuses some valid YAML (a ':' inside a flow scalar, ...): the pure
-            # parser of ruamel reads it, slower, for this file only.
+            # parser of ruamel reads it, slower (4 MiB: 10 s), for this file only: a small
+            # file always, a large one only when the error is one the pure parser can fix.
+            if len(record.data) > PURE_ANY_ERROR_BYTES and not _pure_can_fix(exc):
+                raise
             out.documents.clear()
             out.pure = True
             _fill(out, True)
@@ -243,6 +246,17 @@ def _load(record: FileRecord) -> LoadedFile:
     if out.ignore_comments:
         out.ignore_comments = _real_comments(text, out.ignore_comments, out.pure)
     return out
+
+
+PURE_ANY_ERROR_BYTES = 256 * 1024  # larger files go to the pure parser only for these errors:
+_PURE_FIXES = ("found unexpected ':'", "found unknown directive name")
+
+
+def _pure_can_fix(exc: YAMLError) -> bool:
+    """libyaml errors that ruamel's pure parser reads past (measured: a ':' in a flow scalar,
+    an unknown directive); every other error is the same for both, so it is reported."""
+    problem = str(getattr(exc, "problem", "") or "")
+    return problem.startswith(_PURE_FIXES)
 
 
 def decode_text(data: bytes) -> str:
