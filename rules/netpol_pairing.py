@@ -93,7 +93,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviewbot.engine.findings import Edit, Violation, edit, format_path
-from reviewbot.model.objects import Model
+from reviewbot.model.objects import Model, cluster_views
 from reviewbot.netpol.deps import Declaration, Target, declarations, resolve
 from reviewbot.netpol.network import Network, Peer, Policy, Rule, Selector
 from reviewbot.netpol.sets import NONE, Conns
@@ -130,11 +130,15 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        network = Network(model, exact=False)
-        found = list(_egress_unmatched(network))
-        found += _ingress_unused(network)
-        found += _dependencies_denied(network, model)
-        del network
+        found: list[Violation] = []
+        for _, view in cluster_views(model):  # flows never cross two clusters
+            if not view.network_policies:
+                continue
+            network = Network(view, exact=False)
+            found += _egress_unmatched(network)
+            found += _ingress_unused(network)
+            found += _dependencies_denied(network, view)
+            del network
     finally:
         if collecting:
             gc.enable()

@@ -81,7 +81,7 @@ from fractions import Fraction
 from typing import Any
 
 from reviewbot.engine.findings import Violation
-from reviewbot.model.objects import Container, Model, Node, Path, PodTemplate
+from reviewbot.model.objects import Container, Model, Node, Path, PodTemplate, cluster_views
 from reviewbot.model.quantity import format_quantity
 from reviewbot.model.workload import (
     Placement,
@@ -119,6 +119,11 @@ def _allocatable(node: Node, resource: str) -> Fraction | None:
 
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
+    for _, view in cluster_views(model):  # the pods of two clusters never share a node
+        yield from _cluster(view)
+
+
+def _cluster(model: Model) -> Iterator[Violation]:
     inventory = model.inventory
     if not inventory.nodes:
         return

@@ -367,3 +367,98 @@ def test_the_reproducers_build_as_kubectl_builds() -> None:
     assert {folder for folder, verdict in rows if verdict != "equal"} == {
         "m2-string-patch", "p11-generated"}
     assert len(rows) >= 6
+
+
+# ---------------------------------------------------------------- clusters
+
+
+SYNC = """
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: %s, namespace: flux-system}
+spec:
+  interval: 10m
+  path: %s
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+"""
+PINNED = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: big, namespace: apps}
+spec:
+  selector: {matchLabels: {app: big}}
+  template:
+    metadata: {labels: {app: big}}
+    spec:
+      nodeSelector: {kubernetes.io/hostname: worker-1}
+      containers:
+      - name: big
+        image: "big:1@sha256:%s"
+        resources: {requests: {cpu: "3", memory: 1Gi}, limits: {cpu: "3", memory: 1Gi}}
+""" % ("0" * 64)
+NODES = """
+cluster:
+  nodes:
+  - {name: worker-1, allocatable: {cpu: "4", memory: 8Gi}}
+"""
+
+
+def two_clusters(root: Path) -> None:
+    files = {".reviewbot.yaml": NODES}
+    for name in ("production", "staging"):
+        files[f"clusters/{name}/flux-system/gotk-sync.yaml"] = SYNC % (
+            "flux-system", f"./clusters/{name}")
+        files[f"clusters/{name}/flux-system/kustomization.yaml"] = "resources: [gotk-sync.yaml]\n"
+        files[f"clusters/{name}/apps.yaml"] = SYNC % ("apps", f"./apps/{name}")
+        files[f"apps/{name}/deploy.yaml"] = PINNED
+    write(root, files)
+
+
+def test_flux_entry_points_make_clusters_that_rules_never_combine(tmp_path: Path) -> None:
+    two_clusters(tmp_path)
+    result = lint_dir(tmp_path, only=["schedulability", "kustomize-integrity"])
+    assert result.findings == []
+    assert sorted(result.model.cluster_entries) == ["clusters/production", "clusters/staging"]
+    reasons = [s.reason for s in result.model.skipped if s.reason.startswith("cluster ")]
+    assert reasons == [
+        "cluster clusters/production: 3 objects; netpol-pairing, schedulability and duplicate "
+        "checks never combine them with another cluster's",
+        "cluster clusters/staging: 3 objects; netpol-pairing, schedulability and duplicate "
+        "checks never combine them with another cluster's",
+    ]
+
+
+def test_one_cluster_sums_its_pods_on_a_node(tmp_path: Path) -> None:
+    two_clusters(tmp_path)
+    write(tmp_path, {"apps/production/deploy2.yaml": PINNED.replace("name: big,", "name: big2,")})
+    result = lint_dir(tmp_path, only=["schedulability"])
+    assert result.findings
+    assert {f.file.rpartition("/")[0] for f in result.findings} == {"apps/production"}
+
+
+def test_an_orphan_flux_kustomization_is_no_cluster(tmp_path: Path) -> None:
+    two_clusters(tmp_path)
+    (tmp_path / "clusters" / "staging" / "flux-system" / "gotk-sync.yaml").unlink()
+    (tmp_path / "clusters" / "staging" / "flux-system" / "kustomization.yaml").unlink()
+    result = lint_dir(tmp_path, only=["schedulability"])
+    assert result.model.cluster_entries == {}  # one entry point: the tree is one cluster
+    assert [f.rule for f in result.findings] == ["schedulability"]
+
+
+def test_configured_clusters_name_their_entry_folders(tmp_path: Path) -> None:
+    two_clusters(tmp_path)
+    (tmp_path / ".reviewbot.yaml").write_text(textwrap.dedent("""
+        clusters:
+        - name: prod
+          paths: [clusters/production]
+          nodes:
+          - {name: worker-1, allocatable: {cpu: "2", memory: 8Gi}}
+        - name: stage
+          paths: [clusters/staging]
+    """))
+    result = lint_dir(tmp_path, only=["schedulability"])
+    assert sorted(result.model.cluster_entries) == ["prod", "stage"]
+    # prod's own inventory: its 3-CPU pod does not fit the 2-CPU node; stage has no nodes
+    assert [(f.rule, f.file) for f in result.findings] == [
+        ("schedulability", "apps/production/deploy.yaml")]

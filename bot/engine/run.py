@@ -137,7 +137,9 @@ def load_model(
     """Parse ``tree`` and build its model with the config's inventory and values settings."""
     files = load_files(tree, config, loader, memo)
     shared = memo.built if memo is not None else None
-    model = build_model(files, config.inventory, str(tree.root), tree, shared)
+    clusters = config.raw.get("clusters")
+    model = build_model(files, config.inventory, str(tree.root), tree, shared,
+                        clusters if isinstance(clusters, list) else ())
     configure_values(model, config.section("measured"), list(config.raw.get("values-files") or ()))
     return model
 

@@ -278,6 +278,9 @@ class Graph:
         paths: Iterable[str] = (), texts: Sequence[FileRecord] = (),
     ) -> None:
         self.texts = texts
+        # ExternalArtifact name -> (folder in the artifact, folder of the repository)
+        self.artifacts: dict[str, list[tuple[str, str]]] = artifact_copies(
+            d for lf in files.values() for d in lf.documents)
         self._ignores: list[tuple[str, list[str]]] | None = None
         self._applied: dict[str, str] | None = None
         self.by_dir: dict[str, Kustomization] = {}
@@ -542,9 +545,23 @@ class Graph:
 
     def flux_build(self, obj_file: str, spec: Mapping[str, Any]) -> Build | None:
         """What a Flux Kustomization (its file and ``spec``) applies, or None when its
-        ``spec.path`` is not in the tree."""
+        ``spec.path`` is not in the tree. A path in an ``ExternalArtifact`` that an
+        ArtifactGenerator of the tree copies from this repository is that folder of it."""
         path = spec.get("path")
-        folder = self.flux_folder(obj_file, path if isinstance(path, str) else "")
+        path = path if isinstance(path, str) else ""
+        ref = _dict(spec.get("sourceRef"))
+        copies = self.artifacts.get(str(ref.get("name"))) if ref.get("kind") == (
+            "ExternalArtifact") else None
+        if copies is not None:
+            rel = posixpath.normpath(path.strip().lstrip("/")) if path.strip() not in (
+                "", ".", "./") else ""
+            rel = "" if rel == "." else rel
+            for target, source in copies:
+                if not target or rel == target or rel.startswith(target + "/"):
+                    rest = rel[len(target):].lstrip("/")
+                    path = "./" + (posixpath.join(source, rest) if rest else source)
+                    break
+        folder = self.flux_folder(obj_file, path)
         if folder is None:
             return None
         if folder in self.by_dir:
@@ -1144,3 +1161,117 @@ def _list(value: Any) -> list[Any]:
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+# ---------------------------------------------------------------- clusters
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """A cluster the configuration names: its entry folders (and its own node inventory,
+    which the model keeps)."""
+
+    name: str
+    paths: tuple[str, ...]
+
+
+def flux_clusters(
+    graph: Graph, flux: Sequence[Document], configured: Sequence[ClusterSpec] = (),
+) -> tuple[dict[int, frozenset[str]], dict[str, str]]:
+    """Which clusters each Flux Kustomization document belongs to, and each cluster's entry
+    (a file or folder, for the summary).
+
+    A cluster is an entry folder with the Flux Kustomizations below it and every one they
+    apply, transitively. Entry folders: a configured cluster's paths; else what ``flux
+    bootstrap`` makes, a folder holding ``flux-system/gotk-sync.yaml`` (or
+    gotk-components), and the folder a sync object's ``spec.path`` names (Kustomization
+    flux-system of GitRepository flux-system). Fewer than two clusters: none (the whole
+    tree is one cluster, as without Flux).
+    """
+    docs = {id(d): d for d in flux}
+    reach: dict[int, set[int]] = {}
+    for key, doc in docs.items():
+        spec = flux_spec(doc.value) or {}
+        path = spec.get("path")
+        build = graph.flux_build(doc.file.path, spec) if isinstance(path, str) and (
+            "${" not in path) else None
+        files = build.files if build is not None else set()
+        reach[key] = {k for k, d in docs.items() if k != key and d.file.path in files}
+    closure: dict[int, set[int]] = {}
+    for key in docs:
+        seen = {key}
+        stack = [key]
+        while stack:
+            for nxt in reach[stack.pop()]:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        closure[key] = seen
+    folders: dict[str, tuple[str, ...]] = {}  # cluster -> its entry folders
+    if configured:
+        folders = {c.name: tuple(p.strip("/") for p in c.paths) for c in configured}
+    else:
+        found: set[str] = set()
+        for path in graph.paths:  # what flux bootstrap writes: <cluster>/flux-system/
+            parts = path.split("/")
+            if len(parts) >= 2 and parts[-2] == "flux-system" and parts[-1].startswith(
+                    ("gotk-sync.", "gotk-components.")):
+                found.add("/".join(parts[:-2]))
+        for doc in docs.values():  # sync objects: what their path names
+            spec = flux_spec(doc.value) or {}
+            if _sync_object(doc, False) and isinstance(spec.get("path"), str):
+                folder = graph.flux_folder(doc.file.path, spec["path"])
+                if folder:
+                    found.add(folder)
+        folders = {f: (f,) for f in sorted(found) if f}
+    entries: dict[str, list[int]] = {}
+    where: dict[str, str] = {}
+    for name, paths in folders.items():
+        prefixes = tuple(p + "/" for p in paths)
+        entries[name] = [k for k, d in docs.items() if d.file.path.startswith(prefixes)]
+        where[name] = ", ".join(paths)
+    if len(entries) < 2:
+        return {}, {}
+    member: dict[int, set[str]] = {}
+    for name, keys in entries.items():
+        for key in keys:
+            for reached in closure[key]:
+                member.setdefault(reached, set()).add(name)
+    return {k: frozenset(v) for k, v in member.items()}, where
+
+
+def _sync_object(doc: Document, applies_itself: bool) -> bool:
+    """A cluster's sync object (what ``flux bootstrap`` writes): its name is its source's
+    (Kustomization flux-system of GitRepository flux-system)."""
+    value = doc.value if isinstance(doc.value, dict) else {}
+    spec = _dict(value.get("spec"))
+    name = _dict(value.get("metadata")).get("name")
+    return applies_itself or (name is not None and name == _dict(spec.get("sourceRef"))
+                              .get("name"))
+
+
+def artifact_copies(documents: Iterable[Document]) -> dict[str, list[tuple[str, str]]]:
+    """What Flux ArtifactGenerators copy from their sources into each ExternalArtifact:
+    name -> (folder in the artifact, folder in the source), the most specific first.
+    (``from: "@monorepo/apps/base/**"``, ``to: "@artifact/base/"``)."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for doc in documents:
+        value = doc.value
+        if not isinstance(value, dict) or value.get("kind") != "ArtifactGenerator":
+            continue
+        for artifact in _list(_dict(value.get("spec")).get("artifacts")):
+            if not isinstance(artifact, dict) or not isinstance(artifact.get("name"), str):
+                continue
+            for copy in _list(artifact.get("copy")):
+                if not isinstance(copy, dict):
+                    continue
+                source, target = str(copy.get("from") or ""), str(copy.get("to") or "")
+                if not source.startswith("@") or not target.startswith("@artifact"):
+                    continue
+                source = source.partition("/")[2].removesuffix("**").strip("/")
+                target = target.partition("/")[2].strip("/")
+                if "*" not in source:
+                    out.setdefault(artifact["name"], []).append((target, source))
+    for copies in out.values():
+        copies.sort(key=lambda c: -len(c[0]))
+    return out

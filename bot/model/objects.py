@@ -22,11 +22,13 @@ from reviewbot.model.kustomize import (
     CLUSTER_SCOPED,
     KUSTOMIZATION_FILES,
     RENDERED,
+    ClusterSpec,
     Graph,
     Kustomization,
     Origins,
     Resource,
     commented_entries,
+    flux_clusters,
     flux_spec,
     is_remote,
     join,
@@ -307,6 +309,11 @@ class Model:
     kustomizations: list[Kustomization] = field(default_factory=list)
     by_identity: dict[tuple[str, str, str, str], list[KObject]] = field(default_factory=dict)
     notes: dict[str, Any] = field(default_factory=dict)  # rule facts for the summary (stats)
+    # several clusters in one tree: id(object) -> its clusters (absent: the default one),
+    # each cluster's entry (for the summary) and its own node inventory when configured
+    clusters: dict[int, frozenset[str]] = field(default_factory=dict)
+    cluster_entries: dict[str, str] = field(default_factory=dict)
+    cluster_inventories: dict[str, Inventory] = field(default_factory=dict)
     # the config's ``values-files`` globs (set once by model.values.configure): what the
     # rules read as Helm values, the diff compares as values too
     values_patterns: tuple[str, ...] = ()
@@ -329,7 +336,7 @@ Built = tuple[Document, Any, list[Made]]
 
 def build_model(
     files: Sequence[LoadedFile], inventory: Inventory, root: str = ".", tree: Tree | None = None,
-    shared: dict[int, Built] | None = None,
+    shared: dict[int, Built] | None = None, configured: Sequence[Any] = (),
 ) -> Model:
     """The model of ``files``: objects as the kustomize builds (and Flux) make them.
 
@@ -342,6 +349,10 @@ def build_model(
     (a review's base and head hold the same parsed file) that the builds leave the same
     gives its objects, pod templates and Services again instead of new equal ones; nothing
     in a model changes them once built.
+
+    ``configured``: the configuration's ``clusters:`` entries (else clusters come from the
+    Flux entry points, :func:`kustomize.flux_clusters`); ``Model.clusters`` says which
+    cluster(s) each object belongs to.
     """
     model = Model(
         root=root, files={f.path: f for f in files}, objects=[], documents=[],
@@ -373,7 +384,16 @@ def build_model(
     graph = Graph(model.kustomizations, model.files, tree.paths if tree is not None else (),
                   tree.texts if tree is not None else ())
     model.derived["kustomize-graph"] = graph
-    variants, patches = _built_documents(graph, flux)
+    specs = _cluster_specs(configured)
+    member, entries = flux_clusters(graph, flux, specs)
+    variants, patches, tags = _built_documents(graph, flux, member)
+    if entries:
+        model.cluster_entries = entries
+        model.cluster_inventories = {
+            str(spec["name"]): parse_inventory(spec) for spec in configured
+            if isinstance(spec, dict) and isinstance(spec.get("name"), str) and spec.get("nodes")
+        }
+    prefixes = [(c.name, tuple(p.strip("/") + "/" for p in c.paths)) for c in specs]
     model.skipped.extend(_not_judged(graph))
     charts = _chart_content(graph.paths)
     by_identity = model.by_identity
@@ -392,7 +412,13 @@ def build_model(
         signature = tuple(r.body for r in built) if built is not None else None
         seen = shared.get(id(doc)) if shared is not None else None
         if seen is not None and seen[0] is doc and seen[1] == signature:
-            for obj, pods, service, chart_pods in seen[2]:
+            for n, (obj, pods, service, chart_pods) in enumerate(seen[2]):
+                if entries:
+                    found = tags.get((id(doc), n)) if built is not None else None
+                    if not found and prefixes:
+                        found = {name for name, pre in prefixes if obj.file.startswith(pre)}
+                    if found:
+                        model.clusters[id(obj)] = frozenset(found)
                 objects.append(obj)
                 _add(by_identity, obj)
                 if obj.kind in _INDEXED:
@@ -400,9 +426,15 @@ def build_model(
                 values_pods.extend(chart_pods)
             continue
         made: list[Made] = []
-        for obj in _objects(doc) if built is None else _built_objects(doc, built):
+        for n, obj in enumerate(_objects(doc) if built is None else _built_objects(doc, built)):
             if obj.namespace is None and obj.kind not in CLUSTER_SCOPED:
                 obj.namespace = "default"
+            if entries:
+                found = tags.get((id(doc), n)) if built is not None else None
+                if not found and prefixes:
+                    found = {name for name, pre in prefixes if obj.file.startswith(pre)}
+                if found:
+                    model.clusters[id(obj)] = frozenset(found)
             objects.append(obj)
             _add(by_identity, obj)
             runs: list[PodTemplate] = []
@@ -422,23 +454,74 @@ def build_model(
             )
     model.pods.extend(values_pods)  # Helm values pseudo-workloads
     model.pods.extend(document_values_pods(model))
+    for name, entry in sorted(model.cluster_entries.items()):
+        count = sum(1 for o in objects if name in model.clusters.get(id(o), ()))
+        model.skipped.append(Skipped(entry, (
+            f"cluster {name}: {count} objects; netpol-pairing, schedulability and duplicate "
+            "checks never combine them with another cluster's")))
     return model
 
 
+DEFAULT_CLUSTER = "(default)"
+
+
+def cluster_views(model: Model) -> list[tuple[str | None, Model]]:
+    """The model once per cluster (cross-object rules judge each on its own); the model
+    itself when the tree holds one cluster. Objects no entry point reaches form the default
+    cluster; an object several clusters build alike is in each."""
+    if not model.cluster_entries:
+        return [(None, model)]
+    names = sorted(model.cluster_entries)
+    if any(id(o) not in model.clusters for o in model.objects):
+        names.append(DEFAULT_CLUSTER)
+    views: list[tuple[str | None, Model]] = []
+    for name in names:
+        def mine(obj: KObject, name: str = name) -> bool:
+            found = model.clusters.get(id(obj))
+            return name in found if found is not None else name == DEFAULT_CLUSTER
+
+        objects = [o for o in model.objects if mine(o)]
+        view = Model(
+            root=model.root, files=model.files, objects=objects, documents=model.documents,
+            skipped=model.skipped, inventory=model.cluster_inventories.get(name, model.inventory),
+            tree=model.tree, pods=[p for p in model.pods if mine(p.obj)],
+            templates=[p for p in model.templates if mine(p.obj)],
+            services=[s for s in model.services if mine(s.obj)],
+            network_policies=[o for o in model.network_policies if mine(o)],
+            kustomizations=model.kustomizations, notes=model.notes,
+            values_patterns=model.values_patterns,
+        )
+        view.namespaces.update((key, ns) for key, ns in model.namespaces.items()
+                               if ns.obj is not None and mine(ns.obj))
+        for obj in objects:
+            _add(view.by_identity, obj)
+            if obj.namespace and obj.namespace not in view.namespaces:
+                view.namespaces[obj.namespace] = Namespace(
+                    obj.namespace, {NAME_LABEL: obj.namespace}, None)
+        views.append((name, view))
+    return views
+
+
+Tags = dict[tuple[int, int], set[str]]
+
+
 def _built_documents(
-    graph: Graph, flux: Sequence[Document]
-) -> tuple[dict[int, list[Resource]], set[int]]:
+    graph: Graph, flux: Sequence[Document], member: Mapping[int, frozenset[str]],
+) -> tuple[dict[int, list[Resource]], set[int], Tags]:
     """By document: the objects the builds make of it (distinct results, build order), and
     the documents that are patches (listed, or their entry commented out), not objects.
 
     Flux Kustomizations' builds come first: what a Flux path applies is what the cluster
     gets (with ``targetNamespace``); kustomization roots no Flux path reaches are built as
-    they are.
+    they are. ``member``: the clusters of each Flux Kustomization document; the returned
+    tags say which clusters each variant (document id, index) was built for.
     """
     variants: dict[int, list[Resource]] = {}
     covered: set[int] = set()
+    tags: Tags = {}
 
-    def add(resources: Iterable[Resource], claimed: set[int] | None) -> None:
+    def add(resources: Iterable[Resource], claimed: set[int] | None,
+            clusters: frozenset[str] = frozenset()) -> None:
         for r in resources:
             if r.doc is None:
                 continue
@@ -448,8 +531,13 @@ def _built_documents(
             found = variants.setdefault(key, [])
             if claimed is not None:
                 claimed.add(key)
-            if not any(v.path == r.path and v.body == r.body for v in found):
+            index = next((i for i, v in enumerate(found)
+                          if v.path == r.path and v.body == r.body), None)
+            if index is None:
+                index = len(found)
                 found.append(r)
+            if clusters:
+                tags.setdefault((key, index), set()).update(clusters)
 
     for doc in flux:
         spec = flux_spec(doc.value)
@@ -458,7 +546,7 @@ def _built_documents(
         build = graph.flux_build(doc.file.path, spec)
         if build is not None:
             mine: set[int] = set()
-            add(build.resources, mine)
+            add(build.resources, mine, member.get(id(doc), frozenset()))
             covered |= mine
     for folder in graph.roots:
         if not graph.by_dir[folder].is_component:
@@ -474,7 +562,16 @@ def _built_documents(
         for entry in commented_entries(k):
             if entry.field.startswith("patches") and entry.target not in listed:
                 patches.update(id(d) for d in _documents_of(graph, entry.target))
-    return variants, patches
+    return variants, patches, tags
+
+
+def _cluster_specs(configured: Sequence[Any]) -> list[ClusterSpec]:
+    out = []
+    for spec in configured:
+        if isinstance(spec, dict) and isinstance(spec.get("name"), str):
+            paths = tuple(str(p) for p in items(spec.get("paths")) if isinstance(p, str))
+            out.append(ClusterSpec(spec["name"], paths))
+    return out
 
 
 def _chart_content(paths: Iterable[str]) -> tuple[str, ...]:
