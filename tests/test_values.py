@@ -14,7 +14,8 @@ from pathlib import Path
 
 from reviewbot.config import Config
 from reviewbot.engine.run import load_files, run_rules
-from reviewbot.model.objects import Container, Model, PodTemplate, build_model
+from reviewbot.model.builder import build_model
+from reviewbot.model.objects import Container, Model, PodTemplate
 from reviewbot.model.values import ValuesObject, configure
 from reviewbot.model.workload import describe, field_path, image_ref, is_values_pod, pod_request
 from reviewbot.sources.tree import disk_tree

@@ -26,7 +26,8 @@ from reviewbot.engine.registry import Rule, all_rules
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.cache import ParseCache, freeze, thaw
 from reviewbot.load.loader import LoadedFile, load
-from reviewbot.model.objects import Built, KObject, Model, build_model
+from reviewbot.model.builder import Built, build_model
+from reviewbot.model.objects import KObject, Model
 from reviewbot.model.values import configure as configure_values
 from reviewbot.sources.tree import FileRecord, Skipped, Tree
 

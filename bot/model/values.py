@@ -91,7 +91,7 @@ SKIP_KEYS = frozenset({
 })
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, frozen=True)
 class ValuesObject(KObject):
     """The pseudo-object of one values document (a file, or a kustomization's valuesInline)."""
 

@@ -1,0 +1,382 @@
+"""The builder: a model from parsed files, objects as the kustomize builds (and Flux) make them.
+
+``build_model`` walks the kustomization graph (:mod:`reviewbot.model.kustomize`): a document
+some kustomization builds gives its objects as built (patches and transformers applied), a
+document listed as a patch is no object, other documents give their objects as written. It
+indexes pod templates, Services and namespaces, adds the pods of Helm values
+(:mod:`reviewbot.model.values`), and tells which cluster each object belongs to. The types it
+builds live in :mod:`reviewbot.model.objects`, which imports neither this module nor values.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from reviewbot.load.loader import Document, LoadedFile
+from reviewbot.model.kustomize import (
+    CLUSTER_SCOPED,
+    KUSTOMIZATION_FILES,
+    RENDERED,
+    ClusterSpec,
+    Graph,
+    Kustomization,
+    Resource,
+    commented_entries,
+    flux_clusters,
+    flux_spec,
+    is_remote,
+    join,
+    patch_files,
+    path_entries,
+)
+from reviewbot.model.objects import (
+    INDEXED,
+    NAME_LABEL,
+    Inventory,
+    KObject,
+    Model,
+    Namespace,
+    Path,
+    PodTemplate,
+    Service,
+    ServicePort,
+    add_identity,
+    items,
+    kserve_services,
+    mapping,
+    parse_inventory,
+    pod_templates,
+    str_map,
+)
+from reviewbot.model.values import document_values_pods, object_values_pods
+from reviewbot.sources.tree import Skipped, Tree
+
+# ---------------------------------------------------------------- building
+
+
+# What one document made in a model: how the builds left its objects (the bodies, compared
+# by value) and each object with its pod templates, its Service and the pods of its own Helm
+# values (see ``build_model``'s ``shared``).
+Made = tuple["KObject", list["PodTemplate"], "Service | None", list["PodTemplate"]]
+Built = tuple[Document, Any, list[Made]]
+
+
+def build_model(
+    files: Sequence[LoadedFile], inventory: Inventory, root: str = ".", tree: Tree | None = None,
+    shared: dict[int, Built] | None = None, configured: Sequence[Any] = (),
+) -> Model:
+    """The model of ``files``: objects as the kustomize builds (and Flux) make them.
+
+    A document some kustomization builds gives its objects as built (patches and
+    transformers applied; once per distinct result when several builds reach it); a
+    document listed as a patch (or a patch entry commented out) is no object; other
+    documents give their objects as written.
+
+    ``shared``: what earlier models of this run built, by document. A document already seen
+    (a review's base and head hold the same parsed file) that the builds leave the same
+    gives its objects, pod templates and Services again instead of new equal ones; nothing
+    in a model changes them once built.
+
+    ``configured``: the configuration's ``clusters:`` entries (else clusters come from the
+    Flux entry points, :func:`kustomize.flux_clusters`); ``Model.clusters`` says which
+    cluster(s) each object belongs to.
+    """
+    model = Model(
+        root=root, files={f.path: f for f in files}, objects=[], documents=[],
+        skipped=[Skipped(f.path, f.skipped) for f in files if f.skipped],
+        inventory=inventory, tree=tree,
+    )
+    if tree is not None:
+        model.skipped[:0] = list(tree.skipped)
+    objects = model.objects
+    pending: list[Document] = []
+    flux: list[Document] = []
+    for lf in files:
+        kustomization = posixpath.basename(lf.path) in KUSTOMIZATION_FILES
+        for doc in lf.documents:
+            model.documents.append(doc)
+            if kustomization and isinstance(doc.value, dict):
+                model.kustomizations.append(
+                    Kustomization(lf.path, posixpath.dirname(lf.path), doc.value, doc)
+                )
+                continue
+            if flux_spec(doc.value) is not None:
+                flux.append(doc)
+            pending.append(doc)
+
+    graph = Graph(model.kustomizations, model.files, tree.paths if tree is not None else (),
+                  tree.texts if tree is not None else ())
+    model.derived["kustomize-graph"] = graph
+    specs = _cluster_specs(configured)
+    member, entries = flux_clusters(graph, flux, specs)
+    variants, patches, tags = _built_documents(graph, flux, member)
+    if entries:
+        model.cluster_entries = entries
+        model.cluster_inventories = {
+            str(spec["name"]): parse_inventory(spec) for spec in configured
+            if isinstance(spec, dict) and isinstance(spec.get("name"), str) and spec.get("nodes")
+        }
+    prefixes = [(c.name, tuple(p.strip("/") + "/" for p in c.paths)) for c in specs]
+    model.skipped.extend(_not_judged(graph))
+    charts = _chart_content(graph.paths)
+    by_identity = model.by_identity
+    values_pods: list[PodTemplate] = []  # pods of objects' own Helm values, after the others
+    for doc in pending:
+        if id(doc) in patches:
+            continue
+        if charts and doc.file.path.startswith(charts):
+            if doc.index == 0:
+                model.skipped.append(Skipped(doc.file.path, "Helm chart content (files/, "
+                                             "crds/): the chart decides what is applied"))
+            continue
+        built = variants.get(id(doc))
+        if built is not None and _rendered(doc):
+            built = None  # --render: kustomize built it already
+        signature = tuple(r.body for r in built) if built is not None else None
+        seen = shared.get(id(doc)) if shared is not None else None
+        if seen is not None and seen[0] is doc and seen[1] == signature:
+            for n, (obj, pods, service, chart_pods) in enumerate(seen[2]):
+                if entries:
+                    found = tags.get((id(doc), n)) if built is not None else None
+                    if not found and prefixes:
+                        found = {name for name, pre in prefixes if obj.file.startswith(pre)}
+                    if found:
+                        model.clusters[id(obj)] = frozenset(found)
+                objects.append(obj)
+                add_identity(by_identity, obj)
+                if obj.kind in INDEXED:
+                    _index(model, obj, pods, service)
+                values_pods.extend(chart_pods)
+            continue
+        made: list[Made] = []
+        for n, obj in enumerate(_objects(doc) if built is None else _built_objects(doc, built)):
+            if obj.namespace is None and obj.kind not in CLUSTER_SCOPED:
+                obj = replace(obj, namespace="default")
+            if entries:
+                found = tags.get((id(doc), n)) if built is not None else None
+                if not found and prefixes:
+                    found = {name for name, pre in prefixes if obj.file.startswith(pre)}
+                if found:
+                    model.clusters[id(obj)] = frozenset(found)
+            objects.append(obj)
+            add_identity(by_identity, obj)
+            runs: list[PodTemplate] = []
+            service = None
+            if obj.kind in INDEXED:
+                runs, service = _index(model, obj)
+            chart_pods = object_values_pods(obj)
+            values_pods.extend(chart_pods)
+            made.append((obj, runs, service, chart_pods))
+        if shared is not None:
+            shared[id(doc)] = (doc, signature, made)
+    model.services.extend(kserve_services(model.pods))
+    for obj in model.objects:
+        if obj.namespace and obj.namespace not in model.namespaces:
+            model.namespaces[obj.namespace] = Namespace(
+                obj.namespace, {NAME_LABEL: obj.namespace}, None
+            )
+    model.pods.extend(values_pods)  # Helm values pseudo-workloads
+    model.pods.extend(document_values_pods(model))
+    for name, entry in sorted(model.cluster_entries.items()):
+        count = sum(1 for o in objects if name in model.clusters.get(id(o), ()))
+        model.skipped.append(Skipped(entry, (
+            f"cluster {name}: {count} objects; netpol-pairing, schedulability and duplicate "
+            "checks never combine them with another cluster's")))
+    return model
+
+
+Tags = dict[tuple[int, int], set[str]]
+
+
+def _built_documents(
+    graph: Graph, flux: Sequence[Document], member: Mapping[int, frozenset[str]],
+) -> tuple[dict[int, list[Resource]], set[int], Tags]:
+    """By document: the objects the builds make of it (distinct results, build order), and
+    the documents that are patches (listed, or their entry commented out), not objects.
+
+    Flux Kustomizations' builds come first: what a Flux path applies is what the cluster
+    gets (with ``targetNamespace``); kustomization roots no Flux path reaches are built as
+    they are. ``member``: the clusters of each Flux Kustomization document; the returned
+    tags say which clusters each variant (document id, index) was built for.
+    """
+    variants: dict[int, list[Resource]] = {}
+    covered: set[int] = set()
+    tags: Tags = {}
+
+    def add(resources: Iterable[Resource], claimed: set[int] | None,
+            clusters: frozenset[str] = frozenset()) -> None:
+        for r in resources:
+            if r.doc is None:
+                continue
+            key = id(r.doc)
+            if claimed is None and key in covered:
+                continue
+            found = variants.setdefault(key, [])
+            if claimed is not None:
+                claimed.add(key)
+            index = next((i for i, v in enumerate(found)
+                          if v.path == r.path and v.body == r.body), None)
+            if index is None:
+                index = len(found)
+                found.append(r)
+            if clusters:
+                tags.setdefault((key, index), set()).update(clusters)
+
+    for doc in flux:
+        spec = flux_spec(doc.value)
+        if spec is None or not isinstance(spec.get("path"), str) or "${" in spec["path"]:
+            continue
+        build = graph.flux_build(doc.file.path, spec)
+        if build is not None:
+            mine: set[int] = set()
+            add(build.resources, mine, member.get(id(doc), frozenset()))
+            covered |= mine
+    for folder in graph.roots:
+        if not graph.by_dir[folder].is_component:
+            add(graph.build(folder).resources, None)
+    patches: set[int] = set()
+    listed: set[str] = set()
+    for k in graph.by_dir.values():
+        listed.update(graph.children(k.directory))
+    for k in graph.by_dir.values():
+        for file in patch_files(k):
+            if file not in listed:
+                patches.update(id(d) for d in _documents_of(graph, file))
+        for entry in commented_entries(k):
+            if entry.field.startswith("patches") and entry.target not in listed:
+                patches.update(id(d) for d in _documents_of(graph, entry.target))
+    return variants, patches, tags
+
+
+def _cluster_specs(configured: Sequence[Any]) -> list[ClusterSpec]:
+    out = []
+    for spec in configured:
+        if isinstance(spec, dict) and isinstance(spec.get("name"), str):
+            paths = tuple(str(p) for p in items(spec.get("paths")) if isinstance(p, str))
+            out.append(ClusterSpec(spec["name"], paths))
+    return out
+
+
+def _chart_content(paths: Iterable[str]) -> tuple[str, ...]:
+    """Folder prefixes of Helm charts' ``files/`` and ``crds/``: read by the chart's
+    templates or installed by Helm, never applied as written."""
+    out = []
+    for path in paths:
+        if path == "Chart.yaml" or path.endswith("/Chart.yaml"):
+            chart = path[: -len("Chart.yaml")]
+            out += [chart + "files/", chart + "crds/"]
+    return tuple(sorted(out))
+
+
+def _not_judged(graph: Graph) -> Iterator[Skipped]:
+    """Kustomization entries git-ignored (generated before the build): said, not judged."""
+    for k in sorted(graph.by_dir.values(), key=lambda k: k.file):
+        for entry in path_entries(k.body):
+            target = join(k.directory, entry.value.strip())
+            if target not in graph.paths and not is_remote(entry.value) and (
+                    graph.gitignored(target)):
+                yield Skipped(k.file, f"{entry.value.strip()} is git-ignored (made at build "
+                              "time): not checked")
+
+
+def _rendered(doc: Document) -> bool:
+    meta = doc.value.get("metadata") if isinstance(doc.value, dict) else None
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    return isinstance(annotations, dict) and RENDERED in annotations
+
+
+def _documents_of(graph: Graph, file: str) -> list[Document]:
+    lf = graph.files.get(file)
+    return list(lf.documents) if lf is not None else []
+
+
+def _built_objects(doc: Document, built: Sequence[Resource]) -> Iterator[KObject]:
+    for r in built:
+        body = r.body
+        obj = _make(doc, dict(body) if not isinstance(body, dict) else body, str(
+            body.get("apiVersion")), str(body.get("kind")), r.path)
+        if obj is not None:
+            yield replace(obj, origins=r.origins)
+
+
+def _objects(doc: Document) -> Iterator[KObject]:
+    value = doc.value
+    if not isinstance(value, dict):
+        return
+    kind, api = value.get("kind"), value.get("apiVersion")
+    if not isinstance(kind, str) or not isinstance(api, str):
+        return
+    if kind.endswith("List") and isinstance(value.get("items"), list):
+        item_kind = kind[: -len("List")]
+        for i, item in enumerate(value["items"]):
+            if isinstance(item, dict):
+                k = item.get("kind") or item_kind
+                a = item.get("apiVersion") or api
+                obj = _make(doc, item, str(a), str(k), ("items", i))
+                if obj is not None:
+                    yield obj
+        return
+    obj = _make(doc, value, api, kind, ())
+    if obj is not None:
+        yield obj
+
+
+def _make(doc: Document, body: dict[str, Any], api: str, kind: str, path: Path) -> KObject | None:
+    meta = body.get("metadata")
+    if not isinstance(meta, dict):
+        meta = {}
+    name = meta.get("name")
+    if name is None:
+        name = meta.get("generateName") or ""
+    ns = meta.get("namespace")
+    namespace = None if kind in CLUSTER_SCOPED else (str(ns) if ns is not None else None)
+    return KObject(api, kind, namespace, str(name), doc, body, path)
+
+
+
+def _index(
+    model: Model, obj: KObject, pods: list[PodTemplate] | None = None,
+    service: Service | None = None,
+) -> tuple[list[PodTemplate], Service | None]:
+    """Namespaces, NetworkPolicies, Services, Flux Kustomizations and pods (kinds in
+    ``INDEXED``; other kinds are none of these). ``pods`` and ``service``: already made for
+    this object (by an earlier model of the run); returned either way."""
+    kind = obj.kind
+    if kind == "Namespace":
+        labels = dict(obj.labels)
+        labels[NAME_LABEL] = obj.name
+        model.namespaces[obj.name] = Namespace(obj.name, labels, obj)
+    elif kind == "NetworkPolicy" and obj.group == "networking.k8s.io":
+        model.network_policies.append(obj)
+    elif kind == "Service" and obj.group == "":
+        if service is None:
+            service = _service(obj)
+        model.services.append(service)
+    elif kind == "Kustomization" and obj.group == "kustomize.toolkit.fluxcd.io":
+        model.kustomizations.append(Kustomization(obj.file, "", obj.body, obj.doc, flux=obj))
+    if pods is None:
+        pods = pod_templates(obj)
+    for pod in pods:
+        (model.templates if pod.origin is not None else model.pods).append(pod)
+    return pods, service
+
+
+def _service(obj: KObject) -> Service:
+    spec = mapping(obj.get(("spec",)))
+    ports = []
+    for p in items(spec.get("ports")):
+        if not isinstance(p, dict) or not isinstance(p.get("port"), int):
+            continue
+        target = p.get("targetPort", p["port"])
+        ports.append(ServicePort(
+            p.get("name"), p["port"], target if isinstance(target, (int, str)) else p["port"],
+            str(p.get("protocol") or "TCP"),
+        ))
+    return Service(
+        obj, obj.namespace or "default", obj.name, str_map(spec.get("selector")), tuple(ports)
+    )
+
+
