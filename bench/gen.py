@@ -31,6 +31,7 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -1196,6 +1197,117 @@ def render(plan: Plan) -> dict[str, str]:
     return files
 
 
+# ---------------------------------------------------------------------------- other shapes
+
+BUNDLE_DIR = "install"
+CRD_DIR = "kubernetes/crds"
+_DOC_SPLIT = re.compile(r"(?m)^---[ \t]*\n")
+
+
+def bundle(files: dict[str, str], n_bundles: int) -> dict[str, str]:
+    """The same objects as multi-document release bundles: n_bundles files of equal count.
+
+    Every document with apiVersion and kind, in path order, each under a `# Source: PATH`
+    comment (as `helm template` writes them), is concatenated into install/bundle-NN.yaml;
+    files that hold no object (Helm values) are left out. The inventory stays at the root.
+    """
+    docs: list[str] = []
+    for path in sorted(files):
+        if not path.endswith(".yaml") or path == ".reviewbot.yaml":
+            continue
+        for doc in _DOC_SPLIT.split(files[path]):
+            if re.search(r"(?m)^apiVersion:", doc) and re.search(r"(?m)^kind:", doc):
+                docs.append(f"# Source: {path}\n{doc}")
+    n = max(1, min(n_bundles, len(docs)))
+    out = {k: v for k, v in files.items() if not k.endswith(".yaml") or k == ".reviewbot.yaml"}
+    for b in range(n):
+        part = docs[len(docs) * b // n: len(docs) * (b + 1) // n]
+        out[f"{BUNDLE_DIR}/bundle-{b:02d}.yaml"] = "".join(f"---\n{d}" for d in part)
+    return out
+
+
+_CRD_TYPES = (
+    ("string", ""), ("integer", "format: int32"), ("boolean", ""), ("string", "format: date-time"),
+    ("integer", "format: int64"), ("string", "enum: [Always, IfNotPresent, Never]"),
+)
+
+
+def _crd_leaf(rng: random.Random, name: str, ind: str) -> str:
+    typ, extra = _CRD_TYPES[rng.randrange(len(_CRD_TYPES))]
+    words = " ".join(rng.choice(WORDS_A + WORDS_B) for _ in range(rng.randrange(8, 24)))
+    out = (f"{ind}{name}:\n{ind}  description: |-\n{ind}    {name} sets the {words}.\n"
+           f"{ind}    Defaults to the controller's value when unset.\n{ind}  type: {typ}\n")
+    return out + (f"{ind}  {extra}\n" if extra else "")
+
+
+def _crd_object(rng: random.Random, name: str, ind: str, depth: int) -> str:
+    """An object property in controller-gen style: leaves, an array of objects, nesting."""
+    lines = [f"{ind}{name}:\n{ind}  description: {name} configures the {rng.choice(WORDS_B)}"
+             f" {rng.choice(WORDS_B)} of the resource.\n{ind}  properties:\n"]
+    for j in range(6):
+        lines.append(_crd_leaf(rng, f"{rng.choice(WORDS_A)}{rng.choice(WORDS_B).title()}{j}",
+                               ind + "    "))
+    if depth > 0:
+        lines.append(_crd_object(rng, f"{name}Spec", ind + "    ", depth - 1))
+        lines.append(f"{ind}    {name}Items:\n{ind}      items:\n")
+        lines.append(_crd_object(rng, "item", ind + "        ", depth - 1)
+                     .replace(f"{ind}        item:\n", "", 1))
+        lines.append(f"{ind}      type: array\n")
+    lines.append(f"{ind}  required: [{rng.choice(WORDS_A)}Api0]\n{ind}  type: object\n")
+    return "".join(lines)
+
+
+def render_crd(i: int, size: int, seed: int) -> str:
+    """One CustomResourceDefinition of about `size` bytes (its openAPIV3Schema grows to it)."""
+    rng = random.Random(seed * 104729 + i)
+    group = f"{WORDS_A[i % len(WORDS_A)]}.operator{i // len(WORDS_A)}.example.io"
+    kind = f"{WORDS_B[i % len(WORDS_B)].title()}{WORDS_A[(i * 7) % len(WORDS_A)].title()}{i}"
+    plural = kind.lower() + "s"
+    head = (f"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n"
+            f"  annotations:\n    controller-gen.kubebuilder.io/version: v0.16.1\n"
+            f"  name: {plural}.{group}\nspec:\n  group: {group}\n  names:\n"
+            f"    kind: {kind}\n    listKind: {kind}List\n    plural: {plural}\n"
+            f"    singular: {kind.lower()}\n  scope: Namespaced\n  versions:\n  - name: v1\n"
+            f"    schema:\n      openAPIV3Schema:\n        description: {kind} is the Schema"
+            f" for the {plural} API.\n        properties:\n          apiVersion:\n"
+            f"            type: string\n          kind:\n            type: string\n"
+            f"          metadata:\n            type: object\n          spec:\n"
+            f"            description: {kind}Spec defines the desired state.\n"
+            f"            properties:\n")
+    tail = ("            type: object\n          status:\n"
+            "            x-kubernetes-preserve-unknown-fields: true\n            type: object\n"
+            "        type: object\n    served: true\n    storage: true\n"
+            "    subresources:\n      status: {}\n")
+    parts = [head]
+    total = len(head) + len(tail)
+    j = 0
+    while total < size:
+        prop = _crd_object(rng, f"{rng.choice(WORDS_A)}{rng.choice(WORDS_B).title()}{j}",
+                           "              ", 2)
+        parts.append(prop)
+        total += len(prop)
+        j += 1
+    parts.append(tail)
+    return "".join(parts)
+
+
+def crd_files(n_crds: int, per_file: int, seed: int) -> dict[str, str]:
+    """n_crds CRDs of 1.0-3.9 MB each (spread evenly), per_file to a file.
+
+    One to a file by default, as operators ship their large CRDs: every file then stays under
+    reviewbot's default loader.max-file-bytes (4 MiB), so all of them are parsed; with more per
+    file, files past the limit are refused unread (a yaml-syntax finding), not measured.
+    """
+    out: dict[str, str] = {}
+    for f in range(0, n_crds, per_file):
+        docs = []
+        for i in range(f, min(f + per_file, n_crds)):
+            size = 1_000_000 + (2_900_000 * ((i * 17) % n_crds)) // max(1, n_crds - 1)
+            docs.append("---\n" + render_crd(i, size, seed))
+        out[f"{CRD_DIR}/operator-{f // per_file:02d}.yaml"] = "".join(docs)
+    return out
+
+
 # ---------------------------------------------------------------------------- the PR
 
 
@@ -1348,18 +1460,32 @@ def check_tree(root: Path) -> dict[str, object]:
 
 
 def generate(objects: int, out: Path, seed: int, defect_rate: float, git: bool,
-             pr_files: int, force: bool) -> dict[str, object]:
+             pr_files: int, force: bool, layout: str = "apps", crds: int = 0,
+             crds_per_file: int = 1, bundles: int = 20) -> dict[str, object]:
+    """Write the repository; layout "apps" (a file per app) or "bundle" (see bundle()).
+
+    With crds > 0, that many of the objects are large CustomResourceDefinitions (crd_files).
+    The PR (git and pr_files) exists only for the "apps" layout.
+    """
+    if layout not in ("apps", "bundle"):
+        raise GenError(f"unknown layout {layout!r} (apps or bundle)")
+    if not 0 <= crds < objects:
+        raise GenError(f"--crds must be between 0 and {objects - 1}")
     if out.exists():
         if not force and any(out.iterdir()):
             raise GenError(f"{out} exists and is not empty (use --force to replace it)")
         shutil.rmtree(out)
     t0 = time.perf_counter()
-    plan = Planner(objects, seed, defect_rate).plan()
+    plan = Planner(objects - crds, seed, defect_rate).plan()
     files = render(plan)
+    if layout == "bundle":
+        files = bundle(files, bundles)
+    if crds:
+        files.update(crd_files(crds, crds_per_file, seed))
     t_render = time.perf_counter()
     size = write_files(out, files)
     t_write = time.perf_counter()
-    pr = pr_changes(plan, pr_files, seed) if git and pr_files > 0 else {}
+    pr = pr_changes(plan, pr_files, seed) if git and pr_files > 0 and layout == "apps" else {}
     if git:
         make_git(out, pr)
     t_git = time.perf_counter()
@@ -1379,7 +1505,9 @@ def generate(objects: int, out: Path, seed: int, defect_rate: float, git: bool,
     return {
         "out": str(out),
         "seed": seed,
-        "objects": plan.objects,
+        "objects": plan.objects + crds,
+        "layout": layout,
+        "crds": crds,
         "files": len(files),
         "bytes": size,
         "namespaces": len(plan.namespaces),
@@ -1405,13 +1533,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--git", action="store_true", help="make a git repo (branch main)")
     ap.add_argument("--pr-files", type=int, default=20,
                     help="with --git: files touched by the commit on branch `pr` (0: none)")
+    ap.add_argument("--layout", choices=("apps", "bundle"), default="apps",
+                    help="apps: a file per app (default); bundle: the same objects in"
+                         " --bundles multi-document files, like release bundles")
+    ap.add_argument("--bundles", type=int, default=20, help="files of the bundle layout")
+    ap.add_argument("--crds", type=int, default=0,
+                    help="of the objects, this many are CustomResourceDefinitions of 1-4 MB")
+    ap.add_argument("--crds-per-file", type=int, default=1)
     ap.add_argument("--force", action="store_true", help="replace a non-empty --out")
     ap.add_argument("--check", action="store_true",
                     help="re-parse the tree with libyaml and verify the object count")
     args = ap.parse_args(argv)
     try:
         stats = generate(args.objects, args.out, args.seed, args.defect_rate, args.git,
-                         args.pr_files, args.force)
+                         args.pr_files, args.force, args.layout, args.crds,
+                         args.crds_per_file, args.bundles)
         if args.check:
             t0 = time.perf_counter()
             checked = check_tree(args.out)

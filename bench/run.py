@@ -54,6 +54,9 @@ TARGETS = {
     "corpus_ratio": 10.0,
     "review_cold_s": 2.0,
     "review_warm_s": 0.7,
+    "bundle_ratio": 1.5,
+    "bundle_objects_per_s": 5000.0,
+    "large_crds_tree_rss_mib": 400.0,
 }
 
 
@@ -90,6 +93,10 @@ class Measure:
         ok = self.ok_samples()
         return statistics.median(s.seconds for s in ok) if ok else None
 
+    def median_cpu(self) -> float | None:
+        ok = self.ok_samples()
+        return round(statistics.median(s.cpu_seconds for s in ok), 3) if ok else None
+
     def peak(self, attr: str) -> float | None:
         ok = self.ok_samples()
         return max(getattr(s, attr) for s in ok) if ok else None
@@ -102,6 +109,7 @@ class Measure:
             "status": self.status,
             "note": self.note,
             "median_s": round(med, 4) if med is not None else None,
+            "median_cpu_s": self.median_cpu(),
             "max_rss_mib": self.peak("max_rss_mib"),
             "tree_rss_mib": self.peak("tree_rss_mib"),
             "samples": [asdict(s) for s in self.samples],
@@ -430,16 +438,17 @@ def markdown(results: dict[str, object]) -> str:
     rows = results["lint"]
     assert isinstance(rows, list)
     lines = [
-        "| target | objects | reviewbot lint s | objects/s | peak RSS MiB (tree) "
+        "| target | objects | reviewbot lint s | CPU s | objects/s | peak RSS MiB (tree) "
         "| checkov s | checkov objects/s | checkov peak RSS MiB | checkov / reviewbot |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     notes = []
     for r in rows:
         rb, ck = r["reviewbot"], r["checkov"]
         lines.append(
             f"| {r['target']} | {_fmt(r['objects'])} | {_cell(rb)} | "
-            f"{_fmt(rb.get('objects_per_s'), 0)} | {_fmt(rb['tree_rss_mib'], 0)} | "
+            f"{_fmt(rb.get('median_cpu_s'))} | {_fmt(rb.get('objects_per_s'), 0)} | "
+            f"{_fmt(rb['tree_rss_mib'], 0)} | "
             f"{_cell(ck)} | {_fmt(ck.get('objects_per_s'), 0)} | "
             f"{_fmt(ck['tree_rss_mib'], 0)} | "
             f"{_ratio(r)} |")
@@ -459,17 +468,18 @@ def markdown(results: dict[str, object]) -> str:
     gens = results.get("generator") or []
     assert isinstance(gens, list)
     if gens:
-        lines += ["", "| bench/gen.py | files | MiB | seconds (with git) | objects/s |",
-                  "|---:|---:|---:|---:|---:|"]
+        lines += ["", "| bench/gen.py | layout | files | MiB | seconds (with git) | objects/s |",
+                  "|---:|---|---:|---:|---:|---:|"]
         for g in gens:
             secs = g["seconds"]["total"]
-            lines.append(f"| {_fmt(g['objects'])} objects | {_fmt(g['files'])} | "
+            shape = str(g.get("layout", "apps")) + (f", {g['crds']} CRDs" if g.get("crds") else "")
+            lines.append(f"| {_fmt(g['objects'])} objects | {shape} | {_fmt(g['files'])} | "
                          f"{g['bytes'] / 2**20:.1f} | {secs:.2f} | "
                          f"{_fmt(g['objects'] / secs if secs else None, 0)} |")
     targets = results.get("targets") or []
     assert isinstance(targets, list)
     if targets:
-        lines += ["", "Targets of issue 8:", ""]
+        lines += ["", "Targets:", ""]
         for t in targets:
             verdict = {True: "met", False: "MISSED", None: "not measured"}[t["met"]]
             lines.append(f"- {t['target']}: {verdict} ({t['measured']})")
@@ -502,6 +512,29 @@ def judge(results: dict[str, object]) -> list[dict[str, object]]:
             add(f">= 10x faster than checkov on {r['target']}",
                 ratio if isinstance(ratio, float) else None,
                 None if ratio is None else ratio >= TARGETS["corpus_ratio"], "x")
+    by_name = {str(r["target"]): r for r in lint}
+    for name, r in by_name.items():
+        if not name.startswith("bundle-"):
+            continue
+        apps = by_name.get("per-app-" + name.removeprefix("bundle-"))
+        b_med, a_med = r["reviewbot"]["median_s"], apps and apps["reviewbot"]["median_s"]
+        ratio = b_med / a_med if isinstance(b_med, float) and isinstance(a_med, float) else None
+        add(f"{name} within {TARGETS['bundle_ratio']}x of the same objects one file per app"
+            " (bundle s / per-app s)", ratio,
+            None if ratio is None else ratio <= TARGETS["bundle_ratio"], "x")
+        b_cpu, a_cpu = r["reviewbot"]["median_cpu_s"], apps and apps["reviewbot"]["median_cpu_s"]
+        cpu = b_cpu / a_cpu if isinstance(b_cpu, float) and isinstance(a_cpu, float) else None
+        add(f"{name}, the same in CPU time (bundle CPU s / per-app CPU s; steadier on a busy"
+            " machine)", cpu, None if cpu is None else cpu <= TARGETS["bundle_ratio"], "x")
+        ops = r["reviewbot"].get("objects_per_s")
+        add(f">= 5,000 objects/s on {name}", ops if isinstance(ops, float) else None,
+            None if ops is None else ops >= TARGETS["bundle_objects_per_s"], "objects/s")
+    for name, r in by_name.items():
+        if name.startswith("large-crds-"):
+            rss = r["reviewbot"]["tree_rss_mib"]
+            add(f"peak memory <= {TARGETS['large_crds_tree_rss_mib']:.0f} MiB on {name}",
+                rss if isinstance(rss, float) else None,
+                None if rss is None else rss <= TARGETS["large_crds_tree_rss_mib"], "MiB")
     review = results.get("review") or []
     assert isinstance(review, list)
     for r in review:
@@ -542,6 +575,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="folder of corpus repos (each subfolder is one target)")
     ap.add_argument("--no-corpus", action="store_true")
     ap.add_argument("--no-review", action="store_true")
+    ap.add_argument("--bundle", type=int, default=20000,
+                    help="objects linted in two layouts, a file per app and ~20 multi-document"
+                         " bundles (bench/gen.py --layout bundle); 0 for none")
+    ap.add_argument("--large-crds", type=int, default=3000,
+                    help="objects of the repo whose files hold --crds large CRDs; 0 for none")
+    ap.add_argument("--crds", type=int, default=40,
+                    help="CustomResourceDefinitions of 1-4 MiB in the --large-crds repo")
     ap.add_argument("--review-size", type=int, default=10000,
                     help="synthetic size whose PR is reviewed (default 10000)")
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "reviewbot-bench",
@@ -608,7 +648,7 @@ def run(args: argparse.Namespace, sizes: list[int]) -> int:
     generated: list[dict[str, object]] = []
     review_target: Target | None = None
     for n in sizes:
-        label = f"synthetic-{n // 1000}k" if n % 1000 == 0 else f"synthetic-{n}"
+        label = f"synthetic-{_k(n)}"
         path = work / label
         if not (args.reuse and (path / ".git").is_dir()):
             print(f"generating {label} ...", file=sys.stderr, flush=True)
@@ -625,6 +665,28 @@ def run(args: argparse.Namespace, sizes: list[int]) -> int:
         targets.append(t)
         if n == args.review_size:
             review_target = t
+    shapes: list[tuple[str, int, dict[str, object]]] = []
+    if args.bundle:
+        k = _k(args.bundle)
+        shapes += [(f"per-app-{k}", args.bundle, {"layout": "apps"}),
+                   (f"bundle-{k}", args.bundle, {"layout": "bundle"})]
+    if args.large_crds:
+        shapes.append((f"large-crds-{_k(args.large_crds)}", args.large_crds,
+                       {"crds": args.crds}))
+    for label, n, kw in shapes:
+        path = work / label
+        if not (args.reuse and path.is_dir()):
+            print(f"generating {label} ...", file=sys.stderr, flush=True)
+            try:
+                stats = gen.generate(n, path, args.seed, 0.02, False, 0, True, **kw)
+            except gen.GenError as e:
+                raise BenchError(str(e)) from e
+            stats.pop("pr_files", None)
+            generated.append(stats)
+        objects = count_objects(path)
+        if objects != n:
+            raise BenchError(f"{path} has {objects} objects, expected {n}")
+        targets.append(Target(label, path, n, True))
     results: dict[str, object] = {
         "version": 1,
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -667,6 +729,10 @@ def run(args: argparse.Namespace, sizes: list[int]) -> int:
     print(table)
     print(f"\nresults: {args.json}", file=sys.stderr)
     return 0
+
+
+def _k(n: int) -> str:
+    return f"{n // 1000}k" if n % 1000 == 0 else str(n)
 
 
 def _git_head() -> str:

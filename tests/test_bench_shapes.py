@@ -1,0 +1,75 @@
+"""bench/gen.py's repository shapes: the bundle layout holds the same objects as the file per
+app layout, and the large CRDs are the sizes asked for and parse as one CRD each."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+from reviewbot.load.loader import load
+from reviewbot.sources.tree import MAX_FILE_BYTES, FileRecord
+
+_GEN = Path(__file__).resolve().parent.parent / "bench" / "gen.py"
+
+
+def _gen():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("bench_gen", _GEN)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_gen"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _objects(root: Path) -> list[str]:
+    out = []
+    for p in sorted(root.rglob("*.yaml")):
+        if p.name == ".reviewbot.yaml":
+            continue
+        loaded = load(FileRecord(str(p), "blob", p.read_bytes()))
+        assert not loaded.problems, (p, loaded.problems)
+        out += [json.dumps(d.value, sort_keys=True) for d in loaded.documents
+                if isinstance(d.value, dict) and "apiVersion" in d.value]
+    return sorted(out)
+
+
+def test_bundle_layout_holds_the_same_objects_in_twenty_files(tmp_path: Path) -> None:
+    gen = _gen()
+    gen.generate(600, tmp_path / "apps", 8, 0.02, False, 0, True)
+    stats = gen.generate(600, tmp_path / "bundle", 8, 0.02, False, 0, True, layout="bundle")
+    bundles = sorted((tmp_path / "bundle" / "install").glob("*.yaml"))
+    assert len(bundles) == 20
+    assert stats["objects"] == 600
+    apps = _objects(tmp_path / "apps")
+    assert len(apps) == 600
+    assert _objects(tmp_path / "bundle") == apps
+    assert (tmp_path / "bundle" / ".reviewbot.yaml").read_text() == \
+        (tmp_path / "apps" / ".reviewbot.yaml").read_text()
+
+
+def test_large_crds_are_one_to_four_megabytes_and_parse_as_crds() -> None:
+    gen = _gen()
+    files = gen.crd_files(4, 1, 8)
+    sizes = sorted(len(text.encode()) for text in files.values())
+    assert len(sizes) == 4
+    assert 1_000_000 <= sizes[0] < 1_100_000
+    assert 3_900_000 <= sizes[-1] < MAX_FILE_BYTES  # under the default loader limit
+    path, text = next(iter(files.items()))
+    loaded = load(FileRecord(path, "blob", text.encode()))
+    assert not loaded.problems
+    [doc] = loaded.documents
+    assert doc.value["kind"] == "CustomResourceDefinition"
+    schema = doc.value["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    spec = schema["properties"]["spec"]["properties"]
+    assert len(spec) > 20
+    first = next(iter(spec.values()))
+    assert first["type"] == "object" and first["properties"]
+
+
+def test_shapes_keep_the_object_count(tmp_path: Path) -> None:
+    gen = _gen()
+    stats = gen.generate(300, tmp_path / "crds", 8, 0.02, False, 0, True, crds=3)
+    assert stats["objects"] == 300 and stats["crds"] == 3
+    assert len(_objects(tmp_path / "crds")) == 300
