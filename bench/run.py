@@ -7,7 +7,9 @@ Times `reviewbot lint REPO --format json --output /dev/null` and
 repository of the corpus (../shared/corpus/*) and on synthetic repositories made by
 bench/gen.py (1k, 10k, 50k objects by default), alternating the two tools run by run; then
 `reviewbot review` of the synthetic 20-file PR in the 10k repository, cold (an empty
---cache folder each run) and warm (the same, filled cache folder again).
+--cache folder each run) and warm (the same, filled cache folder again). Real shapes are
+linted too: the same --bundle objects one file per app and in 20 multi-document bundles
+(the ratio of the two is printed), and a --large-crds repo holding --crds CRDs of 1-4 MB.
 
 For every command it records the wall time (median of --repeat runs), CPU time, the peak
 RSS of the largest process (wait4's ru_maxrss) and the peak of the summed RSS of the whole
