@@ -103,6 +103,17 @@ def build_parser() -> argparse.ArgumentParser:
     conn = netsub.add_parser("connectivity", parents=[_common(("text", "json", "connlist"))],
                              help="allowed flows between workloads")
     conn.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    ndiff = netsub.add_parser(
+        "diff", parents=[_common(("connlist", "json", "markdown", "mermaid"))],
+        help="flows that changed between two trees or git refs",
+        description="Compare the connectivity of OLD and NEW: two folders, or two git refs of "
+                    "the repository at --repo (default: the current directory).")
+    ndiff.add_argument("old", metavar="OLD")
+    ndiff.add_argument("new", metavar="NEW")
+    ndiff.add_argument("--repo", metavar="DIR", help="the git repository OLD and NEW are refs of")
+    ndiff.add_argument("--ref-names", default="ref1,ref2", metavar="OLD_NAME,NEW_NAME",
+                       help="what connlist lines call the two sides (default: ref1,ref2)")
+    ndiff.set_defaults(format="connlist")
 
     inventory = sub.add_parser(
         "inventory", help="the cluster: section from kubectl get nodes/pods -o json",

@@ -1,4 +1,5 @@
-"""The `netpol` commands: `netpol connectivity` (allowed flows between workloads)."""
+"""The `netpol` commands: `netpol connectivity` (allowed flows between workloads) and `netpol
+diff` (the flows that changed between two trees or git refs)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ from pathlib import Path
 from reviewbot.commands.common import file_loader, resolve_config
 from reviewbot.engine.run import load_model
 from reviewbot.errors import ReviewbotError
+from reviewbot.netpol.diff import changes_of, render_markdown, render_mermaid
+from reviewbot.netpol.diff import render_connlist as render_diff_connlist
+from reviewbot.netpol.diff import render_json as render_diff_json
+from reviewbot.netpol.ingress import IngressController
 from reviewbot.netpol.network import (
     Network,
     connectivity,
@@ -16,12 +21,20 @@ from reviewbot.netpol.network import (
     render_text,
 )
 from reviewbot.output import emit
-from reviewbot.sources.tree import disk_tree, repo_root, with_json_files
+from reviewbot.sources.tree import (
+    disk_tree,
+    git_tree,
+    repo_root,
+    resolve_ref,
+    with_json_files,
+)
 
 
 def netpol_command(args: argparse.Namespace) -> int:
     if args.netpol_command == "connectivity":
         return connectivity_command(args)
+    if args.netpol_command == "diff":
+        return diff_command(args)
     raise ReviewbotError(f"unknown netpol command {args.netpol_command}")
 
 
@@ -34,7 +47,7 @@ def connectivity_command(args: argparse.Namespace) -> int:
         from reviewbot.model.render import render_tree
         tree = render_tree(tree)
     model = load_model(tree, config, file_loader(args, root, targets))
-    network = Network(model)
+    network = Network(model, controller=IngressController.from_config(config.section("netpol")))
     flows = connectivity(network)
     if args.format == "connlist":
         text = render_connlist(flows)
@@ -42,5 +55,43 @@ def connectivity_command(args: argparse.Namespace) -> int:
         text = render_json(flows, network)
     else:
         text = render_text(flows, network)
+    emit(text, args.output)
+    return 0
+
+
+def diff_command(args: argparse.Namespace) -> int:
+    sides = []
+    config = None
+    for where in (args.old, args.new):
+        path = Path(where)
+        if args.repo is None and path.is_dir():
+            root = repo_root(path)
+            config = config or resolve_config(args, root, path)
+            tree = with_json_files(disk_tree([path], root))
+        else:
+            repo = Path(args.repo or ".")
+            root = repo_root(repo)
+            config = config or resolve_config(args, root, root)
+            try:
+                tree = git_tree(root, resolve_ref(root, where))
+            except ReviewbotError as exc:  # git's own message: not a folder, not a ref
+                raise ReviewbotError(
+                    f"{where}: neither a folder nor a git ref of {root} ({exc})"
+                ) from exc
+        if getattr(args, "render", False):
+            from reviewbot.model.render import render_tree
+            tree = render_tree(tree)
+        model = load_model(tree, config, file_loader(args, root, [path] if path.is_dir() else []))
+        sides.append(Network(model, controller=IngressController.from_config(
+            config.section("netpol"))))
+    changes = changes_of(sides[0], sides[1])
+    if args.format == "connlist":
+        names = tuple(args.ref_names.split(",", 1)) if "," in args.ref_names else None
+        if names is None:
+            raise ReviewbotError(f"--ref-names {args.ref_names}: expected OLD_NAME,NEW_NAME")
+        text = render_diff_connlist(changes, (names[0], names[1]))
+    else:
+        text = {"json": render_diff_json, "markdown": render_markdown,
+                "mermaid": render_mermaid}[args.format](changes)
     emit(text, args.output)
     return 0

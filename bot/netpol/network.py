@@ -48,6 +48,13 @@ from reviewbot.model.objects import (
     mapping,
 )
 from reviewbot.netpol.admin import AdminLayer, admin_objects
+from reviewbot.netpol.ingress import (
+    INGRESS_PEER,
+    IngressController,
+    controller_pod,
+    ingress_objects,
+    requested,
+)
 from reviewbot.netpol.selectors import Selector
 from reviewbot.netpol.sets import (
     ALL,
@@ -245,7 +252,9 @@ def named_ports(pod: PodTemplate) -> NamedPorts:
 class Network:
     """Policies compiled and pods indexed; the evaluator of one repository model."""
 
-    def __init__(self, model: Model, *, exact: bool = True) -> None:
+    def __init__(
+        self, model: Model, *, exact: bool = True, controller: IngressController | None = None
+    ) -> None:
         self.model = model
         self.exact = exact
         # Pods described only by Helm chart values are unknown: the chart sets their labels.
@@ -255,6 +264,12 @@ class Network:
             # whether their traffic is admitted depends on the plugin (unknown to rules)
             and (exact or p.spec.get("hostNetwork") is not True)
         ]
+        # the ingress controller, a stand-in pod, when Ingress/Route objects send it traffic
+        self.ingresses = ingress_objects(model) if controller is not None else []
+        self.controller: int | None = None
+        if controller is not None and self.ingresses:
+            self.controller = len(self.pods)
+            self.pods.append(controller_pod(controller, self.ingresses[0]))
         self.namespaces: dict[str, Namespace] = dict(model.namespaces)
         for pod in self.pods:
             if pod.namespace not in self.namespaces:
@@ -669,8 +684,28 @@ def workload_groups(network: Network) -> dict[str, list[int]]:
     """Peer name (``ns/name[Kind]``) -> its pod templates (Pods of one owner are one peer)."""
     groups: dict[str, list[int]] = {}
     for i, pod in enumerate(network.pods):
-        groups.setdefault(pod.peer, []).append(i)
+        if i != network.controller:
+            groups.setdefault(pod.peer, []).append(i)
     return groups
+
+
+def ingress_flows(network: Network, groups: Mapping[str, list[int]]) -> list[Flow]:
+    """``{ingress-controller}`` -> workload flows: what Ingress/Route objects send, as far
+    as the policies allow it."""
+    c = network.controller
+    if c is None:
+        return []
+    wanted = requested(
+        network.ingresses, network.services, network.service_pods, network.pods
+    )
+    found: dict[str, Conns] = {}
+    for name, members in groups.items():
+        for d in members:
+            if d in wanted:
+                conns = network.allowed(c, d).intersect(wanted[d])
+                if conns:
+                    found[name] = found.get(name, NONE).union(conns)
+    return [Flow(INGRESS_PEER, name, conns) for name, conns in found.items()]
 
 
 def connectivity(network: Network) -> list[Flow]:
@@ -679,15 +714,15 @@ def connectivity(network: Network) -> list[Flow]:
     group_of = {i: name for name, members in groups.items() for i in members}
     flows: list[Flow] = []
     names = sorted(groups)
-    everyone = range(len(network.pods))
+    everyone = [i for i in range(len(network.pods)) if i != network.controller]
     for src in names:
         found: dict[str, Conns] = {}
         for s in groups[src]:
             # Only the destinations the source's egress rules reach can be allowed: in repos
             # with default-deny egress this keeps the listing linear in what it prints.
             for d in _egress_candidates(network, s, everyone):
-                dst = group_of[d]
-                if dst == src:
+                dst = group_of.get(d)  # None: the ingress controller's stand-in
+                if dst == src or dst is None:
                     continue
                 conns = network.allowed(s, d)
                 if conns:
@@ -705,6 +740,7 @@ def connectivity(network: Network) -> list[Flow]:
             conns = union_all(network.ip_egress(s, piece) for s in groups[src])
             if conns:
                 flows.append(Flow(src, name, conns))
+    flows += ingress_flows(network, groups)
     flows.sort(key=lambda f: (f.src.encode(), f.dst.encode()))
     return flows
 

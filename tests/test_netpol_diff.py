@@ -1,0 +1,182 @@
+"""`reviewbot netpol diff`: np-guard netpol-analyzer's diff output on its fixtures, git refs,
+the Markdown/Mermaid/JSON renderings, and the ingress controller peer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reviewbot.cli import main
+from reviewbot.netpol.diff import FlowChange, render_markdown, render_mermaid
+from reviewbot.netpol.ingress import IngressController
+from reviewbot.netpol.network import Network, connectivity, render_connlist
+
+from .test_diff import GitRepo, run_cli
+from .test_netpol import build, deployment
+from .test_netpol_oracle import ORACLE
+
+DIFF_ORACLE = ORACLE.parent / "netpol-oracle-diff"
+FIXTURES = sorted(p for p in DIFF_ORACLE.glob("*") if (p / "expected.txt").is_file())
+
+
+@pytest.mark.skipif(not FIXTURES, reason=f"netpol diff oracle not found at {DIFF_ORACLE}")
+@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda p: p.name)
+def test_diff_matches_np_guard(fixture: Path, tmp_path: Path) -> None:
+    out = tmp_path / "diff.txt"
+    names = ["--ref-names", "old,new"] if fixture.name.startswith("TsetOutputWithArgNames") else []
+    code = main(["netpol", "diff", str(fixture / "ref1"), str(fixture / "ref2"),
+                 "--output", str(out), *names])
+    assert code == 0
+    assert out.read_text() == (fixture / "expected.txt").read_text()
+
+
+@pytest.mark.skipif(not FIXTURES, reason=f"netpol diff oracle not found at {DIFF_ORACLE}")
+def test_diff_oracle_is_not_trivial() -> None:
+    assert len(FIXTURES) >= 20
+    texts = [(f / "expected.txt").read_text() for f in FIXTURES]
+    assert sum(1 for t in texts if t.startswith("Connectivity diff:")) >= 18
+    assert any("{ingress-controller}" in t for t in texts)
+    assert any("workloads-diff-info" in t for t in texts)
+
+
+POLICY = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: api-in, namespace: shop}
+spec:
+  podSelector: {matchLabels: {app: api}}
+  ingress:
+  - from: [{podSelector: {matchLabels: {app: web}}}]
+    ports: [{port: 8080}]
+"""
+
+
+def test_diff_between_git_refs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    pods = (deployment("web", "shop", "{app: web}")
+            + deployment("api", "shop", "{app: api}", "ports: [{containerPort: 8080}]"))
+    old = repo.commit({"a.yaml": pods + POLICY})
+    new = repo.commit({"a.yaml": pods + POLICY.replace("port: 8080", "port: 9090")})
+    code, out, _ = run_cli(["netpol", "diff", old, new, "--repo", str(repo.path)], capsys)
+    assert code == 0
+    assert out == (
+        "Connectivity diff:\n"
+        "diff-type: changed, source: shop/web[Deployment], destination: shop/api[Deployment], "
+        "ref1: TCP 8080, ref2: TCP 9090\n"  # a numbered port needs no declared containerPort
+    )
+    code, out, _ = run_cli(["netpol", "diff", old, new, "--repo", str(repo.path),
+                            "--format", "json"], capsys)
+    assert json.loads(out)["connectivity_diff"] == [{
+        "diff_type": "changed", "source": "shop/web[Deployment]",
+        "destination": "shop/api[Deployment]", "ref1": "TCP 8080", "ref2": "TCP 9090",
+    }]
+    code, out, err = run_cli(["netpol", "diff", "no-such-ref", new, "--repo", str(repo.path)],
+                             capsys)
+    assert code == 2 and "no-such-ref" in err
+
+
+def test_markdown_and_mermaid_show_each_change() -> None:
+    changes = [
+        FlowChange("changed", "a/x[Deployment]", "b/y[Deployment]", "TCP 80", "TCP 80,443"),
+        FlowChange("added", "{ingress-controller}", "b/y[Deployment]", "No Connections",
+                   "TCP 8080"),
+        FlowChange("removed", "a/x[Deployment]", "c/z[StatefulSet]", "UDP 53",
+                   "No Connections"),
+    ]
+    md = render_markdown(changes)
+    assert "| changed | `a/x[Deployment]` | `b/y[Deployment]` | TCP 80 | TCP 80,443 |" in md
+    assert md.count("\n| ") == 4  # the header and three rows
+    graph = render_mermaid(changes)
+    assert graph.splitlines() == [
+        "graph LR",
+        '  n0["a/x[Deployment]"]',
+        '  n1["b/y[Deployment]"]',
+        '  n2["{ingress-controller}"]',
+        '  n3["c/z[StatefulSet]"]',
+        '  n0 ==>|"changed: TCP 80 → TCP 80,443"| n1',
+        '  n2 -->|"added: TCP 8080"| n1',
+        '  n0 -.->|"removed: UDP 53"| n3',
+    ]
+
+
+INGRESS = """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api, namespace: shop}
+spec:
+  selector: {app: api}
+  ports: [{name: http, port: 80, targetPort: web}]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: api, namespace: shop}
+spec:
+  rules:
+  - http:
+      paths:
+      - path: /
+        pathType: Prefix
+        backend: {service: {name: api, port: {name: http}}}
+"""
+API = deployment("api", "shop", "{app: api}", "ports: [{name: web, containerPort: 8080}]")
+
+
+def test_ingress_controller_reaches_backend_target_ports(tmp_path: Path) -> None:
+    net = build(tmp_path, API + INGRESS)
+    assert net.controller is None  # only callers that ask for the controller get it
+    net = Network(net.model, controller=IngressController())
+    lines = render_connlist(connectivity(net)).splitlines()
+    assert "{ingress-controller} => shop/api[Deployment] : TCP 8080" in lines
+    assert not [line for line in lines if "=> {ingress-controller}" in line]
+
+
+def test_ingress_controller_namespace_and_labels_meet_the_policies(tmp_path: Path) -> None:
+    admit = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: api-in, namespace: shop}
+spec:
+  podSelector: {}
+  ingress:
+  - from:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: ingress-nginx}}
+      podSelector: {matchLabels: {app.kubernetes.io/name: ingress-nginx}}
+"""
+    model = build(tmp_path, API + INGRESS + admit).model
+    default = render_connlist(connectivity(Network(model, controller=IngressController())))
+    assert "{ingress-controller} => shop/api[Deployment] : TCP 8080" in default
+    traefik = IngressController("traefik", {"app.kubernetes.io/name": "traefik"})
+    other = render_connlist(connectivity(Network(model, controller=traefik)))
+    assert "{ingress-controller}" not in other
+
+
+def test_controller_placement_comes_from_the_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    admit_traefik = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: api-in, namespace: shop}
+spec:
+  podSelector: {}
+  ingress:
+  - from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: traefik}}}]
+"""
+    (tmp_path / "m.yaml").write_text(API + INGRESS + admit_traefik)
+    args = ["netpol", "connectivity", str(tmp_path), "--format", "connlist"]
+    code, out, _ = run_cli(args, capsys)
+    assert "{ingress-controller}" not in out  # the default namespace is not admitted
+    (tmp_path / ".reviewbot.yaml").write_text(
+        "netpol:\n  ingress-controller: {namespace: traefik, labels: {app: traefik}}\n"
+    )
+    code, out, _ = run_cli(args, capsys)
+    assert "{ingress-controller} => shop/api[Deployment] : TCP 8080" in out.splitlines()
+    (tmp_path / ".reviewbot.yaml").write_text("netpol:\n  ingress-controler: {}\n")
+    code, _, err = run_cli(args, capsys)
+    assert code == 2 and "ingress-controler" in err
