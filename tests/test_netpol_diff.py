@@ -12,6 +12,7 @@ from reviewbot.cli import main
 from reviewbot.netpol.diff import FlowChange, render_markdown, render_mermaid
 from reviewbot.netpol.ingress import IngressController
 from reviewbot.netpol.network import Network, connectivity, render_connlist
+from reviewbot.report.markdown import md_code
 
 from .test_diff import GitRepo, run_cli
 from .test_netpol import build, deployment
@@ -86,7 +87,7 @@ def test_markdown_and_mermaid_show_each_change() -> None:
         FlowChange("removed", "a/x[Deployment]", "c/z[StatefulSet]", "UDP 53",
                    "No Connections"),
     ]
-    md = render_markdown(changes)
+    md = render_markdown(changes, md_code)
     assert "| changed | `a/x[Deployment]` | `b/y[Deployment]` | TCP 80 | TCP 80,443 |" in md
     assert md.count("\n| ") == 4  # the header and three rows
     graph = render_mermaid(changes)
@@ -96,7 +97,7 @@ def test_markdown_and_mermaid_show_each_change() -> None:
         '  n1["b/y[Deployment]"]',
         '  n2["{ingress-controller}"]',
         '  n3["c/z[StatefulSet]"]',
-        '  n0 ==>|"changed: TCP 80 → TCP 80,443"| n1',
+        '  n0 ==>|"changed: TCP 80 to TCP 80,443"| n1',
         '  n2 -->|"added: TCP 8080"| n1',
         '  n0 -.->|"removed: UDP 53"| n3',
     ]

@@ -427,3 +427,59 @@ def test_a_values_files_glob_is_diffed_and_tag_checked_like_the_rules_read_it(
     ]
     assert "v0.11.0 -> v0.15.0" in data["findings"][0]["message"]
     assert code == 1
+
+
+# ---------------------------------------------------------------- connectivity diff
+
+
+def test_seed_pr_shows_the_flow_it_closes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The seed's 34-day outage, in the PR that caused it: the removed flow is in the JSON, the
+    summary's first lines, the table and the Mermaid graph."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit_tree(SEEDS / "step1", "before")
+    head = repo.commit_tree(ROOT / "examples", "after")
+    args = ["review", "--repo", str(repo.path), "--base", base, "--head", head,
+            "--platform", "none"]
+    _, out, _ = run_cli([*args, "--format", "json"], capsys)
+    removed = {"diff_type": "removed", "source": "poimen/poimen-memory[Deployment]",
+               "destination": "llm-serving/reasoning-predictor[InferenceService]",
+               "ref1": "TCP 8080", "ref2": "No Connections"}
+    assert removed in json.loads(out)["connectivity_diff"]
+    _, md, _ = run_cli([*args, "--format", "markdown"], capsys)
+    head_lines = "\n".join(md.splitlines()[:6])
+    assert ("`poimen/poimen-memory[Deployment]` -> "
+            "`llm-serving/reasoning-predictor[InferenceService]` TCP 8080") in head_lines
+    assert ("| removed | `poimen/poimen-memory[Deployment]` | "
+            "`llm-serving/reasoning-predictor[InferenceService]` | TCP 8080 | No Connections |"
+            ) in md
+    graph = md.split("```mermaid\n", 1)[1].split("```", 1)[0]
+    ids = dict(re.findall(r'(n\d+)\["([^"]+)"\]', graph))
+    src = next(k for k, v in ids.items() if v == "poimen/poimen-memory[Deployment]")
+    dst = next(k for k, v in ids.items()
+               if v == "llm-serving/reasoning-predictor[InferenceService]")
+    assert f'{src} -.->|"removed: TCP 8080"| {dst}' in graph
+
+
+def test_review_without_policy_or_label_change_evaluates_no_connectivity(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import reviewbot.netpol.diff as netpol_diff
+
+    def refuse(*_: Any, **__: Any) -> None:
+        raise AssertionError("connectivity evaluated for a change that cannot alter it")
+
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"a.yaml": deployment("web", f"web:1@{DIGEST}")})
+    head = repo.commit({"a.yaml": deployment("web", f"web:2@{OTHER}", replicas=3)})
+    monkeypatch.setattr(netpol_diff, "Network", refuse)
+    code, data, _ = review(repo, base, head, capsys)
+    assert data["connectivity_diff"] == []
+    labelled = repo.commit({"a.yaml": deployment("web", f"web:2@{OTHER}", replicas=3)
+                            .replace("app: web}}", "app: web, tier: front}}")})
+    code, _, err = run_cli(["review", "--repo", str(repo.path), "--base", head, "--head",
+                            labelled, "--platform", "none", "--format", "json"], capsys)
+    assert code == 3 and "connectivity evaluated" in err  # a label change is evaluated

@@ -21,6 +21,7 @@ from reviewbot.netpol.network import (
     render_text,
 )
 from reviewbot.output import emit
+from reviewbot.report.markdown import md_code
 from reviewbot.sources.tree import (
     disk_tree,
     git_tree,
@@ -91,7 +92,7 @@ def diff_command(args: argparse.Namespace) -> int:
             raise ReviewbotError(f"--ref-names {args.ref_names}: expected OLD_NAME,NEW_NAME")
         text = render_diff_connlist(changes, (names[0], names[1]))
     else:
-        text = {"json": render_diff_json, "markdown": render_markdown,
+        text = {"json": render_diff_json, "markdown": lambda c: render_markdown(c, md_code),
                 "mermaid": render_mermaid}[args.format](changes)
     emit(text, args.output)
     return 0

@@ -52,6 +52,8 @@ from reviewbot.engine.run import (
 )
 from reviewbot.errors import EXIT_FINDINGS, EXIT_OK, ReviewbotError
 from reviewbot.model.objects import Model, PodTemplate
+from reviewbot.netpol.diff import review_changes
+from reviewbot.netpol.ingress import IngressController
 from reviewbot.output import emit, exit_code, use_color
 from reviewbot.report import Report, render
 from reviewbot.report.difftext import clean as render_diff_clean
@@ -555,6 +557,8 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
         raise
     base_result = base_rules()
     marked = mark_new(head_result.findings, base_result.findings, diff.renames)
+    flows = review_changes(diff, base_model, head_result.model,
+                           IngressController.from_config(config.section("netpol")))
     marked += change_findings(diff, base_result.model, head_result.model, config, args.rule)
     marked.sort(key=sort_key)
     marked = with_suggestions(head, config, head_result, marked, lambda f: bool(f.new), memo)
@@ -568,6 +572,7 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
         diff=tuple(diff.as_json()), stats=dict(head_result.stats),
         sources=_sources(head_result, reported),
         extra=_extra(args, sides, cfg, marked, reported, base_result), fixed=tuple(gone),
+        connectivity_diff=tuple(c.as_json() for c in flows or ()),
     )
     return ReviewOutcome(report, tuple(reported), new, config, sides)
 

@@ -12,11 +12,15 @@ from __future__ import annotations
 import bisect
 import ipaddress
 import json
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from reviewbot.netpol.ingress import INGRESS_PEER
+from reviewbot.diff.objects import TreeDiff
+from reviewbot.model.objects import Model
+from reviewbot.netpol.admin import KINDS as ADMIN_KINDS
+from reviewbot.netpol.ingress import INGRESS_PEER, IngressController
 from reviewbot.netpol.network import Flow, Network, connectivity, workload_groups
 from reviewbot.netpol.sets import Interval, format_range, normalize
 
@@ -148,19 +152,19 @@ def render_json(changes: Sequence[FlowChange]) -> str:
     return json.dumps(doc, indent=2) + "\n"
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+Code = Callable[[str], str]  # untrusted text -> a Markdown code span safe in a table cell
 
 
-def render_table(changes: Sequence[FlowChange], limit: int | None = None) -> str:
-    """A Markdown table of the changes (at most ``limit`` rows, then a count of the rest)."""
+def render_table(changes: Sequence[FlowChange], code: Code, limit: int | None = None) -> str:
+    """A Markdown table of the changes (at most ``limit`` rows, then a count of the rest);
+    peer names go through ``code`` (they come from the tree: untrusted)."""
     if not changes:
         return ""
     rows = list(changes if limit is None else changes[:limit])
     out = ["| change | source | destination | before | after |",
            "|---|---|---|---|---|"]
-    out += [f"| {c.diff_type} | `{_cell(c.source)}` | `{_cell(c.destination)}` | "
-            f"{_cell(c.ref1)} | {_cell(c.ref2)} |" for c in rows]
+    out += [f"| {c.diff_type} | {code(c.source)} | {code(c.destination)} | "
+            f"{c.ref1} | {c.ref2} |" for c in rows]
     if len(rows) < len(changes):
         out.append(f"\n{len(changes) - len(rows)} more changed flow(s) not shown.")
     return "\n".join(out) + "\n"
@@ -169,8 +173,13 @@ def render_table(changes: Sequence[FlowChange], limit: int | None = None) -> str
 _ARROWS = {"added": "-->", "removed": "-.->", "changed": "==>"}
 
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9._/:,{}\[\] -]")
+
+
 def _label(text: str) -> str:
-    return text.replace('"', "#quot;")
+    """A Mermaid label: names come from the tree, so anything but the characters of peer
+    names and connection sets is replaced (no quote, backtick, angle bracket or @)."""
+    return _UNSAFE.sub("_", text)
 
 
 def render_mermaid(changes: Sequence[FlowChange], limit: int | None = None) -> str:
@@ -189,16 +198,16 @@ def render_mermaid(changes: Sequence[FlowChange], limit: int | None = None) -> s
     for c in rows:
         a, b = node(c.source), node(c.destination)
         text = c.ref2 if c.diff_type == "added" else c.ref1 if c.diff_type == "removed" else (
-            f"{c.ref1} → {c.ref2}"
+            f"{c.ref1} to {c.ref2}"
         )
         edges.append(f'  {a} {_ARROWS[c.diff_type]}|"{c.diff_type}: {_label(text)}"| {b}')
     return "graph LR\n" + "".join(line + "\n" for line in nodes + edges)
 
 
-def render_markdown(changes: Sequence[FlowChange]) -> str:
+def render_markdown(changes: Sequence[FlowChange], code: Code) -> str:
     if not changes:
         return "No connectivity changes.\n"
-    return (f"{len(changes)} flow(s) changed.\n\n" + render_table(changes)
+    return (f"{len(changes)} flow(s) changed.\n\n" + render_table(changes, code)
             + "\n```mermaid\n" + render_mermaid(changes) + "```\n")
 
 
@@ -211,3 +220,79 @@ def summarize(changes: Iterable[FlowChange]) -> dict[str, int]:
     for c in changes:
         counts[c.diff_type] += 1
     return counts
+
+
+# ---------------------------------------------------------------- in a review
+
+# Kinds whose change can change who may talk to whom (besides the pods' own labels and ports).
+POLICY_KINDS = frozenset({
+    "NetworkPolicy", *ADMIN_KINDS, "Namespace", "Service", "Ingress", "Route",
+})
+POD_KINDS = frozenset({
+    "Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController",
+    "Job", "CronJob", "InferenceService",
+})
+# a change under one of these keys of a workload can change its peer, selection or ports
+POD_FIELDS = frozenset({"labels", "ports", "hostNetwork", "ownerReferences", "namespace"})
+
+
+def affects_connectivity(diff: TreeDiff) -> bool:
+    """Whether a change set can change the connectivity at all: a policy, Namespace, Service,
+    Ingress or Route changed, or a workload was added, removed, renamed, or had its labels,
+    ports or containers changed. Anything else (images, replicas, resources, args) cannot."""
+    for obj in diff.objects:
+        if obj.kind in POLICY_KINDS:
+            return True
+        if obj.kind not in POD_KINDS:
+            continue
+        if obj.status != "modified":
+            return True
+        for change in obj.changes:
+            if POD_FIELDS.intersection(change.path):
+                return True
+            if "containers" in change.path[:-1] and change.path.index("containers") == len(
+                change.path
+            ) - 2 and change.op in ("added", "removed"):
+                return True  # a container (and its ports) added or removed
+    return False
+
+
+def review_changes(
+    diff: TreeDiff, base: Model, head: Model, controller: IngressController
+) -> list[FlowChange] | None:
+    """The flows a pull request opens, closes or changes; None when it cannot change any
+    (nothing is evaluated then)."""
+    if not affects_connectivity(diff):
+        return None
+    return changes_of(Network(base, controller=controller), Network(head, controller=controller))
+
+
+REVIEW_ROWS = 30
+REVIEW_ORDER = ("removed", "changed", "added")  # what can break traffic first
+
+
+def _review_order(changes: Sequence[FlowChange]) -> list[FlowChange]:
+    return sorted(changes, key=lambda c: REVIEW_ORDER.index(c.diff_type))  # stable
+
+
+def review_section(changes: Sequence[FlowChange], code: Code) -> str:
+    """The review summary's section: a short table and a Mermaid graph of the changed flows
+    (closed ones first, at most ``REVIEW_ROWS`` of each)."""
+    counts = summarize(changes)
+    ordered = _review_order(changes)
+    title = (f"### Connectivity ({counts['removed']} closed, {counts['changed']} changed, "
+             f"{counts['added']} opened)\n\n")
+    return (title + render_table(ordered, code, REVIEW_ROWS) + "\n```mermaid\n"
+            + render_mermaid(ordered, REVIEW_ROWS) + "```\n")
+
+
+def review_line(changes: Sequence[FlowChange], code: Code) -> str:
+    """One sentence for the summary's head: the flows the pull request closes, changes, opens."""
+    counts = summarize(changes)
+    closed = [c for c in changes if c.diff_type == "removed"]
+    named = "; ".join(f"{code(c.source)} -> {code(c.destination)} {c.ref1}" for c in closed[:3])
+    more = f" and {len(closed) - 3} more" if len(closed) > 3 else ""
+    head = (f"**It closes {len(closed)} flow(s)** ({named}{more})" if closed
+            else "It closes no flow")
+    return (f"Connectivity: {head}, changes {counts['changed']} and opens {counts['added']} "
+            "(table and graph below).")

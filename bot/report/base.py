@@ -24,3 +24,5 @@ class Report:
     sources: dict[str, str] = field(default_factory=dict)  # file -> text, for excerpts
     extra: dict[str, Any] = field(default_factory=dict)  # review summary facts (markdown)
     fixed: tuple[Finding, ...] = ()  # review: findings of the base the head no longer has
+    # review: flows the PR opens/closes/changes (DESIGN.md's connectivity_diff entries)
+    connectivity_diff: tuple[dict[str, str], ...] = ()

@@ -20,4 +20,5 @@ def render_json(report: Report, color: bool = False) -> str:
     if report.review:
         out["diff"] = list(report.diff)
         out["fixed"] = [f.as_json(True) for f in report.fixed]
+        out["connectivity_diff"] = list(report.connectivity_diff)
     return json.dumps(out, indent=2, ensure_ascii=False) + "\n"

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reviewbot.engine.findings import Finding, Suggestion
+from reviewbot.netpol.diff import FlowChange, review_line, review_section
 from reviewbot.report.base import Report
 from reviewbot.report.difftext import change_lines, clean, object_header
 
@@ -308,6 +309,8 @@ def render_markdown(report: Report, color: bool = False) -> str:
         builder.add("### Other\n\n" + "\n".join(table) + "\n", findings=len(others))
     if report.review:
         _fixed_section(builder, report.fixed)
+        if report.connectivity_diff:
+            builder.add(review_section(_flow_changes(report), md_code))
         _config_section(builder, report.extra)
         if report.diff:
             diff_blocks(builder, report.diff)
@@ -339,6 +342,8 @@ def _header(report: Report) -> str:
     if report.fixed:
         lines.append(f"It fixes {_plural(len(report.fixed), 'finding')} of the base branch "
                      "(listed below).")
+    if report.connectivity_diff:
+        lines.append(review_line(_flow_changes(report), md_code))
     existing = int(extra.get("existing") or 0)
     scope = str(extra.get("scope") or "new")
     if existing:
@@ -415,3 +420,7 @@ def _value(value: Any) -> str:
     import json
     text = value if isinstance(value, str) else json.dumps(value, default=str)
     return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _flow_changes(report: Report) -> list[FlowChange]:
+    return [FlowChange(**entry) for entry in report.connectivity_diff]
