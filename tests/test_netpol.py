@@ -73,7 +73,8 @@ def test_recipe_connectivity(recipe: Path, tmp_path: Path) -> None:
 def test_recipes_exist() -> None:
     names = {p.name for p in RECIPES.iterdir()}
     assert {"deny-all", "deny-all-ingress", "allow-same-namespace", "allow-from-namespace",
-            "allow-only-some-pods", "egress-to-dns", "ipblock"} <= names
+            "allow-only-some-pods", "egress-to-dns", "ipblock", "mirror-pods",
+            "same-owner-different-labels"} <= names
 
 
 # ---------------------------------------------------------------- isolation and defaulting
@@ -357,7 +358,7 @@ spec:
 # ---------------------------------------------------------------- peers and lists
 
 
-def test_pods_of_one_owner_are_one_peer_and_lists_expand(tmp_path: Path) -> None:
+def test_pods_of_one_owner_are_one_peer_unless_a_selector_tells_them_apart(tmp_path: Path) -> None:
     net = build(tmp_path, """
 apiVersion: v1
 kind: PodList
@@ -386,10 +387,24 @@ spec:
   - from: [{podSelector: {matchLabels: {slot: a}}}]
 """)
     got = [line for line in lines(net) if "External" not in line]
+    # slot tells web-1 and web-2 apart for the policy: one peer would admit both
     assert got == [
-        "ns/solo[Pod] => ns/web-7d9[ReplicaSet] : All Connections",
-        "ns/web-7d9[ReplicaSet] => ns/solo[Pod] : All Connections",  # web-1 is admitted
+        "ns/solo[Pod] => ns/web-1[Pod] : All Connections",
+        "ns/solo[Pod] => ns/web-2[Pod] : All Connections",
+        "ns/web-1[Pod] => ns/solo[Pod] : All Connections",
+        "ns/web-1[Pod] => ns/web-2[Pod] : All Connections",
+        "ns/web-2[Pod] => ns/web-1[Pod] : All Connections",
     ]
+    assert net.all_notes() == [
+        "ns/web-7d9[ReplicaSet]: its pods differ in labels that NetworkPolicy ns/p (selector "
+        "slot=a) tells apart; each pod is listed as its own peer"
+    ]
+    # labels that no selector tells apart: still one peer, as np-guard lists it
+    (tmp_path / "m.yaml").write_text((tmp_path / "m.yaml").read_text().replace(
+        "slot: a}}}]", "app: web}}}]"))
+    net = build(tmp_path, (tmp_path / "m.yaml").read_text())
+    assert "ns/web-7d9[ReplicaSet] => ns/solo[Pod] : All Connections" in lines(net)
+    assert net.all_notes() == []
 
 
 # ---------------------------------------------------------------- sets

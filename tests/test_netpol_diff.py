@@ -181,3 +181,28 @@ spec:
     (tmp_path / ".reviewbot.yaml").write_text("netpol:\n  ingress-controler: {}\n")
     code, _, err = run_cli(args, capsys)
     assert code == 2 and "ingress-controler" in err
+
+
+def test_policy_kinds_not_evaluated_are_named_in_every_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cilium = """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: l7, namespace: shop}
+spec: {endpointSelector: {}}
+"""
+    (tmp_path / "m.yaml").write_text(API + cilium)
+    note = "CiliumNetworkPolicy (cilium.io): 1 object(s) present and not evaluated"
+    base = ["netpol", "connectivity", str(tmp_path)]
+    _, out, err = run_cli([*base, "--format", "connlist"], capsys)
+    assert note not in out and note in err  # np-guard's format stays as it is
+    _, out, _ = run_cli([*base, "--format", "text"], capsys)
+    assert f"note: {note}" in out
+    _, out, _ = run_cli([*base, "--format", "json"], capsys)
+    assert any(n.startswith(note) for n in json.loads(out)["notes"])
+    for fmt in ("json", "markdown", "mermaid", "connlist"):
+        _, out, err = run_cli(["netpol", "diff", str(tmp_path), str(tmp_path),
+                               "--format", fmt], capsys)
+        assert note in (out + err).replace("\\", ""), fmt  # markdown escapes ( and )

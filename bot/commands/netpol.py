@@ -4,6 +4,8 @@ diff` (the flows that changed between two trees or git refs)."""
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from pathlib import Path
 
 from reviewbot.commands.common import file_loader, resolve_config
@@ -21,7 +23,7 @@ from reviewbot.netpol.network import (
     render_text,
 )
 from reviewbot.output import emit
-from reviewbot.report.markdown import md_code
+from reviewbot.report.markdown import md_code, md_text
 from reviewbot.sources.tree import (
     disk_tree,
     git_tree,
@@ -52,6 +54,7 @@ def connectivity_command(args: argparse.Namespace) -> int:
     flows = connectivity(network)
     if args.format == "connlist":
         text = render_connlist(flows)
+        _notes(network.all_notes())
     elif args.format == "json":
         text = render_json(flows, network)
     else:
@@ -86,13 +89,31 @@ def diff_command(args: argparse.Namespace) -> int:
         sides.append(Network(model, controller=IngressController.from_config(
             config.section("netpol"))))
     changes = changes_of(sides[0], sides[1])
+    notes = list(dict.fromkeys(
+        f"{name}: {note}" for name, net in zip(("ref1", "ref2"), sides, strict=True)
+        for note in net.all_notes()
+    ))
     if args.format == "connlist":
         names = tuple(args.ref_names.split(",", 1)) if "," in args.ref_names else None
         if names is None:
             raise ReviewbotError(f"--ref-names {args.ref_names}: expected OLD_NAME,NEW_NAME")
         text = render_diff_connlist(changes, (names[0], names[1]))
+        _notes(notes)
+    elif args.format == "json":
+        doc = json.loads(render_diff_json(changes))
+        doc["notes"] = notes
+        text = json.dumps(doc, indent=2) + "\n"
+    elif args.format == "markdown":
+        text = render_markdown(changes, md_code) + "".join(
+            f"\n> Note: {md_text(n)}\n" for n in notes)
     else:
-        text = {"json": render_diff_json, "markdown": lambda c: render_markdown(c, md_code),
-                "mermaid": render_mermaid}[args.format](changes)
+        text = render_mermaid(changes) + "".join(
+            f"%% note: {' '.join(n.split())}\n" for n in notes)
     emit(text, args.output)
     return 0
+
+
+def _notes(notes: list[str]) -> None:
+    """Notes beside a format that has no place for them (np-guard's connlist): on stderr."""
+    for note in notes:
+        print(f"reviewbot: note: {note}", file=sys.stderr)

@@ -432,7 +432,8 @@ def _kserve_templates(obj: KObject) -> list[PodTemplate]:
 def _pod_from_pod(obj: KObject) -> PodTemplate:
     kind, name = "Pod", obj.name
     for ref in items(obj.metadata.get("ownerReferences")):
-        if isinstance(ref, dict) and ref.get("controller") is True:
+        # a mirror (static) pod is "owned" by its Node: no workload, each pod is its own peer
+        if isinstance(ref, dict) and ref.get("controller") is True and ref.get("kind") != "Node":
             kind, name = str(ref.get("kind") or "Pod"), str(ref.get("name") or obj.name)
             break
     spec = obj.get(("spec",))

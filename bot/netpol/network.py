@@ -69,6 +69,14 @@ from reviewbot.netpol.sets import (
 )
 
 Path = tuple[str | int, ...]
+# policy kinds of other APIs: present in home-ops trees, not evaluated here
+UNEVALUATED = frozenset({
+    ("cilium.io", "CiliumNetworkPolicy"), ("cilium.io", "CiliumClusterwideNetworkPolicy"),
+    ("crd.projectcalico.org", "NetworkPolicy"), ("projectcalico.org", "NetworkPolicy"),
+    ("crd.projectcalico.org", "GlobalNetworkPolicy"), ("projectcalico.org", "GlobalNetworkPolicy"),
+    ("k8s.cni.cncf.io", "MultiNetworkPolicy"),
+})
+CLUSTER_WIDE = frozenset({"CiliumClusterwideNetworkPolicy", "GlobalNetworkPolicy"})
 NamedPorts = Mapping[tuple[str, str], tuple[int, ...]]  # (name, protocol) -> port numbers
 
 
@@ -305,11 +313,97 @@ class Network:
         self._signatures: dict[int, tuple[Any, ...]] = {}
         self._conns_cache: dict[Any, Conns] = {}
         self._ingress_cache: dict[tuple[Any, ...], tuple[dict[int, Conns], bool]] = {}
+        self.notes: list[str] = []
         admin = admin_objects(model.objects)
         # the AdminNetworkPolicy and BaselineAdminNetworkPolicy tiers (None: no such object)
         self.admin: AdminLayer | None = AdminLayer(
             admin, self.pods, self.namespaces, self.ports_of, self.port_signature
         ) if admin else None
+
+    # -------------------------------------------------- peers and notes
+
+    @cached_property
+    def groups(self) -> dict[str, list[int]]:
+        """Peer name -> its pods. Pods of one owner are one peer, unless they differ in labels
+        that a selector tells apart: then each is its own peer (``ns/pod[Pod]``), and a note
+        says so (the owner's union would answer for pods it does not describe)."""
+        groups: dict[str, list[int]] = {}
+        for i, pod in enumerate(self.pods):
+            if i != self.controller:
+                groups.setdefault(pod.peer, []).append(i)
+        for name, members in list(groups.items()):
+            if len(members) < 2:
+                continue
+            if len({tuple(sorted(self.pods[i].labels.items())) for i in members}) < 2:
+                continue
+            selector = self._telling_apart(members)
+            if selector is None:
+                continue
+            del groups[name]
+            for i in members:
+                pod = self.pods[i]
+                groups.setdefault(f"{pod.namespace}/{pod.obj.name}[Pod]", []).append(i)
+            self.notes.append(
+                f"{name}: its pods differ in labels that {selector} tells apart; each pod is "
+                "listed as its own peer"
+            )
+        return groups
+
+    def _telling_apart(self, members: Sequence[int]) -> str | None:
+        """A selector (described) that selects some of ``members`` and not others."""
+        labels = [self.pods[i].labels for i in members]
+        candidates: list[tuple[str, Selector]] = []
+        for policy in self.policies:
+            candidates.append((f"NetworkPolicy {policy.name}", policy.selector))
+            for rule in policy.ingress + policy.egress:
+                for peer in rule.peers or ():
+                    if peer.pods is not None:
+                        candidates.append((f"NetworkPolicy {policy.name}", peer.pods))
+        if self.admin is not None:
+            for admin in self.admin.policies:
+                for peer in (admin.subject, *(p for r in admin.ingress + admin.egress
+                                              for p in r.peers)):
+                    if peer.pods is not None:
+                        candidates.append((admin.name, peer.pods))
+        for what, selector in candidates:
+            if len({selector.matches(x) for x in labels}) > 1:
+                return f"{what} (selector {selector.describe()})"
+        return None
+
+    @cached_property
+    def unevaluated(self) -> dict[str, list[KObject]]:
+        """Policy kinds present in the tree that are not evaluated (Cilium, Calico,
+        MultiNetworkPolicy): kind (with group) -> objects."""
+        out: dict[str, list[KObject]] = {}
+        for obj in self.model.objects:
+            if (obj.group, obj.kind) in UNEVALUATED:
+                out.setdefault(f"{obj.kind} ({obj.group})", []).append(obj)
+        return out
+
+    @cached_property
+    def unevaluated_namespaces(self) -> frozenset[str] | None:
+        """Namespaces whose pods an unevaluated policy may select; None: every namespace
+        (a cluster-wide one)."""
+        out: set[str] = set()
+        for objects in self.unevaluated.values():
+            for obj in objects:
+                if obj.kind in CLUSTER_WIDE:
+                    return None
+                out.add(obj.namespace or "default")
+        return frozenset(out)
+
+    def all_notes(self) -> list[str]:
+        """What every netpol output says besides the flows: kinds not evaluated, peers split,
+        AdminNetworkPolicy warnings."""
+        self.groups  # noqa: B018 (splitting peers adds its notes)
+        out = [
+            f"{kind}: {len(objects)} object(s) present and not evaluated; the flows shown "
+            "ignore them" for kind, objects in sorted(self.unevaluated.items())
+        ]
+        out += self.notes
+        if self.admin is not None:
+            out += self.admin.warnings
+        return out
 
     # -------------------------------------------------- selection
 
@@ -682,11 +776,7 @@ class Flow:
 
 def workload_groups(network: Network) -> dict[str, list[int]]:
     """Peer name (``ns/name[Kind]``) -> its pod templates (Pods of one owner are one peer)."""
-    groups: dict[str, list[int]] = {}
-    for i, pod in enumerate(network.pods):
-        if i != network.controller:
-            groups.setdefault(pod.peer, []).append(i)
-    return groups
+    return network.groups
 
 
 def ingress_flows(network: Network, groups: Mapping[str, list[int]]) -> list[Flow]:
@@ -775,6 +865,7 @@ def render_text(flows: Sequence[Flow], network: Network) -> str:
         f"{len(flows)} allowed flow(s) among {workloads} workload(s), "
         f"{len(network.policies)} NetworkPolicy(ies)"
     )
+    out += [f"note: {note}" for note in network.all_notes()]
     return "\n".join(out) + "\n"
 
 
@@ -784,6 +875,7 @@ def render_json(flows: Sequence[Flow], network: Network) -> str:
         "version": 1,
         "workloads": peers,
         "policies": [p.name for p in network.policies],
+        "notes": network.all_notes(),
         "flows": [
             {"src": f.src, "dst": f.dst, "connections": str(f.conns),
              "ports": f.conns.as_json()}
