@@ -186,6 +186,9 @@ def _check_rules(loaded: LoadedFile, raw: Mapping[str, Any], name: str) -> None:
                 _fail(loaded, ("rules", rule_id, key),
                       f"option {key!r} of rule {rule_id} must be {option.range_text} "
                       f"(got {value!r})", name)
+            elif option.schema is not None:
+                for problem in Validator(option.schema).problems(value):
+                    _fail(loaded, ("rules", rule_id, key, *problem.path), problem.message, name)
 
 
 def _fail(loaded: LoadedFile, path: tuple[str | int, ...], message: str, name: str) -> None:

@@ -49,6 +49,7 @@ class Option:
     maximum: float | None = None
     exclusive_minimum: bool = False
     exclusive_maximum: bool = False
+    schema: Mapping[str, Any] | None = None  # JSON Schema of a structured value (list, map)
 
     def accepts(self, value: Any) -> bool:
         if isinstance(value, bool) and self.type in ("int", "number"):

@@ -1,0 +1,142 @@
+"""serving-runtime: engine flags and env against the GPU facts of the node the pod lands on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewbot.config import parse_config
+from reviewbot.errors import ReviewbotError
+
+from .helpers import lint_text, pairs
+
+
+def node(name: str, product: str, cc: str | None = None, host: bool = True) -> str:
+    labels = f"nvidia.com/gpu.product: {product}"
+    if cc is not None:
+        major, minor = cc.split(".")
+        labels += (f", nvidia.com/gpu.compute.major: \"{major}\", "
+                   f"nvidia.com/gpu.compute.minor: \"{minor}\"")
+    if host:
+        labels += f", kubernetes.io/hostname: {name}"
+    return (f"    - name: {name}\n      labels: {{{labels}}}\n"
+            "      allocatable: {cpu: \"32\", memory: 64Gi, nvidia.com/gpu: \"4\"}\n")
+
+
+V100_PCIE = "cluster:\n  nodes:\n" + node("worker-1", "Tesla-V100-PCIE-32GB", "7.0")
+
+
+def server(args: list[str], *, pin: str | None = "worker-1",
+           image: str = "vllm/vllm-openai:v0.11.0",
+           env: str = "[{name: VLLM_USE_FLASHINFER_SAMPLER, value: \"0\"}]",
+           gpus: int = 2) -> str:
+    selector = f"\n              nodeSelector: {{kubernetes.io/hostname: {pin}}}" if pin else ""
+    return f"""
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {{name: llm, namespace: serving}}
+        spec:
+          strategy: {{type: Recreate}}
+          template:
+            spec:{selector}
+              containers:
+              - name: engine
+                image: {image}
+                args: [{", ".join(args)}]
+                env: {env}
+                resources:
+                  limits: {{nvidia.com/gpu: "{gpus}"}}
+    """
+
+
+def kinds(tmp_path: Path, text: str, config: str) -> list[tuple[str, str]]:
+    result = lint_text(tmp_path, text, ["serving-runtime"], config)
+    return sorted((f.severity, f.message.split(": ", 2)[1].split(" on ")[0])
+                  for f in result.findings)
+
+
+def test_tp2_on_pcie_volta_needs_the_flag_and_tp4_does_not(tmp_path: Path) -> None:
+    assert kinds(tmp_path, server(["--tensor-parallel-size", "2"]), V100_PCIE) == [
+        ("error", "--tensor-parallel-size 2")]
+    # vLLM turns custom all-reduce off on more than two PCIe-only GPUs by itself
+    assert kinds(tmp_path, server(["-tp", "4"], gpus=4), V100_PCIE) == []
+    assert kinds(tmp_path, server(["-tp=2", "--disable-custom-all-reduce"]), V100_PCIE) == []
+
+
+def test_measured_hangs_on_other_products_come_from_the_option(tmp_path: Path) -> None:
+    config = "cluster:\n  nodes:\n" + node("worker-1", "NVIDIA-L40S", "8.9")
+    text = server(["--tensor-parallel-size=2"])
+    assert kinds(tmp_path, text, config) == []
+    listed = config + "rules:\n  serving-runtime: {custom-all-reduce-hangs: ['NVIDIA-L40*']}\n"
+    result = lint_text(tmp_path, text, ["serving-runtime"], listed)
+    assert pairs(result) == [("serving-runtime", 12)]
+    assert "measured to hang on NVIDIA-L40S" in result.findings[0].message
+
+
+def test_compute_capability_from_the_product_table_when_gfd_has_no_compute_labels(
+    tmp_path: Path,
+) -> None:
+    config = "cluster:\n  nodes:\n" + node("worker-1", "Tesla-T4")
+    result = lint_text(tmp_path, server(["--dtype=bf16"], gpus=1), ["serving-runtime"], config)
+    assert pairs(result) == [("serving-runtime", 12)]
+    message = result.findings[0].message
+    assert "compute capability 7.5 (nvidia.com/gpu.product=Tesla-T4 in NVIDIA's" in message
+    # 7.5 has the FlashInfer sampler: only the bf16 finding
+    assert len(result.findings) == 1
+
+
+def test_unpinned_pods_are_judged_only_when_every_gpu_node_fails(tmp_path: Path) -> None:
+    both_old = ("cluster:\n  nodes:\n" + node("a", "Tesla-V100-PCIE-32GB", "7.0")
+                + node("b", "Tesla-V100-PCIE-16GB", "7.0"))
+    text = server(["--dtype=bfloat16"], pin=None, gpus=1)
+    result = lint_text(tmp_path, text, ["serving-runtime"], both_old)
+    assert pairs(result) == [("serving-runtime", 11)]
+    assert "every node it can land on (a's" in result.findings[0].message
+    mixed = "cluster:\n  nodes:\n" + node("a", "Tesla-V100-PCIE-32GB", "7.0") + node(
+        "b", "NVIDIA-A100-SXM4-80GB", "8.0")
+    assert pairs(lint_text(tmp_path, text, ["serving-runtime"], mixed)) == []
+
+
+def test_sglang_context_length_and_vllm_human_readable_lengths(tmp_path: Path) -> None:
+    text = server(["--context-length", "131072"], image="lmsysorg/sglang:v0.5.2", gpus=1)
+    text = text.replace("metadata: {name: llm, namespace: serving}",
+                        "metadata: {name: llm, namespace: serving, annotations: "
+                        "{reviewbot.dev/measured-kv-cache-tokens: \"132672\"}}")
+    assert kinds(tmp_path, text, V100_PCIE) == []
+    over = text.replace("131072", "256K")  # 262,144 as vLLM and SGLang read K
+    result = lint_text(tmp_path, over, ["serving-runtime"], V100_PCIE)
+    assert [f.message.split(": ", 1)[1] for f in result.findings] == [
+        "--context-length 256K is 262,144 tokens, but the measured KV cache holds 132,672 "
+        "(annotation reviewbot.dev/measured-kv-cache-tokens): the engine refuses to start "
+        "(\"max seq len ... is larger than the maximum number of tokens that can be stored in "
+        "KV cache\")"]
+
+
+def test_unreadable_values_are_not_judged(tmp_path: Path) -> None:
+    text = server(["--dtype=$(DTYPE)", "--max-model-len=$(LEN)", "--tensor-parallel-size=$(TP)"],
+                  env="[{name: VLLM_USE_FLASHINFER_SAMPLER, valueFrom: "
+                      "{configMapKeyRef: {name: c, key: k}}}]")
+    assert kinds(tmp_path, text, V100_PCIE) == []
+
+
+def test_images_option_is_validated_with_its_line() -> None:
+    config = ("rules:\n  serving-runtime:\n    images:\n      vllm/vllm-openai:\n"
+              "        - {from: latest, min-compute-capability: \"7.5\"}\n")
+    with pytest.raises(ReviewbotError) as info:
+        parse_config(config.encode(), ".reviewbot.yaml")
+    assert info.value.message.startswith(
+        ".reviewbot.yaml:5:18: rules.serving-runtime.images.vllm/vllm-openai[0].from: expected a "
+        "string matching")
+
+
+def test_releases_below_the_table_entry_pass(tmp_path: Path) -> None:
+    config = V100_PCIE + ("rules:\n  serving-runtime:\n    images:\n"
+                          "      vllm/vllm-openai: [{from: \"0.15.0\", "
+                          "min-compute-capability: \"7.5\"}]\n")
+    assert kinds(tmp_path, server(["--dtype=half"], gpus=1, image="vllm/vllm-openai:v0.14.1"),
+                 config) == []
+    assert kinds(tmp_path, server(["--dtype=half"], gpus=1, image="vllm/vllm-openai:v0.16.0"),
+                 config) == [("error", "vllm/vllm-openai:v0.16.0 is at or above 0.15.0, which "
+                              "needs compute capability 7.5 (rules.serving-runtime.images in "
+                              ".reviewbot.yaml), but it lands")]
