@@ -1,6 +1,8 @@
 """vLLM/SGLang arguments and env match the GPUs of the node the pod lands on.
 
-**What it checks.** Every app container that runs vLLM, SGLang or TGI (named in its image,
+What it checks:
+
+Every app container that runs vLLM, SGLang or TGI (named in its image,
 command or args) and requests a GPU, against the GPU facts of the node it is pinned to
 (`nodeSelector`/affinity on `kubernetes.io/hostname`, `nodeName`; unpinned: every inventory
 node that admits it and offers the GPU resource, and only when all of them fail). The GPU
@@ -11,6 +13,14 @@ table of CUDA GPUs (`reviewbot.model.inventory.COMPUTE_CAPABILITY`: V100 7.0, T4
 from the product name (`PCIE`, or `SXM` for NVLink). Each message names the fact and where it
 came from (label, table, annotation, inventory entry, config option).
 
+Why:
+
+The seeds' most expensive failures were serving-runtime facts no linter knew: a TP=2 engine
+that hung 14 minutes after graph capture, an image release that could not see the GPU, FP8
+and bf16 checkpoints that do not run on Volta. They are measured once and then checked.
+
+Kinds:
+
 - `bf16`: `--dtype bfloat16` (or `auto`, vLLM's default, with a bf16-only checkpoint: a model
   name with a `BF16` token, or one listed in `bf16-checkpoints`) below compute capability 8.0.
   vLLM refuses it: "Bfloat16 is only supported on GPUs with compute capability of at least
@@ -18,7 +28,7 @@ came from (label, table, annotation, inventory entry, config option).
 - `fp8-weights`: FP8 weights (`--quantization fp8`, or a model name with an `FP8` token)
   below 8.0: there are no FP8 kernels at all, not even the weight-only Marlin ones (the seed:
   "FP8 (no FP8 on Volta)", which is why it serves 4-bit GPTQ in float16).
-  `fp8-weight-only` (info): between 8.0 and 8.9 vLLM runs FP8 checkpoints weight-only
+- `fp8-weight-only`: between 8.0 and 8.9 vLLM runs FP8 checkpoints weight-only
   (Marlin W8A16), without FP8 compute: it works, slower than the name promises.
 - `fp8-kv-cache`: `--kv-cache-dtype fp8*` where the chosen attention backend
   (`VLLM_ATTENTION_BACKEND` or `--attention-backend`) is documented not to store an FP8 KV
@@ -34,12 +44,12 @@ came from (label, table, annotation, inventory entry, config option).
   Other products only where the hang is measured: option `custom-all-reduce-hangs` lists
   their product names (globs; there any TP of 2 or more is checked when the GPUs are not
   PCIe, TP=2 when they are).
-- `sampler` and `attention-backend`: below 7.5, vLLM with `VLLM_USE_FLASHINFER_SAMPLER` not
-  `0` (unset counts: the FlashInfer sampler is used when it is not switched off, and
-  flashinfer's `check_cuda_arch` raises on 7.0), or an attention backend that needs a newer
-  GPU (`FLASHINFER`: 7.5, the seed's measurement; `FLASH_ATTN`: 8.0, FlashAttention-2 needs
-  Ampere). The fix is the seed's env: `VLLM_USE_FLASHINFER_SAMPLER=0`,
-  `VLLM_ATTENTION_BACKEND=TRITON_ATTN`.
+- `sampler`: below 7.5, vLLM with `VLLM_USE_FLASHINFER_SAMPLER` not `0` (unset counts: the
+  FlashInfer sampler is used when it is not switched off, and flashinfer's `check_cuda_arch`
+  raises on 7.0). The fix is the seed's env: `VLLM_USE_FLASHINFER_SAMPLER=0`.
+- `attention-backend`: an attention backend that needs a newer GPU (`FLASHINFER`: 7.5, the
+  seed's measurement; `FLASH_ATTN`: 8.0, FlashAttention-2 needs Ampere). The fix is the
+  seed's env: `VLLM_ATTENTION_BACKEND=TRITON_ATTN`.
 - `kv-cache`: `--max-model-len` (SGLang: `--context-length`; `32k` = 32,000, `32K` = 32,768 as
   vLLM reads them) above the measured KV cache capacity, from the annotation
   `reviewbot.dev/measured-kv-cache-tokens` or the inventory's `measured:` entry for the
@@ -50,13 +60,17 @@ came from (label, table, annotation, inventory entry, config option).
   option `images` (repository -> `[{from: "0.15.0", min-compute-capability: "7.5"}]`),
   the way the seed measured v0.15.0 failing on sm70 with error 803 before any model load.
 
-**When it stays quiet.** Containers that run no LLM server or request no GPU; pods whose
+When it stays quiet:
+
+Containers that run no LLM server or request no GPU; pods whose
 node the inventory does not know, or whose labels give no compute capability (nothing is
 assumed about an unknown GPU); values it cannot read (`$(DTYPE)`, a `valueFrom` env);
 image tags that are not versions; a KV cache capacity nobody measured.
 
-**Options.** `bf16-checkpoints` and `custom-all-reduce-hangs` (glob lists), `images` (the
-release table), `gpu-resources`.
+Options:
+
+`bf16-checkpoints` and `custom-all-reduce-hangs` (glob lists), `images` (the release table),
+`gpu-resources`.
 
 Failing example:
 
