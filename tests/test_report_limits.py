@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 
 from reviewbot.engine.findings import Finding
-from reviewbot.report.base import Report
+from reviewbot.report.base import Report, ReviewSummary
 from reviewbot.report.github import render_github
 from reviewbot.report.rdjson import byte_column, render_rdjson
 from reviewbot.report.sarif import render_sarif
@@ -54,7 +54,7 @@ def test_github_annotations_are_capped_per_level_and_ordered() -> None:
     found = [finding("gpu-rollout", "warning", n, new=n % 2 == 0) for n in range(1, 16)]
     found += [finding("image-digest", "error", 100 + n, new=n < 3) for n in range(12)]
     found += [finding("schema", "info", 200)]
-    out = render_github(Report(tuple(found), review=True))
+    out = render_github(Report(tuple(found), review=ReviewSummary()))
     shown = annotations(out)
 
     errors = [a for a in shown if a.startswith("::error ")]

@@ -56,6 +56,7 @@ from reviewbot.netpol.diff import review_changes
 from reviewbot.netpol.ingress import IngressController
 from reviewbot.output import emit, exit_code, use_color
 from reviewbot.report import Report, render
+from reviewbot.report.base import ConfigReview, ReviewSummary
 from reviewbot.report.difftext import clean as render_diff_clean
 from reviewbot.report.difftext import render_diff_text
 from reviewbot.sources.tree import (
@@ -497,7 +498,7 @@ def diff_command(args: argparse.Namespace) -> int:
         text = render_diff_text(entries, use_color(args.color, args.output))
         text += _verdict_text(verdicts)
     elif args.format == "json":
-        text = render(Report(findings=(), review=True, diff=entries,
+        text = render(Report(findings=(), review=ReviewSummary(diff=entries),
                              skipped=tuple(head_model.skipped)), "json")
     else:
         from reviewbot.report.markdown import render_diff_section
@@ -566,13 +567,16 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
     touched = changed_files(base_tree, head)
     reported = select(marked, args.scope, diff.touched, touched)
     new = tuple(f for f in marked if f.new)
+    summary = ReviewSummary(
+        diff=tuple(diff.as_json()), fixed=tuple(gone), connectivity=tuple(flows or ()),
+        new=len(new), existing=len(marked) - len(new), scope=args.scope,
+        base=sides.base, base_ref=sides.base_ref, head=sides.head,
+        config=ConfigReview(cfg.source, cfg.changes, cfg.head_error), max_chars=SUMMARY_LIMIT,
+    )
     report = Report(
-        findings=tuple(reported), skipped=tuple(head_result.skipped), review=True,
-        quiet=tuple(quiet_notes(head_result.model.notes)),
-        diff=tuple(diff.as_json()), stats=dict(head_result.stats),
+        findings=tuple(reported), skipped=tuple(head_result.skipped), review=summary,
+        quiet=tuple(quiet_notes(head_result.model.notes)), stats=dict(head_result.stats),
         sources=_sources(head_result, reported),
-        extra=_extra(args, sides, cfg, marked, reported, base_result), fixed=tuple(gone),
-        connectivity_diff=tuple(c.as_json() for c in flows or ()),
     )
     return ReviewOutcome(report, tuple(reported), new, config, sides)
 
@@ -580,19 +584,6 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
 def _sources(result: Result, findings: Sequence[Finding]) -> dict[str, str]:
     files = result.model.files
     return {f.file: files[f.file].text for f in findings if f.file in files}
-
-
-def _extra(args: argparse.Namespace, sides: Sides, cfg: ConfigSides, marked: Sequence[Finding],
-           reported: Sequence[Finding], base: Result) -> dict[str, Any]:
-    return {
-        "base_ref": sides.base_ref, "base": sides.base, "head": sides.head,
-        "scope": args.scope, "config_source": cfg.source,
-        "config_changes": list(cfg.changes), "config_error": cfg.head_error,
-        "new": sum(1 for f in marked if f.new),
-        "existing": sum(1 for f in marked if not f.new),
-        "hidden": len(marked) - len(reported), "base_findings": len(base.findings),
-        "max_chars": SUMMARY_LIMIT,
-    }
 
 
 def review_command(args: argparse.Namespace) -> int:
@@ -603,8 +594,8 @@ def review_command(args: argparse.Namespace) -> int:
     code = exit_code(outcome.new, fail_on)
     color = use_color(args.color, args.output)
     text = render(report, args.format, color=color)
-    if args.format == "text":
-        text += "\n" + render_diff_text(report.diff, color) + _config_note(report)
+    if args.format == "text" and report.review is not None:
+        text += "\n" + render_diff_text(report.review.diff, color) + _config_note(report.review)
     emit(text, args.output)  # findings first: no forge call has happened yet
     if args.artifact:
         emit(render(report, args.artifact_format), args.artifact)
@@ -612,10 +603,9 @@ def review_command(args: argparse.Namespace) -> int:
     return code
 
 
-def _config_note(report: Report) -> str:
+def _config_note(review: ReviewSummary) -> str:
     """The PR's own configuration changes, for the text output (not applied)."""
-    changes = report.extra.get("config_changes") or ()
-    error = report.extra.get("config_error")
+    changes, error = review.config.changes, review.config.error
     if not changes and not error:
         return ""
     lines = ["", "configuration changed by this pull request (applies after merge; this review "

@@ -11,14 +11,14 @@ from reviewbot.report.base import Report
 def render_json(report: Report, color: bool = False) -> str:
     out: dict[str, Any] = {
         "version": 1,
-        "findings": [f.as_json(report.review) for f in report.findings],
+        "findings": [f.as_json(report.review is not None) for f in report.findings],
         "skipped": [{"file": s.path, "reason": s.reason} for s in report.skipped] + [
             {"file": q.file, "reason": f"{q.rule} (line {q.line}): {q.reason}"}
             for q in report.quiet
         ],
     }
-    if report.review:
-        out["diff"] = list(report.diff)
-        out["fixed"] = [f.as_json(True) for f in report.fixed]
-        out["connectivity_diff"] = list(report.connectivity_diff)
+    if report.review is not None:
+        out["diff"] = list(report.review.diff)
+        out["fixed"] = [f.as_json(True) for f in report.review.fixed]
+        out["connectivity_diff"] = [c.as_json() for c in report.review.connectivity]
     return json.dumps(out, indent=2, ensure_ascii=False) + "\n"

@@ -7,7 +7,7 @@ escapes: :func:`md_text` for running markdown, :func:`md_code` for code spans (t
 included) and :func:`html_code` inside HTML, so that a resource named
 ``@team<img src=x>`` shows as text, mentions nobody and loads nothing.
 
-The comment is capped (60,000 characters by default, ``report.extra["max_chars"]``); it is
+The comment is capped (60,000 characters by default, ``ReviewSummary.max_chars``); it is
 cut between rows and blocks, never inside one, and says how many findings and changed
 objects were left out.
 """
@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reviewbot.engine.findings import Finding, Suggestion
-from reviewbot.netpol.diff import FlowChange, review_line, review_section
-from reviewbot.report.base import Report
+from reviewbot.netpol.diff import review_line, review_section
+from reviewbot.report.base import ConfigReview, Report, ReviewSummary
 from reviewbot.report.difftext import change_lines, clean, object_header
 
 DEFAULT_LIMIT = 60_000
@@ -280,11 +280,13 @@ class _Builder:
 
 
 def render_markdown(report: Report, color: bool = False) -> str:
-    limit = int(report.extra.get("max_chars") or DEFAULT_LIMIT)
+    review = report.review
+    limit = (review.max_chars if review is not None else None) or DEFAULT_LIMIT
     builder = _Builder(limit)
     findings = list(report.findings)
-    with_new = report.review and any(not f.new for f in findings)
-    builder.add(_header(report))
+    with_new = review is not None and any(not f.new for f in findings)
+    builder.add(_header(report.findings) if review is None
+                else _review_header(report.findings, review))
     for severity, title in _SEVERITIES:
         group = [f for f in findings if f.severity == severity]
         if not group:
@@ -307,27 +309,27 @@ def render_markdown(report: Report, color: bool = False) -> str:
     if others and not builder.full:
         table = [_table_head(with_new)] + [finding_row(f, with_new) for f in others]
         builder.add("### Other\n\n" + "\n".join(table) + "\n", findings=len(others))
-    if report.review:
-        _fixed_section(builder, report.fixed)
-        if report.connectivity_diff:
-            builder.add(review_section(_flow_changes(report), md_code))
-        _config_section(builder, report.extra)
-        if report.diff:
-            diff_blocks(builder, report.diff)
-    return builder.finish(len(findings), len(report.diff) if report.review else 0)
+    if review is not None:
+        _fixed_section(builder, review.fixed)
+        if review.connectivity:
+            builder.add(review_section(review.connectivity, md_code))
+        _config_section(builder, review.config)
+        if review.diff:
+            diff_blocks(builder, review.diff)
+    return builder.finish(len(findings), len(review.diff) if review is not None else 0)
 
 
-def _header(report: Report) -> str:
-    findings = report.findings
+def _header(findings: Sequence[Finding]) -> str:
     counts = ", ".join(
         _plural(n, s) for s, n in
         ((s, sum(1 for f in findings if f.severity == s)) for s, _ in _SEVERITIES) if n
     )
-    if not report.review:
-        title = f"## reviewbot: {_plural(len(findings), 'finding')}"
-        return f"{title}\n\n{counts or 'Nothing to report.'}\n"
-    extra = report.extra
-    new = int(extra.get("new") or 0)
+    title = f"## reviewbot: {_plural(len(findings), 'finding')}"
+    return f"{title}\n\n{counts or 'Nothing to report.'}\n"
+
+
+def _review_header(findings: Sequence[Finding], review: ReviewSummary) -> str:
+    new = review.new
     lines = ["## reviewbot review", ""]
     if new:
         new_counts = ", ".join(
@@ -339,13 +341,13 @@ def _header(report: Report) -> str:
                      f"({new_counts or 'outside this scope'}).")
     else:
         lines.append("**This pull request introduces no new finding.**")
-    if report.fixed:
-        lines.append(f"It fixes {_plural(len(report.fixed), 'finding')} of the base branch "
+    if review.fixed:
+        lines.append(f"It fixes {_plural(len(review.fixed), 'finding')} of the base branch "
                      "(listed below).")
-    if report.connectivity_diff:
-        lines.append(review_line(_flow_changes(report), md_code))
-    existing = int(extra.get("existing") or 0)
-    scope = str(extra.get("scope") or "new")
+    if review.connectivity:
+        lines.append(review_line(review.connectivity, md_code))
+    existing = review.existing
+    scope = review.scope or "new"
     if existing:
         shown = sum(1 for f in findings if not f.new)
         lines.append(
@@ -354,18 +356,18 @@ def _header(report: Report) -> str:
                else f"{'is' if existing == 1 else 'are'} not shown (scope {md_code(scope)}).")
         )
     sides = []
-    if extra.get("head"):
-        sides.append(f"head {md_code(str(extra['head'])[:12])}")
+    if review.head:
+        sides.append(f"head {md_code(review.head[:12])}")
     else:
         sides.append("the work tree")
-    if extra.get("base"):
-        base_ref = str(extra.get("base_ref") or "")
+    if review.base:
+        base_ref = review.base_ref
         label = f" (merge base with {md_code(base_ref)})" if base_ref and not re.fullmatch(
             r"[0-9a-f]{40}|[0-9a-f]{64}", base_ref) else " (merge base)"
-        sides.append(f"base {md_code(str(extra['base'])[:12])}{label}")
+        sides.append(f"base {md_code(review.base[:12])}{label}")
     lines.append("")
     lines.append("Compared " + " with ".join(sides) + ". Rules and options come from "
-                 f"{_config_source(extra)}, so a pull request cannot switch them off for "
+                 f"{_config_source(review.config)}, so a pull request cannot switch them off for "
                  "itself.")
     return "\n".join(lines) + "\n"
 
@@ -382,24 +384,23 @@ def _fixed_section(builder: _Builder, fixed: Sequence[Finding]) -> None:
     builder.add(f"### Fixed by this pull request ({len(fixed)})\n\n" + "\n".join(table) + "\n")
 
 
-def _config_source(extra: Mapping[str, Any]) -> str:
-    source = str(extra.get("config_source") or "the defaults")
+def _config_source(config: ConfigReview) -> str:
+    source = config.source or "the defaults"
     match = re.fullmatch(r"`([^`]+)` of the base branch", source)
     if match:
         return f"{md_code(match.group(1))} of the base branch"
     return md_text(source)
 
 
-def _config_section(builder: _Builder, extra: Mapping[str, Any]) -> None:
-    changes = extra.get("config_changes") or ()
-    error = extra.get("config_error")
+def _config_section(builder: _Builder, config: ConfigReview) -> None:
+    changes, error = config.changes, config.error
     if not changes and not error:
         return
     lines = ["### Configuration changes in this pull request", "",
              "They take effect once merged; this review used the base branch's configuration.",
              ""]
     if error:
-        lines.append(f"- the new configuration does not load: {md_text(str(error))}")
+        lines.append(f"- the new configuration does not load: {md_text(error)}")
     for change in changes:
         lines.append(f"- {md_code(str(change.get('path')))}: {_config_change(change)}")
     builder.add("\n".join(lines) + "\n")
@@ -421,6 +422,3 @@ def _value(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, default=str)
     return text if len(text) <= 200 else text[:197] + "..."
 
-
-def _flow_changes(report: Report) -> list[FlowChange]:
-    return [FlowChange(**entry) for entry in report.connectivity_diff]

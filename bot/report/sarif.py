@@ -34,8 +34,9 @@ def render_sarif(report: Report, color: bool = False) -> str:
         for r in rules
     ]
     results: list[dict[str, Any]] = []
-    fixed = set(range(len(report.findings), len(report.findings) + len(report.fixed)))
-    for n, f in enumerate((*report.findings, *report.fixed)):
+    gone = report.review.fixed if report.review is not None else ()
+    fixed = set(range(len(report.findings), len(report.findings) + len(gone)))
+    for n, f in enumerate((*report.findings, *gone)):
         result: dict[str, Any] = {
             "ruleId": f.rule,
             "level": _LEVEL.get(f.severity, "warning"),
@@ -54,7 +55,7 @@ def render_sarif(report: Report, color: bool = False) -> str:
             result["locations"][0]["logicalLocations"] = [
                 {"fullyQualifiedName": f.object, "kind": "resource"}
             ]
-        if report.review:  # a finding the PR fixes is on the base only: absent
+        if report.review is not None:  # a finding the PR fixes is on the base only: absent
             result["baselineState"] = "absent" if n in fixed else (
                 "new" if f.new else "unchanged")
         results.append(result)

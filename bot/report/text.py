@@ -20,7 +20,7 @@ def render_text(report: Report, color: bool = False) -> str:
         out.append(paint(_BOLD, file or "(repository)"))
         lines = report.sources.get(file, "").splitlines()
         for f in group:
-            new = " [new]" if report.review and f.new else ""
+            new = " [new]" if report.review is not None and f.new else ""
             where = f"{f.line}:{f.column}"
             label = paint(_COLOR.get(f.severity, ""), f.severity)
             obj = f" {paint(_DIM, f.object)}" if f.object else ""
