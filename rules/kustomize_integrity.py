@@ -17,6 +17,10 @@ reviewbot checks every `kustomization.yaml` in the tree:
   An entry git-ignored by a `.gitignore` of the tree is a build output (generated before
   the build) and not judged; a patch written as a bare string under `patches:` is the
   kustomization's error (`invalid`: kustomize v5 refuses the whole kustomization);
+- a field of the wrong type (`resources: 5`, `helmCharts: 1`, `patches: x`, a generator's
+  `files: 5`, a number among `resources`) is `invalid` too, at the field's line: kustomize
+  cannot read the kustomization at all. The value is never quoted (a `secretGenerator`
+  literal is a secret);
 - a YAML manifest (a file with Kubernetes objects) in a kustomization's folder that no
   kustomization references is reported (`unreachable`, warning: it will never be applied);
   an entry commented out (`# - b.yaml`) says it is disabled on purpose: one `commented`
@@ -117,6 +121,8 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             missing_in.add(k.directory)
             yield violation
         yield from _bare_patches(k, referenced)
+        if k.flux is None:
+            yield from _wrong_types(k)
     objects_by_file: dict[str, list[KObject]] = {}
     for obj in model.objects:
         if RENDERED not in obj.annotations:  # built objects: kustomize itself checked them
@@ -264,6 +270,81 @@ def _bare_patches(k: Kustomization, referenced: set[str]) -> Iterator[Violation]
             key=f"{k.file}:patches[{i}]:bare",
             fix=f"Write it as `- path: {text}` (or list it under patchesStrategicMerge).",
         )
+
+
+# What kustomize's Kustomization type reads each field as: a wrong type makes it refuse the
+# whole kustomization ("cannot unmarshal number into Go struct field").
+_STRINGS = ("list of strings", list, str)
+_OBJECTS = ("list of mappings", list, dict)
+_FIELDS: dict[str, tuple[str, type, type | None]] = {
+    **{key: _STRINGS for key in ("resources", "bases", "components", "crds", "configurations",
+                                 "generators", "transformers", "validators",
+                                 "patchesStrategicMerge", "buildMetadata")},
+    **{key: _OBJECTS for key in ("patchesJson6902", "replacements", "configMapGenerator",
+                                 "secretGenerator", "helmCharts", "images", "replicas",
+                                 "labels", "vars")},
+    "patches": ("list", list, None),  # a bare string item is _bare_patches' finding
+    **{key: ("mapping", dict, None) for key in ("commonLabels", "commonAnnotations",
+                                                 "generatorOptions", "helmGlobals", "openapi",
+                                                 "sortOptions")},
+    **{key: ("string", str, None) for key in ("namespace", "namePrefix", "nameSuffix")},
+}
+_GENERATOR_FIELDS: dict[str, tuple[str, type, type | None]] = {
+    "files": _STRINGS, "envs": _STRINGS, "literals": _STRINGS, "env": ("string", str, None),
+    "name": ("string", str, None), "namespace": ("string", str, None),
+}
+_CHART_FIELDS: dict[str, tuple[str, type, type | None]] = {
+    "name": ("string", str, None), "valuesFile": ("string", str, None),
+    "additionalValuesFiles": _STRINGS, "valuesInline": ("mapping", dict, None),
+}
+_TYPE_NAMES = {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+               list: "a list", dict: "a mapping"}
+
+
+def _wrong_types(k: Kustomization) -> Iterator[Violation]:
+    """A field of the wrong type (``resources: 5``, ``helmCharts: 1``, a generator's
+    ``files: 5``): kustomize refuses the whole kustomization. Values are never quoted
+    (a secretGenerator literal is a secret)."""
+    yield from _typed(k, (), k.body, _FIELDS)
+    for key, fields in (("configMapGenerator", _GENERATOR_FIELDS),
+                        ("secretGenerator", _GENERATOR_FIELDS), ("helmCharts", _CHART_FIELDS)):
+        for i, item in enumerate(_list(k.body.get(key))):
+            if isinstance(item, dict):
+                yield from _typed(k, (key, i), item, fields)
+
+
+def _typed(k: Kustomization, where: Path, body: Mapping[str, Any],
+           fields: Mapping[str, tuple[str, type, type | None]]) -> Iterator[Violation]:
+    for key, (expected, outer, inner) in fields.items():
+        value = body.get(key)
+        if value is None:
+            continue  # absent, or empty (`resources:`): kustomize reads nothing
+        path: Path = (*where, key)
+        if not isinstance(value, outer) or (outer is str and isinstance(value, bool)):
+            yield _invalid(k, path, f"a {expected} is expected, not {_type_name(value)}")
+            continue
+        if inner is None or not isinstance(value, list):
+            continue
+        for i, item in enumerate(value):
+            if not isinstance(item, inner):
+                yield _invalid(k, (*path, i), f"an item of a {expected} is "
+                               f"{_type_name(item)}")
+                break  # one finding a field: kustomize stops at the first
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def _invalid(k: Kustomization, path: Path, what: str) -> Violation:
+    line, column = k.doc.position(path)
+    return Violation(
+        None, path, f"{_label(path)}: {what}; kustomize refuses the whole kustomization",
+        kind="invalid", file=k.file, line=line, column=column, key=f"{k.file}:{_label(path)}:type",
+        fix=f"Write {_label(path)} as kustomize expects it (see the kustomization reference).",
+    )
 
 
 def _label(path: Path) -> str:

@@ -421,3 +421,33 @@ def test_a_large_file_goes_to_the_pure_parser_only_for_an_error_it_can_fix() -> 
         assert bool(loaded.problems) is not pure
     small = b"a: 1\nbad: [unclosed\n"  # a small file: the pure parser tries any error
     assert load(FileRecord("small.yaml", blob_id(small), small)).pure is True
+
+
+KUSTOMIZATION_TYPES = {
+    "resources: 5": ("resources: 5\n", 1),
+    "helmCharts: 1": ("helmCharts: 1\n", 1),
+    "generator files: 5": ("configMapGenerator:\n- name: x\n  files: 5\n", 3),
+    "patches: x": ("namespace: a\npatches: x\n", 2),
+    "a number among resources": ("resources:\n- https://example.com/a.yaml\n- 3\n", 3),
+    "literals of mappings": ("secretGenerator:\n- name: s\n  literals: [{password: hunter2}]\n",
+                             3),
+}
+
+
+@pytest.mark.parametrize(("text", "line"), KUSTOMIZATION_TYPES.values(),
+                         ids=KUSTOMIZATION_TYPES.keys())
+def test_a_wrong_typed_kustomization_field_is_a_finding_at_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, line: int
+) -> None:
+    files = {"kustomization.yaml": text}
+    code, out, err = _lint(tmp_path, files, capsys, "--format", "json", "--allow-empty")
+    assert code == 1, err
+    found = [(f["rule"], f["line"]) for f in json.loads(out)["findings"]]
+    assert found == [("kustomize-integrity", line)]
+    assert "refuses the whole kustomization" in out and "hunter2" not in out
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"README.md": "x\n"})
+    head = repo.commit(files)
+    code, data, err = review_json(repo, base, head, capsys)
+    assert code == 1, err
+    assert [(f["rule"], f["line"]) for f in data["findings"]] == [("kustomize-integrity", line)]
