@@ -4,7 +4,9 @@ nothing crashes (exit 3) or hangs."""
 
 from __future__ import annotations
 
+import html
 import json
+import os
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -451,3 +453,108 @@ def test_a_wrong_typed_kustomization_field_is_a_finding_at_its_line(
     code, data, err = review_json(repo, base, head, capsys)
     assert code == 1, err
     assert [(f["rule"], f["line"]) for f in data["findings"]] == [("kustomize-integrity", line)]
+
+
+# ---------------------------------------------------------------- 6. names that are no UTF-8
+
+BAD_NAME = os.fsdecode(b"apps/bad\xff.yaml")  # the byte 0xff, as Python holds it (U+DCFF)
+SHOWN_NAME = '"apps/bad\\377.yaml"'  # git's quoting: what every format prints
+SHOWN = {"sarif": "apps/bad%FF.yaml"}  # a URI: percent-encoded
+
+
+def _named(out: str, fmt: str) -> list[str]:
+    """The file names a report gives, by format."""
+    if fmt == "json":
+        return [f["file"] for f in json.loads(out)["findings"]]
+    if fmt == "rdjson":
+        return [d["location"]["path"] for d in json.loads(out)["diagnostics"]]
+    if fmt == "sarif":
+        return [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                for r in json.loads(out)["runs"][0]["results"]]
+    return [SHOWN_NAME] if SHOWN_NAME in html.unescape(out) else []
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_file_name_that_is_no_utf8_is_shown_losslessly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    fmt: str
+) -> None:
+    wanted = [SHOWN.get(fmt, SHOWN_NAME)]
+    (tmp_path / "tree").mkdir()
+    monkeypatch.chdir(tmp_path / "tree")  # names relative to it (no git: the current folder)
+    code, out, err = _lint(tmp_path, {BAD_NAME: BAD}, capsys, "--format", fmt,
+                           "--rule", "image-digest")
+    assert code == 1, err
+    out.encode("utf-8")  # no surrogate is left to print
+    assert "\\udcff" not in out and "\ufffd" not in out
+    assert _named(out, fmt) == wanted
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"README.md": "x\n"})
+    head = repo.commit({BAD_NAME: BAD})
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                              head, "--platform", "none", "--format", fmt, "--rule",
+                              "image-digest"], capsys)
+    assert code == 1, err
+    assert _named(out, fmt) == wanted and "\\udcff" not in out
+    code, out, err = run_cli(["lint", str(repo.path), "--format", fmt, "--rule",
+                              "image-digest"], capsys)  # a git work tree
+    assert code == 1 and _named(out, fmt) == wanted, err
+
+
+def test_a_file_name_that_is_no_utf8_is_shown_losslessly_in_the_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({BAD_NAME: BAD})
+    head = repo.commit({BAD_NAME: BAD.replace("web:latest", "web:2")})
+    for fmt in ("text", "json", "markdown"):
+        code, out, err = run_cli(["diff", base, head, "--repo", str(repo.path), "--format",
+                                  fmt], capsys)
+        assert code == 0, err
+        shown = json.loads(out)["diff"][0]["file"] if fmt == "json" else html.unescape(out)
+        assert SHOWN_NAME in shown
+        assert "\\udcff" not in out
+
+
+# ---------------------------------------------------------------- 6. submodules, both modes
+
+
+def _skipped(data: Any) -> list[tuple[str, str]]:
+    return [(s["file"], s["reason"]) for s in data["skipped"]]
+
+
+def test_a_submodule_is_skipped_alike_in_git_and_in_the_work_tree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inner = GitRepo(tmp_path / "inner")
+    inner.commit({"web.yaml": BAD})
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"ok.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
+    repo.git("-c", "protocol.file.allow=always", "submodule", "add", "-q",
+             str(inner.path), "vendor/inner")
+    head = repo.commit()
+    assert (repo.path / "vendor/inner/web.yaml").exists()  # checked out: a lint could read it
+    want = [("vendor/inner", "submodule (not followed)")]
+    code, data, err = review_json(repo, base, head, capsys, "--scope", "all")
+    assert code == 0 and _skipped(data) == want and data["findings"] == [], err
+    code, out, err = run_cli(["lint", str(repo.path), "--format", "json"], capsys)
+    assert code == 0 and _skipped(json.loads(out)) == want, err
+    assert json.loads(out)["findings"] == []
+    # the PR's work tree as review reads it without --head
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--platform",
+                              "none", "--format", "json", "--scope", "all"], capsys)
+    assert code == 0 and _skipped(json.loads(out)) == want, err
+
+
+def test_an_embedded_repository_is_skipped_like_a_submodule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = tmp_path / "tree"
+    GitRepo(tree / "vendor" / "inner").commit({"web.yaml": BAD})
+    (tree / "ok.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    code, out, err = run_cli(["lint", str(tree), "--format", "json"], capsys)
+    assert code == 0, err
+    assert [s["reason"] for s in json.loads(out)["skipped"]] == ["submodule (not followed)"]
+    code, out, err = run_cli(["lint", str(tree / "vendor" / "inner"), "--format", "json"],
+                             capsys)  # named itself, it is a repository of its own: linted
+    assert code == 1, err

@@ -56,7 +56,7 @@ from reviewbot.netpol.diff import review_changes
 from reviewbot.netpol.ingress import IngressController
 from reviewbot.output import emit, exit_code, use_color
 from reviewbot.report import Report, render
-from reviewbot.report.base import ConfigReview, ReviewSummary
+from reviewbot.report.base import ConfigReview, ReviewSummary, shown_entries
 from reviewbot.report.difftext import clean as render_diff_clean
 from reviewbot.report.difftext import render_diff_text
 from reviewbot.sources.tree import (
@@ -495,14 +495,14 @@ def diff_command(args: argparse.Namespace) -> int:
     if args.format == "json":
         entries = mark_verdicts(entries, verdicts)
     if args.format == "text":
-        text = render_diff_text(entries, use_color(args.color, args.output))
+        text = render_diff_text(shown_entries(entries), use_color(args.color, args.output))
         text += _verdict_text(verdicts)
     elif args.format == "json":
         text = render(Report(findings=(), review=ReviewSummary(diff=entries),
                              skipped=tuple(head_model.skipped)), "json")
     else:
         from reviewbot.report.markdown import render_diff_section
-        text = render_diff_section(entries, SUMMARY_LIMIT)
+        text = render_diff_section(shown_entries(entries), SUMMARY_LIMIT)
     emit(text, args.output)
     return EXIT_FINDINGS if getattr(args, "exit_code", False) and entries else EXIT_OK
 
@@ -595,7 +595,8 @@ def review_command(args: argparse.Namespace) -> int:
     color = use_color(args.color, args.output)
     text = render(report, args.format, color=color)
     if args.format == "text" and report.review is not None:
-        text += "\n" + render_diff_text(report.review.diff, color) + _config_note(report.review)
+        text += "\n" + render_diff_text(shown_entries(report.review.diff), color)
+        text += _config_note(report.review)
     emit(text, args.output)  # findings first: no forge call has happened yet
     if args.artifact:
         emit(render(report, args.artifact_format), args.artifact)

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from reviewbot.errors import ReviewbotError
-from reviewbot.report.base import FORMATS, Report
+from reviewbot.report.base import FORMATS, Report, shown
 
 __all__ = ["FORMATS", "Report", "render"]
 
 def render(report: Report, fmt: str, *, color: bool = False) -> str:
-    return _renderer(fmt)(report, color)
+    """``report`` in format ``fmt``. File names that are no UTF-8 are shown losslessly: in
+    git's quoting (``"bad\\377.yaml"``), in SARIF as a percent-encoded URI."""
+    return _renderer(fmt)(report if fmt == "sarif" else shown(report), color)
 
 
 def _renderer(fmt: str) -> Callable[[Report, bool], str]:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reviewbot.engine.findings import Finding, Quiet
 from reviewbot.netpol.diff import FlowChange
-from reviewbot.sources.tree import Skipped
+from reviewbot.sources.tree import Skipped, shown_path
 
 FORMATS = ("text", "json", "sarif", "github", "rdjson", "markdown")
 
@@ -53,3 +54,39 @@ class Report:
     review: ReviewSummary | None = None
     stats: dict[str, Any] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)  # file -> text, for excerpts
+
+
+def shown(report: Report) -> Report:
+    """``report`` with every file name as outputs show it (``shown_path``: a name that is no
+    UTF-8 in git's quoting, losslessly); the same report when every name is UTF-8."""
+    review = report.review
+    names = [f.file for f in (*report.findings, *(review.fixed if review else ()))]
+    names += [s.path for s in report.skipped] + [q.file for q in report.quiet]
+    names += [str(e.get(k)) for e in (review.diff if review else ())
+              for k in ("file", "base_file") if e.get(k)]
+    if all(shown_path(n) == n for n in names):
+        return report
+    if review is not None:
+        review = replace(
+            review, diff=shown_entries(review.diff),
+            fixed=tuple(replace(f, file=shown_path(f.file)) for f in review.fixed))
+    return replace(
+        report,
+        findings=tuple(replace(f, file=shown_path(f.file)) for f in report.findings),
+        skipped=tuple(Skipped(shown_path(s.path), s.reason) for s in report.skipped),
+        quiet=tuple(replace(q, file=shown_path(q.file)) for q in report.quiet),
+        review=review,
+        sources={shown_path(k): v for k, v in report.sources.items()},
+    )
+
+
+def shown_entries(entries: Iterable[Mapping[str, Any]]) -> tuple[dict[str, Any], ...]:
+    """Diff entries (``DiffResult.as_json``) with their file names as outputs show them."""
+    out = []
+    for entry in entries:
+        entry = dict(entry)
+        for key in ("file", "base_file"):
+            if isinstance(entry.get(key), str):
+                entry[key] = shown_path(entry[key])
+        out.append(entry)
+    return tuple(out)

@@ -13,6 +13,7 @@ from typing import Any
 from reviewbot import __version__
 from reviewbot.engine.registry import all_rules
 from reviewbot.report.base import Report
+from reviewbot.sources.tree import uri_path
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -43,7 +44,8 @@ def render_sarif(report: Report, color: bool = False) -> str:
             "message": {"text": f"{f.message}. Fix: {f.fix}" if f.fix else f.message},
             "locations": [{
                 "physicalLocation": {
-                    "artifactLocation": {"uri": f.file or ".", "uriBaseId": "%SRCROOT%"},
+                    "artifactLocation": {"uri": uri_path(f.file) if f.file else ".",
+                                         "uriBaseId": "%SRCROOT%"},
                     "region": {"startLine": max(f.line, 1), "startColumn": max(f.column, 1)},
                 },
             }],

@@ -66,6 +66,53 @@ class Tree:
         return path in ("", ".") or any(p.startswith(prefix) for p in self.paths)
 
 
+_C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v",
+              "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+# RFC 3986 pchar (unreserved, sub-delims, ":" and "@") and "/": what a relative URI keeps
+_URI_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                      b"-._~!$&'()*+,;=:@/")
+
+
+def shown_path(path: str) -> str:
+    """How every output names ``path``: as it is when it is UTF-8, else quoted the way git
+    quotes names (``"bad\\377.yaml"``: double quotes, each byte that is no UTF-8 as an
+    octal escape, ``"`` and ``\\`` escaped), so the name is kept losslessly. Paths hold
+    such bytes as surrogate escapes (``os.fsdecode``, ``surrogateescape``)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        return path
+    out = []
+    for char in path:
+        if "\udc80" <= char <= "\udcff":
+            out.append(f"\\{ord(char) - 0xDC00:03o}")
+        elif char in _C_ESCAPES:
+            out.append(_C_ESCAPES[char])
+        elif char < " " or "\ud800" <= char <= "\udfff":
+            out.append("".join(f"\\{b:03o}" for b in char.encode("utf-8", "surrogatepass")))
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def uri_path(path: str) -> str:
+    """``path`` as a relative IRI reference (SARIF ``artifactLocation.uri``): ASCII outside
+    RFC 3986's path characters and each byte that is no UTF-8 percent-encoded
+    (``bad%FF.yaml``, ``a%20b.yaml``), other characters kept (``café.yaml``): lossless."""
+    out = []
+    for char in path:
+        code = ord(char)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(f"%{code - 0xDC00:02X}")
+        elif code < 0x80 and code not in _URI_SAFE:
+            out.append(f"%{code:02X}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
 def blob_id(data: bytes) -> str:
     """The git blob id of ``data`` (so disk and git records share cache keys)."""
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
@@ -109,10 +156,12 @@ def disk_tree(targets: Sequence[Path], root: Path) -> Tree:
     for target in targets:
         if not target.exists() and not target.is_symlink():
             raise ReviewbotError(f"no such file or directory: {target}")
-        for path, kind in _walk(os.path.abspath(target)):
+        for path, kind in _walk(os.path.abspath(target), root_text):
             relpath = _relative(path, root_text)
             if kind is _LINK:
                 skipped.append(Skipped(relpath, "symlink (not followed)"))
+            elif kind is _NESTED:
+                skipped.append(Skipped(relpath, SUBMODULE))
             elif kind is _SPECIAL:
                 skipped.append(Skipped(relpath, "special file"))
             else:
@@ -132,7 +181,8 @@ def _relative(path: str, root: str) -> str:
     return path.replace(os.sep, "/")
 
 
-_FILE, _LINK, _SPECIAL = "file", "link", "special"
+_FILE, _LINK, _SPECIAL, _NESTED = "file", "link", "special", "nested repository"
+SUBMODULE = "submodule (not followed)"  # a gitlink in git, a folder with its own .git on disk
 
 
 def _kind(mode: int) -> str:
@@ -145,8 +195,10 @@ def _name(entry: os.DirEntry[str]) -> str:
     return entry.name
 
 
-def _walk(target: str) -> Iterable[tuple[str, str]]:
-    """(path, kind) of every entry below ``target``, sorted, links not followed.
+def _walk(target: str, root: str) -> Iterable[tuple[str, str]]:
+    """(path, kind) of every entry below ``target``, sorted, links not followed. A folder
+    holding a ``.git`` of its own (a submodule's work tree, an embedded repository) other
+    than ``root`` is one entry of its own, not descended into: git lists it as a gitlink.
 
     The kinds come from the directory listing (``d_type``; ``DirEntry`` falls back to
     ``lstat`` where the file system does not say), so no file is stat'ed twice.
@@ -160,6 +212,9 @@ def _walk(target: str) -> Iterable[tuple[str, str]]:
         folder = stack.pop()
         with os.scandir(folder) as it:
             entries = sorted(it, key=_name)
+        if folder != root and any(entry.name == ".git" for entry in entries):
+            yield folder, _NESTED
+            continue
         subdirs = []
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):
@@ -232,7 +287,7 @@ def git_tree(
         if mode == "120000":
             skipped.append(Skipped(path, "symlink (not followed)"))
         elif kind != "blob":
-            skipped.append(Skipped(path, "submodule"))
+            skipped.append(Skipped(path, SUBMODULE))
         else:
             paths.add(path)
             if is_yaml(path):
