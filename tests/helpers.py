@@ -19,6 +19,15 @@ from reviewbot.engine.findings import Finding
 from reviewbot.engine.run import Result, analyze
 from reviewbot.sources.tree import disk_tree
 
+# a duplicate key: one yaml-syntax error on line 5 (suppression, severity and config tests)
+BROKEN = """
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: app
+      name: again
+"""
+
 EXPECT = re.compile(r"#\s*expect:\s*([a-z0-9, \[\]-]+)")
 
 

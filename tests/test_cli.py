@@ -122,3 +122,18 @@ def test_the_file_size_limit_is_an_option_the_finding_names(
         assert json.loads(capsys.readouterr().out)["findings"] == []
     finally:
         set_max_file_bytes(None)
+
+
+def test_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", "--format", "xml"]) == 2
+    assert main(["lint", "/definitely/not/here"]) == 2
+
+
+def test_fail_on_threshold(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text("a: 1\na: 2\n")
+    args = ["lint", str(tmp_path), "--format", "json", "--output", str(tmp_path / "o.json")]
+    assert main(args) == 1
+    assert main([*args, "--fail-on", "none"]) == 0
+    (tmp_path / ".reviewbot.yaml").write_text("rules:\n  yaml-syntax: {severity: warning}\n")
+    assert main(args) == 0
+    assert main([*args, "--fail-on", "warning"]) == 1

@@ -462,3 +462,37 @@ def test_configured_clusters_name_their_entry_folders(tmp_path: Path) -> None:
     # prod's own inventory: its 3-CPU pod does not fit the 2-CPU node; stage has no nodes
     assert [(f.rule, f.file) for f in result.findings] == [
         ("schedulability", "apps/production/deploy.yaml")]
+
+
+# ---------------------------------------------------------------- namespaces
+
+
+def test_kustomize_namespace_applies_to_listed_files(tmp_path: Path) -> None:
+    app = tmp_path / "apps" / "web"
+    app.mkdir(parents=True)
+    (tmp_path / "apps" / "kustomization.yaml").write_text("namespace: prod\nresources: [web]\n")
+    (app / "kustomization.yaml").write_text("namespace: dev\nresources: [cm.yaml]\n")
+    (app / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    result = lint_dir(tmp_path)
+    assert [o.ref for o in result.model.objects] == ["ConfigMap/prod/a"]
+
+
+def test_flux_target_namespace_applies_below_spec_path(tmp_path: Path) -> None:
+    apps = tmp_path / "repo" / "kubernetes" / "apps" / "kube-system"
+    (apps / "plugin" / "app").mkdir(parents=True)
+    (apps / "plugin" / "ks.yaml").write_text(
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+        "metadata: {name: plugin, namespace: flux-system}\n"
+        "spec:\n  path: ./kubernetes/apps/kube-system/plugin/app\n"
+        "  targetNamespace: kube-system\n"
+        "  sourceRef: {kind: GitRepository, name: flux-system}\n"
+    )
+    (apps / "plugin" / "app" / "kustomization.yaml").write_text("resources: [cm.yaml]\n")
+    (apps / "plugin" / "app" / "cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    (apps / "plugin" / "app" / "stray.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n")
+    result = lint_dir(tmp_path)
+    refs = sorted(o.ref for o in result.model.objects)
+    assert refs == ["ConfigMap/default/b", "ConfigMap/kube-system/a",
+                    "Kustomization/flux-system/plugin"]

@@ -1,0 +1,60 @@
+"""Configuration: errors name the key and its line (exit 2), rules switched off or their
+severity changed, and a lint that says when it found no configuration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewbot.cli import main
+from reviewbot.config import parse_config
+from reviewbot.errors import ReviewbotError
+
+from .helpers import BROKEN, lint_text, pairs
+
+
+def test_disabled_rule_and_severity_override(tmp_path: Path) -> None:
+    off = lint_text(tmp_path, BROKEN, config="rules:\n  yaml-syntax: {enabled: false}\n")
+    assert pairs(off) == []
+    low = lint_text(tmp_path, BROKEN, config="rules:\n  yaml-syntax: {severity: warning}\n")
+    assert [f.severity for f in low.findings] == ["warning"]
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        ("rules:\n  no-such-rule: {}\n", ".reviewbot.yaml:2:3: rules.no-such-rule: unknown rule"),
+        ("rules:\n  yaml-syntax:\n    severity: fatal\n",
+         ".reviewbot.yaml:3:15: rules.yaml-syntax.severity: expected one of error, warning, info"),
+        ("clutser: {}\n", ".reviewbot.yaml:1:1: clutser: unknown field 'clutser'"),
+        ("cluster:\n  nodes:\n  - labels: {}\n",
+         ".reviewbot.yaml:3:5: cluster.nodes[0]: missing required field 'name'"),
+        ("rules:\n  yaml-syntax:\n    depth: 3\n",
+         ".reviewbot.yaml:3:5: rules.yaml-syntax.depth: unknown option 'depth'"),
+        ("a: [\n", ".reviewbot.yaml:2:1: YAML syntax error"),
+    ],
+)
+def test_config_errors_name_key_and_line(config: str, expected: str) -> None:
+    with pytest.raises(ReviewbotError) as info:
+        parse_config(config.encode(), ".reviewbot.yaml")
+    assert info.value.message.startswith(expected), info.value.message
+    assert info.value.exit_code == 2
+
+
+def test_config_error_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / ".reviewbot.yaml").write_text("rules:\n  nope: {}\n")
+    (tmp_path / "a.yaml").write_text("a: 1\n")
+    assert main(["lint", str(tmp_path), "--config", str(tmp_path / ".reviewbot.yaml")]) == 2
+    assert "rules.nope: unknown rule" in capsys.readouterr().err
+
+
+def test_lint_says_when_no_config_was_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    assert main(["lint", str(tmp_path), "--format", "json"]) == 0
+    assert "no .reviewbot.yaml in" in capsys.readouterr().err
+    (tmp_path / ".reviewbot.yaml").write_text("rules: {}\n")
+    assert main(["lint", str(tmp_path), "--format", "json"]) == 0
+    assert capsys.readouterr().err == ""

@@ -1,0 +1,50 @@
+"""Sources: files read from disk or from a git ref's blobs (no checkout); symlinks and special
+files are never followed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from reviewbot.sources.tree import disk_tree, git_tree
+
+from .helpers import GitRepo
+
+
+def test_symlinks_and_special_files_are_never_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "link.yaml").symlink_to(outside)
+    (repo / "dirlink").symlink_to(tmp_path)
+    os.mkfifo(repo / "pipe.yaml")
+    tree = disk_tree([repo], repo)
+    assert tree.files == ()
+    assert sorted((s.path, s.reason) for s in tree.skipped) == [
+        ("dirlink", "symlink (not followed)"), ("link.yaml", "symlink (not followed)"),
+        ("pipe.yaml", "special file"),
+    ]
+
+
+def test_git_ref_source_reads_blobs_without_checkout(tmp_path: Path) -> None:
+    git = GitRepo(tmp_path / "r")
+    repo = git.path
+    (repo / "k8s").mkdir()
+    (repo / "k8s" / "a.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    (repo / "k8s" / "link.yaml").symlink_to("a.yaml")
+    (repo / "README.md").write_text("hi\n")
+    git.git("add", "-A")
+    git.git("commit", "-qm", "one")
+    (repo / "k8s" / "a.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n")
+    tree = git_tree(repo, "HEAD")
+    assert [(f.path, f.data.count(b"name: a")) for f in tree.files] == [("k8s/a.yaml", 1)]
+    assert tree.exists("README.md") and tree.is_dir("k8s")
+    skipped = [(s.path, s.reason) for s in tree.skipped]
+    assert skipped == [("k8s/link.yaml", "symlink (not followed)")]
+    disk = disk_tree([repo / "k8s"], repo)
+    assert [f.path for f in disk.files] == ["k8s/a.yaml"]
+    assert disk.files[0].blob != tree.files[0].blob
+    git.git("add", "-A")
+    git.git("commit", "-qm", "two")
+    assert git_tree(repo, "HEAD").files[0].blob == disk.files[0].blob
