@@ -1,5 +1,5 @@
 """Shared test helpers: lint inline YAML or a folder, get (rule, line) pairs; throwaway git
-repositories; the CLI in-process."""
+repositories; the CLI in-process; networks from inline YAML; the netpol oracle's folder."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import textwrap
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from reviewbot.cli import main
 from reviewbot.config import Config, find_config, load_config_file, parse_config
 from reviewbot.engine.findings import Finding
 from reviewbot.engine.run import Result, analyze
+from reviewbot.netpol.network import Network
 from reviewbot.sources.tree import disk_tree
 
 # a duplicate key: one yaml-syntax error on line 5 (suppression, severity and config tests)
@@ -155,6 +157,22 @@ class GitRepo:
         return self.commit(message=message)
 
 
+@dataclass(frozen=True)
+class PullRepo:
+    """A repository holding a pull request: its base and head commits."""
+
+    path: Path
+    base: str
+    head: str
+
+
+def git(repo: Path, *args: str) -> str:
+    """``git -C repo ARGS`` (the repository's own identity), its output stripped."""
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
 def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     code = main(argv)
     out = capsys.readouterr()
@@ -172,4 +190,40 @@ cluster:
       labels: {kubernetes.io/hostname: talos-cp-3, node-role.kubernetes.io/control-plane: ""}
       taints: [{key: node-role.kubernetes.io/control-plane, effect: NoSchedule}]
       allocatable: {cpu: 11950m, memory: 15Gi}
+"""
+
+
+# ---------------------------------------------------------------- networks
+
+# np-guard netpol-analyzer's fixtures, beside the clone (or the folder the variable names)
+NETPOL_ORACLE = Path(
+    os.environ.get("REVIEWBOT_NETPOL_ORACLE")
+    or Path(__file__).resolve().parents[2] / "shared" / "netpol-oracle"
+)
+
+
+def build(tmp_path: Path, text: str, exact: bool = True) -> Network:
+    (tmp_path / "m.yaml").write_text(textwrap.dedent(text).lstrip("\n"))
+    model = analyze(disk_tree([tmp_path], tmp_path), Config(), only=["yaml-syntax"]).model
+    return Network(model, exact=exact)
+
+
+def pod(net: Network, peer: str) -> int:
+    return next(i for i, p in enumerate(net.pods) if p.peer == peer)
+
+
+def deployment(name: str, ns: str, labels: str, ports: str = "") -> str:
+    return f"""
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, namespace: {ns}}}
+spec:
+  template:
+    metadata: {{labels: {labels}}}
+    spec:
+      containers:
+      - name: main
+        image: x
+        {ports}
 """

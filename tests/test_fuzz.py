@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from reviewbot.cli import main
 from reviewbot.report import FORMATS
 
-from .test_diff import GitRepo
+from .helpers import GitRepo
 
 pytestmark = pytest.mark.fuzz
 

@@ -116,3 +116,19 @@ def test_each_library_has_one_wrapper(library: str) -> None:
                 if m != "reviewbot.cli" and not m.startswith("reviewbot.commands.")} == set()
     else:
         assert importers <= allowed, f"{library} imported by {sorted(importers - allowed)}"
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared test code lives in helpers.py, conftest.py and the forge's fake_forge.py."""
+    found = []
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or "", *(a.name for a in node.names if not node.module)]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            if any(part.startswith("test_") for n in names for part in n.split(".")):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert found == []

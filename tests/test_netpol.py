@@ -8,7 +8,6 @@ connectivity (np-guard's connlist format) in expected.txt.
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -20,36 +19,11 @@ from reviewbot.netpol.network import Network, Selector, connectivity, render_con
 from reviewbot.netpol.sets import ALL, NONE, Conns, IPBlock, format_range, ip_pieces
 from reviewbot.sources.tree import disk_tree
 
+from .helpers import build, deployment, pod
+
 RECIPES = Path(__file__).parent / "fixtures" / "netpol"
 SEED = Path(__file__).parent / "fixtures" / "seed-repo"
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-def build(tmp_path: Path, text: str, exact: bool = True) -> Network:
-    (tmp_path / "m.yaml").write_text(textwrap.dedent(text).lstrip("\n"))
-    model = analyze(disk_tree([tmp_path], tmp_path), Config(), only=["yaml-syntax"]).model
-    return Network(model, exact=exact)
-
-
-def pod(net: Network, peer: str) -> int:
-    return next(i for i, p in enumerate(net.pods) if p.peer == peer)
-
-
-def deployment(name: str, ns: str, labels: str, ports: str = "") -> str:
-    return f"""
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: {name}, namespace: {ns}}}
-spec:
-  template:
-    metadata: {{labels: {labels}}}
-    spec:
-      containers:
-      - name: main
-        image: x
-        {ports}
-"""
 
 
 def lines(net: Network) -> list[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from reviewbot.netpol.sets import ALL, Conns
 
-from .test_netpol import build, deployment, pod
+from .helpers import build, deployment, pod
 
 PODS = (
     deployment("a", "ns1", "{app: a}")

@@ -14,11 +14,9 @@ from reviewbot.netpol.ingress import IngressController
 from reviewbot.netpol.network import Network, connectivity, render_connlist
 from reviewbot.report.markdown import md_code
 
-from .test_diff import GitRepo, run_cli
-from .test_netpol import build, deployment
-from .test_netpol_oracle import ORACLE
+from .helpers import NETPOL_ORACLE, GitRepo, build, deployment, run_cli
 
-DIFF_ORACLE = ORACLE.parent / "netpol-oracle-diff"
+DIFF_ORACLE = NETPOL_ORACLE.parent / "netpol-oracle-diff"
 FIXTURES = sorted(p for p in DIFF_ORACLE.glob("*") if (p / "expected.txt").is_file())
 
 

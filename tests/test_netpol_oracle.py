@@ -25,12 +25,10 @@ from reviewbot.netpol.network import Network, workload_groups
 from reviewbot.netpol.sets import ALL, NONE, Conns, Interval, union_all
 from reviewbot.sources.tree import disk_tree, with_json_files
 
-ORACLE = Path(
-    os.environ.get("REVIEWBOT_NETPOL_ORACLE")
-    or Path(__file__).resolve().parents[2] / "shared" / "netpol-oracle"
-)
-FIXTURES = sorted(p for p in ORACLE.glob("*") if (p / "expected.txt").is_file())
-ANP_ORACLE = ORACLE.parent / "netpol-oracle-anp"
+from .helpers import NETPOL_ORACLE
+
+FIXTURES = sorted(p for p in NETPOL_ORACLE.glob("*") if (p / "expected.txt").is_file())
+ANP_ORACLE = NETPOL_ORACLE.parent / "netpol-oracle-anp"
 ANP_FIXTURES = sorted(p for p in ANP_ORACLE.glob("*") if (p / "expected.txt").is_file())
 
 
@@ -44,7 +42,7 @@ def _run(fixture: Path, tmp_path: Path) -> list[str]:
     return out.read_text().splitlines()
 
 
-@pytest.mark.skipif(not FIXTURES, reason=f"netpol oracle fixtures not found at {ORACLE}")
+@pytest.mark.skipif(not FIXTURES, reason=f"netpol oracle fixtures not found at {NETPOL_ORACLE}")
 @pytest.mark.parametrize("fixture", FIXTURES, ids=lambda p: p.name)
 def test_connlist_matches_np_guard(fixture: Path, tmp_path: Path) -> None:
     expected = (fixture / "expected.txt").read_text().splitlines()
@@ -68,7 +66,7 @@ def test_anp_oracle_is_not_trivial() -> None:
     assert "kind: AdminNetworkPolicy" in kinds and "kind: BaselineAdminNetworkPolicy" in kinds
 
 
-@pytest.mark.skipif(not FIXTURES, reason=f"netpol oracle fixtures not found at {ORACLE}")
+@pytest.mark.skipif(not FIXTURES, reason=f"netpol oracle fixtures not found at {NETPOL_ORACLE}")
 def test_oracle_is_not_trivial() -> None:
     """The comparison above means something only if the fixtures are really there."""
     assert len(FIXTURES) >= 30
@@ -124,7 +122,7 @@ def _ip(name: str) -> Interval | None:
     return int(ipaddress.IPv4Address(m[1])), int(ipaddress.IPv4Address(m[2]))
 
 
-@pytest.mark.skipif(not EXPLAIN, reason=f"netpol oracle fixtures not found at {ORACLE}")
+@pytest.mark.skipif(not EXPLAIN, reason=f"netpol oracle fixtures not found at {NETPOL_ORACLE}")
 @pytest.mark.parametrize("fixture", EXPLAIN, ids=lambda p: p.name)
 def test_each_side_matches_np_guard_explain(fixture: Path) -> None:
     """For every block of np-guard's --explain, the evaluator's egress side and ingress side

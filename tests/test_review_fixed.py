@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_diff import SEEDS, GitRepo, run_cli
+from .helpers import SEEDS, GitRepo, run_cli
 
 
 def _review(tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str,

@@ -13,13 +13,13 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from reviewbot.forge.reconcile import SUMMARY_MARKER, fingerprint_of
 
+from ..helpers import SEEDS, PullRepo, git
 from .fake_forge import (
     DEFAULT_TOKEN,
     FORGEJO_BOT_SCOPES,
@@ -30,7 +30,6 @@ from .fake_forge import (
     write_event,
 )
 
-SEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "seed-repo"
 HOSTILE_TITLE = "fix $(touch PWNED) `id` ; rm -rf / && echo ${GITHUB_TOKEN}"
 pytestmark = pytest.mark.skipif(
     not (SEEDS / "step1").is_dir() or shutil.which("git") is None,
@@ -38,21 +37,8 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@dataclass(frozen=True)
-class Repo:
-    path: Path
-    base: str
-    head: str
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
-    ).stdout.strip()
-
-
 @pytest.fixture(scope="module")
-def seed_repo(tmp_path_factory: pytest.TempPathFactory) -> Repo:
+def seed_repo(tmp_path_factory: pytest.TempPathFactory) -> PullRepo:
     path = tmp_path_factory.mktemp("seed") / "gitops"
     path.mkdir()
     git(path, "init", "-q", "-b", "main")
@@ -68,7 +54,7 @@ def seed_repo(tmp_path_factory: pytest.TempPathFactory) -> Repo:
     shutil.copytree(SEEDS / "step1", path, dirs_exist_ok=True)
     git(path, "add", "-A")
     git(path, "commit", "-q", "-m", "back to TP=1")
-    return Repo(path, base, git(path, "rev-parse", "HEAD"))
+    return PullRepo(path, base, git(path, "rev-parse", "HEAD"))
 
 
 def _as_deployed(flavor: str) -> FakeForge:
@@ -80,7 +66,9 @@ def _as_deployed(flavor: str) -> FakeForge:
 
 
 @pytest.fixture(params=["github", "forgejo"])
-def forge(request: pytest.FixtureRequest, seed_repo: Repo) -> Iterator[tuple[FakeForge, FakePull]]:
+def forge(
+    request: pytest.FixtureRequest, seed_repo: PullRepo
+) -> Iterator[tuple[FakeForge, FakePull]]:
     with _as_deployed(request.param) as fake:
         pull = fake.add_pull(
             "homelab", "gitops", 7,
@@ -90,7 +78,7 @@ def forge(request: pytest.FixtureRequest, seed_repo: Repo) -> Iterator[tuple[Fak
         yield fake, pull
 
 
-def review(repo: Repo, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
+def review(repo: PullRepo, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "FORGEJO_"))}
     full.update(env)
     code = "import sys; from reviewbot.cli import main; sys.exit(main())"
@@ -105,7 +93,7 @@ def summaries(fake: FakeForge) -> list[dict]:
 
 
 def test_review_posts_once_and_reruns_idempotently(
-    tmp_path: Path, seed_repo: Repo, forge: tuple[FakeForge, FakePull]
+    tmp_path: Path, seed_repo: PullRepo, forge: tuple[FakeForge, FakePull]
 ) -> None:
     fake, pull = forge
     env = ci_env(fake, pull, write_event(tmp_path / "event.json", pull))
@@ -132,7 +120,7 @@ def test_review_posts_once_and_reruns_idempotently(
 
 
 def test_forge_down_keeps_findings_and_exit_code(
-    tmp_path: Path, seed_repo: Repo, forge: tuple[FakeForge, FakePull]
+    tmp_path: Path, seed_repo: PullRepo, forge: tuple[FakeForge, FakePull]
 ) -> None:
     fake, pull = forge
     env = ci_env(fake, pull, write_event(tmp_path / "event.json", pull))
@@ -150,7 +138,7 @@ def test_forge_down_keeps_findings_and_exit_code(
 
 
 def test_read_only_token_says_why(
-    tmp_path: Path, seed_repo: Repo, forge: tuple[FakeForge, FakePull]
+    tmp_path: Path, seed_repo: PullRepo, forge: tuple[FakeForge, FakePull]
 ) -> None:
     fake, pull = forge
     fake.read_only = True
@@ -164,7 +152,7 @@ def test_read_only_token_says_why(
 
 
 def test_preview_is_what_gets_posted(
-    tmp_path: Path, seed_repo: Repo, forge: tuple[FakeForge, FakePull]
+    tmp_path: Path, seed_repo: PullRepo, forge: tuple[FakeForge, FakePull]
 ) -> None:
     """--dry-run shows the split the forge then receives: the same inline comments, the
     same summary, each finding once."""
@@ -191,7 +179,7 @@ def test_preview_is_what_gets_posted(
 
 
 def test_comment_mode_none_shows_no_preview(
-    tmp_path: Path, seed_repo: Repo, forge: tuple[FakeForge, FakePull]
+    tmp_path: Path, seed_repo: PullRepo, forge: tuple[FakeForge, FakePull]
 ) -> None:
     fake, pull = forge
     env = ci_env(fake, pull, write_event(tmp_path / "event.json", pull))

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from ..helpers import SEEDS, PullRepo, git
 from .fake_forge import FORGEJO_BOT_SCOPES, FakeForge, ci_env, files_from_git, write_event
-from .test_e2e import SEEDS, Repo, git
 
 pytestmark = pytest.mark.skipif(
     not (SEEDS / "step2").is_dir() or shutil.which("git") is None,
@@ -24,7 +24,7 @@ CODER = "k8s/apps/llm-serving/coder.yaml"
 
 
 @pytest.fixture(scope="module")
-def probe_pr(tmp_path_factory: pytest.TempPathFactory) -> Repo:
+def probe_pr(tmp_path_factory: pytest.TempPathFactory) -> PullRepo:
     """The reviewed state, then a PR that cuts coder's startup budget back to 40 x 15 s."""
     path = tmp_path_factory.mktemp("suggest") / "gitops"
     path.mkdir()
@@ -41,10 +41,10 @@ def probe_pr(tmp_path_factory: pytest.TempPathFactory) -> Repo:
     coder.write_text(text.replace("        failureThreshold: 120\n",
                                   "        failureThreshold: 40\n"))
     git(path, "commit", "-q", "-am", "startup probe as on one card")
-    return Repo(path, base, git(path, "rev-parse", "HEAD"))
+    return PullRepo(path, base, git(path, "rev-parse", "HEAD"))
 
 
-def _review(repo: Repo, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
+def _review(repo: PullRepo, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "FORGEJO_"))}
     full.update(env)
     code = "import sys; from reviewbot.cli import main; sys.exit(main())"
@@ -52,13 +52,13 @@ def _review(repo: Repo, env: dict[str, str], *extra: str) -> subprocess.Complete
                           env=full, capture_output=True, text=True, timeout=300)
 
 
-def _threshold_line(repo: Repo) -> int:
+def _threshold_line(repo: PullRepo) -> int:
     lines = (repo.path / CODER).read_text().splitlines()
     return lines.index("        failureThreshold: 40") + 1
 
 
 @pytest.mark.parametrize("flavor", ["github", "forgejo"])
-def test_the_comment_offers_the_fix(tmp_path: Path, probe_pr: Repo, flavor: str) -> None:
+def test_the_comment_offers_the_fix(tmp_path: Path, probe_pr: PullRepo, flavor: str) -> None:
     fake = FakeForge("github", login="github-actions[bot]", bot_token=True) if (
         flavor == "github") else FakeForge("forgejo", login="reviewbot", scopes=FORGEJO_BOT_SCOPES)
     with fake:
@@ -83,7 +83,7 @@ def test_the_comment_offers_the_fix(tmp_path: Path, probe_pr: Repo, flavor: str)
                 in body)
 
 
-def test_rdjson_carries_the_suggestion(probe_pr: Repo) -> None:
+def test_rdjson_carries_the_suggestion(probe_pr: PullRepo) -> None:
     run = _review(probe_pr, {}, "--base", probe_pr.base, "--head", probe_pr.head,
                   "--platform", "none", "--format", "rdjson")
     assert run.returncode == 1, run.stderr
