@@ -24,7 +24,10 @@ its ``MAX_RESPONSE_ITEMS`` and sends no ``Link`` header); issue comments come un
 
 from __future__ import annotations
 
+import contextlib
 import random
+import socket
+import threading
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -112,6 +115,8 @@ class ForgejoForge:
             timeout=timeout,
             follow_redirects=False,
         )
+        self._sockets: list[socket.socket] = []  # every connection opened, to cut at the deadline
+        self._sockets_lock = threading.Lock()
 
     def close(self) -> None:
         self._client.close()
@@ -121,11 +126,31 @@ class ForgejoForge:
     def _url(self, path: str) -> str:
         return self._base + path
 
+    def _trace(self, event: str, info: dict[str, Any]) -> None:
+        """httpx's ``trace`` extension: remember each socket this client connects."""
+        if event.endswith("connect_tcp.complete"):
+            stream = info.get("return_value")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if isinstance(sock, socket.socket):
+                with self._sockets_lock:
+                    self._sockets.append(sock)
+
+    def _abort(self) -> None:
+        """The deadline passed mid-request: shut every connection down, which ends the
+        worker still reading a slow answer (closing alone would not wake it)."""
+        with self._sockets_lock:
+            sockets, self._sockets = self._sockets, []
+        for sock in sockets:
+            with contextlib.suppress(OSError):  # already closed
+                sock.shutdown(socket.SHUT_RDWR)
+
     def _request(
         self, method: str, url: str, *, json: Any = None, params: dict[str, Any] | None = None
     ) -> httpx.Response:
         try:
-            response = self._client.request(method, url, json=json, params=params)
+            response = self._client.request(
+                method, url, json=json, params=params, extensions={"trace": self._trace}
+            )
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             raise HttpFailure(None, f"{type(exc).__name__}: {exc}", sent=False) from None
         except httpx.HTTPError as exc:
@@ -215,7 +240,9 @@ class ForgejoForge:
             raise ForgeError(f"unknown comment mode {payload.mode!r} (expected {', '.join(MODES)})")
         if payload.mode == "none":
             return PublishResult(False, 0, 0, 0, "comment mode 'none': nothing posted")
-        retrier = Retrier(self._clock, self._policy, rng=self._rng, secrets=(self._token,))
+        retrier = Retrier(
+            self._clock, self._policy, rng=self._rng, secrets=(self._token,), abort=self._abort
+        )
         progress = _Progress()
         where = f"{pr.owner}/{pr.repo}#{pr.number}"
         try:

@@ -7,8 +7,14 @@ rate limits: ``Retry-After`` when present, else the ``X-RateLimit-Reset`` time w
 ``X-RateLimit-Remaining`` is 0, else (a secondary limit says only so in its message) at
 least a minute, doubling while the limit persists. Other failures back off exponentially
 with full jitter. Network errors are retried for reads
-and, for writes, only when the request provably never left (``sent=False``). Everything
-runs on an injectable :class:`Clock`, so tests never sleep.
+and, for writes, only when the request provably never left (``sent=False``). Waits run on
+an injectable :class:`Clock`, so tests never sleep.
+
+The deadline bounds each request as a whole (connect, headers, body), not only the waits
+between tries: an HTTP library's timeout is per socket operation, so a server that sends a
+byte a second never trips it. Each try runs in a worker thread the caller waits for no
+longer than the deadline leaves; one still running then is given up (``abort`` lets the
+forge close its connections) and the publish fails with the deadline.
 """
 
 from __future__ import annotations
@@ -155,8 +161,10 @@ class Retrier:
         *,
         rng: random.Random | None = None,
         secrets: tuple[str, ...] = (),
+        abort: Callable[[], None] | None = None,
     ) -> None:
         self._clock = clock
+        self._abort = abort
         self._policy = policy
         self._rng = rng if rng is not None else random.Random()
         self._secrets = secrets
@@ -233,7 +241,7 @@ class Retrier:
             attempt += 1
             self.attempts += 1
             try:
-                return func()
+                return self._bounded(what, func, write=write)
             except HttpFailure as failure:
                 failure.message = scrub(failure.message, self._secrets)
                 if retryable is not None:
@@ -252,3 +260,31 @@ class Retrier:
                 if is_rate_limited(failure) and not hinted:
                     limited += 1
                 self._wait(wait, what)
+
+    def _bounded(self, what: str, func: Callable[[], T], *, write: bool) -> T:
+        """``func()``, given up when the deadline passes before it returns."""
+        remaining = self._deadline_at - self._clock.monotonic()
+        outcome: list[tuple[bool, object]] = []
+
+        def run() -> None:
+            try:
+                outcome.append((True, func()))
+            except BaseException as exc:  # handed to the caller's thread below
+                outcome.append((False, exc))
+
+        worker = threading.Thread(target=run, name=f"reviewbot-forge: {what}", daemon=True)
+        worker.start()
+        worker.join(max(0.0, remaining))
+        if not outcome:
+            if self._abort is not None:
+                self._abort()
+            landed = " (the write may still land)" if write else ""
+            raise self._fail(
+                f"{what}: deadline of {self._policy.deadline:.0f}s exceeded: the forge had not "
+                f"answered completely within the {max(0.0, remaining):.0f}s left{landed}"
+            )
+        done, value = outcome[0]
+        if not done:
+            assert isinstance(value, BaseException)
+            raise value
+        return value  # type: ignore[return-value]

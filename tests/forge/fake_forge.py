@@ -9,6 +9,7 @@ knobs for the failure modes publishing must survive::
         forge.add_fault(Fault("POST", r"/reviews$", 502))          # 502 once, then 200
         forge.add_fault(Fault("GET", r"/files", 429, {"Retry-After": "7"}))
         forge.set_token("ro-token", "reader", write=False)         # 403 on every write
+        forge.add_fault(Fault("GET", r"/pulls/7$", 0, drip=1.0))   # the real answer, a byte/s
         ...  # forge.api_url, forge.requests, forge.issue_comments(...), forge.review_comments(...)
 
 GitHub routes are served at ``/``, Forgejo routes under ``/api/v1``. The commentable
@@ -120,7 +121,13 @@ class FakePull:
 
 @dataclass
 class Fault:
-    """Answer matching requests with ``status`` (and headers/body) ``times`` times."""
+    """Answer matching requests with ``status`` (and headers/body) ``times`` times.
+
+    ``status=0`` answers what the route would (with ``headers`` added), for a drip or an
+    extra header on a real answer. ``drip`` sends the answer one byte every ``drip``
+    seconds, from the status line on (``drip_body_only``: the body only), until it is all
+    sent or the server stops. ``content_type`` replaces the JSON/text type.
+    """
 
     method: str
     path: str  # regex searched in the request path
@@ -128,6 +135,9 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     body: Any = None
     times: int = 1
+    drip: float = 0.0
+    drip_body_only: bool = False
+    content_type: str | None = None
 
 
 def secondary_limit(
@@ -255,10 +265,12 @@ class FakeForge:
         self._ids = iter(range(1001, 10**9))
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self.stopped = threading.Event()  # ends every drip in progress
 
     # -- lifecycle
 
     def start(self) -> FakeForge:
+        self.stopped.clear()
         handler = type("Handler", (_Handler,), {"forge": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
@@ -267,6 +279,7 @@ class FakeForge:
         return self
 
     def stop(self) -> None:
+        self.stopped.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -489,12 +502,17 @@ _FJ_ROUTES: list[tuple[str, str, str]] = [
 
 class _Reply(Exception):
     def __init__(
-        self, status: int, body: Any = None, headers: Mapping[str, str] | None = None
+        self,
+        status: int,
+        body: Any = None,
+        headers: Mapping[str, str] | None = None,
+        shape: Fault | None = None,
     ) -> None:
         super().__init__(status)
         self.status = status
         self.body = body
         self.headers = dict(headers or {})
+        self.shape = shape
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -532,23 +550,34 @@ class _Handler(BaseHTTPRequestHandler):
         if "authorization" in headers:  # keep the scheme, never the secret, in the record
             headers["authorization"] = headers["authorization"].split(" ")[0] + " <redacted>"
         status, payload, extra = 500, None, {}  # type: tuple[int, Any, dict[str, str]]
+        shape: Fault | None = None
         try:
-            self._fault(method, path)
+            shape = self._fault(method, path)
             user = self._auth({k.lower(): v for k, v in self.headers.items()})
             status, payload, extra = self._route(method, path, query, body, user)
         except _Reply as reply:
             status, payload, extra = reply.status, reply.body, reply.headers
+            shape = reply.shape or shape
+        if shape is not None:
+            extra = {**extra, **shape.headers}
         with forge.lock:
             forge.requests.append(Recorded(method, path, query, headers, body, status))
-        self._send(status, payload, extra)
+        self._send(status, payload, extra, shape)
 
-    def _send(self, status: int, payload: Any, extra: Mapping[str, str]) -> None:
+    def _send(
+        self, status: int, payload: Any, extra: Mapping[str, str], shape: Fault | None = None
+    ) -> None:
         if isinstance(payload, str):
             data, ctype = payload.encode("utf-8"), "text/plain; charset=utf-8"
         elif payload is None:
             data, ctype = b"", "application/json"
         else:
             data, ctype = json.dumps(payload).encode("utf-8"), "application/json; charset=utf-8"
+        if shape is not None and shape.content_type is not None:
+            ctype = shape.content_type
+        if shape is not None and shape.drip > 0:
+            self._drip(status, ctype, data, extra, shape)
+            return
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data)))
@@ -571,15 +600,41 @@ class _Handler(BaseHTTPRequestHandler):
             return _Reply(status, {"message": message, "documentation_url": doc, **more})
         return _Reply(status, {"message": message, "url": self.forge.root + FORGEJO_SWAGGER})
 
-    def _fault(self, method: str, path: str) -> None:
+    def _drip(
+        self, status: int, ctype: str, data: bytes, extra: Mapping[str, str], shape: Fault
+    ) -> None:
+        """The whole answer (or its body), one byte every ``shape.drip`` seconds."""
+        head = [f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}"]
+        head += [f"Content-Type: {ctype}", f"Content-Length: {len(data)}", "Connection: close"]
+        head += [f"{key}: {value}" for key, value in extra.items()]
+        raw = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1")
+        self.close_connection = True
+        if shape.drip_body_only:
+            self.wfile.write(raw)
+            self.wfile.flush()
+            raw = b""
+        try:
+            for byte in raw + data:
+                if self.forge.stopped.wait(shape.drip):
+                    return
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+        except OSError:
+            return  # the client gave up and closed the connection
+
+    def _fault(self, method: str, path: str) -> Fault | None:
+        """Raise a fault's answer; a ``status=0`` fault is returned to shape the real one."""
         with self.forge.lock:
             for fault in self.forge.faults:
                 if fault.times > 0 and fault.method == method and re.search(fault.path, path):
                     fault.times -= 1
+                    if fault.status == 0:
+                        return fault
                     body = fault.body
                     if body is None:
                         body = {"message": f"injected {fault.status}"}
-                    raise _Reply(fault.status, body, fault.headers)
+                    raise _Reply(fault.status, body, fault.headers, fault)
+        return None
 
     def _auth(self, headers: Mapping[str, str]) -> _User:
         value = headers.get("authorization", "")

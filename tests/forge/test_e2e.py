@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from .fake_forge import (
     FORGEJO_BOT_SCOPES,
     FakeForge,
     FakePull,
+    Fault,
     ci_env,
     files_from_git,
     write_event,
@@ -78,13 +80,15 @@ def forge(
         yield fake, pull
 
 
-def review(repo: PullRepo, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
+def review(
+    repo: PullRepo, env: dict[str, str], *extra: str, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "FORGEJO_"))}
     full.update(env)
     code = "import sys; from reviewbot.cli import main; sys.exit(main())"
     return subprocess.run(
         [sys.executable, "-c", code, "review", "--fail-on=error", *extra],
-        cwd=repo.path, env=full, capture_output=True, text=True, timeout=300,
+        cwd=repo.path, env=full, capture_output=True, text=True, timeout=timeout,
     )  # fmt: skip
 
 
@@ -186,3 +190,23 @@ def test_comment_mode_none_shows_no_preview(
     run = review(seed_repo, env, "--dry-run", "--comment-mode=none")
     assert run.returncode == 1
     assert "would be posted" not in run.stderr and "nothing posted" in run.stderr
+
+
+def test_a_dripping_forge_is_cut_at_the_deadline_and_keeps_the_exit_code(
+    tmp_path: Path, seed_repo: PullRepo, forge: tuple[FakeForge, FakePull]
+) -> None:
+    fake, pull = forge
+    env = ci_env(fake, pull, write_event(tmp_path / "event.json", pull))
+    env["REVIEWBOT_FORGE_DEADLINE"] = "2"
+    fake.add_fault(Fault("GET", r"/pulls/7$", 0, drip=1.0, times=10))  # minutes to answer
+
+    start = time.monotonic()
+    run = review(seed_repo, env, timeout=60)
+    elapsed = time.monotonic() - start
+
+    assert run.returncode == 1  # the findings' exit code, as without a forge
+    assert "coder" in run.stdout
+    assert "nothing posted" in run.stderr and "deadline of 2s exceeded" in run.stderr
+    assert fake.writes() == []
+    assert DEFAULT_TOKEN not in run.stdout + run.stderr
+    assert elapsed < 45  # the review plus the 2 s deadline, never the drip's minutes
