@@ -132,3 +132,17 @@ def test_no_test_module_imports_another() -> None:
             if any(part.startswith("test_") for n in names for part in n.split(".")):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert found == []
+
+
+def test_no_test_patches_a_private_name() -> None:
+    """Tests take the parallel paths through ``concurrency.override`` and replace public
+    names only (a rule's ``check_set``, a forge factory), never a module's ``_private``."""
+    found = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "setattr" and len(node.args) >= 2
+                    and isinstance(node.args[1], ast.Constant)
+                    and str(node.args[1].value).rsplit(".", 1)[-1].startswith("_")):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert found == []

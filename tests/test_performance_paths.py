@@ -209,14 +209,12 @@ def test_rules_shared_with_a_worker_give_the_sequential_result(
 
 
 def test_a_rule_error_surfaces_as_without_a_worker(monkeypatch: pytest.MonkeyPatch) -> None:
-    original = engine._violations
+    from reviewbot.rules import image_digest
 
-    def flaky(rule: Any, model: Any, options: Any) -> Any:
-        if rule.id == "image-digest":
-            raise RuntimeError("rule bug")
-        return original(rule, model, options)
+    def broken(model: Any, options: Any) -> Any:
+        raise RuntimeError("rule bug")
 
-    monkeypatch.setattr(engine, "_violations", flaky)
+    monkeypatch.setattr(image_digest, "check_set", broken)  # the rule contract's entry point
     with concurrency.override(cores=2, rules_min_objects=0), \
             pytest.raises(RuntimeError, match="rule bug"):
         _lint(SEED)
