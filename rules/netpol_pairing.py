@@ -12,7 +12,11 @@ three sources of intended flows:
   namespace, its own included) that are ingress-isolated and admit none of what the entry lets
   out from the policy's pods (no source, no port). An entry naming pods (a non-empty
   `podSelector`) gives one finding per destination workload; an entry naming only namespaces
-  is judged as a whole (one finding when no pod there admits the traffic).
+  is judged as a whole (one finding when no pod there admits the traffic). Callers are
+  counted, not a finding each: when several policy rules or entries reach the same
+  destination unadmitted (same selector, same ports), the one finding sits at the first
+  caller's `to:` and names the rest ("egress from a/web and 41 other workloads in a to
+  ..."); a lone caller's finding is worded and identified as always.
 - `ingress-unused` (warning, on the ingress rule's `from:`): every entry of the rule names its
   sources explicitly (namespaces by `kubernetes.io/metadata.name`, all defined in the
   repository, or a non-empty `podSelector` in the policy's own namespace) and none of the
@@ -149,6 +153,10 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
 
 
 def _egress_unmatched(net: Network) -> Iterator[Violation]:
+    """(a), one finding per destination and what it must admit: the callers (every policy
+    rule and `to` entry that reaches it unadmitted) are counted in it, not a finding each
+    (1,000 workloads each calling every other were a million findings)."""
+    groups: dict[tuple[str, ...], list[_Unmatched]] = {}
     for policy in net.policies:
         if not policy.egress:
             continue
@@ -158,12 +166,33 @@ def _egress_unmatched(net: Network) -> Iterator[Violation]:
         for rule in policy.egress:
             for peer in rule.peers or ():
                 if peer.ip is None and peer.valid:
-                    yield from _unadmitted(net, policy, rule, peer, sources)
+                    for found in _unadmitted(net, policy, rule, peer, sources):
+                        groups.setdefault(found.group, []).append(found)
+    for callers in groups.values():
+        yield _unmatched_violation(net, callers)
+
+
+@dataclass(frozen=True)
+class _Unmatched:
+    """One `to` entry of one policy rule whose destination pods admit none of its flows."""
+
+    policy: Policy
+    rule: Rule
+    peer: Peer
+    sources: Sequence[int]
+    pods: Sequence[int]  # the destination pods (one workload, or a whole namespace)
+    peer_name: str  # the destination workload ("" for a namespace-wide entry)
+    what: str
+    where: str
+
+    @property
+    def group(self) -> tuple[str, ...]:
+        return (self.peer_name, self.what, self.rule.describe_ports(), self.where)
 
 
 def _unadmitted(
     net: Network, policy: Policy, rule: Rule, peer: Peer, sources: Sequence[int]
-) -> Iterator[Violation]:
+) -> Iterator[_Unmatched]:
     """(a) for one `to` entry: per destination workload when it names pods, else as a whole."""
     targets = sorted(net.peer_pods(peer, policy.namespace, unknown=False))
     relevant = [d for d in targets if net.rule_conns(rule, d)]
@@ -184,29 +213,51 @@ def _unadmitted(
         groups.setdefault(net.pods[d].peer, []).append(d)
     if not by_pods:
         groups = {"": missing}
-    path = rule.path + ("to",)
     for peer_name, pods in sorted(groups.items()):
-        namespaces = sorted({net.pods[d].namespace for d in pods})
-        where = ", ".join(namespaces)
+        where = ", ".join(sorted({net.pods[d].namespace for d in pods}))
         if by_pods and peer.pods is not None:
             what = f"{_names(net, pods)} (pods {peer.pods.describe()})"
         else:
             what = f"every pod in {where}"
-        message = (
-            f"egress from {_names(net, sources)} to {what} on {rule.describe_ports()} "
-            f"has no matching ingress in {where}"
-        )
-        who = _who(policy.namespace, namespaces, policy.selector)
-        hint = _ingress_hint(net, pods, [policy.namespace])
-        if hint:
-            fix = f"Widen the ingress rule {hint} to admit {who} on {_ports_short(rule)}."
-        else:
-            fix = f"Add an ingress rule in {where} admitting {who} on {_ports_short(rule)}."
-        key = format_path(peer.path) + (f" -> {peer_name}" if peer_name else "")
-        edits = () if hint or who != f"namespace {policy.namespace}" else _admit_edits(
-            net, pods, policy.namespace, policy.obj.get(rule.path + ("ports",)))
-        yield Violation(policy.obj, path, message, fix=fix, kind="egress-unmatched", key=key,
-                        edits=edits)
+        yield _Unmatched(policy, rule, peer, sources, pods, peer_name, what, where)
+
+
+def _unmatched_violation(net: Network, callers: Sequence[_Unmatched]) -> Violation:
+    """The finding of one destination, at the first caller's `to:` (its identity is that
+    caller's: a lone caller's finding is the same as it always was)."""
+    first = callers[0]
+    policy, rule, pods, where = first.policy, first.rule, first.pods, first.where
+    namespaces = where.split(", ")
+    shown = {f"{net.pods[s].namespace}/{net.pods[s].name}" for s in first.sources}
+    others: dict[str, set[str]] = {}
+    for c in callers[1:]:
+        for s in c.sources:
+            name = f"{net.pods[s].namespace}/{net.pods[s].name}"
+            if name not in shown:
+                others.setdefault(net.pods[s].namespace, set()).add(name)
+    callers_text = _names(net, first.sources)
+    count = sum(len(names) for names in others.values())
+    if count:
+        callers_text += (f" and {count} other workload{'s' if count != 1 else ''} in "
+                         f"{', '.join(sorted(others))}")
+    message = (
+        f"egress from {callers_text} to {first.what} on {rule.describe_ports()} "
+        f"has no matching ingress in {where}"
+    )
+    who = _who(policy.namespace, namespaces, policy.selector)
+    if count:
+        who += f" and the {count} other calling workload{'s' if count != 1 else ''}"
+    hint = _ingress_hint(net, pods, sorted({c.policy.namespace for c in callers}))
+    if hint:
+        fix = f"Widen the ingress rule {hint} to admit {who} on {_ports_short(rule)}."
+    else:
+        fix = f"Add an ingress rule in {where} admitting {who} on {_ports_short(rule)}."
+    key = format_path(first.peer.path) + (f" -> {first.peer_name}" if first.peer_name else "")
+    one_namespace = all(c.policy.namespace == policy.namespace for c in callers)
+    edits = () if hint or not one_namespace or who != f"namespace {policy.namespace}" else (
+        _admit_edits(net, pods, policy.namespace, policy.obj.get(rule.path + ("ports",))))
+    return Violation(policy.obj, rule.path + ("to",), message, fix=fix, kind="egress-unmatched",
+                     key=key, edits=edits)
 
 
 def _admits_any(net: Network, d: int, sources: Sequence[int], rule: Rule) -> bool:

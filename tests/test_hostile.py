@@ -11,6 +11,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from reviewbot import __version__
@@ -558,3 +559,104 @@ def test_an_embedded_repository_is_skipped_like_a_submodule(
     code, out, err = run_cli(["lint", str(tree / "vendor" / "inner"), "--format", "json"],
                              capsys)  # named itself, it is a repository of its own: linted
     assert code == 1, err
+
+
+# ---------------------------------------------------------------- 5. netpol-pairing blow-up
+
+
+def dense_workloads(n: int) -> dict[str, str]:
+    """``n`` workloads in one namespace, each allowed out to every pod labelled tier=api
+    (all of them) on 8080, each admitting only the one before it: n x (n - 1) unadmitted
+    (caller, destination) pairs."""
+    files = {"ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: dense}\n"}
+    for i in range(n):
+        files[f"w{i:03}.yaml"] = f"""
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {{name: w{i:03}, namespace: dense}}
+            spec:
+              selector: {{matchLabels: {{app: w{i:03}}}}}
+              template:
+                metadata: {{labels: {{app: w{i:03}, tier: api}}}}
+                spec:
+                  containers:
+                  - {{name: c, image: "x@{DIGEST}", ports: [{{containerPort: 8080}}]}}
+            ---
+            apiVersion: networking.k8s.io/v1
+            kind: NetworkPolicy
+            metadata: {{name: w{i:03}, namespace: dense}}
+            spec:
+              podSelector: {{matchLabels: {{app: w{i:03}}}}}
+              policyTypes: [Ingress, Egress]
+              egress:
+              - to: [{{podSelector: {{matchLabels: {{tier: api}}}}}}]
+                ports: [{{protocol: TCP, port: 8080}}]
+              ingress:
+              - from: [{{podSelector: {{matchLabels: {{app: w{(i - 1) % n:03}}}}}}}]
+                ports: [{{protocol: TCP, port: 8080}}]
+        """
+    return files
+
+
+def test_netpol_pairing_gives_one_finding_per_destination_with_its_callers_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = dense_workloads(30)  # 870 unadmitted pairs: a finding each before
+    code, out, err = _lint(tmp_path, files, capsys, "--format", "json", "--rule",
+                           "netpol-pairing")
+    assert code == 1, err
+    found = json.loads(out)["findings"]
+    assert len(found) == 30  # one per destination
+    by_message = {f["message"] for f in found}
+    assert ("egress from dense/w000 and 28 other workloads in dense to dense/w005 (pods "
+            "tier=api) on TCP 8080 has no matching ingress in dense") in by_message
+    # at the first caller's `to:` (w001 is the first caller of w001: w000 is admitted there)
+    assert {(f["object"], f["line"]) for f in found} == {("NetworkPolicy/dense/w000", 19),
+                                                          ("NetworkPolicy/dense/w001", 19)}
+    # a destination with one caller is worded as before: the caller, no count
+    code, out, err = _lint(tmp_path / "two", dense_workloads(2), capsys, "--format", "json",
+                           "--rule", "netpol-pairing")
+    assert [(f["object"], f["line"], f["message"]) for f in json.loads(out)["findings"]] == [
+        (f"NetworkPolicy/dense/w00{i}", 19, f"egress from dense/w00{i} to dense/w00{i} (pods "
+         "tier=api) on TCP 8080 has no matching ingress in dense") for i in (0, 1)]
+
+
+def _many_findings(n: int) -> str:
+    """One Deployment with ``n`` containers, each an image-digest finding."""
+    containers = "".join(f"        - {{name: c{i}, image: 'web:latest'}}\n" for i in range(n))
+    return ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\n"
+            "spec:\n  selector: {matchLabels: {app: web}}\n  template:\n"
+            "    metadata: {labels: {app: web}}\n    spec:\n      containers:\n" + containers)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_output_shows_at_most_a_thousand_findings_of_a_rule_and_counts_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    files = {"web.yaml": _many_findings(1003), "c.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+             "metadata: {name: c, namespace: shop}\ndata: {a: 1}\n"}
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for name, text in files.items():
+        (tree / name).write_text(text)
+    code, out, err = run_cli(["lint", str(tree), "--format", fmt, "--rule", "image-digest"],
+                             capsys)
+    assert code == 1, err
+    line = "3 more image-digest findings not shown: an output shows the first 1,000 of a rule"
+    assert line in out or fmt == "json"
+    if fmt == "json":
+        data = json.loads(out)
+        assert len(data["findings"]) == 1000
+        assert data["not_shown"] == {"limit_per_rule": 1000, "rules": {"image-digest": 3}}
+        assert [f["line"] for f in data["findings"]][-1] == 1009  # the first, in line order
+    if fmt == "sarif":
+        run = json.loads(out)["runs"][0]
+        assert len(run["results"]) == 1000 and run["properties"]["notShown"]["rules"] == {
+            "image-digest": 3}
+        schema = json.loads((Path(__file__).parent / "data" / "sarif-2.1.0-rtm.5.json")
+                            .read_text(encoding="utf-8"))
+        jsonschema.validate(json.loads(out), schema, cls=jsonschema.Draft4Validator)
+    if fmt == "rdjson":
+        assert len(json.loads(out)["diagnostics"]) == 1001  # and the line saying so
+    if fmt == "text":
+        assert out.count("[image-digest]") == 1000

@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from reviewbot.errors import ReviewbotError
-from reviewbot.report.base import FORMATS, Report, shown
+from reviewbot.report.base import FORMATS, Report, capped, shown
 
 __all__ = ["FORMATS", "Report", "render"]
 
 def render(report: Report, fmt: str, *, color: bool = False) -> str:
     """``report`` in format ``fmt``. File names that are no UTF-8 are shown losslessly: in
-    git's quoting (``"bad\\377.yaml"``), in SARIF as a percent-encoded URI."""
+    git's quoting (``"bad\\377.yaml"``), in SARIF as a percent-encoded URI. At most
+    MAX_PER_RULE findings of a rule are shown; the rest are counted, by rule."""
+    report = capped(report)
     return _renderer(fmt)(report if fmt == "sarif" else shown(report), color)
 
 

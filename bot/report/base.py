@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -11,6 +12,7 @@ from reviewbot.netpol.diff import FlowChange
 from reviewbot.sources.tree import Skipped, shown_path
 
 FORMATS = ("text", "json", "sarif", "github", "rdjson", "markdown")
+MAX_PER_RULE = 1000  # findings of one rule an output shows; the rest are counted by rule
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,8 @@ class Report:
     review: ReviewSummary | None = None
     stats: dict[str, Any] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)  # file -> text, for excerpts
+    # findings past MAX_PER_RULE of one rule, counted by rule (``capped``), not shown
+    not_shown: dict[str, int] = field(default_factory=dict)
 
 
 def shown(report: Report) -> Report:
@@ -90,3 +94,33 @@ def shown_entries(entries: Iterable[Mapping[str, Any]]) -> tuple[dict[str, Any],
                 entry[key] = shown_path(entry[key])
         out.append(entry)
     return tuple(out)
+
+
+def capped(report: Report) -> Report:
+    """``report`` with at most MAX_PER_RULE findings of each rule, new ones first, then in
+    file and line order; the rest counted by rule in ``not_shown`` (every output says how
+    many). The exit code is the command's, from every finding."""
+    limit = MAX_PER_RULE
+    counts = Counter(f.rule for f in report.findings)
+    if all(n <= limit for n in counts.values()):
+        return report
+    order = sorted(range(len(report.findings)), key=lambda i: report.findings[i].new is False)
+    taken: Counter[str] = Counter()
+    keep: set[int] = set()
+    for i in order:
+        rule = report.findings[i].rule
+        if taken[rule] < limit:
+            taken[rule] += 1
+            keep.add(i)
+    left = {rule: n - limit for rule, n in sorted(counts.items()) if n > limit}
+    return replace(report, findings=tuple(f for i, f in enumerate(report.findings) if i in keep),
+                   not_shown={**report.not_shown, **left})
+
+
+def not_shown_lines(report: Report) -> list[str]:
+    """One line per rule whose findings were capped (``capped``)."""
+    return [
+        f"{n:,} more {rule} finding{'s' if n != 1 else ''} not shown: an output shows "
+        f"the first {MAX_PER_RULE:,} of a rule"
+        for rule, n in report.not_shown.items()
+    ]

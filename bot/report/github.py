@@ -9,7 +9,7 @@ out are printed as plain log lines, and one last annotation says how many there 
 from __future__ import annotations
 
 from reviewbot.engine.findings import Finding
-from reviewbot.report.base import Report
+from reviewbot.report.base import Report, not_shown_lines
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 _RANK = {"error": 0, "warning": 1, "info": 2}
@@ -69,8 +69,10 @@ def render_github(report: Report, color: bool = False) -> str:
         parts = ", ".join(f"{n} {sev}{'s' if n != 1 else ''}" for sev, n in counts if n)
         closing = (
             f"::{level} title=reviewbot::{len(left)} more finding(s) not annotated ({parts}): "
-            f"GitHub shows {PER_LEVEL} annotations per level and step. All are in this job's "
-            "log and in the review summary."
+            f"GitHub shows {PER_LEVEL} annotations per level and step. "
+            + ("All are in this job's log and in the review summary." if not report.not_shown
+               else "The others are in this job's log. " + "; ".join(not_shown_lines(report))
+               + ".")
         )
     lines = [_annotation(f) for f in shown] + [_plain(f) for f in left]
     if closing:

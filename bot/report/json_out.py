@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from reviewbot.report.base import Report
+from reviewbot.report.base import MAX_PER_RULE, Report
 
 
 def render_json(report: Report, color: bool = False) -> str:
@@ -17,6 +17,8 @@ def render_json(report: Report, color: bool = False) -> str:
             for q in report.quiet
         ],
     }
+    if report.not_shown:  # findings past the first MAX_PER_RULE of a rule, by rule
+        out["not_shown"] = {"limit_per_rule": MAX_PER_RULE, "rules": dict(report.not_shown)}
     if report.review is not None:
         out["diff"] = list(report.review.diff)
         out["fixed"] = [f.as_json(True) for f in report.review.fixed]

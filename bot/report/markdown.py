@@ -21,7 +21,7 @@ from typing import Any
 
 from reviewbot.engine.findings import Finding, Suggestion
 from reviewbot.netpol.diff import review_line, review_section
-from reviewbot.report.base import ConfigReview, Report, ReviewSummary
+from reviewbot.report.base import ConfigReview, Report, ReviewSummary, not_shown_lines
 from reviewbot.report.difftext import change_lines, clean, object_header
 
 DEFAULT_LIMIT = 60_000
@@ -316,7 +316,8 @@ def render_markdown(report: Report, color: bool = False) -> str:
         _config_section(builder, review.config)
         if review.diff:
             diff_blocks(builder, review.diff)
-    return builder.finish(len(findings), len(review.diff) if review is not None else 0)
+    text = builder.finish(len(findings), len(review.diff) if review is not None else 0)
+    return text + "".join(f"\n**{line}.**\n" for line in not_shown_lines(report))
 
 
 def _header(findings: Sequence[Finding]) -> str:

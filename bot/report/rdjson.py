@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from reviewbot.report.base import Report
+from reviewbot.report.base import Report, not_shown_lines
 
 _SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
 
@@ -58,6 +58,11 @@ def render_rdjson(report: Report, color: bool = False) -> str:
                           "end": {"line": fix.end_line, "column": end}},
                 "text": "\n".join(fix.replacement),
             }]
+    for rule, line in zip(report.not_shown, not_shown_lines(report), strict=True):
+        # at the last shown finding of the rule: reviewdog shows only what has a place
+        last = next(d for d in reversed(diagnostics) if d["code"]["value"] == rule)
+        diagnostics.append({"message": line, "location": last["location"], "severity": "INFO",
+                            "code": {"value": rule}})
     out = {"source": {"name": "reviewbot"},
            "diagnostics": diagnostics}
     return json.dumps(out, indent=2, ensure_ascii=False) + "\n"

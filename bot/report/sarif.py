@@ -12,7 +12,7 @@ from typing import Any
 
 from reviewbot import __version__
 from reviewbot.engine.registry import all_rules
-from reviewbot.report.base import Report
+from reviewbot.report.base import MAX_PER_RULE, Report, not_shown_lines
 from reviewbot.sources.tree import uri_path
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -61,7 +61,7 @@ def render_sarif(report: Report, color: bool = False) -> str:
             result["baselineState"] = "absent" if n in fixed else (
                 "new" if f.new else "unchanged")
         results.append(result)
-    log = {
+    log: dict[str, Any] = {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
         "runs": [{
@@ -76,4 +76,10 @@ def render_sarif(report: Report, color: bool = False) -> str:
             "results": results,
         }],
     }
+    if report.not_shown:  # findings past the first MAX_PER_RULE of a rule, counted by rule
+        run = log["runs"][0]
+        run["properties"] = {"notShown": {"limitPerRule": MAX_PER_RULE,
+                                          "rules": dict(report.not_shown)}}
+        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [
+            {"level": "note", "message": {"text": line}} for line in not_shown_lines(report)]}]
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

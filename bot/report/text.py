@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import groupby
 from typing import Any
 
-from reviewbot.report.base import Report
+from reviewbot.report.base import Report, not_shown_lines
 
 _COLOR = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
@@ -42,6 +42,7 @@ def render_text(report: Report, color: bool = False) -> str:
     files = report.stats.get("files", 0)
     scanned = f" in {_plural(objects, 'object')}, {_plural(files, 'file')}" if objects else ""
     out.append(f"{summary or 'no findings'}{scanned}")
+    out.extend(not_shown_lines(report))
     schema = report.stats.get("schema")
     if isinstance(schema, dict):
         out.append(schema_summary(schema))
