@@ -660,3 +660,39 @@ def test_every_output_shows_at_most_a_thousand_findings_of_a_rule_and_counts_the
         assert len(json.loads(out)["diagnostics"]) == 1001  # and the line saying so
     if fmt == "text":
         assert out.count("[image-digest]") == 1000
+
+
+def _aliased(keys: int, copies: int, value: str) -> str:
+    """One object whose anchored mapping of ``keys`` entries is aliased ``copies`` times."""
+    lines = ["apiVersion: example.com/v1", "kind: Blob", "metadata: {name: b, namespace: x}",
+             "spec:", "  base: &big"]
+    lines += [f"    k{i}: {value}-{i}" for i in range(keys)]
+    lines += ["  copies:"] + ["    - *big"] * copies
+    return "\n".join(lines) + "\n"
+
+
+def test_alias_expansion_is_not_compared_field_by_field_in_review_and_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from reviewbot.diff.objects import MAX_ALIAS_NODES
+
+    repo = GitRepo(tmp_path / "repo")
+    # 23 KB expanding to ~98,000 nodes: under the loader's bound (lint reads it), and each
+    # of 49,000 changed leaves was compared, printed and posted (6.6 s, 260 MB, 8.8 MB JSON)
+    base = repo.commit({"big.yaml": _aliased(1000, 49, "a"),
+                        "small.yaml": _aliased(3, 4, "a").replace("name: b,", "name: s,")})
+    head = repo.commit({"big.yaml": _aliased(1000, 49, "b"),
+                        "small.yaml": _aliased(3, 4, "b").replace("name: b,", "name: s,")})
+    code, out, err = run_cli(["lint", str(repo.path), "--format", "json"], capsys)
+    assert code == 0 and json.loads(out)["findings"] == [], err
+    for command in (["diff", base, head, "--repo", str(repo.path), "--format", "json"],
+                    ["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                     "--platform", "none", "--format", "json"]):
+        code, out, err = run_cli(command, capsys)
+        assert code == 0, err
+        diff = {d["object"]: d["changes"] for d in json.loads(out)["diff"]}
+        (change,) = diff["Blob/x/b"]
+        assert change["path"] == "" and "nodes through YAML aliases" in change["old"]
+        through = int(change["old"].split("reaches ")[1].split(" ")[0].replace(",", ""))
+        assert through > MAX_ALIAS_NODES
+        assert len(diff["Blob/x/s"]) == 3 * 5  # a few aliases: compared field by field
