@@ -89,7 +89,7 @@ from reviewbot.model.kustomize import (
     patch_files,
     path_entries,
 )
-from reviewbot.model.objects import KObject, Model, Path
+from reviewbot.model.objects import KObject, Model, Path, model_graph
 
 ID = "kustomize-integrity"
 SEVERITY = "error"
@@ -111,7 +111,7 @@ OPTIONS: tuple[Any, ...] = ()
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     if model.tree is None:
         return
-    graph = _graph(model)
+    graph = model_graph(model)
     index = _TreeIndex(model.tree.paths)
     kustomize = sorted(graph.by_dir.values(), key=lambda k: k.file)
     referenced: set[str] = set()
@@ -138,15 +138,6 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _build_failures(model, graph, missing_in | duplicate_in)
 
 
-def _graph(model: Model) -> Graph:
-    found = model.derived.get("kustomize-graph")
-    if isinstance(found, Graph):
-        return found
-    tree = model.tree
-    graph = Graph(model.kustomizations, model.files, tree.paths if tree else (),
-                  tree.texts if tree else ())
-    model.derived["kustomize-graph"] = graph
-    return graph
 
 
 def _build_failures(model: Model, graph: Graph, explained: set[str]) -> Iterator[Violation]:

@@ -352,3 +352,48 @@ def test_models_of_one_run_share_objects_only_where_nothing_differs(tmp_path: Pa
     services = [next(o for o in m.objects if o.kind == "Service") for m in (base_model, head_model)]
     assert services[0] is services[1]  # shared: same document, same namespace
     assert head_model.services[0].obj is services[1]
+
+
+def test_a_head_graph_takes_only_the_builds_that_read_the_same_files(tmp_path: Path) -> None:
+    """A review's head model takes the base's kustomize builds where every file a build read
+    (and every path it looked for) is the same parsed file: it equals the head built alone."""
+    deploy = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: NAME}
+        spec:
+          template:
+            spec:
+              containers: [{name: app, image: nginx:1}]
+    """
+    files = {
+        "base/app.yaml": deploy.replace("NAME", "web"),
+        "base/kustomization.yaml": "resources: [app.yaml]\n",
+        "one/kustomization.yaml": "namespace: one\nresources: [../base]\npatches:\n"
+                                  "  - path: patch.yaml\n",
+        "one/patch.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
+                          "spec: {replicas: 2}\n",
+        "two/kustomization.yaml": "namespace: two\nresources: [../base, extra.yaml]\n",
+        "three/kustomization.yaml": "namespace: three\nresources: [../base]\n",
+    }
+    base = _tree(tmp_path / "base", files)
+    files["one/patch.yaml"] = files["one/patch.yaml"].replace("replicas: 2", "replicas: 5")
+    files["two/extra.yaml"] = deploy.replace("NAME", "extra")  # looked for, absent, now there
+    head = _tree(tmp_path / "head", files)
+    memo = engine.Memo()
+    base_model = engine.load_model(base, Config(), memo=memo)
+    head_model = engine.load_model(head, Config(), memo=memo)
+    alone = engine.load_model(head, Config())
+
+    def built(model: Any) -> list[tuple[Any, Any]]:
+        return sorted(((o.identity, o.body) for o in model.objects), key=repr)
+
+    assert built(head_model) == built(alone)
+    replicas = {o.namespace: o.body["spec"].get("replicas") for o in head_model.objects
+                if o.name == "web"}
+    assert replicas == {"one": 5, "two": None, "three": None}
+    assert any(o.name == "extra" and o.namespace == "two" for o in head_model.objects)
+    graphs = [m.derived["kustomize-graph"] for m in (base_model, head_model)]
+    assert graphs[1].build("three") is graphs[0].build("three")  # nothing it read changed
+    assert graphs[1].build("one") is not graphs[0].build("one")  # its patch changed
+    assert graphs[1].build("two") is not graphs[0].build("two")  # a file it looked for came

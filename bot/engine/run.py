@@ -27,7 +27,8 @@ from reviewbot.errors import ReviewbotError
 from reviewbot.load.cache import ParseCache, freeze, thaw
 from reviewbot.load.loader import LoadedFile, load
 from reviewbot.model.builder import Built, build_model
-from reviewbot.model.objects import KObject, Model
+from reviewbot.model.kustomize import Graph
+from reviewbot.model.objects import KObject, Model, model_graph
 from reviewbot.model.values import configure as configure_values
 from reviewbot.sources.tree import FileRecord, Skipped, Tree
 
@@ -55,6 +56,7 @@ class Memo(dict[tuple[str, str], LoadedFile]):
     def __init__(self) -> None:
         super().__init__()
         self.built: dict[int, Built] = {}
+        self.graph: Graph | None = None  # the kustomization graph of the last model built
 
 
 def load_files(
@@ -140,7 +142,10 @@ def load_model(
     shared = memo.built if memo is not None else None
     clusters = config.raw.get("clusters")
     model = build_model(files, config.inventory, str(tree.root), tree, shared,
-                        clusters if isinstance(clusters, list) else ())
+                        clusters if isinstance(clusters, list) else (),
+                        memo.graph if memo is not None else None)
+    if memo is not None:
+        memo.graph = model_graph(model)
     configure_values(model, config.section("measured"), list(config.raw.get("values-files") or ()))
     return model
 

@@ -67,6 +67,7 @@ Built = tuple[Document, Any, list[Made]]
 def build_model(
     files: Sequence[LoadedFile], inventory: Inventory, root: str = ".", tree: Tree | None = None,
     shared: dict[int, Built] | None = None, configured: Sequence[Any] = (),
+    previous: Graph | None = None,
 ) -> Model:
     """The model of ``files``: objects as the kustomize builds (and Flux) make them.
 
@@ -83,6 +84,9 @@ def build_model(
     ``configured``: the configuration's ``clusters:`` entries (else clusters come from the
     Flux entry points, :func:`kustomize.flux_clusters`); ``Model.clusters`` says which
     cluster(s) each object belongs to.
+
+    ``previous``: the kustomization graph of an earlier model of this run (a review's base):
+    its builds are taken again where they read the same parsed files.
     """
     model = Model(
         root=root, files={f.path: f for f in files}, objects=[], documents=[],
@@ -108,7 +112,7 @@ def build_model(
             pending.append(doc)
 
     graph = Graph(model.kustomizations, model.files, tree.paths if tree is not None else (),
-                  tree.texts if tree is not None else ())
+                  tree.texts if tree is not None else (), previous)
     model.derived["kustomize-graph"] = graph
     specs = _cluster_specs(configured)
     member, entries = flux_clusters(graph, flux, specs)

@@ -28,7 +28,9 @@ located in the patch file (``Resource.origins``).
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
+import functools
 import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -39,6 +41,7 @@ from reviewbot.load.loader import Document, LoadedFile, load
 from reviewbot.sources.tree import FileRecord, blob_id
 
 Path = tuple[str | int, ...]
+Token = tuple[Any, Any]
 Origins = Mapping[Path, tuple[Document, Path]]
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -67,6 +70,7 @@ def is_remote(entry: str) -> bool:
     return text.startswith(REMOTE_PREFIXES) or "://" in text or "?ref=" in text
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def join(folder: str, entry: str) -> str:
     """``entry`` of a kustomization in ``folder`` as a tree path."""
     return posixpath.normpath(posixpath.join(folder, entry)) if folder else (
@@ -137,6 +141,10 @@ class Build:
     remote: list[str]  # remote entries it would fetch
     helm: bool = False  # helmCharts (never inflated here)
     plugins: bool = False  # generators/transformers/validators files (KRM or exec plugins)
+    # what the build looked up: path -> (its parsed file, its kustomization's document), so
+    # that the graph of another tree (a review's head) can tell the build is its own too
+    reads: dict[str, Token] = field(default_factory=dict)
+    cut: bool = False  # a cycle was cut: the result depends on where the build started
 
 
 @dataclass(frozen=True)
@@ -276,8 +284,13 @@ class Graph:
     def __init__(
         self, kustomizations: Iterable[Kustomization], files: Mapping[str, LoadedFile],
         paths: Iterable[str] = (), texts: Sequence[FileRecord] = (),
+        previous: Graph | None = None,
     ) -> None:
+        """``previous``: the graph of another tree of this run sharing its parsed files (a
+        review's base): a build whose every lookup finds the same parsed file and
+        kustomization here is taken from it instead of built again."""
         self.texts = texts
+        self.previous = previous
         # ExternalArtifact name -> (folder in the artifact, folder of the repository)
         self.artifacts: dict[str, list[tuple[str, str]]] = artifact_copies(
             d for lf in files.values() for d in lf.documents)
@@ -299,6 +312,8 @@ class Graph:
         self._dirs: frozenset[str] | None = None
         self._objects: dict[str, list[Resource]] = {}
         self._built_files: frozenset[str] | None = None
+        self._flux: dict[tuple[str, int], tuple[Mapping[str, Any], Build | None]] = {}
+        self._manifests: list[str] | None = None
 
     @property
     def roots(self) -> list[str]:
@@ -357,7 +372,13 @@ class Graph:
         """The objects of one file as written."""
         found = self._objects.get(file)
         if found is None:
-            found = self._objects[file] = list(_file_objects(self.files.get(file)))
+            lf = self.files.get(file)
+            earlier = self.previous
+            if earlier is not None and lf is not None and earlier.files.get(file) is lf:
+                found = earlier.objects_of(file)
+            else:
+                found = list(_file_objects(lf))
+            self._objects[file] = found
         return found
 
     # ------------------------------------------------------------ other files' word
@@ -409,8 +430,14 @@ class Graph:
         found = self._builds.get(folder)
         if found is not None:
             return found
+        earlier = self.previous._builds.get(folder) if self.previous is not None else None
+        if earlier is not None and not earlier.cut and all(
+                self._same(path, token) for path, token in earlier.reads.items()):
+            self._builds[folder] = earlier
+            return earlier
         k = self.by_dir[folder]
         build = Build(folder, [], {k.file}, [])
+        build.reads[folder] = self._token(folder)
         stack = stack | {folder}
         for key, entry in include_entries(k.body):
             if key == "components":
@@ -420,13 +447,19 @@ class Graph:
             target = join(folder, entry)
             if is_remote(entry):
                 build.remote.append(entry)
-            elif target in self.by_dir and target not in stack:
+                continue
+            build.reads[target] = self._token(target)
+            if target in stack:
+                build.cut = True
+            elif target in self.by_dir:
                 component = self.by_dir[target]
-                inner = Build(target, build.resources, build.files, build.remote)
+                inner = Build(target, build.resources, build.files, build.remote,
+                              reads=build.reads)
                 for key, sub in include_entries(component.body):
                     if key != "components":
                         self._include(inner, target, sub, stack | {target})
                 build.resources = self._transform(component, inner.resources, build)
+                build.cut = build.cut or inner.cut
         build.resources = self._transform(k, build.resources, build)
         if k.body.get("helmCharts"):
             build.helm = True
@@ -440,8 +473,10 @@ class Graph:
             build.remote.append(entry)
             return
         target = join(folder, entry)
+        build.reads[target] = self._token(target)
         if target in self.by_dir:
             if target in stack:
+                build.cut = True
                 return
             inner = self.build(target, stack)
             build.resources = build.resources + inner.resources
@@ -449,9 +484,19 @@ class Graph:
             build.remote += inner.remote
             build.helm = build.helm or inner.helm
             build.plugins = build.plugins or inner.plugins
+            build.reads.update(inner.reads)
+            build.cut = build.cut or inner.cut
         elif target in self.files:
             build.files.add(target)
             build.resources = build.resources + self.objects_of(target)
+
+    def _token(self, path: str) -> Token:
+        k = self.by_dir.get(path)
+        return self.files.get(path), k.doc if k is not None else None
+
+    def _same(self, path: str, token: Token) -> bool:
+        mine = self._token(path)
+        return mine[0] is token[0] and mine[1] is token[1]
 
     def _transform(
         self, k: Kustomization, resources: list[Resource], build: Build
@@ -521,11 +566,15 @@ class Graph:
         prefix = folder + "/" if folder else ""
         units: set[str] = set()
         files: list[str] = []
-        for path in sorted(self.files):
-            if not path.startswith(prefix) or is_kustomization_file(path):
-                continue
-            if not path.endswith((".yaml", ".yml")):
-                continue
+        manifests = self._manifests
+        if manifests is None:
+            manifests = self._manifests = sorted(
+                p for p in self.files
+                if p.endswith((".yaml", ".yml")) and not is_kustomization_file(p))
+        start = bisect.bisect_left(manifests, prefix)
+        for path in manifests[start:]:
+            if not path.startswith(prefix):
+                break
             unit = self._kustomization_below(posixpath.dirname(path), folder)
             if unit is not None:
                 units.add(unit)
@@ -546,7 +595,17 @@ class Graph:
     def flux_build(self, obj_file: str, spec: Mapping[str, Any]) -> Build | None:
         """What a Flux Kustomization (its file and ``spec``) applies, or None when its
         ``spec.path`` is not in the tree. A path in an ``ExternalArtifact`` that an
-        ArtifactGenerator of the tree copies from this repository is that folder of it."""
+        ArtifactGenerator of the tree copies from this repository is that folder of it.
+        Memoized by file and ``spec``: the cluster split and the builder ask alike."""
+        key = (obj_file, id(spec))
+        found = self._flux.get(key)
+        if found is not None and found[0] is spec:
+            return found[1]
+        build = self._flux_build(obj_file, spec)
+        self._flux[key] = (spec, build)  # the spec kept alive: its id stays its own
+        return build
+
+    def _flux_build(self, obj_file: str, spec: Mapping[str, Any]) -> Build | None:
         path = spec.get("path")
         path = path if isinstance(path, str) else ""
         ref = _dict(spec.get("sourceRef"))
@@ -675,6 +734,7 @@ class _Patch:
 
 def _load_patch_file(graph: Graph, build: Build, folder: str, entry: str) -> list[Document]:
     target = join(folder, entry.strip())
+    build.reads[target] = graph._token(target)
     lf = graph.files.get(target)
     if lf is None:
         return []
@@ -1189,6 +1249,9 @@ def flux_clusters(
     tree is one cluster, as without Flux).
     """
     docs = {id(d): d for d in flux}
+    in_file: dict[str, list[int]] = {}
+    for key, doc in docs.items():
+        in_file.setdefault(doc.file.path, []).append(key)
     reach: dict[int, set[int]] = {}
     for key, doc in docs.items():
         spec = flux_spec(doc.value) or {}
@@ -1196,7 +1259,7 @@ def flux_clusters(
         build = graph.flux_build(doc.file.path, spec) if isinstance(path, str) and (
             "${" not in path) else None
         files = build.files if build is not None else set()
-        reach[key] = {k for k, d in docs.items() if k != key and d.file.path in files}
+        reach[key] = {k for file in files for k in in_file.get(file, ()) if k != key}
     closure: dict[int, set[int]] = {}
     for key in docs:
         seen = {key}
