@@ -205,7 +205,7 @@ def _crds(model: Model) -> tuple[list[tuple[KObject, CrdSchema]], list[Conflict]
     for obj, schema in found:
         key = (schema.group, schema.version, schema.kind)
         chosen = first.setdefault(key, (obj, schema))
-        if chosen[0] is obj or chosen[1].schema == schema.schema:
+        if chosen[0] is obj or chosen[1].same_schema(schema):
             continue
         decided = chosen[0].file in applied and obj.file not in applied
         if not decided:

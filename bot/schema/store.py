@@ -31,7 +31,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -187,8 +187,18 @@ class CrdSchema:
     group: str
     version: str
     kind: str
-    schema: Mapping[str, Any] | None  # None: the version declares no schema
+    openapi: Mapping[str, Any] | None  # as the CRD writes it; None: it declares no schema
     source: str  # "path/to/crd.yaml"
+
+    @cached_property
+    def schema(self) -> Mapping[str, Any] | None:
+        """As JSON Schema, converted when first asked for: an operator bundle's CRDs of
+        megabytes each are converted only when an object of their kind is validated."""
+        return _convert_crd(self.openapi)
+
+    def same_schema(self, other: CrdSchema) -> bool:
+        return (self.openapi is other.openapi or self.openapi == other.openapi
+                or self.schema == other.schema)
 
 
 def crd_schemas(body: Mapping[str, Any], source: str) -> Iterator[CrdSchema]:
@@ -209,9 +219,9 @@ def crd_schemas(body: Mapping[str, Any], source: str) -> Iterator[CrdSchema]:
             if entry.get("served") is False:
                 continue
             schema = _openapi(entry.get("schema")) or shared
-            yield CrdSchema(group, entry["name"], kind, _convert_crd(schema), source)
+            yield CrdSchema(group, entry["name"], kind, schema, source)
     elif isinstance(spec.get("version"), str):
-        yield CrdSchema(group, spec["version"], kind, _convert_crd(shared), source)
+        yield CrdSchema(group, spec["version"], kind, shared, source)
 
 
 def _openapi(block: Any) -> Mapping[str, Any] | None:
