@@ -167,3 +167,38 @@ def test_a_failed_build_is_a_finding_unless_a_check_explains_it(tmp_path: Path) 
         ("missing/kustomization.yaml", 1, "resources[0]"),
         ("patched/kustomization.yaml", 1, "kustomize build failed"),
     ]
+@needs_kustomize
+def test_render_agrees_with_the_in_process_build_and_reports_each_container_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One floating image in a base two overlays build: one image-digest finding per built
+    Deployment, the same with and without ``--render``, each on a line of the source file
+    (the second copy of the base is not pointed past the file's end)."""
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [deployment.yaml]\n",
+        "base/deployment.yaml": BASE_DEPLOYMENT.replace(
+            "  # reviewbot: ignore[image-digest] local registry", ""),
+        "prod/kustomization.yaml": "namespace: prod\nresources: [../base]\n"
+                                   "images: [{name: nginx, newTag: '1.28'}]\n",
+        "staging/kustomization.yaml": "namespace: staging\nresources: [../base]\n",
+    })
+
+    def findings(*flags: str) -> dict[str, tuple[str, str, int]]:
+        main(["lint", str(tmp_path), *flags, "--format", "json", "--rule", "image-digest"])
+        out = json.loads(capsys.readouterr().out)
+        got = [(f["object"], (f["message"], Path(f["file"]).relative_to(tmp_path).as_posix(),
+                              f["line"])) for f in out["findings"]]
+        assert len(got) == len(dict(got))  # one finding per object
+        return dict(got)
+
+    in_process, rendered = findings(), findings("--render")
+    assert sorted(in_process) == sorted(rendered) == [
+        "Deployment/prod/web", "Deployment/staging/web"]
+    image_line = 15  # base/deployment.yaml
+    assert rendered["Deployment/staging/web"] == in_process["Deployment/staging/web"] == (
+        rendered["Deployment/staging/web"][0], "base/deployment.yaml", image_line)
+    # the overlay's images: entry set the tag: the in-process build points at it; kustomize
+    # does not say which transformer changed a field, so --render points at the base's line
+    assert in_process["Deployment/prod/web"][1:] == ("prod/kustomization.yaml", 3)
+    assert rendered["Deployment/prod/web"][1:] == ("base/deployment.yaml", image_line)
+    assert rendered["Deployment/prod/web"][0] == in_process["Deployment/prod/web"][0]

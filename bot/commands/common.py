@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +111,12 @@ def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
         from reviewbot.model.render import render_tree
         tree = render_tree(tree)
     result = analyze(tree, config, only=args.rule, loader=file_loader(args, root, targets))
+    if tree.shifted:  # --render: a copy of a source built twice points at the source's lines
+        from reviewbot.model.render import source_line
+        shifts = dict(tree.shifted)
+        result = replace(result, findings=[
+            replace(f, line=source_line(shifts[f.file], f.line)) if f.file in shifts else f
+            for f in result.findings])
     return tree, config, result
 
 

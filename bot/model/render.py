@@ -90,13 +90,18 @@ def render_tree(tree: Tree, command: Sequence[str] | None = None) -> Tree:
                     meta.setdefault("annotations", {})[RENDERED] = k.file
                 built.setdefault(source or f"{k.file}#generated", []).append(obj)
     out = [r for path, r in records.items() if path not in built]
+    shifted = []
     for path, objects in sorted(built.items()):
         original = records.get(path)
-        data = emit(objects, load(original) if original is not None else None).encode("utf-8")
+        text, shifts = emit_lines(objects, load(original) if original is not None else None)
+        data = text.encode("utf-8")
         out.append(FileRecord(path, blob_id(data), data))
+        if shifts:
+            shifted.append((path, shifts))
     out.sort(key=lambda r: r.path)
     paths = frozenset(tree.paths | {p for p in built})
-    return Tree(tree.root, tuple(out), paths, tuple(tree.skipped) + tuple(skipped), tree.texts)
+    return Tree(tree.root, tuple(out), paths, tuple(tree.skipped) + tuple(skipped), tree.texts,
+                tuple(shifted))
 
 
 # ---------------------------------------------------------------- which builds
@@ -230,28 +235,70 @@ def _yaml_value(text: str) -> Any:
 
 
 def emit(objects: Sequence[Mapping[str, Any]], source: LoadedFile | None) -> str:
-    """YAML text of ``objects``, each field on the line the source file has it on.
+    """YAML text of ``objects``, each field on the line the source file has it on."""
+    return emit_lines(objects, source)[0]
+
+
+Shift = tuple[int, int, int]  # lines first..last of the rendered text are source line + n
+
+
+def emit_lines(
+    objects: Sequence[Mapping[str, Any]], source: LoadedFile | None
+) -> tuple[str, tuple[Shift, ...]]:
+    """YAML text of ``objects``, each field on the line the source file has it on, and the
+    line ranges that are shifted copies.
 
     A field the build added takes the line after its predecessor; when a subtree no longer
     fits before the next source field, it is written in flow style on one line, so the
-    fields after it keep their lines.
+    fields after it keep their lines. A document built again (a base two overlays build) is
+    written after the others with its lines shifted by a constant, its suppression comments
+    too; the shifts map a finding's line back to the source line.
     """
     out: list[str] = []
     used: set[int] = set()
     docs = source.documents if source is not None else []
     placed = [(obj, _matching_document(obj, docs, used)) for obj in objects]
     placed.sort(key=lambda pair: pair[1].line if pair[1] is not None else 1 << 30)
+    copies: list[tuple[Mapping[str, Any], Any]] = []
     for obj, doc in placed:
+        if doc is None and source is not None:
+            again = _matching_document(obj, docs, set())
+            if again is not None:
+                copies.append((obj, again))
+                continue
         positions: Positions = source.positions(doc.index) if (source and doc) else {}
         if out:
             out.append("---")
         _map(obj, (), 0, out, positions, None, None)
-    if source is not None:
-        for line, (rules, reason, _) in sorted(source.ignore_comments.items()):
-            _pad(out, line + 1)
-            comment = f"# reviewbot: ignore[{','.join(rules)}] {reason}".rstrip()
-            out[line - 1] = f"{out[line - 1]}  {comment}" if out[line - 1].strip() else comment
-    return "\n".join(out) + "\n"
+    originals = sorted(source.ignore_comments.items()) if source is not None else []
+    comments = list(originals)
+    shifts: list[Shift] = []
+    for obj, doc in copies:
+        assert source is not None
+        positions = source.positions(doc.index)
+        first = min((line for line, _ in positions.values()), default=doc.line)
+        last = max((line for line, _ in positions.values()), default=doc.line)
+        if out:
+            out.append("---")
+        shift = len(out) + 1 - first
+        _map(obj, (), 0, out, {p: (line + shift, col) for p, (line, col) in positions.items()},
+             None, None)
+        shifts.append((first + shift, max(len(out), last + shift), shift))
+        comments += [(line + shift, entry) for line, entry in originals
+                     if first <= line <= last]
+    for line, (rules, reason, _) in sorted(comments):
+        _pad(out, line + 1)
+        comment = f"# reviewbot: ignore[{','.join(rules)}] {reason}".rstrip()
+        out[line - 1] = f"{out[line - 1]}  {comment}" if out[line - 1].strip() else comment
+    return "\n".join(out) + "\n", tuple(shifts)
+
+
+def source_line(shifts: Sequence[Shift], line: int) -> int:
+    """The source line of line ``line`` of a rendered file with ``shifts``."""
+    for first, last, shift in shifts:
+        if first <= line <= last:
+            return line - shift
+    return line
 
 
 def _matching_document(obj: Mapping[str, Any], docs: Sequence[Any], used: set[int]) -> Any:

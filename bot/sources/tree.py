@@ -57,6 +57,8 @@ class Tree:
     skipped: tuple[Skipped, ...] = field(default=())
     # the few other files whose text the model reads: .gitignore files, shell scripts
     texts: tuple[FileRecord, ...] = field(default=())
+    # --render: files whose lines first..last are source lines + shift (a base built twice)
+    shifted: tuple[tuple[str, tuple[tuple[int, int, int], ...]], ...] = field(default=())
 
     def exists(self, path: str) -> bool:
         return path in self.paths or self.is_dir(path)
