@@ -39,8 +39,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from deepdiff import DeepDiff
-
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import Document, key_text
 from reviewbot.model.objects import KObject, Model
@@ -692,6 +690,8 @@ def compare(
     b_canon, h_canon = _canon(b_disp), _canon(h_disp)
     raw: list[tuple[str, Path]] = []
     if not _same(b_canon, h_canon):
+        from deepdiff import DeepDiff  # here: lint imports this module, never diffs (65 ms)
+
         tree = DeepDiff(b_canon, h_canon, view="tree", verbose_level=2, threshold_to_diff_deeper=0)
         for report_type, levels in tree.items():
             for level in levels:
