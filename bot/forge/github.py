@@ -8,17 +8,32 @@ One publish: read the pull request, its files (patches -> commentable RIGHT-side
 the token user's review comments and issue comments; post one ``COMMENT`` review for the
 new in-diff findings (on a 422 fold them all into the summary); create or edit the summary
 comment; delete the user's comments whose finding is gone.
+
+Only the API's own origin (scheme, host, port of ``GITHUB_API_URL``) is trusted. Every
+connection PyGithub opens for this client is one of :func:`_guarded_classes`, which refuses
+to send a request (and so the token) anywhere else, and checks each answer before PyGithub
+reads it: a redirect (other than a 301 on the same origin, which PyGithub follows itself) or
+a ``Link`` header naming another origin is refused, not followed, and a success whose body is
+not JSON (a proxy's or captive portal's HTML page) is a clear error instead of an object
+without attributes.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, TypeVar
+from urllib.parse import urljoin, urlsplit
 
 import requests
 import urllib3
 from github import Auth, Github, GithubException
 from github.PullRequest import ReviewComment
+from github.Requester import (
+    HTTPRequestsConnectionClass,
+    HTTPSRequestsConnectionClass,
+    RequestsResponse,
+)
 
 from reviewbot.forge.base import (
     MODES,
@@ -59,12 +74,109 @@ def _failure(exc: Exception) -> HttpFailure:
     return HttpFailure(None, f"{type(exc).__name__}: {exc}", sent=not never_sent)
 
 
+Origin = tuple[str, str, int]
+
+
+def _origin(url: str) -> Origin:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), parts.port or (443 if scheme == "https" else 80)
+
+
+def _show(origin: Origin) -> str:
+    return f"{origin[0]}://{origin[1]}:{origin[2]}"
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
+def _check_answer(response: requests.Response, origin: Origin) -> None:
+    """Raise :class:`HttpFailure` for an answer PyGithub must not act on (see the module)."""
+    status = response.status_code
+    trusted = f"the token is only ever sent to {_show(origin)}"
+    if 300 <= status < 400:
+        location = response.headers.get("location") or ""
+        target = _origin(urljoin(response.url, location))
+        if target != origin:
+            message = f"a redirect to another host ({target[1]}) is never followed: {trusted}"
+            raise HttpFailure(status, message)
+        if status != 301 or not location:
+            shown = location[:200] or "without a Location"
+            message = f"the API answered a redirect ({shown}), not followed: check GITHUB_API_URL"
+            raise HttpFailure(status, message)
+    for link in response.links.values():
+        target = _origin(urljoin(response.url, str(link.get("url") or "")))
+        if target != origin:
+            message = f"the API's Link header points to another host ({target[1]}): not followed"
+            raise HttpFailure(status, f"{message}, {trusted}")
+    if not 200 <= status < 300 or status == 204 or not response.content:
+        return
+    content_type = response.headers.get("content-type") or ""
+    if not _is_json(content_type):
+        media = content_type.split(";", 1)[0].strip() or "a body without a content type"
+        message = f"the API answered {media}, not JSON (a proxy's or a login page?)"
+        raise HttpFailure(status, f"{message}: check GITHUB_API_URL")
+    try:
+        json.loads(response.content)
+    except ValueError:
+        raise HttpFailure(status, "the API's answer is not valid JSON") from None
+
+
+def _guarded_classes(
+    origin: Origin,
+) -> tuple[type[HTTPRequestsConnectionClass], type[HTTPSRequestsConnectionClass]]:
+    """PyGithub's two connection classes, sending only to ``origin`` and checking answers."""
+
+    def guarded(self: Any, send: Callable[[], RequestsResponse]) -> RequestsResponse:
+        where: Origin = (str(self.protocol), str(self.host).lower(), int(self.port))
+        if where != origin:  # a URL from a body or a header: the token stays home
+            message = f"GitHub: refused to send a request to {_show(where)}"
+            raise ForgeError(f"{message}: the token is only ever sent to {_show(origin)}")
+        answer = send()
+        _check_answer(answer.response, origin)
+        return answer
+
+    class GuardedHTTP(HTTPRequestsConnectionClass):
+        def getresponse(self) -> RequestsResponse:
+            return guarded(self, super().getresponse)
+
+    class GuardedHTTPS(HTTPSRequestsConnectionClass):
+        def getresponse(self) -> RequestsResponse:
+            return guarded(self, super().getresponse)
+
+    return GuardedHTTP, GuardedHTTPS
+
+
+def _guard(gh: Github, api_url: str) -> None:
+    """Make every connection ``gh`` opens a guarded one (PyGithub chooses the class per
+    requester; the attributes are checked to exist, so a PyGithub that renamed them fails
+    here instead of running unguarded)."""
+    plain, tls = _guarded_classes(_origin(api_url))
+    requester = gh.requester
+    chosen = tls if _origin(api_url)[0] == "https" else plain
+    for name, cls in (
+        ("_Requester__httpConnectionClass", plain),
+        ("_Requester__httpsConnectionClass", tls),
+        ("_Requester__connectionClass", chosen),
+    ):
+        if not hasattr(requester, name):
+            raise ForgeError(f"unsupported PyGithub version: no {name}")
+        setattr(requester, name, cls)
+
+
 def _as_failure(func: Callable[[], T]) -> Callable[[], T]:
     def run() -> T:
         try:
             return func()
         except (GithubException, requests.RequestException) as exc:
             raise _failure(exc) from None
+        except AssertionError as exc:  # PyGithub's own check of a URL it was handed
+            raise ForgeError(
+                f"GitHub: refused to follow a URL to another host ({str(exc)[:100]}) that an "
+                "answer named: the token is only ever sent to the API's host"
+            ) from None
 
     return run
 
@@ -116,6 +228,7 @@ class GitHubForge:
             seconds_between_writes=None,
             user_agent="reviewbot",
         )
+        _guard(self._gh, self._api_url)
 
     def close(self) -> None:
         self._gh.close()

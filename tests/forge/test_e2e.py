@@ -210,3 +210,29 @@ def test_a_dripping_forge_is_cut_at_the_deadline_and_keeps_the_exit_code(
     assert fake.writes() == []
     assert DEFAULT_TOKEN not in run.stdout + run.stderr
     assert elapsed < 45  # the review plus the 2 s deadline, never the drip's minutes
+
+
+@pytest.mark.parametrize("fault", [
+    Fault("GET", r"/pulls/7$", 200, body="<html><body>Sign in</body></html>", times=10,
+          content_type="text/html"),
+    Fault("GET", r"/pulls/7$", 302, {"Location": "http://localhost:9/x"}, "", times=10),
+    Fault("GET", r"/pulls/7/files$", 0,
+          {"Link": '<http://localhost:9/repos/homelab/gitops/pulls/7/files?page=2>; rel="next"'}),
+], ids=["html", "foreign-redirect", "foreign-link"])  # fmt: skip
+def test_github_answers_not_from_its_api_are_clear_errors(
+    tmp_path: Path, seed_repo: PullRepo, fault: Fault
+) -> None:
+    with _as_deployed("github") as fake:
+        pull = fake.add_pull(
+            "homelab", "gitops", 7,
+            files=files_from_git(seed_repo.path, seed_repo.base, seed_repo.head),
+            head_sha=seed_repo.head, base_sha=seed_repo.base,
+        )  # fmt: skip
+        fake.add_fault(fault)
+        run = review(seed_repo, ci_env(fake, pull, write_event(tmp_path / "event.json", pull)))
+
+    assert run.returncode == 1
+    assert "nothing posted: GitHub API error on homelab/gitops#7" in run.stderr
+    assert "internal error" not in run.stderr
+    assert fake.writes() == []
+    assert DEFAULT_TOKEN not in run.stdout + run.stderr

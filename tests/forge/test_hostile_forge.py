@@ -7,10 +7,14 @@ server that really sends slowly can show.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 from reviewbot.errors import ReviewbotError
@@ -18,8 +22,8 @@ from reviewbot.forge.forgejo import ForgejoForge
 from reviewbot.forge.github import GitHubForge
 from reviewbot.forge.retry import RetryPolicy
 
-from .conftest import HEAD, PR, coder_files, payload
-from .fake_forge import DEFAULT_TOKEN, FakeForge, Fault
+from .conftest import FAST, HEAD, PR, coder_files, payload
+from .fake_forge import DEFAULT_TOKEN, FakeClock, FakeForge, Fault
 
 SHORT = RetryPolicy(max_attempts=2, base_delay=0.0, max_delay=0.0, deadline=2.0,
                     write_interval=0.0)  # fmt: skip
@@ -94,3 +98,117 @@ def test_a_drip_within_the_deadline_is_read() -> None:
 
     assert not isinstance(result, Exception), result
     assert result.posted
+
+
+# -- GitHub: answers that are not the API's, or point to another host ----------------------
+
+HTML = "<!doctype html><html><body><form action=/login>Sign in to the proxy</form></body></html>"
+
+
+@pytest.fixture
+def evil() -> Iterator[FakeForge]:
+    """Another server, named by a host the API is not on: it must never be asked a thing."""
+    with FakeForge("github") as other:
+        yield other
+
+
+def foreign(evil: FakeForge, path: str) -> str:
+    return f"http://localhost:{evil.port}{path}"
+
+
+def github_error(github: FakeForge) -> ReviewbotError:
+    bot = GitHubForge(github.api_url, github.token, clock=FakeClock(), policy=FAST)
+    with pytest.raises(ReviewbotError) as caught:
+        bot.publish(PR, payload())
+    assert DEFAULT_TOKEN not in caught.value.message
+    assert github.writes() == []
+    return caught.value
+
+
+def test_github_html_page_is_a_clear_error(github: FakeForge) -> None:
+    github.add_fault(Fault("GET", r"/pulls/7$", 200, body=HTML, times=10,
+                           content_type="text/html; charset=utf-8"))  # fmt: skip
+
+    error = github_error(github)
+
+    assert "(reading the pull request)" in error.message
+    assert "HTTP 200: the API answered text/html, not JSON" in error.message
+
+
+def test_github_redirect_to_another_host_is_not_followed(
+    github: FakeForge, evil: FakeForge
+) -> None:
+    target = foreign(evil, "/repos/homelab/gitops/pulls/7")
+    github.add_fault(Fault("GET", r"/pulls/7$", 302, {"Location": target}, "", times=10))
+
+    error = github_error(github)
+
+    assert "HTTP 302: a redirect to another host (localhost) is never followed" in error.message
+    assert evil.requests == []
+
+
+def test_github_same_host_redirect_other_than_301_is_refused(github: FakeForge) -> None:
+    target = github.root + "/repos/homelab/gitops/pulls/8"
+    github.add_fault(Fault("GET", r"/pulls/7$", 307, {"Location": target}, "", times=10))
+
+    error = github_error(github)
+
+    assert "HTTP 307: the API answered a redirect" in error.message
+    assert "not followed" in error.message
+
+
+def test_github_link_header_to_another_host_is_not_followed(
+    github: FakeForge, evil: FakeForge
+) -> None:
+    link = foreign(evil, "/repos/homelab/gitops/pulls/7/files?page=2")
+    github.add_fault(Fault("GET", r"/pulls/7/files$", 0, {"Link": f'<{link}>; rel="next"'}))
+
+    error = github_error(github)
+
+    assert "(listing files)" in error.message
+    assert "Link header points to another host (localhost): not followed" in error.message
+    assert evil.requests == []
+
+
+def test_github_url_in_a_body_to_another_host_gets_no_token(
+    github: FakeForge, evil: FakeForge
+) -> None:
+    """An answer naming another host as an object's URL: our summary comment listed with a
+    ``url`` elsewhere, which PyGithub would PATCH (with the token) to update it. PyGithub's
+    own check (an ``assert``) refuses it, and under ``python -O``, which drops asserts, the
+    guarded connection does; the other host is never asked."""
+    bot = GitHubForge(github.api_url, github.token, clock=FakeClock(), policy=FAST)
+    bot.publish(PR, payload(summary="## first"))
+    listed = httpx.get(f"{github.api_url}/repos/homelab/gitops/issues/7/comments",
+                       headers={"Authorization": f"token {github.token}"}).json()  # fmt: skip
+    (ours,) = listed
+    ours["url"] = foreign(evil, f"/repos/homelab/gitops/issues/comments/{ours['id']}")
+    github.add_fault(Fault("GET", r"/issues/7/comments$", 200, body=listed, times=10))
+    before = len(github.writes())
+
+    with pytest.raises(ReviewbotError) as caught:
+        bot.publish(PR, payload(summary="## second"))
+    assert "refused to follow a URL to another host (localhost)" in caught.value.message
+
+    script = (
+        "import sys\n"
+        "from reviewbot.errors import ReviewbotError\n"
+        "from reviewbot.forge import PullRequestRef, ReviewPayload\n"
+        "from reviewbot.forge.github import GitHubForge\n"
+        "from reviewbot.forge.retry import RetryPolicy\n"
+        "bot = GitHubForge(sys.argv[1], sys.argv[2], policy=RetryPolicy(deadline=20))\n"
+        f"pr = PullRequestRef('homelab', 'gitops', 7, {HEAD!r})\n"
+        "try:\n"
+        "    print(bot.publish(pr, ReviewPayload('## third', ())))\n"
+        "except ReviewbotError as exc:\n"
+        "    print(exc.message)\n"
+    )
+    optimized = subprocess.run(
+        [sys.executable, "-O", "-c", script, github.api_url, github.token],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+    assert "refused to send a request to http://localhost:" in optimized.stdout, optimized
+    assert DEFAULT_TOKEN not in caught.value.message + optimized.stdout + optimized.stderr
+    assert evil.requests == []
+    assert len(github.writes()) == before
