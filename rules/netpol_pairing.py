@@ -15,7 +15,7 @@ three sources of intended flows:
   is judged as a whole (one finding when no pod there admits the traffic). Callers are
   counted, not a finding each: when several policy rules or entries reach the same
   destination unadmitted (same selector, same ports), the one finding sits at the first
-  caller's `to:` and names the rest ("egress from a/web and 41 other workloads in a to
+  caller's `to:` and names the rest ("a/web and 41 other workloads in a: egress to
   ..."); a lone caller's finding is worded and identified as always.
 - `ingress-unused` (warning, on the ingress rule's `from:`): every entry of the rule names its
   sources explicitly (namespaces by `kubernetes.io/metadata.name`, all defined in the
@@ -241,7 +241,7 @@ def _unmatched_violation(net: Network, callers: Sequence[_Unmatched]) -> Violati
         callers_text += (f" and {count} other workload{'s' if count != 1 else ''} in "
                          f"{', '.join(sorted(others))}")
     message = (
-        f"egress from {callers_text} to {first.what} on {rule.describe_ports()} "
+        f"{callers_text}: egress to {first.what} on {rule.describe_ports()} "
         f"has no matching ingress in {where}"
     )
     who = _who(policy.namespace, namespaces, policy.selector)
@@ -300,7 +300,7 @@ def _ingress_unused(net: Network) -> Iterator[Violation]:
                 continue
             namespaces = ", ".join(sorted({net.pods[s].namespace for s in sources}))
             message = (
-                f"ingress in {policy.namespace} admits {_names(net, sources)} to "
+                f"{policy.name}: ingress admits {_names(net, sources)} to "
                 f"{_pods_text(policy.namespace, policy.selector)} on {rule.describe_ports()}, "
                 f"but the egress policies of {namespaces} allow none of these flows"
             )

@@ -182,7 +182,8 @@ def _node(node: Node, on: Sequence[PodTemplate]) -> Iterator[Violation]:
         top = shares[0][0]
         yield Violation(
             top.obj, _anchor(top, resource),
-            f"pods pinned to {node.name} request {_q(resource, total)} {resource} ({listed}), "
+            f"{top.name}: the pods pinned to {node.name} request {_q(resource, total)} "
+            f"{resource} ({listed}), "
             f"but its allocatable is {_q(resource, allocatable)}: "
             f"{_q(resource, total - allocatable)} too much, so one of them stays Pending",
             fix=(f"Bring the {resource} requests on {node.name} to at most "
@@ -224,7 +225,7 @@ def _single(
     node, resource, value, biggest = found
     yield Violation(
         pod.obj, _anchor(pod, resource),
-        f"one pod of {pod.name} requests {_q(resource, value)} {resource}, but no inventory "
+        f"{pod.name}: one pod requests {_q(resource, value)} {resource}, but no inventory "
         f"node that admits it has that much (the largest, {node.name}, has "
         f"{_q(resource, biggest)} allocatable): it never schedules",
         fix=f"Lower the {resource} request to fit {node.name}, or add a node that can hold it.",

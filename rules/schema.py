@@ -160,7 +160,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         found = store.lookup(obj.api_version, obj.kind)
         if found.unserved is not None:
             stats.unserved += 1
-            yield Violation(obj, ("apiVersion",), found.unserved, kind="unserved",
+            yield Violation(obj, ("apiVersion",), f"apiVersion: {found.unserved}", kind="unserved",
                             fix="Use an apiVersion this Kubernetes version serves for the kind.")
         elif binary is None and found.validator is None:
             stats.unvalidated(obj, "no schema")

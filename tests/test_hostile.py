@@ -608,7 +608,7 @@ def test_netpol_pairing_gives_one_finding_per_destination_with_its_callers_count
     found = json.loads(out)["findings"]
     assert len(found) == 30  # one per destination
     by_message = {f["message"] for f in found}
-    assert ("egress from dense/w000 and 28 other workloads in dense to dense/w005 (pods "
+    assert ("dense/w000 and 28 other workloads in dense: egress to dense/w005 (pods "
             "tier=api) on TCP 8080 has no matching ingress in dense") in by_message
     # at the first caller's `to:` (w001 is the first caller of w001: w000 is admitted there)
     assert {(f["object"], f["line"]) for f in found} == {("NetworkPolicy/dense/w000", 19),
@@ -617,7 +617,7 @@ def test_netpol_pairing_gives_one_finding_per_destination_with_its_callers_count
     code, out, err = _lint(tmp_path / "two", dense_workloads(2), capsys, "--format", "json",
                            "--rule", "netpol-pairing")
     assert [(f["object"], f["line"], f["message"]) for f in json.loads(out)["findings"]] == [
-        (f"NetworkPolicy/dense/w00{i}", 19, f"egress from dense/w00{i} to dense/w00{i} (pods "
+        (f"NetworkPolicy/dense/w00{i}", 19, f"dense/w00{i}: egress to dense/w00{i} (pods "
          "tier=api) on TCP 8080 has no matching ingress in dense") for i in (0, 1)]
 
 

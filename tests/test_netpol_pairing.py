@@ -175,7 +175,7 @@ def test_egress_without_ingress_is_an_error_on_the_to_entry(tmp_path: Path) -> N
     ]
     egress = next(f for f in result.findings if f.object == "NetworkPolicy/client/egress")
     assert egress.message == (
-        "egress from client/app to server/api (pods app=api) on TCP 8080 has no matching "
+        "client/app: egress to server/api (pods app=api) on TCP 8080 has no matching "
         "ingress in server"
     )
     assert egress.fix == "Add an ingress rule in server admitting namespace client on 8080."
@@ -191,8 +191,8 @@ def test_ingress_without_egress_is_a_warning_on_the_from(tmp_path: Path) -> None
                  + SERVER + SERVER_INGRESS + DENY_CLIENT)
     assert kinds(result) == [("warning", "spec.ingress[0].from", line_of(tmp_path, "- from:"))]
     assert result.findings[0].message == (
-        "ingress in server admits client/app to every pod in server on TCP http, but the "
-        "egress policies of client allow none of these flows"
+        "server/ingress: ingress admits client/app to every pod in server on TCP http, but "
+        "the egress policies of client allow none of these flows"
     )
 
 

@@ -10,6 +10,8 @@ give none.
 from __future__ import annotations
 
 import json
+import posixpath
+import re
 from pathlib import Path
 
 import pytest
@@ -85,6 +87,77 @@ def _change_case(rule: str, outcome: str, case: Path, tmp_path: Path,
         want = sorted(expected_pairs(case / "head", rule) + expected_pairs(case / "base", rule))
         assert want, f"{case} marks no `# expect: {rule}` line"
         assert got == want, [(f["line"], f["message"]) for f in findings]
+
+
+# Rules whose messages do not open with their object (yet), and why.
+NOT_WHO_FIRST = {
+    # file-level: the file opens every output line already, and a file-level finding's
+    # identity hashes its message, so a file prefix would change every such fingerprint
+    "yaml-syntax": "file-level findings: the location is the who",
+    # "ignore annotation ..." / "ignore comment ...": the suppression names itself first
+    "unused-suppression": "the suppression (annotation or comment) is the who",
+}
+
+
+def who_first(message: str, obj: str, file: str, path: str) -> bool:
+    """The message opens with who: its object (``Kind/ns/name``, ``Kind ns/name``, ``ns/name``,
+    the name or a pod named from it, or another workload of its namespace as ``ns/name``),
+    the field the finding points at (or a parent of it), or its file."""
+    heads = [file, posixpath.basename(file)] if file else []
+    if obj:
+        kind, *rest = obj.split("/")
+        name, ns = rest[-1], (rest[0] if len(rest) == 2 else None)
+        heads += [f"{kind} {ns}/{name}" if ns else f"{kind} {name}", name]
+        if ns:
+            heads.append(f"{ns}/")
+        if re.match(rf"{re.escape(kind)}/([^/\s]+/)?{re.escape(name)}\b", message):
+            return True
+    # a file-level finding's path is "file:field:value"
+    field = path.split(":")[1] if not obj and path.count(":") >= 1 else path
+    head = re.match(r"[^\s:]*", message).group(0)  # type: ignore[union-attr]
+    if head and (field == head or field.startswith((head + ".", head + "["))):
+        return True
+    return any(h and message.startswith(h) for h in heads)
+
+
+def test_every_message_names_who_first(tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """One message shape: who (object, container) first, then the fact, then the
+    consequence, for every finding of every failing fixture."""
+    wrong = []
+    for rule, outcome, case in _cases():
+        if outcome != "fail" or rule in NOT_WHO_FIRST:
+            continue
+        for obj, file, path, message in _fail_findings(rule, case, tmp_path / case.name, capsys):
+            if not who_first(message, obj, file, path):
+                wrong.append(f"{rule} {case.name}: {obj or file}: {message[:80]}")
+    assert wrong == []
+
+
+def _fail_findings(rule: str, case: Path, tmp_path: Path,
+                   capsys: pytest.CaptureFixture[str]) -> list[tuple[str, str, str, str]]:
+    """(object, file, field path, message) of the rule's findings in a failing case."""
+    if (case / "base").is_dir() and (case / "head").is_dir():
+        repo = GitRepo(tmp_path / "repo")
+        base = repo.commit_tree(case / "base", "base")
+        head = repo.commit_tree(case / "head", "head")
+        _, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                             "--platform", "none", "--format", "json", "--rule", rule], capsys)
+        return [(f["object"], f["file"], "", f["message"]) for f in json.loads(out)["findings"]
+                if f["rule"] == rule]
+    result = lint_dir(case, only=[rule])
+    return [(f.object, f.file, f.path, f.message) for f in result.findings if f.rule == rule]
+
+
+def test_the_who_first_check_can_fail() -> None:
+    assert who_first("coder-predictor, container c: image x is pinned by tag only",
+                     "InferenceService/llm-serving/coder", "k8s/coder.yaml", "spec")
+    assert who_first("spec.replicas: expected integer", "Deployment/default/web", "a.yaml",
+                     "spec.replicas")
+    assert not who_first("pods pinned to worker-1 request 36 cpu", "Deployment/default/batch",
+                         "a.yaml", "spec.template.spec.containers[0].resources")
+    assert not who_first("Kubernetes 1.37 serves no DaemonSet in extensions/v1beta1",
+                         "DaemonSet/default/agent", "a.yaml", "apiVersion")
 
 
 def test_every_rule_has_docs_and_fixtures() -> None:

@@ -35,9 +35,9 @@ def test_the_seed_overflow(tmp_path: Path) -> None:
     (finding,) = result.findings
     assert finding.object == "Deployment/llm-serving/coder"
     assert finding.message == (
-        "pods pinned to worker-1 request 68Gi memory (coder 24Gi, clef 20Gi, reasoning 20Gi, "
-        "probe 4Gi), but its allocatable is 63495Mi: 6137Mi too much, so one of them stays "
-        "Pending")
+        "coder: the pods pinned to worker-1 request 68Gi memory (coder 24Gi, clef 20Gi, "
+        "reasoning 20Gi, probe 4Gi), but its allocatable is 63495Mi: 6137Mi too much, so one of "
+        "them stays Pending")
     # the fix: 12Gi fits (56Gi of 63495Mi)
     text = text.replace("memory: 24Gi", "memory: 12Gi")
     assert pairs(lint_text(tmp_path / "fixed", text, only=["schedulability"],

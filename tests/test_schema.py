@@ -161,7 +161,7 @@ def test_unserved_api_version_names_the_served_one(tmp_path: Path) -> None:
     spec: {minAvailable: 1}
     """
     result = lint_text(tmp_path, text, only=["schema"], config=NEVER)
-    assert messages(result) == [(1, "Kubernetes 1.37 serves no PodDisruptionBudget in "
+    assert messages(result) == [(1, "apiVersion: Kubernetes 1.37 serves no PodDisruptionBudget in "
                                     "policy/v1beta1 (it serves PodDisruptionBudget as policy/v1)")]
     assert result.stats["schema"]["unserved"] == 1
 

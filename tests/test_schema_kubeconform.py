@@ -86,7 +86,7 @@ def test_kubeconform_on_path_is_used_and_results_map_to_lines(
         (22, "Secret/default/creds",
          "data.key: (value not shown) does not match pattern (value not shown)"),
         (33, "Deployment/default/old",
-         "Kubernetes 1.37 serves no Deployment in extensions/v1beta1 "
+         "apiVersion: Kubernetes 1.37 serves no Deployment in extensions/v1beta1 "
          "(it serves Deployment as apps/v1)"),
     ]
     stats = result.stats["schema"]
