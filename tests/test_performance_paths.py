@@ -397,3 +397,45 @@ def test_a_head_graph_takes_only_the_builds_that_read_the_same_files(tmp_path: P
     assert graphs[1].build("three") is graphs[0].build("three")  # nothing it read changed
     assert graphs[1].build("one") is not graphs[0].build("one")  # its patch changed
     assert graphs[1].build("two") is not graphs[0].build("two")  # a file it looked for came
+
+
+def test_a_head_graph_takes_only_the_flux_builds_that_read_the_same_files(tmp_path: Path) -> None:
+    """Flux Kustomizations of a review's head take the base's builds where the folder they
+    name lists the same files (kustomize-controller's generated kustomization) and every
+    file is the same parsed file; the result equals the head built alone."""
+    def flux(name: str, path: str) -> str:
+        return (f"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+                f"metadata: {{name: {name}, namespace: flux-system}}\n"
+                f"spec: {{path: {path}, targetNamespace: {name}, sourceRef: "
+                f"{{kind: GitRepository, name: repo}}}}\n")
+
+    def cm(name: str) -> str:
+        return f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}}}\n"
+
+    files = {
+        "clusters/main/apps.yaml": flux("a", "./apps/a") + "---\n" + flux("b", "./apps/b")
+        + "---\n" + flux("c", "./apps/c"),
+        "apps/a/one.yaml": cm("one"),
+        "apps/b/two.yaml": cm("two"),
+        "apps/c/three.yaml": cm("three"),
+    }
+    base = _tree(tmp_path / "base", files)
+    files["apps/b/extra.yaml"] = cm("extra")  # a new file in a generated folder
+    files["apps/c/kustomization.yaml"] = "resources: []\n"  # now a kustomization of its own
+    head = _tree(tmp_path / "head", files)
+    memo = engine.Memo()
+    base_model = engine.load_model(base, Config(), memo=memo)
+    head_model = engine.load_model(head, Config(), memo=memo)
+    alone = engine.load_model(head, Config())
+
+    def built(model: Any) -> list[tuple[Any, Any]]:
+        return sorted(((o.identity, o.body) for o in model.objects), key=repr)
+
+    assert built(head_model) == built(alone)
+    names = {(o.namespace, o.name) for o in head_model.objects if o.kind == "ConfigMap"}
+    assert names == {("a", "one"), ("b", "two"), ("b", "extra"), ("default", "three")}
+    graphs = [m.derived["kustomize-graph"] for m in (base_model, head_model)]
+    flux_docs = [d for d in head_model.files["clusters/main/apps.yaml"].documents]
+    builds = [[g.flux_build("clusters/main/apps.yaml", d.value["spec"]) for d in flux_docs]
+              for g in graphs]
+    assert [b is h for b, h in zip(*builds, strict=True)] == [True, False, False]

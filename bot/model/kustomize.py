@@ -145,6 +145,9 @@ class Build:
     # that the graph of another tree (a review's head) can tell the build is its own too
     reads: dict[str, Token] = field(default_factory=dict)
     cut: bool = False  # a cycle was cut: the result depends on where the build started
+    # a Flux build of a folder without a kustomization: the one kustomize-controller
+    # generated from its listing (manifest files, subfolders with their own)
+    listing: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -313,6 +316,7 @@ class Graph:
         self._objects: dict[str, list[Resource]] = {}
         self._built_files: frozenset[str] | None = None
         self._flux: dict[tuple[str, int], tuple[Mapping[str, Any], Build | None]] = {}
+        self._layout: bool | None = None
         self._manifests: list[str] | None = None
 
     @property
@@ -431,8 +435,7 @@ class Graph:
         if found is not None:
             return found
         earlier = self.previous._builds.get(folder) if self.previous is not None else None
-        if earlier is not None and not earlier.cut and all(
-                self._same(path, token) for path, token in earlier.reads.items()):
+        if earlier is not None and self._still(earlier):
             self._builds[folder] = earlier
             return earlier
         k = self.by_dir[folder]
@@ -601,9 +604,29 @@ class Graph:
         found = self._flux.get(key)
         if found is not None and found[0] is spec:
             return found[1]
+        earlier = self.previous._flux.get(key) if self.previous is not None else None
+        if earlier is not None and earlier[0] is spec and self._same_layout() and (
+                earlier[1] is None or self._still(earlier[1])):
+            self._flux[key] = earlier
+            return earlier[1]
         build = self._flux_build(obj_file, spec)
         self._flux[key] = (spec, build)  # the spec kept alive: its id stays its own
         return build
+
+    def _same_layout(self) -> bool:
+        """The previous graph's tree has the same folders and ExternalArtifact copies (what
+        resolving a Flux ``spec.path`` reads)."""
+        if self._layout is None:
+            earlier = self.previous
+            self._layout = earlier is not None and earlier.dirs == self.dirs and (
+                earlier.artifacts == self.artifacts)
+        return self._layout
+
+    def _still(self, build: Build) -> bool:
+        """``build`` of the previous graph reads the same here."""
+        return not build.cut and all(self._same(p, t) for p, t in build.reads.items()) and (
+            build.listing is None or self.flux_units(build.folder) == (
+                list(build.listing[0]), list(build.listing[1])))
 
     def _flux_build(self, obj_file: str, spec: Mapping[str, Any]) -> Build | None:
         path = spec.get("path")
@@ -626,14 +649,17 @@ class Graph:
         if folder in self.by_dir:
             inner = self.build(folder)
             build = Build(folder, list(inner.resources), set(inner.files), list(inner.remote),
-                          inner.helm, inner.plugins)
+                          inner.helm, inner.plugins, dict(inner.reads), inner.cut)
         else:
             build = Build(folder, [], set(), [])
             files, units = self.flux_units(folder)
+            build.listing = (tuple(files), tuple(units))
+            build.reads[folder] = self._token(folder)  # still without a kustomization
             for unit in units:
                 self._include(build, unit, ".", frozenset())
             for file in files:
                 build.files.add(file)
+                build.reads[file] = self._token(file)
                 build.resources = build.resources + self.objects_of(file)
         wrapper: dict[str, Any] = {}
         if _text(spec.get("targetNamespace")):
