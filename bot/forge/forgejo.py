@@ -18,8 +18,10 @@ next review the user submits would carry them. So a failed review creation is ne
 repeated: our pending reviews are deleted and every finding goes into the summary. A
 pending review of ours left by an earlier run is deleted before posting.
 
-Lists are read page by page until ``X-Total-Count`` is reached (Forgejo caps ``limit`` at
-its ``MAX_RESPONSE_ITEMS`` and sends no ``Link`` header); issue comments come unpaginated.
+Lists are read page by page until ``X-Total-Count`` is reached, however many pages that
+takes (Forgejo caps ``limit`` at its ``MAX_RESPONSE_ITEMS`` and sends no ``Link`` header);
+issue comments come unpaginated (Forgejo ignores ``page`` and ``limit`` there), but a server
+that pages them is read to the end too.
 """
 
 from __future__ import annotations
@@ -55,7 +57,6 @@ from reviewbot.forge.reconcile import (
 from reviewbot.forge.retry import Clock, HttpFailure, Retrier, RetryPolicy, SystemClock, scrub
 
 PAGE_LIMIT = 50  # Forgejo's default MAX_RESPONSE_ITEMS; it may cap lower
-MAX_PAGES = 200
 MAX_DIFF_CHARS = 32 * 1024 * 1024  # a larger diff is not parsed: every finding folds
 
 
@@ -192,13 +193,16 @@ class ForgejoForge:
         header, pages capped below the ``limit`` asked for, and other users' pending
         reviews counted in the total but left out of the page, which may come back
         empty), or, without that header, while pages come back full. A page that
-        repeats only known ids ends it (a server that ignores ``page``)."""
+        repeats only known ids ends it (a server that ignores ``page``, as Forgejo does for
+        issue comments, which it answers all at once). There is no page cap: a list is
+        read whole (10,000 comments are 200 pages of 50) or the publish fails at the
+        deadline; a partial list would post a second summary or repeat inline comments."""
         out: list[dict[str, Any]] = []
         seen: set[Any] = set()
         url: str = self._url(path)
         params: dict[str, Any] | None = {"limit": PAGE_LIMIT, "page": 1}
         size = 0  # the server's page size, as its fullest page shows it
-        for _ in range(MAX_PAGES):
+        while True:
 
             def fetch(u: str = url, p: dict[str, Any] | None = params) -> httpx.Response:
                 return self._request("GET", u, params=p)

@@ -27,7 +27,11 @@ The Forgejo flavour follows Forgejo's own API code (``routers/api/v1``), where i
 - lists: ``limit`` is capped at ``MAX_RESPONSE_ITEMS`` (50 by default, ``max_response_items``)
   and defaults to 30; the total is in ``X-Total-Count`` (for reviews it counts others'
   pending reviews, which the page then leaves out); no ``Link`` header. Issue comments and
-  a review's comments are not paginated at all.
+  a review's comments are not paginated at all (``ListIssueComments`` builds its query
+  without list options: ``page`` and ``limit`` are ignored, every comment comes in one
+  answer with ``X-Total-Count``). ``paged_issue_comments=True`` pages them like the other
+  lists instead, as a Forgejo-compatible server or proxy that honours the ``page`` and
+  ``limit`` a client sends would.
 
 The GitHub flavour answers :func:`secondary_limit` faults as GitHub's REST API does: a 403
 (or 429) whose message names the secondary rate limit, with ``X-RateLimit-Remaining``
@@ -245,6 +249,7 @@ class FakeForge:
         page_size: int | None = None,
         scopes: frozenset[str] | None = None,
         max_response_items: int = FORGEJO_MAX_RESPONSE_ITEMS,
+        paged_issue_comments: bool = False,
     ) -> None:
         if flavor not in ("github", "forgejo"):
             raise ValueError(flavor)
@@ -253,6 +258,7 @@ class FakeForge:
         self.login = login
         self.page_size = page_size  # caps per_page/limit to force pagination
         self.max_response_items = max_response_items  # Forgejo's [api] MAX_RESPONSE_ITEMS
+        self.paged_issue_comments = paged_issue_comments
         self.lock = threading.RLock()
         self.users: dict[str, _User] = {}
         self.set_token(token, login, write=True, bot=bot_token, scopes=scopes)
@@ -425,6 +431,15 @@ class FakeForge:
                 if (c["owner"], c["repo"], c["number"]) == (owner, repo, number)
             ]
 
+    def listed(
+        self, table: dict[int, dict[str, Any]], owner: str, repo: str, number: int
+    ) -> list[dict[str, Any]]:
+        """The records of one pull request in id order, uncopied (for the list routes, which
+        only read them; ids come from one rising counter, so a table's order is id order)."""
+        key = (owner, repo, number)
+        with self.lock:
+            return [c for c in table.values() if (c["owner"], c["repo"], c["number"]) == key]
+
     def reviews(self, owner: str, repo: str, number: int) -> list[dict[str, Any]]:
         with self.lock:
             return [
@@ -518,6 +533,7 @@ class _Reply(Exception):
 class _Handler(BaseHTTPRequestHandler):
     forge: FakeForge
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out as two writes: no 40 ms stall
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         return
@@ -917,7 +933,10 @@ class _Handler(BaseHTTPRequestHandler):
         self, o: str, r: str, n: str, query: dict[str, list[str]], **_: Any
     ) -> tuple[int, Any, dict[str, str]]:
         self._pull(o, r, n)
-        items = sorted(self.forge.issue_comments(o, r, int(n)), key=lambda c: c["id"])
+        items = self.forge.listed(self.forge.issue_comments_db, o, r, int(n))
+        if self.forge.flavor == "forgejo" and self.forge.paged_issue_comments:
+            status, page, headers = self._fj_paged(items, query, len(items))
+            return status, [self._ic_json(c) for c in page], headers
         if self.forge.flavor == "forgejo":
             return self._fj_all([self._ic_json(c) for c in items])
         return self._paged([self._ic_json(c) for c in items], query)
@@ -1010,7 +1029,7 @@ class _Handler(BaseHTTPRequestHandler):
         self, o: str, r: str, n: str, query: dict[str, list[str]], user: _User, **_: Any
     ) -> tuple[int, Any, dict[str, str]]:
         self._pull(o, r, n)
-        every = sorted(self.forge.reviews(o, r, int(n)), key=lambda rv: rv["id"])
+        every = self.forge.listed(self.forge.reviews_db, o, r, int(n))
         _, page, headers = self._fj_paged(every, query, len(every))  # CountReviews: all
         shown = [rv for rv in page if rv["state"] != "PENDING" or rv["login"] == user.login]
         return 200, [self._fj_review_json(rv) for rv in shown], headers

@@ -20,9 +20,10 @@ import pytest
 from reviewbot.errors import ReviewbotError
 from reviewbot.forge.forgejo import ForgejoForge
 from reviewbot.forge.github import GitHubForge
+from reviewbot.forge.reconcile import SUMMARY_MARKER
 from reviewbot.forge.retry import RetryPolicy
 
-from .conftest import FAST, HEAD, PR, coder_files, payload
+from .conftest import FAST, HEAD, PR, coder_files, comment, payload
 from .fake_forge import DEFAULT_TOKEN, FakeClock, FakeForge, Fault
 
 SHORT = RetryPolicy(max_attempts=2, base_delay=0.0, max_delay=0.0, deadline=2.0,
@@ -212,3 +213,71 @@ def test_github_url_in_a_body_to_another_host_gets_no_token(
     assert DEFAULT_TOKEN not in caught.value.message + optimized.stdout + optimized.stderr
     assert evil.requests == []
     assert len(github.writes()) == before
+
+
+# -- Forgejo: a pull request with more than 10,000 comments or reviews --------------------
+
+MANY = 10_050  # past 200 pages of Forgejo's default MAX_RESPONSE_ITEMS (50)
+
+
+def forgejo_summaries(fake: FakeForge) -> list[dict[str, Any]]:
+    comments = fake.issue_comments("homelab", "gitops", 7)
+    return [c for c in comments if SUMMARY_MARKER in c["body"]]
+
+
+def test_forgejo_old_summary_among_10000_comments_is_updated(clock: FakeClock) -> None:
+    """Forgejo's issue comment list is one answer, however long: the summary, first of
+    10,051 comments, is found and edited, with a single request for the list."""
+    with FakeForge("forgejo") as fake:
+        fake.add_pull("homelab", "gitops", 7, files=coder_files(), head_sha=HEAD)
+        bot = ForgejoForge(fake.api_url, fake.token, clock=clock, policy=FAST)
+        bot.publish(PR, payload(summary="## first"))
+        for i in range(MANY):
+            fake.add_issue_comment("homelab", "gitops", 7, "someone", f"comment {i}")
+        fake.requests.clear()
+
+        bot.publish(PR, payload(summary="## second"))
+
+        (summary,) = forgejo_summaries(fake)
+        assert "## second" in summary["body"]
+        listed = [q for q in fake.requests if q.path.endswith("/issues/7/comments")]
+        assert [q.method for q in listed] == ["GET"]  # one answer holds all 10,051
+        assert [(w.method, w.path.rsplit("/", 1)[-1]) for w in fake.writes()] == [
+            ("PATCH", str(summary["id"]))
+        ]
+
+
+def test_forgejo_summary_past_10000_paged_comments_is_found(clock: FakeClock) -> None:
+    """A server that pages issue comments as Forgejo pages its other lists (50 at most, the
+    total in X-Total-Count, no Link): the summary, written after 10,050 comments, is on page
+    202 and must still be found, not written a second time."""
+    with FakeForge("forgejo", paged_issue_comments=True) as fake:
+        fake.add_pull("homelab", "gitops", 7, files=coder_files(), head_sha=HEAD)
+        for i in range(MANY):
+            fake.add_issue_comment("homelab", "gitops", 7, "someone", f"comment {i}")
+        bot = ForgejoForge(fake.api_url, fake.token, clock=clock, policy=FAST)
+        bot.publish(PR, payload(summary="## first"))
+
+        bot.publish(PR, payload(summary="## second"))
+
+        (summary,) = forgejo_summaries(fake)
+        assert "## second" in summary["body"]
+
+
+def test_forgejo_our_review_past_10000_reviews_is_found(clock: FakeClock) -> None:
+    """Forgejo pages reviews (50 at most): our review, after 10,050 others, is on page 202;
+    its inline comments are there and must not be posted again."""
+    with FakeForge("forgejo") as fake:
+        fake.add_pull("homelab", "gitops", 7, files=coder_files(), head_sha=HEAD)
+        with fake.lock:
+            for i in range(MANY):
+                fake.add_review("homelab", "gitops", 7, "alice", body=f"fine {i}")
+        bot = ForgejoForge(fake.api_url, fake.token, clock=clock, policy=FAST)
+        first = payload(comment("fp-tp", 13))
+        bot.publish(PR, first)
+
+        again = bot.publish(PR, first)
+
+        assert (again.inline, again.deleted) == (0, 0)
+        ours = [c for c in fake.review_comments("homelab", "gitops", 7) if c["login"] != "alice"]
+        assert len(ours) == 1
