@@ -26,7 +26,10 @@ three sources of intended flows:
   in-cluster endpoint the pod names (`http://svc.ns.svc.cluster.local:8080`, `svc.ns:443`,
   `svc:8080` in its own namespace) resolves through a Service of the repository (KServe
   `<isvc>-predictor` included: port 80 -> the container port) to pods and a port, and the
-  source's egress or the destination's ingress denies that flow.
+  source's egress or the destination's ingress denies that flow. Denied by the destination's
+  ingress alone (one ingress rule there is the fix), the callers of one destination are one
+  finding at the first caller's value, the others counted ("a/web and 41 other workloads in
+  a call ..."); denied by a caller's own egress, each caller's value is a finding.
 
 Namespaces, pods and Services the repository does not define (kube-system, ingress-nginx,
 the internet) are unknown, never findings: an egress rule towards them, an ingress rule from
@@ -228,18 +231,7 @@ def _unmatched_violation(net: Network, callers: Sequence[_Unmatched]) -> Violati
     first = callers[0]
     policy, rule, pods, where = first.policy, first.rule, first.pods, first.where
     namespaces = where.split(", ")
-    shown = {f"{net.pods[s].namespace}/{net.pods[s].name}" for s in first.sources}
-    others: dict[str, set[str]] = {}
-    for c in callers[1:]:
-        for s in c.sources:
-            name = f"{net.pods[s].namespace}/{net.pods[s].name}"
-            if name not in shown:
-                others.setdefault(net.pods[s].namespace, set()).add(name)
-    callers_text = _names(net, first.sources)
-    count = sum(len(names) for names in others.values())
-    if count:
-        callers_text += (f" and {count} other workload{'s' if count != 1 else ''} in "
-                         f"{', '.join(sorted(others))}")
+    callers_text, count = _callers(net, first.sources, (s for c in callers for s in c.sources))
     message = (
         f"{callers_text}: egress to {first.what} on {rule.describe_ports()} "
         f"has no matching ingress in {where}"
@@ -391,11 +383,27 @@ def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
                     entry.egress.add(t.pod)
                 if not ingress_ok:
                     entry.ingress.add(t.pod)
+    # Denied at the destination only, the fix is one ingress rule there: one finding per
+    # destination and connections, at the first caller's value, the other callers counted.
+    # Denied by a caller's own egress, each caller has its own fix: a finding each.
+    by_destination: dict[tuple[tuple[int, ...], Conns], list[_Denied]] = {}
     for entry in found.values():
-        yield _dependency_violation(net, entry)
+        if entry.egress:
+            yield _dependency_violation(net, entry)
+        else:
+            by_destination.setdefault((tuple(sorted(entry.ingress)), entry.conns), []).append(
+                entry)
+    for group in by_destination.values():
+        first = group[0]
+        merged = _Denied(first.decl, {s for g in group for s in g.sources}, set(),
+                         set(first.ingress), first.conns)
+        yield _dependency_violation(net, merged, first.sources)
 
 
-def _dependency_violation(net: Network, entry: _Denied) -> Violation:
+def _dependency_violation(net: Network, entry: _Denied,
+                          named: set[int] | None = None) -> Violation:
+    """``named``: the callers the message names (the first declaration's), the rest of
+    ``entry.sources`` counted after them."""
     e = entry.decl.endpoint
     sources = sorted(entry.sources)
     src_ns = sorted({net.pods[s].namespace for s in sources})
@@ -428,8 +436,12 @@ def _dependency_violation(net: Network, entry: _Denied) -> Violation:
             if who.startswith("namespace ") and len(src_ns) == 1:
                 edits += _admit_edits(net, sorted(entry.ingress), src_ns[0],
                                       _port_items(entry.conns))
+    callers, verb = _names(net, sources), "calls"
+    if named is not None:
+        callers, count = _callers(net, sorted(named), sources)
+        verb = "call" if count else "calls"
     message = (
-        f"{_names(net, sources)} calls {e.text}:{e.port} "
+        f"{callers} {verb} {e.text}:{e.port} "
         f"({_names(net, denied)} on {entry.conns}), but {' and '.join(sides)}"
     )
     key = f"{format_path(entry.decl.path)} -> {e.text}:{e.port}"  # a value may name several
@@ -438,6 +450,24 @@ def _dependency_violation(net: Network, entry: _Denied) -> Violation:
 
 
 # ---------------------------------------------------------------- wording
+
+
+def _callers(net: Network, named: Sequence[int], every: Iterable[int]) -> tuple[str, int]:
+    """``named`` by name, then how many other workloads of ``every`` call too, and where:
+    ``a/web and 41 other workloads in a, b`` (and the count)."""
+    shown = {f"{net.pods[s].namespace}/{net.pods[s].name}" for s in named}
+    others: dict[str, set[str]] = {}
+    for s in every:
+        name = f"{net.pods[s].namespace}/{net.pods[s].name}"
+        if name not in shown:
+            others.setdefault(net.pods[s].namespace, set()).add(name)
+    count = sum(len(names) for names in others.values())
+    text = _names(net, named)
+    if count:
+        text += (f" and {count} other workload{'s' if count != 1 else ''} in "
+                 f"{', '.join(sorted(others))}")
+    return text, count
+
 
 
 def _egress_hint(net: Network, sources: Sequence[int], dst_ns: Sequence[str]) -> str | None:

@@ -564,12 +564,18 @@ def test_an_embedded_repository_is_skipped_like_a_submodule(
 # ---------------------------------------------------------------- 5. netpol-pairing blow-up
 
 
-def dense_workloads(n: int) -> dict[str, str]:
+def dense_workloads(n: int, calls: int = 0) -> dict[str, str]:
     """``n`` workloads in one namespace, each allowed out to every pod labelled tier=api
     (all of them) on 8080, each admitting only the one before it: n x (n - 1) unadmitted
-    (caller, destination) pairs."""
+    (caller, destination) pairs. With ``calls``, each names the next ``calls`` workloads'
+    Services in its env (``http://w001.dense:8080``): the first admits it, the others not."""
     files = {"ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: dense}\n"}
     for i in range(n):
+        env = "".join(f", {{name: U{j}, value: 'http://w{(i + j) % n:03}.dense:8080'}}"
+                      for j in range(1, calls + 1))
+        files[f"s{i:03}.yaml"] = (f"apiVersion: v1\nkind: Service\nmetadata: {{name: w{i:03}, "
+                                  f"namespace: dense}}\nspec: {{selector: {{app: w{i:03}}}, "
+                                  "ports: [{port: 8080}]}\n")
         files[f"w{i:03}.yaml"] = f"""
             apiVersion: apps/v1
             kind: Deployment
@@ -580,7 +586,8 @@ def dense_workloads(n: int) -> dict[str, str]:
                 metadata: {{labels: {{app: w{i:03}, tier: api}}}}
                 spec:
                   containers:
-                  - {{name: c, image: "x@{DIGEST}", ports: [{{containerPort: 8080}}]}}
+                  - {{name: c, image: "x@{DIGEST}", ports: [{{containerPort: 8080}}],
+                     env: [{{name: X, value: x}}{env}]}}
             ---
             apiVersion: networking.k8s.io/v1
             kind: NetworkPolicy
@@ -611,13 +618,13 @@ def test_netpol_pairing_gives_one_finding_per_destination_with_its_callers_count
     assert ("dense/w000 and 28 other workloads in dense: egress to dense/w005 (pods "
             "tier=api) on TCP 8080 has no matching ingress in dense") in by_message
     # at the first caller's `to:` (w001 is the first caller of w001: w000 is admitted there)
-    assert {(f["object"], f["line"]) for f in found} == {("NetworkPolicy/dense/w000", 19),
-                                                          ("NetworkPolicy/dense/w001", 19)}
+    assert {(f["object"], f["line"]) for f in found} == {("NetworkPolicy/dense/w000", 20),
+                                                          ("NetworkPolicy/dense/w001", 20)}
     # a destination with one caller is worded as before: the caller, no count
     code, out, err = _lint(tmp_path / "two", dense_workloads(2), capsys, "--format", "json",
                            "--rule", "netpol-pairing")
     assert [(f["object"], f["line"], f["message"]) for f in json.loads(out)["findings"]] == [
-        (f"NetworkPolicy/dense/w00{i}", 19, f"dense/w00{i}: egress to dense/w00{i} (pods "
+        (f"NetworkPolicy/dense/w00{i}", 20, f"dense/w00{i}: egress to dense/w00{i} (pods "
          "tier=api) on TCP 8080 has no matching ingress in dense") for i in (0, 1)]
 
 
@@ -696,3 +703,27 @@ def test_alias_expansion_is_not_compared_field_by_field_in_review_and_diff(
         through = int(change["old"].split("reaches ")[1].split(" ")[0].replace(",", ""))
         assert through > MAX_ALIAS_NODES
         assert len(diff["Blob/x/s"]) == 3 * 5  # a few aliases: compared field by field
+
+
+def test_netpol_pairing_counts_the_callers_a_destination_denies_in_one_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def denied(calls: int, where: str) -> list[tuple[str, int, str]]:
+        code, out, err = _lint(tmp_path / where, dense_workloads(12, calls), capsys,
+                               "--format", "json", "--rule", "netpol-pairing")
+        assert code == 1, err
+        return [(f["object"], f["line"], f["message"]) for f in json.loads(out)["findings"]
+                if " call" in f["message"]]
+
+    # each destination is called by three: the one before it (admitted) and two denied ones
+    # (24 findings before, one per caller's value)
+    found = denied(3, "three")
+    assert len(found) == 12
+    assert ("Deployment/dense/w000", 11, "dense/w000 and 1 other workload in dense call "
+            "w002.dense:8080 (dense/w002 on TCP 8080), but no ingress rule in dense admits it"
+            ) in found
+    # a destination denying one caller: the finding as it always was
+    found = denied(2, "two")
+    assert len(found) == 12
+    assert ("Deployment/dense/w000", 11, "dense/w000 calls w002.dense:8080 (dense/w002 on "
+            "TCP 8080), but no ingress rule in dense admits it") in found
