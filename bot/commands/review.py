@@ -410,8 +410,7 @@ def change_findings(diff: TreeDiff, base_model: Model, head_model: Model, config
         if getattr(rule.module, "CHANGE_INPUT", None) == "tree":
             for violation in check(diff, base_model, head_model, settings.options):
                 found = make_finding(rule, violation, settings.severity)
-                out.append(replace(found, new=True, extra={**found.extra,
-                                                           "kind": violation.kind}))
+                out.append(replace(found, new=True))
             continue
         for entry in diff.objects:
             if entry.status != "modified" or entry.head is None or entry.base is None:
@@ -457,7 +456,7 @@ def mark_verdicts(entries: Sequence[dict[str, Any]],
         if entry is None:
             continue
         by_ref.setdefault(entry["object"], []).append({
-            "severity": f.severity, "kind": f.extra.get("kind"), "message": f.message,
+            "severity": f.severity, "kind": f.kind or None, "message": f.message,
             "fix": f.fix, "file": f.file, "line": f.line, "object": f.object, "path": f.path,
         })
     return tuple({**e, "change_safety": by_ref.get(e["object"], [])} for e in entries)
@@ -644,7 +643,7 @@ def inline_comments(findings: Sequence[Finding], platform: str = "github") -> tu
         if not f.new or not f.file or f.line < 1:
             continue
         body, line, start = finding_comment(f), f.line, None
-        s = f.extra.get("suggestion")
+        s = f.suggestion
         if s is not None:
             body += "\n\n" + suggestion_block(s, platform)
             line, start = s.end_line, (s.start_line if s.start_line < s.end_line else None)

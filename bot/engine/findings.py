@@ -128,7 +128,7 @@ class Finding:
     new: bool | None = None
     key: str = ""  # the identity's field part (reviewbot.engine.identity.stable_key)
     kind: str = ""  # which of the rule's documented checks (its SEVERITIES key), if any
-    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    suggestion: Suggestion | None = field(default=None, compare=False, hash=False)  # review
     edits: tuple[Edit, ...] = field(default=(), compare=False, hash=False)
 
     @property

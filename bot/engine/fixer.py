@@ -187,7 +187,7 @@ def with_suggestions(
     tree: Tree, config: Config, result: Result, findings: Sequence[Finding],
     pick: Callable[[Finding], bool], memo: Memo | None = None,
 ) -> list[Finding]:
-    """``findings`` with ``extra["suggestion"]`` set where ``pick`` chose the finding, its fix
+    """``findings`` with ``suggestion`` set where ``pick`` chose the finding, its fix
     passes the fixer's check on ``tree`` (``result`` is its lint) and it is one replacement
     of lines of the finding's own file (never in a file that holds a Secret)."""
     wanted = {f.identity for f in findings if f.edits and pick(f)}
@@ -202,7 +202,7 @@ def with_suggestions(
         s = suggestion(f, texts)
         if s is not None:
             found[f.identity] = s
-    return [replace(f, extra={**f.extra, "suggestion": found[f.identity]})
+    return [replace(f, suggestion=found[f.identity])
             if f.identity in found else f for f in findings]
 
 

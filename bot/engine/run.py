@@ -268,7 +268,7 @@ def _environment(schema: Mapping[str, Any]) -> list[Any]:
 def _freeze_result(result: Result) -> dict[str, Any] | None:
     """The findings, counts and rule notes as JSON data; None when some of it is not plain
     data that reads back the same."""
-    if any(f.new is not None or f.extra for f in result.findings):
+    if any(f.new is not None or f.suggestion is not None for f in result.findings):
         return None
     raw = {
         "findings": [[f.rule, f.severity, f.file, f.line, f.column, f.object, f.message, f.fix,

@@ -49,7 +49,7 @@ def render_rdjson(report: Report, color: bool = False) -> str:
             "severity": _SEVERITY.get(f.severity, "WARNING"),
             "code": {"value": f.rule},
         })
-        fix = f.extra.get("suggestion")
+        fix = f.suggestion
         if fix is not None:  # whole lines replaced: start of the first to end of the last
             last = fix.original[-1] if fix.original else ""
             end = len(last.encode("utf-8", "surrogatepass")) + 1
