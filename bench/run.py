@@ -50,6 +50,7 @@ ROOT = HERE.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
 CHECKOV_VENV = HERE / ".venv-checkov"
 SAMPLE_EVERY = 0.02
+PSS_EVERY = 10  # samples: PSS is read every 0.2 s (a page-table walk of each process)
 TARGETS = {
     "lint_50k_objects_per_s": 5000.0,
     "lint_50k_tree_rss_mib": 1024.0,
@@ -143,24 +144,19 @@ def _tree(pid: int) -> list[int]:
     return out
 
 
-def _tree_rss(pid: int) -> tuple[int, int, int]:
+def _tree_rss(pid: int, pss: bool = True) -> tuple[int, int, int]:
     """(sum of VmRSS, largest VmHWM, sum of PSS) over the tree, in KiB.
 
     VmHWM restarts at exec, so unlike ru_maxrss it does not include the RSS of the forked
     runner before the exec. A forked worker's VmRSS counts every page it still shares with
-    its parent, so the sum counts those twice; PSS (from smaps_rollup) splits each shared
-    page between the processes that map it.
+    its parent, so the sum counts those twice; PSS (from smaps_rollup, only when ``pss``:
+    it walks the page tables, which costs the sampler CPU on a large process) splits each
+    shared page between the processes that map it.
     """
     total = hwm = shared = 0
     for p in _tree(pid):
-        try:
-            with open(f"/proc/{p}/smaps_rollup") as fh:
-                for line in fh:
-                    if line.startswith("Pss:"):
-                        shared += int(line.split()[1])
-                        break
-        except (OSError, IndexError, ValueError):
-            pass
+        if pss:
+            shared += _pss(p)
         try:
             with open(f"/proc/{p}/status") as fh:
                 for line in fh:
@@ -172,6 +168,18 @@ def _tree_rss(pid: int) -> tuple[int, int, int]:
         except (OSError, IndexError, ValueError):
             continue
     return total, hwm, shared
+
+
+def _pss(pid: int) -> int:
+    """PSS of one process in KiB (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except (OSError, IndexError, ValueError):
+        pass
+    return 0
 
 
 def child_env() -> dict[str, str]:
@@ -200,8 +208,10 @@ def run_once(cmd: list[str], cwd: Path, timeout: float) -> Sample:
         timed_out = threading.Event()
 
         def sample() -> None:
+            ticks = 0
             while not stop.is_set():
-                rss, hwm, pss = _tree_rss(proc.pid)
+                rss, hwm, pss = _tree_rss(proc.pid, pss=ticks % PSS_EVERY == 0)
+                ticks += 1
                 peaks[0], peaks[1] = max(peaks[0], rss), max(peaks[1], hwm)
                 peaks[2] = max(peaks[2], pss)
                 stop.wait(SAMPLE_EVERY)
