@@ -26,10 +26,7 @@ that pages them is read to the end too.
 
 from __future__ import annotations
 
-import contextlib
 import random
-import socket
-import threading
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -54,7 +51,15 @@ from reviewbot.forge.reconcile import (
     plan_by_review,
     render_summary,
 )
-from reviewbot.forge.retry import Clock, HttpFailure, Retrier, RetryPolicy, SystemClock, scrub
+from reviewbot.forge.retry import (
+    Clock,
+    HttpFailure,
+    Retrier,
+    RetryPolicy,
+    Sockets,
+    SystemClock,
+    scrub,
+)
 
 PAGE_LIMIT = 50  # Forgejo's default MAX_RESPONSE_ITEMS; it may cap lower
 MAX_DIFF_CHARS = 32 * 1024 * 1024  # a larger diff is not parsed: every finding folds
@@ -116,8 +121,7 @@ class ForgejoForge:
             timeout=timeout,
             follow_redirects=False,
         )
-        self._sockets: list[socket.socket] = []  # every connection opened, to cut at the deadline
-        self._sockets_lock = threading.Lock()
+        self._sockets = Sockets()  # every connection opened, to cut at the deadline
 
     def close(self) -> None:
         self._client.close()
@@ -131,19 +135,8 @@ class ForgejoForge:
         """httpx's ``trace`` extension: remember each socket this client connects."""
         if event.endswith("connect_tcp.complete"):
             stream = info.get("return_value")
-            sock = stream.get_extra_info("socket") if stream is not None else None
-            if isinstance(sock, socket.socket):
-                with self._sockets_lock:
-                    self._sockets.append(sock)
-
-    def _abort(self) -> None:
-        """The deadline passed mid-request: shut every connection down, which ends the
-        worker still reading a slow answer (closing alone would not wake it)."""
-        with self._sockets_lock:
-            sockets, self._sockets = self._sockets, []
-        for sock in sockets:
-            with contextlib.suppress(OSError):  # already closed
-                sock.shutdown(socket.SHUT_RDWR)
+            if stream is not None:
+                self._sockets.add(stream.get_extra_info("socket"))
 
     def _request(
         self, method: str, url: str, *, json: Any = None, params: dict[str, Any] | None = None
@@ -245,7 +238,11 @@ class ForgejoForge:
         if payload.mode == "none":
             return PublishResult(False, 0, 0, 0, "comment mode 'none': nothing posted")
         retrier = Retrier(
-            self._clock, self._policy, rng=self._rng, secrets=(self._token,), abort=self._abort
+            self._clock,
+            self._policy,
+            rng=self._rng,
+            secrets=(self._token,),
+            abort=self._sockets.shutdown,
         )
         progress = _Progress()
         where = f"{pr.owner}/{pr.repo}#{pr.number}"

@@ -54,7 +54,15 @@ from reviewbot.forge.reconcile import (
     plan_inline,
     render_summary,
 )
-from reviewbot.forge.retry import Clock, HttpFailure, Retrier, RetryPolicy, SystemClock, scrub
+from reviewbot.forge.retry import (
+    Clock,
+    HttpFailure,
+    Retrier,
+    RetryPolicy,
+    Sockets,
+    SystemClock,
+    scrub,
+)
 
 T = TypeVar("T")
 
@@ -124,10 +132,39 @@ def _check_answer(response: requests.Response, origin: Origin) -> None:
         raise HttpFailure(status, "the API's answer is not valid JSON") from None
 
 
+def _recording_pools(sockets: Sockets) -> dict[str, type[urllib3.HTTPConnectionPool]]:
+    """urllib3 pools whose connections add their socket to ``sockets`` once connected."""
+
+    class Plain(urllib3.connection.HTTPConnection):
+        def connect(self) -> None:
+            super().connect()
+            sockets.add(self.sock)
+
+    class Tls(urllib3.connection.HTTPSConnection):
+        def connect(self) -> None:
+            super().connect()
+            sockets.add(self.sock)
+
+    class PlainPool(urllib3.HTTPConnectionPool):
+        ConnectionCls = Plain
+
+    class TlsPool(urllib3.HTTPSConnectionPool):
+        ConnectionCls = Tls
+
+    return {"http": PlainPool, "https": TlsPool}
+
+
 def _guarded_classes(
-    origin: Origin,
+    origin: Origin, sockets: Sockets
 ) -> tuple[type[HTTPRequestsConnectionClass], type[HTTPSRequestsConnectionClass]]:
-    """PyGithub's two connection classes, sending only to ``origin`` and checking answers."""
+    """PyGithub's two connection classes, sending only to ``origin`` and checking answers;
+    their sockets are recorded in ``sockets`` (to shut down at the deadline)."""
+    pools = _recording_pools(sockets)
+
+    def record(self: Any) -> None:
+        manager = getattr(getattr(self, "adapter", None), "poolmanager", None)
+        if isinstance(manager, urllib3.PoolManager):
+            manager.pool_classes_by_scheme = pools
 
     def guarded(self: Any, send: Callable[[], RequestsResponse]) -> RequestsResponse:
         where: Origin = (str(self.protocol), str(self.host).lower(), int(self.port))
@@ -139,21 +176,29 @@ def _guarded_classes(
         return answer
 
     class GuardedHTTP(HTTPRequestsConnectionClass):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            record(self)
+
         def getresponse(self) -> RequestsResponse:
             return guarded(self, super().getresponse)
 
     class GuardedHTTPS(HTTPSRequestsConnectionClass):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            record(self)
+
         def getresponse(self) -> RequestsResponse:
             return guarded(self, super().getresponse)
 
     return GuardedHTTP, GuardedHTTPS
 
 
-def _guard(gh: Github, api_url: str) -> None:
+def _guard(gh: Github, api_url: str, sockets: Sockets) -> None:
     """Make every connection ``gh`` opens a guarded one (PyGithub chooses the class per
     requester; the attributes are checked to exist, so a PyGithub that renamed them fails
     here instead of running unguarded)."""
-    plain, tls = _guarded_classes(_origin(api_url))
+    plain, tls = _guarded_classes(_origin(api_url), sockets)
     requester = gh.requester
     chosen = tls if _origin(api_url)[0] == "https" else plain
     for name, cls in (
@@ -228,7 +273,8 @@ class GitHubForge:
             seconds_between_writes=None,
             user_agent="reviewbot",
         )
-        _guard(self._gh, self._api_url)
+        self._sockets = Sockets()  # every connection opened, to cut at the deadline
+        _guard(self._gh, self._api_url, self._sockets)
 
     def close(self) -> None:
         self._gh.close()
@@ -238,7 +284,13 @@ class GitHubForge:
             raise ForgeError(f"unknown comment mode {payload.mode!r} (expected {', '.join(MODES)})")
         if payload.mode == "none":
             return PublishResult(False, 0, 0, 0, "comment mode 'none': nothing posted")
-        retrier = Retrier(self._clock, self._policy, rng=self._rng, secrets=(self._token,))
+        retrier = Retrier(
+            self._clock,
+            self._policy,
+            rng=self._rng,
+            secrets=(self._token,),
+            abort=self._sockets.shutdown,
+        )
         progress = _Progress()
         try:
             return self._publish(retrier, pr, payload, progress)

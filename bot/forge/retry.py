@@ -19,8 +19,10 @@ forge close its connections) and the publish fails with the deadline.
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import random
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -61,6 +63,27 @@ class RetryPolicy:
     max_delay: float = 30.0
     deadline: float = 180.0  # seconds for a whole publish, waits included
     write_interval: float = 1.0  # minimum gap between two writes (GitHub's advice)
+
+
+class Sockets:
+    """The sockets a client connected, to shut down when the deadline passes mid-request:
+    shutting a socket down wakes the worker blocked reading it (closing it would not)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: list[socket.socket] = []
+
+    def add(self, sock: object) -> None:
+        if isinstance(sock, socket.socket):
+            with self._lock:
+                self._open = [s for s in self._open if s.fileno() != -1] + [sock]
+
+    def shutdown(self) -> None:
+        with self._lock:
+            doomed, self._open = self._open, []
+        for sock in doomed:
+            with contextlib.suppress(OSError):  # already closed
+                sock.shutdown(socket.SHUT_RDWR)
 
 
 class HttpFailure(Exception):
