@@ -3,8 +3,9 @@
 ``diff`` compares the manifests of two git refs (or a ref and the work tree) object by
 object. ``review`` is the pull-request job:
 
-1. base and head come from ``--base/--head`` or the CI event file; the base side is the
-   merge base of the two, and nothing is checked out;
+1. base and head come from ``--base/--head`` or the CI event file
+   (:mod:`reviewbot.sources.event`); the base side is the merge base of the two, and
+   nothing is checked out;
 2. the configuration is read from the base tree, so a PR cannot switch a rule off for
    itself; the PR's own changes to it are reported in the summary;
 3. the rules run on the whole base tree and the whole head tree; a head finding is *new*
@@ -21,7 +22,6 @@ import argparse
 import json
 import os
 import posixpath
-import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -59,6 +59,7 @@ from reviewbot.report import Report, render
 from reviewbot.report.base import ConfigReview, ReviewSummary, shown_entries
 from reviewbot.report.difftext import clean as render_diff_clean
 from reviewbot.report.difftext import render_diff_text
+from reviewbot.sources.event import event_refs
 from reviewbot.sources.tree import (
     MAX_FILE_BYTES,
     Tree,
@@ -72,7 +73,6 @@ from reviewbot.sources.tree import (
 )
 
 SUMMARY_LIMIT = 60_000  # the forge keeps the summary whole up to this, folds after it
-_SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 _TOKENS = ("GITHUB_TOKEN", "FORGEJO_TOKEN", "GITEA_TOKEN", "INPUT_TOKEN")
 _DIFF_FORMATS = ("text", "json", "markdown")
 
@@ -104,52 +104,6 @@ def _resolve(root: Path, ref: str, what: str) -> str:
         ) from None
 
 
-def event_refs(env: Mapping[str, str]) -> tuple[str | None, str | None]:
-    """Base and head shas of the CI event file, when there is one.
-
-    ``pull_request``/``pull_request_target``: ``pull_request.base.sha`` and ``head.sha``;
-    ``workflow_run`` (the privileged half of the fork-safe pattern): ``head_sha`` and the
-    linked pull request's base, when GitHub lists it (not for forks: pass ``--base``).
-    """
-    path = env.get("FORGEJO_EVENT_PATH") or env.get("GITHUB_EVENT_PATH")
-    if not path:
-        return None, None
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_EVENT_BYTES + 1)
-        if len(data) > MAX_EVENT_BYTES:
-            raise ReviewbotError(f"the CI event file {path} is too large (over "
-                                 f"{MAX_EVENT_BYTES // (1024 * 1024)} MiB): not read")
-        event = json.loads(data)
-    except (OSError, ValueError) as exc:
-        raise ReviewbotError(f"cannot read the CI event file {path}: {exc}") from None
-    if not isinstance(event, dict):
-        return None, None
-    pull, run = event.get("pull_request"), event.get("workflow_run")
-    if isinstance(pull, dict):
-        base = _sha(pull, "base", "pull_request.base.sha")
-        return base, _sha(pull, "head", "pull_request.head.sha")
-    if isinstance(run, dict):
-        head = _check_sha(run.get("head_sha"), "workflow_run.head_sha")
-        linked = [p for p in run.get("pull_requests") or () if isinstance(p, dict)]
-        base = _sha(linked[0], "base", "workflow_run.pull_requests[0].base.sha") if linked else None
-        return base, head
-    return None, None
-
-
-def _sha(block: Mapping[str, Any], side: str, what: str) -> str | None:
-    inner = block.get(side)
-    return _check_sha(inner.get("sha") if isinstance(inner, dict) else None, what)
-
-
-def _check_sha(value: Any, what: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str) or not _SHA.match(value):
-        raise ReviewbotError(f"the CI event's {what} is not a commit sha")
-    return value
-
-
 def review_sides(args: argparse.Namespace, env: Mapping[str, str]) -> Sides:
     root = repo_root(Path(args.repo))
     event_base, event_head = (None, None) if args.base and args.head else event_refs(env)
@@ -172,9 +126,6 @@ def review_sides(args: argparse.Namespace, env: Mapping[str, str]) -> Sides:
             f"({hint})"
         ) from None
     return Sides(root, base_ref, merge, head_sha)
-
-
-MAX_EVENT_BYTES = 25 * 1024 * 1024  # a CI event file is kilobytes; a larger one is not read
 
 
 def _shallow(root: Path) -> bool:

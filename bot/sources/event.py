@@ -1,0 +1,63 @@
+"""The CI event: the base and head commits a pull request's run is about.
+
+The event file is JSON that GitHub Actions (``GITHUB_EVENT_PATH``) or Forgejo Actions
+(``FORGEJO_EVENT_PATH``) writes; it is read bounded, and every sha in it is checked to be one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from reviewbot.errors import ReviewbotError
+
+MAX_EVENT_BYTES = 25 * 1024 * 1024  # a CI event file is kilobytes; a larger one is not read
+_SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+
+
+def event_refs(env: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """Base and head shas of the CI event file, when there is one.
+
+    ``pull_request``/``pull_request_target``: ``pull_request.base.sha`` and ``head.sha``;
+    ``workflow_run`` (the privileged half of the fork-safe pattern): ``head_sha`` and the
+    linked pull request's base, when GitHub lists it (not for forks: pass ``--base``).
+    """
+    path = env.get("FORGEJO_EVENT_PATH") or env.get("GITHUB_EVENT_PATH")
+    if not path:
+        return None, None
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_EVENT_BYTES + 1)
+        if len(data) > MAX_EVENT_BYTES:
+            raise ReviewbotError(f"the CI event file {path} is too large (over "
+                                 f"{MAX_EVENT_BYTES // (1024 * 1024)} MiB): not read")
+        event = json.loads(data)
+    except (OSError, ValueError) as exc:
+        raise ReviewbotError(f"cannot read the CI event file {path}: {exc}") from None
+    if not isinstance(event, dict):
+        return None, None
+    pull, run = event.get("pull_request"), event.get("workflow_run")
+    if isinstance(pull, dict):
+        base = _sha(pull, "base", "pull_request.base.sha")
+        return base, _sha(pull, "head", "pull_request.head.sha")
+    if isinstance(run, dict):
+        head = _check_sha(run.get("head_sha"), "workflow_run.head_sha")
+        linked = [p for p in run.get("pull_requests") or () if isinstance(p, dict)]
+        base = _sha(linked[0], "base", "workflow_run.pull_requests[0].base.sha") if linked else None
+        return base, head
+    return None, None
+
+
+def _sha(block: Mapping[str, Any], side: str, what: str) -> str | None:
+    inner = block.get(side)
+    return _check_sha(inner.get("sha") if isinstance(inner, dict) else None, what)
+
+
+def _check_sha(value: Any, what: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _SHA.match(value):
+        raise ReviewbotError(f"the CI event's {what} is not a commit sha")
+    return value
