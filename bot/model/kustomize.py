@@ -708,7 +708,9 @@ def _file_objects(lf: LoadedFile | None) -> Iterator[Resource]:
         yield Resource(doc, (), value)
 
 
+@functools.lru_cache(maxsize=4096)
 def _synthetic_doc(file: str) -> Document:
+    """The stand-in document of a Flux Kustomization's wrapper (one per file: never read)."""
     data = b"{}\n"
     return load(FileRecord(file, blob_id(data), data)).documents[0]
 
