@@ -281,6 +281,24 @@ def default_reviewbot() -> list[str]:
     return [found] if found else [str(here)]
 
 
+def _generate(label: str, n: int, path: Path, seed: int, git: bool, pr_files: int,
+              layout: str = "apps", crds: int = 0) -> dict[str, object]:
+    """Generate one synthetic repository (bench/gen.py), its statistics for the results."""
+    print(f"generating {label} ...", file=sys.stderr, flush=True)
+    try:
+        stats = gen.generate(n, path, seed, 0.02, git, pr_files, True, layout, crds)
+    except gen.GenError as e:
+        raise BenchError(str(e)) from e
+    stats.pop("pr_files", None)
+    return stats
+
+
+def _check_count(path: Path, n: int) -> None:
+    objects = count_objects(path)
+    if objects != n:
+        raise BenchError(f"{path} has {objects} objects, expected {n}")
+
+
 def count_objects(root: Path) -> int:
     """Documents with a top-level apiVersion and kind (symlinks not followed).
 
@@ -686,41 +704,24 @@ def run(args: argparse.Namespace, sizes: list[int]) -> int:
         label = f"synthetic-{_k(n)}"
         path = work / label
         if not (args.reuse and (path / ".git").is_dir()):
-            print(f"generating {label} ...", file=sys.stderr, flush=True)
-            try:
-                stats = gen.generate(n, path, args.seed, 0.02, True, 20, True)
-            except gen.GenError as e:
-                raise BenchError(str(e)) from e
-            stats.pop("pr_files", None)
-            generated.append(stats)
-        objects = count_objects(path)
-        if objects != n:
-            raise BenchError(f"{path} has {objects} objects, expected {n}")
+            generated.append(_generate(label, n, path, args.seed, True, 20))
+        _check_count(path, n)
         t = Target(label, path, n, True)
         targets.append(t)
         if n == args.review_size:
             review_target = t
-    shapes: list[tuple[str, int, dict[str, object]]] = []
+    shapes: list[tuple[str, int, str, int]] = []  # label, objects, layout, CRDs
     if args.bundle:
         k = _k(args.bundle)
-        shapes += [(f"per-app-{k}", args.bundle, {"layout": "apps"}),
-                   (f"bundle-{k}", args.bundle, {"layout": "bundle"})]
+        shapes += [(f"per-app-{k}", args.bundle, "apps", 0),
+                   (f"bundle-{k}", args.bundle, "bundle", 0)]
     if args.large_crds:
-        shapes.append((f"large-crds-{_k(args.large_crds)}", args.large_crds,
-                       {"crds": args.crds}))
-    for label, n, kw in shapes:
+        shapes.append((f"large-crds-{_k(args.large_crds)}", args.large_crds, "apps", args.crds))
+    for label, n, layout, crds in shapes:
         path = work / label
         if not (args.reuse and path.is_dir()):
-            print(f"generating {label} ...", file=sys.stderr, flush=True)
-            try:
-                stats = gen.generate(n, path, args.seed, 0.02, False, 0, True, **kw)
-            except gen.GenError as e:
-                raise BenchError(str(e)) from e
-            stats.pop("pr_files", None)
-            generated.append(stats)
-        objects = count_objects(path)
-        if objects != n:
-            raise BenchError(f"{path} has {objects} objects, expected {n}")
+            generated.append(_generate(label, n, path, args.seed, False, 0, layout, crds))
+        _check_count(path, n)
         targets.append(Target(label, path, n, True))
     results: dict[str, object] = {
         "version": 1,

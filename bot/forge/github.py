@@ -175,21 +175,19 @@ def _guarded_classes(
         _check_answer(answer.response, origin)
         return answer
 
-    class GuardedHTTP(HTTPRequestsConnectionClass):
+    class Guard:  # first in each class below: PyGithub's connection class is the next base
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             record(self)
 
         def getresponse(self) -> RequestsResponse:
-            return guarded(self, super().getresponse)
+            return guarded(self, super().getresponse)  # type: ignore[misc]  # a mixin
 
-    class GuardedHTTPS(HTTPSRequestsConnectionClass):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            record(self)
+    class GuardedHTTP(Guard, HTTPRequestsConnectionClass):
+        pass
 
-        def getresponse(self) -> RequestsResponse:
-            return guarded(self, super().getresponse)
+    class GuardedHTTPS(Guard, HTTPSRequestsConnectionClass):
+        pass
 
     return GuardedHTTP, GuardedHTTPS
 

@@ -144,11 +144,8 @@ def build_model(
         if seen is not None and seen[0] is doc and seen[1] == signature:
             for n, (obj, pods, service, chart_pods) in enumerate(seen[2]):
                 if entries:
-                    found = tags.get((id(doc), n)) if built is not None else None
-                    if not found and prefixes:
-                        found = {name for name, pre in prefixes if obj.file.startswith(pre)}
-                    if found:
-                        model.clusters[id(obj)] = frozenset(found)
+                    _tag_cluster(model, obj, tags.get((id(doc), n)) if built is not None
+                                 else None, prefixes)
                 objects.append(obj)
                 add_identity(by_identity, obj)
                 if obj.kind in INDEXED:
@@ -160,11 +157,8 @@ def build_model(
             if obj.namespace is None and obj.kind not in CLUSTER_SCOPED:
                 obj = replace(obj, namespace="default")
             if entries:
-                found = tags.get((id(doc), n)) if built is not None else None
-                if not found and prefixes:
-                    found = {name for name, pre in prefixes if obj.file.startswith(pre)}
-                if found:
-                    model.clusters[id(obj)] = frozenset(found)
+                _tag_cluster(model, obj, tags.get((id(doc), n)) if built is not None else None,
+                             prefixes)
             objects.append(obj)
             add_identity(by_identity, obj)
             runs: list[PodTemplate] = []
@@ -193,6 +187,15 @@ def build_model(
 
 
 Tags = dict[tuple[int, int], set[str]]
+
+
+def _tag_cluster(model: Model, obj: KObject, built_for: set[str] | None,
+                 prefixes: Sequence[tuple[str, tuple[str, ...]]]) -> None:
+    """The clusters ``obj`` belongs to: those its build was made for, else the configured
+    clusters whose paths hold its file."""
+    found = built_for or {name for name, pre in prefixes if obj.file.startswith(pre)}
+    if found:
+        model.clusters[id(obj)] = frozenset(found)
 
 
 def _built_documents(
