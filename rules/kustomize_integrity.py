@@ -439,6 +439,9 @@ def _duplicates(
     for r in resources:
         if r.doc is None:
             continue
+        mine = objects.get((id(r.doc), r.path))
+        if mine is not None and RENDERED in mine.annotations:
+            continue  # --render: kustomize built it, and refuses duplicates itself
         other = first.get(r.identity)
         if other is None:
             first[r.identity] = r

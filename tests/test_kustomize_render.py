@@ -202,3 +202,20 @@ def test_render_agrees_with_the_in_process_build_and_reports_each_container_once
     assert in_process["Deployment/prod/web"][1:] == ("prod/kustomization.yaml", 3)
     assert rendered["Deployment/prod/web"][1:] == ("base/deployment.yaml", image_line)
     assert rendered["Deployment/prod/web"][0] == in_process["Deployment/prod/web"][0]
+
+
+@needs_kustomize
+def test_render_reports_no_duplicate_for_a_base_two_overlays_build(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both copies of a base land in its rendered file; kustomize built them into two
+    namespaces, so they are no duplicate objects (it refuses those itself)."""
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [deployment.yaml]\n",
+        "base/deployment.yaml": BASE_DEPLOYMENT,
+        "dev/kustomization.yaml": "namespace: dev\nresources: [../base]\n",
+        "prod/kustomization.yaml": "namespace: prod\nresources: [../base]\n",
+    })
+    main(["lint", str(tmp_path), "--render", "--rule", "kustomize-integrity", "--format",
+          "json"])
+    assert json.loads(capsys.readouterr().out)["findings"] == []
