@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from reviewbot import __version__
 from reviewbot.errors import EXIT_INTERNAL, EXIT_USAGE, ReviewbotError
 from reviewbot.output import FAIL_ON
-from reviewbot.report import FORMATS
+from reviewbot.report.base import FORMATS
 
 
 def _common(formats: Sequence[str] = FORMATS) -> argparse.ArgumentParser:

@@ -28,7 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reviewbot.cli import main
-from reviewbot.report import FORMATS
+from reviewbot.report.base import FORMATS
 
 from .helpers import GitRepo
 

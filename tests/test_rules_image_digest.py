@@ -7,8 +7,8 @@ from pathlib import Path
 
 from reviewbot.engine.findings import quiet_notes
 from reviewbot.model.objects import Model
-from reviewbot.report import render
 from reviewbot.report.base import Report
+from reviewbot.report.render import render
 from reviewbot.rules.image_digest import check_change, tag_moved
 
 from .helpers import lint_dir, lint_text, pairs

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from reviewbot.errors import ReviewbotError
-from reviewbot.report import Report, render
+from reviewbot.report.base import Report
+from reviewbot.report.render import render
 from reviewbot.schema.store import (
     SchemaStore,
     crd_schemas,

@@ -15,7 +15,7 @@ from reviewbot.config import Config, find_config, load_config_file
 from reviewbot.engine.findings import quiet_notes
 from reviewbot.engine.run import Result, analyze
 from reviewbot.errors import ReviewbotError
-from reviewbot.report import Report
+from reviewbot.report.base import Report
 from reviewbot.sources.tree import (
     Tree,
     common_start,

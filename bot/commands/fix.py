@@ -18,7 +18,7 @@ from reviewbot.commands.common import lint_tree, make_report
 from reviewbot.engine.fixer import FixOutcome, encode, fix_tree
 from reviewbot.errors import ReviewbotError
 from reviewbot.output import emit, exit_code, use_color
-from reviewbot.report import render
+from reviewbot.report.render import render
 
 
 def fix_command(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 from reviewbot.commands.common import lint_tree, make_report
 from reviewbot.errors import ReviewbotError
 from reviewbot.output import emit, exit_code, use_color
-from reviewbot.report import render
+from reviewbot.report.render import render
 from reviewbot.sources.tree import staged_files
 
 

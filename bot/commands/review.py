@@ -55,10 +55,10 @@ from reviewbot.model.objects import Model, PodTemplate
 from reviewbot.netpol.diff import review_changes
 from reviewbot.netpol.ingress import IngressController
 from reviewbot.output import emit, exit_code, use_color
-from reviewbot.report import Report, render
-from reviewbot.report.base import ConfigReview, ReviewSummary, shown_entries
+from reviewbot.report.base import ConfigReview, Report, ReviewSummary, shown_entries
 from reviewbot.report.difftext import clean as render_diff_clean
 from reviewbot.report.difftext import render_diff_text
+from reviewbot.report.render import render
 from reviewbot.sources.event import event_refs
 from reviewbot.sources.tree import (
     MAX_FILE_BYTES,
