@@ -291,7 +291,7 @@ def test_secret_material_outside_secrets_is_diffed_redacted(
 
 
 def test_a_forge_error_body_is_scrubbed_before_it_is_cut(tmp_path: Path) -> None:
-    from reviewbot.forge import ForgeError, PullRequestRef
+    from reviewbot.forge.base import ForgeError, PullRequestRef
     from reviewbot.forge.forgejo import ForgejoForge
 
     from .forge.conftest import FAST, HEAD, coder_files, payload

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from markdown_it import MarkdownIt
 
-import reviewbot.forge as forge_pkg
-from reviewbot.forge import ForgeError, PublishResult, PullRequestRef, ReviewPayload
+import reviewbot.forge.factory as forge_pkg
+from reviewbot.forge.base import ForgeError, PublishResult, PullRequestRef, ReviewPayload
 from reviewbot.report.markdown import md_code, md_text
 
 from .helpers import ROOT, SEEDS, GitRepo, run_cli

@@ -586,7 +586,7 @@ def inline_comments(findings: Sequence[Finding], platform: str = "github") -> tu
     """One inline comment candidate per new finding, fingerprinted by its stable key. A
     finding whose fix is a replacement of lines sits on those lines and offers it (GitHub:
     a suggestion block; Forgejo, which has none: the replacement as a diff block)."""
-    from reviewbot.forge import InlineComment
+    from reviewbot.forge.base import InlineComment
     from reviewbot.report.markdown import finding_comment, suggestion_block
 
     out = []
@@ -610,14 +610,11 @@ def publish(args: argparse.Namespace, report: Report, findings: Sequence[Finding
     of the local diff between base and head, the rest folded into the summary.
     """
     try:
-        from reviewbot.forge import (
-            ReviewPayload,
-            detect_platform,
-            make_forge,
-            parse_git_diff,
-            pr_from_event,
-            preview,
-        )
+        from reviewbot.forge.base import ReviewPayload
+        from reviewbot.forge.ci import detect_platform, pr_from_event
+        from reviewbot.forge.diffmap import parse_git_diff
+        from reviewbot.forge.factory import make_forge
+        from reviewbot.forge.preview import preview
         from reviewbot.report.markdown import render_markdown
 
         platform = args.platform if args.platform != "auto" else detect_platform(env)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from reviewbot.forge import InlineComment, PullRequestRef, ReviewPayload
+from reviewbot.forge.base import InlineComment, PullRequestRef, ReviewPayload
 from reviewbot.forge.retry import RetryPolicy
 
 from .fake_forge import FakeClock, FakeFile, FakeForge

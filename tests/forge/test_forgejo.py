@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from reviewbot.forge import ForgeError, PullRequestRef
+from reviewbot.forge.base import ForgeError, PullRequestRef
 from reviewbot.forge.forgejo import ForgejoForge
 from reviewbot.forge.reconcile import REVIEW_MARKER, SUMMARY_MARKER, fingerprint_of
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from reviewbot.forge import ForgeError, PublishResult, PullRequestRef
+from reviewbot.forge.base import ForgeError, PublishResult, PullRequestRef
 from reviewbot.forge.github import GitHubForge
 from reviewbot.forge.reconcile import SUMMARY_MARKER, fingerprint_of
 from reviewbot.forge.retry import RetryPolicy

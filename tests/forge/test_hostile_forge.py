@@ -194,7 +194,7 @@ def test_github_url_in_a_body_to_another_host_gets_no_token(
     script = (
         "import sys\n"
         "from reviewbot.errors import ReviewbotError\n"
-        "from reviewbot.forge import PullRequestRef, ReviewPayload\n"
+        "from reviewbot.forge.base import PullRequestRef, ReviewPayload\n"
         "from reviewbot.forge.github import GitHubForge\n"
         "from reviewbot.forge.retry import RetryPolicy\n"
         "bot = GitHubForge(sys.argv[1], sys.argv[2], policy=RetryPolicy(deadline=20))\n"

@@ -7,19 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.forge import (
-    ForgeError,
-    NullForge,
-    PullRequestRef,
-    detect_platform,
-    make_forge,
-    parse_git_diff,
-    policy_from_env,
-    pr_from_event,
-    preview,
-)
+from reviewbot.forge.base import ForgeError, PullRequestRef
+from reviewbot.forge.ci import detect_platform, pr_from_event
+from reviewbot.forge.diffmap import parse_git_diff
+from reviewbot.forge.factory import make_forge, policy_from_env
 from reviewbot.forge.forgejo import ForgejoForge
 from reviewbot.forge.github import GitHubForge
+from reviewbot.forge.preview import NullForge, preview
 from reviewbot.forge.retry import RetryPolicy
 
 from .conftest import HEAD, PR, coder_files, comment, payload
