@@ -4,8 +4,8 @@
 object. ``review`` is the pull-request job:
 
 1. base and head come from ``--base/--head`` or the CI event file
-   (:mod:`reviewbot.sources.event`); the base side is the merge base of the two, and
-   nothing is checked out;
+   (:mod:`reviewbot.sources.event`, read once: publishing takes the pull request from the
+   same read); the base side is the merge base of the two, and nothing is checked out;
 2. the configuration is read from the base tree, so a PR cannot switch a rule off for
    itself; the PR's own changes to it are reported in the summary;
 3. the rules run on the whole base tree and the whole head tree; a head finding is *new*
@@ -59,7 +59,7 @@ from reviewbot.report.base import ConfigReview, Report, ReviewSummary, shown_ent
 from reviewbot.report.difftext import clean as render_diff_clean
 from reviewbot.report.difftext import render_diff_text
 from reviewbot.report.render import render
-from reviewbot.sources.event import event_refs
+from reviewbot.sources.event import CiEvent, ci_event, event_refs
 from reviewbot.sources.tree import (
     MAX_FILE_BYTES,
     Tree,
@@ -104,9 +104,10 @@ def _resolve(root: Path, ref: str, what: str) -> str:
         ) from None
 
 
-def review_sides(args: argparse.Namespace, env: Mapping[str, str]) -> Sides:
+def review_sides(args: argparse.Namespace, event: CiEvent | None) -> Sides:
+    """The refs to compare: ``--base``/``--head``, else the CI ``event``'s."""
     root = repo_root(Path(args.repo))
-    event_base, event_head = (None, None) if args.base and args.head else event_refs(env)
+    event_base, event_head = (None, None) if args.base and args.head else event_refs(event)
     base_ref = args.base or event_base
     head_ref = args.head or event_head
     if not base_ref:
@@ -477,10 +478,13 @@ class ReviewOutcome:
     new: tuple[Finding, ...]  # every new finding (what the exit code counts)
     config: Config
     sides: Sides | None = None  # the refs compared (for the preview's diff)
+    event: CiEvent | None = None  # the CI event file, when it was read for the refs
 
 
 def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcome:
-    sides = review_sides(args, env)
+    # The CI event is read once, here, and only when the refs need it; publishing takes it
+    event = None if args.base and args.head else ci_event(env)
+    sides = review_sides(args, event)
     try:
         prefixes = repo_prefixes(args.paths, sides.root)
     except ReviewbotError:  # reported after a configuration error, as the config comes first
@@ -528,7 +532,7 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
         quiet=tuple(quiet_notes(head_result.model.notes)), stats=dict(head_result.stats),
         sources=_sources(head_result, reported),
     )
-    return ReviewOutcome(report, tuple(reported), new, config, sides)
+    return ReviewOutcome(report, tuple(reported), new, config, sides, event)
 
 
 def _sources(result: Result, findings: Sequence[Finding]) -> dict[str, str]:
@@ -550,7 +554,7 @@ def review_command(args: argparse.Namespace) -> int:
     emit(text, args.output)  # findings first: no forge call has happened yet
     if args.artifact:
         emit(render(report, args.artifact_format), args.artifact)
-    publish(args, report, outcome.findings, env, outcome.sides)
+    publish(args, report, outcome.findings, env, outcome.sides, outcome.event)
     return code
 
 
@@ -603,8 +607,10 @@ def inline_comments(findings: Sequence[Finding], platform: str = "github") -> tu
 
 
 def publish(args: argparse.Namespace, report: Report, findings: Sequence[Finding],
-            env: Mapping[str, str], sides: Sides | None = None) -> None:
+            env: Mapping[str, str], sides: Sides | None = None,
+            event: CiEvent | None = None) -> None:
     """Post the review, or show it (platform none, --dry-run). Never raises for the forge.
+    The pull request comes from ``event`` when the review read it already.
 
     The preview is what would be posted, split the same way: inline comments on the lines
     of the local diff between base and head, the rest folded into the summary.
@@ -637,7 +643,7 @@ def publish(args: argparse.Namespace, report: Report, findings: Sequence[Finding
                 print("reviewbot: not running in CI (no platform detected): nothing posted; "
                       "--dry-run shows the review", file=sys.stderr)
             return
-        pr = pr_from_event(platform, env)
+        pr = pr_from_event(platform, env, event)
         result = make_forge(platform, env).publish(pr, payload)
         print(f"reviewbot: {_scrub(result.reason, env)}", file=sys.stderr)
     except ReviewbotError as exc:

@@ -6,18 +6,16 @@ environment: the repository, ``REVIEWBOT_PR_NUMBER``).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
+from reviewbot.errors import ReviewbotError
 from reviewbot.forge.base import ForgeError, PullRequestRef
+from reviewbot.sources.event import SHA, CiEvent, read_event
 
 PLATFORMS = ("github", "forgejo", "none")
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
-_SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
-_MAX_EVENT_BYTES = 25 * 1024 * 1024
 
 
 def _truthy(value: str | None) -> bool:
@@ -45,26 +43,25 @@ def first_set(env: Mapping[str, str], *names: str) -> str | None:
     return None
 
 
-def _load_event(platform: str, env: Mapping[str, str]) -> dict[str, Any]:
+def _load_event(
+    platform: str, env: Mapping[str, str], event: CiEvent | None
+) -> dict[str, Any]:
+    """The platform's event file as a JSON object: ``event`` when it is that file (read
+    already by the caller), else read here."""
     names: tuple[str, ...] = ("GITHUB_EVENT_PATH",)
     if platform == "forgejo":
         names = ("FORGEJO_EVENT_PATH", "GITHUB_EVENT_PATH")
     path = first_set(env, *names)
     if path is None:
         raise ForgeError(f"no event file: {' or '.join(names)} is not set")
-    try:
-        raw = Path(path).read_bytes()[: _MAX_EVENT_BYTES + 1]
-    except OSError as exc:
-        raise ForgeError(f"cannot read the event file {path}: {exc.strerror}") from None
-    if len(raw) > _MAX_EVENT_BYTES:
-        raise ForgeError(f"the event file {path} is larger than {_MAX_EVENT_BYTES} bytes")
-    try:
-        event = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ForgeError(f"the event file {path} is not JSON: {exc}") from None
-    if not isinstance(event, dict):
-        raise ForgeError(f"the event file {path} is not a JSON object")
-    return event
+    if event is None or event.path != path:
+        try:
+            event = read_event(path)
+        except ReviewbotError as exc:
+            raise ForgeError(exc.message) from None
+    if not isinstance(event.data, dict):
+        raise ForgeError(f"the CI event file {path} is not a JSON object")
+    return event.data
 
 
 def _int(value: Any, what: str) -> int:
@@ -77,19 +74,24 @@ def _int(value: Any, what: str) -> int:
     return value
 
 
-def pr_from_event(platform: str, env: Mapping[str, str]) -> PullRequestRef:
+def pr_from_event(
+    platform: str, env: Mapping[str, str], event: CiEvent | None = None
+) -> PullRequestRef:
     """The pull request a CI run is about, from its event file and environment.
 
     ``pull_request``/``pull_request_target`` events carry it directly. For ``workflow_run``
     (the privileged half of the fork-safe pattern) the head sha is the triggering run's and
     the number comes from ``workflow_run.pull_requests`` or, for fork PRs where GitHub
     leaves that empty, from ``REVIEWBOT_PR_NUMBER`` (validated as an integer).
+
+    ``event`` is the event file as the caller read it (:func:`reviewbot.sources.event.ci_event`);
+    the file is read here only when no event is given or the platform names another file.
     """
-    event = _load_event(platform, env)
-    pull = event.get("pull_request")
-    run = event.get("workflow_run")
+    data = _load_event(platform, env, event)
+    pull = data.get("pull_request")
+    run = data.get("workflow_run")
     if isinstance(pull, dict):
-        number = _int(pull.get("number", event.get("number")), "pull_request.number")
+        number = _int(pull.get("number", data.get("number")), "pull_request.number")
         head = (pull.get("head") or {}).get("sha") if isinstance(pull.get("head"), dict) else None
     elif isinstance(run, dict):
         head = run.get("head_sha")
@@ -107,11 +109,11 @@ def pr_from_event(platform: str, env: Mapping[str, str]) -> PullRequestRef:
     else:
         name = first_set(env, "FORGEJO_EVENT_NAME", "GITHUB_EVENT_NAME") or "this"
         raise ForgeError(f"the {name} event is not about a pull request")
-    if not isinstance(head, str) or not _SHA.match(head):
+    if not isinstance(head, str) or not SHA.match(head):
         raise ForgeError("the event has no valid head commit sha")
     full = first_set(env, "FORGEJO_REPOSITORY", "GITHUB_REPOSITORY")
     if full is None:
-        repository = event.get("repository")
+        repository = data.get("repository")
         full = repository.get("full_name") if isinstance(repository, dict) else None
     if not isinstance(full, str) or full.count("/") != 1:
         raise ForgeError("cannot tell the repository: GITHUB_REPOSITORY is not owner/name")
