@@ -146,3 +146,31 @@ def test_no_test_patches_a_private_name() -> None:
                     and str(node.args[1].value).rsplit(".", 1)[-1].startswith("_")):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert found == []
+
+
+def _code_in_package_init(path: Path) -> list[str]:
+    """What a package ``__init__.py`` holds besides its docstring and ``from __future__``
+    imports (the top package may also say its ``__version__``, as a string literal)."""
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    out = []
+    for node in body:
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            continue
+        if (path == ROOT / "bot" / "__init__.py" and isinstance(node, ast.Assign)
+                and [ast.unparse(t) for t in node.targets] == ["__version__"]
+                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
+            continue
+        out.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node).splitlines()[0]}")
+    return out
+
+
+def test_package_inits_hold_only_a_docstring() -> None:
+    """A package's face is its docstring; the code lives in modules named for it."""
+    inits = sorted(p for folder in PACKAGES for p in (ROOT / folder).rglob("__init__.py"))
+    assert len(inits) >= 12 and ROOT / "bot" / "forge" / "__init__.py" in inits
+    for path in inits:
+        assert ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))), path
+    assert [line for path in inits for line in _code_in_package_init(path)] == []
