@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile
@@ -23,6 +22,7 @@ from reviewbot.model.kustomize import (
     ClusterSpec,
     Graph,
     Kustomization,
+    Origins,
     Resource,
     commented_entries,
     flux_clusters,
@@ -154,8 +154,6 @@ def build_model(
             continue
         made: list[Made] = []
         for n, obj in enumerate(_objects(doc) if built is None else _built_objects(doc, built)):
-            if obj.namespace is None and obj.kind not in CLUSTER_SCOPED:
-                obj = replace(obj, namespace="default")
             if entries:
                 _tag_cluster(model, obj, tags.get((id(doc), n)) if built is not None else None,
                              prefixes)
@@ -303,10 +301,8 @@ def _documents_of(graph: Graph, file: str) -> list[Document]:
 def _built_objects(doc: Document, built: Sequence[Resource]) -> Iterator[KObject]:
     for r in built:
         body = r.body
-        obj = _make(doc, dict(body) if not isinstance(body, dict) else body, str(
-            body.get("apiVersion")), str(body.get("kind")), r.path)
-        if obj is not None:
-            yield replace(obj, origins=r.origins)
+        yield _make(doc, dict(body) if not isinstance(body, dict) else body, str(
+            body.get("apiVersion")), str(body.get("kind")), r.path, r.origins)
 
 
 def _objects(doc: Document) -> Iterator[KObject]:
@@ -322,16 +318,14 @@ def _objects(doc: Document) -> Iterator[KObject]:
             if isinstance(item, dict):
                 k = item.get("kind") or item_kind
                 a = item.get("apiVersion") or api
-                obj = _make(doc, item, str(a), str(k), ("items", i))
-                if obj is not None:
-                    yield obj
+                yield _make(doc, item, str(a), str(k), ("items", i))
         return
-    obj = _make(doc, value, api, kind, ())
-    if obj is not None:
-        yield obj
+    yield _make(doc, value, api, kind, ())
 
 
-def _make(doc: Document, body: dict[str, Any], api: str, kind: str, path: Path) -> KObject | None:
+def _make(doc: Document, body: dict[str, Any], api: str, kind: str, path: Path,
+          origins: Origins | None = None) -> KObject:
+    """The object of ``body``; a namespaced kind without a namespace is in ``default``."""
     meta = body.get("metadata")
     if not isinstance(meta, dict):
         meta = {}
@@ -339,8 +333,10 @@ def _make(doc: Document, body: dict[str, Any], api: str, kind: str, path: Path) 
     if name is None:
         name = meta.get("generateName") or ""
     ns = meta.get("namespace")
-    namespace = None if kind in CLUSTER_SCOPED else (str(ns) if ns is not None else None)
-    return KObject(api, kind, namespace, str(name), doc, body, path)
+    namespace = None if kind in CLUSTER_SCOPED else (str(ns) if ns is not None else "default")
+    if origins is None:
+        return KObject(api, kind, namespace, str(name), doc, body, path)
+    return KObject(api, kind, namespace, str(name), doc, body, path, origins)
 
 
 
