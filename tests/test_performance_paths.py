@@ -125,6 +125,23 @@ def test_cache_round_trip_and_a_child_pack_for_a_changed_tree(tmp_path: Path) ->
     assert raw["parent"] == whole.stem and len(raw["entries"]) == 1
 
 
+def test_a_pack_read_ahead_by_blob_ids_is_the_one_the_tree_then_uses(tmp_path: Path) -> None:
+    repo, store = tmp_path / "repo", tmp_path / "cache"
+    tree = _tree(repo, FILES)
+    fresh = _shape(engine.load_files(tree, Config()))
+    engine.load_files(tree, Config(), ParseCache(store))
+    ahead = ParseCache(store)
+    ahead.prefetch(frozenset(f.blob for f in tree.files))  # before any bytes are at hand
+    assert set(ahead.entries) == {f.blob for f in tree.files}
+    (pack,) = _packs(store)
+    pack.unlink()  # read already: the tree's view needs no file
+    assert _shape(engine.load_files(tree, Config(), ahead)) == fresh
+    assert ahead.misses == 0 and ahead.hits == len(tree.files)
+    other = ParseCache(store)
+    other.prefetch(frozenset({"0" * 40}))  # no such pack: nothing read, nothing fails
+    assert other.entries == {}
+
+
 def test_a_corrupt_pack_or_entry_is_parsed_again(tmp_path: Path) -> None:
     repo, store = tmp_path / "repo", tmp_path / "cache"
     tree = _tree(repo, FILES)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from reviewbot.sources.tree import disk_tree, git_tree
+import pytest
+
+from reviewbot.sources.tree import MAX_TEXT_BYTES, PendingTree, disk_tree, git_tree
 
 from .helpers import GitRepo
 
@@ -48,3 +50,26 @@ def test_git_ref_source_reads_blobs_without_checkout(tmp_path: Path) -> None:
     git.git("add", "-A")
     git.git("commit", "-qm", "two")
     assert git_tree(repo, "HEAD").files[0].blob == disk.files[0].blob
+
+
+def test_a_head_listed_beside_its_base_reads_only_new_blobs_and_takes_the_rest_as_known(
+    tmp_path: Path,
+) -> None:
+    git = GitRepo(tmp_path / "r")
+    big = "echo " + "x" * (MAX_TEXT_BYTES + 10) + "\n"  # a side text too large to keep
+    base = git.commit({"a.yaml": "a: 1\n", "b.yaml": "b: 1\n", ".gitignore": "out/\n",
+                       "big.sh": big})
+    head = git.commit({"b.yaml": "b: 2\n", "c.yaml": "c: 1\n"})
+    first = PendingTree(git.path, base)
+    second = PendingTree(git.path, head, skip=first.shas)
+    base_tree = first.tree()
+    known = {f.blob: f.data for f in (*base_tree.files, *base_tree.texts)}
+    head_tree = second.tree(known)
+    alone = git_tree(git.path, head)
+    assert head_tree == alone
+    assert [(f.path, f.data) for f in head_tree.files] == [
+        ("a.yaml", b"a: 1\n"), ("b.yaml", b"b: 2\n"), ("c.yaml", b"c: 1\n")]
+    assert [t.path for t in head_tree.texts] == [".gitignore"]  # big.sh: too large either way
+    assert first.blobs == {f.blob for f in base_tree.files}
+    with pytest.raises(KeyError):  # a blob skipped and not given is a caller's bug, not data
+        PendingTree(git.path, head, skip=first.shas).tree({})

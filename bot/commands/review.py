@@ -51,6 +51,7 @@ from reviewbot.engine.run import (
     start_rules,
 )
 from reviewbot.errors import EXIT_FINDINGS, EXIT_OK, ReviewbotError
+from reviewbot.load.cache import ParseCache
 from reviewbot.model.objects import Model, PodTemplate
 from reviewbot.netpol.diff import review_changes
 from reviewbot.netpol.ingress import IngressController
@@ -62,6 +63,7 @@ from reviewbot.report.render import render
 from reviewbot.sources.event import CiEvent, ci_event, event_refs
 from reviewbot.sources.tree import (
     MAX_FILE_BYTES,
+    PendingTree,
     Tree,
     diff_text,
     git_tree,
@@ -158,11 +160,16 @@ def repo_prefixes(paths: Sequence[str], root: Path) -> list[str]:
     return out
 
 
-def head_tree(sides: Sides, prefixes: Sequence[str], base: Tree | None = None) -> Tree:
-    """The head side; blobs the ``base`` tree already read are not read again."""
+def head_tree(sides: Sides, prefixes: Sequence[str], base: Tree | None = None,
+              pending: PendingTree | None = None) -> Tree:
+    """The head side; blobs the ``base`` tree already read are not read again (``pending``:
+    the head's listing, started with the base's blob ids skipped)."""
     if sides.head is None:
         return work_tree(sides.root, prefixes)
-    known = {f.blob: f.data for f in base.files} if base is not None else None
+    known = ({f.blob: f.data for f in (*base.files, *base.texts)} if base is not None
+             else None)
+    if pending is not None:
+        return pending.tree(known)
     return git_tree(sides.root, sides.head, prefixes, top=True, known=known)
 
 
@@ -490,15 +497,21 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
     except ReviewbotError:  # reported after a configuration error, as the config comes first
         review_config(args, sides)
         raise
-    base_tree = git_tree(sides.root, sides.base, prefixes, top=True)
-    head = head_tree(sides, prefixes, base_tree)
+    # git reads both sides' blobs (in two processes) while this one reads the parse cache
+    pending = PendingTree(sides.root, sides.base, prefixes, top=True)
+    head_pending = (PendingTree(sides.root, sides.head, prefixes, top=True, skip=pending.shas)
+                    if sides.head is not None else None)
+    loader = file_loader(args, sides.root)
+    if isinstance(loader, ParseCache):
+        loader.prefetch(pending.blobs)
+    base_tree = pending.tree()
+    head = head_tree(sides, prefixes, base_tree, head_pending)
     cfg = review_config(args, sides, (base_tree, head, not prefixes))
     guard_binaries(cfg.config, [sides.root])
     config = base_schema_locations(cfg.config, sides)
     set_max_file_bytes(config.max_file_bytes)  # the base's limit; git blobs are read whole
     if sides.head is None and (config.max_file_bytes or 0) > MAX_FILE_BYTES:
         head = head_tree(sides, prefixes, base_tree)  # work-tree files read to the new limit
-    loader = file_loader(args, sides.root)
     memo = Memo()  # base and head share nearly every file: each is parsed once
     base_model = load_model(base_tree, config, loader, memo)
     # The base's rules run in a worker while the head is loaded and checked, and the diff made

@@ -60,13 +60,20 @@ class ParseCache:
 
     def view(self, records: Sequence[FileRecord]) -> TreeView:
         blobs = frozenset(r.blob for r in records)
-        key = hashlib.sha1("\n".join(sorted(blobs)).encode(), usedforsecurity=False).hexdigest()
+        key = _tree_key(blobs)
         found = key in self.pack_blobs or self._read(key)
         if not found and not self.pack_blobs:
             recent = self._recent()
             if recent is not None:
                 self._read(recent)
         return TreeView(self, key, blobs, found)
+
+    def prefetch(self, blobs: frozenset[str]) -> None:
+        """Read now the pack of the tree whose files have these blob ids, if there is one (a
+        review reads it while git reads the base's blobs; ``view`` then finds it read)."""
+        key = _tree_key(blobs)
+        if key not in self.pack_blobs:
+            self._read(key)
 
     def _path(self, key: str) -> Path:
         return self.packs / f"{key}.json"
@@ -268,6 +275,11 @@ def _mtime(path: Path) -> float:
         return path.stat().st_mtime
     except OSError:
         return 0.0
+
+
+def _tree_key(blobs: frozenset[str]) -> str:
+    """A tree's pack name: made of the blob ids of its files."""
+    return hashlib.sha1("\n".join(sorted(blobs)).encode(), usedforsecurity=False).hexdigest()
 
 
 def freeze(loaded: LoadedFile) -> dict[str, Any]:

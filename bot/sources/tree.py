@@ -274,72 +274,118 @@ def git_tree(
     contents already read, by blob id (a pull request's head next to its base), not read
     again.
     """
-    root = repo if top else repo_root(repo)
-    listing = _git(root, "ls-tree", "-r", "-z", "--full-tree", ref, "--", *prefixes)
-    entries: list[tuple[str, str]] = []
-    sides: list[tuple[str, str]] = []
-    paths: set[str] = set()
-    skipped: list[Skipped] = []
-    for raw in listing.split(b"\0"):
-        if not raw:
-            continue
-        meta, _, name = raw.partition(b"\t")
-        mode, kind, sha = meta.decode().split()
-        path = name.decode("utf-8", "surrogateescape")
-        if mode == "120000":
-            skipped.append(Skipped(path, "symlink (not followed)"))
-        elif kind != "blob":
-            skipped.append(Skipped(path, SUBMODULE))
-        else:
-            paths.add(path)
-            if is_yaml(path):
-                entries.append((path, sha))
-            elif is_side_text(path):
-                sides.append((path, sha))
-    have = known or {}
-    blobs = read_blobs(root, [sha for _, sha in entries + sides if sha not in have])
-    files = tuple(FileRecord(p, sha, blobs[sha] if sha in blobs else have[sha])
-                  for p, sha in entries)
-    texts = tuple(FileRecord(p, sha, blobs[sha] if sha in blobs else have[sha])
-                  for p, sha in sides)
-    texts = tuple(t for t in texts if len(t.data) <= MAX_TEXT_BYTES)
-    return Tree(root, files, frozenset(paths), tuple(skipped), texts)
+    return PendingTree(repo, ref, prefixes, top=top, skip=known or ()).tree(known)
+
+
+class PendingTree:
+    """A git tree being read: the listing is done, ``git cat-file`` reads the blobs in the
+    background until :meth:`tree` is asked for (a review reads the base's parse cache
+    meanwhile: ``blobs`` are the YAML files' ids, known before their bytes). ``skip``: blob
+    ids not to read (the caller passes their bytes to :meth:`tree`)."""
+
+    def __init__(
+        self, repo: Path, ref: str, prefixes: Sequence[str] = (), *, top: bool = False,
+        skip: Iterable[str] = (),
+    ) -> None:
+        self.root = repo if top else repo_root(repo)
+        listing = _git(self.root, "ls-tree", "-r", "-z", "--full-tree", ref, "--", *prefixes)
+        self.entries: list[tuple[str, str]] = []
+        self.sides: list[tuple[str, str]] = []
+        self.paths: set[str] = set()
+        self.skipped: list[Skipped] = []
+        for raw in listing.split(b"\0"):
+            if not raw:
+                continue
+            meta, _, name = raw.partition(b"\t")
+            mode, kind, sha = meta.decode().split()
+            path = name.decode("utf-8", "surrogateescape")
+            if mode == "120000":
+                self.skipped.append(Skipped(path, "symlink (not followed)"))
+            elif kind != "blob":
+                self.skipped.append(Skipped(path, SUBMODULE))
+            else:
+                self.paths.add(path)
+                if is_yaml(path):
+                    self.entries.append((path, sha))
+                elif is_side_text(path):
+                    self.sides.append((path, sha))
+        self.blobs = frozenset(sha for _, sha in self.entries)
+        self.shas = self.blobs | {sha for _, sha in self.sides}
+        skipped = frozenset(skip)
+        self._reading = _BlobReader(
+            self.root, [sha for _, sha in self.entries + self.sides if sha not in skipped])
+
+    def tree(self, known: Mapping[str, bytes] | None = None) -> Tree:
+        """The tree, once git has read the blobs (``known``: the bytes of those skipped)."""
+        blobs, have = self._reading.result(), known or {}
+        files = tuple(FileRecord(p, sha, blobs[sha] if sha in blobs else have[sha])
+                      for p, sha in self.entries)
+        # a skipped text missing from ``known`` was too large there (the same blob: here too)
+        texts = tuple(FileRecord(p, sha, blobs[sha] if sha in blobs else have[sha])
+                      for p, sha in self.sides if sha in blobs or sha in have)
+        texts = tuple(t for t in texts if len(t.data) <= MAX_TEXT_BYTES)
+        return Tree(self.root, files, frozenset(self.paths), tuple(self.skipped), texts)
 
 
 def read_blobs(root: Path, shas: Sequence[str]) -> dict[str, bytes]:
     """Read many blobs through one ``git cat-file --batch`` process."""
-    if not shas:
-        return {}
-    import tempfile  # here: lint never reads blobs
+    return _BlobReader(root, shas).result()
 
-    unique = list(dict.fromkeys(shas))
-    # The names go in and the errors come out through files, so the contents can be read in
-    # one blocking call (a select loop over the pipes measured twice the CPU time).
-    with tempfile.TemporaryFile() as feed, tempfile.TemporaryFile() as errors:
-        feed.write(("\n".join(unique) + "\n").encode())
-        feed.seek(0)
+
+class _BlobReader:
+    """One ``git cat-file --batch`` process, started at once; :meth:`result` waits for it.
+
+    The names go in and the contents and errors come out through files, so git runs on its
+    own while this process goes on, and the contents are read in one call (a select loop
+    over the pipes measured twice the CPU time)."""
+
+    def __init__(self, root: Path, shas: Sequence[str]) -> None:
+        self.root = root
+        self.unique = list(dict.fromkeys(shas))
+        self.proc: subprocess.Popen[bytes] | None = None
+        if not self.unique:
+            return
+        import tempfile  # here: lint never reads blobs
+
+        # closed by result(): the process writes them while this one goes on
+        self.out = tempfile.TemporaryFile()  # noqa: SIM115
+        self.errors = tempfile.TemporaryFile()  # noqa: SIM115
+        with tempfile.TemporaryFile() as feed:
+            feed.write(("\n".join(self.unique) + "\n").encode())
+            feed.seek(0)
+            try:
+                self.proc = subprocess.Popen(["git", "-C", str(root), "cat-file", "--batch"],
+                                             stdin=feed, stdout=self.out, stderr=self.errors)
+            except OSError as exc:
+                self.out.close()
+                self.errors.close()
+                raise ReviewbotError(f"cannot run git: {exc}") from exc
+
+    def result(self) -> dict[str, bytes]:
+        if self.proc is None:
+            return {}
         try:
-            proc = subprocess.Popen(["git", "-C", str(root), "cat-file", "--batch"],
-                                    stdin=feed, stdout=subprocess.PIPE, stderr=errors)
-        except OSError as exc:
-            raise ReviewbotError(f"cannot run git: {exc}") from exc
-        assert proc.stdout is not None
-        with proc.stdout:
-            out = proc.stdout.read()
-        if proc.wait() != 0:
-            errors.seek(0)
-            message = errors.read().decode(errors="replace").strip()
-            raise ReviewbotError(f"git cat-file failed in {root}: {message}")
-    result: dict[str, bytes] = {}
-    pos = 0
-    for sha in unique:
-        header_end = out.index(b"\n", pos)
-        header = out[pos:header_end].split()
-        size = int(header[2])
-        start = header_end + 1
-        result[sha] = out[start : start + size]
-        pos = start + size + 1
-    return result
+            code = self.proc.wait()
+            if code != 0:
+                self.errors.seek(0)
+                message = self.errors.read().decode(errors="replace").strip()
+                raise ReviewbotError(f"git cat-file failed in {self.root}: {message}")
+            self.out.seek(0)
+            out = self.out.read()
+        finally:
+            self.out.close()
+            self.errors.close()
+            self.proc = None
+        result: dict[str, bytes] = {}
+        pos = 0
+        for sha in self.unique:
+            header_end = out.index(b"\n", pos)
+            header = out[pos:header_end].split()
+            size = int(header[2])
+            start = header_end + 1
+            result[sha] = out[start : start + size]
+            pos = start + size + 1
+        return result
 
 
 def resolve_ref(repo: Path, ref: str, *, top: bool = False) -> str:
