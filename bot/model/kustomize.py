@@ -127,8 +127,14 @@ class Resource:
 
     @property
     def identity(self) -> tuple[str, str, str, str]:
-        return (self.group, self.kind, self.namespace or "default"
-                if self.kind not in CLUSTER_SCOPED else "", self.name)
+        """(group, kind, namespace or ``default``, name); ``""`` for a cluster-scoped kind."""
+        body = self.body
+        meta = _dict(body.get("metadata"))
+        kind = str(body.get("kind") or "")
+        api = str(body.get("apiVersion") or "")
+        namespace = "" if kind in CLUSTER_SCOPED else str(meta.get("namespace") or "default")
+        return (api.rpartition("/")[0] if "/" in api else "", kind, namespace,
+                str(meta.get("name") or ""))
 
 
 @dataclass

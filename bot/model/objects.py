@@ -85,11 +85,12 @@ class KObject:
         meta = self.body.get("metadata")
         return meta if isinstance(meta, dict) else {}
 
-    @property
+    @cached_property
     def labels(self) -> Mapping[str, str]:
+        """Read very often, and an object's body never changes once built."""
         return str_map(self.metadata.get("labels"))
 
-    @property
+    @cached_property
     def annotations(self) -> Mapping[str, str]:
         return str_map(self.metadata.get("annotations"))
 
