@@ -1,10 +1,12 @@
 """JSON Schema validation: the only module that imports jsonschema (and jsonschema-rs).
 
 Two engines behind one ``Validator``. jsonschema-rs (compiled, a few microseconds per
-Deployment) answers "is this valid?" for every object; only for the few that are not does the
-pure-Python jsonschema walk the instance again, because its error objects carry what a precise
-message needs (the failing keyword, the expected value, the sub-errors of ``oneOf``). Without
-jsonschema-rs, or for a schema it cannot compile, jsonschema does both.
+Deployment) answers "is this valid?" for every object and, for the few that are not, reports
+the failures too: each of its errors is mapped onto a ``Failure`` (the failing keyword, its
+value in the schema, the sub-failures of ``oneOf``) in the order jsonschema would report them.
+The pure-Python jsonschema (60-130 ms to import) is loaded only for a schema jsonschema-rs
+cannot compile, without jsonschema-rs, or for an error the mapping does not cover; it fills
+the same ``Failure``s, so one set of functions writes every message.
 
 Messages say what was expected and what was found (``expected integer, got string "two"``),
 one problem per unknown field or missing field, and never quote a value under a path the
@@ -14,13 +16,16 @@ point into are registered up front (``Registry``); nothing is fetched.
 
 from __future__ import annotations
 
+import heapq
 import importlib
 import json
+import numbers
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urljoin
 
 if TYPE_CHECKING:  # imported when first needed: valid input never pays for jsonschema (60 ms)
     import referencing
@@ -82,6 +87,25 @@ class Registry:
         return self._py
 
 
+@dataclass(frozen=True)
+class Failure:
+    """One failed keyword, as either engine reports it: what a message needs, nothing more.
+
+    jsonschema fills it from its ``ValidationError``, jsonschema-rs's errors are mapped onto
+    it (``_RsErrors``); the messages (``_explain``, ``describe``) only ever read this type.
+    """
+
+    path: Path  # where in the instance (absolute)
+    relative: Path  # ... relative to the oneOf/anyOf failure holding it (absolute at the top)
+    keyword: str  # the failing keyword ("None" for a false schema, as jsonschema says it)
+    value: Any  # the keyword's value in the schema
+    instance: Any  # the failing value itself (the caller's object, never a copy)
+    schema: Any  # the (sub)schema holding the keyword
+    typed: bool  # the instance has a type the holding schema names (for best_match)
+    branch: int = -1  # inside a oneOf/anyOf: the index of the branch it failed
+    context: tuple[Failure, ...] = ()  # oneOf/anyOf: every branch's failures, branch by branch
+
+
 class Validator:
     """A compiled validator for one schema (``$ref``s resolved through ``registry``)."""
 
@@ -93,6 +117,7 @@ class Validator:
         self._registry = registry
         self._slow: Any = None
         self._fast: Any = _compile_fast(schema, registry) if fast else None
+        self._rs_errors: _RsErrors | None = None
 
     def is_valid(self, instance: Any) -> bool:
         if self._fast is not None:
@@ -105,16 +130,37 @@ class Validator:
         """Every problem of ``instance``, one per field, sorted by path (empty when valid)."""
         if self._fast is not None and self._fast.is_valid(instance):
             return []
+        failures = self.fast_failures(instance)
+        if failures is None:
+            failures = self.python_failures(instance)
         seen: set[tuple[Path, str]] = set()
         out: list[SchemaProblem] = []
-        errors = sorted(self._python().iter_errors(instance), key=_error_order)
-        for error in errors:
-            for problem in _explain(error, redact or _never, lenient):
+        for failure in failures:
+            for problem in _explain(failure, redact or _never, lenient):
                 mark = (problem.identity, problem.message)
                 if mark not in seen:
                     seen.add(mark)
                     out.append(problem)
         return out
+
+    def fast_failures(self, instance: Any) -> list[Failure] | None:
+        """jsonschema-rs's failures, in jsonschema's order; None when it did not compile the
+        schema or reported something only jsonschema can explain (jsonschema answers then)."""
+        if self._fast is None:
+            return None
+        if self._rs_errors is None:
+            self._rs_errors = _RsErrors(self.schema, self._registry)
+        try:
+            return self._rs_errors.failures(self._fast.iter_errors(instance), instance)
+        except _Unexplained:
+            return None
+
+    def python_failures(self, instance: Any) -> list[Failure]:
+        """jsonschema's failures, sorted by path (stable: its own order within one path)."""
+        slow = self._python()
+        is_type = slow.TYPE_CHECKER.is_type
+        errors = sorted(slow.iter_errors(instance), key=_error_order)
+        return [_from_python(error, is_type) for error in errors]
 
     def _python(self) -> Any:
         if self._slow is None:
@@ -150,14 +196,276 @@ def _error_order(error: ValidationError) -> tuple[str, ...]:
     return tuple(str(p) for p in error.absolute_path)
 
 
+def _from_python(error: ValidationError, is_type: Callable[[Any, str], bool]) -> Failure:
+    schema_path = error.relative_schema_path
+    branch = schema_path[0] if schema_path else -1
+    return Failure(
+        path=tuple(error.absolute_path), relative=tuple(error.relative_path),
+        keyword=str(error.validator), value=error.validator_value, instance=error.instance,
+        schema=error.schema, typed=_matches_type(error.schema, error.instance, is_type),
+        branch=branch if isinstance(branch, int) and not isinstance(branch, bool) else -1,
+        context=tuple(_from_python(sub, is_type) for sub in error.context or ()),
+    )
+
+
+# ---------------------------------------------------------------- jsonschema-rs's errors
+
+
+class _Unexplained(Exception):
+    """jsonschema-rs reported something the adapter does not map one to one."""
+
+
+# jsonschema-rs error kinds whose keyword is the last step of their evaluation path.
+_RS_KEYWORDS = {
+    "Type": "type", "Enum": "enum", "Constant": "const", "Pattern": "pattern",
+    "MinLength": "minLength", "MaxLength": "maxLength", "MinItems": "minItems",
+    "MaxItems": "maxItems", "MinProperties": "minProperties", "MaxProperties": "maxProperties",
+    "Minimum": "minimum", "Maximum": "maximum", "ExclusiveMinimum": "exclusiveMinimum",
+    "ExclusiveMaximum": "exclusiveMaximum", "MultipleOf": "multipleOf",
+    "UniqueItems": "uniqueItems", "Contains": "contains", "Not": "not", "Required": "required",
+    "AdditionalProperties": "additionalProperties", "AnyOf": "anyOf",
+    "OneOfNotValid": "oneOf", "OneOfMultipleValid": "oneOf",
+}
+# Keywords whose value maps names to subschemas, or lists subschemas; of those, the ones
+# whose name or index is a step into the instance; keywords whose subschema is one.
+_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions",
+                   "dependentSchemas"})
+_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+_NAMED_DESCENT = frozenset({"properties", "patternProperties", "prefixItems", "items"})
+_DESCENT = frozenset({"items", "additionalProperties", "additionalItems", "contains",
+                      "unevaluatedProperties", "unevaluatedItems"})
+_OLD_DRAFTS = ("draft-03", "draft-04")  # integers and exclusive bounds of their own
+
+
+class _RsErrors:
+    """Maps jsonschema-rs's errors onto ``Failure``s as jsonschema would have reported them.
+
+    Each error's evaluation path is walked through the schema (``$ref``s resolved in the
+    registry's documents): the holding subschema gives the keyword's value, and the position
+    of every step in its schema gives jsonschema's order (it applies a schema's keywords in
+    the order they are written, branches and properties in theirs). Anything the walk cannot
+    follow, and any kind without a keyword of jsonschema's, raises ``_Unexplained``.
+    """
+
+    def __init__(self, schema: Mapping[str, Any], registry: Registry | None) -> None:
+        self.root = schema
+        self.base = _base_of(schema, "")
+        self.documents: dict[str, Any] = {
+            uri.rstrip("#"): doc for uri, doc in (registry.resources if registry else ())
+        }
+        self.old = any(d in str(schema.get("$schema", "")) for d in _OLD_DRAFTS)
+
+    def failures(self, errors: Iterable[Any], instance: Any) -> list[Failure]:
+        if self.old:
+            raise _Unexplained("draft 3 or 4 schema")
+        mapped = [self._map(error, instance, ()) for error in errors]
+        mapped.sort(key=lambda pair: (tuple(str(p) for p in pair[1].path), pair[0]))
+        return [failure for _, failure in mapped]
+
+    def _map(self, error: Any, root: Any, parent: Path) -> tuple[list[int], Failure]:
+        kind = type(error.kind).__name__
+        path: Path = tuple(error.instance_path)
+        instance = _at(root, path)
+        keyword: str
+        value: Any
+        schema: Any
+        if kind == "FalseSchema":
+            order, holder, node = self._walk(error, path, leaf=False)
+            if node is not False:
+                raise _Unexplained(kind)
+            keyword, value, schema = "None", None, False
+        else:
+            keyword = _RS_KEYWORDS.get(kind, "")
+            steps = error.evaluation_path
+            if not keyword or not steps or steps[-1] != keyword:
+                raise _Unexplained(kind)
+            order, holder, value = self._walk(error, path, leaf=True)
+            schema = holder
+        if kind == "Pattern" and isinstance(instance, str) and _search(str(value), instance):
+            raise _Unexplained("the pattern dialects disagree")  # jsonschema: no error
+        context: list[Failure] = []
+        if kind in ("AnyOf", "OneOfNotValid"):
+            for index, branch in enumerate(error.kind.context):
+                subs = sorted((self._map(sub, root, path) for sub in branch),
+                              key=lambda pair: pair[0])
+                context += [replace(sub, branch=index) for _, sub in subs]
+        failure = Failure(
+            path=path, relative=path[len(parent):], keyword=keyword, value=value,
+            instance=instance, schema=schema, typed=_matches_type(schema, instance, _is_type),
+            context=tuple(context),
+        )
+        return order, failure
+
+    def _walk(self, error: Any, path: Path, leaf: bool) -> tuple[list[int], Any, Any]:
+        """Follows the error's evaluation path from the root: (the position of every step in
+        its schema, the schema holding the last step, the last step's node).
+
+        jsonschema-rs 0.61 leaves a ``properties/<name>`` pair out of some evaluation paths
+        (a property of a definition reached through a ``$ref`` into another definition's
+        property); the walk puts it back from the instance path, and the result must land
+        on the keyword jsonschema-rs names as the absolute keyword location.
+        """
+        steps = list(error.evaluation_path)
+        node: Any = self.root
+        base, holder, order = self.base, node, []
+        depth = 0  # instance path steps the walk has descended into
+        container = ""  # at a mapping or list of subschemas: the keyword holding it
+        repaired = False
+        index = 0
+        while index < len(steps):
+            step = steps[index]
+            last = index == len(steps) - 1
+            if not container and isinstance(node, dict) and step not in node:
+                wanted = path[depth] if depth < len(path) else None
+                props = node.get("properties")
+                if isinstance(wanted, str) and isinstance(props, dict) and wanted in props:
+                    steps[index:index] = ["properties", wanted]
+                    repaired = True
+                    continue
+                raise _Unexplained(f"no {step!r} in the schema")
+            holder = node
+            if isinstance(node, dict) and step in node:
+                order.append(_position(node, step))
+                if not container:
+                    base = _base_of(node, base)
+                node = node[step]
+                if container:
+                    depth += container in _NAMED_DESCENT
+                    container = ""
+                elif leaf and last:
+                    break
+                elif step == "$ref":
+                    node, base = self._resolve(node, base)
+                elif step in ("$dynamicRef", "$recursiveRef"):
+                    raise _Unexplained(str(step))
+                elif step in _MAPS or (step in _LISTS and isinstance(node, list)):
+                    container = str(step)
+                else:
+                    depth += step in _DESCENT
+            elif container and isinstance(node, list) and isinstance(step, int) \
+                    and 0 <= step < len(node):
+                order.append(step)
+                node = node[step]
+                depth += container in _NAMED_DESCENT
+                container = ""
+            else:
+                raise _Unexplained(f"cannot follow {step!r}")
+            index += 1
+        if depth != len(path) or container:
+            raise _Unexplained("the evaluation path does not reach the instance")
+        located = self._located(error, steps[-1] if steps else None)
+        if located is None:
+            if repaired:
+                raise _Unexplained("a repaired evaluation path without a location")
+        elif located is not holder:
+            raise _Unexplained("the evaluation path and the keyword location disagree")
+        return order, holder, node
+
+    def _located(self, error: Any, last: Any) -> Any:
+        """The schema holding the keyword at the error's absolute keyword location."""
+        location = error.absolute_keyword_location
+        if not isinstance(location, str):
+            return None
+        uri, _, fragment = location.partition("#")
+        tokens = fragment.split("/")[1:] if fragment else []
+        if not tokens or _token(tokens[-1]) != str(last):
+            raise _Unexplained("the keyword location names another keyword")
+        parent = "/".join(fragment.split("/")[:-1])
+        holder, _ = self._resolve(f"{uri}#{parent}", self.base)
+        return holder
+
+    def _resolve(self, ref: Any, base: str) -> tuple[Any, str]:
+        if not isinstance(ref, str):
+            raise _Unexplained("a $ref that is not a string")
+        uri, _, fragment = urljoin(base, ref).partition("#")
+        if uri == self.base:
+            document = self.root
+        elif uri in self.documents:
+            document = self.documents[uri]
+        else:
+            raise _Unexplained(f"$ref into {uri!r}")
+        node = document
+        if fragment and not fragment.startswith("/"):
+            raise _Unexplained("a $ref to an anchor")
+        for part in fragment.split("/")[1:] if fragment else ():
+            token = _token(part)
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                raise _Unexplained(f"$ref {ref!r} points at nothing")
+        return node, uri
+
+
+def _token(part: str) -> str:
+    return unquote(part).replace("~1", "/").replace("~0", "~")
+
+
+def _base_of(node: Mapping[str, Any], base: str) -> str:
+    identifier = node.get("$id")
+    return urljoin(base, identifier).partition("#")[0] if isinstance(identifier, str) else base
+
+
+def _position(node: Mapping[str, Any], step: Any) -> int:
+    for index, key in enumerate(node):
+        if key == step:
+            return index
+    return len(node)
+
+
+def _at(root: Any, path: Path) -> Any:
+    node = root
+    for step in path:
+        try:
+            node = node[step]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise _Unexplained(f"no {step!r} in the instance") from exc
+    return node
+
+
+def _is_type(instance: Any, name: str) -> bool:
+    """JSON Schema's types as jsonschema's draft 6+ type checker reads Python values."""
+    if name == "null":
+        return instance is None
+    if name == "boolean":
+        return isinstance(instance, bool)
+    if isinstance(instance, bool):
+        return False
+    if name == "integer":
+        return isinstance(instance, int) or (
+            isinstance(instance, float) and instance.is_integer())
+    if name == "number":
+        return isinstance(instance, numbers.Number)
+    if name == "string":
+        return isinstance(instance, str)
+    if name == "array":
+        return isinstance(instance, list)
+    if name == "object":
+        return isinstance(instance, dict)
+    return False
+
+
+def _matches_type(schema: Any, instance: Any, is_type: Callable[[Any, str], bool]) -> bool:
+    """The instance has one of the types its schema names (False when it names none)."""
+    expected = schema.get("type") if isinstance(schema, dict) else None
+    if expected is None:
+        return False
+    names = [expected] if isinstance(expected, str) else expected
+    try:
+        return any(is_type(instance, name) for name in names)
+    except Exception:  # an unknown type name: no match
+        return False
+
+
 # ---------------------------------------------------------------- messages
 
 
 def _explain(
-    error: ValidationError, redact: Redact, lenient: Lenient | None
+    error: Failure, redact: Redact, lenient: Lenient | None
 ) -> Iterator[SchemaProblem]:
-    path: Path = tuple(error.absolute_path)
-    keyword = str(error.validator)
+    path = error.path
+    keyword = error.keyword
     if lenient is not None and keyword in VALUE_KEYWORDS and lenient(error.instance):
         return
     if keyword == "additionalProperties" or keyword == "unevaluatedProperties":
@@ -167,7 +475,7 @@ def _explain(
         if extra:
             return
     if keyword == "required":
-        wanted: Any = error.validator_value
+        wanted: Any = error.value
         missing = [k for k in _as_list(wanted)
                    if isinstance(error.instance, dict) and k not in error.instance]
         for key in missing:  # one error per missing field; duplicates are dropped by the caller
@@ -183,30 +491,27 @@ def _explain(
 
 
 def _branch_problem(
-    error: ValidationError, redact: Redact, lenient: Lenient | None
+    error: Failure, redact: Redact, lenient: Lenient | None
 ) -> SchemaProblem | None:
     """``oneOf``/``anyOf``: one message for the whole choice, or the closest branch's problem."""
-    path: Path = tuple(error.absolute_path)
-    context = list(error.context or ())
-    by_branch: dict[int, list[ValidationError]] = {}
+    path = error.path
+    context = list(error.context)
+    by_branch: dict[int, list[Failure]] = {}
     for sub in context:
-        branch = sub.relative_schema_path[0] if sub.relative_schema_path else -1
-        by_branch.setdefault(int(branch) if isinstance(branch, int) else -1, []).append(sub)
+        by_branch.setdefault(sub.branch, []).append(sub)
     branches = list(by_branch.values())
-    if branches and all(len(b) == 1 and b[0].validator == "type" and not b[0].relative_path
+    if branches and all(len(b) == 1 and b[0].keyword == "type" and not b[0].relative
                         for b in branches):
-        expected = _type_names([t for b in branches for t in _as_list(b[0].validator_value)])
+        expected = _type_names([t for b in branches for t in _as_list(b[0].value)])
         shown = _show(error.instance) if not redact(path) else ""
         got = f"got {json_type(error.instance)}{shown}"
-        return SchemaProblem(path, f"expected {expected}, {got}", str(error.validator))
-    if branches and all(len(b) == 1 and b[0].validator == "required" for b in branches):
-        fields = [str(k) for b in branches for k in _as_list(b[0].validator_value)]
+        return SchemaProblem(path, f"expected {expected}, {got}", error.keyword)
+    if branches and all(len(b) == 1 and b[0].keyword == "required" for b in branches):
+        fields = [str(k) for b in branches for k in _as_list(b[0].value)]
         return SchemaProblem(
             path, f"needs one of the fields {', '.join(repr(f) for f in fields)}",
-            str(error.validator),
+            error.keyword,
         )
-    from jsonschema.exceptions import best_match
-
     closest = best_match(context)
     if closest is None:
         return None
@@ -214,7 +519,35 @@ def _branch_problem(
     return problems[0] if problems else None
 
 
-def _extra_keys(error: ValidationError) -> list[str]:
+WEAK = frozenset({"anyOf", "oneOf"})  # jsonschema's default weak keywords (no strong ones)
+
+
+def relevance(failure: Failure) -> tuple[Any, ...]:
+    """jsonschema's ``relevance`` key (4.26, default weak keywords, no strong ones), on
+    ``Failure``s; ``best_match`` takes the highest. Compared in turn: the shallower instance
+    path, then the later one among siblings, then a keyword other than ``oneOf``/``anyOf``,
+    then (as jsonschema writes it) ``not`` "the instance has a type the schema names".
+    """
+    return (-len(failure.relative), failure.relative, failure.keyword not in WEAK,
+            not failure.typed)
+
+
+def best_match(failures: Iterable[Failure]) -> Failure | None:
+    """jsonschema's ``best_match`` on ``Failure``s: the most relevant failure; if it is a
+    choice, the least relevant of its branches' failures, descending while there is a single
+    least relevant one (the first one wins a tie, as in jsonschema)."""
+    best = max(failures, key=relevance, default=None)
+    if best is None:
+        return None
+    while best.context:
+        smallest = heapq.nsmallest(2, best.context, key=relevance)
+        if len(smallest) == 2 and relevance(smallest[0]) == relevance(smallest[1]):
+            return best
+        best = smallest[0]
+    return best
+
+
+def _extra_keys(error: Failure) -> list[str]:
     instance, schema = error.instance, error.schema
     if not isinstance(instance, dict) or not isinstance(schema, dict):
         return []
@@ -239,10 +572,10 @@ def _search(pattern: str, text: str) -> bool:
     return bool(compiled and compiled.search(text))
 
 
-def describe(error: ValidationError, quote: bool = True) -> str:
-    """A message for one error: what was expected, and (when ``quote``) the short value found."""
-    keyword = str(error.validator)
-    value: Any = error.validator_value
+def describe(error: Failure, quote: bool = True) -> str:
+    """A message for one failure: what was expected, and (when ``quote``) the short value found."""
+    keyword = error.keyword
+    value: Any = error.value
     instance = error.instance
     shown = _show(instance) if quote else ""
     got = f"got {json_type(instance)}{shown}"
