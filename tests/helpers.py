@@ -8,9 +8,10 @@ import re
 import shutil
 import subprocess
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -227,3 +228,14 @@ spec:
         image: x
         {ports}
 """
+
+
+def value_paths(value: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """Every path into a YAML value (mapping keys, list indices), the value's own first."""
+    yield prefix
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from value_paths(v, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from value_paths(v, (*prefix, i))

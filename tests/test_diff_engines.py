@@ -15,7 +15,7 @@ from reviewbot.diff.objects import compare
 from reviewbot.load.loader import load
 from reviewbot.sources.tree import FileRecord, blob_id
 
-from .helpers import ROOT, SEEDS
+from .helpers import ROOT, SEEDS, value_paths
 
 
 def _bodies() -> Iterator[tuple[str, dict[str, Any]]]:
@@ -66,23 +66,13 @@ _VALUES = st.recursive(
 )
 
 
-def _paths(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    yield path
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield from _paths(v, (*path, k))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield from _paths(v, (*path, i))
-
-
 @st.composite
 def _pairs(draw: st.DrawFn) -> tuple[Any, Any]:
     """A value and an edit of it: a few nodes replaced, removed or added."""
     base = draw(_VALUES)
     head = copy.deepcopy(base)
     for _ in range(draw(st.integers(0, 3))):
-        paths = list(_paths(head))
+        paths = list(value_paths(head))
         path = draw(st.sampled_from(paths))
         if not path:
             head = draw(_VALUES)

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from reviewbot.cli import main
 from reviewbot.report.base import FORMATS
 
-from .helpers import GitRepo
+from .helpers import GitRepo, value_paths
 
 pytestmark = pytest.mark.fuzz
 
@@ -185,16 +185,6 @@ VALUES = {"image": {"repository": "nginx", "tag": "latest"},
           "resources": {"requests": {"cpu": "1"}}, "auth": {"password": PLANTED}}
 
 
-def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    yield prefix
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _paths(v, (*prefix, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _paths(v, (*prefix, i))
-
-
 class Raw(str):
     """A scalar written into the YAML text as it is (an odd scalar, read as YAML reads it)."""
 
@@ -222,7 +212,7 @@ def _protected(path: tuple[Any, ...], body: dict[str, Any]) -> bool:
 @st.composite
 def mutated(draw: st.DrawFn, body: dict[str, Any]) -> Any:
     body = json.loads(json.dumps(body))
-    paths = [p for p in _paths(body) if not _protected(p, body)]
+    paths = [p for p in value_paths(body) if not _protected(p, body)]
     for _ in range(draw(st.integers(0, 4))):
         path = draw(st.sampled_from(paths))
         choice = draw(st.integers(0, 2))
@@ -236,7 +226,7 @@ def mutated(draw: st.DrawFn, body: dict[str, Any]) -> Any:
             body = _set(body, path, value)
         except (KeyError, IndexError, TypeError):
             continue
-        paths = [p for p in _paths(body) if not _protected(p, body)]
+        paths = [p for p in value_paths(body) if not _protected(p, body)]
         if not paths:
             break
     return body
