@@ -77,6 +77,29 @@ def test_diff_between_git_refs(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert code == 2 and "no-such-ref" in err
 
 
+def test_the_object_diff_in_json_carries_the_connectivity_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``reviewbot diff --format json`` has the review's ``connectivity_diff``: the same
+    flows, and an empty list when the change touches no policy or pod."""
+    repo = GitRepo(tmp_path / "repo")
+    pods = (deployment("web", "shop", "{app: web}")
+            + deployment("api", "shop", "{app: api}", "ports: [{containerPort: 8080}]"))
+    old = repo.commit({"a.yaml": pods + POLICY})
+    new = repo.commit({"a.yaml": pods + POLICY.replace("port: 8080", "port: 9090")})
+    code, out, _ = run_cli(["diff", old, new, "--repo", str(repo.path), "--format", "json"],
+                           capsys)
+    assert code == 0
+    assert json.loads(out)["connectivity_diff"] == [{
+        "diff_type": "changed", "source": "shop/web[Deployment]",
+        "destination": "shop/api[Deployment]", "ref1": "TCP 8080", "ref2": "TCP 9090",
+    }]
+    same = repo.commit({"b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
+    code, out, _ = run_cli(["diff", new, same, "--repo", str(repo.path), "--format", "json"],
+                           capsys)
+    assert code == 0 and json.loads(out)["connectivity_diff"] == []
+
+
 def test_markdown_and_mermaid_show_each_change() -> None:
     changes = [
         FlowChange("changed", "a/x[Deployment]", "b/y[Deployment]", "TCP 80", "TCP 80,443"),

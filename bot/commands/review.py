@@ -456,8 +456,11 @@ def diff_command(args: argparse.Namespace) -> int:
         text = render_diff_text(shown_entries(entries), use_color(args.color, args.output))
         text += _verdict_text(verdicts)
     elif args.format == "json":
-        text = render(Report(findings=(), review=ReviewSummary(diff=entries),
-                             skipped=tuple(head_model.skipped)), "json")
+        flows = review_changes(diff, base_model, head_model,
+                               IngressController.from_config(config.section("netpol")))
+        text = render(Report(findings=(), review=ReviewSummary(
+            diff=entries, connectivity=tuple(flows or ())), skipped=tuple(head_model.skipped)),
+            "json")
     else:
         from reviewbot.report.markdown import render_diff_section
         text = render_diff_section(shown_entries(entries), SUMMARY_LIMIT)
