@@ -137,3 +137,11 @@ def test_fail_on_threshold(tmp_path: Path) -> None:
     (tmp_path / ".reviewbot.yaml").write_text("rules:\n  yaml-syntax: {severity: warning}\n")
     assert main(args) == 0
     assert main([*args, "--fail-on", "warning"]) == 1
+
+
+def test_a_path_that_does_not_exist_is_the_one_error_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "nowhere"
+    assert main(["lint", str(missing)]) == 2
+    assert capsys.readouterr().err == f"reviewbot: no such file or directory: {missing}\n"

@@ -18,6 +18,7 @@ from reviewbot.errors import ReviewbotError
 from reviewbot.report.base import Report
 from reviewbot.sources.tree import (
     Tree,
+    check_targets,
     common_start,
     disk_tree,
     repo_root,
@@ -94,6 +95,7 @@ def guard_binaries(config: Config, trees: Sequence[Path]) -> None:
 
 def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
     targets = [Path(p) for p in args.paths] or [Path(".")]
+    check_targets(targets)  # before the configuration is looked for: the one error said
     start = common_start(targets)
     root = repo_root(start)
     config = resolve_config(args, root, start)

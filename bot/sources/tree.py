@@ -148,6 +148,13 @@ def repo_root(start: Path) -> Path:
     return Path.cwd().resolve()
 
 
+def check_targets(targets: Sequence[Path]) -> None:
+    """Every target exists (a link counts, it is listed as skipped), else the error."""
+    for target in targets:
+        if not target.exists() and not target.is_symlink():
+            raise ReviewbotError(f"no such file or directory: {target}")
+
+
 def disk_tree(targets: Sequence[Path], root: Path) -> Tree:
     """Walk files and folders under ``targets`` (never following links) relative to ``root``."""
     files: list[FileRecord] = []
@@ -155,9 +162,8 @@ def disk_tree(targets: Sequence[Path], root: Path) -> Tree:
     paths: set[str] = set()
     skipped: list[Skipped] = []
     root_text = os.path.abspath(root)
+    check_targets(targets)
     for target in targets:
-        if not target.exists() and not target.is_symlink():
-            raise ReviewbotError(f"no such file or directory: {target}")
         for path, kind in _walk(os.path.abspath(target), root_text):
             relpath = _relative(path, root_text)
             if kind is _LINK:
