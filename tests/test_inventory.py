@@ -111,9 +111,25 @@ def test_write_keeps_every_byte_outside_the_sections(
     assert raw["measured"]["Deployment/poimen/poimen-memory"] == {"measured-boot-seconds": 21}
     assert raw["rules"] == {"probe-headroom": {"factor": 1.5},
                             "control-plane-resources": {"max-limit-fraction": 0.3}}
-    # a second scan of the same cluster changes nothing
-    assert run(capsys, "--nodes", NODES, "--pods", PODS, "--write", str(config))[0] == 0
-    assert config.read_text() == written
+    # a second scan of the same cluster changes nothing, and says so
+    mtime = config.stat().st_mtime_ns
+    code, _, err = run(capsys, "--nodes", NODES, "--pods", PODS, "--write", str(config))
+    assert code == 0 and "already up to date" in err and "updated" not in err
+    assert config.read_text() == written and config.stat().st_mtime_ns == mtime
+
+
+def test_an_items_list_without_kind_is_a_list_and_one_node_is_one_node(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"items": []}')
+    code, _, err = run(capsys, "--nodes", str(empty))
+    assert code == 2 and "no Node objects" in err
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps({"items": [{"metadata": {"name": "n1"},
+                                          "status": {"allocatable": {"cpu": "4"}}}]}))
+    code, out, _ = run(capsys, "--nodes", str(one))
+    assert code == 0 and f"# reviewbot inventory: 1 node from {one}" in out
 
 
 def test_write_creates_a_missing_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

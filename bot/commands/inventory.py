@@ -28,9 +28,11 @@ def inventory_command(args: argparse.Namespace) -> int:
     pods_text, pods_name = _read(args.pods) if args.pods else (None, "")
     nodes, measured, boots = from_kubectl(nodes_text, nodes_name, pods_text, pods_name)
     if args.write:
-        _write(Path(args.write), nodes, measured, getattr(args, "cluster", None))
-        what = f"{len(nodes)} nodes" + (f", {len(measured)} measured boots" if args.pods else "")
-        print(f"reviewbot: updated {args.write} ({what})", file=sys.stderr)
+        changed = _write(Path(args.write), nodes, measured, getattr(args, "cluster", None))
+        what = _count(len(nodes), "node") + (
+            f", {_count(len(measured), 'measured boot')}" if args.pods else "")
+        done = "updated" if changed else "already up to date:"
+        print(f"reviewbot: {done} {args.write} ({what})", file=sys.stderr)
         return 0
     emit(render(nodes, measured, boots, nodes_name, pods_name if args.pods else None,
                 getattr(args, "cluster", None)), args.output)
@@ -40,7 +42,7 @@ def inventory_command(args: argparse.Namespace) -> int:
 def render(nodes: list[dict[str, Any]], measured: dict[str, dict[str, Any]], boots: list[Boot],
            nodes_name: str, pods_name: str | None, cluster: str | None = None) -> str:
     """The sections as YAML, with a header saying where they came from."""
-    head = [f"# reviewbot inventory: {len(nodes)} nodes from {nodes_name}"]
+    head = [f"# reviewbot inventory: {_count(len(nodes), 'node')} from {nodes_name}"]
     if pods_name is not None:
         head.append(f"# measured boots (first container start -> Ready, the longest pod) from "
                     f"{pods_name}:")
@@ -56,7 +58,8 @@ def render(nodes: list[dict[str, Any]], measured: dict[str, dict[str, Any]], boo
 
 
 def _write(path: Path, nodes: list[dict[str, Any]], measured: dict[str, dict[str, Any]],
-           cluster: str | None) -> None:
+           cluster: str | None) -> bool:
+    """Write the sections into ``path``; False when it already said exactly that."""
     try:
         text = path.read_text(encoding="utf-8") if path.exists() else ""
     except (OSError, UnicodeDecodeError) as exc:
@@ -79,6 +82,8 @@ def _write(path: Path, nodes: list[dict[str, Any]], measured: dict[str, dict[str
     except ProblemError as exc:
         raise ReviewbotError(exc.message) from None
     parse_config(new.encode(), str(path))  # what is written must read back as a valid config
+    if new == text:
+        return False
     fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=".reviewbot-")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -87,6 +92,7 @@ def _write(path: Path, nodes: list[dict[str, Any]], measured: dict[str, dict[str
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
         raise ReviewbotError(f"cannot write {path}: {exc.strerror}") from exc
+    return True
 
 
 def _set_nodes(old: Any, nodes: list[dict[str, Any]]) -> Any:
@@ -125,3 +131,7 @@ def _read(name: str) -> tuple[str, str]:
         return Path(name).read_text(encoding="utf-8"), name
     except (OSError, UnicodeDecodeError) as exc:
         raise ReviewbotError(f"cannot read {name}: {exc}") from exc
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -192,7 +192,8 @@ def read_objects(text: str, name: str) -> list[Mapping[str, Any]]:
         raise ReviewbotError(f"{name}: not kubectl's JSON output ({exc})") from None
     if not isinstance(data, dict):
         raise ReviewbotError(f"{name}: expected a JSON object (kubectl get ... -o json)")
-    items = data.get("items") if data.get("kind", "").endswith("List") else [data]
+    listed = str(data.get("kind", "")).endswith("List") or ("items" in data and "kind" not in data)
+    items = data.get("items") if listed else [data]
     if not isinstance(items, list):
         raise ReviewbotError(f"{name}: its items are not a list")
     return [i for i in items if isinstance(i, dict)]
