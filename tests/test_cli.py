@@ -145,3 +145,13 @@ def test_a_path_that_does_not_exist_is_the_one_error_said(
     missing = tmp_path / "nowhere"
     assert main(["lint", str(missing)]) == 2
     assert capsys.readouterr().err == f"reviewbot: no such file or directory: {missing}\n"
+
+
+def test_diff_outside_git_says_so_and_names_no_ci_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    assert main(["diff", "main"]) == 2
+    err = capsys.readouterr().err
+    assert "is not in a git repository" in err and "fetch-depth" not in err

@@ -100,6 +100,10 @@ def _resolve(root: Path, ref: str, what: str) -> str:
     try:
         return resolve_ref(root, _safe_ref(ref, what), top=True)
     except ReviewbotError as exc:
+        if not _in_git(root):
+            raise ReviewbotError(
+                f"{root} is not in a git repository: diff and review compare git refs "
+                "(--repo DIR names the repository)") from None
         raise ReviewbotError(
             f"cannot resolve the {what} {ref[:80]!r}: {exc.message} (in CI, fetch the full "
             "history: actions/checkout with fetch-depth: 0)"
@@ -129,6 +133,13 @@ def review_sides(args: argparse.Namespace, event: CiEvent | None) -> Sides:
             f"({hint})"
         ) from None
     return Sides(root, base_ref, merge, head_sha)
+
+
+def _in_git(root: Path) -> bool:
+    import subprocess
+
+    return subprocess.run(["git", "-C", str(root), "rev-parse", "--git-dir"],
+                          capture_output=True, check=False).returncode == 0
 
 
 def _shallow(root: Path) -> bool:
