@@ -49,3 +49,31 @@ class PublishResult:
 
 class Forge(Protocol):
     def publish(self, pr: PullRequestRef, payload: ReviewPayload) -> PublishResult: ...
+
+
+def mode_result(payload: ReviewPayload) -> PublishResult | None:
+    """The result of a publish its comment mode settles before any request, else None."""
+    if payload.mode not in MODES:
+        raise ForgeError(f"unknown comment mode {payload.mode!r} (expected {', '.join(MODES)})")
+    if payload.mode == "none":
+        return PublishResult(False, 0, 0, 0, "comment mode 'none': nothing posted")
+    return None
+
+
+class Progress:
+    """What one publish has done so far, for an honest result when it stops half-way."""
+
+    def __init__(self) -> None:
+        self.step = "starting"
+        self.wrote = False
+        self.inline = 0
+        self.folded = 0
+        self.deleted = 0
+
+    def refused(self, where: str, status: int | None, message: str, advice: str) -> PublishResult:
+        """The result when the forge refused the token's write (HTTP 401/403) at this step."""
+        return PublishResult(
+            self.wrote, self.inline, self.folded, self.deleted,
+            f"not posted to {where} ({self.step}): the token may not write "
+            f"(HTTP {status}: {message}); {advice}",
+        )

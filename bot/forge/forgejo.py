@@ -33,12 +33,13 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 from reviewbot.forge.base import (
-    MODES,
     ForgeError,
     InlineComment,
+    Progress,
     PublishResult,
     PullRequestRef,
     ReviewPayload,
+    mode_result,
 )
 from reviewbot.forge.diffmap import DiffMap, parse_git_diff
 from reviewbot.forge.reconcile import (
@@ -75,15 +76,6 @@ def _message(response: httpx.Response, token: str) -> str:
         # a 500's cause is hidden from non-admins in production: the message is empty
         return scrub(str(data["message"] or ""), (token,))[:300] or "no message"
     return scrub(str(data), (token,))[:300]
-
-
-class _Progress:
-    def __init__(self) -> None:
-        self.step = "starting"
-        self.wrote = False
-        self.inline = 0
-        self.folded = 0
-        self.deleted = 0
 
 
 class ForgejoForge:
@@ -233,10 +225,9 @@ class ForgejoForge:
     # -- publish -----------------------------------------------------------------------
 
     def publish(self, pr: PullRequestRef, payload: ReviewPayload) -> PublishResult:
-        if payload.mode not in MODES:
-            raise ForgeError(f"unknown comment mode {payload.mode!r} (expected {', '.join(MODES)})")
-        if payload.mode == "none":
-            return PublishResult(False, 0, 0, 0, "comment mode 'none': nothing posted")
+        settled = mode_result(payload)
+        if settled is not None:
+            return settled
         retrier = Retrier(
             self._clock,
             self._policy,
@@ -244,21 +235,15 @@ class ForgejoForge:
             secrets=(self._token,),
             abort=self._sockets.shutdown,
         )
-        progress = _Progress()
+        progress = Progress()
         where = f"{pr.owner}/{pr.repo}#{pr.number}"
         try:
             return self._publish(retrier, pr, payload, progress)
         except HttpFailure as failure:
             if failure.status in (401, 403):
-                return PublishResult(
-                    progress.wrote,
-                    progress.inline,
-                    progress.folded,
-                    progress.deleted,
-                    f"not posted to {where} ({progress.step}): the token may not write "
-                    f"(HTTP {failure.status}: {failure.message}); a Forgejo token needs the "
-                    "write:repository and write:issue scopes, see the README",
-                )
+                return progress.refused(
+                    where, failure.status, failure.message, "a Forgejo token needs the "
+                    "write:repository and write:issue scopes, see the README")
             raise ForgeError(
                 scrub(
                     f"Forgejo API error on {where} ({progress.step}): "
@@ -280,7 +265,7 @@ class ForgejoForge:
         return str(login) if login else self._bot_login
 
     def _publish(
-        self, r: Retrier, pr: PullRequestRef, payload: ReviewPayload, progress: _Progress
+        self, r: Retrier, pr: PullRequestRef, payload: ReviewPayload, progress: Progress
     ) -> PublishResult:
         base = f"/repos/{quote(pr.owner, safe='')}/{quote(pr.repo, safe='')}"
         pull_path = f"{base}/pulls/{pr.number}"

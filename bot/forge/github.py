@@ -36,12 +36,13 @@ from github.Requester import (
 )
 
 from reviewbot.forge.base import (
-    MODES,
     ForgeError,
     InlineComment,
+    Progress,
     PublishResult,
     PullRequestRef,
     ReviewPayload,
+    mode_result,
 )
 from reviewbot.forge.diffmap import DiffMap, parse_patch
 from reviewbot.forge.reconcile import (
@@ -278,10 +279,9 @@ class GitHubForge:
         self._gh.close()
 
     def publish(self, pr: PullRequestRef, payload: ReviewPayload) -> PublishResult:
-        if payload.mode not in MODES:
-            raise ForgeError(f"unknown comment mode {payload.mode!r} (expected {', '.join(MODES)})")
-        if payload.mode == "none":
-            return PublishResult(False, 0, 0, 0, "comment mode 'none': nothing posted")
+        settled = mode_result(payload)
+        if settled is not None:
+            return settled
         retrier = Retrier(
             self._clock,
             self._policy,
@@ -289,21 +289,15 @@ class GitHubForge:
             secrets=(self._token,),
             abort=self._sockets.shutdown,
         )
-        progress = _Progress()
+        progress = Progress()
         try:
             return self._publish(retrier, pr, payload, progress)
         except HttpFailure as failure:
             where = f"{pr.owner}/{pr.repo}#{pr.number}"
             if failure.status in (401, 403):
-                return PublishResult(
-                    progress.wrote,
-                    progress.inline,
-                    progress.folded,
-                    progress.deleted,
-                    f"not posted to {where} ({progress.step}): the token may not write "
-                    f"(HTTP {failure.status}: {failure.message}); pull requests from forks get "
-                    "read-only tokens, see the workflow_run pattern in the README",
-                )
+                return progress.refused(
+                    where, failure.status, failure.message, "pull requests from forks get "
+                    "read-only tokens, see the workflow_run pattern in the README")
             raise ForgeError(
                 scrub(
                     f"GitHub API error on {where} ({progress.step}): "
@@ -326,7 +320,7 @@ class GitHubForge:
             raise
 
     def _publish(
-        self, r: Retrier, pr: PullRequestRef, payload: ReviewPayload, progress: _Progress
+        self, r: Retrier, pr: PullRequestRef, payload: ReviewPayload, progress: Progress
     ) -> PublishResult:
         progress.step = "reading the pull request"
         me = self._whoami(r)
@@ -440,14 +434,3 @@ class GitHubForge:
                 return 0
             raise
         return 1
-
-
-class _Progress:
-    """What one publish has done so far, for an honest result when it stops half-way."""
-
-    def __init__(self) -> None:
-        self.step = "starting"
-        self.wrote = False
-        self.inline = 0
-        self.folded = 0
-        self.deleted = 0
