@@ -371,6 +371,21 @@ def test_models_of_one_run_share_objects_only_where_nothing_differs(tmp_path: Pa
     assert head_model.services[0].obj is services[1]
 
 
+def _head_after_base(base: Any, head: Any) -> tuple[Any, Any]:
+    """A review's two models (the head built after the base, sharing its parses and
+    builds), after checking the head's objects are those of the head built alone."""
+    memo = engine.Memo()
+    base_model = engine.load_model(base, Config(), memo=memo)
+    head_model = engine.load_model(head, Config(), memo=memo)
+    alone = engine.load_model(head, Config())
+
+    def built(model: Any) -> list[tuple[Any, Any]]:
+        return sorted(((o.identity, o.body) for o in model.objects), key=repr)
+
+    assert built(head_model) == built(alone)
+    return base_model, head_model
+
+
 def test_a_head_graph_takes_only_the_builds_that_read_the_same_files(tmp_path: Path) -> None:
     """A review's head model takes the base's kustomize builds where every file a build read
     (and every path it looked for) is the same parsed file: it equals the head built alone."""
@@ -397,15 +412,7 @@ def test_a_head_graph_takes_only_the_builds_that_read_the_same_files(tmp_path: P
     files["one/patch.yaml"] = files["one/patch.yaml"].replace("replicas: 2", "replicas: 5")
     files["two/extra.yaml"] = deploy.replace("NAME", "extra")  # looked for, absent, now there
     head = _tree(tmp_path / "head", files)
-    memo = engine.Memo()
-    base_model = engine.load_model(base, Config(), memo=memo)
-    head_model = engine.load_model(head, Config(), memo=memo)
-    alone = engine.load_model(head, Config())
-
-    def built(model: Any) -> list[tuple[Any, Any]]:
-        return sorted(((o.identity, o.body) for o in model.objects), key=repr)
-
-    assert built(head_model) == built(alone)
+    base_model, head_model = _head_after_base(base, head)
     replicas = {o.namespace: o.body["spec"].get("replicas") for o in head_model.objects
                 if o.name == "web"}
     assert replicas == {"one": 5, "two": None, "three": None}
@@ -440,15 +447,7 @@ def test_a_head_graph_takes_only_the_flux_builds_that_read_the_same_files(tmp_pa
     files["apps/b/extra.yaml"] = cm("extra")  # a new file in a generated folder
     files["apps/c/kustomization.yaml"] = "resources: []\n"  # now a kustomization of its own
     head = _tree(tmp_path / "head", files)
-    memo = engine.Memo()
-    base_model = engine.load_model(base, Config(), memo=memo)
-    head_model = engine.load_model(head, Config(), memo=memo)
-    alone = engine.load_model(head, Config())
-
-    def built(model: Any) -> list[tuple[Any, Any]]:
-        return sorted(((o.identity, o.body) for o in model.objects), key=repr)
-
-    assert built(head_model) == built(alone)
+    base_model, head_model = _head_after_base(base, head)
     names = {(o.namespace, o.name) for o in head_model.objects if o.kind == "ConfigMap"}
     assert names == {("a", "one"), ("b", "two"), ("b", "extra"), ("default", "three")}
     graphs = [m.derived["kustomize-graph"] for m in (base_model, head_model)]
