@@ -455,3 +455,42 @@ def test_a_head_graph_takes_only_the_flux_builds_that_read_the_same_files(tmp_pa
     builds = [[g.flux_build("clusters/main/apps.yaml", d.value["spec"]) for d in flux_docs]
               for g in graphs]
     assert [b is h for b, h in zip(*builds, strict=True)] == [True, False, False]
+
+
+def test_who_applies_a_file_is_asked_once_per_path_and_the_head_takes_the_base_answer(
+    tmp_path: Path,
+) -> None:
+    """``appliers`` asks the graph what each Flux Kustomization's path applies: the same
+    build for the same (file, path), and a review's head takes the base's where every file
+    it read is the same parsed file; the answer equals the head's alone."""
+    from reviewbot.model.objects import appliers
+
+    def flux(name: str, path: str) -> str:
+        return (f"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+                f"metadata: {{name: {name}, namespace: flux-system}}\n"
+                f"spec: {{path: {path}, prune: true, sourceRef: "
+                f"{{kind: GitRepository, name: repo}}}}\n")
+
+    files = {
+        "clusters/main/apps.yaml": flux("a", "./apps/a") + "---\n" + flux("b", "./apps/b"),
+        "apps/a/one.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: one}\n",
+        "apps/b/two.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: two}\n",
+    }
+    base = _tree(tmp_path / "base", files)
+    files["apps/b/three.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: three}\n"
+    head = _tree(tmp_path / "head", files)
+    base_model, head_model = _head_after_base(base, head)
+    alone = engine.load_model(head, Config())
+
+    def named(model: Any) -> dict[str, list[str]]:
+        return {f: [o.name for o in by] for f, by in appliers(model).items()}
+
+    named(base_model)  # a review asks the base first (change-safety's deletions)
+    assert named(head_model) == named(alone) == {
+        "apps/a/one.yaml": ["a"], "apps/b/two.yaml": ["b"], "apps/b/three.yaml": ["b"]}
+    graphs = [m.derived["kustomize-graph"] for m in (base_model, head_model)]
+    assert graphs[0].path_build("clusters/main/apps.yaml", "./apps/a") is graphs[0].path_build(
+        "clusters/main/apps.yaml", "./apps/a")
+    assert [graphs[1].path_build("clusters/main/apps.yaml", p)
+            is graphs[0].path_build("clusters/main/apps.yaml", p)
+            for p in ("./apps/a", "./apps/b")] == [True, False]  # b's folder lists a new file

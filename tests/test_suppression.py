@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .helpers import BROKEN, lint_text, pairs
+from .helpers import BROKEN, lint_dir, lint_text, pairs
 
 MALFORMED = """
     apiVersion: v1
@@ -95,3 +95,16 @@ def test_unused_and_unknown_suppressions_are_reported(tmp_path: Path) -> None:
         "ignore annotation names no known rule (did you mean gpu-rollout?)",
     ]
     assert {f.line for f in result.findings} == {6}
+
+
+def test_an_ignore_annotation_a_kustomization_sets_suppresses_its_objects(tmp_path: Path) -> None:
+    """The annotation is read from the object as built, not from its file: commonAnnotations
+    of the kustomization that builds it suppress too."""
+    (tmp_path / "app.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\n"
+        "spec:\n  containers: [{name: web, image: nginx}]\n")
+    (tmp_path / "kustomization.yaml").write_text(
+        "resources: [app.yaml]\ncommonAnnotations:\n  reviewbot.dev/ignore: image-digest\n")
+    assert pairs(lint_dir(tmp_path, only=["image-digest"])) == []
+    (tmp_path / "kustomization.yaml").write_text("resources: [app.yaml]\n")
+    assert pairs(lint_dir(tmp_path, only=["image-digest"])) == [("image-digest", 5)]

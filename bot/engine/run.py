@@ -453,6 +453,12 @@ class Suppressions:
         self.by_line: dict[tuple[str, int], list[_Entry]] = {}
         self.entries: list[_Entry] = []
         for obj in model.objects:
+            # the raw annotations first: the object's keys are text (``obj.annotations``
+            # would convert every object's annotations to find the few that say it)
+            meta = obj.body.get("metadata")
+            notes = meta.get("annotations") if isinstance(meta, dict) else None
+            if not isinstance(notes, dict) or IGNORE not in notes:
+                continue
             value = obj.annotations.get(IGNORE)
             if value is not None:  # "" names no rule: reported, not silently nothing
                 rules = tuple(r.strip() for r in str(value).split(",") if r.strip())

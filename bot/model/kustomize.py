@@ -322,6 +322,7 @@ class Graph:
         self._objects: dict[str, list[Resource]] = {}
         self._built_files: frozenset[str] | None = None
         self._flux: dict[tuple[str, int], tuple[Mapping[str, Any], Build | None]] = {}
+        self._path_specs: dict[tuple[str, str], Mapping[str, Any]] = {}
         self._layout: bool | None = None
         self._manifests: list[str] | None = None
 
@@ -618,6 +619,18 @@ class Graph:
         build = self._flux_build(obj_file, spec)
         self._flux[key] = (spec, build)  # the spec kept alive: its id stays its own
         return build
+
+    def path_build(self, obj_file: str, path: str) -> Build | None:
+        """:meth:`flux_build` of a Kustomization in ``obj_file`` that says only ``spec.path:
+        path`` (who applies a file asks this of every Flux Kustomization). One spec per
+        (file, path), the previous graph's when it had one, so that the memo (and the
+        previous graph's builds) answer again."""
+        key = (obj_file, path)
+        spec = self._path_specs.get(key)
+        if spec is None:
+            earlier = self.previous._path_specs.get(key) if self.previous is not None else None
+            spec = self._path_specs[key] = earlier if earlier is not None else {"path": path}
+        return self.flux_build(obj_file, spec)
 
     def _same_layout(self) -> bool:
         """The previous graph's tree has the same folders and ExternalArtifact copies (what

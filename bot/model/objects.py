@@ -600,7 +600,7 @@ def model_graph(model: Model) -> Graph:
 
 def _path_files(graph: Graph, obj: KObject, path: str, recurse: bool) -> set[str] | None:
     if obj.kind == "Kustomization":
-        build = graph.flux_build(obj.file, {"path": path})
+        build = graph.path_build(obj.file, path)
         return build.files if build is not None else None
     folder = graph.flux_folder(obj.file, path)
     if folder is None:
