@@ -494,3 +494,33 @@ def test_who_applies_a_file_is_asked_once_per_path_and_the_head_takes_the_base_a
     assert [graphs[1].path_build("clusters/main/apps.yaml", p)
             is graphs[0].path_build("clusters/main/apps.yaml", p)
             for p in ("./apps/a", "./apps/b")] == [True, False]  # b's folder lists a new file
+
+
+def test_a_head_graph_takes_the_base_folders_and_commented_entries_of_the_same_files(
+    tmp_path: Path,
+) -> None:
+    """A patch whose entry is commented out is no object (a resource commented out is); the
+    head's graph takes the base's folders (same paths) and the commented-out entries of
+    every kustomization whose file is the same parsed file."""
+    patch = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 2}\n"
+    files = {
+        "one/kustomization.yaml": "resources:\n  - app.yaml\npatches:\n  # - path: patch.yaml\n",
+        "one/app.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: one}\n",
+        "one/patch.yaml": patch,
+        "two/kustomization.yaml": "resources:\n  - app.yaml\npatches:\n  # - path: patch.yaml\n",
+        "two/app.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: two}\n",
+        "two/patch.yaml": patch,
+    }
+    base = _tree(tmp_path / "base", files)
+    files["two/kustomization.yaml"] = "resources:\n  - app.yaml\n  # - patch.yaml\n"
+    head = _tree(tmp_path / "head", files)
+    base_model, head_model = _head_after_base(base, head)
+    names = [sorted(o.name for o in m.objects) for m in (base_model, head_model)]
+    # a patch commented out is no object; a resource commented out is a file as written
+    assert names == [["one", "two"], ["one", "two", "web"]]
+    graphs = [m.derived["kustomize-graph"] for m in (base_model, head_model)]
+    assert graphs[1].dirs is graphs[0].dirs
+    kept, changed = (graphs[1].by_dir[d] for d in ("one", "two"))
+    assert graphs[1].commented(kept) is graphs[0].commented(graphs[0].by_dir["one"])
+    assert [(c.field, c.target) for c in graphs[1].commented(changed)] == [
+        ("resources", "two/patch.yaml")]

@@ -24,7 +24,6 @@ from reviewbot.model.kustomize import (
     Kustomization,
     Origins,
     Resource,
-    commented_entries,
     flux_clusters,
     flux_spec,
     is_remote,
@@ -250,7 +249,7 @@ def _built_documents(
         for file in patch_files(k):
             if file not in listed:
                 patches.update(id(d) for d in _documents_of(graph, file))
-        for entry in commented_entries(k):
+        for entry in graph.commented(k):
             if entry.field.startswith("patches") and entry.target not in listed:
                 patches.update(id(d) for d in _documents_of(graph, entry.target))
     return variants, patches, tags

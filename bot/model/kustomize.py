@@ -323,6 +323,7 @@ class Graph:
         self._built_files: frozenset[str] | None = None
         self._flux: dict[tuple[str, int], tuple[Mapping[str, Any], Build | None]] = {}
         self._path_specs: dict[tuple[str, str], Mapping[str, Any]] = {}
+        self._commented: dict[str, tuple[LoadedFile, list[Commented]]] = {}
         self._layout: bool | None = None
         self._manifests: list[str] | None = None
 
@@ -369,15 +370,35 @@ class Graph:
 
     @property
     def dirs(self) -> frozenset[str]:
+        """Every folder of the tree (tree paths are relative and normalized: a folder is
+        what precedes a path's last slash). The previous graph's, for the same paths."""
         if self._dirs is None:
+            earlier = self.previous
+            if earlier is not None and earlier.paths == self.paths:
+                self._dirs = earlier.dirs
+                return self._dirs
             dirs: set[str] = set()
             for path in self.paths:
-                parent = posixpath.dirname(path)
+                parent = path.rpartition("/")[0]
                 while parent and parent not in dirs:
                     dirs.add(parent)
-                    parent = posixpath.dirname(parent)
+                    parent = parent.rpartition("/")[0]
             self._dirs = frozenset(dirs)
         return self._dirs
+
+    def commented(self, k: Kustomization) -> list[Commented]:
+        """:func:`commented_entries` of ``k``, once per parsed file (the previous graph's
+        when it read the same one)."""
+        found = self._commented.get(k.file)
+        if found is not None and found[0] is k.doc.file:
+            return found[1]
+        earlier = self.previous._commented.get(k.file) if self.previous is not None else None
+        if earlier is not None and earlier[0] is k.doc.file:
+            found = earlier
+        else:
+            found = (k.doc.file, commented_entries(k))
+        self._commented[k.file] = found
+        return found[1]
 
     def objects_of(self, file: str) -> list[Resource]:
         """The objects of one file as written."""
