@@ -84,6 +84,7 @@ from reviewbot.model.kustomize import (
     Kustomization,
     Resource,
     commented_entries,
+    folders,
     is_remote,
     join,
     patch_files,
@@ -163,13 +164,7 @@ class _TreeIndex:
 
     def __init__(self, paths: Iterable[str]) -> None:
         self.files = frozenset(paths)
-        dirs: set[str] = set()
-        for path in self.files:
-            parent = posixpath.dirname(path)
-            while parent and parent not in dirs:
-                dirs.add(parent)
-                parent = posixpath.dirname(parent)
-        self.dirs = frozenset(dirs)
+        self.dirs = folders(self.files)
         self._bases = _common_bases(self.files)
         # A tree of YAML files only is a partial copy (a CI filter, a corpus): what it says
         # about other files (scripts, .env files of generators) is not evidence.
@@ -442,9 +437,10 @@ def _duplicates(
         mine = objects.get((id(r.doc), r.path))
         if mine is not None and RENDERED in mine.annotations:
             continue  # --render: kustomize built it, and refuses duplicates itself
-        other = first.get(r.identity)
+        key = r.identity
+        other = first.get(key)
         if other is None:
-            first[r.identity] = r
+            first[key] = r
             continue
         a, b = objects.get((id(other.doc), other.path)), objects.get((id(r.doc), r.path))
         if a is None or b is None:

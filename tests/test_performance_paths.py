@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reviewbot.config import Config
 from reviewbot.engine import concurrency
@@ -17,6 +20,7 @@ from reviewbot.engine import run as engine
 from reviewbot.load import cache as cache_mod
 from reviewbot.load.cache import ParseCache
 from reviewbot.load.loader import LoadedFile
+from reviewbot.model.kustomize import folders
 from reviewbot.sources.tree import disk_tree
 
 from .helpers import GitRepo, run_cli
@@ -524,3 +528,20 @@ def test_a_head_graph_takes_the_base_folders_and_commented_entries_of_the_same_f
     assert graphs[1].commented(kept) is graphs[0].commented(graphs[0].by_dir["one"])
     assert [(c.field, c.target) for c in graphs[1].commented(changed)] == [
         ("resources", "two/patch.yaml")]
+
+
+_PART = st.text("ab.-_", min_size=1, max_size=3).filter(lambda p: p not in (".", ".."))
+
+
+@given(st.lists(st.tuples(st.booleans(), st.lists(_PART, min_size=1, max_size=4)), max_size=8))
+def test_folders_are_the_dirname_walk_of_every_path(raw: list[tuple[bool, list[str]]]) -> None:
+    """``folders`` (a parent is what precedes the last slash) equals walking
+    ``posixpath.dirname`` up from every path, for normalized paths, absolute ones included."""
+    paths = [("/" if absolute else "") + "/".join(parts) for absolute, parts in raw]
+    walked: set[str] = set()
+    for path in paths:
+        parent = posixpath.dirname(path)
+        while parent and parent not in walked:
+            walked.add(parent)
+            parent = posixpath.dirname(parent)
+    assert folders(paths) == walked

@@ -316,9 +316,10 @@ class Model:
 def add_identity(
     by_identity: dict[tuple[str, str, str, str], list[KObject]], obj: KObject
 ) -> None:
-    found = by_identity.get(obj.identity)
+    key = obj.identity
+    found = by_identity.get(key)
     if found is None:
-        by_identity[obj.identity] = [obj]
+        by_identity[key] = [obj]
     else:
         found.append(obj)
 
