@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine.findings import Finding, Quiet
-from reviewbot.netpol.diff import FlowChange
 from reviewbot.sources.tree import Skipped, shown_path
+
+if TYPE_CHECKING:  # a lint never imports the connectivity diff (nor the netpol evaluator)
+    from reviewbot.netpol.diff import FlowChange
 
 FORMATS = ("text", "json", "sarif", "github", "rdjson", "markdown")
 MAX_PER_RULE = 1000  # findings of one rule an output shows; the rest are counted by rule
