@@ -6,6 +6,7 @@ import importlib.metadata
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -155,3 +156,38 @@ def test_diff_outside_git_says_so_and_names_no_ci_fix(
     assert main(["diff", "main"]) == 2
     err = capsys.readouterr().err
     assert "is not in a git repository" in err and "fetch-depth" not in err
+
+
+# ---------------------------------------------------------------- one command's arguments
+
+
+@pytest.mark.parametrize("argv", [
+    ["lint", "k8s/", "--format", "sarif", "--rule", "schema", "--fix", "--diff"],
+    ["diff", "main", "HEAD", "apps/", "--format", "json", "--exit-code"],
+    ["review", "--base", "main", "--head", "pr", "--platform", "none", "--scope", "all"],
+    ["rules", "--format", "json"],
+    ["explain", "schema"],
+    ["netpol", "connectivity", "k8s/", "--format", "connlist"],
+    ["netpol", "diff", "a", "b", "--ref-names", "x,y"],
+    ["inventory", "--nodes", "-", "--cluster", "gpu"],
+])
+def test_the_parser_built_for_one_command_reads_it_as_the_whole_parser(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only the command being run gets its arguments (the others are listed by name): the
+    same namespace, and the same --help, as the parser of every command."""
+    from reviewbot.cli import build_parser
+
+    monkeypatch.setenv("COLUMNS", "100")
+    whole, lazy = build_parser(), build_parser(argv[0])
+    assert vars(lazy.parse_args(argv)) == vars(whole.parse_args(argv))
+    assert lazy.format_help() == whole.format_help()
+    command = argv[:2] if argv[0] == "netpol" else argv[:1]
+
+    def help_of(parser: Any) -> str:
+        for name in command:
+            parser = next(a for a in parser._actions if a.dest in ("command", "netpol_command")
+                          ).choices[name]
+        return str(parser.format_help())
+
+    assert help_of(lazy) == help_of(whole)
