@@ -147,9 +147,8 @@ import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from reviewbot.diff.objects import Change, ObjectDiff, TreeDiff
 from reviewbot.engine.findings import Violation
 from reviewbot.engine.registry import Option
 from reviewbot.model.objects import KObject, Model, Path, PodTemplate, appliers
@@ -164,6 +163,9 @@ from reviewbot.model.workload import (
     pod_gpus,
 )
 from reviewbot.rules._kit import each_pod
+
+if TYPE_CHECKING:  # the diff's types only: a lint never imports the diff
+    from reviewbot.diff.objects import Change, ObjectDiff, TreeDiff
 
 ID = "change-safety"
 SEVERITY = "error"

@@ -34,35 +34,25 @@ import os
 import re
 import shlex
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from reviewbot.diff.paths import FLAG_LISTS, Segment, identifier, item_key, parse_flags, scalar
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import Document, key_text
 from reviewbot.model.objects import KObject, Model
 from reviewbot.model.quantity import parse_quantity
 from reviewbot.model.values import values_documents
 
-Segment = str | int
 Path = tuple[Segment, ...]
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 QUANTITY_PARENTS = frozenset({"requests", "limits", "hard", "capacity", "allocatable", "overhead"})
 QUANTITY_KEYS = frozenset({"sizeLimit"})
-FLAG_LISTS = frozenset({"args", "command"})
-# Identifier candidates per list name (tried in order), then the generic ones.
-LIST_KEYS: Mapping[str, tuple[tuple[str, ...], ...]] = {
-    "volumeMounts": (("mountPath",),),
-    "volumeDevices": (("devicePath",),),
-    "tolerations": (("key",), ("key", "effect")),
-    "hostAliases": (("ip",),),
-}
-GENERIC_KEYS: tuple[tuple[str, ...], ...] = (("name",), ("key",), ("id",))
 _DIGEST_KEY = os.urandom(32)
 _REMOVED = "\x00-"  # key prefix of a base-only entry of an aligned list
-_NUMBER = re.compile(r"^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
 _POSITIONAL = re.compile(r"^\[(\d+)\]$")
 
 
@@ -235,42 +225,6 @@ class Flags(dict[str, Any]):
             self[key] = FlagValue((*before, value))
 
 
-def parse_flags(
-    raw: Sequence[Any],
-) -> Iterator[tuple[str, tuple[str, ...] | None, int, int]]:
-    """(key, values or None for a bare flag, first index, end index) per flag or positional.
-
-    ``--flag=value`` and ``--flag value ...`` (every item up to the next flag) are the same
-    flag; items before any flag, or after ``--``, are positionals keyed ``[i]``.
-    """
-    items = [str(a) for a in raw]
-    i, options = 0, True
-    while i < len(items):
-        item = items[i]
-        if options and item == "--":
-            options = False
-            i += 1
-            continue
-        if options and _is_flag(item):
-            if "=" in item and item.startswith("--"):
-                name, _, value = item.partition("=")
-                yield name, (value,), i, i + 1
-                i += 1
-                continue
-            j = i + 1
-            while j < len(items) and not (_is_flag(items[j]) or items[j] == "--"):
-                j += 1
-            yield item, (tuple(items[i + 1 : j]) or None), i, j
-            i = j
-            continue
-        yield f"[{i}]", (item,), i, i + 1
-        i += 1
-
-
-def _is_flag(item: str) -> bool:
-    return len(item) > 1 and item.startswith("-") and not _NUMBER.match(item)
-
-
 # ---------------------------------------------------------------- normalising
 
 
@@ -306,7 +260,7 @@ def _norm(value: Any, path: tuple[str, ...], secret: Secrecy | None) -> Any:
                 out[name] = _norm(v, sub, secret)
         return out
     if isinstance(value, list):
-        if key in FLAG_LISTS and all(_scalar(v) for v in value):
+        if key in FLAG_LISTS and all(scalar(v) for v in value):
             return Flags(value)
         items = [_norm(v, (*path, str(i)), secret) for i, v in enumerate(value)]
         if value and all(isinstance(v, dict) for v in value):
@@ -389,42 +343,8 @@ def _redact(value: Any, unit: str) -> Redacted:
 
 
 
-def _scalar(value: Any) -> bool:
-    return value is None or isinstance(value, (str, int, float, bool))
-
-
 def _quantity(value: Any) -> Fraction | None:
     return None if isinstance(value, bool) else parse_quantity(value)
-
-
-def identifier(list_name: str, items: Sequence[Any]) -> tuple[str, ...] | None:
-    """The fields that name each item of a list of mappings uniquely, or None."""
-    if list_name == "ports":
-        candidates: tuple[tuple[str, ...], ...] = (
-            ("name",), ("containerPort", "protocol"), ("port", "protocol"),
-        )
-    else:
-        candidates = LIST_KEYS.get(list_name, ()) + GENERIC_KEYS
-    for fields in candidates:
-        if not all(isinstance(v, dict) and _scalar_key(v.get(fields[0])) for v in items):
-            continue
-        keys = [item_key(fields, v) for v in items]
-        if len(set(keys)) == len(keys):
-            return fields
-    return None
-
-
-def _scalar_key(value: Any) -> bool:
-    return isinstance(value, (str, int)) and not isinstance(value, bool) and value != ""
-
-
-def item_key(fields: tuple[str, ...], item: Mapping[str, Any]) -> str:
-    first = str(item.get(fields[0]))
-    if len(fields) == 1:
-        return first
-    rest = [str(item.get(f) if item.get(f) is not None else ("TCP" if f == "protocol" else ""))
-            for f in fields[1:]]
-    return "/".join([first, *rest]) if fields[1] == "protocol" else ":".join([first, *rest])
 
 
 # ---------------------------------------------------------------- canonical trees
@@ -913,45 +833,6 @@ def parse_path(text: str) -> Path:
         out.append(int(index) if index is not None else (quoted if quoted is not None else bare))
         pos = match.end()
     return tuple(out)
-
-
-def stable_path(body: Any, path: Sequence[Segment]) -> str:
-    """A field path with list indices replaced by item names where the list has them.
-
-    Findings match across base and head by (rule, object, this path): a container moved in
-    its list, a flag moved in ``args``, keeps its path.
-    """
-    out: list[str] = []
-    node = body
-    parent_key = ""
-    for step in path:
-        if isinstance(node, list) and isinstance(step, int):
-            if parent_key in FLAG_LISTS and all(_scalar(v) for v in node):
-                owner = _flag_at(node, step)
-                out.append(owner)
-                return ".".join(out)
-            named = all(isinstance(v, dict) for v in node)
-            fields = identifier(parent_key, node) if named else None
-            if fields is not None and 0 <= step < len(node):
-                out.append(item_key(fields, node[step]))
-            else:
-                out.append(str(step))
-            node = node[step] if 0 <= step < len(node) else None
-        elif isinstance(node, dict):
-            out.append(str(step))
-            node = node.get(step)
-        else:
-            out.append(str(step))
-            node = None
-        parent_key = str(step)
-    return ".".join(out)
-
-
-def _flag_at(items: Sequence[Any], index: int) -> str:
-    for key, _, start, end in parse_flags(items):
-        if start <= index < end:
-            return key
-    return f"[{index}]"
 
 
 # ---------------------------------------------------------------- trees of objects

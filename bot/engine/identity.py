@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from reviewbot.diff.objects import stable_path
+from reviewbot.diff.paths import stable_path
 from reviewbot.engine.findings import Finding
 from reviewbot.model.objects import KObject, Path
 
