@@ -51,12 +51,14 @@ DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
 CHECKOV_VENV = HERE / ".venv-checkov"
 SAMPLE_EVERY = 0.02
 PSS_EVERY = 10  # samples: PSS is read every 0.2 s (a page-table walk of each process)
+# the targets of the issue on real repository shapes (the first release's were 5,000 objects/s
+# at 50k and a warm review in 0.7 s)
 TARGETS = {
-    "lint_50k_objects_per_s": 5000.0,
+    "lint_50k_objects_per_s": 8000.0,
     "lint_50k_tree_rss_mib": 1024.0,
     "corpus_ratio": 10.0,
     "review_cold_s": 2.0,
-    "review_warm_s": 0.7,
+    "review_warm_s": 0.5,
     "bundle_ratio": 1.5,
     "bundle_objects_per_s": 5000.0,
     "large_crds_tree_rss_mib": 400.0,
