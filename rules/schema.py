@@ -138,6 +138,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         [str(s) for s in items(opts.get("schema-locations"))], root,
         [schema for _, schema in crds],
     )
+    store.expect((o.api_version, o.kind) for o in model.objects)
     alternates: dict[tuple[str, str, str], list[Validator]] = {}
     for violation, key, others in conflicts:
         yield violation

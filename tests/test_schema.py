@@ -17,7 +17,7 @@ from reviewbot.schema.store import (
     resolve_kubernetes_version,
     standalone,
 )
-from reviewbot.schema.validate import Validator
+from reviewbot.schema.validate import Registry, Validator
 
 from .helpers import lint_text, pairs
 
@@ -449,3 +449,52 @@ def test_standalone_inlines_every_kubernetes_definition() -> None:
     problems = check.problems({"spec": {"replicas": "x", "selector": {}, "template": {}}})
     assert [(p.path, p.message) for p in problems] == [
         (("spec", "replicas"), 'expected integer, got string "x"')]
+
+
+# ---------------------------------------------------------------- the definitions a run reaches
+
+
+DEPLOYMENT_DEF = "io.k8s.api.apps.v1.Deployment"
+CONFIG_MAP_DEF = "io.k8s.api.core.v1.ConfigMap"
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$ref": f"https://kubernetes.io/api/_definitions.json#/$defs/{name}"}
+
+
+def test_jsonschema_rs_compiles_against_the_definitions_the_run_expects() -> None:
+    """The registry holds the expected definitions, what they reference and ObjectMeta: a
+    fraction of the version's; what a Deployment reaches (its pod spec) is there."""
+    k8s = SchemaStore().k8s
+    definitions = type(k8s.definitions)(dict(k8s.raw))
+    definitions.expect([DEPLOYMENT_DEF])
+    narrow = definitions.narrow()
+    assert narrow is not None
+    held = narrow[0][1]["$defs"]
+    assert {DEPLOYMENT_DEF, "io.k8s.api.core.v1.PodSpec", "io.k8s.api.core.v1.Container",
+            "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"} <= set(held)
+    assert CONFIG_MAP_DEF not in held and len(held) < len(k8s.raw) / 2
+
+
+def test_a_schema_reaching_outside_the_expected_definitions_compiles_as_against_all() -> None:
+    """A run that expected only ConfigMaps still validates a Deployment: its schema reaches
+    outside the narrow registry and is compiled again against every definition; the
+    problems are those of a validator of the whole set."""
+    k8s = SchemaStore().k8s
+    definitions = type(k8s.definitions)(dict(k8s.raw))
+    definitions.expect([CONFIG_MAP_DEF])
+    narrow = Registry(definitions.documents, narrow=definitions.narrow)
+    whole = Registry(definitions.documents)
+    body = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+            "spec": {"replicas": "x", "selector": {}, "template": {
+                "spec": {"containers": [{"name": "a", "image": 3}]}}}}
+    mine, theirs = Validator(_ref(DEPLOYMENT_DEF), narrow), Validator(_ref(DEPLOYMENT_DEF), whole)
+    assert mine.fast_failures(body) is not None  # jsonschema-rs compiled it (not the slow path)
+    assert narrow.widen() is not None and whole.widen() is None
+    got = [(p.path, p.message) for p in mine.problems(body)]
+    assert got == [(p.path, p.message) for p in theirs.problems(body)] and got
+    assert [(p.path, p.message) for p in Validator(_ref(CONFIG_MAP_DEF), narrow).problems(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": 1}}
+    )] == [(p.path, p.message) for p in Validator(_ref(CONFIG_MAP_DEF), whole).problems(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": 1}})]

@@ -105,10 +105,16 @@ class KubernetesSchemas:
     """One Kubernetes minor's definitions, indexed by group/version/kind."""
 
     version: str
-    defs: Mapping[str, Any]  # the $defs of _definitions.json (type-only oneOfs merged)
+    raw: Mapping[str, Any]  # the $defs of _definitions.json as read (names and properties)
     index: Mapping[tuple[str, str, str], str]  # (group, version, kind) -> definition name
     groups: frozenset[str]  # every built-in API group
     registry: Registry = field(compare=False)
+    definitions: _Definitions = field(compare=False)  # each prepared when first needed
+
+    @property
+    def defs(self) -> Mapping[str, Any]:
+        """Every definition, prepared (type-only oneOfs merged, descriptions dropped)."""
+        return self.definitions.everything()
 
     def served(self, kind: str) -> list[str]:
         """apiVersions that serve ``kind`` in this Kubernetes version."""
@@ -128,15 +134,104 @@ def kubernetes_schemas(version: str) -> KubernetesSchemas:
     index: dict[tuple[str, str, str], str] = {}
     groups: set[str] = set()
     for name, definition in defs.items():
-        _prepare(definition)
         for gvk in definition.get(GVK) or ():
             groups.add(str(gvk.get("group", "")))
             if name.endswith((".DeleteOptions", ".WatchEvent")):
                 continue  # listed under every group; not objects anyone writes
             index[(str(gvk.get("group", "")), str(gvk["version"]), str(gvk["kind"]))] = name
-    return KubernetesSchemas(
-        version, defs, index, frozenset(groups), Registry([(K8S_URI, document)])
-    )
+    definitions = _Definitions(defs)
+    registry = Registry(definitions.documents, narrow=definitions.narrow)
+    return KubernetesSchemas(version, defs, index, frozenset(groups), registry, definitions)
+
+
+class _Definitions:
+    """The definitions, each prepared (:func:`_prepare`) when first needed; and the fewer of
+    them jsonschema-rs compiles the run's kinds against.
+
+    Preparing all 862 definitions and building jsonschema-rs's registry of them measured
+    22 ms of every lint; the kinds of a tree reach a fraction (onedr0p-home-ops: 199, in
+    8 ms). ``expect`` names the definitions the run validates against before the first
+    compile; the registry then holds those and everything they reference (and ObjectMeta,
+    which converted CRDs reference). A schema reaching outside is compiled again against
+    every definition (``Registry.widen``), so a validator is the one the whole set makes.
+    """
+
+    def __init__(self, defs: dict[str, Any]) -> None:
+        self.defs = defs
+        self.expected: set[str] = set()
+        self._prepared: set[str] = set()
+        self._everything = False
+
+    def expect(self, names: Iterable[str]) -> None:
+        self.expected.update(n for n in names if n in self.defs)
+
+    def prepared(self, name: str) -> Any:
+        definition = self.defs[name]
+        if name not in self._prepared:
+            _prepare(definition)
+            self._prepared.add(name)
+        return definition
+
+    def everything(self) -> Mapping[str, Any]:
+        """Every definition, prepared."""
+        if not self._everything:
+            for name in self.defs:
+                self.prepared(name)
+            self._everything = True
+        return self.defs
+
+    def documents(self) -> list[tuple[str, Mapping[str, Any]]]:
+        return [(K8S_URI, {"$defs": self.everything()})]
+
+    def narrow(self) -> list[tuple[str, Mapping[str, Any]]] | None:
+        if not self.expected:
+            return None
+        reached = _reached(self.defs, self.expected | {OBJECT_META})
+        return [(K8S_URI, {"$defs": {name: self.prepared(name) for name in reached}})]
+
+
+_LOCAL_DEF = "#/$defs/"
+
+
+def _k8s_refs(schema: Any) -> set[str]:
+    """The Kubernetes definitions a schema references (``$ref: <K8S_URI>#/$defs/<name>...``)."""
+    prefix = K8S_URI + _LOCAL_DEF
+    found: set[str] = set()
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith(prefix):
+                found.add(ref[len(prefix):].split("/", 1)[0])
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def _reached(defs: Mapping[str, Any], names: Iterable[str]) -> set[str]:
+    """``names`` and every definition they reference (``$ref: "#/$defs/..."``), transitively."""
+    found: set[str] = set()
+    pending = [n for n in names if n in defs]
+    while pending:
+        name = pending.pop()
+        if name in found:
+            continue
+        found.add(name)
+        stack: list[Any] = [defs[name]]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                ref = node.get("$ref")
+                if isinstance(ref, str) and ref.startswith(_LOCAL_DEF):
+                    target = ref[len(_LOCAL_DEF):].split("/", 1)[0]
+                    if target in defs and target not in found:
+                        pending.append(target)
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+    return found
 
 
 def _prepare(node: Any) -> None:
@@ -380,7 +475,7 @@ def bundled_schemas() -> Mapping[tuple[str, str, str], tuple[str, Mapping[str, A
 def _bundled_validator(version: str, name: str) -> Validator:
     k8s = kubernetes_schemas(version)
     schema = next(s for n, s in bundled_schemas().values() if n == name)
-    return Validator(expand_inline(schema, k8s.defs), k8s.registry)
+    return Validator(expand_inline(schema, k8s.raw), k8s.registry)  # (property names only)
 
 
 def expand_inline(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> Any:
@@ -481,6 +576,25 @@ class SchemaStore:
                 self.skipped_locations.append(str(text))
             else:
                 self._locations.append(location)
+
+    def expect(self, kinds: Iterable[tuple[str, str]]) -> None:
+        """The (apiVersion, kind)s this run validates, said before the first lookup: the
+        Kubernetes definitions they reach (their own, or those a bundled schema references)
+        are what jsonschema-rs compiles against first (``_Definitions``)."""
+        names: set[str] = set()
+        bundled: Mapping[tuple[str, str, str], tuple[str, Mapping[str, Any]]] | None = None
+        for api_version, kind in set(kinds):
+            group, version = split_api_version(api_version)
+            name = self.k8s.index.get((group, version, kind))
+            if name is not None:
+                names.add(name)
+                continue
+            if bundled is None:
+                bundled = bundled_schemas()
+            hit = bundled.get((group, version, kind))
+            if hit is not None:
+                names.update(_k8s_refs(expand_inline(hit[1], self.k8s.raw)))
+        self.k8s.definitions.expect(names)
 
     def lookup(self, api_version: str, kind: str) -> Lookup:
         key = (api_version, kind)

@@ -61,18 +61,51 @@ class SchemaProblem:
 
 
 class Registry:
-    """Schema documents that ``$ref`` may point into, by absolute URI (never fetched)."""
+    """Schema documents that ``$ref`` may point into, by absolute URI (never fetched).
 
-    def __init__(self, resources: Iterable[tuple[str, Mapping[str, Any]]] = ()) -> None:
-        self.resources: tuple[tuple[str, Mapping[str, Any]], ...] = tuple(resources)
+    ``resources`` may be a function: the documents are made when first needed. ``narrow``,
+    a function too, gives the fewer documents jsonschema-rs compiles against first (None:
+    all of them; a registry of fewer definitions builds faster); a schema that reaches
+    outside them is compiled again against all (:meth:`widen`), so what compiles is the same.
+    """
+
+    def __init__(
+        self,
+        resources: Iterable[tuple[str, Mapping[str, Any]]]
+        | Callable[[], Iterable[tuple[str, Mapping[str, Any]]]] = (),
+        narrow: Callable[[], Iterable[tuple[str, Mapping[str, Any]]] | None] | None = None,
+    ) -> None:
+        self._source = resources
+        self._resources: tuple[tuple[str, Mapping[str, Any]], ...] | None = (
+            None if callable(resources) else tuple(resources))
+        self._narrow = narrow
         self._rs: Any = None
+        self._all: Any = None
         self._py: referencing.Registry[Any] | None = None
+
+    @property
+    def resources(self) -> tuple[tuple[str, Mapping[str, Any]], ...]:
+        if self._resources is None:
+            made = self._source() if callable(self._source) else self._source
+            self._resources = tuple(made)
+        return self._resources
 
     def fast(self) -> Any:
         if self._rs is None and jsonschema_rs is not None:
-            docs: list[Any] = [(uri, doc) for uri, doc in self.resources]
-            self._rs = jsonschema_rs.Registry(docs)
+            docs = self._narrow() if self._narrow is not None else None
+            self._rs = self._whole() if docs is None else jsonschema_rs.Registry(list(docs))
         return self._rs
+
+    def widen(self) -> Any:
+        """The registry of every document, when :meth:`fast` holds fewer (else None)."""
+        if self._rs is None or self._rs is self._all:
+            return None
+        return self._whole()
+
+    def _whole(self) -> Any:
+        if self._all is None:
+            self._all = jsonschema_rs.Registry([(uri, doc) for uri, doc in self.resources])
+        return self._all
 
     def slow(self) -> referencing.Registry[Any]:
         if self._py is None:
@@ -185,6 +218,13 @@ def _compile_fast(schema: Mapping[str, Any], registry: Registry | None) -> Any:
     try:
         return jsonschema_rs.validator_for(dict(schema), **kwargs)
     except (ValueError, TypeError, jsonschema_rs.ReferencingError):
+        wider = registry.widen() if registry is not None else None
+        if wider is not None:  # it reached a document outside the narrow registry
+            try:
+                return jsonschema_rs.validator_for(
+                    dict(schema), validate_formats=False, registry=wider)
+            except (ValueError, TypeError, jsonschema_rs.ReferencingError):
+                pass
         return None  # a schema jsonschema-rs cannot compile: the slow path answers alone
 
 
