@@ -83,7 +83,6 @@ from reviewbot.model.kustomize import (
     Graph,
     Kustomization,
     Resource,
-    commented_entries,
     folders,
     is_remote,
     join,
@@ -355,10 +354,10 @@ def _unreachable(
     kustomize: list[Kustomization], graph: Graph, objects_by_file: Mapping[str, list[KObject]],
     referenced: set[str],
 ) -> Iterator[Violation]:
-    folders = {k.directory: k for k in kustomize}
+    by_folder = {k.directory: k for k in kustomize}
     commented: dict[str, tuple[Kustomization, int, str]] = {}
     for k in kustomize:
-        for entry in commented_entries(k):
+        for entry in graph.commented(k):  # the builder's, once per parsed file
             commented.setdefault(entry.target, (k, entry.line, entry.field))
     patches = {f for k in kustomize for f in patch_files(k)}
     for target, (k, line, section) in sorted(commented.items()):
@@ -373,7 +372,7 @@ def _unreachable(
         )
     for file in sorted(objects_by_file):
         folder = posixpath.dirname(file)
-        k = folders.get(folder)
+        k = by_folder.get(folder)
         if k is None or file in referenced or posixpath.basename(file) in KUSTOMIZATION_FILES:
             continue
         if file in commented or file in patches:

@@ -341,7 +341,7 @@ class Graph:
         self._built_files: frozenset[str] | None = None
         self._flux: dict[tuple[str, int], tuple[Mapping[str, Any], Build | None]] = {}
         self._path_specs: dict[tuple[str, str], Mapping[str, Any]] = {}
-        self._commented: dict[str, tuple[LoadedFile, list[Commented]]] = {}
+        self._commented: dict[tuple[str, str], tuple[LoadedFile, list[Commented]]] = {}
         self._layout: bool | None = None
         self._manifests: list[str] | None = None
 
@@ -401,15 +401,16 @@ class Graph:
     def commented(self, k: Kustomization) -> list[Commented]:
         """:func:`commented_entries` of ``k``, once per parsed file (the previous graph's
         when it read the same one)."""
-        found = self._commented.get(k.file)
+        key = (k.file, k.directory)
+        found = self._commented.get(key)
         if found is not None and found[0] is k.doc.file:
             return found[1]
-        earlier = self.previous._commented.get(k.file) if self.previous is not None else None
+        earlier = self.previous._commented.get(key) if self.previous is not None else None
         if earlier is not None and earlier[0] is k.doc.file:
             found = earlier
         else:
             found = (k.doc.file, commented_entries(k))
-        self._commented[k.file] = found
+        self._commented[key] = found
         return found[1]
 
     def objects_of(self, file: str) -> list[Resource]:

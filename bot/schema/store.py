@@ -193,17 +193,19 @@ class _Definitions:
 _LOCAL_DEF = "#/$defs/"
 
 
-def _k8s_refs(schema: Any) -> set[str]:
-    """The Kubernetes definitions a schema references (``$ref: <K8S_URI>#/$defs/<name>...``)."""
-    prefix = K8S_URI + _LOCAL_DEF
+def _referenced(schema: Any) -> set[str]:
+    """The Kubernetes definitions a schema names by ``$ref`` (``#/$defs/<name>...`` within
+    the definitions, ``<K8S_URI>#/$defs/<name>...`` from another schema)."""
     found: set[str] = set()
     stack: list[Any] = [schema]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
             ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith(prefix):
-                found.add(ref[len(prefix):].split("/", 1)[0])
+            if isinstance(ref, str):
+                local = ref[len(K8S_URI):] if ref.startswith(K8S_URI) else ref
+                if local.startswith(_LOCAL_DEF):
+                    found.add(local[len(_LOCAL_DEF):].split("/", 1)[0])
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
@@ -211,26 +213,14 @@ def _k8s_refs(schema: Any) -> set[str]:
 
 
 def _reached(defs: Mapping[str, Any], names: Iterable[str]) -> set[str]:
-    """``names`` and every definition they reference (``$ref: "#/$defs/..."``), transitively."""
+    """``names`` and every definition they reference, transitively."""
     found: set[str] = set()
     pending = [n for n in names if n in defs]
     while pending:
         name = pending.pop()
-        if name in found:
-            continue
-        found.add(name)
-        stack: list[Any] = [defs[name]]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, dict):
-                ref = node.get("$ref")
-                if isinstance(ref, str) and ref.startswith(_LOCAL_DEF):
-                    target = ref[len(_LOCAL_DEF):].split("/", 1)[0]
-                    if target in defs and target not in found:
-                        pending.append(target)
-                stack.extend(node.values())
-            elif isinstance(node, list):
-                stack.extend(node)
+        if name not in found:
+            found.add(name)
+            pending.extend(t for t in _referenced(defs[name]) if t in defs and t not in found)
     return found
 
 
@@ -593,7 +583,7 @@ class SchemaStore:
                 bundled = bundled_schemas()
             hit = bundled.get((group, version, kind))
             if hit is not None:
-                names.update(_k8s_refs(expand_inline(hit[1], self.k8s.raw)))
+                names.update(_referenced(expand_inline(hit[1], self.k8s.raw)))
         self.k8s.definitions.expect(names)
 
     def lookup(self, api_version: str, kind: str) -> Lookup:
