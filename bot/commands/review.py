@@ -14,6 +14,10 @@ object. ``review`` is the pull-request job:
    is new exactly when the PR caused it;
 4. the findings are written (stdout, ``--output``, ``--artifact``) before any forge call;
    a forge failure is reported and never changes the exit code, which counts new findings.
+
+With ``--cache``, a review of the same two trees with the same inputs made before is read
+back (:mod:`reviewbot.commands.review_cache`) once the trees are listed and the
+configuration read: before any other blob is read or any file parsed.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewbot.commands.common import file_loader, guard_binaries
+from reviewbot.commands.review_cache import freeze_report, thaw_report
 from reviewbot.config import CONFIG_NAME, Config, load_config_file, parse_config
 from reviewbot.diff.objects import (
     Item,
@@ -48,10 +53,12 @@ from reviewbot.engine.run import (
     analyze,
     load_model,
     make_finding,
+    review_key,
     start_rules,
 )
 from reviewbot.errors import EXIT_FINDINGS, EXIT_OK, ReviewbotError
 from reviewbot.load.cache import ParseCache
+from reviewbot.load.loader import decode_text
 from reviewbot.model.objects import Model, PodTemplate
 from reviewbot.netpol.diff import review_changes
 from reviewbot.netpol.ingress import IngressController
@@ -62,12 +69,12 @@ from reviewbot.report.difftext import render_diff_text
 from reviewbot.report.render import render
 from reviewbot.sources.event import CiEvent, ci_event, event_refs
 from reviewbot.sources.tree import (
-    MAX_FILE_BYTES,
     PendingTree,
     Tree,
     diff_text,
     git_tree,
     merge_base,
+    read_blobs,
     repo_root,
     resolve_ref,
     set_max_file_bytes,
@@ -202,12 +209,18 @@ def _in_repo(path: Path, root: Path) -> str | None:
         return None
 
 
-def _blob(root: Path, ref: str | None, rel: str, tree: Tree | None = None,
+def _blob(root: Path, ref: str | None, rel: str, tree: Tree | PendingTree | None = None,
           whole: bool = False) -> bytes | None:
     """The content of ``rel`` at ``ref`` (None: the work tree); taken from ``tree`` (that
-    side, already read) when it holds the file, or knows it is absent (``whole``: read
+    side, read or listed) when it holds the file, or knows it is absent (``whole``: read
     without path prefixes)."""
-    if tree is not None and ref is not None:
+    if isinstance(tree, PendingTree) and ref is not None:
+        sha = tree.sha_of(rel)
+        if sha is not None:
+            return read_blobs(root, [sha]).get(sha)
+        if whole and rel not in tree.paths:
+            return None
+    elif tree is not None and ref is not None:
         found = next((f.data for f in tree.files if f.path == rel), None)
         if found is not None or (whole and rel not in tree.paths):
             return found
@@ -220,12 +233,14 @@ def _blob(root: Path, ref: str | None, rel: str, tree: Tree | None = None,
     return next((f.data for f in tree.files if f.path == rel), None)
 
 
-def review_config(args: argparse.Namespace, sides: Sides,
-                  trees: tuple[Tree, Tree, bool] | None = None) -> ConfigSides:
+def review_config(
+    args: argparse.Namespace, sides: Sides,
+    trees: tuple[Tree | PendingTree, Tree | PendingTree | None, bool] | None = None,
+) -> ConfigSides:
     """The base tree's configuration, and how the head changes it (reported, not applied).
 
-    ``trees``: the base and head trees when already read, and whether they are whole (read
-    without path prefixes)."""
+    ``trees``: the base and head trees when already read or listed, and whether they are
+    whole (read without path prefixes)."""
     base_tree, head_side, whole = trees if trees is not None else (None, None, False)
     rel: str | None = CONFIG_NAME
     if args.config:
@@ -511,21 +526,36 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
     except ReviewbotError:  # reported after a configuration error, as the config comes first
         review_config(args, sides)
         raise
-    # git reads both sides' blobs (in two processes) while this one reads the parse cache
+    # git reads both sides' blobs (in two processes) while this one reads the configuration
+    # and the parse cache
     pending = PendingTree(sides.root, sides.base, prefixes, top=True)
     head_pending = (PendingTree(sides.root, sides.head, prefixes, top=True, skip=pending.shas)
                     if sides.head is not None else None)
     loader = file_loader(args, sides.root)
-    if isinstance(loader, ParseCache):
-        loader.prefetch(pending.blobs)
-    base_tree = pending.tree()
-    head = head_tree(sides, prefixes, base_tree, head_pending)
-    cfg = review_config(args, sides, (base_tree, head, not prefixes))
+    cfg = review_config(args, sides, (pending, head_pending, not prefixes))
     guard_binaries(cfg.config, [sides.root])
     config = base_schema_locations(cfg.config, sides)
     set_max_file_bytes(config.max_file_bytes)  # the base's limit; git blobs are read whole
-    if sides.head is None and (config.max_file_bytes or 0) > MAX_FILE_BYTES:
-        head = head_tree(sides, prefixes, base_tree)  # work-tree files read to the new limit
+    run = ReviewSummary(base=sides.base, base_ref=sides.base_ref, head=sides.head,
+                        config=ConfigReview(cfg.source, cfg.changes, cfg.head_error))
+    cache = loader if isinstance(loader, ParseCache) else None
+    key = None
+    if cache is not None and head_pending is not None:
+        key = review_key((pending, head_pending), config,
+                         [str(sides.root), list(args.rule or ()), args.scope,
+                          args.config or "", prefixes])
+        found = cache.review(key) if key is not None else None
+        report = (thaw_report(found, run, lambda names: _texts(sides.root, head_pending, names))
+                  if found is not None else None)
+        if report is not None:
+            pending.close()
+            head_pending.close()
+            new = tuple(f for f in report.findings if f.new)
+            return ReviewOutcome(report, report.findings, new, config, sides, event)
+    if cache is not None:
+        cache.prefetch(pending.blobs)
+    base_tree = pending.tree()
+    head = head_tree(sides, prefixes, base_tree, head_pending)  # work-tree files: to the limit
     memo = Memo()  # base and head share nearly every file: each is parsed once
     base_model = load_model(base_tree, config, loader, memo)
     # The base's rules run in a worker while the head is loaded and checked, and the diff made
@@ -548,18 +578,36 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
     touched = changed_files(base_tree, head)
     reported = select(marked, args.scope, diff.touched, touched)
     new = tuple(f for f in marked if f.new)
-    summary = ReviewSummary(
-        diff=tuple(diff.as_json()), fixed=tuple(gone), connectivity=tuple(flows or ()),
+    summary = replace(
+        run, diff=tuple(diff.as_json()), fixed=tuple(gone), connectivity=tuple(flows or ()),
         new=len(new), existing=len(marked) - len(new), scope=args.scope,
-        base=sides.base, base_ref=sides.base_ref, head=sides.head,
-        config=ConfigReview(cfg.source, cfg.changes, cfg.head_error), max_chars=SUMMARY_LIMIT,
+        max_chars=SUMMARY_LIMIT,
     )
     report = Report(
         findings=tuple(reported), skipped=tuple(head_result.skipped), review=summary,
         quiet=tuple(quiet_notes(head_result.model.notes)), stats=dict(head_result.stats),
         sources=_sources(head_result, reported),
     )
+    if cache is not None and key is not None:
+        frozen = freeze_report(report)
+        if frozen is not None:
+            cache.store_review(key, frozen)
     return ReviewOutcome(report, tuple(reported), new, config, sides, event)
+
+
+def _texts(root: Path, head: PendingTree, names: Sequence[str]) -> dict[str, str] | None:
+    """The texts of head files ``names`` as the loader decodes them; None if one is not
+    listed."""
+    shas = [head.sha_of(name) for name in names]
+    if any(sha is None for sha in shas):
+        return None
+    blobs = read_blobs(root, [sha for sha in shas if sha is not None])
+    out = {}
+    for name, sha in zip(names, shas, strict=True):
+        if sha not in blobs:
+            return None
+        out[name] = decode_text(blobs[sha])
+    return out
 
 
 def _sources(result: Result, findings: Sequence[Finding]) -> dict[str, str]:

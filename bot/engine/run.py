@@ -30,7 +30,7 @@ from reviewbot.model.builder import Built, build_model
 from reviewbot.model.kustomize import Graph
 from reviewbot.model.objects import KObject, Model, model_graph
 from reviewbot.model.values import configure as configure_values
-from reviewbot.sources.tree import FileRecord, Skipped, Tree
+from reviewbot.sources.tree import FileRecord, PendingTree, Skipped, Tree
 
 IGNORE = "reviewbot.dev/ignore"
 IGNORE_REASON = "reviewbot.dev/ignore-reason"
@@ -229,18 +229,52 @@ def result_key(tree: Tree, config: Config, only: Sequence[str]) -> str | None:
     reviewbot version and cache format (the cache folder's name); the installed distributions
     (validator and schema versions); the kubeconform binary the schema rule would run.
     """
-    schema = config.section("rules").get("schema") or {}
-    if not isinstance(schema, dict) or schema.get("schema-locations"):
+    digest = _digest(config, [RESULT_FORMAT, str(tree.root), list(only)])
+    if digest is None:
         return None
-    digest = hashlib.sha1(usedforsecurity=False)
-    head = [RESULT_FORMAT, str(tree.root), list(only), config.raw, _environment(schema)]
-    digest.update(json.dumps(head, default=repr).encode())
     for record in tree.files + tree.texts:
         digest.update(f"\n{record.path}\0{record.blob}".encode())
     digest.update(b"\n\0paths")
     for path in sorted(tree.paths):
         digest.update(f"\n{path}".encode())
     return digest.hexdigest()
+
+
+REVIEW_FORMAT = 1
+
+
+def review_key(listings: Sequence[PendingTree], config: Config, parts: Sequence[Any]) -> str | None:
+    """A digest of everything a review's outcome depends on, or None (as :func:`result_key`).
+
+    ``listings``: the base and head trees as git lists them (every path, blob id and what was
+    skipped: the blob ids name the contents); ``parts``: the review's own inputs (the
+    repository root, the rules asked for, the scope, the configuration file named).
+    """
+    digest = _digest(config, [REVIEW_FORMAT, *parts])
+    if digest is None:
+        return None
+    for listing in listings:
+        digest.update(b"\n\0tree")
+        for path, sha in (*listing.entries, *listing.sides):
+            digest.update(f"\n{path}\0{sha}".encode())
+        digest.update(b"\n\0paths")
+        for path in sorted(listing.paths):
+            digest.update(f"\n{path}".encode())
+        digest.update(b"\n\0skipped")
+        for skipped in listing.skipped:
+            digest.update(f"\n{skipped.path}\0{skipped.reason}".encode())
+    return digest.hexdigest()
+
+
+def _digest(config: Config, head: list[Any]) -> Any:
+    """A SHA-1 of ``head``, the configuration and the environment, to add a tree to; None
+    when the schemas come from files outside the tree (they cannot be named)."""
+    schema = config.section("rules").get("schema") or {}
+    if not isinstance(schema, dict) or schema.get("schema-locations"):
+        return None
+    digest = hashlib.sha1(usedforsecurity=False)
+    digest.update(json.dumps([*head, config.raw, _environment(schema)], default=repr).encode())
+    return digest
 
 
 def _environment(schema: Mapping[str, Any]) -> list[Any]:

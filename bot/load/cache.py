@@ -14,10 +14,15 @@ used pack, and parses the rest. Only the most recently used packs are kept.
 
 A cache is never read from a place a pull request controls: ``check_location`` refuses a
 folder inside the repository or a linted tree (a PR could commit a pack there mapping its
-manifests' blob ids to "no documents"). Every pack and result file is sealed: its first line
-holds a SHA-256 digest of the reviewbot version, the cache format, what the file is (pack or
-result), its key (the tree's blob ids, or everything the findings depend on) and the JSON
-body; a file whose digest does not match is ignored, as a corrupt one is.
+manifests' blob ids to "no documents"). Every pack, result and review file is sealed: its
+first line holds a SHA-256 digest of the reviewbot version, the cache format, what the file is
+(pack, result or review), its key (the tree's blob ids, or everything the findings or the
+review depend on) and the JSON body; a file whose digest does not match is ignored, as a
+corrupt one is.
+
+Besides parsed files: what the rules found on a tree (``results/``, see
+``engine.result_key``) and a review's outcome for two trees (``reviews/``, see
+``engine.review_key`` and ``commands.review_cache``), the most recently used of each kept.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from reviewbot.sources.tree import FileRecord, max_file_bytes
 
 FORMAT = 3
 KEEP_PACKS = 16  # packs kept, most recently used first
-KEEP_RESULTS = 64  # rule results kept, most recently used first
+KEEP_RESULTS = 64  # rule results (and reviews) kept, most recently used first
 MAX_CHAIN = 4  # a pack and its ancestors; deeper, a pack is written whole
 
 
@@ -145,24 +150,38 @@ class ParseCache:
     def result(self, key: str) -> dict[str, Any] | None:
         """What the rules found on a tree before (``key``: everything the findings depend on,
         see ``engine.result_key``), or None."""
-        path = self.directory / "results" / f"{key}.json"
+        return self._sealed("results", "result", key)
+
+    def store_result(self, key: str, raw: dict[str, Any]) -> None:
+        self._store("results", "result", key, raw)
+
+    def review(self, key: str) -> dict[str, Any] | None:
+        """A review's outcome made before for the same two trees and inputs (``key``: see
+        ``engine.review_key``), or None."""
+        return self._sealed("reviews", "review", key)
+
+    def store_review(self, key: str, raw: dict[str, Any]) -> None:
+        self._store("reviews", "review", key, raw)
+
+    def _sealed(self, folder: str, kind: str, key: str) -> dict[str, Any] | None:
+        path = self.directory / folder / f"{key}.json"
         try:
-            raw = json.loads(unseal(path.read_bytes(), "result", key))
+            raw = json.loads(unseal(path.read_bytes(), kind, key))
             os.utime(path)
         except (OSError, ValueError):
             return None
         return raw if isinstance(raw, dict) else None
 
-    def store_result(self, key: str, raw: dict[str, Any]) -> None:
+    def _store(self, name: str, kind: str, key: str, raw: dict[str, Any]) -> None:
         import tempfile
 
-        folder = self.directory / "results"
+        folder = self.directory / name
         try:
             folder.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
             body = json.dumps(raw, separators=(",", ":")).encode()
             with os.fdopen(fd, "wb") as fh:
-                fh.write(seal(body, "result", key))
+                fh.write(seal(body, kind, key))
             os.replace(tmp, folder / f"{key}.json")
         except OSError:
             return

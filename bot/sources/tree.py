@@ -321,6 +321,14 @@ class PendingTree:
         self._reading = _BlobReader(
             self.root, [sha for _, sha in self.entries + self.sides if sha not in skipped])
 
+    def sha_of(self, path: str) -> str | None:
+        """The blob id the listing gives ``path`` (YAML and side texts), or None."""
+        return next((sha for p, sha in (*self.entries, *self.sides) if p == path), None)
+
+    def close(self) -> None:
+        """Stop reading: the tree is not wanted (a review found in the cache)."""
+        self._reading.close()
+
     def tree(self, known: Mapping[str, bytes] | None = None) -> Tree:
         """The tree, once git has read the blobs (``known``: the bytes of those skipped)."""
         blobs, have = self._reading.result(), known or {}
@@ -366,6 +374,16 @@ class _BlobReader:
                 self.out.close()
                 self.errors.close()
                 raise ReviewbotError(f"cannot run git: {exc}") from exc
+
+    def close(self) -> None:
+        """Stop git and drop what it read."""
+        if self.proc is None:
+            return
+        self.proc.kill()
+        self.proc.wait()
+        self.out.close()
+        self.errors.close()
+        self.proc = None
 
     def result(self) -> dict[str, bytes]:
         if self.proc is None:

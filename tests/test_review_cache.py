@@ -1,0 +1,148 @@
+"""A review made before is read back from the cache, not made again: the same answer in every
+output, the run's own refs, nothing built; and a changed input or a tampered entry is never
+taken for it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from reviewbot import __version__
+from reviewbot.commands.review_cache import freeze_report, same_report, thaw_report
+from reviewbot.engine.findings import Edit, Finding, Suggestion
+from reviewbot.load import cache as cache_mod
+from reviewbot.report.base import Report, ReviewSummary
+
+from .helpers import SEEDS, GitRepo, run_cli
+
+CODER = "k8s/apps/llm-serving/coder.yaml"
+FORMATS = ("json", "markdown", "rdjson", "text", "sarif")
+UNPINNED = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: fresh, namespace: shop}
+spec:
+  template:
+    spec:
+      containers:
+      - {name: app, image: "api:latest"}
+"""
+
+
+@pytest.fixture(scope="module")
+def pull(tmp_path_factory: pytest.TempPathFactory) -> tuple[GitRepo, str, str]:
+    """The seed's reviewed state, then a PR that cuts coder's startup budget (a finding with
+    a suggestion) and adds an unpinned Deployment."""
+    repo = GitRepo(tmp_path_factory.mktemp("review-cache") / "gitops")
+    base = repo.commit_tree(SEEDS / "step2")
+    coder = repo.path / CODER
+    coder.write_text(coder.read_text().replace("        failureThreshold: 120\n",
+                                               "        failureThreshold: 40\n"))
+    (repo.path / "k8s" / "fresh.yaml").write_text(UNPINNED)
+    return repo, base, repo.commit(message="startup probe as on one card")
+
+
+def _argv(repo: GitRepo, base: str, head: str, fmt: str, *extra: str) -> list[str]:
+    return ["review", "--repo", str(repo.path), "--base", base, "--head", head,
+            "--platform", "none", "--format", fmt, *extra]
+
+
+def _folder(store: Path, name: str) -> Path:
+    return store / f"v{__version__}-f{cache_mod.FORMAT}" / name
+
+
+def _entries(store: Path, name: str) -> list[Path]:
+    cache_mod.flush()  # packs are written in the background
+    folder = _folder(store, name)
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+
+
+def test_a_review_read_back_is_the_review_made(
+    tmp_path: Path, pull: tuple[GitRepo, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, base, head = pull
+    store = tmp_path / "cache"
+    for fmt in FORMATS:
+        plain = run_cli(_argv(repo, base, head, fmt), capsys)
+        assert plain[0] == 1
+        cold = run_cli(_argv(repo, base, head, fmt, "--cache", str(store)), capsys)
+        assert cold == plain
+        # Without its packs and rule results, the review can only come from the review cache:
+        # and nothing is parsed or built (no pack is written again).
+        shutil.rmtree(_folder(store, "packs"), ignore_errors=True)
+        shutil.rmtree(_folder(store, "results"), ignore_errors=True)
+        warm = run_cli(_argv(repo, base, head, fmt, "--cache", str(store)), capsys)
+        assert warm == plain, fmt
+        assert _entries(store, "packs") == [] and _entries(store, "results") == []
+    assert len(_entries(store, "reviews")) == 1  # one review, whatever the format
+    rdjson = run_cli(_argv(repo, base, head, "rdjson", "--cache", str(store)), capsys)[1]
+    assert '"suggestions"' in rdjson  # the suggestion came back with its finding
+
+
+def test_the_same_trees_under_other_commits_show_the_run_s_own_refs(
+    tmp_path: Path, pull: tuple[GitRepo, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, base, head = pull
+    store = tmp_path / "cache"
+    run_cli(_argv(repo, base, head, "json", "--cache", str(store)), capsys)
+    repo.git("checkout", "-q", "-b", "amended", head)
+    repo.git("commit", "-q", "--amend", "-m", "the same tree, another commit")
+    other = repo.git("rev-parse", "HEAD")
+    repo.git("checkout", "-q", "main")
+    assert other != head
+    plain = run_cli(_argv(repo, base, other, "markdown"), capsys)
+    assert other[:12] in plain[1]
+    shutil.rmtree(_folder(store, "packs"))
+    assert run_cli(_argv(repo, base, other, "markdown", "--cache", str(store)), capsys) == plain
+    assert len(_entries(store, "reviews")) == 1 and _entries(store, "packs") == []
+
+
+def test_another_input_is_another_review_and_a_tampered_one_is_ignored(
+    tmp_path: Path, pull: tuple[GitRepo, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, base, head = pull
+    store = tmp_path / "cache"
+    run_cli(_argv(repo, base, head, "json", "--cache", str(store)), capsys)
+    for extra in (["--scope", "all"], ["--rule", "image-digest"], [str(repo.path / "k8s/apps")]):
+        plain = run_cli(_argv(repo, base, head, "json", *extra), capsys)
+        assert plain[0] == 1
+        assert run_cli(_argv(repo, base, head, "json", "--cache", str(store), *extra),
+                       capsys) == plain
+    assert len(_entries(store, "reviews")) == 4
+    # An entry whose body was changed (its seal kept): ignored, the review is made again.
+    plain = run_cli(_argv(repo, base, head, "json"), capsys)
+    for entry in _entries(store, "reviews"):
+        seal, _, body = entry.read_bytes().partition(b"\n")
+        entry.write_bytes(seal + b"\n" + body.replace(b"fresh", b"other"))
+    assert run_cli(_argv(repo, base, head, "json", "--cache", str(store)), capsys) == plain
+
+
+def _finding(**changes: object) -> Finding:
+    fields: dict[str, object] = dict(
+        rule="probe-headroom", severity="error", file="a.yaml", line=3, column=5,
+        object="Deployment/shop/web", message="m", fix="f", path="spec.x", new=True,
+        suggestion=Suggestion("a.yaml", 3, 3, ("  x: 1",), ("  x: 2",)),
+        edits=(Edit("a.yaml", ("spec", "x", 0), "set", {"k": [1, "2"]}, 1, True),))
+    fields.update(changes)
+    return Finding(**fields)  # type: ignore[arg-type]
+
+
+def test_a_report_freezes_to_what_thaws_back_or_not_at_all() -> None:
+    summary = ReviewSummary(diff=({"object": "Deployment/shop/web", "change": "modified"},),
+                            fixed=(_finding(new=None, suggestion=None),), new=1, base="b" * 40)
+    report = Report(findings=(_finding(),), review=summary, stats={"files": 1},
+                    sources={"a.yaml": "text"})
+    raw = freeze_report(report)
+    assert raw is not None and raw["sources"] == ["a.yaml"]
+    back = thaw_report(raw, ReviewSummary(base="b" * 40), lambda names: {"a.yaml": "text"})
+    assert back is not None and same_report(back, report)
+    # another suggestion is another report, though findings compare without it
+    other = Report(findings=(_finding(suggestion=None),), review=summary, stats={"files": 1})
+    assert other.findings == report.findings and not same_report(other, report)
+    # data that JSON would change (a tuple read back as a list) is not stored
+    assert freeze_report(Report(findings=(), review=summary, stats={"x": (1, 2)})) is None
+    assert freeze_report(Report(findings=())) is None  # a lint's report is no review
+    # the quoted texts must be readable again, or the entry is not used
+    assert thaw_report(raw, ReviewSummary(), lambda names: None) is None
