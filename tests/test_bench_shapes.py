@@ -73,3 +73,37 @@ def test_shapes_keep_the_object_count(tmp_path: Path) -> None:
     stats = gen.generate(300, tmp_path / "crds", 8, 0.02, False, 0, True, crds=3)
     assert stats["objects"] == 300 and stats["crds"] == 3
     assert len(_objects(tmp_path / "crds")) == 300
+
+
+def _run():  # type: ignore[no-untyped-def]
+    sys.path.insert(0, str(_GEN.parent))  # run.py imports gen by name, as when run
+    try:
+        spec = importlib.util.spec_from_file_location("bench_run", _GEN.parent / "run.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["bench_run"] = module  # its dataclasses look their module up
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(_GEN.parent))
+    return module
+
+
+def test_the_pushed_pr_is_the_pr_and_one_more_commit(tmp_path: Path) -> None:
+    import subprocess
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    repo = tmp_path / "repo"
+    _gen().generate(300, repo, 8, 0.02, True, 5, True)
+    run = _run()
+    assert run.pushed_branch(repo) == "pr-pushed"
+    first = git("rev-parse", "pr-pushed")
+    assert git("rev-parse", "pr-pushed^") == git("rev-parse", "pr")
+    changed = git("diff", "--name-only", "pr", "pr-pushed").splitlines()
+    assert len(changed) == 1
+    assert git("diff", "--name-only", "main", "pr-pushed") == git("diff", "--name-only", "main",
+                                                                   "pr")
+    assert git("status", "--porcelain") == ""  # the work tree and index are not touched
+    assert run.pushed_branch(repo) == "pr-pushed" and git("rev-parse", "pr-pushed") == first
