@@ -531,10 +531,16 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
     pending = PendingTree(sides.root, sides.base, prefixes, top=True)
     head_pending = (PendingTree(sides.root, sides.head, prefixes, top=True, skip=pending.shas)
                     if sides.head is not None else None)
-    loader = file_loader(args, sides.root)
-    cfg = review_config(args, sides, (pending, head_pending, not prefixes))
-    guard_binaries(cfg.config, [sides.root])
-    config = base_schema_locations(cfg.config, sides)
+    try:
+        loader = file_loader(args, sides.root)
+        cfg = review_config(args, sides, (pending, head_pending, not prefixes))
+        guard_binaries(cfg.config, [sides.root])
+        config = base_schema_locations(cfg.config, sides)
+    except BaseException:  # a refused cache or configuration: git need not read on
+        pending.close()
+        if head_pending is not None:
+            head_pending.close()
+        raise
     set_max_file_bytes(config.max_file_bytes)  # the base's limit; git blobs are read whole
     run = ReviewSummary(base=sides.base, base_ref=sides.base_ref, head=sides.head,
                         config=ConfigReview(cfg.source, cfg.changes, cfg.head_error))
