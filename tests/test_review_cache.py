@@ -81,12 +81,20 @@ def test_a_review_read_back_is_the_review_made(
     assert '"suggestions"' in rdjson  # the suggestion came back with its finding
 
 
-def test_the_same_trees_under_other_commits_show_the_run_s_own_refs(
-    tmp_path: Path, pull: tuple[GitRepo, str, str], capsys: pytest.CaptureFixture[str]
-) -> None:
+@pytest.fixture
+def reviewed(tmp_path: Path, pull: tuple[GitRepo, str, str],
+             capsys: pytest.CaptureFixture[str]) -> tuple[GitRepo, str, str, Path]:
+    """The PR reviewed once with a cache folder: the repository, base, head and the folder."""
     repo, base, head = pull
     store = tmp_path / "cache"
     run_cli(_argv(repo, base, head, "json", "--cache", str(store)), capsys)
+    return repo, base, head, store
+
+
+def test_the_same_trees_under_other_commits_show_the_run_s_own_refs(
+    reviewed: tuple[GitRepo, str, str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, base, head, store = reviewed
     repo.git("checkout", "-q", "-b", "amended", head)
     repo.git("commit", "-q", "--amend", "-m", "the same tree, another commit")
     other = repo.git("rev-parse", "HEAD")
@@ -100,11 +108,9 @@ def test_the_same_trees_under_other_commits_show_the_run_s_own_refs(
 
 
 def test_another_input_is_another_review_and_a_tampered_one_is_ignored(
-    tmp_path: Path, pull: tuple[GitRepo, str, str], capsys: pytest.CaptureFixture[str]
+    reviewed: tuple[GitRepo, str, str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    repo, base, head = pull
-    store = tmp_path / "cache"
-    run_cli(_argv(repo, base, head, "json", "--cache", str(store)), capsys)
+    repo, base, head, store = reviewed
     for extra in (["--scope", "all"], ["--rule", "image-digest"], [str(repo.path / "k8s/apps")]):
         plain = run_cli(_argv(repo, base, head, "json", *extra), capsys)
         assert plain[0] == 1
