@@ -72,6 +72,21 @@ def test_a_cache_inside_the_repository_is_refused(
     assert code == 1 and [f["object"] for f in data["findings"]] == ["Deployment/shop/web"]
 
 
+def test_a_cache_that_is_a_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "a.yaml").write_text("apiVersion: v1\nkind: ConfigMap\n"
+                                              "metadata: {name: a}\n")
+    (tmp_path / "file").write_text("not a folder\n")
+    for cache in (tmp_path / "file", tmp_path / "file" / "below"):
+        code, _, err = run_cli(["lint", str(tmp_path / "tree"), "--cache", str(cache)], capsys)
+        assert code == 2 and "is not a folder" in err
+    code, _, _ = run_cli(["lint", str(tmp_path / "tree"), "--cache", str(tmp_path / "new")],
+                         capsys)
+    assert code == 0  # a folder not made yet is made
+
+
 def test_an_unsealed_or_foreign_pack_is_never_read(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

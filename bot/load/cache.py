@@ -190,11 +190,15 @@ class ParseCache:
 
 def check_location(directory: Path, trees: Sequence[Path]) -> None:
     """Refuse a cache folder inside any of ``trees`` (the repository, the linted paths): what a
-    pull request commits there would be read as parse results."""
+    pull request commits there would be read as parse results. Refuse a file too (or a path
+    under one): nothing could be cached there, and the run would not say so."""
     try:
         where = directory.resolve()
     except (OSError, RuntimeError):
         where = Path(os.path.abspath(directory))
+    existing = next((p for p in (where, *where.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise ReviewbotError(f"--cache {directory}: {existing} is not a folder")
     for tree in trees:
         try:
             top = tree.resolve()
