@@ -96,6 +96,21 @@ def test_a_failing_worker_costs_only_time(tmp_path: Path, monkeypatch: pytest.Mo
         assert _shape(engine.load_files(tree, Config())) == expected
 
 
+def test_a_spool_gives_what_its_child_wrote_or_nothing() -> None:
+    def whole(write: Any) -> None:
+        write(b"one ")
+        write(b"two")
+
+    def half(write: Any) -> None:
+        write(b"one ")
+        raise RuntimeError("the child breaks after writing")
+
+    spooled = concurrency.Spool(whole).result()
+    assert spooled is not None and spooled.read() == b"one two"
+    spooled.close()
+    assert concurrency.Spool(half).result() is None  # a partial result is never read
+
+
 def _packs(directory: Path) -> list[Path]:
     return sorted((directory / f"v{cache_mod.__version__}-f{cache_mod.FORMAT}" / "packs")
                   .glob("*.json"))

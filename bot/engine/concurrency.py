@@ -6,6 +6,10 @@ Every "do this elsewhere" of reviewbot goes through here, with one protocol:
   (nothing is pickled *to* it) and sends back the ``bytes`` the function returned. The parent
   collects them with :meth:`Worker.result`, which gives ``None`` when the child failed in any
   way; the caller then does the work itself, so a worker only ever saves time.
+- :class:`Spool` is a :class:`Worker` whose function writes its result piece by piece into a
+  temporary file as it goes (``write(bytes)``), so the child never holds the whole result,
+  nor one blob of it, and the parent reads it back piece by piece: what a large parse sends.
+  The same rule holds: ``None`` when the child failed in any way.
 - :func:`background` starts a child nobody waits for until :func:`join_background`.
 
 :class:`Limits` say when forking pays. :func:`override` is the seam tests use to take the
@@ -19,7 +23,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, BinaryIO
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,40 @@ class Worker:
         finally:
             self._receive.close()
             self._process.join()
+
+
+class Spool:
+    """``fn(*args, write)`` in a forked child, ``write`` appending ``bytes`` to a temporary
+    file; :meth:`result` gives that file rewound once the child has exited cleanly."""
+
+    def __init__(self, fn: Callable[..., None], *args: Any) -> None:
+        import tempfile  # here: a lint of a small tree never spools
+
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by result()'s reader
+        self._process = _context().Process(target=_spool_child, args=(fn, args, self._file),
+                                           daemon=True)
+        self._process.start()
+
+    def result(self) -> BinaryIO | None:
+        """The file the child wrote (the caller closes it), or None if the child failed."""
+        self._process.join()
+        if self._process.exitcode != 0:
+            self._file.close()
+            return None
+        self._file.seek(0)
+        return self._file
+
+
+def _spool_child(fn: Callable[..., None], args: tuple[Any, ...], file: BinaryIO) -> None:
+    global _in_worker
+    _in_worker = True
+    try:
+        if _limits.fail:
+            raise RuntimeError("made to fail")
+        fn(*args, file.write)
+        file.flush()
+    except Exception:  # noqa: BLE001 - the exit code tells the parent to do the work itself
+        raise SystemExit(1) from None
 
 
 def _child(fn: Callable[..., bytes], args: tuple[Any, ...], send: Any) -> None:
