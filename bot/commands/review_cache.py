@@ -1,6 +1,6 @@
 """A review's outcome as plain data, for the cache (``--cache``): the same two trees reviewed
-again with the same inputs (a job run again, a PR's base moved without a change under the
-reviewed paths) get their report without building a model.
+again with the same inputs (a job run again, a commit amended without a change to its files)
+get their report without parsing a file or building a model.
 
 The key (``engine.review_key``) names both trees as git lists them, the configuration, the
 environment and the review's own inputs. The report is stored as JSON (never pickle), and
