@@ -111,6 +111,18 @@ def test_a_spool_gives_what_its_child_wrote_or_nothing() -> None:
     assert concurrency.Spool(half).result() is None  # a partial result is never read
 
 
+def test_without_a_temporary_folder_the_parse_is_done_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    tree = _tree(tmp_path, FILES)
+    expected = _shape(engine.load_files(tree, Config()))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-folder"))  # TMPDIR gone
+    with concurrency.override(cores=2, parse_min_bytes=0):
+        assert _shape(engine.load_files(tree, Config())) == expected
+
+
 def _packs(directory: Path) -> list[Path]:
     return sorted((directory / f"v{cache_mod.__version__}-f{cache_mod.FORMAT}" / "packs")
                   .glob("*.json"))

@@ -101,13 +101,19 @@ class Spool:
     def __init__(self, fn: Callable[..., None], *args: Any) -> None:
         import tempfile  # here: a lint of a small tree never spools
 
-        self._file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by result()'s reader
+        self._process: Any = None
+        try:
+            self._file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by the reader
+        except OSError:  # no temporary folder to write: no child, the caller does the work
+            return
         self._process = _context().Process(target=_spool_child, args=(fn, args, self._file),
                                            daemon=True)
         self._process.start()
 
     def result(self) -> BinaryIO | None:
         """The file the child wrote (the caller closes it), or None if the child failed."""
+        if self._process is None:
+            return None
         self._process.join()
         if self._process.exitcode != 0:
             self._file.close()
