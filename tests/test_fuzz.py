@@ -62,7 +62,7 @@ KINDS: list[tuple[str, str]] = [
     ("serving.kserve.io/v1alpha1", "ServingRuntime"),
     ("kustomize.toolkit.fluxcd.io/v1", "Kustomization"),
     ("helm.toolkit.fluxcd.io/v2", "HelmRelease"), ("argoproj.io/v1alpha1", "Application"),
-    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"),
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"), ("skaffold/v4beta11", "Config"),
 ]
 
 
@@ -160,6 +160,14 @@ def skeleton(api: str, kind: str, n: int) -> dict[str, Any]:
                                "image": {"repository": "nginx", "tag": "1"}}}}},
                            "persistence": {"data": {"enabled": True, "globalMounts": [{}]}}},
                 "valuesFrom": [{"kind": "ConfigMap", "name": "vals"}], "targetNamespace": "ns"}
+    elif kind == "Config":  # skaffold: what it builds (image names) and deploys (globs)
+        meta.pop("namespace")
+        body["build"] = {"artifacts": [{"image": "nginx"}, {"image": "api", "context": "."}]}
+        body["manifests"] = {"rawYaml": ["a.yaml", "k8s/*.yaml"]}
+        body["deploy"] = {"kubectl": {"manifests": ["b.yaml"]}}
+        body["profiles"] = [{"name": "p", "build": {"artifacts": [{"image": "web"}]},
+                             "manifests": {"rawYaml": ["c.yaml"]}}]
+        return body
     elif kind == "Application":
         spec = {"source": {"repoURL": "https://x", "path": "apps"},
                 "sources": [{"chart": "c", "helm": {"values": "a: 1"}}],

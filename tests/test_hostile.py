@@ -150,6 +150,22 @@ WRONG_TYPES = {
     "kustomization resources: 5": {"kustomization.yaml": "resources: 5\n"},
     "helmCharts: 1": {"kustomization.yaml": "helmCharts: 1\n"},
     "generator files: 5": {"kustomization.yaml": "configMapGenerator:\n- {name: x, files: 5}\n"},
+    "app-template globalMounts: 5": {"hr.yaml": """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: r, namespace: a}
+        spec:
+          values:
+            controllers: {main: {containers: {app: {image: {repository: nginx, tag: "1"}}}}}
+            persistence: {data: {enabled: true, globalMounts: 5}}
+    """},
+    "skaffold profiles: 5, artifacts: 7, rawYaml: 3": {"skaffold.yaml": """
+        apiVersion: skaffold/v4beta11
+        kind: Config
+        profiles: 5
+        build: {artifacts: 7}
+        manifests: {rawYaml: 3}
+    """, "a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"},
 }
 
 

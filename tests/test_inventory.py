@@ -149,6 +149,22 @@ def test_write_refuses_a_config_that_does_not_parse(
     assert config.read_text() == "rules:\n  probe-headroom: {factor: -1}\n"
 
 
+def test_lists_of_another_type_in_kubectl_output_are_read_as_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nodes = tmp_path / "nodes.json"
+    nodes.write_text(json.dumps({"kind": "NodeList", "items": [
+        {"kind": "Node", "metadata": {"name": "n1"}, "spec": {"taints": 5},
+         "status": {"allocatable": {"cpu": "4"}}}]}))
+    pods = tmp_path / "pods.json"
+    pods.write_text(json.dumps({"kind": "PodList", "items": [
+        {"kind": "Pod", "metadata": {"name": "p", "namespace": "a", "ownerReferences": 5},
+         "status": {"conditions": 5, "containerStatuses": "x"}}]}))
+    code, out, err = run(capsys, "--nodes", str(nodes), "--pods", str(pods))
+    assert code == 0, err
+    assert "- name: n1" in out and "taints" not in out
+
+
 def test_update_sections_appends_a_missing_section_and_keeps_flow_style_elsewhere() -> None:
     text = "# top\nrules: {probe-headroom: {factor: 2}}  # inline\n"
     out = update_sections(text, {"cluster": lambda old: {"nodes": [{"name": "a"}]}})
