@@ -63,6 +63,8 @@ KINDS: list[tuple[str, str]] = [
     ("kustomize.toolkit.fluxcd.io/v1", "Kustomization"),
     ("helm.toolkit.fluxcd.io/v2", "HelmRelease"), ("argoproj.io/v1alpha1", "Application"),
     ("apiextensions.k8s.io/v1", "CustomResourceDefinition"), ("skaffold/v4beta11", "Config"),
+    ("networking.k8s.io/v1", "Ingress"), ("route.openshift.io/v1", "Route"),
+    ("v1", "PersistentVolumeClaim"), ("rbac.authorization.k8s.io/v1", "RoleBinding"),
 ]
 
 
@@ -167,6 +169,20 @@ def skeleton(api: str, kind: str, n: int) -> dict[str, Any]:
         body["deploy"] = {"kubectl": {"manifests": ["b.yaml"]}}
         body["profiles"] = [{"name": "p", "build": {"artifacts": [{"image": "web"}]},
                              "manifests": {"rawYaml": ["c.yaml"]}}]
+        return body
+    elif kind == "Ingress":  # the ingress controller's backends (netpol)
+        spec = {"defaultBackend": {"service": {"name": "web", "port": {"number": 80}}},
+                "rules": [{"http": {"paths": [{"path": "/", "pathType": "Prefix", "backend": {
+                    "service": {"name": "web", "port": {"name": "http"}}}}]}}]}
+    elif kind == "Route":
+        spec = {"to": {"kind": "Service", "name": "web"}, "port": {"targetPort": 8080},
+                "alternateBackends": [{"kind": "Service", "name": "web2"}]}
+    elif kind == "PersistentVolumeClaim":  # change-safety: immutable fields, shrinking storage
+        spec = {"accessModes": ["ReadWriteOnce"], "storageClassName": "fast",
+                "resources": {"requests": {"storage": "10Gi"}}}
+    elif kind == "RoleBinding":  # kustomize's namespace transformer rewrites its subjects
+        body["roleRef"] = {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"}
+        body["subjects"] = [{"kind": "ServiceAccount", "name": "sa", "namespace": "ns"}]
         return body
     elif kind == "Application":
         spec = {"source": {"repoURL": "https://x", "path": "apps"},
