@@ -211,7 +211,7 @@ DEFAULTED = frozenset({
     ("Service", "clusterIPs"), ("StatefulSet", "podManagementPolicy"),
     ("StatefulSet", "serviceName"), ("CustomResourceDefinition", "scope"),
 })
-_VERSION = re.compile(r"^v?(\d+)(?:\.\d+){0,2}(?:[-+][0-9A-Za-z.-]+)?$")
+_VERSION = re.compile(r"^v?(\d{1,30})(?:\.\d+){0,2}(?:[-+][0-9A-Za-z.-]+)?$")
 
 
 def check_change(diff: TreeDiff, base: Model, head: Model,

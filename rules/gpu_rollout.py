@@ -110,10 +110,10 @@ def surge_pods(max_surge: Any, replicas: int) -> int | None:
         return max(max_surge, 0)
     if isinstance(max_surge, str):
         text = max_surge.strip()
-        match = re.fullmatch(r"([0-9]+)%", text)
+        match = re.fullmatch(r"([0-9]{1,30})%", text)
         if match:
             return math.ceil(int(match.group(1)) * max(replicas, 1) / 100)
-        if text.isdigit():
+        if text.isdigit() and len(text) <= 30:
             return int(text)
     return None
 

@@ -485,7 +485,7 @@ def _token(name: str, word: str) -> bool:
 
 def _human_int(value: str) -> int | None:
     """vLLM's human-readable integers: ``32768``, ``32k`` (x1000), ``32K`` (x1024), m/M."""
-    match = re.fullmatch(r"\s*([0-9]+)([kKmMgG]?)\s*", value.replace("_", ""))
+    match = re.fullmatch(r"\s*([0-9]{1,30})([kKmMgG]?)\s*", value.replace("_", ""))
     if not match:
         return None
     number, unit = int(match.group(1)), match.group(2)
@@ -494,12 +494,12 @@ def _human_int(value: str) -> int | None:
 
 
 def _version(tag: str) -> tuple[int, ...] | None:
-    match = re.fullmatch(r"v?([0-9]+(?:\.[0-9]+)*)", tag.strip())
+    match = re.fullmatch(r"v?([0-9]{1,30}(?:\.[0-9]{1,30})*)", tag.strip())
     return tuple(int(p) for p in match.group(1).split(".")) if match else None
 
 
 def _cc(value: Any) -> tuple[int, int] | None:
-    match = re.fullmatch(r"([0-9]+)\.([0-9])", str(value).strip())
+    match = re.fullmatch(r"([0-9]{1,30})\.([0-9])", str(value).strip())
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 

@@ -150,6 +150,25 @@ WRONG_TYPES = {
     "kustomization resources: 5": {"kustomization.yaml": "resources: 5\n"},
     "helmCharts: 1": {"kustomization.yaml": "helmCharts: 1\n"},
     "generator files: 5": {"kustomization.yaml": "configMapGenerator:\n- {name: x, files: 5}\n"},
+    "5,000 digits where a number belongs": {"d.yaml": f"""
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: d
+          namespace: a
+          annotations: {{reviewbot.dev/measured-boot-seconds: "{'9' * 5000}"}}
+        spec:
+          replicas: 2
+          strategy: {{rollingUpdate: {{maxSurge: "{'9' * 5000}%"}}}}
+          template:
+            spec:
+              containers:
+              - name: c
+                image: vllm/vllm-openai:v{'9' * 5000}
+                args: ["--max-model-len", "{'9' * 5000}", "--tensor-parallel-size", "{'9' * 5000}"]
+                resources: {{limits: {{nvidia.com/gpu: {'9' * 4000}, cpu: {'9' * 4000}}}}}
+                startupProbe: {{httpGet: {{port: 80}}, failureThreshold: "{'9' * 5000}"}}
+    """},
     "app-template globalMounts: 5": {"hr.yaml": """
         apiVersion: helm.toolkit.fluxcd.io/v2
         kind: HelmRelease
@@ -183,6 +202,26 @@ def test_a_wrong_type_is_never_a_crash(
     assert code in (0, 1) and data is not None, err
     code, _, err = run_cli(["diff", base, head, "--repo", str(repo.path)], capsys)
     assert code == 0, err
+
+
+def test_a_chart_version_of_5000_digits_is_no_major_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    release = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {{name: r, namespace: a}}
+        spec:
+          interval: 1h
+          chart:
+            spec: {{chart: app, version: "{}", sourceRef: {{kind: HelmRepository, name: h}}}}
+    """
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"hr.yaml": release.format("1.0.0")})
+    head = repo.commit({"hr.yaml": release.format("9" * 5000 + ".0.0")})
+    code, data, err = review_json(repo, base, head, capsys, "--scope", "all")
+    assert code in (0, 1) and data is not None, err
+    assert not any("major" in f["message"] for f in data["findings"])  # not a version: quiet
 
 
 SURROGATES = """

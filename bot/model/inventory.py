@@ -130,7 +130,7 @@ def gpu_facts(node: Node) -> GpuFacts | None:
 
 def _whole(value: Any) -> int | None:
     text = str(value).strip() if value is not None else ""
-    return int(text) if text.isdigit() else None
+    return int(text) if text.isdigit() and len(text) <= 30 else None
 
 
 # ---------------------------------------------------------------- validation

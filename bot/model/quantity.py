@@ -24,8 +24,8 @@ def parse_quantity(value: Any) -> Fraction | None:
     """The exact value of a quantity, or None when it is not one."""
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, int):
-        return Fraction(value)
+    if isinstance(value, int):  # beyond MAX_VALUE, as for floats: no resource is that large
+        return Fraction(value) if abs(value) < MAX_VALUE else None
     if isinstance(value, float):  # .inf, .nan and 1e400 (a float too large) are no quantities
         return Fraction(str(value)) if math.isfinite(value) and abs(value) < MAX_VALUE else None
     if not isinstance(value, str):

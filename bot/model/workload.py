@@ -550,13 +550,18 @@ def number(value: Fraction) -> str:
     return str(int(value)) if value.denominator == 1 else f"{float(value):g}"
 
 
+MAX_DIGITS = 30  # a count (seconds, replicas, pods) longer than this is none a cluster has
+
+
 def parse_seconds(value: Any) -> Fraction | None:
     """A duration in seconds: ``600``, ``"600"``, ``"600s"``, ``"10m"``, ``"1h"``."""
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, (int, float)):
-        return Fraction(str(value)) if value >= 0 else None
-    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(s|m|h)?\s*", str(value))
+    if isinstance(value, int):
+        return Fraction(value) if 0 <= value < 10**MAX_DIGITS else None
+    if isinstance(value, float):  # .inf and .nan are no durations
+        return Fraction(str(value)) if 0 <= value < 10.0**MAX_DIGITS else None
+    match = re.fullmatch(r"\s*([0-9]{1,30}(?:\.[0-9]{1,30})?)\s*(s|m|h)?\s*", str(value))
     if not match:
         return None
     scale = {"s": 1, None: 1, "m": 60, "h": 3600}[match.group(2)]
@@ -567,8 +572,8 @@ def parse_int(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
-    if isinstance(value, str) and re.fullmatch(r"\s*[0-9]+\s*", value):
+        return value if abs(value) < 10**MAX_DIGITS else None
+    if isinstance(value, str) and re.fullmatch(r"\s*[0-9]{1,30}\s*", value):
         return int(value)
     return None
 
