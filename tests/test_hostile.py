@@ -169,6 +169,14 @@ WRONG_TYPES = {
                 resources: {{limits: {{nvidia.com/gpu: {'9' * 4000}, cpu: {'9' * 4000}}}}}
                 startupProbe: {{httpGet: {{port: 80}}, failureThreshold: "{'9' * 5000}"}}
     """},
+    "matchExpressions operator: [In]": {"np.yaml": """
+        apiVersion: networking.k8s.io/v1
+        kind: NetworkPolicy
+        metadata: {name: p, namespace: a}
+        spec:
+          podSelector: {matchExpressions: [{key: app, operator: [In], values: [web]}]}
+          policyTypes: [Ingress]
+    """, "d.yaml": _pod_spec("")},
     "app-template globalMounts: 5": {"hr.yaml": """
         apiVersion: helm.toolkit.fluxcd.io/v2
         kind: HelmRelease

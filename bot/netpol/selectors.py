@@ -161,7 +161,7 @@ def _requirement(raw: Any) -> Requirement | None:
     if not isinstance(raw, dict):
         return None
     key, op, values = raw.get("key"), raw.get("operator"), raw.get("values")
-    if not isinstance(key, str) or op not in OPERATORS:
+    if not isinstance(key, str) or not isinstance(op, str) or op not in OPERATORS:
         return None
     vals = [label_text(v) for v in values] if isinstance(values, list) else []
     if values is not None and not isinstance(values, list):
