@@ -221,6 +221,7 @@ def test_other_documents_are_untouched() -> None:
     ("a:\n  b: 1\n", Change(("a",), "set", "y")),
     ("a: [x,\n  y]\n", Change(("a",), "append", "z")),
     ("a: 1\n", Change(("a", "b"), "set", 2)),
+    ("a: " + "9" * 5000 + "\nb: 1\n", Change(("b",), "set", 2)),  # an int Python won't read
 ])
 def test_what_cannot_be_written_in_place_is_refused(text: str, change: Change) -> None:
     with pytest.raises(RoundTripError):

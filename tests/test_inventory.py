@@ -165,6 +165,17 @@ def test_lists_of_another_type_in_kubectl_output_are_read_as_empty(
     assert "- name: n1" in out and "taints" not in out
 
 
+def test_write_refuses_a_config_with_an_integer_python_cannot_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / ".reviewbot.yaml"
+    text = "exclude: [" + "9" * 5000 + "]\n"
+    config.write_text(text)
+    code, _, err = run(capsys, "--nodes", NODES, "--write", str(config))
+    assert code == 2 and "over 4,300 digits" in err
+    assert config.read_text() == text
+
+
 def test_update_sections_appends_a_missing_section_and_keeps_flow_style_elsewhere() -> None:
     text = "# top\nrules: {probe-headroom: {factor: 2}}  # inline\n"
     out = update_sections(text, {"cluster": lambda old: {"nodes": [{"name": "a"}]}})

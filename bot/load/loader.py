@@ -926,6 +926,9 @@ def update_sections(text: str, updates: dict[str, Any], name: str = "the file") 
         where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
         raise ProblemError(f"{name}{where}: not valid YAML, so it cannot be updated", 1, 1) \
             from None
+    except ValueError:  # Python reads no integer of over 4,300 digits
+        raise ProblemError(f"{name}: holds an integer of over 4,300 digits, so it cannot be "
+                           "updated", 1, 1) from None
     if data is None:
         data = {}
     style: Any = getattr(data, "fa", None)
