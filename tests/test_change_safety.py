@@ -460,6 +460,9 @@ def test_chart_major_bumps_and_oci_tag_bumps_are_info(
     assert messages[0].startswith("HelmRelease shop/podinfo: chart podinfo 6.6.0 -> 7.0.1")
     assert "out of reach without the chart" in messages[0]
     assert messages[1].startswith("OCIRepository flux-system/manifests: tag 1.4.0 -> 2.0.0")
+    # 5,000 digits are no major version (Python converts no more than 4,300): quiet, no crash
+    huge = repo.commit({"hr.yaml": release.format(version="9" * 5000 + ".0.0")})
+    assert review(repo, head, huge, capsys) == (0, [])
 
 
 # ---------------------------------------------------------------- diff --format json

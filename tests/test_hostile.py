@@ -212,26 +212,6 @@ def test_a_wrong_type_is_never_a_crash(
     assert code == 0, err
 
 
-def test_a_chart_version_of_5000_digits_is_no_major_version(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    release = """
-        apiVersion: helm.toolkit.fluxcd.io/v2
-        kind: HelmRelease
-        metadata: {{name: r, namespace: a}}
-        spec:
-          interval: 1h
-          chart:
-            spec: {{chart: app, version: "{}", sourceRef: {{kind: HelmRepository, name: h}}}}
-    """
-    repo = GitRepo(tmp_path / "repo")
-    base = repo.commit({"hr.yaml": release.format("1.0.0")})
-    head = repo.commit({"hr.yaml": release.format("9" * 5000 + ".0.0")})
-    code, data, err = review_json(repo, base, head, capsys, "--scope", "all")
-    assert code in (0, 1) and data is not None, err
-    assert not any("major" in f["message"] for f in data["findings"])  # not a version: quiet
-
-
 SURROGATES = """
     apiVersion: apps/v1
     kind: Deployment
