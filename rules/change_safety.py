@@ -155,6 +155,7 @@ from reviewbot.model.objects import KObject, Model, Path, PodTemplate, appliers
 from reviewbot.model.quantity import parse_quantity
 from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
+    MAX_DIGITS,
     MEASURED_BOOT,
     field_path,
     measured,
@@ -211,7 +212,7 @@ DEFAULTED = frozenset({
     ("Service", "clusterIPs"), ("StatefulSet", "podManagementPolicy"),
     ("StatefulSet", "serviceName"), ("CustomResourceDefinition", "scope"),
 })
-_VERSION = re.compile(r"^v?(\d{1,30})(?:\.\d+){0,2}(?:[-+][0-9A-Za-z.-]+)?$")
+_VERSION = re.compile(rf"^v?(\d{{1,{MAX_DIGITS}}})(?:\.\d+){{0,2}}(?:[-+][0-9A-Za-z.-]+)?$")
 
 
 def check_change(diff: TreeDiff, base: Model, head: Model,

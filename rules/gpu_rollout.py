@@ -78,6 +78,8 @@ from reviewbot.engine.registry import Option
 from reviewbot.model.objects import Model, Node, PodTemplate
 from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
+    DIGITS,
+    MAX_DIGITS,
     Placement,
     count,
     is_values_pod,
@@ -110,10 +112,10 @@ def surge_pods(max_surge: Any, replicas: int) -> int | None:
         return max(max_surge, 0)
     if isinstance(max_surge, str):
         text = max_surge.strip()
-        match = re.fullmatch(r"([0-9]{1,30})%", text)
+        match = re.fullmatch(rf"({DIGITS})%", text)
         if match:
             return math.ceil(int(match.group(1)) * max(replicas, 1) / 100)
-        if text.isdigit() and len(text) <= 30:
+        if text.isdigit() and len(text) <= MAX_DIGITS:
             return int(text)
     return None
 

@@ -125,6 +125,7 @@ from reviewbot.model.inventory import GpuFacts, gpu_facts
 from reviewbot.model.objects import Container, Model, Node, Path, PodTemplate
 from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
+    DIGITS,
     MEASURED_KV_CACHE,
     TP_FLAGS,
     Flag,
@@ -485,7 +486,7 @@ def _token(name: str, word: str) -> bool:
 
 def _human_int(value: str) -> int | None:
     """vLLM's human-readable integers: ``32768``, ``32k`` (x1000), ``32K`` (x1024), m/M."""
-    match = re.fullmatch(r"\s*([0-9]{1,30})([kKmMgG]?)\s*", value.replace("_", ""))
+    match = re.fullmatch(rf"\s*({DIGITS})([kKmMgG]?)\s*", value.replace("_", ""))
     if not match:
         return None
     number, unit = int(match.group(1)), match.group(2)
@@ -494,12 +495,12 @@ def _human_int(value: str) -> int | None:
 
 
 def _version(tag: str) -> tuple[int, ...] | None:
-    match = re.fullmatch(r"v?([0-9]{1,30}(?:\.[0-9]{1,30})*)", tag.strip())
+    match = re.fullmatch(rf"v?({DIGITS}(?:\.{DIGITS})*)", tag.strip())
     return tuple(int(p) for p in match.group(1).split(".")) if match else None
 
 
 def _cc(value: Any) -> tuple[int, int] | None:
-    match = re.fullmatch(r"([0-9]{1,30})\.([0-9])", str(value).strip())
+    match = re.fullmatch(rf"({DIGITS})\.([0-9])", str(value).strip())
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 

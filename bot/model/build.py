@@ -35,7 +35,7 @@ from typing import Any
 
 from reviewbot.load.loader import Document
 from reviewbot.model.images import ImageRef
-from reviewbot.model.objects import Model, Path
+from reviewbot.model.objects import Model, Path, items
 
 KO_PREFIX = "ko://"
 CI_FILE = re.compile(
@@ -107,14 +107,14 @@ def _builders(model: Model) -> list[Builder]:
             continue
         sections: list[tuple[object, Path]] = [(obj.get(("build",)), ("build",))]
         configs: list[Any] = [obj.body]
-        for i, profile in enumerate(_list(obj.get(("profiles",)))):
+        for i, profile in enumerate(items(obj.get(("profiles",)))):
             if isinstance(profile, dict):
                 sections.append((profile.get("build"), ("profiles", i, "build")))
                 configs.append(profile)
         deploys = _skaffold_manifests(configs, posixpath.dirname(obj.file))
         for build, path in sections:
             artifacts = build.get("artifacts") if isinstance(build, dict) else None
-            for i, artifact in enumerate(_list(artifacts)):
+            for i, artifact in enumerate(items(artifacts)):
                 image = artifact.get("image") if isinstance(artifact, dict) else None
                 if isinstance(image, str) and image.strip():
                     at = path + ("artifacts", i, "image")
@@ -153,15 +153,10 @@ def _skaffold_manifests(configs: list[Any], folder: str) -> tuple[str, ...] | No
         raw = manifests.get("rawYaml") if isinstance(manifests, dict) else None
         kubectl = deploy.get("kubectl") if isinstance(deploy, dict) else None
         legacy = kubectl.get("manifests") if isinstance(kubectl, dict) else None
-        for items in (raw, legacy):
-            globs.extend(g for g in _list(items) if isinstance(g, str))
+        for listed in (raw, legacy):
+            globs.extend(g for g in items(listed) if isinstance(g, str))
     written = globs or list(SKAFFOLD_DEFAULT_MANIFESTS)
     return tuple(posixpath.normpath(posixpath.join(folder, g)) for g in written)
-
-
-def _list(value: Any) -> list[Any]:
-    """``value`` when it is a list; skaffold refuses a config where one is anything else."""
-    return value if isinstance(value, list) else []
 
 
 def deployed_by(builder: Builder, file: str) -> bool:

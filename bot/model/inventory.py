@@ -29,9 +29,9 @@ from fractions import Fraction
 from typing import Any
 
 from reviewbot.errors import ReviewbotError
-from reviewbot.model.objects import Node
+from reviewbot.model.objects import Node, items
 from reviewbot.model.quantity import parse_quantity, quantity_error
-from reviewbot.model.workload import parse_seconds
+from reviewbot.model.workload import MAX_DIGITS, parse_seconds
 
 GFD_PRODUCT = "nvidia.com/gpu.product"
 GFD_COUNT = "nvidia.com/gpu.count"
@@ -130,7 +130,7 @@ def gpu_facts(node: Node) -> GpuFacts | None:
 
 def _whole(value: Any) -> int | None:
     text = str(value).strip() if value is not None else ""
-    return int(text) if text.isdigit() and len(text) <= 30 else None
+    return int(text) if text.isdigit() and len(text) <= MAX_DIGITS else None
 
 
 # ---------------------------------------------------------------- validation
@@ -215,7 +215,7 @@ def nodes_section(objects: Iterable[Mapping[str, Any]], name: str) -> list[dict[
         if labels:
             entry["labels"] = labels
         taints = []
-        for taint in _seq(_map(obj.get("spec")).get("taints")):
+        for taint in items(_map(obj.get("spec")).get("taints")):
             if isinstance(taint, dict) and taint.get("key") and taint.get("effect"):
                 item = {"key": str(taint["key"])}
                 if taint.get("value"):
@@ -264,14 +264,14 @@ def pod_boot(pod: Mapping[str, Any]) -> int | None:
     """Seconds from the first app container start to the Ready condition (None when the pod
     is not Ready or a time is missing). Init containers run before the probes count."""
     status = _map(pod.get("status"))
-    ready = next((c for c in _seq(status.get("conditions"))
+    ready = next((c for c in items(status.get("conditions"))
                   if isinstance(c, dict) and c.get("type") == "Ready"
                   and c.get("status") == "True"), None)
     if ready is None:
         return None
     ready_at = _time(ready.get("lastTransitionTime"))
     starts = [_time(_map(_map(c.get("state")).get("running")).get("startedAt"))
-              for c in _seq(status.get("containerStatuses")) if isinstance(c, dict)]
+              for c in items(status.get("containerStatuses")) if isinstance(c, dict)]
     started = [s for s in starts if s is not None]
     if ready_at is None or not started:
         return None
@@ -331,7 +331,7 @@ def from_kubectl(
 
 
 def _controller(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    refs = [r for r in _seq(_map(obj.get("metadata")).get("ownerReferences"))
+    refs = [r for r in items(_map(obj.get("metadata")).get("ownerReferences"))
             if isinstance(r, dict) and r.get("kind") and r.get("name")]
     return next((r for r in refs if r.get("controller")), refs[0] if refs else None)
 
@@ -370,11 +370,6 @@ def _time(value: Any) -> datetime | None:
 def _resource_order(item: tuple[str, Any]) -> tuple[int, str]:
     order = ("cpu", "memory", "ephemeral-storage", "pods")
     return (order.index(item[0]) if item[0] in order else len(order), item[0])
-
-
-def _seq(value: Any) -> list[Any]:
-    """``value`` when it is a list, else none (kubectl's output has lists there)."""
-    return value if isinstance(value, list) else []
 
 
 def _map(value: Any) -> Mapping[str, Any]:

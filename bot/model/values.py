@@ -328,10 +328,6 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def _image(value: Any) -> ImageRef | None:
     """An image from values: a string, or ``{registry, repository|name, tag, digest|sha}``."""
     if isinstance(value, str):
@@ -562,7 +558,7 @@ def _mounted(container: Container, persistence: Mapping[str, Any], cid: str) -> 
         advanced = _dict(_dict(item.get("advancedMounts")).get(cid)).get(container.name)
         if global_mounts is None and not item.get("advancedMounts"):
             global_mounts = [{}]
-        for entry in _list(global_mounts) + _list(advanced):  # not a list: the chart fails
+        for entry in items(global_mounts) + items(advanced):  # not a list: the chart fails
             if isinstance(entry, dict):
                 mounts.append({"name": str(key), "mountPath": entry.get("path") or default})
     body = dict(container.body)

@@ -551,6 +551,7 @@ def number(value: Fraction) -> str:
 
 
 MAX_DIGITS = 30  # a count (seconds, replicas, pods) longer than this is none a cluster has
+DIGITS = rf"[0-9]{{1,{MAX_DIGITS}}}"  # such a count in a pattern (Python converts <= 4,300)
 
 
 def parse_seconds(value: Any) -> Fraction | None:
@@ -561,7 +562,7 @@ def parse_seconds(value: Any) -> Fraction | None:
         return Fraction(value) if 0 <= value < 10**MAX_DIGITS else None
     if isinstance(value, float):  # .inf and .nan are no durations
         return Fraction(str(value)) if 0 <= value < 10.0**MAX_DIGITS else None
-    match = re.fullmatch(r"\s*([0-9]{1,30}(?:\.[0-9]{1,30})?)\s*(s|m|h)?\s*", str(value))
+    match = re.fullmatch(rf"\s*({DIGITS}(?:\.{DIGITS})?)\s*(s|m|h)?\s*", str(value))
     if not match:
         return None
     scale = {"s": 1, None: 1, "m": 60, "h": 3600}[match.group(2)]
@@ -573,7 +574,7 @@ def parse_int(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value if abs(value) < 10**MAX_DIGITS else None
-    if isinstance(value, str) and re.fullmatch(r"\s*[0-9]{1,30}\s*", value):
+    if isinstance(value, str) and re.fullmatch(rf"\s*{DIGITS}\s*", value):
         return int(value)
     return None
 

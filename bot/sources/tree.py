@@ -315,6 +315,7 @@ class PendingTree:
                     self.entries.append((path, sha))
                 elif is_side_text(path):
                     self.sides.append((path, sha))
+        self._by_path: dict[str, str] | None = None
         self.blobs = frozenset(sha for _, sha in self.entries)
         self.shas = self.blobs | {sha for _, sha in self.sides}
         skipped = frozenset(skip)
@@ -323,7 +324,9 @@ class PendingTree:
 
     def sha_of(self, path: str) -> str | None:
         """The blob id the listing gives ``path`` (YAML and side texts), or None."""
-        return next((sha for p, sha in (*self.entries, *self.sides) if p == path), None)
+        if self._by_path is None:  # asked for a few paths or for every quoted file: one index
+            self._by_path = dict((*self.entries, *self.sides))
+        return self._by_path.get(path)
 
     def close(self) -> None:
         """Stop reading: the tree is not wanted (a review found in the cache)."""
