@@ -394,7 +394,7 @@ def change_findings(diff: TreeDiff, base_model: Model, head_model: Model, config
         settings = config.settings(rule)
         if getattr(rule.module, "CHANGE_INPUT", None) == "tree":
             for violation in check(diff, base_model, head_model, settings.options):
-                found = make_finding(rule, violation, settings.severity)
+                found = make_finding(rule, violation, settings.severity, head_model)
                 out.append(replace(found, new=True))
             continue
         for entry in diff.objects:
@@ -405,7 +405,7 @@ def change_findings(diff: TreeDiff, base_model: Model, head_model: Model, config
             if not old_pods or not new_pods:
                 continue
             for violation in check(old_pods, new_pods):
-                found = make_finding(rule, violation, settings.severity)
+                found = make_finding(rule, violation, settings.severity, head_model)
                 out.append(replace(found, new=True))
     if out:
         suppressions = Suppressions(head_model)

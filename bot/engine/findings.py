@@ -87,6 +87,21 @@ class Violation:
     column: int | None = None
     key: str | None = None  # identity for new-vs-existing when there is no object
     edits: tuple[Edit, ...] = ()  # the mechanical fix, when there is one (``lint --fix``)
+    # what the rule could not see to be sure (a noun phrase: "the values of the chart that
+    # renders these pods"): an error is a promise, so the engine makes it at most a warning
+    # and says this (:func:`doubted`)
+    doubt: str | None = None
+
+
+def doubted(severity: str, message: str, doubt: str | None) -> tuple[str, str]:
+    """An error is a promise about what a cluster receives: with ``doubt`` (a link of that
+    chain reviewbot could not see) the severity is at most ``warning`` and the message says
+    what could not be seen. The one place this policy lives."""
+    if not doubt:
+        return severity, message
+    if severity == "error":
+        severity = "warning"
+    return severity, f"{message.rstrip()} Not certain: reviewbot could not see {doubt}."
 
 
 QUIET_NOTE = "quiet:"  # model.notes["quiet:<rule>"]: [[file, line, reason], ...]

@@ -20,7 +20,14 @@ from typing import Any
 
 from reviewbot.config import Config
 from reviewbot.engine import concurrency
-from reviewbot.engine.findings import Edit, Finding, Violation, format_path, sort_key
+from reviewbot.engine.findings import (
+    Edit,
+    Finding,
+    Violation,
+    doubted,
+    format_path,
+    sort_key,
+)
 from reviewbot.engine.identity import stable_key
 from reviewbot.engine.registry import Rule, all_rules
 from reviewbot.errors import ReviewbotError
@@ -443,7 +450,7 @@ def _rule_run(rule: Rule, model: Model, config: Config) -> tuple[list[Finding], 
     """One rule's findings, and the notes it wrote into the model."""
     before = dict(model.notes)
     settings = config.settings(rule)
-    found = [make_finding(rule, v, settings.severity)
+    found = [make_finding(rule, v, settings.severity, model)
              for v in _violations(rule, model, settings.options)]
     written = {k: v for k, v in model.notes.items() if k not in before or before[k] is not v}
     return found, written
@@ -466,7 +473,15 @@ def _violations(rule: Rule, model: Model, options: Any) -> Iterable[Violation]:
                 yield from rule.check(obj, options)
 
 
-def make_finding(rule: Rule, v: Violation, severity: str | None) -> Finding:
+def make_finding(rule: Rule, v: Violation, severity: str | None,
+                 model: Model | None = None) -> Finding:
+    """The finding of ``v``: located, its severity the configured one or the rule's for its
+    kind, at most a warning when the rule or the model (``Model.doubts``: how the object
+    reaches its cluster) could not see everything the promise of an error needs."""
+    doubt = v.doubt
+    if doubt is None and v.obj is not None and model is not None and model.doubts:
+        doubt = model.doubts.get(id(v.obj))
+    level, message = doubted(severity or rule.severity_of(v.kind), v.message, doubt)
     if v.obj is not None:
         file, line, column = v.obj.where(v.path)
         ref = v.obj.ref
@@ -475,8 +490,8 @@ def make_finding(rule: Rule, v: Violation, severity: str | None) -> Finding:
     if v.line is not None and v.obj is not None:
         file, line, column = v.obj.file, v.line, v.column or 1
     return Finding(
-        rule=rule.id, severity=severity or rule.severity_of(v.kind), file=file or "",
-        line=line, column=column, object=ref, message=v.message, fix=v.fix or rule.fix,
+        rule=rule.id, severity=level, file=file or "",
+        line=line, column=column, object=ref, message=message, fix=v.fix or rule.fix,
         path=v.key or format_path(v.path), key=stable_key(v.obj, v.path, v.key),
         kind=v.kind or "",
         edits=v.edits,

@@ -306,6 +306,10 @@ class Model:
     # the config's ``values-files`` globs (set once by model.values.configure): what the
     # rules read as Helm values, the diff compares as values too
     values_patterns: tuple[str, ...] = ()
+    # id(object) -> what reviewbot could not see of how that object reaches its cluster (a
+    # noun phrase: "the value of ${CLUSTER} in spec.path of clusters/ks.yaml"): findings on
+    # it are at most warnings and say so (engine.findings.doubted)
+    doubts: dict[int, str] = field(default_factory=dict)
     # views computed from the finished model once, for whoever asks again (values documents)
     derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -350,7 +354,7 @@ def cluster_views(model: Model) -> list[tuple[str | None, Model]]:
             templates=[p for p in model.templates if mine(p.obj)],
             services=[s for s in model.services if mine(s.obj)],
             network_policies=[o for o in model.network_policies if mine(o)],
-            kustomizations=model.kustomizations, notes=model.notes,
+            kustomizations=model.kustomizations, notes=model.notes, doubts=model.doubts,
             values_patterns=model.values_patterns,
         )
         view.namespaces.update((key, ns) for key, ns in model.namespaces.items()
