@@ -8,13 +8,10 @@ One implementation of each kustomize rule the model needs, used by the model bui
   files each lists, the roots (kustomizations no other one includes), remote entries (URLs,
   ``github.com/...?ref=``: never fetched);
 - the build of a root, kustomize's order: resources (nested kustomizations built first), then
-  components (their resources added, their patches and transformers applied to everything so
-  far), then patches (``patchesStrategicMerge``, ``patches``: strategic merge with
-  containers/env/volumes/ports merged by name or key and ``$patch: delete``; JSON 6902
-  add/replace/remove), ``namespace``, ``namePrefix``/``nameSuffix``, ``commonLabels``/
-  ``labels`` (selectors and templates as kustomize does), ``patchesJson6902``, ``replicas``,
-  ``images`` (newName/newTag/digest). Generators (``configMapGenerator``,
-  ``secretGenerator``) yield named stubs only; Helm charts, exec and KRM plugins are not run;
+  components (their resources added, their transformations applied to everything so far),
+  then the kustomization's own generators, patches and transformers
+  (:func:`reviewbot.model.transform.transform`; patches in :mod:`reviewbot.model.patches`
+  and :mod:`reviewbot.model.smp`). Helm charts, exec and KRM plugins are not run;
 - Flux: a Kustomization's ``spec.path`` resolved against the nearest ancestor folder of the
   object's file that holds it (the source's root), and the kustomization kustomize-controller
   generates when the folder has none: every manifest below it, except that a subfolder with
@@ -38,22 +35,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile, load
+from reviewbot.model.resource import (
+    CLUSTER_SCOPED,
+    Kustomization,
+    Origins,
+    Path,
+    Resource,
+    file_objects,
+    join,
+    parse_text,
+)
+from reviewbot.model.resource import dict_of as _dict
+from reviewbot.model.resource import list_of as _list
+from reviewbot.model.resource import text_of as _text
+from reviewbot.model.transform import GENERATED_HASH, split_image, transform, transform_image
 from reviewbot.sources.tree import FileRecord, blob_id
 
-Path = tuple[str | int, ...]
+__all__ = [  # the build's types and rules, for the modules that import them from here
+    "CLUSTER_SCOPED", "GENERATED_HASH", "Kustomization", "Origins", "Path", "Resource",
+    "join", "parse_text", "split_image", "transform_image",
+]
 Token = tuple[Any, Any]
-Origins = Mapping[Path, tuple[Document, Path]]
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
-CLUSTER_SCOPED = frozenset({
-    "Namespace", "Node", "PersistentVolume", "StorageClass", "ClusterRole", "ClusterRoleBinding",
-    "CustomResourceDefinition", "PriorityClass", "ValidatingWebhookConfiguration",
-    "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding", "APIService", "IngressClass", "RuntimeClass",
-    "CSIDriver", "CSINode", "VolumeSnapshotClass", "ClusterIssuer", "ClusterSecretStore",
-    "ClusterServingRuntime", "ClusterStorageContainer", "GatewayClass", "ClusterPolicy",
-    "ClusterExternalSecret", "PodSecurityPolicy", "VolumeAttachment",
-})
 REMOTE_PREFIXES = ("git@", "github.com/", "gitlab.com/", "bitbucket.org/", "ssh://",
                    "https://", "http://", "git::", "oci://")
 FLUX_GROUP = "kustomize.toolkit.fluxcd.io"
@@ -70,71 +74,8 @@ def is_remote(entry: str) -> bool:
     return text.startswith(REMOTE_PREFIXES) or "://" in text or "?ref=" in text
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def join(folder: str, entry: str) -> str:
-    """``entry`` of a kustomization in ``folder`` as a tree path."""
-    return posixpath.normpath(posixpath.join(folder, entry)) if folder else (
-        posixpath.normpath(entry))
-
-
 def is_kustomization_file(path: str) -> bool:
     return posixpath.basename(path) in KUSTOMIZATION_FILES
-
-
-@dataclass(frozen=True)
-class Kustomization:
-    """A kustomization file, or a Flux ``Kustomization`` object (``flux``: the model's
-    KObject; ``directory`` empty: its folder is what ``spec.path`` resolves to)."""
-
-    file: str
-    directory: str
-    body: Mapping[str, Any]
-    doc: Document
-    flux: Any = None
-
-    @property
-    def is_component(self) -> bool:
-        return self.body.get("kind") == "Component"
-
-
-@dataclass(frozen=True)
-class Resource:
-    """One object as a build makes it."""
-
-    doc: Document | None  # None: made by a generator
-    path: Path  # where the object sits in its document
-    body: Mapping[str, Any]
-    origins: Origins = field(default_factory=dict)
-
-    @property
-    def kind(self) -> str:
-        return str(self.body.get("kind") or "")
-
-    @property
-    def group(self) -> str:
-        api = str(self.body.get("apiVersion") or "")
-        return api.rpartition("/")[0] if "/" in api else ""
-
-    @property
-    def name(self) -> str:
-        return str(_dict(self.body.get("metadata")).get("name") or "")
-
-    @property
-    def namespace(self) -> str:
-        if self.kind in CLUSTER_SCOPED:
-            return ""
-        return str(_dict(self.body.get("metadata")).get("namespace") or "")
-
-    @property
-    def identity(self) -> tuple[str, str, str, str]:
-        """(group, kind, namespace or ``default``, name); ``""`` for a cluster-scoped kind."""
-        body = self.body
-        meta = _dict(body.get("metadata"))
-        kind = str(body.get("kind") or "")
-        api = str(body.get("apiVersion") or "")
-        namespace = "" if kind in CLUSTER_SCOPED else str(meta.get("namespace") or "default")
-        return (api.rpartition("/")[0] if "/" in api else "", kind, namespace,
-                str(meta.get("name") or ""))
 
 
 @dataclass
@@ -422,7 +363,7 @@ class Graph:
             if earlier is not None and lf is not None and earlier.files.get(file) is lf:
                 found = earlier.objects_of(file)
             else:
-                found = list(_file_objects(lf))
+                found = list(file_objects(lf))
             self._objects[file] = found
         return found
 
@@ -545,43 +486,15 @@ class Graph:
     def _transform(
         self, k: Kustomization, resources: list[Resource], build: Build
     ) -> list[Resource]:
-        body = k.body
-        out = list(resources) + list(_generated(k))
-        for patch in _strategic_patches(k, self, build):
-            out = [_apply_smp(r, patch) if _smp_targets(r, patch) else r for r in out]
-        for selector, patch in _patches(k, self, build):
-            out = [_apply_patch(r, patch, selector is not None)
-                   if _selected(r, selector, patch) else r for r in out]
-        namespace = _text(body.get("namespace"))
-        if namespace:
-            out = [_set_namespace(r, namespace) for r in out]
-        prefix, suffix = _text(body.get("namePrefix")) or "", _text(body.get("nameSuffix")) or ""
-        if prefix or suffix:
-            out = [_rename(r, prefix, suffix) for r in out]
-        common = body.get("commonLabels")
-        if isinstance(common, dict) and common:
-            out = [_label(r, _labels(common), True, True) for r in out]
-        for spec in _list(body.get("labels")):
-            if isinstance(spec, dict) and isinstance(spec.get("pairs"), dict):
-                selectors = spec.get("includeSelectors") is True
-                templates = selectors or spec.get("includeTemplates") is True
-                out = [_label(r, _labels(spec["pairs"]), selectors, templates) for r in out]
-        annotations = body.get("commonAnnotations")
-        if isinstance(annotations, dict) and annotations:
-            out = [_annotate(r, _labels(annotations)) for r in out]
-        for selector, patch in _json_patches(k, self, build):
-            out = [_apply_patch(r, patch, True) if _selected(r, selector, patch) else r
-                   for r in out]
-        for item in _list(body.get("replicas")):
-            if isinstance(item, dict) and isinstance(item.get("count"), int):
-                out = [_replicas(r, str(item.get("name")), item["count"]) for r in out]
-        images = [i for i in _list(body.get("images")) if isinstance(i, dict) and i.get("name")]
-        if images:
-            # a real kustomization file: the images entry that changed an image is where
-            # findings about it point (a Flux spec.images wrapper has no such place)
-            doc = k.doc if k.doc.value is body else None
-            out = [_images(r, images, doc) for r in out]
-        return out
+        return transform(k, resources, functools.partial(self._read, build))
+
+    def _read(self, build: Build, path: str) -> LoadedFile | None:
+        """The file at ``path`` for a build (a patch, a replacement), the read recorded."""
+        build.reads[path] = self._token(path)
+        lf = self.files.get(path)
+        if lf is not None:
+            build.files.add(path)
+        return lf
 
     # ------------------------------------------------------------ Flux
 
@@ -737,571 +650,11 @@ def flux_spec(value: Any) -> Mapping[str, Any] | None:
     return spec if isinstance(spec, dict) else {}
 
 
-# ---------------------------------------------------------------- objects of a file
-
-
-def _file_objects(lf: LoadedFile | None) -> Iterator[Resource]:
-    if lf is None:
-        return
-    for doc in lf.documents:
-        value = doc.value
-        if not isinstance(value, dict):
-            continue
-        kind, api = value.get("kind"), value.get("apiVersion")
-        if not isinstance(kind, str) or not isinstance(api, str):
-            continue
-        if kind.endswith("List") and isinstance(value.get("items"), list):
-            for i, item in enumerate(value["items"]):
-                if isinstance(item, dict):
-                    body = item
-                    if "kind" not in item or "apiVersion" not in item:
-                        body = {"apiVersion": api, "kind": kind[: -len("List")], **item}
-                    yield Resource(doc, ("items", i), body)
-            continue
-        yield Resource(doc, (), value)
-
-
 @functools.lru_cache(maxsize=4096)
 def _synthetic_doc(file: str) -> Document:
     """The stand-in document of a Flux Kustomization's wrapper (one per file: never read)."""
     data = b"{}\n"
     return load(FileRecord(file, blob_id(data), data)).documents[0]
-
-
-def parse_text(name: str, text: str) -> list[Document]:
-    """Documents of an inline patch (``patch: |``)."""
-    data = text.encode("utf-8")
-    return load(FileRecord(name, blob_id(data), data)).documents
-
-
-# ---------------------------------------------------------------- generators
-
-
-def _generated(k: Kustomization) -> Iterator[Resource]:
-    """ConfigMaps and Secrets the generators make (names only: no hash suffix, no data)."""
-    options = _dict(k.body.get("generatorOptions"))
-    for key, kind in (("configMapGenerator", "ConfigMap"), ("secretGenerator", "Secret")):
-        for gen in _list(k.body.get(key)):
-            if not isinstance(gen, dict) or not isinstance(gen.get("name"), str):
-                continue
-            if gen.get("behavior") in ("merge", "replace"):
-                continue
-            meta: dict[str, Any] = {"name": gen["name"]}
-            if isinstance(gen.get("namespace"), str):
-                meta["namespace"] = gen["namespace"]
-            labels = {**_dict(options.get("labels")), **_dict(_dict(gen.get("options"))
-                                                                  .get("labels"))}
-            if labels:
-                meta["labels"] = labels
-            hashed = not (options.get("disableNameSuffixHash") is True
-                          or _dict(gen.get("options")).get("disableNameSuffixHash") is True)
-            if hashed:
-                meta["annotations"] = {GENERATED_HASH: "true"}
-            yield Resource(None, (), {"apiVersion": "v1", "kind": kind, "metadata": meta})
-
-
-GENERATED_HASH = "reviewbot.dev/name-hash-suffix"  # on generator stubs kustomize hashes
-
-
-# ---------------------------------------------------------------- patches
-
-
-@dataclass(frozen=True)
-class _Patch:
-    body: Any  # a mapping (strategic merge) or a list of JSON 6902 operations
-    doc: Document
-    path: Path  # where the patch body sits in ``doc``
-
-
-def _load_patch_file(graph: Graph, build: Build, folder: str, entry: str) -> list[Document]:
-    target = join(folder, entry.strip())
-    build.reads[target] = graph._token(target)
-    lf = graph.files.get(target)
-    if lf is None:
-        return []
-    build.files.add(target)
-    return list(lf.documents)
-
-
-def _strategic_patches(k: Kustomization, graph: Graph, build: Build) -> Iterator[_Patch]:
-    for i, entry in enumerate(_list(k.body.get("patchesStrategicMerge"))):
-        if not isinstance(entry, str):
-            continue
-        if "\n" in entry or entry.lstrip().startswith("{"):
-            for doc in parse_text(k.file, entry):
-                if isinstance(doc.value, dict):
-                    yield _Patch(doc.value, k.doc, ("patchesStrategicMerge", i))
-            continue
-        for doc in _load_patch_file(graph, build, k.directory, entry):
-            if isinstance(doc.value, dict):
-                yield _Patch(doc.value, doc, ())
-
-
-def _patches(
-    k: Kustomization, graph: Graph, build: Build, key: str = "patches"
-) -> Iterator[tuple[Mapping[str, Any] | None, _Patch]]:
-    for i, item in enumerate(_list(k.body.get(key))):
-        if not isinstance(item, dict):
-            continue  # a bare string: kustomize v5 refuses the kustomization (integrity says)
-        target = item.get("target")
-        selector = target if isinstance(target, dict) else None
-        docs: list[tuple[Any, Document, Path]] = []
-        if isinstance(item.get("path"), str):
-            docs = [(d.value, d, ()) for d in
-                    _load_patch_file(graph, build, k.directory, item["path"])]
-        elif isinstance(item.get("patch"), str):
-            parsed = parse_text(k.file, item["patch"])
-            docs = [(d.value, k.doc, (key, i, "patch")) for d in parsed]
-        for value, doc, where in docs:
-            if isinstance(value, (dict, list)):
-                yield selector, _Patch(value, doc, where)
-
-
-def _json_patches(
-    k: Kustomization, graph: Graph, build: Build
-) -> Iterator[tuple[Mapping[str, Any] | None, _Patch]]:
-    for selector, patch in _patches(k, graph, build, "patchesJson6902"):
-        if selector is not None:
-            yield selector, patch
-
-
-def _smp_targets(r: Resource, patch: _Patch) -> bool:
-    body = patch.body
-    if not isinstance(body, dict):
-        return False
-    meta = _dict(body.get("metadata"))
-    if body.get("kind") != r.kind or meta.get("name") != r.name:
-        return False
-    ns = meta.get("namespace")
-    return not ns or ns == r.namespace or (ns == "default" and not r.namespace)
-
-
-def _selected(r: Resource, selector: Mapping[str, Any] | None, patch: _Patch) -> bool:
-    if r.doc is None and not r.body.get("metadata"):
-        return False
-    if selector is None:
-        return _smp_targets(r, patch) if isinstance(patch.body, dict) else False
-    for key, value in (("kind", r.kind), ("name", r.name), ("namespace", r.namespace)):
-        wanted = selector.get(key)
-        if isinstance(wanted, str) and wanted and not _matches(wanted, value):
-            return False
-    group, version = selector.get("group"), selector.get("version")
-    api = str(r.body.get("apiVersion") or "")
-    if isinstance(group, str) and group and group != r.group:
-        return False
-    if isinstance(version, str) and version and version != api.rpartition("/")[2]:
-        return False
-    meta = _dict(r.body.get("metadata"))
-    for key, where in (("labelSelector", "labels"), ("annotationSelector", "annotations")):
-        wanted = selector.get(key)
-        if isinstance(wanted, str) and wanted and not _label_match(wanted, _dict(meta.get(where))):
-            return False
-    return True
-
-
-def _matches(pattern: str, value: str) -> bool:
-    if pattern == value:
-        return True
-    try:
-        return re.fullmatch(pattern, value) is not None
-    except re.error:
-        return False
-
-
-def _label_match(selector: str, labels: Mapping[str, Any]) -> bool:
-    for term in (t.strip() for t in selector.split(",") if t.strip()):
-        if "!=" in term:
-            key, _, value = term.partition("!=")
-            if str(labels.get(key.strip())) == value.strip():
-                return False
-        elif "=" in term:
-            key, _, value = term.replace("==", "=").partition("=")
-            if str(labels.get(key.strip())) != value.strip():
-                return False
-        elif term.startswith("!"):
-            if term[1:] in labels:
-                return False
-        elif term not in labels:
-            return False
-    return True
-
-
-def _apply_patch(r: Resource, patch: _Patch, targeted: bool = False) -> Resource:
-    if isinstance(patch.body, list):
-        return _apply_json6902(r, patch)
-    body = {k: v for k, v in patch.body.items() if k not in ("apiVersion", "kind")}
-    if targeted:  # kustomize applies a targeted patch under the target's own name
-        meta = {k: v for k, v in _dict(body.get("metadata")).items()
-                if k not in ("name", "namespace")}
-        body["metadata"] = meta
-    return _apply_smp(r, _Patch(body, patch.doc, patch.path))
-
-
-# strategic merge: list fields merged by key (the Kubernetes patchMergeKey of the field)
-MERGE_KEYS = {
-    "containers": "name", "initContainers": "name", "ephemeralContainers": "name",
-    "env": "name", "volumes": "name", "volumeMounts": "mountPath", "ports": "containerPort",
-    "imagePullSecrets": "name", "hostAliases": "ip", "volumeDevices": "devicePath",
-    "topologySpreadConstraints": "topologyKey", "resourceClaims": "name",
-}
-
-
-def _apply_smp(r: Resource, patch: _Patch) -> Resource:
-    if not isinstance(patch.body, dict):
-        return r
-    origins = dict(r.origins)
-    body = _merge(r.body, patch.body, (), patch, origins, r.path)
-    if not isinstance(body, dict):
-        return r
-    return Resource(r.doc, r.path, body, origins)
-
-
-def _merge(
-    base: Any, patch: Any, here: Path, source: _Patch, origins: dict[Path, tuple[Document, Path]],
-    base_path: Path,
-) -> Any:
-    if not isinstance(patch, dict) or not isinstance(base, dict):
-        origins[here] = (source.doc, source.path + here)
-        return patch
-    if patch.get("$patch") == "replace":
-        origins[here] = (source.doc, source.path + here)
-        return {k: v for k, v in patch.items() if k != "$patch"}
-    out = dict(base)
-    for key, value in patch.items():
-        if not isinstance(key, str) or key.startswith("$"):
-            continue
-        if value is None:
-            out.pop(key, None)
-            continue
-        step = here + (key,)
-        if isinstance(value, list) and isinstance(out.get(key), list) and key in MERGE_KEYS:
-            out[key] = _merge_list(out[key], value, MERGE_KEYS[key], step, source, origins,
-                                   base_path)
-        elif isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value, step, source, origins, base_path)
-        else:
-            out[key] = value
-            origins[step] = (source.doc, source.path + step)
-    return out
-
-
-def _merge_list(
-    base: list[Any], patch: list[Any], key: str, here: Path, source: _Patch,
-    origins: dict[Path, tuple[Document, Path]], base_path: Path,
-) -> list[Any]:
-    out = list(base)
-    for j, item in enumerate(patch):
-        if not isinstance(item, dict) or key not in item:
-            continue
-        index = next((i for i, b in enumerate(out)
-                      if isinstance(b, dict) and b.get(key) == item[key]), None)
-        if item.get("$patch") == "delete":
-            if index is not None:
-                del out[index]
-            continue
-        if index is None:
-            out.append({k: v for k, v in item.items() if not str(k).startswith("$")})
-            origins[here + (len(out) - 1,)] = (source.doc, source.path + here + (j,))
-        else:
-            sub = _Patch(source.body, source.doc, source.path)
-            merged_origins: dict[Path, tuple[Document, Path]] = {}
-            out[index] = _merge(out[index], item, here + (index,), sub, merged_origins,
-                                base_path)
-            # fields of the patch element: located at the element of the patch file
-            for path, (doc, _where) in merged_origins.items():
-                rest = path[len(here) + 1:]
-                origins[path] = (doc, source.path + here + (j,) + rest)
-    return out
-
-
-def _pointer(text: str) -> list[str]:
-    parts = text.split("/")[1:] if text.startswith("/") else []
-    return [p.replace("~1", "/").replace("~0", "~") for p in parts]
-
-
-def _apply_json6902(r: Resource, patch: _Patch) -> Resource:
-    body: Any = r.body
-    origins = dict(r.origins)
-    for n, op in enumerate(patch.body):
-        if not isinstance(op, dict) or not isinstance(op.get("path"), str):
-            continue
-        kind = op.get("op")
-        parts = _pointer(op["path"])
-        try:
-            if kind in ("add", "replace"):
-                body, where = _json_set(body, parts, op.get("value"), kind == "add")
-                origins[where] = (patch.doc, patch.path + (n, "value"))
-            elif kind == "remove":
-                body = _json_remove(body, parts)
-            elif kind in ("copy", "move") and isinstance(op.get("from"), str):
-                value = _json_get(body, _pointer(op["from"]))
-                if kind == "move":
-                    body = _json_remove(body, _pointer(op["from"]))
-                body, where = _json_set(body, parts, value, True)
-        except (KeyError, IndexError, ValueError, TypeError):
-            continue  # kustomize fails the build; the object stays as it was
-    return Resource(r.doc, r.path, body, origins) if isinstance(body, dict) else r
-
-
-def _json_get(value: Any, parts: Sequence[str]) -> Any:
-    for part in parts:
-        value = value[int(part)] if isinstance(value, list) else value[part]
-    return value
-
-
-def _json_set(value: Any, parts: Sequence[str], new: Any, add: bool) -> tuple[Any, Path]:
-    if not parts:
-        return new, ()
-    head, rest = parts[0], parts[1:]
-    if isinstance(value, dict):
-        if not rest:
-            if not add and head not in value:
-                raise KeyError(head)
-            return {**value, head: new}, (head,)
-        child, where = _json_set(value[head], rest, new, add)
-        return {**value, head: child}, (head,) + where
-    if isinstance(value, list):
-        out = list(value)
-        if not rest:
-            if head == "-":
-                out.append(new)
-                return out, (len(out) - 1,)
-            index = int(head)
-            if add:
-                out.insert(index, new)
-            else:
-                out[index] = new
-            return out, (index,)
-        index = int(head)
-        child, where = _json_set(out[index], rest, new, add)
-        out[index] = child
-        return out, (index,) + where
-    raise TypeError(head)
-
-
-def _json_remove(value: Any, parts: Sequence[str]) -> Any:
-    head, rest = parts[0], parts[1:]
-    if isinstance(value, dict):
-        if not rest:
-            return {k: v for k, v in value.items() if k != head}
-        return {**value, head: _json_remove(value[head], rest)}
-    if isinstance(value, list):
-        out = list(value)
-        index = int(head)
-        out[index] = _json_remove(out[index], rest) if rest else None
-        if not rest:
-            del out[index]
-        return out
-    raise TypeError(head)
-
-
-# ---------------------------------------------------------------- transformers
-
-
-def _with_meta(r: Resource, meta: dict[str, Any]) -> Resource:
-    return Resource(r.doc, r.path, {**r.body, "metadata": meta}, r.origins)
-
-
-def _set_namespace(r: Resource, namespace: str) -> Resource:
-    meta = _dict(r.body.get("metadata"))
-    if r.kind == "Namespace" and r.group == "":
-        # kustomize's namespace transformer names the Namespace objects it builds
-        return r if meta.get("name") == namespace else _with_meta(r, {**meta, "name": namespace})
-    if r.kind in CLUSTER_SCOPED:
-        return r
-    if meta.get("namespace") == namespace:
-        return r
-    out = _with_meta(r, {**meta, "namespace": namespace})
-    if r.kind in ("RoleBinding", "ClusterRoleBinding"):
-        subjects = out.body.get("subjects")
-        if isinstance(subjects, list):
-            fixed = [
-                {**s, "namespace": namespace}
-                if isinstance(s, dict) and s.get("kind") == "ServiceAccount"
-                and s.get("namespace") in (None, meta.get("namespace")) else s
-                for s in subjects
-            ]
-            out = Resource(out.doc, out.path, {**out.body, "subjects": fixed}, out.origins)
-    return out
-
-
-def _rename(r: Resource, prefix: str, suffix: str) -> Resource:
-    if r.kind in ("CustomResourceDefinition", "Namespace") and r.group in (
-            "apiextensions.k8s.io", ""):
-        return r
-    meta = _dict(r.body.get("metadata"))
-    if not isinstance(meta.get("name"), str):
-        return r
-    return _with_meta(r, {**meta, "name": f"{prefix}{meta['name']}{suffix}"})
-
-
-def _labels(value: Mapping[Any, Any]) -> dict[str, str]:
-    return {str(k): (str(v).lower() if isinstance(v, bool) else str(v))
-            for k, v in value.items() if v is not None}
-
-
-_TEMPLATE = {
-    "Deployment": ("spec", "template"), "StatefulSet": ("spec", "template"),
-    "DaemonSet": ("spec", "template"), "ReplicaSet": ("spec", "template"),
-    "ReplicationController": ("spec", "template"), "Job": ("spec", "template"),
-    "CronJob": ("spec", "jobTemplate", "spec", "template"),
-}
-
-
-def _set_in(body: Mapping[str, Any], path: Path, labels: Mapping[str, str]) -> Mapping[str, Any]:
-    """``body`` with ``labels`` merged into the mapping at ``path`` (created when absent)."""
-    if not path:
-        return {**body, **labels}
-    head = path[0]
-    assert isinstance(head, str)
-    child = body.get(head)
-    return {**body, head: _set_in(child if isinstance(child, dict) else {}, path[1:], labels)}
-
-
-def _label(r: Resource, labels: Mapping[str, str], selectors: bool, templates: bool) -> Resource:
-    if r.doc is None and r.body.get("metadata") is None:
-        return r
-    body: Mapping[str, Any] = _set_in(r.body, ("metadata", "labels"), labels)
-    template = _TEMPLATE.get(r.kind)
-    if template is not None and r.group in ("apps", "batch", "", "extensions"):
-        if templates:
-            body = _set_in(body, template + ("metadata", "labels"), labels)
-        if selectors:
-            if r.kind == "ReplicationController":
-                body = _set_in(body, ("spec", "selector"), labels)
-            elif r.kind not in ("Job", "CronJob"):
-                body = _set_in(body, ("spec", "selector", "matchLabels"), labels)
-            if r.kind == "CronJob" and templates:
-                body = _set_in(body, ("spec", "jobTemplate", "metadata", "labels"), labels)
-    elif selectors and r.kind == "Service" and r.group == "":
-        body = _set_in(body, ("spec", "selector"), labels)
-    return Resource(r.doc, r.path, body, r.origins)
-
-
-def _annotate(r: Resource, annotations: Mapping[str, str]) -> Resource:
-    body = _set_in(r.body, ("metadata", "annotations"), annotations)
-    template = _TEMPLATE.get(r.kind)
-    if template is not None and r.group in ("apps", "batch", "", "extensions"):
-        body = _set_in(body, template + ("metadata", "annotations"), annotations)
-    return Resource(r.doc, r.path, body, r.origins)
-
-
-def _replicas(r: Resource, name: str, count: int) -> Resource:
-    if r.name != name or r.kind not in ("Deployment", "StatefulSet", "ReplicaSet",
-                                        "ReplicationController"):
-        return r
-    spec = _dict(r.body.get("spec"))
-    return Resource(r.doc, r.path, {**r.body, "spec": {**spec, "replicas": count}}, r.origins)
-
-
-def split_image(image: str) -> tuple[str, str, str]:
-    """(name, ``:tag`` or '', ``@digest`` or '') as kustomize's image transformer splits."""
-    name, at, digest = image.partition("@")
-    slash = name.rfind("/")
-    colon = name.rfind(":")
-    tag = ""
-    if colon > slash:
-        name, tag = name[:colon], name[colon:]
-    return name, tag, at + digest
-
-
-def transform_image(image: str, rules: Sequence[Mapping[str, Any]]) -> str:
-    """``image`` after an ``images:`` list (the first rule whose name matches)."""
-    name, tag, digest = split_image(image)
-    for rule in rules:
-        if str(rule.get("name")) != name:
-            continue
-        new_name = rule.get("newName")
-        new_tag, new_digest = rule.get("newTag"), rule.get("digest")
-        if new_name:
-            name = str(new_name)
-        has_tag = new_tag is not None and str(new_tag) != ""
-        if has_tag and new_digest:  # either replaces both the tag and the digest
-            tag, digest = ":" + str(new_tag), "@" + str(new_digest)
-        elif has_tag:
-            tag, digest = ":" + str(new_tag), ""
-        elif new_digest:
-            tag, digest = "", "@" + str(new_digest)
-        return name + tag + digest
-    return image
-
-
-def _images(
-    r: Resource, rules: Sequence[Mapping[str, Any]], doc: Document | None = None
-) -> Resource:
-    """``r`` with its container images transformed; with ``doc`` (the kustomization), each
-    changed image's origin is the images entry's field that decided it."""
-    origins: dict[Path, tuple[Document, Path]] = {}
-    body = _walk_images(r.body, (), rules, origins, doc)
-    if body is r.body:
-        return r
-    return Resource(r.doc, r.path, body, {**r.origins, **origins})
-
-
-def _image_origin(image: str, rules: Sequence[Mapping[str, Any]]) -> Path | None:
-    """The ``images`` entry field that sets ``image``: digest, else newTag, else newName."""
-    name = split_image(image)[0]
-    for i, rule in enumerate(rules):
-        if str(rule.get("name")) == name:
-            for key in ("digest", "newTag", "newName"):
-                if rule.get(key) is not None and str(rule.get(key)) != "":
-                    return ("images", i, key)
-            return ("images", i)
-    return None
-
-
-def _walk_images(
-    value: Any, here: Path, rules: Sequence[Mapping[str, Any]],
-    origins: dict[Path, tuple[Document, Path]], doc: Document | None = None,
-) -> Any:
-    if isinstance(value, dict):
-        changed: dict[str, Any] | None = None
-        for key, item in value.items():
-            if key in ("containers", "initContainers", "ephemeralContainers") and isinstance(
-                    item, list):
-                new_list = [
-                    {**c, "image": transform_image(c["image"], rules)}
-                    if isinstance(c, dict) and isinstance(c.get("image"), str)
-                    and transform_image(c["image"], rules) != c["image"] else
-                    _walk_images(c, here + (key, i), rules, origins, doc)
-                    for i, c in enumerate(item)
-                ]
-                for i, (new_c, old_c) in enumerate(zip(new_list, item, strict=True)):
-                    at = _image_origin(old_c["image"], rules) if (
-                        doc is not None and new_c is not old_c and isinstance(old_c, dict)
-                        and isinstance(old_c.get("image"), str)) else None
-                    if at is not None and doc is not None:
-                        origins[here + (key, i, "image")] = (doc, at)
-                if any(a is not b for a, b in zip(new_list, item, strict=True)):
-                    changed = changed if changed is not None else dict(value)
-                    changed[key] = new_list
-            elif isinstance(item, (dict, list)):
-                new = _walk_images(item, here + (key,), rules, origins, doc)
-                if new is not item:
-                    changed = changed if changed is not None else dict(value)
-                    changed[key] = new
-        return changed if changed is not None else value
-    if isinstance(value, list):
-        new_items = [_walk_images(v, here + (i,), rules, origins, doc)
-                     for i, v in enumerate(value)]
-        if any(a is not b for a, b in zip(new_items, value, strict=True)):
-            return new_items
-    return value
-
-
-# ---------------------------------------------------------------- helpers
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 # ---------------------------------------------------------------- clusters

@@ -1,0 +1,144 @@
+"""What a kustomize build is made of: kustomizations, the objects a build makes
+(:class:`Resource`, each with where its fields came from), patches, and the objects a file's
+documents hold. Below :mod:`reviewbot.model.kustomize` (the graph) and the build semantics
+(:mod:`reviewbot.model.patches`, :mod:`reviewbot.model.smp`,
+:mod:`reviewbot.model.transform`), which all import it."""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from reviewbot.load.loader import Document, LoadedFile, load
+from reviewbot.sources.tree import FileRecord, blob_id
+
+Path = tuple[str | int, ...]
+Origins = Mapping[Path, tuple[Document, Path]]
+
+@functools.lru_cache(maxsize=1 << 16)
+def join(folder: str, entry: str) -> str:
+    """``entry`` of a kustomization in ``folder`` as a tree path."""
+    return posixpath.normpath(posixpath.join(folder, entry)) if folder else (
+        posixpath.normpath(entry))
+
+CLUSTER_SCOPED = frozenset({
+    "Namespace", "Node", "PersistentVolume", "StorageClass", "ClusterRole", "ClusterRoleBinding",
+    "CustomResourceDefinition", "PriorityClass", "ValidatingWebhookConfiguration",
+    "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding", "APIService", "IngressClass", "RuntimeClass",
+    "CSIDriver", "CSINode", "VolumeSnapshotClass", "ClusterIssuer", "ClusterSecretStore",
+    "ClusterServingRuntime", "ClusterStorageContainer", "GatewayClass", "ClusterPolicy",
+    "ClusterExternalSecret", "PodSecurityPolicy", "VolumeAttachment",
+})
+
+
+@dataclass(frozen=True)
+class Kustomization:
+    """A kustomization file, or a Flux ``Kustomization`` object (``flux``: the model's
+    KObject; ``directory`` empty: its folder is what ``spec.path`` resolves to)."""
+
+    file: str
+    directory: str
+    body: Mapping[str, Any]
+    doc: Document
+    flux: Any = None
+
+    @property
+    def is_component(self) -> bool:
+        return self.body.get("kind") == "Component"
+
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One object as a build makes it."""
+
+    doc: Document | None  # None: made by a generator
+    path: Path  # where the object sits in its document
+    body: Mapping[str, Any]
+    origins: Origins = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return str(self.body.get("kind") or "")
+
+    @property
+    def group(self) -> str:
+        api = str(self.body.get("apiVersion") or "")
+        return api.rpartition("/")[0] if "/" in api else ""
+
+    @property
+    def name(self) -> str:
+        return str(dict_of(self.body.get("metadata")).get("name") or "")
+
+    @property
+    def namespace(self) -> str:
+        if self.kind in CLUSTER_SCOPED:
+            return ""
+        return str(dict_of(self.body.get("metadata")).get("namespace") or "")
+
+    @property
+    def identity(self) -> tuple[str, str, str, str]:
+        """(group, kind, namespace or ``default``, name); ``""`` for a cluster-scoped kind."""
+        body = self.body
+        meta = dict_of(body.get("metadata"))
+        kind = str(body.get("kind") or "")
+        api = str(body.get("apiVersion") or "")
+        namespace = "" if kind in CLUSTER_SCOPED else str(meta.get("namespace") or "default")
+        return (api.rpartition("/")[0] if "/" in api else "", kind, namespace,
+                str(meta.get("name") or ""))
+
+
+
+@dataclass(frozen=True)
+class Patch:
+    """A patch as a kustomization gives it."""
+
+    body: Any  # a mapping (strategic merge) or a list of JSON 6902 operations
+    doc: Document
+    path: Path  # where the patch body sits in ``doc``
+
+
+def file_objects(lf: LoadedFile | None) -> Iterator[Resource]:
+    if lf is None:
+        return
+    for doc in lf.documents:
+        value = doc.value
+        if not isinstance(value, dict):
+            continue
+        kind, api = value.get("kind"), value.get("apiVersion")
+        if not isinstance(kind, str) or not isinstance(api, str):
+            continue
+        if kind.endswith("List") and isinstance(value.get("items"), list):
+            for i, item in enumerate(value["items"]):
+                if isinstance(item, dict):
+                    body = item
+                    if "kind" not in item or "apiVersion" not in item:
+                        body = {"apiVersion": api, "kind": kind[: -len("List")], **item}
+                    yield Resource(doc, ("items", i), body)
+            continue
+        yield Resource(doc, (), value)
+
+
+
+def parse_text(name: str, text: str) -> list[Document]:
+    """Documents of an inline patch (``patch: |``)."""
+    data = text.encode("utf-8")
+    return load(FileRecord(name, blob_id(data), data)).documents
+
+
+
+def dict_of(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def list_of(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def text_of(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+

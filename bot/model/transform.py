@@ -1,0 +1,292 @@
+"""kustomize's transformers and generators, in kustomize's order: generators, patches,
+``namespace``, ``namePrefix``/``nameSuffix``, ``commonLabels``/``labels``,
+``commonAnnotations``, ``patchesJson6902``, ``replicas``, ``images``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from reviewbot.load.loader import Document
+from reviewbot.model.patches import (
+    Reader,
+    apply_patch,
+    json_patches,
+    patches,
+    selected,
+    smp_targets,
+    strategic_patches,
+)
+from reviewbot.model.resource import (
+    CLUSTER_SCOPED,
+    Kustomization,
+    Path,
+    Resource,
+    dict_of,
+    list_of,
+    text_of,
+)
+from reviewbot.model.smp import apply_smp
+
+
+def transform(k: Kustomization, resources: list[Resource], read: Reader) -> list[Resource]:
+    """``resources`` after ``k``'s generators, patches and transformers, in kustomize's order
+    (``read``: the tree's files, for patch files)."""
+    body = k.body
+    out = list(resources) + list(_generated(k))
+    for patch in strategic_patches(k, read):
+        out = [apply_smp(r, patch) if smp_targets(r, patch) else r for r in out]
+    for selector, patch in patches(k, read):
+        out = [apply_patch(r, patch, selector is not None)
+               if selected(r, selector, patch) else r for r in out]
+    namespace = text_of(body.get("namespace"))
+    if namespace:
+        out = [_set_namespace(r, namespace) for r in out]
+    prefix, suffix = text_of(body.get("namePrefix")) or "", text_of(body.get("nameSuffix")) or ""
+    if prefix or suffix:
+        out = [_rename(r, prefix, suffix) for r in out]
+    common = body.get("commonLabels")
+    if isinstance(common, dict) and common:
+        out = [_label(r, _labels(common), True, True) for r in out]
+    for spec in list_of(body.get("labels")):
+        if isinstance(spec, dict) and isinstance(spec.get("pairs"), dict):
+            selectors = spec.get("includeSelectors") is True
+            templates = selectors or spec.get("includeTemplates") is True
+            out = [_label(r, _labels(spec["pairs"]), selectors, templates) for r in out]
+    annotations = body.get("commonAnnotations")
+    if isinstance(annotations, dict) and annotations:
+        out = [_annotate(r, _labels(annotations)) for r in out]
+    for selector, patch in json_patches(k, read):
+        out = [apply_patch(r, patch, True) if selected(r, selector, patch) else r
+               for r in out]
+    for item in list_of(body.get("replicas")):
+        if isinstance(item, dict) and isinstance(item.get("count"), int):
+            out = [_replicas(r, str(item.get("name")), item["count"]) for r in out]
+    images = [i for i in list_of(body.get("images")) if isinstance(i, dict) and i.get("name")]
+    if images:
+        # a real kustomization file: the images entry that changed an image is where
+        # findings about it point (a Flux spec.images wrapper has no such place)
+        doc = k.doc if k.doc.value is body else None
+        out = [_images(r, images, doc) for r in out]
+    return out
+
+
+# ---------------------------------------------------------------- generators
+
+
+def _generated(k: Kustomization) -> Iterator[Resource]:
+    """ConfigMaps and Secrets the generators make (names only: no hash suffix, no data)."""
+    options = dict_of(k.body.get("generatorOptions"))
+    for key, kind in (("configMapGenerator", "ConfigMap"), ("secretGenerator", "Secret")):
+        for gen in list_of(k.body.get(key)):
+            if not isinstance(gen, dict) or not isinstance(gen.get("name"), str):
+                continue
+            if gen.get("behavior") in ("merge", "replace"):
+                continue
+            meta: dict[str, Any] = {"name": gen["name"]}
+            if isinstance(gen.get("namespace"), str):
+                meta["namespace"] = gen["namespace"]
+            labels = {**dict_of(options.get("labels")), **dict_of(dict_of(gen.get("options"))
+                                                                  .get("labels"))}
+            if labels:
+                meta["labels"] = labels
+            hashed = not (options.get("disableNameSuffixHash") is True
+                          or dict_of(gen.get("options")).get("disableNameSuffixHash") is True)
+            if hashed:
+                meta["annotations"] = {GENERATED_HASH: "true"}
+            yield Resource(None, (), {"apiVersion": "v1", "kind": kind, "metadata": meta})
+
+
+GENERATED_HASH = "reviewbot.dev/name-hash-suffix"  # on generator stubs kustomize hashes
+
+
+def _with_meta(r: Resource, meta: dict[str, Any]) -> Resource:
+    return Resource(r.doc, r.path, {**r.body, "metadata": meta}, r.origins)
+
+
+def _set_namespace(r: Resource, namespace: str) -> Resource:
+    meta = dict_of(r.body.get("metadata"))
+    if r.kind == "Namespace" and r.group == "":
+        # kustomize's namespace transformer names the Namespace objects it builds
+        return r if meta.get("name") == namespace else _with_meta(r, {**meta, "name": namespace})
+    if r.kind in CLUSTER_SCOPED:
+        return r
+    if meta.get("namespace") == namespace:
+        return r
+    out = _with_meta(r, {**meta, "namespace": namespace})
+    if r.kind in ("RoleBinding", "ClusterRoleBinding"):
+        subjects = out.body.get("subjects")
+        if isinstance(subjects, list):
+            fixed = [
+                {**s, "namespace": namespace}
+                if isinstance(s, dict) and s.get("kind") == "ServiceAccount"
+                and s.get("namespace") in (None, meta.get("namespace")) else s
+                for s in subjects
+            ]
+            out = Resource(out.doc, out.path, {**out.body, "subjects": fixed}, out.origins)
+    return out
+
+
+def _rename(r: Resource, prefix: str, suffix: str) -> Resource:
+    if r.kind in ("CustomResourceDefinition", "Namespace") and r.group in (
+            "apiextensions.k8s.io", ""):
+        return r
+    meta = dict_of(r.body.get("metadata"))
+    if not isinstance(meta.get("name"), str):
+        return r
+    return _with_meta(r, {**meta, "name": f"{prefix}{meta['name']}{suffix}"})
+
+
+def _labels(value: Mapping[Any, Any]) -> dict[str, str]:
+    return {str(k): (str(v).lower() if isinstance(v, bool) else str(v))
+            for k, v in value.items() if v is not None}
+
+
+_TEMPLATE = {
+    "Deployment": ("spec", "template"), "StatefulSet": ("spec", "template"),
+    "DaemonSet": ("spec", "template"), "ReplicaSet": ("spec", "template"),
+    "ReplicationController": ("spec", "template"), "Job": ("spec", "template"),
+    "CronJob": ("spec", "jobTemplate", "spec", "template"),
+}
+
+
+def _set_in(body: Mapping[str, Any], path: Path, labels: Mapping[str, str]) -> Mapping[str, Any]:
+    """``body`` with ``labels`` merged into the mapping at ``path`` (created when absent)."""
+    if not path:
+        return {**body, **labels}
+    head = path[0]
+    assert isinstance(head, str)
+    child = body.get(head)
+    return {**body, head: _set_in(child if isinstance(child, dict) else {}, path[1:], labels)}
+
+
+def _label(r: Resource, labels: Mapping[str, str], selectors: bool, templates: bool) -> Resource:
+    if r.doc is None and r.body.get("metadata") is None:
+        return r
+    body: Mapping[str, Any] = _set_in(r.body, ("metadata", "labels"), labels)
+    template = _TEMPLATE.get(r.kind)
+    if template is not None and r.group in ("apps", "batch", "", "extensions"):
+        if templates:
+            body = _set_in(body, template + ("metadata", "labels"), labels)
+        if selectors:
+            if r.kind == "ReplicationController":
+                body = _set_in(body, ("spec", "selector"), labels)
+            elif r.kind not in ("Job", "CronJob"):
+                body = _set_in(body, ("spec", "selector", "matchLabels"), labels)
+            if r.kind == "CronJob" and templates:
+                body = _set_in(body, ("spec", "jobTemplate", "metadata", "labels"), labels)
+    elif selectors and r.kind == "Service" and r.group == "":
+        body = _set_in(body, ("spec", "selector"), labels)
+    return Resource(r.doc, r.path, body, r.origins)
+
+
+def _annotate(r: Resource, annotations: Mapping[str, str]) -> Resource:
+    body = _set_in(r.body, ("metadata", "annotations"), annotations)
+    template = _TEMPLATE.get(r.kind)
+    if template is not None and r.group in ("apps", "batch", "", "extensions"):
+        body = _set_in(body, template + ("metadata", "annotations"), annotations)
+    return Resource(r.doc, r.path, body, r.origins)
+
+
+def _replicas(r: Resource, name: str, count: int) -> Resource:
+    if r.name != name or r.kind not in ("Deployment", "StatefulSet", "ReplicaSet",
+                                        "ReplicationController"):
+        return r
+    spec = dict_of(r.body.get("spec"))
+    return Resource(r.doc, r.path, {**r.body, "spec": {**spec, "replicas": count}}, r.origins)
+
+
+def split_image(image: str) -> tuple[str, str, str]:
+    """(name, ``:tag`` or '', ``@digest`` or '') as kustomize's image transformer splits."""
+    name, at, digest = image.partition("@")
+    slash = name.rfind("/")
+    colon = name.rfind(":")
+    tag = ""
+    if colon > slash:
+        name, tag = name[:colon], name[colon:]
+    return name, tag, at + digest
+
+
+def transform_image(image: str, rules: Sequence[Mapping[str, Any]]) -> str:
+    """``image`` after an ``images:`` list (the first rule whose name matches)."""
+    name, tag, digest = split_image(image)
+    for rule in rules:
+        if str(rule.get("name")) != name:
+            continue
+        new_name = rule.get("newName")
+        new_tag, new_digest = rule.get("newTag"), rule.get("digest")
+        if new_name:
+            name = str(new_name)
+        has_tag = new_tag is not None and str(new_tag) != ""
+        if has_tag and new_digest:  # either replaces both the tag and the digest
+            tag, digest = ":" + str(new_tag), "@" + str(new_digest)
+        elif has_tag:
+            tag, digest = ":" + str(new_tag), ""
+        elif new_digest:
+            tag, digest = "", "@" + str(new_digest)
+        return name + tag + digest
+    return image
+
+
+def _images(
+    r: Resource, rules: Sequence[Mapping[str, Any]], doc: Document | None = None
+) -> Resource:
+    """``r`` with its container images transformed; with ``doc`` (the kustomization), each
+    changed image's origin is the images entry's field that decided it."""
+    origins: dict[Path, tuple[Document, Path]] = {}
+    body = _walk_images(r.body, (), rules, origins, doc)
+    if body is r.body:
+        return r
+    return Resource(r.doc, r.path, body, {**r.origins, **origins})
+
+
+def _image_origin(image: str, rules: Sequence[Mapping[str, Any]]) -> Path | None:
+    """The ``images`` entry field that sets ``image``: digest, else newTag, else newName."""
+    name = split_image(image)[0]
+    for i, rule in enumerate(rules):
+        if str(rule.get("name")) == name:
+            for key in ("digest", "newTag", "newName"):
+                if rule.get(key) is not None and str(rule.get(key)) != "":
+                    return ("images", i, key)
+            return ("images", i)
+    return None
+
+
+def _walk_images(
+    value: Any, here: Path, rules: Sequence[Mapping[str, Any]],
+    origins: dict[Path, tuple[Document, Path]], doc: Document | None = None,
+) -> Any:
+    if isinstance(value, dict):
+        changed: dict[str, Any] | None = None
+        for key, item in value.items():
+            if key in ("containers", "initContainers", "ephemeralContainers") and isinstance(
+                    item, list):
+                new_list = [
+                    {**c, "image": transform_image(c["image"], rules)}
+                    if isinstance(c, dict) and isinstance(c.get("image"), str)
+                    and transform_image(c["image"], rules) != c["image"] else
+                    _walk_images(c, here + (key, i), rules, origins, doc)
+                    for i, c in enumerate(item)
+                ]
+                for i, (new_c, old_c) in enumerate(zip(new_list, item, strict=True)):
+                    at = _image_origin(old_c["image"], rules) if (
+                        doc is not None and new_c is not old_c and isinstance(old_c, dict)
+                        and isinstance(old_c.get("image"), str)) else None
+                    if at is not None and doc is not None:
+                        origins[here + (key, i, "image")] = (doc, at)
+                if any(a is not b for a, b in zip(new_list, item, strict=True)):
+                    changed = changed if changed is not None else dict(value)
+                    changed[key] = new_list
+            elif isinstance(item, (dict, list)):
+                new = _walk_images(item, here + (key,), rules, origins, doc)
+                if new is not item:
+                    changed = changed if changed is not None else dict(value)
+                    changed[key] = new
+        return changed if changed is not None else value
+    if isinstance(value, list):
+        new_items = [_walk_images(v, here + (i,), rules, origins, doc)
+                     for i, v in enumerate(value)]
+        if any(a is not b for a, b in zip(new_items, value, strict=True)):
+            return new_items
+    return value
+
