@@ -22,15 +22,19 @@ Kinds:
 - `surge`: the rollout surges a GPU pod (RollingUpdate with maxSurge above 0, or no
   strategy) with no room for it.
 - `chart-default`: chart values set no update strategy, so the chart's default decides.
+- `borrowed-room` (warning): the rollout finishes only because the pinned node has spare GPUs
+  today. The pod is pinned to one inventory node (`nodeSelector` on `kubernetes.io/hostname`,
+  `nodeName`, or required affinity on one host) and that node's allocatable GPUs, minus the
+  GPUs of every pod template pinned there (times replicas), leave room for the surge pods:
+  the message says how many GPUs the surge borrows from that room. The homelab's `coder` at
+  TP=1 rolled out beside `reasoning` that way ("Two GPUs are free, so this rolls out beside
+  reasoning ... Recreate still matters for the later swap"): the next GPU pod pinned to the
+  node turns the same manifest into a rollout that never finishes.
 
 When it stays quiet:
 
-if the pod is pinned to one inventory node (`nodeSelector` on
-`kubernetes.io/hostname`, `nodeName`, or required affinity on one host) and that node's
-allocatable GPUs, minus the GPUs of every pod template pinned there (times replicas), leave
-room for the surge pods, the rolling update can finish, and the rule says nothing. The
-homelab's `coder` at TP=1 rolled out beside `reasoning` that way; add one more GPU pod to the
-node and the same manifest is reported.
+Pods with `Recreate` (or `OnDelete`), RollingUpdate with `maxSurge: 0`, StatefulSets (they
+replace pods in place) and Jobs (they do not roll).
 
 Failing example:
 
@@ -101,7 +105,7 @@ OPTIONS = (
     Option("gpu-resources", "list", list(DEFAULT_GPU_RESOURCES),
            "Extended resources that are GPUs (glob patterns)."),
 )
-SEVERITIES = {"surge": "error", "chart-default": "warning"}
+SEVERITIES = {"surge": "error", "chart-default": "warning", "borrowed-room": "warning"}
 
 
 def surge_pods(max_surge: Any, replicas: int) -> int | None:
@@ -151,6 +155,11 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         if node is not None:
             spare = _spare(node, on, gpus_of, gpus)
             if all(spare[r] >= surge * gpus[r] for r in gpus):
+                yield Violation(
+                    pod.obj, strategy.path, _borrowed(pod, gpus, surge, node, on, gpus_of, spare),
+                    fix=_fix(pod, "so the rollout never depends on GPUs that are spare today"),
+                    kind="borrowed-room", edits=_edits(pod),
+                )
                 continue
         yield Violation(
             pod.obj, strategy.path,
@@ -183,23 +192,57 @@ def _message(pod: PodTemplate, gpus: Mapping[str, Fraction], surge: int, max_sur
     )
     if node is None:
         return text + "; when no spare GPU exists it stays Pending and the rollout never ends"
-    held: list[tuple[Fraction, str]] = []
-    total = {r: Fraction(0) for r in gpus}
-    for other in on:
-        mine = gpus_of[id(other)]
-        if any(mine.get(r) for r in gpus):
-            n = count(other)
-            held.append((sum(mine.values(), Fraction(0)) * n, other.name))
-            for r in gpus:
-                total[r] += mine.get(r, Fraction(0)) * n
-    holders = [f"{name} {number(amount)}" for amount, name in sorted(
-        held, key=lambda h: (-h[0], h[1]))]
+    total = {r: sum((gpus_of[id(o)].get(r, Fraction(0)) * count(o) for o in on), Fraction(0))
+             for r in gpus}
     parts = [
         f"{node.name} has {number(node.allocatable.get(r, Fraction(0)))} {r} and pods pinned "
         f"there request {number(total[r])}" for r in gpus
     ]
-    return (f"{text}; {'; '.join(parts)} ({', '.join(holders)}), so the surge pod would sit "
-            "Pending forever")
+    return (f"{text}; {'; '.join(parts)} ({_holders(on, gpus_of, gpus)}), so the surge pod "
+            "would sit Pending forever")
+
+
+def _borrowed(pod: PodTemplate, gpus: Mapping[str, Fraction], surge: int, node: Node,
+              on: Sequence[PodTemplate], gpus_of: Mapping[int, Mapping[str, Fraction]],
+              spare: Mapping[str, Fraction]) -> str:
+    """The borrowed-room message: what the surge takes of the node's spare GPUs today."""
+    strategy = pod.strategy
+    assert strategy is not None
+    implicit = "" if _written(pod) else ", the default when no strategy is set"
+    borrowed = " and ".join(
+        f"{number(v * surge)} of the {number(spare[r])} {r} {node.name} has spare"
+        for r, v in gpus.items())
+    holders = _holders(on, gpus_of, gpus)
+    return (
+        f"{pod.name} requests {_gpu_text(gpus)} and rolls out with RollingUpdate (maxSurge "
+        f"{strategy.max_surge}{implicit}): the surge pod borrows {borrowed} today "
+        f"({'; '.join(_held(node, on, gpus_of, gpus))}{': ' + holders if holders else ''}); "
+        f"the next GPU pod pinned to {node.name} turns this into a rollout that never finishes"
+    )
+
+
+def _held(node: Node, on: Sequence[PodTemplate],
+          gpus_of: Mapping[int, Mapping[str, Fraction]], gpus: Mapping[str, Fraction]) -> list[str]:
+    """``4 nvidia.com/gpu allocatable, 2 requested by pods pinned there`` per resource."""
+    out = []
+    for r in gpus:
+        used = sum((gpus_of[id(o)].get(r, Fraction(0)) * count(o) for o in on), Fraction(0))
+        out.append(f"{number(node.allocatable.get(r, Fraction(0)))} {r} allocatable, "
+                   f"{number(used)} requested by pods pinned there")
+    return out
+
+
+def _holders(on: Sequence[PodTemplate], gpus_of: Mapping[int, Mapping[str, Fraction]],
+             gpus: Mapping[str, Fraction]) -> str:
+    """``coder-predictor 2, reasoning-predictor 1``: who holds the node's GPUs, most first."""
+    held: list[tuple[Fraction, str]] = []
+    for other in on:
+        mine = gpus_of[id(other)]
+        if any(mine.get(r) for r in gpus):
+            held.append((sum((mine.get(r, Fraction(0)) for r in gpus), Fraction(0))
+                         * count(other), other.name))
+    return ", ".join(f"{name} {number(amount)}"
+                     for amount, name in sorted(held, key=lambda h: (-h[0], h[1])))
 
 
 def _written(pod: PodTemplate) -> bool:
@@ -224,10 +267,11 @@ def _edits(pod: PodTemplate) -> tuple[Edit, ...]:
     return tuple(edits)
 
 
-def _fix(pod: PodTemplate) -> str:
+def _fix(pod: PodTemplate, why: str = "") -> str:
+    why = f", {why}" if why else ""
     if pod.component is not None:
-        return (f"Set spec.{pod.component}.deploymentStrategy.type: Recreate, so the old pod "
-                "frees its GPUs before the new one starts.")
+        return (f"Set spec.{pod.component}.deploymentStrategy.type: Recreate"
+                f"{why or ', so the old pod frees its GPUs before the new one starts'}.")
     if is_values_pod(pod):
-        return "Set the strategy to Recreate in the values (or maxSurge: 0)."
-    return "Set spec.strategy.type: Recreate (or rollingUpdate.maxSurge: 0)."
+        return f"Set the strategy to Recreate in the values (or maxSurge: 0){why}."
+    return f"Set spec.strategy.type: Recreate (or rollingUpdate.maxSurge: 0){why}."

@@ -42,13 +42,59 @@ def test_surge_needs_a_card_the_node_does_not_have(tmp_path: Path) -> None:
     assert "deploymentStrategy.type: Recreate" in result.findings[0].fix
 
 
-def test_spare_gpus_on_the_pinned_node_let_it_roll(tmp_path: Path) -> None:
-    # coder 1 + reasoning 1 of 4: the surge pod finds a free card (seed 001's rollout).
+def test_spare_gpus_today_are_borrowed_room(tmp_path: Path) -> None:
+    # Seed 001: "Two GPUs are free, so this rolls out beside reasoning ... Recreate still
+    # matters for the later swap". coder 1 + reasoning 1 of worker-1's 4: the surge pod finds
+    # a free card today, and takes 1 of the 2 spare ones: a warning that says so.
     text = isvc("coder", 1) + isvc("reasoning", 1, RECREATE)
-    assert pairs(lint_text(tmp_path, text, only=["gpu-rollout"], config=INVENTORY)) == []
+    result = lint_text(tmp_path, text, only=["gpu-rollout"], config=INVENTORY)
+    assert [(f.line, f.kind, f.severity) for f in result.findings] == [
+        (5, "borrowed-room", "warning")]
+    message = result.findings[0].message
+    assert message == (
+        "coder-predictor requests 1 nvidia.com/gpu and rolls out with RollingUpdate "
+            "(maxSurge 25%, the default when no strategy is set): the surge pod borrows 1 of "
+            "the 2 nvidia.com/gpu worker-1 has spare today (4 nvidia.com/gpu allocatable, 2 "
+            "requested by pods pinned there: coder-predictor 1, reasoning-predictor 1); the "
+            "next GPU pod pinned to worker-1 turns this into a rollout that never finishes")
+    assert "deploymentStrategy.type: Recreate" in result.findings[0].fix
+    # the next GPU pod on the node: no room, the error
+    full = text + isvc("clef-serve", 2, RECREATE)
+    result = lint_text(tmp_path / "full", full, only=["gpu-rollout"], config=INVENTORY)
+    assert [(f.line, f.kind, f.severity) for f in result.findings] == [(5, "surge", "error")]
+    # with Recreate: nothing
+    quiet = isvc("coder", 1, RECREATE) + isvc("reasoning", 1, RECREATE)
+    assert pairs(lint_text(tmp_path / "recreate", quiet, only=["gpu-rollout"],
+                           config=INVENTORY)) == []
     # without an inventory nothing promises a spare GPU
-    assert pairs(lint_text(tmp_path / "bare", text, only=["gpu-rollout"])) == [
-        ("gpu-rollout", 5)]
+    assert [(f.line, f.kind) for f in lint_text(
+        tmp_path / "bare", text, only=["gpu-rollout"]).findings] == [(5, "surge")]
+
+
+def test_borrowed_room_counts_the_whole_surge(tmp_path: Path) -> None:
+    text = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llm, namespace: default}
+spec:
+  replicas: 2
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 2}}
+  selector: {matchLabels: {app: llm}}
+  template:
+    metadata: {labels: {app: llm}}
+    spec:
+      nodeName: worker-1
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+    # 2 pods hold 2 of 4; the surge of 2 pods borrows both spare cards
+    result = lint_text(tmp_path, text, only=["gpu-rollout"], config=INVENTORY)
+    assert [(f.line, f.kind) for f in result.findings] == [(6, "borrowed-room")]
+    assert "borrows 2 of the 2 nvidia.com/gpu worker-1 has spare today" in (
+        result.findings[0].message)
+    assert "llm 2" in result.findings[0].message
 
 
 def test_surge_of_several_pods(tmp_path: Path) -> None:
