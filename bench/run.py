@@ -824,6 +824,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--checkov", help="checkov executable (default: from --checkov-venv)")
     ap.add_argument("--checkov-venv", type=Path, default=CHECKOV_VENV,
                     help="venv checkov is installed into on first use (outside the repository)")
+    ap.add_argument("--rev", metavar="REV",
+                    help="measure reviewbot at this commit, installed like --baseline (not the"
+                         " editable checkout, which changes under a long run)")
     ap.add_argument("--baseline", metavar="REV",
                     help="also measure reviewbot at this commit (a worktree and venv in --work)")
     ap.add_argument("--baseline-cmd", help="the older reviewbot's command, instead of REV")
@@ -855,7 +858,12 @@ def main(argv: list[str] | None = None) -> int:
 def run(args: argparse.Namespace, sizes: list[int]) -> int:
     work: Path = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
-    rb_cmd = _absolute(shlex.split(args.reviewbot)) if args.reviewbot else default_reviewbot()
+    if args.rev:
+        rb_cmd = ensure_baseline(args.rev, work)
+    elif args.reviewbot:
+        rb_cmd = _absolute(shlex.split(args.reviewbot))
+    else:
+        rb_cmd = default_reviewbot()
     ok, out = probe([*rb_cmd, "lint", "--help"])
     rb_note = "" if ok else f"reviewbot not usable (`lint --help`: {out[:300]})"
     rb_version = probe([*rb_cmd, "--version"])[1] if ok else ""
@@ -921,7 +929,7 @@ def run(args: argparse.Namespace, sizes: list[int]) -> int:
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "machine": machine(),
         "reviewbot": {"command": rb_cmd, "version": rb_version, "note": rb_note,
-                      "commit": _git_head()},
+                      "commit": args.rev or _git_head()},
         "checkov": {"command": str(ck) if ck else None,
                     "version": ck_note if ck else None},
         "baseline": {"command": base, "rev": args.baseline,

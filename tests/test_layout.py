@@ -18,6 +18,7 @@ OWNERS = {
     "argparse": None,  # the command layer: bot/cli.py and bot/commands/
     "multiprocessing": {"reviewbot.engine.concurrency"},
     "ruamel": {"reviewbot.load.loader", "reviewbot.load.roundtrip"},
+    "yaml": {"reviewbot.load.loader"},  # PyYAML: libyaml's events for the parse
     "deepdiff": {"reviewbot.diff.objects"},
     "github": {"reviewbot.forge.github"},
     "httpx": {"reviewbot.forge.forgejo"},

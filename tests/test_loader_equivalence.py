@@ -1,0 +1,158 @@
+"""The loader reads libyaml's events through PyYAML's C wrapper; ruamel's C parser (the
+parser before it, and its fallback) is the reference: on the corpus, the fixtures and
+generated YAML, every file gives the same documents (values and types: YAML 1.1 booleans and
+octals, merges, anchors re-defined, custom tags, ``=``), the same positions, the same
+problems (duplicate keys, syntax errors, the depth and alias bounds) and the same skips.
+
+One difference is allowed: ``pure``. The newer libyaml of PyYAML reads a ':' inside a flow
+scalar (``{url: http://x:80}``) that the older one of ruamel refused, so such a file no
+longer needs ruamel's pure parser; what it gives is the same (checked here too).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reviewbot.load import loader
+from reviewbot.sources.tree import FileRecord
+
+from .helpers import ROOT
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+WRAPPER_WORKS = loader.LIBYAML  # PyYAML's events come in the shape the composer reads
+
+
+def _canon(value: Any) -> Any:
+    """A value with its types spelled out (True is not 1, 1.0 is not 1, nan equals nan)."""
+    if isinstance(value, dict):
+        return ("map", [(k, _canon(v)) for k, v in value.items()])
+    if isinstance(value, list):
+        return ("seq", [_canon(v) for v in value])
+    if isinstance(value, float) and math.isnan(value):
+        return ("float", "nan")
+    return (type(value).__name__, value)
+
+
+def _seen(data: bytes, libyaml: bool, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setattr(loader, "LIBYAML", libyaml)
+    out = loader.load(FileRecord("f.yaml", "blob", data))
+    docs = [(d.index, d.line, _canon(d.value), out.positions(d.index),
+             out.positions_in_stream(d.index)) for d in out.documents]
+    return docs, out.problems, out.skipped, out.ignore_comments
+
+
+def _same(data: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert WRAPPER_WORKS  # else the reference is all there is, and nothing is compared
+    assert _seen(data, True, monkeypatch) == _seen(data, False, monkeypatch)
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml")
+                  and p.is_file() and not p.is_symlink())
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="no corpus beside the clone")
+def test_the_corpus_reads_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    files = _files(CORPUS)
+    assert len(files) > 1000
+    for path in files:
+        data = path.read_bytes()
+        try:
+            _same(data, monkeypatch)
+        except AssertionError as exc:
+            raise AssertionError(f"{path} reads differently") from exc
+
+
+def test_the_fixtures_read_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    files = _files(ROOT / "tests" / "fixtures")
+    assert files
+    for path in files:
+        try:
+            _same(path.read_bytes(), monkeypatch)
+        except AssertionError as exc:
+            raise AssertionError(f"{path} reads differently") from exc
+
+
+CASES = {
+    "YAML 1.1 booleans and octals": "a: on\nb: yes\nc: N\nd: 0755\ne: 0o17\nf: 0x1F\ng: 1_000\n"
+                                    "h: .inf\ni: ~\nj: 1e3\nk: 012_3\n",
+    "= and other odd scalars": "a: =\nb: '='\nc: <<\nd: -\ne: ''\nf: !!str 12\ng: !!int '12'\n",
+    "duplicate keys": "a: 1\nb: 2\na: 3\n",
+    "a duplicate in a nested mapping": "a:\n  b: 1\n  c: {d: 1, d: 2}\n",
+    "anchors re-defined": "a: &x 1\nb: *x\nc: &x 2\nd: *x\n",
+    "merge keys": "base: &b {a: 1, b: 2}\nm:\n  <<: *b\n  b: 3\nn: {<<: [*b, {c: 4}]}\n",
+    "a merge then a duplicate": "b: &b {a: 1}\nm:\n  <<: *b\n  a: 2\n  a: 3\n",
+    "custom tags": "a: !env_var HOME\nb: !!binary aGk=\nc: !Ref x\nd: !!value =\n",
+    "an undefined alias": "a: *nope\n",
+    "a syntax error after a good document": "a: 1\n---\nb: [1,\n",
+    "a tab in indentation": "a:\n\tb: 1\n",
+    "a flow colon": "url: {a: http://x:80}\nb: [c:d]\n",
+    "an unknown directive": "%FOO bar\n---\na: 1\n",
+    "complex keys": "? [a, b]\n: 1\n",
+    "nesting too deep": "a: " + "[" * 120 + "]" * 120 + "\n",
+    "an alias bomb": "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n"
+        for p, c in zip("abcdef", "bcdefg", strict=True)),
+    "surrogates": 'a: "\\ud83d\\ude80"\nb: "\\uD800"\n',
+    "suppression comments": "a: 1  # reviewbot: ignore[x] why\nb: '# reviewbot: ignore[y]'\n"
+                            "c: |\n  # reviewbot: ignore[z]\n",
+    "a helm template": "{{ if .Values.x }}\na: {{ .Values.y }}\n{{ end }}\n",
+    "CRLF and other breaks": "a: 1\r\nb:\r\n  - 2\r\n---\r\nc: 3\u2028d\n",
+    "an empty stream": "",
+    "empty documents": "---\n---\n...\n---\na: 1\n",
+    "control characters": "a: b\x07c\n",
+    "a BOM": "\ufeffa: 1\n",
+}
+
+
+@pytest.mark.parametrize("text", CASES.values(), ids=CASES.keys())
+def test_cases_read_the_same(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _same(text.encode(), monkeypatch)
+
+
+def test_a_flow_colon_no_longer_needs_the_pure_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = b"url: {a: http://x:80}\n"
+    monkeypatch.setattr(loader, "LIBYAML", True)
+    assert loader.load(FileRecord("f.yaml", "blob", data)).pure is False
+    monkeypatch.setattr(loader, "LIBYAML", False)
+    assert loader.load(FileRecord("f.yaml", "blob", data)).pure is True
+
+
+# generated YAML: lines of keys, list items, flow collections, anchors, aliases, tags and odd
+# scalars at random indents, valid or not, so both the documents and the errors are compared
+_SCALARS = st.sampled_from([
+    "1", "on", "off", "yes", "No", "y", "0755", "0x1F", "1_000", "1.5", ".inf", "-.INF",
+    ".nan", "~", "null", "=", "<<", "-", "'q'", '"d\\u00e9"', "!!str 12", "!!int '7'",
+    "!custom v", "a b", "http://x:80", "", "&a 1", "&b x", "*a", "*b", "|", ">-", "[1, on]",
+    "{k: v, k: w}", "[a: b]", "{<<: *a}", "#c", "'unclosed", "[", "}", "\t1", "é", "\x85",
+])
+_KEYS = st.sampled_from(["a", "b", "on", "1", "<<", "'q'", "? x", "a b", "&k k", "*a", "-", ""])
+_LINE = st.tuples(st.integers(0, 6), st.sampled_from(["key", "item", "doc", "scalar"]),
+                  _KEYS, _SCALARS)
+
+
+def _text(lines: list[tuple[int, str, str, str]]) -> str:
+    out = []
+    for indent, kind, key, scalar in lines:
+        pad = " " * indent
+        if kind == "key":
+            out.append(f"{pad}{key}: {scalar}".rstrip())
+        elif kind == "item":
+            out.append(f"{pad}- {scalar}".rstrip())
+        elif kind == "doc":
+            out.append("---")
+        else:
+            out.append(f"{pad}{scalar}")
+    return "\n".join(out) + "\n"
+
+
+@given(st.lists(_LINE, min_size=1, max_size=14))
+def test_generated_yaml_reads_the_same(lines: list[tuple[int, str, str, str]]) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _same(_text(lines).encode(), monkeypatch)
