@@ -17,6 +17,9 @@ def test_a_doubt_makes_an_error_a_warning_that_says_what_could_not_be_seen() -> 
     assert severity == "warning"
     assert message == "x is wrong. Not certain: reviewbot could not see the chart's values."
     assert doubted("info", "y.", "z")[0] == "info"
+    # a message without a full stop gets one before what could not be seen
+    assert doubted("error", "x is wrong", "z")[1] == (
+        "x is wrong. Not certain: reviewbot could not see z.")
 
 
 def test_the_model_s_doubt_about_an_object_reaches_its_findings(tmp_path: Path) -> None:

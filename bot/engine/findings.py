@@ -101,7 +101,9 @@ def doubted(severity: str, message: str, doubt: str | None) -> tuple[str, str]:
         return severity, message
     if severity == "error":
         severity = "warning"
-    return severity, f"{message.rstrip()} Not certain: reviewbot could not see {doubt}."
+    text = message.rstrip()
+    stop = "" if text.endswith((".", "!", "?")) else "."
+    return severity, f"{text}{stop} Not certain: reviewbot could not see {doubt}."
 
 
 QUIET_NOTE = "quiet:"  # model.notes["quiet:<rule>"]: [[file, line, reason], ...]
