@@ -33,6 +33,10 @@ def _common(parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS) -
                         help="build kustomizations with kustomize/kubectl first")
     parser.add_argument("--kubeconform", metavar="PATH",
                         help="validate with this kubeconform binary (the schema rule)")
+    parser.add_argument("--kubernetes-version", metavar="V",
+                        help="every cluster runs Kubernetes V (overrides the measured one)")
+    parser.add_argument("--target-kubernetes-version", metavar="V",
+                        help="plan an upgrade: what breaks when the clusters run V")
     parser.add_argument("--rule", action="append", default=[], metavar="ID",
                         help="run only this rule (repeatable)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")

@@ -8,7 +8,7 @@ import fnmatch
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -20,11 +20,16 @@ from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import LoadedFile, load
 from reviewbot.model.inventory import allocatable_problem, label_problem, measured_problem
 from reviewbot.model.objects import Inventory, parse_inventory
+from reviewbot.schema.lifecycle import parse_minor, version_problem
 from reviewbot.schema.validate import Validator
 from reviewbot.sources.tree import FileRecord, blob_id
 
 CONFIG_NAME = ".reviewbot.yaml"
 RESERVED = frozenset({"enabled", "severity"})
+VERSION_KEY = "kubernetes-version"
+TARGET_KEY = "target-kubernetes-version"
+# the schema rule's own option, kept as a deprecated alias of the clusters' version
+SCHEMA_VERSION = ("rules", "schema", VERSION_KEY)
 
 
 @dataclass(frozen=True)
@@ -42,8 +47,37 @@ class Config:
     @property
     def inventory(self) -> Inventory:
         measured = self.raw.get("measured")
-        return parse_inventory(self.raw.get("cluster"),
-                               measured if isinstance(measured, dict) else None)
+        inventory = parse_inventory(self.raw.get("cluster"),
+                                    measured if isinstance(measured, dict) else None)
+        alias = self.deprecated_version
+        if alias and not inventory.kubernetes_version:
+            return replace(inventory, kubernetes_version=alias)
+        return inventory
+
+    @property
+    def deprecated_version(self) -> str:
+        """``rules.schema.kubernetes-version``: the version of every cluster that sets none
+        (deprecated: the clusters' ``kubernetes-version`` is the one setting)."""
+        schema = self.section("rules").get("schema")
+        value = schema.get(VERSION_KEY) if isinstance(schema, dict) else None
+        return value.strip() if isinstance(value, str) else ""
+
+    @property
+    def clusters(self) -> list[Any]:
+        """The ``clusters:`` entries as written (each with its own ``kubernetes-version``
+        or none: it then takes the ``cluster:`` section's, see ``cluster_inventory``)."""
+        value = self.raw.get("clusters")
+        return list(value) if isinstance(value, list) else []
+
+    def with_kubernetes_version(self, version: str) -> Config:
+        """A copy where every cluster runs ``version`` (``--kubernetes-version``)."""
+        raw = dict(self.raw)
+        cluster = raw.get("cluster")
+        raw["cluster"] = {**(cluster if isinstance(cluster, dict) else {}), VERSION_KEY: version}
+        if self.clusters:
+            raw["clusters"] = [{**c, VERSION_KEY: version} if isinstance(c, dict) else c
+                               for c in self.clusters]
+        return Config(raw, self.source)
 
     @property
     def fail_on(self) -> str | None:
@@ -153,12 +187,48 @@ def _check_inventory(loaded: LoadedFile, raw: Mapping[str, Any], name: str) -> N
             problem = label_problem(str(key), value)
             if problem:
                 _fail(loaded, (*base, "labels", key), problem, name)
+    _check_versions(loaded, raw, name)
     measured = raw.get("measured")
     for workload, facts in (measured.items() if isinstance(measured, dict) else ()):
         for key, value in (facts.items() if isinstance(facts, dict) else ()):
             problem = measured_problem(str(key), value)
             if problem:
                 _fail(loaded, ("measured", workload, key), problem, name)
+
+
+def _check_versions(loaded: LoadedFile, raw: Mapping[str, Any], name: str) -> None:
+    """Every ``kubernetes-version`` is a version (``"1.31"``; a YAML number is refused: 1.30
+    reads as 1.3), and the deprecated ``rules.schema.kubernetes-version`` agrees with the
+    clusters' (they are one setting)."""
+    found: list[tuple[tuple[str | int, ...], Any]] = []
+    cluster = raw.get("cluster")
+    if isinstance(cluster, dict) and VERSION_KEY in cluster:
+        found.append((("cluster", VERSION_KEY), cluster[VERSION_KEY]))
+    clusters = raw.get("clusters")
+    for i, entry in enumerate(clusters if isinstance(clusters, list) else ()):
+        if isinstance(entry, dict) and VERSION_KEY in entry:
+            found.append((("clusters", i, VERSION_KEY), entry[VERSION_KEY]))
+    rules = raw.get("rules")
+    schema = rules.get("schema") if isinstance(rules, dict) else None
+    alias = schema.get(VERSION_KEY) if isinstance(schema, dict) else None
+    if alias is not None:
+        found.append((SCHEMA_VERSION, alias))
+    lifecycle = rules.get("api-lifecycle") if isinstance(rules, dict) else None
+    target = lifecycle.get(TARGET_KEY) if isinstance(lifecycle, dict) else None
+    if target is not None and target != "":
+        found.append((("rules", "api-lifecycle", TARGET_KEY), target))
+    for path, value in found:
+        problem = version_problem(value)
+        if problem:
+            _fail(loaded, path, problem, name)
+    if alias is None:
+        return
+    for path, value in found:
+        if path != SCHEMA_VERSION and parse_minor(value) != parse_minor(alias):
+            _fail(loaded, SCHEMA_VERSION,
+                  f"says {alias} but {format_path(path)} says {value}: the clusters' "
+                  f"kubernetes-version is the one setting now (this option is its deprecated "
+                  "alias); drop it", name)
 
 
 def _check_rules(loaded: LoadedFile, raw: Mapping[str, Any], name: str) -> None:

@@ -8,8 +8,10 @@ refused by the API server, or worse, is accepted with the typo silently dropped 
 that prunes unknown fields. reviewbot validates every object in strict mode (unknown fields
 are errors, as `kubectl apply` reports them since Kubernetes 1.27) against:
 
-- the Kubernetes schemas of the configured version (`kubernetes-version`, default the newest
-  one `kubernetes-validate` ships);
+- the Kubernetes schemas of the cluster's version (`kubernetes-version` of `cluster:` or of
+  each `clusters:` entry, as `reviewbot inventory` measures it, or `--kubernetes-version`;
+  without one, the newest `kubernetes-validate` ships; an object is validated against the
+  version of each cluster that receives it);
 - schema folders in kubeconform's layout (`schema-locations`: `{kind}_{version}.json` or
   `{group}/{kind}_{version}.json`, kind in lower case);
 - the `openAPIV3Schema` of every CustomResourceDefinition in the linted tree. Two copies of
@@ -21,9 +23,10 @@ are errors, as `kubectl apply` reports them since Kubernetes 1.27) against:
 
 When `kubeconform` is on PATH (or the `kubeconform` option names it) it does the validating,
 once over all objects, and its results are mapped back to file, line and field. An object in
-a built-in API group whose apiVersion/kind Kubernetes does not serve (`extensions/v1beta1`
-Deployment, `kind: Deploymnet`) is an error. Any other object without a schema is counted in
-the summary as not validated, never reported as a problem.
+a built-in API group whose apiVersion/kind that version does not serve (`extensions/v1beta1`
+Deployment, `kind: Deploymnet`) is `api-lifecycle`'s to report (once, with when it was
+removed and what replaces it); it is counted here as not validated. Any other object without
+a schema is counted in the summary as not validated, never reported as a problem.
 
 A Flux `${VAR}` in a value is substituted (postBuild) before the object reaches the cluster,
 so such a value is not judged by type, enum or pattern (`flux-substitutions`). Values under a
@@ -32,7 +35,6 @@ Secret's `data` and `stringData` are never quoted in a message.
 Kinds:
 
 - `invalid`: the object does not validate against its schema.
-- `unserved`: a built-in API group's apiVersion/kind that Kubernetes does not serve.
 - `crd-conflict`: two copies of one CRD version with different schemas.
 
 When it stays quiet:
@@ -95,9 +97,17 @@ from typing import Any
 from reviewbot.engine.findings import Violation, format_path
 from reviewbot.engine.registry import Option
 from reviewbot.model.kustomize import config_files, patch_files
-from reviewbot.model.objects import KObject, Model, Path, items, model_graph
+from reviewbot.model.objects import KObject, Model, Path, cluster_views, items, model_graph
 from reviewbot.schema.kubeconform import find_kubeconform, run_kubeconform
-from reviewbot.schema.store import CrdSchema, SchemaStore, crd_schemas, split_api_version
+from reviewbot.schema.lifecycle import parse_minor
+from reviewbot.schema.store import (
+    CrdSchema,
+    SchemaStore,
+    crd_schemas,
+    kubernetes_versions,
+    resolve_kubernetes_version,
+    split_api_version,
+)
 from reviewbot.schema.validate import Validator
 
 ID = "schema"
@@ -110,10 +120,12 @@ RATIONALE = (
 )
 FIX = "Correct the field to the type and name the schema expects."
 KINDS: tuple[str, ...] = ()
-SEVERITIES = {"invalid": "error", "unserved": "error", "crd-conflict": "warning"}
+SEVERITIES = {"invalid": "error", "crd-conflict": "warning"}
 OPTIONS = (
     Option("kubernetes-version", "string", "",
-           "Kubernetes version whose schemas apply, e.g. 1.31 (default: the newest bundled)."),
+           "Deprecated: set the cluster's kubernetes-version instead (cluster:, or each "
+           "entry of clusters:), which this rule and api-lifecycle both use; this option is "
+           "read as that version for every cluster that sets none."),
     Option("schema-locations", "list", [],
            "Extra schema folders (repository-relative) in kubeconform's layout "
            "({kind}_{version}.json or {group}/{kind}_{version}.json), or kubeconform "
@@ -133,43 +145,45 @@ _FLUX_VAR = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*[^}]*\}")
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     root = FsPath(model.root)
     crds, conflicts = _crds(model)
-    store = SchemaStore(
-        str(opts.get("kubernetes-version") or ""),
-        [str(s) for s in items(opts.get("schema-locations"))], root,
-        [schema for _, schema in crds],
-    )
-    store.expect((o.api_version, o.kind) for o in model.objects)
-    alternates: dict[tuple[str, str, str], list[Validator]] = {}
-    for violation, key, others in conflicts:
-        yield violation
-        if others:
-            alternates[key] = [Validator(o.schema, store.k8s.registry) for o in others
-                               if o.schema is not None]
+    locations = [str(s) for s in items(opts.get("schema-locations"))]
     lenient = _has_flux_var if opts.get("flux-substitutions", True) else None
     binary = find_kubeconform(str(opts.get("kubeconform") or "auto"))
-    stats = _Stats(store.k8s.version, "kubeconform" if binary else "in-process")
-    stats.skipped_locations = list(store.skipped_locations)
-    candidates: list[KObject] = []
-    patches = _patch_files(model)
-    for obj in model.objects:
-        if _templated(obj):
-            stats.unvalidated(obj, "templated apiVersion or kind")
+    by_version = _by_version(model)
+    stats = _Stats(", ".join(by_version), "kubeconform" if binary else "in-process")
+    patches = not_api_files(model)
+    reported = False
+    for version, objects in by_version.items():
+        store = SchemaStore(version, locations, root, [schema for _, schema in crds])
+        store.expect((o.api_version, o.kind) for o in objects)
+        alternates: dict[tuple[str, str, str], list[Validator]] = {}
+        for violation, key, others in conflicts:
+            if not reported:
+                yield violation
+            if others:
+                alternates[key] = [Validator(o.schema, store.k8s.registry) for o in others
+                                   if o.schema is not None]
+        reported = True
+        stats.skipped_locations = list(store.skipped_locations)
+        candidates: list[KObject] = []
+        for obj in objects:
+            if templated(obj):
+                stats.unvalidated(obj, "templated apiVersion or kind")
+                continue
+            if obj.file in patches or obj.api_version == "builtin":
+                stats.unvalidated(obj, "kustomize patch or plugin configuration")
+                continue
+            found = store.lookup(obj.api_version, obj.kind)
+            if found.unserved is not None:  # api-lifecycle reports it
+                stats.unserved += 1
+                stats.unvalidated(obj, "apiVersion not served (api-lifecycle)")
+            elif binary is None and found.validator is None:
+                stats.unvalidated(obj, "no schema")
+            else:
+                candidates.append(obj)
+        if binary is not None:
+            yield from _kubeconform(binary, candidates, store, version, locations, stats,
+                                    lenient)
             continue
-        if obj.file in patches or obj.api_version == "builtin":
-            stats.unvalidated(obj, "kustomize patch or plugin configuration")
-            continue
-        found = store.lookup(obj.api_version, obj.kind)
-        if found.unserved is not None:
-            stats.unserved += 1
-            yield Violation(obj, ("apiVersion",), f"apiVersion: {found.unserved}", kind="unserved",
-                            fix="Use an apiVersion this Kubernetes version serves for the kind.")
-        elif binary is None and found.validator is None:
-            stats.unvalidated(obj, "no schema")
-        else:
-            candidates.append(obj)
-    if binary is not None:
-        yield from _kubeconform(binary, candidates, store, opts, stats, lenient)
-    else:
         for obj in candidates:
             validator = store.lookup(obj.api_version, obj.kind).validator
             assert validator is not None
@@ -183,6 +197,34 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             for problem in problems:
                 yield _violation(obj, problem.identity, problem.path, problem.message)
     model_notes(model)["schema"] = stats.as_dict()
+
+
+def _by_version(model: Model) -> dict[str, list[KObject]]:
+    """The objects by the Kubernetes minor whose schemas validate them: their cluster's
+    ``kubernetes-version`` (the newest bundled minor not newer; the oldest bundled for an
+    older cluster), the newest bundled when none is set. An object two clusters of one
+    version receive is validated once."""
+    out: dict[str, list[KObject]] = {}
+    seen: dict[str, set[int]] = {}
+    for _, view in cluster_views(model):
+        version = _schema_version(view.inventory.kubernetes_version)
+        bucket = out.setdefault(version, [])
+        ids = seen.setdefault(version, set())
+        for obj in view.objects:
+            if id(obj) not in ids:
+                ids.add(id(obj))
+                bucket.append(obj)
+    ordered = sorted(out.items(), key=lambda kv: parse_minor(kv[0]) or (0, 0))
+    return dict(ordered) or {_schema_version(""): []}
+
+
+def _schema_version(requested: str) -> str:
+    versions = kubernetes_versions()
+    minor = parse_minor(requested)
+    oldest = parse_minor(versions[0]) if versions else None
+    if minor is not None and oldest is not None and minor < oldest:
+        return versions[0]
+    return resolve_kubernetes_version(requested)
 
 
 Conflict = tuple[Violation, tuple[str, str, str], list[CrdSchema]]
@@ -239,13 +281,12 @@ def _violation(obj: KObject, key: Path, where: Path, message: str) -> Violation:
 
 
 def _kubeconform(
-    binary: str, objects: list[KObject], store: SchemaStore, opts: Mapping[str, Any],
-    stats: _Stats, lenient: Any,
+    binary: str, objects: list[KObject], store: SchemaStore, version: str,
+    locations: list[str], stats: _Stats, lenient: Any,
 ) -> Iterator[Violation]:
     results = run_kubeconform(
         binary, [obj.body for obj in objects], store,
-        kubernetes_version=str(opts.get("kubernetes-version") or ""),
-        locations=[str(s) for s in items(opts.get("schema-locations"))],
+        kubernetes_version=version, locations=locations,
     )
     for obj, result in zip(objects, results, strict=True):
         if not result.validated:
@@ -260,22 +301,26 @@ def _kubeconform(
             yield _violation(obj, problem.key, problem.path, message)
 
 
-def _patch_files(model: Model) -> set[str]:
+def not_api_files(model: Model) -> frozenset[str]:
     """Files kustomizations use as patches (partial objects) or as generator, transformer
-    and validator configurations (kustomize's own, not API objects)."""
-    out: set[str] = set()
-    for k in model.kustomizations:
-        if k.flux is None:
-            out.update(patch_files(k))
-            out.update(config_files(k))
-    return out
+    and validator configurations (kustomize's own, not API objects); found once per model
+    (api-lifecycle asks too)."""
+    found = model.derived.get("not-api-files")
+    if found is None:
+        out: set[str] = set()
+        for k in model.kustomizations:
+            if k.flux is None:
+                out.update(patch_files(k))
+                out.update(config_files(k))
+        found = model.derived["not-api-files"] = frozenset(out)
+    return frozenset(found)
 
 
 def _has_flux_var(value: Any) -> bool:
     return isinstance(value, str) and bool(_FLUX_VAR.search(value))
 
 
-def _templated(obj: KObject) -> bool:
+def templated(obj: KObject) -> bool:
     return "${" in obj.api_version or "${" in obj.kind or "{{" in obj.kind
 
 

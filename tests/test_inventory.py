@@ -347,3 +347,65 @@ def test_quantity_grammar_is_kubernetes(value: object, ok: bool) -> None:
 ])
 def test_compute_capability_table(product: str, cc: tuple[int, int] | None) -> None:
     assert compute_from_product(product) == cc
+
+
+# ---------------------------------------------------------------- the Kubernetes version
+
+
+def _nodes_with(tmp_path: Path, versions: dict[str, str | None]) -> str:
+    """The recorded nodes, each node's kubeletVersion replaced (None: removed)."""
+    data = json.loads((DATA / "nodes.json").read_text())
+    for node in data["items"]:
+        info = node["status"]["nodeInfo"]
+        version = versions.get(node["metadata"]["name"], info["kubeletVersion"])
+        if version is None:
+            del info["kubeletVersion"]
+        else:
+            info["kubeletVersion"] = version
+    path = tmp_path / "nodes.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_records_the_kubernetes_version_from_the_nodes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--nodes", NODES)
+    raw = parse_config(out.encode(), "printed").raw
+    assert code == 0 and raw["cluster"]["kubernetes-version"] == "1.33"
+    assert "# kubernetes-version 1.33: the lowest kubelet minor\n" in out
+    assert 'kubernetes-version: "1.33"' in out  # quoted: 1.30 unquoted would read 1.3
+
+
+def test_the_lowest_kubelet_minor_is_the_version_and_the_spread_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    nodes = _nodes_with(tmp_path, {"worker-1": "v1.32.4+k3s1"})
+    code, out, _ = run(capsys, "--nodes", nodes)
+    assert code == 0 and parse_config(out.encode(), "p").raw["cluster"][
+        "kubernetes-version"] == "1.32"
+    assert ("# kubernetes-version 1.32: the lowest kubelet minor (kubelets: v1.32.4+k3s1 "
+            "(worker-1), v1.33.1 (talos-cp-3))") in out
+    nodes = _nodes_with(tmp_path, {"worker-1": None})
+    code, out, _ = run(capsys, "--nodes", nodes)
+    assert "(kubelets: v1.33.1 (talos-cp-3), no readable version (worker-1))" in out
+    nodes = _nodes_with(tmp_path, {"worker-1": None, "talos-cp-3": "unknown"})
+    code, out, _ = run(capsys, "--nodes", nodes)
+    assert code == 0 and "kubernetes-version:" not in out
+    assert "no node reports a kubelet version" in out
+
+
+def test_write_sets_the_version_in_the_cluster_and_in_a_named_cluster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    config = tmp_path / ".reviewbot.yaml"
+    config.write_text('cluster:\n  kubernetes-version: "1.29"  # set by hand\n  nodes: []\n')
+    code, _, err = run(capsys, "--nodes", NODES, "--write", str(config))
+    assert code == 0 and "(2 nodes, Kubernetes 1.33)" in err
+    assert "kubernetes-version 1.33: the lowest kubelet minor" in err
+    assert parse_config(config.read_bytes(), "c").raw["cluster"]["kubernetes-version"] == "1.33"
+    config.write_text("clusters:\n  - name: prod\n    paths: [prod]\n"
+                      "  - name: lab\n    paths: [lab]\n")
+    nodes = _nodes_with(tmp_path, {"worker-1": "v1.31.0"})
+    code, _, _ = run(capsys, "--nodes", nodes, "--write", str(config), "--cluster", "lab")
+    raw = parse_config(config.read_bytes(), "c").raw
+    assert code == 0 and raw["clusters"][1]["kubernetes-version"] == "1.31"
+    assert "kubernetes-version" not in raw["clusters"][0]

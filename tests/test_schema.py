@@ -154,7 +154,7 @@ def test_configmap_values_are_quoted(tmp_path: Path) -> None:
     ]
 
 
-def test_unserved_api_version_names_the_served_one(tmp_path: Path) -> None:
+def test_an_unserved_api_version_is_counted_and_left_to_api_lifecycle(tmp_path: Path) -> None:
     text = """
     apiVersion: policy/v1beta1
     kind: PodDisruptionBudget
@@ -162,26 +162,27 @@ def test_unserved_api_version_names_the_served_one(tmp_path: Path) -> None:
     spec: {minAvailable: 1}
     """
     result = lint_text(tmp_path, text, only=["schema"], config=NEVER)
-    assert messages(result) == [(1, "apiVersion: Kubernetes 1.37 serves no PodDisruptionBudget in "
-                                    "policy/v1beta1 (it serves PodDisruptionBudget as policy/v1)")]
+    assert messages(result) == []
     assert result.stats["schema"]["unserved"] == 1
+    assert result.stats["schema"]["reasons"] == {"apiVersion not served (api-lifecycle)": 1}
 
 
-def test_kubernetes_version_option_selects_the_schemas(tmp_path: Path) -> None:
+def test_the_deprecated_version_option_selects_the_schemas(tmp_path: Path) -> None:
+    """rules.schema.kubernetes-version is read as the clusters' kubernetes-version."""
     text = """
     apiVersion: autoscaling/v2beta2
     kind: HorizontalPodAutoscaler
     metadata: {name: web}
     spec:
       scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-      maxReplicas: 3
+      maxReplicas: three
     """
     old = lint_text(tmp_path, text, only=["schema"],
                     config="rules:\n  schema: {kubeconform: never, kubernetes-version: '1.25'}\n")
-    assert pairs(old) == []
+    assert pairs(old) == [("schema", 6)]  # validated against 1.25, which serves v2beta2
     assert old.stats["schema"]["kubernetes-version"] == "1.25"
     new = lint_text(tmp_path, text, only=["schema"], config=NEVER)
-    assert pairs(new) == [("schema", 1)]
+    assert pairs(new) == [] and new.stats["schema"]["unserved"] == 1
 
 
 @pytest.mark.parametrize(("requested", "chosen"), [

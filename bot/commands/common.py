@@ -16,6 +16,7 @@ from reviewbot.engine.findings import quiet_notes
 from reviewbot.engine.run import Result, analyze
 from reviewbot.errors import ReviewbotError
 from reviewbot.report.base import Report
+from reviewbot.schema.lifecycle import version_problem
 from reviewbot.sources.tree import (
     Tree,
     check_targets,
@@ -33,8 +34,27 @@ def resolve_config(args: argparse.Namespace, root: Path, start: Path) -> Config:
         found = find_config(start, root)
         config = load_config_file(found, _display(found, root)) if found else Config()
     set_max_file_bytes(config.max_file_bytes)
+    return command_line_settings(config, args)
+
+
+def command_line_settings(config: Config, args: argparse.Namespace) -> Config:
+    """``config`` with what the command line sets over it: ``--kubeconform``,
+    ``--kubernetes-version`` (every cluster's), ``--target-kubernetes-version``."""
     if getattr(args, "kubeconform", None):
         config = config.with_options("schema", {"kubeconform": args.kubeconform})
+    for flag, value in (("--kubernetes-version", getattr(args, "kubernetes_version", None)),
+                        ("--target-kubernetes-version",
+                         getattr(args, "target_kubernetes_version", None))):
+        if value is None:
+            continue
+        problem = version_problem(value)
+        if problem:
+            raise ReviewbotError(f"{flag}: {problem}")
+    if getattr(args, "kubernetes_version", None):
+        config = config.with_kubernetes_version(args.kubernetes_version.strip())
+    if getattr(args, "target_kubernetes_version", None):
+        config = config.with_options(
+            "api-lifecycle", {"target-kubernetes-version": args.target_kubernetes_version.strip()})
     return config
 
 

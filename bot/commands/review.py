@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from reviewbot.commands.common import file_loader, guard_binaries
+from reviewbot.commands.common import command_line_settings, file_loader, guard_binaries
 from reviewbot.commands.review_cache import freeze_report, thaw_report
 from reviewbot.config import CONFIG_NAME, Config, load_config_file, parse_config
 from reviewbot.diff.objects import (
@@ -535,7 +535,7 @@ def run_review(args: argparse.Namespace, env: Mapping[str, str]) -> ReviewOutcom
         loader = file_loader(args, sides.root)
         cfg = review_config(args, sides, (pending, head_pending, not prefixes))
         guard_binaries(cfg.config, [sides.root])
-        config = base_schema_locations(cfg.config, sides)
+        config = command_line_settings(base_schema_locations(cfg.config, sides), args)
     except BaseException:  # a refused cache or configuration: git need not read on
         pending.close()
         if head_pending is not None:

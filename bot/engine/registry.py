@@ -10,7 +10,9 @@ Its docstring is its documentation, in fixed sections, each opened by its name a
 line followed by a colon (:data:`DOC_SECTIONS`): a title line, then ``What it checks:``,
 optionally ``Why:`` (the rationale's story), ``When it stays quiet:``, ``Failing example:``
 and ``Passing example:``. The ``Kinds`` and ``Options`` sections are generated from
-``SEVERITIES`` and ``OPTIONS`` (:func:`doc_sections`), so they cannot drift from the code.
+``SEVERITIES`` and ``OPTIONS`` (:func:`doc_sections`), so they cannot drift from the code;
+so is ``Reference``, from the module's ``reference()`` when it has one (a table the rule
+derives from its data).
 """
 
 from __future__ import annotations
@@ -132,7 +134,7 @@ def rule_from_module(module: ModuleType) -> Rule:
 
 
 DOC_SECTIONS = ("What it checks", "Why", "Kinds", "When it stays quiet", "Options",
-                "Failing example", "Passing example")
+                "Reference", "Failing example", "Passing example")
 REQUIRED_SECTIONS = ("What it checks", "When it stays quiet", "Failing example",
                      "Passing example")
 _HEADING = re.compile(r"^(" + "|".join(map(re.escape, DOC_SECTIONS)) + r"):\s*$", re.M)
@@ -151,6 +153,8 @@ def doc_sections(rule: Rule) -> dict[str, str]:
         body = written.get(name, "")
         if name == "Kinds" and rule.severities:
             body = _kinds(rule.severities, body)
+        if name == "Reference" and callable(getattr(rule.module, "reference", None)):
+            body = rule.module.reference()  # data the rule derives (api-lifecycle's table)
         if name == "Options" and rule.options:
             body = "\n".join(
                 f"- `{o.name}` ({o.type}{', ' + o.range_text if o.range_text else ''}, "

@@ -43,10 +43,10 @@ from reviewbot.model.objects import (
     Service,
     ServicePort,
     add_identity,
+    cluster_inventory,
     items,
     kserve_services,
     mapping,
-    parse_inventory,
     pod_templates,
     str_map,
 )
@@ -119,8 +119,9 @@ def build_model(
     if entries:
         model.cluster_entries = entries
         model.cluster_inventories = {
-            str(spec["name"]): parse_inventory(spec) for spec in configured
-            if isinstance(spec, dict) and isinstance(spec.get("name"), str) and spec.get("nodes")
+            str(spec["name"]): cluster_inventory(spec, inventory) for spec in configured
+            if isinstance(spec, dict) and isinstance(spec.get("name"), str)
+            and (spec.get("nodes") or spec.get("kubernetes-version"))
         }
     prefixes = [(c.name, tuple(p.strip("/") + "/" for p in c.paths)) for c in specs]
     model.skipped.extend(_not_judged(graph))

@@ -3,8 +3,13 @@
 - :func:`from_kubectl`: the ``cluster:`` and ``measured:`` sections of ``.reviewbot.yaml``
   from ``kubectl get nodes -o json`` and ``kubectl get pods -A -o json`` (what
   ``reviewbot inventory`` prints or writes). Per node: its name, labels (NVIDIA GPU feature
-  discovery's ``nvidia.com/gpu.*`` among them), taints and allocatable. Per workload: the
-  measured boot, the longest over its pods of "first app container start -> Ready".
+  discovery's ``nvidia.com/gpu.*`` among them), taints and allocatable. The cluster's
+  ``kubernetes-version``: the lowest minor of the nodes' ``status.nodeInfo.kubeletVersion``
+  (``v1.31.4+k3s1`` is 1.31), the spread said when they differ (a rolling upgrade half
+  done). Kubelets may lag the API server by up to three minors (Kubernetes' version skew
+  policy), never lead it: what the lowest kubelet's minor no longer serves, the API server
+  does not serve either. Per workload: the measured boot, the longest over its pods of
+  "first app container start -> Ready".
 - :func:`allocatable_problem`, :func:`label_problem`, :func:`measured_problem`: why an
   inventory value is unusable (the config refuses it, exit 2, with its key and line).
 - :func:`gpu_facts`: a node's GPU product, count, memory, interconnect and compute
@@ -32,6 +37,7 @@ from reviewbot.errors import ReviewbotError
 from reviewbot.model.objects import Node, items
 from reviewbot.model.quantity import parse_quantity, quantity_error
 from reviewbot.model.workload import MAX_DIGITS, parse_seconds
+from reviewbot.schema.lifecycle import parse_minor, version_problem
 
 GFD_PRODUCT = "nvidia.com/gpu.product"
 GFD_COUNT = "nvidia.com/gpu.count"
@@ -317,17 +323,75 @@ def owner_chain(
     return chain
 
 
+@dataclass(frozen=True)
+class KubeletVersions:
+    """The nodes' ``status.nodeInfo.kubeletVersion``: the cluster's Kubernetes version is the
+    lowest minor among them (``minor``, "1.31"; None when no node reports one)."""
+
+    minor: str | None
+    nodes: Mapping[str, tuple[str, ...]]  # kubelet version as reported -> node names
+    unread: tuple[str, ...]  # nodes whose kubeletVersion is missing or no version
+
+    @property
+    def spread(self) -> str:
+        """``v1.31.4 (2 nodes), v1.32.1 (worker-3)``; "" when every node reports the same."""
+        if len(self.nodes) < 2 and not self.unread:
+            return ""
+        parts = [f"{v} ({_nodes_text(n)})" for v, n in self.nodes.items()]
+        if self.unread:
+            parts.append(f"no readable version ({_nodes_text(self.unread)})")
+        return ", ".join(parts)
+
+
+def _nodes_text(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{len(names)} nodes"
+
+
+def kubelet_versions(objects: Iterable[Mapping[str, Any]]) -> KubeletVersions:
+    """The kubelet versions of the Node objects, and the lowest minor among them."""
+    found: dict[str, list[str]] = {}
+    unread: list[str] = []
+    minors: list[tuple[int, int]] = []
+    for obj in objects:
+        if obj.get("kind", "Node") != "Node":
+            continue
+        name = str(_map(obj.get("metadata")).get("name") or "")
+        text = _map(_map(obj.get("status")).get("nodeInfo")).get("kubeletVersion")
+        minor = parse_minor(text) if isinstance(text, str) else None
+        if minor is None or version_problem(f"{minor[0]}.{minor[1]}"):
+            unread.append(name)
+            continue
+        minors.append(minor)
+        found.setdefault(str(text).strip(), []).append(name)
+    ordered = sorted(found.items(), key=lambda kv: (parse_minor(kv[0]) or (0, 0), kv[0]))
+    lowest = min(minors) if minors else None
+    return KubeletVersions(
+        f"{lowest[0]}.{lowest[1]}" if lowest else None,
+        {v: tuple(sorted(n)) for v, n in ordered}, tuple(sorted(unread)))
+
+
+@dataclass(frozen=True)
+class Scan:
+    """What ``reviewbot inventory`` read: ``cluster.nodes``, the ``measured:`` entries, the
+    boots behind them, and the nodes' Kubernetes version."""
+
+    nodes: list[dict[str, Any]]
+    measured: dict[str, dict[str, Any]]
+    boots: list[Boot]
+    versions: KubeletVersions
+
+
 def from_kubectl(
     nodes_text: str, nodes_name: str, pods_text: str | None = None, pods_name: str = "pods"
-) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], list[Boot]]:
-    """(``cluster.nodes``, ``measured:`` entries, the boots behind them)."""
-    nodes = nodes_section(read_objects(nodes_text, nodes_name), nodes_name)
+) -> Scan:
+    node_objects = read_objects(nodes_text, nodes_name)
+    nodes = nodes_section(node_objects, nodes_name)
     measured: dict[str, dict[str, Any]] = {}
     found: list[Boot] = []
     if pods_text is not None:
         found = boots(read_objects(pods_text, pods_name))
         measured = {b.workload: {MEASURED_BOOT: b.seconds} for b in found}
-    return nodes, measured, found
+    return Scan(nodes, measured, found, kubelet_versions(node_objects))
 
 
 def _controller(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:

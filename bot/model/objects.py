@@ -10,7 +10,7 @@ carry the InferenceService's labels and sit behind a ``<name>-<component>`` Serv
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
 from typing import Any
@@ -267,6 +267,9 @@ class Inventory:
 
     nodes: tuple[Node, ...] = ()
     measured: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # the cluster's Kubernetes version as the config gives it ("1.31"; "" when none is set):
+    # what ``reviewbot inventory`` measured, set by hand, or --kubernetes-version
+    kubernetes_version: str = ""
 
     def node(self, name: str) -> Node | None:
         return next((n for n in self.nodes if n.name == name), None)
@@ -696,6 +699,8 @@ def parse_inventory(
     facts = {str(k): v for k, v in (measured or {}).items() if isinstance(v, Mapping)}
     if not cluster:
         return Inventory(measured=facts)
+    version = cluster.get("kubernetes-version")
+    version = version.strip() if isinstance(version, str) else ""
     nodes = []
     for n in items(cluster.get("nodes")):
         if not isinstance(n, dict):
@@ -711,4 +716,15 @@ def parse_inventory(
             str(n.get("name")), labels,
             tuple(t for t in items(n.get("taints")) if isinstance(t, dict)), alloc,
         ))
-    return Inventory(tuple(nodes), facts)
+    return Inventory(tuple(nodes), facts, version)
+
+
+def cluster_inventory(spec: Mapping[str, Any], default: Inventory) -> Inventory:
+    """The inventory of one ``clusters:`` entry: with nodes, its own; else ``default`` (the
+    ``cluster:`` section's); its ``kubernetes-version`` when it sets one, else the default's."""
+    own = parse_inventory(spec) if spec.get("nodes") else default
+    version = spec.get("kubernetes-version")
+    if isinstance(version, str) and version.strip():
+        return replace(own, kubernetes_version=version.strip())
+    return own if own.kubernetes_version else replace(
+        own, kubernetes_version=default.kubernetes_version)

@@ -44,6 +44,9 @@ def render_text(report: Report, color: bool = False) -> str:
     out.append(f"{summary or 'no findings'}{scanned}")
     out.extend(not_shown_lines(report))
     schema = report.stats.get("schema")
+    lifecycle = report.stats.get("api-lifecycle")
+    if isinstance(lifecycle, dict):
+        out.append(lifecycle_summary(lifecycle))
     if isinstance(schema, dict):
         out.append(schema_summary(schema))
     if report.quiet:
@@ -64,6 +67,24 @@ def _may_quote(rule: str, obj: str) -> bool:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def lifecycle_summary(notes: dict[str, Any]) -> str:
+    """One line on the Kubernetes version each cluster was judged against, and where from."""
+    found = notes.get("clusters")
+    clusters: dict[str, Any] = found if isinstance(found, dict) else {}
+    parts = []
+    for name, entry in sorted(clusters.items()):
+        if not isinstance(entry, dict):
+            continue
+        text = f"{entry.get('kubernetes-version', '?')}"
+        if entry.get("judged-as") != "set":
+            text += f" ({entry.get('judged-as', '?')})"
+        parts.append(text if len(clusters) == 1 else f"{name} {text}")
+    line = f"api-lifecycle: judged against Kubernetes {', '.join(parts) or '?'}"
+    if notes.get("target"):
+        line += f"; upgrade planned to {notes['target']}"
+    return line
 
 
 def schema_summary(schema: dict[str, Any]) -> str:
