@@ -177,14 +177,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _collector_paused(exiting=argv is None):
             return _dispatch(args)
     except ReviewbotError as exc:
-        print(f"reviewbot: {exc.message}", file=sys.stderr)
+        from reviewbot.escape import term  # messages name paths and objects
+        print(f"reviewbot: {term(exc.message)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return EXIT_INTERNAL
     except Exception as exc:  # internal error: short message, traceback only with --debug
         if getattr(args, "debug", False):
             raise
-        print(f"reviewbot: internal error: {type(exc).__name__}: {exc}"[:500], file=sys.stderr)
+        from reviewbot.escape import term
+        print(f"reviewbot: internal error: {type(exc).__name__}: {term(exc)}"[:500],
+              file=sys.stderr)
         return EXIT_INTERNAL
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -785,3 +786,162 @@ def test_netpol_pairing_counts_the_callers_a_destination_denies_in_one_finding(
     assert len(found) == 12
     assert ("Deployment/dense/w000", 11, "dense/w000 calls w002.dense:8080 (dense/w002 on "
             "TCP 8080), but no ingress rule in dense admits it") in found
+
+
+# ---------------------------------------------------------------- round three: odd names,
+# injected workflow commands and Markdown, identity across clusters (issue 29)
+
+EVIL = "e\x1b[31mred\x1b]0;title\x07\rCR\u202e\n::error file=a,line=1::PWNED\n##[error]legacy"
+HOSTILE_NAMES = {  # file names a pull request can add
+    "::error file=README.md,line=1,title=CI::PWNED.yaml": "n1",
+    "nl\n::error file=x::NL.yaml": "n2",
+    "esc\x1b[31m.yaml": "n3",
+    "tick`@team <img src=x> <!-- .yaml": "n4",
+}
+COMMAND = re.compile(r"^\s*::")  # GitHub's runner trims leading whitespace, then "::cmd::"
+ANNOTATION = re.compile(  # what --format github itself writes: properties escaped
+    r"^::(error|warning|notice) (file=[^:,]*,line=\d+,col=\d+,title=[\w-]+|title=reviewbot)::")
+
+
+def _deployment(name: str, container: str = "c", image: str = "web:latest") -> str:
+    return (f"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {json.dumps(name)}\n"
+            "  namespace: shop\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n"
+            "    metadata: {labels: {app: web}}\n    spec:\n      containers:\n"
+            f"      - name: {json.dumps(container)}\n        image: {image}\n")
+
+
+def _hostile_repo(tmp_path: Path) -> tuple[GitRepo, str, str]:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"README.md": "x\n"})
+    files = {name: _deployment(obj) for name, obj in HOSTILE_NAMES.items()}
+    files["meta.yaml"] = _deployment(EVIL, EVIL)
+    files["skip\n::error::SKIP/templates/x.yaml"] = "{{ .Values.x }}\n"
+    files["::skip/Chart.yaml"] = "name: x\n"
+    for name, text in files.items():
+        target = repo.path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    head = repo.commit()
+    return repo, base, head
+
+
+def _log_safe(text: str, where: str) -> None:
+    """Nothing a terminal or a CI runner acts on came from the repository."""
+    for line in text.split("\n"):
+        # (a zero-width space is Markdown's own: it breaks an @mention)
+        assert line.replace("\t", "").replace("\u200b", "").isprintable(), (where, line)
+        if COMMAND.match(line):
+            assert ANNOTATION.match(line), (where, line)
+        assert "##[" not in line, (where, line)
+
+
+def _markdown_safe(text: str, where: str) -> None:
+    """No live mention, HTML or comment from the repository (code spans are literal)."""
+    prose = re.sub(r"(`+).*?\1|<code>.*?</code>", "", text, flags=re.S)
+    prose = re.sub(r"<!-- reviewbot:[\w:.-]+ -->", "", prose)
+    for bad in ("@team", "<img", "<!--"):
+        assert bad not in prose, (where, bad)
+
+
+def test_no_output_carries_a_command_a_control_character_or_live_markdown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, base, head = _hostile_repo(tmp_path)
+    monkeypatch.chdir(repo.path)
+    runs: list[list[str]] = []
+    for fmt in FORMATS:
+        runs.append(["lint", ".", "--format", fmt])
+        runs.append(["review", "--base", base, "--head", head, "--platform", "none",
+                     "--format", fmt, "--scope", "all"])
+    runs += [["diff", base, head, "--format", fmt] for fmt in ("text", "json", "markdown")]
+    runs += [["netpol", "connectivity", ".", "--format", fmt]
+             for fmt in ("text", "connlist", "json")]
+    runs += [["netpol", "diff", base, head, "--format", fmt]
+             for fmt in ("connlist", "json", "markdown", "mermaid")]
+    for argv in runs:
+        code, out, err = run_cli(argv, capsys)
+        where = " ".join(argv[:1] + argv[-3:])
+        assert code in (0, 1), (where, err)
+        for text in (out, err):
+            _log_safe(text, where)
+        if "markdown" in argv:
+            _markdown_safe(out, where)
+        if argv[0] == "review":  # the preview of what would be posted, on stderr
+            _markdown_safe(err, where)
+        assert "PWNED" in out + err or "connectivity" in argv or "diff" in argv[:2]
+    # the names are still there, shown as git quotes them
+    code, out, _ = run_cli(["lint", ".", "--format", "text"], capsys)
+    assert '"nl\\n::error file=x::NL.yaml"' in out and '"esc\\033[31m.yaml"' in out
+    assert "\\u003a:error file=README.md" in out  # at the start of a line: never a command
+    assert '  "skip\\n::error::SKIP/templates/x.yaml": helm template' in out
+
+
+def test_github_annotations_keep_no_escape_character(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _lint(tmp_path, {"m.yaml": _deployment(EVIL, EVIL)}, capsys,
+                           "--format", "github")
+    assert code == 1, err
+    assert "\x1b" not in out and "\x07" not in out and "\\u001b" in out
+    assert all(ANNOTATION.match(line) for line in out.splitlines())
+
+
+def test_a_backtick_path_in_the_folded_findings_is_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"README.md": "x\n"})
+    name = "a`@team <img src=x> <!-- `.yaml"
+    head = repo.commit({name: _deployment("web")})
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                              head, "--platform", "none", "--format", "json",
+                              "--comment-mode", "summary"], capsys)
+    assert code == 1 and "### Not shown inline" in err, err
+    folded = err.split("### Not shown inline")[1]
+    assert "``a`@team <img src=x> <!-- `.yaml``" in folded  # a code span: literal
+    _markdown_safe(err, "preview")
+
+
+BAD_SYNTAX = os.fsdecode(b"apps/syn\xff.yaml")
+
+
+def test_a_name_that_is_no_utf8_works_with_a_cache_sarif_and_publishing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"README.md": "x\n"})
+    head = repo.commit({BAD_NAME: BAD, BAD_SYNTAX: "a: [\n"})
+    for cache in ("c1", "c2"):  # a cold cache, then the same again
+        code, data, err = review_json(repo, base, head, capsys, "--cache",
+                                      str(tmp_path / cache))
+        assert code == 1 and "internal error" not in err, err
+        assert {f["file"] for f in data["findings"]} == {SHOWN_NAME, '"apps/syn\\377.yaml"'}
+        code, out, err = run_cli(["lint", str(repo.path), "--cache", str(tmp_path / cache),
+                                  "--format", "json"], capsys)
+        assert code == 1, err
+    # the yaml-syntax finding of that file has a SARIF fingerprint
+    code, out, err = run_cli(["lint", str(repo.path), "--format", "sarif"], capsys)
+    assert code == 1, err
+    results = json.loads(out)["runs"][0]["results"]
+    assert all(r["partialFingerprints"]["reviewbot/v1"] for r in results)
+    assert "apps/syn%FF.yaml" in {r["locations"][0]["physicalLocation"]["artifactLocation"]
+                                  ["uri"] for r in results}
+    # publishing: nothing lost, the names shown as git quotes them, folded (no API names them)
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                              head, "--platform", "none", "--format", "json"], capsys)
+    assert code == 1 and "nothing posted" not in err, err
+    assert "udcff" not in err and '`"apps/syn\\377.yaml"` line 2' in err
+    assert f"`{SHOWN_NAME}`" in err
+
+
+def test_fix_diff_names_a_file_as_git_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "tree").mkdir()
+    monkeypatch.chdir(tmp_path / "tree")  # names relative to it (no git: the current folder)
+    gpu = _deployment("llm", "m", "vllm@" + DIGEST).replace(
+        "image: vllm", 'resources: {limits: {nvidia.com/gpu: "1"}}\n        image: vllm')
+    name = os.fsdecode(b"gpu\xff.yaml")
+    code, out, err = _lint(tmp_path, {name: gpu}, capsys, "--fix", "--diff")
+    assert code == 1, err
+    assert out.startswith('--- "a/gpu\\377.yaml"\n+++ "b/gpu\\377.yaml"\n'), out

@@ -15,6 +15,7 @@ from reviewbot.config import Config, find_config, load_config_file
 from reviewbot.engine.findings import quiet_notes
 from reviewbot.engine.run import Result, analyze
 from reviewbot.errors import ReviewbotError
+from reviewbot.escape import term
 from reviewbot.report.base import Report
 from reviewbot.schema.lifecycle import version_problem
 from reviewbot.sources.tree import (
@@ -124,10 +125,10 @@ def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
     if config.source is None:
         here = start.resolve() if start.is_dir() else start.resolve().parent
         where = f"{here} up to {root}" if here == root or root in here.parents else str(here)
-        print(f"reviewbot: no .reviewbot.yaml in {where}: default rule options, no cluster "
+        print(f"reviewbot: no .reviewbot.yaml in {term(where)}: default rule options, no cluster "
               "inventory", file=sys.stderr)
     elif len(targets) > 1:  # several PATHs: say which file their common folder led to
-        print(f"reviewbot: configuration from {config.source}", file=sys.stderr)
+        print(f"reviewbot: configuration from {term(config.source)}", file=sys.stderr)
     tree = disk_tree(targets, root)
     if getattr(args, "render", False):
         from reviewbot.model.render import render_tree

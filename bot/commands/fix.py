@@ -17,8 +17,10 @@ from pathlib import Path
 from reviewbot.commands.common import lint_tree, make_report
 from reviewbot.engine.fixer import FixOutcome, encode, fix_tree
 from reviewbot.errors import ReviewbotError
+from reviewbot.escape import term
 from reviewbot.output import emit, exit_code, use_color
 from reviewbot.report.render import render
+from reviewbot.sources.tree import shown_path
 
 
 def fix_command(args: argparse.Namespace) -> int:
@@ -47,13 +49,23 @@ def fix_command(args: argparse.Namespace) -> int:
 
 
 def unified_diff(outcome: FixOutcome) -> str:
-    """``diff -u`` of every changed file (``a/`` and ``b/`` paths, as git prints them)."""
+    """``diff -u`` of every changed file (``a/`` and ``b/`` paths, named as git names them).
+    The lines are the repository's: each is written for a terminal and a CI log
+    (:func:`reviewbot.escape.term`, tabs kept), so a line that holds a control character
+    or starts with ``::`` is shown escaped (that hunk no longer applies as a patch)."""
     out: list[str] = []
     for path in sorted(outcome.texts):
         before = outcome.originals[path].splitlines(keepends=True)
         after = outcome.texts[path].splitlines(keepends=True)
-        for line in difflib.unified_diff(before, after, f"a/{path}", f"b/{path}"):
-            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+        old, new = shown_path(f"a/{path}"), shown_path(f"b/{path}")
+        for line in difflib.unified_diff(before, after, old, new):
+            end = "\n" if line.endswith("\n") else "\n\\ No newline at end of file\n"
+            body = line[:-1] if line.endswith("\n") else line
+            if body.startswith(("---", "+++", "@@")):
+                out.append(body + end)
+            else:
+                cr = "\r" if body.endswith("\r") else ""  # a CRLF file's line end, kept
+                out.append(body[:1] + term(body[1:len(body) - len(cr)], tabs=True) + cr + end)
     return "".join(out)
 
 

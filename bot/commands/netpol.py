@@ -11,6 +11,7 @@ from pathlib import Path
 from reviewbot.commands.common import file_loader, resolve_config
 from reviewbot.engine.run import load_model
 from reviewbot.errors import ReviewbotError
+from reviewbot.escape import json_text, md_code, md_text, term
 from reviewbot.netpol.diff import changes_of, render_markdown, render_mermaid
 from reviewbot.netpol.diff import render_connlist as render_diff_connlist
 from reviewbot.netpol.diff import render_json as render_diff_json
@@ -23,7 +24,6 @@ from reviewbot.netpol.network import (
     render_text,
 )
 from reviewbot.output import emit
-from reviewbot.report.markdown import md_code, md_text
 from reviewbot.sources.tree import (
     disk_tree,
     git_tree,
@@ -102,13 +102,13 @@ def diff_command(args: argparse.Namespace) -> int:
     elif args.format == "json":
         doc = json.loads(render_diff_json(changes))
         doc["notes"] = notes
-        text = json.dumps(doc, indent=2) + "\n"
+        text = json_text(doc) + "\n"
     elif args.format == "markdown":
         text = render_markdown(changes, md_code) + "".join(
             f"\n> Note: {md_text(n)}\n" for n in notes)
     else:
         text = render_mermaid(changes) + "".join(
-            f"%% note: {' '.join(n.split())}\n" for n in notes)
+            f"%% note: {term(' '.join(n.split()))}\n" for n in notes)
     emit(text, args.output)
     return 0
 
@@ -116,4 +116,4 @@ def diff_command(args: argparse.Namespace) -> int:
 def _notes(notes: list[str]) -> None:
     """Notes beside a format that has no place for them (np-guard's connlist): on stderr."""
     for note in notes:
-        print(f"reviewbot: note: {note}", file=sys.stderr)
+        print(f"reviewbot: note: {term(note)}", file=sys.stderr)

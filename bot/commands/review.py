@@ -57,6 +57,7 @@ from reviewbot.engine.run import (
     start_rules,
 )
 from reviewbot.errors import EXIT_FINDINGS, EXIT_OK, ReviewbotError
+from reviewbot.escape import term
 from reviewbot.load.cache import ParseCache
 from reviewbot.load.loader import decode_text
 from reviewbot.model.objects import Model, PodTemplate
@@ -64,7 +65,6 @@ from reviewbot.netpol.diff import review_changes
 from reviewbot.netpol.ingress import IngressController
 from reviewbot.output import emit, exit_code, use_color
 from reviewbot.report.base import ConfigReview, Report, ReviewSummary, shown_entries
-from reviewbot.report.difftext import clean as render_diff_clean
 from reviewbot.report.difftext import render_diff_text
 from reviewbot.report.render import render
 from reviewbot.sources.event import CiEvent, ci_event, event_refs
@@ -500,7 +500,7 @@ def _verdict_text(verdicts: Sequence[Finding]) -> str:
         return ""
     lines = ["", "what applying this change does (change-safety):"]
     for f in sorted(verdicts, key=sort_key):
-        lines.append(render_diff_clean(f"  {f.severity:<7} {f.file}:{f.line}  {f.message}"))
+        lines.append(term(f"  {f.severity:<7} {f.file}:{f.line}  {f.message}"))
     return "\n".join(lines) + "\n"
 
 
@@ -653,7 +653,7 @@ def _config_note(review: ReviewSummary) -> str:
         new = json.dumps(change.get("new"), default=str) if "new" in change else ""
         lines.append(f"  {change.get('path')}: {change.get('op')} {old}"
                      f"{' -> ' if old and new else ''}{new}".rstrip())
-    return "\n".join(render_diff_clean(line) for line in lines) + "\n"
+    return "\n".join(term(line) for line in lines) + "\n"
 
 
 # ---------------------------------------------------------------- publishing
@@ -702,13 +702,12 @@ def publish(args: argparse.Namespace, report: Report, findings: Sequence[Finding
         from reviewbot.forge.diffmap import parse_git_diff
         from reviewbot.forge.factory import make_forge
         from reviewbot.forge.preview import preview
-        from reviewbot.report.markdown import render_markdown
 
         platform = args.platform if args.platform != "auto" else detect_platform(env)
         if args.comment_mode == "none":
             print("reviewbot: comment mode none: nothing posted", file=sys.stderr)
             return
-        summary = render_markdown(report, False)
+        summary = render(report, "markdown")  # names shown as every format shows them
         comments = inline_comments(findings, platform)
         payload = ReviewPayload(summary, comments, args.comment_mode)
         if platform == "none" or args.dry_run:
@@ -726,9 +725,9 @@ def publish(args: argparse.Namespace, report: Report, findings: Sequence[Finding
             return
         pr = pr_from_event(platform, env, event)
         result = make_forge(platform, env).publish(pr, payload)
-        print(f"reviewbot: {_scrub(result.reason, env)}", file=sys.stderr)
+        print(f"reviewbot: {term(_scrub(result.reason, env))}", file=sys.stderr)
     except ReviewbotError as exc:
-        print(f"reviewbot: nothing posted: {_scrub(exc.message, env)}", file=sys.stderr)
+        print(f"reviewbot: nothing posted: {term(_scrub(exc.message, env))}", file=sys.stderr)
     except Exception as exc:  # a forge bug must not lose the findings' exit code
         if getattr(args, "debug", False):
             raise

@@ -159,7 +159,8 @@ class Finding:
     @property
     def fingerprint(self) -> str:
         """The identity hashed: SARIF partialFingerprints and the forges' comment markers."""
-        return hashlib.sha256("\0".join(self.identity).encode()).hexdigest()[:16]
+        text = "\0".join(self.identity)  # a name's bytes that are no UTF-8 as those bytes
+        return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
     def as_json(self, review: bool) -> dict[str, Any]:
         out: dict[str, Any] = {

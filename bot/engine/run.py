@@ -31,7 +31,7 @@ from reviewbot.engine.findings import (
 from reviewbot.engine.identity import stable_key
 from reviewbot.engine.registry import Rule, all_rules
 from reviewbot.errors import ReviewbotError
-from reviewbot.load.cache import ParseCache, freeze, thaw
+from reviewbot.load.cache import ParseCache, freeze, key_bytes, thaw
 from reviewbot.load.loader import LoadedFile, load
 from reviewbot.model.builder import Built, build_model
 from reviewbot.model.kustomize import Graph
@@ -255,10 +255,10 @@ def result_key(tree: Tree, config: Config, only: Sequence[str]) -> str | None:
     if digest is None:
         return None
     for record in tree.files + tree.texts:
-        digest.update(f"\n{record.path}\0{record.blob}".encode())
+        digest.update(key_bytes(f"\n{record.path}\0{record.blob}"))
     digest.update(b"\n\0paths")
     for path in sorted(tree.paths):
-        digest.update(f"\n{path}".encode())
+        digest.update(key_bytes(f"\n{path}"))
     return digest.hexdigest()
 
 
@@ -278,13 +278,13 @@ def review_key(listings: Sequence[PendingTree], config: Config, parts: Sequence[
     for listing in listings:
         digest.update(b"\n\0tree")
         for path, sha in (*listing.entries, *listing.sides):
-            digest.update(f"\n{path}\0{sha}".encode())
+            digest.update(key_bytes(f"\n{path}\0{sha}"))
         digest.update(b"\n\0paths")
         for path in sorted(listing.paths):
-            digest.update(f"\n{path}".encode())
+            digest.update(key_bytes(f"\n{path}"))
         digest.update(b"\n\0skipped")
         for skipped in listing.skipped:
-            digest.update(f"\n{skipped.path}\0{skipped.reason}".encode())
+            digest.update(key_bytes(f"\n{skipped.path}\0{skipped.reason}"))
     return digest.hexdigest()
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from reviewbot.escape import term
 from reviewbot.forge.base import PublishResult, PullRequestRef, ReviewPayload
 from reviewbot.forge.diffmap import DiffMap
 from reviewbot.forge.reconcile import inline_body, plan_inline, render_summary
+from reviewbot.sources.tree import shown_path
 
 
 class NullForge:
@@ -29,8 +31,9 @@ def preview(payload: ReviewPayload, diff: DiffMap | None, *, max_inline: int = 5
     if plan.post:
         parts.append(f"\n--- {len(plan.post)} inline comment(s) in one review ---\n")
         for comment in plan.post:
-            where = f"{comment.path}:{comment.line}"
+            path = term(shown_path(comment.path))  # a line of the log: never a command
+            where = f"{path}:{comment.line}"
             if comment.start_line is not None:
-                where = f"{comment.path}:{comment.start_line}-{comment.line}"
+                where = f"{path}:{comment.start_line}-{comment.line}"
             parts.append(f"\n{where}\n{inline_body(comment).rstrip()}\n")
     return "".join(parts)

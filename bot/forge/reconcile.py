@@ -19,8 +19,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from reviewbot.escape import md_code
 from reviewbot.forge.base import InlineComment, ReviewPayload
 from reviewbot.forge.diffmap import DiffMap
+from reviewbot.sources.tree import shown_path
 
 SUMMARY_MARKER = "<!-- reviewbot:summary -->"
 REVIEW_MARKER = "<!-- reviewbot:review -->"
@@ -61,9 +63,10 @@ def is_summary(body: str | None) -> bool:
 
 
 def _where(comment: InlineComment) -> str:
+    path = md_code(shown_path(comment.path), False)  # from the repository: escaped
     if comment.start_line is not None and comment.start_line < comment.line:
-        return f"`{comment.path}` lines {comment.start_line}-{comment.line}"
-    return f"`{comment.path}` line {comment.line}"
+        return f"{path} lines {comment.start_line}-{comment.line}"
+    return f"{path} line {comment.line}"
 
 
 def _indent(text: str) -> str:
@@ -150,7 +153,8 @@ def plan_inline(
             folded.append(comment)
         elif comment.fingerprint in first_id:
             present += 1
-        elif len(post) < max_inline and diff.can_comment(comment.path, comment.line):
+        elif (len(post) < max_inline and _postable(comment.path)
+              and diff.can_comment(comment.path, comment.line)):
             start = comment.start_line
             if start is not None and (
                 start >= comment.line or not diff.can_span(comment.path, start, comment.line)
@@ -162,6 +166,16 @@ def plan_inline(
         else:
             folded.append(comment)
     return Plan(tuple(post), tuple(folded), present, tuple(stale))
+
+
+def _postable(path: str) -> bool:
+    """A forge's API names files in UTF-8: a finding in a file whose name is no UTF-8
+    cannot be placed on a line, so it folds into the summary (where its name is shown)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def plan_by_review(

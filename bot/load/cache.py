@@ -46,6 +46,12 @@ KEEP_RESULTS = 64  # rule results (and reviews) kept, most recently used first
 MAX_CHAIN = 4  # a pack and its ancestors; deeper, a pack is written whole
 
 
+def key_bytes(text: str) -> bytes:
+    """``text`` (paths, blob ids) as the bytes a cache key digests: UTF-8, and a file name's
+    bytes that are no UTF-8 as those bytes (``surrogateescape``), so every name has a key."""
+    return text.encode("utf-8", "surrogateescape")
+
+
 class ParseCache:
     """One run's view of a cache folder.
 

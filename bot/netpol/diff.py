@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import bisect
 import ipaddress
-import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
 from reviewbot.diff.objects import TreeDiff
+from reviewbot.escape import json_text, term
 from reviewbot.model.objects import Model
 from reviewbot.netpol.admin import KINDS as ADMIN_KINDS
 from reviewbot.netpol.ingress import INGRESS_PEER, IngressController
@@ -42,9 +42,9 @@ class FlowChange:
                 "destination": self.destination, "ref1": self.ref1, "ref2": self.ref2}
 
     def line(self, names: tuple[str, str] = ("ref1", "ref2")) -> str:
-        text = (f"diff-type: {self.diff_type}, source: {self.source}, destination: "
-                f"{self.destination}, {names[0]}: {self.ref1}, {names[1]}: {self.ref2}")
-        return text + (f", workloads-diff-info: {self.info}" if self.info else "")
+        text = (f"diff-type: {self.diff_type}, source: {term(self.source)}, destination: "
+                f"{term(self.destination)}, {names[0]}: {self.ref1}, {names[1]}: {self.ref2}")
+        return text + (f", workloads-diff-info: {term(self.info)}" if self.info else "")
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ def render_connlist(
 
 def render_json(changes: Sequence[FlowChange]) -> str:
     doc = {"version": 1, "connectivity_diff": [c.as_json() for c in changes]}
-    return json.dumps(doc, indent=2) + "\n"
+    return json_text(doc) + "\n"
 
 
 Code = Callable[[str], str]  # untrusted text -> a Markdown code span safe in a table cell

@@ -32,12 +32,12 @@ between workloads (and IPv4 ranges) in np-guard netpol-analyzer's ``list`` forma
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from reviewbot.escape import json_text, term
 from reviewbot.model.objects import (
     NAME_LABEL,
     KObject,
@@ -771,7 +771,7 @@ class Flow:
     conns: Conns
 
     def line(self) -> str:
-        return f"{self.src} => {self.dst} : {self.conns}"
+        return f"{term(self.src)} => {term(self.dst)} : {self.conns}"
 
 
 def workload_groups(network: Network) -> dict[str, list[int]]:
@@ -858,14 +858,14 @@ def render_text(flows: Sequence[Flow], network: Network) -> str:
     for flow in flows:
         if flow.src != current:
             current = flow.src
-            out.append(flow.src)
-        out.append(f"  -> {flow.dst}  {flow.conns}")
+            out.append(term(flow.src))
+        out.append(f"  -> {term(flow.dst)}  {flow.conns}")
     workloads = len(workload_groups(network))
     out.append(
         f"{len(flows)} allowed flow(s) among {workloads} workload(s), "
         f"{len(network.policies)} NetworkPolicy(ies)"
     )
-    out += [f"note: {note}" for note in network.all_notes()]
+    out += [f"note: {term(note)}" for note in network.all_notes()]
     return "\n".join(out) + "\n"
 
 
@@ -882,4 +882,4 @@ def render_json(flows: Sequence[Flow], network: Network) -> str:
             for f in flows
         ],
     }
-    return json.dumps(doc, indent=2) + "\n"
+    return json_text(doc) + "\n"

@@ -2,8 +2,8 @@
 
 It renders the JSON form of the diff (``TreeDiff.as_json()``, the ``diff`` key of the JSON
 contract), so every output format shows the same facts. Values are already redacted by
-:mod:`reviewbot.diff.objects`; here every string is also stripped of control and bidi characters,
-which could rewrite a terminal or hide text.
+:mod:`reviewbot.diff.objects`; here every string from the repository also goes through
+:func:`reviewbot.escape.term` (control and bidi characters shown, no workflow command).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from reviewbot.diff.objects import text_diff
+from reviewbot.escape import term
 
 MAX_VALUE_LINES = 30
 MAX_LINE = 240
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 _PLAIN = re.compile(r"^[^\s\"'{}\[\],&*#?|<>=!%@`-][^\n]*$")
 
 _STATUS_MARK = {"added": "+", "removed": "-", "modified": "~", "renamed": ">"}
@@ -28,20 +28,15 @@ _COLORS = {
 _RESET = "\033[0m"
 
 
-def clean(text: str) -> str:
-    """``text`` with control, zero-width and bidi characters shown as ``\\uXXXX``."""
-    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
 def scalar(value: Any) -> str:
     """A value on one line: plain strings bare, others as JSON (quoted when ambiguous)."""
     if isinstance(value, str):
         if _PLAIN.match(value) and value == value.strip() and ": " not in value:
-            return clean(value)
-        return clean(json.dumps(value, ensure_ascii=False))
+            return term(value)
+        return term(json.dumps(value, ensure_ascii=False))
     if isinstance(value, (dict, list)):
-        return clean(json.dumps(value, ensure_ascii=False, default=str))
-    return clean(json.dumps(value, default=str))
+        return term(json.dumps(value, ensure_ascii=False, default=str))
+    return term(json.dumps(value, default=str))
 
 
 def _short(text: str) -> str:
@@ -79,7 +74,7 @@ def _yamlish(value: Any, indent: str) -> Iterator[str]:
     elif isinstance(value, str) and "\n" in value:
         yield indent + "|"
         for line in value.splitlines():
-            yield indent + "  " + clean(line)
+            yield indent + "  " + term(line)
     else:
         yield indent + _inline(value)
 
@@ -96,17 +91,17 @@ def object_header(entry: Mapping[str, Any]) -> tuple[str, str]:
     """(mark, one-line description) of one changed object."""
     status = str(entry.get("change"))
     mark = _STATUS_MARK.get(status, "~")
-    ref = clean(str(entry.get("object")))
+    ref = term(str(entry.get("object")))
     file, base_file = entry.get("file"), entry.get("base_file")
     if status == "removed":
-        where = f"(was in {clean(str(base_file))})"
+        where = f"(was in {term(str(base_file))})"
     elif status == "renamed":
         old = str(entry.get("renamed_from"))
-        where = f"from {clean(old)}"
+        where = f"from {term(old)}"
         if base_file and base_file != file and str(file) not in ref:
-            where += f", {clean(str(base_file))} -> {clean(str(file))}"
+            where += f", {term(str(base_file))} -> {term(str(file))}"
     else:
-        where = f"{clean(str(file))}:{entry.get('line') or 1}"
+        where = f"{term(str(file))}:{entry.get('line') or 1}"
     return mark, f"{ref}  {status}  {where}"
 
 
@@ -115,7 +110,7 @@ def change_lines(changes: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     last_path: str | None = None
     for change in changes:
-        path = clean(str(change.get("path") or "(document)"))
+        path = term(str(change.get("path") or "(document)"))
         if path != last_path:
             out.append(("path", path))
             last_path = path
@@ -157,18 +152,18 @@ def _change_body(change: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 def _diff_line(line: str) -> tuple[str, str]:
     if line[:1] in ("+", "-", " "):
-        return line[:1], _short(clean(line[1:]))
-    return " ", _short(clean(line))
+        return line[:1], _short(term(line[1:]))
+    return " ", _short(term(line))
 
 
 def _flag_lines(flag: str, change: Mapping[str, Any]) -> list[tuple[str, str]]:
     def shown(value: Any) -> str:
-        name = clean(flag)
+        name = term(flag)
         if value is True or value is None:
             return name
         if name.startswith("["):  # a positional argument: the value alone
-            return _short(clean(str(value)))
-        return _short(f"{name} {clean(str(value))}")
+            return _short(term(str(value)))
+        return _short(f"{name} {term(str(value))}")
 
     op = change.get("op")
     lines: list[tuple[str, str]] = []

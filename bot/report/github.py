@@ -9,6 +9,7 @@ out are printed as plain log lines, and one last annotation says how many there 
 from __future__ import annotations
 
 from reviewbot.engine.findings import Finding
+from reviewbot.escape import term
 from reviewbot.report.base import Report, not_shown_lines
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
@@ -17,7 +18,7 @@ PER_LEVEL = 10  # annotations of one level GitHub shows per step
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return term(text).replace("%", "%25")
 
 
 def _escape_property(text: str) -> str:
@@ -29,7 +30,7 @@ def _order(f: Finding) -> tuple[int, int, str, int, int]:
 
 
 def _body(f: Finding) -> str:
-    return f"{f.message}. {f.fix}" if f.fix else f.message
+    return f"{term(f.message)}. {term(f.fix)}" if f.fix else term(f.message)
 
 
 def _annotation(f: Finding) -> str:
@@ -41,9 +42,8 @@ def _annotation(f: Finding) -> str:
 
 
 def _plain(f: Finding) -> str:
-    # not a workflow command: a line that starts with "::" would be read as one
-    text = f"{f.file}:{f.line}:{f.column}: {f.severity} [{f.rule}] {_body(f)}"
-    return text.replace("\r", " ").replace("\n", " ").lstrip(":")
+    # not a workflow command: term() never lets a name start the line with "::"
+    return f"{term(f.file)}:{f.line}:{f.column}: {f.severity} [{term(f.rule)}] {_body(f)}"
 
 
 def render_github(report: Report, color: bool = False) -> str:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from reviewbot.escape import json_text
 from reviewbot.report.base import MAX_PER_RULE, Report
 
 
@@ -23,4 +23,4 @@ def render_json(report: Report, color: bool = False) -> str:
         out["diff"] = list(report.review.diff)
         out["fixed"] = [f.as_json(True) for f in report.review.fixed]
         out["connectivity_diff"] = [c.as_json() for c in report.review.connectivity]
-    return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
+    return json_text(out) + "\n"

@@ -2,9 +2,9 @@
 
 The summary is findings by severity, the PR's configuration changes, then the semantic
 diff with one collapsible block per object. Everything from the repository is untrusted:
-names, paths, values and messages (which quote names). Each goes through one of three
-escapes: :func:`md_text` for running markdown, :func:`md_code` for code spans (tables
-included) and :func:`html_code` inside HTML, so that a resource named
+names, paths, values and messages (which quote names). Each goes through one of the three
+escapes of :mod:`reviewbot.escape`: ``md_text`` for running markdown, ``md_code`` for
+code spans (tables included) and ``html_code`` inside HTML, so that a resource named
 ``@team<img src=x>`` shows as text, mentions nobody and loads nothing.
 
 The comment is capped (60,000 characters by default, ``ReviewSummary.max_chars``); it is
@@ -20,44 +20,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reviewbot.engine.findings import Finding, Suggestion
+from reviewbot.escape import html_code, md_code, md_text, term
 from reviewbot.netpol.diff import review_line, review_section
 from reviewbot.report.base import ConfigReview, Report, ReviewSummary, not_shown_lines
-from reviewbot.report.difftext import change_lines, clean, object_header
+from reviewbot.report.difftext import change_lines, object_header
 
 DEFAULT_LIMIT = 60_000
 _SEVERITIES = (("error", "Errors"), ("warning", "Warnings"), ("info", "Info"))
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>])")
-_MENTION = re.compile(r"(?<![\w.+/:-])@(?=\w)")  # a mention starts a word (not image@sha256)
-
-
-# ---------------------------------------------------------------- escaping
-
-
-def md_text(text: str) -> str:
-    """Untrusted text in running markdown (table cells included): shown literally."""
-    text = clean(str(text)).replace("\r", "")
-    text = html.escape(text, quote=False)
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    text = _MENTION.sub("@\u200b", text)  # no @mention, no team ping
-    return text.replace("\n", "<br>")
-
-
-def md_code(text: str, table: bool = True) -> str:
-    """Untrusted text as a code span; in a table cell (the default) ``|`` is escaped."""
-    body = clean(str(text)).replace("\n", " ")
-    if table:
-        body = body.replace("|", "\\|")
-    if not body.strip():
-        return "*(empty)*"
-    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if body.startswith("`") or body.endswith("`") else ""
-    return f"{fence}{pad}{body}{pad}{fence}"
-
-
-def html_code(text: str) -> str:
-    """Untrusted text inside HTML (``<summary>``): entity-escaped, in ``<code>``."""
-    return "<code>" + html.escape(clean(str(text)), quote=True) + "</code>"
 
 
 # ---------------------------------------------------------------- findings
@@ -107,12 +76,12 @@ def finding_comment(f: Finding) -> str:
 def suggestion_block(s: Suggestion, platform: str) -> str:
     """A fix that replaces lines, for an inline comment on exactly those lines: GitHub's
     one-click ```suggestion block, or (Forgejo has none) the replacement as a diff block."""
-    exact = all(clean(line) == line for line in (*s.original, *s.replacement))
+    exact = all(term(line) == line for line in (*s.original, *s.replacement))
     if platform == "github" and exact:  # applied as written: only text shown as it is
         body = "\n".join(s.replacement)
         return f"{_fence(body)}suggestion\n{body}\n{_fence(body)}"
-    lines = [f"-{clean(line)}" for line in s.original]
-    lines += [f"+{clean(line)}" for line in s.replacement]
+    lines = [f"-{term(line)}" for line in s.original]
+    lines += [f"+{term(line)}" for line in s.replacement]
     body = "\n".join(lines)
     return f"**Suggested change:**\n\n{_fence(body)}diff\n{body}\n{_fence(body)}"
 
@@ -147,8 +116,8 @@ def diff_block(entry: Mapping[str, Any], max_lines: int = 200) -> str:
         body_lines.append("- removed")
     elif status == "renamed":
         base_file = entry.get("base_file")
-        moved = f", moved from {clean(str(base_file))}" if base_file != entry.get("file") else ""
-        body_lines.append(f"> renamed from {clean(str(entry.get('renamed_from')))}{moved}")
+        moved = f", moved from {term(str(base_file))}" if base_file != entry.get("file") else ""
+        body_lines.append(f"> renamed from {term(str(entry.get('renamed_from')))}{moved}")
     if len(body_lines) > max_lines:
         left = len(body_lines) - max_lines
         body_lines = body_lines[:max_lines] + [f"  ... {left} more lines"]

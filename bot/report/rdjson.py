@@ -9,9 +9,9 @@ the file's text.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from reviewbot.escape import json_text
 from reviewbot.report.base import Report, not_shown_lines
 
 _SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
@@ -65,4 +65,4 @@ def render_rdjson(report: Report, color: bool = False) -> str:
                             "code": {"value": rule}})
     out = {"source": {"name": "reviewbot"},
            "diagnostics": diagnostics}
-    return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
+    return json_text(out) + "\n"

@@ -7,11 +7,11 @@ which differ after any character outside the BMP); every ``uri`` is relative to
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from reviewbot import __version__
 from reviewbot.engine.registry import all_rules
+from reviewbot.escape import json_text
 from reviewbot.report.base import MAX_PER_RULE, Report, not_shown_lines
 from reviewbot.sources.tree import uri_path
 
@@ -82,4 +82,4 @@ def render_sarif(report: Report, color: bool = False) -> str:
                                           "rules": dict(report.not_shown)}}
         run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [
             {"level": "note", "message": {"text": line}} for line in not_shown_lines(report)]}]
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return json_text(log) + "\n"

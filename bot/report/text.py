@@ -1,10 +1,15 @@
-"""Human text: findings grouped by file, the offending line shown, colour on a terminal."""
+"""Human text: findings grouped by file, the offending line shown, colour on a terminal.
+
+Every string from the repository (names, messages, quoted lines, skipped files) goes
+through :func:`reviewbot.escape.term`: this is the action's log format, and a line a
+file name starts could otherwise be a workflow command."""
 
 from __future__ import annotations
 
 from itertools import groupby
 from typing import Any
 
+from reviewbot.escape import term
 from reviewbot.report.base import Report, not_shown_lines
 
 _COLOR = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
@@ -17,23 +22,23 @@ def render_text(report: Report, color: bool = False) -> str:
 
     out: list[str] = []
     for file, group in groupby(report.findings, key=lambda f: f.file):
-        out.append(paint(_BOLD, file or "(repository)"))
+        out.append(paint(_BOLD, term(file) if file else "(repository)"))
         lines = report.sources.get(file, "").splitlines()
         for f in group:
             new = " [new]" if report.review is not None and f.new else ""
             where = f"{f.line}:{f.column}"
             label = paint(_COLOR.get(f.severity, ""), f.severity)
-            obj = f" {paint(_DIM, f.object)}" if f.object else ""
-            out.append(f"  {where:>8}  {label:<7} {f.message}  [{f.rule}]{new}{obj}")
+            obj = f" {paint(_DIM, term(f.object))}" if f.object else ""
+            out.append(f"  {where:>8}  {label:<7} {term(f.message)}  [{term(f.rule)}]{new}{obj}")
             if 0 < f.line <= len(lines) and _may_quote(f.rule, f.object):
-                source = lines[f.line - 1].rstrip()
+                source = term(lines[f.line - 1].rstrip(), tabs=True)
                 if len(source) > 160:
                     source = source[:157] + "..."
                 out.append(paint(_DIM, f"            | {source}"))
                 caret = " " * (max(f.column, 1) - 1) + "^"
                 out.append(paint(_DIM, f"            | {caret}"))
             if f.fix:
-                out.append(f"            fix: {f.fix}")
+                out.append(f"            fix: {term(f.fix)}")
         out.append("")
     counts = {s: sum(1 for f in report.findings if f.severity == s)
               for s in ("error", "warning", "info")}
@@ -51,10 +56,11 @@ def render_text(report: Report, color: bool = False) -> str:
         out.append(schema_summary(schema))
     if report.quiet:
         out.append(f"not reported on purpose ({len(report.quiet)}):")
-        out.extend(f"  {q.file}:{q.line}: [{q.rule}] {q.reason}" for q in report.quiet)
+        out.extend(f"  {term(q.file)}:{q.line}: [{term(q.rule)}] {term(q.reason)}"
+                   for q in report.quiet)
     if report.skipped:
         out.append(f"skipped {len(report.skipped)} file(s):")
-        out.extend(f"  {s.path}: {s.reason}" for s in report.skipped)
+        out.extend(f"  {term(s.path)}: {term(s.reason)}" for s in report.skipped)
     return "\n".join(out) + "\n"
 
 
@@ -94,7 +100,7 @@ def schema_summary(schema: dict[str, Any]) -> str:
     missing = schema.get("no-schema") or {}
     if schema.get("not-validated"):
         kinds = sorted(missing.items(), key=lambda kv: (-kv[1], kv[0]))
-        shown = ", ".join(f"{k} x{n}" for k, n in kinds[:5])
+        shown = ", ".join(f"{term(k)} x{n}" for k, n in kinds[:5])
         more = f", {len(kinds) - 5} more kinds" if len(kinds) > 5 else ""
         line += f"; {schema['not-validated']} not validated (no schema): {shown}{more}"
     return line

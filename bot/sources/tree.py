@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
@@ -70,21 +71,20 @@ class Tree:
 
 _C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v",
               "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+_QUOTED = re.compile('[\x00-\x1f\x7f"\\\\\ud800-\udfff]')  # what git's quoting is for
 # RFC 3986 pchar (unreserved, sub-delims, ":" and "@") and "/": what a relative URI keeps
 _URI_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
                       b"-._~!$&'()*+,;=:@/")
 
 
 def shown_path(path: str) -> str:
-    """How every output names ``path``: as it is when it is UTF-8, else quoted the way git
-    quotes names (``"bad\\377.yaml"``: double quotes, each byte that is no UTF-8 as an
-    octal escape, ``"`` and ``\\`` escaped), so the name is kept losslessly. Paths hold
-    such bytes as surrogate escapes (``os.fsdecode``, ``surrogateescape``)."""
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        pass
-    else:
+    """How every output names ``path``: quoted the way git quotes names when it holds a
+    byte that is no UTF-8, a control character, ``"`` or ``\\`` (``"bad\\377.yaml"``,
+    ``"a\\033[31m.yaml"``: double quotes, C escapes for ``\\a\\b\\t\\n\\v\\f\\r"\\``, other
+    such bytes in octal), so the name is kept losslessly and prints on one line; else as it
+    is (UTF-8 is not quoted, as with ``core.quotePath=false``). Paths hold bytes that are
+    no UTF-8 as surrogate escapes (``os.fsdecode``, ``surrogateescape``)."""
+    if not _QUOTED.search(path):
         return path
     out = []
     for char in path:
@@ -92,7 +92,7 @@ def shown_path(path: str) -> str:
             out.append(f"\\{ord(char) - 0xDC00:03o}")
         elif char in _C_ESCAPES:
             out.append(_C_ESCAPES[char])
-        elif char < " " or "\ud800" <= char <= "\udfff":
+        elif char < " " or char == "\x7f" or "\ud800" <= char <= "\udfff":
             out.append("".join(f"\\{b:03o}" for b in char.encode("utf-8", "surrogatepass")))
         else:
             out.append(char)

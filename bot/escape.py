@@ -1,0 +1,114 @@
+"""Text from the repository made safe for the medium it is written to: one function per
+medium, used by every renderer.
+
+Everything a repository holds is untrusted: file names, object and container names,
+values, and the messages that quote them. Written raw, it could rewrite a terminal (ESC,
+OSC, CR, bidi overrides), start a line that a CI runner executes as a workflow command
+(``::error ...::``, ``::add-mask::``; GitHub's runner trims leading whitespace first, and
+reads the legacy ``##[command]`` anywhere in a line), or, in a pull-request comment, mention
+a team, load an image or open an HTML comment that hides every later finding.
+
+- :func:`term`: a terminal or a CI log (the text report, ``--format github``'s messages, the
+  semantic diff, netpol text, stderr, and every Markdown text, which is printed to logs too):
+  control, zero-width and bidi characters shown as ``\\uXXXX``, bytes of a name that is no
+  UTF-8 as ``\\ooo`` (as git shows them), never a leading ``:`` (after whitespace) and never
+  ``##[``. Text that needs none of this is returned as it is.
+- :func:`md_text`, :func:`md_code`, :func:`html_code`: Markdown (running text and table
+  cells, code spans, text inside HTML): :func:`term` first, then the medium's own escaping,
+  so no live HTML, link, ``@mention`` or ``<!--`` comes from the repository.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import unicodedata
+
+# what is never written as it is: controls (C0, C1, DEL), format characters (zero-width,
+# bidi overrides, the BOM, tag characters), line and paragraph separators, and lone
+# surrogates (a file name's bytes that are no UTF-8, kept by surrogateescape)
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def _char(char: str) -> str:
+    if unicodedata.category(char) not in _HIDDEN:
+        return char
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is no UTF-8: in octal, as git shows it
+        return f"\\{code - 0xDC00:03o}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def term(text: object, *, tabs: bool = False) -> str:
+    """``text`` for a terminal or a CI log: one line, nothing a terminal or a runner acts
+    on. ``tabs``: keep tab characters (a source line quoted as it is, a patch's lines)."""
+    text = str(text)
+    if not text.isprintable():  # False for every control, format and separator character
+        text = "".join(char if char.isprintable() or (tabs and char == "\t") else _char(char)
+                       for char in text)
+    if "##[" in text:  # the runner's legacy command syntax, read anywhere in a line
+        text = text.replace("##[", "##\\u005b")
+    stripped = text.lstrip()
+    if stripped.startswith(":"):  # "::cmd::" at the start of a line is a workflow command
+        at = len(text) - len(stripped)
+        text = f"{text[:at]}\\u003a{text[at + 1:]}"
+    return text
+
+
+# ---------------------------------------------------------------- Markdown
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>])")
+_MENTION = re.compile(r"(?<![\w.+/:-])@(?=\w)")  # a mention starts a word (not image@sha256)
+
+
+def md_text(text: object) -> str:
+    """Untrusted text in running Markdown (table cells included): shown literally, on one
+    line (a line break is ``<br>``)."""
+    parts = []
+    for line in str(text).replace("\r\n", "\n").split("\n"):
+        line = html.escape(term(line), quote=False)
+        line = _MD_SPECIAL.sub(r"\\\1", line)
+        parts.append(_MENTION.sub("@\u200b", line))  # no @mention, no team ping
+    return "<br>".join(parts)
+
+
+def md_code(text: object, table: bool = True) -> str:
+    """Untrusted text as a code span; in a table cell (the default) ``|`` is escaped."""
+    body = term(text)
+    if table:
+        body = body.replace("|", "\\|")
+    if not body.strip():
+        return "*(empty)*"
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def html_code(text: object) -> str:
+    """Untrusted text inside HTML (``<summary>``): entity-escaped, in ``<code>``."""
+    return "<code>" + html.escape(term(text), quote=True) + "</code>"
+
+
+# ---------------------------------------------------------------- JSON
+
+
+def json_text(value: object, indent: int | None = 2) -> str:
+    """``value`` as JSON (UTF-8 kept) that a log shows safely: every control, format or
+    separator character and ``##[`` written as a ``\\uXXXX`` escape. They occur only inside
+    strings, where the escape reads back as the same text, so the data is unchanged."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    if not text.replace("\n", "").isprintable():
+        text = "".join(char if char == "\n" or char.isprintable() or
+                       unicodedata.category(char) not in _HIDDEN else _json_escape(char)
+                       for char in text)
+    return text.replace("##[", "##\\u005b")
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # a UTF-16 surrogate pair, as JSON writes characters past the BMP
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
