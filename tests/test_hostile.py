@@ -945,3 +945,43 @@ def test_fix_diff_names_a_file_as_git_does(
     code, out, err = _lint(tmp_path, {name: gpu}, capsys, "--fix", "--diff")
     assert code == 1, err
     assert out.startswith('--- "a/gpu\\377.yaml"\n+++ "b/gpu\\377.yaml"\n'), out
+
+
+@pytest.mark.parametrize("config", ["configured", "flux"])
+def test_a_finding_in_one_cluster_never_masks_a_new_one_in_another(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], config: str
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    pinned, floating = f"web:1@{DIGEST}", "web:latest"
+    files: dict[str, str | None] = {
+        "apps/prod/web.yaml": _deployment("web", image=pinned),
+        "apps/staging/web.yaml": _deployment("web", image=floating),
+    }
+    if config == "configured":
+        files[".reviewbot.yaml"] = ("clusters:\n  - {name: production, paths: [apps/prod]}\n"
+                                    "  - {name: staging, paths: [apps/staging]}\n")
+    else:  # clusters found from their Flux entry points
+        for cluster in ("prod", "staging"):
+            files[f"clusters/{cluster}/flux-system/gotk-sync.yaml"] = (
+                "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+                f"metadata: {{name: flux-system, namespace: flux-system}}\n"
+                f"spec: {{path: ./clusters/{cluster}, sourceRef: {{kind: GitRepository, "
+                "name: flux-system}, interval: 10m}\n")
+            files[f"clusters/{cluster}/apps.yaml"] = (
+                "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+                f"metadata: {{name: apps, namespace: flux-system}}\n"
+                f"spec: {{path: ./apps/{cluster}, sourceRef: {{kind: GitRepository, "
+                "name: flux-system}, interval: 10m}\n")
+    base = repo.commit(files)
+    head = repo.commit({"apps/prod/web.yaml": _deployment("web", image=floating)})
+    code, data, err = review_json(repo, base, head, capsys, "--scope", "all", "--rule",
+                                  "image-digest")
+    assert code == 1, err
+    new = {f["file"]: f["new"] for f in data["findings"]}
+    assert new == {"apps/prod/web.yaml": True, "apps/staging/web.yaml": False}
+    # and the SARIF fingerprints of the two findings differ
+    code, out, _ = run_cli(["lint", str(repo.path), "--format", "sarif", "--rule",
+                            "image-digest"], capsys)
+    prints = [r["partialFingerprints"]["reviewbot/v1"]
+              for r in json.loads(out)["runs"][0]["results"]]
+    assert len(prints) == 2 and len(set(prints)) == 2

@@ -94,12 +94,12 @@ def _finding(f: Finding) -> list[Any]:
             f.new, f.key, f.kind,
             None if s is None else [s.file, s.start_line, s.end_line, list(s.original),
                                     list(s.replacement)],
-            [e.as_json() for e in f.edits]]
+            [e.as_json() for e in f.edits], list(f.clusters)]
 
 
 def _thaw_finding(raw: list[Any]) -> Finding:
     (rule, severity, file, line, column, obj, message, fix, path, new, key, kind, s,
-     edits) = raw
+     edits, clusters) = raw
     suggestion = None if s is None else Suggestion(
         str(s[0]), int(s[1]), int(s[2]), tuple(str(x) for x in s[3]),
         tuple(str(x) for x in s[4]))
@@ -107,4 +107,5 @@ def _thaw_finding(raw: list[Any]) -> Finding:
                    column=int(column), object=str(obj), message=str(message), fix=str(fix),
                    path=str(path), new=None if new is None else bool(new), key=str(key),
                    kind=str(kind), suggestion=suggestion,
-                   edits=tuple(Edit.from_json(e) for e in edits))
+                   edits=tuple(Edit.from_json(e) for e in edits),
+                   clusters=tuple(str(c) for c in clusters))

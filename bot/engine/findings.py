@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from reviewbot.engine import identity as _identity
 from reviewbot.model.objects import KObject, Path
 
 SEVERITIES = ("info", "warning", "error")
@@ -147,20 +147,18 @@ class Finding:
     kind: str = ""  # which of the rule's documented checks (its SEVERITIES key), if any
     suggestion: Suggestion | None = field(default=None, compare=False, hash=False)  # review
     edits: tuple[Edit, ...] = field(default=(), compare=False, hash=False)
+    # the clusters its object reaches (engine.identity.clusters_of): part of its identity
+    clusters: tuple[str, ...] = ()
 
     @property
     def identity(self) -> tuple[str, str, str]:
         """(rule, object, stable field path or the rule's key): see reviewbot.engine.identity."""
-        where = self.key or self.path
-        if self.object or where:
-            return (self.rule, self.object, where)
-        return (self.rule, "", f"{self.file}:{self.message}")
+        return _identity.of(self)
 
     @property
     def fingerprint(self) -> str:
         """The identity hashed: SARIF partialFingerprints and the forges' comment markers."""
-        text = "\0".join(self.identity)  # a name's bytes that are no UTF-8 as those bytes
-        return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        return _identity.fingerprint(self)
 
     def as_json(self, review: bool) -> dict[str, Any]:
         out: dict[str, Any] = {

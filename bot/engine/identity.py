@@ -6,18 +6,45 @@ replaced by item names where the list has them (containers, env, volumes, ports,
 ``args`` ...). Lines move and containers swap places; identities do not. File-level findings
 (syntax, kustomization entries) are identified by the rule's own key, else file and message.
 
-The same identity gives SARIF's ``partialFingerprints`` (:attr:`Finding.fingerprint`), the
-forges' hidden inline-comment markers, and review's ``new`` verdict (:func:`mark_new`).
+In a repository of several clusters the identity also holds the clusters the object reaches
+(:attr:`Finding.clusters`): production's ``Deployment/shop/web`` and staging's are two
+objects, so a finding on one never makes the same finding on the other "existing". Two
+findings match when their clusters overlap (an object two clusters built alike, then
+differently, keeps its findings), or when either side names none (a tree without clusters,
+a file-level finding).
+
+The same identity gives SARIF's ``partialFingerprints`` (:func:`fingerprint`), the forges'
+hidden inline-comment markers, and review's ``new`` verdict (:func:`mark_new`).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from reviewbot.diff.paths import stable_path
-from reviewbot.engine.findings import Finding
-from reviewbot.model.objects import KObject, Path
+from reviewbot.model.objects import DEFAULT_CLUSTER, KObject, Model, Path
+
+Identity = tuple[str, str, str]
+
+
+class Identified(Protocol):
+    """What identity reads of a finding (``engine.findings.Finding``, which asks this module
+    for its identity and fingerprint)."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    rule: str
+    object: str
+    key: str
+    path: str
+    file: str
+    message: str
+    clusters: tuple[str, ...]
+
+
+F = TypeVar("F", bound=Identified)
 
 
 def stable_key(obj: KObject | None, path: Path, key: str | None) -> str:
@@ -29,24 +56,67 @@ def stable_key(obj: KObject | None, path: Path, key: str | None) -> str:
     return stable_path(obj.body, path)
 
 
-def identity(finding: Finding, renames: Mapping[str, str] | None = None) -> tuple[str, str, str]:
+def clusters_of(model: Model | None, obj: KObject | None) -> tuple[str, ...]:
+    """The clusters ``obj`` reaches, sorted: none when the tree holds one cluster (or no
+    object); objects no cluster entry reaches are the default cluster's."""
+    if model is None or obj is None or not model.cluster_entries:
+        return ()
+    return tuple(sorted(model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,)))
+
+
+def of(finding: Identified) -> Identity:
+    """(rule, object, stable field path or the rule's key); a finding with neither object
+    nor key is identified by its file and message."""
+    where = finding.key or finding.path
+    if finding.object or where:
+        return (finding.rule, finding.object, where)
+    return (finding.rule, "", f"{finding.file}:{finding.message}")
+
+
+def fingerprint(finding: Identified) -> str:
+    """The identity hashed (its clusters too, when the tree has several): SARIF
+    partialFingerprints and the forges' comment markers. A file name's bytes that are no
+    UTF-8 are hashed as those bytes."""
+    text = "\0".join((*of(finding), *finding.clusters))
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def identity(finding: Identified, renames: Mapping[str, str] | None = None) -> Identity:
     """``finding.identity``, with a base object's ref mapped to its head ref when the PR
     renamed it (``renames``: base ref -> head ref)."""
-    rule, ref, key = finding.identity
+    rule, ref, key = of(finding)
     if renames and ref:
         ref = renames.get(ref, ref)
     return (rule, ref, key)
 
 
-def mark_new(head: Sequence[Finding], base: Sequence[Finding],
-             renames: Mapping[str, str] | None = None) -> list[Finding]:
-    """The head's findings, each marked new when no base finding has its identity."""
-    known = {identity(f, renames) for f in base}
-    return [replace(f, new=f.identity not in known) for f in head]
+def _index(findings: Sequence[Identified], renames: Mapping[str, str] | None = None
+           ) -> dict[Identity, list[frozenset[str]]]:
+    out: dict[Identity, list[frozenset[str]]] = {}
+    for f in findings:
+        out.setdefault(identity(f, renames), []).append(frozenset(f.clusters))
+    return out
 
 
-def fixed(base: Sequence[Finding], head: Sequence[Finding],
-          renames: Mapping[str, str] | None = None) -> list[Finding]:
+def _known(found: list[frozenset[str]] | None, clusters: Sequence[str]) -> bool:
+    """A finding of these clusters is among ``found`` (clusters of the same identity)."""
+    if not found:
+        return False
+    mine = frozenset(clusters)
+    return any(not other or not mine or other & mine for other in found)
+
+
+def mark_new(head: Sequence[F], base: Sequence[Identified],
+             renames: Mapping[str, str] | None = None) -> list[F]:
+    """The head's findings, each marked new when no base finding has its identity (in a
+    cluster it reaches)."""
+    known = _index(base, renames)
+    return [replace(f, new=not _known(known.get(of(f)), f.clusters)) for f in head]
+
+
+def fixed(base: Sequence[F], head: Sequence[Identified],
+          renames: Mapping[str, str] | None = None) -> list[F]:
     """The base's findings no head finding has the identity of: what the PR fixes."""
-    now = {f.identity for f in head}
-    return [replace(f, new=False) for f in base if identity(f, renames) not in now]
+    now = _index(head)
+    return [replace(f, new=False) for f in base
+            if not _known(now.get(identity(f, renames)), f.clusters)]

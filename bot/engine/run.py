@@ -28,7 +28,7 @@ from reviewbot.engine.findings import (
     format_path,
     sort_key,
 )
-from reviewbot.engine.identity import stable_key
+from reviewbot.engine.identity import clusters_of, stable_key
 from reviewbot.engine.registry import Rule, all_rules
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.cache import ParseCache, freeze, key_bytes, thaw
@@ -239,7 +239,7 @@ def _analysis_worker(model: Model, config: Config, only: Sequence[str]) -> bytes
     return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-RESULT_FORMAT = 4
+RESULT_FORMAT = 5
 
 
 def result_key(tree: Tree, config: Config, only: Sequence[str]) -> str | None:
@@ -262,7 +262,7 @@ def result_key(tree: Tree, config: Config, only: Sequence[str]) -> str | None:
     return digest.hexdigest()
 
 
-REVIEW_FORMAT = 1
+REVIEW_FORMAT = 2
 
 
 def review_key(listings: Sequence[PendingTree], config: Config, parts: Sequence[Any]) -> str | None:
@@ -328,7 +328,7 @@ def _freeze_result(result: Result) -> dict[str, Any] | None:
         return None
     raw = {
         "findings": [[f.rule, f.severity, f.file, f.line, f.column, f.object, f.message, f.fix,
-                      f.path, f.key, f.kind, [e.as_json() for e in f.edits]]
+                      f.path, f.key, f.kind, [e.as_json() for e in f.edits], list(f.clusters)]
                      for f in result.findings],
         "suppressed": result.suppressed,
         "stats": result.stats,
@@ -346,8 +346,9 @@ def _thaw_result(model: Model, raw: dict[str, Any]) -> Result | None:
         findings = [
             Finding(rule=str(r), severity=str(s), file=str(f), line=int(ln), column=int(c),
                     object=str(o), message=str(m), fix=str(x), path=str(p), key=str(k),
-                    kind=str(kd), edits=tuple(Edit.from_json(e) for e in edits))
-            for r, s, f, ln, c, o, m, x, p, k, kd, edits in raw["findings"]
+                    kind=str(kd), edits=tuple(Edit.from_json(e) for e in edits),
+                    clusters=tuple(str(n) for n in cl))
+            for r, s, f, ln, c, o, m, x, p, k, kd, edits, cl in raw["findings"]
         ]
         suppressed, stats, notes = int(raw["suppressed"]), raw["stats"], raw["notes"]
         if not isinstance(stats, dict) or not isinstance(notes, dict):
@@ -494,7 +495,7 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
         line=line, column=column, object=ref, message=message, fix=v.fix or rule.fix,
         path=v.key or format_path(v.path), key=stable_key(v.obj, v.path, v.key),
         kind=v.kind or "",
-        edits=v.edits,
+        edits=v.edits, clusters=clusters_of(model, v.obj),
     )
 
 
