@@ -108,7 +108,7 @@ from reviewbot.model.objects import (
     items,
     mapping,
 )
-from reviewbot.model.values import values_documents
+from reviewbot.model.values import object_values, values_documents
 from reviewbot.rules.schema import not_api_files, templated
 from reviewbot.schema.lifecycle import (
     ApiTable,
@@ -276,9 +276,12 @@ def _who(obj: KObject, where: Path) -> str:
     inner = [str(p) if isinstance(p, str) else f"[{p}]" for p in where[:-1]]
     if inner[:2] == ["spec", "values"]:
         inner = inner[2:]
+    elif "valuesObject" in inner:  # an Argo CD source's helm.valuesObject
+        inner = inner[inner.index("valuesObject") + 1:]
+    name = obj.name or obj.ref  # a document without metadata.name (a Talos config)
     if not inner:
-        return obj.name
-    return f"{obj.name} (values {'.'.join(inner).replace('.[', '[')})"
+        return name
+    return f"{name} (values {'.'.join(inner).replace('.[', '[')})"
 
 
 @dataclass(frozen=True)
@@ -516,13 +519,14 @@ def _crd_best(crd: _CrdCopy, besides: str | None = None) -> str | None:
 
 def _values_objects(model: Model, cluster: _Cluster, crds: _Crds, target: Minor | None,
                     table: ApiTable) -> Iterator[Violation]:
-    """Objects written whole in Helm values (HelmRelease ``spec.values``, values files)."""
+    """Objects written whole in Helm values (HelmRelease ``spec.values``, an Argo CD
+    Application's ``helm.valuesObject``, values files)."""
     for obj in model.objects:
-        if obj.kind == "HelmRelease" and obj.group == "helm.toolkit.fluxcd.io":
-            values = obj.get(("spec", "values"))
-            if isinstance(values, dict) and _mentions_api_version(values):
-                yield from _embedded(obj, values, ("spec", "values"), cluster, crds, target,
-                                     table)
+        if obj.kind not in ("HelmRelease", "Application"):
+            continue
+        for values, path, _, _ in object_values(obj):
+            if _mentions_api_version(values):
+                yield from _embedded(obj, values, path, cluster, crds, target, table)
     for vobj, values, base in values_documents(model, model.values_patterns):
         if _mentions_api_version(values):
             yield from _embedded(vobj, values, base, cluster, crds, target, table)

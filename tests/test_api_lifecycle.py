@@ -288,6 +288,16 @@ spec:
     assert "removed in 1.26" in hpa.message
 
 
+def test_a_document_without_a_name_is_named_by_its_kind(tmp_path: Path) -> None:
+    """A Talos machine config beside the manifests (no metadata.name, a core-looking
+    apiVersion): the message still opens with who; no schema shows the core group's
+    versions before 1.25, so on an unmeasured cluster it is a warning."""
+    text = "apiVersion: v1alpha1\nkind: WatchdogTimerConfig\ndevice: /dev/watchdog0\n"
+    [finding] = found(lint_text(tmp_path, text, only=[RULE], config=NEVER))
+    assert finding.message.startswith("WatchdogTimerConfig/default/: Kubernetes 1.")
+    assert finding.severity == "warning"
+
+
 def test_a_cluster_newer_than_the_schemas(tmp_path: Path) -> None:
     newer = f"1.{api_table().newest[1] + 1}"
     text = FLOWSCHEMA + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n"
@@ -482,6 +492,29 @@ def test_objects_in_helm_values_are_judged_at_most_as_warnings(tmp_path: Path) -
     assert (finding.severity, finding.line, finding.kind) == ("warning", 10, "unserved")
     assert finding.message.endswith("Not certain: reviewbot could not see what the Helm chart "
                                     "renders (reviewbot does not run Helm).")
+
+
+def test_objects_in_an_argo_application_s_values_object(tmp_path: Path) -> None:
+    text = """
+    apiVersion: argoproj.io/v1alpha1
+    kind: Application
+    metadata: {name: web, namespace: argocd}
+    spec:
+      destination: {namespace: web}
+      sources:
+      - repoURL: https://charts.example.com
+        chart: app
+        helm:
+          valuesObject:
+            extraObjects:
+            - apiVersion: batch/v1beta1
+              kind: CronJob
+              metadata: {name: nightly}
+    """
+    [finding] = found(lint_text(tmp_path, text, only=[RULE], config=at("1.31")))
+    assert finding.line == 12 and finding.severity == "warning"
+    assert finding.message.startswith("web (values extraObjects[0]): Kubernetes 1.31 does not "
+                                      "serve CronJob in batch/v1beta1")
 
 
 def test_chart_templates_are_judged_where_the_apiversion_is_literal(tmp_path: Path) -> None:

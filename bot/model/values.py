@@ -149,6 +149,16 @@ def document_values_pods(model: Model, patterns: Sequence[str] = ()) -> list[Pod
 def object_values_pods(obj: KObject) -> list[PodTemplate]:
     """Pods in an object's own values: HelmRelease ``spec.values``, Argo ``valuesObject``."""
     out: list[PodTemplate] = []
+    for values, path, name, ns in object_values(obj):
+        out.extend(pods_from_values(obj, values, path, name, ns))
+    return out
+
+
+def object_values(obj: KObject) -> list[tuple[dict[str, Any], Path, str, str | None]]:
+    """An object's own Helm values: (values, their path, the release name, its namespace)
+    of a HelmRelease's ``spec.values`` or each source's ``helm.valuesObject`` of an Argo CD
+    Application."""
+    out: list[tuple[dict[str, Any], Path, str, str | None]] = []
     if obj.kind == "HelmRelease" and obj.group == "helm.toolkit.fluxcd.io":
         values = obj.get(("spec", "values"))
         if isinstance(values, dict):
@@ -156,7 +166,7 @@ def object_values_pods(obj: KObject) -> list[PodTemplate]:
             ns = target if isinstance(target, str) and target else obj.namespace
             release = obj.get(("spec", "releaseName"))
             name = release if isinstance(release, str) and release else obj.name
-            out.extend(pods_from_values(obj, values, ("spec", "values"), name, ns))
+            out.append((values, ("spec", "values"), name, ns))
     elif obj.kind == "Application" and obj.group == "argoproj.io":
         sources: list[tuple[Any, Path]] = [(obj.get(("spec", "source")), ("spec", "source"))]
         many = obj.get(("spec", "sources"))
@@ -167,9 +177,7 @@ def object_values_pods(obj: KObject) -> list[PodTemplate]:
         for source, path in sources:
             values = dig(source, ("helm", "valuesObject"))
             if isinstance(values, dict):
-                out.extend(pods_from_values(
-                    obj, values, path + ("helm", "valuesObject"), obj.name, ns
-                ))
+                out.append((values, path + ("helm", "valuesObject"), obj.name, ns))
     return out
 
 
