@@ -105,7 +105,6 @@ from reviewbot.model.objects import (
     Model,
     Path,
     cluster_views,
-    items,
     mapping,
 )
 from reviewbot.model.values import object_values, values_documents
@@ -116,6 +115,7 @@ from reviewbot.schema.lifecycle import (
     Minor,
     api_table,
     api_version_of,
+    crd_versions,
     minor_text,
     object_paths,
     parse_minor,
@@ -445,12 +445,7 @@ class _Crds:
             group, kind = spec.get("group"), names.get("kind")
             if not isinstance(group, str) or not isinstance(kind, str):
                 continue
-            versions: dict[str, Mapping[str, Any]] = {}
-            for entry in items(spec.get("versions")):
-                if isinstance(entry, dict) and isinstance(entry.get("name"), str):
-                    versions[entry["name"]] = entry
-            if not versions and isinstance(spec.get("version"), str):  # v1beta1, one version
-                versions[spec["version"]] = {"name": spec["version"], "served": True}
+            versions = crd_versions(obj.body)
             if versions:
                 self.by_kind.setdefault((group, kind), []).append(_CrdCopy(obj, versions))
 

@@ -108,6 +108,21 @@ def api_version_of(group: str, version: str) -> str:
     return f"{group}/{version}" if group else version
 
 
+def crd_versions(body: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """A CustomResourceDefinition's versions by name (``spec.versions``; apiextensions
+    v1beta1's single ``spec.version`` is one served storage version)."""
+    spec = body.get("spec")
+    spec = spec if isinstance(spec, dict) else {}
+    out: dict[str, Mapping[str, Any]] = {}
+    versions = spec.get("versions")
+    for entry in versions if isinstance(versions, list) else ():
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+            out[entry["name"]] = entry
+    if not out and isinstance(spec.get("version"), str):
+        out[spec["version"]] = {"name": spec["version"], "served": True, "storage": True}
+    return out
+
+
 @dataclass(frozen=True)
 class FieldChange:
     """Field paths (``spec.rules[].http``) only the old apiVersion has, and only the new one."""
