@@ -7,7 +7,9 @@ from __future__ import annotations
 import fnmatch
 import json
 import math
-from collections.abc import Mapping
+import os
+import shutil
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
@@ -125,6 +127,63 @@ def config_schema() -> Mapping[str, Any]:
     text = resources.files("reviewbot.schemas").joinpath("config.schema.json").read_text()
     schema: Mapping[str, Any] = json.loads(text)
     return schema
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """What the command line sets over a configuration: a kubeconform binary, the Kubernetes
+    version every cluster runs, the version an upgrade plans for (None: not set)."""
+
+    kubeconform: str | None = None
+    kubernetes_version: str | None = None
+    target_kubernetes_version: str | None = None
+
+    def apply(self, config: Config) -> Config:
+        """``config`` with these set over it; a version that is no version is an error."""
+        if self.kubeconform:
+            config = config.with_options("schema", {"kubeconform": self.kubeconform})
+        for flag, value in (("--kubernetes-version", self.kubernetes_version),
+                            ("--target-kubernetes-version", self.target_kubernetes_version)):
+            if value is None:
+                continue
+            problem = version_problem(value)
+            if problem:
+                raise ReviewbotError(f"{flag}: {problem}")
+        if self.kubernetes_version:
+            config = config.with_kubernetes_version(self.kubernetes_version.strip())
+        if self.target_kubernetes_version:
+            config = config.with_options("api-lifecycle", {
+                "target-kubernetes-version": self.target_kubernetes_version.strip()})
+        return config
+
+
+_NOT_A_PATH = ("", "auto", "never", "off", "false", "no")
+
+
+def guard_binaries(config: Config, trees: Sequence[Path]) -> None:
+    """A kubeconform binary that the configuration names is never run from inside ``trees``
+    (``kubeconform: ./evil.sh`` in the linted tree's own .reviewbot.yaml, or the pull
+    request's copy of a repository-relative binary): only one outside them, or one named on
+    the command line (``--kubeconform``), is run."""
+    schema = config.section("rules").get("schema")
+    option = schema.get("kubeconform") if isinstance(schema, dict) else None
+    if not isinstance(option, str) or option.strip() in _NOT_A_PATH:
+        return
+    named = option.strip()
+    for candidate in (shutil.which(named), os.path.abspath(named)):
+        if candidate is None:
+            continue
+        try:
+            real = Path(candidate).resolve()
+        except (OSError, RuntimeError):
+            continue
+        for tree in trees:
+            top = tree.resolve()
+            if real == top or top in real.parents:
+                raise ReviewbotError(
+                    f"the configuration names kubeconform {named!r}, which is inside {top}: a "
+                    "binary the reviewed tree holds is never run (install it outside the "
+                    "tree, or name it with --kubeconform)")
 
 
 def find_config(start: Path, root: Path) -> Path | None:

@@ -190,9 +190,6 @@ SEVERITIES = {
     "orphaned": "warning", "suspended": "info", "resumed": "info", "gpu-restart": "info",
     "chart-major": "info", "oci-tag": "info",
 }
-# The engine calls check_change(diff, base_model, head_model, opts) once per change
-# (rules whose check_change takes one object's pods leave this unset).
-CHANGE_INPUT = "tree"
 
 FLUX = "kustomize.toolkit.fluxcd.io"
 FORCE = f"{FLUX}/force"

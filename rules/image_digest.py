@@ -88,7 +88,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine.findings import QUIET_NOTE, Violation
 from reviewbot.engine.registry import Option
@@ -104,6 +104,9 @@ from reviewbot.rules._kit import (
     parse_image,
     stay_quiet,
 )
+
+if TYPE_CHECKING:  # the diff's type only: a lint never imports the diff
+    from reviewbot.diff.objects import TreeDiff
 
 ID = "image-digest"
 SEVERITY = "error"
@@ -275,13 +278,35 @@ def tag_moved(base_image: str, head_image: str) -> bool:
     )
 
 
-def check_change(
+def check_change(diff: TreeDiff, base: Model, head: Model,
+                 opts: Mapping[str, Any]) -> Iterator[Violation]:
+    """Tags that moved without the digest, in every object the change modifies (values
+    pseudo-objects included): the pod templates of its old and of its new side."""
+    base_pods, head_pods = _pods_by_ref(base), _pods_by_ref(head)
+    for entry in diff.objects:
+        if entry.status != "modified" or entry.head is None or entry.base is None:
+            continue
+        old_pods = base_pods.get((entry.base.ref, entry.base.file), [])
+        new_pods = head_pods.get((entry.head.ref, entry.head.file), [])
+        if old_pods and new_pods:
+            yield from moved_tags(old_pods, new_pods)
+
+
+def _pods_by_ref(model: Model) -> dict[tuple[str, str], list[PodTemplate]]:
+    """The pod templates of each object by (ref, file), in model order (values
+    pseudo-objects are matched by ref and file, not by identity); ServingRuntime and
+    LLMInferenceService templates too, whose images can move."""
+    out: dict[tuple[str, str], list[PodTemplate]] = {}
+    for pod in (*model.pods, *model.templates):
+        out.setdefault((pod.obj.ref, pod.obj.file), []).append(pod)
+    return out
+
+
+def moved_tags(
     old_pods: Sequence[PodTemplate], new_pods: Sequence[PodTemplate]
 ) -> Iterator[Violation]:
-    """Violations for the PR's side of one changed object: tags that moved without the digest.
-
-    Call it with the pod templates of the old and of the new object for each
-    modified object (values pseudo-objects included); containers are matched by pod name,
+    """The tags of one changed object that moved without the digest: ``old_pods`` and
+    ``new_pods`` are its pod templates before and after; containers are matched by pod name,
     role and container name.
     """
     before: dict[tuple[str, str, str], ImageRef] = {}

@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 
 from reviewbot.engine.findings import Finding
-from reviewbot.report.base import Report, ReviewSummary
+from reviewbot.engine.outcome import Report, ReviewSummary
 from reviewbot.report.github import render_github
 from reviewbot.report.rdjson import byte_column, render_rdjson
 from reviewbot.report.sarif import render_sarif

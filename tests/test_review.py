@@ -483,3 +483,32 @@ def test_review_without_policy_or_label_change_evaluates_no_connectivity(
     code, _, err = run_cli(["review", "--repo", str(repo.path), "--base", head, "--head",
                             labelled, "--platform", "none", "--format", "json"], capsys)
     assert code == 3 and "connectivity evaluated" in err  # a label change is evaluated
+
+
+# ---------------------------------------------------------------- the engine's review
+
+
+def test_the_review_is_the_engine_s_and_needs_no_arguments(tmp_path: Path) -> None:
+    """``engine.review.review`` takes the two sides, the settings and a cache: no argparse,
+    no output, nothing published."""
+    from reviewbot.engine.review import ReviewSettings
+    from reviewbot.engine.review import review as run
+    from reviewbot.sources.refs import find_sides
+
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"a.yaml": deployment("old", "web:latest")})
+    head = repo.commit({
+        "a.yaml": deployment("old", f"web:1.0@{DIGEST}", replicas=2),
+        "b.yaml": deployment("fresh", "api:latest"),
+    })
+    sides = find_sides(repo.path, base, head, None)
+    assert (sides.base, sides.head) == (base, head)
+    result = run(sides, ReviewSettings(only=("image-digest",), scope="all"), None)
+    assert [(f.object, f.new) for f in result.new] == [("Deployment/shop/fresh", True)]
+    assert result.report.review is not None and result.report.review.new == 1
+    assert [f.object for f in result.report.review.fixed] == ["Deployment/shop/old"]
+    assert {e["object"] for e in result.report.review.diff} == {
+        "Deployment/shop/old", "Deployment/shop/fresh"}
+    # the scope decides what is reported, never what is new
+    narrow = run(sides, ReviewSettings(only=("image-digest",), scope="new"), None)
+    assert narrow.findings == result.new and narrow.new == result.new

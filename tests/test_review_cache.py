@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from reviewbot import __version__
-from reviewbot.commands.review_cache import freeze_report, same_report, thaw_report
 from reviewbot.engine.findings import Edit, Finding, Suggestion
+from reviewbot.engine.outcome import Report, ReviewSummary
+from reviewbot.engine.review_cache import freeze_report, same_report, thaw_report
 from reviewbot.load import cache as cache_mod
-from reviewbot.report.base import Report, ReviewSummary
 
 from .helpers import SEEDS, GitRepo, run_cli
 

@@ -9,7 +9,7 @@ from reviewbot.engine.findings import quiet_notes
 from reviewbot.model.objects import Model
 from reviewbot.report.base import Report
 from reviewbot.report.render import render
-from reviewbot.rules.image_digest import check_change, tag_moved
+from reviewbot.rules.image_digest import moved_tags, tag_moved
 
 from .helpers import lint_dir, lint_text, pairs
 
@@ -141,16 +141,16 @@ def _model(tmp_path: Path, text: str) -> Model:
     return lint_text(tmp_path, text, only=["yaml-syntax"]).model
 
 
-def test_check_change_reports_the_moved_tag_on_the_new_side(tmp_path: Path) -> None:
+def test_moved_tags_reports_the_moved_tag_on_the_new_side(tmp_path: Path) -> None:
     digest = PINNED.split("@")[1]
     base = _model(tmp_path / "base", pod(PINNED))
     head = _model(tmp_path / "head", pod(f"vllm/vllm-openai:v0.15.0@{digest}"))
-    (violation,) = check_change(base.pods, head.pods)
+    (violation,) = moved_tags(base.pods, head.pods)
     assert violation.obj is head.objects[0] and violation.kind == "tag-moved"
     assert violation.path == ("spec", "containers", 0, "image")
     assert "v0.11.0 -> v0.15.0" in violation.message
     assert "still runs the old image (v0.11.0)" in violation.message
-    assert list(check_change(base.pods, base.pods)) == []
+    assert list(moved_tags(base.pods, base.pods)) == []
 
 
 FIXTURES = Path(__file__).parent / "fixtures" / "image-digest"

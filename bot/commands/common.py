@@ -4,20 +4,17 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from reviewbot.config import Config, find_config, load_config_file
+from reviewbot.config import Config, Overrides, find_config, guard_binaries, load_config_file
 from reviewbot.engine.findings import quiet_notes
 from reviewbot.engine.run import Result, analyze
-from reviewbot.errors import ReviewbotError
 from reviewbot.escape import term
 from reviewbot.report.base import Report
-from reviewbot.schema.lifecycle import version_problem
 from reviewbot.sources.tree import (
     Tree,
     check_targets,
@@ -39,24 +36,16 @@ def resolve_config(args: argparse.Namespace, root: Path, start: Path) -> Config:
 
 
 def command_line_settings(config: Config, args: argparse.Namespace) -> Config:
-    """``config`` with what the command line sets over it: ``--kubeconform``,
+    """``config`` with what the command line sets over it (:class:`Overrides`)."""
+    return overrides(args).apply(config)
+
+
+def overrides(args: argparse.Namespace) -> Overrides:
+    """What the command line sets over the configuration: ``--kubeconform``,
     ``--kubernetes-version`` (every cluster's), ``--target-kubernetes-version``."""
-    if getattr(args, "kubeconform", None):
-        config = config.with_options("schema", {"kubeconform": args.kubeconform})
-    for flag, value in (("--kubernetes-version", getattr(args, "kubernetes_version", None)),
-                        ("--target-kubernetes-version",
-                         getattr(args, "target_kubernetes_version", None))):
-        if value is None:
-            continue
-        problem = version_problem(value)
-        if problem:
-            raise ReviewbotError(f"{flag}: {problem}")
-    if getattr(args, "kubernetes_version", None):
-        config = config.with_kubernetes_version(args.kubernetes_version.strip())
-    if getattr(args, "target_kubernetes_version", None):
-        config = config.with_options(
-            "api-lifecycle", {"target-kubernetes-version": args.target_kubernetes_version.strip()})
-    return config
+    return Overrides(getattr(args, "kubeconform", None) or None,
+                     getattr(args, "kubernetes_version", None),
+                     getattr(args, "target_kubernetes_version", None))
 
 
 def _display(path: Path, root: Path) -> str:
@@ -81,37 +70,6 @@ def file_loader(args: argparse.Namespace, root: Path, trees: Sequence[Path] = ()
         check_location(Path(args.cache), untrusted(root, trees))
         return ParseCache(Path(args.cache))
     return None
-
-
-_NOT_A_PATH = ("", "auto", "never", "off", "false", "no")
-
-
-def guard_binaries(config: Config, trees: Sequence[Path]) -> None:
-    """A kubeconform binary that the configuration names is never run from inside ``trees``
-    (``kubeconform: ./evil.sh`` in the linted tree's own .reviewbot.yaml, or the pull
-    request's copy of a repository-relative binary): only one outside them, or one named on
-    the command line (``--kubeconform``), is run."""
-    schema = config.section("rules").get("schema")
-    option = schema.get("kubeconform") if isinstance(schema, dict) else None
-    if not isinstance(option, str) or option.strip() in _NOT_A_PATH:
-        return
-    import shutil
-
-    named = option.strip()
-    for candidate in (shutil.which(named), os.path.abspath(named)):
-        if candidate is None:
-            continue
-        try:
-            real = Path(candidate).resolve()
-        except (OSError, RuntimeError):
-            continue
-        for tree in trees:
-            top = tree.resolve()
-            if real == top or top in real.parents:
-                raise ReviewbotError(
-                    f"the configuration names kubeconform {named!r}, which is inside {top}: a "
-                    "binary the reviewed tree holds is never run (install it outside the "
-                    "tree, or name it with --kubeconform)")
 
 
 def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:

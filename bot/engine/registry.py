@@ -104,6 +104,10 @@ class Rule:
     def check_set(self) -> Callable[..., Iterable[Violation]] | None:
         return getattr(self.module, "check_set", None)
 
+    @property
+    def check_change(self) -> Callable[..., Iterable[Violation]] | None:
+        return getattr(self.module, "check_change", None)
+
     def defaults(self) -> dict[str, Any]:
         return {o.name: o.default for o in self.options}
 

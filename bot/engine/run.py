@@ -15,8 +15,8 @@ import os
 import pickle
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from reviewbot.config import Config
 from reviewbot.engine import concurrency
@@ -38,6 +38,9 @@ from reviewbot.model.kustomize import Graph
 from reviewbot.model.objects import KObject, Model, model_graph
 from reviewbot.model.values import configure as configure_values
 from reviewbot.sources.tree import FileRecord, PendingTree, Skipped, Tree
+
+if TYPE_CHECKING:  # the diff's type only: a lint never imports the diff
+    from reviewbot.diff.objects import TreeDiff
 
 IGNORE = "reviewbot.dev/ignore"
 IGNORE_REASON = "reviewbot.dev/ignore-reason"
@@ -369,17 +372,40 @@ def enabled_rules(config: Config, only: Sequence[str] = ()) -> list[Rule]:
     return rules
 
 
-def run_rules(model: Model, config: Config, *, only: Sequence[str] = ()) -> Result:
+@dataclass(frozen=True)
+class Change:
+    """What the change rules judge besides the head model: the diff from ``base`` to it."""
+
+    diff: TreeDiff
+    base: Model
+
+
+def run_rules(model: Model, config: Config, *, only: Sequence[str] = (),
+              change: Change | None = None) -> Result:
+    """The findings of the enabled rules on ``model``, policy applied (severity, suppression).
+
+    Without ``change``: every rule's ``check_set`` (the repository as it is; on a large model
+    shared with a worker), then ``unused-suppression``. With ``change``: every rule's
+    ``check_change`` (what applying the change does), each finding new.
+    """
     rules = enabled_rules(config, only)
-    checked = [r for r in rules if r.id != UNUSED]
+    if change is not None:
+        checked = [r for r in rules if r.check_change is not None]
+        found = [_rule_run(r, model, config, change)[0] for r in checked]
+    else:
+        checked = [r for r in rules if r.id != UNUSED]
+        found = rule_findings(checked, model, config)
     # one finding once: objects a build makes alike (a base two overlays include unchanged,
     # a --render output holding it twice) give the same finding at the same place
-    raw = list(dict.fromkeys(f for found in rule_findings(checked, model, config) for f in found))
-    suppressions = Suppressions(model)
-    kept = [f for f in raw if not suppressions.matches(f)]
+    raw = list(dict.fromkeys(f for fs in found for f in fs))
+    suppressions = Suppressions(model) if raw or change is None else None
+    kept = [f for f in raw if suppressions is None or not suppressions.matches(f)]
     result = Result(kept, model, suppressed=len(raw) - len(kept))
+    if change is not None:
+        result.findings = [replace(f, new=True) for f in kept]
+        return result
     unused = next((r for r in rules if r.id == UNUSED), None)
-    if unused is not None:
+    if unused is not None and suppressions is not None:
         settings = config.settings(unused)
         active = {r.id for r in rules}
         for violation in suppressions.unused(active):
@@ -447,12 +473,13 @@ def _share(rules: Sequence[Rule]) -> tuple[list[int], list[int]]:
     return shares
 
 
-def _rule_run(rule: Rule, model: Model, config: Config) -> tuple[list[Finding], Notes]:
+def _rule_run(rule: Rule, model: Model, config: Config,
+              change: Change | None = None) -> tuple[list[Finding], Notes]:
     """One rule's findings, and the notes it wrote into the model."""
     before = dict(model.notes)
     settings = config.settings(rule)
     found = [make_finding(rule, v, settings.severity, model)
-             for v in _violations(rule, model, settings.options)]
+             for v in _violations(rule, model, settings.options, change)]
     written = {k: v for k, v in model.notes.items() if k not in before or before[k] is not v}
     return found, written
 
@@ -464,7 +491,12 @@ def _rules_worker(rules: Sequence[Rule], indexes: Sequence[int], model: Model,
     return pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _violations(rule: Rule, model: Model, options: Any) -> Iterable[Violation]:
+def _violations(rule: Rule, model: Model, options: Any,
+                change: Change | None) -> Iterable[Violation]:
+    if change is not None:
+        if rule.check_change is not None:
+            yield from rule.check_change(change.diff, change.base, model, options)
+        return
     if rule.check_set is not None:
         yield from rule.check_set(model, options)
     if rule.check is not None:

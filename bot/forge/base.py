@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from reviewbot.errors import ReviewbotError
+from reviewbot.report.review import InlineComment
 
 MODES = ("review", "summary", "none")
 
@@ -20,15 +21,6 @@ class PullRequestRef:
     repo: str
     number: int
     head_sha: str
-
-
-@dataclass(frozen=True)
-class InlineComment:
-    path: str  # repo-relative, '/' separators
-    line: int  # 1-based line in the head file
-    start_line: int | None  # first line of a multi-line span, or None
-    body: str  # markdown, already escaped by the caller
-    fingerprint: str  # stable id: sha of (rule, object, field path); embedded hidden
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ corrupt one is.
 
 Besides parsed files: what the rules found on a tree (``results/``, see
 ``engine.result_key``) and a review's outcome for two trees (``reviews/``, see
-``engine.review_key`` and ``commands.review_cache``), the most recently used of each kept.
+``engine.review_key`` and ``engine.review_cache``), the most recently used of each kept.
 """
 
 from __future__ import annotations

@@ -1,65 +1,19 @@
-"""The report a renderer is given: findings, skipped files, and in review mode the summary."""
+"""What every output shares: the formats, file names as outputs show them, and the cap on
+findings per rule. The report itself (:class:`~reviewbot.engine.outcome.Report`) is the
+engine's outcome."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import Any
 
-from reviewbot.engine.findings import Finding, Quiet
+from reviewbot.engine.outcome import Report
 from reviewbot.sources.tree import Skipped, shown_path
-
-if TYPE_CHECKING:  # a lint never imports the connectivity diff (nor the netpol evaluator)
-    from reviewbot.netpol.diff import FlowChange
 
 FORMATS = ("text", "json", "sarif", "github", "rdjson", "markdown")
 MAX_PER_RULE = 1000  # findings of one rule an output shows; the rest are counted by rule
-
-
-@dataclass(frozen=True)
-class ConfigReview:
-    """The configuration a review applied (the base branch's), and what the PR changes in it."""
-
-    source: str = "the defaults"  # "`.reviewbot.yaml` of the base branch", a path, the defaults
-    changes: tuple[dict[str, Any], ...] = ()  # the PR's own changes (path, op, old, new)
-    error: str | None = None  # the PR's configuration does not load
-
-
-@dataclass(frozen=True)
-class ReviewSummary:
-    """What `reviewbot review` knows beyond the findings, for the summary and the JSON.
-
-    ``new``/``existing`` count every finding of the head (before the scope hides some);
-    ``base``/``head`` are commit ids (``head`` None: the work tree); ``base_ref`` is the base
-    as given. ``max_chars`` caps the Markdown summary (None: the renderer's default)."""
-
-    diff: tuple[dict[str, Any], ...] = ()  # one entry per changed object (DESIGN.md's diff)
-    fixed: tuple[Finding, ...] = ()  # findings of the base the head no longer has
-    connectivity: tuple[FlowChange, ...] = ()  # flows the PR opens, closes or changes
-    new: int = 0
-    existing: int = 0
-    scope: str = "new"
-    base: str | None = None
-    base_ref: str = ""
-    head: str | None = None
-    config: ConfigReview = ConfigReview()
-    max_chars: int | None = None
-
-
-@dataclass(frozen=True)
-class Report:
-    """Everything a reporter may show. ``review`` is set by `reviewbot review` (and the JSON
-    of `reviewbot diff`); None for `lint`."""
-
-    findings: tuple[Finding, ...]
-    skipped: tuple[Skipped, ...] = ()
-    quiet: tuple[Quiet, ...] = ()  # where a rule stayed quiet on purpose, and why
-    review: ReviewSummary | None = None
-    stats: dict[str, Any] = field(default_factory=dict)
-    sources: dict[str, str] = field(default_factory=dict)  # file -> text, for excerpts
-    # findings past MAX_PER_RULE of one rule, counted by rule (``capped``), not shown
-    not_shown: dict[str, int] = field(default_factory=dict)
 
 
 def shown(report: Report) -> Report:

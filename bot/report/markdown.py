@@ -20,9 +20,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reviewbot.engine.findings import Finding, Suggestion
+from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
 from reviewbot.escape import html_code, md_code, md_text, term
 from reviewbot.netpol.diff import review_line, review_section
-from reviewbot.report.base import ConfigReview, Report, ReviewSummary, not_shown_lines
+from reviewbot.report.base import not_shown_lines
 from reviewbot.report.difftext import change_lines, object_header
 
 DEFAULT_LIMIT = 60_000

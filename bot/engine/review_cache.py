@@ -17,8 +17,8 @@ from dataclasses import replace
 from typing import Any
 
 from reviewbot.engine.findings import Edit, Finding, Quiet, Suggestion
+from reviewbot.engine.outcome import Report, ReviewSummary
 from reviewbot.netpol.diff import FlowChange
-from reviewbot.report.base import Report, ReviewSummary
 from reviewbot.sources.tree import Skipped
 
 

@@ -1,0 +1,58 @@
+"""What a run hands to the outputs: the findings, what was skipped or left alone on purpose,
+and in review mode what the pull request changes (:class:`ReviewSummary`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from reviewbot.engine.findings import Finding, Quiet
+from reviewbot.sources.tree import Skipped
+
+if TYPE_CHECKING:  # a lint never imports the connectivity diff (nor the netpol evaluator)
+    from reviewbot.netpol.diff import FlowChange
+
+
+@dataclass(frozen=True)
+class ConfigReview:
+    """The configuration a review applied (the base branch's), and what the PR changes in it."""
+
+    source: str = "the defaults"  # "`.reviewbot.yaml` of the base branch", a path, the defaults
+    changes: tuple[dict[str, Any], ...] = ()  # the PR's own changes (path, op, old, new)
+    error: str | None = None  # the PR's configuration does not load
+
+
+@dataclass(frozen=True)
+class ReviewSummary:
+    """What `reviewbot review` knows beyond the findings, for the summary and the JSON.
+
+    ``new``/``existing`` count every finding of the head (before the scope hides some);
+    ``base``/``head`` are commit ids (``head`` None: the work tree); ``base_ref`` is the base
+    as given. ``max_chars`` caps the Markdown summary (None: the renderer's default)."""
+
+    diff: tuple[dict[str, Any], ...] = ()  # one entry per changed object (DESIGN.md's diff)
+    fixed: tuple[Finding, ...] = ()  # findings of the base the head no longer has
+    connectivity: tuple[FlowChange, ...] = ()  # flows the PR opens, closes or changes
+    new: int = 0
+    existing: int = 0
+    scope: str = "new"
+    base: str | None = None
+    base_ref: str = ""
+    head: str | None = None
+    config: ConfigReview = ConfigReview()
+    max_chars: int | None = None
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything a reporter may show. ``review`` is set by `reviewbot review` (and the JSON
+    of `reviewbot diff`); None for `lint`."""
+
+    findings: tuple[Finding, ...]
+    skipped: tuple[Skipped, ...] = ()
+    quiet: tuple[Quiet, ...] = ()  # where a rule stayed quiet on purpose, and why
+    review: ReviewSummary | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)  # file -> text, for excerpts
+    # findings past MAX_PER_RULE of one rule, counted by rule (``capped``), not shown
+    not_shown: dict[str, int] = field(default_factory=dict)

@@ -1,0 +1,314 @@
+"""The review: what a change does, and what it newly breaks.
+
+1. the configuration is read from the base tree, so a pull request cannot switch a rule off
+   for itself; its own changes to it are reported in the summary (:func:`review_config`);
+2. the rules run on the whole base tree and the whole head tree; a head finding is *new*
+   when no base finding has the same rule, object and field path (list indices replaced by
+   item names, renamed objects followed), so a finding on an object the change did not touch
+   is new exactly when the change caused it; the change rules (``check_change``) judge the
+   transition, and each of their findings is new;
+3. with a cache, a review of the same two trees with the same inputs made before is read
+   back (:mod:`reviewbot.engine.review_cache`) once the trees are listed and the
+   configuration read: before any other blob is read or any file parsed.
+
+Nothing here prints or publishes: :func:`review` returns the report; the command writes it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import posixpath
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from reviewbot.config import (
+    CONFIG_NAME,
+    Config,
+    Overrides,
+    guard_binaries,
+    load_config_file,
+    parse_config,
+)
+from reviewbot.diff.models import diff_models
+from reviewbot.diff.objects import TreeDiff, compare
+from reviewbot.engine.findings import Finding, quiet_notes, sort_key
+from reviewbot.engine.fixer import with_suggestions
+from reviewbot.engine.identity import fixed, mark_new
+from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
+from reviewbot.engine.review_cache import freeze_report, thaw_report
+from reviewbot.engine.run import (
+    Change,
+    Memo,
+    Result,
+    analyze,
+    load_model,
+    review_key,
+    run_rules,
+    start_rules,
+)
+from reviewbot.errors import ReviewbotError
+from reviewbot.load.cache import ParseCache
+from reviewbot.load.loader import decode_text
+from reviewbot.model.objects import Model
+from reviewbot.netpol.diff import FlowChange, review_changes
+from reviewbot.netpol.ingress import IngressController
+from reviewbot.sources.refs import (
+    Sides,
+    changed_files,
+    file_at,
+    head_tree,
+    in_repo,
+    json_files_at,
+    listed_blobs,
+    repo_prefixes,
+)
+from reviewbot.sources.tree import PendingTree, Tree, git_tree, set_max_file_bytes
+
+SUMMARY_LIMIT = 60_000  # the forge keeps the summary whole up to this, folds after it
+SCOPES = ("new", "changed", "all")
+
+
+@dataclass(frozen=True)
+class ReviewSettings:
+    """A review's own inputs besides the two sides."""
+
+    config_file: str | None = None  # --config: in the repository, read from the base
+    only: tuple[str, ...] = ()  # the rules asked for (empty: every enabled rule)
+    scope: str = "new"  # which findings the report shows: new | changed | all
+    overrides: Overrides = Overrides()  # what the command line sets over the configuration
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    report: Report
+    findings: tuple[Finding, ...]  # as reported (scope applied), new flag set
+    new: tuple[Finding, ...]  # every new finding (what the exit code counts)
+    config: Config  # what the review applied
+
+
+# ---------------------------------------------------------------- configuration
+
+
+@dataclass(frozen=True)
+class ConfigSides:
+    config: Config  # what the review applies: the base branch's
+    source: str  # where it came from, for the summary
+    changes: tuple[dict[str, Any], ...] = ()  # the PR's own changes to it
+    head_error: str | None = None  # the PR's config does not parse
+
+
+Listings = tuple[Tree | PendingTree, Tree | PendingTree | None, bool]
+
+
+def review_config(sides: Sides, config_file: str | None,
+                  trees: Listings | None = None) -> ConfigSides:
+    """The base tree's configuration, and how the head changes it (reported, not applied).
+
+    ``trees``: the base and head trees when already read or listed, and whether they are
+    whole (read without path prefixes)."""
+    base_tree, head_side, whole = trees if trees is not None else (None, None, False)
+    rel: str | None = CONFIG_NAME
+    if config_file:
+        rel = in_repo(Path(config_file), sides.root)
+        if rel is None:  # outside the repository: the workflow's own file, not the PR's
+            return ConfigSides(load_config_file(Path(config_file)), config_file)
+    assert rel is not None
+    base_data = file_at(sides.root, sides.base, rel, base_tree, whole)
+    base = parse_config(base_data, f"{rel} (base)") if base_data is not None else Config()
+    source = f"`{rel}` of the base branch" if base_data is not None else "the defaults"
+    head_data = file_at(sides.root, sides.head, rel, head_side, whole)
+    if head_data == base_data:
+        return ConfigSides(base, source)
+    if head_data is None:
+        changes = ({"path": rel, "op": "removed"},)
+        return ConfigSides(base, source, changes)
+    try:
+        head = parse_config(head_data, f"{rel} (head)")
+    except ReviewbotError as exc:
+        return ConfigSides(base, source, (), exc.message)
+    found = compare(dict(base.raw), dict(head.raw))
+    return ConfigSides(base, source, tuple(c.as_json() for c in found))
+
+
+def base_schema_locations(config: Config, sides: Sides) -> Config:
+    """``config`` with its repository-relative ``schema-locations`` read from the base commit,
+    like the configuration itself: a pull request cannot weaken the schemas it is checked
+    against. The base's schema files are written to a temporary folder (removed at exit)."""
+    schema = config.section("rules").get("schema")
+    locations = schema.get("schema-locations") if isinstance(schema, dict) else None
+    if not isinstance(locations, list) or not locations:
+        return config
+    folder = Path(tempfile.mkdtemp(prefix="reviewbot-schemas-"))
+    atexit.register(shutil.rmtree, folder, True)
+    out: list[str] = []
+    for raw in locations:
+        text = str(raw)
+        if text == "default" or text.startswith(("http://", "https://")) or os.path.isabs(text):
+            out.append(text)
+            continue
+        fixed_part = text.split("{{")[0]
+        prefix = posixpath.normpath(fixed_part if "{{" not in text
+                                    else posixpath.dirname(fixed_part))
+        if prefix.startswith(".."):
+            out.append(text)  # outside the repository: not the pull request's
+            continue
+        for path, data in json_files_at(sides.root, sides.base,
+                                        "" if prefix == "." else prefix).items():
+            target = folder / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        out.append(str(folder / text))
+    return config.with_options("schema", {"schema-locations": out})
+
+
+def review_prefixes(sides: Sides, paths: Sequence[str], config_file: str | None) -> Sides:
+    """``sides`` limited to ``paths`` (relative to the current directory); a configuration
+    error is reported before a path outside the repository, as the configuration comes
+    first."""
+    try:
+        return replace(sides, prefixes=repo_prefixes(paths, sides.root))
+    except ReviewbotError:
+        review_config(sides, config_file)
+        raise
+
+
+# ---------------------------------------------------------------- the review
+
+
+def select(findings: Iterable[Finding], scope: str, touched: frozenset[str],
+           touched_files: frozenset[str]) -> list[Finding]:
+    """``new``: new findings; ``changed``: those plus all on touched objects; ``all``."""
+    def wanted(f: Finding) -> bool:
+        if scope == "all" or f.new:
+            return True
+        touches = f.object in touched or (not f.object and f.file in touched_files)
+        return scope == "changed" and touches
+
+    return sorted((f for f in findings if wanted(f)), key=sort_key)
+
+
+def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> ReviewResult:
+    """Review the change from ``sides.base`` to ``sides.head`` (None: the work tree)."""
+    # git reads both sides' blobs (in two processes) while this one reads the configuration
+    # and the parse cache
+    pending = PendingTree(sides.root, sides.base, sides.prefixes, top=True)
+    head_pending = (PendingTree(sides.root, sides.head, sides.prefixes, top=True,
+                                skip=pending.shas) if sides.head is not None else None)
+    try:
+        cfg = review_config(sides, settings.config_file,
+                            (pending, head_pending, not sides.prefixes))
+        guard_binaries(cfg.config, [sides.root])
+        config = settings.overrides.apply(base_schema_locations(cfg.config, sides))
+    except BaseException:  # a refused configuration: git need not read on
+        pending.close()
+        if head_pending is not None:
+            head_pending.close()
+        raise
+    set_max_file_bytes(config.max_file_bytes)  # the base's limit; git blobs are read whole
+    run = ReviewSummary(base=sides.base, base_ref=sides.base_ref, head=sides.head,
+                        config=ConfigReview(cfg.source, cfg.changes, cfg.head_error))
+    key = None
+    if cache is not None and head_pending is not None:
+        key = review_key((pending, head_pending), config,
+                         [str(sides.root), list(settings.only), settings.scope,
+                          settings.config_file or "", list(sides.prefixes)])
+        found = cache.review(key) if key is not None else None
+        listed = head_pending
+        report = (thaw_report(found, run, lambda names: _texts(sides.root, listed, names))
+                  if found is not None else None)
+        if report is not None:
+            pending.close()
+            head_pending.close()
+            new = tuple(f for f in report.findings if f.new)
+            return ReviewResult(report, report.findings, new, config)
+    if cache is not None:
+        cache.prefetch(pending.blobs)
+    base_tree = pending.tree()
+    head = head_tree(sides, base_tree, head_pending)  # work-tree files: to the limit
+    memo = Memo()  # base and head share nearly every file: each is parsed once
+    base_model = load_model(base_tree, config, cache, memo)
+    # The base's rules run in a worker while the head is loaded and checked, and the diff made
+    base_rules = start_rules(base_tree, base_model, config, only=settings.only, loader=cache,
+                             background=True)
+    try:
+        head_result = analyze(head, config, only=settings.only, loader=cache, memo=memo)
+        diff = diff_models(base_model, head_result.model)
+    except Exception:
+        base_rules()  # an error on the base side is reported first, as it always was
+        raise
+    base_result = base_rules()
+    marked = mark_new(head_result.findings, base_result.findings, diff.renames)
+    flows = review_changes(diff, base_model, head_result.model,
+                           IngressController.from_config(config.section("netpol")))
+    marked += run_rules(head_result.model, config, only=settings.only,
+                        change=Change(diff, base_result.model)).findings
+    marked.sort(key=sort_key)
+    marked = with_suggestions(head, config, head_result, marked, lambda f: bool(f.new), memo)
+    gone = sorted(fixed(base_result.findings, marked, diff.renames), key=sort_key)
+    reported = select(marked, settings.scope, diff.touched, changed_files(base_tree, head))
+    new = tuple(f for f in marked if f.new)
+    summary = replace(
+        run, diff=tuple(diff.as_json()), fixed=tuple(gone), connectivity=tuple(flows or ()),
+        new=len(new), existing=len(marked) - len(new), scope=settings.scope,
+        max_chars=SUMMARY_LIMIT,
+    )
+    report = Report(
+        findings=tuple(reported), skipped=tuple(head_result.skipped), review=summary,
+        quiet=tuple(quiet_notes(head_result.model.notes)), stats=dict(head_result.stats),
+        sources=_sources(head_result, reported),
+    )
+    if cache is not None and key is not None:
+        frozen = freeze_report(report)
+        if frozen is not None:
+            cache.store_review(key, frozen)
+    return ReviewResult(report, tuple(reported), new, config)
+
+
+def _texts(root: Path, head: PendingTree, names: Sequence[str]) -> dict[str, str] | None:
+    """The texts of head files ``names`` as the loader decodes them; None if one is not
+    listed."""
+    blobs = listed_blobs(root, head, names)
+    return None if blobs is None else {name: decode_text(data) for name, data in blobs.items()}
+
+
+def _sources(result: Result, findings: Sequence[Finding]) -> dict[str, str]:
+    files = result.model.files
+    return {f.file: files[f.file].text for f in findings if f.file in files}
+
+
+# ---------------------------------------------------------------- the diff
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two sides loaded and diffed (``reviewbot diff``)."""
+
+    config: Config
+    base: Model
+    head: Model
+    diff: TreeDiff
+
+    def verdicts(self) -> list[Finding]:
+        """What applying the change does: change-safety's findings."""
+        return run_rules(self.head, self.config, only=("change-safety",),
+                         change=Change(self.diff, self.base)).findings
+
+    def flows(self) -> tuple[FlowChange, ...]:
+        """The flows the change opens, closes or changes."""
+        return tuple(review_changes(self.diff, self.base, self.head, IngressController.from_config(
+            self.config.section("netpol"))) or ())
+
+
+def compare_sides(sides: Sides, config: Config, loader: Any) -> Comparison:
+    """Load both sides with ``config`` (the base's: :func:`review_config`; ``loader``: a parse
+    cache or None) and diff them."""
+    set_max_file_bytes(config.max_file_bytes)
+    memo = Memo()
+    base = load_model(git_tree(sides.root, sides.base, sides.prefixes), config, loader, memo)
+    head = load_model(head_tree(sides), config, loader, memo)
+    return Comparison(config, base, head, diff_models(base, head))

@@ -1,0 +1,93 @@
+"""The parts of a review's report that are not a format: change-safety verdicts marked on the
+diff's entries, the lines the text output adds under the diff (the verdicts, the pull
+request's own configuration changes), and the inline comments a forge is handed."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from reviewbot.engine.findings import Finding, sort_key
+from reviewbot.engine.outcome import ReviewSummary
+from reviewbot.escape import term
+from reviewbot.report.markdown import finding_comment, suggestion_block
+
+
+def mark_verdicts(entries: Sequence[dict[str, Any]],
+                  verdicts: Sequence[Finding]) -> tuple[dict[str, Any], ...]:
+    """Each diff entry with ``change_safety``: the verdicts on its object (severity, kind of
+    change, message, fix, file, line). A verdict on an object no entry names (one its
+    kustomization no longer lists) goes to the entry of the kustomization file nearest it."""
+    by_ref: dict[str, list[dict[str, Any]]] = {}
+    for f in sorted(verdicts, key=sort_key):
+        entry = next((e for e in entries if e["object"] == f.object), None)
+        if entry is None:
+            folders = [e for e in entries if e["kind"] == "Kustomization" and e["file"]
+                       and f.file.startswith(posixpath.dirname(e["file"]) + "/")]
+            entry = max(folders, key=lambda e: len(e["file"]), default=None)
+        if entry is None:
+            continue
+        by_ref.setdefault(entry["object"], []).append({
+            "severity": f.severity, "kind": f.kind or None, "message": f.message,
+            "fix": f.fix, "file": f.file, "line": f.line, "object": f.object, "path": f.path,
+        })
+    return tuple({**e, "change_safety": by_ref.get(e["object"], [])} for e in entries)
+
+
+def verdict_text(verdicts: Sequence[Finding]) -> str:
+    """The change-safety verdicts under the text diff, one line each (terminal-safe)."""
+    if not verdicts:
+        return ""
+    lines = ["", "what applying this change does (change-safety):"]
+    for f in sorted(verdicts, key=sort_key):
+        lines.append(term(f"  {f.severity:<7} {f.file}:{f.line}  {f.message}"))
+    return "\n".join(lines) + "\n"
+
+
+def config_note(review: ReviewSummary) -> str:
+    """The PR's own configuration changes, for the text output (not applied)."""
+    changes, error = review.config.changes, review.config.error
+    if not changes and not error:
+        return ""
+    lines = ["", "configuration changed by this pull request (applies after merge; this review "
+             "used the base branch's):"]
+    if error:
+        lines.append(f"  the new configuration does not load: {error}")
+    for change in changes:
+        old = json.dumps(change.get("old"), default=str) if "old" in change else ""
+        new = json.dumps(change.get("new"), default=str) if "new" in change else ""
+        lines.append(f"  {change.get('path')}: {change.get('op')} {old}"
+                     f"{' -> ' if old and new else ''}{new}".rstrip())
+    return "\n".join(term(line) for line in lines) + "\n"
+
+
+@dataclass(frozen=True)
+class InlineComment:
+    """A comment a forge may post on one line (or span) of the head, or fold into the summary."""
+
+    path: str  # repo-relative, '/' separators
+    line: int  # 1-based line in the head file
+    start_line: int | None  # first line of a multi-line span, or None
+    body: str  # markdown, already escaped by the caller
+    fingerprint: str  # stable id: sha of (rule, object, field path); embedded hidden
+
+
+def inline_comments(findings: Sequence[Finding],
+                    platform: str = "github") -> tuple[InlineComment, ...]:
+    """One inline comment candidate per new finding, fingerprinted by its stable key. A
+    finding whose fix is a replacement of lines sits on those lines and offers it (GitHub:
+    a suggestion block; Forgejo, which has none: the replacement as a diff block)."""
+    out = []
+    for f in findings:
+        if not f.new or not f.file or f.line < 1:
+            continue
+        body, line, start = finding_comment(f), f.line, None
+        s = f.suggestion
+        if s is not None:
+            body += "\n\n" + suggestion_block(s, platform)
+            line, start = s.end_line, (s.start_line if s.start_line < s.end_line else None)
+        out.append(InlineComment(f.file, line, start, body, f.fingerprint))
+    return tuple(out)
