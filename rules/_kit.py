@@ -12,13 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from reviewbot.engine.findings import QUIET_NOTE
 from reviewbot.model.images import DIGEST, ImageRef, parse_image
-from reviewbot.model.objects import Container, KObject, Model, Path, PodTemplate
+from reviewbot.model.objects import Container, Model, PodTemplate
 from reviewbot.model.workload import image_ref
 
-__all__ = ["DIGEST", "ImageRef", "each_container", "each_pod", "image_ref", "parse_image",
-           "stay_quiet"]
+__all__ = ["DIGEST", "ImageRef", "each_container", "each_pod", "image_ref", "parse_image"]
 
 ALL_ROLES = ("container", "initContainer", "ephemeralContainer")
 RUNNING = ("container", "initContainer")  # containers that hold resources and take GPUs
@@ -50,11 +48,3 @@ def each_container(
                     seen.add(key)
                     yield pod, container
 
-
-def stay_quiet(model: Model, rule: str, obj: KObject, path: Path, reason: str) -> None:
-    """Record that ``rule`` stays quiet about ``obj`` at ``path`` on purpose, and why: the text
-    summary and the JSON ``skipped`` list show it. (The note list is replaced, not appended
-    to, so the engine sees which notes a rule wrote.)"""
-    line, _ = obj.position(path)
-    key = QUIET_NOTE + rule
-    model.notes[key] = [*model.notes.get(key, []), [obj.file, line, reason]]

@@ -97,7 +97,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reviewbot.engine.findings import Violation
+from reviewbot.engine.findings import Note, Violation
 from reviewbot.engine.registry import Option
 from reviewbot.model.objects import (
     DEFAULT_CLUSTER,
@@ -133,7 +133,6 @@ RATIONALE = (
     "measured version and the object meet."
 )
 FIX = "Move the object to an apiVersion the cluster's Kubernetes version serves."
-KINDS: tuple[str, ...] = ()
 SEVERITIES = {"unserved": "error", "removed-later": "warning", "upgrade": "error",
               "crd-unserved": "error", "crd-deprecated": "warning"}
 TARGET = "target-kubernetes-version"
@@ -149,7 +148,7 @@ CHART_DOUBT = "what the Helm chart renders (reviewbot does not run Helm)"
 _OBJECT_KEYS = ("metadata", "spec")
 
 
-def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
+def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Note]:
     table = api_table()
     target = parse_minor(str(opts.get(TARGET) or ""))
     skip = not_api_files(model)
@@ -168,11 +167,10 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     default = _Cluster.of(None, model, table, several=False, target=target)
     yield from _values_objects(model, default, crds_everywhere, target, table)
     yield from _chart_templates(model, default, target, table)
-    notes: dict[str, Any] = model.notes
-    notes[ID] = {"schemas": f"{minor_text(table.oldest)}-{minor_text(table.newest)} "
-                            f"({table.source})",
-                 **({"target": minor_text(target)} if target else {}),
-                 "clusters": summary}
+    yield Note(ID, {"schemas": f"{minor_text(table.oldest)}-{minor_text(table.newest)} "
+                               f"({table.source})",
+                    **({"target": minor_text(target)} if target else {}),
+                    "clusters": summary})  # the summary's line
 
 
 def reference() -> str:

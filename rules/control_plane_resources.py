@@ -100,7 +100,6 @@ RATIONALE = (
     "starves the cluster's own brain."
 )
 FIX = "Set resources.requests and resources.limits for cpu and memory, within the node share."
-KINDS: tuple[str, ...] = ()
 OPTIONS = (
     Option("max-limit-fraction", "number", 0.3,
            "Largest share of a control-plane node's allocatable CPU or memory a pod may limit.",

@@ -96,7 +96,6 @@ RATIONALE = (
     "fewer leave requested GPUs idle and unavailable to every other pod."
 )
 FIX = "Make --tensor-parallel-size x --pipeline-parallel-size equal the GPU request."
-KINDS: tuple[str, ...] = ()
 OPTIONS = (
     Option("gpu-resources", "list", list(DEFAULT_GPU_RESOURCES),
            "Extended resources that are GPUs (glob patterns)."),

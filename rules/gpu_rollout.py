@@ -100,7 +100,6 @@ RATIONALE = (
     "frees, it stays Pending forever and the rollout never completes."
 )
 FIX = "Use strategy type Recreate (KServe: deploymentStrategy.type: Recreate), or maxSurge: 0."
-KINDS: tuple[str, ...] = ()
 OPTIONS = (
     Option("gpu-resources", "list", list(DEFAULT_GPU_RESOURCES),
            "Extended resources that are GPUs (glob patterns)."),

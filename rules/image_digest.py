@@ -90,7 +90,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.engine.findings import QUIET_NOTE, Violation
+from reviewbot.engine.findings import QuietPlace, Violation
 from reviewbot.engine.registry import Option
 from reviewbot.model.build import akin, builder_of, builders, rewriter
 from reviewbot.model.kustomize import is_kustomization_file
@@ -102,7 +102,6 @@ from reviewbot.rules._kit import (
     each_container,
     image_ref,
     parse_image,
-    stay_quiet,
 )
 
 if TYPE_CHECKING:  # the diff's type only: a lint never imports the diff
@@ -116,7 +115,6 @@ RATIONALE = (
     "runs; a tag bumped while the digest stayed keeps running the old image under a new name."
 )
 FIX = "Pin the image as repository:tag@sha256:<digest of that tag>."
-KINDS: tuple[str, ...] = ()
 OPTIONS = (
     Option("allow-floating", "list", [],
            "Repositories (glob patterns, e.g. registry.local/*) whose tags may float."),
@@ -127,19 +125,19 @@ UNRESOLVED = ("${", "$(", "{{")
 PLACEHOLDER = re.compile(r"[<>\s]")  # <YOUR-IMAGE>: a placeholder, not a reference
 
 
-def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
+def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | QuietPlace]:
     allowed = [str(p) for p in opts.get("allow-floating") or []]
-    model.notes.pop(QUIET_NOTE + ID, None)
     tools = builders(model)
     for pod, container in each_container(model, templates=True):
         ref = image_ref(container)
         built = builder_of(model, ref, pod.obj.where(field_path(container, "image"))[0]) if (
             ref is not None and tools) else None
         if built is not None:
-            stay_quiet(
-                model, ID, pod.obj, field_path(container, "image"),
-                f"{_who(pod, container)}: image {ref.text if ref else ''} is supplied at deploy "
-                f"time: {built.describe()} and replaces the reference with {built.replacement}",
+            yield QuietPlace(
+                pod.obj, field_path(container, "image"),
+                f"{_pod_and_container(pod, container)}: image {ref.text if ref else ''} is "
+                f"supplied at deploy time: {built.describe()} and replaces the reference with "
+                f"{built.replacement}",
             )
             continue
         yield from _check(model, pod, container, allowed)
@@ -162,7 +160,7 @@ def _check(
     if PLACEHOLDER.search(ref.repository or "") or PLACEHOLDER.search(ref.tag or ""):
         return
     image_path, tag_path, digest_path = _paths(container)
-    who = _who(pod, container)
+    who = _pod_and_container(pod, container)
     if ref.digest is not None:
         if not DIGEST.match(ref.digest):
             yield Violation(
@@ -258,7 +256,7 @@ def _set_by_images_entry(pod: PodTemplate, path: Path) -> bool:
     return is_kustomization_file(pod.obj.where(path)[0])
 
 
-def _who(pod: PodTemplate, container: Container) -> str:
+def _pod_and_container(pod: PodTemplate, container: Container) -> str:
     return f"{pod.name}, {describe(container)}"
 
 
@@ -325,9 +323,10 @@ def moved_tags(
             short = (ref.digest or "")[:19]
             yield Violation(
                 pod.obj, tag_path,
-                f"{_who(pod, c)}: the tag changed {old.tag or '(none)'} -> {ref.tag or '(none)'} "
-                f"but the digest stayed {short}...: the digest wins at pull time, so the pod "
-                f"still runs the old image ({old.tag or 'untagged'}) and the new tag lies",
+                f"{_pod_and_container(pod, c)}: the tag changed {old.tag or '(none)'} -> "
+                f"{ref.tag or '(none)'} but the digest stayed {short}...: the digest wins at "
+                f"pull time, so the pod still runs the old image ({old.tag or 'untagged'}) and "
+                "the new tag lies",
                 fix=f"Replace the digest with the one of {ref.name}:{ref.tag}, or revert the tag.",
                 kind="tag-moved",
             )

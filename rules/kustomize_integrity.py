@@ -100,11 +100,11 @@ RATIONALE = (
     "unnoticed and surface only when the cluster does not change."
 )
 FIX = "Fix the path, list the manifest in its kustomization, or remove the duplicate."
-KINDS: tuple[str, ...] = ()
 SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error",
               "build": "error", "invalid": "error", "commented": "info",
               "applied-by-script": "info"}
 BUILD_FAILED = "kustomize build failed: "
+COST = 7  # CPU time relative to a rule of cost 1, measured on the 50k-object tree
 OPTIONS: tuple[Any, ...] = ()
 
 

@@ -126,7 +126,7 @@ FIX = (
     "Add the missing half: an ingress rule on the destination side or an egress rule on the "
     "source side."
 )
-KINDS: tuple[str, ...] = ()
+COST = 12  # CPU time relative to a rule of cost 1, measured on the 50k-object tree
 OPTIONS: tuple[Any, ...] = ()
 MAX_NAMES = 3
 
@@ -225,7 +225,7 @@ def _unadmitted(
     for peer_name, pods in sorted(groups.items()):
         where = ", ".join(sorted({net.pods[d].namespace for d in pods}))
         if by_pods and peer.pods is not None:
-            what = f"{_names(net, pods)} (pods {peer.pods.describe()})"
+            what = f"{_workload_names(net, pods)} (pods {peer.pods.describe()})"
         else:
             what = f"every pod in {where}"
         yield _Unmatched(policy, rule, peer, sources, pods, peer_name, what, where)
@@ -242,7 +242,7 @@ def _unmatched_violation(net: Network, callers: Sequence[_Unmatched]) -> Violati
         f"{callers_text}: egress to {first.what} on {rule.describe_ports()} "
         f"has no matching ingress in {where}"
     )
-    who = _who(policy.namespace, namespaces, policy.selector)
+    who = _source_text(policy.namespace, namespaces, policy.selector)
     if count:
         who += f" and the {count} other calling workload{'s' if count != 1 else ''}"
     hint = _ingress_hint(net, pods, sorted({c.policy.namespace for c in callers}))
@@ -300,14 +300,14 @@ def _ingress_unused(net: Network) -> Iterator[Violation]:
                 continue
             namespaces = ", ".join(sorted({net.pods[s].namespace for s in sources}))
             message = (
-                f"{policy.name}: ingress admits {_names(net, sources)} to "
+                f"{policy.name}: ingress admits {_workload_names(net, sources)} to "
                 f"{_pods_text(policy.namespace, policy.selector)} on {rule.describe_ports()}, "
                 f"but the egress policies of {namespaces} allow none of these flows"
             )
             fix = (
-                f"Add an egress rule in {namespaces} allowing {_names(net, sources)} to reach "
-                f"{_pods_text(policy.namespace, policy.selector)} on {_ports_short(rule)}, "
-                "or remove this ingress rule."
+                f"Add an egress rule in {namespaces} allowing {_workload_names(net, sources)} "
+                f"to reach {_pods_text(policy.namespace, policy.selector)} on "
+                f"{_ports_short(rule)}, or remove this ingress rule."
             )
             yield Violation(policy.obj, rule.path + ("from",), message, fix=fix,
                             kind="ingress-unused")
@@ -426,19 +426,19 @@ def _dependency_violation(net: Network, entry: _Denied,
     conns = _conns_short(entry.conns)
     if entry.egress:
         sides.append(f"no egress rule in {', '.join(src_ns)} allows it")
-        targets = _names(net, sorted(entry.egress))
+        targets = _workload_names(net, sorted(entry.egress))
         hint = _egress_hint(net, sources, dst_ns)
         if hint:
             fixes.append(f"Widen the egress rule {hint} to select {targets} on {conns}.")
             edits += _widen_edits(net, sources, sorted(entry.egress), dst_ns)
         else:
             fixes.append(
-                f"Add an egress rule in {', '.join(src_ns)} allowing {_names(net, sources)} "
-                f"to reach {targets} on {conns}."
+                f"Add an egress rule in {', '.join(src_ns)} allowing "
+                f"{_workload_names(net, sources)} to reach {targets} on {conns}."
             )
     if entry.ingress:
         sides.append(f"no ingress rule in {', '.join(dst_ns)} admits it")
-        who = _who_pods(net, sources, dst_ns)
+        who = _source_pods_text(net, sources, dst_ns)
         hint = _ingress_hint(net, sorted(entry.ingress), src_ns)
         if hint:
             fixes.append(f"Widen the ingress rule {hint} to admit {who} on {conns}.")
@@ -447,13 +447,13 @@ def _dependency_violation(net: Network, entry: _Denied,
             if who.startswith("namespace ") and len(src_ns) == 1:
                 edits += _admit_edits(net, sorted(entry.ingress), src_ns[0],
                                       _port_items(entry.conns))
-    callers, verb = _names(net, sources), "calls"
+    callers, verb = _workload_names(net, sources), "calls"
     if named is not None:
         callers, count = _callers(net, sorted(named), sources)
         verb = "call" if count else "calls"
     message = (
         f"{callers} {verb} {e.text}:{e.port} "
-        f"({_names(net, denied)} on {entry.conns}), but {' and '.join(sides)}"
+        f"({_workload_names(net, denied)} on {entry.conns}), but {' and '.join(sides)}"
     )
     key = f"{format_path(entry.decl.path)} -> {e.text}:{e.port}"  # a value may name several
     return Violation(entry.decl.obj, entry.decl.path, message, fix=" ".join(fixes),
@@ -473,7 +473,7 @@ def _callers(net: Network, named: Sequence[int], every: Iterable[int]) -> tuple[
         if name not in shown:
             others.setdefault(net.pods[s].namespace, set()).add(name)
     count = sum(len(names) for names in others.values())
-    text = _names(net, named)
+    text = _workload_names(net, named)
     if count:
         text += (f" and {count} other workload{'s' if count != 1 else ''} in "
                  f"{', '.join(sorted(others))}")
@@ -512,7 +512,7 @@ def _peer_namespaces(policy: Policy, peer: Peer) -> frozenset[str]:
     return peer.namespaces.names() or frozenset()
 
 
-def _names(net: Network, pods: Sequence[int]) -> str:
+def _workload_names(net: Network, pods: Sequence[int]) -> str:
     """``ns/name`` of the workloads behind ``pods`` (at most MAX_NAMES, then a count)."""
     names = sorted({f"{net.pods[i].namespace}/{net.pods[i].name}" for i in pods})
     shown = ", ".join(names[:MAX_NAMES])
@@ -527,16 +527,16 @@ def _pods_text(namespace: str, selector: Selector) -> str:
     return f"{namespace} pods {selector.describe()}"
 
 
-def _who(source_ns: str, dest_namespaces: Sequence[str], selector: Selector) -> str:
+def _source_text(source_ns: str, dest_namespaces: Sequence[str], selector: Selector) -> str:
     if list(dest_namespaces) == [source_ns]:
         return f"pods {selector.describe()}"
     return f"namespace {source_ns}"
 
 
-def _who_pods(net: Network, sources: Sequence[int], dest_namespaces: Sequence[str]) -> str:
+def _source_pods_text(net: Network, sources: Sequence[int], dest_namespaces: Sequence[str]) -> str:
     namespaces = sorted({net.pods[s].namespace for s in sources})
     if namespaces == list(dest_namespaces):
-        return _names(net, sources)
+        return _workload_names(net, sources)
     return "namespace " + ", ".join(namespaces)
 
 

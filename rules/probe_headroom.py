@@ -103,7 +103,6 @@ RATIONALE = (
     "container mid-boot, again and again: the pod never becomes ready."
 )
 FIX = "Raise failureThreshold (or periodSeconds) until the budget covers factor x the boot."
-KINDS: tuple[str, ...] = ()
 OPTIONS = (
     Option("factor", "number", 1.5,
            "Headroom: the probe budget must be at least factor x the measured boot time.",

@@ -103,7 +103,7 @@ RATIONALE = (
     "compares with measured allocatable, not with the hardware's capacity."
 )
 FIX = "Lower the requests, reduce replicas, or move a workload to another node."
-KINDS: tuple[str, ...] = ()
+COST = 5  # CPU time relative to a rule of cost 1, measured on the 50k-object tree
 OPTIONS: tuple[Any, ...] = ()
 SEVERITIES = {"node-full": "error", "too-big": "error"}
 
@@ -139,7 +139,7 @@ def _cluster(model: Model) -> Iterator[Violation]:
             yield from _single(pod, inventory.nodes, judged)
 
 
-def _names(pods: Sequence[PodTemplate]) -> list[str]:
+def _resource_names(pods: Sequence[PodTemplate]) -> list[str]:
     names: dict[str, None] = {"cpu": None, "memory": None}
     for pod in pods:
         names.update((r, None) for r in resource_names(pod))
@@ -164,7 +164,7 @@ def _q(resource: str, value: Fraction) -> str:
 
 
 def _node(node: Node, on: Sequence[PodTemplate]) -> Iterator[Violation]:
-    for resource in _names(on):
+    for resource in _resource_names(on):
         allocatable = _allocatable(node, resource)
         if allocatable is None:
             continue
@@ -211,7 +211,7 @@ def _placement_key(pod: PodTemplate) -> str:
 def _single(
     pod: PodTemplate, nodes: Sequence[Node], judged: dict[tuple[Any, ...], _TooBig | None]
 ) -> Iterator[Violation]:
-    wanted = {r: pod_request(pod, r) for r in _names([pod])}
+    wanted = {r: pod_request(pod, r) for r in _resource_names([pod])}
     wanted = {r: v for r, v in wanted.items() if v > 0}
     if not wanted:
         return

@@ -150,7 +150,6 @@ RATIONALE = (
     "after minutes of loading, and the manifests look fine: only the node's GPU facts tell."
 )
 FIX = "Change the flag or env the message names to what the node's GPU supports."
-KINDS: tuple[str, ...] = ()
 IMAGES_SCHEMA: Mapping[str, Any] = {
     "type": "object",
     "additionalProperties": {

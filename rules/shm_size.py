@@ -98,7 +98,6 @@ RATIONALE = (
     "engine hangs at init or dies with a bus error."
 )
 FIX = "Mount an emptyDir {medium: Memory, sizeLimit: <at least min-size>} at /dev/shm."
-KINDS: tuple[str, ...] = ()
 OPTIONS = (
     Option("min-size", "string", "1Gi", "Smallest acceptable sizeLimit of /dev/shm."),
     Option("gpu-resources", "list", list(DEFAULT_GPU_RESOURCES),

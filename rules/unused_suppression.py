@@ -58,5 +58,4 @@ RATIONALE = (
     "naming a misspelt rule never worked at all."
 )
 FIX = "Remove the suppression, or correct the rule id it names."
-KINDS: tuple[str, ...] = ()
 OPTIONS: tuple[Any, ...] = ()

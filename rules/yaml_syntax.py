@@ -50,7 +50,6 @@ RATIONALE = (
     "files) must be refused quickly and located, never crash the review."
 )
 FIX = "Fix the YAML at the reported line and column."
-KINDS: tuple[str, ...] = ()
 OPTIONS: tuple[Any, ...] = ()
 
 

@@ -239,7 +239,7 @@ def _lint(path: Path) -> Any:
     found = find_config(path, path)
     config = load_config_file(found) if found else Config()
     result = engine.analyze(disk_tree([path], path), config)
-    return [f.__dict__ for f in result.findings], result.stats, result.suppressed
+    return [f.__dict__ for f in result.findings], result.stats, result.suppressed, result.quiet
 
 
 SEED = Path(__file__).resolve().parent / "fixtures" / "seed-repo" / "step1"
@@ -275,7 +275,7 @@ def _analyze(path: Path, store: Path, config: Config | None = None) -> Any:
         found = find_config(path, path)
         config = load_config_file(found) if found else Config()
     result = engine.analyze(disk_tree([path], path), config, loader=ParseCache(store))
-    return [f.__dict__ for f in result.findings], result.stats, result.suppressed
+    return [f.__dict__ for f in result.findings], result.stats, result.suppressed, result.quiet
 
 
 def _copy_seed(tmp_path: Path) -> Path:
@@ -296,7 +296,7 @@ def test_rule_results_are_cached_per_tree(tmp_path: Path, monkeypatch: pytest.Mo
 
     with monkeypatch.context() as patch:
         patch.setattr(engine, "run_rules", no_rules)
-        assert _analyze(repo, store) == first  # from the cache, stats and notes included
+        assert _analyze(repo, store) == first  # from the cache, stats and quiet places included
         with pytest.raises(AssertionError, match="the rules ran"):
             _analyze(repo, store, Config({"fail-on": "warning"}))  # another configuration
         (repo / "extra.txt").write_text("a path kustomizations may name\n")
@@ -366,7 +366,7 @@ def test_rules_in_the_background_give_the_result_of_the_foreground(
     def result(background: bool) -> Any:
         model = engine.load_model(tree, config)
         got = engine.start_rules(tree, model, config, background=background)()
-        return [f.__dict__ for f in got.findings], got.stats, got.suppressed, model.notes
+        return [f.__dict__ for f in got.findings], got.stats, got.suppressed, got.quiet
 
     expected = result(False)
     with concurrency.override(cores=2, rules_min_objects=0):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reviewbot.engine.findings import quiet_notes
 from reviewbot.model.objects import Model
 from reviewbot.report.base import Report
 from reviewbot.report.render import render
@@ -163,7 +162,7 @@ def test_build_tool_images_are_quiet_and_say_so() -> None:
                              ("ko-reference", "ko builds github.com/acme/op/cmd/manager", 10)):
         result = lint_dir(FIXTURES / "pass" / case, only=["image-digest"])
         assert result.findings == []
-        (quiet,) = quiet_notes(result.model.notes)
+        (quiet,) = result.quiet
         assert (quiet.rule, quiet.line) == ("image-digest", line)
         assert tool in quiet.reason and "supplied at deploy time" in quiet.reason
 
@@ -171,7 +170,7 @@ def test_build_tool_images_are_quiet_and_say_so() -> None:
 def test_quiet_entries_are_in_the_json_skipped_list() -> None:
     case = FIXTURES / "pass" / "skaffold-artifact"
     result = lint_dir(case, only=["image-digest"])
-    quiet = tuple(quiet_notes(result.model.notes))
+    quiet = tuple(result.quiet)
     report = Report(findings=(), skipped=tuple(result.skipped), quiet=quiet)
     data = json.loads(render(report, "json"))
     assert set(data) == {"version", "findings", "skipped"}

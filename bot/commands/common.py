@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from reviewbot.config import Config, Overrides, find_config, guard_binaries, load_config_file
-from reviewbot.engine.findings import quiet_notes
 from reviewbot.engine.run import Result, analyze
 from reviewbot.escape import term
 from reviewbot.report.base import Report
@@ -106,6 +105,6 @@ def make_report(result: Result, **kwargs: Any) -> Report:
                for f in result.findings if f.file in result.model.files}
     return Report(
         findings=tuple(result.findings), skipped=tuple(result.skipped),
-        quiet=tuple(quiet_notes(result.model.notes)),
+        quiet=tuple(result.quiet),
         stats=dict(result.stats), sources=sources, **kwargs,
     )

@@ -39,8 +39,6 @@ def explain(rule: Rule) -> str:
         lines += ([f"{name}:"] if name else []) + [body, ""]
         if name == "What it checks" and "Why" not in doc_sections(rule):
             lines += ["Why:", rule.rationale, ""]
-    if rule.kinds:
-        lines += [f"Applies to: {', '.join(rule.kinds)}", ""]
     lines += [f"Fix: {rule.fix}", ""]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -48,7 +46,7 @@ def explain(rule: Rule) -> str:
 def _rule_json(rule: Rule) -> dict[str, Any]:
     return {
         "id": rule.id, "severity": rule.severity, "summary": rule.summary,
-        "rationale": rule.rationale, "fix": rule.fix, "kinds": list(rule.kinds),
+        "rationale": rule.rationale, "fix": rule.fix, "kinds": list(rule.severities),
         "options": [
             {"name": o.name, "type": o.type, "default": o.default, "help": o.help,
              **({"range": o.range_text} if o.range_text else {})}

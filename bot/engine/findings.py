@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,7 +107,29 @@ def doubted(severity: str, message: str, doubt: str | None) -> tuple[str, str]:
     return severity, f"{text}{stop} Not certain: reviewbot could not see {doubt}."
 
 
-QUIET_NOTE = "quiet:"  # model.notes["quiet:<rule>"]: [[file, line, reason], ...]
+@dataclass(frozen=True)
+class QuietPlace:
+    """A rule's decision to stay quiet about ``obj`` at ``path`` on purpose, and why (an image
+    a skaffold or ko build replaces at deploy time ...): the engine locates it as a
+    :class:`Quiet`, which the summary and the JSON ``skipped`` list show."""
+
+    obj: KObject
+    path: Path
+    reason: str
+
+
+@dataclass(frozen=True)
+class Note:
+    """A fact a rule reports for the summary, not a finding (the schema rule's counts of
+    objects validated and not): the engine puts ``value`` under ``key`` in the run's stats."""
+
+    key: str
+    value: Any
+
+
+#: what a rule's check returns, one value at a time: what it found, where it stays quiet on
+#: purpose, what it counted
+Decision = Violation | QuietPlace | Note
 
 
 @dataclass(frozen=True)
@@ -120,15 +143,9 @@ class Quiet:
     reason: str
 
 
-def quiet_notes(notes: dict[str, Any]) -> list[Quiet]:
-    """The quiet records rules wrote into the model's notes, in file and line order."""
-    out = []
-    for key, entries in notes.items():
-        if not key.startswith(QUIET_NOTE) or not isinstance(entries, list):
-            continue
-        for file, line, reason in entries:
-            out.append(Quiet(key[len(QUIET_NOTE):], str(file), int(line), str(reason)))
-    return sorted(out, key=lambda q: (q.file, q.line, q.rule, q.reason))
+def in_order(quiet: Iterable[Quiet]) -> list[Quiet]:
+    """Quiet places in file and line order (then rule and reason)."""
+    return sorted(quiet, key=lambda q: (q.file, q.line, q.rule, q.reason))
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,19 @@
 """The rule registry: one module per rule in ``reviewbot.rules``, metadata first.
 
 A rule module defines ``ID``, ``SEVERITY``, ``SUMMARY``, ``RATIONALE``, ``FIX`` (ending in a
-period), ``KINDS`` (object kinds it reads; empty for model-wide rules), ``OPTIONS`` (typed,
-with defaults) and ``SEVERITIES`` (default severity per violation kind), then
-``check_set(model, opts)`` over the whole repository and optionally ``check_change(...)``
-over a change (review and ``reviewbot diff``).
+period), ``OPTIONS`` (typed, with defaults), ``SEVERITIES`` (default severity per violation
+kind: "kinds" are always violation kinds) and optionally ``COST`` (its CPU cost relative to
+the others, 1 by default: how the engine shares the rules with a worker), then its checks:
+
+- ``check_set(model, opts)``: the whole repository (lint, and both sides of a review);
+- ``check_change(diff, base, head, opts)``: a change (review and ``reviewbot diff``): the
+  :class:`~reviewbot.diff.objects.TreeDiff` from the ``base`` model to the ``head`` model.
+
+A check returns what it decides, one value at a time (:data:`~reviewbot.engine.findings.Decision`):
+a :class:`~reviewbot.engine.findings.Violation` (a fact), a
+:class:`~reviewbot.engine.findings.QuietPlace` (where it stays quiet on purpose, and why) or a
+:class:`~reviewbot.engine.findings.Note` (a count for the summary). It reads the model and
+writes nothing: severity, suppression and new-vs-existing are the engine's.
 
 Its docstring is its documentation, in fixed sections, each opened by its name alone on a
 line followed by a colon (:data:`DOC_SECTIONS`): a title line, then ``What it checks:``,
@@ -26,7 +35,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-from reviewbot.engine.findings import SEVERITIES, Violation
+from reviewbot.engine.findings import SEVERITIES, Decision
 from reviewbot.errors import ReviewbotError
 
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -90,22 +99,20 @@ class Rule:
     summary: str
     rationale: str
     fix: str
-    kinds: tuple[str, ...]
     options: tuple[Option, ...]
     severities: Mapping[str, str]
     doc: str
     module: ModuleType = field(compare=False, repr=False)
+    cost: int = 1  # relative CPU cost (the module's COST)
 
     @property
-    def check(self) -> Callable[..., Iterable[Violation]] | None:
-        return getattr(self.module, "check", None)
-
-    @property
-    def check_set(self) -> Callable[..., Iterable[Violation]] | None:
+    def check_set(self) -> Callable[..., Iterable[Decision]] | None:
+        """``check_set(model, opts)``: the module's, looked up when called for."""
         return getattr(self.module, "check_set", None)
 
     @property
-    def check_change(self) -> Callable[..., Iterable[Violation]] | None:
+    def check_change(self) -> Callable[..., Iterable[Decision]] | None:
+        """``check_change(diff, base, head, opts)``: the module's, if it judges changes."""
         return getattr(self.module, "check_change", None)
 
     def defaults(self) -> dict[str, Any]:
@@ -125,10 +132,11 @@ def rule_from_module(module: ModuleType) -> Rule:
     try:
         rule = Rule(
             id=module.ID, severity=module.SEVERITY, summary=module.SUMMARY,
-            rationale=module.RATIONALE, fix=module.FIX, kinds=tuple(module.KINDS),
+            rationale=module.RATIONALE, fix=module.FIX,
             options=tuple(getattr(module, "OPTIONS", ())),
             severities=dict(getattr(module, "SEVERITIES", {})),
             doc=(module.__doc__ or "").strip(), module=module,
+            cost=int(getattr(module, "COST", 1)),
         )
     except AttributeError as exc:
         raise ReviewbotError(f"rule module {name} lacks metadata: {exc}", 3) from exc

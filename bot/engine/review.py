@@ -36,7 +36,7 @@ from reviewbot.config import (
 )
 from reviewbot.diff.models import diff_models
 from reviewbot.diff.objects import TreeDiff, compare
-from reviewbot.engine.findings import Finding, quiet_notes, sort_key
+from reviewbot.engine.findings import Finding, in_order, sort_key
 from reviewbot.engine.fixer import with_suggestions
 from reviewbot.engine.identity import fixed, mark_new
 from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
@@ -245,8 +245,9 @@ def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> 
     marked = mark_new(head_result.findings, base_result.findings, diff.renames)
     flows = review_changes(diff, base_model, head_result.model,
                            IngressController.from_config(config.section("netpol")))
-    marked += run_rules(head_result.model, config, only=settings.only,
-                        change=Change(diff, base_result.model)).findings
+    changes = run_rules(head_result.model, config, only=settings.only,
+                        change=Change(diff, base_result.model))
+    marked += changes.findings
     marked.sort(key=sort_key)
     marked = with_suggestions(head, config, head_result, marked, lambda f: bool(f.new), memo)
     gone = sorted(fixed(base_result.findings, marked, diff.renames), key=sort_key)
@@ -259,7 +260,8 @@ def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> 
     )
     report = Report(
         findings=tuple(reported), skipped=tuple(head_result.skipped), review=summary,
-        quiet=tuple(quiet_notes(head_result.model.notes)), stats=dict(head_result.stats),
+        quiet=tuple(in_order((*head_result.quiet, *changes.quiet))),
+        stats=dict(head_result.stats),
         sources=_sources(head_result, reported),
     )
     if cache is not None and key is not None:

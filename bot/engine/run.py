@@ -21,11 +21,15 @@ from typing import TYPE_CHECKING, Any
 from reviewbot.config import Config
 from reviewbot.engine import concurrency
 from reviewbot.engine.findings import (
+    Decision,
     Edit,
     Finding,
+    Quiet,
+    QuietPlace,
     Violation,
     doubted,
     format_path,
+    in_order,
     sort_key,
 )
 from reviewbot.engine.identity import clusters_of, stable_key
@@ -49,10 +53,15 @@ UNUSED = "unused-suppression"
 
 @dataclass
 class Result:
+    """What the rules decided about ``model``: findings (policy applied), how many were
+    suppressed, where a rule stayed quiet on purpose (``quiet``, in file and line order) and
+    the counts for the summary (``stats``: files, objects, rules and the rules' notes)."""
+
     findings: list[Finding]
     model: Model
     suppressed: int = 0
     stats: dict[str, Any] = field(default_factory=dict)
+    quiet: list[Quiet] = field(default_factory=list)
 
     @property
     def skipped(self) -> list[Skipped]:
@@ -227,22 +236,21 @@ def start_rules(
         try:
             if data is None:
                 raise ValueError("the worker sent nothing")
-            findings, suppressed, stats, notes = pickle.loads(data)
+            findings, suppressed, stats, quiet = pickle.loads(data)
         except Exception:  # noqa: BLE001 - the rules run here instead
             return finish(run_rules(model, config, only=only))
-        model.notes.update(notes)
-        return finish(Result(findings, model, suppressed=suppressed, stats=stats))
+        return finish(Result(findings, model, suppressed, stats, quiet))
 
     return wait
 
 
 def _analysis_worker(model: Model, config: Config, only: Sequence[str]) -> bytes:
     result = run_rules(model, config, only=only)
-    payload = (result.findings, result.suppressed, result.stats, model.notes)
+    payload = (result.findings, result.suppressed, result.stats, result.quiet)
     return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-RESULT_FORMAT = 5
+RESULT_FORMAT = 6
 
 
 def result_key(tree: Tree, config: Config, only: Sequence[str]) -> str | None:
@@ -325,7 +333,7 @@ def _environment(schema: Mapping[str, Any]) -> list[Any]:
 
 
 def _freeze_result(result: Result) -> dict[str, Any] | None:
-    """The findings, counts and rule notes as JSON data; None when some of it is not plain
+    """The findings, counts and quiet places as JSON data; None when some of it is not plain
     data that reads back the same."""
     if any(f.new is not None or f.suggestion is not None for f in result.findings):
         return None
@@ -335,7 +343,7 @@ def _freeze_result(result: Result) -> dict[str, Any] | None:
                      for f in result.findings],
         "suppressed": result.suppressed,
         "stats": result.stats,
-        "notes": result.model.notes,
+        "quiet": [[q.rule, q.file, q.line, q.reason] for q in result.quiet],
     }
     try:
         back = json.loads(json.dumps(raw))
@@ -353,13 +361,13 @@ def _thaw_result(model: Model, raw: dict[str, Any]) -> Result | None:
                     clusters=tuple(str(n) for n in cl))
             for r, s, f, ln, c, o, m, x, p, k, kd, edits, cl in raw["findings"]
         ]
-        suppressed, stats, notes = int(raw["suppressed"]), raw["stats"], raw["notes"]
-        if not isinstance(stats, dict) or not isinstance(notes, dict):
+        suppressed, stats = int(raw["suppressed"]), raw["stats"]
+        quiet = [Quiet(str(r), str(f), int(n), str(why)) for r, f, n, why in raw["quiet"]]
+        if not isinstance(stats, dict):
             return None
     except (KeyError, TypeError, ValueError):
         return None
-    model.notes.update(notes)
-    return Result(findings, model, suppressed=suppressed, stats=stats)
+    return Result(findings, model, suppressed, stats, quiet)
 
 
 def enabled_rules(config: Config, only: Sequence[str] = ()) -> list[Rule]:
@@ -382,7 +390,7 @@ class Change:
 
 def run_rules(model: Model, config: Config, *, only: Sequence[str] = (),
               change: Change | None = None) -> Result:
-    """The findings of the enabled rules on ``model``, policy applied (severity, suppression).
+    """What the enabled rules decide about ``model``, policy applied (severity, suppression).
 
     Without ``change``: every rule's ``check_set`` (the repository as it is; on a large model
     shared with a worker), then ``unused-suppression``. With ``change``: every rule's
@@ -390,17 +398,17 @@ def run_rules(model: Model, config: Config, *, only: Sequence[str] = (),
     """
     rules = enabled_rules(config, only)
     if change is not None:
-        checked = [r for r in rules if r.check_change is not None]
-        found = [_rule_run(r, model, config, change)[0] for r in checked]
+        outputs = [_rule_run(r, model, config, change) for r in rules
+                   if r.check_change is not None]
     else:
-        checked = [r for r in rules if r.id != UNUSED]
-        found = rule_findings(checked, model, config)
+        outputs = rule_outputs([r for r in rules if r.id != UNUSED], model, config)
     # one finding once: objects a build makes alike (a base two overlays include unchanged,
     # a --render output holding it twice) give the same finding at the same place
-    raw = list(dict.fromkeys(f for fs in found for f in fs))
+    raw = list(dict.fromkeys(f for out in outputs for f in out.findings))
     suppressions = Suppressions(model) if raw or change is None else None
     kept = [f for f in raw if suppressions is None or not suppressions.matches(f)]
-    result = Result(kept, model, suppressed=len(raw) - len(kept))
+    quiet = in_order(q for out in outputs for q in out.quiet)
+    result = Result(kept, model, suppressed=len(raw) - len(kept), quiet=quiet)
     if change is not None:
         result.findings = [replace(f, new=True) for f in kept]
         return result
@@ -414,32 +422,35 @@ def run_rules(model: Model, config: Config, *, only: Sequence[str] = (),
     result.stats = {
         "files": len(model.files), "objects": len(model.objects), "rules": len(rules),
     }
-    result.stats.update(model.notes)
+    for out in outputs:
+        result.stats.update(out.notes)
     return result
 
 
-# Relative CPU cost of rules, measured on the 50k-object synthetic tree (others count 1): how
-# the rules are shared between this process and a worker.
-RULE_COST = {"netpol-pairing": 12, "kustomize-integrity": 7, "schedulability": 5, "schema": 3}
-Notes = dict[str, Any]
+@dataclass
+class RuleOutput:
+    """What one rule decided: its findings (located, severity set, not yet suppressed), the
+    places it stayed quiet about, its notes for the summary."""
+
+    findings: list[Finding] = field(default_factory=list)
+    quiet: list[Quiet] = field(default_factory=list)
+    notes: dict[str, Any] = field(default_factory=dict)
 
 
-def rule_findings(rules: Sequence[Rule], model: Model, config: Config) -> list[list[Finding]]:
-    """The findings of each rule (unsuppressed), in the order of ``rules``.
+def rule_outputs(rules: Sequence[Rule], model: Model, config: Config) -> list[RuleOutput]:
+    """What each rule decided, in the order of ``rules``.
 
     On a large model the rules are shared with a forked worker, which inherits the model and
-    sends back its findings (positions resolved) and the notes its rules wrote; the notes are
-    then replayed in rule order, so the result is the sequential one. If anything fails, the
-    rules run here, one after the other (an error is raised exactly as without a worker).
+    sends back what its rules decided (positions resolved). If anything fails, the rules run
+    here, one after the other (an error is raised exactly as without a worker).
     """
     workers = min(concurrency.cores(), 2) - 1
     if (workers < 1 or concurrency.in_worker() or len(rules) < 2
             or len(model.objects) < concurrency.limits().rules_min_objects):
-        return [_rule_run(r, model, config)[0] for r in rules]
+        return [_rule_run(r, model, config) for r in rules]
     mine, theirs = _share(rules)
-    notes = dict(model.notes)
     worker = concurrency.Worker(_rules_worker, rules, theirs, model, config)
-    done: dict[int, tuple[list[Finding], Notes]] = {}
+    done: dict[int, RuleOutput] = {}
     try:
         for i in mine:
             done[i] = _rule_run(rules[i], model, config)
@@ -449,61 +460,52 @@ def rule_findings(rules: Sequence[Rule], model: Model, config: Config) -> list[l
     except Exception:  # noqa: BLE001 - the sequential run below raises what matters
         done = {}
         worker.result()
-    model.notes.clear()
-    model.notes.update(notes)
     if len(done) != len(rules):
-        return [_rule_run(r, model, config)[0] for r in rules]
-    out = []
-    for i in range(len(rules)):
-        found, written = done[i]
-        model.notes.update(written)
-        out.append(found)
-    return out
+        return [_rule_run(r, model, config) for r in rules]
+    return [done[i] for i in range(len(rules))]
 
 
 def _share(rules: Sequence[Rule]) -> tuple[list[int], list[int]]:
-    """Indexes of the rules for this process and for the worker, about equal in cost."""
+    """Indexes of the rules for this process and for the worker, about equal in cost (each
+    rule's ``COST``)."""
     loads = [0, 0]
     shares: tuple[list[int], list[int]] = ([], [])
-    by_cost = sorted(range(len(rules)), key=lambda i: -RULE_COST.get(rules[i].id, 1))
-    for i in by_cost:
+    for i in sorted(range(len(rules)), key=lambda i: -rules[i].cost):
         side = 0 if loads[0] <= loads[1] else 1
         shares[side].append(i)
-        loads[side] += RULE_COST.get(rules[i].id, 1)
+        loads[side] += rules[i].cost
     return shares
 
 
 def _rule_run(rule: Rule, model: Model, config: Config,
-              change: Change | None = None) -> tuple[list[Finding], Notes]:
-    """One rule's findings, and the notes it wrote into the model."""
-    before = dict(model.notes)
+              change: Change | None = None) -> RuleOutput:
+    """What one rule decided: its check's values, findings made of its violations."""
     settings = config.settings(rule)
-    found = [make_finding(rule, v, settings.severity, model)
-             for v in _violations(rule, model, settings.options, change)]
-    written = {k: v for k, v in model.notes.items() if k not in before or before[k] is not v}
-    return found, written
+    out = RuleOutput()
+    for decision in _decisions(rule, model, settings.options, change):
+        if isinstance(decision, Violation):
+            out.findings.append(make_finding(rule, decision, settings.severity, model))
+        elif isinstance(decision, QuietPlace):
+            line, _ = decision.obj.position(decision.path)
+            out.quiet.append(Quiet(rule.id, decision.obj.file, line, decision.reason))
+        else:
+            out.notes[decision.key] = decision.value
+    return out
 
 
 def _rules_worker(rules: Sequence[Rule], indexes: Sequence[int], model: Model,
                   config: Config) -> bytes:
-    """In a worker: run some rules, return their findings and notes."""
+    """In a worker: run some rules, return what they decided."""
     out = {i: _rule_run(rules[i], model, config) for i in indexes}
     return pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _violations(rule: Rule, model: Model, options: Any,
-                change: Change | None) -> Iterable[Violation]:
-    if change is not None:
-        if rule.check_change is not None:
-            yield from rule.check_change(change.diff, change.base, model, options)
-        return
-    if rule.check_set is not None:
-        yield from rule.check_set(model, options)
-    if rule.check is not None:
-        kinds = set(rule.kinds)
-        for obj in model.objects:
-            if "*" in kinds or obj.kind in kinds:
-                yield from rule.check(obj, options)
+def _decisions(rule: Rule, model: Model, options: Any,
+               change: Change | None) -> Iterable[Decision]:
+    if change is None:
+        return rule.check_set(model, options) if rule.check_set is not None else ()
+    return rule.check_change(change.diff, change.base, model, options) if (
+        rule.check_change is not None) else ()
 
 
 def make_finding(rule: Rule, v: Violation, severity: str | None,

@@ -300,7 +300,6 @@ class Model:
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     kustomizations: list[Kustomization] = field(default_factory=list)
     by_identity: dict[tuple[str, str, str, str], list[KObject]] = field(default_factory=dict)
-    notes: dict[str, Any] = field(default_factory=dict)  # rule facts for the summary (stats)
     # several clusters in one tree: id(object) -> its clusters (absent: the default one),
     # each cluster's entry (for the summary) and its own node inventory when configured
     clusters: dict[int, frozenset[str]] = field(default_factory=dict)
@@ -357,7 +356,7 @@ def cluster_views(model: Model) -> list[tuple[str | None, Model]]:
             templates=[p for p in model.templates if mine(p.obj)],
             services=[s for s in model.services if mine(s.obj)],
             network_policies=[o for o in model.network_policies if mine(o)],
-            kustomizations=model.kustomizations, notes=model.notes, doubts=model.doubts,
+            kustomizations=model.kustomizations, doubts=model.doubts,
             values_patterns=model.values_patterns,
         )
         view.namespaces.update((key, ns) for key, ns in model.namespaces.items()

@@ -1,0 +1,127 @@
+"""change-safety's `gpu-restart` verdict: a pod template change of a GPU pod replaced without
+surge, and its measured downtime."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from fractions import Fraction
+from typing import Any
+
+from reviewbot.engine.findings import Violation
+from reviewbot.model.objects import Model, Path, PodTemplate
+from reviewbot.model.quantity import parse_quantity
+from reviewbot.model.workload import (
+    MEASURED_BOOT,
+    field_path,
+    measured,
+    number,
+    parse_seconds,
+    pod_gpus,
+)
+from reviewbot.rules._kit import each_pod
+
+
+def pods_by_object(model: Model) -> dict[int, list[PodTemplate]]:
+    out: dict[int, list[PodTemplate]] = {}
+    for pod in each_pod(model):
+        out.setdefault(id(pod.obj), []).append(pod)
+    return out
+
+
+def gpu_restart_verdicts(old_pods: Sequence[PodTemplate], new_pods: Sequence[PodTemplate],
+                         patterns: Sequence[str], head: Model) -> Iterator[Violation]:
+    before = {p.name: p for p in old_pods}
+    for pod in new_pods:
+        old = before.get(pod.name)
+        gpus = pod_gpus(pod, patterns)
+        if old is None or not gpus:
+            continue
+        how = _replacement_without_surge(pod)
+        if how is None:
+            continue
+        changed = _changed_template_fields(old, pod)
+        if not changed:
+            continue
+        fields = ", ".join(name for name, _ in changed)
+        gpu_text = " and ".join(f"{number(v)} {r}" for r, v in gpus.items())
+        raw = measured(pod, MEASURED_BOOT, head.inventory)
+        boot = parse_seconds(raw) if raw is not None else None
+        if boot is not None:
+            tail = f"restarts {pod.name}: measured boot {number(boot)} s of downtime"
+        else:
+            tail = (f"restarts {pod.name}: down for one boot, which is not measured "
+                    f"(annotate {MEASURED_BOOT})")
+        yield Violation(
+            pod.obj, changed[0][1],
+            f"{pod.name} requests {gpu_text} and is replaced {how}: this change to its pod "
+            f"template ({fields}) stops the old pod before the new one is ready, so it {tail}",
+            fix=(f"Merge when {pod.name} may be down for "
+                 f"{f'{number(boot)} s' if boot is not None else 'one boot'} (a GPU "
+                 "predictor restart is a weights reload, not a rolling update), or batch "
+                 "this with the next change that restarts it."),
+            kind="gpu-restart",
+        )
+
+
+def _replacement_without_surge(pod: PodTemplate) -> str | None:
+    strategy = pod.strategy
+    if pod.kind == "StatefulSet":
+        if strategy is not None and strategy.type == "OnDelete":
+            return None
+        return "in place (StatefulSet, one replica)" if pod.replicas <= 1 else None
+    if strategy is None:
+        return None
+    if strategy.type == "Recreate":
+        return "with Recreate"
+    if strategy.type == "RollingUpdate" and str(strategy.max_surge).strip() in ("0", "0%"):
+        return "with RollingUpdate and maxSurge 0"
+    return None
+
+
+CONTAINER_FIELDS = ("image", "args", "command", "env", "envFrom", "resources", "volumeMounts")
+
+
+def _changed_template_fields(old: PodTemplate, new: PodTemplate) -> list[tuple[str, Path]]:
+    """(what changed, where in the head) for the pod template fields that differ."""
+    out: list[tuple[str, Path]] = []
+    olds = {(c.role, c.name): c for c in old.containers}
+    for c in new.containers:
+        was = olds.pop((c.role, c.name), None)
+        if was is None:
+            out.append((f"{c.role} {c.name} added", c.path))
+            continue
+        for key in sorted(set(c.body) | set(was.body),
+                          key=lambda k: (k not in CONTAINER_FIELDS, CONTAINER_FIELDS.index(k)
+                                         if k in CONTAINER_FIELDS else 0, str(k))):
+            if key != "name" and not _same_value(c.body.get(key), was.body.get(key)):
+                out.append((str(key), field_path(c, key)))
+    for role, name in olds:
+        out.append((f"{role} {name} removed", new.spec_path))
+    containers = ("containers", "initContainers", "ephemeralContainers")
+    for key in sorted(set(new.spec) | set(old.spec)):
+        if key not in containers and not _same_value(new.spec.get(key), old.spec.get(key)):
+            out.append((str(key), new.spec_path + (key,)))
+    names: list[str] = []
+    unique = []
+    for name, path in out:
+        if name not in names:
+            names.append(name)
+            unique.append((name, path))
+    return unique
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    if a == b:
+        return True
+    qa, qb = _quantity_or_none(a), _quantity_or_none(b)
+    if qa is not None and qb is not None:
+        return qa == qb
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    return False
+
+
+def _quantity_or_none(value: Any) -> Fraction | None:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    return parse_quantity(value)

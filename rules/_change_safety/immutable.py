@@ -1,0 +1,178 @@
+"""change-safety's `immutable` and `recreated` verdicts: a field the API server refuses to
+change, each check mirroring one of its update validations."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from reviewbot.engine.findings import Violation
+from reviewbot.model.objects import KObject, Model, Path, appliers
+from reviewbot.model.quantity import parse_quantity
+from reviewbot.rules._change_safety.common import FORCE, is_flux_kustomization, object_name
+
+if TYPE_CHECKING:  # the diff's types only: a lint never imports the diff
+    from reviewbot.diff.objects import Change, ObjectDiff
+
+
+STATEFULSET_MUTABLE = frozenset({
+    "replicas", "ordinals", "template", "updateStrategy", "revisionHistoryLimit",
+    "persistentVolumeClaimRetentionPolicy", "minReadySeconds",
+})
+PVC_MUTABLE = frozenset({"resources", "volumeAttributesClassName"})
+# Fields the API server fills in when the manifest leaves them out: adding one is not known to
+# change the live value, so only a change or removal of a written value is judged.
+DEFAULTED = frozenset({
+    ("PersistentVolumeClaim", "storageClassName"), ("PersistentVolumeClaim", "volumeName"),
+    ("PersistentVolumeClaim", "volumeMode"), ("Service", "clusterIP"),
+    ("Service", "clusterIPs"), ("StatefulSet", "podManagementPolicy"),
+    ("StatefulSet", "serviceName"), ("CustomResourceDefinition", "scope"),
+})
+
+
+def immutable_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
+                       head: Model) -> Iterator[Violation]:
+    found = _refused_changes(old, new, entry.changes)
+    if not found:
+        return
+    force = _forced_by(new, appliers(head).get(new.file, []))
+    for path, what, rule, change in found:
+        who = f"{new.kind} {object_name(new)}"
+        shown = _change_text(change, new)
+        if force is not None:
+            yield Violation(
+                new, path,
+                f"{who}: {what} changes{shown}, which the API server refuses ({rule}); "
+                f"{force} makes Flux delete and recreate the object, so the apply succeeds"
+                f"{_recreation_cost(new)}",
+                fix=_recreation_fix(new), kind="recreated", line=change.line,
+            )
+        else:
+            yield Violation(
+                new, path,
+                f"{who}: {what} changes{shown}, but {rule}: the apply fails with \"field is "
+                f"immutable\" until the object is deleted and recreated, and everything else "
+                f"its Kustomization applies waits meanwhile",
+                fix=_immutable_fix(new, what), kind="immutable", line=change.line,
+            )
+
+
+def _refused_changes(
+    old: KObject, new: KObject, changes: Sequence[Change]
+) -> list[tuple[Path, str, str, Change]]:
+    """(path in the head, field named, the validation it breaks, the change) per field."""
+    kind, group = new.kind, new.group
+    out: list[tuple[Path, str, str, Change]] = []
+    seen: set[Path] = set()
+
+    def add(path: Path, rule: str, change: Change) -> None:
+        if path in seen:
+            return
+        if change.op == "added" and len(path) >= 2 and (kind, str(path[-1])) in DEFAULTED:
+            return
+        seen.add(path)
+        out.append((path, ".".join(str(p) for p in path), rule, change))
+
+    for change in changes:
+        p = change.path
+        top = p[:2]
+        if group == "apps" and kind in ("Deployment", "ReplicaSet", "DaemonSet"):
+            if top == ("spec", "selector"):
+                add(top, f"a {kind}'s selector is immutable in apps/v1", change)
+        elif group == "apps" and kind == "StatefulSet":
+            if len(p) >= 2 and p[0] == "spec" and p[1] not in STATEFULSET_MUTABLE:
+                add(top, "a StatefulSet's spec may change only in replicas, ordinals, "
+                    "template, updateStrategy, revisionHistoryLimit, "
+                    "persistentVolumeClaimRetentionPolicy and minReadySeconds", change)
+        elif group == "batch" and kind == "Job":
+            if top in (("spec", "selector"), ("spec", "template")):
+                add(top, f"a Job's {p[1]} is immutable", change)
+        elif group == "" and kind == "PersistentVolumeClaim":
+            if len(p) >= 2 and p[0] == "spec" and p[1] not in PVC_MUTABLE:
+                add(top, "a PersistentVolumeClaim's spec is immutable after creation "
+                    "except resources.requests and volumeAttributesClassName", change)
+            elif p[:4] == ("spec", "resources", "requests", "storage") and _storage_shrinks(change):
+                add(p[:4], "a PersistentVolumeClaim's storage request can not be less than "
+                    "its previous value (volumes do not shrink)", change)
+        elif group == "" and kind == "Service":
+            if p[:2] in (("spec", "clusterIP"), ("spec", "clusterIPs")) and (
+                    not _external_name_involved(old, new)):
+                add(top, "a Service's clusterIP is immutable", change)
+        elif group == "rbac.authorization.k8s.io" and kind in ("RoleBinding",
+                                                               "ClusterRoleBinding"):
+            if p[:1] == ("roleRef",):
+                add(("roleRef",), f"a {kind}'s roleRef cannot change", change)
+        elif group == "" and kind in ("ConfigMap", "Secret") and old.get(("immutable",)) is True:
+            fields = ("data", "binaryData", "stringData", "type", "immutable")
+            if p[:1] and p[0] in fields:
+                add((p[0],), f"a {kind} with immutable: true can not change its {p[0]}", change)
+        elif (group == "apiextensions.k8s.io" and kind == "CustomResourceDefinition"
+              and top == ("spec", "scope")):
+            add(top, "a CustomResourceDefinition's scope is immutable", change)
+    return out
+
+
+def _storage_shrinks(change: Change) -> bool:
+    old, new = parse_quantity(change.old), parse_quantity(change.new)
+    return old is not None and new is not None and new < old
+
+
+def _external_name_involved(old: KObject, new: KObject) -> bool:
+    return "ExternalName" in (old.get(("spec", "type")), new.get(("spec", "type")))
+
+
+def _change_text(change: Change, obj: KObject) -> str:
+    """`` (old -> new)`` for display; nothing for redacted (Secret) values."""
+    if change.redacted or obj.kind == "Secret" and obj.group == "":
+        return ""
+    if change.op == "removed":
+        return f" ({_compact_text(change.old)} -> removed)"
+    if change.op == "added":
+        return f" (set to {_compact_text(change.new)})"
+    return f" ({_compact_text(change.old)} -> {_compact_text(change.new)})"
+
+
+def _compact_text(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _forced_by(obj: KObject, by: Sequence[KObject]) -> str | None:
+    """What makes Flux recreate ``obj`` when its patch fails, or None."""
+    if str(obj.annotations.get(FORCE, "")).lower() == "enabled" or str(
+            obj.labels.get(FORCE, "")).lower() == "enabled":
+        return f"the {FORCE}: enabled annotation"
+    for k in by:
+        if is_flux_kustomization(k) and k.get(("spec", "force")) is True:
+            return f"spec.force: true on Kustomization {object_name(k)}"
+    return None
+
+
+def _recreation_cost(obj: KObject) -> str:
+    if obj.kind == "StatefulSet":
+        return ("; deleting a StatefulSet deletes all its pods at once, not one by one")
+    if obj.kind == "PersistentVolumeClaim":
+        return ("; deleting the claim releases its volume, and with reclaim policy Delete the "
+                "volume and its data are deleted: the new claim starts empty")
+    if obj.kind == "Job":
+        return "; the Job runs again from the start"
+    return ""
+
+
+def _recreation_fix(obj: KObject) -> str:
+    if obj.kind in ("StatefulSet", "PersistentVolumeClaim"):
+        return (f"Make sure the {obj.kind}'s data survives the recreation (a Retain reclaim "
+                "policy, a backup), or drop the force and recreate it by hand.")
+    return "Nothing to change if recreating the object is intended."
+
+
+def _immutable_fix(obj: KObject, what: str) -> str:
+    if obj.kind == "PersistentVolumeClaim":
+        return (f"Keep {what} as it is; for a different class or mode, create a new claim "
+                "under a new name and move the data.")
+    if obj.kind in ("ConfigMap", "Secret"):
+        return (f"Create the {obj.kind} under a new name (a content hash suffix, as kustomize's "
+                "generators do) and point its users at it.")
+    return (f"Revert {what}, or recreate the {obj.kind}: a new name, or "
+            f"{FORCE}: enabled so Flux deletes and recreates it.")

@@ -1,0 +1,58 @@
+"""change-safety's `chart-major` and `oci-tag` verdicts: a HelmRelease's chart major version
+or an OCIRepository's tag changes, whose rendered change is out of reach."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from reviewbot.engine.findings import Violation
+from reviewbot.model.objects import KObject, Path
+from reviewbot.model.workload import MAX_DIGITS
+from reviewbot.rules._change_safety.common import object_name
+
+if TYPE_CHECKING:  # the diff's types only: a lint never imports the diff
+    from reviewbot.diff.objects import ObjectDiff
+
+
+_VERSION = re.compile(rf"^v?(\d{{1,{MAX_DIGITS}}})(?:\.\d+){{0,2}}(?:[-+][0-9A-Za-z.-]+)?$")
+
+
+def version_verdicts(entry: ObjectDiff, old: KObject, new: KObject) -> Iterator[Violation]:
+    if new.kind == "HelmRelease" and new.group == "helm.toolkit.fluxcd.io":
+        path: Path = ("spec", "chart", "spec", "version")
+        was, now = old.get(path), new.get(path)
+        a, b = _major_version(was), _major_version(now)
+        if a is not None and b is not None and a != b:
+            chart = new.get(("spec", "chart", "spec", "chart")) or "the chart"
+            yield Violation(
+                new, path,
+                f"HelmRelease {object_name(new)}: chart {chart} {was} -> {now} changes the major "
+                f"version ({a} -> {b}): templates, values and defaults may change "
+                "incompatibly, and the rendered change is out of reach without the chart "
+                "(reviewbot does not render Helm charts)",
+                fix=f"Read the chart's upgrade notes for {now} and diff its rendered output "
+                    "(helm template, flux diff) before merging.",
+                kind="chart-major",
+            )
+    elif new.kind == "OCIRepository" and new.group == "source.toolkit.fluxcd.io":
+        tag: Path = ("spec", "ref", "tag")
+        was, now = old.get(tag), new.get(tag)
+        if was is not None and now is not None and str(was) != str(now):
+            yield Violation(
+                new, tag,
+                f"OCIRepository {object_name(new)}: tag {was} -> {now}: everything built from this "
+                "artifact changes with it, and the rendered change is out of reach (the "
+                "artifact is not in this repository)",
+                fix=f"Diff the artifact's content at {was} and {now} (flux diff artifact) "
+                    "before merging.",
+                kind="oci-tag",
+            )
+
+
+def _major_version(version: Any) -> int | None:
+    if not isinstance(version, (str, int)) or isinstance(version, bool):
+        return None
+    match = _VERSION.match(str(version).strip())
+    return int(match.group(1)) if match else None
