@@ -63,6 +63,17 @@ verdicts), never in `lint`, which sees one tree.
 - `chart-major` (info): a HelmRelease's `spec.chart.spec.version` changes its major version.
 - `oci-tag` (info): an OCIRepository's `spec.ref.tag` changes. For both, the rendered change
   is out of reach without the chart or artifact, and the message says so.
+- `sops-recipient` (warning): a SOPS-encrypted object is no longer encrypted to a recipient
+  it had (an age key, a PGP fingerprint, a KMS key ...): a cluster whose decryption key that
+  is cannot decrypt it, and the Flux Kustomization applying it fails.
+- `sops-plaintext` (warning): an object of a SOPS-encrypted file holds a value in clear that
+  the file's rules encrypt (`encrypted_regex`, `encrypted_suffix`, or the default: everything
+  but `*_unencrypted`): a secret committed in clear, and the file's MAC no longer matches, so
+  decryption fails.
+- `sops-unreadable` (warning): an object holds SOPS ciphertext (`ENC[...]`) but its document
+  has no `sops:` block: nothing can decrypt it, and the cluster gets the ciphertext.
+  Which values sops encrypts follows getsops/sops `shouldBeEncrypted`; no value or
+  ciphertext is ever shown, only keys and recipients.
 
 Messages name the field and point at its line in the head; deletions point at the object's
 line in the base (they appear in the summary, not inline).
@@ -153,6 +164,7 @@ from reviewbot.model.workload import DEFAULT_GPU_RESOURCES
 from reviewbot.rules._change_safety.deletions import deletion_verdicts, may_delete
 from reviewbot.rules._change_safety.gpu_restarts import gpu_restart_verdicts, pods_by_object
 from reviewbot.rules._change_safety.immutable import immutable_verdicts
+from reviewbot.rules._change_safety.sops import sops_verdicts
 from reviewbot.rules._change_safety.suspension import (
     any_suspended,
     resumed_verdicts,
@@ -182,7 +194,8 @@ OPTIONS = (
 SEVERITIES = {
     "immutable": "error", "recreated": "info", "deleted-data": "error", "deleted": "info",
     "orphaned": "warning", "suspended": "info", "resumed": "info", "gpu-restart": "info",
-    "chart-major": "info", "oci-tag": "info",
+    "chart-major": "info", "oci-tag": "info", "sops-recipient": "warning",
+    "sops-plaintext": "warning", "sops-unreadable": "warning",
 }
 
 
@@ -204,5 +217,6 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
             yield from version_verdicts(entry, entry.base, entry.head)
             yield from resumed_verdicts(entry.base, entry.head, head, diff)
         yield from suspended_verdicts(entry, head, base, suspended)
+        yield from sops_verdicts(entry)
     if may_delete(diff, base, head):
         yield from deletion_verdicts(diff, base, head, data_kinds)

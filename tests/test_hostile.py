@@ -985,3 +985,183 @@ def test_a_finding_in_one_cluster_never_masks_a_new_one_in_another(
     prints = [r["partialFingerprints"]["reviewbot/v1"]
               for r in json.loads(out)["runs"][0]["results"]]
     assert len(prints) == 2 and len(set(prints)) == 2
+
+
+# ---------------------------------------------------------------- round three: Secret values
+# written by patches, as diff context, in kustomization files, and SOPS (issues 29 and 33)
+
+PLANTED = ("JSONPATCHSECRET", "JSONADDSECRET", "INLINESMPSECRET", "PSMSTRINGSECRET",
+           "BASEPASSWORD")
+SECRET_DOC = """
+    apiVersion: v1
+    kind: Secret
+    metadata: {name: db, namespace: shop}
+    stringData:
+      password: BASEPASSWORD
+"""
+PATCHING = """
+    resources: [secret.yaml]
+    patches:
+      - target: {kind: Secret, name: db}
+        patch: |
+          - op: replace
+            path: /stringData/password
+            value: JSONPATCHSECRET
+          - op: add
+            path: /stringData/token
+            value: JSONADDSECRET
+      - patch: |
+          apiVersion: v1
+          kind: Secret
+          metadata: {name: db, namespace: shop}
+          stringData:
+            api: INLINESMPSECRET
+    patchesStrategicMerge:
+      - |
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: db, namespace: shop}
+        stringData:
+          other: PSMSTRINGSECRET
+"""
+
+
+def _every_output(repo: GitRepo, base: str, head: str, capsys: pytest.CaptureFixture[str]
+                  ) -> dict[str, str]:
+    """What diff (three formats) and review (six, with the preview) print."""
+    out: dict[str, str] = {}
+    for fmt in ("text", "json", "markdown"):
+        _, text, err = run_cli(["diff", base, head, "--repo", str(repo.path), "--format", fmt],
+                               capsys)
+        out[f"diff {fmt}"] = text + err
+    for fmt in FORMATS:
+        _, text, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                                head, "--platform", "none", "--format", fmt, "--scope", "all"],
+                               capsys)
+        out[f"review {fmt}"] = text + err
+    return out
+
+
+def test_secret_values_written_by_inline_patches_never_print(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"secret.yaml": SECRET_DOC,
+                        "kustomization.yaml": "resources: [secret.yaml]\n"})
+    head = repo.commit({"kustomization.yaml": PATCHING})
+    outputs = _every_output(repo, base, head, capsys)
+    for where, text in outputs.items():
+        assert not [v for v in PLANTED if v in text], where
+    # the keys the patches write are still named, in the built Secret and in the patches
+    text = outputs["diff text"]
+    for key in ("stringData.api", "stringData.other", "stringData.token"):
+        assert key in text
+    assert "patches.0.patch.0.value" in text and "value redacted" in text
+
+
+def test_fix_diff_never_prints_a_secret_as_context(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gpu = _deployment("llm", "m", "vllm@" + DIGEST).replace(
+        "image: vllm", 'resources: {limits: {nvidia.com/gpu: "1"}}\n        image: vllm')
+    secret = ("---\n{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: shop}, "
+              "stringData: {token: FIXCONTEXTSECRET}}\n")
+    code, out, err = _lint(tmp_path, {"gpu.yaml": gpu + secret}, capsys, "--fix", "--diff")
+    assert code == 1 and "+  strategy:" in out, err
+    assert "FIXCONTEXTSECRET" not in out + err
+
+
+def test_a_secret_inside_a_kustomization_file_is_diffed_redacted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"k/kustomization.yaml": SECRET_DOC})
+    head = repo.commit({"k/kustomization.yaml": SECRET_DOC.replace("BASEPASSWORD", "HEADPASS")})
+    for where, text in _every_output(repo, base, head, capsys).items():
+        assert "BASEPASSWORD" not in text and "HEADPASS" not in text, where
+    code, out, _ = run_cli(["diff", base, head, "--repo", str(repo.path)], capsys)
+    assert "stringData.password" in out and "value redacted" in out
+
+
+SOPS_SECRET = """
+    apiVersion: v1
+    kind: Secret
+    metadata:
+        name: db
+        namespace: shop
+    stringData:
+        password: ENC[AES256_GCM,data:OLDCIPHER1,iv:IVOLD1,tag:TAGOLD1==,type:str]
+        user: ENC[AES256_GCM,data:CIPHERUSER,iv:IVU,tag:TAGU==,type:str]
+    sops:
+        age:
+            - recipient: age1aaaa
+              enc: |
+                -----BEGIN AGE ENCRYPTED FILE-----
+                AGEBLOBONE
+                -----END AGE ENCRYPTED FILE-----
+            - recipient: age1bbbb
+              enc: |
+                -----BEGIN AGE ENCRYPTED FILE-----
+                AGEBLOBTWO
+                -----END AGE ENCRYPTED FILE-----
+        lastmodified: "2024-01-01T00:00:00Z"
+        mac: ENC[AES256_GCM,data:OLDMAC,iv:MACIV,tag:MACTAG==,type:str]
+        encrypted_regex: ^(data|stringData)$
+        version: 3.8.1
+"""
+SOPS_VALUES = """
+    db:
+        password: ENC[AES256_GCM,data:VALCIPHER,iv:VIV,tag:VTAG==,type:str]
+        host: db.shop
+    sops:
+        lastmodified: "2024-01-01T00:00:00Z"
+        mac: ENC[AES256_GCM,data:VALMAC,iv:VMIV,tag:VMTAG==,type:str]
+        encrypted_regex: ^password$
+"""
+CIPHER = ("OLDCIPHER1", "NEWCIPHER1", "CIPHERUSER", "AGEBLOB", "OLDMAC", "NEWMAC", "VALCIPHER",
+          "NEWVAL", "ENC[AES256", "IVOLD1", "IVNEW1", "PLAINSECRETVALUE")
+
+
+def _sops_head() -> str:
+    text = SOPS_SECRET.replace("OLDCIPHER1", "NEWCIPHER1").replace("IVOLD1", "IVNEW1")
+    text = text.replace("OLDMAC", "NEWMAC").replace("2024-01-01", "2024-02-02")
+    start = text.index("\n            - recipient: age1bbbb")
+    end = text.index("\n        lastmodified")
+    text = text[:start] + text[end:]  # the second recipient removed
+    return text.replace("    sops:", "        added: PLAINSECRETVALUE\n    sops:")
+
+
+def test_sops_changes_show_keys_and_recipients_never_ciphertext(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"db.sops.yaml": SOPS_SECRET, "values.yaml": SOPS_VALUES})
+    head = repo.commit({"db.sops.yaml": _sops_head(),
+                        "values.yaml": SOPS_VALUES.replace("VALCIPHER", "NEWVAL")})
+    outputs = _every_output(repo, base, head, capsys)
+    for where, text in outputs.items():
+        assert not [c for c in CIPHER if c in text], where
+    text = outputs["diff text"]
+    assert "stringData.password\n      ~ changed (encrypted)" in text
+    assert "db.password\n      ~ changed (encrypted)" in text
+    assert "- age:age1bbbb" in text and "2024-02-02" in text
+    code, data, err = review_json(repo, base, head, capsys)
+    removed = [f for f in data["findings"] if "no longer encrypted to" in f["message"]]
+    assert [(f["severity"], f["object"]) for f in removed] == [("warning", "Secret/shop/db")]
+    assert "the SOPS recipient age:age1bbbb" in removed[0]["message"]
+    plain = [f for f in data["findings"] if "in clear" in f["message"]]
+    assert [(f["severity"], f["line"]) for f in plain] == [("warning", 9)], data["findings"]
+
+
+def test_ciphertext_without_a_sops_block_warns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"README.md": "x\n"})
+    stripped = SOPS_SECRET[:SOPS_SECRET.index("    sops:")]
+    head = repo.commit({"db.yaml": stripped})
+    code, data, err = review_json(repo, base, head, capsys)
+    found = [f for f in data["findings"] if f["rule"] == "change-safety"]
+    assert [(f["severity"], f["line"]) for f in found] == [("warning", 7)], data["findings"]
+    assert "no sops: block" in found[0]["message"]
+    assert "ENC[AES256" not in json.dumps(data)

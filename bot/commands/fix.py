@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from reviewbot.commands.common import lint_tree, make_report
+from reviewbot.diff.secrets import hidden_lines
 from reviewbot.engine.fixer import FixOutcome, encode, fix_tree
 from reviewbot.errors import ReviewbotError
 from reviewbot.escape import term
@@ -50,23 +51,72 @@ def fix_command(args: argparse.Namespace) -> int:
 
 def unified_diff(outcome: FixOutcome) -> str:
     """``diff -u`` of every changed file (``a/`` and ``b/`` paths, named as git names them).
-    The lines are the repository's: each is written for a terminal and a CI log
-    (:func:`reviewbot.escape.term`, tabs kept), so a line that holds a control character
-    or starts with ``::`` is shown escaped (that hunk no longer applies as a patch)."""
+    A line that may hold a secret value (:func:`reviewbot.diff.secrets.hidden_lines`) is
+    never printed: context stops before it (a hunk that would change one is left out, and
+    stderr says so). The lines are the repository's: each is written for a terminal and a
+    CI log (:func:`reviewbot.escape.term`, tabs kept), so a line that holds a control
+    character or starts with ``::`` is shown escaped (that hunk no longer applies)."""
     out: list[str] = []
     for path in sorted(outcome.texts):
-        before = outcome.originals[path].splitlines(keepends=True)
+        original = outcome.originals[path]
+        before = original.splitlines(keepends=True)
         after = outcome.texts[path].splitlines(keepends=True)
-        old, new = shown_path(f"a/{path}"), shown_path(f"b/{path}")
-        for line in difflib.unified_diff(before, after, old, new):
-            end = "\n" if line.endswith("\n") else "\n\\ No newline at end of file\n"
-            body = line[:-1] if line.endswith("\n") else line
-            if body.startswith(("---", "+++", "@@")):
-                out.append(body + end)
-            else:
-                cr = "\r" if body.endswith("\r") else ""  # a CRLF file's line end, kept
-                out.append(body[:1] + term(body[1:len(body) - len(cr)], tabs=True) + cr + end)
+        hidden = hidden_lines(path, original)
+        head = [f"--- {shown_path(f'a/{path}')}\n", f"+++ {shown_path(f'b/{path}')}\n"]
+        hunks = [_hunk(before, after, group, hidden)
+                 for group in difflib.SequenceMatcher(None, before, after).get_grouped_opcodes(3)]
+        if any(h is None for h in hunks):
+            print(f"reviewbot: {term(shown_path(path))}: a fix next to a secret value is not "
+                  "shown", file=sys.stderr)
+        shown = [h for h in hunks if h]
+        if shown:
+            out += head + [line for hunk in shown for line in hunk]
     return "".join(out)
+
+
+def _hunk(before: list[str], after: list[str], group: list[tuple[str, int, int, int, int]],
+          hidden: frozenset[int]) -> list[str] | None:
+    """One hunk's lines; its context trimmed to stop before a hidden line (1-based lines of
+    ``before``); None when a changed line is hidden."""
+    first, last = 0, len(group)
+    tag, i1, i2, j1, j2 = group[0]
+    if tag == "equal":  # leading context: only the lines after the last hidden one
+        keep = [i for i in range(i1, i2) if i + 1 in hidden]
+        start = max(keep) + 1 if keep else i1
+        group[0] = (tag, start, i2, j1 + (start - i1), j2)
+    tag, i1, i2, j1, j2 = group[-1]
+    if tag == "equal":  # trailing context: only the lines before the first hidden one
+        keep = [i for i in range(i1, i2) if i + 1 in hidden]
+        end = min(keep) if keep else i2
+        group[-1] = (tag, i1, end, j1, j2 - (i2 - end))
+    for _tag, i1, i2, _, _ in group[first:last]:
+        if any(i + 1 in hidden for i in range(i1, i2)):
+            return None  # a changed (or inner context) line may hold a secret value
+    a1, a2 = group[0][1], group[-1][2]
+    b1, b2 = group[0][3], group[-1][4]
+    lines = [f"@@ -{_range(a1, a2)} +{_range(b1, b2)} @@\n"]
+    for tag, i1, i2, j1, j2 in group:
+        if tag == "equal":
+            lines += [_line(" ", x) for x in before[i1:i2]]
+            continue
+        lines += [_line("-", x) for x in before[i1:i2]]
+        lines += [_line("+", x) for x in after[j1:j2]]
+    return lines
+
+
+def _range(start: int, end: int) -> str:
+    """A unified diff's ``start,count`` (as difflib and GNU diff write it)."""
+    count = end - start
+    if count == 1:
+        return str(start + 1)
+    return f"{start + 1 if count else start},{count}"
+
+
+def _line(mark: str, text: str) -> str:
+    end = "\n" if text.endswith("\n") else "\n\\ No newline at end of file\n"
+    body = text[:-1] if text.endswith("\n") else text
+    cr = "\r" if body.endswith("\r") else ""  # a CRLF file's line end, kept
+    return mark + term(body[:len(body) - len(cr)], tabs=True) + cr + end
 
 
 def _summary(outcome: FixOutcome, written: bool) -> None:

@@ -17,20 +17,18 @@ Before comparing, each object body is normalised:
 - ``args`` and ``command`` become the flags they set (``--tensor-parallel-size 1 -> 2``);
 - resource quantities compare by value (``1000m`` equals ``1``); scalars were already read as
   Kubernetes reads YAML 1.1 by the loader;
-- Secret ``data``/``stringData`` values (and SealedSecret ``encryptedData``) and the
-  ``kubectl.kubernetes.io/last-applied-configuration`` annotation are replaced by an opaque
-  digest for comparison and by their length for display: no value, old or new, ever leaves
-  this module.
+- Secret ``data``/``stringData`` values (and SealedSecret ``encryptedData``), the
+  ``kubectl.kubernetes.io/last-applied-configuration`` annotation, inline kustomize patches
+  that write Secrets and SOPS ciphertext are replaced by an opaque digest for comparison and
+  by their length (ciphertext: "encrypted") for display (:mod:`reviewbot.diff.secrets`): no
+  value, old or new, ever leaves this module; a SOPS document's ``sops:`` block is shown as
+  its settings and recipients.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import difflib
-import hashlib
 import json
-import os
 import re
 import shlex
 from collections import Counter
@@ -40,8 +38,23 @@ from fractions import Fraction
 from typing import Any
 
 from reviewbot.diff.paths import FLAG_LISTS, Segment, identifier, item_key, parse_flags, scalar
+from reviewbot.diff.secrets import (
+    ENCRYPTED,
+    Redacted,
+    Secrecy,
+    is_secret,
+    kustomization_comparable,
+    redact,
+    redact_tree,
+    secrecy_of,
+    secret_kustomization_path,
+    secret_object_path,
+    secret_values_path,
+    with_sops,
+)
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import Document, key_text
+from reviewbot.model import sops
 from reviewbot.model.objects import KObject, Model
 from reviewbot.model.quantity import parse_quantity
 from reviewbot.model.values import values_documents
@@ -51,7 +64,6 @@ Path = tuple[Segment, ...]
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 QUANTITY_PARENTS = frozenset({"requests", "limits", "hard", "capacity", "allocatable", "overhead"})
 QUANTITY_KEYS = frozenset({"sizeLimit"})
-_DIGEST_KEY = os.urandom(32)
 _REMOVED = "\x00-"  # key prefix of a base-only entry of an aligned list
 _POSITIONAL = re.compile(r"^\[(\d+)\]$")
 
@@ -159,18 +171,6 @@ class TreeDiff:
 
 
 @dataclass(frozen=True)
-class Redacted:
-    """A value that must not be shown: its digest compares, its size displays."""
-
-    digest: str
-    size: int
-    unit: str
-
-    def __str__(self) -> str:
-        return f"(redacted, {self.size} {self.unit})"
-
-
-@dataclass(frozen=True)
 class Quantity:
     shown: Any  # as written
     value: Fraction
@@ -244,16 +244,16 @@ def _secrecy(secret: Secrecy | bool | None) -> Secrecy | None:
 def _norm(value: Any, path: tuple[str, ...], secret: Secrecy | None) -> Any:
     key = path[-1] if path else ""
     if secret is not None and path and secret(path):
-        return _redact_tree(value, path)
+        return redact_tree(value, path)
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for k, v in value.items():
             name = key_text(k)
             sub = (*path, name)
             if secret is not None and secret(sub):
-                out[name] = _redact_tree(v, sub)
+                out[name] = redact_tree(v, sub)
             elif name == LAST_APPLIED and path[-2:] == ("metadata", "annotations"):
-                out[name] = _redact(v, "characters")
+                out[name] = redact(v, "characters")
             elif (key in QUANTITY_PARENTS or name in QUANTITY_KEYS) and _quantity(v) is not None:
                 out[name] = Quantity(v, _quantity(v) or Fraction(0))
             else:
@@ -270,77 +270,9 @@ def _norm(value: Any, path: tuple[str, ...], secret: Secrecy | None) -> Any:
                 return Keyed(fields, items, keys)
             return Seq(items)
         return items
+    if isinstance(value, str) and sops.is_encrypted(value):
+        return redact(value, "characters")  # SOPS ciphertext, wherever it is: "(encrypted)"
     return value
-
-
-_SECRET_ROOTS: tuple[tuple[str, ...], ...] = (
-    ("data",), ("stringData",), ("binaryData",),  # Secret
-    ("spec", "encryptedData"), ("spec", "template", "data"),  # SealedSecret
-    ("spec", "template", "stringData"),
-)
-
-Secrecy = Callable[[tuple[str, ...]], bool]  # which paths of a body hold secret values
-
-
-def secret_object_path(path: tuple[str, ...]) -> bool:
-    """At or under a field of a Secret (or SealedSecret) that holds values."""
-    return any(path[: len(root)] == root for root in _SECRET_ROOTS)
-
-
-def secret_generator_path(path: tuple[str, ...]) -> bool:
-    """A kustomization's ``secretGenerator`` literal (``comparable`` keys them by name)."""
-    return len(path) >= 4 and path[0] == "secretGenerator" and path[2] == "literals"
-
-
-SECRET_WORD = re.compile(
-    r"passw(?:or)?d|secret|token|credential|api[-_]?key|private[-_]?key|client[-_]?key"
-    r"|^(?:data|stringData)$", re.I)
-_NOT_SECRET_LEAF = ("name", "ref", "enabled", "create", "annotations", "labels", "path",
-                    "mountpath", "keyref", "optional", "type")
-
-
-def secret_values_path(path: tuple[str, ...]) -> bool:
-    """A Helm values field shaped like secret material: a step names a password, token,
-    secret, credential or key (``auth.password``, ``secret.data.token``), unless the field
-    only names or enables one (``existingSecret`` stays shown when it ends in ``Name``...)."""
-    if not path or not any(SECRET_WORD.search(step) for step in path):
-        return False
-    return not path[-1].lower().endswith(_NOT_SECRET_LEAF)
-
-
-def secret_release_path(path: tuple[str, ...]) -> bool:
-    """A HelmRelease's inline values shaped like secret material."""
-    return path[:2] == ("spec", "values") and secret_values_path(path[2:])
-
-
-def secret_kustomization_path(path: tuple[str, ...]) -> bool:
-    """A secretGenerator literal, or inline chart values shaped like secret material."""
-    if len(path) > 3 and path[0] == "helmCharts" and path[2] == "valuesInline":
-        return secret_values_path(path[3:])
-    return secret_generator_path(path)
-
-
-def _redact_tree(value: Any, path: tuple[str, ...]) -> Any:
-    if isinstance(value, dict):
-        return {key_text(k): _redact_tree(v, (*path, key_text(k))) for k, v in value.items()}
-    unit = "bytes" if path and path[0] == "data" else "characters"
-    return _redact(value, unit)
-
-
-def _redact(value: Any, unit: str) -> Redacted:
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-    size = len(text)
-    if unit == "bytes":
-        try:
-            size = len(base64.b64decode("".join(text.split()), validate=True))
-        except (binascii.Error, ValueError):
-            unit, size = "characters", len(text)
-    # Keyed per process: equal values compare equal, and a digest that escaped would not
-    # let anyone test guesses against it.
-    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), key=_DIGEST_KEY).hexdigest()
-    return Redacted(digest, size, unit)
-
-
 
 
 def _quantity(value: Any) -> Fraction | None:
@@ -779,8 +711,8 @@ def _changes_at(report_type: str, base: Any, head: Any, path: Path) -> list[Chan
     if isinstance(old, Redacted) or isinstance(new, Redacted):
         return [Change(
             display, op, redacted=True,
-            old_size=old.size if isinstance(old, Redacted) else None,
-            new_size=new.size if isinstance(new, Redacted) else None,
+            old_size=old.size if isinstance(old, Redacted) and old.unit != ENCRYPTED else None,
+            new_size=new.size if isinstance(new, Redacted) and new.unit != ENCRYPTED else None,
             unit=(new if isinstance(new, Redacted) else old).unit,
         )]
     if op in ("added", "removed") and isinstance(old if op == "removed" else new, dict):
@@ -855,6 +787,7 @@ class Item:
     obj: KObject | None = None
     secret: Secrecy | None = None  # which paths hold secret values
     strip: bool = True  # name and namespace are the identity, not content
+    kustomization: bool = False  # a kustomization file's document
 
     @property
     def line(self) -> int:
@@ -867,13 +800,20 @@ class Item:
 
     def comparable(self) -> Any:
         """The body without what identity already says (name, namespace); a kustomization's
-        secretGenerator literals as a mapping of name to value (the values are redacted)."""
-        if not isinstance(self.body, dict):
-            return self.body
+        secretGenerator literals as a mapping of name to value and its inline patches that
+        write secret values parsed (the values are redacted); a SOPS document's ``sops:``
+        block as its settings and recipients."""
+        body = self.body
+        if not isinstance(body, dict):
+            return body
+        meta = sops.metadata(body)
+        if meta is not None:
+            body = {**body, "sops": sops.summary(meta)}
+        if self.kustomization:
+            body = kustomization_comparable(_literals_keyed(body))
         if not self.strip:
-            return _literals_keyed(self.body) if self.secret is secret_kustomization_path \
-                else self.body
-        body = dict(self.body)
+            return body
+        body = dict(body)
         meta = body.get("metadata")
         if isinstance(meta, dict):
             meta = {k: v for k, v in meta.items() if k not in ("name", "namespace")}
@@ -908,21 +848,20 @@ def items_of(model: Model, values_patterns: Sequence[str] | None = None) -> list
         values_patterns = model.values_patterns
     out: list[Item] = []
     for obj in model.objects:
-        is_secret = obj.group == "" and obj.kind == "Secret" or obj.kind == "SealedSecret"
-        secret = secret_object_path if is_secret else (
-            secret_release_path if obj.kind == "HelmRelease" else None)
         out.append(Item(
             obj.identity, obj.ref, obj.kind, obj.api_version, obj.namespace, obj.name,
-            obj.file, obj.body, obj.doc, obj.path, obj, secret,
+            obj.file, obj.body, obj.doc, obj.path, obj,
+            with_sops(obj.body, secrecy_of(obj.kind, obj.group)),
         ))
     for k in model.kustomizations:
         if k.flux is not None:
             continue
+        secret = secret_object_path if is_secret(k.body) else secret_kustomization_path
         out.append(Item(
             ("kustomize.config.k8s.io", "Kustomization", "", k.file), f"Kustomization/{k.file}",
             "Kustomization", str(k.body.get("apiVersion") or "kustomize.config.k8s.io/v1beta1"),
-            None, k.file, k.file, k.body, k.doc, (), secret=secret_kustomization_path,
-            strip=False,
+            None, k.file, k.file, k.body, k.doc, (), secret=with_sops(k.body, secret),
+            strip=False, kustomization=True,
         ))
     for vobj, values, _ in values_documents(model, values_patterns):
         if vobj.path:  # a kustomization's valuesInline: diffed with its kustomization
@@ -930,7 +869,7 @@ def items_of(model: Model, values_patterns: Sequence[str] | None = None) -> list
         out.append(Item(
             (*vobj.identity[:3], f"{vobj.name}|{vobj.file}"), vobj.ref, vobj.kind,
             vobj.api_version, vobj.namespace, vobj.name, vobj.file, values, vobj.doc, (),
-            vobj, secret=secret_values_path, strip=False,
+            vobj, secret=with_sops(values, secret_values_path), strip=False,
         ))
     return out
 

@@ -122,6 +122,9 @@ def _change_body(change: Mapping[str, Any]) -> list[tuple[str, str]]:
     op = change.get("op")
     if change.get("redacted"):
         unit = str(change.get("unit") or "")
+        if unit == "encrypted":  # SOPS ciphertext: not even its size
+            mark = {"changed": "~", "added": "+"}.get(str(op), "-")
+            return [(mark, f"{op} (encrypted)")]
         old, new = change.get("old_length"), change.get("new_length")
         if op == "changed":
             return [("~", f"changed ({old} -> {new} {unit}, value redacted)")]

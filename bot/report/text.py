@@ -9,6 +9,7 @@ from __future__ import annotations
 from itertools import groupby
 from typing import Any
 
+from reviewbot.diff.secrets import hidden_lines
 from reviewbot.escape import term
 from reviewbot.report.base import Report, not_shown_lines
 
@@ -23,14 +24,19 @@ def render_text(report: Report, color: bool = False) -> str:
     out: list[str] = []
     for file, group in groupby(report.findings, key=lambda f: f.file):
         out.append(paint(_BOLD, term(file) if file else "(repository)"))
-        lines = report.sources.get(file, "").splitlines()
+        text = report.sources.get(file, "")
+        lines = text.splitlines()
+        hidden: frozenset[int] | None = None  # the lines never quoted (secret values)
         for f in group:
             new = " [new]" if report.review is not None and f.new else ""
             where = f"{f.line}:{f.column}"
             label = paint(_COLOR.get(f.severity, ""), f.severity)
             obj = f" {paint(_DIM, term(f.object))}" if f.object else ""
             out.append(f"  {where:>8}  {label:<7} {term(f.message)}  [{term(f.rule)}]{new}{obj}")
-            if 0 < f.line <= len(lines) and _may_quote(f.rule, f.object):
+            quote = 0 < f.line <= len(lines) and _may_quote(f.rule, f.object)
+            if quote and hidden is None:
+                hidden = hidden_lines(file, text)
+            if quote and f.line not in (hidden or ()):
                 source = term(lines[f.line - 1].rstrip(), tabs=True)
                 if len(source) > 160:
                     source = source[:157] + "..."
