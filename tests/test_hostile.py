@@ -1165,3 +1165,24 @@ def test_ciphertext_without_a_sops_block_warns(
     assert [(f["severity"], f["line"]) for f in found] == [("warning", 7)], data["findings"]
     assert "no sops: block" in found[0]["message"]
     assert "ENC[AES256" not in json.dumps(data)
+
+
+def test_a_path_through_a_symlinked_folder_is_refused_like_the_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "o.yaml").write_text(_deployment("outside"))
+    (outside / ".reviewbot.yaml").write_text("rules: {image-digest: {severity: info}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({"mine.yaml": _deployment("mine")})
+    (repo.path / "k8s").symlink_to(outside)
+    monkeypatch.chdir(repo.path)
+    for target in ("k8s/", "k8s/o.yaml", str(repo.path / "k8s" / "o.yaml")):
+        code, out, err = run_cli(["lint", target, "--format", "json"], capsys)
+        assert code == 2 and "no Kubernetes manifests found" in err, (target, out)
+        assert str(outside) not in err
+    code, out, err = run_cli(["lint", "k8s/o.yaml", "mine.yaml", "--format", "json"], capsys)
+    data = json.loads(out)
+    assert code == 1 and {f["object"] for f in data["findings"]} == {"Deployment/shop/mine"}
+    assert {"file": "k8s", "reason": "symlink (not followed)"} in data["skipped"]

@@ -135,7 +135,8 @@ def is_side_text(path: str) -> bool:
 
 def repo_root(start: Path) -> Path:
     """git's top level for ``start``, or the current directory when it is not in git."""
-    probe = start if start.is_dir() else start.parent
+    start = unlinked(start)
+    probe = start if start.is_dir() and not start.is_symlink() else start.parent
     try:
         out = subprocess.run(
             ["git", "-C", str(probe), "rev-parse", "--show-toplevel"],
@@ -164,7 +165,7 @@ def disk_tree(targets: Sequence[Path], root: Path) -> Tree:
     root_text = os.path.abspath(root)
     check_targets(targets)
     for target in targets:
-        for path, kind in _walk(os.path.abspath(target), root_text):
+        for path, kind in _walk(os.path.abspath(unlinked(target)), root_text):
             relpath = _relative(path, root_text)
             if kind is _LINK:
                 skipped.append(Skipped(relpath, "symlink (not followed)"))
@@ -452,13 +453,39 @@ def staged_files(root: Path) -> list[str]:
 
 def common_start(targets: Sequence[Path]) -> Path:
     """Where configuration lookup starts for ``targets``: the one target, or their common
-    parent folder (``lint examples/k8s examples/clusters`` starts at ``examples/``)."""
+    parent folder (``lint examples/k8s examples/clusters`` starts at ``examples/``); a
+    target that is (or is behind) a symlink counts as the folder holding the link."""
+    targets = [_beside(unlinked(t)) for t in targets]
     if len(targets) == 1:
         return targets[0]
     try:
         return Path(os.path.commonpath([str(t.resolve()) for t in targets]))
     except ValueError:  # nothing in common (other drives): the current directory
         return Path.cwd()
+
+
+def _beside(target: Path) -> Path:
+    return target.parent if target.is_symlink() else target
+
+
+def unlinked(target: Path) -> Path:
+    """``target`` as it is read: itself, or the first symlinked folder on the way to it
+    (a link is never followed: ``lint k8s/app.yaml`` with ``k8s`` a symlink reads nothing
+    behind it, as ``lint k8s/`` does). Folders are checked from the current directory (a
+    relative path) or below it (an absolute one under it)."""
+    if target.is_absolute():
+        try:
+            steps = target.relative_to(Path.cwd()).parts
+        except ValueError:
+            return target
+        here = Path.cwd()
+    else:
+        steps, here = target.parts, Path()
+    for step in steps[:-1]:
+        here = here / step
+        if step not in ("", ".", "..") and here.is_symlink():
+            return here
+    return target
 
 
 def with_json_files(tree: Tree) -> Tree:
