@@ -1186,3 +1186,35 @@ def test_a_path_through_a_symlinked_folder_is_refused_like_the_folder(
     data = json.loads(out)
     assert code == 1 and {f["object"] for f in data["findings"]} == {"Deployment/shop/mine"}
     assert {"file": "k8s", "reason": "symlink (not followed)"} in data["skipped"]
+
+
+MINER = json.dumps({
+    "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "miner", "namespace": "x"},
+    "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {
+        "metadata": {"labels": {"a": "b"}},
+        "spec": {"containers": [{"name": "m", "image": "miner:latest"}]}}}})
+
+
+def test_json_manifests_a_kustomization_lists_are_judged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "tree").mkdir()
+    monkeypatch.chdir(tmp_path / "tree")
+    files = {"app/miner.json": MINER, "app/kustomization.yaml": "resources: [miner.json]\n",
+             "package.json": '{"name": "x", // not YAML\n}'}
+    code, out, err = _lint(tmp_path, files, capsys, "--format", "json", "--rule", "image-digest")
+    assert code == 1, err
+    assert [(f["file"], f["object"]) for f in json.loads(out)["findings"]] == [
+        ("app/miner.json", "Deployment/x/miner")]
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"README.md": "x\n"})
+    head = repo.commit(files)
+    code, data, err = review_json(repo, base, head, capsys, "--rule", "image-digest")
+    assert code == 1 and [f["file"] for f in data["findings"]] == ["app/miner.json"], err
+    # a change to the JSON file alone is a change of the review (its cache key names it)
+    cache = str(tmp_path / "cache")
+    review_json(repo, base, head, capsys, "--cache", cache)
+    fixed = repo.commit({"app/miner.json": MINER.replace("miner:latest", f"miner:1@{DIGEST}")})
+    code, data, err = review_json(repo, base, fixed, capsys, "--rule", "image-digest",
+                                  "--cache", cache)
+    assert code == 0 and data["findings"] == [], err

@@ -288,7 +288,7 @@ def review_key(listings: Sequence[PendingTree], config: Config, parts: Sequence[
         return None
     for listing in listings:
         digest.update(b"\n\0tree")
-        for path, sha in (*listing.entries, *listing.sides):
+        for path, sha in (*listing.entries, *listing.sides, *listing.jsons.items()):
             digest.update(key_bytes(f"\n{path}\0{sha}"))
         digest.update(b"\n\0paths")
         for path in sorted(listing.paths):

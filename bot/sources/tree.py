@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 import re
 import stat
 import subprocess
@@ -162,6 +163,7 @@ def disk_tree(targets: Sequence[Path], root: Path) -> Tree:
     texts: list[FileRecord] = []
     paths: set[str] = set()
     skipped: list[Skipped] = []
+    jsons: dict[str, str] = {}  # .json files by path: read when a kustomization lists them
     root_text = os.path.abspath(root)
     check_targets(targets)
     for target in targets:
@@ -177,11 +179,41 @@ def disk_tree(targets: Sequence[Path], root: Path) -> Tree:
                 paths.add(relpath)
                 if relpath.endswith(YAML_SUFFIXES):
                     files.append(_read(path, relpath))
+                elif relpath.endswith(".json"):
+                    jsons[relpath] = path
                 elif is_side_text(relpath):
                     side = _read(path, relpath)
                     if len(side.data) <= MAX_TEXT_BYTES:
                         texts.append(side)
+    files += [_read(jsons[p], p) for p in listed_json(files, jsons)]
     return Tree(root, tuple(files), frozenset(paths), tuple(skipped), tuple(texts))
+
+
+KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+# a name ending in .json in a kustomization (an entry of a list, block or flow style, or a
+# patch's path); comments are left out: a commented-out entry is no entry
+_JSON_NAME = re.compile(r"""[^\s"'#\[\]{},:]+\.json(?=["'\s,\]}]|$)""")
+_COMMENT = re.compile(r"(?:^|\s)#.*$")
+
+
+def listed_json(records: Sequence[FileRecord], jsons: Mapping[str, object]) -> list[str]:
+    """The ``.json`` files of the tree (``jsons``: by path) that a kustomization among
+    ``records`` lists: kustomize reads JSON manifests and patches, so they are read and
+    judged like YAML (a JSON file nothing lists, like ``package.json``, is not read)."""
+    if not jsons:
+        return []
+    found: set[str] = set()
+    for record in records:
+        if posixpath.basename(record.path) not in KUSTOMIZATION_NAMES:
+            continue
+        folder = posixpath.dirname(record.path)
+        text = record.data.decode("utf-8", "replace")
+        for line in text.splitlines():
+            for name in _JSON_NAME.findall(_COMMENT.sub("", line)):
+                target = posixpath.normpath(posixpath.join(folder, name))
+                if target in jsons:
+                    found.add(target)
+    return sorted(found)
 
 
 def _relative(path: str, root: str) -> str:
@@ -298,6 +330,7 @@ class PendingTree:
         listing = _git(self.root, "ls-tree", "-r", "-z", "--full-tree", ref, "--", *prefixes)
         self.entries: list[tuple[str, str]] = []
         self.sides: list[tuple[str, str]] = []
+        self.jsons: dict[str, str] = {}  # .json blobs by path: read when a kustomization lists one
         self.paths: set[str] = set()
         self.skipped: list[Skipped] = []
         for raw in listing.split(b"\0"):
@@ -314,6 +347,8 @@ class PendingTree:
                 self.paths.add(path)
                 if is_yaml(path):
                     self.entries.append((path, sha))
+                elif path.endswith(".json"):
+                    self.jsons[path] = sha
                 elif is_side_text(path):
                     self.sides.append((path, sha))
         self._by_path: dict[str, str] | None = None
@@ -342,6 +377,10 @@ class PendingTree:
         texts = tuple(FileRecord(p, sha, blobs[sha] if sha in blobs else have[sha])
                       for p, sha in self.sides if sha in blobs or sha in have)
         texts = tuple(t for t in texts if len(t.data) <= MAX_TEXT_BYTES)
+        listed = listed_json(files, self.jsons)
+        if listed:
+            data = read_blobs(self.root, [self.jsons[p] for p in listed])
+            files += tuple(FileRecord(p, self.jsons[p], data[self.jsons[p]]) for p in listed)
         return Tree(self.root, files, frozenset(self.paths), tuple(self.skipped), texts)
 
 
