@@ -1218,3 +1218,56 @@ def test_json_manifests_a_kustomization_lists_are_judged(
     code, data, err = review_json(repo, base, fixed, capsys, "--rule", "image-digest",
                                   "--cache", cache)
     assert code == 0 and data["findings"] == [], err
+
+
+def _ingress(rules: list[tuple[str, int]]) -> str:
+    lines = ["apiVersion: networking.k8s.io/v1", "kind: NetworkPolicy",
+             "metadata: {name: big, namespace: shop}", "spec:", "  podSelector: {}",
+             "  policyTypes: [Ingress]", "  ingress:"]
+    for cidr, port in rules:
+        lines += [f"  - from: [{{ipBlock: {{cidr: {cidr}}}}}]",
+                  f"    ports: [{{port: {port}, protocol: TCP}}]"]
+    return "\n".join(lines) + "\n"
+
+
+def test_eight_thousand_shuffled_rules_diff_in_near_linear_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import random
+    import time
+
+    # 8,000 rules: 4,000 address blocks twice over, three ports (many equal rules: what made
+    # the list alignment quadratic), shuffled, half of them changed (what made the
+    # connectivity diff's address pieces quadratic)
+    rules = [(f"10.{i % 4000 // 250}.{i % 250}.0/24", 80 + i % 3) for i in range(8000)]
+    changed = [(cidr, port + 10) if i % 2 else (cidr, port) for i, (cidr, port) in
+               enumerate(rules)]
+    random.Random(1).shuffle(changed)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"np.yaml": _ingress(rules)})
+    head = repo.commit({"np.yaml": _ingress(changed)})
+    started = time.process_time()  # json: the semantic diff and the connectivity diff
+    code, out, err = run_cli(["diff", base, head, "--repo", str(repo.path), "--format",
+                              "json"], capsys)
+    spent = time.process_time() - started
+    assert code == 0, err
+    assert spent < 20, spent  # seconds of CPU (30 before, 6 now)
+    changes = json.loads(out)["diff"][0]["changes"]
+    assert any(c["op"] == "reordered" and c["path"] == "spec.ingress" for c in changes)
+
+
+def test_long_lists_align_as_short_ones_do_when_nothing_moved(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reviewbot.diff import objects
+
+    rules = [{"from": [{"podSelector": {"matchLabels": {"app": f"a{i % 7}"}}}],
+              "ports": [{"port": 80 + i % 5}]} for i in range(60)]
+    head = [dict(r) for r in rules]
+    del head[10]  # a rule removed, one inserted, one changed, duplicates all along
+    head.insert(30, {"from": [{"ipBlock": {"cidr": "10.0.0.0/8"}}]})
+    head[45] = {**head[45], "ports": [{"port": 9999}]}
+    short = objects.compare({"r": rules}, {"r": head})
+    monkeypatch.setattr(objects, "SMALL_ALIGN", 0)
+    assert objects.compare({"r": rules}, {"r": head}) == short
+    assert [c.op for c in short if c.op == "reordered"] == []

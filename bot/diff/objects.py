@@ -411,7 +411,17 @@ def _pair_dicts(base: Mapping[str, Any], head: Mapping[str, Any], b: dict[str, A
             dict.__setitem__(h, k, _solo(head[k]))
 
 
+# Lists this short (base items x head items) are aligned by difflib's longest matching
+# blocks; longer ones by content in near-linear time (``_align_long``): difflib is quadratic
+# on lists of repeated items, and 8,000 shuffled rules took minutes.
+SMALL_ALIGN = 40_000
+
+
 def _align(base: Seq, head: Seq, path: Path, reorders: list[Path]) -> tuple[Aligned, Aligned]:
+    """Both lists keyed for comparison: an item on both sides under the head's index, an
+    item only in the base under its own (prefixed). Equal items pair; the others pair by
+    position within each stretch between equal ones (a changed rule is one entry, an
+    inserted rule an added one)."""
     bf = [_fingerprint(v) for v in base]
     hf = [_fingerprint(v) for v in head]
     b_pairs: list[tuple[str, Any]] = []
@@ -436,8 +446,16 @@ def _align(base: Seq, head: Seq, path: Path, reorders: list[Path]) -> tuple[Alig
         h_pairs.append((key, _solo(head[j])))
         h_index[key] = j
 
-    matcher = difflib.SequenceMatcher(None, bf, hf, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    opcodes: Sequence[tuple[str, int, int, int, int]]
+    if len(bf) * len(hf) <= SMALL_ALIGN:
+        opcodes = difflib.SequenceMatcher(None, bf, hf, autojunk=False).get_opcodes()
+    else:
+        opcodes, moved = _align_long(bf, hf, base, head)
+        for i, j in moved:  # equal items in another order: the same, and the order changed
+            both(i, j)
+        if moved:
+            reorders.append(path)
+    for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             for k in range(i2 - i1):
                 both(i1 + k, j1 + k)
@@ -450,6 +468,116 @@ def _align(base: Seq, head: Seq, path: Path, reorders: list[Path]) -> tuple[Alig
         for j in range(j1 + common, j2):
             only_head(j)
     return Aligned(b_pairs, b_index), Aligned(h_pairs, h_index)
+
+
+Opcode = tuple[str, int, int, int, int]
+
+
+def _align_long(bf: Sequence[str], hf: Sequence[str], base: Sequence[Any],
+                head: Sequence[Any]) -> tuple[list[Opcode], list[tuple[int, int]]]:
+    """difflib-style opcodes over two long lists (``bf``/``hf``: their items' fingerprints)
+    in O(n log n), and the equal items that moved. Equal items pair in order of appearance;
+    the longest run of pairs in order on both sides (a longest increasing subsequence)
+    anchors the alignment, the other pairs moved. The items left pair up between anchors by
+    position, as difflib's replace does; when items moved, order says little, so they pair
+    first with an item that has a field in common (a rule whose ports changed keeps its
+    peers), then by position. Opcodes name single items (moved ones are left out)."""
+    waiting: dict[str, list[int]] = {}
+    for i in range(len(bf) - 1, -1, -1):
+        waiting.setdefault(bf[i], []).append(i)
+    pairs: list[tuple[int, int]] = []  # (base index, head index), in head order
+    for j, fp in enumerate(hf):
+        left = waiting.get(fp)
+        if left:
+            pairs.append((left.pop(), j))
+    anchors = _increasing([i for i, _ in pairs])
+    keep = set(anchors)
+    moved = [p for k, p in enumerate(pairs) if k not in keep]
+    paired_b = {i for i, _ in pairs}
+    paired_h = {j for _, j in pairs}
+    opcodes: list[Opcode] = [("equal", i, i + 1, j, j + 1) for i, j in
+                             (pairs[k] for k in anchors)]
+    if moved:
+        gaps = [([i for i in range(len(bf)) if i not in paired_b],
+                 [j for j in range(len(hf)) if j not in paired_h])]
+    else:
+        gaps = []
+        bi = hj = 0
+        for ai, aj in [*(pairs[k] for k in anchors), (len(bf), len(hf))]:
+            gaps.append(([i for i in range(bi, ai) if i not in paired_b],
+                         [j for j in range(hj, aj) if j not in paired_h]))
+            bi, hj = ai + 1, aj + 1
+    for gap_b, gap_h in gaps:
+        matched = _alike(gap_b, gap_h, base, head) if moved else []
+        done_b = {i for i, _ in matched}
+        done_h = {j for _, j in matched}
+        rest_b = [i for i in gap_b if i not in done_b]
+        rest_h = [j for j in gap_h if j not in done_h]
+        matched += list(zip(rest_b, rest_h, strict=False))
+        opcodes += [("replace", i, i + 1, j, j + 1) for i, j in matched]
+        common = min(len(rest_b), len(rest_h))
+        opcodes += [("delete", i, i + 1, 0, 0) for i in rest_b[common:]]
+        opcodes += [("insert", 0, 0, j, j + 1) for j in rest_h[common:]]
+    return opcodes, moved
+
+
+def _alike(gap_b: Sequence[int], gap_h: Sequence[int], base: Sequence[Any],
+           head: Sequence[Any]) -> list[tuple[int, int]]:
+    """Pairs of base and head items that have a field in common (the same value under the
+    same key), greedily in base order: linear in the fields."""
+    by_field: dict[tuple[str, str], list[int]] = {}
+    for j in reversed(gap_h):
+        item = head[j]
+        if isinstance(item, dict):
+            for key, value in item.items():
+                by_field.setdefault((key, _fingerprint(value)), []).append(j)
+    taken: set[int] = set()
+    out: list[tuple[int, int]] = []
+    for i in gap_b:
+        item = base[i]
+        if not isinstance(item, dict):
+            continue
+        for key, value in item.items():
+            bucket = by_field.get((key, _fingerprint(value)))
+            while bucket and bucket[-1] in taken:
+                bucket.pop()
+            if bucket:
+                j = bucket.pop()
+                taken.add(j)
+                out.append((i, j))
+                break
+    return out
+
+
+def _increasing(values: Sequence[int]) -> list[int]:
+    """Positions of a longest strictly increasing subsequence of ``values`` (patience)."""
+    tails: list[int] = []  # tails[k]: position of the smallest tail of a run of length k+1
+    back = [-1] * len(values)
+    for k, value in enumerate(values):
+        at = _bisect(values, tails, value)
+        if at:
+            back[k] = tails[at - 1]
+        if at == len(tails):
+            tails.append(k)
+        else:
+            tails[at] = k
+    out: list[int] = []
+    k = tails[-1] if tails else -1
+    while k >= 0:
+        out.append(k)
+        k = back[k]
+    return out[::-1]
+
+
+def _bisect(values: Sequence[int], tails: Sequence[int], value: int) -> int:
+    lo, hi = 0, len(tails)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if values[tails[mid]] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 def _lookup(node: Any, path: Sequence[Segment]) -> tuple[bool, Any]:

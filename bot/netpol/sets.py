@@ -245,27 +245,29 @@ def format_range(piece: Interval) -> str:
 def ip_pieces(blocks: Sequence[Intervals]) -> list[Interval]:
     """The peers IP traffic splits into: every contiguous piece of every Venn region of
     ``blocks`` and the whole IPv4 space. Pieces of different regions are never merged, even
-    when they touch."""
-    cuts = {0, IPV4_MAX + 1}
-    for block in blocks:
+    when they touch.
+
+    A sweep over the cut points: at each, only the blocks that start or end there can change
+    which blocks hold the next piece, so the work is linear in the intervals (comparing every
+    piece's membership in every block was quadratic: 8,000 ipBlocks took a minute)."""
+    events: dict[int, list[tuple[int, int]]] = {}  # point -> (block, +1 starts / -1 ends)
+    for b, block in enumerate(blocks):
         for lo, hi in block:
-            cuts.add(lo)
-            cuts.add(hi + 1)
-    points = sorted(cuts)
-    elementary = [(points[i], points[i + 1] - 1) for i in range(len(points) - 1)]
-
-    def signature(piece: Interval) -> tuple[bool, ...]:
-        return tuple(
-            any(lo <= piece[0] and piece[1] <= hi for lo, hi in block) for block in blocks
-        )
-
+            events.setdefault(lo, []).append((b, 1))
+            events.setdefault(hi + 1, []).append((b, -1))
+    points = sorted({0, IPV4_MAX + 1, *events})
+    inside = [0] * len(blocks)  # how many of a block's intervals hold the current point
     out: list[Interval] = []
-    last_sig: tuple[bool, ...] | None = None
-    for piece in elementary:
-        sig = signature(piece)
-        if out and sig == last_sig and out[-1][1] + 1 == piece[0]:
+    for k in range(len(points) - 1):
+        point = points[k]
+        was: dict[int, bool] = {}
+        for b, step in events.get(point, ()):
+            was.setdefault(b, inside[b] > 0)
+            inside[b] += step
+        changed = any((inside[b] > 0) != held for b, held in was.items())
+        piece = (point, points[k + 1] - 1)
+        if out and not changed and out[-1][1] + 1 == piece[0]:
             out[-1] = (out[-1][0], piece[1])
         else:
             out.append(piece)
-        last_sig = sig
     return out
