@@ -23,7 +23,7 @@ from reviewbot.schema.lifecycle import (
     version_problem,
 )
 
-from .helpers import lint_text, run_cli
+from .helpers import GitRepo, lint_text, run_cli
 
 RULE = "api-lifecycle"
 NEVER = "rules:\n  schema: {kubeconform: never}\n"
@@ -418,6 +418,29 @@ def test_upgrade_planning_without_a_measured_version_judges_the_target(tmp_path:
     assert finding.message == (
         "batch: Kubernetes 1.32 (the upgrade target; the cluster's version is not set) does not "
         "serve FlowSchema in flowcontrol.apiserver.k8s.io/v1beta3: removed in 1.32")
+
+
+def test_a_review_judges_the_change_against_the_base_s_version_and_the_target(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The version comes from the base branch's configuration (a pull request cannot move
+    its own cluster to a version that serves what it adds); the command line's target plans
+    the upgrade in review too."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({".reviewbot.yaml": at("1.31"),
+                        "apps/web.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: w}\n"})
+    head = repo.commit({".reviewbot.yaml": at("1.29"), "apps/flow.yaml": FLOWSCHEMA})
+    import json
+    argv = ["review", "--repo", str(repo.path), "--base", base, "--head", head,
+            "--platform", "none", "--format", "json", "--rule", RULE]
+    code, out, _ = run_cli(argv, capsys)
+    [finding] = json.loads(out)["findings"]
+    assert (finding["severity"], finding["new"]) == ("warning", True)
+    assert "served by Kubernetes 1.31 but removed in 1.32" in finding["message"]
+    code, out, _ = run_cli([*argv, "--target-kubernetes-version", "1.33"], capsys)
+    [finding] = json.loads(out)["findings"]
+    assert code == 1 and finding["severity"] == "error"
+    assert "upgrading the cluster from Kubernetes 1.31 to 1.33 breaks it" in finding["message"]
 
 
 # ---------------------------------------------------------------- custom resources
