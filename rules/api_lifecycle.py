@@ -230,8 +230,8 @@ class _Cluster:
     def note(self, target: Minor | None) -> dict[str, Any]:
         out: dict[str, Any] = {
             "kubernetes-version": self.version,
-            "judged-as": ("set" if self.measured else "the target (none set)"
-                          if self.planning else "the newest known (none set)")}
+            "judged-as": ("set" if self.measured else "the target, none set"
+                          if self.planning else "the newest known, none set")}
         if target is not None and self.measured and target <= self.minor:
             out["upgrade"] = f"already at {self.version}, at or past the target"
         return out

@@ -74,6 +74,11 @@ verdicts), never in `lint`, which sees one tree.
   has no `sops:` block: nothing can decrypt it, and the cluster gets the ciphertext.
   Which values sops encrypts follows getsops/sops `shouldBeEncrypted`; no value or
   ciphertext is ever shown, only keys and recipients.
+- `crd-storage` (error): a CustomResourceDefinition update drops from `spec.versions` the
+  version that was its storage version in the base (or one the base manifest's
+  `status.storedVersions` lists). Objects stored in it stay so, and the API server refuses
+  the update while `status.storedVersions` lists it ("must appear in spec.versions"), so the
+  Kustomization fails; keep the version (`served: false`) until the objects are rewritten.
 
 Messages name the field and point at its line in the head; deletions point at the object's
 line in the base (they appear in the summary, not inline).
@@ -161,6 +166,7 @@ from reviewbot.engine.findings import Violation
 from reviewbot.engine.registry import Option
 from reviewbot.model.objects import Model, PodTemplate
 from reviewbot.model.workload import DEFAULT_GPU_RESOURCES
+from reviewbot.rules._change_safety.crd_storage import storage_verdicts
 from reviewbot.rules._change_safety.deletions import deletion_verdicts, may_delete
 from reviewbot.rules._change_safety.gpu_restarts import gpu_restart_verdicts, pods_by_object
 from reviewbot.rules._change_safety.immutable import immutable_verdicts
@@ -195,7 +201,7 @@ SEVERITIES = {
     "immutable": "error", "recreated": "info", "deleted-data": "error", "deleted": "info",
     "orphaned": "warning", "suspended": "info", "resumed": "info", "gpu-restart": "info",
     "chart-major": "info", "oci-tag": "info", "sops-recipient": "warning",
-    "sops-plaintext": "warning", "sops-unreadable": "warning",
+    "sops-plaintext": "warning", "sops-unreadable": "warning", "crd-storage": "error",
 }
 
 
@@ -215,6 +221,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
             yield from gpu_restart_verdicts(pods.get(id(entry.base), []),
                                             pods.get(id(entry.head), []), patterns, head)
             yield from version_verdicts(entry, entry.base, entry.head)
+            yield from storage_verdicts(entry.base, entry.head)
             yield from resumed_verdicts(entry.base, entry.head, head, diff)
         yield from suspended_verdicts(entry, head, base, suspended)
         yield from sops_verdicts(entry)

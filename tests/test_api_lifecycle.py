@@ -241,7 +241,7 @@ def test_without_a_version_the_newest_is_judged_and_the_finding_says_so(tmp_path
     assert (typo.severity, typo.line) == ("error", 8)
     assert "no Kubernetes version has served it" in typo.message
     assert result.stats[RULE]["clusters"] == {"(default)": {
-        "kubernetes-version": newest, "judged-as": "the newest known (none set)"}}
+        "kubernetes-version": newest, "judged-as": "the newest known, none set"}}
 
 
 def test_the_command_line_version_overrides_the_measured_one(
@@ -490,6 +490,30 @@ def test_a_crd_another_cluster_applies_is_a_doubt(tmp_path: Path) -> None:
     [finding] = found(lint_text(tmp_path, "", only=[RULE], config=config, name="e.yaml"))
     assert finding.severity == "warning" and "which copy of the CustomResourceDefinition" in \
         finding.message
+
+
+def test_a_crd_update_dropping_a_version_its_status_lists_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """change-safety[crd-storage]: the base manifest's status.storedVersions names v1beta1
+    (the storage version before v1): dropping it is refused like dropping the storage
+    version; keeping it (served: false) is fine."""
+    crd = CRD.replace("  - {name: v1alpha1, served: false, storage: false}\n", "")
+    stored = crd + "status:\n  storedVersions: [v1beta1, v1]\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"crd.yaml": stored})
+    dropped = stored.replace("  - {name: v1beta1, served: true, storage: false, deprecated: true,\n"
+                             "     deprecationWarning: \"v1beta1 Widget is going away\"}\n", "")
+    head = repo.commit({"crd.yaml": dropped})
+    import json
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--format", "json", "--rule", "change-safety"],
+                           capsys)
+    [finding] = json.loads(out)["findings"]
+    assert code == 1 and finding["severity"] == "error"
+    assert finding["message"].startswith(
+        "CustomResourceDefinition widgets.example.com: spec.versions drops v1beta1, listed in "
+        "the base's status.storedVersions")
 
 
 # ---------------------------------------------------------------- what charts render
