@@ -16,7 +16,8 @@ from reviewbot.model.images import DIGEST, ImageRef, parse_image
 from reviewbot.model.objects import Container, Model, PodTemplate
 from reviewbot.model.workload import image_ref
 
-__all__ = ["DIGEST", "ImageRef", "each_container", "each_pod", "image_ref", "parse_image"]
+__all__ = ["DIGEST", "ImageRef", "each_container", "each_pod", "image_ref", "parse_image",
+           "template_doubt"]
 
 ALL_ROLES = ("container", "initContainer", "ephemeralContainer")
 RUNNING = ("container", "initContainer")  # containers that hold resources and take GPUs
@@ -47,4 +48,14 @@ def each_container(
                 if key not in seen:
                     seen.add(key)
                     yield pod, container
+
+
+def template_doubt(pod: PodTemplate) -> str | None:
+    """What a finding on a pod template no pod runs as written (a KServe ServingRuntime,
+    ClusterServingRuntime, LLMInferenceService) cannot see: the fields KServe merges over its
+    containers from the resources that use it. None for pods that run as written."""
+    if pod.origin is None or pod.origin.source != "template":
+        return None
+    return (f"the fields KServe merges over the containers of {pod.obj.kind} {pod.obj.name} "
+            "from the resources that use it")
 

@@ -16,6 +16,10 @@ the container's GPU request (option `gpu-resources`). Containers that also set a
 data-parallel size are skipped: how data parallelism maps to GPUs depends on the engine and
 its mode. Values that are not numbers (`$(TP)`) are not judged.
 
+KServe ServingRuntime and ClusterServingRuntime containers are checked too; KServe merges
+the fields of the InferenceServices that use a runtime over its containers, so a finding
+there is at most a warning that says so.
+
 For every container, a GPU request needs an equal GPU limit: GPUs are extended resources,
 which cannot be overcommitted, and the API server refuses requests without (or unequal to)
 limits.
@@ -25,11 +29,18 @@ Kinds:
 - `parallelism`: tensor x pipeline parallel size differs from the GPUs the container requests.
 - `limits`: a GPU request without an equal GPU limit.
 
+Pods of operators that spread one engine over several pods are judged as the group: a
+LeaderWorkerSet leader's tensor x pipeline size must equal the GPUs of its whole group (the
+leader's and `size - 1` workers'); the workers themselves, KubeRay head and worker pods,
+JobSets and training jobs start their engine's workers from elsewhere, so their own flags are
+not compared with their own GPUs.
+
 When it stays quiet:
 
 Containers that run neither vLLM nor SGLang and set no parallelism flag; containers that
 also set a data-parallel size (how it maps to GPUs depends on the engine and its mode); flag
-values that are not numbers (`$(TP)`).
+values that are not numbers (`$(TP)`); pods of KubeRay, JobSet, training jobs and
+LeaderWorkerSet workers (their engine spans other pods).
 
 Failing example:
 
@@ -70,6 +81,7 @@ spec:
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -85,8 +97,9 @@ from reviewbot.model.workload import (
     is_gpu,
     number,
     parallelism,
+    pod_gpus,
 )
-from reviewbot.rules._kit import RUNNING, each_container
+from reviewbot.rules._kit import RUNNING, each_container, each_pod, template_doubt
 
 ID = "gpu-parallelism"
 SEVERITY = "error"
@@ -105,10 +118,39 @@ SEVERITIES = {"parallelism": "error", "limits": "error"}
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
-    for pod, container in each_container(model, RUNNING):
-        yield from _limits(pod, container, patterns)
-        if container.role == "container":
-            yield from _parallelism(pod, container, patterns)
+    groups = _group_gpus(model, patterns)
+    for pod, container in each_container(model, RUNNING, templates=True):
+        doubt = template_doubt(pod)
+        found = list(_limits(pod, container, patterns))
+        if container.role != "container":
+            pass
+        elif id(pod) in groups:
+            found += _parallelism(pod, container, patterns, groups[id(pod)])
+        elif pod.controller in (None, "Argo Rollouts"):
+            found += _parallelism(pod, container, patterns)
+        yield from (v if doubt is None else replace(v, doubt=doubt) for v in found)
+
+
+# Operators whose pods share one engine across several pods: the flags of one pod do not
+# describe its own GPUs (the rest are the group's workers).
+def _group_gpus(model: Model, patterns: Sequence[str]) -> dict[int, tuple[Fraction, str]]:
+    """A LeaderWorkerSet leader -> the GPUs of its whole group (its own plus ``size - 1``
+    workers') and how that sum reads: the engine the leader starts spans the group."""
+    leaders: dict[int, PodTemplate] = {}
+    workers: dict[int, PodTemplate] = {}
+    for pod in each_pod(model):
+        if pod.controller == "LeaderWorkerSet":
+            (workers if pod.name.endswith("-worker") else leaders)[id(pod.obj)] = pod
+    out: dict[int, tuple[Fraction, str]] = {}
+    for key, leader in leaders.items():
+        mine = sum(pod_gpus(leader, patterns).values(), Fraction(0))
+        worker = workers.get(key)
+        per = worker.replicas // max(leader.replicas, 1) if worker is not None else 0
+        theirs = sum(pod_gpus(worker, patterns).values(), Fraction(0)) if worker else Fraction(0)
+        text = (f"its LeaderWorkerSet group holds {number(mine + per * theirs)} (the leader's "
+                f"{number(mine)} and {per} worker pod(s) x {number(theirs)})")
+        out[id(leader)] = (mine + per * theirs, text)
+    return out
 
 
 def _limits(pod: PodTemplate, container: Container,
@@ -158,8 +200,8 @@ def _limit_edits(pod: PodTemplate, container: Container, resource: str, req: Fra
     return ()
 
 
-def _parallelism(pod: PodTemplate, container: Container,
-                 patterns: Sequence[str]) -> Iterator[Violation]:
+def _parallelism(pod: PodTemplate, container: Container, patterns: Sequence[str],
+                 group: tuple[Fraction, str] | None = None) -> Iterator[Violation]:
     found = parallelism(container)
     if found is None or found.dp is not None:
         return
@@ -170,6 +212,22 @@ def _parallelism(pod: PodTemplate, container: Container,
     workers = sizes[0] * sizes[1]
     gpus = container_gpus(container, patterns)
     have = sum(gpus.values(), Fraction(0))
+    if group is not None:
+        if group[0] == workers:
+            return
+        resource = next(iter(gpus), "nvidia.com/gpu")
+        yield Violation(
+            pod.obj, (tp or pp).path if (tp or pp) is not None else
+            field_path(container, "resources"),
+            f"{pod.name}, {describe(container)}: {found.spelled or 'no parallelism flag'} = "
+            f"{workers} GPU workers, but {group[1]} {resource}: the engine "
+            + ("waits for workers the group does not have" if workers > group[0]
+               else "leaves GPUs of the group idle"),
+            fix=(f"Make tensor x pipeline parallel size equal the group's {number(group[0])} "
+                 "GPUs, or change the group's size or GPU requests."),
+            kind="parallelism",
+        )
+        return
     if have == workers or (not gpus and workers == 1):
         return
     resource = next(iter(gpus), "nvidia.com/gpu")

@@ -15,7 +15,12 @@ predictors (`predictor.tensorflow`, `.pytorch`, ...) as much as `predictor.model
 (`deploymentStrategy`; absent means RollingUpdate), DaemonSets with a `maxSurge`, and pods
 in Helm values (app-template's `strategy`, whose Deployment default is Recreate; other
 charts' `strategy`/`updateStrategy`, which when absent leaves the chart's default: a warning).
-StatefulSets replace pods in place and Jobs do not roll, so they pass.
+StatefulSets replace pods in place and Jobs do not roll, so they pass. Custom resources roll
+as their operators document: an Argo Rollouts canary surges `maxSurge` (default 1) and a
+blue-green Rollout starts the whole new ReplicaSet beside the old one; a LeaderWorkerSet
+surges `rolloutStrategy.rollingUpdateConfiguration.maxSurge` whole groups (default 0). KubeRay
+does not roll a cluster's pods (it recreates worker pods), and JobSets and training jobs do
+not roll: they pass.
 
 Kinds:
 
@@ -142,9 +147,11 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
                 fix="Set the chart's strategy to Recreate in the values.", kind="chart-default",
             )
             continue
-        if strategy.type != "RollingUpdate":
+        if strategy.type not in SURGING:
             continue
-        surge = surge_pods(strategy.max_surge, pod.replicas)
+        unit = max(strategy.unit, 1)
+        surge = surge_pods(strategy.max_surge, pod.replicas // unit)
+        surge = surge * unit if surge is not None else None
         if surge == 0 or surge is None:
             continue
         if placement is None:
@@ -183,10 +190,9 @@ def _gpu_text(gpus: Mapping[str, Fraction]) -> str:
 def _message(pod: PodTemplate, gpus: Mapping[str, Fraction], surge: int, max_surge: Any,
              node: Node | None, on: Sequence[PodTemplate],
              gpus_of: Mapping[int, Mapping[str, Fraction]]) -> str:
-    implicit = "" if _written(pod) else ", the default when no strategy is set"
     text = (
-        f"{pod.name} requests {_gpu_text(gpus)} and rolls out with RollingUpdate (maxSurge "
-        f"{max_surge}{implicit}): the new pod starts before the old one stops and needs "
+        f"{pod.name} requests {_gpu_text(gpus)} and {_rolls(pod)}: the new pod starts before "
+        "the old one stops and needs "
         f"{_gpu_text({r: v * surge for r, v in gpus.items()})} more"
     )
     if node is None:
@@ -207,14 +213,13 @@ def _borrowed(pod: PodTemplate, gpus: Mapping[str, Fraction], surge: int, node: 
     """The borrowed-room message: what the surge takes of the node's spare GPUs today."""
     strategy = pod.strategy
     assert strategy is not None
-    implicit = "" if _written(pod) else ", the default when no strategy is set"
     borrowed = " and ".join(
         f"{number(v * surge)} of the {number(spare[r])} {r} {node.name} has spare"
         for r, v in gpus.items())
     holders = _holders(on, gpus_of, gpus)
     return (
-        f"{pod.name} requests {_gpu_text(gpus)} and rolls out with RollingUpdate (maxSurge "
-        f"{strategy.max_surge}{implicit}): the surge pod borrows {borrowed} today "
+        f"{pod.name} requests {_gpu_text(gpus)} and {_rolls(pod)}: the surge pod borrows "
+        f"{borrowed} today "
         f"({'; '.join(_held(node, on, gpus_of, gpus))}{': ' + holders if holders else ''}); "
         f"the next GPU pod pinned to {node.name} turns this into a rollout that never finishes"
     )
@@ -244,6 +249,25 @@ def _holders(on: Sequence[PodTemplate], gpus_of: Mapping[int, Mapping[str, Fract
                      for amount, name in sorted(held, key=lambda h: (-h[0], h[1])))
 
 
+# Strategies that start new pods beside the old ones: Kubernetes' RollingUpdate (Deployments,
+# DaemonSets, KServe, LeaderWorkerSet), Argo Rollouts' canary and blue-green.
+SURGING = frozenset({"RollingUpdate", "Canary", "BlueGreen"})
+
+
+def _rolls(pod: PodTemplate) -> str:
+    """``rolls out with RollingUpdate (maxSurge 25%, the default when no strategy is set)``."""
+    strategy = pod.strategy
+    assert strategy is not None
+    implicit = "" if _written(pod) else ", the default when no strategy is set"
+    if strategy.type == "BlueGreen":
+        return ("rolls out blue-green (Argo Rollouts starts the whole new ReplicaSet beside the "
+                "old one)")
+    how = "an Argo Rollouts canary" if strategy.type == "Canary" else "RollingUpdate"
+    unit = (f" LeaderWorkerSet group(s) of {strategy.unit} worker pods each"
+            if strategy.unit > 1 else "")
+    return f"rolls out with {how} (maxSurge {strategy.max_surge}{unit}{implicit})"
+
+
 def _written(pod: PodTemplate) -> bool:
     strategy = pod.strategy
     if strategy is None:
@@ -268,6 +292,15 @@ def _edits(pod: PodTemplate) -> tuple[Edit, ...]:
 
 def _fix(pod: PodTemplate, why: str = "") -> str:
     why = f", {why}" if why else ""
+    kind = pod.obj.kind
+    if kind == "Rollout" and pod.strategy is not None and pod.strategy.type == "BlueGreen":
+        return ("Use a canary strategy with maxSurge: 0 (blue-green always runs the new pods "
+                f"beside the old ones){why}.")
+    if kind == "Rollout":
+        return f"Set spec.strategy.canary.maxSurge: 0 (with maxUnavailable: 1){why}."
+    if kind == "LeaderWorkerSet":
+        return (f"Set spec.rolloutStrategy.rollingUpdateConfiguration.maxSurge: 0 (the default)"
+                f"{why}.")
     if pod.component is not None:
         return (f"Set spec.{pod.component}.deploymentStrategy.type: Recreate"
                 f"{why or ', so the old pod frees its GPUs before the new one starts'}.")

@@ -18,6 +18,11 @@ true` shares the host's `/dev/shm` and passes. In app-template values the volume
 memory-backed, or sets its sizeLimit, to `fix-size` (default 8Gi, the homelab's measured
 size; never below `min-size`). Chart values get the fix as text only.
 
+Pods of custom resources (KubeRay worker groups, LeaderWorkerSets, JobSets, training jobs)
+are pods like any other. KServe ServingRuntime and ClusterServingRuntime containers are
+checked too; KServe merges the fields of the InferenceServices that use a runtime over its
+containers, so a finding there is at most a warning that says so.
+
 Kinds:
 
 - `missing`: no `/dev/shm` mount in a container that needs one.
@@ -71,6 +76,7 @@ spec:
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -88,7 +94,7 @@ from reviewbot.model.workload import (
     parallelism,
     pod_gpus,
 )
-from reviewbot.rules._kit import each_pod
+from reviewbot.rules._kit import each_pod, template_doubt
 
 ID = "shm-size"
 SEVERITY = "error"
@@ -112,7 +118,7 @@ SHM = "/dev/shm"
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
     minimum = parse_quantity(opts.get("min-size", "1Gi")) or Fraction(2**30)
-    for pod in each_pod(model):
+    for pod in each_pod(model, templates=True):
         if pod.spec.get("hostIPC") is True:
             continue
         gpus = sum(pod_gpus(pod, patterns).values(), Fraction(0))
@@ -125,9 +131,11 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
                 reasons[c.name] = f"{number(gpus)} GPUs"
         if not reasons:
             continue
+        doubt = template_doubt(pod)
         for c in pod.main_containers:
             if c.name in reasons:
-                yield from _check(pod, c, reasons[c.name], minimum, _fix_size(opts, minimum))
+                for found in _check(pod, c, reasons[c.name], minimum, _fix_size(opts, minimum)):
+                    yield found if doubt is None else replace(found, doubt=doubt)
 
 
 def _parallel(container: Container) -> str | None:

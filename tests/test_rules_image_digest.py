@@ -108,7 +108,9 @@ def test_values_string_image_takes_its_sibling_tag(tmp_path: Path) -> None:
     assert "nvcr.io/nvidia/tritonserver has no tag" in got[2][2]
 
 
-def test_serving_runtime_images_are_checked_and_nothing_else(tmp_path: Path) -> None:
+def test_serving_runtime_images_are_errors_and_gpu_findings_warnings(tmp_path: Path) -> None:
+    # the image is the runtime's own; GPUs and args may come from the InferenceService that
+    # KServe merges over it, so the GPU rules only warn and say so
     text = """
     apiVersion: serving.kserve.io/v1alpha1
     kind: ServingRuntime
@@ -122,8 +124,11 @@ def test_serving_runtime_images_are_checked_and_nothing_else(tmp_path: Path) -> 
     """
     result = lint_text(tmp_path, text)
     assert [(f.rule, f.line, f.severity) for f in result.findings
-            if f.rule != "schema"] == [("image-digest", 7, "error")]
-    assert result.findings[0].message.startswith("vllm, container kserve-container: ")
+            if f.rule != "schema"] == [("shm-size", 6, "warning"), ("image-digest", 7, "error"),
+                                       ("gpu-parallelism", 9, "warning")]
+    assert result.findings[1].message.startswith("vllm, container kserve-container: ")
+    assert "Not certain: reviewbot could not see the fields KServe merges" in (
+        result.findings[0].message)
 
 
 def test_tag_moved() -> None:

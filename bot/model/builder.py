@@ -44,6 +44,7 @@ from reviewbot.model.objects import (
     ServicePort,
     add_identity,
     cluster_inventory,
+    custom_resource_pods,
     items,
     kserve_services,
     mapping,
@@ -176,6 +177,7 @@ def build_model(
             )
     model.pods.extend(values_pods)  # Helm values pseudo-workloads
     model.pods.extend(document_values_pods(model))
+    model.pods.extend(custom_resource_pods(model))  # CRD-declared and structural pod templates
     for name, entry in sorted(model.cluster_entries.items()):
         count = sum(1 for o in objects if name in model.clusters.get(id(o), ()))
         model.skipped.append(Skipped(entry, (

@@ -3,13 +3,17 @@ NetworkPolicies, kustomizations and the cluster inventory.
 
 Rules read this model; none re-walks raw YAML for pod specs. Pod templates are extracted once
 from every workload kind (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet,
-ReplicationController, Job, CronJob) and from KServe InferenceService components, whose pods
-carry the InferenceService's labels and sit behind a ``<name>-<component>`` Service.
+ReplicationController, Job, CronJob), from KServe InferenceService components, whose pods
+carry the InferenceService's labels and sit behind a ``<name>-<component>`` Service, and from
+custom resources that run pods (:func:`custom_pods`, :func:`custom_resource_pods`): KubeRay
+RayCluster, RayJob and RayService, Argo Rollouts, LeaderWorkerSet, JobSet, Kubeflow training
+jobs, and any custom resource whose CRD in the tree declares a PodTemplateSpec-shaped field or
+whose object holds a ``template`` with ``spec.containers``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
@@ -175,10 +179,13 @@ class Container:
 
 @dataclass(frozen=True)
 class Strategy:
-    type: str  # Recreate | RollingUpdate | OnDelete | None (kinds without one)
+    # Recreate | RollingUpdate | OnDelete | Canary | BlueGreen (Argo Rollouts); "": values that
+    # leave it to the chart
+    type: str
     max_surge: Any
     max_unavailable: Any
     path: Path  # the strategy block, or where it would be
+    unit: int = 1  # pods one surged replica adds (a LeaderWorkerSet group: its workers)
 
 
 @dataclass(frozen=True)
@@ -199,6 +206,10 @@ class PodTemplate:
     origin: Origin | None = None  # None: a pod spec as written
     annotations: Mapping[str, str] | None = None  # values: the pod's annotations
     volume_paths: tuple[Path, ...] = ()  # values: where each of spec.volumes is written
+    # custom resources: the operator that makes the pods (KubeRay, LeaderWorkerSet, ...); it
+    # may add labels of its own beyond ``labels`` (then ``labels_complete`` is False)
+    controller: str | None = None
+    labels_complete: bool = True
 
     @property
     def from_values(self) -> bool:
@@ -397,9 +408,18 @@ _KSERVE_TEMPLATES: dict[str, tuple[Path, ...]] = {
         ("spec", "prefill", "worker"), ("spec", "router", "scheduler", "template"),
     ),
 }
+# Custom resources whose pods run as their templates say, by kind (the group is checked too).
+RAY_GROUP = "ray.io"
+TRAINING_GROUP = "kubeflow.org"
+TRAINING_JOBS = frozenset({
+    "PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob", "MXJob",
+})
+CUSTOM_KINDS = frozenset({
+    "RayCluster", "RayJob", "RayService", "Rollout", "LeaderWorkerSet", "JobSet", *TRAINING_JOBS,
+})
 INDEXED = frozenset({
     "Namespace", "NetworkPolicy", "Service", "Kustomization", "Pod", "InferenceService",
-    *_TEMPLATE_PATHS, *_KSERVE_TEMPLATES,
+    *_TEMPLATE_PATHS, *_KSERVE_TEMPLATES, *CUSTOM_KINDS,
 })
 
 
@@ -415,6 +435,8 @@ def pod_templates(obj: KObject) -> list[PodTemplate]:
             return _kserve_pods(obj)
         if obj.kind in _KSERVE_TEMPLATES:
             return _kserve_templates(obj)
+    if obj.kind in CUSTOM_KINDS:
+        return custom_pods(obj)
     return []
 
 
@@ -529,6 +551,276 @@ def _kserve_pods(obj: KObject) -> list[PodTemplate]:
             labels, pod_spec, path, tuple(containers), replicas, strategy, component,
         ))
     return pods
+
+
+# ---------------------------------------------------------------- custom resources
+
+
+def custom_pods(obj: KObject) -> list[PodTemplate]:
+    """The pods a custom resource of a known operator runs, from its documented API:
+
+    - KubeRay (``ray.io``) ``RayCluster``: ``spec.headGroupSpec.template`` (one head pod) and
+      each ``spec.workerGroupSpecs[].template`` (``replicas``, else ``minReplicas``);
+      ``RayJob``: the same under ``spec.rayClusterSpec``, and ``spec.submitterPodTemplate``;
+      ``RayService``: under ``spec.rayClusterConfig``. KubeRay labels the pods ``ray.io/
+      node-type``, ``ray.io/group``, ``ray.io/is-ray-node`` (and ``ray.io/cluster`` with a
+      RayCluster's name; a RayJob's or RayService's cluster name is generated). KubeRay does
+      not roll pods: it recreates them (and a RayService upgrade starts a whole new cluster),
+      so they have no rolling strategy.
+    - Argo Rollouts (``argoproj.io``) ``Rollout``: ``spec.template`` (a ``workloadRef``
+      Rollout has none), ``spec.replicas``; ``strategy.canary`` surges ``maxSurge`` (default
+      1), ``strategy.blueGreen`` runs the whole new ReplicaSet beside the old one.
+    - ``LeaderWorkerSet`` (``leaderworkerset.x-k8s.io``): one leader per group
+      (``leaderWorkerTemplate.leaderTemplate``, else the worker template) and ``size - 1``
+      workers (``workerTemplate``) per group, ``replicas`` groups; ``rolloutStrategy``
+      RollingUpdate surges ``maxSurge`` groups (default 0).
+    - ``JobSet`` (``jobset.x-k8s.io``): each ``spec.replicatedJobs[].template`` is a Job
+      template: ``replicas`` Jobs of ``parallelism`` pods (``spec.template``). Jobs do not roll.
+    - Kubeflow training jobs (``kubeflow.org`` PyTorchJob, TFJob, MPIJob, XGBoostJob,
+      PaddleJob, JAXJob, MXJob): each ``spec.<x>ReplicaSpecs.<role>.template``, ``replicas``.
+
+    Operators add labels of their own to the pods they make, so the pods' labels are the
+    template's and the documented ones, and ``labels_complete`` is False.
+    """
+    kind, group = obj.kind, obj.group
+    if group == RAY_GROUP:
+        base = {"RayCluster": ("spec",), "RayJob": ("spec", "rayClusterSpec"),
+                "RayService": ("spec", "rayClusterConfig")}.get(kind)
+        if base is None:
+            return []
+        pods = _ray_pods(obj, base)
+        if kind == "RayJob":
+            pods += _custom_pod(obj, ("spec", "submitterPodTemplate"), f"{obj.name}-submitter",
+                                1, None, {}, "KubeRay")
+        return pods
+    if kind == "Rollout" and group == "argoproj.io":
+        return _custom_pod(obj, ("spec", "template"), obj.name, _count(obj, ("spec", "replicas")),
+                           _rollout_strategy(obj), {}, "Argo Rollouts")
+    if kind == "LeaderWorkerSet" and group == "leaderworkerset.x-k8s.io":
+        return _lws_pods(obj)
+    if kind == "JobSet" and group == "jobset.x-k8s.io":
+        pods = []
+        for i, job in enumerate(items(obj.get(("spec", "replicatedJobs")))):
+            job = mapping(job)
+            path: Path = ("spec", "replicatedJobs", i, "template")
+            count = _count(obj, path[:-1] + ("replicas",)) * _count(
+                obj, path + ("spec", "parallelism"))
+            name = f"{obj.name}-{job.get('name') or i}"
+            labels = {"jobset.sigs.k8s.io/jobset-name": obj.name}
+            pods += _custom_pod(obj, path + ("spec", "template"), name, count, None, labels,
+                                "JobSet")
+        return pods
+    if kind in TRAINING_JOBS and group == TRAINING_GROUP:
+        pods = []
+        for key, specs in mapping(obj.get(("spec",))).items():
+            if not (isinstance(key, str) and key.endswith("ReplicaSpecs")):
+                continue
+            for role in sorted(mapping(specs), key=str):
+                path = ("spec", key, role, "template")
+                pods += _custom_pod(obj, path, f"{obj.name}-{str(role).lower()}",
+                                    _count(obj, path[:-1] + ("replicas",)), None, {},
+                                    "the Kubeflow training operator")
+        return pods
+    return []
+
+
+def _count(obj: KObject, path: Path, default: int = 1) -> int:
+    value = obj.get(path)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 \
+        else default
+
+
+def _custom_pod(obj: KObject, template_path: Path, name: str, replicas: int,
+                strategy: Strategy | None, extra: Mapping[str, str], controller: str,
+                complete: bool = False) -> list[PodTemplate]:
+    """The pods of one PodTemplateSpec inside a custom resource (none unless it holds a
+    ``spec`` with ``containers``)."""
+    template = obj.get(template_path)
+    if not is_pod_template(template):
+        return []
+    spec = template["spec"]
+    labels = {**str_map(mapping(template.get("metadata")).get("labels")), **extra}
+    spec_path = template_path + ("spec",)
+    return [PodTemplate(
+        obj, obj.kind, name, obj.namespace or "default", labels, spec, spec_path,
+        _containers(spec, spec_path), replicas, strategy, controller=controller,
+        labels_complete=complete,
+    )]
+
+
+def is_pod_template(value: Any) -> bool:
+    """A PodTemplateSpec as written: a mapping whose ``spec`` lists ``containers``."""
+    spec = value.get("spec") if isinstance(value, dict) else None
+    return isinstance(spec, dict) and isinstance(spec.get("containers"), list) and any(
+        isinstance(c, dict) for c in spec["containers"])
+
+
+def _ray_pods(obj: KObject, base: Path) -> list[PodTemplate]:
+    cluster = {"ray.io/cluster": obj.name} if obj.kind == "RayCluster" else {}
+    head = {**cluster, "ray.io/node-type": "head", "ray.io/group": "headgroup",
+            "ray.io/is-ray-node": "yes"}
+    pods = _custom_pod(obj, base + ("headGroupSpec", "template"), f"{obj.name}-head", 1, None,
+                       head, "KubeRay")
+    for i, group in enumerate(items(obj.get(base + ("workerGroupSpecs",)))):
+        group = mapping(group)
+        name = str(group.get("groupName") or i)
+        at = base + ("workerGroupSpecs", i)
+        count = _count(obj, at + ("replicas",), _count(obj, at + ("minReplicas",)))
+        labels = {**cluster, "ray.io/node-type": "worker", "ray.io/group": name,
+                  "ray.io/is-ray-node": "yes"}
+        pods += _custom_pod(obj, at + ("template",), f"{obj.name}-{name}", count, None, labels,
+                            "KubeRay")
+    return pods
+
+
+def _rollout_strategy(obj: KObject) -> Strategy:
+    block = mapping(obj.get(("spec", "strategy")))
+    if isinstance(block.get("blueGreen"), dict):
+        return Strategy("BlueGreen", "100%", 0, ("spec", "strategy", "blueGreen"))
+    canary = mapping(block.get("canary"))
+    return Strategy("Canary", canary.get("maxSurge", 1), canary.get("maxUnavailable", 1),
+                    ("spec", "strategy", "canary"))
+
+
+def _lws_pods(obj: KObject) -> list[PodTemplate]:
+    base: Path = ("spec", "leaderWorkerTemplate")
+    groups = _count(obj, ("spec", "replicas"))
+    size = _count(obj, base + ("size",))
+    rolling = mapping(obj.get(("spec", "rolloutStrategy", "rollingUpdateConfiguration")))
+    surge, unavailable = rolling.get("maxSurge", 0), rolling.get("maxUnavailable", 1)
+    path: Path = ("spec", "rolloutStrategy")
+    leader_at = base + ("leaderTemplate",)
+    if not is_pod_template(obj.get(leader_at)):
+        leader_at = base + ("workerTemplate",)  # the leader defaults to the worker template
+    name = {"leaderworkerset.sigs.k8s.io/name": obj.name}
+    pods = _custom_pod(obj, leader_at, f"{obj.name}-leader", groups,
+                       Strategy("RollingUpdate", surge, unavailable, path),
+                       {**name, "leaderworkerset.sigs.k8s.io/worker-index": "0"},
+                       "LeaderWorkerSet")
+    if size > 1:
+        pods += _custom_pod(obj, base + ("workerTemplate",), f"{obj.name}-worker",
+                            groups * (size - 1),
+                            Strategy("RollingUpdate", surge, unavailable, path, unit=size - 1),
+                            name, "LeaderWorkerSet")
+    return pods
+
+
+# API groups whose kinds are Kubernetes' own (no custom resource), or hold other tools' values
+# and templates rather than pods as written (Flux, Argo CD, kustomize).
+_NOT_CUSTOM = ("fluxcd.io", "argoproj.io", "kustomize.config.k8s.io", "reviewbot.dev")
+MAX_TEMPLATE_DEPTH = 10
+
+
+def custom_resource_pods(model: Model) -> list[PodTemplate]:
+    """Pods of custom resources no known operator describes: at every field the tree's CRD
+    for the kind declares PodTemplateSpec-shaped (a schema whose ``spec`` lists
+    ``containers``), else at every ``template`` (or ``...Template``) field of the object
+    that holds ``spec.containers``. Called once per model, after the objects are indexed."""
+    declared = _crd_template_paths(model)
+    out: list[PodTemplate] = []
+    for obj in model.objects:
+        group = obj.group
+        if obj.kind in INDEXED or "." not in group or group.endswith(_NOT_CUSTOM) or (
+                group.endswith(".k8s.io") and not group.endswith(".x-k8s.io")):
+            continue
+        if obj.kind in CUSTOM_KINDS or obj.kind == "CustomResourceDefinition":
+            continue
+        paths = declared.get((group, obj.kind))
+        found = (_expand(obj.body, paths) if paths is not None
+                 else _template_fields(obj.body, (), 0))
+        for path in found:
+            name = obj.name if len(found) == 1 else f"{obj.name}-{_short(path)}"
+            replicas = _count(obj, path[:-1] + ("replicas",))
+            out += _custom_pod(obj, path, name, replicas, None, {}, f"the {obj.kind} operator")
+    return out
+
+
+def _short(path: Path) -> str:
+    """``workers-0`` for ``spec.workers[0].template``: where a template sits, for its name."""
+    parts = [str(p) for p in path[1:-1]] or [str(path[-1])]
+    return "-".join(parts)
+
+
+def _template_fields(value: Any, path: Path, depth: int) -> list[Path]:
+    out: list[Path] = []
+    if depth > MAX_TEMPLATE_DEPTH:
+        return out
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if not isinstance(key, str) or key in ("metadata", "status"):
+                continue
+            here = path + (key,)
+            if (key == "template" or key.endswith("Template")) and is_pod_template(child):
+                out.append(here)
+            elif isinstance(child, (dict, list)):
+                out += _template_fields(child, here, depth + 1)
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            if isinstance(child, (dict, list)):
+                out += _template_fields(child, path + (i,), depth + 1)
+    return out
+
+
+ANY_ITEM = "*"  # a list item or a map value in a CRD-declared path
+
+
+def _crd_template_paths(model: Model) -> dict[tuple[str, str], list[Path]]:
+    """(group, kind) -> the PodTemplateSpec-shaped fields each CRD of the tree declares."""
+    out: dict[tuple[str, str], list[Path]] = {}
+    for crd in model.objects:
+        if crd.kind != "CustomResourceDefinition" or crd.group != "apiextensions.k8s.io":
+            continue
+        group = crd.get(("spec", "group"))
+        kind = crd.get(("spec", "names", "kind"))
+        if not isinstance(group, str) or not isinstance(kind, str):
+            continue
+        found: list[Path] = []
+        for version in items(crd.get(("spec", "versions"))):
+            schema = dig(version, ("schema", "openAPIV3Schema"))
+            for path in _schema_templates(schema, (), 0):
+                if path not in found:
+                    found.append(path)
+        out.setdefault((group, kind), [])
+        out[(group, kind)] += [p for p in found if p not in out[(group, kind)]]
+    return out
+
+
+def _schema_templates(schema: Any, path: Path, depth: int) -> list[Path]:
+    if not isinstance(schema, dict) or depth > MAX_TEMPLATE_DEPTH:
+        return []
+    props = mapping(schema.get("properties"))
+    containers = dig(props, ("spec", "properties", "containers"))
+    if path and isinstance(containers, dict) and containers.get("type") == "array":
+        return [path]
+    out: list[Path] = []
+    for key, child in props.items():
+        if isinstance(key, str) and key not in ("metadata", "status"):
+            out += _schema_templates(child, path + (key,), depth + 1)
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), dict):
+            out += _schema_templates(schema[key], path + (ANY_ITEM,), depth + 1)
+    return out
+
+
+def _expand(body: Mapping[str, Any], paths: Sequence[Path]) -> list[Path]:
+    """The object's fields at ``paths`` (``*``: every list item or map value) that hold a
+    pod template."""
+    out: list[Path] = []
+    for path in paths:
+        frontier: list[tuple[Path, Any]] = [((), body)]
+        for step in path:
+            nxt: list[tuple[Path, Any]] = []
+            for at, value in frontier:
+                if step == ANY_ITEM:
+                    if isinstance(value, list):
+                        nxt += [(at + (i,), v) for i, v in enumerate(value)]
+                    elif isinstance(value, dict):
+                        nxt += [(at + (str(k),), v) for k, v in value.items()]
+                elif isinstance(value, dict) and step in value:
+                    nxt.append((at + (step,), value[step]))
+            frontier = nxt
+        out += [at for at, value in frontier if is_pod_template(value) and at not in out]
+    return out
 
 
 def kserve_services(pods: Iterable[PodTemplate]) -> Iterator[Service]:

@@ -18,7 +18,7 @@ from typing import TypeAlias
 
 from reviewbot.diff.objects import TreeDiff
 from reviewbot.escape import json_text, term
-from reviewbot.model.objects import Model
+from reviewbot.model.objects import CUSTOM_KINDS, Model
 from reviewbot.netpol.admin import KINDS as ADMIN_KINDS
 from reviewbot.netpol.ingress import INGRESS_PEER, IngressController
 from reviewbot.netpol.network import Flow, Network, connectivity, workload_groups
@@ -230,7 +230,7 @@ POLICY_KINDS = frozenset({
 })
 POD_KINDS = frozenset({
     "Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController",
-    "Job", "CronJob", "InferenceService",
+    "Job", "CronJob", "InferenceService", *CUSTOM_KINDS,
 })
 # a change under one of these keys of a workload can change its peer, selection or ports
 POD_FIELDS = frozenset({"labels", "ports", "hostNetwork", "ownerReferences", "namespace"})

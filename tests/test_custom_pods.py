@@ -1,0 +1,276 @@
+"""Pods in custom resources: KubeRay, Argo Rollouts, LeaderWorkerSet, JobSet, training jobs, and
+any custom resource whose CRD declares a PodTemplateSpec-shaped field (or whose object holds a
+``template`` with ``spec.containers``): one walk in the model, seen by every pod rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .helpers import INVENTORY, lint_text, pairs
+
+# KubeRay's documented RayCluster shape (ray-operator/config/samples): a head group and worker
+# groups, each a PodTemplateSpec.
+RAY_CLUSTER = """
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {name: raycluster-kuberay, namespace: ml}
+spec:
+  rayVersion: "2.9.0"
+  headGroupSpec:
+    rayStartParams: {dashboard-host: "0.0.0.0"}
+    template:
+      spec:
+        containers:
+        - name: ray-head
+          image: rayproject/ray:nightly
+          ports: [{containerPort: 6379, name: gcs-server}]
+  workerGroupSpecs:
+  - groupName: gpu-group
+    replicas: 2
+    minReplicas: 1
+    maxReplicas: 4
+    rayStartParams: {}
+    template:
+      spec:
+        containers:
+        - name: ray-worker
+          image: PINNED
+          resources:
+            limits: {nvidia.com/gpu: "2"}
+""".replace("PINNED", "rayproject/ray:2.9.0-gpu@sha256:" + "4c2b5a4a7b1fde3f" * 4)
+
+
+def test_a_ray_cluster_with_a_nightly_image_is_reported(tmp_path: Path) -> None:
+    result = lint_text(tmp_path, RAY_CLUSTER, only=["image-digest"])
+    assert pairs(result) == [("image-digest", 12)]
+    assert "raycluster-kuberay-head, container ray-head: image rayproject/ray:nightly" in (
+        result.findings[0].message)
+
+
+def test_the_gpu_rules_see_ray_worker_groups(tmp_path: Path) -> None:
+    # two GPUs on one worker pod and no /dev/shm: shm-size sees the worker group
+    result = lint_text(tmp_path, RAY_CLUSTER, only=["shm-size", "gpu-rollout"])
+    assert [(f.rule, f.line) for f in result.findings] == [("shm-size", 23)]
+    assert result.findings[0].message.startswith("raycluster-kuberay-gpu-group")
+    # pinned to worker-1 (4 GPUs): 2 worker pods x 2 GPUs fit; 3 do not (schedulability)
+    pinned = RAY_CLUSTER.replace("    template:\n      spec:\n        containers:\n        - name: "
+                                 "ray-worker", "    template:\n      spec:\n        nodeName: "
+                                 "worker-1\n        containers:\n        - name: ray-worker")
+    assert pairs(lint_text(tmp_path / "fits", pinned, only=["schedulability"],
+                           config=INVENTORY)) == []
+    crowded = pinned.replace("replicas: 2\n", "replicas: 3\n")
+    result = lint_text(tmp_path / "crowded", crowded, only=["schedulability"], config=INVENTORY)
+    assert "raycluster-kuberay-gpu-group" in " ".join(f.message for f in result.findings)
+    assert "nvidia.com/gpu" in " ".join(f.message for f in result.findings)
+
+
+def test_kuberay_does_not_roll_so_gpu_rollout_stays_quiet(tmp_path: Path) -> None:
+    # KubeRay recreates worker pods instead of surging them: no rolling strategy to judge
+    assert pairs(lint_text(tmp_path, RAY_CLUSTER, only=["gpu-rollout"])) == []
+
+
+ROLLOUT = """
+apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata: {name: llm, namespace: serving}
+spec:
+  replicas: 1
+  strategy:
+    canary:
+      steps: [{setWeight: 50}, {pause: {}}]
+  selector: {matchLabels: {app: llm}}
+  template:
+    metadata: {labels: {app: llm}}
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def test_an_argo_rollout_canary_surges_like_a_rolling_update(tmp_path: Path) -> None:
+    # Argo Rollouts' canary maxSurge defaults to 1 (docs/features/specification.md)
+    result = lint_text(tmp_path, ROLLOUT, only=["gpu-rollout"])
+    assert [(f.line, f.kind) for f in result.findings] == [(7, "surge")]
+    message = result.findings[0].message
+    assert "rolls out with an Argo Rollouts canary (maxSurge 1" in message
+    assert "spec.strategy.canary.maxSurge: 0" in result.findings[0].fix
+    quiet = ROLLOUT.replace("      steps:", "      maxSurge: 0\n      steps:")
+    assert pairs(lint_text(tmp_path / "zero", quiet, only=["gpu-rollout"])) == []
+    blue = ROLLOUT.replace("    canary:\n      steps: [{setWeight: 50}, {pause: {}}]",
+                           "    blueGreen: {activeService: llm}")
+    result = lint_text(tmp_path / "blue", blue, only=["gpu-rollout"])
+    assert [f.kind for f in result.findings] == ["surge"]
+    assert "rolls out blue-green" in result.findings[0].message
+
+
+LWS = """
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: vllm, namespace: serving}
+spec:
+  replicas: 1
+  leaderWorkerTemplate:
+    size: 2
+    leaderTemplate:
+      metadata: {labels: {role: leader}}
+      spec:
+        containers:
+        - name: vllm-leader
+          image: vllm/vllm-openai:v0.8.5
+          args: ["--tensor-parallel-size=8", "--pipeline-parallel-size=2"]
+          resources: {limits: {nvidia.com/gpu: "8"}}
+    workerTemplate:
+      spec:
+        containers:
+        - name: vllm-worker
+          image: vllm/vllm-openai:v0.8.5
+          resources: {limits: {nvidia.com/gpu: "8"}}
+"""
+
+
+def test_a_leader_worker_set_group_is_one_engine(tmp_path: Path) -> None:
+    # TP 8 x PP 2 = 16 = the leader's 8 + one worker's 8: the group holds the engine
+    assert pairs(lint_text(tmp_path, LWS, only=["gpu-parallelism"])) == []
+    three = LWS.replace("pipeline-parallel-size=2", "pipeline-parallel-size=3")
+    result = lint_text(tmp_path / "three", three, only=["gpu-parallelism"])
+    assert [(f.line, f.kind) for f in result.findings] == [(14, "parallelism")]
+    assert ("= 24 GPU workers, but its LeaderWorkerSet group holds 16 (the leader's 8 and 1 "
+            "worker pod(s) x 8) nvidia.com/gpu") in result.findings[0].message
+
+
+def test_a_leader_worker_set_surges_whole_groups(tmp_path: Path) -> None:
+    # maxSurge defaults to 0 (leaderworkerset_types.go): nothing to report
+    assert pairs(lint_text(tmp_path, LWS, only=["gpu-rollout"])) == []
+    surging = LWS.replace("  replicas: 1\n", "  replicas: 1\n  rolloutStrategy:\n    type: "
+                          "RollingUpdate\n    rollingUpdateConfiguration: {maxSurge: 1}\n")
+    result = lint_text(tmp_path / "surge", surging, only=["gpu-rollout"])
+    assert sorted(f.message.split(" requests")[0] for f in result.findings) == [
+        "vllm-leader", "vllm-worker"]
+    assert all(f.kind == "surge" for f in result.findings)
+
+
+def test_jobsets_and_training_jobs_are_pods(tmp_path: Path) -> None:
+    text = """
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: train, namespace: ml}
+spec:
+  replicatedJobs:
+  - name: workers
+    replicas: 2
+    template:
+      spec:
+        parallelism: 2
+        template:
+          spec:
+            containers:
+            - name: jax
+              image: python:latest
+---
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: mnist, namespace: ml}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: docker.io/kubeflowkatib/pytorch-mnist:latest
+"""
+    result = lint_text(tmp_path, text, only=["image-digest"])
+    assert [(f.line, f.message.split(",")[0]) for f in result.findings] == [
+        (15, "train-workers"), (28, "mnist-master")]
+
+
+CRD = """
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: sandboxes.example.dev}
+spec:
+  group: example.dev
+  names: {kind: Sandbox, plural: sandboxes}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              pods:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    metadata: {type: object}
+                    spec:
+                      type: object
+                      properties:
+                        containers: {type: array, items: {type: object}}
+---
+apiVersion: example.dev/v1
+kind: Sandbox
+metadata: {name: box, namespace: dev}
+spec:
+  pods:
+  - spec:
+      containers:
+      - name: shell
+        image: busybox
+"""
+
+
+def test_a_crd_that_declares_a_pod_template_makes_its_objects_pods(tmp_path: Path) -> None:
+    result = lint_text(tmp_path, CRD, only=["image-digest"])
+    assert [(f.line, f.message.split(",")[0]) for f in result.findings] == [(38, "box")]
+    # without the CRD the field is not named template: nothing is guessed
+    bare = CRD.split("---\n", 1)[1]
+    assert pairs(lint_text(tmp_path / "bare", bare, only=["image-digest"])) == []
+
+
+def test_any_custom_resource_with_template_spec_containers(tmp_path: Path) -> None:
+    text = """
+apiVersion: kubeflow.org/v1
+kind: Notebook
+metadata: {name: lab, namespace: dev}
+spec:
+  template:
+    spec:
+      containers:
+      - name: lab
+        image: jupyter/base-notebook:latest
+"""
+    result = lint_text(tmp_path, text, only=["image-digest"])
+    assert [(f.line, f.message.split(",")[0]) for f in result.findings] == [(9, "lab")]
+
+
+def test_serving_runtime_containers_are_seen_with_what_kserve_merges_named(
+        tmp_path: Path) -> None:
+    # KServe's documented ServingRuntime shape: spec.containers is the runtime's pod spec
+    text = """
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata: {name: vllm-runtime, namespace: llm-serving}
+spec:
+  supportedModelFormats: [{name: huggingface}]
+  containers:
+  - name: kserve-container
+    image: vllm/vllm-openai:v0.11.0
+    args: ["--tensor-parallel-size=2"]
+    resources:
+      limits: {nvidia.com/gpu: "1"}
+"""
+    result = lint_text(tmp_path, text, only=["gpu-parallelism"])
+    assert [(f.line, f.severity) for f in result.findings] == [(9, "warning")]
+    assert result.findings[0].message.endswith(
+        "Not certain: reviewbot could not see the fields KServe merges over the containers of "
+        "ServingRuntime vllm-runtime from the resources that use it.")
