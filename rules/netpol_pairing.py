@@ -31,12 +31,45 @@ three sources of intended flows:
   finding at the first caller's value, the others counted ("a/web and 41 other workloads in
   a call ..."); denied by a caller's own egress, each caller's value is a finding.
 
+Cilium policies are evaluated with the NetworkPolicies, at L3/L4, as docs.cilium.io documents
+them (Security > Network Policy), and combine with them as Cilium combines them:
+
+- `CiliumNetworkPolicy` `endpointSelector` selects pods of its namespace;
+  `CiliumClusterwideNetworkPolicy` pods of every namespace (`io.kubernetes.pod.namespace`
+  narrows it); `nodeSelector` selects nodes, no pod ("Rule Basics", "Using Kubernetes
+  Constructs in Policy > Namespaces", "Clusterwide Policies").
+- A rule set with at least one `ingress` (`egress`) rule, or an `ingressDeny` (`egressDeny`)
+  rule, puts the pods it selects into default deny in that direction, unless
+  `enableDefaultDeny` turns it off; an omitted or empty section does not apply ("Policy
+  Enforcement Modes > Endpoint default policy", "Deny Policies").
+- `fromEndpoints`/`toEndpoints` select by pod labels (`k8s:`/`any:` sources), namespace
+  (`k8s:io.kubernetes.pod.namespace`; without it a CiliumNetworkPolicy's peers are in its own
+  namespace, a clusterwide one's in every namespace), service account and, clusterwide,
+  namespace labels ("Layer 3 Policies > Endpoints based", "Namespaces", "Clusterwide
+  Policies").
+- `fromEntities`/`toEntities`: `world` is every outside address, `cluster` every pod, `all`
+  both; `host`, `remote-node`, `kube-apiserver` and the rest are no pod of the repository
+  ("Entities based"). `fromCIDR(Set)`/`toCIDR(Set)` are outside addresses ("IP/CIDR based"),
+  `toFQDNs` external names ("DNS based"), `fromNodes`/`toNodes` nodes ("Node based").
+- `toPorts`: ports, `endPort` ranges, named ports, `protocol` TCP/UDP/SCTP (omitted or `ANY`:
+  all); a rule with no L3 peer admits every peer on its ports ("Layer 4 Policies").
+- Allow rules of every policy that selects a pod add up (NetworkPolicies included); deny
+  rules win over all of them ("Rule Basics", "Deny Policies").
+
+L7 rules (`rules: http/dns/kafka`), TLS interception, `toServices`, `toGroups`,
+`cidrGroupRef`, `fromRequires`/`toRequires` and the cluster-name label are not evaluated and
+are named in `reviewbot netpol connectivity`'s notes; a rule that needs one of them is never
+counted as a denial. A finding whose side is isolated by Cilium policies names them and where
+their selector is written (`isolated by CiliumClusterwideNetworkPolicy x at file:line`).
+
 Namespaces, pods and Services the repository does not define (kube-system, ingress-nginx,
 the internet) are unknown, never findings: an egress rule towards them, an ingress rule from
 them, and a URL naming them are not judged. Label requirements on a namespace without a
 Namespace manifest, and `ipBlock` peers as seen from pods, are unknown too, and unknown never
 counts as a denial. Pods rendered from Helm charts are not in the repository: a namespace
-holding them (HelmRelease namespace or `targetNamespace`, Argo CD destination) is never
+holding them (HelmRelease namespace or `targetNamespace`, Argo CD destination), or a custom
+resource whose operator may run pods (a CloudNativePG `Cluster`, a VolSync
+`ReplicationSource`; not certificates, secrets, monitoring or Flux configuration), is never
 judged as a whole, neither as the target of a namespace-wide egress entry nor as the source
 an ingress rule names.
 
@@ -132,7 +165,7 @@ MAX_NAMES = 3
 
 
 def check_set(model: Model, opts: Any) -> Iterator[Violation]:
-    if not model.network_policies:
+    if not model.network_policies and not _cilium(model):
         return  # nothing is isolated: every flow is allowed on both sides
     # The model holds millions of long-lived objects; the evaluator allocates many small ones
     # and makes no reference cycles, so full collections here would only rescan the model.
@@ -145,7 +178,7 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
     try:
         found: list[Violation] = []
         for _, view in cluster_views(model):  # flows never cross two clusters
-            if not view.network_policies:
+            if not view.network_policies and not _cilium(view):
                 continue
             network = Network(view, exact=False)
             found += _egress_unmatched(network)
@@ -156,6 +189,14 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
         if collecting:
             gc.enable()
     yield from found
+
+
+def _cilium(model: Model) -> bool:
+    """Whether the model holds Cilium policies (evaluated with the NetworkPolicies)."""
+    return any(o.group == "cilium.io" and o.kind in CILIUM_KINDS for o in model.objects)
+
+
+CILIUM_KINDS = frozenset({"CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy"})
 
 
 # ---------------------------------------------------------------- a. egress without ingress
@@ -169,12 +210,12 @@ def _egress_unmatched(net: Network) -> Iterator[Violation]:
     for policy in net.policies:
         if not policy.egress:
             continue
-        sources = net.select_in(policy.namespace, policy.selector)
+        sources = net.subjects(policy)
         if not sources:
             continue  # the policy's pods are not in the repository: unknown
         for rule in policy.egress:
             for peer in rule.peers or ():
-                if peer.ip is None and peer.valid:
+                if peer.ip is None and peer.valid and not peer.unknown:
                     for found in _unadmitted(net, policy, rule, peer, sources):
                         groups.setdefault(found.group, []).append(found)
     for callers in groups.values():
@@ -240,9 +281,9 @@ def _unmatched_violation(net: Network, callers: Sequence[_Unmatched]) -> Violati
     callers_text, count = _callers(net, first.sources, (s for c in callers for s in c.sources))
     message = (
         f"{callers_text}: egress to {first.what} on {rule.describe_ports()} "
-        f"has no matching ingress in {where}"
+        f"has no matching ingress in {where}{_isolated_by(net, pods, 'ingress')}"
     )
-    who = _source_text(policy.namespace, namespaces, policy.selector)
+    who = _source_text(net, first.sources, namespaces, policy.selector)
     if count:
         who += f" and the {count} other calling workload{'s' if count != 1 else ''}"
     hint = _ingress_hint(net, pods, sorted({c.policy.namespace for c in callers}))
@@ -254,17 +295,17 @@ def _unmatched_violation(net: Network, callers: Sequence[_Unmatched]) -> Violati
     one_namespace = all(c.policy.namespace == policy.namespace for c in callers)
     edits = () if hint or not one_namespace or who != f"namespace {policy.namespace}" else (
         _admit_edits(net, pods, policy.namespace, policy.obj.get(rule.path + ("ports",))))
-    return Violation(policy.obj, rule.path + ("to",), message, fix=fix, kind="egress-unmatched",
+    return Violation(policy.obj, rule.peer_field, message, fix=fix, kind="egress-unmatched",
                      key=key, edits=edits)
 
 
 def _admits_any(net: Network, d: int, sources: Sequence[int], rule: Rule) -> bool:
     from reviewbot.netpol.sets import NONE
 
-    if not net.isolated_ingress(d):
+    if not net.isolated_ingress(d) and not net.ingress_deny_of[d]:
         return True
     wanted = net.rule_conns(rule, d)
-    if len(sources) <= 8:  # few sources (the usual case): ask about each directly
+    if len(sources) <= 8 or net.ingress_deny_of[d]:  # few sources: ask about each directly
         return any(net.ingress_allows(s, d, wanted, unknown=True) for s in sources)
     mapping, every = net.ingress_map(d, unknown=True)
     if every and net.every_ingress(d).intersect(wanted):
@@ -286,7 +327,7 @@ def _ingress_unused(net: Network) -> Iterator[Violation]:
     for policy in net.policies:
         if not policy.ingress:
             continue
-        targets = net.select_in(policy.namespace, policy.selector)
+        targets = net.subjects(policy)
         if not targets:
             continue
         for rule in policy.ingress:
@@ -301,27 +342,27 @@ def _ingress_unused(net: Network) -> Iterator[Violation]:
             namespaces = ", ".join(sorted({net.pods[s].namespace for s in sources}))
             message = (
                 f"{policy.name}: ingress admits {_workload_names(net, sources)} to "
-                f"{_pods_text(policy.namespace, policy.selector)} on {rule.describe_ports()}, "
+                f"{_pods_text(policy)} on {rule.describe_ports()}, "
                 f"but the egress policies of {namespaces} allow none of these flows"
             )
             fix = (
                 f"Add an egress rule in {namespaces} allowing {_workload_names(net, sources)} "
-                f"to reach {_pods_text(policy.namespace, policy.selector)} on "
-                f"{_ports_short(rule)}, or remove this ingress rule."
+                f"to reach {_pods_text(policy)} on {_ports_short(rule)}, or remove this "
+                "ingress rule."
             )
-            yield Violation(policy.obj, rule.path + ("from",), message, fix=fix,
+            yield Violation(policy.obj, rule.peer_field, message, fix=fix,
                             kind="ingress-unused")
 
 
 def _named_sources(net: Network, policy: Policy, peer: Peer) -> list[int]:
     """Sources an ingress entry names explicitly, all in namespaces the repository defines;
     empty when the entry is broad or reaches unknown namespaces."""
-    if peer.ip is not None or not peer.valid:
+    if peer.ip is not None or not peer.valid or peer.unknown:
         return []
     if peer.namespaces is None:
         if peer.pods is None or peer.pods.empty or policy.namespace in net.opaque_namespaces:
             return []
-        return net.select_in(policy.namespace, peer.pods)
+        return sorted(net.peer_pods(peer, policy.namespace, unknown=False))
     names = peer.namespaces.names()
     if peer.namespaces.empty or names is None:
         return []  # namespaces by other labels: the cluster may hold more of them
@@ -425,7 +466,8 @@ def _dependency_violation(net: Network, entry: _Denied,
     edits: list[Edit] = []
     conns = _conns_short(entry.conns)
     if entry.egress:
-        sides.append(f"no egress rule in {', '.join(src_ns)} allows it")
+        sides.append(f"no egress rule in {', '.join(src_ns)} allows it"
+                     f"{_isolated_by(net, sources, 'egress')}")
         targets = _workload_names(net, sorted(entry.egress))
         hint = _egress_hint(net, sources, dst_ns)
         if hint:
@@ -437,7 +479,8 @@ def _dependency_violation(net: Network, entry: _Denied,
                 f"{_workload_names(net, sources)} to reach {targets} on {conns}."
             )
     if entry.ingress:
-        sides.append(f"no ingress rule in {', '.join(dst_ns)} admits it")
+        sides.append(f"no ingress rule in {', '.join(dst_ns)} admits it"
+                     f"{_isolated_by(net, sorted(entry.ingress), 'ingress')}")
         who = _source_pods_text(net, sources, dst_ns)
         hint = _ingress_hint(net, sorted(entry.ingress), src_ns)
         if hint:
@@ -461,6 +504,28 @@ def _dependency_violation(net: Network, entry: _Denied,
 
 
 # ---------------------------------------------------------------- wording
+
+
+def _isolated_by(net: Network, pods: Iterable[int], direction: str) -> str:
+    """`` (isolated by CiliumNetworkPolicy ns/name at file:line)``: the Cilium policies that
+    put ``pods`` into default deny in ``direction`` (or deny them), where their selector is
+    written; empty when only NetworkPolicies do (they live in the pods' namespace)."""
+    found: list[Policy] = []
+    for d in pods:
+        isolating = net.ingress_of[d] if direction == "ingress" else net.egress_of[d]
+        denying = net.ingress_deny_of[d] if direction == "ingress" else net.egress_deny_of[d]
+        for n in (*isolating, *denying):
+            policy = net.policies[n]
+            if policy.kind != "NetworkPolicy" and policy not in found:
+                found.append(policy)
+    if not found:
+        return ""
+    named = []
+    for policy in found[:MAX_NAMES]:
+        file, line, _ = policy.obj.where(policy.selector_path)
+        named.append(f"{policy.name} at {file}:{line}")
+    more = f" and {len(found) - MAX_NAMES} more" if len(found) > MAX_NAMES else ""
+    return f" (isolated by {', '.join(named)}{more})"
 
 
 def _callers(net: Network, named: Sequence[int], every: Iterable[int]) -> tuple[str, int]:
@@ -521,16 +586,23 @@ def _workload_names(net: Network, pods: Sequence[int]) -> str:
     return shown
 
 
-def _pods_text(namespace: str, selector: Selector) -> str:
+def _pods_text(policy: Policy) -> str:
+    selector = policy.selector
+    if policy.subject_namespaces is not None:
+        where = ("every namespace" if policy.subject_namespaces.empty
+                 else f"namespaces {policy.subject_namespaces.describe()}")
+        return f"pods {selector.describe()} in {where}"
     if selector.empty:
-        return f"every pod in {namespace}"
-    return f"{namespace} pods {selector.describe()}"
+        return f"every pod in {policy.namespace}"
+    return f"{policy.namespace} pods {selector.describe()}"
 
 
-def _source_text(source_ns: str, dest_namespaces: Sequence[str], selector: Selector) -> str:
-    if list(dest_namespaces) == [source_ns]:
+def _source_text(net: Network, sources: Sequence[int], dest_namespaces: Sequence[str],
+                 selector: Selector) -> str:
+    source_ns = sorted({net.pods[s].namespace for s in sources})
+    if source_ns == list(dest_namespaces):
         return f"pods {selector.describe()}"
-    return f"namespace {source_ns}"
+    return f"namespace {', '.join(source_ns)}"
 
 
 def _source_pods_text(net: Network, sources: Sequence[int], dest_namespaces: Sequence[str]) -> str:

@@ -207,15 +207,15 @@ spec:
 def test_policy_kinds_not_evaluated_are_named_in_every_output(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cilium = """
+    calico = """
 ---
-apiVersion: cilium.io/v2
-kind: CiliumNetworkPolicy
+apiVersion: crd.projectcalico.org/v1
+kind: NetworkPolicy
 metadata: {name: l7, namespace: shop}
-spec: {endpointSelector: {}}
+spec: {selector: all()}
 """
-    (tmp_path / "m.yaml").write_text(API + cilium)
-    note = "CiliumNetworkPolicy (cilium.io): 1 object(s) present and not evaluated"
+    (tmp_path / "m.yaml").write_text(API + calico)
+    note = "NetworkPolicy (crd.projectcalico.org): 1 object(s) present and not evaluated"
     base = ["netpol", "connectivity", str(tmp_path)]
     _, out, err = run_cli([*base, "--format", "connlist"], capsys)
     assert note not in out and note in err  # np-guard's format stays as it is

@@ -227,6 +227,7 @@ def summarize(changes: Iterable[FlowChange]) -> dict[str, int]:
 # Kinds whose change can change who may talk to whom (besides the pods' own labels and ports).
 POLICY_KINDS = frozenset({
     "NetworkPolicy", *ADMIN_KINDS, "Namespace", "Service", "Ingress", "Route",
+    "CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy",
 })
 POD_KINDS = frozenset({
     "Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController",

@@ -17,6 +17,12 @@ which connections egress (source side) and ingress (destination side) each allow
   destination pod's container ports of that name and protocol (no match: no port);
 - namespaces match by their labels, which always include ``kubernetes.io/metadata.name``.
 
+CiliumNetworkPolicy and CiliumClusterwideNetworkPolicy compile into the same policies
+(:mod:`reviewbot.netpol.cilium`): their allow rules add to the NetworkPolicies' as Cilium adds
+them, their ``ingressDeny``/``egressDeny`` rules win over every allow, and a clusterwide
+policy selects pods in every namespace its selector allows. What they hold that is not
+evaluated (L7 rules, ``toServices``, ``toGroups``, ``fromRequires``) is named in the notes.
+
 Undefined namespaces (referenced but without a Namespace object) carry only that name label.
 Pods known only from Helm chart values are left out: the chart, not the repository, decides
 their labels and ports. With ``exact=False``, ``hostNetwork`` pods are left out too: they use
@@ -45,7 +51,6 @@ from reviewbot.model.objects import (
     Namespace,
     PodTemplate,
     Service,
-    mapping,
 )
 from reviewbot.netpol.admin import AdminLayer, admin_objects
 from reviewbot.netpol.ingress import (
@@ -55,189 +60,36 @@ from reviewbot.netpol.ingress import (
     ingress_objects,
     requested,
 )
+from reviewbot.netpol.policy import (
+    NamedPorts,
+    Peer,
+    Policy,
+    Rule,
+    compile_policy,
+)
 from reviewbot.netpol.selectors import Selector
 from reviewbot.netpol.sets import (
     ALL,
     NONE,
-    PROTOCOLS,
     Conns,
     Interval,
-    IPBlock,
     format_range,
     ip_pieces,
     union_all,
 )
 
-Path = tuple[str | int, ...]
 # policy kinds of other APIs: present in home-ops trees, not evaluated here
 UNEVALUATED = frozenset({
-    ("cilium.io", "CiliumNetworkPolicy"), ("cilium.io", "CiliumClusterwideNetworkPolicy"),
     ("crd.projectcalico.org", "NetworkPolicy"), ("projectcalico.org", "NetworkPolicy"),
     ("crd.projectcalico.org", "GlobalNetworkPolicy"), ("projectcalico.org", "GlobalNetworkPolicy"),
     ("k8s.cni.cncf.io", "MultiNetworkPolicy"),
 })
-CLUSTER_WIDE = frozenset({"CiliumClusterwideNetworkPolicy", "GlobalNetworkPolicy"})
-NamedPorts = Mapping[tuple[str, str], tuple[int, ...]]  # (name, protocol) -> port numbers
+CLUSTER_WIDE = frozenset({"GlobalNetworkPolicy"})
+CILIUM = frozenset({("cilium.io", "CiliumNetworkPolicy"),
+                    ("cilium.io", "CiliumClusterwideNetworkPolicy")})
+ACCOUNT_KEY = "io.cilium.k8s.policy.serviceaccount"
+MAX_PLACES = 3  # places a note names before it counts the rest
 
-
-
-# ---------------------------------------------------------------- policies
-
-
-@dataclass(frozen=True, slots=True)
-class PortSpec:
-    protocol: str
-    port: int | str | None  # None: every port
-    end_port: int | None
-    path: Path
-
-    def resolve(self, ports: NamedPorts | None) -> Conns:
-        """The connections this entry allows to a pod with these named ports (None: an IP
-        address, where a named port means nothing)."""
-        if self.protocol not in PROTOCOLS:
-            return NONE
-        if self.port is None:
-            return Conns.ports(self.protocol)
-        if isinstance(self.port, int):
-            end = self.end_port if self.end_port is not None else self.port
-            return Conns.ports(self.protocol, self.port, end)
-        if ports is None:
-            return NONE
-        numbers = ports.get((self.port, self.protocol), ())
-        return Conns.make([(self.protocol, tuple((n, n) for n in numbers))])
-
-    def describe(self) -> str:
-        if self.port is None:
-            return f"{self.protocol} (all ports)"
-        if self.end_port is not None and isinstance(self.port, int):
-            return f"{self.protocol} {self.port}-{self.end_port}"
-        return f"{self.protocol} {self.port}"
-
-
-@dataclass(frozen=True, slots=True)
-class Peer:
-    pods: Selector | None
-    namespaces: Selector | None
-    ip: IPBlock | None
-    path: Path
-
-    @property
-    def valid(self) -> bool:
-        return self.ip is not None or self.pods is not None or self.namespaces is not None
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    namespace: str  # the policy's (no back reference: compiled policies hold no cycles)
-    direction: str  # ingress | egress
-    index: int
-    peers: tuple[Peer, ...] | None  # None: every peer
-    ports: tuple[PortSpec, ...] | None  # None: every port
-    path: Path
-    uses_names: bool = False  # some port is named: what it allows depends on the pod
-
-    def conns(self, ports: NamedPorts | None) -> Conns:
-        """What the rule allows to a pod with these named ports (None: an IP address)."""
-        if self.ports is None:
-            return ALL
-        if len(self.ports) == 1:
-            return self.ports[0].resolve(ports)
-        return union_all([p.resolve(ports) for p in self.ports])
-
-    def describe_ports(self) -> str:
-        if self.ports is None:
-            return "any port"
-        return ", ".join(p.describe() for p in self.ports) or "no port"
-
-
-@dataclass(eq=False)
-class Policy:
-    obj: KObject
-    namespace: str
-    selector: Selector
-    isolates_ingress: bool
-    isolates_egress: bool
-    ingress: tuple[Rule, ...] = ()
-    egress: tuple[Rule, ...] = ()
-
-    @property
-    def name(self) -> str:
-        return f"{self.namespace}/{self.obj.name}"
-
-
-def compile_policy(obj: KObject) -> Policy:
-    spec = obj.get(("spec",))
-    spec = spec if isinstance(spec, dict) else {}
-    types = spec.get("policyTypes")
-    egress_raw = spec.get("egress")
-    if isinstance(types, list) and types:
-        kinds = {str(t) for t in types}
-    else:  # the API server's defaulting
-        kinds = {"Ingress"}
-        if isinstance(egress_raw, list) and egress_raw:
-            kinds.add("Egress")
-    policy = Policy(
-        obj, obj.namespace or "default", Selector.parse(mapping(spec.get("podSelector"))),
-        "Ingress" in kinds, "Egress" in kinds,
-    )
-    if policy.isolates_ingress:
-        policy.ingress = _rules(policy, spec.get("ingress"), "ingress", "from")
-    if policy.isolates_egress:
-        policy.egress = _rules(policy, egress_raw, "egress", "to")
-    return policy
-
-
-def _rules(policy: Policy, raw: Any, direction: str, peer_key: str) -> tuple[Rule, ...]:
-    if not isinstance(raw, list):
-        return ()
-    out = []
-    for i, entry in enumerate(raw):
-        path: Path = ("spec", direction, i)
-        if not isinstance(entry, dict):
-            entry = {}
-        peers_raw = entry.get(peer_key)
-        peers: tuple[Peer, ...] | None = None
-        if isinstance(peers_raw, list) and peers_raw:
-            peers = tuple(_peer(p, path + (peer_key, j)) for j, p in enumerate(peers_raw))
-        ports_raw = entry.get("ports")
-        ports: tuple[PortSpec, ...] | None = None
-        if isinstance(ports_raw, list) and ports_raw:
-            ports = tuple(_port(p, path + ("ports", j)) for j, p in enumerate(ports_raw))
-        named = any(isinstance(p.port, str) for p in ports or ())
-        out.append(Rule(policy.namespace, direction, i, peers, ports, path, named))
-    return tuple(out)
-
-
-def _peer(raw: Any, path: Path) -> Peer:
-    if not isinstance(raw, dict):
-        return Peer(None, None, None, path)
-    block = raw.get("ipBlock")
-    if isinstance(block, dict):
-        return Peer(None, None, IPBlock.parse(block.get("cidr"), block.get("except")), path)
-    pods = Selector.parse(raw["podSelector"]) if "podSelector" in raw else None
-    namespaces = (
-        Selector.parse(raw["namespaceSelector"]) if "namespaceSelector" in raw else None
-    )
-    return Peer(pods, namespaces, None, path)
-
-
-def _port(raw: Any, path: Path) -> PortSpec:
-    if not isinstance(raw, dict):
-        return PortSpec("invalid", None, None, path)
-    protocol = str(raw.get("protocol") or "TCP")
-    port = raw.get("port")
-    end = raw.get("endPort")
-    value: int | str | None
-    if isinstance(port, bool):
-        value = str(port)
-    elif isinstance(port, (int, str)):
-        value = port
-    else:
-        value = None
-    end_port = end if isinstance(end, int) and not isinstance(end, bool) else None
-    if isinstance(value, int) and end_port is not None and end_port < value:
-        return PortSpec("invalid", None, None, path)
-    return PortSpec(protocol, value, end_port, path)
 
 
 def named_ports(pod: PodTemplate) -> NamedPorts:
@@ -290,24 +142,57 @@ class Network:
             self.by_ns.setdefault(pod.namespace, []).append(i)
             for key, value in pod.labels.items():
                 self.by_label.setdefault((pod.namespace, key, value), []).append(i)
+        self._ns_cache: dict[tuple[int, str], bool | None] = {}
         self.policies = [compile_policy(obj) for obj in model.network_policies]
+        # Cilium policies compile into the same rules ("as Cilium combines them": allow rules
+        # of every kind add up, deny rules win); what they hold that is not evaluated is noted
+        self.unevaluated_parts: list[Any] = []
+        cilium = [o for o in model.objects if (o.group, o.kind) in CILIUM]
+        if cilium:
+            from reviewbot.netpol.cilium import compile_cilium
+
+            for obj in cilium:
+                compiled, skipped = compile_cilium(obj)
+                self.policies += compiled
+                self.unevaluated_parts += skipped
         ingress: dict[int, list[int]] = {}
         egress: dict[int, list[int]] = {}
+        isolated: set[tuple[int, str]] = set()
+        ingress_deny: dict[int, list[int]] = {}
+        egress_deny: dict[int, list[int]] = {}
         for n, policy in enumerate(self.policies):
-            for i in self.select_in(policy.namespace, policy.selector):
-                if policy.isolates_ingress:
+            for i in self.subjects(policy):
+                if policy.isolates_ingress or policy.ingress:
                     ingress.setdefault(i, []).append(n)
-                if policy.isolates_egress:
+                    if policy.isolates_ingress:
+                        isolated.add((i, "ingress"))
+                if policy.isolates_egress or policy.egress:
                     egress.setdefault(i, []).append(n)
-        # pod -> the policies isolating it, per direction (empty: not isolated)
+                    if policy.isolates_egress:
+                        isolated.add((i, "egress"))
+                if policy.ingress_deny:
+                    ingress_deny.setdefault(i, []).append(n)
+                if policy.egress_deny:
+                    egress_deny.setdefault(i, []).append(n)
+        # pod -> the policies isolating it, per direction (empty: not isolated); a Cilium
+        # policy whose enableDefaultDeny is off adds its rules once another one isolates
         self.ingress_of: list[tuple[int, ...]] = [
-            tuple(ingress.get(i, ())) for i in range(len(self.pods))
+            tuple(ingress.get(i, ())) if (i, "ingress") in isolated else ()
+            for i in range(len(self.pods))
         ]
         self.egress_of: list[tuple[int, ...]] = [
-            tuple(egress.get(i, ())) for i in range(len(self.pods))
+            tuple(egress.get(i, ())) if (i, "egress") in isolated else ()
+            for i in range(len(self.pods))
         ]
+        # pod -> the Cilium policies whose deny rules apply to it, per direction
+        self.ingress_deny_of: list[tuple[int, ...]] = [
+            tuple(ingress_deny.get(i, ())) for i in range(len(self.pods))
+        ]
+        self.egress_deny_of: list[tuple[int, ...]] = [
+            tuple(egress_deny.get(i, ())) for i in range(len(self.pods))
+        ]
+        self.has_deny = bool(ingress_deny or egress_deny)
         self._peer_cache: dict[tuple[int, bool], frozenset[int]] = {}
-        self._ns_cache: dict[tuple[int, str], bool | None] = {}
         self._rule_cache: dict[tuple[int, bool], frozenset[int]] = {}
         self._ports: dict[int, NamedPorts] = {}
         self._signatures: dict[int, tuple[Any, ...]] = {}
@@ -354,11 +239,11 @@ class Network:
         labels = [self.pods[i].labels for i in members]
         candidates: list[tuple[str, Selector]] = []
         for policy in self.policies:
-            candidates.append((f"NetworkPolicy {policy.name}", policy.selector))
-            for rule in policy.ingress + policy.egress:
+            candidates.append((policy.described, policy.selector))
+            for rule in policy.ingress + policy.egress + policy.ingress_deny + policy.egress_deny:
                 for peer in rule.peers or ():
                     if peer.pods is not None:
-                        candidates.append((f"NetworkPolicy {policy.name}", peer.pods))
+                        candidates.append((policy.described, peer.pods))
         if self.admin is not None:
             for admin in self.admin.policies:
                 for peer in (admin.subject, *(p for r in admin.ingress + admin.egress
@@ -400,9 +285,29 @@ class Network:
             f"{kind}: {len(objects)} object(s) present and not evaluated; the flows shown "
             "ignore them" for kind, objects in sorted(self.unevaluated.items())
         ]
+        out += self._unevaluated_notes()
         out += self.notes
         if self.admin is not None:
             out += self.admin.warnings
+        return out
+
+    def _unevaluated_notes(self) -> list[str]:
+        """One note per construct of the Cilium policies that is not evaluated, naming the
+        first places it is written (``file:line``) and how many more."""
+        by_what: dict[str, list[str]] = {}
+        for part in self.unevaluated_parts:
+            line, _ = part.obj.position(part.path)
+            scoped = part.obj.namespace and part.obj.kind != "CiliumClusterwideNetworkPolicy"
+            where = f"{part.obj.kind} {part.obj.namespace + '/' if scoped else ''}"
+            where += f"{part.obj.name} ({part.obj.file}:{line})"
+            if where not in by_what.setdefault(part.what, []):
+                by_what[part.what].append(where)
+        out = []
+        for what, places in sorted(by_what.items()):
+            shown = ", ".join(places[:MAX_PLACES])
+            more = f" and {len(places) - MAX_PLACES} more" if len(places) > MAX_PLACES else ""
+            out.append(f"not evaluated: Cilium {what} in {shown}{more}; the flows shown are "
+                       "what the rest of those policies allows at L3/L4")
         return out
 
     # -------------------------------------------------- selection
@@ -425,6 +330,26 @@ class Network:
         if self.exact or (ns is not None and ns.obj is not None):
             return selector.matches(labels)
         return selector.matches_partial(labels, frozenset({NAME_LABEL}))
+
+    def subjects(self, policy: Policy) -> list[int]:
+        """The pods a policy selects: in its namespace, or (a clusterwide Cilium policy) in
+        the namespaces its selector allows; a namespace match that is unknown selects none
+        (isolation is never assumed)."""
+        if policy.subject_namespaces is None:
+            found = self.select_in(policy.namespace, policy.selector)
+        else:
+            found = [i for ns in self.namespaces_selected(policy.subject_namespaces, False)
+                     for i in self.select_in(ns, policy.selector)]
+        if policy.subject_accounts is not None:
+            accounts = policy.subject_accounts
+            found = [i for i in found if accounts.matches(self.account_of(i))]
+        return found
+
+    def account_of(self, i: int) -> Mapping[str, str]:
+        """The pod's service account as Cilium labels it."""
+        spec = self.pods[i].spec
+        name = spec.get("serviceAccountName") or spec.get("serviceAccount") or "default"
+        return {ACCOUNT_KEY: str(name)}
 
     def select_in(self, namespace: str, selector: Selector) -> list[int]:
         """Pods of ``namespace`` that ``selector`` matches (through the label index)."""
@@ -466,9 +391,13 @@ class Network:
         if cached is not None:
             return cached
         result: set[int] = set()
-        if peer.ip is not None and unknown and not self.exact:
+        if peer.unknown and (self.exact or not unknown):
+            pass  # not evaluated (Cilium toServices, toGroups, ...): never certainly a match
+        elif peer.ip is not None and unknown and not self.exact:
             # Whether an ipBlock matches pod addresses depends on the network plugin: unknown.
             result.update(range(len(self.pods)))
+        elif peer.unknown and peer.pods is None and peer.namespaces is None:
+            result.update(range(len(self.pods)))  # it may be any pod
         elif peer.ip is None and peer.valid:
             pods = peer.pods if peer.pods is not None else Selector()
             if peer.namespaces is None:
@@ -476,6 +405,9 @@ class Network:
             else:
                 for ns in self.namespaces_selected(peer.namespaces, unknown):
                     result.update(self.select_in(ns, pods))
+            if peer.accounts is not None:
+                accounts = peer.accounts
+                result = {i for i in result if accounts.matches(self.account_of(i))}
         frozen = frozenset(result)
         self._peer_cache[key] = frozen  # peers live as long as self.policies: ids are stable
         return frozen
@@ -484,7 +416,7 @@ class Network:
         """Whether ``unknown`` can change what ``peer`` selects."""
         if self.exact:
             return False
-        if peer.ip is not None:
+        if peer.ip is not None or peer.unknown:
             return True
         return peer.namespaces is not None and bool(peer.namespaces.keys - {NAME_LABEL})
 
@@ -506,20 +438,38 @@ class Network:
 
     @cached_property
     def opaque_namespaces(self) -> frozenset[str]:
-        """Namespaces that hold pods the model cannot see: those rendered from Helm charts
-        (HelmRelease, Argo CD Application, values files)."""
-        out = {p.namespace for p in self.model.pods if p.from_values}
+        """Namespaces that may hold pods the model cannot see (:attr:`unseen`)."""
+        return frozenset(self.unseen)
+
+    @cached_property
+    def unseen(self) -> dict[str, list[str]]:
+        """Namespace -> what in it may run pods the model cannot see: Helm charts (HelmRelease,
+        Argo CD Application, values files) and custom resources of operators whose pods the
+        repository does not describe (a CloudNativePG Cluster, a VolSync ReplicationSource)."""
+        out: dict[str, list[str]] = {}
+
+        def add(namespace: str, what: str) -> None:
+            if what not in out.setdefault(namespace, []):
+                out[namespace].append(what)
+
+        for pod in self.model.pods:
+            if pod.from_values:
+                add(pod.namespace, f"{pod.obj.kind} {pod.obj.name} (Helm chart values)")
+        seen = {id(p.obj) for p in self.model.pods}
         for obj in self.model.objects:
+            ns = obj.namespace or "default"
             if obj.kind == "HelmRelease":
-                out.add(obj.namespace or "default")
+                add(ns, f"HelmRelease {obj.name}")
                 target = obj.get(("spec", "targetNamespace"))
+                if isinstance(target, str) and target:
+                    add(target, f"HelmRelease {ns}/{obj.name}")
             elif obj.kind == "Application" and obj.group == "argoproj.io":
                 target = obj.get(("spec", "destination", "namespace"))
-            else:
-                continue
-            if isinstance(target, str) and target:
-                out.add(target)
-        return frozenset(out)
+                if isinstance(target, str) and target:
+                    add(target, f"Argo CD Application {obj.name}")
+            elif id(obj) not in seen and may_run_pods(obj):
+                add(ns, f"{obj.kind} {obj.name} ({obj.group})")
+        return out
 
     # -------------------------------------------------- ports
 
@@ -599,9 +549,15 @@ class Network:
     def peer_matches(self, peer: Peer, namespace: str, i: int, unknown: bool = False) -> bool:
         """Whether one ``from``/``to`` entry of a policy in ``namespace`` selects pod ``i``
         (the same answer as ``i in peer_pods(...)``, without building the set)."""
+        if peer.unknown and (self.exact or not unknown):
+            return False
         if peer.ip is not None:
             return unknown and not self.exact
         if not peer.valid:
+            return False
+        if peer.unknown and peer.pods is None and peer.namespaces is None:
+            return True
+        if peer.accounts is not None and not peer.accounts.matches(self.account_of(i)):
             return False
         pod = self.pods[i]
         if peer.namespaces is None:
@@ -628,11 +584,27 @@ class Network:
 
     def _np_ingress(self, s: int, d: int, unknown: bool) -> Conns:
         if not self.ingress_of[d]:
-            return ALL
+            out = ALL
+        else:
+            out = NONE
+            for n in self.ingress_of[d]:
+                for rule in self.policies[n].ingress:
+                    if self._rule_matches(rule, s, unknown):
+                        out = out.union(self.rule_conns(rule, d))
+        if self.ingress_deny_of[d] and out:
+            out = out.subtract(self._denied(self.ingress_deny_of[d], "ingress", s, d, unknown))
+        return out
+
+    def _denied(self, policies: Sequence[int], direction: str, peer: int, d: int | None,
+                unknown: bool) -> Conns:
+        """What Cilium deny rules of ``policies`` deny towards/from pod ``peer`` (ports
+        resolved on ``d``). Deny wins; an unknown match counts as a denial only when the
+        question is whether a flow is certainly allowed (``unknown`` False)."""
         out = NONE
-        for n in self.ingress_of[d]:
-            for rule in self.policies[n].ingress:
-                if self._rule_matches(rule, s, unknown):
+        for n in policies:
+            policy = self.policies[n]
+            for rule in policy.ingress_deny if direction == "ingress" else policy.egress_deny:
+                if self._rule_matches(rule, peer, not unknown):
                     out = out.union(self.rule_conns(rule, d))
         return out
 
@@ -651,17 +623,20 @@ class Network:
 
     def _np_egress(self, s: int, d: int, unknown: bool) -> Conns:
         if not self.egress_of[s]:
-            return ALL
-        out = NONE
-        for n in self.egress_of[s]:
-            for rule in self.policies[n].egress:
-                if self._rule_matches(rule, d, unknown):
-                    out = out.union(self.rule_conns(rule, d))
+            out = ALL
+        else:
+            out = NONE
+            for n in self.egress_of[s]:
+                for rule in self.policies[n].egress:
+                    if self._rule_matches(rule, d, unknown):
+                        out = out.union(self.rule_conns(rule, d))
+        if self.egress_deny_of[s] and out:
+            out = out.subtract(self._denied(self.egress_deny_of[s], "egress", d, d, unknown))
         return out
 
     def ingress_allows(self, s: int, d: int, conns: Conns, unknown: bool = False) -> bool:
         """Whether ``d``'s ingress side admits any of ``conns`` from pod ``s``."""
-        if self.admin is not None:
+        if self.admin is not None or self.ingress_deny_of[d]:
             return self.ingress_conns(s, d, unknown).overlaps(conns)
         if not self.ingress_of[d]:
             return bool(conns)
@@ -675,7 +650,7 @@ class Network:
 
     def egress_allows(self, s: int, d: int, conns: Conns, unknown: bool = False) -> bool:
         """Whether ``s``'s egress side lets any of ``conns`` out towards pod ``d``."""
-        if self.admin is not None:
+        if self.admin is not None or self.egress_deny_of[s]:
             return self.egress_conns(s, d, unknown).overlaps(conns)
         if not self.egress_of[s]:
             return bool(conns)
@@ -704,11 +679,17 @@ class Network:
     def ip_ingress(self, piece: Interval, d: int) -> Conns:
         """What pod ``d`` admits from the external address range ``piece``."""
         if not self.ingress_of[d]:
-            return ALL
-        return union_all(
-            self.rule_conns(r, d) for n in self.ingress_of[d] for r in self.policies[n].ingress
-            if _admits_ip(r, piece)
-        )
+            out = ALL
+        else:
+            out = union_all(
+                self.rule_conns(r, d) for n in self.ingress_of[d]
+                for r in self.policies[n].ingress if _admits_ip(r, piece)
+            )
+        if self.ingress_deny_of[d] and out:
+            out = out.subtract(union_all(
+                self.rule_conns(r, d) for n in self.ingress_deny_of[d]
+                for r in self.policies[n].ingress_deny if _admits_ip(r, piece)))
+        return out
 
     def ip_egress(self, s: int, piece: Interval) -> Conns:
         """What pod ``s`` may send to the external address range ``piece`` (all tiers)."""
@@ -725,16 +706,24 @@ class Network:
 
     def _np_ip_egress(self, s: int, piece: Interval) -> Conns:
         if not self.egress_of[s]:
-            return ALL
-        return union_all(
-            self.rule_conns(r, None) for n in self.egress_of[s] for r in self.policies[n].egress
-            if _admits_ip(r, piece)
-        )
+            out = ALL
+        else:
+            out = union_all(
+                self.rule_conns(r, None) for n in self.egress_of[s]
+                for r in self.policies[n].egress if _admits_ip(r, piece)
+            )
+        if self.egress_deny_of[s] and out:
+            out = out.subtract(union_all(
+                self.rule_conns(r, None) for n in self.egress_deny_of[s]
+                for r in self.policies[n].egress_deny if _admits_ip(r, piece)))
+        return out
 
     def ip_blocks(self, direction: str) -> list[tuple[Interval, ...]]:
         out = []
         for policy in self.policies:
-            for rule in policy.ingress if direction == "ingress" else policy.egress:
+            rules = (policy.ingress + policy.ingress_deny if direction == "ingress"
+                     else policy.egress + policy.egress_deny)
+            for rule in rules:
                 for peer in rule.peers or ():
                     if peer.ip is not None and peer.ip.ranges:
                         out.append(peer.ip.ranges)
@@ -753,6 +742,39 @@ class Network:
             return []
         selector = Selector(tuple(service.selector.items()))
         return self.select_in(service.namespace, selector)
+
+
+# Custom resources known to run no pod of their own (policies, certificates, secrets, Flux and
+# monitoring configuration); any other custom resource may have an operator that runs pods.
+POD_FREE_GROUPS = (
+    "fluxcd.io", "cilium.io", "cert-manager.io", "external-secrets.io", "kyverno.io",
+    "cni.cncf.io", "objectbucket.io", "reviewbot.dev", "barmancloud.cnpg.io",
+)
+POD_FREE_KINDS = frozenset({
+    ("monitoring.coreos.com", k) for k in (
+        "ServiceMonitor", "PodMonitor", "PrometheusRule", "Probe", "ScrapeConfig",
+        "AlertmanagerConfig")
+} | {
+    ("grafana.integreatly.org", k) for k in (
+        "GrafanaDashboard", "GrafanaDatasource", "GrafanaFolder", "GrafanaServiceAccount",
+        "GrafanaAlertRuleGroup", "GrafanaContactPoint", "GrafanaNotificationPolicy")
+} | {("serving.kserve.io", "ServingRuntime"), ("serving.kserve.io", "ClusterServingRuntime"),
+     ("fluxcd.controlplane.io", "FluxInstance")})
+
+
+def may_run_pods(obj: KObject) -> bool:
+    """Whether a custom resource may have an operator that runs pods reviewbot cannot see."""
+    group = obj.group
+    if "." not in group or (group.endswith(".k8s.io") and not group.endswith(".x-k8s.io")):
+        return False  # Kubernetes' own kinds: their pods are in the model
+    if group == "fluxcd.controlplane.io":
+        return (group, obj.kind) not in POD_FREE_KINDS  # a ResourceSet makes anything
+    if group.endswith(POD_FREE_GROUPS) or (group, obj.kind) in POD_FREE_KINDS:
+        return False
+    if group == "argoproj.io":  # Argo CD's own kinds; Workflows, Sensors and Rollouts run pods
+        return obj.kind not in ("Application", "ApplicationSet", "AppProject",
+                                "WorkflowTemplate", "ClusterWorkflowTemplate")
+    return True
 
 
 def _admits_ip(rule: Rule, piece: Interval) -> bool:
@@ -861,9 +883,12 @@ def render_text(flows: Sequence[Flow], network: Network) -> str:
             out.append(term(flow.src))
         out.append(f"  -> {term(flow.dst)}  {flow.conns}")
     workloads = len(workload_groups(network))
+    kubernetes = sum(1 for p in network.policies if p.kind == "NetworkPolicy")
+    cilium = len(network.policies) - kubernetes
     out.append(
         f"{len(flows)} allowed flow(s) among {workloads} workload(s), "
-        f"{len(network.policies)} NetworkPolicy(ies)"
+        f"{kubernetes} NetworkPolicy(ies)"
+        + (f", {cilium} Cilium policy rule set(s)" if cilium else "")
     )
     out += [f"note: {term(note)}" for note in network.all_notes()]
     return "\n".join(out) + "\n"

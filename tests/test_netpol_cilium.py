@@ -1,0 +1,361 @@
+"""CiliumNetworkPolicy and CiliumClusterwideNetworkPolicy at L3/L4, from docs.cilium.io.
+
+Each case is one of the documentation's examples (examples/policies/... in cilium/cilium,
+written by hand here) or a sentence of its text, quoted; the expected flows come from that
+text, not from running the evaluator.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewbot.netpol.network import Network, connectivity, render_connlist
+
+from .helpers import build, deployment, lint_text
+
+
+def lines(net: Network) -> list[str]:
+    return [line for line in render_connlist(connectivity(net)).splitlines()
+            if "External" not in line]
+
+
+def flows(net: Network, src: str) -> list[str]:
+    return [line.split(" => ")[1] for line in lines(net) if line.startswith(src + " =>")]
+
+
+PODS = (deployment("frontend", "default", "{role: frontend}")
+        + deployment("backend", "default", "{role: backend}")
+        + deployment("other", "default", "{role: other}"))
+
+
+def test_simple_ingress_allow(tmp_path: Path) -> None:
+    # Layer 3 > Endpoints based > "Simple Ingress Allow" (l3/simple/l3.yaml)
+    net = build(tmp_path, PODS + """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: l3-rule, namespace: default}
+spec:
+  endpointSelector: {matchLabels: {role: backend}}
+  ingress:
+  - fromEndpoints:
+    - matchLabels: {role: frontend}
+""")
+    assert "default/backend[Deployment] : All Connections" in flows(
+        net, "default/frontend[Deployment]")
+    assert "default/backend[Deployment] : All Connections" not in " ".join(
+        flows(net, "default/other[Deployment]"))
+    # "policy must be configured on both sides": backend's egress is not restricted
+    assert "default/other[Deployment] : All Connections" in flows(
+        net, "default/backend[Deployment]")
+
+
+def test_egress_allow_all_endpoints_is_the_policy_namespace(tmp_path: Path) -> None:
+    # "An empty EndpointSelector will select all egress endpoints from an endpoint based on
+    # the CiliumNetworkPolicy namespace" (l3/egress-allow-all)
+    net = build(tmp_path, PODS + deployment("elsewhere", "other-ns", "{role: backend}") + """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: allow-all-from-frontend, namespace: default}
+spec:
+  endpointSelector: {matchLabels: {role: frontend}}
+  egress:
+  - toEndpoints:
+    - {}
+""")
+    got = flows(net, "default/frontend[Deployment]")
+    assert "default/backend[Deployment] : All Connections" in got
+    assert not any(g.startswith("other-ns/") for g in got)
+
+
+def test_egress_deny_wins_over_allow(tmp_path: Path) -> None:
+    # "If an egressDeny rule matches, egress traffic is denied even if the policy contains
+    # egress rules that would otherwise allow it." (l3/egress-deny/egress-deny.yaml)
+    net = build(tmp_path, PODS + """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: deny-egress-example, namespace: default}
+spec:
+  endpointSelector: {matchLabels: {role: frontend}}
+  egress:
+  - toEntities: [all]
+  egressDeny:
+  - toEndpoints:
+    - matchLabels: {role: backend}
+""")
+    got = flows(net, "default/frontend[Deployment]")
+    assert got == ["default/other[Deployment] : All Connections"]
+    external = [line for line in render_connlist(connectivity(net)).splitlines()
+                if line.startswith("default/frontend[Deployment] => 0.0.0.0")]
+    assert external == ["default/frontend[Deployment] => 0.0.0.0-255.255.255.255[External] "
+                        ": All Connections"]
+
+
+def test_namespaces_by_label_and_clusterwide_selectors(tmp_path: Path) -> None:
+    pods = (deployment("leia", "ns1", "{name: leia}") + deployment("luke", "ns2", "{name: luke}")
+            + deployment("luke", "ns1", "{name: luke}"))
+    # "Example: Expose pods across namespaces" (kubernetes/namespace/namespace-policy.yaml)
+    net = build(tmp_path, pods + """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: k8s-expose-across-namespace, namespace: ns1}
+spec:
+  endpointSelector: {matchLabels: {name: leia}}
+  ingress:
+  - fromEndpoints:
+    - matchLabels: {k8s:io.kubernetes.pod.namespace: ns2, name: luke}
+""")
+    assert flows(net, "ns2/luke[Deployment]") == ["ns1/leia[Deployment] : All Connections",
+                                                  "ns1/luke[Deployment] : All Connections"]
+    assert "ns1/leia[Deployment] : All Connections" not in flows(net, "ns1/luke[Deployment]")
+    # "Clusterwide Policies": "allow ingress traffic from pods matching the label name=luke from
+    # any namespace to pods matching the labels name=leia in any namespace"
+    net = build(tmp_path, pods + """
+---
+apiVersion: cilium.io/v2
+kind: CiliumClusterwideNetworkPolicy
+metadata: {name: clusterwide-policy-example}
+spec:
+  endpointSelector: {matchLabels: {name: leia}}
+  ingress:
+  - fromEndpoints:
+    - matchLabels: {name: luke}
+""")
+    assert "ns1/leia[Deployment] : All Connections" in flows(net, "ns1/luke[Deployment]")
+    assert "ns1/leia[Deployment] : All Connections" in flows(net, "ns2/luke[Deployment]")
+
+
+def test_ports_ranges_and_any_protocol(tmp_path: Path) -> None:
+    # Layer 4: "Labels-dependent Layer 4 rule" (l4/l3_l4_combined.yaml), "Example Port
+    # Ranges", and "Protocol ... If omitted or empty, any protocol matches"
+    policy = """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: l3-l4, namespace: default}
+spec:
+  endpointSelector: {matchLabels: {role: backend}}
+  ingress:
+  - fromEndpoints:
+    - matchLabels: {role: frontend}
+    toPorts:
+    - ports:
+      - {port: "80", protocol: TCP}
+      - {port: "8000", endPort: 8010, protocol: TCP}
+      - {port: "53"}
+"""
+    net = build(tmp_path, PODS + policy)
+    assert "default/backend[Deployment] : SCTP 53,TCP 53,80,8000-8010,UDP 53" in flows(
+        net, "default/frontend[Deployment]")
+
+
+def test_a_rule_without_l3_peers_admits_every_peer_on_its_ports(tmp_path: Path) -> None:
+    # "Layer 4 policy can be specified in addition to layer 3 policies or independently"
+    # (l4/l4.yaml: "to any layer 3 destination")
+    net = build(tmp_path, PODS + """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: l4-rule, namespace: default}
+spec:
+  endpointSelector: {matchLabels: {role: frontend}}
+  egress:
+  - toPorts:
+    - ports:
+      - {port: "80", protocol: TCP}
+""")
+    assert flows(net, "default/frontend[Deployment]") == [
+        "default/backend[Deployment] : TCP 80", "default/other[Deployment] : TCP 80"]
+
+
+def test_entities_and_cidr_sets(tmp_path: Path) -> None:
+    # "Entities based": world is "identical to allowing to CIDR 0.0.0.0/0"; cluster is every
+    # endpoint of the cluster. "IP/CIDR based" (l3/cidr/cidr.yaml): a toCIDRSet with except.
+    net = build(tmp_path, PODS + """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: cidr-rule, namespace: default}
+spec:
+  endpointSelector: {matchLabels: {role: frontend}}
+  egress:
+  - toCIDR: [20.1.1.1/32]
+  - toCIDRSet:
+    - {cidr: 10.0.0.0/8, except: [10.96.0.0/12]}
+""")
+    text = render_connlist(connectivity(net))
+    assert "default/frontend[Deployment] => 20.1.1.1-20.1.1.1[External] : All Connections" in text
+    assert "default/frontend[Deployment] => 10.96.0.0-10.111.255.255[External]" not in text
+    assert "default/frontend[Deployment] => 10.0.0.0-10.95.255.255[External]" in text
+    assert flows(net, "default/frontend[Deployment]") == []  # no pod is a CIDR
+    net = build(tmp_path, PODS + """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: to-cluster, namespace: default}
+spec:
+  endpointSelector: {matchLabels: {role: frontend}}
+  egress:
+  - toEntities: [cluster, kube-apiserver]
+""")
+    assert len(flows(net, "default/frontend[Deployment]")) == 2
+    assert "frontend[Deployment] => 0.0.0.0" not in render_connlist(connectivity(net))
+
+
+def test_kubernetes_and_cilium_policies_on_one_pod_add_up(tmp_path: Path) -> None:
+    # Rule Basics: "traffic matching the union of those rules will be allowed"; a Kubernetes
+    # NetworkPolicy is one more rule set for Cilium
+    net = build(tmp_path, PODS + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: from-frontend, namespace: default}
+spec:
+  podSelector: {matchLabels: {role: backend}}
+  ingress:
+  - from: [{podSelector: {matchLabels: {role: frontend}}}]
+    ports: [{port: 8080}]
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: from-other, namespace: default}
+spec:
+  endpointSelector: {matchLabels: {role: backend}}
+  ingress:
+  - fromEndpoints: [{matchLabels: {role: other}}]
+    toPorts: [{ports: [{port: "9090", protocol: TCP}]}]
+""")
+    assert "default/backend[Deployment] : TCP 8080" in flows(net, "default/frontend[Deployment]")
+    assert "default/backend[Deployment] : TCP 9090" in flows(net, "default/other[Deployment]")
+
+
+def test_default_deny_needs_a_rule_and_can_be_turned_off(tmp_path: Path) -> None:
+    # "Rules with EnableDefaultDeny disabled are ignored when determining the default mode"
+    # (intro: the intercept-all-dns example); "If omitted or empty, this rule does not apply"
+    net = build(tmp_path, PODS + """
+---
+apiVersion: cilium.io/v2
+kind: CiliumClusterwideNetworkPolicy
+metadata: {name: intercept-all-dns}
+spec:
+  endpointSelector:
+    matchExpressions:
+    - {key: io.kubernetes.pod.namespace, operator: NotIn, values: [kube-system]}
+  enableDefaultDeny: {egress: false, ingress: false}
+  egress:
+  - toEndpoints:
+    - matchLabels: {io.kubernetes.pod.namespace: kube-system, k8s-app: kube-dns}
+    toPorts:
+    - ports: [{port: "53", protocol: UDP}]
+      rules:
+        dns: [{matchPattern: "*"}]
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: empty, namespace: default}
+spec:
+  endpointSelector: {}
+  ingress: []
+""")
+    assert len(flows(net, "default/frontend[Deployment]")) == 2
+    assert "default/frontend[Deployment] : All Connections" in flows(
+        net, "default/backend[Deployment]")
+    assert any(n.startswith("not evaluated: Cilium L7 rules (dns) in "
+                            "CiliumClusterwideNetworkPolicy intercept-all-dns (m.yaml:")
+               for n in net.all_notes())
+
+
+def test_constructs_not_evaluated_are_named_never_guessed(tmp_path: Path) -> None:
+    net = build(tmp_path, PODS + """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: svc, namespace: default}
+spec:
+  endpointSelector: {matchLabels: {role: frontend}}
+  egress:
+  - toServices:
+    - k8sService: {serviceName: backend, namespace: default}
+  - toEndpoints: [{matchLabels: {role: other}}]
+    toPorts:
+    - ports: [{port: "80", protocol: TCP}]
+      rules:
+        http: [{method: GET, path: "/public"}]
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: requires, namespace: default}
+spec:
+  endpointSelector: {matchLabels: {role: backend}}
+  ingress:
+  - fromRequires: [{matchLabels: {env: prod}}]
+""")
+    notes = net.all_notes()
+    assert [n.split(" in ")[0] for n in notes] == [
+        "not evaluated: Cilium L7 rules (http)",
+        "not evaluated: Cilium fromRequires (left out: the flows shown may be broader)",
+        "not evaluated: Cilium toServices"]
+    # the toServices rule is not evaluated: the listing shows what the rest allows
+    assert flows(net, "default/frontend[Deployment]") == ["default/other[Deployment] : TCP 80"]
+
+
+def test_selectors_with_source_prefixes_and_namespace_expressions(tmp_path: Path) -> None:
+    # Labels are matched with their source (k8s:, any:) or without; a namespace expression
+    # (Exists) lifts the policy-namespace default ("Using Kubernetes Constructs in Policy")
+    net = build(tmp_path, PODS + deployment("client", "apps", "{egress.home.arpa/ntfy: allow}")
+                + """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: ntfy, namespace: default}
+spec:
+  endpointSelector: {matchLabels: {any:role: backend}}
+  ingress:
+  - fromEndpoints:
+    - matchLabels: {egress.home.arpa/ntfy: allow}
+      matchExpressions:
+      - {key: io.kubernetes.pod.namespace, operator: Exists}
+    toPorts:
+    - ports: [{port: "8443"}]
+""")
+    assert "default/backend[Deployment] : SCTP 8443,TCP 8443,UDP 8443" in flows(
+        net, "apps/client[Deployment]")
+    assert "default/backend[Deployment]" not in " ".join(flows(net, "default/other[Deployment]"))
+
+
+def test_netpol_pairing_judges_cilium_policies(tmp_path: Path) -> None:
+    text = (deployment("client", "poimen", "{app: client}")
+            + deployment("llm", "llm-serving", "{app: llm}") + """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: client-egress, namespace: poimen}
+spec:
+  endpointSelector: {matchLabels: {app: client}}
+  egress:
+  - toEndpoints:
+    - matchLabels: {app: llm, k8s:io.kubernetes.pod.namespace: llm-serving}
+    toPorts:
+    - ports: [{port: "8080", protocol: TCP}]
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: llm-ingress, namespace: llm-serving}
+spec:
+  endpointSelector: {matchLabels: {app: llm}}
+  ingress:
+  - fromEndpoints: [{}]
+""")
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.line, f.kind, f.severity) for f in result.findings] == [
+        (34, "egress-unmatched", "error")]
+    message = result.findings[0].message
+    assert message == ("poimen/client: egress to llm-serving/llm (pods app=llm) on TCP 8080 has "
+                       "no matching ingress in llm-serving (isolated by CiliumNetworkPolicy "
+                       "llm-serving/llm-ingress at manifest.yaml:43)")
+    fixed = text.replace("  - fromEndpoints: [{}]", "  - fromEndpoints: [{}]\n  - fromEndpoints:\n"
+                         "    - matchLabels: {k8s:io.kubernetes.pod.namespace: poimen}")
+    assert lint_text(tmp_path / "fixed", fixed, only=["netpol-pairing"]).findings == []
