@@ -66,7 +66,18 @@ Namespaces, pods and Services the repository does not define (kube-system, ingre
 the internet) are unknown, never findings: an egress rule towards them, an ingress rule from
 them, and a URL naming them are not judged. Label requirements on a namespace without a
 Namespace manifest, and `ipBlock` peers as seen from pods, are unknown too, and unknown never
-counts as a denial. Pods rendered from Helm charts are not in the repository: a namespace
+counts as a denial.
+
+Pods of HelmReleases (and Argo CD Applications) of the bjw-s `app-template` chart are
+workloads: their labels (`app.kubernetes.io/name`, `app.kubernetes.io/instance`, the
+controller label of the chart's version, `pod.labels`), container ports, the Services
+`service.*` makes (with the names the chart builds) and the NetworkPolicies
+`networkpolicies.*` makes are read from the values as the chart's documented templates render
+them, and their env URLs are declared flows. The chart is what renders them, so a finding
+about such pods is at most a warning that says so. Other charts, values from a ConfigMap or
+Secret (`valuesFrom`) and post-renderers are not evaluated: `reviewbot netpol connectivity`
+and the review's connectivity section name each such release ("not evaluated: <why>").
+Pods rendered from Helm charts that are not evaluated are not in the model: a namespace
 holding them (HelmRelease namespace or `targetNamespace`, Argo CD destination), or a custom
 resource whose operator may run pods (a CloudNativePG `Cluster`, a VolSync
 `ReplicationSource`; not certificates, secrets, monitoring or Flux configuration), is never
@@ -295,8 +306,10 @@ def _unmatched_violation(net: Network, callers: Sequence[_Unmatched]) -> Violati
     one_namespace = all(c.policy.namespace == policy.namespace for c in callers)
     edits = () if hint or not one_namespace or who != f"namespace {policy.namespace}" else (
         _admit_edits(net, pods, policy.namespace, policy.obj.get(rule.path + ("ports",))))
+    involved = [s for c in callers for s in c.sources] + list(pods)
     return Violation(policy.obj, rule.peer_field, message, fix=fix, kind="egress-unmatched",
-                     key=key, edits=edits)
+                     key=key, edits=edits,
+                     doubt=policy.rendered_by or _doubt(net, involved))
 
 
 def _admits_any(net: Network, d: int, sources: Sequence[int], rule: Rule) -> bool:
@@ -351,7 +364,8 @@ def _ingress_unused(net: Network) -> Iterator[Violation]:
                 "ingress rule."
             )
             yield Violation(policy.obj, rule.peer_field, message, fix=fix,
-                            kind="ingress-unused")
+                            kind="ingress-unused",
+                            doubt=policy.rendered_by or _doubt(net, [*sources, *targets]))
 
 
 def _named_sources(net: Network, policy: Policy, peer: Peer) -> list[int]:
@@ -500,10 +514,21 @@ def _dependency_violation(net: Network, entry: _Denied,
     )
     key = f"{format_path(entry.decl.path)} -> {e.text}:{e.port}"  # a value may name several
     return Violation(entry.decl.obj, entry.decl.path, message, fix=" ".join(fixes),
-                     kind="dependency-denied", key=key, edits=tuple(edits))
+                     kind="dependency-denied", key=key, edits=tuple(edits),
+                     doubt=_doubt(net, [*sources, *denied]))
 
 
 # ---------------------------------------------------------------- wording
+
+
+def _doubt(net: Network, pods: Iterable[int]) -> str | None:
+    """What a finding about ``pods`` could not see: the chart that renders some of them (an
+    error is a promise; pods read from a chart's values are the chart's, not the repository's)."""
+    for i in pods:
+        found = net.rendered_by.get(i)
+        if found is not None:
+            return found
+    return None
 
 
 def _isolated_by(net: Network, pods: Iterable[int], direction: str) -> str:

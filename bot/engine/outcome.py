@@ -33,6 +33,8 @@ class ReviewSummary:
     diff: tuple[dict[str, Any], ...] = ()  # one entry per changed object (DESIGN.md's diff)
     fixed: tuple[Finding, ...] = ()  # findings of the base the head no longer has
     connectivity: tuple[FlowChange, ...] = ()  # flows the PR opens, closes or changes
+    # what the connectivity does not evaluate where the PR reaches ("not evaluated: ...")
+    connectivity_notes: tuple[str, ...] = ()
     new: int = 0
     existing: int = 0
     scope: str = "new"

@@ -55,7 +55,7 @@ from reviewbot.errors import ReviewbotError
 from reviewbot.load.cache import ParseCache
 from reviewbot.load.loader import decode_text
 from reviewbot.model.objects import Model
-from reviewbot.netpol.diff import FlowChange, review_changes
+from reviewbot.netpol.diff import FlowChange, review_changes, review_connectivity
 from reviewbot.netpol.ingress import IngressController
 from reviewbot.sources.refs import (
     Sides,
@@ -243,8 +243,9 @@ def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> 
         raise
     base_result = base_rules()
     marked = mark_new(head_result.findings, base_result.findings, diff.renames)
-    flows = review_changes(diff, base_model, head_result.model,
-                           IngressController.from_config(config.section("netpol")))
+    found = review_connectivity(diff, base_model, head_result.model,
+                                IngressController.from_config(config.section("netpol")))
+    flows, flow_notes = found if found is not None else (None, [])
     changes = run_rules(head_result.model, config, only=settings.only,
                         change=Change(diff, base_result.model))
     marked += changes.findings
@@ -255,8 +256,8 @@ def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> 
     new = tuple(f for f in marked if f.new)
     summary = replace(
         run, diff=tuple(diff.as_json()), fixed=tuple(gone), connectivity=tuple(flows or ()),
-        new=len(new), existing=len(marked) - len(new), scope=settings.scope,
-        max_chars=SUMMARY_LIMIT,
+        connectivity_notes=tuple(flow_notes), new=len(new), existing=len(marked) - len(new),
+        scope=settings.scope, max_chars=SUMMARY_LIMIT,
     )
     report = Report(
         findings=tuple(reported), skipped=tuple(head_result.skipped), review=summary,

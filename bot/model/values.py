@@ -441,7 +441,7 @@ def _app_template(
         pod_opts = _dict(ctrl.get("pod"))
         spec: dict[str, Any] = {}
         where: dict[str, Path] = {}
-        for key in (*PLACEMENT, "runtimeClassName"):
+        for key in (*PLACEMENT, "runtimeClassName", "hostNetwork"):
             if key in pod_opts:
                 spec[key], where[key] = pod_opts[key], cpath + ("pod", key)
             elif key in defaults:
@@ -502,7 +502,7 @@ def _at_container(body: Mapping[str, Any], path: Path, name: str, role: str) -> 
             for key in ("tag", "digest", "repository"):
                 if key in image:
                     where[f"image.{key}"] = path + ("image", key)
-    for key in ("resources", "command", "args", "env", "ports", "restartPolicy"):
+    for key in ("resources", "command", "args", "env", "envFrom", "ports", "restartPolicy"):
         if key in body:
             value = body[key]
             spec[key] = [value] if key in ("command", "args") and isinstance(value, str) else value

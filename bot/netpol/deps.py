@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from reviewbot.model.objects import KObject, PodTemplate, Service
 from reviewbot.netpol.network import Network
@@ -107,14 +108,11 @@ def declarations(
     referenced: dict[tuple[str, str], set[str] | None] = {}  # ConfigMap -> keys (None: all)
     for container in pod.containers:
         body, base = container.body, container.path
-        env = body.get("env")
-        for i, var in enumerate(env if isinstance(env, list) else []):
-            if not isinstance(var, dict):
-                continue
+        for var, at in _env(body.get("env")):
             value = var.get("value")
             if isinstance(value, str) and ("." in value or ":" in value):
                 for e in endpoints(value, ns):
-                    yield Declaration(pod.obj, base + ("env", i, "value"), e)
+                    yield Declaration(pod.obj, base + at, e)
             source = var.get("valueFrom")
             ref = source.get("configMapKeyRef") if isinstance(source, dict) else None
             if isinstance(ref, dict) and isinstance(ref.get("name"), str):
@@ -151,6 +149,21 @@ def declarations(
             if isinstance(value, str) and (wanted is None or name in wanted):
                 for e in endpoints(value, ns):
                     yield Declaration(cm, ("data", str(name)), e)
+
+
+def _env(env: Any) -> Iterator[tuple[Mapping[str, Any], Path]]:
+    """A container's env entries and where each value is: a list as in a pod spec, or the
+    mapping chart values write (app-template: ``NAME: value`` or ``NAME: {value: ...}``)."""
+    if isinstance(env, list):
+        for i, var in enumerate(env):
+            if isinstance(var, dict):
+                yield var, ("env", i, "value")
+    elif isinstance(env, dict):
+        for name, var in env.items():
+            if isinstance(var, dict):
+                yield var, ("env", str(name), "value")
+            else:
+                yield {"name": str(name), "value": var}, ("env", str(name))
 
 
 @dataclass(frozen=True)

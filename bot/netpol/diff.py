@@ -228,6 +228,9 @@ def summarize(changes: Iterable[FlowChange]) -> dict[str, int]:
 POLICY_KINDS = frozenset({
     "NetworkPolicy", *ADMIN_KINDS, "Namespace", "Service", "Ingress", "Route",
     "CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy",
+    # a chart's values make pods, Services and NetworkPolicies (app-template); its source names
+    # the chart and version that decide what they are
+    "HelmRelease", "OCIRepository", "Application",
 })
 POD_KINDS = frozenset({
     "Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController",
@@ -263,9 +266,63 @@ def review_changes(
 ) -> list[FlowChange] | None:
     """The flows a pull request opens, closes or changes; None when it cannot change any
     (nothing is evaluated then)."""
+    found = review_connectivity(diff, base, head, controller)
+    return None if found is None else found[0]
+
+
+def review_connectivity(
+    diff: TreeDiff, base: Model, head: Model, controller: IngressController
+) -> tuple[list[FlowChange], list[str]] | None:
+    """The flows a pull request opens, closes or changes, and what the head's connectivity
+    does not evaluate where the change reaches ("not evaluated: HelmRelease ...": a chart whose
+    pods are unknown, a Cilium construct); None when it cannot change any flow."""
     if not affects_connectivity(diff):
         return None
-    return changes_of(Network(base, controller=controller), Network(head, controller=controller))
+    new = Network(head, controller=controller)
+    changes = changes_of(Network(base, controller=controller), new)
+    return changes, _relevant_notes(diff, new, changes)
+
+
+def _relevant_notes(diff: TreeDiff, net: Network, changes: Sequence[FlowChange]) -> list[str]:
+    """The head's "not evaluated" notes about the namespaces the change reaches: those of its
+    objects, those its changed policies name, and those of the flows it changes (every one when
+    a changed policy reaches namespaces by labels or cluster-wide)."""
+    reached: set[str] | None = set()
+    changed = {(o.kind, o.namespace, o.name) for o in diff.objects}
+    for obj in diff.objects:
+        if obj.namespace and reached is not None:
+            reached.add(obj.namespace)
+    for policy in net.policies:
+        if (policy.obj.kind, policy.obj.namespace, policy.obj.name) not in changed:
+            continue
+        if policy.subject_namespaces is not None:
+            reached = None
+            break
+        assert reached is not None
+        for rule in policy.ingress + policy.egress + policy.ingress_deny + policy.egress_deny:
+            for peer in rule.peers or ():
+                if peer.namespaces is None:
+                    continue
+                names = peer.namespaces.names()
+                if names is None:
+                    reached = None
+                    break
+                reached |= names
+            if reached is None:
+                break
+        if reached is None:
+            break
+    if reached is not None:
+        for change in changes:
+            for end in (change.source, change.destination):
+                reached.add(end.split("/", 1)[0])
+    out = []
+    for release in net.releases:
+        if release.why_not and (reached is None or release.namespace in reached):
+            out.append(f"not evaluated: {release.ref}: {release.why_not}")
+    touched = {(o.kind, o.namespace or "", o.name) for o in diff.objects}
+    out += [n for n in net.cilium_notes(touched)]
+    return out
 
 
 REVIEW_ROWS = 30
@@ -276,15 +333,28 @@ def _review_order(changes: Sequence[FlowChange]) -> list[FlowChange]:
     return sorted(changes, key=lambda c: REVIEW_ORDER.index(c.diff_type))  # stable
 
 
-def review_section(changes: Sequence[FlowChange], code: Code) -> str:
+REVIEW_NOTES = 10  # "not evaluated" notes the review's section names before it counts
+
+
+def review_section(changes: Sequence[FlowChange], code: Code,
+                   notes: Sequence[str] = ()) -> str:
     """The review summary's section: a short table and a Mermaid graph of the changed flows
-    (closed ones first, at most ``REVIEW_ROWS`` of each)."""
+    (closed ones first, at most ``REVIEW_ROWS`` of each), then what the connectivity does not
+    evaluate where the change reaches (``notes``, already escaped for Markdown)."""
     counts = summarize(changes)
     ordered = _review_order(changes)
     title = (f"### Connectivity ({counts['removed']} closed, {counts['changed']} changed, "
              f"{counts['added']} opened)\n\n")
-    return (title + render_table(ordered, code, REVIEW_ROWS) + "\n```mermaid\n"
-            + render_mermaid(ordered, REVIEW_ROWS) + "```\n")
+    out = title
+    if changes:
+        out += (render_table(ordered, code, REVIEW_ROWS) + "\n```mermaid\n"
+                + render_mermaid(ordered, REVIEW_ROWS) + "```\n")
+    if notes:
+        shown = [f"> {note}\n" for note in notes[:REVIEW_NOTES]]
+        if len(notes) > REVIEW_NOTES:
+            shown.append(f"> and {len(notes) - REVIEW_NOTES} more not evaluated\n")
+        out += ("\n" if changes else "") + "".join(shown)
+    return out
 
 
 def review_line(changes: Sequence[FlowChange], code: Code) -> str:

@@ -38,7 +38,7 @@ between workloads (and IPv4 ranges) in np-guard netpol-analyzer's ``list`` forma
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -52,6 +52,7 @@ from reviewbot.model.objects import (
     PodTemplate,
     Service,
 )
+from reviewbot.model.releases import releases
 from reviewbot.netpol.admin import AdminLayer, admin_objects
 from reviewbot.netpol.ingress import (
     INGRESS_PEER,
@@ -66,6 +67,7 @@ from reviewbot.netpol.policy import (
     Policy,
     Rule,
     compile_policy,
+    compile_spec,
 )
 from reviewbot.netpol.selectors import Selector
 from reviewbot.netpol.sets import (
@@ -117,13 +119,28 @@ class Network:
     ) -> None:
         self.model = model
         self.exact = exact
-        # Pods described only by Helm chart values are unknown: the chart sets their labels.
-        self.pods: list[PodTemplate] = [
-            p for p in model.pods if not p.from_values
+        # Pods described only by Helm chart values are unknown, unless their chart is one whose
+        # templates are known (app-template): then they are the pods the chart renders, and a
+        # finding about them says it could not see the chart itself (rendered_by).
+        self.releases = releases(model)
+        rendered: dict[int, tuple[PodTemplate, str]] = {}
+        for release in self.releases:
+            for key, made in release.pods.items():
+                rendered[key] = (made, release.rendered_by)
+        self.pods: list[PodTemplate] = []
+        self.rendered_by: dict[int, str] = {}  # pod index -> what renders it (a doubt)
+        for p in model.pods:
+            found = rendered.get(id(p)) if p.from_values else None
+            if p.from_values and found is None:
+                continue
             # hostNetwork pods use the node's address: policies do not select them, and
             # whether their traffic is admitted depends on the plugin (unknown to rules)
-            and (exact or p.spec.get("hostNetwork") is not True)
-        ]
+            if not exact and p.spec.get("hostNetwork") is True:
+                continue
+            if found is not None:
+                self.rendered_by[len(self.pods)] = found[1]
+                p = found[0]
+            self.pods.append(p)
         # the ingress controller, a stand-in pod, when Ingress/Route objects send it traffic
         self.ingresses = ingress_objects(model) if controller is not None else []
         self.controller: int | None = None
@@ -144,6 +161,12 @@ class Network:
                 self.by_label.setdefault((pod.namespace, key, value), []).append(i)
         self._ns_cache: dict[tuple[int, str], bool | None] = {}
         self.policies = [compile_policy(obj) for obj in model.network_policies]
+        for release in self.releases:  # the NetworkPolicies a known chart renders
+            for made in release.policies:
+                self.policies.append(compile_spec(
+                    release.obj, made.spec, release.namespace, made.rules_at,
+                    Selector.parse(made.selector),
+                    f"{release.namespace}/{made.name}", release.rendered_by))
         # Cilium policies compile into the same rules ("as Cilium combines them": allow rules
         # of every kind add up, deny rules win); what they hold that is not evaluated is noted
         self.unevaluated_parts: list[Any] = []
@@ -285,17 +308,28 @@ class Network:
             f"{kind}: {len(objects)} object(s) present and not evaluated; the flows shown "
             "ignore them" for kind, objects in sorted(self.unevaluated.items())
         ]
+        out += [f"not evaluated: {r.ref}: {r.why_not}" for r in self.releases if r.why_not]
+        out += [f"partly evaluated: {r.ref}: {r.partial}" for r in self.releases if r.partial]
         out += self._unevaluated_notes()
         out += self.notes
         if self.admin is not None:
             out += self.admin.warnings
         return out
 
-    def _unevaluated_notes(self) -> list[str]:
+    def cilium_notes(self, objects: Collection[tuple[str, str, str]]) -> list[str]:
+        """The notes on what is not evaluated in these Cilium policies (kind, namespace or "",
+        name)."""
+        return self._unevaluated_notes(objects)
+
+    def _unevaluated_notes(
+            self, objects: Collection[tuple[str, str, str]] | None = None) -> list[str]:
         """One note per construct of the Cilium policies that is not evaluated, naming the
         first places it is written (``file:line``) and how many more."""
         by_what: dict[str, list[str]] = {}
         for part in self.unevaluated_parts:
+            if objects is not None and (part.obj.kind, part.obj.namespace or "",
+                                        part.obj.name) not in objects:
+                continue
             line, _ = part.obj.position(part.path)
             scoped = part.obj.namespace and part.obj.kind != "CiliumClusterwideNetworkPolicy"
             where = f"{part.obj.kind} {part.obj.namespace + '/' if scoped else ''}"
@@ -452,12 +486,15 @@ class Network:
             if what not in out.setdefault(namespace, []):
                 out[namespace].append(what)
 
+        evaluated = {id(r.obj) for r in self.releases if r.evaluated}
         for pod in self.model.pods:
-            if pod.from_values:
+            if pod.from_values and id(pod.obj) not in evaluated:
                 add(pod.namespace, f"{pod.obj.kind} {pod.obj.name} (Helm chart values)")
         seen = {id(p.obj) for p in self.model.pods}
         for obj in self.model.objects:
             ns = obj.namespace or "default"
+            if id(obj) in evaluated:
+                continue
             if obj.kind == "HelmRelease":
                 add(ns, f"HelmRelease {obj.name}")
                 target = obj.get(("spec", "targetNamespace"))
@@ -735,7 +772,12 @@ class Network:
 
     @cached_property
     def services(self) -> dict[tuple[str, str], Service]:
-        return {(s.namespace, s.name): s for s in self.model.services}
+        """The repository's Services, KServe's, and those the known charts make."""
+        out = {(s.namespace, s.name): s for s in self.model.services}
+        for release in self.releases:
+            for service in release.services:
+                out.setdefault((service.namespace, service.name), service)
+        return out
 
     def service_pods(self, service: Service) -> list[int]:
         if not service.selector:

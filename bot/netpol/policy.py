@@ -120,10 +120,14 @@ class Policy:
     ingress_deny: tuple[Rule, ...] = ()  # Cilium ingressDeny / egressDeny: deny wins
     egress_deny: tuple[Rule, ...] = ()
     spec_path: Path = ("spec",)  # Cilium: one item of ``specs``
+    title: str = ""  # a NetworkPolicy a chart renders: how it is named
+    rendered_by: str | None = None  # what renders it (a doubt), when a chart does
 
     @property
     def name(self) -> str:
         """``ns/name`` for a NetworkPolicy (as np-guard names it); Cilium's with their kind."""
+        if self.title:
+            return self.title
         if self.kind == "NetworkPolicy":
             return f"{self.namespace}/{self.obj.name}"
         if not self.namespace:
@@ -142,8 +146,14 @@ class Policy:
 
 
 def compile_policy(obj: KObject) -> Policy:
-    spec = obj.get(("spec",))
-    spec = spec if isinstance(spec, dict) else {}
+    return compile_spec(obj, mapping(obj.get(("spec",))), obj.namespace or "default")
+
+
+def compile_spec(obj: KObject, spec: Mapping[str, Any], namespace: str,
+                 rules_at: Path = ("spec",), selector: Selector | None = None,
+                 title: str = "", rendered_by: str | None = None) -> Policy:
+    """A NetworkPolicy's ``spec`` (``rules_at``: where its ``ingress``/``egress`` lists are
+    written; a chart's values keep them elsewhere, with the pod selector the chart makes)."""
     types = spec.get("policyTypes")
     egress_raw = spec.get("egress")
     if isinstance(types, list) and types:
@@ -153,22 +163,24 @@ def compile_policy(obj: KObject) -> Policy:
         if isinstance(egress_raw, list) and egress_raw:
             kinds.add("Egress")
     policy = Policy(
-        obj, obj.namespace or "default", Selector.parse(mapping(spec.get("podSelector"))),
-        "Ingress" in kinds, "Egress" in kinds,
+        obj, namespace, selector if selector is not None else Selector.parse(
+            mapping(spec.get("podSelector"))),
+        "Ingress" in kinds, "Egress" in kinds, title=title, rendered_by=rendered_by,
     )
     if policy.isolates_ingress:
-        policy.ingress = _rules(policy, spec.get("ingress"), "ingress", "from")
+        policy.ingress = _rules(policy, spec.get("ingress"), "ingress", "from", rules_at)
     if policy.isolates_egress:
-        policy.egress = _rules(policy, egress_raw, "egress", "to")
+        policy.egress = _rules(policy, egress_raw, "egress", "to", rules_at)
     return policy
 
 
-def _rules(policy: Policy, raw: Any, direction: str, peer_key: str) -> tuple[Rule, ...]:
+def _rules(policy: Policy, raw: Any, direction: str, peer_key: str,
+           rules_at: Path = ("spec",)) -> tuple[Rule, ...]:
     if not isinstance(raw, list):
         return ()
     out = []
     for i, entry in enumerate(raw):
-        path: Path = ("spec", direction, i)
+        path: Path = rules_at + (direction, i)
         if not isinstance(entry, dict):
             entry = {}
         peers_raw = entry.get(peer_key)

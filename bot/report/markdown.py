@@ -281,8 +281,9 @@ def render_markdown(report: Report, color: bool = False) -> str:
         builder.add("### Other\n\n" + "\n".join(table) + "\n", findings=len(others))
     if review is not None:
         _fixed_section(builder, review.fixed)
-        if review.connectivity:
-            builder.add(review_section(review.connectivity, md_code))
+        if review.connectivity or review.connectivity_notes:
+            builder.add(review_section(review.connectivity, md_code,
+                                       [md_text(n) for n in review.connectivity_notes]))
         _config_section(builder, review.config)
         if review.diff:
             diff_blocks(builder, review.diff)

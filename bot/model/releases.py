@@ -1,0 +1,448 @@
+"""Helm releases as the connectivity model sees them: which chart renders their pods, and what
+the chart's templates make of the values (pod labels, workload names, Services), when the
+chart is one whose templates reviewbot knows.
+
+A Flux ``HelmRelease`` (``helm.toolkit.fluxcd.io``) names its chart with ``spec.chart.spec``
+(``chart``, ``version``) or ``spec.chartRef`` (an ``OCIRepository`` of the repository, whose
+``url`` ends with the chart's name and ``ref.tag`` is its version); its release name is
+``spec.releaseName``, else ``[<targetNamespace>-]<name>`` (Flux's default), and its pods run in
+``spec.targetNamespace``, else its own namespace. An Argo CD ``Application`` with
+``helm.valuesObject`` names ``source.chart`` and ``targetRevision``.
+
+bjw-s ``app-template`` (the common library, charts/library/common in bjw-s-labs/helm-charts;
+app-template sets ``global.nameOverride`` to the release name unless the values do):
+
+- pod labels (``lib/pod/metadata/_labels.tpl``): ``app.kubernetes.io/name`` (the name
+  override), ``app.kubernetes.io/instance`` (the release), the controller's identifier under
+  ``app.kubernetes.io/controller`` (common 4.x), ``app.kubernetes.io/component`` (2.x, 3.0.1 to
+  3.7.x) or ``common.bjw-s.dev/controller`` (3.0.0), then ``global.labels`` (with
+  ``global.propagateGlobalMetadataToPods``), ``defaultPodOptions.labels`` and the controller's
+  ``pod.labels``, each winning over the ones before;
+- names (``lib/chart/_names.tpl``, ``lib/common/_determineResourceNameFromValues.tpl``): the
+  full name is ``fullnameOverride`` or the release name (``<release>-<name>`` when the release
+  does not contain the name); a controller or Service is the full name, suffixed ``-<id>``
+  when there are several (4.x: ``forceRename``, ``prefix``, ``suffix``; 3.x: a Service's
+  ``nameOverride``, and ``primary`` keeps the plain name);
+- Services (``classes/_service.tpl``): every enabled ``service.<id>``, its enabled ports
+  (``targetPort`` defaulting to ``port``; HTTP and HTTPS are TCP), selecting the name, the
+  instance and the controller label of ``service.<id>.controller`` (the only controller when
+  there is one), plus ``extraSelectorLabels``.
+
+A release whose pods cannot be known this way is *not evaluated*, with the reason: another
+chart, values taken from a ConfigMap or Secret (``valuesFrom``), post-renderers, Flux
+substitutions (``${...}``) in the names or labels, an app-template version before 2 or from a
+major whose templates are not known here (its controller label is then unknown: the pods keep
+the labels that are known, and selectors on the rest match nothing).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from reviewbot.model.objects import (
+    KObject,
+    Model,
+    Path,
+    PodTemplate,
+    Service,
+    ServicePort,
+    appliers,
+    items,
+    mapping,
+)
+
+APP_TEMPLATE = "app-template"
+SUBSTITUTION = re.compile(r"\$\{|\{\{")  # Flux postBuild substitution, Helm templates
+VERSION = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
+
+
+@dataclass(frozen=True)
+class RenderedPolicy:
+    """A NetworkPolicy app-template renders from ``networkpolicies.<id>``
+    (``classes/_networkpolicy.tpl``): its ``podSelector``, else the release's pods of
+    ``controller``; ``policyTypes`` and ``rules.ingress``/``rules.egress`` as written."""
+
+    name: str
+    spec: Mapping[str, Any]  # policyTypes, ingress, egress
+    rules_at: Path  # where ``ingress``/``egress`` are written (``...rules``)
+    selector: Mapping[str, Any]  # the raw label selector
+
+
+@dataclass(frozen=True)
+class Release:
+    """One Helm release of the repository, as far as its chart's templates are known."""
+
+    obj: KObject  # the HelmRelease (or Application)
+    name: str  # the release name
+    namespace: str  # where its pods run
+    chart: str  # "" when unknown
+    version: str  # "" when unknown
+    why_not: str = ""  # why its pods are not evaluated ("" when they are)
+    partial: str = ""  # what of its pods is not known though they are evaluated
+    controller_key: str | None = None  # the controller label of its app-template version
+    services: tuple[Service, ...] = ()
+    policies: tuple[RenderedPolicy, ...] = ()
+    # pod template (by id) -> the pod as the chart renders it (labels, name)
+    pods: Mapping[int, PodTemplate] = field(default_factory=dict)
+
+    @property
+    def evaluated(self) -> bool:
+        return not self.why_not
+
+    @property
+    def ref(self) -> str:
+        return self.obj.ref
+
+    @property
+    def rendered_by(self) -> str:
+        """What renders these pods, for a finding's doubt."""
+        version = f" {self.version}" if self.version else ""
+        return (f"what chart {self.chart or '?'}{version} renders from {self.obj.ref} (its pod "
+                "labels, ports and Services as the chart's documented templates make them)")
+
+
+def releases(model: Model) -> list[Release]:
+    """Every Helm release of the model (once per model)."""
+    key = ("helm-releases",)
+    found = model.derived.get(key)
+    if found is None:
+        found = model.derived[key] = _releases(model)
+    return list(found)
+
+
+def _releases(model: Model) -> list[Release]:
+    pods_of: dict[int, list[PodTemplate]] = {}
+    for pod in model.pods:
+        if pod.from_values:
+            pods_of.setdefault(id(pod.obj), []).append(pod)
+    sources = [o for o in model.objects
+               if o.kind == "OCIRepository" and o.group == "source.toolkit.fluxcd.io"]
+    oci = {(o.namespace or "default", o.name): o for o in sources}
+    out: list[Release] = []
+    for obj in model.objects:
+        if obj.kind == "HelmRelease" and obj.group == "helm.toolkit.fluxcd.io":
+            out.append(_flux_release(obj, _Sources(model, oci, sources),
+                                     pods_of.get(id(obj), [])))
+        elif obj.kind == "Application" and obj.group == "argoproj.io":
+            release = _argo_release(obj, pods_of.get(id(obj), []))
+            if release is not None:
+                out.append(release)
+    return out
+
+
+class _Sources:
+    """The OCIRepositories a HelmRelease's ``chartRef`` may name: those of the repository by
+    namespace and name, and those a Flux Kustomization that applies the HelmRelease adds as
+    ``spec.components`` (they land in its ``targetNamespace``), their ``${VAR}`` and
+    ``${VAR:=default}`` substituted from its ``postBuild.substitute`` (Flux's
+    post-build variable substitution)."""
+
+    def __init__(self, model: Model, oci: Mapping[tuple[str, str], KObject],
+                 sources: Sequence[KObject]) -> None:
+        self.model = model
+        self.oci = oci
+        self.sources = sources
+
+    def find(self, hr: KObject, namespace: str, name: str) -> tuple[KObject, Mapping[str, str]]:
+        found = self.oci.get((namespace, name))
+        if found is not None:
+            return found, {}
+        if not self.sources:
+            raise LookupError
+        for ks in appliers(self.model).get(hr.file, []):
+            if ks.kind != "Kustomization" or ks.group != "kustomize.toolkit.fluxcd.io":
+                continue
+            spec = mapping(ks.get(("spec",)))
+            variables = {str(k): str(v) for k, v in
+                         mapping(mapping(spec.get("postBuild")).get("substitute")).items()}
+            base = posixpath.normpath(str(spec.get("path") or ".")).lstrip("/")
+            folders = [posixpath.normpath(posixpath.join(base, str(c))) for c in
+                       items(spec.get("components")) if isinstance(c, str)]
+            for repo in self.sources:
+                folder = posixpath.dirname(repo.file)
+                if folder in folders and flux_substitute(repo.name, variables) == name:
+                    return repo, variables
+        raise LookupError
+
+
+FLUX_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[=-]([^}]*))?\}")
+
+
+def flux_substitute(text: str, variables: Mapping[str, str]) -> str | None:
+    """``text`` with Flux post-build variables replaced (``${VAR}``, ``${VAR:=default}``);
+    None when a variable has neither a value nor a default."""
+    missing = False
+
+    def one(match: re.Match[str]) -> str:
+        nonlocal missing
+        value = variables.get(match.group(1), match.group(2))
+        if value is None:
+            missing = True
+            return ""
+        return value
+
+    out = FLUX_VAR.sub(one, text)
+    return None if missing else out
+
+
+def _flux_release(obj: KObject, oci: _Sources, pods: Sequence[PodTemplate]) -> Release:
+    spec = mapping(obj.get(("spec",)))
+    own = obj.namespace or "default"
+    target = spec.get("targetNamespace")
+    namespace = target if isinstance(target, str) and target else own
+    written = spec.get("releaseName")
+    if isinstance(written, str) and written:
+        name = written
+    else:
+        name = f"{target}-{obj.name}" if isinstance(target, str) and target else obj.name
+    chart, version, source = "", "", ""
+    chart_spec = mapping(mapping(spec.get("chart")).get("spec"))
+    ref = mapping(spec.get("chartRef"))
+    if chart_spec:
+        chart = str(chart_spec.get("chart") or "")
+        version = str(chart_spec.get("version") or "")
+        source = f"{mapping(chart_spec.get('sourceRef')).get('kind') or 'a source'}"
+    elif ref:
+        kind, ref_name = ref.get("kind"), ref.get("name")
+        ref_ns = ref.get("namespace") or own
+        try:
+            if kind != "OCIRepository":
+                raise LookupError
+            repo, variables = oci.find(obj, str(ref_ns), str(ref_name))
+        except LookupError:
+            return Release(obj, name, namespace, "", "", why_not=(
+                f"its chart comes from {kind or 'a source'} {ref_ns}/{ref_name}, which the "
+                "repository does not define"))
+        url = flux_substitute(str(repo.get(("spec", "url")) or ""), variables) or ""
+        chart = url.rstrip("/").rsplit("/", 1)[-1]
+        tag = repo.get(("spec", "ref", "tag"))
+        version = (flux_substitute(str(tag), variables) or ""
+                   if isinstance(tag, (str, int, float)) else "")
+        source = "OCIRepository"
+    else:
+        return Release(obj, name, namespace, "", "", why_not="it names no chart")
+    why = _why_not(obj, spec, chart, version, source)
+    return _rendered(Release(obj, name, namespace, chart, version, why), spec.get("values"),
+                     pods)
+
+
+def _argo_release(obj: KObject, pods: Sequence[PodTemplate]) -> Release | None:
+    spec = mapping(obj.get(("spec",)))
+    sources = [mapping(spec.get("source"))] + [mapping(s) for s in items(spec.get("sources"))]
+    charted = [s for s in sources if s.get("chart")]
+    if not charted:
+        return None
+    source = charted[0]
+    dest = mapping(spec.get("destination")).get("namespace")
+    namespace = dest if isinstance(dest, str) and dest else (obj.namespace or "default")
+    helm = mapping(source.get("helm"))
+    name = str(helm.get("releaseName") or obj.name)
+    chart, version = str(source.get("chart")), str(source.get("targetRevision") or "")
+    why = ""
+    if helm.get("valueFiles") or helm.get("values") or helm.get("parameters"):
+        why = "its values come from valueFiles, values or parameters too"
+    elif chart != APP_TEMPLATE:
+        why = f"chart {chart} ({version or 'no version'}): its templates are not known to reviewbot"
+    release = Release(obj, name, namespace, chart, version, why)
+    return _rendered(release, helm.get("valuesObject"), pods)
+
+
+def _why_not(obj: KObject, spec: Mapping[str, Any], chart: str, version: str,
+             source: str) -> str:
+    if chart != APP_TEMPLATE:
+        shown = chart or "?"
+        return (f"chart {shown} ({version or 'no version'}, from {source}): its templates are "
+                "not known to reviewbot")
+    for ref in items(spec.get("valuesFrom")):
+        ref = mapping(ref)
+        return (f"its values come from {ref.get('kind') or 'a ConfigMap'} {ref.get('name')} too "
+                "(valuesFrom)")
+    if items(spec.get("postRenderers")):
+        return "its post-renderers change what the chart renders"
+    return ""
+
+
+def _major(version: str) -> tuple[int, int, int] | None:
+    match = VERSION.match(version.strip())
+    if not match:
+        return None
+    return int(match.group(1)), int(match.group(2)), int(match.group(3))
+
+
+def controller_key(version: str) -> str | None:
+    """The pod label app-template's common library puts the controller's identifier under."""
+    found = _major(version)
+    if found is None:
+        return None
+    if found[0] == 4:
+        return "app.kubernetes.io/controller"
+    if found == (3, 0, 0):
+        return "common.bjw-s.dev/controller"
+    if found[0] in (2, 3):
+        return "app.kubernetes.io/component"
+    return None
+
+
+def _rendered(release: Release, raw: Any, pods: Sequence[PodTemplate]) -> Release:
+    """The release with its pods and Services as app-template renders them."""
+    values = mapping(raw)
+    if release.why_not or not pods:
+        return release
+    if SUBSTITUTION.search(release.name):
+        return replace(release, why_not=f"its release name {release.name} is substituted when "
+                       "applied")
+    global_values = mapping(values.get("global"))
+    name = str(global_values.get("nameOverride") or release.name)
+    full = str(global_values.get("fullnameOverride") or values.get("fullnameOverride") or "")
+    if not full:
+        full = release.name if name in release.name else f"{release.name}-{name}"
+    full = full[:63].rstrip("-")
+    key = controller_key(release.version)
+    selector = {"app.kubernetes.io/name": name, "app.kubernetes.io/instance": release.name}
+    controllers = {str(k): mapping(v) for k, v in mapping(values.get("controllers")).items()
+                   if isinstance(v, dict) and v.get("enabled") is not False}
+    shared: dict[str, str] = {}
+    if global_values.get("propagateGlobalMetadataToPods"):
+        shared.update(_labels(global_values.get("labels")))
+    defaults = _labels(mapping(values.get("defaultPodOptions")).get("labels"))
+    rendered: dict[int, PodTemplate] = {}
+    major = _major(release.version)
+    for pod in pods:
+        if pod.origin is None or pod.origin.chart != APP_TEMPLATE:
+            continue
+        cid = str(pod.spec_path[-1])
+        labels: dict[str, str] = {}
+        if key is not None:
+            labels[key] = cid
+        labels.update(shared)
+        labels.update(selector)
+        labels.update(defaults)
+        labels.update(_labels(mapping(controllers.get(cid, {}).get("pod")).get("labels")))
+        if any(SUBSTITUTION.search(k) or SUBSTITUTION.search(v) for k, v in labels.items()):
+            return replace(release, why_not="Flux substitutes ${...} in its pod labels")
+        workload = _resource_name(full, cid, controllers.get(cid, {}), len(controllers), major)
+        rendered[id(pod)] = replace(pod, name=workload, labels=labels,
+                                    labels_complete=key is not None)
+    services = _services(release, values, full, selector, key, controllers, major)
+    base = _values_path(release.obj)
+    policies = _policies(values, base, full, selector, key, controllers, major)
+    partial = "" if key is not None else (
+        f"the controller label and Service names of app-template {release.version or '?'} are "
+        "not known to reviewbot (known: 2.x to 4.x), so selectors on them match none of its "
+        "pods")
+    return replace(release, pods=rendered, controller_key=key, services=services,
+                   policies=policies, partial=partial)
+
+
+def _values_path(obj: KObject) -> Path:
+    return ("spec", "values") if obj.kind == "HelmRelease" else next(
+        (path + ("helm", "valuesObject") for path in [("spec", "source")] + [
+            ("spec", "sources", i) for i in range(len(items(obj.get(("spec", "sources")))))]
+         if isinstance(obj.get(path + ("helm", "valuesObject")), dict)), ("spec", "source"))
+
+
+def _policies(values: Mapping[str, Any], base: Path, full: str, selector: Mapping[str, str],
+              key: str | None, controllers: Mapping[str, Mapping[str, Any]],
+              major: tuple[int, int, int] | None) -> tuple[RenderedPolicy, ...]:
+    enabled = {str(k): mapping(v) for k, v in mapping(values.get("networkpolicies")).items()
+               if isinstance(v, dict) and v.get("enabled") is not False}
+    out: list[RenderedPolicy] = []
+    for identifier, entry in enabled.items():
+        rules = mapping(entry.get("rules"))
+        spec = {"policyTypes": entry.get("policyTypes"), "ingress": rules.get("ingress"),
+                "egress": rules.get("egress")}
+        if SUBSTITUTION.search(repr(spec)):
+            continue  # Helm templates (tpl) or Flux variables in its rules: not read
+        if "podSelector" in entry:
+            chosen: Mapping[str, Any] = mapping(entry.get("podSelector"))
+        else:
+            controller = entry.get("controller")
+            if not controller and len(controllers) == 1:
+                controller = next(iter(controllers))
+            labels = {**selector, **_labels(entry.get("extraSelectorLabels"))}
+            if key is not None and isinstance(controller, str):
+                labels[key] = controller
+            chosen = {"matchLabels": labels}
+        name = _resource_name(full, identifier, entry, len(enabled), major)
+        out.append(RenderedPolicy(name, spec, base + ("networkpolicies", identifier, "rules"),
+                                  chosen))
+    return tuple(out)
+
+
+def _labels(raw: Any) -> dict[str, str]:
+    return {str(k): str(v) for k, v in mapping(raw).items() if v is not None}
+
+
+def _resource_name(full: str, identifier: str, values: Mapping[str, Any], count: int,
+                   major: tuple[int, int, int] | None) -> str:
+    """A controller's or Service's name (``determineResourceNameFromValues``, 4.x; 3.x and
+    2.x suffix the identifier when there are several)."""
+    if major is not None and major[0] >= 4:
+        force = values.get("forceRename")
+        if isinstance(force, str) and force:
+            return force.lower()
+        name = full
+        prefix = values.get("prefix")
+        if isinstance(prefix, str) and prefix and prefix != name:
+            name = f"{prefix}-{name}"
+        if count > 1 and not name.endswith(f"-{identifier}"):
+            name = f"{name}-{identifier}"
+        suffix = values.get("suffix")
+        if isinstance(suffix, str) and suffix and not name.endswith(f"-{suffix}"):
+            name = f"{name}-{suffix}"
+        return name.lower()
+    if count > 1 and full != identifier:
+        return f"{full}-{identifier}"
+    return full
+
+
+def _services(release: Release, values: Mapping[str, Any], full: str,
+              selector: Mapping[str, str], key: str | None,
+              controllers: Mapping[str, Mapping[str, Any]],
+              major: tuple[int, int, int] | None) -> tuple[Service, ...]:
+    if key is None or major is None or major[0] not in (3, 4):
+        return ()  # names and selectors of other versions are not known here
+    enabled = {str(k): mapping(v) for k, v in mapping(values.get("service")).items()
+               if isinstance(v, dict) and v.get("enabled") is not False}
+    out: list[Service] = []
+    for identifier, svc in enabled.items():
+        if svc.get("type") == "ExternalName":
+            continue
+        controller = svc.get("controller")
+        if not controller and len(controllers) == 1:
+            controller = next(iter(controllers))
+        if not isinstance(controller, str) or controller not in controllers:
+            continue
+        if major[0] >= 4:
+            name = _resource_name(full, identifier, svc, len(enabled), major)
+        elif isinstance(svc.get("nameOverride"), str) and svc["nameOverride"]:
+            override = svc["nameOverride"]
+            name = full if override == full else f"{full}-{override}"
+        elif not svc.get("primary") and len(enabled) > 1 and full != identifier:
+            name = f"{full}-{identifier}"
+        else:
+            name = full
+        if SUBSTITUTION.search(name):
+            continue
+        ports = []
+        for port_name, port in mapping(svc.get("ports")).items():
+            port = mapping(port)
+            number = port.get("port")
+            if port.get("enabled") is False or not isinstance(number, int) or isinstance(
+                    number, bool):
+                continue
+            target = port.get("targetPort", number)
+            protocol = str(port.get("protocol") or "TCP").upper()
+            protocol = "TCP" if protocol in ("HTTP", "HTTPS") else protocol
+            ports.append(ServicePort(str(port_name), number,
+                                     target if isinstance(target, (int, str)) else number,
+                                     protocol))
+        chosen = {**selector, key: controller,
+                  **_labels(svc.get("extraSelectorLabels"))}
+        out.append(Service(release.obj, release.namespace, name, chosen, tuple(ports),
+                           synthesized=True))
+    return tuple(out)

@@ -1,0 +1,266 @@
+"""HelmRelease workloads in the connectivity model: app-template's pods, Services and
+NetworkPolicies as its documented templates render them (bjw-s-labs/helm-charts,
+charts/library/common: lib/pod/metadata/_labels.tpl, classes/_service.tpl,
+lib/common/_determineResourceNameFromValues.tpl, classes/_networkpolicy.tpl), and every other
+release named as not evaluated, never a silent 0."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reviewbot.model.releases import controller_key, flux_substitute
+from reviewbot.netpol.network import Network, connectivity, render_connlist
+
+from .helpers import GitRepo, build, deployment, lint_text, run_cli
+
+OCI = """
+---
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: OCIRepository
+metadata: {name: app-template, namespace: apps}
+spec:
+  url: oci://ghcr.io/bjw-s-labs/helm/app-template
+  ref: {tag: VERSION}
+"""
+
+# app-template values as its README documents them: controllers, containers, service
+ECHO = """
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: echo, namespace: apps}
+spec:
+  chartRef: {kind: OCIRepository, name: app-template}
+  values:
+    controllers:
+      echo:
+        pod:
+          labels: {ingress.home.arpa/internal: allow}
+        containers:
+          app:
+            image: {repository: ghcr.io/mendhak/http-https-echo, tag: "33"}
+            ports: [{name: http, containerPort: 8080}]
+    service:
+      app:
+        controller: echo
+        ports:
+          http: {port: 80, targetPort: 8080}
+"""
+
+
+def lines(net: Network) -> list[str]:
+    return render_connlist(connectivity(net)).splitlines()
+
+
+def test_app_template_pods_carry_the_labels_the_chart_renders(tmp_path: Path) -> None:
+    net = build(tmp_path, ECHO + OCI.replace("VERSION", "4.1.1"))
+    (pod,) = net.pods
+    assert (pod.peer, dict(pod.labels)) == ("apps/echo[Deployment]", {
+        "app.kubernetes.io/controller": "echo", "app.kubernetes.io/name": "echo",
+        "app.kubernetes.io/instance": "echo", "ingress.home.arpa/internal": "allow"})
+    assert [(s.name, dict(s.selector), [(p.port, p.target_port) for p in s.ports])
+            for s in net.releases[0].services] == [
+        ("echo", {"app.kubernetes.io/name": "echo", "app.kubernetes.io/instance": "echo",
+                  "app.kubernetes.io/controller": "echo"}, [(80, 8080)])]
+    assert net.all_notes() == []
+
+
+def test_the_controller_label_follows_the_chart_version() -> None:
+    assert controller_key("4.6.2") == "app.kubernetes.io/controller"
+    assert controller_key("3.7.3") == "app.kubernetes.io/component"
+    assert controller_key("3.0.0") == "common.bjw-s.dev/controller"
+    assert controller_key("2.6.0") == "app.kubernetes.io/component"
+    assert controller_key("1.5.1") is None and controller_key("main") is None
+
+
+def test_names_of_several_controllers_and_services(tmp_path: Path) -> None:
+    text = """
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: immich, namespace: apps}
+spec:
+  chart:
+    spec:
+      chart: app-template
+      version: 4.1.1
+      sourceRef: {kind: HelmRepository, name: bjw-s}
+  values:
+    controllers:
+      app:
+        containers: {main: {image: {repository: ghcr.io/immich-app/immich-server, tag: v1}}}
+      ml:
+        containers: {main: {image: {repository: ghcr.io/immich-app/immich-ml, tag: v1}}}
+    service:
+      app: {controller: app, ports: {http: {port: 2283}}}
+      ml: {controller: ml, ports: {http: {port: 3003}}}
+"""
+    net = build(tmp_path, text)
+    assert sorted(p.peer for p in net.pods) == ["apps/immich-app[Deployment]",
+                                                "apps/immich-ml[Deployment]"]
+    assert sorted(s.name for s in net.releases[0].services) == ["immich-app", "immich-ml"]
+
+
+def test_releases_that_cannot_be_known_are_named_never_a_silent_zero(tmp_path: Path) -> None:
+    text = """
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: grafana, namespace: monitoring}
+spec:
+  chart:
+    spec: {chart: grafana, version: 8.5.1, sourceRef: {kind: HelmRepository, name: grafana}}
+  values: {replicas: 2, image: {repository: grafana/grafana, tag: 11.1.0}}
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: echo, namespace: apps}
+spec:
+  chartRef: {kind: OCIRepository, name: app-template}
+  valuesFrom: [{kind: ConfigMap, name: echo-values}]
+  values:
+    controllers:
+      echo:
+        containers: {app: {image: {repository: echo, tag: "1"}}}
+"""
+    net = build(tmp_path, text + OCI.replace("VERSION", "4.1.1"))
+    assert net.pods == []
+    assert net.all_notes() == [
+        "not evaluated: HelmRelease/monitoring/grafana: chart grafana (8.5.1, from "
+        "HelmRepository): its templates are not known to reviewbot",
+        "not evaluated: HelmRelease/apps/echo: its values come from ConfigMap echo-values too "
+        "(valuesFrom)"]
+    assert net.opaque_namespaces == {"monitoring", "apps"}
+
+
+def test_the_chart_of_a_flux_component_is_found_with_its_substitutions(tmp_path: Path) -> None:
+    # Flux Kustomization spec.components and postBuild.substitute (${VAR:=default})
+    assert flux_substitute("${CHART_NAME:=app-template}", {}) == "app-template"
+    assert flux_substitute("${APP_TEMPLATE:=4.4.0}", {"APP_TEMPLATE": "4.6.2"}) == "4.6.2"
+    assert flux_substitute("${UNSET}", {}) is None
+    root = tmp_path / "repo"
+    (root / "repos" / "app-template").mkdir(parents=True)
+    (root / "repos" / "app-template" / "chart.yaml").write_text("""
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: OCIRepository
+metadata: {name: "${CHART_NAME:=app-template}"}
+spec:
+  url: oci://ghcr.io/bjw-s-labs/helm/app-template
+  ref: {tag: "${APP_TEMPLATE:=4.4.0}"}
+""")
+    (root / "repos" / "app-template" / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+        "resources: [chart.yaml]\n")
+    (root / "apps" / "echo").mkdir(parents=True)
+    (root / "apps" / "echo" / "hr.yaml").write_text(ECHO)
+    (root / "apps" / "ks.yaml").write_text("""
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: echo, namespace: flux-system}
+spec:
+  targetNamespace: apps
+  path: ./apps/echo
+  components: [../../repos/app-template]
+  postBuild:
+    substitute: {APP_TEMPLATE: 4.6.2}
+""")
+    from reviewbot.config import Config
+    from reviewbot.engine.run import analyze
+    from reviewbot.sources.tree import disk_tree
+
+    model = analyze(disk_tree([root], root), Config(), only=["yaml-syntax"]).model
+    net = Network(model)
+    assert [(r.chart, r.version, r.why_not) for r in net.releases] == [
+        ("app-template", "4.6.2", "")]
+    assert [p.peer for p in net.pods] == ["apps/echo[Deployment]"]
+
+
+CALLER = deployment("client", "web", "{app: client}").replace(
+    "        image: x\n",
+    "        image: x\n        env: [{name: ECHO_URL, value: http://echo.apps.svc.cluster.local}]\n")
+DENY = """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: apps-same-namespace, namespace: apps}
+spec:
+  endpointSelector: {}
+  ingress:
+  - fromEndpoints: [{}]
+"""
+
+
+def test_a_call_to_a_helmrelease_service_denied_by_a_cilium_policy_is_reported(
+        tmp_path: Path) -> None:
+    text = CALLER + "---\n" + ECHO + OCI.replace("VERSION", "4.1.1") + DENY
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.line, f.kind, f.severity) for f in result.findings] == [
+        (12, "dependency-denied", "warning")]
+    message = result.findings[0].message
+    assert message.startswith(
+        "web/client calls echo.apps.svc.cluster.local:80 (apps/echo on TCP 8080), but no "
+        "ingress rule in apps admits it (isolated by CiliumNetworkPolicy apps/apps-same-"
+        "namespace at manifest.yaml:")
+    assert message.endswith(
+        "Not certain: reviewbot could not see what chart app-template 4.1.1 renders from "
+        "HelmRelease/apps/echo (its pod labels, ports and Services as the chart's documented "
+        "templates make them).")
+    admitted = text.replace("  - fromEndpoints: [{}]\n", "  - fromEndpoints: [{}]\n"
+                            "  - fromEndpoints: [{matchLabels: {io.kubernetes.pod.namespace: "
+                            "web}}]\n")
+    assert lint_text(tmp_path / "ok", admitted, only=["netpol-pairing"]).findings == []
+
+
+def test_app_template_network_policies_are_rendered(tmp_path: Path) -> None:
+    # classes/_networkpolicy.tpl: the controller's pods, policyTypes and rules as written
+    text = ECHO.replace("    service:", """    networkpolicies:
+      same-ns:
+        controller: echo
+        policyTypes: [Ingress]
+        rules:
+          ingress: [from: [{podSelector: {}}]]
+    service:""") + OCI.replace("VERSION", "4.1.1") + deployment("other", "apps", "{app: o}") \
+        + deployment("far", "web", "{app: far}")
+    net = build(tmp_path, text)
+    assert [p.name for p in net.policies] == ["apps/echo"]
+    got = lines(net)
+    assert "apps/other[Deployment] => apps/echo[Deployment] : All Connections" in got
+    assert "web/far[Deployment] => apps/echo[Deployment] : All Connections" not in got
+
+
+def test_an_egress_toward_a_helmrelease_workload_in_a_pull_request(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The acceptance: a PR adding egress toward a HelmRelease workload in a namespace whose
+    # ingress does not admit it reports netpol-pairing; the review names what it could not see
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"apps/echo.yaml": ECHO + OCI.replace("VERSION", "4.1.1") + DENY,
+                        "web/client.yaml": CALLER})
+    egress = """
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: client-egress, namespace: web}
+spec:
+  endpointSelector: {matchLabels: {app: client}}
+  egress:
+  - toEndpoints:
+    - matchLabels: {io.kubernetes.pod.namespace: apps, app.kubernetes.io/name: echo}
+    toPorts: [{ports: [{port: "8080", protocol: TCP}]}]
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: grafana, namespace: apps}
+spec:
+  chart:
+    spec: {chart: grafana, version: 8.5.1, sourceRef: {kind: HelmRepository, name: grafana}}
+"""
+    head = repo.commit({"web/egress.yaml": egress})
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--format", "json"], capsys)
+    found = [(f["rule"], f["file"], f["line"], f["severity"])
+             for f in json.loads(out)["findings"] if f["rule"] == "netpol-pairing"]
+    assert ("netpol-pairing", "web/egress.yaml", 7, "warning") in found
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--format", "markdown"], capsys)
+    assert "### Connectivity" in out
+    assert ("not evaluated: HelmRelease/apps/grafana: chart grafana (8.5.1, from HelmRepository"
+            in out.replace("\\", ""))
