@@ -31,6 +31,18 @@ three sources of intended flows:
   finding at the first caller's value, the others counted ("a/web and 41 other workloads in
   a call ..."); denied by a caller's own egress, each caller's value is a finding.
 
+A fourth check asks that every selector select something.
+
+- `selects-nothing` (warning, on the selector): a policy's pod selector (`podSelector`,
+  `endpointSelector`), or a rule's peer selector, matches no workload of the namespaces it
+  covers, though the repository shows workloads there; the message names the nearest label
+  set ("podSelector name=cart matches no pod in sock-shop (Deployment carts has
+  name=carts)"). When one of those namespaces may hold pods reviewbot cannot see (a HelmRelease
+  it does not evaluate, an operator's custom resource) or pods whose operator adds labels, it
+  is a note in the summary's skipped list instead. Selectors on the labels Kubernetes'
+  controllers add (`job-name`, `pod-template-hash`, ...), namespaces picked by labels other
+  than their name, and namespaces holding no workload of the repository are not judged.
+
 Cilium policies are evaluated with the NetworkPolicies, at L3/L4, as docs.cilium.io documents
 them (Security > Network Policy), and combine with them as Cilium combines them:
 
@@ -143,7 +155,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.engine.findings import Edit, Violation, edit, format_path
+from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit, format_path
 from reviewbot.model.objects import Model, cluster_views
 
 # The evaluator is imported by the functions that run it: a tree without NetworkPolicies
@@ -157,6 +169,7 @@ ID = "netpol-pairing"
 SEVERITY = "error"
 SEVERITIES = {
     "egress-unmatched": "error", "ingress-unused": "warning", "dependency-denied": "error",
+    "selects-nothing": "warning",
 }
 SUMMARY = (
     "Every flow a NetworkPolicy or a workload's configuration intends is allowed on both sides."
@@ -175,8 +188,8 @@ OPTIONS: tuple[Any, ...] = ()
 MAX_NAMES = 3
 
 
-def check_set(model: Model, opts: Any) -> Iterator[Violation]:
-    if not model.network_policies and not _cilium(model):
+def check_set(model: Model, opts: Any) -> Iterator[Violation | QuietPlace]:
+    if not model.network_policies and not _cilium(model) and not _chart_policies(model):
         return  # nothing is isolated: every flow is allowed on both sides
     # The model holds millions of long-lived objects; the evaluator allocates many small ones
     # and makes no reference cycles, so full collections here would only rescan the model.
@@ -187,19 +200,26 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        found: list[Violation] = []
+        found: list[Violation | QuietPlace] = []
         for _, view in cluster_views(model):  # flows never cross two clusters
-            if not view.network_policies and not _cilium(view):
+            if not view.network_policies and not _cilium(view) and not _chart_policies(view):
                 continue
             network = Network(view, exact=False)
             found += _egress_unmatched(network)
             found += _ingress_unused(network)
             found += _dependencies_denied(network, view)
+            found += _selects_nothing(network)
             del network
     finally:
         if collecting:
             gc.enable()
     yield from found
+
+
+def _chart_policies(model: Model) -> bool:
+    """Whether some HelmRelease's values ask app-template for NetworkPolicies."""
+    return any(o.kind == "HelmRelease" and isinstance(o.get(("spec", "values", "networkpolicies")),
+                                                      dict) for o in model.objects)
 
 
 def _cilium(model: Model) -> bool:
@@ -516,6 +536,144 @@ def _dependency_violation(net: Network, entry: _Denied,
     return Violation(entry.decl.obj, entry.decl.path, message, fix=" ".join(fixes),
                      kind="dependency-denied", key=key, edits=tuple(edits),
                      doubt=_doubt(net, [*sources, *denied]))
+
+
+# ---------------------------------------------------------------- e. selectors that select nothing
+
+
+def _selects_nothing(net: Network) -> Iterator[Violation | QuietPlace]:
+    """A policy's pod selector, or a peer selector of one of its rules, that matches no pod of
+    the namespaces it covers, when reviewbot sees every pod there (a warning naming the nearest
+    label set); when a namespace there may hold pods reviewbot cannot see, a note."""
+    for policy in net.policies:
+        if not policy.selector.valid:
+            continue  # a host policy (nodeSelector) or an invalid selector: no pod selector
+        where = _subject_namespaces(net, policy)
+        if where is not None and not net.subjects(policy):
+            found = _nothing(net, policy, policy.selector_path, _field(policy, None),
+                             policy.selector, where)
+            if isinstance(found, str):
+                yield QuietPlace(policy.obj, policy.selector_path, found)
+            elif found is not None:
+                yield found
+        for rule in (*policy.ingress, *policy.egress, *policy.ingress_deny, *policy.egress_deny):
+            for peer in rule.peers or ():
+                if peer.pods is None or not peer.pods.valid or peer.ip is not None or (
+                        peer.unknown):
+                    continue
+                covered = _peer_namespaces_known(net, policy, peer)
+                if covered is None or net.peer_pods(peer, policy.namespace, unknown=True):
+                    continue
+                path = peer.path + (("podSelector",) if policy.kind == "NetworkPolicy" else ())
+                found = _nothing(net, policy, path, _field(policy, peer), peer.pods, covered)
+                if isinstance(found, str):
+                    yield QuietPlace(policy.obj, path, found)
+                elif found is not None:
+                    yield found
+
+
+# Labels Kubernetes' controllers add to the pods they make (Job: job-name and controller-uid,
+# Deployment: pod-template-hash, StatefulSet and DaemonSet: controller-revision-hash, ...):
+# no template shows them, so a selector on them is not judged.
+CONTROLLER_LABELS = frozenset({
+    "job-name", "controller-uid", "batch.kubernetes.io/job-name",
+    "batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-completion-index",
+    "pod-template-hash", "controller-revision-hash", "pod-template-generation",
+    "statefulset.kubernetes.io/pod-name", "apps.kubernetes.io/pod-index",
+})
+
+
+def _subject_namespaces(net: Network, policy: Policy) -> list[str] | None:
+    """The namespaces whose pods a policy's selector may select (None: not judged)."""
+    if policy.subject_namespaces is None:
+        return [policy.namespace]
+    return sorted(net.namespaces_selected(policy.subject_namespaces, True))
+
+
+def _peer_namespaces_known(net: Network, policy: Policy, peer: Peer) -> list[str] | None:
+    """The namespaces a peer selects pods in, when they are named outright (or the policy's
+    own); None when it selects namespaces by other labels: the cluster may hold more."""
+    if peer.namespaces is None:
+        return [policy.namespace]
+    names = peer.namespaces.names()
+    if names is not None:
+        return sorted(names)
+    if peer.namespaces.empty:
+        return sorted(net.namespaces)  # every namespace (a clusterwide policy's peer)
+    return None
+
+
+def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: str,
+             selector: Selector, namespaces: Sequence[str]) -> Violation | str | None:
+    """The finding (or, where reviewbot cannot see every pod, the note's reason) for a
+    selector that matches no pod of ``namespaces``; None when there is nothing to say."""
+    if selector.keys & CONTROLLER_LABELS or any(
+            "${" in text for r in selector.requirements for text in (r.key, *r.values)) or any(
+            "${" in ns for ns in namespaces):
+        return None  # labels the controllers add, or values substituted when applied
+    pods = [i for ns in namespaces for i in net.by_ns.get(ns, ())]
+    if not pods:
+        return None  # no workload of the repository there: the namespace is not the repository's
+    unseen = [f"{ns}: {', '.join(net.unseen[ns][:2])}" for ns in namespaces
+              if ns in net.unseen]
+    where = ", ".join(namespaces) if len(namespaces) <= MAX_NAMES else (
+        f"{len(namespaces)} namespaces")
+    partial = sorted({net.pods[i].peer for i in pods if not net.pods[i].labels_complete})
+    text = f"{policy.described}: {field} {selector.describe()} matches no pod in {where}"
+    if unseen or partial:
+        why = ("it may hold pods reviewbot cannot see (" + "; ".join(unseen[:2]) + ")" if unseen
+               else f"{partial[0]} carries labels its operator adds that reviewbot does not list")
+        return f"{text}, but {why}"
+    nearest = _nearest(net, pods, selector)
+    return Violation(
+        policy.obj, path, f"{text} ({nearest})", kind="selects-nothing",
+        fix=f"Match the labels the pods carry ({nearest}), or remove the selector.",
+        doubt=policy.rendered_by or _doubt(net, pods),
+    )
+
+
+def _field(policy: Policy, peer: Peer | None) -> str:
+    """How a message names the selector: ``podSelector``, ``endpointSelector``, or the rule's
+    peer (``from[0].podSelector``, ``toEndpoints[1]``)."""
+    if peer is None:
+        return "podSelector" if policy.kind == "NetworkPolicy" else "endpointSelector"
+    text = format_path(peer.path[len(policy.spec_path):])
+    return text + (".podSelector" if policy.kind == "NetworkPolicy" else "")
+
+
+def _nearest(net: Network, pods: Sequence[int], selector: Selector) -> str:
+    """``Deployment carts has name=carts``: the workload whose labels come closest to the
+    selector (fewest requirements unmet, then the closest values), its labels on the
+    selector's keys."""
+    keys = sorted(selector.keys)
+
+    def distance(i: int) -> tuple[int, int, str]:
+        labels = net.pods[i].labels
+        unmet = [r for r in selector.requirements if not r.matches(labels)]
+        spread = sum(_edit_distance(labels.get(r.key, ""), min(r.values, default=""))
+                     for r in unmet)
+        return len(unmet), spread, net.pods[i].peer
+
+    best = net.pods[min(pods, key=distance)]
+    shown = [f"{k}={best.labels[k]}" for k in keys if k in best.labels]
+    if not shown:
+        shown = [f"{k}={v}" for k, v in sorted(best.labels.items())[:3]] or ["no labels"]
+        text = "has " + ", ".join(shown) if shown != ["no labels"] else "has no labels"
+    else:
+        text = "has " + ", ".join(shown)
+    return f"{best.kind} {best.name} {text}"
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance (labels are short)."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1,
+                               previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
 
 
 # ---------------------------------------------------------------- wording

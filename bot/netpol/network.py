@@ -166,7 +166,8 @@ class Network:
                 self.policies.append(compile_spec(
                     release.obj, made.spec, release.namespace, made.rules_at,
                     Selector.parse(made.selector),
-                    f"{release.namespace}/{made.name}", release.rendered_by))
+                    f"{release.namespace}/{made.name}", release.rendered_by,
+                    made.rules_at[:-1]))
         # Cilium policies compile into the same rules ("as Cilium combines them": allow rules
         # of every kind add up, deny rules win); what they hold that is not evaluated is noted
         self.unevaluated_parts: list[Any] = []
@@ -791,6 +792,7 @@ class Network:
 POD_FREE_GROUPS = (
     "fluxcd.io", "cilium.io", "cert-manager.io", "external-secrets.io", "kyverno.io",
     "cni.cncf.io", "objectbucket.io", "reviewbot.dev", "barmancloud.cnpg.io",
+    "projectcalico.org", "kyverno.io", "istio.io",
 )
 POD_FREE_KINDS = frozenset({
     ("monitoring.coreos.com", k) for k in (

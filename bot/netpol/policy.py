@@ -151,7 +151,8 @@ def compile_policy(obj: KObject) -> Policy:
 
 def compile_spec(obj: KObject, spec: Mapping[str, Any], namespace: str,
                  rules_at: Path = ("spec",), selector: Selector | None = None,
-                 title: str = "", rendered_by: str | None = None) -> Policy:
+                 title: str = "", rendered_by: str | None = None,
+                 spec_path: Path = ("spec",)) -> Policy:
     """A NetworkPolicy's ``spec`` (``rules_at``: where its ``ingress``/``egress`` lists are
     written; a chart's values keep them elsewhere, with the pod selector the chart makes)."""
     types = spec.get("policyTypes")
@@ -166,6 +167,7 @@ def compile_spec(obj: KObject, spec: Mapping[str, Any], namespace: str,
         obj, namespace, selector if selector is not None else Selector.parse(
             mapping(spec.get("podSelector"))),
         "Ingress" in kinds, "Egress" in kinds, title=title, rendered_by=rendered_by,
+        spec_path=spec_path,
     )
     if policy.isolates_ingress:
         policy.ingress = _rules(policy, spec.get("ingress"), "ingress", "from", rules_at)
