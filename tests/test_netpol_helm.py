@@ -264,3 +264,26 @@ spec:
     assert "### Connectivity" in out
     assert ("not evaluated: HelmRelease/apps/grafana: chart grafana (8.5.1, from HelmRepository"
             in out.replace("\\", ""))
+
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def test_a_flux_homelab_of_app_template_and_cilium_has_a_connectivity_map(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # JJGadgets/Biohazard: every app an app-template HelmRelease (the chart from a Flux
+    # component, its version from postBuild.substitute), policies as Cilium policies. ntfy's
+    # CiliumNetworkPolicy admits pods labelled egress.home.arpa/ntfy=allow from any namespace
+    # on port 8443 (no protocol: any), the clusterwide ntfy-egress-in-cluster lets them out
+    # there, and home-assistant's values give its pods that label.
+    repo = CORPUS / "JJGadgets-Biohazard"
+    if not repo.is_dir():
+        pytest.skip("corpus JJGadgets-Biohazard not found beside the repository")
+    monkeypatch.chdir(repo)  # Flux paths are relative to the repository's root (no git here)
+    code, out, err = run_cli(["netpol", "connectivity", ".", "--format", "connlist"], capsys)
+    assert code == 0
+    assert ("home-assistant/home-assistant[Deployment] => ntfy/ntfy[Deployment] : "
+            "SCTP 8443,TCP 8443,UDP 8443") in out.splitlines()
+    # what it cannot know is named, never a silent 0
+    assert ("reviewbot: note: not evaluated: HelmRelease/monitoring/grafana: chart grafana "
+            in err)
