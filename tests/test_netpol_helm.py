@@ -133,6 +133,28 @@ spec:
     assert net.opaque_namespaces == {"monitoring", "apps"}
 
 
+def test_app_template_1_x_values_are_not_evaluated(tmp_path: Path) -> None:
+    # app-template 1.x kept one pod in top-level values (image:, service.main): no controllers
+    text = """
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: excalidraw, namespace: excalidraw}
+spec:
+  chart:
+    spec: {chart: app-template, version: 1.5.1, sourceRef: {kind: HelmRepository, name: bjw-s}}
+  values:
+    image: {repository: ghcr.io/onedr0p/excalidraw, tag: latest}
+    service:
+      main:
+        ports: {http: {port: 80}}
+"""
+    net = build(tmp_path, text)
+    assert net.pods == [] and net.opaque_namespaces == {"excalidraw"}
+    assert net.all_notes() == [
+        "not evaluated: HelmRelease/excalidraw/excalidraw: app-template 1.5.1: the templates "
+        "of its 1.x charts (values without controllers) are not known to reviewbot"]
+
+
 def test_the_chart_of_a_flux_component_is_found_with_its_substitutions(tmp_path: Path) -> None:
     # Flux Kustomization spec.components and postBuild.substitute (${VAR:=default})
     assert flux_substitute("${CHART_NAME:=app-template}", {}) == "app-template"

@@ -290,8 +290,16 @@ def controller_key(version: str) -> str | None:
 def _rendered(release: Release, raw: Any, pods: Sequence[PodTemplate]) -> Release:
     """The release with its pods and Services as app-template renders them."""
     values = mapping(raw)
-    if release.why_not or not pods:
+    if release.why_not:
         return release
+    major = _major(release.version)
+    if major is not None and major[0] < 2:
+        return replace(release, why_not=(
+            f"app-template {release.version}: the templates of its 1.x charts (values without "
+            "controllers) are not known to reviewbot"))
+    if not any(p.origin is not None and p.origin.chart == APP_TEMPLATE for p in pods):
+        return replace(release, why_not="its values hold no app-template controller with "
+                       "containers")
     if SUBSTITUTION.search(release.name):
         return replace(release, why_not=f"its release name {release.name} is substituted when "
                        "applied")
@@ -310,7 +318,6 @@ def _rendered(release: Release, raw: Any, pods: Sequence[PodTemplate]) -> Releas
         shared.update(_labels(global_values.get("labels")))
     defaults = _labels(mapping(values.get("defaultPodOptions")).get("labels"))
     rendered: dict[int, PodTemplate] = {}
-    major = _major(release.version)
     for pod in pods:
         if pod.origin is None or pod.origin.chart != APP_TEMPLATE:
             continue
