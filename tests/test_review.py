@@ -350,7 +350,7 @@ def test_a_published_review_has_stable_fingerprints(
     first, second = (call[1] for call in fake.calls)
     assert first == second
     assert len(first.comments) == 1 and first.comments[0].line == 14
-    assert "## reviewbot review" in first.summary_markdown
+    assert first.summary_markdown.startswith("## 1 error to fix before merging")
     assert len(first.summary_markdown) < 60_000
 
 

@@ -300,9 +300,27 @@ def _header(findings: Sequence[Finding]) -> str:
     return f"{title}\n\n{counts or 'Nothing to report.'}\n"
 
 
+def verdict(findings: Sequence[Finding]) -> str:
+    """The summary's first line: what the reviewer has to do, from the new findings alone
+    ("2 errors to fix before merging", "No new errors: 1 new warning to look at", "No new
+    problems"); existing findings never change it."""
+    counts = {s: sum(1 for f in findings if f.new and f.severity == s) for s, _ in _SEVERITIES}
+    errors, warnings, notes = counts["error"], counts["warning"], counts["info"]
+    if errors:
+        rest = [_plural(n, w) for n, w in ((warnings, "warning"), (notes, "note")) if n]
+        return (f"{_plural(errors, 'error')} to fix before merging"
+                + (f" (and {' and '.join(rest)})" if rest else ""))
+    if warnings:
+        return (f"No new errors: {_plural(warnings, 'new warning')}"
+                + (f" and {_plural(notes, 'note')}" if notes else "") + " to look at")
+    if notes:
+        return f"No new errors: {_plural(notes, 'new note')}"
+    return "No new problems"
+
+
 def _review_header(findings: Sequence[Finding], review: ReviewSummary) -> str:
     new = review.new
-    lines = ["## reviewbot review", ""]
+    lines = [f"## {verdict(findings)}", ""]
     if new:
         new_counts = ", ".join(
             _plural(n, s) for s, n in
