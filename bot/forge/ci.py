@@ -104,7 +104,7 @@ def pr_from_event(
         else:
             raise ForgeError(
                 "workflow_run event without a pull request: pass the number as "
-                "REVIEWBOT_PR_NUMBER (see the README, fork pull requests)"
+                "REVIEWBOT_PR_NUMBER (see docs/ci.md, fork pull requests)"
             )
     else:
         name = first_set(env, "FORGEJO_EVENT_NAME", "GITHUB_EVENT_NAME") or "this"

@@ -243,7 +243,7 @@ class ForgejoForge:
             if failure.status in (401, 403):
                 return progress.refused(
                     where, failure.status, failure.message, "a Forgejo token needs the "
-                    "write:repository and write:issue scopes, see the README")
+                    "write:repository and write:issue scopes, see docs/ci.md")
             raise ForgeError(
                 scrub(
                     f"Forgejo API error on {where} ({progress.step}): "
