@@ -24,6 +24,8 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
+from ..helpers import GIT_ENV
+
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = ROOT / "action.yml"
 HOOKS = ROOT / ".pre-commit-hooks.yaml"
@@ -46,7 +48,7 @@ def steps() -> list[dict[str, Any]]:
 
 def test_no_expression_inside_any_script() -> None:
     scripts = [s["run"] for s in steps() if "run" in s]
-    assert len(scripts) == 2
+    assert len(scripts) == 3
     for script in scripts:
         assert "${{" not in script
 
@@ -68,7 +70,9 @@ def test_scripts_use_bash_and_inputs_exist() -> None:
         if "run" in step:
             assert step["shell"] == "bash"
     review = next(s for s in steps() if s.get("id") == "review")
-    assert review["env"]["GITHUB_TOKEN"] == "${{ inputs.token }}"
+    # an empty token input (a secret that is not set) falls back to the job's token
+    assert review["env"]["GITHUB_TOKEN"] == "${{ inputs.token || github.token }}"
+    assert review["env"]["FORGEJO_TOKEN"] == "${{ inputs.token || github.token }}"
 
 
 def test_pre_commit_hook() -> None:
@@ -99,6 +103,9 @@ from pathlib import Path
 with open({log!r}, "a") as f:
     f.write(json.dumps([sys.argv[0]] + sys.argv[1:]) + "\\n")
 args = sys.argv[1:]
+if args[:1] == ["-"]:  # the venv cache key, from the action's files
+    print("cafe" * 8)
+    sys.exit(0)
 if args[:1] == ["-c"]:
     sys.exit(0 if {version} >= (3, 11) else 1)
 if args[:2] == ["-m", "venv"]:
@@ -159,6 +166,10 @@ class Runner:
             f"#!{sys.executable}\nimport json, sys\n"
             f"with open({str(self.log)!r}, 'a') as f:\n"
             "    f.write(json.dumps(['NAME'] + sys.argv[1:]) + '\\n')\n"
+            "if 'wheel' in sys.argv and '--wheel-dir' in sys.argv:  # pip wheel: a wheel\n"
+            "    out = sys.argv[sys.argv.index('--wheel-dir') + 1]\n"
+            "    import os; os.makedirs(out, exist_ok=True)\n"
+            "    open(os.path.join(out, 'gitops_reviewbot-0.2.0-py3-none-any.whl'), 'w').close()\n"
         )
 
         def fake_python(version: tuple[int, int], where: Path) -> Path:
@@ -224,10 +235,20 @@ def sandbox(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     return work, runner.log, env
 
 
+def run_install(work: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """The steps that find Python and install reviewbot, as the runner chains them."""
+    find = next(s for s in steps() if s.get("id") == "python")
+    done = run_step(find, work, env)
+    if done.returncode != 0:
+        return done
+    found = outputs(env)
+    return run_step(install_step(), work,
+                    {**env, "PYTHON": found["python"], "KEY": found["key"]})
+
+
 def install(work: Path, env: dict[str, str]) -> dict[str, str]:
-    """Run the install step; the environment the review step then gets."""
-    step = next(s for s in steps() if s.get("id") == "install")
-    done = run_step(step, work, env)
+    """Run the install steps; the environment the review step then gets."""
+    done = run_install(work, env)
     assert done.returncode == 0, done.stdout + done.stderr
     return {**env, "REVIEWBOT_BIN": outputs(env)["bin"]}
 
@@ -266,10 +287,10 @@ def test_hostile_values_execute_nothing(
 
     assert not list(tmp_path.rglob("PWNED*"))
     assert "secret-token-value" not in done.stdout + done.stderr
-    (pip,) = [c for c in calls(log) if c[0] == "python"]
+    wheel, pip = [c for c in calls(log) if c[0] == "python"]
     (bot,) = [c for c in calls(log) if c[0] == "reviewbot"]
-    assert pip[:4] == ["python", "-m", "pip", "install"]
-    assert pip[-1] == env["GITHUB_ACTION_PATH"]
+    assert "wheel" in wheel and wheel[-1] == env["GITHUB_ACTION_PATH"]
+    assert "install" in pip and pip[-1].endswith(".whl")
     expected_paths = ["k8s/*", *HOSTILE.split(), "-rf"]
     assert bot == [
         "reviewbot", "review", f"--cache={tmp_path}/runner temp/reviewbot-cache",
@@ -279,7 +300,7 @@ def test_hostile_values_execute_nothing(
         "--", *expected_paths,
     ]  # fmt: skip
     written = (tmp_path / "output").read_text().splitlines()
-    assert written[-1] == "artifact-path=out.jsonexit-code=0" and len(written) == 2
+    assert written[-1] == "artifact-path=out.jsonexit-code=0" and len(written) == 4
 
 
 @pytest.mark.parametrize(
@@ -321,6 +342,43 @@ def test_defaults_run_the_whole_repository(sandbox: tuple[Path, Path, dict[str, 
     assert "--artifact-format=sarif" in bot and "--artifact=reviewbot.sarif" in bot
 
 
+@pytest.mark.parametrize("default_branch", ["main", "", "no-such-branch"])
+def test_a_push_that_creates_a_branch_compares_with_the_merge_base(
+    sandbox: tuple[Path, Path, dict[str, str]], default_branch: str
+) -> None:
+    """A push event's `before` is forty zeros when the push creates the branch: the review
+    compares with the merge base with the default branch (as actions/checkout with
+    fetch-depth 0 leaves it, origin/<default>), with a notice; without one, the head alone."""
+    work, log, env = sandbox
+    git_env = {**os.environ, **GIT_ENV}
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(work), *args], check=True, text=True,
+                              capture_output=True, env=git_env).stdout.strip()
+    git("init", "-q", "-b", "feature")
+    git("add", "-A")
+    git("commit", "-q", "-m", "on main")
+    fork_point = git("rev-parse", "HEAD")
+    git("update-ref", "refs/remotes/origin/main", fork_point)
+    git("commit", "-q", "--allow-empty", "-m", "the new branch")
+    (Path(env["PATH"]) / "git").symlink_to(shutil.which("git") or "git")
+    env = install(work, env)
+    inputs = {
+        "INPUT_CONFIG": "", "INPUT_PATHS": "", "INPUT_FAIL_ON": "none", "INPUT_SCOPE": "all",
+        "INPUT_COMMENT_MODE": "none", "INPUT_ARTIFACT_FORMAT": "", "INPUT_ARTIFACT_PATH": "",
+        "INPUT_BASE": "0" * 40, "INPUT_HEAD": "", "DEFAULT_BRANCH": default_branch,
+    }  # fmt: skip
+    review = next(s for s in steps() if s.get("id") == "review")
+    done = run_step(review, work, {**env, **inputs, "HOME": str(work)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    (bot,) = [c for c in calls(log) if c[0] == "reviewbot"]
+    if default_branch == "main":
+        assert f"--base={fork_point}" in bot
+        assert f"merge base with origin/main, {fork_point}" in done.stdout
+    else:
+        assert "--base=HEAD" in bot and "reviewing the head alone" in done.stdout
+    assert "::notice::" in done.stdout and "::error::" not in done.stdout
+
+
 # -- where Python comes from --------------------------------------------------------------
 
 
@@ -347,14 +405,14 @@ def test_setup_python_runs_only_on_github_hosted_runners() -> None:
     (setup,) = [s for s in steps() if "setup-python" in str(s.get("uses", ""))]
     assert setup["if"] == "runner.environment == 'github-hosted'"
     names = [s.get("id") or s.get("name") for s in steps()]
-    assert names.index(setup["name"]) < names.index("install")
+    assert names.index(setup["name"]) < names.index("python") < names.index("install")
 
 
 def test_debian_bookworm_runner_gets_python3_venv(tmp_path: Path) -> None:
     """node:20-bookworm: python3 3.11 without ensurepip, root, apt-get; no setup-python."""
     runner = Runner(tmp_path / "image", python=(3, 11), needs_venv_pkg=True, apt=True)
     work, env = runner_env(tmp_path, runner)
-    done = run_step(install_step(), work, env)
+    done = run_install(work, env)
     assert done.returncode == 0, done.stdout + done.stderr
 
     made = runner.calls()
@@ -363,23 +421,46 @@ def test_debian_bookworm_runner_gets_python3_venv(tmp_path: Path) -> None:
     assert apt[1][:2] == ["apt-get", "install"] and "python3-venv" in apt[1]
     venvs = [c for c in made if c[1:3] == ["-m", "venv"]]
     assert [c[3] for c in venvs] == [f"{tmp_path}/tmp/reviewbot-venv"] * 2  # refused, then made
-    (pip,) = [c for c in made if c[0] == "python"]
-    assert pip[:4] == ["python", "-m", "pip", "install"]
-    assert pip[-3:] == ["--constraint", f"{tmp_path}/action/constraints.txt", f"{tmp_path}/action"]
+    wheel, pip = [c for c in made if c[0] == "python"]
+    constraint = ["--constraint", f"{tmp_path}/action/constraints.txt"]
+    assert wheel[-5:] == ["--wheel-dir", f"{tmp_path}/tmp/reviewbot-wheel", *constraint,
+                          f"{tmp_path}/action"]  # the wheel of the action's own files
+    assert pip[-5:] == ["install", "--compile", *constraint,
+                        f"{tmp_path}/tmp/reviewbot-wheel/gitops_reviewbot-0.2.0-py3-none-any.whl"]
     assert outputs(env)["bin"] == f"{tmp_path}/tmp/reviewbot-venv/bin"
+
+
+def test_a_restored_virtual_environment_is_used_without_building(tmp_path: Path) -> None:
+    """The venv is cached by a key of the action's files and the Python: on a second run
+    (actions/cache restored it) nothing is built or installed."""
+    (cache,) = [s for s in steps() if s.get("name") == "Restore reviewbot's virtual environment"]
+    assert cache["with"]["path"] == "${{ runner.temp }}/reviewbot-venv"
+    assert "${{ steps.python.outputs.key }}" in cache["with"]["key"]
+    runner = Runner(tmp_path / "image", python=(3, 11))
+    work, env = runner_env(tmp_path, runner)
+    assert run_install(work, env).returncode == 0
+    built = len(runner.calls())
+    done = run_install(work, env)
+    assert done.returncode == 0 and "nothing to build" in done.stdout
+    assert [c for c in runner.calls()[built:] if c[0] == "python" or "venv" in c] == []
+    assert outputs(env)["bin"] == f"{tmp_path}/tmp/reviewbot-venv/bin"
+    # a different key (another ref's files, another Python) builds anew
+    (tmp_path / "tmp" / "reviewbot-venv" / ".reviewbot-key").write_text("another")
+    assert run_install(work, env).returncode == 0
+    assert any("wheel" in c for c in runner.calls()[built:])
 
 
 def test_python_with_venv_is_used_as_is(tmp_path: Path) -> None:
     runner = Runner(tmp_path / "image", python=(3, 12), apt=True)
     work, env = runner_env(tmp_path, runner)
-    assert run_step(install_step(), work, env).returncode == 0
+    assert run_install(work, env).returncode == 0
     assert [c for c in runner.calls() if c[0] == "apt-get"] == []
 
 
 def test_image_without_python_installs_one(tmp_path: Path) -> None:
     runner = Runner(tmp_path / "image", python=None, apt=True, apt_python=(3, 11))
     work, env = runner_env(tmp_path, runner)
-    done = run_step(install_step(), work, env)
+    done = run_install(work, env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert any(c[:2] == ["apt-get", "install"] for c in runner.calls())
     assert outputs(env)["bin"].endswith("/reviewbot-venv/bin")
@@ -391,7 +472,7 @@ def test_setup_pythons_interpreter_comes_first(tmp_path: Path) -> None:
     hosted.mkdir(parents=True)
     (hosted / "python").symlink_to(Runner(tmp_path / "toolcache", python=(3, 11)).bin / "python3")
     work, env = runner_env(tmp_path, runner, pythonLocation=str(hosted.parent))
-    assert run_step(install_step(), work, env).returncode == 0
+    assert run_install(work, env).returncode == 0
     assert [c for c in runner.calls() if c[0] == "apt-get"] == []
 
 
@@ -409,6 +490,6 @@ def test_no_usable_python_says_what_to_do(
 ) -> None:
     runner = Runner(tmp_path / "image", **runner_kwargs)
     work, env = runner_env(tmp_path, runner)
-    done = run_step(install_step(), work, env)
+    done = run_install(work, env)
     assert done.returncode == 1
     assert "::error::reviewbot action:" in done.stdout and said in done.stdout
