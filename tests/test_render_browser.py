@@ -87,12 +87,7 @@ def assert_reads_well(shown: Shown, pr: Pr) -> None:
     assert shown.screenshot is not None and shown.screenshot.stat().st_size > 10_000
 
 
-# The summary's tables scroll sideways on the larger PRs until issue 30 part 2 reshapes them.
-TOO_WIDE = pytest.mark.xfail(strict=True, reason="issue 30, part 2: tables wider than a comment")
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=TOO_WIDE) if n != "seed-pr-000-coder-tp2"
-                                  else n for n in sorted(SEED_PRS)])
+@pytest.mark.parametrize("name", sorted(SEED_PRS))
 def test_seed_pr_summaries_read_well_on_github(
     name: str, browser: Browser, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -104,7 +99,6 @@ def test_seed_pr_summaries_read_well_on_github(
     assert_reads_well(shown, pr)
 
 
-@TOO_WIDE
 def test_forgejo_comments_read_well_and_suggestions_render_as_diffs(
     browser: Browser, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,

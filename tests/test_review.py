@@ -239,9 +239,10 @@ def test_untrusted_names_render_inert(tmp_path: Path, capsys: pytest.CaptureFixt
     outside_code = re.sub(r"<code>.*?</code>", "", html, flags=re.S)
     assert "@team" not in outside_code  # no mention outside code (code is never a mention)
     assert "&lt;img src=x onerror=alert(1)&gt;" in html  # shown, as text
-    # The table survived the pipe in the name: one row, four cells.
-    row = next(line for line in out.splitlines() if line.startswith("| `image-digest`"))
-    assert len(re.findall(r"(?<!\\)\|", row)) == 5
+    # The entry survived the backticks and the pipe in the name: one list item, its object
+    # one code span, then the message
+    (entry,) = [line for line in out.splitlines() if line.startswith("- **`image-digest`**")]
+    assert entry.count("<br>") == 2 and "**Fix:**" in entry
 
 
 def test_escapes() -> None:
@@ -268,7 +269,7 @@ def test_summary_is_capped_at_a_boundary(
                             "image-digest"], capsys)
     assert code == 1
     assert len(out) < 60_000
-    rows = [line for line in out.splitlines() if line.startswith("| `image-digest`")]
+    rows = [line for line in out.splitlines() if line.startswith("- **`image-digest`**")]
     match = re.search(r"\*\*(\d+) findings and (\d+) changed objects left out\*\*", out)
     assert match, out[-500:]
     assert int(match.group(1)) == 400 - len(rows) > 0
@@ -450,18 +451,25 @@ def test_seed_pr_shows_the_flow_it_closes(
                "ref1": "TCP 8080", "ref2": "No Connections"}
     assert removed in json.loads(out)["connectivity_diff"]
     _, md, _ = run_cli([*args, "--format", "markdown"], capsys)
-    head_lines = "\n".join(md.splitlines()[:6])
-    assert ("`poimen/poimen-memory[Deployment]` -> "
-            "`llm-serving/reasoning-predictor[InferenceService]` TCP 8080") in head_lines
-    assert ("| removed | `poimen/poimen-memory[Deployment]` | "
-            "`llm-serving/reasoning-predictor[InferenceService]` | TCP 8080 | No Connections |"
-            ) in md
-    graph = md.split("```mermaid\n", 1)[1].split("```", 1)[0]
-    ids = dict(re.findall(r'(n\d+)\["([^"]+)"\]', graph))
-    src = next(k for k, v in ids.items() if v == "poimen/poimen-memory[Deployment]")
-    dst = next(k for k, v in ids.items()
-               if v == "llm-serving/reasoning-predictor[InferenceService]")
-    assert f'{src} -.->|"removed: TCP 8080"| {dst}' in graph
+    head_lines = "\n".join(md.splitlines()[:3])
+    assert "connectivity: 3 closed, 12 opened flows" in head_lines
+    # per workload, closed first, in words a reviewer knows
+    section = md.split("### Connectivity", 1)[1]
+    first = section.split("\n- ", 1)[1].split("\n", 1)[0]
+    assert first.startswith("`poimen/poimen-memory`: no longer reaches "
+                            "`llm-serving/embeddings-predictor` (TCP 8080), "
+                            "`llm-serving/reasoning-predictor` (TCP 8080)")
+    assert "- `poimen/poimen-memory` → `llm-serving/reasoning-predictor`: TCP 8080 → denied" \
+        in section
+    assert "No Connections" not in md and "[External]" not in md
+    assert "```mermaid" not in md  # 15 flows: a graph only up to a dozen edges
+    # a small change keeps its graph: the seed PR that opens two flows
+    base2 = repo.commit_tree(SEEDS / "step1", "before 2")
+    head2 = repo.commit_tree(SEEDS / "step2", "after 2")
+    _, md2, _ = run_cli(["review", "--repo", str(repo.path), "--base", base2, "--head", head2,
+                         "--platform", "none", "--format", "markdown"], capsys)
+    graph = md2.split("```mermaid\n", 1)[1].split("```", 1)[0]
+    assert graph.startswith("graph LR") and graph.count("-->") + graph.count("-.->") <= 12
 
 
 def test_review_without_policy_or_label_change_evaluates_no_connectivity(

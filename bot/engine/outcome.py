@@ -11,6 +11,7 @@ from reviewbot.sources.tree import Skipped
 
 if TYPE_CHECKING:  # a lint never imports the connectivity diff (nor the netpol evaluator)
     from reviewbot.netpol.diff import FlowChange
+    from reviewbot.report.links import Links
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class ReviewSummary:
     head: str | None = None
     config: ConfigReview = ConfigReview()
     max_chars: int | None = None
+    links: Links | None = None  # where the head's lines and the rules' docs are (None: no links)
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,10 @@ from typing import Any
 from reviewbot.engine.findings import Finding, Suggestion
 from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
 from reviewbot.escape import html_code, md_code, md_text, term
-from reviewbot.netpol.diff import review_line, review_section
+from reviewbot.netpol.diff import REVIEW_ROWS, FlowChange, render_mermaid, summarize
 from reviewbot.report.base import not_shown_lines
 from reviewbot.report.difftext import change_lines, object_header
+from reviewbot.report.links import Links
 
 DEFAULT_LIMIT = 60_000
 _SEVERITIES = (("error", "Errors"), ("warning", "Warnings"), ("info", "Info"))
@@ -250,23 +251,25 @@ class _Builder:
 
 
 def render_markdown(report: Report, color: bool = False) -> str:
-    review = report.review
-    limit = (review.max_chars if review is not None else None) or DEFAULT_LIMIT
-    builder = _Builder(limit)
+    """``--format markdown``: for a review, the summary comment (linked to the head's lines
+    and the rules' documentation when the review knows where they are: ``review.links``);
+    for a lint, a table."""
+    if report.review is not None:
+        return _render_review(report, report.review, report.review.links)
+    builder = _Builder(DEFAULT_LIMIT)
     findings = list(report.findings)
-    with_new = review is not None and any(not f.new for f in findings)
-    builder.add(_header(report.findings) if review is None
-                else _review_header(report.findings, review))
+    builder.add(_header(report.findings))
     for severity, title in _SEVERITIES:
         group = [f for f in findings if f.severity == severity]
         if not group:
             continue
         if not builder.add(f"### {title} ({len(group)})\n"):
             break
-        table = [_table_head(with_new)]
+        table = [_table_head(False)]
         for f in group:
-            row = finding_row(f, with_new)
-            if builder.size + len("\n".join(table)) + len(row) + 2 > limit - builder.RESERVE:
+            row = finding_row(f, False)
+            room = DEFAULT_LIMIT - builder.RESERVE
+            if builder.size + len("\n".join(table)) + len(row) + 2 > room:
                 break
             table.append(row)
         rows = len(table) - 1
@@ -277,18 +280,67 @@ def render_markdown(report: Report, color: bool = False) -> str:
             break
     others = [f for f in findings if f.severity not in {s for s, _ in _SEVERITIES}]
     if others and not builder.full:
-        table = [_table_head(with_new)] + [finding_row(f, with_new) for f in others]
+        table = [_table_head(False)] + [finding_row(f, False) for f in others]
         builder.add("### Other\n\n" + "\n".join(table) + "\n", findings=len(others))
-    if review is not None:
-        _fixed_section(builder, review.fixed)
-        if review.connectivity or review.connectivity_notes:
-            builder.add(review_section(review.connectivity, md_code,
-                                       [md_text(n) for n in review.connectivity_notes]))
-        _config_section(builder, review.config)
-        if review.diff:
-            diff_blocks(builder, review.diff)
-    text = builder.finish(len(findings), len(review.diff) if review is not None else 0)
+    text = builder.finish(len(findings), 0)
     return text + "".join(f"\n**{line}.**\n" for line in not_shown_lines(report))
+
+
+# ---------------------------------------------------------------- the review summary
+
+
+def _render_review(report: Report, review: ReviewSummary, links: Links | None) -> str:
+    """The summary a reviewer reads in five seconds: the verdict, one line of counts, each
+    finding as a short entry (rule, object, a link to its line, message, fix), what the
+    pull request fixes, connectivity per workload, configuration changes, then the diff."""
+    limit = review.max_chars or DEFAULT_LIMIT
+    builder = _Builder(limit)
+    findings = list(report.findings)
+    with_new = any(not f.new for f in findings)
+    builder.add(_review_header(report.findings, review))
+    for severity, title in (*_SEVERITIES, ("", "Other")):
+        group = [f for f in findings if (f.severity == severity if severity else
+                                         f.severity not in {s for s, _ in _SEVERITIES})]
+        if not group:
+            continue
+        if not builder.add(f"### {title} ({len(group)})\n"):
+            break
+        for f in group:
+            if not builder.add(finding_entry(f, links, with_new) + "\n", findings=1):
+                break
+        if builder.full:
+            break
+    _fixed_section(builder, review.fixed)
+    if review.connectivity or review.connectivity_notes:
+        builder.add(connectivity_section(review.connectivity,
+                                         notes=[md_text(n) for n in review.connectivity_notes]))
+    _config_section(builder, review.config)
+    if review.diff:
+        diff_blocks(builder, review.diff)
+    text = builder.finish(len(findings), len(review.diff))
+    text += "".join(f"\n**{line}.**\n" for line in not_shown_lines(report))
+    return text + "\n" + _compared(review) + "\n"
+
+
+def finding_entry(f: Finding, links: Links | None = None, with_new: bool = False) -> str:
+    """One finding in the summary: rule (linked to its documentation), object, a link to
+    its line in the head commit, then the message and the fix. A list item, never a table
+    row: a long name wraps instead of pushing the comment sideways."""
+    rule = md_code(f.rule, False)
+    doc = links.rule(f.rule) if links is not None else None
+    head = [f"**[{rule}]({doc})**" if doc else f"**{rule}**"]
+    if f.object:
+        head.append(_object(f.object))
+    where = md_code(_where(f), False)
+    if f.file and links is not None:
+        where = f"[{where}]({links.line(f.file, f.line)})"
+    head.append(where)
+    if with_new:
+        head.insert(0, "*new*" if f.new else "*existing*")
+    text = md_text(f.message)
+    if f.fix:
+        text += f"<br>**Fix:** {md_text(f.fix)}"
+    return "- " + " · ".join(head) + "<br>" + text
 
 
 def _header(findings: Sequence[Finding]) -> str:
@@ -319,59 +371,173 @@ def verdict(findings: Sequence[Finding]) -> str:
 
 
 def _review_header(findings: Sequence[Finding], review: ReviewSummary) -> str:
-    new = review.new
-    lines = [f"## {verdict(findings)}", ""]
-    if new:
-        new_counts = ", ".join(
-            _plural(n, s) for s, n in
-            ((s, sum(1 for f in findings if f.new and f.severity == s))
-             for s, _ in _SEVERITIES) if n
-        )
-        lines.append(f"**This pull request introduces {_plural(new, 'new finding')}** "
-                     f"({new_counts or 'outside this scope'}).")
-    else:
-        lines.append("**This pull request introduces no new finding.**")
+    """The verdict, then one line: what is new, what is fixed, what is already there."""
+    counts = [_plural(n, word) for n, word in (
+        (sum(1 for f in findings if f.new and f.severity == s), w)
+        for s, w in (("error", "error"), ("warning", "warning"), ("info", "note"))) if n]
+    parts = [f"{_plural(review.new, 'new finding')}"
+             + (f" ({', '.join(counts)})" if counts else "")]
     if review.fixed:
-        lines.append(f"It fixes {_plural(len(review.fixed), 'finding')} of the base branch "
-                     "(listed below).")
-    if review.connectivity:
-        lines.append(review_line(review.connectivity, md_code))
-    existing = review.existing
-    scope = review.scope or "new"
-    if existing:
+        parts.append(f"{len(review.fixed)} fixed")
+    if review.existing:
         shown = sum(1 for f in findings if not f.new)
-        lines.append(
-            f"{_plural(existing, 'finding')} already on the base branch "
-            + (f"({shown} shown: scope {md_code(scope)})." if shown
-               else f"{'is' if existing == 1 else 'are'} not shown (scope {md_code(scope)}).")
-        )
-    sides = []
-    if review.head:
-        sides.append(f"head {md_code(review.head[:12])}")
-    else:
-        sides.append("the work tree")
+        scope = md_code(review.scope or "new", False)
+        parts.append(f"{_plural(review.existing, 'finding')} already on the base branch"
+                     + (" (shown below)" if shown else f" (not shown: scope {scope})"))
+    if review.connectivity:
+        parts.append("connectivity: " + _flow_counts(review.connectivity))
+    return f"## {verdict(findings)}\n\n" + " · ".join(parts) + ".\n"
+
+
+def _compared(review: ReviewSummary) -> str:
+    """The last line: what was compared with what, and where the rules came from."""
+    sides = [f"head {md_code(review.head[:12], False)}" if review.head else "the work tree"]
     if review.base:
         base_ref = review.base_ref
-        label = f" (merge base with {md_code(base_ref)})" if base_ref and not re.fullmatch(
+        label = f" (merge base with {md_code(base_ref, False)})" if base_ref and not re.fullmatch(
             r"[0-9a-f]{40}|[0-9a-f]{64}", base_ref) else " (merge base)"
-        sides.append(f"base {md_code(review.base[:12])}{label}")
-    lines.append("")
-    lines.append("Compared " + " with ".join(sides) + ". Rules and options come from "
-                 f"{_config_source(review.config)}, so a pull request cannot switch them off for "
-                 "itself.")
-    return "\n".join(lines) + "\n"
+        sides.append(f"base {md_code(review.base[:12], False)}{label}")
+    return ("<sub>reviewbot compared " + " with ".join(sides) + ". Rules and options come from "
+            f"{_config_source(review.config)}, so a pull request cannot switch them off for "
+            "itself.</sub>")
 
 
 def _fixed_section(builder: _Builder, fixed: Sequence[Finding]) -> None:
     """The findings of the base branch this pull request fixes: rule, object, and where
-    they were on the base."""
+    they were on the base (no link: the line may be gone at the head)."""
     if not fixed:
         return
-    table = ["| Rule | Object | Where (base) |", "|---|---|---|"]
+    lines = [f"### Fixed by this pull request ({len(fixed)})", ""]
     for f in fixed:
-        table.append(f"| {md_code(f.rule)} | {md_code(f.object) if f.object else ''} | "
-                     f"{md_code(_where(f))} |")
-    builder.add(f"### Fixed by this pull request ({len(fixed)})\n\n" + "\n".join(table) + "\n")
+        what = [md_code(f.rule, False)] + ([_object(f.object)] if f.object else [])
+        lines.append(f"- {' · '.join(what)}, was at {md_code(_where(f), False)}")
+    builder.add("\n".join(lines) + "\n")
+
+
+def _object(ref: str) -> str:
+    """An object as a reviewer knows it: ``Kind/ns/name``; the values a Helm chart is given
+    (reviewbot's ``HelmValues`` objects) are "Helm values ns/name"."""
+    if ref.startswith("HelmValues/"):
+        return "Helm values " + md_code(ref.split("/", 1)[1], False)
+    return md_code(ref, False)
+
+
+# ---------------------------------------------------------------- connectivity
+
+
+_EVERYWHERE = "0.0.0.0-255.255.255.255"
+
+
+def _peer(name: str) -> str:
+    """A peer as a reviewer names it: ``ns/name`` (a code span), "outside the cluster",
+    "the ingress controller"."""
+    match = re.fullmatch(r"(.*)\[(\w+)\]", name)
+    if match and match.group(2) == "External":
+        ranges = match.group(1)
+        return "outside the cluster" if ranges == _EVERYWHERE else (
+            f"outside the cluster ({md_text(ranges)})")
+    if name == "{ingress-controller}":
+        return "the ingress controller"
+    return md_code(match.group(1) if match else name, False)
+
+
+def _conns(text: str) -> str:
+    if text == "No Connections":
+        return "denied"
+    if text == "All Connections":
+        return "all ports"
+    return md_text(text)
+
+
+def _external(name: str) -> bool:
+    return name.endswith("[External]") or name == "{ingress-controller}"
+
+
+def _flow_counts(changes: Sequence[FlowChange]) -> str:
+    counts = summarize(changes)
+    said = [f"{counts['removed']} closed", f"{counts['changed']} changed",
+            f"{counts['added']} opened"]
+    return ", ".join(part for part in said if not part.startswith("0 ")) + " flow" + (
+        "s" if len(changes) != 1 else "")
+
+
+def connectivity_section(changes: Sequence[FlowChange], max_workloads: int = 12,
+                         notes: Sequence[str] = ()) -> str:
+    """Who can now talk to whom, per workload, in words a reviewer knows; every changed
+    flow folded below (capped), and the graph when it is small enough to read. ``notes``
+    (Markdown): what the evaluation could not see."""
+    if not changes:
+        return "### Connectivity\n\n" + "".join(f"- {n}\n" for n in notes)
+    per: dict[str, dict[str, list[str]]] = {}
+    added = {c.info.split(" ", 1)[1].rsplit(" ", 1)[0] for c in changes
+             if c.info.startswith("workload ") and c.info.endswith(" added")}
+    for c in changes:
+        if _external(c.source) and not _external(c.destination):
+            subject, key, other = c.destination, f"from-{c.diff_type}", c.source
+        else:
+            subject, key, other = c.source, f"to-{c.diff_type}", c.destination
+        entry = per.setdefault(subject, {})
+        if c.diff_type == "changed":
+            entry.setdefault(key, []).append(
+                f"{_peer(other)} ({_conns(c.ref1)} → {_conns(c.ref2)})")
+        else:
+            entry.setdefault(key, []).append(
+                f"{_peer(other)} ({_conns(c.ref2 if c.diff_type == 'added' else c.ref1)})")
+    lines = [f"### Connectivity ({_flow_counts(changes)})", ""]
+    order = sorted(per, key=lambda w: ("to-removed" not in per[w] and "from-removed" not in per[w],
+                                       w not in added, w))
+    for subject in order[:max_workloads]:
+        lines.append(f"- {_peer(subject)}: {_workload_sentence(subject, per[subject], added)}")
+    if len(order) > max_workloads:
+        lines.append(f"- and {len(order) - max_workloads} more workloads (every flow below)")
+    rows = [f"- {_peer(c.source)} → {_peer(c.destination)}: "
+            + (f"{_conns(c.ref1)} → {_conns(c.ref2)}") for c in _closed_first(changes)]
+    shown = rows[:REVIEW_ROWS]
+    more = f"\n- ... and {len(rows) - len(shown)} more" if len(rows) > len(shown) else ""
+    lines += ["", f"<details><summary>Every changed flow ({len(rows)})</summary>", "",
+              *shown]
+    text = "\n".join(lines) + more + "\n\n</details>\n"
+    text += "".join(f"\n{n}\n" for n in notes)
+    if len(changes) <= 12:  # a graph of more edges is not read, only scrolled
+        text += "\n```mermaid\n" + render_mermaid(_plain_flows(changes)) + "```\n"
+    return text
+
+
+def _plain_flows(changes: Sequence[FlowChange]) -> list[FlowChange]:
+    """The flows with the graph's labels in plain words (the graph escapes them itself)."""
+    def name(peer: str) -> str:
+        return re.sub(r"`", "", _peer(peer)).replace("\\", "")
+
+    def conns(text: str) -> str:
+        return _conns(text).replace("\\", "")
+
+    return [FlowChange(c.diff_type, name(c.source), name(c.destination), conns(c.ref1),
+                       conns(c.ref2)) for c in _closed_first(changes)]
+
+
+def _closed_first(changes: Sequence[FlowChange]) -> list[FlowChange]:
+    order = ("removed", "changed", "added")
+    return sorted(changes, key=lambda c: order.index(c.diff_type))
+
+
+def _workload_sentence(subject: str, flows: Mapping[str, list[str]], added: set[str]) -> str:
+    def listed(items: list[str]) -> str:
+        return ", ".join(items[:4]) + (f" and {len(items) - 4} more" if len(items) > 4 else "")
+
+    everything = "outside the cluster (all ports)"
+    said: list[str] = []
+    if subject in added:
+        if everything in flows.get("to-added", []) and everything in flows.get("from-added", []):
+            return ("new, not isolated: reaches and is reached by everything (no "
+                    "NetworkPolicy restricts it)")
+        said.append("new")
+    phrases = (("to-removed", "no longer reaches"), ("from-removed", "no longer reached from"),
+               ("to-changed", "reaches, changed:"), ("from-changed", "reached, changed:"),
+               ("to-added", "can now reach"), ("from-added", "can now be reached from"))
+    for key, words in phrases:
+        if flows.get(key):
+            said.append(f"{words} {listed(flows[key])}")
+    return "; ".join(said)
 
 
 def _config_source(config: ConfigReview) -> str:

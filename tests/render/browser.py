@@ -232,6 +232,8 @@ class Browser:
             shot = OUTPUT / "summaries" / f"{name}.png"
             shot.parent.mkdir(parents=True, exist_ok=True)
             tab.screenshot(path=str(shot), full_page=True)
+            # the first screen as a reviewer sees it, at full size
+            tab.screenshot(path=str(shot.with_name(f"{name}-first-screen.png")))
         finally:
             context.close()
         found["foreign_tags"] = sorted(set(found["foreign_tags"]) - OWN_TAGS)

@@ -1,0 +1,112 @@
+"""The review summary as a reviewer reads it: the verdict first, one entry per finding with a
+link to its line in the head commit, connectivity per workload in plain words."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewbot.engine.findings import Finding
+from reviewbot.netpol.diff import FlowChange
+from reviewbot.report.links import Links, links_from_env
+from reviewbot.report.markdown import connectivity_section, finding_entry, verdict
+
+HEAD = "0123456789abcdef0123456789abcdef01234567"
+CI = {"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "home/lab"}
+
+
+def finding(severity: str = "error", new: bool = True, **extra: object) -> Finding:
+    fields: dict[str, object] = {
+        "rule": "netpol-pairing", "severity": severity, "message": "m", "file": "k8s/a b.yaml",
+        "line": 3, "column": 1, "object": "Deployment/poimen/poimen-memory", "new": new,
+        "fix": "",
+    }  # fmt: skip
+    fields.update(extra)
+    return Finding(**fields)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("found", "said"), [
+    ([finding(), finding(), finding("warning")], "2 errors to fix before merging (and 1 warning)"),
+    ([finding("warning"), finding("info")], "No new errors: 1 new warning and 1 note to look at"),
+    ([finding("info")], "No new errors: 1 new note"),
+    ([finding(new=False)], "No new problems"),  # an existing error never changes the verdict
+    ([], "No new problems"),
+])  # fmt: skip
+def test_the_verdict(found: list[Finding], said: str) -> None:
+    assert verdict(found) == said
+
+
+def test_links_follow_the_platforms_path_shape() -> None:
+    github = links_from_env(CI, "github", HEAD)
+    assert github is not None
+    assert github.line("k8s/a b.yaml", 3) == f"https://github.com/home/lab/blob/{HEAD}/k8s/a%20b.yaml#L3"
+    forgejo = links_from_env({"GITHUB_SERVER_URL": "https://code.example.org",
+                              "GITHUB_REPOSITORY": "home/lab"}, "forgejo", HEAD)
+    assert forgejo is not None
+    assert forgejo.line("k8s/x.yaml", 9) == (
+        f"https://code.example.org/home/lab/src/commit/{HEAD}/k8s/x.yaml#L9")
+    given = links_from_env({}, "none", HEAD, "https://git.example/home/lab/")
+    assert given is not None and given.line("a.yaml", 1).startswith(
+        f"https://git.example/home/lab/blob/{HEAD}/")
+
+
+@pytest.mark.parametrize(("env", "head", "base"), [
+    ({}, HEAD, None),  # no address: no links
+    (CI, None, None),  # the work tree: no commit to link to
+    (CI, "main", None),  # a ref is not a commit
+    ({**CI, "GITHUB_REPOSITORY": "home/lab) [x](javascript:alert(1)"}, HEAD, None),
+    ({**CI, "GITHUB_SERVER_URL": "javascript:alert(1)//"}, HEAD, None),
+    ({}, HEAD, "javascript:alert(1)"),
+])  # fmt: skip
+def test_without_a_safe_address_or_a_commit_there_are_no_links(
+    env: dict[str, str], head: str | None, base: str | None
+) -> None:
+    assert links_from_env(env, "github", head, base) is None
+
+
+def test_the_rules_documentation_is_the_running_actions() -> None:
+    env = {**CI, "GITHUB_ACTION_REPOSITORY": "tools/reviewbot", "GITHUB_ACTION_REF": "v0.2.0"}
+    links = links_from_env(env, "github", HEAD)
+    assert links is not None
+    assert links.rule("netpol-pairing") == (
+        "https://github.com/tools/reviewbot/blob/v0.2.0/docs/rules.md#netpol-pairing")
+    assert links_from_env(CI, "github", HEAD).rule("x") is None  # type: ignore[union-attr]
+
+
+def test_a_finding_entry_links_its_rule_and_its_line() -> None:
+    links = Links("https://github.com/home/lab", HEAD, "github",
+                  "https://github.com/tools/reviewbot/blob/v0.2.0/docs/rules.md")
+    entry = finding_entry(finding(message="no ingress", fix="Add one."), links)
+    assert entry == (
+        "- **[`netpol-pairing`](https://github.com/tools/reviewbot/blob/v0.2.0/docs/rules.md"
+        "#netpol-pairing)** · `Deployment/poimen/poimen-memory` · "
+        f"[`k8s/a b.yaml:3`](https://github.com/home/lab/blob/{HEAD}/k8s/a%20b.yaml#L3)"
+        "<br>no ingress<br>**Fix:** Add one."
+    )
+    assert finding_entry(finding(message="m"), None) == (
+        "- **`netpol-pairing`** · `Deployment/poimen/poimen-memory` · `k8s/a b.yaml:3`<br>m")
+
+
+def test_connectivity_in_words_a_reviewer_knows() -> None:
+    everything = "0.0.0.0-255.255.255.255[External]"
+    changes = [
+        FlowChange("added", "chat/open-webui[Deployment]", everything, "No Connections",
+                   "All Connections", "workload chat/open-webui[Deployment] added"),
+        FlowChange("added", everything, "chat/open-webui[Deployment]", "No Connections",
+                   "All Connections", "workload chat/open-webui[Deployment] added"),
+        FlowChange("removed", "poimen/poimen-memory[Deployment]",
+                   "llm-serving/coder-predictor[InferenceService]", "TCP 8080",
+                   "No Connections"),
+    ]
+    text = connectivity_section(changes)
+    lines = text.splitlines()
+    assert lines[0] == "### Connectivity (1 closed, 2 opened flows)"
+    assert lines[2] == ("- `poimen/poimen-memory`: no longer reaches "
+                        "`llm-serving/coder-predictor` (TCP 8080)")  # what breaks comes first
+    assert lines[3] == ("- `chat/open-webui`: new, not isolated: reaches and is reached by "
+                        "everything (no NetworkPolicy restricts it)")
+    assert "- `chat/open-webui` → outside the cluster: denied → all ports" in lines
+    assert "0.0.0.0" not in text and "No Connections" not in text and "[External]" not in text
+    assert "```mermaid" in text  # three edges: small enough to draw
+    many = [FlowChange("added", f"a/w{i}[Deployment]", "b/x[Deployment]", "No Connections",
+                       "TCP 80") for i in range(13)]
+    assert "```mermaid" not in connectivity_section(many)
