@@ -74,21 +74,23 @@ def _indent(text: str) -> str:
 
 
 def render_summary(summary_markdown: str, folded: Sequence[InlineComment], note: str = "") -> str:
-    """The summary comment: marker, the caller's markdown, then the folded findings."""
+    """The summary comment: marker, the caller's markdown, then where the findings that could
+    not be placed inline are (pointers, not a second copy: the summary lists every finding
+    with its message and fix already)."""
     head = f"{SUMMARY_MARKER}\n{_clip(summary_markdown.strip(), MAX_SUMMARY)}\n"
     if not folded:
         return head
+    places = list(dict.fromkeys(_where(comment) for comment in folded))
     parts = [head, f"\n### Not shown inline ({len(folded)})\n"]
     if note:
         parts.append(f"\n{note.strip()}\n")
+    parts.append("\nThese findings are listed above; their lines are not part of this pull "
+                 "request's diff, so they have no inline comment:\n\n")
     size = sum(len(p) for p in parts)
-    for index, comment in enumerate(folded):
-        entry = f"\n- **{_where(comment)}**\n\n{_indent(comment.body)}\n"
+    for index, place in enumerate(places):
+        entry = f"- {place}\n"
         if size + len(entry) > MAX_BODY - 200:
-            left = len(folded) - index
-            parts.append(
-                f"\n*... {left} more not shown here: see the job log or the SARIF/JSON artifact.*\n"
-            )
+            parts.append(f"- ... and {len(places) - index} more places\n")
             break
         parts.append(entry)
         size += len(entry)

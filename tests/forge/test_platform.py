@@ -155,7 +155,8 @@ def test_preview_splits_as_a_forge_does() -> None:
     assert "### Not shown inline (1)" in summary and "line 30" in summary
     assert "line 12" not in summary
     assert "k8s/apps/llm-serving/coder.yaml:12" in inline and "fp:a -->" in inline
-    assert text.count("finding at line") == 2  # each candidate once
+    # each candidate once: inline, or (folded) only as a pointer to the summary's entry
+    assert text.count("finding at line") == 1
     unknown = preview(payload(comment("a", 12), comment("b", 30)), None)
     assert "### Not shown inline (2)" in unknown and "inline comment(s)" not in unknown
     assert "nothing would be posted" in preview(payload(comment("a", 12), mode="none"), diff)
