@@ -18,6 +18,7 @@ import pytest
 
 from .helpers import ROOT, SEEDS, GitRepo, run_cli
 from .render.browser import Browser, Shown, open_browser, render_forgejo, render_github
+from .test_review_claims import GPU_PROBE, OPEN_WEBUI, homelab_pr
 
 # The verdict, the summary's first line (bot/report/markdown.py: verdict)
 VERDICT = re.compile(
@@ -124,3 +125,34 @@ def test_forgejo_comments_read_well_and_suggestions_render_as_diffs(
     added = [text for cls, text in shown.diff_lines if cls == "gi"]
     assert removed and added
     assert all(t.startswith("-") for t in removed) and all(t.startswith("+") for t in added)
+
+
+HOSTILE = "@team<img src=x onerror=alert(1)>|`x`**b**<script>alert(2)</script>"
+
+HOMELAB_PRS = {
+    # issue 30 part 1's two cases: a new caller of a destination nobody admits; a fifth
+    # 1-GPU pod on a full node
+    "homelab-open-webui": {"k8s/apps/chat/open-webui.yaml": OPEN_WEBUI},
+    "homelab-gpu-probe": {"k8s/apps/llm-serving/gpu-probe.yaml": GPU_PROBE},
+    # names, paths and values from the repository that try to be HTML, mentions, Markdown
+    "homelab-hostile": {
+        f"k8s/apps/chat/{HOSTILE.replace('/', '_')}.yaml": OPEN_WEBUI.replace(
+            "name: open-webui\n  namespace", f"name: open-webui\n  annotations: {{x: '{HOSTILE}'}}"
+            "\n  namespace").replace("v0.6.5@", f"{HOSTILE.replace(' ', '')}@"),
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOMELAB_PRS))
+def test_homelab_pr_summaries_read_well_on_github(
+    name: str, browser: Browser, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Multi-finding pull requests against the bundled homelab, hostile names included."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    repo, base, head = homelab_pr(tmp_path, HOMELAB_PRS[name])
+    pr = Pr(repo, base, head)
+    markdown, _ = summary(pr, capsys, "--platform", "none")
+    assert markdown.count("\n- **`") >= 1  # findings to show
+    shown = browser.show(render_github(markdown), f"{name}-github")
+    assert_reads_well(shown, pr)
