@@ -9,6 +9,7 @@ came from repository content. A screenshot of each lands under
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -156,3 +157,38 @@ def test_homelab_pr_summaries_read_well_on_github(
     assert markdown.count("\n- **`") >= 1  # findings to show
     shown = browser.show(render_github(markdown), f"{name}-github")
     assert_reads_well(shown, pr)
+
+
+@pytest.mark.parametrize("platform", ["github", "forgejo"])
+def test_every_link_points_at_a_line_of_the_head_commit(
+    platform: str, browser: Browser, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The findings of a seed PR as the summary lists them with the CI's links (GitHub's
+    /blob/ and Forgejo's /src/commit/ shapes): each link, clicked in the page, names the
+    head commit and a line that exists there."""
+    from reviewbot.engine.findings import Finding
+    from reviewbot.report.links import links_from_env
+    from reviewbot.report.markdown import finding_entry
+
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    pr = seed_pr(tmp_path, *SEED_PRS["seed-pr-unfixed"])
+    code, out, err = run_cli(["review", "--repo", str(pr.repo.path), "--base", pr.base,
+                              "--head", pr.head, "--platform", "none", "--format", "json"],
+                             capsys)
+    assert code in (0, 1), err
+    fields = ("rule", "severity", "file", "line", "column", "object", "message", "fix")
+    findings = [Finding(**{k: f.get(k) or ("" if k != "line" and k != "column" else 0)
+                           for k in fields}, new=f["new"])
+                for f in json.loads(out)["findings"]]
+    env = {"GITHUB_SERVER_URL": "https://code.example.org", "GITHUB_REPOSITORY": "home/lab",
+           "GITHUB_ACTION_REPOSITORY": "tools/reviewbot", "GITHUB_ACTION_REF": "v0.2.0"}
+    links = links_from_env(env, platform, pr.head)
+    assert links is not None
+    markdown = "## 1 error to fix before merging\n\n" + "\n".join(
+        finding_entry(f, links) for f in findings)
+    render = render_github if platform == "github" else render_forgejo
+    shown = browser.show(render(markdown), f"seed-pr-unfixed-links-{platform}")
+    assert_reads_well(shown, pr)
+    places = line_links(shown, pr)
+    assert len(places) == len(findings) >= 10  # one per finding, each checked
