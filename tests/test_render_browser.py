@@ -19,7 +19,7 @@ import pytest
 
 from .helpers import ROOT, SEEDS, GitRepo, run_cli
 from .render.browser import Browser, Shown, open_browser, render_forgejo, render_github
-from .test_review_claims import GPU_PROBE, OPEN_WEBUI, homelab_pr
+from .render.homelab import GPU_PROBE, OPEN_WEBUI, homelab_pr
 
 # The verdict, the summary's first line (bot/report/markdown.py: verdict)
 VERDICT = re.compile(
