@@ -99,6 +99,9 @@ def _review_arguments(review: argparse.ArgumentParser) -> None:
     review.add_argument("--head", metavar="REF")
     review.add_argument("--platform", choices=("auto", "github", "forgejo", "none"), default="auto")
     review.add_argument("--dry-run", action="store_true", help="print the review, post nothing")
+    review.add_argument("--link-base", metavar="URL",
+                        help="the repository's web address, for links to the head's lines "
+                             "(default: GITHUB_SERVER_URL/GITHUB_REPOSITORY in CI)")
     review.add_argument("--scope", choices=("new", "changed", "all"), default="new")
     review.add_argument("--comment-mode", choices=("review", "summary", "none"), default="review")
     review.add_argument("--artifact", metavar="FILE", help="also write the findings to FILE")

@@ -109,10 +109,10 @@ def test_forgejo_comments_read_well_and_suggestions_render_as_diffs(
     ```diff block, which Forgejo colours line by line."""
     monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
     pr = seed_pr(tmp_path, *SEED_PRS["seed-pr-unfixed"])
-    _, preview = summary(pr, capsys, "--platform", "forgejo", "--dry-run")
-    posted = preview.split("--- the review that would be posted ---\n", 1)[1]
-    summary_md, _, inline = re.split(r"\n--- (\d+) inline comment\(s\) in one review ---\n",
-                                     posted, maxsplit=1)
+    # the summary as posted on stdout, the inline comments in the preview on stderr
+    summary_md, preview = summary(pr, capsys, "--platform", "forgejo", "--dry-run")
+    _, _, inline = re.split(r"\n--- (\d+) inline comment\(s\) in one review ---\n", preview,
+                            maxsplit=1)
     shown = browser.show(render_forgejo(summary_md), "seed-pr-unfixed-forgejo")
     assert_reads_well(shown, pr)
     # each inline comment: "path:line" then its body, up to the next "path:line" line

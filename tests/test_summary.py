@@ -3,12 +3,16 @@ link to its line in the head commit, connectivity per workload in plain words.""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from reviewbot.engine.findings import Finding
 from reviewbot.netpol.diff import FlowChange
 from reviewbot.report.links import Links, links_from_env
 from reviewbot.report.markdown import connectivity_section, finding_entry, verdict
+
+from .helpers import ROOT, SEEDS, GitRepo, run_cli
 
 HEAD = "0123456789abcdef0123456789abcdef01234567"
 CI = {"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "home/lab"}
@@ -110,3 +114,31 @@ def test_connectivity_in_words_a_reviewer_knows() -> None:
     many = [FlowChange("added", f"a/w{i}[Deployment]", "b/x[Deployment]", "No Connections",
                        "TCP 80") for i in range(13)]
     assert "```mermaid" not in connectivity_section(many)
+
+
+def test_format_markdown_prints_the_posted_summary_once_with_links(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--format markdown`` with ``--platform none`` prints exactly the summary that would be
+    posted (marker, findings folded into it), once, on stdout; the preview on stderr has the
+    inline comments only. ``--link-base`` links each finding to its line in the head."""
+    for name in ("GITHUB_EVENT_PATH", "GITHUB_SERVER_URL", "GITHUB_REPOSITORY"):
+        monkeypatch.delenv(name, raising=False)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit_tree(SEEDS / "step1", "before")
+    head = repo.commit_tree(ROOT / "examples", "after")
+    args = ["review", "--repo", str(repo.path), "--base", base, "--head", head,
+            "--platform", "none", "--format", "markdown"]
+    code, out, err = run_cli(args, capsys)
+    assert code == 1
+    assert out.startswith("<!-- reviewbot:summary -->\n## 12 errors to fix before merging")
+    assert "### Not shown inline" in out and "](https://" not in out  # no address: no links
+    assert "## 12 errors" not in err and "inline comment(s) in one review" in err
+    code, out, _ = run_cli([*args, "--link-base", "https://git.example/home/lab"], capsys)
+    assert f"](https://git.example/home/lab/blob/{head}/k8s/apps/llm-serving/coder.yaml#L20)" \
+        in out
+    monkeypatch.setenv("GITHUB_SERVER_URL", "https://code.example.org")
+    monkeypatch.setenv("GITHUB_REPOSITORY", "home/lab")
+    code, out, _ = run_cli([*args[:-4], "--platform", "forgejo", "--dry-run", "--format",
+                            "markdown"], capsys)
+    assert f"](https://code.example.org/home/lab/src/commit/{head}/k8s/apps/" in out

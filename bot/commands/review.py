@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from reviewbot.commands.common import file_loader, overrides
@@ -27,10 +28,12 @@ from reviewbot.engine.review import (
     review_prefixes,
 )
 from reviewbot.errors import EXIT_FINDINGS, EXIT_OK, ReviewbotError
-from reviewbot.forge.publish import Publishing, publish
+from reviewbot.forge.ci import detect_platform
+from reviewbot.forge.publish import Publishing, previewed_summary, publish
 from reviewbot.output import emit, exit_code, use_color
 from reviewbot.report.base import shown_entries
 from reviewbot.report.difftext import render_diff_text
+from reviewbot.report.links import links_from_env
 from reviewbot.report.render import render
 from reviewbot.report.review import config_note, mark_verdicts, verdict_text
 from reviewbot.sources.event import CiEvent, ci_event
@@ -87,18 +90,32 @@ def review_command(args: argparse.Namespace) -> int:
     # The CI event is read once, here, and only when the refs need it; publishing takes it
     event = None if args.base and args.head else ci_event(env)
     sides, outcome = run_review(args, event)
-    report = outcome.report
+    report = with_links(outcome.report, args, env, sides)
     fail_on = args.fail_on or outcome.config.fail_on or "error"
     code = exit_code(outcome.new, fail_on)
     color = use_color(args.color, args.output)
-    text = render(report, args.format, color=color)
+    how = Publishing(args.platform, args.comment_mode, args.dry_run, bool(args.output),
+                     bool(getattr(args, "debug", False)), args.format == "markdown")
+    # --format markdown: the summary exactly as it would be posted, printed once
+    posted = (previewed_summary(how, report, outcome.findings, env, sides)
+              if args.format == "markdown" else None)
+    text = posted if posted is not None else render(report, args.format, color=color)
     if args.format == "text" and report.review is not None:
         text += "\n" + render_diff_text(shown_entries(report.review.diff), color)
         text += config_note(report.review)
     emit(text, args.output)  # findings first: no forge call has happened yet
     if args.artifact:
         emit(render(report, args.artifact_format), args.artifact)
-    how = Publishing(args.platform, args.comment_mode, args.dry_run, bool(args.output),
-                     bool(getattr(args, "debug", False)))
     publish(how, report, outcome.findings, env, sides, event)
     return code
+
+
+def with_links(report: Report, args: argparse.Namespace, env: dict[str, str],
+               sides: Sides) -> Report:
+    """The review's links: the head's lines at ``--link-base`` or the CI's repository
+    address, in the platform's path shape (none without an address or a head commit)."""
+    if report.review is None:
+        return report
+    platform = args.platform if args.platform != "auto" else detect_platform(env)
+    links = links_from_env(env, platform, sides.head, getattr(args, "link_base", None))
+    return replace(report, review=replace(report.review, links=links))

@@ -29,6 +29,7 @@ class Publishing:
     dry_run: bool = False
     to_stdout: bool = False
     debug: bool = False
+    summary_shown: bool = False  # --format markdown printed the summary: preview the rest
 
 
 def publish(how: Publishing, report: Report, findings: Sequence[Finding],
@@ -65,7 +66,8 @@ def publish(how: Publishing, report: Report, findings: Sequence[Finding],
                         diff = parse_git_diff(diff_text(sides.root, sides.base, sides.head))
                     except ReviewbotError:
                         diff = None  # e.g. a shallow clone: everything folds, as on a forge
-                _show(preview(payload, diff), how.to_stdout)
+                _show(preview(payload, diff, with_summary=not how.summary_shown),
+                      how.to_stdout)
             else:
                 print("reviewbot: not running in CI (no platform detected): nothing posted; "
                       "--dry-run shows the review", file=sys.stderr)
@@ -86,3 +88,30 @@ def _show(text: str, to_stdout: bool) -> None:
     stream = sys.stdout if to_stdout else sys.stderr
     stream.write("--- the review that would be posted ---\n" + text.rstrip() + "\n")
     stream.flush()
+
+
+def previewed_summary(how: Publishing, report: Report, findings: Sequence[Finding],
+                      env: Mapping[str, str], sides: Sides | None = None) -> str | None:
+    """The summary comment exactly as it would be posted, when this run only previews
+    (``--platform none`` or ``--dry-run``): what ``--format markdown`` prints, so the
+    summary is printed once. None when the run posts (the forge decides what folds)."""
+    from reviewbot.forge.base import ReviewPayload
+    from reviewbot.forge.ci import detect_platform
+    from reviewbot.forge.diffmap import parse_git_diff
+    from reviewbot.forge.preview import posted_summary
+    from reviewbot.report.render import render
+    from reviewbot.report.review import inline_comments
+    from reviewbot.sources.tree import diff_text
+
+    platform = how.platform if how.platform != "auto" else detect_platform(env)
+    if how.comment_mode == "none" or not (how.platform == "none" or how.dry_run):
+        return None
+    payload = ReviewPayload(render(report, "markdown"), inline_comments(findings, platform),
+                            how.comment_mode)
+    diff = None
+    if sides is not None:
+        try:
+            diff = parse_git_diff(diff_text(sides.root, sides.base, sides.head))
+        except ReviewbotError:
+            diff = None
+    return posted_summary(payload, diff)
