@@ -1257,8 +1257,13 @@ def _crd_object(rng: random.Random, name: str, ind: str, depth: int) -> str:
     return "".join(lines)
 
 
-def render_crd(i: int, size: int, seed: int) -> str:
-    """One CustomResourceDefinition of about `size` bytes (its openAPIV3Schema grows to it)."""
+SERVED = {False: "true", True: '"yes"'}
+
+
+def render_crd(i: int, size: int, seed: int, defect: bool = False) -> str:
+    """One CustomResourceDefinition of about `size` bytes (its openAPIV3Schema grows to it);
+    with ``defect``, its last version says ``served: "yes"`` (a schema error at the end of
+    the document, the farthest a finding's position can be looked for)."""
     rng = random.Random(seed * 104729 + i)
     group = f"{WORDS_A[i % len(WORDS_A)]}.operator{i // len(WORDS_A)}.example.io"
     kind = f"{WORDS_B[i % len(WORDS_B)].title()}{WORDS_A[(i * 7) % len(WORDS_A)].title()}{i}"
@@ -1276,7 +1281,7 @@ def render_crd(i: int, size: int, seed: int) -> str:
             f"            properties:\n")
     tail = ("            type: object\n          status:\n"
             "            x-kubernetes-preserve-unknown-fields: true\n            type: object\n"
-            "        type: object\n    served: true\n    storage: true\n"
+            "        type: object\n    served: " + SERVED[defect] + "\n    storage: true\n"
             "    subresources:\n      status: {}\n")
     parts = [head]
     total = len(head) + len(tail)
@@ -1291,7 +1296,7 @@ def render_crd(i: int, size: int, seed: int) -> str:
     return "".join(parts)
 
 
-def crd_files(n_crds: int, per_file: int, seed: int) -> dict[str, str]:
+def crd_files(n_crds: int, per_file: int, seed: int, defects: int = 0) -> dict[str, str]:
     """n_crds CRDs of 1.0-3.9 MB each (spread evenly), per_file to a file.
 
     One to a file by default, as operators ship their large CRDs: every file then stays under
@@ -1303,7 +1308,7 @@ def crd_files(n_crds: int, per_file: int, seed: int) -> dict[str, str]:
         docs = []
         for i in range(f, min(f + per_file, n_crds)):
             size = 1_000_000 + (2_900_000 * ((i * 17) % n_crds)) // max(1, n_crds - 1)
-            docs.append("---\n" + render_crd(i, size, seed))
+            docs.append("---\n" + render_crd(i, size, seed, i < defects))
         out[f"{CRD_DIR}/operator-{f // per_file:02d}.yaml"] = "".join(docs)
     return out
 
@@ -1461,7 +1466,8 @@ def check_tree(root: Path) -> dict[str, object]:
 
 def generate(objects: int, out: Path, seed: int, defect_rate: float, git: bool,
              pr_files: int, force: bool, layout: str = "apps", crds: int = 0,
-             crds_per_file: int = 1, bundles: int = 20) -> dict[str, object]:
+             crds_per_file: int = 1, bundles: int = 20, crd_defects: int = 0
+             ) -> dict[str, object]:
     """Write the repository; layout "apps" (a file per app) or "bundle" (see bundle()).
 
     With crds > 0, that many of the objects are large CustomResourceDefinitions (crd_files).
@@ -1481,7 +1487,7 @@ def generate(objects: int, out: Path, seed: int, defect_rate: float, git: bool,
     if layout == "bundle":
         files = bundle(files, bundles)
     if crds:
-        files.update(crd_files(crds, crds_per_file, seed))
+        files.update(crd_files(crds, crds_per_file, seed, crd_defects))
     t_render = time.perf_counter()
     size = write_files(out, files)
     t_write = time.perf_counter()
@@ -1540,6 +1546,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--crds", type=int, default=0,
                     help="of the objects, this many are CustomResourceDefinitions of 1-4 MB")
     ap.add_argument("--crds-per-file", type=int, default=1)
+    ap.add_argument("--crd-defects", type=int, default=0,
+                    help="of the CRDs, this many carry a schema error at their end (served:"
+                         " \"yes\"): findings whose position is looked up in a 1-4 MB document")
     ap.add_argument("--force", action="store_true", help="replace a non-empty --out")
     ap.add_argument("--check", action="store_true",
                     help="re-parse the tree with libyaml and verify the object count")
@@ -1547,7 +1556,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         stats = generate(args.objects, args.out, args.seed, args.defect_rate, args.git,
                          args.pr_files, args.force, args.layout, args.crds,
-                         args.crds_per_file, args.bundles)
+                         args.crds_per_file, args.bundles, args.crd_defects)
         if args.check:
             t0 = time.perf_counter()
             checked = check_tree(args.out)

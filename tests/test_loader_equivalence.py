@@ -156,3 +156,52 @@ def _text(lines: list[tuple[int, str, str, str]]) -> str:
 def test_generated_yaml_reads_the_same(lines: list[tuple[int, str, str, str]]) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
         _same(_text(lines).encode(), monkeypatch)
+
+
+# ---------------------------------------------------------------- positions, located
+
+def _paths(positions: dict[Any, Any]) -> list[tuple[Any, ...]]:
+    """Every path positions were recorded for, and paths below, beside and past them."""
+    out = []
+    for path in positions:
+        if path and path[0] == loader._KEY:
+            continue
+        out += [path, (*path, "absent"), (*path, 0, "deeper")]
+        if path:
+            out.append((*path[:-1], "sibling"))
+    return out
+
+
+def _locates_the_same(data: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each path looked up alone (``LoadedFile.locate``) gives what the whole document's
+    positions give, for position and key_position."""
+    monkeypatch.setattr(loader, "LOCATE_LINES", 0)
+    composed = loader.load(FileRecord("f.yaml", "blob", data))
+    located = loader.load(FileRecord("f.yaml", "blob", data))
+    for doc, again in zip(composed.documents, located.documents, strict=True):
+        for path in _paths(composed.positions(doc.index)):
+            again._positions = None  # one walk per path: the fallback to all is not taken
+            located._located = None
+            assert again.position(path) == doc.position(path), path
+            assert again.key_position(path) == doc.key_position(path), path
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="no corpus beside the clone")
+def test_the_corpus_locates_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every tenth file: each path is a walk of its own (the whole corpus takes minutes)
+    for path in _files(CORPUS)[::10]:
+        try:
+            _locates_the_same(path.read_bytes(), monkeypatch)
+        except AssertionError as exc:
+            raise AssertionError(f"{path} locates differently") from exc
+
+
+@pytest.mark.parametrize("text", CASES.values(), ids=CASES.keys())
+def test_cases_locate_the_same(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _locates_the_same(text.encode(), monkeypatch)
+
+
+@given(st.lists(_LINE, min_size=1, max_size=14))
+def test_generated_yaml_locates_the_same(lines: list[tuple[int, str, str, str]]) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _locates_the_same(_text(lines).encode(), monkeypatch)

@@ -55,6 +55,8 @@ _c_module = sys.modules[CParser.__module__]
 PARSE_ERRORS: tuple[type[Exception], ...] = (YAMLError, pyyaml.YAMLError)
 MAX_DEPTH = 100
 MAX_EXPANSION = 100_000  # nodes reachable through aliases, per document, beyond the nodes written
+LOCATE_LINES = 2000  # a document this long is searched for the path a finding needs...
+LOCATE_PATHS = 8  # ... until this many paths were asked for: then composed whole, once
 
 Path = tuple[str | int, ...]
 Position = tuple[int, int]
@@ -88,15 +90,23 @@ class Document:
     line: int
     _positions: dict[Path, Position] | None = None
 
+    def _lookup(self, path: Path) -> dict[Path, Position]:
+        """Positions that answer for ``path``: those on its way alone in a large document
+        (``LoadedFile.locate``), else all of the document's, composed once."""
+        if self._positions is None:
+            found = self.file.locate(self.index, path)
+            if found is not None:
+                return found
+            self._positions = self.file.positions(self.index)
+        return self._positions
+
     def position(self, path: Path) -> Position:
         """1-based (line, column) of the narrowest node at ``path`` (or its nearest parent).
 
         A scalar value points at the value, a mapping or sequence value at its key.
         """
-        if self._positions is None:
-            self._positions = self.file.positions(self.index)
-        positions = self._positions
         probe = tuple(path)
+        positions = self._lookup(probe)
         while probe:
             hit = positions.get(probe)
             if hit is not None:
@@ -106,9 +116,8 @@ class Document:
 
     def key_position(self, path: Path) -> Position:
         """Where the key of the mapping entry at ``path`` is (falls back to ``position``)."""
-        if self._positions is None:
-            self._positions = self.file.positions(self.index)
-        return self._positions.get((_KEY, *path)) or self.position(path)
+        probe = tuple(path)
+        return self._lookup(probe).get((_KEY, *probe)) or self.position(probe)
 
 
 @dataclass(eq=False)
@@ -128,6 +137,8 @@ class LoadedFile:
     _position_cache: dict[int, dict[Path, Position]] | None = None
     _text: str | None = field(default=None, repr=False)
     _starts: tuple[list[int] | None, dict[int, int]] | None = field(default=None, repr=False)
+    _located: dict[tuple[int, Path], dict[Path, Position]] | None = field(
+        default=None, repr=False)
 
     @property
     def text(self) -> str:
@@ -152,23 +163,66 @@ class LoadedFile:
             self._position_cache[index] = found
         return found
 
-    def _positions_of(self, index: int) -> dict[Path, Position]:
+    def locate(self, index: int, path: Path) -> dict[Path, Position] | None:
+        """The positions of document ``index`` that answer for ``path`` (its own, its
+        parents', its key's), read from the events only up to them; None when the document
+        is small, or was asked about many paths: then all its positions are composed once
+        (``positions``), which costs no more than a few walks. A 1.3 MB CRD is one walk to a
+        finding's field, not every node of it composed and recorded."""
+        if self._located is None:
+            self._located = {}
+        found = self._located.get((index, path))
+        if found is not None:
+            return found
+        asked = sum(1 for i, _ in self._located if i == index)
+        if asked >= LOCATE_PATHS or self._document_lines(index) < LOCATE_LINES:
+            return None
+        text, shift, only = self._document_text(index)
+        composed: list[Composed] = []
+        try:
+            with suppress(*PARSE_ERRORS, ProblemError):
+                _compose_stream(text, True, self.pure, composed, only, path)
+        except _Unlocated:
+            return None
+        part = (composed[0][2] if composed else None) or {}
+        found = {p: (line + shift, column) for p, (line, column) in part.items()}
+        self._located[(index, path)] = found
+        return found
+
+    def _document_text(self, index: int) -> tuple[str, int, int]:
+        """What to compose document ``index`` from: (text, its first line - 1, the
+        document's index in it): its own lines, or the stream from its start (the first
+        document, or line breaks other than "\n" that the line table would count otherwise)."""
+        if self.documents and self.documents[0].index == index:
+            return self.text, 0, index  # no line table needed
         starts, order = self._layout()
         at = order.get(index)
         if not at or starts is None:
-            # the first document (or one not kept), or line breaks other than "\n" that the
-            # line table would count differently: the stream from its start
-            return self.positions_in_stream(index)
+            return self.text, 0, index
         first = self.documents[at].line
         following = self.documents[at + 1].line if at + 1 < len(self.documents) else None
         begin = starts[first - 1] if first - 1 < len(starts) else len(self.text)
         end = starts[following - 1] if following is not None and following - 1 < len(
             starts) else len(self.text)
+        return self.text[begin:end], first - 1, 0
+
+    def _document_lines(self, index: int) -> int:
+        """Lines from document ``index``'s first line to the next document's (no line table:
+        the file's bytes are counted once, if it is the last document)."""
+        docs = self.documents
+        at = next((i for i, d in enumerate(docs) if d.index == index), None)
+        if at is None:
+            return 0
+        if at + 1 < len(docs):
+            return docs[at + 1].line - docs[at].line
+        return self.data.count(b"\n") + 1 - docs[at].line
+
+    def _positions_of(self, index: int) -> dict[Path, Position]:
+        text, shift, only = self._document_text(index)
         composed: list[Composed] = []
         with suppress(*PARSE_ERRORS, ProblemError):
-            _compose_stream(self.text[begin:end], True, self.pure, composed, 0)
+            _compose_stream(text, True, self.pure, composed, only)
         part = (composed[0][2] if composed else None) or {}
-        shift = first - 1
         return {path: (line + shift, column) for path, (line, column) in part.items()}
 
     def positions_in_stream(self, index: int) -> dict[Path, Position]:
@@ -571,7 +625,8 @@ Composed = tuple[Any, int, dict[Path, Position] | None]
 
 
 def _compose_stream(
-    text: str, marks: bool, pure: bool, out: list[Composed], only: int | None = None
+    text: str, marks: bool, pure: bool, out: list[Composed], only: int | None = None,
+    target: Path | None = None,
 ) -> None:
     """Append (value, first line, positions or None) per document to ``out`` (as they come,
     so the documents before a broken one are kept); only document ``only`` when given (the
@@ -580,19 +635,23 @@ def _compose_stream(
     PyYAML's libyaml first (``LIBYAML``; False: ruamel's C parser alone, the reference the
     equivalence test compares with); where it raises a parser error, the documents it gave
     are dropped and ruamel's C parser reads the text again, so an error is always the one
-    ruamel reports (on the corpus, 7 of 4,782 files: each refused by every parser)."""
+    ruamel reports (on the corpus, 7 of 4,782 files: each refused by every parser).
+
+    With ``target`` (and ``only``), that document's positions are those of ``target`` and
+    the nodes above it alone (``_locate_document``)."""
     if not pure and LIBYAML:
         n = len(out)
         try:
-            _compose_events(text, marks, "libyaml", out, only)
+            _compose_events(text, marks, "libyaml", out, only, target)
             return
         except pyyaml.YAMLError:
             del out[n:]
-    _compose_events(text, marks, "pure" if pure else "ruamel", out, only)
+    _compose_events(text, marks, "pure" if pure else "ruamel", out, only, target)
 
 
 def _compose_events(
-    text: str, marks: bool, engine: str, out: list[Composed], only: int | None
+    text: str, marks: bool, engine: str, out: list[Composed], only: int | None,
+    target: Path | None = None,
 ) -> None:
     swapped: Any = None
     parser: Any = None
@@ -618,7 +677,9 @@ def _compose_events(
             kind = type(event)
             if kind is _DocStart:
                 if only is None or index == only:
-                    out.append(_compose_document(get, event.args[0].line + 1, marks))
+                    line = event.args[0].line + 1
+                    out.append(_compose_document(get, line, marks) if target is None
+                               else _locate_document(get, line, target))
                     if only is not None:
                         break
                 else:
@@ -828,6 +889,147 @@ def _merge_into(container: dict[str, Any], value: Any, mark: Any) -> None:
             raise ProblemError("merge key needs a mapping", mark.line + 1, mark.column + 1)
         for k, v in source.items():
             container.setdefault(k, v)
+
+
+_COLLECTION: Any = object()  # an anchor's value in the locator: a mapping or a sequence
+_SKIPPED: Any = object()  # ... a scalar read past (a value or a key: not told apart there)
+
+
+class _Unlocated(Exception):
+    """The locator cannot tell (an alias key to a scalar it read past): compose whole."""
+
+
+def _locate_document(get: Any, start_line: int, target: Path) -> Composed:
+    """The positions ``_compose_document`` gives (with marks) for ``target``, its prefixes
+    and its key, read from the events only up to where they are known: no value is built
+    (only what an anchor needs: whether it is a collection, and a scalar's value, for an
+    alias used as a key), nothing is recorded off the target's path, and the walk stops at
+    the target, or where the deepest container on its path closes. For documents the loader
+    kept (no duplicate or complex key, no undefined alias: they composed)."""
+    positions: dict[Path, Position] = {}
+    anchors: dict[str, Any] = {}
+    # the open containers: [is mapping, path, on the target's path, key, key mark,
+    # items so far, anchor]
+    stack: list[list[Any]] = []
+    depth = len(target)
+    first = _FIRST
+    while True:
+        event = get()
+        kind = type(event)
+        if kind is _Scalar:
+            anchor, tag, _, text, mark, _, style = event.args
+            if style == '"' and not text.isascii():
+                text = no_surrogates(text)
+            top = stack[-1] if stack else None
+            if top is not None and top[0] and top[3] is _NO_KEY:  # a mapping key
+                if anchor:
+                    anchors[anchor] = text
+                top[3] = text
+                top[4] = mark
+                continue
+            if anchor:
+                if tag is None or tag == "!":
+                    if style or not text:
+                        value: Any = text if style else None
+                    elif text[0] in first:
+                        value = resolve_plain(text)
+                    else:
+                        value = text
+                else:
+                    value = _tagged(tag, text)
+                anchors[anchor] = value
+            if top is None:
+                positions[()] = (mark.line + 1, mark.column + 1)
+                break
+            if _place(top, mark, True, positions, target, depth):
+                break
+        elif kind is _MapStart or kind is _SeqStart:
+            args = event.args
+            mark = args[3]
+            top = stack[-1] if stack else None
+            if top is None:
+                path: Path = ()
+                positions[()] = (mark.line + 1, mark.column + 1)
+                if not depth:
+                    break
+                on = True
+            else:
+                path = top[1] + (top[3] if top[0] else top[5],)
+                on = top[2] and len(path) <= depth and target[len(path) - 1] == path[-1]
+                if _place(top, mark, False, positions, target, depth):
+                    break
+                if not on:  # off the target's path: read past it, keeping its anchors
+                    _skip(get, anchors, args[0])
+                    continue
+            stack.append([kind is _MapStart, path, on, _NO_KEY, None, 0, args[0]])
+        elif kind is _End:
+            done = stack.pop()
+            if done[6]:
+                anchors[done[6]] = _COLLECTION
+            if done[2]:  # a container on the target's path closed: nothing more is on it
+                break
+        elif kind is _Alias:
+            name, mark, _ = event.args
+            value = anchors.get(name)
+            top = stack[-1] if stack else None
+            if top is None:
+                positions[()] = (mark.line + 1, mark.column + 1)
+                break
+            if top[0] and top[3] is _NO_KEY:  # an alias as a key
+                if value is _SKIPPED:
+                    raise _Unlocated()
+                top[3] = value if isinstance(value, str) else key_text(value)
+                top[4] = mark
+                continue
+            if _place(top, mark, value is not _COLLECTION, positions, target, depth):
+                break
+        elif kind is _DocEnd:
+            break
+    return None, start_line, positions
+
+
+def _skip(get: Any, anchors: dict[str, Any], anchor: Any) -> None:
+    """Read past a collection whose start was just read; its anchors are recorded (a
+    collection's at its end, as the composer does)."""
+    opened = [anchor]
+    while opened:
+        event = get()
+        kind = type(event)
+        if kind is _Scalar:
+            if event.args[0]:
+                anchors[event.args[0]] = _SKIPPED
+        elif kind is _End:
+            done = opened.pop()
+            if done:
+                anchors[done] = _COLLECTION
+        elif kind is _MapStart or kind is _SeqStart:
+            opened.append(event.args[0])
+
+
+def _place(top: list[Any], mark: Any, scalar: bool, positions: dict[Path, Position],
+           target: Path, depth: int) -> bool:
+    """A value of the open container ``top`` at ``mark``: recorded if it is on the target's
+    path, and ``top`` moved past it; True when it is the target itself (the walk stops)."""
+    is_map, path, on = top[0], top[1], top[2]
+    if is_map:
+        step: Any = top[3]
+        top[3] = _NO_KEY
+        if step == _MERGE:
+            return False
+    else:
+        step = top[5]
+        top[5] += 1
+    if not on or len(path) >= depth or target[len(path)] != step:
+        return False
+    here = path + (step,)
+    if is_map:
+        key_mark = top[4]
+        where = mark if scalar else key_mark
+        positions[here] = (where.line + 1, where.column + 1)
+        positions[(_KEY, *here)] = (key_mark.line + 1, key_mark.column + 1)
+    else:
+        positions[here] = (mark.line + 1, mark.column + 1)
+    return len(here) == depth
 
 
 def no_surrogates(text: str) -> str:
