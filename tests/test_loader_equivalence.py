@@ -205,3 +205,23 @@ def test_cases_locate_the_same(text: str, monkeypatch: pytest.MonkeyPatch) -> No
 def test_generated_yaml_locates_the_same(lines: list[tuple[int, str, str, str]]) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
         _locates_the_same(_text(lines).encode(), monkeypatch)
+
+
+def test_ruamel_is_imported_only_when_a_file_needs_it() -> None:
+    """Start-up: valid YAML (and suppression comments) is read without importing ruamel.yaml;
+    a file libyaml refuses brings it in for the fallback (its own process: imports stay)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from reviewbot.load.loader import load\n"
+        "from reviewbot.sources.tree import FileRecord\n"
+        "load(FileRecord('a.yaml', 'b', b'a: 1  # reviewbot: ignore[x] y\\nb: [c, d]\\n'))\n"
+        "print('ruamel.yaml' in sys.modules)\n"
+        "load(FileRecord('b.yaml', 'b', b'a: [b\\n'))\n"
+        "print('ruamel.yaml' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "True"]

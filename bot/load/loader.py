@@ -26,33 +26,22 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
 from sys import intern
+from types import SimpleNamespace
 from typing import Any
 
 import yaml as pyyaml
-from ruamel.yaml import YAML, YAMLError
-from ruamel.yaml.cyaml import CParser
-from ruamel.yaml.events import (
-    AliasEvent,
-    DocumentEndEvent,
-    DocumentStartEvent,
-    MappingEndEvent,
-    MappingStartEvent,
-    ScalarEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-    StreamEndEvent,
-)
 from yaml import _yaml as libyaml  # PyYAML's C wrapper of libyaml
 
 from reviewbot.sources.tree import FileRecord, max_file_bytes
 
-_c_module = sys.modules[CParser.__module__]
-# what the parsers raise: ruamel's errors and PyYAML's (its C wrapper's ScannerError, ...)
-PARSE_ERRORS: tuple[type[Exception], ...] = (YAMLError, pyyaml.YAMLError)
+# what the parsers raise: PyYAML's (its C wrapper's ScannerError, ...), and ruamel's once it
+# is imported (``_ruamel``: only a file PyYAML's libyaml refuses, the pure parser and writing
+# a file need it, so most runs never import it)
+PARSE_ERRORS: tuple[type[Exception], ...] = (pyyaml.YAMLError,)
 MAX_DEPTH = 100
 MAX_EXPANSION = 100_000  # nodes reachable through aliases, per document, beyond the nodes written
 LOCATE_LINES = 2000  # a document this long is searched for the path a finding needs...
@@ -284,7 +273,7 @@ def _load(record: FileRecord) -> LoadedFile:
     try:
         try:
             _fill(out, False)
-        except YAMLError as exc:
+        except PARSE_ERRORS as exc:
             # libyaml refuses some valid YAML (a ':' inside a flow scalar, ...): the pure
             # parser of ruamel reads it, slower (4 MiB: 10 s), for this file only: a small
             # file always, a large one only when the error is one the pure parser can fix.
@@ -298,7 +287,7 @@ def _load(record: FileRecord) -> LoadedFile:
         out.skipped = "helm template" if "{{" in text else None
         if out.skipped is None:
             out.problems.append(Problem("a mapping key is not a scalar", *_first_complex(text)))
-    except (YAMLError, pyyaml.YAMLError, ProblemError) as exc:
+    except (*PARSE_ERRORS, ProblemError) as exc:  # type: ignore[misc]
         if "{{" in text and _looks_templated(text):
             out.documents.clear()
             out.skipped = "helm template"
@@ -315,7 +304,7 @@ PURE_ANY_ERROR_BYTES = 256 * 1024  # larger files go to the pure parser only for
 _PURE_FIXES = ("found unexpected ':'", "found unknown directive name")
 
 
-def _pure_can_fix(exc: YAMLError) -> bool:
+def _pure_can_fix(exc: Exception) -> bool:
     """libyaml errors that ruamel's pure parser reads past (measured: a ':' in a flow scalar,
     an unknown directive); every other error is the same for both, so it is reported."""
     problem = str(getattr(exc, "problem", "") or "")
@@ -548,20 +537,45 @@ _C_EVENT_NAMES: dict[str, type[_Event]] = {
     "DocumentStartEvent": _DocStart, "DocumentEndEvent": _DocEnd,
     "StreamStartEvent": _Other, "StreamEndEvent": _StreamEnd,
 }
-_FAST_EVENTS = tuple((n, c) for n, c in _C_EVENT_NAMES.items() if hasattr(_c_module, n))
-_STOCK_EVENTS = tuple((n, getattr(_c_module, n)) for n, _ in _FAST_EVENTS)
 # PyYAML's C wrapper builds its events the same way, from the names in its module
 _LIB_FAST = tuple((n, c) for n, c in _C_EVENT_NAMES.items() if hasattr(libyaml, n))
 _LIB_STOCK = tuple((n, getattr(libyaml, n)) for n, _ in _LIB_FAST)
 
 
-def _swap(classes: tuple[tuple[str, type], ...], module: Any = _c_module) -> None:
+def _swap(classes: tuple[tuple[str, type], ...], module: Any) -> None:
     for name, cls in classes:
         setattr(module, name, cls)
 
 
+_RUAMEL: SimpleNamespace | None = None
+
+
+def _ruamel() -> SimpleNamespace:
+    """ruamel.yaml's parsers, imported on first use; its errors join ``PARSE_ERRORS``."""
+    global _RUAMEL, PARSE_ERRORS
+    if _RUAMEL is None:
+        from ruamel.yaml import YAML, YAMLError, events
+        from ruamel.yaml.cyaml import CParser
+
+        module = sys.modules[CParser.__module__]
+        fast = tuple((n, c) for n, c in _C_EVENT_NAMES.items() if hasattr(module, n))
+        stock = tuple((n, getattr(module, n)) for n, _ in fast)
+        _RUAMEL = SimpleNamespace(
+            YAML=YAML, YAMLError=YAMLError, CParser=CParser, events=events, module=module,
+            fast=fast, stock=stock, fast_c=_fast_events_work(module, CParser, fast, stock))
+        PARSE_ERRORS = (pyyaml.YAMLError, YAMLError)
+    return _RUAMEL
+
+
 def _adapted(events: Iterator[Any]) -> Iterator[_Event]:
     """Events of ruamel's pure parser (or stock C events) in the shape of the fast ones."""
+    ev = _ruamel().events
+    ScalarEvent, MappingStartEvent, SequenceStartEvent = (  # noqa: N806
+        ev.ScalarEvent, ev.MappingStartEvent, ev.SequenceStartEvent)
+    MappingEndEvent, SequenceEndEvent, AliasEvent = (  # noqa: N806
+        ev.MappingEndEvent, ev.SequenceEndEvent, ev.AliasEvent)
+    DocumentStartEvent, DocumentEndEvent, StreamEndEvent = (  # noqa: N806
+        ev.DocumentStartEvent, ev.DocumentEndEvent, ev.StreamEndEvent)
     for e in events:
         if isinstance(e, ScalarEvent):
             yield _Scalar(e.anchor, e.ctag, e.implicit, e.value, e.start_mark, e.end_mark,
@@ -610,7 +624,6 @@ def _fast_events_work(module: Any, parser_class: Any,
     ]
 
 
-_FAST_C = _fast_events_work(_c_module, CParser, _FAST_EVENTS, _STOCK_EVENTS)
 # PyYAML's wrapper is used when its events come in that shape (else ruamel's C parser alone)
 LIBYAML = _fast_events_work(libyaml, libyaml.CParser, _LIB_FAST, _LIB_STOCK)
 
@@ -649,27 +662,44 @@ def _compose_stream(
     _compose_events(text, marks, "pure" if pure else "ruamel", out, only, target)
 
 
-def _compose_events(
-    text: str, marks: bool, engine: str, out: list[Composed], only: int | None,
-    target: Path | None = None,
-) -> None:
+def _open_events(text: str, engine: str) -> tuple[Callable[[], Any], Callable[[], None]]:
+    """(next event, close) of ``text`` read by ``engine``: "libyaml" (PyYAML's wrapper),
+    "ruamel" (ruamel's C parser) or "pure" (ruamel's pure parser), events in the fast shape.
+    While open, the C wrapper's module holds the fast event classes; close puts them back."""
     swapped: Any = None
     parser: Any = None
     if engine == "pure":
-        get = _adapted(iter(YAML(typ="rt", pure=True).parse(text))).__next__
+        get = _adapted(iter(_ruamel().YAML(typ="rt", pure=True).parse(text))).__next__
     elif engine == "libyaml":
         _swap(_LIB_FAST, libyaml)
         swapped = (_LIB_STOCK, libyaml)
         parser = libyaml.CParser(text)
         get = parser.get_event
-    elif _FAST_C:
-        _swap(_FAST_EVENTS)
-        swapped = (_STOCK_EVENTS, _c_module)
-        parser = CParser(text)
-        get = parser.get_event
     else:
-        parser = CParser(text)
-        get = _adapted(iter(parser.get_event, None)).__next__
+        r = _ruamel()
+        if r.fast_c:
+            _swap(r.fast, r.module)
+            swapped = (r.stock, r.module)
+            parser = r.CParser(text)
+            get = parser.get_event
+        else:
+            parser = r.CParser(text)
+            get = _adapted(iter(parser.get_event, None)).__next__
+
+    def close() -> None:
+        if parser is not None:
+            parser.dispose()
+        if swapped:
+            _swap(*swapped)
+
+    return get, close
+
+
+def _compose_events(
+    text: str, marks: bool, engine: str, out: list[Composed], only: int | None,
+    target: Path | None = None,
+) -> None:
+    get, close = _open_events(text, engine)
     try:
         index = 0
         while True:
@@ -689,10 +719,7 @@ def _compose_events(
             elif kind is _StreamEnd:
                 break
     finally:
-        if parser is not None:
-            parser.dispose()
-        if swapped:
-            _swap(*swapped)
+        close()
 
 
 def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
@@ -1064,28 +1091,35 @@ def _real_comments(
     """The suppression comments of ``found`` that YAML reads as comments: one inside a block
     or quoted scalar (a Secret's value) is text, never a suppression (nor echoed as one)."""
     inside: list[tuple[int, int, int, int]] = []  # scalar start (line, col), end (line, col)
-    parser: Any = None
-    try:
-        if pure:
-            events: Iterator[Any] = iter(YAML(typ="rt", pure=True).parse(text))
-        else:
-            parser = CParser(text)
-            events = iter(parser.get_event, None)
-        for event in events:
-            if isinstance(event, ScalarEvent) and event.style and (
-                    event.style in "'\"" or event.end_mark.line > event.start_mark.line):
-                # quoted scalars on one line too: `"--motd=hi # reviewbot: ignore[x]"` is text
-                start, end = event.start_mark, event.end_mark
-                if event.style in "|>":  # the content starts below the header (`key: |  # x`)
-                    inside.append((start.line + 2, 0, end.line + 1, end.column + 1))
-                else:
-                    inside.append((start.line + 1, start.column + 1, end.line + 1,
-                                   end.column + 1))
-    except YAMLError:
-        pass  # the scalars before the error are known; the text after it parses as nothing
-    finally:
-        if parser is not None:
-            parser.dispose()
+    # the parsers the documents came from: PyYAML's libyaml, ruamel's C parser where it
+    # refuses the text; the scalars before an error are known, the text after it is nothing
+    engines = ["pure"] if pure else ["libyaml", "ruamel"] if LIBYAML else ["ruamel"]
+    for engine in engines:
+        inside.clear()
+        get, close = _open_events(text, engine)
+        try:
+            while True:
+                event = get()
+                kind = type(event)
+                if kind is _StreamEnd:
+                    break
+                if kind is not _Scalar:
+                    continue
+                style = event.args[6]
+                start, end = event.args[4], event.args[5]
+                if style and (style in "'\"" or end.line > start.line):
+                    # quoted scalars on one line too: `"--motd=hi # reviewbot: ignore[x]"`
+                    if style in "|>":  # the content starts below the header (`key: |  # x`)
+                        inside.append((start.line + 2, 0, end.line + 1, end.column + 1))
+                    else:
+                        inside.append((start.line + 1, start.column + 1, end.line + 1,
+                                       end.column + 1))
+            break
+        except PARSE_ERRORS:
+            if engine == engines[-1]:
+                break
+        finally:
+            close()
     if not inside:
         return found
 
@@ -1162,7 +1196,7 @@ def update_sections(text: str, updates: dict[str, Any], name: str = "the file") 
     data: Any
     try:
         data = yaml.load(text) if text.strip() else None
-    except YAMLError as exc:
+    except _ruamel().YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
         raise ProblemError(f"{name}{where}: not valid YAML, so it cannot be updated", 1, 1) \
@@ -1227,8 +1261,8 @@ def _drop_trailing_comments(value: Any) -> None:
         value = value[last]
 
 
-def _round_trip() -> YAML:
-    yaml = YAML(typ="rt")
+def _round_trip() -> Any:
+    yaml = _ruamel().YAML(typ="rt")
     yaml.indent(mapping=2, sequence=4, offset=2)
     yaml.width = 4096
     yaml.preserve_quotes = True
