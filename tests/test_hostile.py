@@ -515,6 +515,24 @@ def test_a_wrong_typed_kustomization_field_is_a_finding_at_its_line(
     assert [(f["rule"], f["line"]) for f in data["findings"]] == [("kustomize-integrity", line)]
 
 
+@pytest.mark.parametrize("kind", ["[]", "{a: 1}", "[Secret]"])
+def test_a_kind_that_is_no_string_is_reviewed_and_diffed_without_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    # found by the review fuzz run: `kind: []` in a kustomization file crashed the Secret check
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"kustomization.yaml": "resources: [a.yaml]\n",
+                        "a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"})
+    head = repo.commit({"kustomization.yaml": f"kind: {kind}\nresources: [a.yaml]\n",
+                        "a.yaml": f"apiVersion: v1\nkind: {kind}\nmetadata: {{name: a}}\n"})
+    code, _, err = review_json(repo, base, head, capsys, "--scope", "all")
+    assert code in (0, 1), err
+    code, out, err = run_cli(["diff", base, head, "--repo", str(repo.path), "--format", "json"],
+                             capsys)
+    assert code == 0, err
+    json.loads(out)
+
+
 # ---------------------------------------------------------------- 6. names that are no UTF-8
 
 BAD_NAME = os.fsdecode(b"apps/bad\xff.yaml")  # the byte 0xff, as Python holds it (U+DCFF)

@@ -128,7 +128,7 @@ def secret_kustomization_path(path: tuple[str, ...]) -> bool:
 
 def is_secret(body: Any) -> bool:
     """A Secret or SealedSecret document (by its kind)."""
-    return isinstance(body, dict) and body.get("kind") in SECRET_KINDS
+    return isinstance(body, dict) and str(body.get("kind")) in SECRET_KINDS
 
 
 def secrecy_of(kind: str, group: str) -> Secrecy | None:
@@ -177,7 +177,7 @@ def redacted_patch(text: str, target_kind: Any) -> Any:
     value it writes into a Secret redacted, when it does (or may: a JSON 6902 operation on
     a secret field of a target of any kind); wholly redacted when it holds SOPS ciphertext
     or does not parse but names a Secret."""
-    secret_target = target_kind in SECRET_KINDS
+    secret_target = isinstance(target_kind, str) and target_kind in SECRET_KINDS
     if sops.is_encrypted(text):
         return redact(text, "characters")
     if not secret_target and "data" not in text.lower() and "Secret" not in text:
