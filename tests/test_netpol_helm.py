@@ -73,6 +73,30 @@ def test_the_controller_label_follows_the_chart_version() -> None:
     assert controller_key("3.0.0") == "common.bjw-s.dev/controller"
     assert controller_key("2.6.0") == "app.kubernetes.io/component"
     assert controller_key("1.5.1") is None and controller_key("main") is None
+    # common 5.x keeps 4.x's labels (its upgrade notes change none of them); a major not
+    # released when this was written is not guessed
+    assert controller_key("5.0.1") == "app.kubernetes.io/controller"
+    assert controller_key("6.0.0") is None
+
+
+def test_app_template_5_renders_the_pods_and_services_of_4(tmp_path: Path) -> None:
+    # JJGadgets/Biohazard's stirling-pdf runs app-template 5.0.1: its pods, workload and
+    # Service names are those of 4.x, so selectors on the controller label match them
+    net = build(tmp_path, ECHO + OCI.replace("VERSION", "5.0.1"))
+    (pod,) = net.pods
+    assert (pod.peer, dict(pod.labels)) == ("apps/echo[Deployment]", {
+        "app.kubernetes.io/controller": "echo", "app.kubernetes.io/name": "echo",
+        "app.kubernetes.io/instance": "echo", "ingress.home.arpa/internal": "allow"})
+    assert [(s.name, dict(s.selector)) for s in net.releases[0].services] == [
+        ("echo", {"app.kubernetes.io/name": "echo", "app.kubernetes.io/instance": "echo",
+                  "app.kubernetes.io/controller": "echo"})]
+    assert net.all_notes() == []
+    # a major whose templates are unknown keeps the labels it surely has, and says so
+    (tmp_path / "six").mkdir()
+    net = build(tmp_path / "six", ECHO + OCI.replace("VERSION", "6.0.0"))
+    assert "app.kubernetes.io/controller" not in dict(net.pods[0].labels)
+    assert net.releases[0].services == ()
+    assert ["(known: 2.x to 5.x)" in n for n in net.all_notes()] == [True]
 
 
 def test_names_of_several_controllers_and_services(tmp_path: Path) -> None:
@@ -248,6 +272,51 @@ def test_app_template_network_policies_are_rendered(tmp_path: Path) -> None:
     got = lines(net)
     assert "apps/other[Deployment] => apps/echo[Deployment] : All Connections" in got
     assert "web/far[Deployment] => apps/echo[Deployment] : All Connections" not in got
+
+
+POLICY = """    networkpolicies:
+      same-ns:
+        SELECT
+        policyTypes: [Ingress]
+        rules:
+          ingress: [from: [{podSelector: {}}]]
+    service:"""
+
+
+BOTH = "podSelector: {}\n        controller: echo"
+NEITHER = ("networkpolicies.same-ns sets neither controller nor podSelector (before 5.x the "
+           "chart does not pick the only controller)")
+
+
+@pytest.mark.parametrize(("version", "select", "selected", "refused"), [
+    # lib/networkpolicy/_validate.tpl: controller or podSelector is required before 5.x
+    ("4.1.1", "", None, NEITHER),
+    ("3.7.3", "", None, NEITHER),
+    ("4.1.1", "controller: echo", {"app.kubernetes.io/controller": "echo"}, ""),
+    ("4.1.1", BOTH, {}, ""),
+    # 5.x picks the only controller, and refuses both at once
+    ("5.0.1", "", {"app.kubernetes.io/controller": "echo"}, ""),
+    ("5.0.1", "podSelector: {matchLabels: {a: b}}", {"a": "b"}, ""),
+    ("5.0.1", BOTH, None,
+     "networkpolicies.same-ns sets both controller and podSelector (5.x takes one)"),
+])
+def test_the_chart_version_decides_which_pods_a_rendered_policy_selects(
+        tmp_path: Path, version: str, select: str, selected: dict[str, str] | None,
+        refused: str) -> None:
+    text = ECHO.replace("    service:", POLICY.replace("SELECT", select)) + OCI.replace(
+        "VERSION", version)
+    net = build(tmp_path, text)
+    (release,) = net.releases
+    if selected is None:
+        assert release.policies == () and net.policies == []
+        reason = (f"app-template {version} refuses to render it: {refused}, so Flux applies "
+                  "none of it")
+        assert release.why_not == reason
+        assert f"not evaluated: HelmRelease/apps/echo: {reason}" in net.all_notes()
+        return
+    (policy,) = release.policies
+    labels = dict(policy.selector.get("matchLabels") or {})
+    assert {k: labels[k] for k in selected if k in labels} == selected
 
 
 def test_an_egress_toward_a_helmrelease_workload_in_a_pull_request(

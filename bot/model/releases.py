@@ -14,19 +14,29 @@ app-template sets ``global.nameOverride`` to the release name unless the values 
 
 - pod labels (``lib/pod/metadata/_labels.tpl``): ``app.kubernetes.io/name`` (the name
   override), ``app.kubernetes.io/instance`` (the release), the controller's identifier under
-  ``app.kubernetes.io/controller`` (common 4.x), ``app.kubernetes.io/component`` (2.x, 3.0.1 to
-  3.7.x) or ``common.bjw-s.dev/controller`` (3.0.0), then ``global.labels`` (with
+  ``app.kubernetes.io/controller`` (common 4.x and 5.x), ``app.kubernetes.io/component`` (2.x,
+  3.0.1 to 3.7.x) or ``common.bjw-s.dev/controller`` (3.0.0), then ``global.labels`` (with
   ``global.propagateGlobalMetadataToPods``), ``defaultPodOptions.labels`` and the controller's
   ``pod.labels``, each winning over the ones before;
 - names (``lib/chart/_names.tpl``, ``lib/common/_determineResourceNameFromValues.tpl``): the
   full name is ``fullnameOverride`` or the release name (``<release>-<name>`` when the release
   does not contain the name); a controller or Service is the full name, suffixed ``-<id>``
-  when there are several (4.x: ``forceRename``, ``prefix``, ``suffix``; 3.x: a Service's
+  when there are several (4.x and 5.x: ``forceRename``, ``prefix``, ``suffix``; 3.x: a Service's
   ``nameOverride``, and ``primary`` keeps the plain name);
 - Services (``classes/_service.tpl``): every enabled ``service.<id>``, its enabled ports
   (``targetPort`` defaulting to ``port``; HTTP and HTTPS are TCP), selecting the name, the
   instance and the controller label of ``service.<id>.controller`` (the only controller when
-  there is one), plus ``extraSelectorLabels``.
+  there is one), plus ``extraSelectorLabels``;
+- NetworkPolicies (``classes/_networkpolicy.tpl``, ``lib/networkpolicy/_validate.tpl``): the
+  ``podSelector`` as written, else the pods of ``controller``; 2.x to 4.x refuse a policy with
+  neither, 5.x takes the only controller then and refuses one with both (the chart fails, and
+  the release is not evaluated).
+
+Common 5.x changes none of the labels, names and selectors above: the 4.x to 5.x upgrade notes
+(bjw-s-labs.github.io/helm-charts/docs/app-template/upgrades/4-to-5/, release notes of
+common-5.0.0) list the breaking changes as the ServiceAccount token no longer mounted, a
+default ServiceAccount, ``rawResources`` under ``manifest:``, the monitors' ``jobLabel`` and
+the NetworkPolicy ``controller``/``podSelector`` rule above.
 
 A release whose pods cannot be known this way is *not evaluated*, with the reason: another
 chart, values taken from a ConfigMap or Secret (``valuesFrom``), post-renderers, Flux
@@ -278,7 +288,7 @@ def controller_key(version: str) -> str | None:
     found = _major(version)
     if found is None:
         return None
-    if found[0] == 4:
+    if found[0] in (4, 5):
         return "app.kubernetes.io/controller"
     if found == (3, 0, 0):
         return "common.bjw-s.dev/controller"
@@ -336,10 +346,14 @@ def _rendered(release: Release, raw: Any, pods: Sequence[PodTemplate]) -> Releas
                                     labels_complete=key is not None)
     services = _services(release, values, full, selector, key, controllers, major)
     base = _values_path(release.obj)
+    refused = _refused_policy(values, controllers, major)
+    if refused:
+        return replace(release, why_not=f"app-template {release.version or '?'} refuses to "
+                       f"render it: {refused}, so Flux applies none of it")
     policies = _policies(values, base, full, selector, key, controllers, major)
     partial = "" if key is not None else (
         f"the controller label and Service names of app-template {release.version or '?'} are "
-        "not known to reviewbot (known: 2.x to 4.x), so selectors on them match none of its "
+        "not known to reviewbot (known: 2.x to 5.x), so selectors on them match none of its "
         "pods")
     return replace(release, pods=rendered, controller_key=key, services=services,
                    policies=policies, partial=partial)
@@ -380,6 +394,26 @@ def _policies(values: Mapping[str, Any], base: Path, full: str, selector: Mappin
     return tuple(out)
 
 
+def _refused_policy(values: Mapping[str, Any], controllers: Mapping[str, Mapping[str, Any]],
+                    major: tuple[int, int, int] | None) -> str:
+    """Why the chart's ``networkpolicy.validate`` fails on the values, "" when it does not:
+    a policy needs ``controller`` or ``podSelector`` (2.x to 4.x); 5.x takes the only
+    controller when neither is set, and refuses both at once."""
+    five = major is not None and major[0] >= 5
+    for identifier, entry in mapping(values.get("networkpolicies")).items():
+        if not isinstance(entry, dict) or entry.get("enabled") is False:
+            continue
+        has_selector, controller = "podSelector" in entry, entry.get("controller")
+        if five and has_selector and controller:
+            return (f"networkpolicies.{identifier} sets both controller and podSelector "
+                    "(5.x takes one)")
+        if not has_selector and not controller and not (five and len(controllers) == 1):
+            return (f"networkpolicies.{identifier} sets neither controller nor podSelector"
+                    + ("" if five else " (before 5.x the chart does not pick the only "
+                       "controller)"))
+    return ""
+
+
 def _labels(raw: Any) -> dict[str, str]:
     return {str(k): str(v) for k, v in mapping(raw).items() if v is not None}
 
@@ -411,7 +445,7 @@ def _services(release: Release, values: Mapping[str, Any], full: str,
               selector: Mapping[str, str], key: str | None,
               controllers: Mapping[str, Mapping[str, Any]],
               major: tuple[int, int, int] | None) -> tuple[Service, ...]:
-    if key is None or major is None or major[0] not in (3, 4):
+    if key is None or major is None or major[0] not in (3, 4, 5):
         return ()  # names and selectors of other versions are not known here
     enabled = {str(k): mapping(v) for k, v in mapping(values.get("service")).items()
                if isinstance(v, dict) and v.get("enabled") is not False}
