@@ -62,7 +62,8 @@ them (Security > Network Policy), and combine with them as Cilium combines them:
 - `fromEntities`/`toEntities`: `world` is every outside address, `cluster` every pod, `all`
   both; `host`, `remote-node`, `kube-apiserver` and the rest are no pod of the repository
   ("Entities based"). `fromCIDR(Set)`/`toCIDR(Set)` are outside addresses ("IP/CIDR based"),
-  `toFQDNs` external names ("DNS based"), `fromNodes`/`toNodes` nodes ("Node based").
+  `toFQDNs` external names ("DNS based": no pod; the addresses they resolve to are named in
+  the notes, not shown as flows), `fromNodes`/`toNodes` nodes ("Node based").
 - `toPorts`: ports, `endPort` ranges, named ports, `protocol` TCP/UDP/SCTP (omitted or `ANY`:
   all); a rule with no L3 peer admits every peer on its ports ("Layer 4 Policies").
 - Allow rules of every policy that selects a pod add up (NetworkPolicies included); deny

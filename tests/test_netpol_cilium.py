@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from reviewbot.netpol.diff import changes_of
+from reviewbot.netpol.diff import render_connlist as render_diff_connlist
 from reviewbot.netpol.network import Network, connectivity, render_connlist
 
 from .helpers import build, deployment, lint_text
@@ -359,3 +361,56 @@ spec:
     fixed = text.replace("  - fromEndpoints: [{}]", "  - fromEndpoints: [{}]\n  - fromEndpoints:\n"
                          "    - matchLabels: {k8s:io.kubernetes.pod.namespace: poimen}")
     assert lint_text(tmp_path / "fixed", fixed, only=["netpol-pairing"]).findings == []
+
+
+FQDN = """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: to-fqdn, namespace: default}
+spec:
+  endpointSelector: {matchLabels: {role: frontend}}
+  egress:
+  - toFQDNs:
+    - matchName: my-remote-service.com
+  - toGroups:
+    - aws: {securityGroupsIds: [sg-0f2146100a88d03c3]}
+---
+apiVersion: cilium.io/v2
+kind: CiliumClusterwideNetworkPolicy
+metadata: {name: host-fw}
+spec:
+  nodeSelector: {matchLabels: {role: worker}}
+  ingress:
+  - fromEntities: [cluster]
+"""
+
+
+def test_dns_based_group_based_and_host_policies(tmp_path: Path) -> None:
+    # "DNS based" (l3/fqdn): toFQDNs allows the addresses the names resolve to, outside the
+    # cluster, so frontend reaches no pod; "Group based" (toGroups) and a host policy
+    # ("nodeSelector": nodes, not pods) are named, never guessed
+    net = build(tmp_path, PODS + FQDN)
+    assert flows(net, "default/frontend[Deployment]") == []
+    assert "default/frontend[Deployment] : All Connections" in flows(
+        net, "default/other[Deployment]")
+    assert [n.split(" in ")[0] for n in net.all_notes()] == [
+        "not evaluated: Cilium host policies (nodeSelector: they apply to nodes, not pods)",
+        "not evaluated: Cilium toFQDNs (the outside addresses its names resolve to are not "
+        "among the flows shown)",
+        "not evaluated: Cilium toGroups"]
+
+
+def test_the_connectivity_diff_sees_cilium_policies(tmp_path: Path) -> None:
+    # a PR adding the DNS-based egress policy takes frontend's flows to the pods away
+    (tmp_path / "old").mkdir()
+    (tmp_path / "new").mkdir()
+    old, new = build(tmp_path / "old", PODS), build(tmp_path / "new", PODS + FQDN)
+    got = [line for line in render_diff_connlist(changes_of(old, new), ("old", "new"))
+           .splitlines() if "External" not in line]
+    assert got == [
+        "Connectivity diff:",
+        "diff-type: removed, source: default/frontend[Deployment], destination: "
+        "default/backend[Deployment], old: All Connections, new: No Connections",
+        "diff-type: removed, source: default/frontend[Deployment], destination: "
+        "default/other[Deployment], old: All Connections, new: No Connections"]

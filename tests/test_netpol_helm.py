@@ -257,6 +257,34 @@ def test_a_call_to_a_helmrelease_service_denied_by_a_cilium_policy_is_reported(
     assert lint_text(tmp_path / "ok", admitted, only=["netpol-pairing"]).findings == []
 
 
+def test_the_env_urls_of_a_helmrelease_s_pods_are_declared_flows(tmp_path: Path) -> None:
+    # app-template's containers take env as a map (name: value); a release calling another
+    # release's Service is a flow the pairing judges like a Deployment's
+    client = """
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: client, namespace: web}
+spec:
+  chartRef: {kind: OCIRepository, name: app-template, namespace: apps}
+  values:
+    controllers:
+      client:
+        containers:
+          app:
+            image: {repository: curlimages/curl, tag: "8.10.1"}
+            env:
+              ECHO_URL: http://echo.apps.svc.cluster.local
+"""
+    text = ECHO + OCI.replace("VERSION", "4.1.1") + client + DENY
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.line, f.kind, f.severity) for f in result.findings] == [
+        (42, "dependency-denied", "warning")]  # the URL's line
+    assert result.findings[0].message.startswith(
+        "web/client calls echo.apps.svc.cluster.local:80 (apps/echo on TCP 8080), but no "
+        "ingress rule in apps admits it")
+
+
 def test_app_template_network_policies_are_rendered(tmp_path: Path) -> None:
     # classes/_networkpolicy.tpl: the controller's pods, policyTypes and rules as written
     text = ECHO.replace("    service:", """    networkpolicies:

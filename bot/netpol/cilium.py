@@ -27,7 +27,9 @@ allow rules of every kind add up, deny rules win over all of them.
   repository.
 - ``fromCIDR``/``toCIDR`` and ``fromCIDRSet``/``toCIDRSet`` (``cidr`` minus ``except``) are
   addresses outside the cluster ("IP/CIDR based"); ``toFQDNs`` names external hosts ("DNS
-  based"): no pod. ``fromNodes``/``toNodes`` select nodes: no pod.
+  based"): no pod, and the addresses the names resolve to are not known here, so the egress
+  it allows to them is named in the notes, not shown as a flow. ``fromNodes``/``toNodes``
+  select nodes: no pod.
 - Ports ("Layer 4 Policies"): ``toPorts[].ports[]`` with ``port`` (a number, a name resolved on
   the destination pod, ``0`` for every port), ``endPort`` and ``protocol`` (TCP, UDP, SCTP;
   omitted or ``ANY``: all of them); no ``toPorts``: every port. A rule with no L3 peer field
@@ -193,6 +195,9 @@ class _Compiler:
                 out += [Peer(None, None, None, at + (j,), unknown=True)
                         for j in range(len(values))]
             else:  # toFQDNs (external names), fromNodes/toNodes (nodes): no pod
+                if key == "toFQDNs":
+                    self.note("toFQDNs (the outside addresses its names resolve to are not "
+                              "among the flows shown)", at)
                 out += [Peer(NOTHING, None, None, at + (j,)) for j in range(len(values))]
         return tuple(out), path + (present[0],)
 
