@@ -274,3 +274,70 @@ spec:
     assert result.findings[0].message.endswith(
         "Not certain: reviewbot could not see the fields KServe merges over the containers of "
         "ServingRuntime vllm-runtime from the resources that use it.")
+
+
+# A RayCluster whose head may land on a control-plane node and whose GPU worker group is
+# pinned to a PCIe V100 (compute capability 7.0): the same pod faults in a Deployment.
+V100_AND_CONTROL_PLANE = """
+cluster:
+  nodes:
+    - name: worker-1
+      labels: {kubernetes.io/hostname: worker-1, nvidia.com/gpu.product: Tesla-V100-PCIE-32GB,
+               nvidia.com/gpu.compute.major: "7", nvidia.com/gpu.compute.minor: "0"}
+      allocatable: {cpu: "32", memory: 63495Mi, nvidia.com/gpu: "4"}
+    - name: talos-cp-3
+      labels: {kubernetes.io/hostname: talos-cp-3, node-role.kubernetes.io/control-plane: ""}
+      taints: [{key: node-role.kubernetes.io/control-plane, effect: NoSchedule}]
+      allocatable: {cpu: 11950m, memory: 15Gi}
+"""
+FAULTY_RAY = """
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata:
+  name: rc
+  namespace: ml
+  annotations: {reviewbot.dev/measured-boot-seconds: "300"}
+spec:
+  headGroupSpec:
+    rayStartParams: {}
+    template:
+      spec:
+        tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists}]
+        containers:
+        - name: ray-head
+          image: rayproject/ray:nightly
+  workerGroupSpecs:
+  - groupName: gpu
+    replicas: 1
+    rayStartParams: {}
+    template:
+      spec:
+        nodeSelector: {kubernetes.io/hostname: worker-1}
+        containers:
+        - name: engine
+          image: vllm/vllm-openai:v0.11.0
+          args: [--tensor-parallel-size, "4", --dtype, bfloat16]
+          startupProbe: {httpGet: {path: /health, port: 8000}, failureThreshold: 3,
+                         periodSeconds: 10}
+          resources:
+            requests: {nvidia.com/gpu: "2", cpu: "40"}
+            limits: {nvidia.com/gpu: "2"}
+"""
+
+
+def test_every_pod_rule_sees_a_ray_cluster_s_pods(tmp_path: Path) -> None:
+    # gpu-rollout (KubeRay recreates pods) and gpu-parallelism (Ray spreads the engine over
+    # the cluster's pods) stay quiet on KubeRay pods, as their docs say
+    result = lint_text(tmp_path, FAULTY_RAY, config=V100_AND_CONTROL_PLANE, only=[
+        "image-digest", "gpu-rollout", "gpu-parallelism", "shm-size", "probe-headroom",
+        "control-plane-resources", "schedulability", "serving-runtime"])
+    assert sorted({(f.rule, f.line) for f in result.findings}) == [
+        ("control-plane-resources", 14),  # the head's container: no requests, no limits
+        ("image-digest", 15),  # rayproject/ray:nightly
+        ("image-digest", 25),  # the worker's tag without a digest
+        ("probe-headroom", 27),  # 30 s of startupProbe for a 300 s boot
+        ("schedulability", 30),  # 40 cpu on a 32-cpu node
+        ("serving-runtime", 24),  # VLLM_USE_FLASHINFER_SAMPLER unset on compute 7.0
+        ("serving-runtime", 26),  # bfloat16 on compute 7.0
+        ("shm-size", 24),  # 4-way parallelism, no /dev/shm
+    ]
