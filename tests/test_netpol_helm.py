@@ -79,6 +79,18 @@ def test_the_controller_label_follows_the_chart_version() -> None:
     assert controller_key("6.0.0") is None
 
 
+def test_app_template_2_services_are_left_out_and_said_so(tmp_path: Path) -> None:
+    # common 2.x merges its own default service.main (primary, controller main) into the
+    # values before naming Services: not read here, so no Service, and a note, never silence
+    net = build(tmp_path, ECHO + OCI.replace("VERSION", "2.6.0"))
+    assert dict(net.pods[0].labels)["app.kubernetes.io/component"] == "echo"
+    assert net.releases[0].services == ()
+    assert net.all_notes() == [
+        "partly evaluated: HelmRelease/apps/echo: the Services of app-template 2.6.0 come from "
+        "its common library's default values (service.main), which reviewbot does not read, so "
+        "URLs to them are not judged"]
+
+
 def test_app_template_5_renders_the_pods_and_services_of_4(tmp_path: Path) -> None:
     # JJGadgets/Biohazard's stirling-pdf runs app-template 5.0.1: its pods, workload and
     # Service names are those of 4.x, so selectors on the controller label match them

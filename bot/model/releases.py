@@ -26,7 +26,9 @@ app-template sets ``global.nameOverride`` to the release name unless the values 
 - Services (``classes/_service.tpl``): every enabled ``service.<id>``, its enabled ports
   (``targetPort`` defaulting to ``port``; HTTP and HTTPS are TCP), selecting the name, the
   instance and the controller label of ``service.<id>.controller`` (the only controller when
-  there is one), plus ``extraSelectorLabels``;
+  there is one), plus ``extraSelectorLabels`` (3.x to 5.x; 2.x merges the common library's
+  default ``service.main`` into the values, which are not read here: its Services are left
+  out, and the release says so);
 - NetworkPolicies (``classes/_networkpolicy.tpl``, ``lib/networkpolicy/_validate.tpl``): the
   ``podSelector`` as written, else the pods of ``controller``; 2.x to 4.x refuse a policy with
   neither, 5.x takes the only controller then and refuses one with both (the chart fails, and
@@ -355,6 +357,10 @@ def _rendered(release: Release, raw: Any, pods: Sequence[PodTemplate]) -> Releas
         f"the controller label and Service names of app-template {release.version or '?'} are "
         "not known to reviewbot (known: 2.x to 5.x), so selectors on them match none of its "
         "pods")
+    if key is not None and major is not None and major[0] == 2:
+        partial = (f"the Services of app-template {release.version} come from its common "
+                   "library's default values (service.main), which reviewbot does not read, so "
+                   "URLs to them are not judged")
     return replace(release, pods=rendered, controller_key=key, services=services,
                    policies=policies, partial=partial)
 
