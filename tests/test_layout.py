@@ -16,7 +16,7 @@ PACKAGES = {"bot": "reviewbot", "rules": "reviewbot.rules"}
 # library -> the only modules that may import it
 OWNERS = {
     "argparse": None,  # the command layer: bot/cli.py and bot/commands/
-    "multiprocessing": {"reviewbot.engine.concurrency"},
+    "multiprocessing": {"reviewbot.concurrency"},
     "ruamel": {"reviewbot.load.loader", "reviewbot.load.roundtrip"},
     "yaml": {"reviewbot.load.loader"},  # PyYAML: libyaml's events for the parse
     "deepdiff": {"reviewbot.diff.objects"},
@@ -54,7 +54,7 @@ def _imports(name: str, path: Path) -> Iterator[str]:
             else:
                 module = node.module or ""
             yield module
-            for alias in node.names:  # `from reviewbot.engine import concurrency`
+            for alias in node.names:  # `from reviewbot import concurrency`
                 yield f"{module}.{alias.name}"
 
 

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from reviewbot import concurrency
 from reviewbot.config import Config
-from reviewbot.engine import concurrency
 from reviewbot.engine import run as engine
 from reviewbot.load import cache as cache_mod
 from reviewbot.load.cache import ParseCache

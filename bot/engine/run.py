@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from reviewbot import concurrency
 from reviewbot.config import Config
-from reviewbot.engine import concurrency
 from reviewbot.engine.findings import (
     Decision,
     Edit,
@@ -126,9 +126,9 @@ def parse_files(records: Sequence[FileRecord]) -> list[LoadedFile]:
     process holds the worker's whole result twice. A worker that fails costs only time: its
     share is parsed here.
     """
-    workers = min(concurrency.cores(), 8) - 1
-    if (workers < 1 or concurrency.in_worker()
-            or sum(len(r.data) for r in records) < concurrency.limits().parse_min_bytes):
+    workers = concurrency.workers(8, sum(len(r.data) for r in records),
+                                  concurrency.limits().parse_min_bytes)
+    if workers < 1:
         return [load(r) for r in records]
     n = workers + 1
     shares = [records[i::n] for i in range(n)]
@@ -225,9 +225,8 @@ def start_rules(
                 cache.store_result(key, frozen)
         return result
 
-    workers = min(concurrency.cores(), 2) - 1
-    if (not background or workers < 1 or concurrency.in_worker()
-            or len(model.objects) < concurrency.limits().rules_min_objects):
+    if not background or concurrency.workers(
+            2, len(model.objects), concurrency.limits().rules_min_objects) < 1:
         return lambda: finish(run_rules(model, config, only=only))
     worker = concurrency.Worker(_analysis_worker, model, config, only)
 
@@ -444,9 +443,8 @@ def rule_outputs(rules: Sequence[Rule], model: Model, config: Config) -> list[Ru
     sends back what its rules decided (positions resolved). If anything fails, the rules run
     here, one after the other (an error is raised exactly as without a worker).
     """
-    workers = min(concurrency.cores(), 2) - 1
-    if (workers < 1 or concurrency.in_worker() or len(rules) < 2
-            or len(model.objects) < concurrency.limits().rules_min_objects):
+    if len(rules) < 2 or concurrency.workers(
+            2, len(model.objects), concurrency.limits().rules_min_objects) < 1:
         return [_rule_run(r, model, config) for r in rules]
     mine, theirs = _share(rules)
     worker = concurrency.Worker(_rules_worker, rules, theirs, model, config)

@@ -34,8 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from reviewbot import __version__
-from reviewbot.engine import concurrency
+from reviewbot import __version__, concurrency
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import Document, LoadedFile, Problem
 from reviewbot.sources.tree import FileRecord, max_file_bytes
@@ -143,8 +142,7 @@ class ParseCache:
             return  # a cache that cannot be written only costs speed
         self.pack_blobs[key] = frozenset(entries) | base
         self.depth[key] = self.depth[parent] + 1 if parent is not None else 0
-        workers = concurrency.cores() > 1 and not concurrency.in_worker()
-        if len(entries) < concurrency.limits().background_min_entries or not workers:
+        if concurrency.workers(2, len(entries), concurrency.limits().background_min_entries) < 1:
             _write_pack(self.packs, key, parent, entries)
             return
         # A whole tree's pack (8 MB of JSON at 10k objects, 0.15 s) is written by a forked

@@ -12,8 +12,9 @@ Every "do this elsewhere" of reviewbot goes through here, with one protocol:
   The same rule holds: ``None`` when the child failed in any way.
 - :func:`background` starts a child nobody waits for until :func:`join_background`.
 
-:class:`Limits` say when forking pays. :func:`override` is the seam tests use to take the
-parallel paths on small inputs (or to make every worker fail), instead of patching names.
+:class:`Limits` say when forking pays and :func:`workers` decides it, the one place that
+does. :func:`override` is the seam tests use to take the parallel paths on small inputs (or
+to make every worker fail), instead of patching names.
 An equivalence test runs each parallel path against its sequential twin.
 """
 
@@ -48,6 +49,16 @@ def limits() -> Limits:
 
 def cores() -> int:
     return _limits.cores if _limits.cores is not None else (os.cpu_count() or 1)
+
+
+def workers(most: int, size: int, least: int) -> int:
+    """How many forked children share a piece of work of ``size`` (bytes, objects, entries)
+    with this process, which uses at most ``most`` cores in all: none in a worker (it does
+    its share sequentially), none below ``least`` (a child would cost more than it saves),
+    else one per core beyond this process's own. The one fork decision of reviewbot."""
+    if _in_worker or size < least:
+        return 0
+    return max(0, min(cores(), most) - 1)
 
 
 def in_worker() -> bool:
