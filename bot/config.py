@@ -16,10 +16,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from reviewbot.engine.findings import format_path
 from reviewbot.engine.registry import Rule, all_rules
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import LoadedFile, load
+from reviewbot.load.paths import format_path
 from reviewbot.model.inventory import allocatable_problem, label_problem, measured_problem
 from reviewbot.model.objects import Inventory, parse_inventory
 from reviewbot.schema.lifecycle import parse_minor, version_problem

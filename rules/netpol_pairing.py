@@ -156,7 +156,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit, format_path
+from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit
+from reviewbot.load.paths import format_path
 from reviewbot.model.objects import Model, cluster_views
 
 # The evaluator is imported by the functions that run it: a tree without NetworkPolicies

@@ -94,8 +94,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path as FsPath
 from typing import Any
 
-from reviewbot.engine.findings import Note, Violation, format_path
+from reviewbot.engine.findings import Note, Violation
 from reviewbot.engine.registry import Option
+from reviewbot.load.paths import format_path
 from reviewbot.model.kustomize import config_files, patch_files
 from reviewbot.model.objects import KObject, Model, Path, cluster_views, items, model_graph
 from reviewbot.schema.kubeconform import find_kubeconform, run_kubeconform

@@ -17,7 +17,7 @@ import pytest
 
 from reviewbot.cli import main
 from reviewbot.diff.objects import Change, compare, parse_path
-from reviewbot.diff.paths import stable_path
+from reviewbot.load.paths import stable_path
 from reviewbot.report.difftext import render_diff_text
 
 from .helpers import ROOT, SEEDS, GitRepo, run_cli

@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from reviewbot.diff.paths import FLAG_LISTS, Segment, identifier, item_key, parse_flags, scalar
 from reviewbot.diff.secrets import (
     ENCRYPTED,
     Redacted,
@@ -54,6 +53,7 @@ from reviewbot.diff.secrets import (
 )
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import Document, key_text
+from reviewbot.load.paths import FLAG_LISTS, Segment, identifier, item_key, parse_flags, scalar
 from reviewbot.model import sops
 from reviewbot.model.objects import KObject, Model
 from reviewbot.model.quantity import parse_quantity
@@ -882,7 +882,7 @@ _TOKEN = re.compile(r'\.?(?:"([^"]*)"|([^.\[\]"]+))|\[(\d+)\]')
 
 
 def parse_path(text: str) -> Path:
-    """The segments of a :func:`reviewbot.engine.findings.format_path` string."""
+    """The segments of a :func:`reviewbot.load.paths.format_path` string."""
     out: list[Segment] = []
     pos = 0
     while pos < len(text):

@@ -188,16 +188,5 @@ class Finding:
         return out
 
 
-def format_path(path: Path) -> str:
-    """``spec.template.spec.containers[0].image`` style."""
-    out = ""
-    for step in path:
-        if isinstance(step, int):
-            out += f"[{step}]"
-        else:
-            out += ("." if out else "") + (step if "." not in step else f'"{step}"')
-    return out
-
-
 def sort_key(f: Finding) -> tuple[Any, ...]:
     return (f.file, f.line, f.column, f.rule, f.message)

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from reviewbot.diff.paths import stable_path
+from reviewbot.load.paths import stable_path
 from reviewbot.model.objects import DEFAULT_CLUSTER, KObject, Model, Path
 
 Identity = tuple[str, str, str]

@@ -28,7 +28,6 @@ from reviewbot.engine.findings import (
     QuietPlace,
     Violation,
     doubted,
-    format_path,
     in_order,
     sort_key,
 )
@@ -37,6 +36,7 @@ from reviewbot.engine.registry import Rule, all_rules
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.cache import ParseCache, freeze, key_bytes, thaw
 from reviewbot.load.loader import LoadedFile, load
+from reviewbot.load.paths import format_path
 from reviewbot.model.builder import Built, build_model
 from reviewbot.model.kustomize import Graph
 from reviewbot.model.objects import KObject, Model, model_graph

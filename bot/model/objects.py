@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile
+from reviewbot.load.paths import Path, dig
 from reviewbot.model.images import ImageRef
 from reviewbot.model.kustomize import (
     Graph,
@@ -28,8 +29,6 @@ from reviewbot.model.kustomize import (
 )
 from reviewbot.model.quantity import parse_quantity
 from reviewbot.sources.tree import Skipped, Tree
-
-Path = tuple[str | int, ...]
 
 NAME_LABEL = "kubernetes.io/metadata.name"
 KSERVE_COMPONENTS = ("predictor", "transformer", "explainer")
@@ -932,21 +931,6 @@ def _applied_paths(obj: KObject) -> list[tuple[str, bool]]:
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def dig(value: Any, path: Path, default: Any = None) -> Any:
-    for step in path:
-        if isinstance(value, dict) and isinstance(step, str):
-            if step not in value:
-                return default
-            value = value[step]
-        elif isinstance(value, list) and isinstance(step, int):
-            if not -len(value) <= step < len(value):
-                return default
-            value = value[step]
-        else:
-            return default
-    return value
 
 
 def mapping(value: Any) -> dict[str, Any]:

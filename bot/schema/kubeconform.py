@@ -28,7 +28,7 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from reviewbot.errors import ReviewbotError
-from reviewbot.model.objects import dig
+from reviewbot.load.paths import dig
 from reviewbot.schema.store import SchemaStore
 
 Path = tuple[str | int, ...]

@@ -1,8 +1,11 @@
-"""Paths that survive reordering: how the items of a list are named (containers by name,
-ports by number and protocol, ``args`` by flag), and a field path written with those names.
+"""Field paths in a document: the steps to a node (``("spec", "containers", 0, "image")``),
+written as text (:func:`format_path`), followed (:func:`dig`), and made to survive reordering
+(:func:`stable_path`: the items of a list named by what names them, containers by name, ports
+by number and protocol, ``args`` by flag).
 
-Finding identity (:mod:`reviewbot.engine.identity`) and the diff (:mod:`reviewbot.diff.objects`)
-pair list items by these names, one implementation for both; a lint imports only this part.
+Below every layer that speaks of places: the config names its bad keys with them, the model
+reads its objects with them, finding identity (:mod:`reviewbot.engine.identity`) and the diff
+(:mod:`reviewbot.diff.objects`) pair list items by these names, one implementation for all.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 Segment = str | int
+Path = tuple[Segment, ...]
 
 FLAG_LISTS = frozenset({"args", "command"})
 # Identifier candidates per list name (tried in order), then the generic ones.
@@ -23,6 +27,33 @@ LIST_KEYS: Mapping[str, tuple[tuple[str, ...], ...]] = {
 }
 GENERIC_KEYS: tuple[tuple[str, ...], ...] = (("name",), ("key",), ("id",))
 _NUMBER = re.compile(r"^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
+
+
+def format_path(path: Sequence[Segment]) -> str:
+    """``spec.template.spec.containers[0].image`` style."""
+    out = ""
+    for step in path:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        else:
+            out += ("." if out else "") + (step if "." not in step else f'"{step}"')
+    return out
+
+
+def dig(value: Any, path: Sequence[Segment], default: Any = None) -> Any:
+    """The node at ``path`` below ``value``, or ``default`` where the path leads nowhere."""
+    for step in path:
+        if isinstance(value, dict) and isinstance(step, str):
+            if step not in value:
+                return default
+            value = value[step]
+        elif isinstance(value, list) and isinstance(step, int):
+            if not -len(value) <= step < len(value):
+                return default
+            value = value[step]
+        else:
+            return default
+    return value
 
 
 def parse_flags(
