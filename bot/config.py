@@ -1,12 +1,14 @@
-"""`.reviewbot.yaml`: read, validate against `schemas/config.schema.json` and the rules' typed
-options, and resolve per-rule settings. Every error names the bad key and its line (exit 2).
+"""`.reviewbot.yaml`: read, validate against `schemas/config.schema.json` and the inventory's
+values, and resolve per-rule settings. Every error names the bad key and its line (exit 2).
+
+The rules' typed options are checked beside the registry that knows them
+(:func:`reviewbot.engine.options.check_options`), through :meth:`Config.fail`.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import json
-import math
 import os
 import shutil
 from collections.abc import Mapping, Sequence
@@ -14,11 +16,10 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from reviewbot.engine.registry import Rule, all_rules
 from reviewbot.errors import ReviewbotError
-from reviewbot.load.loader import LoadedFile, load
+from reviewbot.load.loader import Document, LoadedFile, load
 from reviewbot.load.paths import format_path
 from reviewbot.model.inventory import allocatable_problem, label_problem, measured_problem
 from reviewbot.model.objects import Inventory, parse_inventory
@@ -34,6 +35,15 @@ TARGET_KEY = "target-kubernetes-version"
 SCHEMA_VERSION = ("rules", "schema", VERSION_KEY)
 
 
+class RuleDefaults(Protocol):
+    """What :meth:`Config.settings` needs of a rule (a :class:`~reviewbot.engine.registry.Rule`)."""
+
+    @property
+    def id(self) -> str: ...
+
+    def defaults(self) -> dict[str, Any]: ...
+
+
 @dataclass(frozen=True)
 class RuleSettings:
     enabled: bool
@@ -45,6 +55,8 @@ class RuleSettings:
 class Config:
     raw: Mapping[str, Any] = field(default_factory=dict)
     source: str | None = None
+    # the parsed file, for the positions of errors found after parsing (None: not parsed)
+    document: Document | None = field(default=None, compare=False, repr=False)
 
     @property
     def inventory(self) -> Inventory:
@@ -111,7 +123,14 @@ class Config:
         raw["rules"] = rules
         return Config(raw, self.source)
 
-    def settings(self, rule: Rule) -> RuleSettings:
+    def fail(self, path: tuple[str | int, ...], message: str) -> ReviewbotError:
+        """The error for a bad value at ``path``: ``name:line:column: key: message``."""
+        name = self.source or CONFIG_NAME
+        if self.document is None:
+            return ReviewbotError(f"{name}: {format_path(path) or '(top level)'}: {message}")
+        return _error(self.document, path, message, name)
+
+    def settings(self, rule: RuleDefaults) -> RuleSettings:
         entry = self.section("rules").get(rule.id) or {}
         options = rule.defaults()
         options.update({k: v for k, v in entry.items() if k not in RESERVED})
@@ -224,9 +243,8 @@ def parse_config(data: bytes, name: str) -> Config:
         raise ReviewbotError(f"{name}:{doc.line}: the config must be a mapping")
     for problem in Validator(config_schema()).problems(raw):
         _fail(loaded, problem.path, problem.message, name)
-    _check_rules(loaded, raw, name)
     _check_inventory(loaded, raw, name)
-    return Config(raw, name)
+    return Config(raw, name, doc)
 
 
 def _check_inventory(loaded: LoadedFile, raw: Mapping[str, Any], name: str) -> None:
@@ -290,39 +308,13 @@ def _check_versions(loaded: LoadedFile, raw: Mapping[str, Any], name: str) -> No
                   "alias); drop it", name)
 
 
-def _check_rules(loaded: LoadedFile, raw: Mapping[str, Any], name: str) -> None:
-    known = {r.id: r for r in all_rules()}
-    for rule_id, entry in (raw.get("rules") or {}).items():
-        rule = known.get(rule_id)
-        if rule is None:
-            _fail(loaded, ("rules", rule_id), f"unknown rule {rule_id!r}", name)
-            continue
-        for key, value in (entry or {}).items():
-            if key in RESERVED:
-                continue
-            option = rule.option(key)
-            if option is None:
-                names = ", ".join(o.name for o in rule.options) or "none"
-                _fail(loaded, ("rules", rule_id, key),
-                      f"unknown option {key!r} of rule {rule_id} (options: {names})", name)
-            elif not option.accepts(value):
-                _fail(loaded, ("rules", rule_id, key),
-                      f"option {key!r} of rule {rule_id} takes a {option.type}", name)
-            elif isinstance(value, float) and not math.isfinite(value):
-                _fail(loaded, ("rules", rule_id, key),
-                      f"option {key!r} of rule {rule_id} takes a finite number", name)
-            elif not option.in_range(value):
-                _fail(loaded, ("rules", rule_id, key),
-                      f"option {key!r} of rule {rule_id} must be {option.range_text} "
-                      f"(got {value!r})", name)
-            elif option.schema is not None:
-                for problem in Validator(option.schema).problems(value):
-                    _fail(loaded, ("rules", rule_id, key, *problem.path), problem.message, name)
-
-
 def _fail(loaded: LoadedFile, path: tuple[str | int, ...], message: str, name: str) -> None:
-    doc = loaded.documents[0]
+    raise _error(loaded.documents[0], path, message, name)
+
+
+def _error(doc: Document, path: tuple[str | int, ...], message: str,
+           name: str) -> ReviewbotError:
     unknown = message.startswith(("unknown field", "unknown rule", "unknown option"))
     line, column = doc.key_position(path) if unknown else doc.position(path)
     where = format_path(path) or "(top level)"
-    raise ReviewbotError(f"{name}:{line}:{column}: {where}: {message}")
+    return ReviewbotError(f"{name}:{line}:{column}: {where}: {message}")

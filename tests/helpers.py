@@ -18,6 +18,7 @@ import pytest
 from reviewbot.cli import main
 from reviewbot.config import Config, find_config, load_config_file, parse_config
 from reviewbot.engine.findings import Finding
+from reviewbot.engine.options import check_options
 from reviewbot.engine.run import Result, analyze
 from reviewbot.netpol.network import Network
 from reviewbot.sources.tree import disk_tree
@@ -38,7 +39,7 @@ def lint_dir(path: Path, only: Sequence[str] = (), config: Config | None = None)
     root = path if path.is_dir() else path.parent
     if config is None:
         found = find_config(root, root)
-        config = load_config_file(found) if found else Config()
+        config = check_options(load_config_file(found)) if found else Config()
     return analyze(disk_tree([path], root), config, only=only)
 
 
@@ -50,7 +51,8 @@ def lint_text(
     target = tmp_path / name
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(textwrap.dedent(text).lstrip("\n"))
-    cfg = parse_config(textwrap.dedent(config).encode(), ".reviewbot.yaml") if config else Config()
+    cfg = (check_options(parse_config(textwrap.dedent(config).encode(), ".reviewbot.yaml"))
+           if config else Config())
     return analyze(disk_tree([tmp_path], tmp_path), cfg, only=only)
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from reviewbot.cli import main
 from reviewbot.config import parse_config
+from reviewbot.engine.options import check_options
 from reviewbot.errors import ReviewbotError
 
 from .helpers import BROKEN, lint_text, pairs
@@ -37,7 +38,7 @@ def test_disabled_rule_and_severity_override(tmp_path: Path) -> None:
 )
 def test_config_errors_name_key_and_line(config: str, expected: str) -> None:
     with pytest.raises(ReviewbotError) as info:
-        parse_config(config.encode(), ".reviewbot.yaml")
+        check_options(parse_config(config.encode(), ".reviewbot.yaml"))
     assert info.value.message.startswith(expected), info.value.message
     assert info.value.exit_code == 2
 

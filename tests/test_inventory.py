@@ -11,6 +11,7 @@ import pytest
 
 from reviewbot.cli import main
 from reviewbot.config import parse_config
+from reviewbot.engine.options import check_options
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import update_sections
 from reviewbot.model.inventory import boots, compute_from_product, owner_chain, pod_boot
@@ -303,7 +304,7 @@ def test_unusable_inventory_values_and_options_name_key_and_line(
     config: str, expected: str,
 ) -> None:
     with pytest.raises(ReviewbotError) as info:
-        parse_config(config.encode(), ".reviewbot.yaml")
+        check_options(parse_config(config.encode(), ".reviewbot.yaml"))
     assert info.value.message.startswith(expected), info.value.message
     assert info.value.exit_code == 2
 
@@ -314,7 +315,7 @@ def test_unusable_inventory_values_and_options_name_key_and_line(
     "cluster:\n  nodes:\n  - name: w\n    allocatable: {cpu: 1.5, memory: 64G, pods: 110}\n",
 ])
 def test_edge_values_are_accepted(config: str) -> None:
-    assert parse_config(config.encode(), ".reviewbot.yaml").raw
+    assert check_options(parse_config(config.encode(), ".reviewbot.yaml")).raw
 
 
 def test_lint_exits_2_on_an_unusable_inventory(

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewbot.config import Config, Overrides, find_config, guard_binaries, load_config_file
+from reviewbot.engine.options import check_options
 from reviewbot.engine.run import Result, analyze
 from reviewbot.escape import term
 from reviewbot.report.base import Report
@@ -31,7 +32,7 @@ def resolve_config(args: argparse.Namespace, root: Path, start: Path) -> Config:
         found = find_config(start, root)
         config = load_config_file(found, _display(found, root)) if found else Config()
     set_max_file_bytes(config.max_file_bytes)
-    return command_line_settings(config, args)
+    return command_line_settings(check_options(config), args)
 
 
 def command_line_settings(config: Config, args: argparse.Namespace) -> Config:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewbot.config import VERSION_KEY, parse_config
+from reviewbot.engine.options import check_options
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import ProblemError, dump_yaml, update_sections
 from reviewbot.model.inventory import KubeletVersions, Scan, from_kubectl
@@ -100,7 +101,7 @@ def _write(path: Path, nodes: list[dict[str, Any]], measured: dict[str, dict[str
         new = update_sections(text, updates, str(path))
     except ProblemError as exc:
         raise ReviewbotError(exc.message) from None
-    parse_config(new.encode(), str(path))  # what is written must read back as a valid config
+    check_options(parse_config(new.encode(), str(path)))  # it must read back as a valid config
     if new == text:
         return False
     fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=".reviewbot-")

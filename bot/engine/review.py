@@ -39,6 +39,7 @@ from reviewbot.diff.objects import TreeDiff, compare
 from reviewbot.engine.findings import Finding, in_order, sort_key
 from reviewbot.engine.fixer import with_suggestions
 from reviewbot.engine.identity import fixed, mark_new
+from reviewbot.engine.options import check_options
 from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
 from reviewbot.engine.review_cache import freeze_report, thaw_report
 from reviewbot.engine.run import (
@@ -116,10 +117,11 @@ def review_config(sides: Sides, config_file: str | None,
     if config_file:
         rel = in_repo(Path(config_file), sides.root)
         if rel is None:  # outside the repository: the workflow's own file, not the PR's
-            return ConfigSides(load_config_file(Path(config_file)), config_file)
+            return ConfigSides(check_options(load_config_file(Path(config_file))), config_file)
     assert rel is not None
     base_data = file_at(sides.root, sides.base, rel, base_tree, whole)
-    base = parse_config(base_data, f"{rel} (base)") if base_data is not None else Config()
+    base = (check_options(parse_config(base_data, f"{rel} (base)")) if base_data is not None
+            else Config())
     source = f"`{rel}` of the base branch" if base_data is not None else "the defaults"
     head_data = file_at(sides.root, sides.head, rel, head_side, whole)
     if head_data == base_data:
@@ -128,7 +130,7 @@ def review_config(sides: Sides, config_file: str | None,
         changes = ({"path": rel, "op": "removed"},)
         return ConfigSides(base, source, changes)
     try:
-        head = parse_config(head_data, f"{rel} (head)")
+        head = check_options(parse_config(head_data, f"{rel} (head)"))
     except ReviewbotError as exc:
         return ConfigSides(base, source, (), exc.message)
     found = compare(dict(base.raw), dict(head.raw))
