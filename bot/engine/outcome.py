@@ -5,13 +5,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from reviewbot.engine.findings import Finding, Quiet
 from reviewbot.sources.tree import Skipped
 
 if TYPE_CHECKING:  # a lint never imports the connectivity diff (nor the netpol evaluator)
     from reviewbot.netpol.diff import FlowChange
-    from reviewbot.report.links import Links
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where a review's links point (made by :func:`reviewbot.report.links.links_from_env`):
+    the head commit's lines in the repository's web pages, the rules' documentation."""
+
+    base: str  # the repository's web address, no trailing slash
+    head: str  # the head commit
+    platform: str = "github"  # the path shape: github or forgejo
+    docs: str | None = None  # the rules' documentation page (anchors are rule ids)
+
+    def line(self, path: str, line: int | None) -> str:
+        where = "blob" if self.platform != "forgejo" else "src/commit"
+        url = f"{self.base}/{where}/{self.head}/{quote(path)}"
+        return f"{url}#L{line}" if line else url
+
+    def rule(self, rule: str) -> str | None:
+        return f"{self.docs}#{quote(rule)}" if self.docs else None
 
 
 @dataclass(frozen=True)

@@ -13,29 +13,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from urllib.parse import quote
+
+from reviewbot.engine.outcome import Links
 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _REPO = re.compile(r"[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}")
 _URL = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9_.~%/-]*)?")
 _REF = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_./-]{0,200}")
-
-
-@dataclass(frozen=True)
-class Links:
-    base: str  # the repository's web address, no trailing slash
-    head: str  # the head commit
-    platform: str = "github"  # the path shape: github or forgejo
-    docs: str | None = None  # the rules' documentation page (anchors are rule ids)
-
-    def line(self, path: str, line: int | None) -> str:
-        where = "blob" if self.platform != "forgejo" else "src/commit"
-        url = f"{self.base}/{where}/{self.head}/{quote(path)}"
-        return f"{url}#L{line}" if line else url
-
-    def rule(self, rule: str) -> str | None:
-        return f"{self.docs}#{quote(rule)}" if self.docs else None
 
 
 def _web(server: str | None, repository: str | None) -> str | None:
