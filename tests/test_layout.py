@@ -1,5 +1,6 @@
-"""The house as the pipeline: no import cycle, argparse only in the command layer, each
-library wrapped by one module. Built from the sources (every import, lazy ones included)."""
+"""The house as the pipeline: no import cycle, packages in layers that import only downward,
+argparse only in the command layer, each library wrapped by one module. Built from the
+sources (every import, lazy ones and those for type checking included)."""
 
 from __future__ import annotations
 
@@ -98,6 +99,47 @@ def test_no_import_cycle() -> None:
         if v not in index:
             visit(v)
     assert cycles == []
+
+
+# The pipeline, lowest first: a package (or top-level module) imports only from its own
+# layer or the ones before it. sources -> load -> model -> diff -> engine -> report -> forge
+# -> commands, with the schema store beside the loader, the connectivity model (netpol) on the
+# diff, the configuration just below the engine that applies it, and the rules, which the
+# engine finds at run time, above it.
+LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(names.split()) for names in (
+    "reviewbot errors escape concurrency",
+    "sources",
+    "load",
+    "schema",
+    "model",
+    "diff",
+    "netpol",
+    "config",
+    "engine",
+    "rules",
+    "report",
+    "forge",
+    "output",
+    "commands",
+    "cli",
+))
+
+
+def _layer(module: str) -> int:
+    parts = module.split(".")
+    name = parts[1] if len(parts) > 1 else parts[0]
+    return next(i for i, names in enumerate(LAYERS) if name in names)
+
+
+def test_every_package_has_a_layer() -> None:
+    tops = {m.split(".")[1] if "." in m else m for m in MODULES}
+    assert tops - set().union(*LAYERS) == set()
+
+
+def test_packages_import_only_downward() -> None:
+    upward = sorted(f"{m} -> {d}" for m, deps in GRAPH.items() for d in deps
+                    if _layer(d) > _layer(m))
+    assert upward == []
 
 
 def test_nothing_imports_the_cli() -> None:
