@@ -25,7 +25,7 @@ from reviewbot.model.inventory import allocatable_problem, label_problem, measur
 from reviewbot.model.objects import Inventory, parse_inventory
 from reviewbot.schema.lifecycle import parse_minor, version_problem
 from reviewbot.schema.validate import Validator
-from reviewbot.sources.tree import FileRecord, blob_id
+from reviewbot.sources.tree import MAX_FILE_BYTES, FileRecord, blob_id
 
 CONFIG_NAME = ".reviewbot.yaml"
 RESERVED = frozenset({"enabled", "severity"})
@@ -99,10 +99,10 @@ class Config:
         return value if isinstance(value, str) else None
 
     @property
-    def max_file_bytes(self) -> int | None:
-        """``loader.max-file-bytes``: the size past which a file is refused (None: 4 MiB)."""
+    def max_file_bytes(self) -> int:
+        """``loader.max-file-bytes``: the size past which a file is refused (default 4 MiB)."""
         value = self.section("loader").get("max-file-bytes")
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
+        return value if isinstance(value, int) and not isinstance(value, bool) else MAX_FILE_BYTES
 
     @property
     def exclude(self) -> tuple[str, ...]:

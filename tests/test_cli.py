@@ -109,20 +109,17 @@ def test_the_pre_commit_hook_is_whole_tree_and_pinned() -> None:
 def test_the_file_size_limit_is_an_option_the_finding_names(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from reviewbot.sources.tree import set_max_file_bytes
-
     big = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n" + "".join(
         f"  k{i}: '{'x' * 90}'\n" for i in range(50_000))  # about 5 MiB
     (tmp_path / "big.yaml").write_text(big)
-    try:
-        assert main(["lint", str(tmp_path), "--format", "json"]) == 1
-        (finding,) = json.loads(capsys.readouterr().out)["findings"]
-        assert finding["rule"] == "yaml-syntax" and "loader.max-file-bytes" in finding["message"]
-        (tmp_path / ".reviewbot.yaml").write_text("loader: {max-file-bytes: 8388608}\n")
-        assert main(["lint", str(tmp_path), "--format", "json"]) == 0
-        assert json.loads(capsys.readouterr().out)["findings"] == []
-    finally:
-        set_max_file_bytes(None)
+    assert main(["lint", str(tmp_path), "--format", "json"]) == 1
+    (finding,) = json.loads(capsys.readouterr().out)["findings"]
+    assert finding["rule"] == "yaml-syntax" and "loader.max-file-bytes" in finding["message"]
+    (tmp_path / ".reviewbot.yaml").write_text("loader: {max-file-bytes: 8388608}\n")
+    assert main(["lint", str(tmp_path), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["findings"] == []
+    (tmp_path / ".reviewbot.yaml").unlink()  # the limit was that run's: this one has the default
+    assert main(["lint", str(tmp_path), "--format", "json"]) == 1
 
 
 def test_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -21,7 +21,6 @@ from reviewbot.sources.tree import (
     common_start,
     disk_tree,
     repo_root,
-    set_max_file_bytes,
 )
 
 
@@ -31,7 +30,6 @@ def resolve_config(args: argparse.Namespace, root: Path, start: Path) -> Config:
     else:
         found = find_config(start, root)
         config = load_config_file(found, _display(found, root)) if found else Config()
-    set_max_file_bytes(config.max_file_bytes)
     return command_line_settings(check_options(config), args)
 
 
@@ -87,7 +85,7 @@ def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
               "inventory", file=sys.stderr)
     elif len(targets) > 1:  # several PATHs: say which file their common folder led to
         print(f"reviewbot: configuration from {term(config.source)}", file=sys.stderr)
-    tree = disk_tree(targets, root)
+    tree = disk_tree(targets, root, config.max_file_bytes)
     if getattr(args, "render", False):
         from reviewbot.model.render import render_tree
         tree = render_tree(tree)

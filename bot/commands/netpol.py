@@ -45,7 +45,7 @@ def connectivity_command(args: argparse.Namespace) -> int:
     targets = [Path(p) for p in args.paths] or [Path(".")]
     root = repo_root(targets[0])
     config = resolve_config(args, root, targets[0] if len(targets) == 1 else Path.cwd())
-    tree = with_json_files(disk_tree(targets, root))
+    tree = with_json_files(disk_tree(targets, root, config.max_file_bytes))
     if getattr(args, "render", False):
         from reviewbot.model.render import render_tree
         tree = render_tree(tree)
@@ -71,7 +71,7 @@ def diff_command(args: argparse.Namespace) -> int:
         if args.repo is None and path.is_dir():
             root = repo_root(path)
             config = config or resolve_config(args, root, path)
-            tree = with_json_files(disk_tree([path], root))
+            tree = with_json_files(disk_tree([path], root, config.max_file_bytes))
         else:
             repo = Path(args.repo or ".")
             root = repo_root(repo)

@@ -68,7 +68,7 @@ from reviewbot.sources.refs import (
     listed_blobs,
     repo_prefixes,
 )
-from reviewbot.sources.tree import PendingTree, Tree, git_tree, set_max_file_bytes
+from reviewbot.sources.tree import PendingTree, Tree, git_tree
 
 SUMMARY_LIMIT = 60_000  # the forge keeps the summary whole up to this, folds after it
 SCOPES = ("new", "changed", "all")
@@ -211,7 +211,6 @@ def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> 
         if head_pending is not None:
             head_pending.close()
         raise
-    set_max_file_bytes(config.max_file_bytes)  # the base's limit; git blobs are read whole
     run = ReviewSummary(base=sides.base, base_ref=sides.base_ref, head=sides.head,
                         config=ConfigReview(cfg.source, cfg.changes, cfg.head_error))
     key = None
@@ -231,7 +230,8 @@ def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> 
     if cache is not None:
         cache.prefetch(pending.blobs)
     base_tree = pending.tree()
-    head = head_tree(sides, base_tree, head_pending)  # work-tree files: to the limit
+    # the base's limit: work-tree files are read to it, every file parsed under it
+    head = head_tree(sides, base_tree, head_pending, config.max_file_bytes)
     memo = Memo()  # base and head share nearly every file: each is parsed once
     base_model = load_model(base_tree, config, cache, memo)
     # The base's rules run in a worker while the head is loaded and checked, and the diff made
@@ -312,8 +312,8 @@ class Comparison:
 def compare_sides(sides: Sides, config: Config, loader: Any) -> Comparison:
     """Load both sides with ``config`` (the base's: :func:`review_config`; ``loader``: a parse
     cache or None) and diff them."""
-    set_max_file_bytes(config.max_file_bytes)
     memo = Memo()
     base = load_model(git_tree(sides.root, sides.base, sides.prefixes), config, loader, memo)
-    head = load_model(head_tree(sides), config, loader, memo)
+    head = load_model(head_tree(sides, max_file_bytes=config.max_file_bytes), config, loader,
+                      memo)
     return Comparison(config, base, head, diff_models(base, head))

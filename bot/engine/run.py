@@ -40,8 +40,7 @@ from reviewbot.load.paths import format_path
 from reviewbot.model.builder import Built, build_model
 from reviewbot.model.kustomize import Graph
 from reviewbot.model.objects import KObject, Model, model_graph
-from reviewbot.model.values import configure as configure_values
-from reviewbot.sources.tree import FileRecord, PendingTree, Skipped, Tree
+from reviewbot.sources.tree import MAX_FILE_BYTES, FileRecord, PendingTree, Skipped, Tree
 
 if TYPE_CHECKING:  # the diff's type only: a lint never imports the diff
     from reviewbot.diff.objects import TreeDiff
@@ -92,22 +91,23 @@ def load_files(
         tree.files)
     if loader is not None and not isinstance(loader, ParseCache):
         return [loader(r) for r in records]
+    limit = config.max_file_bytes
     out: list[LoadedFile | None] = [None] * len(records)
     view = loader.view(records) if loader is not None else None
     todo: list[int] = []
     for i, record in enumerate(records):
         hit = memo.get((record.path, record.blob)) if memo is not None else None
         if hit is None and view is not None:
-            hit = view.get(record)
+            hit = view.get(record, limit)
         if hit is None:
             todo.append(i)
         else:
             out[i] = hit
-    parsed = parse_files([records[i] for i in todo])
+    parsed = parse_files([records[i] for i in todo], limit)
     for i, loaded in zip(todo, parsed, strict=True):
         out[i] = loaded
         if view is not None:
-            view.put(records[i], loaded)
+            view.put(records[i], loaded, limit)
     if view is not None:
         view.save()
     done = [f for f in out if f is not None]
@@ -116,8 +116,9 @@ def load_files(
     return done
 
 
-def parse_files(records: Sequence[FileRecord]) -> list[LoadedFile]:
-    """Parse ``records``, over the available cores when the work is large enough to pay.
+def parse_files(records: Sequence[FileRecord], limit: int = MAX_FILE_BYTES) -> list[LoadedFile]:
+    """Parse ``records`` (each refused past ``limit`` bytes), over the available cores when
+    the work is large enough to pay.
 
     Each extra core gets a forked worker that inherits its share (nothing is pickled to it)
     and spools its results back as plain data, one ``marshal`` record per file, while this
@@ -129,30 +130,31 @@ def parse_files(records: Sequence[FileRecord]) -> list[LoadedFile]:
     workers = concurrency.workers(8, sum(len(r.data) for r in records),
                                   concurrency.limits().parse_min_bytes)
     if workers < 1:
-        return [load(r) for r in records]
+        return [load(r, limit) for r in records]
     n = workers + 1
     shares = [records[i::n] for i in range(n)]
-    started = [concurrency.Spool(_parse_share, share) for share in shares[1:]]
-    results = [[load(r) for r in shares[0]]]
+    started = [concurrency.Spool(_parse_share, share, limit) for share in shares[1:]]
+    results = [[load(r, limit) for r in shares[0]]]
     for share, worker in zip(shares[1:], started, strict=True):
         spooled = worker.result()
         try:
             if spooled is None:
                 raise ValueError("the worker sent nothing")
             with spooled:
-                results.append([thaw(r, _record(spooled)) for r in share])
+                results.append([thaw(r, _record(spooled), limit) for r in share])
         except (EOFError, ValueError, TypeError, KeyError):
-            results.append([load(r) for r in share])
+            results.append([load(r, limit) for r in share])
     out: list[Any] = [None] * len(records)
     for i, result in enumerate(results):
         out[i::n] = result
     return out
 
 
-def _parse_share(records: Sequence[FileRecord], write: Callable[[bytes], Any]) -> None:
+def _parse_share(records: Sequence[FileRecord], limit: int,
+                 write: Callable[[bytes], Any]) -> None:
     """In a worker: parse each file and write its plain data (one ``marshal`` record each)."""
     for record in records:
-        loaded = load(record)
+        loaded = load(record, limit)
         data = marshal.dumps(freeze(loaded))
         write(len(data).to_bytes(8, "little") + data)
         loaded.documents.clear()  # documents name their file: freed now, the collector paused
@@ -177,10 +179,11 @@ def load_model(
     clusters = config.raw.get("clusters")
     model = build_model(files, config.inventory, str(tree.root), tree, shared,
                         clusters if isinstance(clusters, list) else (),
-                        memo.graph if memo is not None else None)
+                        memo.graph if memo is not None else None,
+                        measured=config.section("measured"),
+                        values_files=list(config.raw.get("values-files") or ()))
     if memo is not None:
         memo.graph = model_graph(model)
-    configure_values(model, config.section("measured"), list(config.raw.get("values-files") or ()))
     return model
 
 

@@ -37,7 +37,7 @@ from typing import Any
 from reviewbot import __version__, concurrency
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import Document, LoadedFile, Problem
-from reviewbot.sources.tree import FileRecord, max_file_bytes
+from reviewbot.sources.tree import FileRecord
 
 FORMAT = 3
 KEEP_PACKS = 16  # packs kept, most recently used first
@@ -218,7 +218,7 @@ _SEAL = b"reviewbot-cache "
 
 
 def _digest(body: bytes, kind: str, key: str) -> str:
-    head = f"{__version__}\0{FORMAT}\0{max_file_bytes()}\0{kind}\0{key}\0".encode()
+    head = f"{__version__}\0{FORMAT}\0{kind}\0{key}\0".encode()
     return hashlib.sha256(head + body).hexdigest()
 
 
@@ -274,11 +274,13 @@ class TreeView:
         self.found = found
         self.added = False
 
-    def get(self, record: FileRecord) -> LoadedFile | None:
-        raw = self.cache.entries.get(record.blob)
+    def get(self, record: FileRecord, limit: int) -> LoadedFile | None:
+        """The entry of ``record``; none for a file past ``limit`` (the run's
+        ``loader.max-file-bytes``): such files are never cached, so no entry depends on it."""
+        raw = self.cache.entries.get(record.blob) if len(record.data) <= limit else None
         if raw is not None:
             try:
-                loaded = thaw(record, raw)
+                loaded = thaw(record, raw, limit)
             except (ValueError, KeyError, TypeError):
                 self.cache.entries.pop(record.blob, None)
             else:
@@ -287,7 +289,9 @@ class TreeView:
         self.cache.misses += 1
         return None
 
-    def put(self, record: FileRecord, loaded: LoadedFile) -> None:
+    def put(self, record: FileRecord, loaded: LoadedFile, limit: int) -> None:
+        if len(record.data) > limit:
+            return
         self.cache.entries[record.blob] = freeze(loaded)
         self.added = True
 
@@ -320,8 +324,8 @@ def freeze(loaded: LoadedFile) -> dict[str, Any]:
     }
 
 
-def thaw(record: FileRecord, raw: dict[str, Any]) -> LoadedFile:
-    data = record.data if len(record.data) <= max_file_bytes() else b""  # as ``load`` keeps it
+def thaw(record: FileRecord, raw: dict[str, Any], limit: int) -> LoadedFile:
+    data = record.data if len(record.data) <= limit else b""  # as ``load`` keeps it
     out = LoadedFile(record.path, record.blob, data, skipped=raw["skipped"], pure=raw["pure"])
     out.documents = [Document(out, index, value, line) for index, line, value in raw["docs"]]
     out.problems = [Problem(m, line, col) for m, line, col in raw["problems"]]

@@ -36,7 +36,7 @@ from typing import Any
 import yaml as pyyaml
 from yaml import _yaml as libyaml  # PyYAML's C wrapper of libyaml
 
-from reviewbot.sources.tree import FileRecord, max_file_bytes
+from reviewbot.sources.tree import MAX_FILE_BYTES, FileRecord
 
 # what the parsers raise: PyYAML's (its C wrapper's ScannerError, ...), and ruamel's once it
 # is imported (``_ruamel``: only a file PyYAML's libyaml refuses, the pure parser and writing
@@ -239,9 +239,10 @@ class LoadedFile:
         return self._starts
 
 
-def load(record: FileRecord) -> LoadedFile:
-    """Parse one file into documents, problems, or a skip reason. Never raises."""
-    out = _load(record)
+def load(record: FileRecord, limit: int = MAX_FILE_BYTES) -> LoadedFile:
+    """Parse one file into documents, problems, or a skip reason. Never raises. A file
+    larger than ``limit`` (the config's ``loader.max-file-bytes``) is refused unparsed."""
+    out = _load(record, limit)
     out._text = None  # decoded again if asked for (see LoadedFile)
     return out
 
@@ -250,8 +251,7 @@ def _size(n: int) -> str:
     return f"{n // (1024 * 1024)} MiB" if n % (1024 * 1024) == 0 else f"{n:,} bytes"
 
 
-def _load(record: FileRecord) -> LoadedFile:
-    limit = max_file_bytes()
+def _load(record: FileRecord, limit: int) -> LoadedFile:
     if len(record.data) > limit:
         out = LoadedFile(record.path, record.blob, b"")
         out.problems.append(Problem(

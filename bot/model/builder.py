@@ -51,6 +51,7 @@ from reviewbot.model.objects import (
     pod_templates,
     str_map,
 )
+from reviewbot.model.values import configure as configure_values
 from reviewbot.model.values import document_values_pods, object_values_pods
 from reviewbot.sources.tree import Skipped, Tree
 
@@ -67,7 +68,8 @@ Built = tuple[Document, Any, list[Made]]
 def build_model(
     files: Sequence[LoadedFile], inventory: Inventory, root: str = ".", tree: Tree | None = None,
     shared: dict[int, Built] | None = None, configured: Sequence[Any] = (),
-    previous: Graph | None = None,
+    previous: Graph | None = None, *, measured: Mapping[str, Any] | None = None,
+    values_files: Sequence[str] = (),
 ) -> Model:
     """The model of ``files``: objects as the kustomize builds (and Flux) make them.
 
@@ -87,6 +89,10 @@ def build_model(
 
     ``previous``: the kustomization graph of an earlier model of this run (a review's base):
     its builds are taken again where they read the same parsed files.
+
+    ``values_files`` and ``measured``: the configuration's ``values-files`` globs and
+    ``measured`` section (:func:`reviewbot.model.values.configure`). The model is whole when
+    this returns: nothing changes it afterwards.
     """
     model = Model(
         root=root, files={f.path: f for f in files}, objects=[], documents=[],
@@ -183,6 +189,7 @@ def build_model(
         model.skipped.append(Skipped(entry, (
             f"cluster {name}: {count} objects; netpol-pairing, schedulability and duplicate "
             "checks never combine them with another cluster's")))
+    configure_values(model, measured or {}, values_files)
     return model
 
 

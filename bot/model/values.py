@@ -286,7 +286,8 @@ def _file_uses(model: Model) -> dict[str, _Use]:
 def configure(
     model: Model, measured: Mapping[str, Any], patterns: Sequence[str] = ()
 ) -> None:
-    """Apply the config to the values pseudo-workloads (the engine calls this once).
+    """Apply the config to the values pseudo-workloads, while the model is built
+    (:func:`reviewbot.model.builder.build_model` calls this once, last).
 
     ``patterns``: the config's ``values-files`` globs (files they match become values
     pseudo-workloads too); ``measured``: the config's ``measured`` section, repository path ->

@@ -17,6 +17,7 @@ from pathlib import Path
 from reviewbot.errors import ReviewbotError
 from reviewbot.sources.event import CiEvent, event_refs
 from reviewbot.sources.tree import (
+    MAX_FILE_BYTES,
     PendingTree,
     Tree,
     git_tree,
@@ -128,12 +129,13 @@ def repo_prefixes(paths: Sequence[str], root: Path) -> tuple[str, ...]:
     return tuple(out)
 
 
-def head_tree(sides: Sides, base: Tree | None = None,
-              pending: PendingTree | None = None) -> Tree:
+def head_tree(sides: Sides, base: Tree | None = None, pending: PendingTree | None = None,
+              max_file_bytes: int = MAX_FILE_BYTES) -> Tree:
     """The head side; blobs the ``base`` tree already read are not read again (``pending``:
-    the head's listing, started with the base's blob ids skipped)."""
+    the head's listing, started with the base's blob ids skipped). Work-tree files are read
+    up to ``max_file_bytes`` (git blobs are read whole; the loader applies the limit)."""
     if sides.head is None:
-        return work_tree(sides.root, sides.prefixes)
+        return work_tree(sides.root, sides.prefixes, max_file_bytes)
     known = ({f.blob: f.data for f in (*base.files, *base.texts)} if base is not None
              else None)
     if pending is not None:

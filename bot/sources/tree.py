@@ -21,19 +21,10 @@ from reviewbot.errors import ReviewbotError
 
 YAML_SUFFIXES = (".yaml", ".yml")
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".reviewbot-cache", ".venv"})
-MAX_FILE_BYTES = 4 * 1024 * 1024  # the default of the config's loader.max-file-bytes
-_limit = [MAX_FILE_BYTES]
-
-
-def max_file_bytes() -> int:
-    """The size past which a file is refused unparsed (``loader.max-file-bytes``)."""
-    return _limit[0]
-
-
-def set_max_file_bytes(limit: int | None) -> None:
-    """Set the limit for this run (None: the default). Commands call it once their
-    configuration is read (in review: the base's)."""
-    _limit[0] = MAX_FILE_BYTES if limit is None else int(limit)
+# The size past which a file is refused unparsed: the default of the config's
+# loader.max-file-bytes. The limit is passed to what reads and parses a tree's files
+# (disk_tree, work_tree, load): a run's setting, never a process's.
+MAX_FILE_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,8 +148,10 @@ def check_targets(targets: Sequence[Path]) -> None:
             raise ReviewbotError(f"no such file or directory: {target}")
 
 
-def disk_tree(targets: Sequence[Path], root: Path) -> Tree:
-    """Walk files and folders under ``targets`` (never following links) relative to ``root``."""
+def disk_tree(targets: Sequence[Path], root: Path, max_file_bytes: int = MAX_FILE_BYTES) -> Tree:
+    """Walk files and folders under ``targets`` (never following links) relative to ``root``.
+
+    A file is read up to one byte past ``max_file_bytes`` (the loader then refuses it)."""
     files: list[FileRecord] = []
     texts: list[FileRecord] = []
     paths: set[str] = set()
@@ -178,14 +171,14 @@ def disk_tree(targets: Sequence[Path], root: Path) -> Tree:
             else:
                 paths.add(relpath)
                 if relpath.endswith(YAML_SUFFIXES):
-                    files.append(_read(path, relpath))
+                    files.append(_read(path, relpath, max_file_bytes))
                 elif relpath.endswith(".json"):
                     jsons[relpath] = path
                 elif is_side_text(relpath):
-                    side = _read(path, relpath)
+                    side = _read(path, relpath, max_file_bytes)
                     if len(side.data) <= MAX_TEXT_BYTES:
                         texts.append(side)
-    files += [_read(jsons[p], p) for p in listed_json(files, jsons)]
+    files += [_read(jsons[p], p, max_file_bytes) for p in listed_json(files, jsons)]
     return Tree(root, tuple(files), frozenset(paths), tuple(skipped), tuple(texts))
 
 
@@ -268,13 +261,12 @@ def _walk(target: str, root: str) -> Iterable[tuple[str, str]]:
         stack.extend(reversed(subdirs))
 
 
-def _read(path: str, relpath: str) -> FileRecord:
+def _read(path: str, relpath: str, limit: int) -> FileRecord:
     # O_NOFOLLOW: a file swapped for a link between the listing and open is still not followed.
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     try:
         # One byte more than the limit tells "too large"; sized by fstat, not by the limit
         # (a 4 MiB buffer per read measured half of a 35k-file walk).
-        limit = max_file_bytes()
         want = min(os.fstat(fd).st_size, limit) + 1
         data = os.read(fd, want)
         if len(data) == want and want <= limit:  # the file grew since fstat
@@ -284,7 +276,8 @@ def _read(path: str, relpath: str) -> FileRecord:
     return FileRecord(relpath, blob_id(data), data)
 
 
-def work_tree(root: Path, prefixes: Sequence[str] = ()) -> Tree:
+def work_tree(root: Path, prefixes: Sequence[str] = (),
+              max_file_bytes: int = MAX_FILE_BYTES) -> Tree:
     """The work tree as git sees it: tracked and untracked files, ignored ones left out."""
     try:
         proc = subprocess.run(
@@ -295,12 +288,12 @@ def work_tree(root: Path, prefixes: Sequence[str] = ()) -> Tree:
     except OSError as exc:
         raise ReviewbotError(f"cannot run git: {exc}") from exc
     if proc.returncode != 0:
-        return disk_tree([root / p for p in prefixes] or [root], root)
+        return disk_tree([root / p for p in prefixes] or [root], root, max_file_bytes)
     names = sorted({n for n in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if n})
     targets = [root / n for n in names if os.path.lexists(root / n)]
     if not targets:
         return Tree(root, (), frozenset(), ())
-    return disk_tree(targets, root)
+    return disk_tree(targets, root, max_file_bytes)
 
 
 def git_tree(
