@@ -122,6 +122,12 @@ class Change:
 
 @dataclass(frozen=True)
 class ObjectDiff:
+    """What a change does to one object: ``status`` added, removed, modified or renamed
+    (``renamed_from``: the base's ref), where it is (``file`` in the head, ``base_file``,
+    ``line``), and ``changes``, one :class:`Change` per field (Secrets' values redacted). The
+    object itself on each side is ``head`` and ``base`` (None on the side it is absent from).
+    """
+
     ref: str  # Kind/namespace/name (the head identity; the base one when removed)
     kind: str
     api_version: str
@@ -148,6 +154,12 @@ class ObjectDiff:
 
 @dataclass(frozen=True)
 class TreeDiff:
+    """The change from a base :class:`~reviewbot.model.objects.Model` to a head one, object
+    by object: one :class:`ObjectDiff` per object added, removed, modified or renamed (paired
+    by identity, a rename by content); objects equal on both sides are absent. The
+    ``check_change`` of rules and the review's summary read it; ``as_json`` is DESIGN.md's
+    diff."""
+
     objects: tuple[ObjectDiff, ...]
 
     def as_json(self) -> list[dict[str, Any]]:

@@ -40,6 +40,14 @@ class PublishResult:
 
 
 class Forge(Protocol):
+    """A pull request's host (GitHub, Forgejo) as the review command uses it: ``publish``
+    writes the review of ``pr`` at its ``head_sha``, one summary comment and the inline
+    comments the payload's ``mode`` allows (the rest folded into the summary), replacing the
+    comments an earlier run of reviewbot left; it says what it did in a
+    :class:`PublishResult`, or raises :class:`ForgeError` (whose message never holds the
+    token). Implementations: :mod:`reviewbot.forge.github` (PyGithub) and
+    :mod:`reviewbot.forge.forgejo` (httpx); both are tested against a local HTTP server."""
+
     def publish(self, pr: PullRequestRef, payload: ReviewPayload) -> PublishResult: ...
 
 

@@ -294,6 +294,24 @@ class Namespace:
 
 @dataclass
 class Model:
+    """One tree as the cluster would receive it: what every rule reads, and what a review
+    diffs (base against head).
+
+    ``files`` are the parsed YAML files by path and ``documents`` every document in them;
+    ``objects`` are the Kubernetes objects as the kustomize builds (and Flux) make them,
+    ``by_identity`` the same by (group/kind, namespace, name, cluster). The indexes read from
+    them: ``pods`` (every pod template, from workloads, custom resources and Helm values),
+    ``templates`` (pod templates no pod runs as written), ``services``,
+    ``network_policies``, ``namespaces`` and ``kustomizations``. ``inventory`` is the
+    configured cluster; with several clusters in one tree, ``clusters`` says which each object
+    belongs to. ``doubts`` says what could not be seen of how an object reaches its cluster;
+    ``skipped`` what was not read, and why.
+
+    Built once by :func:`reviewbot.model.builder.build_model`, with the configuration passed
+    in; immutable from then on: rules and the engine read it, nothing writes it (``derived``
+    caches views computed from the finished model, which change nothing it holds).
+    """
+
     root: str
     files: dict[str, LoadedFile]
     objects: list[KObject]
@@ -315,7 +333,7 @@ class Model:
     clusters: dict[int, frozenset[str]] = field(default_factory=dict)
     cluster_entries: dict[str, str] = field(default_factory=dict)
     cluster_inventories: dict[str, Inventory] = field(default_factory=dict)
-    # the config's ``values-files`` globs (set once by model.values.configure): what the
+    # the config's ``values-files`` globs (set while building, model.values.configure): what the
     # rules read as Helm values, the diff compares as values too
     values_patterns: tuple[str, ...] = ()
     # id(object) -> what reviewbot could not see of how that object reaches its cluster (a
