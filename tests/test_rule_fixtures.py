@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.config import Config, find_config, load_config_file
+from reviewbot.engine.options import check_options
 from reviewbot.engine.registry import all_rules
 
 from .helpers import GitRepo, expected_marks, expected_pairs, kinds_hold, lint_dir, run_cli
@@ -65,7 +66,7 @@ def test_fixture(rule: str, outcome: str, case: Path, tmp_path: Path,
 def _config(case: Path) -> Config:
     root = case if case.is_dir() else case.parent
     found = find_config(root, root)
-    return load_config_file(found) if found else Config()
+    return check_options(load_config_file(found)) if found else Config()
 
 
 def _change_case(rule: str, outcome: str, case: Path, tmp_path: Path,

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.config import parse_config
+from reviewbot.engine.options import check_options
 from reviewbot.errors import ReviewbotError
 
 from .helpers import lint_text, pairs
@@ -124,7 +125,7 @@ def test_images_option_is_validated_with_its_line() -> None:
     config = ("rules:\n  serving-runtime:\n    images:\n      vllm/vllm-openai:\n"
               "        - {from: latest, min-compute-capability: \"7.5\"}\n")
     with pytest.raises(ReviewbotError) as info:
-        parse_config(config.encode(), ".reviewbot.yaml")
+        check_options(parse_config(config.encode(), ".reviewbot.yaml"))
     assert info.value.message.startswith(
         ".reviewbot.yaml:5:18: rules.serving-runtime.images.vllm/vllm-openai[0].from: expected a "
         "string matching")

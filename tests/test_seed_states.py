@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.config import Config, load_config_file
+from reviewbot.engine.options import check_options
 from reviewbot.engine.registry import all_rules
 
 from .helpers import expected_marks, expected_pairs, kinds_hold, lint_dir
@@ -42,7 +43,7 @@ def test_state_gives_exactly_the_marked_findings(state: str, rule: str) -> None:
         (f.file, f.line, f.message) for f in result.findings if f.rule == rule
     ]
     marks = expected_marks(folder, rule)
-    config = load_config_file(folder / ".reviewbot.yaml") if (
+    config = check_options(load_config_file(folder / ".reviewbot.yaml")) if (
         folder / ".reviewbot.yaml").is_file() else Config()
     assert kinds_hold(result.findings, folder, Path(result.model.root), marks, config) == []
 
