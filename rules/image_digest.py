@@ -199,6 +199,7 @@ def _check(
                 fix=(f"Make the step write a digest ({ref.name}:<version>@sha256:<digest>), or "
                      "pin the image here."),
                 kind="placeholder",
+                doubt="",  # it names the step itself: the model's doubt of it would repeat it
             )
             return
         akin_to = akin(model, ref)

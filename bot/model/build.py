@@ -28,22 +28,15 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from reviewbot.load.loader import Document
+from reviewbot.model.ci import ci_facts, glob_match
 from reviewbot.model.images import ImageRef
 from reviewbot.model.objects import Model, Path, items
 
 KO_PREFIX = "ko://"
-CI_FILE = re.compile(
-    r"(^|/)\.(github|forgejo|gitea)/workflows/[^/]+\.ya?ml$|(^|/)\.gitlab-ci\.ya?ml$"
-    r"|(^|/)cloudbuild\.ya?ml$"
-)
-SET_IMAGE = re.compile(r"kustomize\s+edit\s+set\s+image\s+((?:[^\s=;&|]+=\S+\s*)+)")
-SED_FILE = re.compile(r"\bsed\b[^\n;&|]*?\s(\S+\.ya?ml)\b")
 
 
 @dataclass(frozen=True)
@@ -51,7 +44,9 @@ class Builder:
     """One image a build step makes or rewrites, and where the repository says so.
 
     ``tool``: skaffold | ko (``image``: what it builds), kustomize-edit (``image``: the
-    images entry name a CI step sets), sed (``image``: the file a CI step rewrites).
+    images entry name a CI step sets, empty when the step names it by a variable;
+    ``deploys``: the files the folder's build reads), sed (``image``: the file, or glob, a
+    CI step rewrites).
     """
 
     tool: str
@@ -81,7 +76,8 @@ class Builder:
         if self.tool == "ko":
             return f"ko builds {self.image} ({self.where})"
         if self.tool == "kustomize-edit":
-            return f"a CI step sets the image {self.image} (kustomize edit set image, {self.where})"
+            name = f"the image {self.image}" if self.image else "an image it names by a variable"
+            return f"a CI step sets {name} (kustomize edit set image, {self.where})"
         if self.tool == "sed":
             return f"a CI step rewrites {self.image} with sed ({self.where})"
         return f"skaffold builds {self.image} ({self.where})"
@@ -130,9 +126,7 @@ def _builders(model: Model) -> list[Builder]:
                     seen.add(name)
                     line = pod.obj.position(container.path + ("image",))[0]
                     out.append(Builder("ko", name, pod.obj.file, line))
-    for doc in model.documents:
-        if CI_FILE.search(doc.file.path):
-            out.extend(_ci_steps(doc))
+    out.extend(_ci_builders(model))
     return out
 
 
@@ -167,32 +161,24 @@ def deployed_by(builder: Builder, file: str) -> bool:
                for g in builder.deploys)
 
 
-def _ci_steps(doc: Document) -> Iterator[Builder]:
-    """The image rewrites a CI file's steps declare (``run:`` / ``script:`` lines)."""
-    for text, path in _strings(doc.value, ()):
-        if "kustomize" not in text and "sed" not in text:
-            continue
-        line = doc.position(path)[0]
-        for match in SET_IMAGE.finditer(text):
-            for pair in match.group(1).split():
-                name = pair.partition("=")[0]
-                if name:
-                    yield Builder("kustomize-edit", name, doc.file.path, line)
-        for match in SED_FILE.finditer(text):
-            yield Builder("sed", match.group(1), doc.file.path, line)
-
-
-def _strings(value: Any, path: Path, depth: int = 0) -> Iterator[tuple[str, Path]]:
-    if depth > 20:
-        return
-    if isinstance(value, str):
-        yield value, path
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _strings(item, path + (str(key),), depth + 1)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from _strings(item, path + (i,), depth + 1)
+def _ci_builders(model: Model) -> Iterator[Builder]:
+    """The image rewrites the repository's CI declares (:mod:`reviewbot.model.ci`):
+    ``kustomize edit set image NAME`` (the images of what that folder builds) and ``sed -i``
+    on a file."""
+    graph = model.derived.get("kustomize-graph")
+    for rewrite in ci_facts(model).rewrites:
+        step = rewrite.step
+        if rewrite.images:
+            for folder in rewrite.targets:
+                within = None
+                if graph is not None and folder in graph.by_dir:
+                    within = tuple(sorted({graph.by_dir[folder].file,
+                                           *graph.build(folder).files}))
+                for name in rewrite.images:
+                    yield Builder("kustomize-edit", name or "", step.file, step.line, within)
+        elif rewrite.tool == "sed -i":
+            for target in rewrite.targets:
+                yield Builder("sed", target, step.file, step.line)
 
 
 def builder_of(model: Model, ref: ImageRef, file: str) -> Builder | None:
@@ -207,21 +193,19 @@ def builder_of(model: Model, ref: ImageRef, file: str) -> Builder | None:
 
 
 def rewriter(model: Model, ref: ImageRef, file: str) -> Builder | None:
-    """A declared CI step that rewrites this image (``kustomize edit set image NAME``) or the
-    file it is written in (``sed ... FILE``)."""
+    """A declared CI step that rewrites this image (``kustomize edit set image NAME`` in a
+    folder whose build reads ``file``: the file the image is written in or the images entry
+    that sets it; anywhere when the folder is not in the tree read) or the file it is
+    written in (``sed -i ... FILE``)."""
     for b in builders(model):
-        if b.tool in ("kustomize-edit", "skaffold") and b.image == ref.repository:
-            return b  # (skaffold: it builds this image but does not deploy this file)
-        if b.tool == "sed" and _same_file(b.image, file):
+        if b.tool == "skaffold" and b.image == ref.repository:
+            return b  # it builds this image but does not deploy this file
+        if b.tool == "kustomize-edit" and (b.image in ("", ref.repository)) and (
+                b.deploys is None or file in b.deploys):
+            return b
+        if b.tool == "sed" and glob_match(file, b.image):
             return b
     return None
-
-
-def _same_file(named: str, file: str) -> bool:
-    """Whether a path a CI step names (relative to some working folder) is ``file``."""
-    named = posixpath.normpath(named.strip("'\"")).lstrip("./")
-    return file == named or file.endswith("/" + named) or (
-        "/" not in named and posixpath.basename(file) == named)
 
 
 def akin(model: Model, ref: ImageRef) -> Builder | None:

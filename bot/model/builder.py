@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile
+from reviewbot.model.ci import apply_doubts, read_ci
 from reviewbot.model.kustomize import (
     CLUSTER_SCOPED,
     KUSTOMIZATION_FILES,
@@ -175,6 +176,9 @@ def build_model(
             made.append((obj, runs, service, chart_pods))
         if shared is not None:
             shared[id(doc)] = (doc, signature, made)
+    # what the repository's own CI rewrites is a placeholder: its objects' findings say so
+    model.derived["ci"] = facts = read_ci(tree, model.files)
+    apply_doubts(model, facts, graph)
     model.services.extend(kserve_services(model.pods))
     for obj in model.objects:
         if obj.namespace and obj.namespace not in model.namespaces:

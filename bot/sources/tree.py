@@ -13,7 +13,7 @@ import posixpath
 import re
 import stat
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -119,10 +119,84 @@ def is_yaml(path: str) -> bool:
 MAX_TEXT_BYTES = 256 * 1024
 
 
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+CI_FOLDERS = (".github", ".forgejo", ".gitea")  # workflows, composite actions, their scripts
+CI_ROOT_FILES = (".gitlab-ci.yml", ".gitlab-ci.yaml", "cloudbuild.yaml", "cloudbuild.yml")
+
+
 def is_side_text(path: str) -> bool:
-    """A file whose text the model reads besides YAML: ``.gitignore`` (build outputs) and
-    shell scripts (``kubectl apply -f``): read as text, never run."""
-    return path.endswith(".sh") or path == ".gitignore" or path.endswith("/.gitignore")
+    """A file whose text the model reads besides YAML: ``.gitignore`` (build outputs), shell
+    scripts (``kubectl apply -f``, what a CI step runs) and Makefiles (the targets a CI step
+    calls): read as text, never run."""
+    return (path.endswith((".sh", ".bash", ".mk")) or path == ".gitignore"
+            or path.endswith("/.gitignore") or posixpath.basename(path) in MAKEFILES)
+
+
+# a script or Makefile a CI file names (``./hack/set-image.sh``, ``make -C deploy``)
+_NAMED_SCRIPT = re.compile(r"(?<![\w$/.-])(?:\./)?([\w.-]+(?:/[\w.-]+)*\.(?:sh|bash|mk))\b")
+_MAKE_DIR = re.compile(r"\bmake\b[^\n;&|]*?\s-C\s*([\w./-]+)")
+
+
+def ci_outside(names: Iterable[str], read: Callable[[Sequence[str]], Mapping[str, bytes]],
+               have: Iterable[str]) -> list[FileRecord]:
+    """The CI files of a repository that a tree read only in part (``lint k8s/``, a review
+    of some paths) lacks: ``names`` lists the candidates (files under ``.github``,
+    ``.forgejo``, ``.gitea`` and CI files at the root), ``read`` gives the bytes of paths
+    that exist (regular files, at most :data:`MAX_TEXT_BYTES`), ``have``: paths the tree
+    read already. The scripts and Makefiles those files name are read too (three rounds):
+    the CI reading (``model.ci``) sees what the steps run."""
+    known = set(have)
+    wanted = [n for n in names if n not in known]
+    out: list[FileRecord] = []
+    for _ in range(3):
+        if not wanted:
+            break
+        found = read(sorted(set(wanted)))
+        known.update(wanted)
+        wanted = []
+        for path, data in sorted(found.items()):
+            if len(data) > MAX_TEXT_BYTES:
+                continue
+            out.append(FileRecord(path, blob_id(data), data))
+            text = data.decode("utf-8", "replace")
+            folder = posixpath.dirname(path)
+            for named in _NAMED_SCRIPT.findall(text):
+                for base in dict.fromkeys(("", folder)):
+                    candidate = posixpath.normpath(posixpath.join(base, named))
+                    if candidate not in known and not candidate.startswith(".."):
+                        wanted.append(candidate)
+            for named in _MAKE_DIR.findall(text):
+                for makefile in MAKEFILES:
+                    candidate = posixpath.normpath(posixpath.join(named, makefile))
+                    if candidate not in known and not candidate.startswith(".."):
+                        wanted.append(candidate)
+    return out
+
+
+def _ci_candidates(root: str) -> list[str]:
+    """Files under the CI folders of ``root`` and CI files at its top (on disk)."""
+    out = []
+    for folder in CI_FOLDERS:
+        path = os.path.join(root, folder)
+        if os.path.isdir(path) and not os.path.islink(path):
+            out += [_relative(p, root) for p, kind in _walk(path, root) if kind is _FILE]
+    out += [n for n in (*CI_ROOT_FILES, *MAKEFILES) if os.path.isfile(os.path.join(root, n))]
+    return out
+
+
+def _read_disk(root: str) -> Callable[[Sequence[str]], Mapping[str, bytes]]:
+    def read(paths: Sequence[str]) -> Mapping[str, bytes]:
+        out = {}
+        for rel in paths:
+            full = os.path.join(root, *rel.split("/"))
+            try:
+                mode = os.lstat(full).st_mode
+            except OSError:
+                continue
+            if stat.S_ISREG(mode) and os.path.getsize(full) <= MAX_TEXT_BYTES:
+                out[rel] = _read(full, rel, MAX_TEXT_BYTES).data
+        return out
+    return read
 
 
 def repo_root(start: Path) -> Path:
@@ -179,6 +253,9 @@ def disk_tree(targets: Sequence[Path], root: Path, max_file_bytes: int = MAX_FIL
                     if len(side.data) <= MAX_TEXT_BYTES:
                         texts.append(side)
     files += [_read(jsons[p], p, max_file_bytes) for p in listed_json(files, jsons)]
+    if not any(os.path.abspath(unlinked(t)) == root_text for t in targets):
+        texts += ci_outside(_ci_candidates(root_text), _read_disk(root_text),
+                            [*paths, *(r.path for r in texts)])
     return Tree(root, tuple(files), frozenset(paths), tuple(skipped), tuple(texts))
 
 
@@ -344,12 +421,33 @@ class PendingTree:
                     self.jsons[path] = sha
                 elif is_side_text(path):
                     self.sides.append((path, sha))
+        if prefixes:  # a part of the repository: its CI files too (see ci_outside)
+            have = self.paths | {p for p, _ in self.sides}
+            self.sides += [(r.path, r.blob) for r in ci_outside(
+                self._ci_names(ref), lambda paths: self._blobs_at(ref, paths), have)]
         self._by_path: dict[str, str] | None = None
         self.blobs = frozenset(sha for _, sha in self.entries)
         self.shas = self.blobs | {sha for _, sha in self.sides}
         skipped = frozenset(skip)
         self._reading = _BlobReader(
             self.root, [sha for _, sha in self.entries + self.sides if sha not in skipped])
+
+    def _ci_names(self, ref: str) -> list[str]:
+        listing = _git(self.root, "ls-tree", "-r", "-z", "--full-tree", "--name-only", ref,
+                       "--", *CI_FOLDERS, *CI_ROOT_FILES, *MAKEFILES)
+        return [n.decode("utf-8", "surrogateescape") for n in listing.split(b"\0") if n]
+
+    def _blobs_at(self, ref: str, paths: Sequence[str]) -> dict[str, bytes]:
+        """The bytes of the regular files among ``paths`` at ``ref`` (others left out)."""
+        listing = _git(self.root, "ls-tree", "-z", "--full-tree", ref, "--", *paths)
+        shas = {}
+        for raw in listing.split(b"\0"):
+            meta, _, name = raw.partition(b"\t")
+            if not raw or not meta.startswith((b"100644", b"100755")):
+                continue
+            shas[name.decode("utf-8", "surrogateescape")] = meta.decode().split()[2]
+        data = read_blobs(self.root, list(shas.values()))
+        return {p: data[sha] for p, sha in shas.items() if len(data[sha]) <= MAX_TEXT_BYTES}
 
     def sha_of(self, path: str) -> str | None:
         """The blob id the listing gives ``path`` (YAML and side texts), or None."""

@@ -1,0 +1,1020 @@
+"""What the repository's own CI does to its manifests, read from its workflow files.
+
+A manifest a CI step rewrites before it is applied (``sed -i`` on it, ``yq -i``, ``envsubst >``
+into it, ``kustomize edit`` in its kustomization's folder) is a placeholder: what the cluster
+receives is not what the repository shows, so an error found in it is at most a warning that
+names the step (:func:`apply_doubts` fills ``Model.doubts``). A folder the repository's own
+validation skips (``kubeconform -ignore-filename-pattern``, ``kubeval
+--ignored-filename-patterns``, a ``find ... -not -path`` feeding ``kustomize build`` or
+kubeconform, ``flux build --ignore-paths``) is one the repository does not treat as applied
+(:meth:`CiFacts.unapplied_by_ci`; the reachability walk consumes it).
+
+Read (never run): GitHub, Forgejo and Gitea workflows (``jobs.*.steps[].run``, with
+``working-directory`` and ``defaults.run``), the composite actions a step ``uses:`` from the
+repository (``./.github/actions/x``), GitLab CI ``script`` lists and Cloud Build steps; the
+shell scripts those steps run (``./hack/x.sh``, ``bash x.sh``, ``source x.sh``) and the
+Makefile targets they call (``make deploy``, ``make -C dir``), recipes and prerequisites.
+
+Shell is parsed approximately and conservatively: commands are split at ``;``, ``&&``,
+``||``, ``|``, parentheses and new lines; ``cd`` to a literal folder moves the working
+folder of what follows in the same script (a make recipe line runs in a shell of its own). A
+rewrite counts only with a literal path or glob; a path that holds a variable (``$FILE``,
+``${{ inputs.x }}``, ``$(VAR)``) gives a rewrite whose target is unknown: the step is named in
+``CiFacts.unknown`` and nothing is doubted by it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import posixpath
+import re
+import shlex
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from reviewbot.load.loader import LoadedFile, load
+from reviewbot.sources.tree import FileRecord, Tree
+
+WORKFLOW_DIRS = {".github/workflows/": "workflow", ".forgejo/workflows/": "Forgejo workflow",
+                 ".gitea/workflows/": "Gitea workflow"}
+GITLAB = (".gitlab-ci.yml", ".gitlab-ci.yaml")
+CLOUDBUILD = ("cloudbuild.yaml", "cloudbuild.yml")
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+VALIDATORS = ("kubeconform", "kubeval")
+ROOT = "\x00root\x00"  # the repository's root in a path ($GITHUB_WORKSPACE, git's top level)
+TREE = "\x00tree\x00"  # the top of the tree read (a script's own folder is named from it)
+UNKNOWN = "\x00unknown\x00"  # a folder the reading cannot tell (cd $DIR)
+MAX_DEPTH = 6  # scripts calling scripts, make targets calling targets
+MAX_COMMANDS = 20_000  # per repository: a hostile tree stops being read, it does not hang
+PROBE = "reviewbot-probe.yaml"  # a file name no pattern targets: "every file of the folder"
+
+
+def is_ci_file(path: str) -> bool:
+    """Whether ``path`` is a CI file this module reads (workflows, composite actions, GitLab
+    CI, Cloud Build, Makefiles, shell scripts)."""
+    base = posixpath.basename(path)
+    if any(path.startswith(d) or f"/{d}" in path for d in WORKFLOW_DIRS):
+        return path.endswith((".yml", ".yaml"))
+    return (base in ("action.yml", "action.yaml") or path in GITLAB or base in CLOUDBUILD
+            or base in MAKEFILES or base.endswith((".mk", ".sh", ".bash")))
+
+
+# ---------------------------------------------------------------- facts
+
+
+@dataclass(frozen=True)
+class Step:
+    """Where a command is declared: ``label`` names it as a reader finds it ("workflow
+    deploy.yml, job build, step 'Set image'"), ``file``/``line`` where it is written."""
+
+    label: str
+    file: str
+    line: int
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A CI step that rewrites manifests before they are applied.
+
+    ``targets``: repository-relative paths or globs (``*``, ``?``, ``[...]``, as the shell
+    expands them) of the files it rewrites, or, with ``folder``, the kustomization folders
+    ``kustomize edit`` rewrites; empty when the path holds a variable (the target is not
+    known: the rewrite is reported, applied to nothing). ``images``: for ``kustomize edit set
+    image``, the image names it sets (``None`` in it: a name that is a variable).
+    """
+
+    step: Step
+    tool: str  # "sed -i", "yq -i", "kustomize edit set image", "envsubst >", ...
+    targets: tuple[str, ...]
+    folder: bool = False
+    images: tuple[str | None, ...] = ()
+    written: str = ""  # the path as the command writes it (for the unknown ones)
+
+    def describe(self) -> str:
+        """"workflow deploy.yml, job build, step 'Set image' runs sed -i on it"."""
+        if self.folder:
+            return f"{self.step.label} runs {self.tool} in its kustomization's folder"
+        if self.tool.endswith(">"):
+            return f"{self.step.label} writes it with {self.tool}"
+        return f"{self.step.label} runs {self.tool} on it"
+
+    @property
+    def doubt(self) -> str:
+        """What a finding on a rewritten object could not see (``Model.doubts``)."""
+        return f"the manifest as CI rewrites it ({self.describe()})"
+
+    def matches(self, path: str) -> bool:
+        return any(glob_match(path, t) for t in self.targets)
+
+
+@dataclass(frozen=True)
+class ValidationSkip:
+    """A path pattern the repository's own validation leaves out.
+
+    ``style``: ``regex`` (kubeconform/kubeval: searched in the path as the tool walks it,
+    relative to ``base``), ``find`` (a ``find`` ``-path`` glob, ``*`` crossing ``/``, matched
+    against the path the start points give: ``start``/rest), ``gitignore`` (``flux build
+    --ignore-paths``, relative to ``base``).
+    """
+
+    step: Step
+    tool: str  # "kubeconform -ignore-filename-pattern", "find -not -path", ...
+    pattern: str
+    style: str  # regex | find | find-prune | gitignore
+    base: str = ""  # the repository folder the tool runs in (its paths are relative to it)
+    starts: tuple[str, ...] = (".",)  # find's start points, as written
+
+    def skips_folder(self, folder: str) -> bool:
+        """Whether every file of ``folder`` (repository-relative) is left out."""
+        probe = posixpath.join(folder, PROBE) if folder not in ("", ".") else PROBE
+        rel = _relative(probe, self.base)
+        if rel is None:
+            return False
+        if self.style == "regex":
+            try:
+                return re.search(self.pattern, rel) is not None
+            except re.error:
+                return False
+        if self.style == "gitignore":
+            return _gitignored(rel, self.pattern)
+        for start in self.starts:
+            clean = posixpath.normpath(start)
+            if clean == ".":
+                shown = f"{start.rstrip('/')}/{rel}" if start.startswith(".") else rel
+            elif rel == clean or rel.startswith(clean + "/"):
+                shown = start.rstrip("/") + rel[len(clean):]
+            else:
+                continue
+            if self.style == "find-prune":  # a pruned folder: nothing below it is found
+                parts = shown.split("/")
+                if any(fnmatch.fnmatchcase("/".join(parts[:n]), self.pattern)
+                       for n in range(1, len(parts))):
+                    return True
+            elif fnmatch.fnmatchcase(shown, self.pattern):
+                return True
+        return False
+
+    def describe(self) -> str:
+        return f"{self.tool} {shlex.quote(self.pattern)} ({self.step.label}, {self.step.where})"
+
+
+@dataclass(frozen=True)
+class CiFacts:
+    """What the repository's CI declares about its manifests (see the module's docstring)."""
+
+    rewrites: tuple[Rewrite, ...] = ()
+    skipped_by_validation: tuple[ValidationSkip, ...] = ()
+    unknown: tuple[Rewrite, ...] = ()  # rewrites whose target is a variable
+    read: tuple[str, ...] = ()  # the CI files read (workflows, actions, scripts, Makefiles)
+
+    def rewrite_of(self, path: str) -> Rewrite | None:
+        """The first rewrite of file ``path`` (not folder rewrites), or None."""
+        return next((r for r in self.rewrites if not r.folder and r.matches(path)), None)
+
+    def unapplied_by_ci(self, path: str) -> str | None:
+        """Why the repository's own validation leaves out the folder ``path`` (a file: its
+        folder), or None. Only folder-wide skips count: a pattern that leaves out some files
+        of a folder (``.*\\.sops\\.yaml``: encrypted, still applied) is not one."""
+        folder = posixpath.dirname(path) if path.endswith(MANIFEST_SUFFIXES) else path
+        folder = posixpath.normpath(folder.strip("/") or ".")
+        for skip in self.skipped_by_validation:
+            if skip.skips_folder(folder):
+                return ("the repository's own validation leaves it out: "
+                        f"{skip.describe()}")
+        return None
+
+
+def unapplied_by_ci(model: Any, path: str) -> str | None:
+    """Why the repository's CI validation leaves out ``path`` (see
+    :meth:`CiFacts.unapplied_by_ci`), for a built model; None when nothing does."""
+    facts = model.derived.get("ci") if hasattr(model, "derived") else None
+    return facts.unapplied_by_ci(path) if isinstance(facts, CiFacts) else None
+
+
+def ci_facts(model: Any) -> CiFacts:
+    """The model's CI facts (read by the builder; empty for a model built without a tree)."""
+    facts = model.derived.get("ci")
+    return facts if isinstance(facts, CiFacts) else CiFacts()
+
+
+# ---------------------------------------------------------------- doubts
+
+
+def apply_doubts(model: Any, facts: CiFacts, graph: Any) -> None:
+    """Objects a CI step rewrites carry a doubt naming the step (``Model.doubts``): those
+    of a file it rewrites, those a patch file it rewrites changes, and those a kustomization
+    builds when the step rewrites the kustomization (``sed`` on it, ``kustomize edit`` other
+    than ``set image``; ``set image`` changes images only: image-digest names it)."""
+    if not facts.rewrites:
+        return
+    paths = set(model.files) | set(getattr(graph, "paths", ()) or ())
+    by_file: dict[str, Rewrite] = {}
+    for rewrite in facts.rewrites:
+        if rewrite.folder:
+            if rewrite.images:
+                continue
+            for folder in rewrite.targets:
+                for name in ("kustomization.yaml", "kustomization.yml", "Kustomization"):
+                    by_file.setdefault(posixpath.join(folder, name) if folder else name,
+                                       rewrite)
+            continue
+        for path in sorted(paths):
+            if path not in by_file and rewrite.matches(path):
+                by_file[path] = rewrite
+    if not by_file:
+        return
+    for path, rewrite in list(by_file.items()):
+        folder = posixpath.dirname(path)
+        if posixpath.basename(path) in ("kustomization.yaml", "kustomization.yml",
+                                        "Kustomization") and folder in graph.by_dir:
+            for file in sorted(graph.build(folder).files):
+                by_file.setdefault(file, rewrite)
+    doubts = model.doubts
+    for obj in model.objects:
+        found = by_file.get(obj.file)
+        if found is None:
+            for source, _ in obj.origins.values():
+                found = by_file.get(source.file.path)
+                if found is not None:
+                    break
+        if found is not None:
+            doubts.setdefault(id(obj), found.doubt)
+
+
+# ---------------------------------------------------------------- reading
+
+
+def read_ci(tree: Tree | None, files: Mapping[str, LoadedFile] | None = None) -> CiFacts:
+    """The CI facts of ``tree``: its workflow files (and the actions, scripts and Makefile
+    targets they run). ``files``: the tree's parsed YAML files (a workflow parsed already is
+    not parsed again)."""
+    if tree is None:
+        return CiFacts()
+    records: dict[str, FileRecord] = {}
+    for record in (*tree.files, *tree.texts):
+        if is_ci_file(record.path):
+            records.setdefault(record.path, record)
+    if not records:
+        return CiFacts()
+    reader = _Reader(records, files or {})
+    for path in sorted(records):
+        top = _workflow_kind(path)
+        if top is not None:
+            reader.workflow(path, *top)
+        elif path in GITLAB:
+            reader.gitlab(path)
+        elif posixpath.basename(path) in CLOUDBUILD:
+            reader.cloudbuild(path)
+    return CiFacts(_once(reader.rewrites), _once(reader.skips), _once(reader.unknown),
+                   tuple(sorted(reader.used)))
+
+
+def _once(found: Iterable[Any]) -> tuple[Any, ...]:
+    """``found`` without repeats of a fact written at the same place (a script run by two
+    steps: the first step that runs it names it)."""
+    seen: set[Any] = set()
+    out = []
+    for fact in found:
+        key = (fact.step.file, fact.step.line, repr(_without_step(fact)))
+        if key not in seen:
+            seen.add(key)
+            out.append(fact)
+    return tuple(out)
+
+
+def _without_step(fact: Any) -> Any:
+    return dataclasses.replace(fact, step=Step("", "", 0))
+
+
+def _workflow_kind(path: str) -> tuple[str, str] | None:
+    """(what the file is, the folder of the repository it belongs to) for a workflow file:
+    ``.github/workflows/x.yml`` at the top, or below a folder (a repository laid out inside
+    the one read: fixtures, vendored projects), whose steps run in that folder."""
+    for folder, kind in WORKFLOW_DIRS.items():
+        at = path.find(folder)
+        if (at == 0 or (at > 0 and path[at - 1] == "/")) and "/" not in path[
+                at + len(folder):]:
+            return kind, path[:at].rstrip("/")
+    return None
+
+
+@dataclass
+class _Block:
+    """One shell text being read: who runs it, where, and what it found."""
+
+    step: Step
+    cwd: str  # repository-relative ("" the root; UNKNOWN: not known)
+    script_dir: str = ""  # the folder of the script file ($0), for cd "$(dirname "$0")"
+    root: str = ""  # the folder of the repository the CI file belongs to ($GITHUB_WORKSPACE)
+    rewrites: list[Rewrite] = field(default_factory=list)
+    finds: list[ValidationSkip] = field(default_factory=list)
+    validates: bool = False
+
+
+class _Reader:
+    def __init__(self, records: Mapping[str, FileRecord],
+                 files: Mapping[str, LoadedFile]) -> None:
+        self.records = records
+        self.files = files
+        self.rewrites: list[Rewrite] = []
+        self.unknown: list[Rewrite] = []
+        self.skips: list[ValidationSkip] = []
+        self.used: set[str] = set()
+        self.budget = MAX_COMMANDS
+        self._running: set[str] = set()  # the scripts being read (a script runs itself)
+
+    # ------------------------------------------------------------ YAML CI files
+
+    def _yaml(self, path: str) -> Any:
+        lf = self.files.get(path)
+        if lf is None:
+            record = self.records.get(path)
+            if record is None:
+                return None
+            lf = load(record)
+        self.used.add(path)
+        return lf.documents[0] if lf.documents else None
+
+    def workflow(self, path: str, kind: str, root: str) -> None:
+        doc = self._yaml(path)
+        value = doc.value if doc is not None else None
+        if not isinstance(value, dict) or not isinstance(value.get("jobs"), dict):
+            return
+        name = posixpath.basename(path) if kind == "workflow" else path
+        top_dir = _default_dir(value, root)
+        for job_id, job in value["jobs"].items():
+            if not isinstance(job, dict):
+                continue
+            steps = job.get("steps")
+            if not isinstance(steps, list):
+                continue
+            job_dir = _default_dir(job, root) or top_dir
+            for n, step in enumerate(steps, 1):
+                if not isinstance(step, dict):
+                    continue
+                label = f"{kind} {name}, job {job_id}, {_step_name(step, n)}"
+                at = ("jobs", job_id, "steps", n - 1)
+                self._step(doc, at, step, label, job_dir, root, 0)
+
+    def _step(self, doc: Any, at: tuple[Any, ...], step: Mapping[str, Any], label: str,
+              default_dir: str, root: str, depth: int) -> None:
+        run, uses = step.get("run"), step.get("uses")
+        folder = step.get("working-directory")
+        cwd = _folder(str(folder), root) if isinstance(folder, str) else (default_dir or root)
+        line = doc.position(at + (("run",) if isinstance(run, str) else ()))[0]
+        if isinstance(run, str):
+            self.shell(run, _Block(Step(label, doc.file.path, line), cwd, root=root), depth)
+        elif isinstance(uses, str) and uses.startswith("./") and depth < MAX_DEPTH:
+            used = _target(root, uses)
+            if used is not None:
+                self.action(used, label, root, depth + 1)
+
+    def action(self, folder: str, used_by: str, root: str, depth: int) -> None:
+        for name in ("action.yml", "action.yaml"):
+            path = posixpath.join(folder, name) if folder else name
+            if path in self.records:
+                break
+        else:
+            return
+        doc = self._yaml(path)
+        value = doc.value if doc is not None else None
+        runs = value.get("runs") if isinstance(value, dict) else None
+        steps = runs.get("steps") if isinstance(runs, dict) else None
+        if not isinstance(steps, list):
+            return
+        for n, step in enumerate(steps, 1):
+            if isinstance(step, dict):
+                label = f"action {folder or '.'}, {_step_name(step, n)} (used by {used_by})"
+                self._step(doc, ("runs", "steps", n - 1), step, label, "", root, depth)
+
+    def gitlab(self, path: str) -> None:
+        doc = self._yaml(path)
+        value = doc.value if doc is not None else None
+        if not isinstance(value, dict):
+            return
+        for job, body in value.items():
+            if not isinstance(body, dict) or str(job).startswith("."):
+                continue
+            block = _Block(Step(f"GitLab CI job {job}", path, 1), "")
+            for key in ("before_script", "script", "after_script"):
+                lines = body.get(key)
+                lines = [lines] if isinstance(lines, str) else lines
+                if not isinstance(lines, list):
+                    continue
+                for i, text in enumerate(lines):
+                    if isinstance(text, str):  # one shell: a cd holds for the lines after
+                        line = doc.position((job, key, i) if isinstance(body.get(key), list)
+                                            else (job, key))[0]
+                        block.step = Step(block.step.label, path, line)
+                        self.shell(text, block, 0)
+
+    def cloudbuild(self, path: str) -> None:
+        doc = self._yaml(path)
+        value = doc.value if doc is not None else None
+        steps = value.get("steps") if isinstance(value, dict) else None
+        if not isinstance(steps, list):
+            return
+        folder = posixpath.dirname(path)
+        for n, step in enumerate(steps, 1):
+            if not isinstance(step, dict):
+                continue
+            name = step.get("id") if isinstance(step.get("id"), str) else None
+            label = f"Cloud Build {path}, " + (f"step '{name}'" if name else f"step {n}")
+            cwd = _folder(str(step.get("dir") or "."), folder)
+            text = _cloudbuild_script(step)
+            if text is not None:
+                line = doc.position(("steps", n - 1))[0]
+                self.shell(text, _Block(Step(label, path, line), cwd), 0)
+
+    # ------------------------------------------------------------ shell
+
+    def shell(self, text: str, block: _Block, depth: int, per_line: bool = False) -> None:
+        """Read the commands of ``text`` (a ``run:`` block, a script, a recipe line);
+        ``per_line``: ``text`` is a whole file, each command is where its line is (else
+        where the block's step is)."""
+        for line, argv, writes in _commands(text, block.script_dir):
+            self.budget -= 1
+            if self.budget < 0:
+                return
+            here = Step(block.step.label, block.step.file, line + 1) if per_line else (
+                block.step)
+            self.command(argv, writes, block, here, depth)
+        self._close(block)
+
+    def _close(self, block: _Block) -> None:
+        if block.validates:
+            self.skips.extend(block.finds)
+        block.finds.clear()
+
+    def command(self, argv: list[str], writes: list[str], block: _Block, step: Step,
+                depth: int) -> None:
+        argv = _unwrap(argv)
+        if not argv:
+            for target in writes:
+                self._write(block, step, "> (a redirection)", target, manifests_only=True)
+            return
+        name = posixpath.basename(argv[0])
+        if name in ("cd", "pushd"):
+            target = argv[1] if len(argv) > 1 else ROOT
+            block.cwd = _moved(block.cwd, target, block.root)
+            return
+        if name in ("sed", "gsed"):
+            self._sed(argv, block, step)
+        elif name == "yq":
+            self._yq(argv, block, step)
+        elif name == "kustomize":
+            self._kustomize(argv, block, step)
+        elif name == "tee":
+            for target in (a for a in argv[1:] if not a.startswith("-")):
+                self._write(block, step, "tee", target, manifests_only=True)
+        elif name in ("cp", "mv", "install") and len(argv) >= 3:
+            target = argv[-1]
+            if target.endswith(MANIFEST_SUFFIXES):
+                self._write(block, step, name, target, manifests_only=True)
+        elif name in VALIDATORS:
+            block.validates = True
+            self._validator(name, argv, block, step)
+        elif name == "flux" and "build" in argv[1:3]:
+            block.validates = True
+            self._flux(argv, block, step)
+        elif name == "find":
+            self._find(argv, block, step)
+        elif name in ("make", "gmake"):
+            self._make(argv, block, step, depth)
+        elif name in ("kubectl", "oc") and len(argv) > 1 and argv[1] == "kustomize":
+            block.validates = True
+        elif name in ("bash", "sh", "zsh", "dash", "source", ".") or name.endswith(
+                (".sh", ".bash")):
+            self._script(argv, block, step, depth)
+        tool = "envsubst >" if name == "envsubst" else f"{name} >"
+        for target in writes:
+            self._write(block, step, tool, target, manifests_only=name != "envsubst")
+
+    # ------------------------------------------------------------ rewrites
+
+    def _write(self, block: _Block, step: Step, tool: str, target: str, *,
+               manifests_only: bool = False, folder: bool = False,
+               images: tuple[str | None, ...] = ()) -> None:
+        path = _target(block.cwd, target, block.root)
+        if path is None:
+            if (_variable(target) or block.cwd == UNKNOWN) and (
+                    not manifests_only or target.endswith(MANIFEST_SUFFIXES) or folder):
+                self.unknown.append(Rewrite(step, tool, (), folder, images, target))
+            return
+        if manifests_only and not folder and not path.endswith(MANIFEST_SUFFIXES):
+            return
+        self.rewrites.append(Rewrite(step, tool, (path,), folder, images, target))
+
+    def _sed(self, argv: list[str], block: _Block, step: Step) -> None:
+        in_place, script_given = False, False
+        operands: list[str] = []
+        args = iter(argv[1:])
+        for arg in args:
+            if arg == "--":
+                operands.extend(args)
+                break
+            if arg.startswith("--"):
+                if arg.startswith("--in-place"):
+                    in_place = True
+                elif arg in ("--expression", "--file", "--line-length"):
+                    script_given = script_given or arg != "--line-length"
+                    next(args, None)
+                elif arg.startswith(("--expression=", "--file=")):
+                    script_given = True
+                continue
+            if arg.startswith("-") and len(arg) > 1:
+                letters = arg[1:]
+                for i, letter in enumerate(letters):
+                    if letter == "i":
+                        in_place = True
+                        if i == len(letters) - 1 and argv[0] != "gsed":
+                            # BSD: -i takes a suffix argument ('' in sed -i '' ...)
+                            peek = next(args, None)
+                            if peek is not None and peek not in ("",) and not (
+                                    peek.startswith(".") and "/" not in peek
+                                    and not peek.endswith(MANIFEST_SUFFIXES)):
+                                if peek.startswith("-"):
+                                    script_given = script_given or peek in ("-e", "-f")
+                                    if peek in ("-e", "-f"):
+                                        next(args, None)
+                                else:
+                                    operands.append(peek)
+                        break
+                    if letter in ("e", "f", "l"):
+                        script_given = script_given or letter != "l"
+                        if i == len(letters) - 1:
+                            next(args, None)
+                        break
+                continue
+            operands.append(arg)
+        if not in_place:
+            return
+        files = operands if script_given else operands[1:]
+        for target in files:
+            self._write(block, step, "sed -i", target)
+
+    def _yq(self, argv: list[str], block: _Block, step: Step) -> None:
+        in_place = False
+        operands: list[str] = []
+        takes_value = {"-o", "--output-format", "-p", "--input-format", "-I", "--indent",
+                       "--from-file", "--front-matter", "--expression", "--split-exp", "-s",
+                       "--xml-attribute-prefix", "--xml-content-name"}
+        from_file = False
+        args = iter(argv[1:])
+        for arg in args:
+            if arg in ("-i", "--inplace") or (arg.startswith("-") and not arg.startswith("--")
+                                              and "i" in arg[1:] and arg[1:].isalpha()):
+                in_place = True
+            elif arg in takes_value:
+                from_file = from_file or arg in ("--from-file", "--expression")
+                next(args, None)
+            elif arg.startswith("-"):
+                from_file = from_file or arg.startswith(("--from-file=", "--expression="))
+            else:
+                operands.append(arg)
+        if not in_place or not operands:
+            return
+        if operands[0] in ("w", "write", "d", "delete", "m", "merge", "p", "prefix", "n", "new"):
+            files = operands[1:2]  # yq v3: the file comes first
+        else:
+            if operands[0] in ("e", "eval", "ea", "eval-all"):
+                operands = operands[1:]
+            files = operands if from_file or len(operands) == 1 and operands[0].endswith(
+                MANIFEST_SUFFIXES) else operands[1:]
+        for target in files:
+            self._write(block, step, "yq -i", target)
+
+    def _kustomize(self, argv: list[str], block: _Block, step: Step) -> None:
+        words = [a for a in argv[1:] if not a.startswith("-")]
+        if words[:1] == ["build"]:
+            block.validates = True
+            return
+        if words[:1] != ["edit"]:
+            return
+        if words[1:3] == ["set", "image"]:
+            names: list[str | None] = []
+            for arg in words[3:]:
+                name = arg.partition("=")[0] if "=" in arg else _image_name(arg)
+                names.append(None if _variable(name) or not name else name)
+            self._write(block, step, "kustomize edit set image", ".", folder=True,
+                        images=tuple(names) or (None,))
+        else:
+            self._write(block, step, "kustomize edit " + " ".join(words[1:3]), ".",
+                        folder=True)
+
+    # ------------------------------------------------------------ validation skips
+
+    def _validator(self, name: str, argv: list[str], block: _Block, step: Step) -> None:
+        flags = ({"-ignore-filename-pattern", "--ignore-filename-pattern"} if name ==
+                 "kubeconform" else {"--ignored-filename-patterns", "-i"})
+        args = iter(argv[1:])
+        for arg in args:
+            key, eq, value = arg.partition("=")
+            if key not in flags:
+                continue
+            pattern = value if eq else next(args, None)
+            if pattern is None or _variable(pattern) or block.cwd == UNKNOWN:
+                continue
+            patterns = pattern.split(",") if name == "kubeval" else [pattern]
+            tool = f"{name} {key}"
+            self.skips.extend(ValidationSkip(step, tool, p, "regex", block.cwd)
+                              for p in patterns if p)
+
+    def _flux(self, argv: list[str], block: _Block, step: Step) -> None:
+        base, ignores = None, []
+        args = iter(argv[1:])
+        for arg in args:
+            key, eq, value = arg.partition("=")
+            if key == "--path":
+                base = value if eq else next(args, None)
+            elif key == "--ignore-paths":
+                ignores.append(value if eq else next(args, None))
+        if base is None or _variable(base) or block.cwd == UNKNOWN:
+            return
+        folder = _target(block.cwd, base, block.root)
+        if folder is None:
+            return
+        for text in ignores:
+            for pattern in (text or "").split(","):
+                if pattern and not _variable(pattern):
+                    self.skips.append(ValidationSkip(
+                        step, "flux build --ignore-paths", pattern.strip(), "gitignore", folder))
+
+    def _find(self, argv: list[str], block: _Block, step: Step) -> None:
+        if block.cwd == UNKNOWN:
+            return
+        starts: list[str] = []
+        i = 1
+        while i < len(argv) and not argv[i].startswith(("-", "!", "(")):
+            starts.append(argv[i])
+            i += 1
+        if any(_variable(s) for s in starts):
+            return
+        rest = argv[i:]
+        for j, arg in enumerate(rest):
+            if arg in ("-path", "-wholename", "-ipath") and j + 1 < len(rest):
+                pattern = rest[j + 1]
+                negated = j > 0 and rest[j - 1] in ("-not", "!")
+                pruned = j + 2 < len(rest) and rest[j + 2] == "-prune"
+                if (negated or pruned) and not _variable(pattern):
+                    how = "-not -path" if negated else "-path ... -prune"
+                    block.finds.append(ValidationSkip(
+                        step, f"find {how}", pattern, "find" if negated else "find-prune",
+                        block.cwd, tuple(starts) or (".",)))
+
+    # ------------------------------------------------------------ scripts and make
+
+    def _script(self, argv: list[str], block: _Block, step: Step, depth: int) -> None:
+        name = posixpath.basename(argv[0])
+        if name in ("bash", "sh", "zsh", "dash"):
+            args = argv[1:]
+            while args and args[0].startswith("-") and args[0] != "-c":
+                args = args[1:]
+            if args[:1] == ["-c"] and len(args) > 1:
+                if depth < MAX_DEPTH:
+                    inner = _Block(step, block.cwd, block.script_dir, root=block.root)
+                    self.shell(args[1], inner, depth + 1)
+                return
+            script = args[0] if args else None
+        elif name in ("source", "."):
+            script = argv[1] if len(argv) > 1 else None
+        else:
+            script = argv[0]
+        if script is None or depth >= MAX_DEPTH:
+            return
+        path = _target(block.cwd, script, block.root)
+        if path is None or path not in self.records:
+            return
+        if path in self._running:  # a script that runs itself: read once
+            return
+        self.used.add(path)
+        text = self.records[path].data.decode("utf-8", "replace")
+        label = f"script {path} (run by {step.label})"
+        inner = _Block(Step(label, path, 1), block.cwd, posixpath.dirname(path), root=block.root)
+        self._running.add(path)
+        try:
+            self.shell(text, inner, depth + 1, per_line=True)
+        finally:
+            self._running.discard(path)
+        if name in ("source", "."):
+            block.cwd = inner.cwd
+
+    def _make(self, argv: list[str], block: _Block, step: Step, depth: int) -> None:
+        if depth >= MAX_DEPTH or block.cwd == UNKNOWN:
+            return
+        folder, makefile, goals = block.cwd, None, []
+        args = iter(argv[1:])
+        for arg in args:
+            if arg in ("-C", "--directory"):
+                value = next(args, None)
+                moved = _target(folder, value, block.root) if value is not None else None
+                if moved is None:
+                    return
+                folder = moved
+            elif arg.startswith("-C") and len(arg) > 2:
+                moved = _target(folder, arg[2:], block.root)
+                if moved is None:
+                    return
+                folder = moved
+            elif arg in ("-f", "--file", "--makefile"):
+                makefile = next(args, None)
+            elif arg.startswith("-") or "=" in arg:
+                continue
+            else:
+                goals.append(arg)
+        if makefile is not None:
+            path = _target(folder, makefile, block.root)
+        else:
+            path = next((p for p in (posixpath.join(folder, n) if folder else n
+                                     for n in MAKEFILES) if p in self.records), None)
+        if path is None or path not in self.records:
+            return
+        self.used.add(path)
+        rules = _make_rules(self.records[path].data.decode("utf-8", "replace"))
+        if not goals:
+            goals = [next((t for t in rules if not t.startswith(".")), "")]
+        done: set[str] = set()
+
+        def run(goal: str, level: int) -> None:
+            if goal in done or goal not in rules or level > MAX_DEPTH:
+                return
+            done.add(goal)
+            prereqs, recipe = rules[goal]
+            for prereq in prereqs:
+                run(prereq, level + 1)
+            label = f"{path} target '{goal}' (run by {step.label})"
+            for line, text in recipe:
+                # each recipe line runs in a shell of its own, in the Makefile's folder
+                inner = _Block(Step(label, path, line), folder, folder, root=block.root)
+                self.shell(text, inner, depth + 1)
+
+        for goal in goals:
+            if goal:
+                run(goal, 0)
+
+
+# ---------------------------------------------------------------- shell text
+
+
+_OPERATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", ";;", "|&", "{", "}"})
+_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>"})
+_KEYWORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "time",
+                       "exec", "command", "builtin", "nohup", "done", "fi", "esac"})
+_SCRIPT_DIR = re.compile(
+    r"""\$\(\s*dirname\s+["']?\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)["']?\s*\)"""
+    r"""|\$\{0%/\*\}""")
+_TOPLEVEL = re.compile(
+    r"""\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)|\$\{\{\s*github\.workspace\s*\}\}"""
+    r"""|\$\{?GITHUB_WORKSPACE\}?|\$\{?CI_PROJECT_DIR\}?""")
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][\w-]*)\1")
+
+
+def _commands(text: str, script_dir: str) -> Iterator[tuple[int, list[str], list[str]]]:
+    """(line within ``text``, argv, redirection targets) of each simple command."""
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        start = i
+        line = lines[i]
+        while line.endswith("\\") and i + 1 < len(lines):
+            i += 1
+            line = line[:-1] + " " + lines[i]
+        i += 1
+        heredoc = _HEREDOC.search(line)
+        if heredoc is not None:
+            end = heredoc.group(2)
+            while i < len(lines) and lines[i].strip() != end:
+                i += 1
+            i += 1
+        line = _SCRIPT_DIR.sub(lambda _: TREE + "/" + script_dir, line)
+        line = _TOPLEVEL.sub(ROOT, line)
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()<>")
+            lexer.whitespace_split = True
+            lexer.commenters = "#"
+            tokens = list(lexer)
+        except ValueError:
+            continue
+        argv: list[str] = []
+        writes: list[str] = []
+        k = 0
+        while k < len(tokens):
+            token = tokens[k]
+            if token in _REDIRECTS:
+                if k + 1 < len(tokens):
+                    writes.append(tokens[k + 1])
+                k += 2
+                continue
+            if token in ("<", "<<", "<<-", "<<<", ">&", "<&"):
+                k += 2
+                continue
+            if token in _OPERATORS or (token and set(token) <= set(";&|()<>")):
+                if argv or writes:
+                    yield start, argv, writes
+                argv, writes = [], []
+                k += 1
+                continue
+            argv.append(token)
+            k += 1
+        if argv or writes:
+            yield start, argv, writes
+
+
+def _unwrap(argv: list[str]) -> list[str]:
+    """The command itself: keywords, ``sudo``/``env``/``xargs`` and assignments dropped."""
+    out = list(argv)
+    while out:
+        head = out[0]
+        if head in _KEYWORDS or re.fullmatch(r"[A-Za-z_]\w*=.*", head):
+            out = out[1:]
+        elif head in ("sudo", "env", "xargs", "nice", "timeout", "stdbuf"):
+            out = out[1:]
+            while out and (out[0].startswith("-") or re.fullmatch(r"[A-Za-z_]\w*=.*", out[0])
+                           or (head == "timeout" and out[0][:1].isdigit())):
+                takes = head == "xargs" and out[0] in ("-I", "-n", "-P", "-L", "-d", "-E",
+                                                       "-s", "-a")
+                out = out[2:] if takes else out[1:]
+        elif head in ("for", "case", "select", "function"):
+            return []
+        else:
+            break
+    return out
+
+
+def _variable(text: str | None) -> bool:
+    return text is None or "$" in text or "`" in text or UNKNOWN in text
+
+
+def _target(cwd: str, written: str, root: str = "") -> str | None:
+    """``written`` as a repository-relative path, or None (a variable, outside the
+    repository: an absolute path, ``~``, ``..`` above the root). ``root``: the folder of
+    the repository the CI file belongs to (what ``$GITHUB_WORKSPACE`` names)."""
+    if written.startswith(ROOT):
+        cwd, written = root, written[len(ROOT):].lstrip("/") or "."
+    elif written.startswith(TREE):
+        cwd, written = "", written[len(TREE):].lstrip("/") or "."
+    if cwd == UNKNOWN or not written:
+        return None
+    if _variable(written) or written.startswith(("/", "~")) or "\x00" in written:
+        return None
+    path = posixpath.normpath(posixpath.join(cwd, written) if cwd else written)
+    if path == ".":
+        return ""
+    if path == ".." or path.startswith("../"):
+        return None
+    return path
+
+
+def _moved(cwd: str, target: str, root: str) -> str:
+    if target == "-" or (cwd == UNKNOWN and not target.startswith((ROOT, TREE))):
+        return UNKNOWN
+    path = _target(cwd, target, root)
+    return UNKNOWN if path is None else path
+
+
+def _folder(written: str, root: str) -> str:
+    path = _target(root, _TOPLEVEL.sub(ROOT, written), root)
+    return UNKNOWN if path is None else path
+
+
+def _default_dir(value: Mapping[str, Any], root: str) -> str:
+    defaults = value.get("defaults")
+    run = defaults.get("run") if isinstance(defaults, dict) else None
+    folder = run.get("working-directory") if isinstance(run, dict) else None
+    return _folder(folder, root) if isinstance(folder, str) else ""
+
+
+def _step_name(step: Mapping[str, Any], n: int) -> str:
+    name = step.get("name")
+    if isinstance(name, str) and name.strip():
+        return f"step '{name.strip()}'"
+    if isinstance(step.get("id"), str):
+        return f"step '{step['id']}'"
+    return f"step {n}"
+
+
+def _cloudbuild_script(step: Mapping[str, Any]) -> str | None:
+    script = step.get("script")
+    if isinstance(script, str):
+        return script
+    args = step.get("args")
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        return None
+    entry = step.get("entrypoint")
+    if isinstance(entry, str) and posixpath.basename(entry) in ("bash", "sh") and (
+            "-c" in args):
+        at = args.index("-c")
+        return args[at + 1] if at + 1 < len(args) else None
+    tool = entry if isinstance(entry, str) else posixpath.basename(
+        str(step.get("name") or "")).partition(":")[0]
+    return shlex.join([tool, *args]) if tool else None
+
+
+def _image_name(ref: str) -> str:
+    """The name of ``name:tag`` / ``name@digest`` (a registry port is kept)."""
+    name = ref.partition("@")[0]
+    slash = name.rfind("/")
+    colon = name.rfind(":")
+    return name[:colon] if colon > slash else name
+
+
+_MAKE_RULE = re.compile(r"^([^\s:=#][^:=#]*?)\s*::?(?!=)\s*([^=#]*?)\s*(?:;.*)?(?:#.*)?$")
+
+
+def _make_rules(text: str) -> dict[str, tuple[list[str], list[tuple[int, str]]]]:
+    """Targets of a Makefile: prerequisites and recipe lines (line, shell text with make's
+    ``$$`` as ``$`` and ``$(MAKE)`` as ``make``; other make variables stay ``$(...)``,
+    variables)."""
+    rules: dict[str, tuple[list[str], list[tuple[int, str]]]] = {}
+    current: list[tuple[int, str]] | None = None
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        number, raw = i + 1, lines[i]
+        while raw.endswith("\\") and i + 1 < len(lines):
+            i += 1
+            raw = raw[:-1] + " " + lines[i].lstrip("\t")
+        i += 1
+        if raw.startswith("\t"):
+            if current is not None:
+                recipe = raw[1:].lstrip("@-+ \t")
+                recipe = re.sub(r"\$[({]MAKE[)}]", "make", recipe).replace("$$", "$")
+                current.append((number, recipe))
+            continue
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        match = _MAKE_RULE.match(raw)
+        if match is None or "$" in match.group(1):
+            current = None
+            continue
+        recipe_list: list[tuple[int, str]] = []
+        for target in match.group(1).split():
+            if target not in rules:
+                rules[target] = (match.group(2).split(), recipe_list)
+        current = recipe_list
+    return rules
+
+
+# ---------------------------------------------------------------- patterns
+
+
+def glob_match(path: str, pattern: str) -> bool:
+    """The shell's glob: ``*`` and ``?`` stay within a path segment; no glob: equality."""
+    if not any(c in pattern for c in "*?["):
+        return path == pattern
+    parts, globs = path.split("/"), pattern.split("/")
+    if "**" in globs:  # globstar: any number of folders
+        return _globstar(parts, globs)
+    return len(parts) == len(globs) and all(
+        fnmatch.fnmatchcase(p, g) for p, g in zip(parts, globs, strict=True))
+
+
+def _globstar(parts: Sequence[str], globs: Sequence[str]) -> bool:
+    if not globs:
+        return not parts
+    if globs[0] == "**":
+        return any(_globstar(parts[i:], globs[1:]) for i in range(len(parts) + 1))
+    return bool(parts) and fnmatch.fnmatchcase(parts[0], globs[0]) and _globstar(
+        parts[1:], globs[1:])
+
+
+def _relative(path: str, base: str) -> str | None:
+    if base in ("", "."):
+        return path
+    if path.startswith(base + "/"):
+        return path[len(base) + 1:]
+    return None
+
+
+def _gitignored(rel: str, pattern: str) -> bool:
+    """``rel`` (a file's path relative to the ignore file's folder) under gitignore
+    ``pattern``: anchored when it holds a ``/`` before its end, else any segment."""
+    anchored = pattern.strip()
+    if not anchored or anchored.startswith(("#", "!")):
+        return False
+    inner = anchored.rstrip("/")
+    if "/" in inner:
+        inner = inner.lstrip("/")
+        parts = rel.split("/")
+        return any(glob_match("/".join(parts[:n]), inner) for n in range(1, len(parts) + 1))
+    return any(fnmatch.fnmatchcase(part, inner) for part in rel.split("/")[:-1]) or (
+        not anchored.endswith("/") and fnmatch.fnmatchcase(rel.rsplit("/", 1)[-1], inner))
+
+
+def describe_all(facts: CiFacts) -> Iterable[str]:
+    """One line per fact (for ``--verbose`` readers and the tests' failure messages)."""
+    for r in facts.rewrites:
+        yield f"rewrite {', '.join(r.targets)}: {r.describe()} ({r.step.where})"
+    for r in facts.unknown:
+        yield f"rewrite of an unknown target ({r.written}): {r.step.label} ({r.step.where})"
+    for s in facts.skipped_by_validation:
+        yield f"validation skips {s.pattern!r}: {s.describe()}"

@@ -1,0 +1,360 @@
+"""A manifest the repository's own CI rewrites is a placeholder; a folder its own validation
+skips is not applied (issue 27, part 2).
+
+The CI is read, never run: workflow steps (GitHub, Forgejo, Gitea), composite actions of the
+repository, the scripts and Makefile targets they run. A finding on an object CI rewrites is
+at most a warning that names the step; the folders the repository's validation leaves out are
+data (``CiFacts.skipped_by_validation``, ``unapplied_by_ci``) for the reachability walk.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from reviewbot.config import Config
+from reviewbot.engine.run import analyze
+from reviewbot.model.ci import CiFacts, read_ci, unapplied_by_ci
+from reviewbot.sources.tree import FileRecord, Tree, blob_id, disk_tree, git_tree
+
+DEPLOY = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: "two"
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: ghcr.io/acme/web:latest
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def lint(root: Path, target: str = "") -> list[tuple[str, str, int, str]]:
+    """(rule, file, line, severity) of schema and image-digest findings, linting ``target``
+    (a folder of ``root``; the whole of it by default)."""
+    result = analyze(disk_tree([root / target] if target else [root], root), Config(),
+                     only=["schema", "image-digest"])
+    return sorted((f.rule, f.file, f.line, f.severity) for f in result.findings)
+
+
+def messages(root: Path) -> list[str]:
+    result = analyze(disk_tree([root], root), Config(), only=["schema", "image-digest"])
+    return [f.message for f in sorted(result.findings, key=lambda f: (f.file, f.line))]
+
+
+def facts(files: dict[str, str]) -> CiFacts:
+    records = tuple(FileRecord(p, blob_id(t.encode()), textwrap.dedent(t).lstrip("\n").encode())
+                    for p, t in files.items())
+    yaml = tuple(r for r in records if r.path.endswith((".yml", ".yaml")))
+    texts = tuple(r for r in records if r not in yaml)
+    return read_ci(Tree(Path("."), yaml, frozenset(files), (), texts))
+
+
+def step(run: str, **extra: str) -> dict[str, str]:
+    """A workflow whose one job runs ``run`` (with ``extra`` keys on the step)."""
+    keys = "".join(f"\n              {k}: {v}" for k, v in extra.items())
+    body = textwrap.indent(textwrap.dedent(run).strip("\n"), " " * 16)
+    return {".github/workflows/deploy.yml": f"""
+        on: push
+        jobs:
+          build:
+            runs-on: ubuntu-latest
+            steps:
+            - uses: actions/checkout@v4
+            - name: Set image{keys}
+              run: |
+{body}
+        """}
+
+
+# ---------------------------------------------------------------- rewrites become doubts
+
+
+def test_a_file_a_workflow_step_rewrites_with_sed_gives_warnings_that_name_the_step(
+        tmp_path: Path) -> None:
+    write(tmp_path, {"k8s/app/deploy.yaml": DEPLOY})
+    assert lint(tmp_path) == [("image-digest", "k8s/app/deploy.yaml", 12, "error"),
+                              ("schema", "k8s/app/deploy.yaml", 5, "error")]
+    write(tmp_path, step('sed -i "s|web:latest|web:${GITHUB_SHA}|" k8s/app/deploy.yaml'))
+    assert lint(tmp_path) == [("image-digest", "k8s/app/deploy.yaml", 12, "warning"),
+                              ("schema", "k8s/app/deploy.yaml", 5, "warning")]
+    schema, placeholder = messages(tmp_path)
+    assert schema.endswith(
+        "Not certain: reviewbot could not see the manifest as CI rewrites it (workflow "
+        "deploy.yml, job build, step 'Set image' runs sed -i on it).")
+    # the image finding says the step itself, once
+    assert "a CI step rewrites k8s/app/deploy.yaml with sed (.github/workflows/deploy.yml:8)" \
+        in placeholder and "Not certain" not in placeholder
+
+
+def test_a_variable_target_names_the_step_and_doubts_nothing(tmp_path: Path) -> None:
+    write(tmp_path, {"k8s/app/deploy.yaml": DEPLOY,
+                     **step('sed -i "s/latest/$TAG/" "$MANIFEST"')})
+    assert lint(tmp_path) == [("image-digest", "k8s/app/deploy.yaml", 12, "error"),
+                              ("schema", "k8s/app/deploy.yaml", 5, "error")]
+    found = read_ci(disk_tree([tmp_path], tmp_path))
+    assert found.rewrites == ()
+    (unknown,) = found.unknown
+    assert (unknown.tool, unknown.written, unknown.step.label) == (
+        "sed -i", "$MANIFEST", "workflow deploy.yml, job build, step 'Set image'")
+
+
+def test_working_directory_and_cd_decide_what_a_relative_path_names(tmp_path: Path) -> None:
+    write(tmp_path, {"k8s/app/deploy.yaml": DEPLOY, "deploy.yaml": DEPLOY,
+                     **step("cd app\nyq -i '.spec.replicas = 2' deploy.yaml",
+                            **{"working-directory": "k8s"})})
+    assert lint(tmp_path) == [("image-digest", "deploy.yaml", 12, "error"),
+                              ("image-digest", "k8s/app/deploy.yaml", 12, "warning"),
+                              ("schema", "deploy.yaml", 5, "error"),
+                              ("schema", "k8s/app/deploy.yaml", 5, "warning")]
+
+
+def test_kustomize_edit_set_image_touches_the_images_of_that_folders_build_only(
+        tmp_path: Path) -> None:
+    """``set image`` changes images, nothing else: the image becomes a placeholder warning,
+    the schema error of the same object stays an error; the same image in a folder the
+    step does not build stays an error."""
+    write(tmp_path, {
+        "k8s/base/deploy.yaml": DEPLOY,
+        "k8s/base/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "k8s/prod/kustomization.yaml": "resources: [../base]\n",
+        "other/deploy.yaml": DEPLOY.replace("name: web,", "name: other,"),
+        **step("kustomize edit set image ghcr.io/acme/web=ghcr.io/acme/web:${GITHUB_SHA}",
+               **{"working-directory": "k8s/prod"}),
+    })
+    assert lint(tmp_path) == [("image-digest", "k8s/base/deploy.yaml", 12, "warning"),
+                              ("image-digest", "other/deploy.yaml", 12, "error"),
+                              ("schema", "k8s/base/deploy.yaml", 5, "error"),
+                              ("schema", "other/deploy.yaml", 5, "error")]
+    (rewrite,) = read_ci(disk_tree([tmp_path], tmp_path)).rewrites
+    assert (rewrite.targets, rewrite.images, rewrite.folder) == (
+        ("k8s/prod",), ("ghcr.io/acme/web",), True)
+
+
+def test_kustomize_edit_of_other_fields_doubts_what_that_kustomization_builds(
+        tmp_path: Path) -> None:
+    write(tmp_path, {
+        "k8s/base/deploy.yaml": DEPLOY,
+        "k8s/base/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "other/deploy.yaml": DEPLOY.replace("name: web,", "name: other,"),
+        **step("cd k8s/base && kustomize edit set namespace shop-${ENV}"),
+    })
+    assert [x for x in lint(tmp_path) if x[0] == "schema"] == [
+        ("schema", "k8s/base/deploy.yaml", 5, "warning"),
+        ("schema", "other/deploy.yaml", 5, "error")]
+    assert "runs kustomize edit set namespace in its kustomization's folder" in (
+        messages(tmp_path)[1])
+
+
+def test_a_patch_ci_rewrites_doubts_the_objects_it_patches(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "k8s/deploy.yaml": DEPLOY.replace('"two"', "2").replace(
+            ":latest", ":1.0@sha256:" + "a" * 64),
+        "k8s/patch.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: web, namespace: shop}
+            spec:
+              replicas: "three"
+            """,
+        "k8s/kustomization.yaml": "resources: [deploy.yaml]\npatches:\n- path: patch.yaml\n",
+        **step("sed -i s/three/3/ k8s/patch.yaml"),
+    })
+    assert lint(tmp_path) == [("schema", "k8s/patch.yaml", 5, "warning")]
+
+
+def test_a_script_a_step_runs_is_read_with_its_own_lines_and_folder(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "k8s/app/deploy.yaml": DEPLOY,
+        "hack/set-image.sh": """
+            #!/usr/bin/env bash
+            set -euo pipefail
+            cd "$(dirname "$0")/.."
+            yq -i '.spec.template.spec.containers[0].image = env(IMG)' k8s/app/deploy.yaml
+            """,
+        **step("./hack/set-image.sh"),
+    })
+    assert lint(tmp_path) == [("image-digest", "k8s/app/deploy.yaml", 12, "warning"),
+                              ("schema", "k8s/app/deploy.yaml", 5, "warning")]
+    (rewrite,) = read_ci(disk_tree([tmp_path], tmp_path)).rewrites
+    assert (rewrite.step.label, rewrite.step.where, rewrite.tool) == (
+        "script hack/set-image.sh (run by workflow deploy.yml, job build, step 'Set image')",
+        "hack/set-image.sh:4", "yq -i")
+
+
+def test_a_makefile_target_and_its_prerequisites_are_read(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "k8s/app/deploy.yaml": DEPLOY, "k8s/db/deploy.yaml": DEPLOY.replace("web,", "db,"),
+        "k8s/cache/deploy.yaml": DEPLOY.replace("web,", "cache,"),
+        "Makefile": """
+            IMG ?= ghcr.io/acme/web:dev
+
+            .PHONY: deploy render
+            deploy: render
+            \tkubectl apply -f k8s/
+
+            render:
+            \t@envsubst < templates/app.yaml > k8s/app/deploy.yaml
+            \tcd k8s/db && sed -i 's|IMAGE|$(IMG)|' deploy.yaml
+
+            unused:
+            \tsed -i s/a/b/ k8s/cache/deploy.yaml
+            """,
+        **step("make deploy"),
+    })
+    assert [x for x in lint(tmp_path) if x[0] == "schema"] == [
+        ("schema", "k8s/app/deploy.yaml", 5, "warning"),
+        ("schema", "k8s/cache/deploy.yaml", 5, "error"),
+        ("schema", "k8s/db/deploy.yaml", 5, "warning")]
+    found = read_ci(disk_tree([tmp_path], tmp_path))
+    assert [(r.targets, r.tool, r.step.where) for r in found.rewrites] == [
+        (("k8s/app/deploy.yaml",), "envsubst >", "Makefile:8"),
+        (("k8s/db/deploy.yaml",), "sed -i", "Makefile:9")]
+    assert found.rewrites[0].step.label == (
+        "Makefile target 'render' (run by workflow deploy.yml, job build, step 'Set image')")
+
+
+def test_a_composite_action_of_the_repository_is_read_where_a_step_uses_it(
+        tmp_path: Path) -> None:
+    write(tmp_path, {
+        "k8s/app/deploy.yaml": DEPLOY, "k8s/db/deploy.yaml": DEPLOY.replace("web,", "db,"),
+        ".github/actions/render/action.yml": """
+            name: render
+            runs:
+              using: composite
+              steps:
+              - name: Stamp
+                shell: bash
+                run: sed -i "s/latest/${{ inputs.tag }}/" k8s/*/deploy.yaml
+            """,
+        ".github/workflows/release.yml": """
+            on: push
+            jobs:
+              ship:
+                runs-on: ubuntu-latest
+                steps:
+                - uses: actions/checkout@v4
+                - uses: ./.github/actions/render
+            """,
+    })
+    assert [x for x in lint(tmp_path) if x[0] == "schema"] == [
+        ("schema", "k8s/app/deploy.yaml", 5, "warning"),
+        ("schema", "k8s/db/deploy.yaml", 5, "warning")]
+    assert ("(action .github/actions/render, step 'Stamp' (used by workflow release.yml, job "
+            "ship, step 2) runs sed -i on it)") in messages(tmp_path)[0]
+
+
+def test_linting_a_folder_reads_the_repository_ci_outside_it(tmp_path: Path) -> None:
+    """``lint k8s/`` still sees the workflows, actions, scripts and Makefiles at the top."""
+    write(tmp_path, {"k8s/app/deploy.yaml": DEPLOY,
+                     "scripts/stamp.sh": "sed -i s/latest/$1/ k8s/app/deploy.yaml\n",
+                     **step("bash scripts/stamp.sh ${{ github.sha }}")})
+    assert lint(tmp_path, "k8s") == [("image-digest", "k8s/app/deploy.yaml", 12, "warning"),
+                                     ("schema", "k8s/app/deploy.yaml", 5, "warning")]
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-qm", "x"], check=True)
+    tree = git_tree(tmp_path, "HEAD", ["k8s"])
+    assert sorted(r.path for r in tree.texts) == [".github/workflows/deploy.yml",
+                                                  "scripts/stamp.sh"]
+    assert [r.targets for r in read_ci(tree).rewrites] == [("k8s/app/deploy.yaml",)]
+
+
+@pytest.mark.parametrize(("run", "expected"), [
+    ("sed -i.bak -e 's/a/b/' k8s/x.yaml", [("sed -i", "k8s/x.yaml")]),
+    ("sed -i '' 's/a/b/' k8s/x.yaml", [("sed -i", "k8s/x.yaml")]),  # BSD sed's suffix
+    ("sed -Ei 's/a/b/' k8s/*.yaml", [("sed -i", "k8s/*.yaml")]),
+    ("sed --in-place -e s/a/b/ -e s/c/d/ k8s/x.yaml k8s/y.yaml",
+     [("sed -i", "k8s/x.yaml"), ("sed -i", "k8s/y.yaml")]),
+    ("sed 's/a/b/' k8s/x.yaml", []),  # prints, rewrites nothing
+    ("sed 's/a/b/' k8s/t.yaml > k8s/x.yaml", [("sed >", "k8s/x.yaml")]),
+    ("yq e -i '.a = 1' k8s/x.yaml", [("yq -i", "k8s/x.yaml")]),
+    ("yq w -i k8s/x.yaml a 1", [("yq -i", "k8s/x.yaml")]),  # yq v3
+    ("yq '.a' k8s/x.yaml", []),
+    ("cat k8s/t.yaml | envsubst > k8s/x.yaml", [("envsubst >", "k8s/x.yaml")]),
+    ("envsubst < k8s/t.yaml | tee k8s/x.yaml", [("tee", "k8s/x.yaml")]),
+    ("sudo sed -i s/a/b/ ./k8s/../k8s/x.yaml && echo done", [("sed -i", "k8s/x.yaml")]),
+    ("sed -i s/a/b/ /tmp/x.yaml; sed -i s/a/b/ ~/x.yaml", []),  # outside the repository
+    ('sed -i s/a/b/ "$GITHUB_WORKSPACE/k8s/x.yaml"', [("sed -i", "k8s/x.yaml")]),
+    ("echo x >> $GITHUB_OUTPUT; echo '# sed -i s/a/b/ k8s/x.yaml'", []),
+    ("# sed -i s/a/b/ k8s/x.yaml", []),  # a comment
+    ("cat <<EOF > k8s/x.yaml\nsed -i s/a/b/ k8s/y.yaml\nEOF", [("cat >", "k8s/x.yaml")]),
+    ("for f in k8s/*.yaml; do\n  sed -i s/a/b/ k8s/z.yaml\ndone", [("sed -i", "k8s/z.yaml")]),
+])
+def test_the_commands_that_rewrite_a_manifest(run: str,
+                                              expected: list[tuple[str, str]]) -> None:
+    found = facts(step(run))
+    assert [(r.tool, t) for r in found.rewrites for t in r.targets] == expected
+
+
+# ---------------------------------------------------------------- validation skips
+
+
+VALIDATE = {"k8s/apps/web/kustomization.yaml": "resources: []\n"}
+
+
+@pytest.mark.parametrize(("run", "skipped", "kept"), [
+    ("kubeconform -strict -ignore-filename-pattern 'archive/' -ignore-missing-schemas k8s",
+     ["k8s/archive", "k8s/archive/old/deploy.yaml"], ["k8s/apps/web", "archive-notes"]),
+    ("kubeconform -ignore-filename-pattern='.*\\.sops\\.yaml$' k8s",  # some files: applied
+     [], ["k8s/apps/web", "k8s/secrets"]),
+    ("kubeval --ignored-filename-patterns 'templates/,charts/' -d k8s",
+     ["k8s/charts/x", "k8s/templates"], ["k8s/apps"]),
+    ("find . -name kustomization.yaml -not -path './templates/*' -not -path '*/archive/*' | "
+     "while read -r f; do kustomize build \"$(dirname \"$f\")\" | kubeconform; done",
+     ["templates/a", "k8s/archive", "k8s/archive/b"], ["k8s/apps/web", "k8s/templates"]),
+    ("find k8s -path k8s/examples -prune -o -name '*.yaml' -print | xargs kubeconform",
+     ["k8s/examples", "k8s/examples/a"], ["k8s/apps", "examples"]),
+    ("find . -not -path './templates/*' -name '*.yaml' | xargs yamllint",  # no validation
+     [], ["templates"]),
+    ("flux build kustomization apps --path ./k8s/apps --ignore-paths 'legacy/,*.md'",
+     ["k8s/apps/legacy", "k8s/apps/web/legacy"], ["k8s/apps/web", "legacy"]),
+    ("kubeconform -ignore-missing-schemas -skip Secret k8s", [], ["k8s/apps"]),  # kinds
+])
+def test_folders_the_repository_own_validation_leaves_out(
+        run: str, skipped: list[str], kept: list[str]) -> None:
+    found = facts({**VALIDATE, **step(run)})
+    for path in skipped:
+        reason = found.unapplied_by_ci(path)
+        assert reason is not None and reason.startswith(
+            "the repository's own validation leaves it out: ") and (
+            "workflow deploy.yml, job build, step 'Set image'") in reason, path
+    for path in kept:
+        assert found.unapplied_by_ci(path) is None, path
+
+
+def test_a_built_model_answers_unapplied_by_ci(tmp_path: Path) -> None:
+    write(tmp_path, {"k8s/archive/deploy.yaml": DEPLOY,
+                     **step("kubeconform -ignore-filename-pattern '^k8s/archive/' k8s")})
+    result = analyze(disk_tree([tmp_path], tmp_path), Config(), only=["schema"])
+    assert unapplied_by_ci(result.model, "k8s/archive/deploy.yaml") == (
+        "the repository's own validation leaves it out: kubeconform -ignore-filename-pattern "
+        "'^k8s/archive/' (workflow deploy.yml, job build, step 'Set image', "
+        ".github/workflows/deploy.yml:8)")
+    assert unapplied_by_ci(result.model, "k8s") is None
+
+
+def test_hostile_ci_text_is_read_in_bounded_time_and_never_raises() -> None:
+    nasty = "\n".join(["sed -i 's/a/b/ k8s/x.yaml", "cd $(", "make -C", "bash -c",
+                       "find . -not -path", "kubeconform -ignore-filename-pattern '('",
+                       "./loop.sh"] * 50)
+    found = facts({**step("./loop.sh\n" + nasty),
+                   "loop.sh": "./loop.sh\nsed -i s/a/b/ k8s/y.yaml\n",
+                   "Makefile": "a: b\n\tmake a\nb: a\n\tmake b\n"})
+    assert [t for r in found.rewrites for t in r.targets] == ["k8s/y.yaml"]
+    assert found.unapplied_by_ci("k8s") is None  # an invalid regex skips nothing
