@@ -282,24 +282,50 @@ def test_linting_a_folder_reads_the_repository_ci_outside_it(tmp_path: Path) -> 
     ("sed --in-place -e s/a/b/ -e s/c/d/ k8s/x.yaml k8s/y.yaml",
      [("sed -i", "k8s/x.yaml"), ("sed -i", "k8s/y.yaml")]),
     ("sed 's/a/b/' k8s/x.yaml", []),  # prints, rewrites nothing
-    ("sed 's/a/b/' k8s/t.yaml > k8s/x.yaml", [("sed >", "k8s/x.yaml")]),
+    ("sed 's/a/b/' k8s/t.yaml > k8s/x.yaml", []),  # an output, not a rewrite
     ("yq e -i '.a = 1' k8s/x.yaml", [("yq -i", "k8s/x.yaml")]),
     ("yq w -i k8s/x.yaml a 1", [("yq -i", "k8s/x.yaml")]),  # yq v3
     ("yq '.a' k8s/x.yaml", []),
     ("cat k8s/t.yaml | envsubst > k8s/x.yaml", [("envsubst >", "k8s/x.yaml")]),
-    ("envsubst < k8s/t.yaml | tee k8s/x.yaml", [("tee", "k8s/x.yaml")]),
+    ("helm template chart > k8s/x.yaml; kustomize build k8s > k8s/all.yaml", []),  # renders
+    ("sed \"s/ns/$NS/g\" k8s/x.yaml | kubectl apply -f -",
+     [("sed | kubectl apply -f -", "k8s/x.yaml")]),  # the cluster gets it as sed rewrites it
+    ("envsubst < k8s/x.yaml | kubectl create -f-", [("envsubst | kubectl create -f -",
+                                                     "k8s/x.yaml")]),
+    ("cat k8s/x.yaml | envsubst | oc apply -f -", [("cat | envsubst | oc apply -f -",
+                                                    "k8s/x.yaml")]),
+    ("sed -e s/a/b/ k8s/x.yaml | kubectl apply --server-side -f -",
+     [("sed | kubectl apply -f -", "k8s/x.yaml")]),
+    ("kustomize build k8s | kubectl apply -f -; sed s/a/b/ k8s/x.yaml | kubectl diff -f -",
+     []),
     ("sudo sed -i s/a/b/ ./k8s/../k8s/x.yaml && echo done", [("sed -i", "k8s/x.yaml")]),
     ("sed -i s/a/b/ /tmp/x.yaml; sed -i s/a/b/ ~/x.yaml", []),  # outside the repository
     ('sed -i s/a/b/ "$GITHUB_WORKSPACE/k8s/x.yaml"', [("sed -i", "k8s/x.yaml")]),
     ("echo x >> $GITHUB_OUTPUT; echo '# sed -i s/a/b/ k8s/x.yaml'", []),
     ("# sed -i s/a/b/ k8s/x.yaml", []),  # a comment
-    ("cat <<EOF > k8s/x.yaml\nsed -i s/a/b/ k8s/y.yaml\nEOF", [("cat >", "k8s/x.yaml")]),
+    ("cat <<EOF > k8s/x.yaml\nsed -i s/a/b/ k8s/y.yaml\nEOF", []),  # a here-document
     ("for f in k8s/*.yaml; do\n  sed -i s/a/b/ k8s/z.yaml\ndone", [("sed -i", "k8s/z.yaml")]),
 ])
 def test_the_commands_that_rewrite_a_manifest(run: str,
                                               expected: list[tuple[str, str]]) -> None:
     found = facts(step(run))
     assert [(r.tool, t) for r in found.rewrites for t in r.targets] == expected
+
+
+def test_a_job_that_commits_or_proposes_its_changes_updates_the_repository(
+        tmp_path: Path) -> None:
+    """An updater (bump a version, open a pull request) is no build step: the cluster gets
+    what is merged, which the repository shows."""
+    bump = "yq -i '.spec.ref.tag = strenv(V)' k8s/source.yaml"
+    assert [r.targets for r in facts(step(bump)).rewrites] == [("k8s/source.yaml",)]
+    proposed = step(bump)
+    proposed[".github/workflows/deploy.yml"] = proposed[".github/workflows/deploy.yml"].rstrip(
+        ) + "\n" + " " * 12 + "- uses: peter-evans/create-pull-request@v7\n"
+    found = facts(proposed)
+    assert found.rewrites == () and [r.targets for r in found.committed] == [
+        ("k8s/source.yaml",)]
+    pushed = facts(step(bump + "\ngit commit -am bump && git push"))
+    assert pushed.rewrites == () and len(pushed.committed) == 1
 
 
 # ---------------------------------------------------------------- validation skips
@@ -325,6 +351,9 @@ VALIDATE = {"k8s/apps/web/kustomization.yaml": "resources: []\n"}
     ("flux build kustomization apps --path ./k8s/apps --ignore-paths 'legacy/,*.md'",
      ["k8s/apps/legacy", "k8s/apps/web/legacy"], ["k8s/apps/web", "legacy"]),
     ("kubeconform -ignore-missing-schemas -skip Secret k8s", [], ["k8s/apps"]),  # kinds
+    ("flags=(\n  \"-strict\"\n  \"-ignore-filename-pattern\" \"^k8s/old/\"\n)\n"
+     "kubeconform \"${flags[@]}\" k8s",  # flags kept in a bash array, as scripts do
+     ["k8s/old", "k8s/old/x"], ["k8s/apps"]),
 ])
 def test_folders_the_repository_own_validation_leaves_out(
         run: str, skipped: list[str], kept: list[str]) -> None:

@@ -44,6 +44,9 @@ CLOUDBUILD = ("cloudbuild.yaml", "cloudbuild.yml")
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 VALIDATORS = ("kubeconform", "kubeval")
+# steps that commit or propose a job's changes (``uses:``, lowercased, as a substring)
+COMMIT_ACTIONS = ("create-pull-request", "auto-commit", "add-and-commit", "push-action",
+                  "commit-action", "commit-push", "create-commit", "ghcommit")
 ROOT = "\x00root\x00"  # the repository's root in a path ($GITHUB_WORKSPACE, git's top level)
 TREE = "\x00tree\x00"  # the top of the tree read (a script's own folder is named from it)
 UNKNOWN = "\x00unknown\x00"  # a folder the reading cannot tell (cd $DIR)
@@ -103,6 +106,8 @@ class Rewrite:
             return f"{self.step.label} runs {self.tool} in its kustomization's folder"
         if self.tool.endswith(">"):
             return f"{self.step.label} writes it with {self.tool}"
+        if self.tool.endswith(" -f -"):
+            return f"{self.step.label} applies it through {self.tool}"
         return f"{self.step.label} runs {self.tool} on it"
 
     @property
@@ -173,6 +178,9 @@ class CiFacts:
     skipped_by_validation: tuple[ValidationSkip, ...] = ()
     unknown: tuple[Rewrite, ...] = ()  # rewrites whose target is a variable
     read: tuple[str, ...] = ()  # the CI files read (workflows, actions, scripts, Makefiles)
+    # rewrites of jobs that commit or propose their changes (an updater, not a build step):
+    # the cluster gets what is merged, the repository shows it
+    committed: tuple[Rewrite, ...] = ()
 
     def rewrite_of(self, path: str) -> Rewrite | None:
         """The first rewrite of file ``path`` (not folder rewrites), or None."""
@@ -273,7 +281,7 @@ def read_ci(tree: Tree | None, files: Mapping[str, LoadedFile] | None = None) ->
         elif posixpath.basename(path) in CLOUDBUILD:
             reader.cloudbuild(path)
     return CiFacts(_once(reader.rewrites), _once(reader.skips), _once(reader.unknown),
-                   tuple(sorted(reader.used)))
+                   tuple(sorted(reader.used)), _once(reader.committed))
 
 
 def _once(found: Iterable[Any]) -> tuple[Any, ...]:
@@ -313,6 +321,7 @@ class _Block:
     cwd: str  # repository-relative ("" the root; UNKNOWN: not known)
     script_dir: str = ""  # the folder of the script file ($0), for cd "$(dirname "$0")"
     root: str = ""  # the folder of the repository the CI file belongs to ($GITHUB_WORKSPACE)
+    arrays: dict[str, list[str]] = field(default_factory=dict)  # bash arrays of literals
     rewrites: list[Rewrite] = field(default_factory=list)
     finds: list[ValidationSkip] = field(default_factory=list)
     validates: bool = False
@@ -328,6 +337,8 @@ class _Reader:
         self.skips: list[ValidationSkip] = []
         self.used: set[str] = set()
         self.budget = MAX_COMMANDS
+        self.commits = False  # the job being read commits or proposes its changes
+        self.committed: list[Rewrite] = []
         self._running: set[str] = set()  # the scripts being read (a script runs itself)
 
     # ------------------------------------------------------------ YAML CI files
@@ -356,12 +367,30 @@ class _Reader:
             if not isinstance(steps, list):
                 continue
             job_dir = _default_dir(job, root) or top_dir
+            mark = self._job()
+            self.commits = any(isinstance(step, dict) and isinstance(step.get("uses"), str)
+                               and any(a in step["uses"].lower() for a in COMMIT_ACTIONS)
+                               for step in steps)
             for n, step in enumerate(steps, 1):
                 if not isinstance(step, dict):
                     continue
                 label = f"{kind} {name}, job {job_id}, {_step_name(step, n)}"
                 at = ("jobs", job_id, "steps", n - 1)
                 self._step(doc, at, step, label, job_dir, root, 0)
+            self._job_done(mark)
+
+    def _job(self) -> tuple[int, int]:
+        self.commits = False
+        return len(self.rewrites), len(self.unknown)
+
+    def _job_done(self, mark: tuple[int, int]) -> None:
+        """A job that commits or proposes what it changed (``git commit``/``push``, ``gh pr
+        create``, a create-pull-request or auto-commit action) updates the repository: the
+        cluster gets what is merged, so its rewrites are no placeholders."""
+        if self.commits:
+            self.committed += self.rewrites[mark[0]:] + self.unknown[mark[1]:]
+            del self.rewrites[mark[0]:], self.unknown[mark[1]:]
+        self.commits = False
 
     def _step(self, doc: Any, at: tuple[Any, ...], step: Mapping[str, Any], label: str,
               default_dir: str, root: str, depth: int) -> None:
@@ -403,6 +432,7 @@ class _Reader:
             if not isinstance(body, dict) or str(job).startswith("."):
                 continue
             block = _Block(Step(f"GitLab CI job {job}", path, 1), "")
+            mark = self._job()
             for key in ("before_script", "script", "after_script"):
                 lines = body.get(key)
                 lines = [lines] if isinstance(lines, str) else lines
@@ -414,6 +444,7 @@ class _Reader:
                                             else (job, key))[0]
                         block.step = Step(block.step.label, path, line)
                         self.shell(text, block, 0)
+            self._job_done(mark)
 
     def cloudbuild(self, path: str) -> None:
         doc = self._yaml(path)
@@ -422,6 +453,7 @@ class _Reader:
         if not isinstance(steps, list):
             return
         folder = posixpath.dirname(path)
+        mark = self._job()
         for n, step in enumerate(steps, 1):
             if not isinstance(step, dict):
                 continue
@@ -432,6 +464,7 @@ class _Reader:
             if text is not None:
                 line = doc.position(("steps", n - 1))[0]
                 self.shell(text, _Block(Step(label, path, line), cwd), 0)
+        self._job_done(mark)
 
     # ------------------------------------------------------------ shell
 
@@ -439,14 +472,43 @@ class _Reader:
         """Read the commands of ``text`` (a ``run:`` block, a script, a recipe line);
         ``per_line``: ``text`` is a whole file, each command is where its line is (else
         where the block's step is)."""
-        for line, argv, writes in _commands(text, block.script_dir):
-            self.budget -= 1
+        for line, pipeline in _pipelines(text, block.script_dir, block.arrays):
+            self.budget -= len(pipeline)
             if self.budget < 0:
                 return
             here = Step(block.step.label, block.step.file, line + 1) if per_line else (
                 block.step)
-            self.command(argv, writes, block, here, depth)
+            for simple in pipeline:
+                self.command(simple.argv, simple.writes, block, here, depth)
+            if len(pipeline) > 1:
+                self._applied(pipeline, block, here)
         self._close(block)
+
+    def _applied(self, pipeline: Sequence[_Simple], block: _Block, step: Step) -> None:
+        """``sed EXPR FILE | kubectl apply -f -`` (``envsubst < FILE``, ``yq EXPR FILE``,
+        ``cat FILE | envsubst``): the cluster gets FILE as the pipeline rewrites it."""
+        last = _unwrap(pipeline[-1].argv)
+        if not _applies_stdin(last):
+            return
+        files: list[tuple[str, str]] = []
+        rewrites = False
+        for simple in pipeline[:-1]:
+            argv = _unwrap(simple.argv)
+            name = posixpath.basename(argv[0]) if argv else ""
+            if name in ("sed", "gsed", "yq", "envsubst"):
+                rewrites = True
+                files += [(name, f) for f in simple.reads]
+                if name != "envsubst":
+                    files += [(name, f) for f in _operands(argv)[1:]]
+            elif name == "cat":
+                files += [(name, f) for f in argv[1:] if not f.startswith("-")]
+        if not rewrites:
+            return
+        names = [posixpath.basename(_unwrap(s.argv)[0]) for s in pipeline[:-1]
+                 if _unwrap(s.argv)]
+        tools = " | ".join([*names, f"{posixpath.basename(last[0])} {last[1]} -f -"])
+        for _, target in files:
+            self._write(block, step, tools, target, manifests_only=True)
 
     def _close(self, block: _Block) -> None:
         if block.validates:
@@ -457,8 +519,6 @@ class _Reader:
                 depth: int) -> None:
         argv = _unwrap(argv)
         if not argv:
-            for target in writes:
-                self._write(block, step, "> (a redirection)", target, manifests_only=True)
             return
         name = posixpath.basename(argv[0])
         if name in ("cd", "pushd"):
@@ -471,13 +531,9 @@ class _Reader:
             self._yq(argv, block, step)
         elif name == "kustomize":
             self._kustomize(argv, block, step)
-        elif name == "tee":
-            for target in (a for a in argv[1:] if not a.startswith("-")):
-                self._write(block, step, "tee", target, manifests_only=True)
-        elif name in ("cp", "mv", "install") and len(argv) >= 3:
-            target = argv[-1]
-            if target.endswith(MANIFEST_SUFFIXES):
-                self._write(block, step, name, target, manifests_only=True)
+        elif name == "git" and {"commit", "push"} & set(argv[1:4]) or name == "gh" and (
+                argv[1:3] == ["pr", "create"]):
+            self.commits = True
         elif name in VALIDATORS:
             block.validates = True
             self._validator(name, argv, block, step)
@@ -493,9 +549,9 @@ class _Reader:
         elif name in ("bash", "sh", "zsh", "dash", "source", ".") or name.endswith(
                 (".sh", ".bash")):
             self._script(argv, block, step, depth)
-        tool = "envsubst >" if name == "envsubst" else f"{name} >"
-        for target in writes:
-            self._write(block, step, tool, target, manifests_only=name != "envsubst")
+        if name == "envsubst":  # other writes are outputs (a build, a render), not rewrites
+            for target in writes:
+                self._write(block, step, "envsubst >", target)
 
     # ------------------------------------------------------------ rewrites
 
@@ -504,7 +560,8 @@ class _Reader:
                images: tuple[str | None, ...] = ()) -> None:
         path = _target(block.cwd, target, block.root)
         if path is None:
-            if (_variable(target) or block.cwd == UNKNOWN) and (
+            outside = target.startswith(("/", "~"))
+            if not outside and (_variable(target) or block.cwd == UNKNOWN) and (
                     not manifests_only or target.endswith(MANIFEST_SUFFIXES) or folder):
                 self.unknown.append(Rewrite(step, tool, (), folder, images, target))
             return
@@ -776,8 +833,25 @@ _TOPLEVEL = re.compile(
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][\w-]*)\1")
 
 
-def _commands(text: str, script_dir: str) -> Iterator[tuple[int, list[str], list[str]]]:
-    """(line within ``text``, argv, redirection targets) of each simple command."""
+@dataclass
+class _Simple:
+    """One simple command: its words, the files it writes (``>``) and reads (``<``)."""
+
+    argv: list[str] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
+    reads: list[str] = field(default_factory=list)
+
+
+_ARRAY = re.compile(r"^\s*(?:local\s+|declare\s+-a\s+)?([A-Za-z_]\w*)=\((.*)$")
+_EXPANDED = re.compile(r"^\$\{([A-Za-z_]\w*)\[[@*]\]\}$")
+
+
+def _pipelines(text: str, script_dir: str, arrays: dict[str, list[str]] | None = None
+               ) -> Iterator[tuple[int, list[_Simple]]]:
+    """(line within ``text``, its simple commands joined by ``|``) of each pipeline.
+    ``arrays``: the script's literal arrays (``flags=("-strict" "-ignore-filename-pattern"
+    "x")``, on one line or several), filled here and expanded where ``"${flags[@]}"`` is."""
+    arrays = {} if arrays is None else arrays
     lines = text.splitlines()
     i = 0
     while i < len(lines):
@@ -787,8 +861,19 @@ def _commands(text: str, script_dir: str) -> Iterator[tuple[int, list[str], list
             i += 1
             line = line[:-1] + " " + lines[i]
         i += 1
+        array = _ARRAY.match(line)
+        if array is not None:
+            body = array.group(2)
+            while ")" not in body.replace("$(", "").replace("{", "") and i < len(lines):
+                body += " " + lines[i]
+                i += 1
+            try:
+                arrays[array.group(1)] = shlex.split(body.rsplit(")", 1)[0], comments=True)
+            except ValueError:
+                arrays.pop(array.group(1), None)
+            continue
         heredoc = _HEREDOC.search(line)
-        if heredoc is not None:
+        if heredoc is not None:  # the document's lines are text, not commands
             end = heredoc.group(2)
             while i < len(lines) and lines[i].strip() != end:
                 i += 1
@@ -804,29 +889,68 @@ def _commands(text: str, script_dir: str) -> Iterator[tuple[int, list[str], list
             tokens = list(lexer)
         except ValueError:
             continue
-        argv: list[str] = []
-        writes: list[str] = []
+        pipeline: list[_Simple] = []
+        current = _Simple()
         k = 0
         while k < len(tokens):
             token = tokens[k]
-            if token in _REDIRECTS:
+            if token in _REDIRECTS or token == "<":
                 if k + 1 < len(tokens):
-                    writes.append(tokens[k + 1])
+                    (current.reads if token == "<" else current.writes).append(tokens[k + 1])
                 k += 2
                 continue
-            if token in ("<", "<<", "<<-", "<<<", ">&", "<&"):
+            if token in ("<<", "<<-", "<<<", ">&", "<&"):
                 k += 2
                 continue
             if token in _OPERATORS or (token and set(token) <= set(";&|()<>")):
-                if argv or writes:
-                    yield start, argv, writes
-                argv, writes = [], []
+                if current.argv or current.writes:
+                    pipeline.append(current)
+                current = _Simple()
+                if token not in ("|", "|&") and pipeline:
+                    yield start, pipeline
+                    pipeline = []
                 k += 1
                 continue
-            argv.append(token)
+            expanded = _EXPANDED.match(token)
+            if expanded is not None and expanded.group(1) in arrays:
+                current.argv.extend(arrays[expanded.group(1)])
+            else:
+                current.argv.append(token)
             k += 1
-        if argv or writes:
-            yield start, argv, writes
+        if current.argv or current.writes:
+            pipeline.append(current)
+        if pipeline:
+            yield start, pipeline
+
+
+def _applies_stdin(argv: Sequence[str]) -> bool:
+    """``kubectl apply -f -`` (``create``, ``replace``; ``oc`` too)."""
+    if not argv or posixpath.basename(argv[0]) not in ("kubectl", "oc"):
+        return False
+    if not {"apply", "create", "replace"} & set(argv[1:4]):
+        return False
+    return any(a in ("-f-", "--filename=-") or (a in ("-f", "--filename") and b == "-")
+               for a, b in zip(argv, [*argv[1:], ""], strict=True))
+
+
+def _operands(argv: Sequence[str]) -> list[str]:
+    """The words of ``argv`` after its name that are no options, the expression first
+    (``""`` when ``-e``/``-f``/``--expression`` gave it; ``yq``'s subcommand dropped):
+    ``sed``/``yq`` read the files after it."""
+    out: list[str] = []
+    given = False
+    args = iter(argv[1:])
+    for arg in args:
+        if arg in ("-e", "-f", "--expression", "--file", "--from-file", "-o",
+                   "--output-format", "-p", "-I", "--indent"):
+            given = given or arg in ("-e", "-f", "--expression", "--file", "--from-file")
+            next(args, None)  # the option's value
+        elif not arg.startswith("-"):
+            out.append(arg)
+    if out and posixpath.basename(argv[0]) == "yq" and out[0] in ("e", "eval", "ea",
+                                                                    "eval-all"):
+        out = out[1:]
+    return ["", *out] if given else out
 
 
 def _unwrap(argv: list[str]) -> list[str]:
