@@ -387,3 +387,16 @@ def test_hostile_ci_text_is_read_in_bounded_time_and_never_raises() -> None:
                    "Makefile": "a: b\n\tmake a\nb: a\n\tmake b\n"})
     assert [t for r in found.rewrites for t in r.targets] == ["k8s/y.yaml"]
     assert found.unapplied_by_ci("k8s") is None  # an invalid regex skips nothing
+
+
+def test_large_hostile_scripts_and_makefiles_are_read_in_linear_time() -> None:
+    """Inputs that a quadratic reading (joined continuation lines, an array never closed,
+    a make rule's regular expression on a long line) would take hours over."""
+    found = facts({
+        **step("make -f big.mk all\n./big.sh"),  # (the big script spends the budget)
+        "big.sh": "x \\\n" * 60_000 + "flags=(\n" + "-a\n" * 60_000
+                  + "sed -i s/a/b/ k8s/y.yaml\n",
+        "big.mk": "all:" + " " * 200_000 + ":=\n" + "all" + " " * 200_000 + "\n"
+                  + "all:\n\tsed -i s/a/b/ k8s/z.yaml\n",
+    })
+    assert [t for r in found.rewrites for t in r.targets] == ["k8s/z.yaml"]

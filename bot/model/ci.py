@@ -52,6 +52,7 @@ TREE = "\x00tree\x00"  # the top of the tree read (a script's own folder is name
 UNKNOWN = "\x00unknown\x00"  # a folder the reading cannot tell (cd $DIR)
 MAX_DEPTH = 6  # scripts calling scripts, make targets calling targets
 MAX_COMMANDS = 20_000  # per repository: a hostile tree stops being read, it does not hang
+MAX_LINE = 8192  # a longer logical line is no command a reader could follow: left out
 PROBE = "reviewbot-probe.yaml"  # a file name no pattern targets: "every file of the folder"
 
 
@@ -856,19 +857,18 @@ def _pipelines(text: str, script_dir: str, arrays: dict[str, list[str]] | None =
     i = 0
     while i < len(lines):
         start = i
-        line = lines[i]
-        while line.endswith("\\") and i + 1 < len(lines):
-            i += 1
-            line = line[:-1] + " " + lines[i]
-        i += 1
+        line, i = _logical(lines, i)
+        if len(line) > MAX_LINE:
+            continue
         array = _ARRAY.match(line)
         if array is not None:
-            body = array.group(2)
-            while ")" not in body.replace("$(", "").replace("{", "") and i < len(lines):
-                body += " " + lines[i]
+            parts = [array.group(2)]
+            while not _closes(parts[-1]) and i < len(lines) and len(parts) < 1000:
+                parts.append(lines[i])
                 i += 1
             try:
-                arrays[array.group(1)] = shlex.split(body.rsplit(")", 1)[0], comments=True)
+                arrays[array.group(1)] = shlex.split(" ".join(parts).rsplit(")", 1)[0],
+                                                     comments=True)
             except ValueError:
                 arrays.pop(array.group(1), None)
             continue
@@ -921,6 +921,23 @@ def _pipelines(text: str, script_dir: str, arrays: dict[str, list[str]] | None =
             pipeline.append(current)
         if pipeline:
             yield start, pipeline
+
+
+def _logical(lines: Sequence[str], i: int) -> tuple[str, int]:
+    """The logical line starting at ``lines[i]`` (lines ending in ``\\`` continue), and
+    the index after it."""
+    parts = [lines[i]]
+    i += 1
+    while parts[-1].endswith("\\") and i < len(lines):
+        parts[-1] = parts[-1][:-1]
+        parts.append(lines[i].lstrip("\t"))
+        i += 1
+    return " ".join(parts), i
+
+
+def _closes(text: str) -> bool:
+    """Whether an array's text closes on this line (a ``)`` not of ``$(...)``)."""
+    return ")" in text.replace("$(", "").replace("{", "")
 
 
 def _applies_stdin(argv: Sequence[str]) -> bool:
@@ -1051,7 +1068,24 @@ def _image_name(ref: str) -> str:
     return name[:colon] if colon > slash else name
 
 
-_MAKE_RULE = re.compile(r"^([^\s:=#][^:=#]*?)\s*::?(?!=)\s*([^=#]*?)\s*(?:;.*)?(?:#.*)?$")
+
+
+def _make_rule(line: str) -> tuple[list[str], list[str]] | None:
+    """(targets, prerequisites) of a rule line ``a b: c d`` (``a:: c``, ``a: c ; cmd``);
+    None for an assignment (``A := x``, ``A = b:c``), a directive or a target that is a
+    variable. Read by position, no regular expression: linear on any line."""
+    head = line.split("#", 1)[0]
+    if not head or head[0].isspace():
+        return None
+    colon = head.find(":")
+    if colon <= 0 or "=" in head[:colon] or "$" in head[:colon]:
+        return None
+    rest = head[colon + 1:]
+    if rest.startswith(":"):
+        rest = rest[1:]
+    if rest.startswith("="):
+        return None
+    return head[:colon].split(), rest.split(";", 1)[0].split()
 
 
 def _make_rules(text: str) -> dict[str, tuple[list[str], list[tuple[int, str]]]]:
@@ -1063,11 +1097,10 @@ def _make_rules(text: str) -> dict[str, tuple[list[str], list[tuple[int, str]]]]
     lines = text.splitlines()
     i = 0
     while i < len(lines):
-        number, raw = i + 1, lines[i]
-        while raw.endswith("\\") and i + 1 < len(lines):
-            i += 1
-            raw = raw[:-1] + " " + lines[i].lstrip("\t")
-        i += 1
+        number = i + 1
+        raw, i = _logical(lines, i)
+        if len(raw) > MAX_LINE:
+            continue
         if raw.startswith("\t"):
             if current is not None:
                 recipe = raw[1:].lstrip("@-+ \t")
@@ -1076,14 +1109,14 @@ def _make_rules(text: str) -> dict[str, tuple[list[str], list[tuple[int, str]]]]
             continue
         if not raw.strip() or raw.lstrip().startswith("#"):
             continue
-        match = _MAKE_RULE.match(raw)
-        if match is None or "$" in match.group(1):
+        rule = _make_rule(raw)
+        if rule is None:
             current = None
             continue
         recipe_list: list[tuple[int, str]] = []
-        for target in match.group(1).split():
+        for target in rule[0]:
             if target not in rules:
-                rules[target] = (match.group(2).split(), recipe_list)
+                rules[target] = (rule[1], recipe_list)
         current = recipe_list
     return rules
 
