@@ -44,11 +44,11 @@ def write(root: Path, files: dict[str, str]) -> None:
 
 
 def lint(root: Path, target: str = "") -> list[tuple[str, str, int, str]]:
-    """(rule, file, line, severity) of schema and image-digest findings, linting ``target``
-    (a folder of ``root``; the whole of it by default)."""
+    """(rule[kind], file, line, severity) of schema and image-digest findings, linting
+    ``target`` (a folder of ``root``; the whole of it by default)."""
     result = analyze(disk_tree([root / target] if target else [root], root), Config(),
                      only=["schema", "image-digest"])
-    return sorted((f.rule, f.file, f.line, f.severity) for f in result.findings)
+    return sorted((f"{f.rule}[{f.kind}]", f.file, f.line, f.severity) for f in result.findings)
 
 
 def messages(root: Path) -> list[str]:
@@ -87,11 +87,11 @@ def step(run: str, **extra: str) -> dict[str, str]:
 def test_a_file_a_workflow_step_rewrites_with_sed_gives_warnings_that_name_the_step(
         tmp_path: Path) -> None:
     write(tmp_path, {"k8s/app/deploy.yaml": DEPLOY})
-    assert lint(tmp_path) == [("image-digest", "k8s/app/deploy.yaml", 12, "error"),
-                              ("schema", "k8s/app/deploy.yaml", 5, "error")]
+    assert lint(tmp_path) == [("image-digest[floating]", "k8s/app/deploy.yaml", 12, "error"),
+                              ("schema[invalid]", "k8s/app/deploy.yaml", 5, "error")]
     write(tmp_path, step('sed -i "s|web:latest|web:${GITHUB_SHA}|" k8s/app/deploy.yaml'))
-    assert lint(tmp_path) == [("image-digest", "k8s/app/deploy.yaml", 12, "warning"),
-                              ("schema", "k8s/app/deploy.yaml", 5, "warning")]
+    assert lint(tmp_path) == [("image-digest[placeholder]", "k8s/app/deploy.yaml", 12, "warning"),
+                              ("schema[invalid]", "k8s/app/deploy.yaml", 5, "warning")]
     schema, placeholder = messages(tmp_path)
     assert schema.endswith(
         "Not certain: reviewbot could not see the manifest as CI rewrites it (workflow "
@@ -104,8 +104,8 @@ def test_a_file_a_workflow_step_rewrites_with_sed_gives_warnings_that_name_the_s
 def test_a_variable_target_names_the_step_and_doubts_nothing(tmp_path: Path) -> None:
     write(tmp_path, {"k8s/app/deploy.yaml": DEPLOY,
                      **step('sed -i "s/latest/$TAG/" "$MANIFEST"')})
-    assert lint(tmp_path) == [("image-digest", "k8s/app/deploy.yaml", 12, "error"),
-                              ("schema", "k8s/app/deploy.yaml", 5, "error")]
+    assert lint(tmp_path) == [("image-digest[floating]", "k8s/app/deploy.yaml", 12, "error"),
+                              ("schema[invalid]", "k8s/app/deploy.yaml", 5, "error")]
     found = read_ci(disk_tree([tmp_path], tmp_path))
     assert found.rewrites == ()
     (unknown,) = found.unknown
@@ -117,10 +117,10 @@ def test_working_directory_and_cd_decide_what_a_relative_path_names(tmp_path: Pa
     write(tmp_path, {"k8s/app/deploy.yaml": DEPLOY, "deploy.yaml": DEPLOY,
                      **step("cd app\nyq -i '.spec.replicas = 2' deploy.yaml",
                             **{"working-directory": "k8s"})})
-    assert lint(tmp_path) == [("image-digest", "deploy.yaml", 12, "error"),
-                              ("image-digest", "k8s/app/deploy.yaml", 12, "warning"),
-                              ("schema", "deploy.yaml", 5, "error"),
-                              ("schema", "k8s/app/deploy.yaml", 5, "warning")]
+    assert lint(tmp_path) == [("image-digest[floating]", "deploy.yaml", 12, "error"),
+                              ("image-digest[floating]", "k8s/app/deploy.yaml", 12, "warning"),
+                              ("schema[invalid]", "deploy.yaml", 5, "error"),
+                              ("schema[invalid]", "k8s/app/deploy.yaml", 5, "warning")]
 
 
 def test_kustomize_edit_set_image_touches_the_images_of_that_folders_build_only(
@@ -136,10 +136,10 @@ def test_kustomize_edit_set_image_touches_the_images_of_that_folders_build_only(
         **step("kustomize edit set image ghcr.io/acme/web=ghcr.io/acme/web:${GITHUB_SHA}",
                **{"working-directory": "k8s/prod"}),
     })
-    assert lint(tmp_path) == [("image-digest", "k8s/base/deploy.yaml", 12, "warning"),
-                              ("image-digest", "other/deploy.yaml", 12, "error"),
-                              ("schema", "k8s/base/deploy.yaml", 5, "error"),
-                              ("schema", "other/deploy.yaml", 5, "error")]
+    assert lint(tmp_path) == [("image-digest[floating]", "other/deploy.yaml", 12, "error"),
+                              ("image-digest[placeholder]", "k8s/base/deploy.yaml", 12, "warning"),
+                              ("schema[invalid]", "k8s/base/deploy.yaml", 5, "error"),
+                              ("schema[invalid]", "other/deploy.yaml", 5, "error")]
     (rewrite,) = read_ci(disk_tree([tmp_path], tmp_path)).rewrites
     assert (rewrite.targets, rewrite.images, rewrite.folder) == (
         ("k8s/prod",), ("ghcr.io/acme/web",), True)
@@ -153,9 +153,9 @@ def test_kustomize_edit_of_other_fields_doubts_what_that_kustomization_builds(
         "other/deploy.yaml": DEPLOY.replace("name: web,", "name: other,"),
         **step("cd k8s/base && kustomize edit set namespace shop-${ENV}"),
     })
-    assert [x for x in lint(tmp_path) if x[0] == "schema"] == [
-        ("schema", "k8s/base/deploy.yaml", 5, "warning"),
-        ("schema", "other/deploy.yaml", 5, "error")]
+    assert [x for x in lint(tmp_path) if x[0].startswith("schema")] == [
+        ("schema[invalid]", "k8s/base/deploy.yaml", 5, "warning"),
+        ("schema[invalid]", "other/deploy.yaml", 5, "error")]
     assert "runs kustomize edit set namespace in its kustomization's folder" in (
         messages(tmp_path)[1])
 
@@ -174,7 +174,7 @@ def test_a_patch_ci_rewrites_doubts_the_objects_it_patches(tmp_path: Path) -> No
         "k8s/kustomization.yaml": "resources: [deploy.yaml]\npatches:\n- path: patch.yaml\n",
         **step("sed -i s/three/3/ k8s/patch.yaml"),
     })
-    assert lint(tmp_path) == [("schema", "k8s/patch.yaml", 5, "warning")]
+    assert lint(tmp_path) == [("schema[invalid]", "k8s/patch.yaml", 5, "warning")]
 
 
 def test_a_script_a_step_runs_is_read_with_its_own_lines_and_folder(tmp_path: Path) -> None:
@@ -188,8 +188,8 @@ def test_a_script_a_step_runs_is_read_with_its_own_lines_and_folder(tmp_path: Pa
             """,
         **step("./hack/set-image.sh"),
     })
-    assert lint(tmp_path) == [("image-digest", "k8s/app/deploy.yaml", 12, "warning"),
-                              ("schema", "k8s/app/deploy.yaml", 5, "warning")]
+    assert lint(tmp_path) == [("image-digest[floating]", "k8s/app/deploy.yaml", 12, "warning"),
+                              ("schema[invalid]", "k8s/app/deploy.yaml", 5, "warning")]
     (rewrite,) = read_ci(disk_tree([tmp_path], tmp_path)).rewrites
     assert (rewrite.step.label, rewrite.step.where, rewrite.tool) == (
         "script hack/set-image.sh (run by workflow deploy.yml, job build, step 'Set image')",
@@ -216,10 +216,10 @@ def test_a_makefile_target_and_its_prerequisites_are_read(tmp_path: Path) -> Non
             """,
         **step("make deploy"),
     })
-    assert [x for x in lint(tmp_path) if x[0] == "schema"] == [
-        ("schema", "k8s/app/deploy.yaml", 5, "warning"),
-        ("schema", "k8s/cache/deploy.yaml", 5, "error"),
-        ("schema", "k8s/db/deploy.yaml", 5, "warning")]
+    assert [x for x in lint(tmp_path) if x[0].startswith("schema")] == [
+        ("schema[invalid]", "k8s/app/deploy.yaml", 5, "warning"),
+        ("schema[invalid]", "k8s/cache/deploy.yaml", 5, "error"),
+        ("schema[invalid]", "k8s/db/deploy.yaml", 5, "warning")]
     found = read_ci(disk_tree([tmp_path], tmp_path))
     assert [(r.targets, r.tool, r.step.where) for r in found.rewrites] == [
         (("k8s/app/deploy.yaml",), "envsubst >", "Makefile:8"),
@@ -251,9 +251,9 @@ def test_a_composite_action_of_the_repository_is_read_where_a_step_uses_it(
                 - uses: ./.github/actions/render
             """,
     })
-    assert [x for x in lint(tmp_path) if x[0] == "schema"] == [
-        ("schema", "k8s/app/deploy.yaml", 5, "warning"),
-        ("schema", "k8s/db/deploy.yaml", 5, "warning")]
+    assert [x for x in lint(tmp_path) if x[0].startswith("schema")] == [
+        ("schema[invalid]", "k8s/app/deploy.yaml", 5, "warning"),
+        ("schema[invalid]", "k8s/db/deploy.yaml", 5, "warning")]
     assert ("(action .github/actions/render, step 'Stamp' (used by workflow release.yml, job "
             "ship, step 2) runs sed -i on it)") in messages(tmp_path)[0]
 
@@ -263,8 +263,9 @@ def test_linting_a_folder_reads_the_repository_ci_outside_it(tmp_path: Path) -> 
     write(tmp_path, {"k8s/app/deploy.yaml": DEPLOY,
                      "scripts/stamp.sh": "sed -i s/latest/$1/ k8s/app/deploy.yaml\n",
                      **step("bash scripts/stamp.sh ${{ github.sha }}")})
-    assert lint(tmp_path, "k8s") == [("image-digest", "k8s/app/deploy.yaml", 12, "warning"),
-                                     ("schema", "k8s/app/deploy.yaml", 5, "warning")]
+    assert lint(tmp_path, "k8s") == [
+        ("image-digest[placeholder]", "k8s/app/deploy.yaml", 12, "warning"),
+        ("schema[invalid]", "k8s/app/deploy.yaml", 5, "warning")]
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     subprocess.run(["git", "-C", str(tmp_path), "add", "."], check=True)
     subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t",

@@ -323,7 +323,6 @@ class _Block:
     script_dir: str = ""  # the folder of the script file ($0), for cd "$(dirname "$0")"
     root: str = ""  # the folder of the repository the CI file belongs to ($GITHUB_WORKSPACE)
     arrays: dict[str, list[str]] = field(default_factory=dict)  # bash arrays of literals
-    rewrites: list[Rewrite] = field(default_factory=list)
     finds: list[ValidationSkip] = field(default_factory=list)
     validates: bool = False
 
