@@ -567,7 +567,7 @@ def _chart_templates(model: Model, cluster: _Cluster, target: Minor | None,
     and ``kind:`` lines, unless they sit in a block whose condition asks ``.Capabilities``
     (the chart picks the version the cluster serves)."""
     for path, loaded in sorted(model.files.items()):
-        if loaded.skipped != "helm template":
+        if loaded.skipped != "helm template" or path in model.unapplied:
             continue
         for line, api_version, kind in template_objects(loaded.text):
             gvk_group, version = split_api_version(api_version)

@@ -90,6 +90,7 @@ from reviewbot.model.kustomize import (
     path_entries,
 )
 from reviewbot.model.objects import KObject, Model, Path, model_graph
+from reviewbot.model.reach import is_object, unapplied_folders
 
 ID = "kustomize-integrity"
 SEVERITY = "error"
@@ -102,7 +103,7 @@ RATIONALE = (
 FIX = "Fix the path, list the manifest in its kustomization, or remove the duplicate."
 SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error",
               "build": "error", "invalid": "error", "commented": "info",
-              "applied-by-script": "info"}
+              "applied-by-script": "info", "not-applied": "info"}
 BUILD_FAILED = "kustomize build failed: "
 COST = 7  # CPU time relative to a rule of cost 1, measured on the 50k-object tree
 OPTIONS: tuple[Any, ...] = ()
@@ -113,7 +114,9 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         return
     graph = model_graph(model)
     index = _TreeIndex(model.tree.paths)
-    kustomize = sorted(graph.by_dir.values(), key=lambda k: k.file)
+    unapplied = model.unapplied  # no cluster root reaches them: nothing there is judged
+    kustomize = sorted((k for k in graph.by_dir.values() if k.file not in unapplied),
+                       key=lambda k: k.file)
     referenced: set[str] = set()
     missing_in: set[str] = set()
     for k in kustomize:
@@ -123,15 +126,22 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         yield from _bare_patches(k, referenced)
         if k.flux is None:
             yield from _wrong_types(k)
-    objects_by_file: dict[str, list[KObject]] = {}
+    objects_by_file: dict[str, list[KObject | None]] = {}
     for obj in model.objects:
         if RENDERED not in obj.annotations:  # built objects: kustomize itself checked them
             objects_by_file.setdefault(obj.file, []).append(obj)
-    yield from _unreachable(kustomize, graph, objects_by_file, referenced)
+    for file in unapplied:  # beside a kustomization a root builds: unlisted, so unapplied
+        if any(is_object(r.body) for r in graph.objects_of(file)):
+            objects_by_file.setdefault(file, []).append(None)
+    told: set[str] = set()
+    yield from _unreachable(kustomize, graph, objects_by_file, referenced, told)
+    yield from _not_applied(model, told)
     objects = _by_resource(model)
     reported: set[frozenset[tuple[int, Path]]] = set()
     duplicate_in: set[str] = set()
     for folder in graph.roots:
+        if graph.by_dir[folder].file in unapplied:
+            continue
         yield from _duplicates_below(graph, folder, objects, reported, duplicate_in,
                                      frozenset())
     yield from _flux_paths(model, index, graph, objects, reported)
@@ -351,8 +361,8 @@ def _at(k: Kustomization, path: Path, message: str, kind: str, entry: str,
 
 
 def _unreachable(
-    kustomize: list[Kustomization], graph: Graph, objects_by_file: Mapping[str, list[KObject]],
-    referenced: set[str],
+    kustomize: list[Kustomization], graph: Graph,
+    objects_by_file: Mapping[str, list[KObject | None]], referenced: set[str], told: set[str],
 ) -> Iterator[Violation]:
     by_folder = {k.directory: k for k in kustomize}
     commented: dict[str, tuple[Kustomization, int, str]] = {}
@@ -363,6 +373,7 @@ def _unreachable(
     for target, (k, line, section) in sorted(commented.items()):
         if target in referenced or target not in graph.files and target not in graph.dirs:
             continue
+        told.add(target)
         name = target.rpartition("/")[2]
         yield Violation(
             None, (), f"{name} is commented out at line {line} of {posixpath.basename(k.file)} "
@@ -378,22 +389,47 @@ def _unreachable(
         if file in commented or file in patches:
             continue
         first = objects_by_file[file][0]
+        at = {} if first is not None else {"file": file, "line": 1, "column": 1,
+                                           "key": f"{file}:unlisted"}
+        told.add(file)
         name = posixpath.basename(file)
         script = graph.applied_by(file)
         if script is not None:
             yield Violation(
                 first, (), f"{name} is listed by no kustomization; {script} applies it "
                 "(kubectl apply -f)", kind="applied-by-script",
-                fix=f"Keep {script} in step with {name}, or list it in {k.file}.",
+                fix=f"Keep {script} in step with {name}, or list it in {k.file}.", **at,
             )
             continue
         yield Violation(
             first, (), f"{name} is beside {posixpath.basename(k.file)} but listed by no "
-            "kustomization, so it is never applied", kind="unreachable",
+            "kustomization, so it is never applied", kind="unreachable", **at,
             fix=f"Add {name} to the resources of {k.file}, or delete it.",
             edits=(Edit(k.file, ("resources",), "append", name, k.doc.index),)
             if k.flux is None else (),
         )
+
+
+def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
+    """One info per folder of manifests no cluster root applies (files said above aside)."""
+    for folder in unapplied_folders(model):
+        files = sorted(f for f in model.unapplied if (f == folder or f.startswith(folder + "/"))
+                       and f not in told and _holds_objects(model, f))
+        if not files:
+            continue
+        what = "is" if files == [folder] else f"({len(files)} manifest files) is"
+        yield Violation(
+            None, (), f"{folder} {what} not applied by any cluster root, so nothing in it is "
+            "judged", kind="not-applied", file=files[0], line=1, column=1,
+            key=f"{folder}:not-applied",
+            fix="List it where a cluster's Flux Kustomization or Argo CD Application builds "
+                "it, or delete it if it is kept for reference.",
+        )
+
+
+def _holds_objects(model: Model, file: str) -> bool:
+    lf = model.files.get(file)
+    return lf is not None and any(is_object(d.value) for d in lf.documents)
 
 
 # ---------------------------------------------------------------- duplicates

@@ -55,6 +55,8 @@ OPTIONS: tuple[Any, ...] = ()
 
 def check_set(model: Model, opts: Any) -> Iterator[Violation]:
     for lf in model.files.values():
+        if lf.path in model.unapplied:
+            continue  # no cluster receives it (kustomize-integrity says so once per folder)
         for problem in lf.problems:
             yield Violation(
                 None, (), problem.message, file=lf.path, line=problem.line,

@@ -437,13 +437,19 @@ def test_one_cluster_sums_its_pods_on_a_node(tmp_path: Path) -> None:
     assert {f.file.rpartition("/")[0] for f in result.findings} == {"apps/production"}
 
 
-def test_an_orphan_flux_kustomization_is_no_cluster(tmp_path: Path) -> None:
+def test_an_orphan_flux_kustomization_is_not_applied(tmp_path: Path) -> None:
+    # staging's bootstrap gone: no root applies clusters/staging, so its Deployment reaches no
+    # cluster and is never summed with production's on worker-1
     two_clusters(tmp_path)
     (tmp_path / "clusters" / "staging" / "flux-system" / "gotk-sync.yaml").unlink()
     (tmp_path / "clusters" / "staging" / "flux-system" / "kustomization.yaml").unlink()
-    result = lint_dir(tmp_path, only=["schedulability"])
-    assert result.model.cluster_entries == {}  # one entry point: the tree is one cluster
-    assert [f.rule for f in result.findings] == ["schedulability"]
+    result = lint_dir(tmp_path, only=["schedulability", "kustomize-integrity"])
+    assert result.model.cluster_entries == {}  # one root: the tree is one cluster
+    assert [(f.rule, f.kind, f.severity, f.file) for f in result.findings] == [
+        ("kustomize-integrity", "not-applied", "info", "apps/staging/deploy.yaml"),
+        ("kustomize-integrity", "not-applied", "info", "clusters/staging/apps.yaml")]
+    assert [s.path for s in result.model.skipped
+            if s.reason == "not applied by any cluster root"] == ["apps/staging", "clusters/staging"]
 
 
 def test_configured_clusters_name_their_entry_folders(tmp_path: Path) -> None:

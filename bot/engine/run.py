@@ -567,6 +567,8 @@ class Suppressions:
                 self.by_object[(obj.file, obj.ref)] = entry
                 self.entries.append(entry)
         for lf in model.files.values():
+            if lf.path in model.unapplied:
+                continue  # nothing is reported there: its suppressions are not judged
             for line, (rules, reason, column) in lf.ignore_comments.items():
                 entry = _Entry(rules, reason, lf.path, line, None, column)
                 self.entries.append(entry)

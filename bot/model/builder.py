@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile
-from reviewbot.model.ci import apply_doubts, read_ci
+from reviewbot.model.ci import apply_doubts, is_ci_file, read_ci
 from reviewbot.model.kustomize import (
     CLUSTER_SCOPED,
     KUSTOMIZATION_FILES,
@@ -25,7 +25,6 @@ from reviewbot.model.kustomize import (
     Kustomization,
     Origins,
     Resource,
-    flux_clusters,
     flux_spec,
     is_remote,
     join,
@@ -52,6 +51,8 @@ from reviewbot.model.objects import (
     pod_templates,
     str_map,
 )
+from reviewbot.model.reach import Reach, find_reach, unapplied_folders
+from reviewbot.model.resource import document_objects
 from reviewbot.model.values import configure as configure_values
 from reviewbot.model.values import document_values_pods, object_values_pods
 from reviewbot.sources.tree import Skipped, Tree
@@ -104,7 +105,6 @@ def build_model(
         model.skipped[:0] = list(tree.skipped)
     objects = model.objects
     pending: list[Document] = []
-    flux: list[Document] = []
     for lf in files:
         kustomization = posixpath.basename(lf.path) in KUSTOMIZATION_FILES
         for doc in lf.documents:
@@ -114,30 +114,43 @@ def build_model(
                     Kustomization(lf.path, posixpath.dirname(lf.path), doc.value, doc)
                 )
                 continue
-            if flux_spec(doc.value) is not None:
-                flux.append(doc)
             pending.append(doc)
 
     graph = Graph(model.kustomizations, model.files, tree.paths if tree is not None else (),
                   tree.texts if tree is not None else (), previous)
     model.derived["kustomize-graph"] = graph
     specs = _cluster_specs(configured)
-    member, entries = flux_clusters(graph, flux, specs)
-    variants, patches, tags = _built_documents(graph, flux, member)
+    reach = find_reach(graph, model.documents, specs,
+                       [d for d in model.documents if is_ci_file(d.file.path)])
+    model.derived["reach"] = reach
+    if reach is not None:
+        variants, tags = _reached_documents(reach)
+        patches = _patch_documents(graph)
+        model.unapplied = frozenset(p for p in model.files if p not in reach.files)
+        clusters = reach.clusters
+        if len(clusters) >= 2:
+            model.cluster_entries = {c: ", ".join(sorted({
+                r.file or r.path for r in reach.roots if r.cluster == c})) for c in clusters}
+        model.skipped.extend(Skipped(file, f"not followed: {why}")
+                             for file, why in reach.not_followed)
+        model.skipped.extend(Skipped(folder, "not applied by any cluster root")
+                             for folder in unapplied_folders(model))
+    else:
+        variants, patches, tags = _built_documents(graph, model.documents)
+    entries = model.cluster_entries
     if entries:
-        model.cluster_entries = entries
         model.cluster_inventories = {
             str(spec["name"]): cluster_inventory(spec, inventory) for spec in configured
             if isinstance(spec, dict) and isinstance(spec.get("name"), str)
             and (spec.get("nodes") or spec.get("kubernetes-version"))
         }
-    prefixes = [(c.name, tuple(p.strip("/") + "/" for p in c.paths)) for c in specs]
     model.skipped.extend(_not_judged(graph))
     charts = _chart_content(graph.paths)
     by_identity = model.by_identity
     values_pods: list[PodTemplate] = []  # pods of objects' own Helm values, after the others
+    unapplied = model.unapplied
     for doc in pending:
-        if id(doc) in patches:
+        if id(doc) in patches or doc.file.path in unapplied:
             continue
         if charts and doc.file.path.startswith(charts):
             if doc.index == 0:
@@ -153,7 +166,7 @@ def build_model(
             for n, (obj, pods, service, chart_pods) in enumerate(seen[2]):
                 if entries:
                     _tag_cluster(model, obj, tags.get((id(doc), n)) if built is not None
-                                 else None, prefixes)
+                                 else None)
                 objects.append(obj)
                 add_identity(by_identity, obj)
                 if obj.kind in INDEXED:
@@ -163,8 +176,9 @@ def build_model(
         made: list[Made] = []
         for n, obj in enumerate(_objects(doc) if built is None else _built_objects(doc, built)):
             if entries:
-                _tag_cluster(model, obj, tags.get((id(doc), n)) if built is not None else None,
-                             prefixes)
+                _tag_cluster(model, obj, tags.get((id(doc), n)) if built is not None else None)
+            if reach is not None and id(obj.body) in reach.doubts:
+                model.doubts[id(obj)] = reach.doubts[id(obj.body)]
             objects.append(obj)
             add_identity(by_identity, obj)
             runs: list[PodTemplate] = []
@@ -200,61 +214,69 @@ def build_model(
 Tags = dict[tuple[int, int], set[str]]
 
 
-def _tag_cluster(model: Model, obj: KObject, built_for: set[str] | None,
-                 prefixes: Sequence[tuple[str, tuple[str, ...]]]) -> None:
-    """The clusters ``obj`` belongs to: those its build was made for, else the configured
-    clusters whose paths hold its file."""
-    found = built_for or {name for name, pre in prefixes if obj.file.startswith(pre)}
-    if found:
-        model.clusters[id(obj)] = frozenset(found)
+def _tag_cluster(model: Model, obj: KObject, built_for: set[str] | None) -> None:
+    """The clusters ``obj`` belongs to: those its builds were made for."""
+    if built_for:
+        model.clusters[id(obj)] = frozenset(built_for)
 
 
-def _built_documents(
-    graph: Graph, flux: Sequence[Document], member: Mapping[int, frozenset[str]],
-) -> tuple[dict[int, list[Resource]], set[int], Tags]:
-    """By document: the objects the builds make of it (distinct results, build order), and
-    the documents that are patches (listed, or their entry commented out), not objects.
-
-    Flux Kustomizations' builds come first: what a Flux path applies is what the cluster
-    gets (with ``targetNamespace``); kustomization roots no Flux path reaches are built as
-    they are. ``member``: the clusters of each Flux Kustomization document; the returned
-    tags say which clusters each variant (document id, index) was built for.
-    """
+def _reached_documents(reach: Reach) -> tuple[dict[int, list[Resource]], Tags]:
+    """By document: the objects the reached builds make of it (distinct results, walk
+    order), and the clusters each variant (document id, index) was built for."""
     variants: dict[int, list[Resource]] = {}
-    covered: set[int] = set()
     tags: Tags = {}
-
-    def add(resources: Iterable[Resource], claimed: set[int] | None,
-            clusters: frozenset[str] = frozenset()) -> None:
-        for r in resources:
+    for applied in reach.applied:
+        for r in applied.resources:
             if r.doc is None:
                 continue
             key = id(r.doc)
-            if claimed is None and key in covered:
-                continue
             found = variants.setdefault(key, [])
-            if claimed is not None:
-                claimed.add(key)
             index = next((i for i, v in enumerate(found)
-                          if v.path == r.path and v.body == r.body), None)
+                          if v.path == r.path and (v.body is r.body or v.body == r.body)), None)
             if index is None:
                 index = len(found)
                 found.append(r)
-            if clusters:
-                tags.setdefault((key, index), set()).update(clusters)
+            tags.setdefault((key, index), set()).update(applied.clusters)
+    return variants, tags
 
-    for doc in flux:
+
+def _built_documents(graph: Graph, documents: Sequence[Document],
+                     ) -> tuple[dict[int, list[Resource]], set[int], Tags]:
+    """Without roots: by document, the objects the builds make of it (distinct results,
+    build order), and the documents that are patches. Every Flux Kustomization's build
+    comes first, as written (what its path applies, with ``targetNamespace``); kustomization
+    roots no Flux path reaches are built as they are."""
+    variants: dict[int, list[Resource]] = {}
+    covered: set[int] = set()
+
+    def add(resources: Iterable[Resource], claimed: set[int] | None) -> None:
+        for r in resources:
+            if r.doc is None or (claimed is None and id(r.doc) in covered):
+                continue
+            found = variants.setdefault(id(r.doc), [])
+            if claimed is not None:
+                claimed.add(id(r.doc))
+            if not any(v.path == r.path and v.body == r.body for v in found):
+                found.append(r)
+
+    for doc in documents:
         spec = flux_spec(doc.value)
         if spec is None or not isinstance(spec.get("path"), str) or "${" in spec["path"]:
             continue
         build = graph.flux_build(doc.file.path, spec)
         if build is not None:
             mine: set[int] = set()
-            add(build.resources, mine, member.get(id(doc), frozenset()))
+            add(build.resources, mine)
             covered |= mine
     for folder in graph.roots:
         if not graph.by_dir[folder].is_component:
             add(graph.build(folder).resources, None)
+    return variants, _patch_documents(graph), {}
+
+
+def _patch_documents(graph: Graph) -> set[int]:
+    """The documents that are patches (listed as one, or their entry commented out) and
+    not also listed as a resource: never objects."""
     patches: set[int] = set()
     listed: set[str] = set()
     for k in graph.by_dir.values():
@@ -266,7 +288,7 @@ def _built_documents(
         for entry in graph.commented(k):
             if entry.field.startswith("patches") and entry.target not in listed:
                 patches.update(id(d) for d in _documents_of(graph, entry.target))
-    return variants, patches, tags
+    return patches
 
 
 def _cluster_specs(configured: Sequence[Any]) -> list[ClusterSpec]:
@@ -319,21 +341,9 @@ def _built_objects(doc: Document, built: Sequence[Resource]) -> Iterator[KObject
 
 
 def _objects(doc: Document) -> Iterator[KObject]:
-    value = doc.value
-    if not isinstance(value, dict):
-        return
-    kind, api = value.get("kind"), value.get("apiVersion")
-    if not isinstance(kind, str) or not isinstance(api, str):
-        return
-    if kind.endswith("List") and isinstance(value.get("items"), list):
-        item_kind = kind[: -len("List")]
-        for i, item in enumerate(value["items"]):
-            if isinstance(item, dict):
-                k = item.get("kind") or item_kind
-                a = item.get("apiVersion") or api
-                yield _make(doc, item, str(a), str(k), ("items", i))
-        return
-    yield _make(doc, value, api, kind, ())
+    for r in document_objects(doc):
+        body = r.body if isinstance(r.body, dict) else dict(r.body)
+        yield _make(doc, body, str(body.get("apiVersion")), str(body.get("kind")), r.path)
 
 
 def _make(doc: Document, body: dict[str, Any], api: str, kind: str, path: Path,

@@ -433,18 +433,7 @@ class Graph:
             if is_remote(entry):
                 build.remote.append(entry)
                 continue
-            build.reads[target] = self._token(target)
-            if target in stack:
-                build.cut = True
-            elif target in self.by_dir:
-                component = self.by_dir[target]
-                inner = Build(target, build.resources, build.files, build.remote,
-                              reads=build.reads)
-                for key, sub in include_entries(component.body):
-                    if key != "components":
-                        self._include(inner, target, sub, stack | {target})
-                build.resources = self._transform(component, inner.resources, build)
-                build.cut = build.cut or inner.cut
+            self._component(build, target, stack)
         build.resources = self._transform(k, build.resources, build)
         if k.body.get("helmCharts"):
             build.helm = True
@@ -452,6 +441,22 @@ class Graph:
             build.plugins = True
         self._builds[folder] = build
         return build
+
+    def _component(self, build: Build, target: str, stack: frozenset[str]) -> None:
+        """A component's resources added to ``build`` and its transformations applied to
+        everything so far (a kustomization's ``components``, a Flux ``spec.components``)."""
+        build.reads[target] = self._token(target)
+        if target in stack:
+            build.cut = True
+        elif target in self.by_dir:
+            component = self.by_dir[target]
+            inner = Build(target, build.resources, build.files, build.remote,
+                          reads=build.reads)
+            for key, sub in include_entries(component.body):
+                if key != "components":
+                    self._include(inner, target, sub, stack | {target})
+            build.resources = self._transform(component, inner.resources, build)
+            build.cut = build.cut or inner.cut
 
     def _include(self, build: Build, folder: str, entry: str, stack: frozenset[str]) -> None:
         if is_remote(entry):
@@ -612,6 +617,20 @@ class Graph:
         folder = self.flux_folder(obj_file, path)
         if folder is None:
             return None
+        return self._folder_build(folder, spec, obj_file)
+
+    def folder_build(self, folder: str, spec: Mapping[str, Any], obj_file: str) -> Build:
+        """What a Flux Kustomization in ``obj_file`` with ``spec`` applies when its path is
+        ``folder`` of this tree (memoized by folder and ``spec``)."""
+        key = ("\0" + folder, id(spec))
+        found = self._flux.get(key)
+        if found is not None and found[0] is spec and found[1] is not None:
+            return found[1]
+        build = self._folder_build(folder, spec, obj_file)
+        self._flux[key] = (spec, build)
+        return build
+
+    def _folder_build(self, folder: str, spec: Mapping[str, Any], obj_file: str) -> Build:
         if folder in self.by_dir:
             inner = self.build(folder)
             build = Build(folder, list(inner.resources), set(inner.files), list(inner.remote),
@@ -627,9 +646,15 @@ class Graph:
                 build.files.add(file)
                 build.reads[file] = self._token(file)
                 build.resources = build.resources + self.objects_of(file)
+        for entry in _list(spec.get("components")):  # relative to spec.path
+            if isinstance(entry, str) and entry.strip() and not is_remote(entry):
+                self._component(build, join(folder, entry.strip()), frozenset({folder}))
         wrapper: dict[str, Any] = {}
         if _text(spec.get("targetNamespace")):
             wrapper["namespace"] = spec["targetNamespace"]
+        for key in ("namePrefix", "nameSuffix"):
+            if _text(spec.get(key)):
+                wrapper[key] = spec[key]
         for key in ("patches", "images"):
             if isinstance(spec.get(key), list):
                 wrapper[key] = spec[key]
@@ -667,84 +692,6 @@ class ClusterSpec:
 
     name: str
     paths: tuple[str, ...]
-
-
-def flux_clusters(
-    graph: Graph, flux: Sequence[Document], configured: Sequence[ClusterSpec] = (),
-) -> tuple[dict[int, frozenset[str]], dict[str, str]]:
-    """Which clusters each Flux Kustomization document belongs to, and each cluster's entry
-    (a file or folder, for the summary).
-
-    A cluster is an entry folder with the Flux Kustomizations below it and every one they
-    apply, transitively. Entry folders: a configured cluster's paths; else what ``flux
-    bootstrap`` makes, a folder holding ``flux-system/gotk-sync.yaml`` (or
-    gotk-components), and the folder a sync object's ``spec.path`` names (Kustomization
-    flux-system of GitRepository flux-system). Fewer than two clusters: none (the whole
-    tree is one cluster, as without Flux).
-    """
-    docs = {id(d): d for d in flux}
-    in_file: dict[str, list[int]] = {}
-    for key, doc in docs.items():
-        in_file.setdefault(doc.file.path, []).append(key)
-    reach: dict[int, set[int]] = {}
-    for key, doc in docs.items():
-        spec = flux_spec(doc.value) or {}
-        path = spec.get("path")
-        build = graph.flux_build(doc.file.path, spec) if isinstance(path, str) and (
-            "${" not in path) else None
-        files = build.files if build is not None else set()
-        reach[key] = {k for file in files for k in in_file.get(file, ()) if k != key}
-    closure: dict[int, set[int]] = {}
-    for key in docs:
-        seen = {key}
-        stack = [key]
-        while stack:
-            for nxt in reach[stack.pop()]:
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
-        closure[key] = seen
-    folders: dict[str, tuple[str, ...]] = {}  # cluster -> its entry folders
-    if configured:
-        folders = {c.name: tuple(p.strip("/") for p in c.paths) for c in configured}
-    else:
-        found: set[str] = set()
-        for path in graph.paths:  # what flux bootstrap writes: <cluster>/flux-system/
-            parts = path.split("/")
-            if len(parts) >= 2 and parts[-2] == "flux-system" and parts[-1].startswith(
-                    ("gotk-sync.", "gotk-components.")):
-                found.add("/".join(parts[:-2]))
-        for doc in docs.values():  # sync objects: what their path names
-            spec = flux_spec(doc.value) or {}
-            if _sync_object(doc, False) and isinstance(spec.get("path"), str):
-                folder = graph.flux_folder(doc.file.path, spec["path"])
-                if folder:
-                    found.add(folder)
-        folders = {f: (f,) for f in sorted(found) if f}
-    entries: dict[str, list[int]] = {}
-    where: dict[str, str] = {}
-    for name, paths in folders.items():
-        prefixes = tuple(p + "/" for p in paths)
-        entries[name] = [k for k, d in docs.items() if d.file.path.startswith(prefixes)]
-        where[name] = ", ".join(paths)
-    if len(entries) < 2:
-        return {}, {}
-    member: dict[int, set[str]] = {}
-    for name, keys in entries.items():
-        for key in keys:
-            for reached in closure[key]:
-                member.setdefault(reached, set()).add(name)
-    return {k: frozenset(v) for k, v in member.items()}, where
-
-
-def _sync_object(doc: Document, applies_itself: bool) -> bool:
-    """A cluster's sync object (what ``flux bootstrap`` writes): its name is its source's
-    (Kustomization flux-system of GitRepository flux-system)."""
-    value = doc.value if isinstance(doc.value, dict) else {}
-    spec = _dict(value.get("spec"))
-    name = _dict(value.get("metadata")).get("name")
-    return applies_itself or (name is not None and name == _dict(spec.get("sourceRef"))
-                              .get("name"))
 
 
 def artifact_copies(documents: Iterable[Document]) -> dict[str, list[tuple[str, str]]]:

@@ -340,6 +340,9 @@ class Model:
     # noun phrase: "the value of ${CLUSTER} in spec.path of clusters/ks.yaml"): findings on
     # it are at most warnings and say so (engine.findings.doubted)
     doubts: dict[int, str] = field(default_factory=dict)
+    # files no cluster root applies (:mod:`reviewbot.model.reach`; empty when the repository
+    # has no roots): no object of theirs is built, no finding is reported in them
+    unapplied: frozenset[str] = frozenset()
     # views computed from the finished model once, for whoever asks again (values documents)
     derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -385,6 +388,7 @@ def cluster_views(model: Model) -> list[tuple[str | None, Model]]:
             services=[s for s in model.services if mine(s.obj)],
             network_policies=[o for o in model.network_policies if mine(o)],
             kustomizations=model.kustomizations, doubts=model.doubts,
+            unapplied=model.unapplied,
             values_patterns=model.values_patterns,
         )
         view.namespaces.update((key, ns) for key, ns in model.namespaces.items()

@@ -106,22 +106,28 @@ def file_objects(lf: LoadedFile | None) -> Iterator[Resource]:
     if lf is None:
         return
     for doc in lf.documents:
-        value = doc.value
-        if not isinstance(value, dict):
-            continue
-        kind, api = value.get("kind"), value.get("apiVersion")
-        if not isinstance(kind, str) or not isinstance(api, str):
-            continue
-        if kind.endswith("List") and isinstance(value.get("items"), list):
-            for i, item in enumerate(value["items"]):
-                if isinstance(item, dict):
-                    body = item
-                    if "kind" not in item or "apiVersion" not in item:
-                        body = {"apiVersion": api, "kind": kind[: -len("List")], **item}
-                    yield Resource(doc, ("items", i), body)
-            continue
-        yield Resource(doc, (), value)
+        yield from document_objects(doc)
 
+
+def document_objects(doc: Document) -> Iterator[Resource]:
+    """The objects a document holds, as written: itself when it has a ``kind`` and an
+    ``apiVersion``, the items of a ``*List`` (each with the list's kind and version when it
+    names none). The one place that decides it, for the builds and the model alike."""
+    value = doc.value
+    if not isinstance(value, dict):
+        return
+    kind, api = value.get("kind"), value.get("apiVersion")
+    if not isinstance(kind, str) or not isinstance(api, str):
+        return
+    if kind.endswith("List") and isinstance(value.get("items"), list):
+        for i, item in enumerate(value["items"]):
+            if isinstance(item, dict):
+                body = item
+                if "kind" not in item or "apiVersion" not in item:
+                    body = {"apiVersion": api, "kind": kind[: -len("List")], **item}
+                yield Resource(doc, ("items", i), body)
+        return
+    yield Resource(doc, (), value)
 
 
 def parse_text(name: str, text: str) -> list[Document]:

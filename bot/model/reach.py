@@ -1,0 +1,542 @@
+"""What each cluster receives: the walk from a repository's GitOps roots.
+
+An error is a promise about what a cluster receives. A file of the repository reaches a
+cluster only through a chain that starts at a root: what applies this repository to a
+cluster. The roots reviewbot recognizes:
+
+- the ``clusters:`` entries of ``.reviewbot.yaml`` (each path is applied as a Flux
+  Kustomization with that ``spec.path`` would apply it);
+- Flux's bootstrap: the sync ``Kustomization`` that ``flux bootstrap`` writes to
+  ``<cluster>/flux-system/gotk-sync.yaml`` (or any Kustomization named as the
+  ``GitRepository`` it syncs from, beside it), and a ``<cluster>/flux-system/`` folder holding
+  ``gotk-components.yaml`` or ``gotk-sync.yaml`` without one (bootstrap applies
+  ``<cluster>``);
+- a flux-operator ``FluxInstance`` (``spec.sync.path``);
+- Argo CD ``Application``\\ s and ``ApplicationSet``\\ s whose source path is a folder of this
+  repository (app of apps: the ones no other root applies are applied by hand);
+- an ``OCIRepository`` whose artifact this repository's own CI pushes (``flux push artifact
+  oci://... --path=./kubernetes`` in a workflow step): its paths are that folder's.
+
+From each root the walk follows what Flux and Argo CD follow: a Flux Kustomization's
+``spec.path``, built as kustomize-controller builds it (the folder's kustomization, or the one
+it generates; ``spec.components``, ``targetNamespace``, ``namePrefix``/``nameSuffix``,
+``patches``, ``images``, ``commonMetadata``, then ``postBuild`` substitution with the values
+the repository holds); the Flux Kustomizations and Argo CD Applications that build holds, as
+it built them (a parent's patches apply to its children). A Kustomization whose source is
+another repository, an OCI artifact this repository does not push, or a Bucket is not
+followed: its path is not in this tree.
+
+When a repository has roots, a file no root reaches is not applied: reviewbot reports no
+error in it (one ``not-applied`` info per folder). A repository without roots (manifest
+collections, examples) is applied as written, file by file.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from reviewbot.load.loader import Document
+from reviewbot.model.kustomize import FLUX_GROUP, Build, ClusterSpec, Graph, flux_spec, folders
+from reviewbot.model.objects import Model
+from reviewbot.model.resource import Resource, dict_of, list_of, text_of
+from reviewbot.model.substitute import Values, config_data, post_build_values, substitute
+
+ARGO_GROUP = "argoproj.io"
+# the fields of a Flux Kustomization's spec that change what it applies
+BUILD_FIELDS = ("path", "targetNamespace", "patches", "images", "components", "namePrefix",
+                "nameSuffix", "commonMetadata", "postBuild", "sourceRef")
+_PUSH = re.compile(r"flux\s+push\s+artifact\s+(oci://\S+)([^\n;&|]*)")
+_PUSH_PATH = re.compile(r"--path[= ]+['\"]?([^\s'\"]+)")
+MAX_STEPS = 100_000  # builds the walk may visit (a generated blow-up ends, with a note)
+
+
+@dataclass(frozen=True)
+class Root:
+    """Where a cluster starts: what applies this repository to it."""
+
+    cluster: str
+    how: str  # "configured", "Flux bootstrap", "FluxInstance", "Argo CD", ...
+    file: str  # where the root is declared ("" for a configured path)
+    path: str  # the folder it applies, as written
+
+
+@dataclass
+class Applied:
+    """One build a cluster receives, and the chain of files that brings it."""
+
+    clusters: frozenset[str]
+    resources: list[Resource]
+    chain: tuple[str, ...]
+
+
+@dataclass
+class Reach:
+    """What the roots apply: the builds each cluster receives, every file they read, the
+    Kustomizations the walk did not follow (file, reason) and what it could not see of some
+    objects (id of the built body -> a phrase)."""
+
+    roots: list[Root]
+    applied: list[Applied] = field(default_factory=list)
+    files: set[str] = field(default_factory=set)
+    not_followed: list[tuple[str, str]] = field(default_factory=list)
+    doubts: dict[int, str] = field(default_factory=dict)
+    kept: list[Any] = field(default_factory=list)  # bodies whose ids ``doubts`` names
+
+    @property
+    def clusters(self) -> list[str]:
+        return sorted({r.cluster for r in self.roots})
+
+
+@dataclass(frozen=True)
+class _Step:
+    cluster: str
+    file: str  # the file of the object that asks for the build ("": the repository's root)
+    spec: Mapping[str, Any]
+    namespace: str
+    chain: tuple[str, ...]
+    folder: str | None = None  # the tree folder it applies, when known without resolving
+
+
+def find_reach(graph: Graph, documents: Sequence[Document],
+               configured: Sequence[ClusterSpec] = (),
+               ci_documents: Sequence[Document] = ()) -> Reach | None:
+    """The walk from the repository's roots, or None when it has none (every file is then
+    applied as written)."""
+    walker = _Walker(graph, documents, ci_documents)
+    steps = list(walker.roots(configured))
+    if not steps and not walker.argo_candidates():
+        return None
+    for step in steps:
+        walker.walk(step)
+    for doc in walker.argo_candidates():  # Applications no other root applies: by hand
+        if doc.file.path in walker.reach.files:
+            continue
+        for step in walker.argo_steps(doc.value, doc.file.path, ()):
+            walker.reach.roots.append(Root(step.cluster, "Argo CD", doc.file.path,
+                                           str(step.spec.get("path"))))
+            walker.walk(step)
+        walker.reach.files.add(doc.file.path)
+    if not walker.reach.roots:
+        return None
+    return walker.reach
+
+
+class _Walker:
+    def __init__(self, graph: Graph, documents: Sequence[Document],
+                 ci_documents: Sequence[Document]) -> None:
+        self.graph = graph
+        self.documents = documents
+        self.reach = Reach([])
+        self.seen: set[tuple[str, str, str]] = set()
+        self.specs: dict[str, Mapping[str, Any]] = {}  # one spec object per build key
+        self.steps = 0
+        self.git = _by_name(documents, "GitRepository")
+        self.oci = _by_name(documents, "OCIRepository")
+        self.pushed = _pushed_artifacts(ci_documents)
+        self.self_names: set[str] = {"flux-system"}
+        self.self_urls: set[str] = set()
+        self.config: dict[tuple[str, str, str], Mapping[str, Any]] = {}
+        for doc in documents:
+            value = doc.value
+            if isinstance(value, dict) and value.get("kind") in ("ConfigMap", "Secret") and (
+                    str(value.get("apiVersion")) == "v1"):
+                meta = dict_of(value.get("metadata"))
+                self.config.setdefault((str(value["kind"]), str(meta.get("namespace") or ""),
+                                        str(meta.get("name") or "")), value)
+
+    # ------------------------------------------------------------ roots
+
+    def roots(self, configured: Sequence[ClusterSpec]) -> Iterator[_Step]:
+        for spec in configured:
+            for path in spec.paths:
+                folder = path.strip().strip("/")
+                self.reach.roots.append(Root(spec.name, "configured", "", folder))
+                yield _Step(spec.name, "", {"path": "./" + folder}, "flux-system", (), folder)
+        if configured:
+            return
+        flux = [d for d in self.documents if flux_spec(d.value) is not None]
+        sync: list[Document] = []
+        boot_folders: set[str] = set()
+        for path in self.graph.paths:
+            parent, _, name = path.rpartition("/")
+            if posixpath.basename(parent) == "flux-system" and name.startswith(
+                    ("gotk-sync.", "gotk-components.")):
+                boot_folders.add(parent)
+        for doc in flux:
+            folder = posixpath.dirname(doc.file.path)
+            if folder in boot_folders or _is_sync(doc, self.git):
+                sync.append(doc)
+        covered: set[str] = set()
+        for doc in sync:
+            spec = flux_spec(doc.value) or {}
+            ref = dict_of(spec.get("sourceRef"))
+            if ref.get("kind") == "GitRepository" and text_of(ref.get("name")):
+                self.self_names.add(str(ref["name"]))
+        for name in self.self_names:
+            for repo in self.git.get(name, ()):
+                url = _url(dict_of(repo.value.get("spec")).get("url"))
+                if url:
+                    self.self_urls.add(url)
+        for doc in sync:
+            spec = flux_spec(doc.value) or {}
+            if not isinstance(spec.get("path"), str) or not self._from_here(spec, doc)[0]:
+                continue
+            folder = posixpath.dirname(doc.file.path)
+            cluster = posixpath.dirname(folder) if posixpath.basename(folder) == (
+                "flux-system") else self._target(doc.file.path, spec) or folder
+            covered.add(folder)
+            self.reach.roots.append(Root(cluster or ".", "Flux bootstrap", doc.file.path,
+                                         str(spec["path"])))
+            self.reach.files.add(doc.file.path)
+            yield _Step(cluster or ".", doc.file.path, spec, _namespace(doc.value), ())
+        for folder in sorted(boot_folders - covered):
+            cluster = posixpath.dirname(folder)
+            self.reach.roots.append(Root(cluster or ".", "Flux bootstrap", folder, cluster))
+            yield _Step(cluster or ".", "", {"path": "./" + cluster}, "flux-system", (), cluster)
+        for doc in self.documents:
+            value = doc.value
+            if not isinstance(value, dict) or value.get("kind") != "FluxInstance":
+                continue
+            sync_spec = dict_of(dict_of(value.get("spec")).get("sync"))
+            path = text_of(sync_spec.get("path"))
+            if path is None:
+                continue
+            kind = str(sync_spec.get("kind") or "GitRepository")
+            if kind == "OCIRepository":
+                folder = self.pushed.get(_url(sync_spec.get("url")) or "")
+                if folder is None:
+                    self.reach.not_followed.append((doc.file.path, (
+                        f"FluxInstance syncs OCI artifact {sync_spec.get('url')}, which this "
+                        "repository's CI does not push")))
+                    continue
+                path = "./" + posixpath.join(folder, path.strip().lstrip("./"))
+            elif kind != "GitRepository":
+                continue
+            cluster = path.strip().strip("./") or "."
+            self.reach.roots.append(Root(cluster, "FluxInstance", doc.file.path, path))
+            self.reach.files.add(doc.file.path)
+            yield _Step(cluster, doc.file.path, {"path": path}, "flux-system", ())
+
+    def argo_candidates(self) -> list[Document]:
+        """Argo CD Applications and ApplicationSets of the tree whose source is a folder of
+        it; the ones outside every other's folder first."""
+        found = []
+        for doc in self.documents:
+            value = doc.value
+            if isinstance(value, dict) and value.get("kind") in ("Application",
+                                                                  "ApplicationSet") and (
+                    str(value.get("apiVersion", "")).startswith(ARGO_GROUP + "/")) and any(
+                    True for _ in self.argo_steps(value, doc.file.path, ())):
+                found.append(doc)
+        targets = {str(s.spec.get("path")).strip("./") for d in found
+                   for s in self.argo_steps(d.value, d.file.path, ())}
+
+        def inner(doc: Document) -> bool:
+            return any(t == "" or doc.file.path.startswith(t + "/") for t in targets)
+
+        return sorted(found, key=lambda d: (inner(d), d.file.path))
+
+    # ------------------------------------------------------------ the walk
+
+    def walk(self, first: _Step) -> None:
+        pending = [first]
+        while pending:
+            step = pending.pop()
+            key = self._key(step)
+            if key in self.seen:
+                continue
+            self.seen.add(key)
+            self.steps += 1
+            if self.steps > MAX_STEPS:
+                self.reach.not_followed.append((step.file, (
+                    f"more than {MAX_STEPS} builds: the rest of the walk was not followed")))
+                return
+            spec = self.specs[key[2]]
+            build = (self.graph.flux_build(step.file, spec) if step.folder is None
+                     else self.graph.folder_build(step.folder, spec, step.file))
+            if build is None:
+                continue  # kustomize-integrity says the path is missing
+            chain = step.chain + (step.file or f"{step.cluster} (root)",)
+            resources = self._post_build(build, spec, step)
+            self.reach.files |= build.files
+            self.reach.applied.append(Applied(frozenset({step.cluster}), resources, chain))
+            for r in reversed(resources):
+                pending.extend(self._children(r, step.cluster, chain))
+
+    def _key(self, step: _Step) -> tuple[str, str, str]:
+        """One build per cluster, folder and the spec fields that shape it (500
+        Kustomizations of one path are one build), the spec kept once for the graph's memo."""
+        fields = {k: v for k, v in step.spec.items() if k in BUILD_FIELDS}
+        spec_key = repr(sorted(fields.items())) + "@" + step.namespace
+        folder = step.folder if step.folder is not None else self._target(step.file, step.spec)
+        if folder is None:
+            spec_key += "|" + step.file  # (not in the tree: the graph says so per file)
+        self.specs.setdefault(spec_key, fields)
+        return step.cluster, step.file if folder is None else folder, spec_key
+
+    def _target(self, file: str, spec: Mapping[str, Any]) -> str | None:
+        path = spec.get("path")
+        return self.graph.flux_folder(file, path if isinstance(path, str) else "")
+
+    def _post_build(self, build: Build, spec: Mapping[str, Any],
+                    step: _Step) -> list[Resource]:
+        resources = build.resources
+        meta = dict_of(spec.get("commonMetadata"))
+        if meta:
+            resources = [_with_metadata(r, meta) for r in resources]
+        values = post_build_values(spec, step.namespace, self._config)
+        if values is None:
+            return resources
+        out = []
+        for r in resources:
+            body, missing = substitute(r.body, values)
+            if body is not r.body:
+                r = Resource(r.doc, r.path, body, r.origins)
+            if missing:
+                self.reach.doubts[id(r.body)] = _unseen(missing, values)
+                self.reach.kept.append(r.body)
+            out.append(r)
+        return out
+
+    def _config(self, kind: str, namespace: str, name: str) -> Mapping[str, str] | None:
+        for ns in (namespace, ""):
+            found = self.config.get((kind, ns, name))
+            if found is not None:
+                return config_data(found)
+        return None
+
+    def _children(self, r: Resource, cluster: str, chain: tuple[str, ...]) -> Iterator[_Step]:
+        body = r.body
+        if r.doc is None or not isinstance(body, dict):
+            return
+        file = r.doc.file.path
+        if r.kind == "Kustomization" and r.group == FLUX_GROUP:
+            spec = dict_of(body.get("spec"))
+            if not isinstance(spec.get("path"), str) and spec.get("path") is not None:
+                return
+            here, reason, spec = self._from_here(spec, r.doc)
+            if not here:
+                self.reach.not_followed.append((file, reason))
+                return
+            yield _Step(cluster, file, spec, _namespace(body), chain)
+        elif r.group == ARGO_GROUP and r.kind in ("Application", "ApplicationSet"):
+            self.reach.files.add(file)
+            yield from self.argo_steps(body, file, chain)
+
+    def _from_here(self, spec: Mapping[str, Any],
+                   doc: Document) -> tuple[bool, str, Mapping[str, Any]]:
+        """Whether a Flux Kustomization's source is this repository (and its spec with the
+        path in this tree), else why not."""
+        ref = dict_of(spec.get("sourceRef"))
+        kind, name = str(ref.get("kind") or "GitRepository"), str(ref.get("name") or "")
+        if kind == "GitRepository":
+            if name in self.self_names:
+                return True, "", spec
+            urls = {_url(dict_of(d.value.get("spec")).get("url")) for d in self.git.get(name, ())}
+            if urls & self.self_urls:
+                return True, "", spec
+            where = (f"GitRepository {name} ({', '.join(sorted(u for u in urls if u))})"
+                     if urls else f"GitRepository {name}, which is not in this repository")
+            return False, f"its spec.path is in {where}, not this repository", spec
+        if kind == "OCIRepository":
+            oci = [_url(dict_of(d.value.get("spec")).get("url")) for d in self.oci.get(name, ())]
+            folder = next((self.pushed[u] for u in oci if u and u in self.pushed), None)
+            if folder is None:
+                return False, (f"its spec.path is in OCIRepository {name}, an artifact this "
+                               "repository's CI does not push"), spec
+            path = str(spec.get("path") or "").strip().lstrip("./")
+            mapped = dict(spec)
+            mapped["path"] = "./" + (posixpath.join(folder, path) if path else folder)
+            return True, "", mapped
+        if kind == "ExternalArtifact" and name in self.graph.artifacts:
+            return True, "", spec
+        return False, f"its spec.path is in {kind} {name}, not this repository", spec
+
+    def argo_steps(self, value: Mapping[str, Any], file: str,
+                   chain: tuple[str, ...]) -> Iterator[_Step]:
+        """The folders of this repository an Argo CD Application or ApplicationSet applies."""
+        spec = dict_of(value.get("spec"))
+        if value.get("kind") == "ApplicationSet":
+            template = dict_of(dict_of(spec.get("template")).get("spec"))
+            for params in _generated(spec.get("generators"), self.graph):
+                yield from self._argo_sources(_fill(template, params), file, chain)
+            return
+        yield from self._argo_sources(spec, file, chain)
+
+    def _argo_sources(self, spec: Mapping[str, Any], file: str,
+                      chain: tuple[str, ...]) -> Iterator[_Step]:
+        destination = dict_of(spec.get("destination"))
+        cluster = str(destination.get("name") or destination.get("server") or "in-cluster")
+        sources = list_of(spec.get("sources")) or [spec.get("source")]
+        for source in sources:
+            source = dict_of(source)
+            path = text_of(source.get("path"))
+            if path is None or source.get("chart") or "{{" in path:
+                continue
+            folder = self.graph.flux_folder(file, path) if file else path.strip("./")
+            if folder is None or (folder and folder not in self.graph.dirs):
+                continue
+            flux: dict[str, Any] = {"path": path}
+            namespace = text_of(destination.get("namespace"))
+            if namespace:
+                flux["targetNamespace"] = namespace  # namespaced objects without one
+            yield _Step(cluster, file, flux, "argocd", chain, folder)
+
+
+# ---------------------------------------------------------------- unapplied
+
+
+def unapplied_folders(model: Model) -> list[str]:
+    """The topmost folders of the manifests no root applies (each holds no applied file)."""
+    applied = folders(p for p in model.files if p not in model.unapplied)
+    found: set[str] = set()
+    for path in sorted(model.unapplied):
+        lf = model.files[path]
+        if not any(is_object(d.value) for d in lf.documents):
+            continue
+        top = path
+        parent = posixpath.dirname(path)
+        while parent and parent not in applied:
+            top = parent
+            up = posixpath.dirname(parent)
+            parent = up if up != parent else ""
+        if not any(top == f or top.startswith(f + "/") for f in found):
+            found.add(top)
+    return sorted(found)
+
+
+def is_object(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("kind"), str) and isinstance(
+        value.get("apiVersion"), str)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _by_name(documents: Iterable[Document], kind: str) -> dict[str, list[Document]]:
+    out: dict[str, list[Document]] = {}
+    for doc in documents:
+        value = doc.value
+        if isinstance(value, dict) and value.get("kind") == kind and str(
+                value.get("apiVersion", "")).startswith("source.toolkit.fluxcd.io/"):
+            name = dict_of(value.get("metadata")).get("name")
+            if isinstance(name, str):
+                out.setdefault(name, []).append(doc)
+    return out
+
+
+def _is_sync(doc: Document, git: Mapping[str, list[Document]]) -> bool:
+    """What ``flux bootstrap`` writes: a Kustomization named as the GitRepository it syncs
+    from, the two in one file (gotk-sync.yaml's shape, wherever it lives)."""
+    value = doc.value if isinstance(doc.value, dict) else {}
+    name = dict_of(value.get("metadata")).get("name")
+    ref = dict_of(dict_of(value.get("spec")).get("sourceRef"))
+    if not name or name != ref.get("name") or ref.get("kind") != "GitRepository":
+        return False
+    return any(d.file is doc.file for d in git.get(str(name), ()))
+
+
+def _namespace(value: Any) -> str:
+    meta = dict_of(value.get("metadata")) if isinstance(value, dict) else {}
+    return str(meta.get("namespace") or "flux-system")
+
+
+def _url(value: Any) -> str | None:
+    """A source URL without scheme, user, ``.git`` and tag: what names a repository."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    text = re.sub(r"^[a-z0-9+]+://", "", text)
+    text = re.sub(r"^[^@/]+@", "", text)
+    text = text.replace(":", "/", 1) if re.match(r"^[^/]+:[^0-9]", text) else text
+    text = text.rstrip("/").removesuffix(".git")
+    return text.partition("?")[0].lower()
+
+
+def _pushed_artifacts(ci_documents: Sequence[Document]) -> dict[str, str]:
+    """OCI repositories this repository's CI pushes with ``flux push artifact``: URL ->
+    the folder it pushes (``--path``)."""
+    out: dict[str, str] = {}
+    for doc in ci_documents:
+        for text in _strings(doc.value):
+            if "flux" not in text or "push" not in text:
+                continue
+            for match in _PUSH.finditer(text):
+                url = _url(match.group(1).rpartition(":")[0] if match.group(1).count(":") > 1
+                           else match.group(1))
+                path = _PUSH_PATH.search(match.group(2))
+                if url and path and "$" not in path.group(1):
+                    out[url] = posixpath.normpath(path.group(1).strip("/")).lstrip("./") or ""
+    return out
+
+
+def _strings(value: Any, depth: int = 0) -> Iterator[str]:
+    if depth > 20:
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item, depth + 1)
+
+
+def _generated(generators: Any, graph: Graph) -> Iterator[dict[str, str]]:
+    """Parameters of an ApplicationSet's git directory and list generators (others are not
+    evaluated: they give nothing)."""
+    for generator in list_of(generators):
+        generator = dict_of(generator)
+        git = dict_of(generator.get("git"))
+        if git:
+            directories = list_of(git.get("directories"))
+            include = [str(d["path"]) for d in map(dict_of, directories)
+                       if isinstance(d.get("path"), str) and not d.get("exclude")]
+            exclude = [str(d["path"]) for d in map(dict_of, directories)
+                       if isinstance(d.get("path"), str) and d.get("exclude")]
+            for folder in sorted(graph.dirs):
+                if any(fnmatch.fnmatchcase(folder, g) for g in include) and not any(
+                        fnmatch.fnmatchcase(folder, g) for g in exclude):
+                    base = posixpath.basename(folder)
+                    yield {"path": folder, "path.path": folder, "path.basename": base,
+                           "path[0]": folder.split("/")[0]}
+        for element in list_of(dict_of(generator.get("list")).get("elements")):
+            if isinstance(element, dict):
+                yield {str(k): str(v) for k, v in element.items() if not isinstance(v, dict)}
+
+
+_PARAM = re.compile(r"\{\{\s*\.?([\w.\[\]]+)\s*\}\}")
+
+
+def _fill(template: Any, params: Mapping[str, str]) -> Any:
+    if isinstance(template, str):
+        return _PARAM.sub(lambda m: params.get(m.group(1), m.group(0)), template)
+    if isinstance(template, dict):
+        return {k: _fill(v, params) for k, v in template.items()}
+    if isinstance(template, list):
+        return [_fill(v, params) for v in template]
+    return template
+
+
+def _with_metadata(r: Resource, common: Mapping[str, Any]) -> Resource:
+    """Flux's ``spec.commonMetadata``: labels and annotations on every object's metadata
+    (never on selectors or templates)."""
+    body = dict(r.body)
+    meta = dict(dict_of(body.get("metadata")))
+    for key in ("labels", "annotations"):
+        extra = dict_of(common.get(key))
+        if extra:
+            meta[key] = {**dict_of(meta.get(key)), **{str(k): str(v) for k, v in extra.items()}}
+    body["metadata"] = meta
+    return Resource(r.doc, r.path, body, r.origins)
+
+
+def _unseen(missing: Sequence[str], values: Values) -> str:
+    names = ", ".join("${" + m + "}" for m in missing)
+    return f"the value of {names} ({'; '.join(values.unknown)})"

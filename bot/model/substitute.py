@@ -1,0 +1,163 @@
+"""Flux's post-build variable substitution, in process.
+
+A Flux ``Kustomization`` with ``spec.postBuild`` has kustomize-controller replace
+``${var}`` in what the build made before it applies it (fluxcd.io, "Kustomization",
+"Post build variable substitution"):
+
+- the values come from ``postBuild.substitute`` and from the ConfigMaps and Secrets of
+  ``postBuild.substituteFrom`` (in the Kustomization's namespace); ``substitute`` wins over
+  ``substituteFrom``, and a later ``substituteFrom`` entry over an earlier one;
+- ``${var:=default}`` and ``${var:-default}`` give the default when the variable has no
+  value; ``$${var}`` is written as the literal ``${var}``; a variable without a value and
+  without a default becomes the empty string;
+- an object annotated (or labeled) ``kustomize.toolkit.fluxcd.io/substitute: disabled`` is
+  left as it is.
+
+Values reviewbot cannot read (a ConfigMap or Secret that is not in the repository, a SOPS
+value) are not guessed: the objects that use them carry a doubt naming the variable and
+where its value lives.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+DISABLED = "kustomize.toolkit.fluxcd.io/substitute"
+_VAR = re.compile(r"\$(\$?)\{([_A-Za-z][_A-Za-z0-9]*)(?:(:?[=-])([^}]*))?\}")
+
+
+@dataclass(frozen=True)
+class Values:
+    """What a Kustomization's ``postBuild`` gives: the known values, and for each source
+    reviewbot could not read, a phrase saying where the values live."""
+
+    known: Mapping[str, str]
+    unknown: tuple[str, ...] = ()
+
+
+# (kind, namespace, name) -> the data of a ConfigMap or Secret of the repository, or None
+Lookup = Callable[[str, str, str], "Mapping[str, str] | None"]
+
+
+def post_build_values(spec: Mapping[str, Any], namespace: str, lookup: Lookup) -> Values | None:
+    """The values ``spec.postBuild`` gives, or None when it asks for no substitution."""
+    post = spec.get("postBuild")
+    if not isinstance(post, dict):
+        return None
+    known: dict[str, str] = {}
+    unknown: list[str] = []
+    for source in post.get("substituteFrom") or []:
+        if not isinstance(source, dict):
+            continue
+        kind, name = str(source.get("kind") or ""), str(source.get("name") or "")
+        data = lookup(kind, namespace, name) if kind in ("ConfigMap", "Secret") else None
+        if data is None:
+            if not source.get("optional"):
+                unknown.append(f"{kind} {namespace}/{name} (postBuild.substituteFrom, not in "
+                               "the repository or encrypted)")
+            continue
+        known.update(data)
+    inline = post.get("substitute")
+    if isinstance(inline, dict):
+        known.update({str(k): _text(v) for k, v in inline.items()})
+    return Values(known, tuple(unknown))
+
+
+def config_data(body: Mapping[str, Any]) -> Mapping[str, str] | None:
+    """A ConfigMap's or Secret's data as text; None when a value is SOPS ciphertext."""
+    out: dict[str, str] = {}
+    if body.get("sops") is not None:
+        return None
+    data = body.get("data")
+    secret = body.get("kind") == "Secret"
+    if isinstance(data, dict):
+        for key, value in data.items():
+            text = _text(value)
+            if secret:
+                try:
+                    text = base64.b64decode(text, validate=True).decode("utf-8")
+                except (binascii.Error, UnicodeDecodeError):
+                    return None
+            out[str(key)] = text
+    string_data = body.get("stringData")
+    if secret and isinstance(string_data, dict):
+        out.update({str(k): _text(v) for k, v in string_data.items()})
+    if any(v.startswith("ENC[") for v in out.values()):
+        return None
+    return out
+
+
+def substitute(body: Any, values: Values) -> tuple[Any, tuple[str, ...]]:
+    """``body`` with its variables replaced (the same object when it has none), and the
+    variables whose values reviewbot could not see (their names, sorted)."""
+    if _disabled(body):
+        return body, ()
+    missing: set[str] = set()
+    out = _walk(body, values, missing)
+    return out, tuple(sorted(missing))
+
+
+def _walk(value: Any, values: Values, missing: set[str]) -> Any:
+    if isinstance(value, str):
+        if "${" not in value:
+            return value
+        out = _replace(value, values, missing)
+        # Flux substitutes the YAML text: a value that is one variable reads as what it is
+        # (``replicas: ${N}`` is a number), as YAML 1.2's core schema reads it
+        if _VAR.fullmatch(value) and isinstance(out, str):
+            if re.fullmatch(r"[-+]?[0-9]+", out):
+                return int(out)
+            if out in ("true", "false"):
+                return out == "true"
+        return out
+    if isinstance(value, dict):
+        changed = {k: _walk(v, values, missing) for k, v in value.items()}
+        new_keys = {(_replace(k, values, missing) if isinstance(k, str) and "${" in k else k): v
+                    for k, v in changed.items()}
+        same = len(new_keys) == len(value) and all(
+            k in value and value[k] is v for k, v in new_keys.items())
+        return value if same else new_keys
+    if isinstance(value, list):
+        items = [_walk(v, values, missing) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    return value
+
+
+def _replace(text: str, values: Values, missing: set[str]) -> Any:
+    def one(match: re.Match[str]) -> str:
+        escaped, name, op, default = match.groups()
+        if escaped:
+            return match.group(0)[1:]
+        if name in values.known and (op != ":-" and op != ":=" or values.known[name]):
+            return values.known[name]
+        if op is not None:
+            return default
+        if values.unknown:
+            missing.add(name)
+            return match.group(0)
+        return ""
+
+    out = _VAR.sub(one, text)
+    return out
+
+
+def _disabled(body: Any) -> bool:
+    meta = body.get("metadata") if isinstance(body, dict) else None
+    if not isinstance(meta, dict):
+        return False
+    for key in ("annotations", "labels"):
+        found = meta.get(key)
+        if isinstance(found, dict) and str(found.get(DISABLED)) == "disabled":
+            return True
+    return False
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
