@@ -504,7 +504,10 @@ def _flux_paths(
     model: Model, index: _TreeIndex, graph: Graph, objects: Objects,
     reported: Reported,
 ) -> Iterator[Violation]:
-    flux = [k.flux for k in model.kustomizations if k.flux is not None]
+    reach = model.derived.get("reach")
+    elsewhere = reach.elsewhere if reach is not None else set()  # another source's paths
+    flux = [k.flux for k in model.kustomizations
+            if k.flux is not None and id(k.flux.body) not in elsewhere]
     resolved: dict[int, str | None] = {}
     sources_here: set[tuple[str, str, str]] = set()
     for obj in flux:

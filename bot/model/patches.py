@@ -113,18 +113,33 @@ def _matches(pattern: str, value: str) -> bool:
         return False
 
 
+_TERMS = re.compile(r"(?:[^,(]|\([^)]*\))+")
+_SET = re.compile(r"^\s*([^\s!=]+)\s+(in|notin)\s*\(([^)]*)\)\s*$")
+
+
 def _label_match(selector: str, labels: Mapping[str, Any]) -> bool:
-    for term in (t.strip() for t in selector.split(",") if t.strip()):
-        if "!=" in term:
+    """A label selector as text, as ``kubectl -l`` and kustomize's patch targets read it
+    (Kubernetes' labels.Parse): comma-separated terms, all required: ``key``, ``!key``,
+    ``key=value`` (or ``==``), ``key!=value`` (true when the key is absent), ``key in (a,b)``,
+    ``key notin (a,b)`` (true when the key is absent)."""
+    for term in (t.strip() for t in _TERMS.findall(selector) if t.strip()):
+        found = _SET.match(term)
+        if found:
+            key, op, values = found.group(1), found.group(2), {
+                v.strip() for v in found.group(3).split(",") if v.strip()}
+            has = key in labels and str(labels[key]) in values
+            if has != (op == "in"):
+                return False
+        elif "!=" in term:
             key, _, value = term.partition("!=")
-            if str(labels.get(key.strip())) == value.strip():
+            if key.strip() in labels and str(labels.get(key.strip())) == value.strip():
                 return False
         elif "=" in term:
             key, _, value = term.replace("==", "=").partition("=")
-            if str(labels.get(key.strip())) != value.strip():
+            if key.strip() not in labels or str(labels.get(key.strip())) != value.strip():
                 return False
         elif term.startswith("!"):
-            if term[1:] in labels:
+            if term[1:].strip() in labels:
                 return False
         elif term not in labels:
             return False

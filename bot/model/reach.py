@@ -85,7 +85,10 @@ class Reach:
     files: set[str] = field(default_factory=set)
     not_followed: list[tuple[str, str]] = field(default_factory=list)
     doubts: dict[int, str] = field(default_factory=dict)
-    kept: list[Any] = field(default_factory=list)  # bodies whose ids ``doubts`` names
+    # the built bodies of Flux Kustomizations whose path is in another source (their path
+    # means nothing in this tree)
+    elsewhere: set[int] = field(default_factory=set)
+    kept: list[Any] = field(default_factory=list)  # bodies whose ids the sets above name
 
     @property
     def clusters(self) -> list[str]:
@@ -194,6 +197,22 @@ class _Walker:
                                          str(spec["path"])))
             self.reach.files.add(doc.file.path)
             yield _Step(cluster or ".", doc.file.path, spec, _namespace(doc.value), ())
+        if not sync:  # a sync Kustomization that applies its own file (bootstrapped by hand)
+            for doc in flux:
+                spec = flux_spec(doc.value) or {}
+                path = spec.get("path")
+                if not isinstance(path, str) or not self._from_here(spec, doc)[0]:
+                    continue
+                folder = self._target(doc.file.path, spec)
+                if folder is None or not (folder == "" or doc.file.path.startswith(folder + "/")):
+                    continue
+                build = self.graph.flux_build(doc.file.path, spec)
+                if build is None or doc.file.path not in build.files:
+                    continue
+                self.reach.roots.append(Root(folder or ".", "self-applying Flux Kustomization",
+                                             doc.file.path, path))
+                covered.add(folder)
+                yield _Step(folder or ".", doc.file.path, spec, _namespace(doc.value), ())
         for folder in sorted(boot_folders - covered):
             cluster = posixpath.dirname(folder)
             self.reach.roots.append(Root(cluster or ".", "Flux bootstrap", folder, cluster))
@@ -322,6 +341,8 @@ class _Walker:
             here, reason, spec = self._from_here(spec, r.doc)
             if not here:
                 self.reach.not_followed.append((file, reason))
+                self.reach.elsewhere.add(id(body))
+                self.reach.kept.append(body)
                 return
             yield _Step(cluster, file, spec, _namespace(body), chain)
         elif r.group == ARGO_GROUP and r.kind in ("Application", "ApplicationSet"):
