@@ -414,7 +414,7 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
     """One info per folder of manifests no cluster root applies (files said above aside)."""
     for folder in unapplied_folders(model):
         files = sorted(f for f in model.unapplied if (f == folder or f.startswith(folder + "/"))
-                       and f not in told and _holds_objects(model, f))
+                       and not _said(f, told) and _holds_objects(model, f))
         if not files:
             continue
         what = "is" if files == [folder] else f"({len(files)} manifest files) is"
@@ -425,6 +425,11 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
             fix="List it where a cluster's Flux Kustomization or Argo CD Application builds "
                 "it, or delete it if it is kept for reference.",
         )
+
+
+def _said(file: str, told: set[str]) -> bool:
+    """Whether ``file`` (or a folder holding it) had its own finding above."""
+    return file in told or any(file.startswith(t + "/") for t in told)
 
 
 def _holds_objects(model: Model, file: str) -> bool:

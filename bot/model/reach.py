@@ -213,6 +213,8 @@ class _Walker:
                                              doc.file.path, path))
                 covered.add(folder)
                 yield _Step(folder or ".", doc.file.path, spec, _namespace(doc.value), ())
+        if not sync and not covered:  # the same, made by a kustomization's build
+            yield from self._built_sync(covered)
         for folder in sorted(boot_folders - covered):
             cluster = posixpath.dirname(folder)
             self.reach.roots.append(Root(cluster or ".", "Flux bootstrap", folder, cluster))
@@ -240,6 +242,37 @@ class _Walker:
             self.reach.roots.append(Root(cluster, "FluxInstance", doc.file.path, path))
             self.reach.files.add(doc.file.path)
             yield _Step(cluster, doc.file.path, {"path": path}, "flux-system", ())
+
+    def _built_sync(self, covered: set[str]) -> Iterator[_Step]:
+        """Flux Kustomizations that a kustomization root builds with a path naming that
+        root's own folder (a sync object patched per cluster: ``path:
+        ./clusters/${ENV}`` in a base, ``./clusters/sbox/01`` in the overlay)."""
+        graph = self.graph
+        for folder in graph.roots:
+            if graph.by_dir[folder].is_component:
+                continue
+            for r in graph.build(folder).resources:
+                if r.doc is None or r.kind != "Kustomization" or r.group != FLUX_GROUP:
+                    continue
+                spec = dict_of(r.body.get("spec"))
+                path = spec.get("path")
+                if not isinstance(path, str) or folder not in (
+                        self._target(r.doc.file.path, spec),
+                        graph.flux_folder(graph.by_dir[folder].file, path)):
+                    continue
+                ref = dict_of(spec.get("sourceRef"))
+                if ref.get("kind", "GitRepository") == "GitRepository" and ref.get("name"):
+                    self.self_names.add(str(ref["name"]))
+                for repo in self.git.get(str(ref.get("name")), ()):
+                    url = _url(dict_of(repo.value.get("spec")).get("url"))
+                    if url:
+                        self.self_urls.add(url)
+                covered.add(folder)
+                self.reach.roots.append(Root(folder or ".", "Flux sync Kustomization built by "
+                                             "kustomize", graph.by_dir[folder].file, path))
+                self.reach.files.add(graph.by_dir[folder].file)
+                yield _Step(folder or ".", graph.by_dir[folder].file, spec,
+                            _namespace(r.body), (), folder)
 
     def argo_candidates(self) -> list[Document]:
         """Argo CD Applications and ApplicationSets of the tree whose source is a folder of
