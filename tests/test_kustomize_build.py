@@ -448,8 +448,8 @@ def test_an_orphan_flux_kustomization_is_not_applied(tmp_path: Path) -> None:
     assert [(f.rule, f.kind, f.severity, f.file) for f in result.findings] == [
         ("kustomize-integrity", "not-applied", "info", "apps/staging/deploy.yaml"),
         ("kustomize-integrity", "not-applied", "info", "clusters/staging/apps.yaml")]
-    assert [s.path for s in result.model.skipped
-            if s.reason == "not applied by any cluster root"] == ["apps/staging", "clusters/staging"]
+    assert [s.path for s in result.model.skipped if s.reason == (
+        "not applied by any cluster root")] == ["apps/staging", "clusters/staging"]
 
 
 def test_configured_clusters_name_their_entry_folders(tmp_path: Path) -> None:

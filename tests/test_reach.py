@@ -151,7 +151,9 @@ def test_an_oci_artifact_this_repositorys_ci_pushes_maps_to_its_folder(tmp_path:
               push:
                 runs-on: ubuntu-latest
                 steps:
-                - run: flux push artifact oci://ghcr.io/acme/fleet-manifests:$(git rev-parse --short HEAD) --path=./kubernetes --source=x --revision=y
+                - run: >-
+                    flux push artifact oci://ghcr.io/acme/fleet-manifests:$(git rev-parse HEAD)
+                    --path=./kubernetes --source=x --revision=y
         """,
         "kubernetes/apps/web.yaml": FLOATING % "web",
         "apps/web.yaml": FLOATING % "decoy",
