@@ -417,10 +417,13 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
                        and not _said(f, told) and _holds_objects(model, f))
         if not files:
             continue
-        what = "is" if files == [folder] else f"({len(files)} manifest files) is"
+        count = f"{len(files)} manifest file" + ("s" if len(files) > 1 else "")
+        what = "is" if files == [folder] else f"({count}) is"
+        why = ("not applied by any cluster root" if model.derived.get("reach") is not None
+               else "kept aside (an archive or hidden folder no build reads)")
         yield Violation(
-            None, (), f"{folder} {what} not applied by any cluster root, so nothing in it is "
-            "judged", kind="not-applied", file=files[0], line=1, column=1,
+            None, (), f"{folder} {what} {why}, so nothing in it is judged",
+            kind="not-applied", file=files[0], line=1, column=1,
             key=f"{folder}:not-applied",
             fix="List it where a cluster's Flux Kustomization or Argo CD Application builds "
                 "it, or delete it if it is kept for reference.",

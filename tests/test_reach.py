@@ -336,13 +336,18 @@ def test_a_sync_kustomization_patched_per_cluster_by_kustomize_is_a_root(
         ("kustomize-integrity[not-applied]", "unused/web.yaml")]
 
 
-def test_without_roots_every_file_is_applied_as_written(tmp_path: Path) -> None:
-    write(tmp_path, {"examples/a/web.yaml": FLOATING % "a", ".archive/b.yaml": FLOATING % "b"})
+def test_without_roots_every_file_is_applied_as_written_but_archives(tmp_path: Path) -> None:
+    write(tmp_path, {"examples/a/web.yaml": FLOATING % "a", "_archived/b.yaml": FLOATING % "b",
+                     ".attic/c.yaml": FLOATING % "c", "old-app/d.yaml": FLOATING % "d"})
     result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
     assert [(r, f) for r, _, f, _ in found(result)] == [
-        ("image-digest[floating]", ".archive/b.yaml"),
-        ("image-digest[floating]", "examples/a/web.yaml")]
-    assert result.model.unapplied == frozenset()
+        ("image-digest[floating]", "examples/a/web.yaml"),
+        ("image-digest[floating]", "old-app/d.yaml"),
+        ("kustomize-integrity[not-applied]", ".attic/c.yaml"),
+        ("kustomize-integrity[not-applied]", "_archived/b.yaml")]
+    assert [f.message for f in result.findings if f.kind == "not-applied"][1] == (
+        "_archived (1 manifest file) is kept aside (an archive or hidden folder no build reads), so nothing in "
+        "it is judged")
 
 
 def test_five_hundred_kustomizations_of_one_path_are_one_build(tmp_path: Path) -> None:

@@ -51,7 +51,7 @@ from reviewbot.model.objects import (
     pod_templates,
     str_map,
 )
-from reviewbot.model.reach import Reach, find_reach, unapplied_folders
+from reviewbot.model.reach import Reach, find_reach, kept_aside, unapplied_folders
 from reviewbot.model.resource import document_objects
 from reviewbot.model.values import configure as configure_values
 from reviewbot.model.values import document_values_pods, object_values_pods
@@ -137,6 +137,10 @@ def build_model(
                              for folder in unapplied_folders(model))
     else:
         variants, patches, tags = _built_documents(graph, model.documents)
+        built = graph.built_files()
+        model.unapplied = frozenset(p for p in model.files if kept_aside(p) and p not in built)
+        model.skipped.extend(Skipped(folder, "kept aside (an archive or hidden folder no build "
+                                     "reads): not applied") for folder in unapplied_folders(model))
     entries = model.cluster_entries
     if entries:
         model.cluster_inventories = {

@@ -444,6 +444,18 @@ class _Walker:
 
 # ---------------------------------------------------------------- unapplied
 
+# folders a repository keeps aside: what they hold is applied by nobody, roots or not
+ARCHIVE_NAMES = frozenset({"archive", "archived", "_archive", "_archived", "attic", "_attic",
+                           "deprecated", "_deprecated", "old", "_old", "unused", "_unused"})
+
+
+def kept_aside(path: str) -> bool:
+    """Whether ``path`` lies in a hidden folder (``.archive/``) or one named as an archive
+    (``_archived/``, ``archive/``, ``attic/``, ``deprecated/``, ``old/``, ``unused/``)."""
+    parts = path.split("/")[:-1]
+    return any((p.startswith(".") and p not in (".", "..")) or p.lower() in ARCHIVE_NAMES
+               for p in parts)
+
 
 def unapplied_folders(model: Model) -> list[str]:
     """The topmost folders of the manifests no root applies (each holds no applied file)."""
