@@ -36,6 +36,9 @@ Kinds:
   reasoning ... Recreate still matters for the later swap"): the next GPU pod pinned to the
   node turns the same manifest into a rollout that never finishes.
 
+Without a node inventory (`cluster.nodes` in `.reviewbot.yaml`), whether some node has a
+GPU free for the surge pod is not known: a `surge` is then a warning that says so.
+
 When it stays quiet:
 
 Pods with `Recreate` (or `OnDelete`), RollingUpdate with `maxSurge: 0`, StatefulSets (they
@@ -110,6 +113,9 @@ OPTIONS = (
            "Extended resources that are GPUs (glob patterns)."),
 )
 SEVERITIES = {"surge": "error", "chart-default": "warning", "borrowed-room": "warning"}
+# without a node inventory, whether a node has a GPU free for the surge pod is not known
+NO_ROOM_KNOWN = ("how many GPUs the cluster's nodes have free (no node inventory: "
+                 "`reviewbot inventory --nodes` records it)")
 
 
 def surge_pods(max_surge: Any, replicas: int) -> int | None:
@@ -171,6 +177,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             pod.obj, strategy.path,
             _message(pod, gpus, surge, strategy.max_surge, node, on, gpus_of),
             fix=_fix(pod), kind="surge", edits=_edits(pod),
+            doubt=None if model.inventory.nodes else NO_ROOM_KNOWN,
         )
 
 

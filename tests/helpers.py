@@ -32,7 +32,8 @@ BROKEN = """
       name: again
 """
 
-EXPECT = re.compile(r"#\s*expect:\s*([a-z0-9, \[\]-]+)")
+EXPECT = re.compile(r"#\s*expect:\s*([a-z0-9, \[\]-]+(?:\(doubted\))?)")
+DOUBTED = " (doubted)"  # an error's promise has an unseen link: a warning that says so
 
 
 def lint_dir(path: Path, only: Sequence[str] = (), config: Config | None = None) -> Result:
@@ -71,11 +72,14 @@ def expected_marks(path: Path, rule: str) -> list[tuple[str, int, str | None]]:
         for number, line in enumerate(file.read_text().splitlines(), 1):
             match = EXPECT.search(line)
             if match:
-                for mark in match.group(1).split(","):
+                text = match.group(1)
+                doubted = text.endswith("(doubted)")
+                for mark in text.removesuffix("(doubted)").split(","):
                     name, _, kind = mark.strip().partition("[")
                     if name == rule:
                         out.append((file.relative_to(root).as_posix(), number,
-                                    kind.rstrip("]") or None))
+                                    (kind.rstrip("]") + (DOUBTED if doubted else ""))
+                                    or None))
     return sorted(out, key=lambda m: (m[0], m[1], m[2] or ""))
 
 
@@ -87,13 +91,16 @@ def expected_pairs(path: Path, rule: str) -> list[tuple[str, int]]:
 def kinds_hold(findings: Sequence[Finding], root: Path, base: Path,
                marks: Sequence[tuple[str, int, str | None]], config: Config) -> list[str]:
     """What a kind mark (`# expect: rule[kind]`) finds wrong: no finding of that kind on its
-    line, or one whose severity is not the kind's default (unless the config sets one)."""
+    line, or one whose severity is not the kind's default (unless the config sets one); a
+    mark ending in `(doubted)` wants an error of that kind made a warning that says what
+    reviewbot could not see."""
     from reviewbot.engine.registry import get_rule
 
     problems = []
-    for file, line, kind in marks:
-        if kind is None:
+    for file, line, mark in marks:
+        if mark is None:
             continue
+        kind = mark.removesuffix(DOUBTED)
         here = [f for f in findings
                 if (base / f.file).resolve().relative_to(root.resolve()).as_posix() == file
                 and f.line == line and f.kind == kind]
@@ -101,6 +108,10 @@ def kinds_hold(findings: Sequence[Finding], root: Path, base: Path,
             problems.append(f"{file}:{line}: no finding of kind {kind}")
             continue
         rule = get_rule(here[0].rule)
+        if mark.endswith(DOUBTED):
+            if here[0].severity != "warning" or "Not certain" not in here[0].message:
+                problems.append(f"{file}:{line}: {kind} is not a doubted warning")
+            continue
         if config.settings(rule).severity is None and here[0].severity != rule.severity_of(kind):
             problems.append(f"{file}:{line}: {kind} is {here[0].severity}, "
                             f"not {rule.severity_of(kind)}")
