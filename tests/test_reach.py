@@ -346,8 +346,8 @@ def test_without_roots_every_file_is_applied_as_written_but_archives(tmp_path: P
         ("kustomize-integrity[not-applied]", ".attic/c.yaml"),
         ("kustomize-integrity[not-applied]", "_archived/b.yaml")]
     assert [f.message for f in result.findings if f.kind == "not-applied"][1] == (
-        "_archived (1 manifest file) is kept aside (an archive or hidden folder no build reads), so nothing in "
-        "it is judged")
+        "_archived (1 manifest file) is kept aside (an archive or hidden folder no build "
+        "reads), so nothing in it is judged")
 
 
 def test_five_hundred_kustomizations_of_one_path_are_one_build(tmp_path: Path) -> None:
