@@ -14,7 +14,9 @@ A pod can land on a control-plane node when one of the inventory's control-plane
 tolerated (or it has none) and `nodeSelector`, `nodeName` and required node affinity select
 it; or when the pod is pinned to such a node by hostname. Without an inventory, the stand-ins
 are conventional control-plane nodes (tainted `NoSchedule`, labelled with their role), and
-selectors on other labels count as matching.
+selectors on other labels count as matching; a pod that only tolerates the taint (and does not
+select control-plane nodes) then reaches one only if the cluster has control-plane nodes that
+admit workloads, which managed clusters do not: its `missing` is a warning that says so.
 
 Every container and init container of such a pod must set `limits.cpu` and `limits.memory`
 (and a request for each, or the limit that Kubernetes copies into it). With an inventory,
@@ -106,6 +108,10 @@ OPTIONS = (
            minimum=0, exclusive_minimum=True, maximum=1),
 )
 SEVERITIES = {"missing": "error", "share": "error"}
+# a pod that only tolerates the taint reaches a control-plane node only if the cluster has one
+# that admits workloads (managed clusters have none): without an inventory, not known
+TOLERATES_ONLY = ("whether the cluster has control-plane nodes that admit workloads (no node "
+                  "inventory; managed clusters such as GKE, EKS and AKS have none)")
 RESOURCES = ("cpu", "memory")
 
 
@@ -139,7 +145,8 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             missing = _missing(container)
             if missing:
                 complete = False
-                yield _missing_violation(pod, container, missing, nodes[0], why)
+                yield _missing_violation(pod, container, missing, nodes[0], why,
+                                         TOLERATES_ONLY if stand_in and not aimed else None)
         if complete and not stand_in:
             yield from _shares(pod, nodes, fraction)
 
@@ -189,7 +196,7 @@ def _join(items: Sequence[str]) -> str:
 
 
 def _missing_violation(pod: PodTemplate, container: Container, missing: Sequence[str],
-                       node: Node, why: str) -> Violation:
+                       node: Node, why: str, doubt: str | None) -> Violation:
     resources = field_path(container, "resources")
     path = resources + ("limits",) if any("limit" in m for m in missing) else resources
     return Violation(
@@ -198,7 +205,7 @@ def _missing_violation(pod: PodTemplate, container: Container, missing: Sequence
         "there competes with etcd and the API server",
         fix=(f"Set resources.limits.cpu and resources.limits.memory for {container.name} "
              "(and requests at or below them), sized from measured usage."),
-        kind="missing",
+        kind="missing", doubt=doubt,
     )
 
 

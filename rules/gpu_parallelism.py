@@ -37,7 +37,8 @@ not compared with their own GPUs.
 
 When it stays quiet:
 
-Containers that run neither vLLM nor SGLang and set no parallelism flag; containers that
+Containers that request TPU chips (`google.com/tpu`: vLLM's workers are then TPU chips, not
+GPUs); containers that run neither vLLM nor SGLang and set no parallelism flag; containers that
 also set a data-parallel size (how it maps to GPUs depends on the engine and its mode); flag
 values that are not numbers (`$(TP)`); pods of KubeRay, JobSet, training jobs and
 LeaderWorkerSet workers (their engine spans other pods).
@@ -91,6 +92,7 @@ from reviewbot.model.objects import Container, Model, PodTemplate
 from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
     Flag,
+    asks_tpus,
     container_gpus,
     describe,
     field_path,
@@ -203,7 +205,7 @@ def _limit_edits(pod: PodTemplate, container: Container, resource: str, req: Fra
 def _parallelism(pod: PodTemplate, container: Container, patterns: Sequence[str],
                  group: tuple[Fraction, str] | None = None) -> Iterator[Violation]:
     found = parallelism(container)
-    if found is None or found.dp is not None:
+    if found is None or found.dp is not None or asks_tpus(container):
         return
     sizes = found.sizes()
     if sizes is None:

@@ -27,12 +27,14 @@ Kinds:
 
 - `missing`: no `/dev/shm` mount in a container that needs one.
 - `not-memory`: the volume at `/dev/shm` is not a memory-backed emptyDir.
-- `no-limit`: the memory-backed emptyDir has no sizeLimit.
+- `no-limit` (warning): the memory-backed emptyDir has no sizeLimit: NCCL gets room (the
+  tmpfs is bounded by the pod's memory limit), but its use is invisible to scheduling.
 - `small`: its sizeLimit is below `min-size`.
 
 When it stays quiet:
 
 Pods with at most one GPU whose containers run no tensor or pipeline parallelism above 1;
+containers that request TPU chips (`google.com/tpu`: no NCCL all-reduce through /dev/shm);
 pods with `hostIPC: true`, which share the host's `/dev/shm`.
 
 Failing example:
@@ -86,6 +88,7 @@ from reviewbot.model.objects import Container, Model, Path, PodTemplate, items
 from reviewbot.model.quantity import format_quantity, parse_quantity
 from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
+    asks_tpus,
     container_gpus,
     describe,
     field_path,
@@ -111,7 +114,8 @@ OPTIONS = (
     Option("fix-size", "string", "8Gi",
            "The sizeLimit `lint --fix` writes for /dev/shm (never below min-size)."),
 )
-SEVERITIES = {"missing": "error", "not-memory": "error", "no-limit": "error", "small": "error"}
+SEVERITIES = {"missing": "error", "not-memory": "error", "no-limit": "warning",
+              "small": "error"}
 SHM = "/dev/shm"
 
 
@@ -124,6 +128,8 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         gpus = sum(pod_gpus(pod, patterns).values(), Fraction(0))
         reasons: dict[str, str] = {}
         for c in pod.main_containers:
+            if asks_tpus(c):
+                continue  # TPU chips: no NCCL all-reduce through /dev/shm
             parallel = _parallel(c)
             if parallel is not None:
                 reasons[c.name] = parallel

@@ -226,6 +226,14 @@ def container_gpus(container: Container, patterns: Sequence[str]) -> dict[str, F
     return out
 
 
+def asks_tpus(container: Container) -> bool:
+    """Whether the container asks for TPU chips (``google.com/tpu``): an engine's
+    parallel workers are then TPU chips, not GPUs, and NCCL's /dev/shm is not used."""
+    blocks = (container.resources.get(b) for b in ("requests", "limits"))
+    return any(str(name).endswith("/tpu") for block in blocks if isinstance(block, dict)
+               for name in block)
+
+
 def pod_gpus(pod: PodTemplate, patterns: Sequence[str]) -> dict[str, Fraction]:
     """GPU resource -> what one pod reserves (zero entries dropped)."""
     out = {}
