@@ -23,7 +23,10 @@ Findings, by kind:
   `.github/workflows`, `.forgejo/workflows`, `.gitea/workflows`, `.gitlab-ci.yml` or
   `cloudbuild.yaml` file), or a declared build produces an image of the same short name
   (skaffold builds `ghcr.io/acme/manager`, the manifest says `acme/manager:latest`): a
-  placeholder whose final value the repository does not show.
+  placeholder whose final value the repository does not show; or the image is no reference
+  at all (`$IMAGE_URL`, `IMAGE_NAME`, `REGION-docker.pkg.dev/PROJECT_ID/app:latest`: a shell
+  variable or capital letters, which a reference's path never has), a placeholder replaced
+  before anything is applied.
 - `unpinned` (warning): a tag and no digest (in values: the chart's default tag and no
   digest).
 - `tag-moved` (error, review only): between the base branch and the PR, the tag changed but
@@ -178,6 +181,16 @@ def _check(
     if ref.tag is None and not ref.chart_tag or ref.tag == "latest":
         written = ":latest" if ref.tag == "latest" else "no tag"
         where = tag_path if ref.tag else image_path
+        if _not_a_reference(ref.text):
+            yield Violation(
+                pod.obj, image_path,
+                f"{who}: image {ref.text} is no image reference (a shell variable or capital "
+                "letters, which a reference's path never has), a placeholder someone replaces "
+                "before applying: what runs is decided outside the repository",
+                fix="Write the real image, pinned: <repository>:<version>@sha256:<digest>.",
+                kind="placeholder",
+            )
+            return
         step = rewriter(model, ref, pod.obj.where(where)[0])
         if step is not None and step.tool == "skaffold":
             yield Violation(
@@ -250,6 +263,20 @@ def _check(
     else:
         fix = f"Add the digest of the tag: {ref.name}:{ref.tag or '<tag>'}@sha256:<digest>."
     yield Violation(pod.obj, tag_path, message, fix=fix, kind="unpinned")
+
+
+def _not_a_reference(text: str) -> bool:
+    """A placeholder written where an image goes: a shell variable (``$IMAGE_URL``), or
+    capital letters or an underscore where the reference grammar allows none
+    (``IMAGE_NAME``, ``REGION-docker.pkg.dev/PROJECT_ID/app``)."""
+    if "$" in text:
+        return True
+    name = text.split("@", 1)[0]
+    head, _, rest = name.partition("/")
+    domain = rest and ("." in head or ":" in head or head == "localhost")
+    path = rest if domain else name
+    path = path.rsplit(":", 1)[0] if ":" in path.rsplit("/", 1)[-1] else path
+    return any(c.isupper() for c in path) or (bool(domain) and "_" in head)
 
 
 def _set_by_images_entry(pod: PodTemplate, path: Path) -> bool:
