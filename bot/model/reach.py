@@ -328,7 +328,7 @@ class _Walker:
         folder = step.folder if step.folder is not None else self._target(step.file, step.spec)
         if folder is None:
             spec_key += "|" + step.file  # (not in the tree: the graph says so per file)
-        self.specs.setdefault(spec_key, fields)
+        self.specs.setdefault(spec_key, step.spec)  # the parsed one: a review shares builds
         return step.cluster, step.file if folder is None else folder, spec_key
 
     def _target(self, file: str, spec: Mapping[str, Any]) -> str | None:
