@@ -41,7 +41,10 @@ GPU free for the surge pod is not known: a `surge` is then a warning that says s
 
 When it stays quiet:
 
-Pods with `Recreate` (or `OnDelete`), RollingUpdate with `maxSurge: 0`, StatefulSets (they
+A RollingUpdate whose `maxUnavailable` lets at least one old pod stop before its replacement
+is ready (`maxUnavailable: 1`, or a percentage of the replicas that rounds down to 1 or more,
+app-template's `rollingUpdate.unavailable`): the old pod's GPU is freed first. Pods with
+`Recreate` (or `OnDelete`), RollingUpdate with `maxSurge: 0`, StatefulSets (they
 replace pods in place) and Jobs (they do not roll).
 
 Failing example:
@@ -87,7 +90,7 @@ from typing import Any
 
 from reviewbot.engine.findings import Edit, Violation, edit
 from reviewbot.engine.registry import Option
-from reviewbot.model.objects import Model, Node, PodTemplate
+from reviewbot.model.objects import Model, Node, PodTemplate, Strategy
 from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
     DIGITS,
@@ -134,6 +137,24 @@ def surge_pods(max_surge: Any, replicas: int) -> int | None:
     return None
 
 
+def unavailable_pods(max_unavailable: Any, replicas: int) -> int | None:
+    """Pods a rolling update may stop before their replacements are ready (percentages
+    round down, as the Deployment controller rounds them), None when unreadable."""
+    if isinstance(max_unavailable, str) and max_unavailable.strip().endswith("%"):
+        match = re.fullmatch(rf"({DIGITS})%", max_unavailable.strip())
+        return int(match.group(1)) * max(replicas, 1) // 100 if match else None
+    return surge_pods(max_unavailable, replicas)
+
+
+def _stops_first(pod: PodTemplate, strategy: Strategy) -> bool:
+    """A Deployment's RollingUpdate (KServe's and chart values' alike) whose maxUnavailable
+    lets an old pod stop before its replacement is ready. Operators' rollouts (LeaderWorkerSet
+    groups, Argo Rollouts) and DaemonSets keep their own rules."""
+    return (strategy.type == "RollingUpdate" and strategy.unit == 1 and pod.controller is None
+            and pod.kind != "DaemonSet"
+            and (unavailable_pods(strategy.max_unavailable, pod.replicas) or 0) >= 1)
+
+
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
     pods = list(each_pod(model))
@@ -160,6 +181,8 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         surge = surge * unit if surge is not None else None
         if surge == 0 or surge is None:
             continue
+        if _stops_first(pod, strategy):
+            continue  # an old pod may stop first and free its GPU: the rollout goes on
         if placement is None:
             placement = Placement(pods, model.inventory)
         node = placement.node_of(pod)

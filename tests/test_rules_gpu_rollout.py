@@ -104,7 +104,7 @@ kind: Deployment
 metadata: {name: llm, namespace: default}
 spec:
   replicas: 4
-  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 50%}}
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 50%, maxUnavailable: 0}}
   selector: {matchLabels: {app: llm}}
   template:
     metadata: {labels: {app: llm}}
@@ -115,10 +115,18 @@ spec:
         image: vllm/vllm-openai:v0.11.0
         resources: {limits: {nvidia.com/gpu: 1}}
 """
-    # 4 pods hold all 4 GPUs; 50% of 4 surges 2 more pods
+    # 4 pods hold all 4 GPUs; 50% of 4 surges 2 more pods, and none may stop first
     result = lint_text(tmp_path, text, only=["gpu-rollout"], config=INVENTORY)
     assert pairs(result) == [("gpu-rollout", 6)]
     assert "needs 2 nvidia.com/gpu more" in result.findings[0].message
+    # the default maxUnavailable, 25% of 4 pods, rounds down to 1: an old pod stops first,
+    # frees its GPU, and the rollout goes on pod by pod
+    default = text.replace(", maxUnavailable: 0", "")
+    assert pairs(lint_text(tmp_path, default, only=["gpu-rollout"], config=INVENTORY)) == []
+    # 25% of 1 pod rounds down to 0: the single pod's rollout waits forever
+    single = default.replace("replicas: 4", "replicas: 1")
+    assert pairs(lint_text(tmp_path, single, only=["gpu-rollout"], config=INVENTORY)) == [
+        ("gpu-rollout", 6)]
 
 
 def test_configurable_gpu_resources(tmp_path: Path) -> None:
