@@ -338,7 +338,9 @@ def test_a_sync_kustomization_patched_per_cluster_by_kustomize_is_a_root(
 
 def test_without_roots_every_file_is_applied_as_written_but_archives(tmp_path: Path) -> None:
     write(tmp_path, {"examples/a/web.yaml": FLOATING % "a", "_archived/b.yaml": FLOATING % "b",
-                     ".attic/c.yaml": FLOATING % "c", "old-app/d.yaml": FLOATING % "d"})
+                     ".attic/c.yaml": FLOATING % "c", "old-app/d.yaml": FLOATING % "d",
+                     # a kustomization kept aside builds nothing anyone applies
+                     ".attic/app/kustomization.yaml": "resources: [../../templates/gone]\n"})
     result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
     assert [(r, f) for r, _, f, _ in found(result)] == [
         ("image-digest[floating]", "examples/a/web.yaml"),
@@ -362,3 +364,54 @@ def test_five_hundred_kustomizations_of_one_path_are_one_build(tmp_path: Path) -
     result = bootstrap(tmp_path, files)
     assert time.process_time() - start < 20  # was 49 s and 556 MB
     assert len(result.model.objects) == 500 + 500 + 2
+
+
+def test_the_flux_instance_charts_values_are_a_root(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "cluster/apps/flux-instance/helmrelease.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: flux-instance, namespace: flux-system}
+            spec:
+              chartRef: {kind: OCIRepository, name: flux-instance}
+              values:
+                instance:
+                  sync: {kind: GitRepository, url: https://github.com/acme/home, path: cluster/base}
+        """,
+        "cluster/base/apps.yaml": APPS % ("./cluster/apps", "GitRepository", "flux-system"),
+        "cluster/apps/kustomization.yaml": "resources: [flux-instance/helmrelease.yaml, web.yaml]\n",
+        "cluster/apps/web.yaml": FLOATING % "web",
+        "tools/debug-pod.yaml": FLOATING % "debug",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "cluster/apps/web.yaml"),
+        ("kustomize-integrity[not-applied]", "tools/debug-pod.yaml")]
+
+
+def test_a_sync_kustomization_that_applies_its_own_file_names_this_repository(
+    tmp_path: Path,
+) -> None:
+    # bootstrapped by hand: its GitRepository is not called flux-system, and the child
+    # Kustomizations of that source are this repository's
+    write(tmp_path, {
+        "kubernetes/flux/config/cluster.yaml": """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: home-ops, namespace: flux-system}
+            spec: {url: https://github.com/acme/home-ops.git}
+            ---
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: cluster, namespace: flux-system}
+            spec:
+              path: ./kubernetes/flux
+              sourceRef: {kind: GitRepository, name: home-ops}
+        """,
+        "kubernetes/flux/apps.yaml": APPS % ("./kubernetes/apps", "GitRepository", "home-ops"),
+        "kubernetes/apps/web.yaml": FLOATING % "web",
+        ".archive/old/kustomization.yaml": "resources: [../../templates/gone]\n",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "kubernetes/apps/web.yaml")]

@@ -137,8 +137,10 @@ def build_model(
                              for folder in unapplied_folders(model))
     else:
         variants, patches, tags = _built_documents(graph, model.documents)
-        built = graph.built_files()
-        model.unapplied = frozenset(p for p in model.files if kept_aside(p) and p not in built)
+        read_outside = {f for folder in graph.roots if not kept_aside(graph.by_dir[folder].file)
+                 for f in graph.build(folder).files}  # what builds from outside it read
+        model.unapplied = frozenset(p for p in model.files
+                                    if kept_aside(p) and p not in read_outside)
         model.skipped.extend(Skipped(folder, "kept aside (an archive or hidden folder no build "
                                      "reads): not applied") for folder in unapplied_folders(model))
     entries = model.cluster_entries

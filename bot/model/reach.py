@@ -175,16 +175,12 @@ class _Walker:
             if folder in boot_folders or _is_sync(doc, self.git):
                 sync.append(doc)
         covered: set[str] = set()
+        for name in sorted(self.self_names):
+            self._is_self(name)
         for doc in sync:
-            spec = flux_spec(doc.value) or {}
-            ref = dict_of(spec.get("sourceRef"))
-            if ref.get("kind") == "GitRepository" and text_of(ref.get("name")):
-                self.self_names.add(str(ref["name"]))
-        for name in self.self_names:
-            for repo in self.git.get(name, ()):
-                url = _url(dict_of(repo.value.get("spec")).get("url"))
-                if url:
-                    self.self_urls.add(url)
+            ref = dict_of((flux_spec(doc.value) or {}).get("sourceRef"))
+            if ref.get("kind") == "GitRepository":
+                self._is_self(str(ref.get("name") or ""))
         for doc in sync:
             spec = flux_spec(doc.value) or {}
             if not isinstance(spec.get("path"), str) or not self._from_here(spec, doc)[0]:
@@ -201,7 +197,9 @@ class _Walker:
             for doc in flux:
                 spec = flux_spec(doc.value) or {}
                 path = spec.get("path")
-                if not isinstance(path, str) or not self._from_here(spec, doc)[0]:
+                ref = dict_of(spec.get("sourceRef"))
+                if not isinstance(path, str) or ref.get("kind", "GitRepository") != (
+                        "GitRepository"):
                     continue
                 folder = self._target(doc.file.path, spec)
                 if folder is None or not (folder == "" or doc.file.path.startswith(folder + "/")):
@@ -209,6 +207,7 @@ class _Walker:
                 build = self.graph.flux_build(doc.file.path, spec)
                 if build is None or doc.file.path not in build.files:
                     continue
+                self._is_self(str(ref.get("name") or ""))  # it applies its own file: ours
                 self.reach.roots.append(Root(folder or ".", "self-applying Flux Kustomization",
                                              doc.file.path, path))
                 covered.add(folder)
@@ -219,11 +218,7 @@ class _Walker:
             cluster = posixpath.dirname(folder)
             self.reach.roots.append(Root(cluster or ".", "Flux bootstrap", folder, cluster))
             yield _Step(cluster or ".", "", {"path": "./" + cluster}, "flux-system", (), cluster)
-        for doc in self.documents:
-            value = doc.value
-            if not isinstance(value, dict) or value.get("kind") != "FluxInstance":
-                continue
-            sync_spec = dict_of(dict_of(value.get("spec")).get("sync"))
+        for doc, sync_spec in _instances(self.documents):
             path = text_of(sync_spec.get("path"))
             if path is None:
                 continue
@@ -261,18 +256,26 @@ class _Walker:
                         graph.flux_folder(graph.by_dir[folder].file, path)):
                     continue
                 ref = dict_of(spec.get("sourceRef"))
-                if ref.get("kind", "GitRepository") == "GitRepository" and ref.get("name"):
-                    self.self_names.add(str(ref["name"]))
-                for repo in self.git.get(str(ref.get("name")), ()):
-                    url = _url(dict_of(repo.value.get("spec")).get("url"))
-                    if url:
-                        self.self_urls.add(url)
+                if ref.get("kind", "GitRepository") != "GitRepository":
+                    continue
+                self._is_self(str(ref.get("name") or ""))
                 covered.add(folder)
                 self.reach.roots.append(Root(folder or ".", "Flux sync Kustomization built by "
                                              "kustomize", graph.by_dir[folder].file, path))
                 self.reach.files.add(graph.by_dir[folder].file)
                 yield _Step(folder or ".", graph.by_dir[folder].file, spec,
                             _namespace(r.body), (), folder)
+
+    def _is_self(self, name: str) -> None:
+        """GitRepository ``name`` is this repository (a sync object applies its own file
+        through it): its name and URL name this repository from now on."""
+        if not name:
+            return
+        self.self_names.add(name)
+        for repo in self.git.get(name, ()):
+            url = _url(dict_of(repo.value.get("spec")).get("url"))
+            if url:
+                self.self_urls.add(url)
 
     def argo_candidates(self) -> list[Document]:
         """Argo CD Applications and ApplicationSets of the tree whose source is a folder of
@@ -494,6 +497,22 @@ def _by_name(documents: Iterable[Document], kind: str) -> dict[str, list[Documen
             if isinstance(name, str):
                 out.setdefault(name, []).append(doc)
     return out
+
+
+def _instances(documents: Iterable[Document]) -> Iterator[tuple[Document, Mapping[str, Any]]]:
+    """flux-operator's sync settings: a ``FluxInstance``'s ``spec.sync``, and the
+    ``instance.sync`` values of a HelmRelease of the flux-instance chart (which renders one)."""
+    for doc in documents:
+        value = doc.value
+        if not isinstance(value, dict):
+            continue
+        spec = dict_of(value.get("spec"))
+        if value.get("kind") == "FluxInstance":
+            yield doc, dict_of(spec.get("sync"))
+        elif value.get("kind") == "HelmRelease":
+            sync = dict_of(dict_of(dict_of(spec.get("values")).get("instance")).get("sync"))
+            if sync:
+                yield doc, sync
 
 
 def _is_sync(doc: Document, git: Mapping[str, list[Document]]) -> bool:
