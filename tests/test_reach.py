@@ -415,3 +415,48 @@ def test_a_sync_kustomization_that_applies_its_own_file_names_this_repository(
     result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
     assert [(r, f) for r, _, f, _ in found(result)] == [
         ("image-digest[floating]", "kubernetes/apps/web.yaml")]
+
+
+def test_a_flux_instance_syncing_the_artifact_ci_pushes_applies_its_folder(
+    tmp_path: Path,
+) -> None:
+    # the instance's values in a file a generator reads; the workflow names the artifact
+    # through its env and an expression; the instance's OCIRepository is called flux-system
+    write(tmp_path, {
+        ".github/workflows/oci.yaml": """
+            on: push
+            env:
+              OCI_REPO: "oci://ghcr.io/acme/manifests/${{ github.event.repository.name }}"
+            jobs:
+              publish:
+                runs-on: ubuntu-latest
+                steps:
+                - run: |
+                    flux push artifact "$OCI_REPO:$(git rev-parse --short HEAD)" \\
+                      --path="./kubernetes" \\
+                      --source="$(git config --get remote.origin.url)"
+        """,
+        "kubernetes/clusters/home/flux-instance/values.yaml": """
+            instance:
+              sync: {kind: OCIRepository, url: oci://ghcr.io/acme/manifests/fleet,
+                     ref: main, path: ./clusters/home}
+        """,
+        "kubernetes/clusters/home/flux-instance/kustomization.yaml": """
+            configMapGenerator:
+            - {name: flux-instance-values, files: [values.yaml]}
+        """,
+        "kubernetes/clusters/home/apps.yaml": APPS % ("./apps", "OCIRepository", "flux-system"),
+        "kubernetes/apps/kustomization.yaml": """
+            resources: [web.yaml]
+            configMapGenerator:
+            - {name: web-values, files: [values.yaml]}
+        """,
+        "kubernetes/apps/web.yaml": FLOATING % "web",
+        "kubernetes/apps/values.yaml": "image: {repository: nginx, tag: latest}\n",
+        "kubernetes/attic-app/web.yaml": FLOATING % "attic",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "kubernetes/apps/values.yaml"),
+        ("image-digest[floating]", "kubernetes/apps/web.yaml"),
+        ("kustomize-integrity[not-applied]", "kubernetes/attic-app/web.yaml")]

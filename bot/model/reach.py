@@ -41,7 +41,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reviewbot.load.loader import Document
-from reviewbot.model.kustomize import FLUX_GROUP, Build, ClusterSpec, Graph, flux_spec, folders
+from reviewbot.model.kustomize import (
+    FLUX_GROUP,
+    Build,
+    ClusterSpec,
+    Graph,
+    flux_spec,
+    folders,
+    is_remote,
+    join,
+    path_entries,
+)
 from reviewbot.model.objects import Model
 from reviewbot.model.resource import Resource, dict_of, list_of, text_of
 from reviewbot.model.substitute import Values, config_data, post_build_values, substitute
@@ -50,8 +60,10 @@ ARGO_GROUP = "argoproj.io"
 # the fields of a Flux Kustomization's spec that change what it applies
 BUILD_FIELDS = ("path", "targetNamespace", "patches", "images", "components", "namePrefix",
                 "nameSuffix", "commonMetadata", "postBuild", "sourceRef")
-_PUSH = re.compile(r"flux\s+push\s+artifact\s+(oci://\S+)([^\n;&|]*)")
+_PUSH = re.compile(r"flux\s+push\s+artifact\s+['\"]?((?:oci://|\$)[^\s'\"]+)['\"]?((?:\\\n|[^\n;&|])*)")
 _PUSH_PATH = re.compile(r"--path[= ]+['\"]?([^\s'\"]+)")
+_ENV_REF = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+_EXPRESSION = re.compile(r"\$\{\{[^}]*\}\}")
 MAX_STEPS = 100_000  # builds the walk may visit (a generated blow-up ends, with a note)
 
 
@@ -138,9 +150,12 @@ class _Walker:
         self.seen: set[tuple[str, str, str]] = set()
         self.specs: dict[str, Mapping[str, Any]] = {}  # one spec object per build key
         self.steps = 0
+        self.named: set[tuple[str, int]] = set()  # kustomizations whose entries are counted
         self.git = _by_name(documents, "GitRepository")
         self.oci = _by_name(documents, "OCIRepository")
         self.pushed = _pushed_artifacts(ci_documents)
+        # OCIRepositories a FluxInstance makes (``flux-system``) -> the folder CI pushes
+        self.oci_made: dict[str, str] = {}
         self.self_names: set[str] = {"flux-system"}
         self.self_urls: set[str] = set()
         self.config: dict[tuple[str, str, str], Mapping[str, Any]] = {}
@@ -224,7 +239,10 @@ class _Walker:
                 continue
             kind = str(sync_spec.get("kind") or "GitRepository")
             if kind == "OCIRepository":
-                folder = self.pushed.get(_url(sync_spec.get("url")) or "")
+                folder = pushed_folder(self.pushed, sync_spec.get("url"))
+                if folder is not None:  # the instance's OCIRepository is called flux-system
+                    self.oci_made.setdefault(str(sync_spec.get("name") or "flux-system"),
+                                             folder)
                 if folder is None:
                     self.reach.not_followed.append((doc.file.path, (
                         f"FluxInstance syncs OCI artifact {sync_spec.get('url')}, which this "
@@ -319,9 +337,21 @@ class _Walker:
             chain = step.chain + (step.file or f"{step.cluster} (root)",)
             resources = self._post_build(build, spec, step)
             self.reach.files |= build.files
+            self.reach.files.update(self._entries(build))
             self.reach.applied.append(Applied(frozenset({step.cluster}), resources, chain))
             for r in reversed(resources):
                 pending.extend(self._children(r, step.cluster, chain))
+
+    def _entries(self, build: Build) -> Iterator[str]:
+        """Every file the build's kustomizations name (generators' files and env files,
+        values files, configurations): the build reads them all."""
+        for folder in build.reads:
+            k = self.graph.by_dir.get(folder)
+            if k is not None and (folder, id(k.body)) not in self.named:
+                self.named.add((folder, id(k.body)))
+                for entry in path_entries(k.body):
+                    if not is_remote(entry.value):
+                        yield join(k.directory, entry.value.strip())
 
     def _key(self, step: _Step) -> tuple[str, str, str]:
         """One build per cluster, folder and the spec fields that shape it (500
@@ -401,8 +431,11 @@ class _Walker:
                      if urls else f"GitRepository {name}, which is not in this repository")
             return False, f"its spec.path is in {where}, not this repository", spec
         if kind == "OCIRepository":
-            oci = [_url(dict_of(d.value.get("spec")).get("url")) for d in self.oci.get(name, ())]
-            folder = next((self.pushed[u] for u in oci if u and u in self.pushed), None)
+            folder = self.oci_made.get(name)
+            for repo in self.oci.get(name, ()) if folder is None else ():
+                folder = pushed_folder(self.pushed, dict_of(repo.value.get("spec")).get("url"))
+                if folder is not None:
+                    break
             if folder is None:
                 return False, (f"its spec.path is in OCIRepository {name}, an artifact this "
                                "repository's CI does not push"), spec
@@ -513,6 +546,10 @@ def _instances(documents: Iterable[Document]) -> Iterator[tuple[Document, Mappin
             sync = dict_of(dict_of(dict_of(spec.get("values")).get("instance")).get("sync"))
             if sync:
                 yield doc, sync
+        elif "kind" not in value:  # a values file (a HelmRelease's valuesFrom)
+            sync = dict_of(dict_of(value.get("instance")).get("sync"))
+            if sync.get("kind") in ("GitRepository", "OCIRepository") and sync.get("path"):
+                yield doc, sync
 
 
 def _is_sync(doc: Document, git: Mapping[str, list[Document]]) -> bool:
@@ -544,20 +581,57 @@ def _url(value: Any) -> str | None:
 
 
 def _pushed_artifacts(ci_documents: Sequence[Document]) -> dict[str, str]:
-    """OCI repositories this repository's CI pushes with ``flux push artifact``: URL ->
-    the folder it pushes (``--path``)."""
+    """OCI repositories this repository's CI pushes with ``flux push artifact``: URL (a
+    pattern where a workflow expression names a part, ``${{ github.event.repository.name }}``
+    -> ``*``) -> the folder it pushes (``--path``). ``$VAR`` in the URL is read from the
+    workflow's ``env`` (top level, job, step)."""
     out: dict[str, str] = {}
     for doc in ci_documents:
+        env = _workflow_env(doc.value)
         for text in _strings(doc.value):
             if "flux" not in text or "push" not in text:
                 continue
             for match in _PUSH.finditer(text):
-                url = _url(match.group(1).rpartition(":")[0] if match.group(1).count(":") > 1
-                           else match.group(1))
+                written = match.group(1)
+                last = written.rpartition("/")[2]
+                if ":" in last:  # the tag (``:$(git rev-parse --short HEAD)``)
+                    written = written[: len(written) - len(last)] + last.partition(":")[0]
+                target = _ENV_REF.sub(lambda m, env=env: env.get(m.group(1), m.group(0)),
+                                      written)
+                if "$" in _EXPRESSION.sub("", target) or not target.startswith("oci://"):
+                    continue
+                url = _url(_EXPRESSION.sub("*", target))
                 path = _PUSH_PATH.search(match.group(2))
                 if url and path and "$" not in path.group(1):
                     out[url] = posixpath.normpath(path.group(1).strip("/")).lstrip("./") or ""
     return out
+
+
+def _workflow_env(value: Any) -> dict[str, str]:
+    """Every ``env:`` mapping of a workflow (top level, jobs, steps), merged."""
+    out: dict[str, str] = {}
+    if not isinstance(value, dict):
+        return out
+    blocks = [value.get("env")]
+    for job in dict_of(value.get("jobs")).values():
+        blocks.append(dict_of(job).get("env"))
+        blocks.extend(dict_of(step).get("env") for step in list_of(dict_of(job).get("steps")))
+    for block in blocks:
+        for key, item in dict_of(block).items():
+            if isinstance(item, (str, int)):
+                out[str(key)] = str(item)
+    return out
+
+
+def pushed_folder(pushed: Mapping[str, str], url: Any) -> str | None:
+    """The folder an OCI repository's artifact holds, when this repository's CI pushes it."""
+    name = _url(url)
+    if name is None:
+        return None
+    if name in pushed:
+        return pushed[name]
+    return next((f for pattern, f in pushed.items() if fnmatch.fnmatchcase(name, pattern)),
+                None)
 
 
 def _strings(value: Any, depth: int = 0) -> Iterator[str]:

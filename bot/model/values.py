@@ -205,7 +205,7 @@ def _values_documents(
             continue
         for i, chart in enumerate(items(k.body.get("helmCharts"))):
             inline = chart.get("valuesInline") if isinstance(chart, dict) else None
-            if isinstance(inline, dict) and k.file not in skip:
+            if isinstance(inline, dict) and k.file not in skip and k.file not in model.unapplied:
                 release = chart.get("releaseName") or chart.get("name") or "inline"
                 ns = chart.get("namespace") or k.body.get("namespace")
                 vobj = ValuesObject(
@@ -214,7 +214,7 @@ def _values_documents(
                 )
                 yield vobj, inline, ()
     for path, lf in model.files.items():
-        if path in skip:
+        if path in skip or path in model.unapplied:  # no cluster receives what it sets
             continue
         name = posixpath.basename(path)
         if path not in uses and not VALUES_NAME.search(name) and not any(
