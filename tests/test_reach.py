@@ -379,7 +379,8 @@ def test_the_flux_instance_charts_values_are_a_root(tmp_path: Path) -> None:
                   sync: {kind: GitRepository, url: https://github.com/acme/home, path: cluster/base}
         """,
         "cluster/base/apps.yaml": APPS % ("./cluster/apps", "GitRepository", "flux-system"),
-        "cluster/apps/kustomization.yaml": "resources: [flux-instance/helmrelease.yaml, web.yaml]\n",
+        "cluster/apps/kustomization.yaml": (
+            "resources: [flux-instance/helmrelease.yaml, web.yaml]\n"),
         "cluster/apps/web.yaml": FLOATING % "web",
         "tools/debug-pod.yaml": FLOATING % "debug",
     })
