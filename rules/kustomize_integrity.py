@@ -36,6 +36,10 @@ reviewbot checks every `kustomization.yaml` in the tree:
   `spec.components`; a path without a `kustomization.yaml` is built the way Flux does
   (every manifest below it, a subfolder with its own kustomization.yaml as that
   kustomization, not descended into) and checked for duplicates;
+- when the repository has GitOps roots (see docs/precision.md), a folder of manifests no root
+  applies (an `.archive/`, an app commented out of a cluster) is one `not-applied` info for
+  the topmost such folder, and nothing in it is judged; without roots, an archive or hidden
+  folder no build reads is `not-applied` alike (kept aside);
 - with `--render`, a kustomization that `kustomize build` refuses is an error (`build`),
   unless one of the checks above already explains it.
 
