@@ -132,7 +132,7 @@ overrides them all, like every rule.
 Failing example:
 
 ```yaml
-# base: the claim Flux created, applied by a Kustomization with spec.prune: true
+# base: apps/pvc.yaml
 apiVersion: v1
 kind: PersistentVolumeClaim
 metadata: {name: llm-models, namespace: llm-serving}
@@ -140,20 +140,41 @@ spec:
   accessModes: [ReadWriteOnce]
   storageClassName: local-path
   resources: {requests: {storage: 200Gi}}
-# head: storageClassName: longhorn   (immutable: the apply fails)
+```
+
+```yaml
+# head: apps/pvc.yaml
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: llm-models, namespace: llm-serving}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: longhorn   # immutable: the apply fails
+  resources: {requests: {storage: 200Gi}}
 ```
 
 Passing example:
 
 ```yaml
-# head: the claim grows, which the API server allows (the class expands volumes)
+# base: apps/pvc.yaml
 apiVersion: v1
 kind: PersistentVolumeClaim
 metadata: {name: llm-models, namespace: llm-serving}
 spec:
   accessModes: [ReadWriteOnce]
   storageClassName: local-path
-  resources: {requests: {storage: 300Gi}}
+  resources: {requests: {storage: 200Gi}}
+```
+
+```yaml
+# head: apps/pvc.yaml
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: llm-models, namespace: llm-serving}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: local-path
+  resources: {requests: {storage: 300Gi}}   # the claim grows: the API server allows it
 ```
 """
 

@@ -42,31 +42,67 @@ Without an inventory, the stand-in control-plane nodes are the conventional ones
 Failing example:
 
 ```yaml
-# forgejo-values.yaml, rendered on talos-cp-3
-tolerations:
-  - key: node-role.kubernetes.io/control-plane
-    operator: Exists
-    effect: NoSchedule
-nodeSelector:
-  kubernetes.io/hostname: talos-cp-3
-initContainers:
-  resources:
-    requests: {cpu: 100m, memory: 128Mi}
+# .reviewbot.yaml
+cluster:
+  nodes:
+  - name: talos-cp-3
+    labels: {kubernetes.io/hostname: talos-cp-3, node-role.kubernetes.io/control-plane: ""}
+    taints: [{key: node-role.kubernetes.io/control-plane, effect: NoSchedule}]
+    allocatable: {cpu: 11950m, memory: 15Gi}
+```
+
+```yaml
+# forgejo.yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: forgejo, namespace: forgejo}
+spec:
+  selector: {matchLabels: {app: forgejo}}
+  template:
+    metadata: {labels: {app: forgejo}}
+    spec:
+      nodeSelector: {kubernetes.io/hostname: talos-cp-3}
+      tolerations:
+      - {key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}
+      containers:
+      - name: forgejo
+        image: codeberg.org/forgejo/forgejo:11.0
+        resources:
+          requests: {cpu: 500m, memory: 512Mi}
+          limits: {cpu: 1000m}   # no memory limit
 ```
 
 Passing example:
 
 ```yaml
-tolerations:
-  - key: node-role.kubernetes.io/control-plane
-    operator: Exists
-    effect: NoSchedule
-nodeSelector:
-  kubernetes.io/hostname: talos-cp-3
-initContainers:
-  resources:
-    requests: {cpu: 100m, memory: 128Mi}
-    limits: {cpu: 500m, memory: 256Mi}
+# .reviewbot.yaml
+cluster:
+  nodes:
+  - name: talos-cp-3
+    labels: {kubernetes.io/hostname: talos-cp-3, node-role.kubernetes.io/control-plane: ""}
+    taints: [{key: node-role.kubernetes.io/control-plane, effect: NoSchedule}]
+    allocatable: {cpu: 11950m, memory: 15Gi}
+```
+
+```yaml
+# forgejo.yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: forgejo, namespace: forgejo}
+spec:
+  selector: {matchLabels: {app: forgejo}}
+  template:
+    metadata: {labels: {app: forgejo}}
+    spec:
+      nodeSelector: {kubernetes.io/hostname: talos-cp-3}
+      tolerations:
+      - {key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}
+      containers:
+      - name: forgejo
+        image: codeberg.org/forgejo/forgejo:11.0
+        resources:
+          requests: {cpu: 500m, memory: 512Mi}
+          limits: {cpu: 3000m, memory: 1Gi}   # 25.1% of the node's CPU
 ```
 """
 

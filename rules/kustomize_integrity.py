@@ -62,6 +62,29 @@ resources:
   - servcie.yaml        # no such file (service.yaml is beside it and never applied)
 ```
 
+```yaml
+# apps/deployment.yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx:1.27}]
+```
+
+```yaml
+# apps/service.yaml
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+```
+
 Passing example:
 
 ```yaml
@@ -71,6 +94,29 @@ kind: Kustomization
 resources:
   - deployment.yaml
   - service.yaml
+```
+
+```yaml
+# apps/deployment.yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx:1.27}]
+```
+
+```yaml
+# apps/service.yaml
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
 ```
 """
 

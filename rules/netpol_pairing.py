@@ -108,6 +108,7 @@ pods rendered from Helm charts is never judged as a whole.
 Failing example:
 
 ```yaml
+# policies.yaml
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
 metadata: {name: client-egress, namespace: poimen}
@@ -130,11 +131,48 @@ spec:
   - from: [{podSelector: {}}]
 ```
 
-(with a Deployment `client` in `poimen` and one labelled `app: llm` in `llm-serving`).
+```yaml
+# workloads.yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: client, namespace: poimen}
+spec:
+  selector: {matchLabels: {app: client}}
+  template:
+    metadata: {labels: {app: client}}
+    spec:
+      containers: [{name: client, image: poimen/client:1.0}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llm, namespace: llm-serving}
+spec:
+  selector: {matchLabels: {app: llm}}
+  template:
+    metadata: {labels: {app: llm}}
+    spec:
+      containers:
+      - name: llm
+        image: vllm/vllm-openai:v0.11.0
+        ports: [{containerPort: 8080}]
+```
 
 Passing example:
 
 ```yaml
+# policies.yaml
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: client-egress, namespace: poimen}
+spec:
+  podSelector: {matchLabels: {app: client}}
+  policyTypes: [Egress]
+  egress:
+  - to:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: llm-serving}}
+      podSelector: {matchLabels: {app: llm}}
+    ports: [{protocol: TCP, port: 8080}]
+---
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
 metadata: {name: llm-ingress, namespace: llm-serving}
@@ -146,6 +184,32 @@ spec:
   - from:
     - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: poimen}}
     ports: [{protocol: TCP, port: 8080}]
+```
+
+```yaml
+# workloads.yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: client, namespace: poimen}
+spec:
+  selector: {matchLabels: {app: client}}
+  template:
+    metadata: {labels: {app: client}}
+    spec:
+      containers: [{name: client, image: poimen/client:1.0}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llm, namespace: llm-serving}
+spec:
+  selector: {matchLabels: {app: llm}}
+  template:
+    metadata: {labels: {app: llm}}
+    spec:
+      containers:
+      - name: llm
+        image: vllm/vllm-openai:v0.11.0
+        ports: [{containerPort: 8080}]
 ```
 """
 

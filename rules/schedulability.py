@@ -35,7 +35,16 @@ and says nothing.
 Failing example:
 
 ```yaml
-# .reviewbot.yaml: worker-1 allocatable {cpu: "32", memory: 63495Mi, nvidia.com/gpu: "4"}
+# .reviewbot.yaml
+cluster:
+  nodes:
+  - name: worker-1
+    labels: {kubernetes.io/hostname: worker-1}
+    allocatable: {cpu: "32", memory: 63495Mi, nvidia.com/gpu: "4"}
+```
+
+```yaml
+# coder.yaml
 apiVersion: apps/v1
 kind: Deployment
 metadata: {name: coder, namespace: llm-serving}
@@ -56,6 +65,16 @@ spec:
 Passing example:
 
 ```yaml
+# .reviewbot.yaml
+cluster:
+  nodes:
+  - name: worker-1
+    labels: {kubernetes.io/hostname: worker-1}
+    allocatable: {cpu: "32", memory: 63495Mi, nvidia.com/gpu: "4"}
+```
+
+```yaml
+# coder.yaml
 apiVersion: apps/v1
 kind: Deployment
 metadata: {name: coder, namespace: llm-serving}

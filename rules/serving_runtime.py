@@ -75,7 +75,16 @@ Options:
 Failing example:
 
 ```yaml
-# .reviewbot.yaml: worker-1 labelled nvidia.com/gpu.product: Tesla-V100-PCIE-32GB
+# .reviewbot.yaml
+cluster:
+  nodes:
+  - name: worker-1
+    labels: {kubernetes.io/hostname: worker-1, nvidia.com/gpu.product: Tesla-V100-PCIE-32GB}
+    allocatable: {cpu: "32", memory: 63495Mi, nvidia.com/gpu: "4"}
+```
+
+```yaml
+# coder.yaml
 apiVersion: serving.kserve.io/v1beta1
 kind: InferenceService
 metadata: {name: coder, namespace: llm-serving}
@@ -93,6 +102,16 @@ spec:
 Passing example:
 
 ```yaml
+# .reviewbot.yaml
+cluster:
+  nodes:
+  - name: worker-1
+    labels: {kubernetes.io/hostname: worker-1, nvidia.com/gpu.product: Tesla-V100-PCIE-32GB}
+    allocatable: {cpu: "32", memory: 63495Mi, nvidia.com/gpu: "4"}
+```
+
+```yaml
+# coder.yaml
 apiVersion: serving.kserve.io/v1beta1
 kind: InferenceService
 metadata: {name: coder, namespace: llm-serving}

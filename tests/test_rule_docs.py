@@ -1,13 +1,18 @@
-"""Every rule module documents itself in the fixed sections, and every kind it reports."""
+"""Every rule module documents itself in the fixed sections, and every kind it reports; its
+failing example fails and its passing example passes, run as they are written."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
 from reviewbot.commands.rules import explain
 from reviewbot.engine.registry import REQUIRED_SECTIONS, Rule, all_rules, doc_sections
+
+from .helpers import GitRepo, lint_dir, run_cli
 
 RULES = all_rules()
 
@@ -38,3 +43,70 @@ def test_explain_shows_the_sections_in_order(rule: Rule) -> None:
     assert heads.index("When it stays quiet") < heads.index("Failing example")
     if rule.options:
         assert all(f"`{o.name}`" in text for o in rule.options)
+
+
+# ---------------------------------------------------------------- the examples run
+#
+# Each fenced ```yaml block of an example is one file. Its first line may name it:
+# ``# apps/kustomization.yaml`` (``.reviewbot.yaml``: the configuration); a rule that judges
+# changes only names the side as well: ``# base: apps/pvc.yaml``, ``# head: apps/pvc.yaml``
+# (a block without a side is in both). A block that names nothing is ``example.yaml``.
+# The failing example gives at least one finding of its rule, the passing example none
+# (every rule runs, as in a lint or a review: a suppression is judged against the others).
+
+_BLOCK = re.compile(r"^```yaml\n(.*?)^```", re.M | re.S)
+_NAME = re.compile(r"#\s*(?:(base|head):\s*)?([\w./-]+\.(?:ya?ml|json))\s*$")
+
+
+def example_files(section: str) -> dict[str, dict[str, str]]:
+    """side ("base", "head") -> path -> text, for the blocks of one example section."""
+    sides: dict[str, dict[str, str]] = {"base": {}, "head": {}}
+    for block in _BLOCK.findall(section):
+        first = block.split("\n", 1)[0]
+        named = _NAME.fullmatch(first.strip())
+        side, path = (named.group(1), named.group(2)) if named else (None, "example.yaml")
+        for name in ([side] if side else ["base", "head"]):
+            assert path not in sides[name], f"two blocks name {path}"
+            sides[name][path] = block
+    return sides
+
+
+def example_findings(rule: Rule, section: str, tmp_path: Path,
+                     capsys: pytest.CaptureFixture[str]) -> list[tuple[str, str, int | None]]:
+    """(rule, file, line) of what reviewbot finds in one example, by its rule."""
+    files = example_files(section)
+    if rule.check_set is not None or rule.check_change is None:  # a lint of its files
+        for path, text in files["head"].items():
+            (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / path).write_text(text)
+        found = [(f.rule, f.file, f.line) for f in lint_dir(tmp_path).findings]
+    else:  # a review of the change from the base's files to the head's
+        repo = GitRepo(tmp_path / "repo")
+        base = repo.commit(files["base"])
+        head = repo.commit({**{p: None for p in files["base"] if p not in files["head"]},
+                            **files["head"]})
+        code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                                  head, "--platform", "none", "--format", "json"], capsys)
+        assert code in (0, 1), err
+        found = [(f["rule"], f["file"], f["line"]) for f in json.loads(out)["findings"]]
+    return [f for f in found if f[0] == rule.id]
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
+def test_the_failing_example_fails(rule: Rule, tmp_path: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert example_findings(rule, doc_sections(rule)["Failing example"], tmp_path, capsys)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
+def test_the_passing_example_passes(rule: Rule, tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert example_findings(rule, doc_sections(rule)["Passing example"], tmp_path, capsys) == []
+
+
+def test_example_blocks_name_their_files_and_sides() -> None:
+    files = example_files("```yaml\n# .reviewbot.yaml\nrules: {}\n```\n\n```yaml\n"
+                          "# base: apps/a.yaml\na: 1\n```\n```yaml\nb: 2\n```\n")
+    assert {side: sorted(paths) for side, paths in files.items()} == {
+        "base": [".reviewbot.yaml", "apps/a.yaml", "example.yaml"],
+        "head": [".reviewbot.yaml", "example.yaml"]}

@@ -18,7 +18,11 @@ writes nothing: severity, suppression and new-vs-existing are the engine's.
 Its docstring is its documentation, in fixed sections, each opened by its name alone on a
 line followed by a colon (:data:`DOC_SECTIONS`): a title line, then ``What it checks:``,
 optionally ``Why:`` (the rationale's story), ``When it stays quiet:``, ``Failing example:``
-and ``Passing example:``. The ``Kinds`` and ``Options`` sections are generated from
+and ``Passing example:``. The examples run in the suite (``tests/test_rule_docs.py``): each
+fenced ``yaml`` block is one file, named by its first line (``# apps/kustomization.yaml``;
+``# .reviewbot.yaml`` is the configuration; ``# base: PATH``/``# head: PATH`` for a rule that
+judges changes only), and the failing one must give a finding of its rule, the passing one
+none. The ``Kinds`` and ``Options`` sections are generated from
 ``SEVERITIES`` and ``OPTIONS`` (:func:`doc_sections`), so they cannot drift from the code;
 so is ``Reference``, from the module's ``reference()`` when it has one (a table the rule
 derives from its data).
