@@ -65,7 +65,12 @@ oldest minor serves.
 Failing example:
 
 ```yaml
-# .reviewbot.yaml: cluster: {kubernetes-version: "1.31"}
+# .reviewbot.yaml
+cluster: {kubernetes-version: "1.31"}
+```
+
+```yaml
+# pdb.yaml
 apiVersion: policy/v1beta1
 kind: PodDisruptionBudget
 metadata:
