@@ -1,5 +1,6 @@
 """The semantic diff: what changed between two trees, object by object. The only module that
-imports deepdiff (the reference engine of ``compare``).
+imports deepdiff (the reference engine of ``compare``, which only the tests run: deepdiff
+comes with the dev extras).
 
 Objects are matched by identity (API group, kind, namespace, name), never by file or
 position, so moving an object between files, reordering keys or documents and editing
