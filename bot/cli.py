@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from reviewbot import __version__
-from reviewbot.errors import EXIT_INTERNAL, EXIT_USAGE, ReviewbotError
+from reviewbot.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, ReviewbotError, scrub
 from reviewbot.output import FAIL_ON
 from reviewbot.report.base import FORMATS
 
@@ -181,16 +182,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _dispatch(args)
     except ReviewbotError as exc:
         from reviewbot.escape import term  # messages name paths and objects
-        print(f"reviewbot: {term(exc.message)}", file=sys.stderr)
+        print(f"reviewbot: {term(scrub(exc.message, os.environ))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        return EXIT_INTERNAL
+        print("reviewbot: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except Exception as exc:  # internal error: short message, traceback only with --debug
         if getattr(args, "debug", False):
             raise
         from reviewbot.escape import term
-        print(f"reviewbot: internal error: {type(exc).__name__}: {term(exc)}"[:500],
-              file=sys.stderr)
+        # a library's error may quote a request that held a token: scrubbed before the cut,
+        # as publishing errors are
+        message = scrub(f"{type(exc).__name__}: {exc}", os.environ)
+        print(f"reviewbot: internal error: {term(message)}"[:500], file=sys.stderr)
         return EXIT_INTERNAL
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 #: 0 no finding at or above --fail-on; 1 such findings; 2 usage or configuration error;
-#: 3 internal error (a short message; the traceback only with --debug).
+#: 3 internal error (a short message; the traceback only with --debug); 130 interrupted
+#: (Ctrl-C: SIGINT, 128 + 2, as shells report it).
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130
 
 
 class ReviewbotError(Exception):

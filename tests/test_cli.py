@@ -188,3 +188,33 @@ def test_the_parser_built_for_one_command_reads_it_as_the_whole_parser(
         return str(parser.format_help())
 
     assert help_of(lazy) == help_of(whole)
+
+
+def test_ctrl_c_exits_130(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                          capsys: pytest.CaptureFixture[str]) -> None:
+    from reviewbot.commands import lint
+
+    def interrupted(args: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(lint, "lint_command", interrupted)
+    assert main(["lint", str(tmp_path)]) == 130
+    assert capsys.readouterr().err == "reviewbot: interrupted\n"
+
+
+def test_an_internal_error_never_shows_a_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from reviewbot.commands import lint
+
+    token = "ghp_" + "k" * 36
+    monkeypatch.setenv("GITHUB_TOKEN", token)
+
+    def failing(args: object) -> int:  # a library that quotes the request it failed on
+        raise RuntimeError(f"GET https://x-access-token:{token}@github.com/o/r.git failed")
+
+    monkeypatch.setattr(lint, "lint_command", failing)
+    assert main(["lint", str(tmp_path)]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("reviewbot: internal error: RuntimeError: GET https://x-access-token:***@")
+    assert token[:8] not in err
