@@ -64,10 +64,12 @@ def facts(files: dict[str, str]) -> CiFacts:
     return read_ci(Tree(Path("."), yaml, frozenset(files), (), texts))
 
 
-def step(run: str, **extra: str) -> dict[str, str]:
-    """A workflow whose one job runs ``run`` (with ``extra`` keys on the step)."""
+def step(run: str, deploy: str = "kubectl apply -k k8s/", **extra: str) -> dict[str, str]:
+    """A workflow whose one job runs ``run`` then ``deploy`` (with ``extra`` keys on the
+    step): a job's rewrites are a build's when the job applies or builds manifests."""
     keys = "".join(f"\n              {k}: {v}" for k, v in extra.items())
-    body = textwrap.indent(textwrap.dedent(run).strip("\n"), " " * 16)
+    run = textwrap.dedent(run).strip("\n") + (f"\n{deploy}" if deploy else "")
+    body = textwrap.indent(run, " " * 16)
     return {".github/workflows/deploy.yml": f"""
         on: push
         jobs:
@@ -197,9 +199,13 @@ def test_a_script_a_step_runs_is_read_with_its_own_lines_and_folder(tmp_path: Pa
 
 
 def test_a_makefile_target_and_its_prerequisites_are_read(tmp_path: Path) -> None:
+    """A target a step runs is named by the step; every other target that deploys or
+    builds manifests is the repository's build too (``make release`` is how it is deployed,
+    whoever runs it); a target that only edits files is a chore."""
     write(tmp_path, {
         "k8s/app/deploy.yaml": DEPLOY, "k8s/db/deploy.yaml": DEPLOY.replace("web,", "db,"),
         "k8s/cache/deploy.yaml": DEPLOY.replace("web,", "cache,"),
+        "k8s/kept/deploy.yaml": DEPLOY.replace("web,", "kept,"),
         "Makefile": """
             IMG ?= ghcr.io/acme/web:dev
 
@@ -211,21 +217,54 @@ def test_a_makefile_target_and_its_prerequisites_are_read(tmp_path: Path) -> Non
             \t@envsubst < templates/app.yaml > k8s/app/deploy.yaml
             \tcd k8s/db && sed -i 's|IMAGE|$(IMG)|' deploy.yaml
 
-            unused:
+            release:
             \tsed -i s/a/b/ k8s/cache/deploy.yaml
+            \t$(KUBECTL) apply -f k8s/cache/
+
+            bump:  # a chore, no deployment: its edit is committed by whoever runs it
+            \tsed -i s/a/b/ k8s/kept/deploy.yaml
             """,
         **step("make deploy"),
     })
     assert [x for x in lint(tmp_path) if x[0].startswith("schema")] == [
         ("schema[invalid]", "k8s/app/deploy.yaml", 5, "warning"),
-        ("schema[invalid]", "k8s/cache/deploy.yaml", 5, "error"),
-        ("schema[invalid]", "k8s/db/deploy.yaml", 5, "warning")]
+        ("schema[invalid]", "k8s/cache/deploy.yaml", 5, "warning"),
+        ("schema[invalid]", "k8s/db/deploy.yaml", 5, "warning"),
+        ("schema[invalid]", "k8s/kept/deploy.yaml", 5, "error")]
     found = read_ci(disk_tree([tmp_path], tmp_path))
-    assert [(r.targets, r.tool, r.step.where) for r in found.rewrites] == [
-        (("k8s/app/deploy.yaml",), "envsubst >", "Makefile:8"),
-        (("k8s/db/deploy.yaml",), "sed -i", "Makefile:9")]
-    assert found.rewrites[0].step.label == (
-        "Makefile target 'render' (run by workflow deploy.yml, job build, step 'Set image')")
+    assert [(r.targets, r.tool, r.step.where, r.step.label) for r in found.rewrites] == [
+        (("k8s/app/deploy.yaml",), "envsubst >", "Makefile:8",
+         "Makefile target 'render' (run by workflow deploy.yml, job build, step 'Set image')"),
+        (("k8s/db/deploy.yaml",), "sed -i", "Makefile:9",
+         "Makefile target 'render' (run by workflow deploy.yml, job build, step 'Set image')"),
+        (("k8s/cache/deploy.yaml",), "sed -i", "Makefile:12", "Makefile target 'release'")]
+
+
+def test_make_deploy_that_sets_images_in_an_overlay_a_variable_names(tmp_path: Path) -> None:
+    """The corpus's GKE agent-sandbox sample: ``cd deploy/overlays/$(OVERLAY) && kustomize
+    edit set image NAME=$(REGISTRY)/NAME:$(TAG) ...`` (continued lines). The folder is a
+    variable, the names are not: those images below the Makefile's folder are placeholders,
+    the same name elsewhere is not."""
+    sample = DEPLOY.replace('"two"', "2").replace("ghcr.io/acme/web:latest", "dispatcher")
+    write(tmp_path, {
+        "sample/deploy/base/dispatcher.yaml": sample,
+        "sample/deploy/base/kustomization.yaml": "resources: [dispatcher.yaml]\n",
+        "sample/deploy/overlays/one/kustomization.yaml": "resources: [../../base]\n",
+        "other/dispatcher.yaml": sample.replace("name: web,", "name: other,"),
+        "sample/Makefile": """
+            deploy: env
+            \tcd deploy/overlays/$(OVERLAY) && \\
+            \tkustomize edit set image \\
+            \t  worker=$(REGISTRY)/worker:$(TAG) \\
+            \t  dispatcher=$(REGISTRY)/dispatcher:$(TAG) && \\
+            \tkustomize build . | kubectl apply -f -
+            """,
+    })
+    assert lint(tmp_path) == [
+        ("image-digest[floating]", "other/dispatcher.yaml", 12, "error"),
+        ("image-digest[placeholder]", "sample/deploy/base/dispatcher.yaml", 12, "warning")]
+    assert "a Makefile target sets the image dispatcher (kustomize edit set image, " \
+        "sample/Makefile:2)" in messages(tmp_path)[1]
 
 
 def test_a_composite_action_of_the_repository_is_read_where_a_step_uses_it(
@@ -249,6 +288,7 @@ def test_a_composite_action_of_the_repository_is_read_where_a_step_uses_it(
                 steps:
                 - uses: actions/checkout@v4
                 - uses: ./.github/actions/render
+                - run: kustomize build k8s/app | kubectl apply -f -
             """,
     })
     assert [x for x in lint(tmp_path) if x[0].startswith("schema")] == [
@@ -306,11 +346,36 @@ def test_linting_a_folder_reads_the_repository_ci_outside_it(tmp_path: Path) -> 
     ("# sed -i s/a/b/ k8s/x.yaml", []),  # a comment
     ("cat <<EOF > k8s/x.yaml\nsed -i s/a/b/ k8s/y.yaml\nEOF", []),  # a here-document
     ("for f in k8s/*.yaml; do\n  sed -i s/a/b/ k8s/z.yaml\ndone", [("sed -i", "k8s/z.yaml")]),
+    # a command substitution is a value (and its cd stays in its subshell)
+    ('DIR="$(cd -- "$(dirname -- "$0")/k8s" && pwd)"\nsed -i "s/a/$(date)/" k8s/x.yaml',
+     [("sed -i", "k8s/x.yaml")]),
+    ("pushd python >/dev/null\nsed -i s/a/b/ x.yaml\npopd\nsed -i s/a/b/ k8s/x.yaml",
+     [("sed -i", "python/x.yaml"), ("sed -i", "k8s/x.yaml")]),
+    ("cd k8s && $KUSTOMIZE edit set image app=a:1",  # KUSTOMIZE ?= $(LOCALBIN)/kustomize
+     [("kustomize edit set image", "k8s")]),
+    ("sed -i 's/x/y/' ./out/${{ matrix.image.name }}/report.sarif k8s/x.yaml",  # an expression
+     [("sed -i", "k8s/x.yaml")]),
+    ("sed -i s/a/b/ pyproject.toml coverage.out", []),  # no manifest
+    ("cd k8s/prod && kustomize edit set image app=ghcr.io/a/app:$(git rev-parse HEAD)",
+     [("kustomize edit set image", "k8s/prod")]),
 ])
 def test_the_commands_that_rewrite_a_manifest(run: str,
                                               expected: list[tuple[str, str]]) -> None:
     found = facts(step(run))
     assert [(r.tool, t) for r in found.rewrites for t in r.targets] == expected
+
+
+def test_a_job_that_edits_manifests_and_builds_nothing_leaves_no_placeholder() -> None:
+    """A job that regenerates or formats files and runs tests applies nothing: what it
+    edits is no placeholder of a build (``kustomize edit`` is, whatever follows: it has no
+    other use)."""
+    edit = "yq -i '.spec.replicas = 1' k8s/x.yaml\ngo test ./..."
+    assert facts(step(edit, deploy="")).rewrites == ()
+    assert [r.targets for r in facts(step(edit)).rewrites] == [("k8s/x.yaml",)]
+    for build in ("kustomize build k8s | kubeconform", "helm upgrade --install a chart/",
+                  "kubectl kustomize k8s > out.yaml", "skaffold run"):
+        assert len(facts(step(edit, deploy=build)).rewrites) == 1, build
+    assert len(facts(step("cd k8s && kustomize edit set image a=b:1", deploy="")).rewrites) == 1
 
 
 def test_a_job_that_commits_or_proposes_its_changes_updates_the_repository(
@@ -349,6 +414,9 @@ VALIDATE = {"k8s/apps/web/kustomization.yaml": "resources: []\n"}
      ["k8s/examples", "k8s/examples/a"], ["k8s/apps", "examples"]),
     ("find . -not -path './templates/*' -name '*.yaml' | xargs yamllint",  # no validation
      [], ["templates"]),
+    ("for d in $(find k8s -name kustomization.yaml -not -path '*/archive/*'); do\n"
+     "  kustomize build \"$(dirname \"$d\")\" | kubeconform -strict\ndone",
+     ["k8s/archive", "k8s/a/archive"], ["k8s/apps/web"]),
     ("flux build kustomization apps --path ./k8s/apps --ignore-paths 'legacy/,*.md'",
      ["k8s/apps/legacy", "k8s/apps/web/legacy"], ["k8s/apps/web", "legacy"]),
     ("kubeconform -ignore-missing-schemas -skip Secret k8s", [], ["k8s/apps"]),  # kinds
@@ -394,7 +462,8 @@ def test_large_hostile_scripts_and_makefiles_are_read_in_linear_time() -> None:
     """Inputs that a quadratic reading (joined continuation lines, an array never closed,
     a make rule's regular expression on a long line) would take hours over."""
     found = facts({
-        **step("make -f big.mk all\n./big.sh"),  # (the big script spends the budget)
+        **step("kubectl apply -k k8s/\nmake -f big.mk all\n./big.sh", deploy=""),
+        # (the big script spends the budget: what comes after it is not read)
         "big.sh": "x \\\n" * 60_000 + "flags=(\n" + "-a\n" * 60_000
                   + "sed -i s/a/b/ k8s/y.yaml\n",
         "big.mk": "all:" + " " * 200_000 + ":=\n" + "all" + " " * 200_000 + "\n"

@@ -77,7 +77,9 @@ class Builder:
             return f"ko builds {self.image} ({self.where})"
         if self.tool == "kustomize-edit":
             name = f"the image {self.image}" if self.image else "an image it names by a variable"
-            return f"a CI step sets {name} (kustomize edit set image, {self.where})"
+            who = "a Makefile target" if posixpath.basename(self.file) in (
+                "GNUmakefile", "makefile", "Makefile") else "a CI step"
+            return f"{who} sets {name} (kustomize edit set image, {self.where})"
         if self.tool == "sed":
             return f"a CI step rewrites {self.image} with sed ({self.where})"
         return f"skaffold builds {self.image} ({self.where})"
@@ -179,6 +181,14 @@ def _ci_builders(model: Model) -> Iterator[Builder]:
         elif rewrite.tool == "sed -i":
             for target in rewrite.targets:
                 yield Builder("sed", target, step.file, step.line)
+    for rewrite in ci_facts(model).unknown:  # set image in a folder a variable names
+        folder = posixpath.dirname(rewrite.step.file)
+        within = (f"{folder}/*",) if folder and posixpath.basename(
+            rewrite.step.file) in ("GNUmakefile", "makefile", "Makefile") else None
+        for name in rewrite.images:
+            if name:  # the name is literal: its images, wherever make's folder leads
+                yield Builder("kustomize-edit", name, rewrite.step.file, rewrite.step.line,
+                              within)
 
 
 def builder_of(model: Model, ref: ImageRef, file: str) -> Builder | None:
@@ -201,7 +211,7 @@ def rewriter(model: Model, ref: ImageRef, file: str) -> Builder | None:
         if b.tool == "skaffold" and b.image == ref.repository:
             return b  # it builds this image but does not deploy this file
         if b.tool == "kustomize-edit" and (b.image in ("", ref.repository)) and (
-                b.deploys is None or file in b.deploys):
+                deployed_by(b, file)):
             return b
         if b.tool == "sed" and glob_match(file, b.image):
             return b

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import functools
 import posixpath
 import re
 import shlex
@@ -44,6 +45,8 @@ CLOUDBUILD = ("cloudbuild.yaml", "cloudbuild.yml")
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 VALIDATORS = ("kubeconform", "kubeval")
+TOOLS = frozenset({"kustomize", "kubectl", "oc", "yq", "sed", "envsubst", "kubeconform",
+                   "kubeval", "flux", "helm", "skaffold", "make"})
 # steps that commit or propose a job's changes (``uses:``, lowercased, as a substring)
 COMMIT_ACTIONS = ("create-pull-request", "auto-commit", "add-and-commit", "push-action",
                   "commit-action", "commit-push", "create-commit", "ghcommit")
@@ -281,6 +284,9 @@ def read_ci(tree: Tree | None, files: Mapping[str, LoadedFile] | None = None) ->
             reader.gitlab(path)
         elif posixpath.basename(path) in CLOUDBUILD:
             reader.cloudbuild(path)
+    for path in sorted(records):  # after the steps that run them: those name them first
+        if posixpath.basename(path) in MAKEFILES:
+            reader.makefile(path)
     return CiFacts(_once(reader.rewrites), _once(reader.skips), _once(reader.unknown),
                    tuple(sorted(reader.used)), _once(reader.committed))
 
@@ -323,6 +329,7 @@ class _Block:
     script_dir: str = ""  # the folder of the script file ($0), for cd "$(dirname "$0")"
     root: str = ""  # the folder of the repository the CI file belongs to ($GITHUB_WORKSPACE)
     arrays: dict[str, list[str]] = field(default_factory=dict)  # bash arrays of literals
+    stack: list[str] = field(default_factory=list)  # pushd's folders
     finds: list[ValidationSkip] = field(default_factory=list)
     validates: bool = False
 
@@ -338,8 +345,13 @@ class _Reader:
         self.used: set[str] = set()
         self.budget = MAX_COMMANDS
         self.commits = False  # the job being read commits or proposes its changes
+        self.deploys = False  # the Makefile target being read applies or builds manifests
         self.committed: list[Rewrite] = []
         self._running: set[str] = set()  # the scripts being read (a script runs itself)
+        # what a script read once does (run again by another step: not read again)
+        self._scripts: dict[tuple[str, str, str], tuple[
+            list[Rewrite], list[Rewrite], list[ValidationSkip], tuple[bool, bool], str]] = {}
+        self._rules: dict[str, dict[str, tuple[list[str], list[tuple[int, str]]]]] = {}
 
     # ------------------------------------------------------------ YAML CI files
 
@@ -380,17 +392,24 @@ class _Reader:
             self._job_done(mark)
 
     def _job(self) -> tuple[int, int]:
-        self.commits = False
+        self.commits = self.deploys = False
         return len(self.rewrites), len(self.unknown)
 
     def _job_done(self, mark: tuple[int, int]) -> None:
-        """A job that commits or proposes what it changed (``git commit``/``push``, ``gh pr
-        create``, a create-pull-request or auto-commit action) updates the repository: the
-        cluster gets what is merged, so its rewrites are no placeholders."""
+        """A job's rewrites are a build's only when the job builds or applies manifests
+        (``kubectl apply``, ``kustomize build``, ``helm upgrade``, ...; ``kustomize edit``
+        is for a build whatever follows): a job that edits files and runs tests or
+        formatters leaves no placeholder. A job that commits or proposes what it changed
+        (``git commit``/``push``, ``gh pr create``, a create-pull-request or auto-commit
+        action) updates the repository: the cluster gets what is merged, so its rewrites
+        are no placeholders either."""
+        if not self.deploys:
+            self.rewrites[mark[0]:] = [r for r in self.rewrites[mark[0]:] if r.folder]
+            self.unknown[mark[1]:] = [r for r in self.unknown[mark[1]:] if r.folder]
         if self.commits:
             self.committed += self.rewrites[mark[0]:] + self.unknown[mark[1]:]
             del self.rewrites[mark[0]:], self.unknown[mark[1]:]
-        self.commits = False
+        self.commits = self.deploys = False
 
     def _step(self, doc: Any, at: tuple[Any, ...], step: Mapping[str, Any], label: str,
               default_dir: str, root: str, depth: int) -> None:
@@ -478,8 +497,15 @@ class _Reader:
                 return
             here = Step(block.step.label, block.step.file, line + 1) if per_line else (
                 block.step)
-            for simple in pipeline:
-                self.command(simple.argv, simple.writes, block, here, depth)
+            if pipeline[0].argv == ["(subshell)"]:  # $(...): a cd there stays there
+                cwd = block.cwd
+                for simple in pipeline[1:]:
+                    self.command(simple.argv, simple.writes, block, here, depth)
+                block.cwd = cwd
+                pipeline = pipeline[1:]
+            else:
+                for simple in pipeline:
+                    self.command(simple.argv, simple.writes, block, here, depth)
             if len(pipeline) > 1:
                 self._applied(pipeline, block, here)
         self._close(block)
@@ -521,9 +547,20 @@ class _Reader:
         if not argv:
             return
         name = posixpath.basename(argv[0])
+        tool = _TOOL_VARIABLE.match(name)
+        if tool is not None and tool.group(1).lower() in TOOLS:
+            name = tool.group(1).lower()  # KUSTOMIZE ?= $(LOCALBIN)/kustomize
+            argv = [name, *argv[1:]]
+        if _deploys(name, argv):
+            self.deploys = True
         if name in ("cd", "pushd"):
-            target = argv[1] if len(argv) > 1 else ROOT
-            block.cwd = _moved(block.cwd, target, block.root)
+            words = [a for a in argv[1:] if a == "-" or not a.startswith("-")]
+            if name == "pushd":
+                block.stack.append(block.cwd)
+            block.cwd = _moved(block.cwd, words[0] if words else ROOT, block.root)
+            return
+        if name == "popd":
+            block.cwd = block.stack.pop() if block.stack else UNKNOWN
             return
         if name in ("sed", "gsed"):
             self._sed(argv, block, step)
@@ -565,8 +602,8 @@ class _Reader:
                     not manifests_only or target.endswith(MANIFEST_SUFFIXES) or folder):
                 self.unknown.append(Rewrite(step, tool, (), folder, images, target))
             return
-        if manifests_only and not folder and not path.endswith(MANIFEST_SUFFIXES):
-            return
+        if not folder and not _could_be_manifest(path):
+            return  # pyproject.toml, coverage.out: no manifest
         self.rewrites.append(Rewrite(step, tool, (path,), folder, images, target))
 
     def _sed(self, argv: list[str], block: _Block, step: Step) -> None:
@@ -751,17 +788,58 @@ class _Reader:
             return
         if path in self._running:  # a script that runs itself: read once
             return
+        key = (path, block.cwd, block.root)
+        done = self._scripts.get(key)
+        if done is not None:  # run again (by another step): what it does is known
+            rewrites, unknown, skips, (commits, deploys), cwd = done
+            self.rewrites += rewrites
+            self.unknown += unknown
+            self.skips += skips
+            self.commits = self.commits or commits
+            self.deploys = self.deploys or deploys
+            if name in ("source", "."):
+                block.cwd = cwd
+            return
         self.used.add(path)
         text = self.records[path].data.decode("utf-8", "replace")
         label = f"script {path} (run by {step.label})"
         inner = _Block(Step(label, path, 1), block.cwd, posixpath.dirname(path), root=block.root)
+        marks = len(self.rewrites), len(self.unknown), len(self.skips)
+        (commits, self.commits), (deploys, self.deploys) = (self.commits, False), (
+            self.deploys, False)
         self._running.add(path)
         try:
             self.shell(text, inner, depth + 1, per_line=True)
         finally:
             self._running.discard(path)
+        self._scripts[key] = (self.rewrites[marks[0]:], self.unknown[marks[1]:],
+                              self.skips[marks[2]:], (self.commits, self.deploys), inner.cwd)
+        self.commits = self.commits or commits
+        self.deploys = self.deploys or deploys
         if name in ("source", "."):
             block.cwd = inner.cwd
+
+    def _make_rules(self, path: str) -> dict[str, tuple[list[str], list[tuple[int, str]]]]:
+        rules = self._rules.get(path)
+        if rules is None:
+            rules = self._rules[path] = _make_rules(
+                self.records[path].data.decode("utf-8", "replace"))
+        return rules
+
+    def makefile(self, path: str) -> None:
+        """Every target of a Makefile is the repository's own build (``make deploy`` is how
+        it deploys, whether a workflow runs it or a person does): each is read as a job of
+        its own, in the Makefile's folder."""
+        rules = self._make_rules(path)
+        folder = posixpath.dirname(path)
+        for goal, (_, recipe) in rules.items():
+            if goal.startswith(".") or not recipe:
+                continue
+            mark = self._job()
+            label = f"{path} target '{goal}'"
+            for line, text in recipe:
+                self.shell(text, _Block(Step(label, path, line), folder, folder, root=folder), 1)
+            self._job_done(mark)
 
     def _make(self, argv: list[str], block: _Block, step: Step, depth: int) -> None:
         if depth >= MAX_DEPTH or block.cwd == UNKNOWN:
@@ -794,7 +872,7 @@ class _Reader:
         if path is None or path not in self.records:
             return
         self.used.add(path)
-        rules = _make_rules(self.records[path].data.decode("utf-8", "replace"))
+        rules = self._make_rules(path)
         if not goals:
             goals = [next((t for t in rules if not t.startswith(".")), "")]
         done: set[str] = set()
@@ -830,6 +908,8 @@ _SCRIPT_DIR = re.compile(
 _TOPLEVEL = re.compile(
     r"""\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)|\$\{\{\s*github\.workspace\s*\}\}"""
     r"""|\$\{?GITHUB_WORKSPACE\}?|\$\{?CI_PROJECT_DIR\}?""")
+_EXPRESSION = re.compile(r"\$\{\{.*?\}\}")  # a workflow expression: a value not known here
+_TOOL_VARIABLE = re.compile(r"^\$\{?([A-Za-z_]\w*)\}?$")  # $(KUSTOMIZE) edit ...: the tool
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][\w-]*)\1")
 
 
@@ -878,15 +958,15 @@ def _pipelines(text: str, script_dir: str, arrays: dict[str, list[str]] | None =
                 i += 1
             i += 1
         line = _SCRIPT_DIR.sub(lambda _: TREE + "/" + script_dir, line)
-        line = _TOPLEVEL.sub(ROOT, line)
+        line = _EXPRESSION.sub("${EXPRESSION}", _TOPLEVEL.sub(ROOT, line))
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        try:
-            lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()<>")
-            lexer.whitespace_split = True
-            lexer.commenters = "#"
-            tokens = list(lexer)
-        except ValueError:
+        line, inner = _substitutions(line)
+        for text in inner:  # $(find ... -not -path ...) feeding a loop: read as well
+            for _, nested in _pipelines(text, script_dir, arrays):
+                yield start, [_Simple(["(subshell)"]), *nested]
+        tokens = _tokens(line)
+        if tokens is None:
             continue
         pipeline: list[_Simple] = []
         current = _Simple()
@@ -922,6 +1002,47 @@ def _pipelines(text: str, script_dir: str, arrays: dict[str, list[str]] | None =
             yield start, pipeline
 
 
+@functools.lru_cache(maxsize=4096)
+def _tokens(line: str) -> tuple[str, ...] | None:
+    """The shell words and operators of one logical line (None: unbalanced quotes). Cached:
+    the same script run by many steps is split once (``shlex`` reads a character at a
+    time)."""
+    try:
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()<>")
+        lexer.whitespace_split = True
+        lexer.commenters = "#"
+        return tuple(lexer)
+    except ValueError:
+        return None
+
+
+def _substitutions(line: str) -> tuple[str, list[str]]:
+    """``line`` with each command substitution ``$(...)`` made a variable (its value is not
+    known), and the commands inside them (nested ones included, innermost last)."""
+    if "$(" not in line:
+        return line, []
+    out: list[str] = []
+    inner: list[str] = []
+    i = 0
+    while i < len(line):
+        if line.startswith("$(", i) and not line.startswith("$((", i):
+            depth, j = 1, i + 2
+            while j < len(line) and depth:
+                if line[j] == "(":
+                    depth += 1
+                elif line[j] == ")":
+                    depth -= 1
+                j += 1
+            text = line[i + 2:j - 1] if depth == 0 else line[i + 2:]
+            inner.append(text)
+            out.append("${SUBSTITUTION}")
+            i = j
+        else:
+            out.append(line[i])
+            i += 1
+    return "".join(out), inner
+
+
 def _logical(lines: Sequence[str], i: int) -> tuple[str, int]:
     """The logical line starting at ``lines[i]`` (lines ending in ``\\`` continue), and
     the index after it."""
@@ -937,6 +1058,28 @@ def _logical(lines: Sequence[str], i: int) -> tuple[str, int]:
 def _closes(text: str) -> bool:
     """Whether an array's text closes on this line (a ``)`` not of ``$(...)``)."""
     return ")" in text.replace("$(", "").replace("{", "")
+
+
+def _deploys(name: str, argv: Sequence[str]) -> bool:
+    """Whether a command applies manifests or builds them for a cluster (``kubectl apply``,
+    ``kustomize build``, ``helm upgrade``, ``skaffold run``, ``flux push``): what makes a
+    Makefile target a deployment rather than a chore."""
+    words = set(argv[1:4])
+    return bool(
+        name in ("kubectl", "oc") and words & {"apply", "create", "replace", "kustomize"}
+        or name == "kustomize" and "build" in words
+        or name == "helm" and words & {"install", "upgrade", "template"}
+        or name == "skaffold" and words & {"run", "deploy", "dev", "render"}
+        or name == "flux" and words & {"push", "build"}
+        or name == "argocd" and words & {"app"}
+        or name == "kubectl" and "set" in words)
+
+
+def _could_be_manifest(path: str) -> bool:
+    """A path a rewrite of manifests can name: YAML or JSON, ``Kustomization``, a glob."""
+    base = posixpath.basename(path)
+    return (base.endswith(MANIFEST_SUFFIXES) or base == "Kustomization"
+            or any(c in base for c in "*?["))
 
 
 def _applies_stdin(argv: Sequence[str]) -> bool:
@@ -1103,7 +1246,10 @@ def _make_rules(text: str) -> dict[str, tuple[list[str], list[tuple[int, str]]]]
         if raw.startswith("\t"):
             if current is not None:
                 recipe = raw[1:].lstrip("@-+ \t")
-                recipe = re.sub(r"\$[({]MAKE[)}]", "make", recipe).replace("$$", "$")
+                recipe = re.sub(r"\$[({]MAKE[)}]", "make", recipe).replace("$$", "\x00")
+                for _ in range(4):  # make's $(VAR) and ${VAR}: a variable to the shell
+                    recipe = re.sub(r"\$[({]([^(){}$]*)[)}]", r"@{\1}", recipe)
+                recipe = recipe.replace("@{", "${").replace("\x00", "$")
                 current.append((number, recipe))
             continue
         if not raw.strip() or raw.lstrip().startswith("#"):
