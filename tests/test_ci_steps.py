@@ -147,6 +147,29 @@ def test_kustomize_edit_set_image_touches_the_images_of_that_folders_build_only(
         ("k8s/prod",), ("ghcr.io/acme/web",), True)
 
 
+def test_set_image_names_the_images_entry_it_sets_whatever_its_new_name(tmp_path: Path) -> None:
+    """kubebuilder's layout: ``images: [{name: controller, newName: quay.io/acme/op, newTag:
+    latest}]`` in config/manager, and ``make deploy`` runs ``cd config/manager && $(KUSTOMIZE)
+    edit set image controller=${IMG}``: the entry's image is the placeholder."""
+    write(tmp_path, {
+        "config/manager/manager.yaml": DEPLOY.replace("ghcr.io/acme/web:latest", "controller"),
+        "config/manager/kustomization.yaml": """
+            resources: [manager.yaml]
+            images:
+            - name: controller
+              newName: quay.io/acme/op
+              newTag: latest
+            """,
+        "Makefile": """
+            deploy:
+            \tcd config/manager && $(KUSTOMIZE) edit set image controller=${IMG}
+            \t$(KUSTOMIZE) build config/default | $(KUBECTL) apply -f -
+            """,
+    })
+    assert [x for x in lint(tmp_path) if x[0].startswith("image")] == [
+        ("image-digest[placeholder]", "config/manager/kustomization.yaml", 5, "warning")]
+
+
 def test_kustomize_edit_of_other_fields_doubts_what_that_kustomization_builds(
         tmp_path: Path) -> None:
     write(tmp_path, {

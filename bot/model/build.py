@@ -173,11 +173,18 @@ def _ci_builders(model: Model) -> Iterator[Builder]:
         if rewrite.images:
             for folder in rewrite.targets:
                 within = None
+                renamed: dict[str, str] = {}  # the folder's images entries: name -> newName
                 if graph is not None and folder in graph.by_dir:
-                    within = tuple(sorted({graph.by_dir[folder].file,
-                                           *graph.build(folder).files}))
+                    kustomization = graph.by_dir[folder]
+                    within = tuple(sorted({kustomization.file, *graph.build(folder).files}))
+                    renamed = {str(e["name"]): str(e["newName"]) for e in items(
+                        kustomization.body.get("images")) if isinstance(e, dict)
+                        and e.get("name") and e.get("newName")}
                 for name in rewrite.images:
                     yield Builder("kustomize-edit", name or "", step.file, step.line, within)
+                    if name in renamed:  # the entry it sets renames it: judged as renamed
+                        yield Builder("kustomize-edit", renamed[name], step.file, step.line,
+                                      within)
         elif rewrite.tool == "sed -i":
             for target in rewrite.targets:
                 yield Builder("sed", target, step.file, step.line)
