@@ -15,7 +15,9 @@ a team, load an image or open an HTML comment that hides every later finding.
   ``##[``. Text that needs none of this is returned as it is.
 - :func:`md_text`, :func:`md_code`, :func:`html_code`: Markdown (running text and table
   cells, code spans, text inside HTML): :func:`term` first, then the medium's own escaping,
-  so no live HTML, link, ``@mention`` or ``<!--`` comes from the repository.
+  so no live HTML, link, ``@mention`` or ``<!--`` comes from the repository;
+  :func:`md_prose`: running text whose image references are code spans (a fix's image
+  reference copies as written).
 """
 
 from __future__ import annotations
@@ -84,6 +86,32 @@ def md_code(text: object, table: bool = True) -> str:
     fence = "`" * (longest + 1)
     pad = " " if body.startswith("`") or body.endswith("`") else ""
     return f"{fence}{pad}{body}{pad}{fence}"
+
+
+_IMAGE = re.compile(r"[\w.-]+(?::\d+)?(?:/[\w.-]+)*(?::[\w.<>-]+)?(?:@sha256:[\w<>]+)?")
+_EDGES = re.compile(r"^([(\[\"']*)(.*?)([.,;:)\]\"']*)$", re.S)
+
+
+def _image_ref(word: str) -> bool:
+    """An image reference (``reg/repo:tag@sha256:<digest>``): what a reader copies whole."""
+    if not _IMAGE.fullmatch(word):
+        return False
+    return "@sha256:" in word or ("/" in word and ":" in word.rsplit("/", 1)[-1])
+
+
+def md_prose(text: object) -> str:
+    """Untrusted running text, as :func:`md_text`, with each image reference in it as a code
+    span: copied as written (no zero-width space to break a mention, no backslash), and
+    nothing in a code span is a link, a mention or HTML."""
+    out = []
+    for word in re.split(r"(\s+)", str(text)):
+        edges = _EDGES.match(word)
+        if word.strip() and edges is not None and _image_ref(edges.group(2)):
+            lead, core, tail = edges.groups()
+            out.append(md_text(lead) + md_code(core, False) + md_text(tail))
+        else:
+            out.append(md_text(word))
+    return "".join(out)
 
 
 def html_code(text: object) -> str:

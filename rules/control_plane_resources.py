@@ -12,11 +12,12 @@ again". That 25.1% is the ceiling the default `max-limit-fraction` (0.3) encodes
 A pod can land on a control-plane node when one of the inventory's control-plane nodes
 (label `node-role.kubernetes.io/control-plane` or `.../master`) admits it: its taints are
 tolerated (or it has none) and `nodeSelector`, `nodeName` and required node affinity select
-it; or when the pod is pinned to such a node by hostname. Without an inventory, the stand-ins
-are conventional control-plane nodes (tainted `NoSchedule`, labelled with their role), and
-selectors on other labels count as matching; a pod that only tolerates the taint (and does not
-select control-plane nodes) then reaches one only if the cluster has control-plane nodes that
-admit workloads, which managed clusters do not: its `missing` is a warning that says so.
+it; or when the pod is pinned to such a node by hostname. Without an inventory, the rule
+assumes conventional control-plane nodes (tainted `NoSchedule`, labelled with their role),
+and selectors on other labels count as matching; a pod that only tolerates the taint (and
+does not select control-plane nodes) then reaches one only if the cluster has control-plane
+nodes that admit workloads, which managed clusters do not: its `missing` is a warning that
+says so.
 
 Every container and init container of such a pod must set `limits.cpu` and `limits.memory`
 (and a request for each, or the limit that Kubernetes copies into it). With an inventory,
@@ -37,7 +38,7 @@ When it stays quiet:
 Pods no control-plane node admits (its taints not tolerated, selectors or affinity pointing
 elsewhere); chart components whose values set no `resources` at all (the chart's defaults
 are not in the repository; app-template has none, so its containers are always judged).
-Without an inventory, the stand-in control-plane nodes are the conventional ones.
+Without an inventory, the rule assumes the conventional control-plane nodes.
 
 Failing example:
 

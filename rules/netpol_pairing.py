@@ -217,7 +217,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit
@@ -316,7 +316,19 @@ def _egress_unmatched(net: Network) -> Iterator[Violation]:
                     for found in _unadmitted(net, policy, rule, peer, sources):
                         groups.setdefault(found.group, []).append(found)
     for callers in groups.values():
-        yield _unmatched_violation(net, callers)
+        # the same finding at each other caller's `to:` (its message that caller's), so that
+        # a review can place it where the pull request changed something
+        seen = [_unmatched_violation(net, [c, *(o for o in callers if o is not c)])
+                for c in _first_per_place(callers)]
+        yield replace(seen[0], others=tuple(seen[1:]))
+
+
+def _first_per_place(callers: Sequence[_Unmatched]) -> list[_Unmatched]:
+    """The first caller of each policy rule's `to:` entry, in order."""
+    out: dict[tuple[int, tuple[str | int, ...]], _Unmatched] = {}
+    for c in callers:
+        out.setdefault((id(c.policy.obj), c.rule.peer_field), c)
+    return list(out.values())
 
 
 @dataclass(frozen=True)
@@ -392,10 +404,16 @@ def _unmatched_violation(net: Network, callers: Sequence[_Unmatched]) -> Violati
     one_namespace = all(c.policy.namespace == policy.namespace for c in callers)
     edits = () if hint or not one_namespace or who != f"namespace {policy.namespace}" else (
         _admit_edits(net, pods, policy.namespace, policy.obj.get(rule.path + ("ports",))))
+    from reviewbot.netpol.sets import NONE
+
     involved = [s for c in callers for s in c.sources] + list(pods)
+    conns = NONE
+    for d in pods:
+        conns = conns.union(net.rule_conns(rule, d))
     return Violation(policy.obj, rule.peer_field, message, fix=fix, kind="egress-unmatched",
                      key=key, edits=edits,
-                     doubt=policy.rendered_by or _doubt(net, involved))
+                     doubt=policy.rendered_by or _doubt(net, involved),
+                     cause=_unadmitted_cause(net, pods, conns))
 
 
 def _admits_any(net: Network, d: int, sources: Sequence[int], rule: Rule) -> bool:
@@ -546,10 +564,13 @@ def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
             by_destination.setdefault((tuple(sorted(entry.ingress)), entry.conns), []).append(
                 entry)
     for group in by_destination.values():
-        first = group[0]
-        merged = _Denied(first.decl, {s for g in group for s in g.sources}, set(),
-                         set(first.ingress), first.conns)
-        yield _dependency_violation(net, merged, first.sources)
+        # the finding at each caller's value (its message that caller's), the first's first:
+        # a review places it where the pull request changed something
+        sources = {s for g in group for s in g.sources}
+        seen = [_dependency_violation(net, _Denied(g.decl, sources, set(), set(g.ingress),
+                                                   g.conns), g.sources)
+                for g in group]
+        yield replace(seen[0], others=tuple(seen[1:]))
 
 
 def _dependency_violation(net: Network, entry: _Denied,
@@ -599,9 +620,18 @@ def _dependency_violation(net: Network, entry: _Denied,
         f"({_workload_names(net, denied)} on {entry.conns}), but {' and '.join(sides)}"
     )
     key = f"{format_path(entry.decl.path)} -> {e.text}:{e.port}"  # a value may name several
+    # denied at the destination alone, the cause is the destination's missing ingress rule
+    # (one rule there is the fix); denied by a caller's own egress, each caller's is its own
+    cause = None if entry.egress else _unadmitted_cause(net, denied, entry.conns)
     return Violation(entry.decl.obj, entry.decl.path, message, fix=" ".join(fixes),
                      kind="dependency-denied", key=key, edits=tuple(edits),
-                     doubt=_doubt(net, [*sources, *denied]))
+                     doubt=_doubt(net, [*sources, *denied]), cause=cause)
+
+
+def _unadmitted_cause(net: Network, pods: Iterable[int], conns: Conns) -> str:
+    """The cause of a flow no ingress rule admits: its destination and connections (an egress
+    rule's finding and a caller's URL's are one problem when they name the same)."""
+    return f"no ingress admits {_workload_names(net, sorted(set(pods)))} on {conns}"
 
 
 # ---------------------------------------------------------------- e. selectors that select nothing

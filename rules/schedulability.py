@@ -16,7 +16,9 @@ allocatable, for cpu, memory and every extended resource (a node that does not l
 extended resource has none of it). A request is the container's `requests`, or its limit
 when only the limit is set (Kubernetes copies it); a pod reserves its containers' sum, or
 its largest init container when that is larger. The finding sits on the largest
-contributor's request and lists every pod counted.
+contributor's request and lists every pod counted; in a review it sits on the pod the pull
+request added or changed, and an overcommit that was there before and grows is "worse"
+(its total before and after), not existing.
 
 A pod that is not pinned must fit at least one inventory node that admits it (selectors,
 affinity, taints); when the inventory has none big enough, it never schedules. Without an
@@ -96,10 +98,11 @@ spec:
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from reviewbot.engine.findings import Violation
+from reviewbot.engine.findings import Amount, Violation
 from reviewbot.model.objects import Container, Model, Node, Path, PodTemplate, cluster_views
 from reviewbot.model.quantity import format_quantity
 from reviewbot.model.workload import (
@@ -198,18 +201,32 @@ def _node(node: Node, on: Sequence[PodTemplate]) -> Iterator[Violation]:
                                               if count(p) > 1 else "")
             for p, v in shares
         )
-        top = shares[0][0]
-        yield Violation(
-            top.obj, _anchor(top, resource),
-            f"{top.name}: the pods pinned to {node.name} request {_q(resource, total)} "
-            f"{resource} ({listed}), "
-            f"but its allocatable is {_q(resource, allocatable)}: "
-            f"{_q(resource, total - allocatable)} too much, so one of them stays Pending",
-            fix=(f"Bring the {resource} requests on {node.name} to at most "
-                 f"{_q(resource, allocatable)}: lower {top.name}'s request, reduce replicas, "
-                 "or move a workload to another node."),
-            kind="node-full",
-        )
+        amount = Amount(float(total), _q(resource, total), _readable(_q(resource, allocatable)))
+        seen = [_full(node, resource, p, total, allocatable, listed, amount)
+                for p, _ in shares]
+        yield replace(seen[0], others=tuple(seen[1:]))
+
+
+def _full(node: Node, resource: str, pod: PodTemplate, total: Fraction, allocatable: Fraction,
+          listed: str, amount: Amount) -> Violation:
+    """The overcommit of ``resource`` on ``node`` as ``pod`` (one of the pods counted) sees it."""
+    return Violation(
+        pod.obj, _anchor(pod, resource),
+        f"{pod.name}: the pods pinned to {node.name} request {_q(resource, total)} "
+        f"{resource} ({listed}), "
+        f"but its allocatable is {_q(resource, allocatable)}: "
+        f"{_q(resource, total - allocatable)} too much, so one of them stays Pending",
+        fix=(f"Bring the {resource} requests on {node.name} to at most "
+             f"{_q(resource, allocatable)}: lower {pod.name}'s request, reduce replicas, "
+             "or move a workload to another node."),
+        kind="node-full", cause=f"{node.name} {resource}", amount=amount,
+    )
+
+
+def _readable(quantity: str) -> str:
+    """``63495Mi`` as ``63,495Mi``."""
+    digits = len(quantity) - len(quantity.lstrip("0123456789"))
+    return f"{int(quantity[:digits]):,}{quantity[digits:]}" if digits > 4 else quantity
 
 
 def _lacking(node: Node, wanted: Mapping[str, Fraction]) -> list[tuple[str, Fraction]]:

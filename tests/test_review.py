@@ -459,7 +459,7 @@ def test_seed_pr_shows_the_flow_it_closes(
     assert first.startswith("`poimen/poimen-memory`: no longer reaches "
                             "`llm-serving/embeddings-predictor` (TCP 8080), "
                             "`llm-serving/reasoning-predictor` (TCP 8080)")
-    assert "- `poimen/poimen-memory` → `llm-serving/reasoning-predictor`: TCP 8080 → denied" \
+    assert "- `poimen/poimen-memory` → `llm-serving/reasoning-predictor`: closed (was TCP 8080)" \
         in section
     assert "No Connections" not in md and "[External]" not in md
     assert "```mermaid" not in md  # 15 flows: a graph only up to a dozen edges

@@ -3,12 +3,16 @@
 - "It fixes 1 finding of the base branch" only when the cause is gone. A new caller that joins
   a destination nobody admits absorbs the base's finding for the old caller into one finding
   ("chat/open-webui and 1 other workload in poimen call ..."): the old caller's problem is
-  still there, so nothing was fixed.
+  still there, so nothing was fixed. Lowering a request until the node fits is a fix.
 - Blame the change: a PR that adds a fifth 1-GPU pod to a full node gets the overcommit
-  finding on the pod it added (an inline comment on its own file), not on an untouched pod
-  with "lower clef-serve-predictor's request".
-
-Both fail on the pipeline as it is (strict xfail: the day they pass, the mark must go).
+  finding on the pod it added (an inline comment on its own file), the other pods named and
+  listed as the other places, not on an untouched pod with "lower clef-serve-predictor's
+  request".
+- An existing problem the PR makes worse (the node's memory, 68Gi -> 72Gi) is reported as
+  such ("worse: 68Gi -> 72Gi of 63,495Mi"), shown and counted; one the PR shrinks but leaves
+  is existing.
+- One cause, one comment: the egress rule and the URL that one missing ingress rule breaks
+  are one finding, at a place the PR changed, listing the other.
 """
 
 from __future__ import annotations
@@ -19,7 +23,10 @@ from typing import Any
 
 import pytest
 
-from .helpers import GitRepo, run_cli
+from reviewbot.engine.causes import Changed, fixed, group, judge
+from reviewbot.engine.findings import Amount, Finding
+
+from .helpers import ROOT, GitRepo, run_cli
 from .render.homelab import GPU_PROBE, OPEN_WEBUI, homelab_pr
 
 
@@ -32,7 +39,6 @@ def review_json(repo: GitRepo, base: str, head: str, rule: str,
     return data
 
 
-@pytest.mark.xfail(strict=True, reason="issue 30 part 1: an absorbed finding is reported fixed")
 def test_a_finding_absorbed_by_a_new_caller_is_not_fixed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -45,7 +51,6 @@ def test_a_finding_absorbed_by_a_new_caller_is_not_fixed(
     assert [f for f in data["fixed"] if f["object"] == "Deployment/poimen/poimen-memory"] == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue 30 part 1: the overcommit blames an untouched pod")
 def test_an_overcommit_the_pr_causes_is_placed_on_the_pod_it_adds(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -61,18 +66,159 @@ def test_an_overcommit_the_pr_causes_is_placed_on_the_pod_it_adds(
     assert "lower clef-serve-predictor's request" not in finding["fix"]
 
 
-def test_the_scenarios_are_what_the_issue_describes(
+def review_out(repo: GitRepo, base: str, head: str, fmt: str, capsys: pytest.CaptureFixture[str],
+               *extra: str) -> tuple[int, str, str]:
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                              "--platform", "none", "--format", fmt, *extra], capsys)
+    assert code in (0, 1), err
+    return code, out, err
+
+
+def test_the_inline_comment_of_the_overcommit_is_on_the_added_pod(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Today's answers, pinned (so the xfails above fail for the reason they name)."""
     monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
-    repo, base, head = homelab_pr(tmp_path / "a", {"k8s/apps/chat/open-webui.yaml": OPEN_WEBUI})
-    data = review_json(repo, base, head, "netpol-pairing", capsys)
-    assert [f["object"] for f in data["fixed"]] == ["Deployment/poimen/poimen-memory"]
-    repo, base, head = homelab_pr(tmp_path / "b",
-                                  {"k8s/apps/llm-serving/gpu-probe.yaml": GPU_PROBE})
+    repo, base, head = homelab_pr(tmp_path, {"k8s/apps/llm-serving/gpu-probe.yaml": GPU_PROBE})
+    _, out, err = review_out(repo, base, head, "markdown", capsys, "--rule", "schedulability")
+    inline = err.split("inline comment(s)", 1)[1]
+    assert inline.count("\nk8s/apps/llm-serving/gpu-probe.yaml:22\n") == 2  # gpu and memory
+    assert "clef-serve.yaml:52\n" not in inline
+    assert "Not shown inline" not in out
+    # the other pods are the other places, each once
+    assert "Same cause at `k8s/apps/llm-serving/clef-serve.yaml:52`" in inline
+    assert out.count("k8s/apps/llm-serving/clef-serve.yaml:52") == 1
+
+
+def test_an_existing_problem_the_pr_makes_worse_is_reported_worse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    repo, base, head = homelab_pr(tmp_path, {"k8s/apps/llm-serving/gpu-probe.yaml": GPU_PROBE})
     data = review_json(repo, base, head, "schedulability", capsys)
-    placed = {(f["object"], f["file"]) for f in data["findings"]
-              if f["new"] and "nvidia.com/gpu" in f["message"]}
-    assert ("InferenceService/llm-serving/clef-serve",
-            "k8s/apps/llm-serving/clef-serve.yaml") in placed
+    (memory,) = [f for f in data["findings"] if "request 72Gi memory" in f["message"]]
+    assert memory["new"] is False
+    assert memory["worse"] == "68Gi -> 72Gi of 63,495Mi"
+    assert memory["object"] == "Deployment/llm-serving/gpu-probe"
+    assert data["fixed"] == []
+    code, out, err = review_out(repo, base, head, "markdown", capsys, "--rule", "schedulability",
+                                "--fail-on", "error")
+    assert code == 1
+    assert "*worse: 68Gi -&gt; 72Gi of 63,495Mi*" in out
+    assert "## 2 errors to fix before merging" in out  # the new one and the worse one
+    assert "1 made worse" in out
+    assert "(worse: 68Gi -&gt; 72Gi of 63,495Mi)" in err  # its inline comment says so
+
+
+def test_an_existing_problem_the_pr_shrinks_is_existing_and_one_it_removes_is_fixed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    coder = (ROOT / "examples/k8s/apps/llm-serving/coder.yaml").read_text()
+    probe = (ROOT / "examples/k8s/apps/llm-serving/vllm-probe.yaml").read_text()
+    smaller = probe.replace("            memory: 4Gi\n", "            memory: 2Gi\n", 1)
+    assert smaller != probe
+    repo, base, head = homelab_pr(tmp_path / "a", {})
+    head = repo.commit({"k8s/apps/llm-serving/vllm-probe.yaml": smaller}, "smaller")
+    data = review_json(repo, base, head, "schedulability", capsys)
+    assert [f for f in data["findings"] if "memory" in f["message"]] == []  # existing: hidden
+    assert data["fixed"] == []  # 66Gi is still more than 63,495Mi
+    _, out, _ = review_out(repo, base, head, "json", capsys, "--rule", "schedulability",
+                           "--scope", "all")
+    (memory,) = [f for f in json.loads(out)["findings"] if "memory" in f["message"]]
+    assert (memory["new"], memory["worse"]) == (False, None)
+    assert memory["object"] == "Deployment/llm-serving/vllm-probe"  # the changed pod
+    fits = coder.replace("          memory: 24Gi\n", "          memory: 12Gi\n", 1)
+    assert fits != coder
+    repo, base, head = homelab_pr(tmp_path / "b", {})
+    head = repo.commit({"k8s/apps/llm-serving/coder.yaml": fits}, "fits")
+    data = review_json(repo, base, head, "schedulability", capsys)
+    assert [(f["rule"], f["object"]) for f in data["fixed"]] == [
+        ("schedulability", "InferenceService/llm-serving/coder")]
+
+
+def test_one_missing_ingress_rule_is_one_comment_per_destination(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The PR adds poimen: its egress policy's `to:` and its env URLs reach three predictors
+    nobody admits; one comment per destination and port, the other place listed."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    poimen = {str(p.relative_to(ROOT / "examples")): p.read_text()
+              for p in (ROOT / "examples/k8s/apps/poimen").iterdir()}
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit_tree(ROOT / "examples", "homelab")
+    base = repo.commit(dict.fromkeys(poimen), "without poimen")
+    head = repo.commit(poimen, "poimen")
+    data = review_json(repo, base, head, "netpol-pairing", capsys)
+    new = [f for f in data["findings"] if f["new"]]
+    destinations = sorted(d for f in new for d in ("embeddings", "reasoning", "reranker")
+                          if f"{d}-predictor" in f["message"])
+    assert destinations == ["embeddings", "reasoning", "reranker"]  # once each, not twice
+    for f in new:
+        (other,) = f["also"]
+        assert {f["object"], other["object"]} == {
+            "Deployment/poimen/poimen-memory", "NetworkPolicy/poimen/poimen-memory-llm-egress"}
+    _, _, err = review_out(repo, base, head, "markdown", capsys, "--rule", "netpol-pairing")
+    assert "--- 3 inline comment(s)" in err
+
+
+def test_a_caller_that_leaves_a_destination_others_still_call_is_fixed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cause (llm-serving admits nobody on 8080) remains for open-webui, but poimen-memory
+    no longer calls: its finding is fixed, open-webui's is new."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    repo, base, head = homelab_pr(tmp_path, {"k8s/apps/chat/open-webui.yaml": OPEN_WEBUI})
+    gone = repo.commit(dict.fromkeys(
+        str(p.relative_to(ROOT / "examples"))
+        for p in (ROOT / "examples/k8s/apps/poimen").iterdir()), "without poimen")
+    data = review_json(repo, base, gone, "netpol-pairing", capsys)
+    assert {f["object"] for f in data["findings"] if f["new"]} == {"Deployment/chat/open-webui"}
+    fixed = [{f["object"], *(o["object"] for o in f["also"])} for f in data["fixed"]]
+    assert {"Deployment/poimen/poimen-memory", "NetworkPolicy/poimen/poimen-memory-llm-egress"
+            } in fixed  # the URL and the egress rule of one cause: one finding, fixed
+
+
+# ---------------------------------------------------------------- the policy on plain findings
+
+
+def _f(obj: str, line: int, cause: str = "worker-1 memory", value: float | None = None,
+       clusters: tuple[str, ...] = (), others: tuple[Finding, ...] = ()) -> Finding:
+    amount = None if value is None else Amount(value, f"{value:g}Gi", "62Gi")
+    return Finding("schedulability", "error", f"{obj}.yaml", line, 1, f"Deployment/ns/{obj}",
+                   f"{obj}: the node is full", "lower it", path="requests", cause=cause,
+                   amount=amount, clusters=clusters, others=others)
+
+
+def test_one_cause_is_one_finding_placed_where_the_change_is_and_clusters_stay_apart() -> None:
+    a, b = _f("a", 3), _f("b", 7)
+    (one,) = group([a, b])
+    assert (one.object, [o.object for o in one.others]) == ("Deployment/ns/a", ["Deployment/ns/b"])
+    (moved,) = group([a, b], Changed(touched=frozenset({"Deployment/ns/b"})))
+    assert (moved.object, [o.object for o in moved.others]) == ("Deployment/ns/b",
+                                                                ["Deployment/ns/a"])
+    line = Changed(touched=frozenset({"Deployment/ns/a", "Deployment/ns/b"}),
+                   lines=frozenset({("b.yaml", 7)}))
+    assert group([a, b], line)[0].object == "Deployment/ns/b"  # the changed line wins
+    apart = group([_f("a", 3, clusters=("prod",)), _f("b", 7, clusters=("staging",))])
+    assert len(apart) == 2
+    assert len(group([_f("a", 3, cause=""), _f("b", 7, cause="")])) == 2  # no cause: alone
+
+
+def test_new_worse_existing_and_fixed_by_cause() -> None:
+    base = group([_f("a", 3, value=68), _f("b", 7, value=68)])
+    grown = judge(group([_f("a", 3, value=72), _f("b", 7, value=72), _f("c", 1, value=72)]),
+                  base)
+    assert [(f.new, f.worse) for f in grown] == [(False, "68Gi -> 72Gi of 62Gi")]
+    same = judge(group([_f("a", 3, value=66)]), base)
+    assert [(f.new, f.worse) for f in same] == [(False, "")]
+    other = judge(group([_f("a", 3, cause="worker-1 cpu", value=40)]), base)
+    assert [(f.new, f.worse) for f in other] == [(True, "")]
+    # a cause the rule does not measure: new when one of its places is new
+    unmeasured = group([_f("b", 7)])
+    assert [f.new for f in judge(group([_f("a", 3), _f("b", 7)]), unmeasured)] == [True]
+    assert [f.new for f in judge(unmeasured, unmeasured)] == [False]
+    # fixed: only when no finding of the cause names the object any more
+    absorbed = group([_f("c", 1, others=(_f("b", 7),))])
+    assert fixed(unmeasured, absorbed) == []
+    assert [f.object for f in fixed(unmeasured, group([_f("c", 1)]))] == ["Deployment/ns/b"]
+    assert fixed(unmeasured, group([_f("b", 9)])) == []  # moved lines: the same place

@@ -108,7 +108,7 @@ def test_connectivity_in_words_a_reviewer_knows() -> None:
                         "`llm-serving/coder-predictor` (TCP 8080)")  # what breaks comes first
     assert lines[3] == ("- `chat/open-webui`: new, not isolated: reaches and is reached by "
                         "everything (no NetworkPolicy restricts it)")
-    assert "- `chat/open-webui` → outside the cluster: denied → all ports" in lines
+    assert "- `chat/open-webui` → outside the cluster: opened (all ports)" in lines
     assert "0.0.0.0" not in text and "No Connections" not in text and "[External]" not in text
     assert "```mermaid" in text  # three edges: small enough to draw
     many = [FlowChange("added", f"a/w{i}[Deployment]", "b/x[Deployment]", "No Connections",
@@ -131,9 +131,9 @@ def test_format_markdown_prints_the_posted_summary_once_with_links(
             "--platform", "none", "--format", "markdown"]
     code, out, err = run_cli(args, capsys)
     assert code == 1
-    assert out.startswith("<!-- reviewbot:summary -->\n## 12 errors to fix before merging")
+    assert out.startswith("<!-- reviewbot:summary -->\n## 9 errors to fix before merging")
     assert "### Not shown inline" in out and "](https://" not in out  # no address: no links
-    assert "## 12 errors" not in err and "inline comment(s) in one review" in err
+    assert "## 9 errors" not in err and "inline comment(s) in one review" in err
     code, out, _ = run_cli([*args, "--link-base", "https://git.example/home/lab"], capsys)
     assert f"](https://git.example/home/lab/blob/{head}/k8s/apps/llm-serving/coder.yaml#L20)" \
         in out
@@ -142,3 +142,17 @@ def test_format_markdown_prints_the_posted_summary_once_with_links(
     code, out, _ = run_cli([*args[:-4], "--platform", "forgejo", "--dry-run", "--format",
                             "markdown"], capsys)
     assert f"](https://code.example.org/home/lab/src/commit/{head}/k8s/apps/" in out
+
+
+def test_a_fix_names_its_image_reference_as_a_code_span_and_stays_inert() -> None:
+    """A fix's image reference is copied as written (a code span: no zero-width space, no
+    backslash); the rest of the fix, repository text included, is no HTML and no mention."""
+    cmarkgfm = pytest.importorskip("cmarkgfm")
+    ref = "forgejo.homelab.lan/poimen/poimen-memory:<version>@sha256:<digest>"
+    fix = f"Pin a version and its digest: {ref}. Ask @team <img src=x> about `{ref}`x."
+    entry = finding_entry(finding(fix=fix))
+    html = cmarkgfm.github_flavored_markdown_to_html(entry)
+    code = "forgejo.homelab.lan/poimen/poimen-memory:&lt;version&gt;@sha256:&lt;digest&gt;"
+    assert f"<code>{code}</code>." in html
+    assert "\u200b" not in html.split("Ask")[0]
+    assert "<img" not in html and "@team" not in html.replace("@\u200bteam", "")

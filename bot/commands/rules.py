@@ -28,6 +28,10 @@ def explain_command(args: argparse.Namespace) -> int:
     return 0
 
 
+# a docstring section as a reader finds it: the checks a rule makes (a finding's ``kind``)
+HEADINGS = {"Kinds": "Checks and their default severities"}
+
+
 def explain(rule: Rule) -> str:
     """``reviewbot explain RULE``: the rule's documentation, sections in their fixed order."""
     lines = [f"{rule.id} ({rule.severity})", ""]
@@ -36,6 +40,7 @@ def explain(rule: Rule) -> str:
             body = f"{rule.rationale}\n\n{body}".strip()
         elif name == "Options":
             name = f"Options (.reviewbot.yaml: rules: {{{rule.id}: {{...}}}})"
+        name = HEADINGS.get(name, name)
         lines += ([f"{name}:"] if name else []) + [body, ""]
         if name == "What it checks" and "Why" not in doc_sections(rule):
             lines += ["Why:", rule.rationale, ""]
@@ -84,7 +89,7 @@ def rules_markdown(rules: tuple[Rule, ...]) -> str:
                     for o in r.options)
             if name == "Why":
                 body = f"{r.rationale}\n\n{body}".strip()
-            out += [f"### {name}", "", body, ""]
+            out += [f"### {HEADINGS.get(name, name)}", "", body, ""]
             if name == "What it checks" and "Why" not in sections:
                 out += ["### Why", "", r.rationale, ""]
         out += ["### Fix", "", r.fix]

@@ -69,6 +69,17 @@ class Suggestion:
 
 
 @dataclass(frozen=True)
+class Amount:
+    """How large a finding's problem is, where the rule can measure it (the memory the pods
+    pinned to a node request): ``value`` compares two trees' amounts of one cause, ``text``
+    shows it ("72Gi") and ``limit`` what it is measured against ("63,495Mi")."""
+
+    value: float
+    text: str
+    limit: str = ""
+
+
+@dataclass(frozen=True)
 class Violation:
     """A fact a rule found: an object, the narrowest field path, and the specific message.
 
@@ -92,6 +103,16 @@ class Violation:
     # renders these pods"): an error is a promise, so the engine makes it at most a warning
     # and says this (:func:`doubted`)
     doubt: str | None = None
+    # What the problem is, when several objects cause it or several places show it (the node
+    # and resource that is overcommitted, the destination and port nobody admits): findings
+    # of one rule with one cause are one problem. The review shows them as one comment at the
+    # line the pull request changed, judges them new, worse or fixed as one, and calls a
+    # finding fixed only when no finding of its cause names its object any more.
+    cause: str | None = None
+    # the same problem seen from the other objects that cause it (each with its own message
+    # and fix, who first): the review places the finding on the one the pull request changed
+    others: tuple[Violation, ...] = ()
+    amount: Amount | None = None  # how large it is, to tell "worse" from "existing"
 
 
 def doubted(severity: str, message: str, doubt: str | None) -> tuple[str, str]:
@@ -166,6 +187,10 @@ class Finding:
     edits: tuple[Edit, ...] = field(default=(), compare=False, hash=False)
     # the clusters its object reaches (engine.identity.clusters_of): part of its identity
     clusters: tuple[str, ...] = ()
+    cause: str = ""  # Violation.cause
+    others: tuple[Finding, ...] = ()  # the same problem at its other places (Violation.others)
+    amount: Amount | None = None
+    worse: str = ""  # review: an existing problem the PR makes worse ("68Gi -> 72Gi of 63,495Mi")
 
     @property
     def identity(self) -> tuple[str, str, str]:
@@ -185,7 +210,15 @@ class Finding:
         }
         if review:
             out["new"] = bool(self.new)
+            out["worse"] = self.worse or None  # "68Gi -> 72Gi of 63,495Mi"
+            out["also"] = [{"object": o.object, "file": o.file, "line": o.line}
+                           for o in self.others]  # the other places of its cause
         return out
+
+    @property
+    def parties(self) -> frozenset[str]:
+        """The objects this finding names as its place or its other places."""
+        return frozenset(f.object or f.file for f in (self, *self.others))
 
 
 def sort_key(f: Finding) -> tuple[Any, ...]:

@@ -20,7 +20,7 @@ hidden inline-comment markers, and review's ``new`` verdict (:func:`mark_new`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar, Protocol, TypeVar
 
@@ -106,17 +106,28 @@ def _known(found: list[frozenset[str]] | None, clusters: Sequence[str]) -> bool:
     return any(not other or not mine or other & mine for other in found)
 
 
+def among(found: Sequence[Identified], renames: Mapping[str, str] | None = None,
+          ) -> Callable[[Identified, Mapping[str, str] | None], bool]:
+    """Whether a finding has the identity of one of ``found`` (in a cluster it reaches);
+    ``renames`` map ``found``'s refs, the call's map the asked finding's."""
+    known = _index(found, renames)
+
+    def has(f: Identified, mine: Mapping[str, str] | None = None) -> bool:
+        return _known(known.get(identity(f, mine)), f.clusters)
+
+    return has
+
+
 def mark_new(head: Sequence[F], base: Sequence[Identified],
              renames: Mapping[str, str] | None = None) -> list[F]:
     """The head's findings, each marked new when no base finding has its identity (in a
     cluster it reaches)."""
-    known = _index(base, renames)
-    return [replace(f, new=not _known(known.get(of(f)), f.clusters)) for f in head]
+    known = among(base, renames)
+    return [replace(f, new=not known(f, None)) for f in head]
 
 
 def fixed(base: Sequence[F], head: Sequence[Identified],
           renames: Mapping[str, str] | None = None) -> list[F]:
     """The base's findings no head finding has the identity of: what the PR fixes."""
-    now = _index(head)
-    return [replace(f, new=False) for f in base
-            if not _known(now.get(identity(f, renames)), f.clusters)]
+    now = among(head)
+    return [replace(f, new=False) for f in base if not now(f, renames)]

@@ -5,8 +5,11 @@
 2. the rules run on the whole base tree and the whole head tree; a head finding is *new*
    when no base finding has the same rule, object and field path (list indices replaced by
    item names, renamed objects followed), so a finding on an object the change did not touch
-   is new exactly when the change caused it; the change rules (``check_change``) judge the
-   transition, and each of their findings is new;
+   is new exactly when the change caused it; findings of one cause (a node's overcommitted
+   resource, a destination no ingress rule admits) are one finding placed on the object the
+   change added or changed, judged new, worse or existing as one, and fixed only when the
+   cause is gone for their objects (:mod:`reviewbot.engine.causes`); the change rules
+   (``check_change``) judge the transition, and each of their findings is new;
 3. with a cache, a review of the same two trees with the same inputs made before is read
    back (:mod:`reviewbot.engine.review_cache`) once the trees are listed and the
    configuration read: before any other blob is read or any file parsed.
@@ -36,9 +39,9 @@ from reviewbot.config import (
 )
 from reviewbot.diff.models import diff_models
 from reviewbot.diff.objects import TreeDiff, compare
+from reviewbot.engine.causes import Changed, fixed, group, judge
 from reviewbot.engine.findings import Finding, in_order, sort_key
 from reviewbot.engine.fixer import with_suggestions
-from reviewbot.engine.identity import fixed, mark_new
 from reviewbot.engine.options import check_options
 from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
 from reviewbot.engine.review_cache import freeze_report, thaw_report
@@ -186,12 +189,18 @@ def select(findings: Iterable[Finding], scope: str, touched: frozenset[str],
            touched_files: frozenset[str]) -> list[Finding]:
     """``new``: new findings; ``changed``: those plus all on touched objects; ``all``."""
     def wanted(f: Finding) -> bool:
-        if scope == "all" or f.new:
+        if scope == "all" or _changed(f):
             return True
         touches = f.object in touched or (not f.object and f.file in touched_files)
         return scope == "changed" and touches
 
     return sorted((f for f in findings if wanted(f)), key=sort_key)
+
+
+def _changed(f: Finding) -> bool:
+    """New, or an existing problem the pull request makes worse: what the review reports
+    under scope ``new``, comments inline and counts for the exit code."""
+    return bool(f.new or f.worse)
 
 
 def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> ReviewResult:
@@ -225,7 +234,7 @@ def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> 
         if report is not None:
             pending.close()
             head_pending.close()
-            new = tuple(f for f in report.findings if f.new)
+            new = tuple(f for f in report.findings if _changed(f))
             return ReviewResult(report, report.findings, new, config)
     if cache is not None:
         cache.prefetch(pending.blobs)
@@ -244,7 +253,8 @@ def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> 
         base_rules()  # an error on the base side is reported first, as it always was
         raise
     base_result = base_rules()
-    marked = mark_new(head_result.findings, base_result.findings, diff.renames)
+    base_found = group(base_result.findings)
+    marked = judge(group(head_result.findings, Changed.of(diff)), base_found, diff.renames)
     found = review_connectivity(diff, base_model, head_result.model,
                                 IngressController.from_config(config.section("netpol")))
     flows, flow_notes = found if found is not None else (None, [])
@@ -252,13 +262,14 @@ def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> 
                         change=Change(diff, base_result.model))
     marked += changes.findings
     marked.sort(key=sort_key)
-    marked = with_suggestions(head, config, head_result, marked, lambda f: bool(f.new), memo)
-    gone = sorted(fixed(base_result.findings, marked, diff.renames), key=sort_key)
+    marked = with_suggestions(head, config, head_result, marked, _changed, memo)
+    gone = sorted(fixed(base_found, marked, diff.renames), key=sort_key)
     reported = select(marked, settings.scope, diff.touched, changed_files(base_tree, head))
-    new = tuple(f for f in marked if f.new)
+    new = tuple(f for f in marked if _changed(f))
     summary = replace(
         run, diff=tuple(diff.as_json()), fixed=tuple(gone), connectivity=tuple(flows or ()),
-        connectivity_notes=tuple(flow_notes), new=len(new), existing=len(marked) - len(new),
+        connectivity_notes=tuple(flow_notes), new=sum(1 for f in new if f.new),
+        existing=len(marked) - len(new),
         scope=settings.scope, max_chars=SUMMARY_LIMIT,
     )
     report = Report(

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from reviewbot.engine.findings import Edit, Finding, Quiet, Suggestion
+from reviewbot.engine.findings import Amount, Edit, Finding, Quiet, Suggestion
 from reviewbot.engine.outcome import Report, ReviewSummary
 from reviewbot.netpol.diff import FlowChange
 from reviewbot.sources.tree import Skipped
@@ -75,7 +75,7 @@ def thaw_report(raw: Mapping[str, Any], run: ReviewSummary,
             quiet=tuple(Quiet(str(r), str(f), int(n), str(why)) for r, f, n, why in raw["quiet"]),
             review=review, stats=stats, sources=sources,
             not_shown={str(k): int(v) for k, v in not_shown.items()})
-    except (KeyError, TypeError, ValueError, AttributeError):
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         return None
 
 
@@ -94,12 +94,14 @@ def _finding(f: Finding) -> list[Any]:
             f.new, f.key, f.kind,
             None if s is None else [s.file, s.start_line, s.end_line, list(s.original),
                                     list(s.replacement)],
-            [e.as_json() for e in f.edits], list(f.clusters)]
+            [e.as_json() for e in f.edits], list(f.clusters), f.cause,
+            None if f.amount is None else [f.amount.value, f.amount.text, f.amount.limit],
+            [_finding(o) for o in f.others], f.worse]
 
 
 def _thaw_finding(raw: list[Any]) -> Finding:
     (rule, severity, file, line, column, obj, message, fix, path, new, key, kind, s,
-     edits, clusters) = raw
+     edits, clusters, cause, amount, others, worse) = raw
     suggestion = None if s is None else Suggestion(
         str(s[0]), int(s[1]), int(s[2]), tuple(str(x) for x in s[3]),
         tuple(str(x) for x in s[4]))
@@ -108,4 +110,7 @@ def _thaw_finding(raw: list[Any]) -> Finding:
                    path=str(path), new=None if new is None else bool(new), key=str(key),
                    kind=str(kind), suggestion=suggestion,
                    edits=tuple(Edit.from_json(e) for e in edits),
-                   clusters=tuple(str(c) for c in clusters))
+                   clusters=tuple(str(c) for c in clusters), cause=str(cause),
+                   amount=None if amount is None else Amount(
+                       float(amount[0]), str(amount[1]), str(amount[2])),
+                   others=tuple(_thaw_finding(o) for o in others), worse=str(worse))

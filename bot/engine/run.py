@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from reviewbot import concurrency
 from reviewbot.config import Config
 from reviewbot.engine.findings import (
+    Amount,
     Decision,
     Edit,
     Finding,
@@ -340,9 +341,7 @@ def _freeze_result(result: Result) -> dict[str, Any] | None:
     if any(f.new is not None or f.suggestion is not None for f in result.findings):
         return None
     raw = {
-        "findings": [[f.rule, f.severity, f.file, f.line, f.column, f.object, f.message, f.fix,
-                      f.path, f.key, f.kind, [e.as_json() for e in f.edits], list(f.clusters)]
-                     for f in result.findings],
+        "findings": [_freeze_finding(f) for f in result.findings],
         "suppressed": result.suppressed,
         "stats": result.stats,
         "quiet": [[q.rule, q.file, q.line, q.reason] for q in result.quiet],
@@ -354,20 +353,32 @@ def _freeze_result(result: Result) -> dict[str, Any] | None:
     return raw if back == raw else None
 
 
+def _freeze_finding(f: Finding) -> list[Any]:
+    a = f.amount
+    return [f.rule, f.severity, f.file, f.line, f.column, f.object, f.message, f.fix, f.path,
+            f.key, f.kind, [e.as_json() for e in f.edits], list(f.clusters), f.cause,
+            None if a is None else [a.value, a.text, a.limit],
+            [_freeze_finding(o) for o in f.others]]
+
+
+def _thaw_finding(raw: list[Any]) -> Finding:
+    r, s, f, ln, c, o, m, x, p, k, kd, edits, cl, cause, a, others = raw
+    return Finding(rule=str(r), severity=str(s), file=str(f), line=int(ln), column=int(c),
+                   object=str(o), message=str(m), fix=str(x), path=str(p), key=str(k),
+                   kind=str(kd), edits=tuple(Edit.from_json(e) for e in edits),
+                   clusters=tuple(str(n) for n in cl), cause=str(cause),
+                   amount=None if a is None else Amount(float(a[0]), str(a[1]), str(a[2])),
+                   others=tuple(_thaw_finding(x) for x in others))
+
+
 def _thaw_result(model: Model, raw: dict[str, Any]) -> Result | None:
     try:
-        findings = [
-            Finding(rule=str(r), severity=str(s), file=str(f), line=int(ln), column=int(c),
-                    object=str(o), message=str(m), fix=str(x), path=str(p), key=str(k),
-                    kind=str(kd), edits=tuple(Edit.from_json(e) for e in edits),
-                    clusters=tuple(str(n) for n in cl))
-            for r, s, f, ln, c, o, m, x, p, k, kd, edits, cl in raw["findings"]
-        ]
+        findings = [_thaw_finding(f) for f in raw["findings"]]
         suppressed, stats = int(raw["suppressed"]), raw["stats"]
         quiet = [Quiet(str(r), str(f), int(n), str(why)) for r, f, n, why in raw["quiet"]]
         if not isinstance(stats, dict):
             return None
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, IndexError):
         return None
     return Result(findings, model, suppressed, stats, quiet)
 
@@ -531,6 +542,8 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
         path=v.key or format_path(v.path), key=stable_key(v.obj, v.path, v.key),
         kind=v.kind or "",
         edits=v.edits, clusters=clusters_of(model, v.obj),
+        cause=v.cause or "", amount=v.amount,
+        others=tuple(make_finding(rule, o, severity, model) for o in v.others),
     )
 
 

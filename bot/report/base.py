@@ -60,7 +60,8 @@ def capped(report: Report) -> Report:
     counts = Counter(f.rule for f in report.findings)
     if all(n <= limit for n in counts.values()):
         return report
-    order = sorted(range(len(report.findings)), key=lambda i: report.findings[i].new is False)
+    order = sorted(range(len(report.findings)),
+                   key=lambda i: not (report.findings[i].new or report.findings[i].worse))
     taken: Counter[str] = Counter()
     keep: set[int] = set()
     for i in order:

@@ -26,7 +26,7 @@ def _escape_property(text: str) -> str:
 
 
 def _order(f: Finding) -> tuple[int, int, str, int, int]:
-    return (_RANK.get(f.severity, 1), 0 if f.new else 1, f.file, f.line, f.column)
+    return (_RANK.get(f.severity, 1), 0 if f.new or f.worse else 1, f.file, f.line, f.column)
 
 
 def _body(f: Finding) -> str:

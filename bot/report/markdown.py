@@ -21,7 +21,7 @@ from typing import Any
 
 from reviewbot.engine.findings import Finding, Suggestion
 from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
-from reviewbot.escape import html_code, md_code, md_text, term
+from reviewbot.escape import html_code, md_code, md_prose, md_text, term
 from reviewbot.netpol.diff import REVIEW_ROWS, FlowChange, render_mermaid, summarize
 from reviewbot.report.base import not_shown_lines
 from reviewbot.report.difftext import change_lines, object_header
@@ -48,10 +48,10 @@ def finding_row(f: Finding, with_new: bool) -> str:
     cells = [md_code(f.rule), md_code(f.object) if f.object else "", md_code(_where(f))]
     text = md_text(f.message)
     if f.fix:
-        text += f"<br>**Fix:** {md_text(f.fix)}"
+        text += f"<br>**Fix:** {md_prose(f.fix)}"
     cells.append(text)
     if with_new:
-        cells.insert(0, "new" if f.new else "existing")
+        cells.insert(0, _label(f, "{}"))
     return "| " + " | ".join(cells) + " |"
 
 
@@ -62,11 +62,40 @@ def _table_head(with_new: bool) -> str:
     return "| " + " | ".join(head) + " |\n|" + "---|" * len(head)
 
 
+def _label(f: Finding, shape: str) -> str:
+    """new, worse (how much), or existing, put in ``shape``."""
+    if f.new:
+        return shape.format("new")
+    if f.worse:
+        return shape.format(md_text(f"worse: {f.worse}"))
+    return shape.format("existing")
+
+
+def also_at(f: Finding, links: Links | None = None, limit: int = 5) -> str:
+    """The other places of a finding's cause ("Same cause at `b.yaml:3` (Deployment/ns/b)
+    ..."), the first ``limit`` named and the rest counted; empty without any."""
+    if not f.others:
+        return ""
+    named = []
+    for o in f.others[:limit]:
+        where = md_code(_where(o), False)
+        if o.file and links is not None:
+            where = f"[{where}]({links.line(o.file, o.line)})"
+        named.append(where + (f" ({_object(o.object)})" if o.object else ""))
+    more = len(f.others) - limit
+    return "Same cause at " + ", ".join(named) + (f" and {more} more" if more > 0 else "")
+
+
 def finding_comment(f: Finding) -> str:
     """The body of an inline comment for one finding."""
-    lines = [f"**{md_text(f.severity)}** {md_code(f.rule, False)}: {md_text(f.message)}"]
+    head = f"**{md_text(f.severity)}** {md_code(f.rule, False)}"
+    if f.worse:
+        head += f" ({md_text('worse: ' + f.worse)})"
+    lines = [f"{head}: {md_text(f.message)}"]
     if f.fix:
-        lines += ["", f"**Fix:** {md_text(f.fix)}"]
+        lines += ["", f"**Fix:** {md_prose(f.fix)}"]
+    if f.others:
+        lines += ["", also_at(f) + "."]
     if f.object:
         where = md_code(f.object, False)
         if f.path:
@@ -296,7 +325,7 @@ def _render_review(report: Report, review: ReviewSummary, links: Links | None) -
     limit = review.max_chars or DEFAULT_LIMIT
     builder = _Builder(limit)
     findings = list(report.findings)
-    with_new = any(not f.new for f in findings)
+    with_new = any(not f.new and not f.worse for f in findings)  # existing ones shown
     builder.add(_review_header(report.findings, review))
     for severity, title in (*_SEVERITIES, ("", "Other")):
         group = [f for f in findings if (f.severity == severity if severity else
@@ -335,11 +364,13 @@ def finding_entry(f: Finding, links: Links | None = None, with_new: bool = False
     if f.file and links is not None:
         where = f"[{where}]({links.line(f.file, f.line)})"
     head.append(where)
-    if with_new:
-        head.insert(0, "*new*" if f.new else "*existing*")
+    if with_new or f.worse:
+        head.insert(0, _label(f, "*{}*"))
     text = md_text(f.message)
     if f.fix:
-        text += f"<br>**Fix:** {md_text(f.fix)}"
+        text += f"<br>**Fix:** {md_prose(f.fix)}"
+    if f.others:
+        text += "<br>" + also_at(f, links)
     return "- " + " · ".join(head) + "<br>" + text
 
 
@@ -353,10 +384,11 @@ def _header(findings: Sequence[Finding]) -> str:
 
 
 def verdict(findings: Sequence[Finding]) -> str:
-    """The summary's first line: what the reviewer has to do, from the new findings alone
-    ("2 errors to fix before merging", "No new errors: 1 new warning to look at", "No new
-    problems"); existing findings never change it."""
-    counts = {s: sum(1 for f in findings if f.new and f.severity == s) for s, _ in _SEVERITIES}
+    """The summary's first line: what the reviewer has to do, from the new findings and those
+    the pull request makes worse ("2 errors to fix before merging", "No new errors: 1 new
+    warning to look at", "No new problems"); existing findings never change it."""
+    counts = {s: sum(1 for f in findings if (f.new or f.worse) and f.severity == s)
+              for s, _ in _SEVERITIES}
     errors, warnings, notes = counts["error"], counts["warning"], counts["info"]
     if errors:
         rest = [_plural(n, w) for n, w in ((warnings, "warning"), (notes, "note")) if n]
@@ -377,10 +409,13 @@ def _review_header(findings: Sequence[Finding], review: ReviewSummary) -> str:
         for s, w in (("error", "error"), ("warning", "warning"), ("info", "note"))) if n]
     parts = [f"{_plural(review.new, 'new finding')}"
              + (f" ({', '.join(counts)})" if counts else "")]
+    worse = sum(1 for f in findings if f.worse)
+    if worse:
+        parts.append(f"{worse} made worse")
     if review.fixed:
         parts.append(f"{len(review.fixed)} fixed")
     if review.existing:
-        shown = sum(1 for f in findings if not f.new)
+        shown = sum(1 for f in findings if not f.new and not f.worse)
         scope = md_code(review.scope or "new", False)
         parts.append(f"{_plural(review.existing, 'finding')} already on the base branch"
                      + (" (shown below)" if shown else f" (not shown: scope {scope})"))
@@ -410,7 +445,9 @@ def _fixed_section(builder: _Builder, fixed: Sequence[Finding]) -> None:
     lines = [f"### Fixed by this pull request ({len(fixed)})", ""]
     for f in fixed:
         what = [md_code(f.rule, False)] + ([_object(f.object)] if f.object else [])
-        lines.append(f"- {' · '.join(what)}, was at {md_code(_where(f), False)}")
+        also = also_at(f)
+        lines.append(f"- {' · '.join(what)}, was at {md_code(_where(f), False)}"
+                     + (f"; {also[0].lower()}{also[1:]}" if also else ""))
     builder.add("\n".join(lines) + "\n")
 
 
@@ -447,6 +484,16 @@ def _conns(text: str) -> str:
     if text == "All Connections":
         return "all ports"
     return md_text(text)
+
+
+def _flow_change(c: FlowChange) -> str:
+    """What changed on one flow: "opened (all ports)", "closed (was TCP 8080)", "TCP 8080 ->
+    all ports"."""
+    if c.diff_type == "added" or c.ref1 == "No Connections":
+        return f"opened ({_conns(c.ref2)})"
+    if c.diff_type == "removed" or c.ref2 == "No Connections":
+        return f"closed (was {_conns(c.ref1)})"
+    return f"{_conns(c.ref1)} → {_conns(c.ref2)}"
 
 
 def _external(name: str) -> bool:
@@ -490,8 +537,8 @@ def connectivity_section(changes: Sequence[FlowChange], max_workloads: int = 12,
         lines.append(f"- {_peer(subject)}: {_workload_sentence(subject, per[subject], added)}")
     if len(order) > max_workloads:
         lines.append(f"- and {len(order) - max_workloads} more workloads (every flow below)")
-    rows = [f"- {_peer(c.source)} → {_peer(c.destination)}: "
-            + (f"{_conns(c.ref1)} → {_conns(c.ref2)}") for c in _closed_first(changes)]
+    rows = [f"- {_peer(c.source)} → {_peer(c.destination)}: {_flow_change(c)}"
+            for c in _closed_first(changes)]
     shown = rows[:REVIEW_ROWS]
     more = f"\n- ... and {len(rows) - len(shown)} more" if len(rows) > len(shown) else ""
     lines += ["", f"<details><summary>Every changed flow ({len(rows)})</summary>", "",

@@ -77,12 +77,13 @@ class InlineComment:
 
 def inline_comments(findings: Sequence[Finding],
                     platform: str = "github") -> tuple[InlineComment, ...]:
-    """One inline comment candidate per new finding, fingerprinted by its stable key. A
-    finding whose fix is a replacement of lines sits on those lines and offers it (GitHub:
-    a suggestion block; Forgejo, which has none: the replacement as a diff block)."""
+    """One inline comment candidate per new finding (or one the PR makes worse),
+    fingerprinted by its stable key. A finding whose fix is a replacement of lines sits on
+    those lines and offers it (GitHub: a suggestion block; Forgejo, which has none: the
+    replacement as a diff block)."""
     out = []
     for f in findings:
-        if not f.new or not f.file or f.line < 1:
+        if not (f.new or f.worse) or not f.file or f.line < 1:
             continue
         body, line, start = finding_comment(f), f.line, None
         s = f.suggestion

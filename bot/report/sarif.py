@@ -59,7 +59,7 @@ def render_sarif(report: Report, color: bool = False) -> str:
             ]
         if report.review is not None:  # a finding the PR fixes is on the base only: absent
             result["baselineState"] = "absent" if n in fixed else (
-                "new" if f.new else "unchanged")
+                "new" if f.new else "updated" if f.worse else "unchanged")
         results.append(result)
     log: dict[str, Any] = {
         "$schema": SCHEMA_URI,

@@ -29,6 +29,8 @@ def render_text(report: Report, color: bool = False) -> str:
         hidden: frozenset[int] | None = None  # the lines never quoted (secret values)
         for f in group:
             new = " [new]" if report.review is not None and f.new else ""
+            if report.review is not None and f.worse:
+                new = f" [worse: {term(f.worse)}]"
             where = f"{f.line}:{f.column}"
             label = paint(_COLOR.get(f.severity, ""), f.severity)
             obj = f" {paint(_DIM, term(f.object))}" if f.object else ""
