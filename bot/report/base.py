@@ -81,3 +81,15 @@ def not_shown_lines(report: Report) -> list[str]:
         f"the first {MAX_PER_RULE:,} of a rule"
         for rule, n in report.not_shown.items()
     ]
+
+
+VALUES_PREFIX = "HelmValues/"  # reviewbot's objects for the values a Helm chart is given
+
+
+def object_words(ref: str) -> tuple[str, str]:
+    """An object as a reader knows it, as (words before the name, the name): ``Kind/ns/name``
+    is ("", ref); the values a Helm chart is given are ("Helm values", "ns/name")."""
+    if ref.startswith(VALUES_PREFIX):
+        return "Helm values", ref[len(VALUES_PREFIX):]
+    return "", ref
+

@@ -15,6 +15,7 @@ from typing import Any
 
 from reviewbot.diff.objects import text_diff
 from reviewbot.escape import term
+from reviewbot.report.base import object_words
 
 MAX_VALUE_LINES = 30
 MAX_LINE = 240
@@ -91,7 +92,7 @@ def object_header(entry: Mapping[str, Any]) -> tuple[str, str]:
     """(mark, one-line description) of one changed object."""
     status = str(entry.get("change"))
     mark = _STATUS_MARK.get(status, "~")
-    ref = term(str(entry.get("object")))
+    ref = term(" ".join(w for w in object_words(str(entry.get("object"))) if w))
     file, base_file = entry.get("file"), entry.get("base_file")
     if status == "removed":
         where = f"(was in {term(str(base_file))})"

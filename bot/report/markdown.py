@@ -23,7 +23,7 @@ from reviewbot.engine.findings import Finding, Suggestion
 from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
 from reviewbot.escape import html_code, md_code, md_prose, md_text, term
 from reviewbot.netpol.diff import REVIEW_ROWS, FlowChange, render_mermaid, summarize
-from reviewbot.report.base import not_shown_lines
+from reviewbot.report.base import not_shown_lines, object_words
 from reviewbot.report.difftext import change_lines, object_header
 from reviewbot.report.links import Links
 
@@ -130,7 +130,8 @@ def diff_block(entry: Mapping[str, Any], max_lines: int = 200) -> str:
     changes = entry.get("changes") or ()
     mark, _ = object_header(entry)
     status = str(entry.get("change"))
-    parts = [f"{html_code(str(entry.get('object')))} <b>{html.escape(status)}</b>"]
+    words, name = object_words(str(entry.get("object")))
+    parts = [f"{words + ' ' if words else ''}{html_code(name)} <b>{html.escape(status)}</b>"]
     if status == "renamed":
         parts.append(f"from {html_code(str(entry.get('renamed_from')))}")
     file = entry.get("file") or entry.get("base_file")
@@ -454,9 +455,8 @@ def _fixed_section(builder: _Builder, fixed: Sequence[Finding]) -> None:
 def _object(ref: str) -> str:
     """An object as a reviewer knows it: ``Kind/ns/name``; the values a Helm chart is given
     (reviewbot's ``HelmValues`` objects) are "Helm values ns/name"."""
-    if ref.startswith("HelmValues/"):
-        return "Helm values " + md_code(ref.split("/", 1)[1], False)
-    return md_code(ref, False)
+    words, name = object_words(ref)
+    return (f"{words} " if words else "") + md_code(name, False)
 
 
 # ---------------------------------------------------------------- connectivity

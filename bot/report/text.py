@@ -11,7 +11,7 @@ from typing import Any
 
 from reviewbot.diff.secrets import hidden_lines
 from reviewbot.escape import term
-from reviewbot.report.base import Report, not_shown_lines
+from reviewbot.report.base import Report, not_shown_lines, object_words
 
 _COLOR = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
@@ -33,7 +33,8 @@ def render_text(report: Report, color: bool = False) -> str:
                 new = f" [worse: {term(f.worse)}]"
             where = f"{f.line}:{f.column}"
             label = paint(_COLOR.get(f.severity, ""), f.severity)
-            obj = f" {paint(_DIM, term(f.object))}" if f.object else ""
+            obj = f" {paint(_DIM, term(' '.join(w for w in object_words(f.object) if w)))}" \
+                if f.object else ""
             out.append(f"  {where:>8}  {label:<7} {term(f.message)}  [{term(f.rule)}]{new}{obj}")
             quote = 0 < f.line <= len(lines) and _may_quote(f.rule, f.object)
             if quote and hidden is None:
