@@ -31,6 +31,11 @@ three sources of intended flows:
   finding at the first caller's value, the others counted ("a/web and 41 other workloads in
   a call ..."); denied by a caller's own egress, each caller's value is a finding.
 
+Both name what a flow no ingress admits is caused by (its destination and connections) and
+give the finding at each caller's place (the first 10): a review shows an egress rule's
+finding and the callers' URLs of one destination and port as one comment, at the place the
+pull request changed, the others listed.
+
 A fourth check asks that every selector select something.
 
 - `selects-nothing` (warning, on the selector): a policy's pod selector (`podSelector`,
@@ -294,6 +299,9 @@ def _cilium(model: Model) -> bool:
 
 
 CILIUM_KINDS = frozenset({"CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy"})
+# the callers' places a finding of one destination gives besides its own (each its message,
+# O(callers) to write): the first ones; the message counts every caller
+MAX_PLACES = 10
 
 
 # ---------------------------------------------------------------- a. egress without ingress
@@ -318,16 +326,19 @@ def _egress_unmatched(net: Network) -> Iterator[Violation]:
     for callers in groups.values():
         # the same finding at each other caller's `to:` (its message that caller's), so that
         # a review can place it where the pull request changed something
-        seen = [_unmatched_violation(net, [c, *(o for o in callers if o is not c)])
+        group = _Group(net, callers)
+        seen = [_unmatched_violation(net, callers, c, group)
                 for c in _first_per_place(callers)]
         yield replace(seen[0], others=tuple(seen[1:]))
 
 
 def _first_per_place(callers: Sequence[_Unmatched]) -> list[_Unmatched]:
-    """The first caller of each policy rule's `to:` entry, in order."""
+    """The first caller of each policy rule's `to:` entry, in order (the first MAX_PLACES)."""
     out: dict[tuple[int, tuple[str | int, ...]], _Unmatched] = {}
     for c in callers:
         out.setdefault((id(c.policy.obj), c.rule.peer_field), c)
+        if len(out) == MAX_PLACES:
+            break
     return list(out.values())
 
 
@@ -381,39 +392,51 @@ def _unadmitted(
         yield _Unmatched(policy, rule, peer, sources, pods, peer_name, what, where)
 
 
-def _unmatched_violation(net: Network, callers: Sequence[_Unmatched]) -> Violation:
-    """The finding of one destination, at the first caller's `to:` (its identity is that
-    caller's: a lone caller's finding is the same as it always was)."""
-    first = callers[0]
+class _Group:
+    """What the finding of one destination says whichever caller it is placed at: computed
+    once (a destination may have a thousand callers)."""
+
+    def __init__(self, net: Network, callers: Sequence[_Unmatched]) -> None:
+        from reviewbot.netpol.sets import NONE
+
+        first = callers[0]
+        sources = [s for c in callers for s in c.sources]
+        self.names = _Names(net, sources)
+        self.isolated = _isolated_by(net, first.pods, "ingress")
+        self.hint = _ingress_hint(net, first.pods, sorted({c.policy.namespace for c in callers}))
+        self.one_namespace = all(c.policy.namespace == first.policy.namespace for c in callers)
+        self.doubt = _doubt(net, [*sources, *first.pods])
+        conns = NONE
+        for d in first.pods:
+            conns = conns.union(net.rule_conns(first.rule, d))
+        self.cause = _unadmitted_cause(net, first.pods, conns)
+
+
+def _unmatched_violation(net: Network, callers: Sequence[_Unmatched], first: _Unmatched,
+                         group: _Group) -> Violation:
+    """The finding of one destination at ``first``'s `to:` (its identity is that caller's: a
+    lone caller's finding is the same as it always was), the other callers counted."""
     policy, rule, pods, where = first.policy, first.rule, first.pods, first.where
     namespaces = where.split(", ")
-    callers_text, count = _callers(net, first.sources, (s for c in callers for s in c.sources))
+    callers_text, count = group.names.text(first.sources)
     message = (
         f"{callers_text}: egress to {first.what} on {rule.describe_ports()} "
-        f"has no matching ingress in {where}{_isolated_by(net, pods, 'ingress')}"
+        f"has no matching ingress in {where}{group.isolated}"
     )
     who = _source_text(net, first.sources, namespaces, policy.selector)
     if count:
         who += f" and the {count} other calling workload{'s' if count != 1 else ''}"
-    hint = _ingress_hint(net, pods, sorted({c.policy.namespace for c in callers}))
+    hint = group.hint
     if hint:
         fix = f"Widen the ingress rule {hint} to admit {who} on {_ports_short(rule)}."
     else:
         fix = f"Add an ingress rule in {where} admitting {who} on {_ports_short(rule)}."
     key = format_path(first.peer.path) + (f" -> {first.peer_name}" if first.peer_name else "")
-    one_namespace = all(c.policy.namespace == policy.namespace for c in callers)
-    edits = () if hint or not one_namespace or who != f"namespace {policy.namespace}" else (
+    edits = () if hint or not group.one_namespace or who != f"namespace {policy.namespace}" else (
         _admit_edits(net, pods, policy.namespace, policy.obj.get(rule.path + ("ports",))))
-    from reviewbot.netpol.sets import NONE
-
-    involved = [s for c in callers for s in c.sources] + list(pods)
-    conns = NONE
-    for d in pods:
-        conns = conns.union(net.rule_conns(rule, d))
     return Violation(policy.obj, rule.peer_field, message, fix=fix, kind="egress-unmatched",
-                     key=key, edits=edits,
-                     doubt=policy.rendered_by or _doubt(net, involved),
-                     cause=_unadmitted_cause(net, pods, conns))
+                     key=key, edits=edits, doubt=policy.rendered_by or group.doubt,
+                     cause=group.cause)
 
 
 def _admits_any(net: Network, d: int, sources: Sequence[int], rule: Rule) -> bool:
@@ -566,18 +589,17 @@ def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
     for group in by_destination.values():
         # the finding at each caller's value (its message that caller's), the first's first:
         # a review places it where the pull request changed something
-        sources = {s for g in group for s in g.sources}
-        seen = [_dependency_violation(net, _Denied(g.decl, sources, set(), set(g.ingress),
-                                                   g.conns), g.sources)
-                for g in group]
-        yield replace(seen[0], others=tuple(seen[1:]))
+        first = group[0]
+        merged = _Denied(first.decl, {s for g in group for s in g.sources}, set(),
+                         set(first.ingress), first.conns)
+        yield _dependency_violation(net, merged, first.sources, group[1:MAX_PLACES])
 
 
-def _dependency_violation(net: Network, entry: _Denied,
-                          named: set[int] | None = None) -> Violation:
+def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None = None,
+                          places: Sequence[_Denied] = ()) -> Violation:
     """``named``: the callers the message names (the first declaration's), the rest of
-    ``entry.sources`` counted after them."""
-    e = entry.decl.endpoint
+    ``entry.sources`` counted after them; ``places``: the other callers' declarations, where
+    the finding is given too (``others``), each naming its own callers first."""
     sources = sorted(entry.sources)
     src_ns = sorted({net.pods[s].namespace for s in sources})
     denied = sorted(entry.egress | entry.ingress)
@@ -611,21 +633,32 @@ def _dependency_violation(net: Network, entry: _Denied,
             if who.startswith("namespace ") and len(src_ns) == 1:
                 edits += _admit_edits(net, sorted(entry.ingress), src_ns[0],
                                       _port_items(entry.conns))
-    callers, verb = _workload_names(net, sources), "calls"
-    if named is not None:
-        callers, count = _callers(net, sorted(named), sources)
-        verb = "call" if count else "calls"
-    message = (
-        f"{callers} {verb} {e.text}:{e.port} "
-        f"({_workload_names(net, denied)} on {entry.conns}), but {' and '.join(sides)}"
-    )
-    key = f"{format_path(entry.decl.path)} -> {e.text}:{e.port}"  # a value may name several
+    names = _Names(net, sources) if named is not None else None
+    tail = f"({_workload_names(net, denied)} on {entry.conns}), but {' and '.join(sides)}"
+
+    def said(decl: Declaration, by: Iterable[int] | None) -> tuple[str, str]:
+        """The message and key of the finding at ``decl``, its callers ``by`` named first."""
+        e = decl.endpoint
+        callers, verb = _workload_names(net, sources), "calls"
+        if names is not None and by is not None:
+            callers, count = names.text(sorted(by))
+            verb = "call" if count else "calls"
+        key = f"{format_path(decl.path)} -> {e.text}:{e.port}"  # a value may name several
+        return f"{callers} {verb} {e.text}:{e.port} {tail}", key
+
+    message, key = said(entry.decl, named)
     # denied at the destination alone, the cause is the destination's missing ingress rule
     # (one rule there is the fix); denied by a caller's own egress, each caller's is its own
     cause = None if entry.egress else _unadmitted_cause(net, denied, entry.conns)
-    return Violation(entry.decl.obj, entry.decl.path, message, fix=" ".join(fixes),
-                     kind="dependency-denied", key=key, edits=tuple(edits),
-                     doubt=_doubt(net, [*sources, *denied]), cause=cause)
+    found = Violation(entry.decl.obj, entry.decl.path, message, fix=" ".join(fixes),
+                      kind="dependency-denied", key=key, edits=tuple(edits),
+                      doubt=_doubt(net, [*sources, *denied]), cause=cause)
+    others = []
+    for place in places:
+        message, key = said(place.decl, place.sources)
+        others.append(replace(found, obj=place.decl.obj, path=place.decl.path,
+                              message=message, key=key))
+    return replace(found, others=tuple(others))
 
 
 def _unadmitted_cause(net: Network, pods: Iterable[int], conns: Conns) -> str:
@@ -810,18 +843,34 @@ def _isolated_by(net: Network, pods: Iterable[int], direction: str) -> str:
 def _callers(net: Network, named: Sequence[int], every: Iterable[int]) -> tuple[str, int]:
     """``named`` by name, then how many other workloads of ``every`` call too, and where:
     ``a/web and 41 other workloads in a, b`` (and the count)."""
-    shown = {f"{net.pods[s].namespace}/{net.pods[s].name}" for s in named}
-    others: dict[str, set[str]] = {}
-    for s in every:
-        name = f"{net.pods[s].namespace}/{net.pods[s].name}"
-        if name not in shown:
-            others.setdefault(net.pods[s].namespace, set()).add(name)
-    count = sum(len(names) for names in others.values())
-    text = _workload_names(net, named)
-    if count:
-        text += (f" and {count} other workload{'s' if count != 1 else ''} in "
-                 f"{', '.join(sorted(others))}")
-    return text, count
+    return _Names(net, every).text(named)
+
+
+class _Names:
+    """The workloads of some callers, by namespace, to say of a few of them "``a/web and 41
+    other workloads in a, b``" in time of the few (:meth:`text`)."""
+
+    def __init__(self, net: Network, every: Iterable[int]) -> None:
+        self.net = net
+        self.by_ns: dict[str, set[str]] = {}
+        for s in every:
+            pod = net.pods[s]
+            self.by_ns.setdefault(pod.namespace, set()).add(f"{pod.namespace}/{pod.name}")
+        self.total = sum(len(names) for names in self.by_ns.values())
+
+    def text(self, named: Sequence[int]) -> tuple[str, int]:
+        pods = self.net.pods
+        shown = {(pods[s].namespace, f"{pods[s].namespace}/{pods[s].name}") for s in named}
+        left = {ns: len(names) for ns, names in self.by_ns.items()}
+        for ns, name in shown:
+            if name in self.by_ns.get(ns, ()):
+                left[ns] -= 1
+        count = sum(left.values())
+        text = _workload_names(self.net, named)
+        if count:
+            text += (f" and {count} other workload{'s' if count != 1 else ''} in "
+                     f"{', '.join(sorted(ns for ns, n in left.items() if n))}")
+        return text, count
 
 
 
