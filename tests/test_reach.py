@@ -408,6 +408,18 @@ def test_a_sync_kustomization_that_applies_its_own_file_names_this_repository(
             spec:
               path: ./kubernetes/flux
               sourceRef: {kind: GitRepository, name: home-ops}
+            ---
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: mirror, namespace: flux-system}
+            spec: {url: https://git.home.arpa/acme/home-ops-mirror.git}
+            ---
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: mirror, namespace: flux-system}
+            spec:
+              path: ./kubernetes/flux
+              sourceRef: {kind: GitRepository, name: mirror}
         """,
         "kubernetes/flux/apps.yaml": APPS % ("./kubernetes/apps", "GitRepository", "home-ops"),
         "kubernetes/apps/web.yaml": FLOATING % "web",
@@ -416,6 +428,10 @@ def test_a_sync_kustomization_that_applies_its_own_file_names_this_repository(
     result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
     assert [(r, f) for r, _, f, _ in found(result)] == [
         ("image-digest[floating]", "kubernetes/apps/web.yaml")]
+    # the mirror syncs the same folder from another repository: one root, not two
+    reach = result.model.derived["reach"]
+    assert [(r.how, r.path) for r in reach.roots] == [
+        ("self-applying Flux Kustomization", "./kubernetes/flux")]
 
 
 def test_a_flux_instance_syncing_the_artifact_ci_pushes_applies_its_folder(

@@ -151,6 +151,7 @@ class _Walker:
         self.specs: dict[str, Mapping[str, Any]] = {}  # one spec object per build key
         self.steps = 0
         self.named: set[tuple[str, int]] = set()  # kustomizations whose entries are counted
+        self.roots_seen: set[tuple[int, Any]] = set()  # (document, path) of root objects
         self.git = _by_name(documents, "GitRepository")
         self.oci = _by_name(documents, "OCIRepository")
         self.pushed = _pushed_artifacts(ci_documents)
@@ -207,9 +208,11 @@ class _Walker:
             self.reach.roots.append(Root(cluster or ".", "Flux bootstrap", doc.file.path,
                                          str(spec["path"])))
             self.reach.files.add(doc.file.path)
+            self.roots_seen.add((id(doc), ()))
             yield _Step(cluster or ".", doc.file.path, spec, _namespace(doc.value), ())
         if not sync:  # a sync Kustomization that applies its own file (bootstrapped by hand)
-            for doc in flux:
+            # flux-system's first, then in file order: the first names this repository
+            for doc in sorted(flux, key=lambda d: _source_name(d.value) != "flux-system"):
                 spec = flux_spec(doc.value) or {}
                 path = spec.get("path")
                 ref = dict_of(spec.get("sourceRef"))
@@ -222,10 +225,13 @@ class _Walker:
                 build = self.graph.flux_build(doc.file.path, spec)
                 if build is None or doc.file.path not in build.files:
                     continue
+                if covered and not self._from_here(spec, doc)[0]:
+                    continue  # the same folder synced from a mirror: not this repository
                 self._is_self(str(ref.get("name") or ""))  # it applies its own file: ours
                 self.reach.roots.append(Root(folder or ".", "self-applying Flux Kustomization",
                                              doc.file.path, path))
                 covered.add(folder)
+                self.roots_seen.add((id(doc), ()))
                 yield _Step(folder or ".", doc.file.path, spec, _namespace(doc.value), ())
         if not sync and not covered:  # the same, made by a kustomization's build
             yield from self._built_sync(covered)
@@ -281,6 +287,7 @@ class _Walker:
                 self.reach.roots.append(Root(folder or ".", "Flux sync Kustomization built by "
                                              "kustomize", graph.by_dir[folder].file, path))
                 self.reach.files.add(graph.by_dir[folder].file)
+                self.roots_seen.add((id(r.doc), r.path))
                 yield _Step(folder or ".", graph.by_dir[folder].file, spec,
                             _namespace(r.body), (), folder)
 
@@ -401,6 +408,8 @@ class _Walker:
             return
         file = r.doc.file.path
         if r.kind == "Kustomization" and r.group == FLUX_GROUP:
+            if (id(r.doc), r.path) in self.roots_seen:
+                return  # a sync object in its own build: the root, walked already
             spec = dict_of(body.get("spec"))
             if not isinstance(spec.get("path"), str) and spec.get("path") is not None:
                 return
@@ -561,6 +570,11 @@ def _is_sync(doc: Document, git: Mapping[str, list[Document]]) -> bool:
     if not name or name != ref.get("name") or ref.get("kind") != "GitRepository":
         return False
     return any(d.file is doc.file for d in git.get(str(name), ()))
+
+
+def _source_name(value: Any) -> str:
+    spec = dict_of(value.get("spec")) if isinstance(value, dict) else {}
+    return str(dict_of(spec.get("sourceRef")).get("name") or "")
 
 
 def _namespace(value: Any) -> str:
