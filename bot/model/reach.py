@@ -569,6 +569,8 @@ def _is_sync(doc: Document, git: Mapping[str, list[Document]]) -> bool:
     ref = dict_of(dict_of(value.get("spec")).get("sourceRef"))
     if not name or name != ref.get("name") or ref.get("kind") != "GitRepository":
         return False
+    if name != "flux-system" and not posixpath.basename(doc.file.path).startswith("gotk-sync"):
+        return False  # another pair of that shape (a mirror's) proves nothing
     return any(d.file is doc.file for d in git.get(str(name), ()))
 
 
