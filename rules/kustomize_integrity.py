@@ -180,11 +180,14 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     for obj in model.objects:
         if RENDERED not in obj.annotations:  # built objects: kustomize itself checked them
             objects_by_file.setdefault(obj.file, []).append(obj)
-    for file in unapplied:  # beside a kustomization a root builds: unlisted, so unapplied
-        if any(is_object(r.body) for r in graph.objects_of(file)):
+    lines: dict[str, int] = {}  # unapplied manifests: where their first object starts
+    for file in unapplied:  # beside a kustomization a build reads: unlisted, so unapplied
+        first = next((r for r in graph.objects_of(file) if is_object(r.body)), None)
+        if first is not None and first.doc is not None:
             objects_by_file.setdefault(file, []).append(None)
+            lines[file] = first.doc.line
     told: set[str] = set()
-    yield from _unreachable(kustomize, graph, objects_by_file, referenced, told)
+    yield from _unreachable(kustomize, graph, objects_by_file, referenced, told, lines)
     yield from _not_applied(model, told)
     objects = _by_resource(model)
     reported: set[frozenset[tuple[int, Path]]] = set()
@@ -413,6 +416,7 @@ def _at(k: Kustomization, path: Path, message: str, kind: str, entry: str,
 def _unreachable(
     kustomize: list[Kustomization], graph: Graph,
     objects_by_file: Mapping[str, list[KObject | None]], referenced: set[str], told: set[str],
+    lines: Mapping[str, int],
 ) -> Iterator[Violation]:
     by_folder = {k.directory: k for k in kustomize}
     commented: dict[str, tuple[Kustomization, int, str]] = {}
@@ -439,8 +443,8 @@ def _unreachable(
         if file in commented or file in patches:
             continue
         first = objects_by_file[file][0]
-        at = {} if first is not None else {"file": file, "line": 1, "column": 1,
-                                           "key": f"{file}:unlisted"}
+        at = {} if first is not None else {"file": file, "line": lines.get(file, 1),
+                                           "column": 1, "key": f"{file}:unlisted"}
         told.add(file)
         name = posixpath.basename(file)
         script = graph.applied_by(file)

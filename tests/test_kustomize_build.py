@@ -500,5 +500,7 @@ def test_flux_target_namespace_applies_below_spec_path(tmp_path: Path) -> None:
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n")
     result = lint_dir(tmp_path)
     refs = sorted(o.ref for o in result.model.objects)
-    assert refs == ["ConfigMap/default/b", "ConfigMap/kube-system/a",
-                    "Kustomization/flux-system/plugin"]
+    # stray.yaml is listed by no kustomization: never applied, so no object, one warning
+    assert refs == ["ConfigMap/kube-system/a", "Kustomization/flux-system/plugin"]
+    assert [(f.kind, f.file.rpartition("/")[2]) for f in result.findings
+            if f.rule == "kustomize-integrity"] == [("unreachable", "stray.yaml")]

@@ -477,3 +477,29 @@ def test_a_flux_instance_syncing_the_artifact_ci_pushes_applies_its_folder(
         ("image-digest[floating]", "kubernetes/apps/values.yaml"),
         ("image-digest[floating]", "kubernetes/apps/web.yaml"),
         ("kustomize-integrity[not-applied]", "kubernetes/attic-app/web.yaml")]
+
+
+def test_the_argocd_apps_charts_values_declare_the_application_sets(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "system/argocd/Chart.yaml": "apiVersion: v2\nname: argocd\nversion: 0.0.0\n",
+        "system/argocd/values.yaml": """
+            argocd-apps:
+              applicationsets:
+                root:
+                  generators:
+                  - git:
+                      repoURL: http://gitea/ops/homelab
+                      directories: [{path: system/*}, {path: apps/*}]
+                  template:
+                    metadata: {name: '{{path.basename}}'}
+                    spec:
+                      destination: {name: in-cluster, namespace: '{{path.basename}}'}
+                      source: {repoURL: http://gitea/ops/homelab, path: '{{path}}'}
+        """,
+        "apps/web/web.yaml": FLOATING % "web",
+        "test/benchmark/job.yaml": FLOATING % "bench",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "apps/web/web.yaml"),
+        ("kustomize-integrity[not-applied]", "test/benchmark/job.yaml")]

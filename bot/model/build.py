@@ -100,23 +100,26 @@ def builders(model: Model) -> list[Builder]:
 
 def _builders(model: Model) -> list[Builder]:
     out: list[Builder] = []
-    for obj in model.objects:
-        if obj.kind != "Config" or not obj.api_version.startswith("skaffold/"):
+    for doc in model.documents:  # skaffold's configuration: a tool's file, never applied
+        body = doc.value
+        if not isinstance(body, dict) or body.get("kind") != "Config" or not str(
+                body.get("apiVersion", "")).startswith("skaffold/"):
             continue
-        sections: list[tuple[object, Path]] = [(obj.get(("build",)), ("build",))]
-        configs: list[Any] = [obj.body]
-        for i, profile in enumerate(items(obj.get(("profiles",)))):
+        file = doc.file.path
+        sections: list[tuple[object, Path]] = [(body.get("build"), ("build",))]
+        configs: list[Any] = [body]
+        for i, profile in enumerate(items(body.get("profiles"))):
             if isinstance(profile, dict):
                 sections.append((profile.get("build"), ("profiles", i, "build")))
                 configs.append(profile)
-        deploys = _skaffold_manifests(configs, posixpath.dirname(obj.file))
+        deploys = _skaffold_manifests(configs, posixpath.dirname(file))
         for build, path in sections:
             artifacts = build.get("artifacts") if isinstance(build, dict) else None
             for i, artifact in enumerate(items(artifacts)):
                 image = artifact.get("image") if isinstance(artifact, dict) else None
                 if isinstance(image, str) and image.strip():
                     at = path + ("artifacts", i, "image")
-                    out.append(Builder("skaffold", image.strip(), obj.file, obj.position(at)[0],
+                    out.append(Builder("skaffold", image.strip(), file, doc.position(at)[0],
                                        deploys))
     seen: set[str] = set()
     for pod in (*model.pods, *model.templates):

@@ -26,6 +26,7 @@ from reviewbot.model.kustomize import (
     Origins,
     Resource,
     flux_spec,
+    is_kustomization_file,
     is_remote,
     join,
     patch_files,
@@ -137,12 +138,10 @@ def build_model(
                              for folder in unapplied_folders(model))
     else:
         variants, patches, tags = _built_documents(graph, model.documents)
-        read_outside = {f for folder in graph.roots if not kept_aside(graph.by_dir[folder].file)
-                 for f in graph.build(folder).files}  # what builds from outside it read
-        model.unapplied = frozenset(p for p in model.files
-                                    if kept_aside(p) and p not in read_outside)
+        model.unapplied = _kept_aside(graph, model)
         model.skipped.extend(Skipped(folder, "kept aside (an archive or hidden folder no build "
-                                     "reads): not applied") for folder in unapplied_folders(model))
+                                     "reads): not applied") for folder in unapplied_folders(model)
+                             if kept_aside(folder + "/x"))
     entries = model.cluster_entries
     if entries:
         model.cluster_inventories = {
@@ -278,6 +277,27 @@ def _built_documents(graph: Graph, documents: Sequence[Document],
         if not graph.by_dir[folder].is_component:
             add(graph.build(folder).resources, None)
     return variants, _patch_documents(graph), {}
+
+
+def _kept_aside(graph: Graph, model: Model) -> frozenset[str]:
+    """Without roots, what is not applied: files in an archive or hidden folder that no build
+    from outside reads, and manifests beside a kustomization that no build reads (listed
+    nowhere: kustomize-integrity says so; a script that applies one keeps it applied)."""
+    read = {f for folder in graph.roots if not kept_aside(graph.by_dir[folder].file)
+            for f in graph.build(folder).files}
+    for doc in model.documents:
+        spec = flux_spec(doc.value)
+        if spec is not None and isinstance(spec.get("path"), str) and "${" not in spec["path"]:
+            build = graph.flux_build(doc.file.path, spec)
+            read |= build.files if build is not None else set()
+    for k in graph.by_dir.values():
+        read.update(join(k.directory, e.value.strip()) for e in path_entries(k.body)
+                    if not is_remote(e.value))
+        read.update(patch_files(k))
+    return frozenset(
+        p for p in model.files if p not in read and (kept_aside(p) or (
+            posixpath.dirname(p) in graph.by_dir and not is_kustomization_file(p)
+            and graph.applied_by(p) is None)))
 
 
 def _patch_documents(graph: Graph) -> set[int]:

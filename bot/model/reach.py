@@ -128,10 +128,10 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         return None
     for step in steps:
         walker.walk(step)
-    for doc in walker.argo_candidates():  # Applications no other root applies: by hand
+    for doc, value in walker.argo_candidates():  # what no other root applies: by hand
         if doc.file.path in walker.reach.files:
             continue
-        for step in walker.argo_steps(doc.value, doc.file.path, ()):
+        for step in walker.argo_steps(value, doc.file.path, ()):
             walker.reach.roots.append(Root(step.cluster, "Argo CD", doc.file.path,
                                            str(step.spec.get("path"))))
             walker.walk(step)
@@ -302,24 +302,20 @@ class _Walker:
             if url:
                 self.self_urls.add(url)
 
-    def argo_candidates(self) -> list[Document]:
+    def argo_candidates(self) -> list[tuple[Document, Mapping[str, Any]]]:
         """Argo CD Applications and ApplicationSets of the tree whose source is a folder of
-        it; the ones outside every other's folder first."""
-        found = []
-        for doc in self.documents:
-            value = doc.value
-            if isinstance(value, dict) and value.get("kind") in ("Application",
-                                                                  "ApplicationSet") and (
-                    str(value.get("apiVersion", "")).startswith(ARGO_GROUP + "/")) and any(
-                    True for _ in self.argo_steps(value, doc.file.path, ())):
-                found.append(doc)
-        targets = {str(s.spec.get("path")).strip("./") for d in found
-                   for s in self.argo_steps(d.value, d.file.path, ())}
+        it (as objects, or as the argocd-apps chart's values: ``applications`` and
+        ``applicationsets``, at the top or under ``argocd-apps``), each with its value; the
+        ones outside every other's folder first."""
+        found = [(doc, value) for doc, value in _argo_objects(self.documents)
+                 if any(True for _ in self.argo_steps(value, doc.file.path, ()))]
+        targets = {str(s.spec.get("path")).strip("./") for d, v in found
+                   for s in self.argo_steps(v, d.file.path, ())}
 
         def inner(doc: Document) -> bool:
             return any(t == "" or doc.file.path.startswith(t + "/") for t in targets)
 
-        return sorted(found, key=lambda d: (inner(d), d.file.path))
+        return sorted(found, key=lambda f: (inner(f[0]), f[0].file.path))
 
     # ------------------------------------------------------------ the walk
 
@@ -527,6 +523,33 @@ def is_object(value: Any) -> bool:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+ARGO_VALUES = (("applications", "Application"), ("applicationsets", "ApplicationSet"))
+
+
+def _argo_objects(documents: Iterable[Document]) -> Iterator[tuple[Document, Mapping[str, Any]]]:
+    """Argo CD Applications and ApplicationSets: the objects, and those the argocd-apps
+    chart's values declare (``applications``/``applicationsets``, a mapping by name or a list;
+    at the top of a values document or under ``argocd-apps``)."""
+    for doc in documents:
+        value = doc.value
+        if not isinstance(value, dict):
+            continue
+        if value.get("kind") in ("Application", "ApplicationSet"):
+            if str(value.get("apiVersion", "")).startswith(ARGO_GROUP + "/"):
+                yield doc, value
+            continue
+        if "kind" in value:
+            continue
+        for values in (value, dict_of(value.get("argocd-apps"))):
+            for key, kind in ARGO_VALUES:
+                entries = values.get(key)
+                listed = entries.values() if isinstance(entries, dict) else list_of(entries)
+                for entry in listed:
+                    if isinstance(entry, dict):
+                        yield doc, {"apiVersion": ARGO_GROUP + "/v1alpha1", "kind": kind,
+                                    "spec": entry}
 
 
 def _by_name(documents: Iterable[Document], kind: str) -> dict[str, list[Document]]:
