@@ -3,11 +3,17 @@ repositories; the CLI in-process; networks from inline YAML; the netpol oracle's
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shutil
+import signal
 import subprocess
+import sys
+import tempfile
 import textwrap
+import traceback
+import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -252,3 +258,97 @@ def value_paths(value: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any,
     elif isinstance(value, list):
         for i, v in enumerate(value):
             yield from value_paths(v, (*prefix, i))
+
+
+# ---------------------------------------------------------------- bounded runs and safe output
+
+CPU_BOUND = 20.0  # seconds of CPU a hostile case may take (issue 29's acceptance)
+MEMORY_BOUND = 1 << 30  # bytes resident at a case's peak (1 GiB)
+WALL_BOUND = 300.0  # seconds of wall clock before the run is ended (a hang; the machine is shared)
+CRASHED = 70  # the exit code of a run that raised out of main (the CLI's own crash code is 3)
+
+
+@dataclass(frozen=True)
+class Bounded:
+    """One command line run in a forked child: what it printed and what it cost."""
+
+    code: int  # the exit code; minus a signal's number when one ended it
+    out: str
+    err: str
+    cpu: float  # seconds of CPU, user and system, of the run and the children it waited for
+    peak: int  # bytes resident at the run's peak (the forked test process's pages included)
+
+    def assert_bounded(self, what: str = "") -> None:
+        assert self.code != -signal.SIGALRM, f"{what}: no answer within {WALL_BOUND:.0f} s"
+        assert self.cpu < CPU_BOUND, f"{what}: {self.cpu:.1f} s of CPU"
+        assert self.peak < MEMORY_BOUND, f"{what}: {self.peak / 2**20:.0f} MiB resident"
+
+
+def bounded_cli(argv: list[str], cwd: Path | None = None,
+                env: Mapping[str, str] | None = None) -> Bounded:
+    """``reviewbot ARGV`` in a forked child (the test process's imports and caches shared),
+    stdout strict UTF-8 as a pipe to a file is; its CPU and peak memory from ``wait4``."""
+    with tempfile.TemporaryFile() as out_file, tempfile.TemporaryFile() as err_file:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: it never returns into the test process
+            code = CRASHED
+            try:
+                signal.signal(signal.SIGALRM, signal.SIG_DFL)
+                signal.setitimer(signal.ITIMER_REAL, WALL_BOUND)
+                # (open for the child's whole life: os._exit closes them)
+                out = open(os.dup(out_file.fileno()), "wb")  # noqa: SIM115
+                err = open(os.dup(err_file.fileno()), "wb")  # noqa: SIM115
+                sys.stdout = io.TextIOWrapper(out, encoding="utf-8", errors="strict", newline="")
+                sys.stderr = io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace",
+                                              newline="")
+                if cwd is not None:
+                    os.chdir(cwd)
+                os.environ.update(env or {})
+                code = main(argv)
+                sys.stdout.flush()
+                sys.stderr.flush()
+            except BaseException:  # noqa: BLE001 (a crash is what the caller looks for)
+                os.write(err_file.fileno(), traceback.format_exc().encode("utf-8", "replace"))
+                code = CRASHED
+            finally:
+                os._exit(code)
+        _, status, usage = os.wait4(pid, 0)
+        out_file.seek(0)
+        err_file.seek(0)
+        return Bounded(os.waitstatus_to_exitcode(status), out_file.read().decode("utf-8"),
+                       err_file.read().decode("utf-8", "replace"),
+                       usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024)
+
+
+# what a terminal acts on or hides: controls (C0, C1, DEL), format characters (zero-width,
+# bidi overrides), line and paragraph separators, lone surrogates (unassigned and private-use
+# characters are shown as boxes: harmless)
+HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+COMMAND = re.compile(r"^\s*::")  # GitHub's runner trims leading whitespace, then "::cmd::"
+ANNOTATION = re.compile(  # what --format github itself writes: properties escaped
+    r"^::(error|warning|notice) (file=[^:,]*,line=\d+,col=\d+,title=[\w-]+|title=reviewbot)::")
+
+
+def assert_log_safe(text: str, where: str) -> None:
+    """Nothing a terminal or a CI runner acts on came from the repository: no control, format
+    or bidi character, no line that starts a workflow command, no legacy ``##[``."""
+    for line in text.split("\n"):
+        # (a zero-width space is Markdown's own: it breaks an @mention)
+        hidden = [c for c in line.replace("\t", "").replace("\u200b", "")
+                  if unicodedata.category(c) in HIDDEN]
+        assert not hidden, (where, line, hidden)
+        if COMMAND.match(line):
+            assert ANNOTATION.match(line), (where, line)
+        assert "##[" not in line, (where, line)
+
+
+def assert_markdown_safe(text: str, where: str) -> None:
+    """No live mention, HTML or comment from the repository (code spans are literal)."""
+    # <code> elements first: a backtick inside one is literal, no code span's start
+    prose = re.sub(r"<code>.*?</code>", "", text, flags=re.S)
+    prose = re.sub(r"(`+).*?\1", "", prose, flags=re.S)
+    prose = re.sub(r"<!-- reviewbot:[\w:.-]+ -->", "", prose)
+    for bad in ("@team", "<img", "<!--"):
+        assert bad not in prose, (where, bad)

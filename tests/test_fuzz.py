@@ -1,25 +1,21 @@
 """The hostile-input campaign, in the test suite: generated Kubernetes-shaped trees (every kind
 the model reads, with wrong types, odd scalars and hostile YAML) and mutated corpus files go
-through the real command line. Every run must exit 0, 1 or 2 within a time bound, print valid
-JSON, and never print a planted Secret value or token.
+through the real command line. Every run must exit 0, 1 or 2 within 20 s of CPU and 1 GiB resident
+(each runs in a forked child, measured), print valid JSON, no control character and no line
+that starts a workflow command, and never a planted Secret value, ciphertext or token.
 
 Bounded in CI by the ``ci`` profile (tests/conftest.py); longer by hand:
-``pytest -m fuzz --hypothesis-profile=long``. Sizes stay small (a few files of a few
+``pytest -m fuzz --hypothesis-profile=long`` (or ``REVIEWBOT_FUZZ_PROFILE=long``, with
+``REVIEWBOT_FUZZ_EXAMPLES=N`` examples per test). Sizes stay small (a few files of a few
 documents): a file of thousands of documents is the speed benchmark's business.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import random
-import signal
-import sys
 import tempfile
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +23,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reviewbot.cli import main
 from reviewbot.report.base import FORMATS
 
-from .helpers import GitRepo, value_paths
+from .helpers import (
+    Bounded,
+    GitRepo,
+    assert_log_safe,
+    assert_markdown_safe,
+    bounded_cli,
+    value_paths,
+)
 
 pytestmark = pytest.mark.fuzz
 
-TIME_BOUND = 30.0  # seconds per command (the slowest CI example runs well under 2 s)
 PLANTED = "planted-s3cr3t-VALUE-7f1c"  # in every Secret: must never be printed
 TOKEN = "ghp_planted0token0value0which0never0prints"
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -372,44 +373,19 @@ CONFIGS = [
 # ---------------------------------------------------------------- running the command line
 
 
-@contextmanager
-def _time_bound(seconds: float) -> Iterator[None]:
-    def expire(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"no answer within {seconds:.0f} s")
-
-    old = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def run(argv: list[str], cwd: Path | None = None) -> tuple[int, str, str]:
-    """The command line in-process; stdout is strict UTF-8, as a pipe to a file is."""
-    out_bytes, err = io.BytesIO(), io.StringIO()
-    out = io.TextIOWrapper(out_bytes, encoding="utf-8", errors="strict", newline="")
-    old = sys.stdout, sys.stderr, os.getcwd()
-    sys.stdout, sys.stderr = out, err
-    started = time.monotonic()
-    try:
-        if cwd is not None:
-            os.chdir(cwd)
-        with _time_bound(TIME_BOUND):
-            code = main(argv)
-        out.flush()
-    finally:
-        sys.stdout, sys.stderr = old[0], old[1]
-        os.chdir(old[2])
-    elapsed = time.monotonic() - started
-    assert elapsed < TIME_BOUND, f"{argv[0]} took {elapsed:.1f} s"
-    return code, out_bytes.getvalue().decode("utf-8"), err.getvalue()
+    """The command line in a forked child (stdout strict UTF-8, as a pipe to a file is),
+    held to 20 s of CPU and 1 GiB resident."""
+    done = bounded_cli(argv, cwd)
+    done.assert_bounded(" ".join(argv))
+    return done.code, done.out, done.err
 
 
 def check(code: int, out: str, err: str, fmt: str = "json") -> None:
-    assert code in (0, 1, 2), f"exit {code}: {err[-500:]}"
+    assert code in (0, 1, 2), f"exit {code}: {err[-1500:]}"
     assert PLANTED not in out + err and TOKEN not in out + err
+    for text, stream in ((out, "stdout"), (err, "stderr")):
+        assert_log_safe(text, stream)
     if code != 2 and fmt == "json":
         data = json.loads(out)
         assert isinstance(data["findings"], list)
@@ -524,3 +500,404 @@ def test_mutated_corpus_files_lint_cleanly(data: st.DataObject) -> None:
         root = Path(tmp)
         _write(root, {source.name: mutated_bytes, "secret.yaml": secret})
         check(*run(["lint", ".", "--format", "json"], cwd=root))
+
+
+# ---------------------------------------------------------------- hostile shapes (issue 29)
+# Names that are no UTF-8 or hold control characters, control characters in values, inline
+# patches that write a Secret, SOPS files, deep and diamond kustomization graphs, huge rule
+# lists and Flux paths many Kustomizations apply. Each command runs in a forked child
+# (helpers.bounded_cli): every case stays under 20 s of CPU and 1 GiB resident, prints no
+# control character and no line that starts a workflow command, and no Secret value,
+# ciphertext or token. The long profile makes the graphs and lists larger.
+
+CIPHER = "planted0CIPHER0text"  # in every ENC[...] and sops: blob: must never be printed
+EVILS = [
+    "e\x1b[31mred", "osc\x1b]0;title\x07", "cr\rCR", "bidi\u202e", "nl\n::error file=a::PWNED",
+    "::warning::PWNED", "##[error]legacy", "nul\x00", "del\x7f", "c1\x9b31m", "ls\u2028x",
+    "nel\x85x", "zw\u200b", "bom\ufeff", "tick`@team <img src=x> <!-- ", "\t::error::tab",
+]
+EVIL_ALPHABET = list("ab:#[]!@<>`- \n\r\t\x00\x07\x1b\x7f\x85\x9b\u200b\u202e\u2028\ufeff")
+NAMES = [  # file names a pull request can add (bytes: some are no UTF-8)
+    b"bad\xff.yaml", b"\xc3\x28.yaml", b"dir\xfe/x.yaml", b"esc\x1b[31m.yaml",
+    b"nl\n::error file=x::NL.yaml", b"::error::PWNED.yaml", b"cr\rbell\x07.yaml",
+    "bidi\u202e.yaml".encode(), "ls\u2028.yaml".encode(), b"tick`@team <img src=x> <!--.yaml",
+    b"##[error]x.yaml", b"q\"uote\\.yaml", b"tab\t.yaml", b"-rf.yaml",
+]
+
+
+def _long() -> bool:
+    """The long profile is running (graphs and lists grow with it)."""
+    return settings.default.max_examples > 100
+
+
+def evil_text() -> st.SearchStrategy[str]:
+    return st.one_of(st.sampled_from(EVILS),
+                     st.text(alphabet=st.sampled_from(EVIL_ALPHABET), min_size=1, max_size=16))
+
+
+def _workload(name: str, container: str = "c", image: str = "web:latest",
+              ns: str = "shop", labels: dict[str, str] | None = None) -> dict[str, Any]:
+    labels = labels or {"app": "web"}
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": ns, "labels": labels},
+            "spec": {"selector": {"matchLabels": labels}, "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": container, "image": image}]}}}}
+
+
+def _secret(name: str, values: dict[str, str], ns: str = "shop") -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name, "namespace": ns},
+            "type": "Opaque", "stringData": values}
+
+
+def _docs(*bodies: Any) -> bytes:
+    return ("\n---\n".join(to_yaml(b) for b in bodies) + "\n").encode("utf-8", "surrogatepass")
+
+
+Shape = dict[str, Any]  # what a shape drew; _files(shape, side) writes one side of a PR
+
+
+@st.composite
+def named_files(draw: st.DrawFn) -> Shape:
+    names = draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=4, unique=True))
+    return {"shape": "names", "names": names, "listed": draw(st.booleans()),
+            "values": [draw(evil_text()) for _ in names]}
+
+
+@st.composite
+def evil_values(draw: st.DrawFn) -> Shape:
+    fields = ["name", "container", "image", "namespace", "label", "annotation", "port"]
+    return {"shape": "values",
+            "set": {f: draw(evil_text()) for f in draw(st.lists(
+                st.sampled_from(fields), min_size=1, max_size=len(fields), unique=True))}}
+
+
+@st.composite
+def secret_patches(draw: st.DrawFn) -> Shape:
+    kinds = ["json6902", "smp", "psm", "json6902-path", "psm-file"]
+    return {"shape": "patches",
+            "kinds": draw(st.lists(st.sampled_from(kinds), min_size=1, max_size=5)),
+            "keys": [draw(st.one_of(st.sampled_from(["token", "pass word", "a/b", "~1"]),
+                                    evil_text())) for _ in range(5)],
+            "target": draw(st.sampled_from([{"kind": "Secret", "name": "db"},
+                                            {"kind": "Secret"}, {"name": "db"}]))}
+
+
+@st.composite
+def sops_files(draw: st.DrawFn) -> Shape:
+    return {"shape": "sops", "keys": draw(st.lists(
+                st.sampled_from(["password", "user", "token", "a.b", "tls.crt"]),
+                min_size=1, max_size=4, unique=True)),
+            "recipients": draw(st.lists(st.sampled_from(["age1aaa", "age1bbb", "age1ccc"]),
+                                        min_size=0, max_size=3, unique=True)),
+            "head_recipients": draw(st.lists(st.sampled_from(["age1aaa", "age1bbb"]),
+                                             max_size=2, unique=True)),
+            "regex": draw(st.sampled_from(["^(data|stringData)$", "^password$", "[", None])),
+            "plain": draw(st.booleans()), "block": draw(st.integers(0, 4)) != 0,
+            "values_file": draw(st.booleans()), "mutations": draw(st.integers(0, 3)),
+            "seed": draw(st.integers(0, 2**16))}
+
+
+@st.composite
+def kustomize_graphs(draw: st.DrawFn) -> Shape:
+    return {"shape": "graph", "form": draw(st.sampled_from(["chain", "diamond", "cycle"])),
+            "depth": draw(st.integers(1, 80 if _long() else 30)),
+            "levels": draw(st.integers(1, 10 if _long() else 6)),
+            "objects": draw(st.integers(1, 4))}
+
+
+@st.composite
+def rule_lists(draw: st.DrawFn) -> Shape:
+    return {"shape": "rules", "count": draw(st.integers(1, 4000 if _long() else 300)),
+            "distinct": draw(st.integers(1, 300)), "ports": draw(st.integers(1, 5)),
+            "seed": draw(st.integers(0, 2**16)), "kind": draw(st.sampled_from(
+                ["ingress", "egress", "both"]))}
+
+
+@st.composite
+def flux_fanout(draw: st.DrawFn) -> Shape:
+    return {"shape": "fanout", "appliers": draw(st.integers(1, 120 if _long() else 25)),
+            "objects": draw(st.integers(1, 40 if _long() else 10)),
+            "clusters": draw(st.integers(1, 3)), "substitute": draw(st.booleans())}
+
+
+SHAPES = [named_files(), evil_values(), secret_patches(), sops_files(), kustomize_graphs(),
+          rule_lists(), flux_fanout()]
+
+
+def _files(shape: Shape, side: int) -> dict[str, bytes]:
+    """The files of one shape on one side of a pull request (0 base, 1 head)."""
+    return _WRITERS[shape["shape"]](shape, side)
+
+
+def _names(shape: Shape, side: int) -> dict[str, bytes]:
+    files = {}
+    for i, (raw, value) in enumerate(zip(shape["names"], shape["values"], strict=True)):
+        image = "web:latest" if side else f"web:1@sha256:{'a' * 64}"
+        files["names/" + os.fsdecode(raw)] = _docs(_workload(f"n{i}", image=image),
+                                                   _secret(f"s{i}", {value: PLANTED}))
+    if shape["listed"]:  # a kustomization names them (as YAML can: escaped)
+        listed = [os.fsdecode(n) for n in shape["names"] if b"/" not in n]
+        files["names/kustomization.yaml"] = _docs({"resources": listed})
+    return files
+
+
+def _values(shape: Shape, side: int) -> dict[str, bytes]:
+    got = shape["set"]
+    body = _workload(got.get("name", "w"), got.get("container", "c"),
+                     got.get("image", "web:latest") + (":2" if side else ""),
+                     got.get("namespace", "shop"),
+                     {"app": got["label"]} if "label" in got else None)
+    if "annotation" in got:
+        body["metadata"]["annotations"] = {got["annotation"]: got["annotation"],
+                                           "reviewbot.dev/ignore": got["annotation"]}
+    if "port" in got:
+        body["spec"]["template"]["spec"]["containers"][0]["ports"] = [
+            {"name": got["port"], "containerPort": 8080}]
+    policy = {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+              "metadata": {"name": got.get("name", "p"), "namespace": got.get("namespace", "shop")},
+              "spec": {"podSelector": {"matchLabels": body["metadata"]["labels"]},
+                       "policyTypes": ["Ingress"],
+                       "ingress": [{"ports": [{"port": got.get("port", 80)}]}]}}
+    return {"values/w.yaml": _docs(body, policy, _secret("s", {"k": PLANTED}))}
+
+
+def _patches(shape: Shape, side: int) -> dict[str, bytes]:
+    keys = shape["keys"]
+    planted = f"{PLANTED}-{side}"
+    secret = _secret("db", {"password": PLANTED})
+    patches: list[Any] = []
+    merges: list[Any] = []
+    files: dict[str, bytes] = {"patches/secret.yaml": _docs(secret)}
+    for i, kind in enumerate(shape["kinds"]):
+        key = keys[i % len(keys)]
+        pointer = "/stringData/" + key.replace("~", "~0").replace("/", "~1")
+        ops = [{"op": "add", "path": pointer, "value": planted},
+               {"op": "replace", "path": "/stringData/password", "value": planted}]
+        merge = _secret("db", {key: planted})
+        if kind == "json6902":
+            patches.append({"target": shape["target"], "patch": to_yaml(ops)})
+        elif kind == "json6902-path":
+            files[f"patches/p{i}.yaml"] = _docs(ops)
+            patches.append({"target": shape["target"], "path": f"p{i}.yaml"})
+        elif kind == "smp":
+            patches.append({"patch": to_yaml(merge)})
+        elif kind == "psm":
+            merges.append(to_yaml(merge))
+        else:
+            files[f"patches/m{i}.yaml"] = _docs(merge)
+            merges.append(f"m{i}.yaml")
+    kustomization: dict[str, Any] = {"resources": ["secret.yaml"]}
+    if patches:
+        kustomization["patches"] = patches
+    if merges:
+        kustomization["patchesStrategicMerge"] = merges
+    files["patches/kustomization.yaml"] = _docs(kustomization)
+    return files
+
+
+def _enc(shape: Shape, side: int, key: str) -> str:
+    return (f"ENC[AES256_GCM,data:{CIPHER}{side}{key},iv:{CIPHER}iv{side},"
+            f"tag:{CIPHER}tag==,type:str]")
+
+
+def _sops(shape: Shape, side: int) -> dict[str, bytes]:
+    keys = shape["keys"]
+    values = {k: _enc(shape, side if i == 0 else 0, k) for i, k in enumerate(keys)}
+    if shape["plain"] and side:
+        values["added"] = PLANTED
+    recipients = shape["head_recipients"] if side else shape["recipients"]
+    body = _secret("enc", values)
+    if shape["block"]:
+        block: dict[str, Any] = {
+            "age": [{"recipient": r, "enc": f"-----BEGIN AGE ENCRYPTED FILE-----\n{CIPHER}{r}\n"
+                     "-----END AGE ENCRYPTED FILE-----\n"} for r in recipients],
+            "lastmodified": f"2024-0{1 + side}-01T00:00:00Z",
+            "mac": f"ENC[AES256_GCM,data:{CIPHER}mac{side},iv:x,tag:y,type:str]",
+            "version": "3.8.1"}
+        if shape["regex"] is not None:
+            block["encrypted_regex"] = shape["regex"]
+        body["sops"] = block
+    body = _mutate_sops(body, shape, side)
+    files = {"sops/enc.sops.yaml": _docs(body)}
+    if shape["values_file"]:
+        values_doc = {"db": {"password": _enc(shape, side, "v"), "host": "db"},
+                      "sops": {"mac": _enc(shape, side, "mac"), "encrypted_regex": "^password$"}}
+        files["sops/values.yaml"] = _docs(values_doc)
+    return files
+
+
+def _mutate_sops(body: dict[str, Any], shape: Shape, side: int) -> dict[str, Any]:
+    """Wrong types where a SOPS reader looks (the sops: block, its recipients, the values):
+    the ciphertext and the Secret's values stay where they are."""
+    rng = random.Random(shape["seed"] + side)
+    wrong: list[Any] = [5, None, "x", [], {}, [5], {"a": [1]}, True]
+    for _ in range(shape["mutations"]):
+        block = body.get("sops")
+        where = rng.randrange(4)
+        if where == 0 and isinstance(block, dict):
+            block[rng.choice(["age", "pgp", "lastmodified", "encrypted_regex", "kms",
+                              "unencrypted_suffix", "mac"])] = rng.choice(wrong)
+        elif where == 1 and isinstance(block, dict) and block.get("age"):
+            recipient = rng.choice(block["age"])
+            if isinstance(recipient, dict):
+                recipient["recipient"] = rng.choice(wrong)
+        elif where == 2:
+            body["sops"] = rng.choice(wrong)
+        else:
+            body["stringData"]["nested"] = {"list": [_enc(shape, side, "n")]}
+    return body
+
+
+def _graph(shape: Shape, side: int) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    image = "web:latest" if side else "web:1"
+    leaf = _docs(*[_workload(f"g{i}", image=image) for i in range(shape["objects"])])
+    if shape["form"] == "diamond":  # two folders per level, each listing both of the next
+        levels = shape["levels"]
+        for level in range(levels):
+            below = [f"../l{level + 1}a", f"../l{level + 1}b"] if level + 1 < levels else [
+                "../leaf"]
+            for half in "ab":
+                files[f"graph/l{level}{half}/kustomization.yaml"] = _docs(
+                    {"resources": below, "namePrefix": half, "commonLabels": {"l": half}})
+        files["graph/leaf/kustomization.yaml"] = _docs({"resources": ["w.yaml"]})
+        files["graph/leaf/w.yaml"] = leaf
+        return files
+    depth = shape["depth"]
+    for level in range(depth):
+        below = f"../k{level + 1}" if level + 1 < depth else "w.yaml"
+        if shape["form"] == "cycle" and level + 1 == depth:
+            below = "../k0"
+        files[f"graph/k{level}/kustomization.yaml"] = _docs(
+            {"resources": [below], "namespace": f"n{level % 3}"})
+    files[f"graph/k{depth - 1}/w.yaml"] = leaf
+    return files
+
+
+def _rules(shape: Shape, side: int) -> dict[str, bytes]:
+    count, distinct, ports = shape["count"], shape["distinct"], shape["ports"]
+    rules = [(f"10.{i % distinct // 250}.{i % distinct % 250}.0/24", 80 + i % ports)
+             for i in range(count)]
+    if side:  # half of them changed, shuffled
+        rules = [(c, p + 10) if i % 2 else (c, p) for i, (c, p) in enumerate(rules)]
+        random.Random(shape["seed"]).shuffle(rules)
+    spec: dict[str, Any] = {"podSelector": {}, "policyTypes": []}
+    if shape["kind"] in ("ingress", "both"):
+        spec["policyTypes"].append("Ingress")
+        spec["ingress"] = [{"from": [{"ipBlock": {"cidr": c}}],
+                            "ports": [{"port": p, "protocol": "TCP"}]} for c, p in rules]
+    if shape["kind"] in ("egress", "both"):
+        spec["policyTypes"].append("Egress")
+        spec["egress"] = [{"to": [{"ipBlock": {"cidr": c}}],
+                           "ports": [{"port": p, "protocol": "UDP"}]} for c, p in rules]
+    policy = {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+              "metadata": {"name": "big", "namespace": "shop"}, "spec": spec}
+    return {"rules/np.yaml": _docs(policy, _workload("w"))}
+
+
+def _fanout(shape: Shape, side: int) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    image = "web:latest" if side else "web:1"
+    files["fan/apps/w.yaml"] = _docs(*[_workload(f"f{i}", image=image, ns="${NS:=shop}"
+                                                 if shape["substitute"] else "shop")
+                                       for i in range(shape["objects"])])
+    for cluster in range(shape["clusters"]):
+        appliers = []
+        for i in range(shape["appliers"]):
+            spec: dict[str, Any] = {"path": "./fan/apps", "interval": "10m", "prune": True,
+                                    "sourceRef": {"kind": "GitRepository", "name": "flux-system"}}
+            if shape["substitute"]:
+                spec["postBuild"] = {"substitute": {"NS": f"ns{i % 7}"}}
+            appliers.append({"apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+                             "kind": "Kustomization",
+                             "metadata": {"name": f"a{i}", "namespace": "flux-system"},
+                             "spec": spec})
+        files[f"fan/clusters/c{cluster}/apps.yaml"] = _docs(*appliers)
+        files[f"fan/clusters/c{cluster}/flux-system/gotk-sync.yaml"] = _docs({
+            "apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+            "metadata": {"name": "flux-system", "namespace": "flux-system"},
+            "spec": {"path": f"./fan/clusters/c{cluster}", "interval": "10m",
+                     "sourceRef": {"kind": "GitRepository", "name": "flux-system"}}})
+    return files
+
+
+_WRITERS = {"names": _names, "values": _values, "patches": _patches, "sops": _sops,
+            "graph": _graph, "rules": _rules, "fanout": _fanout}
+
+
+@st.composite
+def shaped(draw: st.DrawFn) -> list[Shape]:
+    """One to three hostile shapes, each in a folder of its own, beside a planted Secret."""
+    return draw(st.lists(st.one_of(SHAPES), min_size=1, max_size=3,
+                         unique_by=lambda s: s["shape"]))
+
+
+def _tree(shapes: list[Shape], side: int) -> dict[str, bytes]:
+    files = {"secret.yaml": to_yaml(skeleton("v1", "Secret", 9)).encode()}
+    for shape in shapes:
+        files.update(_files(shape, side))
+    return files
+
+
+def _write_any(root: Path, files: dict[str, bytes]) -> None:
+    for name, data in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+SECRETS = (PLANTED, TOKEN, CIPHER, "ENC[AES256_GCM,")  # (rule docs name ENC[...])
+
+
+def bounded(argv: list[str], cwd: Path | None = None, fmt: str = "json") -> Bounded:
+    """One command in a forked child, held to every promise of issue 29's acceptance."""
+    done = bounded_cli(argv, cwd, {"GITHUB_TOKEN": TOKEN})
+    where = " ".join(argv)
+    done.assert_bounded(where)
+    assert done.code in (0, 1, 2), f"{where}: exit {done.code}: {done.err[-1500:]}"
+    for text, stream in ((done.out, "stdout"), (done.err, "stderr")):
+        leaked = [s for s in SECRETS if s in text]
+        assert not leaked, (where, stream, leaked)
+        assert_log_safe(text, f"{where} ({stream})")
+    if fmt == "markdown" or argv[0] == "review":
+        assert_markdown_safe(done.out if fmt == "markdown" else done.err, where)
+    if done.code != 2 and fmt in ("json", "sarif", "rdjson"):
+        json.loads(done.out)
+    return done
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm() -> None:
+    """Schemas and rules loaded once in this process: every forked run shares them."""
+    with tempfile.TemporaryDirectory() as tmp:
+        _write_any(Path(tmp), {"w.yaml": _docs(_workload("w"))})
+        run(["lint", ".", "--format", "json"], cwd=Path(tmp))
+
+
+@given(shapes=shaped(), fmt=st.sampled_from(FORMATS))
+def test_hostile_shapes_lint_within_bounds(shapes: list[Shape], fmt: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        _write_any(root, _tree(shapes, 1))
+        bounded(["lint", ".", "--format", fmt], root, fmt)
+
+
+@settings(max_examples=max(10, settings.default.max_examples // 3))  # a repository each
+@given(shapes=shaped(), fmt=st.sampled_from(FORMATS),
+       diff_fmt=st.sampled_from(["text", "json", "markdown"]))
+def test_hostile_shapes_review_within_bounds(shapes: list[Shape], fmt: str,
+                                             diff_fmt: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = GitRepo(Path(tmp) / "repo")
+        _write_any(repo.path, _tree(shapes, 0))
+        base = repo.commit()
+        for child in list(repo.path.iterdir()):
+            if child.name != ".git":
+                _rmtree(child)
+        _write_any(repo.path, _tree(shapes, 1))
+        head = repo.commit()
+        bounded(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                 "--platform", "none", "--format", fmt, "--scope", "all"], fmt=fmt)
+        bounded(["diff", base, head, "--repo", str(repo.path), "--format", diff_fmt],
+                fmt=diff_fmt)
