@@ -19,9 +19,12 @@ memory-backed, or sets its sizeLimit, to `fix-size` (default 8Gi, the homelab's 
 size; never below `min-size`). Chart values get the fix as text only.
 
 Pods of custom resources (KubeRay worker groups, LeaderWorkerSets, JobSets, training jobs)
-are pods like any other. KServe ServingRuntime and ClusterServingRuntime containers are
-checked too; KServe merges the fields of the InferenceServices that use a runtime over its
-containers, so a finding there is at most a warning that says so.
+are pods like any other, except that the KubeRay operator itself mounts a memory-backed
+emptyDir at `/dev/shm` in the Ray container (the first) when the template mounts nothing
+there: that container is not reported as `missing`. KServe ServingRuntime and
+ClusterServingRuntime containers are checked too; KServe merges the fields of the
+InferenceServices that use a runtime over its containers, so a finding there is at most a
+warning that says so.
 
 Kinds:
 
@@ -127,9 +130,11 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             continue
         gpus = sum(pod_gpus(pod, patterns).values(), Fraction(0))
         reasons: dict[str, str] = {}
-        for c in pod.main_containers:
+        for n, c in enumerate(pod.main_containers):
             if asks_tpus(c):
                 continue  # TPU chips: no NCCL all-reduce through /dev/shm
+            if pod.controller == "KubeRay" and n == 0 and not _mounts_shm(c):
+                continue  # the operator mounts a memory emptyDir at /dev/shm in Ray's container
             parallel = _parallel(c)
             if parallel is not None:
                 reasons[c.name] = parallel
@@ -142,6 +147,11 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             if c.name in reasons:
                 for found in _check(pod, c, reasons[c.name], minimum, _fix_size(opts, minimum)):
                     yield found if doubt is None else replace(found, doubt=doubt)
+
+
+def _mounts_shm(container: Container) -> bool:
+    return any(isinstance(m, dict) and str(m.get("mountPath") or "").rstrip("/") == SHM
+               for m in items(container.body.get("volumeMounts")))
 
 
 def _parallel(container: Container) -> str | None:

@@ -48,10 +48,18 @@ def test_a_ray_cluster_with_a_nightly_image_is_reported(tmp_path: Path) -> None:
 
 
 def test_the_gpu_rules_see_ray_worker_groups(tmp_path: Path) -> None:
-    # two GPUs on one worker pod and no /dev/shm: shm-size sees the worker group
+    # two GPUs on one worker pod and no /dev/shm written: the KubeRay operator mounts a
+    # memory emptyDir there in the Ray container (pod.go addEmptyDir), so nothing to report;
+    # a sidecar beside it with its own GPUs is judged like any container
     result = lint_text(tmp_path, RAY_CLUSTER, only=["shm-size", "gpu-rollout"])
-    assert [(f.rule, f.line) for f in result.findings] == [("shm-size", 23)]
-    assert result.findings[0].message.startswith("raycluster-kuberay-gpu-group")
+    assert [(f.rule, f.line) for f in result.findings] == []
+    sidecar = RAY_CLUSTER.replace('            limits: {nvidia.com/gpu: "2"}\n', (
+        '            limits: {nvidia.com/gpu: "2"}\n'
+        "        - name: trainer\n          image: acme/trainer:1\n"
+        "          resources: {limits: {nvidia.com/gpu: 2}}\n"))
+    result = lint_text(tmp_path / "sidecar", sidecar, only=["shm-size"])
+    assert [f.message.split(":")[0] for f in result.findings] == [
+        "raycluster-kuberay-gpu-group, container trainer"]
     # pinned to worker-1 (4 GPUs): 2 worker pods x 2 GPUs fit; 3 do not (schedulability)
     pinned = RAY_CLUSTER.replace("    template:\n      spec:\n        containers:\n        - name: "
                                  "ray-worker", "    template:\n      spec:\n        nodeName: "
@@ -339,5 +347,5 @@ def test_every_pod_rule_sees_a_ray_cluster_s_pods(tmp_path: Path) -> None:
         ("schedulability", 30),  # 40 cpu on a 32-cpu node
         ("serving-runtime", 24),  # VLLM_USE_FLASHINFER_SAMPLER unset on compute 7.0
         ("serving-runtime", 26),  # bfloat16 on compute 7.0
-        ("shm-size", 24),  # 4-way parallelism, no /dev/shm
+        # (no shm-size: the KubeRay operator mounts /dev/shm in the Ray container)
     ]

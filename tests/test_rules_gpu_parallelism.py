@@ -41,6 +41,16 @@ def test_products_and_idle_gpus(tmp_path: Path) -> None:
     assert "2 requested GPU(s) sit idle" in result.findings[0].message
 
 
+def test_vllms_underscore_spellings_count(tmp_path: Path) -> None:
+    # vLLM's parser takes --pipeline_parallel_size as well: 4 x 2 = the 8 GPUs requested
+    ok = container("[--tensor-parallel-size, '4', --pipeline_parallel_size, '2']",
+                   "{limits: {nvidia.com/gpu: 8}}")
+    assert pairs(lint_text(tmp_path / "ok", ok, only=["gpu-parallelism"])) == []
+    short = container("[--tensor_parallel_size=4]", "{limits: {nvidia.com/gpu: 8}}")
+    result = lint_text(tmp_path / "short", short, only=["gpu-parallelism"])
+    assert "--tensor_parallel_size=4 (x 1) = 4 GPU workers" in result.findings[0].message
+
+
 def test_requests_must_equal_limits(tmp_path: Path) -> None:
     text = container("[]", "{requests: {nvidia.com/gpu: 2}, limits: {nvidia.com/gpu: 2}}",
                      image="registry.local/tool:1")

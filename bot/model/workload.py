@@ -302,9 +302,11 @@ def mentions(tokens: Sequence[tuple[str, Path]], image: Any, words: Iterable[str
     return any(w in text for w in words)
 
 
-TP_FLAGS = ("--tensor-parallel-size", "-tp", "--tp-size", "--tp")
-PP_FLAGS = ("--pipeline-parallel-size", "-pp", "--pp-size")
-DP_FLAGS = ("--data-parallel-size", "-dp", "--dp-size", "--dp", "--data-parallel-size-local")
+# vLLM's argument parser takes its long flags with underscores too (FlexibleArgumentParser)
+TP_FLAGS = ("--tensor-parallel-size", "-tp", "--tp-size", "--tp", "--tensor_parallel_size")
+PP_FLAGS = ("--pipeline-parallel-size", "-pp", "--pp-size", "--pipeline_parallel_size")
+DP_FLAGS = ("--data-parallel-size", "-dp", "--dp-size", "--dp", "--data-parallel-size-local",
+            "--data_parallel_size", "--data_parallel_size_local")
 SERVERS = ("vllm", "sglang")
 
 
@@ -340,10 +342,11 @@ def parallelism(container: Container) -> Parallelism | None:
         for part in written if part
     ).lower()
     image = str(container.image or "").lower()
-    if "parallel-size" not in text and not any(w in text or w in image for w in SERVERS):
+    if "parallel-size" not in text and "parallel_size" not in text and not any(
+            w in text or w in image for w in SERVERS):
         return None  # the cheap test first: most containers run no LLM server
     tokens = argv(container)
-    long_form = flag(tokens, (TP_FLAGS[0], PP_FLAGS[0]))
+    long_form = flag(tokens, (TP_FLAGS[0], PP_FLAGS[0], TP_FLAGS[-1], PP_FLAGS[-1]))
     if long_form is None and not mentions(tokens, container.image, SERVERS):
         return None
     return Parallelism(flag(tokens, TP_FLAGS), flag(tokens, PP_FLAGS), flag(tokens, DP_FLAGS))
