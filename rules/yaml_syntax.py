@@ -9,6 +9,12 @@ depth (100) and file size (4 MiB), reads scalars as Kubernetes does (YAML 1.1), 
 every failure into a finding at the line and column of the problem. The message names the
 problem and never quotes the text around it, which may be a Secret.
 
+Kinds:
+
+- `placeholder` (warning): the failing line (or the one before it) starts a value with a
+  placeholder in single braces, `image: {docker_username}/iris-classifier`: a sample a reader
+  completes before applying, which does not parse as written.
+
 When it stays quiet:
 
 Files reviewbot does not read as manifests: Helm chart templates (`templates/` with `{{
@@ -36,14 +42,18 @@ metadata:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from reviewbot.engine.findings import Violation
 from reviewbot.model.objects import Model
 
+# an unquoted value starting with a placeholder in single braces: `image: {user}/model`
+_PLACEHOLDER = re.compile(r":\s+\{[A-Za-z][\w-]*\}\S")
 ID = "yaml-syntax"
 SEVERITY = "error"
+SEVERITIES = {"placeholder": "warning"}
 SUMMARY = "The file parses as YAML within reviewbot's safety limits."
 RATIONALE = (
     "A file that does not parse is not applied; hostile YAML (alias bombs, deep nesting, huge "
@@ -57,7 +67,19 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
     for lf in model.files.values():
         if lf.path in model.unapplied:
             continue  # no cluster receives it (kustomize-integrity says so once per folder)
+        lines = lf.text.splitlines() if lf.problems else []
         for problem in lf.problems:
+            near = lines[max(problem.line - 2, 0):problem.line] if lines else []
+            if any(_PLACEHOLDER.search(text) for text in near):
+                yield Violation(
+                    None, (), f"{problem.message}; the line holds a placeholder in braces "
+                    "(`{name}`) a reader replaces before applying, so the file as written is "
+                    "a template, not a manifest", file=lf.path, line=problem.line,
+                    column=problem.column, key=f"{lf.path}:{problem.message}",
+                    kind="placeholder",
+                    fix="Replace the placeholder, or quote it if the file is meant to parse.",
+                )
+                continue
             yield Violation(
                 None, (), problem.message, file=lf.path, line=problem.line,
                 column=problem.column, key=f"{lf.path}:{problem.message}",
