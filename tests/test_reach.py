@@ -503,3 +503,28 @@ def test_the_argocd_apps_charts_values_declare_the_application_sets(tmp_path: Pa
     assert [(r, f) for r, _, f, _ in found(result)] == [
         ("image-digest[floating]", "apps/web/web.yaml"),
         ("kustomize-integrity[not-applied]", "test/benchmark/job.yaml")]
+
+
+def test_each_cluster_substitutes_its_own_settings(tmp_path: Path) -> None:
+    # two clusters define cluster-settings differently: each cluster's path takes its own
+    files = {}
+    for cluster in ("main", "utility"):
+        files[f"clusters/{cluster}/flux-system/gotk-sync.yaml"] = SYNC.replace(
+            "./clusters/prod", f"./clusters/{cluster}") + (
+            "  postBuild:\n    substituteFrom:\n    - {kind: ConfigMap, name: cluster-settings}\n")
+        files[f"clusters/{cluster}/settings.yaml"] = f"""
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {{name: cluster-settings, namespace: flux-system}}
+            data: {{CLUSTER: {cluster}}}
+        """
+        files[f"clusters/{cluster}/apps.yaml"] = APPS % (
+            "./apps/${CLUSTER}", "GitRepository", "flux-system")
+        files[f"apps/{cluster}/web.yaml"] = FLOATING % f"web-{cluster}"
+    write(tmp_path, files)
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert sorted((f.file, sorted(result.model.clusters.get(id(o), ())))
+                  for f in result.findings for o in result.model.objects
+                  if o.name == f.object.rpartition("/")[2]) == [
+        ("apps/main/web.yaml", ["clusters/main"]),
+        ("apps/utility/web.yaml", ["clusters/utility"])]

@@ -34,6 +34,7 @@ collections, examples) is applied as written, file by file.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -159,14 +160,14 @@ class _Walker:
         self.oci_made: dict[str, str] = {}
         self.self_names: set[str] = {"flux-system"}
         self.self_urls: set[str] = set()
-        self.config: dict[tuple[str, str, str], Mapping[str, Any]] = {}
+        # ConfigMaps and Secrets: every one of the tree by (kind, namespace, name), and those
+        # each cluster's builds made so far (a name several clusters define differently)
+        self.config: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
         for doc in documents:
-            value = doc.value
-            if isinstance(value, dict) and value.get("kind") in ("ConfigMap", "Secret") and (
-                    str(value.get("apiVersion")) == "v1"):
-                meta = dict_of(value.get("metadata"))
-                self.config.setdefault((str(value["kind"]), str(meta.get("namespace") or ""),
-                                        str(meta.get("name") or "")), value)
+            key = _config_key(doc.value)
+            if key is not None:
+                self.config.setdefault(key, []).append(doc.value)
+        self.cluster_config: dict[str, dict[tuple[str, str, str], Mapping[str, Any]]] = {}
 
     # ------------------------------------------------------------ roots
 
@@ -338,6 +339,11 @@ class _Walker:
             if build is None:
                 continue  # kustomize-integrity says the path is missing
             chain = step.chain + (step.file or f"{step.cluster} (root)",)
+            mine = self.cluster_config.setdefault(step.cluster, {})
+            for r in build.resources:  # (a build's own settings serve its substitution)
+                made = _config_key(r.body)
+                if made is not None:
+                    mine.setdefault(made, r.body)
             resources = self._post_build(build, spec, step)
             self.reach.files |= build.files
             self.reach.files.update(self._entries(build))
@@ -377,7 +383,8 @@ class _Walker:
         meta = dict_of(spec.get("commonMetadata"))
         if meta:
             resources = [_with_metadata(r, meta) for r in resources]
-        values = post_build_values(spec, step.namespace, self._config)
+        values = post_build_values(
+            spec, step.namespace, functools.partial(self._config, step.cluster))
         if values is None:
             return resources
         out = []
@@ -391,11 +398,18 @@ class _Walker:
             out.append(r)
         return out
 
-    def _config(self, kind: str, namespace: str, name: str) -> Mapping[str, str] | None:
+    def _config(self, cluster: str, kind: str, namespace: str,
+                name: str) -> Mapping[str, str] | None:
+        """A ConfigMap's or Secret's data for a postBuild: the one this cluster's builds
+        made, else the tree's only one of that name (several, differing: not known)."""
         for ns in (namespace, ""):
-            found = self.config.get((kind, ns, name))
+            key = (kind, ns, name)
+            found = self.cluster_config.get(cluster, {}).get(key)
             if found is not None:
                 return config_data(found)
+            written = self.config.get(key, [])
+            if len(written) == 1 or (written and all(w == written[0] for w in written)):
+                return config_data(written[0])
         return None
 
     def _children(self, r: Resource, cluster: str, chain: tuple[str, ...]) -> Iterator[_Step]:
@@ -600,6 +614,14 @@ def _is_sync(doc: Document, git: Mapping[str, list[Document]]) -> bool:
 def _source_name(value: Any) -> str:
     spec = dict_of(value.get("spec")) if isinstance(value, dict) else {}
     return str(dict_of(spec.get("sourceRef")).get("name") or "")
+
+
+def _config_key(value: Any) -> tuple[str, str, str] | None:
+    if not isinstance(value, Mapping) or value.get("kind") not in ("ConfigMap", "Secret") or str(
+            value.get("apiVersion")) != "v1":
+        return None
+    meta = dict_of(value.get("metadata"))
+    return str(value["kind"]), str(meta.get("namespace") or ""), str(meta.get("name") or "")
 
 
 def _namespace(value: Any) -> str:
