@@ -389,6 +389,9 @@ class _Walker:
             return resources
         out = []
         for r in resources:
+            if r.doc is not None and not r.origins and "${" not in r.doc.file.text:
+                out.append(r)  # written without a variable, patched by nothing
+                continue
             body, missing = substitute(r.body, values)
             if body is not r.body:
                 r = Resource(r.doc, r.path, body, r.origins)

@@ -130,10 +130,24 @@ def document_objects(doc: Document) -> Iterator[Resource]:
     yield Resource(doc, (), value)
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_text(name: str, text: str) -> list[Document]:
-    """Documents of an inline patch (``patch: |``)."""
+    """Documents of an inline patch (``patch: |``), located in ``name``. A text seen before
+    under another name (a parent's patches copied into 150 children) is parsed once: its
+    documents are given again in a file of that name (the values shared: never written)."""
+    parsed = _parsed(text)
+    if parsed.path == name:
+        return parsed.documents
+    lf = LoadedFile(name, parsed.blob, parsed.data, problems=list(parsed.problems),
+                    skipped=parsed.skipped, pure=parsed.pure)
+    lf.documents = [Document(lf, d.index, d.value, d.line) for d in parsed.documents]
+    return lf.documents
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(text: str) -> LoadedFile:
     data = text.encode("utf-8")
-    return load(FileRecord(name, blob_id(data), data)).documents
+    return load(FileRecord("inline patch", blob_id(data), data))
 
 
 
