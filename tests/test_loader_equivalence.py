@@ -225,3 +225,28 @@ def test_ruamel_is_imported_only_when_a_file_needs_it() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["False", "True"]
+
+
+def test_the_printable_class_seeded_for_yaml_reader_is_the_same_set() -> None:
+    """Start-up: yaml.reader's NON_PRINTABLE (compiled when PyYAML is imported) is taken from
+    re's cache, where the loader put the same class written as its complement: both match
+    exactly the same code points, all 1,114,112 of them, and the seed is what yaml.reader
+    holds after the loader imported PyYAML (its own process: imports stay)."""
+    import re
+    import subprocess
+    import sys
+
+    everything = "".join(map(chr, range(0x110000)))
+    # re.UNICODE, the default for a str pattern, makes another cache key: compiled afresh
+    original = re.compile(loader.NON_PRINTABLE, re.UNICODE)
+    seeded = re.compile(loader.NON_PRINTABLE_COMPLEMENT)
+    assert original.pattern == loader.NON_PRINTABLE
+    found = [m.start() for m in original.finditer(everything)]
+    assert found == [m.start() for m in seeded.finditer(everything)]
+    assert len(found) == 0x110000 - (3 + 95 + 1 + (0xD7FF - 0xA0 + 1) + (0xFFFD - 0xE000 + 1)
+                                     + (0x10FFFF - 0x10000 + 1))
+    code = ("import reviewbot.load.loader as l, yaml.reader as r\n"
+            "print(r.Reader.NON_PRINTABLE.pattern == l.NON_PRINTABLE_COMPLEMENT)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["True"]
