@@ -223,7 +223,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit
 from reviewbot.load.paths import format_path
@@ -312,17 +312,24 @@ def _egress_unmatched(net: Network) -> Iterator[Violation]:
     rule and `to` entry that reaches it unadmitted) are counted in it, not a finding each
     (1,000 workloads each calling every other were a million findings)."""
     groups: dict[tuple[str, ...], list[_Unmatched]] = {}
+    memo = _Memo(net)
     for policy in net.policies:
         if not policy.egress:
             continue
         sources = net.subjects(policy)
         if not sources:
             continue  # the policy's pods are not in the repository: unknown
+        source_set = frozenset(sources)
         for rule in policy.egress:
             for peer in rule.peers or ():
                 if peer.ip is None and peer.valid and not peer.unknown:
-                    for found in _unadmitted(net, policy, rule, peer, sources):
-                        groups.setdefault(found.group, []).append(found)
+                    for found in _unadmitted(net, memo, policy, rule, peer, sources,
+                                             source_set):
+                        same = groups.get(found.group)
+                        if same is None:
+                            groups[found.group] = [found]
+                        else:
+                            same.append(found)
     for callers in groups.values():
         # the same finding at each other caller's `to:` (its message that caller's), so that
         # a review can place it where the pull request changed something
@@ -342,8 +349,7 @@ def _first_per_place(callers: Sequence[_Unmatched]) -> list[_Unmatched]:
     return list(out.values())
 
 
-@dataclass(frozen=True)
-class _Unmatched:
+class _Unmatched(NamedTuple):
     """One `to` entry of one policy rule whose destination pods admit none of its flows."""
 
     policy: Policy
@@ -354,42 +360,191 @@ class _Unmatched:
     peer_name: str  # the destination workload ("" for a namespace-wide entry)
     what: str
     where: str
+    group: tuple[str, ...]  # (peer_name, what, the rule's ports, where): one finding each
 
-    @property
-    def group(self) -> tuple[str, ...]:
-        return (self.peer_name, self.what, self.rule.describe_ports(), self.where)
+
+_Row = tuple[int, tuple[str, str, str, str], "frozenset[int] | None"]
+_DIRECT = frozenset({-1})  # an admission table's mark: ask ingress_allows for each source
+_UNASKED = frozenset({-2})  # not in the table yet
+
+
+class _Memo:
+    """What section (a) asks again and again of one network, asked once: a peer's
+    destination pods in order, the sources a destination admits on some connections, the
+    wording of a pod set. Local to one ``check_set`` (the network is dropped with it)."""
+
+    def __init__(self, net: Network) -> None:
+        self.net = net
+        self.peers = [p.peer for p in net.pods]
+        self._targets: dict[int, tuple[int, ...]] = {}
+        self._interned: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self._rows: dict[tuple[Any, ...], Any] = {}
+        self._tables: dict[Conns, dict[int, frozenset[int] | None]] = {}
+        self._maps: dict[tuple[Any, ...], frozenset[int] | None] = {}
+        self._texts: dict[tuple[Any, ...], str] = {}
+
+    def targets(self, peer: Peer, namespace: str) -> tuple[int, ...]:
+        """``sorted(net.peer_pods(peer, namespace))``, one object for equal pod sets (peers
+        live as long as the network)."""
+        found = self._targets.get(id(peer))
+        if found is None:
+            pods = tuple(sorted(self.net.peer_pods(peer, namespace, unknown=False)))
+            found = self._targets[id(peer)] = self._interned.setdefault(pods, pods)
+        return found
+
+    def rows(self, targets: tuple[int, ...], wanted: Conns, selector: str,
+             ports: str) -> list[_Row] | None:
+        """For an entry naming pods by ``selector`` whose connections are ``wanted`` towards
+        every one of ``targets``: each destination in workload order with its group key and
+        the sources it admits (:meth:`admitted`); None when a workload has several pods
+        there (their group depends on the caller)."""
+        key = (id(targets), wanted, selector, ports)
+        if key in self._rows:
+            return self._rows[key]
+        peers = self.peers
+        found: list[_Row] | None = None
+        if len({peers[d] for d in targets}) == len(targets):
+            found = [(d, (peers[d], self.what((d,), selector), ports, self.where((d,))),
+                      self.admitted(d, wanted, False))
+                     for d in sorted(targets, key=peers.__getitem__)]
+        self._rows[key] = found
+        return found
+
+    def table(self, wanted: Conns) -> dict[int, frozenset[int] | None]:
+        """Destination -> the sources its ingress admits on ``wanted`` (None: every source;
+        :data:`_DIRECT`: deny rules or admin tiers decide, ask per source), filled by
+        :meth:`admitted` as destinations are asked about."""
+        found = self._tables.get(wanted)
+        if found is None:
+            found = self._tables[wanted] = {}
+        return found
+
+    def admitted(self, d: int, wanted: Conns, direct: bool) -> frozenset[int] | None:
+        """The sources whose flows on ``wanted`` pod ``d``'s ingress admits (None: every
+        source) from its ingress map, one answer per (isolating policies, named ports,
+        connections); :data:`_DIRECT` where each source must be asked (deny rules there, or
+        ``direct``: the caller has at most 8 sources and admin tiers apply)."""
+        net = self.net
+        if net.ingress_deny_of[d] or direct:
+            return _DIRECT
+        if not net.ingress_of[d]:
+            return None
+        key = (net.ingress_of[d], net.port_signature(d), wanted)
+        if key in self._maps:
+            return self._maps[key]
+        mapping, every = net.ingress_map(d, unknown=True)
+        found: frozenset[int] | None
+        if every and net.every_ingress(d).intersect(wanted):
+            found = None
+        else:
+            found = frozenset(s for s, conns in mapping.items() if conns.intersect(wanted))
+        self._maps[key] = found
+        return found
+
+    def where(self, pods: Sequence[int]) -> str:
+        """The namespaces of ``pods``, sorted, as messages list them."""
+        key = ("where", *pods)
+        found = self._texts.get(key)
+        if found is None:
+            found = self._texts[key] = ", ".join(
+                sorted({self.net.pods[d].namespace for d in pods}))
+        return found
+
+    def what(self, pods: Sequence[int], selector: str) -> str:
+        """``a/w1 (pods tier=api)``: the destination workloads and the selector naming them
+        (``selector``: its description)."""
+        key = ("what", selector, *pods)
+        found = self._texts.get(key)
+        if found is None:
+            found = self._texts[key] = f"{_workload_names(self.net, pods)} (pods {selector})"
+        return found
 
 
 def _unadmitted(
-    net: Network, policy: Policy, rule: Rule, peer: Peer, sources: Sequence[int]
-) -> Iterator[_Unmatched]:
-    """(a) for one `to` entry: per destination workload when it names pods, else as a whole."""
-    targets = sorted(net.peer_pods(peer, policy.namespace, unknown=False))
-    relevant = [d for d in targets if net.rule_conns(rule, d)]
-    missing = [d for d in relevant if not _admits_any(net, d, sources, rule)]
-    if not missing:
-        return
+    net: Network, memo: _Memo, policy: Policy, rule: Rule, peer: Peer, sources: Sequence[int],
+    source_set: frozenset[int],
+) -> list[_Unmatched]:
+    """(a) for one `to` entry: per destination workload when it names pods, else as a whole.
+    Admission is decided once per (destination, connections) (:meth:`_Memo.admitted`), and
+    the group keys of an entry naming pods once per (pods, connections, selector)."""
+    targets = memo.targets(peer, policy.namespace)
+    if not targets:
+        return []
     by_pods = peer.pods is not None and not peer.pods.empty
+    ports = rule.describe_ports()
+    direct = len(sources) <= 8 and net.admin is not None  # admin tiers: ask per source
+    wanted = net.rule_conns(rule, targets[0])
+    if by_pods and peer.pods is not None and not rule.uses_names and not direct:
+        if not wanted:
+            return []
+        rows = memo.rows(targets, wanted, peer.pods.describe(), ports)
+        if rows is not None:  # one pod a workload: each missing destination is a group
+            out = []
+            for d, key, admitted in rows:
+                if admitted is None:
+                    continue
+                if admitted is _DIRECT:
+                    if any(net.ingress_allows(s, d, wanted, unknown=True) for s in sources):
+                        continue
+                elif not admitted.isdisjoint(source_set):
+                    continue
+                out.append(_Unmatched(policy, rule, peer, sources, [d], key[0], key[1], key[3],
+                                      key))
+            return out
+    if rule.uses_names:
+        relevant = [d for d in targets if net.rule_conns(rule, d)]
+    else:  # the same connections towards every pod
+        relevant = list(targets) if wanted else []
+    missing = []
+    table: dict[int, frozenset[int] | None] = {}
+    if not rule.uses_names:
+        table = memo.table(wanted)
+    for d in relevant:
+        if rule.uses_names:
+            wanted = net.rule_conns(rule, d)
+            table = memo.table(wanted)
+        admitted = _DIRECT if direct else table.get(d, _UNASKED)
+        if admitted is _UNASKED or direct:
+            admitted = memo.admitted(d, wanted, direct)
+            if admitted is not _DIRECT:
+                table[d] = admitted
+        if admitted is None:
+            continue
+        if admitted is _DIRECT:
+            if not any(net.ingress_allows(s, d, wanted, unknown=True) for s in sources):
+                missing.append(d)
+        elif admitted.isdisjoint(source_set):
+            missing.append(d)
+    if not missing:
+        return []
     if not by_pods:
         # A namespace-wide entry is judged as a whole: some pod of it must admit the flow, and
         # only namespaces named outright whose every pod the repository shows can tell.
         if len(missing) < len(relevant):
-            return
+            return []
         names = peer.namespaces.names() if peer.namespaces is not None else {policy.namespace}
         if names is None or names & net.opaque_namespaces:
-            return
+            return []
+        where = memo.where(missing)
+        what = f"every pod in {where}"
+        return [_Unmatched(policy, rule, peer, sources, missing, "", what, where,
+                           ("", what, ports, where))]
+    assert peer.pods is not None
     groups: dict[str, list[int]] = {}
+    peers = memo.peers
     for d in missing:
-        groups.setdefault(net.pods[d].peer, []).append(d)
-    if not by_pods:
-        groups = {"": missing}
-    for peer_name, pods in sorted(groups.items()):
-        where = ", ".join(sorted({net.pods[d].namespace for d in pods}))
-        if by_pods and peer.pods is not None:
-            what = f"{_workload_names(net, pods)} (pods {peer.pods.describe()})"
+        found = groups.get(peers[d])
+        if found is None:
+            groups[peers[d]] = [d]
         else:
-            what = f"every pod in {where}"
-        yield _Unmatched(policy, rule, peer, sources, pods, peer_name, what, where)
+            found.append(d)
+    selector = peer.pods.describe()
+    out = []
+    for peer_name, pods in sorted(groups.items()):
+        what, where = memo.what(pods, selector), memo.where(pods)
+        out.append(_Unmatched(policy, rule, peer, sources, pods, peer_name, what, where,
+                              (peer_name, what, ports, where)))
+    return out
 
 
 class _Group:
@@ -437,27 +592,6 @@ def _unmatched_violation(net: Network, callers: Sequence[_Unmatched], first: _Un
     return Violation(policy.obj, rule.peer_field, message, fix=fix, kind="egress-unmatched",
                      key=key, edits=edits, doubt=policy.rendered_by or group.doubt,
                      cause=group.cause)
-
-
-def _admits_any(net: Network, d: int, sources: Sequence[int], rule: Rule) -> bool:
-    from reviewbot.netpol.sets import NONE
-
-    if not net.isolated_ingress(d) and not net.ingress_deny_of[d]:
-        return True
-    wanted = net.rule_conns(rule, d)
-    if len(sources) <= 8 or net.ingress_deny_of[d]:  # few sources: ask about each directly
-        return any(net.ingress_allows(s, d, wanted, unknown=True) for s in sources)
-    mapping, every = net.ingress_map(d, unknown=True)
-    if every and net.every_ingress(d).intersect(wanted):
-        return True
-    pool: Iterable[int] = sources if len(sources) < len(mapping) else mapping
-    source_set = set(sources) if pool is mapping else None
-    for s in pool:
-        if source_set is not None and s not in source_set:
-            continue
-        if mapping.get(s, NONE).intersect(wanted):
-            return True
-    return False
 
 
 # ---------------------------------------------------------------- b. ingress without egress

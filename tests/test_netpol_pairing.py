@@ -379,3 +379,70 @@ def test_host_network_pods_are_unknown(tmp_path: Path) -> None:
     )
     assert "hostNetwork: true" in text
     assert pairs(run(tmp_path, text), RULE) == []
+
+
+# ---------------------------------------------------------------- the fast path's equivalence
+
+
+def _mixed_namespace(n: int) -> str:
+    """``n`` workloads in one namespace, each allowed out to every ``tier: api`` pod (on a port
+    number, on a named port every third policy, or without ports), each admitting only some
+    callers: the one before it, every fifth one its whole namespace, every seventh one a
+    denied port through a CiliumNetworkPolicy ingressDeny; plus a namespace-wide egress entry
+    towards a second namespace whose one workload admits nothing."""
+    docs = ["apiVersion: v1\nkind: Namespace\nmetadata: {name: dense}",
+            "apiVersion: v1\nkind: Namespace\nmetadata: {name: other}",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: lone, namespace: other}\n"
+            "spec:\n  selector: {matchLabels: {app: lone}}\n  template:\n"
+            "    metadata: {labels: {app: lone}}\n"
+            "    spec: {containers: [{name: c, image: x, ports: [{containerPort: 80}]}]}",
+            "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+            "metadata: {name: lone, namespace: other}\n"
+            "spec: {podSelector: {}, policyTypes: [Ingress]}"]
+    for i in range(n):
+        ports = ("[{protocol: TCP, port: http}]" if i % 3 == 1 else
+                 "[{protocol: TCP, port: 8080}]")
+        egress = "    - to: [{podSelector: {matchLabels: {tier: api}}}]\n"
+        egress += f"      ports: {ports}\n" if i % 3 != 2 else ""
+        if i % 4 == 0:
+            egress += ("    - to: [{namespaceSelector: {matchLabels: "
+                       "{kubernetes.io/metadata.name: other}}}]\n")
+        source = ("{podSelector: {}}" if i % 5 == 0 else
+                  f"{{podSelector: {{matchLabels: {{app: w{(i - 1) % n}}}}}}}")
+        docs.append(
+            f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: w{i}, namespace: dense}}\n"
+            f"spec:\n  selector: {{matchLabels: {{app: w{i}}}}}\n  template:\n"
+            f"    metadata: {{labels: {{app: w{i}, tier: api}}}}\n    spec:\n      containers:\n"
+            f"        - {{name: c, image: x, ports: [{{name: http, containerPort: 8080}}]}}")
+        docs.append(
+            f"apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+            f"metadata: {{name: w{i}, namespace: dense}}\nspec:\n"
+            f"  podSelector: {{matchLabels: {{app: w{i}}}}}\n  policyTypes: [Ingress, Egress]\n"
+            f"  egress:\n{egress}  ingress:\n    - from: [{source}]\n"
+            f"      ports: [{{protocol: TCP, port: 8080}}]")
+        if i % 7 == 3:
+            docs.append(
+                f"apiVersion: cilium.io/v2\nkind: CiliumNetworkPolicy\n"
+                f"metadata: {{name: deny-w{i}, namespace: dense}}\nspec:\n"
+                f"  endpointSelector: {{matchLabels: {{app: w{i}}}}}\n"
+                f"  ingressDeny: [{{fromEndpoints: [{{}}], "
+                f"toPorts: [{{ports: [{{port: '8080', protocol: TCP}}]}}]}}]")
+    return "\n---\n".join(docs) + "\n"
+
+
+def test_destination_rows_give_what_asking_each_caller_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Callers whose `to:` entry names the same pods on the same connections share one row per
+    destination (group key and admitted sources, worked out once); the findings are those of
+    judging every (caller, destination) on its own, which the fallback path does."""
+    from reviewbot.rules import netpol_pairing
+
+    text = _mixed_namespace(24)
+    fast = run(tmp_path / "fast", text)
+    monkeypatch.setattr(netpol_pairing._Memo, "rows", lambda *args: None)
+    each = run(tmp_path / "each", text)
+    assert fast.findings == each.findings
+    kinds_seen = {f.path.split(" ")[0] for f in fast.findings}
+    assert len(fast.findings) > 24 and kinds_seen  # the shapes above do give findings
+    assert any("other workloads" in f.message for f in fast.findings)
