@@ -19,7 +19,7 @@ import pytest
 
 from reviewbot.cli import main
 from reviewbot.config import Config
-from reviewbot.engine.run import load_files
+from reviewbot.engine.parse import load_files
 from reviewbot.model.builder import build_model
 from reviewbot.netpol.network import Network, workload_groups
 from reviewbot.netpol.sets import ALL, NONE, Conns, Interval, union_all

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from reviewbot import concurrency
 from reviewbot.config import Config
+from reviewbot.engine import keys, parse
 from reviewbot.engine import run as engine
 from reviewbot.load import cache as cache_mod
 from reviewbot.load.cache import ParseCache
@@ -81,9 +82,9 @@ def _shape(files: list[LoadedFile]) -> list[Any]:
 
 def test_parallel_parse_equals_sequential(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     tree = _tree(tmp_path, FILES)
-    sequential = engine.load_files(tree, Config())
+    sequential = parse.load_files(tree, Config())
     with concurrency.override(cores=3, parse_min_bytes=0):  # two forked workers
-        parallel = engine.load_files(tree, Config())
+        parallel = parse.load_files(tree, Config())
     assert [f.path for f in parallel] == [f.path for f in sequential]
     assert _shape(parallel) == _shape(sequential)
     assert any(f.problems for f in parallel) and any(f.pure for f in parallel)
@@ -91,9 +92,9 @@ def test_parallel_parse_equals_sequential(tmp_path: Path, monkeypatch: pytest.Mo
 
 def test_a_failing_worker_costs_only_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     tree = _tree(tmp_path, FILES)
-    expected = _shape(engine.load_files(tree, Config()))
+    expected = _shape(parse.load_files(tree, Config()))
     with concurrency.override(cores=2, parse_min_bytes=0, fail=True):  # the worker sends nothing
-        assert _shape(engine.load_files(tree, Config())) == expected
+        assert _shape(parse.load_files(tree, Config())) == expected
 
 
 def test_a_spool_gives_what_its_child_wrote_or_nothing() -> None:
@@ -117,10 +118,10 @@ def test_without_a_temporary_folder_the_parse_is_done_here(
     import tempfile
 
     tree = _tree(tmp_path, FILES)
-    expected = _shape(engine.load_files(tree, Config()))
+    expected = _shape(parse.load_files(tree, Config()))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-folder"))  # TMPDIR gone
     with concurrency.override(cores=2, parse_min_bytes=0):
-        assert _shape(engine.load_files(tree, Config())) == expected
+        assert _shape(parse.load_files(tree, Config())) == expected
 
 
 def _packs(directory: Path) -> list[Path]:
@@ -135,21 +136,21 @@ def _body(path: Path, kind: str = "pack") -> Any:
 def test_cache_round_trip_and_a_child_pack_for_a_changed_tree(tmp_path: Path) -> None:
     repo, store = tmp_path / "repo", tmp_path / "cache"
     tree = _tree(repo, FILES)
-    fresh = _shape(engine.load_files(tree, Config()))
+    fresh = _shape(parse.load_files(tree, Config()))
 
     cold = ParseCache(store)
-    assert _shape(engine.load_files(tree, Config(), cold)) == fresh
+    assert _shape(parse.load_files(tree, Config(), cold)) == fresh
     assert (cold.hits, cold.misses) == (0, len(FILES))
     warm = ParseCache(store)
-    assert _shape(engine.load_files(tree, Config(), warm)) == fresh
+    assert _shape(parse.load_files(tree, Config(), warm)) == fresh
     assert warm.misses == 0 and warm.hits == len(tree.files)
     [whole] = _packs(store)
     assert _body(whole)["parent"] is None
 
     changed = _tree(repo, {"apps/dup.yaml": "a: 1\nb: 2\n"})
     again = ParseCache(store)
-    assert _shape(engine.load_files(changed, Config(), again)) == _shape(
-        engine.load_files(changed, Config()))
+    assert _shape(parse.load_files(changed, Config(), again)) == _shape(
+        parse.load_files(changed, Config()))
     assert again.misses == 1  # the other files come from the most recent pack
     child = next(p for p in _packs(store) if p != whole)
     raw = _body(child)
@@ -159,14 +160,14 @@ def test_cache_round_trip_and_a_child_pack_for_a_changed_tree(tmp_path: Path) ->
 def test_a_pack_read_ahead_by_blob_ids_is_the_one_the_tree_then_uses(tmp_path: Path) -> None:
     repo, store = tmp_path / "repo", tmp_path / "cache"
     tree = _tree(repo, FILES)
-    fresh = _shape(engine.load_files(tree, Config()))
-    engine.load_files(tree, Config(), ParseCache(store))
+    fresh = _shape(parse.load_files(tree, Config()))
+    parse.load_files(tree, Config(), ParseCache(store))
     ahead = ParseCache(store)
     ahead.prefetch(frozenset(f.blob for f in tree.files))  # before any bytes are at hand
     assert set(ahead.entries) == {f.blob for f in tree.files}
     (pack,) = _packs(store)
     pack.unlink()  # read already: the tree's view needs no file
-    assert _shape(engine.load_files(tree, Config(), ahead)) == fresh
+    assert _shape(parse.load_files(tree, Config(), ahead)) == fresh
     assert ahead.misses == 0 and ahead.hits == len(tree.files)
     other = ParseCache(store)
     other.prefetch(frozenset({"0" * 40}))  # no such pack: nothing read, nothing fails
@@ -176,19 +177,19 @@ def test_a_pack_read_ahead_by_blob_ids_is_the_one_the_tree_then_uses(tmp_path: P
 def test_a_corrupt_pack_or_entry_is_parsed_again(tmp_path: Path) -> None:
     repo, store = tmp_path / "repo", tmp_path / "cache"
     tree = _tree(repo, FILES)
-    fresh = _shape(engine.load_files(tree, Config()))
-    engine.load_files(tree, Config(), ParseCache(store))
+    fresh = _shape(parse.load_files(tree, Config()))
+    parse.load_files(tree, Config(), ParseCache(store))
     [pack] = _packs(store)
     raw = _body(pack)
     blob = next(iter(raw["entries"]))
     raw["entries"][blob] = {"docs": "not a list"}  # sealed as if this version wrote it
     pack.write_bytes(cache_mod.seal(json.dumps(raw).encode(), "pack", pack.stem))
     damaged = ParseCache(store)
-    assert _shape(engine.load_files(tree, Config(), damaged)) == fresh
+    assert _shape(parse.load_files(tree, Config(), damaged)) == fresh
     assert damaged.misses == 1
     pack.write_bytes(b"\x00 not json")
     broken = ParseCache(store)
-    assert _shape(engine.load_files(tree, Config(), broken)) == fresh
+    assert _shape(parse.load_files(tree, Config(), broken)) == fresh
     assert broken.hits == 0
 
 
@@ -197,7 +198,7 @@ def test_only_recent_packs_are_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     repo, store = tmp_path / "repo", tmp_path / "cache"
     for i in range(4):
         tree = _tree(repo, {f"f{i}.yaml": f"a: {i}\n"})
-        engine.load_files(tree, Config(), ParseCache(store))
+        parse.load_files(tree, Config(), ParseCache(store))
     assert len(_packs(store)) == 2
 
 
@@ -225,9 +226,9 @@ def test_memo_hands_the_same_parsed_file_to_both_sides(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     base = _tree(repo, FILES)
     head = _tree(repo, {"apps/flow.yaml": "url: {a: b:d}\n"})
-    memo = engine.Memo()
-    first = {f.path: f for f in engine.load_files(base, Config(), memo=memo)}
-    second = {f.path: f for f in engine.load_files(head, Config(), memo=memo)}
+    memo = parse.Memo()
+    first = {f.path: f for f in parse.load_files(base, Config(), memo=memo)}
+    second = {f.path: f for f in parse.load_files(head, Config(), memo=memo)}
     assert second["apps/web.yaml"] is first["apps/web.yaml"]
     assert second["apps/flow.yaml"] is not first["apps/flow.yaml"]
     assert second["apps/flow.yaml"].documents[0].value == {"url": {"a": "b:d"}}
@@ -318,9 +319,9 @@ def test_no_result_cache_when_schemas_come_from_outside_the_tree(tmp_path: Path)
     repo = _copy_seed(tmp_path)
     outside = Config({"rules": {"schema": {"schema-locations": ["schemas/"]}}})
     plain = disk_tree([repo], repo)
-    assert engine.result_key(plain, outside, ()) is None
-    assert engine.result_key(plain, Config(), ()) == engine.result_key(plain, Config(), ())
-    assert engine.result_key(plain, Config(), ()) != engine.result_key(plain, Config(),
+    assert keys.result_key(plain, outside, ()) is None
+    assert keys.result_key(plain, Config(), ()) == keys.result_key(plain, Config(), ())
+    assert keys.result_key(plain, Config(), ()) != keys.result_key(plain, Config(),
                                                                         ("schema",))
 
 
@@ -329,13 +330,13 @@ def test_the_result_key_names_the_kubeconform_binary(
 ) -> None:
     repo = _copy_seed(tmp_path)
     tree = disk_tree([repo], repo)
-    before = engine.result_key(tree, Config(), ())
+    before = keys.result_key(tree, Config(), ())
     binary = tmp_path / "bin" / "kubeconform"
     binary.parent.mkdir()
     binary.write_text("#!/bin/sh\nexit 0\n")
     binary.chmod(0o755)
     monkeypatch.setenv("PATH", f"{binary.parent}{os.pathsep}{os.environ['PATH']}")
-    assert engine.result_key(tree, Config(), ()) != before
+    assert keys.result_key(tree, Config(), ()) != before
 
 
 def test_large_packs_are_written_in_the_background(
@@ -343,14 +344,14 @@ def test_large_packs_are_written_in_the_background(
 ) -> None:
     repo, store = tmp_path / "repo", tmp_path / "cache"
     tree = _tree(repo, FILES)
-    fresh = _shape(engine.load_files(tree, Config()))
+    fresh = _shape(parse.load_files(tree, Config()))
     cold = ParseCache(store)
     with concurrency.override(cores=2, background_min_entries=0):
-        engine.load_files(tree, Config(), cold)
+        parse.load_files(tree, Config(), cold)
     assert concurrency.pending_background()  # a child writes the pack
     warm = ParseCache(store)  # waits for it
     assert not concurrency.pending_background()
-    assert _shape(engine.load_files(tree, Config(), warm)) == fresh
+    assert _shape(parse.load_files(tree, Config(), warm)) == fresh
     assert warm.misses == 0
 
 
@@ -390,7 +391,7 @@ def test_models_of_one_run_share_objects_only_where_nothing_differs(tmp_path: Pa
     base = _tree(tmp_path / "base", files)
     files["k/kustomization.yaml"] = "namespace: b\nresources: [app.yaml]\n"
     head = _tree(tmp_path / "head", files)
-    memo = engine.Memo()
+    memo = parse.Memo()
     base_model = engine.load_model(base, Config(), memo=memo)
     head_model = engine.load_model(head, Config(), memo=memo)  # same parsed files where equal
     assert head_model.files["k/app.yaml"] is base_model.files["k/app.yaml"]
@@ -405,7 +406,7 @@ def test_models_of_one_run_share_objects_only_where_nothing_differs(tmp_path: Pa
 def _head_after_base(base: Any, head: Any) -> tuple[Any, Any]:
     """A review's two models (the head built after the base, sharing its parses and
     builds), after checking the head's objects are those of the head built alone."""
-    memo = engine.Memo()
+    memo = parse.Memo()
     base_model = engine.load_model(base, Config(), memo=memo)
     head_model = engine.load_model(head, Config(), memo=memo)
     alone = engine.load_model(head, Config())

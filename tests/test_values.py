@@ -13,7 +13,8 @@ from fractions import Fraction
 from pathlib import Path
 
 from reviewbot.config import Config
-from reviewbot.engine.run import load_files, run_rules
+from reviewbot.engine.parse import load_files
+from reviewbot.engine.run import run_rules
 from reviewbot.model.builder import build_model
 from reviewbot.model.objects import Container, Model, PodTemplate
 from reviewbot.model.values import ValuesObject, configure

@@ -19,7 +19,8 @@ from typing import Any
 
 from reviewbot.config import Config
 from reviewbot.engine.findings import Edit, Finding, Suggestion
-from reviewbot.engine.run import Memo, Result, analyze
+from reviewbot.engine.parse import Memo
+from reviewbot.engine.run import Result, analyze
 from reviewbot.load.roundtrip import Change, RoundTripError, apply_changes
 from reviewbot.sources.tree import FileRecord, Tree, blob_id
 

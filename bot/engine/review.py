@@ -42,16 +42,16 @@ from reviewbot.diff.objects import TreeDiff, compare
 from reviewbot.engine.causes import Changed, fixed, group, judge
 from reviewbot.engine.findings import Finding, in_order, sort_key
 from reviewbot.engine.fixer import with_suggestions
+from reviewbot.engine.keys import review_key
 from reviewbot.engine.options import check_options
 from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
+from reviewbot.engine.parse import Memo
 from reviewbot.engine.review_cache import freeze_report, thaw_report
 from reviewbot.engine.run import (
     Change,
-    Memo,
     Result,
     analyze,
     load_model,
-    review_key,
     run_rules,
     start_rules,
 )

@@ -1,20 +1,16 @@
-"""The engine: load a tree, build the model, run the rules, apply policy.
+"""The engine's rule execution: load a tree's model, run the rules (on a large model, shared
+with a forked worker), apply policy.
 
-Policy is the engine's, never a rule's: which rules run, severity overrides, suppression by
-annotation or comment (and `unused-suppression` when one matches nothing).
+Policy is the engine's, never a rule's: which rules run, severity overrides, suppression
+(:mod:`reviewbot.engine.suppression`). Parsing the files is :mod:`reviewbot.engine.parse`'s;
+the keys under which results are cached are :mod:`reviewbot.engine.keys`'.
 """
 
 from __future__ import annotations
 
-import difflib
-import hashlib
-import importlib.util
 import json
-import marshal
-import os
 import pickle
-import shutil
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -33,22 +29,19 @@ from reviewbot.engine.findings import (
     sort_key,
 )
 from reviewbot.engine.identity import clusters_of, stable_key
+from reviewbot.engine.keys import result_key
+from reviewbot.engine.parse import Memo, load_files
 from reviewbot.engine.registry import Rule, all_rules
+from reviewbot.engine.suppression import UNUSED, Suppressions
 from reviewbot.errors import ReviewbotError
-from reviewbot.load.cache import ParseCache, freeze, key_bytes, thaw
-from reviewbot.load.loader import LoadedFile, load
+from reviewbot.load.cache import ParseCache
 from reviewbot.load.paths import format_path
-from reviewbot.model.builder import Built, build_model
-from reviewbot.model.kustomize import Graph
-from reviewbot.model.objects import KObject, Model, model_graph
-from reviewbot.sources.tree import MAX_FILE_BYTES, FileRecord, PendingTree, Skipped, Tree
+from reviewbot.model.builder import build_model
+from reviewbot.model.objects import Model, model_graph
+from reviewbot.sources.tree import Skipped, Tree
 
 if TYPE_CHECKING:  # the diff's type only: a lint never imports the diff
     from reviewbot.diff.objects import TreeDiff
-
-IGNORE = "reviewbot.dev/ignore"
-IGNORE_REASON = "reviewbot.dev/ignore-reason"
-UNUSED = "unused-suppression"
 
 
 @dataclass
@@ -66,109 +59,6 @@ class Result:
     @property
     def skipped(self) -> list[Skipped]:
         return self.model.skipped
-
-
-class Memo(dict[tuple[str, str], LoadedFile]):
-    """What one run already loaded and built: files by (path, blob), and by document the
-    objects a model made of it (``build_model``'s ``shared``)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.built: dict[int, Built] = {}
-        self.graph: Graph | None = None  # the kustomization graph of the last model built
-
-
-def load_files(
-    tree: Tree, config: Config, loader: Any = None, memo: Memo | None = None
-) -> list[LoadedFile]:
-    """Parse every YAML file of ``tree``.
-
-    ``loader`` is a :class:`~reviewbot.load.cache.ParseCache` (entries by blob id) or a function
-    of one record; ``memo`` holds files already loaded in this run by (path, blob) (a review
-    loads base and head, which share nearly every file: each is parsed once, and both models
-    hold the same objects for it).
-    """
-    records = [r for r in tree.files if not config.excluded(r.path)] if config.exclude else list(
-        tree.files)
-    if loader is not None and not isinstance(loader, ParseCache):
-        return [loader(r) for r in records]
-    limit = config.max_file_bytes
-    out: list[LoadedFile | None] = [None] * len(records)
-    view = loader.view(records) if loader is not None else None
-    todo: list[int] = []
-    for i, record in enumerate(records):
-        hit = memo.get((record.path, record.blob)) if memo is not None else None
-        if hit is None and view is not None:
-            hit = view.get(record, limit)
-        if hit is None:
-            todo.append(i)
-        else:
-            out[i] = hit
-    parsed = parse_files([records[i] for i in todo], limit)
-    for i, loaded in zip(todo, parsed, strict=True):
-        out[i] = loaded
-        if view is not None:
-            view.put(records[i], loaded, limit)
-    if view is not None:
-        view.save()
-    done = [f for f in out if f is not None]
-    if memo is not None:
-        memo.update(((f.path, f.blob), f) for f in done)
-    return done
-
-
-def parse_files(records: Sequence[FileRecord], limit: int = MAX_FILE_BYTES) -> list[LoadedFile]:
-    """Parse ``records`` (each refused past ``limit`` bytes), over the available cores when
-    the work is large enough to pay.
-
-    Each extra core gets a forked worker that inherits its share (nothing is pickled to it)
-    and spools its results back as plain data, one ``marshal`` record per file, while this
-    process parses its own share (measured on a 25k-object share: parsing 2.0 s, sending it
-    back 0.1 s, unmarshalling and rebuilding it here 0.25 s). Record by record, neither
-    process holds the worker's whole result twice. A worker that fails costs only time: its
-    share is parsed here.
-    """
-    workers = concurrency.workers(8, sum(len(r.data) for r in records),
-                                  concurrency.limits().parse_min_bytes)
-    if workers < 1:
-        return [load(r, limit) for r in records]
-    n = workers + 1
-    shares = [records[i::n] for i in range(n)]
-    started = [concurrency.Spool(_parse_share, share, limit) for share in shares[1:]]
-    results = [[load(r, limit) for r in shares[0]]]
-    for share, worker in zip(shares[1:], started, strict=True):
-        spooled = worker.result()
-        try:
-            if spooled is None:
-                raise ValueError("the worker sent nothing")
-            with spooled:
-                results.append([thaw(r, _record(spooled), limit) for r in share])
-        except (EOFError, ValueError, TypeError, KeyError):
-            results.append([load(r, limit) for r in share])
-    out: list[Any] = [None] * len(records)
-    for i, result in enumerate(results):
-        out[i::n] = result
-    return out
-
-
-def _parse_share(records: Sequence[FileRecord], limit: int,
-                 write: Callable[[bytes], Any]) -> None:
-    """In a worker: parse each file and write its plain data (one ``marshal`` record each)."""
-    for record in records:
-        loaded = load(record, limit)
-        data = marshal.dumps(freeze(loaded))
-        write(len(data).to_bytes(8, "little") + data)
-        loaded.documents.clear()  # documents name their file: freed now, the collector paused
-
-
-def _record(spooled: Any) -> Any:
-    """The next record ``_parse_share`` wrote (its length, then its ``marshal`` data):
-    ``marshal.load`` on a file reads each object's bytes with a call of its own."""
-    size = int.from_bytes(spooled.read(8), "little")
-    data = spooled.read(size)
-    if len(data) != size:
-        raise EOFError("a record is cut short")
-    return marshal.loads(data)
 
 
 def load_model(
@@ -251,88 +141,6 @@ def _analysis_worker(model: Model, config: Config, only: Sequence[str]) -> bytes
     result = run_rules(model, config, only=only)
     payload = (result.findings, result.suppressed, result.stats, result.quiet)
     return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-RESULT_FORMAT = 6
-
-
-def result_key(tree: Tree, config: Config, only: Sequence[str]) -> str | None:
-    """A digest of everything the findings of ``tree`` depend on, or None when some of it
-    cannot be named (schema files read from outside the tree).
-
-    The tree's files (path and blob id) and every path it holds (existence checks), the
-    configuration, the rules asked for, the root (findings name files relative to it); the
-    reviewbot version and cache format (the cache folder's name); the installed distributions
-    (validator and schema versions); the kubeconform binary the schema rule would run.
-    """
-    digest = _digest(config, [RESULT_FORMAT, str(tree.root), list(only)])
-    if digest is None:
-        return None
-    for record in tree.files + tree.texts:
-        digest.update(key_bytes(f"\n{record.path}\0{record.blob}"))
-    digest.update(b"\n\0paths")
-    for path in sorted(tree.paths):
-        digest.update(key_bytes(f"\n{path}"))
-    return digest.hexdigest()
-
-
-REVIEW_FORMAT = 2
-
-
-def review_key(listings: Sequence[PendingTree], config: Config, parts: Sequence[Any]) -> str | None:
-    """A digest of everything a review's outcome depends on, or None (as :func:`result_key`).
-
-    ``listings``: the base and head trees as git lists them (every path, blob id and what was
-    skipped: the blob ids name the contents); ``parts``: the review's own inputs (the
-    repository root, the rules asked for, the scope, the configuration file named).
-    """
-    digest = _digest(config, [REVIEW_FORMAT, *parts])
-    if digest is None:
-        return None
-    for listing in listings:
-        digest.update(b"\n\0tree")
-        for path, sha in (*listing.entries, *listing.sides, *listing.jsons.items()):
-            digest.update(key_bytes(f"\n{path}\0{sha}"))
-        digest.update(b"\n\0paths")
-        for path in sorted(listing.paths):
-            digest.update(key_bytes(f"\n{path}"))
-        digest.update(b"\n\0skipped")
-        for skipped in listing.skipped:
-            digest.update(key_bytes(f"\n{skipped.path}\0{skipped.reason}"))
-    return digest.hexdigest()
-
-
-def _digest(config: Config, head: list[Any]) -> Any:
-    """A SHA-1 of ``head``, the configuration and the environment, to add a tree to; None
-    when the schemas come from files outside the tree (they cannot be named)."""
-    schema = config.section("rules").get("schema") or {}
-    if not isinstance(schema, dict) or schema.get("schema-locations"):
-        return None
-    digest = hashlib.sha1(usedforsecurity=False)
-    digest.update(json.dumps([*head, config.raw, _environment(schema)], default=repr).encode())
-    return digest
-
-
-def _environment(schema: Mapping[str, Any]) -> list[Any]:
-    """Where the validators and schemas come from and which versions are installed, and the
-    kubeconform binaries the schema rule could run (path, size, modification time)."""
-    found: list[Any] = []
-    for module in ("jsonschema_rs", "ruamel.yaml", "kubernetes_validate"):
-        spec = importlib.util.find_spec(module)
-        found.append(spec.origin if spec is not None else None)
-    site = os.path.dirname(os.path.dirname(found[0])) if found[0] else ""
-    try:
-        found.append(sorted(n for n in os.listdir(site) if n.endswith(".dist-info")))
-    except OSError:
-        found.append(None)
-    for name in ("kubeconform", str(schema.get("kubeconform") or "")):
-        binary = shutil.which(name) if name else None
-        try:
-            stat = os.stat(binary) if binary else None
-        except OSError:
-            stat = None
-        found.append([binary, stat.st_size, stat.st_mtime_ns] if stat else binary)
-    return found
 
 
 def _freeze_result(result: Result) -> dict[str, Any] | None:
@@ -547,88 +355,3 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
     )
 
 
-@dataclass
-class _Entry:
-    rules: tuple[str, ...]
-    reason: str
-    file: str
-    line: int
-    obj: KObject | None
-    column: int = 1
-    used: set[str] = field(default_factory=set)
-
-
-class Suppressions:
-    """Ignore annotations on objects and ``# reviewbot: ignore[rule] reason`` comments."""
-
-    def __init__(self, model: Model) -> None:
-        self.by_object: dict[tuple[str, str], _Entry] = {}
-        self.by_line: dict[tuple[str, int], list[_Entry]] = {}
-        self.entries: list[_Entry] = []
-        for obj in model.objects:
-            # the raw annotations first: the object's keys are text (``obj.annotations``
-            # would convert every object's annotations to find the few that say it)
-            meta = obj.body.get("metadata")
-            notes = meta.get("annotations") if isinstance(meta, dict) else None
-            if not isinstance(notes, dict) or IGNORE not in notes:
-                continue
-            value = obj.annotations.get(IGNORE)
-            if value is not None:  # "" names no rule: reported, not silently nothing
-                rules = tuple(r.strip() for r in str(value).split(",") if r.strip())
-                line, _ = obj.position(("metadata", "annotations", IGNORE))
-                entry = _Entry(rules, obj.annotations.get(IGNORE_REASON, ""), obj.file, line, obj)
-                self.by_object[(obj.file, obj.ref)] = entry
-                self.entries.append(entry)
-        for lf in model.files.values():
-            if lf.path in model.unapplied:
-                continue  # nothing is reported there: its suppressions are not judged
-            for line, (rules, reason, column) in lf.ignore_comments.items():
-                entry = _Entry(rules, reason, lf.path, line, None, column)
-                self.entries.append(entry)
-                for target in (line, line + 1):
-                    self.by_line.setdefault((lf.path, target), []).append(entry)
-
-    def matches(self, finding: Finding) -> bool:
-        hit = False
-        entry = self.by_object.get((finding.file, finding.object))
-        if entry is not None and finding.rule in entry.rules:
-            entry.used.add(finding.rule)
-            hit = True
-        for entry in self.by_line.get((finding.file, finding.line), ()):
-            if finding.rule in entry.rules:
-                entry.used.add(finding.rule)
-                hit = True
-        return hit
-
-    def unused(self, active: set[str]) -> Iterable[Violation]:
-        for entry in self.entries:
-            if not entry.rules:
-                where = "annotation" if entry.obj is not None else "comment"
-                message = (f"ignore {where} names no rule (write "
-                           + ('reviewbot.dev/ignore: "rule-a,rule-b"' if entry.obj is not None
-                              else "# reviewbot: ignore[rule-a,rule-b] reason") + ")")
-                if entry.obj is not None:
-                    yield Violation(entry.obj, ("metadata", "annotations", IGNORE), message)
-                else:
-                    yield Violation(None, (), message, file=entry.file, line=entry.line,
-                                    column=entry.column, key=f"{entry.file}:{entry.line}:")
-                continue
-            for rule in entry.rules:
-                if rule in entry.used or (rule in _known() and rule not in active):
-                    continue
-                where = "annotation" if entry.obj is not None else "comment"
-                if rule in _known():
-                    message = f"ignore {where} for {rule} matches no finding"
-                else:  # the name is not echoed: it may be text of a value (a Secret's)
-                    close = difflib.get_close_matches(rule, sorted(_known()), n=1, cutoff=0.8)
-                    hint = f" (did you mean {close[0]}?)" if close else ""
-                    message = f"ignore {where} names no known rule{hint}"
-                if entry.obj is not None:
-                    yield Violation(entry.obj, ("metadata", "annotations", IGNORE), message)
-                else:
-                    yield Violation(None, (), message, file=entry.file, line=entry.line,
-                                    column=entry.column, key=f"{entry.file}:{rule}")
-
-
-def _known() -> frozenset[str]:
-    return frozenset(r.id for r in all_rules())

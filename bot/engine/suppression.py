@@ -1,0 +1,104 @@
+"""Suppression: ``reviewbot.dev/ignore`` annotations and ``# reviewbot: ignore[...]``
+comments, which findings they silence, and ``unused-suppression`` for those that silence
+nothing (the engine's policy, never a rule's)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from reviewbot.engine.findings import Finding, Violation
+from reviewbot.engine.registry import all_rules
+from reviewbot.model.objects import KObject, Model
+
+IGNORE = "reviewbot.dev/ignore"
+IGNORE_REASON = "reviewbot.dev/ignore-reason"
+UNUSED = "unused-suppression"
+
+
+@dataclass
+class _Entry:
+    rules: tuple[str, ...]
+    reason: str
+    file: str
+    line: int
+    obj: KObject | None
+    column: int = 1
+    used: set[str] = field(default_factory=set)
+
+
+class Suppressions:
+    """Ignore annotations on objects and ``# reviewbot: ignore[rule] reason`` comments."""
+
+    def __init__(self, model: Model) -> None:
+        self.by_object: dict[tuple[str, str], _Entry] = {}
+        self.by_line: dict[tuple[str, int], list[_Entry]] = {}
+        self.entries: list[_Entry] = []
+        for obj in model.objects:
+            # the raw annotations first: the object's keys are text (``obj.annotations``
+            # would convert every object's annotations to find the few that say it)
+            meta = obj.body.get("metadata")
+            notes = meta.get("annotations") if isinstance(meta, dict) else None
+            if not isinstance(notes, dict) or IGNORE not in notes:
+                continue
+            value = obj.annotations.get(IGNORE)
+            if value is not None:  # "" names no rule: reported, not silently nothing
+                rules = tuple(r.strip() for r in str(value).split(",") if r.strip())
+                line, _ = obj.position(("metadata", "annotations", IGNORE))
+                entry = _Entry(rules, obj.annotations.get(IGNORE_REASON, ""), obj.file, line, obj)
+                self.by_object[(obj.file, obj.ref)] = entry
+                self.entries.append(entry)
+        for lf in model.files.values():
+            if lf.path in model.unapplied:
+                continue  # nothing is reported there: its suppressions are not judged
+            for line, (rules, reason, column) in lf.ignore_comments.items():
+                entry = _Entry(rules, reason, lf.path, line, None, column)
+                self.entries.append(entry)
+                for target in (line, line + 1):
+                    self.by_line.setdefault((lf.path, target), []).append(entry)
+
+    def matches(self, finding: Finding) -> bool:
+        hit = False
+        entry = self.by_object.get((finding.file, finding.object))
+        if entry is not None and finding.rule in entry.rules:
+            entry.used.add(finding.rule)
+            hit = True
+        for entry in self.by_line.get((finding.file, finding.line), ()):
+            if finding.rule in entry.rules:
+                entry.used.add(finding.rule)
+                hit = True
+        return hit
+
+    def unused(self, active: set[str]) -> Iterable[Violation]:
+        for entry in self.entries:
+            if not entry.rules:
+                where = "annotation" if entry.obj is not None else "comment"
+                message = (f"ignore {where} names no rule (write "
+                           + ('reviewbot.dev/ignore: "rule-a,rule-b"' if entry.obj is not None
+                              else "# reviewbot: ignore[rule-a,rule-b] reason") + ")")
+                if entry.obj is not None:
+                    yield Violation(entry.obj, ("metadata", "annotations", IGNORE), message)
+                else:
+                    yield Violation(None, (), message, file=entry.file, line=entry.line,
+                                    column=entry.column, key=f"{entry.file}:{entry.line}:")
+                continue
+            for rule in entry.rules:
+                if rule in entry.used or (rule in _known() and rule not in active):
+                    continue
+                where = "annotation" if entry.obj is not None else "comment"
+                if rule in _known():
+                    message = f"ignore {where} for {rule} matches no finding"
+                else:  # the name is not echoed: it may be text of a value (a Secret's)
+                    close = difflib.get_close_matches(rule, sorted(_known()), n=1, cutoff=0.8)
+                    hint = f" (did you mean {close[0]}?)" if close else ""
+                    message = f"ignore {where} names no known rule{hint}"
+                if entry.obj is not None:
+                    yield Violation(entry.obj, ("metadata", "annotations", IGNORE), message)
+                else:
+                    yield Violation(None, (), message, file=entry.file, line=entry.line,
+                                    column=entry.column, key=f"{entry.file}:{rule}")
+
+
+def _known() -> frozenset[str]:
+    return frozenset(r.id for r in all_rules())
