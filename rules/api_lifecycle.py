@@ -270,11 +270,11 @@ def _judge(obj: KObject, where: Path, api_version: str, kind: str, cluster: _Clu
     if found is None:
         cluster.quiet.add(key)
     if found is not None:
-        yield Violation(obj, where, f"{_who(obj, where)}: {found.message}", kind=found.kind,
+        yield Violation(obj, where, f"{_object_name(obj, where)}: {found.message}", kind=found.kind,
                         fix=found.fix, doubt=doubt or found.doubt)
 
 
-def _who(obj: KObject, where: Path) -> str:
+def _object_name(obj: KObject, where: Path) -> str:
     """The object's name; for an object written in Helm values, where in the values."""
     inner = [str(p) if isinstance(p, str) else f"[{p}]" for p in where[:-1]]
     if inner[:2] == ["spec", "values"]:
@@ -477,7 +477,7 @@ def _custom(obj: KObject, where: Path, gvk: Gvk, crds: _Crds, everywhere: _Crds,
         best = _crd_best(crd)
         yield Violation(
             obj, where,
-            f"{_who(obj, where)}: {api_version} {kind} is not served: the "
+            f"{_object_name(obj, where)}: {api_version} {kind} is not served: the "
             f"CustomResourceDefinition {crd.crd.name} ({crd.crd.file}) {what}{also}",
             kind="crd-unserved",
             fix=(f"Use apiVersion {api_version_of(group, best)}." if best else
@@ -493,7 +493,7 @@ def _custom(obj: KObject, where: Path, gvk: Gvk, crds: _Crds, everywhere: _Crds,
         best = _crd_best(crd, version)
         yield Violation(
             obj, where,
-            f"{_who(obj, where)}: {api_version} {kind} is deprecated by the "
+            f"{_object_name(obj, where)}: {api_version} {kind} is deprecated by the "
             f"CustomResourceDefinition {crd.crd.name} ({crd.crd.file}){said}",
             kind="crd-deprecated",
             fix=(f"Use apiVersion {api_version_of(group, best)}." if best else
