@@ -21,8 +21,8 @@ review depend on) and the JSON body; a file whose digest does not match is ignor
 corrupt one is.
 
 Besides parsed files: what the rules found on a tree (``results/``, see
-``engine.result_key``) and a review's outcome for two trees (``reviews/``, see
-``engine.review_key`` and ``engine.review_cache``), the most recently used of each kept.
+``engine.keys.result_key``) and a review's outcome for two trees (``reviews/``, see
+``engine.keys.review_key`` and ``engine.review_cache``), the most recently used of each kept.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class ParseCache:
     """One run's view of a cache folder.
 
     ``view(records)`` opens the pack of one tree; ``get``/``put`` read and add entries, and
-    ``save`` writes the tree's pack when it is new (``engine.load_files`` drives it).
+    ``save`` writes the tree's pack when it is new (``engine.parse.load_files`` drives it).
     """
 
     def __init__(self, directory: Path) -> None:
@@ -153,7 +153,7 @@ class ParseCache:
 
     def result(self, key: str) -> dict[str, Any] | None:
         """What the rules found on a tree before (``key``: everything the findings depend on,
-        see ``engine.result_key``), or None."""
+        see ``engine.keys.result_key``), or None."""
         return self._sealed("results", "result", key)
 
     def store_result(self, key: str, raw: dict[str, Any]) -> None:
@@ -161,7 +161,7 @@ class ParseCache:
 
     def review(self, key: str) -> dict[str, Any] | None:
         """A review's outcome made before for the same two trees and inputs (``key``: see
-        ``engine.review_key``), or None."""
+        ``engine.keys.review_key``), or None."""
         return self._sealed("reviews", "review", key)
 
     def store_review(self, key: str, raw: dict[str, Any]) -> None:
