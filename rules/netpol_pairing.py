@@ -333,7 +333,7 @@ def _egress_unmatched(net: Network) -> Iterator[Violation]:
     for callers in groups.values():
         # the same finding at each other caller's `to:` (its message that caller's), so that
         # a review can place it where the pull request changed something
-        group = _Group(net, callers)
+        group = _Group(net, callers, memo.names)
         seen = [_unmatched_violation(net, callers, c, group)
                 for c in _first_per_place(callers)]
         yield replace(seen[0], others=tuple(seen[1:]))
@@ -376,6 +376,7 @@ class _Memo:
     def __init__(self, net: Network) -> None:
         self.net = net
         self.peers = [p.peer for p in net.pods]
+        self.names = [f"{p.namespace}/{p.name}" for p in net.pods]
         self._targets: dict[int, tuple[int, ...]] = {}
         self._interned: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._rows: dict[tuple[Any, ...], Any] = {}
@@ -551,16 +552,21 @@ class _Group:
     """What the finding of one destination says whichever caller it is placed at: computed
     once (a destination may have a thousand callers)."""
 
-    def __init__(self, net: Network, callers: Sequence[_Unmatched]) -> None:
+    def __init__(self, net: Network, callers: Sequence[_Unmatched],
+                 names: Sequence[str] | None = None) -> None:
         from reviewbot.netpol.sets import NONE
 
         first = callers[0]
-        sources = [s for c in callers for s in c.sources]
-        self.names = _Names(net, sources)
+        sources: set[int] = set()
+        for c in callers:
+            sources.update(c.sources)
+        self.names = _Names(net, sources, names)
         self.isolated = _isolated_by(net, first.pods, "ingress")
-        self.hint = _ingress_hint(net, first.pods, sorted({c.policy.namespace for c in callers}))
-        self.one_namespace = all(c.policy.namespace == first.policy.namespace for c in callers)
-        self.doubt = _doubt(net, [*sources, *first.pods])
+        namespaces = {c.policy.namespace for c in callers}
+        self.hint = _ingress_hint(net, first.pods, sorted(namespaces))
+        self.one_namespace = namespaces == {first.policy.namespace}
+        self.doubt = _doubt(net, [*(s for c in callers for s in c.sources), *first.pods]) if (
+            net.rendered_by) else None
         conns = NONE
         for d in first.pods:
             conns = conns.union(net.rule_conns(first.rule, d))
@@ -984,12 +990,15 @@ class _Names:
     """The workloads of some callers, by namespace, to say of a few of them "``a/web and 41
     other workloads in a, b``" in time of the few (:meth:`text`)."""
 
-    def __init__(self, net: Network, every: Iterable[int]) -> None:
+    def __init__(self, net: Network, every: Iterable[int],
+                 names: Sequence[str] | None = None) -> None:
+        """``names``: each pod's ``namespace/name``, when the caller has them at hand."""
         self.net = net
         self.by_ns: dict[str, set[str]] = {}
         for s in every:
             pod = net.pods[s]
-            self.by_ns.setdefault(pod.namespace, set()).add(f"{pod.namespace}/{pod.name}")
+            self.by_ns.setdefault(pod.namespace, set()).add(
+                names[s] if names is not None else f"{pod.namespace}/{pod.name}")
         self.total = sum(len(names) for names in self.by_ns.values())
 
     def text(self, named: Sequence[int]) -> tuple[str, int]:
