@@ -40,6 +40,10 @@ reviewbot checks every `kustomization.yaml` in the tree:
   applies (an `.archive/`, an app commented out of a cluster) is one `not-applied` info for
   the topmost such folder, and nothing in it is judged; without roots, an archive or hidden
   folder no build reads is `not-applied` alike (kept aside);
+- a build past reviewbot's bounds (kustomizations nested more than 100 deep, more than
+  10,000 objects in one build: kustomize has no bound, a tree past them is generated or
+  hostile) is cut there: a `limit` warning at the entry that met the bound says what was
+  not built and so not judged;
 - with `--render`, a kustomization that `kustomize build` refuses is an error (`build`),
   unless one of the checks above already explains it.
 
@@ -152,6 +156,7 @@ RATIONALE = (
 )
 FIX = "Fix the path, list the manifest in its kustomization, or remove the duplicate."
 SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error",
+              "limit": "warning",
               "build": "error", "invalid": "error", "commented": "info",
               "applied-by-script": "info", "not-applied": "info"}
 BUILD_FAILED = "kustomize build failed: "
@@ -192,11 +197,12 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     objects = _by_resource(model)
     reported: set[frozenset[tuple[int, Path]]] = set()
     duplicate_in: set[str] = set()
+    done: set[str] = set()
     for folder in graph.roots:
         if graph.by_dir[folder].file in unapplied:
             continue
-        yield from _duplicates_below(graph, folder, objects, reported, duplicate_in,
-                                     frozenset())
+        yield from _duplicates_below(graph, folder, objects, reported, duplicate_in, done)
+    yield from _limits(graph, model)
     yield from _flux_paths(model, index, graph, objects, reported)
     yield from _build_failures(model, graph, missing_in | duplicate_in)
 
@@ -510,18 +516,26 @@ def _by_resource(model: Model) -> dict[tuple[int, Path], KObject]:
 
 def _duplicates_below(
     graph: Graph, folder: str, objects: Objects, reported: Reported,
-    duplicate_in: set[str], seen: frozenset[str],
+    duplicate_in: set[str], done: set[str],
 ) -> Iterator[Violation]:
-    """Duplicates in what ``folder`` builds, innermost kustomization first."""
-    for child in graph.children(folder):
-        if child in graph.by_dir and child not in seen and child != folder:
-            yield from _duplicates_below(graph, child, objects, reported, duplicate_in,
-                                         seen | {folder})
-    where = graph.by_dir[folder].file
-    found = list(_duplicates(graph.build(folder).resources, where, objects, reported))
-    if found:
-        duplicate_in.add(folder)
-    yield from found
+    """Duplicates in what ``folder`` builds, innermost kustomization first; each folder
+    once per run (``done``: a diamond of includes is walked once, not once per path)."""
+    stack: list[tuple[str, bool]] = [(folder, False)]
+    while stack:
+        current, expanded = stack.pop()
+        if current in done:
+            continue
+        if not expanded:
+            stack.append((current, True))
+            stack.extend((c, False) for c in reversed(list(graph.children(current)))
+                         if c in graph.by_dir and c not in done and c != current)
+            continue
+        done.add(current)
+        where = graph.by_dir[current].file
+        found = list(_duplicates(graph.build(current).resources, where, objects, reported))
+        if found:
+            duplicate_in.add(current)
+        yield from found
 
 
 def _duplicates(
@@ -613,6 +627,32 @@ def _flux_paths(
             if build is not None:
                 where = f"Flux Kustomization {obj.ref} (path {path})"
                 yield from _duplicates(build.resources, where, objects, reported)
+
+
+def _limits(graph: Graph, model: Model) -> Iterator[Violation]:
+    """Bounds the builds met (nesting depth, objects per build): what was not built is not
+    judged, at the entry that met the bound."""
+    seen: set[tuple[str, Path]] = set()
+    builds = [graph.build(f) for f in graph.roots if not graph.by_dir[f].is_component
+              and graph.by_dir[f].file not in model.unapplied]
+    for obj in (k.flux for k in model.kustomizations if k.flux is not None):
+        path = obj.get(("spec", "path"))
+        if isinstance(path, str) and "${" not in path:
+            build = graph.flux_build(obj.file, {"path": path})
+            if build is not None:
+                builds.append(build)
+    for build in builds:
+        for limit in build.limits:
+            if (limit.file, limit.path) in seen:
+                continue
+            seen.add((limit.file, limit.path))
+            k = graph.by_dir.get(posixpath.dirname(limit.file))
+            line, column = k.doc.position(limit.path) if k is not None else (1, 1)
+            yield Violation(
+                None, limit.path, limit.message + "; reviewbot judges none of the rest",
+                kind="limit", file=limit.file, line=line, column=column,
+                key=f"{limit.file}:{_label(limit.path)}:limit",
+                fix="Flatten the kustomizations (include each base once, fewer levels).")
 
 
 def _source(obj: KObject) -> tuple[str, str, str]:

@@ -230,17 +230,14 @@ def _reached_documents(reach: Reach) -> tuple[dict[int, list[Resource]], Tags]:
     order), and the clusters each variant (document id, index) was built for."""
     variants: dict[int, list[Resource]] = {}
     tags: Tags = {}
+    buckets: Buckets = {}
     for applied in reach.applied:
         for r in applied.resources:
             if r.doc is None:
                 continue
             key = id(r.doc)
             found = variants.setdefault(key, [])
-            index = next((i for i, v in enumerate(found)
-                          if v.path == r.path and (v.body is r.body or v.body == r.body)), None)
-            if index is None:
-                index = len(found)
-                found.append(r)
+            index = _variant(found, buckets, key, r)
             tags.setdefault((key, index), set()).update(applied.clusters)
     return variants, tags
 
@@ -253,6 +250,7 @@ def _built_documents(graph: Graph, documents: Sequence[Document],
     roots no Flux path reaches are built as they are."""
     variants: dict[int, list[Resource]] = {}
     covered: set[int] = set()
+    buckets: Buckets = {}
 
     def add(resources: Iterable[Resource], claimed: set[int] | None) -> None:
         for r in resources:
@@ -261,8 +259,7 @@ def _built_documents(graph: Graph, documents: Sequence[Document],
             found = variants.setdefault(id(r.doc), [])
             if claimed is not None:
                 claimed.add(id(r.doc))
-            if not any(v.path == r.path and v.body == r.body for v in found):
-                found.append(r)
+            _variant(found, buckets, id(r.doc), r)
 
     for doc in documents:
         spec = flux_spec(doc.value)
@@ -298,6 +295,23 @@ def _kept_aside(graph: Graph, model: Model) -> frozenset[str]:
         p for p in model.files if p not in read and (kept_aside(p) or (
             posixpath.dirname(p) in graph.by_dir and not is_kustomization_file(p)
             and graph.applied_by(p) is None)))
+
+
+Buckets = dict[tuple[int, Path, tuple[str, str, str, str]], list[int]]
+
+
+def _variant(found: list[Resource], buckets: Buckets, key: int, r: Resource) -> int:
+    """The index of ``r`` among its document's distinct results ``found`` (added when new).
+    Compared within its (path, identity) only: a diamond of includes makes thousands of
+    variants of one document, and comparing each with all was quadratic."""
+    bucket = buckets.setdefault((key, r.path, r.identity), [])
+    index = next((i for i in bucket if found[i].body is r.body or found[i].body == r.body),
+                 None)
+    if index is None:
+        index = len(found)
+        found.append(r)
+        bucket.append(index)
+    return index
 
 
 def _patch_documents(graph: Graph) -> set[int]:

@@ -66,6 +66,10 @@ INCLUDE_FIELDS = ("resources", "bases", "components")
 PATCH_FIELDS = ("patches", "patchesStrategicMerge", "patchesJson6902")
 _HASHED = ("configMapGenerator", "secretGenerator")
 RENDERED = "reviewbot.dev/rendered-by"  # set by --render on objects kustomize built
+# bounds of one build (kustomize has none; a tree past them is hostile or generated): nested
+# kustomizations deeper than MAX_DEPTH are not built, a build keeps its first MAX_OBJECTS
+MAX_DEPTH = 100
+MAX_OBJECTS = 10_000
 
 
 def is_remote(entry: str) -> bool:
@@ -95,6 +99,18 @@ class Build:
     # a Flux build of a folder without a kustomization: the one kustomize-controller
     # generated from its listing (manifest files, subfolders with their own)
     listing: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    # a bound that cut this build: (the kustomization file that met it, what was not built)
+    limits: list[Limit] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A bound of the build met: the kustomization and its entry where, and what was not
+    built."""
+
+    file: str
+    path: Path
+    message: str
 
 
 @dataclass(frozen=True)
@@ -457,6 +473,7 @@ class Graph:
                     self._include(inner, target, sub, stack | {target})
             build.resources = self._transform(component, inner.resources, build)
             build.cut = build.cut or inner.cut
+            build.limits += [x for x in inner.limits if x not in build.limits]
 
     def _include(self, build: Build, folder: str, entry: str, stack: frozenset[str]) -> None:
         if is_remote(entry):
@@ -468,6 +485,11 @@ class Graph:
             if target in stack:
                 build.cut = True
                 return
+            if len(stack) >= MAX_DEPTH:
+                build.cut = True  # the result depends on where the build started
+                self._limit(build, folder, entry, f"{entry!r} is a kustomization nested more "
+                            f"than {MAX_DEPTH} deep: what it includes is not built")
+                return
             inner = self.build(target, stack)
             build.resources = build.resources + inner.resources
             build.files |= inner.files
@@ -476,9 +498,33 @@ class Graph:
             build.plugins = build.plugins or inner.plugins
             build.reads.update(inner.reads)
             build.cut = build.cut or inner.cut
+            build.limits += [x for x in inner.limits if x not in build.limits]
         elif target in self.files:
             build.files.add(target)
             build.resources = build.resources + self.objects_of(target)
+        if len(build.resources) > MAX_OBJECTS:
+            self._limit(build, folder, entry, f"with {entry!r} the build makes more than "
+                        f"{MAX_OBJECTS:,} objects: only the first {MAX_OBJECTS:,} are built")
+            build.resources = build.resources[:MAX_OBJECTS]
+
+    def _limit(self, build: Build, folder: str, entry: str, message: str) -> None:
+        """A bound met at ``entry`` of the kustomization in ``folder`` (located at the entry)."""
+        k = self.by_dir.get(folder)
+        if k is None:
+            build.limits.append(Limit(folder, (), message))
+            return
+        where: Path = ()
+        for key in INCLUDE_FIELDS:
+            items = _list(k.body.get(key))
+            for i, item in enumerate(items):
+                if isinstance(item, str) and item.strip() == entry:
+                    where = (key, i)
+                    break
+            if where:
+                break
+        found = Limit(k.file, where, message)
+        if found not in build.limits:
+            build.limits.append(found)
 
     def _token(self, path: str) -> Token:
         k = self.by_dir.get(path)
@@ -634,7 +680,8 @@ class Graph:
         if folder in self.by_dir:
             inner = self.build(folder)
             build = Build(folder, list(inner.resources), set(inner.files), list(inner.remote),
-                          inner.helm, inner.plugins, dict(inner.reads), inner.cut)
+                          inner.helm, inner.plugins, dict(inner.reads), inner.cut,
+                          limits=list(inner.limits))
         else:
             build = Build(folder, [], set(), [])
             files, units = self.flux_units(folder)
