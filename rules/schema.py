@@ -97,6 +97,7 @@ from typing import Any
 from reviewbot.engine.findings import Note, Violation
 from reviewbot.engine.registry import Option
 from reviewbot.load.paths import format_path
+from reviewbot.model import sops
 from reviewbot.model.kustomize import config_files, patch_files
 from reviewbot.model.objects import KObject, Model, Path, cluster_views, items, model_graph
 from reviewbot.schema.kubeconform import find_kubeconform, run_kubeconform
@@ -186,14 +187,16 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
                                     lenient)
             continue
         for obj in candidates:
-            validator = store.lookup(obj.api_version, obj.kind).validator
+            found = store.lookup(obj.api_version, obj.kind)
+            validator = found.validator
             assert validator is not None
             stats.validated += 1
-            redact = _secret_paths(obj)
-            problems = validator.problems(obj.body, redact=redact, lenient=lenient)
+            body, redact, judged = _as_applied(obj, lenient)
+            body = found.applied(body)  # a CRD's defaults, as the API server applies them
+            problems = validator.problems(body, redact=redact, lenient=judged)
             if problems and alternates:
                 copies = alternates.get((*split_api_version(obj.api_version), obj.kind))
-                if copies and any(other.is_valid(obj.body) for other in copies):
+                if copies and any(other.is_valid(body) for other in copies):
                     continue  # valid against another copy of its CRD (the conflict is said)
             for problem in problems:
                 yield _violation(obj, problem.identity, problem.path, problem.message)
@@ -279,21 +282,40 @@ def _kubeconform(
     binary: str, objects: list[KObject], store: SchemaStore, version: str,
     locations: list[str], stats: _Stats, lenient: Any,
 ) -> Iterator[Violation]:
+    applied = [_as_applied(obj, lenient) for obj in objects]
     results = run_kubeconform(
-        binary, [obj.body for obj in objects], store,
+        binary, [store.lookup(o.api_version, o.kind).applied(body)
+                 for o, (body, _, _) in zip(objects, applied, strict=True)], store,
         kubernetes_version=version, locations=locations,
     )
-    for obj, result in zip(objects, results, strict=True):
+    for obj, (_, redact, judged), result in zip(objects, applied, results, strict=True):
         if not result.validated:
             stats.unvalidated(obj, result.reason or "no schema")
             continue
         stats.validated += 1
-        redact = _secret_paths(obj)
         for problem in result.problems:
-            if lenient is not None and problem.value_known and lenient(problem.value):
+            if judged is not None and problem.value_known and judged(problem.value):
                 continue
             message = problem.message if not redact(problem.path) else problem.redacted
             yield _violation(obj, problem.key, problem.path, message)
+
+
+def _as_applied(obj: KObject, lenient: Any) -> tuple[Any, Any, Any]:
+    """(body, redact, lenient) to validate ``obj`` by: a SOPS-encrypted document as Flux
+    applies it (decrypted, ``sops:`` stripped): its ``ENC[...]`` values are ciphertext,
+    judged by no value keyword (type, format: a base64 ``data`` field), and no message of
+    the document quotes a value."""
+    if sops.metadata(obj.body) is None:
+        return obj.body, _secret_paths(obj), lenient
+    body = {k: v for k, v in obj.body.items() if k != "sops"}
+
+    def judged(value: Any) -> bool:
+        return sops.is_encrypted(value) or (lenient is not None and bool(lenient(value)))
+    return body, _every_path, judged
+
+
+def _every_path(path: Path) -> bool:
+    return True
 
 
 def not_api_files(model: Model) -> frozenset[str]:

@@ -187,8 +187,9 @@ def test_strategic_merge_patches_merge_by_name_and_delete(tmp_path: Path) -> Non
     (pod,) = result.model.pods
     (web,) = pod.containers
     assert web.image == "web:2.0"
-    assert web.body["env"] == [{"name": "A", "value": "1"}, {"name": "B", "value": "3"},
-                               {"name": "C", "value": "4"}]
+    # kustomize's order (kubectl kustomize): the patch's elements first, then the base's
+    assert web.body["env"] == [{"name": "B", "value": "3"}, {"name": "C", "value": "4"},
+                               {"name": "A", "value": "1"}]
     assert web.resources == {"requests": {"memory": "12Gi"}}
     assert obj.get(("spec", "selector", "matchLabels")) == {"app": "web", "tier": "web"}
     # a field a patch set is located in the patch

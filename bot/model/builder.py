@@ -126,6 +126,8 @@ def build_model(
     model.derived["reach"] = reach
     if reach is not None:
         variants, tags = _reached_documents(reach)
+        for key in graph.deleted():  # a patch deleted its object: none, unless built
+            variants.setdefault(key, [])
         patches = _patch_documents(graph)
         model.unapplied = frozenset(p for p in model.files if p not in reach.files)
         clusters = reach.clusters
@@ -273,6 +275,8 @@ def _built_documents(graph: Graph, documents: Sequence[Document],
     for folder in graph.roots:
         if not graph.by_dir[folder].is_component:
             add(graph.build(folder).resources, None)
+    for key in graph.deleted():  # a patch deleted its object: none, unless built
+        variants.setdefault(key, [])
     return variants, _patch_documents(graph), {}
 
 

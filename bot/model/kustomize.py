@@ -101,6 +101,8 @@ class Build:
     listing: tuple[tuple[str, ...], tuple[str, ...]] | None = None
     # a bound that cut this build: (the kustomization file that met it, what was not built)
     limits: list[Limit] = field(default_factory=list)
+    # objects a patch deleted (``$patch: delete``): their documents are no objects here
+    deleted: list[Resource] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -302,6 +304,12 @@ class Graph:
         self._layout: bool | None = None
         self._manifests: list[str] | None = None
 
+    def deleted(self) -> set[int]:
+        """Documents whose object a patch of some build made so far deleted (``$patch:
+        delete``): no object where no build makes one of them."""
+        builds = [*self._builds.values(), *(b for _, b in self._flux.values() if b is not None)]
+        return {id(r.doc) for b in builds for r in b.deleted if r.doc is not None}
+
     @property
     def roots(self) -> list[str]:
         """Kustomization folders no other kustomization includes, sorted."""
@@ -499,6 +507,7 @@ class Graph:
             build.reads.update(inner.reads)
             build.cut = build.cut or inner.cut
             build.limits += [x for x in inner.limits if x not in build.limits]
+            build.deleted = build.deleted + inner.deleted
         elif target in self.files:
             build.files.add(target)
             build.resources = build.resources + self.objects_of(target)
@@ -537,7 +546,7 @@ class Graph:
     def _transform(
         self, k: Kustomization, resources: list[Resource], build: Build
     ) -> list[Resource]:
-        return transform(k, resources, functools.partial(self._read, build))
+        return transform(k, resources, functools.partial(self._read, build), build.deleted)
 
     def _read(self, build: Build, path: str) -> LoadedFile | None:
         """The file at ``path`` for a build (a patch, a replacement), the read recorded."""
@@ -681,7 +690,7 @@ class Graph:
             inner = self.build(folder)
             build = Build(folder, list(inner.resources), set(inner.files), list(inner.remote),
                           inner.helm, inner.plugins, dict(inner.reads), inner.cut,
-                          limits=list(inner.limits))
+                          limits=list(inner.limits), deleted=list(inner.deleted))
         else:
             build = Build(folder, [], set(), [])
             files, units = self.flux_units(folder)

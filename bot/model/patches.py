@@ -146,7 +146,8 @@ def _label_match(selector: str, labels: Mapping[str, Any]) -> bool:
     return True
 
 
-def apply_patch(r: Resource, patch: Patch, targeted: bool = False) -> Resource:
+def apply_patch(r: Resource, patch: Patch, targeted: bool = False) -> Resource | None:
+    """``r`` patched; None: a strategic merge patch deletes it (``$patch: delete``)."""
     if isinstance(patch.body, list):
         return _apply_json6902(r, patch)
     body = {k: v for k, v in patch.body.items() if k not in ("apiVersion", "kind")}

@@ -1,85 +1,358 @@
-"""Strategic merge patches: a patch merged into an object, list fields merged by key."""
+"""Strategic merge patches as kustomize (kyaml's merge2) applies them.
+
+How each list merges comes from the type's OpenAPI definition, never from the field's name:
+``x-kubernetes-patch-strategy`` containing ``merge`` makes a list associative, keyed by
+``x-kubernetes-list-map-keys`` (Service ports by port and protocol, container ports by
+containerPort and protocol) or else ``x-kubernetes-patch-merge-key`` (containers, env,
+volumes and webhooks by name); a list of scalars with ``merge`` (finalizers) is a union; every
+other list is replaced by the patch's. The definitions are kubernetes-validate's oldest
+bundled minor (:data:`KUSTOMIZE_OPENAPI`), the nearest to the v1.21.2 OpenAPI kustomize v5
+embeds: a field or kind newer than kustomize's (``resourceClaims``, ``resizePolicy``, custom
+resources) has no schema there, and kustomize replaces its lists whole.
+
+What kyaml does, measured against ``kubectl kustomize`` (kustomize v5.5) and followed here:
+
+- an associative list keyed by one field: the patch's elements first, in the patch's order
+  (each merged into the base element with its key), then the base's other elements, in
+  theirs; base elements without the key last. Keyed by two or more fields (each element
+  holding all of them): the patch's new elements first, then the base's in their order,
+  merged in place;
+- ``$patch: delete`` on an element removes it, on a mapping removes the field (at the top,
+  the object); ``$patch: replace`` on a mapping replaces it, as a list element of its own
+  (``- $patch: replace``) makes the list the patch's other elements, on an element that
+  matches a base element keeps the base's (kyaml's behaviour, measured); a null value
+  removes the field; an element of a list keyed by several fields that lacks one of them
+  is dropped;
+- ``$setElementOrder/<list>``, ``$retainKeys`` and ``$deleteFromPrimitiveList/<list>``
+  (apimachinery's directives for ``kubectl patch``) are not directives to kustomize: it
+  copies them into the object as written, and so does this build (the schema rule then
+  reports them as the unknown fields the API server receives).
+"""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
 from typing import Any
 
 from reviewbot.load.loader import Document
 from reviewbot.model.resource import Patch, Path, Resource
 
-# strategic merge: list fields merged by key (the Kubernetes patchMergeKey of the field)
-MERGE_KEYS = {
-    "containers": "name", "initContainers": "name", "ephemeralContainers": "name",
-    "env": "name", "volumes": "name", "volumeMounts": "mountPath", "ports": "containerPort",
-    "imagePullSecrets": "name", "hostAliases": "ip", "volumeDevices": "devicePath",
-    "topologySpreadConstraints": "topologyKey", "resourceClaims": "name",
-}
+# the Kubernetes minor whose OpenAPI decides list merges: the oldest kubernetes-validate
+# ships (kustomize v5 embeds v1.21.2's)
+KUSTOMIZE_OPENAPI = "oldest"
+Node = Mapping[str, Any] | None  # a schema node (a definition or a property), None: no schema
+OriginMap = dict[Path, tuple[Document, Path]]
+_DELETE = object()  # an element or field a patch deletes
 
 
-def apply_smp(r: Resource, patch: Patch) -> Resource:
+def apply_smp(r: Resource, patch: Patch) -> Resource | None:
+    """``r`` with ``patch`` merged in; None: the patch deletes the object (``$patch:
+    delete`` at its top)."""
     if not isinstance(patch.body, dict):
         return r
-    origins = dict(r.origins)
-    body = _merge(r.body, patch.body, (), patch, origins, r.path)
+    merge = _Merge(patch, r)
+    body = merge.map(r.body, patch.body, (), (), (), _kind_schema(r.body))
+    if body is _DELETE:
+        return None
     if not isinstance(body, dict):
         return r
-    return Resource(r.doc, r.path, body, origins)
+    return Resource(r.doc, r.path, body, merge.finish())
 
 
-def _merge(
-    base: Any, patch: Any, here: Path, source: Patch, origins: dict[Path, tuple[Document, Path]],
-    base_path: Path,
-) -> Any:
-    if not isinstance(patch, dict) or not isinstance(base, dict):
-        origins[here] = (source.doc, source.path + here)
+class _Merge:
+    """One patch merged into one object: the result, and where each field came from."""
+
+    def __init__(self, patch: Patch, r: Resource) -> None:
+        self.patch = patch
+        self.r = r
+        # every list merged: (its path in the object before, after, {old index: new index
+        # or None}): the base's origins follow their elements
+        self.moves: list[tuple[Path, Path, dict[int, int | None]]] = []
+        self.set: OriginMap = {}
+
+    def finish(self) -> OriginMap:
+        """The patched object's origins: the base's, each moved with its element (an
+        element the base had from its document is located there), then the patch's."""
+        base = self.r.origins
+        lists = [before for before, _, _ in self.moves]
+
+        def under(path: Path, prefix: Path) -> bool:
+            return len(path) > len(prefix) and path[:len(prefix)] == prefix
+
+        out: OriginMap = {k: v for k, v in base.items() if not any(under(k, b) for b in lists)}
+        for before, after, moved in self.moves:
+            deeper = [b for b in lists if under(b, before)]
+            for old, new in moved.items():
+                if new is None:
+                    continue
+                source, target = before + (old,), after + (new,)
+                if source != target:
+                    found = self._resolve(source)
+                    if found is not None:
+                        out[target] = found
+                for k, v in base.items():
+                    if (k == source or under(k, source)) and not any(
+                            under(k, b) for b in deeper if under(b, source)):
+                        out[target + k[len(source):]] = v
+        out.update(self.set)
+        return out
+
+    def _resolve(self, source: Path) -> tuple[Document, Path] | None:
+        """Where the base's node at ``source`` was written."""
+        base = self.r.origins
+        probe = source
+        while True:
+            hit = base.get(probe)
+            if hit is not None:
+                return hit[0], hit[1] + source[len(probe):]
+            if not probe:
+                break
+            probe = probe[:-1]
+        return (self.r.doc, self.r.path + source) if self.r.doc is not None else None
+
+    def _mark(self, here: Path, at: Path) -> None:
+        self.set[here] = (self.patch.doc, self.patch.path + at)
+
+    def value(self, base: Any, patch: Any, here: Path, src: Path, at: Path, node: Node
+              ) -> Any:
+        """``patch`` merged into ``base`` (either may be absent: None)."""
+        if isinstance(patch, dict):
+            if patch.get("$patch") == "delete":
+                return _DELETE
+            if isinstance(base, dict):
+                return self.map(base, patch, here, src, at, node)
+            if patch.get("$patch") == "replace":
+                self._mark(here, at)
+                return {k: v for k, v in patch.items() if k != "$patch"}
+            result = self.map({}, patch, here, src, at, node)
+            self._mark(here, at)
+            return result
+        if isinstance(patch, list):
+            result = self.sequence(base if isinstance(base, list) else [], patch, here, src, at,
+                                   node)
+            if not isinstance(base, list):
+                self._mark(here, at)
+            return result
+        self._mark(here, at)
         return patch
-    if patch.get("$patch") == "replace":
-        origins[here] = (source.doc, source.path + here)
-        return {k: v for k, v in patch.items() if k != "$patch"}
-    out = dict(base)
-    for key, value in patch.items():
-        if not isinstance(key, str) or key.startswith("$"):
-            continue
-        if value is None:
-            out.pop(key, None)
-            continue
-        step = here + (key,)
-        if isinstance(value, list) and isinstance(out.get(key), list) and key in MERGE_KEYS:
-            out[key] = _merge_list(out[key], value, MERGE_KEYS[key], step, source, origins,
-                                   base_path)
-        elif isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value, step, source, origins, base_path)
+
+    def map(self, base: Mapping[str, Any], patch: Mapping[str, Any], here: Path, src: Path,
+            at: Path, node: Node) -> Any:
+        if patch.get("$patch") == "replace":
+            self._mark(here, at)
+            return {k: v for k, v in patch.items() if k != "$patch"}
+        if patch.get("$patch") == "delete":
+            return _DELETE
+        out = dict(base)
+        for key, value in patch.items():
+            if key == "$patch":
+                continue
+            if value is None:
+                out.pop(key, None)
+                continue
+            merged = self.value(out.get(key), value, here + (key,), src + (key,), at + (key,),
+                                _property(node, key))
+            if merged is _DELETE:
+                out.pop(key, None)
+            else:
+                out[key] = merged
+        return out
+
+    def sequence(self, base: list[Any], patch: list[Any], here: Path, src: Path, at: Path,
+                 node: Node) -> list[Any]:
+        strategy, keys = _list_strategy(node)
+        replace = [p for p in patch if p == {"$patch": "replace"}]
+        if replace:  # `- $patch: replace`: the list is the patch's other elements
+            self.moves.append((src, here, dict.fromkeys(range(len(base)))))
+            base = []
+            patch = [p for p in patch if not any(p is x for x in replace)]
+        if "merge" not in strategy:
+            self._mark(here, at)
+            self.moves.append((src, here, dict.fromkeys(range(len(base)))))
+            return list(patch)
+        items = _items(node)
+        elements = [p for p in patch if not (isinstance(p, dict) and "$patch" in p
+                                             and len(p) == 1)]
+        if not keys or not all(isinstance(x, dict) for x in base + elements):
+            return self._primitive(base, patch, here, src, at)
+        if len(keys) >= 2 and all(k in x for x in (base or elements) for k in keys):
+            return self._by_keys(base, patch, keys, here, src, at, items)
+        return self._by_key(base, patch, keys[0], here, src, at, items)
+
+    def _primitive(self, base: list[Any], patch: list[Any], here: Path, src: Path, at: Path
+                   ) -> list[Any]:
+        """A union: the patch's values first, then the base's others."""
+        out: list[Any] = []
+        seen: set[str] = set()
+        moved: dict[int, int | None] = {}
+        for j, item in enumerate(patch):
+            text = _text(item)
+            if text not in seen:
+                seen.add(text)
+                self._mark(here + (len(out),), at + (j,))
+                out.append(item)
+        for i, item in enumerate(base):
+            text = _text(item)
+            if text not in seen:
+                seen.add(text)
+                moved[i] = len(out)
+                out.append(item)
+            else:
+                moved[i] = None
+        self.moves.append((src, here, moved))
+        return out
+
+    def _by_key(self, base: list[Any], patch: list[Any], key: str, here: Path, src: Path,
+                at: Path, items: Node) -> list[Any]:
+        """One key: the patch's elements first (merged), then the base's others."""
+        order: list[str] = []
+        base_at: dict[str, int] = {}
+        patch_at: dict[str, int] = {}
+        keyless: list[int] = []
+        for j, p in enumerate(patch):
+            if isinstance(p, dict) and key in p:
+                value = _text(p[key])
+                if value not in patch_at:
+                    patch_at[value] = j
+                    order.append(value)
+        for i, b in enumerate(base):
+            if key not in b:
+                keyless.append(i)
+                continue
+            value = _text(b[key])
+            if value not in base_at:
+                base_at[value] = i
+                if value not in patch_at:
+                    order.append(value)
+        out: list[Any] = []
+        moved: dict[int, int | None] = dict.fromkeys(range(len(base)))
+        for value in order:
+            self._element(base, patch, base_at.get(value), patch_at.get(value), out, moved,
+                          here, src, at, items)
+        for k in keyless:
+            moved[k] = len(out)
+            out.append(base[k])
+        self.moves.append((src, here, moved))
+        return out
+
+    def _by_keys(self, base: list[Any], patch: list[Any], keys: list[str], here: Path,
+                 src: Path, at: Path, items: Node) -> list[Any]:
+        """Several keys: the patch's new elements first, then the base's, merged in place."""
+        def ident(x: Mapping[str, Any]) -> tuple[str, ...]:
+            return tuple(_text(x[k]) for k in keys)
+        base_at: dict[tuple[str, ...], int] = {}
+        for i, b in enumerate(base):
+            base_at.setdefault(ident(b), i)
+        patch_at: dict[tuple[str, ...], int] = {}
+        for j, p in enumerate(patch):
+            if isinstance(p, dict) and all(k in p for k in keys):
+                patch_at.setdefault(ident(p), j)
+        out: list[Any] = []
+        moved: dict[int, int | None] = dict.fromkeys(range(len(base)))
+        for value, j in patch_at.items():
+            if value not in base_at:
+                self._element(base, patch, None, j, out, moved, here, src, at, items)
+        for value, i in base_at.items():
+            self._element(base, patch, i, patch_at.get(value), out, moved, here, src,
+                          at, items)
+        self.moves.append((src, here, moved))
+        return out
+
+    def _element(self, base: list[Any], patch: list[Any], i: int | None, j: int | None,
+                 out: list[Any], moved: dict[int, int | None], here: Path, src: Path,
+                 at: Path, items: Node) -> None:
+        if j is None:
+            assert i is not None
+            moved[i] = len(out)
+            out.append(base[i])
+            return
+        index = len(out)
+        if i is not None:
+            moved[i] = index
+            # the base element's own origins move with it; the patch's fields are marked
+            # at their new index (the moves are applied before the marks)
+        element = patch[j]
+        if i is not None and isinstance(element, dict) and element.get("$patch") == "replace":
+            merged: Any = base[i]  # kyaml keeps the base element (measured)
         else:
-            out[key] = value
-            origins[step] = (source.doc, source.path + step)
-    return out
+            merged = self.value(base[i] if i is not None else None, element, here + (index,),
+                                src + (i if i is not None else index,), at + (j,), items)
+        if merged is _DELETE:
+            if i is not None:
+                moved[i] = None
+            return
+        if isinstance(merged, dict):
+            merged.pop("$patch", None)
+        out.append(merged)
 
 
-def _merge_list(
-    base: list[Any], patch: list[Any], key: str, here: Path, source: Patch,
-    origins: dict[Path, tuple[Document, Path]], base_path: Path,
-) -> list[Any]:
-    out = list(base)
-    for j, item in enumerate(patch):
-        if not isinstance(item, dict) or key not in item:
-            continue
-        index = next((i for i, b in enumerate(out)
-                      if isinstance(b, dict) and b.get(key) == item[key]), None)
-        if item.get("$patch") == "delete":
-            if index is not None:
-                del out[index]
-            continue
-        if index is None:
-            out.append({k: v for k, v in item.items() if not str(k).startswith("$")})
-            origins[here + (len(out) - 1,)] = (source.doc, source.path + here + (j,))
-        else:
-            sub = Patch(source.body, source.doc, source.path)
-            merged_origins: dict[Path, tuple[Document, Path]] = {}
-            out[index] = _merge(out[index], item, here + (index,), sub, merged_origins,
-                                base_path)
-            # fields of the patch element: located at the element of the patch file
-            for path, (doc, _where) in merged_origins.items():
-                rest = path[len(here) + 1:]
-                origins[path] = (doc, source.path + here + (j,) + rest)
-    return out
+def _text(value: Any) -> str:
+    """A scalar as YAML writes it (kyaml compares merge keys as text: 80 and "80" match)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
+
+# ---------------------------------------------------------------- the OpenAPI definitions
+
+
+@functools.cache
+def _definitions() -> tuple[Mapping[str, Any], Mapping[tuple[str, str, str], str]]:
+    from reviewbot.schema.store import kubernetes_schemas, kubernetes_versions
+
+    schemas = kubernetes_schemas(kubernetes_versions()[0])
+    return schemas.raw, schemas.index
+
+
+def _kind_schema(body: Mapping[str, Any]) -> Node:
+    api, kind = body.get("apiVersion"), body.get("kind")
+    if not isinstance(api, str) or not isinstance(kind, str):
+        return None
+    defs, index = _definitions()
+    group, _, version = api.rpartition("/")
+    name = index.get((group, version, kind))
+    return _resolve(defs.get(name)) if name is not None else None
+
+
+def _resolve(node: Any) -> Node:
+    defs = _definitions()[0]
+    for _ in range(8):
+        if not isinstance(node, dict):
+            return None
+        ref = node.get("$ref")
+        if not isinstance(ref, str):
+            all_of = node.get("allOf")
+            if isinstance(all_of, list) and len(all_of) == 1:
+                node = all_of[0]
+                continue
+            return node
+        node = defs.get(ref.rpartition("/")[2])
+    return None
+
+
+def _property(node: Node, key: str) -> Node:
+    if node is None:
+        return None
+    properties = node.get("properties")
+    return _resolve(properties.get(key)) if isinstance(properties, dict) else None
+
+
+def _items(node: Node) -> Node:
+    return _resolve(node.get("items")) if node is not None else None
+
+
+def _list_strategy(node: Node) -> tuple[str, list[str]]:
+    """(patch strategy, merge keys) of a list field's schema."""
+    if node is None:
+        return "", []
+    strategy = node.get("x-kubernetes-patch-strategy")
+    strategy = strategy if isinstance(strategy, str) else ""
+    keys = node.get("x-kubernetes-list-map-keys")
+    if not (isinstance(keys, list) and keys and all(isinstance(k, str) for k in keys)):
+        key = node.get("x-kubernetes-patch-merge-key")
+        keys = [key] if isinstance(key, str) else []
+    elif isinstance(node.get("x-kubernetes-patch-merge-key"), str) and (
+            node["x-kubernetes-patch-merge-key"] != keys[0]):
+        keys = [node["x-kubernetes-patch-merge-key"]]  # the patch key decides when they differ
+    return strategy, list(keys)

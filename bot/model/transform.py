@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from reviewbot.load.loader import Document
@@ -29,16 +29,29 @@ from reviewbot.model.resource import (
 from reviewbot.model.smp import apply_smp
 
 
-def transform(k: Kustomization, resources: list[Resource], read: Reader) -> list[Resource]:
+def transform(k: Kustomization, resources: list[Resource], read: Reader,
+              deleted: list[Resource] | None = None) -> list[Resource]:
     """``resources`` after ``k``'s generators, patches and transformers, in kustomize's order
-    (``read``: the tree's files, for patch files)."""
+    (``read``: the tree's files, for patch files; ``deleted`` gets the objects a patch
+    deleted, ``$patch: delete``)."""
     body = k.body
+    gone: list[Resource] = deleted if deleted is not None else []
+
+    def _kept(results: Iterable[tuple[Resource, Resource | None]]) -> list[Resource]:
+        kept = []
+        for before, after in results:
+            if after is None:
+                gone.append(before)
+            else:
+                kept.append(after)
+        return kept
+
     out = list(resources) + list(_generated(k))
     for patch in strategic_patches(k, read):
-        out = [apply_smp(r, patch) if smp_targets(r, patch) else r for r in out]
+        out = _kept((r, apply_smp(r, patch) if smp_targets(r, patch) else r) for r in out)
     for selector, patch in patches(k, read):
-        out = [apply_patch(r, patch, selector is not None)
-               if selected(r, selector, patch) else r for r in out]
+        out = _kept((r, apply_patch(r, patch, selector is not None)
+                     if selected(r, selector, patch) else r) for r in out)
     namespace = text_of(body.get("namespace"))
     if namespace:
         out = [_set_namespace(r, namespace) for r in out]
@@ -57,8 +70,8 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader) -> list
     if isinstance(annotations, dict) and annotations:
         out = [_annotate(r, _labels(annotations)) for r in out]
     for selector, patch in json_patches(k, read):
-        out = [apply_patch(r, patch, True) if selected(r, selector, patch) else r
-               for r in out]
+        out = _kept((r, apply_patch(r, patch, True) if selected(r, selector, patch) else r)
+                    for r in out)
     for item in list_of(body.get("replicas")):
         if isinstance(item, dict) and isinstance(item.get("count"), int):
             out = [_replicas(r, str(item.get("name")), item["count"]) for r in out]

@@ -274,12 +274,15 @@ class CrdSchema:
     kind: str
     openapi: Mapping[str, Any] | None  # as the CRD writes it; None: it declares no schema
     source: str  # "path/to/crd.yaml"
+    # the API server prunes fields the schema does not name (apiextensions v1; v1beta1 only
+    # with spec.preserveUnknownFields: false): an unknown field is then an error
+    prune: bool = True
 
     @cached_property
     def schema(self) -> Mapping[str, Any] | None:
         """As JSON Schema, converted when first asked for: an operator bundle's CRDs of
         megabytes each are converted only when an object of their kind is validated."""
-        return _convert_crd(self.openapi)
+        return _convert_crd(self.openapi, self.prune)
 
     def same_schema(self, other: CrdSchema) -> bool:
         return (self.openapi is other.openapi or self.openapi == other.openapi
@@ -296,6 +299,10 @@ def crd_schemas(body: Mapping[str, Any], source: str) -> Iterator[CrdSchema]:
     if not isinstance(group, str) or not isinstance(kind, str):
         return
     shared = _openapi(spec.get("validation"))  # v1beta1: one schema for every version
+    # apiextensions v1beta1 keeps unknown fields unless it says preserveUnknownFields: false
+    v1beta1 = str(body.get("apiVersion", "")).endswith("/v1beta1")
+    keep = spec.get("preserveUnknownFields")
+    prune = keep is False or (keep is None and not v1beta1)
     versions = spec.get("versions")
     if isinstance(versions, list) and versions:
         for entry in versions:
@@ -304,9 +311,9 @@ def crd_schemas(body: Mapping[str, Any], source: str) -> Iterator[CrdSchema]:
             if entry.get("served") is False:
                 continue
             schema = _openapi(entry.get("schema")) or shared
-            yield CrdSchema(group, entry["name"], kind, schema, source)
+            yield CrdSchema(group, entry["name"], kind, schema, source, prune)
     elif isinstance(spec.get("version"), str):
-        yield CrdSchema(group, spec["version"], kind, shared, source)
+        yield CrdSchema(group, spec["version"], kind, shared, source, prune)
 
 
 def _openapi(block: Any) -> Mapping[str, Any] | None:
@@ -316,16 +323,55 @@ def _openapi(block: Any) -> Mapping[str, Any] | None:
     return None
 
 
-def _convert_crd(schema: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+def _convert_crd(schema: Mapping[str, Any] | None, prune: bool = True
+                 ) -> Mapping[str, Any] | None:
     if schema is None:
         return None
-    root = openapi_to_jsonschema(schema, strict=True)
+    root = openapi_to_jsonschema(schema, strict=prune)
     properties = root.setdefault("properties", {})
     properties["apiVersion"] = {"type": "string"}
     properties["kind"] = {"type": "string"}
     properties["metadata"] = {"$ref": f"{K8S_URI}#/$defs/{OBJECT_META}"}
     root["$schema"] = DRAFT
     return root
+
+
+def apply_defaults(schema: Mapping[str, Any], value: Any) -> Any:
+    """``value`` as the API server defaults it by a CRD's structural schema before it
+    validates: a field the object lacks (or sets null, unless ``nullable``) whose schema has
+    a ``default`` gets it, in every object present (a default object is defaulted inside in
+    turn); nothing else changes. Copy on write: ``value`` itself is never changed."""
+    if isinstance(value, dict):
+        props = schema.get("properties")
+        props = props if isinstance(props, dict) else {}
+        extra = schema.get("additionalProperties")
+        out: dict[str, Any] | None = None
+        for key, sub in props.items():
+            if not isinstance(sub, dict):
+                continue
+            current = value.get(key)
+            if "default" in sub and (key not in value or (
+                    current is None and sub.get("nullable") is not True)):
+                current = copy.deepcopy(sub["default"])
+            elif key not in value:
+                continue
+            new = apply_defaults(sub, current)
+            if key not in value or new is not value[key]:
+                out = out if out is not None else dict(value)
+                out[key] = new
+        if isinstance(extra, dict):
+            for key, item in value.items():
+                if key not in props:
+                    new = apply_defaults(extra, item)
+                    if new is not item:
+                        out = out if out is not None else dict(value)
+                        out[key] = new
+        return out if out is not None else value
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        items = [apply_defaults(schema["items"], item) for item in value]
+        if any(a is not b for a, b in zip(items, value, strict=True)):
+            return items
+    return value
 
 
 _COPY = (
@@ -541,6 +587,12 @@ class Lookup:
     validator: Validator | None
     source: str  # where the schema came from ("" when none)
     unserved: str | None = None  # a built-in group does not serve this apiVersion/kind
+    # a CRD's structural schema: the API server applies its defaults before it validates
+    defaults: Mapping[str, Any] | None = None
+
+    def applied(self, body: Any) -> Any:
+        """``body`` as the API server validates it (a CRD's defaults applied)."""
+        return apply_defaults(self.defaults, body) if self.defaults is not None else body
 
 
 @dataclass
@@ -605,7 +657,8 @@ class SchemaStore:
                     return Lookup(Validator(schema, self.k8s.registry), str(path))
         crd = self._crds.get((group, version, kind))
         if crd is not None and crd.schema is not None:
-            return Lookup(Validator(crd.schema, self.k8s.registry), f"CRD in {crd.source}")
+            return Lookup(Validator(crd.schema, self.k8s.registry), f"CRD in {crd.source}",
+                          defaults=crd.openapi)
         bundled = bundled_schemas().get((group, version, kind))
         if bundled is not None:
             return Lookup(_bundled_validator(self.k8s.version, bundled[0]),

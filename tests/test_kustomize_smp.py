@@ -1,0 +1,270 @@
+"""Strategic merge patches by each field's OpenAPI patch strategy, as kustomize applies them
+(issue 27 §2): expected bodies are what `kubectl kustomize` (kustomize v5.5) builds from the
+same files, asserted against it too when kubectl is on PATH."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from reviewbot.load.loader import load
+from reviewbot.sources.tree import FileRecord, blob_id
+
+from .helpers import lint_dir
+
+KUBECTL = shutil.which("kubectl")
+
+
+def build(tmp_path: Path, files: dict[str, str]) -> list[dict[str, Any]]:
+    """The in-process build of ``tmp_path`` (its objects' bodies, in build order); the same
+    as kubectl kustomize's when kubectl is there (required with CI set)."""
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(textwrap.dedent(text).lstrip("\n"))
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    bodies = [json.loads(json.dumps(o.body, sort_keys=True)) for o in result.model.objects]
+    if KUBECTL is None:
+        assert not os.environ.get("CI"), "CI needs kubectl (Debian's package)"
+        return bodies
+    proc = subprocess.run([KUBECTL, "kustomize", str(tmp_path)], capture_output=True,
+                          check=True, timeout=60)
+    record = FileRecord("built.yaml", blob_id(proc.stdout), proc.stdout)
+    want = [json.loads(json.dumps(d.value, sort_keys=True)) for d in load(record).documents]
+    key = lambda b: (b["kind"], b["metadata"]["name"])  # noqa: E731
+    assert sorted(bodies, key=key) == sorted(want, key=key)
+    return bodies
+
+
+def only(bodies: list[dict[str, Any]], kind: str) -> dict[str, Any]:
+    (body,) = [b for b in bodies if b["kind"] == kind]
+    return body
+
+
+def test_service_ports_merge_by_port_and_protocol(tmp_path: Path) -> None:
+    bodies = build(tmp_path, {
+        "kustomization.yaml": """
+            resources: [svc.yaml]
+            patches:
+            - patch: |
+                apiVersion: v1
+                kind: Service
+                metadata: {name: dns}
+                spec:
+                  ports:
+                  - {port: 53, protocol: UDP, targetPort: 5353}
+                  - {port: 9153, protocol: TCP, name: metrics}
+        """,
+        "svc.yaml": """
+            apiVersion: v1
+            kind: Service
+            metadata: {name: dns}
+            spec:
+              ports:
+              - {port: 53, protocol: TCP, targetPort: 53, name: tcp}
+              - {port: 53, protocol: UDP, targetPort: 53, name: udp}
+        """,
+    })
+    # keyed by two fields: the new port first, the base's merged in place
+    assert only(bodies, "Service")["spec"]["ports"] == [
+        {"name": "metrics", "port": 9153, "protocol": "TCP"},
+        {"name": "tcp", "port": 53, "protocol": "TCP", "targetPort": 53},
+        {"name": "udp", "port": 53, "protocol": "UDP", "targetPort": 5353},
+    ]
+
+
+def test_webhooks_merge_by_name_and_keep_their_fields(tmp_path: Path) -> None:
+    bodies = build(tmp_path, {
+        "kustomization.yaml": """
+            resources: [hook.yaml]
+            patches:
+            - patch: |
+                apiVersion: admissionregistration.k8s.io/v1
+                kind: ValidatingWebhookConfiguration
+                metadata: {name: policy}
+                webhooks:
+                - name: b.example.com
+                  failurePolicy: Ignore
+        """,
+        "hook.yaml": """
+            apiVersion: admissionregistration.k8s.io/v1
+            kind: ValidatingWebhookConfiguration
+            metadata: {name: policy}
+            webhooks:
+            - name: a.example.com
+              admissionReviewVersions: [v1]
+              sideEffects: None
+              clientConfig: {service: {name: a, namespace: x}}
+            - name: b.example.com
+              admissionReviewVersions: [v1]
+              sideEffects: None
+              failurePolicy: Fail
+              clientConfig: {service: {name: b, namespace: x}}
+        """,
+    })
+    hooks = only(bodies, "ValidatingWebhookConfiguration")["webhooks"]
+    assert [(h["name"], h.get("failurePolicy"), h["clientConfig"]["service"]["name"])
+            for h in hooks] == [("b.example.com", "Ignore", "b"), ("a.example.com", None, "a")]
+
+
+def test_container_lists_merge_by_key_and_other_lists_are_replaced(tmp_path: Path) -> None:
+    bodies = build(tmp_path, {
+        "kustomization.yaml": """
+            resources: [deploy.yaml]
+            patches:
+            - patch: |
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata: {name: web, finalizers: [b]}
+                spec:
+                  template:
+                    spec:
+                      tolerations: [{key: b, operator: Exists}]
+                      volumes:
+                      - {name: old, $patch: delete}
+                      containers:
+                      - name: web
+                        args: [--new]
+                        env: [{name: B, value: "3"}]
+                        ports: [{containerPort: 8080, name: http2}]
+        """,
+        "deploy.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: web, finalizers: [a]}
+            spec:
+              selector: {matchLabels: {app: web}}
+              template:
+                metadata: {labels: {app: web}}
+                spec:
+                  tolerations: [{key: a, operator: Exists}]
+                  volumes: [{name: old, emptyDir: {}}, {name: keep, emptyDir: {}}]
+                  containers:
+                  - name: web
+                    image: web:1
+                    args: [--old]
+                    env: [{name: A, value: "1"}]
+                    ports: [{containerPort: 8080, name: http}, {containerPort: 9090}]
+        """,
+    })
+    deploy = only(bodies, "Deployment")
+    pod = deploy["spec"]["template"]["spec"]
+    (web,) = pod["containers"]
+    assert deploy["metadata"]["finalizers"] == ["b", "a"]  # merge of scalars: a union
+    assert pod["tolerations"] == [{"key": "b", "operator": "Exists"}]  # no strategy: replaced
+    assert pod["volumes"] == [{"emptyDir": {}, "name": "keep"}]
+    assert web["args"] == ["--new"]
+    assert web["env"] == [{"name": "B", "value": "3"}, {"name": "A", "value": "1"}]
+    assert web["ports"] == [{"containerPort": 8080, "name": "http2"}, {"containerPort": 9090}]
+
+
+def test_custom_resources_have_no_schema_so_their_lists_are_replaced(tmp_path: Path) -> None:
+    bodies = build(tmp_path, {
+        "kustomization.yaml": """
+            resources: [cr.yaml]
+            patches:
+            - patch: |
+                apiVersion: example.com/v1
+                kind: Pipeline
+                metadata: {name: p}
+                spec:
+                  steps: [{name: b, image: b:2}]
+                  owner: {team: blue}
+        """,
+        "cr.yaml": """
+            apiVersion: example.com/v1
+            kind: Pipeline
+            metadata: {name: p}
+            spec:
+              steps: [{name: a, image: a:1}, {name: b, image: b:1}]
+              owner: {team: red, pager: x}
+        """,
+    })
+    spec = only(bodies, "Pipeline")["spec"]
+    assert spec == {"steps": [{"image": "b:2", "name": "b"}],
+                    "owner": {"pager": "x", "team": "blue"}}
+
+
+def test_patch_directives_as_kustomize_applies_them(tmp_path: Path) -> None:
+    bodies = build(tmp_path, {
+        "kustomization.yaml": """
+            resources: [objects.yaml]
+            patches:
+            - patch: |
+                apiVersion: v1
+                kind: ConfigMap
+                metadata: {name: gone}
+                $patch: delete
+            - patch: |
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata: {name: web}
+                spec:
+                  strategy:
+                    $patch: replace
+                    type: Recreate
+                  template:
+                    spec:
+                      $setElementOrder/containers: [{name: web}]
+                      containers:
+                      - name: web
+                        volumeMounts:
+                        - $patch: replace
+                        - {name: b, mountPath: /b}
+        """,
+        "objects.yaml": """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: gone}
+            ---
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: web}
+            spec:
+              strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1}}
+              selector: {matchLabels: {app: web}}
+              template:
+                metadata: {labels: {app: web}}
+                spec:
+                  containers:
+                  - name: web
+                    image: web:1
+                    volumeMounts: [{name: a, mountPath: /a}]
+        """,
+    })
+    assert [b["kind"] for b in bodies] == ["Deployment"]  # `$patch: delete` deleted it
+    spec = bodies[0]["spec"]
+    assert spec["strategy"] == {"type": "Recreate"}
+    pod = spec["template"]["spec"]
+    assert pod["containers"][0]["volumeMounts"] == [{"mountPath": "/b", "name": "b"}]
+    # kustomize copies apimachinery's other directives as written (the cluster gets them)
+    assert pod["$setElementOrder/containers"] == [{"name": "web"}]
+
+
+def test_a_field_a_patch_sets_in_a_reordered_list_is_located_in_the_patch(
+        tmp_path: Path) -> None:
+    files = {
+        "kustomization.yaml": "resources: [deploy.yaml]\npatches:\n- path: patch.yaml\n",
+        "deploy.yaml": (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n"
+            "  template:\n    spec:\n      containers:\n      - name: a\n        image: a:1\n"
+            "      - name: b\n        image: b:1\n"),
+        "patch.yaml": (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n"
+            "  template:\n    spec:\n      containers:\n      - name: b\n"
+            "        image: b:2\n"),
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    (obj,) = result.model.objects
+    containers = obj.get(("spec", "template", "spec", "containers"))
+    assert [c["name"] for c in containers] == ["b", "a"]
+    file, line, _ = obj.where(("spec", "template", "spec", "containers", 0, "image"))
+    assert (file.rpartition("/")[2], line) == ("patch.yaml", 9)
+    file, line, _ = obj.where(("spec", "template", "spec", "containers", 1, "image"))
+    assert (file.rpartition("/")[2], line) == ("deploy.yaml", 9)

@@ -1,0 +1,117 @@
+"""schema judges an object as the API server receives it (issue 27 §2): a SOPS document
+decrypted and without its `sops:` block, a custom resource after its CRD's defaults, unknown
+fields refused only where the CRD prunes them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .helpers import lint_text
+
+SOPS = """
+apiVersion: v1
+kind: Secret
+metadata: {name: db, namespace: apps}
+type: Opaque
+data:
+    password: ENC[AES256_GCM,data:Cjb7ANHWK63wYJ9jKXrYxQ==,iv:Mr9aXkmz,tag:ldiCrv+1S,type:str]
+stringData:
+    user: ENC[AES256_GCM,data:uuaUQ1J89b4=,iv:AkbpeJ2E,tag:wXCxiWxm,type:str]
+sops:
+    age:
+        - recipient: age1nfn3vxpsgm49ljgs8kxevga9makhh9aply6ddgf9wplsfuwpcv2qzmqatc
+          enc: |
+            -----BEGIN AGE ENCRYPTED FILE-----
+            YWdlLWVuY3J5cHRpb24ub3JnL3YxCi0+IFgyNTUxOSBKeVlSUVhhcHg5NFV3aG5H
+            -----END AGE ENCRYPTED FILE-----
+    lastmodified: "2022-07-29T02:51:12Z"
+    mac: ENC[AES256_GCM,data:hcyFiLZxrmDbJIhgpWmRCBKZO478j2jFu97COHLI,iv:x,tag:y,type:str]
+    encrypted_regex: ^(data|stringData)$
+    version: 3.7.3
+"""
+
+
+def test_a_sops_document_is_validated_as_flux_applies_it(tmp_path: Path) -> None:
+    result = lint_text(tmp_path, SOPS, only=["schema"])
+    assert [(f.rule, f.line, f.message) for f in result.findings] == []
+
+
+def test_a_sops_document_still_gets_its_plaintext_errors_without_values(tmp_path: Path) -> None:
+    text = SOPS.replace("type: Opaque", "type: Opaque\nimmutable: maybe\nkindd: x")
+    result = lint_text(tmp_path, text, only=["schema"])
+    found = sorted((f.line, f.message) for f in result.findings)
+    assert [line for line, _ in found] == [5, 6]
+    assert all("maybe" not in m and "ENC[" not in m for _, m in found), found
+
+
+def test_without_sops_metadata_a_sops_key_is_an_unknown_field(tmp_path: Path) -> None:
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\nsops: {note: x}\n"
+    result = lint_text(tmp_path, text, only=["schema"])
+    assert [(f.line, f.message) for f in result.findings] == [(4, "sops: unknown field 'sops'")]
+
+
+CRD = """
+apiVersion: apiextensions.k8s.io/{api}
+kind: CustomResourceDefinition
+metadata: {{name: widgets.example.com}}
+spec:
+  group: example.com
+  names: {{kind: Widget, plural: widgets}}
+  scope: Namespaced
+  {keep}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [size, policy]
+            properties:
+              size: {{type: integer, default: 1}}
+              policy:
+                type: object
+                default: {{}}
+                required: [mode]
+                properties:
+                  mode: {{type: string, default: auto}}
+                  level: {{type: integer}}
+              color: {{type: string}}
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {{name: w, namespace: x}}
+spec:
+  color: red
+"""
+
+
+def test_crd_defaults_are_applied_before_required(tmp_path: Path) -> None:
+    # size and policy (and policy.mode, inside the defaulted policy) are defaulted: the API
+    # server accepts the Widget
+    result = lint_text(tmp_path, CRD.format(api="v1", keep=""), only=["schema"])
+    assert [(f.line, f.message) for f in result.findings] == []
+
+
+def test_a_required_field_without_a_default_inside_a_defaulted_object_is_missing(
+        tmp_path: Path) -> None:
+    text = CRD.format(api="v1", keep="").replace("required: [mode]", "required: [level]")
+    result = lint_text(tmp_path, text, only=["schema"])
+    assert [f.message for f in result.findings] == [
+        "spec.policy: missing required field 'level'"]
+
+
+def test_unknown_fields_are_errors_only_where_the_crd_prunes(tmp_path: Path) -> None:
+    text = CRD.format(api="v1", keep="").replace("color: red", "color: red\n  shade: dark")
+    result = lint_text(tmp_path, text, only=["schema"])
+    assert [f.message for f in result.findings] == ["spec.shade: unknown field 'shade'"]
+    # apiextensions v1beta1 keeps unknown fields unless preserveUnknownFields: false
+    beta = text.replace("apiextensions.k8s.io/v1\n", "apiextensions.k8s.io/v1beta1\n")
+    assert lint_text(tmp_path, beta, only=["schema"]).findings == []
+    pruned = CRD.format(api="v1beta1", keep="preserveUnknownFields: false").replace(
+        "color: red", "color: red\n  shade: dark")
+    assert [f.message for f in lint_text(tmp_path, pruned, only=["schema"]).findings] == [
+        "spec.shade: unknown field 'shade'"]
