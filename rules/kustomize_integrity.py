@@ -521,14 +521,16 @@ def _duplicates_below(
     """Duplicates in what ``folder`` builds, innermost kustomization first; each folder
     once per run (``done``: a diamond of includes is walked once, not once per path)."""
     stack: list[tuple[str, bool]] = [(folder, False)]
+    visiting: set[str] = set()  # expanded, not done: a cycle back to one is cut
     while stack:
         current, expanded = stack.pop()
-        if current in done:
+        if current in done or (not expanded and current in visiting):
             continue
         if not expanded:
+            visiting.add(current)
             stack.append((current, True))
             stack.extend((c, False) for c in reversed(list(graph.children(current)))
-                         if c in graph.by_dir and c not in done and c != current)
+                         if c in graph.by_dir and c not in done and c not in visiting)
             continue
         done.add(current)
         where = graph.by_dir[current].file

@@ -268,3 +268,70 @@ def test_a_field_a_patch_sets_in_a_reordered_list_is_located_in_the_patch(
     assert (file.rpartition("/")[2], line) == ("patch.yaml", 9)
     file, line, _ = obj.where(("spec", "template", "spec", "containers", 1, "image"))
     assert (file.rpartition("/")[2], line) == ("deploy.yaml", 9)
+
+
+# ---------------------------------------------------------------- replacements (issue 29.16)
+
+
+REPLACED = {
+    "kustomization.yaml": """
+        resources: [deploy.yaml, versions.yaml]
+        replacements:
+        - source: {kind: ConfigMap, name: versions, fieldPath: data.web}
+          targets:
+          - select: {kind: Deployment}
+            fieldPaths: ["spec.template.spec.containers.[name=web].image"]
+        - source: {kind: ConfigMap, name: versions, fieldPath: data.port}
+          targets:
+          - select: {kind: Deployment, name: web}
+            fieldPaths: [spec.template.spec.containers.0.ports.0.containerPort]
+        - source: {kind: ConfigMap, name: versions, fieldPath: data.tag}
+          targets:
+          - select: {kind: Deployment}
+            fieldPaths: ["spec.template.spec.containers.[name=side].image"]
+            options: {delimiter: ":", index: 1}
+          - select: {kind: Deployment}
+            fieldPaths: [metadata.annotations.tag]
+            options: {create: true}
+    """,
+    "deploy.yaml": f"""
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {{name: web}}
+        spec:
+          selector: {{matchLabels: {{app: web}}}}
+          template:
+            metadata: {{labels: {{app: web}}}}
+            spec:
+              containers:
+              - name: web
+                image: nginx@sha256:{"a" * 64}
+                ports: [{{containerPort: 80}}]
+              - name: side
+                image: envoy:1.0
+    """,
+    "versions.yaml": """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: versions}
+        data: {web: "nginx:latest", port: "8080", tag: "2.0"}
+    """,
+}
+
+
+def test_replacements_are_applied_as_kustomize_applies_them(tmp_path: Path) -> None:
+    bodies = build(tmp_path, REPLACED)
+    deploy = only(bodies, "Deployment")
+    web, side = deploy["spec"]["template"]["spec"]["containers"]
+    assert web["image"] == "nginx:latest"
+    assert web["ports"] == [{"containerPort": 8080}]  # the target's type kept: a number
+    assert side["image"] == "envoy:2.0"  # the part at index 1 of "envoy:1.0" split on ":"
+    assert deploy["metadata"]["annotations"] == {"tag": "2.0"}
+
+
+def test_a_replacement_that_unpins_an_image_is_reported_at_the_replacement(
+        tmp_path: Path) -> None:
+    build(tmp_path, REPLACED)
+    result = lint_dir(tmp_path, only=["image-digest"])
+    found = [(f.rule, f.file, f.line) for f in result.findings]
+    assert ("image-digest", "kustomization.yaml", 6) in found, found

@@ -98,7 +98,7 @@ def selected(r: Resource, selector: Mapping[str, Any] | None, patch: Patch) -> b
     meta = dict_of(r.body.get("metadata"))
     for key, where in (("labelSelector", "labels"), ("annotationSelector", "annotations")):
         wanted = selector.get(key)
-        if isinstance(wanted, str) and wanted and not _label_match(
+        if isinstance(wanted, str) and wanted and not label_match(
                 wanted, dict_of(meta.get(where))):
             return False
     return True
@@ -117,7 +117,7 @@ _TERMS = re.compile(r"(?:[^,(]|\([^)]*\))+")
 _SET = re.compile(r"^\s*([^\s!=]+)\s+(in|notin)\s*\(([^)]*)\)\s*$")
 
 
-def _label_match(selector: str, labels: Mapping[str, Any]) -> bool:
+def label_match(selector: str, labels: Mapping[str, Any]) -> bool:
     """A label selector as text, as ``kubectl -l`` and kustomize's patch targets read it
     (Kubernetes' labels.Parse): comma-separated terms, all required: ``key``, ``!key``,
     ``key=value`` (or ``==``), ``key!=value`` (true when the key is absent), ``key in (a,b)``,

@@ -1,6 +1,6 @@
 """kustomize's transformers and generators, in kustomize's order: generators, patches,
 ``namespace``, ``namePrefix``/``nameSuffix``, ``commonLabels``/``labels``,
-``commonAnnotations``, ``patchesJson6902``, ``replicas``, ``images``."""
+``commonAnnotations``, ``patchesJson6902``, ``replicas``, ``images``, ``replacements``."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from reviewbot.model.patches import (
     smp_targets,
     strategic_patches,
 )
+from reviewbot.model.replacements import apply_replacements
 from reviewbot.model.resource import (
     CLUSTER_SCOPED,
     Kustomization,
@@ -81,6 +82,8 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
         # findings about it point (a Flux spec.images wrapper has no such place)
         doc = k.doc if k.doc.value is body else None
         out = [_images(r, images, doc) for r in out]
+    if body.get("replacements"):
+        out = apply_replacements(k, out, read).resources
     return out
 
 
