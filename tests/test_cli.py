@@ -65,7 +65,7 @@ def test_only_files_lints_the_whole_tree_and_reports_the_named_files(
 ) -> None:
     repo = GitRepo(tmp_path / "repo")
     repo.write({
-        "k/kustomization.yaml": "resources: [a.yaml, gone.yaml]\n",
+        "k/kustomization.yaml": "resources: [a.yaml, gone.yaml, b.yaml]\n",
         "k/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
         "k/b.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\n"
                     "spec: {containers: [{name: c, image: nginx}]}\n",

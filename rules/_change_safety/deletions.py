@@ -107,7 +107,7 @@ def _flag_text(obj: KObject, *path: str) -> str:
 def _how_gone_text(obj: KObject, head: Model, renamed_to: str | None) -> str:
     if renamed_to is not None:
         return f"is renamed to {renamed_to} (a new object; the old one goes)"
-    if obj.identity in head.by_identity:
+    if obj.identity in head.by_identity or obj.file in head.unapplied:
         return "is no longer applied (its file is no longer listed)"
     return "is removed from the tree"
 
