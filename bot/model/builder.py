@@ -296,9 +296,9 @@ def _kept_aside(graph: Graph, model: Model) -> frozenset[str]:
                     if not is_remote(e.value))
         read.update(patch_files(k))
     return frozenset(
-        p for p in model.files if p not in read and (kept_aside(p) or (
+        p for p in model.files if p not in read and "#" not in p and (kept_aside(p) or (
             posixpath.dirname(p) in graph.by_dir and not is_kustomization_file(p)
-            and graph.applied_by(p) is None)))
+            and graph.applied_by(p) is None)))  # ("path#generated": what --render built)
 
 
 Buckets = dict[tuple[int, Path, tuple[str, str, str, str]], list[int]]

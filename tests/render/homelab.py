@@ -67,9 +67,17 @@ spec:
 
 
 def homelab_pr(tmp_path: Path, add: dict[str, str]) -> tuple[GitRepo, str, str]:
-    """examples/ as the base; the head adds the files ``add``."""
+    """examples/ as the base; the head adds the files ``add``, each listed in the
+    kustomization beside it as a PR does (an unlisted manifest is never applied)."""
     repo = GitRepo(tmp_path / "repo")
     base = repo.commit_tree(ROOT / "examples", "base")
-    head = repo.commit({name: textwrap.dedent(body).lstrip("\n") for name, body in add.items()},
-                       "head")
+    files = {name: textwrap.dedent(body).lstrip("\n") for name, body in add.items()}
+    for name in list(add):
+        folder, _, file = name.rpartition("/")
+        listing = ROOT / "examples" / folder / "kustomization.yaml"
+        if listing.is_file():
+            key = f"{folder}/kustomization.yaml"
+            text = files.get(key, listing.read_text())
+            files[key] = text.replace("resources:\n", f"resources:\n  - {file}\n", 1)
+    head = repo.commit(files, "head")
     return repo, base, head
