@@ -131,6 +131,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from reviewbot.engine.findings import Edit, Violation
+from reviewbot.model.ci import unapplied_by_ci
 from reviewbot.model.kustomize import (
     KUSTOMIZATION_FILES,
     RENDERED,
@@ -144,7 +145,7 @@ from reviewbot.model.kustomize import (
     path_entries,
 )
 from reviewbot.model.objects import KObject, Model, Path, model_graph
-from reviewbot.model.reach import is_object, unapplied_folders
+from reviewbot.model.reach import is_object, kept_aside, unapplied_folders
 
 ID = "kustomize-integrity"
 SEVERITY = "error"
@@ -479,7 +480,9 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
             continue
         count = f"{len(files)} manifest file" + ("s" if len(files) > 1 else "")
         what = "is" if files == [folder] else f"({count}) is"
+        ci = unapplied_by_ci(model, files[0])
         why = ("not applied by any cluster root" if model.derived.get("reach") is not None
+               else f"not applied ({ci})" if ci is not None and not kept_aside(files[0])
                else "kept aside (an archive or hidden folder no build reads)")
         yield Violation(
             None, (), f"{folder} {what} {why}, so nothing in it is judged",

@@ -528,3 +528,28 @@ def test_each_cluster_substitutes_its_own_settings(tmp_path: Path) -> None:
                   if o.name == f.object.rpartition("/")[2]) == [
         ("apps/main/web.yaml", ["clusters/main"]),
         ("apps/utility/web.yaml", ["clusters/utility"])]
+
+
+def test_without_roots_a_folder_the_repositorys_validation_skips_is_not_applied(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, {
+        ".github/workflows/validate.yaml": """
+            on: pull_request
+            jobs:
+              validate:
+                runs-on: ubuntu-latest
+                steps:
+                - run: kubeconform -strict -ignore-filename-pattern 'k8s/experiments/' k8s
+        """,
+        "k8s/web/web.yaml": FLOATING % "web",
+        "k8s/experiments/try.yaml": FLOATING % "try",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "k8s/web/web.yaml"),
+        ("kustomize-integrity[not-applied]", "k8s/experiments/try.yaml")]
+    [info] = [f for f in result.findings if f.kind == "not-applied"]
+    assert "the repository's own validation leaves it out" in info.message
+    assert [s.path for s in result.model.skipped if "validation" in s.reason] == [
+        "k8s/experiments"]

@@ -144,6 +144,15 @@ def build_model(
         model.skipped.extend(Skipped(folder, "kept aside (an archive or hidden folder no build "
                                      "reads): not applied") for folder in unapplied_folders(model)
                              if kept_aside(folder + "/x"))
+        # without roots, what the repository's own validation leaves out is not applied
+        # either (with roots, the walk decides: a folder a root applies is applied)
+        facts = model.derived["ci"] = read_ci(tree, model.files)
+        skipped_by_ci = {p: why for p in model.files if p not in model.unapplied
+                         and (why := facts.unapplied_by_ci(p)) is not None}
+        if skipped_by_ci:
+            model.unapplied = model.unapplied | frozenset(skipped_by_ci)
+            by_folder = {posixpath.dirname(p) or ".": why for p, why in skipped_by_ci.items()}
+            model.skipped.extend(Skipped(f, why) for f, why in sorted(by_folder.items()))
     entries = model.cluster_entries
     if entries:
         model.cluster_inventories = {
@@ -198,7 +207,8 @@ def build_model(
         if shared is not None:
             shared[id(doc)] = (doc, signature, made)
     # what the repository's own CI rewrites is a placeholder: its objects' findings say so
-    model.derived["ci"] = facts = read_ci(tree, model.files)
+    facts = model.derived.get("ci") or read_ci(tree, model.files)
+    model.derived["ci"] = facts
     apply_doubts(model, facts, graph)
     model.services.extend(kserve_services(model.pods))
     for obj in model.objects:
