@@ -103,6 +103,16 @@ def test_a_file_a_workflow_step_rewrites_with_sed_gives_warnings_that_name_the_s
         in placeholder and "Not certain" not in placeholder
 
 
+def test_perl_in_place_rewrites_the_files_after_its_script(tmp_path: Path) -> None:
+    # kserve's make docker-build: perl -pi -e 's@image: .*@image: ${IMG}@' FILE
+    write(tmp_path, {"k8s/app/deploy.yaml": DEPLOY, **step(
+        "perl -pi -e 's@image: .*@image: ${IMG}@' k8s/app/deploy.yaml")})
+    assert lint(tmp_path) == [("image-digest[placeholder]", "k8s/app/deploy.yaml", 12, "warning"),
+                              ("schema[invalid]", "k8s/app/deploy.yaml", 5, "warning")]
+    write(tmp_path, step("perl -p -e 's@a@b@' k8s/app/deploy.yaml > /tmp/out.yaml"))
+    assert read_ci(disk_tree([tmp_path], tmp_path)).rewrites == ()  # not in place
+
+
 def test_a_variable_target_names_the_step_and_doubts_nothing(tmp_path: Path) -> None:
     write(tmp_path, {"k8s/app/deploy.yaml": DEPLOY,
                      **step('sed -i "s/latest/$TAG/" "$MANIFEST"')})

@@ -45,7 +45,7 @@ class Builder:
 
     ``tool``: skaffold | ko (``image``: what it builds), kustomize-edit (``image``: the
     images entry name a CI step sets, empty when the step names it by a variable;
-    ``deploys``: the files the folder's build reads), sed (``image``: the file, or glob, a
+    ``deploys``: the files the folder's build reads), sed or perl (``image``: the file, or glob, a
     CI step rewrites).
     """
 
@@ -80,8 +80,8 @@ class Builder:
             who = "a Makefile target" if posixpath.basename(self.file) in (
                 "GNUmakefile", "makefile", "Makefile") else "a CI step"
             return f"{who} sets {name} (kustomize edit set image, {self.where})"
-        if self.tool == "sed":
-            return f"a CI step rewrites {self.image} with sed ({self.where})"
+        if self.tool in ("sed", "perl"):
+            return f"a CI step rewrites {self.image} with {self.tool} ({self.where})"
         return f"skaffold builds {self.image} ({self.where})"
 
     def describe_elsewhere(self) -> str:
@@ -188,9 +188,9 @@ def _ci_builders(model: Model) -> Iterator[Builder]:
                     if name in renamed:  # the entry it sets renames it: judged as renamed
                         yield Builder("kustomize-edit", renamed[name], step.file, step.line,
                                       within)
-        elif rewrite.tool == "sed -i":
+        elif rewrite.tool in ("sed -i", "perl -i"):
             for target in rewrite.targets:
-                yield Builder("sed", target, step.file, step.line)
+                yield Builder(rewrite.tool.split()[0], target, step.file, step.line)
     for rewrite in ci_facts(model).unknown:  # set image in a folder a variable names
         folder = posixpath.dirname(rewrite.step.file)
         within = (f"{folder}/*",) if folder and posixpath.basename(
@@ -223,7 +223,7 @@ def rewriter(model: Model, ref: ImageRef, file: str) -> Builder | None:
         if b.tool == "kustomize-edit" and (b.image in ("", ref.repository)) and (
                 deployed_by(b, file)):
             return b
-        if b.tool == "sed" and glob_match(file, b.image):
+        if b.tool in ("sed", "perl") and glob_match(file, b.image):
             return b
     return None
 

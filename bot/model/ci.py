@@ -46,7 +46,7 @@ MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 VALIDATORS = ("kubeconform", "kubeval")
 TOOLS = frozenset({"kustomize", "kubectl", "oc", "yq", "sed", "envsubst", "kubeconform",
-                   "kubeval", "flux", "helm", "skaffold", "make"})
+                   "kubeval", "flux", "helm", "skaffold", "make", "perl"})
 # steps that commit or propose a job's changes (``uses:``, lowercased, as a substring)
 COMMIT_ACTIONS = ("create-pull-request", "auto-commit", "add-and-commit", "push-action",
                   "commit-action", "commit-push", "create-commit", "ghcommit")
@@ -564,6 +564,8 @@ class _Reader:
             return
         if name in ("sed", "gsed"):
             self._sed(argv, block, step)
+        elif name == "perl":
+            self._perl(argv, block, step)
         elif name == "yq":
             self._yq(argv, block, step)
         elif name == "kustomize":
@@ -653,6 +655,22 @@ class _Reader:
         files = operands if script_given else operands[1:]
         for target in files:
             self._write(block, step, "sed -i", target)
+
+    def _perl(self, argv: list[str], block: _Block, step: Step) -> None:
+        """``perl -pi -e 's/.../.../' FILE`` (``-i`` in any cluster of switches, with or
+        without a backup suffix): the files after the script are rewritten in place."""
+        in_place, operands = False, []
+        args = iter(argv[1:])
+        for arg in args:
+            if arg.startswith("-") and len(arg) > 1 and not arg.startswith("--"):
+                letters = arg[1:]
+                in_place = in_place or "i" in letters.split("e", 1)[0]
+                if letters.endswith(("e", "E")):
+                    next(args, None)  # the script
+                continue
+            operands.append(arg)
+        for target in operands if in_place else ():
+            self._write(block, step, "perl -i", target)
 
     def _yq(self, argv: list[str], block: _Block, step: Step) -> None:
         in_place = False
