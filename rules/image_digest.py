@@ -242,7 +242,7 @@ def _check(
             fix=(f"Add digest: sha256:<digest of the {ref.name} version to run> to this kustomize "
                  "images entry." if _set_by_images_entry(pod, where) else
                  f"Pin a version and its digest: {ref.name}:<version>@sha256:<digest>."),
-            kind="floating",
+            kind="floating", doubt=_chart_tag_unseen(pod, ref),
         )
         return
     if ref.chart_tag:
@@ -263,6 +263,18 @@ def _check(
     else:
         fix = f"Add the digest of the tag: {ref.name}:{ref.tag or '<tag>'}@sha256:<digest>."
     yield Violation(pod.obj, tag_path, message, fix=fix, kind="unpinned")
+
+
+def _chart_tag_unseen(pod: PodTemplate, ref: ImageRef) -> str | None:
+    """A chart's values that name an image without a tag: the chart's templates may give it
+    one from elsewhere (``appVersion``, a sibling ``defaultVersion``), which reviewbot does
+    not render (app-template renders exactly what the values say)."""
+    origin = pod.origin
+    if ref.tag is not None or origin is None or origin.source != "values" or origin.chart in (
+            "app-template", "raw"):
+        return None
+    return (f"the tag the {origin.chart or 'chart'}'s templates give this image (its values "
+            "name none)")
 
 
 def _not_a_reference(text: str) -> bool:

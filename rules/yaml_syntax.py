@@ -13,7 +13,8 @@ Kinds:
 
 - `placeholder` (warning): the failing line (or the one before it) starts a value with a
   placeholder in single braces, `image: {docker_username}/iris-classifier`: a sample a reader
-  completes before applying, which does not parse as written.
+  completes before applying, which does not parse as written; or a Flux variable
+  (`[vault.${CLUSTER_DOMAIN}:8200]`) that postBuild substitutes before anything parses it.
 
 When it stays quiet:
 
@@ -51,6 +52,7 @@ from reviewbot.model.objects import Model
 
 # an unquoted value starting with a placeholder in single braces: `image: {user}/model`
 _PLACEHOLDER = re.compile(r":\s+\{[A-Za-z][\w-]*\}\S")
+_VARIABLE = re.compile(r"\$\{[A-Za-z_]\w*(?::?[=-][^}]*)?\}")  # Flux's ${VAR}, ${VAR:=x}
 ID = "yaml-syntax"
 SEVERITY = "error"
 SEVERITIES = {"placeholder": "warning"}
@@ -71,12 +73,18 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
         for problem in lf.problems:
             near = lines[max(problem.line - 2, 0):problem.line] if lines else []
             if any(_PLACEHOLDER.search(text) for text in near):
+                what = ("a placeholder in braces (`{name}`) a reader replaces before applying, "
+                        "so the file as written is a template, not a manifest")
+            elif any(_VARIABLE.search(text) for text in near):
+                what = ("a variable (`${NAME}`) Flux's postBuild substitutes before anything "
+                        "parses the file, so what is parsed is not what is written here")
+            else:
+                what = ""
+            if what:
                 yield Violation(
-                    None, (), f"{problem.message}; the line holds a placeholder in braces "
-                    "(`{name}`) a reader replaces before applying, so the file as written is "
-                    "a template, not a manifest", file=lf.path, line=problem.line,
-                    column=problem.column, key=f"{lf.path}:{problem.message}",
-                    kind="placeholder",
+                    None, (), f"{problem.message}; the line holds {what}", file=lf.path,
+                    line=problem.line, column=problem.column,
+                    key=f"{lf.path}:{problem.message}", kind="placeholder",
                     fix="Replace the placeholder, or quote it if the file is meant to parse.",
                 )
                 continue
