@@ -352,3 +352,11 @@ def assert_markdown_safe(text: str, where: str) -> None:
     prose = re.sub(r"<!-- reviewbot:[\w:.-]+ -->", "", prose)
     for bad in ("@team", "<img", "<!--"):
         assert bad not in prose, (where, bad)
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    """Write ``files`` (path -> YAML text, dedented) under ``root``."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))

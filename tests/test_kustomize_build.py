@@ -24,17 +24,10 @@ from reviewbot.model.kustomize import (
 )
 from reviewbot.sources.tree import FileRecord, blob_id, disk_tree
 
-from .helpers import lint_dir
+from .helpers import lint_dir, write
 
 PRECISION = Path(__file__).parent / "fixtures" / "precision"
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
 
 
 def findings(result: Result) -> list[tuple[str, str, str, int]]:

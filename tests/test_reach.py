@@ -7,13 +7,12 @@ a child is judged as its parent builds it.
 
 from __future__ import annotations
 
-import textwrap
 import time
 from pathlib import Path
 
 from reviewbot.engine.run import Result
 
-from .helpers import lint_dir
+from .helpers import lint_dir, write
 
 FLOATING = """
 apiVersion: apps/v1
@@ -48,13 +47,6 @@ spec:
   path: %s
   sourceRef: {kind: %s, name: %s}
 """
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
 
 
 def found(result: Result) -> list[tuple[str, str, str, str]]:
