@@ -48,7 +48,13 @@ from reviewbot.model.resource import (
 from reviewbot.model.resource import dict_of as _dict
 from reviewbot.model.resource import list_of as _list
 from reviewbot.model.resource import text_of as _text
-from reviewbot.model.transform import GENERATED_HASH, split_image, transform, transform_image
+from reviewbot.model.transform import (
+    GENERATED_HASH,
+    generate,
+    split_image,
+    transform,
+    transform_image,
+)
 from reviewbot.sources.tree import FileRecord, blob_id
 
 __all__ = [  # the build's types and rules, for the modules that import them from here
@@ -452,13 +458,14 @@ class Graph:
             if key == "components":
                 continue
             self._include(build, folder, entry, stack)
+        build.resources = build.resources + generate(k, functools.partial(self._read, build))
         for entry in (e for key, e in include_entries(k.body) if key == "components"):
             target = join(folder, entry)
             if is_remote(entry):
                 build.remote.append(entry)
                 continue
             self._component(build, target, stack)
-        build.resources = self._transform(k, build.resources, build)
+        build.resources = self._transform(k, build.resources, build, generated=True)
         if k.body.get("helmCharts"):
             build.helm = True
         if any(k.body.get(key) for key in ("generators", "transformers", "validators")):
@@ -544,9 +551,11 @@ class Graph:
         return mine[0] is token[0] and mine[1] is token[1]
 
     def _transform(
-        self, k: Kustomization, resources: list[Resource], build: Build
+        self, k: Kustomization, resources: list[Resource], build: Build,
+        generated: bool = False,
     ) -> list[Resource]:
-        return transform(k, resources, functools.partial(self._read, build), build.deleted)
+        return transform(k, resources, functools.partial(self._read, build), build.deleted,
+                         generated)
 
     def _read(self, build: Build, path: str) -> LoadedFile | None:
         """The file at ``path`` for a build (a patch, a replacement), the read recorded."""

@@ -4,6 +4,10 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
+import posixpath
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -24,17 +28,26 @@ from reviewbot.model.resource import (
     Path,
     Resource,
     dict_of,
+    join,
     list_of,
     text_of,
 )
 from reviewbot.model.smp import apply_smp
 
 
+def generate(k: Kustomization, read: Reader) -> list[Resource]:
+    """The ConfigMaps and Secrets ``k``'s generators make (kustomize adds them before it
+    applies the kustomization's components: a component's transformations reach them)."""
+    return list(_generated(k, read))
+
+
 def transform(k: Kustomization, resources: list[Resource], read: Reader,
-              deleted: list[Resource] | None = None) -> list[Resource]:
+              deleted: list[Resource] | None = None, generated: bool = False
+              ) -> list[Resource]:
     """``resources`` after ``k``'s generators, patches and transformers, in kustomize's order
     (``read``: the tree's files, for patch files; ``deleted`` gets the objects a patch
-    deleted, ``$patch: delete``)."""
+    deleted, ``$patch: delete``; ``generated``: the generators' objects are in
+    ``resources`` already, :func:`generate`)."""
     body = k.body
     gone: list[Resource] = deleted if deleted is not None else []
 
@@ -47,7 +60,7 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
                 kept.append(after)
         return kept
 
-    out = list(resources) + list(_generated(k))
+    out = list(resources) + ([] if generated else list(_generated(k, read)))
     for patch in strategic_patches(k, read):
         out = _kept((r, apply_smp(r, patch) if smp_targets(r, patch) else r) for r in out)
     for selector, patch in patches(k, read):
@@ -90,8 +103,11 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
 # ---------------------------------------------------------------- generators
 
 
-def _generated(k: Kustomization) -> Iterator[Resource]:
-    """ConfigMaps and Secrets the generators make (names only: no hash suffix, no data)."""
+def _generated(k: Kustomization, read: Reader) -> Iterator[Resource]:
+    """ConfigMaps and Secrets the generators make: data from ``literals`` and from the
+    ``files``/``envs`` the tree holds (a source it does not hold leaves the object marked
+    GENERATED_UNKNOWN); named without the hash suffix, which :func:`finish` adds once the
+    whole build is made."""
     options = dict_of(k.body.get("generatorOptions"))
     for key, kind in (("configMapGenerator", "ConfigMap"), ("secretGenerator", "Secret")):
         for gen in list_of(k.body.get(key)):
@@ -99,18 +115,186 @@ def _generated(k: Kustomization) -> Iterator[Resource]:
                 continue
             if gen.get("behavior") in ("merge", "replace"):
                 continue
+            own = dict_of(gen.get("options"))
             meta: dict[str, Any] = {"name": gen["name"]}
             if isinstance(gen.get("namespace"), str):
                 meta["namespace"] = gen["namespace"]
-            labels = {**dict_of(options.get("labels")), **dict_of(dict_of(gen.get("options"))
-                                                                  .get("labels"))}
-            if labels:
-                meta["labels"] = labels
-            hashed = not (options.get("disableNameSuffixHash") is True
-                          or dict_of(gen.get("options")).get("disableNameSuffixHash") is True)
-            if hashed:
-                meta["annotations"] = {GENERATED_HASH: "true"}
-            yield Resource(None, (), {"apiVersion": "v1", "kind": kind, "metadata": meta})
+            for field_name in ("labels", "annotations"):
+                values = {**dict_of(options.get(field_name)), **dict_of(own.get(field_name))}
+                if values:
+                    meta[field_name] = _labels(values)
+            data, known = _generator_data(k, gen, read)
+            marks: dict[str, str] = {}
+            if not (options.get("disableNameSuffixHash") is True
+                    or own.get("disableNameSuffixHash") is True):
+                marks[GENERATED_HASH] = "true"
+            if not known:
+                marks[GENERATED_UNKNOWN] = "true"
+            if marks:
+                meta["annotations"] = {**dict_of(meta.get("annotations")), **marks}
+            body: dict[str, Any] = {"apiVersion": "v1", "kind": kind, "metadata": meta}
+            if kind == "Secret":
+                body["type"] = gen["type"] if isinstance(gen.get("type"), str) else "Opaque"
+                data = {n: base64.b64encode(v.encode("utf-8")).decode("ascii")
+                        for n, v in data.items()}
+            if data:
+                body["data"] = data
+            if options.get("immutable") is True or own.get("immutable") is True:
+                body["immutable"] = True
+            yield Resource(None, (), body)
+
+
+def _generator_data(k: Kustomization, gen: Mapping[str, Any], read: Reader
+                    ) -> tuple[dict[str, str], bool]:
+    """(data, whether every source could be read) of one generator."""
+    data: dict[str, str] = {}
+    known = True
+    for text in list_of(gen.get("literals")):
+        if isinstance(text, str) and "=" in text:
+            name, _, value = text.partition("=")
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                value = value[1:-1]
+            data[name] = value
+    for entry in list_of(gen.get("envs")) + ([gen["env"]] if isinstance(gen.get("env"), str)
+                                             else []):
+        content = _source_text(k, entry, read)
+        if content is None:
+            known = False
+            continue
+        for line in content.splitlines():
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            if "=" not in line:
+                known = False  # kustomize takes the value from its own environment
+                continue
+            name, _, value = line.partition("=")
+            data[name.strip()] = value
+    for entry in list_of(gen.get("files")):
+        if not isinstance(entry, str):
+            continue
+        name, sep, path = entry.partition("=")
+        path = path if sep else entry
+        name = name if sep else posixpath.basename(path.strip())
+        content = _source_text(k, path, read)
+        if content is None:
+            known = False
+            continue
+        data[name.strip()] = content
+    return data, known
+
+
+def _source_text(k: Kustomization, entry: Any, read: Reader) -> str | None:
+    """A generator source's text, when the tree holds it (as a parsed file)."""
+    if not isinstance(entry, str) or not entry.strip():
+        return None
+    lf = read(join(k.directory, entry.strip()))
+    if lf is None:
+        return None
+    try:
+        return lf.data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+GENERATED_UNKNOWN = "reviewbot.dev/generated-content-unknown"  # a source the tree lacks
+
+
+def finish(resources: Sequence[Resource]) -> list[Resource]:
+    """The objects of a whole build (what ``kustomize build`` of that folder prints): each
+    generated ConfigMap and Secret whose content is known named with kustomize's content
+    hash (``-<10 characters>``), and the references of the pod templates beside it in its
+    namespace renamed too; the build's own marks removed."""
+    renamed: dict[tuple[str, str, str], str] = {}
+    out: list[Resource] = []
+    for r in resources:
+        meta = dict_of(r.body.get("metadata"))
+        notes = dict_of(meta.get("annotations"))
+        if r.doc is not None or not (GENERATED_HASH in notes or GENERATED_UNKNOWN in notes):
+            out.append(r)
+            continue
+        if GENERATED_UNKNOWN in notes:
+            out.append(r)  # what kustomize hashes is not known here: left as it is
+            continue
+        rest = {k: v for k, v in notes.items() if k != GENERATED_HASH}
+        new_meta = {k: v for k, v in meta.items() if k != "annotations"}
+        if rest:
+            new_meta["annotations"] = rest
+        name = f"{meta.get('name')}-{content_hash(r.body)}"
+        renamed[(r.kind, str(meta.get("namespace") or ""), str(meta.get("name")))] = name
+        new_meta["name"] = name
+        out.append(Resource(r.doc, r.path, {**r.body, "metadata": new_meta}, r.origins))
+    if not renamed:
+        return out
+    return [_references(r, renamed) for r in out]
+
+
+def content_hash(body: Mapping[str, Any]) -> str:
+    """kustomize's name suffix for a generated ConfigMap or Secret: sha256 of the JSON of
+    kind, data (and binaryData / stringData, and a Secret's type) with an empty name (kustomize
+    looks the name up by a path it never finds), its first ten hex digits with 0, 1, 3, a and
+    e written g, h, k, m and t."""
+    kind = str(body.get("kind"))
+    fields: dict[str, Any] = {"kind": kind, "name": "", "data": body.get("data", "")}
+    if kind == "Secret":
+        fields["type"] = body.get("type", "")
+        if isinstance(body.get("stringData"), dict):
+            fields["stringData"] = body["stringData"]
+    elif isinstance(body.get("binaryData"), dict):
+        fields["binaryData"] = body["binaryData"]
+    text = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+    return digest.translate(str.maketrans("013ae", "ghkmt"))
+
+
+_REFERENCES: dict[str, tuple[tuple[str, ...], ...]] = {
+    # (kind referenced, where in a pod spec: path steps, "*" for every list element)
+    "ConfigMap": (("volumes", "*", "configMap", "name"),
+                  ("volumes", "*", "projected", "sources", "*", "configMap", "name"),
+                  ("containers", "*", "env", "*", "valueFrom", "configMapKeyRef", "name"),
+                  ("containers", "*", "envFrom", "*", "configMapRef", "name"),
+                  ("initContainers", "*", "env", "*", "valueFrom", "configMapKeyRef", "name"),
+                  ("initContainers", "*", "envFrom", "*", "configMapRef", "name")),
+    "Secret": (("volumes", "*", "secret", "secretName"),
+               ("volumes", "*", "projected", "sources", "*", "secret", "name"),
+               ("containers", "*", "env", "*", "valueFrom", "secretKeyRef", "name"),
+               ("containers", "*", "envFrom", "*", "secretRef", "name"),
+               ("initContainers", "*", "env", "*", "valueFrom", "secretKeyRef", "name"),
+               ("initContainers", "*", "envFrom", "*", "secretRef", "name"),
+               ("imagePullSecrets", "*", "name")),
+}
+
+
+def _references(r: Resource, renamed: Mapping[tuple[str, str, str], str]) -> Resource:
+    template = _TEMPLATE.get(r.kind)
+    pod_path: tuple[str, ...] | None = (template + ("spec",)) if template is not None else (
+        ("spec",) if r.kind == "Pod" else None)
+    if pod_path is None:
+        return r
+    namespace = str(dict_of(r.body.get("metadata")).get("namespace") or "")
+    body: Any = r.body
+    for kind, paths in _REFERENCES.items():
+        for path in paths:
+            body = _rename_at(body, pod_path + path, kind, namespace, renamed)
+    return r if body is r.body else Resource(r.doc, r.path, body, r.origins)
+
+
+def _rename_at(value: Any, path: tuple[str, ...], kind: str, namespace: str,
+               renamed: Mapping[tuple[str, str, str], str]) -> Any:
+    if not path:
+        new = renamed.get((kind, namespace, value)) if isinstance(value, str) else None
+        return new if new is not None else value
+    head, rest = path[0], path[1:]
+    if head == "*":
+        if not isinstance(value, list):
+            return value
+        items = [_rename_at(v, rest, kind, namespace, renamed) for v in value]
+        return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+    if not isinstance(value, dict) or head not in value:
+        return value
+    child = _rename_at(value[head], rest, kind, namespace, renamed)
+    return value if child is value[head] else {**value, head: child}
 
 
 GENERATED_HASH = "reviewbot.dev/name-hash-suffix"  # on generator stubs kustomize hashes
