@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import posixpath
 import re
 import shutil
 import signal
@@ -26,6 +27,8 @@ from reviewbot.config import Config, find_config, load_config_file, parse_config
 from reviewbot.engine.findings import Finding
 from reviewbot.engine.options import check_options
 from reviewbot.engine.run import Result, analyze
+from reviewbot.load.loader import load
+from reviewbot.model.kustomize import Graph, Kustomization, is_kustomization_file
 from reviewbot.netpol.network import Network
 from reviewbot.sources.tree import disk_tree
 
@@ -360,3 +363,18 @@ def write(root: Path, files: dict[str, str]) -> None:
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def kustomize_graph(repo: Path) -> Graph:
+    """The kustomization graph of the folder ``repo`` (every kustomization in it), for
+    building its kustomizations in process."""
+    tree = disk_tree([repo], repo)
+    files = {r.path: load(r) for r in tree.files}
+    found = []
+    for path, lf in files.items():
+        if is_kustomization_file(path) and lf.documents and isinstance(
+                lf.documents[0].value, dict):
+            doc = lf.documents[0]
+            found.append(Kustomization(path, posixpath.dirname(path), doc.value, doc))
+    return Graph(found, {p: lf for p, lf in files.items() if not is_kustomization_file(p)},
+                 tree.paths, tree.texts)

@@ -25,7 +25,7 @@ from reviewbot.load.loader import load
 from reviewbot.model.transform import finish
 from reviewbot.sources.tree import FileRecord, blob_id
 
-from .test_kustomize_oracle import graph_of
+from .helpers import kustomize_graph
 
 KUBECTL = shutil.which("kubectl")
 EXAMPLES = int(os.environ.get("REVIEWBOT_KUSTOMIZE_EXAMPLES", "25"))
@@ -163,6 +163,6 @@ def test_generated_kustomizations_build_as_kubectl_kustomize(data: st.DataObject
         record = FileRecord("built.yaml", blob_id(proc.stdout), proc.stdout)
         want = sorted(json.dumps(d.value, sort_keys=True) for d in load(record).documents
                       if isinstance(d.value, dict))
-        made = finish(graph_of(root).build("overlay").resources)
+        made = finish(kustomize_graph(root).build("overlay").resources)
         got = sorted(json.dumps(r.body, sort_keys=True, default=str) for r in made)
         assert got == want

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import posixpath
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -25,9 +24,10 @@ from typing import Any
 import pytest
 
 from reviewbot.load.loader import load
-from reviewbot.model.kustomize import Graph, Kustomization, is_kustomization_file
 from reviewbot.model.transform import GENERATED_UNKNOWN, finish
-from reviewbot.sources.tree import FileRecord, blob_id, disk_tree
+from reviewbot.sources.tree import FileRecord, blob_id
+
+from .helpers import kustomize_graph
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 LISTED = Path(__file__).parent / "data" / "kustomize-oracle.tsv"
@@ -46,19 +46,6 @@ def _key(body: Any) -> Key:
             str(meta.get("name")))
 
 
-def graph_of(repo: Path) -> Graph:
-    tree = disk_tree([repo], repo)
-    files = {r.path: load(r) for r in tree.files}
-    found = []
-    for path, lf in files.items():
-        if is_kustomization_file(path) and lf.documents and isinstance(
-                lf.documents[0].value, dict):
-            doc = lf.documents[0]
-            found.append(Kustomization(path, posixpath.dirname(path), doc.value, doc))
-    return Graph(found, {p: lf for p, lf in files.items() if not is_kustomization_file(p)},
-                 tree.paths, tree.texts)
-
-
 def _kubectl(folder: Path) -> tuple[int, bytes, bytes]:
     assert KUBECTL is not None
     proc = subprocess.run([KUBECTL, "kustomize", str(folder)], capture_output=True,
@@ -69,7 +56,7 @@ def _kubectl(folder: Path) -> tuple[int, bytes, bytes]:
 def verdicts(repo: Path) -> Iterator[tuple[str, str]]:
     """(folder, reason) for every kustomization folder of ``repo`` the in-process build
     does not make as kubectl kustomize does ("equal" ones are left out)."""
-    graph = graph_of(repo)
+    graph = kustomize_graph(repo)
     folders = [f for f in sorted(graph.by_dir) if not graph.by_dir[f].is_component]
     with ThreadPoolExecutor(max_workers=4) as pool:
         outputs = dict(zip(folders, pool.map(lambda f: _kubectl(repo / f), folders),
