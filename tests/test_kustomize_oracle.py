@@ -80,8 +80,8 @@ def verdicts(repo: Path) -> Iterator[tuple[str, str]]:
                     if isinstance(d.value, dict)}
             made = finish(build.resources)
             got = {_key(r.body): _normal(r.body) for r in made}
-            unknown = any(GENERATED_UNKNOWN in (r.body.get("metadata") or {}).get(
-                "annotations", {}) for r in made)
+            unknown = any(GENERATED_UNKNOWN in ((r.body.get("metadata") or {}).get(
+                "annotations") or {}) for r in made)
             if (set(want) != set(got) or any(want[k] != got[k] for k in want)) and unknown:
                 yield folder, "gap: a generator reads a file the tree does not parse"
             elif set(want) != set(got):
