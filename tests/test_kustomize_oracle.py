@@ -132,7 +132,7 @@ def test_every_corpus_kustomization_builds_as_kubectl_kustomize_builds(repo: str
     assert found == expected
 
 
-@pytest.mark.skipif(not REPOS, reason=f"../shared/corpus (the real repositories) is not at {CORPUS}")
+@pytest.mark.skipif(not REPOS, reason=f"../shared/corpus is not at {CORPUS}")
 def test_the_corpus_has_kustomizations_to_compare() -> None:
     # a clone without ../shared beside it skips, as every corpus test does
     assert any((CORPUS / r).rglob("kustomization.yaml") for r in REPOS)
