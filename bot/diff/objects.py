@@ -58,6 +58,7 @@ from reviewbot.load.paths import FLAG_LISTS, Segment, identifier, item_key, pars
 from reviewbot.model import sops
 from reviewbot.model.objects import KObject, Model
 from reviewbot.model.quantity import parse_quantity
+from reviewbot.model.transform import generated_objects
 from reviewbot.model.values import values_documents
 
 Path = tuple[Segment, ...]
@@ -1004,6 +1005,7 @@ def items_of(model: Model, values_patterns: Sequence[str] | None = None) -> list
             None, k.file, k.file, k.body, k.doc, (), secret=with_sops(k.body, secret),
             strip=False, kustomization=True,
         ))
+    out += _generated_items(model)
     for vobj, values, _ in values_documents(model, values_patterns):
         if vobj.path:  # a kustomization's valuesInline: diffed with its kustomization
             continue
@@ -1014,6 +1016,30 @@ def items_of(model: Model, values_patterns: Sequence[str] | None = None) -> list
         ))
     return out
 
+
+
+def _generated_items(model: Model) -> list[Item]:
+    """The ConfigMaps and Secrets kustomize generators make in what the tree applies (the
+    builds of the reached roots, else of every kustomization root): a change of a file a
+    generator reads (an ``.env``) is a change of its object, located at the generator."""
+    graph = model.derived.get("kustomize-graph")
+    if graph is None:
+        return []
+    reach = model.derived.get("reach")
+    if reach is not None:
+        builds = [applied.resources for applied in reach.applied]
+    else:
+        builds = [graph.build(f).resources for f in graph.roots
+                  if not graph.by_dir[f].is_component]
+    out = []
+    for r, doc, where in generated_objects(builds):
+        namespace = r.namespace or None
+        ref = f"{r.kind}/{namespace}/{r.name}" if namespace else f"{r.kind}/{r.name}"
+        out.append(Item(
+            r.identity, ref, r.kind, str(r.body.get("apiVersion")), namespace, r.name,
+            doc.file.path, r.body, doc, where, secret=secrecy_of(r.kind, r.group),
+        ))
+    return out
 
 
 def diff_items(base: Sequence[Item], head: Sequence[Item]) -> TreeDiff:

@@ -39,7 +39,7 @@ def result_key(tree: Tree, config: Config, only: Sequence[str]) -> str | None:
     return digest.hexdigest()
 
 
-REVIEW_FORMAT = 2
+REVIEW_FORMAT = 3
 
 
 def review_key(listings: Sequence[PendingTree], config: Config, parts: Sequence[Any]) -> str | None:
@@ -54,7 +54,9 @@ def review_key(listings: Sequence[PendingTree], config: Config, parts: Sequence[
         return None
     for listing in listings:
         digest.update(b"\n\0tree")
-        for path, sha in (*listing.entries, *listing.sides, *listing.jsons.items()):
+        # every other blob too: the ones a generator reads are known only once read
+        for path, sha in (*listing.entries, *listing.sides, *listing.jsons.items(),
+                          *listing.others.items()):
             digest.update(key_bytes(f"\n{path}\0{sha}"))
         digest.update(b"\n\0paths")
         for path in sorted(listing.paths):

@@ -238,7 +238,7 @@ def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> 
             return ReviewResult(report, report.findings, new, config)
     if cache is not None:
         cache.prefetch(pending.blobs)
-    base_tree = pending.tree()
+    base_tree = pending.tree(max_file_bytes=config.max_file_bytes)
     # the base's limit: work-tree files are read to it, every file parsed under it
     head = head_tree(sides, base_tree, head_pending, config.max_file_bytes)
     memo = Memo()  # base and head share nearly every file: each is parsed once
@@ -324,7 +324,8 @@ def compare_sides(sides: Sides, config: Config, loader: Any) -> Comparison:
     """Load both sides with ``config`` (the base's: :func:`review_config`; ``loader``: a parse
     cache or None) and diff them."""
     memo = Memo()
-    base = load_model(git_tree(sides.root, sides.base, sides.prefixes), config, loader, memo)
+    base = load_model(git_tree(sides.root, sides.base, sides.prefixes,
+                               max_file_bytes=config.max_file_bytes), config, loader, memo)
     head = load_model(head_tree(sides, max_file_bytes=config.max_file_bytes), config, loader,
                       memo)
     return Comparison(config, base, head, diff_models(base, head))

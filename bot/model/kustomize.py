@@ -309,6 +309,8 @@ class Graph:
         self._commented: dict[tuple[str, str], tuple[LoadedFile, list[Commented]]] = {}
         self._layout: bool | None = None
         self._manifests: list[str] | None = None
+        self._sources: dict[str, FileRecord] | None = None
+        self._source_files: dict[str, LoadedFile] = {}
 
     def deleted(self) -> set[int]:
         """Documents whose object a patch of some build made so far deleted (``$patch:
@@ -458,7 +460,7 @@ class Graph:
             if key == "components":
                 continue
             self._include(build, folder, entry, stack)
-        build.resources = build.resources + generate(k, functools.partial(self._read, build))
+        build.resources = generate(k, functools.partial(self._read, build), build.resources)
         for entry in (e for key, e in include_entries(k.body) if key == "components"):
             target = join(folder, entry)
             if is_remote(entry):
@@ -544,7 +546,8 @@ class Graph:
 
     def _token(self, path: str) -> Token:
         k = self.by_dir.get(path)
-        return self.files.get(path), k.doc if k is not None else None
+        lf = self.files.get(path)
+        return lf if lf is not None else self.source(path), k.doc if k is not None else None
 
     def _same(self, path: str, token: Token) -> bool:
         mine = self._token(path)
@@ -558,12 +561,32 @@ class Graph:
                          generated)
 
     def _read(self, build: Build, path: str) -> LoadedFile | None:
-        """The file at ``path`` for a build (a patch, a replacement), the read recorded."""
+        """The file at ``path`` for a build (a patch, a replacement, a generator's source),
+        the read recorded."""
         build.reads[path] = self._token(path)
         lf = self.files.get(path)
         if lf is not None:
             build.files.add(path)
-        return lf
+            return lf
+        return self.source(path)
+
+    def source(self, path: str) -> LoadedFile | None:
+        """A file of the tree's texts a generator reads (a ``.env``, a ``.conf``): its
+        bytes, no documents; the previous graph's when it holds the same blob (so that a
+        build that read it is taken again only then)."""
+        sources = self._sources
+        if sources is None:
+            sources = self._sources = {r.path: r for r in self.texts}
+        record = sources.get(path)
+        if record is None:
+            return None
+        found = self._source_files.get(path)
+        if found is None:
+            earlier = self.previous.source(path) if self.previous is not None else None
+            found = earlier if earlier is not None and earlier.blob == record.blob else (
+                LoadedFile(record.path, record.blob, record.data))
+            self._source_files[path] = found
+        return found
 
     # ------------------------------------------------------------ Flux
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import posixpath
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -35,10 +34,49 @@ from reviewbot.model.resource import (
 from reviewbot.model.smp import apply_smp
 
 
-def generate(k: Kustomization, read: Reader) -> list[Resource]:
-    """The ConfigMaps and Secrets ``k``'s generators make (kustomize adds them before it
-    applies the kustomization's components: a component's transformations reach them)."""
-    return list(_generated(k, read))
+def generate(k: Kustomization, read: Reader, resources: Sequence[Resource] = ()
+             ) -> list[Resource]:
+    """``resources`` with the ConfigMaps and Secrets ``k``'s generators make (kustomize adds
+    them before it applies the kustomization's components: a component's transformations
+    reach them): a generator with ``behavior: create`` (the default) adds its object, one
+    with ``merge`` or ``replace`` changes the object of its kind and name ``resources``
+    hold, in its place (kustomize refuses the build when there is none: nothing added)."""
+    out = list(resources)
+    for behavior, made in _generated(k, read):
+        if behavior not in ("merge", "replace"):
+            out.append(made)
+            continue
+        meta = dict_of(made.body.get("metadata"))
+        matches = [i for i, r in enumerate(out) if r.kind == made.kind and r.group == ""
+                   and r.name == meta.get("name") and (
+                       "namespace" not in meta or r.namespace == meta["namespace"])]
+        if len(matches) == 1:
+            out[matches[0]] = _merged(out[matches[0]], made, behavior == "merge")
+    return out
+
+
+def _merged(old: Resource, new: Resource, merge: bool) -> Resource:
+    """kustomize's ``behavior: merge`` (``replace``: ``merge`` False) of a generated object
+    into the one it names: the old name and namespace, labels and annotations of both (the
+    new ones win), the data of both (``replace``: the new only); whether the name is hashed
+    is the new generator's, what is unknown stays unknown."""
+    before, after = dict_of(old.body.get("metadata")), dict_of(new.body.get("metadata"))
+    notes = {k: v for k, v in dict_of(before.get("annotations")).items() if k != GENERATED_HASH}
+    notes.update(dict_of(after.get("annotations")))
+    meta: dict[str, Any] = {"name": before.get("name")}
+    if "namespace" in before:
+        meta["namespace"] = before["namespace"]
+    labels = {**dict_of(before.get("labels")), **dict_of(after.get("labels"))}
+    if labels:
+        meta["labels"] = labels
+    if notes:
+        meta["annotations"] = notes
+    body = {**new.body, "metadata": meta}
+    for field_name in ("data", "binaryData") if merge else ():
+        values = {**dict_of(old.body.get(field_name)), **dict_of(new.body.get(field_name))}
+        if values or field_name in body:
+            body[field_name] = values
+    return Resource(None, (), body, {**old.origins, **new.origins})
 
 
 def transform(k: Kustomization, resources: list[Resource], read: Reader,
@@ -60,7 +98,7 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
                 kept.append(after)
         return kept
 
-    out = list(resources) + ([] if generated else list(_generated(k, read)))
+    out = list(resources) if generated else generate(k, read, resources)
     for patch in strategic_patches(k, read):
         out = _kept((r, apply_smp(r, patch) if smp_targets(r, patch) else r) for r in out)
     for selector, patch in patches(k, read):
@@ -103,17 +141,15 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
 # ---------------------------------------------------------------- generators
 
 
-def _generated(k: Kustomization, read: Reader) -> Iterator[Resource]:
+def _generated(k: Kustomization, read: Reader) -> Iterator[tuple[Any, Resource]]:
     """ConfigMaps and Secrets the generators make: data from ``literals`` and from the
-    ``files``/``envs`` the tree holds (a source it does not hold leaves the object marked
-    GENERATED_UNKNOWN); named without the hash suffix, which :func:`finish` adds once the
-    whole build is made."""
+    ``files``/``envs`` the tree holds (a source it does not hold, or one kustomize would
+    refuse, leaves the object marked GENERATED_UNKNOWN); named without the hash suffix,
+    which :func:`finish` adds once the whole build is made."""
     options = dict_of(k.body.get("generatorOptions"))
     for key, kind in (("configMapGenerator", "ConfigMap"), ("secretGenerator", "Secret")):
-        for gen in list_of(k.body.get(key)):
+        for index, gen in enumerate(list_of(k.body.get(key))):
             if not isinstance(gen, dict) or not isinstance(gen.get("name"), str):
-                continue
-            if gen.get("behavior") in ("merge", "replace"):
                 continue
             own = dict_of(gen.get("options"))
             meta: dict[str, Any] = {"name": gen["name"]}
@@ -123,81 +159,162 @@ def _generated(k: Kustomization, read: Reader) -> Iterator[Resource]:
                 values = {**dict_of(options.get(field_name)), **dict_of(own.get(field_name))}
                 if values:
                     meta[field_name] = _labels(values)
-            data, known = _generator_data(k, gen, read)
+            pairs = _generator_pairs(k, gen, read)
             marks: dict[str, str] = {}
             if not (options.get("disableNameSuffixHash") is True
                     or own.get("disableNameSuffixHash") is True):
-                marks[GENERATED_HASH] = "true"
-            if not known:
+                marks[GENERATED_HASH] = gen["name"]  # the name references use
+            if pairs is None:
                 marks[GENERATED_UNKNOWN] = "true"
             if marks:
                 meta["annotations"] = {**dict_of(meta.get("annotations")), **marks}
             body: dict[str, Any] = {"apiVersion": "v1", "kind": kind, "metadata": meta}
+            data: dict[str, str] = {}
+            binary: dict[str, str] = {}
+            for name, value in (pairs or {}).items():
+                if kind == "Secret":
+                    data[name] = _base64(value)
+                else:
+                    try:
+                        data[name] = value.decode("utf-8")
+                    except UnicodeDecodeError:  # kustomize: a value that is no UTF-8
+                        binary[name] = _base64(value)
             if kind == "Secret":
                 body["type"] = gen["type"] if isinstance(gen.get("type"), str) else "Opaque"
-                data = {n: base64.b64encode(v.encode("utf-8")).decode("ascii")
-                        for n, v in data.items()}
-            if data:
+            if data or kind == "Secret":  # kustomize writes a Secret's data, even empty
                 body["data"] = data
+            if binary:
+                body["binaryData"] = binary
             if options.get("immutable") is True or own.get("immutable") is True:
                 body["immutable"] = True
-            yield Resource(None, (), body)
+            yield gen.get("behavior"), Resource(None, (), body, {(): (k.doc, (key, index))})
 
 
-def _generator_data(k: Kustomization, gen: Mapping[str, Any], read: Reader
-                    ) -> tuple[dict[str, str], bool]:
-    """(data, whether every source could be read) of one generator."""
-    data: dict[str, str] = {}
-    known = True
+def _base64(value: bytes) -> str:
+    """``value`` as kustomize writes a Secret's value or a ConfigMap's binary one: base64
+    in lines of 70 characters, each ended by a newline, when it takes more than one line."""
+    text = base64.b64encode(value).decode("ascii")
+    if len(text) < _BASE64_LINE:
+        return text
+    return "".join(text[i:i + _BASE64_LINE] + "\n" for i in range(0, len(text), _BASE64_LINE))
+
+
+_BASE64_LINE = 70
+# Go's unicode.IsSpace: what kustomize trims from the start of an env file's line
+_GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007" \
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_MAX_LINE = 64 * 1024  # bufio.Scanner's token bound: a longer line, kustomize refuses the file
+
+
+def _generator_pairs(k: Kustomization, gen: Mapping[str, Any], read: Reader
+                     ) -> dict[str, bytes] | None:
+    """The (key, value) pairs of one generator as kustomize loads them: ``envs`` files'
+    lines, then ``literals``, then ``files``; None when a source cannot be read here or
+    kustomize would refuse it (what the object holds is unknown)."""
+    pairs: list[tuple[str, bytes]] = []
+    envs = list_of(gen.get("envs")) + ([gen["env"]] if isinstance(gen.get("env"), str) else [])
+    for entry in envs:
+        content = _source(k, entry, read)
+        found = _env_pairs(content) if content is not None else None
+        if found is None:
+            return None
+        pairs += found
     for text in list_of(gen.get("literals")):
-        if isinstance(text, str) and "=" in text:
-            name, _, value = text.partition("=")
-            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-                value = value[1:-1]
-            data[name] = value
-    for entry in list_of(gen.get("envs")) + ([gen["env"]] if isinstance(gen.get("env"), str)
-                                             else []):
-        content = _source_text(k, entry, read)
-        if content is None:
-            known = False
-            continue
-        for line in content.splitlines():
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            if "=" not in line:
-                known = False  # kustomize takes the value from its own environment
-                continue
-            name, _, value = line.partition("=")
-            data[name.strip()] = value
+        if not isinstance(text, str) or "=" not in text or text.startswith("="):
+            return None  # kustomize: "invalid literal source"
+        name, _, value = text.partition("=")
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        pairs.append((name, value.encode("utf-8")))
     for entry in list_of(gen.get("files")):
         if not isinstance(entry, str):
-            continue
+            return None
         name, sep, path = entry.partition("=")
-        path = path if sep else entry
-        name = name if sep else posixpath.basename(path.strip())
-        content = _source_text(k, path, read)
+        if not sep:
+            name, path = _go_base(entry), entry
+        elif not name or not path or "=" in path:
+            return None  # kustomize: a key or a path missing, or a second "="
+        content = _source(k, path, read)
         if content is None:
-            known = False
+            return None
+        pairs.append((name, content))
+    out = dict(pairs)
+    return out if len(out) == len(pairs) else None  # a key twice: kustomize refuses
+
+
+def _env_pairs(content: bytes) -> list[tuple[str, bytes]] | None:
+    """An env file's pairs as kustomize reads them: one per line (``\\r\\n`` ends a line
+    too), a UTF-8 byte order mark dropped from the first, leading white space trimmed, empty
+    lines and ``#`` comments skipped; the key is what comes before the first ``=`` (as
+    written: spaces and quotes kept), the value all after it, kept as written (quotes
+    too); a line without ``=`` is a key with an empty value (kustomize v5 no longer reads
+    it from its environment), a line starting with ``=`` is skipped. None: a line that is
+    no UTF-8 or longer than 64 KiB (kustomize refuses the file)."""
+    lines = content.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    out: list[tuple[str, bytes]] = []
+    for number, raw in enumerate(lines):
+        if len(raw) >= _MAX_LINE:
+            return None
+        raw = raw.removesuffix(b"\r")
+        if number == 0:
+            raw = raw.removeprefix(b"\xef\xbb\xbf")
+        try:
+            line = raw.decode("utf-8").lstrip(_GO_SPACE)
+        except UnicodeDecodeError:
+            return None
+        if not line or line.startswith("#"):
             continue
-        data[name.strip()] = content
-    return data, known
+        name, _, value = line.partition("=")
+        if name:
+            out.append((name, value.encode("utf-8")))
+    return out
 
 
-def _source_text(k: Kustomization, entry: Any, read: Reader) -> str | None:
-    """A generator source's text, when the tree holds it (as a parsed file)."""
-    if not isinstance(entry, str) or not entry.strip():
+def _go_base(path: str) -> str:
+    """Go's ``path.Base``: the last element, trailing slashes dropped ("." for none)."""
+    trimmed = path.rstrip("/")
+    if not trimmed:
+        return "/" if path else "."
+    return trimmed.rpartition("/")[2]
+
+
+def _source(k: Kustomization, entry: Any, read: Reader) -> bytes | None:
+    """A generator source's bytes, when the tree holds the file (read from the same side
+    as the build: disk, or the git ref of a review's side)."""
+    if not isinstance(entry, str) or not entry or "://" in entry:
         return None
-    lf = read(join(k.directory, entry.strip()))
-    if lf is None:
-        return None
-    try:
-        return lf.data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    lf = read(join(k.directory, entry))
+    if lf is None or (not lf.data and lf.problems):
+        return None  # absent, or refused by the loader (too large, not text): unknown
+    return lf.data
 
 
 GENERATED_UNKNOWN = "reviewbot.dev/generated-content-unknown"  # a source the tree lacks
+
+
+def generated_objects(builds: Iterable[Sequence[Resource]]
+                      ) -> list[tuple[Resource, Document, Path]]:
+    """The ConfigMaps and Secrets generators made in ``builds`` (what a tree applies), one
+    per identity (the first build's), each with the generator entry that made it (its
+    kustomization's document, the entry's path there); the build's marks removed, the name
+    without its hash suffix (a change of content changes the hash: the object is the same)."""
+    out: dict[tuple[str, str, str, str], tuple[Resource, Document, Path]] = {}
+    for resources in builds:
+        for r in resources:
+            where = r.origins.get(()) if r.doc is None else None
+            if where is None or r.identity in out:
+                continue
+            meta = dict_of(r.body.get("metadata"))
+            notes = {k: v for k, v in dict_of(meta.get("annotations")).items()
+                     if k not in (GENERATED_HASH, GENERATED_UNKNOWN)}
+            meta = {k: v for k, v in meta.items() if k != "annotations"}
+            if notes:
+                meta["annotations"] = notes
+            out[r.identity] = (Resource(None, (), {**r.body, "metadata": meta}, r.origins),
+                               *where)
+    return list(out.values())
 
 
 def finish(resources: Sequence[Resource]) -> list[Resource]:
@@ -206,6 +323,7 @@ def finish(resources: Sequence[Resource]) -> list[Resource]:
     hash (``-<10 characters>``), and the references of the pod templates beside it in its
     namespace renamed too; the build's own marks removed."""
     renamed: dict[tuple[str, str, str], str] = {}
+    originals: dict[tuple[str, str, str], str] = {}
     out: list[Resource] = []
     for r in resources:
         meta = dict_of(r.body.get("metadata"))
@@ -221,9 +339,15 @@ def finish(resources: Sequence[Resource]) -> list[Resource]:
         if rest:
             new_meta["annotations"] = rest
         name = f"{meta.get('name')}-{content_hash(r.body)}"
-        renamed[(r.kind, str(meta.get("namespace") or ""), str(meta.get("name")))] = name
+        namespace = str(meta.get("namespace") or "")
+        renamed[(r.kind, namespace, str(meta.get("name")))] = name
+        # a reference written before a namePrefix/nameSuffix renamed the object: the
+        # generator's own name (kustomize follows the object's earlier names)
+        first = (r.kind, namespace, str(notes[GENERATED_HASH]))
+        originals.setdefault(first, name)
         new_meta["name"] = name
         out.append(Resource(r.doc, r.path, {**r.body, "metadata": new_meta}, r.origins))
+    renamed = {**originals, **renamed}
     if not renamed:
         return out
     return [_references(r, renamed) for r in out]

@@ -133,14 +133,16 @@ def head_tree(sides: Sides, base: Tree | None = None, pending: PendingTree | Non
               max_file_bytes: int = MAX_FILE_BYTES) -> Tree:
     """The head side; blobs the ``base`` tree already read are not read again (``pending``:
     the head's listing, started with the base's blob ids skipped). Work-tree files are read
-    up to ``max_file_bytes`` (git blobs are read whole; the loader applies the limit)."""
+    up to ``max_file_bytes`` (git blobs are read whole, the loader applies the limit; the
+    files a generator names are read up to it)."""
     if sides.head is None:
         return work_tree(sides.root, sides.prefixes, max_file_bytes)
     known = ({f.blob: f.data for f in (*base.files, *base.texts)} if base is not None
              else None)
     if pending is not None:
-        return pending.tree(known)
-    return git_tree(sides.root, sides.head, sides.prefixes, top=True, known=known)
+        return pending.tree(known, max_file_bytes)
+    return git_tree(sides.root, sides.head, sides.prefixes, top=True, known=known,
+                    max_file_bytes=max_file_bytes)
 
 
 def file_at(root: Path, ref: str | None, rel: str, tree: Tree | PendingTree | None = None,

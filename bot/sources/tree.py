@@ -48,7 +48,8 @@ class Tree:
     files: tuple[FileRecord, ...]
     paths: frozenset[str]
     skipped: tuple[Skipped, ...] = field(default=())
-    # the few other files whose text the model reads: .gitignore files, shell scripts
+    # the few other files whose text the model reads: .gitignore files, shell scripts,
+    # Makefiles, CI files, and the files kustomize generators read (``.env``, ``.conf`` ...)
     texts: tuple[FileRecord, ...] = field(default=())
     # --render: files whose lines first..last are source lines + shift (a base built twice)
     shifted: tuple[tuple[str, tuple[tuple[int, int, int], ...]], ...] = field(default=())
@@ -231,6 +232,7 @@ def disk_tree(targets: Sequence[Path], root: Path, max_file_bytes: int = MAX_FIL
     paths: set[str] = set()
     skipped: list[Skipped] = []
     jsons: dict[str, str] = {}  # .json files by path: read when a kustomization lists them
+    others: dict[str, str] = {}  # other files by path: read when a generator names them
     root_text = os.path.abspath(root)
     check_targets(targets)
     for target in targets:
@@ -248,11 +250,21 @@ def disk_tree(targets: Sequence[Path], root: Path, max_file_bytes: int = MAX_FIL
                     files.append(_read(path, relpath, max_file_bytes))
                 elif relpath.endswith(".json"):
                     jsons[relpath] = path
-                elif is_side_text(relpath):
-                    side = _read(path, relpath, max_file_bytes)
-                    if len(side.data) <= MAX_TEXT_BYTES:
-                        texts.append(side)
+                else:
+                    others[relpath] = path
+                    if is_side_text(relpath):
+                        side = _read(path, relpath, max_file_bytes)
+                        if len(side.data) <= MAX_TEXT_BYTES:
+                            texts.append(side)
     files += [_read(jsons[p], p, max_file_bytes) for p in listed_json(files, jsons)]
+    have = {t.path for t in texts}
+    for path in generator_sources(files, others):
+        if path not in have:
+            source = _read(others[path], path, max_file_bytes)
+            if len(source.data) <= max_file_bytes:
+                texts.append(source)
+            else:
+                skipped.append(Skipped(path, too_large(max_file_bytes)))
     if not any(os.path.abspath(unlinked(t)) == root_text for t in targets):
         texts += ci_outside(_ci_candidates(root_text), _read_disk(root_text),
                             [*paths, *(r.path for r in texts)])
@@ -279,11 +291,51 @@ def listed_json(records: Sequence[FileRecord], jsons: Mapping[str, object]) -> l
         folder = posixpath.dirname(record.path)
         text = record.data.decode("utf-8", "replace")
         for line in text.splitlines():
-            for name in _JSON_NAME.findall(_COMMENT.sub("", line)):
-                target = posixpath.normpath(posixpath.join(folder, name))
-                if target in jsons:
-                    found.add(target)
+            for word in _JSON_NAME.findall(_COMMENT.sub("", line)):
+                # a generator's ``key=path`` entry names the path
+                for name in (word, word.partition("=")[2]):
+                    target = posixpath.normpath(posixpath.join(folder, name))
+                    if name and target in jsons:
+                        found.add(target)
     return sorted(found)
+
+
+# a word of a kustomization's line that may name a file: a quoted string or a run of
+# characters that are no YAML flow punctuation
+_WORD = re.compile(r""""([^"]*)"|'([^']*)'|([^\s"'#\[\]{},]+)""")
+
+
+def generator_sources(records: Sequence[FileRecord], others: Mapping[str, object]) -> list[str]:
+    """The files among ``others`` (by path: files neither YAML nor JSON) that a
+    kustomization among ``records`` names, as a ``configMapGenerator``/``secretGenerator``
+    ``files:`` (``key=path`` or ``path``) or ``envs:`` entry names the files it reads: the
+    few other files the build reads (``.env``, ``.conf``, ``.txt`` ...), so only those are
+    read. Every word of a kustomization (comments left out) that names such a file counts,
+    wherever it stands: reading one file too many costs less than a generator that cannot
+    see its source (its ConfigMap built without its data)."""
+    if not others:
+        return []
+    found: set[str] = set()
+    for record in records:
+        if posixpath.basename(record.path) not in KUSTOMIZATION_NAMES:
+            continue
+        folder = posixpath.dirname(record.path)
+        for line in record.data.decode("utf-8", "replace").splitlines():
+            for match in _WORD.finditer(_COMMENT.sub("", line)):
+                word = next(g for g in match.groups() if g is not None)
+                for name in (word, word.partition("=")[2]):
+                    if not name:
+                        continue
+                    target = posixpath.normpath(posixpath.join(folder, name))
+                    if target in others:
+                        found.add(target)
+    return sorted(found)
+
+
+def too_large(limit: int) -> str:
+    """Why a generator's source was not read (its ConfigMap or Secret stays unknown)."""
+    return (f"larger than the {limit:,} bytes limit (loader.max-file-bytes): a generator "
+            "source not read")
 
 
 def _relative(path: str, root: str) -> str:
@@ -375,15 +427,17 @@ def work_tree(root: Path, prefixes: Sequence[str] = (),
 
 def git_tree(
     repo: Path, ref: str, prefixes: Sequence[str] = (), *, top: bool = False,
-    known: Mapping[str, bytes] | None = None,
+    known: Mapping[str, bytes] | None = None, max_file_bytes: int = MAX_FILE_BYTES,
 ) -> Tree:
     """The files of ``ref`` in ``repo``, read as blobs with git (no checkout).
 
     ``top``: ``repo`` is git's top level already (no ``rev-parse`` to ask); ``known``: blob
     contents already read, by blob id (a pull request's head next to its base), not read
-    again.
+    again; ``max_file_bytes``: the limit of the files a generator names (YAML blobs are
+    read whole: the loader applies the limit).
     """
-    return PendingTree(repo, ref, prefixes, top=top, skip=known or ()).tree(known)
+    return PendingTree(repo, ref, prefixes, top=top, skip=known or ()).tree(
+        known, max_file_bytes)
 
 
 class PendingTree:
@@ -401,6 +455,8 @@ class PendingTree:
         self.entries: list[tuple[str, str]] = []
         self.sides: list[tuple[str, str]] = []
         self.jsons: dict[str, str] = {}  # .json blobs by path: read when a kustomization lists one
+        # other blobs by path: read when a generator names one (:func:`generator_sources`)
+        self.others: dict[str, str] = {}
         self.paths: set[str] = set()
         self.skipped: list[Skipped] = []
         for raw in listing.split(b"\0"):
@@ -419,8 +475,10 @@ class PendingTree:
                     self.entries.append((path, sha))
                 elif path.endswith(".json"):
                     self.jsons[path] = sha
-                elif is_side_text(path):
-                    self.sides.append((path, sha))
+                else:
+                    self.others[path] = sha
+                    if is_side_text(path):
+                        self.sides.append((path, sha))
         if prefixes:  # a part of the repository: its CI files too (see ci_outside)
             have = self.paths | {p for p, _ in self.sides}
             self.sides += [(r.path, r.blob) for r in ci_outside(
@@ -459,8 +517,11 @@ class PendingTree:
         """Stop reading: the tree is not wanted (a review found in the cache)."""
         self._reading.close()
 
-    def tree(self, known: Mapping[str, bytes] | None = None) -> Tree:
-        """The tree, once git has read the blobs (``known``: the bytes of those skipped)."""
+    def tree(self, known: Mapping[str, bytes] | None = None,
+             max_file_bytes: int = MAX_FILE_BYTES) -> Tree:
+        """The tree, once git has read the blobs (``known``: the bytes of those skipped).
+        The files a generator names are read up to ``max_file_bytes`` (a larger one is
+        listed as skipped, not read)."""
         blobs, have = self._reading.result(), known or {}
         files = tuple(FileRecord(p, sha, blobs[sha] if sha in blobs else have[sha])
                       for p, sha in self.entries)
@@ -472,7 +533,39 @@ class PendingTree:
         if listed:
             data = read_blobs(self.root, [self.jsons[p] for p in listed])
             files += tuple(FileRecord(p, self.jsons[p], data[self.jsons[p]]) for p in listed)
-        return Tree(self.root, files, frozenset(self.paths), tuple(self.skipped), texts)
+        read = {t.path for t in texts}
+        named = [p for p in generator_sources(files, self.others) if p not in read]
+        skipped = list(self.skipped)
+        if named:
+            wanted = [self.others[p] for p in named if self.others[p] not in have]
+            sizes = blob_sizes(self.root, wanted)
+            data = read_blobs(self.root, [s for s in wanted if sizes[s] <= max_file_bytes])
+            for path in named:
+                sha = self.others[path]
+                found = have.get(sha, data.get(sha))
+                if found is not None and len(found) <= max_file_bytes:
+                    texts += (FileRecord(path, sha, found),)
+                else:
+                    skipped.append(Skipped(path, too_large(max_file_bytes)))
+        return Tree(self.root, files, frozenset(self.paths), tuple(skipped), texts)
+
+
+def blob_sizes(root: Path, shas: Sequence[str]) -> dict[str, int]:
+    """The size of each blob, asked of one ``git cat-file --batch-check`` (nothing read)."""
+    unique = list(dict.fromkeys(shas))
+    if not unique:
+        return {}
+    try:
+        proc = subprocess.run(["git", "-C", str(root), "cat-file", "--batch-check"],
+                              input=("\n".join(unique) + "\n").encode(), capture_output=True,
+                              check=False)
+    except OSError as exc:
+        raise ReviewbotError(f"cannot run git: {exc}") from exc
+    if proc.returncode != 0:
+        message = proc.stderr.decode(errors="replace").strip()
+        raise ReviewbotError(f"git cat-file failed in {root}: {message}")
+    lines = proc.stdout.decode().splitlines()
+    return {sha: int(line.split()[2]) for sha, line in zip(unique, lines, strict=True)}
 
 
 def read_blobs(root: Path, shas: Sequence[str]) -> dict[str, bytes]:
