@@ -1,7 +1,8 @@
 """Generated kustomizations checked against `kubectl kustomize` (issue 27 §3): a base of a
 Deployment, a Service, a webhook configuration, a CRD and a custom resource; an overlay with
 name prefixes/suffixes, labels, images, strategic merge and JSON 6902 patches on each kind,
-replacements, a component and a literal configMapGenerator. The in-process build (hash
+replacements, a component, a configMapGenerator of literals, an env file and files (binary
+content too) and a secretGenerator of a file. The in-process build (hash
 suffixes by :func:`finish`) must equal kubectl's on every whole object.
 
 Bounded in CI (REVIEWBOT_KUSTOMIZE_EXAMPLES, 25 by default); a long run by hand:
@@ -76,6 +77,12 @@ def base(draw: st.DrawFn) -> list[dict[str, Any]]:
     return [deploy, service, hooks, crd, widget]
 
 
+# env file lines (kustomize's api/kv): comments, blank lines, spaces and quotes kept, a key
+# without "=", a value holding "="
+env_lines = st.sampled_from(["A=1", "# c", "", "  B = 'q'", 'C="x y"', "NOVAL", "D=a=b",
+                             "E="])
+
+
 @st.composite
 def overlay(draw: st.DrawFn, objects: list[dict[str, Any]]) -> tuple[dict[str, Any],
                                                                     dict[str, str]]:
@@ -133,6 +140,19 @@ def overlay(draw: st.DrawFn, objects: list[dict[str, Any]]) -> tuple[dict[str, A
         k["configMapGenerator"] = [{"name": "settings", "literals": [
             f"{key}={draw(values)}" for key in draw(st.lists(st.sampled_from(["K", "L"]),
                                                                 min_size=1, unique=True))]}]
+        if draw(st.booleans()):  # an env file and files (binary content too): read as bytes
+            lines = draw(st.lists(env_lines, min_size=1, max_size=6,
+                                  unique_by=lambda x: x.split("=")[0]))
+            ending = draw(st.sampled_from(["\n", "\r\n"]))
+            files["overlay/app.env"] = draw(st.sampled_from(["", "\ufeff"])) + "".join(
+                line + ending for line in lines)
+            files["overlay/conf.txt"] = draw(st.sampled_from(["a: 1\n", "", "x" * 90]))
+            files["overlay/logo.bin"] = draw(st.sampled_from(["\udcff\udcfe", "ok"]))
+            k["configMapGenerator"][0].update(envs=["app.env"], files=["conf.txt",
+                                                                       "logo=logo.bin"])
+        if draw(st.booleans()):
+            files["overlay/password.txt"] = draw(st.sampled_from(["pw", "s" * 80]))
+            k["secretGenerator"] = [{"name": "creds", "files": ["password.txt"]}]
     if draw(st.booleans()):
         k["components"] = ["../component"]
         files["component/kustomization.yaml"] = _dump([{
@@ -156,7 +176,7 @@ def test_generated_kustomizations_build_as_kubectl_kustomize(data: st.DataObject
                  "overlay/kustomization.yaml": _dump([k])}
         for name, text in files.items():
             (root / name).parent.mkdir(parents=True, exist_ok=True)
-            (root / name).write_text(text)
+            (root / name).write_bytes(text.encode("utf-8", "surrogateescape"))
         proc = subprocess.run([KUBECTL, "kustomize", str(root / "overlay")],
                               capture_output=True, check=False, timeout=60)
         assert proc.returncode == 0, proc.stderr.decode()
