@@ -24,7 +24,7 @@ from reviewbot.load.loader import LoadedFile
 from reviewbot.model.kustomize import folders
 from reviewbot.sources.tree import disk_tree
 
-from .helpers import GitRepo, run_cli
+from .helpers import GitRepo, kustomize_graph, run_cli, write
 
 FILES = {
     "apps/web.yaml": """
@@ -575,3 +575,26 @@ def test_folders_are_the_dirname_walk_of_every_path(raw: list[tuple[bool, list[s
             walked.add(parent)
             parent = posixpath.dirname(parent)
     assert folders(paths) == walked
+
+
+def test_a_flux_build_is_one_per_file_and_what_of_the_spec_shapes_it(tmp_path: Path) -> None:
+    """The walk asks for a child as its parent built it (a patched copy of its spec), and
+    kustomize-integrity for its ``spec.path`` alone: the graph builds once per file and
+    build fields (path, sourceRef, components, targetNamespace, namePrefix, nameSuffix,
+    patches, images); a spec differing elsewhere (postBuild, interval) is the same build."""
+    write(tmp_path, {
+        "apps/web/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n",
+        "apps/web/more.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: more}\n",
+    })
+    graph = kustomize_graph(tmp_path)
+    spec = {"path": "./apps/web", "sourceRef": {"kind": "GitRepository", "name": "repo"}}
+    first = graph.flux_build("clusters/prod/apps.yaml", spec)
+    assert first is not None and [r.name for r in first.resources] == ["web", "more"]
+    patched = {**spec, "interval": "5m", "postBuild": {"substitute": {"A": "1"}}}
+    assert graph.flux_build("clusters/prod/apps.yaml", patched) is first
+    assert graph.flux_build("clusters/prod/apps.yaml", dict(spec)) is first
+    moved = graph.flux_build("clusters/prod/apps.yaml", {**spec, "targetNamespace": "web"})
+    assert moved is not first and {r.namespace for r in moved.resources} == {"web"}
+    elsewhere = graph.flux_build("clusters/stage/apps.yaml", dict(spec))
+    assert elsewhere is not first and elsewhere is not None
+    assert [r.body for r in elsewhere.resources] == [r.body for r in first.resources]

@@ -304,7 +304,8 @@ class Graph:
         self._dirs: frozenset[str] | None = None
         self._objects: dict[str, list[Resource]] = {}
         self._built_files: frozenset[str] | None = None
-        self._flux: dict[tuple[str, int], tuple[Mapping[str, Any], Build | None]] = {}
+        # Flux builds: (file, what of the spec shapes the build) or ("\0" folder, id(spec))
+        self._flux: dict[tuple[str, Any], tuple[Mapping[str, Any], Build | None]] = {}
         self._path_specs: dict[tuple[str, str], Mapping[str, Any]] = {}
         self._commented: dict[tuple[str, str], tuple[LoadedFile, list[Commented]]] = {}
         self._layout: bool | None = None
@@ -645,18 +646,20 @@ class Graph:
         """What a Flux Kustomization (its file and ``spec``) applies, or None when its
         ``spec.path`` is not in the tree. A path in an ``ExternalArtifact`` that an
         ArtifactGenerator of the tree copies from this repository is that folder of it.
-        Memoized by file and ``spec``: the cluster split and the builder ask alike."""
-        key = (obj_file, id(spec))
+        Memoized by file and the fields of ``spec`` the build reads (:data:`FLUX_BUILD_FIELDS`):
+        the walk, the builder and kustomize-integrity ask alike, a parent's copy of a child's
+        spec that changed only its ``postBuild`` is the same build."""
+        key = (obj_file, _build_key(spec))
         found = self._flux.get(key)
-        if found is not None and found[0] is spec:
+        if found is not None:
             return found[1]
         earlier = self.previous._flux.get(key) if self.previous is not None else None
-        if earlier is not None and earlier[0] is spec and self._same_layout() and (
+        if earlier is not None and self._same_layout() and (
                 earlier[1] is None or self._still(earlier[1])):
             self._flux[key] = earlier
             return earlier[1]
         build = self._flux_build(obj_file, spec)
-        self._flux[key] = (spec, build)  # the spec kept alive: its id stays its own
+        self._flux[key] = (spec, build)
         return build
 
     def path_build(self, obj_file: str, path: str) -> Build | None:
@@ -751,6 +754,16 @@ class Graph:
             k = Kustomization(obj_file, posixpath.dirname(obj_file), wrapper, doc)
             build.resources = self._transform(k, build.resources, build)
         return build
+
+
+# the fields of a Flux Kustomization's spec that :meth:`Graph.flux_build` reads
+FLUX_BUILD_FIELDS = ("path", "sourceRef", "components", "targetNamespace", "namePrefix",
+                     "nameSuffix", "patches", "images")
+
+
+def _build_key(spec: Mapping[str, Any]) -> str:
+    """What of ``spec`` shapes its build, as text (equal texts: equal builds)."""
+    return repr([(k, spec[k]) for k in FLUX_BUILD_FIELDS if k in spec])
 
 
 def flux_spec(value: Any) -> Mapping[str, Any] | None:

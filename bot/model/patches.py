@@ -85,9 +85,9 @@ def selected(r: Resource, selector: Mapping[str, Any] | None, patch: Patch) -> b
         return False
     if selector is None:
         return smp_targets(r, patch) if isinstance(patch.body, dict) else False
-    for key, value in (("kind", r.kind), ("name", r.name), ("namespace", r.namespace)):
+    for key in ("kind", "name", "namespace"):  # each read only when the selector names it
         wanted = selector.get(key)
-        if isinstance(wanted, str) and wanted and not _matches(wanted, value):
+        if isinstance(wanted, str) and wanted and not _matches(wanted, getattr(r, key)):
             return False
     group, version = selector.get("group"), selector.get("version")
     api = str(r.body.get("apiVersion") or "")

@@ -168,6 +168,7 @@ class _Walker:
             if key is not None:
                 self.config.setdefault(key, []).append(doc.value)
         self.cluster_config: dict[str, dict[tuple[str, str, str], Mapping[str, Any]]] = {}
+        self.variables: dict[str, bool] = {}  # file -> whether its text holds a ``${``
 
     # ------------------------------------------------------------ roots
 
@@ -388,10 +389,16 @@ class _Walker:
         if values is None:
             return resources
         out = []
+        variables = self.variables
         for r in resources:
-            if r.doc is not None and not r.origins and "${" not in r.doc.file.text:
-                out.append(r)  # written without a variable, patched by nothing
-                continue
+            if r.doc is not None and not r.origins:
+                path = r.doc.file.path
+                found = variables.get(path)
+                if found is None:
+                    found = variables[path] = "${" in r.doc.file.text
+                if not found:
+                    out.append(r)  # written without a variable, patched by nothing
+                    continue
             body, missing = substitute(r.body, values)
             if body is not r.body:
                 r = Resource(r.doc, r.path, body, r.origins)

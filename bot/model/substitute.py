@@ -103,6 +103,9 @@ def substitute(body: Any, values: Values) -> tuple[Any, tuple[str, ...]]:
 
 
 def _walk(value: Any, values: Values, missing: set[str]) -> Any:
+    """``value`` substituted: the same object when nothing in it changed, else a copy that
+    shares every unchanged subtree. One pass; a container is copied from its first changed
+    item on (most of a body holds no variable: walking it allocates nothing)."""
     if isinstance(value, str):
         if "${" not in value:
             return value
@@ -116,15 +119,32 @@ def _walk(value: Any, values: Values, missing: set[str]) -> Any:
                 return out == "true"
         return out
     if isinstance(value, dict):
-        changed = {k: _walk(v, values, missing) for k, v in value.items()}
-        new_keys = {(_replace(k, values, missing) if isinstance(k, str) and "${" in k else k): v
-                    for k, v in changed.items()}
-        same = len(new_keys) == len(value) and all(
-            k in value and value[k] is v for k, v in new_keys.items())
-        return value if same else new_keys
+        pairs: list[tuple[Any, Any]] | None = None
+        for n, (key, item) in enumerate(value.items()):
+            new = _walk(item, values, missing) if isinstance(item, (dict, list)) or (
+                isinstance(item, str) and "${" in item) else item
+            new_key = _replace(key, values, missing) if isinstance(key, str) and "${" in key \
+                else key
+            if pairs is None and (new is not item or new_key != key):
+                pairs = list(value.items())[:n]
+            if pairs is not None:
+                pairs.append((new_key, new))
+        if pairs is None:
+            return value
+        out_map = dict(pairs)  # a key substituted into another one: the later wins
+        same = len(out_map) == len(value) and all(
+            k in value and value[k] is v for k, v in out_map.items())
+        return value if same else out_map
     if isinstance(value, list):
-        items = [_walk(v, values, missing) for v in value]
-        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+        items: list[Any] | None = None
+        for n, item in enumerate(value):
+            new = _walk(item, values, missing) if isinstance(item, (dict, list)) or (
+                isinstance(item, str) and "${" in item) else item
+            if items is None and new is not item:
+                items = list(value[:n])
+            if items is not None:
+                items.append(new)
+        return value if items is None else items
     return value
 
 

@@ -1,0 +1,132 @@
+"""Flux's postBuild substitution walks every built body (bot/model/substitute.py). The walk
+copies a container only from its first changed item on; the reference here is the plain
+definition (substitute every value and key, keep the container when nothing changed). On
+generated bodies both give the same value, the same types, the same unseen variables, and
+the same object wherever nothing changed."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reviewbot.model.substitute import Values, substitute
+
+_VAR = re.compile(r"\$(\$?)\{([_A-Za-z][_A-Za-z0-9]*)(?:(:?[=-])([^}]*))?\}")
+
+
+def _reference(value: Any, values: Values, missing: set[str]) -> Any:
+    if isinstance(value, str):
+        if "${" not in value:
+            return value
+        out = _text(value, values, missing)
+        if _VAR.fullmatch(value) and isinstance(out, str):
+            if re.fullmatch(r"[-+]?[0-9]+", out):
+                return int(out)
+            if out in ("true", "false"):
+                return out == "true"
+        return out
+    if isinstance(value, dict):
+        walked = {k: _reference(v, values, missing) for k, v in value.items()}
+        keyed = {(_text(k, values, missing) if isinstance(k, str) and "${" in k else k): v
+                 for k, v in walked.items()}
+        if len(keyed) == len(value) and all(k in value and value[k] is v
+                                            for k, v in keyed.items()):
+            return value
+        return keyed
+    if isinstance(value, list):
+        items = [_reference(v, values, missing) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    return value
+
+
+def _text(text: str, values: Values, missing: set[str]) -> str:
+    def one(match: re.Match[str]) -> str:
+        escaped, name, op, default = match.groups()
+        if escaped:
+            return match.group(0)[1:]
+        if name in values.known and (op not in (":-", ":=") or values.known[name]):
+            return values.known[name]
+        if op is not None:
+            return str(default)
+        if values.unknown:
+            missing.add(name)
+            return match.group(0)
+        return ""
+
+    return _VAR.sub(one, text)
+
+
+def _canon(value: Any) -> Any:
+    if isinstance(value, dict):
+        return ("map", [(_canon(k), _canon(v)) for k, v in value.items()])
+    if isinstance(value, list):
+        return ("seq", [_canon(v) for v in value])
+    if isinstance(value, float) and math.isnan(value):
+        return ("float", "nan")
+    return (type(value).__name__, value)
+
+
+def _containers(value: Any) -> list[Any]:
+    """Every dict and list in ``value``, itself included."""
+    if isinstance(value, dict):
+        return [value, *(c for v in value.values() for c in _containers(v))]
+    if isinstance(value, list):
+        return [value, *(c for v in value for c in _containers(v))]
+    return []
+
+
+def _kept(result: Any, body: Any) -> list[int]:
+    """The containers of ``body`` that ``result`` holds as they are (the same objects)."""
+    mine = {id(c) for c in _containers(body)}
+    return sorted(id(c) for c in _containers(result) if id(c) in mine)
+
+
+_FRAGMENTS = ["${A}", "${B}", "${UNSET}", "${N}", "${A:=d}", "${UNSET:-dflt}", "${EMPTY:=e}",
+              "$${A}", "$", "{", "x", "-", " ", "${", "}"]
+_TEXTS = st.lists(st.sampled_from(_FRAGMENTS), max_size=4).map("".join)
+_SCALARS = st.one_of(_TEXTS, st.integers(-3, 3), st.booleans(), st.none(), st.floats())
+_BODIES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=4),
+                            st.dictionaries(_TEXTS, inner, max_size=4)),
+    max_leaves=30)
+_VALUES = st.builds(
+    Values,
+    st.dictionaries(st.sampled_from(["A", "B", "N", "EMPTY"]),
+                    st.sampled_from(["1", "true", "", "b", "${A}", "-7"]), max_size=4),
+    st.sampled_from([(), ("ConfigMap flux-system/settings (not in the repository)",)]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_BODIES, _VALUES)
+def test_the_walk_substitutes_as_the_plain_definition_does(body: Any, values: Values) -> None:
+    missing: set[str] = set()
+    ref = _reference(body, values, missing)
+    out, unseen = substitute(body, values)
+    assert _canon(out) == _canon(ref)
+    assert unseen == tuple(sorted(missing))
+    assert _kept(out, body) == _kept(ref, body)
+
+
+def test_a_body_without_variables_is_given_back_as_it_is() -> None:
+    body = {"kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "$x {y}"},
+            "list": [1, {"a": "b"}]}
+    out, unseen = substitute(body, Values({"A": "1"}))
+    assert out is body
+    assert unseen == ()
+
+
+def test_only_the_path_to_a_variable_is_copied() -> None:
+    spec = {"replicas": 1, "template": {"image": "web:${TAG}"}}
+    body = {"metadata": {"name": "web"}, "spec": spec, "other": [{"a": "b"}]}
+    out, _ = substitute(body, Values({"TAG": "1.2"}))
+    assert out == {"metadata": {"name": "web"},
+                   "spec": {"replicas": 1, "template": {"image": "web:1.2"}},
+                   "other": [{"a": "b"}]}
+    assert out["metadata"] is body["metadata"]
+    assert out["other"] is body["other"]
+    assert out["spec"] is not spec and spec["template"]["image"] == "web:${TAG}"
