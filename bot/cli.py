@@ -15,10 +15,19 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from reviewbot import __version__
-from reviewbot.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, ReviewbotError, scrub
-from reviewbot.output import FAIL_ON
-from reviewbot.report.base import FORMATS
+from reviewbot import __version__, startup
+
+startup.install()  # before the imports below create the package's dataclasses
+
+from reviewbot.errors import (  # noqa: E402
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    ReviewbotError,
+    scrub,
+)
+from reviewbot.output import FAIL_ON  # noqa: E402
+from reviewbot.report.base import FORMATS  # noqa: E402
 
 
 def _common(parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS) -> None:
