@@ -1,31 +1,42 @@
-"""Start-up: the code ``dataclasses`` generates, compiled once per installation, not per run.
+"""Start-up: what Python compiles at every start, compiled once per installation.
 
-Python writes each method a dataclass gets (``__init__``, ``__repr__``, ``__eq__``,
-``__hash__``, and a frozen class's ``__setattr__``/``__delattr__``) as source text and
-compiles it with ``exec`` when the class is created: 462 compilations for the 86 dataclasses
-a lint creates, 36 ms of the 140 ms a one-file lint spends in the interpreter (measured with
-``time.process_time`` around ``compile``). The interpreter keeps a module's compiled code in
-``__pycache__`` so that no run compiles it twice; this does the same for those generated
-texts, and nothing else.
+A one-file lint spent most of its CPU importing, and two kinds of work in the imports are
+the same at every run: the methods ``dataclasses`` generates and the regular expressions
+modules compile. Python writes each method a dataclass gets (``__init__``, ``__repr__``,
+``__eq__``, ``__hash__``, a frozen class's ``__setattr__``/``__delattr__``) as source text
+and compiles it with ``exec`` when the class is created: 462 compilations for the 86
+dataclasses a lint creates, 36 ms of the 140 ms it spends in the interpreter. ``re`` parses
+each pattern and generates its matching code in Python: ~100 patterns, 10-17 ms. The
+interpreter keeps a module's compiled code in ``__pycache__`` so that no run compiles it
+twice; this does the same for those two, and nothing else.
 
-:func:`install` gives the ``dataclasses`` module an ``exec`` of its own (its ``exec`` is
-looked up in its globals before the builtins): a text compiled once is kept, with its code
-object, in one file beside the package's bytecode
-(``__pycache__/dataclasses.<cache tag>.codes``), read at the next start. A text always
-compiles to the same code (the cache is keyed by the whole text, the interpreter's cache tag
-and bytecode magic number and the optimization level), so a class is built from exactly the
-code it would have compiled; ``tests/test_startup.py`` checks every entry against a fresh
-compilation and the methods of every dataclass of the package with and without the cache.
+:func:`install` routes both through one cache file beside the package's bytecode
+(``__pycache__/startup.<cache tag>.codes``), read at the next start:
+
+- ``dataclasses``' ``exec`` (looked up in its module's globals before the builtins) compiles
+  a text once; the cache keeps the text's code object.
+- ``re``'s compiler (``re._compiler.compile``, which ``re.compile`` calls on a miss of its own
+  in-process cache) keeps, for a pattern and its flags, the arguments its last step gives
+  ``_sre.compile`` (the final flags, the matching code, the groups), as the compiler made
+  them; a cached pattern is built from exactly those.
+
+The same text always compiles to the same code: the cache is keyed by the whole text (or
+pattern and flags), the interpreter's bytecode magic number, marshal version and
+optimization level, so a class or a pattern is built from exactly what it would have
+compiled. ``tests/test_startup.py`` checks every entry against a fresh compilation (a
+pattern's equality compares its matching code), and the methods of every dataclass of the
+package with a cold cache, a warm one and none.
 
 The file is written as the interpreter writes bytecode: only when it is allowed to
 (``sys.dont_write_bytecode``), atomically (a temporary file renamed over it), when a run
 compiled something new, and never at the cost of the run (a folder it may not write to, a
-damaged file: the cache is skipped). It lives in the installed package, never in a linted
-tree, and holds only what this interpreter compiled from ``dataclasses``' own texts.
+damaged file, another interpreter's file: the cache is not used). It lives in the installed
+package, never in a linted tree; each table holds at most :data:`MAX_ENTRIES`.
 """
 
 from __future__ import annotations
 
+import _sre
 import atexit
 import builtins
 import contextlib
@@ -33,23 +44,28 @@ import dataclasses
 import importlib.util
 import marshal
 import os
+import re
 import sys
+import threading
+from collections.abc import Callable
 from types import CodeType
 from typing import Any
 
-#: entries kept at most (the package's dataclasses need ~500; a host process's own classes
-#: could add more, and the file is read whole at every start)
-MAX_ENTRIES = 4096
+#: entries a table keeps at most (the package needs ~500 texts and ~150 patterns; the file
+#: is read whole at every start)
+MAX_ENTRIES = 2048
 
 _codes: dict[str, CodeType] = {}
-_state = {"installed": False, "new": 0}
+_patterns: dict[tuple[str, int], tuple[Any, ...]] = {}
+_state: dict[str, Any] = {"installed": False, "new": 0}
+_lock = threading.Lock()
 
 
 def cache_file() -> str:
-    """Where the compiled texts are kept: beside this package's bytecode."""
+    """Where the compiled texts and patterns are kept: beside this package's bytecode."""
     tag = sys.implementation.cache_tag or "none"
     opt = f".opt-{sys.flags.optimize}" if sys.flags.optimize else ""
-    return os.path.join(os.path.dirname(__file__), "__pycache__", f"dataclasses.{tag}{opt}.codes")
+    return os.path.join(os.path.dirname(__file__), "__pycache__", f"startup.{tag}{opt}.codes")
 
 
 def header() -> bytes:
@@ -71,8 +87,8 @@ def compiled(source: str) -> CodeType:
 
 
 def compiled_since_saved() -> int:
-    """How many texts this process compiled that the cache file does not hold yet."""
-    return _state["new"]
+    """How many texts and patterns this process compiled that the cache file lacks."""
+    return int(_state["new"])
 
 
 def _exec(source: Any, globals: Any = None, locals: Any = None) -> None:
@@ -81,25 +97,79 @@ def _exec(source: Any, globals: Any = None, locals: Any = None) -> None:
     builtins.exec(source, globals, locals)
 
 
-def load(path: str) -> dict[str, CodeType]:
-    """The entries of a cache file; none when it is missing, damaged, or from another
-    interpreter."""
+class _Recorder:
+    """``re._compiler``'s ``_sre`` while it compiles a pattern the cache lacks: the real
+    module, except that the arguments of ``compile`` are kept."""
+
+    def __init__(self, sre: Any) -> None:
+        self.sre = sre
+        self.args: tuple[Any, ...] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.sre, name)
+
+    def compile(self, *args: Any) -> Any:
+        self.args = args
+        return self.sre.compile(*args)
+
+
+def _pattern_compiler(original: Callable[..., Any], module: Any) -> Callable[..., Any]:
+    sre = module._sre
+
+    def compile_pattern(p: Any, flags: int = 0) -> Any:
+        if type(p) is not str or type(flags) is not int or flags & re.DEBUG:
+            return original(p, flags)
+        args = _patterns.get((p, flags))
+        if args is not None:
+            return sre.compile(*args)
+        with _lock:  # one pattern at a time through the recorder
+            recorder = _Recorder(sre)
+            module._sre = recorder
+            try:
+                pattern = original(p, flags)
+            finally:
+                module._sre = sre
+        if recorder.args is not None and recorder.args[0] == p and len(_patterns) < MAX_ENTRIES:
+            text, final, code, groups, groupindex, indexgroup = recorder.args
+            # the opcodes are int subclasses (named constants), which marshal does not write
+            _patterns[(p, flags)] = (text, int(final), [int(c) for c in code], int(groups),
+                                     {str(k): int(v) for k, v in groupindex.items()},
+                                     tuple(indexgroup))
+            _state["new"] += 1
+        return pattern
+
+    return compile_pattern
+
+
+def built(args: tuple[Any, ...]) -> re.Pattern[str]:
+    """The pattern a cache entry's arguments build."""
+    pattern: re.Pattern[str] = _sre.compile(*args)
+    return pattern
+
+
+def load(path: str) -> tuple[dict[str, CodeType], dict[tuple[str, int], tuple[Any, ...]]]:
+    """The texts and patterns of a cache file; none when it is missing, damaged, or from
+    another interpreter."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError:
-        return {}
+        return {}, {}
     start = header()
     if not data.startswith(start):
-        return {}
+        return {}, {}
     try:
-        entries = marshal.loads(data[len(start):])
+        tables = marshal.loads(data[len(start):])
     except (EOFError, ValueError, TypeError):
-        return {}
-    if not isinstance(entries, dict):
-        return {}
-    return {k: v for k, v in entries.items()
-            if type(k) is str and type(v) is CodeType}
+        return {}, {}
+    if not (isinstance(tables, tuple) and len(tables) == 2
+            and all(isinstance(t, dict) for t in tables)):
+        return {}, {}
+    codes = {k: v for k, v in tables[0].items() if type(k) is str and type(v) is CodeType}
+    patterns = {k: v for k, v in tables[1].items()
+                if type(k) is tuple and len(k) == 2 and type(k[0]) is str
+                and type(k[1]) is int and type(v) is tuple and len(v) == 6 and v[0] == k[0]}
+    return codes, patterns
 
 
 def save(path: str) -> None:
@@ -110,22 +180,28 @@ def save(path: str) -> None:
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(tmp, "wb") as f:
-            f.write(header() + marshal.dumps(_codes))
+            f.write(header() + marshal.dumps((_codes, _patterns)))
         os.replace(tmp, path)
         _state["new"] = 0
-    except OSError:
+    except (OSError, ValueError):
         with contextlib.suppress(OSError):
             os.unlink(tmp)
 
 
 def install(path: str | None = None) -> None:
-    """Route ``dataclasses``' compilations through the cache file ``path`` (default
-    :func:`cache_file`), once per process; the file is written at exit if the run compiled
-    something new."""
+    """Route ``dataclasses``' and ``re``'s compilations through the cache file ``path``
+    (default :func:`cache_file`), once per process; the file is written at exit if the run
+    compiled something new."""
     if _state["installed"]:
         return
     _state["installed"] = True
     path = path or cache_file()
-    _codes.update(load(path))
+    codes, patterns = load(path)
+    _codes.update(codes)
+    _patterns.update(patterns)
     dataclasses.exec = _exec  # type: ignore[attr-defined]
+    module = getattr(re, "_compiler", None)  # Python 3.11+: re._compiler.compile
+    if module is not None and callable(getattr(module, "compile", None)) \
+            and hasattr(module, "_sre"):
+        module.compile = _pattern_compiler(module.compile, module)
     atexit.register(save, path)

@@ -70,26 +70,53 @@ def test_classes_built_from_the_cache_have_the_methods_dataclasses_compiles(
     assert cold["methods"] == methods
     assert warm["methods"] == methods
     assert warm["compiled"] == 0 and isinstance(cold["compiled"], int) and cold["compiled"] > 0
-    entries = startup.load(cache)
-    assert len(entries) == cold["compiled"]
-    for text, code in entries.items():  # each entry is what exec compiles of its text
+    texts, patterns = startup.load(cache)
+    assert len(texts) + len(patterns) == cold["compiled"] and texts and patterns
+    for text, code in texts.items():  # each entry is what exec compiles of its text
         assert code == compile(text, "<string>", "exec", dont_inherit=True), text
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    checked = subprocess.run([sys.executable, "-c", SAME_PATTERNS, cache], capture_output=True,
+                             text=True, env=env, check=True)
+    assert json.loads(checked.stdout) == {"checked": len(patterns), "differ": []}
+
+
+# In a process without the cache: each pattern a cache entry builds equals the one re
+# compiles (a pattern's equality compares its flags, text and matching code), with the
+# same groups.
+SAME_PATTERNS = r"""
+import json, re, sys
+from reviewbot import startup
+_, patterns = startup.load(sys.argv[1])
+differ = []
+for (text, flags), args in patterns.items():
+    mine, theirs = startup.built(args), re._compiler.compile(text, flags)
+    if (mine != theirs or mine.groups != theirs.groups
+            or mine.groupindex != theirs.groupindex):
+        differ.append([text, flags])
+print(json.dumps({"checked": len(patterns), "differ": differ}))
+"""
 
 
 def test_a_damaged_or_foreign_cache_file_is_ignored(tmp_path: Path) -> None:
-    path = tmp_path / "dataclasses.codes"
-    assert startup.load(str(path)) == {}  # missing
+    path = tmp_path / "startup.codes"
+    nothing: tuple[dict[object, object], dict[object, object]] = ({}, {})
+    assert startup.load(str(path)) == nothing  # missing
     path.write_bytes(b"")
-    assert startup.load(str(path)) == {}
+    assert startup.load(str(path)) == nothing
     code = compile("x = 1", "<string>", "exec")
-    body = marshal.dumps({"x = 1": code})
+    args: tuple[object, ...] = ("a+", 32, [1, 2], 0, {}, (None,))
+    body = marshal.dumps(({"x = 1": code}, {("a+", 0): args}))
     path.write_bytes(b"\0\0\0\0" + body)  # another interpreter's magic number
-    assert startup.load(str(path)) == {}
+    assert startup.load(str(path)) == nothing
     header = startup.header()
     path.write_bytes(header + body[: len(body) // 2])  # cut short
-    assert startup.load(str(path)) == {}
-    path.write_bytes(header + marshal.dumps({"x = 1": "not code", 2: code}))
-    assert startup.load(str(path)) == {}
+    assert startup.load(str(path)) == nothing
+    path.write_bytes(header + marshal.dumps({"x = 1": code}))  # not the two tables
+    assert startup.load(str(path)) == nothing
+    path.write_bytes(header + marshal.dumps(({"x = 1": "not code", 2: code},
+                                             {("b", 0): args, "a+": args})))
+    assert startup.load(str(path)) == nothing  # wrong types; a pattern under another text
     path.write_bytes(header + body)
-    loaded = startup.load(str(path))
-    assert list(loaded) == ["x = 1"] and isinstance(loaded["x = 1"], CodeType)
+    texts, patterns = startup.load(str(path))
+    assert list(texts) == ["x = 1"] and isinstance(texts["x = 1"], CodeType)
+    assert patterns == {("a+", 0): args}
