@@ -31,7 +31,8 @@ The file is written as the interpreter writes bytecode: only when it is allowed 
 (``sys.dont_write_bytecode``), atomically (a temporary file renamed over it), when a run
 compiled something new, and never at the cost of the run (a folder it may not write to, a
 damaged file, another interpreter's file: the cache is not used). It lives in the installed
-package, never in a linted tree; each table holds at most :data:`MAX_ENTRIES`.
+package, never in a linted tree, and holds only what modules compile while they are
+imported (:func:`importing`), at most :data:`MAX_ENTRIES` of each kind.
 """
 
 from __future__ import annotations
@@ -74,13 +75,25 @@ def header() -> bytes:
     return importlib.util.MAGIC_NUMBER + marshal.version.to_bytes(4, "little")
 
 
+def importing() -> bool:
+    """True while a module's top-level code runs (an import; the main script's own does not
+    count): what the cache keeps is what modules define, never what a run derives from its
+    input (a pattern made of a path glob, a class a function makes)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "<module>" and frame.f_globals.get("__name__") != "__main__":
+            return True
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
+
+
 def compiled(source: str) -> CodeType:
     """``source`` as ``exec`` compiles it when ``dataclasses`` calls it (no ``__future__``
     flag is inherited: the ``dataclasses`` module has none), from the cache when it is there."""
     code = _codes.get(source)
     if code is None:
         code = compile(source, "<string>", "exec", dont_inherit=True)
-        if len(_codes) < MAX_ENTRIES:
+        if len(_codes) < MAX_ENTRIES and importing():
             _codes[source] = code
             _state["new"] += 1
     return code
@@ -129,7 +142,8 @@ def _pattern_compiler(original: Callable[..., Any], module: Any) -> Callable[...
                 pattern = original(p, flags)
             finally:
                 module._sre = sre
-        if recorder.args is not None and recorder.args[0] == p and len(_patterns) < MAX_ENTRIES:
+        if recorder.args is not None and recorder.args[0] == p \
+                and len(_patterns) < MAX_ENTRIES and importing():
             text, final, code, groups, groupindex, indexgroup = recorder.args
             # the opcodes are int subclasses (named constants), which marshal does not write
             _patterns[(p, flags)] = (text, int(final), [int(c) for c in code], int(groups),

@@ -17,7 +17,7 @@ from reviewbot import startup
 # package defines, a fingerprint of each method dataclasses generated, and how many texts
 # this process compiled. argv: the cache file, or "-" for none (plain dataclasses).
 PROBE = r"""
-import dataclasses, importlib, json, pkgutil, sys
+import dataclasses, importlib, json, pkgutil, re, sys
 from reviewbot import startup
 if sys.argv[1] != "-":
     startup.install(sys.argv[1])
@@ -44,6 +44,10 @@ for module in modules:
                     out[f"{cls.__module__}.{cls.__qualname__}.{name}"] = [
                         code(fn.__code__), repr(fn.__defaults__), repr(fn.__kwdefaults__),
                         sorted(map(str, fn.__annotations__.items()))]
+def made_at_run_time():  # what a run derives from its input is not kept
+    re.compile("reviewbot-startup-probe-[0-9]+")
+    return dataclasses.make_dataclass("ProbeClass", [("probe_field", int)], frozen=True)
+made_at_run_time()
 compiled = startup.compiled_since_saved()
 sys.dont_write_bytecode = False
 if sys.argv[1] != "-":
@@ -72,6 +76,8 @@ def test_classes_built_from_the_cache_have_the_methods_dataclasses_compiles(
     assert warm["compiled"] == 0 and isinstance(cold["compiled"], int) and cold["compiled"] > 0
     texts, patterns = startup.load(cache)
     assert len(texts) + len(patterns) == cold["compiled"] and texts and patterns
+    assert not any("reviewbot-startup-probe" in text for text, _ in patterns)
+    assert not any("probe_field" in text for text in texts)
     for text, code in texts.items():  # each entry is what exec compiles of its text
         assert code == compile(text, "<string>", "exec", dont_inherit=True), text
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
