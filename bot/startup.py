@@ -50,7 +50,7 @@ import sys
 import threading
 from collections.abc import Callable
 from types import CodeType
-from typing import Any
+from typing import Any, TypeVar
 
 #: entries a table keeps at most (the package needs ~500 texts and ~150 patterns; the file
 #: is read whole at every start)
@@ -60,6 +60,7 @@ _codes: dict[str, CodeType] = {}
 _patterns: dict[tuple[str, int], tuple[Any, ...]] = {}
 _state: dict[str, Any] = {"installed": False, "new": 0}
 _lock = threading.Lock()
+T = TypeVar("T")
 
 
 def cache_file() -> str:
@@ -200,6 +201,44 @@ def save(path: str) -> None:
     except (OSError, ValueError):
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+
+
+def derived(name: str, source: str, build: Callable[[], T]) -> T:
+    """What ``build()`` makes of the file ``source`` (a value marshal can write), kept in
+    ``__pycache__/<name>.<cache tag>.data`` beside the package's bytecode and made again
+    when that file's path, size or modification time differ from the kept one's. Written
+    like the code cache (atomically, not under ``PYTHONDONTWRITEBYTECODE``, never failing
+    the run); a file it cannot read is made again."""
+    try:
+        stat = os.stat(source)
+    except OSError:
+        return build()  # the caller's build reports the missing file
+    key = (source, stat.st_size, stat.st_mtime_ns)
+    tag = sys.implementation.cache_tag or "none"
+    path = os.path.join(os.path.dirname(__file__), "__pycache__", f"{name}.{tag}.data")
+    start = header()
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        if data.startswith(start):
+            kept = marshal.loads(data[len(start):])
+            if isinstance(kept, tuple) and len(kept) == 2 and kept[0] == key:
+                return kept[1]
+    except (OSError, EOFError, ValueError, TypeError):
+        pass
+    value = build()
+    written: Any = (key, value)
+    if not sys.dont_write_bytecode:
+        tmp = f"{path}.{os.getpid()}.tmp"
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(tmp, "wb") as f:
+                f.write(start + marshal.dumps(written))
+            os.replace(tmp, path)
+        except (OSError, ValueError):
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    return value
 
 
 def install(path: str | None = None) -> None:

@@ -3,6 +3,7 @@ exactly the methods it would have compiled, and a damaged or foreign cache file 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import marshal
 import os
@@ -11,7 +12,10 @@ import sys
 from pathlib import Path
 from types import CodeType
 
+import pytest
+
 from reviewbot import startup
+from reviewbot.schema.store import kubernetes_schemas, kubernetes_versions, read_definitions
 
 # Imports every module of the package (the rules too), then prints, for every dataclass the
 # package defines, a fingerprint of each method dataclasses generated, and how many texts
@@ -19,6 +23,8 @@ from reviewbot import startup
 PROBE = r"""
 import dataclasses, importlib, json, pkgutil, re, sys
 from reviewbot import startup
+from reviewbot.schema.store import kubernetes_schemas, kubernetes_versions
+from reviewbot.schema.store import read_definitions
 if sys.argv[1] != "-":
     startup.install(sys.argv[1])
 import reviewbot, reviewbot.rules
@@ -92,6 +98,8 @@ def test_classes_built_from_the_cache_have_the_methods_dataclasses_compiles(
 SAME_PATTERNS = r"""
 import json, re, sys
 from reviewbot import startup
+from reviewbot.schema.store import kubernetes_schemas, kubernetes_versions
+from reviewbot.schema.store import read_definitions
 _, patterns = startup.load(sys.argv[1])
 differ = []
 for (text, flags), args in patterns.items():
@@ -126,3 +134,53 @@ def test_a_damaged_or_foreign_cache_file_is_ignored(tmp_path: Path) -> None:
     texts, patterns = startup.load(str(path))
     assert list(texts) == ["x = 1"] and isinstance(texts["x = 1"], CodeType)
     assert patterns == {("a+", 0): args}
+
+
+def test_a_derived_value_is_made_once_per_file_state(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    source = tmp_path / "source.json"
+    source.write_text("[1]")
+    made: list[object] = []
+
+    def build() -> list[int]:
+        value = [len(made), *json.loads(source.read_text())]
+        made.append(value)
+        return value
+
+    name = f"test-derived-{os.getpid()}"
+    kept = Path(startup.__file__).parent / "__pycache__" / \
+        f"{name}.{sys.implementation.cache_tag}.data"
+    try:
+        assert startup.derived(name, str(source), build) == [0, 1]
+        assert kept.is_file()
+        assert startup.derived(name, str(source), build) == [0, 1]  # read back, not made
+        assert len(made) == 1
+        source.write_text("[1, 2]")  # another size: made again
+        assert startup.derived(name, str(source), build) == [1, 1, 2]
+        kept.write_bytes(b"damaged")
+        assert startup.derived(name, str(source), build) == [2, 1, 2]
+        assert startup.derived(name, str(source), build) == [2, 1, 2]
+        assert len(made) == 3
+    finally:
+        kept.unlink(missing_ok=True)
+
+
+def test_the_kubernetes_definitions_read_back_as_json_reads_them() -> None:
+    """The schema store's definitions come from the per-installation copy: the same
+    values, in the same order, as ``_definitions.json``, and the same kinds index."""
+    spec = importlib.util.find_spec("kubernetes_validate")
+    assert spec is not None and spec.submodule_search_locations
+    root = Path(next(iter(spec.submodule_search_locations))) / "kubernetes-json-schema"
+    for version in (kubernetes_versions()[0], kubernetes_versions()[-1]):
+        path = root / f"v{version}.0-local-strict" / "_definitions.json"
+        expected = json.loads(path.read_text(encoding="utf-8"))["$defs"]
+        blobs, index, groups = startup.derived(
+            f"k8s-definitions-{version}", str(path), lambda p=path: read_definitions(p))
+        read = {name: marshal.loads(blob) for name, blob in blobs.items()}
+        assert list(read) == list(expected) and read == expected
+        assert all(json.dumps(read[n]) == json.dumps(expected[n]) for n in expected)
+        schemas = kubernetes_schemas(version)
+        assert dict(schemas.index) == index and schemas.groups == frozenset(groups)
+        assert ("apps", "v1", "Deployment") in schemas.index and "" in schemas.groups
+        assert list(schemas.raw) == list(expected) and len(schemas.raw) == len(expected)
