@@ -199,7 +199,7 @@ class _Definitions:
         self.defs = defs
         self.expected: set[str] = set()
         self._prepared: set[str] = set()
-        self._everything = False
+        self._everything: dict[str, Any] | None = None
 
     def expect(self, names: Iterable[str]) -> None:
         self.expected.update(n for n in names if n in self.defs)
@@ -212,12 +212,10 @@ class _Definitions:
         return definition
 
     def everything(self) -> Mapping[str, Any]:
-        """Every definition, prepared."""
-        if not self._everything:
-            for name in self.defs:
-                self.prepared(name)
-            self._everything = True
-        return self.defs
+        """Every definition, prepared, in a plain dict (what jsonschema-rs takes)."""
+        if self._everything is None:
+            self._everything = {name: self.prepared(name) for name in self.defs}
+        return self._everything
 
     def documents(self) -> list[tuple[str, Mapping[str, Any]]]:
         return [(K8S_URI, {"$defs": self.everything()})]
