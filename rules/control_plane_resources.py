@@ -151,6 +151,8 @@ TOLERATES_ONLY = ("whether the cluster has control-plane nodes that admit worklo
                   "inventory; managed clusters such as GKE, EKS and AKS have none)")
 RESOURCES = ("cpu", "memory")
 
+SCOPE = "object"  # each finding depends on its object, its pods and the configuration only
+
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     fraction = Fraction(str(opts.get("max-limit-fraction", 0.3)))

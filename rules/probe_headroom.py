@@ -111,6 +111,8 @@ OPTIONS = (
 SEVERITIES = {"startup": "error", "liveness": "error", "bad-fact": "warning"}
 DEFAULTS = {"initialDelaySeconds": 0, "periodSeconds": 10, "failureThreshold": 3}
 
+SCOPE = "object"  # each finding depends on its object, its pods and the configuration only
+
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     factor = Fraction(str(opts.get("factor", 1.5)))

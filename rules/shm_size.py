@@ -121,6 +121,8 @@ SEVERITIES = {"missing": "error", "not-memory": "error", "no-limit": "warning",
               "small": "error"}
 SHM = "/dev/shm"
 
+SCOPE = "object"  # each finding depends on its object, its pods and the configuration only
+
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)

@@ -296,7 +296,7 @@ def test_rule_results_are_cached_per_tree(tmp_path: Path, monkeypatch: pytest.Mo
         raise AssertionError("the rules ran")
 
     with monkeypatch.context() as patch:
-        patch.setattr(engine, "run_rules", no_rules)
+        patch.setattr(engine, "rule_outputs", no_rules)
         assert _analyze(repo, store) == first  # from the cache, stats and quiet places included
         with pytest.raises(AssertionError, match="the rules ran"):
             _analyze(repo, store, Config({"fail-on": "warning"}))  # another configuration

@@ -2,8 +2,11 @@
 
 A rule module defines ``ID``, ``SEVERITY``, ``SUMMARY``, ``RATIONALE``, ``FIX`` (ending in a
 period), ``OPTIONS`` (typed, with defaults), ``SEVERITIES`` (default severity per violation
-kind: "kinds" are always violation kinds) and optionally ``COST`` (its CPU cost relative to
-the others, 1 by default: how the engine shares the rules with a worker), then its checks:
+kind: "kinds" are always violation kinds), optionally ``COST`` (its CPU cost relative to
+the others, 1 by default: how the engine shares the rules with a worker) and ``SCOPE``
+(:data:`SCOPES`: ``"object"`` when what it decides about an object depends on that object
+alone, its pods and the configuration: a review then runs it on the base only where the base's
+objects differ from the head's, :mod:`reviewbot.engine.sharing`), then its checks:
 
 - ``check_set(model, opts)``: the whole repository (lint, and both sides of a review);
 - ``check_change(diff, base, head, opts)``: a change (review and ``reviewbot diff``): the
@@ -43,6 +46,9 @@ from reviewbot.engine.findings import SEVERITIES, Decision
 from reviewbot.errors import ReviewbotError
 
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+# "model": a rule reads the whole repository (the default); "object": every violation and
+# quiet place names an object and depends only on it, its pods and the configuration
+SCOPES = ("model", "object")
 _TYPES: dict[str, tuple[type, ...]] = {
     "bool": (bool,), "int": (int,), "number": (int, float), "string": (str,),
     "list": (list,), "map": (dict,),
@@ -108,6 +114,7 @@ class Rule:
     doc: str
     module: ModuleType = field(compare=False, repr=False)
     cost: int = 1  # relative CPU cost (the module's COST)
+    scope: str = "model"  # what its findings depend on (the module's SCOPE, see SCOPES)
 
     @property
     def check_set(self) -> Callable[..., Iterable[Decision]] | None:
@@ -140,12 +147,14 @@ def rule_from_module(module: ModuleType) -> Rule:
             options=tuple(getattr(module, "OPTIONS", ())),
             severities=dict(getattr(module, "SEVERITIES", {})),
             doc=(module.__doc__ or "").strip(), module=module,
-            cost=int(getattr(module, "COST", 1)),
+            cost=int(getattr(module, "COST", 1)), scope=getattr(module, "SCOPE", "model"),
         )
     except AttributeError as exc:
         raise ReviewbotError(f"rule module {name} lacks metadata: {exc}", 3) from exc
     if not ID_PATTERN.match(rule.id) or rule.severity not in SEVERITIES:
         raise ReviewbotError(f"rule module {name} has a bad id or severity", 3)
+    if rule.scope not in SCOPES:
+        raise ReviewbotError(f"rule module {name} has a bad SCOPE {rule.scope!r}", 3)
     return rule
 
 

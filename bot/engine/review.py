@@ -2,7 +2,9 @@
 
 1. the configuration is read from the base tree, so a pull request cannot switch a rule off
    for itself; its own changes to it are reported in the summary (:func:`review_config`);
-2. the rules run on the whole base tree and the whole head tree; a head finding is *new*
+2. the rules run on the whole base tree and the whole head tree (an object-scoped rule runs
+   on the base only where its objects differ from the head's: the rest of its findings are
+   the head's, :mod:`reviewbot.engine.sharing`); a head finding is *new*
    when no base finding has the same rule, object and field path (list indices replaced by
    item names, renamed objects followed), so a finding on an object the change did not touch
    is new exactly when the change caused it; findings of one cause (a node's overcommitted
@@ -243,16 +245,17 @@ def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> 
     head = head_tree(sides, base_tree, head_pending, config.max_file_bytes)
     memo = Memo()  # base and head share nearly every file: each is parsed once
     base_model = load_model(base_tree, config, cache, memo)
-    # The base's rules run in a worker while the head is loaded and checked, and the diff made
+    # The base's rules run in a worker while the head is loaded and checked, and the diff
+    # made; its object-scoped rules then run only where the base's objects are not the head's
     base_rules = start_rules(base_tree, base_model, config, only=settings.only, loader=cache,
-                             background=True)
+                             background=True, share=True)
     try:
         head_result = analyze(head, config, only=settings.only, loader=cache, memo=memo)
         diff = diff_models(base_model, head_result.model)
     except Exception:
         base_rules()  # an error on the base side is reported first, as it always was
         raise
-    base_result = base_rules()
+    base_result = base_rules(head_result)
     base_found = group(base_result.findings)
     marked = judge(group(head_result.findings, Changed.of(diff)), base_found, diff.renames)
     found = review_connectivity(diff, base_model, head_result.model,

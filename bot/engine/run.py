@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot import concurrency
 from reviewbot.config import Config
+from reviewbot.engine import sharing
 from reviewbot.engine.findings import (
     Amount,
     Decision,
@@ -55,6 +56,9 @@ class Result:
     suppressed: int = 0
     stats: dict[str, Any] = field(default_factory=dict)
     quiet: list[Quiet] = field(default_factory=list)
+    # what each rule decided before policy, by rule id (the rules ran here: not read from the
+    # cache); a review shares the head's object-scoped findings with its base from it
+    outputs: dict[str, RuleOutput] | None = field(default=None, compare=False, repr=False)
 
     @property
     def skipped(self) -> list[Skipped]:
@@ -94,15 +98,19 @@ def analyze(
 
 def start_rules(
     tree: Tree, model: Model, config: Config, *, only: Sequence[str] = (), loader: Any = None,
-    background: bool = False,
-) -> Callable[[], Result]:
+    background: bool = False, share: bool = False,
+) -> Callable[..., Result]:
     """The rules of ``model`` (from the result cache when ``loader`` is a parse cache that
     holds them); call the returned function for the :class:`Result`.
 
     ``background``: a large model's rules run in a forked worker meanwhile (a review builds
-    the head's model and diffs while the base's rules run); the worker sends back what
-    ``run_rules`` returned, so the result is the same. If the worker fails, the rules run
-    here when the result is asked for.
+    the head's model and diffs while the base's rules run); the worker sends back what the
+    rules decided, so the result is the same. If the worker fails, the rules run here when
+    the result is asked for.
+
+    ``share`` (a review's base): the object-scoped rules wait for the call, which may pass
+    the head's :class:`Result`; where the head's objects are the base's, their findings are
+    taken from it (:func:`reviewbot.engine.sharing.base_outputs`), the same as running them.
     """
     cache = loader if isinstance(loader, ParseCache) else None
     key = result_key(tree, config, only) if cache is not None else None
@@ -110,37 +118,47 @@ def start_rules(
         cached = cache.result(key)
         restored = _thaw_result(model, cached) if cached is not None else None
         if restored is not None:
-            return lambda: restored
+            return lambda head=None: restored
+    rules = enabled_rules(config, only)
+    checked = [r for r in rules if r.id != UNUSED]
+    later = [r for r in checked if r.scope == sharing.OBJECT] if share and sharing.enabled() else []
+    now = [r for r in checked if r not in later]
 
-    def finish(result: Result) -> Result:
+    def finish(done: Sequence[RuleOutput], head: Result | None) -> Result:
+        by_id = {r.id: out for r, out in zip(now, done, strict=True)}
+        if later:
+            outs = (sharing.base_outputs(later, model, head.model, head.outputs,
+                                         lambda rs, m: rule_outputs(rs, m, config))
+                    if head is not None and head.outputs is not None
+                    else rule_outputs(later, model, config))
+            by_id.update((r.id, out) for r, out in zip(later, outs, strict=True))
+        result = _policy(rules, [by_id[r.id] for r in checked], model, config)
         if cache is not None and key is not None:
             frozen = _freeze_result(result)
             if frozen is not None:
                 cache.store_result(key, frozen)
         return result
 
-    if not background or concurrency.workers(
+    if not background or not now or concurrency.workers(
             2, len(model.objects), concurrency.limits().rules_min_objects) < 1:
-        return lambda: finish(run_rules(model, config, only=only))
-    worker = concurrency.Worker(_analysis_worker, model, config, only)
+        return lambda head=None: finish(rule_outputs(now, model, config), head)
+    worker = concurrency.Worker(_outputs_worker, now, model, config)
 
-    def wait() -> Result:
+    def wait(head: Result | None = None) -> Result:
         data = worker.result()
         try:
             if data is None:
                 raise ValueError("the worker sent nothing")
-            findings, suppressed, stats, quiet = pickle.loads(data)
+            done = pickle.loads(data)
         except Exception:  # noqa: BLE001 - the rules run here instead
-            return finish(run_rules(model, config, only=only))
-        return finish(Result(findings, model, suppressed, stats, quiet))
+            done = rule_outputs(now, model, config)
+        return finish(done, head)
 
     return wait
 
 
-def _analysis_worker(model: Model, config: Config, only: Sequence[str]) -> bytes:
-    result = run_rules(model, config, only=only)
-    payload = (result.findings, result.suppressed, result.stats, result.quiet)
-    return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+def _outputs_worker(rules: Sequence[Rule], model: Model, config: Config) -> bytes:
+    return pickle.dumps(rule_outputs(rules, model, config), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _freeze_result(result: Result) -> dict[str, Any] | None:
@@ -221,16 +239,24 @@ def run_rules(model: Model, config: Config, *, only: Sequence[str] = (),
     if change is not None:
         outputs = [_rule_run(r, model, config, change) for r in rules
                    if r.check_change is not None]
-    else:
-        outputs = rule_outputs([r for r in rules if r.id != UNUSED], model, config)
+        return _policy(rules, outputs, model, config, change=True)
+    return _policy(rules, rule_outputs([r for r in rules if r.id != UNUSED], model, config),
+                   model, config)
+
+
+def _policy(rules: Sequence[Rule], outputs: Sequence[RuleOutput], model: Model, config: Config,
+            *, change: bool = False) -> Result:
+    """The :class:`Result` of what ``rules`` decided (``outputs``, in their order, without
+    ``unused-suppression``'s): duplicates dropped, suppressions applied, severity set, the
+    findings in one order whatever order the rules found them in."""
     # one finding once: objects a build makes alike (a base two overlays include unchanged,
     # a --render output holding it twice) give the same finding at the same place
     raw = list(dict.fromkeys(f for out in outputs for f in out.findings))
-    suppressions = Suppressions(model) if raw or change is None else None
+    suppressions = Suppressions(model) if raw or not change else None
     kept = [f for f in raw if suppressions is None or not suppressions.matches(f)]
     quiet = in_order(q for out in outputs for q in out.quiet)
     result = Result(kept, model, suppressed=len(raw) - len(kept), quiet=quiet)
-    if change is not None:
+    if change:
         result.findings = [replace(f, new=True) for f in kept]
         return result
     unused = next((r for r in rules if r.id == UNUSED), None)
@@ -239,13 +265,23 @@ def run_rules(model: Model, config: Config, *, only: Sequence[str] = (),
         active = {r.id for r in rules}
         for violation in suppressions.unused(active):
             result.findings.append(make_finding(unused, violation, settings.severity))
-    result.findings.sort(key=sort_key)
+    result.findings.sort(key=_total_order)
     result.stats = {
         "files": len(model.files), "objects": len(model.objects), "rules": len(rules),
     }
     for out in outputs:
         result.stats.update(out.notes)
+    result.outputs = {r.id: out for r, out in zip(
+        (r for r in rules if r.id != UNUSED), outputs, strict=True)}
     return result
+
+
+def _total_order(f: Finding) -> tuple[Any, ...]:
+    """:func:`sort_key`, then what else tells two findings apart (two objects a build makes
+    from one document, found at one place with one message): the order of a tree's findings
+    never depends on the order a rule walked the model in."""
+    return (*sort_key(f), f.object, f.path, f.key, f.severity, f.kind, f.fix, f.cause,
+            f.clusters)
 
 
 @dataclass
@@ -256,6 +292,9 @@ class RuleOutput:
     findings: list[Finding] = field(default_factory=list)
     quiet: list[Quiet] = field(default_factory=list)
     notes: dict[str, Any] = field(default_factory=dict)
+    # id() of the object each finding and quiet place names (0: none), in their order
+    owners: list[int] = field(default_factory=list)
+    quiet_owners: list[int] = field(default_factory=list)
 
 
 def rule_outputs(rules: Sequence[Rule], model: Model, config: Config) -> list[RuleOutput]:
@@ -305,9 +344,11 @@ def _rule_run(rule: Rule, model: Model, config: Config,
     for decision in _decisions(rule, model, settings.options, change):
         if isinstance(decision, Violation):
             out.findings.append(make_finding(rule, decision, settings.severity, model))
+            out.owners.append(id(decision.obj) if decision.obj is not None else 0)
         elif isinstance(decision, QuietPlace):
             line, _ = decision.obj.position(decision.path)
             out.quiet.append(Quiet(rule.id, decision.obj.file, line, decision.reason))
+            out.quiet_owners.append(id(decision.obj))
         else:
             out.notes[decision.key] = decision.value
     return out

@@ -1,0 +1,135 @@
+"""A review's base and head share what object-scoped rules found on the objects they share.
+
+A rule whose module says ``SCOPE = "object"`` (see :mod:`reviewbot.engine.registry`)
+promises that every violation and quiet place it yields names an object and depends only on
+that object, its pods and the configuration. A review loads both sides through one memo, so
+a document the change left alone, built alike, is the *same* object in both models, with the
+same pod templates (:func:`reviewbot.model.builder.build_model`'s ``shared``). For such an
+object, and the same doubt and clusters in both models (the engine adds those to a finding),
+the base's findings are the head's: :func:`base_outputs` runs the object-scoped rules on the
+base only for the objects that differ (a view of the base model holding just them) and takes
+the rest from the head's run. The outcome is the same as running every rule on the whole
+base, which ``tests/test_review_sharing.py`` checks on the golden pull requests, the homelab
+pull requests and corpus-shaped trees (:func:`override` turns sharing off for the old path).
+
+Where the promise cannot be checked it is not relied on: a rule's output with a violation
+that names no object, or with a note for the summary, makes that rule run on the whole base.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, Protocol, TypeVar
+
+from reviewbot.engine.identity import clusters_of
+from reviewbot.engine.registry import Rule
+from reviewbot.model.objects import Model, add_identity
+
+OBJECT = "object"  # a rule's SCOPE: what it decides about an object depends on that object
+_enabled = True
+
+
+def enabled() -> bool:
+    return _enabled
+
+
+@contextmanager
+def override(enabled: bool) -> Iterator[None]:
+    """Share (True) or run every rule on both whole sides (False) for a block: the seam the
+    equivalence test takes the old path through."""
+    global _enabled
+    before = _enabled
+    _enabled = enabled
+    try:
+        yield
+    finally:
+        _enabled = before
+
+
+def shared_objects(base: Model, head: Model) -> set[int]:
+    """``id()`` of the base objects whose object-scoped findings are the head's: the same
+    object in both models, with the same pod templates and Services (none rebuilt), the same
+    doubt and the same clusters."""
+    in_head = {id(o) for o in head.objects}
+    base_parts, head_parts = _parts(base), _parts(head)
+    return {
+        key for o in base.objects
+        if (key := id(o)) in in_head and base_parts.get(key) == head_parts.get(key)
+        and base.doubts.get(key) == head.doubts.get(key)
+        and clusters_of(base, o) == clusters_of(head, o)
+    }
+
+
+def _parts(model: Model) -> dict[int, list[tuple[str, int]]]:
+    """Object ``id()`` -> the ``id()`` of its pods, pod templates and Services, in order."""
+    parts: dict[int, list[tuple[str, int]]] = {}
+    for tag, group in (("pod", model.pods), ("template", model.templates),
+                       ("service", model.services)):
+        for part in group:
+            parts.setdefault(id(part.obj), []).append((tag, id(part)))
+    return parts
+
+
+def view(model: Model, shared: set[int]) -> Model:
+    """``model`` without the objects ``shared`` names (nor their pods, templates, Services and
+    NetworkPolicies; a pod of a Helm values file, whose object no model lists, stays); files,
+    documents, kustomizations, inventory, doubts and clusters are the model's own, so a
+    finding made in the view is the one the model gives."""
+    out = Model(
+        root=model.root, files=model.files,
+        objects=[o for o in model.objects if id(o) not in shared], documents=model.documents,
+        skipped=model.skipped, inventory=model.inventory, tree=model.tree,
+        pods=[p for p in model.pods if id(p.obj) not in shared],
+        templates=[p for p in model.templates if id(p.obj) not in shared],
+        services=[s for s in model.services if id(s.obj) not in shared],
+        network_policies=[o for o in model.network_policies if id(o) not in shared],
+        namespaces=model.namespaces, kustomizations=model.kustomizations,
+        clusters=model.clusters, cluster_entries=model.cluster_entries,
+        cluster_inventories=model.cluster_inventories, values_patterns=model.values_patterns,
+        doubts=model.doubts, unapplied=model.unapplied,
+    )
+    for obj in out.objects:
+        add_identity(out.by_identity, obj)
+    return out
+
+
+class Output(Protocol):
+    """What one rule decided (``engine.run.RuleOutput``, which imports this module)."""
+
+    findings: list[Any]
+    quiet: list[Any]
+    notes: dict[str, Any]
+    owners: list[int]  # id() of the object each finding names (0: none)
+    quiet_owners: list[int]
+
+
+Out = TypeVar("Out", bound=Output)
+
+
+def base_outputs(rules: Sequence[Rule], base: Model, head: Model,
+                 head_outputs: Mapping[str, Out],
+                 run: Callable[[Sequence[Rule], Model], list[Out]]) -> list[Out]:
+    """What the object-scoped ``rules`` decide about ``base``, in their order: ``run`` on the
+    base objects the head does not share, the head's decisions on those it does."""
+    shared = shared_objects(base, head)
+    rest = view(base, shared)
+    out: list[Out] = []
+    for rule, own in zip(rules, run(rules, rest), strict=True):
+        theirs = head_outputs.get(rule.id)
+        if theirs is None or not _checkable(own) or not _checkable(theirs):
+            out.extend(run([rule], base))  # the promise cannot be checked: the whole base
+            continue
+        mine = [i for i, owner in enumerate(theirs.owners) if owner in shared]
+        quiet = [i for i, owner in enumerate(theirs.quiet_owners) if owner in shared]
+        own.findings += [theirs.findings[i] for i in mine]  # the view's run: ours to add to
+        own.owners += [theirs.owners[i] for i in mine]
+        own.quiet += [theirs.quiet[i] for i in quiet]
+        own.quiet_owners += [theirs.quiet_owners[i] for i in quiet]
+        out.append(own)
+    return out
+
+
+def _checkable(output: Output) -> bool:
+    """Every decision names its object, and there is no note (a count over the model)."""
+    return not output.notes and 0 not in output.owners

@@ -1,0 +1,212 @@
+"""The cold review's shortcut gives the outcome of the long way (issue 32, part 4).
+
+A review runs an object-scoped rule (``SCOPE = "object"``) on the base only where the base's
+objects are not the head's, and takes the head's findings for the rest
+(:mod:`reviewbot.engine.sharing`). Here the old path (every rule on both whole trees,
+``sharing.override(False)``) and the new one run on the same trees and must agree on
+everything: the base's findings in order, quiet places, counts; and the review's outcome,
+every finding, new, existing and fixed, the JSON and the PR comment as posted. The trees: the
+golden pull requests, the homelab pull requests of tests/render/homelab.py, bench/gen.py's
+corpus-shaped repository with its 20-file PR, and the corpus repositories beside the clone
+with a change to their workloads (skipped without them, as every corpus test is).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reviewbot.engine import sharing
+from reviewbot.engine.parse import Memo
+from reviewbot.engine.review import review_config
+from reviewbot.engine.run import Result, analyze, load_model, run_rules, start_rules
+from reviewbot.sources.refs import find_sides
+from reviewbot.sources.tree import git_tree
+
+from .helpers import ROOT, SEEDS, GitRepo, run_cli
+from .render.homelab import GPU_PROBE, OPEN_WEBUI, homelab_pr
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+OBJECT_RULES = ("control-plane-resources", "gpu-parallelism", "probe-headroom", "shm-size")
+
+
+@pytest.fixture(autouse=True)
+def _no_event(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+
+
+def base_both_ways(root: Path, base: str, head: str) -> tuple[Result, Result, set[int]]:
+    """The base's result as the review now makes it (object-scoped rules shared with the head)
+    and as every rule on the whole base makes it; and the base objects shared."""
+    sides = find_sides(root, base, head, None)
+    config = review_config(sides, None).config
+    memo = Memo()
+    base_tree = git_tree(sides.root, sides.base, top=True)
+    base_model = load_model(base_tree, config, None, memo)
+    head_result = analyze(git_tree(sides.root, str(sides.head), top=True), config, memo=memo)
+    shared = start_rules(base_tree, base_model, config, share=True)(head_result)
+    whole = run_rules(base_model, config)
+    return shared, whole, sharing.shared_objects(base_model, head_result.model)
+
+
+def assert_same_result(new: Result, old: Result) -> None:
+    assert new.findings == old.findings  # in order
+    assert [(f.suggestion, f.edits, f.others) for f in new.findings] == [
+        (f.suggestion, f.edits, f.others) for f in old.findings]
+    assert (new.quiet, new.stats, new.suppressed) == (old.quiet, old.stats, old.suppressed)
+
+
+def reviews(repo: Path, base: str, head: str, capsys: pytest.CaptureFixture[str],
+            shared: bool, formats: tuple[str, ...]) -> list[tuple[int, str]]:
+    """The review's JSON and its summary comment, exactly as ``reviewbot review`` writes them."""
+    out = []
+    with sharing.override(shared):
+        for fmt in formats:
+            code, text, err = run_cli(["review", "--repo", str(repo), "--base", base, "--head",
+                                       head, "--platform", "none", "--format", fmt], capsys)
+            assert code in (0, 1), err
+            out.append((code, text))
+    return out
+
+
+def assert_equivalent(
+    repo: Path, base: str, head: str, capsys: pytest.CaptureFixture[str],
+    formats: tuple[str, ...] = ("json", "markdown"),
+) -> tuple[Result, set[int]]:
+    new, old, shared = base_both_ways(repo, base, head)
+    assert_same_result(new, old)
+    assert reviews(repo, base, head, capsys, True, formats) == reviews(
+        repo, base, head, capsys, False, formats)
+    return new, shared
+
+
+GOLDEN_PRS = [
+    ("seed-pr-001-coder-tp1", ROOT / "examples", SEEDS / "step1"),
+    ("seed-pr-000-coder-tp2", SEEDS / "step1", SEEDS / "step2"),
+    ("seed-pr-unfixed", SEEDS / "step1", ROOT / "examples"),
+]
+
+
+@pytest.mark.parametrize(("name", "before", "after"), GOLDEN_PRS, ids=[g[0] for g in GOLDEN_PRS])
+def test_the_golden_pull_requests_are_reviewed_alike(
+    name: str, before: Path, after: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit_tree(before, "before")
+    head = repo.commit_tree(after, "after")
+    result, shared = assert_equivalent(repo.path, base, head, capsys)
+    assert shared  # not vacuous: most objects are shared ...
+    owned = {f.rule for f in result.findings if f.rule in OBJECT_RULES}
+    assert owned  # ... and object-scoped rules find something on these trees
+
+
+@pytest.mark.parametrize("added", [
+    {"k8s/apps/chat/open-webui.yaml": OPEN_WEBUI},
+    {"k8s/apps/llm-serving/gpu-probe.yaml": GPU_PROBE},
+    {"k8s/apps/chat/open-webui.yaml": OPEN_WEBUI, "k8s/apps/llm-serving/gpu-probe.yaml": GPU_PROBE},
+], ids=["open-webui", "gpu-probe", "both"])
+def test_the_homelab_pull_requests_are_reviewed_alike(
+    added: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    repo, base, head = homelab_pr(tmp_path, added)
+    assert_equivalent(repo.path, base, head, capsys)
+
+
+def _gen() -> Any:
+    path = ROOT / "bench" / "gen.py"
+    spec = importlib.util.spec_from_file_location("bench_gen_sharing", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_gen_sharing"] = module  # its dataclasses look their module up
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
+    return module
+
+
+def test_the_benchmark_pull_request_is_reviewed_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """bench/gen.py's Flux and kustomize repository (600 objects) and its 20-file PR: image
+    bumps, tags whose digest stayed, replicas, resources, KServe args, Helm values, an added
+    ConfigMap."""
+    repo = tmp_path / "repo"
+    _gen().generate(600, repo, 8, 0.02, True, 20, True)
+    result, shared = assert_equivalent(repo, "main", "pr", capsys)
+    assert len(shared) > 500
+
+
+def _corpus() -> list[Path]:
+    return sorted(p for p in CORPUS.iterdir() if p.is_dir()) if CORPUS.is_dir() else []
+
+
+def _changed(text: str) -> str | None:
+    """A workload file changed as a PR changes one: replicas, a tag, a request."""
+    out = text.replace("replicas: 1\n", "replicas: 2\n", 1)
+    out = out.replace("memory: 128Mi", "memory: 192Mi", 1)
+    out = out.replace(":v1.", ":v9.", 1)
+    return out if out != text else None
+
+
+def _workload_files(root: Path) -> Iterator[Path]:
+    for path in sorted(root.rglob("*.yaml")):
+        if ".git" in path.parts:
+            continue
+        try:
+            text = path.read_text()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if "kind: Deployment" in text or "kind: StatefulSet" in text or "kind: HelmRelease" in text:
+            yield path
+
+
+@pytest.mark.skipif(not _corpus(), reason="no corpus beside the clone")
+@pytest.mark.parametrize("name", [p.name for p in _corpus()] or ["none"])
+def test_corpus_reviews_are_alike(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Each corpus repository, and a PR changing up to six of its workload files and removing
+    one (the JSON output: every finding, new or existing, fixed, the diff)."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit_tree(CORPUS / name, "base")
+    edits: dict[str, str | None] = {}
+    for path in _workload_files(repo.path):
+        changed = _changed(path.read_text())
+        if changed is not None:
+            edits[str(path.relative_to(repo.path))] = changed
+        if len(edits) == 6:
+            break
+    removable = [p for p in _workload_files(repo.path)
+                 if str(p.relative_to(repo.path)) not in edits]
+    if removable:
+        edits[str(removable[-1].relative_to(repo.path))] = None
+    if not edits:  # no workload: a manifest's text changes, so its objects are built again
+        first = next(p for p in sorted(repo.path.rglob("*.yaml"))
+                     if ".git" not in p.parts and "kind:" in p.read_text(errors="replace"))
+        edits[str(first.relative_to(repo.path))] = first.read_text() + "\n# changed\n"
+    head = repo.commit(edits, "head")
+    assert_equivalent(repo.path, base, head, capsys, ("json",))
+
+
+def test_a_share_that_trusted_every_object_would_be_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The comparison can fail: claiming that every base object is the head's (the changed
+    ones too) gives the base another result on the first golden pull request."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit_tree(ROOT / "examples", "before")
+    head = repo.commit_tree(SEEDS / "step1", "after")
+    monkeypatch.setattr(sharing, "shared_objects",
+                        lambda b, h: {id(o) for o in b.objects})
+    new, old, _ = base_both_ways(repo.path, base, head)
+    assert json.dumps([f.message for f in new.findings]) != json.dumps(
+        [f.message for f in old.findings])
