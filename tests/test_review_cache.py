@@ -4,7 +4,9 @@ taken for it."""
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ from reviewbot.engine.outcome import Report, ReviewSummary
 from reviewbot.engine.review_cache import freeze_report, same_report, thaw_report
 from reviewbot.load import cache as cache_mod
 
-from .helpers import SEEDS, GitRepo, run_cli
+from .helpers import ROOT, SEEDS, GitRepo, run_cli
 
 CODER = "k8s/apps/llm-serving/coder.yaml"
 FORMATS = ("json", "markdown", "rdjson", "text", "sarif")
@@ -79,6 +81,26 @@ def test_a_review_read_back_is_the_review_made(
     assert len(_entries(store, "reviews")) == 1  # one review, whatever the format
     rdjson = run_cli(_argv(repo, base, head, "rdjson", "--cache", str(store)), capsys)[1]
     assert '"suggestions"' in rdjson  # the suggestion came back with its finding
+
+
+def test_what_the_connectivity_does_not_evaluate_reads_back_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bench/gen.py's PR reaches Helm releases whose values come from a ConfigMap: the summary
+    lists them as not evaluated, and the review read back from the cache says so too."""
+    spec = importlib.util.spec_from_file_location("bench_gen_cache", ROOT / "bench" / "gen.py")
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    sys.modules["bench_gen_cache"] = gen  # its dataclasses look their module up
+    spec.loader.exec_module(gen)
+    repo = tmp_path / "repo"
+    gen.generate(300, repo, 8, 0.02, True, 20, True)
+    argv = ["review", "--repo", str(repo), "--base", "main", "--head", "pr", "--platform",
+            "none", "--format", "markdown", "--cache", str(tmp_path / "cache")]
+    cold = run_cli(argv, capsys)
+    assert "- not evaluated: HelmRelease/" in cold[1].split("### Connectivity", 1)[1]
+    assert run_cli(argv, capsys) == cold
+    assert len(_entries(tmp_path / "cache", "reviews")) == 1
 
 
 @pytest.fixture

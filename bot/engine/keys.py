@@ -39,7 +39,7 @@ def result_key(tree: Tree, config: Config, only: Sequence[str]) -> str | None:
     return digest.hexdigest()
 
 
-REVIEW_FORMAT = 3
+REVIEW_FORMAT = 4  # 3: every blob a generator may read; 4: the connectivity notes stored
 
 
 def review_key(listings: Sequence[PendingTree], config: Config, parts: Sequence[Any]) -> str | None:

@@ -38,11 +38,16 @@ def freeze_report(report: Report) -> dict[str, Any] | None:
         "fixed": [_finding(f) for f in review.fixed],
         "connectivity": [[c.diff_type, c.source, c.destination, c.ref1, c.ref2, c.info]
                          for c in review.connectivity],
+        "connectivity_notes": list(review.connectivity_notes),
         "counts": [review.new, review.existing, review.scope, review.max_chars],
     }
+    # read back into what a run knows before the cache answers (its refs and configuration):
+    # a part of the review not stored here makes the check fail, and nothing is stored
+    run = ReviewSummary(base=review.base, base_ref=review.base_ref, head=review.head,
+                        config=review.config, links=review.links)
     try:
         back = json.loads(json.dumps(raw))
-        thawed = thaw_report(back, review, lambda names: dict.fromkeys(names, ""))
+        thawed = thaw_report(back, run, lambda names: dict.fromkeys(names, ""))
     except (TypeError, ValueError):
         return None
     if thawed is None or not same_report(thawed, replace(
@@ -61,6 +66,7 @@ def thaw_report(raw: Mapping[str, Any], run: ReviewSummary,
             run, diff=tuple(dict(e) for e in raw["diff"]),
             fixed=tuple(_thaw_finding(f) for f in raw["fixed"]),
             connectivity=tuple(FlowChange(*(str(x) for x in c)) for c in raw["connectivity"]),
+            connectivity_notes=tuple(str(n) for n in raw["connectivity_notes"]),
             new=int(new), existing=int(existing), scope=str(scope),
             max_chars=None if max_chars is None else int(max_chars))
         sources = texts([str(n) for n in raw["sources"]])
