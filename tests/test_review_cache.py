@@ -5,7 +5,9 @@ taken for it."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -101,6 +103,46 @@ def test_what_the_connectivity_does_not_evaluate_reads_back_too(
     assert "- not evaluated: HelmRelease/" in cold[1].split("### Connectivity", 1)[1]
     assert run_cli(argv, capsys) == cold
     assert len(_entries(tmp_path / "cache", "reviews")) == 1
+
+
+def test_a_review_read_back_runs_no_rule_and_builds_no_model(
+    tmp_path: Path, pull: tuple[GitRepo, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What a warm review imports: the cache's answer, not the machinery that made it (no
+    rule module, no model builder, no diff of models)."""
+    repo, base, head = pull
+    store = tmp_path / "cache"
+    argv = _argv(repo, base, head, "json", "--cache", str(store))
+    cold = run_cli(argv, capsys)
+    script = ("import json, sys\nfrom reviewbot.cli import main\n"
+              f"code = main({argv!r})\n"
+              "print(json.dumps([code, sorted(sys.modules)]), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=False)
+    code, modules = json.loads(done.stderr.strip().splitlines()[-1])
+    assert (code, done.stdout) == (cold[0], cold[1])
+    made = [m for m in modules if m.startswith((
+        "reviewbot.rules.", "reviewbot.engine.run", "reviewbot.model.builder",
+        "reviewbot.diff.models"))]
+    assert made == []
+
+
+def test_a_refused_configuration_is_refused_alike_with_a_cache(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The rules' options are checked after the cache is asked, and in the order they always
+    were: the same error, with or without ``--cache``, before and after a review is stored."""
+    repo = GitRepo(tmp_path / "repo")
+    good = repo.commit({".reviewbot.yaml": "fail-on: error\n", "k8s/web.yaml": UNPINNED})
+    bad = repo.commit({".reviewbot.yaml": "rules:\n  yaml-syntax:\n    depth: 3\n"})
+    head = repo.commit({"k8s/web.yaml": UNPINNED.replace("latest", "v2")})
+    store = str(tmp_path / "cache")
+    assert run_cli(_argv(repo, good, head, "json", "--cache", store), capsys)[0] in (0, 1)
+    for extra in ((), ("--kubernetes-version", "one.two")):
+        plain = run_cli(_argv(repo, bad, head, "json", *extra), capsys)
+        assert plain[0] == 2 and "unknown option 'depth'" in plain[2]
+        assert run_cli(_argv(repo, bad, head, "json", "--cache", store, *extra), capsys) == plain
+        assert run_cli(_argv(repo, bad, head, "json", "--cache", store, *extra), capsys) == plain
 
 
 @pytest.fixture

@@ -8,11 +8,10 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewbot.config import Config, Overrides, find_config, guard_binaries, load_config_file
 from reviewbot.engine.options import check_options
-from reviewbot.engine.run import Result, analyze
 from reviewbot.escape import term
 from reviewbot.report.base import Report
 from reviewbot.sources.tree import (
@@ -22,6 +21,9 @@ from reviewbot.sources.tree import (
     disk_tree,
     repo_root,
 )
+
+if TYPE_CHECKING:
+    from reviewbot.engine.run import Result
 
 
 def resolve_config(args: argparse.Namespace, root: Path, start: Path) -> Config:
@@ -89,6 +91,8 @@ def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
     if getattr(args, "render", False):
         from reviewbot.model.render import render_tree
         tree = render_tree(tree)
+    from reviewbot.engine.run import analyze  # here: a review read back never runs the rules
+
     result = analyze(tree, config, only=args.rule, loader=file_loader(args, root, targets))
     if tree.shifted:  # --render: a copy of a source built twice points at the source's lines
         from reviewbot.model.render import source_line

@@ -31,11 +31,9 @@ def result_key(tree: Tree, config: Config, only: Sequence[str]) -> str | None:
     digest = _digest(config, [RESULT_FORMAT, str(tree.root), list(only)])
     if digest is None:
         return None
-    for record in tree.files + tree.texts:
-        digest.update(key_bytes(f"\n{record.path}\0{record.blob}"))
-    digest.update(b"\n\0paths")
-    for path in sorted(tree.paths):
-        digest.update(key_bytes(f"\n{path}"))
+    files = "".join(f"\n{record.path}\0{record.blob}" for record in tree.files + tree.texts)
+    paths = "".join(f"\n{path}" for path in sorted(tree.paths))
+    digest.update(key_bytes(f"{files}\n\0paths{paths}"))  # the bytes, hashed in one update
     return digest.hexdigest()
 
 
@@ -52,18 +50,13 @@ def review_key(listings: Sequence[PendingTree], config: Config, parts: Sequence[
     digest = _digest(config, [REVIEW_FORMAT, *parts])
     if digest is None:
         return None
-    for listing in listings:
-        digest.update(b"\n\0tree")
+    for listing in listings:  # the bytes of one update per entry, hashed in one update
         # every other blob too: the ones a generator reads are known only once read
-        for path, sha in (*listing.entries, *listing.sides, *listing.jsons.items(),
-                          *listing.others.items()):
-            digest.update(key_bytes(f"\n{path}\0{sha}"))
-        digest.update(b"\n\0paths")
-        for path in sorted(listing.paths):
-            digest.update(key_bytes(f"\n{path}"))
-        digest.update(b"\n\0skipped")
-        for skipped in listing.skipped:
-            digest.update(key_bytes(f"\n{skipped.path}\0{skipped.reason}"))
+        files = "".join(f"\n{path}\0{sha}" for path, sha in (
+            *listing.entries, *listing.sides, *listing.jsons.items(), *listing.others.items()))
+        paths = "".join(f"\n{path}" for path in sorted(listing.paths))
+        skipped = "".join(f"\n{s.path}\0{s.reason}" for s in listing.skipped)
+        digest.update(key_bytes(f"\n\0tree{files}\n\0paths{paths}\n\0skipped{skipped}"))
     return digest.hexdigest()
 
 

@@ -29,7 +29,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewbot.config import (
     CONFIG_NAME,
@@ -39,30 +39,14 @@ from reviewbot.config import (
     load_config_file,
     parse_config,
 )
-from reviewbot.diff.models import diff_models
-from reviewbot.diff.objects import TreeDiff, compare
-from reviewbot.engine.causes import Changed, fixed, group, judge
 from reviewbot.engine.findings import Finding, in_order, sort_key
-from reviewbot.engine.fixer import with_suggestions
 from reviewbot.engine.keys import review_key
 from reviewbot.engine.options import check_options
 from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
-from reviewbot.engine.parse import Memo
 from reviewbot.engine.review_cache import freeze_report, thaw_report
-from reviewbot.engine.run import (
-    Change,
-    Result,
-    analyze,
-    load_model,
-    run_rules,
-    start_rules,
-)
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.cache import ParseCache
 from reviewbot.load.loader import decode_text
-from reviewbot.model.objects import Model
-from reviewbot.netpol.diff import FlowChange, review_changes, review_connectivity
-from reviewbot.netpol.ingress import IngressController
 from reviewbot.sources.refs import (
     Sides,
     changed_files,
@@ -74,6 +58,12 @@ from reviewbot.sources.refs import (
     repo_prefixes,
 )
 from reviewbot.sources.tree import PendingTree, Tree, git_tree
+
+if TYPE_CHECKING:  # a review read back from the cache imports none of these
+    from reviewbot.diff.objects import TreeDiff
+    from reviewbot.engine.run import Result
+    from reviewbot.model.objects import Model
+    from reviewbot.netpol.diff import FlowChange
 
 SUMMARY_LIMIT = 60_000  # the forge keeps the summary whole up to this, folds after it
 SCOPES = ("new", "changed", "all")
@@ -112,22 +102,27 @@ Listings = tuple[Tree | PendingTree, Tree | PendingTree | None, bool]
 
 
 def review_config(sides: Sides, config_file: str | None,
-                  trees: Listings | None = None) -> ConfigSides:
+                  trees: Listings | None = None, *, check: bool = True) -> ConfigSides:
     """The base tree's configuration, and how the head changes it (reported, not applied).
 
     ``trees``: the base and head trees when already read or listed, and whether they are
-    whole (read without path prefixes)."""
+    whole (read without path prefixes). ``check``: the rules' options in the base's
+    configuration are checked (False: the caller checks them, :func:`check_options`)."""
     base_tree, head_side, whole = trees if trees is not None else (None, None, False)
+    checked = check_options if check else _as_read
     rel: str | None = CONFIG_NAME
     if config_file:
         rel = in_repo(Path(config_file), sides.root)
         if rel is None:  # outside the repository: the workflow's own file, not the PR's
-            return ConfigSides(check_options(load_config_file(Path(config_file))), config_file)
+            return ConfigSides(checked(load_config_file(Path(config_file))), config_file)
     assert rel is not None
     base_data = file_at(sides.root, sides.base, rel, base_tree, whole)
-    base = (check_options(parse_config(base_data, f"{rel} (base)")) if base_data is not None
+    base = (checked(parse_config(base_data, f"{rel} (base)")) if base_data is not None
             else Config())
     source = f"`{rel}` of the base branch" if base_data is not None else "the defaults"
+    if (isinstance(base_tree, PendingTree) and isinstance(head_side, PendingTree)
+            and base_data is not None and base_tree.sha_of(rel) == head_side.sha_of(rel)):
+        return ConfigSides(base, source)  # the same blob: the same text, not read again
     head_data = file_at(sides.root, sides.head, rel, head_side, whole)
     if head_data == base_data:
         return ConfigSides(base, source)
@@ -138,8 +133,14 @@ def review_config(sides: Sides, config_file: str | None,
         head = check_options(parse_config(head_data, f"{rel} (head)"))
     except ReviewbotError as exc:
         return ConfigSides(base, source, (), exc.message)
+    from reviewbot.diff.objects import compare  # here: only a PR that changes the config
+
     found = compare(dict(base.raw), dict(head.raw))
     return ConfigSides(base, source, tuple(c.as_json() for c in found))
+
+
+def _as_read(config: Config) -> Config:
+    return config
 
 
 def base_schema_locations(config: Config, sides: Sides) -> Config:
@@ -208,36 +209,65 @@ def _changed(f: Finding) -> bool:
 def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> ReviewResult:
     """Review the change from ``sides.base`` to ``sides.head`` (None: the work tree)."""
     # git reads both sides' blobs (in two processes) while this one reads the configuration
-    # and the parse cache
-    pending = PendingTree(sides.root, sides.base, sides.prefixes, top=True)
+    # and the parse cache; with a cache, once the review is not found in it
+    pending = PendingTree(sides.root, sides.base, sides.prefixes, top=True, start=cache is None)
     head_pending = (PendingTree(sides.root, sides.head, sides.prefixes, top=True,
-                                skip=pending.shas) if sides.head is not None else None)
+                                skip=pending.shas, start=cache is None)
+                    if sides.head is not None else None)
     try:
+        # With a cache, the rules' options are checked once the review is not found in it: a
+        # review stored under this configuration (its text is part of the key) is one made
+        # after they passed. Errors come in the order they always did.
         cfg = review_config(sides, settings.config_file,
-                            (pending, head_pending, not sides.prefixes))
-        guard_binaries(cfg.config, [sides.root])
-        config = settings.overrides.apply(base_schema_locations(cfg.config, sides))
+                            (pending, head_pending, not sides.prefixes), check=cache is None)
+        try:
+            guard_binaries(cfg.config, [sides.root])
+            config = settings.overrides.apply(base_schema_locations(cfg.config, sides))
+        except ReviewbotError:
+            check_options(cfg.config)
+            raise
+        run = ReviewSummary(base=sides.base, base_ref=sides.base_ref, head=sides.head,
+                            config=ConfigReview(cfg.source, cfg.changes, cfg.head_error))
+        key = None
+        if cache is not None and head_pending is not None:
+            key = review_key((pending, head_pending), config,
+                             [str(sides.root), list(settings.only), settings.scope,
+                              settings.config_file or "", list(sides.prefixes), cfg.config.raw])
+            found = cache.review(key) if key is not None else None
+            listed = head_pending
+            report = (thaw_report(found, run, lambda names: _texts(sides.root, listed, names))
+                      if found is not None else None)
+            if report is not None:
+                pending.close()
+                head_pending.close()
+                new = tuple(f for f in report.findings if _changed(f))
+                return ReviewResult(report, report.findings, new, config)
+        if cache is not None:
+            check_options(cfg.config)
     except BaseException:  # a refused configuration: git need not read on
         pending.close()
         if head_pending is not None:
             head_pending.close()
         raise
-    run = ReviewSummary(base=sides.base, base_ref=sides.base_ref, head=sides.head,
-                        config=ConfigReview(cfg.source, cfg.changes, cfg.head_error))
-    key = None
-    if cache is not None and head_pending is not None:
-        key = review_key((pending, head_pending), config,
-                         [str(sides.root), list(settings.only), settings.scope,
-                          settings.config_file or "", list(sides.prefixes)])
-        found = cache.review(key) if key is not None else None
-        listed = head_pending
-        report = (thaw_report(found, run, lambda names: _texts(sides.root, listed, names))
-                  if found is not None else None)
-        if report is not None:
-            pending.close()
-            head_pending.close()
-            new = tuple(f for f in report.findings if _changed(f))
-            return ReviewResult(report, report.findings, new, config)
+    return _made(sides, settings, cache, config, run, key, pending, head_pending)
+
+
+def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, config: Config,
+          run: ReviewSummary, key: str | None, pending: PendingTree,
+          head_pending: PendingTree | None) -> ReviewResult:
+    """The review made (not read back): both trees read, parsed, built, checked, diffed."""
+    # here, not at the top: a review read back from the cache needs none of it
+    from reviewbot.diff.models import diff_models
+    from reviewbot.engine.causes import Changed, fixed, group, judge
+    from reviewbot.engine.fixer import with_suggestions
+    from reviewbot.engine.parse import Memo
+    from reviewbot.engine.run import Change, analyze, load_model, run_rules, start_rules
+    from reviewbot.netpol.diff import review_connectivity
+    from reviewbot.netpol.ingress import IngressController
+
+    pending.start()
+    if head_pending is not None:
+        head_pending.start()
     if cache is not None:
         cache.prefetch(pending.blobs)
     base_tree = pending.tree(max_file_bytes=config.max_file_bytes)
@@ -314,11 +344,16 @@ class Comparison:
 
     def verdicts(self) -> list[Finding]:
         """What applying the change does: change-safety's findings."""
+        from reviewbot.engine.run import Change, run_rules
+
         return run_rules(self.head, self.config, only=("change-safety",),
                          change=Change(self.diff, self.base)).findings
 
     def flows(self) -> tuple[FlowChange, ...]:
         """The flows the change opens, closes or changes."""
+        from reviewbot.netpol.diff import review_changes
+        from reviewbot.netpol.ingress import IngressController
+
         return tuple(review_changes(self.diff, self.base, self.head, IngressController.from_config(
             self.config.section("netpol"))) or ())
 
@@ -326,6 +361,10 @@ class Comparison:
 def compare_sides(sides: Sides, config: Config, loader: Any) -> Comparison:
     """Load both sides with ``config`` (the base's: :func:`review_config`; ``loader``: a parse
     cache or None) and diff them."""
+    from reviewbot.diff.models import diff_models
+    from reviewbot.engine.parse import Memo
+    from reviewbot.engine.run import load_model
+
     memo = Memo()
     base = load_model(git_tree(sides.root, sides.base, sides.prefixes,
                                max_file_bytes=config.max_file_bytes), config, loader, memo)

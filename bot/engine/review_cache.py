@@ -18,7 +18,6 @@ from typing import Any
 
 from reviewbot.engine.findings import Amount, Edit, Finding, Quiet, Suggestion
 from reviewbot.engine.outcome import Report, ReviewSummary
-from reviewbot.netpol.diff import FlowChange
 from reviewbot.sources.tree import Skipped
 
 
@@ -65,7 +64,7 @@ def thaw_report(raw: Mapping[str, Any], run: ReviewSummary,
         review = replace(
             run, diff=tuple(dict(e) for e in raw["diff"]),
             fixed=tuple(_thaw_finding(f) for f in raw["fixed"]),
-            connectivity=tuple(FlowChange(*(str(x) for x in c)) for c in raw["connectivity"]),
+            connectivity=_flows(raw["connectivity"]),
             connectivity_notes=tuple(str(n) for n in raw["connectivity_notes"]),
             new=int(new), existing=int(existing), scope=str(scope),
             max_chars=None if max_chars is None else int(max_chars))
@@ -83,6 +82,14 @@ def thaw_report(raw: Mapping[str, Any], run: ReviewSummary,
             not_shown={str(k): int(v) for k, v in not_shown.items()})
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         return None
+
+
+def _flows(raw: list[Any]) -> tuple[Any, ...]:
+    if not raw:
+        return ()
+    from reviewbot.netpol.diff import FlowChange  # here: most reviews change no flow
+
+    return tuple(FlowChange(*(str(x) for x in c)) for c in raw)
 
 
 def same_report(a: Report, b: Report) -> bool:

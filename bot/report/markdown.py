@@ -17,15 +17,17 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine.findings import Finding, Suggestion
 from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
 from reviewbot.escape import html_code, md_code, md_prose, md_text, term
-from reviewbot.netpol.diff import REVIEW_ROWS, FlowChange, render_mermaid, summarize
 from reviewbot.report.base import not_shown_lines, object_words
 from reviewbot.report.difftext import change_lines, object_header
 from reviewbot.report.links import Links
+
+if TYPE_CHECKING:  # the flows' module is imported where a review changed some
+    from reviewbot.netpol.diff import FlowChange
 
 DEFAULT_LIMIT = 60_000
 _SEVERITIES = (("error", "Errors"), ("warning", "Warnings"), ("info", "Info"))
@@ -501,6 +503,8 @@ def _external(name: str) -> bool:
 
 
 def _flow_counts(changes: Sequence[FlowChange]) -> str:
+    from reviewbot.netpol.diff import summarize
+
     counts = summarize(changes)
     said = [f"{counts['removed']} closed", f"{counts['changed']} changed",
             f"{counts['added']} opened"]
@@ -515,6 +519,8 @@ def connectivity_section(changes: Sequence[FlowChange], max_workloads: int = 12,
     (Markdown): what the evaluation could not see."""
     if not changes:
         return "### Connectivity\n\n" + "".join(f"- {n}\n" for n in notes)
+    from reviewbot.netpol.diff import REVIEW_ROWS, render_mermaid
+
     per: dict[str, dict[str, list[str]]] = {}
     added = {c.info.split(" ", 1)[1].rsplit(" ", 1)[0] for c in changes
              if c.info.startswith("workload ") and c.info.endswith(" added")}
@@ -552,6 +558,8 @@ def connectivity_section(changes: Sequence[FlowChange], max_workloads: int = 12,
 
 def _plain_flows(changes: Sequence[FlowChange]) -> list[FlowChange]:
     """The flows with the graph's labels in plain words (the graph escapes them itself)."""
+    from reviewbot.netpol.diff import FlowChange
+
     def name(peer: str) -> str:
         return re.sub(r"`", "", _peer(peer)).replace("\\", "")
 

@@ -448,7 +448,7 @@ class PendingTree:
 
     def __init__(
         self, repo: Path, ref: str, prefixes: Sequence[str] = (), *, top: bool = False,
-        skip: Iterable[str] = (),
+        skip: Iterable[str] = (), start: bool = True,
     ) -> None:
         self.root = repo if top else repo_root(repo)
         listing = _git(self.root, "ls-tree", "-r", "-z", "--full-tree", ref, "--", *prefixes)
@@ -486,9 +486,17 @@ class PendingTree:
         self._by_path: dict[str, str] | None = None
         self.blobs = frozenset(sha for _, sha in self.entries)
         self.shas = self.blobs | {sha for _, sha in self.sides}
-        skipped = frozenset(skip)
-        self._reading = _BlobReader(
-            self.root, [sha for _, sha in self.entries + self.sides if sha not in skipped])
+        self._skip = frozenset(skip)
+        self._reading: _BlobReader | None = None
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        """Have git read the blobs (``start=False``: not before this is called; a review
+        first asks its cache, which may make reading them needless)."""
+        if self._reading is None:
+            self._reading = _BlobReader(self.root, [
+                sha for _, sha in self.entries + self.sides if sha not in self._skip])
 
     def _ci_names(self, ref: str) -> list[str]:
         listing = _git(self.root, "ls-tree", "-r", "-z", "--full-tree", "--name-only", ref,
@@ -515,13 +523,16 @@ class PendingTree:
 
     def close(self) -> None:
         """Stop reading: the tree is not wanted (a review found in the cache)."""
-        self._reading.close()
+        if self._reading is not None:
+            self._reading.close()
 
     def tree(self, known: Mapping[str, bytes] | None = None,
              max_file_bytes: int = MAX_FILE_BYTES) -> Tree:
         """The tree, once git has read the blobs (``known``: the bytes of those skipped).
         The files a generator names are read up to ``max_file_bytes`` (a larger one is
         listed as skipped, not read)."""
+        self.start()
+        assert self._reading is not None
         blobs, have = self._reading.result(), known or {}
         files = tuple(FileRecord(p, sha, blobs[sha] if sha in blobs else have[sha])
                       for p, sha in self.entries)
