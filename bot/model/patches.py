@@ -14,6 +14,7 @@ from reviewbot.model.resource import (
     Path,
     Resource,
     dict_of,
+    document_as_written,
     join,
     list_of,
     parse_text,
@@ -34,11 +35,11 @@ def strategic_patches(k: Kustomization, read: Reader) -> Iterator[Patch]:
         if "\n" in entry or entry.lstrip().startswith("{"):
             for doc in parse_text(k.file, entry):
                 if isinstance(doc.value, dict):
-                    yield Patch(doc.value, k.doc, ("patchesStrategicMerge", i))
+                    yield Patch(document_as_written(doc), k.doc, ("patchesStrategicMerge", i))
             continue
         for doc in _load_patch_file(read, k.directory, entry):
             if isinstance(doc.value, dict):
-                yield Patch(doc.value, doc, ())
+                yield Patch(document_as_written(doc), doc, ())
 
 
 def patches(
@@ -50,12 +51,15 @@ def patches(
         target = item.get("target")
         selector = target if isinstance(target, dict) else None
         docs: list[tuple[Any, Document, Path]] = []
+        # a strategic merge patch's folded scalars are written as kustomize writes them
+        # (a JSON 6902 patch's values are decoded to JSON: go-yaml never writes them)
         if isinstance(item.get("path"), str):
-            docs = [(d.value, d, ()) for d in
-                    _load_patch_file(read, k.directory, item["path"])]
+            docs = [(document_as_written(d) if isinstance(d.value, dict) else d.value, d, ())
+                    for d in _load_patch_file(read, k.directory, item["path"])]
         elif isinstance(item.get("patch"), str):
             parsed = parse_text(k.file, item["patch"])
-            docs = [(d.value, k.doc, (key, i, "patch")) for d in parsed]
+            docs = [(document_as_written(d) if isinstance(d.value, dict) else d.value, k.doc,
+                     (key, i, "patch")) for d in parsed]
         for value, doc, where in docs:
             if isinstance(value, (dict, list)):
                 yield selector, Patch(value, doc, where)

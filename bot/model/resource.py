@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -103,10 +104,117 @@ class Patch:
 
 
 def file_objects(lf: LoadedFile | None) -> Iterator[Resource]:
+    """The objects of a file a kustomization lists, as kustomize reads them: any file is
+    YAML to it (one the loader took for a Helm template by its ``templates/`` folder is
+    parsed), and its folded scalars come out as kyaml writes them (:func:`as_written`)."""
     if lf is None:
         return
+    if lf.skipped == HELM_TEMPLATE and not lf.documents and not lf.problems:
+        lf = _as_yaml(lf)
+    folded = _folded_lines(lf)
     for doc in lf.documents:
-        yield from document_objects(doc)
+        for r in document_objects(doc):
+            yield r if not folded else Resource(r.doc, r.path, as_written(
+                r.body, doc, r.path, folded))
+
+
+HELM_TEMPLATE = "helm template"  # the loader's skip reason for a chart's template
+
+
+def _as_yaml(lf: LoadedFile) -> LoadedFile:
+    """``lf`` parsed as YAML whatever its folder (documents located in ``lf``'s path)."""
+    parsed = _parsed(lf.text)
+    out = LoadedFile(lf.path, lf.blob, lf.data, problems=list(parsed.problems),
+                     skipped=parsed.skipped, pure=parsed.pure)
+    out.documents = [Document(out, d.index, d.value, d.line) for d in parsed.documents]
+    return out
+
+
+# ---------------------------------------------------------------- folded scalars
+
+
+_FOLDED_HEADER = re.compile(r">[-+1-9]{0,2}[ \t]*(?:#.*)?$", re.M)
+
+
+def _folded_lines(lf: LoadedFile) -> frozenset[int]:
+    """The lines of ``lf`` that may open a folded block scalar (``key: >``)."""
+    if b">" not in lf.data:
+        return frozenset()
+    text = lf.text
+    return frozenset(text.count("\n", 0, m.start()) + 1 for m in _FOLDED_HEADER.finditer(text))
+
+
+def document_as_written(doc: Document) -> Any:
+    """A patch document's value as kustomize writes what it merges (:func:`as_written`)."""
+    folded = _folded_lines(doc.file)
+    return as_written(doc.value, doc, (), folded) if folded else doc.value
+
+
+def as_written(value: Any, doc: Document, path: Path, folded: frozenset[int]) -> Any:
+    """``value`` (at ``path`` of ``doc``) with each folded block scalar (``>``) as kustomize
+    writes it: kyaml encodes every object with go-yaml v3 and reads it back
+    (``RNode.MarshalJSON``), and go-yaml's folded writer looks for the line after a break from
+    the start of the text instead of from the break (go-yaml/yaml#827, #804), so a break
+    before a more-indented line gains an empty line (and one that begins more-indented
+    loses the ones between plain lines). ``folded``: the lines that may open one
+    (:func:`_folded_lines`). The same object when nothing changes."""
+    if isinstance(value, str):
+        if "\n" not in value:
+            return value
+        line, column = doc.position(path)
+        if line not in folded:
+            return value
+        text = doc.file.text.splitlines()[line - 1]
+        return refolded(value) if text[column - 1:column] == ">" else value
+    if isinstance(value, dict):
+        out: dict[str, Any] | None = None
+        for k, v in value.items():
+            if isinstance(v, (str, dict, list)):
+                w = as_written(v, doc, path + (k,), folded)
+                if w is not v:
+                    out = dict(value) if out is None else out
+                    out[k] = w
+        return value if out is None else out
+    if isinstance(value, list):
+        items: list[Any] | None = None
+        for i, v in enumerate(value):
+            if isinstance(v, (str, dict, list)):
+                w = as_written(v, doc, path + (i,), folded)
+                if w is not v:
+                    items = list(value) if items is None else items
+                    items[i] = w
+        return value if items is None else items
+    return value
+
+
+def refolded(value: str) -> str:
+    """``value``, the text of a folded scalar, once go-yaml v3 has written it as a folded
+    scalar and read it back (indent 2, no line wrapping). Unchanged when go-yaml would not
+    write it folded: a space before a line break or at the end, a control character."""
+    if not value or value.endswith(" ") or " \n" in value or any(
+            ord(c) < 32 and c not in "\n\t" or c == "\x7f" for c in value):
+        return value
+    first = value.lstrip("\n")
+    doubles = bool(first) and first[0] not in " \t"  # go-yaml's test, at the text's start
+    lines: list[str] = []
+    breaks, leading = True, True
+    for c in value:
+        if c == "\n":
+            if not breaks and not leading and doubles:
+                lines.append("\n")
+            lines.append("\n")
+            breaks = True
+        else:
+            if breaks:
+                lines.append("  ")
+                leading = c in " \t"
+            lines.append(c)
+            breaks = False
+    indent = "2" if value[0] in " \n" else ""
+    chomp = "-" if value[-1] != "\n" else "+" if len(value) == 1 or value[-2] == "\n" else ""
+    parsed = _parsed(f"k: >{indent}{chomp}\n" + "".join(lines))
+    found = parsed.documents[0].value if parsed.documents else None
+    return found["k"] if isinstance(found, dict) and isinstance(found.get("k"), str) else value
 
 
 def document_objects(doc: Document) -> Iterator[Resource]:

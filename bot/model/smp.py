@@ -32,6 +32,7 @@ What kyaml does, measured against ``kubectl kustomize`` (kustomize v5.5) and fol
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -44,6 +45,7 @@ KUSTOMIZE_OPENAPI = "oldest"
 Node = Mapping[str, Any] | None  # a schema node (a definition or a property), None: no schema
 OriginMap = dict[Path, tuple[Document, Path]]
 _DELETE = object()  # an element or field a patch deletes
+_WRITTEN_NULL = re.compile(r"[ \t]*(?:null|Null|NULL|~)(?:[ \t,}\]#]|$)")
 
 
 def apply_smp(r: Resource, patch: Patch) -> Resource | None:
@@ -157,7 +159,63 @@ class _Merge:
                 out.pop(key, None)
             else:
                 out[key] = merged
+        for key, value in base.items():  # the base's own fields are walked too
+            if key not in patch:
+                walked = self.walk(value, src + (key,), node, key)
+                if walked is _DELETE:
+                    del out[key]
+                elif walked is not value:
+                    out[key] = walked
         return out
+
+    def walk(self, value: Any, src: Path, parent: Node, key: str | int | None) -> Any:
+        """A node of the base the patch does not name, as kyaml's walk leaves it: an empty
+        null (``key:`` with nothing after it) removed (_DELETE), a written one (``null``,
+        ``~``) kept; mappings walked field by field, associative lists element by element
+        (other lists are not walked). The same object when nothing changed. ``parent``'s
+        schema gives ``value``'s: its property ``key`` (an element's: ``parent`` itself)."""
+        if value is None:
+            return value if self._written_null(src) else _DELETE
+        if isinstance(value, dict):
+            node = _property(parent, key) if isinstance(key, str) else parent
+            out: dict[str, Any] | None = None
+            for k, v in value.items():
+                if v is None or isinstance(v, (dict, list)):
+                    walked = self.walk(v, src + (k,), node, k)
+                    if walked is not v:
+                        out = dict(value) if out is None else out
+                        if walked is _DELETE:
+                            del out[k]
+                        else:
+                            out[k] = walked
+            return value if out is None else out
+        if isinstance(value, list) and value and isinstance(key, str):
+            node = _property(parent, key)
+            strategy, keys = _list_strategy(node)
+            if "merge" not in strategy or not keys:
+                return value
+            items = _items(node)
+            elements: list[Any] | None = None
+            for i, element in enumerate(value):
+                if isinstance(element, dict) and keys[0] in element:
+                    walked = self.walk(element, src + (i,), items, None)
+                    if walked is not element:
+                        elements = list(value) if elements is None else elements
+                        elements[i] = walked
+            return value if elements is None else elements
+        return value
+
+    def _written_null(self, src: Path) -> bool:
+        """Whether the base's null at ``src`` is written (``null``, ``~``): kyaml keeps those
+        and drops an empty value (kustomize's FieldSetter, issue #4628)."""
+        found = self._resolve(src)
+        if found is None:
+            return True
+        doc, path = found
+        line, column = doc.position(path)
+        lines = doc.file.text.splitlines()
+        text = lines[line - 1][column - 1:] if 0 < line <= len(lines) else ""
+        return _WRITTEN_NULL.match(text) is not None
 
     def sequence(self, base: list[Any], patch: list[Any], here: Path, src: Path, at: Path,
                  node: Node) -> list[Any]:
@@ -265,7 +323,8 @@ class _Merge:
         if j is None:
             assert i is not None
             moved[i] = len(out)
-            out.append(base[i])
+            walked = self.walk(base[i], src + (i,), items, None)
+            out.append(base[i] if walked is _DELETE else walked)
             return
         index = len(out)
         if i is not None:

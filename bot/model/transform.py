@@ -321,12 +321,17 @@ def finish(resources: Sequence[Resource]) -> list[Resource]:
     """The objects of a whole build (what ``kustomize build`` of that folder prints): each
     generated ConfigMap and Secret whose content is known named with kustomize's content
     hash (``-<10 characters>``), and the references of the pod templates beside it in its
-    namespace renamed too; the build's own marks removed."""
+    namespace renamed too; the build's own marks removed, and an empty ``annotations``
+    with them."""
     renamed: dict[tuple[str, str, str], str] = {}
     originals: dict[tuple[str, str, str], str] = {}
     out: list[Resource] = []
     for r in resources:
         meta = dict_of(r.body.get("metadata"))
+        if "annotations" in meta and meta["annotations"] in (None, {}):
+            # kustomize writes no empty annotations (null or {}): kyaml's ClearEmptyAnnotations
+            meta = {k: v for k, v in meta.items() if k != "annotations"}
+            r = Resource(r.doc, r.path, {**r.body, "metadata": meta}, r.origins)
         notes = dict_of(meta.get("annotations"))
         if r.doc is not None or not (GENERATED_HASH in notes or GENERATED_UNKNOWN in notes):
             out.append(r)

@@ -1,0 +1,218 @@
+"""kustomize changes bodies in ways no patch or transformer asks for (issue 27 §3, the
+oracle's "bodies differ" rows). kyaml walks the whole object a strategic merge patch targets:
+empty nulls are dropped and written ones kept. kustomize never writes empty annotations. It
+writes folded scalars with go-yaml v3's folded writer. And it reads any file a kustomization
+lists as YAML. The expected bodies are what `kubectl kustomize` (kustomize v5.5) builds from
+the same files. When kubectl is on PATH the test checks against it too."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from reviewbot.load.loader import load
+from reviewbot.model.resource import refolded
+from reviewbot.model.transform import finish
+from reviewbot.sources.tree import FileRecord, blob_id
+
+from .helpers import kustomize_graph
+
+KUBECTL = shutil.which("kubectl")
+
+
+def build(tmp_path: Path, files: dict[str, str], folder: str = "") -> dict[str, Any]:
+    """The in-process build of ``folder`` (what kustomize prints: :func:`finish`), by
+    ``kind/name``; the same as kubectl kustomize's when kubectl is there (required with CI)."""
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(textwrap.dedent(text).lstrip("\n"))
+    made = finish(kustomize_graph(tmp_path).build(folder).resources)
+    got = {f"{r.kind}/{r.name}": json.loads(json.dumps(r.body)) for r in made}
+    if KUBECTL is None:
+        assert not os.environ.get("CI"), "CI needs kubectl (Debian's package)"
+        return got
+    proc = subprocess.run([KUBECTL, "kustomize", str(tmp_path / folder)], capture_output=True,
+                          check=True, timeout=60)
+    record = FileRecord("built.yaml", blob_id(proc.stdout), proc.stdout)
+    want = {f"{d.value['kind']}/{d.value['metadata']['name']}": d.value
+            for d in load(record).documents}
+    assert got == want
+    return got
+
+
+def test_a_strategic_merge_patch_drops_the_empty_nulls_of_the_object_it_targets(
+        tmp_path: Path) -> None:
+    built = build(tmp_path, {
+        "kustomization.yaml": """
+            resources: [app.yaml]
+            patches:
+            - patch: |
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata: {name: gateway}
+                spec:
+                  template:
+                    spec:
+                      securityContext: {runAsNonRoot: true}
+        """,
+        "app.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata:
+              name: gateway
+            spec:
+              selector: {matchLabels: {app: gateway}}
+              template:
+                metadata:
+                  labels: {app: gateway}
+                spec:
+                  affinity:
+                    nodeAffinity:
+                      preferredDuringSchedulingIgnoredDuringExecution:
+                      requiredDuringSchedulingIgnoredDuringExecution: null
+                  containers:
+                  - name: proxy
+                    image: envoy
+                    resources:
+                      limits:
+                      requests: ~
+                    args: [run, null]
+            ---
+            apiVersion: v1
+            kind: Service
+            metadata:
+              name: gateway
+            spec:
+              selector:
+              ports: [{port: 80}]
+        """,
+    })
+    spec = built["Deployment/gateway"]["spec"]["template"]["spec"]
+    # the walk reaches every mapping, and the elements of lists merged by key (containers):
+    # `key:` with nothing is gone, `null` and `~` are written and stay
+    assert spec["affinity"] == {
+        "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": None}}
+    assert spec["containers"] == [
+        {"name": "proxy", "image": "envoy", "resources": {"requests": None},
+         "args": ["run", None]}]  # a list replaced whole is not walked
+    assert spec["securityContext"] == {"runAsNonRoot": True}
+    # an object no patch targets is written as read
+    assert built["Service/gateway"]["spec"] == {"selector": None, "ports": [{"port": 80}]}
+
+
+def test_kustomize_writes_no_empty_annotations(tmp_path: Path) -> None:
+    built = build(tmp_path, {
+        "kustomization.yaml": "resources: [config.yaml]\n",
+        "config.yaml": """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: empty
+              annotations:
+              labels:
+            ---
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: braces
+              annotations: {}
+              labels: {}
+            data:
+              key:
+        """,
+    })
+    assert built["ConfigMap/empty"]["metadata"] == {"name": "empty", "labels": None}
+    assert built["ConfigMap/braces"] == {
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "braces", "labels": {}},
+        "data": {"key": None}}
+
+
+def test_folded_scalars_come_out_as_go_yaml_writes_them(tmp_path: Path) -> None:
+    built = build(tmp_path, {
+        "kustomization.yaml": """
+            resources: [script.yaml]
+            patches:
+            - path: patch.yaml
+        """,
+        "script.yaml": """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: script
+            data:
+              loop.sh: >
+                kubectl get pods
+                | while read pod
+                    do echo $pod
+                    done
+              begins-indented: >2-
+                  lead
+                plain
+                plain too
+              kept: >+
+                keep
+                  more
+
+              literal: |
+                a
+                  b
+              trailing-space: >
+                space\x20
+                  more
+        """.replace("\\x20", " "),
+        "patch.yaml": """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: script
+            data:
+              patched: >
+                from
+                  the patch
+        """,
+    })
+    data = built["ConfigMap/script"]["data"]
+    # a break before a more-indented line gains an empty line
+    assert data["loop.sh"] == "kubectl get pods | while read pod\n\n    do echo $pod\n    done\n"
+    # text that begins more-indented loses its breaks between plain lines
+    assert data["begins-indented"] == "  lead\nplain plain too"
+    assert data["kept"] == "keep\n\n  more\n\n"
+    assert data["patched"] == "from\n\n  the patch\n"
+    # literal scalars, and folded text go-yaml writes double-quoted, are unchanged
+    assert data["literal"] == "a\n  b\n"
+    assert data["trailing-space"] == "space \n  more\n"
+
+
+def test_refolded_is_the_text_go_yaml_reads_back() -> None:
+    # go-yaml/yaml#827's example
+    assert refolded("line 1 line 2 line 3\n  line 4\n") == "line 1 line 2 line 3\n\n  line 4\n"
+    assert refolded("line 1\n  line 2\n  line 3\n    line 4\n") == (
+        "line 1\n\n  line 2\n  line 3\n    line 4\n")
+    # plain lines only: the writer's empty lines read back as the breaks they were
+    assert refolded("one\ntwo\n") == "one\ntwo\n"
+    assert refolded("no break") == "no break"
+
+
+def test_a_file_in_a_templates_folder_is_yaml_to_kustomize(tmp_path: Path) -> None:
+    # not a Helm chart: kustomize parses every file a kustomization lists
+    built = build(tmp_path, {
+        "templates/app/kustomization.yaml": "resources: [secret.yaml]\n",
+        "templates/app/secret.yaml": """
+            apiVersion: external-secrets.io/v1
+            kind: ExternalSecret
+            metadata:
+              name: app-vars
+            spec:
+              target:
+                template:
+                  data:
+                    TZ: '{{ .CONFIG_TZ }}'
+        """,
+    }, "templates/app")
+    assert built["ExternalSecret/app-vars"]["spec"]["target"]["template"]["data"] == {
+        "TZ": "{{ .CONFIG_TZ }}"}
