@@ -1,9 +1,10 @@
 """kustomize changes bodies in ways no patch or transformer asks for (issue 27 §3, the
 oracle's "bodies differ" rows). kyaml walks the whole object a strategic merge patch targets:
 empty nulls are dropped and written ones kept. kustomize never writes empty annotations. It
-writes folded scalars with go-yaml v3's folded writer. And it reads any file a kustomization
-lists as YAML. The expected bodies are what `kubectl kustomize` (kustomize v5.5) builds from
-the same files. When kubectl is on PATH the test checks against it too."""
+writes folded scalars with go-yaml v3's folded writer. It reads any file a kustomization
+lists as YAML. And a generator with `behavior: merge` or `replace` changes the object it
+names instead of adding one. The expected bodies are what `kubectl kustomize` (kustomize
+v5.5) builds from the same files. When kubectl is on PATH the test checks against it too."""
 
 from __future__ import annotations
 
@@ -15,8 +16,11 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from reviewbot.load.loader import load
-from reviewbot.model.resource import refolded
+from reviewbot.model.resource import _refold_changes, refolded
 from reviewbot.model.transform import finish
 from reviewbot.sources.tree import FileRecord, blob_id
 
@@ -198,6 +202,13 @@ def test_refolded_is_the_text_go_yaml_reads_back() -> None:
     assert refolded("no break") == "no break"
 
 
+@given(st.lists(st.sampled_from(["a", "b", " ", "\n", "  x", "\t"]), max_size=14).map("".join))
+def test_the_cheap_test_passes_every_text_refolded_changes(value: str) -> None:
+    # `as_written` looks a scalar's style up only when `_refold_changes` says it matters
+    if not _refold_changes(value):
+        assert refolded(value) == value
+
+
 def test_a_file_in_a_templates_folder_is_yaml_to_kustomize(tmp_path: Path) -> None:
     # not a Helm chart: kustomize parses every file a kustomization lists
     built = build(tmp_path, {
@@ -216,3 +227,50 @@ def test_a_file_in_a_templates_folder_is_yaml_to_kustomize(tmp_path: Path) -> No
     }, "templates/app")
     assert built["ExternalSecret/app-vars"]["spec"]["target"]["template"]["data"] == {
         "TZ": "{{ .CONFIG_TZ }}"}
+
+
+def test_a_generator_merges_into_or_replaces_the_object_it_names(tmp_path: Path) -> None:
+    built = build(tmp_path, {
+        "base/kustomization.yaml": """
+            namespace: apps
+            resources: [plain.yaml]
+            configMapGenerator:
+            - name: settings
+              literals: [a=1, b=2]
+            secretGenerator:
+            - name: certs
+              options: {disableNameSuffixHash: true}
+        """,
+        "base/plain.yaml": """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: plain
+              labels: {app: web}
+            data:
+              old: "1"
+        """,
+        "overlay/kustomization.yaml": """
+            resources: [../base]
+            configMapGenerator:
+            - name: settings
+              behavior: merge
+              literals: [b=3, c=4]
+              options: {labels: {tier: web}}
+            - name: plain
+              behavior: replace
+              literals: [new=2]
+        """,
+    }, "overlay")
+    # merge: the base's data under the generator's, the base's namespace; both hashed
+    (settings,) = [v for k, v in built.items() if k.startswith("ConfigMap/settings-")]
+    assert settings["data"] == {"a": "1", "b": "3", "c": "4"}
+    assert settings["metadata"]["namespace"] == "apps"
+    assert settings["metadata"]["labels"] == {"tier": "web"}
+    # replace: the generator's data only, the object's name, namespace and labels; no hash
+    # (the object it replaces had none)
+    assert built["ConfigMap/plain"] == {
+        "apiVersion": "v1", "kind": "ConfigMap", "data": {"new": "2"},
+        "metadata": {"name": "plain", "namespace": "apps", "labels": {"app": "web"}}}
+    # a Secret generator without sources still writes data
+    assert built["Secret/certs"]["data"] == {}

@@ -159,7 +159,7 @@ def as_written(value: Any, doc: Document, path: Path, folded: frozenset[int]) ->
     loses the ones between plain lines). ``folded``: the lines that may open one
     (:func:`_folded_lines`). The same object when nothing changes."""
     if isinstance(value, str):
-        if "\n" not in value:
+        if "\n" not in value or not _refold_changes(value):
             return value
         line, column = doc.position(path)
         if line not in folded:
@@ -185,6 +185,33 @@ def as_written(value: Any, doc: Document, path: Path, folded: frozenset[int]) ->
                     items[i] = w
         return value if items is None else items
     return value
+
+
+def _refold_changes(value: str) -> bool:
+    """Whether go-yaml's folded writer puts an empty line where a correct one would not, or
+    leaves one out (what :func:`refolded` would change), without writing anything: the
+    correct writer adds one after a plain line's break when the next line is plain."""
+    first = value.lstrip("\n")
+    doubles = bool(first) and first[0] not in " \t"
+    n = len(value)
+    breaks, leading = True, True
+    for i, c in enumerate(value):
+        if c == "\n":
+            if not breaks and not leading:
+                j = i
+                while j < n and value[j] == "\n":
+                    j += 1
+                if j == n:  # the end: only a kept (`>+`) end shows the extra line
+                    if doubles and j - i >= 2:
+                        return True
+                elif doubles != (value[j] not in " \t"):
+                    return True
+            breaks = True
+        else:
+            if breaks:
+                leading = c in " \t"
+            breaks = False
+    return False
 
 
 def refolded(value: str) -> str:

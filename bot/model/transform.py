@@ -58,11 +58,16 @@ def generate(k: Kustomization, read: Reader, resources: Sequence[Resource] = ()
 def _merged(old: Resource, new: Resource, merge: bool) -> Resource:
     """kustomize's ``behavior: merge`` (``replace``: ``merge`` False) of a generated object
     into the one it names: the old name and namespace, labels and annotations of both (the
-    new ones win), the data of both (``replace``: the new only); whether the name is hashed
-    is the new generator's, what is unknown stays unknown."""
+    new ones win), the data of both (``replace``: the new only); the name is hashed when
+    both generators hash it, what is unknown stays unknown."""
     before, after = dict_of(old.body.get("metadata")), dict_of(new.body.get("metadata"))
     notes = {k: v for k, v in dict_of(before.get("annotations")).items() if k != GENERATED_HASH}
     notes.update(dict_of(after.get("annotations")))
+    if GENERATED_HASH not in dict_of(before.get("annotations")):
+        # hashed only when both are: kustomize takes its build annotations from the old
+        # object alone (mergeStringMapsWithBuildAnnotations), then drops the hash mark when
+        # the new one lacks it (CopyMergeMetaDataFieldsFrom)
+        notes.pop(GENERATED_HASH, None)
     meta: dict[str, Any] = {"name": before.get("name")}
     if "namespace" in before:
         meta["namespace"] = before["namespace"]
