@@ -221,7 +221,7 @@ spec:
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -311,8 +311,16 @@ def _egress_unmatched(net: Network) -> Iterator[Violation]:
     """(a), one finding per destination and what it must admit: the callers (every policy
     rule and `to` entry that reaches it unadmitted) are counted in it, not a finding each
     (1,000 workloads each calling every other were a million findings)."""
-    groups: dict[tuple[str, ...], list[_Unmatched]] = {}
     memo = _Memo(net)
+    # Every (caller, destination) that no ingress admits, in the order the callers are met:
+    # (caller's number, its place among the caller's destinations, group key, what). An entry
+    # naming pods whose destinations share one table (:meth:`_Memo.rows`) joins that table's
+    # _Batch instead, which works out each destination's callers from its admitted sources
+    # (a destination is a finding of its callers, not one pair each: 1,000 workloads calling
+    # every other were a million pairs).
+    found: list[tuple[int, int, tuple[str, ...], _Unmatched | _Part]] = []
+    batches: dict[int, _Batch] = {}
+    seq = 0
     for policy in net.policies:
         if not policy.egress:
             continue
@@ -323,23 +331,54 @@ def _egress_unmatched(net: Network) -> Iterator[Violation]:
         for rule in policy.egress:
             for peer in rule.peers or ():
                 if peer.ip is None and peer.valid and not peer.unknown:
-                    for found in _unadmitted(net, memo, policy, rule, peer, sources,
-                                             source_set):
-                        same = groups.get(found.group)
-                        if same is None:
-                            groups[found.group] = [found]
-                        else:
-                            same.append(found)
-    for callers in groups.values():
+                    seq += 1
+                    out = _unadmitted(net, memo, policy, rule, peer, sources, source_set)
+                    if isinstance(out, _Caller):
+                        batch = batches.get(id(out.rows))
+                        if batch is None:
+                            batch = batches[id(out.rows)] = _Batch(net, memo, out)
+                        batch.add(seq, out)
+                        continue
+                    found += ((seq, i, u.group, u) for i, u in enumerate(out))
+    for batch in batches.values():
+        found += batch.parts()
+    found.sort(key=lambda f: (f[0], f[1]))
+    groups: dict[tuple[str, ...], list[tuple[int, _Unmatched | _Part]]] = {}
+    for number, _, key, what in found:
+        same = groups.get(key)
+        if same is None:
+            groups[key] = [(number, what)]
+        else:
+            same.append((number, what))
+    for parts in groups.values():
         # the same finding at each other caller's `to:` (its message that caller's), so that
         # a review can place it where the pull request changed something
-        group = _Group(net, callers, memo.names)
-        seen = [_unmatched_violation(net, callers, c, group)
-                for c in _first_per_place(callers)]
+        only = parts[0][1]
+        if len(parts) == 1 and isinstance(only, _Part):
+            places = _first_per_place(only.callers())
+            group = only.group(places[0])
+        else:
+            callers = _merged(parts)
+            places = _first_per_place(callers)
+            group = _Group.of(net, callers, memo.names)
+        seen = [_unmatched_violation(net, c, group) for c in places]
         yield replace(seen[0], others=tuple(seen[1:]))
 
 
-def _first_per_place(callers: Sequence[_Unmatched]) -> list[_Unmatched]:
+def _merged(parts: Sequence[tuple[int, _Unmatched | _Part]]) -> list[_Unmatched]:
+    """The callers of one group in the order they were met (a group may gather callers of
+    several tables and entries; each caller is met once)."""
+    numbered: list[tuple[int, _Unmatched]] = []
+    for number, what in parts:
+        if isinstance(what, _Part):
+            numbered += what.numbered()
+        else:
+            numbered.append((number, what))
+    numbered.sort(key=lambda n: n[0])
+    return [u for _, u in numbered]
+
+
+def _first_per_place(callers: Iterable[_Unmatched]) -> list[_Unmatched]:
     """The first caller of each policy rule's `to:` entry, in order (the first MAX_PLACES)."""
     out: dict[tuple[int, tuple[str | int, ...]], _Unmatched] = {}
     for c in callers:
@@ -464,8 +503,10 @@ class _Memo:
 def _unadmitted(
     net: Network, memo: _Memo, policy: Policy, rule: Rule, peer: Peer, sources: Sequence[int],
     source_set: frozenset[int],
-) -> list[_Unmatched]:
+) -> list[_Unmatched] | _Caller:
     """(a) for one `to` entry: per destination workload when it names pods, else as a whole.
+    An entry whose destinations share a table of rows is returned as a :class:`_Caller` of
+    that table, judged with the table's other callers (:class:`_Batch`).
     Admission is decided once per (destination, connections) (:meth:`_Memo.admitted`), and
     the group keys of an entry naming pods once per (pods, connections, selector)."""
     targets = memo.targets(peer, policy.namespace)
@@ -480,18 +521,7 @@ def _unadmitted(
             return []
         rows = memo.rows(targets, wanted, peer.pods.describe(), ports)
         if rows is not None:  # one pod a workload: each missing destination is a group
-            out = []
-            for d, key, admitted in rows:
-                if admitted is None:
-                    continue
-                if admitted is _DIRECT:
-                    if any(net.ingress_allows(s, d, wanted, unknown=True) for s in sources):
-                        continue
-                elif not admitted.isdisjoint(source_set):
-                    continue
-                out.append(_Unmatched(policy, rule, peer, sources, [d], key[0], key[1], key[3],
-                                      key))
-            return out
+            return _Caller(policy, rule, peer, sources, source_set, rows, wanted)
     if rule.uses_names:
         relevant = [d for d in targets if net.rule_conns(rule, d)]
     else:  # the same connections towards every pod
@@ -548,33 +578,180 @@ def _unadmitted(
     return out
 
 
+class _Caller(NamedTuple):
+    """A `to` entry naming pods whose destinations are one table of :meth:`_Memo.rows`."""
+
+    policy: Policy
+    rule: Rule
+    peer: Peer
+    sources: Sequence[int]
+    source_set: frozenset[int]
+    rows: list[_Row]
+    wanted: Conns
+
+
+class _Batch:
+    """The callers of one table of destination rows, met in order. A destination is missing
+    for the callers none of whose sources it admits: worked out from its admitted sources
+    (few, as a rule) through an index of the callers by source, and what a finding says of
+    its callers (how many workloads, which namespaces, a chart's doubt) from the table's
+    totals less the admitted callers', so that a destination costs what it admits, not what
+    calls it (the same answers as pairing each caller with each destination)."""
+
+    def __init__(self, net: Network, memo: _Memo, first: _Caller) -> None:
+        self.net, self.names = net, memo.names
+        self.rows, self.wanted = first.rows, first.wanted
+        self.callers: list[_Caller] = []
+        self.numbers: list[int] = []
+        self.by_source: dict[int, list[int]] = {}
+        self.union: set[int] = set()
+        self.own_names: list[frozenset[str]] = []  # each caller's source workloads
+        self.name_callers: dict[str, int] = {}  # workload -> callers it is a source of
+        self.ns_names: dict[str, int] = {}  # namespace -> its source workloads
+        self.policy_ns: dict[str, int] = {}  # namespace -> callers whose policy is there
+        self.doubts: list[tuple[int, str]] = []  # (caller, the first chart among its sources)
+
+    def add(self, number: int, caller: _Caller) -> None:
+        i = len(self.callers)
+        self.callers.append(caller)
+        self.numbers.append(number)
+        for s in caller.source_set:
+            found = self.by_source.get(s)
+            if found is None:
+                self.by_source[s] = [i]
+            else:
+                found.append(i)
+        self.union.update(caller.source_set)
+        own = frozenset(self.names[s] for s in caller.source_set)
+        self.own_names.append(own)
+        for name in own:
+            n = self.name_callers.get(name, 0)
+            self.name_callers[name] = n + 1
+            if not n:
+                ns = name.split("/", 1)[0]
+                self.ns_names[ns] = self.ns_names.get(ns, 0) + 1
+        ns = caller.policy.namespace
+        self.policy_ns[ns] = self.policy_ns.get(ns, 0) + 1
+        if self.net.rendered_by:
+            doubt = _doubt(self.net, caller.sources)
+            if doubt is not None:
+                self.doubts.append((i, doubt))
+
+    def excluded(self, row: _Row) -> set[int] | None:
+        """The callers destination ``row`` admits (each on some source), or None when it
+        admits them all."""
+        d, _, admitted = row
+        callers = self.callers
+        if admitted is None:
+            return None
+        if admitted is _DIRECT:
+            net, wanted = self.net, self.wanted
+            out = {i for i, c in enumerate(callers)
+                   if any(net.ingress_allows(s, d, wanted, unknown=True) for s in c.sources)}
+        elif self.union <= admitted:
+            return None  # every caller has a source and all of them are admitted
+        elif len(admitted) < len(callers):
+            out = set()
+            for s in admitted:
+                out.update(self.by_source.get(s, ()))
+        else:
+            out = {i for i, c in enumerate(callers) if not admitted.isdisjoint(c.source_set)}
+        return None if len(out) == len(callers) else out
+
+    def parts(self) -> Iterator[tuple[int, int, tuple[str, ...], _Part]]:
+        """Each missing destination as (first caller's number, its row, group key, part)."""
+        for at, row in enumerate(self.rows):
+            out = self.excluded(row)
+            if out is None:
+                continue
+            first = 0
+            while first in out:
+                first += 1
+            yield self.numbers[first], at, row[1], _Part(self, row, out, first)
+
+
+class _Part:
+    """One destination of a :class:`_Batch` and the callers it leaves out (admits)."""
+
+    def __init__(self, batch: _Batch, row: _Row, out: set[int], first: int) -> None:
+        self.batch, self.row, self.out, self.first = batch, row, out, first
+
+    def _unmatched(self, i: int) -> _Unmatched:
+        c, (d, key, _) = self.batch.callers[i], self.row
+        return _Unmatched(c.policy, c.rule, c.peer, c.sources, [d], key[0], key[1], key[3], key)
+
+    def _live(self) -> Iterator[int]:
+        out = self.out
+        return (i for i in range(self.first, len(self.batch.callers)) if i not in out)
+
+    def callers(self) -> Iterator[_Unmatched]:
+        """The destination's callers in order, made as they are asked for."""
+        return (self._unmatched(i) for i in self._live())
+
+    def numbered(self) -> list[tuple[int, _Unmatched]]:
+        numbers = self.batch.numbers
+        return [(numbers[i], self._unmatched(i)) for i in self._live()]
+
+    def group(self, first: _Unmatched) -> _Group:
+        """:meth:`_Group.of` the destination's callers, from the table's totals."""
+        b, out = self.batch, self.out
+        gone: dict[str, int] = {}
+        for i in out:
+            for name in b.own_names[i]:
+                gone[name] = gone.get(name, 0) + 1
+        removed = {name for name, n in gone.items() if n == b.name_callers[name]}
+        counts = dict(b.ns_names)
+        for name in removed:
+            counts[name.split("/", 1)[0]] -= 1
+        policy_ns = dict(b.policy_ns)
+        for i in out:
+            policy_ns[b.callers[i].policy.namespace] -= 1
+        doubt = None
+        if b.net.rendered_by:
+            doubt = next((found for i, found in b.doubts if i not in out), None)
+            if doubt is None:
+                doubt = _doubt(b.net, first.pods)
+        names = _Names(b.net, {ns: n for ns, n in counts.items() if n},
+                       lambda name: name in b.name_callers and name not in removed)
+        return _Group(b.net, first, names, {ns for ns, n in policy_ns.items() if n}, doubt)
+
+
 class _Group:
     """What the finding of one destination says whichever caller it is placed at: computed
     once (a destination may have a thousand callers)."""
 
-    def __init__(self, net: Network, callers: Sequence[_Unmatched],
-                 names: Sequence[str] | None = None) -> None:
+    def __init__(self, net: Network, first: _Unmatched, names: _Names, namespaces: set[str],
+                 doubt: str | None) -> None:
+        """``names``: every caller's source workloads; ``namespaces``: the callers' policies';
+        ``doubt``: what the first chart among the callers' sources and ``first``'s
+        destinations could not show (only when the network has pods of charts)."""
         from reviewbot.netpol.sets import NONE
 
-        first = callers[0]
-        sources: set[int] = set()
-        for c in callers:
-            sources.update(c.sources)
-        self.names = _Names(net, sources, names)
+        self.names = names
         self.isolated = _isolated_by(net, first.pods, "ingress")
-        namespaces = {c.policy.namespace for c in callers}
         self.hint = _ingress_hint(net, first.pods, sorted(namespaces))
         self.one_namespace = namespaces == {first.policy.namespace}
-        self.doubt = _doubt(net, [*(s for c in callers for s in c.sources), *first.pods]) if (
-            net.rendered_by) else None
+        self.doubt = doubt
         conns = NONE
         for d in first.pods:
             conns = conns.union(net.rule_conns(first.rule, d))
         self.cause = _unadmitted_cause(net, first.pods, conns)
 
+    @classmethod
+    def of(cls, net: Network, callers: Sequence[_Unmatched],
+           names: Sequence[str] | None = None) -> _Group:
+        """The group of ``callers`` (in order; ``names``: each pod's ``namespace/name``)."""
+        first = callers[0]
+        sources: set[int] = set()
+        for c in callers:
+            sources.update(c.sources)
+        doubt = _doubt(net, [*(s for c in callers for s in c.sources), *first.pods]) if (
+            net.rendered_by) else None
+        return cls(net, first, _Names.of(net, sources, names),
+                   {c.policy.namespace for c in callers}, doubt)
 
-def _unmatched_violation(net: Network, callers: Sequence[_Unmatched], first: _Unmatched,
-                         group: _Group) -> Violation:
+
+def _unmatched_violation(net: Network, first: _Unmatched, group: _Group) -> Violation:
     """The finding of one destination at ``first``'s `to:` (its identity is that caller's: a
     lone caller's finding is the same as it always was), the other callers counted."""
     policy, rule, pods, where = first.policy, first.rule, first.pods, first.where
@@ -773,7 +950,7 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
             if who.startswith("namespace ") and len(src_ns) == 1:
                 edits += _admit_edits(net, sorted(entry.ingress), src_ns[0],
                                       _port_items(entry.conns))
-    names = _Names(net, sources) if named is not None else None
+    names = _Names.of(net, sources) if named is not None else None
     tail = f"({_workload_names(net, denied)} on {entry.conns}), but {' and '.join(sides)}"
 
     def said(decl: Declaration, by: Iterable[int] | None) -> tuple[str, str]:
@@ -983,30 +1160,37 @@ def _isolated_by(net: Network, pods: Iterable[int], direction: str) -> str:
 def _callers(net: Network, named: Sequence[int], every: Iterable[int]) -> tuple[str, int]:
     """``named`` by name, then how many other workloads of ``every`` call too, and where:
     ``a/web and 41 other workloads in a, b`` (and the count)."""
-    return _Names(net, every).text(named)
+    return _Names.of(net, every).text(named)
 
 
 class _Names:
     """The workloads of some callers, by namespace, to say of a few of them "``a/web and 41
     other workloads in a, b``" in time of the few (:meth:`text`)."""
 
-    def __init__(self, net: Network, every: Iterable[int],
-                 names: Sequence[str] | None = None) -> None:
-        """``names``: each pod's ``namespace/name``, when the caller has them at hand."""
-        self.net = net
-        self.by_ns: dict[str, set[str]] = {}
+    def __init__(self, net: Network, counts: dict[str, int], has: Callable[[str], bool]) -> None:
+        """``counts``: how many workloads each namespace holds; ``has``: whether one
+        (``namespace/name``) is among them."""
+        self.net, self.counts, self.has = net, counts, has
+
+    @classmethod
+    def of(cls, net: Network, every: Iterable[int],
+           names: Sequence[str] | None = None) -> _Names:
+        """The workloads of pods ``every`` (``names``: each pod's ``namespace/name``, when the
+        caller has them at hand)."""
+        by_ns: dict[str, set[str]] = {}
         for s in every:
             pod = net.pods[s]
-            self.by_ns.setdefault(pod.namespace, set()).add(
+            by_ns.setdefault(pod.namespace, set()).add(
                 names[s] if names is not None else f"{pod.namespace}/{pod.name}")
-        self.total = sum(len(names) for names in self.by_ns.values())
+        known = {name for found in by_ns.values() for name in found}
+        return cls(net, {ns: len(found) for ns, found in by_ns.items()}, known.__contains__)
 
     def text(self, named: Sequence[int]) -> tuple[str, int]:
         pods = self.net.pods
         shown = {(pods[s].namespace, f"{pods[s].namespace}/{pods[s].name}") for s in named}
-        left = {ns: len(names) for ns, names in self.by_ns.items()}
+        left = dict(self.counts)
         for ns, name in shown:
-            if name in self.by_ns.get(ns, ()):
+            if ns in left and self.has(name):
                 left[ns] -= 1
         count = sum(left.values())
         text = _workload_names(self.net, named)
