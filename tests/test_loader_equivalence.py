@@ -207,6 +207,85 @@ def test_generated_yaml_locates_the_same(lines: list[tuple[int, str, str, str]])
         _locates_the_same(_text(lines).encode(), monkeypatch)
 
 
+# Off-path block mappings cut out of the text (``loader._Cutter``): with every mapping of a
+# line or more cut, each path still locates where the whole composition puts it, on shapes
+# where a naive cut at the first line indented no deeper than the key would be wrong.
+CUT_CASES = {
+    "a quoted scalar running across a shallow line": (
+        "spec:\n  schema:\n    d: 'it\n  served: fake\n    '\n    e: 1\n  served: true\n"),
+    "a double-quoted one": (
+        'spec:\n  schema:\n    d: "x\n  served: fake\n    y"\n  served: true\n'),
+    "a flow collection across a shallow line": (
+        "spec:\n  schema:\n    d: [a,\n  b]\n    e: {f: 1,\n g: 2}\n  served: true\n"),
+    "an anchor in the cut, an alias after": (
+        "spec:\n  schema:\n    d: &x v\n    e: 1\n  served: *x\n  *x : k\n"),
+    "comments at the margin inside": (
+        "spec:\n  schema:\n    d: 1\n# a comment\n    e: 2\n  # another\n  served: true\n"),
+    "sequences of mappings": (
+        "spec:\n  versions:\n  - name: a\n    schema:\n      x: 1\n      y: [1]\n"
+        "    served: true\n  - schema:\n      z: 2\n    served: false\n"),
+    "block scalars": (
+        "spec:\n  schema:\n    d: |\n      \"quoted\n      [open\n    e: 2\n  served: 1\n"),
+    "a tag and an anchor on the mapping": (
+        "spec:\n  a: !!map\n    x: 1\n  b: &m\n    y: 2\n  c: *m\n  served: 1\n"),
+    "a document after": "a:\n  b:\n    c: 1\n  d: 2\n---\na:\n  b:\n    c: 3\n  d: 4\n",
+    "a document marker inside a quoted scalar": 'a:\n  b:\n    c: "x\n---\n  y"\n  d: 2\n',
+}
+
+
+@pytest.mark.parametrize("text", [*CASES.values(), *CUT_CASES.values()],
+                         ids=[*CASES.keys(), *CUT_CASES.keys()])
+def test_cases_locate_the_same_when_cut(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(loader, "CUT_LINES", 1)
+    _locates_the_same(text.encode(), monkeypatch)
+
+
+def test_a_long_mapping_off_the_path_is_cut_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk to a path past a long schema starts again without it: the schema's events
+    are never read (and the cut is refused where it would be wrong)."""
+    schema = "".join(f"      p{i}:\n        type: string\n        enum: [a, 'b']\n"
+                     f"        description: the pod's [{i}] {{x}}\n" for i in range(50))
+    text = f"spec:\n  names: {{kind: X}}\n  schema:\n    properties:\n{schema}  served: true\n"
+    cut: list[int] = []
+    real = loader._Cut.__init__
+
+    def seen(self: loader._Cut, text: str) -> None:
+        cut.append(text.count("\n"))
+        real(self, text)
+
+    def served(text: str) -> tuple[int, int]:
+        located = loader.load(FileRecord("f.yaml", "blob", text.encode()))
+        return located.documents[0].position(("spec", "served"))
+
+    monkeypatch.setattr(loader._Cut, "__init__", seen)
+    monkeypatch.setattr(loader, "LOCATE_LINES", 0)
+    lines = text.count("\n")
+    assert served(text) == (lines, 11)
+    assert cut == [lines]  # one cut, every line kept
+    straddled = text.replace("      p7:\n        type: string\n",
+                             "      p7: {a: 1,\n  served: fake,\n   b: 2}\n      q7:\n")
+    cut.clear()
+    assert served(straddled) == (lines + 2, 11)
+    assert cut == []  # the flow mapping runs across a line no deeper than the key
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="no corpus beside the clone")
+def test_the_corpus_locates_the_same_when_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(loader, "CUT_LINES", 1)
+    for path in _files(CORPUS)[5::40]:
+        try:
+            _locates_the_same(path.read_bytes(), monkeypatch)
+        except AssertionError as exc:
+            raise AssertionError(f"{path} locates differently when cut") from exc
+
+
+@given(st.lists(_LINE, min_size=1, max_size=14))
+def test_generated_yaml_locates_the_same_when_cut(lines: list[tuple[int, str, str, str]]) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(loader, "CUT_LINES", 1)
+        _locates_the_same(_text(lines).encode(), monkeypatch)
+
+
 def test_ruamel_is_imported_only_when_a_file_needs_it() -> None:
     """Start-up: valid YAML (and suppression comments) is read without importing ruamel.yaml;
     a file libyaml refuses brings it in for the fallback (its own process: imports stay)."""

@@ -59,6 +59,10 @@ MAX_DEPTH = 100
 MAX_EXPANSION = 100_000  # nodes reachable through aliases, per document, beyond the nodes written
 LOCATE_LINES = 2000  # a document this long is searched for the path a finding needs...
 LOCATE_PATHS = 8  # ... until this many paths were asked for: then composed whole, once
+# a block mapping this many lines long, off the located path, is cut out of the text and the
+# walk started again, rather than read past event by event (at most LOCATE_CUTS times)
+CUT_LINES = 64
+LOCATE_CUTS = 16
 
 Path = tuple[str | int, ...]
 Position = tuple[int, int]
@@ -181,11 +185,19 @@ class LoadedFile:
             return None
         text, shift, only = self._document_text(index)
         composed: list[Composed] = []
-        try:
-            with suppress(*PARSE_ERRORS, ProblemError):
-                _compose_stream(text, True, self.pure, composed, only, path)
-        except _Unlocated:
-            return None
+        # lines as libyaml counts them: "\n"-separated only
+        cuts = 0 if any(c in text for c in "\r\x85\u2028\u2029") else LOCATE_CUTS
+        while True:
+            composed = []
+            try:
+                with suppress(*PARSE_ERRORS, ProblemError):
+                    _compose_stream(text, True, self.pure, composed, only, path, cuts > 0)
+            except _Unlocated:
+                return None
+            except _Cut as cut:
+                text, cuts = cut.text, cuts - 1
+                continue
+            break
         part = (composed[0][2] if composed else None) or {}
         found = {p: (line + shift, column) for p, (line, column) in part.items()}
         self._located[(index, path)] = found
@@ -652,7 +664,7 @@ Composed = tuple[Any, int, dict[Path, Position] | None]
 
 def _compose_stream(
     text: str, marks: bool, pure: bool, out: list[Composed], only: int | None = None,
-    target: Path | None = None,
+    target: Path | None = None, cut: bool = False,
 ) -> None:
     """Append (value, first line, positions or None) per document to ``out`` (as they come,
     so the documents before a broken one are kept); only document ``only`` when given (the
@@ -664,11 +676,12 @@ def _compose_stream(
     ruamel reports (on the corpus, 7 of 4,782 files: each refused by every parser).
 
     With ``target`` (and ``only``), that document's positions are those of ``target`` and
-    the nodes above it alone (``_locate_document``)."""
+    the nodes above it alone (``_locate_document``); with ``cut`` too, a long block mapping
+    off its way may be cut out of ``text`` (:class:`_Cut`, libyaml's events only)."""
     if not pure and LIBYAML:
         n = len(out)
         try:
-            _compose_events(text, marks, "libyaml", out, only, target)
+            _compose_events(text, marks, "libyaml", out, only, target, cut)
             return
         except pyyaml.YAMLError:
             del out[n:]
@@ -710,9 +723,10 @@ def _open_events(text: str, engine: str) -> tuple[Callable[[], Any], Callable[[]
 
 def _compose_events(
     text: str, marks: bool, engine: str, out: list[Composed], only: int | None,
-    target: Path | None = None,
+    target: Path | None = None, cut: bool = False,
 ) -> None:
     get, close = _open_events(text, engine)
+    cutter = _Cutter(text) if cut and engine == "libyaml" else None
     try:
         index = 0
         while True:
@@ -722,7 +736,7 @@ def _compose_events(
                 if only is None or index == only:
                     line = event.args[0].line + 1
                     out.append(_compose_document(get, line, marks) if target is None
-                               else _locate_document(get, line, target))
+                               else _locate_document(get, line, target, cutter))
                     if only is not None:
                         break
                 else:
@@ -939,7 +953,62 @@ class _Unlocated(Exception):
     """The locator cannot tell (an alias key to a scalar it read past): compose whole."""
 
 
-def _locate_document(get: Any, start_line: int, target: Path) -> Composed:
+class _Cut(Exception):  # noqa: N818 (a signal, as _Unlocated)
+    """Locate again in ``text``: a long block mapping off the way, cut out (:class:`_Cutter`)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+_ENDS: dict[int, re.Pattern[str]] = {}
+
+
+class _Cutter:
+    """Cuts a long block mapping, the value of a key off the located path, out of a text
+    (its lines left empty, so every later line and column stays where it was): the walk
+    starts again in the shorter text instead of reading past every event of it (a 1-4 MB
+    CRD's schema before the ``served:`` a finding is about).
+
+    The mapping ends at the first line after its key's indented no deeper than the key
+    (comments and blank lines aside). That holds unless a quoted scalar or a flow collection
+    runs on across such a line, which libyaml allows: so the key and its lines up to there
+    must parse on their own as a whole YAML stream (libyaml, no events made: a quarter of
+    what reading its events costs), else nothing is cut. Nothing is cut either when an
+    anchor is defined in it (a later alias may need it)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def cut(self, key_mark: Any, args: tuple[Any, ...]) -> None:
+        """Raise :class:`_Cut` when the mapping starting with ``args`` (a MappingStart's
+        fields), the value of the key at ``key_mark``, can be cut out; else return."""
+        anchor, tag, _, mark, _, flow = args
+        if anchor is not None or tag is not None or flow or mark.line <= key_mark.line:
+            return
+        text, at, column = self.text, key_mark.index, key_mark.column
+        start = text.rfind("\n", 0, at) + 1
+        if at - start != column or text[start:at].strip(" -"):
+            return  # the mark is not where this text puts it, or the key shares its line
+        body = text.find("\n", at) + 1
+        if not body:
+            return
+        ends = _ENDS.get(column)
+        if ends is None:
+            ends = _ENDS[column] = re.compile(f"\n {{0,{column}}}[^ \n#]")
+        found = ends.search(text, body - 1)
+        end = found.start() + 1 if found is not None else len(text)
+        lines = text.count("\n", body, end)
+        if lines < CUT_LINES or text.find("&", body, end) >= 0:
+            return
+        try:
+            libyaml.CParser(" " * column + text[at:end]).raw_parse()
+        except pyyaml.YAMLError:
+            return
+        raise _Cut(text[:body] + "\n" * lines + text[end:])
+
+
+def _locate_document(get: Any, start_line: int, target: Path,
+                     cutter: _Cutter | None = None) -> Composed:
     """The positions ``_compose_document`` gives (with marks) for ``target``, its prefixes
     and its key, read from the events only up to where they are known: no value is built
     (only what an anchor needs: whether it is a collection, and a scalar's value, for an
@@ -999,6 +1068,8 @@ def _locate_document(get: Any, start_line: int, target: Path) -> Composed:
                 if _place(top, mark, False, positions, target, depth):
                     break
                 if not on:  # off the target's path: read past it, keeping its anchors
+                    if cutter is not None and top[0] and kind is _MapStart:
+                        cutter.cut(top[4], args)
                     _skip(get, anchors, args[0])
                     continue
             stack.append([kind is _MapStart, path, on, _NO_KEY, None, 0, args[0]])
