@@ -329,3 +329,18 @@ def test_the_printable_class_seeded_for_yaml_reader_is_the_same_set() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["True"]
+
+
+@pytest.mark.parametrize(("text", "spans"), [
+    ("a: 'x'\nb: \"y\"\nc: [1, 2]\nd: {e: f}\ng: |\n  h\n  i\nj: k\n  l\n", False),
+    ("a: 'x\n  y'\n", True),
+    ('a:\n  b: "x\n\n  y"\n', True),
+    ("a: [1,\n  2]\n", True),
+    ("a: {b: [1,\n 2], c: 3}\n", True),
+    ("? 'long\n  key'\n: 1\n", True),
+])
+def test_the_composer_tells_what_spans_lines(text: str, spans: bool) -> None:
+    """A quoted scalar or a flow collection over several lines is what keeps the locator's
+    cuts checked (block and plain scalars cannot run across a line no deeper than their key)."""
+    loaded = loader.load(FileRecord("f.yaml", "blob", text.encode()))
+    assert [d.spans for d in loaded.documents] == [spans]

@@ -95,6 +95,9 @@ class Document:
     value: Any
     line: int
     _positions: dict[Path, Position] | None = None
+    # whether a quoted scalar or a flow collection of it may run over several lines (the
+    # composer tells; a document from elsewhere, a cache, may: ``_Cutter`` checks its cuts)
+    spans: bool = True
 
     def _lookup(self, path: Path) -> dict[Path, Position]:
         """Positions that answer for ``path``: those on its way alone in a large document
@@ -184,6 +187,7 @@ class LoadedFile:
         if asked >= LOCATE_PATHS or self._document_lines(index) < LOCATE_LINES:
             return None
         text, shift, only = self._document_text(index)
+        spans = next((d.spans for d in self.documents if d.index == index), True)
         composed: list[Composed] = []
         # lines as libyaml counts them: "\n"-separated only
         cuts = 0 if any(c in text for c in "\r\x85\u2028\u2029") else LOCATE_CUTS
@@ -191,7 +195,8 @@ class LoadedFile:
             composed = []
             try:
                 with suppress(*PARSE_ERRORS, ProblemError):
-                    _compose_stream(text, True, self.pure, composed, only, path, cuts > 0)
+                    _compose_stream(text, True, self.pure, composed, only, path,
+                                    (_CHECKED if spans else _TRUSTED) if cuts > 0 else 0)
             except _Unlocated:
                 return None
             except _Cut as cut:
@@ -361,9 +366,9 @@ def _fill(out: LoadedFile, pure: bool) -> None:
             composed.clear()
             _compose_stream(out.text, True, pure, composed)
     finally:  # the documents before a broken one are kept
-        for index, (value, line, _) in enumerate(composed):
+        for index, (value, line, _, spans) in enumerate(composed):
             if value is not None:
-                out.documents.append(Document(out, index, value, line))
+                out.documents.append(Document(out, index, value, line, spans=spans))
 
 
 def _in_templates_dir(path: str) -> bool:
@@ -656,17 +661,21 @@ LIBYAML = _fast_events_work(libyaml, libyaml.CParser, _LIB_FAST, _LIB_STOCK)
 # ---------------------------------------------------------------- composer
 
 _MERGE = "<<"
+_QUOTE_STYLES = frozenset("\"'")  # the styles of quoted scalars
 _KEY = "\0key"  # positions[(_KEY, *path)]: where the key of a mapping entry is
 _NO_KEY: Any = object()
 
-Composed = tuple[Any, int, dict[Path, Position] | None]
+# (value, first line, positions or None, whether a quoted scalar or flow collection spans
+# lines: see Document.spans)
+Composed = tuple[Any, int, dict[Path, Position] | None, bool]
+_CHECKED, _TRUSTED = 1, 2  # cuts (_Cutter): checked with libyaml, or trusted (nothing spans)
 
 
 def _compose_stream(
     text: str, marks: bool, pure: bool, out: list[Composed], only: int | None = None,
-    target: Path | None = None, cut: bool = False,
+    target: Path | None = None, cut: int = 0,
 ) -> None:
-    """Append (value, first line, positions or None) per document to ``out`` (as they come,
+    """Append (value, first line, positions or None, spans) per document to ``out`` (as they come,
     so the documents before a broken one are kept); only document ``only`` when given (the
     others are skipped, and the stream is not read past it).
 
@@ -677,7 +686,8 @@ def _compose_stream(
 
     With ``target`` (and ``only``), that document's positions are those of ``target`` and
     the nodes above it alone (``_locate_document``); with ``cut`` too, a long block mapping
-    off its way may be cut out of ``text`` (:class:`_Cut`, libyaml's events only)."""
+    off its way may be cut out of ``text`` (:class:`_Cut`, libyaml's events only;
+    ``_TRUSTED``: the document has no quoted scalar or flow collection over several lines)."""
     if not pure and LIBYAML:
         n = len(out)
         try:
@@ -723,10 +733,10 @@ def _open_events(text: str, engine: str) -> tuple[Callable[[], Any], Callable[[]
 
 def _compose_events(
     text: str, marks: bool, engine: str, out: list[Composed], only: int | None,
-    target: Path | None = None, cut: bool = False,
+    target: Path | None = None, cut: int = 0,
 ) -> None:
     get, close = _open_events(text, engine)
-    cutter = _Cutter(text) if cut and engine == "libyaml" else None
+    cutter = _Cutter(text, cut == _CHECKED) if cut and engine == "libyaml" else None
     try:
         index = 0
         while True:
@@ -783,12 +793,18 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
     written = 0  # scalars and collections composed
     expanded = 0  # nodes reached through aliases
     first = _FIRST
+    # whether a quoted scalar or a flow collection runs over several lines (Document.spans)
+    spans = False
+    flow = 0  # flow collections open
+    flow_line = 0  # where the outermost one opened
     while True:
         event = get()
         kind = type(event)
         if kind is _Scalar:
-            anchor, tag, _, text, mark, _, style = event.args
+            anchor, tag, _, text, mark, end, style = event.args
             written += 1
+            if style and not spans and end.line != mark.line and style in _QUOTE_STYLES:
+                spans = True
             if style == '"' and not text.isascii():  # only escapes make surrogates
                 text = no_surrogates(text)
             if is_map and key is _NO_KEY:  # a mapping key: keys stay text (`y:` is a key)
@@ -833,6 +849,10 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
         elif kind is _MapStart or kind is _SeqStart:
             args = event.args
             written += 1
+            if args[5]:  # a flow collection
+                if not flow:
+                    flow_line = args[3].line
+                flow += 1
             if len(stack) >= MAX_DEPTH:
                 m = args[3]
                 raise ProblemError(
@@ -860,6 +880,10 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
             value = cur
             vmark = c_mark
             scalar = False
+            if flow:
+                flow -= 1
+                if not flow and event.args[0].line != flow_line:
+                    spans = True
             if c_anchor:
                 anchors[c_anchor] = value
                 anchor_sizes[id(value)] = written - base[0] + expanded - base[1]
@@ -893,7 +917,7 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
                 if inner >= height:
                     height = inner + 1
         elif kind is _DocEnd:
-            return root, first_line, positions
+            return root, first_line, positions, spans
         else:
             continue
         # attach ``value`` (at vmark) to the open container
@@ -973,11 +997,12 @@ class _Cutter:
     (comments and blank lines aside). That holds unless a quoted scalar or a flow collection
     runs on across such a line, which libyaml allows: so the key and its lines up to there
     must parse on their own as a whole YAML stream (libyaml, no events made: a quarter of
-    what reading its events costs), else nothing is cut. Nothing is cut either when an
-    anchor is defined in it (a later alias may need it)."""
+    what reading its events costs), else nothing is cut; unless the composer saw that no
+    quoted scalar or flow collection of the document spans lines (``check`` false). Nothing
+    is cut either when an anchor is defined in it (a later alias may need it)."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, text: str, check: bool) -> None:
+        self.text, self.check = text, check
 
     def cut(self, key_mark: Any, args: tuple[Any, ...]) -> None:
         """Raise :class:`_Cut` when the mapping starting with ``args`` (a MappingStart's
@@ -1000,10 +1025,11 @@ class _Cutter:
         lines = text.count("\n", body, end)
         if lines < CUT_LINES or text.find("&", body, end) >= 0:
             return
-        try:
-            libyaml.CParser(" " * column + text[at:end]).raw_parse()
-        except pyyaml.YAMLError:
-            return
+        if self.check:
+            try:
+                libyaml.CParser(" " * column + text[at:end]).raw_parse()
+            except pyyaml.YAMLError:
+                return
         raise _Cut(text[:body] + "\n" * lines + text[end:])
 
 
@@ -1096,7 +1122,7 @@ def _locate_document(get: Any, start_line: int, target: Path,
                 break
         elif kind is _DocEnd:
             break
-    return None, start_line, positions
+    return None, start_line, positions, True
 
 
 def _skip(get: Any, anchors: dict[str, Any], anchor: Any) -> None:
