@@ -241,32 +241,32 @@ def test_cases_locate_the_same_when_cut(text: str, monkeypatch: pytest.MonkeyPat
 
 
 def test_a_long_mapping_off_the_path_is_cut_out(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The walk to a path past a long schema starts again without it: the schema's events
-    are never read (and the cut is refused where it would be wrong)."""
+    """The walk to a path past a long schema starts again without it, its lines left empty
+    (so every later line stays where it was); the cut is refused where a flow collection runs
+    across the line that would end it."""
     schema = "".join(f"      p{i}:\n        type: string\n        enum: [a, 'b']\n"
                      f"        description: the pod's [{i}] {{x}}\n" for i in range(50))
     text = f"spec:\n  names: {{kind: X}}\n  schema:\n    properties:\n{schema}  served: true\n"
-    cut: list[int] = []
-    real = loader._Cut.__init__
-
-    def seen(self: loader._Cut, text: str) -> None:
-        cut.append(text.count("\n"))
-        real(self, text)
-
-    def served(text: str) -> tuple[int, int]:
-        located = loader.load(FileRecord("f.yaml", "blob", text.encode()))
-        return located.documents[0].position(("spec", "served"))
-
-    monkeypatch.setattr(loader._Cut, "__init__", seen)
-    monkeypatch.setattr(loader, "LOCATE_LINES", 0)
     lines = text.count("\n")
-    assert served(text) == (lines, 11)
-    assert cut == [lines]  # one cut, every line kept
+
+    def cut(text: str, check: int) -> str | None:
+        try:
+            loader._compose_stream(text, True, False, [], 0, ("spec", "served"), check)
+        except loader._Cut as done:
+            return done.text
+        return None
+
+    for check in (loader._CHECKED, loader._TRUSTED):
+        assert cut(text, check) == "spec:\n  names: {kind: X}\n  schema:\n" + "\n" * (
+            lines - 4) + "  served: true\n"
     straddled = text.replace("      p7:\n        type: string\n",
                              "      p7: {a: 1,\n  served: fake,\n   b: 2}\n      q7:\n")
-    cut.clear()
-    assert served(straddled) == (lines + 2, 11)
-    assert cut == []  # the flow mapping runs across a line no deeper than the key
+    assert cut(straddled, loader._CHECKED) is None
+    monkeypatch.setattr(loader, "LOCATE_LINES", 0)
+    for shape, where in ((text, lines), (straddled, lines + 2)):
+        located = loader.load(FileRecord("f.yaml", "blob", shape.encode()))
+        assert located.documents[0].spans is (shape is straddled)
+        assert located.documents[0].position(("spec", "served")) == (where, 11)
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="no corpus beside the clone")
