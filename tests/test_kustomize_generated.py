@@ -1,9 +1,12 @@
 """Generated kustomizations checked against `kubectl kustomize` (issue 27 §3): a base of a
-Deployment, a Service, a webhook configuration, a CRD and a custom resource; an overlay with
-name prefixes/suffixes, labels, images, strategic merge and JSON 6902 patches on each kind,
-replacements, a component, a configMapGenerator of literals, an env file and files (binary
-content too) and a secretGenerator of a file. The in-process build (hash
-suffixes by :func:`finish`) must equal kubectl's on every whole object.
+Deployment, a Service, a webhook configuration, a CRD and a custom resource, and the objects
+the Deployment, the webhooks and a RoleBinding refer to by name (ConfigMap, Secret,
+ServiceAccount, Service); an overlay with name prefixes/suffixes, a namespace, labels,
+images, strategic merge and JSON 6902 patches on each kind, replacements, a component, a
+configMapGenerator of literals, an env file and files (binary content too), a
+secretGenerator of a file and a ``configurations:`` file (a nameReference of the custom
+resource). The in-process build (hash suffixes, name references and vars by :func:`finish`)
+must equal kubectl's on every whole object.
 
 Bounded in CI (REVIEWBOT_KUSTOMIZE_EXAMPLES, 25 by default); a long run by hand:
 `REVIEWBOT_KUSTOMIZE_EXAMPLES=2000 .venv/bin/pytest tests/test_kustomize_generated.py`."""
@@ -48,10 +51,16 @@ def base(draw: st.DrawFn) -> list[dict[str, Any]]:
                    "ports": [{"containerPort": p} for p in
                              draw(st.lists(st.sampled_from([80, 443, 8080]), unique=True))]}
                   for n in draw(st.lists(names, min_size=1, max_size=3, unique=True))]
+    # name references kustomize renames with the objects (envFrom, volumes, the account)
+    containers[0]["envFrom"] = [{"configMapRef": {"name": "conf"}}]
+    pod: dict[str, Any] = {"containers": containers}
+    if draw(st.booleans()):
+        pod["serviceAccountName"] = draw(st.sampled_from(["runner", "elsewhere"]))
+    if draw(st.booleans()):
+        pod["volumes"] = [{"name": "token", "secret": {"secretName": "token"}}]
     deploy = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
               "spec": {"selector": {"matchLabels": {"app": "web"}},
-                       "template": {"metadata": {"labels": {"app": "web"}},
-                                    "spec": {"containers": containers}}}}
+                       "template": {"metadata": {"labels": {"app": "web"}}, "spec": pod}}}
     ports = [{"port": p, "protocol": proto, "name": f"p{p}{proto.lower()}"}
              for p, proto in draw(st.lists(st.tuples(st.sampled_from([53, 80, 443]),
                                                      st.sampled_from(["TCP", "UDP"])),
@@ -62,7 +71,10 @@ def base(draw: st.DrawFn) -> list[dict[str, Any]]:
              "kind": "ValidatingWebhookConfiguration", "metadata": {"name": "policy"},
              "webhooks": [{"name": f"{n}.example.com", "admissionReviewVersions": ["v1"],
                            "sideEffects": "None", "failurePolicy": "Fail",
-                           "clientConfig": {"url": f"https://{n}.example.com/v"}}
+                           "clientConfig": draw(st.sampled_from([
+                               {"url": f"https://{n}.example.com/v"},
+                               {"service": {"name": "web", "namespace": "default"}},
+                               {"service": {"name": "web", "namespace": "other"}}]))}
                           for n in draw(st.lists(names, min_size=1, max_size=3, unique=True))]}
     crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
            "metadata": {"name": "widgets.example.com"},
@@ -74,7 +86,18 @@ def base(draw: st.DrawFn) -> list[dict[str, Any]]:
               "spec": {"image": "nginx:1",
                        "parts": [{"name": n, "size": draw(values)}
                                  for n in draw(st.lists(names, max_size=3, unique=True))]}}
-    return [deploy, service, hooks, crd, widget]
+    refs = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "conf"},
+             "data": {"A": "1"}},
+            {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "token"},
+             "data": {"t": "eA=="}},
+            {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "runner"}},
+            {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+             "metadata": {"name": "run"},
+             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                         "name": "view"},
+             "subjects": [{"kind": "ServiceAccount", "name": "runner"},
+                          {"kind": "ServiceAccount", "name": "default"}]}]
+    return [deploy, service, hooks, crd, widget, *refs]
 
 
 # env file lines (kustomize's api/kv): comments, blank lines, spaces and quotes kept, a key
@@ -91,6 +114,8 @@ def overlay(draw: st.DrawFn, objects: list[dict[str, Any]]) -> tuple[dict[str, A
     if draw(st.booleans()):
         k["namePrefix"] = "p-"
     if draw(st.booleans()):
+        k["namespace"] = "apps"
+    if draw(st.booleans()):
         k["nameSuffix"] = "-s"
     if draw(st.booleans()):
         k["labels"] = [{"pairs": {"team": draw(names)},
@@ -99,7 +124,7 @@ def overlay(draw: st.DrawFn, objects: list[dict[str, Any]]) -> tuple[dict[str, A
         k["images"] = [{"name": "nginx", **draw(st.sampled_from(
             [{"newTag": "2"}, {"newName": "r.io/nginx"}, {"digest": "sha256:" + "a" * 64}]))}]
     patches: list[dict[str, Any]] = []
-    deploy, service, hooks, _, widget = objects
+    deploy, service, hooks, _, widget = objects[:5]
     if draw(st.booleans()):
         first = deploy["spec"]["template"]["spec"]["containers"][0]["name"]
         patches.append({"patch": _dump([{
@@ -154,6 +179,13 @@ def overlay(draw: st.DrawFn, objects: list[dict[str, Any]]) -> tuple[dict[str, A
             files["overlay/password.txt"] = draw(st.sampled_from(["pw", "s" * 80]))
             k["secretGenerator"] = [{"name": "creds", "files": ["password.txt"]}]
     if draw(st.booleans()):
+        # a configuration the overlay reads: the Widget refers to a ConfigMap by name
+        k["configurations"] = ["names.yaml"]
+        files["overlay/names.yaml"] = _dump([{"nameReference": [{
+            "kind": "ConfigMap", "version": "v1",
+            "fieldSpecs": [{"kind": "Widget", "path": "spec/config"}]}]}])
+        widget["spec"]["config"] = "conf"
+    if draw(st.booleans()):
         k["components"] = ["../component"]
         files["component/kustomization.yaml"] = _dump([{
             "apiVersion": "kustomize.config.k8s.io/v1alpha1", "kind": "Component",
@@ -183,6 +215,7 @@ def test_generated_kustomizations_build_as_kubectl_kustomize(data: st.DataObject
         record = FileRecord("built.yaml", blob_id(proc.stdout), proc.stdout)
         want = sorted(json.dumps(d.value, sort_keys=True) for d in load(record).documents
                       if isinstance(d.value, dict))
-        made = finish(kustomize_graph(root).build("overlay").resources)
+        build = kustomize_graph(root).build("overlay")
+        made = finish(build.resources, build.config, build.variables)
         got = sorted(json.dumps(r.body, sort_keys=True, default=str) for r in made)
         assert got == want

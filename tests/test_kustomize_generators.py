@@ -288,6 +288,17 @@ def _diff(out: str) -> dict[str, list[tuple[str, Any, Any]]]:
             for d in json.loads(out)["diff"]}
 
 
+def _assert_rollout(changes: dict[str, list[tuple[str, Any, Any]]],
+                    data: tuple[str, Any, Any]) -> None:
+    """The ConfigMap's data changed, and the Deployment with it: it names the ConfigMap by
+    its hashed name, which a change of content changes (the cluster rolls it out)."""
+    assert changes.pop("ConfigMap/settings") == [data]
+    [(path, old, new)] = changes.pop("Deployment/default/web")
+    assert path.endswith("envFrom.0.configMapRef.name") and old != new
+    assert old.startswith("settings-") and new.startswith("settings-")
+    assert not changes
+
+
 def test_a_review_where_only_the_env_file_changes_shows_the_configmap_change(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo = GitRepo(tmp_path / "repo")
@@ -301,13 +312,13 @@ def test_a_review_where_only_the_env_file_changes_shows_the_configmap_change(
                                   "--head", target, "--platform", "none", "--format", "json",
                                   "--cache", cache], capsys)
         assert code == 0, err
-        assert _diff(out) == {"ConfigMap/settings": [("data.LEVEL", "info", level)]}
+        _assert_rollout(_diff(out), ("data.LEVEL", "info", level))
     # the work tree as the head: read from the disk
     repo.write({"app/app.env": "LEVEL=warn\n"})
     code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base,
                               "--platform", "none", "--format", "json"], capsys)
     assert code == 0, err
-    assert _diff(out) == {"ConfigMap/settings": [("data.LEVEL", "info", "warn")]}
+    _assert_rollout(_diff(out), ("data.LEVEL", "info", "warn"))
 
 
 PLANTED = "PLANTED-s3cr3t-value"

@@ -2,9 +2,9 @@
 repository, the in-process build equals `kubectl kustomize` on whole normalized objects (the
 same object set, the same bodies). Every folder that does not is listed in
 tests/data/kustomize-oracle.tsv with the reason: kustomize's own (a remote base, Helm, a
-plugin or builtin transformer configuration, a build kustomize refuses) or, marked `gap:`,
-what the in-process build does not do yet. The test asserts the set reported equals the set
-listed, so a fix and a regression both show.
+plugin, a build kustomize refuses) or, marked `gap:`, what the in-process build does not do
+yet. The test asserts the set reported equals the set listed, so a fix and a regression both
+show.
 
 Normalized: each object as JSON (YAML 1.1 scalars as kubectl's output reads back), keyed by
 (apiVersion, kind, namespace, name); order of objects is not compared (kustomize's legacy
@@ -72,13 +72,11 @@ def verdicts(repo: Path) -> Iterator[tuple[str, str]]:
             yield folder, "kustomize refuses: " + _gist(err)
         elif build.plugins:
             yield folder, "plugin: generators/transformers/validators are not run"
-        elif any(graph.by_dir[d].body.get("configurations") for d in graph.closure(folder)):
-            yield folder, "configurations: kustomize transformer configurations are not read"
         else:
             record = FileRecord("built.yaml", blob_id(out), out)
             want = {_key(d.value): _normal(d.value) for d in load(record).documents
                     if isinstance(d.value, dict)}
-            made = finish(build.resources)
+            made = finish(build.resources, build.config, build.variables)
             got = {_key(r.body): _normal(r.body) for r in made}
             unknown = any(GENERATED_UNKNOWN in ((r.body.get("metadata") or {}).get(
                 "annotations") or {}) for r in made)

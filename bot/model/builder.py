@@ -280,11 +280,11 @@ def _built_documents(graph: Graph, documents: Sequence[Document],
         build = graph.flux_build(doc.file.path, spec)
         if build is not None:
             mine: set[int] = set()
-            add(build.resources, mine)
+            add(build.finished, mine)
             covered |= mine
     for folder in graph.roots:
         if not graph.by_dir[folder].is_component:
-            add(graph.build(folder).resources, None)
+            add(graph.build(folder).finished, None)
     for key in graph.deleted():  # a patch deleted its object: none, unless built
         variants.setdefault(key, [])
     return variants, _patch_documents(graph), {}

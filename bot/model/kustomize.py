@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile, load
+from reviewbot.model.fieldspecs import BUILTIN, Config
 from reviewbot.model.resource import (
     CLUSTER_SCOPED,
     Kustomization,
@@ -50,6 +51,8 @@ from reviewbot.model.resource import list_of as _list
 from reviewbot.model.resource import text_of as _text
 from reviewbot.model.transform import (
     GENERATED_HASH,
+    configuration,
+    finish,
     generate,
     split_image,
     transform,
@@ -109,6 +112,20 @@ class Build:
     limits: list[Limit] = field(default_factory=list)
     # objects a patch deleted (``$patch: delete``): their documents are no objects here
     deleted: list[Resource] = field(default_factory=list)
+    # kustomize's accumulated transformer configuration (builtin, with the
+    # ``configurations:`` of every kustomization and component the build includes) and
+    # ``vars``: what the last steps of a whole build use (transform.finish)
+    config: Config = BUILTIN
+    variables: tuple[Mapping[str, Any], ...] = ()
+
+    @functools.cached_property
+    def finished(self) -> list[Resource]:
+        """What ``kustomize build`` of this folder prints (what the cluster receives): the
+        resources after kustomize's last steps on a whole build (hash suffixes, name
+        references, vars: :func:`reviewbot.model.transform.finish`). The model takes these;
+        an including build takes ``resources``, as kustomize fixes references once, at the
+        top."""
+        return finish(self.resources, self.config, self.variables)
 
 
 @dataclass(frozen=True)
@@ -461,6 +478,7 @@ class Graph:
             if key == "components":
                 continue
             self._include(build, folder, entry, stack)
+        build.config = build.config.merge(configuration(k, functools.partial(self._read, build)))
         build.resources = generate(k, functools.partial(self._read, build), build.resources)
         for entry in (e for key, e in include_entries(k.body) if key == "components"):
             target = join(folder, entry)
@@ -469,6 +487,7 @@ class Graph:
                 continue
             self._component(build, target, stack)
         build.resources = self._transform(k, build.resources, build, generated=True)
+        build.variables = build.variables + _vars(k)
         if k.body.get("helmCharts"):
             build.helm = True
         if any(k.body.get(key) for key in ("generators", "transformers", "validators")):
@@ -485,11 +504,14 @@ class Graph:
         elif target in self.by_dir:
             component = self.by_dir[target]
             inner = Build(target, build.resources, build.files, build.remote,
-                          reads=build.reads)
+                          reads=build.reads, config=build.config, variables=build.variables)
             for key, sub in include_entries(component.body):
                 if key != "components":
                     self._include(inner, target, sub, stack | {target})
+            build.config = inner.config.merge(
+                configuration(component, functools.partial(self._read, build)))
             build.resources = self._transform(component, inner.resources, build)
+            build.variables = inner.variables + _vars(component)
             build.cut = build.cut or inner.cut
             build.limits += [x for x in inner.limits if x not in build.limits]
 
@@ -518,6 +540,8 @@ class Graph:
             build.cut = build.cut or inner.cut
             build.limits += [x for x in inner.limits if x not in build.limits]
             build.deleted = build.deleted + inner.deleted
+            build.config = build.config.merge(inner.config)
+            build.variables = build.variables + inner.variables
         elif target in self.files:
             build.files.add(target)
             build.resources = build.resources + self.objects_of(target)
@@ -559,7 +583,7 @@ class Graph:
         generated: bool = False,
     ) -> list[Resource]:
         return transform(k, resources, functools.partial(self._read, build), build.deleted,
-                         generated)
+                         generated, build.config)
 
     def _read(self, build: Build, path: str) -> LoadedFile | None:
         """The file at ``path`` for a build (a patch, a replacement, a generator's source),
@@ -725,7 +749,8 @@ class Graph:
             inner = self.build(folder)
             build = Build(folder, list(inner.resources), set(inner.files), list(inner.remote),
                           inner.helm, inner.plugins, dict(inner.reads), inner.cut,
-                          limits=list(inner.limits), deleted=list(inner.deleted))
+                          limits=list(inner.limits), deleted=list(inner.deleted),
+                          config=inner.config, variables=inner.variables)
         else:
             build = Build(folder, [], set(), [])
             files, units = self.flux_units(folder)
@@ -764,6 +789,11 @@ FLUX_BUILD_FIELDS = ("path", "sourceRef", "components", "targetNamespace", "name
 def _build_key(spec: Mapping[str, Any]) -> str:
     """What of ``spec`` shapes its build, as text (equal texts: equal builds)."""
     return repr([(k, spec[k]) for k in FLUX_BUILD_FIELDS if k in spec])
+
+
+def _vars(k: Kustomization) -> tuple[Mapping[str, Any], ...]:
+    """``k``'s ``vars`` (kustomize resolves them once, on the whole build)."""
+    return tuple(v for v in _list(k.body.get("vars")) if isinstance(v, dict))
 
 
 def flux_spec(value: Any) -> Mapping[str, Any] | None:

@@ -78,10 +78,16 @@ def smp_targets(r: Resource, patch: Patch) -> bool:
     if not isinstance(body, dict):
         return False
     meta = dict_of(body.get("metadata"))
-    if body.get("kind") != r.kind or meta.get("name") != r.name:
+    if body.get("kind") != r.kind:
         return False
     ns = meta.get("namespace")
-    return not ns or ns == r.namespace or (ns == "default" and not r.namespace)
+    if meta.get("name") == r.name and (
+            not ns or ns == r.namespace or (ns == "default" and not r.namespace)):
+        return True
+    # kustomize finds a patch's target by any id it had: a base renamed it (prefix, suffix,
+    # namespace), an overlay's patch names it as the base wrote it
+    return any(name == meta.get("name") and (not ns or ns == namespace)
+               for _, namespace, name in r.renames.previous)
 
 
 def selected(r: Resource, selector: Mapping[str, Any] | None, patch: Patch) -> bool:
@@ -89,10 +95,15 @@ def selected(r: Resource, selector: Mapping[str, Any] | None, patch: Patch) -> b
         return False
     if selector is None:
         return smp_targets(r, patch) if isinstance(patch.body, dict) else False
+    first = r.renames.previous[0] if r.renames.previous else None
     for key in ("kind", "name", "namespace"):  # each read only when the selector names it
         wanted = selector.get(key)
         if isinstance(wanted, str) and wanted and not _matches(wanted, getattr(r, key)):
-            return False
+            # kustomize matches the name or namespace an object has or first had
+            before = None if first is None or key == "kind" else first[2 if key == "name"
+                                                                      else 1]
+            if before is None or not _matches(wanted, before):
+                return False
     group, version = selector.get("group"), selector.get("version")
     api = str(r.body.get("apiVersion") or "")
     if isinstance(group, str) and group and group != r.group:
@@ -190,7 +201,7 @@ def _apply_json6902(r: Resource, patch: Patch) -> Resource:
                 body, where = _json_set(body, parts, value, True)
         except (KeyError, IndexError, ValueError, TypeError):
             continue  # kustomize fails the build; the object stays as it was
-    return Resource(r.doc, r.path, body, origins) if isinstance(body, dict) else r
+    return r.with_body(body, origins) if isinstance(body, dict) else r
 
 
 def _json_get(value: Any, parts: Sequence[str]) -> Any:

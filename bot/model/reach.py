@@ -380,7 +380,7 @@ class _Walker:
 
     def _post_build(self, build: Build, spec: Mapping[str, Any],
                     step: _Step) -> list[Resource]:
-        resources = build.resources
+        resources = build.finished
         meta = dict_of(spec.get("commonMetadata"))
         if meta:
             resources = [_with_metadata(r, meta) for r in resources]

@@ -117,7 +117,7 @@ def _apply(spec: Mapping[str, Any], doc: Document, where: Path, outcome: Outcome
                     body = _set(body, hit, value, opts)
                     origins[hit] = (doc, where + ("targets", t, "fieldPaths", f))
             if body is not r.body:
-                outcome.resources[n] = Resource(r.doc, r.path, body, origins)
+                outcome.resources[n] = r.with_body(body, origins)
 
 
 def _describe(selector: Mapping[str, Any]) -> str:

@@ -53,6 +53,24 @@ class Kustomization:
 
 
 
+Id = tuple[str, str, str]  # (kind, namespace, name) as kustomize keeps an object's ids
+
+
+@dataclass(frozen=True)
+class Renames:
+    """What a build did to an object's name, as kustomize records it: its ids before each
+    change (``previous``: kustomize's previous names, namespaces and kinds, the namespace
+    ``""`` when cluster-scoped), and the name prefixes and suffixes it got, innermost first.
+    Name references to any previous id are renamed (:mod:`reviewbot.model.transform`)."""
+
+    previous: tuple[Id, ...] = ()
+    prefixes: tuple[str, ...] = ()
+    suffixes: tuple[str, ...] = ()
+
+
+NO_RENAMES = Renames()
+
+
 @dataclass(frozen=True)
 class Resource:
     """One object as a build makes it."""
@@ -61,6 +79,12 @@ class Resource:
     path: Path  # where the object sits in its document
     body: Mapping[str, Any]
     origins: Origins = field(default_factory=dict)
+    renames: Renames = NO_RENAMES
+
+    def with_body(self, body: Mapping[str, Any], origins: Origins | None = None) -> Resource:
+        """This object with another body (and origins), the same history of renames."""
+        return Resource(self.doc, self.path, body,
+                        self.origins if origins is None else origins, self.renames)
 
     @property
     def kind(self) -> str:

@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from reviewbot.load.loader import Document
-from reviewbot.model.resource import Patch, Path, Resource
+from reviewbot.model.resource import Patch, Path, Resource, dict_of
 
 # the Kubernetes minor whose OpenAPI decides list merges: the oldest kubernetes-validate
 # ships (kustomize v5 embeds v1.21.2's)
@@ -59,7 +59,14 @@ def apply_smp(r: Resource, patch: Patch) -> Resource | None:
         return None
     if not isinstance(body, dict):
         return r
-    return Resource(r.doc, r.path, body, merge.finish())
+    meta, before = dict_of(body.get("metadata")), dict_of(r.body.get("metadata"))
+    if any(meta.get(k) != before.get(k) for k in ("name", "namespace")):
+        # kustomize keeps the target's name and namespace (a patch may name it by an id it
+        # had before a rename: ApplySmPatch sets them back)
+        meta = {k: v for k, v in meta.items() if k != "namespace"}
+        body = {**body, "metadata": {**meta, **{k: before[k] for k in ("name", "namespace")
+                                                 if k in before}}}
+    return r.with_body(body, merge.finish())
 
 
 class _Merge:

@@ -7,10 +7,21 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from reviewbot.load.loader import Document
+from reviewbot.model.fieldspecs import (
+    BUILTIN,
+    BackReference,
+    Config,
+    FieldSpec,
+    Trie,
+    cluster_scoped,
+)
+from reviewbot.model.fieldspecs import parse as parse_config
+from reviewbot.model.fieldspecs import spec as field_spec
 from reviewbot.model.patches import (
     Reader,
     apply_patch,
@@ -22,9 +33,10 @@ from reviewbot.model.patches import (
 )
 from reviewbot.model.replacements import apply_replacements
 from reviewbot.model.resource import (
-    CLUSTER_SCOPED,
+    Id,
     Kustomization,
     Path,
+    Renames,
     Resource,
     dict_of,
     join,
@@ -47,9 +59,14 @@ def generate(k: Kustomization, read: Reader, resources: Sequence[Resource] = ()
             out.append(made)
             continue
         meta = dict_of(made.body.get("metadata"))
+        # by any name the object had (kustomize's GetMatchingResourcesByAnyId): a base's
+        # prefix renamed it after its generator named it
         matches = [i for i, r in enumerate(out) if r.kind == made.kind and r.group == ""
-                   and r.name == meta.get("name") and (
-                       "namespace" not in meta or r.namespace == meta["namespace"])]
+                   and (r.name == meta.get("name") and (
+                       "namespace" not in meta or r.namespace == meta["namespace"])
+                        or any(p[2] == meta.get("name") and (
+                            "namespace" not in meta or p[1] == (meta["namespace"] or "default"))
+                            for p in r.renames.previous))]
         if len(matches) == 1:
             out[matches[0]] = _merged(out[matches[0]], made, behavior == "merge")
     return out
@@ -81,17 +98,38 @@ def _merged(old: Resource, new: Resource, merge: bool) -> Resource:
         values = {**dict_of(old.body.get(field_name)), **dict_of(new.body.get(field_name))}
         if values or field_name in body:
             body[field_name] = values
-    return Resource(None, (), body, {**old.origins, **new.origins})
+    return Resource(None, (), body, {**old.origins, **new.origins}, old.renames)
+
+
+def configuration(k: Kustomization, read: Reader) -> Config:
+    """kustomize's builtin transformer configuration with the ``configurations:`` files of
+    ``k`` merged in (read through the build's reader; a file it cannot read, or not as
+    kustomize would, is named in the result's ``problems``)."""
+    config = BUILTIN
+    for entry in list_of(k.body.get("configurations")):
+        if not isinstance(entry, str) or not entry.strip():
+            continue
+        lf = read(join(k.directory, entry.strip()))
+        docs = [d for d in lf.documents if d.value is not None] if lf is not None else []
+        if len(docs) != 1:
+            config = config.merge(Config({}, (), (f"{entry}: not one YAML document",)))
+            continue
+        config = config.merge(parse_config(docs[0].value, entry))
+    return config
 
 
 def transform(k: Kustomization, resources: list[Resource], read: Reader,
-              deleted: list[Resource] | None = None, generated: bool = False
-              ) -> list[Resource]:
+              deleted: list[Resource] | None = None, generated: bool = False,
+              config: Config | None = None) -> list[Resource]:
     """``resources`` after ``k``'s generators, patches and transformers, in kustomize's order
     (``read``: the tree's files, for patch files; ``deleted`` gets the objects a patch
     deleted, ``$patch: delete``; ``generated``: the generators' objects are in
-    ``resources`` already, :func:`generate`)."""
+    ``resources`` already, :func:`generate`; ``config``: the transformer configuration the
+    build has merged so far, else ``k``'s own, :func:`configuration`). Renames are recorded
+    on each object; the name references follow once the whole build is made
+    (:func:`finish`)."""
     body = k.body
+    cfg = config if config is not None else configuration(k, read)
     gone: list[Resource] = deleted if deleted is not None else []
 
     def _kept(results: Iterable[tuple[Resource, Resource | None]]) -> list[Resource]:
@@ -111,33 +149,42 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
                      if selected(r, selector, patch) else r) for r in out)
     namespace = text_of(body.get("namespace"))
     if namespace:
-        out = [_set_namespace(r, namespace) for r in out]
-    prefix, suffix = text_of(body.get("namePrefix")) or "", text_of(body.get("nameSuffix")) or ""
-    if prefix or suffix:
-        out = [_rename(r, prefix, suffix) for r in out]
+        out = [_set_namespace(r, namespace, cfg) for r in out]
+    prefix, suffix = text_of(body.get("namePrefix")), text_of(body.get("nameSuffix"))
+    if prefix:
+        out = [_affix(r, prefix, "", cfg, "namePrefix") for r in out]
+    if suffix:
+        out = [_affix(r, "", suffix, cfg, "nameSuffix") for r in out]
+    for spec in list_of(body.get("labels")):
+        if isinstance(spec, dict) and isinstance(spec.get("pairs"), dict) and spec["pairs"]:
+            specs = _label_specs(spec, cfg)
+            out = [_set_entries(r, _labels(spec["pairs"]), _selecting(specs, r))
+                   for r in out]
     common = body.get("commonLabels")
     if isinstance(common, dict) and common:
-        out = [_label(r, _labels(common), True, True) for r in out]
-    for spec in list_of(body.get("labels")):
-        if isinstance(spec, dict) and isinstance(spec.get("pairs"), dict):
-            selectors = spec.get("includeSelectors") is True
-            templates = selectors or spec.get("includeTemplates") is True
-            out = [_label(r, _labels(spec["pairs"]), selectors, templates) for r in out]
+        out = [_set_entries(r, _labels(common), cfg.selecting("commonLabels", *_gvk(r)))
+               for r in out]
     annotations = body.get("commonAnnotations")
     if isinstance(annotations, dict) and annotations:
-        out = [_annotate(r, _labels(annotations)) for r in out]
+        out = [_set_entries(r, _labels(annotations),
+                            cfg.selecting("commonAnnotations", *_gvk(r))) for r in out]
     for selector, patch in json_patches(k, read):
         out = _kept((r, apply_patch(r, patch, True) if selected(r, selector, patch) else r)
                     for r in out)
     for item in list_of(body.get("replicas")):
         if isinstance(item, dict) and isinstance(item.get("count"), int):
-            out = [_replicas(r, str(item.get("name")), item["count"]) for r in out]
+            out = [_replicas(r, str(item.get("name")), item["count"],
+                             cfg.selecting("replicas", *_gvk(r))) for r in out]
     images = [i for i in list_of(body.get("images")) if isinstance(i, dict) and i.get("name")]
     if images:
         # a real kustomization file: the images entry that changed an image is where
         # findings about it point (a Flux spec.images wrapper has no such place)
         doc = k.doc if k.doc.value is body else None
         out = [_images(r, images, doc) for r in out]
+        extra = [s for s in cfg["images"] if s not in BUILTIN["images"]]
+        if extra:
+            out = [_set_at(r, _selecting(extra, r), lambda v: transform_image(v, images)
+                           if isinstance(v, str) else v) for r in out]
     if body.get("replacements"):
         out = apply_replacements(k, out, read).resources
     return out
@@ -322,21 +369,22 @@ def generated_objects(builds: Iterable[Sequence[Resource]]
     return list(out.values())
 
 
-def finish(resources: Sequence[Resource]) -> list[Resource]:
-    """The objects of a whole build (what ``kustomize build`` of that folder prints): each
-    generated ConfigMap and Secret whose content is known named with kustomize's content
-    hash (``-<10 characters>``), and the references of the pod templates beside it in its
-    namespace renamed too; the build's own marks removed, and an empty ``annotations``
-    with them."""
-    renamed: dict[tuple[str, str, str], str] = {}
-    originals: dict[tuple[str, str, str], str] = {}
+def finish(resources: Sequence[Resource], config: Config = BUILTIN,
+           variables: Sequence[Mapping[str, Any]] = ()) -> list[Resource]:
+    """The objects of a whole build (what ``kustomize build`` of that folder prints), the
+    steps kustomize takes last, once, on the whole build: each generated ConfigMap and
+    Secret whose content is known named with kustomize's content hash (``-<10 characters>``);
+    then every name reference to an object a build renamed (prefix, suffix, hash, namespace)
+    follows it, at the fieldSpecs of ``config`` (:func:`references`); then ``$(VAR)`` of the
+    build's ``vars`` is substituted (:func:`resolve_vars`); the build's own marks removed, and
+    an empty ``annotations`` with them."""
     out: list[Resource] = []
     for r in resources:
         meta = dict_of(r.body.get("metadata"))
         if "annotations" in meta and meta["annotations"] in (None, {}):
             # kustomize writes no empty annotations (null or {}): kyaml's ClearEmptyAnnotations
             meta = {k: v for k, v in meta.items() if k != "annotations"}
-            r = Resource(r.doc, r.path, {**r.body, "metadata": meta}, r.origins)
+            r = r.with_body({**r.body, "metadata": meta})
         notes = dict_of(meta.get("annotations"))
         if r.doc is not None or not (GENERATED_HASH in notes or GENERATED_UNKNOWN in notes):
             out.append(r)
@@ -348,19 +396,11 @@ def finish(resources: Sequence[Resource]) -> list[Resource]:
         new_meta = {k: v for k, v in meta.items() if k != "annotations"}
         if rest:
             new_meta["annotations"] = rest
-        name = f"{meta.get('name')}-{content_hash(r.body)}"
-        namespace = str(meta.get("namespace") or "")
-        renamed[(r.kind, namespace, str(meta.get("name")))] = name
-        # a reference written before a namePrefix/nameSuffix renamed the object: the
-        # generator's own name (kustomize follows the object's earlier names)
-        first = (r.kind, namespace, str(notes[GENERATED_HASH]))
-        originals.setdefault(first, name)
-        new_meta["name"] = name
-        out.append(Resource(r.doc, r.path, {**r.body, "metadata": new_meta}, r.origins))
-    renamed = {**originals, **renamed}
-    if not renamed:
-        return out
-    return [_references(r, renamed) for r in out]
+        new_meta["name"] = f"{meta.get('name')}-{content_hash(r.body)}"
+        out.append(Resource(r.doc, r.path, {**r.body, "metadata": new_meta}, r.origins,
+                            _previous(r)))
+    out = references(out, config)
+    return resolve_vars(out, variables, config) if variables else out
 
 
 def content_hash(body: Mapping[str, Any]) -> str:
@@ -382,152 +422,487 @@ def content_hash(body: Mapping[str, Any]) -> str:
     return digest.translate(str.maketrans("013ae", "ghkmt"))
 
 
-_REFERENCES: dict[str, tuple[tuple[str, ...], ...]] = {
-    # (kind referenced, where in a pod spec: path steps, "*" for every list element)
-    "ConfigMap": (("volumes", "*", "configMap", "name"),
-                  ("volumes", "*", "projected", "sources", "*", "configMap", "name"),
-                  ("containers", "*", "env", "*", "valueFrom", "configMapKeyRef", "name"),
-                  ("containers", "*", "envFrom", "*", "configMapRef", "name"),
-                  ("initContainers", "*", "env", "*", "valueFrom", "configMapKeyRef", "name"),
-                  ("initContainers", "*", "envFrom", "*", "configMapRef", "name")),
-    "Secret": (("volumes", "*", "secret", "secretName"),
-               ("volumes", "*", "projected", "sources", "*", "secret", "name"),
-               ("containers", "*", "env", "*", "valueFrom", "secretKeyRef", "name"),
-               ("containers", "*", "envFrom", "*", "secretRef", "name"),
-               ("initContainers", "*", "env", "*", "valueFrom", "secretKeyRef", "name"),
-               ("initContainers", "*", "envFrom", "*", "secretRef", "name"),
-               ("imagePullSecrets", "*", "name")),
-}
-
-
-def _references(r: Resource, renamed: Mapping[tuple[str, str, str], str]) -> Resource:
-    template = _TEMPLATE.get(r.kind)
-    pod_path: tuple[str, ...] | None = (template + ("spec",)) if template is not None else (
-        ("spec",) if r.kind == "Pod" else None)
-    if pod_path is None:
-        return r
-    namespace = str(dict_of(r.body.get("metadata")).get("namespace") or "")
-    body: Any = r.body
-    for kind, paths in _REFERENCES.items():
-        for path in paths:
-            body = _rename_at(body, pod_path + path, kind, namespace, renamed)
-    return r if body is r.body else Resource(r.doc, r.path, body, r.origins)
-
-
-def _rename_at(value: Any, path: tuple[str, ...], kind: str, namespace: str,
-               renamed: Mapping[tuple[str, str, str], str]) -> Any:
-    if not path:
-        new = renamed.get((kind, namespace, value)) if isinstance(value, str) else None
-        return new if new is not None else value
-    head, rest = path[0], path[1:]
-    if head == "*":
-        if not isinstance(value, list):
-            return value
-        items = [_rename_at(v, rest, kind, namespace, renamed) for v in value]
-        return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
-    if not isinstance(value, dict) or head not in value:
-        return value
-    child = _rename_at(value[head], rest, kind, namespace, renamed)
-    return value if child is value[head] else {**value, head: child}
-
-
 GENERATED_HASH = "reviewbot.dev/name-hash-suffix"  # on generator stubs kustomize hashes
 
 
-def _with_meta(r: Resource, meta: dict[str, Any]) -> Resource:
-    return Resource(r.doc, r.path, {**r.body, "metadata": meta}, r.origins)
+# ---------------------------------------------------------------- ids, as kustomize keeps them
 
 
-def _set_namespace(r: Resource, namespace: str) -> Resource:
-    meta = dict_of(r.body.get("metadata"))
-    if r.kind == "Namespace" and r.group == "":
-        # kustomize's namespace transformer names the Namespace objects it builds
-        return r if meta.get("name") == namespace else _with_meta(r, {**meta, "name": namespace})
-    if r.kind in CLUSTER_SCOPED:
-        return r
-    if meta.get("namespace") == namespace:
-        return r
-    out = _with_meta(r, {**meta, "namespace": namespace})
-    if r.kind in ("RoleBinding", "ClusterRoleBinding"):
-        subjects = out.body.get("subjects")
-        if isinstance(subjects, list):
-            fixed = [
-                {**s, "namespace": namespace}
-                if isinstance(s, dict) and s.get("kind") == "ServiceAccount"
-                and s.get("namespace") in (None, meta.get("namespace")) else s
-                for s in subjects
-            ]
-            out = Resource(out.doc, out.path, {**out.body, "subjects": fixed}, out.origins)
-    return out
+def _gv(r: Resource) -> tuple[str, str]:
+    api = str(r.body.get("apiVersion") or "")
+    group, _, version = api.rpartition("/")
+    return group, version
 
 
-def _rename(r: Resource, prefix: str, suffix: str) -> Resource:
-    if r.kind in ("CustomResourceDefinition", "Namespace") and r.group in (
-            "apiextensions.k8s.io", ""):
+def _gvk(r: Resource, kind: str | None = None) -> tuple[str, str, str]:
+    group, version = _gv(r)
+    return group, version, r.kind if kind is None else kind
+
+
+def _scoped(r: Resource) -> bool:
+    return cluster_scoped(str(r.body.get("apiVersion") or ""), r.kind)
+
+
+def _effective(r: Resource) -> str:
+    """kustomize's EffectiveNamespace: ``~X`` for what it takes for cluster-scoped,
+    ``default`` for none."""
+    if _scoped(r):
+        return "~X"
+    namespace = dict_of(r.body.get("metadata")).get("namespace")
+    return str(namespace) if namespace not in (None, "", "default") else "default"
+
+
+def _current(r: Resource) -> Id:
+    return r.kind, _effective(r), str(dict_of(r.body.get("metadata")).get("name") or "")
+
+
+def _previous(r: Resource, prefix: str = "", suffix: str = "") -> Renames:
+    """``r``'s renames with its current id stored as a previous one (kustomize's
+    StorePreviousId), and a prefix or suffix it is about to get."""
+    h = r.renames
+    return Renames(h.previous + (_current(r),), h.prefixes + ((prefix,) if prefix else ()),
+                   h.suffixes + ((suffix,) if suffix else ()))
+
+
+def _original_kind(r: Resource) -> str:
+    return r.renames.previous[0][0] if r.renames.previous else r.kind
+
+
+# ---------------------------------------------------------------- fieldSpecs
+
+
+def _set_at(r: Resource, specs: Iterable[FieldSpec], setter: Any, create: Any = None
+            ) -> Resource:
+    """``r`` with ``setter`` applied to the value at each of ``specs`` (which select it)
+    (kustomize's fieldspec filter: lists on the way walked element by element; with the
+    spec's ``create``, missing mappings made and the last field made as ``create()``)."""
+    body: Any = r.body
+    for spec in specs:
+        body = _walk(body, spec.steps, setter, create if spec.create else None)
+    return r if body is r.body else r.with_body(body)
+
+
+def _selecting(specs: Iterable[FieldSpec], r: Resource, kind: str | None = None
+               ) -> list[FieldSpec]:
+    group, version = _gv(r)
+    kind = r.kind if kind is None else kind
+    return [s for s in specs if s.selects(group, version, kind)]
+
+
+def _walk(node: Any, steps: Sequence[str], setter: Any, create: Any) -> Any:
+    if not steps:
+        return setter(node)
+    if isinstance(node, list):
+        items = [_walk(v, steps, setter, create) for v in node]
+        return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
+    if not isinstance(node, dict):
+        return node  # kustomize refuses a scalar on the way
+    key = steps[0]
+    listed = key.endswith("[]")
+    key = key[:-2] if listed else key
+    child = node.get(key)
+    if child is None:
+        if create is None or listed:
+            return node
+        child = create() if len(steps) == 1 else {}
+    new = _walk(child, steps[1:], setter, create)
+    return node if new is child and key in node else {**node, key: new}
+
+
+def _set_entries(r: Resource, entries: Mapping[str, str], specs: Iterable[FieldSpec]
+                 ) -> Resource:
+    """Labels or annotations ``entries`` set in the mappings at ``specs`` (created where
+    the spec says)."""
+    def put(node: Any) -> Any:
+        if not isinstance(node, dict):
+            return node  # kustomize refuses a label field that is no mapping
+        if all(node.get(k) == v for k, v in entries.items()):
+            return node
+        return {**node, **entries}
+    return _set_at(r, specs, put, create=dict)
+
+
+def _label_specs(spec: Mapping[str, Any], cfg: Config) -> list[FieldSpec]:
+    """Where a ``labels`` entry writes: its ``fields``, the configuration's ``labels``, and
+    with ``includeSelectors`` every commonLabels fieldSpec, else with ``includeTemplates``
+    the templates', and ``metadata/labels``."""
+    own = [s for s in map(field_spec, list_of(spec.get("fields"))) if s is not None]
+    out = own + list(cfg["labels"])
+    if spec.get("includeSelectors") is True:
+        return out + list(cfg["commonLabels"])
+    if spec.get("includeTemplates") is True:
+        out += list(cfg["templateLabels"])
+    return out + [FieldSpec("", "", "", "metadata/labels", True)]
+
+
+def _set_namespace(r: Resource, namespace: str, cfg: Config) -> Resource:
+    """kustomize's NamespaceTransformer: ``metadata.namespace`` of every object it does not
+    take for cluster-scoped, a v1 Namespace's name, RoleBinding and ClusterRoleBinding
+    subjects named ``default``, and the configuration's other namespace fieldSpecs
+    (APIService and CRD conversion webhook services); the id before it kept."""
+    body = r.body
+    if not body:
         return r
-    meta = dict_of(r.body.get("metadata"))
-    if not isinstance(meta.get("name"), str):
+    api, kind = str(body.get("apiVersion") or ""), r.kind
+    meta = dict_of(body.get("metadata"))
+    scoped = cluster_scoped(api, kind)
+    was = meta.get("namespace")
+    effective = "~X" if scoped else str(was) if was not in (None, "", "default") else "default"
+    h = r.renames
+    renames = Renames(h.previous + ((kind, effective, str(meta.get("name") or "")),),
+                      h.prefixes, h.suffixes)
+    if not scoped and was != namespace:
+        body = {**body, "metadata": {**meta, "namespace": namespace}}
+    binding = kind in ("RoleBinding", "ClusterRoleBinding")
+    if binding and isinstance(body.get("subjects"), list):
+        subjects = [{**s, "namespace": namespace}
+                    if isinstance(s, dict) and s.get("name") == "default"
+                    and s.get("namespace") != namespace else s for s in body["subjects"]]
+        if any(a is not b for a, b in zip(subjects, body["subjects"], strict=True)):
+            body = {**body, "subjects": subjects}
+    r = Resource(r.doc, r.path, body, r.origins, renames)
+    specs = cfg.selecting("namespace", *_gvk(r))
+    if specs:
+        specs = tuple(s for s in specs if s.path != "metadata/namespace"
+                      and (s.path != "metadata/name" or api == "v1")
+                      and not (binding and s.path == "subjects/namespace"))
+    return _set_at(r, specs, lambda _: namespace, create=str) if specs else r
+
+
+_AFFIX_SKIPS = (("", "CustomResourceDefinition"), ("apiregistration.k8s.io", "APIService"),
+                ("", "Namespace"))
+
+
+def _affix(r: Resource, prefix: str, suffix: str, cfg: Config, key: str) -> Resource:
+    """kustomize's PrefixTransformer or SuffixTransformer: the name (and any other field
+    the configuration names) of every object but CRDs, APIServices and Namespaces, the id
+    before it kept."""
+    kind = _original_kind(r)
+    group, version = _gv(r)
+    if any(kind == k and (not g or g == group) for g, k in _AFFIX_SKIPS):
         return r
-    return _with_meta(r, {**meta, "name": f"{prefix}{meta['name']}{suffix}"})
+    specs = cfg.selecting(key, group, version, kind)
+    for spec in specs:
+        if spec.path == "metadata/name":
+            r = Resource(r.doc, r.path, r.body, r.origins, _previous(r, prefix, suffix))
+    return _set_at(r, specs, lambda v: f"{prefix}{'' if v is None else v}{suffix}"
+                   if not isinstance(v, (dict, list)) else v, create=str)
 
 
 def _labels(value: Mapping[Any, Any]) -> dict[str, str]:
     return {str(k): (str(v).lower() if isinstance(v, bool) else str(v))
-            for k, v in value.items() if v is not None}
+            for k, v in sorted(value.items(), key=lambda kv: str(kv[0])) if v is not None}
 
 
-_TEMPLATE = {
-    "Deployment": ("spec", "template"), "StatefulSet": ("spec", "template"),
-    "DaemonSet": ("spec", "template"), "ReplicaSet": ("spec", "template"),
-    "ReplicationController": ("spec", "template"), "Job": ("spec", "template"),
-    "CronJob": ("spec", "jobTemplate", "spec", "template"),
-}
-
-
-def _set_in(body: Mapping[str, Any], path: Path, labels: Mapping[str, str]) -> Mapping[str, Any]:
-    """``body`` with ``labels`` merged into the mapping at ``path`` (created when absent)."""
-    if not path:
-        return {**body, **labels}
-    head = path[0]
-    assert isinstance(head, str)
-    child = body.get(head)
-    return {**body, head: _set_in(child if isinstance(child, dict) else {}, path[1:], labels)}
-
-
-def _label(r: Resource, labels: Mapping[str, str], selectors: bool, templates: bool) -> Resource:
-    if r.doc is None and r.body.get("metadata") is None:
+def _replicas(r: Resource, name: str, count: int, specs: Sequence[FieldSpec]) -> Resource:
+    """kustomize's ReplicaCountTransformer: the object named ``name`` now or before a
+    rename, of a kind its fieldSpecs select."""
+    if name != r.name and all(p[2] != name for p in r.renames.previous):
         return r
-    body: Mapping[str, Any] = _set_in(r.body, ("metadata", "labels"), labels)
-    template = _TEMPLATE.get(r.kind)
-    if template is not None and r.group in ("apps", "batch", "", "extensions"):
-        if templates:
-            body = _set_in(body, template + ("metadata", "labels"), labels)
-        if selectors:
-            if r.kind == "ReplicationController":
-                body = _set_in(body, ("spec", "selector"), labels)
-            elif r.kind not in ("Job", "CronJob"):
-                body = _set_in(body, ("spec", "selector", "matchLabels"), labels)
-            if r.kind == "CronJob" and templates:
-                body = _set_in(body, ("spec", "jobTemplate", "metadata", "labels"), labels)
-    elif selectors and r.kind == "Service" and r.group == "":
-        body = _set_in(body, ("spec", "selector"), labels)
-    return Resource(r.doc, r.path, body, r.origins)
+    return _set_at(r, specs, lambda _: count, create=lambda: count)
 
 
-def _annotate(r: Resource, annotations: Mapping[str, str]) -> Resource:
-    body = _set_in(r.body, ("metadata", "annotations"), annotations)
-    template = _TEMPLATE.get(r.kind)
-    if template is not None and r.group in ("apps", "batch", "", "extensions"):
-        body = _set_in(body, template + ("metadata", "annotations"), annotations)
-    return Resource(r.doc, r.path, body, r.origins)
+# ---------------------------------------------------------------- name references
 
 
-def _replicas(r: Resource, name: str, count: int) -> Resource:
-    if r.name != name or r.kind not in ("Deployment", "StatefulSet", "ReplicaSet",
-                                        "ReplicationController"):
-        return r
-    spec = dict_of(r.body.get("spec"))
-    return Resource(r.doc, r.path, {**r.body, "spec": {**spec, "replicas": count}}, r.origins)
+def references(resources: Sequence[Resource], config: Config = BUILTIN) -> list[Resource]:
+    """kustomize's name reference transformer, over a whole build: every field that
+    ``config``'s nameReference says refers to an object of some kind, holding a name the
+    build renamed (or moved to another namespace), gets the object's current name (and,
+    where the field is a mapping with a namespace, its namespace). Candidates and their
+    order of elimination are kustomize's (api/filters/nameref): a previous name equal to
+    the reference, of the referral's kind, of the roleRef's kind for a roleRef, in the
+    referrer's namespace (cluster-scoped objects and ServiceAccounts from anywhere), then
+    the same prefixes and suffixes as the referrer. Several left that differ: kustomize
+    refuses the build; the field is left as written."""
+    named: dict[str, list[Resource]] = {}
+    for r in resources:
+        for _, _, name in r.renames.previous:
+            found = named.setdefault(name, [])
+            if not found or found[-1] is not r:
+                found.append(r)
+    if not named:
+        return list(resources)
+    out = []
+    for r in resources:
+        kind = _original_kind(r)
+        paths = config.reference_paths(*_gvk(r, kind))
+        if paths[0]:
+            scope = _Scope(r, named)
+            body = _follow(r.body, paths, scope)
+            if body is not r.body:
+                r = r.with_body(body)
+        out.append(r)
+    return out
+
+
+def _follow(node: Any, trie: Trie, scope: _Scope) -> Any:
+    """``node`` with the references at the paths of ``trie`` renamed (lists on the way walked
+    element by element, as kustomize's fieldspec filter does)."""
+    children, ends = trie
+    for ref, spec in ends:
+        node = _refer(scope, ref, spec, node)
+    if not children or node is None:
+        return node
+    if isinstance(node, list):
+        inner: Trie = (children, [])
+        items = [_follow(v, inner, scope) for v in node]
+        return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
+    if not isinstance(node, dict):
+        return node
+    changed: dict[str, Any] | None = None
+    for key, child in children.items():
+        value = node.get(key)
+        if value is None:
+            continue
+        new = _follow(value, child, scope)
+        if new is not value:
+            changed = changed if changed is not None else dict(node)
+            changed[key] = new
+    return changed if changed is not None else node
+
+
+class _Scope:
+    """What one referrer may refer to (kustomize's SubsetThatCouldBeReferencedByResource)."""
+
+    def __init__(self, referrer: Resource, named: Mapping[str, list[Resource]]) -> None:
+        self.referrer = referrer
+        self.named = named
+        self._ready = False
+        self.scoped = False
+        self.namespace = ""
+        self.bound: set[str] = set()
+
+    def _prepare(self) -> None:
+        referrer = self.referrer
+        self.scoped = _scoped(referrer)
+        self.namespace = _effective(referrer)
+        if referrer.kind == "RoleBinding":
+            for s in list_of(referrer.body.get("subjects")):
+                if isinstance(s, dict) and s.get("kind") == "ServiceAccount" and isinstance(
+                        s.get("namespace"), str):
+                    self.bound.add(s["namespace"])
+        self._ready = True
+
+    def candidates(self, name: str) -> list[Resource]:
+        found = self.named.get(name)
+        if not found:
+            return []
+        if not self._ready:
+            self._prepare()
+        if self.scoped:
+            return found
+        return [c for c in found if _scoped(c) or _effective(c) == self.namespace or str(
+            dict_of(c.body.get("metadata")).get("namespace") or "") in self.bound]
+
+
+def _refer(scope: _Scope, ref: BackReference, spec: FieldSpec, node: Any) -> Any:
+    if isinstance(node, list):
+        items = [_refer_one(scope, ref, spec, v) for v in node]
+        return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
+    return _refer_one(scope, ref, spec, node)
+
+
+def _refer_one(scope: _Scope, ref: BackReference, spec: FieldSpec, node: Any) -> Any:
+    if isinstance(node, str):
+        found = _select(scope, ref, spec, node, scope.candidates(node), False)
+        return found.name if found is not None and found.name != node else node
+    if not isinstance(node, dict) or node.get("name") is None:
+        return node
+    old = str(node["name"])
+    pool = scope.candidates(old)
+    if "namespace" in node:
+        namespace = str(node["namespace"])
+        namespace = "default" if namespace == "" else namespace
+        original = [c for c in pool if _org_namespace(c) == namespace]
+        pool = original if any(_org_namespace(c) == namespace for c in scope.named.get(
+            old, [])) else [c for c in pool if _effective(c) == namespace]
+    found = _select(scope, ref, spec, old, pool, True)
+    if found is None:
+        return node
+    target_ns = str(dict_of(found.body.get("metadata")).get("namespace") or "")
+    if found.name == old and not target_ns:
+        return node
+    new = {**node, "name": found.name}
+    if target_ns:
+        new["namespace"] = target_ns
+    return node if new == node else new
+
+
+def _org_namespace(r: Resource) -> str:
+    return r.renames.previous[0][1] if r.renames.previous else _effective(r)
+
+
+def _select(scope: _Scope, ref: BackReference, spec: FieldSpec, old: str,
+            candidates: Sequence[Resource], mapping: bool) -> Resource | None:
+    """kustomize's selectReferral."""
+    group_of = {id(c): _gv(c) for c in candidates}
+
+    def of_kind(c: Resource, group: str, version: str, kind: str) -> bool:
+        g, v = group_of[id(c)]
+        return any((not group or group == g) and (not version or version == v)
+                   and (not kind or kind == p[0]) for p in c.renames.previous)
+
+    found = [c for c in candidates if any(p[2] == old for p in c.renames.previous)
+             and of_kind(c, ref.group, ref.version, ref.kind)]
+    if spec.path.endswith("roleRef/name"):
+        role = dict_of(scope.referrer.body.get("roleRef"))
+        if role.get("apiGroup") is not None and role.get("kind") is not None:
+            found = [c for c in found if of_kind(c, str(role["apiGroup"]), "",
+                                                 str(role["kind"]))]
+    if not scope.scoped:
+        found = [c for c in found if _scoped(c) or c.kind == "ServiceAccount"
+                 or _effective(c) == scope.namespace]
+    if len(found) == 1:
+        return found[0]
+    mine = scope.referrer.renames
+    found = [c for c in found if _affixes_equal(c.renames, mine, True)]
+    if len(found) > 1:
+        found = [c for c in found if _affixes_equal(c.renames, mine, False)]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        return None
+    same = {(c.name, str(dict_of(c.body.get("metadata")).get("namespace") or "")
+             if mapping else "") for c in found}
+    return found[0] if len(same) == 1 else None
+
+
+def _affixes_equal(a: Renames, b: Renames, allow_empty: bool) -> bool:
+    def ending(x: tuple[str, ...], y: tuple[str, ...]) -> bool:
+        short, long_ = (x, y) if len(x) <= len(y) else (y, x)
+        if not short:
+            return len(long_) == 0
+        return long_[len(long_) - len(short):] == short
+    if allow_empty:
+        return (not a.prefixes or not b.prefixes or ending(a.prefixes, b.prefixes)) and (
+            not a.suffixes or not b.suffixes or ending(a.suffixes, b.suffixes))
+    return ending(a.prefixes, b.prefixes) and ending(a.suffixes, b.suffixes)
+
+
+# ---------------------------------------------------------------- vars
+
+
+def resolve_vars(resources: Sequence[Resource], variables: Sequence[Mapping[str, Any]],
+                 config: Config = BUILTIN) -> list[Resource]:
+    """kustomize's ``vars``: each var's value read from the object its ``objref`` names
+    (by any of its ids: group, version, kind and name, and namespace when given) at its
+    ``fieldref.fieldPath`` (``metadata.name`` by default), then ``$(NAME)`` replaced in
+    the fields of ``config``'s varReference (a field that is only ``$(NAME)`` takes the
+    value's type; ``$$`` escapes; an unknown name stays as written)."""
+    values: dict[str, Any] = {}
+    for var in sorted(variables, key=lambda v: str(_field(v, "name"))):
+        ref = dict_of(_field(var, "objref"))
+        api = str(_field(ref, "apiVersion") or "")
+        group, _, version = api.rpartition("/") if api else (
+            str(_field(ref, "group") or ""), "", str(_field(ref, "version") or ""))
+        name, namespace = _field(ref, "name"), _field(ref, "namespace")
+        path = str(_field(dict_of(_field(var, "fieldref")), "fieldPath") or "metadata.name")
+        for r in resources:
+            if _gv(r) != (group, version) or r.kind != _field(ref, "kind"):
+                continue
+            ids = [(r.name, _effective(r))] + [(p[2], p[1]) for p in r.renames.previous]
+            if not any(n == name and (not namespace or ns == namespace) for n, ns in ids):
+                continue
+            value = _field_value(r.body, path)
+            if isinstance(value, (str, int, float, bool)):
+                values[str(_field(var, "name"))] = value
+            break
+    if not values:
+        return list(resources)
+
+    def substitute(node: Any) -> Any:
+        if isinstance(node, str):
+            return _expand(node, values)
+        if isinstance(node, dict):
+            new = {k: _expand(v, values) if isinstance(v, str) else v for k, v in node.items()}
+            return node if all(new[k] is node[k] for k in node) else new
+        if isinstance(node, list):
+            items = [_expand(v, values) if isinstance(v, str) else v for v in node]
+            return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
+        return node
+    return [_set_at(r, config.selecting("varReference", *_gvk(r)), substitute)
+            for r in resources]
+
+
+def _field(value: Mapping[str, Any], key: str) -> Any:
+    """``value[key]``, the key's case aside (kustomize reads a kustomization as Go reads
+    JSON: ``fieldpath`` is ``fieldPath``)."""
+    if key in value:
+        return value[key]
+    lower = key.lower()
+    return next((v for k, v in value.items() if isinstance(k, str) and k.lower() == lower),
+                None)
+
+
+def _field_value(body: Any, path: str) -> Any:
+    node = body
+    for part in _field_path(path):
+        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        elif isinstance(node, list) and part.startswith("[") and "=" in part:
+            key, _, want = part[1:-1].partition("=")
+            node = next((x for x in node if isinstance(x, dict) and str(x.get(key)) == want),
+                        None)
+        elif isinstance(node, dict) and part in node:
+            node = node[part]
+        else:
+            return None
+    return node
+
+
+def _field_path(path: str) -> list[str]:
+    out: list[str] = []
+    for part in re.split(r"\.(?![^\[]*\])", path):
+        match = re.fullmatch(r"(.*)\[(\d+)\]", part)
+        if match:
+            out += [match.group(1), match.group(2)] if match.group(1) else [match.group(2)]
+        else:
+            out.append(part)
+    return out
+
+
+def _expand(text: str, values: Mapping[str, Any]) -> Any:
+    """kustomize's DoReplacements of ``$(NAME)`` in ``text``."""
+    if "$" not in text:
+        return text
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c != "$" or i + 1 >= len(text):
+            out.append(c)
+            i += 1
+            continue
+        nxt = text[i + 1]
+        if nxt == "$":
+            out.append("$")
+            i += 2
+        elif nxt == "(":
+            close = text.find(")", i + 2)
+            if close < 0:
+                out.append("$(")
+                i += 2
+                continue
+            name = text[i + 2:close]
+            if name in values:
+                value = values[name]
+                if text == f"$({name})":
+                    return value
+                out.append(_go_text(value))
+            else:
+                out.append(f"$({name})")
+            i = close + 1
+        else:
+            out.append(c + nxt)
+            i += 2
+    return "".join(out)
+
+
+def _go_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def split_image(image: str) -> tuple[str, str, str]:
@@ -571,7 +946,7 @@ def _images(
     body = _walk_images(r.body, (), rules, origins, doc)
     if body is r.body:
         return r
-    return Resource(r.doc, r.path, body, {**r.origins, **origins})
+    return r.with_body(body, {**r.origins, **origins})
 
 
 def _image_origin(image: str, rules: Sequence[Mapping[str, Any]]) -> Path | None:
