@@ -19,6 +19,17 @@ Measured on the 2-core machine (``/usr/bin/time -v``), before and after the fixe
     reviewbot review --repo /tmp/aliases --base HEAD~1 --head HEAD --platform none --format json
         (35,000 keys x 9 copies, 888 KB) 45 s user, 1.6 GB, 63 MB JSON  ->  1.0 s, 66 MB, 0.7 KB
 
+``fleet``: what a GitOps repository's roots apply, --apps N times over: per cluster
+(--clusters C) a Flux bootstrap (``clusters/<c>/flux-system/gotk-sync.yaml``) applying
+``clusters/<c>``, whose Kustomization ``apps`` builds ``fleet/`` with patches for every child
+Kustomization (JJGadgets' shape) and postBuild values from the cluster's ConfigMap; ``fleet/``
+lists N Flux Kustomizations, each applying ``apps/app-<i>`` (a Deployment whose image names
+``${REGISTRY}``, a Service, a ConfigMap) into its own namespace (``--generated``: ``fleet/``
+holds no kustomization.yaml, kustomize-controller generates it). ``--argo``: the same apps as
+Argo CD Applications of one app of apps (``argocd/root.yaml`` applies ``argocd/apps``) instead.
+Every object file is reached: C x 4N objects applied. ``bench/reach.py`` times the walk at
+N, 2N and 4N.
+
 Only the standard library (and git for ``aliases``) is needed.
 """
 
@@ -99,6 +110,129 @@ def aliases(out: Path, keys: int, copies: int) -> None:
         subprocess.run(["git", "-C", str(out), *env, "commit", "-q", "-m", value], check=True)
 
 
+def _write(out: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = out / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def _flux(name: str, path: str, extra: str = "") -> str:
+    return f"""apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {{name: {name}, namespace: flux-system}}
+spec:
+  interval: 10m
+  path: {path}
+  prune: true
+  sourceRef: {{kind: GitRepository, name: flux-system}}
+{extra}"""
+
+
+def _app(i: int) -> dict[str, str]:
+    name = f"app-{i:05d}"
+    return {
+        f"apps/{name}/kustomization.yaml": "resources: [deploy.yaml, service.yaml, config.yaml]\n",
+        f"apps/{name}/deploy.yaml": f"""apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, labels: {{app: {name}}}}}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec:
+      containers:
+        - name: web
+          image: ${{REGISTRY}}/{name}@{DIGEST}
+          env: [{{name: CLUSTER, value: "${{CLUSTER}}"}}]
+          ports: [{{containerPort: 8080}}]
+          resources:
+            requests: {{cpu: 10m, memory: 16Mi}}
+            limits: {{cpu: 100m, memory: 64Mi}}
+""",
+        f"apps/{name}/service.yaml": f"""apiVersion: v1
+kind: Service
+metadata: {{name: {name}}}
+spec:
+  selector: {{app: {name}}}
+  ports: [{{port: 80, targetPort: 8080}}]
+""",
+        f"apps/{name}/config.yaml": f"""apiVersion: v1
+kind: ConfigMap
+metadata: {{name: {name}}}
+data: {{cluster: "${{CLUSTER}}", replicas: "1"}}
+""",
+    }
+
+
+def fleet(out: Path, apps: int, clusters: int, argo: bool, generated: bool = False) -> None:
+    files: dict[str, str] = {}
+    for i in range(apps):
+        name = f"app-{i:05d}"
+        files.update(_app(i))
+        if argo:
+            files[f"argocd/apps/{name}.yaml"] = f"""apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {{name: {name}, namespace: argocd}}
+spec:
+  project: default
+  source: {{repoURL: "https://git.example.com/fleet.git", path: apps/{name}}}
+  destination: {{server: "https://kubernetes.default.svc", namespace: {name}}}
+"""
+        else:
+            files[f"fleet/{name}.yaml"] = _flux(name, f"./apps/{name}", f"""\
+  targetNamespace: {name}
+  postBuild:
+    substitute: {{APP: {name}}}
+""")
+    if argo:
+        files["argocd/root.yaml"] = """apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: root, namespace: argocd}
+spec:
+  project: default
+  source: {repoURL: "https://git.example.com/fleet.git", path: argocd/apps}
+  destination: {server: "https://kubernetes.default.svc", namespace: argocd}
+"""
+        _write(out, files)
+        return
+    if not generated:  # else kustomize-controller generates it: every manifest of fleet/
+        files["fleet/kustomization.yaml"] = "resources:\n" + "".join(
+            f"  - app-{i:05d}.yaml\n" for i in range(apps))
+    for c in range(clusters):
+        cluster = f"cluster-{c}"
+        files[f"clusters/{cluster}/flux-system/gotk-sync.yaml"] = f"""\
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata: {{name: flux-system, namespace: flux-system}}
+spec: {{interval: 1m, url: "https://git.example.com/fleet.git", ref: {{branch: main}}}}
+---
+{_flux("flux-system", f"./clusters/{cluster}")}"""
+        files[f"clusters/{cluster}/flux-system/kustomization.yaml"] = \
+            "resources: [gotk-sync.yaml]\n"
+        files[f"clusters/{cluster}/settings.yaml"] = f"""apiVersion: v1
+kind: ConfigMap
+metadata: {{name: cluster-settings, namespace: flux-system}}
+data: {{CLUSTER: {cluster}, REGISTRY: registry-{c}.example.com}}
+"""
+        files[f"clusters/{cluster}/apps.yaml"] = _flux("apps", "./fleet", """\
+  postBuild:
+    substitute: {TIER: apps}
+  patches:
+    - target: {group: kustomize.toolkit.fluxcd.io, kind: Kustomization}
+      patch: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: any}
+        spec:
+          postBuild:
+            substituteFrom:
+              - {kind: ConfigMap, name: cluster-settings}
+""")
+    _write(out, files)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="shape", required=True)
@@ -110,9 +244,17 @@ def main(argv: list[str]) -> int:
     a.add_argument("--keys", type=int, default=35000)
     a.add_argument("--copies", type=int, default=9)
     a.add_argument("--out", type=Path, required=True)
+    f = sub.add_parser("fleet")
+    f.add_argument("--apps", type=int, default=1000)
+    f.add_argument("--clusters", type=int, default=2)
+    f.add_argument("--argo", action="store_true")
+    f.add_argument("--generated", action="store_true")
+    f.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     if args.shape == "dense":
         dense(args.out, args.workloads, args.calls)
+    elif args.shape == "fleet":
+        fleet(args.out, args.apps, args.clusters, args.argo, args.generated)
     else:
         aliases(args.out, args.keys, args.copies)
     return 0

@@ -1,5 +1,6 @@
 """bench/gen.py's repository shapes: the bundle layout holds the same objects as the file per
-app layout, and the large CRDs are the sizes asked for and parse as one CRD each."""
+app layout, and the large CRDs are the sizes asked for and parse as one CRD each; bench/
+hostile.py's fleet is reached whole from its roots."""
 
 from __future__ import annotations
 
@@ -8,8 +9,12 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from reviewbot.load.loader import load
 from reviewbot.sources.tree import MAX_FILE_BYTES, FileRecord
+
+from .helpers import lint_dir
 
 _GEN = Path(__file__).resolve().parent.parent / "bench" / "gen.py"
 
@@ -107,3 +112,34 @@ def test_the_pushed_pr_is_the_pr_and_one_more_commit(tmp_path: Path) -> None:
                                                                    "pr")
     assert git("status", "--porcelain") == ""  # the work tree and index are not touched
     assert run.pushed_branch(repo) == "pr-pushed" and git("rev-parse", "pr-pushed") == first
+
+
+def _hostile():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("bench_hostile", _GEN.parent / "hostile.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("shape", ["flux", "generated", "argo"])
+def test_the_fleet_shape_is_reached_whole_from_its_roots(tmp_path: Path, shape: str) -> None:
+    """bench/reach.py times the walk on ``hostile.py fleet``: every file is applied, each
+    cluster gets every app (a Flux Kustomization and three objects; an Argo CD Application
+    and three), each with its cluster's postBuild values."""
+    _hostile().fleet(tmp_path, 3, 2, shape == "argo", shape == "generated")
+    result = lint_dir(tmp_path)
+    reach = result.model.derived["reach"]
+    assert not result.model.unapplied
+    applied = sum(len(a.resources) for a in reach.applied)
+    if shape == "argo":
+        assert reach.clusters == ["https://kubernetes.default.svc"]
+        assert applied == 4 * 3
+        return
+    assert reach.clusters == ["clusters/cluster-0", "clusters/cluster-1"]
+    assert applied == 2 * (4 * 3 + 4)  # + the sync pair, settings and apps per cluster
+    images = sorted(o.body["spec"]["template"]["spec"]["containers"][0]["image"].split("@")[0]
+                    for o in result.model.objects if o.kind == "Deployment")
+    assert images == sorted(f"registry-{c}.example.com/app-0000{i}"
+                            for c in range(2) for i in range(3))
+    assert [f.rule for f in result.findings if f.severity == "error"] == []

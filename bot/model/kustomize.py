@@ -758,10 +758,12 @@ class Graph:
             build.reads[folder] = self._token(folder)  # still without a kustomization
             for unit in units:
                 self._include(build, unit, ".", frozenset())
-            for file in files:
+            made: list[Resource] = []  # (one list for the folder: adding file by file
+            for file in files:          # copied it once per file)
                 build.files.add(file)
                 build.reads[file] = self._token(file)
-                build.resources = build.resources + self.objects_of(file)
+                made.extend(self.objects_of(file))
+            build.resources = build.resources + made
         for entry in _list(spec.get("components")):  # relative to spec.path
             if isinstance(entry, str) and entry.strip() and not is_remote(entry):
                 self._component(build, join(folder, entry.strip()), frozenset({folder}))

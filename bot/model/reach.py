@@ -314,8 +314,8 @@ class _Walker:
         targets = {str(s.spec.get("path")).strip("./") for d, v in found
                    for s in self.argo_steps(v, d.file.path, ())}
 
-        def inner(doc: Document) -> bool:
-            return any(t == "" or doc.file.path.startswith(t + "/") for t in targets)
+        def inner(doc: Document) -> bool:  # below a target: one of its folders is one
+            return "" in targets or any(f in targets for f in _ancestors(doc.file.path))
 
         return sorted(found, key=lambda f: (inner(f[0]), f[0].file.path))
 
@@ -536,9 +536,17 @@ def unapplied_folders(model: Model) -> list[str]:
             top = parent
             up = posixpath.dirname(parent)
             parent = up if up != parent else ""
-        if not any(top == f or top.startswith(f + "/") for f in found):
+        if top not in found and not any(f in found for f in _ancestors(top)):
             found.add(top)
     return sorted(found)
+
+
+def _ancestors(path: str) -> Iterator[str]:
+    """The folders above ``path`` (a normalized tree path), nearest first."""
+    head = path.rpartition("/")[0]
+    while head:
+        yield head
+        head = head.rpartition("/")[0]
 
 
 def is_object(value: Any) -> bool:
