@@ -274,3 +274,63 @@ def test_a_generator_merges_into_or_replaces_the_object_it_names(tmp_path: Path)
         "metadata": {"name": "plain", "namespace": "apps", "labels": {"app": "web"}}}
     # a Secret generator without sources still writes data
     assert built["Secret/certs"]["data"] == {}
+
+
+def test_a_json_6902_replace_of_a_key_the_object_lacks_sets_it(tmp_path: Path) -> None:
+    # kustomize's json-patch (evanphx v4.12.0) replaces a missing key as `add` would; a
+    # missing parent fails the build
+    built = build(tmp_path, {
+        "kustomization.yaml": """
+            resources: [auth.yaml]
+            patches:
+            - target: {kind: RequestAuthentication, name: m2m}
+              patch: |-
+                - op: replace
+                  path: /spec/jwtRules/0/jwksUri
+                  value: http://jwks.istio-system.svc/openid/v1/jwks
+        """,
+        "auth.yaml": """
+            apiVersion: security.istio.io/v1beta1
+            kind: RequestAuthentication
+            metadata: {name: m2m}
+            spec:
+              jwtRules:
+              - issuer: https://kubernetes.default.svc
+        """,
+    })
+    assert built["RequestAuthentication/m2m"]["spec"]["jwtRules"] == [
+        {"issuer": "https://kubernetes.default.svc",
+         "jwksUri": "http://jwks.istio-system.svc/openid/v1/jwks"}]
+
+
+def test_a_replacement_copies_an_empty_string(tmp_path: Path) -> None:
+    # an empty string is a value to kustomize (only a null, {} or [] source is missing)
+    built = build(tmp_path, {
+        "kustomization.yaml": """
+            resources: [app.yaml]
+            replacements:
+            - source: {kind: ConfigMap, name: params, fieldPath: data.PREFIX}
+              targets:
+              - select: {kind: Deployment, name: web}
+                fieldPaths: [spec.template.spec.containers.0.env.0.value]
+        """,
+        "app.yaml": """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: params}
+            data: {PREFIX: ""}
+            ---
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: web}
+            spec:
+              template:
+                spec:
+                  containers:
+                  - name: web
+                    image: web:1
+                    env: [{name: PREFIX, value: PREFIX_PLACEHOLDER}]
+        """,
+    })
+    container = built["Deployment/web"]["spec"]["template"]["spec"]["containers"][0]
+    assert container["env"] == [{"name": "PREFIX", "value": ""}]

@@ -72,7 +72,7 @@ def _apply(spec: Mapping[str, Any], doc: Document, where: Path, outcome: Outcome
         return
     path = source.get("fieldPath") if isinstance(source.get("fieldPath"), str) else None
     values = list(_find(found[0].body, _split(path or DEFAULT_SOURCE)))
-    if not values or values[0][1] is None or values[0][1] in ("", {}, []):
+    if not values or values[0][1] is None or values[0][1] in ({}, []):  # "" is a value
         outcome.problems.append(f"replacement source field {path or DEFAULT_SOURCE} is missing")
         return
     value = values[0][1]
