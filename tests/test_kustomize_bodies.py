@@ -334,3 +334,31 @@ def test_a_replacement_copies_an_empty_string(tmp_path: Path) -> None:
     })
     container = built["Deployment/web"]["spec"]["template"]["spec"]["containers"][0]
     assert container["env"] == [{"name": "PREFIX", "value": ""}]
+
+
+def test_a_replacement_path_names_a_key_with_dots_in_brackets(tmp_path: Path) -> None:
+    built = build(tmp_path, {
+        "kustomization.yaml": """
+            resources: [hook.yaml]
+            replacements:
+            - source: {kind: ConfigMap, name: params, fieldPath: data.NS}
+              targets:
+              - select: {kind: ValidatingWebhookConfiguration}
+                fieldPaths: ["metadata.annotations.[cert-manager.io/inject-ca-from]"]
+                options: {delimiter: /, index: 0}
+        """,
+        "hook.yaml": """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: params}
+            data: {NS: kubeflow}
+            ---
+            apiVersion: admissionregistration.k8s.io/v1
+            kind: ValidatingWebhookConfiguration
+            metadata:
+              name: hook
+              annotations: {cert-manager.io/inject-ca-from: NS_PLACEHOLDER/webhook-cert}
+        """,
+    })
+    assert built["ValidatingWebhookConfiguration/hook"]["metadata"]["annotations"] == {
+        "cert-manager.io/inject-ca-from": "kubeflow/webhook-cert"}

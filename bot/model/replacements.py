@@ -171,6 +171,8 @@ def _find(value: Any, steps: Sequence[str], here: Path = ()) -> Iterator[tuple[P
         return
     step, rest = steps[0], steps[1:]
     if isinstance(value, dict):
+        if step.startswith("[") and step.endswith("]") and "=" not in step:
+            step = step[1:-1]  # a key with dots, bracketed (`annotations.[a.io/b]`)
         if step == "*":
             for key, item in value.items():
                 yield from _find(item, rest, here + (key,))
