@@ -316,6 +316,9 @@ def generator_sources(records: Sequence[FileRecord], others: Mapping[str, object
     if not others:
         return []
     found: set[str] = set()
+    # a word can name one of ``others`` only if its last step is one's base name (or a step
+    # the normalized path replaces): the many words that cannot are not joined and normalized
+    bases = {path.rpartition("/")[2] for path in others} | {"", ".", ".."}
     for record in records:
         if posixpath.basename(record.path) not in KUSTOMIZATION_NAMES:
             continue
@@ -324,7 +327,7 @@ def generator_sources(records: Sequence[FileRecord], others: Mapping[str, object
             for match in _WORD.finditer(_COMMENT.sub("", line)):
                 word = next(g for g in match.groups() if g is not None)
                 for name in (word, word.partition("=")[2]):
-                    if not name:
+                    if not name or name.rstrip("/").rpartition("/")[2] not in bases:
                         continue
                     target = posixpath.normpath(posixpath.join(folder, name))
                     if target in others:
