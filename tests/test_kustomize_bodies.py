@@ -362,3 +362,38 @@ def test_a_replacement_path_names_a_key_with_dots_in_brackets(tmp_path: Path) ->
     })
     assert built["ValidatingWebhookConfiguration/hook"]["metadata"]["annotations"] == {
         "cert-manager.io/inject-ca-from": "kubeflow/webhook-cert"}
+
+
+def test_a_patch_naming_a_namespace_reaches_a_cluster_scoped_object(tmp_path: Path) -> None:
+    # kyaml's ResId.EffectiveNamespace: a cluster-scoped kind (a PersistentVolume) has no
+    # namespace on either side, so the overlay's patch written with one still targets it
+    # (hmcts' jenkins ptl overlay sets its disk this way)
+    built = build(tmp_path, {
+        "kustomization.yaml": """
+            namespace: jenkins
+            resources: [pv.yaml]
+            patches:
+            - path: disk.yaml
+        """,
+        "pv.yaml": """
+            apiVersion: v1
+            kind: PersistentVolume
+            metadata:
+              name: jenkins
+            spec:
+              capacity: {storage: 64Gi}
+              azureDisk: {kind: Managed, diskName: base-disk, diskURI: /base}
+        """,
+        "disk.yaml": """
+            apiVersion: v1
+            kind: PersistentVolume
+            metadata:
+              name: jenkins
+              namespace: jenkins
+            spec:
+              azureDisk: {diskName: ptl-disk, diskURI: /ptl}
+        """,
+    })
+    disk = built["PersistentVolume/jenkins"]["spec"]["azureDisk"]
+    assert (disk["diskName"], disk["diskURI"]) == ("ptl-disk", "/ptl")
+    assert "namespace" not in built["PersistentVolume/jenkins"]["metadata"]

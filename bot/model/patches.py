@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile
+from reviewbot.model.fieldspecs import cluster_scoped
 from reviewbot.model.resource import (
     Kustomization,
     Patch,
@@ -81,6 +82,8 @@ def smp_targets(r: Resource, patch: Patch) -> bool:
     if body.get("kind") != r.kind:
         return False
     ns = meta.get("namespace")
+    if cluster_scoped(str(body.get("apiVersion") or ""), r.kind):
+        ns = None  # kyaml's ResId.EffectiveNamespace: one non-namespace for both sides
     if meta.get("name") == r.name and (
             not ns or ns == r.namespace or (ns == "default" and not r.namespace)):
         return True
