@@ -10,9 +10,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from reviewbot.engine.run import Result
 
-from .helpers import lint_dir, write
+from .helpers import lint_dir, run_cli, write
 
 FLOATING = """
 apiVersion: apps/v1
@@ -545,3 +547,21 @@ def test_without_roots_a_folder_the_repositorys_validation_skips_is_not_applied(
     assert "the repository's own validation leaves it out" in info.message
     assert [s.path for s in result.model.skipped if "validation" in s.reason] == [
         "k8s/experiments"]
+
+
+def test_a_repository_outside_git_and_outside_the_current_directory_reads_from_its_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # `lint /elsewhere/repo` from an unrelated folder finds the same roots, and reports the
+    # same files, as `cd /elsewhere/repo && lint .` (no path of it is relative to the cwd)
+    repo = tmp_path / "repo"
+    bootstrap(repo, {"apps/kustomization.yaml": "resources: [web.yaml]\n",
+                     "apps/web.yaml": FLOATING % "web", "test/bench.yaml": FLOATING % "bench"})
+    outputs = []
+    for cwd, target in ((repo, "."), (tmp_path / "elsewhere", str(repo))):
+        cwd.mkdir(exist_ok=True)
+        monkeypatch.chdir(cwd)
+        outputs.append(run_cli(["lint", target, "--format", "json"], capsys)[:2])
+    assert outputs[0] == outputs[1]
+    assert '"file": "apps/web.yaml"' in outputs[1][1]
+    assert '"file": "test/bench.yaml"' in outputs[1][1]  # its not-applied info, no error

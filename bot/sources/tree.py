@@ -201,7 +201,10 @@ def _read_disk(root: str) -> Callable[[Sequence[str]], Mapping[str, bytes]]:
 
 
 def repo_root(start: Path) -> Path:
-    """git's top level for ``start``, or the current directory when it is not in git."""
+    """git's top level for ``start``; when it is not in git, the current directory, or
+    ``start``'s own folder when that is outside the current directory (no path of it could
+    be relative to the current directory: ``lint /elsewhere/repo`` reads the repository as
+    ``cd /elsewhere/repo && lint .`` does, its GitOps roots' paths resolved from there)."""
     start = unlinked(start)
     probe = start if start.is_dir() and not start.is_symlink() else start.parent
     try:
@@ -210,10 +213,11 @@ def repo_root(start: Path) -> Path:
             capture_output=True, text=True, check=False,
         )
     except OSError:
-        return Path.cwd().resolve()
-    if out.returncode == 0 and out.stdout.strip():
+        out = None
+    if out is not None and out.returncode == 0 and out.stdout.strip():
         return Path(out.stdout.strip()).resolve()
-    return Path.cwd().resolve()
+    cwd, folder = Path.cwd().resolve(), probe.resolve()
+    return cwd if folder == cwd or cwd in folder.parents else folder
 
 
 def check_targets(targets: Sequence[Path]) -> None:
