@@ -4,7 +4,6 @@ generated kustomizations), the precision reproducers, and `kubectl kustomize` as
 from __future__ import annotations
 
 import json
-import posixpath
 import shutil
 import subprocess
 import textwrap
@@ -17,14 +16,11 @@ from reviewbot.engine.run import Result
 from reviewbot.load.loader import load
 from reviewbot.model.kustomize import (
     GENERATED_HASH,
-    Graph,
-    Kustomization,
-    is_kustomization_file,
     transform_image,
 )
-from reviewbot.sources.tree import FileRecord, blob_id, disk_tree
+from reviewbot.sources.tree import FileRecord, blob_id
 
-from .helpers import lint_dir, write
+from .helpers import kustomize_graph, lint_dir, write
 
 PRECISION = Path(__file__).parent / "fixtures" / "precision"
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
@@ -274,16 +270,7 @@ def _identity(body: dict[str, Any]) -> tuple[str, str, str, str]:
 
 def compare_roots(repo: Path) -> list[tuple[str, str]]:
     """(folder, verdict) for every kustomization of ``repo``: ``equal``, or why not."""
-    tree = disk_tree([repo], repo)
-    files = {r.path: load(r) for r in tree.files}
-    found = []
-    for path, lf in files.items():
-        if is_kustomization_file(path) and lf.documents and isinstance(
-                lf.documents[0].value, dict):
-            doc = lf.documents[0]
-            found.append(Kustomization(path, posixpath.dirname(path), doc.value, doc))
-    graph = Graph(found, {p: lf for p, lf in files.items() if not is_kustomization_file(p)},
-                  tree.paths, tree.texts)
+    graph = kustomize_graph(repo)
     rows = []
     for folder in sorted(graph.by_dir):
         if graph.by_dir[folder].is_component:
