@@ -222,3 +222,36 @@ def test_new_worse_existing_and_fixed_by_cause() -> None:
     assert fixed(unmeasured, absorbed) == []
     assert [f.object for f in fixed(unmeasured, group([_f("c", 1)]))] == ["Deployment/ns/b"]
     assert fixed(unmeasured, group([_f("b", 9)])) == []  # moved lines: the same place
+
+
+WEB = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: %s
+"""
+
+
+def test_a_warning_the_pr_turns_into_an_error_is_reported_worse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # nginx:1.27.0 (pinned by tag only: a warning) moved to nginx:latest (an error) is the
+    # same finding by identity (rule, object, field path): not new, but worse, and reported
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"k8s/web.yaml": WEB % "nginx:1.27.0"})
+    head = repo.commit({"k8s/web.yaml": WEB % "nginx:latest"})
+    data = review_json(repo, base, head, "image-digest", capsys)
+    (image,) = data["findings"]
+    assert (image["severity"], image["new"], image["worse"], image["line"]) == (
+        "error", False, "warning -> error", 11)
+    code, out, _ = review_out(repo, base, head, "markdown", capsys, "--rule", "image-digest")
+    assert code == 1
+    assert "*worse: warning -&gt; error*" in out

@@ -119,6 +119,11 @@ def judge(head: Sequence[Finding], base: Sequence[Finding],
     """The head's grouped findings marked new, worse or existing against the base's (both
     grouped): see the module's docstring."""
     known = among([p for b in base for p in _places(b)], renames)
+    # the same problem the base branch had at a lower severity (a tag-pinned image, a
+    # warning, that the PR moves to :latest, an error): worse, "warning -> error"
+    was_error = among([p for b in base if b.severity == "error" for p in _places(b)], renames)
+    was_warning = among([p for b in base if b.severity == "warning" for p in _places(b)],
+                        renames)
     by_cause: dict[GroupKey, list[Finding]] = {}
     for b in base:
         if b.cause:
@@ -138,7 +143,13 @@ def judge(head: Sequence[Finding], base: Sequence[Finding],
                     f" of {f.amount.limit}" if f.amount.limit else "")
             out.append(replace(f, new=False, worse=worse))
         else:
-            out.append(replace(f, new=any(not known(p, None) for p in _places(f))))
+            new = any(not known(p, None) for p in _places(f))
+            worse = ""
+            if not new and f.severity == "error" and not any(
+                    was_error(p, None) for p in _places(f)):
+                worse = ("warning" if any(was_warning(p, None) for p in _places(f))
+                         else "info") + " -> error"
+            out.append(replace(f, new=new, worse=worse))
     return out
 
 
