@@ -186,7 +186,7 @@ def test_render_agrees_with_the_in_process_build_and_reports_each_container_once
     def findings(*flags: str) -> dict[str, tuple[str, str, int]]:
         main(["lint", str(tmp_path), *flags, "--format", "json", "--rule", "image-digest"])
         out = json.loads(capsys.readouterr().out)
-        got = [(f["object"], (f["message"], Path(f["file"]).relative_to(tmp_path).as_posix(),
+        got = [(f["object"], (f["message"], (tmp_path / f["file"]).relative_to(tmp_path).as_posix(),
                               f["line"])) for f in out["findings"]]
         assert len(got) == len(dict(got))  # one finding per object
         return dict(got)
