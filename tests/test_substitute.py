@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reviewbot.model.substitute import Values, substitute
+from reviewbot.model.substitute import Substitutions, Values, substitute
 
 _VAR = re.compile(r"\$(\$?)\{([_A-Za-z][_A-Za-z0-9]*)(?:(:?[=-])([^}]*))?\}")
 
@@ -130,3 +130,31 @@ def test_only_the_path_to_a_variable_is_copied() -> None:
     assert out["metadata"] is body["metadata"]
     assert out["other"] is body["other"]
     assert out["spec"] is not spec and spec["template"]["image"] == "web:${TAG}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(_BODIES, st.lists(_VALUES, min_size=1, max_size=4))
+def test_a_walk_s_substitutions_give_what_substituting_each_time_gives(
+        body: Any, several: list[Values]) -> None:
+    """The walk substitutes a body once per distinct values of the variables it names
+    (Substitutions): one body under several clusters' values, in any order, again and
+    again, gives what substitute gives each time."""
+    memo = Substitutions()
+    for values in several + several:
+        out, unseen = memo.substitute(body, values)
+        ref, ref_unseen = substitute(body, values)
+        assert _canon(out) == _canon(ref)
+        assert unseen == ref_unseen
+        assert _kept(out, body) == _kept(ref, body)
+
+
+def test_values_of_variables_a_body_does_not_name_share_its_substitution() -> None:
+    body = {"metadata": {"name": "web"}, "spec": {"image": "web:${TAG}"}}
+    memo = Substitutions()
+    first, _ = memo.substitute(body, Values({"TAG": "1.2", "CLUSTER": "prod"}))
+    again, _ = memo.substitute(body, Values({"TAG": "1.2", "CLUSTER": "sbox"}))
+    other, _ = memo.substitute(body, Values({"TAG": "1.3", "CLUSTER": "prod"}))
+    assert again is first and first["spec"]["image"] == "web:1.2"
+    assert other is not first and other["spec"]["image"] == "web:1.3"
+    unseen = Values({}, ("Secret flux-system/vars (not in the repository)",))
+    assert memo.substitute(body, unseen) == (body, ("TAG",))

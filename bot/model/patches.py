@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -94,45 +95,98 @@ def smp_targets(r: Resource, patch: Patch) -> bool:
 
 
 def selected(r: Resource, selector: Mapping[str, Any] | None, patch: Patch) -> bool:
-    if r.doc is None and not r.body.get("metadata"):
-        return False
-    if selector is None:
-        return smp_targets(r, patch) if isinstance(patch.body, dict) else False
-    first = r.renames.previous[0] if r.renames.previous else None
-    for key in ("kind", "name", "namespace"):  # each read only when the selector names it
-        wanted = selector.get(key)
-        if isinstance(wanted, str) and wanted and not _matches(wanted, getattr(r, key)):
-            # kustomize matches the name or namespace an object has or first had
-            before = None if first is None or key == "kind" else first[2 if key == "name"
-                                                                      else 1]
-            if before is None or not _matches(wanted, before):
-                return False
-    group, version = selector.get("group"), selector.get("version")
-    api = str(r.body.get("apiVersion") or "")
-    if isinstance(group, str) and group and group != r.group:
-        return False
-    if isinstance(version, str) and version and version != api.rpartition("/")[2]:
-        return False
-    meta = dict_of(r.body.get("metadata"))
-    for key, where in (("labelSelector", "labels"), ("annotationSelector", "annotations")):
-        wanted = selector.get(key)
-        if isinstance(wanted, str) and wanted and not label_match(
-                wanted, dict_of(meta.get(where))):
+    """Whether a patch (its ``target`` selector, None: a strategic merge patch naming its
+    target) reaches ``r``: :class:`Target` read once."""
+    return Target(selector, patch).selects(r)
+
+
+class Target:
+    """A patch's target read once, for the many objects a build tries it on: ``kind``,
+    ``name``, ``namespace`` as regular expressions (matched whole; compiled once), ``group``,
+    ``version``, ``labelSelector`` and ``annotationSelector`` (their terms parsed once). An
+    object of another kind costs one comparison when ``kind`` is a plain name."""
+
+    __slots__ = ("selector", "patch", "smp", "kind", "plain_kind", "name", "namespace",
+                 "group", "version", "labels", "annotations")
+
+    def __init__(self, selector: Mapping[str, Any] | None, patch: Patch) -> None:
+        self.selector = selector
+        self.patch = patch
+        self.smp = selector is None and isinstance(patch.body, dict)
+        if selector is None:
+            selector = {}
+        self.kind = _pattern(selector.get("kind"))
+        self.plain_kind = self.kind[0] if self.kind is not None and _PLAIN.fullmatch(
+            self.kind[0]) else None
+        self.name = _pattern(selector.get("name"))
+        self.namespace = _pattern(selector.get("namespace"))
+        group, version = selector.get("group"), selector.get("version")
+        self.group = group if isinstance(group, str) and group else None
+        self.version = version if isinstance(version, str) and version else None
+        labels, notes = selector.get("labelSelector"), selector.get("annotationSelector")
+        self.labels = _label_terms(labels) if isinstance(labels, str) and labels else None
+        self.annotations = _label_terms(notes) if isinstance(notes, str) and notes else None
+
+    def selects(self, r: Resource) -> bool:
+        body = r.body
+        if self.plain_kind is not None and body.get("kind") != self.plain_kind and (
+                str(body.get("kind") or "") != self.plain_kind):
+            return False  # (the cheap test first: most objects are of another kind)
+        if r.doc is None and not body.get("metadata"):
             return False
-    return True
-
-
-def _matches(pattern: str, value: str) -> bool:
-    if pattern == value:
+        if self.selector is None:
+            return smp_targets(r, self.patch) if self.smp else False
+        if self.kind is not None and not _fits(self.kind, r.kind):
+            return False
+        first = r.renames.previous[0] if r.renames.previous else None
+        # kustomize matches the name or namespace an object has or first had
+        if self.name is not None and not _fits(self.name, r.name) and (
+                first is None or not _fits(self.name, first[2])):
+            return False
+        if self.namespace is not None and not _fits(self.namespace, r.namespace) and (
+                first is None or not _fits(self.namespace, first[1])):
+            return False
+        api = str(body.get("apiVersion") or "")
+        if self.group is not None and self.group != r.group:
+            return False
+        if self.version is not None and self.version != api.rpartition("/")[2]:
+            return False
+        if self.labels is not None or self.annotations is not None:
+            meta = dict_of(body.get("metadata"))
+            if self.labels is not None and not _terms_match(
+                    self.labels, dict_of(meta.get("labels"))):
+                return False
+            if self.annotations is not None and not _terms_match(
+                    self.annotations, dict_of(meta.get("annotations"))):
+                return False
         return True
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9_-]+")  # a name no regular expression reads otherwise
+_Pattern = tuple[str, "re.Pattern[str] | None"]
+
+
+def _pattern(wanted: Any) -> _Pattern | None:
+    """A selector's name pattern, compiled (None: it selects by no such field; a pattern
+    that is no regular expression matches only itself)."""
+    if not isinstance(wanted, str) or not wanted:
+        return None
     try:
-        return re.fullmatch(pattern, value) is not None
+        return wanted, re.compile(wanted)
     except re.error:
-        return False
+        return wanted, None
+
+
+def _fits(pattern: _Pattern, value: str) -> bool:
+    """kustomize's match of a target's name, namespace or kind: the whole value."""
+    return pattern[0] == value or (
+        pattern[1] is not None and pattern[1].fullmatch(value) is not None)
 
 
 _TERMS = re.compile(r"(?:[^,(]|\([^)]*\))+")
 _SET = re.compile(r"^\s*([^\s!=]+)\s+(in|notin)\s*\(([^)]*)\)\s*$")
+# a selector's term: (operator, key, values): "in", "notin", "!=", "=", "!" (absent), ""
+_Term = tuple[str, str, frozenset[str]]
 
 
 def label_match(selector: str, labels: Mapping[str, Any]) -> bool:
@@ -140,26 +194,46 @@ def label_match(selector: str, labels: Mapping[str, Any]) -> bool:
     (Kubernetes' labels.Parse): comma-separated terms, all required: ``key``, ``!key``,
     ``key=value`` (or ``==``), ``key!=value`` (true when the key is absent), ``key in (a,b)``,
     ``key notin (a,b)`` (true when the key is absent)."""
+    return _terms_match(_label_terms(selector), labels)
+
+
+@functools.lru_cache(maxsize=1024)
+def _label_terms(selector: str) -> tuple[_Term, ...]:
+    """The terms of a label selector (:func:`label_match`), parsed once."""
+    out: list[_Term] = []
     for term in (t.strip() for t in _TERMS.findall(selector) if t.strip()):
         found = _SET.match(term)
         if found:
-            key, op, values = found.group(1), found.group(2), {
-                v.strip() for v in found.group(3).split(",") if v.strip()}
-            has = key in labels and str(labels[key]) in values
-            if has != (op == "in"):
-                return False
+            out.append((found.group(2), found.group(1), frozenset(
+                v.strip() for v in found.group(3).split(",") if v.strip())))
         elif "!=" in term:
             key, _, value = term.partition("!=")
-            if key.strip() in labels and str(labels.get(key.strip())) == value.strip():
-                return False
+            out.append(("!=", key.strip(), frozenset({value.strip()})))
         elif "=" in term:
             key, _, value = term.replace("==", "=").partition("=")
-            if key.strip() not in labels or str(labels.get(key.strip())) != value.strip():
-                return False
+            out.append(("=", key.strip(), frozenset({value.strip()})))
         elif term.startswith("!"):
-            if term[1:].strip() in labels:
+            out.append(("!", term[1:].strip(), frozenset()))
+        else:
+            out.append(("", term, frozenset()))
+    return tuple(out)
+
+
+def _terms_match(terms: tuple[_Term, ...], labels: Mapping[str, Any]) -> bool:
+    for op, key, values in terms:
+        if op in ("in", "notin"):
+            if (key in labels and str(labels[key]) in values) != (op == "in"):
                 return False
-        elif term not in labels:
+        elif op == "!=":
+            if key in labels and str(labels.get(key)) in values:
+                return False
+        elif op == "=":
+            if key not in labels or str(labels.get(key)) not in values:
+                return False
+        elif op == "!":
+            if key in labels:
+                return False
+        elif key not in labels:
             return False
     return True
 

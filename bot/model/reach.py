@@ -55,7 +55,12 @@ from reviewbot.model.kustomize import (
 )
 from reviewbot.model.objects import Model
 from reviewbot.model.resource import Resource, dict_of, list_of, text_of
-from reviewbot.model.substitute import Values, config_data, post_build_values, substitute
+from reviewbot.model.substitute import (
+    Substitutions,
+    Values,
+    config_data,
+    post_build_values,
+)
 
 ARGO_GROUP = "argoproj.io"
 # the fields of a Flux Kustomization's spec that change what it applies
@@ -169,6 +174,7 @@ class _Walker:
                 self.config.setdefault(key, []).append(doc.value)
         self.cluster_config: dict[str, dict[tuple[str, str, str], Mapping[str, Any]]] = {}
         self.variables: dict[str, bool] = {}  # file -> whether its text holds a ``${``
+        self.substitutions = Substitutions()
 
     # ------------------------------------------------------------ roots
 
@@ -224,11 +230,11 @@ class _Walker:
                 folder = self._target(doc.file.path, spec)
                 if folder is None or not (folder == "" or doc.file.path.startswith(folder + "/")):
                     continue
-                build = self.graph.flux_build(doc.file.path, spec)
-                if build is None or doc.file.path not in build.files:
-                    continue
                 if covered and not self._from_here(spec, doc)[0]:
                     continue  # the same folder synced from a mirror: not this repository
+                build = self.graph.flux_build(doc.file.path, spec)  # (asked only then: a
+                if build is None or doc.file.path not in build.files:  # mirror's costs)
+                    continue
                 self._is_self(str(ref.get("name") or ""))  # it applies its own file: ours
                 self.reach.roots.append(Root(folder or ".", "self-applying Flux Kustomization",
                                              doc.file.path, path))
@@ -399,7 +405,7 @@ class _Walker:
                 if not found:
                     out.append(r)  # written without a variable, patched by nothing
                     continue
-            body, missing = substitute(r.body, values)
+            body, missing = self.substitutions.substitute(r.body, values)
             if body is not r.body:
                 r = Resource(r.doc, r.path, body, r.origins)
             if missing:

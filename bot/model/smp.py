@@ -89,6 +89,8 @@ class _Merge:
         def under(path: Path, prefix: Path) -> bool:
             return len(path) > len(prefix) and path[:len(prefix)] == prefix
 
+        if not self.moves:  # no list merged: every origin of the base stays where it is
+            return {**base, **self.set}
         out: OriginMap = {k: v for k, v in base.items() if not any(under(k, b) for b in lists)}
         for before, after, moved in self.moves:
             deeper = [b for b in lists if under(b, before)]

@@ -92,24 +92,53 @@ def config_data(body: Mapping[str, Any]) -> Mapping[str, str] | None:
     return out
 
 
-def substitute(body: Any, values: Values) -> tuple[Any, tuple[str, ...]]:
+def substitute(body: Any, values: Values, names: set[str] | None = None
+               ) -> tuple[Any, tuple[str, ...]]:
     """``body`` with its variables replaced (the same object when it has none), and the
-    variables whose values reviewbot could not see (their names, sorted)."""
+    variables whose values reviewbot could not see (their names, sorted). ``names`` gets
+    every variable ``body`` names: the result depends on ``values`` through those alone
+    (and whether some values are unknown)."""
     if _disabled(body):
         return body, ()
     missing: set[str] = set()
-    out = _walk(body, values, missing)
+    out = _walk(body, values, missing, names if names is not None else set())
     return out, tuple(sorted(missing))
 
 
-def _walk(value: Any, values: Values, missing: set[str]) -> Any:
+class Substitutions:
+    """:func:`substitute` for one walk, each body substituted once per distinct values of
+    the variables it names: clusters (or Kustomizations) whose values for them agree get
+    the same result (bodies are never written). A result that leaves a variable unseen is
+    not kept (each carries its own doubt)."""
+
+    def __init__(self) -> None:
+        # id(body) -> (body, the variables it names, (unknown?, their values) -> result)
+        self._done: dict[int, tuple[Any, tuple[str, ...], dict[Any, Any]]] = {}
+
+    def substitute(self, body: Any, values: Values) -> tuple[Any, tuple[str, ...]]:
+        found = self._done.get(id(body))
+        if found is not None and found[0] is body:
+            key = (bool(values.unknown), tuple(values.known.get(n) for n in found[1]))
+            if key in found[2]:
+                return found[2][key], ()
+        names: set[str] = set()
+        out, missing = substitute(body, values, names)
+        if not missing:
+            if found is None or found[0] is not body:
+                found = self._done[id(body)] = (body, tuple(sorted(names)), {})
+            key = (bool(values.unknown), tuple(values.known.get(n) for n in found[1]))
+            found[2][key] = out
+        return out, missing
+
+
+def _walk(value: Any, values: Values, missing: set[str], names: set[str]) -> Any:
     """``value`` substituted: the same object when nothing in it changed, else a copy that
     shares every unchanged subtree. One pass; a container is copied from its first changed
     item on (most of a body holds no variable: walking it allocates nothing)."""
     if isinstance(value, str):
         if "${" not in value:
             return value
-        out = _replace(value, values, missing)
+        out = _replace(value, values, missing, names)
         # Flux substitutes the YAML text: a value that is one variable reads as what it is
         # (``replicas: ${N}`` is a number), as YAML 1.2's core schema reads it
         if _VAR.fullmatch(value) and isinstance(out, str):
@@ -121,10 +150,10 @@ def _walk(value: Any, values: Values, missing: set[str]) -> Any:
     if isinstance(value, dict):
         pairs: list[tuple[Any, Any]] | None = None
         for n, (key, item) in enumerate(value.items()):
-            new = _walk(item, values, missing) if isinstance(item, (dict, list)) or (
+            new = _walk(item, values, missing, names) if isinstance(item, (dict, list)) or (
                 isinstance(item, str) and "${" in item) else item
-            new_key = _replace(key, values, missing) if isinstance(key, str) and "${" in key \
-                else key
+            new_key = _replace(key, values, missing, names) if isinstance(key, str) and (
+                "${" in key) else key
             if pairs is None and (new is not item or new_key != key):
                 pairs = list(value.items())[:n]
             if pairs is not None:
@@ -138,7 +167,7 @@ def _walk(value: Any, values: Values, missing: set[str]) -> Any:
     if isinstance(value, list):
         items: list[Any] | None = None
         for n, item in enumerate(value):
-            new = _walk(item, values, missing) if isinstance(item, (dict, list)) or (
+            new = _walk(item, values, missing, names) if isinstance(item, (dict, list)) or (
                 isinstance(item, str) and "${" in item) else item
             if items is None and new is not item:
                 items = list(value[:n])
@@ -148,9 +177,10 @@ def _walk(value: Any, values: Values, missing: set[str]) -> Any:
     return value
 
 
-def _replace(text: str, values: Values, missing: set[str]) -> Any:
+def _replace(text: str, values: Values, missing: set[str], names: set[str]) -> Any:
     def one(match: re.Match[str]) -> str:
         escaped, name, op, default = match.groups()
+        names.add(name)
         if escaped:
             return match.group(0)[1:]
         if name in values.known and (op != ":-" and op != ":=" or values.known[name]):

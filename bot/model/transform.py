@@ -24,10 +24,10 @@ from reviewbot.model.fieldspecs import parse as parse_config
 from reviewbot.model.fieldspecs import spec as field_spec
 from reviewbot.model.patches import (
     Reader,
+    Target,
     apply_patch,
     json_patches,
     patches,
-    selected,
     smp_targets,
     strategic_patches,
 )
@@ -145,8 +145,9 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
     for patch in strategic_patches(k, read):
         out = _kept((r, apply_smp(r, patch) if smp_targets(r, patch) else r) for r in out)
     for selector, patch in patches(k, read):
+        target = Target(selector, patch)
         out = _kept((r, apply_patch(r, patch, selector is not None)
-                     if selected(r, selector, patch) else r) for r in out)
+                     if target.selects(r) else r) for r in out)
     namespace = text_of(body.get("namespace"))
     if namespace:
         out = [_set_namespace(r, namespace, cfg) for r in out]
@@ -169,8 +170,8 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
         out = [_set_entries(r, _labels(annotations),
                             cfg.selecting("commonAnnotations", *_gvk(r))) for r in out]
     for selector, patch in json_patches(k, read):
-        out = _kept((r, apply_patch(r, patch, True) if selected(r, selector, patch) else r)
-                    for r in out)
+        target = Target(selector, patch)
+        out = _kept((r, apply_patch(r, patch, True) if target.selects(r) else r) for r in out)
     for item in list_of(body.get("replicas")):
         if isinstance(item, dict) and isinstance(item.get("count"), int):
             out = [_replicas(r, str(item.get("name")), item["count"],
