@@ -324,6 +324,7 @@ class Graph:
         # Flux builds: (file, what of the spec shapes the build) or ("\0" folder, id(spec))
         self._flux: dict[tuple[str, Any], tuple[Mapping[str, Any], Build | None]] = {}
         self._path_specs: dict[tuple[str, str], Mapping[str, Any]] = {}
+        self._flux_folders: dict[tuple[str, str], str | None] = {}  # (folder, spec.path)
         self._commented: dict[tuple[str, str], tuple[LoadedFile, list[Commented]]] = {}
         self._layout: bool | None = None
         self._manifests: list[str] | None = None
@@ -618,14 +619,21 @@ class Graph:
     def flux_folder(self, file: str, path: str) -> str | None:
         """The folder a Flux Kustomization in ``file`` names by ``spec.path``: the path
         joined to the nearest ancestor of the file where that folder exists (the source's
-        root; the linted tree need not start there)."""
+        root; the linted tree need not start there). Asked once per folder and path."""
+        key = (posixpath.dirname(file), path)
+        found = self._flux_folders.get(key, "\0")
+        if found != "\0":
+            return found
+        found = self._flux_folders[key] = self._flux_folder(key[0], path)
+        return found
+
+    def _flux_folder(self, folder: str, path: str) -> str | None:
         text = path.strip()
         rel = "" if text in (".", "./", "") else posixpath.normpath(text.lstrip("/"))
         if rel.startswith(".."):
             return None
         if not rel:
             return ""  # the source's root: the tree's, as far as the tree tells
-        folder = posixpath.dirname(file)
         while True:
             candidate = join(folder, rel)
             if candidate in self.dirs:

@@ -108,8 +108,8 @@ def substitute(body: Any, values: Values, names: set[str] | None = None
 class Substitutions:
     """:func:`substitute` for one walk, each body substituted once per distinct values of
     the variables it names: clusters (or Kustomizations) whose values for them agree get
-    the same result (bodies are never written). A result that leaves a variable unseen is
-    not kept (each carries its own doubt)."""
+    the same result (bodies are never written). A new body that leaves a variable unseen
+    is made each time (each carries its own doubt, by the body's identity)."""
 
     def __init__(self) -> None:
         # id(body) -> (body, the variables it names, (unknown?, their values) -> result)
@@ -119,15 +119,16 @@ class Substitutions:
         found = self._done.get(id(body))
         if found is not None and found[0] is body:
             key = (bool(values.unknown), tuple(values.known.get(n) for n in found[1]))
-            if key in found[2]:
-                return found[2][key], ()
+            done = found[2].get(key)
+            if done is not None:
+                return done
         names: set[str] = set()
         out, missing = substitute(body, values, names)
-        if not missing:
+        if not missing or out is body:
             if found is None or found[0] is not body:
                 found = self._done[id(body)] = (body, tuple(sorted(names)), {})
             key = (bool(values.unknown), tuple(values.known.get(n) for n in found[1]))
-            found[2][key] = out
+            found[2][key] = (out, missing)
         return out, missing
 
 
