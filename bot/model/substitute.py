@@ -150,15 +150,22 @@ def _walk(value: Any, values: Values, missing: set[str], names: set[str]) -> Any
         return out
     if isinstance(value, dict):
         pairs: list[tuple[Any, Any]] | None = None
-        for n, (key, item) in enumerate(value.items()):
-            new = _walk(item, values, missing, names) if isinstance(item, (dict, list)) or (
-                isinstance(item, str) and "${" in item) else item
+        n = 0
+        for key, item in value.items():
+            if type(item) is str:  # (most items: a text without a variable, left as it is)
+                new = item if "${" not in item else _walk(item, values, missing, names)
+            elif isinstance(item, (dict, list, str)):
+                new = _walk(item, values, missing, names)
+            else:
+                new = item
             new_key = _replace(key, values, missing, names) if isinstance(key, str) and (
                 "${" in key) else key
-            if pairs is None and (new is not item or new_key != key):
+            if pairs is None:
+                if new is item and new_key is key:
+                    n += 1
+                    continue
                 pairs = list(value.items())[:n]
-            if pairs is not None:
-                pairs.append((new_key, new))
+            pairs.append((new_key, new))
         if pairs is None:
             return value
         out_map = dict(pairs)  # a key substituted into another one: the later wins
@@ -168,12 +175,17 @@ def _walk(value: Any, values: Values, missing: set[str], names: set[str]) -> Any
     if isinstance(value, list):
         items: list[Any] | None = None
         for n, item in enumerate(value):
-            new = _walk(item, values, missing, names) if isinstance(item, (dict, list)) or (
-                isinstance(item, str) and "${" in item) else item
-            if items is None and new is not item:
+            if type(item) is str:
+                new = item if "${" not in item else _walk(item, values, missing, names)
+            elif isinstance(item, (dict, list, str)):
+                new = _walk(item, values, missing, names)
+            else:
+                new = item
+            if items is None:
+                if new is item:
+                    continue
                 items = list(value[:n])
-            if items is not None:
-                items.append(new)
+            items.append(new)
         return value if items is None else items
     return value
 
