@@ -11,6 +11,8 @@ Every "do this elsewhere" of reviewbot goes through here, with one protocol:
   nor one blob of it, and the parent reads it back piece by piece: what a large parse sends.
   The same rule holds: ``None`` when the child failed in any way.
 - :func:`background` starts a child nobody waits for until :func:`join_background`.
+- :class:`Tickets` hands out the pieces of a piece of work one at a time to whichever
+  process asks first, this one or its forked children: the work balances itself.
 
 :class:`Limits` say when forking pays and :func:`workers` decides it, the one place that
 does. :func:`override` is the seam tests use to take the parallel paths on small inputs (or
@@ -155,6 +157,32 @@ def _child(fn: Callable[..., bytes], args: tuple[Any, ...], send: Any) -> None:
         pass
     finally:
         send.close()
+
+
+class Tickets:
+    """The numbers ``0 .. n-1``, each handed out once, in order, to whichever process asks
+    first: this one or a child forked after it was made (they share one pipe holding a byte
+    per number; a one-byte read of a pipe is atomic). Pieces of work handed out so balance
+    themselves: whoever is free takes the next, whatever each piece turns out to cost."""
+
+    MOST = 256  # one byte per number
+
+    def __init__(self, n: int) -> None:
+        if not 0 <= n <= self.MOST:
+            raise ValueError(f"{n} tickets: at most {self.MOST}")
+        self._fd, write = os.pipe()
+        try:
+            os.write(write, bytes(range(n)))  # far below a pipe's buffer: never blocks
+        finally:
+            os.close(write)  # with no writer left, an empty pipe reads as the end
+
+    def take(self) -> int | None:
+        """The next number, or None when every one was taken."""
+        got = os.read(self._fd, 1)
+        return got[0] if got else None
+
+    def close(self) -> None:
+        os.close(self._fd)
 
 
 def background(fn: Callable[..., Any], *args: Any) -> None:

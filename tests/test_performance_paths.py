@@ -269,6 +269,50 @@ def test_a_rule_error_surfaces_as_without_a_worker(monkeypatch: pytest.MonkeyPat
         _lint(SEED)
 
 
+def test_tickets_are_handed_out_once_each_between_a_process_and_its_child() -> None:
+    tickets = concurrency.Tickets(200)
+
+    def take() -> bytes:
+        got = []
+        while (t := tickets.take()) is not None:
+            got.append(t)
+        return bytes(got)
+
+    worker = concurrency.Worker(take)
+    mine = take()
+    theirs = worker.result()
+    tickets.close()
+    assert theirs is not None
+    assert sorted(mine + theirs) == list(range(200))  # each once, none lost
+    assert list(mine) == sorted(mine) and list(theirs) == sorted(theirs)  # in order
+    with pytest.raises(ValueError):
+        concurrency.Tickets(concurrency.Tickets.MOST + 1)
+
+
+def test_rules_the_worker_took_and_failed_on_run_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import time
+
+    sequential = _lint(SEED)
+    run_rule = engine._rule_run
+    took = tmp_path / "worker-took-a-rule"
+
+    def fails_in_the_worker(rule: Any, model: Any, config: Any, change: Any = None) -> Any:
+        if concurrency.in_worker():
+            took.touch()
+            raise RuntimeError("worker only")
+        deadline = time.monotonic() + 30  # here: wait until the worker has taken one
+        while not took.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return run_rule(rule, model, config, change)
+
+    monkeypatch.setattr(engine, "_rule_run", fails_in_the_worker)
+    with concurrency.override(cores=2, rules_min_objects=0):
+        assert _lint(SEED) == sequential
+    assert took.exists()
+
+
 def _analyze(path: Path, store: Path, config: Config | None = None) -> Any:
     from reviewbot.config import find_config, load_config_file
 

@@ -8,6 +8,7 @@ the keys under which results are cached are :mod:`reviewbot.engine.keys`'.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import pickle
 from collections.abc import Callable, Iterable, Sequence
@@ -301,39 +302,43 @@ def rule_outputs(rules: Sequence[Rule], model: Model, config: Config) -> list[Ru
     """What each rule decided, in the order of ``rules``.
 
     On a large model the rules are shared with a forked worker, which inherits the model and
-    sends back what its rules decided (positions resolved). If anything fails, the rules run
-    here, one after the other (an error is raised exactly as without a worker).
+    sends back what its rules decided (positions resolved). Neither side is given a fixed
+    list: both take the next rule from :class:`~reviewbot.concurrency.Tickets`, the costliest
+    first (each rule's ``COST``), so whoever is free runs it and both finish together however
+    the costs turn out on this tree and this machine. If anything fails, the rules the
+    worker did not send run here (a rule's error is raised exactly as without a worker).
     """
-    if len(rules) < 2 or concurrency.workers(
+    if len(rules) < 2 or len(rules) > concurrency.Tickets.MOST or concurrency.workers(
             2, len(model.objects), concurrency.limits().rules_min_objects) < 1:
         return [_rule_run(r, model, config) for r in rules]
-    mine, theirs = _share(rules)
-    worker = concurrency.Worker(_rules_worker, rules, theirs, model, config)
-    done: dict[int, RuleOutput] = {}
+    order = sorted(range(len(rules)), key=lambda i: -rules[i].cost)  # stable: ties in order
+    tickets = concurrency.Tickets(len(order))
     try:
-        for i in mine:
-            done[i] = _rule_run(rules[i], model, config)
+        worker = concurrency.Worker(_rules_worker, rules, order, tickets, model, config)
+        done: dict[int, RuleOutput] = {}
+        try:
+            done.update(_take_rules(rules, order, tickets, model, config))
+        except Exception:  # noqa: BLE001 - the sequential run below raises what matters
+            worker.result()
+            return [_rule_run(r, model, config) for r in rules]
         data = worker.result()
-        if data is not None:
+    finally:
+        tickets.close()
+    if data is not None:
+        with contextlib.suppress(Exception):  # what it sent is run here instead
             done.update(pickle.loads(data))
-    except Exception:  # noqa: BLE001 - the sequential run below raises what matters
-        done = {}
-        worker.result()
-    if len(done) != len(rules):
-        return [_rule_run(r, model, config) for r in rules]
-    return [done[i] for i in range(len(rules))]
+    return [done[i] if i in done else _rule_run(rules[i], model, config)
+            for i in range(len(rules))]
 
 
-def _share(rules: Sequence[Rule]) -> tuple[list[int], list[int]]:
-    """Indexes of the rules for this process and for the worker, about equal in cost (each
-    rule's ``COST``)."""
-    loads = [0, 0]
-    shares: tuple[list[int], list[int]] = ([], [])
-    for i in sorted(range(len(rules)), key=lambda i: -rules[i].cost):
-        side = 0 if loads[0] <= loads[1] else 1
-        shares[side].append(i)
-        loads[side] += rules[i].cost
-    return shares
+def _take_rules(rules: Sequence[Rule], order: Sequence[int], tickets: concurrency.Tickets,
+                model: Model, config: Config) -> dict[int, RuleOutput]:
+    """Run rules as long as tickets last: ticket ``t`` is rule ``order[t]``."""
+    out: dict[int, RuleOutput] = {}
+    while (ticket := tickets.take()) is not None:
+        i = order[ticket]
+        out[i] = _rule_run(rules[i], model, config)
+    return out
 
 
 def _rule_run(rule: Rule, model: Model, config: Config,
@@ -354,10 +359,10 @@ def _rule_run(rule: Rule, model: Model, config: Config,
     return out
 
 
-def _rules_worker(rules: Sequence[Rule], indexes: Sequence[int], model: Model,
-                  config: Config) -> bytes:
-    """In a worker: run some rules, return what they decided."""
-    out = {i: _rule_run(rules[i], model, config) for i in indexes}
+def _rules_worker(rules: Sequence[Rule], order: Sequence[int], tickets: concurrency.Tickets,
+                  model: Model, config: Config) -> bytes:
+    """In a worker: run rules as long as tickets last, return what they decided."""
+    out = _take_rules(rules, order, tickets, model, config)
     return pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
 
 
