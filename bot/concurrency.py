@@ -6,10 +6,11 @@ Every "do this elsewhere" of reviewbot goes through here, with one protocol:
   (nothing is pickled *to* it) and sends back the ``bytes`` the function returned. The parent
   collects them with :meth:`Worker.result`, which gives ``None`` when the child failed in any
   way; the caller then does the work itself, so a worker only ever saves time.
-- :class:`Spool` is a :class:`Worker` whose function writes its result piece by piece into a
-  temporary file as it goes (``write(bytes)``), so the child never holds the whole result,
-  nor one blob of it, and the parent reads it back piece by piece: what a large parse sends.
-  The same rule holds: ``None`` when the child failed in any way.
+- :class:`Stream` is a :class:`Worker` whose function sends its result record by record into
+  a temporary file as it goes (``send(bytes)``), so the child never holds the whole result,
+  and the parent takes in the records already written while it does its own share, the rest
+  once the child is done: what a large parse sends. The same rule holds: ``None`` when the
+  child failed in any way (the records taken before are whole and stay good).
 - :func:`background` starts a child nobody waits for until :func:`join_background`.
 - :class:`Tickets` hands out the pieces of a piece of work one at a time to whichever
   process asks first, this one or its forked children: the work balances itself.
@@ -107,42 +108,70 @@ class Worker:
             self._process.join()
 
 
-class Spool:
-    """``fn(*args, write)`` in a forked child, ``write`` appending ``bytes`` to a temporary
-    file; :meth:`result` gives that file rewound once the child has exited cleanly."""
+class Stream:
+    """``fn(*args, send)`` in a forked child, ``send`` appending one record (``bytes``) at a
+    time to a temporary file. The parent takes the records written whole so far with
+    :meth:`ready`, which never waits (it goes on with its own share between two calls), and
+    the others with :meth:`rest` once the child has exited: None then if the child failed
+    (the records taken before stay good: each was read only once written whole)."""
 
     def __init__(self, fn: Callable[..., None], *args: Any) -> None:
-        import tempfile  # here: a lint of a small tree never spools
+        import tempfile  # here: a lint of a small tree never streams
 
         self._process: Any = None
+        self._at = 0  # bytes of the file taken as records
         try:
-            self._file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by the reader
+            self._file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by rest()
         except OSError:  # no temporary folder to write: no child, the caller does the work
             return
-        self._process = _context().Process(target=_spool_child, args=(fn, args, self._file),
+        self._process = _context().Process(target=_stream_child, args=(fn, args, self._file),
                                            daemon=True)
         self._process.start()
 
-    def result(self) -> BinaryIO | None:
-        """The file the child wrote (the caller closes it), or None if the child failed."""
+    def ready(self) -> list[bytes]:
+        """The records written whole since the last call, in order (none without a child).
+        Read with ``pread``: the file's offset is the writing child's."""
+        if self._process is None or self._file.closed:
+            return []
+        fd = self._file.fileno()
+        size = os.fstat(fd).st_size - self._at
+        if size < 8:
+            return []
+        data = os.pread(fd, size, self._at)
+        out: list[bytes] = []
+        at = 0
+        while size - at >= 8:
+            end = at + 8 + int.from_bytes(data[at:at + 8], "little")
+            if end > size:
+                break
+            out.append(data[at + 8:end])
+            at = end
+        self._at += at
+        return out
+
+    def rest(self) -> list[bytes] | None:
+        """Once the child has exited: the records not taken yet, or None if it failed."""
         if self._process is None:
             return None
         self._process.join()
-        if self._process.exitcode != 0:
+        try:
+            return self.ready() if self._process.exitcode == 0 else None
+        finally:
             self._file.close()
-            return None
-        self._file.seek(0)
-        return self._file
 
 
-def _spool_child(fn: Callable[..., None], args: tuple[Any, ...], file: BinaryIO) -> None:
+def _stream_child(fn: Callable[..., None], args: tuple[Any, ...], file: BinaryIO) -> None:
     global _in_worker
     _in_worker = True
+
+    def send(record: bytes) -> None:  # visible to the parent at once (one write each)
+        file.write(len(record).to_bytes(8, "little") + record)
+        file.flush()
+
     try:
         if _limits.fail:
             raise RuntimeError("made to fail")
-        fn(*args, file.write)
-        file.flush()
+        fn(*args, send)
     except Exception:  # noqa: BLE001 - the exit code tells the parent to do the work itself
         raise SystemExit(1) from None
 

@@ -97,19 +97,56 @@ def test_a_failing_worker_costs_only_time(tmp_path: Path, monkeypatch: pytest.Mo
         assert _shape(parse.load_files(tree, Config())) == expected
 
 
-def test_a_spool_gives_what_its_child_wrote_or_nothing() -> None:
-    def whole(write: Any) -> None:
-        write(b"one ")
-        write(b"two")
+def test_a_stream_gives_whole_records_as_they_are_written_and_nothing_after_a_failure(
+    tmp_path: Path,
+) -> None:
+    import time
 
-    def half(write: Any) -> None:
-        write(b"one ")
+    go_on = tmp_path / "go-on"
+
+    def slow(send: Any) -> None:
+        send(b"one")
+        send(b"")
+        while not go_on.exists():  # the parent takes the first two while this one waits
+            time.sleep(0.01)
+        send(b"x" * 100_000)
+
+    stream = concurrency.Stream(slow)
+    deadline = time.monotonic() + 30
+    got: list[bytes] = []
+    while len(got) < 2 and time.monotonic() < deadline:
+        got += stream.ready()
+        time.sleep(0.01)
+    assert got == [b"one", b""]
+    assert stream.ready() == []  # nothing new: it never waits
+    go_on.touch()
+    assert stream.rest() == [b"x" * 100_000]
+    assert stream.ready() == []
+
+    def breaks(send: Any) -> None:
+        send(b"one")
         raise RuntimeError("the child breaks after writing")
 
-    spooled = concurrency.Spool(whole).result()
-    assert spooled is not None and spooled.read() == b"one two"
-    spooled.close()
-    assert concurrency.Spool(half).result() is None  # a partial result is never read
+    assert concurrency.Stream(breaks).rest() is None  # a failed child's rest is never read
+
+
+def test_a_worker_that_fails_halfway_costs_only_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tree = _tree(tmp_path, {**FILES, **{f"more/{n}.yaml": f"n: {n}\n" for n in range(40)}})
+    expected = _shape(parse.load_files(tree, Config()))
+    load = parse.load
+    parsed = [0]
+
+    def breaks_halfway(record: Any, limit: int) -> LoadedFile:
+        parsed[0] += 1
+        if concurrency.in_worker() and parsed[0] > 10:
+            raise RuntimeError("the worker breaks halfway")
+        return load(record, limit)
+
+    monkeypatch.setattr(parse, "load", breaks_halfway)
+    with concurrency.override(cores=2, parse_min_bytes=0):
+        assert _shape(parse.load_files(tree, Config())) == expected
 
 
 def test_without_a_temporary_folder_the_parse_is_done_here(
