@@ -113,15 +113,19 @@ class Stream:
     time to a temporary file. The parent takes the records written whole so far with
     :meth:`ready`, which never waits (it goes on with its own share between two calls), and
     the others with :meth:`rest` once the child has exited: None then if the child failed
-    (the records taken before stay good: each was read only once written whole)."""
+    (the records taken before stay good: each was read only once written whole). The child
+    writes in blocks of :attr:`BLOCK` bytes (a record larger than that at once): a record
+    is ready once the block holding its end is written."""
 
+    BLOCK = 64 * 1024
     def __init__(self, fn: Callable[..., None], *args: Any) -> None:
         import tempfile  # here: a lint of a small tree never streams
 
         self._process: Any = None
         self._at = 0  # bytes of the file taken as records
         try:
-            self._file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by rest()
+            self._file = tempfile.TemporaryFile(  # noqa: SIM115 - closed by rest()
+                buffering=self.BLOCK)
         except OSError:  # no temporary folder to write: no child, the caller does the work
             return
         self._process = _context().Process(target=_stream_child, args=(fn, args, self._file),
@@ -164,14 +168,14 @@ def _stream_child(fn: Callable[..., None], args: tuple[Any, ...], file: BinaryIO
     global _in_worker
     _in_worker = True
 
-    def send(record: bytes) -> None:  # visible to the parent at once (one write each)
+    def send(record: bytes) -> None:
         file.write(len(record).to_bytes(8, "little") + record)
-        file.flush()
 
     try:
         if _limits.fail:
             raise RuntimeError("made to fail")
         fn(*args, send)
+        file.flush()
     except Exception:  # noqa: BLE001 - the exit code tells the parent to do the work itself
         raise SystemExit(1) from None
 

@@ -104,12 +104,15 @@ def test_a_stream_gives_whole_records_as_they_are_written_and_nothing_after_a_fa
 
     go_on = tmp_path / "go-on"
 
+    big = b"x" * (concurrency.Stream.BLOCK + 1)
+
     def slow(send: Any) -> None:
         send(b"one")
-        send(b"")
+        send(big)  # past a block: written at once, with what came before
         while not go_on.exists():  # the parent takes the first two while this one waits
             time.sleep(0.01)
-        send(b"x" * 100_000)
+        send(b"")
+        send(b"two")
 
     stream = concurrency.Stream(slow)
     deadline = time.monotonic() + 30
@@ -117,10 +120,10 @@ def test_a_stream_gives_whole_records_as_they_are_written_and_nothing_after_a_fa
     while len(got) < 2 and time.monotonic() < deadline:
         got += stream.ready()
         time.sleep(0.01)
-    assert got == [b"one", b""]
+    assert got == [b"one", big]
     assert stream.ready() == []  # nothing new: it never waits
     go_on.touch()
-    assert stream.rest() == [b"x" * 100_000]
+    assert stream.rest() == [b"", b"two"]
     assert stream.ready() == []
 
     def breaks(send: Any) -> None:
@@ -331,20 +334,25 @@ def test_rules_the_worker_took_and_failed_on_run_here(
 ) -> None:
     import time
 
+    from reviewbot.engine.registry import all_rules
+
     sequential = _lint(SEED)
-    run_rule = engine._rule_run
     took = tmp_path / "worker-took-a-rule"
 
-    def fails_in_the_worker(rule: Any, model: Any, config: Any, change: Any = None) -> Any:
-        if concurrency.in_worker():
-            took.touch()
-            raise RuntimeError("worker only")
-        deadline = time.monotonic() + 30  # here: wait until the worker has taken one
-        while not took.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return run_rule(rule, model, config, change)
+    def fails_in_the_worker(checked: Any) -> Any:
+        def check_set(model: Any, options: Any) -> Any:
+            if concurrency.in_worker():
+                took.touch()
+                raise RuntimeError("worker only")
+            deadline = time.monotonic() + 30  # here: wait until the worker has taken one
+            while not took.exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            return checked(model, options)
+        return check_set
 
-    monkeypatch.setattr(engine, "_rule_run", fails_in_the_worker)
+    for rule in all_rules():  # the rule contract's entry point, whichever the worker takes
+        if rule.check_set is not None:
+            monkeypatch.setattr(rule.module, "check_set", fails_in_the_worker(rule.check_set))
     with concurrency.override(cores=2, rules_min_objects=0):
         assert _lint(SEED) == sequential
     assert took.exists()
