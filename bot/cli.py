@@ -27,7 +27,7 @@ from reviewbot.errors import (  # noqa: E402
     scrub,
 )
 from reviewbot.output import FAIL_ON  # noqa: E402
-from reviewbot.report.base import FORMATS  # noqa: E402
+from reviewbot.report.formats import FORMATS  # noqa: E402
 
 
 def _common(parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS) -> None:

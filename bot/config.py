@@ -10,11 +10,9 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -24,7 +22,6 @@ from reviewbot.load.paths import format_path
 from reviewbot.model.inventory import allocatable_problem, label_problem, measured_problem
 from reviewbot.model.objects import Inventory, parse_inventory
 from reviewbot.schema.lifecycle import parse_minor, version_problem
-from reviewbot.schema.validate import Validator
 from reviewbot.sources.tree import MAX_FILE_BYTES, FileRecord, blob_id
 
 CONFIG_NAME = ".reviewbot.yaml"
@@ -46,6 +43,8 @@ class RuleDefaults(Protocol):
 
 @dataclass(frozen=True)
 class RuleSettings:
+    """What a configuration sets for one rule: on or off, its severity, its options."""
+
     enabled: bool
     severity: str | None
     options: Mapping[str, Any]
@@ -53,6 +52,8 @@ class RuleSettings:
 
 @dataclass(frozen=True)
 class Config:
+    """A `.reviewbot.yaml` as read (``raw``), where it came from, and its parsed document."""
+
     raw: Mapping[str, Any] = field(default_factory=dict)
     source: str | None = None
     # the parsed file, for the positions of errors found after parsing (None: not parsed)
@@ -143,8 +144,10 @@ class Config:
 
 @cache
 def config_schema() -> Mapping[str, Any]:
-    text = resources.files("reviewbot.schemas").joinpath("config.schema.json").read_text()
-    schema: Mapping[str, Any] = json.loads(text)
+    from reviewbot.schema.files import FOLDER
+
+    with open(os.path.join(FOLDER, "config.schema.json"), encoding="utf-8") as f:
+        schema: Mapping[str, Any] = json.load(f)
     return schema
 
 
@@ -189,6 +192,8 @@ def guard_binaries(config: Config, trees: Sequence[Path]) -> None:
     if not isinstance(option, str) or option.strip() in _NOT_A_PATH:
         return
     named = option.strip()
+    import shutil  # here: a configuration that names no binary never pays for it
+
     for candidate in (shutil.which(named), os.path.abspath(named)):
         if candidate is None:
             continue
@@ -241,6 +246,8 @@ def parse_config(data: bytes, name: str) -> Config:
     raw = doc.value
     if not isinstance(raw, dict):
         raise ReviewbotError(f"{name}:{doc.line}: the config must be a mapping")
+    from reviewbot.schema.validate import Validator  # jsonschema-rs: read when a file is
+
     for problem in Validator(config_schema()).problems(raw):
         _fail(loaded, problem.path, problem.message, name)
     _check_inventory(loaded, raw, name)

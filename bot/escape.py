@@ -22,7 +22,6 @@ a team, load an image or open an HTML comment that hides every later finding.
 
 from __future__ import annotations
 
-import html
 import json
 import re
 import unicodedata
@@ -69,7 +68,7 @@ def md_text(text: object) -> str:
     line (a line break is ``<br>``)."""
     parts = []
     for line in str(text).replace("\r\n", "\n").split("\n"):
-        line = html.escape(term(line), quote=False)
+        line = _html_escape(term(line), quote=False)
         line = _MD_SPECIAL.sub(r"\\\1", line)
         parts.append(_MENTION.sub("@\u200b", line))  # no @mention, no team ping
     return "<br>".join(parts)
@@ -116,7 +115,7 @@ def md_prose(text: object) -> str:
 
 def html_code(text: object) -> str:
     """Untrusted text inside HTML (``<summary>``): entity-escaped, in ``<code>``."""
-    return "<code>" + html.escape(term(text), quote=True) + "</code>"
+    return "<code>" + _html_escape(term(text), quote=True) + "</code>"
 
 
 # ---------------------------------------------------------------- JSON
@@ -140,3 +139,11 @@ def _json_escape(char: str) -> str:
         return f"\\u{code:04x}"
     code -= 0x10000  # a UTF-16 surrogate pair, as JSON writes characters past the BMP
     return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def _html_escape(text: str, quote: bool) -> str:
+    """``html.escape``, imported when first used: only Markdown outputs write HTML (the
+    module's entity table is 1 ms of every start)."""
+    import html
+
+    return html.escape(text, quote=quote)

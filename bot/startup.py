@@ -41,16 +41,25 @@ import _sre
 import atexit
 import builtins
 import contextlib
-import dataclasses
+import importlib
 import importlib.util
 import marshal
 import os
 import re
 import sys
 import threading
+import types
 from collections.abc import Callable
 from types import CodeType
 from typing import Any, TypeVar
+
+#: modules imported at every start by a module that needs them only on a path a run rarely
+#: takes, imported when first used instead (:func:`defer`): ``dataclasses`` imports
+#: ``inspect`` (and with it ast, dis, tokenize: 9% of a small lint's instructions) to write
+#: the ``__doc__`` of a class that has none, and every dataclass of the package has one;
+#: jsonschema-rs imports ``email.utils``, which imports ``socket``, ``random`` and
+#: ``calendar`` for functions a validation never calls (5% of a small lint)
+DEFERRED = ("inspect", "socket", "random", "calendar")
 
 #: entries a table keeps at most (the package needs ~500 texts and ~150 patterns; the file
 #: is read whole at every start)
@@ -241,13 +250,49 @@ def derived(name: str, source: str, build: Callable[[], T]) -> T:
     return value
 
 
+class Deferred(types.ModuleType):
+    """A module imported when one of its attributes is first read (:func:`defer`): it stands
+    in ``sys.modules`` with the module's spec, so ``import name`` finds it without running
+    the module; the first attribute asked for imports the module itself (which then takes
+    its place in ``sys.modules``), and every attribute is read from that module."""
+
+    def __getattr__(self, attr: str) -> Any:
+        name = self.__name__
+        if sys.modules.get(name) is self:
+            del sys.modules[name]
+        return getattr(importlib.import_module(name), attr)
+
+
+def defer(name: str) -> None:
+    """Import module ``name`` when it is first used (:class:`Deferred`): ``import name``
+    costs nothing until an attribute of it is read, and the module is then exactly what
+    importing it makes. Nothing changes for a module already imported or one that cannot be
+    found."""
+    if name in sys.modules:
+        return
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return
+    if spec is None or spec.loader is None:
+        return
+    module = Deferred(name)
+    module.__spec__ = spec
+    module.__loader__ = spec.loader
+    sys.modules[name] = module
+
+
 def install(path: str | None = None) -> None:
     """Route ``dataclasses``' and ``re``'s compilations through the cache file ``path``
     (default :func:`cache_file`), once per process; the file is written at exit if the run
-    compiled something new."""
+    compiled something new. The :data:`DEFERRED` modules are imported when first used."""
     if _state["installed"]:
         return
     _state["installed"] = True
+    for name in DEFERRED:
+        defer(name)
+    import dataclasses  # after inspect is deferred: dataclasses imports it
+
     path = path or cache_file()
     codes, patterns = load(path)
     _codes.update(codes)

@@ -289,6 +289,8 @@ def _object_name(obj: KObject, where: Path) -> str:
 
 @dataclass(frozen=True)
 class Verdict:
+    """What api-lifecycle says of an object's apiVersion, and how to fix it."""
+
     kind: str  # unserved | removed-later | upgrade
     message: str
     fix: str
@@ -425,6 +427,8 @@ def _fix(body: Mapping[str, Any], gvk: Gvk, instead: Sequence[str], table: ApiTa
 
 @dataclass(frozen=True)
 class _CrdCopy:
+    """A CustomResourceDefinition's versions, by name."""
+
     crd: KObject
     versions: Mapping[str, Mapping[str, Any]]  # version name -> its entry
 

@@ -847,6 +847,8 @@ def _egress_allows(net: Network, s: int, targets: Sequence[int], rule: Rule) -> 
 
 @dataclass
 class _Denied:
+    """A declared dependency the policies deny, and on which side."""
+
     decl: Declaration
     sources: set[int]
     egress: set[int]  # destinations the source side denies

@@ -228,6 +228,8 @@ BF16 = ("bfloat16", "bf16")
 
 @dataclass(frozen=True)
 class _Server:
+    """A model server container and the engine flags and environment it is given."""
+
     pod: PodTemplate
     container: Container
     engine: str

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reviewbot.report.base import FORMATS
+from reviewbot.report.formats import FORMATS
 
 from .helpers import (
     Bounded,

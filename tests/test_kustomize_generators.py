@@ -19,7 +19,7 @@ import pytest
 
 from reviewbot.load.loader import load
 from reviewbot.model.transform import GENERATED_UNKNOWN, content_hash, finish
-from reviewbot.report.base import FORMATS
+from reviewbot.report.formats import FORMATS
 from reviewbot.sources.tree import FileRecord, blob_id, disk_tree, git_tree, too_large
 
 from .helpers import GitRepo, kustomize_graph, run_cli, write

@@ -184,3 +184,81 @@ def test_the_kubernetes_definitions_read_back_as_json_reads_them() -> None:
         assert dict(schemas.index) == index and schemas.groups == frozenset(groups)
         assert ("apps", "v1", "Deployment") in schemas.index and "" in schemas.groups
         assert list(schemas.raw) == list(expected) and len(schemas.raw) == len(expected)
+
+
+# A class without a docstring made with inspect deferred and without: dataclasses writes its
+# __doc__ from inspect.signature, which imports inspect then; argv: "defer" or "plain".
+DEFERRED = r"""
+import json, sys
+from reviewbot import startup
+if sys.argv[1] == "defer":
+    startup.defer("inspect")
+import inspect
+stood_in = type(sys.modules["inspect"]) is startup.Deferred and "ast" not in sys.modules
+import dataclasses
+before = type(sys.modules["inspect"]).__name__
+@dataclasses.dataclass(frozen=True)
+class Docless:
+    size: int
+    name: str = "a"
+    tags: tuple = ()
+print(json.dumps({"stood_in": stood_in, "before": before, "doc": Docless.__doc__,
+                  "after": type(sys.modules["inspect"]).__name__,
+                  "same": inspect.signature is sys.modules["inspect"].signature,
+                  "file": inspect.__file__ == sys.modules["inspect"].__file__}))
+"""
+
+
+def test_a_deferred_module_is_imported_when_first_read_and_is_then_the_module() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    runs = {how: json.loads(subprocess.run([sys.executable, "-c", DEFERRED, how],
+                                           capture_output=True, text=True, env=env,
+                                           check=True).stdout)
+            for how in ("defer", "plain")}
+    deferred, plain = runs["defer"], runs["plain"]
+    assert deferred["stood_in"] and deferred["before"] == "Deferred"
+    assert not plain["stood_in"] and plain["before"] == "module"
+    assert deferred["doc"] == plain["doc"] == \
+        "Docless(size: int, name: str = 'a', tags: tuple = ())"
+    assert deferred["after"] == plain["after"] == "module"
+    assert deferred["same"] and deferred["file"]
+
+
+def test_every_dataclass_of_the_package_says_what_it_is() -> None:
+    """A dataclass without a docstring gets one written from ``inspect.signature``, which
+    would import ``inspect`` (deferred at start: 9% of a small lint) in every run."""
+    import dataclasses
+    import pkgutil
+
+    import reviewbot
+    import reviewbot.rules
+
+    names = sorted(m.name for p in (reviewbot, reviewbot.rules)
+                   for m in pkgutil.walk_packages(p.__path__, p.__name__ + "."))
+    docless = []
+    for name in names:
+        for value in vars(importlib.import_module(name)).values():
+            if isinstance(value, type) and dataclasses.is_dataclass(value) \
+                    and value.__module__ == name and "__doc__" in vars(value) \
+                    and (value.__doc__ or "").startswith(f"{value.__name__}("):
+                docless.append(f"{name}.{value.__qualname__}")
+    assert docless == []
+
+
+def test_a_lint_never_imports_the_deferred_modules(tmp_path: Path) -> None:
+    """The example tree (Flux, kustomize, Helm values, NetworkPolicies) linted to JSON:
+    ``inspect`` and the other deferred modules stay deferred, so no lint pays for them."""
+    examples = Path(__file__).resolve().parent.parent / "examples" / "k8s"
+    probe = ("import io, json, sys\n"
+             "from reviewbot.cli import main\n"
+             "from reviewbot import startup\n"
+             f"main(['lint', {str(examples)!r}, '--format', 'json', '--output', "
+             f"{str(tmp_path / 'out.json')!r}])\n"
+             "print(json.dumps([[type(sys.modules.get(n)) is startup.Deferred"
+             " for n in startup.DEFERRED], 'ast' in sys.modules]))\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          env=env, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == \
+        [[True] * len(startup.DEFERRED), False]
+    assert json.loads((tmp_path / "out.json").read_text())["findings"]

@@ -186,6 +186,8 @@ class TreeDiff:
 
 @dataclass(frozen=True)
 class Quantity:
+    """A resource quantity as written and as a number (how the diff compares two)."""
+
     shown: Any  # as written
     value: Fraction
 

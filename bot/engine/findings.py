@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine import identity as _identity
-from reviewbot.model.objects import KObject, Path
+from reviewbot.load.paths import Path
+
+if TYPE_CHECKING:  # a type only: reading findings (a report, a cached review) needs no model
+    from reviewbot.model.objects import KObject
 
 SEVERITIES = ("info", "warning", "error")
 
@@ -171,6 +174,8 @@ def in_order(quiet: Iterable[Quiet]) -> list[Quiet]:
 
 @dataclass(frozen=True)
 class Finding:
+    """A violation with the engine's policy applied: severity, place, identity, fix."""
+
     rule: str
     severity: str
     file: str

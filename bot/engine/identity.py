@@ -19,13 +19,15 @@ hidden inline-comment markers, and review's ``new`` verdict (:func:`mark_new`).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
-from reviewbot.load.paths import stable_path
-from reviewbot.model.objects import DEFAULT_CLUSTER, KObject, Model, Path
+from reviewbot.load.paths import Path, stable_path
+
+if TYPE_CHECKING:  # the model's types only: what reads findings (a report, --version) never
+    # imports the model
+    from reviewbot.model.objects import KObject, Model
 
 Identity = tuple[str, str, str]
 
@@ -61,6 +63,7 @@ def clusters_of(model: Model | None, obj: KObject | None) -> tuple[str, ...]:
     object); objects no cluster entry reaches are the default cluster's."""
     if model is None or obj is None or not model.cluster_entries:
         return ()
+    from reviewbot.model.objects import DEFAULT_CLUSTER  # a model was built: imported
     return tuple(sorted(model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,)))
 
 
@@ -77,6 +80,8 @@ def fingerprint(finding: Identified) -> str:
     """The identity hashed (its clusters too, when the tree has several): SARIF
     partialFingerprints and the forges' comment markers. A file name's bytes that are no
     UTF-8 are hashed as those bytes."""
+    import hashlib  # OpenSSL's start-up: paid by the outputs that hash (SARIF, the forges)
+
     text = "\0".join((*of(finding), *finding.clusters))
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 

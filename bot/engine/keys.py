@@ -8,7 +8,6 @@ import hashlib
 import importlib.util
 import json
 import os
-import shutil
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -74,6 +73,8 @@ def _digest(config: Config, head: list[Any]) -> Any:
 def _environment(schema: Mapping[str, Any]) -> list[Any]:
     """Where the validators and schemas come from and which versions are installed, and the
     kubeconform binaries the schema rule could run (path, size, modification time)."""
+    import shutil  # a cached run only
+
     found: list[Any] = []
     for module in ("jsonschema_rs", "ruamel.yaml", "kubernetes_validate"):
         spec = importlib.util.find_spec(module)

@@ -34,7 +34,7 @@ derives from its data).
 from __future__ import annotations
 
 import importlib
-import pkgutil
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -104,6 +104,8 @@ class Option:
 
 @dataclass(frozen=True)
 class Rule:
+    """A rule module's metadata and checks, as the registry reads them."""
+
     id: str
     severity: str
     summary: str
@@ -215,14 +217,34 @@ def _kinds(severities: Mapping[str, str], written: str) -> str:
     return "\n".join(lines) + (f"\n\n{tail}" if tail else "")
 
 
+def rule_modules(folders: Iterable[str]) -> list[str]:
+    """The names of the rule modules in the package's ``folders``, sorted: each ``NAME.py``
+    and each ``NAME/`` package, less the private ``_NAME``s (what ``pkgutil.iter_modules``
+    lists, read without importing pkgutil at every start)."""
+    names: set[str] = set()
+    for folder in folders:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith("_"):
+                continue
+            if name.endswith(".py") and name[:-3].isidentifier():
+                names.add(name[:-3])
+            elif name.isidentifier() and entry.is_dir() \
+                    and os.path.exists(os.path.join(entry.path, "__init__.py")):
+                names.add(name)
+    return sorted(names)
+
+
 @cache
 def all_rules() -> tuple[Rule, ...]:
     package = importlib.import_module("reviewbot.rules")
     rules = []
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"reviewbot.rules.{info.name}")
+    for name in rule_modules(package.__path__):
+        module = importlib.import_module(f"reviewbot.rules.{name}")
         if hasattr(module, "ID"):
             rules.append(rule_from_module(module))
     ids = [r.id for r in rules]

@@ -81,6 +81,8 @@ class ReviewSettings:
 
 @dataclass(frozen=True)
 class ReviewResult:
+    """What a review decided: the report, the findings reported, the new ones."""
+
     report: Report
     findings: tuple[Finding, ...]  # as reported (scope applied), new flag set
     new: tuple[Finding, ...]  # every new finding (what the exit code counts)
@@ -92,6 +94,8 @@ class ReviewResult:
 
 @dataclass(frozen=True)
 class ConfigSides:
+    """The configuration a review applies and what the pull request changes in it."""
+
     config: Config  # what the review applies: the base branch's
     source: str  # where it came from, for the summary
     changes: tuple[dict[str, Any], ...] = ()  # the PR's own changes to it

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import pickle
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -146,6 +145,8 @@ def start_rules(
     worker = concurrency.Worker(_outputs_worker, now, model, config)
 
     def wait(head: Result | None = None) -> Result:
+        import pickle  # here and in the workers: a run without one never imports it
+
         data = worker.result()
         try:
             if data is None:
@@ -159,6 +160,8 @@ def start_rules(
 
 
 def _outputs_worker(rules: Sequence[Rule], model: Model, config: Config) -> bytes:
+    import pickle
+
     return pickle.dumps(rule_outputs(rules, model, config), protocol=pickle.HIGHEST_PROTOCOL)
 
 
@@ -311,6 +314,8 @@ def rule_outputs(rules: Sequence[Rule], model: Model, config: Config) -> list[Ru
     if len(rules) < 2 or len(rules) > concurrency.Tickets.MOST or concurrency.workers(
             2, len(model.objects), concurrency.limits().rules_min_objects) < 1:
         return [_rule_run(r, model, config) for r in rules]
+    import pickle
+
     order = sorted(range(len(rules)), key=lambda i: -rules[i].cost)  # stable: ties in order
     tickets = concurrency.Tickets(len(order))
     try:
@@ -362,6 +367,8 @@ def _rule_run(rule: Rule, model: Model, config: Config,
 def _rules_worker(rules: Sequence[Rule], order: Sequence[int], tickets: concurrency.Tickets,
                   model: Model, config: Config) -> bytes:
     """In a worker: run rules as long as tickets last, return what they decided."""
+    import pickle
+
     out = _take_rules(rules, order, tickets, model, config)
     return pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
 

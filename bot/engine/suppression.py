@@ -4,7 +4,6 @@ nothing (the engine's policy, never a rule's)."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -19,6 +18,8 @@ UNUSED = "unused-suppression"
 
 @dataclass
 class _Entry:
+    """One ignore annotation or comment: the rules it names and which of them it silenced."""
+
     rules: tuple[str, ...]
     reason: str
     file: str
@@ -90,6 +91,8 @@ class Suppressions:
                 if rule in _known():
                     message = f"ignore {where} for {rule} matches no finding"
                 else:  # the name is not echoed: it may be text of a value (a Secret's)
+                    import difflib  # a misspelt rule name only
+
                     close = difflib.get_close_matches(rule, sorted(_known()), n=1, cutoff=0.8)
                     hint = f" (did you mean {close[0]}?)" if close else ""
                     message = f"ignore {where} names no known rule{hint}"

@@ -17,6 +17,8 @@ class ForgeError(ReviewbotError):
 
 @dataclass(frozen=True)
 class PullRequestRef:
+    """A pull request on a forge: repository, number and head commit."""
+
     owner: str
     repo: str
     number: int
@@ -25,6 +27,8 @@ class PullRequestRef:
 
 @dataclass(frozen=True)
 class ReviewPayload:
+    """What a review posts: the summary comment and the inline comment candidates."""
+
     summary_markdown: str  # the summary comment body (caller-made)
     comments: tuple[InlineComment, ...]  # candidates for inline comments
     mode: str = "review"  # review | summary | none
@@ -32,6 +36,8 @@ class ReviewPayload:
 
 @dataclass(frozen=True)
 class PublishResult:
+    """What publishing a review did on the forge, counted, and why."""
+
     posted: bool  # False: nothing (or not everything) could be written; see reason
     inline: int  # inline comments created by this run
     folded: int  # candidates written into the summary instead of inline

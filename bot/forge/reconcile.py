@@ -108,6 +108,8 @@ class ExistingComment:
 
 @dataclass(frozen=True)
 class Plan:
+    """What to post, fold into the summary and delete, given the comments already there."""
+
     post: tuple[InlineComment, ...]  # new inline comments, fingerprints made marker-safe
     folded: tuple[InlineComment, ...]  # candidates that go into the summary
     present: int  # candidates already commented inline by an earlier run

@@ -58,6 +58,8 @@ class SystemClock:
 
 @dataclass(frozen=True)
 class RetryPolicy:
+    """How a forge request is retried: attempts, backoff, deadline, write spacing."""
+
     max_attempts: int = 5  # per request, the first try included
     base_delay: float = 1.0  # backoff: uniform(0, min(max_delay, base_delay * 2**n))
     max_delay: float = 30.0

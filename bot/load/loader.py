@@ -81,6 +81,8 @@ class ProblemError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Problem:
+    """A problem reading a YAML file, at its line and column."""
+
     message: str
     line: int
     column: int

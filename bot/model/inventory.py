@@ -184,6 +184,8 @@ def measured_problem(key: str, value: Any) -> str | None:
 
 @dataclass(frozen=True)
 class Boot:
+    """A workload's measured boot time: its longest-booting ready pod."""
+
     workload: str
     seconds: int
     pod: str  # the pod whose boot was the longest

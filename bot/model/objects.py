@@ -140,6 +140,8 @@ class Origin:
 
 @dataclass(frozen=True)
 class Container:
+    """One container of a pod template, where it sits and what it runs."""
+
     name: str
     body: Mapping[str, Any]
     path: Path  # within the owner object
@@ -178,6 +180,8 @@ class Container:
 
 @dataclass(frozen=True)
 class Strategy:
+    """A workload's rollout strategy: type, surge and unavailability, where written."""
+
     # Recreate | RollingUpdate | OnDelete | Canary | BlueGreen (Argo Rollouts); "": values that
     # leave it to the chart
     type: str
@@ -240,6 +244,8 @@ class PodTemplate:
 
 @dataclass(frozen=True)
 class ServicePort:
+    """One port of a Service: its number and the pods' port it targets."""
+
     name: str | None
     port: int
     target_port: int | str
@@ -248,6 +254,8 @@ class ServicePort:
 
 @dataclass(frozen=True)
 class Service:
+    """A Service (or one a KServe InferenceService makes): selector and ports."""
+
     obj: KObject  # the Service, or the InferenceService that makes it
     namespace: str
     name: str
@@ -258,6 +266,8 @@ class Service:
 
 @dataclass(frozen=True)
 class Node:
+    """A node of the cluster inventory: labels, taints, allocatable resources."""
+
     name: str
     labels: Mapping[str, str]
     taints: tuple[Mapping[str, Any], ...]
@@ -287,6 +297,8 @@ class Inventory:
 
 @dataclass(frozen=True)
 class Namespace:
+    """A namespace, defined in the repository or only referenced."""
+
     name: str
     labels: Mapping[str, str]
     obj: KObject | None  # None when referenced but not defined in the repository

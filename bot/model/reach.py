@@ -115,6 +115,8 @@ class Reach:
 
 @dataclass(frozen=True)
 class _Step:
+    """One build the reachability walk still has to make, and for which cluster."""
+
     cluster: str
     file: str  # the file of the object that asks for the build ("": the repository's root)
     spec: Mapping[str, Any]

@@ -34,6 +34,8 @@ DEFAULT_SOURCE = "metadata.name"
 
 @dataclass
 class Outcome:
+    """The resources after kustomize's replacements, and what could not be replaced."""
+
     resources: list[Resource]
     problems: list[str] = field(default_factory=list)
 

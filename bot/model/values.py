@@ -583,6 +583,8 @@ def _mounted(container: Container, persistence: Mapping[str, Any], cid: str) -> 
 
 @dataclass
 class _Unit:
+    """A container, pod spec or placement block found in a chart's values."""
+
     body: Mapping[str, Any]
     path: Path
     key: str

@@ -249,6 +249,8 @@ def pod_gpus(pod: PodTemplate, patterns: Sequence[str]) -> dict[str, Fraction]:
 
 @dataclass(frozen=True)
 class Flag:
+    """A command-line flag of a container, as written and where."""
+
     value: str
     path: Path  # the argv item holding the flag (within the object)
     spelling: str  # as written: "--tensor-parallel-size=2", "-tp 2"

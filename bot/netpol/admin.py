@@ -44,6 +44,8 @@ ACTIONS = frozenset({"Allow", "Deny", "Pass"})
 
 @dataclass(frozen=True, slots=True)
 class AdminPort:
+    """A port (or range, or named port) of an admin network policy rule."""
+
     protocol: str
     start: int | None  # None with ``name``
     end: int | None
@@ -65,6 +67,8 @@ class AdminPort:
 
 @dataclass(frozen=True, slots=True)
 class AdminPeer:
+    """A peer of an admin network policy rule: namespaces, pods or networks."""
+
     kind: str  # namespaces | pods | networks | nodes | invalid
     namespaces: Selector | None = None
     pods: Selector | None = None
@@ -73,6 +77,8 @@ class AdminPeer:
 
 @dataclass(frozen=True, slots=True)
 class AdminRule:
+    """One rule of an admin network policy: action, direction, peers, ports."""
+
     policy: str  # "[ANP] name" / "[BANP] default"
     name: str
     action: str  # Allow | Deny | Pass (anything else: the rule is ignored)
@@ -93,6 +99,8 @@ class AdminRule:
 
 @dataclass(eq=False)
 class AdminPolicy:
+    """An AdminNetworkPolicy or BaselineAdminNetworkPolicy, compiled."""
+
     obj: KObject
     kind: str  # AdminNetworkPolicy | BaselineAdminNetworkPolicy
     priority: int | None

@@ -278,6 +278,8 @@ class _Compiler:
 
 @dataclass(frozen=True)
 class _Split:
+    """A Cilium endpoint selector split into pod, namespace and account requirements."""
+
     pods: Selector
     namespaces: Selector | None  # None: no namespace requirement
     accounts: Selector | None

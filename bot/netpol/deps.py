@@ -42,6 +42,8 @@ HOST_PORT = re.compile(
 
 @dataclass(frozen=True)
 class Endpoint:
+    """A Service address a workload names, as written and resolved."""
+
     text: str  # as written: reasoning-predictor.llm-serving.svc.cluster.local
     service: str
     namespace: str

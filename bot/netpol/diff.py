@@ -30,6 +30,8 @@ ORDER = ("changed", "added", "removed")
 
 @dataclass(frozen=True)
 class FlowChange:
+    """One flow added, removed or changed between two trees."""
+
     diff_type: str  # added | removed | changed
     source: str
     destination: str

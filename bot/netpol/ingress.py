@@ -34,6 +34,8 @@ DEFAULT_LABELS: Mapping[str, str] = {
 
 @dataclass(frozen=True)
 class IngressController:
+    """Where the ingress controller's pods are: namespace and labels."""
+
     namespace: str = DEFAULT_NAMESPACE
     labels: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_LABELS))
 
@@ -69,6 +71,8 @@ def controller_pod(controller: IngressController, anchor: KObject) -> PodTemplat
 
 @dataclass(frozen=True)
 class Backend:
+    """A Service an Ingress or Route sends traffic to, and the port."""
+
     obj: KObject  # the Ingress or Route
     path: tuple[str | int, ...]  # the backend's place in it
     service: str

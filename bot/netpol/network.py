@@ -832,6 +832,8 @@ def _admits_ip(rule: Rule, piece: Interval) -> bool:
 
 @dataclass(frozen=True)
 class Flow:
+    """The connections allowed from one workload to another."""
+
     src: str
     dst: str
     conns: Conns

@@ -21,6 +21,8 @@ NamedPorts = Mapping[tuple[str, str], tuple[int, ...]]  # (name, protocol) -> po
 
 @dataclass(frozen=True, slots=True)
 class PortSpec:
+    """A port entry of a network policy rule."""
+
     protocol: str
     port: int | str | None  # None: every port
     end_port: int | None
@@ -56,6 +58,8 @@ class PortSpec:
 
 @dataclass(frozen=True, slots=True)
 class Peer:
+    """A peer of a network policy rule: pods, namespaces or an IP block."""
+
     pods: Selector | None
     namespaces: Selector | None
     ip: IPBlock | None
@@ -74,6 +78,8 @@ class Peer:
 
 @dataclass(frozen=True, slots=True)
 class Rule:
+    """One ingress or egress rule of a network policy, compiled."""
+
     namespace: str  # the policy's (no back reference: compiled policies hold no cycles)
     direction: str  # ingress | egress
     index: int
@@ -106,6 +112,8 @@ class Rule:
 
 @dataclass(eq=False)
 class Policy:
+    """A NetworkPolicy (or Cilium policy), compiled: whom it selects, what it allows."""
+
     obj: KObject
     namespace: str  # "" for a clusterwide policy
     selector: Selector

@@ -17,6 +17,8 @@ OPERATORS = frozenset({"In", "NotIn", "Exists", "DoesNotExist"})
 
 @dataclass(frozen=True, slots=True)
 class Requirement:
+    """One requirement of a label selector: key, operator, values."""
+
     key: str
     operator: str  # In | NotIn | Exists | DoesNotExist
     values: frozenset[str] = frozenset()

@@ -1,4 +1,4 @@
-"""What every output shares: the formats, file names as outputs show them, and the cap on
+"""What every output shares: file names as outputs show them, and the cap on
 findings per rule. The report itself (:class:`~reviewbot.engine.outcome.Report`) is the
 engine's outcome."""
 
@@ -12,7 +12,6 @@ from typing import Any
 from reviewbot.engine.outcome import Report
 from reviewbot.sources.tree import Skipped, shown_path
 
-FORMATS = ("text", "json", "sarif", "github", "rdjson", "markdown")
 MAX_PER_RULE = 1000  # findings of one rule an output shows; the rest are counted by rule
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from reviewbot.errors import ReviewbotError
-from reviewbot.report.base import FORMATS, Report, capped, shown
+from reviewbot.report.base import Report, capped, shown
+from reviewbot.report.formats import FORMATS
 
 
 def render(report: Report, fmt: str, *, color: bool = False) -> str:

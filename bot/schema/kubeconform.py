@@ -21,7 +21,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
@@ -47,6 +46,8 @@ _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 
 @dataclass(frozen=True)
 class Problem:
+    """A problem kubeconform reported, mapped to a path in the object."""
+
     path: Path  # where (the object, for a missing field)
     key: Path  # identity (path plus the unknown or missing field)
     message: str
@@ -57,6 +58,8 @@ class Problem:
 
 @dataclass(frozen=True)
 class Result:
+    """kubeconform's verdict on one object."""
+
     validated: bool
     reason: str = ""
     problems: tuple[Problem, ...] = field(default=())
@@ -86,6 +89,8 @@ def run_kubeconform(
         "---\n" + json.dumps(_marked(body, i), separators=(",", ":")) + "\n"
         for i, body in enumerate(bodies)
     )
+    import tempfile  # kubeconform runs: a lint without it never imports it
+
     with tempfile.TemporaryDirectory(prefix="reviewbot-schemas-") as tmp:
         store.export(FsPath(tmp))
         args = [binary, "-strict", "-output", "json", "-verbose", "-summary",

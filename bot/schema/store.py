@@ -25,10 +25,10 @@ the rule; any other object without a schema is only counted.
 from __future__ import annotations
 
 import copy
-import importlib.resources
 import importlib.util
 import json
 import marshal
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -306,6 +306,8 @@ def _cached_validator(version: str, name: str) -> Validator:
 
 @dataclass(frozen=True)
 class CrdSchema:
+    """One served version's schema of a CustomResourceDefinition in the tree."""
+
     group: str
     version: str
     kind: str
@@ -534,13 +536,15 @@ def load_json_schema(path: Path) -> Mapping[str, Any] | None:
 def bundled_schemas() -> Mapping[tuple[str, str, str], tuple[str, Mapping[str, Any]]]:
     """(group, version, kind) -> (file name, schema) for every schema in ``schemas/``."""
     out: dict[tuple[str, str, str], tuple[str, Mapping[str, Any]]] = {}
-    folder = importlib.resources.files("reviewbot.schemas")
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if not entry.name.endswith(".json") or entry.name == "config.schema.json":
+    from reviewbot.schema.files import FOLDER
+
+    for name in sorted(os.listdir(FOLDER)):
+        if not name.endswith(".json") or name == "config.schema.json":
             continue
-        schema = json.loads(entry.read_text(encoding="utf-8"))
+        with open(os.path.join(FOLDER, name), encoding="utf-8") as f:
+            schema = json.load(f)
         for gvk in schema.get(GVK) or ():
-            out[(gvk.get("group", ""), gvk["version"], gvk["kind"])] = (entry.name, schema)
+            out[(gvk.get("group", ""), gvk["version"], gvk["kind"])] = (name, schema)
     return out
 
 
@@ -621,6 +625,8 @@ def _local_ref(ref: str, pending: list[str]) -> str:
 
 @dataclass(frozen=True)
 class Lookup:
+    """The validator for an (apiVersion, kind), where it came from, and its defaults."""
+
     validator: Validator | None
     source: str  # where the schema came from ("" when none)
     unserved: str | None = None  # a built-in group does not serve this apiVersion/kind

@@ -50,6 +50,8 @@ VALUE_KEYWORDS = frozenset({
 
 @dataclass(frozen=True)
 class SchemaProblem:
+    """A schema violation: where, what was expected, which keyword failed."""
+
     path: Path  # where in the instance the problem is (the object, for a missing field)
     message: str  # what was expected; values shown only when short and not secret
     validator: str  # the JSON Schema keyword that failed

@@ -29,6 +29,8 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 
 @dataclass(frozen=True, slots=True)
 class FileRecord:
+    """A file's repository-relative path, git blob id and bytes."""
+
     path: str
     blob: str
     data: bytes
@@ -36,6 +38,8 @@ class FileRecord:
 
 @dataclass(frozen=True, slots=True)
 class Skipped:
+    """A file left unread, and why."""
+
     path: str
     reason: str
 
