@@ -16,7 +16,7 @@ import pytest
 
 from reviewbot import __version__
 from reviewbot.load import cache as cache_mod
-from reviewbot.report.base import FORMATS
+from reviewbot.report.formats import FORMATS
 
 from .helpers import (
     ANNOTATION,
