@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -476,6 +477,32 @@ def test_jsonschema_rs_compiles_against_the_definitions_the_run_expects() -> Non
     assert {DEPLOYMENT_DEF, "io.k8s.api.core.v1.PodSpec", "io.k8s.api.core.v1.Container",
             "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"} <= set(held)
     assert CONFIG_MAP_DEF not in held and len(held) < len(k8s.raw) / 2
+
+
+def test_errors_are_explained_from_the_definitions_the_validator_was_compiled_with() -> None:
+    """An invalid Deployment validated against the narrow registry: its problems are those
+    of a validator of every definition, and explaining them never makes the whole set (the
+    registry's documents are not asked for)."""
+    k8s = SchemaStore().k8s
+    definitions = type(k8s.definitions)(dict(k8s.raw))
+    definitions.expect([DEPLOYMENT_DEF])
+    asked: list[int] = []
+
+    def everything() -> list[tuple[str, Any]]:
+        asked.append(1)
+        return definitions.documents()
+
+    narrow = Registry(everything, narrow=definitions.narrow)
+    whole = Registry(definitions.documents)
+    body = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+            "spec": {"replicas": "x", "selector": {}, "template": {"metadata": {
+                "labels": {"a": 1}}, "spec": {"containers": [{"name": "a", "image": 3,
+                                                              "resources": {"limits": []}}]}}}}
+    mine, theirs = Validator(_ref(DEPLOYMENT_DEF), narrow), Validator(_ref(DEPLOYMENT_DEF), whole)
+    assert mine.fast_failures(body) is not None  # jsonschema-rs's errors, explained
+    got = [(p.path, p.message, p.validator, p.key) for p in mine.problems(body)]
+    assert got == [(p.path, p.message, p.validator, p.key) for p in theirs.problems(body)]
+    assert len(got) >= 4 and asked == []
 
 
 def test_a_schema_reaching_outside_the_expected_definitions_compiles_as_against_all() -> None:
