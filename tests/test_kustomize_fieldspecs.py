@@ -204,6 +204,53 @@ def test_references_follow_a_generated_hash_and_an_overlay_suffix(tmp_path: Path
     assert job["containers"][0]["env"][0]["valueFrom"]["configMapKeyRef"]["name"] == cm
 
 
+def test_a_build_that_renames_one_kind_follows_that_kind_alone(tmp_path: Path) -> None:
+    # only the hashed ConfigMap has a name before its current one: the Secret (no hash) and
+    # the ServiceAccount (no namespace given by the build) keep what the fields hold
+    objs = build(tmp_path, {
+        "overlay/kustomization.yaml": """
+            resources: [objects.yaml]
+            configMapGenerator:
+            - {name: settings, literals: [a=1]}
+            secretGenerator:
+            - {name: creds, literals: [t=x], options: {disableNameSuffixHash: true}}
+        """,
+        "overlay/objects.yaml": """
+            apiVersion: v1
+            kind: ServiceAccount
+            metadata: {name: runner, namespace: team}
+            ---
+            apiVersion: rbac.authorization.k8s.io/v1
+            kind: ClusterRoleBinding
+            metadata: {name: runner}
+            roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}
+            subjects: [{kind: ServiceAccount, name: runner}]
+            ---
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: web}
+            spec:
+              template:
+                spec:
+                  serviceAccountName: runner
+                  containers:
+                  - name: app
+                    image: nginx
+                    envFrom: [{configMapRef: {name: settings}}]
+                    env:
+                    - name: T
+                      valueFrom: {secretKeyRef: {name: creds, key: t}}
+        """,
+    })
+    (cm,) = [name for kind, name in objs if kind == "ConfigMap"]
+    assert cm.startswith("settings-")
+    pod = objs[("Deployment", "web")]["spec"]["template"]["spec"]
+    assert pod["containers"][0]["envFrom"] == [{"configMapRef": {"name": cm}}]
+    assert pod["containers"][0]["env"][0]["valueFrom"]["secretKeyRef"]["name"] == "creds"
+    assert objs[("ClusterRoleBinding", "runner")]["subjects"] == [
+        {"kind": "ServiceAccount", "name": "runner"}]
+
+
 def test_namespace_goes_where_kustomize_puts_it(tmp_path: Path) -> None:
     objs = build(tmp_path, {
         "overlay/kustomization.yaml": "resources: [objects.yaml]\nnamespace: apps\n",

@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.sources.tree import MAX_TEXT_BYTES, PendingTree, disk_tree, git_tree
+from reviewbot.sources.tree import (
+    MAX_TEXT_BYTES,
+    FileRecord,
+    PendingTree,
+    blob_id,
+    disk_tree,
+    generator_sources,
+    git_tree,
+)
 
 from .helpers import GitRepo
 
@@ -73,3 +81,24 @@ def test_a_head_listed_beside_its_base_reads_only_new_blobs_and_takes_the_rest_a
     assert first.blobs == {f.blob for f in base_tree.files}
     with pytest.raises(KeyError):  # a blob skipped and not given is a caller's bug, not data
         PendingTree(git.path, head, skip=first.shas).tree({})
+
+
+def test_generator_sources_are_the_same_found_by_base_name_or_by_every_word() -> None:
+    # few base names: a kustomization whose text holds none is not read word by word; many:
+    # every word is looked up. The files named are the same either way.
+    text = """
+        configMapGenerator:
+        - name: a
+          files: [conf/app.conf, "key=./quoted.txt", 'single.ini']
+          envs: [sub/../.env]  # commented.txt
+        - {name: b, files: [up/../../top.txt, dir.txt/.., ./x/./plain.txt/.]}
+        # whole.txt
+    """.replace("\n        ", "\n")
+    kustomization = FileRecord("k/kustomization.yaml", blob_id(text.encode()), text.encode())
+    silent = FileRecord("m/kustomization.yaml", b"", b"resources: [a.yaml]\n")
+    named = ["k/conf/app.conf", "k/quoted.txt", "k/single.ini", "k/.env", "top.txt",
+             "k/x/plain.txt"]
+    others = dict.fromkeys([*named, "k/commented.txt", "k/whole.txt", "k/dir.txt", "m/a.txt"])
+    many = {**others, **{f"pad/{i}.txt": None for i in range(40)}}
+    assert generator_sources([kustomization, silent], others) == sorted(named)
+    assert generator_sources([kustomization, silent], many) == sorted(named)

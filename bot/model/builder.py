@@ -21,6 +21,7 @@ from reviewbot.model.kustomize import (
     KUSTOMIZATION_FILES,
     RENDERED,
     ClusterSpec,
+    Entry,
     Graph,
     Kustomization,
     Origins,
@@ -120,9 +121,11 @@ def build_model(
     graph = Graph(model.kustomizations, model.files, tree.paths if tree is not None else (),
                   tree.texts if tree is not None else (), previous)
     model.derived["kustomize-graph"] = graph
+    listed = _Entries()  # each kustomization's path entries, read once
     specs = _cluster_specs(configured)
+    ci_files = {p for p in model.files if is_ci_file(p)}  # per file: a file has documents
     reach = find_reach(graph, model.documents, specs,
-                       [d for d in model.documents if is_ci_file(d.file.path)])
+                       [d for d in model.documents if d.file.path in ci_files])
     model.derived["reach"] = reach
     if reach is not None:
         variants, tags = _reached_documents(reach)
@@ -139,8 +142,12 @@ def build_model(
         model.skipped.extend(Skipped(folder, "not applied by any cluster root")
                              for folder in unapplied_folders(model))
     else:
-        variants, patches, tags = _built_documents(graph, model.documents)
-        model.unapplied = _kept_aside(graph, model)
+        # Flux Kustomizations whose path is in this tree as written: built without roots
+        flux = [(doc, spec) for doc in model.documents
+                if (spec := flux_spec(doc.value)) is not None
+                and isinstance(spec.get("path"), str) and "${" not in spec["path"]]
+        variants, patches, tags = _built_documents(graph, flux)
+        model.unapplied = _kept_aside(graph, model, flux, listed)
         model.skipped.extend(Skipped(folder, "kept aside (an archive or hidden folder no build "
                                      "reads): not applied") for folder in unapplied_folders(model)
                              if kept_aside(folder + "/x"))
@@ -148,7 +155,8 @@ def build_model(
         # either (with roots, the walk decides: a folder a root applies is applied)
         facts = model.derived["ci"] = read_ci(tree, model.files)
         skipped_by_ci = {p: why for p in model.files if p not in model.unapplied
-                         and (why := facts.unapplied_by_ci(p)) is not None}
+                         and (why := facts.unapplied_by_ci(p)) is not None
+                         } if facts.skipped_by_validation else {}
         if skipped_by_ci:
             model.unapplied = model.unapplied | frozenset(skipped_by_ci)
             by_folder = {posixpath.dirname(p) or ".": why for p, why in skipped_by_ci.items()}
@@ -160,7 +168,7 @@ def build_model(
             if isinstance(spec, dict) and isinstance(spec.get("name"), str)
             and (spec.get("nodes") or spec.get("kubernetes-version"))
         }
-    model.skipped.extend(_not_judged(graph))
+    model.skipped.extend(_not_judged(graph, listed))
     charts = _chart_content(graph.paths)
     by_identity = model.by_identity
     values_pods: list[PodTemplate] = []  # pods of objects' own Helm values, after the others
@@ -254,12 +262,13 @@ def _reached_documents(reach: Reach) -> tuple[dict[int, list[Resource]], Tags]:
     return variants, tags
 
 
-def _built_documents(graph: Graph, documents: Sequence[Document],
+def _built_documents(graph: Graph, flux: Sequence[tuple[Document, Mapping[str, Any]]],
                      ) -> tuple[dict[int, list[Resource]], set[int], Tags]:
     """Without roots: by document, the objects the builds make of it (distinct results,
     build order), and the documents that are patches. Every Flux Kustomization's build
-    comes first, as written (what its path applies, with ``targetNamespace``); kustomization
-    roots no Flux path reaches are built as they are."""
+    (``flux``: the documents and their specs) comes first, as written (what its path
+    applies, with ``targetNamespace``); kustomization roots no Flux path reaches are built
+    as they are."""
     variants: dict[int, list[Resource]] = {}
     covered: set[int] = set()
     buckets: Buckets = {}
@@ -273,36 +282,37 @@ def _built_documents(graph: Graph, documents: Sequence[Document],
                 claimed.add(id(r.doc))
             _variant(found, buckets, id(r.doc), r)
 
-    for doc in documents:
-        spec = flux_spec(doc.value)
-        if spec is None or not isinstance(spec.get("path"), str) or "${" in spec["path"]:
-            continue
+    for doc, spec in flux:
         build = graph.flux_build(doc.file.path, spec)
         if build is not None:
             mine: set[int] = set()
             add(build.finished, mine)
             covered |= mine
     for folder in graph.roots:
-        if not graph.by_dir[folder].is_component:
-            add(graph.build(folder).finished, None)
+        if graph.by_dir[folder].is_component:
+            continue
+        build = graph.build(folder)
+        # finishing keeps each object's document: a build whose documents a Flux build
+        # claimed already adds nothing (an app folder its Flux Kustomization applies)
+        if any(r.doc is not None and id(r.doc) not in covered for r in build.resources):
+            add(build.finished, None)
     for key in graph.deleted():  # a patch deleted its object: none, unless built
         variants.setdefault(key, [])
     return variants, _patch_documents(graph), {}
 
 
-def _kept_aside(graph: Graph, model: Model) -> frozenset[str]:
+def _kept_aside(graph: Graph, model: Model, flux: Sequence[tuple[Document, Mapping[str, Any]]],
+                entries: _Entries) -> frozenset[str]:
     """Without roots, what is not applied: files in an archive or hidden folder that no build
     from outside reads, and manifests beside a kustomization that no build reads (listed
     nowhere: kustomize-integrity says so; a script that applies one keeps it applied)."""
     read = {f for folder in graph.roots if not kept_aside(graph.by_dir[folder].file)
             for f in graph.build(folder).files}
-    for doc in model.documents:
-        spec = flux_spec(doc.value)
-        if spec is not None and isinstance(spec.get("path"), str) and "${" not in spec["path"]:
-            build = graph.flux_build(doc.file.path, spec)
-            read |= build.files if build is not None else set()
+    for doc, spec in flux:
+        build = graph.flux_build(doc.file.path, spec)
+        read |= build.files if build is not None else set()
     for k in graph.by_dir.values():
-        read.update(join(k.directory, e.value.strip()) for e in path_entries(k.body)
+        read.update(join(k.directory, e.value.strip()) for e in entries.of(k)
                     if not is_remote(e.value))
         read.update(patch_files(k))
     return frozenset(
@@ -365,10 +375,23 @@ def _chart_content(paths: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
-def _not_judged(graph: Graph) -> Iterator[Skipped]:
+class _Entries:
+    """Each kustomization's path entries (:func:`path_entries`), read once for the model."""
+
+    def __init__(self) -> None:
+        self._found: dict[str, tuple[Mapping[str, Any], list[Entry]]] = {}
+
+    def of(self, k: Kustomization) -> list[Entry]:
+        found = self._found.get(k.file)
+        if found is None or found[0] is not k.body:
+            found = self._found[k.file] = (k.body, list(path_entries(k.body)))
+        return found[1]
+
+
+def _not_judged(graph: Graph, entries: _Entries) -> Iterator[Skipped]:
     """Kustomization entries git-ignored (generated before the build): said, not judged."""
     for k in sorted(graph.by_dir.values(), key=lambda k: k.file):
-        for entry in path_entries(k.body):
+        for entry in entries.of(k):
             target = join(k.directory, entry.value.strip())
             if target not in graph.paths and not is_remote(entry.value) and (
                     graph.gitignored(target)):

@@ -461,7 +461,7 @@ class Config:
                       self.extends_builtin or other.extends_builtin)
 
     @functools.cached_property
-    def _memo(self) -> dict[tuple[str, str, str, str], Any]:
+    def _memo(self) -> dict[tuple[Any, ...], Any]:
         return {}
 
     def selecting(self, key: str, group: str, version: str, kind: str
@@ -474,16 +474,32 @@ class Config:
                                            if s.selects(group, version, kind))
         return found
 
-    def reference_paths(self, group: str, version: str, kind: str) -> Trie:
+    def referrals(self, kinds: frozenset[tuple[str, str, str]]) -> tuple[int, ...]:
+        """The indices in ``name_reference`` of the referrals that objects of these
+        (group, version, kind) are (kustomize's selectReferral: the referral's group,
+        version and kind each empty or equal)."""
+        at = ("\0referrals", kinds)
+        known: tuple[int, ...] | None = self._memo.get(at)
+        if known is None:
+            known = self._memo[at] = tuple(
+                i for i, ref in enumerate(self.name_reference) if any(
+                    (not ref.group or ref.group == g) and (not ref.version or ref.version == v)
+                    and (not ref.kind or ref.kind == k) for g, v, k in kinds))
+        return known
+
+    def reference_paths(self, group: str, version: str, kind: str,
+                        only: tuple[int, ...] | None = None) -> Trie:
         """Where objects of this group, version and kind refer to others by name: the
         referrer fieldSpecs that select them, as a tree of their keys (a node: the keys
-        that go on, and the (referral, fieldSpec) whose path ends there)."""
-        at = ("\0nameReference", group, version, kind)
+        that go on, and the (referral, fieldSpec) whose path ends there). ``only``: the
+        referrals to keep, as indices into ``name_reference`` (all when None)."""
+        at = ("\0nameReference", group, version, kind, only)
         known: Trie | None = self._memo.get(at)
         if known is not None:
             return known
         found: Trie = ({}, [])
-        for ref in self.name_reference:
+        refs = self.name_reference if only is None else [self.name_reference[i] for i in only]
+        for ref in refs:
             for spec in ref.referrers:
                 if spec.selects(group, version, kind):
                     node = found

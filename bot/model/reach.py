@@ -160,8 +160,31 @@ class _Walker:
         self.steps = 0
         self.named: set[tuple[str, int]] = set()  # kustomizations whose entries are counted
         self.roots_seen: set[tuple[int, Any]] = set()  # (document, path) of root objects
-        self.git = _by_name(documents, "GitRepository")
-        self.oci = _by_name(documents, "OCIRepository")
+        # one pass over the documents: each question below asks about a few kinds (a
+        # document without a kind, values, can declare a FluxInstance's sync and Argo CD
+        # applications); each list in the documents' order
+        by_kind: dict[str, list[Document]] = {}
+        self.instance_documents: list[Document] = []
+        self.argo_documents: list[Document] = []
+        for doc in documents:
+            value = doc.value
+            if not isinstance(value, dict):
+                continue
+            if "kind" not in value:
+                self.instance_documents.append(doc)
+                self.argo_documents.append(doc)
+                continue
+            kind = value["kind"]
+            if not isinstance(kind, str):
+                continue
+            by_kind.setdefault(kind, []).append(doc)
+            if kind in ("FluxInstance", "HelmRelease"):
+                self.instance_documents.append(doc)
+            elif kind in ("Application", "ApplicationSet"):
+                self.argo_documents.append(doc)
+        self.flux = [d for d in by_kind.get("Kustomization", ()) if flux_spec(d.value) is not None]
+        self.git = _by_name(by_kind.get("GitRepository", ()), "GitRepository")
+        self.oci = _by_name(by_kind.get("OCIRepository", ()), "OCIRepository")
         self.pushed = _pushed_artifacts(ci_documents)
         # OCIRepositories a FluxInstance makes (``flux-system``) -> the folder CI pushes
         self.oci_made: dict[str, str] = {}
@@ -170,7 +193,7 @@ class _Walker:
         # ConfigMaps and Secrets: every one of the tree by (kind, namespace, name), and those
         # each cluster's builds made so far (a name several clusters define differently)
         self.config: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
-        for doc in documents:
+        for doc in (*by_kind.get("ConfigMap", ()), *by_kind.get("Secret", ())):
             key = _config_key(doc.value)
             if key is not None:
                 self.config.setdefault(key, []).append(doc.value)
@@ -188,7 +211,7 @@ class _Walker:
                 yield _Step(spec.name, "", {"path": "./" + folder}, "flux-system", (), folder)
         if configured:
             return
-        flux = [d for d in self.documents if flux_spec(d.value) is not None]
+        flux = self.flux
         sync: list[Document] = []
         boot_folders: set[str] = set()
         for path in self.graph.paths:
@@ -249,7 +272,7 @@ class _Walker:
             cluster = posixpath.dirname(folder)
             self.reach.roots.append(Root(cluster or ".", "Flux bootstrap", folder, cluster))
             yield _Step(cluster or ".", "", {"path": "./" + cluster}, "flux-system", (), cluster)
-        for doc, sync_spec in _instances(self.documents):
+        for doc, sync_spec in _instances(self.instance_documents):
             path = text_of(sync_spec.get("path"))
             if path is None:
                 continue
@@ -285,9 +308,9 @@ class _Walker:
                     continue
                 spec = dict_of(r.body.get("spec"))
                 path = spec.get("path")
-                if not isinstance(path, str) or folder not in (
-                        self._target(r.doc.file.path, spec),
-                        graph.flux_folder(graph.by_dir[folder].file, path)):
+                if not isinstance(path, str) or (
+                        folder != self._target(r.doc.file.path, spec)
+                        and folder != self._target(graph.by_dir[folder].file, spec)):
                     continue
                 ref = dict_of(spec.get("sourceRef"))
                 if ref.get("kind", "GitRepository") != "GitRepository":
@@ -317,7 +340,7 @@ class _Walker:
         it (as objects, or as the argocd-apps chart's values: ``applications`` and
         ``applicationsets``, at the top or under ``argocd-apps``), each with its value; the
         ones outside every other's folder first."""
-        found = [(doc, value) for doc, value in _argo_objects(self.documents)
+        found = [(doc, value) for doc, value in _argo_objects(self.argo_documents)
                  if any(True for _ in self.argo_steps(value, doc.file.path, ()))]
         targets = {str(s.spec.get("path")).strip("./") for d, v in found
                    for s in self.argo_steps(v, d.file.path, ())}

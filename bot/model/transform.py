@@ -544,8 +544,9 @@ def _set_namespace(r: Resource, namespace: str, cfg: Config) -> Resource:
     body = r.body
     if not body:
         return r
-    api, kind = str(body.get("apiVersion") or ""), r.kind
-    meta = dict_of(body.get("metadata"))
+    api, kind = str(body.get("apiVersion") or ""), str(body.get("kind") or "")
+    meta = body.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
     scoped = cluster_scoped(api, kind)
     was = meta.get("namespace")
     effective = "~X" if scoped else str(was) if was not in (None, "", "default") else "default"
@@ -562,7 +563,8 @@ def _set_namespace(r: Resource, namespace: str, cfg: Config) -> Resource:
         if any(a is not b for a, b in zip(subjects, body["subjects"], strict=True)):
             body = {**body, "subjects": subjects}
     r = Resource(r.doc, r.path, body, r.origins, renames)
-    specs = cfg.selecting("namespace", *_gvk(r))
+    group, _, version = api.rpartition("/")
+    specs = cfg.selecting("namespace", group, version, kind)
     if specs:
         specs = tuple(s for s in specs if s.path != "metadata/namespace"
                       and (s.path != "metadata/name" or api == "v1")
@@ -617,19 +619,40 @@ def references(resources: Sequence[Resource], config: Config = BUILTIN) -> list[
     the same prefixes and suffixes as the referrer. Several left that differ: kustomize
     refuses the build; the field is left as written."""
     named: dict[str, list[Resource]] = {}
+    # what a reference to an object can become: its name, when a build renamed it (any
+    # reference); its namespace, when it has one (a reference that is a mapping)
+    moved: set[tuple[str, str, str]] = set()  # (group, version, previous kind): renamed
+    placed: set[tuple[str, str, str]] = set()  # the same, in a namespace
     for r in resources:
-        for _, _, name in r.renames.previous:
+        previous = r.renames.previous
+        if not previous:
+            continue
+        for _, _, name in previous:
             found = named.setdefault(name, [])
             if not found or found[-1] is not r:
                 found.append(r)
-    if not named:
-        return list(resources)
+        meta = dict_of(r.body.get("metadata"))
+        current = str(meta.get("name") or "")  # Resource.name
+        renamed = any(p[2] != current for p in previous)
+        if renamed or meta.get("namespace"):
+            group, version = _gv(r)
+            for p in previous:
+                placed.add((group, version, p[0]))
+                if renamed:
+                    moved.add((group, version, p[0]))
+    live = config.referrals(frozenset(placed))
+    if not live:
+        return list(resources)  # no reference can change: kustomize leaves every field
+    renaming = {id(config.name_reference[i]) for i in config.referrals(frozenset(moved))}
+    tries: dict[tuple[str, str], Trie] = {}  # by (apiVersion, original kind)
     out = []
     for r in resources:
-        kind = _original_kind(r)
-        paths = config.reference_paths(*_gvk(r, kind))
+        at = (str(r.body.get("apiVersion") or ""), _original_kind(r))
+        paths = tries.get(at)
+        if paths is None:
+            paths = tries[at] = config.reference_paths(*_gvk(r, at[1]), live)
         if paths[0]:
-            scope = _Scope(r, named)
+            scope = _Scope(r, named, renaming)
             body = _follow(r.body, paths, scope)
             if body is not r.body:
                 r = r.with_body(body)
@@ -666,9 +689,11 @@ def _follow(node: Any, trie: Trie, scope: _Scope) -> Any:
 class _Scope:
     """What one referrer may refer to (kustomize's SubsetThatCouldBeReferencedByResource)."""
 
-    def __init__(self, referrer: Resource, named: Mapping[str, list[Resource]]) -> None:
+    def __init__(self, referrer: Resource, named: Mapping[str, list[Resource]],
+                 renaming: set[int]) -> None:
         self.referrer = referrer
         self.named = named
+        self.renaming = renaming  # ids of the referrals some object of the build renamed
         self._ready = False
         self.scoped = False
         self.namespace = ""
@@ -706,6 +731,8 @@ def _refer(scope: _Scope, ref: BackReference, spec: FieldSpec, node: Any) -> Any
 
 def _refer_one(scope: _Scope, ref: BackReference, spec: FieldSpec, node: Any) -> Any:
     if isinstance(node, str):
+        if id(ref) not in scope.renaming:
+            return node  # every candidate has the name the field holds
         found = _select(scope, ref, spec, node, scope.candidates(node), False)
         return found.name if found is not None and found.name != node else node
     if not isinstance(node, dict) or node.get("name") is None:

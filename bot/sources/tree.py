@@ -326,12 +326,20 @@ def generator_sources(records: Sequence[FileRecord], others: Mapping[str, object
     found: set[str] = set()
     # a word can name one of ``others`` only if its last step is one's base name (or a step
     # the normalized path replaces): the many words that cannot are not joined and normalized
-    bases = {path.rpartition("/")[2] for path in others} | {"", ".", ".."}
+    names = {path.rpartition("/")[2] for path in others}
+    bases = names | {"", ".", ".."}
+    # the step a word ends with is written in it (normalizing drops steps, never changes
+    # one; a path made only of ".." steps is a folder): a kustomization whose text holds
+    # none of the base names names none of the files. Looked for when they are few.
+    few = sorted(names) if len(names) <= _FEW_NAMES else None
     for record in records:
         if posixpath.basename(record.path) not in KUSTOMIZATION_NAMES:
             continue
         folder = posixpath.dirname(record.path)
-        for line in record.data.decode("utf-8", "replace").splitlines():
+        text = record.data.decode("utf-8", "replace")
+        if few is not None and not any(name in text for name in few):
+            continue
+        for line in text.splitlines():
             for match in _WORD.finditer(_COMMENT.sub("", line)):
                 word = next(g for g in match.groups() if g is not None)
                 for name in (word, word.partition("=")[2]):
@@ -341,6 +349,9 @@ def generator_sources(records: Sequence[FileRecord], others: Mapping[str, object
                     if target in others:
                         found.add(target)
     return sorted(found)
+
+
+_FEW_NAMES = 32  # more base names than this: each kustomization's words are looked up
 
 
 def too_large(limit: int) -> str:
