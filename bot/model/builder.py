@@ -321,14 +321,27 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[tuple[Document, Mappi
             and graph.applied_by(p) is None)))  # ("path#generated": what --render built)
 
 
-Buckets = dict[tuple[int, Path, tuple[str, str, str, str]], list[int]]
+# by (document, path in it): the index of its only result so far, or its results' indices
+# by identity
+Buckets = dict[tuple[int, Path], "int | dict[tuple[str, str, str, str], list[int]]"]
 
 
 def _variant(found: list[Resource], buckets: Buckets, key: int, r: Resource) -> int:
     """The index of ``r`` among its document's distinct results ``found`` (added when new).
     Compared within its (path, identity) only: a diamond of includes makes thousands of
-    variants of one document, and comparing each with all was quadratic."""
-    bucket = buckets.setdefault((key, r.path, r.identity), [])
+    variants of one document, and comparing each with all was quadratic. The identities
+    are read once a second result at the same path comes (most documents have one)."""
+    at = (key, r.path)
+    held = buckets.get(at)
+    if held is None:
+        buckets[at] = len(found)
+        found.append(r)
+        return len(found) - 1
+    if isinstance(held, int):
+        if found[held].body is r.body:
+            return held
+        held = buckets[at] = {found[held].identity: [held]}
+    bucket = held.setdefault(r.identity, [])
     index = next((i for i in bucket if found[i].body is r.body or found[i].body == r.body),
                  None)
     if index is None:

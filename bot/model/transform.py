@@ -150,7 +150,8 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
                      if target.selects(r) else r) for r in out)
     namespace = text_of(body.get("namespace"))
     if namespace:
-        out = [_set_namespace(r, namespace, cfg) for r in out]
+        kinds: dict[tuple[str, str], tuple[bool, tuple[FieldSpec, ...]]] = {}
+        out = [_set_namespace(r, namespace, cfg, kinds) for r in out]
     prefix, suffix = text_of(body.get("namePrefix")), text_of(body.get("nameSuffix"))
     if prefix:
         out = [_affix(r, prefix, "", cfg, "namePrefix") for r in out]
@@ -536,18 +537,30 @@ def _label_specs(spec: Mapping[str, Any], cfg: Config) -> list[FieldSpec]:
     return out + [FieldSpec("", "", "", "metadata/labels", True)]
 
 
-def _set_namespace(r: Resource, namespace: str, cfg: Config) -> Resource:
+def _set_namespace(r: Resource, namespace: str, cfg: Config,
+                   kinds: dict[tuple[str, str], tuple[bool, tuple[FieldSpec, ...]]]
+                   ) -> Resource:
     """kustomize's NamespaceTransformer: ``metadata.namespace`` of every object it does not
     take for cluster-scoped, a v1 Namespace's name, RoleBinding and ClusterRoleBinding
     subjects named ``default``, and the configuration's other namespace fieldSpecs
-    (APIService and CRD conversion webhook services); the id before it kept."""
+    (APIService and CRD conversion webhook services); the id before it kept. ``kinds``:
+    by (apiVersion, kind), whether cluster-scoped and the fieldSpecs, as found so far."""
     body = r.body
     if not body:
         return r
     api, kind = str(body.get("apiVersion") or ""), str(body.get("kind") or "")
     meta = body.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
-    scoped = cluster_scoped(api, kind)
+    binding = kind in ("RoleBinding", "ClusterRoleBinding")
+    known = kinds.get((api, kind))
+    if known is None:
+        group, _, version = api.rpartition("/")
+        specs = tuple(s for s in cfg.selecting("namespace", group, version, kind)
+                      if s.path != "metadata/namespace"
+                      and (s.path != "metadata/name" or api == "v1")
+                      and not (binding and s.path == "subjects/namespace"))
+        known = kinds[(api, kind)] = (cluster_scoped(api, kind), specs)
+    scoped, specs = known
     was = meta.get("namespace")
     effective = "~X" if scoped else str(was) if was not in (None, "", "default") else "default"
     h = r.renames
@@ -555,7 +568,6 @@ def _set_namespace(r: Resource, namespace: str, cfg: Config) -> Resource:
                       h.prefixes, h.suffixes)
     if not scoped and was != namespace:
         body = {**body, "metadata": {**meta, "namespace": namespace}}
-    binding = kind in ("RoleBinding", "ClusterRoleBinding")
     if binding and isinstance(body.get("subjects"), list):
         subjects = [{**s, "namespace": namespace}
                     if isinstance(s, dict) and s.get("name") == "default"
@@ -563,12 +575,6 @@ def _set_namespace(r: Resource, namespace: str, cfg: Config) -> Resource:
         if any(a is not b for a, b in zip(subjects, body["subjects"], strict=True)):
             body = {**body, "subjects": subjects}
     r = Resource(r.doc, r.path, body, r.origins, renames)
-    group, _, version = api.rpartition("/")
-    specs = cfg.selecting("namespace", group, version, kind)
-    if specs:
-        specs = tuple(s for s in specs if s.path != "metadata/namespace"
-                      and (s.path != "metadata/name" or api == "v1")
-                      and not (binding and s.path == "subjects/namespace"))
     return _set_at(r, specs, lambda _: namespace, create=str) if specs else r
 
 
