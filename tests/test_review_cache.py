@@ -189,6 +189,37 @@ def test_another_input_is_another_review_and_a_tampered_one_is_ignored(
     assert run_cli(_argv(repo, base, head, "json", "--cache", str(store)), capsys) == plain
 
 
+def test_a_pull_request_pushed_to_again_reads_its_base_s_connectivity_from_the_cache(
+    reviewed: tuple[GitRepo, str, str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The base's connectivity is stored by the first review and read by the next review
+    against that base (the pull request pushed to again, closing poimen's egress to the
+    predictors): that review is the one made without a cache, and one entry serves both."""
+    repo, base, head, store = reviewed
+    assert len(_entries(store, "connectivity")) == 1
+    policy = "k8s/apps/poimen/networkpolicy.yaml"
+    repo.git("checkout", "-q", "-b", "pushed", head)
+    text = (repo.path / policy).read_text()
+    pushed = repo.commit({policy: text.replace("port: 8080\n", "port: 9090\n")}, "pushed")
+    repo.git("checkout", "-q", "main")
+    for fmt in ("json", "markdown"):
+        plain = run_cli(_argv(repo, base, pushed, fmt), capsys)
+        assert run_cli(_argv(repo, base, pushed, fmt, "--cache", str(store)), capsys) == plain
+    assert "closed (was TCP 8080)" in plain[1].split("### Connectivity", 1)[1]
+    assert len(_entries(store, "connectivity")) == 1
+    # What the review reads is the stored side (an entry sealed again with other flows shows
+    # them); an entry changed under its seal is not read: the side is made again.
+    (entry,) = _entries(store, "connectivity")
+    seal, _, body = entry.read_bytes().partition(b"\n")
+    other = body.replace(b"TCP 8080", b"TCP 8081")
+    for data, shown in ((cache_mod.seal(other, "connectivity", entry.stem), "was TCP 8081"),
+                        (seal + b"\n" + other, "was TCP 8080")):
+        entry.write_bytes(data)
+        shutil.rmtree(_folder(store, "reviews"))
+        again = run_cli(_argv(repo, base, pushed, "markdown", "--cache", str(store)), capsys)
+        assert shown in again[1] and (again == plain) == (shown == "was TCP 8080")
+
+
 def _finding(**changes: object) -> Finding:
     fields: dict[str, object] = dict(
         rule="probe-headroom", severity="error", file="a.yaml", line=3, column=5,

@@ -26,7 +26,7 @@ import os
 import posixpath
 import shutil
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,7 +40,7 @@ from reviewbot.config import (
     parse_config,
 )
 from reviewbot.engine.findings import Finding, in_order, sort_key
-from reviewbot.engine.keys import review_key
+from reviewbot.engine.keys import result_key, review_key
 from reviewbot.engine.options import check_options
 from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
 from reviewbot.engine.review_cache import freeze_report, thaw_report
@@ -63,7 +63,8 @@ if TYPE_CHECKING:  # a review read back from the cache imports none of these
     from reviewbot.diff.objects import TreeDiff
     from reviewbot.engine.run import Result
     from reviewbot.model.objects import Model
-    from reviewbot.netpol.diff import FlowChange
+    from reviewbot.netpol.diff import FlowChange, Side
+    from reviewbot.netpol.ingress import IngressController
 
 SUMMARY_LIMIT = 60_000  # the forge keeps the summary whole up to this, folds after it
 SCOPES = ("new", "changed", "all")
@@ -292,8 +293,9 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     base_result = base_rules(head_result)
     base_found = group(base_result.findings)
     marked = judge(group(head_result.findings, Changed.of(diff)), base_found, diff.renames)
-    found = review_connectivity(diff, base_model, head_result.model,
-                                IngressController.from_config(config.section("netpol")))
+    controller = IngressController.from_config(config.section("netpol"))
+    found = review_connectivity(diff, base_model, head_result.model, controller,
+                                _base_side(cache, base_tree, base_model, config, controller))
     flows, flow_notes = found if found is not None else (None, [])
     changes = run_rules(head_result.model, config, only=settings.only,
                         change=Change(diff, base_result.model))
@@ -320,6 +322,29 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
         if frozen is not None:
             cache.store_review(key, frozen)
     return ReviewResult(report, tuple(reported), new, config)
+
+
+def _base_side(cache: ParseCache | None, tree: Tree, model: Model, config: Config,
+               controller: IngressController) -> Callable[[], Side]:
+    """The base's connectivity, for the connectivity diff when the change can alter a flow:
+    from the cache when a review of this base tree made it before (a pull request pushed to
+    again, another pull request against the same base), else made, and stored."""
+    from reviewbot.netpol.diff import Side, side_of
+
+    def side() -> Side:
+        key = result_key(tree, config, ()) if cache is not None else None
+        if cache is None or key is None:
+            return side_of(model, controller)
+        raw = cache.connectivity(key)
+        found = Side.from_json(raw) if raw is not None else None
+        if found is None:
+            found = side_of(model, controller)
+            raw = found.as_json()
+            if Side.from_json(raw) == found:
+                cache.store_connectivity(key, raw)
+        return found
+
+    return side
 
 
 def _texts(root: Path, head: PendingTree, names: Sequence[str]) -> dict[str, str] | None:

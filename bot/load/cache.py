@@ -21,8 +21,9 @@ review depend on) and the JSON body; a file whose digest does not match is ignor
 corrupt one is.
 
 Besides parsed files: what the rules found on a tree (``results/``, see
-``engine.keys.result_key``) and a review's outcome for two trees (``reviews/``, see
-``engine.keys.review_key`` and ``engine.review_cache``), the most recently used of each kept.
+``engine.keys.result_key``), a review base's connectivity (``connectivity/``, under the same
+key) and a review's outcome for two trees (``reviews/``, see ``engine.keys.review_key`` and
+``engine.review_cache``), the most recently used of each kept.
 """
 
 from __future__ import annotations
@@ -166,6 +167,14 @@ class ParseCache:
 
     def store_review(self, key: str, raw: dict[str, Any]) -> None:
         self._store("reviews", "review", key, raw)
+
+    def connectivity(self, key: str) -> dict[str, Any] | None:
+        """A tree's connectivity as a review compares it (``netpol.diff.Side``), made before
+        for the same tree and inputs (``key``: its ``result_key``), or None."""
+        return self._sealed("connectivity", "connectivity", key)
+
+    def store_connectivity(self, key: str, raw: dict[str, Any]) -> None:
+        self._store("connectivity", "connectivity", key, raw)
 
     def _sealed(self, folder: str, kind: str, key: str) -> dict[str, Any] | None:
         path = self.directory / folder / f"{key}.json"

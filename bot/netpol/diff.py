@@ -14,14 +14,14 @@ import ipaddress
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from reviewbot.diff.objects import TreeDiff
 from reviewbot.escape import json_text, term
 from reviewbot.model.objects import CUSTOM_KINDS, Model
 from reviewbot.netpol.admin import KINDS as ADMIN_KINDS
 from reviewbot.netpol.ingress import INGRESS_PEER, IngressController
-from reviewbot.netpol.network import Flow, Network, connectivity, workload_groups
+from reviewbot.netpol.network import Network, connectivity, workload_groups
 from reviewbot.netpol.sets import Interval, format_range, normalize
 
 NO_CONNS = "No Connections"
@@ -51,14 +51,36 @@ class FlowChange:
 
 @dataclass(frozen=True)
 class Side:
-    """One version's connectivity: its flows and its workload peers."""
+    """One version's connectivity: its flows (source, destination, the allowed connections as
+    text) and its workload peers; plain data, so a review's base side can be cached."""
 
-    flows: tuple[Flow, ...]
+    flows: tuple[tuple[str, str, str], ...]
     peers: frozenset[str]
 
     @staticmethod
     def of(network: Network) -> Side:
-        return Side(tuple(connectivity(network)), frozenset(workload_groups(network)))
+        return Side(tuple((f.src, f.dst, str(f.conns)) for f in connectivity(network)),
+                    frozenset(workload_groups(network)))
+
+    def as_json(self) -> dict[str, list[Any]]:
+        return {"flows": [list(f) for f in self.flows], "peers": sorted(self.peers)}
+
+    @staticmethod
+    def from_json(raw: Any) -> Side | None:
+        """The side :meth:`as_json` wrote; None when ``raw`` is not one."""
+        try:
+            flows = tuple((str(a), str(b), str(c)) for a, b, c in raw["flows"])
+            peers = raw["peers"]
+            if not isinstance(peers, list) or not all(isinstance(p, str) for p in peers):
+                return None
+        except (KeyError, TypeError, ValueError):
+            return None
+        return Side(flows, frozenset(peers))
+
+
+def side_of(model: Model, controller: IngressController) -> Side:
+    """``model``'s connectivity as :func:`review_connectivity` compares it."""
+    return Side.of(Network(model, controller=controller))
 
 
 def diff_sides(old: Side, new: Side) -> list[FlowChange]:
@@ -69,8 +91,8 @@ def diff_sides(old: Side, new: Side) -> list[FlowChange]:
     every boundary of either, compared piece by piece, and pieces with the same other peer
     and the same change are merged again where they touch."""
     cuts: set[int] = set()
-    for flow in old.flows + new.flows:
-        for name in (flow.src, flow.dst):
+    for src, dst, _ in old.flows + new.flows:
+        for name in (src, dst):
             piece = _ip(name)
             if piece is not None:
                 cuts.update((piece[0], piece[1] + 1))
@@ -113,19 +135,19 @@ def _ip(name: str) -> Interval | None:
     return int(ipaddress.IPv4Address(lo)), int(ipaddress.IPv4Address(hi))
 
 
-def _split(flows: Iterable[Flow], points: list[int]) -> dict[tuple[Key, Key], str]:
+def _split(flows: Iterable[tuple[str, str, str]], points: list[int]
+           ) -> dict[tuple[Key, Key], str]:
     out: dict[tuple[Key, Key], str] = {}
-    for flow in flows:
-        conns = str(flow.conns)
-        src, dst = _ip(flow.src), _ip(flow.dst)
+    for source, destination, conns in flows:
+        src, dst = _ip(source), _ip(destination)
         piece = src or dst
         if piece is None:
-            out[(flow.src, flow.dst)] = conns
+            out[(source, destination)] = conns
             continue
         at = bisect.bisect_left(points, piece[0])
         while at + 1 < len(points) and points[at] <= piece[1]:
             atom = (points[at], points[at + 1] - 1)
-            out[(atom, flow.dst) if src else (flow.src, atom)] = conns
+            out[(atom, destination) if src else (source, atom)] = conns
             at += 1
     return out
 
@@ -273,15 +295,20 @@ def review_changes(
 
 
 def review_connectivity(
-    diff: TreeDiff, base: Model, head: Model, controller: IngressController
+    diff: TreeDiff, base: Model, head: Model, controller: IngressController,
+    old: Callable[[], Side] | None = None,
 ) -> tuple[list[FlowChange], list[str]] | None:
     """The flows a pull request opens, closes or changes, and what the head's connectivity
     does not evaluate where the change reaches ("not evaluated: HelmRelease ...": a chart whose
-    pods are unknown, a Cilium construct); None when it cannot change any flow."""
+    pods are unknown, a Cilium construct); None when it cannot change any flow.
+
+    ``old``: gives the base's side (``side_of(base, controller)``: a review reads it from its
+    cache when it has it)."""
     if not affects_connectivity(diff):
         return None
     new = Network(head, controller=controller)
-    changes = changes_of(Network(base, controller=controller), new)
+    before = old() if old is not None else side_of(base, controller)
+    changes = diff_sides(before, Side.of(new))
     return changes, _relevant_notes(diff, new, changes)
 
 
