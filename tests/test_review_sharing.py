@@ -2,10 +2,12 @@
 
 A review runs an object-scoped rule (``SCOPE = "object"``) on the base only where the base's
 objects are not the head's, and takes the head's findings for the rest
-(:mod:`reviewbot.engine.sharing`). Here the old path (every rule on both whole trees,
-``sharing.override(False)``) and the new one run on the same trees and must agree on
-everything: the base's findings in order, quiet places, counts; and the review's outcome,
-every finding, new, existing and fixed, the JSON and the PR comment as posted. The trees: the
+(:mod:`reviewbot.engine.sharing`); a pull request pushed to again, whose base's result (with
+those rules' decisions) is in the cache, runs them on the head only where its objects are not
+the base's. Here the old path (every rule on both whole trees, ``sharing.override(False)``,
+no cache) and the new ones run on the same trees and must agree on everything: the base's
+and the head's findings in order, quiet places, counts; and the review's outcome, every
+finding, new, existing and fixed, the JSON and the PR comment as posted. The trees: the
 golden pull requests, the homelab pull requests of tests/render/homelab.py, bench/gen.py's
 corpus-shaped repository with its 20-file PR, and the corpus repositories beside the clone
 with a change to their workloads (skipped without them, as every corpus test is).
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,10 +25,20 @@ from typing import Any
 
 import pytest
 
+from reviewbot import __version__
 from reviewbot.engine import sharing
 from reviewbot.engine.parse import Memo
 from reviewbot.engine.review import review_config
-from reviewbot.engine.run import Result, analyze, load_model, run_rules, start_rules
+from reviewbot.engine.run import (
+    Result,
+    analyze,
+    cached_rules,
+    load_model,
+    run_rules,
+    start_rules,
+)
+from reviewbot.load import cache as cache_mod
+from reviewbot.load.cache import ParseCache
 from reviewbot.sources.refs import find_sides
 from reviewbot.sources.tree import git_tree
 
@@ -56,6 +69,24 @@ def base_both_ways(root: Path, base: str, head: str) -> tuple[Result, Result, se
     return shared, whole, sharing.shared_objects(base_model, head_result.model)
 
 
+def head_both_ways(root: Path, base: str, head: str, store: Path) -> tuple[Result, Result, Result]:
+    """The head's result as a review of the pull request pushed to again makes it (the base's
+    result read from the cache, its object-scoped decisions shared) and as every rule on the
+    whole head makes it; and the base's result as read back."""
+    sides = find_sides(root, base, head, None)
+    config = review_config(sides, None).config
+    cache = ParseCache(store)
+    memo = Memo()
+    base_tree = git_tree(sides.root, sides.base, top=True)
+    base_model = load_model(base_tree, config, None, memo)
+    start_rules(base_tree, base_model, config, loader=cache)()  # the first review stores it
+    known = cached_rules(base_tree, base_model, config, (), cache)
+    assert known is not None and known.outputs is not None
+    shared = analyze(git_tree(sides.root, str(sides.head), top=True), config, memo=memo,
+                     other=known)
+    return shared, run_rules(shared.model, config), known
+
+
 def assert_same_result(new: Result, old: Result) -> None:
     assert new.findings == old.findings  # in order
     assert [(f.suggestion, f.edits, f.others) for f in new.findings] == [
@@ -76,14 +107,37 @@ def reviews(repo: Path, base: str, head: str, capsys: pytest.CaptureFixture[str]
     return out
 
 
+def pushed_reviews(repo: Path, base: str, head: str, capsys: pytest.CaptureFixture[str],
+                   formats: tuple[str, ...]) -> list[tuple[int, str]]:
+    """The review as a pull request pushed to again makes it: with a cache that a review of
+    the base alone filled (the base's result is read back, the head's is made)."""
+    out = []
+    for fmt in formats:
+        store = repo.parent / f"pushed-cache-{fmt}"
+        shutil.rmtree(store, ignore_errors=True)
+        for one in (base, head):
+            code, text, err = run_cli(["review", "--repo", str(repo), "--base", base, "--head",
+                                       one, "--platform", "none", "--format", fmt, "--cache",
+                                       str(store)], capsys)
+            assert code in (0, 1), err
+        out.append((code, text))
+    return out
+
+
 def assert_equivalent(
     repo: Path, base: str, head: str, capsys: pytest.CaptureFixture[str],
     formats: tuple[str, ...] = ("json", "markdown"),
 ) -> tuple[Result, set[int]]:
     new, old, shared = base_both_ways(repo, base, head)
     assert_same_result(new, old)
-    assert reviews(repo, base, head, capsys, True, formats) == reviews(
-        repo, base, head, capsys, False, formats)
+    store = repo.parent / "pushed-cache"
+    shutil.rmtree(store, ignore_errors=True)
+    head_new, head_old, known = head_both_ways(repo, base, head, store)
+    assert_same_result(head_new, head_old)
+    assert known.outputs is not None and set(known.outputs) <= set(OBJECT_RULES)
+    plain = reviews(repo, base, head, capsys, False, formats)
+    assert reviews(repo, base, head, capsys, True, formats) == plain
+    assert pushed_reviews(repo, base, head, capsys, formats) == plain
     return new, shared
 
 
@@ -104,7 +158,9 @@ def test_the_golden_pull_requests_are_reviewed_alike(
     result, shared = assert_equivalent(repo.path, base, head, capsys)
     assert shared  # not vacuous: most objects are shared ...
     owned = {f.rule for f in result.findings if f.rule in OBJECT_RULES}
-    assert owned  # ... and object-scoped rules find something on these trees
+    assert owned  # ... and object-scoped rules find something on these trees ...
+    known = head_both_ways(repo.path, base, head, tmp_path / "store")[2]
+    assert known.outputs and any(out.findings for out in known.outputs.values())  # ... kept
 
 
 @pytest.mark.parametrize("added", [
@@ -210,3 +266,27 @@ def test_a_share_that_trusted_every_object_would_be_caught(
     new, old, _ = base_both_ways(repo.path, base, head)
     assert json.dumps([f.message for f in new.findings]) != json.dumps(
         [f.message for f in old.findings])
+
+
+def test_a_cached_base_whose_decisions_name_other_objects_shares_none(tmp_path: Path) -> None:
+    """The base's object-scoped decisions read back from the cache name their objects by
+    place, reference and file: an entry whose place now holds another object (sealed as a
+    valid entry) gives the base's findings but no decision to share."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit_tree(ROOT / "examples", "before")
+    head = repo.commit_tree(SEEDS / "step1", "after")
+    store = tmp_path / "store"
+    known = head_both_ways(repo.path, base, head, store)[2]
+    assert known.outputs
+    (entry,) = (store / f"v{__version__}-f{cache_mod.FORMAT}" / "results").glob("*.json")
+    raw = json.loads(cache_mod.unseal(entry.read_bytes(), "result", entry.stem))
+    places = [p for out in raw["outputs"]["rules"].values() for p in out["owners"] if p]
+    assert places
+    places[0][1] = "Deployment/elsewhere/other"
+    entry.write_bytes(cache_mod.seal(json.dumps(raw).encode(), "result", entry.stem))
+    sides = find_sides(repo.path, base, head, None)
+    config = review_config(sides, None).config
+    tree = git_tree(sides.root, sides.base, top=True)
+    again = cached_rules(tree, load_model(tree, config), config, (), ParseCache(store))
+    assert again is not None and again.outputs is None
+    assert again.findings == known.findings

@@ -266,7 +266,14 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     from reviewbot.engine.causes import Changed, fixed, group, judge
     from reviewbot.engine.fixer import with_suggestions
     from reviewbot.engine.parse import Memo
-    from reviewbot.engine.run import Change, analyze, load_model, run_rules, start_rules
+    from reviewbot.engine.run import (
+        Change,
+        analyze,
+        cached_rules,
+        load_model,
+        run_rules,
+        start_rules,
+    )
     from reviewbot.netpol.diff import review_connectivity
     from reviewbot.netpol.ingress import IngressController
 
@@ -281,11 +288,16 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     memo = Memo()  # base and head share nearly every file: each is parsed once
     base_model = load_model(base_tree, config, cache, memo)
     # The base's rules run in a worker while the head is loaded and checked, and the diff
-    # made; its object-scoped rules then run only where the base's objects are not the head's
-    base_rules = start_rules(base_tree, base_model, config, only=settings.only, loader=cache,
-                             background=True, share=True)
+    # made; its object-scoped rules then run only where the base's objects are not the head's.
+    # A base reviewed before (the pull request pushed to again) has its result in the cache:
+    # then the head's object-scoped rules run only where its objects are not the base's.
+    known = cached_rules(base_tree, base_model, config, settings.only, cache)
+    base_rules = (start_rules(base_tree, base_model, config, only=settings.only, loader=cache,
+                              background=True, share=True)
+                  if known is None else lambda head=None: known)
     try:
-        head_result = analyze(head, config, only=settings.only, loader=cache, memo=memo)
+        head_result = analyze(head, config, only=settings.only, loader=cache, memo=memo,
+                              other=known)
         diff = diff_models(base_model, head_result.model)
     except Exception:
         base_rules()  # an error on the base side is reported first, as it always was

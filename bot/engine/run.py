@@ -84,21 +84,35 @@ def load_model(
 
 def analyze(
     tree: Tree, config: Config, *, only: Sequence[str] = (), loader: Any = None,
-    memo: Memo | None = None,
+    memo: Memo | None = None, other: Result | None = None,
 ) -> Result:
     """Load ``tree``, build its model, run the rules.
 
     With a parse cache, what the rules found is cached too, under a key made of everything
     it depends on (:func:`result_key`): a tree analysed before (a pull request's base, pushed
-    to again) gets its findings without running a rule.
+    to again) gets its findings without running a rule. ``other``: the other side's result
+    (a review's base read from the cache), whose object-scoped decisions this side shares.
     """
     model = load_model(tree, config, loader, memo)
-    return start_rules(tree, model, config, only=only, loader=loader)()
+    return start_rules(tree, model, config, only=only, loader=loader, other=other)()
+
+
+def cached_rules(tree: Tree, model: Model, config: Config, only: Sequence[str],
+                 loader: Any) -> Result | None:
+    """What the rules found on ``tree`` before, from the result cache (``loader``: a parse
+    cache), or None."""
+    cache = loader if isinstance(loader, ParseCache) else None
+    return _restored(cache, result_key(tree, config, only) if cache is not None else None, model)
+
+
+def _restored(cache: ParseCache | None, key: str | None, model: Model) -> Result | None:
+    cached = cache.result(key) if cache is not None and key is not None else None
+    return _thaw_result(model, cached) if cached is not None else None
 
 
 def start_rules(
     tree: Tree, model: Model, config: Config, *, only: Sequence[str] = (), loader: Any = None,
-    background: bool = False, share: bool = False,
+    background: bool = False, share: bool = False, other: Result | None = None,
 ) -> Callable[..., Result]:
     """The rules of ``model`` (from the result cache when ``loader`` is a parse cache that
     holds them); call the returned function for the :class:`Result`.
@@ -111,30 +125,33 @@ def start_rules(
     ``share`` (a review's base): the object-scoped rules wait for the call, which may pass
     the head's :class:`Result`; where the head's objects are the base's, their findings are
     taken from it (:func:`reviewbot.engine.sharing.base_outputs`), the same as running them.
+    ``other``: the same, with the other side's result known now (a review's base read from
+    the cache, with its object-scoped decisions).
     """
     cache = loader if isinstance(loader, ParseCache) else None
     key = result_key(tree, config, only) if cache is not None else None
-    if cache is not None and key is not None:
-        cached = cache.result(key)
-        restored = _thaw_result(model, cached) if cached is not None else None
-        if restored is not None:
-            return lambda head=None: restored
+    restored = _restored(cache, key, model)
+    if restored is not None:
+        return lambda head=None: restored
     rules = enabled_rules(config, only)
     checked = [r for r in rules if r.id != UNUSED]
-    later = [r for r in checked if r.scope == sharing.OBJECT] if share and sharing.enabled() else []
+    known = other if other is not None and other.outputs is not None else None
+    later = [r for r in checked if r.scope == sharing.OBJECT] if (
+        share or known is not None) and sharing.enabled() else []
     now = [r for r in checked if r not in later]
 
     def finish(done: Sequence[RuleOutput], head: Result | None) -> Result:
         by_id = {r.id: out for r, out in zip(now, done, strict=True)}
+        partner = head if head is not None else known
         if later:
-            outs = (sharing.base_outputs(later, model, head.model, head.outputs,
+            outs = (sharing.base_outputs(later, model, partner.model, partner.outputs,
                                          lambda rs, m: rule_outputs(rs, m, config))
-                    if head is not None and head.outputs is not None
+                    if partner is not None and partner.outputs is not None
                     else rule_outputs(later, model, config))
             by_id.update((r.id, out) for r, out in zip(later, outs, strict=True))
         result = _policy(rules, [by_id[r.id] for r in checked], model, config)
         if cache is not None and key is not None:
-            frozen = _freeze_result(result)
+            frozen = _freeze_result(result, [r.id for r in checked if r.scope == sharing.OBJECT])
             if frozen is not None:
                 cache.store_result(key, frozen)
         return result
@@ -165,9 +182,10 @@ def _outputs_worker(rules: Sequence[Rule], model: Model, config: Config) -> byte
     return pickle.dumps(rule_outputs(rules, model, config), protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _freeze_result(result: Result) -> dict[str, Any] | None:
-    """The findings, counts and quiet places as JSON data; None when some of it is not plain
-    data that reads back the same."""
+def _freeze_result(result: Result, shareable: Sequence[str] = ()) -> dict[str, Any] | None:
+    """The findings, counts and quiet places as JSON data, and what the ``shareable`` rules
+    decided before policy (:func:`reviewbot.engine.sharing.freeze_outputs`); None when some
+    of it is not plain data that reads back the same."""
     if any(f.new is not None or f.suggestion is not None for f in result.findings):
         return None
     raw = {
@@ -176,6 +194,11 @@ def _freeze_result(result: Result) -> dict[str, Any] | None:
         "stats": result.stats,
         "quiet": [[q.rule, q.file, q.line, q.reason] for q in result.quiet],
     }
+    outputs = result.outputs or {}
+    if shareable and not any(f.new is not None or f.suggestion is not None
+                             for out in outputs.values() for f in out.findings):
+        raw["outputs"] = sharing.freeze_outputs(outputs, result.model, shareable,
+                                                _freeze_finding)
     try:
         back = json.loads(json.dumps(raw))
     except (TypeError, ValueError):
@@ -210,7 +233,8 @@ def _thaw_result(model: Model, raw: dict[str, Any]) -> Result | None:
             return None
     except (KeyError, TypeError, ValueError, IndexError):
         return None
-    return Result(findings, model, suppressed, stats, quiet)
+    outputs = sharing.thaw_outputs(raw.get("outputs"), model, _thaw_finding, RuleOutput)
+    return Result(findings, model, suppressed, stats, quiet, outputs)
 
 
 def enabled_rules(config: Config, only: Sequence[str] = ()) -> list[Rule]:

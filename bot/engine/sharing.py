@@ -14,6 +14,12 @@ pull requests and corpus-shaped trees (:func:`override` turns sharing off for th
 
 Where the promise cannot be checked it is not relied on: a rule's output with a violation
 that names no object, or with a note for the summary, makes that rule run on the whole base.
+
+The same holds the other way: a pull request pushed to again finds its base's result in the
+cache (``--cache``), and with it what the object-scoped rules decided about each base object
+(:func:`freeze_outputs`: each owner named by its place among the model's objects, checked by
+its reference and file when read back, :func:`thaw_outputs`); the head's object-scoped rules
+then run only on the head objects that are not the base's.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol, TypeVar
 
+from reviewbot.engine.findings import Quiet
 from reviewbot.engine.identity import clusters_of
 from reviewbot.engine.registry import Rule
 from reviewbot.model.objects import Model, add_identity
@@ -111,7 +118,8 @@ def base_outputs(rules: Sequence[Rule], base: Model, head: Model,
                  head_outputs: Mapping[str, Out],
                  run: Callable[[Sequence[Rule], Model], list[Out]]) -> list[Out]:
     """What the object-scoped ``rules`` decide about ``base``, in their order: ``run`` on the
-    base objects the head does not share, the head's decisions on those it does."""
+    base objects the head does not share, the head's decisions on those it does. (The two
+    sides may be either way round: a head whose base's decisions are known shares them.)"""
     shared = shared_objects(base, head)
     rest = view(base, shared)
     out: list[Out] = []
@@ -133,3 +141,73 @@ def base_outputs(rules: Sequence[Rule], base: Model, head: Model,
 def _checkable(output: Output) -> bool:
     """Every decision names its object, and there is no note (a count over the model)."""
     return not output.notes and 0 not in output.owners
+
+
+def freeze_outputs(outputs: Mapping[str, Output], model: Model, rules: Sequence[str],
+                   finding: Callable[[Any], list[Any]]) -> dict[str, Any]:
+    """What the object-scoped ``rules`` decided about ``model`` (``outputs``), as JSON data:
+    findings (``finding`` freezes one) and quiet places, each owner as ``[index, ref, file]``
+    of its object in ``model.objects`` (None: a pod no object of the model holds); a rule
+    whose decisions cannot be shared (:func:`_checkable`) is left out."""
+    places = {id(o): i for i, o in enumerate(model.objects)}
+
+    def owner(key: int) -> list[Any] | None:
+        at = places.get(key)
+        if at is None:
+            return None
+        obj = model.objects[at]
+        return [at, obj.ref, obj.file]
+
+    kept: dict[str, Any] = {}
+    for rule in rules:
+        out = outputs.get(rule)
+        if out is None or not _checkable(out):
+            continue
+        kept[rule] = {
+            "findings": [finding(f) for f in out.findings],
+            "owners": [owner(k) for k in out.owners],
+            "quiet": [[q.rule, q.file, q.line, q.reason] for q in out.quiet],
+            "quiet_owners": [owner(k) for k in out.quiet_owners],
+        }
+    return {"objects": len(model.objects), "rules": kept}
+
+
+def thaw_outputs(raw: Any, model: Model, finding: Callable[[Any], Any],
+                 make: Callable[[], Out]) -> dict[str, Out] | None:
+    """The decisions :func:`freeze_outputs` froze, their owners the objects of ``model`` (the
+    same tree built again: the same objects in the same order, each checked by its reference
+    and file); None when ``raw`` is not such data or names another model's objects."""
+    if raw is None:
+        return None
+    objects = model.objects
+    gone = -1  # owner of a pod no object holds: never shared, so its decision is made again
+
+    def owner(place: Any) -> int:
+        if place is None:
+            return gone
+        at, ref, file = place
+        if not isinstance(at, int) or at < 0:
+            raise ValueError("not a place")
+        obj = objects[at]
+        if obj.ref != ref or obj.file != file:
+            raise ValueError("another model's object")
+        return id(obj)
+
+    try:
+        if raw["objects"] != len(objects):
+            return None
+        out: dict[str, Out] = {}
+        for rule, data in raw["rules"].items():
+            made = make()
+            made.findings = [finding(f) for f in data["findings"]]
+            made.owners = [owner(p) for p in data["owners"]]
+            made.quiet = [Quiet(str(r), str(f), int(n), str(why))
+                          for r, f, n, why in data["quiet"]]
+            made.quiet_owners = [owner(p) for p in data["quiet_owners"]]
+            if len(made.owners) != len(made.findings) or len(made.quiet_owners) != len(
+                    made.quiet):
+                return None
+            out[str(rule)] = made
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return None
+    return out
