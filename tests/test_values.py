@@ -378,3 +378,75 @@ def test_values_findings_point_into_the_values_file(tmp_path: Path) -> None:
     assert "values initContainers sets no cpu limit and no memory limit" in (
         by_rule["control-plane-resources"].message)
     assert by_rule["image-digest"].object == "HelmValues/forgejo/forgejo-values-inline"
+
+
+def test_umbrella_chart_values_of_an_app_template_dependency(tmp_path: Path) -> None:
+    # Helm passes a dependency the values under its alias (else its name): an umbrella
+    # chart's `app-template:` block is app-template's values, read as its controllers
+    model = repo(tmp_path, {
+        "apps/blog/Chart.yaml": """
+            apiVersion: v2
+            name: blog
+            version: 0.0.0
+            dependencies:
+              - name: app-template
+                version: 2.2.0
+                repository: https://bjw-s-labs.github.io/helm-charts
+              - name: redis
+                alias: cache
+                version: 1.0.0
+                repository: https://example.com/charts
+            """,
+        "apps/blog/values.yaml": """
+            app-template:
+              controllers:
+                main:
+                  containers:
+                    main:
+                      image:
+                        repository: registry.example.com/blog
+                        tag: latest
+                worker:
+                  containers:
+                    app:
+                      image: {repository: registry.example.com/worker, tag: "1"}
+            cache:
+              image: {repository: docker.io/library/redis, tag: "7"}
+            """,
+    })
+    blog = one(model, "blog")  # the chart's name: the values file says no release
+    assert blog.obj.ref == "HelmValues/values"
+    assert blog.origin is not None and blog.origin.chart == "app-template"
+    assert [c.name for c in blog.containers] == ["main"]
+    assert blog.spec_path == ("app-template", "controllers", "main")
+    assert blog.strategy is not None and blog.strategy.type == "Recreate"  # app-template's
+    assert one(model, "blog-worker").containers[0].path == (
+        "app-template", "controllers", "worker", "containers", "app")
+    assert {p.name for p in values_pods(model)} == {"blog", "blog-worker", "blog.cache"}
+    result = run_rules(model, Config(), only=["image-digest"])
+    assert pairs(result) == [("image-digest", 8), ("image-digest", 12), ("image-digest", 14)]
+    latest = next(f for f in result.findings if f.line == 8)
+    assert latest.message.startswith(
+        "blog, container main (values app-template.controllers.main): image "
+        "registry.example.com/blog:latest has :latest")
+
+
+def test_a_dependency_key_of_another_chart_is_not_app_template(tmp_path: Path) -> None:
+    values = """
+        web:
+          controllers:
+            main:
+              containers:
+                main:
+                  image: {repository: ghcr.io/example/web, tag: "1"}
+        """
+    chart = """
+        apiVersion: v2
+        name: site
+        version: 0.0.0
+        dependencies:
+          - {name: other-chart, alias: web, version: 1.0.0, repository: https://example.com}
+        """
+    model = repo(tmp_path, {"site/Chart.yaml": chart, "site/values.yaml": values})
+    # only app-template's values are read as app-template's: the other chart's are any chart's
+    assert [p.origin.chart for p in values_pods(model) if p.origin] == ["chart"]

@@ -64,6 +64,7 @@ from reviewbot.model.objects import (
 VALUES_KIND = "HelmValues"
 VALUES_API = "reviewbot.dev/v1"
 MEASURED_PREFIX = "reviewbot.dev/"
+APP_TEMPLATE = "app-template"  # bjw-s' chart, as a dependency names it
 VALUES_NAME = re.compile(r"values[^/]*\.ya?ml$")
 MAX_DEPTH = 10
 PLACEMENT = ("nodeSelector", "tolerations", "affinity", "nodeName", "hostIPC")
@@ -96,6 +97,12 @@ class ValuesObject(KObject):
     """The pseudo-object of one values document (a file, or a kustomization's valuesInline)."""
 
     facts: dict[str, str] = field(default_factory=dict)  # measured facts, prefix included
+    # how messages name the release of a values file: the chart beside it (its Chart.yaml
+    # ``name``), else "" (the file's stem)
+    release: str = ""
+    # the keys under which the chart beside the file passes values to its subcharts (Helm:
+    # a dependency's ``alias``, else its ``name``), with the subchart's name
+    subcharts: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def annotations(self) -> Mapping[str, str]:
@@ -142,7 +149,8 @@ def document_values_pods(model: Model, patterns: Sequence[str] = ()) -> list[Pod
     """The pods of the repository's values documents (files, kustomization valuesInline)."""
     out: list[PodTemplate] = []
     for vobj, values, base in values_documents(model, patterns):
-        out.extend(pods_from_values(vobj, values, base, vobj.name, vobj.namespace))
+        out.extend(pods_from_values(vobj, values, base, vobj.release or vobj.name,
+                                    vobj.namespace, vobj.subcharts))
     return out
 
 
@@ -229,8 +237,27 @@ def _values_documents(
             if is_kustomization_file(path):
                 continue
             stem = name.rsplit(".", 1)[0]
-            vobj = ValuesObject(VALUES_API, VALUES_KIND, use.namespace, stem, doc, value, ())
+            chart_name, subcharts = _chart_beside(model, posixpath.dirname(path))
+            vobj = ValuesObject(VALUES_API, VALUES_KIND, use.namespace, stem, doc, value, (),
+                                release=chart_name, subcharts=subcharts)
             yield vobj, value, ()
+
+
+def _chart_beside(model: Model, folder: str) -> tuple[str, dict[str, str]]:
+    """The name of the Helm chart whose ``Chart.yaml`` sits in ``folder`` ("" when none)
+    and the keys of its values that go to its dependencies (Helm: each dependency's values
+    sit under its ``alias``, else its ``name``), each with the subchart's name."""
+    lf = model.files.get(posixpath.join(folder, "Chart.yaml") if folder else "Chart.yaml")
+    chart = lf.documents[0].value if lf is not None and lf.documents else None
+    if not isinstance(chart, dict):
+        return "", {}
+    subcharts: dict[str, str] = {}
+    for dep in items(chart.get("dependencies")):
+        if isinstance(dep, dict) and isinstance(dep.get("name"), str):
+            alias = dep.get("alias")
+            subcharts[alias if isinstance(alias, str) and alias else dep["name"]] = dep["name"]
+    name = chart.get("name")
+    return (name if isinstance(name, str) else ""), subcharts
 
 
 def _file_uses(model: Model) -> dict[str, _Use]:
@@ -315,15 +342,24 @@ def configure(
 
 
 def pods_from_values(
-    obj: KObject, values: Mapping[str, Any], base: Path, release: str, namespace: str | None
+    obj: KObject, values: Mapping[str, Any], base: Path, release: str, namespace: str | None,
+    subcharts: Mapping[str, str] | None = None,
 ) -> list[PodTemplate]:
-    """The pods one values mapping describes (``base``: its path within ``obj``)."""
-    controllers = values.get("controllers")
+    """The pods one values mapping describes (``base``: its path within ``obj``).
+
+    ``subcharts``: keys of ``values`` that hold a dependency's values (an umbrella chart's
+    ``app-template:`` block): an app-template subchart's values are read as app-template's
+    (its controllers, probes and persistence), the rest as any chart's."""
     pods: list[PodTemplate] = []
-    if isinstance(controllers, dict) and any(
-        isinstance(c, dict) and isinstance(c.get("containers"), dict)
-        for c in controllers.values()
-    ):
+    inner = {key: value for key, value in values.items()
+             if subcharts and subcharts.get(str(key)) == APP_TEMPLATE and isinstance(value, dict)
+             and _app_template_values(value)}
+    for key, value in inner.items():
+        pods.extend(_app_template(obj, value, base + (key,), release, namespace or "",
+                                  f"{key}."))
+    if inner:
+        values = {k: v for k, v in values.items() if k not in inner}
+    if _app_template_values(values):
         pods.extend(_app_template(obj, values, base, release, namespace or ""))
         rest = {k: v for k, v in values.items()
                 if k not in ("controllers", "defaultPodOptions", "persistence")}
@@ -331,6 +367,15 @@ def pods_from_values(
     else:
         pods.extend(_chart(obj, values, base, release, namespace or ""))
     return pods
+
+
+def _app_template_values(values: Mapping[str, Any]) -> bool:
+    """Values shaped as bjw-s app-template's: a controller with a ``containers`` mapping."""
+    controllers = values.get("controllers")
+    return isinstance(controllers, dict) and any(
+        isinstance(c, dict) and isinstance(c.get("containers"), dict)
+        for c in controllers.values()
+    )
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -429,8 +474,10 @@ def _probe(value: Any) -> dict[str, Any] | None:
 
 
 def _app_template(
-    obj: KObject, values: Mapping[str, Any], base: Path, release: str, ns: str
+    obj: KObject, values: Mapping[str, Any], base: Path, release: str, ns: str, prefix: str = ""
 ) -> list[PodTemplate]:
+    """``prefix``: where app-template's values sit in the values messages name ("" at the
+    top, ``app-template.`` in an umbrella chart's values)."""
     defaults = _dict(values.get("defaultPodOptions"))
     persistence = _dict(values.get("persistence"))
     controllers = _dict(values.get("controllers"))
@@ -454,7 +501,7 @@ def _app_template(
             for name, body in _dict(ctrl.get(section)).items():
                 if isinstance(body, dict) and body.get("enabled") is not False:
                     containers.append(_at_container(
-                        body, cpath + (section, name), str(name), role
+                        body, cpath + (section, name), str(name), role, prefix
                     ))
         volumes, volume_paths = _at_volumes(persistence, base, cid, containers)
         spec["volumes"] = volumes
@@ -491,7 +538,9 @@ def _at_strategy(ctrl: Mapping[str, Any], cpath: Path, kind: str) -> Strategy | 
     return None
 
 
-def _at_container(body: Mapping[str, Any], path: Path, name: str, role: str) -> Container:
+def _at_container(
+    body: Mapping[str, Any], path: Path, name: str, role: str, prefix: str = ""
+) -> Container:
     spec: dict[str, Any] = {"name": name}
     where: dict[str, Path] = {}
     ref = _image(body.get("image"))
@@ -526,7 +575,7 @@ def _at_container(body: Mapping[str, Any], path: Path, name: str, role: str) -> 
     return _container(
         name, spec, path, role, where=where, image_ref=ref,
         declared_resources=True, chart="app-template",
-        label=f"{kind} {name} (values controllers.{path[-3]})",
+        label=f"{kind} {name} (values {prefix}controllers.{path[-3]})",
     )
 
 
