@@ -212,6 +212,30 @@ def test_a_patch_ci_rewrites_doubts_the_objects_it_patches(tmp_path: Path) -> No
     assert lint(tmp_path) == [("schema[invalid]", "k8s/patch.yaml", 5, "warning")]
 
 
+def test_a_rewritten_overlay_doubts_only_what_its_own_build_makes(tmp_path: Path) -> None:
+    """Without roots every kustomization root is applied as built: a base the repository
+    applies as written (kserve's config/runtimes through config/default) keeps its error,
+    even though a test overlay CI rewrites with sed reads the same base; an object only the
+    rewritten overlay makes is a warning naming the step."""
+    write(tmp_path, {
+        "config/base/deploy.yaml": DEPLOY.replace('"two"', "2"),
+        "config/base/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "config/default/kustomization.yaml": "resources: [../base]\n",
+        "config/overlays/test/job.yaml": DEPLOY.replace('"two"', "2").replace("web,", "job,"),
+        "config/overlays/test/kustomization.yaml": "resources: [../../base, job.yaml]\n",
+        **step("sed -i s/latest/$TAG/g config/overlays/test/kustomization.yaml",
+               deploy="kubectl apply -k config/overlays/test"),
+    })
+    assert lint(tmp_path) == [
+        ("image-digest[floating]", "config/base/deploy.yaml", 12, "error"),
+        ("image-digest[floating]", "config/overlays/test/job.yaml", 12, "warning")]
+    # the same base read only by the rewritten overlay: what the cluster runs is CI's
+    (tmp_path / "config/default/kustomization.yaml").unlink()
+    assert lint(tmp_path) == [
+        ("image-digest[floating]", "config/base/deploy.yaml", 12, "warning"),
+        ("image-digest[floating]", "config/overlays/test/job.yaml", 12, "warning")]
+
+
 def test_a_script_a_step_runs_is_read_with_its_own_lines_and_folder(tmp_path: Path) -> None:
     write(tmp_path, {
         "k8s/app/deploy.yaml": DEPLOY,

@@ -242,22 +242,60 @@ def apply_doubts(model: Any, facts: CiFacts, graph: Any) -> None:
                 by_file[path] = rewrite
     if not by_file:
         return
+    read_by: dict[str, Rewrite] = {}  # files a rewritten kustomization's build reads
+    rewritten: set[str] = set()  # the rewritten kustomization files
     for path, rewrite in list(by_file.items()):
         folder = posixpath.dirname(path)
         if posixpath.basename(path) in ("kustomization.yaml", "kustomization.yml",
                                         "Kustomization") and folder in graph.by_dir:
+            rewritten.add(path)
             for file in sorted(graph.build(folder).files):
-                by_file.setdefault(file, rewrite)
+                if file not in by_file:
+                    read_by.setdefault(file, rewrite)
+    clean = _clean_builds(model, graph, rewritten) if read_by else {}
     doubts = model.doubts
     for obj in model.objects:
-        found = by_file.get(obj.file)
+        found = _rewrite_of(obj, by_file)
         if found is None:
-            for source, _ in obj.origins.values():
-                found = by_file.get(source.file.path)
-                if found is not None:
-                    break
+            found = _rewrite_of(obj, read_by)
+            if found is not None and any(
+                    body == obj.body for body in clean.get(id(obj.doc), ())):
+                found = None  # a build no CI step rewrites makes it as it is: a promise holds
         if found is not None:
             doubts.setdefault(id(obj), found.doubt)
+
+
+def _rewrite_of(obj: Any, rewrites: Mapping[str, Rewrite]) -> Rewrite | None:
+    """The rewrite of the file ``obj`` is written in, else of a file that set its fields."""
+    found = rewrites.get(obj.file)
+    if found is None:
+        for source, _ in obj.origins.values():
+            found = rewrites.get(source.file.path)
+            if found is not None:
+                break
+    return found
+
+
+def _clean_builds(model: Any, graph: Any, rewritten: set[str]) -> dict[int, list[Any]]:
+    """Without cluster roots (every kustomization root is applied as it is built): by
+    document, the bodies the roots whose builds read no rewritten kustomization make of it.
+    An object such a build makes too is applied as written there, whatever another build
+    a CI step rewrites makes of the same base (kserve's config/runtimes, which `make deploy`
+    applies as written and a test overlay rewritten by `sed` also reads). With roots, none:
+    the walk decides what a cluster receives, and a doubt stays."""
+    if model.derived.get("reach") is not None:
+        return {}
+    out: dict[int, list[Any]] = {}
+    for folder in graph.roots:
+        if graph.by_dir[folder].is_component:
+            continue
+        build = graph.build(folder)
+        if build.files & rewritten:
+            continue
+        for r in build.finished:
+            if r.doc is not None:
+                out.setdefault(id(r.doc), []).append(r.body)
+    return out
 
 
 # ---------------------------------------------------------------- reading
