@@ -26,7 +26,10 @@ Findings, by kind:
   placeholder whose final value the repository does not show; or the image is no reference
   at all (`$IMAGE_URL`, `IMAGE_NAME`, `REGION-docker.pkg.dev/PROJECT_ID/app:latest`: a shell
   variable or capital letters, which a reference's path never has), a placeholder replaced
-  before anything is applied.
+  before anything is applied. A `kustomize edit set image` step that writes its reference
+  literally is judged by that reference instead: `NAME=repo:latest` (or no tag) floats too
+  (`floating`, naming the step), `repo:1.2@sha256:...` pins it (no finding), `repo:1.2` is
+  `unpinned`.
 - `unpinned` (warning): a tag and no digest (in values: the chart's default tag and no
   digest).
 - `tag-moved` (error, review only): between the base branch and the PR, the tag changed but
@@ -201,6 +204,31 @@ def _check(
                 fix=(f"Deploy this file with skaffold, or pin "
                      f"{ref.name}:<version>@sha256:<digest>."),
                 kind="placeholder",
+            )
+            return
+        sets = parse_image(step.sets) if step is not None and step.sets else None
+        if step is not None and sets is not None and sets.digest is None and (
+                sets.tag is None or sets.tag == "latest"):
+            yield Violation(
+                pod.obj, where,
+                f"{who}: image {ref.text} has {written} and no digest, and "
+                f"{step.describe()} to {step.sets}, which has no digest either, so it runs "
+                "whatever the registry serves when the pod next starts",
+                fix=(f"Make the step set {sets.name}:<version>@sha256:<digest>, or pin the "
+                     "image here."),
+                kind="floating",
+            )
+            return
+        if step is not None and sets is not None and sets.digest is not None:
+            return  # the step pins it: what runs is the digest it writes
+        if step is not None and sets is not None:
+            yield Violation(
+                pod.obj, where,
+                f"{who}: image {ref.text} has {written} and no digest, and {step.describe()} "
+                f"to {step.sets}, pinned by tag only; the tag can be re-pointed, so the "
+                "repository does not say what runs",
+                fix=f"Make the step set {sets.text}@sha256:<digest of that tag>.",
+                kind="unpinned",
             )
             return
         if step is not None:

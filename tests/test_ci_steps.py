@@ -324,6 +324,39 @@ def test_make_deploy_that_sets_images_in_an_overlay_a_variable_names(tmp_path: P
         "sample/Makefile:2)" in messages(tmp_path)[1]
 
 
+def test_set_image_to_a_literal_reference_is_judged_by_that_reference(tmp_path: Path) -> None:
+    """kuberay's ``kustomize edit set image kuberay/apiserver=$(IMG) && kustomize edit set
+    image kuberay/security-proxy=kuberay/security-proxy:latest``: the first is a
+    placeholder, the second writes :latest itself, which floats; a literal digest pins."""
+    sample = DEPLOY.replace('"two"', "2")
+    write(tmp_path, {
+        "deploy/base/api.yaml": sample.replace("ghcr.io/acme/web", "acme/api"),
+        "deploy/base/proxy.yaml": sample.replace("web,", "proxy,").replace(
+            "ghcr.io/acme/web", "acme/proxy"),
+        "deploy/base/cache.yaml": sample.replace("web,", "cache,").replace(
+            "ghcr.io/acme/web", "acme/cache"),
+        "deploy/base/db.yaml": sample.replace("web,", "db,").replace(
+            "ghcr.io/acme/web", "acme/db"),
+        "deploy/base/kustomization.yaml":
+            "resources: [api.yaml, proxy.yaml, cache.yaml, db.yaml]\n",
+        "deploy/local/kustomization.yaml": "resources: [../base]\n",
+        "Makefile": """
+            deploy:
+            \tcd deploy/local && kustomize edit set image acme/api=$(IMG) && \\
+            \t  kustomize edit set image acme/proxy=acme/proxy:latest acme/cache:1.2 \\
+            \t  acme/db=acme/db:2@sha256:%s
+            \tkustomize build deploy/local | kubectl apply -f -
+            """ % ("a" * 64),
+    })
+    assert lint(tmp_path) == [
+        ("image-digest[floating]", "deploy/base/proxy.yaml", 12, "error"),
+        ("image-digest[placeholder]", "deploy/base/api.yaml", 12, "warning"),
+        ("image-digest[unpinned]", "deploy/base/cache.yaml", 12, "warning")]
+    proxy = next(m for m in messages(tmp_path) if "acme/proxy" in m)
+    assert "a Makefile target sets the image acme/proxy (kustomize edit set image, " \
+        "Makefile:2) to acme/proxy:latest, which has no digest either" in proxy
+
+
 def test_a_composite_action_of_the_repository_is_read_where_a_step_uses_it(
         tmp_path: Path) -> None:
     write(tmp_path, {

@@ -55,6 +55,8 @@ class Builder:
     line: int
     # skaffold: the manifests it deploys (globs, repository-relative); None: any file
     deploys: tuple[str, ...] | None = None
+    # kustomize-edit: the reference the step sets, when it writes a tag or digest literally
+    sets: str | None = None
 
     @property
     def short(self) -> str:
@@ -183,11 +185,13 @@ def _ci_builders(model: Model) -> Iterator[Builder]:
                     renamed = {str(e["name"]): str(e["newName"]) for e in items(
                         kustomization.body.get("images")) if isinstance(e, dict)
                         and e.get("name") and e.get("newName")}
-                for name in rewrite.images:
-                    yield Builder("kustomize-edit", name or "", step.file, step.line, within)
+                for i, name in enumerate(rewrite.images):
+                    sets = rewrite.values[i] if i < len(rewrite.values) else None
+                    yield Builder("kustomize-edit", name or "", step.file, step.line, within,
+                                  sets)
                     if name in renamed:  # the entry it sets renames it: judged as renamed
                         yield Builder("kustomize-edit", renamed[name], step.file, step.line,
-                                      within)
+                                      within, sets)
         elif rewrite.tool in ("sed -i", "perl -i"):
             for target in rewrite.targets:
                 yield Builder(rewrite.tool.split()[0], target, step.file, step.line)
@@ -195,10 +199,10 @@ def _ci_builders(model: Model) -> Iterator[Builder]:
         folder = posixpath.dirname(rewrite.step.file)
         within = (f"{folder}/*",) if folder and posixpath.basename(
             rewrite.step.file) in ("GNUmakefile", "makefile", "Makefile") else None
-        for name in rewrite.images:
+        for i, name in enumerate(rewrite.images):
             if name:  # the name is literal: its images, wherever make's folder leads
                 yield Builder("kustomize-edit", name, rewrite.step.file, rewrite.step.line,
-                              within)
+                              within, rewrite.values[i] if i < len(rewrite.values) else None)
 
 
 def builder_of(model: Model, ref: ImageRef, file: str) -> Builder | None:

@@ -94,7 +94,9 @@ class Rewrite:
     expands them) of the files it rewrites, or, with ``folder``, the kustomization folders
     ``kustomize edit`` rewrites; empty when the path holds a variable (the target is not
     known: the rewrite is reported, applied to nothing). ``images``: for ``kustomize edit set
-    image``, the image names it sets (``None`` in it: a name that is a variable).
+    image``, the image names it sets (``None`` in it: a name that is a variable); ``values``
+    beside them, the reference each is set to when the step writes it literally with a tag
+    or digest (``kuberay/security-proxy:latest``), else ``None``.
     """
 
     step: Step
@@ -103,6 +105,7 @@ class Rewrite:
     folder: bool = False
     images: tuple[str | None, ...] = ()
     written: str = ""  # the path as the command writes it (for the unknown ones)
+    values: tuple[str | None, ...] = ()
 
     def describe(self) -> str:
         """"workflow deploy.yml, job build, step 'Set image' runs sed -i on it"."""
@@ -634,17 +637,18 @@ class _Reader:
 
     def _write(self, block: _Block, step: Step, tool: str, target: str, *,
                manifests_only: bool = False, folder: bool = False,
-               images: tuple[str | None, ...] = ()) -> None:
+               images: tuple[str | None, ...] = (),
+               values: tuple[str | None, ...] = ()) -> None:
         path = _target(block.cwd, target, block.root)
         if path is None:
             outside = target.startswith(("/", "~"))
             if not outside and (_variable(target) or block.cwd == UNKNOWN) and (
                     not manifests_only or target.endswith(MANIFEST_SUFFIXES) or folder):
-                self.unknown.append(Rewrite(step, tool, (), folder, images, target))
+                self.unknown.append(Rewrite(step, tool, (), folder, images, target, values))
             return
         if not folder and not _could_be_manifest(path):
             return  # pyproject.toml, coverage.out: no manifest
-        self.rewrites.append(Rewrite(step, tool, (path,), folder, images, target))
+        self.rewrites.append(Rewrite(step, tool, (path,), folder, images, target, values))
 
     def _sed(self, argv: list[str], block: _Block, step: Step) -> None:
         in_place, script_given = False, False
@@ -750,11 +754,17 @@ class _Reader:
             return
         if words[1:3] == ["set", "image"]:
             names: list[str | None] = []
+            values: list[str | None] = []
             for arg in words[3:]:
                 name = arg.partition("=")[0] if "=" in arg else _image_name(arg)
                 names.append(None if _variable(name) or not name else name)
+                value = arg.partition("=")[2] if "=" in arg else arg
+                # a tag or digest written literally is what the build gets (a new name alone
+                # keeps the entry's tag, which the step does not say)
+                values.append(None if _variable(value) or _image_name(value) == value
+                              else value)
             self._write(block, step, "kustomize edit set image", ".", folder=True,
-                        images=tuple(names) or (None,))
+                        images=tuple(names) or (None,), values=tuple(values) or (None,))
         else:
             self._write(block, step, "kustomize edit " + " ".join(words[1:3]), ".",
                         folder=True)
