@@ -22,7 +22,10 @@ reviewbot checks every `kustomization.yaml` in the tree:
   cannot read the kustomization at all. The value is never quoted (a `secretGenerator`
   literal is a secret);
 - a YAML manifest (a file with Kubernetes objects) in a kustomization's folder that no
-  kustomization references is reported (`unreachable`, warning: it will never be applied);
+  kustomization references is reported (`unreachable`, warning: it will never be applied),
+  and so, in a repository without cluster roots, is one in a folder that holds a
+  kustomization's patches and nothing else it lists (kubebuilder's `patches/`): an unused
+  patch, never an object;
   an entry commented out (`# - b.yaml`) says it is disabled on purpose: one `commented`
   info at the kustomization's line instead; a manifest a shell script of the tree applies
   (`kubectl apply -f file`) is an `applied-by-script` info naming the script; a patch file
@@ -143,6 +146,7 @@ from reviewbot.model.kustomize import (
     is_remote,
     join,
     patch_files,
+    patch_folders,
     path_entries,
 )
 from reviewbot.model.objects import KObject, Model, Path, model_graph
@@ -194,7 +198,10 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             objects_by_file.setdefault(file, []).append(None)
             lines[file] = first.doc.line
     told: set[str] = set()
-    yield from _unreachable(kustomize, graph, objects_by_file, referenced, told, lines)
+    # without roots, a folder of patches holds no object (with roots, the walk says)
+    patch_owner = patch_folders(kustomize) if model.derived.get("reach") is None else {}
+    yield from _unreachable(kustomize, graph, objects_by_file, referenced, told, lines,
+                            patch_owner)
     yield from _not_applied(model, told)
     objects = _by_resource(model)
     reported: set[frozenset[tuple[int, Path]]] = set()
@@ -424,7 +431,7 @@ def _at(k: Kustomization, path: Path, message: str, kind: str, entry: str,
 def _unreachable(
     kustomize: list[Kustomization], graph: Graph,
     objects_by_file: Mapping[str, list[KObject | None]], referenced: set[str], told: set[str],
-    lines: Mapping[str, int],
+    lines: Mapping[str, int], patch_owner: Mapping[str, Kustomization],
 ) -> Iterator[Violation]:
     by_folder = {k.directory: k for k in kustomize}
     commented: dict[str, tuple[Kustomization, int, str]] = {}
@@ -446,9 +453,23 @@ def _unreachable(
     for file in sorted(objects_by_file):
         folder = posixpath.dirname(file)
         k = by_folder.get(folder)
-        if k is None or file in referenced or posixpath.basename(file) in KUSTOMIZATION_FILES:
+        owner = patch_owner.get(folder) if k is None else None
+        if k is None and owner is None or file in referenced or (
+                posixpath.basename(file) in KUSTOMIZATION_FILES):
             continue
         if file in commented or file in patches:
+            continue
+        if k is None:  # a folder of another kustomization's patches
+            assert owner is not None
+            told.add(file)
+            name = posixpath.basename(file)
+            yield Violation(
+                None, (), f"{name} is in {posixpath.basename(folder)}/, which holds "
+                f"{owner.file}'s patches, but no kustomization names it, so it is never "
+                "applied", kind="unreachable", file=file, line=lines.get(file, 1), column=1,
+                key=f"{file}:unlisted",
+                fix=f"Add {name} to the patches of {owner.file}, or delete it.",
+            )
             continue
         first = objects_by_file[file][0]
         at = {} if first is not None else {"file": file, "line": lines.get(file, 1),

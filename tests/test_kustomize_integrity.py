@@ -66,6 +66,34 @@ def test_unlisted_manifest_is_a_warning_on_its_first_object(tmp_path: Path) -> N
         "Add service.yaml to the resources of app/kustomization.yaml, or delete it.")
 
 
+def test_an_unlisted_file_in_a_folder_of_patches_is_an_unused_patch(tmp_path: Path) -> None:
+    # kubeflow's tensorboard base: patches/ holds the patches the kustomization lists, and a
+    # partial Deployment nobody names: never applied, so no schema error on its missing fields
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [web.yaml]\npatches:\n- path: patches/a.yaml\n",
+        "base/web.yaml": DEPLOYMENT,
+        "base/patches/a.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
+                               "spec: {replicas: 2}\n",
+        "base/patches/b.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
+                               "spec:\n  template:\n    spec: {serviceAccountName: runner}\n",
+    })
+    result = analyze(disk_tree([tmp_path], tmp_path), Config(), only=[RULE, "schema"])
+    assert found(result) == [
+        ("base/patches/b.yaml", 1, "warning", "b.yaml is in patches/, which holds "
+         "base/kustomization.yaml's patches, but no kustomization names it, so it is never "
+         "applied"),
+    ]
+    assert result.findings[0].fix == (
+        "Add b.yaml to the patches of base/kustomization.yaml, or delete it.")
+    # a folder that also holds a listed resource is a folder of manifests: judged as written
+    write(tmp_path, {"base/kustomization.yaml": "resources: [web.yaml, patches/c.yaml]\n"
+                     "patches:\n- path: patches/a.yaml\n",
+                     "base/patches/c.yaml": DEPLOYMENT.replace("web}", "c}")})
+    assert [(f.rule, f.file) for f in analyze(
+        disk_tree([tmp_path], tmp_path), Config(), only=[RULE, "schema"]).findings] == [
+        ("schema", "base/patches/b.yaml"), ("schema", "base/patches/b.yaml")]
+
+
 def test_a_manifest_listed_by_a_parent_kustomization_is_reachable(tmp_path: Path) -> None:
     write(tmp_path, {
         "kustomization.yaml": "resources: [app, app/extra.yaml]\n",

@@ -31,6 +31,7 @@ from reviewbot.model.kustomize import (
     is_remote,
     join,
     patch_files,
+    patch_folders,
     path_entries,
 )
 from reviewbot.model.objects import (
@@ -315,9 +316,12 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[tuple[Document, Mappi
         read.update(join(k.directory, e.value.strip()) for e in entries.of(k)
                     if not is_remote(e.value))
         read.update(patch_files(k))
+    # a folder of patches holds no object: a file there no kustomization names is unused
+    patches = patch_folders(graph.by_dir.values(), entries.of)
     return frozenset(
         p for p in model.files if p not in read and "#" not in p and (kept_aside(p) or (
-            posixpath.dirname(p) in graph.by_dir and not is_kustomization_file(p)
+            (posixpath.dirname(p) in graph.by_dir or posixpath.dirname(p) in patches)
+            and not is_kustomization_file(p)
             and graph.applied_by(p) is None)))  # ("path#generated": what --render built)
 
 

@@ -30,7 +30,7 @@ import fnmatch
 import functools
 import posixpath
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -208,6 +208,28 @@ def include_entries(body: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
         for entry in value if isinstance(value, list) else []:
             if isinstance(entry, str) and entry.strip():
                 yield key, entry.strip()
+
+
+def patch_folders(
+    kustomizations: Iterable[Kustomization],
+    entries: Callable[[Kustomization], Iterable[Entry]] | None = None,
+) -> dict[str, Kustomization]:
+    """Folders that hold kustomizations' patches and nothing else they list (kubebuilder's
+    ``patches/``, with no kustomization of their own), each with the first kustomization
+    whose patch is there: a file in one that no kustomization names is an unused patch,
+    never applied. ``entries``: each kustomization's path entries (a reader may cache them)."""
+    listed: set[str] = set()
+    patches: dict[str, Kustomization] = {}
+    own: set[str] = set()
+    for k in kustomizations:
+        own.add(k.directory)
+        mine = set(patch_files(k))
+        for f in sorted(mine):
+            patches.setdefault(posixpath.dirname(f), k)
+        found = entries(k) if entries is not None else path_entries(k.body)
+        listed.update(posixpath.dirname(join(k.directory, e.value.strip())) for e in found
+                      if not is_remote(e.value) and join(k.directory, e.value.strip()) not in mine)
+    return {d: k for d, k in patches.items() if d not in listed and d not in own}
 
 
 def patch_files(k: Kustomization) -> Iterator[str]:
