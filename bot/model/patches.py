@@ -94,17 +94,12 @@ def smp_targets(r: Resource, patch: Patch) -> bool:
                for _, namespace, name in r.renames.previous)
 
 
-def selected(r: Resource, selector: Mapping[str, Any] | None, patch: Patch) -> bool:
-    """Whether a patch (its ``target`` selector, None: a strategic merge patch naming its
-    target) reaches ``r``: :class:`Target` read once."""
-    return Target(selector, patch).selects(r)
-
-
 class Target:
     """A patch's target read once, for the many objects a build tries it on: ``kind``,
     ``name``, ``namespace`` as regular expressions (matched whole; compiled once), ``group``,
     ``version``, ``labelSelector`` and ``annotationSelector`` (their terms parsed once). An
-    object of another kind costs one comparison when ``kind`` is a plain name."""
+    object of another kind costs one comparison when ``kind`` is a plain name. ``selector``
+    None: a strategic merge patch that names its target in its own body."""
 
     __slots__ = ("selector", "patch", "smp", "kind", "plain_kind", "name", "namespace",
                  "group", "version", "labels", "annotations")
