@@ -629,23 +629,34 @@ def references(resources: Sequence[Resource], config: Config = BUILTIN) -> list[
     # reference); its namespace, when it has one (a reference that is a mapping)
     moved: set[tuple[str, str, str]] = set()  # (group, version, previous kind): renamed
     placed: set[tuple[str, str, str]] = set()  # the same, in a namespace
+    # (the loops below run once per object of every build: written out, not with helpers)
     for r in resources:
         previous = r.renames.previous
         if not previous:
             continue
-        for _, _, name in previous:
-            found = named.setdefault(name, [])
-            if not found or found[-1] is not r:
+        for p in previous:
+            found = named.get(p[2])
+            if found is None:
+                named[p[2]] = [r]
+            elif found[-1] is not r:
                 found.append(r)
-        meta = dict_of(r.body.get("metadata"))
+        body = r.body
+        meta = body.get("metadata")
+        if not isinstance(meta, dict):
+            meta = {}
         current = str(meta.get("name") or "")  # Resource.name
-        renamed = any(p[2] != current for p in previous)
+        renamed = False
+        for p in previous:
+            if p[2] != current:
+                renamed = True
+                break
         if renamed or meta.get("namespace"):
-            group, version = _gv(r)
+            group, _, version = str(body.get("apiVersion") or "").rpartition("/")  # _gv
             for p in previous:
-                placed.add((group, version, p[0]))
+                key = (group, version, p[0])
+                placed.add(key)
                 if renamed:
-                    moved.add((group, version, p[0]))
+                    moved.add(key)
     live = config.referrals(frozenset(placed))
     if not live:
         return list(resources)  # no reference can change: kustomize leaves every field
@@ -653,7 +664,8 @@ def references(resources: Sequence[Resource], config: Config = BUILTIN) -> list[
     tries: dict[tuple[str, str], Trie] = {}  # by (apiVersion, original kind)
     out = []
     for r in resources:
-        at = (str(r.body.get("apiVersion") or ""), _original_kind(r))
+        previous = r.renames.previous
+        at = (str(r.body.get("apiVersion") or ""), previous[0][0] if previous else r.kind)
         paths = tries.get(at)
         if paths is None:
             paths = tries[at] = config.reference_paths(*_gvk(r, at[1]), live)
@@ -676,8 +688,14 @@ def _follow(node: Any, trie: Trie, scope: _Scope) -> Any:
         return node
     if isinstance(node, list):
         inner: Trie = (children, [])
-        items = [_follow(v, inner, scope) for v in node]
-        return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
+        items: list[Any] | None = None  # copied at the first element that changes
+        for i, v in enumerate(node):
+            new = _follow(v, inner, scope)
+            if new is not v:
+                if items is None:
+                    items = list(node)
+                items[i] = new
+        return items if items is not None else node
     if not isinstance(node, dict):
         return node
     changed: dict[str, Any] | None = None
