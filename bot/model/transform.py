@@ -624,7 +624,7 @@ def references(resources: Sequence[Resource], config: Config = BUILTIN) -> list[
     referrer's namespace (cluster-scoped objects and ServiceAccounts from anywhere), then
     the same prefixes and suffixes as the referrer. Several left that differ: kustomize
     refuses the build; the field is left as written."""
-    named: dict[str, list[Resource]] = {}
+    named = _Named(resources)
     # what a reference to an object can become: its name, when a build renamed it (any
     # reference); its namespace, when it has one (a reference that is a mapping)
     moved: set[tuple[str, str, str]] = set()  # (group, version, previous kind): renamed
@@ -634,12 +634,6 @@ def references(resources: Sequence[Resource], config: Config = BUILTIN) -> list[
         previous = r.renames.previous
         if not previous:
             continue
-        for p in previous:
-            found = named.get(p[2])
-            if found is None:
-                named[p[2]] = [r]
-            elif found[-1] is not r:
-                found.append(r)
         body = r.body
         meta = body.get("metadata")
         if not isinstance(meta, dict):
@@ -710,10 +704,32 @@ def _follow(node: Any, trie: Trie, scope: _Scope) -> Any:
     return changed if changed is not None else node
 
 
+class _Named:
+    """The objects of a build by each name they had (their previous ids), indexed when a
+    reference first asks (in most builds no field holds a reference that could change)."""
+
+    def __init__(self, resources: Sequence[Resource]) -> None:
+        self.resources = resources
+        self._index: dict[str, list[Resource]] | None = None
+
+    def get(self, name: str) -> Sequence[Resource]:
+        index = self._index
+        if index is None:
+            index = self._index = {}
+            for r in self.resources:
+                for p in r.renames.previous:
+                    found = index.get(p[2])
+                    if found is None:
+                        index[p[2]] = [r]
+                    elif found[-1] is not r:
+                        found.append(r)
+        return index.get(name, ())
+
+
 class _Scope:
     """What one referrer may refer to (kustomize's SubsetThatCouldBeReferencedByResource)."""
 
-    def __init__(self, referrer: Resource, named: Mapping[str, list[Resource]],
+    def __init__(self, referrer: Resource, named: _Named,
                  renaming: set[int]) -> None:
         self.referrer = referrer
         self.named = named
@@ -734,7 +750,7 @@ class _Scope:
                     self.bound.add(s["namespace"])
         self._ready = True
 
-    def candidates(self, name: str) -> list[Resource]:
+    def candidates(self, name: str) -> Sequence[Resource]:
         found = self.named.get(name)
         if not found:
             return []
@@ -768,7 +784,7 @@ def _refer_one(scope: _Scope, ref: BackReference, spec: FieldSpec, node: Any) ->
         namespace = "default" if namespace == "" else namespace
         original = [c for c in pool if _org_namespace(c) == namespace]
         pool = original if any(_org_namespace(c) == namespace for c in scope.named.get(
-            old, [])) else [c for c in pool if _effective(c) == namespace]
+            old)) else [c for c in pool if _effective(c) == namespace]
     found = _select(scope, ref, spec, old, pool, True)
     if found is None:
         return node
