@@ -124,9 +124,12 @@ def build_model(
     model.derived["kustomize-graph"] = graph
     listed = _Entries()  # each kustomization's path entries, read once
     specs = _cluster_specs(configured)
-    ci_files = {p for p in model.files if is_ci_file(p)}  # per file: a file has documents
-    reach = find_reach(graph, model.documents, specs,
-                       [d for d in model.documents if d.file.path in ci_files])
+
+    def ci_documents() -> list[Document]:
+        ci_files = {p for p in model.files if is_ci_file(p)}  # per file: a file has documents
+        return [d for d in model.documents if d.file.path in ci_files]
+
+    reach = find_reach(graph, model.documents, specs, ci_documents)
     model.derived["reach"] = reach
     if reach is not None:
         variants, tags = _reached_documents(reach)
@@ -185,7 +188,9 @@ def build_model(
         built = variants.get(id(doc))
         if built is not None and _rendered(doc):
             built = None  # --render: kustomize built it already
-        signature = tuple(r.body for r in built) if built is not None else None
+        # (compared with what an earlier model of the run made, only when there is one)
+        signature = tuple(r.body for r in built) if built is not None and (
+            shared is not None) else None
         seen = shared.get(id(doc)) if shared is not None else None
         if seen is not None and seen[0] is doc and seen[1] == signature:
             for n, (obj, pods, service, chart_pods) in enumerate(seen[2]):

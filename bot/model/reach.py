@@ -37,7 +37,7 @@ import fnmatch
 import functools
 import posixpath
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,9 +127,10 @@ class _Step:
 
 def find_reach(graph: Graph, documents: Sequence[Document],
                configured: Sequence[ClusterSpec] = (),
-               ci_documents: Sequence[Document] = ()) -> Reach | None:
+               ci_documents: Callable[[], Sequence[Document]] = tuple) -> Reach | None:
     """The walk from the repository's roots, or None when it has none (every file is then
-    applied as written)."""
+    applied as written). ``ci_documents``: the documents of the repository's CI files, asked
+    for only when a root or the walk needs what CI pushes."""
     walker = _Walker(graph, documents, ci_documents)
     steps = list(walker.roots(configured))
     if not steps and not walker.argo_candidates():
@@ -151,7 +152,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
 
 class _Walker:
     def __init__(self, graph: Graph, documents: Sequence[Document],
-                 ci_documents: Sequence[Document]) -> None:
+                 ci_documents: Callable[[], Sequence[Document]]) -> None:
         self.graph = graph
         self.documents = documents
         self.reach = Reach([])
@@ -185,21 +186,32 @@ class _Walker:
         self.flux = [d for d in by_kind.get("Kustomization", ()) if flux_spec(d.value) is not None]
         self.git = _by_name(by_kind.get("GitRepository", ()), "GitRepository")
         self.oci = _by_name(by_kind.get("OCIRepository", ()), "OCIRepository")
-        self.pushed = _pushed_artifacts(ci_documents)
+        self.ci_documents = ci_documents
         # OCIRepositories a FluxInstance makes (``flux-system``) -> the folder CI pushes
         self.oci_made: dict[str, str] = {}
         self.self_names: set[str] = {"flux-system"}
         self.self_urls: set[str] = set()
-        # ConfigMaps and Secrets: every one of the tree by (kind, namespace, name), and those
+        # ConfigMaps and Secrets (:attr:`config`, made when a postBuild first asks), and those
         # each cluster's builds made so far (a name several clusters define differently)
-        self.config: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
-        for doc in (*by_kind.get("ConfigMap", ()), *by_kind.get("Secret", ())):
-            key = _config_key(doc.value)
-            if key is not None:
-                self.config.setdefault(key, []).append(doc.value)
+        self.config_documents = (*by_kind.get("ConfigMap", ()), *by_kind.get("Secret", ()))
         self.cluster_config: dict[str, dict[tuple[str, str, str], Mapping[str, Any]]] = {}
         self.variables: dict[str, bool] = {}  # file -> whether its text holds a ``${``
         self.substitutions = Substitutions()
+
+    @functools.cached_property
+    def pushed(self) -> dict[str, str]:
+        """The OCI artifacts this repository's CI pushes (:func:`_pushed_artifacts`)."""
+        return _pushed_artifacts(self.ci_documents())
+
+    @functools.cached_property
+    def config(self) -> dict[tuple[str, str, str], list[Mapping[str, Any]]]:
+        """Every ConfigMap and Secret of the tree by (kind, namespace, name)."""
+        out: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
+        for doc in self.config_documents:
+            key = _config_key(doc.value)
+            if key is not None:
+                out.setdefault(key, []).append(doc.value)
+        return out
 
     # ------------------------------------------------------------ roots
 
@@ -215,6 +227,8 @@ class _Walker:
         sync: list[Document] = []
         boot_folders: set[str] = set()
         for path in self.graph.paths:
+            if "gotk-" not in path:
+                continue  # (the test below, on every path of the tree: most are not)
             parent, _, name = path.rpartition("/")
             if posixpath.basename(parent) == "flux-system" and name.startswith(
                     ("gotk-sync.", "gotk-components.")):
