@@ -20,6 +20,7 @@ from reviewbot.model.kustomize import (
     CLUSTER_SCOPED,
     KUSTOMIZATION_FILES,
     RENDERED,
+    Build,
     ClusterSpec,
     Entry,
     Graph,
@@ -150,8 +151,9 @@ def build_model(
         flux = [(doc, spec) for doc in model.documents
                 if (spec := flux_spec(doc.value)) is not None
                 and isinstance(spec.get("path"), str) and "${" not in spec["path"]]
-        variants, patches, tags = _built_documents(graph, flux)
-        model.unapplied = _kept_aside(graph, model, flux, listed)
+        flux_builds = [graph.flux_build(doc.file.path, spec) for doc, spec in flux]
+        variants, patches, tags = _built_documents(graph, flux_builds)
+        model.unapplied = _kept_aside(graph, model, flux_builds, listed)
         model.skipped.extend(Skipped(folder, "kept aside (an archive or hidden folder no build "
                                      "reads): not applied") for folder in unapplied_folders(model)
                              if kept_aside(folder + "/x"))
@@ -268,13 +270,13 @@ def _reached_documents(reach: Reach) -> tuple[dict[int, list[Resource]], Tags]:
     return variants, tags
 
 
-def _built_documents(graph: Graph, flux: Sequence[tuple[Document, Mapping[str, Any]]],
+def _built_documents(graph: Graph, flux: Sequence[Build | None],
                      ) -> tuple[dict[int, list[Resource]], set[int], Tags]:
     """Without roots: by document, the objects the builds make of it (distinct results,
     build order), and the documents that are patches. Every Flux Kustomization's build
-    (``flux``: the documents and their specs) comes first, as written (what its path
-    applies, with ``targetNamespace``); kustomization roots no Flux path reaches are built
-    as they are."""
+    (``flux``: in document order, None where its path is not in the tree) comes first, as
+    written (what its path applies, with ``targetNamespace``); kustomization roots no Flux
+    path reaches are built as they are."""
     variants: dict[int, list[Resource]] = {}
     covered: set[int] = set()
     buckets: Buckets = {}
@@ -288,8 +290,7 @@ def _built_documents(graph: Graph, flux: Sequence[tuple[Document, Mapping[str, A
                 claimed.add(id(r.doc))
             _variant(found, buckets, id(r.doc), r)
 
-    for doc, spec in flux:
-        build = graph.flux_build(doc.file.path, spec)
+    for build in flux:
         if build is not None:
             mine: set[int] = set()
             add(build.finished, mine)
@@ -307,15 +308,14 @@ def _built_documents(graph: Graph, flux: Sequence[tuple[Document, Mapping[str, A
     return variants, _patch_documents(graph), {}
 
 
-def _kept_aside(graph: Graph, model: Model, flux: Sequence[tuple[Document, Mapping[str, Any]]],
+def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None],
                 entries: _Entries) -> frozenset[str]:
     """Without roots, what is not applied: files in an archive or hidden folder that no build
     from outside reads, and manifests beside a kustomization that no build reads (listed
     nowhere: kustomize-integrity says so; a script that applies one keeps it applied)."""
     read = {f for folder in graph.roots if not kept_aside(graph.by_dir[folder].file)
             for f in graph.build(folder).files}
-    for doc, spec in flux:
-        build = graph.flux_build(doc.file.path, spec)
+    for build in flux:
         read |= build.files if build is not None else set()
     for k in graph.by_dir.values():
         read.update(join(k.directory, e.value.strip()) for e in entries.of(k)

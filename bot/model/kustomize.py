@@ -218,14 +218,18 @@ def patch_folders(
     ``patches/``, with no kustomization of their own), each with the first kustomization
     whose patch is there: a file in one that no kustomization names is an unused patch,
     never applied. ``entries``: each kustomization's path entries (a reader may cache them)."""
-    listed: set[str] = set()
     patches: dict[str, Kustomization] = {}
     own: set[str] = set()
+    kustomizations = list(kustomizations)
     for k in kustomizations:
         own.add(k.directory)
-        mine = set(patch_files(k))
-        for f in sorted(mine):
+        for f in sorted(set(patch_files(k))):
             patches.setdefault(posixpath.dirname(f), k)
+    if not patches:
+        return {}  # (what the kustomizations list elsewhere matters only beside a patch)
+    listed: set[str] = set()
+    for k in kustomizations:
+        mine = set(patch_files(k))
         found = entries(k) if entries is not None else path_entries(k.body)
         listed.update(posixpath.dirname(join(k.directory, e.value.strip())) for e in found
                       if not is_remote(e.value) and join(k.directory, e.value.strip()) not in mine)
