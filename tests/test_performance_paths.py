@@ -21,7 +21,7 @@ from reviewbot.engine import run as engine
 from reviewbot.load import cache as cache_mod
 from reviewbot.load.cache import ParseCache
 from reviewbot.load.loader import LoadedFile
-from reviewbot.model.kustomize import folders
+from reviewbot.model.kustomize import Graph, folders
 from reviewbot.sources.tree import disk_tree
 
 from .helpers import GitRepo, kustomize_graph, run_cli, write
@@ -687,3 +687,27 @@ def test_a_flux_build_is_one_per_file_and_what_of_the_spec_shapes_it(tmp_path: P
     elsewhere = graph.flux_build("clusters/stage/apps.yaml", dict(spec))
     assert elsewhere is not first and elsewhere is not None
     assert [r.body for r in elsewhere.resources] == [r.body for r in first.resources]
+
+
+_SPEC_VALUE = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
+                                                                max_size=3),
+    max_leaves=8)
+
+
+@given(st.dictionaries(st.sampled_from(["path", "patches", "postBuild", "sourceRef", "images",
+                                        "interval", "commonMetadata", "suspend"]),
+                       _SPEC_VALUE, max_size=6),
+       st.lists(st.sampled_from(["path", "patches", "postBuild", "sourceRef", "images",
+                                 "components"]), unique=True, max_size=6))
+def test_a_spec_key_is_the_text_of_its_fields_each_made_once(
+        spec: dict[str, Any], fields: list[str]) -> None:
+    """``Graph.spec_key`` (each field's text made once per spec object, for the walk's key
+    and the build's) is ``repr`` of the (field, value) pairs the spec has, in the order
+    asked, whichever fields an earlier key of the same spec asked for."""
+    graph = Graph([], {})
+    plain = repr([(k, spec[k]) for k in fields if k in spec])
+    graph.spec_key(spec, reversed(fields))
+    assert graph.spec_key(spec, fields) == plain
+    assert graph.spec_key(dict(spec), fields) == plain

@@ -356,6 +356,8 @@ class Graph:
         self._manifests: list[str] | None = None
         self._sources: dict[str, FileRecord] | None = None
         self._source_files: dict[str, LoadedFile] = {}
+        # id(spec) -> (the spec, the text of each of its fields asked so far)
+        self._spec_texts: dict[int, tuple[Mapping[str, Any], dict[str, str]]] = {}
 
     def deleted(self) -> set[int]:
         """Documents whose object a patch of some build made so far deleted (``$patch:
@@ -707,7 +709,7 @@ class Graph:
         Memoized by file and the fields of ``spec`` the build reads (:data:`FLUX_BUILD_FIELDS`):
         the walk, the builder and kustomize-integrity ask alike, a parent's copy of a child's
         spec that changed only its ``postBuild`` is the same build."""
-        key = (obj_file, _build_key(spec))
+        key = (obj_file, self.spec_key(spec, FLUX_BUILD_FIELDS))
         found = self._flux.get(key)
         if found is not None:
             return found[1]
@@ -719,6 +721,24 @@ class Graph:
         build = self._flux_build(obj_file, spec)
         self._flux[key] = (spec, build)
         return build
+
+    def spec_key(self, spec: Mapping[str, Any], fields: Iterable[str]) -> str:
+        """The ``fields`` of a Flux Kustomization's ``spec`` (those it has, in that order) as
+        text, ``repr`` of their (field, value) pairs (equal texts: equal fields). Each
+        field's text is made once per spec object (a parent's patches copied into each child
+        spec are long: the walk's key and the build's are made of the same texts)."""
+        found = self._spec_texts.get(id(spec))
+        if found is None or found[0] is not spec:
+            found = self._spec_texts[id(spec)] = (spec, {})
+        texts = found[1]
+        parts = []
+        for k in fields:
+            if k in spec:
+                text = texts.get(k)
+                if text is None:
+                    text = texts[k] = repr(spec[k])
+                parts.append(f"({k!r}, {text})")
+        return "[" + ", ".join(parts) + "]"  # = repr([(k, spec[k]) for k in fields ...])
 
     def path_build(self, obj_file: str, path: str) -> Build | None:
         """:meth:`flux_build` of a Kustomization in ``obj_file`` that says only ``spec.path:
@@ -822,9 +842,6 @@ FLUX_BUILD_FIELDS = ("path", "sourceRef", "components", "targetNamespace", "name
                      "nameSuffix", "patches", "images")
 
 
-def _build_key(spec: Mapping[str, Any]) -> str:
-    """What of ``spec`` shapes its build, as text (equal texts: equal builds)."""
-    return repr([(k, spec[k]) for k in FLUX_BUILD_FIELDS if k in spec])
 
 
 def _vars(k: Kustomization) -> tuple[Mapping[str, Any], ...]:

@@ -66,6 +66,7 @@ ARGO_GROUP = "argoproj.io"
 # the fields of a Flux Kustomization's spec that change what it applies
 BUILD_FIELDS = ("path", "targetNamespace", "patches", "images", "components", "namePrefix",
                 "nameSuffix", "commonMetadata", "postBuild", "sourceRef")
+_SORTED_FIELDS = tuple(sorted(BUILD_FIELDS))  # (the walk's key names them in this order)
 _PUSH = re.compile(r"flux\s+push\s+artifact\s+['\"]?((?:oci://|\$)[^\s'\"]+)['\"]?((?:\\\n|[^\n;&|])*)")
 _PUSH_PATH = re.compile(r"--path[= ]+['\"]?([^\s'\"]+)")
 _ENV_REF = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
@@ -411,8 +412,7 @@ class _Walker:
     def _key(self, step: _Step) -> tuple[str, str, str]:
         """One build per cluster, folder and the spec fields that shape it (500
         Kustomizations of one path are one build), the spec kept once for the graph's memo."""
-        fields = {k: v for k, v in step.spec.items() if k in BUILD_FIELDS}
-        spec_key = repr(sorted(fields.items())) + "@" + step.namespace
+        spec_key = self.graph.spec_key(step.spec, _SORTED_FIELDS) + "@" + step.namespace
         folder = step.folder if step.folder is not None else self._target(step.file, step.spec)
         if folder is None:
             spec_key += "|" + step.file  # (not in the tree: the graph says so per file)
