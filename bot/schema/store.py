@@ -375,42 +375,74 @@ def _convert_crd(schema: Mapping[str, Any] | None, prune: bool = True
     return root
 
 
-def apply_defaults(schema: Mapping[str, Any], value: Any) -> Any:
-    """``value`` as the API server defaults it by a CRD's structural schema before it
-    validates: a field the object lacks (or sets null, unless ``nullable``) whose schema has
-    a ``default`` gets it, in every object present (a default object is defaulted inside in
-    turn); nothing else changes. Copy on write: ``value`` itself is never changed."""
-    if isinstance(value, dict):
-        props = schema.get("properties")
-        props = props if isinstance(props, dict) else {}
-        extra = schema.get("additionalProperties")
-        out: dict[str, Any] | None = None
-        for key, sub in props.items():
-            if not isinstance(sub, dict):
-                continue
-            current = value.get(key)
-            if "default" in sub and (key not in value or (
-                    current is None and sub.get("nullable") is not True)):
-                current = copy.deepcopy(sub["default"])
-            elif key not in value:
-                continue
-            new = apply_defaults(sub, current)
-            if key not in value or new is not value[key]:
-                out = out if out is not None else dict(value)
-                out[key] = new
-        if isinstance(extra, dict):
-            for key, item in value.items():
-                if key not in props:
-                    new = apply_defaults(extra, item)
-                    if new is not item:
-                        out = out if out is not None else dict(value)
-                        out[key] = new
-        return out if out is not None else value
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        items = [apply_defaults(schema["items"], item) for item in value]
-        if any(a is not b for a, b in zip(items, value, strict=True)):
-            return items
-    return value
+@dataclass(frozen=True)
+class Defaults:
+    """What the API server defaults by a CRD's structural schema before it validates
+    (:func:`defaults_of`): a field the object lacks (or sets null, unless ``nullable``) whose
+    schema has a ``default`` gets it, in every object present (a default object is defaulted
+    inside in turn); nothing else changes. Only the parts of the schema with a ``default`` at
+    or below them are kept: an object is walked where a default can land, not along every
+    property of the schema (hmcts' HelmReleases: 12,333 schema nodes visited for 548
+    objects)."""
+
+    # (field, its schema, whether it has a default, whether it is nullable, what defaults
+    # below it): the properties with a default at or below them, in the schema's order
+    fields: tuple[tuple[str, Mapping[str, Any], bool, bool, Defaults | None], ...]
+    named: frozenset[str]  # every property the schema names (additionalProperties: the rest)
+    extra: Defaults | None  # additionalProperties, when a default lies below it
+    items: Defaults | None  # items, when a default lies below it
+
+    def apply(self, value: Any) -> Any:
+        """``value`` defaulted; copy on write: ``value`` itself is never changed."""
+        if isinstance(value, dict):
+            out: dict[str, Any] | None = None
+            for key, sub, has_default, nullable, below in self.fields:
+                current = value.get(key)
+                if has_default and (key not in value or (current is None and not nullable)):
+                    current = copy.deepcopy(sub["default"])
+                elif key not in value:
+                    continue
+                new = below.apply(current) if below is not None else current
+                if key not in value or new is not value[key]:
+                    out = out if out is not None else dict(value)
+                    out[key] = new
+            extra = self.extra
+            if extra is not None:
+                for key, item in value.items():
+                    if key not in self.named:
+                        new = extra.apply(item)
+                        if new is not item:
+                            out = out if out is not None else dict(value)
+                            out[key] = new
+            return out if out is not None else value
+        if isinstance(value, list) and self.items is not None:
+            items = [self.items.apply(item) for item in value]
+            if any(a is not b for a, b in zip(items, value, strict=True)):
+                return items
+        return value
+
+
+def defaults_of(schema: Mapping[str, Any]) -> Defaults | None:
+    """The defaulting part of a CRD's structural schema (None: it defaults nothing)."""
+    props = schema.get("properties")
+    props = props if isinstance(props, dict) else {}
+    fields = []
+    for key, sub in props.items():
+        if not isinstance(sub, dict):
+            continue
+        below = defaults_of(sub)
+        if "default" in sub or below is not None:
+            fields.append((key, sub, "default" in sub, sub.get("nullable") is True, below))
+    extra = schema.get("additionalProperties")
+    items = schema.get("items")
+    plan = Defaults(
+        tuple(fields), frozenset(props),
+        defaults_of(extra) if isinstance(extra, dict) else None,
+        defaults_of(items) if isinstance(items, dict) else None,
+    )
+    if not plan.fields and plan.extra is None and plan.items is None:
+        return None
+    return plan
 
 
 _COPY = (
@@ -630,12 +662,12 @@ class Lookup:
     validator: Validator | None
     source: str  # where the schema came from ("" when none)
     unserved: str | None = None  # a built-in group does not serve this apiVersion/kind
-    # a CRD's structural schema: the API server applies its defaults before it validates
-    defaults: Mapping[str, Any] | None = None
+    # a CRD's structural schema's defaults: the API server applies them before it validates
+    defaults: Defaults | None = None
 
     def applied(self, body: Any) -> Any:
         """``body`` as the API server validates it (a CRD's defaults applied)."""
-        return apply_defaults(self.defaults, body) if self.defaults is not None else body
+        return self.defaults.apply(body) if self.defaults is not None else body
 
 
 @dataclass
@@ -699,9 +731,9 @@ class SchemaStore:
                 if schema is not None and _names(schema, group, version, kind):
                     return Lookup(Validator(schema, self.k8s.registry), str(path))
         crd = self._crds.get((group, version, kind))
-        if crd is not None and crd.schema is not None:
+        if crd is not None and crd.schema is not None and crd.openapi is not None:
             return Lookup(Validator(crd.schema, self.k8s.registry), f"CRD in {crd.source}",
-                          defaults=crd.openapi)
+                          defaults=defaults_of(crd.openapi))
         bundled = bundled_schemas().get((group, version, kind))
         if bundled is not None:
             return Lookup(_bundled_validator(self.k8s.version, bundled[0]),

@@ -1,0 +1,134 @@
+"""The rules' fast paths give the answers of the plain ones: a CRD's defaults applied through
+the compiled plan."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reviewbot.schema.store import defaults_of
+
+
+def plain_defaults(schema: Mapping[str, Any], value: Any) -> Any:
+    """The API server's defaulting, walked along the whole schema (what ``Defaults`` does)."""
+    if isinstance(value, dict):
+        props = schema.get("properties")
+        props = props if isinstance(props, dict) else {}
+        extra = schema.get("additionalProperties")
+        out: dict[str, Any] | None = None
+        for key, sub in props.items():
+            if not isinstance(sub, dict):
+                continue
+            current = value.get(key)
+            if "default" in sub and (key not in value or (
+                    current is None and sub.get("nullable") is not True)):
+                current = copy.deepcopy(sub["default"])
+            elif key not in value:
+                continue
+            new = plain_defaults(sub, current)
+            if key not in value or new is not value[key]:
+                out = out if out is not None else dict(value)
+                out[key] = new
+        if isinstance(extra, dict):
+            for key, item in value.items():
+                if key not in props:
+                    new = plain_defaults(extra, item)
+                    if new is not item:
+                        out = out if out is not None else dict(value)
+                        out[key] = new
+        return out if out is not None else value
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        items = [plain_defaults(schema["items"], item) for item in value]
+        if any(a is not b for a, b in zip(items, value, strict=True)):
+            return items
+    return value
+
+
+NAMES = st.sampled_from(["a", "b", "c"])
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(["x", ""]))
+VALUES = st.recursive(
+    SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                     st.dictionaries(NAMES, inner, max_size=3)), max_leaves=12)
+
+
+@st.composite
+def schemas(draw: st.DrawFn, depth: int = 3) -> Any:
+    """A schema node: properties (now and then not a schema), additionalProperties, items,
+    defaults and nullable at every level."""
+    node: dict[str, Any] = {}
+    if draw(st.booleans()):
+        node["default"] = draw(VALUES)
+    if draw(st.booleans()):
+        node["nullable"] = draw(st.booleans())
+    if depth > 0:
+        if draw(st.integers(0, 5)):
+            node["properties"] = {name: draw(schemas(depth - 1)) if draw(st.integers(0, 5))
+                                  else draw(SCALARS) for name in draw(st.sets(NAMES))}
+        if draw(st.integers(0, 2)) == 0:
+            node["additionalProperties"] = draw(st.one_of(schemas(depth - 1), st.booleans()))
+        if draw(st.integers(0, 2)) == 0:
+            node["items"] = draw(schemas(depth - 1))
+    return node
+
+
+@st.composite
+def instances(draw: st.DrawFn, schema: Any) -> Any:
+    """A value shaped like ``schema`` now and then: fields present, missing or null."""
+    choice = draw(st.integers(0, 5))
+    if choice == 0:
+        return draw(VALUES)
+    if choice == 1:
+        return None
+    props = schema.get("properties")
+    if isinstance(props, dict) and (choice > 2 or "items" not in schema):
+        out: dict[str, Any] = {}
+        for name in ["a", "b", "c", "d"]:
+            sub = props.get(name)
+            sub = sub if isinstance(sub, dict) else schema.get("additionalProperties")
+            if draw(st.booleans()):
+                out[name] = draw(instances(sub)) if isinstance(sub, dict) else draw(VALUES)
+        return out
+    if isinstance(schema.get("items"), dict):
+        return draw(st.lists(instances(schema["items"]), max_size=3))
+    return draw(VALUES)
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[Any, Any]:
+    schema = draw(schemas())
+    return schema, draw(instances(schema))
+
+
+@settings(max_examples=400, deadline=None)
+@given(cases())
+def test_compiled_defaults_equal_the_walk_of_the_whole_schema(case: tuple[Any, Any]) -> None:
+    schema, value = case
+    before = json.dumps(value, sort_keys=True)
+    want = plain_defaults(schema, value)
+    plan = defaults_of(schema)
+    got = plan.apply(value) if plan is not None else value
+    assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
+    assert (got is value) == (want is value)  # unchanged objects are the caller's own
+    assert json.dumps(value, sort_keys=True) == before  # copy on write
+
+
+def test_a_helmrelease_schema_defaults_only_where_it_says() -> None:
+    schema = {"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {
+            "interval": {"type": "string"},
+            "install": {"type": "object", "properties": {
+                "remediation": {"type": "object", "default": {}, "properties": {
+                    "retries": {"type": "integer", "default": 3}}}}},
+            "values": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}}}
+    body = {"spec": {"interval": "1h", "install": {}, "values": {"a": 1}}}
+    plan = defaults_of(schema)
+    assert plan is not None
+    assert plan.apply(body) == {"spec": {"interval": "1h", "values": {"a": 1},
+                                         "install": {"remediation": {"retries": 3}}}}
+    assert body == {"spec": {"interval": "1h", "install": {}, "values": {"a": 1}}}
+    assert defaults_of(schema["properties"]["spec"]["properties"]["values"]) is None
