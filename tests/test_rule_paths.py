@@ -1,17 +1,21 @@
 """The rules' fast paths give the answers of the plain ones: a CRD's defaults applied through
-the compiled plan."""
+the compiled plan, the network's pods and namespaces of a selector worked out once."""
 
 from __future__ import annotations
 
 import copy
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reviewbot.netpol.network import Network
 from reviewbot.schema.store import defaults_of
+
+from .helpers import build, deployment
 
 
 def plain_defaults(schema: Mapping[str, Any], value: Any) -> Any:
@@ -132,3 +136,69 @@ def test_a_helmrelease_schema_defaults_only_where_it_says() -> None:
                                          "install": {"remediation": {"retries": 3}}}}
     assert body == {"spec": {"interval": "1h", "install": {}, "values": {"a": 1}}}
     assert defaults_of(schema["properties"]["spec"]["properties"]["values"]) is None
+
+
+CLUSTERWIDE = """
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: shop, labels: {tier: front}}
+---
+apiVersion: cilium.io/v2
+kind: CiliumClusterwideNetworkPolicy
+metadata: {name: front-only}
+spec:
+  endpointSelector:
+    matchLabels: {app: web, k8s:io.kubernetes.pod.namespace: shop}
+  ingress:
+  - fromEndpoints: [{matchLabels: {app: api}}]
+---
+apiVersion: cilium.io/v2
+kind: CiliumClusterwideNetworkPolicy
+metadata: {name: everyone-to-dns}
+spec:
+  endpointSelector: {}
+  egress:
+  - toEndpoints: [{matchLabels: {k8s:io.kubernetes.pod.namespace: kube-system}}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: api, namespace: shop}
+spec:
+  podSelector: {matchLabels: {app: api}}
+  ingress:
+  - from:
+    - namespaceSelector: {matchLabels: {tier: front}}
+    - namespaceSelector: {matchExpressions: [{key: team, operator: Exists}]}
+      podSelector: {matchLabels: {app: web}}
+"""
+
+
+def _selectors(net: Network) -> list[Any]:
+    found = [p.subject_namespaces for p in net.policies if p.subject_namespaces is not None]
+    for policy in net.policies:
+        for rule in (*policy.ingress, *policy.egress):
+            found += [peer.namespaces for peer in rule.peers or () if peer.namespaces]
+    return found
+
+
+def test_subjects_and_namespaces_are_worked_out_once_and_as_the_plain_walk(
+        tmp_path: Path) -> None:
+    pods = (deployment("web", "shop", "{app: web}") + deployment("api", "shop", "{app: api}")
+            + deployment("web", "other", "{app: web}")
+            + deployment("dns", "kube-system", "{app: dns}"))
+    for exact in (True, False):
+        (tmp_path / str(exact)).mkdir()
+        net = build(tmp_path / str(exact), pods + CLUSTERWIDE, exact=exact)
+        selectors = _selectors(net)
+        assert len(net.policies) == 3 and len(selectors) >= 3
+        for policy in net.policies:
+            first = net.subjects(policy)
+            assert net.subjects(policy) is first and first == net._subjects_of(policy)
+        for selector in selectors:
+            for unknown in (False, True):
+                first = net.namespaces_selected(selector, unknown)
+                assert net.namespaces_selected(selector, unknown) is first
+                assert first == net._namespaces_selected(selector, unknown)
+        chosen = [net.pods[i] for i in net.subjects(net.policies[1])]  # only shop's web
+        assert [(p.namespace, p.labels.get("app")) for p in chosen] == [("shop", "web")]

@@ -160,6 +160,8 @@ class Network:
             for key, value in pod.labels.items():
                 self.by_label.setdefault((pod.namespace, key, value), []).append(i)
         self._ns_cache: dict[tuple[int, str], bool | None] = {}
+        self._namespaces_cache: dict[tuple[int, bool], tuple[Selector, list[str]]] = {}
+        self._subjects: dict[int, tuple[Policy, list[int]]] = {}
         self.policies = [compile_policy(obj) for obj in model.network_policies]
         for release in self.releases:  # the NetworkPolicies a known chart renders
             for made in release.policies:
@@ -369,7 +371,16 @@ class Network:
     def subjects(self, policy: Policy) -> list[int]:
         """The pods a policy selects: in its namespace, or (a clusterwide Cilium policy) in
         the namespaces its selector allows; a namespace match that is unknown selects none
-        (isolation is never assumed)."""
+        (isolation is never assumed). Worked out once per policy (the network and three of
+        netpol-pairing's checks ask); the list is shared: callers only read it."""
+        cached = self._subjects.get(id(policy))
+        if cached is not None and cached[0] is policy:
+            return cached[1]
+        found = self._subjects_of(policy)
+        self._subjects[id(policy)] = (policy, found)
+        return found
+
+    def _subjects_of(self, policy: Policy) -> list[int]:
         if policy.subject_namespaces is None:
             found = self.select_in(policy.namespace, policy.selector)
         else:
@@ -405,6 +416,18 @@ class Network:
         return [i for i in candidates if selector.matches(self.pods[i].labels)]
 
     def namespaces_selected(self, selector: Selector, unknown: bool) -> list[str]:
+        """The namespaces ``selector`` matches (``unknown`` decides undecidable matches),
+        in the network's order; once per selector (the list is shared: callers only read
+        it)."""
+        key = (id(selector), unknown)
+        cached = self._namespaces_cache.get(key)
+        if cached is not None and cached[0] is selector:
+            return cached[1]
+        found = self._namespaces_selected(selector, unknown)
+        self._namespaces_cache[key] = (selector, found)
+        return found
+
+    def _namespaces_selected(self, selector: Selector, unknown: bool) -> list[str]:
         names = selector.names()
         pool = [n for n in names if n in self.namespaces] if names is not None else list(
             self.namespaces
