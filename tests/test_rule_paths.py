@@ -1,5 +1,7 @@
 """The rules' fast paths give the answers of the plain ones: a CRD's defaults applied through
-the compiled plan, the network's pods and namespaces of a selector worked out once."""
+the compiled plan, the network's pods and namespaces of a selector worked out once,
+kustomize-integrity's resources looked up once and builds searched once, the files of an
+unapplied folder found in the sorted list."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from hypothesis import strategies as st
 from reviewbot.netpol.network import Network
 from reviewbot.schema.store import defaults_of
 
-from .helpers import build, deployment
+from .helpers import build, deployment, lint_dir, write
 
 
 def plain_defaults(schema: Mapping[str, Any], value: Any) -> Any:
@@ -202,3 +204,73 @@ def test_subjects_and_namespaces_are_worked_out_once_and_as_the_plain_walk(
                 assert first == net._namespaces_selected(selector, unknown)
         chosen = [net.pods[i] for i in net.subjects(net.policies[1])]  # only shop's web
         assert [(p.namespace, p.labels.get("app")) for p in chosen] == [("shop", "web")]
+
+
+WEB = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %s, namespace: apps}
+spec:
+  template:
+    spec:
+      containers: [{name: web, image: "web:1"}]
+"""
+FLUX = """
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: %s, namespace: flux-system}
+spec:
+  path: %s
+  sourceRef: {kind: GitRepository, name: flux-system}
+"""
+SYNC = """
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata: {name: flux-system, namespace: flux-system}
+spec: {url: https://github.com/acme/fleet, ref: {branch: main}}
+---
+""" + FLUX % ("flux-system", "./clusters/prod")
+
+
+def test_duplicates_and_unapplied_folders_of_shared_builds_and_sibling_names(
+        tmp_path: Path) -> None:
+    """Two Flux Kustomizations of one folder, a diamond of includes, folders whose names
+    extend another's (old, old-2, old.yaml): each duplicate and each folder said once (the
+    findings the plain walks gave)."""
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/prod/apps.yaml": FLUX % ("apps", "./apps"),
+        "clusters/prod/apps-again.yaml": FLUX % ("apps-again", "./apps"),
+        "clusters/prod/base.yaml": FLUX % ("base", "./base"),
+        "apps/web.yaml": WEB % "web",
+        "apps/web-copy.yaml": WEB % "web",
+        "base/kustomization.yaml": "resources: [one, two]\n",
+        "base/one/kustomization.yaml": "resources: [../shared]\n",
+        "base/two/kustomization.yaml": "resources: [../shared, db.yaml]\n",
+        "base/two/db.yaml": WEB % "db",
+        "base/shared/kustomization.yaml": "resources: [a.yaml, b.yaml]\n",
+        "base/shared/a.yaml": WEB % "a",
+        "base/shared/b.yaml": WEB % "a",
+        "old/x.yaml": WEB % "x",
+        "old/deeper/y.yaml": WEB % "y",
+        "old-2/z.yaml": WEB % "z",
+        "old.yaml": WEB % "o",
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert sorted((f.kind, f.file, f.message) for f in result.findings) == [
+        ("duplicate", "apps/web.yaml", "Deployment/apps/web is built again (first in "
+         "apps/web-copy.yaml:1) by Flux Kustomization Kustomization/flux-system/apps-again "
+         "(path ./apps); kustomize refuses duplicate objects"),
+        ("duplicate", "base/shared/a.yaml", "Deployment/apps/a is built twice by "
+         "base/kustomization.yaml; kustomize refuses duplicate objects"),
+        ("duplicate", "base/shared/b.yaml", "Deployment/apps/a is built again (first in "
+         "base/shared/a.yaml:1) by base/shared/kustomization.yaml; kustomize refuses duplicate "
+         "objects"),
+        ("not-applied", "old-2/z.yaml", "old-2 (1 manifest file) is not applied by any "
+         "cluster root, so nothing in it is judged"),
+        ("not-applied", "old.yaml", "old.yaml is not applied by any cluster root, so nothing "
+         "in it is judged"),
+        ("not-applied", "old/deeper/y.yaml", "old (2 manifest files) is not applied by any "
+         "cluster root, so nothing in it is judged"),
+    ]
