@@ -9,15 +9,18 @@ data (``CiFacts.skipped_by_validation``, ``unapplied_by_ci``) for the reachabili
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reviewbot.config import Config
 from reviewbot.engine.run import analyze
-from reviewbot.model.ci import CiFacts, read_ci, unapplied_by_ci
+from reviewbot.model.ci import CiFacts, is_ci_file, read_ci, shell_words, unapplied_by_ci
 from reviewbot.sources.tree import FileRecord, Tree, blob_id, disk_tree, git_tree
 
 DEPLOY = """\
@@ -560,3 +563,55 @@ def test_large_hostile_scripts_and_makefiles_are_read_in_linear_time() -> None:
                   + "all:\n\tsed -i s/a/b/ k8s/z.yaml\n",
     })
     assert [t for r in found.rewrites for t in r.targets] == ["k8s/z.yaml"]
+
+
+# ---------------------------------------------------------------- shell words
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+SHELL_ALPHABET = " \t\r\n#'\"\\;&|()<>$-=ab\x0b\xa0é"
+
+
+def _shlex_words(line: str) -> tuple[str, ...] | None:
+    """The reference: what ``shell_words`` stands for."""
+    try:
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()<>")
+        lexer.whitespace_split = True
+        lexer.commenters = "#"
+        return tuple(lexer)
+    except ValueError:
+        return None
+
+
+def _words(line: str) -> tuple[str, ...] | None:
+    try:
+        return shell_words(line)
+    except ValueError:
+        return None
+
+
+@given(st.text(alphabet=SHELL_ALPHABET, max_size=40))
+@settings(max_examples=3000, deadline=None)
+def test_shell_words_are_shlex_words(line: str) -> None:
+    assert _words(line) == _shlex_words(line)
+
+
+@pytest.mark.parametrize("line", [
+    "", " ", "#", "a#b c", "a #b", "'' x", '""', "a''b", "'a b'c", 'a"b\\"c\\d\\\\e"f',
+    "a\\ b", "a\\", "'a", '"a\\', "a|b", "a||b>&c", "a;;b", "x >out 2>&1", "a\\#b",
+    "(cd x && y)", "$(a b)", "a\n#c\nb", "a#c\nb", "'#' \"#\"", "é\xa0x", "a\x0bb",
+])
+def test_shell_words_cases(line: str) -> None:
+    assert _words(line) == _shlex_words(line)
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="no corpus beside the clone")
+def test_shell_words_of_the_corpus() -> None:
+    lines = 0
+    for path in sorted(CORPUS.rglob("*")):
+        rel = path.relative_to(CORPUS).as_posix().split("/", 1)[-1]
+        if not path.is_file() or path.is_symlink() or not is_ci_file(rel):
+            continue
+        for line in path.read_text("utf-8", "replace").splitlines():
+            lines += 1
+            assert _words(line) == _shlex_words(line), (path, line)
+    assert lines > 1000
