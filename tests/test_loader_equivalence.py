@@ -344,3 +344,75 @@ def test_the_composer_tells_what_spans_lines(text: str, spans: bool) -> None:
     cuts checked (block and plain scalars cannot run across a line no deeper than their key)."""
     loaded = loader.load(FileRecord("f.yaml", "blob", text.encode()))
     assert [d.spans for d in loaded.documents] == [spans]
+
+
+# ---------------------------------------------------------------- merges in the fast pass
+
+
+def _composed(text: str, marks: bool) -> Any:
+    """The documents of ``text`` composed without positions (the fast pass: "recheck" when it
+    stops) or with them (the strict pass, which names duplicate keys)."""
+    out: list[Any] = []
+    try:
+        loader._compose_stream(text, marks, False, out)
+    except loader._Recheck:
+        return "recheck"
+    except loader.ProblemError as exc:
+        return ("problem", exc.message, exc.line, exc.column)
+    return [(_canon(value), line, spans) for value, line, _, spans in out]
+
+
+def _reads_as_the_strict_pass(text: str) -> None:
+    fast, strict = _composed(text, False), _composed(text, True)
+    if fast == "recheck":  # only for a key written twice, which the strict pass names
+        assert strict[0] == "problem" and "duplicate mapping key" in strict[1], text
+    else:
+        assert fast == strict, text
+
+
+MERGES = [
+    "b: &b {x: 1, y: 2}\nm:\n  <<: *b\n  x: 3\n",
+    "b: &b {x: 1, y: 2}\nm:\n  x: 3\n  <<: *b\n",
+    "b: &b {x: 1, y: 2}\nm:\n  x: 3\n  <<: *b\n  x: 4\n",
+    "b: &b {x: 1, y: 2}\nm:\n  <<: *b\n  x: 3\n  x: 4\n",
+    "b: &b {x: 1, y: 2}\nm:\n  <<: *b\n  z: 3\n  z: 4\n",
+    "b: &b {x: 1}\nc: &c {y: 2}\nm:\n  <<: *b\n  <<: *c\n",
+    "b: &b {x: 1}\nc: &c {x: 2, y: 2}\nm:\n  <<: [*b, *c]\n  y: 3\n  x: 4\n",
+    "b: &b {x: 1}\nm:\n  <<: *b\n  n:\n    <<: *b\n    x: 2\n  x: 3\n  n: 4\n",
+    "b: &b {x: 1}\nm:\n  <<: *b\n  n: {x: 5, x: 6}\n",
+    "b: &b {x: 1}\nm:\n  n: {<<: *b, x: 2}\n  n2: {x: 2, <<: *b}\n  x: 1\n  x: 2\n",
+    "k: &k x\nb: &b {x: 1}\nm:\n  <<: *b\n  *k : 2\n",
+    "k: &k x\nb: &b {x: 1}\nm:\n  <<: *b\n  *k : 2\n  x: 3\n",
+    "k: &k <<\nb: &b {x: 1}\nm:\n  <<: *b\n  *k : *b\n",
+    "b: &b {x: 1}\nm:\n  <<: *b\n  x: 2\n---\nm: {x: 1, x: 2}\n",
+    "b: &b [1]\nm:\n  <<: *b\n",
+]
+
+
+@pytest.mark.parametrize("text", MERGES)
+def test_merges_read_as_the_strict_pass_reads_them(text: str) -> None:
+    _reads_as_the_strict_pass(text)
+
+
+_KEYS = st.sampled_from(["x", "y", "z", "<<", "<<*"])
+
+
+@given(st.lists(_KEYS, max_size=8), st.lists(st.sampled_from("xyz"), max_size=3),
+       st.lists(st.sampled_from("xyz"), max_size=3), st.booleans())
+def test_generated_merges_read_as_the_strict_pass_reads_them(
+        keys: list[str], first: list[str], second: list[str], nested: bool) -> None:
+    lines = ["b: &b {" + ", ".join(f"{k}: b{i}" for i, k in enumerate(first)) + "}",
+             "c: &c {" + ", ".join(f"{k}: c{i}" for i, k in enumerate(second)) + "}",
+             "m:"]
+    indent = "  "
+    if nested:
+        lines.append("  n:")
+        indent = "    "
+    for i, key in enumerate(keys):
+        if key == "<<":
+            lines.append(f"{indent}<<: {'*b' if i % 2 else '[*c, *b]'}")
+        elif key == "<<*":
+            lines.append(f"{indent}<<: *c")
+        else:
+            lines.append(f"{indent}{key}: v{i}")
+    _reads_as_the_strict_pass("\n".join(lines) + "\n")

@@ -778,10 +778,13 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
     key_mark: Any = None
     # Duplicate keys: with ``marks``, the open mapping's keys -> line (the message names the
     # first one); else a key already in the mapping (or a second merge) stops the fast pass
-    # and ``_Recheck`` has the document composed again with lines, which also tells a key
-    # that a merge brought in (legal to override) from a duplicate.
+    # and ``_Recheck`` has the document composed again with lines. A mapping with a merge
+    # keeps its written keys in ``written_keys`` from the merge on (those written before it
+    # and after), so a key that only the merge brought is overridden in the fast pass too
+    # (legal) and a key written twice still stops it.
     seen: dict[str, int] | None = None
     merged = False
+    written_keys: set[str] = set()
     # An anchored container's size (nodes in it, aliases counted expanded) is what was written
     # and expanded between its start and its end: ``base`` holds both counts at its start.
     base = (0, 0)
@@ -813,7 +816,11 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
                 if anchor:
                     anchors[anchor] = text
                 if seen is None:
-                    if text in cur or (merged and text == _MERGE):
+                    if merged:
+                        if text in written_keys or text == _MERGE:
+                            raise _Recheck()
+                        written_keys.add(text)
+                    elif text in cur:
                         raise _Recheck()
                 else:
                     if text in seen:
@@ -860,8 +867,8 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
                 raise ProblemError(
                     f"nesting deeper than {MAX_DEPTH} levels", m.line + 1, m.column + 1
                 )
-            stack.append((cur, is_map, key, key_mark, seen, merged, base, path, c_anchor, c_mark,
-                          height))
+            stack.append((cur, is_map, key, key_mark, seen, merged, written_keys, base, path,
+                          c_anchor, c_mark, height))
             base = (written - 1, expanded)
             height = 1
             if marks and cur is not None:
@@ -891,7 +898,7 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
                 anchor_sizes[id(value)] = written - base[0] + expanded - base[1]
                 anchor_heights[id(value)] = height
             inner = height
-            (cur, is_map, key, key_mark, seen, merged, base, path, c_anchor, c_mark,
+            (cur, is_map, key, key_mark, seen, merged, written_keys, base, path, c_anchor, c_mark,
              height) = stack.pop()
             if inner >= height:
                 height = inner + 1
@@ -938,7 +945,11 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
                 raise ComplexKeyError()
             text = value if isinstance(value, str) else key_text(value)
             if seen is None:
-                if text in cur or (merged and text == _MERGE):
+                if merged:
+                    if text in written_keys or text == _MERGE:
+                        raise _Recheck()
+                    written_keys.add(text)
+                elif text in cur:
                     raise _Recheck()
             else:
                 if text in seen:
@@ -951,6 +962,8 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
             key_mark = vmark
         else:
             if key == _MERGE:
+                if seen is None:  # the keys written so far (a second merge stops the pass)
+                    written_keys = set(cur)
                 _merge_into(cur, value, vmark)
                 merged = True
             else:
