@@ -615,3 +615,31 @@ def test_shell_words_of_the_corpus() -> None:
             lines += 1
             assert _words(line) == _shlex_words(line), (path, line)
     assert lines > 1000
+
+
+def test_a_step_is_where_its_text_is_in_gitlab_ci_and_cloud_build() -> None:
+    # a step's line is looked up only when the step does something: each takes its own
+    found = facts({".gitlab-ci.yml": """
+        deploy:
+          script:
+            - echo hello
+            - sed -i "s|x|y|" k8s/a.yaml
+            - kubectl apply -k k8s/
+        check:
+          script: "kubeconform -ignore-filename-pattern 'gen/.*' k8s/"
+        """, "cloudbuild.yaml": """
+        steps:
+        - name: gcr.io/cloud-builders/gcloud
+          script: echo hello
+        - name: gcr.io/cloud-builders/kubectl
+          id: deploy
+          script: |
+            sed -i "s|x|y|" k8s/b.yaml
+            kubectl apply -k k8s/
+        """})
+    assert sorted((r.targets, r.step.label, r.step.where) for r in found.rewrites) == [
+        (("k8s/a.yaml",), "GitLab CI job deploy", ".gitlab-ci.yml:4"),
+        (("k8s/b.yaml",), "Cloud Build cloudbuild.yaml, step 'deploy'", "cloudbuild.yaml:4"),
+    ]
+    assert [(s.step.label, s.step.where) for s in found.skipped_by_validation] == [
+        ("GitLab CI job check", ".gitlab-ci.yml:7")]

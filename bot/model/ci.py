@@ -457,9 +457,9 @@ class _Reader:
         run, uses = step.get("run"), step.get("uses")
         folder = step.get("working-directory")
         cwd = _folder(str(folder), root) if isinstance(folder, str) else (default_dir or root)
-        line = doc.position(at + (("run",) if isinstance(run, str) else ()))[0]
         if isinstance(run, str):
-            self.shell(run, _Block(Step(label, doc.file.path, line), cwd, root=root), depth)
+            self._shell_at(run, _Block(Step(label, doc.file.path, 0), cwd, root=root),
+                           doc, at + ("run",), depth)
         elif isinstance(uses, str) and uses.startswith("./") and depth < MAX_DEPTH:
             used = _target(root, uses)
             if used is not None:
@@ -500,10 +500,9 @@ class _Reader:
                     continue
                 for i, text in enumerate(lines):
                     if isinstance(text, str):  # one shell: a cd holds for the lines after
-                        line = doc.position((job, key, i) if isinstance(body.get(key), list)
-                                            else (job, key))[0]
-                        block.step = Step(block.step.label, path, line)
-                        self.shell(text, block, 0)
+                        at = (job, key, i) if isinstance(body.get(key), list) else (job, key)
+                        block.step = Step(block.step.label, path, 0)
+                        self._shell_at(text, block, doc, at)
             self._job_done(mark)
 
     def cloudbuild(self, path: str) -> None:
@@ -522,11 +521,28 @@ class _Reader:
             cwd = _folder(str(step.get("dir") or "."), folder)
             text = _cloudbuild_script(step)
             if text is not None:
-                line = doc.position(("steps", n - 1))[0]
-                self.shell(text, _Block(Step(label, path, line), cwd), 0)
+                self._shell_at(text, _Block(Step(label, path, 0), cwd), doc, ("steps", n - 1))
         self._job_done(mark)
 
     # ------------------------------------------------------------ shell
+
+    def _shell_at(self, text: str, block: _Block, doc: Any, at: tuple[Any, ...],
+                  depth: int = 0) -> None:
+        """``shell`` for a step of a YAML CI file (``doc``, the step's text at path ``at``)
+        whose line is looked up only when the step is found to do something (most steps
+        rewrite and skip nothing, and a line costs composing the file's positions): the facts
+        it gave then take the step with its line. ``block.step`` is a stand-in until then
+        (line 0)."""
+        step = block.step
+        facts: tuple[list[Any], ...] = (self.rewrites, self.unknown, self.skips)
+        starts = [len(found) for found in facts]
+        self.shell(text, block, depth)
+        new = list(zip(facts, starts, strict=True))
+        if any(f.step is step for found, start in new for f in found[start:]):
+            block.step = located = dataclasses.replace(step, line=doc.position(at)[0])
+            for found, start in new:
+                found[start:] = [dataclasses.replace(f, step=located) if f.step is step else f
+                                 for f in found[start:]]
 
     def shell(self, text: str, block: _Block, depth: int, per_line: bool = False) -> None:
         """Read the commands of ``text`` (a ``run:`` block, a script, a recipe line);
