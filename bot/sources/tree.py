@@ -294,7 +294,10 @@ def listed_json(records: Sequence[FileRecord], jsons: Mapping[str, object]) -> l
         return []
     found: set[str] = set()
     for record in records:
-        if posixpath.basename(record.path) not in KUSTOMIZATION_NAMES:
+        # a kustomization naming no .json file is not read line by line (the name's ASCII
+        # bytes are in the text exactly when they are in the bytes)
+        if posixpath.basename(record.path) not in KUSTOMIZATION_NAMES or (
+                b".json" not in record.data):
             continue
         folder = posixpath.dirname(record.path)
         text = record.data.decode("utf-8", "replace")
