@@ -171,14 +171,16 @@ def test_diff_outside_git_says_so_and_names_no_ci_fix(
 def test_the_parser_built_for_one_command_reads_it_as_the_whole_parser(
     argv: list[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Only the command being run gets its arguments (the others are listed by name): the
-    same namespace, and the same --help, as the parser of every command."""
+    """Only the command being run gets a parser: the same namespace, the same usage line
+    (what an error prints) and the same --help of the command, as the parser of every
+    command. (The top parser's --help, which lists them all, is made by the whole parser:
+    ``reviewbot --help`` names no command.)"""
     from reviewbot.cli import build_parser
 
     monkeypatch.setenv("COLUMNS", "100")
     whole, lazy = build_parser(), build_parser(argv[0])
     assert vars(lazy.parse_args(argv)) == vars(whole.parse_args(argv))
-    assert lazy.format_help() == whole.format_help()
+    assert lazy.format_usage() == whole.format_usage()
     command = argv[:2] if argv[0] == "netpol" else argv[:1]
 
     def help_of(parser: Any) -> str:
