@@ -297,6 +297,37 @@ def test_rules_shared_with_a_worker_give_the_sequential_result(
         assert _lint(SEED) == sequential
 
 
+def test_suppressions_built_while_the_worker_finishes_give_the_sequential_result(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "apps/web.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata:
+              name: web
+              namespace: shop
+              annotations: {reviewbot.dev/ignore: "gpu-rollout,no-such-rule"}
+            spec:
+              template:
+                spec:
+                  containers:
+                  - name: app  # reviewbot: ignore[image-digest] pinned upstream
+                    image: nginx:1.27
+                  - name: side
+                    image: busybox:1.36  # reviewbot: ignore[shm-size] nothing to silence
+        """,
+    }
+    write(tmp_path, files)
+    sequential = _lint(tmp_path)
+    assert sequential[2] >= 1  # a finding was suppressed
+    assert {"unused-suppression", "image-digest"} <= {f["rule"] for f in sequential[0]}
+    with concurrency.override(cores=2, rules_min_objects=0):
+        assert _lint(tmp_path) == sequential
+    with concurrency.override(cores=2, rules_min_objects=0, fail=True):  # the worker fails
+        assert _lint(tmp_path) == sequential
+
+
 def test_a_rule_error_surfaces_as_without_a_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     from reviewbot.rules import image_digest
 

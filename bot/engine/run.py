@@ -140,7 +140,8 @@ def start_rules(
         share or known is not None) and sharing.enabled() else []
     now = [r for r in checked if r not in later]
 
-    def finish(done: Sequence[RuleOutput], head: Result | None) -> Result:
+    def finish(done: Sequence[RuleOutput], head: Result | None,
+               suppressions: Suppressions | None = None) -> Result:
         by_id = {r.id: out for r, out in zip(now, done, strict=True)}
         partner = head if head is not None else known
         if later:
@@ -149,7 +150,8 @@ def start_rules(
                     if partner is not None and partner.outputs is not None
                     else rule_outputs(later, model, config))
             by_id.update((r.id, out) for r, out in zip(later, outs, strict=True))
-        result = _policy(rules, [by_id[r.id] for r in checked], model, config)
+        result = _policy(rules, [by_id[r.id] for r in checked], model, config,
+                         suppressions=suppressions)
         if cache is not None and key is not None:
             frozen = _freeze_result(result, [r.id for r in checked if r.scope == sharing.OBJECT])
             if frozen is not None:
@@ -158,7 +160,15 @@ def start_rules(
 
     if not background or not now or concurrency.workers(
             2, len(model.objects), concurrency.limits().rules_min_objects) < 1:
-        return lambda head=None: finish(rule_outputs(now, model, config), head)
+        def here(head: Result | None = None) -> Result:
+            # the suppressions read the model only (rules never write it): built while the
+            # worker, if any, finishes its last rules, not after
+            ready: list[Suppressions] = []
+            done = rule_outputs(now, model, config,
+                                meanwhile=lambda: ready.append(Suppressions(model)))
+            return finish(done, head, ready[0] if ready else None)
+
+        return here
     worker = concurrency.Worker(_outputs_worker, now, model, config)
 
     def wait(head: Result | None = None) -> Result:
@@ -273,14 +283,15 @@ def run_rules(model: Model, config: Config, *, only: Sequence[str] = (),
 
 
 def _policy(rules: Sequence[Rule], outputs: Sequence[RuleOutput], model: Model, config: Config,
-            *, change: bool = False) -> Result:
+            *, change: bool = False, suppressions: Suppressions | None = None) -> Result:
     """The :class:`Result` of what ``rules`` decided (``outputs``, in their order, without
     ``unused-suppression``'s): duplicates dropped, suppressions applied, severity set, the
     findings in one order whatever order the rules found them in."""
     # one finding once: objects a build makes alike (a base two overlays include unchanged,
     # a --render output holding it twice) give the same finding at the same place
     raw = list(dict.fromkeys(f for out in outputs for f in out.findings))
-    suppressions = Suppressions(model) if raw or not change else None
+    if suppressions is None and (raw or not change):
+        suppressions = Suppressions(model)
     kept = [f for f in raw if suppressions is None or not suppressions.matches(f)]
     quiet = in_order(q for out in outputs for q in out.quiet)
     result = Result(kept, model, suppressed=len(raw) - len(kept), quiet=quiet)
@@ -325,8 +336,12 @@ class RuleOutput:
     quiet_owners: list[int] = field(default_factory=list)
 
 
-def rule_outputs(rules: Sequence[Rule], model: Model, config: Config) -> list[RuleOutput]:
-    """What each rule decided, in the order of ``rules``.
+def rule_outputs(rules: Sequence[Rule], model: Model, config: Config,
+                 meanwhile: Callable[[], object] | None = None) -> list[RuleOutput]:
+    """What each rule decided, in the order of ``rules``; ``meanwhile`` is called once, by
+    this process, when its own rules are done: before it waits for the worker's (work that
+    reads the model only, which the caller needs next), or after the rules when they are not
+    shared.
 
     On a large model the rules are shared with a forked worker, which inherits the model and
     sends back what its rules decided (positions resolved). Neither side is given a fixed
@@ -337,7 +352,10 @@ def rule_outputs(rules: Sequence[Rule], model: Model, config: Config) -> list[Ru
     """
     if len(rules) < 2 or len(rules) > concurrency.Tickets.MOST or concurrency.workers(
             2, len(model.objects), concurrency.limits().rules_min_objects) < 1:
-        return [_rule_run(r, model, config) for r in rules]
+        outputs = [_rule_run(r, model, config) for r in rules]
+        if meanwhile is not None:
+            meanwhile()
+        return outputs
     import pickle
 
     order = sorted(range(len(rules)), key=lambda i: -rules[i].cost)  # stable: ties in order
@@ -350,7 +368,11 @@ def rule_outputs(rules: Sequence[Rule], model: Model, config: Config) -> list[Ru
         except Exception:  # noqa: BLE001 - the sequential run below raises what matters
             worker.result()
             return [_rule_run(r, model, config) for r in rules]
-        data = worker.result()
+        try:
+            if meanwhile is not None:
+                meanwhile()
+        finally:
+            data = worker.result()
     finally:
         tickets.close()
     if data is not None:
