@@ -125,8 +125,10 @@ def _shares(records: Sequence[FileRecord], workers: int) -> list[list[int]]:
     weight = [1.0 + _TAKE_IN * workers] + [1.0] * workers
     load_of = [0.0] * (workers + 1)
     shares: list[list[int]] = [[] for _ in range(workers + 1)]
+    parts = range(workers + 1)
+    least = load_of.__getitem__  # min() keeps the first of equal loads: the lowest share
     for i, record in enumerate(records):
-        k = min(range(workers + 1), key=lambda j: (load_of[j], j))
+        k = min(parts, key=least)
         shares[k].append(i)
         load_of[k] += (len(record.data) + 1) * weight[k]
     return shares
