@@ -34,8 +34,8 @@ Findings, by kind:
   digest).
 - `tag-moved` (error, review only): between the base branch and the PR, the tag changed but
   the digest did not. The digest wins at pull time, so the old image still runs and the new
-  tag lies. `tag_moved()` and `check_change()` below are what `reviewbot review` calls with
-  both trees; plain `lint` sees one tree and checks presence and form only.
+  tag lies. Only `reviewbot review` sees both trees; `reviewbot lint` sees one and checks
+  presence and form only.
 
 Images a build tool supplies at deploy time are not judged: an image a `skaffold.yaml`
 builds (`build.artifacts[].image`, profiles too; skaffold replaces every reference to that
@@ -85,7 +85,7 @@ spec:
     spec:
       containers:
       - name: probe
-        image: vllm:v0.11.0@sha256:014a95f21c9edf6abe0aea6b07353f96baa4ec291c427bb1176dc7c93a85845c
+        image: vllm/vllm-openai:v0.11.0@sha256:014a95f21c9edf6abe0aea6b07353f96baa4ec291c427bb1176dc7c93a85845c
 ```
 """
 
