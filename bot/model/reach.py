@@ -318,8 +318,9 @@ class _Walker:
         for folder in graph.roots:
             if graph.by_dir[folder].is_component:
                 continue
-            for r in graph.build(folder).resources:
-                if r.doc is None or r.kind != "Kustomization" or r.group != FLUX_GROUP:
+            for r in graph.build(folder).resources:  # (every object of every root build)
+                if r.doc is None or r.body.get("kind") != "Kustomization" or (
+                        r.group != FLUX_GROUP):
                     continue
                 spec = dict_of(r.body.get("spec"))
                 path = spec.get("path")

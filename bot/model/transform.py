@@ -548,9 +548,15 @@ def _set_namespace(r: Resource, namespace: str, cfg: Config,
     body = r.body
     if not body:
         return r
-    api, kind = str(body.get("apiVersion") or ""), str(body.get("kind") or "")
+    # (once per object of every build with a namespace: str() only where not text already)
+    api, kind = body.get("apiVersion"), body.get("kind")
+    if type(api) is not str:
+        api = str(api or "")
+    if type(kind) is not str:
+        kind = str(kind or "")
     meta = body.get("metadata")
-    meta = meta if isinstance(meta, dict) else {}
+    if not isinstance(meta, dict):
+        meta = {}
     binding = kind in ("RoleBinding", "ClusterRoleBinding")
     known = kinds.get((api, kind))
     if known is None:
@@ -563,9 +569,10 @@ def _set_namespace(r: Resource, namespace: str, cfg: Config,
     scoped, specs = known
     was = meta.get("namespace")
     effective = "~X" if scoped else str(was) if was not in (None, "", "default") else "default"
+    name = meta.get("name")
     h = r.renames
-    renames = Renames(h.previous + ((kind, effective, str(meta.get("name") or "")),),
-                      h.prefixes, h.suffixes)
+    renames = Renames(h.previous + ((kind, effective, name if type(name) is str
+                                     else str(name or "")),), h.prefixes, h.suffixes)
     if not scoped and was != namespace:
         body = {**body, "metadata": {**meta, "namespace": namespace}}
     if binding and isinstance(body.get("subjects"), list):
