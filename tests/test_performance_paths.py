@@ -21,7 +21,7 @@ from reviewbot.engine import run as engine
 from reviewbot.load import cache as cache_mod
 from reviewbot.load.cache import ParseCache
 from reviewbot.load.loader import LoadedFile
-from reviewbot.model.kustomize import Graph, folders
+from reviewbot.model.kustomize import _COMMENT_DASH, _COMMENTED, Graph, folders
 from reviewbot.sources.tree import disk_tree
 
 from .helpers import GitRepo, kustomize_graph, run_cli, write
@@ -742,3 +742,13 @@ def test_a_spec_key_is_the_text_of_its_fields_each_made_once(
     graph.spec_key(spec, reversed(fields))
     assert graph.spec_key(spec, fields) == plain
     assert graph.spec_key(dict(spec), fields) == plain
+
+
+@given(st.lists(st.text("# -\t\r\x0b\x85\u2028\u00a0ab.y/ml:", max_size=12), max_size=6))
+def test_a_text_without_a_comment_dash_has_no_commented_entry(lines: list[str]) -> None:
+    """``commented_entries`` reads a kustomization's lines only when its text holds ``#``,
+    blanks, ``-`` and a blank somewhere: every line a commented entry matches holds that,
+    whatever ends the lines."""
+    text = "\n".join(lines)
+    if any(_COMMENTED.match(line) for line in text.splitlines()):
+        assert _COMMENT_DASH.search(text)

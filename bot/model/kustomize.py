@@ -255,6 +255,9 @@ def patch_files(k: Kustomization) -> Iterator[str]:
 
 _COMMENTED = re.compile(r"^(\s*)#\s*-\s+(?:path:\s*)?([^\s#{}\[\]]+\.ya?ml|[\w./-]+/?)\s*(#.*)?$")
 _SECTION = re.compile(r"^(\s*)([A-Za-z0-9]+):")
+# what every line _COMMENTED matches holds (searched first in the whole text: most
+# kustomizations have a comment, few a commented entry)
+_COMMENT_DASH = re.compile(r"#\s*-\s")
 
 
 @dataclass(frozen=True)
@@ -269,7 +272,9 @@ class Commented:
 
 def commented_entries(k: Kustomization) -> list[Commented]:
     """The ``# - entry`` lines under a kustomization's path lists."""
-    text = k.doc.file.text if "#" in k.doc.file.text else ""
+    text = k.doc.file.text
+    if "#" not in text or not _COMMENT_DASH.search(text):
+        return []
     out: list[Commented] = []
     section = None
     for number, line in enumerate(text.splitlines(), 1):
