@@ -5,7 +5,8 @@ values pods) once; ``each_container(model, roles=...)`` yields (pod, container) 
 container; ``templates=True`` adds pod templates no pod runs as written (ServingRuntimes,
 LLMInferenceServices), whose images still matter. The one dedupe: a pod is its object and the
 path of its pod spec, a container its object and its path, so a document reached twice (a
-kustomize base and a rendered copy) is judged once.
+kustomize base and a rendered copy) is judged once. ``views(model)`` gives the model once per
+cluster, made once for every rule that judges each cluster on its own.
 """
 
 from __future__ import annotations
@@ -13,14 +14,24 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from reviewbot.model.images import DIGEST, ImageRef, parse_image
-from reviewbot.model.objects import Container, Model, PodTemplate
+from reviewbot.model.objects import Container, Model, PodTemplate, cluster_views
 from reviewbot.model.workload import image_ref
 
 __all__ = ["DIGEST", "ImageRef", "each_container", "each_pod", "image_ref", "parse_image",
-           "template_doubt"]
+           "template_doubt", "views"]
 
 ALL_ROLES = ("container", "initContainer", "ephemeralContainer")
 RUNNING = ("container", "initContainer")  # containers that hold resources and take GPUs
+
+
+def views(model: Model) -> list[tuple[str | None, Model]]:
+    """:func:`~reviewbot.model.objects.cluster_views` of ``model``, made once per model and
+    kept in its ``derived`` views (four rules judge each cluster on its own: hmcts-sds-flux-
+    config's five clusters were viewed four times); the views are read, never changed."""
+    found: list[tuple[str | None, Model]] | None = model.derived.get("cluster-views")
+    if found is None:
+        found = model.derived["cluster-views"] = cluster_views(model)
+    return found
 
 
 def each_pod(model: Model, *, templates: bool = False) -> Iterator[PodTemplate]:

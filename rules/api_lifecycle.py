@@ -109,10 +109,10 @@ from reviewbot.model.objects import (
     KObject,
     Model,
     Path,
-    cluster_views,
     mapping,
 )
 from reviewbot.model.values import object_values, values_documents
+from reviewbot.rules._kit import views
 from reviewbot.rules.schema import not_api_files, templated
 from reviewbot.schema.lifecycle import (
     ApiTable,
@@ -159,9 +159,9 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
     skip = not_api_files(model)
     crds_everywhere = _Crds(model.objects)
     summary: dict[str, Any] = {}
-    views = cluster_views(model)
-    for name, view in views:
-        cluster = _Cluster.of(name, view, table, several=len(views) > 1, target=target)
+    clusters = views(model)
+    for name, view in clusters:
+        cluster = _Cluster.of(name, view, table, several=len(clusters) > 1, target=target)
         summary[cluster.title] = cluster.note(target)
         crds = _Crds(view.objects) if name is not None else crds_everywhere
         for obj in view.objects:

@@ -227,7 +227,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit
 from reviewbot.load.paths import format_path
-from reviewbot.model.objects import Model, cluster_views
+from reviewbot.model.objects import Model
+from reviewbot.rules._kit import views
 
 # The evaluator is imported by the functions that run it: a tree without NetworkPolicies
 # (most repositories) never loads it (25-35 ms of a 0.3-0.5 s lint of a small repository).
@@ -272,7 +273,7 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation | QuietPlace]:
     gc.disable()
     try:
         found: list[Violation | QuietPlace] = []
-        for _, view in cluster_views(model):  # flows never cross two clusters
+        for _, view in views(model):  # flows never cross two clusters
             if not view.network_policies and not _cilium(view) and not _chart_policies(view):
                 continue
             network = Network(view, exact=False)

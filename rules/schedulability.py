@@ -103,7 +103,7 @@ from fractions import Fraction
 from typing import Any
 
 from reviewbot.engine.findings import Amount, Violation
-from reviewbot.model.objects import Container, Model, Node, Path, PodTemplate, cluster_views
+from reviewbot.model.objects import Container, Model, Node, Path, PodTemplate
 from reviewbot.model.quantity import format_quantity
 from reviewbot.model.workload import (
     Placement,
@@ -115,7 +115,7 @@ from reviewbot.model.workload import (
     request,
     resource_names,
 )
-from reviewbot.rules._kit import each_pod
+from reviewbot.rules._kit import each_pod, views
 
 ID = "schedulability"
 SEVERITY = "error"
@@ -141,7 +141,7 @@ def _allocatable(node: Node, resource: str) -> Fraction | None:
 
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
-    for _, view in cluster_views(model):  # the pods of two clusters never share a node
+    for _, view in views(model):  # the pods of two clusters never share a node
         yield from _cluster(view)
 
 

@@ -99,7 +99,8 @@ from reviewbot.engine.registry import Option
 from reviewbot.load.paths import format_path
 from reviewbot.model import sops
 from reviewbot.model.kustomize import config_files, patch_files
-from reviewbot.model.objects import KObject, Model, Path, cluster_views, items, model_graph
+from reviewbot.model.objects import KObject, Model, Path, items, model_graph
+from reviewbot.rules._kit import views
 from reviewbot.schema.kubeconform import find_kubeconform, run_kubeconform
 from reviewbot.schema.lifecycle import parse_minor
 from reviewbot.schema.store import (
@@ -210,7 +211,7 @@ def _by_version(model: Model) -> dict[str, list[KObject]]:
     version receive is validated once."""
     out: dict[str, list[KObject]] = {}
     seen: dict[str, set[int]] = {}
-    for _, view in cluster_views(model):
+    for _, view in views(model):
         version = _schema_version(view.inventory.kubernetes_version)
         bucket = out.setdefault(version, [])
         ids = seen.setdefault(version, set())

@@ -1,7 +1,7 @@
 """The rules' fast paths give the answers of the plain ones: a CRD's defaults applied through
 the compiled plan, the network's pods and namespaces of a selector worked out once,
 kustomize-integrity's resources looked up once and builds searched once, the files of an
-unapplied folder found in the sorted list."""
+unapplied folder found in the sorted list, the clusters' views made once per model."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reviewbot.model.objects import cluster_views
 from reviewbot.netpol.network import Network
+from reviewbot.rules._kit import views
 from reviewbot.schema.store import defaults_of
 
 from .helpers import build, deployment, lint_dir, write
@@ -274,3 +276,27 @@ def test_duplicates_and_unapplied_folders_of_shared_builds_and_sibling_names(
         ("not-applied", "old/deeper/y.yaml", "old (2 manifest files) is not applied by any "
          "cluster root, so nothing in it is judged"),
     ]
+
+
+def test_the_views_of_the_clusters_are_made_once_and_as_cluster_views_makes_them(
+        tmp_path: Path) -> None:
+    write(tmp_path, {
+        ".reviewbot.yaml": "clusters:\n  - {name: prod, paths: [clusters/prod]}\n"
+                           "  - {name: staging, paths: [clusters/staging]}\n",
+        "clusters/prod/apps.yaml": FLUX % ("apps", "./apps"),
+        "clusters/staging/apps.yaml": FLUX % ("apps", "./staging"),
+        "apps/web.yaml": WEB % "web",
+        "staging/kustomization.yaml": "resources: [../apps, db.yaml]\n",
+        "staging/db.yaml": WEB % "db",
+    })
+    model = lint_dir(tmp_path, only=["api-lifecycle", "schema"]).model
+    kept = views(model)
+    assert views(model) is kept
+    fresh = cluster_views(model)
+    assert [name for name, _ in kept] == [name for name, _ in fresh] == ["prod", "staging"]
+    for (_, mine), (_, theirs) in zip(kept, fresh, strict=True):
+        assert [id(o) for o in mine.objects] == [id(o) for o in theirs.objects]
+        assert [id(p) for p in mine.pods] == [id(p) for p in theirs.pods]
+        assert mine.namespaces == theirs.namespaces and mine.by_identity == theirs.by_identity
+        assert mine.inventory == theirs.inventory
+    assert kept[0][1].objects and kept[0][1].objects != kept[1][1].objects
