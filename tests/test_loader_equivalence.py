@@ -172,10 +172,9 @@ def _paths(positions: dict[Any, Any]) -> list[tuple[Any, ...]]:
     return out
 
 
-def _locates_the_same(data: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+def _locates_the_same(data: bytes) -> None:
     """Each path looked up alone (``LoadedFile.locate``) gives what the whole document's
     positions give, for position and key_position."""
-    monkeypatch.setattr(loader, "LOCATE_LINES", 0)
     composed = loader.load(FileRecord("f.yaml", "blob", data))
     located = loader.load(FileRecord("f.yaml", "blob", data))
     for doc, again in zip(composed.documents, located.documents, strict=True):
@@ -187,24 +186,23 @@ def _locates_the_same(data: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="no corpus beside the clone")
-def test_the_corpus_locates_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_corpus_locates_the_same() -> None:
     # every tenth file: each path is a walk of its own (the whole corpus takes minutes)
     for path in _files(CORPUS)[::10]:
         try:
-            _locates_the_same(path.read_bytes(), monkeypatch)
+            _locates_the_same(path.read_bytes())
         except AssertionError as exc:
             raise AssertionError(f"{path} locates differently") from exc
 
 
 @pytest.mark.parametrize("text", CASES.values(), ids=CASES.keys())
-def test_cases_locate_the_same(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    _locates_the_same(text.encode(), monkeypatch)
+def test_cases_locate_the_same(text: str) -> None:
+    _locates_the_same(text.encode())
 
 
 @given(st.lists(_LINE, min_size=1, max_size=14))
 def test_generated_yaml_locates_the_same(lines: list[tuple[int, str, str, str]]) -> None:
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        _locates_the_same(_text(lines).encode(), monkeypatch)
+    _locates_the_same(_text(lines).encode())
 
 
 # Off-path block mappings cut out of the text (``loader._Cutter``): with every mapping of a
@@ -237,10 +235,10 @@ CUT_CASES = {
                          ids=[*CASES.keys(), *CUT_CASES.keys()])
 def test_cases_locate_the_same_when_cut(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(loader, "CUT_LINES", 1)
-    _locates_the_same(text.encode(), monkeypatch)
+    _locates_the_same(text.encode())
 
 
-def test_a_long_mapping_off_the_path_is_cut_out(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_long_mapping_off_the_path_is_cut_out() -> None:
     """The walk to a path past a long schema starts again without it, its lines left empty
     (so every later line stays where it was); the cut is refused where a flow collection runs
     across the line that would end it."""
@@ -262,7 +260,6 @@ def test_a_long_mapping_off_the_path_is_cut_out(monkeypatch: pytest.MonkeyPatch)
     straddled = text.replace("      p7:\n        type: string\n",
                              "      p7: {a: 1,\n  served: fake,\n   b: 2}\n      q7:\n")
     assert cut(straddled, loader._CHECKED) is None
-    monkeypatch.setattr(loader, "LOCATE_LINES", 0)
     for shape, where in ((text, lines), (straddled, lines + 2)):
         located = loader.load(FileRecord("f.yaml", "blob", shape.encode()))
         assert located.documents[0].spans is (shape is straddled)
@@ -274,7 +271,7 @@ def test_the_corpus_locates_the_same_when_cut(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(loader, "CUT_LINES", 1)
     for path in _files(CORPUS)[5::40]:
         try:
-            _locates_the_same(path.read_bytes(), monkeypatch)
+            _locates_the_same(path.read_bytes())
         except AssertionError as exc:
             raise AssertionError(f"{path} locates differently when cut") from exc
 
@@ -283,7 +280,7 @@ def test_the_corpus_locates_the_same_when_cut(monkeypatch: pytest.MonkeyPatch) -
 def test_generated_yaml_locates_the_same_when_cut(lines: list[tuple[int, str, str, str]]) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(loader, "CUT_LINES", 1)
-        _locates_the_same(_text(lines).encode(), monkeypatch)
+        _locates_the_same(_text(lines).encode())
 
 
 def test_ruamel_is_imported_only_when_a_file_needs_it() -> None:
