@@ -290,3 +290,48 @@ def test_a_cached_base_whose_decisions_name_other_objects_shares_none(tmp_path: 
     again = cached_rules(tree, load_model(tree, config), config, (), ParseCache(store))
     assert again is not None and again.outputs is None
     assert again.findings == known.findings
+
+
+
+def test_parts_made_again_alike_are_the_same_data_and_only_those() -> None:
+    """A KServe InferenceService's pods are made again for each model: shared when they hold
+    the same data, value for value and type for type; never when a value, a type, a key's
+    order or an object compared by identity differs."""
+    from dataclasses import replace
+
+    from reviewbot.model.objects import Container
+
+    def body(tp: object = 2, gpu: object = 1) -> dict[str, Any]:
+        return {"args": ["--tp", tp], "resources": {"limits": {"gpu": gpu}}}
+
+    a = Container("app", body(), (), "container")
+    again = Container("app", body(), (), "container")
+    assert a is not again and sharing.same_data(a, again)
+    for other in (
+        replace(a, body=body(gpu=True)),  # == calls these two equal: same_data does not
+        replace(a, body=body(tp=2.0)),
+        replace(a, body=dict(reversed(body().items()))),
+        replace(a, body={**body(), "args": ("--tp", 2)}),
+        replace(a, role="initContainer"),
+    ):
+        assert not sharing.same_data(a, other)
+    assert not sharing.same_data(object(), object())  # a type not known: never the same
+
+
+def test_the_benchmark_pull_request_shares_its_inference_services(tmp_path: Path) -> None:
+    """The InferenceServices the pull request leaves alone are shared, though their pods are
+    made again for the head (the object-scoped rules' costliest objects: vLLM arguments)."""
+    repo = tmp_path / "repo"
+    _gen().generate(600, repo, 8, 0.02, True, 20, True)
+    sides = find_sides(repo, "main", "pr", None)
+    config = review_config(sides, None).config
+    memo = Memo()
+    base = load_model(git_tree(sides.root, sides.base, top=True), config, None, memo)
+    head = load_model(git_tree(sides.root, str(sides.head), top=True), config, None, memo)
+    shared = sharing.shared_objects(base, head)
+    services = [o for o in base.objects if o.kind == "InferenceService"]
+    head_pods = {id(p) for p in head.pods}
+    made_again = [o for o in services if any(
+        p.obj is o and id(p) not in head_pods for p in base.pods)]
+    assert made_again  # not vacuous: their pods are not the head's own
+    assert sum(id(o) in shared for o in services) >= len(services) - 2  # at most 2 changed

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import fields
+from fractions import Fraction
 from typing import Any, Protocol, TypeVar
 
 from reviewbot.engine.findings import Quiet
@@ -56,26 +58,61 @@ def override(enabled: bool) -> Iterator[None]:
 
 def shared_objects(base: Model, head: Model) -> set[int]:
     """``id()`` of the base objects whose object-scoped findings are the head's: the same
-    object in both models, with the same pod templates and Services (none rebuilt), the same
-    doubt and the same clusters."""
+    object in both models, with the same pod templates and Services (the same ones, or made
+    again alike: :func:`same_data`; a KServe InferenceService's pods are made per model), the
+    same doubt and the same clusters."""
     in_head = {id(o) for o in head.objects}
     base_parts, head_parts = _parts(base), _parts(head)
     return {
         key for o in base.objects
-        if (key := id(o)) in in_head and base_parts.get(key) == head_parts.get(key)
+        if (key := id(o)) in in_head
+        and _same_parts(base_parts.get(key, ()), head_parts.get(key, ()))
         and base.doubts.get(key) == head.doubts.get(key)
         and clusters_of(base, o) == clusters_of(head, o)
     }
 
 
-def _parts(model: Model) -> dict[int, list[tuple[str, int]]]:
-    """Object ``id()`` -> the ``id()`` of its pods, pod templates and Services, in order."""
-    parts: dict[int, list[tuple[str, int]]] = {}
+def _parts(model: Model) -> dict[int, list[tuple[str, Any]]]:
+    """Object ``id()`` -> its pods, pod templates and Services (tagged), in order."""
+    parts: dict[int, list[tuple[str, Any]]] = {}
     for tag, group in (("pod", model.pods), ("template", model.templates),
                        ("service", model.services)):
         for part in group:
-            parts.setdefault(id(part.obj), []).append((tag, id(part)))
+            parts.setdefault(id(part.obj), []).append((tag, part))
     return parts
+
+
+def _same_parts(base: Sequence[tuple[str, Any]], head: Sequence[tuple[str, Any]]) -> bool:
+    return len(base) == len(head) and all(
+        a == b and same_data(x, y) for (a, x), (b, y) in zip(base, head, strict=True))
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None), bytes, Fraction})
+
+
+def same_data(a: Any, b: Any) -> bool:
+    """The same data, value for value and type for type (``1`` is not ``1.0`` nor ``True``;
+    mappings with their keys in the same order): what a rule reads of one it reads of the
+    other. An object compared by identity (a ``KObject``) is only itself; a type not known
+    here is never claimed the same (the object is then checked again, never shared wrongly).
+    """
+    if a is b:
+        return True
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind in _PLAIN:
+        return bool(a == b)
+    if kind is list or kind is tuple:
+        return len(a) == len(b) and all(same_data(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, Mapping):
+        return len(a) == len(b) and all(
+            same_data(ka, kb) and same_data(va, vb)
+            for (ka, va), (kb, vb) in zip(a.items(), b.items(), strict=True))
+    params = getattr(kind, "__dataclass_params__", None)  # a dataclass: its fields
+    if params is not None and params.eq:
+        return all(same_data(getattr(a, f.name), getattr(b, f.name)) for f in fields(a))
+    return False
 
 
 def view(model: Model, shared: set[int]) -> Model:
