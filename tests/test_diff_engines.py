@@ -11,7 +11,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reviewbot.diff.objects import _same_nodes, compare
+from reviewbot.diff.objects import compare
+from reviewbot.diff.same import same_data
 from reviewbot.load.loader import load
 from reviewbot.sources.tree import FileRecord, blob_id
 
@@ -135,13 +136,13 @@ def test_a_pair_skipped_as_the_same_nodes_has_no_change(pair: tuple[Any, Any]) -
     build made again for the head, alike): ``compare`` finds no change in any such pair, and
     every body is the same nodes as its copy."""
     base, head = pair
-    if _same_nodes(base, head):
+    if same_data(base, head):
         assert compare(base, head) == ()
-    assert _same_nodes(base, copy.deepcopy(base))
+    assert same_data(base, copy.deepcopy(base))
 
 
 def test_true_is_not_the_same_node_as_one_nor_one_as_one_point_zero() -> None:
-    assert _same_nodes({"a": [1, {"b": None}]}, {"a": [1, {"b": None}]})
+    assert same_data({"a": [1, {"b": None}]}, {"a": [1, {"b": None}]})
     for base, head in (({"on": True}, {"on": 1}), ([1], [1.0]), ({1: "x"}, {True: "x"}),
                        ({"a": 1, "b": 2}, {"b": 2, "a": 1}), ({"a": []}, {"a": {}})):
-        assert not _same_nodes(base, head)
+        assert not same_data(base, head)

@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from reviewbot import __version__
+from reviewbot.diff.same import same_data
 from reviewbot.engine import sharing
 from reviewbot.engine.parse import Memo
 from reviewbot.engine.review import review_config
@@ -306,7 +307,7 @@ def test_parts_made_again_alike_are_the_same_data_and_only_those() -> None:
 
     a = Container("app", body(), (), "container")
     again = Container("app", body(), (), "container")
-    assert a is not again and sharing.same_data(a, again)
+    assert a is not again and same_data(a, again)
     for other in (
         replace(a, body=body(gpu=True)),  # == calls these two equal: same_data does not
         replace(a, body=body(tp=2.0)),
@@ -314,8 +315,8 @@ def test_parts_made_again_alike_are_the_same_data_and_only_those() -> None:
         replace(a, body={**body(), "args": ("--tp", 2)}),
         replace(a, role="initContainer"),
     ):
-        assert not sharing.same_data(a, other)
-    assert not sharing.same_data(object(), object())  # a type not known: never the same
+        assert not same_data(a, other)
+    assert not same_data(object(), object())  # a type not known: never the same
 
 
 def test_the_benchmark_pull_request_shares_its_inference_services(tmp_path: Path) -> None:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from reviewbot.diff.same import same_data
 from reviewbot.diff.secrets import (
     ENCRYPTED,
     Redacted,
@@ -1085,7 +1086,7 @@ def _compare_items(base: Item, head: Item) -> tuple[Change, ...]:
     if base.body is head.body and base.strip == head.strip:
         return ()  # one parsed file shared by both sides (review parses a blob once)
     bc, hc = base.comparable(), head.comparable()
-    if _same_nodes(bc, hc):
+    if same_data(bc, hc):
         return ()  # built twice alike (a folder the change touched, built again for the head)
     through = max(alias_nodes(bc), alias_nodes(hc))
     if through > MAX_ALIAS_NODES:
@@ -1094,26 +1095,6 @@ def _compare_items(base: Item, head: Item) -> tuple[Change, ...]:
     if _quick_equal(bc, hc, secret):
         return ()
     return compare(bc, hc, secret=secret, position=head.position)
-
-
-def _same_nodes(a: Any, b: Any) -> bool:
-    """The same data, node for node: the same types (``true`` is not ``1``, ``1`` not
-    ``1.0``), the same keys (of the same types: unlike :func:`_identical`) in the same order,
-    equal scalars. Sufficient for "no change" (``compare`` finds none where both sides are one
-    tree), not necessary: False sends the pair the long way."""
-    if a is b:
-        return True
-    kind = type(a)
-    if kind is not type(b):
-        return False
-    if kind is dict:
-        return len(a) == len(b) and all(
-            type(ka) is type(kb) and ka == kb and _same_nodes(va, vb)
-            for (ka, va), (kb, vb) in zip(a.items(), b.items(), strict=True))
-    if kind is list:
-        return len(a) == len(b) and all(
-            _same_nodes(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
 
 
 # Nodes one object may reach through YAML aliases and still be compared field by field. The

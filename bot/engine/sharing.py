@@ -26,10 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import fields
-from fractions import Fraction
 from typing import Any, Protocol, TypeVar
 
+from reviewbot.diff.same import same_data
 from reviewbot.engine.findings import Quiet
 from reviewbot.engine.identity import clusters_of
 from reviewbot.engine.registry import Rule
@@ -85,34 +84,6 @@ def _parts(model: Model) -> dict[int, list[tuple[str, Any]]]:
 def _same_parts(base: Sequence[tuple[str, Any]], head: Sequence[tuple[str, Any]]) -> bool:
     return len(base) == len(head) and all(
         a == b and same_data(x, y) for (a, x), (b, y) in zip(base, head, strict=True))
-
-
-_PLAIN = frozenset({str, int, float, bool, type(None), bytes, Fraction})
-
-
-def same_data(a: Any, b: Any) -> bool:
-    """The same data, value for value and type for type (``1`` is not ``1.0`` nor ``True``;
-    mappings with their keys in the same order): what a rule reads of one it reads of the
-    other. An object compared by identity (a ``KObject``) is only itself; a type not known
-    here is never claimed the same (the object is then checked again, never shared wrongly).
-    """
-    if a is b:
-        return True
-    kind = type(a)
-    if kind is not type(b):
-        return False
-    if kind in _PLAIN:
-        return bool(a == b)
-    if kind is list or kind is tuple:
-        return len(a) == len(b) and all(same_data(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, Mapping):
-        return len(a) == len(b) and all(
-            same_data(ka, kb) and same_data(va, vb)
-            for (ka, va), (kb, vb) in zip(a.items(), b.items(), strict=True))
-    params = getattr(kind, "__dataclass_params__", None)  # a dataclass: its fields
-    if params is not None and params.eq:
-        return all(same_data(getattr(a, f.name), getattr(b, f.name)) for f in fields(a))
-    return False
 
 
 def view(model: Model, shared: set[int]) -> Model:
