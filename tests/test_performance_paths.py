@@ -133,6 +133,34 @@ def test_a_stream_gives_whole_records_as_they_are_written_and_nothing_after_a_fa
     assert concurrency.Stream(breaks).rest() is None  # a failed child's rest is never read
 
 
+def test_a_child_is_not_waited_for_once_it_sent_everything(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    go_on, late = tmp_path / "go-on", tmp_path / "late"
+
+    def stay(send: Any = None) -> bytes:
+        def wait() -> None:  # a child exits once its threads end: this one waits for go-on
+            deadline = time.monotonic() + 30
+            while not go_on.exists():
+                if time.monotonic() > deadline:
+                    late.touch()  # the parent waited for this child's exit
+                    return
+                time.sleep(0.01)
+
+        threading.Thread(target=wait).start()
+        if send is not None:
+            send(b"one")
+        return b"sent"
+
+    try:
+        assert concurrency.Stream(stay).rest() == [b"one"]
+        assert concurrency.Worker(stay).result() == b"sent"
+        assert not late.exists()
+    finally:
+        go_on.touch()
+
+
 def test_a_worker_that_fails_halfway_costs_only_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
