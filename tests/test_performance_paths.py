@@ -22,7 +22,7 @@ from reviewbot.load import cache as cache_mod
 from reviewbot.load.cache import ParseCache
 from reviewbot.load.loader import LoadedFile
 from reviewbot.model.kustomize import _COMMENT_DASH, _COMMENTED, Graph, folders
-from reviewbot.sources.tree import disk_tree
+from reviewbot.sources.tree import FileRecord, disk_tree
 
 from .helpers import GitRepo, kustomize_graph, run_cli, write
 
@@ -88,6 +88,26 @@ def test_parallel_parse_equals_sequential(tmp_path: Path, monkeypatch: pytest.Mo
     assert [f.path for f in parallel] == [f.path for f in sequential]
     assert _shape(parallel) == _shape(sequential)
     assert any(f.problems for f in parallel) and any(f.pure for f in parallel)
+
+
+@given(st.lists(st.integers(0, 3000), max_size=400), st.integers(1, 256))
+def test_the_parse_runs_cover_every_file_once(sizes: list[int], most: int) -> None:
+    records = [FileRecord(f"f{i}.yaml", "", b"x" * n) for i, n in enumerate(sizes)]
+    runs = parse._runs(records, most)
+    assert len(runs) <= most  # one ticket a run
+    assert all(start < end for start, end in runs)
+    assert sorted(i for start, end in runs for i in range(start, end)) == list(range(len(sizes)))
+    sizes_of = [sum(sizes[start:end]) + end - start for start, end in runs]
+    assert sizes_of == sorted(sizes_of, reverse=True)  # the largest handed out first
+
+
+def test_a_parse_over_many_runs_and_workers_equals_sequential(tmp_path: Path) -> None:
+    files = {**FILES, **{f"more/{n}.yaml": f"n: {n}\nname: app-{n}\n" * (1 + n % 7)
+                         for n in range(600)}}
+    tree = _tree(tmp_path, files)
+    sequential = _shape(parse.load_files(tree, Config()))
+    with concurrency.override(cores=3, parse_min_bytes=0):  # 256 runs, two workers
+        assert _shape(parse.load_files(tree, Config())) == sequential
 
 
 def test_a_failing_worker_costs_only_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

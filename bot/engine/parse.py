@@ -70,74 +70,80 @@ def parse_files(records: Sequence[FileRecord], limit: int = MAX_FILE_BYTES) -> l
     """Parse ``records`` (each refused past ``limit`` bytes), over the available cores when
     the work is large enough to pay.
 
-    Each extra core gets a forked worker that inherits its share (nothing is pickled to it)
-    and streams its results back as plain data, one ``marshal`` record per file
-    (:class:`~reviewbot.concurrency.Stream`), while this process parses its own share and,
-    between two of its files, takes in the records the workers have written so far: taking
-    one in costs about 0.15 of parsing it (measured on the 20k-object tree), so this
-    process's share is that much smaller (by bytes, :func:`_shares`) and every process ends
-    about together. Record by record, neither process holds a worker's whole result twice.
-    A worker that fails costs only time: what it did not send is parsed here.
+    The files are cut into runs of about equal bytes (:func:`_runs`), handed out one at a
+    time, the largest first, to whichever process asks first
+    (:class:`~reviewbot.concurrency.Tickets`): this one or a forked worker per extra core,
+    which inherits the files (nothing is pickled to it) and streams its results back as plain
+    data, one ``marshal`` record per file (:class:`~reviewbot.concurrency.Stream`). Between
+    two of its files this process takes in the records the workers have written so far, so
+    it takes fewer runs, and every process ends within about one run of the others, whatever
+    the take-in, the files or the machine's other load cost. Record by record, neither
+    process holds a worker's whole result twice. A worker that fails costs only time: what
+    it did not send is parsed here.
     """
     workers = concurrency.workers(8, sum(len(r.data) for r in records),
                                   concurrency.limits().parse_min_bytes)
     if workers < 1:
         return [load(r, limit) for r in records]
-    shares = _shares(records, workers)
+    runs = _runs(records, concurrency.Tickets.MOST)
     out: list[Any] = [None] * len(records)
-    streams = [concurrency.Stream(_parse_share, [records[i] for i in share], limit)
-               for share in shares[1:]]
-    taken = [0] * len(streams)  # records taken in from each worker
+    tickets = concurrency.Tickets(len(runs))
+    try:
+        streams = [concurrency.Stream(_parse_runs, records, runs, tickets, limit)
+                   for _ in range(workers)]
 
-    def take(k: int, got: Sequence[bytes]) -> None:
-        share = shares[k + 1]
-        for raw in got:
-            i = share[taken[k]]
-            taken[k] += 1
-            try:
-                out[i] = thaw(records[i], marshal.loads(raw), limit)
-            except (EOFError, ValueError, TypeError, KeyError):
+        def take(got: Sequence[bytes]) -> None:
+            for raw in got:
+                try:
+                    i, frozen = marshal.loads(raw)
+                    out[i] = thaw(records[i], frozen, limit)
+                except (EOFError, ValueError, TypeError, KeyError, IndexError):
+                    continue  # parsed here below
+
+        while (ticket := tickets.take()) is not None:
+            start, end = runs[ticket]
+            for i in range(start, end):
                 out[i] = load(records[i], limit)
-
-    for n, i in enumerate(shares[0]):
-        out[i] = load(records[i], limit)
-        if n % _TAKE_EVERY == 0:
-            for k, stream in enumerate(streams):
-                take(k, stream.ready())
-    for k, stream in enumerate(streams):
-        rest = stream.rest()
-        if rest is not None:
-            take(k, rest[:len(shares[k + 1]) - taken[k]])
-        for i in shares[k + 1][taken[k]:]:  # what the worker did not send
+                if (i - start) % _TAKE_EVERY == 0:
+                    for stream in streams:
+                        take(stream.ready())
+        for stream in streams:
+            take(stream.rest() or ())
+    finally:
+        tickets.close()
+    for i, loaded in enumerate(out):  # what a worker did not send
+        if loaded is None:
             out[i] = load(records[i], limit)
     return out
 
 
 _TAKE_EVERY = 8  # this process's files parsed between two looks at what the workers sent
-_TAKE_IN = 0.15  # taking in a worker's record costs this much of parsing it (20k tree: 0.13 s
-# for a share parsed in 0.85 s)
 
 
-def _shares(records: Sequence[FileRecord], workers: int) -> list[list[int]]:
-    """Indexes of ``records``: this process's share first, then each worker's. Each file goes
-    to the share least loaded so far, by bytes, this process's bytes weighing ``1 +
-    _TAKE_IN * workers`` times (it takes in what every worker sends)."""
-    weight = [1.0 + _TAKE_IN * workers] + [1.0] * workers
-    load_of = [0.0] * (workers + 1)
-    shares: list[list[int]] = [[] for _ in range(workers + 1)]
-    parts = range(workers + 1)
-    least = load_of.__getitem__  # min() keeps the first of equal loads: the lowest share
+def _runs(records: Sequence[FileRecord], most: int) -> list[tuple[int, int]]:
+    """``records`` cut into at most ``most`` runs ``(start, end)`` of about equal bytes (a
+    file larger than a run's share is a run of its own), the largest first: the last runs
+    handed out are the shortest, so the processes end close together."""
+    share = sum(len(r.data) + 1 for r in records) / max(1, most - 1)  # most - 1 full runs
+    sized: list[tuple[int, int, int]] = []  # (-bytes, start, end): the largest sorts first
+    start, size = 0, 0
     for i, record in enumerate(records):
-        k = min(parts, key=least)
-        shares[k].append(i)
-        load_of[k] += (len(record.data) + 1) * weight[k]
-    return shares
+        size += len(record.data) + 1
+        if size >= share:
+            sized.append((-size, start, i + 1))
+            start, size = i + 1, 0
+    if start < len(records):
+        sized.append((-size, start, len(records)))
+    sized.sort()
+    return [(start, end) for _, start, end in sized]
 
 
-def _parse_share(records: Sequence[FileRecord], limit: int,
-                 send: Callable[[bytes], Any]) -> None:
-    """In a worker: parse each file and send its plain data (one ``marshal`` record each)."""
-    for record in records:
-        loaded = load(record, limit)
-        send(marshal.dumps(freeze(loaded)))
-        loaded.documents.clear()  # documents name their file: freed now, the collector paused
+def _parse_runs(records: Sequence[FileRecord], runs: Sequence[tuple[int, int]],
+                tickets: concurrency.Tickets, limit: int, send: Callable[[bytes], Any]) -> None:
+    """In a worker: parse the runs it takes, sending each file's index and plain data (one
+    ``marshal`` record each)."""
+    while (ticket := tickets.take()) is not None:
+        for i in range(*runs[ticket]):
+            loaded = load(records[i], limit)
+            send(marshal.dumps((i, freeze(loaded))))
+            loaded.documents.clear()  # documents name their file: freed now, the collector paused
