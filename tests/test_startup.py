@@ -262,3 +262,16 @@ def test_a_lint_never_imports_the_deferred_modules(tmp_path: Path) -> None:
     assert json.loads(done.stdout.strip().splitlines()[-1]) == \
         [[True] * len(startup.DEFERRED), False]
     assert json.loads((tmp_path / "out.json").read_text())["findings"]
+
+
+def test_importing_the_cli_leaves_the_collector_as_it_found_it() -> None:
+    """The cyclic collector waits while ``cli`` imports its modules, and is on again after
+    (off again when it was off before)."""
+    probe = ("import gc, sys\n"
+             "if sys.argv[1] == 'off':\n"
+             "    gc.disable()\n"
+             "import reviewbot.cli\n"
+             "print(gc.isenabled())\n")
+    seen = [subprocess.run([sys.executable, "-c", probe, how], capture_output=True, text=True,
+                           check=True).stdout.strip() for how in ("on", "off")]
+    assert seen == ["True", "False"]
