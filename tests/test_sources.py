@@ -4,6 +4,7 @@ files are never followed."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,8 @@ from reviewbot.sources.tree import (
     disk_tree,
     generator_sources,
     git_tree,
+    outside_git,
+    repo_root,
 )
 
 from .helpers import GitRepo
@@ -102,3 +105,38 @@ def test_generator_sources_are_the_same_found_by_base_name_or_by_every_word() ->
     many = {**others, **{f"pad/{i}.txt": None for i in range(40)}}
     assert generator_sources([kustomization, silent], others) == sorted(named)
     assert generator_sources([kustomization, silent], many) == sorted(named)
+
+
+def _git_toplevel(folder: Path) -> str | None:
+    done = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"],
+                          capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
+
+
+def test_git_is_asked_for_the_top_level_wherever_it_could_find_a_repository(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``outside_git`` (git not run) only where git finds no repository; ``repo_root`` is
+    git's top level where it finds one, else the current folder: a plain folder, a repository and
+    its subfolder, a linked worktree (``.git`` is a file), a bare repository and a folder in
+    it, a broken ``.git``, and ``GIT_DIR`` set."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({"apps/a.yaml": "kind: ConfigMap\n"})
+    repo.git("worktree", "add", "-q", str(tmp_path / "linked"))
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "bare.git")], check=True)
+    (tmp_path / "broken" / ".git").mkdir(parents=True)
+    (tmp_path / "plain" / "sub").mkdir(parents=True)
+    folders = [tmp_path / "plain" / "sub", tmp_path / "repo", tmp_path / "repo" / "apps",
+               tmp_path / "linked" / "apps", tmp_path / "bare.git", tmp_path / "bare.git" / "refs",
+               tmp_path / "broken"]
+    monkeypatch.chdir(tmp_path)
+    for folder in folders:
+        top = _git_toplevel(folder)
+        if top is not None:
+            assert not outside_git(folder.resolve()), folder
+        assert repo_root(folder) == Path(top or tmp_path).resolve(), folder
+    assert outside_git((tmp_path / "plain" / "sub").resolve())
+    assert not outside_git((tmp_path / "repo" / "apps").resolve())
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "repo" / ".git"))  # git: the folder is the top
+    assert not outside_git((tmp_path / "plain" / "sub").resolve())
+    top = _git_toplevel(tmp_path / "plain" / "sub")
+    assert top is not None and repo_root(tmp_path / "plain" / "sub") == Path(top).resolve()

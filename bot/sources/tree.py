@@ -14,6 +14,7 @@ import re
 import stat
 import subprocess
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -211,17 +212,38 @@ def repo_root(start: Path) -> Path:
     ``cd /elsewhere/repo && lint .`` does, its GitOps roots' paths resolved from there)."""
     start = unlinked(start)
     probe = start if start.is_dir() and not start.is_symlink() else start.parent
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(probe), "rev-parse", "--show-toplevel"],
-            capture_output=True, text=True, check=False,
-        )
-    except OSError:
-        out = None
+    out = None
+    if not outside_git(probe.resolve()):
+        with suppress(OSError):
+            out = subprocess.run(
+                ["git", "-C", str(probe), "rev-parse", "--show-toplevel"],
+                capture_output=True, text=True, check=False,
+            )
     if out is not None and out.returncode == 0 and out.stdout.strip():
         return Path(out.stdout.strip()).resolve()
     cwd, folder = Path.cwd().resolve(), probe.resolve()
     return cwd if folder == cwd or cwd in folder.parents else folder
+
+
+def outside_git(folder: Path) -> bool:
+    """True when git can find no repository for ``folder`` (a resolved path), so that
+    ``git rev-parse`` would fail and is not run (a fork and exec: 1.7 ms of CPU, 1% of a
+    small lint): ``GIT_DIR`` is not set, and neither ``folder`` nor a folder above it holds
+    a ``.git`` (what git's discovery looks for) or a ``HEAD`` (a folder that is a git
+    directory itself, as a bare repository is). Anything that cannot be looked at counts as
+    found: git then decides."""
+    if "GIT_DIR" in os.environ:
+        return False
+    for place in (folder, *folder.parents):
+        for name in (".git", "HEAD"):
+            try:
+                os.lstat(place / name)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            except OSError:
+                pass
+            return False
+    return True
 
 
 def check_targets(targets: Sequence[Path]) -> None:
