@@ -9,6 +9,7 @@ data (``CiFacts.skipped_by_validation``, ``unapplied_by_ci``) for the reachabili
 
 from __future__ import annotations
 
+import posixpath
 import shlex
 import subprocess
 import textwrap
@@ -20,7 +21,17 @@ from hypothesis import strategies as st
 
 from reviewbot.config import Config
 from reviewbot.engine.run import analyze
-from reviewbot.model.ci import CiFacts, is_ci_file, read_ci, shell_words, unapplied_by_ci
+from reviewbot.model.ci import (
+    CLOUDBUILD,
+    GITLAB,
+    MAKEFILES,
+    WORKFLOW_DIRS,
+    CiFacts,
+    is_ci_file,
+    read_ci,
+    shell_words,
+    unapplied_by_ci,
+)
 from reviewbot.sources.tree import FileRecord, Tree, blob_id, disk_tree, git_tree
 
 DEPLOY = """\
@@ -615,6 +626,26 @@ def test_shell_words_of_the_corpus() -> None:
             lines += 1
             assert _words(line) == _shlex_words(line), (path, line)
     assert lines > 1000
+
+
+def _is_ci_file(path: str) -> bool:
+    """The reference: what ``is_ci_file`` stands for."""
+    base = posixpath.basename(path)
+    if any(path.startswith(d) or f"/{d}" in path for d in WORKFLOW_DIRS):
+        return path.endswith((".yml", ".yaml"))
+    return (base in ("action.yml", "action.yaml") or path in GITLAB or base in CLOUDBUILD
+            or base in MAKEFILES or base.endswith((".mk", ".sh", ".bash")))
+
+
+PATH_STEPS = [*WORKFLOW_DIRS, *(d.rstrip("/") for d in WORKFLOW_DIRS), ".github", "workflows",
+              "a", "/", "x.yml", "action.yaml", ".gitlab-ci.yml", "cloudbuild.yml", "Makefile",
+              "run.sh", "b.mk", "c.bash", "d.yaml", "e.json"]
+
+
+@given(st.lists(st.sampled_from(PATH_STEPS), max_size=6).map("/".join))
+@settings(max_examples=3000, deadline=None)
+def test_is_ci_file_is_its_reference(path: str) -> None:
+    assert is_ci_file(path) == _is_ci_file(path)
 
 
 def test_a_step_is_where_its_text_is_in_gitlab_ci_and_cloud_build() -> None:

@@ -59,11 +59,16 @@ MAX_LINE = 8192  # a longer logical line is no command a reader could follow: le
 PROBE = "reviewbot-probe.yaml"  # a file name no pattern targets: "every file of the folder"
 
 
+# a workflow folder at the top or below it: "/" + folder in "/" + path
+_WORKFLOW_STEPS = tuple(f"/{d}" for d in WORKFLOW_DIRS)
+
+
 def is_ci_file(path: str) -> bool:
     """Whether ``path`` is a CI file this module reads (workflows, composite actions, GitLab
-    CI, Cloud Build, Makefiles, shell scripts)."""
-    base = posixpath.basename(path)
-    if any(path.startswith(d) or f"/{d}" in path for d in WORKFLOW_DIRS):
+    CI, Cloud Build, Makefiles, shell scripts). Asked of every file of a tree."""
+    base = path.rpartition("/")[2]
+    slashed = "/" + path
+    if any(d in slashed for d in _WORKFLOW_STEPS):
         return path.endswith((".yml", ".yaml"))
     return (base in ("action.yml", "action.yaml") or path in GITLAB or base in CLOUDBUILD
             or base in MAKEFILES or base.endswith((".mk", ".sh", ".bash")))
@@ -1021,7 +1026,7 @@ def _pipelines(text: str, script_dir: str, arrays: dict[str, list[str]] | None =
         line, i = _logical(lines, i)
         if len(line) > MAX_LINE:
             continue
-        array = _ARRAY.match(line)
+        array = _ARRAY.match(line) if "=(" in line else None
         if array is not None:
             parts = [array.group(2)]
             while not _closes(parts[-1]) and i < len(lines) and len(parts) < 1000:
@@ -1033,14 +1038,15 @@ def _pipelines(text: str, script_dir: str, arrays: dict[str, list[str]] | None =
             except ValueError:
                 arrays.pop(array.group(1), None)
             continue
-        heredoc = _HEREDOC.search(line)
+        heredoc = _HEREDOC.search(line) if "<<" in line else None
         if heredoc is not None:  # the document's lines are text, not commands
             end = heredoc.group(2)
             while i < len(lines) and lines[i].strip() != end:
                 i += 1
             i += 1
-        line = _SCRIPT_DIR.sub(lambda _: TREE + "/" + script_dir, line)
-        line = _EXPRESSION.sub("${EXPRESSION}", _TOPLEVEL.sub(ROOT, line))
+        if "$" in line:  # what each of the three patterns starts with
+            line = _SCRIPT_DIR.sub(lambda _: TREE + "/" + script_dir, line)
+            line = _EXPRESSION.sub("${EXPRESSION}", _TOPLEVEL.sub(ROOT, line))
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         line, inner = _substitutions(line)
