@@ -27,6 +27,7 @@ from reviewbot.model.ci import (
     MAKEFILES,
     WORKFLOW_DIRS,
     CiFacts,
+    _substitutions,
     is_ci_file,
     read_ci,
     shell_words,
@@ -674,3 +675,40 @@ def test_a_step_is_where_its_text_is_in_gitlab_ci_and_cloud_build() -> None:
     ]
     assert [(s.step.label, s.step.where) for s in found.skipped_by_validation] == [
         ("GitLab CI job check", ".gitlab-ci.yml:7")]
+
+
+def _substitutions_reference(line: str) -> tuple[str, list[str]]:
+    """The reference: what ``_substitutions`` stands for, a character at a time."""
+    if "$(" not in line:
+        return line, []
+    out: list[str] = []
+    inner: list[str] = []
+    i = 0
+    while i < len(line):
+        if line.startswith("$(", i) and not line.startswith("$((", i):
+            depth, j = 1, i + 2
+            while j < len(line) and depth:
+                if line[j] == "(":
+                    depth += 1
+                elif line[j] == ")":
+                    depth -= 1
+                j += 1
+            inner.append(line[i + 2:j - 1] if depth == 0 else line[i + 2:])
+            out.append("${SUBSTITUTION}")
+            i = j
+        else:
+            out.append(line[i])
+            i += 1
+    return "".join(out), inner
+
+
+@given(st.text(alphabet="$()ab {}'\"", max_size=40))
+@settings(max_examples=5000, deadline=None)
+def test_substitutions_are_their_reference(line: str) -> None:
+    assert _substitutions(line) == _substitutions_reference(line)
+
+
+@pytest.mark.parametrize("line", ["", "$(", "$()", "$((1+2))", "a $(b $(c) d) e $(f", "$$((x)",
+                                  "$($((1)))", "x=$(cat f) y=$((2)) $(g)"])
+def test_substitutions_cases(line: str) -> None:
+    assert _substitutions(line) == _substitutions_reference(line)

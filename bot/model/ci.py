@@ -608,8 +608,8 @@ class _Reader:
         argv = _unwrap(argv)
         if not argv:
             return
-        name = posixpath.basename(argv[0])
-        tool = _TOOL_VARIABLE.match(name)
+        name = argv[0].rpartition("/")[2]
+        tool = _TOOL_VARIABLE.match(name) if name.startswith("$") else None
         if tool is not None and tool.group(1).lower() in TOOLS:
             name = tool.group(1).lower()  # KUSTOMIZE ?= $(LOCALBIN)/kustomize
             argv = [name, *argv[1:]]
@@ -1078,7 +1078,7 @@ def _pipelines(text: str, script_dir: str, arrays: dict[str, list[str]] | None =
                     pipeline = []
                 k += 1
                 continue
-            expanded = _EXPANDED.match(token)
+            expanded = _EXPANDED.match(token) if arrays and token.startswith("${") else None
             if expanded is not None and expanded.group(1) in arrays:
                 current.argv.extend(arrays[expanded.group(1)])
             else:
@@ -1182,31 +1182,38 @@ def shell_words(line: str) -> tuple[str, ...]:
             out.append(word)
 
 
+_PARENS = re.compile(r"[()]")
+
+
 def _substitutions(line: str) -> tuple[str, list[str]]:
     """``line`` with each command substitution ``$(...)`` made a variable (its value is not
-    known), and the commands inside them (nested ones included, innermost last)."""
+    known), and the commands inside them (nested ones included, innermost last). The text
+    between two substitutions is taken whole (``find``), the parentheses counted from one
+    to the next (``_PARENS``)."""
     if "$(" not in line:
         return line, []
     out: list[str] = []
     inner: list[str] = []
     i = 0
-    while i < len(line):
-        if line.startswith("$(", i) and not line.startswith("$((", i):
-            depth, j = 1, i + 2
-            while j < len(line) and depth:
-                if line[j] == "(":
-                    depth += 1
-                elif line[j] == ")":
-                    depth -= 1
-                j += 1
-            text = line[i + 2:j - 1] if depth == 0 else line[i + 2:]
-            inner.append(text)
-            out.append("${SUBSTITUTION}")
-            i = j
-        else:
-            out.append(line[i])
-            i += 1
-    return "".join(out), inner
+    while True:
+        at = line.find("$(", i)
+        while at >= 0 and line.startswith("$((", at):  # arithmetic: text as it is
+            at = line.find("$(", at + 1)
+        if at < 0:
+            out.append(line[i:])
+            return "".join(out), inner
+        out.append(line[i:at])
+        depth, j = 1, at + 2
+        while depth:
+            paren = _PARENS.search(line, j)
+            if paren is None:
+                j = len(line)
+                break
+            depth += 1 if paren.group() == "(" else -1
+            j = paren.end()
+        inner.append(line[at + 2:j - 1] if depth == 0 else line[at + 2:])
+        out.append("${SUBSTITUTION}")
+        i = j
 
 
 def _logical(lines: Sequence[str], i: int) -> tuple[str, int]:
@@ -1278,16 +1285,19 @@ def _operands(argv: Sequence[str]) -> list[str]:
     return ["", *out] if given else out
 
 
+_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=.*")  # NAME=value before a command (fullmatch)
+
+
 def _unwrap(argv: list[str]) -> list[str]:
     """The command itself: keywords, ``sudo``/``env``/``xargs`` and assignments dropped."""
     out = list(argv)
     while out:
         head = out[0]
-        if head in _KEYWORDS or re.fullmatch(r"[A-Za-z_]\w*=.*", head):
+        if head in _KEYWORDS or "=" in head and _ASSIGNMENT.fullmatch(head):
             out = out[1:]
         elif head in ("sudo", "env", "xargs", "nice", "timeout", "stdbuf"):
             out = out[1:]
-            while out and (out[0].startswith("-") or re.fullmatch(r"[A-Za-z_]\w*=.*", out[0])
+            while out and (out[0].startswith("-") or "=" in out[0] and _ASSIGNMENT.fullmatch(out[0])
                            or (head == "timeout" and out[0][:1].isdigit())):
                 takes = head == "xargs" and out[0] in ("-I", "-n", "-P", "-L", "-d", "-E",
                                                        "-s", "-a")
