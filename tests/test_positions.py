@@ -7,8 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from reviewbot.load.loader import load
+from reviewbot.load.loader import LINE_CHUNK, LoadedFile, load
 from reviewbot.sources.tree import FileRecord
 
 from .helpers import ROOT
@@ -49,3 +51,26 @@ def test_the_bundle_has_its_documents() -> None:
     loaded = load(FileRecord("bundle.yaml", "", BUNDLE.encode()))
     assert len(loaded.documents) == 60
     assert loaded.documents[59].position(("metadata", "name")) == (59 * 11 + 6, 9)
+
+
+def _line_starts(text: str) -> list[int]:
+    """The reference: where each line starts, a newline found at a time."""
+    starts = [0]
+    at = text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
+
+
+@given(st.lists(st.sampled_from(["\n", "a", "é: b", "x" * (LINE_CHUNK - 1), "y" * LINE_CHUNK,
+                                 "z" * (LINE_CHUNK + 1), "\n" * 3]), max_size=30).map("".join))
+@settings(max_examples=300, deadline=None)
+def test_a_line_starts_where_the_newline_before_it_ends(text: str) -> None:
+    loaded = LoadedFile("x.yaml", "", text.encode(), _text=text)
+    counts = loaded._layout()[0]
+    assert counts is not None
+    starts = _line_starts(text)
+    for line in range(1, len(starts) + 3):
+        assert loaded._line_start(counts, line) == (
+            starts[line - 1] if line - 1 < len(starts) else len(text)), line

