@@ -13,6 +13,9 @@ from reviewbot.report.base import Report
 from reviewbot.report.render import render
 from reviewbot.schema.store import (
     SchemaStore,
+    _prepare,
+    _referenced,
+    _schema_root,
     crd_schemas,
     openapi_to_jsonschema,
     resolve_kubernetes_version,
@@ -465,11 +468,31 @@ def _ref(name: str) -> dict[str, str]:
             "$ref": f"https://kubernetes.io/api/_definitions.json#/$defs/{name}"}
 
 
+def test_the_prepared_definitions_are_the_definitions_prepared() -> None:
+    """The installation's prepared copy (``read_prepared``, what jsonschema-rs compiles
+    against): every definition of ``_definitions.json`` as ``_prepare`` makes it, in the
+    same order, and the names each one references as ``_referenced`` finds them; the
+    definitions as read (``raw``) stay as written."""
+    k8s = SchemaStore().k8s
+    path = Path(str(_schema_root())) / f"v{k8s.version}.0-local-strict" / "_definitions.json"
+    expected = json.loads(path.read_text(encoding="utf-8"))["$defs"]
+    assert dict(k8s.raw) == expected
+    for definition in expected.values():
+        _prepare(definition)
+    defs, refs = k8s.definitions.defs, k8s.definitions.refs
+    assert list(defs) == list(expected) and dict(defs) == expected
+    assert all(json.dumps(defs[n]) == json.dumps(expected[n]) for n in expected)
+    assert {n: sorted(t for t in _referenced(d) if t in expected) for n, d in expected.items()} == {
+        n: list(r) for n, r in refs.items()}
+    assert "description" in json.dumps(k8s.raw[DEPLOYMENT_DEF])
+    assert "description" not in json.dumps(defs[DEPLOYMENT_DEF])
+
+
 def test_jsonschema_rs_compiles_against_the_definitions_the_run_expects() -> None:
     """The registry holds the expected definitions, what they reference and ObjectMeta: a
     fraction of the version's; what a Deployment reaches (its pod spec) is there."""
     k8s = SchemaStore().k8s
-    definitions = type(k8s.definitions)(dict(k8s.raw))
+    definitions = type(k8s.definitions)(lambda: (k8s.definitions.defs, k8s.definitions.refs))
     definitions.expect([DEPLOYMENT_DEF])
     narrow = definitions.narrow()
     assert narrow is not None
@@ -484,7 +507,7 @@ def test_errors_are_explained_from_the_definitions_the_validator_was_compiled_wi
     of a validator of every definition, and explaining them never makes the whole set (the
     registry's documents are not asked for)."""
     k8s = SchemaStore().k8s
-    definitions = type(k8s.definitions)(dict(k8s.raw))
+    definitions = type(k8s.definitions)(lambda: (k8s.definitions.defs, k8s.definitions.refs))
     definitions.expect([DEPLOYMENT_DEF])
     asked: list[int] = []
 
@@ -510,7 +533,7 @@ def test_a_schema_reaching_outside_the_expected_definitions_compiles_as_against_
     outside the narrow registry and is compiled again against every definition; the
     problems are those of a validator of the whole set."""
     k8s = SchemaStore().k8s
-    definitions = type(k8s.definitions)(dict(k8s.raw))
+    definitions = type(k8s.definitions)(lambda: (k8s.definitions.defs, k8s.definitions.refs))
     definitions.expect([CONFIG_MAP_DEF])
     narrow = Registry(definitions.documents, narrow=definitions.narrow)
     whole = Registry(definitions.documents)
