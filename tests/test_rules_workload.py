@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import shlex
 from fractions import Fraction
 from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reviewbot.model.objects import Node, PodTemplate
 from reviewbot.model.workload import (
@@ -15,6 +19,7 @@ from reviewbot.model.workload import (
     pinned_host,
     pod_request,
     request,
+    shlex_split,
     stand_in_control_planes,
     tolerates,
 )
@@ -114,3 +119,53 @@ def test_parse_helpers() -> None:
     assert parse_image("localhost:5000/app").tag is None
     assert [parse_seconds(v) for v in (600, "600", "600s", "10m", "1h", "soon", -1)] == [
         600, 600, 600, 600, 3600, None, None]
+
+
+# ---------------------------------------------------------------- argv: shlex's words, faster
+
+SHELL_TEXT = st.lists(st.sampled_from(
+    list("ab-=./2 \t\r\n\x0b\x0c\xa0\u2003'\"\\#;$") + ["--tp", " -tp "]), max_size=30).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(SHELL_TEXT)
+def test_shlex_split_are_shlex_split(text: str) -> None:
+    """``shlex_split`` splits as ``shlex.split(text, comments=False)`` does (POSIX mode):
+    words, quotes, backslashes, shlex's four whitespace characters and the others it keeps
+    in a word (vertical tab, no-break space), and the same error on an unclosed quote."""
+    try:
+        expected: list[str] | str = shlex.split(text, comments=False)
+    except ValueError as exc:
+        expected = str(exc)
+    try:
+        got: list[str] | str = shlex_split(text)
+    except ValueError as exc:
+        got = str(exc)
+    assert got == expected
+
+
+def _last_flag(tokens: list[tuple[str, tuple[str | int, ...]]],
+               names: tuple[str, ...]) -> tuple[str, tuple[str | int, ...], str] | None:
+    """The last occurrence, every token against every name, as ``flag`` promises."""
+    found = None
+    for i, (token, path) in enumerate(tokens):
+        for name in names:
+            if token == name and i + 1 < len(tokens):
+                found = (tokens[i + 1][0], path, f"{name} {tokens[i + 1][0]}")
+            elif token.startswith(name + "="):
+                found = (token[len(name) + 1:], path, token)
+    return found
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(["-tp", "--tp", "--tp=2", "-tp=x", "2", "", "=", "-", "x=1",
+                                 "--tensor-parallel-size", "--tp-size=4", "vllm"]), max_size=8),
+       st.lists(st.sampled_from(["-tp", "--tp", "--tp-size", "--tensor-parallel-size", "x",
+                                 "", "-"]), max_size=4))
+def test_flag_is_the_last_occurrence_of_any_name(words: list[str], names: list[str]) -> None:
+    """``flag`` skips tokens that cannot start a name: what it finds is the last occurrence
+    of any name, every token compared with every name."""
+    tokens = [(w, ("args", i)) for i, w in enumerate(words)]
+    found = flag(tokens, names)
+    got = (found.value, found.path, found.spelling) if found is not None else None
+    assert got == _last_flag(tokens, tuple(names))

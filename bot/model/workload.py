@@ -276,7 +276,7 @@ def argv(container: Container) -> list[tuple[str, Path]]:
             path = base + (i,) if not isinstance(container.body.get(key), str) else base
             if re.search(r"\s", text.strip()) and " -" in f" {text}":
                 try:
-                    tokens = shlex.split(text, comments=False)
+                    tokens = shlex_split(text)
                 except ValueError:
                     tokens = text.split()
                 out.extend((t, path) for t in tokens)
@@ -285,11 +285,29 @@ def argv(container: Container) -> list[tuple[str, Path]]:
     return out
 
 
+_SHELL_SPECIAL = re.compile(r"[\\'\"]")
+_SHELL_WORD = re.compile(r"[^ \t\r\n]+")
+
+
+def shlex_split(text: str) -> list[str]:
+    """``shlex.split(text, comments=False)``: a text without quotes or backslashes is split
+    at shlex's whitespace (space, tab, CR, LF) by a regular expression, which is what shlex
+    does to it at a fraction of the cost (shlex reads a character at a time: 40% of
+    shm-size's CPU on GoogleCloudPlatform's samples); any other text goes to shlex."""
+    if _SHELL_SPECIAL.search(text) is None:
+        return _SHELL_WORD.findall(text)
+    return shlex.split(text, comments=False)
+
+
 def flag(tokens: Sequence[tuple[str, Path]], names: Iterable[str]) -> Flag | None:
     """The last occurrence of any of ``names`` (``--x=N``, ``--x N``, ``-x N``, ``-x=N``)."""
     wanted = tuple(names)
+    # a token can match a name only when it starts with the name's first character
+    heads = None if "" in wanted else {name[0] for name in wanted}
     found: Flag | None = None
     for i, (token, path) in enumerate(tokens):
+        if heads is not None and token[:1] not in heads:
+            continue
         for name in wanted:
             if token == name and i + 1 < len(tokens):
                 found = Flag(tokens[i + 1][0], path, f"{name} {tokens[i + 1][0]}")
