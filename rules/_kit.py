@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from reviewbot.model.images import DIGEST, ImageRef, parse_image
-from reviewbot.model.objects import Container, Model, PodTemplate, cluster_views
+from reviewbot.model.objects import Container, KObject, Model, Path, PodTemplate, cluster_views
 from reviewbot.model.workload import image_ref
 
-__all__ = ["DIGEST", "ImageRef", "each_container", "each_pod", "image_ref", "parse_image",
-           "template_doubt", "views"]
+__all__ = ["DIGEST", "ImageRef", "each_container", "each_pod", "file_of", "image_ref",
+           "parse_image", "template_doubt", "views"]
 
 ALL_ROLES = ("container", "initContainer", "ephemeralContainer")
 RUNNING = ("container", "initContainer")  # containers that hold resources and take GPUs
@@ -32,6 +32,23 @@ def views(model: Model) -> list[tuple[str | None, Model]]:
     if found is None:
         found = model.derived["cluster-views"] = cluster_views(model)
     return found
+
+
+def file_of(obj: KObject, path: Path) -> str:
+    """The file of the field at ``path``: ``obj.where(path)[0]`` (the patch that set it, if
+    one did), without locating its line, which composes the document's positions: a rule
+    that asks which file an image is written in, for every container, paid for the lines of
+    images it reports nothing about (image-digest on GoogleCloudPlatform's samples)."""
+    if obj.origins:
+        probe = tuple(path)
+        while True:
+            hit = obj.origins.get(probe)
+            if hit is not None:
+                return hit[0].file.path
+            if not probe:
+                break
+            probe = probe[:-1]
+    return obj.doc.file.path
 
 
 def each_pod(model: Model, *, templates: bool = False) -> Iterator[PodTemplate]:

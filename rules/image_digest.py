@@ -106,6 +106,7 @@ from reviewbot.rules._kit import (
     DIGEST,
     ImageRef,
     each_container,
+    file_of,
     image_ref,
     parse_image,
 )
@@ -136,7 +137,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Qui
     tools = builders(model)
     for pod, container in each_container(model, templates=True):
         ref = image_ref(container)
-        built = builder_of(model, ref, pod.obj.where(field_path(container, "image"))[0]) if (
+        built = builder_of(model, ref, file_of(pod.obj, field_path(container, "image"))) if (
             ref is not None and tools) else None
         if built is not None:
             yield QuietPlace(
@@ -194,7 +195,7 @@ def _check(
                 kind="placeholder",
             )
             return
-        step = rewriter(model, ref, pod.obj.where(where)[0])
+        step = rewriter(model, ref, file_of(pod.obj, where))
         if step is not None and step.tool == "skaffold":
             yield Violation(
                 pod.obj, where,
@@ -321,7 +322,7 @@ def _not_a_reference(text: str) -> bool:
 
 def _set_by_images_entry(pod: PodTemplate, path: Path) -> bool:
     """Whether a kustomize ``images:`` entry decided this image (findings point there)."""
-    return is_kustomization_file(pod.obj.where(path)[0])
+    return is_kustomization_file(file_of(pod.obj, path))
 
 
 def _pod_and_container(pod: PodTemplate, container: Container) -> str:

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 from reviewbot.model.objects import cluster_views
 from reviewbot.netpol.network import Network
-from reviewbot.rules._kit import views
+from reviewbot.rules._kit import file_of, views
 from reviewbot.schema.store import defaults_of
 
-from .helpers import build, deployment, lint_dir, write
+from .helpers import build, deployment, lint_dir, value_paths, write
 
 
 def plain_defaults(schema: Mapping[str, Any], value: Any) -> Any:
@@ -300,3 +300,40 @@ def test_the_views_of_the_clusters_are_made_once_and_as_cluster_views_makes_them
         assert mine.namespaces == theirs.namespaces and mine.by_identity == theirs.by_identity
         assert mine.inventory == theirs.inventory
     assert kept[0][1].objects and kept[0][1].objects != kept[1][1].objects
+
+
+def test_the_file_of_a_field_is_the_file_where_names(tmp_path: Path) -> None:
+    """``file_of`` names the file ``KObject.where`` names, for every field of every object
+    (fields a kustomize patch or images entry set, fields below them, fields they did not
+    touch, and paths that are not there), without locating the line."""
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [app.yaml]\n",
+        "base/app.yaml": deployment("web", "shop", "{app: web}"),
+        "overlay/kustomization.yaml": """
+            resources: [../base]
+            images: [{name: x, newTag: "2.0"}]
+            patches:
+            - path: patch.yaml
+            """,
+        "overlay/patch.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: web, namespace: shop}
+            spec:
+              replicas: 3
+              template:
+                spec:
+                  containers:
+                  - name: main
+                    resources: {limits: {cpu: "1"}}
+            """,
+    })
+    model = lint_dir(tmp_path, only=["yaml-syntax"]).model
+    patched = [obj for obj in model.objects if obj.origins]
+    assert patched, "the overlay's patch and images entry set fields"
+    files = set()
+    for obj in model.objects:
+        for path in [*value_paths(obj.body), ("spec", "nowhere", 3)]:
+            assert file_of(obj, path) == obj.where(path)[0], (obj.ref, path)
+            files.add(file_of(obj, path))
+    assert {"overlay/patch.yaml", "overlay/kustomization.yaml", "base/app.yaml"} <= files
