@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from reviewbot.schema.store import (
     _prepare,
     _referenced,
     _schema_root,
+    bundled_schemas,
     crd_schemas,
     openapi_to_jsonschema,
     resolve_kubernetes_version,
@@ -466,6 +468,24 @@ CONFIG_MAP_DEF = "io.k8s.api.core.v1.ConfigMap"
 def _ref(name: str) -> dict[str, str]:
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "$ref": f"https://kubernetes.io/api/_definitions.json#/$defs/{name}"}
+
+
+def test_the_bundled_schemas_read_back_as_json_reads_them() -> None:
+    """The bundled schemas come from the per-installation copy (``startup.derived``): every
+    file of ``schemas/`` but the configuration's, each the value ``json.load`` makes of it,
+    keys in the same order, under each kind it names."""
+    from reviewbot.schema.files import FOLDER
+
+    found = bundled_schemas()
+    names = sorted(n for n in os.listdir(FOLDER)
+                   if n.endswith(".json") and n != "config.schema.json")
+    assert sorted({name for name, _ in found.values()}) == names
+    for (group, version, kind), (name, schema) in found.items():
+        expected = json.loads((Path(FOLDER) / name).read_text(encoding="utf-8"))
+        assert schema == expected and json.dumps(schema) == json.dumps(expected)
+        assert {"group": group, "version": version, "kind": kind} in [
+            {"group": g.get("group", ""), "version": g["version"], "kind": g["kind"]}
+            for g in expected["x-kubernetes-group-version-kind"]]
 
 
 def test_the_prepared_definitions_are_the_definitions_prepared() -> None:
