@@ -302,12 +302,27 @@ def shlex_split(text: str) -> list[str]:
 def flag(tokens: Sequence[tuple[str, Path]], names: Iterable[str]) -> Flag | None:
     """The last occurrence of any of ``names`` (``--x=N``, ``--x N``, ``-x N``, ``-x=N``)."""
     wanted = tuple(names)
-    # a token can match a name only when it starts with the name's first character
-    heads = None if "" in wanted else {name[0] for name in wanted}
+    if any("=" in name for name in wanted):
+        return _flag_by_name(tokens, wanted)
+    # a token is ``name`` or starts with ``name=`` only when its text before the first "="
+    # is ``name``: one set lookup a token (a server's argv holds dozens of tokens)
+    known = set(wanted)
     found: Flag | None = None
     for i, (token, path) in enumerate(tokens):
-        if heads is not None and token[:1] not in heads:
+        name, equals, value = token.partition("=")
+        if name not in known:
             continue
+        if equals:
+            found = Flag(value, path, token)
+        elif i + 1 < len(tokens):
+            found = Flag(tokens[i + 1][0], path, f"{name} {tokens[i + 1][0]}")
+    return found
+
+
+def _flag_by_name(tokens: Sequence[tuple[str, Path]], wanted: Sequence[str]) -> Flag | None:
+    """:func:`flag` for names that hold "=" themselves: every token against every name."""
+    found: Flag | None = None
+    for i, (token, path) in enumerate(tokens):
         for name in wanted:
             if token == name and i + 1 < len(tokens):
                 found = Flag(tokens[i + 1][0], path, f"{name} {tokens[i + 1][0]}")
