@@ -15,10 +15,10 @@ from collections.abc import Iterator
 
 from reviewbot.model.images import DIGEST, ImageRef, parse_image
 from reviewbot.model.objects import Container, KObject, Model, Path, PodTemplate, cluster_views
-from reviewbot.model.workload import image_ref
+from reviewbot.model.workload import Parallelism, argv, image_ref, parallelism
 
-__all__ = ["DIGEST", "ImageRef", "each_container", "each_pod", "file_of", "image_ref",
-           "parse_image", "template_doubt", "views"]
+__all__ = ["DIGEST", "ImageRef", "argv_of", "each_container", "each_pod", "file_of",
+           "image_ref", "parallelism_of", "parse_image", "template_doubt", "views"]
 
 ALL_ROLES = ("container", "initContainer", "ephemeralContainer")
 RUNNING = ("container", "initContainer")  # containers that hold resources and take GPUs
@@ -32,6 +32,30 @@ def views(model: Model) -> list[tuple[str | None, Model]]:
     if found is None:
         found = model.derived["cluster-views"] = cluster_views(model)
     return found
+
+
+def argv_of(model: Model, container: Container) -> list[tuple[str, Path]]:
+    """:func:`~reviewbot.model.workload.argv` of a container of ``model``, made once per
+    container and kept in the model's ``derived`` values (shm-size, gpu-parallelism and
+    serving-runtime split the same servers' shell lines); the list is read, never changed."""
+    memo: dict[int, tuple[Container, list[tuple[str, Path]]]] = model.derived.setdefault(
+        "argv", {})
+    hit = memo.get(id(container))
+    if hit is None or hit[0] is not container:
+        hit = memo[id(container)] = (container, argv(container))
+    return hit[1]
+
+
+def parallelism_of(model: Model, container: Container) -> Parallelism | None:
+    """:func:`~reviewbot.model.workload.parallelism` of a container of ``model``, found once
+    per container (shm-size and gpu-parallelism both ask) from :func:`argv_of`."""
+    memo: dict[int, tuple[Container, Parallelism | None]] = model.derived.setdefault(
+        "parallelism", {})
+    hit = memo.get(id(container))
+    if hit is None or hit[0] is not container:
+        found = parallelism(container, lambda c: argv_of(model, c))
+        hit = memo[id(container)] = (container, found)
+    return hit[1]
 
 
 def file_of(obj: KObject, path: Path) -> str:

@@ -98,10 +98,15 @@ from reviewbot.model.workload import (
     field_path,
     is_gpu,
     number,
-    parallelism,
     pod_gpus,
 )
-from reviewbot.rules._kit import RUNNING, each_container, each_pod, template_doubt
+from reviewbot.rules._kit import (
+    RUNNING,
+    each_container,
+    each_pod,
+    parallelism_of,
+    template_doubt,
+)
 
 ID = "gpu-parallelism"
 SEVERITY = "error"
@@ -125,13 +130,13 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     groups = _group_gpus(model, patterns)
     for pod, container in each_container(model, RUNNING, templates=True):
         doubt = template_doubt(pod)
-        found = list(_limits(pod, container, patterns))
+        found = list(_limits(model, pod, container, patterns))
         if container.role != "container":
             pass
         elif id(pod) in groups:
-            found += _parallelism(pod, container, patterns, groups[id(pod)])
+            found += _parallelism(model, pod, container, patterns, groups[id(pod)])
         elif pod.controller in (None, "Argo Rollouts"):
-            found += _parallelism(pod, container, patterns)
+            found += _parallelism(model, pod, container, patterns)
         yield from (v if doubt is None else replace(v, doubt=doubt) for v in found)
 
 
@@ -157,7 +162,7 @@ def _group_gpus(model: Model, patterns: Sequence[str]) -> dict[int, tuple[Fracti
     return out
 
 
-def _limits(pod: PodTemplate, container: Container,
+def _limits(model: Model, pod: PodTemplate, container: Container,
             patterns: Sequence[str]) -> Iterator[Violation]:
     block = container.resources.get("requests")
     if not isinstance(block, dict):
@@ -179,19 +184,19 @@ def _limits(pod: PodTemplate, container: Container,
             "equal the limit and refuses the pod otherwise",
             fix=f"Set resources.limits.{resource} to {number(req)} (or drop the request: "
                 "the limit alone sets both).",
-            kind="limits", edits=_limit_edits(pod, container, resource, req, lim),
+            kind="limits", edits=_limit_edits(model, pod, container, resource, req, lim),
         )
 
 
-def _limit_edits(pod: PodTemplate, container: Container, resource: str, req: Fraction,
-                 lim: Fraction | None) -> tuple[Edit, ...]:
+def _limit_edits(model: Model, pod: PodTemplate, container: Container, resource: str,
+                 req: Fraction, lim: Fraction | None) -> tuple[Edit, ...]:
     """The side that is unambiguous set to the other: a missing limit takes the request; when
     both are written, the one tensor x pipeline parallel size agrees with wins."""
     base = field_path(container, "resources")
     raw = container.resources["requests"][resource]
     if lim is None:
         return (edit(pod.obj, base + ("limits", resource), "set", str(raw)),)
-    found = parallelism(container)
+    found = parallelism_of(model, container)
     sizes = found.sizes() if found is not None and found.tp is not None else None
     if sizes is None:
         return ()
@@ -204,9 +209,10 @@ def _limit_edits(pod: PodTemplate, container: Container, resource: str, req: Fra
     return ()
 
 
-def _parallelism(pod: PodTemplate, container: Container, patterns: Sequence[str],
-                 group: tuple[Fraction, str] | None = None) -> Iterator[Violation]:
-    found = parallelism(container)
+def _parallelism(model: Model, pod: PodTemplate, container: Container,
+                 patterns: Sequence[str], group: tuple[Fraction, str] | None = None
+                 ) -> Iterator[Violation]:
+    found = parallelism_of(model, container)
     if found is None or found.dp is not None or asks_tpus(container):
         return
     sizes = found.sizes()

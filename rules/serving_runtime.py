@@ -150,7 +150,6 @@ from reviewbot.model.workload import (
     Flag,
     Placement,
     admits,
-    argv,
     container_gpus,
     describe,
     field_path,
@@ -160,6 +159,7 @@ from reviewbot.model.workload import (
     parse_int,
     pinned_host,
 )
+from reviewbot.rules._kit import argv_of
 
 ID = "serving-runtime"
 SEVERITY = "error"
@@ -247,7 +247,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             if key in seen or not container_gpus(container, patterns):
                 continue
             seen.add(key)
-            server = _server(pod, container)
+            server = _server(model, pod, container)
             if server is None:
                 continue
             if placement is None:
@@ -417,8 +417,8 @@ def _image(s: _Server, gpus: Sequence[GpuFacts], low: GpuFacts, where: str,
 # ---------------------------------------------------------------- facts and helpers
 
 
-def _server(pod: PodTemplate, container: Container) -> _Server | None:
-    tokens = argv(container)
+def _server(model: Model, pod: PodTemplate, container: Container) -> _Server | None:
+    tokens = argv_of(model, container)
     text = " ".join(t for t, _ in tokens).lower() + " " + str(container.image or "").lower()
     engine = next((name for word, name in ENGINES if word in text), None)
     if engine is None:

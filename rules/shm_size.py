@@ -97,10 +97,9 @@ from reviewbot.model.workload import (
     field_path,
     is_values_pod,
     number,
-    parallelism,
     pod_gpus,
 )
-from reviewbot.rules._kit import each_pod, template_doubt
+from reviewbot.rules._kit import each_pod, parallelism_of, template_doubt
 
 ID = "shm-size"
 SEVERITY = "error"
@@ -137,7 +136,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
                 continue  # TPU chips: no NCCL all-reduce through /dev/shm
             if pod.controller == "KubeRay" and n == 0 and not _mounts_shm(c):
                 continue  # the operator mounts a memory emptyDir at /dev/shm in Ray's container
-            parallel = _parallel(c)
+            parallel = _parallel(model, c)
             if parallel is not None:
                 reasons[c.name] = parallel
             elif container_gpus(c, patterns) and gpus > 1:
@@ -156,8 +155,8 @@ def _mounts_shm(container: Container) -> bool:
                for m in items(container.body.get("volumeMounts")))
 
 
-def _parallel(container: Container) -> str | None:
-    found = parallelism(container)
+def _parallel(model: Model, container: Container) -> str | None:
+    found = parallelism_of(model, container)
     sizes = found.sizes() if found is not None else None
     if found is None or sizes is None or sizes[0] * sizes[1] <= 1:
         return None

@@ -15,8 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reviewbot.model.objects import cluster_views
+from reviewbot.model.workload import argv, parallelism
 from reviewbot.netpol.network import Network
-from reviewbot.rules._kit import file_of, views
+from reviewbot.rules._kit import argv_of, file_of, parallelism_of, views
 from reviewbot.schema.store import defaults_of
 
 from .helpers import build, deployment, lint_dir, value_paths, write
@@ -337,3 +338,41 @@ def test_the_file_of_a_field_is_the_file_where_names(tmp_path: Path) -> None:
             assert file_of(obj, path) == obj.where(path)[0], (obj.ref, path)
             files.add(file_of(obj, path))
     assert {"overlay/patch.yaml", "overlay/kustomization.yaml", "base/app.yaml"} <= files
+
+
+def test_the_argv_and_parallelism_of_a_container_are_found_once_and_as_workload_finds_them(
+        tmp_path: Path) -> None:
+    """``argv_of`` and ``parallelism_of`` give what ``argv`` and ``parallelism`` give for
+    every container (a shell line, quoted and not, flags in args, no server at all), the
+    same value however often asked, kept per model."""
+    write(tmp_path, {"m.yaml": """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: llm, namespace: ai}
+        spec:
+          template:
+            spec:
+              containers:
+              - name: shell
+                image: vllm/vllm-openai:v0.9.0
+                command: [sh, -c]
+                args: ["vllm serve m --tensor-parallel-size 2 --max-model-len=4096"]
+              - name: quoted
+                image: lmsysorg/sglang:v0.4
+                command: [sh, -c, "python -m sglang.launch_server --tp 4 --model 'a b'"]
+              - name: flags
+                image: vllm/vllm-openai:v0.9.0
+                args: [--model, m, -tp, "2", --pipeline-parallel-size=2]
+              - name: plain
+                image: nginx:1.27
+                args: [nginx, -g, daemon off;]
+        """})
+    model = lint_dir(tmp_path, only=["yaml-syntax"]).model
+    containers = [c for pod in model.pods for c in pod.containers]
+    assert len(containers) == 4
+    for c in containers:
+        assert argv_of(model, c) == argv(c) and argv_of(model, c) is argv_of(model, c)
+        assert parallelism_of(model, c) == parallelism(c)
+        assert parallelism_of(model, c) is parallelism_of(model, c)
+    assert [parallelism(c) is not None for c in containers] == [True, True, True, False]
+    assert len(model.derived["argv"]) == len(model.derived["parallelism"]) == 4  # one each

@@ -23,7 +23,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -368,9 +368,11 @@ class Parallelism:
         return " x ".join(f.spelling for f in (self.tp, self.pp) if f is not None)
 
 
-def parallelism(container: Container) -> Parallelism | None:
+def parallelism(container: Container, read: Callable[[Container], Sequence[tuple[str, Path]]]
+                = argv) -> Parallelism | None:
     """The server's parallelism, or None when the container runs no vLLM/SGLang-style server
-    (named in image, command or args, or using the long vLLM flags)."""
+    (named in image, command or args, or using the long vLLM flags); ``read`` gives the
+    container's :func:`argv` (the rules' memo of it)."""
     written = [container.body.get("command"), container.body.get("args")]
     text = " ".join(
         " ".join(str(x) for x in part) if isinstance(part, list) else str(part)
@@ -380,7 +382,7 @@ def parallelism(container: Container) -> Parallelism | None:
     if "parallel-size" not in text and "parallel_size" not in text and not any(
             w in text or w in image for w in SERVERS):
         return None  # the cheap test first: most containers run no LLM server
-    tokens = argv(container)
+    tokens = read(container)
     long_form = flag(tokens, (TP_FLAGS[0], PP_FLAGS[0], TP_FLAGS[-1], PP_FLAGS[-1]))
     if long_form is None and not mentions(tokens, container.image, SERVERS):
         return None
