@@ -4,11 +4,13 @@ upgrade planning, the tree's CRDs, and what Helm charts render."""
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
 import pytest
 
+import reviewbot.schema.lifecycle
 from reviewbot.engine.findings import Finding
 from reviewbot.engine.run import Result
 from reviewbot.rules.api_lifecycle import template_objects
@@ -20,6 +22,7 @@ from reviewbot.schema.lifecycle import (
     generate,
     minor_text,
     parse_minor,
+    table_from_json,
     version_problem,
 )
 
@@ -124,6 +127,17 @@ GUIDE = [
     ("apps/v1beta1", "ReplicaSet", "1.16", "apps/v1"),
     ("apps/v1beta2", "ReplicaSet", "1.16", "apps/v1"),
 ]
+
+
+def test_the_kept_table_is_the_table_the_json_makes() -> None:
+    """``api_table`` reads the per-installation copy (``startup.derived``): the same table
+    ``table_from_json`` makes of the data file, field for field, in the same order."""
+    path = Path(reviewbot.schema.lifecycle.__file__).with_name(DATA)
+    expected = table_from_json(json.loads(path.read_text(encoding="utf-8")))
+    table = api_table()
+    assert table == expected and list(table.kinds) == list(expected.kinds)
+    assert list(table.changes) == list(expected.changes)
+    assert all(table.kinds[k] == v for k, v in expected.kinds.items())
 
 
 @pytest.mark.parametrize(("api_version", "kind", "removed", "instead"), GUIDE,

@@ -41,6 +41,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
+from reviewbot import startup
 from reviewbot.errors import ReviewbotError
 
 DATA = "api_versions.json"
@@ -241,12 +242,26 @@ def _change_text(fields: FieldChange) -> str:
 
 @cache
 def api_table() -> ApiTable:
-    """The facts of :data:`DATA` (read once)."""
+    """The facts of :data:`DATA` (read once a run; made of the JSON once per installation and
+    kept marshalled, :func:`~reviewbot.startup.derived`: expanding every kind's spans of
+    minors was 1-2 ms of every lint)."""
+    path = Path(__file__).with_name(DATA)
     try:
-        raw = json.loads(Path(__file__).with_name(DATA).read_text(encoding="utf-8"))
+        source, minors, kinds, group_versions, changes = startup.derived(
+            "api-versions", str(path), lambda: _table_data(path))
     except (OSError, ValueError) as exc:
         raise ReviewbotError(f"cannot read the API version table {DATA}: {exc}", 3) from exc
-    return table_from_json(raw)
+    return ApiTable(source, minors, kinds, group_versions,
+                    {key: FieldChange(*fields) for key, fields in changes.items()})
+
+
+def _table_data(path: Path) -> tuple[
+        str, tuple[Minor, ...], dict[Gvk, frozenset[Minor]], frozenset[tuple[str, str]],
+        dict[tuple[Gvk, str], tuple[tuple[str, ...], tuple[str, ...]]]]:
+    """:func:`table_from_json` of the file ``path`` as values marshal writes."""
+    table = table_from_json(json.loads(path.read_text(encoding="utf-8")))
+    return (table.source, table.minors, dict(table.kinds), table.group_versions,
+            {key: (c.removed, c.added) for key, c in table.changes.items()})
 
 
 def table_from_json(raw: Mapping[str, Any]) -> ApiTable:
