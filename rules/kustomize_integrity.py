@@ -175,7 +175,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     if model.tree is None:
         return
     graph = model_graph(model)
-    index = _TreeIndex(model.tree.paths)
+    index = _TreeIndex(model.tree.paths, graph)
     unapplied = model.unapplied  # no cluster root reaches them: nothing there is judged
     kustomize = sorted((k for k in graph.by_dir.values() if k.file not in unapplied),
                        key=lambda k: k.file)
@@ -239,9 +239,11 @@ def _build_failures(model: Model, graph: Graph, explained: set[str]) -> Iterator
 class _TreeIndex:
     """Every file and folder of the tree, and which paths the tree covers at all."""
 
-    def __init__(self, paths: Iterable[str]) -> None:
+    def __init__(self, paths: Iterable[str], graph: Graph | None = None) -> None:
         self.files = frozenset(paths)
-        self.dirs = folders(self.files)
+        # the graph's folders when it holds these paths (it made them for the reach walk)
+        self.dirs = graph.dirs if graph is not None and graph.paths == self.files else (
+            folders(self.files))
         self._bases = _common_bases(self.files)
         # A tree of YAML files only is a partial copy (a CI filter, a corpus): what it says
         # about other files (scripts, .env files of generators) is not evidence.
@@ -378,10 +380,11 @@ def _wrong_types(k: Kustomization) -> Iterator[Violation]:
 
 def _typed(k: Kustomization, where: Path, body: Mapping[str, Any],
            fields: Mapping[str, tuple[str, type, type | None]]) -> Iterator[Violation]:
-    for key, (expected, outer, inner) in fields.items():
-        value = body.get(key)
+    for key in [key for key in fields if key in body]:  # (in the fields' order)
+        value = body[key]
         if value is None:
-            continue  # absent, or empty (`resources:`): kustomize reads nothing
+            continue  # empty (`resources:`): kustomize reads nothing
+        expected, outer, inner = fields[key]
         path: Path = (*where, key)
         if not isinstance(value, outer) or (outer is str and isinstance(value, bool)):
             yield _invalid(k, path, f"a {expected} is expected, not {_type_name(value)}")
@@ -560,12 +563,14 @@ class _Duplicates:
         return where, identity
 
     def find(self, resources: Iterable[Resource], where: str) -> Iterator[Violation]:
-        objects = self.objects
+        objects, met = self.objects, self._met
         first: dict[Identity, tuple[Resource, tuple[int, Path]]] = {}
         for r in resources:
             if r.doc is None:
                 continue
-            at, key = self._facts(r)
+            known = met.get(id(r))  # most resources are met again (their parents' builds)
+            at, key = (known[1], known[2]) if known is not None and known[0] is r else (
+                self._facts(r))
             if key is None:
                 continue
             other = first.get(key)

@@ -376,3 +376,26 @@ def test_the_argv_and_parallelism_of_a_container_are_found_once_and_as_workload_
         assert parallelism_of(model, c) is parallelism_of(model, c)
     assert [parallelism(c) is not None for c in containers] == [True, True, True, False]
     assert len(model.derived["argv"]) == len(model.derived["parallelism"]) == 4  # one each
+
+
+def test_the_folders_kustomize_integrity_indexes_are_the_folders_of_the_tree(
+        tmp_path: Path) -> None:
+    """kustomize-integrity's index takes the graph's folders when the graph holds the same
+    paths (it made them already); they are the folders of the tree's files either way."""
+    from reviewbot.model.kustomize import folders
+    from reviewbot.model.objects import model_graph
+    from reviewbot.rules.kustomize_integrity import _TreeIndex
+
+    write(tmp_path, {
+        "apps/base/kustomization.yaml": "resources: [app.yaml]\n",
+        "apps/base/app.yaml": deployment("web", "shop", "{app: web}"),
+        "apps/prod/kustomization.yaml": "resources: [../base]\n",
+        "notes/readme.md": "x\n",
+    })
+    model = lint_dir(tmp_path, only=["yaml-syntax"]).model
+    assert model.tree is not None
+    graph = model_graph(model)
+    assert graph.paths == frozenset(model.tree.paths)  # the index takes the graph's
+    index = _TreeIndex(model.tree.paths, graph)
+    assert index.dirs == folders(frozenset(model.tree.paths)) == _TreeIndex(model.tree.paths).dirs
+    assert {"apps", "apps/base", "apps/prod", "notes"} <= index.dirs
