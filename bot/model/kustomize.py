@@ -318,6 +318,38 @@ _APPLY = re.compile(
 )
 
 
+class _Ignore:
+    """One ``.gitignore`` (its folder, its patterns in order), its patterns matched at once:
+    those naming a path (holding a ``/`` once stripped of the outer ones) against the path
+    below the folder, or as a folder of it; the others against each of the path's parts.
+    One regular expression per kind, the alternation of ``fnmatch``'s translations: it
+    matches where some pattern's ``fnmatchcase`` does (a test compares the two)."""
+
+    def __init__(self, folder: str, patterns: Sequence[str]) -> None:
+        self.folder = folder
+        anchored = [p.strip("/") for p in patterns if "/" in p.strip("/")]
+        parts = [p.strip("/") for p in patterns if "/" not in p.strip("/")]
+        self.folders = tuple(a + "/" for a in anchored)
+        self.anchored = _any_of(anchored)
+        self.parts = _any_of(parts)
+
+    def ignores(self, rel: str) -> bool:
+        """Whether a pattern ignores ``rel``, a path below the folder."""
+        if self.anchored is not None and (
+                self.anchored(rel) is not None or rel.startswith(self.folders)):
+            return True
+        match = self.parts
+        return match is not None and any(match(part) is not None for part in rel.split("/"))
+
+
+def _any_of(patterns: Sequence[str]) -> Callable[[str], re.Match[str] | None] | None:
+    """The ``match`` of a regular expression matching what any of the glob ``patterns``
+    matches whole (``fnmatch.fnmatchcase``), or None for no pattern."""
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns)).match
+
+
 class Graph:
     """The kustomizations of a tree and what each builds."""
 
@@ -334,7 +366,7 @@ class Graph:
         # ExternalArtifact name -> (folder in the artifact, folder of the repository)
         self.artifacts: dict[str, list[tuple[str, str]]] = artifact_copies(
             d for lf in files.values() for d in lf.documents)
-        self._ignores: list[tuple[str, list[str]]] | None = None
+        self._ignores: list[_Ignore] | None = None
         self._applied: dict[str, str] | None = None
         self.by_dir: dict[str, Kustomization] = {}
         for k in kustomizations:
@@ -462,19 +494,11 @@ class Graph:
                     lines = record.data.decode("utf-8", "replace").splitlines()
                     patterns = [x.strip() for x in lines
                                 if x.strip() and not x.lstrip().startswith(("#", "!"))]
-                    self._ignores.append((posixpath.dirname(record.path), patterns))
-        for folder, patterns in self._ignores:
-            prefix = folder + "/" if folder else ""
-            if not path.startswith(prefix):
-                continue
-            rel = path[len(prefix):]
-            for pattern in patterns:
-                anchored = pattern.strip("/")
-                if "/" in anchored:
-                    if fnmatch.fnmatchcase(rel, anchored) or rel.startswith(anchored + "/"):
-                        return True
-                elif any(fnmatch.fnmatchcase(part, anchored) for part in rel.split("/")):
-                    return True
+                    self._ignores.append(_Ignore(posixpath.dirname(record.path), patterns))
+        for ignore in self._ignores:
+            prefix = ignore.folder + "/" if ignore.folder else ""
+            if path.startswith(prefix) and ignore.ignores(path[len(prefix):]):
+                return True
         return False
 
     def applied_by(self, path: str) -> str | None:
