@@ -1,14 +1,64 @@
-"""Walks of the model written for speed (bot/model): the .gitignore patterns matched at once
+"""Two walks of the model written for speed (bot/model): the search for pod templates in a
+custom resource (objects._template_fields) and the .gitignore patterns matched at once
 (kustomize._Ignore). Each is compared with its plain definition, here, on generated input."""
 
 from __future__ import annotations
 
 import fnmatch
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reviewbot.model.kustomize import _Ignore
+from reviewbot.model.objects import MAX_TEMPLATE_DEPTH, _template_fields, is_pod_template
+
+
+def _reference_templates(value: Any, path: tuple[Any, ...], depth: int) -> list[tuple[Any, ...]]:
+    out: list[tuple[Any, ...]] = []
+    if depth > MAX_TEMPLATE_DEPTH:
+        return out
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if not isinstance(key, str) or key in ("metadata", "status"):
+                continue
+            here = path + (key,)
+            if (key == "template" or key.endswith("Template")) and is_pod_template(child):
+                out.append(here)
+            elif isinstance(child, (dict, list)):
+                out += _reference_templates(child, here, depth + 1)
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            if isinstance(child, (dict, list)):
+                out += _reference_templates(child, path + (i,), depth + 1)
+    return out
+
+
+_POD = st.fixed_dictionaries({"spec": st.fixed_dictionaries(
+    {"containers": st.lists(st.one_of(st.just({"name": "a"}), st.just("x")), max_size=2)})})
+_KEYS = st.sampled_from(["template", "podTemplate", "Template", "metadata", "status", "spec",
+                         "workers", "a", 1])
+_BODIES = st.recursive(
+    st.one_of(st.none(), st.integers(0, 2), st.just("template"), _POD),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(_KEYS, inner, max_size=4)),
+    max_leaves=40)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_BODIES, st.integers(0, MAX_TEMPLATE_DEPTH + 1))
+def test_template_fields_are_the_plain_walk_s(body: Any, depth: int) -> None:
+    assert _template_fields(body, ("spec",), depth) == _reference_templates(
+        body, ("spec",), depth)
+
+
+def test_template_fields_stop_at_the_depth_bound() -> None:
+    pod = {"spec": {"containers": [{"name": "a"}]}}
+    body: Any = {"template": pod}
+    for _ in range(MAX_TEMPLATE_DEPTH + 1):
+        body = {"a": body}
+    assert _template_fields(body, (), 0) == []
+    assert _template_fields(body["a"], (), 0) == [("a",) * MAX_TEMPLATE_DEPTH + ("template",)]
 
 
 def _reference_ignored(rel: str, patterns: list[str]) -> bool:

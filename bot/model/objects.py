@@ -775,23 +775,36 @@ def _short(path: Path) -> str:
 
 
 def _template_fields(value: Any, path: Path, depth: int) -> list[Path]:
+    """The paths below ``path`` (``value`` is there, ``depth`` deep) of every ``template``
+    or ``...Template`` field holding a pod template, outside ``metadata`` and ``status``,
+    in the body's order; at most :data:`MAX_TEMPLATE_DEPTH` deep (no search below one)."""
     out: list[Path] = []
+    _find_templates(value, list(path), depth, out)
+    return out
+
+
+def _find_templates(value: Any, path: list[Any], depth: int, out: list[Path]) -> None:
+    # (once per mapping and list of every custom resource: the path is made a tuple only
+    # for a template found, and scalars, most of a body, are passed over first)
     if depth > MAX_TEMPLATE_DEPTH:
-        return out
+        return
     if isinstance(value, dict):
         for key, child in value.items():
-            if not isinstance(key, str) or key in ("metadata", "status"):
+            if not isinstance(child, (dict, list)) or not isinstance(key, str) or key in (
+                    "metadata", "status"):
                 continue
-            here = path + (key,)
+            path.append(key)
             if (key == "template" or key.endswith("Template")) and is_pod_template(child):
-                out.append(here)
-            elif isinstance(child, (dict, list)):
-                out += _template_fields(child, here, depth + 1)
+                out.append(tuple(path))
+            else:
+                _find_templates(child, path, depth + 1, out)
+            path.pop()
     elif isinstance(value, list):
         for i, child in enumerate(value):
             if isinstance(child, (dict, list)):
-                out += _template_fields(child, path + (i,), depth + 1)
-    return out
+                path.append(i)
+                _find_templates(child, path, depth + 1, out)
+                path.pop()
 
 
 ANY_ITEM = "*"  # a list item or a map value in a CRD-declared path
