@@ -48,7 +48,7 @@ KSERVE_EXTENSION = frozenset({
 })
 
 
-@dataclass(eq=False, frozen=True)
+@dataclass(eq=False, frozen=True, init=False)
 class KObject:
     """One Kubernetes object from one YAML document (frozen: a review's base and head models
     share the objects built from the same parsed document)."""
@@ -62,6 +62,22 @@ class KObject:
     path: Path = ()  # where the object sits in its document (List items: ("items", i))
     # fields a kustomize patch set: where they are written (the patch's document and path)
     origins: Origins = field(default_factory=dict, repr=False)
+
+    def __init__(self, api_version: str, kind: str, namespace: str | None, name: str,
+                 doc: Document, body: Mapping[str, Any], path: Path = (),
+                 origins: Origins | None = None) -> None:
+        # the fields set in the instance's dictionary, in their order, as a frozen
+        # dataclass's own __init__ sets them one object.__setattr__ at a time: a model
+        # makes one per object (``origins`` omitted: a new empty mapping, the field's default)
+        fields = self.__dict__
+        fields["api_version"] = api_version
+        fields["kind"] = kind
+        fields["namespace"] = namespace
+        fields["name"] = name
+        fields["doc"] = doc
+        fields["body"] = body
+        fields["path"] = path
+        fields["origins"] = {} if origins is None else origins
 
     @cached_property
     def group(self) -> str:
