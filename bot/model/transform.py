@@ -5,10 +5,11 @@
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from reviewbot.load.loader import Document
@@ -132,22 +133,17 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
     cfg = config if config is not None else configuration(k, read)
     gone: list[Resource] = deleted if deleted is not None else []
 
-    def _kept(results: Iterable[tuple[Resource, Resource | None]]) -> list[Resource]:
-        kept = []
-        for before, after in results:
-            if after is None:
-                gone.append(before)
-            else:
-                kept.append(after)
-        return kept
-
     out = list(resources) if generated else generate(k, read, resources)
+    by_kind = _Kinds()
     for patch in strategic_patches(k, read):
-        out = _kept((r, apply_smp(r, patch) if smp_targets(r, patch) else r) for r in out)
+        kind = patch.body.get("kind")  # (a strategic merge patch targets its own kind)
+        out = by_kind.patched(out, kind if isinstance(kind, str) else None,
+                              functools.partial(smp_targets, patch=patch),
+                              functools.partial(apply_smp, patch=patch), gone)
     for selector, patch in patches(k, read):
         target = Target(selector, patch)
-        out = _kept((r, apply_patch(r, patch, selector is not None)
-                     if target.selects(r) else r) for r in out)
+        out = by_kind.patched(out, target.plain_kind or (), target.selects, functools.partial(
+            apply_patch, patch=patch, targeted=selector is not None), gone)
     namespace = text_of(body.get("namespace"))
     if namespace:
         kinds: dict[tuple[str, str], tuple[bool, tuple[FieldSpec, ...]]] = {}
@@ -172,7 +168,8 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
                             cfg.selecting("commonAnnotations", *_gvk(r))) for r in out]
     for selector, patch in json_patches(k, read):
         target = Target(selector, patch)
-        out = _kept((r, apply_patch(r, patch, True) if target.selects(r) else r) for r in out)
+        out = by_kind.patched(out, target.plain_kind or (), target.selects,
+                              functools.partial(apply_patch, patch=patch, targeted=True), gone)
     for item in list_of(body.get("replicas")):
         if isinstance(item, dict) and isinstance(item.get("count"), int):
             out = [_replicas(r, str(item.get("name")), item["count"],
@@ -190,6 +187,48 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
     if body.get("replacements"):
         out = apply_replacements(k, out, read).resources
     return out
+
+
+class _Kinds:
+    """The kind of each object of a build's list (``Resource.kind``), made once for the
+    patches that follow one another while none changes the list: a patch is tried only on
+    the objects of the kind it targets (the first test of ``smp_targets`` and of a
+    ``Target`` with a plain kind; a test keeps the two ways equal)."""
+
+    def __init__(self) -> None:
+        self._of: list[Resource] | None = None
+        self._kinds: list[str] = []
+
+    def patched(self, out: list[Resource], kind: str | tuple[()] | None,
+                selects: Callable[[Resource], bool],
+                apply: Callable[[Resource], Resource | None],
+                gone: list[Resource]) -> list[Resource]:
+        """``out`` with ``apply`` done, in order, to each object ``selects`` picks (None: the
+        object deleted, added to ``gone``); ``out`` itself when it picks none. ``kind``:
+        the only kind ``selects`` can pick (None: none; ``()``: any)."""
+        if kind is None:
+            return out
+        if kind == ():
+            picked = [n for n, r in enumerate(out) if selects(r)]
+        else:
+            if self._of is not out:
+                self._of, self._kinds = out, [r.kind for r in out]
+            picked = [n for n, found in enumerate(self._kinds)
+                      if found == kind and selects(out[n])]
+        if not picked:
+            return out
+        kept = out[:picked[0]]
+        at = set(picked)
+        for n in range(picked[0], len(out)):
+            r = out[n]
+            if n in at:
+                after = apply(r)
+                if after is None:
+                    gone.append(r)
+                    continue
+                r = after
+            kept.append(r)
+        return kept
 
 
 # ---------------------------------------------------------------- generators
