@@ -104,10 +104,12 @@ def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
 
 
 def make_report(result: Result, **kwargs: Any) -> Report:
+    from reviewbot.engine.findings import one_per_place  # (imported by the run already)
+
     sources = {f.file: result.model.files[f.file].text
                for f in result.findings if f.file in result.model.files}
     return Report(
-        findings=tuple(result.findings), skipped=tuple(result.skipped),
+        findings=tuple(one_per_place(result.findings)), skipped=tuple(result.skipped),
         quiet=tuple(result.quiet),
         stats=dict(result.stats), sources=sources, **kwargs,
     )

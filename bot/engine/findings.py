@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine import identity as _identity
@@ -228,3 +228,23 @@ class Finding:
 
 def sort_key(f: Finding) -> tuple[Any, ...]:
     return (f.file, f.line, f.column, f.rule, f.message)
+
+
+def one_per_place(findings: Iterable[Finding]) -> list[Finding]:
+    """What a reader cannot tell apart, shown once: findings equal in all but their clusters
+    (a file several clusters' builds include alike, found wanting in each) are one finding
+    of all their clusters, in the first one's place in the order. Its identity then matches
+    any of theirs (clusters match when they overlap); in a review it is new when one of
+    them is (the problem reaches a cluster it did not), worse as the first that is."""
+    merged: dict[Finding, Finding] = {}
+    for f in findings:
+        key = replace(f, clusters=(), new=None, worse="") if f.clusters else f
+        first = merged.get(key)
+        if first is None:
+            merged[key] = f
+            continue
+        merged[key] = replace(
+            first, clusters=tuple(sorted({*first.clusters, *f.clusters})),
+            new=None if first.new is None and f.new is None else bool(first.new or f.new),
+            worse=first.worse or f.worse)
+    return list(merged.values())

@@ -39,7 +39,7 @@ from reviewbot.config import (
     load_config_file,
     parse_config,
 )
-from reviewbot.engine.findings import Finding, in_order, sort_key
+from reviewbot.engine.findings import Finding, in_order, one_per_place, sort_key
 from reviewbot.engine.keys import result_key, review_key
 from reviewbot.engine.options import check_options
 from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
@@ -313,8 +313,8 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
                         change=Change(diff, base_result.model))
     marked += changes.findings
     marked.sort(key=sort_key)
-    marked = with_suggestions(head, config, head_result, marked, _changed, memo)
-    gone = sorted(fixed(base_found, marked, diff.renames), key=sort_key)
+    marked = one_per_place(with_suggestions(head, config, head_result, marked, _changed, memo))
+    gone = sorted(one_per_place(fixed(base_found, marked, diff.renames)), key=sort_key)
     reported = select(marked, settings.scope, diff.touched, changed_files(base_tree, head))
     new = tuple(f for f in marked if _changed(f))
     summary = replace(

@@ -1,0 +1,117 @@
+"""What a reader cannot tell apart is shown once: one release two clusters apply alike, found
+wanting in each, is one finding of both clusters (one line of text, one JSON entry, one SARIF
+result, one inline comment), not the same line twice. Its identity still holds each cluster: a
+pull request that takes the problem into another cluster makes it new."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reviewbot.engine.findings import Finding, one_per_place
+
+from .helpers import GitRepo, lint_dir, run_cli
+
+CONFIG = """\
+clusters:
+- {name: production, paths: [clusters/production]}
+- {name: staging, paths: [clusters/staging]}
+"""
+WEB = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:latest
+"""
+KUSTOMIZATION = "resources:\n%s"
+BOTH = {
+    ".reviewbot.yaml": CONFIG,
+    "apps/web/kustomization.yaml": KUSTOMIZATION % "- web.yaml\n",
+    "apps/web/web.yaml": WEB,
+    "clusters/staging/kustomization.yaml": KUSTOMIZATION % "- ../../apps/web\n",
+    # production labels its objects: its Deployment is another object than staging's, with
+    # the same image at the same line
+    "clusters/production/kustomization.yaml": KUSTOMIZATION % "- ../../apps/web\n"
+    + "labels:\n- pairs: {env: production}\n",
+}
+
+
+def _f(message: str = "web: image nginx:latest floats", clusters: tuple[str, ...] = (),
+       new: bool | None = None, worse: str = "") -> Finding:
+    return Finding("image-digest", "error", "apps/web/web.yaml", 11, 16, "Deployment/shop/web",
+                   message, "pin it", path="spec.template", clusters=clusters, new=new,
+                   worse=worse)
+
+
+def test_findings_equal_but_for_their_clusters_are_one_of_all_their_clusters() -> None:
+    other = _f("web: something else", ("production",))
+    merged = one_per_place([_f(clusters=("staging",)), other, _f(clusters=("production",))])
+    assert [(f.message, f.clusters) for f in merged] == [
+        ("web: image nginx:latest floats", ("production", "staging")),
+        ("web: something else", ("production",))]
+    # a review: new when one of them is new, worse as the first that is
+    (one,) = one_per_place([_f(clusters=("staging",), new=False),
+                            _f(clusters=("production",), new=True, worse="warning -> error")])
+    assert (one.new, one.worse, one.clusters) == (True, "warning -> error",
+                                                  ("production", "staging"))
+    assert one_per_place([_f(), _f()]) == [_f()]  # no clusters: the same finding once
+    assert one_per_place([]) == []
+
+
+def test_a_release_two_clusters_apply_is_reported_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit(BOTH)
+    by_cluster = lint_dir(repo.path, only=["image-digest"]).findings
+    assert [f.clusters for f in by_cluster] == [("production",), ("staging",)]
+    code, out, _ = run_cli(["lint", str(repo.path), "--rule", "image-digest", "--format",
+                            "json"], capsys)
+    assert code == 1
+    found = [(f["rule"], f["file"], f["line"]) for f in json.loads(out)["findings"]]
+    assert found == [("image-digest", "apps/web/web.yaml", 11)]
+    code, out, _ = run_cli(["lint", str(repo.path), "--rule", "image-digest", "--format",
+                            "sarif"], capsys)
+    assert len(json.loads(out)["runs"][0]["results"]) == 1
+
+
+def test_a_problem_the_pr_takes_into_another_cluster_is_new(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({**BOTH, "clusters/production/kustomization.yaml": "resources: []\n"})
+    head = repo.commit(BOTH)
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                              head, "--platform", "none", "--format", "json", "--rule",
+                              "image-digest", "--scope", "all"], capsys)
+    assert code == 1, err
+    data = json.loads(out)
+    assert [(f["file"], f["line"], f["new"]) for f in data["findings"]] == [
+        ("apps/web/web.yaml", 11, True)]  # staging's is not new, production's is
+    assert data["fixed"] == []
+
+
+def test_a_problem_made_worse_in_both_clusters_is_one_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({**BOTH, "apps/web/web.yaml": WEB.replace("latest", "1.27.0")})
+    head = repo.commit(BOTH)
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                              head, "--platform", "none", "--format", "json", "--rule",
+                              "image-digest"], capsys)
+    assert code == 1, err
+    data = json.loads(out)
+    assert [(f["line"], f["new"], f["worse"]) for f in data["findings"]] == [
+        (11, False, "warning -> error")]
