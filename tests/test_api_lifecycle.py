@@ -623,3 +623,20 @@ def test_template_objects_skip_capability_gated_documents() -> None:
         kind: CronJob
         """)
     assert list(template_objects(text)) == [(1, "batch/v1beta1", "CronJob")]
+
+
+def test_clusters_judged_alike_are_named_once_in_the_summary() -> None:
+    from reviewbot.report.text import lifecycle_summary
+
+    newest = {"kubernetes-version": "1.37", "judged-as": "the newest known, none set"}
+    five = {f"clusters/prod/0{n}": newest for n in range(5)}
+    assert lifecycle_summary({"clusters": five}) == (
+        "api-lifecycle: judged against Kubernetes 1.37 (the newest known, none set) in all 5 "
+        "clusters")
+    two = {"production": {"kubernetes-version": "1.31", "judged-as": "set"},
+           "staging": newest, "lab": newest}
+    assert lifecycle_summary({"clusters": two, "target": "1.33"}) == (
+        "api-lifecycle: judged against Kubernetes 1.37 (the newest known, none set) in lab, "
+        "staging; 1.31 in production; upgrade planned to 1.33")
+    one = {"home": {"kubernetes-version": "1.31", "judged-as": "set"}}
+    assert lifecycle_summary({"clusters": one}) == "api-lifecycle: judged against Kubernetes 1.31"

@@ -85,18 +85,25 @@ def _plural(n: int, word: str) -> str:
 
 
 def lifecycle_summary(notes: dict[str, Any]) -> str:
-    """One line on the Kubernetes version each cluster was judged against, and where from."""
+    """One line on the Kubernetes version each cluster was judged against, and where from;
+    clusters judged alike said once ("1.37 (the newest known, none set) in all 5 clusters")."""
     found = notes.get("clusters")
     clusters: dict[str, Any] = found if isinstance(found, dict) else {}
-    parts = []
+    alike: dict[str, list[str]] = {}
     for name, entry in sorted(clusters.items()):
         if not isinstance(entry, dict):
             continue
         text = f"{entry.get('kubernetes-version', '?')}"
         if entry.get("judged-as") != "set":
             text += f" ({entry.get('judged-as', '?')})"
-        parts.append(text if len(clusters) == 1 else f"{name} {text}")
-    line = f"api-lifecycle: judged against Kubernetes {', '.join(parts) or '?'}"
+        alike.setdefault(text, []).append(name)
+    if len(clusters) <= 1 or not alike:
+        parts = list(alike)
+    elif len(alike) == 1:
+        parts = [f"{text} in all {len(names)} clusters" for text, names in alike.items()]
+    else:
+        parts = [f"{text} in {', '.join(names)}" for text, names in alike.items()]
+    line = f"api-lifecycle: judged against Kubernetes {'; '.join(parts) or '?'}"
     if notes.get("target"):
         line += f"; upgrade planned to {notes['target']}"
     return line
