@@ -26,18 +26,21 @@ def same_data(a: Any, b: Any) -> bool:
     if kind is not type(b):
         return False
     if kind is dict:  # (most nodes: a parsed mapping)
-        return len(a) == len(b) and all(
-            same_data(ka, kb) and same_data(va, vb)
-            for (ka, va), (kb, vb) in zip(a.items(), b.items(), strict=True))
+        return _same_items(a, b)
     if kind in _PLAIN:
         return bool(a == b)
     if kind is list or kind is tuple:
         return len(a) == len(b) and all(same_data(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, Mapping):
-        return len(a) == len(b) and all(
-            same_data(ka, kb) and same_data(va, vb)
-            for (ka, va), (kb, vb) in zip(a.items(), b.items(), strict=True))
+        return _same_items(a, b)
     params = getattr(kind, "__dataclass_params__", None)  # a dataclass: its fields
     if params is not None and params.eq:
         return all(same_data(getattr(a, f.name), getattr(b, f.name)) for f in fields(a))
     return False
+
+
+def _same_items(a: Mapping[Any, Any], b: Mapping[Any, Any]) -> bool:
+    """Two mappings of the same data, their keys in the same order."""
+    return len(a) == len(b) and all(
+        same_data(ka, kb) and same_data(va, vb)
+        for (ka, va), (kb, vb) in zip(a.items(), b.items(), strict=True))
