@@ -12,6 +12,7 @@ documents): a file of thousands of documents is the speed benchmark's business.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import random
@@ -732,18 +733,22 @@ def _mutate_sops(body: dict[str, Any], shape: Shape, side: int) -> dict[str, Any
     the ciphertext and the Secret's values stay where they are."""
     rng = random.Random(shape["seed"] + side)
     wrong: list[Any] = [5, None, "x", [], {}, [5], {"a": [1]}, True]
+
+    def any_wrong() -> Any:  # a copy each time: a shared {} set inside itself is a cycle
+        return copy.deepcopy(rng.choice(wrong))
+
     for _ in range(shape["mutations"]):
         block = body.get("sops")
         where = rng.randrange(4)
         if where == 0 and isinstance(block, dict):
             block[rng.choice(["age", "pgp", "lastmodified", "encrypted_regex", "kms",
-                              "unencrypted_suffix", "mac"])] = rng.choice(wrong)
+                              "unencrypted_suffix", "mac"])] = any_wrong()
         elif where == 1 and isinstance(block, dict) and block.get("age"):
             recipient = rng.choice(block["age"])
             if isinstance(recipient, dict):
-                recipient["recipient"] = rng.choice(wrong)
+                recipient["recipient"] = any_wrong()
         elif where == 2:
-            body["sops"] = rng.choice(wrong)
+            body["sops"] = any_wrong()
         else:
             body["stringData"]["nested"] = {"list": [_enc(shape, side, "n")]}
     return body
