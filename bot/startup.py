@@ -58,8 +58,10 @@ from typing import Any, TypeVar
 #: ``inspect`` (and with it ast, dis, tokenize: 9% of a small lint's instructions) to write
 #: the ``__doc__`` of a class that has none, and every dataclass of the package has one;
 #: jsonschema-rs imports ``email.utils``, which imports ``socket``, ``random`` and
-#: ``calendar`` for functions a validation never calls (5% of a small lint)
-DEFERRED = ("inspect", "socket", "random", "calendar")
+#: ``calendar`` for functions a validation never calls (5% of a small lint); ``pathlib``
+#: imports ``urllib.parse``, which imports ``ipaddress`` for URLs with a bracketed host
+#: (NetworkPolicy ``ipBlock`` peers read it when a tree has them)
+DEFERRED = ("inspect", "socket", "random", "calendar", "ipaddress")
 
 #: entries a table keeps at most (the package needs ~500 texts and ~150 patterns; the file
 #: is read whole at every start)
