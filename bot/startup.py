@@ -60,8 +60,10 @@ from typing import Any, TypeVar
 #: jsonschema-rs imports ``email.utils``, which imports ``socket``, ``random`` and
 #: ``calendar`` for functions a validation never calls (5% of a small lint); ``pathlib``
 #: imports ``urllib.parse``, which imports ``ipaddress`` for URLs with a bracketed host
-#: (NetworkPolicy ``ipBlock`` peers read it when a tree has them)
-DEFERRED = ("inspect", "socket", "random", "calendar", "ipaddress")
+#: (NetworkPolicy ``ipBlock`` peers read it when a tree has them); ``subprocess`` (with
+#: ``selectors`` and ``signal``), imported by the git sources and kubeconform's runner,
+#: starts no process in a lint of a folder outside git without kubeconform
+DEFERRED = ("inspect", "socket", "random", "calendar", "ipaddress", "subprocess")
 
 #: entries a table keeps at most (the package needs ~500 texts and ~150 patterns; the file
 #: is read whole at every start)

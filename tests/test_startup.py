@@ -7,6 +7,7 @@ import importlib.util
 import json
 import marshal
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -246,11 +247,13 @@ def test_every_dataclass_of_the_package_says_what_it_is() -> None:
 
 
 def test_a_lint_never_imports_the_deferred_modules(tmp_path: Path) -> None:
-    """The example tree (Flux, kustomize, Helm values, NetworkPolicies) linted to JSON:
-    ``inspect`` and the other deferred modules stay deferred, so no lint pays for them (a
-    module the interpreter's start imported already, as an editable install's finder
-    imports ``ipaddress`` with ``pathlib``, is not deferred: the lint did not import it)."""
-    examples = Path(__file__).resolve().parent.parent / "examples" / "k8s"
+    """The example tree (Flux, kustomize, Helm values, NetworkPolicies), a copy outside git,
+    linted to JSON: ``inspect`` and the other deferred modules stay deferred, so no lint
+    pays for them (a module the interpreter's start imported already, as an editable
+    install's finder imports ``ipaddress`` with ``pathlib``, is not deferred: the lint did
+    not import it)."""
+    examples = tmp_path / "k8s"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "examples" / "k8s", examples)
     probe = ("import io, json, sys\n"
              "from reviewbot.startup import DEFERRED\n"
              "before = {n for n in DEFERRED if n in sys.modules}\n"
