@@ -49,7 +49,7 @@ import re
 import sys
 import threading
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import CodeType
 from typing import Any, TypeVar
 
@@ -284,6 +284,35 @@ def defer(name: str) -> None:
     module.__spec__ = spec
     module.__loader__ = spec.loader
     sys.modules[name] = module
+
+
+class Unrun(types.ModuleType):
+    """A package in ``sys.modules`` whose ``__init__`` has not run (:func:`submodules`): its
+    submodules import as usual (the spec gives its path); the first name read that it does
+    not hold runs the ``__init__``, and it is then the package as importing it makes it."""
+
+    def __getattr__(self, name: str) -> Any:
+        self.__class__ = types.ModuleType  # type: ignore[assignment]
+        spec = self.__spec__
+        assert spec is not None and spec.loader is not None
+        spec.loader.exec_module(self)
+        return getattr(self, name)
+
+
+def submodules(package: str, names: Sequence[str]) -> None:
+    """Import the submodules ``names`` of ``package`` without running the package's
+    ``__init__`` (:class:`Unrun`: it runs when a name of its own is first read, so anyone
+    else importing ``package`` gets all of it). A package imported already, or one that
+    cannot be found, is imported as usual."""
+    if package not in sys.modules:
+        spec = importlib.util.find_spec(package)
+        if spec is not None and spec.loader is not None \
+                and spec.submodule_search_locations is not None:
+            module = importlib.util.module_from_spec(spec)
+            module.__class__ = Unrun
+            sys.modules[package] = module
+    for name in names:
+        importlib.import_module(f"{package}.{name}")
 
 
 def install(path: str | None = None) -> None:

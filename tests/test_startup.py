@@ -282,3 +282,38 @@ def test_importing_the_cli_leaves_the_collector_as_it_found_it() -> None:
     seen = [subprocess.run([sys.executable, "-c", probe, how], capture_output=True, text=True,
                            check=True).stdout.strip() for how in ("on", "off")]
     assert seen == ["True", "False"]
+
+
+# The package's names after a parse, then after ``import yaml`` asked it for one; argv:
+# "loader" (the loader imported PyYAML's parts first) or "plain" (imported as usual).
+UNRUN = r"""
+import json, sys
+if sys.argv[1] == "loader":
+    from reviewbot.load.loader import load
+    from reviewbot.sources.tree import FileRecord
+    load(FileRecord("a.yaml", "b", b"a: [1, 2]\n"))
+parsed = {"loaded": "yaml.loader" in sys.modules, "kind": type(sys.modules["yaml"]).__name__
+          if "yaml" in sys.modules else None}
+import yaml
+print(json.dumps({**parsed, "dumped": yaml.safe_dump(yaml.safe_load("a: [1, 2]")),
+                  "kind_after": type(yaml).__name__, "libyaml": yaml.__with_libyaml__,
+                  "names": sorted(vars(yaml)), "modules": sorted(
+                      m for m in sys.modules if m == "yaml" or m.startswith("yaml."))}))
+"""
+
+
+def test_pyyaml_imported_in_parts_is_all_of_pyyaml_when_asked_for() -> None:
+    """The loader imports the modules of PyYAML its C wrapper reads, not the package's
+    ``__init__`` (the loaders and dumpers: no parse uses them); a later ``import yaml`` that
+    reads a name gets PyYAML exactly as a plain import makes it: the same names, the same
+    modules, libyaml's C variants, the same results."""
+    runs = {how: json.loads(subprocess.run([sys.executable, "-c", UNRUN, how],
+                                           capture_output=True, text=True,
+                                           check=True).stdout.splitlines()[-1])
+            for how in ("loader", "plain")}
+    loader, plain = runs["loader"], runs["plain"]
+    assert loader["kind"] == "Unrun" and not loader["loaded"]
+    assert loader["kind_after"] == plain["kind_after"] == "module"
+    assert loader["libyaml"] is plain["libyaml"] is True
+    for key in ("dumped", "names", "modules"):
+        assert loader[key] == plain[key], key
