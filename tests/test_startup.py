@@ -51,6 +51,12 @@ for module in modules:
                     out[f"{cls.__module__}.{cls.__qualname__}.{name}"] = [
                         code(fn.__code__), repr(fn.__defaults__), repr(fn.__kwdefaults__),
                         sorted(map(str, fn.__annotations__.items()))]
+        if (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
+                and cls.__module__ == module.__name__):  # a NamedTuple: namedtuple's eval
+            out[f"{cls.__module__}.{cls.__qualname__}.__new__"] = [
+                code(cls.__new__.__code__), repr(cls.__new__.__defaults__),
+                [[str(n), code(t.__forward_code__)] for n, t in cls.__annotations__.items()
+                 if hasattr(t, "__forward_code__")]]  # typing.ForwardRef's compile
 def made_at_run_time():  # what a run derives from its input is not kept
     re.compile("reviewbot-startup-probe-[0-9]+")
     return dataclasses.make_dataclass("ProbeClass", [("probe_field", int)], frozen=True)
@@ -85,8 +91,12 @@ def test_classes_built_from_the_cache_have_the_methods_dataclasses_compiles(
     assert len(texts) + len(patterns) == cold["compiled"] and texts and patterns
     assert not any("reviewbot-startup-probe" in text for text, _ in patterns)
     assert not any("probe_field" in text for text in texts)
-    for text, code in texts.items():  # each entry is what exec compiles of its text
-        assert code == compile(text, "<string>", "exec", dont_inherit=True), text
+    for text, code in texts.items():  # each entry is what exec (or eval) compiles of its text
+        mode, source = ("eval", text[len(startup.EVAL):]) if text.startswith(startup.EVAL) \
+            else ("exec", text)
+        assert code == compile(source, "<string>", mode, dont_inherit=True), text
+    assert any(text.startswith(startup.EVAL) for text in texts)  # namedtuples, ForwardRefs
+    assert any(name.endswith("._Unmatched.__new__") for name in methods)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     checked = subprocess.run([sys.executable, "-c", SAME_PATTERNS, cache], capture_output=True,
                              text=True, env=env, check=True)
