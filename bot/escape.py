@@ -126,7 +126,10 @@ def json_text(value: object, indent: int | None = 2) -> str:
     separator character and ``##[`` written as a ``\\uXXXX`` escape. They occur only inside
     strings, where the escape reads back as the same text, so the data is unchanged."""
     text = json.dumps(value, indent=indent, ensure_ascii=False)
-    if not text.replace("\n", "").isprintable():
+    # json escapes every character below U+0020 in a string: in ASCII text only the
+    # indentation's newlines and DEL can be unprintable (two scans at memchr speed instead of
+    # a copy checked character by character: 1.5 ms of a 180 kB report)
+    if (not text.isascii() or "\x7f" in text) and not text.replace("\n", "").isprintable():
         text = "".join(char if char == "\n" or char.isprintable() or
                        unicodedata.category(char) not in _HIDDEN else _json_escape(char)
                        for char in text)

@@ -800,3 +800,33 @@ def test_a_text_without_a_comment_dash_has_no_commented_entry(lines: list[str]) 
     text = "\n".join(lines)
     if any(_COMMENTED.match(line) for line in text.splitlines()):
         assert _COMMENT_DASH.search(text)
+
+
+def _json_text_plain(value: object, indent: int | None = 2) -> str:
+    """``escape.json_text`` as it was written before its ASCII shortcut: every text's
+    characters checked (the reference)."""
+    import unicodedata
+
+    from reviewbot import escape
+
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    if not text.replace("\n", "").isprintable():
+        text = "".join(char if char == "\n" or char.isprintable() or
+                       unicodedata.category(char) not in escape._HIDDEN
+                       else escape._json_escape(char) for char in text)
+    return text.replace("##[", "##\\u005b")
+
+
+@given(st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(
+        "ab :\n\t\r\x00\x1b\x7f\x80\x85\x9f\xa0\u00ad\u2028\u2029\u202e\ud800#[é\U0001f680"),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(
+        st.text("ab\x7f\u2028#[", max_size=3), children, max_size=4),
+    max_leaves=12), st.sampled_from([2, None]))
+def test_json_text_writes_what_checking_every_character_writes(value: Any,
+                                                               indent: int | None) -> None:
+    """Only JSON's escapes below U+0020 and DEL can be unprintable in ASCII JSON text: the
+    shortcut that skips the character check there writes what the check writes."""
+    from reviewbot.escape import json_text
+
+    assert json_text(value, indent) == _json_text_plain(value, indent)
