@@ -413,3 +413,20 @@ def test_generated_merges_read_as_the_strict_pass_reads_them(
         else:
             lines.append(f"{indent}{key}: v{i}")
     _reads_as_the_strict_pass("\n".join(lines) + "\n")
+
+
+def test_a_parse_leaves_the_c_wrappers_with_their_own_event_classes() -> None:
+    """The fast event classes stand in PyYAML's (and ruamel's) C wrapper only while a parse
+    reads: after one, every name holds its stock class again, and PyYAML's own C loader
+    reads as it does without us."""
+    import ruamel.yaml.events
+    import yaml
+    import yaml._yaml
+
+    loader.load(FileRecord("a.yaml", "b", b"a: [1, 2]\nb: &x {c: *x}\n"))
+    loader.load(FileRecord("b.yaml", "b", b"a: [b\n"))  # refused: ruamel's parsers read it
+    ruamel_c = loader._ruamel().module
+    for name, fast in loader._LIB_FAST:
+        assert getattr(yaml._yaml, name) is getattr(yaml.events, name) is not fast
+        assert getattr(ruamel_c, name) is getattr(ruamel.yaml.events, name) is not fast
+    assert yaml.load("a: [1, 2]\n", Loader=yaml.CSafeLoader) == {"a": [1, 2]}

@@ -601,8 +601,9 @@ _LIB_STOCK = tuple((n, getattr(libyaml, n)) for n, _ in _LIB_FAST)
 
 
 def _swap(classes: tuple[tuple[str, type], ...], module: Any) -> None:
-    for name, cls in classes:
-        setattr(module, name, cls)
+    """Put ``classes`` (name, class) in ``module``'s namespace: one dictionary update, as
+    setting each attribute would (twice a parse: 3M instructions of 880 files' parse)."""
+    vars(module).update(classes)
 
 
 _RUAMEL: SimpleNamespace | None = None
