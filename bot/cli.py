@@ -62,6 +62,35 @@ def _common(parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS) -
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help formatter, set up (the terminal's width asked) when it first formats.
+
+    argparse makes a formatter for every ``add_argument``, only to check the argument's
+    metavar, which needs no width: a lint asked the terminal's size 22 times for them (and
+    once more for each ``add_subparsers`` without a ``prog``, to write the prog its usage
+    line would show: given here). Whatever it formats is what ``argparse.HelpFormatter``
+    formats (``tests/test_cli.py``)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        self._pending = (prog, indent_increment, max_help_position, width)
+
+    def __getattr__(self, name: str) -> Any:  # the first attribute the plain one would have set
+        pending = self.__dict__.pop("_pending", None)
+        if pending is None:
+            raise AttributeError(name)
+        argparse.HelpFormatter.__init__(self, *pending)
+        return getattr(self, name)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` formatting with :class:`_HelpFormatter` (its subparsers too)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser; ``only``: the command being run (the first argument), the one parser
     made. Without it every command's is made, with its arguments: what ``reviewbot --help``
@@ -69,11 +98,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     are printed only then (with a command, its usage line reads ``COMMAND``, whatever the
     commands are). Building every command's arguments measured 7-13 ms of each run, the
     other commands' parsers 4.8M instructions (1.2% of a one-file lint)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="reviewbot", description="GitOps change review and policy linting for Kubernetes.",
     )
     parser.add_argument("-V", "--version", action="version", version=f"reviewbot {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(prog=parser.prog, dest="command", required=True,
+                                metavar="COMMAND")
     for name, (text, extra, add) in _PARSERS.items():
         if only is None or only == name:
             add(sub.add_parser(name, help=text, **extra))
@@ -142,7 +172,8 @@ def _explain_arguments(explain: argparse.ArgumentParser) -> None:
 
 
 def _netpol_arguments(netpol: argparse.ArgumentParser) -> None:
-    netsub = netpol.add_subparsers(dest="netpol_command", required=True, metavar="COMMAND")
+    netsub = netpol.add_subparsers(prog=netpol.prog, dest="netpol_command", required=True,
+                                   metavar="COMMAND")
     conn = netsub.add_parser("connectivity", help="allowed flows between workloads")
     _common(conn, ("text", "json", "connlist"))
     conn.add_argument("paths", nargs="*", default=["."], metavar="PATH")

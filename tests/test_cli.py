@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib.metadata
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -220,3 +222,35 @@ def test_an_internal_error_never_shows_a_token(
     err = capsys.readouterr().err
     assert err.startswith("reviewbot: internal error: RuntimeError: GET https://x-access-token:***@")
     assert token[:8] not in err
+
+
+def _parsers(parser: Any, names: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """Every parser of the tree under ``parser``, with the command words that reach it."""
+    yield names, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                yield from _parsers(child, (*names, name))
+
+
+@pytest.mark.parametrize("columns", ["12", "80", "160"])
+def test_the_help_formatter_asks_the_width_late_and_formats_as_argparse_does(
+    columns: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The parsers format with a formatter that asks the terminal's width only when it
+    formats: every help text and usage line (what an error prints) is the one argparse's
+    own formatter writes, at any width, and each parser's prog is the one argparse derives
+    (``add_subparsers`` is given it rather than formatting a usage line for it)."""
+    from reviewbot.cli import build_parser
+
+    monkeypatch.setenv("COLUMNS", columns)
+    found = list(_parsers(build_parser()))
+    assert {names for names, _ in found} == {
+        (), ("lint",), ("diff",), ("review",), ("rules",), ("explain",), ("netpol",),
+        ("netpol", "connectivity"), ("netpol", "diff"), ("inventory",)}
+    for names, parser in found:
+        assert parser.prog == " ".join(("reviewbot", *names))
+        ours = (parser.format_help(), parser.format_usage())
+        parser.formatter_class = argparse.HelpFormatter
+        assert (parser.format_help(), parser.format_usage()) == ours, names
+
