@@ -91,6 +91,7 @@ CILIUM = frozenset({("cilium.io", "CiliumNetworkPolicy"),
                     ("cilium.io", "CiliumClusterwideNetworkPolicy")})
 ACCOUNT_KEY = "io.cilium.k8s.policy.serviceaccount"
 MAX_PLACES = 3  # places a note names before it counts the rest
+ACROSS = 8  # from this many namespaces, select_across reads the index of every namespace
 
 
 
@@ -384,8 +385,8 @@ class Network:
         if policy.subject_namespaces is None:
             found = self.select_in(policy.namespace, policy.selector)
         else:
-            found = [i for ns in self.namespaces_selected(policy.subject_namespaces, False)
-                     for i in self.select_in(ns, policy.selector)]
+            found = self.select_across(
+                self.namespaces_selected(policy.subject_namespaces, False), policy.selector)
         if policy.subject_accounts is not None:
             accounts = policy.subject_accounts
             found = [i for i in found if accounts.matches(self.account_of(i))]
@@ -414,6 +415,40 @@ class Network:
         if candidates is None:
             candidates = self.by_ns.get(namespace, [])
         return [i for i in candidates if selector.matches(self.pods[i].labels)]
+
+    def select_across(self, namespaces: Sequence[str], selector: Selector) -> list[int]:
+        """``[i for ns in namespaces for i in self.select_in(ns, selector)]`` (``namespaces``
+        distinct). Over many namespaces (a clusterwide Cilium policy, a peer selecting every
+        namespace) the pods are found once in the index of every namespace and put in that
+        order (within a namespace in pod order, as :meth:`select_in` gives them), not looked
+        up namespace by namespace (JJGadgets-Biohazard: 10,344 lookups, most finding
+        nothing)."""
+        if len(namespaces) < ACROSS or not selector.valid or not selector.pairs:
+            return [i for ns in namespaces for i in self.select_in(ns, selector)]
+        candidates: list[int] | None = None
+        by_pair = self._by_pair
+        for pair in selector.pairs:
+            hits = by_pair.get(pair)
+            if not hits:
+                return []
+            if candidates is None or len(hits) < len(candidates):
+                candidates = hits
+        assert candidates is not None
+        rank = {ns: n for n, ns in enumerate(namespaces)}
+        pods = self.pods
+        found = [i for i in candidates if pods[i].namespace in rank
+                 and selector.matches(pods[i].labels)]
+        found.sort(key=lambda i: rank[pods[i].namespace])  # stable: pod order within one
+        return found
+
+    @cached_property
+    def _by_pair(self) -> dict[tuple[str, str], list[int]]:
+        """(label, value) -> the pods carrying it in any namespace, in pod order."""
+        out: dict[tuple[str, str], list[int]] = {}
+        for i, pod in enumerate(self.pods):
+            for pair in pod.labels.items():
+                out.setdefault(pair, []).append(i)
+        return out
 
     def namespaces_selected(self, selector: Selector, unknown: bool) -> list[str]:
         """The namespaces ``selector`` matches (``unknown`` decides undecidable matches),
@@ -461,8 +496,8 @@ class Network:
             if peer.namespaces is None:
                 result.update(self.select_in(namespace, pods))
             else:
-                for ns in self.namespaces_selected(peer.namespaces, unknown):
-                    result.update(self.select_in(ns, pods))
+                result.update(self.select_across(
+                    self.namespaces_selected(peer.namespaces, unknown), pods))
             if peer.accounts is not None:
                 accounts = peer.accounts
                 result = {i for i in result if accounts.matches(self.account_of(i))}
