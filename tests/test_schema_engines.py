@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from reviewbot.config import config_schema
 from reviewbot.load.loader import load
-from reviewbot.schema.store import K8S_URI, SchemaStore, crd_schemas
-from reviewbot.schema.validate import Validator
+from reviewbot.schema.store import DRAFT, K8S_URI, SchemaStore, crd_schemas, split_api_version
+from reviewbot.schema.validate import Bundle, Validator
 from reviewbot.sources.tree import FileRecord
 
 from .helpers import ROOT
@@ -290,3 +290,54 @@ def test_a_lint_with_schema_errors_never_imports_jsonschema(tmp_path: Path) -> N
         "spec.template.spec.containers[0].imagPulPolicy: unknown field 'imagPulPolicy'",
     ]
     assert loaded == []
+
+
+@cache
+def _bundled() -> dict[tuple[str, str], tuple[Validator, Validator]]:
+    """Each Kubernetes kind of KINDS: its validator in one bundle with the others, and alone."""
+    k8s = _store().k8s
+    names = {(a, k): k8s.index[(*split_api_version(a), k)] for a, k in KINDS
+             if (*split_api_version(a), k) in k8s.index}
+    bundle = Bundle(DRAFT, {n: {"$ref": f"{K8S_URI}#/$defs/{n}"} for n in names.values()},
+                    k8s.registry)
+    return {key: (Validator({"$schema": DRAFT, "$ref": f"{K8S_URI}#/$defs/{n}"}, k8s.registry,
+                            bundle=bundle, member=n),
+                  Validator({"$schema": DRAFT, "$ref": f"{K8S_URI}#/$defs/{n}"}, k8s.registry))
+            for key, n in names.items()}
+
+
+@pytest.mark.parametrize(("api_version", "kind"), [k for k in KINDS if k[0] in (
+    "apps/v1", "batch/v1", "v1", "networking.k8s.io/v1", "rbac.authorization.k8s.io/v1",
+    "autoscaling/v2")])
+@settings(max_examples=60)
+@given(data=st.data())
+def test_a_bundle_judges_each_kind_as_its_validator_alone(
+    api_version: str, kind: str, data: st.DataObject,
+) -> None:
+    """Kinds compiled together (what they reference once) give each instance the verdict and
+    the problems their own validators give."""
+    bundled, alone = _bundled()[(api_version, kind)]
+    root = alone.schema
+    instance = _instance(_resolve(root["$ref"], root), data.draw, root)
+    if isinstance(instance, dict) and data.draw(st.integers(0, 3)):
+        instance = {"apiVersion": api_version, "kind": kind, **instance}
+    assert bundled.is_valid(instance) == alone.is_valid(instance)
+    assert bundled.problems(instance) == alone.problems(instance)
+
+
+def test_a_bundle_compiles_once_or_leaves_its_members_alone() -> None:
+    """A bundle answers for every member from one compile; one that cannot compile (a member
+    refers to no definition) answers None, and its members compile alone."""
+    (deployment, _), (service, _) = _bundled()[("apps/v1", "Deployment")], (
+        _bundled()[("v1", "Service")])
+    good = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}}
+    assert service.is_valid(good) and not deployment.is_valid(good | {"spec": 5})
+    k8s = _store().k8s
+    broken = Bundle(DRAFT, {"a": {"$ref": f"{K8S_URI}#/$defs/io.k8s.api.core.v1.Service"},
+                            "b": {"$ref": f"{K8S_URI}#/$defs/no.such.Definition"}},
+                    k8s.registry)
+    assert broken.is_valid("a", good) is None
+    member = Validator({"$schema": DRAFT, "$ref": f"{K8S_URI}#/$defs/io.k8s.api.core.v1.Service"},
+                       k8s.registry, bundle=broken, member="a")
+    assert member.is_valid(good) and member.problems(good) == []
+    assert [p.path for p in member.problems(good | {"spec": 5})] == [("spec",)]

@@ -38,7 +38,7 @@ from typing import Any
 
 from reviewbot import startup
 from reviewbot.errors import ReviewbotError
-from reviewbot.schema.validate import Registry, Validator
+from reviewbot.schema.validate import Bundle, Registry, Validator
 
 K8S_URI = "https://kubernetes.io/api/_definitions.json"
 OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
@@ -112,6 +112,10 @@ class KubernetesSchemas:
     groups: frozenset[str]  # every built-in API group
     registry: Registry = field(compare=False)
     definitions: _Definitions = field(compare=False)  # prepared, read when first needed
+    # definition name -> its validator (:func:`kubernetes_validator`), and the bundle it is
+    # compiled in (:meth:`SchemaStore.expect`); both bounded by the definitions
+    validators: dict[str, Validator] = field(default_factory=dict, compare=False, repr=False)
+    bundles: dict[str, Bundle] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def defs(self) -> Mapping[str, Any]:
@@ -328,13 +332,30 @@ def _prepare(node: Any) -> None:
 
 
 def kubernetes_validator(k8s: KubernetesSchemas, name: str) -> Validator:
-    return _cached_validator(k8s.version, name)
+    """The validator of definition ``name``, one per Kubernetes version and definition (in
+    the bundle :meth:`SchemaStore.expect` made for it, when it named the kind first)."""
+    found = k8s.validators.get(name)
+    if found is None:
+        found = k8s.validators[name] = Validator(
+            {"$schema": DRAFT, **_kind_ref(name)}, k8s.registry, bundle=k8s.bundles.get(name),
+            member=name)
+    return found
 
 
-@cache
-def _cached_validator(version: str, name: str) -> Validator:
-    k8s = kubernetes_schemas(version)
-    return Validator({"$schema": DRAFT, "$ref": f"{K8S_URI}#/$defs/{name}"}, k8s.registry)
+def _kind_ref(name: str) -> dict[str, str]:
+    return {"$ref": f"{K8S_URI}#/$defs/{name}"}
+
+
+def bundle_kinds(k8s: KubernetesSchemas, names: Iterable[str]) -> None:
+    """Compile the validators of the definitions ``names`` that have none yet as one
+    :class:`~reviewbot.schema.validate.Bundle` (when there are several): what they reference
+    is compiled once for all of them."""
+    fresh = sorted(n for n in set(names) if n not in k8s.validators and n not in k8s.bundles)
+    if len(fresh) < 2:
+        return
+    bundle = Bundle(DRAFT, {n: _kind_ref(n) for n in fresh}, k8s.registry)
+    for name in fresh:
+        k8s.bundles[name] = bundle
 
 
 # ---------------------------------------------------------------- CRDs
@@ -751,12 +772,14 @@ class SchemaStore:
         Kubernetes definitions they reach (their own, or those a bundled schema references)
         are what jsonschema-rs compiles against first (``_Definitions``)."""
         names: set[str] = set()
+        kinds_named: set[str] = set()  # the Kubernetes kinds' own definitions
         bundled: Mapping[tuple[str, str, str], tuple[str, Mapping[str, Any]]] | None = None
         for api_version, kind in set(kinds):
             group, version = split_api_version(api_version)
             name = self.k8s.index.get((group, version, kind))
             if name is not None:
                 names.add(name)
+                kinds_named.add(name)
                 continue
             if bundled is None:
                 bundled = bundled_schemas()
@@ -764,6 +787,7 @@ class SchemaStore:
             if hit is not None:
                 names.update(_referenced(_bundled_schema(self.k8s.version, hit[0])))
         self.k8s.definitions.expect(names)
+        bundle_kinds(self.k8s, kinds_named)
 
     def lookup(self, api_version: str, kind: str) -> Lookup:
         key = (api_version, kind)

@@ -22,6 +22,7 @@ import json
 import numbers
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -157,33 +158,99 @@ class Failure:
     context: tuple[Failure, ...] = ()  # oneOf/anyOf: every branch's failures, branch by branch
 
 
+class Bundle:
+    """Schemas of one registry compiled together, to answer "is this valid?" and nothing else.
+
+    jsonschema-rs compiles what several schemas reference once when they are one validator:
+    the pod-bearing kinds each reach PodSpec (about 2 ms each alone), and the 22 Kubernetes
+    kinds of GoogleCloudPlatform's samples compile in 11.1 ms one by one, 4.9 ms together. An
+    instance of member ``name`` is checked as ``{name: instance}`` against ``{"properties":
+    {name: schema, ...}}``: the member's schema judges exactly the instance (it sits under
+    one more key, which nothing in a member's schema reads). Messages need the member's own
+    validator (the paths of its errors): :class:`Validator` compiles it only for an instance
+    the bundle finds invalid. A bundle that does not compile answers None, and each member
+    compiles alone, as without a bundle.
+    """
+
+    def __init__(self, draft: str, members: Mapping[str, Mapping[str, Any]],
+                 registry: Registry) -> None:
+        self._draft = draft
+        self._members = members  # name -> its schema without "$schema"
+        self._registry = registry
+        self._compiled: Any = None
+        self._tried = False
+
+    def is_valid(self, name: str, instance: Any) -> bool | None:
+        """Whether ``instance`` is valid against member ``name`` (None: not compiled)."""
+        if not self._tried:
+            self._tried = True
+            if jsonschema_rs is not None:
+                schema = {"$schema": self._draft, "properties": dict(self._members)}
+                with suppress(ValueError, TypeError, jsonschema_rs.ReferencingError):
+                    self._compiled = jsonschema_rs.validator_for(
+                        schema, validate_formats=False, registry=self._registry.fast())
+        if self._compiled is None:
+            return None
+        return bool(self._compiled.is_valid({name: instance}))
+
+
 class Validator:
-    """A compiled validator for one schema (``$ref``s resolved through ``registry``)."""
+    """A compiled validator for one schema (``$ref``s resolved through ``registry``).
+
+    With ``bundle`` (a :class:`Bundle` holding the schema as member ``member``), the bundle
+    says whether an instance is valid, and the schema's own jsonschema-rs validator is
+    compiled when an instance is not (or the bundle did not compile)."""
 
     def __init__(
         self, schema: Mapping[str, Any], registry: Registry | None = None, *,
-        fast: bool = True,
+        fast: bool = True, bundle: Bundle | None = None, member: str = "",
     ) -> None:
         self.schema = schema
         self._registry = registry
         self._slow: Any = None
         self._fast: Any = None
         self._compiled_with: Any = None  # the jsonschema-rs registry it compiled against
-        if fast:
-            self._fast, self._compiled_with = _compile_fast(schema, registry)
+        self._pending = fast  # its jsonschema-rs validator is still to be compiled
+        self._bundle = bundle if fast else None
+        self._member = member
+        if self._bundle is None:
+            self._compiled()
         self._rs_errors: _RsErrors | None = None
 
+    def _compiled(self) -> Any:
+        """The schema's jsonschema-rs validator (None: it cannot compile it, or ``fast`` is
+        off), compiled once, when first needed."""
+        if self._pending:
+            self._pending = False
+            self._fast, self._compiled_with = _compile_fast(self.schema, self._registry)
+        return self._fast
+
+    def _bundled(self, instance: Any) -> bool | None:
+        """The bundle's verdict on ``instance`` (None: no bundle, or it did not compile)."""
+        if self._bundle is None:
+            return None
+        return self._bundle.is_valid(self._member, instance)
+
     def is_valid(self, instance: Any) -> bool:
-        if self._fast is not None:
-            return bool(self._fast.is_valid(instance))
+        verdict = self._bundled(instance)
+        if verdict is not None:
+            return verdict
+        fast = self._compiled()
+        if fast is not None:
+            return bool(fast.is_valid(instance))
         return not any(True for _ in self._python().iter_errors(instance))
 
     def problems(
         self, instance: Any, *, redact: Redact | None = None, lenient: Lenient | None = None,
     ) -> list[SchemaProblem]:
         """Every problem of ``instance``, one per field, sorted by path (empty when valid)."""
-        if self._fast is not None and self._fast.is_valid(instance):
+        verdict = self._bundled(instance)
+        if verdict is True:
             return []
+        if verdict is None:
+            fast = self._compiled()
+            if fast is not None and fast.is_valid(instance):
+                return []
         failures = self.fast_failures(instance)
         if failures is None:
             failures = self.python_failures(instance)
@@ -200,14 +267,15 @@ class Validator:
     def fast_failures(self, instance: Any) -> list[Failure] | None:
         """jsonschema-rs's failures, in jsonschema's order; None when it did not compile the
         schema or reported something only jsonschema can explain (jsonschema answers then)."""
-        if self._fast is None:
+        fast = self._compiled()
+        if fast is None:
             return None
         if self._rs_errors is None:
             documents = self._registry.compiled_with(self._compiled_with) \
                 if self._registry is not None else ()
             self._rs_errors = _RsErrors(self.schema, documents)
         try:
-            return self._rs_errors.failures(self._fast.iter_errors(instance), instance)
+            return self._rs_errors.failures(fast.iter_errors(instance), instance)
         except _Unexplained:
             return None
 
