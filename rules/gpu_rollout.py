@@ -121,6 +121,9 @@ NO_ROOM_KNOWN = ("how many GPUs the cluster's nodes have free (no node inventory
                  "`reviewbot inventory --nodes` records it)")
 
 
+_PERCENT = re.compile(rf"({DIGITS})%")  # compiled while importing (the start-up cache keeps it)
+
+
 def surge_pods(max_surge: Any, replicas: int) -> int | None:
     """Pods a rolling update adds at once (percentages round up), None when unreadable."""
     if isinstance(max_surge, bool):
@@ -129,7 +132,7 @@ def surge_pods(max_surge: Any, replicas: int) -> int | None:
         return max(max_surge, 0)
     if isinstance(max_surge, str):
         text = max_surge.strip()
-        match = re.fullmatch(rf"({DIGITS})%", text)
+        match = _PERCENT.fullmatch(text)
         if match:
             return math.ceil(int(match.group(1)) * max(replicas, 1) / 100)
         if text.isdigit() and len(text) <= MAX_DIGITS:
@@ -141,7 +144,7 @@ def unavailable_pods(max_unavailable: Any, replicas: int) -> int | None:
     """Pods a rolling update may stop before their replacements are ready (percentages
     round down, as the Deployment controller rounds them), None when unreadable."""
     if isinstance(max_unavailable, str) and max_unavailable.strip().endswith("%"):
-        match = re.fullmatch(rf"({DIGITS})%", max_unavailable.strip())
+        match = _PERCENT.fullmatch(max_unavailable.strip())
         return int(match.group(1)) * max(replicas, 1) // 100 if match else None
     return surge_pods(max_unavailable, replicas)
 

@@ -500,13 +500,20 @@ def _positional_model(s: _Server) -> Flag | None:
     return None
 
 
+# patterns compiled while importing (the start-up cache keeps them), not at a run's first call
+_SEPARATORS = re.compile(r"[-_/.:]")
+_HUMAN_INT = re.compile(rf"\s*({DIGITS})([kKmMgG]?)\s*")
+_VERSION = re.compile(rf"v?({DIGITS}(?:\.{DIGITS})*)")
+_CAPABILITY = re.compile(rf"({DIGITS})\.([0-9])")
+
+
 def _token(name: str, word: str) -> bool:
-    return word in (t.lower() for t in re.split(r"[-_/.:]", name))
+    return word in (t.lower() for t in _SEPARATORS.split(name))
 
 
 def _human_int(value: str) -> int | None:
     """vLLM's human-readable integers: ``32768``, ``32k`` (x1000), ``32K`` (x1024), m/M."""
-    match = re.fullmatch(rf"\s*({DIGITS})([kKmMgG]?)\s*", value.replace("_", ""))
+    match = _HUMAN_INT.fullmatch(value.replace("_", ""))
     if not match:
         return None
     number, unit = int(match.group(1)), match.group(2)
@@ -515,12 +522,12 @@ def _human_int(value: str) -> int | None:
 
 
 def _version(tag: str) -> tuple[int, ...] | None:
-    match = re.fullmatch(rf"v?({DIGITS}(?:\.{DIGITS})*)", tag.strip())
+    match = _VERSION.fullmatch(tag.strip())
     return tuple(int(p) for p in match.group(1).split(".")) if match else None
 
 
 def _cc(value: Any) -> tuple[int, int] | None:
-    match = re.fullmatch(rf"({DIGITS})\.([0-9])", str(value).strip())
+    match = _CAPABILITY.fullmatch(str(value).strip())
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 

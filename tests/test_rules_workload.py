@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import shlex
 from fractions import Fraction
 from pathlib import Path
@@ -11,9 +12,11 @@ from hypothesis import strategies as st
 
 from reviewbot.model.objects import Node, PodTemplate
 from reviewbot.model.workload import (
+    DEFAULT_GPU_RESOURCES,
     admits,
     argv,
     flag,
+    is_gpu,
     parse_image,
     parse_seconds,
     pinned_host,
@@ -170,3 +173,16 @@ def test_flag_is_the_last_occurrence_of_any_name(words: list[str], names: list[s
     found = flag(tokens, names)
     got = (found.value, found.path, found.spelling) if found is not None else None
     assert got == _last_flag(tokens, tuple(names))
+
+
+@given(st.lists(st.sampled_from(["nvidia.com/gpu", "amd.com/gpu", "gpu.intel.com/i915",
+                                 "gpu.intel.com/", "gpu.intel.com", "nvidia.com/gpu.shared",
+                                 "NVIDIA.com/gpu", "cpu", "memory", "google.com/tpu",
+                                 "gpu.intel.com/xe\n"]), min_size=1, max_size=4),
+       st.sampled_from([DEFAULT_GPU_RESOURCES, ("nvidia.com/*",), (*DEFAULT_GPU_RESOURCES,
+                                                                   "example.com/[ab]*")]))
+def test_gpu_resources_match_as_fnmatchcase_matches_them(
+        names: list[str], patterns: tuple[str, ...]) -> None:
+    """The default patterns, compiled while importing, match as fnmatch.fnmatchcase does."""
+    for name in names:
+        assert is_gpu(name, patterns) == any(fnmatch.fnmatchcase(name, p) for p in patterns)

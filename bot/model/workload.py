@@ -198,7 +198,14 @@ def resource_names(pod: PodTemplate) -> list[str]:
 
 @lru_cache(maxsize=4096)
 def _matches(resource: str, patterns: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatchcase(resource, p) for p in patterns)
+    return any(_DEFAULT_GLOBS[p](resource) is not None if p in _DEFAULT_GLOBS
+               else fnmatch.fnmatchcase(resource, p) for p in patterns)
+
+
+# the default GPU patterns as fnmatchcase matches them (re.compile(fnmatch.translate(p))),
+# compiled while importing, so that the start-up cache keeps them (fnmatch compiles a pattern
+# when first matched, in every run)
+_DEFAULT_GLOBS = {p: re.compile(fnmatch.translate(p)).match for p in DEFAULT_GPU_RESOURCES}
 
 
 def is_gpu(resource: str, patterns: Sequence[str]) -> bool:
@@ -256,6 +263,9 @@ class Flag:
     spelling: str  # as written: "--tensor-parallel-size=2", "-tp 2"
 
 
+_SPACE = re.compile(r"\s")  # compiled while importing (the start-up cache keeps it)
+
+
 def argv(container: Container) -> list[tuple[str, Path]]:
     """``command`` then ``args``, one (token, path of its item) per token.
 
@@ -274,7 +284,7 @@ def argv(container: Container) -> list[tuple[str, Path]]:
                 continue
             text = str(item)
             path = base + (i,) if not isinstance(container.body.get(key), str) else base
-            if re.search(r"\s", text.strip()) and " -" in f" {text}":
+            if _SPACE.search(text.strip()) and " -" in f" {text}":
                 try:
                     tokens = shlex_split(text)
                 except ValueError:
@@ -600,6 +610,9 @@ def number(value: Fraction) -> str:
 
 MAX_DIGITS = 30  # a count (seconds, replicas, pods) longer than this is none a cluster has
 DIGITS = rf"[0-9]{{1,{MAX_DIGITS}}}"  # such a count in a pattern (Python converts <= 4,300)
+# patterns compiled while importing (the start-up cache keeps them), not at a run's first call
+_SECONDS = re.compile(rf"\s*({DIGITS}(?:\.{DIGITS})?)\s*(s|m|h)?\s*")
+_INT = re.compile(rf"\s*{DIGITS}\s*")
 
 
 def parse_seconds(value: Any) -> Fraction | None:
@@ -610,7 +623,7 @@ def parse_seconds(value: Any) -> Fraction | None:
         return Fraction(value) if 0 <= value < 10**MAX_DIGITS else None
     if isinstance(value, float):  # .inf and .nan are no durations
         return Fraction(str(value)) if 0 <= value < 10.0**MAX_DIGITS else None
-    match = re.fullmatch(rf"\s*({DIGITS}(?:\.{DIGITS})?)\s*(s|m|h)?\s*", str(value))
+    match = _SECONDS.fullmatch(str(value))
     if not match:
         return None
     scale = {"s": 1, None: 1, "m": 60, "h": 3600}[match.group(2)]
@@ -622,7 +635,7 @@ def parse_int(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value if abs(value) < 10**MAX_DIGITS else None
-    if isinstance(value, str) and re.fullmatch(rf"\s*{DIGITS}\s*", value):
+    if isinstance(value, str) and _INT.fullmatch(value):
         return int(value)
     return None
 

@@ -77,6 +77,9 @@ def kubernetes_versions() -> tuple[str, ...]:
     return tuple(f"{a}.{b}" for a, b in sorted(found))
 
 
+_MINOR = re.compile(r"^(\d+)\.(\d+)(\.\d+)?$")  # compiled while importing (cached)
+
+
 def resolve_kubernetes_version(requested: str) -> str:
     """The newest bundled minor not newer than ``requested`` ("" means the newest)."""
     versions = kubernetes_versions()
@@ -85,7 +88,7 @@ def resolve_kubernetes_version(requested: str) -> str:
     text = requested.strip().lstrip("vV")
     if not text:
         return versions[-1]
-    match = re.match(r"^(\d+)\.(\d+)(\.\d+)?$", text)
+    match = _MINOR.match(text)
     if not match:
         raise ReviewbotError(f"kubernetes-version {requested!r}: expected a version like 1.31")
     want = (int(match.group(1)), int(match.group(2)))
@@ -715,11 +718,14 @@ def standalone(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> dict[str, 
     return dict(root)
 
 
+_DEF_FRAGMENT = re.compile(r"^/\$defs/([^/]+)")
+
+
 def _local_ref(ref: str, pending: list[str]) -> str:
     base, _, fragment = ref.partition("#")
     if base and base != K8S_URI and not base.endswith("_definitions.json"):
         return ref
-    match = re.match(r"^/\$defs/([^/]+)", fragment)
+    match = _DEF_FRAGMENT.match(fragment)
     if match:
         pending.append(match.group(1))
     return f"#{fragment}"
