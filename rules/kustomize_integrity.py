@@ -701,9 +701,11 @@ def _limits(graph: Graph, model: Model) -> Iterator[Violation]:
     for obj in (k.flux for k in model.kustomizations if k.flux is not None):
         path = obj.get(("spec", "path"))
         if isinstance(path, str) and "${" not in path:
-            build = _path_build(graph, obj.file, path)
-            if build is not None:
-                builds.append(build)
+            folder = graph.flux_folder(obj.file, path)
+            if folder in graph.by_dir:  # its path-only build holds the kustomization's limits
+                builds.append(graph.build(folder))
+            elif folder is not None:
+                builds.append(graph.folder_build(folder, _PATH_ONLY, obj.file))
     for build in builds:
         for limit in build.limits:
             if (limit.file, limit.path) in seen:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.model.kustomize import MAX_DEPTH, MAX_OBJECTS
+from reviewbot.model.objects import model_graph
 
 from .helpers import GitRepo, lint_dir, run_cli
 
@@ -98,3 +99,23 @@ def test_a_diamond_under_the_cap_builds_every_object(tmp_path: Path) -> None:
     assert result.findings == []
     names = {o.name for o in result.model.objects}
     assert len(names) == 2 ** 10  # two roots, each 2**9 distinct names: -a/-b suffix chains
+
+
+def test_a_flux_path_to_a_kustomization_meets_the_limits_of_its_build(tmp_path: Path) -> None:
+    """A Flux Kustomization's spec.path naming a kustomization folder: its path-only build is
+    that folder's kustomize build (kustomize-integrity reads the limits there), and the limit
+    is said once however many roots and paths meet it."""
+    files = nested(MAX_DEPTH + 3)
+    files["clusters/x/apps.yaml"] = "".join(
+        f"---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+        f"metadata: {{name: {name}, namespace: flux-system}}\n"
+        f"spec: {{path: {path}, sourceRef: {{kind: GitRepository, name: repo}}}}\n"
+        for name, path in (("top", "./k8s"), ("inner", "./k8s/d/d"), ("again", "./k8s/d/d")))
+    write(tmp_path, files)
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    graph = model_graph(result.model)
+    for folder in ("k8s", "k8s/d/d"):
+        assert graph.folder_build(folder, {}, "clusters/x/apps.yaml").limits == (
+            graph.build(folder).limits)
+    limits = [f for f in result.findings if f.kind == "limit"]
+    assert len(limits) == 1 and limits[0].file.endswith("/kustomization.yaml")
