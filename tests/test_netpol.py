@@ -16,7 +16,15 @@ from reviewbot.cli import main
 from reviewbot.config import Config
 from reviewbot.engine.run import analyze
 from reviewbot.netpol.network import Network, Selector, connectivity, render_connlist
-from reviewbot.netpol.sets import ALL, NONE, Conns, IPBlock, format_range, ip_pieces
+from reviewbot.netpol.sets import (
+    ALL,
+    NONE,
+    Conns,
+    IPBlock,
+    cidr_range,
+    format_range,
+    ip_pieces,
+)
 from reviewbot.sources.tree import disk_tree
 
 from .helpers import build, deployment, pod
@@ -504,3 +512,12 @@ def test_select_across_equals_selecting_namespace_by_namespace(tmp_path: Path) -
             plain = [i for ns in order for i in net.select_in(ns, selector)]
             assert net.select_across(order, selector) == plain
     assert net.select_across(namespaces, selectors[0])  # the index path found pods
+
+
+def test_cidr_ranges_are_kept_as_ipaddress_reads_them() -> None:
+    """cidr_range, kept per text, answers as the parse it keeps (asked twice, in any order)."""
+    texts = ["10.0.0.0/8", " 10.0.0.1/8", "0.0.0.0/0", "192.168.1.7/32", "::/0", "fd00::/8",
+             "300.1.1.1/8", "", "10.0.0.0/33", "172.16.0.0/12 "]
+    for text in texts + texts[::-1]:
+        assert cidr_range(text) == cidr_range.__wrapped__(text)
+    assert cidr_range("10.0.0.0/8") == (10 << 24, (11 << 24) - 1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 PROTOCOLS = ("SCTP", "TCP", "UDP")  # sorted: the order np-guard prints them in
 MIN_PORT, MAX_PORT = 1, 65535
@@ -220,8 +221,10 @@ class IPBlock:
         return any(lo <= piece[0] and piece[1] <= hi for lo, hi in self.ranges)
 
 
+@lru_cache(maxsize=4096)
 def cidr_range(text: str) -> Interval | None:
-    """An IPv4 CIDR as an inclusive integer interval (host bits ignored); None otherwise."""
+    """An IPv4 CIDR as an inclusive integer interval (host bits ignored); None otherwise.
+    Kept per text (policies repeat the same few CIDRs; ``ipaddress`` parses slowly)."""
     try:
         net = ipaddress.ip_network(text.strip(), strict=False)
     except ValueError:
