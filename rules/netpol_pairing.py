@@ -223,6 +223,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from itertools import islice
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit
@@ -1060,19 +1061,23 @@ def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: s
             "${" in text for r in selector.requirements for text in (r.key, *r.values)) or any(
             "${" in ns for ns in namespaces):
         return None  # labels the controllers add, or values substituted when applied
-    pods = [i for ns in namespaces for i in net.by_ns.get(ns, ())]
-    if not pods:
+    if not any(ns in net.by_ns for ns in namespaces):
         return None  # no workload of the repository there: the namespace is not the repository's
-    unseen = [f"{ns}: {', '.join(net.unseen[ns][:2])}" for ns in namespaces
-              if ns in net.unseen]
     where = ", ".join(namespaces) if len(namespaces) <= MAX_NAMES else (
         f"{len(namespaces)} namespaces")
-    partial = sorted({net.pods[i].peer for i in pods if not net.pods[i].labels_complete})
     text = f"{policy.described}: {field} {selector.describe()} matches no pod in {where}"
-    if unseen or partial:
-        why = ("it may hold pods reviewbot cannot see (" + "; ".join(unseen[:2]) + ")" if unseen
-               else f"{partial[0]} carries labels its operator adds that reviewbot does not list")
-        return f"{text}, but {why}"
+    # the note names the first two namespaces that may hold pods reviewbot cannot see; only
+    # without them are the pods there read (a clusterwide selector covers every namespace)
+    unseen = [f"{ns}: {', '.join(net.unseen[ns][:2])}"
+              for ns in islice((ns for ns in namespaces if ns in net.unseen), 2)]
+    if unseen:
+        return f"{text}, but it may hold pods reviewbot cannot see ({'; '.join(unseen)})"
+    pods = [i for ns in namespaces for i in net.by_ns.get(ns, ())]
+    partial = min((net.pods[i].peer for i in pods if not net.pods[i].labels_complete),
+                  default=None)
+    if partial is not None:
+        return (f"{text}, but {partial} carries labels its operator adds that reviewbot does "
+                "not list")
     nearest = _nearest(net, pods, selector)
     return Violation(
         policy.obj, path, f"{text} ({nearest})", kind="selects-nothing",

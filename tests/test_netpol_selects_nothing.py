@@ -84,3 +84,97 @@ spec:
     # repository; kube-system holds no workload of the repository
     result = lint_text(tmp_path, text, only=["netpol-pairing"])
     assert result.findings == [] and list(result.quiet) == []
+
+
+SEEN_AND_UNSEEN = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: c}
+spec:
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: main, image: x}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: a}
+spec:
+  template:
+    metadata: {labels: {app: api}}
+    spec: {containers: [{name: main, image: x}]}
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: cache, namespace: c}
+spec:
+  chart: {spec: {chart: redis, sourceRef: {kind: HelmRepository, name: bitnami}}}
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: queue, namespace: b}
+spec:
+  chart: {spec: {chart: rabbitmq, sourceRef: {kind: HelmRepository, name: bitnami}}}
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: db, namespace: d}
+spec:
+  chart: {spec: {chart: postgresql, sourceRef: {kind: HelmRepository, name: bitnami}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: db-client, namespace: d}
+spec:
+  template:
+    metadata: {labels: {app: client}}
+    spec: {containers: [{name: main, image: x}]}
+---
+apiVersion: cilium.io/v2
+kind: CiliumClusterwideNetworkPolicy
+metadata: {name: nothing}
+spec:
+  endpointSelector: {matchLabels: {app: nothing}}
+  ingress:
+  - fromEndpoints: [{matchLabels: {app: web}}]
+---
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {name: ray, namespace: r}
+spec:
+  headGroupSpec:
+    template:
+      metadata: {labels: {app: ray}}
+      spec: {containers: [{name: head, image: x}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: r, namespace: r}
+spec:
+  podSelector: {matchLabels: {app: rays}}
+  ingress:
+  - from: [{podSelector: {matchLabels: {app: ray}}}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: a, namespace: a}
+spec:
+  podSelector: {matchLabels: {app: apis}}
+  ingress:
+  - from: [{podSelector: {matchLabels: {app: api}}}]
+"""
+
+
+def test_each_reason_to_stay_quiet_and_the_finding_when_nothing_hides(tmp_path: Path) -> None:
+    """A clusterwide selector over namespaces some of which may hold pods reviewbot cannot see
+    names the first two of them; pods whose operator adds labels are named (the first); with
+    neither, the finding names the nearest labels."""
+    result = lint_text(tmp_path, SEEN_AND_UNSEEN, only=["netpol-pairing"])
+    assert [q.reason for q in result.quiet] == [
+        "CiliumClusterwideNetworkPolicy nothing: endpointSelector app=nothing matches no pod in "
+        "6 namespaces, but it may hold pods reviewbot cannot see (b: HelmRelease queue; c: "
+        "HelmRelease cache)",
+        "NetworkPolicy r/r: podSelector app=rays matches no pod in r, but r/ray-head[RayCluster] "
+        "carries labels its operator adds that reviewbot does not list"]
+    assert [f.message for f in result.findings] == [
+        "NetworkPolicy a/a: podSelector app=apis matches no pod in a (Deployment api has "
+        "app=api)"]
