@@ -998,8 +998,8 @@ def _selects_nothing(net: Network) -> Iterator[Violation | QuietPlace]:
     for policy in net.policies:
         if not policy.selector.valid:
             continue  # a host policy (nodeSelector) or an invalid selector: no pod selector
-        where = _subject_namespaces(net, policy)
-        if where is not None and not net.subjects(policy):
+        where = _subject_namespaces(net, policy) if not net.subjects(policy) else None
+        if where is not None:
             found = _nothing(net, policy, policy.selector_path, _field(policy, None),
                              policy.selector, where)
             if isinstance(found, str):
