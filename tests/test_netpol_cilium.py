@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from reviewbot.netpol import cilium
 from reviewbot.netpol.diff import changes_of
 from reviewbot.netpol.diff import render_connlist as render_diff_connlist
 from reviewbot.netpol.network import Network, connectivity, render_connlist
+from reviewbot.netpol.selectors import Selector
 
 from .helpers import build, deployment, lint_text
 
@@ -414,3 +416,48 @@ def test_the_connectivity_diff_sees_cilium_policies(tmp_path: Path) -> None:
         "default/backend[Deployment], old: All Connections, new: No Connections",
         "diff-type: removed, source: default/frontend[Deployment], destination: "
         "default/other[Deployment], old: All Connections, new: No Connections"]
+
+
+def test_an_endpoint_selector_split_once_is_the_split_made_anew() -> None:
+    """Endpoint selectors are split once per selector (kept): the kept split and its notes
+    equal a fresh split's, for pod, namespace, account and Cilium-only labels, clusterwide or
+    not, a policy's subjects or its peers."""
+    raws = [
+        {"matchLabels": {"app": "web"}},
+        {"matchLabels": {"k8s:app": "web", "k8s:io.kubernetes.pod.namespace": "shop"}},
+        {"matchLabels": {"io.cilium.k8s.namespace.labels.team": "a", "any:tier": "db"}},
+        {"matchLabels": {"io.cilium.k8s.policy.serviceaccount": "sa"}},
+        {"matchLabels": {"io.cilium.k8s.policy.cluster": "c1", "app": "x"}},
+        {"matchLabels": {"app": "x", "reserved:host": ""}},
+        {"matchExpressions": [{"key": "k8s:io.kubernetes.pod.namespace", "operator": "In",
+                               "values": ["a", "b"]},
+                              {"key": "app", "operator": "Exists"}]},
+        {},
+    ]
+    for raw in raws:
+        parsed = Selector.parse(raw)
+        for clusterwide in (False, True):
+            for subject in (False, True):
+                fresh = cilium._split.__wrapped__(parsed, clusterwide, subject)
+                assert cilium._split(parsed, clusterwide, subject) == fresh
+                assert cilium._split(parsed, clusterwide, subject) == fresh  # kept
+
+
+def test_notes_of_a_kept_selector_are_said_for_each_policy(tmp_path: Path) -> None:
+    """Two policies with the same unevaluated selector both get its note (the split is kept,
+    its notes are said again at each place)."""
+    policy = """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {{name: {name}, namespace: shop}}
+spec:
+  endpointSelector: {{matchLabels: {{app: web}}}}
+  ingress:
+  - fromEndpoints: [{{matchLabels: {{io.cilium.k8s.policy.cluster: c1, app: api}}}}]
+"""
+    net = build(tmp_path, deployment("web", "shop", "{app: web}") + policy.format(name="one")
+                + policy.format(name="two"))
+    notes = [(part.what, part.obj.name) for part in net.unevaluated_parts]
+    assert notes == [("the io.cilium.k8s.policy.cluster label", "one"),
+                     ("the io.cilium.k8s.policy.cluster label", "two")]

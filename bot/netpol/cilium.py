@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from reviewbot.model.objects import NAME_LABEL, KObject, items, mapping
@@ -242,38 +243,50 @@ class _Compiler:
         parsed = Selector.parse(raw)
         if not parsed.valid:
             return _Split(NOTHING, None, None, False)
-        pods: list[Requirement] = []
-        namespaces: list[Requirement] = []
-        accounts: list[Requirement] = []
-        unknown = False
-        for req in parsed.requirements:
-            key = req.key
-            for source in SOURCES:
-                if key.startswith(source):
-                    key = key[len(source):]
-                    break
-            if ":" in key:  # another source (reserved:, cidr:, ...): no pod's label
-                return _Split(NOTHING, None, None, False)
-            if key == NAMESPACE_KEY:
-                namespaces.append(Requirement(NAME_LABEL, req.operator, req.values))
-            elif key.startswith(NAMESPACE_LABELS):
-                if self.clusterwide:
-                    namespaces.append(Requirement(key[len(NAMESPACE_LABELS):], req.operator,
-                                                  req.values))
-                else:  # "ignored in CiliumNetworkPolicy resources"
-                    self.note(f"{NAMESPACE_LABELS}* in a CiliumNetworkPolicy", path)
-                    unknown = True
-            elif key == ACCOUNT_KEY:
-                accounts.append(Requirement(ACCOUNT_KEY, req.operator, req.values))
-            elif key.startswith("io.cilium.k8s.policy."):
-                self.note(f"the {key} label", path)
+        split, notes = _split(parsed, self.clusterwide, subject)
+        for what in notes:
+            self.note(what, path)
+        return split
+
+
+@lru_cache(maxsize=4096)
+def _split(parsed: Selector, clusterwide: bool, subject: bool) -> tuple[_Split, tuple[str, ...]]:
+    """A valid endpoint selector split (:meth:`_Compiler.selector`), and what it notes as not
+    evaluated, in order; kept per selector (policies repeat the same few: kube-dns, the
+    ingress controller, the namespace's own pods)."""
+    pods: list[Requirement] = []
+    namespaces: list[Requirement] = []
+    accounts: list[Requirement] = []
+    notes: list[str] = []
+    unknown = False
+    for req in parsed.requirements:
+        key = req.key
+        for source in SOURCES:
+            if key.startswith(source):
+                key = key[len(source):]
+                break
+        if ":" in key:  # another source (reserved:, cidr:, ...): no pod's label
+            return _Split(NOTHING, None, None, False), tuple(notes)
+        if key == NAMESPACE_KEY:
+            namespaces.append(Requirement(NAME_LABEL, req.operator, req.values))
+        elif key.startswith(NAMESPACE_LABELS):
+            if clusterwide:
+                namespaces.append(Requirement(key[len(NAMESPACE_LABELS):], req.operator,
+                                              req.values))
+            else:  # "ignored in CiliumNetworkPolicy resources"
+                notes.append(f"{NAMESPACE_LABELS}* in a CiliumNetworkPolicy")
                 unknown = True
-            else:
-                pods.append(Requirement(key, req.operator, req.values))
-        if subject and not self.clusterwide and namespaces:
-            namespaces = []  # the endpointSelector never leaves the policy's namespace
-        return _Split(_selector(pods), _selector(namespaces) if namespaces else None,
-                      _selector(accounts) if accounts else None, unknown)
+        elif key == ACCOUNT_KEY:
+            accounts.append(Requirement(ACCOUNT_KEY, req.operator, req.values))
+        elif key.startswith("io.cilium.k8s.policy."):
+            notes.append(f"the {key} label")
+            unknown = True
+        else:
+            pods.append(Requirement(key, req.operator, req.values))
+    if subject and not clusterwide and namespaces:
+        namespaces = []  # the endpointSelector never leaves the policy's namespace
+    return _Split(_selector(pods), _selector(namespaces) if namespaces else None,
+                  _selector(accounts) if accounts else None, unknown), tuple(notes)
 
 
 @dataclass(frozen=True)
