@@ -1,4 +1,4 @@
-"""Work in forked processes: the only module that imports :mod:`multiprocessing`.
+"""Work in forked processes: the only module that forks a process to share reviewbot's work.
 
 Every "do this elsewhere" of reviewbot goes through here, with one protocol:
 
@@ -13,8 +13,9 @@ Every "do this elsewhere" of reviewbot goes through here, with one protocol:
   child failed in any way (the records taken before are whole and stay good).
 - Neither waits for a child to *exit* once it has what the child sends: the kernel takes
   milliseconds to tear down a child that shares a large heap (measured 3-56 ms after the
-  rules of the 20k-object tree), and the parent goes on meanwhile. multiprocessing reaps the
-  child at its next start or at exit.
+  rules of the 20k-object tree), and the parent goes on meanwhile. A child ended is reaped
+  at the next fork; at exit every child is (one whose work was never taken is killed first),
+  so its CPU time counts in this process's, as ``time`` and the benchmark read it.
 - :func:`background` starts a child nobody waits for until :func:`join_background`.
 - :class:`Tickets` hands out the pieces of a piece of work one at a time to whichever
   process asks first, this one or its forked children: the work balances itself.
@@ -23,15 +24,21 @@ Every "do this elsewhere" of reviewbot goes through here, with one protocol:
 does. :func:`override` is the seam tests use to take the parallel paths on small inputs (or
 to make every worker fail), instead of patching names.
 An equivalence test runs each parallel path against its sequential twin.
+
+A child is a plain :func:`os.fork` that ends with :func:`os._exit` (0 when its function
+returned, 1 when it raised): it runs nothing of the parent's at its end (no ``atexit``, no
+flush of buffers it inherited). :mod:`multiprocessing` did the same for a fork and cost
+every forking run its import (21 modules, 9-13 ms) and :mod:`tempfile`'s (a Stream's file
+is an anonymous ``memfd`` where the system has one).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 
 @dataclass(frozen=True)
@@ -47,7 +54,9 @@ class Limits:
 
 _limits = Limits()
 _in_worker = False
-_background: list[Any] = []
+_children: dict[int, bool] = {}  # Worker and Stream children not reaped yet: work taken?
+_background: list[int] = []  # background children, waited for by join_background
+_exit_hook = False
 
 
 def limits() -> Limits:
@@ -85,31 +94,120 @@ def override(**changes: Any) -> Iterator[Limits]:
         _limits = before
 
 
-def _context() -> Any:
-    import multiprocessing  # here: most runs never fork, and importing it costs at start-up
+def _fork(body: Callable[[], object]) -> int:
+    """Run ``body()`` in a forked child, which then ends; the child's pid. The children
+    that ended since the last fork are reaped first."""
+    global _exit_hook
+    _reap()
+    if not _exit_hook:
+        import atexit
 
-    return multiprocessing.get_context("fork")
+        atexit.register(_at_exit)
+        _exit_hook = True
+    pid = os.fork()
+    if pid == 0:  # the child: it does its share sequentially and forks no further
+        global _in_worker
+        _in_worker = True
+        _children.clear()
+        _background.clear()
+        code = 1
+        try:
+            body()
+            code = 0
+        except BaseException:  # noqa: BLE001, S110 - the parent sees nothing sent: its fallback runs
+            pass
+        finally:
+            os._exit(code)
+    return pid
+
+
+def _reap() -> None:
+    """Reap the Worker and Stream children that have ended (never waits)."""
+    for pid in list(_children):
+        try:
+            done = os.waitpid(pid, os.WNOHANG)[0] != 0
+        except ChildProcessError:  # reaped by someone else
+            done = True
+        if done:
+            del _children[pid]
+
+
+def _at_exit() -> None:
+    """At this process's exit: children whose work was never taken (a caller that failed
+    before asking) are killed; every child is waited for (reaped here, its CPU time counts
+    in this process's, as ``time`` and the benchmark measure it)."""
+    import signal
+
+    for pid, taken in _children.items():
+        if not taken:
+            with suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+    for pid in _children:
+        with suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+    _children.clear()
+    join_background()
+
+
+def _taken(pid: int) -> None:
+    """The parent asks for ``pid``'s work: the child ends by itself, never killed."""
+    if pid in _children:
+        _children[pid] = True
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    """``size`` bytes from ``fd``, or None if it ends before."""
+    chunks: list[bytes] = []
+    while size > 0:
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
 
 class Worker:
     """``fn(*args)`` in a forked child; its ``bytes`` come back through :meth:`result`."""
 
     def __init__(self, fn: Callable[..., bytes], *args: Any) -> None:
-        context = _context()
-        self._receive, send = context.Pipe(duplex=False)
-        self._process = context.Process(target=_child, args=(fn, args, send), daemon=True)
-        self._process.start()
-        send.close()
+        self._receive, send = os.pipe()
+
+        def child() -> None:
+            os.close(self._receive)
+            try:
+                if not _limits.fail:
+                    data = fn(*args)
+                    _write_all(send, len(data).to_bytes(8, "little"))
+                    _write_all(send, data)
+            finally:
+                os.close(send)  # the end of the pipe now, not at the end of the exit
+
+        try:
+            self._pid = _fork(child)
+            _children[self._pid] = False
+        finally:
+            os.close(send)
 
     def result(self) -> bytes | None:
         """What the child sent, or None if it sent nothing (it failed, or was made to). A
-        message arrives whole or not at all; the child's exit is not waited for."""
+        message arrives whole or not at all (its length first); the child's exit is not
+        waited for."""
+        _taken(self._pid)
         try:
-            return bytes(self._receive.recv_bytes())
-        except (EOFError, OSError):
+            head = _read_exactly(self._receive, 8)
+            return None if head is None else _read_exactly(
+                self._receive, int.from_bytes(head, "little"))
+        except OSError:
             return None
         finally:
-            self._receive.close()
+            os.close(self._receive)
 
 
 class Stream:
@@ -124,13 +222,10 @@ class Stream:
 
     BLOCK = 64 * 1024
     def __init__(self, fn: Callable[..., None], *args: Any) -> None:
-        import tempfile  # here: a lint of a small tree never streams
-
-        self._process: Any = None
+        self._started = False
         self._at = 0  # bytes of the file taken as records
         try:
-            self._file = tempfile.TemporaryFile(  # noqa: SIM115 - closed by rest()
-                buffering=self.BLOCK)
+            self._file = _temporary_file(self.BLOCK)
         except OSError:  # no temporary folder to write: no child, the caller does the work
             return
         # the child writes a byte here once every record is written; its end of the pipe
@@ -138,16 +233,16 @@ class Stream:
         # without that byte (and no later child inherits it)
         self._done, done = os.pipe()
         try:
-            self._process = _context().Process(target=_stream_child,
-                                               args=(fn, args, self._file, done), daemon=True)
-            self._process.start()
+            self._pid = _fork(lambda: _stream_child(fn, args, self._file, done))
+            _children[self._pid] = False
+            self._started = True
         finally:
             os.close(done)
 
     def ready(self) -> list[bytes]:
         """The records written whole since the last call, in order (none without a child).
         Read with ``pread``: the file's offset is the writing child's."""
-        if self._process is None or self._file.closed:
+        if not self._started or self._file.closed:
             return []
         fd = self._file.fileno()
         size = os.fstat(fd).st_size - self._at
@@ -168,8 +263,9 @@ class Stream:
     def rest(self) -> list[bytes] | None:
         """Once the child has written every record: those not taken yet; None if it ended
         without (it failed). Its exit is not waited for."""
-        if self._process is None:
+        if not self._started:
             return None
+        _taken(self._pid)
         try:
             whole = os.read(self._done, 1) == _DONE  # b"" once the child ended without it
             return self.ready() if whole else None
@@ -181,34 +277,30 @@ class Stream:
 _DONE = b"\1"
 
 
-def _stream_child(fn: Callable[..., None], args: tuple[Any, ...], file: BinaryIO,
+def _temporary_file(buffering: int) -> IO[bytes]:
+    """An anonymous file (a ``memfd``; where the system has none, :mod:`tempfile`'s)."""
+    if hasattr(os, "memfd_create"):
+        try:
+            return open(os.memfd_create("reviewbot-stream", os.MFD_CLOEXEC), "w+b",  # noqa: SIM115
+                        buffering=buffering)
+        except OSError:
+            pass
+    import tempfile
+
+    return tempfile.TemporaryFile(buffering=buffering)  # noqa: SIM115 - closed by rest()
+
+
+def _stream_child(fn: Callable[..., None], args: tuple[Any, ...], file: IO[bytes],
                   done: int) -> None:
-    global _in_worker
-    _in_worker = True
-
     def send(record: bytes) -> None:
-        file.write(len(record).to_bytes(8, "little") + record)
+        file.write(len(record).to_bytes(8, "little"))
+        file.write(record)
 
-    try:
-        if _limits.fail:
-            raise RuntimeError("made to fail")
-        fn(*args, send)
-        file.flush()
-    except Exception:  # noqa: BLE001 - no done byte tells the parent to do the work itself
-        raise SystemExit(1) from None
+    if _limits.fail:
+        raise RuntimeError("made to fail")
+    fn(*args, send)
+    file.flush()
     os.write(done, _DONE)
-
-
-def _child(fn: Callable[..., bytes], args: tuple[Any, ...], send: Any) -> None:
-    global _in_worker
-    _in_worker = True
-    try:
-        if not _limits.fail:
-            send.send_bytes(fn(*args))
-    except Exception:  # noqa: BLE001 - the parent sees the pipe close and does the work itself
-        pass
-    finally:
-        send.close()
 
 
 class Tickets:
@@ -239,15 +331,14 @@ class Tickets:
 
 def background(fn: Callable[..., Any], *args: Any) -> None:
     """Run ``fn(*args)`` in a forked child while this process goes on."""
-    process = _context().Process(target=fn, args=args)
-    process.start()
-    _background.append(process)
+    _background.append(_fork(lambda: fn(*args)))
 
 
 def join_background() -> None:
     """Wait for every :func:`background` child."""
     while _background:
-        _background.pop().join()
+        with suppress(ChildProcessError):
+            os.waitpid(_background.pop(), 0)
 
 
 def pending_background() -> int:
