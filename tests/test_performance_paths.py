@@ -153,6 +153,52 @@ def test_a_stream_gives_whole_records_as_they_are_written_and_nothing_after_a_fa
     assert concurrency.Stream(breaks).rest() is None  # a failed child's rest is never read
 
 
+def test_a_worker_sends_its_bytes_whole_or_nothing(tmp_path: Path) -> None:
+    big = bytes(range(256)) * 8192  # 2 MiB: many times a pipe's buffer
+
+    def breaks() -> bytes:
+        raise RuntimeError("the child breaks")
+
+    assert concurrency.Worker(lambda: big).result() == big
+    assert concurrency.Worker(lambda: b"").result() == b""
+    assert concurrency.Worker(breaks).result() is None
+    with concurrency.override(fail=True):
+        assert concurrency.Worker(lambda: big).result() is None
+    assert concurrency.Worker(lambda: bytes([concurrency.in_worker()])).result() == b"\1"
+    assert not concurrency.in_worker()  # the child's, not this process's
+    marks = [tmp_path / f"mark-{n}" for n in range(3)]
+    for mark in marks:
+        concurrency.background(mark.touch)
+    concurrency.join_background()
+    assert all(mark.exists() for mark in marks) and not concurrency.pending_background()
+
+
+def test_at_exit_a_child_whose_work_was_never_taken_is_ended_and_reaped(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    pid_file = tmp_path / "child-pid"
+    script = textwrap.dedent(f"""
+        import os, time
+        from reviewbot import concurrency
+
+        def forever() -> bytes:
+            with open({str(pid_file)!r} + ".new", "w") as out:
+                out.write(str(os.getpid()))
+            os.replace({str(pid_file)!r} + ".new", {str(pid_file)!r})
+            time.sleep(120)
+            return b""
+
+        concurrency.Worker(forever)  # its result is never asked for
+        while not os.path.exists({str(pid_file)!r}):
+            time.sleep(0.01)
+    """)
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60)  # not 120 s
+    child = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):  # killed, and reaped by its parent
+        os.kill(child, 0)
+
+
 def test_a_child_is_not_waited_for_once_it_sent_everything(tmp_path: Path) -> None:
     import threading
     import time
@@ -207,9 +253,16 @@ def test_without_a_temporary_folder_the_parse_is_done_here(
 
     tree = _tree(tmp_path, FILES)
     expected = _shape(parse.load_files(tree, Config()))
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-folder"))  # TMPDIR gone
+
+    def no_memfd(name: str, flags: int = 0) -> int:
+        raise OSError("memfd_create: not here")
+
     with concurrency.override(cores=2, parse_min_bytes=0):
-        assert _shape(parse.load_files(tree, Config())) == expected
+        assert _shape(parse.load_files(tree, Config())) == expected  # an anonymous file
+        monkeypatch.setattr(os, "memfd_create", no_memfd, raising=False)
+        assert _shape(parse.load_files(tree, Config())) == expected  # tempfile's file
+        monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-folder"))  # TMPDIR gone
+        assert _shape(parse.load_files(tree, Config())) == expected  # no file: done here
 
 
 def _packs(directory: Path) -> list[Path]:
