@@ -44,7 +44,6 @@ from reviewbot.model.resource import (
     Resource,
     file_objects,
     join,
-    parse_text,
 )
 from reviewbot.model.resource import dict_of as _dict
 from reviewbot.model.resource import list_of as _list
@@ -62,7 +61,7 @@ from reviewbot.sources.tree import FileRecord, blob_id
 
 __all__ = [  # the build's types and rules, for the modules that import them from here
     "CLUSTER_SCOPED", "GENERATED_HASH", "Kustomization", "Origins", "Path", "Resource",
-    "join", "parse_text", "split_image", "transform_image",
+    "join", "split_image", "transform_image",
 ]
 Token = tuple[Any, Any]
 
@@ -395,6 +394,8 @@ class Graph:
         self._source_files: dict[str, LoadedFile] = {}
         # id(spec) -> (the spec, the text of each of its fields asked so far)
         self._spec_texts: dict[int, tuple[Mapping[str, Any], dict[str, str]]] = {}
+        # id(item) -> (a mapping or list in a spec field's list, its text)
+        self._item_texts: dict[int, tuple[Any, str]] = {}
 
     def deleted(self) -> set[int]:
         """Documents whose object a patch of some build made so far deleted (``$patch:
@@ -765,9 +766,27 @@ class Graph:
             if k in spec:
                 text = texts.get(k)
                 if text is None:
-                    text = texts[k] = repr(spec[k])
+                    text = texts[k] = self._text(spec[k])
                 parts.append(f"({k!r}, {text})")
         return "[" + ", ".join(parts) + "]"  # = repr([(k, spec[k]) for k in fields ...])
+
+    def _text(self, value: Any) -> str:
+        """``repr(value)``; a list's made of its items' texts, an item that is a mapping or
+        a list made once per object (a parent's patches, merged into each child's spec, are
+        new lists of the same items)."""
+        if type(value) is not list:
+            return repr(value)
+        items = self._item_texts
+        parts = []
+        for item in value:
+            if isinstance(item, (dict, list)):
+                found = items.get(id(item))
+                if found is None or found[0] is not item:
+                    found = items[id(item)] = (item, repr(item))
+                parts.append(found[1])
+            else:
+                parts.append(repr(item))
+        return "[" + ", ".join(parts) + "]"  # = repr(value), as list's repr joins them
 
     def path_build(self, obj_file: str, path: str) -> Build | None:
         """:meth:`flux_build` of a Kustomization in ``obj_file`` that says only ``spec.path:
@@ -890,9 +909,21 @@ def flux_spec(value: Any) -> Mapping[str, Any] | None:
 
 @functools.lru_cache(maxsize=4096)
 def _synthetic_doc(file: str) -> Document:
-    """The stand-in document of a Flux Kustomization's wrapper (one per file: never read)."""
+    """The stand-in document of a Flux Kustomization's wrapper (one per file: never read):
+    what loading ``{}`` as that file gives, the text parsed once (:func:`_empty`)."""
+    empty = _empty()
+    lf = LoadedFile(file, empty.blob, empty.data, problems=list(empty.problems),
+                    skipped=empty.skipped, pure=empty.pure)
+    first = empty.documents[0]
+    lf.documents = [Document(lf, first.index, {}, first.line, spans=first.spans)]
+    return lf.documents[0]
+
+
+@functools.cache
+def _empty() -> LoadedFile:
+    """``{}`` parsed (the loader reads it alike under any name)."""
     data = b"{}\n"
-    return load(FileRecord(file, blob_id(data), data)).documents[0]
+    return load(FileRecord("{}", blob_id(data), data))
 
 
 # ---------------------------------------------------------------- clusters

@@ -17,9 +17,9 @@ from reviewbot.model.resource import (
     Resource,
     dict_of,
     document_as_written,
+    inline_values,
     join,
     list_of,
-    parse_text,
 )
 from reviewbot.model.smp import apply_smp
 
@@ -35,9 +35,9 @@ def strategic_patches(k: Kustomization, read: Reader) -> Iterator[Patch]:
         if not isinstance(entry, str):
             continue
         if "\n" in entry or entry.lstrip().startswith("{"):
-            for doc in parse_text(k.file, entry):
-                if isinstance(doc.value, dict):
-                    yield Patch(document_as_written(doc), k.doc, ("patchesStrategicMerge", i))
+            for value in inline_values(entry):
+                if isinstance(value, dict):
+                    yield Patch(value, k.doc, ("patchesStrategicMerge", i))
             continue
         for doc in _load_patch_file(read, k.directory, entry):
             if isinstance(doc.value, dict):
@@ -59,9 +59,8 @@ def patches(
             docs = [(document_as_written(d) if isinstance(d.value, dict) else d.value, d, ())
                     for d in _load_patch_file(read, k.directory, item["path"])]
         elif isinstance(item.get("patch"), str):
-            parsed = parse_text(k.file, item["patch"])
-            docs = [(document_as_written(d) if isinstance(d.value, dict) else d.value, k.doc,
-                     (key, i, "patch")) for d in parsed]
+            where = (key, i, "patch")
+            docs = [(value, k.doc, where) for value in inline_values(item["patch"])]
         for value, doc, where in docs:
             if isinstance(value, (dict, list)):
                 yield selector, Patch(value, doc, where)
@@ -233,16 +232,18 @@ def _terms_match(terms: tuple[_Term, ...], labels: Mapping[str, Any]) -> bool:
     return True
 
 
-def apply_patch(r: Resource, patch: Patch, targeted: bool = False) -> Resource | None:
-    """``r`` patched; None: a strategic merge patch deletes it (``$patch: delete``)."""
+def patcher(patch: Patch, targeted: bool = False) -> Callable[[Resource], Resource | None]:
+    """``patch`` as a function of the object it patches: the object patched; None, a
+    strategic merge patch deletes it (``$patch: delete``). What it merges is made once (a
+    build tries one patch on many objects)."""
     if isinstance(patch.body, list):
-        return _apply_json6902(r, patch)
+        return functools.partial(_apply_json6902, patch=patch)
     body = {k: v for k, v in patch.body.items() if k not in ("apiVersion", "kind")}
     if targeted:  # kustomize applies a targeted patch under the target's own name
         meta = {k: v for k, v in dict_of(body.get("metadata")).items()
                 if k not in ("name", "namespace")}
         body["metadata"] = meta
-    return apply_smp(r, Patch(body, patch.doc, patch.path))
+    return functools.partial(apply_smp, patch=Patch(body, patch.doc, patch.path))
 
 
 

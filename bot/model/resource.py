@@ -310,17 +310,15 @@ def document_objects(doc: Document) -> Iterator[Resource]:
 
 
 @functools.lru_cache(maxsize=4096)
-def parse_text(name: str, text: str) -> list[Document]:
-    """Documents of an inline patch (``patch: |``), located in ``name``. A text seen before
-    under another name (a parent's patches copied into 150 children) is parsed once: its
-    documents are given again in a file of that name (the values shared: never written)."""
-    parsed = _parsed(text)
-    if parsed.path == name:
-        return parsed.documents
-    lf = LoadedFile(name, parsed.blob, parsed.data, problems=list(parsed.problems),
-                    skipped=parsed.skipped, pure=parsed.pure)
-    lf.documents = [Document(lf, d.index, d.value, d.line) for d in parsed.documents]
-    return lf.documents
+def inline_values(text: str) -> tuple[Any, ...]:
+    """The values of an inline patch's documents (``patch: |``) as kustomize merges them: a
+    mapping as kyaml writes it (:func:`document_as_written`), anything else as parsed. Made
+    once per text, whatever kustomization holds it (a parent's patches copied into 150
+    children's specs): the values are shared, never written. What the documents of the
+    text parsed as a file of any name give (a name changes no value or position)."""
+    return tuple(document_as_written(d) if isinstance(d.value, dict) else d.value
+                 for d in _parsed(text).documents)
+
 
 
 @functools.lru_cache(maxsize=1024)

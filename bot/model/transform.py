@@ -26,8 +26,8 @@ from reviewbot.model.fieldspecs import spec as field_spec
 from reviewbot.model.patches import (
     Reader,
     Target,
-    apply_patch,
     json_patches,
+    patcher,
     patches,
     smp_targets,
     strategic_patches,
@@ -142,8 +142,8 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
                               functools.partial(apply_smp, patch=patch), gone)
     for selector, patch in patches(k, read):
         target = Target(selector, patch)
-        out = by_kind.patched(out, target.plain_kind or (), target.selects, functools.partial(
-            apply_patch, patch=patch, targeted=selector is not None), gone)
+        out = by_kind.patched(out, target.plain_kind or (), target.selects,
+                              patcher(patch, selector is not None), gone)
     namespace = text_of(body.get("namespace"))
     if namespace:
         kinds: dict[tuple[str, str], tuple[bool, tuple[FieldSpec, ...]]] = {}
@@ -169,7 +169,7 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
     for selector, patch in json_patches(k, read):
         target = Target(selector, patch)
         out = by_kind.patched(out, target.plain_kind or (), target.selects,
-                              functools.partial(apply_patch, patch=patch, targeted=True), gone)
+                              patcher(patch, True), gone)
     for item in list_of(body.get("replicas")):
         if isinstance(item, dict) and isinstance(item.get("count"), int):
             out = [_replicas(r, str(item.get("name")), item["count"],
