@@ -88,11 +88,26 @@ def _kept(result: Any, body: Any) -> list[int]:
 _FRAGMENTS = ["${A}", "${B}", "${UNSET}", "${N}", "${A:=d}", "${UNSET:-dflt}", "${EMPTY:=e}",
               "$${A}", "$", "{", "x", "-", " ", "${", "}"]
 _TEXTS = st.lists(st.sampled_from(_FRAGMENTS), max_size=4).map("".join)
-_SCALARS = st.one_of(_TEXTS, st.integers(-3, 3), st.booleans(), st.none(), st.floats())
+
+
+class _Text(str):
+    """A text of another type than ``str`` (the walk tells the loader's types apart by
+    their exact type first)."""
+
+
+class _Map(dict[Any, Any]):
+    """A mapping of another type than ``dict``."""
+
+
+_SCALARS = st.one_of(_TEXTS, st.integers(-3, 3), st.booleans(), st.none(), st.floats(),
+                     _TEXTS.map(_Text))
 _BODIES = st.recursive(
     _SCALARS,
-    lambda inner: st.one_of(st.lists(inner, max_size=4),
-                            st.dictionaries(_TEXTS, inner, max_size=4)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.one_of(_TEXTS, st.integers(-1, 1), _TEXTS.map(_Text)), inner,
+                        max_size=4),
+        st.dictionaries(_TEXTS, inner, max_size=3).map(_Map)),
     max_leaves=30)
 _VALUES = st.builds(
     Values,

@@ -137,57 +137,95 @@ def _walk(value: Any, values: Values, missing: set[str], names: set[str]) -> Any
     shares every unchanged subtree. One pass; a container is copied from its first changed
     item on (most of a body holds no variable: walking it allocates nothing)."""
     if isinstance(value, str):
-        if "${" not in value:
-            return value
-        out = _replace(value, values, missing, names)
-        # Flux substitutes the YAML text: a value that is one variable reads as what it is
-        # (``replicas: ${N}`` is a number), as YAML 1.2's core schema reads it
-        if _VAR.fullmatch(value) and isinstance(out, str):
-            if re.fullmatch(r"[-+]?[0-9]+", out):
-                return int(out)
-            if out in ("true", "false"):
-                return out == "true"
-        return out
+        return value if "${" not in value else _substituted(value, values, missing, names)
     if isinstance(value, dict):
-        pairs: list[tuple[Any, Any]] | None = None
-        n = 0
-        for key, item in value.items():
-            if type(item) is str:  # (most items: a text without a variable, left as it is)
-                new = item if "${" not in item else _walk(item, values, missing, names)
-            elif isinstance(item, (dict, list, str)):
-                new = _walk(item, values, missing, names)
-            else:
-                new = item
-            new_key = _replace(key, values, missing, names) if isinstance(key, str) and (
-                "${" in key) else key
-            if pairs is None:
-                if new is item and new_key is key:
-                    n += 1
-                    continue
-                pairs = list(value.items())[:n]
-            pairs.append((new_key, new))
-        if pairs is None:
-            return value
-        out_map = dict(pairs)  # a key substituted into another one: the later wins
-        same = len(out_map) == len(value) and all(
-            k in value and value[k] is v for k, v in out_map.items())
-        return value if same else out_map
+        return _map(value, values, missing, names)
     if isinstance(value, list):
-        items: list[Any] | None = None
-        for n, item in enumerate(value):
-            if type(item) is str:
-                new = item if "${" not in item else _walk(item, values, missing, names)
-            elif isinstance(item, (dict, list, str)):
-                new = _walk(item, values, missing, names)
-            else:
-                new = item
-            if items is None:
-                if new is item:
-                    continue
-                items = list(value[:n])
-            items.append(new)
-        return value if items is None else items
+        return _sequence(value, values, missing, names)
     return value
+
+
+# (the walk's items are told apart by their exact type, the loader's types first: a test of
+# identity each, where ``isinstance`` is a call; any other type takes :func:`_walk`)
+_LEAVES = (int, bool, float, type(None))
+
+
+def _substituted(value: str, values: Values, missing: set[str], names: set[str]) -> Any:
+    """A text holding ``${`` substituted."""
+    out = _replace(value, values, missing, names)
+    # Flux substitutes the YAML text: a value that is one variable reads as what it is
+    # (``replicas: ${N}`` is a number), as YAML 1.2's core schema reads it
+    if _VAR.fullmatch(value) and isinstance(out, str):
+        if _INTEGER.fullmatch(out):
+            return int(out)
+        if out in ("true", "false"):
+            return out == "true"
+    return out
+
+
+_INTEGER = re.compile(r"[-+]?[0-9]+")
+
+
+def _map(value: dict[Any, Any], values: Values, missing: set[str], names: set[str]) -> Any:
+    pairs: list[tuple[Any, Any]] | None = None
+    n = 0
+    renamed = False  # a key substituted (only then can the copy be equal to ``value``)
+    for key, item in value.items():
+        kind = type(item)
+        if kind is str:  # (most items: a text without a variable, left as it is)
+            new = item if "${" not in item else _substituted(item, values, missing, names)
+        elif kind is dict:
+            new = _map(item, values, missing, names)
+        elif kind is list:
+            new = _sequence(item, values, missing, names)
+        elif kind in _LEAVES:
+            new = item
+        else:
+            new = _walk(item, values, missing, names)
+        if type(key) is str:
+            new_key = key if "${" not in key else _replace(key, values, missing, names)
+        elif isinstance(key, str) and "${" in key:
+            new_key = _replace(key, values, missing, names)
+        else:
+            new_key = key
+        if pairs is None:
+            if new is item and new_key is key:
+                n += 1
+                continue
+            pairs = list(value.items())[:n]
+        if new_key is not key:
+            renamed = True
+        pairs.append((new_key, new))
+    if pairs is None:
+        return value
+    out_map = dict(pairs)  # a key substituted into another one: the later wins
+    if not renamed:
+        return out_map  # the same keys, and an item that is another object
+    same = len(out_map) == len(value) and all(
+        k in value and value[k] is v for k, v in out_map.items())
+    return value if same else out_map
+
+
+def _sequence(value: list[Any], values: Values, missing: set[str], names: set[str]) -> Any:
+    items: list[Any] | None = None
+    for n, item in enumerate(value):
+        kind = type(item)
+        if kind is str:
+            new = item if "${" not in item else _substituted(item, values, missing, names)
+        elif kind is dict:
+            new = _map(item, values, missing, names)
+        elif kind is list:
+            new = _sequence(item, values, missing, names)
+        elif kind in _LEAVES:
+            new = item
+        else:
+            new = _walk(item, values, missing, names)
+        if items is None:
+            if new is item:
+                continue
+            items = list(value[:n])
+        items.append(new)
+    return value if items is None else items
 
 
 def _replace(text: str, values: Values, missing: set[str], names: set[str]) -> Any:
