@@ -8,6 +8,7 @@ that holds it, the patch stripped for each object, ``{}`` loaded as that file, `
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from hypothesis import given, settings
@@ -134,3 +135,93 @@ def test_specs_whose_lists_share_items_key_as_repr_does(
             fields = ("path", "patches", "images")
             assert graph.spec_key(spec, fields) == repr(
                 [(k, spec[k]) for k in fields if k in spec])
+
+
+_BASES = [
+    """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, labels: {a: "1"}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: app
+        image: x
+        env:
+        - name: A
+          value:
+        - name: B
+          value: null
+        resources: {limits: {cpu: "1"}}
+      volumes:
+      - name: v
+        emptyDir: {}
+""",
+    """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: app, namespace: apps}
+spec:
+  interval: 5m
+  values:
+    image: {tag: "1"}
+    empty:
+    written: ~
+    ingress: {main: {annotations: {a: b}, hosts: [{host: h}]}}
+""",
+    """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: anchored}
+spec:
+  values:
+    first: &shared {keep: ~, name: a, deep: {x: 1}}
+    second: *shared
+""",
+]
+_PATCH_VALUES = st.recursive(
+    st.one_of(st.none(), st.sampled_from(["x", "2", "app", "B"]), st.integers(0, 2)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=2),
+        st.dictionaries(st.sampled_from(["name", "value", "image", "tag", "a", "empty"]),
+                        inner, max_size=3)),
+    max_leaves=6)
+_PATCH_BODIES = st.fixed_dictionaries({}, optional={
+    "metadata": st.fixed_dictionaries({}, optional={"labels": st.dictionaries(
+        st.sampled_from(["a", "b"]), st.sampled_from(["1", "2"]), max_size=2)}),
+    "spec": st.fixed_dictionaries({}, optional={
+        "replicas": st.integers(0, 3),
+        "values": st.dictionaries(st.sampled_from(["image", "empty", "written", "new"]),
+                                  _PATCH_VALUES, max_size=2),
+        "template": st.fixed_dictionaries({"spec": st.fixed_dictionaries({}, optional={
+            "containers": st.lists(st.fixed_dictionaries(
+                {"name": st.sampled_from(["app", "side"])},
+                optional={"image": st.sampled_from(["y", "z"]),
+                          "env": st.lists(st.fixed_dictionaries(
+                              {"name": st.sampled_from(["A", "C"])},
+                              optional={"value": st.sampled_from(["1", "2"])}),
+                              max_size=2)}), max_size=2)})})})})
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(range(len(_BASES))), st.lists(_PATCH_BODIES, min_size=1, max_size=5))
+def test_patches_merged_one_after_another_give_what_each_merge_on_a_copy_gives(
+        base: int, bodies: list[dict[str, Any]]) -> None:
+    """The walk of a base's fields a patch does not name leaves a mapping it met before as
+    it was (smp: no null in it, the same schema): merging into the objects a build made
+    (their mappings shared, walked before; an anchor's at two places) gives what merging
+    into copies sharing nothing gives."""
+    doc = _loaded(_BASES[base], "app.yaml")[0]
+    warm = cold = Resource(doc, (), doc.value)
+    for n, body in enumerate(bodies):
+        apply = patcher(Patch(body, DOC, ("patches", n, "patch")), True)
+        got = apply(warm)
+        want = apply(Resource(cold.doc, cold.path, json.loads(json.dumps(cold.body)),
+                              cold.origins, cold.renames))
+        assert got is not None and want is not None
+        assert (got.body, got.origins) == (want.body, want.origins)
+        warm, cold = got, want

@@ -46,6 +46,12 @@ Node = Mapping[str, Any] | None  # a schema node (a definition or a property), N
 OriginMap = dict[Path, tuple[Document, Path]]
 _DELETE = object()  # an element or field a patch deletes
 _WRITTEN_NULL = re.compile(r"[ \t]*(?:null|Null|NULL|~)(?:[ \t,}\]#]|$)")
+# mappings of a base that :meth:`_Merge.walk` left as they were without meeting a null, by
+# their id and their schema node's: walked again (the next patch of a build, the next
+# object sharing them), such a mapping is left alike wherever it sits. Each is kept, so
+# that its id stays its own; at most _WALKED_MAX of them (then all forgotten at once).
+_WALKED: dict[tuple[int, int], Any] = {}
+_WALKED_MAX = 1 << 16
 
 
 def apply_smp(r: Resource, patch: Patch) -> Resource | None:
@@ -79,6 +85,7 @@ class _Merge:
         # or None}): the base's origins follow their elements
         self.moves: list[tuple[Path, Path, dict[int, int | None]]] = []
         self.set: OriginMap = {}
+        self.nulls = 0  # nulls of the base the walk met so far
 
     def finish(self) -> OriginMap:
         """The patched object's origins: the base's, each moved with its element (an
@@ -169,7 +176,8 @@ class _Merge:
             else:
                 out[key] = merged
         for key, value in base.items():  # the base's own fields are walked too
-            if key not in patch:
+            if key not in patch and (value is None or isinstance(value, (dict, list))):
+                # (a scalar is what :meth:`walk` leaves as it is: not asked)
                 walked = self.walk(value, src + (key,), node, key)
                 if walked is _DELETE:
                     del out[key]
@@ -184,9 +192,14 @@ class _Merge:
         (other lists are not walked). The same object when nothing changed. ``parent``'s
         schema gives ``value``'s: its property ``key`` (an element's: ``parent`` itself)."""
         if value is None:
+            self.nulls += 1
             return value if self._written_null(src) else _DELETE
         if isinstance(value, dict):
             node = _property(parent, key) if isinstance(key, str) else parent
+            memo = (id(value), id(node))
+            if _WALKED.get(memo) is value:
+                return value
+            nulls = self.nulls
             out: dict[str, Any] | None = None
             for k, v in value.items():
                 if v is None or isinstance(v, (dict, list)):
@@ -197,6 +210,10 @@ class _Merge:
                             del out[k]
                         else:
                             out[k] = walked
+            if out is None and self.nulls == nulls:  # (no null met: whatever its place)
+                if len(_WALKED) >= _WALKED_MAX:
+                    _WALKED.clear()
+                _WALKED[memo] = value
             return value if out is None else out
         if isinstance(value, list) and value and isinstance(key, str):
             node = _property(parent, key)
