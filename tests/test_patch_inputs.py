@@ -18,7 +18,7 @@ from reviewbot.load.loader import Document, load
 from reviewbot.model.kustomize import Graph, _synthetic_doc
 from reviewbot.model.patches import patcher
 from reviewbot.model.resource import Patch, Resource, dict_of, document_as_written, inline_values
-from reviewbot.model.smp import apply_smp
+from reviewbot.model.smp import _outside, apply_smp
 from reviewbot.sources.tree import FileRecord, blob_id
 
 TEXTS = [
@@ -225,3 +225,19 @@ def test_patches_merged_one_after_another_give_what_each_merge_on_a_copy_gives(
         assert got is not None and want is not None
         assert (got.body, got.origins) == (want.body, want.origins)
         warm, cold = got, want
+
+
+_PATHS = st.lists(st.sampled_from(["spec", "a", 0, 1, "containers"]), max_size=4).map(tuple)
+
+
+@given(st.dictionaries(_PATHS, st.integers(), max_size=8), st.lists(_PATHS, max_size=4))
+def test_origins_outside_the_merged_lists_are_those_below_none(
+        origins: dict[tuple[Any, ...], int], lists: list[tuple[Any, ...]]) -> None:
+    """smp keeps the base's origins that are below no merged list (a list's elements' own
+    follow them): asked by the starts of each path, as the plain test of every pair."""
+    def under(path: tuple[Any, ...], prefix: tuple[Any, ...]) -> bool:
+        return len(path) > len(prefix) and path[:len(prefix)] == prefix
+
+    plain = {k: v for k, v in origins.items() if not any(under(k, b) for b in lists)}
+    got = _outside(origins, lists)
+    assert got == plain and list(got) == list(plain)

@@ -234,16 +234,30 @@ def _terms_match(terms: tuple[_Term, ...], labels: Mapping[str, Any]) -> bool:
 
 def patcher(patch: Patch, targeted: bool = False) -> Callable[[Resource], Resource | None]:
     """``patch`` as a function of the object it patches: the object patched; None, a
-    strategic merge patch deletes it (``$patch: delete``). What it merges is made once (a
-    build tries one patch on many objects)."""
+    strategic merge patch deletes it (``$patch: delete``). What it merges is made once,
+    when it first patches an object (a build tries one patch on many objects; most of a
+    Flux parent's patches, copied into every child, patch nothing there)."""
     if isinstance(patch.body, list):
         return functools.partial(_apply_json6902, patch=patch)
+    merged: list[Patch] = []
+
+    def apply(r: Resource) -> Resource | None:
+        if not merged:
+            merged.append(_merged(patch, targeted))
+        return apply_smp(r, merged[0])
+
+    return apply
+
+
+def _merged(patch: Patch, targeted: bool) -> Patch:
+    """What a strategic merge patch merges into its target: its body without ``apiVersion``
+    and ``kind``; a targeted one also without ``metadata``'s ``name`` and ``namespace``."""
     body = {k: v for k, v in patch.body.items() if k not in ("apiVersion", "kind")}
     if targeted:  # kustomize applies a targeted patch under the target's own name
         meta = {k: v for k, v in dict_of(body.get("metadata")).items()
                 if k not in ("name", "namespace")}
         body["metadata"] = meta
-    return functools.partial(apply_smp, patch=Patch(body, patch.doc, patch.path))
+    return Patch(body, patch.doc, patch.path)
 
 
 

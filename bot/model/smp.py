@@ -98,7 +98,7 @@ class _Merge:
 
         if not self.moves:  # no list merged: every origin of the base stays where it is
             return {**base, **self.set}
-        out: OriginMap = {k: v for k, v in base.items() if not any(under(k, b) for b in lists)}
+        out = _outside(base, lists)  # (those of the lists' elements follow them below)
         for before, after, moved in self.moves:
             deeper = [b for b in lists if under(b, before)]
             for old, new in moved.items():
@@ -370,6 +370,20 @@ class _Merge:
         if isinstance(merged, dict):
             merged.pop("$patch", None)
         out.append(merged)
+
+
+def _outside(origins: Mapping[Path, Any], lists: list[Path]) -> dict[Path, Any]:
+    """``origins`` but those below one of ``lists`` (longer than it, starting with it), in
+    their order: whether a start of a path is one of them, asked once per length."""
+    prefixes, sizes = set(lists), sorted({len(b) for b in lists})
+    out: dict[Path, Any] = {}
+    for k, v in origins.items():
+        for n in sizes:
+            if len(k) > n and k[:n] in prefixes:
+                break
+        else:
+            out[k] = v
+    return out
 
 
 def _text(value: Any) -> str:
