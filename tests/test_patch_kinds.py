@@ -22,6 +22,10 @@ _RESOURCES = st.lists(st.builds(
     _KINDS, _NAMES), max_size=8)
 _SMP = st.builds(lambda kind, name: ("smp", {"kind": kind, "metadata": {"name": name}}),
                  _KINDS, _NAMES)
+_UNTARGETED = st.one_of(  # a `patches:` entry without a target: its body names its own
+    st.builds(lambda kind, name: ("untargeted", {"kind": kind, "metadata": {"name": name}}),
+              _KINDS, _NAMES),
+    st.just(("untargeted", [{"op": "add", "path": "/x", "value": 1}])))
 _TARGETED = st.builds(
     lambda kind, name: ("target", {k: v for k, v in (("kind", kind), ("name", name))
                                    if v is not None}),
@@ -49,9 +53,9 @@ def _apply(r: Resource) -> Resource | None:
 
 
 @settings(max_examples=400, deadline=None)
-@given(_RESOURCES, st.lists(st.one_of(_SMP, _TARGETED), max_size=5))
+@given(_RESOURCES, st.lists(st.one_of(_SMP, _TARGETED, _UNTARGETED), max_size=5))
 def test_patches_tried_by_kind_patch_what_trying_every_object_patches(
-        resources: list[Resource], patches: list[tuple[str, dict[str, Any]]]) -> None:
+        resources: list[Resource], patches: list[tuple[str, Any]]) -> None:
     out, ref = list(resources), list(resources)
     gone: list[Resource] = []
     ref_gone: list[Resource] = []
@@ -63,9 +67,13 @@ def test_patches_tried_by_kind_patch_what_trying_every_object_patches(
             out = kinds.patched(out, kind if isinstance(kind, str) else None,
                                 lambda r, p=patch: smp_targets(r, p), _apply, gone)
             ref = _reference(ref, lambda r, p=patch: smp_targets(r, p), _apply, ref_gone)
+        elif how == "untargeted":
+            target = Target(None, Patch(body, None, ()))
+            out = kinds.patched(out, target.only, target.selects, _apply, gone)
+            ref = _reference(ref, target.selects, _apply, ref_gone)
         else:
             target = Target(body, Patch({}, None, ()))
-            out = kinds.patched(out, target.plain_kind or (), target.selects, _apply, gone)
+            out = kinds.patched(out, target.only, target.selects, _apply, gone)
             ref = _reference(ref, target.selects, _apply, ref_gone)
         assert [(r.body, r.origins) for r in out] == [(r.body, r.origins) for r in ref]
         assert [id(r) for r in gone] == [id(r) for r in ref_gone]

@@ -98,20 +98,28 @@ class Target:
     ``name``, ``namespace`` as regular expressions (matched whole; compiled once), ``group``,
     ``version``, ``labelSelector`` and ``annotationSelector`` (their terms parsed once). An
     object of another kind costs one comparison when ``kind`` is a plain name. ``selector``
-    None: a strategic merge patch that names its target in its own body."""
+    None: a strategic merge patch that names its target in its own body. ``only``: the one
+    kind of object it can select (a plain ``kind``; the patch's own for a strategic merge
+    patch without a selector, which ``smp_targets`` compares first), ``()`` any kind, None
+    no object."""
 
-    __slots__ = ("selector", "patch", "smp", "kind", "plain_kind", "name", "namespace",
-                 "group", "version", "labels", "annotations")
+    __slots__ = ("selector", "patch", "smp", "kind", "plain_kind", "only", "name",
+                 "namespace", "group", "version", "labels", "annotations")
 
     def __init__(self, selector: Mapping[str, Any] | None, patch: Patch) -> None:
         self.selector = selector
         self.patch = patch
         self.smp = selector is None and isinstance(patch.body, dict)
+        self.only: str | tuple[()] | None = None
         if selector is None:
+            own = patch.body.get("kind") if self.smp else None
+            self.only = own if isinstance(own, str) else None
             selector = {}
         self.kind = _pattern(selector.get("kind"))
         self.plain_kind = self.kind[0] if self.kind is not None and _PLAIN.fullmatch(
             self.kind[0]) else None
+        if self.selector is not None:
+            self.only = self.plain_kind or ()
         self.name = _pattern(selector.get("name"))
         self.namespace = _pattern(selector.get("namespace"))
         group, version = selector.get("group"), selector.get("version")

@@ -142,7 +142,7 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
                               functools.partial(apply_smp, patch=patch), gone)
     for selector, patch in patches(k, read):
         target = Target(selector, patch)
-        out = by_kind.patched(out, target.plain_kind or (), target.selects,
+        out = by_kind.patched(out, target.only, target.selects,
                               patcher(patch, selector is not None), gone)
     namespace = text_of(body.get("namespace"))
     if namespace:
@@ -168,8 +168,7 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
                             cfg.selecting("commonAnnotations", *_gvk(r))) for r in out]
     for selector, patch in json_patches(k, read):
         target = Target(selector, patch)
-        out = by_kind.patched(out, target.plain_kind or (), target.selects,
-                              patcher(patch, True), gone)
+        out = by_kind.patched(out, target.only, target.selects, patcher(patch, True), gone)
     for item in list_of(body.get("replicas")):
         if isinstance(item, dict) and isinstance(item.get("count"), int):
             out = [_replicas(r, str(item.get("name")), item["count"],
