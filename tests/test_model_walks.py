@@ -1,6 +1,7 @@
-"""Two walks of the model written for speed (bot/model): the search for pod templates in a
-custom resource (objects._template_fields) and the .gitignore patterns matched at once
-(kustomize._Ignore). Each is compared with its plain definition, here, on generated input."""
+"""Walks of the model written for speed (bot/model): the search for pod templates in a
+custom resource (objects._template_fields), the .gitignore patterns matched at once
+(kustomize._Ignore) and the test of a chart's values mapping for a container
+(values._is_unit). Each is compared with its plain definition, here, on generated input."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from reviewbot.model.kustomize import _Ignore
 from reviewbot.model.objects import MAX_TEMPLATE_DEPTH, _template_fields, is_pod_template
+from reviewbot.model.values import PROBES, _image, _is_unit, _pod_resources, _probe
 
 
 def _reference_templates(value: Any, path: tuple[Any, ...], depth: int) -> list[tuple[Any, ...]]:
@@ -86,3 +88,24 @@ def test_gitignore_patterns_matched_at_once_match_as_each_does(
     ignore = _Ignore("", patterns)
     for rel in paths:
         assert ignore.ignores(rel) == _reference_ignored(rel, patterns), (rel, patterns)
+
+
+_UNIT_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(0, 2),
+    st.sampled_from(["nginx:1.27", "", "a b", "repo/x@sha256:" + "0" * 64]),
+    st.dictionaries(st.sampled_from(["repository", "tag", "name", "requests", "limits",
+                                     "enabled", "httpGet", "exec", "storage"]),
+                    st.one_of(st.none(), st.booleans(), st.sampled_from(["x", "1", ""]),
+                              st.dictionaries(st.sampled_from(["cpu", "storage", "path"]),
+                                              st.sampled_from(["1", "10Gi"]), max_size=2)),
+                    max_size=3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(["image", "resources", "startupProbe",
+                                        "livenessProbe", "readinessProbe", "name", "port"]),
+                       _UNIT_VALUES, max_size=4))
+def test_a_values_mapping_is_a_unit_as_the_plain_test_says(value: dict[str, Any]) -> None:
+    plain = (_image(value.get("image")) is not None or _pod_resources(value.get("resources"))
+             or any(_probe(value.get(k)) is not None for _, k in PROBES))
+    assert _is_unit(value) == plain

@@ -645,10 +645,18 @@ class _Unit:
 
 
 def _is_unit(value: Mapping[str, Any]) -> bool:
-    return (
-        _image(value.get("image")) is not None or _pod_resources(value.get("resources"))
-        or any(_probe(value.get(k)) is not None for _, k in PROBES)
-    )
+    # (asked of every mapping of a chart's values, most holding none of these fields: each
+    # test below is made only for a field that is there, as none of them holds for None)
+    image, resources = value.get("image"), value.get("resources")
+    if image is not None and _image(image) is not None:
+        return True
+    if resources is not None and _pod_resources(resources):
+        return True
+    for _, key in PROBES:
+        probe = value.get(key)
+        if probe is not None and _probe(probe) is not None:
+            return True
+    return False
 
 
 def _pod_spec(value: Mapping[str, Any]) -> bool:
