@@ -241,3 +241,22 @@ def test_origins_outside_the_merged_lists_are_those_below_none(
     plain = {k: v for k, v in origins.items() if not any(under(k, b) for b in lists)}
     got = _outside(origins, lists)
     assert got == plain and list(got) == list(plain)
+
+
+def test_the_fields_a_patch_sets_are_located_where_the_patch_writes_them() -> None:
+    """Each field a strategic merge patch sets (a scalar, a new mapping, a replaced list)
+    keeps where the patch wrote it; the base's other fields keep their own places."""
+    patch_doc = _loaded("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n"
+                        "  k: v\n  n: '1'\n  m: {x: 1}\n  l: [1]\n", "p.yaml")[0]
+    base = _loaded("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"
+                   "data: {k: old, j: x, l: [0]}\n", "b.yaml")[0]
+    out = patcher(Patch(patch_doc.value, patch_doc, ()))(Resource(base, (), base.value))
+    assert out is not None
+    assert out.body["data"] == {"k": "v", "j": "x", "l": [1], "n": "1", "m": {"x": 1}}
+    assert out.origins == {("metadata", "name"): (patch_doc, ("metadata", "name")),
+                           ("data", "k"): (patch_doc, ("data", "k")),
+                           ("data", "n"): (patch_doc, ("data", "n")),
+                           ("data", "m", "x"): (patch_doc, ("data", "m", "x")),
+                           ("data", "m"): (patch_doc, ("data", "m")),
+                           ("data", "l"): (patch_doc, ("data", "l"))}
+    assert [patch_doc.position(out.origins[("data", k)][1])[0] for k in "knml"] == [6, 7, 8, 9]

@@ -163,11 +163,16 @@ class _Merge:
         if patch.get("$patch") == "delete":
             return _DELETE
         out = dict(base)
+        marks, doc, written = self.set, self.patch.doc, self.patch.path + at
         for key, value in patch.items():
             if key == "$patch":
                 continue
             if value is None:
                 out.pop(key, None)
+                continue
+            if not isinstance(value, (dict, list)):  # a scalar: set, located in the patch
+                out[key] = value  # (what :meth:`value` does with it, without its schema)
+                marks[here + (key,)] = (doc, written + (key,))
                 continue
             merged = self.value(out.get(key), value, here + (key,), src + (key,), at + (key,),
                                 _property(node, key))
