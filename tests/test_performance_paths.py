@@ -20,9 +20,16 @@ from reviewbot.engine import keys, parse
 from reviewbot.engine import run as engine
 from reviewbot.load import cache as cache_mod
 from reviewbot.load.cache import ParseCache
-from reviewbot.load.loader import LoadedFile
-from reviewbot.model.kustomize import _COMMENT_DASH, _COMMENTED, Graph, folders
-from reviewbot.sources.tree import FileRecord, disk_tree
+from reviewbot.load.loader import LoadedFile, load
+from reviewbot.model.kustomize import (
+    _COMMENT_DASH,
+    _COMMENTED,
+    Graph,
+    Kustomization,
+    folders,
+    path_entries,
+)
+from reviewbot.sources.tree import FileRecord, blob_id, disk_tree
 
 from .helpers import GitRepo, kustomize_graph, run_cli, write
 
@@ -883,3 +890,22 @@ def test_json_text_writes_what_checking_every_character_writes(value: Any,
     from reviewbot.escape import json_text
 
     assert json_text(value, indent) == _json_text_plain(value, indent)
+
+
+def test_a_kustomization_s_entries_are_read_once_and_again_for_another_body() -> None:
+    """``Graph.entries`` (the walk's and the builder's) is ``path_entries`` of the
+    kustomization, the same list when asked again, a new one for another body."""
+    body = {"resources": ["a.yaml", "../b", "https://x/y"], "patches": [{"path": "p.yaml"}],
+            "configMapGenerator": [{"name": "c", "files": ["k=f.txt"], "envs": ["e.env"]}]}
+    doc = _tree_doc()
+    k = Kustomization("apps/kustomization.yaml", "apps", body, doc)
+    graph = Graph([k], {})
+    assert graph.entries(k) == list(path_entries(body))
+    assert graph.entries(k) is graph.entries(k)
+    other = Kustomization(k.file, k.directory, {"resources": ["c.yaml"]}, doc)
+    assert graph.entries(other) == list(path_entries(other.body))
+
+
+def _tree_doc() -> Any:
+    data = b"{}\n"
+    return load(FileRecord("apps/kustomization.yaml", blob_id(data), data)).documents[0]

@@ -22,7 +22,6 @@ from reviewbot.model.kustomize import (
     RENDERED,
     Build,
     ClusterSpec,
-    Entry,
     Graph,
     Kustomization,
     Origins,
@@ -33,7 +32,6 @@ from reviewbot.model.kustomize import (
     join,
     patch_files,
     patch_folders,
-    path_entries,
 )
 from reviewbot.model.objects import (
     INDEXED,
@@ -123,7 +121,6 @@ def build_model(
     graph = Graph(model.kustomizations, model.files, tree.paths if tree is not None else (),
                   tree.texts if tree is not None else (), previous)
     model.derived["kustomize-graph"] = graph
-    listed = _Entries()  # each kustomization's path entries, read once
     specs = _cluster_specs(configured)
 
     def ci_documents() -> list[Document]:
@@ -153,7 +150,7 @@ def build_model(
                 and isinstance(spec.get("path"), str) and "${" not in spec["path"]]
         flux_builds = [graph.flux_build(doc.file.path, spec) for doc, spec in flux]
         variants, patches, tags = _built_documents(graph, flux_builds)
-        model.unapplied = _kept_aside(graph, model, flux_builds, listed)
+        model.unapplied = _kept_aside(graph, model, flux_builds)
         model.skipped.extend(Skipped(folder, "kept aside (an archive or hidden folder no build "
                                      "reads): not applied") for folder in unapplied_folders(model)
                              if kept_aside(folder + "/x"))
@@ -174,7 +171,7 @@ def build_model(
             if isinstance(spec, dict) and isinstance(spec.get("name"), str)
             and (spec.get("nodes") or spec.get("kubernetes-version"))
         }
-    model.skipped.extend(_not_judged(graph, listed))
+    model.skipped.extend(_not_judged(graph))
     charts = _chart_content(graph.paths)
     by_identity = model.by_identity
     values_pods: list[PodTemplate] = []  # pods of objects' own Helm values, after the others
@@ -308,8 +305,7 @@ def _built_documents(graph: Graph, flux: Sequence[Build | None],
     return variants, _patch_documents(graph), {}
 
 
-def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None],
-                entries: _Entries) -> frozenset[str]:
+def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> frozenset[str]:
     """Without roots, what is not applied: files in an archive or hidden folder that no build
     from outside reads, and manifests beside a kustomization that no build reads (listed
     nowhere: kustomize-integrity says so; a script that applies one keeps it applied)."""
@@ -318,11 +314,11 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None],
     for build in flux:
         read |= build.files if build is not None else set()
     for k in graph.by_dir.values():
-        read.update(join(k.directory, e.value.strip()) for e in entries.of(k)
+        read.update(join(k.directory, e.value.strip()) for e in graph.entries(k)
                     if not is_remote(e.value))
         read.update(patch_files(k))
     # a folder of patches holds no object: a file there no kustomization names is unused
-    patches = patch_folders(graph.by_dir.values(), entries.of)
+    patches = patch_folders(graph.by_dir.values(), graph.entries)
     return frozenset(
         p for p in model.files if p not in read and "#" not in p and (kept_aside(p) or (
             (posixpath.dirname(p) in graph.by_dir or posixpath.dirname(p) in patches)
@@ -397,23 +393,10 @@ def _chart_content(paths: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
-class _Entries:
-    """Each kustomization's path entries (:func:`path_entries`), read once for the model."""
-
-    def __init__(self) -> None:
-        self._found: dict[str, tuple[Mapping[str, Any], list[Entry]]] = {}
-
-    def of(self, k: Kustomization) -> list[Entry]:
-        found = self._found.get(k.file)
-        if found is None or found[0] is not k.body:
-            found = self._found[k.file] = (k.body, list(path_entries(k.body)))
-        return found[1]
-
-
-def _not_judged(graph: Graph, entries: _Entries) -> Iterator[Skipped]:
+def _not_judged(graph: Graph) -> Iterator[Skipped]:
     """Kustomization entries git-ignored (generated before the build): said, not judged."""
     for k in sorted(graph.by_dir.values(), key=lambda k: k.file):
-        for entry in entries.of(k):
+        for entry in graph.entries(k):
             target = join(k.directory, entry.value.strip())
             if target not in graph.paths and not is_remote(entry.value) and (
                     graph.gitignored(target)):

@@ -396,6 +396,7 @@ class Graph:
         self._spec_texts: dict[int, tuple[Mapping[str, Any], dict[str, str]]] = {}
         # id(item) -> (a mapping or list in a spec field's list, its text)
         self._item_texts: dict[int, tuple[Any, str]] = {}
+        self._entries: dict[str, tuple[Mapping[str, Any], list[Entry]]] = {}
 
     def deleted(self) -> set[int]:
         """Documents whose object a patch of some build made so far deleted (``$patch:
@@ -455,6 +456,14 @@ class Graph:
                 return self._dirs
             self._dirs = folders(self.paths)
         return self._dirs
+
+    def entries(self, k: Kustomization) -> list[Entry]:
+        """:func:`path_entries` of ``k``, read once per kustomization (the walk and the
+        builder ask alike)."""
+        found = self._entries.get(k.file)
+        if found is None or found[0] is not k.body:
+            found = self._entries[k.file] = (k.body, list(path_entries(k.body)))
+        return found[1]
 
     def commented(self, k: Kustomization) -> list[Commented]:
         """:func:`commented_entries` of ``k``, once per parsed file (the previous graph's

@@ -51,7 +51,6 @@ from reviewbot.model.kustomize import (
     folders,
     is_remote,
     join,
-    path_entries,
 )
 from reviewbot.model.objects import Model
 from reviewbot.model.resource import Resource, dict_of, list_of, text_of
@@ -406,7 +405,7 @@ class _Walker:
             k = self.graph.by_dir.get(folder)
             if k is not None and (folder, id(k.body)) not in self.named:
                 self.named.add((folder, id(k.body)))
-                for entry in path_entries(k.body):
+                for entry in self.graph.entries(k):
                     if not is_remote(entry.value):
                         yield join(k.directory, entry.value.strip())
 
