@@ -163,6 +163,25 @@ def test_a_walk_s_substitutions_give_what_substituting_each_time_gives(
         assert _kept(out, body) == _kept(ref, body)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_BODIES, min_size=1, max_size=4), _VALUES)
+def test_texts_substituted_once_per_values_give_what_a_fresh_substitution_gives(
+        bodies: list[Any], values: Values) -> None:
+    """Each text is substituted once per values (``Values.texts``): bodies sharing texts,
+    one after another and again, give what values that substituted nothing before give,
+    the same variables named and unseen."""
+    for body in bodies + bodies:
+        names: set[str] = set()
+        fresh_names: set[str] = set()
+        out, unseen = substitute(body, values, names)
+        fresh = Values(values.known, values.unknown)
+        ref, ref_unseen = substitute(body, fresh, fresh_names)
+        assert _canon(out) == _canon(ref)
+        assert (unseen, names) == (ref_unseen, fresh_names)
+        assert _kept(out, body) == _kept(ref, body)
+    assert values == Values(values.known, values.unknown)
+
+
 def test_values_of_variables_a_body_does_not_name_share_its_substitution() -> None:
     body = {"metadata": {"name": "web"}, "spec": {"image": "web:${TAG}"}}
     memo = Substitutions()

@@ -24,7 +24,7 @@ import base64
 import binascii
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 DISABLED = "kustomize.toolkit.fluxcd.io/substitute"
@@ -34,10 +34,15 @@ _VAR = re.compile(r"\$(\$?)\{([_A-Za-z][_A-Za-z0-9]*)(?:(:?[=-])([^}]*))?\}")
 @dataclass(frozen=True)
 class Values:
     """What a Kustomization's ``postBuild`` gives: the known values, and for each source
-    reviewbot could not read, a phrase saying where the values live."""
+    reviewbot could not read, a phrase saying where the values live. ``texts``: each text
+    holding ``${`` substituted with these values so far, with the variables it names and
+    those left unseen (the same texts recur in a build's objects: a template's ``${PVC}``
+    in each of them); not part of the value."""
 
     known: Mapping[str, str]
     unknown: tuple[str, ...] = ()
+    texts: dict[str, tuple[Any, tuple[str, ...], tuple[str, ...]]] = field(
+        default_factory=dict, compare=False, repr=False)
 
 
 # (kind, namespace, name) -> the data of a ConfigMap or Secret of the repository, or None
@@ -151,16 +156,24 @@ _LEAVES = (int, bool, float, type(None))
 
 
 def _substituted(value: str, values: Values, missing: set[str], names: set[str]) -> Any:
-    """A text holding ``${`` substituted."""
-    out = _replace(value, values, missing, names)
-    # Flux substitutes the YAML text: a value that is one variable reads as what it is
-    # (``replicas: ${N}`` is a number), as YAML 1.2's core schema reads it
-    if _VAR.fullmatch(value) and isinstance(out, str):
-        if _INTEGER.fullmatch(out):
-            return int(out)
-        if out in ("true", "false"):
-            return out == "true"
-    return out
+    """A text holding ``${`` substituted (once per text and values: ``Values.texts``)."""
+    found = values.texts.get(value)
+    if found is None:
+        named: set[str] = set()
+        unseen: set[str] = set()
+        out = _replace(value, values, unseen, named)
+        # Flux substitutes the YAML text: a value that is one variable reads as what it is
+        # (``replicas: ${N}`` is a number), as YAML 1.2's core schema reads it
+        if _VAR.fullmatch(value) and isinstance(out, str):
+            if _INTEGER.fullmatch(out):
+                out = int(out)
+            elif out in ("true", "false"):
+                out = out == "true"
+        found = values.texts[value] = (out, tuple(named), tuple(unseen))
+    names.update(found[1])
+    if found[2]:
+        missing.update(found[2])
+    return found[0]
 
 
 _INTEGER = re.compile(r"[-+]?[0-9]+")
