@@ -120,6 +120,24 @@ def test_a_target_read_once_selects_what_the_plain_reading_selects(
         _reference(r, selector, patch) for r in resources]
 
 
+@settings(max_examples=300, deadline=None)
+@given(_SELECTORS, _PATCHES, st.lists(_resources(), min_size=1, max_size=6))
+def test_a_selector_read_once_is_read_again_as_a_copy_of_it_is(
+        selector: Mapping[str, Any] | None, body: Any, resources: list[Resource]) -> None:
+    """A selector is read once per mapping (a parent's patches copied into each child's
+    spec share their targets): a target of the same mapping, again, reads and selects as
+    a target of a copy read for the first time."""
+    patch = Patch(body, DOC, ())
+    first, again = Target(selector, patch), Target(selector, patch)
+    fresh = Target(dict(selector) if selector is not None else None, patch)
+    read = [k for k in Target.__slots__ if k != "selector"]
+    for target in (again, fresh):
+        assert target.selector == selector
+        assert [getattr(target, k) for k in read] == [getattr(first, k) for k in read]
+        assert [target.selects(r) for r in resources] == [
+            _reference(r, selector, patch) for r in resources]
+
+
 def test_the_generated_cases_select_and_miss() -> None:
     """The generator above is no test if no selector selects (or all do)."""
     outcomes: set[bool] = set()

@@ -110,24 +110,13 @@ class Target:
         self.selector = selector
         self.patch = patch
         self.smp = selector is None and isinstance(patch.body, dict)
-        self.only: str | tuple[()] | None = None
+        (self.kind, self.plain_kind, self.name, self.namespace, self.group, self.version,
+         self.labels, self.annotations) = _selector(selector if selector is not None
+                                                    else _NO_SELECTOR)
+        self.only: str | tuple[()] | None = self.plain_kind or ()
         if selector is None:
             own = patch.body.get("kind") if self.smp else None
             self.only = own if isinstance(own, str) else None
-            selector = {}
-        self.kind = _pattern(selector.get("kind"))
-        self.plain_kind = self.kind[0] if self.kind is not None and _PLAIN.fullmatch(
-            self.kind[0]) else None
-        if self.selector is not None:
-            self.only = self.plain_kind or ()
-        self.name = _pattern(selector.get("name"))
-        self.namespace = _pattern(selector.get("namespace"))
-        group, version = selector.get("group"), selector.get("version")
-        self.group = group if isinstance(group, str) and group else None
-        self.version = version if isinstance(version, str) and version else None
-        labels, notes = selector.get("labelSelector"), selector.get("annotationSelector")
-        self.labels = _label_terms(labels) if isinstance(labels, str) and labels else None
-        self.annotations = _label_terms(notes) if isinstance(notes, str) and notes else None
 
     def selects(self, r: Resource) -> bool:
         body = r.body
@@ -166,6 +155,37 @@ class Target:
 
 _PLAIN = re.compile(r"[A-Za-z0-9_-]+")  # a name no regular expression reads otherwise
 _Pattern = tuple[str, "re.Pattern[str] | None"]
+_Terms = tuple["_Term", ...]
+_Read = tuple[_Pattern | None, str | None, _Pattern | None, _Pattern | None, str | None,
+              str | None, _Terms | None, _Terms | None]
+_NO_SELECTOR: Mapping[str, Any] = {}
+# selectors read so far, by id (a parent's patches, copied into each child's spec, keep
+# their target mappings): (the selector, what Target reads of it); each kept, so that its
+# id stays its own; at most _SELECTORS_MAX of them (then all forgotten at once)
+_SELECTORS: dict[int, tuple[Mapping[str, Any], _Read]] = {}
+_SELECTORS_MAX = 4096
+
+
+def _selector(selector: Mapping[str, Any]) -> _Read:
+    """What :class:`Target` reads of a selector: kind (and whether it is a plain name),
+    name, namespace, group, version, label and annotation terms; once per selector."""
+    found = _SELECTORS.get(id(selector))
+    if found is not None and found[0] is selector:
+        return found[1]
+    kind = _pattern(selector.get("kind"))
+    plain = kind[0] if kind is not None and _PLAIN.fullmatch(kind[0]) else None
+    group, version = selector.get("group"), selector.get("version")
+    labels, notes = selector.get("labelSelector"), selector.get("annotationSelector")
+    read: _Read = (
+        kind, plain, _pattern(selector.get("name")), _pattern(selector.get("namespace")),
+        group if isinstance(group, str) and group else None,
+        version if isinstance(version, str) and version else None,
+        _label_terms(labels) if isinstance(labels, str) and labels else None,
+        _label_terms(notes) if isinstance(notes, str) and notes else None)
+    if len(_SELECTORS) >= _SELECTORS_MAX:
+        _SELECTORS.clear()
+    _SELECTORS[id(selector)] = (selector, read)
+    return read
 
 
 def _pattern(wanted: Any) -> _Pattern | None:
