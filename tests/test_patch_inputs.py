@@ -18,7 +18,7 @@ from reviewbot.load.loader import Document, load
 from reviewbot.model.kustomize import Graph, _synthetic_doc
 from reviewbot.model.patches import patcher
 from reviewbot.model.resource import Patch, Resource, dict_of, document_as_written, inline_values
-from reviewbot.model.smp import _outside, apply_smp
+from reviewbot.model.smp import _definitions, _kind_schema, _outside, _resolve, apply_smp
 from reviewbot.sources.tree import FileRecord, blob_id
 
 TEXTS = [
@@ -260,3 +260,18 @@ def test_the_fields_a_patch_sets_are_located_where_the_patch_writes_them() -> No
                            ("data", "m"): (patch_doc, ("data", "m")),
                            ("data", "l"): (patch_doc, ("data", "l"))}
     assert [patch_doc.position(out.origins[("data", k)][1])[0] for k in "knml"] == [6, 7, 8, 9]
+
+
+def test_a_kind_s_schema_is_found_once_as_the_definitions_give_it() -> None:
+    """smp looks a kind's definition up once per (apiVersion, kind): the node the
+    definitions give, the same object each time (the walk's memo keys on it)."""
+    defs, index = _definitions()
+    for api, kind in (("apps/v1", "Deployment"), ("v1", "Service"), ("v1", "Nope"),
+                      ("helm.toolkit.fluxcd.io/v2", "HelmRelease")):
+        group, _, version = api.rpartition("/")
+        name = index.get((group, version, kind))
+        want = _resolve(defs.get(name)) if name is not None else None
+        body = {"apiVersion": api, "kind": kind}
+        assert _kind_schema(body) == want
+        assert _kind_schema(dict(body)) is _kind_schema(body)
+    assert _kind_schema({"apiVersion": 1, "kind": "Deployment"}) is None

@@ -66,7 +66,8 @@ def apply_smp(r: Resource, patch: Patch) -> Resource | None:
     if not isinstance(body, dict):
         return r
     meta, before = dict_of(body.get("metadata")), dict_of(r.body.get("metadata"))
-    if any(meta.get(k) != before.get(k) for k in ("name", "namespace")):
+    if meta.get("name") != before.get("name") or (
+            meta.get("namespace") != before.get("namespace")):
         # kustomize keeps the target's name and namespace (a patch may name it by an id it
         # had before a rename: ApplySmPatch sets them back)
         meta = {k: v for k, v in meta.items() if k != "namespace"}
@@ -175,7 +176,7 @@ class _Merge:
                 marks[here + (key,)] = (doc, written + (key,))
                 continue
             merged = self.value(out.get(key), value, here + (key,), src + (key,), at + (key,),
-                                _property(node, key))
+                                None if node is None else _property(node, key))
             if merged is _DELETE:
                 out.pop(key, None)
             else:
@@ -200,7 +201,10 @@ class _Merge:
             self.nulls += 1
             return value if self._written_null(src) else _DELETE
         if isinstance(value, dict):
-            node = _property(parent, key) if isinstance(key, str) else parent
+            if isinstance(key, str):
+                node = _property(parent, key) if parent is not None else None
+            else:
+                node = parent
             memo = (id(value), id(node))
             if _WALKED.get(memo) is value:
                 return value
@@ -413,6 +417,12 @@ def _kind_schema(body: Mapping[str, Any]) -> Node:
     api, kind = body.get("apiVersion"), body.get("kind")
     if not isinstance(api, str) or not isinstance(kind, str):
         return None
+    return _schema_of(api, kind)
+
+
+@functools.lru_cache(maxsize=1024)
+def _schema_of(api: str, kind: str) -> Node:
+    """The definition of ``kind`` of ``api`` (None: no schema), found once per kind."""
     defs, index = _definitions()
     group, _, version = api.rpartition("/")
     name = index.get((group, version, kind))

@@ -211,7 +211,8 @@ class _Kinds:
             picked = [n for n, r in enumerate(out) if selects(r)]
         else:
             if self._of is not out:
-                self._of, self._kinds = out, [r.kind for r in out]
+                # (Resource.kind of each, without the property's call)
+                self._of, self._kinds = out, [str(r.body.get("kind") or "") for r in out]
             picked = [n for n, found in enumerate(self._kinds)
                       if found == kind and selects(out[n])]
         if not picked:
