@@ -29,9 +29,11 @@ from reviewbot.model.kustomize import (
     folders,
     path_entries,
 )
+from reviewbot.netpol import network as network_mod
+from reviewbot.netpol.sets import ip_pieces
 from reviewbot.sources.tree import FileRecord, blob_id, disk_tree
 
-from .helpers import GitRepo, kustomize_graph, run_cli, write
+from .helpers import GitRepo, build, deployment, kustomize_graph, run_cli, write
 
 FILES = {
     "apps/web.yaml": """
@@ -909,3 +911,84 @@ def test_a_kustomization_s_entries_are_read_once_and_again_for_another_body() ->
 def _tree_doc() -> Any:
     data = b"{}\n"
     return load(FileRecord("apps/kustomization.yaml", blob_id(data), data)).documents[0]
+
+
+# ---------------------------------------------------------------- the connectivity listing
+
+LISTED = (
+    deployment("web", "shop", "{app: web, tier: a}", "ports: [{name: http, containerPort: 8080}]")
+    + deployment("web2", "shop", "{app: web, tier: a}",
+                 "ports: [{name: http, containerPort: 9090}]")
+    + deployment("web3", "shop", "{app: web}", "ports: [{name: http, containerPort: 7070}]")
+    + deployment("api", "shop", "{app: api}", "ports: [{name: http, containerPort: 8080}]")
+    + deployment("db", "data", "{app: db}", "ports: [{containerPort: 5432}]")
+    + deployment("free", "open", "{app: free}")
+    + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: in, namespace: shop}
+spec:
+  podSelector: {}
+  policyTypes: [Ingress, Egress]
+  ingress:
+  - from: [{ipBlock: {cidr: 10.0.0.0/8, except: [10.1.0.0/16]}}]
+    ports: [{port: http}]
+  - from: [{podSelector: {matchLabels: {app: web}}}, {ipBlock: {cidr: 192.168.0.0/16}}]
+    ports: [{port: 8080}, {port: http}]
+  egress:
+  - to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: data}}}]
+  - to: [{ipBlock: {cidr: 10.2.0.0/16}},
+         {podSelector: {matchExpressions: [{key: app, operator: In, values: [api, web]}]}}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: db-in, namespace: data}
+spec:
+  podSelector: {matchLabels: {app: db}}
+  ingress:
+  - from: [{namespaceSelector: {}}, {ipBlock: {cidr: 10.0.0.0/9}}]
+    ports: [{port: 5432}]
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: deny-some, namespace: shop}
+spec:
+  endpointSelector: {matchLabels: {app: api}}
+  ingressDeny:
+  - fromCIDR: [10.5.0.0/16]
+  - fromEndpoints: [{matchLabels: {app: web}}]
+    toPorts: [{ports: [{port: "9999", protocol: TCP}]}]
+"""
+)
+
+
+def test_the_listing_answers_each_pair_as_the_network_does(tmp_path: Path) -> None:
+    """connectivity()'s per-listing memo (_pair_conns) and the address-range memo give what
+    Network.allowed and the plain address-range walk give, pair by pair and piece by piece:
+    named ports resolved per pod, ipBlock excepts, Cilium deny rules, pods with no policy."""
+    net = build(tmp_path, LISTED)
+    memo = network_mod._pair_conns(net)
+    pods = range(len(net.pods))
+    pairs = [(s, d) for s in pods for d in pods if s != d]
+    assert len(pairs) >= 20
+    assert [memo(s, d) for s, d in pairs] == [net.allowed(s, d) for s, d in pairs]
+    assert {str(net.allowed(s, d)) for s, d in pairs} >= {"All Connections",
+                                                          "No Connections"}
+    for direction in ("ingress", "egress"):
+        pieces = ip_pieces(net.ip_blocks(direction))
+        assert len(pieces) >= 3
+        for piece in pieces:
+            for i in pods:
+                if direction == "ingress":
+                    assert net.ip_ingress(piece, i) == net._ip_ingress(piece, i)
+                else:
+                    assert net.ip_egress(i, piece) == net._np_ip_egress_of(i, piece)
+    plain = build(tmp_path, LISTED)
+    listed = network_mod.connectivity(net)
+    original = network_mod._pair_conns
+    try:
+        network_mod._pair_conns = lambda network: network.allowed  # type: ignore[assignment]
+        assert network_mod.connectivity(plain) == listed
+    finally:
+        network_mod._pair_conns = original
