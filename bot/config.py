@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -208,6 +209,19 @@ def guard_binaries(config: Config, trees: Sequence[Path]) -> None:
                     f"the configuration names kubeconform {named!r}, which is inside {top}: a "
                     "binary the reviewed tree holds is never run (install it outside the "
                     "tree, or name it with --kubeconform)")
+
+
+def config_candidates(folder: str) -> list[str]:
+    """Where a configuration is looked for, nearest first, as repository-relative paths:
+    ``folder``'s `.reviewbot.yaml`, then each parent's, up to the repository root's (what
+    :func:`find_config` walks on the disk, for a git ref)."""
+    out: list[str] = []
+    folder = folder.strip("/")
+    while True:
+        out.append(f"{folder}/{CONFIG_NAME}" if folder else CONFIG_NAME)
+        if not folder:
+            return out
+        folder = posixpath.dirname(folder)
 
 
 def find_config(start: Path, root: Path) -> Path | None:

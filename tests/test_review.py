@@ -168,6 +168,29 @@ def test_config_comes_from_the_base_branch(
     assert "`rules.image-digest.severity`: removed" in out
 
 
+def test_a_review_of_paths_takes_their_nearest_config_as_lint_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`review ... apps/` reads apps/.reviewbot.yaml of the base branch, the file
+    `lint apps/` uses, not the root's; a nearer one only the head adds changes nothing."""
+    repo = GitRepo(tmp_path / "repo")
+    off = "rules:\n  image-digest: {enabled: false}\n"
+    on = "rules:\n  image-digest: {severity: error}\n"
+    base = repo.commit({".reviewbot.yaml": off, "apps/.reviewbot.yaml": on,
+                        "apps/a.yaml": deployment("ok", f"web@{DIGEST}"),
+                        "other/b.yaml": deployment("b", f"web@{DIGEST}")})
+    head = repo.commit({"apps/a.yaml": deployment("ok", "web:latest"),
+                        "other/b.yaml": deployment("b", "web:latest"),
+                        "other/.reviewbot.yaml": on})
+    monkeypatch.chdir(repo.path)
+    code, data, _ = review(repo, base, head, capsys, "apps")
+    assert objects(data, new=True) == ["Deployment/shop/ok"] and code == 1
+    code, data, _ = review(repo, base, head, capsys)  # the whole repository: the root's
+    assert objects(data, new=True) == [] and code == 0
+    code, data, _ = review(repo, base, head, capsys, "other")  # the base has none there
+    assert objects(data, new=True) == [] and code == 0
+
+
 def test_base_and_head_from_the_ci_event(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -35,6 +35,7 @@ from reviewbot.config import (
     CONFIG_NAME,
     Config,
     Overrides,
+    config_candidates,
     guard_binaries,
     load_config_file,
     parse_config,
@@ -120,6 +121,8 @@ def review_config(sides: Sides, config_file: str | None,
         rel = in_repo(Path(config_file), sides.root)
         if rel is None:  # outside the repository: the workflow's own file, not the PR's
             return ConfigSides(checked(load_config_file(Path(config_file))), config_file)
+    elif sides.prefixes:  # the nearest to the reviewed paths, as lint finds it
+        rel = _nearest_config(sides, base_tree, head_side, whole)
     assert rel is not None
     base_data = file_at(sides.root, sides.base, rel, base_tree, whole)
     base = (checked(parse_config(base_data, f"{rel} (base)")) if base_data is not None
@@ -142,6 +145,19 @@ def review_config(sides: Sides, config_file: str | None,
 
     found = compare(dict(base.raw), dict(head.raw))
     return ConfigSides(base, source, tuple(c.as_json() for c in found))
+
+
+def _nearest_config(sides: Sides, base_tree: Any, head_side: Any, whole: bool) -> str:
+    """The configuration of a review limited to ``sides.prefixes``: the nearest
+    `.reviewbot.yaml` from their common folder up to the root that the base branch holds
+    (else the nearest the head adds, whose change is reported, not applied)."""
+    start = posixpath.commonpath(list(sides.prefixes))
+    candidates = config_candidates(start)
+    for side, tree in ((sides.base, base_tree), (sides.head, head_side)):
+        for rel in candidates:
+            if file_at(sides.root, side, rel, tree, whole) is not None:
+                return rel
+    return CONFIG_NAME
 
 
 def _as_read(config: Config) -> Config:
