@@ -129,6 +129,14 @@ def test_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lint", "/definitely/not/here"]) == 2
 
 
+def test_an_unknown_rule_is_a_usage_error_naming_the_known_ones(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["lint", str(ROOT / "examples"), "--rule", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown rule(s): nope; known rules: api-lifecycle, " in err and "yaml-syntax" in err
+
+
 def test_fail_on_threshold(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text("a: 1\na: 2\n")
     args = ["lint", str(tmp_path), "--format", "json", "--output", str(tmp_path / "o.json")]

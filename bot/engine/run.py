@@ -252,7 +252,8 @@ def enabled_rules(config: Config, only: Sequence[str] = ()) -> list[Rule]:
     if only:
         unknown = set(only) - {r.id for r in all_rules()}
         if unknown:
-            raise ReviewbotError(f"unknown rule(s): {', '.join(sorted(unknown))}")
+            raise ReviewbotError(f"unknown rule(s): {', '.join(sorted(unknown))}; known rules: "
+                                 f"{', '.join(sorted(r.id for r in all_rules()))}")
         rules = [r for r in rules if r.id in only]
     return rules
 
