@@ -151,7 +151,9 @@ def _walk(value: Any, values: Values, missing: set[str], names: set[str]) -> Any
 
 
 # (the walk's items are told apart by their exact type, the loader's types first: a test of
-# identity each, where ``isinstance`` is a call; any other type takes :func:`_walk`)
+# identity each, where ``isinstance`` is a call; any other type takes :func:`_walk`. The same
+# five-way test is written out in :func:`_map` and :func:`_sequence`, not called: one call
+# per item made the walk 15-25% slower on Deployment-shaped bodies)
 _LEAVES = (int, bool, float, type(None))
 
 
