@@ -104,7 +104,7 @@ def test_text_groups_by_file_and_shows_the_line(
     assert out.startswith("k8s/app.yaml\n")
     assert '    reviewbot.dev/ignore: "yaml-syntax"' in out
     assert "\033[" not in out
-    assert "\n1 error, 1 warning; 1 object in 1 file linted\n" in out
+    assert "\n1 error, 1 warning; looked in 1 object from 1 file\n" in out
     assert out.rstrip().splitlines()[-1].startswith("schema: 1 object validated against Kubernetes")
 
 

@@ -54,8 +54,9 @@ def render_text(report: Report, color: bool = False) -> str:
     summary = ", ".join(_plural(n, s) for s, n in counts.items() if n)
     objects = report.stats.get("objects")
     files = report.stats.get("files", 0)
-    # what was linted, apart from the counts: "in 14 objects" read as the objects found wanting
-    scanned = (f"; {_plural(objects, 'object')} in {_plural(files, 'file')} linted"
+    # what was linted, apart from the counts ("2 errors in 14 objects" read as the objects found
+    # wanting); "looked in N objects" is also what ../shared/tools/precision.py counts objects by
+    scanned = (f"; looked in {_plural(objects, 'object')} from {_plural(files, 'file')}"
                if objects else "")
     out.append(f"{summary or 'no findings'}{scanned}")
     out.extend(not_shown_lines(report))
