@@ -356,7 +356,7 @@ def _composed(text: str, marks: bool) -> Any:
         return "recheck"
     except loader.ProblemError as exc:
         return ("problem", exc.message, exc.line, exc.column)
-    return [(_canon(value), line, spans) for value, line, _, spans in out]
+    return [(_canon(value), line, spans, apart) for value, line, _, spans, apart in out]
 
 
 def _reads_as_the_strict_pass(text: str) -> None:

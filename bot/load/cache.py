@@ -40,7 +40,7 @@ from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import Document, LoadedFile, Problem
 from reviewbot.sources.tree import FileRecord
 
-FORMAT = 3
+FORMAT = 4
 KEEP_PACKS = 16  # packs kept, most recently used first
 KEEP_RESULTS = 64  # rule results (and reviews) kept, most recently used first
 MAX_CHAIN = 4  # a pack and its ancestors; deeper, a pack is written whole
@@ -324,7 +324,7 @@ def _tree_key(blobs: frozenset[str]) -> str:
 
 def freeze(loaded: LoadedFile) -> dict[str, Any]:
     return {
-        "docs": [[d.index, d.line, d.value] for d in loaded.documents],
+        "docs": [[d.index, d.line, d.value, d.kyaml_apart] for d in loaded.documents],
         "problems": [[p.message, p.line, p.column] for p in loaded.problems],
         "skipped": loaded.skipped,
         "pure": loaded.pure,
@@ -336,7 +336,8 @@ def freeze(loaded: LoadedFile) -> dict[str, Any]:
 def thaw(record: FileRecord, raw: dict[str, Any], limit: int) -> LoadedFile:
     data = record.data if len(record.data) <= limit else b""  # as ``load`` keeps it
     out = LoadedFile(record.path, record.blob, data, skipped=raw["skipped"], pure=raw["pure"])
-    out.documents = [Document(out, index, value, line) for index, line, value in raw["docs"]]
+    out.documents = [Document(out, index, value, line, kyaml_apart=apart)
+                     for index, line, value, apart in raw["docs"]]
     out.problems = [Problem(m, line, col) for m, line, col in raw["problems"]]
     out.ignore_comments = {
         int(line): (tuple(rules), reason, int(col)) for line, rules, reason, col in raw["ignore"]

@@ -118,6 +118,15 @@ class Document:
     # whether a quoted scalar or a flow collection of it may run over several lines (the
     # composer tells; a document from elsewhere, a cache, may: ``_Cutter`` checks its cuts)
     spans: bool = True
+    # whether kustomize may read a plain scalar of it otherwise than Kubernetes does (``on``,
+    # ``0o17``, a date: :func:`resolve_kyaml`); the composer tells
+    kyaml_apart: bool = False
+
+    @property
+    def kustomize_value(self) -> Any:
+        """The value as kustomize reads the document (kyaml, go-yaml v3: ``on`` is text, a
+        date a timestamp); ``value`` (as Kubernetes reads it) unless a scalar differs."""
+        return self.file.kustomize_value(self.index) if self.kyaml_apart else self.value
 
     def _lookup(self, path: Path) -> dict[Path, Position]:
         """Positions that answer for ``path``: those on its way alone (``LoadedFile.locate``),
@@ -168,6 +177,7 @@ class LoadedFile:
     _starts: tuple[list[int] | None, dict[int, int]] | None = field(default=None, repr=False)
     _located: dict[tuple[int, Path], dict[Path, Position]] | None = field(
         default=None, repr=False)
+    _kyaml: dict[int, Any] | None = field(default=None, repr=False)
 
     @property
     def text(self) -> str:
@@ -267,6 +277,20 @@ class LoadedFile:
             _compose_stream(text, True, self.pure, composed, only)
         part = (composed[0][2] if composed else None) or {}
         return {path: (line + shift, column) for path, (line, column) in part.items()}
+
+    def kustomize_value(self, index: int) -> Any:
+        """Document ``index`` composed again (once) with its plain scalars read as kyaml reads
+        them (:func:`resolve_kyaml`): what a kustomization that lists this file builds from."""
+        if self._kyaml is None:
+            self._kyaml = {}
+        if index not in self._kyaml:
+            text, _, only = self._document_text(index)
+            composed: list[Composed] = []
+            with suppress(*PARSE_ERRORS, ProblemError):
+                _compose_stream(text, True, self.pure, composed, only, resolve=resolve_kyaml)
+            mine = next(d.value for d in self.documents if d.index == index)
+            self._kyaml[index] = composed[0][0] if composed else mine
+        return self._kyaml[index]
 
     def positions_in_stream(self, index: int) -> dict[Path, Position]:
         """Positions of document ``index`` composed from the whole stream (the reference)."""
@@ -394,9 +418,10 @@ def _fill(out: LoadedFile, pure: bool) -> None:
             composed.clear()
             _compose_stream(out.text, True, pure, composed)
     finally:  # the documents before a broken one are kept
-        for index, (value, line, _, spans) in enumerate(composed):
+        for index, (value, line, _, spans, apart) in enumerate(composed):
             if value is not None:
-                out.documents.append(Document(out, index, value, line, spans=spans))
+                out.documents.append(Document(out, index, value, line, spans=spans,
+                                              kyaml_apart=apart))
 
 
 def _in_templates_dir(path: str) -> bool:
@@ -533,6 +558,112 @@ def _tagged(tag: Any, value: str) -> Any:
         return None
     # Unknown and custom tags (!env_var, tag:yaml.org,2002:value) keep the text.
     return value
+
+
+# ---------------------------------------------------------------- scalars, the kustomize way
+
+# kustomize reads the files a kustomization lists with kyaml, over go-yaml v3, and writes its
+# output as JSON does (kubectl kustomize: ``on`` -> "on", ``0o17`` -> 15, ``08`` -> 8,
+# ``2024-01-01`` -> "2024-01-01T00:00:00Z"); go-yaml v3's resolve.go: booleans are only
+# true/false, integers are Go's strconv.ParseInt(text without "_", base 0) (0x, 0o, 0b, a
+# leading 0: octal; then ParseUint), then floats of its yamlStyleFloat, then timestamps in
+# four layouts (parseTimestamp). The composer marks a document where a plain scalar may read
+# apart (``_KYAML_BOOL``, ``_KYAML_MAYBE``); LoadedFile.kustomize_value composes it again.
+_KYAML_BOOL = {"true": True, "True": True, "TRUE": True,
+               "false": False, "False": False, "FALSE": False}
+_KYAML_FIRST = frozenset("0123456789+-")
+# text the Kubernetes reading keeps as text and kyaml may not: 0o17, 0X1F, 0B1, 08 (a float
+# to Go), a date (2024-01-01); not 0.0.0.0/0, 00:00 or 0 * * * *
+_KYAML_MAYBE = re.compile(r"[-+]?0(?:[xXoObB_]|[0-9_]*[89])|[0-9]{4}-[0-9]").match
+_GO_INT = re.compile(r"([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)\Z")
+_GO_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+# parseTimestamp's layouts: "2006-1-2T15:4:5.999999999Z07:00" (and "t"), "2006-1-2
+# 15:4:5.999999999" (no zone: UTC), "2006-1-2"; Go reads "1", "2", "15", "4", "5" as one or
+# two digits and a fraction after "." or "," of any length (nanoseconds: the first nine)
+_GO_TIME = re.compile(
+    r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})"
+    r"(?:([Tt ])([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?:[.,]([0-9]+))?"
+    r"(Z|[-+][0-9]{2}:[0-9]{2})?)?\Z")
+_INT64 = 1 << 63
+
+
+def resolve_kyaml(value: str) -> Any:
+    """Resolve an untagged plain scalar as kustomize reads it and writes it out (above)."""
+    if not value:
+        return None
+    if value in _NULL:
+        return None
+    hit = _KYAML_BOOL.get(value)
+    if hit is not None:
+        return hit
+    c = value[0]
+    if c == ".":
+        if value in _INF:
+            return float("inf")
+        if value in _NAN:
+            return float("nan")
+        return _json_number(float(value)) if _GO_FLOAT.match(value) else value
+    if c in _KYAML_FIRST:
+        if value in _NINF or value in ("+.inf", "+.Inf", "+.INF"):
+            return float("-inf") if c == "-" else float("inf")
+        stamp = _go_timestamp(value)
+        if stamp is not None:
+            return stamp
+        plain = value.replace("_", "")
+        m = _GO_INT.match(plain)
+        if m:
+            digits = m.group(2)
+            base = 8 if digits[0] == "0" and digits[1:2].isdigit() else 0  # 0755
+            number = int(digits, base) if base else int(digits, 0)
+            number = -number if m.group(1) == "-" else number
+            if -_INT64 <= number < _INT64 or (0 <= number < 2 * _INT64 and not m.group(1)):
+                return number
+        if _GO_FLOAT.match(plain):
+            return _json_number(float(plain))
+    return value
+
+
+def _json_number(number: float) -> float | int:
+    """A float as kustomize writes it out: a whole number in plain digits (8.0 -> 8, 1e3 ->
+    1000, 1.5e7 -> 15000000), which reads back as an integer; measured up to 1e15 (larger
+    ones come out as 1e+20 or as digits, by a rule not settled here: kept a float)."""
+    if not number.is_integer() or abs(number) >= 1e16:
+        return number
+    mantissa, _, exponent = repr(number).partition("e")  # 8.0, 1.0437160698503367e+19
+    whole, _, fraction = mantissa.partition(".")
+    shift = int(exponent or 0) - len(fraction)
+    digits = int(whole + fraction)
+    return digits * 10 ** shift if shift >= 0 else digits // 10 ** -shift
+
+
+def _go_timestamp(value: str) -> str | None:
+    """``value`` as go-yaml v3 reads a timestamp and JSON writes it (RFC 3339, nanoseconds
+    without trailing zeros, "Z" for UTC), or None when it is not one Go's layouts take."""
+    m = _GO_TIME.match(value)
+    if m is None:
+        return None
+    year, month, day, sep, hour, minute, second, fraction, zone = m.groups()
+    if sep is None:
+        if "T" in value[4:] or "t" in value[4:] or " " in value:
+            return None
+        hour = minute = second = "0"
+    elif sep == " " and zone is not None:
+        return None  # the space layout has no zone
+    elif sep in "Tt" and zone is None:
+        return None  # the T layouts need one
+    import datetime  # here: a date in a kustomize-read document is rare (start-up cost)
+    try:
+        datetime.date(int(year), int(month), int(day))
+    except ValueError:
+        return None
+    if int(hour) > 23 or int(minute) > 59 or int(second) > 59:
+        return None
+    if zone is not None and zone != "Z" and (int(zone[1:3]) > 23 or int(zone[4:6]) > 59):
+        return None
+    nanos = (fraction or "")[:9].ljust(9, "0").rstrip("0")
+    out = (f"{int(year):04d}-{int(month):02d}-{int(day):02d}T{int(hour):02d}:"
+           f"{int(minute):02d}:{int(second):02d}" + (f".{nanos}" if nanos else ""))
+    return out + ("Z" if zone is None or zone in ("Z", "+00:00", "-00:00") else zone)
 
 
 # ---------------------------------------------------------------- events
@@ -697,13 +828,14 @@ _NO_KEY: Any = object()
 
 # (value, first line, positions or None, whether a quoted scalar or flow collection spans
 # lines: see Document.spans)
-Composed = tuple[Any, int, dict[Path, Position] | None, bool]
+# (value, first line, positions or None, spans, whether kyaml reads a plain scalar apart)
+Composed = tuple[Any, int, dict[Path, Position] | None, bool, bool]
 _CHECKED, _TRUSTED = 1, 2  # cuts (_Cutter): checked with libyaml, or trusted (nothing spans)
 
 
 def _compose_stream(
     text: str, marks: bool, pure: bool, out: list[Composed], only: int | None = None,
-    target: Path | None = None, cut: int = 0,
+    target: Path | None = None, cut: int = 0, resolve: Callable[[str], Any] | None = None,
 ) -> None:
     """Append (value, first line, positions or None, spans) per document to ``out`` (as they come,
     so the documents before a broken one are kept); only document ``only`` when given (the
@@ -721,11 +853,11 @@ def _compose_stream(
     if not pure and LIBYAML:
         n = len(out)
         try:
-            _compose_events(text, marks, "libyaml", out, only, target, cut)
+            _compose_events(text, marks, "libyaml", out, only, target, cut, resolve)
             return
         except YAMLError:
             del out[n:]
-    _compose_events(text, marks, "pure" if pure else "ruamel", out, only, target)
+    _compose_events(text, marks, "pure" if pure else "ruamel", out, only, target, 0, resolve)
 
 
 def _open_events(text: str, engine: str) -> tuple[Callable[[], Any], Callable[[], None]]:
@@ -763,7 +895,7 @@ def _open_events(text: str, engine: str) -> tuple[Callable[[], Any], Callable[[]
 
 def _compose_events(
     text: str, marks: bool, engine: str, out: list[Composed], only: int | None,
-    target: Path | None = None, cut: int = 0,
+    target: Path | None = None, cut: int = 0, resolve: Callable[[str], Any] | None = None,
 ) -> None:
     get, close = _open_events(text, engine)
     cutter = _Cutter(text, cut == _CHECKED) if cut and engine == "libyaml" else None
@@ -775,7 +907,8 @@ def _compose_events(
             if kind is _DocStart:
                 if only is None or index == only:
                     line = event.args[0].line + 1
-                    out.append(_compose_document(get, line, marks) if target is None
+                    out.append(_compose_document(get, line, marks, resolve or resolve_plain)
+                               if target is None
                                else _locate_document(get, line, target, cutter))
                     if only is not None:
                         break
@@ -789,8 +922,10 @@ def _compose_events(
         close()
 
 
-def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
-    """Compose one document iteratively (no recursion: depth is bounded, not the C stack).
+def _compose_document(get: Any, start_line: int, marks: bool,
+                      resolve: Callable[[str], Any]) -> Composed:
+    """Compose one document iteratively (no recursion: depth is bounded, not the C stack),
+    its plain scalars read by ``resolve`` (:func:`resolve_plain`, or :func:`resolve_kyaml`).
 
     The open container's state lives in locals; the enclosing ones wait on ``stack``.
     """
@@ -828,6 +963,7 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
     first = _FIRST
     # whether a quoted scalar or a flow collection runs over several lines (Document.spans)
     spans = False
+    apart = False  # whether kyaml may read a plain scalar otherwise (Document.kyaml_apart)
     flow = 0  # flow collections open
     flow_line = 0  # where the outermost one opened
     while True:
@@ -866,7 +1002,12 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
                 elif not text:
                     value = None
                 elif text[0] in first:
-                    value = resolve_plain(text)
+                    value = resolve(text)
+                    if value.__class__ is bool:
+                        if text not in _KYAML_BOOL:
+                            apart = True
+                    elif value is text and text[0] in _KYAML_FIRST and _KYAML_MAYBE(text):
+                        apart = True
                 else:
                     value = intern(text) if len(text) < 24 else text
             else:
@@ -954,7 +1095,7 @@ def _compose_document(get: Any, start_line: int, marks: bool) -> Composed:
                 if inner >= height:
                     height = inner + 1
         elif kind is _DocEnd:
-            return root, first_line, positions, spans
+            return root, first_line, positions, spans, apart
         else:
             continue
         # attach ``value`` (at vmark) to the open container
@@ -1165,7 +1306,7 @@ def _locate_document(get: Any, start_line: int, target: Path,
                 break
         elif kind is _DocEnd:
             break
-    return None, start_line, positions, True
+    return None, start_line, positions, True, False
 
 
 def _skip(get: Any, anchors: dict[str, Any], anchor: Any) -> None:

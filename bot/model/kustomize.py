@@ -480,8 +480,14 @@ class Graph:
         self._commented[key] = found
         return found[1]
 
-    def objects_of(self, file: str) -> list[Resource]:
-        """The objects of one file as written."""
+    def objects_of(self, file: str, kustomize: bool = True) -> list[Resource]:
+        """The objects of one file as written, as kustomize reads them (``kustomize``), else
+        as Kubernetes does (an Argo CD folder without a kustomization)."""
+        if not kustomize:
+            lf = self.files.get(file)
+            if lf is None or not any(d.kyaml_apart for d in lf.documents):
+                return self.objects_of(file)
+            return list(file_objects(lf, kustomize=False))
         found = self._objects.get(file)
         if found is None:
             lf = self.files.get(file)
@@ -873,7 +879,7 @@ class Graph:
             for file in files:          # copied it once per file)
                 build.files.add(file)
                 build.reads[file] = self._token(file)
-                made.extend(self.objects_of(file))
+                made.extend(self.objects_of(file, not spec.get(ARGO_DIRECTORY)))
             build.resources = build.resources + made
         for entry in _list(spec.get("components")):  # relative to spec.path
             if isinstance(entry, str) and entry.strip() and not is_remote(entry):
@@ -894,9 +900,12 @@ class Graph:
         return build
 
 
+# an Argo CD Application's folder without a kustomization, given to :meth:`Graph.flux_build`:
+# Argo CD applies its files as Kubernetes reads YAML (``on`` is true), no kustomize reads them
+ARGO_DIRECTORY = "argocd-directory"
 # the fields of a Flux Kustomization's spec that :meth:`Graph.flux_build` reads
 FLUX_BUILD_FIELDS = ("path", "sourceRef", "components", "targetNamespace", "namePrefix",
-                     "nameSuffix", "patches", "images")
+                     "nameSuffix", "patches", "images", ARGO_DIRECTORY)
 
 
 

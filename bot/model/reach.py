@@ -43,6 +43,7 @@ from typing import Any
 
 from reviewbot.load.loader import Document
 from reviewbot.model.kustomize import (
+    ARGO_DIRECTORY,
     FLUX_GROUP,
     Build,
     ClusterSpec,
@@ -546,6 +547,8 @@ class _Walker:
             if folder is None or (folder and folder not in self.graph.dirs):
                 continue
             flux: dict[str, Any] = {"path": path}
+            if folder not in self.graph.by_dir:  # Argo CD applies the files, no kustomize
+                flux[ARGO_DIRECTORY] = True
             namespace = text_of(destination.get("namespace"))
             if namespace:
                 flux["targetNamespace"] = namespace  # namespaced objects without one

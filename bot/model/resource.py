@@ -147,17 +147,20 @@ class Patch:
     path: Path  # where the patch body sits in ``doc``
 
 
-def file_objects(lf: LoadedFile | None) -> Iterator[Resource]:
+def file_objects(lf: LoadedFile | None, kustomize: bool = True) -> Iterator[Resource]:
     """The objects of a file a kustomization lists, as kustomize reads them: any file is
     YAML to it (one the loader took for a Helm template by its ``templates/`` folder is
-    parsed), and its folded scalars come out as kyaml writes them (:func:`as_written`)."""
+    parsed), its plain scalars read as kyaml reads them (``Document.kustomize_value``: ``on``
+    is text), and its folded scalars come out as kyaml writes them (:func:`as_written`).
+    ``kustomize`` False: its plain scalars as Kubernetes reads them (Argo CD applying a plain
+    folder)."""
     if lf is None:
         return
     if lf.skipped == HELM_TEMPLATE and not lf.documents and not lf.problems:
         lf = _as_yaml(lf)
     folded = _folded_lines(lf)
     for doc in lf.documents:
-        for r in document_objects(doc):
+        for r in document_objects(doc, doc.kustomize_value if kustomize else doc.value):
             yield r if not folded else Resource(r.doc, r.path, as_written(
                 r.body, doc, r.path, folded))
 
@@ -170,7 +173,8 @@ def _as_yaml(lf: LoadedFile) -> LoadedFile:
     parsed = _parsed(lf.text)
     out = LoadedFile(lf.path, lf.blob, lf.data, problems=list(parsed.problems),
                      skipped=parsed.skipped, pure=parsed.pure)
-    out.documents = [Document(out, d.index, d.value, d.line) for d in parsed.documents]
+    out.documents = [Document(out, d.index, d.value, d.line, kyaml_apart=d.kyaml_apart)
+                     for d in parsed.documents]
     return out
 
 
@@ -189,9 +193,11 @@ def _folded_lines(lf: LoadedFile) -> frozenset[int]:
 
 
 def document_as_written(doc: Document) -> Any:
-    """A patch document's value as kustomize writes what it merges (:func:`as_written`)."""
+    """A patch document's value as kustomize reads it (``Document.kustomize_value``) and writes
+    what it merges (:func:`as_written`)."""
     folded = _folded_lines(doc.file)
-    return as_written(doc.value, doc, (), folded) if folded else doc.value
+    value = doc.kustomize_value
+    return as_written(value, doc, (), folded) if folded else value
 
 
 def as_written(value: Any, doc: Document, path: Path, folded: frozenset[int]) -> Any:
@@ -288,11 +294,13 @@ def refolded(value: str) -> str:
     return found["k"] if isinstance(found, dict) and isinstance(found.get("k"), str) else value
 
 
-def document_objects(doc: Document) -> Iterator[Resource]:
+def document_objects(doc: Document, value: Any = None) -> Iterator[Resource]:
     """The objects a document holds, as written: itself when it has a ``kind`` and an
     ``apiVersion``, the items of a ``*List`` (each with the list's kind and version when it
-    names none). The one place that decides it, for the builds and the model alike."""
-    value = doc.value
+    names none). The one place that decides it, for the builds and the model alike.
+    ``value``: the document's value as its reader reads it (kustomize's), else ``doc.value``."""
+    if value is None:
+        value = doc.value
     if not isinstance(value, dict):
         return
     kind, api = value.get("kind"), value.get("apiVersion")
