@@ -74,8 +74,11 @@ def parse_files(records: Sequence[FileRecord], limit: int = MAX_FILE_BYTES) -> l
     time, the largest first, to whichever process asks first
     (:class:`~reviewbot.concurrency.Tickets`): this one or a forked worker per extra core,
     which inherits the files (nothing is pickled to it) and streams its results back as plain
-    data, one ``marshal`` record per file (:class:`~reviewbot.concurrency.Stream`). Between
-    two of its files this process takes in the records the workers have written so far, so
+    data, one ``marshal`` record per run (:class:`~reviewbot.concurrency.Stream`): the keys
+    and values files repeat are written once a run, not once a file (taking in the records
+    of the 20k tree cost 0.22 s of unmarshalling with a record a file, 0.15 s with one of 16
+    files). Between two of its files this process takes in the records the workers have
+    written so far, so
     it takes fewer runs, and every process ends within about one run of the others, whatever
     the take-in, the files or the machine's other load cost. Record by record, neither
     process holds a worker's whole result twice. A worker that fails costs only time: what
@@ -95,10 +98,14 @@ def parse_files(records: Sequence[FileRecord], limit: int = MAX_FILE_BYTES) -> l
         def take(got: Sequence[bytes]) -> None:
             for raw in got:
                 try:
-                    i, frozen = marshal.loads(raw)
-                    out[i] = thaw(records[i], frozen, limit)
-                except (EOFError, ValueError, TypeError, KeyError, IndexError):
+                    files = marshal.loads(raw)
+                except (EOFError, ValueError, TypeError):
                     continue  # parsed here below
+                for i, frozen in files:
+                    try:
+                        out[i] = thaw(records[i], frozen, limit)
+                    except (ValueError, TypeError, KeyError, IndexError):
+                        continue  # parsed here below
 
         while (ticket := tickets.take()) is not None:
             start, end = runs[ticket]
@@ -140,10 +147,12 @@ def _runs(records: Sequence[FileRecord], most: int) -> list[tuple[int, int]]:
 
 def _parse_runs(records: Sequence[FileRecord], runs: Sequence[tuple[int, int]],
                 tickets: concurrency.Tickets, limit: int, send: Callable[[bytes], Any]) -> None:
-    """In a worker: parse the runs it takes, sending each file's index and plain data (one
-    ``marshal`` record each)."""
+    """In a worker: parse the runs it takes, sending each run's files as one ``marshal``
+    record, a list of (index, plain data)."""
     while (ticket := tickets.take()) is not None:
+        files = []
         for i in range(*runs[ticket]):
             loaded = load(records[i], limit)
-            send(marshal.dumps((i, freeze(loaded))))
+            files.append((i, freeze(loaded)))
             loaded.documents.clear()  # documents name their file: freed now, the collector paused
+        send(marshal.dumps(files))
