@@ -98,14 +98,10 @@ def parse_files(records: Sequence[FileRecord], limit: int = MAX_FILE_BYTES) -> l
         def take(got: Sequence[bytes]) -> None:
             for raw in got:
                 try:
-                    files = marshal.loads(raw)
-                except (EOFError, ValueError, TypeError):
-                    continue  # parsed here below
-                for i, frozen in files:
-                    try:
+                    for i, frozen in marshal.loads(raw):
                         out[i] = thaw(records[i], frozen, limit)
-                    except (ValueError, TypeError, KeyError, IndexError):
-                        continue  # parsed here below
+                except (EOFError, ValueError, TypeError, KeyError, IndexError):
+                    continue  # the run's files not taken in are parsed here below
 
         while (ticket := tickets.take()) is not None:
             start, end = runs[ticket]
