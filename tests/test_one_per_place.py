@@ -6,9 +6,12 @@ pull request that takes the problem into another cluster makes it new."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reviewbot.engine.findings import Finding, one_per_place
 
@@ -65,6 +68,37 @@ def test_findings_equal_but_for_their_clusters_are_one_of_all_their_clusters() -
                                                   ("production", "staging"))
     assert one_per_place([_f(), _f()]) == [_f()]  # no clusters: the same finding once
     assert one_per_place([]) == []
+
+
+def _merged_by_replacing(findings: list[Finding]) -> list[Finding]:
+    """one_per_place as first written: each finding of clusters keyed by a copy without its
+    clusters, newness and worsening."""
+    merged: dict[Finding, Finding] = {}
+    for f in findings:
+        key = replace(f, clusters=(), new=None, worse="") if f.clusters else f
+        first = merged.get(key)
+        if first is None:
+            merged[key] = f
+            continue
+        merged[key] = replace(
+            first, clusters=tuple(sorted({*first.clusters, *f.clusters})),
+            new=None if first.new is None and f.new is None else bool(first.new or f.new),
+            worse=first.worse or f.worse)
+    return list(merged.values())
+
+
+_FINDINGS = st.builds(
+    lambda message, line, clusters, new, worse, path: replace(
+        _f(message, clusters, new, worse), line=line, path=path),
+    st.sampled_from(["a", "b"]), st.sampled_from([11, 12]),
+    st.sampled_from([(), ("production",), ("staging",), ("production", "staging")]),
+    st.sampled_from([None, False, True]), st.sampled_from(["", "warning -> error"]),
+    st.sampled_from(["spec.template", ""]))
+
+
+@given(st.lists(_FINDINGS, max_size=12))
+def test_one_per_place_keys_as_a_copy_without_clusters_would(findings: list[Finding]) -> None:
+    assert one_per_place(findings) == _merged_by_replacing(findings)  # clusters, new, worse too
 
 
 def test_a_release_two_clusters_apply_is_reported_once(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine import identity as _identity
@@ -230,15 +231,23 @@ def sort_key(f: Finding) -> tuple[Any, ...]:
     return (f.file, f.line, f.column, f.rule, f.message)
 
 
+# a finding's compared fields but its clusters, newness and worsening (one_per_place's key)
+_PLACE = attrgetter(*(f.name for f in fields(Finding)
+                      if f.compare and f.name not in ("clusters", "new", "worse")))
+
+
 def one_per_place(findings: Iterable[Finding]) -> list[Finding]:
     """What a reader cannot tell apart, shown once: findings equal in all but their clusters
     (a file several clusters' builds include alike, found wanting in each) are one finding
     of all their clusters, in the first one's place in the order. Its identity then matches
     any of theirs (clusters match when they overlap); in a review it is new when one of
     them is (the problem reaches a cluster it did not), worse as the first that is."""
-    merged: dict[Finding, Finding] = {}
+    merged: dict[tuple[Any, ...], Finding] = {}
     for f in findings:
-        key = replace(f, clusters=(), new=None, worse="") if f.clusters else f
+        # the finding as its place tells it apart: its compared fields, those of a finding
+        # of clusters without them (as ``replace(f, clusters=(), new=None, worse="")``
+        # compares, without making one: hmcts' 322 findings 1.5 -> 0.6 ms)
+        key = (_PLACE(f), None, "") if f.clusters else (_PLACE(f), f.new, f.worse)
         first = merged.get(key)
         if first is None:
             merged[key] = f
