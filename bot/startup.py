@@ -342,6 +342,47 @@ def submodules(package: str, names: Sequence[str]) -> None:
         importlib.import_module(f"{package}.{name}")
 
 
+class Standin(types.ModuleType):
+    """A module in ``sys.modules`` that holds only some of its names, made before it runs
+    (:func:`standin`): ``from module import Name`` of one of them costs nothing; the first
+    other name read runs the module in it, as importing it would, and then puts back the
+    names it held, so whoever took one and whoever reads the module later share one object."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "__path__":  # asked by ``from module import ...``: a module is no package
+            raise AttributeError(name)
+        held = _HELD.pop(self.__name__, {})
+        self.__class__ = types.ModuleType  # type: ignore[assignment]
+        spec = self.__spec__
+        assert spec is not None and spec.loader is not None
+        spec.loader.exec_module(self)
+        vars(self).update(held)
+        return getattr(self, name)
+
+
+def standin(name: str, held: dict[str, Any]) -> None:
+    """Put module ``name`` in ``sys.modules`` holding only ``held`` (:class:`Standin`: it runs
+    when another of its names is first read), unless it is imported already or cannot be
+    found. ``held`` must be what the module itself defines under those names (a test
+    compares them with what running the module makes)."""
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    module.__class__ = Standin
+    vars(module).update(held)
+    _HELD[name] = dict(held)
+    sys.modules[name] = module
+    parent, _, child = name.rpartition(".")
+    if parent in sys.modules:  # as an import binds a submodule to its package
+        setattr(sys.modules[parent], child, module)
+
+
+_HELD: dict[str, dict[str, Any]] = {}  # what each Standin holds, by module name
+
+
 def install(path: str | None = None) -> None:
     """Route ``dataclasses``' and ``re``'s compilations through the cache file ``path``
     (default :func:`cache_file`), once per process; the file is written at exit if the run

@@ -16,6 +16,7 @@ from types import CodeType
 import pytest
 
 from reviewbot import startup
+from reviewbot.load.loader import PYYAML_ERRORS
 from reviewbot.schema.store import kubernetes_schemas, kubernetes_versions, read_definitions
 
 # Imports every module of the package (the rules too), then prints, for every dataclass the
@@ -303,12 +304,28 @@ if sys.argv[1] == "loader":
     from reviewbot.sources.tree import FileRecord
     load(FileRecord("a.yaml", "b", b"a: [1, 2]\n"))
 parsed = {"loaded": "yaml.loader" in sys.modules, "kind": type(sys.modules["yaml"]).__name__
-          if "yaml" in sys.modules else None}
+          if "yaml" in sys.modules else None, "parts": {
+              m: type(sys.modules[m]).__name__ for m in sys.modules if m.startswith("yaml.")}}
 import yaml
+import yaml._yaml
+errors = {}
+for name in sorted(n for n in vars(yaml._yaml) if n.endswith("Error")):
+    cls = getattr(yaml._yaml, name)
+    module = sys.modules[cls.__module__]
+    errors[name] = {"same": getattr(module, name) is vars(yaml).get(name, cls) is cls,
+                    "made": [cls.__module__, cls.__qualname__, cls.__doc__, sorted(vars(cls)),
+                             [c.__qualname__ for c in cls.__mro__]]}
+try:
+    yaml.safe_load("a: [1")
+except yaml.parser.ParserError as exc:
+    errors["raised"] = type(exc).__qualname__
 print(json.dumps({**parsed, "dumped": yaml.safe_dump(yaml.safe_load("a: [1, 2]")),
                   "kind_after": type(yaml).__name__, "libyaml": yaml.__with_libyaml__,
                   "names": sorted(vars(yaml)), "modules": sorted(
-                      m for m in sys.modules if m == "yaml" or m.startswith("yaml."))}))
+                      m for m in sys.modules if m == "yaml" or m.startswith("yaml.")),
+                  "module_kinds": sorted({type(m).__name__ for n, m in sys.modules.items()
+                                          if n.startswith("yaml.")}),
+                  "errors": errors}))
 """
 
 
@@ -325,5 +342,22 @@ def test_pyyaml_imported_in_parts_is_all_of_pyyaml_when_asked_for() -> None:
     assert loader["kind"] == "Unrun" and not loader["loaded"]
     assert loader["kind_after"] == plain["kind_after"] == "module"
     assert loader["libyaml"] is plain["libyaml"] is True
-    for key in ("dumped", "names", "modules"):
+    for key in ("dumped", "names", "modules", "module_kinds", "errors"):
         assert loader[key] == plain[key], key
+    assert plain["module_kinds"] == ["module"]
+    assert len(plain["errors"]) == 10 and plain["errors"].pop("raised") == "ParserError"
+    assert all(error["same"] for error in plain["errors"].values())
+
+
+def test_a_parse_runs_only_the_pyyaml_modules_it_reads() -> None:
+    """A parse runs none of PyYAML's pure scanner, parser, composer, constructor, emitter,
+    serializer and representer: each stands in holding the error class the C wrapper reads
+    (made as the module makes it: the test above compares them, after ``import yaml`` ran
+    the modules, with a plain import's, and checks they are the classes the modules and the
+    wrapper share)."""
+    loader = json.loads(subprocess.run([sys.executable, "-c", UNRUN, "loader"],
+                                       capture_output=True, text=True,
+                                       check=True).stdout.splitlines()[-1])
+    stood = {f"yaml.{part}" for part in PYYAML_ERRORS}
+    assert {m for m, kind in loader["parts"].items() if kind == "Standin"} == stood
+    assert all(kind == "module" for m, kind in loader["parts"].items() if m not in stood)

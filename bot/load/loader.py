@@ -54,9 +54,32 @@ from reviewbot import startup  # noqa: E402
 # their C variants, which a parse never uses (5.4M instructions, 1.5% of a one-file lint).
 # The package is entered without running its __init__ (startup.submodules), which runs when
 # another reader of ``yaml`` asks it for a name: they get the whole of PyYAML.
-PYYAML_PARTS = ("error", "tokens", "events", "nodes", "reader", "scanner", "parser",
-                "composer", "constructor", "emitter", "serializer", "representer")
+# Of the pure scanner, parser, composer, constructor, emitter, serializer and representer, the
+# wrapper reads only the error class each defines (``class ScannerError(MarkedYAMLError):
+# pass``): those modules stand in ``sys.modules`` holding that class alone, made as the module
+# makes it (startup.standin), and run when anything else of them is read (importing them
+# measured 5.5M instructions, 1.5% of a one-file lint; 0.7% of toboshii's).
+# tests/test_startup.py compares each class with the module's own.
+PYYAML_PARTS = ("error", "tokens", "events", "nodes", "reader")
 startup.submodules("yaml", PYYAML_PARTS)
+PYYAML_ERRORS = {"scanner": "ScannerError", "parser": "ParserError",
+                 "composer": "ComposerError", "constructor": "ConstructorError",
+                 "emitter": "EmitterError", "serializer": "SerializerError",
+                 "representer": "RepresenterError"}
+_MARKED = ("scanner", "parser", "composer", "constructor")  # MarkedYAMLError subclasses
+
+
+def pyyaml_error(part: str) -> type:
+    """The error class PyYAML's module ``yaml.<part>`` defines, made as its code makes it."""
+    import yaml.error
+
+    name = PYYAML_ERRORS[part]
+    base = yaml.error.MarkedYAMLError if part in _MARKED else yaml.error.YAMLError
+    return type(name, (base,), {"__module__": f"yaml.{part}", "__qualname__": name})
+
+
+for _part, _name in PYYAML_ERRORS.items():
+    startup.standin(f"yaml.{_part}", {_name: pyyaml_error(_part)})
 
 import yaml._yaml as libyaml  # noqa: E402  # PyYAML's C wrapper of libyaml
 from yaml.error import YAMLError  # noqa: E402
