@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reviewbot.load.loader import LINE_CHUNK, LoadedFile, load
+from reviewbot.load.loader import LINE_CHUNK, LoadedFile, held, load
 from reviewbot.sources.tree import FileRecord
 
 from .helpers import ROOT
@@ -74,3 +74,26 @@ def test_a_line_starts_where_the_newline_before_it_ends(text: str) -> None:
     for line in range(1, len(starts) + 3):
         assert loaded._line_start(counts, line) == (
             starts[line - 1] if line - 1 < len(starts) else len(text)), line
+
+
+def test_a_missing_field_is_located_by_the_part_of_its_path_the_document_holds() -> None:
+    """A finding about a field the document lacks points at its nearest written parent; the
+    walk looks for that parent only (``held``), and finds what the whole document's
+    positions give (tests/test_loader_equivalence.py compares every path of the corpus)."""
+    text = ("base: &b {x: 1}\nspec:\n  <<: *b\n  ports: [80, 443]\n  template:\n"
+            "    labels: {a: b}\n  alias: *b\n")
+    doc = load(FileRecord("f.yaml", "blob", text.encode())).documents[0]
+    assert held(doc.value, ("spec", "strategy", "type")) == ("spec",)
+    assert held(doc.value, ("spec", "x")) == ("spec", "x")  # merged: in the value only
+    assert held(doc.value, ("spec", "ports", 2)) == ("spec", "ports")
+    assert held(doc.value, ("spec", "ports", 1, "a")) == ("spec", "ports", 1)
+    assert held(doc.value, ("spec", "ports", -1)) == ("spec", "ports")
+    assert held(doc.value, ("spec", "alias", "x")) == ("spec", "alias", "x")
+    assert held(doc.value, ("spec", "<<")) == ("spec",)
+    whole = load(FileRecord("f.yaml", "blob", text.encode())).documents[0]
+    whole._positions = whole.file.positions(0)
+    for path in (("spec", "strategy", "type"), ("spec", "x"), ("spec", "ports", 2),
+                 ("spec", "alias", "x"), ("spec", "template", "labels", "c")):
+        assert doc.position(path) == whole.position(path), path
+        assert doc.key_position(path) == whole.key_position(path), path
+    assert doc.position(("spec", "strategy", "type")) == (2, 1)

@@ -153,9 +153,12 @@ class Document:
 
     def _lookup(self, path: Path) -> dict[Path, Position]:
         """Positions that answer for ``path``: those on its way alone (``LoadedFile.locate``),
-        else (asked about many paths) all of the document's, composed once."""
+        else (asked about many paths) all of the document's, composed once. A path the value
+        lacks (a finding about a missing field) is answered by its longest part the value
+        holds (``held``): the walk stops there, instead of reading to the end of the mapping
+        that would hold it (a third of the locating of GCP's samples)."""
         if self._positions is None:
-            found = self.file.locate(self.index, path)
+            found = self.file.locate(self.index, held(self.value, path))
             if found is not None:
                 return found
             self._positions = self.file.positions(self.index)
@@ -179,6 +182,21 @@ class Document:
         """Where the key of the mapping entry at ``path`` is (falls back to ``position``)."""
         probe = tuple(path)
         return self._lookup(probe).get((_KEY, *probe)) or self.position(probe)
+
+
+def held(value: Any, path: Path) -> Path:
+    """The longest start of ``path`` that ``value`` holds, stepping as the locator does: a
+    mapping's key by its text, a sequence's item by its index. The text holds no more than
+    the value (a written key is in it; a merged key is in the value only, aliases are the
+    value's own), so no longer start of ``path`` is written: its walk records the same."""
+    for n, step in enumerate(path):
+        if type(value) is dict:
+            if step not in value:
+                return path[:n]
+        elif type(value) is not list or not isinstance(step, int) or not 0 <= step < len(value):
+            return path[:n]
+        value = value[step]
+    return path
 
 
 @dataclass(eq=False)
