@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from reviewbot.load.loader import load
 from reviewbot.sources.tree import (
     MAX_TEXT_BYTES,
     FileRecord,
@@ -61,6 +62,21 @@ def test_git_ref_source_reads_blobs_without_checkout(tmp_path: Path) -> None:
     git.git("add", "-A")
     git.git("commit", "-qm", "two")
     assert git_tree(repo, "HEAD").files[0].blob == disk.files[0].blob
+
+
+def test_a_file_read_from_disk_has_its_blob_id_when_asked(tmp_path: Path) -> None:
+    """A disk record computes its git blob id when first asked (a lint never asks); the
+    file loaded from it, refused or not, has the record's id; records are equal by path and
+    bytes, whoever computed the id."""
+    (tmp_path / "a.yaml").write_bytes(b"a: 1\n")
+    (tmp_path / "big.yaml").write_bytes(b"b: 2\n" * 10)
+    tree = disk_tree([tmp_path], tmp_path, max_file_bytes=20)
+    small, big = sorted(tree.files, key=lambda f: f.path)
+    assert small == FileRecord("a.yaml", blob_id(b"a: 1\n"), b"a: 1\n")
+    loaded = load(big, limit=20)
+    assert loaded.problems and loaded.data == b""
+    assert loaded.blob == big.blob == blob_id(big.data) and len(big.data) == 21  # read to 21
+    assert load(small).blob == small.blob == blob_id(b"a: 1\n")
 
 
 def test_a_head_listed_beside_its_base_reads_only_new_blobs_and_takes_the_rest_as_known(

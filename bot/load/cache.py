@@ -335,7 +335,7 @@ def freeze(loaded: LoadedFile) -> dict[str, Any]:
 
 def thaw(record: FileRecord, raw: dict[str, Any], limit: int) -> LoadedFile:
     data = record.data if len(record.data) <= limit else b""  # as ``load`` keeps it
-    out = LoadedFile(record.path, record.blob, data, skipped=raw["skipped"], pure=raw["pure"])
+    out = LoadedFile(record.path, record, data, skipped=raw["skipped"], pure=raw["pure"])
     out.documents = [Document(out, index, value, line, kyaml_apart=apart)
                      for index, line, value, apart in raw["docs"]]
     out.problems = [Problem(m, line, col) for m, line, col in raw["problems"]]

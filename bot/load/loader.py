@@ -206,7 +206,8 @@ class LoadedFile:
     a large tree does not hold every file twice."""
 
     path: str
-    blob: str
+    # the git blob id, or the record whose id it is (:attr:`blob` reads it when first asked)
+    _blob: str | FileRecord = field(repr=False)
     data: bytes
     documents: list[Document] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
@@ -219,6 +220,15 @@ class LoadedFile:
     _located: dict[tuple[int, Path], dict[Path, Position]] | None = field(
         default=None, repr=False)
     _kyaml: dict[int, Any] | None = field(default=None, repr=False)
+
+    @property
+    def blob(self) -> str:
+        """The git blob id of the file's bytes (of its record's: ``data`` is empty when the
+        file was refused unread)."""
+        blob = self._blob
+        if not isinstance(blob, str):
+            blob = self._blob = blob.blob
+        return blob
 
     @property
     def text(self) -> str:
@@ -376,7 +386,7 @@ def _size(n: int) -> str:
 
 def _load(record: FileRecord, limit: int) -> LoadedFile:
     if len(record.data) > limit:
-        out = LoadedFile(record.path, record.blob, b"")
+        out = LoadedFile(record.path, record, b"")
         out.problems.append(Problem(
             f"file is larger than the {_size(limit)} limit (raise it with the "
             "configuration's loader.max-file-bytes)", 1, 1))
@@ -384,10 +394,10 @@ def _load(record: FileRecord, limit: int) -> LoadedFile:
     try:
         text = _decode(record.data)
     except ProblemError as exc:
-        out = LoadedFile(record.path, record.blob, b"")
+        out = LoadedFile(record.path, record, b"")
         out.problems.append(Problem(exc.message, exc.line, exc.column))
         return out
-    out = LoadedFile(record.path, record.blob, record.data, _text=text)
+    out = LoadedFile(record.path, record, record.data, _text=text)
     if "{{" in text and _in_templates_dir(record.path):
         out.skipped = "helm template"
         return out
