@@ -190,9 +190,12 @@ def _selector(selector: Mapping[str, Any]) -> _Read:
 
 def _pattern(wanted: Any) -> _Pattern | None:
     """A selector's name pattern, compiled (None: it selects by no such field; a pattern
-    that is no regular expression matches only itself)."""
+    that is no regular expression matches only itself, and so does a plain name, which is
+    not compiled: as a regular expression it matches only itself)."""
     if not isinstance(wanted, str) or not wanted:
         return None
+    if _PLAIN.fullmatch(wanted):
+        return wanted, None
     try:
         return wanted, re.compile(wanted)
     except re.error:

@@ -71,6 +71,10 @@ _PUSH = re.compile(r"flux\s+push\s+artifact\s+['\"]?((?:oci://|\$)[^\s'\"]+)['\"
 _PUSH_PATH = re.compile(r"--path[= ]+['\"]?([^\s'\"]+)")
 _ENV_REF = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 _EXPRESSION = re.compile(r"\$\{\{[^}]*\}\}")
+# a source URL's scheme, user, and scp-like host (``git@host:owner/repo``): :func:`_url`
+_SCHEME = re.compile(r"^[a-z0-9+]+://")
+_USER = re.compile(r"^[^@/]+@")
+_SCP = re.compile(r"^[^/]+:[^0-9]")
 MAX_STEPS = 100_000  # builds the walk may visit (a generated blow-up ends, with a note)
 
 
@@ -700,9 +704,9 @@ def _url(value: Any) -> str | None:
     if not isinstance(value, str) or not value.strip():
         return None
     text = value.strip()
-    text = re.sub(r"^[a-z0-9+]+://", "", text)
-    text = re.sub(r"^[^@/]+@", "", text)
-    text = text.replace(":", "/", 1) if re.match(r"^[^/]+:[^0-9]", text) else text
+    text = _SCHEME.sub("", text)
+    text = _USER.sub("", text)
+    text = text.replace(":", "/", 1) if _SCP.match(text) else text
     text = text.rstrip("/").removesuffix(".git")
     return text.partition("?")[0].lower()
 

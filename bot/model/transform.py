@@ -190,9 +190,10 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
 
 class _Kinds:
     """The kind of each object of a build's list (``Resource.kind``), made once for the
-    patches that follow one another while none changes the list: a patch is tried only on
-    the objects of the kind it targets (the first test of ``smp_targets`` and of a
-    ``Target`` with a plain kind; a test keeps the two ways equal)."""
+    patches that follow one another: a patch is tried only on the objects of the kind it
+    targets (the first test of ``smp_targets`` and of a ``Target`` with a plain kind; a
+    test keeps the two ways equal). A patch that changes the list carries the kinds over
+    to the new one, made again only for the objects it patched."""
 
     def __init__(self) -> None:
         self._of: list[Resource] | None = None
@@ -207,17 +208,19 @@ class _Kinds:
         the only kind ``selects`` can pick (None: none; ``()``: any)."""
         if kind is None:
             return out
+        kinds = self._kinds if self._of is out else None
         if kind == ():
             picked = [n for n, r in enumerate(out) if selects(r)]
         else:
-            if self._of is not out:
+            if kinds is None:
                 # (Resource.kind of each, without the property's call)
-                self._of, self._kinds = out, [str(r.body.get("kind") or "") for r in out]
-            picked = [n for n, found in enumerate(self._kinds)
-                      if found == kind and selects(out[n])]
+                kinds = [str(r.body.get("kind") or "") for r in out]
+                self._of, self._kinds = out, kinds
+            picked = [n for n, found in enumerate(kinds) if found == kind and selects(out[n])]
         if not picked:
             return out
         kept = out[:picked[0]]
+        kept_kinds = kinds[:picked[0]] if kinds is not None else None
         at = set(picked)
         for n in range(picked[0], len(out)):
             r = out[n]
@@ -227,7 +230,13 @@ class _Kinds:
                     gone.append(r)
                     continue
                 r = after
+                if kept_kinds is not None:
+                    kept_kinds.append(str(r.body.get("kind") or ""))
+            elif kept_kinds is not None:
+                kept_kinds.append(kinds[n])  # type: ignore[index]
             kept.append(r)
+        if kept_kinds is not None:
+            self._of, self._kinds = kept, kept_kinds
         return kept
 
 

@@ -82,6 +82,7 @@ APP_TEMPLATE_KINDS = {
 }
 SAME_POD = re.compile(r"^(init|sidecar)", re.I)
 CONTAINER_LISTS = re.compile(r"^(extra)?(init)?containers$|^sidecars$|^extrasidecars$", re.I)
+_HEX_DIGEST = re.compile(r"[a-f0-9]{64}")  # a chart's image digest without its algorithm
 # Sections of chart values that never describe pods (config blobs, dashboards, alert rules).
 SKIP_KEYS = frozenset({
     "env", "extraEnv", "envFrom", "annotations", "labels", "podAnnotations", "podLabels",
@@ -406,7 +407,7 @@ def _image(value: Any) -> ImageRef | None:
     if tag and "@" in tag:
         tag, _, inline = tag.partition("@")
         digest = digest or inline
-    if digest and re.fullmatch(r"[a-f0-9]{64}", digest):
+    if digest and _HEX_DIGEST.fullmatch(digest):
         digest = f"sha256:{digest}"
     text = (repo or "<chart default>") + (f":{tag}" if tag else "") + (
         f"@{digest}" if digest else "")
