@@ -52,6 +52,12 @@ _WRITTEN_NULL = re.compile(r"[ \t]*(?:null|Null|NULL|~)(?:[ \t,}\]#]|$)")
 # that its id stays its own; at most _WALKED_MAX of them (then all forgotten at once).
 _WALKED: dict[tuple[int, int], Any] = {}
 _WALKED_MAX = 1 << 16
+# the schema node's id in _WALKED of a field without a schema. A field of a mapping without
+# a schema has none either: :meth:`_Merge.walk` leaves it as it is, without looking, when it
+# is a list (no schema makes one associative, and only those are walked) or a mapping in
+# _WALKED under no schema; the walk's callers ask that before the call (most fields of a
+# custom resource are one of these)
+_NO_NODE = id(None)
 
 
 def apply_smp(r: Resource, patch: Patch) -> Resource | None:
@@ -175,15 +181,25 @@ class _Merge:
                 out[key] = value  # (what :meth:`value` does with it, without its schema)
                 marks[here + (key,)] = (doc, written + (key,))
                 continue
-            merged = self.value(out.get(key), value, here + (key,), src + (key,), at + (key,),
-                                None if node is None else _property(node, key))
+            child = out.get(key)
+            if type(value) is dict and type(child) is dict and "$patch" not in value:
+                # (a mapping into a mapping: what :meth:`value` does, without its call)
+                merged = self.map(child, value, here + (key,), src + (key,), at + (key,),
+                                  None if node is None else _property(node, key))
+            else:
+                merged = self.value(child, value, here + (key,), src + (key,), at + (key,),
+                                    None if node is None else _property(node, key))
             if merged is _DELETE:
                 out.pop(key, None)
             else:
                 out[key] = merged
         for key, value in base.items():  # the base's own fields are walked too
             if key not in patch and (value is None or isinstance(value, (dict, list))):
-                # (a scalar is what :meth:`walk` leaves as it is: not asked)
+                # (a scalar is what :meth:`walk` leaves as it is: not asked; nor, without a
+                # schema, a list or a mapping walked before: see _NO_NODE)
+                if node is None and (type(value) is list or type(value) is dict and (
+                        _WALKED.get((id(value), _NO_NODE)) is value)):
+                    continue
                 walked = self.walk(value, src + (key,), node, key)
                 if walked is _DELETE:
                     del out[key]
@@ -212,6 +228,9 @@ class _Merge:
             out: dict[str, Any] | None = None
             for k, v in value.items():
                 if v is None or isinstance(v, (dict, list)):
+                    if node is None and (type(v) is list or type(v) is dict and (
+                            _WALKED.get((id(v), _NO_NODE)) is v)):
+                        continue  # (what the call would find: see _NO_NODE)
                     walked = self.walk(v, src + (k,), node, k)
                     if walked is not v:
                         out = dict(value) if out is None else out

@@ -183,12 +183,18 @@ _INTEGER = re.compile(r"[-+]?[0-9]+")
 
 def _map(value: dict[Any, Any], values: Values, missing: set[str], names: set[str]) -> Any:
     pairs: list[tuple[Any, Any]] | None = None
-    n = 0
     renamed = False  # a key substituted (only then can the copy be equal to ``value``)
     for key, item in value.items():
         kind = type(item)
         if kind is str:  # (most items: a text without a variable, left as it is)
-            new = item if "${" not in item else _substituted(item, values, missing, names)
+            if "${" not in item:
+                if type(key) is str and "${" not in key:  # (under a key without one)
+                    if pairs is not None:
+                        pairs.append((key, item))
+                    continue
+                new = item
+            else:
+                new = _substituted(item, values, missing, names)
         elif kind is dict:
             new = _map(item, values, missing, names)
         elif kind is list:
@@ -205,9 +211,8 @@ def _map(value: dict[Any, Any], values: Values, missing: set[str], names: set[st
             new_key = key
         if pairs is None:
             if new is item and new_key is key:
-                n += 1
                 continue
-            pairs = list(value.items())[:n]
+            pairs = _before(value, key)
         if new_key is not key:
             renamed = True
         pairs.append((new_key, new))
@@ -221,18 +226,35 @@ def _map(value: dict[Any, Any], values: Values, missing: set[str], names: set[st
     return value if same else out_map
 
 
+def _before(value: dict[Any, Any], key: Any) -> list[tuple[Any, Any]]:
+    """The items of ``value`` before ``key`` (one of its keys, the same object): those the
+    walk left as they are before the first one it changed."""
+    out: list[tuple[Any, Any]] = []
+    for k, item in value.items():
+        if k is key:
+            break
+        out.append((k, item))
+    return out
+
+
 def _sequence(value: list[Any], values: Values, missing: set[str], names: set[str]) -> Any:
     items: list[Any] | None = None
     for n, item in enumerate(value):
         kind = type(item)
         if kind is str:
-            new = item if "${" not in item else _substituted(item, values, missing, names)
+            if "${" not in item:
+                if items is not None:
+                    items.append(item)
+                continue
+            new = _substituted(item, values, missing, names)
         elif kind is dict:
             new = _map(item, values, missing, names)
         elif kind is list:
             new = _sequence(item, values, missing, names)
         elif kind in _LEAVES:
-            new = item
+            if items is not None:
+                items.append(item)
+            continue
         else:
             new = _walk(item, values, missing, names)
         if items is None:
