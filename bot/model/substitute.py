@@ -203,6 +203,10 @@ def _map(value: dict[Any, Any], values: Values, missing: set[str], names: set[st
             new = item
         else:
             new = _walk(item, values, missing, names)
+        if new is item and type(key) is str and "${" not in key:  # (unchanged, as above)
+            if pairs is not None:
+                pairs.append((key, item))
+            continue
         if type(key) is str:
             new_key = key if "${" not in key else _replace(key, values, missing, names)
         elif isinstance(key, str) and "${" in key:
