@@ -806,9 +806,9 @@ def _find_templates(value: Any, path: list[Any], depth: int, out: list[Path]) ->
         return
     if isinstance(value, dict):
         for key, child in value.items():
-            if not isinstance(child, (dict, list)) or not isinstance(key, str) or key in (
-                    "metadata", "status"):
-                continue
+            if type(child) is str or not isinstance(child, (dict, list)) or not isinstance(
+                    key, str) or key in ("metadata", "status"):
+                continue  # (a text first: most fields)
             path.append(key)
             if (key == "template" or key.endswith("Template")) and is_pod_template(child):
                 out.append(tuple(path))
