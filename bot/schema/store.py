@@ -483,7 +483,12 @@ class Defaults:
 
 
 def defaults_of(schema: Mapping[str, Any]) -> Defaults | None:
-    """The defaulting part of a CRD's structural schema (None: it defaults nothing)."""
+    """The defaulting part of a CRD's structural schema (None: it defaults nothing).
+
+    Asked of every node of the schema: a leaf (no properties, additionalProperties or items,
+    most of a CRD's nodes) answers None at once, without the plan it would make and drop."""
+    if _SHAPED.isdisjoint(schema):
+        return None
     props = schema.get("properties")
     props = props if isinstance(props, dict) else {}
     fields = []
@@ -495,14 +500,15 @@ def defaults_of(schema: Mapping[str, Any]) -> Defaults | None:
             fields.append((key, sub, "default" in sub, sub.get("nullable") is True, below))
     extra = schema.get("additionalProperties")
     items = schema.get("items")
-    plan = Defaults(
-        tuple(fields), frozenset(props),
-        defaults_of(extra) if isinstance(extra, dict) else None,
-        defaults_of(items) if isinstance(items, dict) else None,
-    )
-    if not plan.fields and plan.extra is None and plan.items is None:
+    extra_plan = defaults_of(extra) if isinstance(extra, dict) else None
+    items_plan = defaults_of(items) if isinstance(items, dict) else None
+    if not fields and extra_plan is None and items_plan is None:
         return None
-    return plan
+    return Defaults(tuple(fields), frozenset(props), extra_plan, items_plan)
+
+
+# the keys of a schema node below which a default can lie (defaults_of)
+_SHAPED = frozenset({"properties", "additionalProperties", "items"})
 
 
 _COPY = (
@@ -523,53 +529,64 @@ def openapi_to_jsonschema(node: Mapping[str, Any], strict: bool, in_choice: bool
     OpenAPI's boolean ``exclusiveMinimum`` becomes the JSON Schema number form.
     """
     out: dict[str, Any] = {}
-    kind = node.get("type")
-    if node.get("x-kubernetes-int-or-string") is True:
+    get = node.get
+    int_or_string = get("x-kubernetes-int-or-string") is True
+    kind = get("type")
+    if int_or_string:
         out["type"] = ["integer", "string", "null"]
     elif isinstance(kind, str):
         out["type"] = [kind, "null"]
-    for keyword in _COPY:
-        if keyword in node:
-            out[keyword] = node[keyword]
-    for bound, exclusive in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
-        if node.get(exclusive) is True and bound in node:
-            out[exclusive] = node[bound]
-            del out[bound]
-    if isinstance(out.get("enum"), list) and None not in out["enum"]:
-        out["enum"] = [*out["enum"], None]
-    props = node.get("properties")
+    if not _COPIED.isdisjoint(node):  # most nodes hold none of them
+        for keyword in _COPY:
+            if keyword in node:
+                out[keyword] = node[keyword]
+        for bound, exclusive in (("minimum", "exclusiveMinimum"),
+                                 ("maximum", "exclusiveMaximum")):
+            if get(exclusive) is True and bound in node:
+                out[exclusive] = node[bound]
+                del out[bound]
+        if isinstance(out.get("enum"), list) and None not in out["enum"]:
+            out["enum"] = [*out["enum"], None]
+    props = get("properties")
     if isinstance(props, dict):
         out["properties"] = {
             str(k): openapi_to_jsonschema(v, strict)
             for k, v in props.items() if isinstance(v, dict)
         }
-    extra = node.get("additionalProperties")
+    extra = get("additionalProperties")
     if isinstance(extra, dict):
         out["additionalProperties"] = openapi_to_jsonschema(extra, strict)
     elif isinstance(extra, bool):
         out["additionalProperties"] = extra
-    items = node.get("items")
+    items = get("items")
     if isinstance(items, dict):
         out["items"] = openapi_to_jsonschema(items, strict)
-    if node.get("x-kubernetes-int-or-string") is not True:
-        for keyword in ("anyOf", "oneOf", "allOf"):
-            branches = node.get(keyword)
-            if isinstance(branches, list):
-                out[keyword] = [openapi_to_jsonschema(b, strict, True)
-                                for b in branches if isinstance(b, dict)]
-    if isinstance(node.get("not"), dict):
-        out["not"] = openapi_to_jsonschema(node["not"], strict, True)
-    if node.get("x-kubernetes-embedded-resource") is True:
-        out.setdefault("properties", {}).update(
-            {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
-             "metadata": {"type": "object"}}
-        )
+    if not _RARE.isdisjoint(node):
+        if not int_or_string:
+            for keyword in ("anyOf", "oneOf", "allOf"):
+                branches = get(keyword)
+                if isinstance(branches, list):
+                    out[keyword] = [openapi_to_jsonschema(b, strict, True)
+                                    for b in branches if isinstance(b, dict)]
+        if isinstance(get("not"), dict):
+            out["not"] = openapi_to_jsonschema(node["not"], strict, True)
+        if get("x-kubernetes-embedded-resource") is True:
+            out.setdefault("properties", {}).update(
+                {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                 "metadata": {"type": "object"}}
+            )
     open_object = (
-        node.get("x-kubernetes-preserve-unknown-fields") is True or "additionalProperties" in out
+        get("x-kubernetes-preserve-unknown-fields") is True or "additionalProperties" in out
     )
     if strict and not in_choice and not open_object and "properties" in out:
         out["additionalProperties"] = False
     return out
+
+
+# the keywords openapi_to_jsonschema copies or reads (a node with none of them is typed
+# and walked only) and those it rarely meets
+_COPIED = frozenset(_COPY)
+_RARE = frozenset({"anyOf", "oneOf", "allOf", "not", "x-kubernetes-embedded-resource"})
 
 
 # ---------------------------------------------------------------- schema folders
