@@ -105,7 +105,7 @@ _FLAGS = st.sampled_from([
     "type", "enum", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
     "required", "default", "nullable", "description", "x-kubernetes-int-or-string",
     "x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource", "minItems",
-    "const", "format"])
+    "const", "format", "title", "x-kubernetes-validations", "x-kubernetes-list-type"])
 _NODES = st.recursive(
     st.dictionaries(_FLAGS, _SCALARS, max_size=5),
     lambda inner: st.one_of(

@@ -528,6 +528,9 @@ def openapi_to_jsonschema(node: Mapping[str, Any], strict: bool, in_choice: bool
     ``anyOf``/``oneOf``/``allOf``/``not`` branches, which only add constraints there).
     OpenAPI's boolean ``exclusiveMinimum`` becomes the JSON Schema number form.
     """
+    if node.keys() <= _PLAIN:  # most of a CRD's nodes: a typed leaf, described
+        kind = node.get("type")
+        return {"type": [kind, "null"]} if isinstance(kind, str) else {}
     out: dict[str, Any] = {}
     get = node.get
     int_or_string = get("x-kubernetes-int-or-string") is True
@@ -587,6 +590,11 @@ def openapi_to_jsonschema(node: Mapping[str, Any], strict: bool, in_choice: bool
 # and walked only) and those it rarely meets
 _COPIED = frozenset(_COPY)
 _RARE = frozenset({"anyOf", "oneOf", "allOf", "not", "x-kubernetes-embedded-resource"})
+# keys the conversion reads nothing of but ``type``: a node holding no other converts to its
+# type alone
+_PLAIN = frozenset({"type", "description", "format", "default", "nullable", "title", "example",
+                    "x-kubernetes-validations", "x-kubernetes-list-type",
+                    "x-kubernetes-list-map-keys", "x-kubernetes-map-type"})
 
 
 # ---------------------------------------------------------------- schema folders
