@@ -124,3 +124,39 @@ def test_networks_peer_cuts_external_ranges(tmp_path: Path) -> None:
     assert not net.ip_egress(a, (134744072, 134744072))
     assert net.ip_egress(a, (0, 134744071)) is ALL
     assert net.allowed(a, pod(net, "ns2/b[Deployment]")) is ALL
+
+
+LAZY = """
+import sys, tempfile, textwrap
+from pathlib import Path
+from reviewbot.config import Config
+from reviewbot.engine.run import analyze
+from reviewbot.netpol.network import Network
+from reviewbot.sources.tree import disk_tree
+
+def network(text):
+    root = Path(tempfile.mkdtemp())
+    (root / "m.yaml").write_text(textwrap.dedent(text).lstrip("\\n"))
+    model = analyze(disk_tree([root], root), Config(), only=["yaml-syntax"]).model
+    return Network(model, exact=False)
+
+plain = network(sys.argv[1])
+print(plain.admin is None, "reviewbot.netpol.admin" in sys.modules,
+      "reviewbot.netpol.ingress" in sys.modules)
+tiers = network(sys.argv[1] + sys.argv[2])
+print(tiers.admin is not None, "reviewbot.netpol.admin" in sys.modules)
+"""
+
+
+def test_the_admin_tiers_and_the_ingress_controller_are_imported_for_trees_that_have_them(
+) -> None:
+    """A network without AdminNetworkPolicies, asked without an ingress controller (every
+    lint), imports neither admin.py nor ingress.py (their dataclasses cost a sixth of the
+    network's import); one with an AdminNetworkPolicy imports the tiers and evaluates them."""
+    import subprocess
+    import sys
+
+    policy = anp("a1", 10, "  - {name: r, action: Deny, to: [{namespaces: {}}]}")
+    done = subprocess.run([sys.executable, "-c", LAZY, PODS + NS, policy],
+                          capture_output=True, text=True, check=True, timeout=120)
+    assert done.stdout.split("\n")[:2] == ["True False False", "True True"]

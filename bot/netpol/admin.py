@@ -31,14 +31,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviewbot.model.objects import KObject, Namespace, PodTemplate
+from reviewbot.netpol.policy import ANP, BANP
 from reviewbot.netpol.selectors import Selector
 from reviewbot.netpol.sets import ALL, NONE, PROTOCOLS, Conns, Interval, cidr_range, union_all
 
 Path = tuple[str | int, ...]
 NamedPorts = Mapping[tuple[str, str], tuple[int, ...]]
-GROUP = "policy.networking.k8s.io"
-ANP, BANP = "AdminNetworkPolicy", "BaselineAdminNetworkPolicy"
-KINDS = frozenset({ANP, BANP})
 ACTIONS = frozenset({"Allow", "Deny", "Pass"})
 
 
@@ -111,10 +109,6 @@ class AdminPolicy:
     @property
     def name(self) -> str:
         return f"[{'ANP' if self.kind == ANP else 'BANP'}] {self.obj.name}"
-
-
-def admin_objects(objects: Sequence[KObject]) -> list[KObject]:
-    return [o for o in objects if o.kind in KINDS and o.group == GROUP]
 
 
 def compile_admin(obj: KObject) -> AdminPolicy:

@@ -19,9 +19,9 @@ from typing import Any, TypeAlias
 from reviewbot.diff.objects import TreeDiff
 from reviewbot.escape import json_text, term
 from reviewbot.model.objects import CUSTOM_KINDS, Model
-from reviewbot.netpol.admin import KINDS as ADMIN_KINDS
 from reviewbot.netpol.ingress import INGRESS_PEER, IngressController
 from reviewbot.netpol.network import Network, connectivity, workload_groups
+from reviewbot.netpol.policy import ADMIN_KINDS
 from reviewbot.netpol.sets import Interval, format_range, normalize
 
 NO_CONNS = "No Connections"

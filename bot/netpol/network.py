@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewbot.escape import json_text, term
 from reviewbot.model.objects import (
@@ -53,19 +53,12 @@ from reviewbot.model.objects import (
     Service,
 )
 from reviewbot.model.releases import releases
-from reviewbot.netpol.admin import AdminLayer, admin_objects
-from reviewbot.netpol.ingress import (
-    INGRESS_PEER,
-    IngressController,
-    controller_pod,
-    ingress_objects,
-    requested,
-)
 from reviewbot.netpol.policy import (
     NamedPorts,
     Peer,
     Policy,
     Rule,
+    admin_objects,
     compile_policy,
     compile_spec,
 )
@@ -79,6 +72,10 @@ from reviewbot.netpol.sets import (
     ip_pieces,
     union_all,
 )
+
+if TYPE_CHECKING:  # imported where a tree has AdminNetworkPolicies, or an ingress controller
+    from reviewbot.netpol.admin import AdminLayer
+    from reviewbot.netpol.ingress import IngressController
 
 # policy kinds of other APIs: present in home-ops trees, not evaluated here
 UNEVALUATED = frozenset({
@@ -143,7 +140,11 @@ class Network:
                 p = found[0]
             self.pods.append(p)
         # the ingress controller, a stand-in pod, when Ingress/Route objects send it traffic
-        self.ingresses = ingress_objects(model) if controller is not None else []
+        self.ingresses: list[KObject] = []
+        if controller is not None:
+            from reviewbot.netpol.ingress import controller_pod, ingress_objects
+
+            self.ingresses = ingress_objects(model)
         self.controller: int | None = None
         if controller is not None and self.ingresses:
             self.controller = len(self.pods)
@@ -233,9 +234,12 @@ class Network:
         self.notes: list[str] = []
         admin = admin_objects(model.objects)
         # the AdminNetworkPolicy and BaselineAdminNetworkPolicy tiers (None: no such object)
-        self.admin: AdminLayer | None = AdminLayer(
-            admin, self.pods, self.namespaces, self.ports_of, self.port_signature
-        ) if admin else None
+        self.admin: AdminLayer | None = None
+        if admin:
+            from reviewbot.netpol.admin import AdminLayer
+
+            self.admin = AdminLayer(
+                admin, self.pods, self.namespaces, self.ports_of, self.port_signature)
 
     # -------------------------------------------------- peers and notes
 
@@ -930,6 +934,8 @@ def ingress_flows(network: Network, groups: Mapping[str, list[int]]) -> list[Flo
     c = network.controller
     if c is None:
         return []
+    from reviewbot.netpol.ingress import INGRESS_PEER, requested
+
     wanted = requested(
         network.ingresses, network.services, network.service_pods, network.pods
     )

@@ -4,13 +4,24 @@ selects, its rules per direction, their peers and ports."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from reviewbot.model.objects import KObject, mapping
 from reviewbot.netpol.selectors import Selector
 from reviewbot.netpol.sets import ALL, NONE, PROTOCOLS, Conns, IPBlock, union_all
+
+# the AdminNetworkPolicy API (evaluated by admin.py, which the network imports only for a tree
+# that holds such an object)
+ADMIN_GROUP = "policy.networking.k8s.io"
+ANP, BANP = "AdminNetworkPolicy", "BaselineAdminNetworkPolicy"
+ADMIN_KINDS = frozenset({ANP, BANP})
+
+
+def admin_objects(objects: Sequence[KObject]) -> list[KObject]:
+    """The AdminNetworkPolicy and BaselineAdminNetworkPolicy objects of ``objects``."""
+    return [o for o in objects if o.kind in ADMIN_KINDS and o.group == ADMIN_GROUP]
 
 Path = tuple[str | int, ...]
 NamedPorts = Mapping[tuple[str, str], tuple[int, ...]]  # (name, protocol) -> port numbers
