@@ -151,7 +151,12 @@ from reviewbot.model.kustomize import (
     path_entries,
 )
 from reviewbot.model.objects import KObject, Model, Path, model_graph
-from reviewbot.model.reach import is_object, kept_aside, unapplied_folders
+from reviewbot.model.reach import (
+    is_object,
+    kept_aside,
+    unapplied_folders,
+    unincluded_component,
+)
 
 ID = "kustomize-integrity"
 SEVERITY = "error"
@@ -511,6 +516,8 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
         ci = unapplied_by_ci(model, files[0])
         why = ("not applied by any cluster root" if model.derived.get("reach") is not None
                else f"not applied ({ci})" if ci is not None and not kept_aside(files[0])
+               else "not applied (a kustomize Component that no kustomization includes)"
+               if unincluded_component(model, folder) is not None
                else "kept aside (an archive or hidden folder no build reads)")
         yield Violation(
             None, (), f"{folder} {what} {why}, so nothing in it is judged",

@@ -565,3 +565,30 @@ def test_a_repository_outside_git_and_outside_the_current_directory_reads_from_i
     assert outputs[0] == outputs[1]
     assert '"file": "apps/web.yaml"' in outputs[1][1]
     assert '"file": "test/bench.yaml"' in outputs[1][1]  # its not-applied info, no error
+
+
+def test_without_roots_a_component_no_kustomization_includes_is_applied_by_none(
+        tmp_path: Path) -> None:
+    # microservices-demo's kustomize/components: a Component is a part of the builds that
+    # list it, never applied alone; its objects met others' in a false netpol-pairing error
+    component = "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [%s]\n"
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [web.yaml]\n",
+        "base/web.yaml": FLOATING % "web",
+        "components/used/kustomization.yaml": component % "used.yaml",
+        "components/used/used.yaml": FLOATING % "used",
+        "components/spare/kustomization.yaml": component % "spare.yaml",
+        "components/spare/spare.yaml": FLOATING % "spare",
+        "overlay/kustomization.yaml": "resources: [../base]\ncomponents: [../components/used]\n",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "base/web.yaml"),
+        ("image-digest[floating]", "error", "components/used/used.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "components/spare/spare.yaml"),
+    ]
+    info = [f for f in result.findings if f.kind == "not-applied"][0]
+    assert info.message == ("components/spare/spare.yaml is not applied (a kustomize Component "
+                            "that no kustomization includes), so nothing in it is judged")
+    assert "components/spare/spare.yaml" in [s.path for s in result.model.skipped]
+    assert {o.name for o in result.model.objects} == {"web", "used"}

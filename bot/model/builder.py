@@ -53,7 +53,13 @@ from reviewbot.model.objects import (
     pod_templates,
     str_map,
 )
-from reviewbot.model.reach import Reach, find_reach, kept_aside, unapplied_folders
+from reviewbot.model.reach import (
+    Reach,
+    find_reach,
+    kept_aside,
+    unapplied_folders,
+    unincluded_component,
+)
 from reviewbot.model.resource import document_objects
 from reviewbot.model.values import configure as configure_values
 from reviewbot.model.values import document_values_pods, object_values_pods
@@ -150,10 +156,16 @@ def build_model(
                 and isinstance(spec.get("path"), str) and "${" not in spec["path"]]
         flux_builds = [graph.flux_build(doc.file.path, spec) for doc, spec in flux]
         variants, patches, tags = _built_documents(graph, flux_builds)
+        model.derived["unincluded-components"] = tuple(
+            d for d in graph.roots if graph.by_dir[d].is_component)
         model.unapplied = _kept_aside(graph, model, flux_builds)
-        model.skipped.extend(Skipped(folder, "kept aside (an archive or hidden folder no build "
-                                     "reads): not applied") for folder in unapplied_folders(model)
-                             if kept_aside(folder + "/x"))
+        for folder in unapplied_folders(model):
+            if kept_aside(folder + "/x"):
+                model.skipped.append(Skipped(folder, "kept aside (an archive or hidden folder "
+                                             "no build reads): not applied"))
+            elif unincluded_component(model, folder) is not None:
+                model.skipped.append(Skipped(folder, "a kustomize Component no kustomization "
+                                             "includes: not applied"))
         # without roots, what the repository's own validation leaves out is not applied
         # either (with roots, the walk decides: a folder a root applies is applied)
         facts = model.derived["ci"] = read_ci(tree, model.files)
@@ -307,13 +319,16 @@ def _built_documents(graph: Graph, flux: Sequence[Build | None],
 
 def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> frozenset[str]:
     """Without roots, what is not applied: files in an archive or hidden folder that no build
-    from outside reads, and manifests beside a kustomization that no build reads (listed
-    nowhere: kustomize-integrity says so; a script that applies one keeps it applied)."""
+    from outside reads, manifests beside a kustomization that no build reads (listed
+    nowhere: kustomize-integrity says so; a script that applies one keeps it applied), and
+    what only a kustomize Component no kustomization includes lists."""
     read = {f for folder in graph.roots if not kept_aside(graph.by_dir[folder].file)
-            for f in graph.build(folder).files}
+            and not graph.by_dir[folder].is_component for f in graph.build(folder).files}
     for build in flux:
         read |= build.files if build is not None else set()
     for k in graph.by_dir.values():
+        if k.is_component and k.directory in graph.roots:
+            continue  # a Component no kustomization includes is applied by none
         read.update(join(k.directory, e.value.strip()) for e in graph.entries(k)
                     if not is_remote(e.value))
         read.update(patch_files(k))

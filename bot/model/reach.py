@@ -574,6 +574,16 @@ def kept_aside(path: str) -> bool:
                for p in parts)
 
 
+def unincluded_component(model: Model, path: str) -> str | None:
+    """Without roots: the folder of the kustomize Component that holds ``path`` when no
+    kustomization includes that Component (its files are applied by none: a Component is
+    only ever a part of the builds that list it under ``components``)."""
+    for folder in model.derived.get("unincluded-components", ()):
+        if path == folder or path.startswith(folder + "/") or folder.startswith(path + "/"):
+            return str(folder)
+    return None
+
+
 def unapplied_folders(model: Model) -> list[str]:
     """The topmost folders of the manifests no root applies (each holds no applied file)."""
     applied = folders(p for p in model.files if p not in model.unapplied)
