@@ -37,9 +37,11 @@ not compared with their own GPUs.
 
 When it stays quiet:
 
-Containers that request TPU chips (`google.com/tpu`: vLLM's workers are then TPU chips, not
-GPUs); containers that run neither vLLM nor SGLang and set no parallelism flag; containers that
-also set a data-parallel size (how it maps to GPUs depends on the engine and its mode); flag
+Containers that request TPU chips (`google.com/tpu`), AWS Neuron devices or cores
+(`aws.amazon.com/neuron`, `neuroncore`: vLLM's `--device neuron`) or Intel Gaudi
+(`habana.ai/gaudi`): the engine's workers are then those, not GPUs; containers that run
+neither vLLM nor SGLang and set no parallelism flag; containers that also set a data-parallel
+size (how it maps to GPUs depends on the engine and its mode); flag
 values that are not numbers (`$(TP)`); pods of KubeRay, JobSet, training jobs and
 LeaderWorkerSet workers (their engine spans other pods).
 
@@ -92,7 +94,7 @@ from reviewbot.model.objects import Container, Model, PodTemplate
 from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
     Flag,
-    asks_tpus,
+    asks_other_accelerators,
     container_gpus,
     describe,
     field_path,
@@ -213,7 +215,7 @@ def _parallelism(model: Model, pod: PodTemplate, container: Container,
                  patterns: Sequence[str], group: tuple[Fraction, str] | None = None
                  ) -> Iterator[Violation]:
     found = parallelism_of(model, container)
-    if found is None or found.dp is not None or asks_tpus(container):
+    if found is None or found.dp is not None or asks_other_accelerators(container):
         return
     sizes = found.sizes()
     if sizes is None:

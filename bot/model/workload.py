@@ -241,6 +241,20 @@ def asks_tpus(container: Container) -> bool:
                for name in block)
 
 
+# accelerators an engine's parallel workers run on instead of GPUs: TPU chips, AWS Neuron
+# devices and cores (vLLM --device neuron: a device holds two or more cores), Intel Gaudi
+OTHER_ACCELERATORS = ("aws.amazon.com/neuron", "aws.amazon.com/neuroncore",
+                      "aws.amazon.com/neurondevice", "habana.ai/gaudi")
+
+
+def asks_other_accelerators(container: Container) -> bool:
+    """Whether the container asks for accelerators other than GPUs (TPU chips, AWS Neuron,
+    Intel Gaudi): an engine's parallel workers are then those, not GPUs."""
+    blocks = (container.resources.get(b) for b in ("requests", "limits"))
+    return any(str(name).endswith("/tpu") or str(name) in OTHER_ACCELERATORS
+               for block in blocks if isinstance(block, dict) for name in block)
+
+
 def pod_gpus(pod: PodTemplate, patterns: Sequence[str]) -> dict[str, Fraction]:
     """GPU resource -> what one pod reserves (zero entries dropped)."""
     out = {}
