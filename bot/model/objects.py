@@ -756,7 +756,11 @@ def _lws_pods(obj: KObject) -> list[PodTemplate]:
 
 # API groups whose kinds are Kubernetes' own (no custom resource), or hold other tools' values
 # and templates rather than pods as written (Flux, Argo CD, kustomize).
-_NOT_CUSTOM = ("fluxcd.io", "argoproj.io", "kustomize.config.k8s.io", "reviewbot.dev")
+# groups whose objects hold pod-shaped fields that are no pods: Flux and Argo CD objects,
+# kustomize's, and Kyverno's policies (a ``validate.pattern`` or ``mutate`` patch is a
+# Deployment's shape and says what is admitted: ``image: "public.ecr.aws/*"``)
+_NOT_CUSTOM = ("fluxcd.io", "argoproj.io", "kustomize.config.k8s.io", "reviewbot.dev",
+               "kyverno.io")
 MAX_TEMPLATE_DEPTH = 10
 
 
