@@ -152,6 +152,7 @@ from reviewbot.model.kustomize import (
 )
 from reviewbot.model.objects import KObject, Model, Path, model_graph
 from reviewbot.model.reach import (
+    aside_why,
     is_object,
     kept_aside,
     unapplied_folders,
@@ -518,7 +519,8 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
                else f"not applied ({ci})" if ci is not None and not kept_aside(files[0])
                else "not applied (a kustomize Component that no kustomization includes)"
                if unincluded_component(model, folder) is not None
-               else "kept aside (an archive or hidden folder no build reads)")
+               else f"kept aside ({aside_why(files[0]) or 'an archive or hidden folder'} no "
+                    "build reads)")
         yield Violation(
             None, (), f"{folder} {what} {why}, so nothing in it is judged",
             kind="not-applied", file=files[0], line=1, column=1,

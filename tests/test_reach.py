@@ -592,3 +592,24 @@ def test_without_roots_a_component_no_kustomization_includes_is_applied_by_none(
                             "that no kustomization includes), so nothing in it is judged")
     assert "components/spare/spare.yaml" in [s.path for s in result.model.skipped]
     assert {o.name for o in result.model.objects} == {"web", "used"}
+
+
+def test_without_roots_vendored_code_and_test_data_are_kept_aside_unless_built(
+        tmp_path: Path) -> None:
+    # kubernetes-sigs/kueue's vendor/k8s.io/.../pod.yaml (Go's vendoring) got image-digest
+    # errors; a vendir vendor/ folder a kustomization builds stays applied
+    write(tmp_path, {
+        "vendor/k8s.io/apimachinery/pod.yaml": FLOATING % "go-test-pod",
+        "pkg/loader/testdata/deploy.yaml": FLOATING % "fixture",
+        "vendir/vendor/app/app.yaml": FLOATING % "vendired",
+        "vendir/kustomization.yaml": "resources: [vendor/app/app.yaml]\n",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "vendir/vendor/app/app.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "pkg/loader/testdata/deploy.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "vendor/k8s.io/apimachinery/pod.yaml"),
+    ]
+    assert sorted(f.message for f in result.findings if f.kind == "not-applied") == [
+        f"{top} (1 manifest file) is kept aside (vendored code or test data no build reads), "
+        "so nothing in it is judged" for top in ("pkg", "vendor")]

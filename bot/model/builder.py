@@ -55,6 +55,7 @@ from reviewbot.model.objects import (
 )
 from reviewbot.model.reach import (
     Reach,
+    aside_why,
     find_reach,
     kept_aside,
     unapplied_folders,
@@ -160,9 +161,10 @@ def build_model(
             d for d in graph.roots if graph.by_dir[d].is_component)
         model.unapplied = _kept_aside(graph, model, flux_builds)
         for folder in unapplied_folders(model):
-            if kept_aside(folder + "/x"):
-                model.skipped.append(Skipped(folder, "kept aside (an archive or hidden folder "
-                                             "no build reads): not applied"))
+            aside = aside_why(folder + "/x")
+            if aside is not None:
+                model.skipped.append(Skipped(folder, f"kept aside ({aside} no build reads): "
+                                             "not applied"))
             elif unincluded_component(model, folder) is not None:
                 model.skipped.append(Skipped(folder, "a kustomize Component no kustomization "
                                              "includes: not applied"))

@@ -566,12 +566,27 @@ ARCHIVE_NAMES = frozenset({"archive", "archived", "_archive", "_archived", "atti
                            "deprecated", "_deprecated", "old", "_old", "unused", "_unused"})
 
 
+# folders of other projects' files: vendored code (Go's ``vendor/``, vendir's) and test data
+# (Go's ``testdata/``, which the go tool itself ignores)
+COPIED_NAMES = frozenset({"vendor", "testdata"})
+
+
 def kept_aside(path: str) -> bool:
-    """Whether ``path`` lies in a hidden folder (``.archive/``) or one named as an archive
-    (``_archived/``, ``archive/``, ``attic/``, ``deprecated/``, ``old/``, ``unused/``)."""
+    """Whether ``path`` lies in a folder a repository keeps aside (:func:`aside_why`)."""
+    return aside_why(path) is not None
+
+
+def aside_why(path: str) -> str | None:
+    """What kind of folder kept aside holds ``path``: a hidden one (``.archive/``) or one named
+    as an archive (``_archived/``, ``archive/``, ``attic/``, ``deprecated/``, ``old/``,
+    ``unused/``), else vendored code or test data (``vendor/``, ``testdata/``); None."""
     parts = path.split("/")[:-1]
-    return any((p.startswith(".") and p not in (".", "..")) or p.lower() in ARCHIVE_NAMES
-               for p in parts)
+    if any((p.startswith(".") and p not in (".", "..")) or p.lower() in ARCHIVE_NAMES
+           for p in parts):
+        return "an archive or hidden folder"
+    if any(p in COPIED_NAMES for p in parts):
+        return "vendored code or test data"
+    return None
 
 
 def unincluded_component(model: Model, path: str) -> str | None:
