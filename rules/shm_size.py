@@ -34,6 +34,11 @@ Kinds:
   tmpfs is bounded by the pod's memory limit), but its use is invisible to scheduling.
 - `small`: its sizeLimit is below `min-size`.
 
+A container whose pod's GPUs are all that is seen (no parallelism flag, no launcher such as
+`torchrun`, `deepspeed` or `mpirun`, no engine or NCCL setting in its command, arguments,
+image or environment, and no operator's pod) gets its findings as warnings that say so: a
+GPU burn-in or one process per GPU never uses `/dev/shm`.
+
 When it stays quiet:
 
 Pods with at most one GPU whose containers run no tensor or pipeline parallelism above 1;
@@ -119,6 +124,10 @@ OPTIONS = (
 SEVERITIES = {"missing": "error", "not-memory": "error", "no-limit": "warning",
               "small": "error"}
 SHM = "/dev/shm"
+# a pod's GPUs alone do not show that NCCL runs across them: a GPU burn-in or one process per
+# GPU never touches /dev/shm (kueue's gpu-burn sample)
+NO_ENGINE = ("whether the container runs NCCL across its GPUs (no engine, launcher or NCCL "
+             "setting in its command, arguments or environment)")
 
 SCOPE = "object"  # each finding depends on its object, its pods and the configuration only
 
@@ -131,6 +140,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             continue
         gpus = sum(pod_gpus(pod, patterns).values(), Fraction(0))
         reasons: dict[str, str] = {}
+        unsure: set[str] = set()  # GPUs alone: whether NCCL runs there is not seen
         for n, c in enumerate(pod.main_containers):
             if asks_tpus(c):
                 continue  # TPU chips: no NCCL all-reduce through /dev/shm
@@ -141,13 +151,37 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
                 reasons[c.name] = parallel
             elif container_gpus(c, patterns) and gpus > 1:
                 reasons[c.name] = f"{number(gpus)} GPUs"
+                if pod.controller in (None, "Argo Rollouts") and not _collective(c):
+                    unsure.add(c.name)
         if not reasons:
             continue
         doubt = template_doubt(pod)
         for c in pod.main_containers:
             if c.name in reasons:
+                why = doubt or (NO_ENGINE if c.name in unsure else None)
                 for found in _check(pod, c, reasons[c.name], minimum, _fix_size(opts, minimum)):
-                    yield found if doubt is None else replace(found, doubt=doubt)
+                    yield found if why is None else replace(found, doubt=why)
+
+
+# what says a container runs collectives across its GPUs: a launcher, an engine or NCCL's own
+# settings in its command, arguments or environment (an operator's pods are distributed by
+# design: KubeRay, LeaderWorkerSet, JobSet, training jobs)
+_COLLECTIVE_WORDS = ("torchrun", "torch.distributed", "deepspeed", "accelerate", "mpirun",
+                     "horovodrun", "nccl", "vllm", "sglang", "megatron", "--nproc",
+                     "text-generation-inference", "--num-shard", "tensorrt", "trtllm", "triton",
+                     "lmdeploy")
+_COLLECTIVE_ENV = ("NCCL_", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "NUM_SHARD")
+
+
+def _collective(container: Container) -> bool:
+    body = container.body
+    words = [str(w) for key in ("command", "args") for w in items(body.get(key))]
+    words.append(str(container.image or ""))
+    text = " ".join(words).lower()
+    if any(w in text for w in _COLLECTIVE_WORDS):
+        return True
+    return any(isinstance(e, dict) and str(e.get("name") or "").startswith(_COLLECTIVE_ENV)
+               for e in items(body.get("env")))
 
 
 def _mounts_shm(container: Container) -> bool:
