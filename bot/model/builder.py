@@ -324,12 +324,13 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> fro
     from outside reads, manifests beside a kustomization that no build reads (listed
     nowhere: kustomize-integrity says so; a script that applies one keeps it applied), and
     what only a kustomize Component no kustomization includes lists."""
+    unused = frozenset(model.derived.get("unincluded-components", ()))
     read = {f for folder in graph.roots if not kept_aside(graph.by_dir[folder].file)
             and not graph.by_dir[folder].is_component for f in graph.build(folder).files}
     for build in flux:
         read |= build.files if build is not None else set()
     for k in graph.by_dir.values():
-        if k.is_component and k.directory in graph.roots:
+        if k.directory in unused:
             continue  # a Component no kustomization includes is applied by none
         read.update(join(k.directory, e.value.strip()) for e in graph.entries(k)
                     if not is_remote(e.value))

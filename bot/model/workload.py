@@ -23,7 +23,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import shlex
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -233,12 +233,18 @@ def container_gpus(container: Container, patterns: Sequence[str]) -> dict[str, F
     return out
 
 
+def _asked(container: Container) -> Iterator[str]:
+    """The resource names the container requests or limits."""
+    for b in ("requests", "limits"):
+        block = container.resources.get(b)
+        if isinstance(block, dict):
+            yield from (str(name) for name in block)
+
+
 def asks_tpus(container: Container) -> bool:
     """Whether the container asks for TPU chips (``google.com/tpu``): an engine's
     parallel workers are then TPU chips, not GPUs, and NCCL's /dev/shm is not used."""
-    blocks = (container.resources.get(b) for b in ("requests", "limits"))
-    return any(str(name).endswith("/tpu") for block in blocks if isinstance(block, dict)
-               for name in block)
+    return any(name.endswith("/tpu") for name in _asked(container))
 
 
 # accelerators an engine's parallel workers run on instead of GPUs: TPU chips, AWS Neuron
@@ -250,9 +256,8 @@ OTHER_ACCELERATORS = ("aws.amazon.com/neuron", "aws.amazon.com/neuroncore",
 def asks_other_accelerators(container: Container) -> bool:
     """Whether the container asks for accelerators other than GPUs (TPU chips, AWS Neuron,
     Intel Gaudi): an engine's parallel workers are then those, not GPUs."""
-    blocks = (container.resources.get(b) for b in ("requests", "limits"))
-    return any(str(name).endswith("/tpu") or str(name) in OTHER_ACCELERATORS
-               for block in blocks if isinstance(block, dict) for name in block)
+    return any(name.endswith("/tpu") or name in OTHER_ACCELERATORS
+               for name in _asked(container))
 
 
 def pod_gpus(pod: PodTemplate, patterns: Sequence[str]) -> dict[str, Fraction]:
