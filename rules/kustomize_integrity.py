@@ -525,8 +525,11 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
             None, (), f"{folder} {what} {why}, so nothing in it is judged",
             kind="not-applied", file=files[0], line=1, column=1,
             key=f"{folder}:not-applied",
-            fix="List it where a cluster's Flux Kustomization or Argo CD Application builds "
-                "it, or delete it if it is kept for reference.",
+            fix=("Add the Component to the `components:` of a kustomization a cluster builds, "
+                 "or delete it if it is kept for reference."
+                 if why.startswith("not applied (a kustomize Component") else
+                 "List it where a cluster's Flux Kustomization or Argo CD Application builds "
+                 "it, or delete it if it is kept for reference."),
         )
 
 

@@ -590,6 +590,8 @@ def test_without_roots_a_component_no_kustomization_includes_is_applied_by_none(
     info = [f for f in result.findings if f.kind == "not-applied"][0]
     assert info.message == ("components/spare/spare.yaml is not applied (a kustomize Component "
                             "that no kustomization includes), so nothing in it is judged")
+    assert info.fix == ("Add the Component to the `components:` of a kustomization a cluster "
+                        "builds, or delete it if it is kept for reference.")
     assert "components/spare/spare.yaml" in [s.path for s in result.model.skipped]
     assert {o.name for o in result.model.objects} == {"web", "used"}
 
