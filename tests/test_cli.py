@@ -165,6 +165,27 @@ def test_diff_outside_git_says_so_and_names_no_ci_fix(
     assert "is not in a git repository" in err and "fetch-depth" not in err
 
 
+@pytest.mark.parametrize("command", [
+    ["diff", "{base}", "HEAD"],
+    ["review", "--base", "{base}", "--head", "HEAD", "--platform", "none"],
+])
+def test_a_head_with_no_commit_beyond_the_base_is_said(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    sha = repo.commit({"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"})
+    monkeypatch.chdir(repo.path)
+    assert main([word.format(base="main") for word in command]) == 0
+    captured = capsys.readouterr()
+    assert (f"reviewbot: HEAD ({sha[:12]}) holds no commit that main lacks: there is nothing "
+            "to compare\n") in captured.err
+    assert "no changes" in captured.out
+    repo.commit({"b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n"})
+    assert main([word.format(base="HEAD~1") for word in command]) == 0
+    assert "holds no commit" not in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------- one command's arguments
 
 

@@ -12,7 +12,7 @@ from reviewbot.config import parse_config
 from reviewbot.engine.options import check_options
 from reviewbot.errors import ReviewbotError
 
-from .helpers import BROKEN, lint_text, pairs
+from .helpers import BROKEN, GitRepo, lint_text, pairs
 
 
 def test_disabled_rule_and_severity_override(tmp_path: Path) -> None:
@@ -56,6 +56,13 @@ def test_lint_says_when_no_config_was_found(
     (tmp_path / "a.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
     assert main(["lint", str(tmp_path), "--format", "json"]) == 0
     assert "no .reviewbot.yaml in" in capsys.readouterr().err
+    repo = GitRepo(tmp_path / "repo")  # the repository's root: one folder, named once
+    repo.write({"sub/b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n"})
+    assert main(["lint", str(repo.path), "--format", "json"]) == 0
+    assert f"no .reviewbot.yaml in {repo.path}: " in capsys.readouterr().err
+    assert main(["lint", str(repo.path / "sub"), "--format", "json"]) == 0
+    err = capsys.readouterr().err
+    assert f"no .reviewbot.yaml in {repo.path / 'sub'} up to {repo.path}: " in err
     (tmp_path / ".reviewbot.yaml").write_text("rules: {}\n")
     assert main(["lint", str(tmp_path), "--format", "json"]) == 0
     assert capsys.readouterr().err == ""

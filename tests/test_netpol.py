@@ -474,6 +474,7 @@ def test_connectivity_json_and_text(tmp_path: Path) -> None:
     text = tmp_path / "out.txt"
     assert main(["netpol", "connectivity", str(recipe), "--output", str(text)]) == 0
     assert "  -> kube-system/coredns[Deployment]  TCP 53,UDP 53" in text.read_text()
+    assert text.read_text().endswith("\n14 allowed flows among 4 workloads, 1 NetworkPolicy\n")
 
 
 def test_overlaps_agrees_with_intersect() -> None:

@@ -136,3 +136,21 @@ def test_markdown_keeps_image_references_copyable_and_mentions_inert() -> None:
     rendered = MarkdownIt("commonmark").render(md_text(f"Pin {ref} and tell @team"))
     assert ref in rendered  # copying the fix pastes a valid image reference
     assert "@team" not in rendered and "@\u200bteam" in rendered
+
+
+def test_text_counts_what_it_skipped_files_and_folders_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from reviewbot.report.base import plural
+    chart = tmp_path / "chart" / "templates"
+    chart.mkdir(parents=True)
+    (chart / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+                                   "  name: {{ .Values.name }}\n")
+    (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    assert main(["lint", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "\nskipped (1):\n  chart/templates/cm.yaml: helm template\n" in out
+    assert "file(s)" not in out
+    assert [plural(n, "NetworkPolicy", "NetworkPolicies") for n in (0, 1, 2)] == [
+        "0 NetworkPolicies", "1 NetworkPolicy", "2 NetworkPolicies"]
+    assert plural(2, "file") == "2 files"

@@ -82,7 +82,7 @@ def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
         guard_binaries(config, untrusted(root, targets))
     if config.source is None:
         here = start.resolve() if start.is_dir() else start.resolve().parent
-        where = f"{here} up to {root}" if here == root or root in here.parents else str(here)
+        where = f"{here} up to {root}" if root in here.parents else str(here)
         print(f"reviewbot: no .reviewbot.yaml in {term(where)}: default rule options, no cluster "
               "inventory", file=sys.stderr)
     elif len(targets) > 1:  # several PATHs: say which file their common folder led to

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from reviewbot.engine.review import (
     review_prefixes,
 )
 from reviewbot.errors import EXIT_FINDINGS, EXIT_OK, ReviewbotError
+from reviewbot.escape import term
 from reviewbot.forge.ci import detect_platform
 from reviewbot.forge.publish import Publishing, previewed_summary, publish
 from reviewbot.output import emit, exit_code, use_color
@@ -55,6 +57,7 @@ def diff_command(args: argparse.Namespace) -> int:
     base = resolve(root, args.base, "base")
     head = resolve(root, args.head, "head") if args.head else None
     sides = Sides(root, args.base, base, head, prefixes)
+    _say_if_empty(sides, args.head)
     config = review_config(sides, args.config).config
     found = compare_sides(sides, config, file_loader(args, root))
     entries = tuple(found.diff.as_json())
@@ -90,6 +93,7 @@ def review_command(args: argparse.Namespace) -> int:
     # The CI event is read once, here, and only when the refs need it; publishing takes it
     event = None if args.base and args.head else ci_event(env)
     sides, outcome = run_review(args, event)
+    _say_if_empty(sides, args.head)
     report = with_links(outcome.report, args, env, sides)
     fail_on = args.fail_on or outcome.config.fail_on or "error"
     code = exit_code(outcome.new, fail_on)
@@ -108,6 +112,14 @@ def review_command(args: argparse.Namespace) -> int:
         emit(render(report, args.artifact_format), args.artifact)
     publish(how, report, outcome.findings, env, sides, event)
     return code
+
+
+def _say_if_empty(sides: Sides, head_ref: str | None) -> None:
+    """On stderr, when the head holds no commit the base lacks (``--head HEAD`` on the base
+    branch itself): "no changes" would otherwise read as a change that changed nothing."""
+    if sides.head is not None and sides.head == sides.base:
+        print(f"reviewbot: {term(head_ref or 'the head')} ({sides.head[:12]}) holds no commit "
+              f"that {term(sides.base_ref)} lacks: there is nothing to compare", file=sys.stderr)
 
 
 def with_links(report: Report, args: argparse.Namespace, env: dict[str, str],

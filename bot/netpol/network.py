@@ -1043,10 +1043,11 @@ def render_text(flows: Sequence[Flow], network: Network) -> str:
     workloads = len(workload_groups(network))
     kubernetes = sum(1 for p in network.policies if p.kind == "NetworkPolicy")
     cilium = len(network.policies) - kubernetes
+    from reviewbot.report.base import plural
     out.append(
-        f"{len(flows)} allowed flow(s) among {workloads} workload(s), "
-        f"{kubernetes} NetworkPolicy(ies)"
-        + (f", {cilium} Cilium policy rule set(s)" if cilium else "")
+        f"{plural(len(flows), 'allowed flow')} among {plural(workloads, 'workload')}, "
+        f"{plural(kubernetes, 'NetworkPolicy', 'NetworkPolicies')}"
+        + (f", {plural(cilium, 'Cilium policy rule set')}" if cilium else "")
     )
     out += [f"note: {term(note)}" for note in network.all_notes()]
     return "\n".join(out) + "\n"

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from reviewbot.engine.findings import Finding, Suggestion
 from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
 from reviewbot.escape import html_code, md_code, md_prose, md_text, term
-from reviewbot.report.base import not_shown_lines, object_words
+from reviewbot.report.base import not_shown_lines, object_words, plural
 from reviewbot.report.difftext import change_lines, object_header
 from reviewbot.report.links import Links
 
@@ -34,10 +34,6 @@ _SEVERITIES = (("error", "Errors"), ("warning", "Warnings"), ("info", "Info"))
 
 
 # ---------------------------------------------------------------- findings
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _where(f: Finding) -> str:
@@ -140,7 +136,7 @@ def diff_block(entry: Mapping[str, Any], max_lines: int = 200) -> str:
     if file:
         parts.append(f"in {html_code(str(file))}")
     if changes:
-        parts.append(f"({_plural(len(changes), 'change')})")
+        parts.append(f"({plural(len(changes), 'change')})")
     body_lines: list[str] = []
     for style, text in change_lines(changes):
         body_lines.append(f"  {text}" if style == "path" else f"{style}   {text}")
@@ -191,7 +187,7 @@ def diff_blocks(builder: _Builder, diff: Sequence[Mapping[str, Any]]) -> None:
         group = [e for e in diff if e.get("change") == status]
         if not group:
             continue
-        head = (f"<details><summary>{mark} {_plural(len(group), 'object')} {word}</summary>"
+        head = (f"<details><summary>{mark} {plural(len(group), 'object')} {word}</summary>"
                 "\n\n")
         tail = "\n\n</details>\n"
         lines: list[str] = []
@@ -268,9 +264,9 @@ class _Builder:
         if left_f or left_o:
             what = []
             if left_f:
-                what.append(_plural(left_f, "finding"))
+                what.append(plural(left_f, "finding"))
             if left_o:
-                what.append(_plural(left_o, "changed object"))
+                what.append(plural(left_o, "changed object"))
             text += (
                 f"\n**{' and '.join(what)} left out**: this comment is capped at "
                 f"{self.limit:,} characters. The job log and the JSON/SARIF output have "
@@ -379,10 +375,10 @@ def finding_entry(f: Finding, links: Links | None = None, with_new: bool = False
 
 def _header(findings: Sequence[Finding]) -> str:
     counts = ", ".join(
-        _plural(n, s) for s, n in
+        plural(n, s) for s, n in
         ((s, sum(1 for f in findings if f.severity == s)) for s, _ in _SEVERITIES) if n
     )
-    title = f"## reviewbot: {_plural(len(findings), 'finding')}"
+    title = f"## reviewbot: {plural(len(findings), 'finding')}"
     return f"{title}\n\n{counts or 'Nothing to report.'}\n"
 
 
@@ -394,23 +390,23 @@ def verdict(findings: Sequence[Finding]) -> str:
               for s, _ in _SEVERITIES}
     errors, warnings, notes = counts["error"], counts["warning"], counts["info"]
     if errors:
-        rest = [_plural(n, w) for n, w in ((warnings, "warning"), (notes, "note")) if n]
-        return (f"{_plural(errors, 'error')} to fix before merging"
+        rest = [plural(n, w) for n, w in ((warnings, "warning"), (notes, "note")) if n]
+        return (f"{plural(errors, 'error')} to fix before merging"
                 + (f" (and {' and '.join(rest)})" if rest else ""))
     if warnings:
-        return (f"No new errors: {_plural(warnings, 'new warning')}"
-                + (f" and {_plural(notes, 'note')}" if notes else "") + " to look at")
+        return (f"No new errors: {plural(warnings, 'new warning')}"
+                + (f" and {plural(notes, 'note')}" if notes else "") + " to look at")
     if notes:
-        return f"No new errors: {_plural(notes, 'new note')}"
+        return f"No new errors: {plural(notes, 'new note')}"
     return "No new problems"
 
 
 def _review_header(findings: Sequence[Finding], review: ReviewSummary) -> str:
     """The verdict, then one line: what is new, what is fixed, what is already there."""
-    counts = [_plural(n, word) for n, word in (
+    counts = [plural(n, word) for n, word in (
         (sum(1 for f in findings if f.new and f.severity == s), w)
         for s, w in (("error", "error"), ("warning", "warning"), ("info", "note"))) if n]
-    parts = [f"{_plural(review.new, 'new finding')}"
+    parts = [f"{plural(review.new, 'new finding')}"
              + (f" ({', '.join(counts)})" if counts else "")]
     worse = sum(1 for f in findings if f.worse)
     if worse:
@@ -420,7 +416,7 @@ def _review_header(findings: Sequence[Finding], review: ReviewSummary) -> str:
     if review.existing:
         shown = sum(1 for f in findings if not f.new and not f.worse)
         scope = md_code(review.scope or "new", False)
-        parts.append(f"{_plural(review.existing, 'finding')} already on the base branch"
+        parts.append(f"{plural(review.existing, 'finding')} already on the base branch"
                      + (" (shown below)" if shown else f" (not shown: scope {scope})"))
     if review.connectivity:
         parts.append("connectivity: " + _flow_counts(review.connectivity))

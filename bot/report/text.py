@@ -11,7 +11,7 @@ from typing import Any
 
 from reviewbot.diff.secrets import hidden_lines
 from reviewbot.escape import term
-from reviewbot.report.base import Report, not_shown_lines, object_words
+from reviewbot.report.base import Report, not_shown_lines, object_words, plural
 
 _COLOR = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
@@ -51,12 +51,12 @@ def render_text(report: Report, color: bool = False) -> str:
         out.append("")
     counts = {s: sum(1 for f in report.findings if f.severity == s)
               for s in ("error", "warning", "info")}
-    summary = ", ".join(_plural(n, s) for s, n in counts.items() if n)
+    summary = ", ".join(plural(n, s) for s, n in counts.items() if n)
     objects = report.stats.get("objects")
     files = report.stats.get("files", 0)
     # what was linted, apart from the counts ("2 errors in 14 objects" read as the objects found
     # wanting); "looked in N objects" is also what ../shared/tools/precision.py counts objects by
-    scanned = (f"; looked in {_plural(objects, 'object')} from {_plural(files, 'file')}"
+    scanned = (f"; looked in {plural(objects, 'object')} from {plural(files, 'file')}"
                if objects else "")
     out.append(f"{summary or 'no findings'}{scanned}")
     out.extend(not_shown_lines(report))
@@ -71,7 +71,7 @@ def render_text(report: Report, color: bool = False) -> str:
         out.extend(f"  {term(q.file)}:{q.line}: [{term(q.rule)}] {term(q.reason)}"
                    for q in report.quiet)
     if report.skipped:
-        out.append(f"skipped {len(report.skipped)} file(s):")
+        out.append(f"skipped ({len(report.skipped)}):")  # files and folders alike
         out.extend(f"  {term(s.path)}: {term(s.reason)}" for s in report.skipped)
     return "\n".join(out) + "\n"
 
@@ -81,10 +81,6 @@ def _may_quote(rule: str, obj: str) -> bool:
     that does not parse and of findings that belong to no object (a suppression comment on a
     Secret's line) may hold secret values."""
     return rule != "yaml-syntax" and bool(obj) and not obj.startswith("Secret/")
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def lifecycle_summary(notes: dict[str, Any]) -> str:
@@ -114,7 +110,7 @@ def lifecycle_summary(notes: dict[str, Any]) -> str:
 
 def schema_summary(schema: dict[str, Any]) -> str:
     """One line on what the schema rule validated and what it could not (no schema)."""
-    line = (f"schema: {_plural(schema.get('validated', 0), 'object')} validated against Kubernetes "
+    line = (f"schema: {plural(schema.get('validated', 0), 'object')} validated against Kubernetes "
             f"{schema.get('kubernetes-version', '?')} ({schema.get('engine', '?')})")
     missing = schema.get("no-schema") or {}
     if schema.get("not-validated"):
