@@ -200,7 +200,8 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
                 if copies and any(other.is_valid(body) for other in copies):
                     continue  # valid against another copy of its CRD (the conflict is said)
             for problem in problems:
-                yield _violation(obj, problem.identity, problem.path, problem.message)
+                yield _violation(obj, problem.identity, problem.path, problem.message,
+                                 _QUOTE.get(problem.unquoted))
     yield Note("schema", stats.as_dict())  # the summary's counts
 
 
@@ -274,9 +275,22 @@ def _crds(model: Model) -> tuple[list[tuple[KObject, CrdSchema]], list[Conflict]
     return found, [(v, key, by_key.get(key, [])) for v, key, _ in conflicts]
 
 
-def _violation(obj: KObject, key: Path, where: Path, message: str) -> Violation:
+def _violation(obj: KObject, key: Path, where: Path, message: str,
+               fix: str | None = None) -> Violation:
     label = format_path(where) or "(object)"
-    return Violation(obj, key, f"{label}: {message}", kind="invalid")
+    return Violation(obj, key, f"{label}: {message}", fix=fix, kind="invalid")
+
+
+# the fix where the schema takes a string and YAML read a plain scalar as another type
+_QUOTE = {
+    "boolean": "Put the value in quotes: unquoted, YAML reads it as a boolean (true, false; "
+               "in YAML 1.1, as kubectl reads a file, also yes, no, on, off, y, n), and the "
+               "schema expects a string here.",
+    "integer": "Put the value in quotes: unquoted, YAML reads it as a number, and the schema "
+               "expects a string here.",
+    "number": "Put the value in quotes: unquoted, YAML reads it as a number (1.10 as 1.1), "
+              "and the schema expects a string here.",
+}
 
 
 def _kubeconform(

@@ -108,6 +108,35 @@ def test_quantity_and_int_or_string_accept_both_forms_and_null(tmp_path: Path) -
     assert pairs(lint_text(tmp_path, text, only=["schema"], config=NEVER)) == []
 
 
+def test_a_plain_scalar_where_a_string_is_expected_is_fixed_by_quotes(tmp_path: Path) -> None:
+    text = """
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: p}
+    spec:
+      containers:
+      - name: a
+        image: a
+        env:
+        - {name: A, value: off}
+        - {name: B, value: 1.10}
+        - {name: C, value: 8080}
+        - {name: D, value: "off"}
+        livenessProbe: {httpGet: {port: true}}
+    """
+    result = lint_text(tmp_path, text, only=["schema"], config=NEVER)
+    fixes = [(f.line, f.path, (f.fix or "").split(":")[0]) for f in result.findings]
+    assert fixes == [
+        (9, "spec.containers[0].env[0].value", "Put the value in quotes"),
+        (10, "spec.containers[0].env[1].value", "Put the value in quotes"),
+        (11, "spec.containers[0].env[2].value", "Put the value in quotes"),
+        (13, "spec.containers[0].livenessProbe.httpGet.port",
+         "Correct the field to the type and name the schema expects."),
+    ]
+    assert "as a boolean (true, false; in YAML 1.1" in (result.findings[0].fix or "")
+    assert "(1.10 as 1.1)" in (result.findings[1].fix or "")
+
+
 def test_int_or_string_rejects_other_types_with_a_precise_message(tmp_path: Path) -> None:
     text = """
     apiVersion: v1

@@ -57,6 +57,9 @@ class SchemaProblem:
     message: str  # what was expected; values shown only when short and not secret
     validator: str  # the JSON Schema keyword that failed
     key: Path = ()  # identity of the problem (path plus the missing or unknown field)
+    # the type YAML gave a plain scalar where the schema takes a string ("boolean", "integer",
+    # "number"; "" otherwise): quotes would have kept it text
+    unquoted: str = ""
 
     @property
     def identity(self) -> Path:
@@ -619,7 +622,8 @@ def _explain(
         if sub is not None:
             yield sub
             return
-    yield SchemaProblem(path, describe(error, quote=not redact(path)), keyword)
+    unquoted = _unquoted(error.instance, error.value) if keyword == "type" else ""
+    yield SchemaProblem(path, describe(error, quote=not redact(path)), keyword, unquoted=unquoted)
 
 
 def _branch_problem(
@@ -634,10 +638,11 @@ def _branch_problem(
     branches = list(by_branch.values())
     if branches and all(len(b) == 1 and b[0].keyword == "type" and not b[0].relative
                         for b in branches):
-        expected = _type_names([t for b in branches for t in _as_list(b[0].value)])
+        types = [t for b in branches for t in _as_list(b[0].value)]
         shown = _show(error.instance) if not redact(path) else ""
         got = f"got {json_type(error.instance)}{shown}"
-        return SchemaProblem(path, f"expected {expected}, {got}", error.keyword)
+        return SchemaProblem(path, f"expected {_type_names(types)}, {got}", error.keyword,
+                             unquoted=_unquoted(error.instance, types))
     if branches and all(len(b) == 1 and b[0].keyword == "required" for b in branches):
         fields = [str(k) for b in branches for k in _as_list(b[0].value)]
         return SchemaProblem(
@@ -767,6 +772,15 @@ def describe(error: Failure, quote: bool = True) -> str:
 
 def _as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else [value]
+
+
+def _unquoted(instance: Any, types: Any) -> str:
+    """The type YAML gave a plain scalar (a boolean or a number) where ``types`` take only a
+    string, so that quotes would have kept it text; "" otherwise (an int-or-string port
+    that got ``true`` was meant as a number, not as the name "true")."""
+    if isinstance(instance, (bool, int, float)) and set(_as_list(types)) - {"null"} == {"string"}:
+        return json_type(instance)
+    return ""
 
 
 def _type_names(types: Sequence[Any]) -> str:
