@@ -107,7 +107,7 @@ def test_no_import_cycle() -> None:
 # diff, the configuration just below the engine that applies it, and the rules, which the
 # engine finds at run time, above it.
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(names.split()) for names in (
-    "reviewbot errors escape concurrency startup",
+    "reviewbot errors escape words concurrency startup",
     "sources",
     "load",
     "schema",

@@ -141,7 +141,7 @@ def test_markdown_keeps_image_references_copyable_and_mentions_inert() -> None:
 def test_text_counts_what_it_skipped_files_and_folders_alike(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from reviewbot.report.base import plural
+    from reviewbot.words import plural
     chart = tmp_path / "chart" / "templates"
     chart.mkdir(parents=True)
     (chart / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n"

@@ -72,6 +72,7 @@ from reviewbot.netpol.sets import (
     ip_pieces,
     union_all,
 )
+from reviewbot.words import plural
 
 if TYPE_CHECKING:  # imported where a tree has AdminNetworkPolicies, or an ingress controller
     from reviewbot.netpol.admin import AdminLayer
@@ -1043,7 +1044,6 @@ def render_text(flows: Sequence[Flow], network: Network) -> str:
     workloads = len(workload_groups(network))
     kubernetes = sum(1 for p in network.policies if p.kind == "NetworkPolicy")
     cilium = len(network.policies) - kubernetes
-    from reviewbot.report.base import plural
     out.append(
         f"{plural(len(flows), 'allowed flow')} among {plural(workloads, 'workload')}, "
         f"{plural(kubernetes, 'NetworkPolicy', 'NetworkPolicies')}"

@@ -15,12 +15,6 @@ from reviewbot.sources.tree import Skipped, shown_path
 MAX_PER_RULE = 1000  # findings of one rule an output shows; the rest are counted by rule
 
 
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``n`` and ``word`` in the number it takes ("1 file", "2 files", "2 NetworkPolicies"
-    with ``many``): every count an output writes in words."""
-    return f"{n} {word if n == 1 else many or word + 's'}"
-
-
 def shown(report: Report) -> Report:
     """``report`` with every file name as outputs show it (``shown_path``: a name that is no
     UTF-8 in git's quoting, losslessly); the same report when every name is UTF-8."""

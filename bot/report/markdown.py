@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any
 from reviewbot.engine.findings import Finding, Suggestion
 from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
 from reviewbot.escape import html_code, md_code, md_prose, md_text, term
-from reviewbot.report.base import not_shown_lines, object_words, plural
+from reviewbot.report.base import not_shown_lines, object_words
 from reviewbot.report.difftext import change_lines, object_header
 from reviewbot.report.links import Links
+from reviewbot.words import plural
 
 if TYPE_CHECKING:  # the flows' module is imported where a review changed some
     from reviewbot.netpol.diff import FlowChange

@@ -11,7 +11,8 @@ from typing import Any
 
 from reviewbot.diff.secrets import hidden_lines
 from reviewbot.escape import term
-from reviewbot.report.base import Report, not_shown_lines, object_words, plural
+from reviewbot.report.base import Report, not_shown_lines, object_words
+from reviewbot.words import plural
 
 _COLOR = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
