@@ -241,6 +241,28 @@ def test_argo_cd_app_of_apps_applies_its_folders_only(tmp_path: Path) -> None:
         ("kustomize-integrity[not-applied]", "workloads/old/old.yaml")]
 
 
+def test_every_application_of_one_file_applied_by_hand_is_a_root(tmp_path: Path) -> None:
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: %s, namespace: argocd}
+        spec:
+          source: {repoURL: https://github.com/acme/fleet, path: %s}
+          destination: {server: https://kubernetes.default.svc, namespace: %s}
+    """
+    write(tmp_path, {
+        "argocd/apps.yaml": "---\n".join(app % (n, f"apps/{n}", n) for n in ("a", "b", "c")),
+        **{f"apps/{n}/{n}.yaml": FLOATING % n for n in ("a", "b", "c")},
+        "apps/old/old.yaml": FLOATING % "old",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "apps/a/a.yaml"),
+        ("image-digest[floating]", "apps/b/b.yaml"),
+        ("image-digest[floating]", "apps/c/c.yaml"),
+        ("kustomize-integrity[not-applied]", "apps/old/old.yaml")]
+
+
 def test_an_applicationset_git_directories_generator_applies_each_folder(
     tmp_path: Path,
 ) -> None:

@@ -142,14 +142,16 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         return None
     for step in steps:
         walker.walk(step)
+    by_hand: list[str] = []  # files of Applications applied by hand, each one a root
     for doc, value in walker.argo_candidates():  # what no other root applies: by hand
         if doc.file.path in walker.reach.files:
-            continue
+            continue  # a walk applies its file: the Application is walked from there
         for step in walker.argo_steps(value, doc.file.path, ()):
             walker.reach.roots.append(Root(step.cluster, "Argo CD", doc.file.path,
                                            str(step.spec.get("path"))))
             walker.walk(step)
-        walker.reach.files.add(doc.file.path)
+        by_hand.append(doc.file.path)  # not before: its file's other Applications are roots
+    walker.reach.files.update(by_hand)
     if not walker.reach.roots:
         return None
     return walker.reach
