@@ -54,7 +54,8 @@ When it stays quiet:
 
 Remote entries (URLs, `github.com/...?ref=`: not fetched) and entries outside the linted
 tree; entries a `.gitignore` of the tree ignores (build outputs); a Flux `spec.path` whose
-source is not this repository; objects of two build roots (two clusters, two overlays),
+source is not this repository or that names a folder outside the linted paths (`lint
+clusters/` does not read `apps/`); objects of two build roots (two clusters, two overlays),
 which are never duplicates of each other. A commented-out entry or a script-applied file is
 an info, not a missing or unreachable finding.
 
@@ -646,7 +647,9 @@ def _flux_paths(
             if k.flux is not None and id(k.flux.body) not in elsewhere]
     resolved: dict[int, str | None] = {}
     searched: dict[int, Build] = {}  # id(build) -> the build, searched for duplicates
-    sources_here: set[tuple[str, str, str]] = set()
+    # the sources whose Kustomizations resolve in the tree (so the source is this
+    # repository), each with the folders its root is at
+    sources_here: dict[tuple[str, str, str], set[str]] = {}
     for obj in flux:
         path = obj.get(("spec", "path"))
         if not isinstance(path, str) or "${" in path:
@@ -656,14 +659,15 @@ def _flux_paths(
             target = None
         resolved[id(obj)] = target
         if target is not None:
-            sources_here.add(_source(obj))
+            sources_here.setdefault(_source(obj), set()).add(_source_root(target, path))
     for obj in flux:
         if id(obj) not in resolved:
             continue
         target = resolved[id(obj)]
         path = str(obj.get(("spec", "path")))
         if target is None:
-            if _source(obj) in sources_here:
+            roots = sources_here.get(_source(obj), ())
+            if any(index.covers(_joined(root, path)) for root in roots):
                 kind, ns, name = _source(obj)
                 yield Violation(
                     obj, ("spec", "path"),
@@ -690,6 +694,26 @@ def _flux_paths(
                 searched[id(build)] = build
                 where = f"Flux Kustomization {obj.ref} (path {path})"
                 yield from duplicates.find(build.resources, where)
+
+
+def _rel(path: str) -> str:
+    """A Flux ``spec.path`` relative to its source's root, as kustomize-controller joins it."""
+    text = path.strip()
+    return "" if text in (".", "./", "") else posixpath.normpath(text.lstrip("/"))
+
+
+def _source_root(target: str, path: str) -> str:
+    """The folder of the tree a source's root is at, from a ``spec.path`` that resolved to
+    ``target``."""
+    rel = _rel(path)
+    return target[: len(target) - len(rel)].rstrip("/") if rel else target
+
+
+def _joined(root: str, path: str) -> str:
+    """The folder ``spec.path`` names in a source whose root is the tree's ``root``; when
+    it is outside the linted part (`lint clusters/` reads no `apps/`), its absence is not
+    seen, and not judged."""
+    return posixpath.join(root, _rel(path)) if root else _rel(path)
 
 
 # what a Flux Kustomization saying only ``spec.path`` builds depends on the folder alone:

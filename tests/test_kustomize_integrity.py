@@ -206,6 +206,16 @@ def test_flux_path_is_resolved_from_the_source_root(tmp_path: Path) -> None:
          "spec.path './infrastructure/controlers' does not exist in this repository (other "
          "Kustomizations of GitRepository flux-system/flux-system resolve here)"),
     ]
+    # `lint clusters/` reads no folder outside clusters/: where ./apps is, it cannot see
+    clusters = lint(tmp_path, tmp_path / "clusters")
+    assert [(f, line) for f, line, _, _ in found(clusters)] == []
+    write(tmp_path, {  # a Kustomization resolving in clusters/ puts the source's root at /
+        "clusters/README.md": "clusters\n",
+        "clusters/prod/flux/sync.yaml": ks % ("flux-system", "./clusters/prod"),
+        "clusters/prod/flux/base.yaml": ks % ("base", "./clusters/prod/bsae"),
+    })
+    assert [(f, line) for f, line, _, _ in found(lint(tmp_path, tmp_path / "clusters"))] == [
+        ("clusters/prod/flux/base.yaml", 7)]  # inside the linted folder: judged
 
 
 def test_git_trees_are_checked_the_same_way(tmp_path: Path) -> None:
