@@ -42,8 +42,11 @@ builds (`build.artifacts[].image`, profiles too; skaffold replaces every referen
 name with the image it built, by tag and digest) and `ko://` references (ko builds them and
 writes the digest). The summary ("not reported on purpose") and the JSON `skipped` list
 name each such container and the build step. Images a kustomize `images:` transformer
-changes are judged as transformed. Images with `${VAR}`, `$(VAR)` or `{{ }}` are resolved
-elsewhere and skipped. Option
+changes are judged as transformed. An image whose tag or whole reference is a `${VAR}`,
+`$(VAR)` or `{{ }}` is resolved elsewhere and skipped; one whose registry or path is a
+variable while a name with `:latest` or no tag is written after it
+(`${REGISTRY}/web:latest`) floats whatever the variable holds: `floating`, at most a
+warning that names the variable it could not see. Option
 `allow-floating` lists repositories (glob patterns: `registry.local/*`) whose tags may float;
 only the form of their digests is checked.
 
@@ -51,7 +54,8 @@ When it stays quiet:
 
 Images a build step supplies at deploy time (a `skaffold.yaml` artifact, a `ko://`
 reference: listed as not reported on purpose in the summary and in the JSON `skipped` list);
-images with `${VAR}`, `$(VAR)` or `{{ }}`, resolved elsewhere; repositories listed in
+images whose tag or whole reference is `${VAR}`, `$(VAR)` or `{{ }}`, resolved elsewhere
+(a variable registry before a written tag `:1.2` too); repositories listed in
 `allow-floating` (only their digests' form is checked). An image a kustomize `images:`
 transformer changes is judged as transformed, and `tag-moved` only runs in review, where
 both trees are known.
@@ -162,7 +166,10 @@ def _check(
     model: Model, pod: PodTemplate, container: Container, allowed: Sequence[str]
 ) -> Iterator[Violation]:
     ref = image_ref(container)
-    if ref is None or any(mark in ref.text for mark in UNRESOLVED):
+    if ref is None:
+        return
+    if any(mark in ref.text for mark in UNRESOLVED):
+        yield from _written_after_a_variable(model, pod, container, ref.text)
         return
     if PLACEHOLDER.search(ref.repository or "") or PLACEHOLDER.search(ref.tag or ""):
         return
@@ -292,6 +299,44 @@ def _check(
     else:
         fix = f"Add the digest of the tag: {ref.name}:{ref.tag or '<tag>'}@sha256:<digest>."
     yield Violation(pod.obj, tag_path, message, fix=fix, kind="unpinned")
+
+
+# the last ${VAR}, $(VAR) or {{ ... }} of an image, and what is written after it
+_LAST_VARIABLE = re.compile(r"^(.*)(\$\{[^}]*\}|\$\([^)]*\)|\{\{.*?\}\})([^${}()]*)$", re.S)
+_VARIABLE = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\{\{.*?\}\}", re.S)
+
+
+def _written_after_a_variable(
+    model: Model, pod: PodTemplate, container: Container, text: str
+) -> Iterator[Violation]:
+    """An image whose registry or path is a variable resolved elsewhere, while the name and
+    tag written after it are literal (``${REGISTRY}/web:latest``, ``$(REG)/web``): the tag it
+    runs is known whatever the variable holds. Anything else with a variable (the tag, the
+    whole reference) is not judged."""
+    found = _LAST_VARIABLE.match(text)
+    if found is None:
+        return
+    tail = found.group(3)
+    if not tail.startswith("/") or "@" in tail or PLACEHOLDER.search(tail):
+        return  # the variable may hold the name, the tag or the digest
+    name, colon, tag = tail.rpartition(":") if ":" in tail.rsplit("/", 1)[-1] else (
+        tail, "", "")
+    if colon and tag != "latest":
+        return  # a tag is written: whether it is pinned depends on a registry unseen
+    who = _pod_and_container(pod, container)
+    image_path, tag_path, _ = _paths(container)
+    names = ", ".join(dict.fromkeys(_VARIABLE.findall(text)))
+    written = ":latest" if colon else "no tag"
+    yield Violation(
+        pod.obj, tag_path if colon else image_path,
+        f"{who}: image {text} has {written} and no digest, so it runs whatever the registry "
+        f"serves when the pod next starts, whatever {names} holds",
+        fix=f"Pin a version and its digest: {text[: len(text) - len(tail)]}{name}:<version>"
+            "@sha256:<digest>.",
+        kind="floating",
+        # the model's doubt names where the variable's value lives (a Secret ...)
+        doubt=None if id(pod.obj) in model.doubts else f"the value of {names}",
+    )
 
 
 def _chart_tag_unseen(pod: PodTemplate, ref: ImageRef) -> str | None:

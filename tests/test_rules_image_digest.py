@@ -62,6 +62,24 @@ def test_placeholders_and_substitutions_are_skipped(tmp_path: Path) -> None:
     assert pairs(lint_text(tmp_path, text, only=["image-digest"])) == []
 
 
+def test_a_variable_registry_before_a_written_latest_floats_at_most_a_warning(
+    tmp_path: Path
+) -> None:
+    images = ["${REGISTRY}/web:latest", "$(REGISTRY)/team/web", "{{ .Values.registry }}/web",
+              "${REGISTRY}/web:1.2", "${REGISTRY}/web:${TAG}", "${IMAGE}", "${REG}/web@sha256:1"]
+    text = "---".join(pod(image, f"p{i}") for i, image in enumerate(images))
+    result = lint_text(tmp_path, text, only=["image-digest"])
+    assert [(f.line, f.severity, f.rule) for f in result.findings] == [
+        (7, "warning", "image-digest"), (15, "warning", "image-digest"),
+        (23, "warning", "image-digest")]
+    first = result.findings[0].message
+    assert first.startswith("p0, container app: image ${REGISTRY}/web:latest has :latest and "
+                            "no digest, so it runs whatever the registry serves")
+    assert first.endswith("Not certain: reviewbot could not see the value of ${REGISTRY}.")
+    assert result.findings[1].fix == ("Pin a version and its digest: "
+                                      "$(REGISTRY)/team/web:<version>@sha256:<digest>.")
+
+
 def test_helmrelease_values_point_at_the_tag(tmp_path: Path) -> None:
     text = """
     apiVersion: helm.toolkit.fluxcd.io/v2
