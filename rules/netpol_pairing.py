@@ -108,7 +108,10 @@ Namespaces, pods and Services the repository does not define (kube-system, ingre
 controllers, the internet): an egress rule towards them, an ingress rule from them and a URL
 naming them are not judged. Label requirements on a namespace without a Namespace manifest
 and `ipBlock` peers are unknown, and unknown never counts as a denial. A namespace holding
-pods rendered from Helm charts is never judged as a whole.
+pods rendered from Helm charts is never judged as a whole. A selector that covers every
+namespace (`namespaceSelector: {}` with `podSelector: {k8s-app: kube-dns}`) selects in
+namespaces no repository defines too: when it matches no pod of the repository, a note
+(shown as not reported on purpose), never `selects-nothing`.
 
 Failing example:
 
@@ -1000,8 +1003,9 @@ def _selects_nothing(net: Network) -> Iterator[Violation | QuietPlace]:
             continue  # a host policy (nodeSelector) or an invalid selector: no pod selector
         where = _subject_namespaces(net, policy) if not net.subjects(policy) else None
         if where is not None:
+            every = policy.subject_namespaces is not None and policy.subject_namespaces.empty
             found = _nothing(net, policy, policy.selector_path, _field(policy, None),
-                             policy.selector, where)
+                             policy.selector, where, every)
             if isinstance(found, str):
                 yield QuietPlace(policy.obj, policy.selector_path, found)
             elif found is not None:
@@ -1015,7 +1019,9 @@ def _selects_nothing(net: Network) -> Iterator[Violation | QuietPlace]:
                 if covered is None or net.peer_pods(peer, policy.namespace, unknown=True):
                     continue
                 path = peer.path + (("podSelector",) if policy.kind == "NetworkPolicy" else ())
-                found = _nothing(net, policy, path, _field(policy, peer), peer.pods, covered)
+                every = peer.namespaces is not None and peer.namespaces.empty
+                found = _nothing(net, policy, path, _field(policy, peer), peer.pods, covered,
+                                 every)
                 if isinstance(found, str):
                     yield QuietPlace(policy.obj, path, found)
                 elif found is not None:
@@ -1054,9 +1060,12 @@ def _peer_namespaces_known(net: Network, policy: Policy, peer: Peer) -> list[str
 
 
 def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: str,
-             selector: Selector, namespaces: Sequence[str]) -> Violation | str | None:
+             selector: Selector, namespaces: Sequence[str],
+             every: bool = False) -> Violation | str | None:
     """The finding (or, where reviewbot cannot see every pod, the note's reason) for a
-    selector that matches no pod of ``namespaces``; None when there is nothing to say."""
+    selector that matches no pod of ``namespaces``; None when there is nothing to say.
+    ``every``: the selector covers every namespace of the cluster, and so the ones no
+    repository defines (kube-system's DNS pods): a note, never a finding."""
     if selector.keys & CONTROLLER_LABELS or any(
             "${" in text for r in selector.requirements for text in (r.key, *r.values)) or any(
             "${" in ns for ns in namespaces):
@@ -1072,6 +1081,9 @@ def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: s
               for ns in islice((ns for ns in namespaces if ns in net.unseen), 2)]
     if unseen:
         return f"{text}, but it may hold pods reviewbot cannot see ({'; '.join(unseen)})"
+    if every:
+        return (f"{text}, but the selector covers every namespace of the cluster, and so "
+                "namespaces the repository does not define (kube-system among them)")
     pods = [i for ns in namespaces for i in net.by_ns.get(ns, ())]
     partial = min((net.pods[i].peer for i in pods if not net.pods[i].labels_complete),
                   default=None)

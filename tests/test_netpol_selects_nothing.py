@@ -59,6 +59,33 @@ spec:
         "queue)")
 
 
+def test_a_peer_in_every_namespace_is_a_note_kube_system_is_among_them(tmp_path: Path) -> None:
+    text = SHOP + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: dns, namespace: sock-shop}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+  egress:
+  - to:
+    - namespaceSelector: {}
+      podSelector: {matchLabels: {k8s-app: kube-dns}}
+    ports: [{protocol: UDP, port: 53}]
+  - to:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: sock-shop}}
+      podSelector: {matchLabels: {name: cart}}
+"""
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.line, f.kind) for f in result.findings] == [(41, "selects-nothing")]
+    (note,) = result.quiet
+    assert (note.line, note.reason) == (37, (
+        "NetworkPolicy sock-shop/dns: egress[0].to[0].podSelector k8s-app=kube-dns matches no "
+        "pod in sock-shop, but the selector covers every namespace of the cluster, and so "
+        "namespaces the repository does not define (kube-system among them)"))
+
+
 def test_what_cannot_be_judged_is_left_alone(tmp_path: Path) -> None:
     text = SHOP + deployment("migrate", "jobs", "{app: migrate}").replace(
         "kind: Deployment", "kind: Job") + """
