@@ -510,6 +510,17 @@ def test_scalar_lists_show_items_added_and_removed() -> None:
     ]
 
 
+def test_a_string_yaml_would_read_as_another_type_is_shown_quoted() -> None:
+    from reviewbot.report.difftext import scalar
+    assert [scalar(v) for v in ("34", "off", "1.10", "0o17", "3.5.1", "v35", 34, True)] == [
+        '"34"', '"off"', '"1.10"', '"0o17"', "3.5.1", "v35", "34", "true"]
+    text = render_diff_text([{
+        "change": "modified", "kind": "HelmRelease", "namespace": "echo", "name": "echo",
+        "file": "hr.yaml", "line": 1, "changes": [
+            {"op": "changed", "path": "spec.values.image.tag", "old": "34", "new": "35"}]}])
+    assert '      - "34"\n      + "35"\n' in text
+
+
 def test_stable_paths_name_list_items() -> None:
     body = {"spec": {"template": {"spec": {"containers": [
         {"name": "side"},

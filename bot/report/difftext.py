@@ -15,6 +15,7 @@ from typing import Any
 
 from reviewbot.diff.objects import text_diff
 from reviewbot.escape import term
+from reviewbot.load.loader import resolve_kyaml, resolve_plain
 from reviewbot.report.base import object_words
 
 MAX_VALUE_LINES = 30
@@ -30,9 +31,12 @@ _RESET = "\033[0m"
 
 
 def scalar(value: Any) -> str:
-    """A value on one line: plain strings bare, others as JSON (quoted when ambiguous)."""
+    """A value on one line: plain strings bare, others as JSON (quoted when ambiguous: a
+    string YAML would read as another type, the tag ``"34"`` or ``"off"``, is quoted, so it
+    reads apart from the number 34 and the boolean)."""
     if isinstance(value, str):
-        if _PLAIN.match(value) and value == value.strip() and ": " not in value:
+        if _PLAIN.match(value) and value == value.strip() and ": " not in value and (
+                resolve_plain(value) == value == resolve_kyaml(value)):
             return term(value)
         return term(json.dumps(value, ensure_ascii=False))
     if isinstance(value, (dict, list)):
