@@ -233,7 +233,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _dispatch(args)
     except ReviewbotError as exc:
         from reviewbot.escape import term  # messages name paths and objects
-        print(f"reviewbot: {term(scrub(exc.message, os.environ))}", file=sys.stderr)
+        for line in scrub(exc.message, os.environ).split("\n"):  # a line per problem
+            print(f"reviewbot: {term(line)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("reviewbot: interrupted", file=sys.stderr)

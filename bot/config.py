@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from reviewbot.errors import ReviewbotError
-from reviewbot.load.loader import Document, LoadedFile, load
+from reviewbot.load.loader import Document, load
 from reviewbot.load.paths import format_path
 from reviewbot.model.inventory import allocatable_problem, label_problem, measured_problem
 from reviewbot.model.objects import Inventory, parse_inventory
@@ -127,10 +127,17 @@ class Config:
 
     def fail(self, path: tuple[str | int, ...], message: str) -> ReviewbotError:
         """The error for a bad value at ``path``: ``name:line:column: key: message``."""
+        return self.fail_all([(path, message)])
+
+    def fail_all(self, problems: Sequence[tuple[tuple[str | int, ...], str]]) -> ReviewbotError:
+        """One error for every bad value (path, message): a line each, in the file's order,
+        so that one run names every mistake."""
         name = self.source or CONFIG_NAME
         if self.document is None:
-            return ReviewbotError(f"{name}: {format_path(path) or '(top level)'}: {message}")
-        return _error(self.document, path, message, name)
+            return ReviewbotError("\n".join(
+                f"{name}: {format_path(path) or '(top level)'}: {message}"
+                for path, message in problems))
+        return _errors(self.document, problems, name)
 
     def settings(self, rule: RuleDefaults) -> RuleSettings:
         entry = self.section("rules").get(rule.id) or {}
@@ -262,15 +269,22 @@ def parse_config(data: bytes, name: str) -> Config:
         raise ReviewbotError(f"{name}:{doc.line}: the config must be a mapping")
     from reviewbot.schema.validate import Validator  # jsonschema-rs: read when a file is
 
-    for problem in Validator(config_schema()).problems(raw):
-        _fail(loaded, problem.path, problem.message, name)
-    _check_inventory(loaded, raw, name)
+    problems = [(p.path, p.message + (f" (unquoted, YAML reads it as a {p.unquoted}: quote it)"
+                                      if p.unquoted else ""))
+                for p in Validator(config_schema()).problems(raw)]
+    problems += _inventory_problems(raw)
+    if problems:
+        raise _errors(doc, problems, name)
     return Config(raw, name, doc)
 
 
-def _check_inventory(loaded: LoadedFile, raw: Mapping[str, Any], name: str) -> None:
+Problems = list[tuple[tuple[str | int, ...], str]]  # (path, message) of each bad value
+
+
+def _inventory_problems(raw: Mapping[str, Any]) -> Problems:
     """Inventory values the rules compute with: a value they could not read would silently
     drop a finding (``memory: 64GB``) or invent one (``nvidia.com/gpu: four`` read as 0)."""
+    out: Problems = []
     cluster = raw.get("cluster")
     nodes = cluster.get("nodes") if isinstance(cluster, dict) else None
     for i, node in enumerate(nodes if isinstance(nodes, list) else ()):
@@ -280,21 +294,22 @@ def _check_inventory(loaded: LoadedFile, raw: Mapping[str, Any], name: str) -> N
         for key, value in (node.get("allocatable") or {}).items():
             problem = allocatable_problem(str(key), value)
             if problem:
-                _fail(loaded, (*base, "allocatable", key), problem, name)
+                out.append(((*base, "allocatable", key), problem))
         for key, value in (node.get("labels") or {}).items():
             problem = label_problem(str(key), value)
             if problem:
-                _fail(loaded, (*base, "labels", key), problem, name)
-    _check_versions(loaded, raw, name)
+                out.append(((*base, "labels", key), problem))
+    out += _version_problems(raw)
     measured = raw.get("measured")
     for workload, facts in (measured.items() if isinstance(measured, dict) else ()):
         for key, value in (facts.items() if isinstance(facts, dict) else ()):
             problem = measured_problem(str(key), value)
             if problem:
-                _fail(loaded, ("measured", workload, key), problem, name)
+                out.append((("measured", workload, key), problem))
+    return out
 
 
-def _check_versions(loaded: LoadedFile, raw: Mapping[str, Any], name: str) -> None:
+def _version_problems(raw: Mapping[str, Any]) -> Problems:
     """Every ``kubernetes-version`` is a version (``"1.31"``; a YAML number is refused: 1.30
     reads as 1.3), and the deprecated ``rules.schema.kubernetes-version`` agrees with the
     clusters' (they are one setting)."""
@@ -315,27 +330,31 @@ def _check_versions(loaded: LoadedFile, raw: Mapping[str, Any], name: str) -> No
     target = lifecycle.get(TARGET_KEY) if isinstance(lifecycle, dict) else None
     if target is not None and target != "":
         found.append((("rules", "api-lifecycle", TARGET_KEY), target))
+    out: Problems = []
     for path, value in found:
         problem = version_problem(value)
         if problem:
-            _fail(loaded, path, problem, name)
+            out.append((path, problem))
     if alias is None:
-        return
+        return out
     for path, value in found:
         if path != SCHEMA_VERSION and parse_minor(value) != parse_minor(alias):
-            _fail(loaded, SCHEMA_VERSION,
-                  f"says {alias} but {format_path(path)} says {value}: the clusters' "
-                  f"kubernetes-version is the one setting now (this option is its deprecated "
-                  "alias); drop it", name)
+            out.append((SCHEMA_VERSION,
+                        f"says {alias} but {format_path(path)} says {value}: the clusters' "
+                        f"kubernetes-version is the one setting now (this option is its "
+                        "deprecated alias); drop it"))
+            break
+    return out
 
 
-def _fail(loaded: LoadedFile, path: tuple[str | int, ...], message: str, name: str) -> None:
-    raise _error(loaded.documents[0], path, message, name)
-
-
-def _error(doc: Document, path: tuple[str | int, ...], message: str,
-           name: str) -> ReviewbotError:
-    unknown = message.startswith(("unknown field", "unknown rule", "unknown option"))
-    line, column = doc.key_position(path) if unknown else doc.position(path)
-    where = format_path(path) or "(top level)"
-    return ReviewbotError(f"{name}:{line}:{column}: {where}: {message}")
+def _errors(doc: Document, problems: Sequence[tuple[tuple[str | int, ...], str]],
+            name: str) -> ReviewbotError:
+    """Every problem as ``name:line:column: key: message``, one line each, in the file's
+    order (the CLI writes each line as its own message)."""
+    lines: set[tuple[int, int, str]] = set()
+    for path, message in problems:
+        unknown = message.startswith(("unknown field", "unknown rule", "unknown option"))
+        line, column = doc.key_position(path) if unknown else doc.position(path)
+        where = format_path(path) or "(top level)"
+        lines.add((line, column, f"{name}:{line}:{column}: {where}: {message}"))
+    return ReviewbotError("\n".join(text for *_, text in sorted(lines)))

@@ -43,6 +43,30 @@ def test_config_errors_name_key_and_line(config: str, expected: str) -> None:
     assert info.value.exit_code == 2
 
 
+def test_one_run_names_every_mistake_a_line_each_in_the_files_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / ".reviewbot.yaml"
+    config.write_text("cluster:\n  kubernetes-version: 1.30\n  nodes:\n    - name: n\n"
+                      "      allocatable: {memory: 64GB}\n"
+                      "rules:\n  probe-headroom: {factr: 2}\n  nope: {}\n")
+    (tmp_path / "a.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    assert main(["lint", str(tmp_path)]) == 2
+    name = ".reviewbot.yaml"  # as the repository names it
+    assert [line.split(": ", 3)[1:3] for line in capsys.readouterr().err.splitlines()] == [
+        [f"{name}:2:23", "cluster.kubernetes-version"],
+        [f"{name}:4:13", "cluster.nodes[0].name"],
+        [f"{name}:5:29", "cluster.nodes[0].allocatable.memory"]]
+    assert main(["lint", str(tmp_path)]) == 2
+    assert "got boolean false (unquoted, YAML reads it as a boolean: quote it)" in (
+        capsys.readouterr().err)
+    config.write_text(config.read_text().replace("1.30", '"1.30"').replace("64GB", "64Gi")
+                      .replace("name: n", "name: gpu-1"))
+    assert main(["lint", str(tmp_path)]) == 2  # the rules' options, checked next: both said
+    assert [line.split(": ", 3)[1:3] for line in capsys.readouterr().err.splitlines()] == [
+        [f"{name}:7:20", "rules.probe-headroom.factr"], [f"{name}:8:3", "rules.nope"]]
+
+
 def test_config_error_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / ".reviewbot.yaml").write_text("rules:\n  nope: {}\n")
     (tmp_path / "a.yaml").write_text("a: 1\n")

@@ -16,12 +16,15 @@ from reviewbot.schema.validate import Validator
 
 
 def check_options(config: Config) -> Config:
-    """``config`` when every rule and option it sets is known and valid; else the error."""
+    """``config`` when every rule and option it sets is known and valid; else one error that
+    names every bad key (a line each)."""
     known = {r.id: r for r in all_rules()}
+    problems: list[tuple[tuple[str | int, ...], str]] = []
     for rule_id, entry in (config.section("rules")).items():
         rule = known.get(rule_id)
         if rule is None:
-            raise config.fail(("rules", rule_id), f"unknown rule {rule_id!r}")
+            problems.append((("rules", rule_id), f"unknown rule {rule_id!r}"))
+            continue
         for key, value in (entry or {}).items():
             if key in RESERVED:
                 continue
@@ -29,16 +32,18 @@ def check_options(config: Config) -> Config:
             option = rule.option(key)
             if option is None:
                 names = ", ".join(o.name for o in rule.options) or "none"
-                raise config.fail(
-                    where, f"unknown option {key!r} of rule {rule_id} (options: {names})")
-            if not option.accepts(value):
-                raise config.fail(where, f"option {key!r} of rule {rule_id} takes a {option.type}")
-            if isinstance(value, float) and not math.isfinite(value):
-                raise config.fail(where, f"option {key!r} of rule {rule_id} takes a finite number")
-            if not option.in_range(value):
-                raise config.fail(where, f"option {key!r} of rule {rule_id} must be "
-                                         f"{option.range_text} (got {value!r})")
-            if option.schema is not None:
-                for problem in Validator(option.schema).problems(value):
-                    raise config.fail((*where, *problem.path), problem.message)
+                problems.append(
+                    (where, f"unknown option {key!r} of rule {rule_id} (options: {names})"))
+            elif not option.accepts(value):
+                problems.append((where, f"option {key!r} of rule {rule_id} takes a {option.type}"))
+            elif isinstance(value, float) and not math.isfinite(value):
+                problems.append((where, f"option {key!r} of rule {rule_id} takes a finite number"))
+            elif not option.in_range(value):
+                problems.append((where, f"option {key!r} of rule {rule_id} must be "
+                                        f"{option.range_text} (got {value!r})"))
+            elif option.schema is not None:
+                problems += [((*where, *problem.path), problem.message)
+                             for problem in Validator(option.schema).problems(value)]
+    if problems:
+        raise config.fail_all(problems)
     return config
