@@ -175,6 +175,11 @@ def test_immutable_fields_are_errors_at_the_head_line(
     assert "field is immutable" in by_file[("apps/deploy.yaml", 6)]
     assert "200Gi -> 100Gi" in by_file[("apps/pvc.yaml", 7)]
     assert "local-path -> longhorn" in by_file[("apps/pvc.yaml", 6)]
+    # the changed field's own line: the caret under its value; a change deeper than the
+    # field refused (a volumeClaimTemplates storage) stays at its line's start
+    columns = {(f["file"], f["line"]): f["column"] for f in found}
+    assert [columns[k] for k in (("apps/svc.yaml", 5), ("apps/crd.yaml", 6),
+                                  ("apps/pvc.yaml", 6), ("apps/sts.yaml", 16))] == [14, 10, 21, 1]
 
 
 def test_a_growing_claim_and_an_added_default_are_quiet(

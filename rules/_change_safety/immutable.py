@@ -39,6 +39,8 @@ def immutable_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
     force = _forced_by(new, appliers(head).get(new.file, []))
     for path, what, rule, change in found:
         who = f"{new.kind} {object_name(new)}"
+        _, line, column = new.where(path)  # the field's own line: its value's column
+        at = column if line == change.line else None
         shown = _change_text(change, new)
         if force is not None:
             yield Violation(
@@ -46,7 +48,7 @@ def immutable_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
                 f"{who}: {what} changes{shown}, which the API server refuses ({rule}); "
                 f"{force} makes Flux delete and recreate the object, so the apply succeeds"
                 f"{_recreation_cost(new)}",
-                fix=_recreation_fix(new), kind="recreated", line=change.line,
+                fix=_recreation_fix(new), kind="recreated", line=change.line, column=at,
             )
         else:
             yield Violation(
@@ -54,7 +56,7 @@ def immutable_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
                 f"{who}: {what} changes{shown}, but {rule}: the apply fails with \"field is "
                 f"immutable\" until the object is deleted and recreated, and everything else "
                 f"its Kustomization applies waits meanwhile",
-                fix=_immutable_fix(new, what), kind="immutable", line=change.line,
+                fix=_immutable_fix(new, what), kind="immutable", line=change.line, column=at,
             )
 
 
