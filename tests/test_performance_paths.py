@@ -830,6 +830,26 @@ def test_a_flux_build_is_one_per_file_and_what_of_the_spec_shapes_it(tmp_path: P
     assert [r.body for r in elsewhere.resources] == [r.body for r in first.resources]
 
 
+def test_a_folder_s_generated_kustomization_is_listed_once_whatever_asks_first(
+        tmp_path: Path) -> None:
+    """``Graph.flux_units`` (the kustomization kustomize-controller generates for a folder
+    without one) is listed once per folder: asked again, in any order of folders, it gives
+    what a fresh graph gives."""
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\n"
+    write(tmp_path, {
+        "apps/a.yaml": cm % "a", "apps/deep/er/y.yaml": cm % "y",
+        "apps/sub/kustomization.yaml": "resources: [x.yaml]\n", "apps/sub/x.yaml": cm % "x",
+        "apps/sub/more/z.yaml": cm % "z", "other/b.yml": cm % "b",
+    })
+    folders_asked = ["apps", "", "apps/deep", "other", "apps/sub/more", "nowhere"]
+    fresh = [kustomize_graph(tmp_path).flux_units(f) for f in folders_asked]
+    assert fresh[0] == (["apps/a.yaml", "apps/deep/er/y.yaml"], ["apps/sub"])
+    graph = kustomize_graph(tmp_path)
+    for order in (reversed(folders_asked), folders_asked):
+        listed = {f: graph.flux_units(f) for f in order}
+        assert [listed[f] for f in folders_asked] == fresh
+
+
 _SPEC_VALUE = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=5),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,

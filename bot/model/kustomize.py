@@ -390,6 +390,7 @@ class Graph:
         self._commented: dict[tuple[str, str], tuple[LoadedFile, list[Commented]]] = {}
         self._layout: bool | None = None
         self._manifests: list[str] | None = None
+        self._units: dict[str, tuple[list[str], list[str]]] = {}  # folder -> flux_units
         self._sources: dict[str, FileRecord] | None = None
         self._source_files: dict[str, LoadedFile] = {}
         # id(spec) -> (the spec, the text of each of its fields asked so far)
@@ -717,7 +718,11 @@ class Graph:
 
     def flux_units(self, folder: str) -> tuple[list[str], list[str]]:
         """The kustomization kustomize-controller generates for a folder without one:
-        (manifest files, subfolders with their own kustomization), in walk order."""
+        (manifest files, subfolders with their own kustomization), in walk order. Once per
+        folder (the walk and the builder ask alike); the lists are never written."""
+        found = self._units.get(folder)
+        if found is not None:
+            return found
         prefix = folder + "/" if folder else ""
         units: set[str] = set()
         files: list[str] = []
@@ -735,7 +740,8 @@ class Graph:
                 units.add(unit)
             else:
                 files.append(path)
-        return files, sorted(units)
+        found = self._units[folder] = (files, sorted(units))
+        return found
 
     def _kustomization_below(self, parent: str, top: str) -> str | None:
         """The topmost folder between ``top`` (excluded) and ``parent`` with a kustomization."""

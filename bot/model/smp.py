@@ -177,12 +177,13 @@ class _Merge:
             if value is None:
                 out.pop(key, None)
                 continue
-            if not isinstance(value, (dict, list)):  # a scalar: set, located in the patch
-                out[key] = value  # (what :meth:`value` does with it, without its schema)
-                marks[here + (key,)] = (doc, written + (key,))
+            kind = type(value)
+            if kind is not dict and kind is not list and not isinstance(value, (dict, list)):
+                out[key] = value  # a scalar: set, located in the patch (what :meth:`value`
+                marks[here + (key,)] = (doc, written + (key,))  # does, without its schema)
                 continue
             child = out.get(key)
-            if type(value) is dict and type(child) is dict and "$patch" not in value:
+            if kind is dict and type(child) is dict and "$patch" not in value:
                 # (a mapping into a mapping: what :meth:`value` does, without its call)
                 merged = self.map(child, value, here + (key,), src + (key,), at + (key,),
                                   None if node is None else _property(node, key))
@@ -194,12 +195,16 @@ class _Merge:
             else:
                 out[key] = merged
         for key, value in base.items():  # the base's own fields are walked too
-            if key not in patch and (value is None or isinstance(value, (dict, list))):
-                # (a scalar is what :meth:`walk` leaves as it is: not asked; nor, without a
-                # schema, a list or a mapping walked before: see _NO_NODE)
-                if node is None and (type(value) is list or type(value) is dict and (
-                        _WALKED.get((id(value), _NO_NODE)) is value)):
-                    continue
+            # (a scalar is what :meth:`walk` leaves as it is: not asked, the loader's types
+            # told by their exact type first; nor, without a schema, a list or a mapping
+            # walked before: see _NO_NODE)
+            kind = type(value)
+            if kind is str or kind is int or kind is bool or kind is float or key in patch:
+                continue
+            if node is None and (kind is list or kind is dict and (
+                    _WALKED.get((id(value), _NO_NODE)) is value)):
+                continue
+            if value is None or kind is dict or kind is list or isinstance(value, (dict, list)):
                 walked = self.walk(value, src + (key,), node, key)
                 if walked is _DELETE:
                     del out[key]
@@ -227,8 +232,11 @@ class _Merge:
             nulls = self.nulls
             out: dict[str, Any] | None = None
             for k, v in value.items():
-                if v is None or isinstance(v, (dict, list)):
-                    if node is None and (type(v) is list or type(v) is dict and (
+                kind = type(v)
+                if kind is str or kind is int or kind is bool or kind is float:
+                    continue  # (a scalar: most fields, told by its exact type first)
+                if v is None or kind is dict or kind is list or isinstance(v, (dict, list)):
+                    if node is None and (kind is list or kind is dict and (
                             _WALKED.get((id(v), _NO_NODE)) is v)):
                         continue  # (what the call would find: see _NO_NODE)
                     walked = self.walk(v, src + (k,), node, k)
