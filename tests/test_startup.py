@@ -282,6 +282,47 @@ def test_a_lint_never_imports_the_deferred_modules(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "out.json").read_text())["findings"]
 
 
+def test_a_lint_that_hashes_nothing_never_imports_hashlib(tmp_path: Path) -> None:
+    """``hashlib`` (OpenSSL's start-up: 11.7M instructions) is imported by what hashes: a
+    blob id asked for, a generator's name suffix, a cache. A lint of a tree outside git with
+    a Flux Kustomization that sets a target namespace (its wrapper's stand-in document) and a
+    kustomization with an inline patch, without ``--cache``, hashes nothing; the same tree
+    with a configMapGenerator does."""
+    tree = tmp_path / "k8s"
+    (tree / "apps").mkdir(parents=True)
+    (tree / "infra").mkdir()
+    (tree / "flux.yaml").write_text(
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+        "metadata: {name: apps, namespace: flux-system}\nspec: {path: ./apps, prune: true}\n"
+        "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+        "metadata: {name: infra, namespace: flux-system}\n"
+        "spec: {path: ./infra, prune: true, targetNamespace: infra}\n")
+    (tree / "infra" / "ns.yaml").write_text("apiVersion: v1\nkind: Namespace\n"
+                                            "metadata: {name: infra}\n")
+    (tree / "apps" / "kustomization.yaml").write_text(
+        "resources: [web.yaml]\npatches:\n  - target: {kind: Deployment}\n    patch: |\n"
+        "      - op: add\n        path: /metadata/labels\n        value: {a: b}\n")
+    (tree / "apps" / "web.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n"
+        "  template:\n    spec:\n      containers: [{name: web, image: nginx:latest}]\n")
+    probe = ("import json, sys\n"
+             "from reviewbot.cli import main\n"
+             "main(['lint', sys.argv[1], '--format', 'json', '--output', sys.argv[2]])\n"
+             "print(json.dumps('hashlib' in sys.modules))\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+    def hashes() -> bool:
+        done = subprocess.run([sys.executable, "-c", probe, str(tree), str(tmp_path / "o.json")],
+                              capture_output=True, text=True, env=env, cwd=tmp_path)
+        assert json.loads((tmp_path / "o.json").read_text())["findings"], done.stderr
+        return bool(json.loads(done.stdout.strip().splitlines()[-1]))
+
+    assert not hashes()
+    (tree / "apps" / "kustomization.yaml").write_text(
+        "resources: [web.yaml]\nconfigMapGenerator:\n  - name: conf\n    literals: [a=b]\n")
+    assert hashes()
+
+
 def test_importing_the_cli_leaves_the_collector_as_it_found_it() -> None:
     """The cyclic collector waits while ``cli`` imports its modules, and is on again after
     (off again when it was off before)."""

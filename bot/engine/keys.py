@@ -4,7 +4,6 @@ depend on cannot be known (then nothing is cached)."""
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import os
@@ -65,6 +64,8 @@ def _digest(config: Config, head: list[Any]) -> Any:
     schema = config.section("rules").get("schema") or {}
     if not isinstance(schema, dict) or schema.get("schema-locations"):
         return None
+    import hashlib  # here: OpenSSL's start-up only for a run with a result cache
+
     digest = hashlib.sha1(usedforsecurity=False)
     digest.update(json.dumps([*head, config.raw, _environment(schema)], default=repr).encode())
     return digest

@@ -28,7 +28,6 @@ key) and a review's outcome for two trees (``reviews/``, see ``engine.keys.revie
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Sequence
@@ -227,6 +226,8 @@ _SEAL = b"reviewbot-cache "
 
 
 def _digest(body: bytes, kind: str, key: str) -> str:
+    import hashlib  # here: a run without the cache never hashes (OpenSSL's start-up)
+
     head = f"{__version__}\0{FORMAT}\0{kind}\0{key}\0".encode()
     return hashlib.sha256(head + body).hexdigest()
 
@@ -319,6 +320,8 @@ def _mtime(path: Path) -> float:
 
 def _tree_key(blobs: frozenset[str]) -> str:
     """A tree's pack name: made of the blob ids of its files."""
+    import hashlib
+
     return hashlib.sha1("\n".join(sorted(blobs)).encode(), usedforsecurity=False).hexdigest()
 
 

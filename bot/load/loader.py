@@ -398,7 +398,7 @@ def _load(record: FileRecord, limit: int) -> LoadedFile:
         out.problems.append(Problem(exc.message, exc.line, exc.column))
         return out
     out = LoadedFile(record.path, record, record.data, _text=text)
-    if "{{" in text and _in_templates_dir(record.path):
+    if _in_templates_dir(record.path) and "{{" in text:  # the path first: no text search
         out.skipped = "helm template"
         return out
     if "reviewbot:" in text:

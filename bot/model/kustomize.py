@@ -57,7 +57,7 @@ from reviewbot.model.transform import (
     transform,
     transform_image,
 )
-from reviewbot.sources.tree import FileRecord, blob_id
+from reviewbot.sources.tree import FileRecord
 
 __all__ = [  # the build's types and rules, for the modules that import them from here
     "CLUSTER_SCOPED", "GENERATED_HASH", "Kustomization", "Origins", "Path", "Resource",
@@ -936,7 +936,8 @@ def _synthetic_doc(file: str) -> Document:
     """The stand-in document of a Flux Kustomization's wrapper (one per file: never read):
     what loading ``{}`` as that file gives, the text parsed once (:func:`_empty`)."""
     empty = _empty()
-    lf = LoadedFile(file, empty.blob, empty.data, problems=list(empty.problems),
+    lf = LoadedFile(file, FileRecord(file, None, empty.data), empty.data,  # blob id when asked
+                    problems=list(empty.problems),
                     skipped=empty.skipped, pure=empty.pure)
     first = empty.documents[0]
     lf.documents = [Document(lf, first.index, {}, first.line, spans=first.spans)]
@@ -947,7 +948,7 @@ def _synthetic_doc(file: str) -> Document:
 def _empty() -> LoadedFile:
     """``{}`` parsed (the loader reads it alike under any name)."""
     data = b"{}\n"
-    return load(FileRecord("{}", blob_id(data), data))
+    return load(FileRecord("{}", None, data))  # its blob id when asked
 
 
 # ---------------------------------------------------------------- clusters

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile, load
-from reviewbot.sources.tree import FileRecord, blob_id
+from reviewbot.sources.tree import FileRecord
 
 Path = tuple[str | int, ...]
 Origins = Mapping[Path, tuple[Document, Path]]
@@ -332,7 +332,7 @@ def inline_values(text: str) -> tuple[Any, ...]:
 @functools.lru_cache(maxsize=1024)
 def _parsed(text: str) -> LoadedFile:
     data = text.encode("utf-8")
-    return load(FileRecord("inline patch", blob_id(data), data))
+    return load(FileRecord("inline patch", None, data))  # its blob id when asked
 
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -468,6 +467,8 @@ def content_hash(body: Mapping[str, Any]) -> str:
         fields["binaryData"] = body["binaryData"]
     text = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    import hashlib  # here: OpenSSL's start-up only for a tree with generators
+
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
     return digest.translate(str.maketrans("013ae", "ghkmt"))
 

@@ -7,7 +7,6 @@ or read; they are listed as skipped with a reason. Nothing is checked out.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import posixpath
 import re
@@ -127,6 +126,8 @@ def uri_path(path: str) -> str:
 
 def blob_id(data: bytes) -> str:
     """The git blob id of ``data`` (so disk and git records share cache keys)."""
+    import hashlib  # here: OpenSSL's start-up (11.7M instructions) only for a run that hashes
+
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
