@@ -1017,22 +1017,27 @@ def _compose_document(get: Any, start_line: int, marks: bool,
     apart = False  # whether kyaml may read a plain scalar otherwise (Document.kyaml_apart)
     flow = 0  # flow collections open
     flow_line = 0  # where the outermost one opened
+    # the module's names the loop reads at every event, as locals
+    no_key, scalar_kind, end_kind, quoted, merge = _NO_KEY, _Scalar, _End, _QUOTE_STYLES, _MERGE
+    intern_ = intern
+    fast = not marks
     while True:
         event = get()
         kind = type(event)
-        if kind is _Scalar:
+        if kind is scalar_kind:
             anchor, tag, _, text, mark, end, style = event.args
             written += 1
-            if style and not spans and end.line != mark.line and style in _QUOTE_STYLES:
-                spans = True
-            if style == '"' and not text.isascii():  # only escapes make surrogates
-                text = no_surrogates(text)
-            if is_map and key is _NO_KEY:  # a mapping key: keys stay text (`y:` is a key)
+            if style:  # quoted or block: plain scalars (most) skip both
+                if not spans and style in quoted and end.line != mark.line:
+                    spans = True
+                if style == '"' and not text.isascii():  # only escapes make surrogates
+                    text = no_surrogates(text)
+            if is_map and key is no_key:  # a mapping key: keys stay text (`y:` is a key)
                 if anchor:
                     anchors[anchor] = text
                 if seen is None:
                     if merged:
-                        if text in written_keys or text == _MERGE:
+                        if text in written_keys or text == merge:
                             raise _Recheck()
                         written_keys.add(text)
                     elif text in cur:
@@ -1044,12 +1049,12 @@ def _compose_document(get: Any, start_line: int, marks: bool,
                             mark.line + 1, mark.column + 1,
                         )
                     seen[text] = mark.line + 1
-                key = intern(text)
+                key = intern_(text)
                 key_mark = mark
                 continue
             if tag is None or tag == "!":
                 if style:
-                    value = intern(text) if len(text) < 24 else text
+                    value = intern_(text) if len(text) < 24 else text
                 elif not text:
                     value = None
                 elif text[0] in first:
@@ -1060,18 +1065,18 @@ def _compose_document(get: Any, start_line: int, marks: bool,
                     elif value is text and text[0] in _KYAML_FIRST and _KYAML_MAYBE(text):
                         apart = True
                 else:
-                    value = intern(text) if len(text) < 24 else text
+                    value = intern_(text) if len(text) < 24 else text
             else:
                 value = _tagged(tag, text)
             if anchor:
                 anchors[anchor] = value
-            if not marks and cur is not None:  # the common cases, attached here
+            if fast and cur is not None:  # the common cases, attached here
                 if not is_map:
                     cur.append(value)
                     continue
-                if key != _MERGE:
+                if key != merge:
                     cur[key] = value
-                    key = _NO_KEY
+                    key = no_key
                     continue
             vmark = mark
             scalar = True
@@ -1101,11 +1106,11 @@ def _compose_document(get: Any, start_line: int, marks: bool,
             else:
                 cur = []
                 is_map = False
-            key = _NO_KEY
+            key = no_key
             c_anchor = args[0]
             c_mark = args[3]
             continue
-        elif kind is _End:
+        elif kind is end_kind:
             value = cur
             vmark = c_mark
             scalar = False
@@ -1160,13 +1165,13 @@ def _compose_document(get: Any, start_line: int, marks: bool,
             if positions is not None:
                 positions[path + (len(cur),)] = (vmark.line + 1, vmark.column + 1)
             cur.append(value)
-        elif key is _NO_KEY:  # an alias or a collection as a key
+        elif key is no_key:  # an alias or a collection as a key
             if not isinstance(value, (str, int, float, bool)) and value is not None:
                 raise ComplexKeyError()
             text = value if isinstance(value, str) else key_text(value)
             if seen is None:
                 if merged:
-                    if text in written_keys or text == _MERGE:
+                    if text in written_keys or text == merge:
                         raise _Recheck()
                     written_keys.add(text)
                 elif text in cur:
@@ -1181,7 +1186,7 @@ def _compose_document(get: Any, start_line: int, marks: bool,
             key = text
             key_mark = vmark
         else:
-            if key == _MERGE:
+            if key == merge:
                 if seen is None:  # the keys written so far (a second merge stops the pass)
                     written_keys = set(cur)
                 _merge_into(cur, value, vmark)
@@ -1192,7 +1197,7 @@ def _compose_document(get: Any, start_line: int, marks: bool,
                     where = vmark if scalar else key_mark
                     positions[path + (key,)] = (where.line + 1, where.column + 1)
                     positions[(_KEY, *path, key)] = (key_mark.line + 1, key_mark.column + 1)
-            key = _NO_KEY
+            key = no_key
 
 
 def _merge_into(container: dict[str, Any], value: Any, mark: Any) -> None:
