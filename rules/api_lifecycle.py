@@ -165,11 +165,21 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
         cluster = _Cluster.of(name, view, table, several=len(clusters) > 1, target=target)
         summary[cluster.title] = cluster.note(target)
         crds = _Crds(view.objects) if name is not None else crds_everywhere
+        # (apiVersion, kind)s judged fine on this cluster: what _judge says of an object's
+        # own apiVersion depends on its kind alone when it says nothing (the object only
+        # names a finding), so the other objects of that kind are not judged again
+        fine: set[tuple[str, str]] = set()
         for obj in view.objects:
             if obj.file in skip or templated(obj) or obj.api_version == "builtin":
                 continue
-            yield from _judge(obj, ("apiVersion",), obj.api_version, obj.kind, cluster,
-                              crds, crds_everywhere, target, table)
+            pair = (obj.api_version, obj.kind)
+            if pair in fine:
+                continue
+            found = list(_judge(obj, ("apiVersion",), obj.api_version, obj.kind, cluster,
+                                crds, crds_everywhere, target, table))
+            if not found:
+                fine.add(pair)
+            yield from found
     default = _Cluster.of(None, model, table, several=False, target=target)
     yield from _values_objects(model, default, crds_everywhere, target, table)
     yield from _chart_templates(model, default, target, table)
