@@ -494,6 +494,23 @@ def test_crd_versions_served_false_and_deprecated(tmp_path: Path) -> None:
                                   "deprecated)")
 
 
+def test_each_object_of_a_kind_is_judged_as_its_kind_is(tmp_path: Path) -> None:
+    """A kind found fine once is fine for every object of it, a kind found wanting is
+    reported at every object of it: objects of fine and unserved kinds, built-in and custom,
+    interleaved, give one finding per unserved object, in order."""
+    kinds = [("v1", "ConfigMap"), ("policy/v1beta1", "PodDisruptionBudget"),
+             ("example.com/v1", "Widget"), ("example.com/v1alpha1", "Widget"),
+             ("example.com/v1beta1", "Widget")]
+    text = CRD + "".join(
+        f"---\napiVersion: {api}\nkind: {kind}\nmetadata: {{name: o{n}}}\n"
+        for n in range(3) for api, kind in kinds)
+    got = [(f.object.rsplit("/", 1)[-1], f.kind) for f in found(
+        lint_text(tmp_path, text, only=[RULE], config=at("1.31")))]
+    assert sorted(got) == sorted(
+        (f"o{n}", kind) for n in range(3)
+        for kind in ("unserved", "crd-unserved", "crd-deprecated"))
+
+
 def test_a_crd_another_cluster_applies_is_a_doubt(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
