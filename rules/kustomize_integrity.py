@@ -199,15 +199,21 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     for obj in model.objects:
         if RENDERED not in obj.annotations:  # built objects: kustomize itself checked them
             objects_by_file.setdefault(obj.file, []).append(obj)
-    lines: dict[str, int] = {}  # unapplied manifests: where their first object starts
-    for file in unapplied:  # beside a kustomization a build reads: unlisted, so unapplied
+    told: set[str] = set()
+    # without roots, a folder of patches holds no object (with roots, the walk says)
+    patch_owner = patch_folders(kustomize) if model.derived.get("reach") is None else {}
+    # unapplied manifests beside a kustomization a build reads (unlisted, so unapplied) or
+    # in a folder of patches, the only ones _unreachable judges: where their first object
+    # starts (the objects of the other unapplied files are not read)
+    judged = {k.directory for k in kustomize}.union(patch_owner)
+    lines: dict[str, int] = {}
+    for file in unapplied:
+        if posixpath.dirname(file) not in judged:
+            continue
         first = next((r for r in graph.objects_of(file) if is_object(r.body)), None)
         if first is not None and first.doc is not None:
             objects_by_file.setdefault(file, []).append(None)
             lines[file] = first.doc.line
-    told: set[str] = set()
-    # without roots, a folder of patches holds no object (with roots, the walk says)
-    patch_owner = patch_folders(kustomize) if model.derived.get("reach") is None else {}
     yield from _unreachable(kustomize, graph, objects_by_file, referenced, told, lines,
                             patch_owner)
     yield from _not_applied(model, told)
