@@ -294,8 +294,21 @@ def _common_bases(files: frozenset[str]) -> list[str]:
         if len(group) == 1:
             bases.append(group[0])
         elif group:
-            bases.append(posixpath.commonpath(group))
+            bases.append(_commonpath(group))
     return bases
+
+
+def _commonpath(paths: list[str]) -> str:
+    """``posixpath.commonpath(paths)``, which splits every path (0.5 ms of a corpus tree's
+    900 files): the common path of the first and the last in text order is the answer when
+    every path lies in it (no common path of all is longer than one of two of them), which
+    one C-speed pass of ``startswith`` checks; else (a path such as ``a-b`` sorting between
+    ``a`` and ``a/c``) the split of every path decides."""
+    found = posixpath.commonpath((min(paths), max(paths)))
+    inside = found if found.endswith("/") else found + "/"
+    if not found or all(p == found or p.startswith(inside) for p in paths):
+        return found
+    return posixpath.commonpath(paths)
 
 
 def _is_yaml(path: str) -> bool:

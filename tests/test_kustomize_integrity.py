@@ -230,3 +230,26 @@ def test_git_trees_are_checked_the_same_way(tmp_path: Path) -> None:
     subprocess.run([*git, "commit", "-qm", "init"], check=True)
     result = analyze(git_tree(tmp_path, "HEAD"), Config(), only=[RULE])
     assert [m for *_, m in found(result)] == ["resources[1]: 'missing.yaml' does not exist"]
+
+
+def test_common_path_of_the_linted_files_is_posix_commonpath() -> None:
+    """The linted part's base (min and max in text order, checked) equals
+    ``posixpath.commonpath`` of every path, a path sorting between two of one folder
+    (``a-b`` between ``a`` and ``a/c``) and unnormalized paths included."""
+    import posixpath
+    import random
+
+    from reviewbot.rules.kustomize_integrity import _commonpath
+
+    cases = [["a", "a-b", "a/c"], ["a/x", "a-b/y", "a/z"], ["a/b/c", "a/b/d"],
+             ["./a/x", "./a/y"], ["a//b/x", "a//b/y"], ["a/./b", "a/c"], ["/x/y", "/x/z"],
+             ["/", "/a"], ["/a", "/b"], ["x", "y"], ["a/b", "a/b"], ["a/b/", "a/b/c"]]
+    rng = random.Random(32)
+    parts = ["a", "a-b", "b", ".", "", "c.d", "a0"]
+    for _ in range(2000):
+        lead = rng.choice(["", "/"])  # one kind of path a case (commonpath mixes none)
+        cases.append([lead + "/".join([rng.choice(parts[:3]), *(
+            rng.choice(parts) for _ in range(rng.randint(0, 3)))])
+            for _ in range(rng.randint(2, 6))])
+    for paths in cases:
+        assert _commonpath(paths) == posixpath.commonpath(paths), paths
