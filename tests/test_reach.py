@@ -220,18 +220,21 @@ def test_a_value_kept_outside_the_repository_makes_its_errors_warnings(tmp_path:
     assert "Secret flux-system/cluster-secrets" in finding.message
 
 
+# an Argo CD Application: (name, source path, destination namespace)
+APP = """
+    apiVersion: argoproj.io/v1alpha1
+    kind: Application
+    metadata: {name: %s, namespace: argocd}
+    spec:
+      source: {repoURL: https://github.com/acme/fleet, path: %s}
+      destination: {server: https://kubernetes.default.svc, namespace: %s}
+"""
+
+
 def test_argo_cd_app_of_apps_applies_its_folders_only(tmp_path: Path) -> None:
-    app = """
-        apiVersion: argoproj.io/v1alpha1
-        kind: Application
-        metadata: {name: %s, namespace: argocd}
-        spec:
-          source: {repoURL: https://github.com/acme/fleet, path: %s}
-          destination: {server: https://kubernetes.default.svc, namespace: %s}
-    """
     write(tmp_path, {
-        "root-app.yaml": app % ("root", "argocd/apps", "argocd"),
-        "argocd/apps/web.yaml": app % ("web", "workloads/web", "web"),
+        "root-app.yaml": APP % ("root", "argocd/apps", "argocd"),
+        "argocd/apps/web.yaml": APP % ("web", "workloads/web", "web"),
         "workloads/web/web.yaml": FLOATING % "web",
         "workloads/old/old.yaml": FLOATING % "old",
     })
@@ -242,16 +245,8 @@ def test_argo_cd_app_of_apps_applies_its_folders_only(tmp_path: Path) -> None:
 
 
 def test_every_application_of_one_file_applied_by_hand_is_a_root(tmp_path: Path) -> None:
-    app = """
-        apiVersion: argoproj.io/v1alpha1
-        kind: Application
-        metadata: {name: %s, namespace: argocd}
-        spec:
-          source: {repoURL: https://github.com/acme/fleet, path: %s}
-          destination: {server: https://kubernetes.default.svc, namespace: %s}
-    """
     write(tmp_path, {
-        "argocd/apps.yaml": "---\n".join(app % (n, f"apps/{n}", n) for n in ("a", "b", "c")),
+        "argocd/apps.yaml": "---\n".join(APP % (n, f"apps/{n}", n) for n in ("a", "b", "c")),
         **{f"apps/{n}/{n}.yaml": FLOATING % n for n in ("a", "b", "c")},
         "apps/old/old.yaml": FLOATING % "old",
     })
