@@ -144,6 +144,7 @@ from reviewbot.model.kustomize import (
     Graph,
     Kustomization,
     Resource,
+    flux_rel,
     folders,
     is_remote,
     join,
@@ -715,16 +716,10 @@ def _flux_paths(
                 yield from duplicates.find(build.resources, where)
 
 
-def _rel(path: str) -> str:
-    """A Flux ``spec.path`` relative to its source's root, as kustomize-controller joins it."""
-    text = path.strip()
-    return "" if text in (".", "./", "") else posixpath.normpath(text.lstrip("/"))
-
-
 def _source_root(target: str, path: str) -> str:
     """The folder of the tree a source's root is at, from a ``spec.path`` that resolved to
     ``target``."""
-    rel = _rel(path)
+    rel = flux_rel(path)
     return target[: len(target) - len(rel)].rstrip("/") if rel else target
 
 
@@ -732,7 +727,7 @@ def _joined(root: str, path: str) -> str:
     """The folder ``spec.path`` names in a source whose root is the tree's ``root``; when
     it is outside the linted part (`lint clusters/` reads no `apps/`), its absence is not
     seen, and not judged."""
-    return posixpath.join(root, _rel(path)) if root else _rel(path)
+    return posixpath.join(root, flux_rel(path)) if root else flux_rel(path)
 
 
 # what a Flux Kustomization saying only ``spec.path`` builds depends on the folder alone:

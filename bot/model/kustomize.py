@@ -349,6 +349,13 @@ def _any_of(patterns: Sequence[str]) -> Callable[[str], re.Match[str] | None] | 
     return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns)).match
 
 
+def flux_rel(path: str) -> str:
+    """A Flux ``spec.path`` relative to its source's root, as kustomize-controller joins it
+    ("" for the root itself)."""
+    text = path.strip()
+    return "" if text in (".", "./", "") else posixpath.normpath(text.lstrip("/"))
+
+
 class Graph:
     """The kustomizations of a tree and what each builds."""
 
@@ -702,8 +709,7 @@ class Graph:
         return found
 
     def _flux_folder(self, folder: str, path: str) -> str | None:
-        text = path.strip()
-        rel = "" if text in (".", "./", "") else posixpath.normpath(text.lstrip("/"))
+        rel = flux_rel(path)
         if rel.startswith(".."):
             return None
         if not rel:
