@@ -258,6 +258,24 @@ def test_every_application_of_one_file_applied_by_hand_is_a_root(tmp_path: Path)
         ("kustomize-integrity[not-applied]", "apps/old/old.yaml")]
 
 
+def test_an_argo_cd_folder_applies_its_own_files_unless_it_recurses(tmp_path: Path) -> None:
+    recursing = (APP % ("deep", "apps/deep", "deep")).replace(
+        "path: apps/deep}", "path: apps/deep, directory: {recurse: true, "
+        "exclude: '{sub/skip.yaml,*.json}'}}")
+    write(tmp_path, {
+        "argocd/apps.yaml": APP % ("top", "apps/top", "top") + "---\n" + recursing,
+        **{f"apps/{a}/{f}.yaml": FLOATING % f"{a}-{f}"
+           for a in ("top", "deep") for f in ("web", "sub/inner", "sub/skip")},
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "apps/deep/sub/inner.yaml"),
+        ("image-digest[floating]", "apps/deep/web.yaml"),
+        ("image-digest[floating]", "apps/top/web.yaml"),
+        ("kustomize-integrity[not-applied]", "apps/deep/sub/skip.yaml"),  # excluded
+        ("kustomize-integrity[not-applied]", "apps/top/sub/inner.yaml")]  # apps/top/sub
+
+
 def test_an_applicationset_git_directories_generator_applies_each_folder(
     tmp_path: Path,
 ) -> None:

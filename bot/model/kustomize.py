@@ -883,6 +883,10 @@ class Graph:
         else:
             build = Build(folder, [], set(), [])
             files, units = self.flux_units(folder)
+            argo = spec.get(ARGO_DIRECTORY)
+            if isinstance(argo, dict):  # the files Argo CD's directory source reads
+                files = _argo_files(files, folder, argo)
+                units = units if argo.get("recurse") else []
             build.listing = (tuple(files), tuple(units))
             build.reads[folder] = self._token(folder)  # still without a kustomization
             for unit in units:
@@ -920,6 +924,30 @@ FLUX_BUILD_FIELDS = ("path", "sourceRef", "components", "targetNamespace", "name
                      "nameSuffix", "patches", "images", ARGO_DIRECTORY)
 
 
+
+
+def _argo_files(files: Sequence[str], folder: str, directory: Mapping[str, Any]) -> list[str]:
+    """The files of ``folder`` an Argo CD directory source applies (``directory``: its
+    ``recurse``, ``include`` and ``exclude``): the folder's own unless it recurses, then
+    those the include glob names and the exclude glob does not, matched against the path
+    below the folder (``{a,b}``: either)."""
+    prefix = folder + "/" if folder else ""
+    include, exclude = directory.get("include"), directory.get("exclude")
+    out = []
+    for file in files:
+        rel = file[len(prefix):]
+        if ("/" in rel and not directory.get("recurse")) or (
+                include and not _argo_glob(include, rel)) or (
+                exclude and _argo_glob(exclude, rel)):
+            continue
+        out.append(file)
+    return out
+
+
+def _argo_glob(pattern: str, rel: str) -> bool:
+    text = pattern.strip()
+    choices = text[1:-1].split(",") if text.startswith("{") and text.endswith("}") else [text]
+    return any(fnmatch.fnmatchcase(rel, c.strip()) for c in choices if c.strip())
 
 
 def _vars(k: Kustomization) -> tuple[Mapping[str, Any], ...]:

@@ -554,7 +554,11 @@ class _Walker:
                 continue
             flux: dict[str, Any] = {"path": path}
             if folder not in self.graph.by_dir:  # Argo CD applies the files, no kustomize
-                flux[ARGO_DIRECTORY] = True
+                directory = dict_of(source.get("directory"))
+                flux[ARGO_DIRECTORY] = {  # which of its files: its source.directory
+                    "recurse": directory.get("recurse") is True,
+                    **{k: v for k in ("include", "exclude")
+                       if isinstance(v := directory.get(k), str) and v.strip()}}
             namespace = text_of(destination.get("namespace"))
             if namespace:
                 flux["targetNamespace"] = namespace  # namespaced objects without one
