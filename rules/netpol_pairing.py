@@ -1322,8 +1322,11 @@ def _admit_edits(net: Network, targets: Sequence[int], source_ns: str,
         return ()
     rule: dict[str, Any] = {"from": [{"namespaceSelector": {"matchLabels": {
         "kubernetes.io/metadata.name": source_ns}}}]}
-    if isinstance(ports, list) and ports:
-        rule["ports"] = [dict(p) for p in ports if isinstance(p, dict)]
+    if isinstance(ports, list) and ports:  # the protocol said (TCP when omitted): the same
+        rule["ports"] = [  # rule whether an egress rule or a call's ports asked for it
+            {"protocol": p.get("protocol", "TCP"),
+             **{k: v for k, v in p.items() if k != "protocol"}}
+            for p in ports if isinstance(p, dict)]
     elif ports is not None:
         return ()
     return (edit(policy.obj, ("spec", "ingress"), "append", rule),)

@@ -160,6 +160,66 @@ def test_shm_size_from_the_option(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "failureThreshold" not in diff  # --rule: only that rule's fixes
 
 
+def test_one_missing_ingress_rule_is_written_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A call (an env URL) and the egress rule that allows it both lack the ingress rule:
+    two findings, one rule written (the egress rule's ports say no protocol, the call's
+    are TCP: the same rule)."""
+    (tmp_path / "all.yaml").write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: web}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers:
+        - name: api
+          image: "api@sha256:DIGEST"
+          env: [{name: DB, value: "postgres://db.db.svc:5432/app"}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: db, namespace: db}
+spec:
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers:
+        - {name: db, image: "postgres@sha256:DIGEST", ports: [{containerPort: 5432}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: db}
+spec:
+  selector: {app: db}
+  ports: [{port: 5432}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: default-deny, namespace: db}
+spec:
+  podSelector: {}
+  policyTypes: [Ingress]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: api-egress, namespace: web}
+spec:
+  podSelector: {matchLabels: {app: api}}
+  policyTypes: [Egress]
+  egress:
+    - to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: db}}}]
+      ports: [{port: 5432}]
+""".replace("DIGEST", "0" * 64))
+    _, diff = _run(tmp_path, "--fix", "--diff", "--rule", "netpol-pairing", capsys=capsys)
+    assert diff.count("+    - from:\n") == 1, diff
+    assert "+        - protocol: TCP\n+          port: 5432\n" in diff
+
+
 # ---------------------------------------------------------------- the round-trip editor
 
 
