@@ -885,7 +885,7 @@ class Graph:
             files, units = self.flux_units(folder)
             argo = spec.get(ARGO_DIRECTORY)
             if isinstance(argo, dict):  # the files Argo CD's directory source reads
-                files = _argo_files(files, folder, argo)
+                files = argo_files(files, folder, argo)
                 units = units if argo.get("recurse") else []
             build.listing = (tuple(files), tuple(units))
             build.reads[folder] = self._token(folder)  # still without a kustomization
@@ -926,7 +926,17 @@ FLUX_BUILD_FIELDS = ("path", "sourceRef", "components", "targetNamespace", "name
 
 
 
-def _argo_files(files: Sequence[str], folder: str, directory: Mapping[str, Any]) -> list[str]:
+def argo_directory(source: Mapping[str, Any]) -> dict[str, Any]:
+    """What an Argo CD source's ``directory`` says of the files it applies: ``recurse``,
+    and its ``include`` and ``exclude`` globs when set (:func:`argo_files` reads it)."""
+    directory = source.get("directory")
+    directory = directory if isinstance(directory, dict) else {}
+    return {"recurse": directory.get("recurse") is True,
+            **{k: v for k in ("include", "exclude")
+               if isinstance(v := directory.get(k), str) and v.strip()}}
+
+
+def argo_files(files: Iterable[str], folder: str, directory: Mapping[str, Any]) -> list[str]:
     """The files of ``folder`` an Argo CD directory source applies (``directory``: its
     ``recurse``, ``include`` and ``exclude``): the folder's own unless it recurses, then
     those the include glob names and the exclude glob does not, matched against the path

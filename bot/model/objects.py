@@ -26,6 +26,8 @@ from reviewbot.model.kustomize import (
     Graph,
     Kustomization,
     Origins,
+    argo_directory,
+    argo_files,
 )
 from reviewbot.model.quantity import parse_quantity
 from reviewbot.sources.tree import Skipped, Tree
@@ -931,7 +933,8 @@ def appliers(model: Model) -> dict[str, list[KObject]]:
     A Flux Kustomization applies what its ``spec.path`` builds (kustomize.Graph.flux_build:
     the folder's kustomization, or the one Flux generates); an Argo CD Application each
     ``source.path`` (``spec.source``, ``spec.sources[]``): the folder's kustomization, or
-    its manifests (only those at its top unless ``directory.recurse``). Paths resolve as
+    its manifests (kustomize.argo_files: the folder's own unless ``directory.recurse``,
+    less ``exclude``, within ``include``). Paths resolve as
     Flux paths do (kustomize.Graph.flux_folder). Computed once per model.
     """
     key = ("appliers",)
@@ -941,8 +944,8 @@ def appliers(model: Model) -> dict[str, list[KObject]]:
     graph = model_graph(model)
     out: dict[str, list[KObject]] = {}
     for obj in model.objects:
-        for path, recurse in _applied_paths(obj):
-            reached = _path_files(graph, obj, path, recurse)
+        for path, directory in _applied_paths(obj):
+            reached = _path_files(graph, obj, path, directory)
             for name in sorted(reached or ()):
                 if obj not in out.setdefault(name, []):
                     out[name].append(obj)
@@ -963,7 +966,8 @@ def model_graph(model: Model) -> Graph:
     return graph
 
 
-def _path_files(graph: Graph, obj: KObject, path: str, recurse: bool) -> set[str] | None:
+def _path_files(graph: Graph, obj: KObject, path: str,
+                directory: Mapping[str, Any]) -> set[str] | None:
     if obj.kind == "Kustomization":
         build = graph.path_build(obj.file, path)
         return build.files if build is not None else None
@@ -973,17 +977,16 @@ def _path_files(graph: Graph, obj: KObject, path: str, recurse: bool) -> set[str
     if folder in graph.by_dir:
         return set(graph.build(folder).files)
     prefix = folder + "/" if folder else ""
-    return {name for name in graph.files if name.startswith(prefix)
-            and (recurse or "/" not in name[len(prefix):])}
+    return set(argo_files((n for n in graph.files if n.startswith(prefix)), folder, directory))
 
 
-def _applied_paths(obj: KObject) -> list[tuple[str, bool]]:
+def _applied_paths(obj: KObject) -> list[tuple[str, Mapping[str, Any]]]:
     if obj.kind not in ("Kustomization", "Application"):
         return []
     spec = _dict(obj.get(("spec",)))
     if obj.kind == "Kustomization" and obj.group == "kustomize.toolkit.fluxcd.io":
         path = spec.get("path")
-        return [(path if isinstance(path, str) else ".", True)]
+        return [(path if isinstance(path, str) else ".", {})]  # (a build, not a directory)
     if obj.kind == "Application" and obj.group == "argoproj.io":
         sources = [spec.get("source")] + items(spec.get("sources"))
         out = []
@@ -991,8 +994,7 @@ def _applied_paths(obj: KObject) -> list[tuple[str, bool]]:
             source = _dict(source)
             path = _str(source.get("path"))
             if path is not None and not source.get("chart"):
-                recurse = _dict(source.get("directory")).get("recurse") is True
-                out.append((path, recurse))
+                out.append((path, argo_directory(source)))
         return out
     return []
 

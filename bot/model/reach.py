@@ -48,6 +48,7 @@ from reviewbot.model.kustomize import (
     Build,
     ClusterSpec,
     Graph,
+    argo_directory,
     flux_spec,
     folders,
     is_remote,
@@ -554,11 +555,7 @@ class _Walker:
                 continue
             flux: dict[str, Any] = {"path": path}
             if folder not in self.graph.by_dir:  # Argo CD applies the files, no kustomize
-                directory = dict_of(source.get("directory"))
-                flux[ARGO_DIRECTORY] = {  # which of its files: its source.directory
-                    "recurse": directory.get("recurse") is True,
-                    **{k: v for k in ("include", "exclude")
-                       if isinstance(v := directory.get(k), str) and v.strip()}}
+                flux[ARGO_DIRECTORY] = argo_directory(source)  # which of its files
             namespace = text_of(destination.get("namespace"))
             if namespace:
                 flux["targetNamespace"] = namespace  # namespaced objects without one
