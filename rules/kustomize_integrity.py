@@ -39,6 +39,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   `spec.components`; a path without a `kustomization.yaml` is built the way Flux does
   (every manifest below it, a subfolder with its own kustomization.yaml as that
   kustomization, not descended into) and checked for duplicates;
+- an Argo CD `Application`'s source path (`spec.source.path`, `spec.sources[i].path`)
+  exists (`missing`), judged alike: when another Application's source of the same
+  `repoURL` and `targetRevision` resolves in the tree, and only in a file a root applies;
 - when the repository has GitOps roots (see docs/precision.md), a folder of manifests no root
   applies (an `.archive/`, an app commented out of a cluster) is one `not-applied` info for
   the topmost such folder, and nothing in it is judged; without roots, an archive or hidden
@@ -55,9 +58,11 @@ When it stays quiet:
 Remote entries (URLs, `github.com/...?ref=`: not fetched) and entries outside the linted
 tree; entries a `.gitignore` of the tree ignores (build outputs); a Flux `spec.path` whose
 source is not this repository or that names a folder outside the linted paths (`lint
-clusters/` does not read `apps/`); objects of two build roots (two clusters, two overlays),
-which are never duplicates of each other. A commented-out entry or a script-applied file is
-an info, not a missing or unreachable finding.
+clusters/` does not read `apps/`); an Application's path in another repository (or at a
+revision none of whose paths resolves here), or made by an ApplicationSet's generators;
+objects of two build roots (two clusters, two overlays), which are never duplicates of each
+other. A commented-out entry or a script-applied file is an info, not a missing or
+unreachable finding.
 
 Failing example:
 
@@ -154,9 +159,11 @@ from reviewbot.model.kustomize import (
 )
 from reviewbot.model.objects import KObject, Model, Path, model_graph
 from reviewbot.model.reach import (
+    ARGO_GROUP,
     aside_why,
     is_object,
     kept_aside,
+    source_url,
     unapplied_folders,
     unincluded_component,
 )
@@ -227,6 +234,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         yield from _duplicates_below(graph, folder, duplicates, duplicate_in, done)
     yield from _limits(graph, model)
     yield from _flux_paths(model, index, graph, duplicates)
+    yield from _argo_paths(model, index, graph)
     yield from _build_failures(model, graph, missing_in | duplicate_in)
 
 
@@ -714,6 +722,51 @@ def _flux_paths(
                 searched[id(build)] = build
                 where = f"Flux Kustomization {obj.ref} (path {path})"
                 yield from duplicates.find(build.resources, where)
+
+
+def _argo_paths(model: Model, index: _TreeIndex, graph: Graph) -> Iterator[Violation]:
+    """An Argo CD Application's source path that no folder holds, judged as a Flux
+    ``spec.path`` is: when another Application's source of the same repository and revision
+    resolves in the tree (so that repository is this one), and the folder it names lies in
+    the linted part. A path another repository holds (a different ``repoURL``) is never
+    judged; nor is an ApplicationSet's template (its generators make the paths)."""
+    sources: list[tuple[KObject, Path, str, tuple[str, str], str | None]] = []
+    here: dict[tuple[str, str], set[str]] = {}  # repository and revision -> its roots here
+    for obj in model.objects:
+        if obj.kind != "Application" or obj.group != ARGO_GROUP:
+            continue
+        for at, source in _argo_sources(obj):
+            path, url = source.get("path"), source_url(source.get("repoURL"))
+            if (not isinstance(path, str) or url is None or source.get("chart")
+                    or "{{" in path or "${" in path or flux_rel(path).startswith("..")):
+                continue
+            key = (url, str(source.get("targetRevision") or "HEAD").strip())
+            target = graph.flux_folder(obj.file, path)
+            if target is not None and target != "" and not index.covers(target):
+                target = None
+            if target is not None:
+                here.setdefault(key, set()).add(_source_root(target, path))
+            sources.append((obj, (*at, "path"), path, key, target))
+    for obj, at, path, key, target in sources:
+        roots = here.get(key, ())
+        if target is None and any(index.covers(_joined(root, path)) for root in roots):
+            field = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in at)
+            yield Violation(
+                obj, at,
+                f"{field.replace('.[', '[')} {path!r} does not exist in this repository "
+                f"(other Applications of {key[0]} at {key[1]} resolve here)", kind="missing",
+                fix="Point the path at an existing folder of the repository.",
+            )
+
+
+def _argo_sources(obj: KObject) -> Iterator[tuple[Path, Mapping[str, Any]]]:
+    """An Application's sources, each with where it is: ``spec.source``, ``spec.sources[i]``."""
+    source = obj.get(("spec", "source"))
+    if isinstance(source, dict):
+        yield ("spec", "source"), source
+    for i, item in enumerate(_list(obj.get(("spec", "sources")))):
+        if isinstance(item, dict):
+            yield ("spec", "sources", i), item
 
 
 def _source_root(target: str, path: str) -> str:

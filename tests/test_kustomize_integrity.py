@@ -218,6 +218,48 @@ def test_flux_path_is_resolved_from_the_source_root(tmp_path: Path) -> None:
         ("clusters/prod/flux/base.yaml", 7)]  # inside the linted folder: judged
 
 
+def test_argo_application_path_is_judged_like_a_flux_path(tmp_path: Path) -> None:
+    """An Application's path no folder holds is `missing` when another Application of the
+    same repository and revision resolves here; another repository's path never is."""
+    app = """
+    apiVersion: argoproj.io/v1alpha1
+    kind: Application
+    metadata: {name: %s, namespace: argocd}
+    spec:
+      project: default
+      source:
+        repoURL: %s
+        path: %s
+      destination: {server: https://kubernetes.default.svc, namespace: %s}
+    """
+    both = """
+    apiVersion: argoproj.io/v1alpha1
+    kind: Application
+    metadata: {name: both, namespace: argocd}
+    spec:
+      sources:
+      - {repoURL: https://github.com/me/gitops, targetRevision: HEAD, path: ./apps/web}
+      - {repoURL: https://github.com/me/gitops, path: ./apps/mising}
+      destination: {server: https://kubernetes.default.svc, namespace: both}
+    """
+    write(tmp_path, {  # one file applied by hand: each Application in it is a root
+        "argocd/apps.yaml": "---".join([
+            app % ("web", "https://github.com/me/gitops.git", "apps/web", "web"),
+            app % ("api", "git@github.com:me/gitops", "apps/apii", "api"),
+            app % ("lib", "https://github.com/other/lib", "apps/lib", "lib"),
+            app.replace("path: %s", "path: %s\n        targetRevision: next")
+            % ("next", "https://github.com/me/gitops", "apps/new", "next"),
+            both]),
+        "apps/web/web.yaml": DEPLOYMENT,
+    })
+    assert [(f, line, s, m) for f, line, s, m in found(lint(tmp_path))] == [
+        ("argocd/apps.yaml", 18, "error", "spec.source.path 'apps/apii' does not exist in this "
+         "repository (other Applications of github.com/me/gitops at HEAD resolve here)"),
+        ("argocd/apps.yaml", 48, "error", "spec.sources[1].path './apps/mising' does not exist "
+         "in this repository (other Applications of github.com/me/gitops at HEAD resolve here)"),
+    ]  # lib: another repository; next: a revision none of whose paths resolves here
+
+
 def test_git_trees_are_checked_the_same_way(tmp_path: Path) -> None:
     write(tmp_path, {
         "README.md": "repo\n",

@@ -72,7 +72,7 @@ _PUSH = re.compile(r"flux\s+push\s+artifact\s+['\"]?((?:oci://|\$)[^\s'\"]+)['\"
 _PUSH_PATH = re.compile(r"--path[= ]+['\"]?([^\s'\"]+)")
 _ENV_REF = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 _EXPRESSION = re.compile(r"\$\{\{[^}]*\}\}")
-# a source URL's scheme, user, and scp-like host (``git@host:owner/repo``): :func:`_url`
+# a source URL's scheme, user, and scp-like host (``git@host:owner/repo``): :func:`source_url`
 _SCHEME = re.compile(r"^[a-z0-9+]+://")
 _USER = re.compile(r"^[^@/]+@")
 _SCP = re.compile(r"^[^/]+:[^0-9]")
@@ -354,7 +354,7 @@ class _Walker:
             return
         self.self_names.add(name)
         for repo in self.git.get(name, ()):
-            url = _url(dict_of(repo.value.get("spec")).get("url"))
+            url = source_url(dict_of(repo.value.get("spec")).get("url"))
             if url:
                 self.self_urls.add(url)
 
@@ -506,7 +506,8 @@ class _Walker:
         if kind == "GitRepository":
             if name in self.self_names:
                 return True, "", spec
-            urls = {_url(dict_of(d.value.get("spec")).get("url")) for d in self.git.get(name, ())}
+            urls = {source_url(dict_of(d.value.get("spec")).get("url"))
+                    for d in self.git.get(name, ())}
             if urls & self.self_urls:
                 return True, "", spec
             where = (f"GitRepository {name} ({', '.join(sorted(u for u in urls if u))})"
@@ -727,7 +728,7 @@ def _namespace(value: Any) -> str:
     return str(meta.get("namespace") or "flux-system")
 
 
-def _url(value: Any) -> str | None:
+def source_url(value: Any) -> str | None:
     """A source URL without scheme, user, ``.git`` and tag: what names a repository."""
     if not isinstance(value, str) or not value.strip():
         return None
@@ -759,7 +760,7 @@ def _pushed_artifacts(ci_documents: Sequence[Document]) -> dict[str, str]:
                                       written)
                 if "$" in _EXPRESSION.sub("", target) or not target.startswith("oci://"):
                     continue
-                url = _url(_EXPRESSION.sub("*", target))
+                url = source_url(_EXPRESSION.sub("*", target))
                 path = _PUSH_PATH.search(match.group(2))
                 if url and path and "$" not in path.group(1):
                     out[url] = posixpath.normpath(path.group(1).strip("/")).lstrip("./") or ""
@@ -784,7 +785,7 @@ def _workflow_env(value: Any) -> dict[str, str]:
 
 def pushed_folder(pushed: Mapping[str, str], url: Any) -> str | None:
     """The folder an OCI repository's artifact holds, when this repository's CI pushes it."""
-    name = _url(url)
+    name = source_url(url)
     if name is None:
         return None
     if name in pushed:
