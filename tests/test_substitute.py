@@ -13,17 +13,15 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reviewbot.model.substitute import Substitutions, Values, substitute
-
-_VAR = re.compile(r"\$(\$?)\{([_A-Za-z][_A-Za-z0-9]*)(?:(:?[=-])([^}]*))?\}")
+from reviewbot.model.substitute import Substitutions, Values, expand, substitute
 
 
 def _reference(value: Any, values: Values, missing: set[str]) -> Any:
     if isinstance(value, str):
         if "${" not in value:
             return value
-        out = _text(value, values, missing)
-        if _VAR.fullmatch(value) and isinstance(out, str):
+        out, whole = expand(value, values.known, bool(values.unknown), missing, set())
+        if whole:
             if re.fullmatch(r"[-+]?[0-9]+", out):
                 return int(out)
             if out in ("true", "false"):
@@ -44,20 +42,7 @@ def _reference(value: Any, values: Values, missing: set[str]) -> Any:
 
 
 def _text(text: str, values: Values, missing: set[str]) -> str:
-    def one(match: re.Match[str]) -> str:
-        escaped, name, op, default = match.groups()
-        if escaped:
-            return match.group(0)[1:]
-        if name in values.known and (op not in (":-", ":=") or values.known[name]):
-            return values.known[name]
-        if op is not None:
-            return str(default)
-        if values.unknown:
-            missing.add(name)
-            return match.group(0)
-        return ""
-
-    return _VAR.sub(one, text)
+    return expand(text, values.known, bool(values.unknown), missing, set())[0]
 
 
 def _canon(value: Any) -> Any:
@@ -86,7 +71,7 @@ def _kept(result: Any, body: Any) -> list[int]:
 
 
 _FRAGMENTS = ["${A}", "${B}", "${UNSET}", "${N}", "${A:=d}", "${UNSET:-dflt}", "${EMPTY:=e}",
-              "$${A}", "$", "{", "x", "-", " ", "${", "}"]
+              "$${A}", "$", "{", "x", "-", " ", "${", "}", "${UNSET:-${A}}", "${EMPTY:-"]
 _TEXTS = st.lists(st.sampled_from(_FRAGMENTS), max_size=4).map("".join)
 
 
@@ -192,3 +177,28 @@ def test_values_of_variables_a_body_does_not_name_share_its_substitution() -> No
     assert other is not first and other["spec"]["image"] == "web:1.3"
     unseen = Values({}, ("Secret flux-system/vars (not in the repository)",))
     assert memo.substitute(body, unseen) == (body, ("TAG",))
+
+
+def test_texts_read_as_flux_envsubst_reads_them() -> None:
+    """fluxcd/pkg/envsubst: a default runs to its own ``}`` and may hold variables; an unset
+    or empty variable takes its default (every default operator); ``$${`` is a literal
+    ``${``; Flux's other functions are left as written."""
+    known = {"APP": "scrypted", "EMPTY": "", "N": "3"}
+    cases = {
+        "${VOLSYNC_CLAIM:-${APP}}": ("scrypted", True),
+        "${VOLSYNC_CLAIM:-${APP}-config}": ("scrypted-config", True),
+        "${APP:-${UNSET}}": ("scrypted", True),
+        "${EMPTY=x}": ("x", True), "${EMPTY:=x}": ("x", True), "${EMPTY:-x}": ("x", True),
+        "${UNSET:+x}": ("x", True), "${EMPTY:-}": ("", True), "${UNSET}": ("", True),
+        "a-${N}-${APP}": ("a-3-scrypted", False),
+        "$${APP}": ("${APP}", False), "$${APP:-${N}}": ("${APP:-3}", False),
+        "${APP,,}": ("${APP,,}", False), "${APP:0:3}": ("${APP:0:3}", False),
+        "${UNSET:-${APP,,}}": ("${UNSET:-${APP,,}}", False), "${APP:-x": ("${APP:-x", False),
+        "${A:-$5}": ("$5", True),
+    }
+    for text, expected in cases.items():
+        assert expand(text, known, False, set(), set()) == expected, text
+    missing: set[str] = set()
+    names: set[str] = set()
+    assert expand("${CLAIM:-${SECRET}}", {}, True, missing, names) == ("${SECRET}", True)
+    assert (missing, names) == ({"SECRET"}, {"CLAIM", "SECRET"})

@@ -66,6 +66,7 @@ from reviewbot.model.objects import (
     items,
     mapping,
 )
+from reviewbot.model.substitute import expand
 
 APP_TEMPLATE = "app-template"
 SUBSTITUTION = re.compile(r"\$\{|\{\{")  # Flux postBuild substitution, Helm templates
@@ -181,24 +182,13 @@ class _Sources:
         raise LookupError
 
 
-FLUX_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[=-]([^}]*))?\}")
-
-
 def flux_substitute(text: str, variables: Mapping[str, str]) -> str | None:
-    """``text`` with Flux post-build variables replaced (``${VAR}``, ``${VAR:=default}``);
-    None when a variable has neither a value nor a default."""
-    missing = False
-
-    def one(match: re.Match[str]) -> str:
-        nonlocal missing
-        value = variables.get(match.group(1), match.group(2))
-        if value is None:
-            missing = True
-            return ""
-        return value
-
-    out = FLUX_VAR.sub(one, text)
-    return None if missing else out
+    """``text`` with Flux post-build variables replaced (``${VAR}``, ``${VAR:=default}``,
+    as :func:`~reviewbot.model.substitute.expand` reads them); None when a variable has
+    neither a value nor a default."""
+    unset: set[str] = set()
+    out, _ = expand(text, variables, False, set(), set(), unset)
+    return None if unset else out
 
 
 def _flux_release(obj: KObject, oci: _Sources, pods: Sequence[PodTemplate]) -> Release:

@@ -7,9 +7,13 @@ A Flux ``Kustomization`` with ``spec.postBuild`` has kustomize-controller replac
 - the values come from ``postBuild.substitute`` and from the ConfigMaps and Secrets of
   ``postBuild.substituteFrom`` (in the Kustomization's namespace); ``substitute`` wins over
   ``substituteFrom``, and a later ``substituteFrom`` entry over an earlier one;
-- ``${var:=default}`` and ``${var:-default}`` give the default when the variable has no
-  value; ``$${var}`` is written as the literal ``${var}``; a variable without a value and
-  without a default becomes the empty string;
+- ``${var:=default}``, ``${var:-default}``, ``${var=default}`` (and ``:?``, ``:+``, which
+  Flux's envsubst reads the same way) give the default when the variable is unset or empty;
+  a default may itself hold variables (``${VOLSYNC_CLAIM:-${APP}}``), read as Flux's parser
+  reads them (fluxcd/pkg/envsubst: the default runs to its own ``}``, a nested ``${...}``
+  inside it is one part); ``$${`` is written as a literal ``${``; a variable without a value
+  and without a default becomes the empty string; an expression Flux's other functions
+  (``${var,,}``, ``${var:0:3}``, ``${var/a/b}``) or nothing reads is left as written;
 - an object annotated (or labeled) ``kustomize.toolkit.fluxcd.io/substitute: disabled`` is
   left as it is.
 
@@ -28,7 +32,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 DISABLED = "kustomize.toolkit.fluxcd.io/substitute"
-_VAR = re.compile(r"\$(\$?)\{([_A-Za-z][_A-Za-z0-9]*)(?:(:?[=-])([^}]*))?\}")
+# a variable's name (letters, digits, ``_``: Flux's ``acceptIdent``), a default's operator
+# (``:=``, ``:-``, ``:?``, ``:+``, ``=``, and ``-``, which reviewbot reads as ``:-`` does),
+# and a default's text up to its ``}`` or a nested ``${``
+_NAME = re.compile(r"[^\W]+")
+_OPERATOR = re.compile(r":[-=?+]|[=-]")
+_TEXT = re.compile(r"(?:[^$}]|\$(?!\{))+")
 
 
 @dataclass(frozen=True)
@@ -163,14 +172,15 @@ def _substituted(value: str, values: Values, missing: set[str], names: set[str])
     if found is None:
         named: set[str] = set()
         unseen: set[str] = set()
-        out = _replace(value, values, unseen, named)
+        text, whole = expand(value, values.known, bool(values.unknown), unseen, named)
+        out: Any = text
         # Flux substitutes the YAML text: a value that is one variable reads as what it is
         # (``replicas: ${N}`` is a number), as YAML 1.2's core schema reads it
-        if _VAR.fullmatch(value) and isinstance(out, str):
-            if _INTEGER.fullmatch(out):
-                out = int(out)
-            elif out in ("true", "false"):
-                out = out == "true"
+        if whole:
+            if _INTEGER.fullmatch(text):
+                out = int(text)
+            elif text in ("true", "false"):
+                out = text == "true"
         found = values.texts[value] = (out, tuple(named), tuple(unseen))
     names.update(found[1])
     if found[2]:
@@ -270,22 +280,87 @@ def _sequence(value: list[Any], values: Values, missing: set[str], names: set[st
 
 
 def _replace(text: str, values: Values, missing: set[str], names: set[str]) -> Any:
-    def one(match: re.Match[str]) -> str:
-        escaped, name, op, default = match.groups()
-        names.add(name)
-        if escaped:
-            return match.group(0)[1:]
-        if name in values.known and (op != ":-" and op != ":=" or values.known[name]):
-            return values.known[name]
-        if op is not None:
-            return default
-        if values.unknown:
-            missing.add(name)
-            return match.group(0)
-        return ""
+    return expand(text, values.known, bool(values.unknown), missing, names)[0]
 
-    out = _VAR.sub(one, text)
-    return out
+
+def expand(text: str, known: Mapping[str, str], unknown: bool, missing: set[str],
+           names: set[str], unset: set[str] | None = None) -> tuple[str, bool]:
+    """``text`` with its variables replaced as Flux's envsubst replaces them, and whether it
+    was one variable alone (``${N}``: then it reads as a number or a boolean, as the YAML
+    text Flux substitutes would). ``names`` gets every variable named; ``missing`` those
+    left as written because a source of values is unread (``unknown``); ``unset`` those
+    with neither a value nor a default (made the empty string)."""
+    parts: list[str] = []
+    at = 0
+    whole = False
+    while True:
+        start = text.find("${", at)
+        if start < 0:
+            parts.append(text[at:])
+            break
+        if start > 0 and text[start - 1] == "$":  # ``$${``: a literal ``${``
+            parts.append(text[at:start - 1] + "${")
+            at = start + 2
+            continue
+        found = _function(text, start + 2, known, unknown, missing, names, unset)
+        if found is None:  # not an expression this reads: left as written
+            parts.append(text[at:start + 2])
+            at = start + 2
+            continue
+        value, end = found
+        whole = start == 0 and end == len(text)
+        parts.append(text[at:start])
+        parts.append(value)
+        at = end
+    return "".join(parts), whole
+
+
+def _function(text: str, at: int, known: Mapping[str, str], unknown: bool,
+              missing: set[str], names: set[str], unset: set[str] | None
+              ) -> tuple[str, int] | None:
+    """The value of the expression whose name starts at ``at`` (after its ``${``) and where
+    it ends (after its ``}``), or None when it is not one this reads."""
+    name = _NAME.match(text, at)
+    if name is None:
+        return None
+    variable, at = name.group(), name.end()
+    if at < len(text) and text[at] == "}":
+        names.add(variable)
+        if variable in known:
+            return known[variable], at + 1
+        if unknown:
+            missing.add(variable)
+            return text[at - len(variable) - 2:at + 1], at + 1
+        if unset is not None:
+            unset.add(variable)
+        return "", at + 1
+    operator = _OPERATOR.match(text, at)
+    if operator is None:
+        return None
+    at = operator.end()
+    default: list[str] = []
+    while True:
+        if at >= len(text):
+            return None  # no closing brace
+        if text[at] == "}":
+            break
+        if text.startswith("${", at):
+            inner = _function(text, at + 2, known, unknown, missing, names, unset)
+            if inner is None:
+                return None
+            default.append(inner[0])
+            at = inner[1]
+            continue
+        chunk = _TEXT.match(text, at)
+        if chunk is None:  # a ``$`` before a ``{`` that opens nothing: as Flux, text
+            default.append("$")
+            at += 1
+            continue
+        default.append(chunk.group())
+        at = chunk.end()
+    names.add(variable)
+    value = known.get(variable, "")
+    return (value if value or not default else "".join(default)), at + 1
 
 
 def _disabled(body: Any) -> bool:
