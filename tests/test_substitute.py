@@ -202,3 +202,25 @@ def test_texts_read_as_flux_envsubst_reads_them() -> None:
     names: set[str] = set()
     assert expand("${CLAIM:-${SECRET}}", {}, True, missing, names) == ("${SECRET}", True)
     assert (missing, names) == ({"SECRET"}, {"CLAIM", "SECRET"})
+
+
+_PIECES = ["${A}", "${A:-", "${B:=", "${C=", "${N:+", "${U-", "}", "$", "{", "x", "-", ":",
+           "$${", "${", "${EMPTY}", "${A,,}", "é"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=8).map("".join), _VALUES,
+       st.booleans())
+def test_the_fast_reading_of_a_plain_default_is_the_parser_s(text: str, values: Values,
+                                                             count_unset: bool) -> None:
+    """An expression whose default holds no ``$`` is read by one regular expression; the
+    parser reads it the same: the same text, the same variables named, unseen and unset."""
+    def run(fast: bool) -> tuple[Any, ...]:
+        missing: set[str] = set()
+        names: set[str] = set()
+        unset: set[str] | None = set() if count_unset else None
+        out = expand(text, values.known, bool(values.unknown), missing, names, unset,
+                     fast=fast)
+        return out, missing, names, unset
+
+    assert run(True) == run(False)

@@ -29,7 +29,7 @@ import binascii
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 DISABLED = "kustomize.toolkit.fluxcd.io/substitute"
 # a variable's name (letters, digits, ``_``: Flux's ``acceptIdent``), a default's operator
@@ -38,6 +38,8 @@ DISABLED = "kustomize.toolkit.fluxcd.io/substitute"
 _NAME = re.compile(r"[^\W]+")
 _OPERATOR = re.compile(r":[-=?+]|[=-]")
 _TEXT = re.compile(r"(?:[^$}]|\$(?!\{))+")
+# an expression whose default (if any) holds no ``$``: all of it in one match (most are)
+_SIMPLE = re.compile(r"([^\W]+)(?:(:[-=?+]|[=-])([^$}]*))?\}")
 
 
 @dataclass(frozen=True)
@@ -284,15 +286,19 @@ def _replace(text: str, values: Values, missing: set[str], names: set[str]) -> A
 
 
 def expand(text: str, known: Mapping[str, str], unknown: bool, missing: set[str],
-           names: set[str], unset: set[str] | None = None) -> tuple[str, bool]:
+           names: set[str], unset: set[str] | None = None, *, fast: bool = True
+           ) -> tuple[str, bool]:
     """``text`` with its variables replaced as Flux's envsubst replaces them, and whether it
     was one variable alone (``${N}``: then it reads as a number or a boolean, as the YAML
     text Flux substitutes would). ``names`` gets every variable named; ``missing`` those
     left as written because a source of values is unread (``unknown``); ``unset`` those
-    with neither a value nor a default (made the empty string)."""
+    with neither a value nor a default (made the empty string). ``fast``: an expression
+    whose default holds no ``$`` (most) is read by one regular expression, else by the
+    parser; the same reading (tests/test_substitute.py compares them)."""
     parts: list[str] = []
     at = 0
     whole = False
+    scope = _Scope(text, known, unknown, missing, names, unset)
     while True:
         start = text.find("${", at)
         if start < 0:
@@ -302,7 +308,7 @@ def expand(text: str, known: Mapping[str, str], unknown: bool, missing: set[str]
             parts.append(text[at:start - 1] + "${")
             at = start + 2
             continue
-        found = _function(text, start + 2, known, unknown, missing, names, unset)
+        found = _function(scope, start + 2, fast)
         if found is None:  # not an expression this reads: left as written
             parts.append(text[at:start + 2])
             at = start + 2
@@ -315,25 +321,33 @@ def expand(text: str, known: Mapping[str, str], unknown: bool, missing: set[str]
     return "".join(parts), whole
 
 
-def _function(text: str, at: int, known: Mapping[str, str], unknown: bool,
-              missing: set[str], names: set[str], unset: set[str] | None
-              ) -> tuple[str, int] | None:
+class _Scope(NamedTuple):
+    """What one text is expanded with (:func:`expand`'s arguments; a tuple: one is made
+    per text, and a frozen dataclass's ``__init__`` cost 1% of a Flux repository's lint)."""
+
+    text: str
+    known: Mapping[str, str]
+    unknown: bool
+    missing: set[str]
+    names: set[str]
+    unset: set[str] | None
+
+
+def _function(scope: _Scope, at: int, fast: bool) -> tuple[str, int] | None:
     """The value of the expression whose name starts at ``at`` (after its ``${``) and where
     it ends (after its ``}``), or None when it is not one this reads."""
+    text = scope.text
+    if fast:
+        simple = _SIMPLE.match(text, at)
+        if simple is not None:
+            variable, operator, written = simple.groups()
+            return _value(scope, variable, operator, written, at - 2, simple.end())
     name = _NAME.match(text, at)
     if name is None:
         return None
     variable, at = name.group(), name.end()
     if at < len(text) and text[at] == "}":
-        names.add(variable)
-        if variable in known:
-            return known[variable], at + 1
-        if unknown:
-            missing.add(variable)
-            return text[at - len(variable) - 2:at + 1], at + 1
-        if unset is not None:
-            unset.add(variable)
-        return "", at + 1
+        return _value(scope, variable, None, None, name.start() - 2, at + 1)
     operator = _OPERATOR.match(text, at)
     if operator is None:
         return None
@@ -345,7 +359,7 @@ def _function(text: str, at: int, known: Mapping[str, str], unknown: bool,
         if text[at] == "}":
             break
         if text.startswith("${", at):
-            inner = _function(text, at + 2, known, unknown, missing, names, unset)
+            inner = _function(scope, at + 2, fast)
             if inner is None:
                 return None
             default.append(inner[0])
@@ -358,9 +372,27 @@ def _function(text: str, at: int, known: Mapping[str, str], unknown: bool,
             continue
         default.append(chunk.group())
         at = chunk.end()
-    names.add(variable)
-    value = known.get(variable, "")
-    return (value if value or not default else "".join(default)), at + 1
+    return _value(scope, variable, operator.group(), "".join(default), name.start() - 2, at + 1)
+
+
+def _value(scope: _Scope, variable: str, operator: str | None, default: str | None,
+           start: int, end: int) -> tuple[str, int]:
+    """What Flux writes for ``${variable<operator><default>}`` (``scope.text[start:end]``):
+    with a default operator, the value when it is set and not empty, else the default
+    (envsubst's ``toDefault``); without one, the value, or the expression as written when a
+    source of values is unread, or the empty string."""
+    scope.names.add(variable)
+    if operator is not None:
+        value = scope.known.get(variable, "")
+        return (value if value or not default else default), end
+    if variable in scope.known:
+        return scope.known[variable], end
+    if scope.unknown:
+        scope.missing.add(variable)
+        return scope.text[start:end], end
+    if scope.unset is not None:
+        scope.unset.add(variable)
+    return "", end
 
 
 def _disabled(body: Any) -> bool:
