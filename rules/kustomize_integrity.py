@@ -17,6 +17,15 @@ reviewbot checks every `kustomization.yaml` in the tree:
   An entry git-ignored by a `.gitignore` of the tree is a build output (generated before
   the build) and not judged; a patch written as a bare string under `patches:` is the
   kustomization's error (`invalid`: kustomize v5 refuses the whole kustomization);
+- a strategic merge patch without a target (a `patchesStrategicMerge` entry, or a `patches`
+  entry without `target:`) whose object (its kind, name and namespace, by any name the build
+  gave it) this build does not hold is `missing` too, at the patch's entry: kustomize
+  refuses the build ("no matches for Id Service.v1.[noGrp]/demo.[noNs]"), which happens
+  when a base renames or drops the object. A `patches` entry whose `target:` selects
+  nothing, and a `patchesJson6902` one, are no error to kustomize v5 and not reported.
+  Judged only when reviewbot holds the whole build: no remote entry, `helmCharts`, plugin,
+  entry the tree lacks or file it cannot read, no variable in the patch's name; a
+  Component's patches depend on who includes it and are not judged;
 - a field of the wrong type (`resources: 5`, `helmCharts: 1`, `patches: x`, a generator's
   `files: 5`, a number among `resources`) is `invalid` too, at the field's line: kustomize
   cannot read the kustomization at all. The value is never quoted (a `secretGenerator`
@@ -233,9 +242,13 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             continue
         yield from _duplicates_below(graph, folder, duplicates, duplicate_in, done)
     yield from _limits(graph, model)
+    unmatched_in: set[str] = set()
+    for violation in _unmatched_patches(kustomize, graph):
+        unmatched_in.add(posixpath.dirname(violation.file or ""))
+        yield violation
     yield from _flux_paths(model, index, graph, duplicates)
     yield from _argo_paths(model, index, graph)
-    yield from _build_failures(model, graph, missing_in | duplicate_in)
+    yield from _build_failures(model, graph, missing_in | duplicate_in | unmatched_in)
 
 
 
@@ -661,6 +674,50 @@ def _duplicates_below(
         if found:
             duplicate_in.add(current)
         yield from found
+
+
+# ---------------------------------------------------------------- patches
+
+
+def _unmatched_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iterator[Violation]:
+    """A strategic merge patch without a target whose object the build does not hold:
+    kustomize refuses the build. Judged only when the model holds the whole build (no
+    remote entry, chart, plugin, unresolved entry, cut cycle or bound); a component's
+    patches depend on who includes it, and are not judged."""
+    for k in kustomize:
+        if k.flux is not None or k.is_component or graph.by_dir.get(k.directory) is not k:
+            continue
+        build = graph.build(k.directory)
+        if not build.unmatched or (build.remote or build.helm or build.plugins or build.cut
+                                   or build.limits or build.unresolved):
+            continue
+        for found in build.unmatched:
+            body = found.patch.body
+            meta = body.get("metadata") or {}
+            kind, name, ns = body.get("kind"), meta.get("name"), meta.get("namespace")
+            what = f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
+            entry = _entry_text(k, found.entry)
+            held = (f"; it holds {kind} " + ", ".join(found.held[:3])
+                    + (f" and {len(found.held) - 3} more" if len(found.held) > 3 else "")
+                    if found.held else f"; it holds no {kind}")
+            line, column = k.doc.position(found.entry)
+            yield Violation(
+                None, found.entry,
+                f"{_label(found.entry)}: {entry} patches {what}, which this build does not "
+                f"hold{held} (kustomize: no matches for Id {found.kustomize_id()})",
+                kind="missing", file=k.file, line=line, column=column,
+                key=f"{k.file}:{_label(found.entry)}:{what}:unmatched",
+                fix=f"Name in the patch an object the build holds (its base may have renamed "
+                    f"{what}), or remove the entry.")
+
+
+def _entry_text(k: Kustomization, entry: Path) -> str:
+    """How the kustomization names a patch: its file, else "an inline patch"."""
+    item = _list(k.body.get(entry[0]))[entry[1]] if len(entry) == 2 else None
+    path = item.get("path") if isinstance(item, dict) else item
+    if isinstance(path, str) and "\n" not in path and not path.lstrip().startswith("{"):
+        return path.strip()
+    return "an inline patch"
 
 
 # ---------------------------------------------------------------- Flux spec.path

@@ -295,3 +295,84 @@ def test_common_path_of_the_linted_files_is_posix_commonpath() -> None:
             for _ in range(rng.randint(2, 6))])
     for paths in cases:
         assert _commonpath(paths) == posixpath.commonpath(paths), paths
+
+
+SERVICE = "apiVersion: v1\nkind: Service\nmetadata: {name: demo-web}\nspec: {ports: [{port: 80}]}\n"
+SERVICE_PATCH = "apiVersion: v1\nkind: Service\nmetadata: {name: demo}\nspec: {type: NodePort}\n"
+
+
+def test_a_strategic_merge_patch_whose_object_is_gone_is_missing(tmp_path: Path) -> None:
+    # the base renamed Service demo -> demo-web; the overlay still patches demo:
+    # `kubectl kustomize overlay` fails "no matches for Id Service.v1.[noGrp]/demo.[noNs]"
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [service.yaml]\n",
+        "base/service.yaml": SERVICE,
+        "overlay/kustomization.yaml": """
+            namePrefix: production-
+            resources: [../base]
+            patchesStrategicMerge:
+              - service.yaml
+            patches:
+              - path: service.yaml
+              - patch: |-
+                  apiVersion: v1
+                  kind: Service
+                  metadata: {name: demo, namespace: prod}
+                  spec: {type: NodePort}
+            """,
+        "overlay/service.yaml": SERVICE_PATCH,
+    })
+    result = lint(tmp_path)
+    gone = ("which this build does not hold; it holds Service demo-web (kustomize: no "
+            "matches for Id Service.v1.[noGrp]/demo.")
+    assert found(result) == [
+        ("overlay/kustomization.yaml", 4, "error",
+         f"patchesStrategicMerge[0]: service.yaml patches Service demo, {gone}[noNs])"),
+        ("overlay/kustomization.yaml", 6, "error",
+         f"patches[0]: service.yaml patches Service demo, {gone}[noNs])"),
+        ("overlay/kustomization.yaml", 7, "error",
+         f"patches[1]: an inline patch patches Service prod/demo, {gone}prod)"),
+    ]
+    assert {f.kind for f in result.findings} == {"missing"}
+    assert result.findings[0].fix == ("Name in the patch an object the build holds (its base "
+                                      "may have renamed Service demo), or remove the entry.")
+
+
+def test_patches_kustomize_accepts_or_the_model_cannot_judge_are_quiet(tmp_path: Path) -> None:
+    json6902 = """  patch: '[{"op": "add", "path": "/spec/type", "value": "NodePort"}]'\n"""
+    write(tmp_path, {
+        # a target that selects nothing: no error to kustomize v5 (measured, v5.5.0)
+        "targeted/kustomization.yaml": "resources: [service.yaml]\npatches:\n"
+                                       "- target: {kind: Service, name: demo}\n" + json6902,
+        "targeted/service.yaml": SERVICE,
+        "json/kustomization.yaml": "resources: [service.yaml]\npatchesJson6902:\n"
+                                   "- target: {version: v1, kind: Service, name: demo}\n"
+                                   + json6902,
+        "json/service.yaml": SERVICE,
+        "smp-target/kustomization.yaml": "resources: [service.yaml]\npatches:\n"
+                                         "- {path: patch.yaml, target: {name: demo}}\n",
+        "smp-target/service.yaml": SERVICE,
+        "smp-target/patch.yaml": SERVICE_PATCH,
+        # the namespace the kustomization sets comes after its patches: still demo-web
+        "namespaced/kustomization.yaml": "namespace: prod\nresources: [service.yaml]\n"
+                                         "patches: [{path: patch.yaml}]\n",
+        "namespaced/service.yaml": SERVICE,
+        "namespaced/patch.yaml": SERVICE_PATCH.replace("demo", "demo-web"),
+        # the build holds what the model cannot see: a remote base, an entry not here,
+        # a chart; a variable names the object
+        "remote/kustomization.yaml": "resources: [github.com/x/y//base?ref=v1]\n"
+                                     "patches: [{path: patch.yaml}]\n",
+        "remote/patch.yaml": SERVICE_PATCH,
+        "outside/kustomization.yaml": "resources: [../../elsewhere/base]\n"
+                                      "patches: [{path: patch.yaml}]\n",
+        "outside/patch.yaml": SERVICE_PATCH,
+        "chart/kustomization.yaml": "helmCharts: [{name: demo, repo: https://x.io}]\n"
+                                    "patches: [{path: patch.yaml}]\n",
+        "chart/patch.yaml": SERVICE_PATCH,
+        "variable/kustomization.yaml": "resources: [service.yaml]\n"
+                                       "patches: [{path: patch.yaml}]\n",
+        "variable/service.yaml": SERVICE,
+        "variable/patch.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: ${APP}\n"
+                               "spec: {type: NodePort}\n",
+    })
+    assert found(lint(tmp_path)) == []

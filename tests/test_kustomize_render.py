@@ -159,13 +159,19 @@ def test_a_failed_build_is_a_finding_unless_a_check_explains_it(tmp_path: Path) 
         "patched/kustomization.yaml": "resources: [cm.yaml]\npatches: [{path: patch.yaml}]\n",
         "patched/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
         "patched/patch.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nope}\n",
+        # a JSON 6902 operation on a key the object lacks: no check of reviewbot explains it
+        "removed/kustomization.yaml": "resources: [cm.yaml]\npatches:\n"
+                                      "- target: {kind: ConfigMap, name: c}\n"
+                                      "  patch: '[{\"op\": \"remove\", \"path\": \"/data/x\"}]'\n",
+        "removed/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
     })
     result = analyze(render_tree(disk_tree([tmp_path], tmp_path)), Config(),
                      only=["kustomize-integrity"])
     got = [(f.file, f.line, f.message.split(":")[0]) for f in result.findings]
     assert got == [
         ("missing/kustomization.yaml", 1, "resources[0]"),
-        ("patched/kustomization.yaml", 1, "kustomize build failed"),
+        ("patched/kustomization.yaml", 2, "patches[0]"),  # the patch names no object here
+        ("removed/kustomization.yaml", 1, "kustomize build failed"),
     ]
 @needs_kustomize
 def test_render_agrees_with_the_in_process_build_and_reports_each_container_once(

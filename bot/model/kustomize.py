@@ -36,6 +36,7 @@ from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile, load
 from reviewbot.model.fieldspecs import BUILTIN, Config
+from reviewbot.model.patches import Unmatched
 from reviewbot.model.resource import (
     CLUSTER_SCOPED,
     Kustomization,
@@ -116,6 +117,12 @@ class Build:
     # ``vars``: what the last steps of a whole build use (transform.finish)
     config: Config = BUILTIN
     variables: tuple[Mapping[str, Any], ...] = ()
+    # the kustomization's own strategic merge patches without a target that named no object
+    # of the build (kustomize refuses it: "no matches for Id ...")
+    unmatched: list[Unmatched] = field(default_factory=list)
+    # an entry it includes that the tree does not hold (missing, outside the linted part,
+    # a variable): what the build holds is not known whole
+    unresolved: bool = False
 
     @functools.cached_property
     def finished(self) -> list[Resource]:
@@ -568,7 +575,8 @@ class Graph:
                 build.remote.append(entry)
                 continue
             self._component(build, target, stack)
-        build.resources = self._transform(k, build.resources, build, generated=True)
+        build.resources = transform(k, build.resources, functools.partial(self._read, build),
+                                    build.deleted, True, build.config, build.unmatched)
         build.variables = build.variables + _vars(k)
         if k.body.get("helmCharts"):
             build.helm = True
@@ -595,6 +603,7 @@ class Graph:
             build.resources = self._transform(component, inner.resources, build)
             build.variables = inner.variables + _vars(component)
             build.cut = build.cut or inner.cut
+            build.unresolved = build.unresolved or inner.unresolved
             build.limits += [x for x in inner.limits if x not in build.limits]
 
     def _include(self, build: Build, folder: str, entry: str, stack: frozenset[str]) -> None:
@@ -620,6 +629,7 @@ class Graph:
             build.plugins = build.plugins or inner.plugins
             build.reads.update(inner.reads)
             build.cut = build.cut or inner.cut
+            build.unresolved = build.unresolved or inner.unresolved
             build.limits += [x for x in inner.limits if x not in build.limits]
             build.deleted = build.deleted + inner.deleted
             build.config = build.config.merge(inner.config)
@@ -627,6 +637,10 @@ class Graph:
         elif target in self.files:
             build.files.add(target)
             build.resources = build.resources + self.objects_of(target)
+            if self.files[target].problems or self.files[target].skipped:
+                build.unresolved = True  # (a file the loader refused: its objects unknown)
+        else:
+            build.unresolved = True
         if len(build.resources) > MAX_OBJECTS:
             self._limit(build, folder, entry, f"with {entry!r} the build makes more than "
                         f"{MAX_OBJECTS:,} objects: only the first {MAX_OBJECTS:,} are built")

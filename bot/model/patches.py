@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile
@@ -30,23 +31,70 @@ def _load_patch_file(read: Reader, folder: str, entry: str) -> list[Document]:
     return list(lf.documents) if lf is not None else []
 
 
-def strategic_patches(k: Kustomization, read: Reader) -> Iterator[Patch]:
+@dataclass(frozen=True)
+class Unmatched:
+    """A strategic merge patch without a target (``patchesStrategicMerge``, or ``patches:``
+    with no ``target:``) whose own kind and name select no object of the build: kustomize
+    refuses the build ("no matches for Id ..."). ``entry``: its entry in the
+    kustomization (``("patches", 0)``); ``held``: the objects of its kind the build held
+    then, as namespace/name (or name)."""
+
+    entry: Path
+    patch: Patch
+    held: tuple[str, ...]
+
+    def kustomize_id(self) -> str:
+        """The patch's id as kustomize's error writes it: ``Service.v1.[noGrp]/demo.[noNs]``."""
+        body = self.patch.body
+        group, _, version = str(body.get("apiVersion") or "").rpartition("/")
+        meta = dict_of(body.get("metadata"))
+        return (f"{body.get('kind')}.{version or '[noVer]'}.{group or '[noGrp]'}/"
+                f"{meta.get('name')}.{meta.get('namespace') or '[noNs]'}")
+
+
+def unmatched(entry: Path, patch: Patch, resources: Sequence[Resource]) -> Unmatched:
+    """``patch`` of ``entry``, which patched none of ``resources``."""
+    kind = patch.body.get("kind")
+    held = (f"{r.namespace}/{r.name}" if r.namespace else r.name
+            for r in resources if r.kind == kind)
+    return Unmatched(entry, patch, tuple(dict.fromkeys(held)))
+
+
+def names_target(patch: Patch) -> bool:
+    """Whether a strategic merge patch names its object plainly (kind, name and namespace
+    as text, no variable): only then does its match depend on the build alone."""
+    body = patch.body
+    if not isinstance(body, dict):
+        return False
+    meta = dict_of(body.get("metadata"))
+    fields = (body.get("kind"), body.get("apiVersion"), meta.get("name"))
+    namespace = meta.get("namespace")
+    return all(isinstance(f, str) and f and "$" not in f for f in fields) and (
+        namespace is None or isinstance(namespace, str) and "$" not in namespace)
+
+
+def strategic_patches(k: Kustomization, read: Reader) -> Iterator[tuple[Path, Patch]]:
+    """The ``patchesStrategicMerge`` patches, each with its entry (``("patchesStrategicMerge",
+    i)``)."""
     for i, entry in enumerate(list_of(k.body.get("patchesStrategicMerge"))):
         if not isinstance(entry, str):
             continue
         if "\n" in entry or entry.lstrip().startswith("{"):
             for value in inline_values(entry):
                 if isinstance(value, dict):
-                    yield Patch(value, k.doc, ("patchesStrategicMerge", i))
+                    yield ("patchesStrategicMerge", i), Patch(
+                        value, k.doc, ("patchesStrategicMerge", i))
             continue
         for doc in _load_patch_file(read, k.directory, entry):
             if isinstance(doc.value, dict):
-                yield Patch(document_as_written(doc), doc, ())
+                yield ("patchesStrategicMerge", i), Patch(document_as_written(doc), doc, ())
 
 
 def patches(
     k: Kustomization, read: Reader, key: str = "patches"
-) -> Iterator[tuple[Mapping[str, Any] | None, Patch]]:
+) -> Iterator[tuple[Path, Mapping[str, Any] | None, Patch]]:
+    """The patches of ``key`` (``patches``, ``patchesJson6902``), each with its entry
+    (``(key, i)``) and its ``target:`` (None: none)."""
     for i, item in enumerate(list_of(k.body.get(key))):
         if not isinstance(item, dict):
             continue  # a bare string: kustomize v5 refuses the kustomization (integrity says)
@@ -63,13 +111,13 @@ def patches(
             docs = [(value, k.doc, where) for value in inline_values(item["patch"])]
         for value, doc, where in docs:
             if isinstance(value, (dict, list)):
-                yield selector, Patch(value, doc, where)
+                yield (key, i), selector, Patch(value, doc, where)
 
 
 def json_patches(
     k: Kustomization, read: Reader
 ) -> Iterator[tuple[Mapping[str, Any] | None, Patch]]:
-    for selector, patch in patches(k, read, "patchesJson6902"):
+    for _, selector, patch in patches(k, read, "patchesJson6902"):
         if selector is not None:
             yield selector, patch
 

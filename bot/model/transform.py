@@ -25,12 +25,15 @@ from reviewbot.model.fieldspecs import spec as field_spec
 from reviewbot.model.patches import (
     Reader,
     Target,
+    Unmatched,
     json_patches,
+    names_target,
     patcher,
     patches,
     smp_targets,
     strategic_patches,
 )
+from reviewbot.model.patches import unmatched as patch_unmatched
 from reviewbot.model.replacements import apply_replacements
 from reviewbot.model.resource import (
     Id,
@@ -120,12 +123,15 @@ def configuration(k: Kustomization, read: Reader) -> Config:
 
 def transform(k: Kustomization, resources: list[Resource], read: Reader,
               deleted: list[Resource] | None = None, generated: bool = False,
-              config: Config | None = None) -> list[Resource]:
+              config: Config | None = None,
+              unmatched: list[Unmatched] | None = None) -> list[Resource]:
     """``resources`` after ``k``'s generators, patches and transformers, in kustomize's order
     (``read``: the tree's files, for patch files; ``deleted`` gets the objects a patch
     deleted, ``$patch: delete``; ``generated``: the generators' objects are in
     ``resources`` already, :func:`generate`; ``config``: the transformer configuration the
-    build has merged so far, else ``k``'s own, :func:`configuration`). Renames are recorded
+    build has merged so far, else ``k``'s own, :func:`configuration`; ``unmatched`` gets
+    the strategic merge patches without a target that patched no object, which kustomize
+    refuses: :class:`Unmatched`). Renames are recorded
     on each object; the name references follow once the whole build is made
     (:func:`finish`)."""
     body = k.body
@@ -134,15 +140,23 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
 
     out = list(resources) if generated else generate(k, read, resources)
     by_kind = _Kinds()
-    for patch in strategic_patches(k, read):
+    for entry, patch in strategic_patches(k, read):
         kind = patch.body.get("kind")  # (a strategic merge patch targets its own kind)
+        before = out
         out = by_kind.patched(out, kind if isinstance(kind, str) else None,
                               functools.partial(smp_targets, patch=patch),
                               functools.partial(apply_smp, patch=patch), gone)
-    for selector, patch in patches(k, read):
+        if out is before and unmatched is not None and names_target(patch):
+            unmatched.append(patch_unmatched(entry, patch, out))
+    for entry, selector, patch in patches(k, read):
         target = Target(selector, patch)
+        before = out
         out = by_kind.patched(out, target.only, target.selects,
                               patcher(patch, selector is not None), gone)
+        # (a patch with a target that selects nothing is no error to kustomize v5)
+        if (out is before and unmatched is not None and selector is None
+                and names_target(patch)):
+            unmatched.append(patch_unmatched(entry, patch, out))
     namespace = text_of(body.get("namespace"))
     if namespace:
         kinds: dict[tuple[str, str], tuple[bool, tuple[FieldSpec, ...]]] = {}
