@@ -24,15 +24,24 @@ A pod that is not pinned must fit at least one inventory node that admits it (se
 affinity, taints); when the inventory has none big enough, it never schedules. Without an
 inventory the rule has nothing to compare and says nothing.
 
+With an inventory or without, a container (or init container) whose `cpu`, `memory` or
+`ephemeral-storage` request is above its limit is a pod the API server refuses ("must be
+less than or equal to memory limit"): its controller never creates it, and nothing
+schedules (`over-limit`, at the request, quoting both values as written). Helm values pods
+(app-template and the charts the README lists) are judged alike. GPU requests that differ
+from their limits are `gpu-parallelism`'s.
+
 Kinds:
 
 - `node-full`: the pods pinned to a node request more than its allocatable.
 - `too-big`: an unpinned pod fits no inventory node that admits it.
+- `over-limit`: a container requests more cpu, memory or ephemeral-storage than its limit.
 
 When it stays quiet:
 
 Without an inventory (`cluster.nodes` in `.reviewbot.yaml`) the rule has nothing to compare
-and says nothing.
+and says nothing about nodes. A request or limit that is no quantity here (a Flux variable,
+a Helm template expression, a value the chart fills in) is not compared.
 
 Failing example:
 
@@ -104,18 +113,19 @@ from typing import Any
 
 from reviewbot.engine.findings import Amount, Violation
 from reviewbot.model.objects import Container, Model, Node, Path, PodTemplate
-from reviewbot.model.quantity import format_quantity
+from reviewbot.model.quantity import format_quantity, parse_quantity
 from reviewbot.model.workload import (
     Placement,
     admits,
     count,
+    describe,
     field_path,
     pinned_host,
     pod_request,
     request,
     resource_names,
 )
-from reviewbot.rules._kit import each_pod, views
+from reviewbot.rules._kit import each_container, each_pod, template_doubt, views
 
 ID = "schedulability"
 SEVERITY = "error"
@@ -127,7 +137,10 @@ RATIONALE = (
 FIX = "Lower the requests, reduce replicas, or move a workload to another node."
 COST = 5  # CPU time relative to a rule of cost 1, measured on the 50k-object tree
 OPTIONS: tuple[Any, ...] = ()
-SEVERITIES = {"node-full": "error", "too-big": "error"}
+SEVERITIES = {"node-full": "error", "too-big": "error", "over-limit": "error"}
+# what the API server compares for every container: the request at most the limit
+# (extended resources must be equal: gpu-parallelism's)
+_BOUNDED = ("cpu", "memory", "ephemeral-storage")
 
 
 def _extended(resource: str) -> bool:
@@ -141,8 +154,34 @@ def _allocatable(node: Node, resource: str) -> Fraction | None:
 
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
+    yield from _over_limits(model)
     for _, view in views(model):  # the pods of two clusters never share a node
         yield from _cluster(view)
+
+
+def _over_limits(model: Model) -> Iterator[Violation]:
+    """A request above its limit: the API server refuses the pod."""
+    for pod, container in each_container(model, ("container", "initContainer"),
+                                         templates=True):
+        requests, limits = container.resources.get("requests"), container.resources.get("limits")
+        if not isinstance(requests, dict) or not isinstance(limits, dict):
+            continue
+        for resource in _BOUNDED:
+            wanted, bound = requests.get(resource), limits.get(resource)
+            asked, limit = parse_quantity(wanted), parse_quantity(bound)
+            if asked is None or limit is None or asked <= limit:
+                continue
+            found = Violation(
+                pod.obj, field_path(container, "resources") + ("requests", resource),
+                f"{pod.name}, {describe(container)}: requests {wanted} {resource}, above its "
+                f"limit of {bound}: the API server refuses the pod (\"must be less than or "
+                f"equal to {resource} limit\"), so it is never created",
+                fix=f"Lower resources.requests.{resource} to at most {bound}, or raise "
+                    f"resources.limits.{resource} to at least {wanted}.",
+                kind="over-limit",
+            )
+            doubt = template_doubt(pod)
+            yield found if doubt is None else replace(found, doubt=doubt)
 
 
 def _cluster(model: Model) -> Iterator[Violation]:

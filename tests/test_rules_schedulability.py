@@ -103,3 +103,67 @@ spec:
 def test_pinned_to_an_unknown_host_is_not_judged(tmp_path: Path) -> None:
     text = pinned("coder", "1Ti", node="worker-9")
     assert pairs(lint_text(tmp_path, text, only=["schedulability"], config=INVENTORY)) == []
+
+
+def test_a_request_above_its_limit_is_refused_without_an_inventory(tmp_path: Path) -> None:
+    # a new-user trial: K frontend 256Mi over 128Mi, F home-assistant (app-template) 4Gi
+    # over 2Gi; the API server says "must be less than or equal to memory limit"
+    text = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: frontend, namespace: shop}
+spec:
+  selector: {matchLabels: {app: frontend}}
+  template:
+    metadata: {labels: {app: frontend}}
+    spec:
+      initContainers:
+      - name: warm
+        image: x
+        resources:
+          requests: {cpu: "1", ephemeral-storage: 2G}
+          limits: {cpu: 1000m, ephemeral-storage: 1Gi}
+      containers:
+      - name: server
+        image: x
+        resources:
+          requests: {cpu: 100m, memory: 256Mi}
+          limits: {cpu: 200m, memory: 128Mi}
+      - name: fits
+        image: x
+        resources:
+          requests: {memory: 1Gi, cpu: "${CPU}"}
+          limits: {memory: 1024Mi, cpu: 10m}
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: home-assistant, namespace: home-automation}
+spec:
+  chart:
+    spec:
+      chart: app-template
+      sourceRef: {kind: HelmRepository, name: bjw-s}
+  values:
+    controllers:
+      home-assistant:
+        containers:
+          app:
+            image: {repository: ghcr.io/home-operations/home-assistant, tag: "2024.10.1"}
+            resources:
+              requests: {cpu: 47m, memory: 4Gi}
+              limits: {memory: 2Gi}
+"""
+    result = lint_text(tmp_path, text, only=["schedulability"])
+    # 2G (decimal) is above 1Gi; ${CPU} is no quantity, 1Gi equals 1024Mi
+    assert sorted((f"{f.rule}[{f.kind}]", f.line) for f in result.findings) == [
+        ("schedulability[over-limit]", 13), ("schedulability[over-limit]", 19),
+        ("schedulability[over-limit]", 42)]
+    assert {f.severity for f in result.findings} == {"error"}
+    helm = next(f for f in result.findings if f.line == 42)
+    assert helm.column == 44  # at the request's value
+    assert helm.message == (
+        "home-assistant, container app (values controllers.home-assistant): requests 4Gi "
+        "memory, above its limit of 2Gi: the API server refuses the pod (\"must be less than "
+        "or equal to memory limit\"), so it is never created")
+    assert helm.fix == ("Lower resources.requests.memory to at most 2Gi, or raise "
+                        "resources.limits.memory to at least 4Gi.")
