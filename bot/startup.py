@@ -41,6 +41,7 @@ imported (:func:`importing`), at most :data:`MAX_ENTRIES` of each kind.
 from __future__ import annotations
 
 import _sre
+import _thread
 import atexit
 import builtins
 import contextlib
@@ -50,7 +51,6 @@ import marshal
 import os
 import re
 import sys
-import threading
 import types
 from collections.abc import Callable, Sequence
 from types import CodeType
@@ -65,8 +65,11 @@ from typing import Any, TypeVar
 #: imports ``urllib.parse``, which imports ``ipaddress`` for URLs with a bracketed host
 #: (NetworkPolicy ``ipBlock`` peers read it when a tree has them); ``subprocess`` (with
 #: ``selectors`` and ``signal``), imported by the git sources and kubeconform's runner,
-#: starts no process in a lint of a folder outside git without kubeconform
-DEFERRED = ("inspect", "socket", "random", "calendar", "ipaddress", "subprocess")
+#: starts no process in a lint of a folder outside git without kubeconform; ``shutil``
+#: (whose ``which`` finds kubeconform) imports ``zlib``, ``bz2`` and ``lzma`` only to say
+#: whether it can write compressed archives, which no command asks it to
+DEFERRED = ("inspect", "socket", "random", "calendar", "ipaddress", "subprocess", "zlib", "bz2",
+            "lzma")
 
 #: entries a table keeps at most (the package needs ~500 texts and ~150 patterns; the file
 #: is read whole at every start)
@@ -75,7 +78,7 @@ MAX_ENTRIES = 2048
 _codes: dict[str, CodeType] = {}
 _patterns: dict[tuple[str, int], tuple[Any, ...]] = {}
 _state: dict[str, Any] = {"installed": False, "new": 0}
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()  # not threading's: a lint never imports threading
 T = TypeVar("T")
 
 
