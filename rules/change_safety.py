@@ -187,17 +187,6 @@ from reviewbot.engine.findings import Violation
 from reviewbot.engine.registry import Option
 from reviewbot.model.objects import Model, PodTemplate
 from reviewbot.model.workload import DEFAULT_GPU_RESOURCES
-from reviewbot.rules._change_safety.crd_storage import storage_verdicts
-from reviewbot.rules._change_safety.deletions import deletion_verdicts, may_delete
-from reviewbot.rules._change_safety.gpu_restarts import gpu_restart_verdicts, pods_by_object
-from reviewbot.rules._change_safety.immutable import immutable_verdicts
-from reviewbot.rules._change_safety.sops import sops_verdicts
-from reviewbot.rules._change_safety.suspension import (
-    any_suspended,
-    resumed_verdicts,
-    suspended_verdicts,
-)
-from reviewbot.rules._change_safety.versions import version_verdicts
 
 if TYPE_CHECKING:  # the diff's types only: a lint never imports the diff
     from reviewbot.diff.objects import TreeDiff
@@ -229,6 +218,19 @@ SEVERITIES = {
 def check_change(diff: TreeDiff, base: Model, head: Model,
                  opts: Mapping[str, Any]) -> Iterator[Violation]:
     """The verdicts of one change: ``diff`` from ``base`` to ``head`` (whole models)."""
+    # here: a lint judges no change, so it never imports the verdicts (start-up cost)
+    from reviewbot.rules._change_safety.crd_storage import storage_verdicts
+    from reviewbot.rules._change_safety.deletions import deletion_verdicts, may_delete
+    from reviewbot.rules._change_safety.gpu_restarts import gpu_restart_verdicts, pods_by_object
+    from reviewbot.rules._change_safety.immutable import immutable_verdicts
+    from reviewbot.rules._change_safety.sops import sops_verdicts
+    from reviewbot.rules._change_safety.suspension import (
+        any_suspended,
+        resumed_verdicts,
+        suspended_verdicts,
+    )
+    from reviewbot.rules._change_safety.versions import version_verdicts
+
     patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
     data_kinds = frozenset(str(k) for k in opts.get("data-kinds") or ())
     pods: dict[int, list[PodTemplate]] = {}
