@@ -7,6 +7,7 @@ import importlib.util
 import json
 import marshal
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -52,6 +53,9 @@ for module in modules:
                     out[f"{cls.__module__}.{cls.__qualname__}.{name}"] = [
                         code(fn.__code__), repr(fn.__defaults__), repr(fn.__kwdefaults__),
                         sorted(map(str, fn.__annotations__.items()))]
+            out[f"{cls.__module__}.{cls.__qualname__}.<fields>"] = [
+                [f.name, str(f.type), str(f._field_type), f.kw_only is True]
+                for f in cls.__dataclass_fields__.values()]
         if (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
                 and cls.__module__ == module.__name__):  # a NamedTuple: namedtuple's eval
             out[f"{cls.__module__}.{cls.__qualname__}.__new__"] = [
@@ -102,6 +106,78 @@ def test_classes_built_from_the_cache_have_the_methods_dataclasses_compiles(
     checked = subprocess.run([sys.executable, "-c", SAME_PATTERNS, cache], capture_output=True,
                              text=True, env=env, check=True)
     assert json.loads(checked.stdout) == {"checked": len(patterns), "differ": []}
+
+
+# Dataclasses whose string annotations name ClassVar, InitVar and KW_ONLY in the ways
+# dataclasses tells them (bare, through their module, spaced, aliased, or not at all), made
+# with or without startup.install() (argv[1]); prints each field's kind.
+KINDS = r'''
+import json, sys, types
+from reviewbot import startup
+if sys.argv[1] == "installed":
+    startup.install(sys.argv[2])
+source = """
+from __future__ import annotations
+import dataclasses, typing
+import typing as t
+from dataclasses import KW_ONLY, InitVar, dataclass, field
+from typing import ClassVar
+CV = ClassVar
+@dataclass
+class Base:
+    a: int
+    b: ClassVar[int] = 1
+    c: typing.ClassVar = 2
+    d:  t . ClassVar[str] = "x"
+    e: CV = 3
+    f: InitVar[int] = 0
+    g: dataclasses.InitVar[str] = ""
+    h: "ClassVar" = 4
+    i: tuple[str, ...] = ()
+    j: int | None = None
+@dataclass(eq=False)
+class Later(Base):
+    _: KW_ONLY
+    k: str = "k"
+    m: "(int)" = 0
+    n: Classvar = 0
+"""
+module = types.ModuleType("kinds_probe")
+sys.modules["kinds_probe"] = module
+exec(compile(source, "kinds_probe.py", "exec"), module.__dict__)
+print(json.dumps({c.__name__: [[f.name, str(f._field_type), f.kw_only is True]
+                               for f in c.__dataclass_fields__.values()]
+                  for c in (module.Base, module.Later)}))
+'''
+
+
+def test_dataclasses_tell_field_kinds_through_the_kept_matches_as_without(
+        tmp_path: Path) -> None:
+    """:class:`startup.Matches` gives each text the match the pattern makes, the same object
+    again the next time, and nothing else; dataclasses whose annotations name ClassVar,
+    InitVar and KW_ONLY (and names like them) get the same fields with it as without it."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    cache = str(tmp_path / "kinds.codes")
+    kinds = [json.loads(subprocess.run([sys.executable, "-c", KINDS, how, cache],
+                                       capture_output=True, text=True, env=env,
+                                       check=True).stdout) for how in ("plain", "installed")]
+    assert kinds[0] == kinds[1]
+    fields = {name: kind for name, kind, _ in kinds[0]["Base"]}
+    assert [fields[n] for n in "bcde"] == ["_FIELD_CLASSVAR"] * 4
+    assert [fields[n] for n in "fg"] == ["_FIELD_INITVAR"] * 2
+    assert [fields[n] for n in "ahij"] == ["_FIELD"] * 4  # h: the text "'ClassVar'"
+    later = {name: kw for name, _, kw in kinds[0]["Later"]}
+    assert "_" not in later and later["k"] is later["m"] is later["n"] is True
+    pattern = re.compile(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")
+    kept = startup.Matches(pattern)
+    for text in ("int", " t . ClassVar[str]", "typing.ClassVar", "1nvalid", "", "(x)", "a.b.c"):
+        first, again, theirs = kept.match(text), kept.match(text), pattern.match(text)
+        assert again is first
+        assert (first and (first.span(), first.groups())) == \
+            (theirs and (theirs.span(), theirs.groups()))
+    offset, direct = kept.match("ab.c", 0, 2), pattern.match("ab.c", 0, 2)
+    assert offset is not None and direct is not None and offset.groups() == direct.groups()
+    assert "ab.c" not in kept.kept and kept.pattern is pattern and kept.groups == 2
 
 
 # In a process without the cache: each pattern a cache entry builds equals the one re
