@@ -358,6 +358,27 @@ def test_a_lint_never_imports_the_deferred_modules(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "out.json").read_text())["findings"]
 
 
+def test_a_lint_never_imports_what_only_other_commands_run(tmp_path: Path) -> None:
+    """The example tree linted to JSON imports neither ``threading`` (the start-up cache's
+    lock is a ``_thread`` lock; only the forges' retries use threads) nor change-safety's
+    verdicts (``rules/_change_safety``: the rule judges changes only, in a review or a
+    diff), and ``shutil``'s compression modules stay deferred."""
+    examples = tmp_path / "k8s"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "examples" / "k8s", examples)
+    probe = ("import json, sys\n"
+             "from reviewbot.cli import main\n"
+             f"main(['lint', {str(examples)!r}, '--format', 'json', '--output', "
+             f"{str(tmp_path / 'out.json')!r}])\n"
+             "print(json.dumps(sorted(n for n in sys.modules if n == 'threading' or "
+             "n.startswith('reviewbot.rules._change_safety') or (n in ('zlib', 'bz2', 'lzma') "
+             "and type(sys.modules[n]).__name__ != 'Deferred'))))\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          env=env, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+    assert json.loads((tmp_path / "out.json").read_text())["findings"]
+
+
 def test_a_lint_that_hashes_nothing_never_imports_hashlib(tmp_path: Path) -> None:
     """``hashlib`` (OpenSSL's start-up: 11.7M instructions) is imported by what hashes: a
     blob id asked for, a generator's name suffix, a cache. A lint of a tree outside git with
