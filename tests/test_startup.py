@@ -380,11 +380,12 @@ def test_a_lint_never_imports_what_only_other_commands_run(tmp_path: Path) -> No
 
 
 def test_a_lint_that_hashes_nothing_never_imports_hashlib(tmp_path: Path) -> None:
-    """``hashlib`` (OpenSSL's start-up: 11.7M instructions) is imported by what hashes: a
-    blob id asked for, a generator's name suffix, a cache. A lint of a tree outside git with
-    a Flux Kustomization that sets a target namespace (its wrapper's stand-in document) and a
-    kustomization with an inline patch, without ``--cache``, hashes nothing; the same tree
-    with a configMapGenerator does."""
+    """A hash (``hashlib``, or Python's own SHA code for the first bytes a run hashes:
+    :func:`startup.digest`) is imported by what hashes: a blob id asked for, a generator's
+    name suffix, a cache. A lint of a tree outside git with a Flux Kustomization that sets a
+    target namespace (its wrapper's stand-in document) and a kustomization with an inline
+    patch, without ``--cache``, hashes nothing; the same tree with a configMapGenerator does,
+    and never loads OpenSSL (``_hashlib``: 11.7M instructions) for its few bytes."""
     tree = tmp_path / "k8s"
     (tree / "apps").mkdir(parents=True)
     (tree / "infra").mkdir()
@@ -405,19 +406,60 @@ def test_a_lint_that_hashes_nothing_never_imports_hashlib(tmp_path: Path) -> Non
     probe = ("import json, sys\n"
              "from reviewbot.cli import main\n"
              "main(['lint', sys.argv[1], '--format', 'json', '--output', sys.argv[2]])\n"
-             "print(json.dumps('hashlib' in sys.modules))\n")
+             "print(json.dumps([sorted(set(sys.modules) & {'hashlib', '_sha1', '_sha256', "
+             "'_sha2'}), '_hashlib' in sys.modules]))\n")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
-    def hashes() -> bool:
+    def hashes() -> list[object]:
         done = subprocess.run([sys.executable, "-c", probe, str(tree), str(tmp_path / "o.json")],
                               capture_output=True, text=True, env=env, cwd=tmp_path)
         assert json.loads((tmp_path / "o.json").read_text())["findings"], done.stderr
-        return bool(json.loads(done.stdout.strip().splitlines()[-1]))
+        return list(json.loads(done.stdout.strip().splitlines()[-1]))
 
-    assert not hashes()
+    assert hashes() == [[], False]
     (tree / "apps" / "kustomization.yaml").write_text(
         "resources: [web.yaml]\nconfigMapGenerator:\n  - name: conf\n    literals: [a=b]\n")
-    assert hashes()
+    made, openssl = hashes()
+    assert made and not openssl
+
+
+# Digests of a range of sizes through startup.digest, each with whether OpenSSL was loaded
+# before it, then hashlib's digests of the same bytes; argv[1] "first": hashlib imported
+# before any.
+DIGESTS = r"""
+import json, sys
+if sys.argv[1] == "first":
+    import hashlib
+from reviewbot import startup
+sizes = [0, 1, 55, 56, 64, 1000, 70_000, 300_000, 600_000]
+made = []
+for size in sizes:
+    data = bytes((i * 7 + size) % 256 for i in range(size))
+    for name in ("sha1", "sha256"):
+        openssl = "_hashlib" in sys.modules
+        made.append([size, name, startup.digest(name, data).hexdigest(), openssl])
+import hashlib
+print(json.dumps([[size, name, hexdigest == hashlib.new(
+    name, bytes((i * 7 + size) % 256 for i in range(size))).hexdigest(), openssl]
+                  for size, name, hexdigest, openssl in made]))
+"""
+
+
+def test_a_digest_is_hashlibs_whichever_code_makes_it() -> None:
+    """:func:`startup.digest` gives hashlib's digest for every size, from Python's own SHA
+    code for the first :data:`startup.BUILTIN_HASH_BYTES` a process hashes and from OpenSSL
+    after (a run that hashes much takes the faster code), or throughout once it is loaded."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    rows = json.loads(subprocess.run([sys.executable, "-c", DIGESTS, "later"],
+                                     capture_output=True, text=True, env=env,
+                                     check=True).stdout)
+    assert all(same for _, _, same, _ in rows) and len(rows) == 18
+    assert [openssl for size, _, _, openssl in rows if size <= 70_000] == [False] * 14
+    assert rows[-1][3] is True  # past half a megabyte: OpenSSL's code
+    rows = json.loads(subprocess.run([sys.executable, "-c", DIGESTS, "first"],
+                                     capture_output=True, text=True, env=env,
+                                     check=True).stdout)
+    assert all(same and openssl for _, _, same, openssl in rows)
 
 
 def test_importing_the_cli_leaves_the_collector_as_it_found_it() -> None:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from reviewbot import startup
 from reviewbot.load.loader import Document
 from reviewbot.model.fieldspecs import (
     BUILTIN,
@@ -481,10 +482,8 @@ def content_hash(body: Mapping[str, Any]) -> str:
         fields["binaryData"] = body["binaryData"]
     text = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    import hashlib  # here: OpenSSL's start-up only for a tree with generators
-
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
-    return digest.translate(str.maketrans("013ae", "ghkmt"))
+    hashed = str(startup.digest("sha256", text.encode("utf-8")).hexdigest())[:10]
+    return hashed.translate(str.maketrans("013ae", "ghkmt"))
 
 
 GENERATED_HASH = "reviewbot.dev/name-hash-suffix"  # on generator stubs kustomize hashes

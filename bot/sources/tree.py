@@ -17,6 +17,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reviewbot import startup
 from reviewbot.errors import ReviewbotError
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -126,9 +127,7 @@ def uri_path(path: str) -> str:
 
 def blob_id(data: bytes) -> str:
     """The git blob id of ``data`` (so disk and git records share cache keys)."""
-    import hashlib  # here: OpenSSL's start-up (11.7M instructions) only for a run that hashes
-
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+    return str(startup.digest("sha1", b"blob %d\0" % len(data) + data).hexdigest())
 
 
 def is_yaml(path: str) -> bool:
