@@ -7,7 +7,8 @@ runtime's 64Mi default unless the pod mounts something bigger there. At 64Mi the
 hangs at init or dies with a bus error; the homelab's TP=2 `coder` needed an 8Gi memory-backed
 emptyDir ("the 64Mi default shows up as an init hang").
 
-A pod with more than one GPU (option `gpu-resources`), or an app container running tensor
+A pod with more than one NVIDIA or AMD GPU (`nvidia.com/gpu`, `amd.com/gpu`: NCCL and RCCL
+both move through `/dev/shm`; option `gpu-resources`), or an app container running tensor
 or pipeline parallelism above 1 (`--tensor-parallel-size`, `-tp`, `--pipeline-parallel-size`
 ...), must mount, in each such container, an `emptyDir` with `medium: Memory` at
 `/dev/shm` whose `sizeLimit` is at least `min-size` (default 1Gi). A pod with `hostIPC:
@@ -42,6 +43,9 @@ GPU burn-in or one process per GPU never uses `/dev/shm`.
 When it stays quiet:
 
 Pods with at most one GPU whose containers run no tensor or pipeline parallelism above 1;
+Intel GPUs (`gpu.intel.com/i915`, `xe`, `millicores`: the device plugin shares one iGPU
+between pods for media transcoding, and NCCL never runs there) unless a parallelism flag says
+an engine spans them;
 containers that request TPU chips (`google.com/tpu`: no NCCL all-reduce through /dev/shm);
 pods with `hostIPC: true`, which share the host's `/dev/shm`.
 
@@ -95,7 +99,7 @@ from reviewbot.engine.registry import Option
 from reviewbot.model.objects import Container, Model, Path, PodTemplate, items
 from reviewbot.model.quantity import format_quantity, parse_quantity
 from reviewbot.model.workload import (
-    DEFAULT_GPU_RESOURCES,
+    NCCL_GPU_RESOURCES,
     asks_tpus,
     container_gpus,
     describe,
@@ -116,8 +120,8 @@ RATIONALE = (
 FIX = "Mount an emptyDir {medium: Memory, sizeLimit: <at least min-size>} at /dev/shm."
 OPTIONS = (
     Option("min-size", "string", "1Gi", "Smallest acceptable sizeLimit of /dev/shm."),
-    Option("gpu-resources", "list", list(DEFAULT_GPU_RESOURCES),
-           "Extended resources that are GPUs (glob patterns)."),
+    Option("gpu-resources", "list", list(NCCL_GPU_RESOURCES),
+           "Extended resources that are GPUs NCCL or RCCL joins (glob patterns)."),
     Option("fix-size", "string", "8Gi",
            "The sizeLimit `lint --fix` writes for /dev/shm (never below min-size)."),
 )
@@ -133,7 +137,7 @@ SCOPE = "object"  # each finding depends on its object, its pods and the configu
 
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
-    patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
+    patterns = tuple(str(p) for p in opts.get("gpu-resources") or NCCL_GPU_RESOURCES)
     minimum = parse_quantity(opts.get("min-size", "1Gi")) or Fraction(2**30)
     for pod in each_pod(model, templates=True):
         if pod.spec.get("hostIPC") is True:

@@ -413,6 +413,37 @@ def test_a_gpu_restart_with_recreate_names_the_measured_downtime(
     assert message.endswith("restarts coder: measured boot 600 s of downtime")
 
 
+def test_a_media_server_restart_on_an_intel_igpu_is_no_weights_reload(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Plex on an Intel iGPU share restarts with Recreate: the notice is true, but no model
+    server runs there, so the fix says what Recreate costs, not a weights reload."""
+    plex = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {{name: plex, namespace: media}}
+        spec:
+          strategy: {{type: Recreate}}
+          selector: {{matchLabels: {{app: plex}}}}
+          template:
+            metadata: {{labels: {{app: plex}}}}
+            spec:
+              containers:
+              - name: app
+                image: ghcr.io/home-operations/plex:{tag}
+                resources:
+                  limits: {{gpu.intel.com/i915: 1}}
+    """
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"plex.yaml": plex.format(tag="1.41.0")})
+    head = repo.commit({"plex.yaml": plex.format(tag="1.41.1")})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (0, [("info", "plex.yaml", 12)])
+    assert found[0]["fix"] == (
+        "Merge when plex may be down for one boot (no second pod serves while it restarts), "
+        "or batch this with the next change that restarts it.")
+
+
 def test_an_ordinary_image_bump_gives_no_change_safety_finding(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -51,3 +51,14 @@ def test_min_size_option_and_named_units(tmp_path: Path) -> None:
 
 def test_one_gpu_needs_nothing(tmp_path: Path) -> None:
     assert pairs(lint_text(tmp_path, pod(1), only=["shm-size"])) == []
+
+
+def test_gpus_are_those_nccl_or_rccl_joins(tmp_path: Path) -> None:
+    """Two AMD GPUs run RCCL through /dev/shm as NVIDIA's run NCCL; two shares of an Intel
+    iGPU (Plex transcoding, the device plugin's sharedDevNum) run no collectives."""
+    amd = pod(2).replace("nvidia.com/gpu", "amd.com/gpu")
+    assert pairs(lint_text(tmp_path / "amd", amd, only=["shm-size"])) == [("shm-size", 6)]
+    intel = pod(2).replace("nvidia.com/gpu", "gpu.intel.com/i915")
+    assert pairs(lint_text(tmp_path / "intel", intel, only=["shm-size"])) == []
+    tp2 = pod(1, args="[--tensor-parallel-size=2]").replace("nvidia.com/gpu", "gpu.intel.com/i915")
+    assert pairs(lint_text(tmp_path / "xpu", tp2, only=["shm-size"])) == [("shm-size", 6)]

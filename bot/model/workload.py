@@ -9,7 +9,8 @@ question the way Kubernetes does:
   scheduler reserves (the larger of the app containers plus native sidecars and the largest
   init container plus the sidecars started before it).
 - ``gpus(...)``: extended resources that name GPUs (``nvidia.com/gpu``, ``amd.com/gpu``,
-  ``gpu.intel.com/*`` by default; glob patterns).
+  ``gpu.intel.com/*`` by default; glob patterns); ``NCCL_GPU_RESOURCES`` are those whose
+  collectives (NCCL, RCCL) move through ``/dev/shm``.
 - ``flag(argv, names)``: ``--x=N``, ``--x N`` and short ``-tp N`` forms, also inside a single
   shell string (``sh -c "vllm serve ... --tensor-parallel-size 2"``).
 - ``tolerates`` / ``admits``: taints, tolerations, nodeSelector, nodeName and required node
@@ -33,6 +34,11 @@ from reviewbot.model.images import ImageRef, parse_image
 from reviewbot.model.objects import Container, Inventory, Node, Path, PodTemplate, dig, items
 
 DEFAULT_GPU_RESOURCES: tuple[str, ...] = ("nvidia.com/gpu", "amd.com/gpu", "gpu.intel.com/*")
+# the GPUs a multi-GPU engine joins with collectives through /dev/shm: NCCL on NVIDIA's, RCCL on
+# AMD's (vLLM's ROCm image runs with --ipc=host "for multi-GPU"); Intel's device plugin
+# resources (gpu.intel.com/i915, xe, millicores) are media iGPU shares (sharedDevNum) as often
+# as not, and count no GPUs that NCCL joins
+NCCL_GPU_RESOURCES: tuple[str, ...] = ("nvidia.com/gpu", "amd.com/gpu")
 HOSTNAME = "kubernetes.io/hostname"
 CONTROL_PLANE_KEYS: tuple[str, ...] = (
     "node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master",

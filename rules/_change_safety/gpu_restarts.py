@@ -18,7 +18,7 @@ from reviewbot.model.workload import (
     parse_seconds,
     pod_gpus,
 )
-from reviewbot.rules._kit import each_pod
+from reviewbot.rules._kit import each_pod, parallelism_of
 
 
 def pods_by_object(model: Model) -> dict[int, list[PodTemplate]]:
@@ -51,14 +51,17 @@ def gpu_restart_verdicts(old_pods: Sequence[PodTemplate], new_pods: Sequence[Pod
         else:
             tail = (f"restarts {pod.name}: down for one boot, which is not measured "
                     f"(annotate {MEASURED_BOOT})")
+        # a model server's restart reloads its weights; a media server's iGPU share is no engine
+        engine = any(parallelism_of(head, c) is not None for c in pod.main_containers)
+        why = ("a GPU predictor restart is a weights reload, not a rolling update" if engine
+               else "no second pod serves while it restarts")
         yield Violation(
             pod.obj, changed[0][1],
             f"{pod.name} requests {gpu_text} and is replaced {how}: this change to its pod "
             f"template ({fields}) stops the old pod before the new one is ready, so it {tail}",
             fix=(f"Merge when {pod.name} may be down for "
-                 f"{f'{number(boot)} s' if boot is not None else 'one boot'} (a GPU "
-                 "predictor restart is a weights reload, not a rolling update), or batch "
-                 "this with the next change that restarts it."),
+                 f"{f'{number(boot)} s' if boot is not None else 'one boot'} ({why}), or "
+                 "batch this with the next change that restarts it."),
             kind="gpu-restart",
         )
 
