@@ -156,3 +156,30 @@ def test_a_fix_names_its_image_reference_as_a_code_span_and_stays_inert() -> Non
     assert f"<code>{code}</code>." in html
     assert "\u200b" not in html.split("Ask")[0]
     assert "<img" not in html and "@team" not in html.replace("@\u200bteam", "")
+
+
+def test_a_renamed_workload_is_one_line_after_the_workloads_whose_own_flows_changed() -> None:
+    """A chart's fullnameOverride renames mosquitto to mqtt-broker: every flow to and from it
+    closes under the old name and opens under the new one. That is one line, with the flows
+    it accounts for; zigbee2mqtt's new egress policy (both ends on both sides) comes first."""
+    old, new = "home-automation/mosquitto[Deployment]", "home-automation/mqtt-broker[Deployment]"
+    zig = "home-automation/zigbee2mqtt[Deployment]"
+    callers = [f"media/app{i}[Deployment]" for i in range(5)]
+    changes = [FlowChange("removed", zig, old, "All Connections", "No Connections",
+                          f"workload {old} removed")]
+    for peer in callers:
+        changes += [
+            FlowChange("removed", peer, old, "All Connections", "No Connections",
+                       f"workload {old} removed"),
+            FlowChange("added", peer, new, "No Connections", "All Connections",
+                       f"workload {new} added"),
+            FlowChange("removed", zig, peer, "All Connections", "No Connections"),
+        ]
+    lines = connectivity_section(changes).splitlines()
+    assert lines[0] == "### Connectivity (11 closed, 5 opened flows)"  # every flow counted
+    assert lines[2].startswith("- `home-automation/zigbee2mqtt`: no longer reaches `media/app0`")
+    assert lines[3] == (
+        "- `home-automation/mosquitto` is now `home-automation/mqtt-broker` (renamed, as its "
+        "flows show): the 5 workloads that reached it reach the new name alike; "
+        "`home-automation/zigbee2mqtt` no longer reaches it (6 flows closed, 5 opened)")
+    assert lines[4] == ""  # nothing else: no caller repeats the rename

@@ -511,37 +511,35 @@ def _flow_counts(changes: Sequence[FlowChange]) -> str:
 
 def connectivity_section(changes: Sequence[FlowChange], max_workloads: int = 12,
                          notes: Sequence[str] = ()) -> str:
-    """Who can now talk to whom, per workload, in words a reviewer knows; every changed
-    flow folded below (capped), and the graph when it is small enough to read. ``notes``
-    (Markdown): what the evaluation could not see."""
+    """Who can now talk to whom, in words a reviewer knows: first the workloads whose flows
+    changed while both ends stay (their own policies, labels or ports changed in this PR),
+    then a workload renamed (one gone, one new with the same peers) as one line, then those
+    gone and those new, each with its flows; every changed flow folded below (capped), and
+    the graph when it is small enough to read. ``notes`` (Markdown): what the evaluation
+    could not see."""
     if not changes:
         return "### Connectivity\n\n" + "".join(f"- {n}\n" for n in notes)
     from reviewbot.netpol.diff import REVIEW_ROWS, render_mermaid
 
-    per: dict[str, dict[str, list[str]]] = {}
-    added = {c.info.split(" ", 1)[1].rsplit(" ", 1)[0] for c in changes
-             if c.info.startswith("workload ") and c.info.endswith(" added")}
-    for c in changes:
-        if _external(c.source) and not _external(c.destination):
-            subject, key, other = c.destination, f"from-{c.diff_type}", c.source
-        else:
-            subject, key, other = c.source, f"to-{c.diff_type}", c.destination
-        entry = per.setdefault(subject, {})
-        if c.diff_type == "changed":
-            entry.setdefault(key, []).append(
-                f"{_peer(other)} ({_conns(c.ref1)} → {_conns(c.ref2)})")
-        else:
-            entry.setdefault(key, []).append(
-                f"{_peer(other)} ({_conns(c.ref2 if c.diff_type == 'added' else c.ref1)})")
-    lines = [f"### Connectivity ({_flow_counts(changes)})", ""]
-    order = sorted(per, key=lambda w: ("to-removed" not in per[w] and "from-removed" not in per[w],
-                                       w not in added, w))
-    for subject in order[:max_workloads]:
-        lines.append(f"- {_peer(subject)}: {_workload_sentence(subject, per[subject], added)}")
-    if len(order) > max_workloads:
-        lines.append(f"- and {len(order) - max_workloads} more workloads (every flow below)")
-    rows = [f"- {_peer(c.source)} → {_peer(c.destination)}: {_flow_change(c)}"
-            for c in _closed_first(changes)]
+    gone, new = _moved(changes)
+    staying = [c for c in changes if not _ends(c) & (gone | new)]
+    entries = _staying_entries(staying)
+    ends = _moved_ends(changes, gone | new)
+    renames = _renames(gone, new, ends)
+    for old, now in renames:
+        entries.append(_rename_entry(old, now, ends[old], ends[now]))
+    renamed = {p for pair in renames for p in pair}
+    for peer in sorted(gone - renamed):
+        entries.append(f"- {_peer(peer)}: gone in this PR; "
+                       f"{_workload_sentence(peer, _flows_of(ends[peer], 'removed'), set())}")
+    for peer in sorted(new - renamed):
+        flows = _flows_of(ends[peer], "added")
+        entries.append(f"- {_peer(peer)}: {_workload_sentence(peer, flows, new)}")
+    lines = [f"### Connectivity ({_flow_counts(changes)})", "", *entries[:max_workloads]]
+    if len(entries) > max_workloads:
+        lines.append(f"- and {len(entries) - max_workloads} more workloads (every flow below)")
+    ordered = sorted(_closed_first(changes), key=lambda c: bool(_ends(c) & (gone | new)))
+    rows = [f"- {_peer(c.source)} → {_peer(c.destination)}: {_flow_change(c)}" for c in ordered]
     shown = rows[:REVIEW_ROWS]
     more = f"\n- ... and {len(rows) - len(shown)} more" if len(rows) > len(shown) else ""
     lines += ["", f"<details><summary>Every changed flow ({len(rows)})</summary>", "",
@@ -551,6 +549,138 @@ def connectivity_section(changes: Sequence[FlowChange], max_workloads: int = 12,
     if len(changes) <= 12:  # a graph of more edges is not read, only scrolled
         text += "\n```mermaid\n" + render_mermaid(_plain_flows(changes)) + "```\n"
     return text
+
+
+def _ends(c: FlowChange) -> set[str]:
+    return {c.source, c.destination}
+
+
+def _moved(changes: Sequence[FlowChange]) -> tuple[set[str], set[str]]:
+    """The workloads on one side only (the flows' ``workloads-diff-info``): gone, new."""
+    gone: set[str] = set()
+    new: set[str] = set()
+    for c in changes:
+        match = re.fullmatch(r"workload (.+) (added|removed)", c.info)
+        if match:
+            named = set(match.group(1).split(" and ")) & _ends(c)
+            (new if match.group(2) == "added" else gone).update(named)
+    return gone, new
+
+
+# a moved workload's flows: (into it, out of it), each other end -> its connections
+Ends = tuple[dict[str, str], dict[str, str]]
+
+
+def _moved_ends(changes: Sequence[FlowChange], moved: set[str]) -> dict[str, Ends]:
+    out: dict[str, Ends] = {}
+    for c in changes:
+        conns = c.ref2 if c.diff_type == "added" else c.ref1
+        if c.destination in moved:
+            out.setdefault(c.destination, ({}, {}))[0][c.source] = conns
+        elif c.source in moved:
+            out.setdefault(c.source, ({}, {}))[1][c.destination] = conns
+    return out
+
+
+def _renames(gone: set[str], new: set[str], ends: Mapping[str, Ends]) -> list[tuple[str, str]]:
+    """A gone workload and a new one of its namespace that share at least half of their
+    peers (greedy, the best pairs first): a rename as the flows show it."""
+    def peers(name: str) -> set[tuple[str, str]]:
+        into, out = ends.get(name, ({}, {}))
+        return {("in", p) for p in into} | {("out", p) for p in out}
+
+    scored = []
+    for old in gone:
+        for now in new:
+            if old.split("/", 1)[0] != now.split("/", 1)[0]:
+                continue
+            a, b = peers(old), peers(now)
+            share = len(a & b) / max(len(a), len(b), 1)
+            if share >= 0.5:
+                scored.append((-share, old, now))
+    pairs: list[tuple[str, str]] = []
+    for _, old, now in sorted(scored):
+        if all(old != o and now != n for o, n in pairs):
+            pairs.append((old, now))
+    return sorted(pairs)
+
+
+def _flows_of(ends: Ends, kind: str) -> dict[str, list[str]]:
+    """A moved workload's flows (all ``kind``: removed when it is gone, added when new) as
+    :func:`_workload_sentence` reads them."""
+    into, out = ends
+    return {key: [f"{_peer(p)} ({_conns(conns)})" for p, conns in sorted(side.items())]
+            for key, side in ((f"from-{kind}", into), (f"to-{kind}", out)) if side}
+
+
+def _rename_entry(old: str, now: str, before: Ends, after: Ends) -> str:
+    """One line for a rename: who reaches the new name as they reached the old one, who no
+    longer does, who newly does, and the flows it accounts for."""
+    said: list[str] = []
+    for side, was, is_ in (("in", before[0], after[0]), ("out", before[1], after[1])):
+        same = [p for p in was if is_.get(p) == was[p]]
+        gone = sorted(p for p in was if p not in is_)
+        lost = _listed(gone)
+        gained = _listed(sorted(p for p in is_ if p not in was))
+        ports = _listed([f"{p} ({_conns(was[p])} → {_conns(is_[p])})"
+                         for p in sorted(was) if p in is_ and is_[p] != was[p]], raw=True)
+        if side == "in":
+            said += [f"the {_many(same)} that reached it reach the new name alike" if same else "",
+                     f"{lost} no longer reach{'es' if len(gone) == 1 else ''} it" if lost else "",
+                     f"{gained} can now reach it" if gained else "",
+                     f"reached on other ports from {ports}" if ports else ""]
+        else:
+            said += [f"it reaches the same {_many(same)}" if same else "",
+                     f"it no longer reaches {lost}" if lost else "",
+                     f"it can now reach {gained}" if gained else "",
+                     f"it reaches on other ports {ports}" if ports else ""]
+    closed = len(before[0]) + len(before[1])
+    opened = len(after[0]) + len(after[1])
+    return (f"- {_peer(old)} is now {_peer(now)} (renamed, as its flows show): "
+            + "; ".join(part for part in said if part)
+            + f" ({plural(closed, 'flow')} closed, {opened} opened)")
+
+
+def _many(peers: Sequence[str]) -> str:
+    """"54 workloads and outside the cluster", "1 workload"."""
+    inside = [p for p in peers if not _external(p)]
+    outside = len(inside) < len(peers)
+    if not inside:
+        return "outside the cluster"
+    return plural(len(inside), "workload") + (" and outside the cluster" if outside else "")
+
+
+def _listed(peers: Sequence[str], raw: bool = False) -> str:
+    """Up to four peers by name (``raw``: already words), then how many more."""
+    named = [p if raw else _peer(p) for p in peers[:4]]
+    return ", ".join(named) + (f" and {len(peers) - 4} more" if len(peers) > 4 else "")
+
+
+def _staying_entries(changes: Sequence[FlowChange]) -> list[str]:
+    """Flows whose both ends are on both sides: each under the end that has more of them
+    (the workload whose own policy, labels or ports changed), what breaks first."""
+    count: dict[str, int] = {}
+    for c in changes:
+        for end in _ends(c):
+            count[end] = count.get(end, 0) + 1
+    per: dict[str, dict[str, list[str]]] = {}
+    for c in changes:
+        src_first = _external(c.destination) or (
+            not _external(c.source) and count[c.source] >= count[c.destination])
+        if src_first:
+            subject, key, other = c.source, f"to-{c.diff_type}", c.destination
+        else:
+            subject, key, other = c.destination, f"from-{c.diff_type}", c.source
+        entry = per.setdefault(subject, {})
+        if c.diff_type == "changed":
+            entry.setdefault(key, []).append(
+                f"{_peer(other)} ({_conns(c.ref1)} → {_conns(c.ref2)})")
+        else:
+            entry.setdefault(key, []).append(
+                f"{_peer(other)} ({_conns(c.ref2 if c.diff_type == 'added' else c.ref1)})")
+    order = sorted(per, key=lambda w: ("to-removed" not in per[w] and "from-removed" not in per[w],
+                                       w))
+    return [f"- {_peer(w)}: {_workload_sentence(w, per[w], set())}" for w in order]
 
 
 def _plain_flows(changes: Sequence[FlowChange]) -> list[FlowChange]:
