@@ -8,9 +8,15 @@ from pathlib import Path
 import pytest
 
 from reviewbot.engine.findings import Finding
+from reviewbot.engine.outcome import Report, ReviewSummary
 from reviewbot.netpol.diff import FlowChange
 from reviewbot.report.links import Links, links_from_env
-from reviewbot.report.markdown import connectivity_section, finding_entry, verdict
+from reviewbot.report.markdown import (
+    connectivity_section,
+    finding_entry,
+    render_markdown,
+    verdict,
+)
 
 from .helpers import ROOT, SEEDS, GitRepo, run_cli
 
@@ -183,3 +189,22 @@ def test_a_renamed_workload_is_one_line_after_the_workloads_whose_own_flows_chan
         "flows show): the 5 workloads that reached it reach the new name alike; "
         "`home-automation/zigbee2mqtt` no longer reaches it (6 flows closed, 5 opened)")
     assert lines[4] == ""  # nothing else: no caller repeats the rename
+
+
+def test_not_evaluated_notes_fold_into_one_list_the_changed_objects_first() -> None:
+    """22 charts the PR never touched were 22 paragraphs: now one collapsed list, whose
+    title says how many concern what the PR changed, and those come first."""
+    flow = FlowChange("removed", "a/x[Deployment]", "b/y[Deployment]", "TCP 80", "No Connections")
+    notes = tuple(f"not evaluated: HelmRelease/monitoring/c{i}: chart c{i} (1.0.0, from "
+                  "HelmRepository): its templates are not known to reviewbot" for i in range(5))
+    review = ReviewSummary(diff=({"object": "HelmRelease/monitoring/c3", "status": "modified"},),
+                           connectivity=(flow,), connectivity_notes=notes)
+    text = render_markdown(Report(findings=(), review=review))
+    section = text.split("### Connectivity", 1)[1]
+    fold = section.split("<details><summary>What the connectivity does not evaluate", 1)[1]
+    assert fold.startswith(" (5, 1 about objects this PR changed)</summary>\n\n"
+                           "- not evaluated: HelmRelease/monitoring/c3: ")
+    assert fold.splitlines()[2].endswith("(changed in this PR)")
+    assert fold.count("- not evaluated: ") == 5 and "\n</details>" in fold
+    few = connectivity_section([flow], notes=notes[:2])
+    assert "- not evaluated: HelmRelease/monitoring/c0" in few and few.count("<details>") == 1

@@ -341,8 +341,9 @@ def _render_review(report: Report, review: ReviewSummary, links: Links | None) -
             break
     _fixed_section(builder, review.fixed)
     if review.connectivity or review.connectivity_notes:
-        builder.add(connectivity_section(review.connectivity,
-                                         notes=[md_text(n) for n in review.connectivity_notes]))
+        notes, touched = _notes_changed_first(review.connectivity_notes, review.diff)
+        builder.add(connectivity_section(review.connectivity, notes=[md_text(n) for n in notes],
+                                         touched=touched))
     _config_section(builder, review.config)
     if review.diff:
         diff_blocks(builder, review.diff)
@@ -510,15 +511,15 @@ def _flow_counts(changes: Sequence[FlowChange]) -> str:
 
 
 def connectivity_section(changes: Sequence[FlowChange], max_workloads: int = 12,
-                         notes: Sequence[str] = ()) -> str:
+                         notes: Sequence[str] = (), touched: int = 0) -> str:
     """Who can now talk to whom, in words a reviewer knows: first the workloads whose flows
     changed while both ends stay (their own policies, labels or ports changed in this PR),
     then a workload renamed (one gone, one new with the same peers) as one line, then those
     gone and those new, each with its flows; every changed flow folded below (capped), and
     the graph when it is small enough to read. ``notes`` (Markdown): what the evaluation
-    could not see."""
+    could not see, the first ``touched`` of them about objects this PR changed."""
     if not changes:
-        return "### Connectivity\n\n" + "".join(f"- {n}\n" for n in notes)
+        return "### Connectivity\n\n" + _notes_block(notes, touched)
     from reviewbot.netpol.diff import REVIEW_ROWS, render_mermaid
 
     gone, new = _moved(changes)
@@ -545,10 +546,40 @@ def connectivity_section(changes: Sequence[FlowChange], max_workloads: int = 12,
     lines += ["", f"<details><summary>Every changed flow ({len(rows)})</summary>", "",
               *shown]
     text = "\n".join(lines) + more + "\n\n</details>\n"
-    text += "".join(f"\n{n}\n" for n in notes)
+    text += "\n" + _notes_block(notes, touched) if notes else ""
     if len(changes) <= 12:  # a graph of more edges is not read, only scrolled
         text += "\n```mermaid\n" + render_mermaid(_plain_flows(changes)) + "```\n"
     return text
+
+
+FOLDED_NOTES = 3  # more "not evaluated" notes than this are one collapsed list
+
+
+def _notes_block(notes: Sequence[str], touched: int) -> str:
+    """What the evaluation could not see: a list, folded when long (those about objects the
+    PR changed first, marked, and counted in the fold's title)."""
+    items = [f"- {n}" + (" (changed in this PR)" if i < touched else "")
+             for i, n in enumerate(notes)]
+    if len(items) <= FOLDED_NOTES:
+        return "".join(item + "\n" for item in items)
+    title = (f"What the connectivity does not evaluate ({len(items)}, "
+             + (f"{touched} about objects this PR changed)" if touched
+                else "none about an object this PR changed)"))
+    return (f"<details><summary>{title}</summary>\n\n" + "\n".join(items)
+            + "\n\n</details>\n")
+
+
+def _notes_changed_first(notes: Sequence[str], diff: Sequence[Mapping[str, Any]]
+                         ) -> tuple[list[str], int]:
+    """The notes about objects the PR changed first ("not evaluated: Kind/ns/name: why"),
+    and how many those are."""
+    changed = {str(e.get("object")) for e in diff}
+
+    def about(note: str) -> str:
+        return note.split(": ", 2)[1] if note.count(": ") >= 2 else ""
+
+    first = [n for n in notes if about(n) in changed]
+    return first + [n for n in notes if about(n) not in changed], len(first)
 
 
 def _ends(c: FlowChange) -> set[str]:
