@@ -626,3 +626,22 @@ def test_diff_exit_code_flag_and_formats(
     assert main([*args, "--exit-code"]) == 1
     assert "data.k" in capsys.readouterr().out
     assert main([*args, "--format", "sarif"]) == 2
+
+
+def test_a_kustomization_file_is_named_as_a_file_not_a_flux_kustomization(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The diff's JSON names a kustomization file ``Kustomization/<path>`` (its contract);
+    the text and Markdown name it as a file, which a Flux Kustomization is not."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"app/kustomization.yaml": "resources: []\n"})
+    head = repo.commit({"app/kustomization.yaml": "resources: []\nnamePrefix: a-\n"})
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
+    assert out.splitlines()[0] == "~ kustomize file app/kustomization.yaml  modified"
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "markdown", base,
+                            head], capsys)
+    assert ("~ kustomize file <code>app/kustomization.yaml</code> <b>modified</b> "
+            "(1 change)</summary>") in out
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "json", base,
+                            head], capsys)
+    assert json.loads(out)["diff"][0]["object"] == "Kustomization/app/kustomization.yaml"

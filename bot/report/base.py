@@ -92,3 +92,17 @@ def object_words(ref: str) -> tuple[str, str]:
         return "Helm values", ref[len(VALUES_PREFIX):]
     return "", ref
 
+
+
+KUSTOMIZE_API = "kustomize.config.k8s.io/"  # a kustomization file's apiVersion group
+
+
+def entry_words(entry: Mapping[str, Any]) -> tuple[str, str]:
+    """A diff entry's object as a reader knows it (:func:`object_words`); a kustomization
+    file (the diff's ``Kustomization/<path>``, which would read as a Flux Kustomization) is
+    ("kustomize file", its path)."""
+    if entry.get("kind") == "Kustomization" and str(entry.get("apiVersion") or "").startswith(
+            KUSTOMIZE_API) and entry.get("namespace") is None:
+        return "kustomize file", str(entry.get("file") or entry.get("base_file")
+                                     or entry.get("name"))
+    return object_words(str(entry.get("object")))

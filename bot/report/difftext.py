@@ -16,7 +16,7 @@ from typing import Any
 from reviewbot.diff.objects import text_diff
 from reviewbot.escape import term
 from reviewbot.load.loader import resolve_kyaml, resolve_plain
-from reviewbot.report.base import object_words
+from reviewbot.report.base import entry_words
 
 MAX_VALUE_LINES = 30
 MAX_LINE = 240
@@ -96,8 +96,11 @@ def object_header(entry: Mapping[str, Any]) -> tuple[str, str]:
     """(mark, one-line description) of one changed object."""
     status = str(entry.get("change"))
     mark = _STATUS_MARK.get(status, "~")
-    ref = term(" ".join(w for w in object_words(str(entry.get("object"))) if w))
+    words, name = entry_words(entry)
+    ref = term(f"{words} {name}" if words else name)
     file, base_file = entry.get("file"), entry.get("base_file")
+    if words == "kustomize file" and status == "modified":
+        return mark, f"{ref}  {status}"  # the name is the file, the line its first
     if status == "removed":
         where = f"(was in {term(str(base_file))})"
     elif status == "renamed":

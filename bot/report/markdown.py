@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from reviewbot.engine.findings import Finding, Suggestion
 from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
 from reviewbot.escape import html_code, md_code, md_prose, md_text, term
-from reviewbot.report.base import not_shown_lines, object_words
+from reviewbot.report.base import entry_words, not_shown_lines, object_words
 from reviewbot.report.difftext import change_lines, object_header
 from reviewbot.report.links import Links
 from reviewbot.words import plural
@@ -129,12 +129,12 @@ def diff_block(entry: Mapping[str, Any], max_lines: int = 200) -> str:
     changes = entry.get("changes") or ()
     mark, _ = object_header(entry)
     status = str(entry.get("change"))
-    words, name = object_words(str(entry.get("object")))
+    words, name = entry_words(entry)
     parts = [f"{words + ' ' if words else ''}{html_code(name)} <b>{html.escape(status)}</b>"]
     if status == "renamed":
         parts.append(f"from {html_code(str(entry.get('renamed_from')))}")
     file = entry.get("file") or entry.get("base_file")
-    if file:
+    if file and file != name:
         parts.append(f"in {html_code(str(file))}")
     if changes:
         parts.append(f"({plural(len(changes), 'change')})")
@@ -209,7 +209,8 @@ def diff_blocks(builder: _Builder, diff: Sequence[Mapping[str, Any]]) -> None:
 
 def _group_line(entry: Mapping[str, Any]) -> str:
     status = entry.get("change")
-    ref = md_code(str(entry.get("object")), False)
+    words, name = entry_words(entry)
+    ref = (f"{words} " if words else "") + md_code(name, False)
     if status == "renamed":
         old = md_code(str(entry.get("renamed_from")), False)
         moved = ""
