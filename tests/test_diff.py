@@ -645,3 +645,47 @@ def test_a_kustomization_file_is_named_as_a_file_not_a_flux_kustomization(
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "json", base,
                             head], capsys)
     assert json.loads(out)["diff"][0]["object"] == "Kustomization/app/kustomization.yaml"
+
+
+def test_one_document_that_two_builds_make_changes_once_and_a_kustomization_is_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two overlays build one base into two objects of one identity (the overlays differ in
+    a label): the same change in each is one entry that says so, in text and Markdown; a
+    kustomization file's entry names it as a file, not as a Flux Kustomization."""
+    deploy = textwrap.dedent("""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {{name: web, namespace: shop}}
+        spec:
+          selector: {{matchLabels: {{app: web}}}}
+          template:
+            metadata: {{labels: {{app: web}}}}
+            spec:
+              containers:
+              - {{name: web, image: "nginx:{tag}"}}
+        """)
+    overlay = "resources: [../../base]\nlabels:\n- pairs: {{env: {env}}}\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "base/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "base/deploy.yaml": deploy.format(tag="1.27"),
+        "overlays/a/kustomization.yaml": overlay.format(env="a"),
+        "overlays/b/kustomization.yaml": overlay.format(env="b"),
+    })
+    head = repo.commit({"base/deploy.yaml": deploy.format(tag="1.28"),
+                        "overlays/b/kustomization.yaml": overlay.format(env="b") + "# b\n"
+                        "namePrefix: ''\n"})
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
+    headers = [line for line in out.splitlines() if line[:2] in ("~ ", "+ ", "- ")]
+    assert headers == [
+        "~ Deployment/shop/web  modified  base/deploy.yaml:1  (in 2 builds alike)",
+        "~ kustomize file overlays/b/kustomization.yaml  modified",
+    ]
+    assert "3 modified (3 objects, 1 of them made again alike by another build)" in out
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "markdown", base,
+                            head], capsys)
+    assert out.count("<code>Deployment/shop/web</code>") == 1
+    assert "(1 change) (in 2 builds alike)</summary>" in out
+    assert ("~ kustomize file <code>overlays/b/kustomization.yaml</code> <b>modified</b> "
+            "(1 change)</summary>") in out

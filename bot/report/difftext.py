@@ -92,6 +92,26 @@ def _inline(value: Any) -> str:
     return scalar(value)
 
 
+def alike(diff: Sequence[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], int]]:
+    """The entries with those equal in every field merged, in order, each with how many it
+    stands for: one document that several kustomize builds make into one object each (a
+    base in three overlays) changes alike in each, and three equal blocks tell a reader
+    nothing apart."""
+    out: dict[str, list[Any]] = {}
+    for entry in diff:
+        key = json.dumps(entry, sort_keys=True, default=str)
+        if key in out:
+            out[key][1] += 1
+        else:
+            out[key] = [entry, 1]
+    return [(entry, n) for entry, n in out.values()]
+
+
+def builds_note(copies: int) -> str:
+    """What a merged entry says of its copies ("" for one)."""
+    return f"(in {copies} builds alike)" if copies > 1 else ""
+
+
 def object_header(entry: Mapping[str, Any]) -> tuple[str, str]:
     """(mark, one-line description) of one changed object."""
     status = str(entry.get("change"))
@@ -193,9 +213,10 @@ def render_diff_text(diff: Sequence[Mapping[str, Any]], color: bool = False) -> 
         return f"{code}{text}{_RESET}" if color and code else text
 
     out: list[str] = []
-    for entry in diff:
+    for entry, copies in alike(diff):
         mark, header = object_header(entry)
-        out.append(paint(mark, mark) + " " + paint("header", header))
+        note = f"  {builds_note(copies)}" if copies > 1 else ""
+        out.append(paint(mark, mark) + " " + paint("header", header) + paint("note", note))
         for style, text in change_lines(entry.get("changes") or ()):
             if style == "path":
                 out.append("    " + paint("path", text))
@@ -210,8 +231,10 @@ def render_diff_text(diff: Sequence[Mapping[str, Any]], color: bool = False) -> 
 def _counts(diff: Sequence[Mapping[str, Any]]) -> str:
     order = ("modified", "added", "removed", "renamed")
     tally = {s: sum(1 for e in diff if e.get("change") == s) for s in order}
+    merged = len(diff) - len(alike(diff))
+    again = f", {merged} of them made again alike by another build" if merged else ""
     return ", ".join(f"{n} {s}" for s, n in tally.items() if n) + (
-        f" ({len(diff)} object{'s' if len(diff) != 1 else ''})"
+        f" ({len(diff)} object{'s' if len(diff) != 1 else ''}{again})"
     )
 
 

@@ -23,7 +23,7 @@ from reviewbot.engine.findings import Finding, Suggestion
 from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
 from reviewbot.escape import html_code, md_code, md_prose, md_text, term
 from reviewbot.report.base import entry_words, not_shown_lines, object_words
-from reviewbot.report.difftext import change_lines, object_header
+from reviewbot.report.difftext import alike, builds_note, change_lines, object_header
 from reviewbot.report.links import Links
 from reviewbot.words import plural
 
@@ -124,8 +124,9 @@ def _fence(body: str) -> str:
 # ---------------------------------------------------------------- the diff
 
 
-def diff_block(entry: Mapping[str, Any], max_lines: int = 200) -> str:
-    """One changed object as a ``<details>`` block with a diff-highlighted body."""
+def diff_block(entry: Mapping[str, Any], max_lines: int = 200, copies: int = 1) -> str:
+    """One changed object as a ``<details>`` block with a diff-highlighted body (``copies``:
+    how many equal entries it stands for, :func:`~reviewbot.report.difftext.alike`)."""
     changes = entry.get("changes") or ()
     mark, _ = object_header(entry)
     status = str(entry.get("change"))
@@ -138,6 +139,8 @@ def diff_block(entry: Mapping[str, Any], max_lines: int = 200) -> str:
         parts.append(f"in {html_code(str(file))}")
     if changes:
         parts.append(f"({plural(len(changes), 'change')})")
+    if copies > 1:
+        parts.append(builds_note(copies))
     body_lines: list[str] = []
     for style, text in change_lines(changes):
         body_lines.append(f"  {text}" if style == "path" else f"{style}   {text}")
@@ -180,26 +183,30 @@ def diff_blocks(builder: _Builder, diff: Sequence[Mapping[str, Any]]) -> None:
     """
     if not builder.add(f"### Changes ({_counts(diff)})\n"):
         return
-    for entry in diff:
-        if entry.get("change") == "modified" and not builder.add(diff_block(entry) + "\n",
-                                                                  objects=1):
+    merged = alike(diff)
+    for entry, copies in merged:
+        if entry.get("change") == "modified" and not builder.add(
+                diff_block(entry, copies=copies) + "\n", objects=copies):
             return
     for status, mark, word in _GROUPS:
-        group = [e for e in diff if e.get("change") == status]
+        group = [(e, n) for e, n in merged if e.get("change") == status]
         if not group:
             continue
-        head = (f"<details><summary>{mark} {plural(len(group), 'object')} {word}</summary>"
+        total = sum(n for _, n in group)
+        head = (f"<details><summary>{mark} {plural(total, 'object')} {word}</summary>"
                 "\n\n")
         tail = "\n\n</details>\n"
         lines: list[str] = []
         budget = builder.room() - len(head) - len(tail)
-        for entry in group:
-            line = _group_line(entry)
+        shown = 0
+        for entry, copies in group:
+            line = _group_line(entry) + (f" {builds_note(copies)}" if copies > 1 else "")
             if budget - len(line) - 1 < 0:
                 break
             lines.append(line)
+            shown += copies
             budget -= len(line) + 1
-        if not lines or not builder.add(head + "\n".join(lines) + tail, objects=len(lines)):
+        if not lines or not builder.add(head + "\n".join(lines) + tail, objects=shown):
             builder.full = True
             return
         if len(lines) < len(group):
