@@ -686,6 +686,7 @@ def test_one_document_that_two_builds_make_changes_once_and_a_kustomization_is_a
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "markdown", base,
                             head], capsys)
     assert out.count("<code>Deployment/shop/web</code>") == 1
+    assert "### Changes (3 modified; 1 of them made again alike by another build)" in out
     assert "(1 change) (in 2 builds alike)</summary>" in out
     assert ("~ kustomize file <code>overlays/b/kustomization.yaml</code> <b>modified</b> "
             "(1 change)</summary>") in out

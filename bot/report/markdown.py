@@ -234,7 +234,9 @@ def _group_line(entry: Mapping[str, Any]) -> str:
 def _counts(diff: Sequence[Mapping[str, Any]]) -> str:
     order = ("modified", "added", "removed", "renamed")
     tally = {s: sum(1 for e in diff if e.get("change") == s) for s in order}
-    return ", ".join(f"{n} {s}" for s, n in tally.items() if n) or "none"
+    merged = len(diff) - len(alike(diff))
+    again = f"; {merged} of them made again alike by another build" if merged else ""
+    return (", ".join(f"{n} {s}" for s, n in tally.items() if n) or "none") + again
 
 
 # ---------------------------------------------------------------- assembling under a cap
