@@ -59,7 +59,8 @@ verdicts), never in `lint`, which sees one tree.
   the service is down for one boot. With a measured boot (the
   `reviewbot.dev/measured-boot-seconds` annotation, or the config's `measured:` entry for a
   values file) the message says how long: "restarts coder-predictor: measured boot 600 s of
-  downtime". A GPU predictor restart is a weights reload, not a rolling update.
+  downtime". The fix says a model server's (vLLM, SGLang) restart is a weights reload, and of
+  any other GPU pod (a media server on an iGPU share) that no second pod serves meanwhile.
 - `chart-major` (info): a HelmRelease's `spec.chart.spec.version` changes its major version.
 - `oci-tag` (info): an OCIRepository's `spec.ref.tag` changes. For both, the rendered change
   is out of reach without the chart or artifact, and the message says so.
