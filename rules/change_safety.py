@@ -40,13 +40,23 @@ verdicts), never in `lint`, which sees one tree.
   Kustomization with `spec.prune: true`, or an Argo CD Application with
   `syncPolicy.automated.prune: true`, that the head no longer applies (removed from the tree,
   renamed, no longer listed by its kustomization, or its Kustomization removed): the
-  controller's garbage collection deletes it in the cluster. PersistentVolumeClaim (its
+  controller's garbage collection deletes it in the cluster. The applier is the one whose
+  build held the object on the base (a template every app's Kustomization reads and
+  substitutes belongs to each app's own), and when that applier is itself no longer applied,
+  what deletes the object is the applier's deletion: Flux's garbage collection of the deleted
+  Kustomization (with `spec.prune: true`), or Argo CD's cascade of the deleted Application
+  (only under the `resources-finalizer.argocd.argoproj.io` finalizer; an object annotated
+  `argocd.argoproj.io/sync-options: Delete=false` stays). "Removed from the tree" means its
+  file is gone; otherwise it is "no longer applied", with the kustomization that no longer
+  lists it. PersistentVolumeClaim (its
   data), Namespace (everything in it), CustomResourceDefinition (every custom resource of
   it) and StatefulSet (its pods; its claims too with
   `persistentVolumeClaimRetentionPolicy.whenDeleted: Delete`) are `deleted-data`; other kinds
   `deleted`.
-- `orphaned` (warning): the same removal where the applier does not prune: the object stays
-  in the cluster and keeps running, and nothing manages it any more.
+- `orphaned` (warning): the same removal where the applier does not prune (or is deleted
+  without pruning: a Flux Kustomization without `spec.prune: true`, an Argo CD Application
+  without the resources finalizer): the object stays in the cluster and keeps running, and
+  nothing manages it any more.
 - `suspended` (info): a change to an object under a Flux Kustomization with
   `spec.suspend: true`, or to a HelmRelease with `spec.suspend: true`: nothing rolls out until
   it is resumed.
@@ -105,6 +115,8 @@ When it stays quiet:
 - a field added where the base left it to the API server's default (a PVC's
   `storageClassName`, a Service's `clusterIP`, a PVC's `volumeName`): the live value is
   unknown, so whether it changes is too;
+- a removed object whose applier is itself no longer applied but stays in the cluster (its
+  own verdict says so);
 - a removed object that no Flux Kustomization or Argo CD Application of the tree applied (the
   applier is outside the repository: what it does is unknown), and objects annotated
   `kustomize.toolkit.fluxcd.io/prune: disabled`, `kustomize.toolkit.fluxcd.io/reconcile:

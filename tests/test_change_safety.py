@@ -325,6 +325,149 @@ def test_argo_cd_prunes_only_with_automated_prune(
         "message"]
 
 
+SYNC = """
+    apiVersion: kustomize.toolkit.fluxcd.io/v1
+    kind: Kustomization
+    metadata: {name: flux-system, namespace: flux-system}
+    spec:
+      interval: 10m
+      sourceRef: {kind: GitRepository, name: flux-system}
+      path: ./clusters/prod
+      prune: true
+"""
+APP_KS = """
+    apiVersion: kustomize.toolkit.fluxcd.io/v1
+    kind: Kustomization
+    metadata: {{name: {app}, namespace: flux-system}}
+    spec:
+      interval: 10m
+      sourceRef: {{kind: GitRepository, name: flux-system}}
+      path: ./apps/{app}
+      prune: {prune}
+      postBuild: {{substitute: {{APP: {app}}}}}
+"""
+# the claim every app's Kustomization makes of one shared template, named by substitution
+SHARED = {
+    "templates/volsync/kustomization.yaml": (
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [pvc.yaml]\n"),
+    "templates/volsync/pvc.yaml": PVC.format(cls="local-path", size="1Gi").replace(
+        "{name: data, namespace: shop}", "\n      name: ${APP}-data\n      namespace: shop"),
+    "apps/a/kustomization.yaml": "components: [../../templates/volsync]\n",
+    "apps/b/kustomization.yaml": "components: [../../templates/volsync]\n",
+}
+
+
+def test_a_deletion_is_judged_by_the_kustomization_whose_build_held_the_object(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Kustomizations a and b both build the shared claim template, each substituting its
+    # own name; the PR stops applying b (its file stays): b's claim goes, and what deletes
+    # it is b's own garbage collection, b being deleted by its parent. a is not involved.
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/kustomization.yaml": "resources: [a.yaml, b.yaml]\n",
+        "clusters/prod/a.yaml": APP_KS.format(app="a", prune="true"),
+        "clusters/prod/b.yaml": APP_KS.format(app="b", prune="true"), **SHARED,
+    })
+    head = repo.commit({"clusters/prod/kustomization.yaml": "resources: [a.yaml]\n"})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (1, [
+        ("error", "templates/volsync/pvc.yaml", 4), ("info", "clusters/prod/b.yaml", 3)])
+    messages = {f["object"]: f["message"] for f in found}
+    assert messages["PersistentVolumeClaim/shop/b-data"] == (
+        "PersistentVolumeClaim shop/b-data is no longer applied: Kustomization flux-system/b, "
+        "which applied it, is no longer applied (clusters/prod/kustomization.yaml no longer "
+        "lists b.yaml), and Flux's garbage collection of the deleted Kustomization "
+        "(spec.prune: true) deletes it in the cluster, which deletes the claim and, with "
+        "reclaim policy Delete, the data of its volume")
+    assert messages["Kustomization/flux-system/b"] == (
+        "Kustomization flux-system/b is no longer applied (clusters/prod/kustomization.yaml no "
+        "longer lists b.yaml), and Kustomization flux-system/flux-system (spec.prune: true) "
+        "prunes: it is deleted in the cluster")
+    # b without spec.prune: deleting b leaves what it applied in the cluster
+    other = GitRepo(tmp_path / "other")
+    kept = other.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/kustomization.yaml": "resources: [a.yaml, b.yaml]\n",
+        "clusters/prod/a.yaml": APP_KS.format(app="a", prune="true"),
+        "clusters/prod/b.yaml": APP_KS.format(app="b", prune="false"), **SHARED,
+    })
+    gone = other.commit({"clusters/prod/b.yaml": None,
+                         "clusters/prod/kustomization.yaml": "resources: [a.yaml]\n"})
+    code, found = review(other, kept, gone, capsys)
+    assert (code, verdicts(found)) == (0, [
+        ("info", "clusters/prod/b.yaml", 3), ("warning", "templates/volsync/pvc.yaml", 4)])
+    orphan = next(f for f in found if f["severity"] == "warning")
+    assert orphan["message"].startswith(
+        "PersistentVolumeClaim shop/b-data is no longer applied: Kustomization flux-system/b, "
+        "which applied it, is removed from the tree, but the deleted Kustomization does not "
+        "prune (spec.prune: false): it stays in the cluster")
+
+
+ARGO_APP = """
+    apiVersion: argoproj.io/v1alpha1
+    kind: Application
+    metadata:
+      name: {name}
+      namespace: argocd
+{finalizers}    spec:
+      project: default
+      source: {{repoURL: "https://git.example/shop.git", path: {path}}}
+      destination: {{server: "https://kubernetes.default.svc", namespace: {namespace}}}
+      syncPolicy:
+        automated: {{prune: true}}
+"""
+FINALIZER = "      finalizers: [resources-finalizer.argocd.argoproj.io]\n"
+
+
+def test_an_argo_cd_application_deleted_by_its_parent_takes_its_objects_only_with_the_finalizer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # app of apps: parent applies argo/apps; one and three apply the same folder into
+    # namespaces one and three. Deleting three's file deletes three (the parent prunes),
+    # and with it three's objects, only under Argo CD's resources finalizer.
+    deploy = DEPLOY.format(app="web", image=IMAGE).replace("namespace: shop", "")
+
+    def files(finalizers: str) -> dict[str, str | None]:
+        return {
+            "argo/parent.yaml": ARGO_APP.format(name="parent", path="argo/apps",
+                                                namespace="argocd", finalizers=""),
+            "argo/apps/one.yaml": ARGO_APP.format(name="one", path="manifests",
+                                                  namespace="one", finalizers=finalizers),
+            "argo/apps/three.yaml": ARGO_APP.format(name="three", path="manifests",
+                                                    namespace="three", finalizers=finalizers),
+            "manifests/deploy.yaml": deploy,
+        }
+
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(files(FINALIZER))
+    head = repo.commit({"argo/apps/three.yaml": None})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (0, [
+        ("info", "argo/apps/three.yaml", 4), ("info", "manifests/deploy.yaml", 3)])
+    web = next(f for f in found if f["file"] == "manifests/deploy.yaml")
+    assert (web["object"], web["message"], web["fix"]) == (
+        "Deployment/three/web",
+        "Deployment three/web is no longer applied: Application argocd/three, which applied it, "
+        "is removed from the tree, and Argo CD's resources finalizer of the deleted Application "
+        "(resources-finalizer.argocd.argoproj.io) deletes it in the cluster",
+        "Nothing to do if removing it is intended; to keep it running, first merge "
+        "argocd.argoproj.io/sync-options: Delete=false on it.")
+    app = next(f for f in found if f["file"] == "argo/apps/three.yaml")
+    assert app["message"].endswith("Argo CD Application argocd/parent "
+                                   "(syncPolicy.automated.prune: true) prunes: it is deleted "
+                                   "in the cluster")
+    assert "argocd.argoproj.io/sync-options: Prune=false" in app["fix"]
+    # without the finalizer Argo CD deletes the Application alone: its objects stay
+    other = GitRepo(tmp_path / "other")
+    kept = other.commit(files(""))
+    gone = other.commit({"argo/apps/three.yaml": None})
+    code, found = review(other, kept, gone, capsys)
+    assert [(f["severity"], f["object"]) for f in found if f["file"] == "manifests/deploy.yaml"
+            ] == [("warning", "Deployment/three/web")]
+
+
 # ---------------------------------------------------------------- suspended reconcilers
 
 

@@ -953,6 +953,43 @@ def appliers(model: Model) -> dict[str, list[KObject]]:
     return out
 
 
+def owners(model: Model, obj: KObject) -> list[KObject]:
+    """The Flux Kustomizations and Argo CD Applications whose build holds ``obj``: the ones
+    that apply it (and prune it), not every one whose path reads its file (a shared template
+    that each app's Kustomization substitutes is read by all of them). From the reach walk's
+    builds (several when their specs build the same); without a walk, or for a build a root
+    asked for, :func:`appliers` of its file."""
+    by_doc = model.derived.get(("owners",))
+    if by_doc is None:
+        by_doc = model.derived[("owners",)] = _built_by(model)
+    found: list[KObject] = []
+    for body, applied_by in by_doc.get(id(obj.doc), ()):
+        if body is obj.body or body == obj.body:
+            found += [k for k in applied_by if k not in found]
+    return found or list(appliers(model).get(obj.file, []))
+
+
+def _built_by(model: Model) -> dict[int, list[tuple[Any, list[KObject]]]]:
+    """id(document) -> (a body a build made of it, the objects that asked for that build)."""
+    reach = model.derived.get("reach")
+    out: dict[int, list[tuple[Any, list[KObject]]]] = {}
+    if reach is None:
+        return out
+    objects_of: dict[int, list[KObject]] = {}
+    for o in model.objects:
+        if o.kind in ("Kustomization", "Application"):
+            objects_of.setdefault(id(o.doc), []).append(o)
+    for applied in reach.applied:
+        asked = [o for r in applied.by for o in objects_of.get(id(r.doc), ())
+                 if o.body is r.body or (o.path == r.path and o.body == r.body)]
+        if not asked:
+            continue
+        for r in applied.resources:
+            if r.doc is not None:
+                out.setdefault(id(r.doc), []).append((r.body, asked))
+    return out
+
+
 def model_graph(model: Model) -> Graph:
     """The model's kustomization graph (made by build_model; made here for a model built
     otherwise)."""

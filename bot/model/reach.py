@@ -96,6 +96,9 @@ class Applied:
     clusters: frozenset[str]
     resources: list[Resource]
     chain: tuple[str, ...]
+    # the Flux Kustomizations and Argo CD Applications (as their parent's build made them)
+    # that asked for this build: several when their specs build the same (none: a root)
+    by: list[Resource] = field(default_factory=list)
 
 
 @dataclass
@@ -129,6 +132,7 @@ class _Step:
     namespace: str
     chain: tuple[str, ...]
     folder: str | None = None  # the tree folder it applies, when known without resolving
+    by: Resource | None = None  # the Kustomization or Application asking (None: a root)
 
 
 def find_reach(graph: Graph, documents: Sequence[Document],
@@ -165,6 +169,7 @@ class _Walker:
         self.documents = documents
         self.reach = Reach([])
         self.seen: set[tuple[str, str, str]] = set()
+        self.built: dict[tuple[str, str, str], Applied] = {}  # what each seen key applied
         self.specs: dict[str, Mapping[str, Any]] = {}  # one spec object per build key
         self.steps = 0
         self.named: set[tuple[str, int]] = set()  # kustomizations whose entries are counted
@@ -381,6 +386,9 @@ class _Walker:
             step = pending.pop()
             key = self._key(step)
             if key in self.seen:
+                earlier = self.built.get(key)
+                if earlier is not None and step.by is not None:
+                    earlier.by.append(step.by)  # the same build, asked by another applier
                 continue
             self.seen.add(key)
             self.steps += 1
@@ -402,7 +410,10 @@ class _Walker:
             resources = self._post_build(build, spec, step)
             self.reach.files |= build.files
             self.reach.files.update(self._entries(build))
-            self.reach.applied.append(Applied(frozenset({step.cluster}), resources, chain))
+            applied = Applied(frozenset({step.cluster}), resources, chain,
+                              [step.by] if step.by is not None else [])
+            self.built[key] = applied
+            self.reach.applied.append(applied)
             for r in reversed(resources):
                 pending.extend(self._children(r, step.cluster, chain))
 
@@ -492,10 +503,10 @@ class _Walker:
                 self.reach.elsewhere.add(id(body))
                 self.reach.kept.append(body)
                 return
-            yield _Step(cluster, file, spec, _namespace(body), chain)
+            yield _Step(cluster, file, spec, _namespace(body), chain, by=r)
         elif r.group == ARGO_GROUP and r.kind in ("Application", "ApplicationSet"):
             self.reach.files.add(file)
-            yield from self.argo_steps(body, file, chain)
+            yield from self.argo_steps(body, file, chain, r)
 
     def _from_here(self, spec: Mapping[str, Any],
                    doc: Document) -> tuple[bool, str, Mapping[str, Any]]:
@@ -530,19 +541,20 @@ class _Walker:
             return True, "", spec
         return False, f"its spec.path is in {kind} {name}, not this repository", spec
 
-    def argo_steps(self, value: Mapping[str, Any], file: str,
-                   chain: tuple[str, ...]) -> Iterator[_Step]:
-        """The folders of this repository an Argo CD Application or ApplicationSet applies."""
+    def argo_steps(self, value: Mapping[str, Any], file: str, chain: tuple[str, ...],
+                   by: Resource | None = None) -> Iterator[_Step]:
+        """The folders of this repository an Argo CD Application or ApplicationSet applies
+        (``by``: the Application as built, when a build made it)."""
         spec = dict_of(value.get("spec"))
         if value.get("kind") == "ApplicationSet":
             template = dict_of(dict_of(spec.get("template")).get("spec"))
             for params in _generated(spec.get("generators"), self.graph):
                 yield from self._argo_sources(_fill(template, params), file, chain)
             return
-        yield from self._argo_sources(spec, file, chain)
+        yield from self._argo_sources(spec, file, chain, by)
 
-    def _argo_sources(self, spec: Mapping[str, Any], file: str,
-                      chain: tuple[str, ...]) -> Iterator[_Step]:
+    def _argo_sources(self, spec: Mapping[str, Any], file: str, chain: tuple[str, ...],
+                      by: Resource | None = None) -> Iterator[_Step]:
         destination = dict_of(spec.get("destination"))
         cluster = str(destination.get("name") or destination.get("server") or "in-cluster")
         sources = list_of(spec.get("sources")) or [spec.get("source")]
@@ -560,7 +572,7 @@ class _Walker:
             namespace = text_of(destination.get("namespace"))
             if namespace:
                 flux["targetNamespace"] = namespace  # namespaced objects without one
-            yield _Step(cluster, file, flux, "argocd", chain, folder)
+            yield _Step(cluster, file, flux, "argocd", chain, folder, by)
 
 
 # ---------------------------------------------------------------- unapplied

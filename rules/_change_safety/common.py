@@ -12,6 +12,9 @@ FORCE = f"{FLUX}/force"
 PRUNE = f"{FLUX}/prune"
 RECONCILE = f"{FLUX}/reconcile"
 ARGO_SYNC = "argocd.argoproj.io/sync-options"
+# Argo CD deletes an Application's resources with it only under this finalizer (or its
+# ``/background`` form): user-guide/app_deletion.md
+ARGO_FINALIZER = "resources-finalizer.argocd.argoproj.io"
 
 
 def is_flux_kustomization(obj: KObject) -> bool:

@@ -4,11 +4,15 @@ that the head no longer does, and what the applier's garbage collection does wit
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from reviewbot.engine.findings import Violation
-from reviewbot.model.objects import KObject, Model, appliers
+from reviewbot.model.kustomize import path_entries
+from reviewbot.model.objects import KObject, Model, appliers, items, owners
+from reviewbot.model.resource import join
 from reviewbot.rules._change_safety.common import (
+    ARGO_FINALIZER,
     ARGO_SYNC,
     PRUNE,
     RECONCILE,
@@ -34,35 +38,31 @@ def may_delete(diff: TreeDiff, base: Model, head: Model) -> bool:
 
 def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
                       data_kinds: frozenset[str]) -> Iterator[Violation]:
-    base_by, head_by = appliers(base), appliers(head)
-    if not base_by:
+    if not appliers(base):
         return
-    applied = {o.identity for o in head.objects if head_by.get(o.file)}
-    renamed = {e.base.identity: e.ref for e in diff.objects
-               if e.status == "renamed" and e.base is not None}
+    fates = _Fates(diff, base, head)
     for obj in base.objects:
-        by = base_by.get(obj.file)
-        if not by or obj.identity in applied or _kept_from_pruning(obj):
+        if obj.identity in fates.applied or not appliers(base).get(obj.file):
             continue
-        applier = by[0]
-        pruning = _applier_prunes(applier)
-        how = _how_gone_text(obj, head, renamed.get(obj.identity))
+        fate = fates.of(obj)
+        if fate is None or _kept(obj, fate):
+            continue
         who = f"{obj.kind} {object_name(obj)}"
-        if not pruning:
+        if fate.deleter is None:
             yield Violation(
                 obj, ("metadata", "name"),
-                f"{who} {how}, but {_applier_text(applier)} does not prune: it stays in the "
-                "cluster and keeps running, with nothing managing it",
+                f"{who} {fate.how}, but {fate.stays}: it stays in the cluster and keeps "
+                "running, with nothing managing it",
                 fix=f"Delete {obj.kind} {object_name(obj)} by hand after the merge if it should "
                     "go, or keep it in the tree.",
                 kind="orphaned",
             )
             continue
         loss = _data_lost(obj, base) if obj.kind in data_kinds else None
-        text = f"{who} {how}, and {_applier_text(applier)} prunes: it is deleted in the cluster"
+        text = f"{who} {fate.how}, and {fate.deleter}"
         if loss is not None:
             yield Violation(obj, ("metadata", "name"), f"{text}, which deletes {loss}",
-                            fix=_keep_fix(obj), kind="deleted-data")
+                            fix=_keep_fix(obj, fate), kind="deleted-data")
             continue
         if obj.kind == "HelmRelease" and obj.group == "helm.toolkit.fluxcd.io":
             text += ("; helm-controller uninstalls the release, and every object of the chart "
@@ -70,20 +70,136 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
         yield Violation(
             obj, ("metadata", "name"), text,
             fix=(f"Nothing to do if removing it is intended; to keep it running, first merge "
-                 f"{PRUNE}: disabled on it."),
+                 f"{_keep_annotation(fate)} on it."),
             kind="deleted",
         )
 
 
-def _kept_from_pruning(obj: KObject) -> bool:
-    """Annotated in the base so that garbage collection leaves it."""
+@dataclass(frozen=True)
+class _Fate:
+    """What becomes of an object the base applied and the head does not: how it left
+    (``how``, after its name), and what deletes it in the cluster (``deleter``: "Kustomization
+    ... prunes: it is deleted in the cluster"), or why it stays (``stays``)."""
+
+    how: str
+    owner: KObject  # the Kustomization or Application that applied it on the base
+    deleter: str | None = None
+    stays: str = ""
+    cascade: bool = False  # deleted with its deleted Application (Argo CD's finalizer)
+
+
+class _Fates:
+    """The fate of each base object the head no longer applies, through the Flux
+    Kustomization or Argo CD Application whose build held it on the base (model.owners):
+    it prunes the object while the head still applies it, and its own deletion decides
+    when the head no longer does."""
+
+    def __init__(self, diff: TreeDiff, base: Model, head: Model) -> None:
+        self.base, self.head = base, head
+        head_by = appliers(head)
+        self.applied = {o.identity for o in head.objects if head_by.get(o.file)}
+        self.renamed = {e.base.identity: e.ref for e in diff.objects
+                        if e.status == "renamed" and e.base is not None}
+        self.memo: dict[int, _Fate | None] = {}
+
+    def of(self, obj: KObject) -> _Fate | None:
+        """None: nothing is known to happen to it (no applier in the tree, or the applier
+        itself stays)."""
+        if id(obj) not in self.memo:
+            self.memo[id(obj)] = None  # (a cycle of appliers decides nothing)
+            self.memo[id(obj)] = self._fate(obj)
+        return self.memo[id(obj)]
+
+    def _fate(self, obj: KObject) -> _Fate | None:
+        found = owners(self.base, obj)
+        if not found:
+            return None
+        owner, also = found[0], _also_text(found[1:])
+        now = next((o for o in self.head.by_identity.get(owner.identity, ())
+                    if owner.identity in self.applied or not appliers(self.base).get(o.file)),
+                   None)  # (a root is applied by hand: there while its file is)
+        if now is not None:
+            how = self._how(obj)
+            if _applier_prunes(now):
+                return _Fate(how, owner, f"{_applier_text(now)}{also} prunes: it is deleted in "
+                             "the cluster")
+            return _Fate(how, owner, stays=f"{_applier_text(now)}{also} does not prune")
+        up = self.of(owner)
+        if up is None or up.deleter is None:
+            return None  # the applier stays in the cluster, still applying: its verdict says
+        how = (f"is no longer applied: {owner.kind} {object_name(owner)}, which applied it"
+               f"{also}, {up.how}")
+        if is_flux_kustomization(owner):
+            if owner.get(("spec", "prune")) is True:
+                return _Fate(how, owner, "Flux's garbage collection of the deleted Kustomization "
+                             "(spec.prune: true) deletes it in the cluster")
+            return _Fate(how, owner, stays="the deleted Kustomization does not prune "
+                         f"(spec.prune: {_flag_text(owner, 'prune')})")
+        finalizers = [str(f) for f in items(owner.metadata.get("finalizers"))]
+        if any(f.startswith(ARGO_FINALIZER) for f in finalizers):
+            return _Fate(how, owner, f"Argo CD's resources finalizer of the deleted Application "
+                         f"({ARGO_FINALIZER}) deletes it in the cluster", cascade=True)
+        return _Fate(how, owner, stays=f"the deleted Application has no {ARGO_FINALIZER} "
+                     "finalizer, so Argo CD deletes the Application alone")
+
+    def _how(self, obj: KObject) -> str:
+        renamed_to = self.renamed.get(obj.identity)
+        if renamed_to is not None:
+            return f"is renamed to {renamed_to} (a new object; the old one goes)"
+        if obj.file not in self.head.files:
+            return "is removed from the tree"
+        unlisted = _unlisted(obj.file, self.base, self.head)
+        if unlisted is not None:
+            return f"is no longer applied ({unlisted})"
+        if obj.file in self.head.unapplied:
+            return "is no longer applied (its file is no longer listed)"
+        if obj.identity not in self.head.by_identity:
+            return f"is no longer in {obj.file}"
+        return "is no longer applied"
+
+
+def _unlisted(file: str, base: Model, head: Model) -> str | None:
+    """"<kustomization> no longer lists <entry>" for the base kustomization whose resource
+    entry named ``file`` (or a folder above it) and whose head version does not."""
+    listed_in_head = {(k.file, join(k.directory, e.value.strip()))
+                      for k in head.kustomizations for e in path_entries(k.body)}
+    for k in base.kustomizations:
+        for entry in path_entries(k.body):
+            if entry.field not in ("resources", "bases", "components"):
+                continue
+            target = join(k.directory, entry.value.strip())
+            if (target == file or file.startswith(target + "/")) and (
+                    (k.file, target) not in listed_in_head):
+                if k.file not in head.files:
+                    return f"{k.file}, which listed it, is removed"
+                return f"{k.file} no longer lists {entry.value.strip()}"
+    return None
+
+
+def _also_text(others: list[KObject]) -> str:
+    if not others:
+        return ""
+    return " (" + ", ".join(f"{o.kind} {object_name(o)}" for o in others) + " applied it too)"
+
+
+def _kept(obj: KObject, fate: _Fate) -> bool:
+    """Annotated in the base so that garbage collection leaves it: Flux's prune: disabled or
+    reconcile: disabled; Argo CD's Prune=false, or Delete=false when its Application is
+    deleted with the resources finalizer."""
     notes = obj.annotations
     if str(notes.get(PRUNE, "")).lower() == "disabled":
         return True
     if str(notes.get(RECONCILE, "")).lower() == "disabled":
         return True
     options = [o.strip() for o in str(notes.get(ARGO_SYNC, "")).split(",")]
-    return "Prune=false" in options
+    return ("Delete=false" if fate.cascade else "Prune=false") in options
+
+
+def _keep_annotation(fate: _Fate) -> str:
+    """The annotation that keeps an object from the garbage collection that deletes it."""
+    if is_flux_kustomization(fate.owner):
+        return f"{PRUNE}: disabled"
+    return f"{ARGO_SYNC}: {'Delete=false' if fate.cascade else 'Prune=false'}"
 
 
 def _applier_prunes(applier: KObject) -> bool:
@@ -102,14 +218,6 @@ def _applier_text(applier: KObject) -> str:
 def _flag_text(obj: KObject, *path: str) -> str:
     value = obj.get(("spec", *path))
     return "true" if value is True else "false" if value is False else "unset"
-
-
-def _how_gone_text(obj: KObject, head: Model, renamed_to: str | None) -> str:
-    if renamed_to is not None:
-        return f"is renamed to {renamed_to} (a new object; the old one goes)"
-    if obj.identity in head.by_identity or obj.file in head.unapplied:
-        return "is no longer applied (its file is no longer listed)"
-    return "is removed from the tree"
 
 
 def _data_lost(obj: KObject, base: Model) -> str | None:
@@ -138,7 +246,7 @@ def _data_lost(obj: KObject, base: Model) -> str | None:
     return None
 
 
-def _keep_fix(obj: KObject) -> str:
-    return (f"If {obj.kind} {object_name(obj)} must stay, first merge the annotation {PRUNE}: "
-            "disabled on it (Argo CD: argocd.argoproj.io/sync-options: Prune=false), then "
-            "remove it; if it must go, back up its data first.")
+def _keep_fix(obj: KObject, fate: _Fate) -> str:
+    return (f"If {obj.kind} {object_name(obj)} must stay, first merge the annotation "
+            f"{_keep_annotation(fate)} on it, then remove it; if it must go, back up its data "
+            "first.")
