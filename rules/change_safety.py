@@ -115,8 +115,10 @@ When it stays quiet:
 - a field added where the base left it to the API server's default (a PVC's
   `storageClassName`, a Service's `clusterIP`, a PVC's `volumeName`): the live value is
   unknown, so whether it changes is too;
-- a removed object whose applier is itself no longer applied but stays in the cluster (its
-  own verdict says so);
+- a removed object whose applier's head build fails (a deleted file its kustomization still
+  lists: kustomize refuses the whole build, so the applier applies and prunes nothing and
+  stays at its last applied revision; kustomize-integrity reports the entry), or whose
+  applier is itself no longer applied but stays in the cluster (its own verdict says so);
 - a removed object that no Flux Kustomization or Argo CD Application of the tree applied (the
   applier is outside the repository: what it does is unknown), and objects annotated
   `kustomize.toolkit.fluxcd.io/prune: disabled`, `kustomize.toolkit.fluxcd.io/reconcile:

@@ -405,6 +405,25 @@ def test_a_deletion_is_judged_by_the_kustomization_whose_build_held_the_object(
         "prune (spec.prune: false): it stays in the cluster")
 
 
+def test_no_prune_verdict_when_the_head_build_of_the_applier_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The file is deleted but still listed: kustomize refuses the build, so the Kustomization
+    # applies (and prunes) nothing; kustomize-integrity reports the missing entry.
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/apps.yaml": flux(),
+        "apps/kustomization.yaml": "resources: [pvc.yaml, deploy.yaml]\n",
+        "apps/pvc.yaml": PVC.format(cls="local-path", size="1Gi"),
+        "apps/deploy.yaml": DEPLOY.format(app="web", image=IMAGE),
+    })
+    head = repo.commit({"apps/pvc.yaml": None})
+    assert review(repo, base, head, capsys) == (0, [])
+    code, found = review(repo, base, head, capsys, rule="kustomize-integrity")
+    assert [(f["file"], f["line"]) for f in found] == [("apps/kustomization.yaml", 1)]
+    assert "'pvc.yaml' does not exist" in found[0]["message"]
+
+
 ARGO_APP = """
     apiVersion: argoproj.io/v1alpha1
     kind: Application

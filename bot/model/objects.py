@@ -23,13 +23,17 @@ from reviewbot.load.loader import Document, LoadedFile
 from reviewbot.load.paths import Path, dig
 from reviewbot.model.images import ImageRef
 from reviewbot.model.kustomize import (
+    Build,
     Graph,
     Kustomization,
     Origins,
     argo_directory,
     argo_files,
+    is_remote,
+    path_entries,
 )
 from reviewbot.model.quantity import parse_quantity
+from reviewbot.model.resource import join
 from reviewbot.sources.tree import Skipped, Tree
 
 NAME_LABEL = "kubernetes.io/metadata.name"
@@ -1001,6 +1005,39 @@ def model_graph(model: Model) -> Graph:
                   tree.texts if tree else ())
     model.derived["kustomize-graph"] = graph
     return graph
+
+
+def refused_entry(model: Model, applier: KObject) -> tuple[str, str] | None:
+    """A kustomization ``applier``'s build reads that names a local file or folder the tree
+    does not hold: (its file, the entry as written), the first such, or None. kustomize
+    refuses the whole build then ("must resolve to a file or a directory"), so the
+    Kustomization or Application applies nothing, and prunes nothing, until it is fixed."""
+    graph = model_graph(model)
+    for path, directory in _applied_paths(applier):
+        build = _path_build(graph, applier, path, directory)
+        for folder in sorted(build.reads) if build is not None else ():
+            k = graph.by_dir.get(folder)
+            if k is None:
+                continue
+            for entry in path_entries(k.body):
+                text = entry.value.strip()
+                if not text or is_remote(text) or text.startswith("/") or "${" in text:
+                    continue
+                target = join(k.directory, text)
+                if (target not in graph.paths and target not in graph.dirs
+                        and not graph.gitignored(target)):
+                    return k.file, text
+    return None
+
+
+def _path_build(graph: Graph, obj: KObject, path: str,
+                directory: Mapping[str, Any]) -> Build | None:
+    """The kustomize build a Flux Kustomization's or Argo CD Application's path makes, or
+    None (not in the tree, or an Argo CD folder of plain manifests)."""
+    if obj.kind == "Kustomization":
+        return graph.path_build(obj.file, path)
+    folder = graph.flux_folder(obj.file, path)
+    return graph.build(folder) if folder is not None and folder in graph.by_dir else None
 
 
 def _path_files(graph: Graph, obj: KObject, path: str,

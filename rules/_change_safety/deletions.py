@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from reviewbot.engine.findings import Violation
 from reviewbot.model.kustomize import path_entries
-from reviewbot.model.objects import KObject, Model, appliers, items, owners
+from reviewbot.model.objects import KObject, Model, appliers, items, owners, refused_entry
 from reviewbot.model.resource import join
 from reviewbot.rules._change_safety.common import (
     ARGO_FINALIZER,
@@ -103,8 +103,8 @@ class _Fates:
         self.memo: dict[int, _Fate | None] = {}
 
     def of(self, obj: KObject) -> _Fate | None:
-        """None: nothing is known to happen to it (no applier in the tree, or the applier
-        itself stays)."""
+        """None: nothing is known to happen to it (no applier in the tree; the applier's
+        head build fails, so it applies and prunes nothing; or the applier itself stays)."""
         if id(obj) not in self.memo:
             self.memo[id(obj)] = None  # (a cycle of appliers decides nothing)
             self.memo[id(obj)] = self._fate(obj)
@@ -119,6 +119,8 @@ class _Fates:
                     if owner.identity in self.applied or not appliers(self.base).get(o.file)),
                    None)  # (a root is applied by hand: there while its file is)
         if now is not None:
+            if refused_entry(self.head, now) is not None:
+                return None  # kustomize refuses the build: kustomize-integrity says why
             how = self._how(obj)
             if _applier_prunes(now):
                 return _Fate(how, owner, f"{_applier_text(now)}{also} prunes: it is deleted in "
