@@ -8,9 +8,14 @@ in `reviewbot review` and in `reviewbot diff` (whose JSON marks each changed obj
 verdicts), never in `lint`, which sees one tree.
 
 - `immutable` (error): a field the API server refuses to change. The apply fails with
-  "field is immutable" (or "Forbidden") until the object is deleted and recreated, and the
-  Kustomization stays failed meanwhile, so every later change waits too. Each check mirrors
-  one validation of the Kubernetes API server:
+  "field is immutable" (or "Forbidden") until the object is deleted and recreated: the
+  Flux Kustomization applying it stays failed meanwhile, so every later change waits too;
+  the Argo CD Application's sync fails; a plain `kubectl apply` fails. The message and the
+  fix name the object's own applier (the one whose build holds it) and its way to recreate
+  it: Flux's `kustomize.toolkit.fluxcd.io/force: enabled`, Argo CD's
+  `argocd.argoproj.io/sync-options: Force=true,Replace=true` (Replace alone is a `kubectl
+  replace`, which the API server refuses alike), `kubectl replace --force` without either.
+  Each check mirrors one validation of the Kubernetes API server:
   - Deployment, ReplicaSet, DaemonSet `spec.selector` (apps/v1 update strategies:
     `ValidateImmutableField` on the selector);
   - StatefulSet: every `spec` field except `replicas`, `ordinals`, `template`,
@@ -31,9 +36,10 @@ verdicts), never in `lint`, which sees one tree.
     `stringData`, `type`), and `immutable` itself ("field is immutable when `immutable` is
     set"); Secret values are never shown, only the keys that change;
   - CustomResourceDefinition `spec.scope` (`ValidateCustomResourceDefinitionUpdate`).
-- `recreated` (info): the same change where Flux recreates the object itself: the object
-  carries `kustomize.toolkit.fluxcd.io/force: enabled`, or the Flux Kustomization applying it
-  has `spec.force: true`. kustomize-controller then deletes and recreates the object, so the
+- `recreated` (info): the same change where Flux or Argo CD recreates the object itself: the
+  object carries `kustomize.toolkit.fluxcd.io/force: enabled`, or the Flux Kustomization
+  applying it has `spec.force: true`, or it carries `argocd.argoproj.io/sync-options:
+  Force=true,Replace=true`. The controller then deletes and recreates the object, so the
   apply succeeds; for a StatefulSet that deletes every pod at once, for a
   PersistentVolumeClaim the claim (and, with reclaim policy Delete, its volume's data).
 - `deleted-data` (error) and `deleted` (info): an object the base applied through a Flux

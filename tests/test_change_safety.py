@@ -238,6 +238,62 @@ def test_flux_force_makes_an_immutable_change_a_recreation(
     assert "spec.force: true on Kustomization flux-system/apps" in found[0]["message"]
 
 
+def test_an_immutable_change_says_what_its_own_applier_does_and_how_to_recreate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the same selector change, applied by Flux, by Argo CD, and by nobody in the tree
+    # (plain kustomize or kubectl): the failure and the fix name that applier's mechanism
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: shop, namespace: argocd}
+        spec:
+          project: default
+          source: {repoURL: "https://git.example/shop.git", path: apps}
+          destination: {server: "https://kubernetes.default.svc", namespace: shop}
+    """
+    outcome = {}
+    for applier, files in (("flux", {"clusters/apps.yaml": flux()}),
+                           ("argo", {"argo/app.yaml": app}), ("none", {})):
+        repo = GitRepo(tmp_path / applier)
+        base = repo.commit({**files, "apps/deploy.yaml": DEPLOY.format(app="web", image=IMAGE)})
+        head = repo.commit({"apps/deploy.yaml": DEPLOY.format(app="web2", image=IMAGE)})
+        code, found = review(repo, base, head, capsys)
+        assert (code, verdicts(found)) == (1, [("error", "apps/deploy.yaml", 6)])
+        outcome[applier] = (found[0]["message"].partition("apps/v1: ")[2], found[0]["fix"])
+    assert outcome == {
+        "flux": ('the apply fails with "field is immutable" until the object is deleted and '
+                 "recreated, and everything else Kustomization flux-system/apps applies waits "
+                 "meanwhile",
+                 "Revert spec.selector, or recreate the Deployment: a new name, or "
+                 "kustomize.toolkit.fluxcd.io/force: enabled on it so Flux deletes and "
+                 "recreates it."),
+        "argo": ('the sync of Argo CD Application argocd/shop fails with "field is immutable" '
+                 "until the object is deleted and recreated",
+                 "Revert spec.selector, or recreate the Deployment: a new name, or "
+                 "argocd.argoproj.io/sync-options: Force=true,Replace=true on it so Argo CD "
+                 "deletes and recreates it (at every sync while it stays)."),
+        "none": ('kubectl apply fails with "field is immutable" until the object is deleted '
+                 "and recreated",
+                 "Revert spec.selector, or recreate the Deployment: a new name, or delete it "
+                 "and apply again (kubectl replace --force, or kubectl delete then kubectl "
+                 "apply)."),
+    }
+    # Argo CD's Force=true,Replace=true on the object: it recreates it, the apply succeeds
+    repo = GitRepo(tmp_path / "argo-forced")
+    forced = DEPLOY.replace("metadata: {{name: web, namespace: shop}}", """metadata:
+      name: web
+      namespace: shop
+      annotations: {{argocd.argoproj.io/sync-options: "Force=true,Replace=true"}}""")
+    base = repo.commit({"argo/app.yaml": app,
+                        "apps/deploy.yaml": forced.format(app="web", image=IMAGE)})
+    head = repo.commit({"apps/deploy.yaml": forced.format(app="web2", image=IMAGE)})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (0, [("info", "apps/deploy.yaml", 9)])
+    assert ("the argocd.argoproj.io/sync-options: Force=true,Replace=true annotation makes "
+            "Argo CD delete and recreate the object") in found[0]["message"]
+
+
 # ---------------------------------------------------------------- deletion under prune
 
 

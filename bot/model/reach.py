@@ -151,7 +151,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     for doc, value in walker.argo_candidates():  # what no other root applies: by hand
         if doc.file.path in walker.reach.files:
             continue  # a walk applies its file: the Application is walked from there
-        for step in walker.argo_steps(value, doc.file.path, ()):
+        for step in walker.argo_steps(value, doc.file.path, (), Resource(doc, (), value)):
             walker.reach.roots.append(Root(step.cluster, "Argo CD", doc.file.path,
                                            str(step.spec.get("path"))))
             walker.walk(step)
@@ -269,7 +269,8 @@ class _Walker:
                                          str(spec["path"])))
             self.reach.files.add(doc.file.path)
             self.roots_seen.add((id(doc), ()))
-            yield _Step(cluster or ".", doc.file.path, spec, _namespace(doc.value), ())
+            yield _Step(cluster or ".", doc.file.path, spec, _namespace(doc.value), (),
+                        by=Resource(doc, (), doc.value))
         if not sync:  # a sync Kustomization that applies its own file (bootstrapped by hand)
             # flux-system's first, then in file order: the first names this repository
             for doc in sorted(flux, key=lambda d: _source_name(d.value) != "flux-system"):
@@ -292,7 +293,8 @@ class _Walker:
                                              doc.file.path, path))
                 covered.add(folder)
                 self.roots_seen.add((id(doc), ()))
-                yield _Step(folder or ".", doc.file.path, spec, _namespace(doc.value), ())
+                yield _Step(folder or ".", doc.file.path, spec, _namespace(doc.value), (),
+                            by=Resource(doc, (), doc.value))
         if not sync and not covered:  # the same, made by a kustomization's build
             yield from self._built_sync(covered)
         for folder in sorted(boot_folders - covered):

@@ -15,6 +15,8 @@ ARGO_SYNC = "argocd.argoproj.io/sync-options"
 # Argo CD deletes an Application's resources with it only under this finalizer (or its
 # ``/background`` form): user-guide/app_deletion.md
 ARGO_FINALIZER = "resources-finalizer.argocd.argoproj.io"
+# the sync options that make Argo CD delete and recreate an object (user-guide/sync-options.md)
+ARGO_RECREATE = "Force=true,Replace=true"
 
 
 def is_flux_kustomization(obj: KObject) -> bool:

@@ -8,9 +8,15 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine.findings import Violation
-from reviewbot.model.objects import KObject, Model, Path, appliers
+from reviewbot.model.objects import KObject, Model, Path, owners
 from reviewbot.model.quantity import parse_quantity
-from reviewbot.rules._change_safety.common import FORCE, is_flux_kustomization, object_name
+from reviewbot.rules._change_safety.common import (
+    ARGO_RECREATE,
+    ARGO_SYNC,
+    FORCE,
+    is_flux_kustomization,
+    object_name,
+)
 
 if TYPE_CHECKING:  # the diff's types only: a lint never imports the diff
     from reviewbot.diff.objects import Change, ObjectDiff
@@ -36,7 +42,9 @@ def immutable_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
     found = _refused_changes(old, new, entry.changes)
     if not found:
         return
-    force = _forced_by(new, appliers(head).get(new.file, []))
+    by = owners(head, new)
+    force = _forced_by(new, by)
+    applier = by[0] if by else None
     for path, what, rule, change in found:
         who = f"{new.kind} {object_name(new)}"
         _, line, column = new.where(path)  # the field's own line: its value's column
@@ -46,17 +54,16 @@ def immutable_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
             yield Violation(
                 new, path,
                 f"{who}: {what} changes{shown}, which the API server refuses ({rule}); "
-                f"{force} makes Flux delete and recreate the object, so the apply succeeds"
+                f"{force} delete and recreate the object, so the apply succeeds"
                 f"{_recreation_cost(new)}",
                 fix=_recreation_fix(new), kind="recreated", line=change.line, column=at,
             )
         else:
             yield Violation(
                 new, path,
-                f"{who}: {what} changes{shown}, but {rule}: the apply fails with \"field is "
-                f"immutable\" until the object is deleted and recreated, and everything else "
-                f"its Kustomization applies waits meanwhile",
-                fix=_immutable_fix(new, what), kind="immutable", line=change.line, column=at,
+                f"{who}: {what} changes{shown}, but {rule}: {_failure_text(applier)}",
+                fix=_immutable_fix(new, what, applier), kind="immutable", line=change.line,
+                column=at,
             )
 
 
@@ -141,14 +148,31 @@ def _compact_text(value: Any) -> str:
 
 
 def _forced_by(obj: KObject, by: Sequence[KObject]) -> str | None:
-    """What makes Flux recreate ``obj`` when its patch fails, or None."""
+    """What makes Flux or Argo CD recreate ``obj`` when its patch fails ("... makes Flux"),
+    or None. Argo CD: the Force=true,Replace=true sync options together (Replace alone is a
+    kubectl replace, which the API server refuses alike: Argo CD's TestSyncWithForceReplace)."""
     if str(obj.annotations.get(FORCE, "")).lower() == "enabled" or str(
             obj.labels.get(FORCE, "")).lower() == "enabled":
-        return f"the {FORCE}: enabled annotation"
+        return f"the {FORCE}: enabled annotation makes Flux"
     for k in by:
         if is_flux_kustomization(k) and k.get(("spec", "force")) is True:
-            return f"spec.force: true on Kustomization {object_name(k)}"
+            return f"spec.force: true on Kustomization {object_name(k)} makes Flux"
+    options = {o.strip() for o in str(obj.annotations.get(ARGO_SYNC, "")).split(",")}
+    if {"Force=true", "Replace=true"} <= options:
+        return f"the {ARGO_SYNC}: {ARGO_RECREATE} annotation makes Argo CD"
     return None
+
+
+def _failure_text(applier: KObject | None) -> str:
+    """What the refused apply does to the applier, which the fix then names."""
+    tail = "until the object is deleted and recreated"
+    if applier is None:
+        return f"kubectl apply fails with \"field is immutable\" {tail}"
+    if is_flux_kustomization(applier):
+        return (f"the apply fails with \"field is immutable\" {tail}, and everything else "
+                f"Kustomization {object_name(applier)} applies waits meanwhile")
+    return (f"the sync of Argo CD Application {object_name(applier)} fails with \"field is "
+            f"immutable\" {tail}")
 
 
 def _recreation_cost(obj: KObject) -> str:
@@ -169,12 +193,19 @@ def _recreation_fix(obj: KObject) -> str:
     return "Nothing to change if recreating the object is intended."
 
 
-def _immutable_fix(obj: KObject, what: str) -> str:
+def _immutable_fix(obj: KObject, what: str, applier: KObject | None) -> str:
     if obj.kind == "PersistentVolumeClaim":
         return (f"Keep {what} as it is; for a different class or mode, create a new claim "
                 "under a new name and move the data.")
     if obj.kind in ("ConfigMap", "Secret"):
         return (f"Create the {obj.kind} under a new name (a content hash suffix, as kustomize's "
                 "generators do) and point its users at it.")
-    return (f"Revert {what}, or recreate the {obj.kind}: a new name, or "
-            f"{FORCE}: enabled so Flux deletes and recreates it.")
+    if applier is None:
+        how = ("delete it and apply again (kubectl replace --force, or kubectl delete then "
+               "kubectl apply)")
+    elif is_flux_kustomization(applier):
+        how = f"{FORCE}: enabled on it so Flux deletes and recreates it"
+    else:
+        how = (f"{ARGO_SYNC}: {ARGO_RECREATE} on it so Argo CD deletes and recreates it (at "
+               "every sync while it stays)")
+    return f"Revert {what}, or recreate the {obj.kind}: a new name, or {how}."
