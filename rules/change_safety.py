@@ -97,8 +97,10 @@ verdicts), never in `lint`, which sees one tree.
   the update while `status.storedVersions` lists it ("must appear in spec.versions"), so the
   Kustomization fails; keep the version (`served: false`) until the objects are rewritten.
 
-Messages name the field and point at its line in the head; deletions point at the object's
-line in the base (they appear in the summary, not inline).
+Messages name the field and what changed below it (`spec.selector changes
+(matchLabels.tier added: backend)`) and point at the narrowest node in the head: the changed
+or added value, else the field's line; deletions point at the object's line in the base (they
+appear in the summary, not inline).
 
 Why:
 

@@ -238,6 +238,40 @@ def test_flux_force_makes_an_immutable_change_a_recreation(
     assert "spec.force: true on Kustomization flux-system/apps" in found[0]["message"]
 
 
+def test_a_selector_change_points_at_the_changed_label_and_says_what_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deploy = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: cart, namespace: shop}
+        spec:
+          selector:
+            matchLabels:
+              app: cart
+        {tier}
+          template:
+            metadata: {labels: {app: cart, tier: backend}}
+            spec: {containers: [{name: app, image: "IMAGE"}]}
+    """.replace("IMAGE", IMAGE)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"apps/deploy.yaml": deploy.replace("        {tier}\n", "")})
+    head = repo.commit({"apps/deploy.yaml": deploy.replace("{tier}", "      tier: backend")})
+    code, found = review(repo, base, head, capsys)
+    # line 8: "      tier: backend", the value at column 13
+    assert [(f["line"], f["column"]) for f in found] == [(8, 13)]
+    assert found[0]["message"].startswith(
+        "Deployment shop/cart: spec.selector changes (matchLabels.tier added: backend), but "
+        "a Deployment's selector is immutable")
+    # a label removed and another changed: one finding naming both, at the changed value
+    again = repo.commit({"apps/deploy.yaml": deploy.replace("        {tier}\n", "").replace(
+        "app: cart\n", "app: shop-cart\n", 1)})
+    code, found = review(repo, head, again, capsys)
+    assert [(f["line"], f["column"]) for f in found] == [(7, 12)]
+    assert "spec.selector changes (matchLabels.tier removed; matchLabels.app: cart -> " \
+        "shop-cart)" in found[0]["message"]
+
+
 def test_an_immutable_change_says_what_its_own_applier_does_and_how_to_recreate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -45,43 +45,43 @@ def immutable_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
     by = owners(head, new)
     force = _forced_by(new, by)
     applier = by[0] if by else None
-    for path, what, rule, change in found:
+    for path, what, rule, changes in found:
         who = f"{new.kind} {object_name(new)}"
-        _, line, column = new.where(path)  # the field's own line: its value's column
-        at = column if line == change.line else None
-        shown = _change_text(change, new)
+        line, at = _narrowest(new, path, changes)
+        shown = _changes_text(path, changes, new)
         if force is not None:
             yield Violation(
                 new, path,
                 f"{who}: {what} changes{shown}, which the API server refuses ({rule}); "
                 f"{force} delete and recreate the object, so the apply succeeds"
                 f"{_recreation_cost(new)}",
-                fix=_recreation_fix(new), kind="recreated", line=change.line, column=at,
+                fix=_recreation_fix(new), kind="recreated", line=line, column=at,
             )
         else:
             yield Violation(
                 new, path,
                 f"{who}: {what} changes{shown}, but {rule}: {_failure_text(applier)}",
-                fix=_immutable_fix(new, what, applier), kind="immutable", line=change.line,
+                fix=_immutable_fix(new, what, applier), kind="immutable", line=line,
                 column=at,
             )
 
 
 def _refused_changes(
     old: KObject, new: KObject, changes: Sequence[Change]
-) -> list[tuple[Path, str, str, Change]]:
-    """(path in the head, field named, the validation it breaks, the change) per field."""
+) -> list[tuple[Path, str, str, list[Change]]]:
+    """(path in the head, field named, the validation it breaks, its changes) per field."""
     kind, group = new.kind, new.group
-    out: list[tuple[Path, str, str, Change]] = []
-    seen: set[Path] = set()
+    out: list[tuple[Path, str, str, list[Change]]] = []
+    seen: dict[Path, list[Change]] = {}
 
     def add(path: Path, rule: str, change: Change) -> None:
         if path in seen:
+            seen[path].append(change)
             return
         if change.op == "added" and len(path) >= 2 and (kind, str(path[-1])) in DEFAULTED:
             return
-        seen.add(path)
-        out.append((path, ".".join(str(p) for p in path), rule, change))
+        seen[path] = [change]
+        out.append((path, ".".join(str(p) for p in path), rule, seen[path]))
 
     for change in changes:
         p = change.path
@@ -131,15 +131,42 @@ def _external_name_involved(old: KObject, new: KObject) -> bool:
     return "ExternalName" in (old.get(("spec", "type")), new.get(("spec", "type")))
 
 
-def _change_text(change: Change, obj: KObject) -> str:
-    """`` (old -> new)`` for display; nothing for redacted (Secret) values."""
-    if change.redacted or obj.kind == "Secret" and obj.group == "":
+def _narrowest(obj: KObject, field: Path,
+               changes: Sequence[Change]) -> tuple[int | None, int | None]:
+    """(line, column) of the narrowest node the changes of ``field`` show in the head: the
+    first changed or added value (a selector's label), else the field's own value on the
+    first change's line; a change the head's positions do not place (a removal, a list entry
+    named by its name) keeps the change's line, and its start."""
+    for change in changes:
+        if change.op != "removed":
+            file, line, column = obj.where(tuple(change.path))
+            if file == obj.file and line == change.line:
+                return line, column
+    file, line, column = obj.where(field)
+    if file == obj.file and line == changes[0].line:
+        return line, column
+    return changes[0].line, None
+
+
+def _changes_text(field: Path, changes: Sequence[Change], obj: KObject) -> str:
+    """`` (what changed)`` below ``field``: ``matchLabels.tier added: backend``,
+    ``matchLabels.app: web -> web2``, ``old -> new`` for the field itself; nothing for
+    redacted (Secret) values."""
+    if obj.kind == "Secret" and obj.group == "" or any(c.redacted for c in changes):
         return ""
-    if change.op == "removed":
-        return f" ({_compact_text(change.old)} -> removed)"
-    if change.op == "added":
-        return f" (set to {_compact_text(change.new)})"
-    return f" ({_compact_text(change.old)} -> {_compact_text(change.new)})"
+    parts = []
+    for change in changes:
+        below = ".".join(str(p) for p in change.path[len(field):])
+        if change.op == "removed":
+            parts.append(f"{below} removed" if below else
+                         f"{_compact_text(change.old)} -> removed")
+        elif change.op == "added":
+            parts.append(f"{below} added: {_compact_text(change.new)}" if below else
+                         f"set to {_compact_text(change.new)}")
+        else:
+            shown = f"{_compact_text(change.old)} -> {_compact_text(change.new)}"
+            parts.append(f"{below}: {shown}" if below else shown)
+    return f" ({'; '.join(parts)})"
 
 
 def _compact_text(value: Any) -> str:
