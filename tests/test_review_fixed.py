@@ -53,3 +53,47 @@ def test_sarif_marks_fixed_findings_absent(
     assert {r["ruleId"] for r in absent} == {
         "netpol-pairing", "image-digest", "control-plane-resources", "kustomize-integrity"}
     assert {r["baselineState"] for r in results} <= {"new", "unchanged", "absent"}
+
+
+def test_a_finding_whose_object_is_no_longer_applied_is_not_fixed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # two apps with a floating tag each: the pull request pins one and stops applying the
+    # other (its file stays): only the pinned one is fixed; the other went with its object
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    deploy = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: NAME, namespace: shop}
+        spec:
+          selector: {matchLabels: {app: NAME}}
+          template:
+            metadata: {labels: {app: NAME}}
+            spec: {containers: [{name: app, image: "IMAGE"}]}
+    """
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/apps.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: apps, namespace: flux-system}
+            spec:
+              sourceRef: {kind: GitRepository, name: flux-system}
+              path: ./apps
+              prune: true
+        """,
+        "apps/kustomization.yaml": "resources: [web.yaml, old.yaml]\n",
+        "apps/web.yaml": deploy.replace("NAME", "web").replace("IMAGE", "web:latest"),
+        "apps/old.yaml": deploy.replace("NAME", "old").replace("IMAGE", "old:latest"),
+    })
+    head = repo.commit({
+        "apps/kustomization.yaml": "resources: [web.yaml]\n",
+        "apps/web.yaml": deploy.replace("NAME", "web").replace(
+            "IMAGE", "web:1.0@sha256:" + "a" * 64),
+    })
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                              head, "--platform", "none", "--format", "json"], capsys)
+    assert code in (0, 1), err
+    fixed = [(f["rule"], f["object"]) for f in json.loads(out)["fixed"]]
+    assert fixed == [("image-digest", "Deployment/shop/web")]
