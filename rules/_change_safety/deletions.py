@@ -101,6 +101,7 @@ class _Fates:
         self.renamed = {e.base.identity: e.ref for e in diff.objects
                         if e.status == "renamed" and e.base is not None}
         self.memo: dict[int, _Fate | None] = {}
+        self.refused: dict[int, bool] = {}
 
     def of(self, obj: KObject) -> _Fate | None:
         """None: nothing is known to happen to it (no applier in the tree; the applier's
@@ -119,7 +120,9 @@ class _Fates:
                     if owner.identity in self.applied or not appliers(self.base).get(o.file)),
                    None)  # (a root is applied by hand: there while its file is)
         if now is not None:
-            if refused_entry(self.head, now) is not None:
+            if id(now) not in self.refused:  # (once per applier: many objects share one)
+                self.refused[id(now)] = refused_entry(self.head, now) is not None
+            if self.refused[id(now)]:
                 return None  # kustomize refuses the build: kustomize-integrity says why
             how = self._how(obj)
             if _applier_prunes(now):
