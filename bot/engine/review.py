@@ -330,11 +330,13 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     marked += changes.findings
     marked.sort(key=sort_key)
     marked = one_per_place(with_suggestions(head, config, head_result, marked, _changed, memo))
-    # a finding is fixed when its object is still applied without it: one whose object the
-    # head no longer applies (removed, or its applier gone) went with it, unfixed
+    # a finding about an object's own content is fixed when the object is still applied
+    # without it: one whose object the head no longer applies (removed, or its applier
+    # gone) went with it, unfixed; a finding of a cause between objects (a flow nobody
+    # admits) is fixed when its object leaves, as the cause's relation does
     left = ({o.ref for o in base_result.model.objects} - {o.ref for o in head_result.model.objects}
             - set(diff.renames))
-    still = [b for b in base_found if b.object not in left]
+    still = [b for b in base_found if b.cause or b.object not in left]
     gone = sorted(one_per_place(fixed(still, marked, diff.renames)), key=sort_key)
     reported = select(marked, settings.scope, diff.touched, changed_files(base_tree, head))
     new = tuple(f for f in marked if _changed(f))
