@@ -173,16 +173,26 @@ def _paths(positions: dict[Any, Any]) -> list[tuple[Any, ...]]:
 
 
 def _locates_the_same(data: bytes) -> None:
-    """Each path looked up alone (``LoadedFile.locate``) gives what the whole document's
+    """Each path looked up alone (``LoadedFile.locate``), and all of a document's paths
+    looked up at once (``Document.locate_all``: one walk), give what the whole document's
     positions give, for position and key_position."""
     composed = loader.load(FileRecord("f.yaml", "blob", data))
     located = loader.load(FileRecord("f.yaml", "blob", data))
-    for doc, again in zip(composed.documents, located.documents, strict=True):
-        for path in _paths(composed.positions(doc.index)):
+    batched = loader.load(FileRecord("f.yaml", "blob", data))
+    for doc, again, batch in zip(composed.documents, located.documents, batched.documents,
+                                 strict=True):
+        paths = _paths(composed.positions(doc.index))
+        for path in paths:
             again._positions = None  # one walk per path: the fallback to all is not taken
             located._located = None
             assert again.position(path) == doc.position(path), path
             assert again.key_position(path) == doc.key_position(path), path
+        batch.locate_all(paths)
+        batched._position_cache = None  # every answer is the one walk's
+        for path in paths:
+            assert batch.position(path) == doc.position(path), path
+            assert batch.key_position(path) == doc.key_position(path), path
+        assert batched._position_cache is None or batch._positions is not None
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="no corpus beside the clone")
@@ -249,7 +259,7 @@ def test_a_long_mapping_off_the_path_is_cut_out() -> None:
 
     def cut(text: str, check: int) -> str | None:
         try:
-            loader._compose_stream(text, True, False, [], 0, ("spec", "served"), check)
+            loader._compose_stream(text, True, False, [], 0, [("spec", "served")], check)
         except loader._Cut as done:
             return done.text
         return None

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from reviewbot import concurrency
-from reviewbot.config import Config
+from reviewbot.config import Config, RuleSettings
 from reviewbot.engine import sharing
 from reviewbot.engine.findings import (
     Amount,
@@ -36,7 +36,8 @@ from reviewbot.engine.registry import Rule, all_rules
 from reviewbot.engine.suppression import UNUSED, Suppressions
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.cache import ParseCache
-from reviewbot.load.paths import format_path
+from reviewbot.load.loader import Document
+from reviewbot.load.paths import Path, format_path
 from reviewbot.model.builder import build_model
 from reviewbot.model.objects import Model, model_graph
 from reviewbot.sources.tree import Skipped, Tree
@@ -276,8 +277,8 @@ def run_rules(model: Model, config: Config, *, only: Sequence[str] = (),
     """
     rules = enabled_rules(config, only)
     if change is not None:
-        outputs = [_rule_run(r, model, config, change) for r in rules
-                   if r.check_change is not None]
+        outputs = _outputs([_decided(r, model, config, change) for r in rules
+                            if r.check_change is not None], model)
         return _policy(rules, outputs, model, config, change=True)
     return _policy(rules, rule_outputs([r for r in rules if r.id != UNUSED], model, config),
                    model, config)
@@ -353,7 +354,7 @@ def rule_outputs(rules: Sequence[Rule], model: Model, config: Config,
     """
     if len(rules) < 2 or len(rules) > concurrency.Tickets.MOST or concurrency.workers(
             2, len(model.objects), concurrency.limits().rules_min_objects) < 1:
-        outputs = [_rule_run(r, model, config) for r in rules]
+        outputs = _outputs([_decided(r, model, config) for r in rules], model)
         if meanwhile is not None:
             meanwhile()
         return outputs
@@ -368,7 +369,7 @@ def rule_outputs(rules: Sequence[Rule], model: Model, config: Config,
             done.update(_take_rules(rules, order, tickets, model, config))
         except Exception:  # noqa: BLE001 - the sequential run below raises what matters
             worker.result()
-            return [_rule_run(r, model, config) for r in rules]
+            return _outputs([_decided(r, model, config) for r in rules], model)
         try:
             if meanwhile is not None:
                 meanwhile()
@@ -379,26 +380,65 @@ def rule_outputs(rules: Sequence[Rule], model: Model, config: Config,
     if data is not None:
         with contextlib.suppress(Exception):  # what it sent is run here instead
             done.update(pickle.loads(data))
-    return [done[i] if i in done else _rule_run(rules[i], model, config)
-            for i in range(len(rules))]
+    missing = [i for i in range(len(rules)) if i not in done]
+    done.update(zip(missing, _outputs([_decided(rules[i], model, config) for i in missing],
+                                      model), strict=True))
+    return [done[i] for i in range(len(rules))]
 
 
 def _take_rules(rules: Sequence[Rule], order: Sequence[int], tickets: concurrency.Tickets,
                 model: Model, config: Config) -> dict[int, RuleOutput]:
     """Run rules as long as tickets last: ticket ``t`` is rule ``order[t]``."""
-    out: dict[int, RuleOutput] = {}
+    decided: dict[int, Decided] = {}
     while (ticket := tickets.take()) is not None:
         i = order[ticket]
-        out[i] = _rule_run(rules[i], model, config)
-    return out
+        decided[i] = _decided(rules[i], model, config)
+    return dict(zip(decided, _outputs(list(decided.values()), model), strict=True))
 
 
-def _rule_run(rule: Rule, model: Model, config: Config,
-              change: Change | None = None) -> RuleOutput:
-    """What one rule decided: its check's values, findings made of its violations."""
+# a rule, its settings, and what its check decided
+Decided = tuple[Rule, RuleSettings, list[Decision]]
+
+
+def _decided(rule: Rule, model: Model, config: Config, change: Change | None = None) -> Decided:
+    """What ``rule`` decides about ``model`` (its check run through)."""
     settings = config.settings(rule)
+    return rule, settings, list(_decisions(rule, model, settings.options, change))
+
+
+def _outputs(decided: Sequence[Decided], model: Model) -> list[RuleOutput]:
+    """The output of each rule of ``decided``, its findings and quiet places located; every
+    document they name is first told all the paths they ask of it, so that one walk of its
+    events locates them all (``Document.locate_all``), not one walk per finding."""
+    wanted: dict[int, tuple[Document, list[Path]]] = {}
+    for _, _, decisions in decided:
+        for decision in decisions:
+            if isinstance(decision, Violation):
+                _wanted(decision, wanted)
+            elif isinstance(decision, QuietPlace):
+                doc = decision.obj.doc
+                wanted.setdefault(id(doc), (doc, []))[1].append(
+                    decision.obj.path + tuple(decision.path))
+    for doc, paths in wanted.values():
+        doc.locate_all(paths)
+    return [_output(rule, settings, decisions, model) for rule, settings, decisions in decided]
+
+
+def _wanted(v: Violation, wanted: dict[int, tuple[Document, list[Path]]]) -> None:
+    """Add the place :func:`make_finding` locates for ``v`` and its others to ``wanted``."""
+    if v.obj is not None and v.line is None:
+        doc, at = v.obj.written(v.path)
+        wanted.setdefault(id(doc), (doc, []))[1].append(at)
+    for other in v.others:
+        _wanted(other, wanted)
+
+
+def _output(rule: Rule, settings: RuleSettings, decisions: Iterable[Decision],
+            model: Model) -> RuleOutput:
+    """What one rule decided (``decisions``, under ``settings``): findings made of its
+    violations, its quiet places located, its notes."""
     out = RuleOutput()
-    for decision in _decisions(rule, model, settings.options, change):
+    for decision in decisions:
         if isinstance(decision, Violation):
             out.findings.append(make_finding(rule, decision, settings.severity, model))
             out.owners.append(id(decision.obj) if decision.obj is not None else 0)
@@ -437,13 +477,14 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
     if doubt is None and v.obj is not None and model is not None and model.doubts:
         doubt = model.doubts.get(id(v.obj))
     level, message = doubted(severity or rule.severity_of(v.kind), v.message, doubt)
-    if v.obj is not None:
-        file, line, column = v.obj.where(v.path)
-        ref = v.obj.ref
-    else:
+    if v.obj is None:
         line, column, file, ref = v.line or 1, v.column or 1, v.file or "", ""
-    if v.line is not None and v.obj is not None:
-        file, line, column = v.obj.file, v.line, v.column or 1
+    else:
+        ref = v.obj.ref
+        if v.line is None:
+            file, line, column = v.obj.where(v.path)
+        else:  # placed by the rule: in the object's own file
+            file, line, column = v.obj.file, v.line, v.column or 1
     return Finding(
         rule=rule.id, severity=level, file=file or "",
         line=line, column=column, object=ref, message=message, fix=v.fix or rule.fix,

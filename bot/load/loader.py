@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 import sys
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from sys import intern
@@ -183,6 +183,16 @@ class Document:
         probe = tuple(path)
         return self._lookup(probe).get((_KEY, *probe)) or self.position(probe)
 
+    def locate_all(self, paths: Iterable[Path]) -> None:
+        """Look every path of ``paths`` up at once: one walk of the document records them all
+        (``LoadedFile.locate_all``), and :meth:`position` and :meth:`key_position` answer
+        each from it as a walk of its own would. The engine tells a document every path its
+        findings and quiet places ask before it locates them: a walk per path read the same
+        events again (GCP's samples: 2.1 walks per document that has a finding)."""
+        if self._positions is None and not self.file.locate_all(
+                self.index, [held(self.value, tuple(path)) for path in paths]):
+            self._positions = self.file.positions(self.index)
+
 
 def held(value: Any, path: Path) -> Path:
     """The longest start of ``path`` that ``value`` holds, stepping as the locator does: a
@@ -197,6 +207,15 @@ def held(value: Any, path: Path) -> Path:
             return path[:n]
         value = value[step]
     return path
+
+
+def _answers(path: Path) -> Iterator[Path]:
+    """The keys of the positions a walk to ``path`` alone records: ``path`` and each start
+    of it, and the key of each that is a mapping's entry (absent where it is an item)."""
+    for n in range(len(path) + 1):
+        yield path[:n]
+        if n:
+            yield (_KEY, *path[:n])
 
 
 @dataclass(eq=False)
@@ -267,6 +286,33 @@ class LoadedFile:
         asked = sum(1 for i, _ in self._located if i == index)
         if asked >= LOCATE_PATHS:
             return None
+        found = self._walk(index, (path,))
+        if found is not None:
+            self._located[(index, path)] = found
+        return found
+
+    def locate_all(self, index: int, paths: Sequence[Path]) -> bool:
+        """Locate every path of ``paths`` in document ``index`` with one walk, which stops
+        after the last of them; each path's answer (what :meth:`locate` gives for it alone:
+        its own, its parents' and its key's positions) is kept for ``locate``. False when the
+        walk cannot tell (then compose the document whole)."""
+        if self._located is None:
+            self._located = {}
+        located = self._located
+        new = [path for path in dict.fromkeys(paths) if (index, path) not in located]
+        if not new:
+            return True
+        found = self._walk(index, new)
+        if found is None:
+            return False
+        for path in new:
+            located[(index, path)] = {
+                at: hit for at in _answers(path) if (hit := found.get(at)) is not None}
+        return True
+
+    def _walk(self, index: int, targets: Sequence[Path]) -> dict[Path, Position] | None:
+        """The positions of document ``index`` on the way to each of ``targets``, read from
+        its events up to the last of them (``_locate_document``); None when it cannot tell."""
         text, shift, only = self._document_text(index)
         spans = next((d.spans for d in self.documents if d.index == index), True)
         composed: list[Composed] = []
@@ -276,7 +322,7 @@ class LoadedFile:
             composed = []
             try:
                 with suppress(*PARSE_ERRORS, ProblemError):
-                    _compose_stream(text, True, self.pure, composed, only, path,
+                    _compose_stream(text, True, self.pure, composed, only, targets,
                                     (_CHECKED if spans else _TRUSTED) if cuts > 0 else 0)
             except _Unlocated:
                 return None
@@ -285,9 +331,7 @@ class LoadedFile:
                 continue
             break
         part = (composed[0][2] if composed else None) or {}
-        found = {p: (line + shift, column) for p, (line, column) in part.items()}
-        self._located[(index, path)] = found
-        return found
+        return {p: (line + shift, column) for p, (line, column) in part.items()}
 
     def _document_text(self, index: int) -> tuple[str, int, int]:
         """What to compose document ``index`` from: (text, its first line - 1, the
@@ -886,7 +930,8 @@ _CHECKED, _TRUSTED = 1, 2  # cuts (_Cutter): checked with libyaml, or trusted (n
 
 def _compose_stream(
     text: str, marks: bool, pure: bool, out: list[Composed], only: int | None = None,
-    target: Path | None = None, cut: int = 0, resolve: Callable[[str], Any] | None = None,
+    targets: Sequence[Path] | None = None, cut: int = 0,
+    resolve: Callable[[str], Any] | None = None,
 ) -> None:
     """Append (value, first line, positions or None, spans) per document to ``out`` (as they come,
     so the documents before a broken one are kept); only document ``only`` when given (the
@@ -897,18 +942,18 @@ def _compose_stream(
     are dropped and ruamel's C parser reads the text again, so an error is always the one
     ruamel reports (on the corpus, 7 of 4,782 files: each refused by every parser).
 
-    With ``target`` (and ``only``), that document's positions are those of ``target`` and
-    the nodes above it alone (``_locate_document``); with ``cut`` too, a long block mapping
+    With ``targets`` (and ``only``), that document's positions are those of ``targets`` and
+    the nodes above them alone (``_locate_document``); with ``cut`` too, a long block mapping
     off its way may be cut out of ``text`` (:class:`_Cut`, libyaml's events only;
     ``_TRUSTED``: the document has no quoted scalar or flow collection over several lines)."""
     if not pure and LIBYAML:
         n = len(out)
         try:
-            _compose_events(text, marks, "libyaml", out, only, target, cut, resolve)
+            _compose_events(text, marks, "libyaml", out, only, targets, cut, resolve)
             return
         except YAMLError:
             del out[n:]
-    _compose_events(text, marks, "pure" if pure else "ruamel", out, only, target, 0, resolve)
+    _compose_events(text, marks, "pure" if pure else "ruamel", out, only, targets, 0, resolve)
 
 
 def _open_events(text: str, engine: str) -> tuple[Callable[[], Any], Callable[[], None]]:
@@ -946,7 +991,8 @@ def _open_events(text: str, engine: str) -> tuple[Callable[[], Any], Callable[[]
 
 def _compose_events(
     text: str, marks: bool, engine: str, out: list[Composed], only: int | None,
-    target: Path | None = None, cut: int = 0, resolve: Callable[[str], Any] | None = None,
+    targets: Sequence[Path] | None = None, cut: int = 0,
+    resolve: Callable[[str], Any] | None = None,
 ) -> None:
     get, close = _open_events(text, engine)
     cutter = _Cutter(text, cut == _CHECKED) if cut and engine == "libyaml" else None
@@ -959,8 +1005,8 @@ def _compose_events(
                 if only is None or index == only:
                     line = event.args[0].line + 1
                     out.append(_compose_document(get, line, marks, resolve or resolve_plain)
-                               if target is None
-                               else _locate_document(get, line, target, cutter))
+                               if targets is None
+                               else _locate_document(get, line, targets, cutter))
                     if only is not None:
                         break
                 else:
@@ -1211,6 +1257,7 @@ def _merge_into(container: dict[str, Any], value: Any, mark: Any) -> None:
 
 _COLLECTION: Any = object()  # an anchor's value in the locator: a mapping or a sequence
 _SKIPPED: Any = object()  # ... a scalar read past (a value or a key: not told apart there)
+_TARGET: Any = object()  # in a node of the locator's tree of paths: its path is a target
 
 
 class _Unlocated(Exception):
@@ -1273,20 +1320,29 @@ class _Cutter:
         raise _Cut(text[:body] + "\n" * lines + text[end:])
 
 
-def _locate_document(get: Any, start_line: int, target: Path,
+def _locate_document(get: Any, start_line: int, targets: Sequence[Path],
                      cutter: _Cutter | None = None) -> Composed:
-    """The positions ``_compose_document`` gives (with marks) for ``target``, its prefixes
-    and its key, read from the events only up to where they are known: no value is built
+    """The positions ``_compose_document`` gives (with marks) for ``targets``, their prefixes
+    and their keys, read from the events only up to where they are known: no value is built
     (only what an anchor needs: whether it is a collection, and a scalar's value, for an
-    alias used as a key), nothing is recorded off the target's path, and the walk stops at
-    the target, or where the deepest container on its path closes. For documents the loader
-    kept (no duplicate or complex key, no undefined alias: they composed)."""
+    alias used as a key), nothing is recorded off the targets' paths, and the walk stops
+    after the last target, or where the deepest container on the way to those not reached
+    closes. For documents the loader kept (no duplicate or complex key, no undefined alias:
+    they composed)."""
     positions: dict[Path, Position] = {}
     anchors: dict[str, Any] = {}
-    # the open containers: [is mapping, path, on the target's path, key, key mark,
-    # items so far, anchor]
+    # the paths to the targets as a tree: a node maps each step to the node below it, and
+    # holds _TARGET when its path is a target
+    tree: dict[Any, Any] = {}
+    for target in targets:
+        branch = tree
+        for step in target:
+            branch = branch.setdefault(step, {})
+        branch[_TARGET] = True
+    left = set(targets)  # the targets neither reached nor known absent
+    # the open containers: [is mapping, path, its node (None: off the targets' paths), key,
+    # key mark, items so far, anchor]
     stack: list[list[Any]] = []
-    depth = len(target)
     first = _FIRST
     while True:
         event = get()
@@ -1316,7 +1372,7 @@ def _locate_document(get: Any, start_line: int, target: Path,
             if top is None:
                 positions[()] = (mark.line + 1, mark.column + 1)
                 break
-            if _place(top, mark, True, positions, target, depth):
+            if _place(top, mark, True, positions, left) is not None and not left:
                 break
         elif kind is _MapStart or kind is _SeqStart:
             args = event.args
@@ -1325,26 +1381,30 @@ def _locate_document(get: Any, start_line: int, target: Path,
             if top is None:
                 path: Path = ()
                 positions[()] = (mark.line + 1, mark.column + 1)
-                if not depth:
-                    break
-                on = True
+                node: dict[Any, Any] | None = tree
+                left.discard(())
             else:
                 path = top[1] + (top[3] if top[0] else top[5],)
-                on = top[2] and len(path) <= depth and target[len(path) - 1] == path[-1]
-                if _place(top, mark, False, positions, target, depth):
-                    break
-                if not on:  # off the target's path: read past it, keeping its anchors
-                    if cutter is not None and top[0] and kind is _MapStart:
-                        cutter.cut(top[4], args)
-                    _skip(get, anchors, args[0])
-                    continue
-            stack.append([kind is _MapStart, path, on, _NO_KEY, None, 0, args[0]])
+                node = _place(top, mark, False, positions, left)
+            if node is not None and not left:
+                break
+            if node is None or len(node) == (_TARGET in node):  # off the targets' way
+                if cutter is not None and node is None and top is not None and top[0] and (
+                        kind is _MapStart):
+                    cutter.cut(top[4], args)
+                _skip(get, anchors, args[0])
+                continue
+            stack.append([kind is _MapStart, path, node, _NO_KEY, None, 0, args[0]])
         elif kind is _End:
             done = stack.pop()
             if done[6]:
                 anchors[done[6]] = _COLLECTION
-            if done[2]:  # a container on the target's path closed: nothing more is on it
-                break
+            if done[2] is not None:  # on the way: what is below it and not reached, is absent
+                gone = done[1]
+                n = len(gone)
+                left = {target for target in left if target[:n] != gone}
+                if not left:
+                    break
         elif kind is _Alias:
             name, mark, _ = event.args
             value = anchors.get(name)
@@ -1358,7 +1418,8 @@ def _locate_document(get: Any, start_line: int, target: Path,
                 top[3] = value if isinstance(value, str) else key_text(value)
                 top[4] = mark
                 continue
-            if _place(top, mark, value is not _COLLECTION, positions, target, depth):
+            if _place(top, mark, value is not _COLLECTION, positions, left) is not None and (
+                    not left):
                 break
         elif kind is _DocEnd:
             break
@@ -1384,20 +1445,24 @@ def _skip(get: Any, anchors: dict[str, Any], anchor: Any) -> None:
 
 
 def _place(top: list[Any], mark: Any, scalar: bool, positions: dict[Path, Position],
-           target: Path, depth: int) -> bool:
-    """A value of the open container ``top`` at ``mark``: recorded if it is on the target's
-    path, and ``top`` moved past it; True when it is the target itself (the walk stops)."""
-    is_map, path, on = top[0], top[1], top[2]
+           left: set[Path]) -> dict[Any, Any] | None:
+    """A value of the open container ``top`` at ``mark``: recorded if it is on a target's
+    path, and ``top`` moved past it; its node of the targets' tree (None: off their paths),
+    and a target reached is taken out of ``left``."""
+    is_map, path, node = top[0], top[1], top[2]
     if is_map:
         step: Any = top[3]
         top[3] = _NO_KEY
         if step == _MERGE:
-            return False
+            return None
     else:
         step = top[5]
         top[5] += 1
-    if not on or len(path) >= depth or target[len(path)] != step:
-        return False
+    if node is None:
+        return None
+    below: dict[Any, Any] | None = node.get(step)
+    if below is None:
+        return None
     here = path + (step,)
     if is_map:
         key_mark = top[4]
@@ -1406,7 +1471,9 @@ def _place(top: list[Any], mark: Any, scalar: bool, positions: dict[Path, Positi
         positions[(_KEY, *here)] = (key_mark.line + 1, key_mark.column + 1)
     else:
         positions[here] = (mark.line + 1, mark.column + 1)
-    return len(here) == depth
+    if _TARGET in below:
+        left.discard(here)
+    return below
 
 
 def no_surrogates(text: str) -> str:

@@ -128,19 +128,24 @@ class KObject:
 
     def where(self, path: Path) -> tuple[str, int, int]:
         """(file, line, column) of the field at ``path``: in the patch that set it, if one did."""
+        doc, at = self.written(path)
+        line, column = doc.position(at)
+        return doc.file.path, line, column
+
+    def written(self, path: Path) -> tuple[Document, Path]:
+        """The document and the path in it where the field at ``path`` is written: the patch
+        that set it, if one did (what :meth:`where` locates)."""
         if self.origins:
             probe = tuple(path)
             while True:
                 hit = self.origins.get(probe)
                 if hit is not None:
                     doc, at = hit
-                    line, column = doc.position(at + tuple(path)[len(probe):])
-                    return doc.file.path, line, column
+                    return doc, at + tuple(path)[len(probe):]
                 if not probe:
                     break
                 probe = probe[:-1]
-        line, column = self.doc.position(self.path + tuple(path))
-        return self.doc.file.path, line, column
+        return self.doc, self.path + tuple(path)
 
 
 @dataclass(frozen=True)
