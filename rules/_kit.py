@@ -63,16 +63,7 @@ def file_of(obj: KObject, path: Path) -> str:
     one did), without locating its line, which composes the document's positions: a rule
     that asks which file an image is written in, for every container, paid for the lines of
     images it reports nothing about (image-digest on GoogleCloudPlatform's samples)."""
-    if obj.origins:
-        probe = tuple(path)
-        while True:
-            hit = obj.origins.get(probe)
-            if hit is not None:
-                return hit[0].file.path
-            if not probe:
-                break
-            probe = probe[:-1]
-    return obj.doc.file.path
+    return obj.written(path)[0].file.path
 
 
 def each_pod(model: Model, *, templates: bool = False) -> Iterator[PodTemplate]:
