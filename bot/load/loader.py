@@ -305,6 +305,9 @@ class LoadedFile:
         found = self._walk(index, new)
         if found is None:
             return False
+        if len(new) == 1:  # the walk to one path records its answer alone
+            located[(index, new[0])] = found
+            return True
         for path in new:
             located[(index, path)] = {
                 at: hit for at in _answers(path) if (hit := found.get(at)) is not None}
