@@ -11,10 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reviewbot.config import Config
 from reviewbot.engine.run import Result, analyze
-from reviewbot.netpol.deps import endpoints
+from reviewbot.netpol.deps import HOST_PORT, URL, endpoints
 from reviewbot.sources.tree import disk_tree
 
 from .helpers import expected_pairs, lint_text, pairs
@@ -318,6 +320,17 @@ def test_ip_block_ingress_may_admit_pods(tmp_path: Path) -> None:
 )
 def test_endpoints(text: str, want: list[tuple[str, str, int]]) -> None:
     assert [(e.service, e.namespace, e.port) for e in endpoints(text, "own")] == want
+
+
+@given(st.text(alphabet="ab-.:/@0189 \n", max_size=40))
+def test_endpoints_searched_only_where_a_pattern_can_match(text: str) -> None:
+    """``endpoints`` skips a text without ":" and the URL search of one without "://": each
+    pattern matches nothing there."""
+    if "://" not in text:
+        assert next(URL.finditer(text), None) is None
+    if ":" not in text:
+        assert next(HOST_PORT.finditer(text), None) is None
+        assert endpoints(text, "own") == ()
 
 
 DB = """

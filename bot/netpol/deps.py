@@ -62,11 +62,13 @@ class Declaration:
 @lru_cache(maxsize=4096)
 def endpoints(text: str, namespace: str) -> tuple[Endpoint, ...]:
     """The in-cluster Service endpoints ``text`` names (``namespace``: the caller's)."""
-    if "." not in text and ":" not in text:
+    if ":" not in text:  # both patterns hold one: a text without is not searched
         return ()
     out: list[Endpoint] = []
     spans: list[tuple[int, int]] = []
-    for m in URL.finditer(text):
+    # a URL holds "://": the other texts are not searched for one (its search tries every
+    # place of the text: 60% of this function's time on GoogleCloudPlatform's samples)
+    for m in URL.finditer(text) if "://" in text else ():
         spans.append(m.span())
         port = int(m["port"]) if m["port"] else SCHEME_PORTS.get(m["scheme"].lower())
         endpoint = _endpoint(m["host"], port, namespace)
