@@ -1293,11 +1293,16 @@ class _Cutter:
 
     def __init__(self, text: str, check: bool) -> None:
         self.text, self.check = text, check
+        self.newlines = -1  # the text's, counted when first needed
 
     def cut(self, key_mark: Any, args: tuple[Any, ...]) -> None:
         """Raise :class:`_Cut` when the mapping starting with ``args`` (a MappingStart's
         fields), the value of the key at ``key_mark``, can be cut out; else return."""
         anchor, tag, _, mark, _, flow = args
+        if self.newlines < 0:
+            self.newlines = self.text.count("\n")
+        if self.newlines - key_mark.line <= CUT_LINES:  # fewer lines follow the key's
+            return
         if anchor is not None or tag is not None or flow or mark.line <= key_mark.line:
             return
         text, at, column = self.text, key_mark.index, key_mark.column
