@@ -42,8 +42,10 @@ builds (`build.artifacts[].image`, profiles too; skaffold replaces every referen
 name with the image it built, by tag and digest) and `ko://` references (ko builds them and
 writes the digest). The summary ("not reported on purpose") and the JSON `skipped` list
 name each such container and the build step. Images a kustomize `images:` transformer
-changes are judged as transformed. An image whose tag or whole reference is a `${VAR}`,
-`$(VAR)` or `{{ }}` is resolved elsewhere and skipped; one whose registry or path is a
+changes are judged as transformed. An image whose tag, digest or whole reference is a
+`${VAR}`, `$(VAR)` or `{{ }}` is resolved elsewhere (a Flux postBuild variable the
+repository does not set, a template) and not judged: the summary and the JSON `skipped` list
+name the container and the variable; one whose registry or path is a
 variable while a name with `:latest` or no tag is written after it
 (`${REGISTRY}/web:latest`) floats whatever the variable holds: `floating`, at most a
 warning that names the variable it could not see. Option
@@ -54,8 +56,9 @@ When it stays quiet:
 
 Images a build step supplies at deploy time (a `skaffold.yaml` artifact, a `ko://`
 reference: listed as not reported on purpose in the summary and in the JSON `skipped` list);
-images whose tag or whole reference is `${VAR}`, `$(VAR)` or `{{ }}`, resolved elsewhere
-(a variable registry before a written tag `:1.2` too); repositories listed in
+images whose tag, digest or whole reference is `${VAR}`, `$(VAR)` or `{{ }}`, resolved
+elsewhere (a variable registry before a written tag `:1.2` too: listed as not reported on
+purpose, with the variable); repositories listed in
 `allow-floating` (only their digests' form is checked). An image a kustomize `images:`
 transformer changes is judged as transformed, and `tag-moved` only runs in review, where
 both trees are known.
@@ -164,7 +167,7 @@ def _paths(container: Container) -> tuple[Path, Path, Path]:
 
 def _check(
     model: Model, pod: PodTemplate, container: Container, allowed: Sequence[str]
-) -> Iterator[Violation]:
+) -> Iterator[Violation | QuietPlace]:
     ref = image_ref(container)
     if ref is None:
         return
@@ -308,24 +311,39 @@ _VARIABLE = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\{\{.*?\}\}", re.S)
 
 def _written_after_a_variable(
     model: Model, pod: PodTemplate, container: Container, text: str
-) -> Iterator[Violation]:
+) -> Iterator[Violation | QuietPlace]:
     """An image whose registry or path is a variable resolved elsewhere, while the name and
     tag written after it are literal (``${REGISTRY}/web:latest``, ``$(REG)/web``): the tag it
     runs is known whatever the variable holds. Anything else with a variable (the tag, the
-    whole reference) is not judged."""
+    whole reference) is not judged, and the rule says so (a quiet place naming the
+    variable)."""
+    who = _pod_and_container(pod, container)
+    image_path, tag_path, digest_path = _paths(container)
+    names = ", ".join(dict.fromkeys(_VARIABLE.findall(text)))
     found = _LAST_VARIABLE.match(text)
-    if found is None:
+    tail = found.group(3) if found is not None else ""
+    if found is None or not tail.startswith("/") or "@" in tail or PLACEHOLDER.search(tail):
+        # the variable may hold the name, the tag or the digest
+        part = _variable_part(text)
+        yield QuietPlace(
+            pod.obj, {"tag": tag_path, "digest": digest_path}.get(part, image_path),
+            f"{who}: image {text}: "
+            f"{'its ' + part + ' is' if part != 'reference' else 'the reference holds'} "
+            f"{names}, {_variables(names)} the repository does not show (set elsewhere by a "
+            "Flux postBuild substitution, a template or a CI step), so whether the image is "
+            "pinned is not judged",
+        )
         return
-    tail = found.group(3)
-    if not tail.startswith("/") or "@" in tail or PLACEHOLDER.search(tail):
-        return  # the variable may hold the name, the tag or the digest
     name, colon, tag = tail.rpartition(":") if ":" in tail.rsplit("/", 1)[-1] else (
         tail, "", "")
     if colon and tag != "latest":
-        return  # a tag is written: whether it is pinned depends on a registry unseen
-    who = _pod_and_container(pod, container)
-    image_path, tag_path, _ = _paths(container)
-    names = ", ".join(dict.fromkeys(_VARIABLE.findall(text)))
+        # a tag is written: whether it is pinned depends on a registry unseen
+        yield QuietPlace(
+            pod.obj, tag_path,
+            f"{who}: image {text}: its registry is {names}, {_variables(names)} the "
+            "repository does not show, so the image is not judged",
+        )
+        return
     written = ":latest" if colon else "no tag"
     yield Violation(
         pod.obj, tag_path if colon else image_path,
@@ -337,6 +355,25 @@ def _written_after_a_variable(
         # the model's doubt names where the variable's value lives (a Secret ...)
         doubt=None if id(pod.obj) in model.doubts else f"the value of {names}",
     )
+
+
+def _variables(names: str) -> str:
+    """"a variable whose value" or "variables whose values", for ``names`` (comma-joined)."""
+    return "variables whose values" if ", " in names else "a variable whose value"
+
+
+def _variable_part(text: str) -> str:
+    """Which part of an image reference holds its variables: ``digest`` (all after ``@``),
+    ``tag`` (all after the repository's ``:``) or the whole ``reference``."""
+    masked = _VARIABLE.sub(lambda m: "\0" * len(m.group()), text)  # its `/`, `:` and `@` too
+    name, at, _ = masked.partition("@")
+    if at and "\0" not in name:
+        return "digest"
+    head, slash, last = name.rpartition("/")
+    repository, colon, _ = last.partition(":")
+    if colon and "\0" not in head + slash + repository:
+        return "tag"
+    return "reference"
 
 
 def _chart_tag_unseen(pod: PodTemplate, ref: ImageRef) -> str | None:

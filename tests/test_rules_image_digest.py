@@ -62,6 +62,30 @@ def test_placeholders_and_substitutions_are_skipped(tmp_path: Path) -> None:
     assert pairs(lint_text(tmp_path, text, only=["image-digest"])) == []
 
 
+def test_an_image_the_rule_cannot_judge_for_a_variable_says_why(tmp_path: Path) -> None:
+    """A variable in the tag (Flux postBuild not resolving it), the digest or the whole
+    reference: no finding, and the summary and the JSON skipped list say which variable."""
+    images = ["ghcr.io/x/app:${TAG}", "app@${DIGEST}", "${IMAGE:-ghcr.io/x/app:main}",
+              "${REGISTRY}/web:1.2", "${REGISTRY}/web:latest"]
+    text = "---".join(pod(image, f"p{i}") for i, image in enumerate(images))
+    result = lint_text(tmp_path, text, only=["image-digest"])
+    assert pairs(result) == [("image-digest", 39)]  # the floating :latest, as before
+    assert [(q.rule, q.line) for q in result.quiet] == [
+        ("image-digest", 7), ("image-digest", 15), ("image-digest", 23), ("image-digest", 31)]
+    tag, digest, whole, registry = (q.reason for q in result.quiet)
+    assert tag.startswith("p0, container app: image ghcr.io/x/app:${TAG}: its tag is ${TAG}, "
+                          "a variable whose value the repository does not show")
+    assert tag.endswith("so whether the image is pinned is not judged")
+    assert "its digest is ${DIGEST}" in digest
+    assert "the reference holds ${IMAGE:-ghcr.io/x/app:main}" in whole
+    assert "its registry is ${REGISTRY}" in registry
+    report = Report(findings=(), skipped=tuple(result.skipped), quiet=tuple(result.quiet))
+    data = json.loads(render(report, "json"))
+    assert data["skipped"][0]["reason"].startswith(
+        "image-digest (line 7): p0, container app: image ghcr.io/x/app:${TAG}: its tag is")
+    assert "not reported on purpose (4):" in render(report, "text")
+
+
 def test_a_variable_registry_before_a_written_latest_floats_at_most_a_warning(
     tmp_path: Path
 ) -> None:
