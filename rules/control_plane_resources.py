@@ -116,7 +116,7 @@ from typing import Any
 from reviewbot.engine.findings import Violation
 from reviewbot.engine.registry import Option
 from reviewbot.model.objects import Container, Model, Node, PodTemplate, items
-from reviewbot.model.quantity import format_quantity
+from reviewbot.model.quantity import format_quantity, quote
 from reviewbot.model.workload import (
     CONTROL_PLANE_KEYS,
     admits,
@@ -128,6 +128,7 @@ from reviewbot.model.workload import (
     share,
     stand_in_control_planes,
     untolerated,
+    written,
 )
 from reviewbot.rules._kit import each_pod
 
@@ -260,11 +261,13 @@ def _shares(pod: PodTemplate, nodes: Sequence[Node], fraction: Fraction) -> Iter
             continue
         container = _largest(pod, resource)
         ceiling = fraction * allocatable
+        limits = written(pod, resource, "limits")
         yield Violation(
             pod.obj, field_path(container, "resources") + ("limits", resource),
-            f"{pod.name} limits {resource} to {format_quantity(resource, total)}, "
+            f"{pod.name} limits {resource} to {quote(resource, total, *limits, compared=True)}, "
             f"{share(total, allocatable)} of control-plane node {node.name}'s "
-            f"{format_quantity(resource, allocatable)} allocatable; the ceiling is "
+            f"{quote(resource, allocatable, node.written.get(resource), compared=True)} "
+            "allocatable; the ceiling is "
             f"{float(fraction):g} of the node ({format_quantity(resource, ceiling)})",
             fix=(f"Lower limits.{resource} to at most {format_quantity(resource, ceiling)}, "
                  "or move the workload off the control plane."),

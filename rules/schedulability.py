@@ -113,7 +113,7 @@ from typing import Any
 
 from reviewbot.engine.findings import Amount, Violation
 from reviewbot.model.objects import Container, Model, Node, Path, PodTemplate
-from reviewbot.model.quantity import format_quantity, parse_quantity
+from reviewbot.model.quantity import parse_quantity, quote
 from reviewbot.model.workload import (
     Placement,
     admits,
@@ -124,6 +124,7 @@ from reviewbot.model.workload import (
     pod_request,
     request,
     resource_names,
+    written,
 )
 from reviewbot.rules._kit import each_container, each_pod, template_doubt, views
 
@@ -220,8 +221,14 @@ def _anchor(pod: PodTemplate, resource: str) -> Path:
     return field_path(best, "resources") + (section, resource)
 
 
-def _q(resource: str, value: Fraction) -> str:
-    return format_quantity(resource, value)
+def _q(resource: str, value: Fraction, pod: PodTemplate | None = None,
+       node: Node | None = None, compared: bool = True) -> str:
+    """``value`` as the pod's containers (requests, else limits) or the node's allocatable
+    write it, when one of them is it (``64G (59.60Gi)``: :func:`quote`), else normalized."""
+    texts = written(pod, resource, "requests", "limits") if pod is not None else []
+    if node is not None:
+        texts.append(node.written.get(resource))
+    return quote(resource, value, *texts, compared=compared)
 
 
 def _node(node: Node, on: Sequence[PodTemplate]) -> Iterator[Violation]:
@@ -236,8 +243,9 @@ def _node(node: Node, on: Sequence[PodTemplate]) -> Iterator[Violation]:
             continue
         shares.sort(key=lambda pv: (-pv[1], pv[0].name))
         listed = ", ".join(
-            f"{p.name} {_q(resource, v)}" + (f" ({count(p)} x {_q(resource, v / count(p))})"
-                                              if count(p) > 1 else "")
+            f"{p.name} {_q(resource, v, p, compared=False)}" + (
+                f" ({count(p)} x {_q(resource, v / count(p), p, compared=False)})"
+                if count(p) > 1 else "")
             for p, v in shares
         )
         amount = Amount(float(total), _q(resource, total), _readable(_q(resource, allocatable)))
@@ -253,7 +261,7 @@ def _full(node: Node, resource: str, pod: PodTemplate, total: Fraction, allocata
         pod.obj, _anchor(pod, resource),
         f"{pod.name}: the pods pinned to {node.name} request {_q(resource, total)} "
         f"{resource} ({listed}), "
-        f"but its allocatable is {_q(resource, allocatable)}: "
+        f"but its allocatable is {_q(resource, allocatable, node=node)}: "
         f"{_q(resource, total - allocatable)} too much, so one of them stays Pending",
         fix=(f"Bring the {resource} requests on {node.name} to at most "
              f"{_q(resource, allocatable)}: lower {pod.name}'s request, reduce replicas, "
@@ -300,9 +308,9 @@ def _single(
     node, resource, value, biggest = found
     yield Violation(
         pod.obj, _anchor(pod, resource),
-        f"{pod.name}: one pod requests {_q(resource, value)} {resource}, but no inventory "
-        f"node that admits it has that much (the largest, {node.name}, has "
-        f"{_q(resource, biggest)} allocatable): it never schedules",
+        f"{pod.name}: one pod requests {_q(resource, value, pod)} {resource}, but no "
+        f"inventory node that admits it has that much (the largest, {node.name}, has "
+        f"{_q(resource, biggest, node=node)} allocatable): it never schedules",
         fix=f"Lower the {resource} request to fit {node.name}, or add a node that can hold it.",
         kind="too-big",
     )

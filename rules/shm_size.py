@@ -97,7 +97,7 @@ from typing import Any
 from reviewbot.engine.findings import Edit, Violation, edit
 from reviewbot.engine.registry import Option
 from reviewbot.model.objects import Container, Model, Path, PodTemplate, items
-from reviewbot.model.quantity import format_quantity, parse_quantity
+from reviewbot.model.quantity import format_quantity, parse_quantity, quote
 from reviewbot.model.workload import (
     NCCL_GPU_RESOURCES,
     asks_tpus,
@@ -265,7 +265,8 @@ def _check(pod: PodTemplate, c: Container, reason: str, minimum: Fraction,
     elif size < minimum:
         yield Violation(
             pod.obj, _emptydir_path(pod, index, "sizeLimit"),
-            f"{who}; its {SHM} sizeLimit {format_quantity('memory', size)} is below the "
+            f"{who}; its {SHM} sizeLimit "
+            f"{quote('memory', size, empty.get('sizeLimit'), compared=True)} is below the "
             f"{format_quantity('memory', minimum)} minimum, too small for NCCL's buffers",
             fix=f"Raise sizeLimit to at least {format_quantity('memory', minimum)}.",
             kind="small", edits=(

@@ -46,7 +46,7 @@ def test_min_size_option_and_named_units(tmp_path: Path) -> None:
     config = "rules:\n  shm-size: {min-size: 4Gi}\n"
     result = lint_text(tmp_path / "b", text, only=["shm-size"], config=config)
     assert pairs(result) == [("shm-size", 11)]
-    assert "sizeLimit 2Gi is below the 4Gi minimum" in result.findings[0].message
+    assert "sizeLimit 2048Mi is below the 4Gi minimum" in result.findings[0].message
 
 
 def test_one_gpu_needs_nothing(tmp_path: Path) -> None:

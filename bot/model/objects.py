@@ -299,6 +299,7 @@ class Node:
     labels: Mapping[str, str]
     taints: tuple[Mapping[str, Any], ...]
     allocatable: Mapping[str, Fraction]
+    written: Mapping[str, Any] = field(default_factory=dict)  # allocatable as written (64G)
 
     @property
     def control_plane(self) -> bool:
@@ -1129,15 +1130,17 @@ def parse_inventory(
         if not isinstance(n, dict):
             continue
         alloc = {}
+        written = {}
         for key, raw in (mapping(n.get("allocatable"))).items():
             q = parse_quantity(raw)
             if q is not None:
                 alloc[str(key)] = q
+                written[str(key)] = raw
         labels = dict(str_map(n.get("labels")))
         labels.setdefault("kubernetes.io/hostname", str(n.get("name")))
         nodes.append(Node(
             str(n.get("name")), labels,
-            tuple(t for t in items(n.get("taints")) if isinstance(t, dict)), alloc,
+            tuple(t for t in items(n.get("taints")) if isinstance(t, dict)), alloc, written,
         ))
     return Inventory(tuple(nodes), facts, version)
 

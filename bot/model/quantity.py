@@ -93,7 +93,10 @@ def format_cpu(value: Fraction) -> str:
 
 
 def format_bytes(value: Fraction) -> str:
-    for suffix, size in (("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+    # a whole number of a binary unit, else of a decimal one (2 x 64G is 128G, not
+    # 125000000Ki), else of Ki
+    for suffix, size in (("Gi", 2**30), ("Mi", 2**20), ("G", 10**9), ("M", 10**6),
+                         ("Ki", 2**10)):
         if value >= size and (value / size).denominator == 1:
             return f"{int(value / size)}{suffix}"
     if value >= 2**30:
@@ -106,6 +109,41 @@ def format_bytes(value: Fraction) -> str:
 def format_quantity(resource: str, value: Fraction) -> str:
     if resource == "cpu":
         return format_cpu(value)
-    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+    if _in_bytes(resource):
         return format_bytes(value)
     return f"{float(value):g}"
+
+
+def _in_bytes(resource: str) -> bool:
+    return resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-")
+
+
+def quote(resource: str, value: Fraction, *written: Any, compared: bool = False) -> str:
+    """``value`` for a message, as the user wrote it: the first of ``written`` (the texts
+    that may hold it: the field, each container's) that is this value (``64G``), else the
+    normalized form (:func:`format_quantity`). ``compared``: a message that compares bytes
+    written in decimal units with other values adds them in binary units (``64G
+    (59.60Gi)``)."""
+    normal = format_quantity(resource, value)
+    for text in written:
+        if isinstance(text, (str, int, float)) and not isinstance(text, bool) and (
+                parse_quantity(text) == value):
+            said = str(text).strip()
+            if compared and _in_bytes(resource) and _BYTES.fullmatch(said):
+                binary = _binary(value)  # 64G beside a limit in Gi: (59.60Gi)
+                return said if binary == said else f"{said} ({binary})"
+            return said
+    return normal
+
+
+_BYTES = re.compile(r"[0-9.]+[kMGTPE]")  # a decimal byte unit, compared with binary ones
+
+
+def _binary(value: Fraction) -> str:
+    """Bytes in Gi or Mi (whole when they are, else rounded)."""
+    for suffix, size in (("Gi", 2**30), ("Mi", 2**20)):
+        if value >= size and (value / size).denominator == 1:
+            return f"{int(value / size)}{suffix}"
+    if value >= 2**30:
+        return f"{float(value / 2**30):.2f}Gi"
+    return f"{float(value / 2**20):.1f}Mi"

@@ -155,6 +155,18 @@ def quantity(container: Container, section: str, resource: str) -> Fraction | No
     return container.quantity(section, resource)
 
 
+def written(pod: PodTemplate, resource: str, *sections: str) -> list[Any]:
+    """What the pod's containers write for ``resource`` in ``sections``, as written: the
+    texts a message quotes a value by (:func:`reviewbot.model.quantity.quote`)."""
+    out = []
+    for c in pod.containers:
+        for section in sections:
+            block = c.resources.get(section)
+            if isinstance(block, dict) and resource in block:
+                out.append(block[resource])
+    return out
+
+
 def request(container: Container, resource: str) -> Fraction | None:
     """The effective request: ``requests``, else ``limits`` (Kubernetes copies the limit)."""
     value = container.quantity("requests", resource)
