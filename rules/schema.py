@@ -28,13 +28,20 @@ Deployment, `kind: Deploymnet`) is `api-lifecycle`'s to report (once, with when 
 removed and what replaces it); it is counted here as not validated. Any other object without
 a schema is counted in the summary as not validated, never reported as a problem.
 
+A Deployment, ReplicaSet, StatefulSet, DaemonSet (or a Job with `manualSelector: true`)
+whose `spec.selector` does not select its `spec.template.metadata.labels` is refused by the
+API server ("`selector` does not match template `labels`"): `invalid`, at the selector, with
+the selector evaluated as Kubernetes does (`matchLabels` and `matchExpressions`); a warning
+naming the variable when a `${VAR}` or `{{ }}` is left in either.
+
 A Flux `${VAR}` in a value is substituted (postBuild) before the object reaches the cluster,
 so such a value is not judged by type, enum or pattern (`flux-substitutions`). Values under a
 Secret's `data` and `stringData` are never quoted in a message.
 
 Kinds:
 
-- `invalid`: the object does not validate against its schema.
+- `invalid`: the object does not validate against its schema, or the API server refuses it
+  for a rule the schema cannot say (a workload's selector that does not select its pods).
 - `crd-conflict`: two copies of one CRD version with different schemas.
 
 When it stays quiet:
@@ -99,7 +106,8 @@ from reviewbot.engine.registry import Option
 from reviewbot.load.paths import format_path
 from reviewbot.model import sops
 from reviewbot.model.kustomize import config_files, patch_files
-from reviewbot.model.objects import KObject, Model, Path, items, model_graph
+from reviewbot.model.objects import KObject, Model, Path, items, model_graph, str_map
+from reviewbot.netpol.selectors import Selector
 from reviewbot.rules._kit import views
 from reviewbot.schema.kubeconform import find_kubeconform, run_kubeconform
 from reviewbot.schema.lifecycle import parse_minor
@@ -202,7 +210,67 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
             for problem in problems:
                 yield _violation(obj, problem.identity, problem.path, problem.message,
                                  _QUOTE.get(problem.unquoted))
+    yield from _selectors_unmatched(model, patches)
     yield Note("schema", stats.as_dict())  # the summary's counts
+
+
+# the workloads whose spec.selector the API server requires to select their pod template's
+# labels (a Job only with manualSelector: true; else the API server writes its own)
+SELECTING = frozenset({("apps/v1", "Deployment"), ("apps/v1", "ReplicaSet"),
+                       ("apps/v1", "StatefulSet"), ("apps/v1", "DaemonSet"), ("batch/v1", "Job")})
+_SELECTING_KINDS = frozenset(kind for _, kind in SELECTING)
+_UNRESOLVED = ("${", "{{")
+
+
+def _selectors_unmatched(model: Model, patches: frozenset[str]) -> Iterator[Violation]:
+    """Workloads whose ``spec.selector`` does not select ``spec.template.metadata.labels``:
+    the API server refuses them ("`selector` does not match template `labels`"). An error
+    when both are written out; with a variable left in either, a warning naming it."""
+    for obj in model.objects:
+        if obj.kind not in _SELECTING_KINDS or (obj.api_version, obj.kind) not in SELECTING:
+            continue
+        spec = obj.body.get("spec")
+        if not isinstance(spec, dict) or (
+                obj.kind == "Job" and spec.get("manualSelector") is not True):
+            continue
+        raw = spec.get("selector")
+        template = spec.get("template")
+        meta = template.get("metadata") if isinstance(template, dict) else None
+        labels = meta.get("labels") if isinstance(meta, dict) else None
+        if not isinstance(raw, dict) or not raw or not isinstance(labels, (dict, type(None))):
+            continue  # no selector, or one the schema refuses: the schema's finding
+        pairs = raw.get("matchLabels")
+        if len(raw) == 1 and type(pairs) is dict and labels and all(
+                type(v) is str and labels.get(k) == v for k, v in pairs.items()):
+            continue  # (most: text labels the template repeats, selected whatever they are)
+        if obj.file in patches:
+            continue  # a patch: part of an object
+        selector = Selector.parse(raw)
+        written = str_map(labels)
+        if not selector.valid or selector.matches(written):
+            continue
+        unresolved = sorted({v for v in _texts(raw) + list(written.values()) + list(written)
+                             if any(mark in v for mark in _UNRESOLVED)})
+        said = ", ".join(f"{k}={v}" for k, v in written.items()) or "none"
+        yield Violation(
+            obj, ("spec", "selector"),
+            f"spec.selector: `selector` does not match template `labels`: {selector.describe()} "
+            f"does not select the pod template's labels ({said}), so the API server refuses "
+            f"the {obj.kind}",
+            fix="Make spec.selector select the labels of spec.template.metadata.labels (or add "
+                "the labels the selector names to the template).",
+            kind="invalid",
+            doubt=f"the values of {', '.join(unresolved)}" if unresolved else None,
+        )
+
+
+def _texts(value: Any) -> list[str]:
+    """Every text in ``value`` (keys and values)."""
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in (str(k), *_texts(v))]
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v)]
+    return [value] if isinstance(value, str) else []
 
 
 def _by_version(model: Model) -> dict[str, list[KObject]]:

@@ -598,3 +598,66 @@ def test_a_schema_reaching_outside_the_expected_definitions_compiles_as_against_
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": 1}}
     )] == [(p.path, p.message) for p in Validator(_ref(CONFIG_MAP_DEF), whole).problems(
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": 1}})]
+
+
+def workload(kind: str, selector: str, labels: str, extra: str = "",
+             api: str = "apps/v1") -> str:
+    return f"""
+apiVersion: {api}
+kind: {kind}
+metadata: {{name: web, namespace: default}}
+spec:{extra}
+  selector: {selector}
+  template:
+    metadata:
+      labels: {labels}
+    spec:
+      containers: [{{name: web, image: nginx}}]
+"""
+
+
+def test_a_selector_that_does_not_select_the_template_labels_is_refused(tmp_path: Path) -> None:
+    """The API server refuses a workload whose selector misses its pod template's labels
+    ("`selector` does not match template `labels`"): an error at the selector."""
+    for i, kind in enumerate(("Deployment", "ReplicaSet", "DaemonSet")):
+        text = workload(kind, "{matchLabels: {app: web}}", "{app: api}")
+        result = lint_text(tmp_path / str(i), text, only=["schema"])
+        assert pairs(result) == [("schema", 5)], kind
+        (finding,) = result.findings
+        assert (finding.kind, finding.severity) == ("invalid", "error")
+        assert finding.message == (
+            "spec.selector: `selector` does not match template `labels`: app=web does not "
+            f"select the pod template's labels (app=api), so the API server refuses the {kind}")
+    expressions = ("{matchExpressions: [{key: tier, operator: In, values: [front, back]}, "
+                   "{key: canary, operator: DoesNotExist}]}")
+    result = lint_text(tmp_path / "e", workload("Deployment", expressions,
+                                                "{tier: front, canary: 'yes'}"), only=["schema"])
+    assert pairs(result) == [("schema", 5)]
+    assert "tier in (back,front), !canary does not select" in result.findings[0].message
+
+
+def test_a_job_s_selector_is_judged_only_when_it_is_manual(tmp_path: Path) -> None:
+    mismatch = ("{matchLabels: {app: web}}", "{app: api}")
+    manual = workload("Job", *mismatch, extra="\n  manualSelector: true", api="batch/v1")
+    assert pairs(lint_text(tmp_path / "m", manual, only=["schema"])) == [("schema", 6)]
+    # without manualSelector, the API server makes the Job's selector itself: not judged here
+    automatic = workload("Job", *mismatch, api="batch/v1")
+    assert not any("does not match template" in f.message
+                   for f in lint_text(tmp_path / "a", automatic, only=["schema"]).findings)
+
+
+def test_a_selector_that_selects_its_labels_or_is_unknown(tmp_path: Path) -> None:
+    """Selecting labels (a subset, an expression) passes; a variable left in the selector or
+    the labels makes the mismatch a warning that names it."""
+    ok = [("{matchLabels: {app: web}}", "{app: web, tier: front}"),
+          ("{matchExpressions: [{key: app, operator: Exists}]}", "{app: anything}"),
+          ("{matchLabels: {app: '${APP}'}}", "{app: '${APP}'}")]
+    for i, (selector, labels) in enumerate(ok):
+        assert pairs(lint_text(tmp_path / str(i), workload("StatefulSet", selector, labels),
+                               only=["schema"])) == [], selector
+    result = lint_text(tmp_path / "v", workload("Deployment", "{matchLabels: {app: '${APP}'}}",
+                                                "{app: web}"), only=["schema"])
+    assert pairs(result) == [("schema", 5)]
+    (finding,) = result.findings
+    assert finding.severity == "warning"
+    assert finding.message.endswith("Not certain: reviewbot could not see the values of ${APP}.")
