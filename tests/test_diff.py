@@ -313,6 +313,28 @@ def test_work_tree_is_the_default_head(tmp_path: Path, capsys: pytest.CaptureFix
     assert changes_of(diff[0]) == {("spec.replicas", None, "changed", 2, 3)}
 
 
+def test_an_object_s_header_points_at_its_first_changed_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The header of a modified object names the line of its first changed field (the
+    narrowest node), not the file's or the object's first line; an added one its first."""
+    def two(deploy: str) -> str:
+        return textwrap.dedent(SERVICE).lstrip() + "---\n" + textwrap.dedent(deploy).lstrip()
+
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"app.yaml": two(DEPLOY)})
+    head = repo.commit({"app.yaml": two(DEPLOY.replace('cpu: "1"', 'cpu: "2"').replace(
+        "replicas: 2", "replicas: 3")), "new.yaml": SERVICE.replace("name: web,", "name: api,")})
+    # app.yaml: the Service is lines 1-7, the Deployment 9-31 (replicas: line 16, the
+    # changed limit: line 31)
+    diff = diff_json(repo, base, head, capsys)
+    assert [(d["object"], d["line"]) for d in diff] == [
+        ("Deployment/shop/web", 16), ("Service/shop/api", 1)]
+    assert [c["line"] for c in diff[0]["changes"]] == [16, 31]
+    code, out, _ = run_cli(["diff", base, head, "--repo", str(repo.path)], capsys)
+    assert code == 0 and "app.yaml:16" in out and "app.yaml:9" not in out
+
+
 def test_added_removed_renamed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo = GitRepo(tmp_path / "repo")
     base = repo.commit({"app.yaml": DEPLOY, "svc.yaml": SERVICE,

@@ -127,8 +127,9 @@ class Change:
 class ObjectDiff:
     """What a change does to one object: ``status`` added, removed, modified or renamed
     (``renamed_from``: the base's ref), where it is (``file`` in the head, ``base_file``,
-    ``line``), and ``changes``, one :class:`Change` per field (Secrets' values redacted). The
-    object itself on each side is ``head`` and ``base`` (None on the side it is absent from).
+    ``line``: its first changed field's, else the object's first line, ``start``), and
+    ``changes``, one :class:`Change` per field (Secrets' values redacted). The object itself
+    on each side is ``head`` and ``base`` (None on the side it is absent from).
     """
 
     ref: str  # Kind/namespace/name (the head identity; the base one when removed)
@@ -144,6 +145,7 @@ class ObjectDiff:
     changes: tuple[Change, ...] = ()
     head: KObject | None = field(default=None, compare=False, repr=False)
     base: KObject | None = field(default=None, compare=False, repr=False)
+    start: int | None = field(default=None, compare=False, repr=False)  # the object's first line
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -1078,7 +1080,8 @@ def diff_items(base: Sequence[Item], head: Sequence[Item]) -> TreeDiff:
         if id(b) not in gone:
             results.append(_object_diff(None, b, "removed", ()))
     order = {"modified": 0, "added": 1, "removed": 2, "renamed": 3}
-    results.sort(key=lambda d: (order[d.status], d.file or d.base_file or "", d.line or 0, d.ref))
+    results.sort(key=lambda d: (order[d.status], d.file or d.base_file or "", d.start or 0,
+                                d.ref))
     return TreeDiff(tuple(results))
 
 
@@ -1157,10 +1160,15 @@ def _object_diff(head: Item | None, base: Item | None, status: str,
                  changes: tuple[Change, ...], renamed_from: str | None = None) -> ObjectDiff:
     item = head or base
     assert item is not None
+    # where the change is: its first changed field (changes come in line order), else the
+    # object's first line (an added or renamed object)
+    line = next((c.line for c in changes if c.line is not None), None)
     return ObjectDiff(
         ref=item.ref, kind=item.kind, api_version=item.api_version, namespace=item.namespace,
         name=item.name, status=status, file=head.file if head else None,
-        base_file=base.file if base else None, line=head.line if head else None,
+        base_file=base.file if base else None,
+        line=line if line is not None else head.line if head else None,
+        start=head.line if head else None,
         renamed_from=renamed_from, changes=changes,
         head=head.obj if head else None, base=base.obj if base else None,
     )
