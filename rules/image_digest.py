@@ -107,7 +107,8 @@ from reviewbot.engine.findings import QuietPlace, Violation
 from reviewbot.engine.registry import Option
 from reviewbot.model.build import akin, builder_of, builders, rewriter
 from reviewbot.model.kustomize import is_kustomization_file
-from reviewbot.model.objects import Container, Model, Path, PodTemplate
+from reviewbot.model.objects import Container, KObject, Model, Path, PodTemplate
+from reviewbot.model.substitute import names_in
 from reviewbot.model.workload import describe, field_path, where_of
 from reviewbot.rules._kit import (
     DIGEST,
@@ -353,8 +354,16 @@ def _written_after_a_variable(
             "@sha256:<digest>.",
         kind="floating",
         # the model's doubt names where the variable's value lives (a Secret ...)
-        doubt=None if id(pod.obj) in model.doubts else f"the value of {names}",
+        doubt=None if _model_doubts(model, pod.obj, text) else f"the value of {names}",
     )
+
+
+def _model_doubts(model: Model, obj: KObject, text: str) -> bool:
+    """Whether the model says what a finding on ``obj`` about image ``text`` could not see:
+    how the object is built (a CI step), or where a postBuild variable of ``text`` lives."""
+    unseen = model.unseen.get(id(obj))
+    return id(obj) in model.doubts or unseen is not None and bool(
+        names_in(text, set()) & set(unseen.names))
 
 
 def _variables(names: str) -> str:

@@ -206,18 +206,83 @@ def test_post_build_substitution_uses_the_repositorys_values(tmp_path: Path) -> 
 
 
 def test_a_value_kept_outside_the_repository_makes_its_errors_warnings(tmp_path: Path) -> None:
+    """A variable whose value lives outside the repository makes a finding that depends on
+    it a warning naming it and where it lives; only the variables of the fields the finding
+    depends on are named (the container it points at and its pod's own fields)."""
     result = bootstrap(tmp_path, {
         "clusters/prod/apps.yaml": APPS % ("./apps", "GitRepository", "flux-system") + (
             "  postBuild:\n"
             "    substituteFrom:\n"
             "    - {kind: Secret, name: cluster-secrets}\n"),
         "apps/web.yaml": (FLOATING % "web").replace(
-            "namespace: apps}", "namespace: apps, labels: {registry: '${REGISTRY}'}}"),
+            "namespace: apps}", "namespace: apps, labels: {domain: '${DOMAIN}'}}").replace(
+            'image: "web:latest"}', 'image: "web:latest", args: ["--registry=${REGISTRY}"]}'),
     })
     [finding] = [f for f in result.findings if f.rule == "image-digest"]
     assert finding.severity == "warning"
-    assert "${REGISTRY}" in finding.message
-    assert "Secret flux-system/cluster-secrets" in finding.message
+    assert finding.message.endswith(
+        "Not certain: reviewbot could not see the value of ${REGISTRY} (Secret "
+        "flux-system/cluster-secrets (postBuild.substituteFrom, not in the repository or "
+        "encrypted)).")
+
+
+def test_a_variable_a_finding_does_not_depend_on_is_not_named(tmp_path: Path) -> None:
+    """Variables only in fields a container's finding does not read (the object's own labels,
+    another container) leave it certain: an error, and no "could not see"."""
+    result = bootstrap(tmp_path, {
+        "clusters/prod/apps.yaml": APPS % ("./apps", "GitRepository", "flux-system") + (
+            "  postBuild:\n"
+            "    substituteFrom:\n"
+            "    - {kind: Secret, name: cluster-secrets}\n"),
+        "apps/web.yaml": (FLOATING % "web").replace(
+            "namespace: apps}", "namespace: apps, labels: {domain: '${DOMAIN}'}}").replace(
+            '      - {name: web, image: "web:latest"}\n',
+            '      - {name: web, image: "web:latest"}\n'
+            '      - {name: proxy, image: "proxy:1@sha256:' + "0" * 64 + '", '
+            'args: ["--host=${DOMAIN}"]}\n'),
+    })
+    [finding] = [f for f in result.findings if f.rule == "image-digest"]
+    assert (finding.severity, finding.line) == ("error", 10)
+    assert "could not see" not in finding.message
+    assert id(next(o for o in result.model.objects if o.name == "web")) in result.model.unseen
+
+
+def test_a_chart_s_container_names_only_its_own_variables(tmp_path: Path) -> None:
+    """Helm values: the container's finding names the variable of its env, not the one of
+    the ingress host beside it in the same values."""
+    result = bootstrap(tmp_path, {
+        "clusters/prod/apps.yaml": APPS % ("./apps", "GitRepository", "flux-system") + (
+            "  postBuild:\n"
+            "    substituteFrom:\n"
+            "    - {kind: Secret, name: cluster-secrets}\n"),
+        "apps/echo.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: echo, namespace: apps}
+            spec:
+              interval: 1h
+              chart:
+                spec:
+                  chart: app-template
+                  version: 3.0.0
+                  sourceRef: {kind: HelmRepository, name: bjw-s}
+              values:
+                controllers:
+                  main:
+                    containers:
+                      app:
+                        image: {repository: ghcr.io/x/echo, tag: "1.0"}
+                        env: {TZ: "${TIMEZONE}"}
+                ingress:
+                  main:
+                    hosts: [{host: "echo.${SECRET_DOMAIN}"}]
+        """,
+    })
+    [finding] = [f for f in result.findings if f.rule == "image-digest"]
+    assert (finding.kind, finding.line) == ("unpinned", 16)
+    assert finding.message.endswith("could not see the value of ${TIMEZONE} (Secret "
+                                    "flux-system/cluster-secrets (postBuild.substituteFrom, "
+                                    "not in the repository or encrypted)).")
 
 
 # an Argo CD Application: (name, source path, destination namespace)

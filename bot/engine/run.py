@@ -39,6 +39,7 @@ from reviewbot.load.cache import ParseCache
 from reviewbot.load.loader import Document
 from reviewbot.load.paths import Path, format_path
 from reviewbot.model.builder import build_model
+from reviewbot.model.doubts import doubt_of
 from reviewbot.model.objects import Model, model_graph
 from reviewbot.sources.tree import Skipped, Tree
 
@@ -472,10 +473,13 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
                  model: Model | None = None) -> Finding:
     """The finding of ``v``: located, its severity the configured one or the rule's for its
     kind, at most a warning when the rule or the model (``Model.doubts``: how the object
-    reaches its cluster) could not see everything the promise of an error needs."""
+    reaches its cluster; of the postBuild variables an object holds, those in the fields the
+    finding depends on: :func:`~reviewbot.model.doubts.doubt_of`) could not see everything
+    the promise of an error needs."""
     doubt = v.doubt
-    if doubt is None and v.obj is not None and model is not None and model.doubts:
-        doubt = model.doubts.get(id(v.obj))
+    if doubt is None and v.obj is not None and model is not None and (
+            model.doubts or model.unseen):
+        doubt = doubt_of(model, v.obj, v.path)
     level, message = doubted(severity or rule.severity_of(v.kind), v.message, doubt)
     if v.obj is None:
         line, column, file, ref = v.line or 1, v.column or 1, v.file or "", ""

@@ -67,6 +67,7 @@ def shared_objects(base: Model, head: Model) -> set[int]:
         if (key := id(o)) in in_head
         and _same_parts(base_parts.get(key, ()), head_parts.get(key, ()))
         and base.doubts.get(key) == head.doubts.get(key)
+        and base.unseen.get(key) == head.unseen.get(key)
         and clusters_of(base, o) == clusters_of(head, o)
     }
 
@@ -102,7 +103,7 @@ def view(model: Model, shared: set[int]) -> Model:
         namespaces=model.namespaces, kustomizations=model.kustomizations,
         clusters=model.clusters, cluster_entries=model.cluster_entries,
         cluster_inventories=model.cluster_inventories, values_patterns=model.values_patterns,
-        doubts=model.doubts, unapplied=model.unapplied,
+        doubts=model.doubts, unseen=model.unseen, unapplied=model.unapplied,
     )
     for obj in out.objects:
         add_identity(out.by_identity, obj)

@@ -221,7 +221,7 @@ def build_model(
             if entries:
                 _tag_cluster(model, obj, tags.get((id(doc), n)) if built is not None else None)
             if reach is not None and id(obj.body) in reach.doubts:
-                model.doubts[id(obj)] = reach.doubts[id(obj.body)]
+                model.unseen[id(obj)] = reach.doubts[id(obj.body)]
             objects.append(obj)
             add_identity(by_identity, obj)
             runs: list[PodTemplate] = []

@@ -34,6 +34,7 @@ from reviewbot.model.kustomize import (
 )
 from reviewbot.model.quantity import parse_quantity
 from reviewbot.model.resource import join
+from reviewbot.model.substitute import Unseen
 from reviewbot.sources.tree import Skipped, Tree
 
 NAME_LABEL = "kubernetes.io/metadata.name"
@@ -380,6 +381,9 @@ class Model:
     # noun phrase: "the value of ${CLUSTER} in spec.path of clusters/ks.yaml"): findings on
     # it are at most warnings and say so (engine.findings.doubted)
     doubts: dict[int, str] = field(default_factory=dict)
+    # id(object) -> the variables a Flux postBuild left in it, their values unreadable: a
+    # finding names those in the fields it depends on (:func:`reviewbot.model.doubts.doubt_of`)
+    unseen: dict[int, Unseen] = field(default_factory=dict)
     # files no cluster root applies (:mod:`reviewbot.model.reach`; empty when the repository
     # has no roots): no object of theirs is built, no finding is reported in them
     unapplied: frozenset[str] = frozenset()
@@ -427,7 +431,7 @@ def cluster_views(model: Model) -> list[tuple[str | None, Model]]:
             templates=[p for p in model.templates if mine(p.obj)],
             services=[s for s in model.services if mine(s.obj)],
             network_policies=[o for o in model.network_policies if mine(o)],
-            kustomizations=model.kustomizations, doubts=model.doubts,
+            kustomizations=model.kustomizations, doubts=model.doubts, unseen=model.unseen,
             unapplied=model.unapplied,
             values_patterns=model.values_patterns,
         )

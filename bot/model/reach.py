@@ -58,7 +58,7 @@ from reviewbot.model.objects import Model
 from reviewbot.model.resource import Resource, dict_of, list_of, text_of
 from reviewbot.model.substitute import (
     Substitutions,
-    Values,
+    Unseen,
     config_data,
     post_build_values,
 )
@@ -105,13 +105,13 @@ class Applied:
 class Reach:
     """What the roots apply: the builds each cluster receives, every file they read, the
     Kustomizations the walk did not follow (file, reason) and what it could not see of some
-    objects (id of the built body -> a phrase)."""
+    objects (id of the built body -> the variables a postBuild could not substitute)."""
 
     roots: list[Root]
     applied: list[Applied] = field(default_factory=list)
     files: set[str] = field(default_factory=set)
     not_followed: list[tuple[str, str]] = field(default_factory=list)
-    doubts: dict[int, str] = field(default_factory=dict)
+    doubts: dict[int, Unseen] = field(default_factory=dict)
     # the built bodies of Flux Kustomizations whose path is in another source (their path
     # means nothing in this tree)
     elsewhere: set[int] = field(default_factory=set)
@@ -469,7 +469,7 @@ class _Walker:
             if body is not r.body:
                 r = Resource(r.doc, r.path, body, r.origins)
             if missing:
-                self.reach.doubts[id(r.body)] = _unseen(missing, values)
+                self.reach.doubts[id(r.body)] = Unseen(missing, values.unknown)
                 self.reach.kept.append(r.body)
             out.append(r)
         return out
@@ -869,7 +869,3 @@ def _with_metadata(r: Resource, common: Mapping[str, Any]) -> Resource:
     body["metadata"] = meta
     return Resource(r.doc, r.path, body, r.origins)
 
-
-def _unseen(missing: Sequence[str], values: Values) -> str:
-    names = ", ".join("${" + m + "}" for m in missing)
-    return f"the value of {names} ({'; '.join(values.unknown)})"

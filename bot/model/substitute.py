@@ -27,7 +27,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -54,6 +54,21 @@ class Values:
     unknown: tuple[str, ...] = ()
     texts: dict[str, tuple[Any, tuple[str, ...], tuple[str, ...]]] = field(
         default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Unseen:
+    """The variables a postBuild left in one object because their values live where
+    reviewbot cannot read them (``sources``: "Secret flux-system/vars (postBuild...)").
+    A finding names only those in the fields it depends on (:mod:`reviewbot.model.doubts`)."""
+
+    names: tuple[str, ...]  # sorted
+    sources: tuple[str, ...]
+
+    def doubt(self, names: Iterable[str]) -> str:
+        """What a finding that depends on ``names`` (some of :attr:`names`) could not see."""
+        listed = ", ".join("${" + n + "}" for n in names)
+        return f"the value of {listed} ({'; '.join(self.sources)})"
 
 
 # (kind, namespace, name) -> the data of a ConfigMap or Secret of the repository, or None
@@ -393,6 +408,21 @@ def _value(scope: _Scope, variable: str, operator: str | None, default: str | No
     if scope.unset is not None:
         scope.unset.add(variable)
     return "", end
+
+
+def names_in(value: Any, out: set[str]) -> set[str]:
+    """``out`` with the names of the variables written in ``value`` (keys and texts)."""
+    if isinstance(value, str):
+        if "${" in value:
+            expand(value, {}, False, set(), out)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            names_in(key, out)
+            names_in(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            names_in(item, out)
+    return out
 
 
 def _disabled(body: Any) -> bool:

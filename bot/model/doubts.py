@@ -1,0 +1,67 @@
+"""What a finding could not see of its object: the variables a Flux postBuild left in the
+fields the finding depends on, else how the object reaches its cluster.
+
+``Model.unseen`` holds, per object, every variable whose value reviewbot could not read
+(a Secret outside the repository). A finding names only the ones in the fields it depends on
+(:func:`doubt_of`): those of the container it points into, with its pod's own fields (not
+the other containers), or of the pod it points into; any other finding depends on the whole
+object. A finding that depends on no such variable is as certain as without them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reviewbot.load.paths import Path
+from reviewbot.model.objects import Container, KObject, Model, PodTemplate
+from reviewbot.model.substitute import names_in
+
+_CONTAINER_LISTS = frozenset({"containers", "initContainers", "ephemeralContainers"})
+
+
+def doubt_of(model: Model, obj: KObject, path: Path) -> str | None:
+    """What a finding on ``obj`` at ``path`` could not see (a noun phrase), or None."""
+    unseen = model.unseen.get(id(obj))
+    if unseen is not None:
+        used: set[str] = set()
+        for part in depends_on(model, obj, path):
+            names_in(part, used)
+        names = [n for n in unseen.names if n in used]
+        if names:
+            return unseen.doubt(names)
+    return model.doubts.get(id(obj))
+
+
+def depends_on(model: Model, obj: KObject, path: Path) -> list[Any]:
+    """The fields a finding on ``obj`` at ``path`` depends on: the container it points into
+    and its pod's own fields (labels, placement, volumes), else the pod it points into, else
+    the whole object."""
+    pods = _pods(model).get(id(obj), ())
+    for pod in pods:
+        for c in pod.containers:
+            if _under(path, c):
+                own = {k: v for k, v in pod.spec.items() if k not in _CONTAINER_LISTS}
+                return [c.body, own, dict(pod.labels)]
+    for pod in pods:
+        if path[: len(pod.spec_path)] == pod.spec_path:
+            return [pod.spec, dict(pod.labels)]
+    return [obj.body]
+
+
+def _under(path: Path, c: Container) -> bool:
+    """Whether ``path`` is in container ``c`` (where a chart's values write its fields too)."""
+    if path[: len(c.path)] == c.path:
+        return True
+    where = c.origin.where if c.origin is not None else {}
+    return any(path[: len(p)] == p for p in where.values())
+
+
+def _pods(model: Model) -> dict[int, list[PodTemplate]]:
+    """Object ``id()`` -> its pod templates (workloads' and those no pod runs as written)."""
+    found = model.derived.get("pods-by-object")
+    if found is None:
+        found = {}
+        for pod in (*model.pods, *model.templates):
+            found.setdefault(id(pod.obj), []).append(pod)
+        model.derived["pods-by-object"] = found
+    return found
