@@ -31,12 +31,28 @@ three sources of intended flows:
   finding at the first caller's value, the others counted ("a/web and 41 other workloads in
   a call ..."); denied by a caller's own egress, each caller's value is a finding.
 
+In a review, a fourth source of intended flows is checked against what the change removes:
+
+- `dependency-missing` (error, on the env value, arg, command item or ConfigMap key): an
+  address a workload names (as `dependency-denied` reads them) whose Service the change
+  removes or renames: the Service is in the base's build and not in the head's (the same
+  cluster; without GitOps roots, the same kustomization root, `kubectl apply -k` of it, or the
+  tree's other files). The pods behind it no longer have that name, whatever the policies say.
+  It is a warning, saying what could not be seen, when a chart renders the caller or the
+  Service (app-template's `fullnameOverride` renames its Services), when the Service's
+  namespace holds releases or operators that may make Services reviewbot cannot see, and when
+  the Service's file is deleted while a kustomization still lists it (the build fails, and
+  the cluster keeps what it has). A value the change adds that names a Service of a namespace
+  whose Services the repository shows, and that no Service of either side has, is a warning
+  (the name may come from elsewhere); `localhost` is no Service. An `ExternalName` Service of
+  the same name is a Service: nothing is missing.
+
 Both name what a flow no ingress admits is caused by (its destination and connections) and
 give the finding at each caller's place (the first 10): a review shows an egress rule's
 finding and the callers' URLs of one destination and port as one comment, at the place the
 pull request changed, the others listed.
 
-A fourth check asks that every selector select something.
+A last check asks that every selector select something.
 
 - `selects-nothing` (warning, on the selector): a policy's pod selector (`podSelector`,
   `endpointSelector`), or a rule's peer selector, matches no workload of the namespaces it
@@ -224,7 +240,7 @@ spec:
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -237,6 +253,8 @@ from reviewbot.rules._kit import views
 # The evaluator is imported by the functions that run it: a tree without NetworkPolicies
 # (most repositories) never loads it (25-35 ms of a 0.3-0.5 s lint of a small repository).
 if TYPE_CHECKING:
+    from reviewbot.diff.objects import TreeDiff
+    from reviewbot.model.objects import KObject, Service
     from reviewbot.netpol.deps import Declaration, Target
     from reviewbot.netpol.network import Network, Peer, Policy, Rule, Selector
     from reviewbot.netpol.sets import Conns
@@ -245,7 +263,7 @@ ID = "netpol-pairing"
 SEVERITY = "error"
 SEVERITIES = {
     "egress-unmatched": "error", "ingress-unused": "warning", "dependency-denied": "error",
-    "selects-nothing": "warning",
+    "selects-nothing": "warning", "dependency-missing": "error",
 }
 SUMMARY = (
     "Every flow a NetworkPolicy or a workload's configuration intends is allowed on both sides."
@@ -865,10 +883,7 @@ def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
     from reviewbot.netpol.deps import declarations, resolve
     from reviewbot.netpol.sets import NONE
 
-    configmaps = {
-        (o.namespace or "default", o.name): o for o in model.objects
-        if o.kind == "ConfigMap" and o.group == ""
-    }
+    configmaps = _configmaps(model)
     found: dict[tuple[int, tuple[str | int, ...], str], _Denied] = {}
     resolved: dict[tuple[str, str, int], list[Target]] = {}
     verdicts: dict[tuple[int, int, Conns], tuple[bool, bool]] = {}
@@ -983,6 +998,170 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
         others.append(replace(found, obj=place.decl.obj, path=place.decl.path,
                               message=message, key=key))
     return replace(found, others=tuple(others))
+
+
+def _configmaps(model: Model) -> dict[tuple[str, str], KObject]:
+    """The ConfigMaps a pod's declarations may read, by (namespace, name)."""
+    return {(o.namespace or "default", o.name): o for o in model.objects
+            if o.kind == "ConfigMap" and o.group == ""}
+
+
+# ---------------------------------------------------------------- d. calls to no Service
+
+
+def check_change(diff: TreeDiff, base: Model, head: Model,
+                 opts: Any) -> Iterator[Violation]:
+    """(d) ``dependency-missing``: an address a head workload names whose Service the change
+    removes (it is in the base's build of the same cluster, not in the head's), or, named by a
+    value the change adds, that no Service of the repository ever had."""
+    from reviewbot.netpol.deps import declarations
+    from reviewbot.netpol.network import Network
+
+    before = dict(views(base))
+    touched = diff.touched
+    for cluster, view in views(head):
+        base_view = before.get(cluster)
+        if base_view is None:
+            continue  # a cluster the change adds: nothing was removed from it
+        had, has = _services_by_build(base_view), _services_by_build(view)
+        removed = any(found.keys() - has.get(b, {}).keys() for b, found in had.items())
+        if not removed and not touched:
+            continue
+        net = Network(view, exact=False)
+        configmaps = _configmaps(view)
+        builds = _builds_of(view)
+        ever = {key for side in (had, has) for found in side.values() for key in found}
+        configs_touched = any(ref.startswith("ConfigMap/") for ref in touched)
+        old: set[tuple[str, str, int]] | None = None
+        said: set[tuple[Any, ...]] = set()
+        for s, pod in enumerate(net.pods):
+            if not (removed or configs_touched or pod.obj.ref in touched):
+                continue  # no Service gone, and nothing this pod names changed
+            for decl in declarations(pod, configmaps):
+                e = decl.endpoint
+                key = (e.namespace, e.service)
+                # a value several builds make (overlays inserting env entries before it)
+                # is one place, one finding
+                place = (*decl.obj.where(decl.path), e.text)
+                if place in said:
+                    continue
+                gone = [had[b][key] for b in builds(decl.obj)
+                        if key not in has.get(b, {}) and key in had.get(b, {})]
+                if gone:
+                    said.add(place)
+                    renamed = {f"{n.namespace}/{n.name}": n.name for b in builds(decl.obj)
+                               for k, n in has.get(b, {}).items()
+                               if k[0] == e.namespace and k not in had.get(b, {})
+                               and dict(n.selector) == dict(gone[0].selector)}
+                    yield _removed_call(net, s, decl, gone[0], renamed,
+                                        _still_listed(view, gone[0].obj.file))
+                    continue
+                if (key in ever or e.service == "localhost" or decl.obj.ref not in touched
+                        or not _judged_namespace(net, e.namespace)):
+                    continue
+                if old is None:  # the base's addresses, asked once a value names no Service
+                    base_net = Network(base_view, exact=False)
+                    base_maps = _configmaps(base_view)
+                    old = {(d.obj.ref, d.endpoint.text, d.endpoint.port)
+                           for p in base_net.pods for d in declarations(p, base_maps)}
+                if (decl.obj.ref, e.text, e.port) not in old:  # the object named it before
+                    said.add(place)
+                    yield _unknown_call(net, s, decl)
+
+
+def _builds_of(model: Model) -> Callable[[KObject], tuple[str, ...]]:
+    """What applies an object together with the Services it may call: in a cluster (GitOps
+    roots), the cluster ("": one build); without roots, each kustomization root whose build
+    reads the object's file (``kubectl apply -k`` of that folder), and the tree's other files
+    as one build ("")."""
+    if model.cluster_entries:
+        return lambda obj: ("",)
+    from reviewbot.model.objects import model_graph
+
+    graph = model_graph(model)
+    found: dict[str, list[str]] = {}
+    for folder in graph.roots:
+        for file in graph.build(folder).files:
+            found.setdefault(file, []).append(folder)
+    units = {file: tuple(folders) for file, folders in found.items()}
+    return lambda obj: units.get(obj.file, ("",))
+
+
+def _services_by_build(model: Model) -> dict[str, dict[tuple[str, str], Service]]:
+    """Build (:func:`_builds_of`) -> (namespace, name) -> the Services it makes, charts'
+    included."""
+    from reviewbot.netpol.network import every_service
+
+    builds = _builds_of(model)
+    out: dict[str, dict[tuple[str, str], Service]] = {}
+    for service in every_service(model):
+        for build in builds(service.obj):
+            out.setdefault(build, {}).setdefault((service.namespace, service.name), service)
+    return out
+
+
+def _judged_namespace(net: Network, namespace: str) -> bool:
+    """Whether the repository shows every Service of ``namespace``: it holds workloads there
+    and nothing there (a chart, an operator) may make Services reviewbot cannot see."""
+    return namespace in net.by_ns and namespace not in net.opaque_namespaces
+
+
+def _still_listed(model: Model, file: str) -> str | None:
+    """The kustomization that still lists ``file`` when the head has no such file (its
+    build fails, and the cluster keeps what it had)."""
+    from reviewbot.model.kustomize import join, path_entries
+
+    if file in model.files:
+        return None
+    for k in model.kustomizations:
+        if k.flux is None and any(join(k.directory, e.value.strip()) == file
+                                  for e in path_entries(k.body)):
+            return k.file
+    return None
+
+
+def _removed_call(net: Network, s: int, decl: Declaration, service: Service,
+                  renamed: Mapping[str, str], listed: str | None) -> Violation:
+    """A call whose Service the change removes: certain unless a chart renders the caller or
+    the Service, the Service's namespace may hold Services reviewbot cannot see, or the build
+    that made it fails (``listed``: the kustomization that still lists its deleted file)."""
+    e, caller = decl.endpoint, f"{net.pods[s].namespace}/{net.pods[s].name}"
+    name = f"{service.namespace}/{service.name}"
+    message = (f"{caller} calls {e.text}:{e.port}, but Service {name} is no longer in this "
+               f"cluster: this change removes it")
+    if renamed:
+        message += f" (Service {', '.join(renamed)} selects the same pods)"
+    fix = (f"Point the address at {next(iter(renamed.values()))} or keep the Service named "
+           f"{service.name}." if renamed else f"Restore Service {name}, or point the address "
+           "at the Service that replaces it.")
+    doubts = []
+    if listed is not None:
+        doubts.append(f"what the cluster keeps: {listed} still lists {service.obj.file}, "
+                      "which this change deletes, so its build fails")
+    if s in net.rendered_by:
+        doubts.append(net.rendered_by[s])
+    if service.obj.kind != "Service":
+        doubts.append(f"how {service.obj.kind} {service.obj.namespace or 'default'}/"
+                      f"{service.obj.name}'s chart names its Services")
+    unseen = net.unseen.get(service.namespace)
+    if unseen:
+        doubts.append(f"the Services {', '.join(unseen)} may make in {service.namespace}")
+    return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-missing",
+                     key=f"{format_path(decl.path)} -> {e.text}:{e.port}",
+                     doubt="; ".join(doubts) or None, cause=f"Service {name} removed")
+
+
+def _unknown_call(net: Network, s: int, decl: Declaration) -> Violation:
+    """A value the change adds names a Service the repository never had: a warning."""
+    e, caller = decl.endpoint, f"{net.pods[s].namespace}/{net.pods[s].name}"
+    name = f"{e.namespace}/{e.service}"
+    message = f"{caller} calls {e.text}:{e.port}, but no Service {name} is in this repository"
+    return Violation(decl.obj, decl.path, message,
+                     fix=f"Point the address at a Service of {e.namespace}, or add Service "
+                     f"{name}.", kind="dependency-missing",
+                     key=f"{format_path(decl.path)} -> {e.text}:{e.port}",
+                     doubt=f"whether Service {name} comes from outside this repository (another "
+                     "repository, an operator, a manual apply)")
 
 
 def _unadmitted_cause(net: Network, pods: Iterable[int], conns: Conns) -> str:

@@ -8,7 +8,9 @@ counts as unknown.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -19,7 +21,7 @@ from reviewbot.engine.run import Result, analyze
 from reviewbot.netpol.deps import HOST_PORT, URL, endpoints
 from reviewbot.sources.tree import disk_tree
 
-from .helpers import expected_pairs, lint_text, pairs
+from .helpers import GitRepo, expected_pairs, lint_text, pairs, run_cli
 
 RULE = "netpol-pairing"
 ROOT = Path(__file__).resolve().parents[1]
@@ -459,3 +461,120 @@ def test_destination_rows_give_what_asking_each_caller_gives(
     kinds_seen = {f.path.split(" ")[0] for f in fast.findings}
     assert len(fast.findings) > 24 and kinds_seen  # the shapes above do give findings
     assert any("other workloads" in f.message for f in fast.findings)
+
+
+# ---------------------------------------------------------------- d. calls to no Service (review)
+
+SHOP = """
+apiVersion: v1
+kind: Namespace
+metadata: {name: shop}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: x
+        env:
+        - {name: CATALOG_ADDR, value: "catalog:3550"}
+        - {name: CART_ADDR, value: "cart.shop.svc.cluster.local:7070"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: catalog, namespace: shop}
+spec:
+  selector: {matchLabels: {app: catalog}}
+  template:
+    metadata: {labels: {app: catalog}}
+    spec:
+      containers: [{name: catalog, image: x, ports: [{containerPort: 3550}]}]
+"""
+CATALOG = """
+apiVersion: v1
+kind: Service
+metadata: {{name: {name}, namespace: shop}}
+spec:
+  selector: {{app: catalog}}
+  ports: [{{port: 3550}}]
+"""
+
+
+def review_findings(repo: GitRepo, base: str, head: str,
+                    capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                              "--platform", "none", "--format", "json", "--rule", RULE], capsys)
+    assert code in (0, 1), err
+    return [f for f in json.loads(out)["findings"] if f["rule"] == RULE]
+
+
+def shop_repo(tmp_path: Path, extra: str = "") -> tuple[GitRepo, str]:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"shop.yaml": SHOP + extra,
+                        "catalog.yaml": CATALOG.format(name="catalog")})
+    return repo, base
+
+
+def test_a_call_to_a_service_the_change_renames_is_an_error_at_the_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, base = shop_repo(tmp_path)
+    head = repo.commit({"catalog.yaml": CATALOG.format(name="product-catalog")})
+    found = review_findings(repo, base, head, capsys)
+    line = SHOP.lstrip("\n").splitlines().index('        - {name: CATALOG_ADDR, value: '
+                                                '"catalog:3550"}') + 1
+    assert [(f["severity"], f["file"], f["line"]) for f in found] == [
+        ("error", "shop.yaml", line)]
+    assert found[0]["message"] == (
+        "shop/web calls catalog:3550, but Service shop/catalog is no longer in this cluster: "
+        "this change removes it (Service shop/product-catalog selects the same pods)")
+    assert found[0]["fix"] == (
+        "Point the address at product-catalog or keep the Service named catalog.")
+
+
+def test_a_service_replaced_by_an_external_name_or_never_there_gives_no_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # cart.shop:7070 names no Service on either side, in a value the change leaves alone
+    repo, base = shop_repo(tmp_path)
+    external = ("apiVersion: v1\nkind: Service\nmetadata: {name: catalog, namespace: shop}\n"
+                "spec: {type: ExternalName, externalName: catalog.example.com}\n")
+    head = repo.commit({"catalog.yaml": external})
+    assert review_findings(repo, base, head, capsys) == []
+
+
+def test_a_deleted_service_file_its_kustomization_still_lists_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, base = shop_repo(tmp_path)
+    repo.commit({"kustomization.yaml": "resources: [shop.yaml, catalog.yaml]\n"})
+    base = repo.git("rev-parse", "HEAD")
+    head = repo.commit({"catalog.yaml": None})
+    found = review_findings(repo, base, head, capsys)
+    assert [(f["severity"], f["file"]) for f in found] == [("warning", "shop.yaml")]
+    assert found[0]["message"].endswith(
+        "Not certain: reviewbot could not see what the cluster keeps: kustomization.yaml "
+        "still lists catalog.yaml, which this change deletes, so its build fails.")
+
+
+def test_a_value_the_change_adds_naming_no_service_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, base = shop_repo(tmp_path)
+    added = SHOP.replace('        - {name: CART_ADDR',
+                         '        - {name: PAY_ADDR, value: "payments:9000"}\n'
+                         '        - {name: LOCAL, value: "localhost:9000"}\n'
+                         '        - {name: CART_ADDR')
+    head = repo.commit({"shop.yaml": added})
+    found = review_findings(repo, base, head, capsys)
+    assert [(f["severity"], f["line"]) for f in found] == [
+        ("warning", added.lstrip("\n").splitlines().index(
+            '        - {name: PAY_ADDR, value: "payments:9000"}') + 1)]
+    assert found[0]["message"].startswith(
+        "shop/web calls payments:9000, but no Service shop/payments is in this repository. "
+        "Not certain: reviewbot could not see whether Service shop/payments comes from outside")

@@ -38,7 +38,7 @@ between workloads (and IPv4 ranges) in np-guard netpol-analyzer's ``list`` forma
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -856,17 +856,29 @@ class Network:
     @cached_property
     def services(self) -> dict[tuple[str, str], Service]:
         """The repository's Services, KServe's, and those the known charts make."""
-        out = {(s.namespace, s.name): s for s in self.model.services}
-        for release in self.releases:
-            for service in release.services:
-                out.setdefault((service.namespace, service.name), service)
-        return out
+        return services_of(self.model)
 
     def service_pods(self, service: Service) -> list[int]:
         if not service.selector:
             return []
         selector = Selector(tuple(service.selector.items()))
         return self.select_in(service.namespace, selector)
+
+
+def services_of(model: Model) -> dict[tuple[str, str], Service]:
+    """(namespace, name) -> Service: the first of :func:`every_service` of each name."""
+    out: dict[tuple[str, str], Service] = {}
+    for service in every_service(model):
+        out.setdefault((service.namespace, service.name), service)
+    return out
+
+
+def every_service(model: Model) -> Iterator[Service]:
+    """The model's Services (KServe's included), then those the charts whose templates are
+    known make from their values."""
+    yield from model.services
+    for release in releases(model):
+        yield from release.services
 
 
 # Custom resources known to run no pod of their own (policies, certificates, secrets, Flux and
