@@ -112,7 +112,9 @@ about such pods is at most a warning that says so. Other charts, values from a C
 Secret (`valuesFrom`) and post-renderers are not evaluated: `reviewbot netpol connectivity`
 and the review's connectivity section name each such release ("not evaluated: <why>").
 Pods rendered from Helm charts that are not evaluated are not in the model: a namespace
-holding them (HelmRelease namespace or `targetNamespace`, Argo CD destination), or a custom
+holding them (HelmRelease namespace or `targetNamespace`, the destination of an Argo CD
+Application of a chart or of a path this tree lacks; one whose every source is a folder of
+this tree deploys what the model holds, so its destination is judged), or a custom
 resource whose operator may run pods (a CloudNativePG `Cluster`, a VolSync
 `ReplicationSource`; not certificates, secrets, monitoring or Flux configuration), is never
 judged as a whole, neither as the target of a namespace-wide egress entry nor as the source

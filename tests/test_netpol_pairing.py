@@ -21,7 +21,7 @@ from reviewbot.engine.run import Result, analyze
 from reviewbot.netpol.deps import HOST_PORT, URL, endpoints
 from reviewbot.sources.tree import disk_tree
 
-from .helpers import GitRepo, expected_pairs, lint_text, pairs, run_cli
+from .helpers import GitRepo, expected_pairs, lint_text, pairs, run_cli, write
 
 RULE = "netpol-pairing"
 ROOT = Path(__file__).resolve().parents[1]
@@ -578,3 +578,66 @@ def test_a_value_the_change_adds_naming_no_service_is_a_warning(
     assert found[0]["message"].startswith(
         "shop/web calls payments:9000, but no Service shop/payments is in this repository. "
         "Not certain: reviewbot could not see whether Service shop/payments comes from outside")
+
+
+# ---------------------------------------------------------------- namespaces Argo CD fills
+
+ARGO_APP = """
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {{name: {name}, namespace: argocd}}
+spec:
+  project: default
+  source: {{repoURL: https://example.com/r.git, targetRevision: HEAD, {source}}}
+  destination: {{server: https://kubernetes.default.svc, namespace: {ns}}}
+"""
+WEB_POLICY = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: x, ports: [{containerPort: 8080}]}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: web}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  policyTypes: [Ingress, Egress]
+  ingress:
+  - from: [{podSelector: {}}]
+  egress:
+  - to:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: b}}
+    ports: [{protocol: TCP, port: 8080}]
+"""
+
+
+def argo_tree(tmp_path: Path, chart_in_b: bool) -> Result:
+    apps = [ARGO_APP.format(name=f"web-{ns}", ns=ns, source="path: manifests")
+            for ns in ("a", "b")]
+    if chart_in_b:
+        apps.append(ARGO_APP.format(name="db", ns="b", source="chart: postgresql"))
+    write(tmp_path, {"apps.yaml": "---\n".join(apps), "manifests/web.yaml": WEB_POLICY})
+    return analyze(disk_tree([tmp_path], tmp_path), Config(), only=[RULE])
+
+
+def test_a_namespace_only_entry_into_a_namespace_argo_cd_fills_from_this_tree(
+    tmp_path: Path
+) -> None:
+    """The docs' table: an entry naming only namespaces is judged for the whole entry. Namespace
+    b holds only what Applications of this tree's folders deploy (every pod seen), and its
+    policy admits its own namespace only: a's egress to b on 8080 is admitted by no pod."""
+    result = argo_tree(tmp_path, chart_in_b=False)
+    assert [(f.severity, f.file, f.line, f.column) for f in result.findings] == [
+        ("error", "manifests/web.yaml", 20, 5)]
+    assert result.findings[0].message == (
+        "a/web: egress to every pod in b on TCP 8080 has no matching ingress in b")
+
+
+def test_a_namespace_a_chart_also_fills_is_not_judged_as_a_whole(tmp_path: Path) -> None:
+    assert argo_tree(tmp_path, chart_in_b=True).findings == []

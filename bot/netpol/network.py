@@ -44,6 +44,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.escape import json_text, term
+from reviewbot.model.kustomize import Graph
 from reviewbot.model.objects import (
     NAME_LABEL,
     KObject,
@@ -51,6 +52,9 @@ from reviewbot.model.objects import (
     Namespace,
     PodTemplate,
     Service,
+    items,
+    mapping,
+    model_graph,
 )
 from reviewbot.model.releases import releases
 from reviewbot.netpol.policy import (
@@ -556,6 +560,7 @@ class Network:
                 out[namespace].append(what)
 
         evaluated = {id(r.obj) for r in self.releases if r.evaluated}
+        followed = _followed_applications(self.model)
         for pod in self.model.pods:
             if pod.from_values and id(pod.obj) not in evaluated:
                 add(pod.namespace, f"{pod.obj.kind} {pod.obj.name} (Helm chart values)")
@@ -571,7 +576,7 @@ class Network:
                     add(target, f"HelmRelease {ns}/{obj.name}")
             elif obj.kind == "Application" and obj.group == "argoproj.io":
                 target = obj.get(("spec", "destination", "namespace"))
-                if isinstance(target, str) and target:
+                if isinstance(target, str) and target and id(obj) not in followed:
                     add(target, f"Argo CD Application {obj.name}")
             elif id(obj) not in seen and may_run_pods(obj):
                 add(ns, f"{obj.kind} {obj.name} ({obj.group})")
@@ -863,6 +868,35 @@ class Network:
             return []
         selector = Selector(tuple(service.selector.items()))
         return self.select_in(service.namespace, selector)
+
+
+def _followed_applications(model: Model) -> set[int]:
+    """Argo CD Applications whose every source is a folder of this tree (no Helm chart, no
+    path this tree lacks), which the walk from the roots follows as it follows the sources of
+    the Applications it applies (model.reach): what they deploy is in the model, so their
+    destination namespace holds no pod it cannot see on their account."""
+    graph = model_graph(model)
+    out: set[int] = set()
+    for obj in model.objects:
+        if obj.kind != "Application" or obj.group != "argoproj.io":
+            continue
+        spec = mapping(obj.get(("spec",)))
+        sources = [spec["source"]] if "source" in spec else []
+        sources += items(spec.get("sources"))
+        if sources and all(_in_tree(graph, obj.file, s) for s in sources):
+            out.add(id(obj))
+    return out
+
+
+def _in_tree(graph: Graph, file: str, source: Any) -> bool:
+    """Whether an Argo CD source is a plain folder of this tree (what the walk follows)."""
+    if not isinstance(source, dict) or source.get("chart"):
+        return False
+    path = source.get("path")
+    if not isinstance(path, str) or not path or "{{" in path:
+        return False
+    folder = graph.flux_folder(file, path)
+    return folder is not None and (not folder or folder in graph.dirs)
 
 
 def services_of(model: Model) -> dict[tuple[str, str], Service]:
