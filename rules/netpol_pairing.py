@@ -52,6 +52,20 @@ give the finding at each caller's place (the first 10): a review shows an egress
 finding and the callers' URLs of one destination and port as one comment, at the place the
 pull request changed, the others listed.
 
+Every pod an egress policy isolates must still reach DNS.
+
+- `dns-denied` (error, on the isolating policy's `egress`, or `policyTypes` when it has no
+  egress rule): no egress rule of the policies that select the pods may carry DNS, so the pods
+  cannot resolve any name. A rule carries DNS when it allows port 53 (UDP, TCP or any
+  protocol, to any peer: `namespaceSelector: {}` with `k8s-app: kube-dns`, `to: []`, Cilium's
+  `toPorts` port 53 with `rules: dns`), a named port (the destination's), or every port to a
+  peer that may hold a DNS server (an address block, a namespace the repository does not show
+  whole such as kube-system, a pod listening on 53). Pods several namespaces receive from one
+  policy are one finding. It is a warning when none of the pods names an in-cluster address
+  (whether they resolve names is not seen), when a chart renders the policy or the pods, and
+  when a release reviewbot does not evaluate may render more policies in their namespace;
+  with AdminNetworkPolicies in the tree it is not judged.
+
 A last check asks that every selector select something.
 
 - `selects-nothing` (warning, on the selector): a policy's pod selector (`podSelector`,
@@ -198,6 +212,8 @@ spec:
     - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: llm-serving}}
       podSelector: {matchLabels: {app: llm}}
     ports: [{protocol: TCP, port: 8080}]
+  - to: [{namespaceSelector: {}, podSelector: {matchLabels: {k8s-app: kube-dns}}}]
+    ports: [{protocol: UDP, port: 53}, {protocol: TCP, port: 53}]
 ---
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
@@ -265,7 +281,7 @@ ID = "netpol-pairing"
 SEVERITY = "error"
 SEVERITIES = {
     "egress-unmatched": "error", "ingress-unused": "warning", "dependency-denied": "error",
-    "selects-nothing": "warning", "dependency-missing": "error",
+    "selects-nothing": "warning", "dependency-missing": "error", "dns-denied": "error",
 }
 SUMMARY = (
     "Every flow a NetworkPolicy or a workload's configuration intends is allowed on both sides."
@@ -305,6 +321,7 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation | QuietPlace]:
             found += _ingress_unused(network)
             found += _dependencies_denied(network, view)
             found += _selects_nothing(network)
+            found += _dns_denied(network, view)
             del network
     finally:
         if collecting:
@@ -1170,6 +1187,109 @@ def _unadmitted_cause(net: Network, pods: Iterable[int], conns: Conns) -> str:
     """The cause of a flow no ingress rule admits: its destination and connections (an egress
     rule's finding and a caller's URL's are one problem when they name the same)."""
     return f"no ingress admits {_workload_names(net, sorted(set(pods)))} on {conns}"
+
+
+# ---------------------------------------------------------------- f. egress without DNS
+
+
+def _dns_denied(net: Network, model: Model) -> Iterator[Violation]:
+    """Pods whose egress policies allow no DNS: one finding per place of the isolating
+    policies (a policy several namespaces receive is one place), at the first one's ``egress``
+    (``policyTypes`` when it has no egress rule), the same at the others (a review places it
+    on the one the pull request changed)."""
+    if net.admin is not None:
+        return  # admin tiers may allow DNS to every pod: not judged
+    groups: dict[tuple[Any, ...], tuple[list[Policy], list[int]]] = {}
+    for d, isolating in enumerate(net.egress_of):
+        if isolating and not any(_may_carry_dns(net, net.policies[n], rule)
+                                 for n in isolating for rule in net.policies[n].egress):
+            policies = [net.policies[n] for n in isolating]
+            where = tuple(p.obj.where(_egress_key(p)) for p in policies)
+            group = groups.setdefault(where, ([], []))
+            group[0].extend(p for p in policies if p not in group[0])
+            group[1].append(d)
+    if not groups:
+        return
+    from reviewbot.netpol.deps import declarations
+
+    configmaps = _configmaps(model)
+    for policies, pods in groups.values():
+        names = _workload_names(net, pods)
+        by = ", ".join(p.described for p in policies[:MAX_NAMES])
+        if len(policies) > MAX_NAMES:
+            by += f" and {len(policies) - MAX_NAMES} more"
+        message = (f"{names}: egress is isolated by {by} and no egress rule allows DNS "
+                   "(53/UDP to kube-dns): these pods cannot resolve any name")
+        calls = next((d.endpoint.text for i in pods
+                      for d in declarations(net.pods[i], configmaps)), None)
+        if calls is not None:
+            message += f" ({calls} among them)"
+        doubts = [p.rendered_by for p in policies if p.rendered_by]
+        namespaces = {net.pods[i].namespace for i in pods}
+        charts = [r.ref for r in net.releases if not r.evaluated and r.namespace in namespaces]
+        if charts:
+            doubts.append(f"the NetworkPolicies {', '.join(charts[:MAX_NAMES])}"
+                          f"{' and more' if len(charts) > MAX_NAMES else ''} may render")
+        if calls is None:
+            doubts.append("whether these pods resolve names (their configuration names no "
+                          "in-cluster address)")
+        doubt = _doubt(net, pods)
+        if doubt:
+            doubts.append(doubt)
+        found = [Violation(p.obj, _egress_key(p), message,
+                           fix="Add an egress rule to kube-dns on 53/UDP and 53/TCP.",
+                           kind="dns-denied",
+                           doubt="; ".join(dict.fromkeys(doubts)) or None,
+                           cause=f"no DNS for {names}")
+                 for p in policies]
+        yield replace(found[0], others=tuple(found[1:MAX_PLACES]))
+
+
+def _egress_key(policy: Policy) -> tuple[str | int, ...]:
+    """Where a policy's egress is written: its ``egress`` list, else ``policyTypes``."""
+    if policy.egress:
+        return policy.egress[0].path[:-1]
+    return policy.spec_path + ("policyTypes",)
+
+
+def _may_carry_dns(net: Network, policy: Policy, rule: Rule) -> bool:
+    """Whether ``rule`` may let DNS out: a port 53 (UDP, TCP or any protocol; a named port,
+    which only the destination resolves), or every port towards a peer that may hold a DNS
+    server (any address block, a namespace the repository does not show whole, a pod that
+    listens on 53)."""
+    if rule.ports is not None:
+        return any(_dns_port(p.protocol, p.port, p.end_port) for p in rule.ports)
+    if rule.peers is None:
+        return True
+    for peer in rule.peers:
+        if peer.ip is not None or peer.unknown:
+            return True
+        if peer.pods is not None and not peer.pods.valid:
+            continue  # Cilium's toFQDNs and nodes: no pod
+        names = peer.namespaces.names() if peer.namespaces is not None else frozenset(
+            {policy.namespace})
+        if names is None or any(n not in net.by_ns or n in net.opaque_namespaces
+                                for n in names):
+            return True
+        if any(_listens_on_dns(net.pods[d])
+               for d in net.peer_pods(peer, policy.namespace, unknown=True)):
+            return True
+    return False
+
+
+def _dns_port(protocol: str, port: int | str | None, end: int | None) -> bool:
+    if protocol not in ("UDP", "TCP", "ANY"):
+        return False
+    if isinstance(port, str):
+        if not port.isdigit():
+            return True  # a named port: the destination's
+        port = int(port)
+    return port is None or port == 0 or port <= 53 <= (end if end is not None else port)
+
+
+def _listens_on_dns(pod: Any) -> bool:
+    return any(p.get("containerPort") == 53 for c in pod.containers for p in c.ports
+               if isinstance(p, dict))
 
 
 # ---------------------------------------------------------------- e. selectors that select nothing

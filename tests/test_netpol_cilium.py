@@ -344,6 +344,8 @@ spec:
     - matchLabels: {app: llm, k8s:io.kubernetes.pod.namespace: llm-serving}
     toPorts:
     - ports: [{port: "8080", protocol: TCP}]
+  - toEndpoints: [{matchLabels: {k8s:io.kubernetes.pod.namespace: kube-system, k8s-app: kube-dns}}]
+    toPorts: [{ports: [{port: "53", protocol: ANY}], rules: {dns: [{matchPattern: "*"}]}}]
 ---
 apiVersion: cilium.io/v2
 kind: CiliumNetworkPolicy
@@ -359,7 +361,7 @@ spec:
     message = result.findings[0].message
     assert message == ("poimen/client: egress to llm-serving/llm (pods app=llm) on TCP 8080 has "
                        "no matching ingress in llm-serving (isolated by CiliumNetworkPolicy "
-                       "llm-serving/llm-ingress at manifest.yaml:43)")
+                       "llm-serving/llm-ingress at manifest.yaml:45)")
     fixed = text.replace("  - fromEndpoints: [{}]", "  - fromEndpoints: [{}]\n  - fromEndpoints:\n"
                          "    - matchLabels: {k8s:io.kubernetes.pod.namespace: poimen}")
     assert lint_text(tmp_path / "fixed", fixed, only=["netpol-pairing"]).findings == []

@@ -117,6 +117,8 @@ spec:
     - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: server}}
       podSelector: {matchLabels: {app: api}}
     ports: [{port: 8080}]
+  - to: [{namespaceSelector: {}, podSelector: {matchLabels: {k8s-app: kube-dns}}}]
+    ports: [{port: 53, protocol: UDP}, {port: 53, protocol: TCP}]
 """
 SERVER_INGRESS = """
 ---
@@ -193,8 +195,13 @@ def test_egress_without_ingress_is_an_error_on_the_to_entry(tmp_path: Path) -> N
 def test_ingress_without_egress_is_a_warning_on_the_from(tmp_path: Path) -> None:
     result = run(tmp_path, NAMESPACES + CLIENT.replace("http://api.server:8080/v1", "none")
                  + SERVER + SERVER_INGRESS + DENY_CLIENT)
-    assert kinds(result) == [("warning", "spec.ingress[0].from", line_of(tmp_path, "- from:"))]
-    assert result.findings[0].message == (
+    # the deny-all egress also cuts DNS (f): a warning, as client/app names no address
+    assert kinds(result) == [
+        ("warning", "spec.ingress[0].from", line_of(tmp_path, "- from:")),
+        ("warning", "spec.policyTypes", line_of(tmp_path, "policyTypes: [Egress]")),
+    ]
+    unused = next(f for f in result.findings if f.path == "spec.ingress[0].from")
+    assert unused.message == (
         "server/ingress: ingress admits client/app to every pod in server on TCP http, but "
         "the egress policies of client allow none of these flows"
     )
@@ -202,8 +209,10 @@ def test_ingress_without_egress_is_a_warning_on_the_from(tmp_path: Path) -> None
 
 def test_dependency_denied_by_egress_names_the_egress_side(tmp_path: Path) -> None:
     result = run(tmp_path, NAMESPACES + CLIENT + SERVER + SERVER_INGRESS + DENY_CLIENT)
-    # the ingress rule is unused too (b), and the declared flow is denied (c)
+    # the ingress rule is unused too (b), the declared flow is denied (c), and the deny-all
+    # egress cuts DNS for a pod that names an address (f)
     assert kinds(result) == [
+        ("error", "spec.policyTypes", line_of(tmp_path, "policyTypes: [Egress]")),
         ("error", "spec.template.spec.containers[0].env[0].value", line_of(tmp_path, "API")),
         ("warning", "spec.ingress[0].from", line_of(tmp_path, "- from:")),
     ]
@@ -614,6 +623,7 @@ spec:
   - to:
     - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: b}}
     ports: [{protocol: TCP, port: 8080}]
+  - ports: [{protocol: UDP, port: 53}]
 """
 
 
@@ -641,3 +651,70 @@ def test_a_namespace_only_entry_into_a_namespace_argo_cd_fills_from_this_tree(
 
 def test_a_namespace_a_chart_also_fills_is_not_judged_as_a_whole(tmp_path: Path) -> None:
     assert argo_tree(tmp_path, chart_in_b=True).findings == []
+
+
+# ---------------------------------------------------------------- f. egress without DNS
+
+EGRESS_ONLY = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: egress, namespace: client}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+  egress:
+  - to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: server}}}]
+    ports: [{port: 8080}]
+"""
+
+
+def test_an_egress_policy_without_dns_is_an_error_at_its_egress_key(tmp_path: Path) -> None:
+    result = run(tmp_path, NAMESPACES + CLIENT + SERVER + EGRESS_ONLY)
+    assert kinds(result) == [("error", "spec.egress", line_of(tmp_path, "  egress:"))]
+    assert result.findings[0].message == (
+        "client/app: egress is isolated by NetworkPolicy client/egress and no egress rule allows "
+        "DNS (53/UDP to kube-dns): these pods cannot resolve any name (api.server among them)")
+    assert result.findings[0].fix == "Add an egress rule to kube-dns on 53/UDP and 53/TCP."
+
+
+def test_a_pod_that_names_no_address_gets_a_warning(tmp_path: Path) -> None:
+    client = CLIENT.replace("http://api.server:8080/v1", "none")
+    result = run(tmp_path, NAMESPACES + client + SERVER + EGRESS_ONLY)
+    assert kinds(result) == [("warning", "spec.egress", line_of(tmp_path, "  egress:"))]
+    assert result.findings[0].message.endswith(
+        "Not certain: reviewbot could not see whether these pods resolve names (their "
+        "configuration names no in-cluster address).")
+
+
+@pytest.mark.parametrize("dns", [
+    # the usual entry: kube-dns pods of any namespace on 53
+    "  - to: [{namespaceSelector: {}, podSelector: {matchLabels: {k8s-app: kube-dns}}}]\n"
+    "    ports: [{port: 53, protocol: UDP}, {port: 53, protocol: TCP}]\n",
+    # every destination on 53 (`to: []`)
+    "  - to: []\n    ports: [{port: 53, protocol: UDP}]\n",
+    # every port to kube-system, which the repository does not show
+    "  - to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: kube-system}}}]\n",
+    # a named port: the destination's
+    "  - ports: [{port: dns, protocol: UDP}]\n",
+    # an address block (a node-local cache)
+    "  - to: [{ipBlock: {cidr: 169.254.20.10/32}}]\n",
+], ids=["kube-dns", "to-all-on-53", "kube-system", "named-port", "ip-block"])
+def test_the_usual_dns_entries_allow_dns(tmp_path: Path, dns: str) -> None:
+    result = run(tmp_path, NAMESPACES + CLIENT + SERVER + EGRESS_ONLY + dns)
+    assert [f for f in result.findings if f.kind == "dns-denied"] == []
+
+
+def test_dns_allowed_by_another_policy_of_the_same_pods(tmp_path: Path) -> None:
+    allow_dns = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: allow-dns, namespace: client}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+  egress: [{ports: [{port: 53, protocol: UDP}]}]
+"""
+    result = run(tmp_path, NAMESPACES + CLIENT + SERVER + EGRESS_ONLY + DENY_CLIENT + allow_dns)
+    assert [f for f in result.findings if f.kind == "dns-denied"] == []
