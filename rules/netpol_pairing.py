@@ -29,7 +29,9 @@ three sources of intended flows:
   source's egress or the destination's ingress denies that flow. Denied by the destination's
   ingress alone (one ingress rule there is the fix), the callers of one destination are one
   finding at the first caller's value, the others counted ("a/web and 41 other workloads in
-  a call ..."); denied by a caller's own egress, each caller's value is a finding.
+  a call ..."); denied by a caller's own egress, each caller's value is a finding, given too
+  at the `egress` of each policy isolating that caller (a review shows it on the policy the
+  pull request added or changed, the unchanged value listed).
 
 In a review, a fourth source of intended flows is checked against what the change removes:
 
@@ -1016,6 +1018,16 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
         message, key = said(place.decl, place.sources)
         others.append(replace(found, obj=place.decl.obj, path=place.decl.path,
                               message=message, key=key))
+    if entry.egress:
+        # denied by the callers' own egress: the same finding at the egress of each policy
+        # isolating them, where a review places it when the pull request added or changed
+        # that policy (its caller's value unchanged)
+        isolating = dict.fromkeys(n for s in sources for n in net.egress_of[s])
+        for n in isolating:
+            policy = net.policies[n]
+            at = _egress_key(policy)
+            others.append(replace(found, obj=policy.obj, path=at,
+                                  key=f"{format_path(at)} -> {found.key}"))
     return replace(found, others=tuple(others))
 
 

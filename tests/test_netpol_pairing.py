@@ -718,3 +718,25 @@ spec:
 """
     result = run(tmp_path, NAMESPACES + CLIENT + SERVER + EGRESS_ONLY + DENY_CLIENT + allow_dns)
     assert [f for f in result.findings if f.kind == "dns-denied"] == []
+
+
+def test_a_call_the_change_cuts_with_a_new_egress_policy_is_placed_on_that_policy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In a review, a flow its caller's own egress denies is shown where the pull request made
+    it fail: the egress of the policy it added, the caller's unchanged value listed."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"apps.yaml": NAMESPACES + CLIENT + SERVER})
+    head = repo.commit({"policy.yaml": EGRESS_ONLY.replace(
+        "{port: 8080}]", "{port: 9090}]\n  - ports: [{port: 53, protocol: UDP}]")})
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                              "--platform", "none", "--format", "json", "--rule", RULE], capsys)
+    found = json.loads(out)["findings"]
+    api = (NAMESPACES + CLIENT).lstrip("\n").splitlines().index(
+        '        env: [{name: API, value: "http://api.server:8080/v1"}]') + 1
+    assert [(f["file"], f["line"], f["also"]) for f in found] == [
+        ("policy.yaml", 8, [{"object": "Deployment/client/app", "file": "apps.yaml",
+                             "line": api}])]
+    assert found[0]["message"] == (
+        "client/app calls api.server:8080 (server/api on TCP 8080), but no egress rule in "
+        "client allows it")
