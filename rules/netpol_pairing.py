@@ -1056,13 +1056,13 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
             continue  # a cluster the change adds: nothing was removed from it
         had, has = _services_by_build(base_view), _services_by_build(view)
         removed = any(found.keys() - has.get(b, {}).keys() for b, found in had.items())
-        if not removed and not touched:
-            continue
+        configs_touched = any(ref.startswith("ConfigMap/") for ref in touched)
+        if not (removed or configs_touched or any(p.obj.ref in touched for p in view.pods)):
+            continue  # no Service gone, and nothing a pod names changed
         net = Network(view, exact=False)
         configmaps = _configmaps(view)
         builds = _builds_of(view)
         ever = {key for side in (had, has) for found in side.values() for key in found}
-        configs_touched = any(ref.startswith("ConfigMap/") for ref in touched)
         old: set[tuple[str, str, int]] | None = None
         said: set[tuple[Any, ...]] = set()
         for s, pod in enumerate(net.pods):
