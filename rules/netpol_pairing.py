@@ -1050,18 +1050,18 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
 
     before = dict(views(base))
     touched = diff.touched
+    builds, base_builds = _builds_of(head), _builds_of(base)
     for cluster, view in views(head):
         base_view = before.get(cluster)
         if base_view is None:
             continue  # a cluster the change adds: nothing was removed from it
-        had, has = _services_by_build(base_view), _services_by_build(view)
+        had, has = _services_by_build(base_view, base_builds), _services_by_build(view, builds)
         removed = any(found.keys() - has.get(b, {}).keys() for b, found in had.items())
         configs_touched = any(ref.startswith("ConfigMap/") for ref in touched)
         if not (removed or configs_touched or any(p.obj.ref in touched for p in view.pods)):
             continue  # no Service gone, and nothing a pod names changed
         net = Network(view, exact=False)
         configmaps = _configmaps(view)
-        builds = _builds_of(view)
         ever = {key for side in (had, has) for found in side.values() for key in found}
         old: set[tuple[str, str, int]] | None = None
         said: set[tuple[Any, ...]] = set()
@@ -1101,11 +1101,11 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
 
 
 def _builds_of(model: Model) -> Callable[[KObject], tuple[str, ...]]:
-    """What applies an object together with the Services it may call: in a cluster (GitOps
-    roots), the cluster ("": one build); without roots, each kustomization root whose build
-    reads the object's file (``kubectl apply -k`` of that folder), and the tree's other files
-    as one build ("")."""
-    if model.cluster_entries:
+    """What applies an object together with the Services it may call (``model``: the whole
+    tree's, not a cluster's view): with GitOps roots, the cluster ("": one build); without,
+    each kustomization root whose build reads the object's file (``kubectl apply -k`` of that
+    folder), and the tree's other files as one build ("")."""
+    if model.derived.get("reach") is not None or model.cluster_entries:
         return lambda obj: ("",)
     from reviewbot.model.objects import model_graph
 
@@ -1118,12 +1118,12 @@ def _builds_of(model: Model) -> Callable[[KObject], tuple[str, ...]]:
     return lambda obj: units.get(obj.file, ("",))
 
 
-def _services_by_build(model: Model) -> dict[str, dict[tuple[str, str], Service]]:
-    """Build (:func:`_builds_of`) -> (namespace, name) -> the Services it makes, charts'
-    included."""
+def _services_by_build(model: Model, builds: Callable[[KObject], tuple[str, ...]],
+                       ) -> dict[str, dict[tuple[str, str], Service]]:
+    """Build (``builds``: :func:`_builds_of`) -> (namespace, name) -> the Services it makes,
+    charts' included."""
     from reviewbot.netpol.network import every_service
 
-    builds = _builds_of(model)
     out: dict[str, dict[tuple[str, str], Service]] = {}
     for service in every_service(model):
         for build in builds(service.obj):

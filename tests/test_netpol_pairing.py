@@ -740,3 +740,26 @@ def test_a_call_the_change_cuts_with_a_new_egress_policy_is_placed_on_that_polic
     assert found[0]["message"] == (
         "client/app calls api.server:8080 (server/api on TCP 8080), but no egress rule in "
         "client allows it")
+
+
+def test_a_cluster_is_one_build_whatever_kustomization_applies_each_side(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With GitOps roots, the Service and its caller reach the cluster through different Flux
+    Kustomizations (each its own kustomization root): the cluster is what loses the name."""
+    flux = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {{name: {name}, namespace: flux-system}}\nspec:\n  interval: 10m\n"
+            "  sourceRef: {{kind: GitRepository, name: flux-system}}\n  path: ./apps/{name}\n"
+            "  prune: true\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        ".reviewbot.yaml": "clusters:\n  - name: prod\n    paths: [clusters/prod]\n",
+        "clusters/prod/apps.yaml": flux.format(name="web") + "---\n" + flux.format(name="catalog"),
+        "apps/web/kustomization.yaml": "resources: [shop.yaml]\n",
+        "apps/web/shop.yaml": SHOP,
+        "apps/catalog/kustomization.yaml": "resources: [catalog.yaml]\n",
+        "apps/catalog/catalog.yaml": CATALOG.format(name="catalog"),
+    })
+    head = repo.commit({"apps/catalog/catalog.yaml": CATALOG.format(name="product-catalog")})
+    found = review_findings(repo, base, head, capsys)
+    assert [(f["severity"], f["file"]) for f in found] == [("error", "apps/web/shop.yaml")]
