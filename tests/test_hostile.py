@@ -681,6 +681,7 @@ def dense_workloads(n: int, calls: int = 0) -> dict[str, str]:
               egress:
               - to: [{{podSelector: {{matchLabels: {{tier: api}}}}}}]
                 ports: [{{protocol: TCP, port: 8080}}]
+              - ports: [{{protocol: UDP, port: 53}}]
               ingress:
               - from: [{{podSelector: {{matchLabels: {{app: w{(i - 1) % n:03}}}}}}}]
                 ports: [{{protocol: TCP, port: 8080}}]
