@@ -701,7 +701,7 @@ def test_one_document_that_two_builds_make_changes_once_and_a_kustomization_is_a
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
     headers = [line for line in out.splitlines() if line[:2] in ("~ ", "+ ", "- ")]
     assert headers == [
-        "~ Deployment/shop/web  modified  base/deploy.yaml:1  (in 2 builds alike)",
+        "~ Deployment/shop/web  modified  base/deploy.yaml:10  (in 2 builds alike)",
         "~ kustomize file overlays/b/kustomization.yaml  modified",
     ]
     assert "3 modified (3 objects, 1 of them made again alike by another build)" in out
