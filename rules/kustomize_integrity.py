@@ -158,13 +158,13 @@ from reviewbot.model.kustomize import (
     Graph,
     Kustomization,
     Resource,
+    TreeIndex,
     flux_rel,
-    folders,
     is_remote,
     join,
+    missing_entries,
     patch_files,
     patch_folders,
-    path_entries,
 )
 from reviewbot.model.objects import KObject, Model, Path, model_graph
 from reviewbot.model.reach import (
@@ -199,7 +199,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     if model.tree is None:
         return
     graph = model_graph(model)
-    index = _TreeIndex(model.tree.paths, graph)
+    index = TreeIndex(model.tree.paths, graph)
     unapplied = model.unapplied  # no cluster root reaches them: nothing there is judged
     kustomize = sorted((k for k in graph.by_dir.values() if k.file not in unapplied),
                        key=lambda k: k.file)
@@ -271,95 +271,17 @@ def _build_failures(model: Model, graph: Graph, explained: set[str]) -> Iterator
 # ---------------------------------------------------------------- the tree
 
 
-class _TreeIndex:
-    """Every file and folder of the tree, and which paths the tree covers at all."""
-
-    def __init__(self, paths: Iterable[str], graph: Graph | None = None) -> None:
-        self.files = frozenset(paths)
-        # the graph's folders when it holds these paths (it made them for the reach walk)
-        self.dirs = graph.dirs if graph is not None and graph.paths == self.files else (
-            folders(self.files))
-        self._bases = _common_bases(self.files)
-        # A tree of YAML files only is a partial copy (a CI filter, a corpus): what it says
-        # about other files (scripts, .env files of generators) is not evidence.
-        self.has_other_files = any(not _is_yaml(p) and "#" not in p for p in self.files)
-
-    def is_dir(self, path: str) -> bool:
-        return path in self.dirs or path in ("", ".")
-
-    def covers(self, path: str) -> bool:
-        """Whether ``path`` lies in the linted part of the repository (else it is not judged)."""
-        if path in self.files:
-            return True
-        if path == ".." or path.startswith("../"):
-            return False  # above the repository root
-        return any(
-            path == base or path.startswith(base.rstrip("/") + "/")
-            if base else not path.startswith("/")
-            for base in self._bases
-        )
-
-    def kustomization_in(self, folder: str) -> str | None:
-        for name in KUSTOMIZATION_FILES:
-            candidate = posixpath.join(folder, name) if folder not in ("", ".") else name
-            if candidate in self.files:
-                return candidate
-        return None
-
-
-def _common_bases(files: frozenset[str]) -> list[str]:
-    """The deepest folder holding every linted file (per kind of path: relative, absolute);
-    a lone file covers only itself."""
-    bases = []
-    for group in ([p for p in files if p.startswith("/")],
-                  [p for p in files if not p.startswith("/")]):
-        if len(group) == 1:
-            bases.append(group[0])
-        elif group:
-            bases.append(_commonpath(group))
-    return bases
-
-
-def _commonpath(paths: list[str]) -> str:
-    """``posixpath.commonpath(paths)``, which splits every path (0.5 ms of a corpus tree's
-    900 files): the common path of the first and the last in text order is the answer when
-    every path lies in it (no common path of all is longer than one of two of them), which
-    one C-speed pass of ``startswith`` checks; else (a path such as ``a-b`` sorting between
-    ``a`` and ``a/c``) the split of every path decides."""
-    found = posixpath.commonpath((min(paths), max(paths)))
-    inside = found if found.endswith("/") else found + "/"
-    if not found or all(p == found or p.startswith(inside) for p in paths):
-        return found
-    return posixpath.commonpath(paths)
-
-
-def _is_yaml(path: str) -> bool:
-    return path.endswith((".yaml", ".yml"))
-
-
 # ---------------------------------------------------------------- entries exist
 
 
 def _check_entries(
-    k: Kustomization, index: _TreeIndex, graph: Graph, referenced: set[str]
+    k: Kustomization, index: TreeIndex, graph: Graph, referenced: set[str]
 ) -> Iterator[Violation]:
-    for entry in path_entries(k.body):
-        text = entry.value.strip()
-        if not text or is_remote(text) or text.startswith("/") or "${" in text:
+    for entry, text, folder in missing_entries(k, index, graph, referenced):
+        if folder:
+            yield _at(k, entry.path, f"{_label(entry.path)}: folder {text!r} holds no "
+                      "kustomization.yaml", "missing", text)
             continue
-        target = join(k.directory, text)
-        referenced.add(target)
-        if not index.covers(target) or not (index.has_other_files or _is_yaml(target)):
-            continue
-        if target in index.files:
-            continue
-        if index.is_dir(target):
-            if entry.folder_needs_kustomization and index.kustomization_in(target) is None:
-                yield _at(k, entry.path, f"{_label(entry.path)}: folder {text!r} holds no "
-                          "kustomization.yaml", "missing", text)
-            continue
-        if graph.gitignored(target):
-            continue  # a build output (the model lists it as not judged)
         drop = (Edit(k.file, entry.path, "remove", document=k.doc.index, unsafe=True),) if (
             k.flux is None and len(entry.path) == 2) else ()
         yield _at(k, entry.path, f"{_label(entry.path)}: {text!r} does not exist", "missing", text,
@@ -724,7 +646,7 @@ def _entry_text(k: Kustomization, entry: Path) -> str:
 
 
 def _flux_paths(
-    model: Model, index: _TreeIndex, graph: Graph, duplicates: _Duplicates,
+    model: Model, index: TreeIndex, graph: Graph, duplicates: _Duplicates,
 ) -> Iterator[Violation]:
     reach = model.derived.get("reach")
     elsewhere = reach.elsewhere if reach is not None else set()  # another source's paths
@@ -781,7 +703,7 @@ def _flux_paths(
                 yield from duplicates.find(build.resources, where)
 
 
-def _argo_paths(model: Model, index: _TreeIndex, graph: Graph) -> Iterator[Violation]:
+def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:
     """An Argo CD Application's source path that no folder holds, judged as a Flux
     ``spec.path`` is: when another Application's source of the same repository and revision
     resolves in the tree (so that repository is this one), and the folder it names lies in

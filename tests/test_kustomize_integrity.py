@@ -281,7 +281,7 @@ def test_common_path_of_the_linted_files_is_posix_commonpath() -> None:
     import posixpath
     import random
 
-    from reviewbot.rules.kustomize_integrity import _commonpath
+    from reviewbot.model.kustomize import commonpath as _commonpath
 
     cases = [["a", "a-b", "a/c"], ["a/x", "a-b/y", "a/z"], ["a/b/c", "a/b/d"],
              ["./a/x", "./a/y"], ["a//b/x", "a//b/y"], ["a/./b", "a/c"], ["/x/y", "/x/z"],

@@ -382,9 +382,9 @@ def test_the_folders_kustomize_integrity_indexes_are_the_folders_of_the_tree(
         tmp_path: Path) -> None:
     """kustomize-integrity's index takes the graph's folders when the graph holds the same
     paths (it made them already); they are the folders of the tree's files either way."""
+    from reviewbot.model.kustomize import TreeIndex as _TreeIndex
     from reviewbot.model.kustomize import folders
     from reviewbot.model.objects import model_graph
-    from reviewbot.rules.kustomize_integrity import _TreeIndex
 
     write(tmp_path, {
         "apps/base/kustomization.yaml": "resources: [app.yaml]\n",

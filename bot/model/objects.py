@@ -27,13 +27,12 @@ from reviewbot.model.kustomize import (
     Graph,
     Kustomization,
     Origins,
+    TreeIndex,
     argo_directory,
     argo_files,
-    is_remote,
-    path_entries,
+    missing_entries,
 )
 from reviewbot.model.quantity import parse_quantity
-from reviewbot.model.resource import join
 from reviewbot.model.substitute import Unseen
 from reviewbot.sources.tree import Skipped, Tree
 
@@ -1019,25 +1018,32 @@ def model_graph(model: Model) -> Graph:
 
 def refused_entry(model: Model, applier: KObject) -> tuple[str, str] | None:
     """A kustomization ``applier``'s build reads that names a local file or folder the tree
-    does not hold: (its file, the entry as written), the first such, or None. kustomize
-    refuses the whole build then ("must resolve to a file or a directory"), so the
-    Kustomization or Application applies nothing, and prunes nothing, until it is fixed."""
+    does not hold (:func:`~reviewbot.model.kustomize.missing_entries`, what
+    kustomize-integrity reports): (its file, the entry as written), the first such, or
+    None. kustomize refuses the whole build then ("must resolve to a file or a directory"),
+    so the Kustomization or Application applies nothing, and prunes nothing, until it is
+    fixed."""
     graph = model_graph(model)
+    index = tree_index(model)
     for path, directory in _applied_paths(applier):
         build = _path_build(graph, applier, path, directory)
         for folder in sorted(build.reads) if build is not None else ():
             k = graph.by_dir.get(folder)
             if k is None:
                 continue
-            for entry in path_entries(k.body):
-                text = entry.value.strip()
-                if not text or is_remote(text) or text.startswith("/") or "${" in text:
-                    continue
-                target = join(k.directory, text)
-                if (target not in graph.paths and target not in graph.dirs
-                        and not graph.gitignored(target)):
-                    return k.file, text
+            for _, text, _ in missing_entries(k, index, graph):
+                return k.file, text
     return None
+
+
+def tree_index(model: Model) -> TreeIndex:
+    """The model's tree as entries are judged against it (made once per model)."""
+    found = model.derived.get("tree-index")
+    if isinstance(found, TreeIndex):
+        return found
+    index = TreeIndex(model.tree.paths if model.tree else (), model_graph(model))
+    model.derived["tree-index"] = index
+    return index
 
 
 def _path_build(graph: Graph, obj: KObject, path: str,
