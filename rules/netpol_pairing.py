@@ -1139,14 +1139,17 @@ def _judged_namespace(net: Network, namespace: str) -> bool:
 
 def _still_listed(model: Model, file: str) -> str | None:
     """The kustomization that still lists ``file`` when the head has no such file (its
-    build fails, and the cluster keeps what it had)."""
-    from reviewbot.model.kustomize import join, path_entries
+    build fails, and the cluster keeps what it had): an entry
+    :func:`~reviewbot.model.kustomize.missing_entries` finds naming it."""
+    from reviewbot.model.kustomize import join, missing_entries
+    from reviewbot.model.objects import model_graph, tree_index
 
     if file in model.files:
         return None
+    graph, index = model_graph(model), tree_index(model)
     for k in model.kustomizations:
-        if k.flux is None and any(join(k.directory, e.value.strip()) == file
-                                  for e in path_entries(k.body)):
+        if k.flux is None and any(not folder and join(k.directory, text) == file
+                                  for _, text, folder in missing_entries(k, index, graph)):
             return k.file
     return None
 
