@@ -159,6 +159,7 @@ from reviewbot.model.kustomize import (
     Kustomization,
     Resource,
     TreeIndex,
+    argo_sources,
     flux_rel,
     is_remote,
     join,
@@ -714,7 +715,8 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
     for obj in model.objects:
         if obj.kind != "Application" or obj.group != ARGO_GROUP:
             continue
-        for at, source in _argo_sources(obj):
+        spec = obj.get(("spec",))
+        for at, source in argo_sources(spec if isinstance(spec, dict) else {}):
             path, url = source.get("path"), source_url(source.get("repoURL"))
             if (not isinstance(path, str) or url is None or source.get("chart")
                     or "{{" in path or "${" in path or flux_rel(path).startswith("..")):
@@ -725,7 +727,7 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
                 target = None
             if target is not None:
                 here.setdefault(key, set()).add(_source_root(target, path))
-            sources.append((obj, (*at, "path"), path, key, target))
+            sources.append((obj, ("spec", *at, "path"), path, key, target))
     for obj, at, path, key, target in sources:
         roots = here.get(key, ())
         if target is None and any(index.covers(_joined(root, path)) for root in roots):
@@ -736,16 +738,6 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
                 f"(other Applications of {key[0]} at {key[1]} resolve here)", kind="missing",
                 fix="Point the path at an existing folder of the repository.",
             )
-
-
-def _argo_sources(obj: KObject) -> Iterator[tuple[Path, Mapping[str, Any]]]:
-    """An Application's sources, each with where it is: ``spec.source``, ``spec.sources[i]``."""
-    source = obj.get(("spec", "source"))
-    if isinstance(source, dict):
-        yield ("spec", "source"), source
-    for i, item in enumerate(_list(obj.get(("spec", "sources")))):
-        if isinstance(item, dict):
-            yield ("spec", "sources", i), item
 
 
 def _source_root(target: str, path: str) -> str:

@@ -940,6 +940,20 @@ FLUX_BUILD_FIELDS = ("path", "sourceRef", "components", "targetNamespace", "name
 
 
 
+def argo_sources(spec: Mapping[str, Any]
+                 ) -> Iterator[tuple[tuple[str | int, ...], Mapping[str, Any]]]:
+    """An Argo CD Application spec's sources, each with where it is below the spec:
+    ``spec.sources[i]``, or ``spec.source`` when there is no ``sources`` (Argo CD then
+    ignores ``source``)."""
+    several = _list(spec.get("sources"))
+    if several:
+        for i, item in enumerate(several):
+            if isinstance(item, dict):
+                yield ("sources", i), item
+    else:
+        yield ("source",), _dict(spec.get("source"))
+
+
 def argo_directory(source: Mapping[str, Any]) -> dict[str, Any]:
     """What an Argo CD source's ``directory`` says of the files it applies: ``recurse``,
     and its ``include`` and ``exclude`` globs when set (:func:`argo_files` reads it)."""

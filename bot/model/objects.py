@@ -30,6 +30,7 @@ from reviewbot.model.kustomize import (
     TreeIndex,
     argo_directory,
     argo_files,
+    argo_sources,
     missing_entries,
 )
 from reviewbot.model.quantity import parse_quantity
@@ -1078,10 +1079,8 @@ def _applied_paths(obj: KObject) -> list[tuple[str, Mapping[str, Any]]]:
         path = spec.get("path")
         return [(path if isinstance(path, str) else ".", {})]  # (a build, not a directory)
     if obj.kind == "Application" and obj.group == "argoproj.io":
-        sources = [spec.get("source")] + items(spec.get("sources"))
         out = []
-        for source in sources:
-            source = _dict(source)
+        for _, source in argo_sources(spec):
             path = _str(source.get("path"))
             if path is not None and not source.get("chart"):
                 out.append((path, argo_directory(source)))

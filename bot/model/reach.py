@@ -49,6 +49,7 @@ from reviewbot.model.kustomize import (
     ClusterSpec,
     Graph,
     argo_directory,
+    argo_sources,
     flux_spec,
     folders,
     is_remote,
@@ -559,9 +560,7 @@ class _Walker:
                       by: Resource | None = None) -> Iterator[_Step]:
         destination = dict_of(spec.get("destination"))
         cluster = str(destination.get("name") or destination.get("server") or "in-cluster")
-        sources = list_of(spec.get("sources")) or [spec.get("source")]
-        for source in sources:
-            source = dict_of(source)
+        for _, source in argo_sources(spec):
             path = text_of(source.get("path"))
             if path is None or source.get("chart") or "{{" in path:
                 continue

@@ -55,6 +55,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from reviewbot.model.kustomize import argo_sources
 from reviewbot.model.objects import (
     KObject,
     Model,
@@ -234,8 +235,7 @@ def _flux_release(obj: KObject, oci: _Sources, pods: Sequence[PodTemplate]) -> R
 
 def _argo_release(obj: KObject, pods: Sequence[PodTemplate]) -> Release | None:
     spec = mapping(obj.get(("spec",)))
-    sources = [mapping(spec.get("source"))] + [mapping(s) for s in items(spec.get("sources"))]
-    charted = [s for s in sources if s.get("chart")]
+    charted = [s for _, s in argo_sources(spec) if s.get("chart")]
     if not charted:
         return None
     source = charted[0]

@@ -44,7 +44,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.escape import json_text, term
-from reviewbot.model.kustomize import Graph
+from reviewbot.model.kustomize import Graph, argo_sources
 from reviewbot.model.objects import (
     NAME_LABEL,
     KObject,
@@ -52,7 +52,6 @@ from reviewbot.model.objects import (
     Namespace,
     PodTemplate,
     Service,
-    items,
     mapping,
     model_graph,
 )
@@ -881,8 +880,7 @@ def _followed_applications(model: Model) -> set[int]:
         if obj.kind != "Application" or obj.group != "argoproj.io":
             continue
         spec = mapping(obj.get(("spec",)))
-        sources = [spec["source"]] if "source" in spec else []
-        sources += items(spec.get("sources"))
+        sources = [s for _, s in argo_sources(spec) if s]
         if sources and all(_in_tree(graph, obj.file, s) for s in sources):
             out.add(id(obj))
     return out
