@@ -12,7 +12,10 @@ reviewbot checks every `kustomization.yaml` in the tree:
   `patchesJson6902` paths, `configMapGenerator` / `secretGenerator` files and env files,
   `helmCharts` values files, `crds`, `replacements`, `configurations`, `generators`,
   `transformers` and `validators` exists; a folder given as a resource or component holds a
-  kustomization of its own. Remote entries (URLs, `github.com/...?ref=`) are not fetched;
+  kustomization of its own, of the right kind: a `kind: Component` listed under `resources`
+  (or `bases`), or a Kustomization under `components`, makes kustomize refuse the whole
+  build (`invalid`, error: "expected kind != 'Component' for path"). Remote entries (URLs,
+  `github.com/...?ref=`) are not fetched;
   entries outside the linted tree are not judged (`missing`, error);
   An entry git-ignored by a `.gitignore` of the tree is a build output (generated before
   the build) and not judged; a patch written as a bare string under `patches:` is the
@@ -278,15 +281,36 @@ def _build_failures(model: Model, graph: Graph, explained: set[str]) -> Iterator
 def _check_entries(
     k: Kustomization, index: TreeIndex, graph: Graph, referenced: set[str]
 ) -> Iterator[Violation]:
-    for entry, text, folder in missing_entries(k, index, graph, referenced):
-        if folder:
+    for entry, text, why in missing_entries(k, index, graph, referenced):
+        if why == "folder":
             yield _at(k, entry.path, f"{_label(entry.path)}: folder {text!r} holds no "
                       "kustomization.yaml", "missing", text)
+            continue
+        if why:
+            yield _wrong_kind(k, entry.path, text, component=why == "component")
             continue
         drop = (Edit(k.file, entry.path, "remove", document=k.doc.index, unsafe=True),) if (
             k.flux is None and len(entry.path) == 2) else ()
         yield _at(k, entry.path, f"{_label(entry.path)}: {text!r} does not exist", "missing", text,
                   drop)
+
+
+def _wrong_kind(k: Kustomization, path: Path, text: str, component: bool) -> Violation:
+    """A ``resources`` folder holding a kustomize Component, or a ``components`` folder
+    holding a Kustomization: kustomize refuses the whole build."""
+    line, column = k.doc.position(path)
+    if component:
+        message = (f"{_label(path)}: {text!r} is a kustomize Component, listed as a resource; "
+                   "kustomize refuses the whole build (\"expected kind != 'Component'\")")
+        fix = f"Move {text!r} from `{path[0]}:` to `components:`."
+    else:
+        message = (f"{_label(path)}: {text!r} is a Kustomization, listed as a component; "
+                   "kustomize refuses the whole build (\"expected kind 'Component' ... but "
+                   "got 'Kustomization'\")")
+        fix = (f"Move {text!r} to `resources:`, or make it a Component "
+               "(`apiVersion: kustomize.config.k8s.io/v1alpha1`, `kind: Component`).")
+    return Violation(None, path, message, kind="invalid", file=k.file, line=line, column=column,
+                     key=f"{k.file}:{_label(path)}:{text}:kind", fix=fix)
 
 
 def _bare_patches(k: Kustomization, referenced: set[str]) -> Iterator[Violation]:

@@ -1148,8 +1148,8 @@ def _still_listed(model: Model, file: str) -> str | None:
         return None
     graph, index = model_graph(model), tree_index(model)
     for k in model.kustomizations:
-        if k.flux is None and any(not folder and join(k.directory, text) == file
-                                  for _, text, folder in missing_entries(k, index, graph)):
+        if k.flux is None and any(not why and join(k.directory, text) == file
+                                  for _, text, why in missing_entries(k, index, graph)):
             return k.file
     return None
 

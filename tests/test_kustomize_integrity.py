@@ -376,3 +376,32 @@ def test_patches_kustomize_accepts_or_the_model_cannot_judge_are_quiet(tmp_path:
                                "spec: {type: NodePort}\n",
     })
     assert found(lint(tmp_path)) == []
+
+
+def test_a_folder_of_the_wrong_kind_makes_kustomize_refuse_the_build(tmp_path: Path) -> None:
+    # kubectl kustomize: "expected kind != 'Component' for path '.../components/volsync'" and
+    # "expected kind 'Component' for path '.../base' but got 'Kustomization'"
+    component = ("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+                 "resources: [pvc.yaml]\n")
+    pvc = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\n"
+    write(tmp_path, {
+        "components/volsync/kustomization.yaml": component,
+        "components/volsync/pvc.yaml": pvc,
+        "base/kustomization.yaml": "resources: [web.yaml]\n",
+        "base/web.yaml": DEPLOYMENT,
+        "app/kustomization.yaml": "resources:\n  - ../components/volsync\n",
+        "other/kustomization.yaml": "components:\n  - ../base\n",
+        "good/kustomization.yaml": "resources: [../base]\ncomponents: [../components/volsync]\n",
+    })
+    result = lint(tmp_path)
+    assert [(f.file, f.line, f.kind, f.severity) for f in result.findings] == [
+        ("app/kustomization.yaml", 2, "invalid", "error"),
+        ("other/kustomization.yaml", 2, "invalid", "error"),
+    ]
+    assert result.findings[0].message == (
+        "resources[0]: '../components/volsync' is a kustomize Component, listed as a resource; "
+        "kustomize refuses the whole build (\"expected kind != 'Component'\")")
+    assert result.findings[0].fix == (
+        "Move '../components/volsync' from `resources:` to `components:`.")
+    assert result.findings[1].message.startswith(
+        "components[0]: '../base' is a Kustomization, listed as a component")

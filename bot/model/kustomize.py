@@ -1134,13 +1134,17 @@ def is_yaml(path: str) -> bool:
 
 
 def missing_entries(k: Kustomization, index: TreeIndex, graph: Graph,
-                    referenced: set[str] | None = None) -> Iterator[tuple[Entry, str, bool]]:
+                    referenced: set[str] | None = None) -> Iterator[tuple[Entry, str, str]]:
     """The entries of ``k`` naming a path of the linted tree that kustomize cannot read:
-    (the entry, its text as written, whether it is a folder without a kustomization), in
-    the kustomization's order. Remote entries, absolute paths, variables, paths outside the
-    linted part, a non-YAML file in a tree of YAML files only (a partial copy: its absence
-    is no evidence) and gitignored build outputs are never missing. ``referenced`` gets
-    every local entry's path."""
+    (the entry, its text as written, why), in the kustomization's order. ``why`` is ``""``
+    when nothing is there, ``"folder"`` for a folder without a kustomization,
+    ``"component"`` for a ``resources``/``bases`` folder whose kustomization is a
+    ``kind: Component`` (kustomize: "expected kind != 'Component' for path ...") and
+    ``"kustomization"`` for a ``components`` folder whose kustomization is not one
+    ("expected kind 'Component' for path ... but got 'Kustomization'"). Remote entries,
+    absolute paths, variables, paths outside the linted part, a non-YAML file in a tree of
+    YAML files only (a partial copy: its absence is no evidence) and gitignored build
+    outputs are never missing. ``referenced`` gets every local entry's path."""
     for entry in path_entries(k.body):
         text = entry.value.strip()
         if not text or is_remote(text) or text.startswith("/") or "${" in text:
@@ -1148,14 +1152,19 @@ def missing_entries(k: Kustomization, index: TreeIndex, graph: Graph,
         target = join(k.directory, text)
         if referenced is not None:
             referenced.add(target)
-        if not index.covers(target) or not (index.has_other_files or is_yaml(target)):
+        if not index.covers(target):
             continue
-        if target in index.files:
+        if entry.folder_needs_kustomization and target in graph.by_dir:
+            component = graph.by_dir[target].is_component
+            if component != (entry.field == "components"):
+                yield entry, text, "component" if component else "kustomization"
+            continue
+        if not (index.has_other_files or is_yaml(target)) or target in index.files:
             continue
         if index.is_dir(target):
             if entry.folder_needs_kustomization and index.kustomization_in(target) is None:
-                yield entry, text, True
+                yield entry, text, "folder"
             continue
         if graph.gitignored(target):
             continue  # a build output (the model lists it as not judged)
-        yield entry, text, False
+        yield entry, text, ""
