@@ -482,13 +482,23 @@ def _unreachable(
                 fix=f"Keep {script} in step with {name}, or list it in {k.file}.", **at,
             )
             continue
+        # listing it changes what the cluster receives (a file left out on purpose, stale
+        # objects): an unsafe edit, applied only with --unsafe-fixes
         yield Violation(
             first, (), f"{name} is beside {posixpath.basename(k.file)} but listed by no "
             "kustomization, so it is never applied", kind="unreachable", **at,
             fix=f"Add {name} to the resources of {k.file}, or delete it.",
-            edits=(Edit(k.file, ("resources",), "append", name, k.doc.index),)
+            edits=(Edit(k.file, ("resources",), "append", _as_neighbours(k, name),
+                        k.doc.index, unsafe=True),)
             if k.flux is None else (),
         )
+
+
+def _as_neighbours(k: Kustomization, name: str) -> str:
+    """``name`` as the kustomization's resources are written: ``./name`` when every one
+    of them starts with ``./``."""
+    written = [e for e in _list(k.body.get("resources")) if isinstance(e, str)]
+    return f"./{name}" if written and all(e.startswith("./") for e in written) else name
 
 
 def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:

@@ -74,7 +74,6 @@ CASES = {
     }),
     "step1": (SEEDS / "step1", [], {
         ("netpol-pairing", "k8s/apps/poimen/poimen-memory.yaml"),
-        ("kustomize-integrity", "k8s/apps/llm-serving/models-pvc.yaml"),
     }),
 }
 
@@ -141,10 +140,13 @@ def test_unsafe_fixes_only_when_asked(tmp_path: Path, capsys: pytest.CaptureFixt
     root = _copy(SEEDS / "step1", tmp_path / "step1")
     kustomization = root / "k8s/apps/llm-serving/kustomization.yaml"
     _run(root, "--fix", capsys=capsys)
-    assert "- ornith.yaml" in kustomization.read_text()
+    text = kustomization.read_text()
+    assert "- ornith.yaml" in text
+    assert "models-pvc.yaml" not in text  # listing a manifest deploys it: unsafe
     _run(root, "--fix", "--unsafe-fixes", capsys=capsys)
     text = kustomization.read_text()
     assert "- ornith.yaml" not in text
+    assert "- models-pvc.yaml\n" in text
     assert "  # expect: kustomize-integrity[missing]\n" in text  # its comment stays
     assert not [f for f in lint_dir(root).findings if f.rule == "kustomize-integrity"]
 

@@ -405,3 +405,20 @@ def test_a_folder_of_the_wrong_kind_makes_kustomize_refuse_the_build(tmp_path: P
         "Move '../components/volsync' from `resources:` to `components:`.")
     assert result.findings[1].message.startswith(
         "components[0]: '../base' is a Kustomization, listed as a component")
+
+
+def test_listing_an_unlisted_manifest_is_an_unsafe_fix_written_as_its_neighbours(
+    tmp_path: Path,
+) -> None:
+    # the file may be left out on purpose or hold stale objects: listing it deploys them
+    write(tmp_path, {
+        "app/kustomization.yaml": "resources:\n  - ./web.yaml\n",
+        "app/web.yaml": DEPLOYMENT,
+        "app/service.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n",
+        "bare/kustomization.yaml": "resources:\n  - web.yaml\n",
+        "bare/web.yaml": DEPLOYMENT,
+        "bare/service.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n",
+    })
+    edits = [(f.file, e.value, e.unsafe) for f in lint(tmp_path).findings for e in f.edits]
+    assert edits == [("app/service.yaml", "./service.yaml", True),
+                     ("bare/service.yaml", "service.yaml", True)]

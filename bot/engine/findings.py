@@ -28,7 +28,8 @@ class Edit:
     In document ``document`` of ``file`` (relative to the repository root): ``set`` the value
     at ``path`` (missing mappings created), ``append`` ``value`` to the sequence at ``path``,
     or ``remove`` the key or item at ``path``. ``value`` is plain data (str, int, bool, lists,
-    dicts). ``unsafe`` edits delete something the author wrote; they are applied only with
+    dicts). ``unsafe`` edits delete something the author wrote or change what a cluster
+    receives beyond the finding (a manifest newly listed); they are applied only with
     ``--unsafe-fixes``. An edit never carries a value that must be measured.
     """
 
