@@ -27,7 +27,8 @@ inventory the rule has nothing to compare and says nothing.
 With an inventory or without, a container (or init container) whose `cpu`, `memory` or
 `ephemeral-storage` request is above its limit is a pod the API server refuses ("must be
 less than or equal to memory limit"): its controller never creates it, and nothing
-schedules (`over-limit`, at the request, quoting both values as written). Helm values pods
+schedules (`over-limit`, at the request, quoting both values as written; a review puts it
+on the limit when the pull request changed the limit and not the request). Helm values pods
 (app-template and the charts the README lists) are judged alike. GPU requests that differ
 from their limits are `gpu-parallelism`'s.
 
@@ -172,14 +173,22 @@ def _over_limits(model: Model) -> Iterator[Violation]:
             asked, limit = parse_quantity(wanted), parse_quantity(bound)
             if asked is None or limit is None or asked <= limit:
                 continue
+            at = field_path(container, "resources")
+            fix = (f"Lower resources.requests.{resource} to at most {bound}, or raise "
+                   f"resources.limits.{resource} to at least {wanted}.")
+            refused = (f"the API server refuses the pod (\"must be less than or equal to "
+                       f"{resource} limit\"), so it is never created")
+            who = f"{pod.name}, {describe(container)}"
+            # one problem at two places: a review comments on the one the change moved
+            limit_place = Violation(
+                pod.obj, at + ("limits", resource),
+                f"{who}: limits {resource} to {bound}, below its request of {wanted}: "
+                f"{refused}", fix=fix, kind="over-limit")
             found = Violation(
-                pod.obj, field_path(container, "resources") + ("requests", resource),
-                f"{pod.name}, {describe(container)}: requests {wanted} {resource}, above its "
-                f"limit of {bound}: the API server refuses the pod (\"must be less than or "
-                f"equal to {resource} limit\"), so it is never created",
-                fix=f"Lower resources.requests.{resource} to at most {bound}, or raise "
-                    f"resources.limits.{resource} to at least {wanted}.",
-                kind="over-limit",
+                pod.obj, at + ("requests", resource),
+                f"{who}: requests {wanted} {resource}, above its limit of {bound}: {refused}",
+                fix=fix, kind="over-limit", others=(limit_place,),
+                cause=f"{pod.obj.ref}:{'/'.join(map(str, at))}:{resource}",
             )
             doubt = template_doubt(pod)
             yield found if doubt is None else replace(found, doubt=doubt)

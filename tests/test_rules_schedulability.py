@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import textwrap
 from pathlib import Path
 
-from .helpers import INVENTORY, lint_text, pairs
+import pytest
+
+from .helpers import INVENTORY, GitRepo, lint_text, pairs, run_cli
 
 
 def pinned(name: str, memory: str, replicas: int = 1, node: str = "worker-1",
@@ -167,3 +171,38 @@ spec:
         "or equal to memory limit\"), so it is never created")
     assert helm.fix == ("Lower resources.requests.memory to at most 2Gi, or raise "
                         "resources.limits.memory to at least 4Gi.")
+
+
+def test_a_review_places_over_limit_on_the_value_the_change_moved(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the PR lowers the limit below the request: the comment goes on the limit it changed
+    # (inline), the request it left is named as the same cause's other place
+    def job(limit: str) -> str:
+        return textwrap.dedent(f"""\
+            apiVersion: batch/v1
+            kind: Job
+            metadata: {{name: snap, namespace: ops}}
+            spec:
+              template:
+                spec:
+                  restartPolicy: Never
+                  containers:
+                  - name: snap
+                    image: snap:1@sha256:{"a" * 64}
+                    resources:
+                      requests: {{memory: 150Mi}}
+                      limits:
+                        memory: {limit}
+            """)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"job.yaml": job("150Mi")})
+    head = repo.commit({"job.yaml": job("128Mi")})
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--format", "json",
+                            "--rule", "schedulability"], capsys)
+    [finding] = json.loads(out)["findings"]
+    assert (code, finding["line"], finding["new"]) == (1, 14, True)
+    assert finding["message"].startswith("snap, container snap: limits memory to 128Mi, below "
+                                         "its request of 150Mi: the API server refuses the pod")
+    assert finding["also"] == [{"object": "Job/ops/snap", "file": "job.yaml", "line": 12}]
