@@ -29,9 +29,10 @@ three sources of intended flows:
   source's egress or the destination's ingress denies that flow. Denied by the destination's
   ingress alone (one ingress rule there is the fix), the callers of one destination are one
   finding at the first caller's value, the others counted ("a/web and 41 other workloads in
-  a call ..."); denied by a caller's own egress, each caller's value is a finding, given too
-  at the `egress` of each policy isolating that caller (a review shows it on the policy the
-  pull request added or changed, the unchanged value listed).
+  a call ..."); denied by a caller's own egress, each caller's value is a finding. Either is
+  given too at the `egress` of each policy isolating the caller, or the `ingress` of each
+  policy isolating the destination (a review shows it on the policy the pull request added
+  or changed, the unchanged value listed).
 
 In a review, a fourth source of intended flows is checked against what the change removes:
 
@@ -1018,16 +1019,17 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
         message, key = said(place.decl, place.sources)
         others.append(replace(found, obj=place.decl.obj, path=place.decl.path,
                               message=message, key=key))
-    if entry.egress:
-        # denied by the callers' own egress: the same finding at the egress of each policy
-        # isolating them, where a review places it when the pull request added or changed
-        # that policy (its caller's value unchanged)
-        isolating = dict.fromkeys(n for s in sources for n in net.egress_of[s])
-        for n in isolating:
-            policy = net.policies[n]
-            at = _egress_key(policy)
-            others.append(replace(found, obj=policy.obj, path=at,
-                                  key=f"{format_path(at)} -> {found.key}"))
+    # the same finding at the rules of each policy isolating the callers (denied by their
+    # own egress) or the destination (by its ingress), where a review places it when the
+    # pull request added or changed that policy (its caller's value unchanged)
+    side = "egress" if entry.egress else "ingress"
+    isolating = dict.fromkeys(n for p in (sources if entry.egress else denied)
+                              for n in (net.egress_of if entry.egress else net.ingress_of)[p])
+    for n in isolating:
+        policy = net.policies[n]
+        at = _rules_key(policy, side)
+        others.append(replace(found, obj=policy.obj, path=at,
+                              key=f"{format_path(at)} -> {found.key}"))
     return replace(found, others=tuple(others))
 
 
@@ -1262,8 +1264,15 @@ def _dns_denied(net: Network, model: Model) -> Iterator[Violation]:
 
 def _egress_key(policy: Policy) -> tuple[str | int, ...]:
     """Where a policy's egress is written: its ``egress`` list, else ``policyTypes``."""
-    if policy.egress:
-        return policy.egress[0].path[:-1]
+    return _rules_key(policy, "egress")
+
+
+def _rules_key(policy: Policy, side: str) -> tuple[str | int, ...]:
+    """Where a policy's ``side`` (egress or ingress) is written: its list of rules, else
+    ``policyTypes``."""
+    rules = policy.egress if side == "egress" else policy.ingress
+    if rules:
+        return rules[0].path[:-1]
     return policy.spec_path + ("policyTypes",)
 
 

@@ -763,3 +763,25 @@ def test_a_cluster_is_one_build_whatever_kustomization_applies_each_side(
     head = repo.commit({"apps/catalog/catalog.yaml": CATALOG.format(name="product-catalog")})
     found = review_findings(repo, base, head, capsys)
     assert [(f["severity"], f["file"]) for f in found] == [("error", "apps/web/shop.yaml")]
+
+
+def test_a_call_the_change_cuts_with_a_new_ingress_policy_is_placed_on_that_policy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same at the destination: a new ingress policy admitting the wrong namespace gets
+    the comment (on its ingress rules), the caller's unchanged value listed."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"apps.yaml": NAMESPACES + CLIENT + SERVER})
+    head = repo.commit({"policy.yaml": SERVER_INGRESS.replace(
+        "metadata.name: client", "metadata.name: other")})
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                              "--platform", "none", "--format", "json", "--rule", RULE], capsys)
+    found = json.loads(out)["findings"]
+    api = (NAMESPACES + CLIENT).lstrip("\n").splitlines().index(
+        '        env: [{name: API, value: "http://api.server:8080/v1"}]') + 1
+    assert [(f["file"], f["line"], f["also"]) for f in found] == [
+        ("policy.yaml", 7, [{"object": "Deployment/client/app", "file": "apps.yaml",
+                             "line": api}])]
+    assert found[0]["message"] == (
+        "client/app calls api.server:8080 (server/api on TCP 8080), but no ingress rule in "
+        "server admits it")

@@ -153,10 +153,11 @@ def test_one_missing_ingress_rule_is_one_comment_per_destination(
     destinations = sorted(d for f in new for d in ("embeddings", "reasoning", "reranker")
                           if f"{d}-predictor" in f["message"])
     assert destinations == ["embeddings", "reasoning", "reranker"]  # once each, not twice
-    for f in new:
-        (other,) = f["also"]
-        assert {f["object"], other["object"]} == {
-            "Deployment/poimen/poimen-memory", "NetworkPolicy/poimen/poimen-memory-llm-egress"}
+    for f in new:  # the caller's URL, its egress rule, the destination's isolating policy
+        assert {f["object"], *(o["object"] for o in f["also"])} == {
+            "Deployment/poimen/poimen-memory", "NetworkPolicy/poimen/poimen-memory-llm-egress",
+            "NetworkPolicy/llm-serving/llm-serving-ingress"}
+        assert f["object"] != "NetworkPolicy/llm-serving/llm-serving-ingress"  # unchanged
     _, _, err = review_out(repo, base, head, "markdown", capsys, "--rule", "netpol-pairing")
     assert "--- 3 inline comment(s)" in err
 
@@ -174,8 +175,9 @@ def test_a_caller_that_leaves_a_destination_others_still_call_is_fixed(
     data = review_json(repo, base, gone, "netpol-pairing", capsys)
     assert {f["object"] for f in data["findings"] if f["new"]} == {"Deployment/chat/open-webui"}
     fixed = [{f["object"], *(o["object"] for o in f["also"])} for f in data["fixed"]]
-    assert {"Deployment/poimen/poimen-memory", "NetworkPolicy/poimen/poimen-memory-llm-egress"
-            } in fixed  # the URL and the egress rule of one cause: one finding, fixed
+    assert {"Deployment/poimen/poimen-memory", "NetworkPolicy/poimen/poimen-memory-llm-egress",
+            "NetworkPolicy/llm-serving/llm-serving-ingress"
+            } in fixed  # the URL, the egress rule, the isolating policy: one finding, fixed
 
 
 # ---------------------------------------------------------------- the policy on plain findings
