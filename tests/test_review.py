@@ -543,3 +543,32 @@ def test_the_review_is_the_engine_s_and_needs_no_arguments(tmp_path: Path) -> No
     # the scope decides what is reported, never what is new
     narrow = run(sides, ReviewSettings(only=("image-digest",), scope="new"), None)
     assert narrow.findings == result.new and narrow.new == result.new
+
+
+def test_the_ignores_a_pull_request_adds_are_listed_in_its_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pull request may silence its own new finding with an ignore annotation: the review
+    still applies it (as a linter applies noqa) but lists it, with its reason or the lack of
+    one; ignores the base already had are not listed."""
+    repo = GitRepo(tmp_path / "repo")
+    old = deployment("old", "web:latest").replace(
+        "namespace: shop\n", "namespace: shop\n          annotations:\n"
+        "            reviewbot.dev/ignore: image-digest\n"
+        "            reviewbot.dev/ignore-reason: built here\n")
+    base = repo.commit({"a.yaml": old})
+    fresh = deployment("fresh", "api:latest").replace(
+        "namespace: shop\n", "namespace: shop\n          annotations:\n"
+        "            reviewbot.dev/ignore: image-digest\n")
+    head = repo.commit({"a.yaml": "# moved\n" + old, "b.yaml": fresh})
+    code, data, _ = review(repo, base, head, capsys)
+    assert (code, data["findings"]) == (0, [])
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                              "--platform", "none", "--format", "markdown",
+                              "--rule", "image-digest"], capsys)
+    err = out + err
+    assert "### Ignores added by this pull request (1)\n" in err
+    assert ("- `image-digest` on `Deployment/shop/fresh` at `b.yaml:7`: **no reason given**"
+            in err)
+    assert "Deployment/shop/old" not in err
+    assert "the ignores it adds are listed above" in err

@@ -43,6 +43,17 @@ class ConfigReview:
 
 
 @dataclass(frozen=True)
+class Ignore:
+    """An ignore annotation or comment as a review lists it: where, which rules, why."""
+
+    file: str
+    line: int
+    rules: tuple[str, ...]
+    reason: str  # "" when none is given
+    object: str = ""  # the annotated object's ref ("" for a comment)
+
+
+@dataclass(frozen=True)
 class ReviewSummary:
     """What `reviewbot review` knows beyond the findings, for the summary and the JSON.
 
@@ -55,6 +66,8 @@ class ReviewSummary:
     connectivity: tuple[FlowChange, ...] = ()  # flows the PR opens, closes or changes
     # what the connectivity does not evaluate where the PR reaches ("not evaluated: ...")
     connectivity_notes: tuple[str, ...] = ()
+    # ignore annotations and comments the pull request adds: they apply to its own findings
+    ignores: tuple[Ignore, ...] = ()
     new: int = 0
     existing: int = 0
     scope: str = "new"

@@ -290,6 +290,7 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
         run_rules,
         start_rules,
     )
+    from reviewbot.engine.suppression import added
     from reviewbot.netpol.diff import review_connectivity
     from reviewbot.netpol.ingress import IngressController
 
@@ -342,7 +343,8 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     new = tuple(f for f in marked if _changed(f))
     summary = replace(
         run, diff=tuple(diff.as_json()), fixed=tuple(gone), connectivity=tuple(flows or ()),
-        connectivity_notes=tuple(flow_notes), new=sum(1 for f in new if f.new),
+        connectivity_notes=tuple(flow_notes),
+        ignores=added(base_result.model, head_result.model), new=sum(1 for f in new if f.new),
         existing=len(marked) - len(new),
         scope=settings.scope, max_chars=SUMMARY_LIMIT,
     )

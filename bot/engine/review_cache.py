@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from reviewbot.engine.findings import Amount, Edit, Finding, Quiet, Suggestion
-from reviewbot.engine.outcome import Report, ReviewSummary
+from reviewbot.engine.outcome import Ignore, Report, ReviewSummary
 from reviewbot.sources.tree import Skipped
 
 
@@ -38,6 +38,7 @@ def freeze_report(report: Report) -> dict[str, Any] | None:
         "connectivity": [[c.diff_type, c.source, c.destination, c.ref1, c.ref2, c.info]
                          for c in review.connectivity],
         "connectivity_notes": list(review.connectivity_notes),
+        "ignores": [[i.file, i.line, list(i.rules), i.reason, i.object] for i in review.ignores],
         "counts": [review.new, review.existing, review.scope, review.max_chars],
     }
     # read back into what a run knows before the cache answers (its refs and configuration):
@@ -66,6 +67,8 @@ def thaw_report(raw: Mapping[str, Any], run: ReviewSummary,
             fixed=tuple(_thaw_finding(f) for f in raw["fixed"]),
             connectivity=_flows(raw["connectivity"]),
             connectivity_notes=tuple(str(n) for n in raw["connectivity_notes"]),
+            ignores=tuple(Ignore(str(f), int(n), tuple(str(r) for r in rules), str(why),
+                                 str(obj)) for f, n, rules, why, obj in raw["ignores"]),
             new=int(new), existing=int(existing), scope=str(scope),
             max_chars=None if max_chars is None else int(max_chars))
         sources = texts([str(n) for n in raw["sources"]])

@@ -4,10 +4,12 @@ nothing (the engine's policy, never a rule's)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from reviewbot.engine.findings import Finding, Violation
+from reviewbot.engine.outcome import Ignore
 from reviewbot.engine.registry import all_rules
 from reviewbot.model.objects import KObject, Model
 
@@ -101,6 +103,27 @@ class Suppressions:
                 else:
                     yield Violation(None, (), message, file=entry.file, line=entry.line,
                                     column=entry.column, key=f"{entry.file}:{rule}")
+
+
+def added(base: Model, head: Model) -> tuple[Ignore, ...]:
+    """The ignore annotations and comments of ``head`` that ``base`` does not have (the same
+    rules and reason on the same object, or in the same file: a line that moved is the same
+    comment), in file and line order: what a pull request silences for itself."""
+    def ignores(model: Model) -> list[Ignore]:
+        return [Ignore(e.file, e.line, e.rules, e.reason, e.obj.ref if e.obj is not None else "")
+                for e in Suppressions(model).entries if e.rules]
+
+    def key(i: Ignore) -> tuple[str, str, tuple[str, ...], str]:
+        return (i.object, "" if i.object else i.file, i.rules, i.reason)
+
+    left = Counter(key(i) for i in ignores(base))
+    out = []
+    for ignore in sorted(ignores(head), key=lambda i: (i.file, i.line)):
+        if left[key(ignore)] > 0:
+            left[key(ignore)] -= 1
+        else:
+            out.append(ignore)
+    return tuple(out)
 
 
 def _known() -> frozenset[str]:

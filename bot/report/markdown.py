@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine.findings import Finding, Suggestion
-from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
+from reviewbot.engine.outcome import ConfigReview, Ignore, Report, ReviewSummary
 from reviewbot.escape import html_code, md_code, md_prose, md_text, term
 from reviewbot.report.base import entry_words, not_shown_lines, object_words
 from reviewbot.report.difftext import alike, builds_note, change_lines, object_header
@@ -350,6 +350,7 @@ def _render_review(report: Report, review: ReviewSummary, links: Links | None) -
         if builder.full:
             break
     _fixed_section(builder, review.fixed)
+    _ignores_section(builder, review.ignores)
     if review.connectivity or review.connectivity_notes:
         notes, touched = _notes_changed_first(review.connectivity_notes, review.diff)
         builder.add(connectivity_section(review.connectivity, notes=[md_text(n) for n in notes],
@@ -443,9 +444,10 @@ def _compared(review: ReviewSummary) -> str:
         label = f" (merge base with {md_code(base_ref, False)})" if base_ref and not re.fullmatch(
             r"[0-9a-f]{40}|[0-9a-f]{64}", base_ref) else " (merge base)"
         sides.append(f"base {md_code(review.base[:12], False)}{label}")
+    ignores = "; the ignores it adds are listed above" if review.ignores else ""
     return ("<sub>reviewbot compared " + " with ".join(sides) + ". Rules and options come from "
             f"{_config_source(review.config)}, so a pull request cannot switch them off for "
-            "itself.</sub>")
+            f"itself{ignores}.</sub>")
 
 
 def _fixed_section(builder: _Builder, fixed: Sequence[Finding]) -> None:
@@ -459,6 +461,22 @@ def _fixed_section(builder: _Builder, fixed: Sequence[Finding]) -> None:
         also = also_at(f)
         lines.append(f"- {' · '.join(what)}, was at {md_code(_where(f), False)}"
                      + (f"; {also[0].lower()}{also[1:]}" if also else ""))
+    builder.add("\n".join(lines) + "\n")
+
+
+def _ignores_section(builder: _Builder, ignores: Sequence[Ignore]) -> None:
+    """The ignore annotations and comments the pull request adds: they silence its own
+    findings, so the reviewer reads them as findings."""
+    if not ignores:
+        return
+    lines = [f"### Ignores added by this pull request ({len(ignores)})", "",
+             "Each silences its rules' findings on its object or line, in this review too "
+             "(those findings are not shown):", ""]
+    for i in ignores:
+        what = ", ".join(md_code(r, False) for r in i.rules)
+        on = f" on {_object(i.object)}" if i.object else " (comment)"
+        why = f"reason: {md_text(i.reason)}" if i.reason else "**no reason given**"
+        lines.append(f"- {what}{on} at {md_code(f'{i.file}:{i.line}', False)}: {why}")
     builder.add("\n".join(lines) + "\n")
 
 
