@@ -48,7 +48,10 @@ In a review, a fourth source of intended flows is checked against what the chang
   the cluster keeps what it has). A value the change adds that names a Service of a namespace
   whose Services the repository shows, and that no Service of either side has, is a warning
   (the name may come from elsewhere); `localhost` is no Service. An `ExternalName` Service of
-  the same name is a Service: nothing is missing.
+  the same name is a Service: nothing is missing. An address whose Service stays but loses the
+  port it names (`radarr:80` when the change makes the Service's port 7878) is
+  `dependency-missing` too, doubted alike: a ClusterIP Service forwards only the ports it
+  lists (an `ExternalName` or headless Service forwards any port: never reported).
 
 Both name what a flow no ingress admits is caused by (its destination and connections) and
 give the finding at each caller's place (the first 10): a review shows an egress rule's
@@ -1058,7 +1061,10 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         if base_view is None:
             continue  # a cluster the change adds: nothing was removed from it
         had, has = _services_by_build(base_view, base_builds), _services_by_build(view, builds)
-        removed = any(found.keys() - has.get(b, {}).keys() for b, found in had.items())
+        # a Service gone, or one that no longer has a port it had
+        removed = any(found.keys() - has.get(b, {}).keys() or any(
+            _lost_ports(service, has.get(b, {}).get(key)) for key, service in found.items())
+            for b, found in had.items())
         configs_touched = any(ref.startswith("ConfigMap/") for ref in touched)
         if not (removed or configs_touched or any(p.obj.ref in touched for p in view.pods)):
             continue  # no Service gone, and nothing a pod names changed
@@ -1088,6 +1094,12 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                                and dict(n.selector) == dict(gone[0].selector)}
                     yield _removed_call(net, s, decl, gone[0], renamed,
                                         _still_listed(view, gone[0].obj.file))
+                    continue
+                closed = [has[b][key] for b in builds(decl.obj) if key in has.get(b, {})
+                          and e.port in _lost_ports(had.get(b, {}).get(key), has[b][key])]
+                if closed:
+                    said.add(place)
+                    yield _closed_port(net, s, decl, closed[0])
                     continue
                 if (key in ever or e.service == "localhost" or decl.obj.ref not in touched
                         or not _judged_namespace(net, e.namespace)):
@@ -1185,6 +1197,37 @@ def _removed_call(net: Network, s: int, decl: Declaration, service: Service,
     return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-missing",
                      key=f"{format_path(decl.path)} -> {e.text}:{e.port}",
                      doubt="; ".join(doubts) or None, cause=f"Service {name} removed")
+
+
+def _lost_ports(before: Service | None, after: Service | None) -> set[int]:
+    """The ports ``before`` had that ``after`` (the same Service on the head) has not. A
+    Service without ports (ExternalName) or a headless one (its name resolves to the pods:
+    a client reaches them on any port) forwards every port."""
+    if before is None or after is None or not after.ports or (
+            after.obj.kind == "Service" and after.obj.get(("spec", "clusterIP")) == "None"):
+        return set()
+    return {p.port for p in before.ports} - {p.port for p in after.ports}
+
+
+def _closed_port(net: Network, s: int, decl: Declaration, service: Service) -> Violation:
+    """A call to a port its Service no longer has: the connection is refused (a ClusterIP
+    forwards only the ports it lists). Doubted as a removed Service is."""
+    e, caller = decl.endpoint, f"{net.pods[s].namespace}/{net.pods[s].name}"
+    name = f"{service.namespace}/{service.name}"
+    now = ", ".join(str(p.port) for p in service.ports) or "none"
+    message = (f"{caller} calls {e.text}:{e.port}, but Service {name} no longer has port "
+               f"{e.port}: this change leaves it {now}")
+    doubts = []
+    if s in net.rendered_by:
+        doubts.append(net.rendered_by[s])
+    if service.obj.kind != "Service":
+        doubts.append(f"how {service.obj.kind} {service.obj.namespace or 'default'}/"
+                      f"{service.obj.name}'s chart names its Services and their ports")
+    return Violation(decl.obj, decl.path, message,
+                     fix=f"Point the address at a port Service {name} has ({now}), or keep "
+                     f"port {e.port} on it.", kind="dependency-missing",
+                     key=f"{format_path(decl.path)} -> {e.text}:{e.port}",
+                     doubt="; ".join(doubts) or None, cause=f"Service {name} port {e.port} removed")
 
 
 def _unknown_call(net: Network, s: int, decl: Declaration) -> Violation:

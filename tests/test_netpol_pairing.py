@@ -785,3 +785,27 @@ def test_a_call_the_change_cuts_with_a_new_ingress_policy_is_placed_on_that_poli
     assert found[0]["message"] == (
         "client/app calls api.server:8080 (server/api on TCP 8080), but no ingress rule in "
         "server admits it")
+
+
+def test_a_call_to_a_port_the_change_takes_off_its_service_is_an_error_at_the_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the Service keeps its name and pods, its port 3550 becomes 8080: a ClusterIP forwards
+    # only the ports it lists, so catalog:3550 is refused
+    repo, base = shop_repo(tmp_path)
+    head = repo.commit({"catalog.yaml": CATALOG.format(name="catalog").replace(
+        "{port: 3550}", "{port: 8080, targetPort: 3550}")})
+    found = review_findings(repo, base, head, capsys)
+    line = SHOP.lstrip("\n").splitlines().index('        - {name: CATALOG_ADDR, value: '
+                                                '"catalog:3550"}') + 1
+    assert [(f["severity"], f["file"], f["line"]) for f in found] == [
+        ("error", "shop.yaml", line)]
+    assert found[0]["message"] == (
+        "shop/web calls catalog:3550, but Service shop/catalog no longer has port 3550: this "
+        "change leaves it 8080")
+    assert found[0]["fix"] == (
+        "Point the address at a port Service shop/catalog has (8080), or keep port 3550 on it.")
+    # a port added beside the one called closes nothing
+    both = repo.commit({"catalog.yaml": CATALOG.format(name="catalog").replace(
+        "{port: 3550}", "{port: 3550}, {port: 8080, name: b}")})
+    assert review_findings(repo, base, both, capsys) == []
