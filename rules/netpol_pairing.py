@@ -1193,7 +1193,9 @@ def _removed_call(net: Network, s: int, decl: Declaration, service: Service,
                       f"{service.obj.name}'s chart names its Services")
     unseen = net.unseen.get(service.namespace)
     if unseen:
-        doubts.append(f"the Services {', '.join(unseen)} may make in {service.namespace}")
+        more = f" and {len(unseen) - 3} more" if len(unseen) > 3 else ""
+        doubts.append(f"the Services {', '.join(unseen[:3])}{more} may make in "
+                      f"{service.namespace}")
     return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-missing",
                      key=f"{format_path(decl.path)} -> {e.text}:{e.port}",
                      doubt="; ".join(doubts) or None, cause=f"Service {name} removed")
