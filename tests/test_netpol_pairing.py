@@ -809,3 +809,17 @@ def test_a_call_to_a_port_the_change_takes_off_its_service_is_an_error_at_the_va
     both = repo.commit({"catalog.yaml": CATALOG.format(name="catalog").replace(
         "{port: 3550}", "{port: 3550}, {port: 8080, name: b}")})
     assert review_findings(repo, base, both, capsys) == []
+
+
+def test_a_removed_service_s_doubt_names_three_makers_of_services_and_counts_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    charts = "".join(f"---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+                     f"metadata: {{name: chart{i}, namespace: shop}}\nspec: {{}}\n"
+                     for i in range(5))
+    repo, base = shop_repo(tmp_path, "---\n" + charts)
+    head = repo.commit({"catalog.yaml": None})
+    found = review_findings(repo, base, head, capsys)
+    assert [f["severity"] for f in found] == ["warning"]
+    assert ("the Services HelmRelease chart0, HelmRelease chart1, HelmRelease chart2 and 2 more "
+            "may make in shop") in found[0]["message"]
