@@ -99,8 +99,13 @@ verdicts), never in `lint`, which sees one tree.
 
 Messages name the field and what changed below it (`spec.selector changes
 (matchLabels.tier added: backend)`) and point at the narrowest node in the head: the changed
-or added value, else the field's line; deletions point at the object's line in the base (they
-appear in the summary, not inline).
+or added value, else the field's line. A deletion names the object and points where the pull
+request made the change that took it out, on a line its diff shows: the line that now stands
+where the kustomization's removed entry was (`- ./scrypted/ks.yaml`, for everything the
+Kustomization it listed applied), the renamed object's new name, the changed `spec.path` or
+Argo CD source of its applier, the line that took the place of its removed document; when the
+file that held the change is deleted (the object's own, its deleted Application's), its line
+there in the base (the summary shows it, no inline comment can).
 
 Why:
 

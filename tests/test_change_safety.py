@@ -7,10 +7,13 @@ the expectations are (kind of verdict, severity, file, line) read off the inline
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from reviewbot.forge.diffmap import parse_git_diff
 
 from .helpers import ROOT, SEEDS, GitRepo, run_cli
 
@@ -28,6 +31,12 @@ def review(repo: GitRepo, base: str, head: str, capsys: pytest.CaptureFixture[st
 
 def verdicts(findings: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
     return sorted((f["severity"], f["file"], f["line"]) for f in findings if f["rule"] == RULE)
+
+
+def commentable(repo: GitRepo, base: str, head: str, findings: list[dict[str, Any]]) -> bool:
+    """Every finding is on a line the pull request's diff shows (an inline comment's place)."""
+    lines = parse_git_diff(repo.git("diff", base, head))
+    return all(lines.can_comment(f["file"], f["line"]) for f in findings)
 
 
 FLUX = """
@@ -372,17 +381,64 @@ def test_removals_under_prune_delete_and_without_prune_orphan(
 def test_an_object_no_longer_listed_by_its_kustomization_is_pruned(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # The finding sits where the pull request made the change (the line that now stands
+    # where the removed entry was: the diff shows it, so it takes an inline comment), not on
+    # the claim's own file, which the pull request did not touch; it names the claim.
     repo = GitRepo(tmp_path / "repo")
     base = repo.commit({
         "clusters/apps.yaml": flux(),
-        "apps/kustomization.yaml": "resources: [pvc.yaml, deploy.yaml]\n",
+        "apps/kustomization.yaml": "resources:\n  - pvc.yaml\n  - deploy.yaml\n",
         "apps/pvc.yaml": PVC.format(cls="local-path", size="1Gi"),
         "apps/deploy.yaml": DEPLOY.format(app="web", image=IMAGE),
     })
-    head = repo.commit({"apps/kustomization.yaml": "resources: [deploy.yaml]\n"})
+    head = repo.commit({"apps/kustomization.yaml": "resources:\n  - deploy.yaml\n"})
     code, found = review(repo, base, head, capsys)
-    assert (code, verdicts(found)) == (1, [("error", "apps/pvc.yaml", 3)])
-    assert "is no longer applied" in found[0]["message"]
+    assert (code, verdicts(found)) == (1, [("error", "apps/kustomization.yaml", 2)])
+    assert (found[0]["object"], found[0]["column"]) == ("PersistentVolumeClaim/shop/data", 3)
+    assert found[0]["message"].startswith(
+        "PersistentVolumeClaim shop/data is no longer applied (apps/kustomization.yaml no "
+        "longer lists pvc.yaml), and Kustomization flux-system/apps (spec.prune: true) prunes")
+    assert commentable(repo, base, head, found)
+    # the last entry removed: the line before it, the last the hunk shows
+    last = repo.commit({"apps/kustomization.yaml": "resources:\n  - pvc.yaml\n"})
+    code, found = review(repo, base, last, capsys)
+    assert [(f["object"], f["file"], f["line"]) for f in found] == [
+        ("Deployment/shop/web", "apps/kustomization.yaml", 2)]
+    assert commentable(repo, base, last, found)
+
+
+def test_a_deletion_points_at_the_change_that_took_the_object_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The claim's document removed from a file of three: the line that now stands where it
+    # was. The ConfigMap renamed: its new name. Each on a line the diff shows.
+    def config(name: str) -> str:
+        return ("apiVersion: v1\nkind: ConfigMap\n"
+                f"metadata: {{name: {name}, namespace: shop}}\ndata: {{mode: fast}}\n")
+
+    repo = GitRepo(tmp_path / "repo")
+    pvc = textwrap.dedent(PVC.format(cls="local-path", size="1Gi")).lstrip()
+    base = repo.commit({
+        "clusters/apps.yaml": flux(),
+        "apps/all.yaml": config("one") + "---\n" + pvc + "---\n" + config("two"),
+    })
+    head = repo.commit({"apps/all.yaml": config("uno") + "---\n" + config("two")})
+    code, found = review(repo, base, head, capsys)
+    assert [(f["severity"], f["object"], f["file"], f["line"], f["column"]) for f in found] == [
+        ("info", "ConfigMap/shop/one", "apps/all.yaml", 3, 18),
+        ("error", "PersistentVolumeClaim/shop/data", "apps/all.yaml", 5, 1),
+    ]
+    messages = [f["message"] for f in found]
+    assert messages[1].startswith("PersistentVolumeClaim shop/data is no longer in apps/all.yaml")
+    assert messages[0].startswith("ConfigMap shop/one is renamed to ConfigMap/shop/uno")
+    assert commentable(repo, base, head, found)
+    # The Kustomization's path moved elsewhere: what it applied goes, at its spec.path.
+    moved = repo.commit({"clusters/apps.yaml": flux().replace("./apps", "./elsewhere"),
+                         "elsewhere/two.yaml": config("two")})
+    code, found = review(repo, head, moved, capsys)
+    assert [(f["object"], f["file"], f["line"]) for f in found] == [
+        ("ConfigMap/shop/uno", "clusters/apps.yaml", 7)]
+    assert commentable(repo, head, moved, found)
 
 
 def test_argo_cd_prunes_only_with_automated_prune(
@@ -453,17 +509,20 @@ def test_a_deletion_is_judged_by_the_kustomization_whose_build_held_the_object(
     # Kustomizations a and b both build the shared claim template, each substituting its
     # own name; the PR stops applying b (its file stays): b's claim goes, and what deletes
     # it is b's own garbage collection, b being deleted by its parent. a is not involved.
+    # Both findings sit where the PR removed b's entry (the line the hunk shows there).
     repo = GitRepo(tmp_path / "repo")
     base = repo.commit({
         "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
-        "clusters/prod/kustomization.yaml": "resources: [a.yaml, b.yaml]\n",
+        "clusters/prod/kustomization.yaml": "resources:\n  - a.yaml\n  - b.yaml\n",
         "clusters/prod/a.yaml": APP_KS.format(app="a", prune="true"),
         "clusters/prod/b.yaml": APP_KS.format(app="b", prune="true"), **SHARED,
     })
-    head = repo.commit({"clusters/prod/kustomization.yaml": "resources: [a.yaml]\n"})
+    head = repo.commit({"clusters/prod/kustomization.yaml": "resources:\n  - a.yaml\n"})
     code, found = review(repo, base, head, capsys)
     assert (code, verdicts(found)) == (1, [
-        ("error", "templates/volsync/pvc.yaml", 4), ("info", "clusters/prod/b.yaml", 3)])
+        ("error", "clusters/prod/kustomization.yaml", 2),
+        ("info", "clusters/prod/kustomization.yaml", 2)])
+    assert commentable(repo, base, head, found)
     messages = {f["object"]: f["message"] for f in found}
     assert messages["PersistentVolumeClaim/shop/b-data"] == (
         "PersistentVolumeClaim shop/b-data is no longer applied: Kustomization flux-system/b, "
@@ -479,15 +538,18 @@ def test_a_deletion_is_judged_by_the_kustomization_whose_build_held_the_object(
     other = GitRepo(tmp_path / "other")
     kept = other.commit({
         "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
-        "clusters/prod/kustomization.yaml": "resources: [a.yaml, b.yaml]\n",
+        "clusters/prod/kustomization.yaml": "resources:\n  - b.yaml\n  - a.yaml\n",
         "clusters/prod/a.yaml": APP_KS.format(app="a", prune="true"),
         "clusters/prod/b.yaml": APP_KS.format(app="b", prune="false"), **SHARED,
     })
     gone = other.commit({"clusters/prod/b.yaml": None,
-                         "clusters/prod/kustomization.yaml": "resources: [a.yaml]\n"})
+                         "clusters/prod/kustomization.yaml": "resources:\n  - a.yaml\n"})
     code, found = review(other, kept, gone, capsys)
+    # b's file is deleted too: the kustomization's line is still where a comment can sit
     assert (code, verdicts(found)) == (0, [
-        ("info", "clusters/prod/b.yaml", 3), ("warning", "templates/volsync/pvc.yaml", 4)])
+        ("info", "clusters/prod/kustomization.yaml", 2),
+        ("warning", "clusters/prod/kustomization.yaml", 2)])
+    assert commentable(other, kept, gone, found)
     orphan = next(f for f in found if f["severity"] == "warning")
     assert orphan["message"].startswith(
         "PersistentVolumeClaim shop/b-data is no longer applied: Kustomization flux-system/b, "
@@ -553,9 +615,11 @@ def test_an_argo_cd_application_deleted_by_its_parent_takes_its_objects_only_wit
     base = repo.commit(files(FINALIZER))
     head = repo.commit({"argo/apps/three.yaml": None})
     code, found = review(repo, base, head, capsys)
+    # what deletes web is the deletion of three's file: both findings point at it (the
+    # summary shows them there), not at manifests/deploy.yaml, which the PR left alone
     assert (code, verdicts(found)) == (0, [
-        ("info", "argo/apps/three.yaml", 4), ("info", "manifests/deploy.yaml", 3)])
-    web = next(f for f in found if f["file"] == "manifests/deploy.yaml")
+        ("info", "argo/apps/three.yaml", 4), ("info", "argo/apps/three.yaml", 4)])
+    web = next(f for f in found if f["object"] == "Deployment/three/web")
     assert (web["object"], web["message"], web["fix"]) == (
         "Deployment/three/web",
         "Deployment three/web is no longer applied: Application argocd/three, which applied it, "
@@ -563,7 +627,7 @@ def test_an_argo_cd_application_deleted_by_its_parent_takes_its_objects_only_wit
         "(resources-finalizer.argocd.argoproj.io) deletes it in the cluster",
         "Nothing to do if removing it is intended; to keep it running, first merge "
         "argocd.argoproj.io/sync-options: Delete=false on it.")
-    app = next(f for f in found if f["file"] == "argo/apps/three.yaml")
+    app = next(f for f in found if f["object"] == "Application/argocd/three")
     assert app["message"].endswith("Argo CD Application argocd/parent "
                                    "(syncPolicy.automated.prune: true) prunes: it is deleted "
                                    "in the cluster")
@@ -573,8 +637,8 @@ def test_an_argo_cd_application_deleted_by_its_parent_takes_its_objects_only_wit
     kept = other.commit(files(""))
     gone = other.commit({"argo/apps/three.yaml": None})
     code, found = review(other, kept, gone, capsys)
-    assert [(f["severity"], f["object"]) for f in found if f["file"] == "manifests/deploy.yaml"
-            ] == [("warning", "Deployment/three/web")]
+    assert [(f["severity"], f["file"]) for f in found if f["object"] == "Deployment/three/web"
+            ] == [("warning", "argo/apps/three.yaml")]
 
 
 # ---------------------------------------------------------------- suspended reconcilers

@@ -91,7 +91,9 @@ class Violation:
     ``fix`` overrides the rule's generic fix with the specific action. ``kind`` names which of
     the rule's documented sub-checks this is (the engine maps it to a default severity via the
     rule's ``SEVERITIES``); rules never choose severities themselves.
-    ``file``/``line`` locate violations that belong to no object (syntax, kustomize files).
+    ``file``/``line`` locate violations that belong to no object (syntax, kustomize files),
+    or place one elsewhere than its object's field (``line`` in the object's own file, or in
+    ``file``: change-safety points a deletion at the change that caused it).
     """
 
     obj: KObject | None

@@ -487,8 +487,8 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
         ref = v.obj.ref
         if v.line is None:
             file, line, column = v.obj.where(v.path)
-        else:  # placed by the rule: in the object's own file
-            file, line, column = v.obj.file, v.line, v.column or 1
+        else:  # placed by the rule: in the object's own file, or the one it names
+            file, line, column = v.file or v.obj.file, v.line, v.column or 1
     return Finding(
         rule=rule.id, severity=level, file=file or "",
         line=line, column=column, object=ref, message=message, fix=v.fix or rule.fix,

@@ -3,7 +3,8 @@ that the head no longer does, and what the applier's garbage collection does wit
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import difflib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,8 @@ from reviewbot.rules._change_safety.common import (
 
 if TYPE_CHECKING:  # the diff's types only: a lint never imports the diff
     from reviewbot.diff.objects import TreeDiff
+
+Place = tuple[str, int, int]  # (file, line, column)
 
 
 def may_delete(diff: TreeDiff, base: Model, head: Model) -> bool:
@@ -48,6 +51,7 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
         if fate is None or _kept(obj, fate):
             continue
         who = f"{obj.kind} {object_name(obj)}"
+        file, line, column = fate.place
         if fate.deleter is None:
             yield Violation(
                 obj, ("metadata", "name"),
@@ -55,14 +59,15 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
                 "running, with nothing managing it",
                 fix=f"Delete {obj.kind} {object_name(obj)} by hand after the merge if it should "
                     "go, or keep it in the tree.",
-                kind="orphaned",
+                kind="orphaned", file=file, line=line, column=column,
             )
             continue
         loss = _data_lost(obj, base) if obj.kind in data_kinds else None
         text = f"{who} {fate.how}, and {fate.deleter}"
         if loss is not None:
             yield Violation(obj, ("metadata", "name"), f"{text}, which deletes {loss}",
-                            fix=_keep_fix(obj, fate), kind="deleted-data")
+                            fix=_keep_fix(obj, fate), kind="deleted-data", file=file,
+                            line=line, column=column)
             continue
         if obj.kind == "HelmRelease" and obj.group == "helm.toolkit.fluxcd.io":
             text += ("; helm-controller uninstalls the release, and every object of the chart "
@@ -71,7 +76,7 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
             obj, ("metadata", "name"), text,
             fix=(f"Nothing to do if removing it is intended; to keep it running, first merge "
                  f"{_keep_annotation(fate)} on it."),
-            kind="deleted",
+            kind="deleted", file=file, line=line, column=column,
         )
 
 
@@ -79,10 +84,15 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
 class _Fate:
     """What becomes of an object the base applied and the head does not: how it left
     (``how``, after its name), and what deletes it in the cluster (``deleter``: "Kustomization
-    ... prunes: it is deleted in the cluster"), or why it stays (``stays``)."""
+    ... prunes: it is deleted in the cluster"), or why it stays (``stays``). ``place`` is
+    where the pull request made the change that took it out, which the finding points at:
+    the line that stands where a kustomization's removed entry was, the changed path of its
+    applier, the deleted file of its Application; the object's own line when its own file is
+    deleted."""
 
     how: str
     owner: KObject  # the Kustomization or Application that applied it on the base
+    place: Place
     deleter: str | None = None
     stays: str = ""
     cascade: bool = False  # deleted with its deleted Application (Argo CD's finalizer)
@@ -98,10 +108,15 @@ class _Fates:
         self.base, self.head = base, head
         head_by = appliers(head)
         self.applied = {o.identity for o in head.objects if head_by.get(o.file)}
-        self.renamed = {e.base.identity: e.ref for e in diff.objects
+        self.renamed = {e.base.identity: e for e in diff.objects
                         if e.status == "renamed" and e.base is not None}
+        self.modified = {id(e.head): e for e in diff.objects
+                         if e.status == "modified" and e.head is not None}
         self.memo: dict[int, _Fate | None] = {}
         self.refused: dict[int, bool] = {}
+        self.unlisted: dict[str, tuple[str, Place] | None] = {}
+        self.listed_in_head: set[tuple[str, str]] | None = None
+        self.lines: dict[str, tuple[Sequence[tuple[str, int, int, int, int]], int]] = {}
 
     def of(self, obj: KObject) -> _Fate | None:
         """None: nothing is known to happen to it (no applier in the tree; the applier's
@@ -124,11 +139,11 @@ class _Fates:
                 self.refused[id(now)] = refused_entry(self.head, now) is not None
             if self.refused[id(now)]:
                 return None  # kustomize refuses the build: kustomize-integrity says why
-            how = self._how(obj)
+            how, place = self._how(obj, now)
             if _applier_prunes(now):
-                return _Fate(how, owner, f"{_applier_text(now)}{also} prunes: it is deleted in "
-                             "the cluster")
-            return _Fate(how, owner, stays=f"{_applier_text(now)}{also} does not prune")
+                return _Fate(how, owner, place, f"{_applier_text(now)}{also} prunes: it is "
+                             "deleted in the cluster")
+            return _Fate(how, owner, place, stays=f"{_applier_text(now)}{also} does not prune")
         up = self.of(owner)
         if up is None or up.deleter is None:
             return None  # the applier stays in the cluster, still applying: its verdict says
@@ -136,38 +151,103 @@ class _Fates:
                f"{also}, {up.how}")
         if is_flux_kustomization(owner):
             if owner.get(("spec", "prune")) is True:
-                return _Fate(how, owner, "Flux's garbage collection of the deleted Kustomization "
-                             "(spec.prune: true) deletes it in the cluster")
-            return _Fate(how, owner, stays="the deleted Kustomization does not prune "
-                         f"(spec.prune: {_flag_text(owner, 'prune')})")
+                return _Fate(how, owner, up.place, "Flux's garbage collection of the deleted "
+                             "Kustomization (spec.prune: true) deletes it in the cluster")
+            return _Fate(how, owner, up.place, stays="the deleted Kustomization does not "
+                         f"prune (spec.prune: {_flag_text(owner, 'prune')})")
         finalizers = [str(f) for f in items(owner.metadata.get("finalizers"))]
         if any(f.startswith(ARGO_FINALIZER) for f in finalizers):
-            return _Fate(how, owner, f"Argo CD's resources finalizer of the deleted Application "
-                         f"({ARGO_FINALIZER}) deletes it in the cluster", cascade=True)
-        return _Fate(how, owner, stays=f"the deleted Application has no {ARGO_FINALIZER} "
-                     "finalizer, so Argo CD deletes the Application alone")
+            return _Fate(how, owner, up.place, f"Argo CD's resources finalizer of the deleted "
+                         f"Application ({ARGO_FINALIZER}) deletes it in the cluster",
+                         cascade=True)
+        return _Fate(how, owner, up.place, stays=f"the deleted Application has no "
+                     f"{ARGO_FINALIZER} finalizer, so Argo CD deletes the Application alone")
 
-    def _how(self, obj: KObject) -> str:
-        renamed_to = self.renamed.get(obj.identity)
-        if renamed_to is not None:
-            return f"is renamed to {renamed_to} (a new object; the old one goes)"
+    def _how(self, obj: KObject, applier: KObject) -> tuple[str, Place]:
+        """How ``obj`` left what ``applier`` (the head's) applies, and where the pull request
+        made that change."""
+        own = obj.where(("metadata", "name"))
+        renamed = self.renamed.get(obj.identity)
+        if renamed is not None:
+            return (f"is renamed to {renamed.ref} (a new object; the old one goes)",
+                    renamed.head.where(("metadata", "name")) if renamed.head else own)
+        unlisted = self._unlisted(obj.file)
         if obj.file not in self.head.files:
-            return "is removed from the tree"
-        unlisted = _unlisted(obj.file, self.base, self.head)
+            # its file deleted: the line of its kustomization that listed it, when the head
+            # has that file (an inline comment can sit there), else its own in the base
+            if unlisted is not None and unlisted[1][0] in self.head.files:
+                return "is removed from the tree", unlisted[1]
+            return "is removed from the tree", own
         if unlisted is not None:
-            return f"is no longer applied ({unlisted})"
+            return f"is no longer applied ({unlisted[0]})", unlisted[1]
+        moved = self._path_change(applier)
         if obj.file in self.head.unapplied:
-            return "is no longer applied (its file is no longer listed)"
+            return "is no longer applied (its file is no longer listed)", moved or own
         if obj.identity not in self.head.by_identity:
-            return f"is no longer in {obj.file}"
-        return "is no longer applied"
+            return (f"is no longer in {obj.file}",
+                    self._moved(obj.file, obj.position(("metadata", "name"))[0]))
+        return "is no longer applied", moved or own
+
+    def _unlisted(self, file: str) -> tuple[str, Place] | None:
+        """:func:`_unlisted` of ``file``, the entry's place in the head when it has the
+        kustomization's file (once per file: many objects share one)."""
+        if file not in self.unlisted:
+            if self.listed_in_head is None:
+                self.listed_in_head = {(k.file, join(k.directory, e.value.strip()))
+                                       for k in self.head.kustomizations
+                                       for e in path_entries(k.body)}
+            found = _unlisted(file, self.base, self.head, self.listed_in_head)
+            if found is not None and found[1][0] in self.head.files:
+                found = found[0], self._moved(found[1][0], found[1][1])
+            self.unlisted[file] = found
+        return self.unlisted[file]
+
+    def _path_change(self, applier: KObject) -> Place | None:
+        """The line of ``applier`` where the pull request changed what it applies (its
+        ``spec.path``, an Argo CD source), if it did."""
+        entry = self.modified.get(id(applier))
+        if entry is None or not entry.file:
+            return None
+        for change in entry.changes:
+            if change.line is not None and change.path[:2] in (
+                    ("spec", "path"), ("spec", "source"), ("spec", "sources")):
+                return self._head_place(entry.file, change.line)
+        return None
+
+    def _moved(self, file: str, line: int) -> Place:
+        """Where line ``line`` of the base's ``file`` stands in the head's: itself when the
+        pull request kept it, else the line that took its place (the next kept one; the last
+        when it was at the end), the line the diff's hunk shows beside the removal."""
+        found = self.lines.get(file)
+        if found is None and file not in self.base.files:
+            return self._head_place(file, line)
+        if found is None:
+            old = self.base.files[file].text.splitlines()
+            new = self.head.files[file].text.splitlines()
+            found = self.lines[file] = (difflib.SequenceMatcher(
+                None, old, new, autojunk=False).get_opcodes(), len(new))
+        ops, at = found  # (past every block: the last line)
+        for tag, i1, i2, j1, _ in ops:
+            if i1 <= line - 1 < i2:
+                at = j1 + (line - 1 - i1) + 1 if tag == "equal" else j1 + 1
+                break
+        return self._head_place(file, at)
+
+    def _head_place(self, file: str, line: int) -> Place:
+        """``line`` of the head's ``file`` (its last when shorter), at its first character
+        that is not a space."""
+        lines = self.head.files[file].text.splitlines()
+        line = max(1, min(line, len(lines)))
+        text = lines[line - 1] if lines else ""
+        return file, line, len(text) - len(text.lstrip()) + 1
 
 
-def _unlisted(file: str, base: Model, head: Model) -> str | None:
+def _unlisted(file: str, base: Model, head: Model,
+              listed_in_head: set[tuple[str, str]]) -> tuple[str, Place] | None:
     """"<kustomization> no longer lists <entry>" for the base kustomization whose resource
-    entry named ``file`` (or a folder above it) and whose head version does not."""
-    listed_in_head = {(k.file, join(k.directory, e.value.strip()))
-                      for k in head.kustomizations for e in path_entries(k.body)}
+    entry named ``file`` (or a folder above it) and whose head version does not
+    (``listed_in_head``: (kustomization, entry's path) of the head's), and where that entry
+    was in the base."""
     for k in base.kustomizations:
         for entry in path_entries(k.body):
             if entry.field not in ("resources", "bases", "components"):
@@ -175,9 +255,10 @@ def _unlisted(file: str, base: Model, head: Model) -> str | None:
             target = join(k.directory, entry.value.strip())
             if (target == file or file.startswith(target + "/")) and (
                     (k.file, target) not in listed_in_head):
+                line, column = k.doc.position(entry.path)
                 if k.file not in head.files:
-                    return f"{k.file}, which listed it, is removed"
-                return f"{k.file} no longer lists {entry.value.strip()}"
+                    return f"{k.file}, which listed it, is removed", (k.file, line, column)
+                return f"{k.file} no longer lists {entry.value.strip()}", (k.file, line, column)
     return None
 
 
