@@ -65,10 +65,13 @@ verdicts), never in `lint`, which sees one tree.
   nothing manages it any more.
 - `suspended` (info): a change to an object under a Flux Kustomization with
   `spec.suspend: true`, or to a HelmRelease with `spec.suspend: true`: nothing rolls out until
-  it is resumed.
+  it is resumed. The Kustomization is the one whose build holds the object, as for deletions
+  (a change to a template many apps' Kustomizations read is suspended for the suspended app's
+  own object only).
 - `resumed` (info): `spec.suspend` goes from true to false (or away): everything the
-  Kustomization applies, or the HelmRelease's current chart and values, is applied at once,
-  including what was merged while it was suspended (which the repository alone cannot show).
+  Kustomization's build holds (counted as such, not every object of the files it reads), or
+  the HelmRelease's current chart and values, is applied at once, including what was merged
+  while it was suspended (which the repository alone cannot show).
 - `gpu-restart` (info): a change to the pod template (args, env, image, resources, volumes
   ...) of a pod that requests GPUs and is replaced without surge (Recreate, RollingUpdate with
   `maxSurge: 0`, a one-replica StatefulSet): the old pod stops before the new one is ready, so
@@ -273,7 +276,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                                             pods.get(id(entry.head), []), patterns, head)
             yield from version_verdicts(entry, entry.base, entry.head)
             yield from storage_verdicts(entry.base, entry.head)
-            yield from resumed_verdicts(entry.base, entry.head, head, diff)
+            yield from resumed_verdicts(entry.base, entry.head, base, head, diff)
         yield from suspended_verdicts(entry, head, base, suspended)
         yield from sops_verdicts(entry)
     if may_delete(diff, base, head):

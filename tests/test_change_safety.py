@@ -665,6 +665,37 @@ def test_changes_under_a_suspended_kustomization_do_not_roll_out(
         "once, 1 object")
 
 
+def test_a_shared_template_is_suspended_only_where_its_own_kustomization_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a and b both build the shared claim template; a is suspended. A change to the template
+    # does not roll out for a's claim; b's claim rolls out (b is not suspended). Resuming a
+    # applies what a's build holds (its claim), not every object of the files a reads.
+    suspended = APP_KS.format(app="a", prune="true") + "      suspend: true\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/kustomization.yaml": "resources: [b.yaml, a.yaml]\n",
+        "clusters/prod/a.yaml": suspended,
+        "clusters/prod/b.yaml": APP_KS.format(app="b", prune="true"), **SHARED,
+    })
+    head = repo.commit({"templates/volsync/pvc.yaml": SHARED["templates/volsync/pvc.yaml"]
+                        .replace("name: ${APP}-data\n", "name: ${APP}-data\n      labels: "
+                                 "{backup: daily}\n")})
+    code, found = review(repo, base, head, capsys)
+    assert [(f["object"], f["file"], f["line"]) for f in found] == [
+        ("PersistentVolumeClaim/shop/a-data", "templates/volsync/pvc.yaml", 3)]
+    assert found[0]["message"] == (
+        "PersistentVolumeClaim shop/a-data is applied by Kustomization flux-system/a, which is "
+        "suspended (spec.suspend: true): this change does not roll out until it is resumed")
+    resumed = repo.commit({"clusters/prod/a.yaml": APP_KS.format(app="a", prune="true")})
+    code, found = review(repo, head, resumed, capsys)
+    assert [(f["object"], f["line"]) for f in found] == [("Kustomization/flux-system/a", 4)]
+    assert found[0]["message"].startswith(
+        "Kustomization flux-system/a is resumed: it applies everything under its path at once, "
+        "1 object, 0 of them changed by this pull request")
+
+
 def test_a_suspended_helmrelease_does_not_upgrade(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from reviewbot.engine.findings import Violation
-from reviewbot.model.objects import KObject, Model, Path, appliers
+from reviewbot.model.objects import KObject, Model, Path, owners
 from reviewbot.rules._change_safety.common import count_text, is_flux_kustomization, object_name
 
 if TYPE_CHECKING:  # the diff's types only: a lint never imports the diff
@@ -42,7 +42,12 @@ def suspended_verdicts(entry: ObjectDiff, head: Model, base: Model,
         return
     if not any_kustomization:
         return
-    by = appliers(head if entry.head is not None else base).get(obj.file, [])
+    # the Kustomizations whose build holds the object (model.owners: of a template many
+    # Kustomizations read, each its own), as the head has them: a removal is pruned, or not,
+    # by the head's revision of the Kustomization that applied it
+    by = owners(head, obj) if entry.head is not None else [
+        next((k for k in head.by_identity.get(o.identity, ()) if k.file == o.file), o)
+        for o in owners(base, obj)]
     for k in by:
         if is_flux_kustomization(k) and k.get(("spec", "suspend")) is True:
             what = {"removed": "this removal is not pruned", "added": "this object is not "
@@ -61,18 +66,18 @@ def _only_suspend_changes(entry: ObjectDiff) -> bool:
     return all(c.path[:2] == ("spec", "suspend") for c in entry.changes)
 
 
-def resumed_verdicts(old: KObject, new: KObject, head: Model,
+def resumed_verdicts(old: KObject, new: KObject, base: Model, head: Model,
                      diff: TreeDiff) -> Iterator[Violation]:
     if old.get(("spec", "suspend")) is not True or new.get(("spec", "suspend")) is True:
         return
-    head_by = appliers(head)
     where: Path = ("spec", "suspend") if new.get(("spec", "suspend")) is not None else ("spec",)
     if is_flux_kustomization(new):
-        files = {f for f, by in head_by.items() if new in by}
-        under = [o for o in head.objects if o.file in files]
+        # what its build holds (model.owners), not every object of the files it reads: a
+        # template every app's Kustomization substitutes is each app's own
+        under = [o for o in head.objects if new in owners(head, o)]
         changed = [e for e in diff.objects
-                   if (e.head is not None and e.head.file in files)
-                   or (e.head is None and e.base is not None and e.base.file in files)]
+                   if (e.head is not None and new in owners(head, e.head))
+                   or (e.head is None and e.base is not None and old in owners(base, e.base))]
         yield Violation(
             new, where,
             f"Kustomization {object_name(new)} is resumed: it applies everything under its path at "
