@@ -65,13 +65,16 @@ verdicts), never in `lint`, which sees one tree.
   nothing manages it any more.
 - `suspended` (info): a change to an object under a Flux Kustomization with
   `spec.suspend: true`, or to a HelmRelease with `spec.suspend: true`: nothing rolls out until
-  it is resumed. The Kustomization is the one whose build holds the object, as for deletions
-  (a change to a template many apps' Kustomizations read is suspended for the suspended app's
-  own object only).
-- `resumed` (info): `spec.suspend` goes from true to false (or away): everything the
-  Kustomization's build holds (counted as such, not every object of the files it reads), or
-  the HelmRelease's current chart and values, is applied at once, including what was merged
-  while it was suspended (which the repository alone cannot show).
+  it is resumed; or under an Argo CD Application that syncs by hand (no
+  `syncPolicy.automated`, or `automated.enabled: false`): nothing rolls out until someone
+  syncs it (a removal there is `orphaned`). The Kustomization or Application is the one whose
+  build holds the object, as for deletions (a change to a template many apps' Kustomizations
+  read is suspended for the suspended app's own object only).
+- `resumed` (info): `spec.suspend` goes from true to false (or away), or an Application's
+  automated sync is turned on: everything the Kustomization's or Application's build holds
+  (counted as such, not every object of the files it reads), or the HelmRelease's current
+  chart and values, is applied at once, including what was merged while it was suspended
+  (which the repository alone cannot show).
 - `gpu-restart` (info): a change to the pod template (args, env, image, resources, volumes
   ...) of a pod that requests GPUs and is replaced without surge (Recreate, RollingUpdate with
   `maxSurge: 0`, a one-replica StatefulSet): the old pod stops before the new one is ready, so
@@ -148,9 +151,11 @@ source (a kustomization there is built; a folder without one gets every manifest
 `spec.prune` garbage-collects what the previous revision applied and this one does not,
 `spec.suspend` stops reconciliation, `spec.force` and the `force: enabled` annotation
 recreate objects whose patch fails on an immutable field. An Argo CD Application applies
-`source.path` (a plain folder non-recursively unless `directory.recurse`), and prunes only with
-`syncPolicy.automated.prune`. Paths are matched against the tree's folders by suffix, as the
-model resolves Flux paths for `targetNamespace`.
+`source.path` (a plain folder non-recursively unless `directory.recurse`), syncs when git
+changes only with `syncPolicy.automated` (`automated: {}` and `enabled` unset are automated;
+user-guide/auto_sync.md), and prunes only with `syncPolicy.automated.prune`. Paths are
+matched against the tree's folders by suffix, as the model resolves Flux paths for
+`targetNamespace`.
 
 Options:
 

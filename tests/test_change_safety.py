@@ -294,6 +294,7 @@ def test_an_immutable_change_says_what_its_own_applier_does_and_how_to_recreate(
           project: default
           source: {repoURL: "https://git.example/shop.git", path: apps}
           destination: {server: "https://kubernetes.default.svc", namespace: shop}
+          syncPolicy: {automated: {}}
     """
     outcome = {}
     for applier, files in (("flux", {"clusters/apps.yaml": flux()}),
@@ -694,6 +695,43 @@ def test_a_shared_template_is_suspended_only_where_its_own_kustomization_is(
     assert found[0]["message"].startswith(
         "Kustomization flux-system/a is resumed: it applies everything under its path at once, "
         "1 object, 0 of them changed by this pull request")
+
+
+def test_an_argo_cd_application_that_syncs_by_hand_holds_its_own_changes_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # one and two apply the same folder into their namespaces; one has no
+    # syncPolicy.automated, so Argo CD applies git's changes to it only when someone syncs
+    # (user-guide/auto_sync.md). The image bump rolls out in two, not in one.
+    deploy = DEPLOY.format(app="web", image=IMAGE).replace("namespace: shop", "")
+
+    def app(name: str, auto: bool) -> str:
+        text = textwrap.dedent(ARGO_APP.format(name=name, path="manifests", namespace=name,
+                                               finalizers=""))
+        return text if auto else text.replace("  syncPolicy:\n    automated: {prune: true}\n",
+                                              "")
+
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"argo/one.yaml": app("one", auto=False),
+                        "argo/two.yaml": app("two", auto=True), "manifests/deploy.yaml": deploy})
+    head = repo.commit({"manifests/deploy.yaml": deploy.replace(IMAGE, IMAGE2)})
+    code, found = review(repo, base, head, capsys)
+    assert [(f["object"], f["file"], f["line"]) for f in found] == [
+        ("Deployment/one/web", "manifests/deploy.yaml", 12)]
+    assert (found[0]["message"], found[0]["fix"]) == (
+        "Deployment one/web is applied by Argo CD Application argocd/one, which syncs by hand "
+        "(no syncPolicy.automated): this change does not roll out until someone syncs it",
+        "Sync Application argocd/one after the merge (argocd app sync one), or set "
+        "syncPolicy.automated on it.")
+    # automated sync turned on: what one holds is applied at once
+    auto = repo.commit({"argo/one.yaml": app("one", auto=True)})
+    code, found = review(repo, head, auto, capsys)
+    assert [(f["object"], f["file"], f["line"]) for f in found] == [
+        ("Application/argocd/one", "argo/one.yaml", 11)]
+    assert found[0]["message"].startswith(
+        "Argo CD Application argocd/one syncs automatically now (was: no syncPolicy.automated): "
+        "it applies everything it holds at once, 1 object, 0 of them changed by this pull "
+        "request")
 
 
 def test_a_suspended_helmrelease_does_not_upgrade(
