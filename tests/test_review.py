@@ -572,3 +572,135 @@ def test_the_ignores_a_pull_request_adds_are_listed_in_its_summary(
             in err)
     assert "Deployment/shop/old" not in err
     assert "the ignores it adds are listed above" in err
+
+
+# ---------------------------------------------------------------- files no cluster receives
+
+
+FLUX_ROOT = {
+    "clusters/prod/flux-system/gotk-sync.yaml": """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec: {url: https://github.com/acme/fleet, ref: {branch: main}}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/prod
+          sourceRef: {kind: GitRepository, name: flux-system}
+    """,
+    "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+    "clusters/prod/apps.yaml": """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          path: ./apps
+          sourceRef: {kind: GitRepository, name: flux-system}
+    """,
+    "apps/kustomization.yaml": "resources: [web.yaml]\n",
+    "apps/web.yaml": deployment("web", f"web:1@{DIGEST}"),
+}
+
+
+def test_a_pr_whose_changes_no_cluster_receives_says_so_and_exits_as_its_findings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # trial 4: the PR changes only kustomize-apps/, which no root applies: `lint` of that
+    # folder finds the break, the review judges nothing there; silence must not read as approval
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({**FLUX_ROOT, "kustomize-apps/kustomization.yaml": "resources: [a.yaml]\n",
+                        "kustomize-apps/a.yaml": deployment("a", f"a:1@{DIGEST}"),
+                        "kustomize-apps/patch.yaml": deployment("a", f"a:1@{DIGEST}")})
+    head = repo.commit({"kustomize-apps/a.yaml": deployment("a", "a:latest"),
+                        "kustomize-apps/patch.yaml": None})
+    args = ["review", "--repo", str(repo.path), "--base", base, "--head", head, "--platform",
+            "none", "--rule", "image-digest"]
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0  # the exit code counts findings, as DESIGN.md's exit codes say
+    assert out.startswith("no new findings; looked in")
+    assert out.endswith(
+        "no changes\n\n"
+        "2 changed files reach no cluster, so this review judges nothing in them:\n"
+        "  kustomize-apps (2 files): not applied by any cluster root\n"
+        "  to lint them as written: reviewbot lint kustomize-apps\n")
+    cached = [*args, "--cache", str(tmp_path / "cache")]
+    assert run_cli(cached, capsys)[1] == out == run_cli(cached, capsys)[1]  # read back alike
+    code, out, _ = run_cli([*args, "--format", "markdown"], capsys)
+    assert code == 0
+    assert ("## No new problems\n\n0 new findings.\n\n**2 changed files reach no cluster, so "
+            "this review judges nothing in them:** `kustomize-apps` (2 files: not applied by "
+            "any cluster root). To lint them as written: `reviewbot lint kustomize-apps`.\n"
+            ) in out
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
+    assert code == 0
+    assert out == ("no changes\n\n2 changed files reach no cluster, so this diff shows nothing "
+                   "in them:\n  kustomize-apps (2 files): not applied by any cluster root\n"
+                   "  to lint them as written: reviewbot lint kustomize-apps\n")
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "markdown", base,
+                            head], capsys)
+    assert out.endswith("No object changed.\n\n**2 changed files reach no cluster, so this diff "
+                        "shows nothing in them:** `kustomize-apps` (2 files: not applied by any "
+                        "cluster root). To lint them as written: `reviewbot lint "
+                        "kustomize-apps`.\n")
+
+
+def test_changed_files_no_cluster_receives_are_named_by_at_most_three_folders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(FLUX_ROOT)
+    # six files in five folders no root reaches, and one applied file changed: the applied
+    # change is diffed, the first three folders named, the rest counted
+    head = repo.commit({**{f"old-{n}/d.yaml": deployment(n, f"{n}:1@{DIGEST}")
+                           for n in ("a", "b", "c", "d", "e")},
+                        "old-e/e.yaml": deployment("e2", f"e:1@{DIGEST}"),
+                        "apps/web.yaml": deployment("web", f"web:2@{OTHER}")})
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--rule", "image-digest"], capsys)
+    assert code == 0, out
+    assert "~ Deployment/shop/web  modified" in out
+    assert out.endswith(
+        "6 changed files reach no cluster, so this review judges nothing in them:\n"
+        "  old-a (1 file): not applied by any cluster root\n"
+        "  old-b (1 file): not applied by any cluster root\n"
+        "  old-c (1 file): not applied by any cluster root\n"
+        "  and 2 more folders (3 files), listed under skipped\n"
+        "  to lint them as written: reviewbot lint old-a old-b old-c\n")
+
+
+def test_a_file_the_pr_stops_applying_is_a_change_not_a_file_no_cluster_receives(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the PR unlists apps/web.yaml and changes it: its Deployment leaves the cluster (the
+    # diff says so), which is not "no cluster receives it" on both sides
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(FLUX_ROOT)
+    head = repo.commit({"apps/kustomization.yaml": "resources: []\n",
+                        "apps/web.yaml": deployment("web", f"web:2@{DIGEST}")})
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
+    assert "- Deployment/shop/web  removed" in out
+    assert "reach no cluster" not in out and "reaches no cluster" not in out
+
+
+def test_the_review_s_count_line_does_not_contradict_the_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # trial 4: stdout "no findings" beside the summary's "16 findings already on the base branch"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"a.yaml": deployment("old", "web:latest")})
+    same = repo.commit({"a.yaml": deployment("old", "web:latest", replicas=2)})
+    args = ["review", "--repo", str(repo.path), "--platform", "none", "--rule", "image-digest"]
+    _, out, _ = run_cli([*args, "--base", base, "--head", same], capsys)
+    assert out.splitlines()[0] == ("no new findings; 1 finding already on the base branch (not "
+                                   "shown: scope new); looked in 1 object from 1 file")
+    _, out, _ = run_cli([*args, "--base", base, "--head", same, "--scope", "all"], capsys)
+    assert "1 error, none of them new; 1 finding already on the base branch (shown above)" in out
+    worse = repo.commit({"b.yaml": deployment("new", "api:latest")})
+    _, out, _ = run_cli([*args, "--base", base, "--head", worse], capsys)
+    assert ("1 error, all new; 1 finding already on the base branch (not shown: scope new); "
+            "looked in 2 objects from 2 files") in out
+    _, out, _ = run_cli([*args, "--base", base, "--head", worse, "--scope", "all"], capsys)
+    assert "2 errors, 1 of them new; 1 finding already on the base branch (shown above)" in out

@@ -37,7 +37,7 @@ from reviewbot.report.base import shown_entries
 from reviewbot.report.difftext import render_diff_text
 from reviewbot.report.links import links_from_env
 from reviewbot.report.render import render
-from reviewbot.report.review import config_note, mark_verdicts, verdict_text
+from reviewbot.report.review import config_note, mark_verdicts, unapplied_note, verdict_text
 from reviewbot.sources.event import CiEvent, ci_event
 from reviewbot.sources.refs import Sides, find_sides, is_ref, repo_prefixes, resolve
 from reviewbot.sources.tree import repo_root
@@ -66,14 +66,14 @@ def diff_command(args: argparse.Namespace) -> int:
         verdicts = found.verdicts()
     if args.format == "text":
         text = render_diff_text(shown_entries(entries), use_color(args.color, args.output))
-        text += verdict_text(verdicts)
+        text += verdict_text(verdicts) + unapplied_note(found.unapplied(), "diff shows")
     elif args.format == "json":
         text = render(Report(findings=(), review=ReviewSummary(
             diff=mark_verdicts(entries, verdicts), connectivity=found.flows()),
             skipped=tuple(found.head.skipped)), "json")
     else:
         from reviewbot.report.markdown import render_diff_section
-        text = render_diff_section(shown_entries(entries), SUMMARY_LIMIT)
+        text = render_diff_section(shown_entries(entries), SUMMARY_LIMIT, found.unapplied())
     emit(text, args.output)
     return EXIT_FINDINGS if getattr(args, "exit_code", False) and entries else EXIT_OK
 
@@ -107,6 +107,7 @@ def review_command(args: argparse.Namespace) -> int:
     if args.format == "text" and report.review is not None:
         text += "\n" + render_diff_text(shown_entries(report.review.diff), color)
         text += config_note(report.review)
+        text += unapplied_note(report.review.unapplied, "review judges")
     emit(text, args.output)  # findings first: no forge call has happened yet
     if args.artifact:
         emit(render(report, args.artifact_format), args.artifact)

@@ -54,6 +54,16 @@ class Ignore:
 
 
 @dataclass(frozen=True)
+class Unapplied:
+    """Files a change touched that no cluster receives, by the folder (or file) the run
+    skipped them under: the review and the diff judge nothing in them, and say so."""
+
+    path: str  # the folder or file, as ``skipped`` names it
+    reason: str  # why no cluster receives it, as ``skipped`` says it
+    files: int  # how many of the changed files it holds
+
+
+@dataclass(frozen=True)
 class ReviewSummary:
     """What `reviewbot review` knows beyond the findings, for the summary and the JSON.
 
@@ -77,6 +87,7 @@ class ReviewSummary:
     config: ConfigReview = ConfigReview()
     max_chars: int | None = None
     links: Links | None = None  # where the head's lines and the rules' docs are (None: no links)
+    unapplied: tuple[Unapplied, ...] = ()  # changed files no cluster receives, by folder
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from reviewbot.config import (
 from reviewbot.engine.findings import Finding, in_order, one_per_place, sort_key
 from reviewbot.engine.keys import result_key, review_key
 from reviewbot.engine.options import check_options
-from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary
+from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary, Unapplied
 from reviewbot.engine.review_cache import freeze_report, thaw_report
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.cache import ParseCache
@@ -347,6 +347,7 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
         ignores=added(base_result.model, head_result.model), new=sum(1 for f in new if f.new),
         existing=len(marked) - len(new),
         scope=settings.scope, max_chars=SUMMARY_LIMIT,
+        unapplied=unapplied_changes(base_model, head_result.model),
     )
     report = Report(
         findings=tuple(reported), skipped=tuple(head_result.skipped), review=summary,
@@ -396,6 +397,33 @@ def _sources(result: Result, findings: Sequence[Finding]) -> dict[str, str]:
     return {f.file: files[f.file].text for f in findings if f.file in files}
 
 
+def unapplied_changes(base: Model, head: Model) -> tuple[Unapplied, ...]:
+    """The manifests the change added, changed or deleted that no cluster receives on either
+    side (``Model.unapplied``: no cluster root reaches them; without roots, no build reads
+    them), counted under the folder (or file) the run lists as skipped for it: the rules and
+    the diff judge nothing in them, and the outputs say so, so that silence is not read as
+    approval. A file the base applied and the head no longer does is not among them (the diff
+    shows its objects go); neither is one skipped for its own reason (a Helm template)."""
+    before = {f.path: f.blob for f in base.tree.files} if base.tree is not None else {}
+    after = {f.path: f.blob for f in head.tree.files} if head.tree is not None else {}
+    counts: dict[tuple[str, str], int] = {}
+    for path in sorted(set(before) | set(after)):
+        if before.get(path) == after.get(path):
+            continue
+        sides = [m for m in (head, base) if path in m.files]
+        if not sides or any(path not in m.unapplied or m.files[path].skipped for m in sides):
+            continue
+        model = sides[0]  # the head's reason for a file it holds, the base's for one deleted
+        covering = [s for s in model.skipped
+                    if s.path == path or path.startswith(s.path.rstrip("/") + "/")]
+        top = min(covering, key=lambda s: len(s.path), default=None)
+        where = (top.path, top.reason) if top is not None else (
+            path, "not applied by any cluster root" if model.derived.get("reach") is not None
+            else "no kustomization build reads it")
+        counts[where] = counts.get(where, 0) + 1
+    return tuple(Unapplied(path, reason, n) for (path, reason), n in sorted(counts.items()))
+
+
 # ---------------------------------------------------------------- the diff
 
 
@@ -422,6 +450,10 @@ class Comparison:
 
         return tuple(review_changes(self.diff, self.base, self.head, IngressController.from_config(
             self.config.section("netpol"))) or ())
+
+    def unapplied(self) -> tuple[Unapplied, ...]:
+        """The changed manifests no cluster receives (:func:`unapplied_changes`)."""
+        return unapplied_changes(self.base, self.head)
 
 
 def compare_sides(sides: Sides, config: Config, loader: Any) -> Comparison:

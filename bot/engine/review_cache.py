@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from reviewbot.engine.findings import Amount, Edit, Finding, Quiet, Suggestion
-from reviewbot.engine.outcome import Ignore, Report, ReviewSummary
+from reviewbot.engine.outcome import Ignore, Report, ReviewSummary, Unapplied
 from reviewbot.sources.tree import Skipped
 
 
@@ -40,6 +40,7 @@ def freeze_report(report: Report) -> dict[str, Any] | None:
         "connectivity_notes": list(review.connectivity_notes),
         "ignores": [[i.file, i.line, list(i.rules), i.reason, i.object] for i in review.ignores],
         "counts": [review.new, review.existing, review.scope, review.max_chars],
+        "unapplied": [[u.path, u.reason, u.files] for u in review.unapplied],
     }
     # read back into what a run knows before the cache answers (its refs and configuration):
     # a part of the review not stored here makes the check fail, and nothing is stored
@@ -70,7 +71,8 @@ def thaw_report(raw: Mapping[str, Any], run: ReviewSummary,
             ignores=tuple(Ignore(str(f), int(n), tuple(str(r) for r in rules), str(why),
                                  str(obj)) for f, n, rules, why, obj in raw["ignores"]),
             new=int(new), existing=int(existing), scope=str(scope),
-            max_chars=None if max_chars is None else int(max_chars))
+            max_chars=None if max_chars is None else int(max_chars),
+            unapplied=tuple(Unapplied(str(p), str(r), int(n)) for p, r, n in raw["unapplied"]))
         sources = texts([str(n) for n in raw["sources"]])
         if sources is None:
             return None

@@ -1,16 +1,18 @@
-"""What every output shares: file names as outputs show them, and the cap on
-findings per rule. The report itself (:class:`~reviewbot.engine.outcome.Report`) is the
-engine's outcome."""
+"""What every output shares: file names as outputs show them, the cap on findings per rule,
+and what is said of the changed files no cluster receives. The report itself
+(:class:`~reviewbot.engine.outcome.Report`) is the engine's outcome."""
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter
-from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from reviewbot.engine.outcome import Report
+from reviewbot.engine.outcome import Report, Unapplied
 from reviewbot.sources.tree import Skipped, shown_path
+from reviewbot.words import plural
 
 MAX_PER_RULE = 1000  # findings of one rule an output shows; the rest are counted by rule
 
@@ -106,3 +108,47 @@ def entry_words(entry: Mapping[str, Any]) -> tuple[str, str]:
         return "kustomize file", str(entry.get("file") or entry.get("base_file")
                                      or entry.get("name"))
     return object_words(str(entry.get("object")))
+
+
+UNAPPLIED_SHOWN = 3  # folders of changed files no cluster receives that an output names
+
+
+@dataclass(frozen=True)
+class UnappliedSaid:
+    """What an output says of the changed files no cluster receives (bounded: the first
+    ``UNAPPLIED_SHOWN`` folders named, the rest counted): the same words in every medium."""
+
+    files: int  # every such changed file
+    shown: tuple[Unapplied, ...]  # the folders named
+    more_folders: int  # the folders not named
+    more_files: int  # the files in them
+
+    @staticmethod
+    def of(unapplied: Sequence[Unapplied]) -> UnappliedSaid | None:
+        if not unapplied:
+            return None
+        shown, rest = tuple(unapplied[:UNAPPLIED_SHOWN]), unapplied[UNAPPLIED_SHOWN:]
+        return UnappliedSaid(sum(u.files for u in unapplied), shown, len(rest),
+                             sum(u.files for u in rest))
+
+    def headline(self, doing: str) -> str:
+        """"2 changed files reach no cluster, so this review judges nothing in them"
+        (``doing``: "review judges", "diff shows")."""
+        verb = "reach" if self.files != 1 else "reaches"
+        return (f"{plural(self.files, 'changed file')} {verb} no cluster, so this {doing} "
+                f"nothing in {self.them}")
+
+    @property
+    def them(self) -> str:
+        return "them" if self.files != 1 else "it"
+
+    def more(self) -> str:
+        """"and 4 more folders (9 files), listed under skipped", or nothing."""
+        if not self.more_folders:
+            return ""
+        return (f"and {plural(self.more_folders, 'more folder')} "
+                f"({plural(self.more_files, 'file')}), listed under skipped")
+
+    def lint_command(self) -> str:
+        """The command that lints the named folders as written."""
+        return shlex.join(["reviewbot", "lint", *(u.path for u in self.shown)])

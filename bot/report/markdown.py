@@ -20,9 +20,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine.findings import Finding, Suggestion
-from reviewbot.engine.outcome import ConfigReview, Ignore, Report, ReviewSummary
+from reviewbot.engine.outcome import ConfigReview, Ignore, Report, ReviewSummary, Unapplied
 from reviewbot.escape import html_code, md_code, md_prose, md_text, term
-from reviewbot.report.base import entry_words, not_shown_lines, object_words
+from reviewbot.report.base import UnappliedSaid, entry_words, not_shown_lines, object_words
 from reviewbot.report.difftext import alike, builds_note, change_lines, object_header
 from reviewbot.report.links import Links
 from reviewbot.words import plural
@@ -164,13 +164,17 @@ def diff_block(entry: Mapping[str, Any], max_lines: int = 200, copies: int = 1) 
     )
 
 
-def render_diff_section(diff: Sequence[Mapping[str, Any]], limit: int = DEFAULT_LIMIT) -> str:
-    """`reviewbot diff --format markdown`: the diff blocks alone, capped like the summary."""
+def render_diff_section(diff: Sequence[Mapping[str, Any]], limit: int = DEFAULT_LIMIT,
+                        unapplied: Sequence[Unapplied] = ()) -> str:
+    """`reviewbot diff --format markdown`: the diff blocks alone, capped like the summary,
+    then the changed files no cluster receives."""
     builder = _Builder(limit)
     if diff:
         diff_blocks(builder, diff)
     else:
         builder.add("### Changes\n\nNo object changed.\n")
+    if unapplied:
+        builder.add(unapplied_paragraph(unapplied, "diff shows").lstrip("\n"))
     return builder.finish(0, len(diff))
 
 
@@ -433,7 +437,22 @@ def _review_header(findings: Sequence[Finding], review: ReviewSummary) -> str:
                      + (" (shown below)" if shown else f" (not shown: scope {scope})"))
     if review.connectivity:
         parts.append("connectivity: " + _flow_counts(review.connectivity))
-    return f"## {verdict(findings)}\n\n" + " · ".join(parts) + ".\n"
+    head = f"## {verdict(findings)}\n\n" + " · ".join(parts) + ".\n"
+    return head + unapplied_paragraph(review.unapplied, "review judges")
+
+
+def unapplied_paragraph(unapplied: Sequence[Unapplied], doing: str) -> str:
+    """The changed files no cluster receives, said under the verdict so that the silence on
+    them is not read as approval: how many, the first folders with why, the lint command."""
+    said = UnappliedSaid.of(unapplied)
+    if said is None:
+        return ""
+    named = [f"{md_code(u.path, False)} ({plural(u.files, 'file')}: {md_text(u.reason)})"
+             for u in said.shown]
+    if said.more():
+        named.append(said.more())
+    return (f"\n**{said.headline(doing)}:** {', '.join(named)}. To lint {said.them} as written: "
+            f"{md_code(said.lint_command(), False)}.\n")
 
 
 def _compared(review: ReviewSummary) -> str:

@@ -1,6 +1,7 @@
 """The parts of a review's report that are not a format: change-safety verdicts marked on the
 diff's entries, the lines the text output adds under the diff (the verdicts, the pull
-request's own configuration changes), and the inline comments a forge is handed."""
+request's own configuration changes, the changed files no cluster receives), and the inline
+comments a forge is handed."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviewbot.engine.findings import Finding, sort_key
-from reviewbot.engine.outcome import ReviewSummary
+from reviewbot.engine.outcome import ReviewSummary, Unapplied
 from reviewbot.escape import term
+from reviewbot.report.base import UnappliedSaid
 from reviewbot.report.markdown import finding_comment, suggestion_block
+from reviewbot.words import plural
 
 
 def mark_verdicts(entries: Sequence[dict[str, Any]],
@@ -61,6 +64,20 @@ def config_note(review: ReviewSummary) -> str:
         new = json.dumps(change.get("new"), default=str) if "new" in change else ""
         lines.append(f"  {change.get('path')}: {change.get('op')} {old}"
                      f"{' -> ' if old and new else ''}{new}".rstrip())
+    return "\n".join(term(line) for line in lines) + "\n"
+
+
+def unapplied_note(unapplied: Sequence[Unapplied], doing: str) -> str:
+    """The changed files no cluster receives, for the text output under the diff (``doing``:
+    "review judges", "diff shows"): how many, the first folders with why, the lint command."""
+    said = UnappliedSaid.of(unapplied)
+    if said is None:
+        return ""
+    lines = ["", said.headline(doing) + ":"]
+    lines += [f"  {u.path} ({plural(u.files, 'file')}): {u.reason}" for u in said.shown]
+    if said.more():
+        lines.append(f"  {said.more()}")
+    lines.append(f"  to lint {said.them} as written: {said.lint_command()}")
     return "\n".join(term(line) for line in lines) + "\n"
 
 

@@ -59,7 +59,7 @@ def render_text(report: Report, color: bool = False) -> str:
     # wanting); "looked in N objects" is also what ../shared/tools/precision.py counts objects by
     scanned = (f"; looked in {plural(objects, 'object')} from {plural(files, 'file')}"
                if objects else "")
-    out.append(f"{summary or 'no findings'}{scanned}")
+    out.append(f"{_counts_line(report, summary)}{scanned}")
     out.extend(not_shown_lines(report))
     schema = report.stats.get("schema")
     lifecycle = report.stats.get("api-lifecycle")
@@ -75,6 +75,27 @@ def render_text(report: Report, color: bool = False) -> str:
         out.append(f"skipped ({len(report.skipped)}):")  # files and folders alike
         out.extend(f"  {term(s.path)}: {term(s.reason)}" for s in report.skipped)
     return "\n".join(out) + "\n"
+
+
+def _counts_line(report: Report, counts: str) -> str:
+    """The findings shown, counted by severity; in a review, as the summary comment counts
+    them: which are new, and those already on the base branch, shown or not ("no new
+    findings; 16 already on the base branch (not shown: scope new)")."""
+    review = report.review
+    if review is None:
+        return counts or "no findings"
+    changed = sum(1 for f in report.findings if f.new or f.worse)
+    if not counts:
+        line = "no new findings"
+    elif changed == len(report.findings):
+        line = f"{counts}, all new" if review.existing else counts
+    else:
+        line = f"{counts}, {changed or 'none'} of them new"
+    if review.existing:
+        shown = len(report.findings) - changed
+        line += (f"; {plural(review.existing, 'finding')} already on the base branch "
+                 + ("(shown above)" if shown else f"(not shown: scope {review.scope or 'new'})"))
+    return line
 
 
 def _may_quote(rule: str, obj: str) -> bool:
