@@ -208,3 +208,37 @@ def test_not_evaluated_notes_fold_into_one_list_the_changed_objects_first() -> N
     assert fold.count("- not evaluated: ") == 5 and "\n</details>" in fold
     few = connectivity_section([flow], notes=notes[:2])
     assert "- not evaluated: HelmRelease/monitoring/c0" in few and few.count("<details>") == 1
+
+
+def test_findings_that_differ_only_in_their_namespace_are_one_entry_naming_the_objects() -> None:
+    # trial 3: one file applied by three Argo CD Applications into three namespaces, one
+    # selector change: three errors on deployment.yml:10 that differ only in the namespace
+    # and the Application named after it
+    def selector(ns: str, app: str, **extra: object) -> Finding:
+        fields: dict[str, object] = {
+            "rule": "change-safety", "kind": "immutable", "file": "deployment.yml", "line": 10,
+            "object": f"Deployment/{ns}/web",
+            "message": f"Deployment {ns}/web: spec.selector changes, but it is immutable: the "
+                       f"sync of Argo CD Application argocd/{app} fails",
+            "fix": "Revert spec.selector.", **extra}  # fmt: skip
+        return finding(**fields)
+
+    found = [selector("default", "demo"), selector("demo1", "demo-app1"),
+             selector("demo2", "demo-app2"),
+             selector("demo3", "demo-app3", line=11),  # another line: its own entry
+             selector("demo4", "demo-app4", fix="Recreate it.")]  # another fix: its own entry
+    text = render_markdown(Report(findings=tuple(found), review=ReviewSummary(new=5)))
+    assert "### Errors (5)" in text
+    assert text.count("- **`change-safety`**") == 3
+    assert (
+        "- **`change-safety`** · Deployment `web` in 3 namespaces: `default`, `demo1`, `demo2` · "
+        "`deployment.yml:10`<br>Deployment \\{default, demo1, demo2\\}/web: spec.selector "
+        "changes, but it is immutable: the sync of Argo CD Application argocd/\\{demo, "
+        "demo-app1, demo-app2\\} fails<br>**Fix:** Revert spec.selector.\n") in text
+    assert "· `Deployment/demo3/web` · `deployment.yml:11`" in text
+    assert "· `Deployment/demo4/web` · `deployment.yml:10`" in text
+    # messages that differ in more than a few words stay apart
+    words = " ".join(f"w{i}" for i in range(6))
+    other = [selector("a", "x", message=words), selector("b", "y", message=words.replace("w", "v"))]
+    text = render_markdown(Report(findings=tuple(other), review=ReviewSummary(new=2)))
+    assert text.count("- **`change-safety`**") == 2

@@ -15,6 +15,7 @@ objects were left out.
 from __future__ import annotations
 
 import html
+import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,13 @@ from typing import TYPE_CHECKING, Any
 from reviewbot.engine.findings import Finding, Suggestion
 from reviewbot.engine.outcome import ConfigReview, Ignore, Report, ReviewSummary, Unapplied
 from reviewbot.escape import html_code, md_code, md_prose, md_text, term
-from reviewbot.report.base import UnappliedSaid, entry_words, not_shown_lines, object_words
+from reviewbot.report.base import (
+    VALUES_PREFIX,
+    UnappliedSaid,
+    entry_words,
+    not_shown_lines,
+    object_words,
+)
 from reviewbot.report.difftext import alike, builds_note, change_lines, object_header
 from reviewbot.report.links import Links
 from reviewbot.words import plural
@@ -348,8 +355,9 @@ def _render_review(report: Report, review: ReviewSummary, links: Links | None) -
             continue
         if not builder.add(f"### {title} ({len(group)})\n"):
             break
-        for f in group:
-            if not builder.add(finding_entry(f, links, with_new) + "\n", findings=1):
+        for same in alike_in_namespaces(group):
+            if not builder.add(finding_entry(same[0], links, with_new, same) + "\n",
+                               findings=len(same)):
                 break
         if builder.full:
             break
@@ -367,14 +375,24 @@ def _render_review(report: Report, review: ReviewSummary, links: Links | None) -
     return text + "\n" + _compared(review) + "\n"
 
 
-def finding_entry(f: Finding, links: Links | None = None, with_new: bool = False) -> str:
+def finding_entry(f: Finding, links: Links | None = None, with_new: bool = False,
+                  alike: Sequence[Finding] = ()) -> str:
     """One finding in the summary: rule (linked to its documentation), object, a link to
     its line in the head commit, then the message and the fix. A list item, never a table
-    row: a long name wraps instead of pushing the comment sideways."""
+    row: a long name wraps instead of pushing the comment sideways. ``alike``: the findings
+    it stands for (:func:`alike_in_namespaces`, ``f`` first): their objects are named, and
+    the words of the message that differ between them are listed in their order."""
     rule = md_code(f.rule, False)
     doc = links.rule(f.rule) if links is not None else None
     head = [f"**[{rule}]({doc})**" if doc else f"**{rule}**"]
-    if f.object:
+    message = f.message
+    if len(alike) > 1:
+        kind, _, name = f.object.split("/", 2)
+        spaces = ", ".join(md_code(a.object.split("/", 2)[1], False) for a in alike)
+        head.append(f"{md_text(kind)} {md_code(name, False)} in {len(alike)} namespaces: "
+                    f"{spaces}")
+        message = merged_message([a.message for a in alike]) or f.message
+    elif f.object:
         head.append(_object(f.object))
     where = md_code(_where(f), False)
     if f.file and links is not None:
@@ -382,12 +400,73 @@ def finding_entry(f: Finding, links: Links | None = None, with_new: bool = False
     head.append(where)
     if with_new or f.worse:
         head.insert(0, _label(f, "*{}*"))
-    text = md_text(f.message)
+    text = md_text(message)
     if f.fix:
         text += f"<br>**Fix:** {md_prose(f.fix)}"
     if f.others:
         text += "<br>" + also_at(f, links)
     return "- " + " · ".join(head) + "<br>" + text
+
+
+MAX_WORDS_APART = 4  # words in which the messages of findings shown as one may differ
+
+
+def alike_in_namespaces(findings: Sequence[Finding]) -> list[list[Finding]]:
+    """``findings`` in their order, those that differ only in their object's namespace (the
+    same rule, check, severity, place, field, fix and status; one kind and name; messages
+    that differ in at most MAX_WORDS_APART words, the namespaces and what is named after
+    them) gathered into one group at the first's place: a file that three Argo CD
+    Applications apply into three namespaces, with one selector change, is one entry."""
+    groups: list[list[Finding]] = []
+    by_key: dict[tuple[Any, ...], list[Finding]] = {}
+    for f in findings:
+        parts = f.object.split("/")
+        key = None
+        if len(parts) == 3 and not f.others and not f.object.startswith(VALUES_PREFIX):
+            key = (f.rule, f.kind, f.severity, f.file, f.line, f.column, f.path, f.fix, f.new,
+                   f.worse, parts[0], parts[2])
+        group = by_key.get(key) if key is not None else None
+        if group is not None and merged_message([g.message for g in group] + [f.message]):
+            group.append(f)
+            continue
+        groups.append([f])
+        if key is not None and group is None:
+            by_key[key] = groups[-1]
+    return groups
+
+
+def merged_message(messages: Sequence[str]) -> str | None:
+    """One message for ``messages`` that differ in a few words (at most MAX_WORDS_APART):
+    each such word written once with its differing part listed in the messages' order,
+    "Deployment {default, demo1}/web: ... Application argocd/{demo, demo-app1} fails";
+    None when they differ in more, or in their spacing."""
+    split = [re.split(r"(\s+)", m) for m in messages]
+    if any(len(words) != len(split[0]) for words in split):
+        return None
+    out: list[str] = []
+    apart = 0
+    for words in zip(*split, strict=True):
+        if all(w == words[0] for w in words):
+            out.append(words[0])
+            continue
+        apart += 1
+        if apart > MAX_WORDS_APART or not words[0].strip():
+            return None
+        out.append(_variants(words))
+    return "".join(out)
+
+
+def _variants(words: Sequence[str]) -> str:
+    """Words that differ, as one: the common start up to a ``/`` and the common end from a
+    ``/`` (or the punctuation it ends with) kept, the parts between listed in braces."""
+    start = os.path.commonprefix(list(words))
+    start = start[:start.rfind("/") + 1]
+    rest = [w[len(start):] for w in words]
+    end = os.path.commonprefix([w[::-1] for w in rest])[::-1]
+    slash = end.find("/")
+    end = end[slash:] if slash >= 0 else end[len(end.rstrip(":,.;)")):]
+    middles = [w[:len(w) - len(end)] if end else w for w in rest]
+    return f"{start}{{{', '.join(middles)}}}{end}"
 
 
 def _header(findings: Sequence[Finding]) -> str:
