@@ -6,7 +6,6 @@ configuration error; 3 internal error (a short message; a traceback only with ``
 
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib
 import os
@@ -24,6 +23,10 @@ gc.disable()
 from reviewbot import __version__, startup  # noqa: E402
 
 startup.install()  # before the imports below create the package's dataclasses
+
+# argparse imports gettext, which compiles a long pattern (its plural-forms tokenizer) while
+# imported: after install(), it comes from the start-up cache (1,726 steps of re's parser)
+import argparse  # noqa: E402
 
 from reviewbot.errors import (  # noqa: E402
     EXIT_INTERNAL,

@@ -454,22 +454,22 @@ def install(path: str | None = None) -> None:
     _state["installed"] = True
     for name in DEFERRED:
         defer(name)
-    import collections
-    import dataclasses  # after inspect is deferred: dataclasses imports it
-    import typing
-
     path = path or cache_file()
     codes, patterns = load(path)
     _codes.update(codes)
     _patterns.update(patterns)
+    module = getattr(re, "_compiler", None)  # Python 3.11+: re._compiler.compile
+    if module is not None and callable(getattr(module, "compile", None)) \
+            and hasattr(module, "_sre"):
+        module.compile = _pattern_compiler(module.compile, module)
+    import collections
+    import dataclasses  # after inspect is deferred (dataclasses imports it), and after re's
+    import typing  # compiler is routed through the cache (it compiles a pattern at import)
+
     dataclasses.exec = _exec  # type: ignore[attr-defined]
     pattern = getattr(dataclasses, "_MODULE_IDENTIFIER_RE", None)
     if isinstance(pattern, re.Pattern):
         dataclasses._MODULE_IDENTIFIER_RE = Matches(pattern)  # type: ignore[attr-defined]
     collections.eval = _eval  # type: ignore[attr-defined]
     typing.compile = _compile  # type: ignore[attr-defined]
-    module = getattr(re, "_compiler", None)  # Python 3.11+: re._compiler.compile
-    if module is not None and callable(getattr(module, "compile", None)) \
-            and hasattr(module, "_sre"):
-        module.compile = _pattern_compiler(module.compile, module)
     atexit.register(save, path)

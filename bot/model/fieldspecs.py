@@ -516,11 +516,16 @@ Trie = tuple[dict[str, "Trie"], list[tuple[BackReference, FieldSpec]]]
 def _merge_specs(mine: Iterable[FieldSpec], incoming: Iterable[FieldSpec]
                  ) -> tuple[tuple[FieldSpec, ...], bool]:
     out = list(mine)
+    by_path: dict[str, list[FieldSpec]] = {}  # out's specs by path, in out's order: only
+    for s in out:  # a spec of the same path can be the same (the first one is kustomize's)
+        by_path.setdefault(s.path, []).append(s)
     clash = False
     for spec in incoming:
-        found = next((s for s in out if s._same(spec)), None)
+        same = by_path.setdefault(spec.path, [])
+        found = next((s for s in same if s._same(spec)), None)
         if found is None:
             out.append(spec)
+            same.append(spec)
         elif found.create != spec.create:
             clash = True  # kustomize: "conflicting fieldspecs"
     return tuple(out), clash
