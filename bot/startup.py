@@ -70,9 +70,12 @@ from typing import Any, TypeVar
 #: ``selectors`` and ``signal``), imported by the git sources and kubeconform's runner,
 #: starts no process in a lint of a folder outside git without kubeconform; ``shutil``
 #: (whose ``which`` finds kubeconform) imports ``zlib``, ``bz2`` and ``lzma`` only to say
-#: whether it can write compressed archives, which no command asks it to
+#: whether it can write compressed archives, which no command asks it to; ``email.utils``
+#: (jsonschema-rs reads its date parser) imports ``email.charset``, which imports the email
+#: package's 26 exception classes and its quoted-printable and base64 header codecs for
+#: its methods alone (1.3% of a one-file lint)
 DEFERRED = ("inspect", "socket", "random", "calendar", "ipaddress", "subprocess", "zlib", "bz2",
-            "lzma")
+            "lzma", "email.errors", "email.quoprimime", "email.base64mime")
 
 #: entries a table keeps at most (the package needs ~500 texts and ~150 patterns; the file
 #: is read whole at every start)
@@ -376,6 +379,9 @@ def defer(name: str) -> None:
     module.__spec__ = spec
     module.__loader__ = spec.loader
     sys.modules[name] = module
+    parent, _, child = name.rpartition(".")
+    if parent in sys.modules:  # as an import binds a submodule to its package
+        setattr(sys.modules[parent], child, module)
 
 
 class Unrun(types.ModuleType):
