@@ -850,6 +850,54 @@ def test_a_folder_s_generated_kustomization_is_listed_once_whatever_asks_first(
         assert [listed[f] for f in folders_asked] == fresh
 
 
+@given(st.dictionaries(st.lists(st.sampled_from(["a", "b", "c"]), max_size=4).map(tuple),
+                       st.booleans(), max_size=12),
+       st.lists(st.sampled_from(["a", "b", "c"]), max_size=2))
+def test_a_folder_s_units_are_the_topmost_kustomizations_below_it(
+        folders: dict[tuple[str, ...], bool], top: list[str]) -> None:
+    """``Graph.flux_units`` answers each folder once for all its files (and its ancestors
+    once for all their folders): each manifest below the folder is in the topmost folder
+    with a kustomization between them (a unit), else listed itself, as walking up from each
+    file finds."""
+    paths: list[str] = []
+    for parts, kustomized in sorted(folders.items()):
+        folder = "/".join(parts)
+        paths.append(posixpath.join(folder, "m.yaml"))
+        if kustomized:
+            paths.append(posixpath.join(folder, "kustomization.yaml"))
+    graph = kustomize_graph_of(paths)
+    folder = "/".join(top)
+    files: list[str] = []
+    units: set[str] = set()
+    for path in sorted(p for p in paths if p.endswith("m.yaml")):
+        if folder and not path.startswith(folder + "/"):
+            continue
+        unit, current = None, posixpath.dirname(path)
+        while current != folder and current:
+            if current in graph.by_dir:
+                unit = current
+            current = posixpath.dirname(current)
+        if unit is None:
+            files.append(path)
+        else:
+            units.add(unit)
+    assert graph.flux_units(folder) == (files, sorted(units))
+
+
+def kustomize_graph_of(paths: list[str]) -> Graph:
+    """The graph of a tree of ``paths`` (a kustomization lists nothing, a manifest is a
+    ConfigMap)."""
+    found, files = [], {}
+    for path in paths:
+        if path.endswith("kustomization.yaml"):
+            doc = load(FileRecord(path, None, b"resources: []\n")).documents[0]
+            found.append(Kustomization(path, posixpath.dirname(path), doc.value, doc))
+        else:
+            files[path] = load(FileRecord(
+                path, None, b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"))
+    return Graph(found, files, paths)
+
+
 _SPEC_VALUE = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=5),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,

@@ -752,10 +752,11 @@ class Graph:
                 p for p in self.files
                 if p.endswith((".yaml", ".yml")) and not is_kustomization_file(p))
         start = bisect.bisect_left(manifests, prefix)
+        below: dict[str, str | None] = {}  # folder -> its answer (the files of one folder)
         for path in manifests[start:]:
             if not path.startswith(prefix):
                 break
-            unit = self._kustomization_below(posixpath.dirname(path), folder)
+            unit = self._kustomization_below(posixpath.dirname(path), folder, below)
             if unit is not None:
                 units.add(unit)
             else:
@@ -763,14 +764,27 @@ class Graph:
         found = self._units[folder] = (files, sorted(units))
         return found
 
-    def _kustomization_below(self, parent: str, top: str) -> str | None:
-        """The topmost folder between ``top`` (excluded) and ``parent`` with a kustomization."""
-        found = None
+    def _kustomization_below(self, parent: str, top: str, below: dict[str, str | None]
+                             ) -> str | None:
+        """The topmost folder between ``top`` (excluded) and ``parent`` with a kustomization;
+        ``below`` holds the answers for folders asked before with this ``top`` (each folder's
+        answer is its parent's, else itself when it has a kustomization)."""
+        chain: list[str] = []  # parent and its ancestors not answered yet, innermost first
         current = parent
-        while current != top and current not in ("", "/"):
-            if current in self.by_dir:
-                found = current
+        found: str | None = None
+        while True:
+            known = below.get(current, "\0")
+            if known != "\0":
+                found = known
+                break
+            if current == top or current in ("", "/"):
+                break
+            chain.append(current)
             current = posixpath.dirname(current)
+        for folder in reversed(chain):  # outermost first: the topmost one wins
+            if found is None and folder in self.by_dir:
+                found = folder
+            below[folder] = found
         return found
 
     def flux_build(self, obj_file: str, spec: Mapping[str, Any]) -> Build | None:
