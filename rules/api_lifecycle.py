@@ -572,12 +572,14 @@ def _embedded(obj: KObject, value: Any, path: Path, cluster: _Cluster, crds: _Cr
                               cluster, crds, crds, target, table, CHART_DOUBT)
             return
         for key, item in value.items():
-            yield from _embedded(obj, item, (*path, key), cluster, crds, target, table,
-                                 depth + 1)
+            if isinstance(item, (dict, list)):  # (a text or number holds no object)
+                yield from _embedded(obj, item, (*path, key), cluster, crds, target, table,
+                                     depth + 1)
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            yield from _embedded(obj, item, (*path, i), cluster, crds, target, table,
-                                 depth + 1)
+            if isinstance(item, (dict, list)):
+                yield from _embedded(obj, item, (*path, i), cluster, crds, target, table,
+                                     depth + 1)
 
 
 def _templated_text(text: str) -> bool:

@@ -1159,7 +1159,7 @@ def missing_entries(k: Kustomization, index: TreeIndex, graph: Graph,
     absolute paths, variables, paths outside the linted part, a non-YAML file in a tree of
     YAML files only (a partial copy: its absence is no evidence) and gitignored build
     outputs are never missing. ``referenced`` gets every local entry's path."""
-    for entry in path_entries(k.body):
+    for entry in graph.entries(k):
         text = entry.value.strip()
         if not text or is_remote(text) or text.startswith("/") or "${" in text:
             continue
