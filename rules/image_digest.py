@@ -99,6 +99,7 @@ spec:
 from __future__ import annotations
 
 import fnmatch
+import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -289,8 +290,8 @@ def _check(
         message = (f"{who}: image {ref.name} takes the chart's default tag and no digest, "
                    "so the running image is decided outside this repository")
     elif ref.repository is None:
-        message = (f"{who}: the chart's image at tag {ref.tag} is pinned by tag only; the tag "
-                   "can be re-pointed, so the values do not say what runs")
+        message = (f"{who}: the chart's image at tag {_quoted(ref.tag)} is pinned by tag only; "
+                   "the tag can be re-pointed, so the values do not say what runs")
     else:
         message = (f"{who}: image {ref.text} is pinned by tag only; the tag can be re-pointed, "
                    "so the manifest does not say what runs")
@@ -299,10 +300,17 @@ def _check(
                "images entry (a digest there replaces the tag).")
     elif container.image_ref is not None:
         fix = (f"Pin the digest in the values: image.digest: sha256:<digest of "
-               f"{ref.tag or 'the tag'}>, or tag: {ref.tag or '<tag>'}@sha256:<digest>.")
+               f"{'tag ' + _quoted(ref.tag) if ref.tag else 'the tag'}>, or tag: "
+               f"{ref.tag or '<tag>'}@sha256:<digest>.")
     else:
         fix = f"Add the digest of the tag: {ref.name}:{ref.tag or '<tag>'}@sha256:<digest>."
     yield Violation(pod.obj, tag_path, message, fix=fix, kind="unpinned")
+
+
+def _quoted(tag: str | None) -> str:
+    """A tag written alone in a sentence, quoted: the chart's tag ``invalid`` (a real one,
+    argocd-example-apps) would read as a word of the message."""
+    return json.dumps(tag or "")
 
 
 # the last ${VAR}, $(VAR) or {{ ... }} of an image, and what is written after it

@@ -16,7 +16,11 @@ reviewbot checks every `kustomization.yaml` in the tree:
   (or `bases`), or a Kustomization under `components`, makes kustomize refuse the whole
   build (`invalid`, error: "expected kind != 'Component' for path"). Remote entries (URLs,
   `github.com/...?ref=`) are not fetched;
-  entries outside the linted tree are not judged (`missing`, error);
+  entries outside the linted tree are not judged (`missing`, error). kustomize then
+  refuses the whole build, so the message says nothing of it is applied and names the Flux
+  Kustomization or Argo CD Application that applies it (which applies and prunes nothing
+  until the entry is fixed); the fix offers removing the entry too (the file may have
+  been deleted on purpose).
   An entry git-ignored by a `.gitignore` of the tree is a build output (generated before
   the build) and not judged; a patch written as a bare string under `patches:` is the
   kustomization's error (`invalid`: kustomize v5 refuses the whole kustomization);
@@ -170,7 +174,14 @@ from reviewbot.model.kustomize import (
     patch_files,
     patch_folders,
 )
-from reviewbot.model.objects import KObject, Model, Path, model_graph
+from reviewbot.model.objects import (
+    KObject,
+    Model,
+    Path,
+    applier_name,
+    appliers,
+    model_graph,
+)
 from reviewbot.model.reach import (
     ARGO_GROUP,
     aside_why,
@@ -209,8 +220,9 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
                        key=lambda k: k.file)
     referenced: set[str] = set()
     missing_in: set[str] = set()
+    applied_by = appliers(model)
     for k in kustomize:
-        for violation in _check_entries(k, index, graph, referenced):
+        for violation in _check_entries(k, index, graph, referenced, applied_by.get(k.file, ())):
             missing_in.add(k.directory)
             yield violation
         yield from _bare_patches(k, referenced)
@@ -279,20 +291,38 @@ def _build_failures(model: Model, graph: Graph, explained: set[str]) -> Iterator
 
 
 def _check_entries(
-    k: Kustomization, index: TreeIndex, graph: Graph, referenced: set[str]
+    k: Kustomization, index: TreeIndex, graph: Graph, referenced: set[str],
+    applied_by: Iterable[KObject],
 ) -> Iterator[Violation]:
+    refused = _refused(k, applied_by)
     for entry, text, why in missing_entries(k, index, graph, referenced):
         if why == "folder":
             yield _at(k, entry.path, f"{_label(entry.path)}: folder {text!r} holds no "
-                      "kustomization.yaml", "missing", text)
+                      f"kustomization.yaml; {refused}", "missing", text, (),
+                      fix="Correct the path, add a kustomization.yaml to the folder, or remove "
+                      "the entry.")
             continue
         if why:
             yield _wrong_kind(k, entry.path, text, component=why == "component")
             continue
         drop = (Edit(k.file, entry.path, "remove", document=k.doc.index, unsafe=True),) if (
             k.flux is None and len(entry.path) == 2) else ()
-        yield _at(k, entry.path, f"{_label(entry.path)}: {text!r} does not exist", "missing", text,
-                  drop)
+        yield _at(k, entry.path, f"{_label(entry.path)}: {text!r} does not exist; {refused}",
+                  "missing", text, drop, fix="Correct the path, add the missing file, or remove "
+                  "the entry if the file was deleted on purpose.")
+
+
+def _refused(k: Kustomization, applied_by: Iterable[KObject]) -> str:
+    """What a missing entry stops: kustomize refuses the whole build (``kubectl kustomize``
+    fails, "must resolve to a file or a directory"), so whoever applies it applies nothing of
+    it, and prunes nothing, until the entry resolves."""
+    who = sorted({applier_name(o) for o in applied_by})
+    if not who:
+        return (f"kustomize refuses the whole build of {k.directory or '.'} (and of every "
+                "kustomization that includes it): nothing of it is applied")
+    more = f" and {len(who) - 2} more" if len(who) > 2 else ""
+    return (f"kustomize refuses the whole build, so {' and '.join(who[:2])}{more} "
+            f"appl{'ies' if len(who) == 1 else 'y'} nothing of it until the entry is fixed")
 
 
 def _wrong_kind(k: Kustomization, path: Path, text: str, component: bool) -> Violation:
@@ -416,9 +446,8 @@ def _label(path: Path) -> str:
 
 
 def _at(k: Kustomization, path: Path, message: str, kind: str, entry: str,
-        edits: tuple[Edit, ...] = ()) -> Violation:
+        edits: tuple[Edit, ...], fix: str) -> Violation:
     line, column = k.doc.position(path)
-    fix = "Correct the path, or add the missing file or kustomization."
     return Violation(None, path, message, kind=kind, file=k.file, line=line, column=column,
                      key=f"{k.file}:{_label(path)}:{entry}", fix=fix, edits=edits)
 

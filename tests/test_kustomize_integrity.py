@@ -36,7 +36,9 @@ def lint(root: Path, *targets: Path) -> Result:
 
 
 def found(result: Result) -> list[tuple[str, int, str, str]]:
-    return [(f.file, f.line, f.severity, f.message) for f in result.findings]
+    """(file, line, severity, message up to what the missing entry stops)."""
+    return [(f.file, f.line, f.severity, f.message.split("; kustomize refuses the whole build")[0])
+            for f in result.findings]
 
 
 def test_missing_resource_is_an_error_at_its_line(tmp_path: Path) -> None:
@@ -48,6 +50,40 @@ def test_missing_resource_is_an_error_at_its_line(tmp_path: Path) -> None:
     assert found(lint(tmp_path)) == [
         ("app/kustomization.yaml", 3, "error", "resources[1]: 'api.yaml' does not exist"),
     ]
+
+
+def test_a_missing_entry_fails_the_whole_build_and_may_be_removed(tmp_path: Path) -> None:
+    """A missing entry makes kustomize refuse the whole build (``kubectl kustomize`` fails
+    "must resolve to a file or a directory"): the message says nothing of it is applied and
+    names the Argo CD Application (or Flux Kustomization) that applies it; the fix offers
+    removing the entry, since the pull request may have deleted the file on purpose."""
+    write(tmp_path, {
+        "apps/prod.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: prod, namespace: argocd}
+            spec:
+              project: default
+              source: {repoURL: https://example.com/r.git, path: overlays/prod}
+              destination: {server: https://kubernetes.default.svc, namespace: prod}
+            """,
+        "overlays/prod/kustomization.yaml": "resources: [web.yaml]\n"
+                                            "patchesStrategicMerge: [config-map.yaml]\n",
+        "overlays/prod/web.yaml": DEPLOYMENT,
+    })
+    write(tmp_path / "no-roots", {"plain/kustomization.yaml": "resources: [web.yaml, gone.yaml]\n",
+                                  "plain/web.yaml": DEPLOYMENT})
+    (prod,) = lint(tmp_path, tmp_path / "apps", tmp_path / "overlays").findings
+    (plain,) = lint(tmp_path / "no-roots").findings
+    assert prod.message == (
+        "patchesStrategicMerge[0]: 'config-map.yaml' does not exist; kustomize refuses the "
+        "whole build, so Argo CD Application argocd/prod applies nothing of it until the "
+        "entry is fixed")
+    assert prod.fix == ("Correct the path, add the missing file, or remove the entry if the "
+                        "file was deleted on purpose.")
+    assert plain.message == (
+        "resources[1]: 'gone.yaml' does not exist; kustomize refuses the whole build of plain "
+        "(and of every kustomization that includes it): nothing of it is applied")
 
 
 def test_unlisted_manifest_is_a_warning_on_its_first_object(tmp_path: Path) -> None:

@@ -119,8 +119,29 @@ def test_helmrelease_values_point_at_the_tag(tmp_path: Path) -> None:
     result = lint_text(tmp_path, text, only=["image-digest"])
     (finding,) = result.findings
     assert (finding.line, finding.severity) == (9, "warning")
-    assert "the chart's image at tag 0.20.0 is pinned by tag only" in finding.message
+    assert "the chart's image at tag \"0.20.0\" is pinned by tag only" in finding.message
     assert "image.digest" in finding.fix
+
+
+def test_a_values_tag_that_is_a_word_reads_as_the_tag(tmp_path: Path) -> None:
+    """argocd-example-apps' helm-dependency sets ``tag: invalid``: the warning quotes the
+    tag, so it does not read as a word of the sentence."""
+    text = """
+    apiVersion: helm.toolkit.fluxcd.io/v2
+    kind: HelmRelease
+    metadata: {name: wordpress, namespace: web}
+    spec:
+      interval: 1h
+      chartRef: {kind: OCIRepository, name: wordpress}
+      values:
+        image:
+          tag: invalid
+    """
+    result = lint_text(tmp_path, text, only=["image-digest"])
+    (finding,) = result.findings
+    assert "the chart's image at tag \"invalid\" is pinned by tag only" in finding.message
+    assert finding.fix == ('Pin the digest in the values: image.digest: sha256:<digest of '
+                           'tag "invalid">, or tag: invalid@sha256:<digest>.')
 
 
 def test_values_string_image_takes_its_sibling_tag(tmp_path: Path) -> None:

@@ -1023,18 +1023,37 @@ def refused_entry(model: Model, applier: KObject) -> tuple[str, str] | None:
     kustomize-integrity reports): (its file, the entry as written), the first such, or
     None. kustomize refuses the whole build then ("must resolve to a file or a directory"),
     so the Kustomization or Application applies nothing, and prunes nothing, until it is
-    fixed."""
+    fixed. Memoized per model and applier."""
+    key = ("refused", id(applier))
+    if key in model.derived:
+        return model.derived[key]
     graph = model_graph(model)
-    index = tree_index(model)
+    found = None
     for path, directory in _applied_paths(applier):
         build = _path_build(graph, applier, path, directory)
-        for folder in sorted(build.reads) if build is not None else ():
-            k = graph.by_dir.get(folder)
-            if k is None:
-                continue
-            for _, text, _ in missing_entries(k, index, graph):
-                return k.file, text
+        found = _first_missing(model, build) if build is not None else None
+        if found is not None:
+            break
+    model.derived[key] = found
+    return found
+
+
+def _first_missing(model: Model, build: Build) -> tuple[str, str] | None:
+    graph = model_graph(model)
+    index = tree_index(model)
+    for folder in sorted(build.reads):
+        k = graph.by_dir.get(folder)
+        if k is None:
+            continue
+        for _, text, _ in missing_entries(k, index, graph):
+            return k.file, text
     return None
+
+
+def applier_name(applier: KObject) -> str:
+    """"Argo CD Application argocd/prod", "Flux Kustomization flux-system/apps"."""
+    where = f"{applier.namespace}/{applier.name}" if applier.namespace else applier.name
+    return f"{'Argo CD' if applier.kind == 'Application' else 'Flux'} {applier.kind} {where}"
 
 
 def tree_index(model: Model) -> TreeIndex:
