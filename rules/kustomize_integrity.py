@@ -181,6 +181,8 @@ from reviewbot.model.objects import (
     applier_name,
     appliers,
     model_graph,
+    patch_entry_text,
+    refusing_patches,
 )
 from reviewbot.model.reach import (
     ARGO_GROUP,
@@ -667,22 +669,14 @@ def _duplicates_below(
 
 def _unmatched_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iterator[Violation]:
     """A strategic merge patch without a target whose object the build does not hold:
-    kustomize refuses the build. Judged only when the model holds the whole build (no
-    remote entry, chart, plugin, unresolved entry, cut cycle or bound); a component's
-    patches depend on who includes it, and are not judged."""
+    kustomize refuses the build (model.objects.refusing_patches says which are judged)."""
     for k in kustomize:
-        if k.flux is not None or k.is_component or graph.by_dir.get(k.directory) is not k:
-            continue
-        build = graph.build(k.directory)
-        if not build.unmatched or (build.remote or build.helm or build.plugins or build.cut
-                                   or build.limits or build.unresolved):
-            continue
-        for found in build.unmatched:
+        for found in refusing_patches(graph, k):
             body = found.patch.body
             meta = body.get("metadata") or {}
             kind, name, ns = body.get("kind"), meta.get("name"), meta.get("namespace")
             what = f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
-            entry = _entry_text(k, found.entry)
+            entry = patch_entry_text(k, found.entry)
             held = (f"; it holds {kind} " + ", ".join(found.held[:3])
                     + (f" and {len(found.held) - 3} more" if len(found.held) > 3 else "")
                     if found.held else f"; it holds no {kind}")
@@ -695,15 +689,6 @@ def _unmatched_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iter
                 key=f"{k.file}:{_label(found.entry)}:{what}:unmatched",
                 fix=f"Name in the patch an object the build holds (its base may have renamed "
                     f"{what}), or remove the entry.")
-
-
-def _entry_text(k: Kustomization, entry: Path) -> str:
-    """How the kustomization names a patch: its file, else "an inline patch"."""
-    item = _list(k.body.get(entry[0]))[entry[1]] if len(entry) == 2 else None
-    path = item.get("path") if isinstance(item, dict) else item
-    if isinstance(path, str) and "\n" not in path and not path.lstrip().startswith("{"):
-        return path.strip()
-    return "an inline patch"
 
 
 # ---------------------------------------------------------------- Flux spec.path

@@ -673,7 +673,8 @@ def test_one_document_that_two_builds_make_changes_once_and_a_kustomization_is_a
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Two overlays build one base into two objects of one identity (the overlays differ in
-    a label): the same change in each is one entry that says so, in text and Markdown; a
+    a label): the same change in each is one entry that says so and names the builds, in
+    text and Markdown (JSON keeps one entry per object, each naming its build); a
     kustomization file's entry names it as a file, not as a Flux Kustomization."""
     deploy = textwrap.dedent("""\
         apiVersion: apps/v1
@@ -701,7 +702,8 @@ def test_one_document_that_two_builds_make_changes_once_and_a_kustomization_is_a
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
     headers = [line for line in out.splitlines() if line[:2] in ("~ ", "+ ", "- ")]
     assert headers == [
-        "~ Deployment/shop/web  modified  base/deploy.yaml:10  (in 2 builds alike)",
+        "~ Deployment/shop/web  modified  base/deploy.yaml:10  "
+        "(in 2 builds alike: overlays/a, overlays/b)",
         "~ kustomize file overlays/b/kustomization.yaml  modified",
     ]
     assert "3 modified (3 objects, 1 of them made again alike by another build)" in out
@@ -709,6 +711,114 @@ def test_one_document_that_two_builds_make_changes_once_and_a_kustomization_is_a
                             head], capsys)
     assert out.count("<code>Deployment/shop/web</code>") == 1
     assert "### Changes (3 modified; 1 of them made again alike by another build)" in out
-    assert "(1 change) (in 2 builds alike)</summary>" in out
+    assert "(1 change) (in 2 builds alike: overlays/a, overlays/b)</summary>" in out
     assert ("~ kustomize file <code>overlays/b/kustomization.yaml</code> <b>modified</b> "
             "(1 change)</summary>") in out
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "json", base,
+                            head], capsys)
+    assert [(e["object"], e.get("builds")) for e in json.loads(out)["diff"]][:2] == [
+        ("Deployment/shop/web", ["overlays/a"]), ("Deployment/shop/web", ["overlays/b"])]
+
+
+def test_the_same_change_to_one_document_in_four_namespaces_is_one_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One file applied to four namespaces (four Argo CD Applications, the codefresh
+    examples' simple-deployment) changes alike in each: the text and Markdown show one entry
+    naming the four namespaces; JSON keeps one entry per changed object, its contract."""
+    deploy = textwrap.dedent("""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {{name: web}}
+        spec:
+          selector: {{matchLabels: {{app: web}}}}
+          template:
+            metadata: {{labels: {{app: web}}}}
+            spec:
+              containers:
+              - {{name: web, image: "nginx:{tag}"}}
+        """)
+    app = textwrap.dedent("""\
+        ---
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {{name: web-{ns}, namespace: argocd}}
+        spec:
+          project: default
+          source: {{repoURL: https://example.com/r.git, path: manifests}}
+          destination: {{server: https://kubernetes.default.svc, namespace: {ns}}}
+        """)
+    repo = GitRepo(tmp_path / "repo")
+    apps = "".join(app.format(ns=ns) for ns in ("default", "a", "b", "c"))
+    base = repo.commit({"apps.yaml": apps, "manifests/deploy.yaml": deploy.format(tag="1.27")})
+    head = repo.commit({"manifests/deploy.yaml": deploy.format(tag="1.28")})
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
+    assert out.splitlines()[0] == (
+        "~ Deployment/web in namespaces a, b, c, default  modified  manifests/deploy.yaml:10")
+    assert out.count("nginx:1.28") == 1
+    assert "4 modified (4 objects)" in out
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "markdown", base,
+                            head], capsys)
+    assert ("~ <code>Deployment/web</code> in namespaces <code>a</code>, <code>b</code>, "
+            "<code>c</code>, <code>default</code> <b>modified</b>") in out
+    assert out.count("<details>") == 1
+    assert [e["object"] for e in diff_json(repo, base, head, capsys)] == [
+        "Deployment/a/web", "Deployment/b/web", "Deployment/c/web", "Deployment/default/web"]
+
+
+def test_an_object_whose_build_kustomize_refuses_is_not_shown_as_applied(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The pull request bumps a base's image and deletes a file its overlay still patches:
+    ``kubectl kustomize overlays/prod`` fails, so nothing of that build reaches the cluster.
+    The diff does not claim the Deployment modified as the cluster gets it: it says the head
+    build fails and why (text, Markdown, JSON ``build_fails``); the staging overlay, which
+    builds, is an ordinary change. A base build that failed says its comparison means
+    nothing of what runs."""
+    deploy = textwrap.dedent("""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {{name: web, namespace: shop}}
+        spec:
+          selector: {{matchLabels: {{app: web}}}}
+          template:
+            metadata: {{labels: {{app: web}}}}
+            spec:
+              containers:
+              - {{name: web, image: "nginx:{tag}"}}
+        """)
+    patch = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: shop}\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "base/kustomization.yaml": "resources: [deploy.yaml, cm.yaml]\n",
+        "base/deploy.yaml": deploy.format(tag="1.27"),
+        "base/cm.yaml": patch + "data: {k: v}\n",
+        "overlays/prod/kustomization.yaml": "resources: [../../base]\nnamePrefix: prod-\n"
+                                            "patchesStrategicMerge: [cm.yaml]\n",
+        "overlays/prod/cm.yaml": patch + "data: {k: prod}\n",
+        "overlays/staging/kustomization.yaml": "resources: [../../base]\n"
+                                               "namePrefix: staging-\n",
+    })
+    head = repo.commit({"base/deploy.yaml": deploy.format(tag="1.28"),
+                        "overlays/prod/cm.yaml": None})
+    entries = {e["object"]: e for e in diff_json(repo, base, head, capsys)}
+    assert entries["Deployment/shop/prod-web"]["build_fails"] == {
+        "side": "head", "file": "overlays/prod/kustomization.yaml", "entry": "cm.yaml",
+        "why": "does not exist"}
+    assert "build_fails" not in entries["Deployment/shop/staging-web"]
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
+    assert (
+        "~ Deployment/shop/prod-web  modified in the source only: its head build fails  "
+        "base/deploy.yaml:10\n"
+        "    kustomize refuses the head build (overlays/prod/kustomization.yaml: 'cm.yaml' "
+        "does not exist): nothing of it is applied, the cluster keeps what it has\n") in out
+    assert "~ Deployment/shop/staging-web  modified  base/deploy.yaml:10\n" in out
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "markdown", base,
+                            head], capsys)
+    assert ("<code>Deployment/shop/prod-web</code> <b>modified in the source only: its head "
+            "build fails</b>") in out
+    # the other way round: the pull request restores the file, the base build failed
+    entries = {e["object"]: e for e in diff_json(repo, head, base, capsys)}
+    assert entries["Deployment/shop/prod-web"]["build_fails"]["side"] == "base"
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), head, base], capsys)
+    assert "~ Deployment/shop/prod-web  modified, not compared: its base build fails" in out

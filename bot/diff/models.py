@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
-from reviewbot.diff.objects import Item, TreeDiff, diff_items, items_of
-from reviewbot.model.objects import Model
+from reviewbot.diff.objects import Item, ObjectDiff, TreeDiff, diff_items, items_of
+from reviewbot.model.objects import Model, makers, refused_build
 
 Identity = tuple[str, str, str, str]
 
@@ -47,5 +48,27 @@ def diff_models(base: Model, head: Model) -> TreeDiff:
             b, h = olds[0], news[0]
             if b.body is h.body and b.file == h.file and (b.strip, b.secret) == (h.strip, h.secret):
                 same.add(identity)
-    return diff_items([i for i in base_items if i.identity not in same],
-                      [i for i in head_items if i.identity not in same])
+    found = diff_items([i for i in base_items if i.identity not in same],
+                       [i for i in head_items if i.identity not in same])
+    refs = Counter(o.ref for o in found.objects)
+    return TreeDiff(tuple(_as_built(o, base, head, refs[o.ref] > 1) for o in found.objects))
+
+
+def _as_built(o: ObjectDiff, base: Model, head: Model, several: bool) -> ObjectDiff:
+    """``o`` with what its builds say: kustomize refuses every build that makes it on the
+    head (or, else, on the base), so that side applies nothing of it and comparing it says
+    nothing of the cluster; and which builds make it, when several make its identity."""
+    unbuilt = None
+    if o.head is not None:
+        refused = refused_build(head, o.head)
+    else:
+        refused = refused_build(base, o.base, head) if o.base is not None else None
+    if refused is not None:
+        unbuilt = ("head", *refused)
+    elif o.base is not None and (refused := refused_build(base, o.base)) is not None:
+        unbuilt = ("base", *refused)
+    builds: tuple[str, ...] = ()
+    if several:
+        obj, model = (o.head, head) if o.head is not None else (o.base, base)
+        builds = tuple(m.name for m in makers(model, obj)) if obj is not None else ()
+    return replace(o, unbuilt=unbuilt, builds=builds) if unbuilt or builds else o

@@ -146,15 +146,27 @@ class ObjectDiff:
     head: KObject | None = field(default=None, compare=False, repr=False)
     base: KObject | None = field(default=None, compare=False, repr=False)
     start: int | None = field(default=None, compare=False, repr=False)  # the object's first line
+    # kustomize refuses every build that makes it on one side: (the side, "head" or "base",
+    # the kustomization file, its entry, what is wrong with it: model.objects.refused_entry):
+    # nothing of it is applied there
+    unbuilt: tuple[str, str, str, str] | None = None
+    # the builds that make it, when several make objects of its identity (which is which)
+    builds: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "object": self.ref, "kind": self.kind, "apiVersion": self.api_version,
             "namespace": self.namespace, "name": self.name, "change": self.status,
             "file": self.file, "base_file": self.base_file, "line": self.line,
             "renamed_from": self.renamed_from,
             "changes": [c.as_json() for c in self.changes],
         }
+        if self.unbuilt is not None:
+            side, file, entry, why = self.unbuilt
+            out["build_fails"] = {"side": side, "file": file, "entry": entry, "why": why}
+        if self.builds:
+            out["builds"] = list(self.builds)
+        return out
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from reviewbot.model.kustomize import (
     argo_sources,
     missing_entries,
 )
+from reviewbot.model.patches import Unmatched
 from reviewbot.model.quantity import parse_quantity
 from reviewbot.model.substitute import Unseen
 from reviewbot.sources.tree import Skipped, Tree
@@ -1017,12 +1018,14 @@ def model_graph(model: Model) -> Graph:
     return graph
 
 
-def refused_entry(model: Model, applier: KObject) -> tuple[str, str] | None:
-    """A kustomization ``applier``'s build reads that names a local file or folder the tree
-    does not hold (:func:`~reviewbot.model.kustomize.missing_entries`, what
-    kustomize-integrity reports): (its file, the entry as written), the first such, or
-    None. kustomize refuses the whole build then ("must resolve to a file or a directory"),
-    so the Kustomization or Application applies nothing, and prunes nothing, until it is
+def refused_entry(model: Model, applier: KObject) -> tuple[str, str, str] | None:
+    """The first entry of a kustomization ``applier``'s build reads for which kustomize
+    refuses the whole build: one naming a local file or folder the tree does not hold
+    (:func:`~reviewbot.model.kustomize.missing_entries`, "must resolve to a file or a
+    directory") or a strategic merge patch whose object the build does not hold
+    (:func:`refusing_patches`, "no matches for Id"), both what kustomize-integrity reports:
+    (its kustomization file, the entry as written, what is wrong with it), or None. The
+    Kustomization or Application then applies nothing, and prunes nothing, until it is
     fixed. Memoized per model and applier."""
     key = ("refused", id(applier))
     if key in model.derived:
@@ -1031,14 +1034,14 @@ def refused_entry(model: Model, applier: KObject) -> tuple[str, str] | None:
     found = None
     for path, directory in _applied_paths(applier):
         build = _path_build(graph, applier, path, directory)
-        found = _first_missing(model, build) if build is not None else None
+        found = _first_refusal(model, build) if build is not None else None
         if found is not None:
             break
     model.derived[key] = found
     return found
 
 
-def _first_missing(model: Model, build: Build) -> tuple[str, str] | None:
+def _first_refusal(model: Model, build: Build) -> tuple[str, str, str] | None:
     graph = model_graph(model)
     index = tree_index(model)
     for folder in sorted(build.reads):
@@ -1046,14 +1049,114 @@ def _first_missing(model: Model, build: Build) -> tuple[str, str] | None:
         if k is None:
             continue
         for _, text, _ in missing_entries(k, index, graph):
-            return k.file, text
+            return k.file, text, "does not exist"
+        for found in refusing_patches(graph, k):
+            return k.file, patch_entry_text(k, found.entry), (
+                f"patches {found.kustomize_id()}, which the build does not hold")
     return None
+
+
+def refusing_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
+    """The strategic merge patches without a target of ``k`` whose object its build does not
+    hold: kustomize refuses the build ("no matches for Id"). Judged only when the model holds
+    the whole build (no remote entry, chart, plugin, unresolved entry, cut cycle or bound);
+    a component's patches depend on who includes it, and a Flux-generated kustomization
+    has none: neither is judged."""
+    if k.flux is not None or k.is_component or graph.by_dir.get(k.directory) is not k:
+        return []
+    build = graph.build(k.directory)
+    if build.remote or build.helm or build.plugins or build.cut or build.limits or (
+            build.unresolved):
+        return []
+    return build.unmatched
+
+
+def patch_entry_text(k: Kustomization, entry: Path) -> str:
+    """How the kustomization names a patch: its file, else "an inline patch"."""
+    item = items(k.body.get(entry[0]))[entry[1]] if len(entry) == 2 else None
+    path = item.get("path") if isinstance(item, dict) else item
+    if isinstance(path, str) and "\n" not in path and not path.lstrip().startswith("{"):
+        return path.strip()
+    return "an inline patch"
 
 
 def applier_name(applier: KObject) -> str:
     """"Argo CD Application argocd/prod", "Flux Kustomization flux-system/apps"."""
     where = f"{applier.namespace}/{applier.name}" if applier.namespace else applier.name
     return f"{'Argo CD' if applier.kind == 'Application' else 'Flux'} {applier.kind} {where}"
+
+
+@dataclass(frozen=True)
+class Maker:
+    """One build that makes an object: a Flux Kustomization or Argo CD Application whose
+    build holds it (``applier``, :func:`owners`), or, in a repository without cluster roots,
+    the kustomization ``folder`` built as a root."""
+
+    applier: KObject | None
+    folder: str = ""
+
+    @property
+    def name(self) -> str:
+        return applier_name(self.applier) if self.applier is not None else self.folder or "."
+
+
+def makers(model: Model, obj: KObject) -> list[Maker]:
+    """The builds that make ``obj`` (none: a file applied as written, or no build known)."""
+    found = owners(model, obj)
+    if found:
+        return [Maker(a) for a in found]
+    if model.derived.get("reach") is not None:
+        return []
+    by_doc = model.derived.get(("root-builds",))
+    if by_doc is None:
+        by_doc = model.derived[("root-builds",)] = _root_builds(model)
+    out: list[Maker] = []
+    for body, folder in by_doc.get(id(obj.doc), ()):
+        if (body is obj.body or body == obj.body) and Maker(None, folder) not in out:
+            out.append(Maker(None, folder))
+    return out
+
+
+def _root_builds(model: Model) -> dict[int, list[tuple[Any, str]]]:
+    """Without roots: id(document) -> (a body a kustomization root's build made of it, the
+    root's folder)."""
+    graph = model_graph(model)
+    out: dict[int, list[tuple[Any, str]]] = {}
+    for folder in graph.roots:
+        if graph.by_dir[folder].is_component:
+            continue
+        for r in graph.build(folder).finished:
+            if r.doc is not None:
+                out.setdefault(id(r.doc), []).append((r.body, folder))
+    return out
+
+
+def refused_build(model: Model, obj: KObject, judged: Model | None = None,
+                  ) -> tuple[str, str, str] | None:
+    """The entry (its kustomization file, the entry as written, what is wrong with it:
+    :func:`refused_entry`) for which kustomize refuses every build that makes ``obj`` of
+    ``model``, as ``judged`` holds those builds (default ``model``; a review's head for an
+    object only its base has), or None: one of them builds, none is known, or a build's
+    applier is gone from ``judged``. Nothing of such an object is applied: the cluster
+    keeps what it has."""
+    judged = model if judged is None else judged
+    found = makers(model, obj)
+    refusals = [_refusal(judged, m, judged is model) for m in found]
+    return refusals[0] if found and all(refusals) else None
+
+
+def _refusal(judged: Model, maker: Maker, same: bool) -> tuple[str, str, str] | None:
+    if maker.applier is not None:
+        now = maker.applier if same else next(
+            iter(judged.by_identity.get(maker.applier.identity, ())), None)
+        return refused_entry(judged, now) if now is not None else None
+    graph = model_graph(judged)
+    if maker.folder not in graph.by_dir:
+        return None
+    key = ("refused-folder", maker.folder)
+    if key not in judged.derived:
+        judged.derived[key] = _first_refusal(judged, graph.build(maker.folder))
+    return judged.derived[key]
 
 
 def tree_index(model: Model) -> TreeIndex:

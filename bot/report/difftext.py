@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from reviewbot.diff.objects import text_diff
@@ -92,35 +93,119 @@ def _inline(value: Any) -> str:
     return scalar(value)
 
 
-def alike(diff: Sequence[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], int]]:
-    """The entries with those equal in every field merged, in order, each with how many it
-    stands for: one document that several kustomize builds make into one object each (a
-    base in three overlays) changes alike in each, and three equal blocks tell a reader
-    nothing apart."""
-    out: dict[str, list[Any]] = {}
+_WHO = ("object", "namespace", "name", "builds")  # what tells alike entries apart
+
+
+@dataclass(frozen=True)
+class Alike:
+    """Diff entries that show one change: equal in every field but which object it is and
+    which build made it. One document that several objects come from changes alike in each:
+    a Deployment written once and applied to four namespaces, a base three overlays build
+    (one object each); equal blocks tell a reader nothing apart, so they are one."""
+
+    entries: tuple[Mapping[str, Any], ...]
+
+    @property
+    def entry(self) -> Mapping[str, Any]:
+        return self.entries[0]
+
+    @property
+    def refs(self) -> list[str]:
+        """The objects, in order, each once."""
+        return list(dict.fromkeys(str(e.get("object")) for e in self.entries))
+
+    def subject(self) -> tuple[str, str, str, list[str]]:
+        """(words before the name, the name, words before the other objects, the other
+        objects), as :func:`~reviewbot.report.base.entry_words`: ("", "Deployment/web", "in
+        namespaces", [a, b]) when the objects differ only in their namespace."""
+        words, name = entry_words(self.entry)
+        refs = self.refs
+        if len(refs) == 1:
+            return words, name, "", []
+        kinds = {(e.get("kind"), e.get("name")) for e in self.entries}
+        if len(kinds) == 1 and all(e.get("namespace") for e in self.entries):
+            spaces = list(dict.fromkeys(str(e.get("namespace")) for e in self.entries))
+            return (words, f"{self.entry.get('kind')}/{self.entry.get('name')}",
+                    "in namespaces", spaces)
+        return words, name, "and", refs[1:]
+
+    def builds(self) -> tuple[int, list[str]]:
+        """(how many builds make one of its objects alike, their names when known): (0, [])
+        when each object is made once."""
+        per_ref = max(sum(1 for e in self.entries if e.get("object") == r) for r in self.refs)
+        if per_ref < 2:
+            return 0, []
+        names = list(dict.fromkeys(str(b) for e in self.entries for b in e.get("builds") or ()))
+        return max(per_ref, len(names)), names
+
+
+def listed(names: Sequence[str], shown: Callable[[str], str], most: int = 5) -> str:
+    """Names joined by commas (each through ``shown``, the medium's escaping), the first
+    ``most`` and how many more."""
+    out = ", ".join(shown(n) for n in names[:most])
+    return out if len(names) <= most else f"{out} and {len(names) - most} more"
+
+
+def builds_note(group: Alike, shown: Callable[[str], str]) -> str:
+    """"(in 3 builds alike: overlays/a, overlays/b, overlays/c)", or "" for an object made
+    once."""
+    count, names = group.builds()
+    if not count:
+        return ""
+    return f"(in {count} builds alike: {listed(names, shown)})" if names else (
+        f"(in {count} builds alike)")
+
+
+def alike(diff: Sequence[Mapping[str, Any]]) -> list[Alike]:
+    """The entries with those of one change merged (:class:`Alike`), in order."""
+    out: dict[str, list[Mapping[str, Any]]] = {}
     for entry in diff:
-        key = json.dumps(entry, sort_keys=True, default=str)
-        if key in out:
-            out[key][1] += 1
-        else:
-            out[key] = [entry, 1]
-    return [(entry, n) for entry, n in out.values()]
+        key = json.dumps({k: v for k, v in entry.items() if k not in _WHO}, sort_keys=True,
+                         default=str)
+        out.setdefault(key, []).append(entry)
+    return [Alike(tuple(entries)) for entries in out.values()]
 
 
-def builds_note(copies: int) -> str:
-    """What a merged entry says of its copies ("" for one)."""
-    return f"(in {copies} builds alike)" if copies > 1 else ""
+def made_again(diff: Sequence[Mapping[str, Any]]) -> int:
+    """How many entries repeat one before them for another build (the same object, the same
+    change)."""
+    seen = {(str(e.get("object")), json.dumps({k: v for k, v in e.items() if k not in _WHO},
+                                              sort_keys=True, default=str)) for e in diff}
+    return len(diff) - len(seen)
 
 
-def object_header(entry: Mapping[str, Any]) -> tuple[str, str]:
-    """(mark, one-line description) of one changed object."""
+def build_fails(entry: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(what the header says after its status, the reason) of an entry whose build kustomize
+    refuses on one side (``build_fails``), or None. On the head nothing of it is applied:
+    the cluster keeps what it has, and the change is the source's only; on the base the
+    cluster never got the base's object, so the comparison says nothing of what runs."""
+    fails = entry.get("build_fails")
+    if not isinstance(fails, Mapping):
+        return None
+    side = str(fails.get("side"))
+    why = (f"kustomize refuses the {side} build ({fails.get('file')}: "
+           f"{fails.get('entry')!r} {fails.get('why')})")
+    if side == "head":
+        return " in the source only: its head build fails", (
+            f"{why}: nothing of it is applied, the cluster keeps what it has")
+    return ", not compared: its base build fails", (
+        f"{why}: the cluster never got the base's object")
+
+
+def object_header(entry: Mapping[str, Any], group: Alike | None = None) -> tuple[str, str]:
+    """(mark, one-line description) of one changed object (``group``: the entries it
+    stands for, all named)."""
     status = str(entry.get("change"))
     mark = _STATUS_MARK.get(status, "~")
-    words, name = entry_words(entry)
-    ref = term(f"{words} {name}" if words else name)
+    words, name, lead, others = group.subject() if group is not None else (
+        *entry_words(entry), "", [])
+    ref = term(" ".join(w for w in (words, name, lead) if w))
+    if others:
+        ref += " " + listed(others, term)
     file, base_file = entry.get("file"), entry.get("base_file")
+    shown = status if (fails := build_fails(entry)) is None else status + fails[0]
     if words == "kustomize file" and status == "modified":
-        return mark, f"{ref}  {status}"  # the name is the file, the line its first
+        return mark, f"{ref}  {shown}"  # the name is the file, the line its first
     if status == "removed":
         where = f"(was in {term(str(base_file))})"
     elif status == "renamed":
@@ -130,7 +215,7 @@ def object_header(entry: Mapping[str, Any]) -> tuple[str, str]:
             where += f", {term(str(base_file))} -> {term(str(file))}"
     else:
         where = f"{term(str(file))}:{entry.get('line') or 1}"
-    return mark, f"{ref}  {status}  {where}"
+    return mark, f"{ref}  {shown}  {where}"
 
 
 def change_lines(changes: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
@@ -213,10 +298,13 @@ def render_diff_text(diff: Sequence[Mapping[str, Any]], color: bool = False) -> 
         return f"{code}{text}{_RESET}" if color and code else text
 
     out: list[str] = []
-    for entry, copies in alike(diff):
-        mark, header = object_header(entry)
-        note = f"  {builds_note(copies)}" if copies > 1 else ""
+    for group in alike(diff):
+        entry = group.entry
+        mark, header = object_header(entry, group)
+        note = f"  {builds_note(group, term)}" if group.builds()[0] else ""
         out.append(paint(mark, mark) + " " + paint("header", header) + paint("note", note))
+        if (fails := build_fails(entry)) is not None:
+            out.append("    " + paint("note", term(fails[1])))
         for style, text in change_lines(entry.get("changes") or ()):
             if style == "path":
                 out.append("    " + paint("path", text))
@@ -231,10 +319,12 @@ def render_diff_text(diff: Sequence[Mapping[str, Any]], color: bool = False) -> 
 def _counts(diff: Sequence[Mapping[str, Any]]) -> str:
     order = ("modified", "added", "removed", "renamed")
     tally = {s: sum(1 for e in diff if e.get("change") == s) for s in order}
-    merged = len(diff) - len(alike(diff))
+    merged = made_again(diff)
     again = f", {merged} of them made again alike by another build" if merged else ""
+    failing = sum(1 for e in diff if e.get("build_fails"))
+    fails = f", {failing} of them in a build kustomize refuses" if failing else ""
     return ", ".join(f"{n} {s}" for s, n in tally.items() if n) + (
-        f" ({len(diff)} object{'s' if len(diff) != 1 else ''}{again})"
+        f" ({len(diff)} object{'s' if len(diff) != 1 else ''}{again}{fails})"
     )
 
 

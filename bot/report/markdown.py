@@ -26,11 +26,19 @@ from reviewbot.escape import html_code, md_code, md_prose, md_text, term
 from reviewbot.report.base import (
     VALUES_PREFIX,
     UnappliedSaid,
-    entry_words,
     not_shown_lines,
     object_words,
 )
-from reviewbot.report.difftext import alike, builds_note, change_lines, object_header
+from reviewbot.report.difftext import (
+    Alike,
+    alike,
+    build_fails,
+    builds_note,
+    change_lines,
+    listed,
+    made_again,
+    object_header,
+)
 from reviewbot.report.links import Links
 from reviewbot.words import plural
 
@@ -131,14 +139,20 @@ def _fence(body: str) -> str:
 # ---------------------------------------------------------------- the diff
 
 
-def diff_block(entry: Mapping[str, Any], max_lines: int = 200, copies: int = 1) -> str:
-    """One changed object as a ``<details>`` block with a diff-highlighted body (``copies``:
-    how many equal entries it stands for, :func:`~reviewbot.report.difftext.alike`)."""
+def diff_block(group: Alike, max_lines: int = 200) -> str:
+    """One changed object (or several changed alike: ``group``, every one named) as a
+    ``<details>`` block with a diff-highlighted body."""
+    entry = group.entry
     changes = entry.get("changes") or ()
     mark, _ = object_header(entry)
     status = str(entry.get("change"))
-    words, name = entry_words(entry)
-    parts = [f"{words + ' ' if words else ''}{html_code(name)} <b>{html.escape(status)}</b>"]
+    words, name, lead, others = group.subject()
+    fails = build_fails(entry)
+    shown = status if fails is None else status + fails[0]
+    named = f"{words + ' ' if words else ''}{html_code(name)}"
+    if others:
+        named += f" {lead} {listed(others, html_code)}"
+    parts = [f"{named} <b>{html.escape(shown)}</b>"]
     if status == "renamed":
         parts.append(f"from {html_code(str(entry.get('renamed_from')))}")
     file = entry.get("file") or entry.get("base_file")
@@ -146,9 +160,9 @@ def diff_block(entry: Mapping[str, Any], max_lines: int = 200, copies: int = 1) 
         parts.append(f"in {html_code(str(file))}")
     if changes:
         parts.append(f"({plural(len(changes), 'change')})")
-    if copies > 1:
-        parts.append(builds_note(copies))
-    body_lines: list[str] = []
+    if group.builds()[0]:
+        parts.append(builds_note(group, _html_text))
+    body_lines: list[str] = [f"# {term(fails[1])}"] if fails is not None else []
     for style, text in change_lines(changes):
         body_lines.append(f"  {text}" if style == "path" else f"{style}   {text}")
     if status == "added":
@@ -195,27 +209,27 @@ def diff_blocks(builder: _Builder, diff: Sequence[Mapping[str, Any]]) -> None:
     if not builder.add(f"### Changes ({_counts(diff)})\n"):
         return
     merged = alike(diff)
-    for entry, copies in merged:
-        if entry.get("change") == "modified" and not builder.add(
-                diff_block(entry, copies=copies) + "\n", objects=copies):
+    for one in merged:
+        if one.entry.get("change") == "modified" and not builder.add(
+                diff_block(one) + "\n", objects=len(one.entries)):
             return
     for status, mark, word in _GROUPS:
-        group = [(e, n) for e, n in merged if e.get("change") == status]
+        group = [one for one in merged if one.entry.get("change") == status]
         if not group:
             continue
-        total = sum(n for _, n in group)
+        total = sum(len(one.entries) for one in group)
         head = (f"<details><summary>{mark} {plural(total, 'object')} {word}</summary>"
                 "\n\n")
         tail = "\n\n</details>\n"
         lines: list[str] = []
         budget = builder.room() - len(head) - len(tail)
         shown = 0
-        for entry, copies in group:
-            line = _group_line(entry) + (f" {builds_note(copies)}" if copies > 1 else "")
+        for one in group:
+            line = _group_line(one)
             if budget - len(line) - 1 < 0:
                 break
             lines.append(line)
-            shown += copies
+            shown += len(one.entries)
             budget -= len(line) + 1
         if not lines or not builder.add(head + "\n".join(lines) + tail, objects=shown):
             builder.full = True
@@ -225,10 +239,27 @@ def diff_blocks(builder: _Builder, diff: Sequence[Mapping[str, Any]]) -> None:
             return
 
 
-def _group_line(entry: Mapping[str, Any]) -> str:
+def _group_line(group: Alike) -> str:
+    entry = group.entry
+    line = _entry_line(group)
+    if (fails := build_fails(entry)) is not None:
+        line += f"; {md_text(fails[1])}"
+    if group.builds()[0]:
+        line += f" {builds_note(group, md_text)}"
+    return line
+
+
+def _html_text(text: str) -> str:
+    return html.escape(term(text))
+
+
+def _entry_line(group: Alike) -> str:
+    entry = group.entry
     status = entry.get("change")
-    words, name = entry_words(entry)
+    words, name, lead, others = group.subject()
     ref = (f"{words} " if words else "") + md_code(name, False)
+    if others:
+        ref += f" {lead} {listed(others, lambda n: md_code(n, False))}"
     if status == "renamed":
         old = md_code(str(entry.get("renamed_from")), False)
         moved = ""
@@ -245,9 +276,11 @@ def _group_line(entry: Mapping[str, Any]) -> str:
 def _counts(diff: Sequence[Mapping[str, Any]]) -> str:
     order = ("modified", "added", "removed", "renamed")
     tally = {s: sum(1 for e in diff if e.get("change") == s) for s in order}
-    merged = len(diff) - len(alike(diff))
+    merged = made_again(diff)
     again = f"; {merged} of them made again alike by another build" if merged else ""
-    return (", ".join(f"{n} {s}" for s, n in tally.items() if n) or "none") + again
+    failing = sum(1 for e in diff if e.get("build_fails"))
+    fails = f"; {failing} of them in a build kustomize refuses" if failing else ""
+    return (", ".join(f"{n} {s}" for s, n in tally.items() if n) or "none") + again + fails
 
 
 # ---------------------------------------------------------------- assembling under a cap
