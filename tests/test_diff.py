@@ -810,8 +810,8 @@ def test_an_object_whose_build_kustomize_refuses_is_not_shown_as_applied(
     assert (
         "~ Deployment/shop/prod-web  modified in the source only: its head build fails  "
         "base/deploy.yaml:10\n"
-        "    kustomize refuses the head build (overlays/prod/kustomization.yaml: 'cm.yaml' "
-        "does not exist): nothing of it is applied, the cluster keeps what it has\n") in out
+        "    overlays/prod/kustomization.yaml: 'cm.yaml' does not exist, so kustomize refuses "
+        "the head build: nothing of it is applied, the cluster keeps what it has\n") in out
     assert "~ Deployment/shop/staging-web  modified  base/deploy.yaml:10\n" in out
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "markdown", base,
                             head], capsys)
@@ -822,3 +822,32 @@ def test_an_object_whose_build_kustomize_refuses_is_not_shown_as_applied(
     assert entries["Deployment/shop/prod-web"]["build_fails"]["side"] == "base"
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), head, base], capsys)
     assert "~ Deployment/shop/prod-web  modified, not compared: its base build fails" in out
+
+
+def test_a_patch_whose_object_the_base_renamed_fails_the_overlay_build(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The base renames Service demo to demo-web while the overlay still patches demo (the
+    third trial's codefresh overlay): ``kubectl kustomize`` fails "no matches for Id
+    Service.v1.[noGrp]/demo.[noNs]", so the renamed Service is in the source only."""
+    service = "apiVersion: v1\nkind: Service\nmetadata: {{name: {name}}}\nspec:\n" \
+              "  selector: {{app: demo}}\n  ports: [{{port: 80}}]\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "base/kustomization.yaml": "resources: [service.yaml]\n",
+        "base/service.yaml": service.format(name="demo"),
+        "prod/kustomization.yaml": "resources: [../base]\nnamespace: prod\n"
+                                   "patchesStrategicMerge: [patch.yaml]\n",
+        "prod/patch.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: demo}\n"
+                           "spec: {type: NodePort}\n",
+    })
+    head = repo.commit({"base/service.yaml": service.format(name="demo-web")})
+    prod = {e["object"]: e for e in diff_json(repo, base, head, capsys)
+            if e["namespace"] == "prod"}
+    assert {ref: e["change"] for ref, e in prod.items()} == {
+        "Service/prod/demo-web": "added", "Service/prod/demo": "removed"}
+    for entry in prod.values():  # neither reaches the cluster: it keeps Service demo
+        assert entry["build_fails"] == {
+            "side": "head", "file": "prod/kustomization.yaml", "entry": "patch.yaml",
+            "why": "patches an object the build does not hold (kustomize: no matches for Id "
+                   "Service.v1.[noGrp]/demo.[noNs])"}

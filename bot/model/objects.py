@@ -1020,10 +1020,11 @@ def model_graph(model: Model) -> Graph:
 
 def refused_entry(model: Model, applier: KObject) -> tuple[str, str, str] | None:
     """The first entry of a kustomization ``applier``'s build reads for which kustomize
-    refuses the whole build: one naming a local file or folder the tree does not hold
-    (:func:`~reviewbot.model.kustomize.missing_entries`, "must resolve to a file or a
-    directory") or a strategic merge patch whose object the build does not hold
-    (:func:`refusing_patches`, "no matches for Id"), both what kustomize-integrity reports:
+    refuses the whole build: one naming a local file or folder the tree does not hold, or a
+    folder of the wrong kind (:func:`~reviewbot.model.kustomize.missing_entries`, "must
+    resolve to a file or a directory"), or a strategic merge patch whose object the build
+    does not hold (:func:`refusing_patches`, "no matches for Id"), as kustomize-integrity
+    reports them:
     (its kustomization file, the entry as written, what is wrong with it), or None. The
     Kustomization or Application then applies nothing, and prunes nothing, until it is
     fixed. Memoized per model and applier."""
@@ -1048,12 +1049,19 @@ def _first_refusal(model: Model, build: Build) -> tuple[str, str, str] | None:
         k = graph.by_dir.get(folder)
         if k is None:
             continue
-        for _, text, _ in missing_entries(k, index, graph):
-            return k.file, text, "does not exist"
+        for _, text, why in missing_entries(k, index, graph):
+            return k.file, text, _REFUSED.get(why, "does not exist")
         for found in refusing_patches(graph, k):
             return k.file, patch_entry_text(k, found.entry), (
-                f"patches {found.kustomize_id()}, which the build does not hold")
+                "patches an object the build does not hold (kustomize: no matches for Id "
+                f"{found.kustomize_id()})")
     return None
+
+
+# missing_entries' why -> what is wrong with the entry, said after it
+_REFUSED = {"folder": "is a folder without a kustomization.yaml",
+            "component": "is a kustomize Component, listed as a resource",
+            "kustomization": "is a Kustomization, listed as a component"}
 
 
 def refusing_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:

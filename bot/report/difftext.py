@@ -183,8 +183,8 @@ def build_fails(entry: Mapping[str, Any]) -> tuple[str, str] | None:
     if not isinstance(fails, Mapping):
         return None
     side = str(fails.get("side"))
-    why = (f"kustomize refuses the {side} build ({fails.get('file')}: "
-           f"{fails.get('entry')!r} {fails.get('why')})")
+    why = (f"{fails.get('file')}: {fails.get('entry')!r} {fails.get('why')}, so kustomize "
+           f"refuses the {side} build")
     if side == "head":
         return " in the source only: its head build fails", (
             f"{why}: nothing of it is applied, the cluster keeps what it has")
