@@ -577,6 +577,30 @@ def test_no_prune_verdict_when_the_head_build_of_the_applier_fails(
     assert "'pvc.yaml' does not exist" in found[0]["message"]
 
 
+def test_no_prune_verdict_when_a_patch_of_the_head_build_matches_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The PVC is unlisted, but the kustomization still patches it: kustomize refuses the
+    # build ("no matches for Id"), so the Kustomization applies (and prunes) nothing.
+    repo = GitRepo(tmp_path / "repo")
+    files = {
+        "clusters/apps.yaml": flux(),
+        "apps/kustomization.yaml": "resources: [pvc.yaml, deploy.yaml]\n"
+                                   "patchesStrategicMerge: [patch.yaml]\n",
+        "apps/pvc.yaml": PVC.format(cls="local-path", size="1Gi"),
+        "apps/patch.yaml": PVC.format(cls="local-path", size="2Gi"),
+        "apps/deploy.yaml": DEPLOY.format(app="web", image=IMAGE),
+    }
+    base = repo.commit(files)
+    head = repo.commit({"apps/kustomization.yaml": "resources: [deploy.yaml]\n"
+                                                   "patchesStrategicMerge: [patch.yaml]\n"})
+    assert review(repo, base, head, capsys) == (0, [])
+    code, found = review(repo, base, head, capsys, rule="kustomize-integrity")
+    (error,) = [f for f in found if f["severity"] == "error"]
+    assert (error["file"], error["line"]) == ("apps/kustomization.yaml", 2)
+    assert "no matches for Id" in error["message"]
+
+
 ARGO_APP = """
     apiVersion: argoproj.io/v1alpha1
     kind: Application
