@@ -260,9 +260,9 @@ def test_a_call_to_a_helmrelease_service_denied_by_a_cilium_policy_is_reported(
         "ingress rule in apps admits it (isolated by CiliumNetworkPolicy apps/apps-same-"
         "namespace at manifest.yaml:")
     assert message.endswith(
-        "Not certain: reviewbot could not see what chart app-template 4.1.1 renders from "
-        "HelmRelease/apps/echo (its pod labels, ports and Services as the chart's documented "
-        "templates make them).")
+        "Not certain: reviewbot could not see the chart app-template 4.1.1 itself (its pods, "
+        "ports and Services for HelmRelease/apps/echo are read from the chart's documented "
+        "templates).")
     admitted = text.replace("  - fromEndpoints: [{}]\n", "  - fromEndpoints: [{}]\n"
                             "  - fromEndpoints: [{matchLabels: {io.kubernetes.pod.namespace: "
                             "web}}]\n")

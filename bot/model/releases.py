@@ -115,8 +115,8 @@ class Release:
     def rendered_by(self) -> str:
         """What renders these pods, for a finding's doubt."""
         version = f" {self.version}" if self.version else ""
-        return (f"what chart {self.chart or '?'}{version} renders from {self.obj.ref} (its pod "
-                "labels, ports and Services as the chart's documented templates make them)")
+        return (f"the chart {self.chart or '?'}{version} itself (its pods, ports and Services "
+                f"for {self.obj.ref} are read from the chart's documented templates)")
 
 
 def releases(model: Model) -> list[Release]:
