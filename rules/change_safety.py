@@ -57,7 +57,20 @@ verdicts), never in `lint`, which sees one tree.
   lists it. PersistentVolumeClaim (its
   data), Namespace (everything in it), CustomResourceDefinition (every custom resource of
   it) and StatefulSet (its pods; its claims too with
-  `persistentVolumeClaimRetentionPolicy.whenDeleted: Delete`) are `deleted-data`; other kinds
+  `persistentVolumeClaimRetentionPolicy.whenDeleted: Delete`) are `deleted-data`; so are
+  custom resources whose deletion makes a controller delete the external resource they stand
+  for (a database, a bucket, an IAM user), unless their deletion policy keeps it, which the
+  fix names: Crossplane managed resources of a provider's group (`*.upbound.io`,
+  `*.crossplane.io` but Crossplane's own) with `spec.deletionPolicy: Delete`, the default
+  (`Orphan` keeps it), or, in v2's namespaced groups (`*.m.upbound.io`),
+  `spec.managementPolicies` unset or holding `*` or `Delete`; composites and claims of a
+  CompositeResourceDefinition in the tree (its `spec.group` and `names`/`claimNames` kind),
+  whose Composition's resources go with them; Google Config Connector resources
+  (`*.cnrm.cloud.google.com`) without `cnrm.cloud.google.com/deletion-policy: abandon`; AWS
+  ACK resources (`*.services.k8s.aws`) without `services.k8s.aws/deletion-policy: retain`.
+  A Crossplane composite of a group whose CompositeResourceDefinition is not in the tree
+  (`spec.crossplane`, `spec.compositionRef` ...), or a managed-resource shape (`spec.forProvider`)
+  of an unknown group, is a warning that says what it could not see. Other kinds are
   `deleted`.
 - `orphaned` (warning): the same removal where the applier does not prune (or is deleted
   without pruning: a Flux Kustomization without `spec.prune: true`, an Argo CD Application

@@ -379,6 +379,105 @@ def test_removals_under_prune_delete_and_without_prune_orphan(
     assert "does not prune: it stays in the cluster" in found[0]["message"]
 
 
+def test_a_pruned_cloud_resource_deletes_the_external_resource_unless_its_policy_keeps_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Deleting a Crossplane managed resource, a Config Connector or an ACK resource deletes
+    # the bucket or database it stands for, unless its deletion policy keeps it; a claim of
+    # an XRD in the tree deletes what its Composition composes; a claim whose XRD is not in
+    # the tree is a warning that says so.
+    repo = GitRepo(tmp_path / "repo")
+    files = {
+        "apps/bucket.yaml": """
+            apiVersion: s3.aws.upbound.io/v1beta1
+            kind: Bucket
+            metadata: {name: backups}
+            spec: {forProvider: {region: eu-west-3}}
+        """,
+        "apps/orphan.yaml": """
+            apiVersion: s3.aws.upbound.io/v1beta1
+            kind: Bucket
+            metadata: {name: kept}
+            spec: {deletionPolicy: Orphan, forProvider: {region: eu-west-3}}
+        """,
+        "apps/user.yaml": """
+            apiVersion: iam.aws.m.upbound.io/v1beta1
+            kind: User
+            metadata: {name: harbor, namespace: shop}
+            spec: {forProvider: {}}
+        """,
+        "apps/observed.yaml": """
+            apiVersion: iam.aws.m.upbound.io/v1beta1
+            kind: User
+            metadata: {name: observed, namespace: shop}
+            spec: {managementPolicies: [Observe], forProvider: {}}
+        """,
+        "apps/sql.yaml": """
+            apiVersion: sql.cnrm.cloud.google.com/v1beta1
+            kind: SQLInstance
+            metadata: {name: db, namespace: shop}
+        """,
+        "apps/abandoned.yaml": """
+            apiVersion: sql.cnrm.cloud.google.com/v1beta1
+            kind: SQLInstance
+            metadata:
+              name: old
+              namespace: shop
+              annotations: {cnrm.cloud.google.com/deletion-policy: abandon}
+        """,
+        "apps/table.yaml": """
+            apiVersion: dynamodb.services.k8s.aws/v1alpha1
+            kind: Table
+            metadata: {name: orders, namespace: shop}
+        """,
+        "apps/xrd.yaml": """
+            apiVersion: apiextensions.crossplane.io/v1
+            kind: CompositeResourceDefinition
+            metadata: {name: xdatabases.platform.example}
+            spec:
+              group: platform.example
+              names: {kind: XDatabase, plural: xdatabases}
+              claimNames: {kind: Database, plural: databases}
+        """,
+        "apps/claim.yaml": """
+            apiVersion: platform.example/v1alpha1
+            kind: Database
+            metadata: {name: orders, namespace: shop}
+            spec: {size: small}
+        """,
+        "apps/unknown.yaml": """
+            apiVersion: cloud.other.example/v1alpha1
+            kind: SQLInstance
+            metadata: {name: harbor, namespace: shop}
+            spec: {crossplane: {compositionRef: {name: xsqlinstances.cloud.other.example}}}
+        """,
+    }
+    base = repo.commit({"clusters/apps.yaml": flux(), **files})
+    head = repo.commit({f: None for f in files if f != "apps/xrd.yaml"})
+    code, found = review(repo, base, head, capsys)
+    assert code == 1
+    assert {f["file"]: (f["severity"], f["line"]) for f in found} == {
+        "apps/bucket.yaml": ("error", 3), "apps/orphan.yaml": ("info", 3),
+        "apps/user.yaml": ("error", 3), "apps/observed.yaml": ("info", 3),
+        "apps/sql.yaml": ("error", 3), "apps/abandoned.yaml": ("info", 4),
+        "apps/table.yaml": ("error", 3), "apps/claim.yaml": ("error", 3),
+        "apps/unknown.yaml": ("warning", 3),
+    }
+    text = {f["file"]: (f["message"], f["fix"]) for f in found}
+    assert text["apps/bucket.yaml"][0].endswith(
+        "prunes: it is deleted in the cluster, which deletes the external resource it manages "
+        "(Crossplane's spec.deletionPolicy: Delete, the default)")
+    assert "first merge spec.deletionPolicy: Orphan on it" in text["apps/bucket.yaml"][1]
+    assert "spec.managementPolicies" in text["apps/user.yaml"][1]
+    assert "cnrm.cloud.google.com/deletion-policy: abandon" in text["apps/sql.yaml"][1]
+    assert "services.k8s.aws/deletion-policy: retain" in text["apps/table.yaml"][1]
+    assert "(CompositeResourceDefinition xdatabases.platform.example)" in text[
+        "apps/claim.yaml"][0]
+    assert text["apps/unknown.yaml"][0].endswith(
+        "Not certain: reviewbot could not see the CompositeResourceDefinition and Composition "
+        "of cloud.other.example (not in this repository).")
+
+
 def test_an_object_no_longer_listed_by_its_kustomization_is_pruned(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

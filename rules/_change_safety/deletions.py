@@ -21,6 +21,7 @@ from reviewbot.rules._change_safety.common import (
     is_flux_kustomization,
     object_name,
 )
+from reviewbot.rules._change_safety.external import external_loss
 
 if TYPE_CHECKING:  # the diff's types only: a lint never imports the diff
     from reviewbot.diff.objects import TreeDiff
@@ -64,6 +65,15 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
             continue
         loss = _data_lost(obj, base) if obj.kind in data_kinds else None
         text = f"{who} {fate.how}, and {fate.deleter}"
+        outside = external_loss(obj, base) if loss is None else None
+        if outside is not None:
+            yield Violation(obj, ("metadata", "name"), f"{text}, which deletes {outside.loss}",
+                            fix=(f"If the resource {who} stands for must stay, first merge "
+                                 f"{outside.keep} on it, then remove it; if it must go, back "
+                                 "up its data first."),
+                            kind="deleted-data", file=file, line=line, column=column,
+                            doubt=outside.doubt)
+            continue
         if loss is not None:
             yield Violation(obj, ("metadata", "name"), f"{text}, which deletes {loss}",
                             fix=_keep_fix(obj, fate), kind="deleted-data", file=file,
