@@ -68,9 +68,12 @@ verdicts), never in `lint`, which sees one tree.
   whose Composition's resources go with them; Google Config Connector resources
   (`*.cnrm.cloud.google.com`) without `cnrm.cloud.google.com/deletion-policy: abandon`; AWS
   ACK resources (`*.services.k8s.aws`) without `services.k8s.aws/deletion-policy: retain`.
-  A Crossplane composite of a group whose CompositeResourceDefinition is not in the tree
-  (`spec.crossplane`, `spec.compositionRef` ...), or a managed-resource shape (`spec.forProvider`)
-  of an unknown group, is a warning that says what it could not see. Other kinds are
+  Errors only for what the object itself decides (Crossplane managed resources, Config
+  Connector); a warning that says what it could not see for an ACK resource (its namespace's
+  annotation and the controller's `--deletion-policy` may retain it), a claim or composite
+  (its Composition's deletion policies are not read), a Crossplane composite of a group whose
+  CompositeResourceDefinition is not in the tree (`spec.crossplane`, `spec.compositionRef`
+  ...), and a managed-resource shape (`spec.forProvider`) of an unknown group. Other kinds are
   `deleted`.
 - `orphaned` (warning): the same removal where the applier does not prune (or is deleted
   without pruning: a Flux Kustomization without `spec.prune: true`, an Argo CD Application

@@ -12,7 +12,12 @@ controller delete what they stand for outside it (a database, a bucket, an IAM u
 - Google Config Connector (``*.cnrm.cloud.google.com``): the annotation
   ``cnrm.cloud.google.com/deletion-policy: abandon`` keeps the Google Cloud resource.
 - AWS Controllers for Kubernetes (``*.services.k8s.aws``): the annotation
-  ``services.k8s.aws/deletion-policy: retain`` keeps the AWS resource.
+  ``services.k8s.aws/deletion-policy: retain`` keeps the AWS resource; so may the namespace's
+  ``{service}.services.k8s.aws/deletion-policy`` and the controller's ``--deletion-policy``,
+  which a repository rarely shows: a doubt.
+
+A claim or composite of an XRD in the tree is doubted too: what its Composition composes,
+and their deletion policies, are not read.
 """
 
 from __future__ import annotations
@@ -58,14 +63,18 @@ def external_loss(obj: KObject, base: Model) -> External | None:
     if group.endswith(".services.k8s.aws"):
         if str(notes.get(ACK_POLICY, "")).lower() == "retain":
             return None
+        service = group.split(".", 1)[0]
         return External("the AWS resource it manages (the ACK controller deletes it unless "
-                        "told to retain it)", f"the annotation {ACK_POLICY}: retain")
+                        "told to retain it)", f"the annotation {ACK_POLICY}: retain",
+                        doubt=f"the {service}.{ACK_POLICY} annotation of its namespace and "
+                              "the ACK controller's --deletion-policy, which may retain it")
     xrd = _definition(obj, base)
     if xrd is not None:
         return External(f"what its Composition composes (CompositeResourceDefinition "
                         f"{xrd.name}), and with it their external resources",
                         "spec.deletionPolicy: Orphan (v2: spec.managementPolicies without "
-                        "Delete) on the resources its Composition composes")
+                        "Delete) on the resources its Composition composes",
+                        doubt="the deletion policies its Composition sets on what it composes")
     spec = obj.get(("spec",))
     spec = spec if isinstance(spec, dict) else {}
     if _crossplane_provider(group):
