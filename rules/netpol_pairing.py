@@ -1186,11 +1186,7 @@ def _removed_call(net: Network, s: int, decl: Declaration, service: Service,
     if listed is not None:
         doubts.append(f"what the cluster keeps: {listed} still lists {service.obj.file}, "
                       "which this change deletes, so its build fails")
-    if s in net.rendered_by:
-        doubts.append(net.rendered_by[s])
-    if service.obj.kind != "Service":
-        doubts.append(f"how {service.obj.kind} {service.obj.namespace or 'default'}/"
-                      f"{service.obj.name}'s chart names its Services")
+    doubts += _rendered_doubts(net, s, service, "names its Services")
     unseen = net.unseen.get(service.namespace)
     if unseen:
         more = f" and {len(unseen) - 3} more" if len(unseen) > 3 else ""
@@ -1211,6 +1207,16 @@ def _lost_ports(before: Service | None, after: Service | None) -> set[int]:
     return {p.port for p in before.ports} - {p.port for p in after.ports}
 
 
+def _rendered_doubts(net: Network, s: int, service: Service, what: str) -> list[str]:
+    """What a call's finding could not see when a chart renders the caller ``s`` or the
+    Service (``what``: what the Service's chart decides)."""
+    doubts = [net.rendered_by[s]] if s in net.rendered_by else []
+    if service.obj.kind != "Service":
+        doubts.append(f"how {service.obj.kind} {service.obj.namespace or 'default'}/"
+                      f"{service.obj.name}'s chart {what}")
+    return doubts
+
+
 def _closed_port(net: Network, s: int, decl: Declaration, service: Service) -> Violation:
     """A call to a port its Service no longer has: the connection is refused (a ClusterIP
     forwards only the ports it lists). Doubted as a removed Service is."""
@@ -1219,12 +1225,7 @@ def _closed_port(net: Network, s: int, decl: Declaration, service: Service) -> V
     now = ", ".join(str(p.port) for p in service.ports) or "none"
     message = (f"{caller} calls {e.text}:{e.port}, but Service {name} no longer has port "
                f"{e.port}: this change leaves it {now}")
-    doubts = []
-    if s in net.rendered_by:
-        doubts.append(net.rendered_by[s])
-    if service.obj.kind != "Service":
-        doubts.append(f"how {service.obj.kind} {service.obj.namespace or 'default'}/"
-                      f"{service.obj.name}'s chart names its Services and their ports")
+    doubts = _rendered_doubts(net, s, service, "names its Services and their ports")
     return Violation(decl.obj, decl.path, message,
                      fix=f"Point the address at a port Service {name} has ({now}), or keep "
                      f"port {e.port} on it.", kind="dependency-missing",
