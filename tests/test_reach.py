@@ -99,6 +99,24 @@ def test_an_app_commented_out_of_a_cluster_is_not_applied(tmp_path: Path) -> Non
     assert "apps/old/old.yaml" in result.model.unapplied
 
 
+def test_a_component_a_built_kustomization_includes_is_applied_whole(tmp_path: Path) -> None:
+    # xunholy's components/common: its kustomization.yaml, read by every build that lists
+    # the Component, was "not applied by any cluster root" (sixth trial)
+    component = "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+    result = bootstrap(tmp_path, {
+        "apps/kustomization.yaml": "resources: [web.yaml]\ncomponents: [../components/common]\n",
+        "apps/web.yaml": FLOATING % "web",
+        "components/common/kustomization.yaml": component + "resources: [alerts]\n",
+        "components/common/alerts/kustomization.yaml": "resources: [alert.yaml]\n",
+        "components/common/alerts/alert.yaml": FLOATING % "alert",
+    })
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "apps/web.yaml"),
+        ("image-digest[floating]", "error", "components/common/alerts/alert.yaml"),
+    ]
+    assert not {f for f in result.model.unapplied if f.startswith("components/")}
+
+
 def test_a_manifest_beside_a_built_kustomization_but_unlisted_is_still_named(
     tmp_path: Path,
 ) -> None:

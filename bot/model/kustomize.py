@@ -593,6 +593,7 @@ class Graph:
             build.cut = True
         elif target in self.by_dir:
             component = self.by_dir[target]
+            build.files.add(component.file)  # the build reads the Component's kustomization
             inner = Build(target, build.resources, build.files, build.remote,
                           reads=build.reads, config=build.config, variables=build.variables)
             for key, sub in include_entries(component.body):
