@@ -823,3 +823,21 @@ def test_a_removed_service_s_doubt_names_three_makers_of_services_and_counts_the
     assert [f["severity"] for f in found] == ["warning"]
     assert ("the Services HelmRelease chart0, HelmRelease chart1, HelmRelease chart2 and 2 more "
             "may make in shop") in found[0]["message"]
+
+
+def test_a_host_and_its_port_in_two_env_values_are_one_call(tmp_path: Path) -> None:
+    # xunholy's cmangos-realmd: MANGOS_DBHOST: cmangos-database, MANGOS_DBPORT: "3306"
+    client = CLIENT.replace(
+        '        env: [{name: API, value: "http://api.server:8080/v1"}]',
+        '        env:\n        - {name: API_HOST, value: api.server}\n'
+        '        - {name: API_PORT, value: "8080"}\n'
+        '        - {name: CACHE_HOST, value: localhost}\n'
+        '        - {name: CACHE_PORT, value: "6379"}\n'
+        '        - {name: OTHER_HOST, value: api.server}\n'
+        '        - {name: OTHER_PORTS, value: "8080"}')
+    result = run(tmp_path, NAMESPACES + client + SERVER + DENY_SERVER)
+    assert kinds(result) == [("error", "spec.template.spec.containers[0].env[0].value",
+                              line_of(tmp_path, "name: API_HOST"))]
+    assert result.findings[0].message.startswith(
+        "client/app calls api.server:8080 (server/api on TCP 8080), but no ingress rule in "
+        "server admits it")

@@ -112,17 +112,22 @@ def declarations(
     referenced: dict[tuple[str, str], set[str] | None] = {}  # ConfigMap -> keys (None: all)
     for container in pod.containers:
         body, base = container.body, container.path
+        plain: dict[str, tuple[Any, Path]] = {}  # name -> (value, where), for host/port pairs
         for var, at in _env(body.get("env")):
             value = var.get("value")
             if isinstance(value, str) and ("." in value or ":" in value):
                 for e in endpoints(value, ns):
                     yield Declaration(pod.obj, base + at, e)
+            if isinstance(var.get("name"), str) and isinstance(value, (str, int)):
+                plain[var["name"]] = (value, at)
             source = var.get("valueFrom")
             ref = source.get("configMapKeyRef") if isinstance(source, dict) else None
             if isinstance(ref, dict) and isinstance(ref.get("name"), str):
                 keys = referenced.setdefault((ns, ref["name"]), set())
                 if keys is not None and isinstance(ref.get("key"), str):
                     keys.add(ref["key"])
+        for e, at in _host_port_pairs(plain, ns):
+            yield Declaration(pod.obj, base + at, e)
         for key in ("args", "command"):
             items = body.get(key)
             for i, item in enumerate(items if isinstance(items, list) else []):
@@ -153,6 +158,32 @@ def declarations(
             if isinstance(value, str) and (wanted is None or name in wanted):
                 for e in endpoints(value, ns):
                     yield Declaration(cm, ("data", str(name)), e)
+
+
+def _host_port_pairs(plain: Mapping[str, tuple[Any, Path]], namespace: str
+                     ) -> Iterator[tuple[Endpoint, Path]]:
+    """An endpoint written as two env values of one prefix, a host and its port
+    (``DB_HOST: postgres`` with ``DB_PORT: "5432"``, ``MANGOS_DBHOST`` with
+    ``MANGOS_DBPORT``), at the host's value: the host a bare name (no ``:`` or ``/``), the
+    port a number."""
+    for name, (value, at) in plain.items():
+        upper = name.upper()
+        suffix = next((s for s in _HOST_SUFFIXES if upper.endswith(s)), None)
+        if suffix is None or not isinstance(value, str) or not value or any(
+                c in value for c in ":/ ${}"):
+            continue
+        prefix = name[:len(name) - len(suffix)]
+        port = next((plain[p][0] for p in (prefix + "PORT", prefix + "Port", prefix + "port")
+                     if p in plain), None)
+        if isinstance(port, str) and port.strip().isdigit():
+            port = int(port.strip())
+        if isinstance(port, int) and not isinstance(port, bool):
+            e = _endpoint(value, port, namespace)
+            if e is not None:
+                yield e, at
+
+
+_HOST_SUFFIXES = ("HOSTNAME", "HOST")
 
 
 def _env(env: Any) -> Iterator[tuple[Mapping[str, Any], Path]]:
