@@ -42,6 +42,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   and so, in a repository without cluster roots, is one in a folder that holds a
   kustomization's patches and nothing else it lists (kubebuilder's `patches/`): an unused
   patch, never an object;
+  when another file a build applies holds its objects (the same kind, name and namespace:
+  a stale copy, or a patch never listed), the fix is to delete it or list it under
+  `patches:`, never as a resource (two builds would apply one object);
   an entry commented out (`# - b.yaml`) says it is disabled on purpose: one `commented`
   info at the kustomization's line instead; a manifest a shell script of the tree applies
   (`kubectl apply -f file`) is an `applied-by-script` info naming the script; a patch file
@@ -249,8 +252,12 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         if first is not None and first.doc is not None:
             objects_by_file.setdefault(file, []).append(None)
             lines[file] = first.doc.line
+    applied: dict[tuple[str, str], KObject] = {}  # (kind, name) -> an object a build applies
+    for obj in model.objects:
+        if obj.file not in unapplied:
+            applied.setdefault((obj.kind, obj.name), obj)
     yield from _unreachable(kustomize, graph, objects_by_file, referenced, told, lines,
-                            patch_owner)
+                            patch_owner, applied)
     yield from _not_applied(model, told)
     duplicates = _Duplicates(model)
     duplicate_in: set[str] = set()
@@ -461,6 +468,7 @@ def _unreachable(
     kustomize: list[Kustomization], graph: Graph,
     objects_by_file: Mapping[str, list[KObject | None]], referenced: set[str], told: set[str],
     lines: Mapping[str, int], patch_owner: Mapping[str, Kustomization],
+    applied: Mapping[tuple[str, str], KObject],
 ) -> Iterator[Violation]:
     by_folder = {k.directory: k for k in kustomize}
     commented: dict[str, tuple[Kustomization, int, str]] = {}
@@ -514,15 +522,40 @@ def _unreachable(
             )
             continue
         # listing it changes what the cluster receives (a file left out on purpose, stale
-        # objects): an unsafe edit, applied only with --unsafe-fixes
+        # objects): an unsafe edit, applied only with --unsafe-fixes; none when another file
+        # applies its objects already (a copy: listing it would apply them twice)
+        copy = _copy_of(graph, file, applied, k.body.get("namespace"))
         yield Violation(
             first, (), f"{name} is beside {posixpath.basename(k.file)} but listed by no "
             "kustomization, so it is never applied", kind="unreachable", **at,
-            fix=f"Add {name} to the resources of {k.file}, or delete it.",
+            fix=(f"Delete it, or list it under `patches:` if it is meant to patch "
+                 f"{copy.kind} {copy.name}, which is applied from {copy.file} (listed as a "
+                 "resource, it would be applied twice)." if copy is not None else
+                 f"Add {name} to the resources of {k.file}, or delete it."),
             edits=(Edit(k.file, ("resources",), "append", _as_neighbours(k, name),
                         k.doc.index, unsafe=True),)
-            if k.flux is None else (),
+            if k.flux is None and copy is None else (),
         )
+
+
+def _copy_of(graph: Graph, file: str, applied: Mapping[tuple[str, str], KObject],
+             namespace: Any) -> KObject | None:
+    """An object another file applies under the kind, name and namespace (its own, else
+    the kustomization's ``namespace``, else any) of each object of ``file`` (the first), or
+    None when one of them is applied from nowhere else."""
+    found = None
+    for r in graph.objects_of(file):
+        if not is_object(r.body):
+            continue
+        meta = r.body.get("metadata")
+        meta = meta if isinstance(meta, dict) else {}
+        other = applied.get((str(r.body.get("kind")), str(meta.get("name"))))
+        ns = namespace if isinstance(namespace, str) and namespace else meta.get("namespace")
+        if other is None or other.file == file or (
+                isinstance(ns, str) and ns and ns != other.namespace):
+            return None
+        found = found or other
+    return found
 
 
 def _as_neighbours(k: Kustomization, name: str) -> str:

@@ -458,3 +458,29 @@ def test_listing_an_unlisted_manifest_is_an_unsafe_fix_written_as_its_neighbours
     edits = [(f.file, e.value, e.unsafe) for f in lint(tmp_path).findings for e in f.edits]
     assert edits == [("app/service.yaml", "./service.yaml", True),
                      ("bare/service.yaml", "service.yaml", True)]
+
+
+def test_an_unlisted_copy_of_an_applied_object_is_to_be_deleted_not_listed(
+    tmp_path: Path,
+) -> None:
+    # xunholy: minecraft-rcon-web/app/secret.enc.age.yaml, unlisted, holds the Secret that
+    # minecraft/app applies: listing it would make two builds apply one Secret
+    secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: rcon, namespace: %s}\n"
+    write(tmp_path, {
+        "game/kustomization.yaml": "resources: [secret.yaml]\n",
+        "game/secret.yaml": secret % "games",
+        "web/kustomization.yaml": "resources: [web.yaml]\n",
+        "web/web.yaml": DEPLOYMENT,
+        "web/secret.yaml": secret % "games",
+        "other/kustomization.yaml": "resources: [web.yaml]\n",
+        "other/web.yaml": DEPLOYMENT,
+        "other/secret.yaml": secret % "elsewhere",
+    })
+    found = {f.file: f for f in lint(tmp_path).findings}
+    assert sorted(found) == ["other/secret.yaml", "web/secret.yaml"]
+    assert found["web/secret.yaml"].fix == (
+        "Delete it, or list it under `patches:` if it is meant to patch Secret rcon, which is "
+        "applied from game/secret.yaml (listed as a resource, it would be applied twice).")
+    assert found["web/secret.yaml"].edits == ()
+    assert found["other/secret.yaml"].fix.startswith("Add secret.yaml to the resources")
+    assert found["other/secret.yaml"].edits != ()
