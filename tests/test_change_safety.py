@@ -1045,6 +1045,14 @@ def test_diff_json_marks_each_changed_object_with_its_verdicts(
     tail = out.split("what applying this change does (change-safety):\n", 1)[1].splitlines()
     assert [line.split()[:2] for line in tail] == [
         ["error", "apps/deploy.yaml:6"], ["error", "apps/pvc.yaml:3"]]
+    # and the Markdown diff in a section of its own (the sixth trial found none there)
+    code, out, err = run_cli(["diff", base, head, "--repo", str(repo.path), "--format",
+                              "markdown"], capsys)
+    assert code == 0, err
+    section = out.split("### What applying this change does (2)\n\n", 1)[1].splitlines()
+    assert [line.split(" · ")[:3] for line in section[:2]] == [
+        ["- *error*", "**`change-safety`**", "`Deployment/shop/web`"],
+        ["- *error*", "**`change-safety`**", "`PersistentVolumeClaim/shop/data`"]]
 
 
 # ---------------------------------------------------------------- the seed pull requests

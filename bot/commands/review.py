@@ -62,7 +62,7 @@ def diff_command(args: argparse.Namespace) -> int:
     found = compare_sides(sides, config, file_loader(args, root))
     entries = tuple(found.diff.as_json())
     verdicts: list[Finding] = []
-    if args.format in ("json", "text"):
+    if args.format in _DIFF_FORMATS:
         verdicts = found.verdicts()
     if args.format == "text":
         text = render_diff_text(shown_entries(entries), use_color(args.color, args.output))
@@ -72,8 +72,9 @@ def diff_command(args: argparse.Namespace) -> int:
             diff=mark_verdicts(entries, verdicts), connectivity=found.flows()),
             skipped=tuple(found.head.skipped)), "json")
     else:
-        from reviewbot.report.markdown import render_diff_section
-        text = render_diff_section(shown_entries(entries), SUMMARY_LIMIT, found.unapplied())
+        from reviewbot.report.markdown import render_diff_section, verdicts_section
+        text = (render_diff_section(shown_entries(entries), SUMMARY_LIMIT, found.unapplied())
+                + verdicts_section(verdicts))
     emit(text, args.output)
     return EXIT_FINDINGS if getattr(args, "exit_code", False) and entries else EXIT_OK
 

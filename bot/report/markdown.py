@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.engine.findings import Finding, Suggestion
+from reviewbot.engine.findings import Finding, Suggestion, sort_key
 from reviewbot.engine.outcome import ConfigReview, Ignore, Report, ReviewSummary, Unapplied
 from reviewbot.escape import html_code, md_code, md_prose, md_text, term
 from reviewbot.report.base import (
@@ -406,6 +406,18 @@ def _render_review(report: Report, review: ReviewSummary, links: Links | None) -
     text = builder.finish(len(findings), len(review.diff))
     text += "".join(f"\n**{line}.**\n" for line in not_shown_lines(report))
     return text + "\n" + _compared(review) + "\n"
+
+
+def verdicts_section(verdicts: Sequence[Finding]) -> str:
+    """change-safety's verdicts under ``diff --format markdown``, as the text diff prints
+    them under its changes: what applying the change does (deletions, immutable fields)."""
+    if not verdicts:
+        return ""
+    lines = [f"### What applying this change does ({len(verdicts)})", ""]
+    order = {"error": 0, "warning": 1, "info": 2}
+    for f in sorted(verdicts, key=lambda f: (order.get(f.severity, 3), sort_key(f))):
+        lines.append(finding_entry(f).replace("- ", f"- *{f.severity}* · ", 1))
+    return "\n" + "\n".join(lines) + "\n"
 
 
 def finding_entry(f: Finding, links: Links | None = None, with_new: bool = False,
