@@ -178,6 +178,7 @@ from reviewbot.model.kustomize import (
     patch_folders,
 )
 from reviewbot.model.objects import (
+    REFUSED,
     KObject,
     Model,
     Path,
@@ -338,14 +339,14 @@ def _wrong_kind(k: Kustomization, path: Path, text: str, component: bool) -> Vio
     """A ``resources`` folder holding a kustomize Component, or a ``components`` folder
     holding a Kustomization: kustomize refuses the whole build."""
     line, column = k.doc.position(path)
+    wrong = f"{_label(path)}: {text!r} {REFUSED['component' if component else 'kustomization']}"
     if component:
-        message = (f"{_label(path)}: {text!r} is a kustomize Component, listed as a resource; "
-                   "kustomize refuses the whole build (\"expected kind != 'Component'\")")
+        message = (f"{wrong}; kustomize refuses the whole build (\"expected kind != "
+                   "'Component'\")")
         fix = f"Move {text!r} from `{path[0]}:` to `components:`."
     else:
-        message = (f"{_label(path)}: {text!r} is a Kustomization, listed as a component; "
-                   "kustomize refuses the whole build (\"expected kind 'Component' ... but "
-                   "got 'Kustomization'\")")
+        message = (f"{wrong}; kustomize refuses the whole build (\"expected kind 'Component' "
+                   "... but got 'Kustomization'\")")
         fix = (f"Move {text!r} to `resources:`, or make it a Component "
                "(`apiVersion: kustomize.config.k8s.io/v1alpha1`, `kind: Component`).")
     return Violation(None, path, message, kind="invalid", file=k.file, line=line, column=column,

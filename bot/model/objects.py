@@ -1050,7 +1050,7 @@ def _first_refusal(model: Model, build: Build) -> tuple[str, str, str] | None:
         if k is None:
             continue
         for _, text, why in missing_entries(k, index, graph):
-            return k.file, text, _REFUSED.get(why, "does not exist")
+            return k.file, text, REFUSED.get(why, "does not exist")
         for found in refusing_patches(graph, k):
             return k.file, patch_entry_text(k, found.entry), (
                 "patches an object the build does not hold (kustomize: no matches for Id "
@@ -1058,8 +1058,9 @@ def _first_refusal(model: Model, build: Build) -> tuple[str, str, str] | None:
     return None
 
 
-# missing_entries' why -> what is wrong with the entry, said after it
-_REFUSED = {"folder": "is a folder without a kustomization.yaml",
+# missing_entries' why -> what is wrong with the entry, said after it (the diff's reason,
+# kustomize-integrity's message)
+REFUSED = {"folder": "is a folder without a kustomization.yaml",
             "component": "is a kustomize Component, listed as a resource",
             "kustomization": "is a Kustomization, listed as a component"}
 

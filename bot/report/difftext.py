@@ -160,17 +160,20 @@ def alike(diff: Sequence[Mapping[str, Any]]) -> list[Alike]:
     """The entries with those of one change merged (:class:`Alike`), in order."""
     out: dict[str, list[Mapping[str, Any]]] = {}
     for entry in diff:
-        key = json.dumps({k: v for k, v in entry.items() if k not in _WHO}, sort_keys=True,
-                         default=str)
-        out.setdefault(key, []).append(entry)
+        out.setdefault(_change_key(entry), []).append(entry)
     return [Alike(tuple(entries)) for entries in out.values()]
+
+
+def _change_key(entry: Mapping[str, Any]) -> str:
+    """An entry's change, whichever object and build it is of."""
+    return json.dumps({k: v for k, v in entry.items() if k not in _WHO}, sort_keys=True,
+                      default=str)
 
 
 def made_again(diff: Sequence[Mapping[str, Any]]) -> int:
     """How many entries repeat one before them for another build (the same object, the same
     change)."""
-    seen = {(str(e.get("object")), json.dumps({k: v for k, v in e.items() if k not in _WHO},
-                                              sort_keys=True, default=str)) for e in diff}
+    seen = {(str(e.get("object")), _change_key(e)) for e in diff}
     return len(diff) - len(seen)
 
 
