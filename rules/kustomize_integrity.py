@@ -350,7 +350,7 @@ def _wrong_kind(k: Kustomization, path: Path, text: str, component: bool) -> Vio
         fix = (f"Move {text!r} to `resources:`, or make it a Component "
                "(`apiVersion: kustomize.config.k8s.io/v1alpha1`, `kind: Component`).")
     return Violation(None, path, message, kind="invalid", file=k.file, line=line, column=column,
-                     key=f"{k.file}:{_label(path)}:{text}:kind", fix=fix)
+                     key=f"{k.file}:{path[0]}:{text}:kind", fix=fix)
 
 
 def _bare_patches(k: Kustomization, referenced: set[str]) -> Iterator[Violation]:
@@ -459,7 +459,9 @@ def _at(k: Kustomization, path: Path, message: str, kind: str, entry: str,
         edits: tuple[Edit, ...], fix: str) -> Violation:
     line, column = k.doc.position(path)
     return Violation(None, path, message, kind=kind, file=k.file, line=line, column=column,
-                     key=f"{k.file}:{_label(path)}:{entry}", fix=fix, edits=edits)
+                     # the field and the entry, not its index: an entry inserted above
+                     # leaves the finding the same one (a review keeps it existing)
+                     key=f"{k.file}:{path[0]}:{entry}", fix=fix, edits=edits)
 
 
 # ---------------------------------------------------------------- manifests nobody lists

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from reviewbot.config import Config
 from reviewbot.engine.run import Result, analyze
 from reviewbot.sources.tree import disk_tree, git_tree
+
+from .helpers import GitRepo, run_cli
 
 RULE = "kustomize-integrity"
 DEPLOYMENT = """
@@ -484,3 +489,23 @@ def test_an_unlisted_copy_of_an_applied_object_is_to_be_deleted_not_listed(
     assert found["web/secret.yaml"].edits == ()
     assert found["other/secret.yaml"].fix.startswith("Add secret.yaml to the resources")
     assert found["other/secret.yaml"].edits != ()
+
+
+def test_an_entry_inserted_above_a_missing_one_leaves_its_finding_existing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a seventh new-user trial: one line added above `- ornith.yaml` moved it from
+    # resources[5] to resources[6], and the review called the finding new and the old fixed
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"README.md": "repo\n",
+                        "app/kustomization.yaml": "resources:\n  - web.yaml\n  - gone.yaml\n",
+                        "app/web.yaml": DEPLOYMENT, "app/api.yaml": DEPLOYMENT.replace(
+                            "name: web}", "name: api}")})
+    head = repo.commit({"app/kustomization.yaml":
+                        "resources:\n  - web.yaml\n  - api.yaml\n  - gone.yaml\n"})
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                              head, "--platform", "none", "--format", "json", "--scope", "all",
+                              "--rule", RULE], capsys)
+    data = json.loads(out)
+    assert [(f["line"], f["new"]) for f in data["findings"]] == [(4, False)]
+    assert (code, [f["file"] for f in data["fixed"]]) == (0, ["app/api.yaml"])  # now listed
