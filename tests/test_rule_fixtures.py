@@ -103,7 +103,8 @@ NOT_WHO_FIRST = {
 def who_first(message: str, obj: str, file: str, path: str) -> bool:
     """The message opens with who: its object (``Kind/ns/name``, ``Kind ns/name``, ``ns/name``,
     the name or a pod named from it, or another workload of its namespace as ``ns/name``),
-    the field the finding points at (or a parent of it), or its file."""
+    the field the finding points at (a parent of it, or an item of the field a file-level
+    finding is identified by: ``resources[1]`` of ``resources``), or its file."""
     heads = [file, posixpath.basename(file)] if file else []
     if obj:
         kind, *rest = obj.split("/")
@@ -116,7 +117,9 @@ def who_first(message: str, obj: str, file: str, path: str) -> bool:
     # a file-level finding's path is "file:field:value"
     field = path.split(":")[1] if not obj and path.count(":") >= 1 else path
     head = re.match(r"[^\s:]*", message).group(0)  # type: ignore[union-attr]
-    if head and (field == head or field.startswith((head + ".", head + "["))):
+    # the field, a parent of it, or (a file-level finding identified by its field) its item
+    if head and (field == head or field.startswith((head + ".", head + "["))
+                 or head.startswith(field + "[")):
         return True
     return any(h and message.startswith(h) for h in heads)
 
@@ -157,6 +160,10 @@ def test_the_who_first_check_can_fail() -> None:
                      "spec.replicas")
     assert not who_first("pods pinned to worker-1 request 36 cpu", "Deployment/default/batch",
                          "a.yaml", "spec.template.spec.containers[0].resources")
+    assert who_first("resources[1]: 'a.yaml' does not exist", "", "app/kustomization.yaml",
+                     "app/kustomization.yaml:resources:a.yaml")
+    assert not who_first("a.yaml does not exist", "", "app/kustomization.yaml",
+                         "app/kustomization.yaml:resources:a.yaml")
     assert not who_first("Kubernetes 1.37 serves no DaemonSet in extensions/v1beta1",
                          "DaemonSet/default/agent", "a.yaml", "apiVersion")
 
