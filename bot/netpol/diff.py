@@ -91,11 +91,11 @@ def diff_sides(old: Side, new: Side) -> list[FlowChange]:
     every boundary of either, compared piece by piece, and pieces with the same other peer
     and the same change are merged again where they touch."""
     cuts: set[int] = set()
-    for src, dst, _ in old.flows + new.flows:
-        for name in (src, dst):
-            piece = _ip(name)
-            if piece is not None:
-                cuts.update((piece[0], piece[1] + 1))
+    for flow_src, flow_dst, _ in old.flows + new.flows:
+        for name in (flow_src, flow_dst):
+            block = _ip(name)
+            if block is not None:
+                cuts.update((block[0], block[1] + 1))
     points = sorted(cuts)
     before = _split(old.flows, points)
     after = _split(new.flows, points)

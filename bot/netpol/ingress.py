@@ -123,10 +123,10 @@ def _ingress_backend(
             wanted = name
         return Backend(obj, path + ("service",), service["name"], wanted)
     if isinstance(raw.get("serviceName"), str):  # extensions/v1beta1
-        port = raw.get("servicePort")
+        service_port = raw.get("servicePort")
         return Backend(obj, path, raw["serviceName"],
-                       port if isinstance(port, (int, str)) and not isinstance(port, bool)
-                       else None)
+                       service_port if isinstance(service_port, (int, str))
+                       and not isinstance(service_port, bool) else None)
     return None
 
 

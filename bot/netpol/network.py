@@ -127,8 +127,8 @@ class Network:
         self.releases = releases(model)
         rendered: dict[int, tuple[PodTemplate, str]] = {}
         for release in self.releases:
-            for key, made in release.pods.items():
-                rendered[key] = (made, release.rendered_by)
+            for pod_id, pod_made in release.pods.items():
+                rendered[pod_id] = (pod_made, release.rendered_by)
         self.pods: list[PodTemplate] = []
         self.rendered_by: dict[int, str] = {}  # pod index -> what renders it (a doubt)
         for p in model.pods:
@@ -286,10 +286,10 @@ class Network:
                         candidates.append((policy.described, peer.pods))
         if self.admin is not None:
             for admin in self.admin.policies:
-                for peer in (admin.subject, *(p for r in admin.ingress + admin.egress
-                                              for p in r.peers)):
-                    if peer.pods is not None:
-                        candidates.append((admin.name, peer.pods))
+                for admin_peer in (admin.subject, *(p for r in admin.ingress + admin.egress
+                                                    for p in r.peers)):
+                    if admin_peer.pods is not None:
+                        candidates.append((admin.name, admin_peer.pods))
         for what, selector in candidates:
             if len({selector.matches(x) for x in labels}) > 1:
                 return f"{what} (selector {selector.describe()})"
