@@ -48,10 +48,10 @@ def diff_models(base: Model, head: Model) -> TreeDiff:
             b, h = olds[0], news[0]
             if b.body is h.body and b.file == h.file and (b.strip, b.secret) == (h.strip, h.secret):
                 same.add(identity)
-    found = diff_items([i for i in base_items if i.identity not in same],
-                       [i for i in head_items if i.identity not in same])
-    refs = Counter(o.ref for o in found.objects)
-    return TreeDiff(tuple(_as_built(o, base, head, refs[o.ref] > 1) for o in found.objects))
+    diffed = diff_items([i for i in base_items if i.identity not in same],
+                        [i for i in head_items if i.identity not in same])
+    refs = Counter(o.ref for o in diffed.objects)
+    return TreeDiff(tuple(_as_built(o, base, head, refs[o.ref] > 1) for o in diffed.objects))
 
 
 def _as_built(o: ObjectDiff, base: Model, head: Model, several: bool) -> ObjectDiff:

@@ -1082,7 +1082,7 @@ def refusing_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
 
 def patch_entry_text(k: Kustomization, entry: Path) -> str:
     """How the kustomization names a patch: its file, else "an inline patch"."""
-    item = items(k.body.get(entry[0]))[entry[1]] if len(entry) == 2 else None
+    item = dig(k.body, entry) if len(entry) == 2 else None
     path = item.get("path") if isinstance(item, dict) else item
     if isinstance(path, str) and "\n" not in path and not path.lstrip().startswith("{"):
         return path.strip()
@@ -1210,7 +1210,7 @@ def _applied_paths(obj: KObject) -> list[tuple[str, Mapping[str, Any]]]:
         path = spec.get("path")
         return [(path if isinstance(path, str) else ".", {})]  # (a build, not a directory)
     if obj.kind == "Application" and obj.group == "argoproj.io":
-        out = []
+        out: list[tuple[str, Mapping[str, Any]]] = []
         for _, source in argo_sources(spec):
             path = _str(source.get("path"))
             if path is not None and not source.get("chart"):

@@ -107,7 +107,7 @@ def patches(
             docs = [(document_as_written(d) if isinstance(d.value, dict) else d.value, d, ())
                     for d in _load_patch_file(read, k.directory, item["path"])]
         elif isinstance(item.get("patch"), str):
-            where = (key, i, "patch")
+            where: Path = (key, i, "patch")
             docs = [(value, k.doc, where) for value in inline_values(item["patch"])]
         for value, doc, where in docs:
             if isinstance(value, (dict, list)):

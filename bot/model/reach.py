@@ -230,11 +230,13 @@ class _Walker:
     # ------------------------------------------------------------ roots
 
     def roots(self, configured: Sequence[ClusterSpec]) -> Iterator[_Step]:
-        for spec in configured:
-            for path in spec.paths:
+        path: str | None  # a file's, a sync object's (none: not followed)
+        folder: str | None  # a root's (none: not in this repository)
+        for given in configured:
+            for path in given.paths:
                 folder = path.strip().strip("/")
-                self.reach.roots.append(Root(spec.name, "configured", "", folder))
-                yield _Step(spec.name, "", {"path": "./" + folder}, "flux-system", (), folder)
+                self.reach.roots.append(Root(given.name, "configured", "", folder))
+                yield _Step(given.name, "", {"path": "./" + folder}, "flux-system", (), folder)
         if configured:
             return
         flux = self.flux
@@ -497,7 +499,7 @@ class _Walker:
         if r.kind == "Kustomization" and r.group == FLUX_GROUP:
             if (id(r.doc), r.path) in self.roots_seen:
                 return  # a sync object in its own build: the root, walked already
-            spec = dict_of(body.get("spec"))
+            spec: Mapping[str, Any] = dict_of(body.get("spec"))
             if not isinstance(spec.get("path"), str) and spec.get("path") is not None:
                 return
             here, reason, spec = self._from_here(spec, r.doc)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile
+from reviewbot.load.paths import dig
 from reviewbot.model.patches import label_match
 from reviewbot.model.resource import Kustomization, Path, Resource, dict_of, join, list_of
 
@@ -152,9 +153,7 @@ def _selected(r: Resource, selector: Mapping[str, Any]) -> bool:
 def _original_name(r: Resource) -> str:
     if r.doc is None:
         return ""
-    value: Any = r.doc.value
-    for step in r.path:
-        value = value[step] if isinstance(value, (dict, list)) else None
+    value = dig(r.doc.value, r.path)
     return str(dict_of(dict_of(value).get("metadata")).get("name") or "")
 
 
