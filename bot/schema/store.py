@@ -32,7 +32,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cache, cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -663,7 +663,7 @@ def bundled_schemas() -> Mapping[tuple[str, str, str], tuple[str, Mapping[str, A
             continue
         path = os.path.join(FOLDER, name)
         schema = startup.derived(f"schema-{name[:-len('.json')]}", path,
-                                 lambda p=path: _read_json(p))
+                                 partial(_read_json, path))
         for gvk in schema.get(GVK) or ():
             out[(gvk.get("group", ""), gvk["version"], gvk["kind"])] = (name, schema)
     return out

@@ -156,7 +156,7 @@ def file_at(root: Path, ref: str | None, rel: str, tree: Tree | PendingTree | No
             return read_blobs(root, [sha]).get(sha)
         if whole and rel not in tree.paths:
             return None
-    elif tree is not None and ref is not None:
+    elif isinstance(tree, Tree) and ref is not None:
         found = next((f.data for f in tree.files if f.path == rel), None)
         if found is not None or (whole and rel not in tree.paths):
             return found
