@@ -228,9 +228,9 @@ def _parallelism(model: Model, pod: PodTemplate, container: Container,
         if group[0] == workers:
             return
         resource = next(iter(gpus), "nvidia.com/gpu")
+        flag = tp or pp
         yield Violation(
-            pod.obj, (tp or pp).path if (tp or pp) is not None else
-            field_path(container, "resources"),
+            pod.obj, flag.path if flag is not None else field_path(container, "resources"),
             f"{pod.name}, {describe(container)}: {found.spelled or 'no parallelism flag'} = "
             f"{workers} GPU workers, but {group[1]} {resource}: the engine "
             + ("waits for workers the group does not have" if workers > group[0]

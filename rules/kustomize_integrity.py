@@ -157,7 +157,7 @@ from __future__ import annotations
 import posixpath
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from reviewbot.engine.findings import Edit, Violation
 from reviewbot.model.ci import unapplied_by_ci
@@ -467,6 +467,15 @@ def _at(k: Kustomization, path: Path, message: str, kind: str, entry: str,
 # ---------------------------------------------------------------- manifests nobody lists
 
 
+class _Where(TypedDict, total=False):
+    """Where a finding about a file without a parsed object is: Violation's own fields."""
+
+    file: str
+    line: int
+    column: int
+    key: str
+
+
 def _unreachable(
     kustomize: list[Kustomization], graph: Graph,
     objects_by_file: Mapping[str, list[KObject | None]], referenced: set[str], told: set[str],
@@ -475,6 +484,7 @@ def _unreachable(
 ) -> Iterator[Violation]:
     by_folder = {k.directory: k for k in kustomize}
     commented: dict[str, tuple[Kustomization, int, str]] = {}
+    k: Kustomization | None  # (below, the folder's: none when no kustomization is there)
     for k in kustomize:
         for entry in graph.commented(k):  # the builder's, once per parsed file
             commented.setdefault(entry.target, (k, entry.line, entry.field))
@@ -512,7 +522,7 @@ def _unreachable(
             )
             continue
         first = objects_by_file[file][0]
-        at = {} if first is not None else {"file": file, "line": lines.get(file, 1),
+        at: _Where = {} if first is not None else {"file": file, "line": lines.get(file, 1),
                                            "column": 1, "key": f"{file}:unlisted"}
         told.add(file)
         name = posixpath.basename(file)
