@@ -34,16 +34,25 @@ Identity = tuple[str, str, str]
 
 class Identified(Protocol):
     """What identity reads of a finding (``engine.findings.Finding``, which asks this module
-    for its identity and fingerprint)."""
+    for its identity and fingerprint). Read-only: a finding is a frozen dataclass, changed
+    only by ``dataclasses.replace``."""
 
     __dataclass_fields__: ClassVar[dict[str, Any]]
-    rule: str
-    object: str
-    key: str
-    path: str
-    file: str
-    message: str
-    clusters: tuple[str, ...]
+
+    @property
+    def rule(self) -> str: ...
+    @property
+    def object(self) -> str: ...
+    @property
+    def key(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def file(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def clusters(self) -> tuple[str, ...]: ...
 
 
 F = TypeVar("F", bound=Identified)
