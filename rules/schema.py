@@ -38,6 +38,12 @@ A Flux `${VAR}` in a value is substituted (postBuild) before the object reaches 
 so such a value is not judged by type, enum or pattern (`flux-substitutions`). Values under a
 Secret's `data` and `stringData` are never quoted in a message.
 
+Objects are judged as the tool that applies them reads them: a plain scalar as Kubernetes
+reads it (`value: off` is a boolean) when the file is applied as written, as kustomize
+reads it (`off` is text) when a kustomization, a Flux Kustomization or an Argo CD
+Application builds it; and kustomize writes every annotation value as text, so an
+annotation `inject-cabundle: true` is an error only in a file applied as written.
+
 Kinds:
 
 - `invalid`: the object does not validate against its schema, or the API server refuses it

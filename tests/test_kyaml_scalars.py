@@ -20,6 +20,7 @@ import pytest
 
 from reviewbot.load.cache import freeze, thaw
 from reviewbot.load.loader import load, resolve_kyaml, resolve_plain
+from reviewbot.model.resource import file_objects
 from reviewbot.sources.tree import FileRecord, blob_id
 
 from .helpers import lint_dir, pairs, write
@@ -180,3 +181,66 @@ def test_kubectl_kustomize_writes_every_scalar_as_resolve_kyaml_reads_it(tmp_pat
     written = _loaded(out)[0].value["data"]  # kubectl's output quotes what must stay text
     for key, text in zip(keys, scalars, strict=True):
         assert resolve_kyaml(text) == written[key], text
+
+
+CABUNDLE = """
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: config-service-cabundle
+  namespace: gitops
+  annotations:
+    service.beta.openshift.io/inject-cabundle: true
+"""
+
+
+def test_an_annotation_true_applied_as_written_is_a_boolean_the_schema_refuses(
+        tmp_path: Path) -> None:
+    write(tmp_path, {"cm.yaml": CABUNDLE})
+    assert pairs(lint_dir(tmp_path, only=["schema"])) == [("schema", 7)]
+
+
+def test_an_annotation_true_kustomize_builds_is_the_text_true(tmp_path: Path) -> None:
+    # gnunn-gitops/cluster-config's gitops-operator base, built by an Argo CD Application:
+    # kustomize writes every annotation value as text, so the cluster gets "true"
+    write(tmp_path, {"cm.yaml": CABUNDLE, "kustomization.yaml": "resources: [cm.yaml]\n"})
+    assert pairs(lint_dir(tmp_path, only=["schema"])) == []
+
+
+def test_an_annotation_a_patch_sets_is_text_in_the_build(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "cm.yaml": CABUNDLE.replace("  annotations:\n", "").replace(
+            "    service.beta.openshift.io/inject-cabundle: true\n", ""),
+        "kustomization.yaml": """
+            resources: [cm.yaml]
+            patches:
+            - patch: |
+                apiVersion: v1
+                kind: ConfigMap
+                metadata:
+                  name: config-service-cabundle
+                  namespace: gitops
+                  annotations: {service.beta.openshift.io/inject-cabundle: true, replicas: 2}
+        """,
+    })
+    assert pairs(lint_dir(tmp_path, only=["schema"])) == []
+
+
+@pytest.mark.skipif(KUBECTL is None and not os.environ.get("CI"), reason="needs kubectl")
+def test_kubectl_kustomize_writes_every_annotation_as_the_text_of_its_scalar(
+        tmp_path: Path) -> None:
+    assert KUBECTL is not None, "CI installs kubectl (.ci/run): it must be on PATH"
+    scalars = _scalars(random.Random(20261204)) + ["", "{a: 1}", "[1, 2]", "1 # a comment"]
+    keys = [f"k{i}" for i in range(len(scalars))]
+    body = "".join(f"    {k}: {s}\n" for k, s in zip(keys, scalars, strict=True))
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: t\n  annotations:\n" + body
+    write(tmp_path, {"kustomization.yaml": "resources: [cm.yaml]\n", "cm.yaml": text})
+    out = subprocess.run([KUBECTL, "kustomize", str(tmp_path)], capture_output=True, check=True,
+                         timeout=120).stdout.decode()
+    written = _loaded(out)[0].value["metadata"]["annotations"]
+    data = text.encode()
+    loaded = load(FileRecord("cm.yaml", blob_id(data), data))
+    built = next(file_objects(loaded)).body["metadata"]["annotations"]
+    as_written = next(file_objects(loaded, kustomize=False)).body["metadata"]["annotations"]
+    assert built == written
+    assert as_written["k0"] is True  # as kubectl apply reads the file: a boolean

@@ -45,6 +45,7 @@ from reviewbot.model.resource import (
     Resource,
     file_objects,
     join,
+    typed_annotations,
 )
 from reviewbot.model.resource import dict_of as _dict
 from reviewbot.model.resource import list_of as _list
@@ -500,7 +501,8 @@ class Graph:
         as Kubernetes does (an Argo CD folder without a kustomization)."""
         if not kustomize:
             lf = self.files.get(file)
-            if lf is None or not any(d.kyaml_apart for d in lf.documents):
+            if lf is None or not any(d.kyaml_apart or typed_annotations(d.value)
+                                     for d in lf.documents):
                 return self.objects_of(file)
             return list(file_objects(lf, kustomize=False))
         found = self._objects.get(file)

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from reviewbot.load.loader import Document, LoadedFile, load
+from reviewbot.load.loader import Document, LoadedFile, load, resolve_plain
 from reviewbot.sources.tree import FileRecord
 
 Path = tuple[str | int, ...]
@@ -161,6 +161,8 @@ def file_objects(lf: LoadedFile | None, kustomize: bool = True) -> Iterator[Reso
     folded = _folded_lines(lf)
     for doc in lf.documents:
         for r in document_objects(doc, doc.kustomize_value if kustomize else doc.value):
+            if kustomize and (doc.kyaml_apart or typed_annotations(r.body)):
+                r = Resource(r.doc, r.path, annotations_as_text(r.body, doc, r.path))
             yield r if not folded else Resource(r.doc, r.path, as_written(
                 r.body, doc, r.path, folded))
 
@@ -194,10 +196,92 @@ def _folded_lines(lf: LoadedFile) -> frozenset[int]:
 
 def document_as_written(doc: Document) -> Any:
     """A patch document's value as kustomize reads it (``Document.kustomize_value``) and writes
-    what it merges (:func:`as_written`)."""
+    what it merges (:func:`as_written`, :func:`annotations_as_text`)."""
     folded = _folded_lines(doc.file)
     value = doc.kustomize_value
+    if isinstance(value, dict) and (doc.kyaml_apart or typed_annotations(value)):
+        value = annotations_as_text(value, doc, ())
     return as_written(value, doc, (), folded) if folded else value
+
+
+def typed_annotations(body: Any) -> bool:
+    """Whether ``body`` (an object, or a List of them) has an annotation whose value is not
+    text (``inject-cabundle: true``): Kubernetes refuses it, kustomize writes it as text."""
+    if not isinstance(body, dict):
+        return False
+    if isinstance(body.get("items"), list) and str(body.get("kind", "")).endswith("List"):
+        return any(typed_annotations(item) for item in body["items"])
+    meta = body.get("metadata")
+    notes = meta.get("annotations") if isinstance(meta, dict) else None
+    return isinstance(notes, dict) and not all(isinstance(v, str) for v in notes.values())
+
+
+_BLOCK_END = re.compile(r"\s+#|\s*$")
+_FLOW_END = re.compile(r"\s+#|\s*[,\]}]|\s*$")
+_NULL_TEXTS = frozenset({"null", "Null", "NULL", "~"})
+
+
+def annotations_as_text(body: Mapping[str, Any], doc: Document, path: Path
+                        ) -> Mapping[str, Any]:
+    """``body`` (at ``path`` of ``doc``, read as kustomize reads it) with each annotation value
+    as kustomize writes it: kyaml reads the annotations as text (``RNode.GetAnnotations``: a
+    scalar's own text, so ``true`` is "true", ``1.0`` "1.0", ``~`` "~", ``2024-1-2`` itself,
+    an empty value or a collection "") and writes them back as strings whenever it sets one
+    (each build sets and removes its own ``config.kubernetes.io/`` annotations), so every
+    object kustomize builds carries text there (measured against ``kubectl kustomize``,
+    kustomize v5.5). A List's items each; ``body`` itself when nothing changes."""
+    if isinstance(body.get("items"), list) and str(body.get("kind", "")).endswith("List"):
+        items = [annotations_as_text(item, doc, path + ("items", i))
+                 if isinstance(item, dict) else item for i, item in enumerate(body["items"])]
+        same = all(a is b for a, b in zip(items, body["items"], strict=True))
+        return body if same else {**body, "items": items}
+    meta = body.get("metadata")
+    if not isinstance(meta, dict) or not isinstance(meta.get("annotations"), dict):
+        return body
+    notes: dict[str, Any] = meta["annotations"]
+    plain = _dig(doc.value, (*path, "metadata", "annotations"))
+    plain = plain if isinstance(plain, dict) else {}
+    texts = {k: v if isinstance(v, str) and plain.get(k) == v else _scalar_text(
+        v, plain.get(k), doc, (*path, "metadata", "annotations", k)) for k, v in notes.items()}
+    if texts == notes:
+        return body
+    return {**body, "metadata": {**meta, "annotations": texts}}
+
+
+def _dig(value: Any, path: Path) -> Any:
+    for step in path:
+        if isinstance(value, dict) and isinstance(step, str):
+            value = value.get(step)
+        elif isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value):
+            value = value[step]
+        else:
+            return None
+    return value
+
+
+def _scalar_text(value: Any, plain: Any, doc: Document, path: Path) -> str:
+    """The text of the plain scalar at ``path`` of ``doc`` as the file writes it (``1e3``,
+    ``0x1F``, ``True``, ``2024-1-2 3:4:5``), ``plain`` its value as Kubernetes reads it and
+    ``value`` as kustomize does; "" for a collection or an empty value. The scalar runs to a
+    comment or the line's end, or in a flow mapping to its comma or brace: the one of the two
+    whose text reads as ``plain``."""
+    if isinstance(value, (dict, list)):
+        return ""
+    line, column = doc.position(path)
+    lines = doc.file.text.splitlines()
+    rest = lines[line - 1][column - 1:] if 0 < line <= len(lines) else ""
+    text = ""
+    for end in (_BLOCK_END, _FLOW_END):
+        found = end.search(rest)
+        text = rest[:found.start()] if found else rest
+        read = resolve_plain(text) if text else None
+        if read == plain and type(read) is type(plain):
+            break
+    if value is None:
+        return text if text in _NULL_TEXTS else ""
+    if text:
+        return text
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 def as_written(value: Any, doc: Document, path: Path, folded: frozenset[int]) -> Any:
