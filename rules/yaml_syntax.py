@@ -19,7 +19,12 @@ Kinds:
 When it stays quiet:
 
 Files reviewbot does not read as manifests: Helm chart templates (`templates/` with `{{
-}}`), which are listed as skipped, and files that are not YAML.
+}}`), which are listed as skipped, and files that are not YAML. A key written twice in an
+object's `metadata.annotations` (or `annotations` twice in its `metadata`) where only
+kustomize reads the file (a kustomization lists it, a Flux Kustomization or an Argo CD
+Application builds its folder): kustomize keeps the later value (and adds the keys a second
+`annotations` has that the first lacks), so the cluster gets the object; kubectl refuses the
+document, so a file applied as written keeps the error.
 
 Failing example:
 
@@ -71,6 +76,8 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
             continue  # no cluster receives it (kustomize-integrity says so once per folder)
         lines = lf.text.splitlines() if lf.problems else []
         for problem in lf.problems:
+            if problem.kustomize_reads and lf.path not in model.refused:
+                continue  # every build that reads it is kustomize's, which takes it
             near = lines[max(problem.line - 2, 0):problem.line] if lines else []
             if any(_PLACEHOLDER.search(text) for text in near):
                 what = ("a placeholder in braces (`{name}`) a reader replaces before applying, "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 import time
@@ -153,3 +155,83 @@ def test_helm_templates_are_skipped_not_misparsed(tmp_path: Path) -> None:
     skipped = {Path(s.path).name: s.reason for s in result.skipped}
     assert skipped == {"deploy.yaml": "helm template", "raw-template.yaml": "helm template"}
     assert [o.ref for o in result.model.objects] == ["ConfigMap/default/t"]
+
+
+ANNOTATED_TWICE = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: kafka
+  namespace: posthog
+  annotations:
+    coroot.com/slo-latency-threshold: "10s"
+    a: "1"
+    a: "2"
+  annotations:
+    argocd.argoproj.io/sync-wave: "0"
+    a: "3"
+spec:
+  selector: {matchLabels: {app: kafka}}
+  template:
+    metadata: {labels: {app: kafka}}
+    spec:
+      containers:
+      - name: kafka
+        image: redpanda:latest
+"""
+
+
+def test_a_duplicate_annotation_key_is_read_as_kustomize_reads_it() -> None:
+    # kubectl kustomize (v5.5): the later value within one annotations, and a second
+    # annotations adds the keys the first lacks
+    loaded = _load(ANNOTATED_TWICE)
+    doc = loaded.documents[0]
+    assert doc.value["metadata"]["annotations"] == {
+        "coroot.com/slo-latency-threshold": "10s", "a": "2",
+        "argocd.argoproj.io/sync-wave": "0"}
+    assert doc.refused
+    assert [(p.line, p.kustomize_reads) for p in loaded.problems] == [(9, True)]
+    assert doc.position(("spec", "template", "spec", "containers", 0, "image")) == (20, 16)
+
+
+@pytest.mark.parametrize("text", [
+    "metadata:\n  labels: {a: '1'}\n  labels: {b: '2'}\n",
+    "metadata:\n  name: a\n  name: b\n",
+    "metadata:\n  annotations: {a: '1'}\n  annotations: 5\n",
+    "spec:\n  annotations: {a: '1'}\n  annotations: {b: '2'}\n",
+    "spec:\n  metadata:\n    annotations: {a: '1', a: '2'}\n",
+])
+def test_every_other_duplicate_key_is_refused_by_kustomize_too(text: str) -> None:
+    loaded = _load(text)
+    assert loaded.documents == [] and not loaded.problems[0].kustomize_reads
+
+
+def test_a_duplicate_annotation_key_is_an_error_only_where_kubectl_applies_it(
+        tmp_path: Path) -> None:
+    # mitchross/talos-argocd-proxmox's posthog kafka.yaml: an Argo CD Application builds its
+    # folder with kustomize, which merges the two annotations
+    assert pairs(lint_text(tmp_path / "plain", ANNOTATED_TWICE, only=["yaml-syntax"])) == [
+        ("yaml-syntax", 9)]
+    (tmp_path / "built").mkdir()
+    (tmp_path / "built" / "kustomization.yaml").write_text("resources: [manifest.yaml]\n")
+    result = lint_text(tmp_path / "built", ANNOTATED_TWICE,
+                       only=["yaml-syntax", "image-digest"])
+    assert pairs(result) == [("image-digest", 20)]
+    assert result.findings[0].object == "Deployment/posthog/kafka"
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None and not os.environ.get("CI"),
+                    reason="needs kubectl")
+@pytest.mark.parametrize("annotations", [
+    "  annotations:\n    a: '1'\n    a: '2'\n",
+    "  annotations: {a: '1', b: '1'}\n  annotations: {b: '2', c: '2'}\n",
+    "  annotations:\n    a: '1'\n    a: '2'\n  annotations:\n    a: '3'\n    w: '3'\n    w: '4'\n",
+    "  annotations: {}\n  annotations: {x: '1'}\n",
+])
+def test_kubectl_kustomize_reads_a_duplicate_annotation_key_as_the_loader_does(
+        annotations: str, tmp_path: Path) -> None:
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: t\n" + annotations
+    (tmp_path / "cm.yaml").write_text(text)
+    (tmp_path / "kustomization.yaml").write_text("resources: [cm.yaml]\n")
+    out = subprocess.run([shutil.which("kubectl") or "kubectl", "kustomize", str(tmp_path)],
+                         capture_output=True, check=True, timeout=120).stdout.decode()
+    assert _load(text).documents[0].value == _load(out).documents[0].value

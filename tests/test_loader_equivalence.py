@@ -366,7 +366,7 @@ def _composed(text: str, marks: bool) -> Any:
         return "recheck"
     except loader.ProblemError as exc:
         return ("problem", exc.message, exc.line, exc.column)
-    return [(_canon(value), line, spans, apart) for value, line, _, spans, apart in out]
+    return [(_canon(value), line, spans, apart) for value, line, _, spans, apart, _ in out]
 
 
 def _reads_as_the_strict_pass(text: str) -> None:

@@ -39,7 +39,7 @@ from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import Document, LoadedFile, Problem
 from reviewbot.sources.tree import FileRecord
 
-FORMAT = 4
+FORMAT = 5
 KEEP_PACKS = 16  # packs kept, most recently used first
 KEEP_RESULTS = 64  # rule results (and reviews) kept, most recently used first
 MAX_CHAIN = 4  # a pack and its ancestors; deeper, a pack is written whole
@@ -327,8 +327,10 @@ def _tree_key(blobs: frozenset[str]) -> str:
 
 def freeze(loaded: LoadedFile) -> dict[str, Any]:
     return {
-        "docs": [[d.index, d.line, d.value, d.kyaml_apart] for d in loaded.documents],
-        "problems": [[p.message, p.line, p.column] for p in loaded.problems],
+        "docs": [[d.index, d.line, d.value, d.kyaml_apart, d.refused]
+                 for d in loaded.documents],
+        "problems": [[p.message, p.line, p.column, p.kustomize_reads]
+                     for p in loaded.problems],
         "skipped": loaded.skipped,
         "pure": loaded.pure,
         "ignore": [[line, list(r), reason, col]
@@ -339,9 +341,9 @@ def freeze(loaded: LoadedFile) -> dict[str, Any]:
 def thaw(record: FileRecord, raw: dict[str, Any], limit: int) -> LoadedFile:
     data = record.data if len(record.data) <= limit else b""  # as ``load`` keeps it
     out = LoadedFile(record.path, record, data, skipped=raw["skipped"], pure=raw["pure"])
-    out.documents = [Document(out, index, value, line, kyaml_apart=apart)
-                     for index, line, value, apart in raw["docs"]]
-    out.problems = [Problem(m, line, col) for m, line, col in raw["problems"]]
+    out.documents = [Document(out, index, value, line, kyaml_apart=apart, refused=refused)
+                     for index, line, value, apart, refused in raw["docs"]]
+    out.problems = [Problem(m, line, col, reads) for m, line, col, reads in raw["problems"]]
     out.ignore_comments = {
         int(line): (tuple(rules), reason, int(col)) for line, rules, reason, col in raw["ignore"]
     }

@@ -127,6 +127,8 @@ class Problem:
     message: str
     line: int
     column: int
+    # kustomize reads the document all the same (a duplicate annotation key: ``_ANNOTATIONS``)
+    kustomize_reads: bool = False
 
 
 @dataclass(eq=False, slots=True)
@@ -144,6 +146,9 @@ class Document:
     # whether kustomize may read a plain scalar of it otherwise than Kubernetes does (``on``,
     # ``0o17``, a date: :func:`resolve_kyaml`); the composer tells
     kyaml_apart: bool = False
+    # whether kubectl refuses the document as written, where kustomize reads it (a duplicate
+    # annotation key, ``_ANNOTATIONS``: its problem is the file's); ``value`` is kustomize's
+    refused: bool = False
 
     @property
     def kustomize_value(self) -> Any:
@@ -516,10 +521,12 @@ def _fill(out: LoadedFile, pure: bool) -> None:
             composed.clear()
             _compose_stream(out.text, True, pure, composed)
     finally:  # the documents before a broken one are kept
-        for index, (value, line, _, spans, apart) in enumerate(composed):
+        for index, (value, line, _, spans, apart, folded) in enumerate(composed):
             if value is not None:
                 out.documents.append(Document(out, index, value, line, spans=spans,
-                                              kyaml_apart=apart))
+                                              kyaml_apart=apart, refused=folded is not None))
+            if folded is not None:
+                out.problems.append(folded)
 
 
 def _in_templates_dir(path: str) -> bool:
@@ -926,8 +933,16 @@ _NO_KEY: Any = object()
 
 # (value, first line, positions or None, whether a quoted scalar or flow collection spans
 # lines: see Document.spans)
-# (value, first line, positions or None, spans, whether kyaml reads a plain scalar apart)
-Composed = tuple[Any, int, dict[Path, Position] | None, bool, bool]
+# (value, first line, positions or None, spans, whether kyaml reads a plain scalar apart,
+# the duplicate annotation key kustomize merges: its problem, or None)
+Composed = tuple[Any, int, dict[Path, Position] | None, bool, bool, "Problem | None"]
+# Where kustomize takes a key twice (kyaml reads a resource's annotations as text and writes
+# them back, measured against ``kubectl kustomize``, kustomize v5.5): in an object's
+# ``metadata.annotations`` the later value wins; a second ``annotations`` in its
+# ``metadata`` adds the keys the first lacks. Every other duplicate it refuses, as kubectl
+# refuses this one too.
+_ANNOTATIONS = ("metadata", "annotations")
+_METADATA = ("metadata",)
 _CHECKED, _TRUSTED = 1, 2  # cuts (_Cutter): checked with libyaml, or trusted (nothing spans)
 
 
@@ -1048,6 +1063,7 @@ def _compose_document(get: Any, start_line: int, marks: bool,
     seen: dict[str, int] | None = None
     merged = False
     written_keys: set[str] = set()
+    folded: Problem | None = None  # the one duplicate kustomize takes (_ANNOTATIONS)
     # An anchored container's size (nodes in it, aliases counted expanded) is what was written
     # and expanded between its start and its end: ``base`` holds both counts at its start.
     base = (0, 0)
@@ -1093,11 +1109,21 @@ def _compose_document(get: Any, start_line: int, marks: bool,
                         raise _Recheck()
                 else:
                     if text in seen:
-                        raise ProblemError(
-                            f"duplicate mapping key (first defined on line {seen[text]})",
-                            mark.line + 1, mark.column + 1,
-                        )
-                    seen[text] = mark.line + 1
+                        if not (path == _ANNOTATIONS or (
+                                path == _METADATA and text == "annotations")):
+                            raise ProblemError(
+                                f"duplicate mapping key (first defined on line {seen[text]})",
+                                mark.line + 1, mark.column + 1,
+                            )
+                        if folded is None:
+                            folded = Problem(
+                                f"duplicate mapping key (first defined on line {seen[text]}): "
+                                "kubectl refuses the document; kustomize "
+                                + ("adds the keys the first annotations lack"
+                                   if path == _METADATA else "keeps the later value"),
+                                mark.line + 1, mark.column + 1, kustomize_reads=True)
+                    else:
+                        seen[text] = mark.line + 1
                 key = intern_(text)
                 key_mark = mark
                 continue
@@ -1200,7 +1226,7 @@ def _compose_document(get: Any, start_line: int, marks: bool,
                 if inner >= height:
                     height = inner + 1
         elif kind is _DocEnd:
-            return root, first_line, positions, spans, apart
+            return root, first_line, positions, spans, apart, folded
         else:
             continue
         # attach ``value`` (at vmark) to the open container
@@ -1240,6 +1266,13 @@ def _compose_document(get: Any, start_line: int, marks: bool,
                     written_keys = set(cur)
                 _merge_into(cur, value, vmark)
                 merged = True
+            elif key == "annotations" and path == _METADATA and key in cur:  # a second one
+                if not isinstance(value, dict) or not isinstance(cur[key], dict):
+                    raise ProblemError(  # (kustomize fails on it too)
+                        f"duplicate mapping key (first defined on line {(seen or {})[key]})",
+                        key_mark.line + 1, key_mark.column + 1)
+                for k, v in value.items():
+                    cur[key].setdefault(k, v)
             else:
                 cur[key] = value
                 if positions is not None:
@@ -1431,7 +1464,7 @@ def _locate_document(get: Any, start_line: int, targets: Sequence[Path],
                 break
         elif kind is _DocEnd:
             break
-    return None, start_line, positions, True, False
+    return None, start_line, positions, True, False, None
 
 
 def _skip(get: Any, anchors: dict[str, Any], anchor: Any) -> None:

@@ -201,6 +201,9 @@ def build_model(
         built = variants.get(id(doc))
         if built is not None and _rendered(doc):
             built = None  # --render: kustomize built it already
+        if built is None and doc.refused:  # applied as written, kubectl refuses it
+            model.refused.add(doc.file.path)
+            continue
         # (compared with what an earlier model of the run made, only when there is one)
         signature = tuple(r.body for r in built) if built is not None and (
             shared is not None) else None

@@ -501,7 +501,7 @@ class Graph:
         as Kubernetes does (an Argo CD folder without a kustomization)."""
         if not kustomize:
             lf = self.files.get(file)
-            if lf is None or not any(d.kyaml_apart or typed_annotations(d.value)
+            if lf is None or not any(d.kyaml_apart or d.refused or typed_annotations(d.value)
                                      for d in lf.documents):
                 return self.objects_of(file)
             return list(file_objects(lf, kustomize=False))

@@ -388,6 +388,9 @@ class Model:
     # files no cluster root applies (:mod:`reviewbot.model.reach`; empty when the repository
     # has no roots): no object of theirs is built, no finding is reported in them
     unapplied: frozenset[str] = frozenset()
+    # files with a document applied as written that kubectl refuses and kustomize reads (a
+    # duplicate annotation key, ``Document.refused``): no object of it is built there
+    refused: set[str] = field(default_factory=set)
     # views computed from the finished model once, for whoever asks again (values documents)
     derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -433,7 +436,7 @@ def cluster_views(model: Model) -> list[tuple[str | None, Model]]:
             services=[s for s in model.services if mine(s.obj)],
             network_policies=[o for o in model.network_policies if mine(o)],
             kustomizations=model.kustomizations, doubts=model.doubts, unseen=model.unseen,
-            unapplied=model.unapplied,
+            unapplied=model.unapplied, refused=model.refused,
             values_patterns=model.values_patterns,
         )
         view.namespaces.update((key, ns) for key, ns in model.namespaces.items()

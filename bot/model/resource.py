@@ -160,6 +160,8 @@ def file_objects(lf: LoadedFile | None, kustomize: bool = True) -> Iterator[Reso
         lf = _as_yaml(lf)
     folded = _folded_lines(lf)
     for doc in lf.documents:
+        if doc.refused and not kustomize:
+            continue  # Kubernetes' reader refuses it (a duplicate annotation key)
         for r in document_objects(doc, doc.kustomize_value if kustomize else doc.value):
             if kustomize and (doc.kyaml_apart or typed_annotations(r.body)):
                 r = Resource(r.doc, r.path, annotations_as_text(r.body, doc, r.path))
