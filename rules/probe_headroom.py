@@ -18,18 +18,28 @@ to the same bound. Fields left out take Kubernetes' defaults (0 s delay, period 
 threshold 3); app-template's probes take that chart's defaults (startup 30 x 5 s). Without
 a measured boot time the rule has nothing to compare and says nothing.
 
+A probe's `httpGet` or `tcpSocket` port given by name (`port: http`) is resolved by the kubelet
+against the `ports[].name` of the probed container alone (kubelet's `findPortByName`: not the
+pod's other containers, not a Service): a name that container does not declare fails the
+probe every time, so a startup or liveness probe kills the container over and over and a
+readiness probe never lets the pod serve (`port`). A port number need not be declared
+(container ports are informational), and a name of digits is read as its number.
+
 Kinds:
 
 - `startup`: the startup probe's budget is below `factor` times the measured boot.
 - `liveness`: no startupProbe, and the liveness probe's budget is below it.
 - `bad-fact`: the measured boot is not a duration in seconds.
+- `port`: a probe names a port its container does not declare.
 
 When it stays quiet:
 
 Without a measured boot time (the `reviewbot.dev/measured-boot-seconds` annotation, or the
 config's `measured:` entry for a values file) the rule has nothing to compare and says
 nothing; a container with neither a startup nor a liveness probe has no budget that kills
-it.
+it. A named probe port is judged only in pods that run as written: not in Helm values (the
+chart writes the probes and ports), nor in a custom resource's or a KServe component's pod
+template (the operator or KServe may add the ports it names).
 
 Failing example:
 
@@ -77,6 +87,7 @@ spec:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
@@ -97,7 +108,8 @@ from reviewbot.rules._kit import each_pod
 
 ID = "probe-headroom"
 SEVERITY = "error"
-SUMMARY = "The startup probe budget covers the measured boot time times a headroom factor."
+SUMMARY = ("The startup probe budget covers the measured boot time times a headroom factor; "
+           "a probe's named port is one its container declares.")
 RATIONALE = (
     "A startup (or liveness) probe whose budget is shorter than a real boot kills the "
     "container mid-boot, again and again: the pod never becomes ready."
@@ -108,7 +120,12 @@ OPTIONS = (
            "Headroom: the probe budget must be at least factor x the measured boot time.",
            minimum=1),
 )
-SEVERITIES = {"startup": "error", "liveness": "error", "bad-fact": "warning"}
+SEVERITIES = {"startup": "error", "liveness": "error", "bad-fact": "warning", "port": "error"}
+PROBES = {"startupProbe": "kills the container after failureThreshold tries, over and over",
+          "livenessProbe": "kills the container after failureThreshold tries, over and over",
+          "readinessProbe": "never lets the pod serve (no Service sends it traffic)"}
+# kubelet's findPortByName: an IANA service name (a letter at least); digits are a number
+_PORT_NAME = re.compile(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?")
 DEFAULTS = {"initialDelaySeconds": 0, "periodSeconds": 10, "failureThreshold": 3}
 
 SCOPE = "object"  # each finding depends on its object, its pods and the configuration only
@@ -117,6 +134,9 @@ SCOPE = "object"  # each finding depends on its object, its pods and the configu
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     factor = Fraction(str(opts.get("factor", 1.5)))
     for pod in each_pod(model):
+        if pod.origin is None and pod.controller is None and pod.component is None:
+            for container in pod.containers:
+                yield from _named_ports(pod, container)
         raw = measured(pod, MEASURED_BOOT, model.inventory)
         if raw is None:
             continue
@@ -185,3 +205,29 @@ def _check(pod: PodTemplate, container: Container, boot: Fraction,
     )
     yield Violation(pod.obj, field_path(container, name), message, fix=fix, kind=kind,
                     edits=edits)
+
+
+def _named_ports(pod: PodTemplate, container: Container) -> Iterator[Violation]:
+    """A probe's port named by none of its container's ``ports[].name``."""
+    declared = [p.get("name") for p in container.ports if isinstance(p.get("name"), str)]
+    for probe_key, outcome in PROBES.items():
+        probe = container.body.get(probe_key)
+        if not isinstance(probe, dict):
+            continue
+        for action in ("httpGet", "tcpSocket"):
+            handler = probe.get(action)
+            port = handler.get("port") if isinstance(handler, dict) else None
+            if (not isinstance(port, str) or port in declared or port.isdigit()
+                    or not _PORT_NAME.fullmatch(port)):
+                continue
+            has = f"its ports: {', '.join(declared)}" if declared else "it declares no ports"
+            yield Violation(
+                pod.obj, field_path(container, probe_key) + (action, "port"),
+                f"{pod.name}, {describe(container)}: the {probe_key}'s {action} port {port!r} "
+                f"is no port name of this container ({has}); the kubelet resolves a probe's "
+                f"named port in the probed container's own ports, so the probe fails every "
+                f"time and {outcome}",
+                fix=(f"Add {{name: {port}, containerPort: <the port it serves>}} to the ports "
+                     f"of {describe(container)}, or write the port's number in the probe."),
+                kind="port",
+            )

@@ -88,3 +88,54 @@ def test_a_bad_fact_is_a_warning(tmp_path: Path) -> None:
 ])
 def test_budget_defaults(probe: dict[str, object], parts: tuple[int, int, int] | None) -> None:
     assert budget(probe) == parts
+
+
+WEB = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: apps}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+        ports: [{name: http, containerPort: 80}]
+        readinessProbe:
+          httpGet: {path: /, port: http}
+        livenessProbe:
+          tcpSocket: {port: htpp}
+        startupProbe:
+          httpGet: {path: /, port: 8080}
+      - name: metrics
+        image: exporter:1.0
+        livenessProbe:
+          httpGet: {path: /metrics, port: http}
+"""
+
+
+def test_a_probe_port_name_its_container_does_not_declare(tmp_path: Path) -> None:
+    # the kubelet looks a named port up in the probed container's own ports
+    # (prober's findPortByName): 'htpp' is nobody's, and the metrics container's 'http' is
+    # its neighbour's; a number need not be declared
+    result = lint_text(tmp_path, WEB, only=["probe-headroom"])
+    assert [(f.rule, f.kind, f.severity, f.line) for f in result.findings] == [
+        ("probe-headroom", "port", "error", 16), ("probe-headroom", "port", "error", 22)]
+    assert result.findings[0].message == (
+        "web, container web: the livenessProbe's tcpSocket port 'htpp' is no port name of "
+        "this container (its ports: http); the kubelet resolves a probe's named port in the "
+        "probed container's own ports, so the probe fails every time and kills the container "
+        "after failureThreshold tries, over and over")
+    assert "(it declares no ports)" in result.findings[1].message
+    assert result.findings[1].fix == (
+        "Add {name: http, containerPort: <the port it serves>} to the ports of container "
+        "metrics, or write the port's number in the probe.")
+
+
+def test_a_named_probe_port_in_a_pod_an_operator_makes_is_not_judged(tmp_path: Path) -> None:
+    # KServe (and operators of custom resources) may add the ports a probe names
+    probe = """      readinessProbe:
+        httpGet: {path: /health, port: user-port}"""
+    assert pairs(lint_text(tmp_path, coder("600", probe), only=["probe-headroom"])) == []
