@@ -841,3 +841,32 @@ def test_a_host_and_its_port_in_two_env_values_are_one_call(tmp_path: Path) -> N
     assert result.findings[0].message.startswith(
         "client/app calls api.server:8080 (server/api on TCP 8080), but no ingress rule in "
         "server admits it")
+
+
+@pytest.mark.parametrize(("command", "host_item"), [
+    # xunholy's cmangos jobs: an init container that waits for its database
+    ("['sh', '-c', 'until nc -z api.server 8080; do echo \"Waiting...\"; sleep 2; done']", 2),
+    ("['nc', '-w', '2', '-zv', 'api.server', '8080']", 4),
+    ("['sh', '-c', 'until pg_isready -h api.server -p 8080 -U app; do sleep 1; done']", 2),
+    ("['redis-cli', '-h', 'api.server', '-p', '8080', 'ping']", 2),
+    ("['pg_isready', '--host=api.server', '--port=8080']", 1),
+    # a listener calls nobody; a variable is not read; an -p after the call is another's
+    ("['nc', '-l', '-p', '8080', 'api.server', '9']", None),
+    ("['sh', '-c', 'nc -z \"${DB}\" 8080']", None),
+    ("['sh', '-c', 'redis-cli -h api.server ping; echo -p 8080']", None),
+])
+def test_a_host_and_port_given_to_a_client_in_the_command_are_a_call(
+    tmp_path: Path, command: str, host_item: int | None
+) -> None:
+    client = CLIENT.replace(
+        '        env: [{name: API, value: "http://api.server:8080/v1"}]',
+        f'        command: {command}')
+    result = run(tmp_path, NAMESPACES + client + SERVER + DENY_SERVER)
+    if host_item is None:
+        assert kinds(result) == []
+        return
+    assert kinds(result) == [("error", f"spec.template.spec.containers[0].command[{host_item}]",
+                              line_of(tmp_path, "command:"))]
+    assert result.findings[0].message.startswith(
+        "client/app calls api.server:8080 (server/api on TCP 8080), but no ingress rule "
+        "in server admits it")

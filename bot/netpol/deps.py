@@ -2,7 +2,10 @@
 
 A pod intends the flows it names: ``http://svc.ns.svc.cluster.local:8080/v1``, ``svc.ns.svc:80``,
 ``svc.ns:443`` or ``svc:8080`` (its own namespace) in a container's env values, args and
-command, and in the data of ConfigMaps it references (``envFrom``, ``valueFrom
+command, a host and its port in two env values of one prefix (``DB_HOST``, ``DB_PORT``), a
+host and a port given to a client in the command and args (``nc -z db 3306``, ``pg_isready
+-h db -p 5432``, ``redis-cli -h cache -p 6379``: an init container waiting for a dependency),
+and in the data of ConfigMaps it references (``envFrom``, ``valueFrom
 .configMapKeyRef``, ``configMap`` volumes). Each endpoint resolves through a Service of the
 repository (selector, port -> targetPort, named targetPorts) to destination pods and ports.
 Names of Services the repository does not define resolve to nothing: they are unknown.
@@ -14,9 +17,11 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import takewhile
 from typing import Any
 
-from reviewbot.model.objects import KObject, PodTemplate, Service
+from reviewbot.model.objects import Container, KObject, PodTemplate, Service
+from reviewbot.model.workload import shlex_split
 from reviewbot.netpol.network import Network
 from reviewbot.netpol.sets import Conns
 
@@ -134,6 +139,8 @@ def declarations(
                 if isinstance(item, str) and ("." in item or ":" in item):
                     for e in endpoints(item, ns):
                         yield Declaration(pod.obj, base + (key, i), e)
+        for e, at in _client_calls(container, ns):
+            yield Declaration(pod.obj, base + at, e)
         env_from = body.get("envFrom")
         for source in env_from if isinstance(env_from, list) else []:
             ref = source.get("configMapRef") if isinstance(source, dict) else None
@@ -184,6 +191,78 @@ def _host_port_pairs(plain: Mapping[str, tuple[Any, Path]], namespace: str
 
 
 _HOST_SUFFIXES = ("HOSTNAME", "HOST")
+
+# clients that take a host and a port as words: nc (OpenBSD, BusyBox, nmap's ncat) as
+# ``nc [options] host port``, whose options listed here take a value (``-w 2``); pg_isready
+# and redis-cli as ``-h host -p port`` (``--host``/``--port`` alike)
+_NC = frozenset({"nc", "ncat", "netcat"})
+_NC_VALUED = frozenset({"-I", "-i", "-M", "-m", "-O", "-P", "-p", "-q", "-s", "-T", "-V",
+                        "-w", "-X", "-x"})
+_FLAGGED = {"pg_isready": (("-h", "--host"), ("-p", "--port")),
+            "redis-cli": (("-h",), ("-p",))}
+_SHELL_OPERATOR = re.compile(r"(;|&&|\|\||[|&()])")
+
+
+def _client_calls(container: Container, namespace: str) -> Iterator[tuple[Endpoint, Path]]:
+    """An endpoint given to a client as words of the command and args (one shell line in an
+    item, or an item a word): ``nc -z db 3306``, ``pg_isready -h db -p 5432``, ``redis-cli
+    -h cache -p 6379``, at the host's item; a host holding a variable is not read."""
+    words: list[tuple[str, Path]] = []
+    for key in ("command", "args"):
+        items = container.body.get(key)
+        for i, item in enumerate(items if isinstance(items, list) else []):
+            if not isinstance(item, str):
+                continue
+            try:
+                tokens = shlex_split(item)
+            except ValueError:
+                tokens = item.split()
+            for token in tokens:
+                words += [(w, (key, i)) for w in _SHELL_OPERATOR.split(token) if w]
+    for at, (word, _) in enumerate(words):
+        tool = word.rsplit("/", 1)[-1]
+        if tool in _NC or tool in _FLAGGED:
+            call = list(takewhile(lambda w: not _SHELL_OPERATOR.fullmatch(w[0]),
+                                  words[at + 1:]))
+            found = _nc_target(call) if tool in _NC else _flagged_target(call, *_FLAGGED[tool])
+            if found is not None and found[1].isdigit():
+                (host, where), port = found[0], int(found[1])
+                e = _endpoint(host, port, namespace) if "$" not in host else None
+                if e is not None:
+                    yield e, where
+
+
+def _nc_target(call: list[tuple[str, Path]]) -> tuple[tuple[str, Path], str] | None:
+    """``nc``'s host and port: its first two words that are no option or option value;
+    None for a listener (``-l``: it calls nobody)."""
+    plain: list[tuple[str, Path]] = []
+    skip = False
+    for word, where in call:
+        if skip:
+            skip = False
+        elif word.startswith("-"):
+            if not word.startswith("--") and "l" in word:
+                return None
+            skip = word in _NC_VALUED
+        else:
+            plain.append((word, where))
+    return (plain[0], plain[1][0]) if len(plain) >= 2 else None
+
+
+def _flagged_target(call: list[tuple[str, Path]], hosts: tuple[str, ...],
+                    ports: tuple[str, ...]) -> tuple[tuple[str, Path], str] | None:
+    """The values of a client's host and port options (``-h db``, ``--host=db``)."""
+    host: tuple[str, Path] | None = None
+    port: str | None = None
+    for n, (word, where) in enumerate(call):
+        name, eq, value = word.partition("=")
+        if not eq:
+            value, where = call[n + 1] if n + 1 < len(call) else ("", where)
+        if name in hosts and value:
+            host = (value, where)
+        elif name in ports and value:
+            port = value
+    return (host, port) if host is not None and port is not None else None
 
 
 def _env(env: Any) -> Iterator[tuple[Mapping[str, Any], Path]]:
