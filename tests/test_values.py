@@ -12,6 +12,8 @@ import textwrap
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
+
 from reviewbot.config import Config
 from reviewbot.engine.parse import load_files
 from reviewbot.engine.run import run_rules
@@ -19,9 +21,10 @@ from reviewbot.model.builder import build_model
 from reviewbot.model.objects import Container, Model, PodTemplate
 from reviewbot.model.values import ValuesObject, configure
 from reviewbot.model.workload import describe, field_path, image_ref, is_values_pod, pod_request
+from reviewbot.report.base import object_words
 from reviewbot.sources.tree import disk_tree
 
-from .helpers import pairs
+from .helpers import pairs, run_cli
 
 
 def repo(tmp_path: Path, files: dict[str, str]) -> Model:
@@ -450,3 +453,22 @@ def test_a_dependency_key_of_another_chart_is_not_app_template(tmp_path: Path) -
     model = repo(tmp_path, {"site/Chart.yaml": chart, "site/values.yaml": values})
     # only app-template's values are read as app-template's: the other chart's are any chart's
     assert [p.origin.chart for p in values_pods(model) if p.origin] == ["chart"]
+
+
+def test_a_values_file_is_named_by_its_path_in_what_a_reader_sees(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # two charts' values.yaml were both "Helm values values" (a sixth new-user trial)
+    for chart in ("guestbook", "blog"):
+        (tmp_path / chart).mkdir()
+        (tmp_path / chart / "values.yaml").write_text("image: {repository: nginx, tag: '1.27'}\n")
+    code, out, _ = run_cli(["lint", str(tmp_path), "--format", "text"], capsys)
+    assert code == 0
+    named = sorted(line.split("[image-digest] ")[1] for line in out.splitlines()
+                   if "[image-digest]" in line)
+    assert named == ["Helm values file blog/values.yaml", "Helm values file guestbook/values.yaml"]
+    # the JSON keeps the object's identity; values inline in a kustomization keep their name
+    assert object_words("HelmValues/values", "blog/values.yaml") == (
+        "Helm values file", "blog/values.yaml")
+    assert object_words("HelmValues/forgejo/forgejo-values-inline", "kustomization.yaml") == (
+        "Helm values", "forgejo/forgejo-values-inline")

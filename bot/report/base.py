@@ -87,11 +87,16 @@ def not_shown_lines(report: Report) -> list[str]:
 VALUES_PREFIX = "HelmValues/"  # reviewbot's objects for the values a Helm chart is given
 
 
-def object_words(ref: str) -> tuple[str, str]:
+def object_words(ref: str, file: str = "") -> tuple[str, str]:
     """An object as a reader knows it, as (words before the name, the name): ``Kind/ns/name``
-    is ("", ref); the values a Helm chart is given are ("Helm values", "ns/name")."""
+    is ("", ref); a values file a Helm chart is given (``HelmValues/ns/<file stem>``, read
+    from ``file``) is ("Helm values file", its path), other values (``valuesInline``) are
+    ("Helm values", "ns/name")."""
     if ref.startswith(VALUES_PREFIX):
-        return "Helm values", ref[len(VALUES_PREFIX):]
+        name = ref[len(VALUES_PREFIX):]
+        if file and name.rsplit("/", 1)[-1] == file.rsplit("/", 1)[-1].rsplit(".", 1)[0]:
+            return "Helm values file", file
+        return "Helm values", name
     return "", ref
 
 
@@ -107,7 +112,8 @@ def entry_words(entry: Mapping[str, Any]) -> tuple[str, str]:
             KUSTOMIZE_API) and entry.get("namespace") is None:
         return "kustomize file", str(entry.get("file") or entry.get("base_file")
                                      or entry.get("name"))
-    return object_words(str(entry.get("object")))
+    return object_words(str(entry.get("object")),
+                        str(entry.get("file") or entry.get("base_file") or ""))
 
 
 UNAPPLIED_SHOWN = 3  # folders of changed files no cluster receives that an output names

@@ -207,7 +207,7 @@ def object_header(entry: Mapping[str, Any], group: Alike | None = None) -> tuple
         ref += " " + listed(others, term)
     file, base_file = entry.get("file"), entry.get("base_file")
     shown = status if (fails := build_fails(entry)) is None else status + fails[0]
-    if words == "kustomize file" and status == "modified":
+    if words in ("kustomize file", "Helm values file") and status == "modified":
         return mark, f"{ref}  {shown}"  # the name is the file, the line its first
     if status == "removed":
         where = f"(was in {term(str(base_file))})"

@@ -95,7 +95,7 @@ def also_at(f: Finding, links: Links | None = None, limit: int = 5) -> str:
         where = md_code(_where(o), False)
         if o.file and links is not None:
             where = f"[{where}]({links.line(o.file, o.line)})"
-        named.append(where + (f" ({_object(o.object)})" if o.object else ""))
+        named.append(where + (f" ({_object(o.object, o.file)})" if o.object else ""))
     more = len(f.others) - limit
     return "Same cause at " + ", ".join(named) + (f" and {more} more" if more > 0 else "")
 
@@ -438,7 +438,7 @@ def finding_entry(f: Finding, links: Links | None = None, with_new: bool = False
                     f"{spaces}")
         message = merged_message([a.message for a in alike]) or f.message
     elif f.object:
-        head.append(_object(f.object))
+        head.append(_object(f.object, f.file))
     where = md_code(_where(f), False)
     if f.file and links is not None:
         where = f"[{where}]({links.line(f.file, f.line)})"
@@ -600,7 +600,7 @@ def _fixed_section(builder: _Builder, fixed: Sequence[Finding]) -> None:
         return
     lines = [f"### Fixed by this pull request ({len(fixed)})", ""]
     for f in fixed:
-        what = [md_code(f.rule, False)] + ([_object(f.object)] if f.object else [])
+        what = [md_code(f.rule, False)] + ([_object(f.object, f.file)] if f.object else [])
         also = also_at(f)
         lines.append(f"- {' · '.join(what)}, was at {md_code(_where(f), False)}"
                      + (f"; {also[0].lower()}{also[1:]}" if also else ""))
@@ -617,16 +617,16 @@ def _ignores_section(builder: _Builder, ignores: Sequence[Ignore]) -> None:
              "(those findings are not shown):", ""]
     for i in ignores:
         what = ", ".join(md_code(r, False) for r in i.rules)
-        on = f" on {_object(i.object)}" if i.object else " (comment)"
+        on = f" on {_object(i.object, i.file)}" if i.object else " (comment)"
         why = f"reason: {md_text(i.reason)}" if i.reason else "**no reason given**"
         lines.append(f"- {what}{on} at {md_code(f'{i.file}:{i.line}', False)}: {why}")
     builder.add("\n".join(lines) + "\n")
 
 
-def _object(ref: str) -> str:
-    """An object as a reviewer knows it: ``Kind/ns/name``; the values a Helm chart is given
-    (reviewbot's ``HelmValues`` objects) are "Helm values ns/name"."""
-    words, name = object_words(ref)
+def _object(ref: str, file: str = "") -> str:
+    """An object as a reviewer knows it: ``Kind/ns/name``; a values file a Helm chart is
+    given (reviewbot's ``HelmValues`` objects, in ``file``) is "Helm values file <path>"."""
+    words, name = object_words(ref, file)
     return (f"{words} " if words else "") + md_code(name, False)
 
 

@@ -34,8 +34,8 @@ def render_text(report: Report, color: bool = False) -> str:
                 new = f" [worse: {term(f.worse)}]"
             where = f"{f.line}:{f.column}"
             label = paint(_COLOR.get(f.severity, ""), f.severity)
-            obj = f" {paint(_DIM, term(' '.join(w for w in object_words(f.object) if w)))}" \
-                if f.object else ""
+            named = " ".join(w for w in object_words(f.object, f.file) if w)
+            obj = f" {paint(_DIM, term(named))}" if f.object else ""
             out.append(f"  {where:>8}  {label:<7} {term(f.message)}  [{term(f.rule)}]{new}{obj}")
             quote = 0 < f.line <= len(lines) and _may_quote(f.rule, f.object)
             if quote and hidden is None:
