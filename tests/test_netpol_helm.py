@@ -418,3 +418,38 @@ def test_a_flux_homelab_of_app_template_and_cilium_has_a_connectivity_map(
     # what it cannot know is named, never a silent 0
     assert ("reviewbot: note: not evaluated: HelmRelease/monitoring/grafana: chart grafana "
             in err)
+
+
+KUSTOMIZE_CHART = """\
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: apps
+resources: [deny.yaml]
+helmCharts:
+- name: podinfo
+  repo: https://stefanprodan.github.io/podinfo
+  version: 6.5.0
+  releaseName: web
+"""
+
+
+def test_a_kustomize_helm_chart_is_named_as_not_evaluated(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # kustomize inflates helmCharts only with --enable-helm ("must specify --enable-helm"
+    # without it); reviewbot runs no Helm, so the chart's pods are not known: said, as a
+    # HelmRelease of an unknown chart is, in `netpol connectivity` and in a review
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"apps/kustomization.yaml": KUSTOMIZE_CHART,
+                        "apps/deny.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                                          "metadata: {name: x}\n"})
+    note = ("not evaluated: helmCharts web (chart podinfo) in apps/kustomization.yaml:6: "
+            "kustomize renders its chart only with --enable-helm, and reviewbot does not run "
+            "Helm: its pods, Services and policies are not known")
+    code, out, _ = run_cli(["netpol", "connectivity", str(repo.path / "apps")], capsys)
+    assert code == 0
+    assert f"note: {note}" in out.splitlines()
+    head = repo.commit({"apps/deny.yaml": DENY})
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--format", "markdown"], capsys)
+    assert "### Connectivity" in out
+    assert note in out.replace("\\", "")

@@ -40,6 +40,12 @@ common-5.0.0) list the breaking changes as the ServiceAccount token no longer mo
 default ServiceAccount, ``rawResources`` under ``manifest:``, the monitors' ``jobLabel`` and
 the NetworkPolicy ``controller``/``podSelector`` rule above.
 
+A kustomization's ``helmCharts`` entry is a release too, rendered only by ``kustomize build
+--enable-helm`` (without the flag kustomize refuses the build: "must specify --enable-helm";
+Argo CD passes it with ``kustomize.buildOptions``): reviewbot runs no Helm, so its pods are
+never evaluated (:func:`kustomize_charts`), and every connectivity output names it as it
+names a HelmRelease of an unknown chart.
+
 A release whose pods cannot be known this way is *not evaluated*, with the reason: another
 chart, values taken from a ConfigMap or Secret (``valuesFrom``), post-renderers, Flux
 substitutions (``${...}``) in the names or labels, an app-template version before 2 or from a
@@ -126,6 +132,40 @@ def releases(model: Model) -> list[Release]:
     if found is None:
         found = model.derived[key] = _releases(model)
     return list(found)
+
+
+@dataclass(frozen=True)
+class KustomizeChart:
+    """A chart a kustomization's ``helmCharts`` inflates: never evaluated (no Helm is run)."""
+
+    name: str  # the chart
+    release: str  # releaseName, else the chart's name (kustomize's default)
+    namespace: str  # the entry's namespace, else the kustomization's; "" when not written
+    file: str  # the kustomization
+    line: int  # of the helmCharts entry
+    why_not: str = ("kustomize renders its chart only with --enable-helm, and reviewbot does "
+                    "not run Helm: its pods, Services and policies are not known")
+
+    @property
+    def ref(self) -> str:
+        return f"helmCharts {self.release} (chart {self.name}) in {self.file}:{self.line}"
+
+
+def kustomize_charts(model: Model) -> list[KustomizeChart]:
+    """The ``helmCharts`` entries of the kustomizations some cluster receives."""
+    out: list[KustomizeChart] = []
+    for k in model.kustomizations:
+        if k.flux is not None or k.file in model.unapplied:
+            continue
+        for i, chart in enumerate(items(k.body.get("helmCharts"))):
+            if not isinstance(chart, dict):
+                continue
+            name = str(chart.get("name") or "?")
+            ns = chart.get("namespace") or k.body.get("namespace")
+            out.append(KustomizeChart(name, str(chart.get("releaseName") or name),
+                                      str(ns) if isinstance(ns, str) else "", k.file,
+                                      k.doc.position(("helmCharts", i))[0]))
+    return out
 
 
 def _releases(model: Model) -> list[Release]:

@@ -349,6 +349,9 @@ def _relevant_notes(diff: TreeDiff, net: Network, changes: Sequence[FlowChange])
     for release in net.releases:
         if release.why_not and (reached is None or release.namespace in reached):
             out.append(f"not evaluated: {release.ref}: {release.why_not}")
+    for chart in net.charts:  # a chart's namespace unwritten: the Flux or Argo CD one's
+        if reached is None or not chart.namespace or chart.namespace in reached:
+            out.append(f"not evaluated: {chart.ref}: {chart.why_not}")
     touched = {(o.kind, o.namespace or "", o.name) for o in diff.objects}
     out += [n for n in net.cilium_notes(touched)]
     return out

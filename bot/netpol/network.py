@@ -55,7 +55,7 @@ from reviewbot.model.objects import (
     mapping,
     model_graph,
 )
-from reviewbot.model.releases import releases
+from reviewbot.model.releases import kustomize_charts, releases
 from reviewbot.netpol.policy import (
     NamedPorts,
     Peer,
@@ -125,6 +125,7 @@ class Network:
         # templates are known (app-template): then they are the pods the chart renders, and a
         # finding about them says it could not see the chart itself (rendered_by).
         self.releases = releases(model)
+        self.charts = kustomize_charts(model)  # helmCharts: never evaluated
         rendered: dict[int, tuple[PodTemplate, str]] = {}
         for release in self.releases:
             for pod_id, pod_made in release.pods.items():
@@ -326,6 +327,7 @@ class Network:
             "ignore them" for kind, objects in sorted(self.unevaluated.items())
         ]
         out += [f"not evaluated: {r.ref}: {r.why_not}" for r in self.releases if r.why_not]
+        out += [f"not evaluated: {c.ref}: {c.why_not}" for c in self.charts]
         out += [f"partly evaluated: {r.ref}: {r.partial}" for r in self.releases if r.partial]
         out += self._unevaluated_notes()
         out += self.notes
