@@ -27,15 +27,15 @@ three sources of intended flows:
   `svc:8080` in its own namespace; or two env values of one prefix, a bare host and its
   numeric port: `DB_HOST: postgres` with `DB_PORT: "5432"`, at the host's value; or a host
   and port given to a client in the command or args, `nc -z db 3306`, `pg_isready -h db -p
-  5432`, `redis-cli -h cache -p 6379`, at the host's item) resolves through a Service of the repository (KServe
-  `<isvc>-predictor` included: port 80 -> the container port) to pods and a port, and the
-  source's egress or the destination's ingress denies that flow. Denied by the destination's
-  ingress alone (one ingress rule there is the fix), the callers of one destination are one
-  finding at the first caller's value, the others counted ("a/web and 41 other workloads in
-  a call ..."); denied by a caller's own egress, each caller's value is a finding. Either is
-  given too at the `egress` of each policy isolating the caller, or the `ingress` of each
-  policy isolating the destination (a review shows it on the policy the pull request added
-  or changed, the unchanged value listed).
+  5432`, `redis-cli -h cache -p 6379`, at the host's item) resolves through a Service of the
+  repository (KServe `<isvc>-predictor` included: port 80 -> the container port) to pods and
+  a port, and the source's egress or the destination's ingress denies that flow. Denied by
+  the destination's ingress alone (one ingress rule there is the fix), the callers of one
+  destination are one finding at the first caller's value, the others counted ("a/web and 41
+  other workloads in a call ..."); denied by a caller's own egress, each caller's value is a
+  finding. Either is given too at the `egress` of each policy isolating the caller, or the
+  `ingress` of each policy isolating the destination (a review shows it on the policy the
+  pull request added or changed, the unchanged value listed).
 
 In a review, a fourth source of intended flows is checked against what the change removes:
 
