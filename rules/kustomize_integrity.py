@@ -38,7 +38,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   cannot read the kustomization at all. The value is never quoted (a `secretGenerator`
   literal is a secret);
 - a YAML manifest (a file with Kubernetes objects) in a kustomization's folder that no
-  kustomization references is reported (`unreachable`, warning: it will never be applied),
+  kustomization references is reported (`unreachable`, warning: it will never be applied;
+  in a review, one the pull request causes by removing its entry is placed on the line that
+  now stands where the entry was, where change-safety places the removal's verdicts),
   and so, in a repository without cluster roots, is one in a folder that holds a
   kustomization's patches and nothing else it lists (kubebuilder's `patches/`): an unused
   patch, never an object;

@@ -704,3 +704,35 @@ def test_the_review_s_count_line_does_not_contradict_the_summary(
             "looked in 2 objects from 2 files") in out
     _, out, _ = run_cli([*args, "--base", base, "--head", worse, "--scope", "all"], capsys)
     assert "2 errors, 1 of them new; 1 finding already on the base branch (shown above)" in out
+
+
+def test_a_file_the_change_unlists_is_reported_where_its_entry_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a seventh new-user trial removed `- worker.yaml` from a kustomization: the warning sat
+    # on apps/worker.yaml:1, a file the pull request does not touch (no inline comment can
+    # sit there); it is placed on the line that now stands where the entry was, as
+    # change-safety places what the removal deletes
+    repo = GitRepo(tmp_path / "repo")
+    listed = ("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+              "resources:\n  - web.yaml\n  - worker.yaml\n  - cache.yaml\n")
+    files: dict[str, str | None] = {
+        f"apps/{n}.yaml": f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {n}}}\n"
+        for n in ("web", "worker", "cache", "old")}
+    base = repo.commit({"apps/kustomization.yaml": listed, **files})
+    head = repo.commit({"apps/kustomization.yaml": listed.replace("  - worker.yaml\n", "")})
+    _, data, _ = review(repo, base, head, capsys, "--rule", "kustomize-integrity", "--scope",
+                        "all")
+    unlisted = [(f["file"], f["line"], f["column"], f["message"].split(" is ")[0], f["new"])
+                for f in data["findings"] if f["rule"] == "kustomize-integrity"]
+    assert unlisted == [
+        # old.yaml was listed by no kustomization before the change: it stays on its file
+        ("apps/kustomization.yaml", 5, 3, "worker.yaml", True),  # `  - cache.yaml`
+        ("apps/old.yaml", 1, 1, "old.yaml", False),
+    ]
+    # the last entry removed: the kustomization's last line, `  - web.yaml`
+    last = repo.commit({"apps/kustomization.yaml": listed.replace("  - worker.yaml\n", "")
+                        .replace("  - cache.yaml\n", "")})
+    _, data, _ = review(repo, head, last, capsys, "--rule", "kustomize-integrity")
+    assert [(f["file"], f["line"], f["message"].split(" is ")[0]) for f in data["findings"]
+            if f["new"]] == [("apps/kustomization.yaml", 4, "cache.yaml")]

@@ -331,6 +331,7 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     marked += changes.findings
     marked.sort(key=sort_key)
     marked = one_per_place(with_suggestions(head, config, head_result, marked, _changed, memo))
+    marked = at_removed_entries(marked, base_result.model, head_result.model)
     # a finding about an object's own content is fixed when the object is still applied
     # without it: one whose object the head no longer applies (removed, or its applier
     # gone) went with it, unfixed; a finding of a cause between objects (a flow nobody
@@ -360,6 +361,30 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
         if frozen is not None:
             cache.store_review(key, frozen)
     return ReviewResult(report, tuple(reported), new, config)
+
+
+UNLISTED = ("kustomize-integrity", "unreachable")  # a manifest no kustomization lists
+
+
+def at_removed_entries(findings: Sequence[Finding], base: Model, head: Model) -> list[Finding]:
+    """A new finding that a file is listed by no kustomization, where the base's listed it
+    and the pull request took the entry out, placed on the line that now stands where the
+    entry was (the change; the file itself may be untouched, with no line an inline comment
+    can sit on), as change-safety places what the removal deletes
+    (:class:`~reviewbot.diff.anchors.Anchors`)."""
+    anchors = None
+    out = []
+    for f in findings:
+        if f.new and (f.rule, f.kind) == UNLISTED and f.file in head.files:
+            if anchors is None:
+                from reviewbot.diff.anchors import Anchors  # (a review of a removal only)
+                anchors = Anchors(base, head)
+            found = anchors.unlisted(f.file)
+            if found is not None and found[1][0] in head.files:
+                file, line, column = found[1]
+                f = replace(f, file=file, line=line, column=column)
+        out.append(f)
+    return out
 
 
 def _base_side(cache: ParseCache | None, tree: Tree, model: Model, config: Config,

@@ -3,15 +3,13 @@ that the head no longer does, and what the applier's garbage collection does wit
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from reviewbot.diff.anchors import Anchors, Place
 from reviewbot.engine.findings import Violation
-from reviewbot.model.kustomize import path_entries
 from reviewbot.model.objects import KObject, Model, appliers, items, owners, refused_entry
-from reviewbot.model.resource import join
 from reviewbot.rules._change_safety.common import (
     ARGO_FINALIZER,
     ARGO_SYNC,
@@ -25,8 +23,6 @@ from reviewbot.rules._change_safety.external import external_loss
 
 if TYPE_CHECKING:  # the diff's types only: a lint never imports the diff
     from reviewbot.diff.objects import TreeDiff
-
-Place = tuple[str, int, int]  # (file, line, column)
 
 
 def may_delete(diff: TreeDiff, base: Model, head: Model) -> bool:
@@ -124,9 +120,7 @@ class _Fates:
                          if e.status == "modified" and e.head is not None}
         self.memo: dict[int, _Fate | None] = {}
         self.refused: dict[int, bool] = {}
-        self.unlisted: dict[str, tuple[str, Place] | None] = {}
-        self.listed_in_head: set[tuple[str, str]] | None = None
-        self.lines: dict[str, tuple[Sequence[tuple[str, int, int, int, int]], int]] = {}
+        self.anchors = Anchors(base, head)
 
     def of(self, obj: KObject) -> _Fate | None:
         """None: nothing is known to happen to it (no applier in the tree; the applier's
@@ -181,7 +175,7 @@ class _Fates:
         if renamed is not None:
             return (f"is renamed to {renamed.ref} (a new object; the old one goes)",
                     renamed.head.where(("metadata", "name")) if renamed.head else own)
-        unlisted = self._unlisted(obj.file)
+        unlisted = self.anchors.unlisted(obj.file)
         if obj.file not in self.head.files:
             # its file deleted: the line of its kustomization that listed it, when the head
             # has that file (an inline comment can sit there), else its own in the base
@@ -195,22 +189,8 @@ class _Fates:
             return "is no longer applied (its file is no longer listed)", moved or own
         if obj.identity not in self.head.by_identity:
             return (f"is no longer in {obj.file}",
-                    self._moved(obj.file, obj.position(("metadata", "name"))[0]))
+                    self.anchors.moved(obj.file, obj.position(("metadata", "name"))[0]))
         return "is no longer applied", moved or own
-
-    def _unlisted(self, file: str) -> tuple[str, Place] | None:
-        """:func:`_unlisted` of ``file``, the entry's place in the head when it has the
-        kustomization's file (once per file: many objects share one)."""
-        if file not in self.unlisted:
-            if self.listed_in_head is None:
-                self.listed_in_head = {(k.file, join(k.directory, e.value.strip()))
-                                       for k in self.head.kustomizations
-                                       for e in path_entries(k.body)}
-            found = _unlisted(file, self.base, self.head, self.listed_in_head)
-            if found is not None and found[1][0] in self.head.files:
-                found = found[0], self._moved(found[1][0], found[1][1])
-            self.unlisted[file] = found
-        return self.unlisted[file]
 
     def _path_change(self, applier: KObject) -> Place | None:
         """The line of ``applier`` where the pull request changed what it applies (its
@@ -221,55 +201,8 @@ class _Fates:
         for change in entry.changes:
             if change.line is not None and change.path[:2] in (
                     ("spec", "path"), ("spec", "source"), ("spec", "sources")):
-                return self._head_place(entry.file, change.line)
+                return self.anchors.head_place(entry.file, change.line)
         return None
-
-    def _moved(self, file: str, line: int) -> Place:
-        """Where line ``line`` of the base's ``file`` stands in the head's: itself when the
-        pull request kept it, else the line that took its place (the next kept one; the last
-        when it was at the end), the line the diff's hunk shows beside the removal."""
-        found = self.lines.get(file)
-        if found is None and file not in self.base.files:
-            return self._head_place(file, line)
-        if found is None:
-            old = self.base.files[file].text.splitlines()
-            new = self.head.files[file].text.splitlines()
-            found = self.lines[file] = (difflib.SequenceMatcher(
-                None, old, new, autojunk=False).get_opcodes(), len(new))
-        ops, at = found  # (past every block: the last line)
-        for tag, i1, i2, j1, _ in ops:
-            if i1 <= line - 1 < i2:
-                at = j1 + (line - 1 - i1) + 1 if tag == "equal" else j1 + 1
-                break
-        return self._head_place(file, at)
-
-    def _head_place(self, file: str, line: int) -> Place:
-        """``line`` of the head's ``file`` (its last when shorter), at its first character
-        that is not a space."""
-        lines = self.head.files[file].text.splitlines()
-        line = max(1, min(line, len(lines)))
-        text = lines[line - 1] if lines else ""
-        return file, line, len(text) - len(text.lstrip()) + 1
-
-
-def _unlisted(file: str, base: Model, head: Model,
-              listed_in_head: set[tuple[str, str]]) -> tuple[str, Place] | None:
-    """"<kustomization> no longer lists <entry>" for the base kustomization whose resource
-    entry named ``file`` (or a folder above it) and whose head version does not
-    (``listed_in_head``: (kustomization, entry's path) of the head's), and where that entry
-    was in the base."""
-    for k in base.kustomizations:
-        for entry in path_entries(k.body):
-            if entry.field not in ("resources", "bases", "components"):
-                continue
-            target = join(k.directory, entry.value.strip())
-            if (target == file or file.startswith(target + "/")) and (
-                    (k.file, target) not in listed_in_head):
-                line, column = k.doc.position(entry.path)
-                if k.file not in head.files:
-                    return f"{k.file}, which listed it, is removed", (k.file, line, column)
-                return f"{k.file} no longer lists {entry.value.strip()}", (k.file, line, column)
-    return None
 
 
 def _also_text(others: list[KObject]) -> str:

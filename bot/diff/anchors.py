@@ -1,0 +1,91 @@
+"""Where a pull request made the change that took something out, on a line its diff shows.
+
+A kustomization entry the change removed names no line of the head: the line that now stands
+where it was (the next kept one, the last when it was at the end) is the line the diff's hunk
+shows beside the removal, where an inline comment can sit. change-safety points a deletion's
+verdicts there, and the review places there a new finding on a file the removal left listed
+by no kustomization (whose own file the change did not touch). Only the standard library and
+the model: a review imports it, a lint never does.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+
+from reviewbot.model.kustomize import path_entries
+from reviewbot.model.objects import Model
+from reviewbot.model.resource import join
+
+Place = tuple[str, int, int]  # (file, line, column)
+
+
+class Anchors:
+    """The places of one change from ``base`` to ``head``, each file's found once."""
+
+    def __init__(self, base: Model, head: Model) -> None:
+        self.base, self.head = base, head
+        self._unlisted: dict[str, tuple[str, Place] | None] = {}
+        self._listed_in_head: set[tuple[str, str]] | None = None
+        self._lines: dict[str, tuple[Sequence[tuple[str, int, int, int, int]], int]] = {}
+
+    def unlisted(self, file: str) -> tuple[str, Place] | None:
+        """:func:`unlisted` of ``file``, the entry's place in the head when it has the
+        kustomization's file (once per file: many objects share one)."""
+        if file not in self._unlisted:
+            if self._listed_in_head is None:
+                self._listed_in_head = {(k.file, join(k.directory, e.value.strip()))
+                                        for k in self.head.kustomizations
+                                        for e in path_entries(k.body)}
+            found = unlisted(file, self.base, self.head, self._listed_in_head)
+            if found is not None and found[1][0] in self.head.files:
+                found = found[0], self.moved(found[1][0], found[1][1])
+            self._unlisted[file] = found
+        return self._unlisted[file]
+
+    def moved(self, file: str, line: int) -> Place:
+        """Where line ``line`` of the base's ``file`` stands in the head's: itself when the
+        pull request kept it, else the line that took its place (the next kept one; the last
+        when it was at the end), the line the diff's hunk shows beside the removal."""
+        found = self._lines.get(file)
+        if found is None and file not in self.base.files:
+            return self.head_place(file, line)
+        if found is None:
+            old = self.base.files[file].text.splitlines()
+            new = self.head.files[file].text.splitlines()
+            found = self._lines[file] = (difflib.SequenceMatcher(
+                None, old, new, autojunk=False).get_opcodes(), len(new))
+        ops, at = found  # (past every block: the last line)
+        for tag, i1, i2, j1, _ in ops:
+            if i1 <= line - 1 < i2:
+                at = j1 + (line - 1 - i1) + 1 if tag == "equal" else j1 + 1
+                break
+        return self.head_place(file, at)
+
+    def head_place(self, file: str, line: int) -> Place:
+        """``line`` of the head's ``file`` (its last when shorter), at its first character
+        that is not a space."""
+        lines = self.head.files[file].text.splitlines()
+        line = max(1, min(line, len(lines)))
+        text = lines[line - 1] if lines else ""
+        return file, line, len(text) - len(text.lstrip()) + 1
+
+
+def unlisted(file: str, base: Model, head: Model,
+             listed_in_head: set[tuple[str, str]]) -> tuple[str, Place] | None:
+    """"<kustomization> no longer lists <entry>" for the base kustomization whose resource
+    entry named ``file`` (or a folder above it) and whose head version does not
+    (``listed_in_head``: (kustomization, entry's path) of the head's), and where that entry
+    was in the base."""
+    for k in base.kustomizations:
+        for entry in path_entries(k.body):
+            if entry.field not in ("resources", "bases", "components"):
+                continue
+            target = join(k.directory, entry.value.strip())
+            if (target == file or file.startswith(target + "/")) and (
+                    (k.file, target) not in listed_in_head):
+                line, column = k.doc.position(entry.path)
+                if k.file not in head.files:
+                    return f"{k.file}, which listed it, is removed", (k.file, line, column)
+                return f"{k.file} no longer lists {entry.value.strip()}", (k.file, line, column)
+    return None
