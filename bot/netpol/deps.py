@@ -201,24 +201,29 @@ _NC_VALUED = frozenset({"-I", "-i", "-M", "-m", "-O", "-P", "-p", "-q", "-s", "-
 _FLAGGED = {"pg_isready": (("-h", "--host"), ("-p", "--port")),
             "redis-cli": (("-h",), ("-p",))}
 _SHELL_OPERATOR = re.compile(r"(;|&&|\|\||[|&()])")
+_CLIENT = re.compile(r"(?<![\w.-])(?:nc|ncat|netcat|pg_isready|redis-cli)(?![\w.-])")
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _client_calls(container: Container, namespace: str) -> Iterator[tuple[Endpoint, Path]]:
     """An endpoint given to a client as words of the command and args (one shell line in an
     item, or an item a word): ``nc -z db 3306``, ``pg_isready -h db -p 5432``, ``redis-cli
     -h cache -p 6379``, at the host's item; a host holding a variable is not read."""
+    texts = [(key, i, item) for key in ("command", "args")
+             for i, item in enumerate(_list(container.body.get(key))) if isinstance(item, str)]
+    if not any(_CLIENT.search(item) for _, _, item in texts):
+        return  # (most containers: no item is split into words)
     words: list[tuple[str, Path]] = []
-    for key in ("command", "args"):
-        items = container.body.get(key)
-        for i, item in enumerate(items if isinstance(items, list) else []):
-            if not isinstance(item, str):
-                continue
-            try:
-                tokens = shlex_split(item)
-            except ValueError:
-                tokens = item.split()
-            for token in tokens:
-                words += [(w, (key, i)) for w in _SHELL_OPERATOR.split(token) if w]
+    for key, i, item in texts:
+        try:
+            tokens = shlex_split(item)
+        except ValueError:
+            tokens = item.split()
+        for token in tokens:
+            words += [(w, (key, i)) for w in _SHELL_OPERATOR.split(token) if w]
     for at, (word, _) in enumerate(words):
         tool = word.rsplit("/", 1)[-1]
         if tool in _NC or tool in _FLAGGED:
