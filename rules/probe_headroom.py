@@ -20,10 +20,13 @@ a measured boot time the rule has nothing to compare and says nothing.
 
 A probe's `httpGet` or `tcpSocket` port given by name (`port: http`) is resolved by the kubelet
 against the `ports[].name` of the probed container alone (kubelet's `findPortByName`: not the
-pod's other containers, not a Service): a name that container does not declare fails the
-probe every time, so a startup or liveness probe kills the container over and over and a
-readiness probe never lets the pod serve (`port`). A port number need not be declared
-(container ports are informational), and a name of digits is read as its number.
+pod's other containers, not a Service). A name that container does not declare makes every
+try of the probe err, and the kubelet's probe worker throws an errored result away ("Prober
+error, throw away the result"): the probe never passes and never fails. A startup probe
+then never lets the container count as started (its liveness and readiness probes never
+run, the pod is never ready), a readiness probe never lets the pod be ready, and a liveness
+probe never restarts the container however it hangs (`port`). A port number need not be
+declared (container ports are informational), and a name of digits is read as its number.
 
 Kinds:
 
@@ -121,9 +124,14 @@ OPTIONS = (
            minimum=1),
 )
 SEVERITIES = {"startup": "error", "liveness": "error", "bad-fact": "warning", "port": "error"}
-PROBES = {"startupProbe": "kills the container after failureThreshold tries, over and over",
-          "livenessProbe": "kills the container after failureThreshold tries, over and over",
-          "readinessProbe": "never lets the pod serve (no Service sends it traffic)"}
+PROBES = {  # what a probe whose every try errs does (the kubelet discards an errored try)
+    "startupProbe": "the container never counts as started: its readiness and liveness probes "
+                    "never run and the pod is never ready",
+    "readinessProbe": "the pod is never ready: no Service sends it traffic and a rollout waits "
+                      "for it",
+    "livenessProbe": "the probe never reaches a verdict: the kubelet never restarts the "
+                     "container when it hangs",
+}
 # kubelet's findPortByName: an IANA service name (a letter at least); digits are a number
 _PORT_NAME = re.compile(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?")
 DEFAULTS = {"initialDelaySeconds": 0, "periodSeconds": 10, "failureThreshold": 3}
@@ -224,9 +232,9 @@ def _named_ports(pod: PodTemplate, container: Container) -> Iterator[Violation]:
             yield Violation(
                 pod.obj, field_path(container, probe_key) + (action, "port"),
                 f"{pod.name}, {describe(container)}: the {probe_key}'s {action} port {port!r} "
-                f"is no port name of this container ({has}); the kubelet resolves a probe's "
-                f"named port in the probed container's own ports, so the probe fails every "
-                f"time and {outcome}",
+                f"is no port name of this container ({has}); the kubelet looks a probe's "
+                f"named port up in the probed container's own ports, so every try errs and is "
+                f"discarded: {outcome}",
                 fix=(f"Add {{name: {port}, containerPort: <the port it serves>}} to the ports "
                      f"of {describe(container)}, or write the port's number in the probe."),
                 kind="port",

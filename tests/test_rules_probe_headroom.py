@@ -119,16 +119,20 @@ spec:
 def test_a_probe_port_name_its_container_does_not_declare(tmp_path: Path) -> None:
     # the kubelet looks a named port up in the probed container's own ports
     # (prober's findPortByName): 'htpp' is nobody's, and the metrics container's 'http' is
-    # its neighbour's; a number need not be declared
+    # its neighbour's; a number need not be declared. An errored try is thrown away by the
+    # probe worker: the probe never decides (a readiness probe: never ready)
     result = lint_text(tmp_path, WEB, only=["probe-headroom"])
     assert [(f.rule, f.kind, f.severity, f.line) for f in result.findings] == [
         ("probe-headroom", "port", "error", 16), ("probe-headroom", "port", "error", 22)]
     assert result.findings[0].message == (
         "web, container web: the livenessProbe's tcpSocket port 'htpp' is no port name of "
-        "this container (its ports: http); the kubelet resolves a probe's named port in the "
-        "probed container's own ports, so the probe fails every time and kills the container "
-        "after failureThreshold tries, over and over")
+        "this container (its ports: http); the kubelet looks a probe's named port up in the "
+        "probed container's own ports, so every try errs and is discarded: the probe never "
+        "reaches a verdict: the kubelet never restarts the container when it hangs")
     assert "(it declares no ports)" in result.findings[1].message
+    assert result.findings[1].message.endswith(
+        "discarded: the probe never reaches a verdict: the kubelet never restarts the "
+        "container when it hangs")
     assert result.findings[1].fix == (
         "Add {name: http, containerPort: <the port it serves>} to the ports of container "
         "metrics, or write the port's number in the probe.")
@@ -139,3 +143,20 @@ def test_a_named_probe_port_in_a_pod_an_operator_makes_is_not_judged(tmp_path: P
     probe = """      readinessProbe:
         httpGet: {path: /health, port: user-port}"""
     assert pairs(lint_text(tmp_path, coder("600", probe), only=["probe-headroom"])) == []
+
+
+def test_what_a_probe_with_an_unknown_port_name_does(tmp_path: Path) -> None:
+    # the probe worker discards an errored try ("Prober error, throw away the result"): a
+    # startup probe never lets the container start, a readiness probe never lets it be ready
+    text = WEB.replace("tcpSocket: {port: htpp}", "tcpSocket: {port: 80}").replace(
+        "httpGet: {path: /, port: 8080}", "httpGet: {path: /, port: web}").replace(
+        "httpGet: {path: /, port: http}", "httpGet: {path: /, port: https}")
+    found = [(f.line, f.message.split("discarded: ", 1)[1]) for f in
+             lint_text(tmp_path, text, only=["probe-headroom"]).findings]
+    assert found == [
+        (14, "the pod is never ready: no Service sends it traffic and a rollout waits for it"),
+        (18, "the container never counts as started: its readiness and liveness probes never "
+             "run and the pod is never ready"),
+        (22, "the probe never reaches a verdict: the kubelet never restarts the container "
+             "when it hangs"),
+    ]
