@@ -217,7 +217,7 @@ def _check(pod: PodTemplate, container: Container, boot: Fraction,
 
 def _named_ports(pod: PodTemplate, container: Container) -> Iterator[Violation]:
     """A probe's port named by none of its container's ``ports[].name``."""
-    declared = [p.get("name") for p in container.ports if isinstance(p.get("name"), str)]
+    declared = [name for p in container.ports if isinstance(name := p.get("name"), str)]
     for probe_key, outcome in PROBES.items():
         probe = container.body.get(probe_key)
         if not isinstance(probe, dict):
