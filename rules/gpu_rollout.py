@@ -47,6 +47,11 @@ app-template's `rollingUpdate.unavailable`): the old pod's GPU is freed first. P
 `Recreate` (or `OnDelete`), RollingUpdate with `maxSurge: 0`, StatefulSets (they
 replace pods in place) and Jobs (they do not roll).
 
+The GPUs pinned to a node count the pods of builds that fail (kustomize refuses every build
+that makes them) too, since the cluster may still run them as an earlier revision built
+them: when the node has room for the surge without them, whether they run is what could not
+be seen, and `surge` is a warning that names them and the build that fails.
+
 Failing example:
 
 ```yaml
@@ -90,6 +95,7 @@ from typing import Any
 
 from reviewbot.engine.findings import Edit, Violation, edit
 from reviewbot.engine.registry import Option
+from reviewbot.model.doubts import runs_doubt
 from reviewbot.model.objects import Model, Node, PodTemplate, Strategy
 from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
@@ -190,6 +196,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             placement = Placement(pods, model.inventory)
         node = placement.node_of(pod)
         on = placement.pods_on(node) if node is not None else []
+        doubt = None if model.inventory.nodes else NO_ROOM_KNOWN
         if node is not None:
             spare = _spare(node, on, gpus_of, gpus)
             if all(spare[r] >= surge * gpus[r] for r in gpus):
@@ -199,11 +206,19 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
                     kind="borrowed-room", edits=_edits(pod),
                 )
                 continue
+            # pods pinned there whose builds all fail may not run at all: when the node has
+            # room without them, whether it does could not be seen
+            unbuilt = [o for o in on if o is not pod and id(o.obj) in model.unbuilt
+                       and any(gpus_of[id(o)].get(r) for r in gpus)]
+            if unbuilt:
+                spare = _spare(node, [o for o in on if all(o is not u for u in unbuilt)],
+                               gpus_of, gpus)
+                if all(spare[r] >= surge * gpus[r] for r in gpus):
+                    doubt = runs_doubt(model, unbuilt)
         yield Violation(
             pod.obj, strategy.path,
             _message(pod, gpus, surge, strategy.max_surge, node, on, gpus_of),
-            fix=_fix(pod), kind="surge", edits=_edits(pod),
-            doubt=None if model.inventory.nodes else NO_ROOM_KNOWN,
+            fix=_fix(pod), kind="surge", edits=_edits(pod), doubt=doubt,
         )
 
 

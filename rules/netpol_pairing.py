@@ -154,6 +154,11 @@ namespace (`namespaceSelector: {}` with `podSelector: {k8s-app: kube-dns}`) sele
 namespaces no repository defines too: when it matches no pod of the repository, a note
 (shown as not reported on purpose), never `selects-nothing`.
 
+A pod whose every build fails (kustomize refuses it: a listed file missing, a folder of the
+wrong kind) is not applied in this revision: the cluster runs it as an earlier revision
+built it, or not at all. A finding whose flow starts or ends at such a pod is a warning that
+names the pod and the build that fails; its own findings say that none of it is applied.
+
 Failing example:
 
 ```yaml
@@ -1186,7 +1191,8 @@ def _removed_call(net: Network, s: int, decl: Declaration, service: Service,
            f"{service.name}." if renamed else f"Restore Service {name}, or point the address "
            "at the Service that replaces it.")
     doubts = []
-    if listed is not None:
+    if listed is not None and id(net.pods[s].obj) not in net.model.unbuilt:
+        # (a caller of that build is not applied either: its finding says so itself)
         doubts.append(f"what the cluster keeps: {listed} still lists {service.obj.file}, "
                       "which this change deletes, so its build fails")
     doubts += _rendered_doubts(net, s, service, "names its Services")

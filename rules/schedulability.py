@@ -44,6 +44,12 @@ Without an inventory (`cluster.nodes` in `.reviewbot.yaml`) the rule has nothing
 and says nothing about nodes. A request or limit that is no quantity here (a Flux variable,
 a Helm template expression, a value the chart fills in) is not compared.
 
+A node's sum counts the pods of builds that fail (kustomize refuses every build that makes
+them) too, since the cluster may still run them as an earlier revision built them: when the
+other pods alone fit, whether those run is what could not be seen, and `node-full` is a
+warning that names them and the build that fails (an error when the others alone are too
+much). Their own findings say that none of them is applied until it builds.
+
 Failing example:
 
 ```yaml
@@ -113,6 +119,7 @@ from fractions import Fraction
 from typing import Any
 
 from reviewbot.engine.findings import Amount, Violation
+from reviewbot.model.doubts import runs_doubt
 from reviewbot.model.objects import Container, Model, Node, Path, PodTemplate
 from reviewbot.model.quantity import parse_quantity, quote
 from reviewbot.model.workload import (
@@ -201,7 +208,7 @@ def _cluster(model: Model) -> Iterator[Violation]:
     pods = list(each_pod(model))
     placement = Placement(pods, inventory)
     for node in inventory.nodes:
-        yield from _node(node, placement.pods_on(node))
+        yield from _node(model, node, placement.pods_on(node))
     # Whether a pod fits some node depends on its requests and its placement fields only:
     # pods alike in both (most of a repository) are judged once.
     judged: dict[tuple[Any, ...], _TooBig | None] = {}
@@ -240,7 +247,7 @@ def _q(resource: str, value: Fraction, pod: PodTemplate | None = None,
     return quote(resource, value, *texts, compared=compared)
 
 
-def _node(node: Node, on: Sequence[PodTemplate]) -> Iterator[Violation]:
+def _node(model: Model, node: Node, on: Sequence[PodTemplate]) -> Iterator[Violation]:
     for resource in _resource_names(on):
         allocatable = _allocatable(node, resource)
         if allocatable is None:
@@ -250,6 +257,11 @@ def _node(node: Node, on: Sequence[PodTemplate]) -> Iterator[Violation]:
         total = sum((v for _, v in shares), Fraction(0))
         if total <= allocatable:
             continue
+        # pods whose builds all fail may not run at all: certain only when the others
+        # alone are too much, else the finding says whether they run could not be seen
+        unbuilt = [p for p, _ in shares if id(p.obj) in model.unbuilt]
+        built = sum((v for p, v in shares if id(p.obj) not in model.unbuilt), Fraction(0))
+        doubt = runs_doubt(model, unbuilt) if built <= allocatable else None
         shares.sort(key=lambda pv: (-pv[1], pv[0].name))
         listed = ", ".join(
             f"{p.name} {_q(resource, v, p, compared=False)}" + (
@@ -258,13 +270,13 @@ def _node(node: Node, on: Sequence[PodTemplate]) -> Iterator[Violation]:
             for p, v in shares
         )
         amount = Amount(float(total), _q(resource, total), _readable(_q(resource, allocatable)))
-        seen = [_full(node, resource, p, total, allocatable, listed, amount)
+        seen = [_full(node, resource, p, total, allocatable, listed, amount, doubt)
                 for p, _ in shares]
         yield replace(seen[0], others=tuple(seen[1:]))
 
 
 def _full(node: Node, resource: str, pod: PodTemplate, total: Fraction, allocatable: Fraction,
-          listed: str, amount: Amount) -> Violation:
+          listed: str, amount: Amount, doubt: str | None) -> Violation:
     """The overcommit of ``resource`` on ``node`` as ``pod`` (one of the pods counted) sees it."""
     return Violation(
         pod.obj, _anchor(pod, resource),
@@ -275,7 +287,7 @@ def _full(node: Node, resource: str, pod: PodTemplate, total: Fraction, allocata
         fix=(f"Bring the {resource} requests on {node.name} to at most "
              f"{_q(resource, allocatable)}: lower {pod.name}'s request, reduce replicas, "
              "or move a workload to another node."),
-        kind="node-full", cause=f"{node.name} {resource}", amount=amount,
+        kind="node-full", cause=f"{node.name} {resource}", amount=amount, doubt=doubt,
     )
 
 

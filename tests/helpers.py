@@ -103,7 +103,7 @@ def kinds_hold(findings: Sequence[Finding], root: Path, base: Path,
     """What a kind mark (`# expect: rule[kind]`) finds wrong: no finding of that kind on its
     line, or one whose severity is not the kind's default (unless the config sets one); a
     mark ending in `(doubted)` wants an error of that kind made a warning that says what
-    reviewbot could not see."""
+    reviewbot could not see, or that nothing of it is applied (its build fails)."""
     from reviewbot.engine.registry import get_rule
 
     problems = []
@@ -119,7 +119,9 @@ def kinds_hold(findings: Sequence[Finding], root: Path, base: Path,
             continue
         rule = get_rule(here[0].rule)
         if mark.endswith(DOUBTED):
-            if here[0].severity != "warning" or "Not certain" not in here[0].message:
+            message = here[0].message
+            if here[0].severity != "warning" or (
+                    "Not certain" not in message and "Not applied" not in message):
                 problems.append(f"{file}:{line}: {kind} is not a doubted warning")
             continue
         if config.settings(rule).severity is None and here[0].severity != rule.severity_of(kind):

@@ -67,9 +67,10 @@ def test_only_files_lints_the_whole_tree_and_reports_the_named_files(
 ) -> None:
     repo = GitRepo(tmp_path / "repo")
     repo.write({
-        "k/kustomization.yaml": "resources: [a.yaml, gone.yaml, b.yaml]\n",
+        "k/kustomization.yaml": "resources: [a.yaml, gone.yaml]\n",
         "k/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
-        "k/b.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\n"
+        # applied as written (what k builds is not applied while gone.yaml is missing)
+        "b/b.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\n"
                     "spec: {containers: [{name: c, image: nginx}]}\n",
     })
     monkeypatch.chdir(repo.path)
@@ -79,9 +80,9 @@ def test_only_files_lints_the_whole_tree_and_reports_the_named_files(
     files = {f["file"] for f in json.loads(capsys.readouterr().out)["findings"]}
     assert files == {"k/kustomization.yaml"}
     # ... and a named file's findings are the only ones reported
-    assert main(["lint", ".", "--only-files", "k/b.yaml", "--format", "json"]) == 1
+    assert main(["lint", ".", "--only-files", "b/b.yaml", "--format", "json"]) == 1
     files = {f["file"] for f in json.loads(capsys.readouterr().out)["findings"]}
-    assert files == {"k/b.yaml"}
+    assert files == {"b/b.yaml"}
     assert main(["lint", ".", "--only-files", "k/a.yaml", "--format", "json"]) == 0
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from reviewbot.engine.findings import Violation, doubted
 from reviewbot.engine.registry import all_rules
 from reviewbot.engine.run import make_finding
-from tests.helpers import lint_text
+from tests.helpers import lint_dir, lint_text, write
 
 
 def test_a_doubt_makes_an_error_a_warning_that_says_what_could_not_be_seen() -> None:
@@ -38,3 +38,97 @@ spec:
     found = make_finding(rule, violation, None, model)
     assert found.severity == "warning"
     assert found.message.endswith("could not see the value of ${APP} in spec.path of ks.yaml.")
+
+
+POD = """
+apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  containers: [{name: c, image: nginx:latest}]
+"""
+
+
+def _findings(root: Path) -> list[tuple[str, str, str, int, str]]:
+    return sorted((f.rule, f.severity, f.file, f.line, f.message)
+                  for f in lint_dir(root, only=["image-digest", "kustomize-integrity"]).findings)
+
+
+def test_an_object_only_a_failing_build_makes_is_not_applied_so_its_error_is_a_warning(
+        tmp_path: Path) -> None:
+    """kustomize refuses the whole build of apps (gone.yaml does not exist: `kubectl
+    kustomize apps` fails), so the Pod reaches no cluster in this revision: its floating
+    image is a warning that says so once; the entry that fails the build stays an error."""
+    write(tmp_path, {"apps/kustomization.yaml": "resources: [web.yaml, gone.yaml]\n",
+                     "apps/web.yaml": POD})
+    (digest, integrity) = _findings(tmp_path)
+    assert integrity[:4] == ("kustomize-integrity", "error", "apps/kustomization.yaml", 1)
+    assert digest[:4] == ("image-digest", "warning", "apps/web.yaml", 5)
+    assert digest[4].endswith(
+        "replaces it. Not applied: the build of apps fails (kustomization.yaml: 'gone.yaml' "
+        "does not exist), so none of this is applied until it builds.")
+    assert digest[4].count("Not applied") == 1 and "Not certain" not in digest[4]
+
+
+def test_a_child_that_fails_fails_every_build_that_includes_it(tmp_path: Path) -> None:
+    write(tmp_path, {"root/kustomization.yaml": "resources: [../apps]\n",
+                     "apps/kustomization.yaml": "resources: [web.yaml, gone.yaml]\n",
+                     "apps/web.yaml": POD})
+    digest = [f for f in _findings(tmp_path) if f[0] == "image-digest"]
+    assert [(f[1], f[2]) for f in digest] == [("warning", "apps/web.yaml")]
+    assert "Not applied: the build of root fails (apps/kustomization.yaml: 'gone.yaml' does " \
+           "not exist)" in digest[0][4]
+
+
+def test_an_object_a_working_build_also_makes_keeps_its_error(tmp_path: Path) -> None:
+    write(tmp_path, {"base/kustomization.yaml": "resources: [web.yaml]\n",
+                     "base/web.yaml": POD,
+                     "broken/kustomization.yaml": "resources: [../base, gone.yaml]\n",
+                     "fine/kustomization.yaml": "resources: [../base]\n"})
+    digest = [f for f in _findings(tmp_path) if f[0] == "image-digest"]
+    assert [(f[1], f[2], "Not applied" in f[4]) for f in digest] == [
+        ("error", "base/web.yaml", False)]
+    # the working build gone, the one left fails: not applied
+    (tmp_path / "fine/kustomization.yaml").unlink()
+    digest = [f for f in _findings(tmp_path) if f[0] == "image-digest"]
+    assert [(f[1], "the build of broken fails" in f[4]) for f in digest] == [("warning", True)]
+
+
+def test_a_flux_kustomization_whose_build_fails_applies_nothing(tmp_path: Path) -> None:
+    """With roots: the Flux Kustomization apps builds ./apps, which kustomize refuses (Flux
+    keeps the last revision that built), so its objects' findings say which one fails."""
+    write(tmp_path, {
+        "clusters/home/flux-system/gotk-sync.yaml": """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: flux-system, namespace: flux-system}
+            spec: {url: https://example.invalid/home.git}
+            ---
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: flux-system, namespace: flux-system}
+            spec:
+              path: ./clusters/home
+              sourceRef: {kind: GitRepository, name: flux-system}
+            """,
+        "clusters/home/apps.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: apps, namespace: flux-system}
+            spec:
+              path: ./apps
+              sourceRef: {kind: GitRepository, name: flux-system}
+            """,
+        "apps/kustomization.yaml": "resources: [web.yaml, gone.yaml]\n",
+        "apps/web.yaml": POD})
+    digest = [f for f in _findings(tmp_path) if f[0] == "image-digest"]
+    assert [(f[1], f[2]) for f in digest] == [("warning", "apps/web.yaml")]
+    assert "Not applied: the build of Flux Kustomization flux-system/apps fails " \
+           "(apps/kustomization.yaml: 'gone.yaml' does not exist)" in digest[0][4]
+
+
+def test_a_doubt_and_a_failing_build_are_both_said() -> None:
+    severity, message = doubted("error", "x is wrong", "z", "the build of a fails (b)")
+    assert (severity, message) == ("warning", "x is wrong. Not certain: reviewbot could not "
+                                   "see z. Not applied: the build of a fails (b), so none of "
+                                   "this is applied until it builds.")

@@ -8,7 +8,7 @@ import pytest
 
 from reviewbot.rules.gpu_rollout import surge_pods
 
-from .helpers import INVENTORY, lint_text, pairs
+from .helpers import INVENTORY, lint_dir, lint_text, pairs, write
 
 
 def isvc(name: str, gpus: int, strategy: str = "") -> str:
@@ -154,3 +154,24 @@ spec:
 ])
 def test_surge_pods_round_up(surge: object, replicas: int, pods: int | None) -> None:
     assert surge_pods(surge, replicas) == pods
+
+
+def test_a_surge_that_lacks_room_only_for_pods_of_a_failing_build_is_a_warning(
+        tmp_path: Path) -> None:
+    """reasoning's 3 GPUs come only from broken's build, which kustomize refuses: without
+    them worker-1 has room for coder's surge pod, so whether the rollout waits depends on a
+    pod the cluster may not run: a warning that names it and the build that fails."""
+    write(tmp_path, {".reviewbot.yaml": INVENTORY,
+                     "apps/kustomization.yaml": "resources: [coder.yaml]\n",
+                     "apps/coder.yaml": isvc("coder", 1),
+                     "broken/kustomization.yaml": "resources: [reasoning.yaml, gone.yaml]\n",
+                     "broken/reasoning.yaml": isvc("reasoning", 3, RECREATE)})
+    (finding,) = lint_dir(tmp_path, only=["gpu-rollout"]).findings
+    assert (finding.severity, finding.kind, finding.file) == ("warning", "surge",
+                                                              "apps/coder.yaml")
+    assert "pods pinned there request 4 (reasoning-predictor 3, coder-predictor 1)" in (
+        finding.message)
+    assert finding.message.endswith(
+        "Not certain: reviewbot could not see whether the cluster runs "
+        "llm-serving/reasoning-predictor: the build of broken fails (kustomization.yaml: "
+        "'gone.yaml' does not exist), so none of it is applied until it builds.")

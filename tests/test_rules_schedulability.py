@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import INVENTORY, GitRepo, lint_text, pairs, run_cli
+from .helpers import INVENTORY, GitRepo, lint_dir, lint_text, pairs, run_cli, write
 
 
 def pinned(name: str, memory: str, replicas: int = 1, node: str = "worker-1",
@@ -206,3 +206,29 @@ def test_a_review_places_over_limit_on_the_value_the_change_moved(
     assert finding["message"].startswith("snap, container snap: limits memory to 128Mi, below "
                                          "its request of 150Mi: the API server refuses the pod")
     assert finding["also"] == [{"object": "Job/ops/snap", "file": "job.yaml", "line": 12}]
+
+
+def test_a_node_sum_that_needs_pods_of_a_failing_build_is_a_warning_naming_them(
+        tmp_path: Path) -> None:
+    """reasoning is made only by broken's build, which kustomize refuses (gone.yaml does not
+    exist): the cluster runs it as an earlier revision built it, or not at all. coder's 40Gi
+    fits worker-1 alone, so the overcommit depends on reasoning: a warning that names it.
+    When coder alone does not fit, the overcommit is certain: an error."""
+    write(tmp_path, {".reviewbot.yaml": INVENTORY,
+                     "apps/kustomization.yaml": "resources: [coder.yaml]\n",
+                     "apps/coder.yaml": pinned("coder", "40Gi"),
+                     "broken/kustomization.yaml": "resources: [reasoning.yaml, gone.yaml]\n",
+                     "broken/reasoning.yaml": pinned("reasoning", "30Gi")})
+    (finding,) = lint_dir(tmp_path, only=["schedulability"]).findings
+    assert (finding.severity, finding.file, finding.object) == (
+        "warning", "apps/coder.yaml", "Deployment/llm-serving/coder")
+    assert finding.message.endswith(
+        "Not certain: reviewbot could not see whether the cluster runs llm-serving/reasoning: "
+        "the build of broken fails (kustomization.yaml: 'gone.yaml' does not exist), so none "
+        "of it is applied until it builds.")
+    (other,) = finding.others  # reasoning's own place says it is not applied, once
+    assert other.message.count("the build of broken fails") == 1
+    assert "Not applied: the build of broken fails" in other.message
+    (tmp_path / "apps/coder.yaml").write_text(textwrap.dedent(pinned("coder", "70Gi")))
+    (finding,) = lint_dir(tmp_path, only=["schedulability"]).findings
+    assert (finding.severity, "Not certain" in finding.message) == ("error", False)

@@ -136,11 +136,13 @@ def test_format_markdown_prints_the_posted_summary_once_with_links(
     args = ["review", "--repo", str(repo.path), "--base", base, "--head", head,
             "--platform", "none", "--format", "markdown"]
     code, out, err = run_cli(args, capsys)
-    assert code == 1
-    # step1 already lacked ornith.yaml: its finding is not new (8, not 9: its index moved)
-    assert out.startswith("<!-- reviewbot:summary -->\n## 8 errors to fix before merging")
+    # step1 already lacked ornith.yaml: its finding is not new; kustomize refuses
+    # llm-serving's build on both sides, so what it makes gives warnings, no new error
+    assert code == 0
+    assert out.startswith("<!-- reviewbot:summary -->\n## No new errors: 9 new warnings to "
+                          "look at")
     assert "### Not shown inline" in out and "](https://" not in out  # no address: no links
-    assert "## 8 errors" not in err and "inline comment(s) in one review" in err
+    assert "## No new errors" not in err and "inline comment(s) in one review" in err
     code, out, _ = run_cli([*args, "--link-base", "https://git.example/home/lab"], capsys)
     assert f"](https://git.example/home/lab/blob/{head}/k8s/apps/llm-serving/coder.yaml#L20)" \
         in out

@@ -122,17 +122,24 @@ class Violation:
     amount: Amount | None = None  # how large it is, to tell "worse" from "existing"
 
 
-def doubted(severity: str, message: str, doubt: str | None) -> tuple[str, str]:
+def doubted(severity: str, message: str, doubt: str | None,
+            unbuilt: str | None = None) -> tuple[str, str]:
     """An error is a promise about what a cluster receives: with ``doubt`` (a link of that
     chain reviewbot could not see) the severity is at most ``warning`` and the message says
-    what could not be seen. The one place this policy lives."""
-    if not doubt:
+    what could not be seen; with ``unbuilt`` (every build that makes the object fails:
+    ``Model.unbuilt``) alike, and the message says that none of it is applied until it
+    builds. The one place this policy lives."""
+    if not doubt and not unbuilt:
         return severity, message
     if severity == "error":
         severity = "warning"
     text = message.rstrip()
-    stop = "" if text.endswith((".", "!", "?")) else "."
-    return severity, f"{text}{stop} Not certain: reviewbot could not see {doubt}."
+    text += "" if text.endswith((".", "!", "?")) else "."
+    if doubt:
+        text += f" Not certain: reviewbot could not see {doubt}."
+    if unbuilt:
+        text += f" Not applied: {unbuilt}, so none of this is applied until it builds."
+    return severity, text
 
 
 @dataclass(frozen=True)

@@ -475,12 +475,18 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
     kind, at most a warning when the rule or the model (``Model.doubts``: how the object
     reaches its cluster; of the postBuild variables an object holds, those in the fields the
     finding depends on: :func:`~reviewbot.model.doubts.doubt_of`) could not see everything
-    the promise of an error needs."""
+    the promise of an error needs; and when every build that makes the object fails
+    (``Model.unbuilt``: nothing of it is applied, so how it would be built is moot)."""
     doubt = v.doubt
-    if doubt is None and v.obj is not None and model is not None and (
+    unbuilt = model.unbuilt.get(id(v.obj)) if (
+        v.obj is not None and model is not None) else None
+    if unbuilt is not None and doubt is not None and unbuilt in doubt:
+        # what the rule doubts of the object's own failing build is said once, below
+        doubt = "; ".join(part for part in doubt.split("; ") if unbuilt not in part) or None
+    if doubt is None and unbuilt is None and v.obj is not None and model is not None and (
             model.doubts or model.unseen):
         doubt = doubt_of(model, v.obj, v.path)
-    level, message = doubted(severity or rule.severity_of(v.kind), v.message, doubt)
+    level, message = doubted(severity or rule.severity_of(v.kind), v.message, doubt, unbuilt)
     if v.obj is None:
         line, column, file, ref = v.line or 1, v.column or 1, v.file or "", ""
     else:

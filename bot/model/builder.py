@@ -47,6 +47,7 @@ from reviewbot.model.objects import (
     add_identity,
     cluster_inventory,
     custom_resource_pods,
+    failing_build,
     items,
     kserve_services,
     mapping,
@@ -240,6 +241,10 @@ def build_model(
     facts = model.derived.get("ci") or read_ci(tree, model.files)
     model.derived["ci"] = facts
     apply_doubts(model, facts, graph)
+    # what only builds kustomize refuses make is not applied: its findings say so
+    for obj in objects:
+        if (failing := failing_build(model, obj)) is not None:
+            model.unbuilt[id(obj)] = failing
     model.services.extend(kserve_services(model.pods))
     for obj in model.objects:
         if obj.namespace and obj.namespace not in model.namespaces:

@@ -10,6 +10,7 @@ object. A finding that depends on no such variable is as certain as without them
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from reviewbot.load.paths import Path
@@ -30,6 +31,22 @@ def doubt_of(model: Model, obj: KObject, path: Path) -> str | None:
         if names:
             return unseen.doubt(names)
     return model.doubts.get(id(obj))
+
+
+def runs_doubt(model: Model, pods: Iterable[PodTemplate]) -> str | None:
+    """What a finding that counts ``pods`` (a node's sum, a policy's peers) could not see
+    when some of them are made only by builds that fail (``Model.unbuilt``): whether the
+    cluster runs them at all (Flux keeps the last revision that built, ``kubectl apply -k``
+    applies nothing), as a noun phrase naming them and the first build's failure; None when
+    every one of them is built."""
+    unbuilt = model.unbuilt
+    failing = [(p, unbuilt[id(p.obj)]) for p in pods if id(p.obj) in unbuilt]
+    if not failing:
+        return None
+    names = list(dict.fromkeys(f"{p.namespace}/{p.name}" for p, _ in failing))
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return (f"whether the cluster runs {shown}: {failing[0][1]}, so none of it is applied "
+            "until it builds")
 
 
 def depends_on(model: Model, obj: KObject, path: Path) -> list[Any]:

@@ -385,6 +385,11 @@ class Model:
     # id(object) -> the variables a Flux postBuild left in it, their values unreadable: a
     # finding names those in the fields it depends on (:func:`reviewbot.model.doubts.doubt_of`)
     unseen: dict[int, Unseen] = field(default_factory=dict)
+    # id(object) -> the build that fails, when every build that makes it fails ("the build of
+    # apps/web fails (apps/web/kustomization.yaml: 'x.yaml' does not exist)":
+    # :func:`failing_build`): nothing of it is applied, so findings on it are at most
+    # warnings that say so (engine.findings.doubted)
+    unbuilt: dict[int, str] = field(default_factory=dict)
     # files no cluster root applies (:mod:`reviewbot.model.reach`; empty when the repository
     # has no roots): no object of theirs is built, no finding is reported in them
     unapplied: frozenset[str] = frozenset()
@@ -436,7 +441,7 @@ def cluster_views(model: Model) -> list[tuple[str | None, Model]]:
             services=[s for s in model.services if mine(s.obj)],
             network_policies=[o for o in model.network_policies if mine(o)],
             kustomizations=model.kustomizations, doubts=model.doubts, unseen=model.unseen,
-            unapplied=model.unapplied, refused=model.refused,
+            unbuilt=model.unbuilt, unapplied=model.unapplied, refused=model.refused,
             values_patterns=model.values_patterns,
         )
         view.namespaces.update((key, ns) for key, ns in model.namespaces.items()
@@ -1155,6 +1160,27 @@ def refused_build(model: Model, obj: KObject, judged: Model | None = None,
     found = makers(model, obj)
     refusals = [_refusal(judged, m, judged is model) for m in found]
     return refusals[0] if found and all(refusals) else None
+
+
+def failing_build(model: Model, obj: KObject) -> str | None:
+    """The builds that make ``obj`` when kustomize refuses every one of them
+    (:func:`refused_build`), as a clause: "the build of apps/web fails
+    (apps/web/kustomization.yaml: 'x.yaml' does not exist)", or None (one of them builds, or
+    none is known). Nothing of such an object is applied: ``kubectl apply -k`` applies
+    nothing, Flux keeps the last revision that built, Argo CD shows a ComparisonError."""
+    found = makers(model, obj)
+    refusals = [_refusal(model, m, True) for m in found]
+    first = refusals[0] if found and all(refusals) else None
+    if first is None:
+        return None
+    file, entry, why = first
+    folder = found[0].folder
+    if found[0].applier is None and folder and file.startswith(folder + "/"):
+        file = file[len(folder) + 1:]  # the folder is named already
+    name = found[0].name if found[0].name != "." else "the repository's root folder"
+    builds = (f"the build of {name} fails" if len(found) == 1 else
+              f"the builds of {name} and {len(found) - 1} more fail")
+    return f"{builds} ({file}: {entry!r} {why})"
 
 
 def _refusal(judged: Model, maker: Maker, same: bool) -> tuple[str, str, str] | None:

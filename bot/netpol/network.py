@@ -44,6 +44,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.escape import json_text, term
+from reviewbot.model.doubts import runs_doubt
 from reviewbot.model.kustomize import Graph, argo_sources
 from reviewbot.model.objects import (
     NAME_LABEL,
@@ -131,7 +132,9 @@ class Network:
             for pod_id, pod_made in release.pods.items():
                 rendered[pod_id] = (pod_made, release.rendered_by)
         self.pods: list[PodTemplate] = []
-        self.rendered_by: dict[int, str] = {}  # pod index -> what renders it (a doubt)
+        # pod index -> what could not be seen of it (a doubt): the chart that renders it, or
+        # the build that fails to make it
+        self.rendered_by: dict[int, str] = {}
         for p in model.pods:
             found = rendered.get(id(p)) if p.from_values else None
             if p.from_values and found is None:
@@ -143,6 +146,10 @@ class Network:
             if found is not None:
                 self.rendered_by[len(self.pods)] = found[1]
                 p = found[0]
+            elif (failing := runs_doubt(model, (p,))) is not None:
+                # a pod of builds that all fail: the cluster runs it as an earlier revision
+                # built it, or not at all (a doubt of the findings that lean on it)
+                self.rendered_by[len(self.pods)] = failing
             self.pods.append(p)
         # the ingress controller, a stand-in pod, when Ingress/Route objects send it traffic
         self.ingresses: list[KObject] = []
