@@ -45,6 +45,7 @@ from reviewbot.model.objects import (
     Service,
     ServicePort,
     add_identity,
+    any_refused,
     cluster_inventory,
     custom_resource_pods,
     failing_build,
@@ -242,9 +243,10 @@ def build_model(
     model.derived["ci"] = facts
     apply_doubts(model, facts, graph)
     # what only builds kustomize refuses make is not applied: its findings say so
-    for obj in objects:
-        if (failing := failing_build(model, obj)) is not None:
-            model.unbuilt[id(obj)] = failing
+    if any_refused(model):
+        for obj in objects:
+            if (failing := failing_build(model, obj)) is not None:
+                model.unbuilt[id(obj)] = failing
     model.services.extend(kserve_services(model.pods))
     for obj in model.objects:
         if obj.namespace and obj.namespace not in model.namespaces:

@@ -1162,6 +1162,15 @@ def refused_build(model: Model, obj: KObject, judged: Model | None = None,
     return refusals[0] if found and all(refusals) else None
 
 
+def any_refused(model: Model) -> bool:
+    """Whether kustomize refuses some kustomization of the model's tree as
+    :func:`refused_entry` judges its entries (else no build fails, and no object need be
+    asked which builds make it)."""
+    graph, index = model_graph(model), tree_index(model)
+    return any(next(missing_entries(k, index, graph), None) is not None
+               or refusing_patches(graph, k) for k in graph.by_dir.values())
+
+
 def failing_build(model: Model, obj: KObject) -> str | None:
     """The builds that make ``obj`` when kustomize refuses every one of them
     (:func:`refused_build`), as a clause: "the build of apps/web fails
