@@ -346,7 +346,8 @@ class Model:
     ``templates`` (pod templates no pod runs as written), ``services``,
     ``network_policies``, ``namespaces`` and ``kustomizations``. ``inventory`` is the
     configured cluster; with several clusters in one tree, ``clusters`` says which each object
-    belongs to. ``doubts`` says what could not be seen of how an object reaches its cluster;
+    belongs to. ``doubts`` says what could not be seen of how an object reaches its cluster,
+    ``unbuilt`` which objects no build that works makes (nothing of them is applied);
     ``skipped`` what was not read, and why.
 
     Built once by :func:`reviewbot.model.builder.build_model`, with the configuration passed
