@@ -440,3 +440,48 @@ def test_a_parse_leaves_the_c_wrappers_with_their_own_event_classes() -> None:
         assert getattr(yaml._yaml, name) is getattr(yaml.events, name) is not fast
         assert getattr(ruamel_c, name) is getattr(ruamel.yaml.events, name) is not fast
     assert yaml.load("a: [1, 2]\n", Loader=yaml.CSafeLoader) == {"a": [1, 2]}
+
+
+# A document's own text (its lines to the next document's; the first's from the start) holds
+# all of it: read alone, it gives the document; ``documents_holding`` names the documents
+# whose own text holds a needle (what postBuild substitution asks: may it spell ``${``)
+def _own_texts_hold_their_documents(data: bytes) -> None:
+    lf = loader.load(FileRecord("f.yaml", "blob", data))
+    if "\r" in lf.text or "\x85" in lf.text or "\u2028" in lf.text or "\u2029" in lf.text:
+        return  # (other line breaks: every document holding it is named, tested below)
+    lines = lf.text.split("\n")
+    starts = [d.line for d in lf.documents]
+    for n, doc in enumerate(lf.documents):
+        begin = starts[n] - 1 if n else 0
+        end = starts[n + 1] - 1 if n + 1 < len(starts) else len(lines)
+        own = "\n".join(lines[begin:end])
+        if len(lf.documents) > 1:
+            alone = loader.load(FileRecord("f.yaml", "blob", own.encode()))
+            assert alone.documents and _canon(alone.documents[0].value) == _canon(doc.value)
+        for needle in ("${", ": ", "- ", "a", "\\", "#"):
+            assert (doc.index in lf.documents_holding(needle)) == (needle in own), needle
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="no corpus beside the clone")
+def test_the_corpus_s_documents_are_their_own_texts() -> None:
+    for path in _files(CORPUS)[::5]:
+        try:
+            _own_texts_hold_their_documents(path.read_bytes())
+        except AssertionError as exc:
+            raise AssertionError(f"{path}: a document is not its own text") from exc
+
+
+@pytest.mark.parametrize("text", CASES.values(), ids=CASES.keys())
+def test_cases_documents_are_their_own_texts(text: str) -> None:
+    _own_texts_hold_their_documents(text.encode())
+
+
+@given(st.lists(_LINE, min_size=1, max_size=14))
+def test_generated_documents_are_their_own_texts(lines: list[tuple[int, str, str, str]]) -> None:
+    _own_texts_hold_their_documents(_text(lines).encode())
+
+
+def test_with_other_line_breaks_every_document_holding_a_needle_is_named() -> None:
+    lf = loader.load(FileRecord("f.yaml", "blob", b"a: 1\r\n---\r\nb: ${X}\r\n"))
+    assert lf.documents_holding("${") == {0, 1}
+    assert lf.documents_holding("nowhere") == set()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -733,3 +734,73 @@ def test_without_roots_vendored_code_and_test_data_are_kept_aside_unless_built(
     assert sorted(f.message for f in result.findings if f.kind == "not-applied") == [
         f"{top} (1 manifest file) is kept aside (vendored code or test data no build reads), "
         "so nothing in it is judged" for top in ("pkg", "vendor")]
+
+
+# Substitution walks only the objects some text of theirs may spell a ``${`` in; each case
+# brings the variable through another text than the object's own document (which holds none)
+SPELLED = {
+    "the kustomization's namespace": (
+        {"apps/kustomization.yaml": "namespace: ns-${APP}\nresources: [web.yaml]\n"},
+        ("metadata", "namespace"), "ns-real"),
+    "the kustomization's labels": (
+        {"apps/kustomization.yaml": "commonLabels: {team: '${APP}'}\nresources: [web.yaml]\n"},
+        ("metadata", "labels", "team"), "real"),
+    "a component's name prefix": (
+        {"apps/kustomization.yaml": "resources: [web.yaml]\ncomponents: [../parts]\n",
+         "parts/kustomization.yaml": ("apiVersion: kustomize.config.k8s.io/v1alpha1\n"
+                                      "kind: Component\nnamePrefix: ${APP}-\n")},
+        ("metadata", "name"), "real-web"),
+    "a patch file": (
+        {"apps/kustomization.yaml": "resources: [web.yaml]\npatches: [{path: patch.yaml}]\n",
+         "apps/patch.yaml": ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
+                             "spec: {replicas: '${N}'}\n")},
+        ("spec", "replicas"), 3),
+    "another document of the patch's file": (
+        {"apps/kustomization.yaml": "resources: [web.yaml]\npatches: [{path: patch.yaml}]\n",
+         "apps/patch.yaml": ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
+                             "spec: {paused: false}\n---\nkind: Other\nname: '${APP}'\n")},
+        ("spec", "paused"), False),
+    "a replacement's source": (
+        {"apps/kustomization.yaml": (
+            "resources: [web.yaml, settings.yaml]\nreplacements:\n"
+            "- source: {kind: ConfigMap, name: settings, fieldPath: data.team}\n"
+            "  targets:\n  - select: {kind: Deployment}\n"
+            "    fieldPaths: [metadata.labels.team]\n    options: {create: true}\n"),
+         "apps/settings.yaml": ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"
+                                "data: {team: '${APP}'}\n")},
+        ("metadata", "labels", "team"), "real"),
+    "the Flux Kustomization's targetNamespace": (
+        {"clusters/prod/apps.yaml": "  targetNamespace: ${APP}\n"},
+        ("metadata", "namespace"), "real"),
+    "the Flux Kustomization's patches": (
+        {"clusters/prod/apps.yaml": (
+            "  patches:\n  - target: {kind: Deployment}\n    patch: |\n"
+            "      - {op: add, path: /metadata/labels/team, value: '${APP}'}\n")},
+        ("metadata", "labels", "team"), "real"),
+    "an escaped dollar": (
+        {"apps/web.yaml": "tier: x, team: \"\\x24{APP}\""},
+        ("metadata", "labels", "team"), "real"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SPELLED))
+def test_a_variable_any_text_of_a_build_brings_is_substituted(tmp_path: Path, case: str) -> None:
+    extra, path, expected = SPELLED[case]
+    files = {"apps/kustomization.yaml": "resources: [web.yaml]\n",
+             "apps/web.yaml": (FLOATING % "web").replace("namespace: apps", "namespace: apps, "
+                                                         "labels: {tier: x}"),
+             "clusters/prod/apps.yaml": APPS % ("./apps", "GitRepository", "flux-system") + (
+                 "  postBuild:\n    substitute: {APP: real, N: '3'}\n")}
+    for name, text in extra.items():
+        if name == "clusters/prod/apps.yaml":
+            files[name] = files[name].replace("  postBuild:", text + "  postBuild:")
+        elif name == "apps/web.yaml":
+            files[name] = files[name].replace("tier: x", text)
+        else:
+            files[name] = text
+    result = bootstrap(tmp_path, files)
+    web = next(o for o in result.model.objects if o.kind == "Deployment")
+    value: Any = web.body
+    for step in path:
+        value = value[step]
+    assert value == expected

@@ -8,12 +8,23 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reviewbot.model.substitute import Substitutions, Values, expand, substitute
+from reviewbot.load.loader import load
+from reviewbot.model.substitute import (
+    Substitutions,
+    Values,
+    expand,
+    substitute,
+    variable_documents,
+)
+from reviewbot.sources.tree import FileRecord
 
 
 def _reference(value: Any, values: Values, missing: set[str]) -> Any:
@@ -224,3 +235,38 @@ def test_the_fast_reading_of_a_plain_default_is_the_parser_s(text: str, values: 
         return out, missing, names, unset
 
     assert run(True) == run(False)
+
+
+def _texts(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _texts(k)
+            yield from _texts(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _texts(v)
+
+
+@pytest.mark.parametrize("text", [
+    'a: "\\x24{A}"\n', 'a: "\\u0024{A}"\n', 'a: "\\U00000024{A}"\n', 'a: "$\\x7b A}"\n',
+    'a: "$\\\n  {A}"\n', "a: |\n  ${A}\n", "${A}: 1\n", "a: '$${A}'\n"])
+def test_a_text_that_spells_a_variable_is_told(text: str) -> None:
+    lf = load(FileRecord("f.yaml", "blob", text.encode()))
+    assert any("${" in t for t in _texts(lf.documents[0].value))
+    assert variable_documents(lf) == {0}
+
+
+@given(st.recursive(st.text(alphabet="${}ab \\\n\t\"'é", max_size=12),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                        st.text(alphabet="${}ab", max_size=4), inner, max_size=3)),
+       st.sampled_from([None, '"', "'", "|", ">"]), st.integers(10, 40))
+def test_a_text_without_a_spelled_variable_reads_as_none(value: Any, style: str | None,
+                                                           width: int) -> None:
+    # YAML as PyYAML writes it in every style: if no text of what it reads holds a ``${``
+    # the check may say either; if one does, the check says so
+    text = yaml.safe_dump({"v": value}, default_style=style, width=width, allow_unicode=False)
+    lf = load(FileRecord("f.yaml", "blob", text.encode()))
+    if lf.documents and any("${" in t for t in _texts(lf.documents[0].value)):
+        assert variable_documents(lf) == {0}

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 import sys
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -356,6 +356,29 @@ class LoadedFile:
         begin = self._line_start(counts, first)
         end = self._line_start(counts, following) if following is not None else len(self.text)
         return self.text[begin:end], first - 1, 0
+
+    def documents_holding(self, needle: str) -> set[int]:
+        """The indices of the documents whose own text holds ``needle`` (one line's text at
+        most): a document's own text is its lines to the next document's (the first's from
+        the start), where every key and scalar of it is spelled, as anchors and aliases do
+        not cross documents (what :meth:`_positions_of` composes a later one from); every
+        document's when the file holds it and line breaks besides "\n" leave no lines."""
+        text = self.text
+        at = text.find(needle)
+        if at < 0:
+            return set()
+        documents = self.documents
+        if len(documents) < 2 or any(c in text for c in _OTHER_BREAKS):
+            return {d.index for d in documents}
+        starts = [d.line for d in documents]
+        out: set[int] = set()
+        line, last = 1, 0
+        while at >= 0:
+            line += text.count("\n", last, at)
+            last = at
+            out.add(documents[max(bisect_right(starts, line) - 1, 0)].index)
+            at = text.find(needle, at + len(needle))
+        return out
 
     def _line_start(self, counts: list[int], line: int) -> int:
         """Where 1-based ``line`` starts in ``text`` (its length for a line past the end):

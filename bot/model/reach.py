@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reviewbot.load.loader import Document
+from reviewbot.load.loader import Document, LoadedFile
 from reviewbot.model.kustomize import (
     ARGO_DIRECTORY,
     FLUX_GROUP,
@@ -56,12 +56,13 @@ from reviewbot.model.kustomize import (
     join,
 )
 from reviewbot.model.objects import Model
-from reviewbot.model.resource import Resource, dict_of, list_of, text_of
+from reviewbot.model.resource import Origins, Resource, dict_of, list_of, text_of
 from reviewbot.model.substitute import (
     Substitutions,
     Unseen,
     config_data,
     post_build_values,
+    variable_documents,
 )
 
 ARGO_GROUP = "argoproj.io"
@@ -69,6 +70,9 @@ ARGO_GROUP = "argoproj.io"
 BUILD_FIELDS = ("path", "targetNamespace", "patches", "images", "components", "namePrefix",
                 "nameSuffix", "commonMetadata", "postBuild", "sourceRef")
 _SORTED_FIELDS = tuple(sorted(BUILD_FIELDS))  # (the walk's key names them in this order)
+# the fields of a Flux Kustomization's spec that write texts into what it applies, besides
+# ``patches`` (whose origins name what they wrote)
+_WRITING_FIELDS = ("commonMetadata", "images", "namePrefix", "nameSuffix", "targetNamespace")
 _PUSH = re.compile(r"flux\s+push\s+artifact\s+['\"]?((?:oci://|\$)[^\s'\"]+)['\"]?((?:\\\n|[^\n;&|])*)")
 _PUSH_PATH = re.compile(r"--path[= ]+['\"]?([^\s'\"]+)")
 _ENV_REF = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
@@ -209,7 +213,8 @@ class _Walker:
         # each cluster's builds made so far (a name several clusters define differently)
         self.config_documents = (*by_kind.get("ConfigMap", ()), *by_kind.get("Secret", ()))
         self.cluster_config: dict[str, dict[tuple[str, str, str], Mapping[str, Any]]] = {}
-        self.variables: dict[str, bool] = {}  # file -> whether its text holds a ``${``
+        # id(file) -> (the file, its documents whose own text may spell a ``${``)
+        self.variables: dict[int, tuple[LoadedFile, set[int]]] = {}
         self.substitutions = Substitutions()
 
     @functools.cached_property
@@ -458,16 +463,13 @@ class _Walker:
         if values is None:
             return resources
         out = []
-        variables = self.variables
+        plain = self._plain(build, spec)
+        # the spec's patches (their origins name a stand-in document of the spec's file)
+        patches = "${" in self.graph.spec_key(spec, ("patches",)) if plain else True
         for r in resources:
-            if r.doc is not None and not r.origins:
-                path = r.doc.file.path
-                found = variables.get(path)
-                if found is None:
-                    found = variables[path] = "${" in r.doc.file.text
-                if not found:
-                    out.append(r)  # written without a variable, patched by nothing
-                    continue
+            if plain and r.doc is not None and not self._spelled_by(r.doc, r.origins, patches):
+                out.append(r)  # no text it is made of spells a variable
+                continue
             body, missing = self.substitutions.substitute(r.body, values)
             if body is not r.body:
                 r = Resource(r.doc, r.path, body, r.origins)
@@ -476,6 +478,50 @@ class _Walker:
                 self.reach.kept.append(r.body)
             out.append(r)
         return out
+
+    def _plain(self, build: Build, spec: Mapping[str, Any]) -> bool:
+        """Whether only its objects' own documents and the patches their origins name can
+        bring a ``${`` into what ``build`` with ``spec`` makes (substitution then walks only
+        objects made of such texts): no kustomization or component it read spells one, none
+        copies values between objects (``vars``, ``replacements``), and the fields of the
+        spec that write into objects besides its patches (namespace, name prefix and suffix,
+        images, ``commonMetadata``) spell none. A name reference follows a name written in
+        the referring document; a generated object (no document) is always walked."""
+        if build.variables or "${" in self.graph.spec_key(spec, _WRITING_FIELDS):
+            return False
+        by_dir = self.graph.by_dir
+        for folder in build.reads:
+            k = by_dir.get(folder)
+            if k is not None and ("replacements" in k.body or self._spelled(k.doc)):
+                return False
+        return True
+
+    def _spelled(self, doc: Document) -> bool:
+        """Whether document ``doc``'s own text may spell ``${`` (its file read once)."""
+        lf = doc.file
+        found = self.variables.get(id(lf))
+        if found is None or found[0] is not lf:
+            found = self.variables[id(lf)] = (lf, variable_documents(lf))
+        return doc.index in found[1]
+
+    def _spelled_by(self, doc: Document, origins: Origins, patches: bool) -> bool:
+        """Whether an object's document or a patch its ``origins`` name may spell ``${``
+        (``patches``: whether the spec's patches may, which a document not of the tree
+        stands for)."""
+        spelled = self._spelled
+        if spelled(doc):
+            return True
+        if not origins:
+            return False
+        files = self.graph.files
+        seen: set[int] = set()
+        for doc, _ in origins.values():
+            if id(doc) in seen:
+                continue
+            seen.add(id(doc))
+            if spelled(doc) or (patches and files.get(doc.file.path) is not doc.file):
+                return True
+        return False
 
     def _config(self, cluster: str, kind: str, namespace: str,
                 name: str) -> Mapping[str, str] | None:

@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from reviewbot.load.loader import LoadedFile
+
 DISABLED = "kustomize.toolkit.fluxcd.io/substitute"
 # a variable's name (letters, digits, ``_``: Flux's ``acceptIdent``), a default's operator
 # (``:=``, ``:-``, ``:?``, ``:+``, ``=``, and ``-``, which reviewbot reads as ``:-`` does),
@@ -40,6 +42,22 @@ _OPERATOR = re.compile(r":[-=?+]|[=-]")
 _TEXT = re.compile(r"(?:[^$}]|\$(?!\{))+")
 # an expression whose default (if any) holds no ``$``: all of it in one match (most are)
 _SIMPLE = re.compile(r"([^\W]+)(?:(:[-=?+]|[=-])([^$}]*))?\}")
+
+
+# how YAML text spells a ``${``: as written, or by an escape of a double-quoted scalar
+# (``\x24``, ``\u0024``, ``\U00000024``), or by a ``$`` before an escape or an escaped line
+# break (``"$\x7b"``, ``"$\<newline>{"``); the escapes only where the text has a backslash
+SPELLINGS = ("${", "\\x24", "\\u0024", "\\U00000024", "$\\")
+
+
+def variable_documents(lf: LoadedFile) -> set[int]:
+    """The indices of ``lf``'s documents whose text may spell ``${`` (none of the others'
+    keys and scalars holds one: substitution leaves what is made of them alone)."""
+    found = lf.documents_holding("${")
+    if "\\" in lf.text:
+        for spelling in SPELLINGS[1:]:
+            found |= lf.documents_holding(spelling)
+    return found
 
 
 @dataclass(frozen=True)
