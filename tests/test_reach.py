@@ -777,8 +777,19 @@ SPELLED = {
             "  patches:\n  - target: {kind: Deployment}\n    patch: |\n"
             "      - {op: add, path: /metadata/labels/team, value: '${APP}'}\n")},
         ("metadata", "labels", "team"), "real"),
+    "a name a patch gave the object it refers to": (
+        {"apps/kustomization.yaml": (
+            "namespace: apps\nresources: [inner, web.yaml]\n"
+            "patches: [{path: rename.yaml, target: {kind: ConfigMap, name: cm}}]\n"),
+         "apps/inner/kustomization.yaml": "namespace: apps\nresources: [cm.yaml]\n",
+         "apps/inner/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n",
+         "apps/rename.yaml": "- {op: replace, path: /metadata/name, value: 'cm-${APP}'}\n",
+         "apps/web.yaml": ('image: "web:latest"}',
+                           'image: "web:latest", envFrom: [{configMapRef: {name: cm}}]}')},
+        ("spec", "template", "spec", "containers", 0, "envFrom", 0, "configMapRef", "name"),
+        "cm-real"),
     "an escaped dollar": (
-        {"apps/web.yaml": "tier: x, team: \"\\x24{APP}\""},
+        {"apps/web.yaml": ("tier: x", "tier: x, team: \"\\x24{APP}\"")},
         ("metadata", "labels", "team"), "real"),
 }
 
@@ -795,7 +806,7 @@ def test_a_variable_any_text_of_a_build_brings_is_substituted(tmp_path: Path, ca
         if name == "clusters/prod/apps.yaml":
             files[name] = files[name].replace("  postBuild:", text + "  postBuild:")
         elif name == "apps/web.yaml":
-            files[name] = files[name].replace("tier: x", text)
+            files[name] = files[name].replace(*text)
         else:
             files[name] = text
     result = bootstrap(tmp_path, files)

@@ -215,6 +215,8 @@ class _Walker:
         self.cluster_config: dict[str, dict[tuple[str, str, str], Mapping[str, Any]]] = {}
         # id(file) -> (the file, its documents whose own text may spell a ``${``)
         self.variables: dict[int, tuple[LoadedFile, set[int]]] = {}
+        # id(build) -> (the build, whether it renamed no object to a ``${``)
+        self.named_plain: dict[int, tuple[Build, bool]] = {}
         self.substitutions = Substitutions()
 
     @functools.cached_property
@@ -485,8 +487,9 @@ class _Walker:
         objects made of such texts): no kustomization or component it read spells one, none
         copies values between objects (``vars``, ``replacements``), and the fields of the
         spec that write into objects besides its patches (namespace, name prefix and suffix,
-        images, ``commonMetadata``) spell none. A name reference follows a name written in
-        the referring document; a generated object (no document) is always walked."""
+        images, ``commonMetadata``) spell none, and no object was renamed to a ``${`` (what a
+        name reference copies into a referring object). A generated object (no document) is
+        always walked."""
         if build.variables or "${" in self.graph.spec_key(spec, _WRITING_FIELDS):
             return False
         by_dir = self.graph.by_dir
@@ -494,7 +497,10 @@ class _Walker:
             k = by_dir.get(folder)
             if k is not None and ("replacements" in k.body or self._spelled(k.doc)):
                 return False
-        return True
+        found = self.named_plain.get(id(build))
+        if found is None or found[0] is not build:
+            found = self.named_plain[id(build)] = (build, not _renamed_to_variable(build))
+        return found[1]
 
     def _spelled(self, doc: Document) -> bool:
         """Whether document ``doc``'s own text may spell ``${`` (its file read once)."""
@@ -902,6 +908,27 @@ def _fill(template: Any, params: Mapping[str, str]) -> Any:
     if isinstance(template, list):
         return [_fill(v, params) for v in template]
     return template
+
+
+def _renamed_to_variable(build: Build) -> bool:
+    """Whether the build renamed an object (or moved it to a namespace) from an id without
+    ``${`` to a name or namespace with one: a name reference to its former id then copies
+    the ``${`` into the referring object (references follow only previous ids)."""
+    for r in build.finished:
+        previous = r.renames.previous
+        if not previous:
+            continue
+        meta = r.body.get("metadata")
+        if not isinstance(meta, dict):
+            continue
+        name, namespace = meta.get("name"), meta.get("namespace")
+        if isinstance(name, str) and "${" in name and any(
+                "${" not in p[2] for p in previous):
+            return True
+        if isinstance(namespace, str) and "${" in namespace and any(
+                "${" not in p[1] for p in previous):
+            return True
+    return False
 
 
 def _with_metadata(r: Resource, common: Mapping[str, Any]) -> Resource:
