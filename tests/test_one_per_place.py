@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reviewbot.engine.findings import Finding, one_per_place
+from reviewbot.engine.findings import Finding, doubted, one_per_place
 
 from .helpers import GitRepo, lint_dir, run_cli
 
@@ -149,3 +149,31 @@ def test_a_problem_made_worse_in_both_clusters_is_one_finding(
     data = json.loads(out)
     assert [(f["line"], f["new"], f["worse"]) for f in data["findings"]] == [
         (11, False, "warning -> error")]
+
+
+def _unbuilt(overlay: str, cluster: str) -> Finding:
+    severity, message = doubted(
+        "error", "web: image nginx:latest floats", None,
+        f"the build of Flux Kustomization flux-system/apps fails (apps/{overlay}/"
+        "kustomization.yaml: '../../rbac/reader.yaml' does not exist)")
+    return replace(_f(message, (cluster,)), severity=severity)
+
+
+def test_a_build_failing_alike_in_each_cluster_is_one_finding_naming_the_first_and_the_others(
+) -> None:
+    merged = one_per_place([_unbuilt("ptl", "ptl"), _unbuilt("sbox", "sbox"),
+                            _unbuilt("prod", "prod")])
+    assert [(f.severity, f.clusters) for f in merged] == [("warning", ("prod", "ptl", "sbox"))]
+    assert merged[0].message == (
+        "web: image nginx:latest floats. Not applied: the build of Flux Kustomization "
+        "flux-system/apps fails (apps/ptl/kustomization.yaml: '../../rbac/reader.yaml' does "
+        "not exist; alike in apps/sbox/kustomization.yaml and apps/prod/kustomization.yaml), "
+        "so none of this is applied until it builds.")
+
+
+def test_the_same_text_applied_in_one_cluster_and_not_in_another_stays_two_findings() -> None:
+    applied = replace(_f(clusters=("prod",)), severity="warning",
+                      message="web: image nginx:latest floats.")
+    merged = one_per_place([_unbuilt("ptl", "ptl"), applied])
+    assert [(f.clusters, "Not applied" in f.message) for f in merged] == [
+        (("ptl",), True), (("prod",), False)]

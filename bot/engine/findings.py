@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
@@ -138,8 +139,39 @@ def doubted(severity: str, message: str, doubt: str | None,
     if doubt:
         text += f" Not certain: reviewbot could not see {doubt}."
     if unbuilt:
-        text += f" Not applied: {unbuilt}, so none of this is applied until it builds."
+        text += f"{_UNBUILT_START}{unbuilt}{_UNBUILT_END}"
     return severity, text
+
+
+_UNBUILT_START, _UNBUILT_END = " Not applied: ", ", so none of this is applied until it builds."
+# model.objects.failing_build's clause: "the build of NAME fails (FILE: 'ENTRY' why)"
+_FAILING = re.compile(r"(the builds? of .+? fails?) \((.+?): (.+)\)", re.S)
+
+
+def _unbuilt(message: str) -> tuple[str, str | None]:
+    """``message`` without the "Not applied" sentence :func:`doubted` ends it with, and that
+    sentence's clause (None when it has none)."""
+    if message.endswith(_UNBUILT_END):
+        at = message.rfind(_UNBUILT_START)
+        if at >= 0:
+            return message[:at], message[at + len(_UNBUILT_START):-len(_UNBUILT_END)]
+    return message, None
+
+
+def _unbuilt_of_all(clauses: list[str]) -> str:
+    """The failing builds of one place's findings (one per cluster) as one clause: the
+    same build failing on the same entry in several overlays names the first file and the
+    others ("alike in ..."); else each clause, in order."""
+    if len(clauses) == 1:
+        return clauses[0]
+    parts = [_FAILING.fullmatch(c) for c in clauses]
+    if all(parts) and len({(m.group(1), m.group(3)) for m in parts if m}) == 1:
+        first = parts[0]
+        assert first is not None
+        others = [m.group(2) for m in parts[1:] if m]
+        return (f"{first.group(1)} ({first.group(2)}: {first.group(3)}; alike in "
+                f"{', '.join(others[:-1]) + ' and ' if len(others) > 1 else ''}{others[-1]})")
+    return "; ".join(clauses)
 
 
 @dataclass(frozen=True)
@@ -242,8 +274,10 @@ def sort_key(f: Finding) -> tuple[Any, ...]:
 
 
 # a finding's compared fields but its clusters, newness and worsening (one_per_place's key)
-_PLACE = attrgetter(*(f.name for f in fields(Finding)
-                      if f.compare and f.name not in ("clusters", "new", "worse")))
+_PLACE_FIELDS = tuple(f.name for f in fields(Finding)
+                      if f.compare and f.name not in ("clusters", "new", "worse"))
+_PLACE = attrgetter(*_PLACE_FIELDS)
+_MESSAGE_AT = _PLACE_FIELDS.index("message")
 
 
 def one_per_place(findings: Iterable[Finding]) -> list[Finding]:
@@ -253,11 +287,21 @@ def one_per_place(findings: Iterable[Finding]) -> list[Finding]:
     any of theirs (clusters match when they overlap); in a review it is new when one of
     them is (the problem reaches a cluster it did not), worse as the first that is."""
     merged: dict[tuple[Any, ...], Finding] = {}
+    # key -> the "Not applied" clauses of its findings (a build failing in each cluster:
+    # one finding says where each fails)
+    unbuilt: dict[tuple[Any, ...], list[str]] = {}
     for f in findings:
         # the finding as its place tells it apart: its compared fields, those of a finding
         # of clusters without them (as ``replace(f, clusters=(), new=None, worse="")``
         # compares, without making one: hmcts' 322 findings 1.5 -> 0.6 ms)
-        key = (_PLACE(f), None, "") if f.clusters else (_PLACE(f), f.new, f.worse)
+        place = _PLACE(f)
+        head, clause = _unbuilt(f.message) if f.clusters else (f.message, None)
+        if clause is not None:  # (kept apart from the same text applied elsewhere)
+            place = (*place[:_MESSAGE_AT], head, *place[_MESSAGE_AT + 1:], _UNBUILT_START)
+            clauses = unbuilt.setdefault((place, None, ""), [])
+            if clause not in clauses:
+                clauses.append(clause)
+        key = (place, None, "") if f.clusters else (place, f.new, f.worse)
         first = merged.get(key)
         if first is None:
             merged[key] = f
@@ -266,4 +310,10 @@ def one_per_place(findings: Iterable[Finding]) -> list[Finding]:
             first, clusters=tuple(sorted({*first.clusters, *f.clusters})),
             new=None if first.new is None and f.new is None else bool(first.new or f.new),
             worse=first.worse or f.worse)
+    for key, clauses in unbuilt.items():
+        if len(clauses) > 1:
+            one = merged[key]
+            merged[key] = replace(one, message=(
+                f"{_unbuilt(one.message)[0]}{_UNBUILT_START}{_unbuilt_of_all(clauses)}"
+                f"{_UNBUILT_END}"))
     return list(merged.values())
