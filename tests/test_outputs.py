@@ -154,3 +154,30 @@ def test_text_counts_what_it_skipped_files_and_folders_alike(
     assert [plural(n, "NetworkPolicy", "NetworkPolicies") for n in (0, 1, 2)] == [
         "0 NetworkPolicies", "1 NetworkPolicy", "2 NetworkPolicies"]
     assert plural(2, "file") == "2 files"
+
+
+def test_text_names_the_others_quiet_at_one_line_and_json_keeps_each() -> None:
+    """Nine apps built from one shared component: the rule stays quiet at the same line for
+    each. The terminal shows the first reason in full and names the others; JSON lists all."""
+    from reviewbot.engine.findings import Quiet
+    from reviewbot.report.base import Report
+    from reviewbot.report.render import render
+
+    reason = "NetworkPolicy {}/{}-metrics: podSelector app={} matches no pod in {}, but ..."
+    apps = [("games", "romm"), ("llm", "litellm"), ("llm", "miso"), ("llm", "webui"),
+            ("web", "blog")]
+    quiet = tuple(Quiet("netpol-pairing", "components/np.yaml", 7, reason.format(ns, a, a, ns))
+                  for ns, a in apps) + (
+        Quiet("netpol-pairing", "components/np.yaml", 19, "peer app=prometheus: unseen"),
+        Quiet("netpol-pairing", "components/np.yaml", 19, "no subject here"))
+    report = Report(findings=(), skipped=(), quiet=quiet)
+    text = render(report, "text")
+    assert text.split("not reported on purpose (7):\n", 1)[1].splitlines() == [
+        "  components/np.yaml:7: [netpol-pairing] "
+        "NetworkPolicy games/romm-metrics: podSelector app=romm matches no pod in games, but ...",
+        "    and 4 more at this line, alike: NetworkPolicy llm/litellm-metrics, "
+        "NetworkPolicy llm/miso-metrics, NetworkPolicy llm/webui-metrics and 1 more",
+        "  components/np.yaml:19: [netpol-pairing] peer app=prometheus: unseen",
+        "    and 1 more at this line (`--format json` lists each)",
+    ]
+    assert len(json.loads(render(report, "json"))["skipped"]) == 7

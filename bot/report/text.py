@@ -69,12 +69,34 @@ def render_text(report: Report, color: bool = False) -> str:
         out.append(schema_summary(schema))
     if report.quiet:
         out.append(f"not reported on purpose ({len(report.quiet)}):")
-        out.extend(f"  {term(q.file)}:{q.line}: [{term(q.rule)}] {term(q.reason)}"
-                   for q in report.quiet)
+        out.extend(_quiet_lines(report))
     if report.skipped:
         out.append(f"skipped ({len(report.skipped)}):")  # files and folders alike
         out.extend(f"  {term(s.path)}: {term(s.reason)}" for s in report.skipped)
     return "\n".join(out) + "\n"
+
+
+def _quiet_lines(report: Report) -> list[str]:
+    """The places rules stayed quiet at, one line each; several at one line of one file for
+    one rule (a shared component built for nine apps) show the first in full and name the
+    others by what each reason is about (its text before the first ': '), as a terminal
+    reader scans them; the JSON ``skipped`` list keeps every one whole."""
+    out: list[str] = []
+    groups: dict[tuple[str, int, str], list[str]] = {}
+    for q in report.quiet:
+        groups.setdefault((q.file, q.line, q.rule), []).append(q.reason)
+    for (file, line, rule), reasons in groups.items():
+        out.append(f"  {term(file)}:{line}: [{term(rule)}] {term(reasons[0])}")
+        if len(reasons) == 1:
+            continue
+        subjects = [r.split(": ", 1)[0] for r in reasons[1:]]
+        if all(": " in r and len(x) <= 80 for r, x in zip(reasons[1:], subjects, strict=True)):
+            shown = ", ".join(term(x) for x in subjects[:3])
+            more = f" and {len(subjects) - 3} more" if len(subjects) > 3 else ""
+            out.append(f"    and {len(subjects)} more at this line, alike: {shown}{more}")
+        else:
+            out.append(f"    and {len(subjects)} more at this line (`--format json` lists each)")
+    return out
 
 
 def _counts_line(report: Report, counts: str) -> str:
