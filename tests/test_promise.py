@@ -127,6 +127,41 @@ def test_a_flux_kustomization_whose_build_fails_applies_nothing(tmp_path: Path) 
            "(apps/kustomization.yaml: 'gone.yaml' does not exist)" in digest[0][4]
 
 
+def test_a_configured_root_whose_build_fails_applies_nothing(tmp_path: Path) -> None:
+    """A `clusters:` path of .reviewbot.yaml is applied as a Flux Kustomization with that
+    spec.path, though no object of the tree says so: kustomize refuses its build (a missing
+    file in it, or in a subfolder kustomize-controller's generated kustomization includes),
+    so its objects' findings name the root's folder."""
+    write(tmp_path, {
+        ".reviewbot.yaml": "clusters:\n  - name: production\n    paths: [clusters/production]\n",
+        "clusters/production/kustomization.yaml": "resources: [web.yaml, gone.yaml]\n",
+        "clusters/production/web.yaml": POD})
+    assert _findings(tmp_path) == [
+        ("image-digest", "warning", "clusters/production/web.yaml", 5,
+         "web, container c: image nginx:latest has :latest and no digest, so it runs whatever "
+         "the registry serves when the pod next starts; no build step the repository declares "
+         "(skaffold, ko, a CI step that sets the image or rewrites this file) replaces it. "
+         "Not applied: the build of clusters/production fails (kustomization.yaml: "
+         "'gone.yaml' does not exist), so none of this is applied until it builds."),
+        ("kustomize-integrity", "error", "clusters/production/kustomization.yaml", 1,
+         "resources[1]: 'gone.yaml' does not exist; kustomize refuses the whole build of "
+         "clusters/production (and of every kustomization that includes it): nothing of it "
+         "is applied")]
+    # no kustomization.yaml at the root's folder: Flux generates one holding web/
+    (tmp_path / "clusters/production/kustomization.yaml").unlink()
+    write(tmp_path, {"clusters/production/web/kustomization.yaml":
+                     "resources: [web.yaml, gone.yaml]\n",
+                     "clusters/production/web/web.yaml": POD})
+    (tmp_path / "clusters/production/web.yaml").unlink()
+    digest = [f for f in _findings(tmp_path) if f[0] == "image-digest"]
+    assert [(f[1], f[2]) for f in digest] == [("warning", "clusters/production/web/web.yaml")]
+    assert "Not applied: the build of clusters/production fails (web/kustomization.yaml: " \
+           "'gone.yaml' does not exist)" in digest[0][4]
+    # the build fixed: the root applies it, and the error stands
+    write(tmp_path, {"clusters/production/web/kustomization.yaml": "resources: [web.yaml]\n"})
+    assert [(f[0], f[1]) for f in _findings(tmp_path)] == [("image-digest", "error")]
+
+
 def test_a_doubt_and_a_failing_build_are_both_said() -> None:
     severity, message = doubted("error", "x is wrong", "z", "the build of a fails (b)")
     assert (severity, message) == ("warning", "x is wrong. Not certain: reviewbot could not "

@@ -983,6 +983,10 @@ def owners(model: Model, obj: KObject) -> list[KObject]:
     that each app's Kustomization substitutes is read by all of them). From the reach walk's
     builds (several when their specs build the same); without a walk, or for a build a root
     asked for, :func:`appliers` of its file."""
+    return _walk_owners(model, obj) or list(appliers(model).get(obj.file, []))
+
+
+def _walk_owners(model: Model, obj: KObject) -> list[KObject]:
     by_doc = model.derived.get(("owners",))
     if by_doc is None:
         by_doc = model.derived[("owners",)] = _built_by(model)
@@ -990,7 +994,7 @@ def owners(model: Model, obj: KObject) -> list[KObject]:
     for body, applied_by in by_doc.get(id(obj.doc), ()):
         if body is obj.body or body == obj.body:
             found += [k for k in applied_by if k not in found]
-    return found or list(appliers(model).get(obj.file, []))
+    return found
 
 
 def _built_by(model: Model) -> dict[int, list[tuple[Any, list[KObject]]]]:
@@ -1107,8 +1111,10 @@ def applier_name(applier: KObject) -> str:
 @dataclass(frozen=True)
 class Maker:
     """One build that makes an object: a Flux Kustomization or Argo CD Application whose
-    build holds it (``applier``, :func:`owners`), or, in a repository without cluster roots,
-    the kustomization ``folder`` built as a root."""
+    build holds it (``applier``, :func:`owners`), or the ``folder`` a root builds with no
+    applier object: a ``clusters:`` path of the configuration (a bootstrap folder, a
+    FluxInstance's path), or, in a repository without cluster roots, a kustomization
+    built as a root."""
 
     applier: KObject | None
     folder: str = ""
@@ -1120,11 +1126,23 @@ class Maker:
 
 def makers(model: Model, obj: KObject) -> list[Maker]:
     """The builds that make ``obj`` (none: a file applied as written, or no build known)."""
-    found = owners(model, obj)
+    reach = model.derived.get("reach")
+    if reach is not None:
+        rooted = model.derived.get(("rooted",))
+        if rooted is None:
+            rooted = model.derived[("rooted",)] = _rooted(reach)
+        found = [Maker(a) for a in _walk_owners(model, obj)]
+        if not found:  # a root's build: the objects whose path reads the file apply it
+            found = [Maker(a) for a in appliers(model).get(obj.file, [])]
+            if found:
+                return found
+        for body, folder in rooted.get(id(obj.doc), ()):  # else the root's folder does
+            if (body is obj.body or body == obj.body) and Maker(None, folder) not in found:
+                found.append(Maker(None, folder))
+        return found
+    found = [Maker(a) for a in owners(model, obj)]
     if found:
-        return [Maker(a) for a in found]
-    if model.derived.get("reach") is not None:
-        return []
+        return found
     by_doc = model.derived.get(("root-builds",))
     if by_doc is None:
         by_doc = model.derived[("root-builds",)] = _root_builds(model)
@@ -1132,6 +1150,18 @@ def makers(model: Model, obj: KObject) -> list[Maker]:
     for body, folder in by_doc.get(id(obj.doc), ()):
         if (body is obj.body or body == obj.body) and Maker(None, folder) not in out:
             out.append(Maker(None, folder))
+    return out
+
+
+def _rooted(reach: Any) -> dict[int, list[tuple[Any, str]]]:
+    """id(document) -> (a body a root's own build made of it, the root's folder): the
+    builds of roots without an applier object (``Applied.root``)."""
+    out: dict[int, list[tuple[Any, str]]] = {}
+    for applied in reach.applied:
+        if applied.root is not None:
+            for r in applied.resources:
+                if r.doc is not None:
+                    out.setdefault(id(r.doc), []).append((r.body, applied.root))
     return out
 
 
@@ -1199,11 +1229,11 @@ def _refusal(judged: Model, maker: Maker, same: bool) -> tuple[str, str, str] | 
             iter(judged.by_identity.get(maker.applier.identity, ())), None)
         return refused_entry(judged, now) if now is not None else None
     graph = model_graph(judged)
-    if maker.folder not in graph.by_dir:
-        return None
     key = ("refused-folder", maker.folder)
     if key not in judged.derived:
-        judged.derived[key] = _first_refusal(judged, graph.build(maker.folder))
+        build = (graph.build(maker.folder) if maker.folder in graph.by_dir  # (kustomize-
+                 else graph.path_build("", "./" + maker.folder))  # controller generates one)
+        judged.derived[key] = _first_refusal(judged, build) if build is not None else None
     return judged.derived[key]
 
 

@@ -104,6 +104,9 @@ class Applied:
     # the Flux Kustomizations and Argo CD Applications (as their parent's build made them)
     # that asked for this build: several when their specs build the same (none: a root)
     by: list[Resource] = field(default_factory=list)
+    # the tree folder a root without an applier object applies (``clusters:`` paths, a
+    # bootstrap folder, a FluxInstance's path): the build the root itself makes
+    root: str | None = None
 
 
 @dataclass
@@ -423,7 +426,8 @@ class _Walker:
             self.reach.files |= build.files
             self.reach.files.update(self._entries(build))
             applied = Applied(frozenset({step.cluster}), resources, chain,
-                              [step.by] if step.by is not None else [])
+                              [step.by] if step.by is not None else [],
+                              build.folder if step.by is None and not step.chain else None)
             self.built[key] = applied
             self.reach.applied.append(applied)
             for r in reversed(resources):
