@@ -159,6 +159,19 @@ wrong kind) is not applied in this revision: the cluster runs it as an earlier r
 built it, or not at all. A finding whose flow starts or ends at such a pod is a warning that
 names the pod and the build that fails; its own findings say that none of it is applied.
 
+A policy (NetworkPolicy, Cilium or admin policy) whose every build fails is not applied
+either: the cluster holds it as an earlier revision built it, or not at all, and reviewbot
+cannot see which. So the flows are judged twice, with those policies as written and without
+them. A finding both give stands. A flow denied only with them (they alone isolate the pod,
+or their deny rule denies it) is a warning that names them and the build that fails ("whether
+the cluster holds NetworkPolicy shop/api-isolated: this finding holds only with it"). A flow
+that they alone admit is judged from what the cluster receives, the built policies without
+them: denied, as a warning that names them ("whether the cluster holds NetworkPolicy
+shop/api-from-web from an earlier revision: this finding holds only without it"), since a
+policy the pull request adds in a failing build never reaches the cluster while one an
+earlier revision applied stays there. A finding on an object of the same failing build says
+so once ("Not applied").
+
 Failing example:
 
 ```yaml
@@ -321,26 +334,95 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation | QuietPlace]:
     # and makes no reference cycles, so full collections here would only rescan the model.
     # The evaluator's objects form no reference cycles, so they are freed as soon as it is
     # dropped, before collection resumes: it never makes the collector rescan the model.
-    from reviewbot.netpol.network import Network
-
     collecting = gc.isenabled()
     gc.disable()
     try:
         found: list[Violation | QuietPlace] = []
         for _, view in views(model):  # flows never cross two clusters
-            if not view.network_policies and not _cilium(view) and not _chart_policies(view):
-                continue
-            network = Network(view, exact=False)
-            found += _egress_unmatched(network)
-            found += _ingress_unused(network)
-            found += _dependencies_denied(network, view)
-            found += _selects_nothing(network)
-            found += _dns_denied(network, view)
-            del network
+            judged = _judged(view)
+            unapplied = _unapplied_policies(view)
+            if unapplied:
+                unapplied_ids = {id(o) for o in unapplied}
+                applied = replace(
+                    view,
+                    network_policies=[o for o in view.network_policies
+                                      if id(o) not in unapplied_ids],
+                    objects=[o for o in view.objects if id(o) not in unapplied_ids])
+                judged = _as_applied(view, unapplied, judged, _judged(applied))
+            found += judged
     finally:
         if collecting:
             gc.enable()
     yield from found
+
+
+def _judged(view: Model) -> list[Violation | QuietPlace]:
+    """Every check, on the policies of ``view``."""
+    from reviewbot.netpol.network import Network
+
+    if not view.network_policies and not _cilium(view) and not _chart_policies(view):
+        return []  # nothing is isolated: every flow is allowed on both sides
+    network = Network(view, exact=False)
+    found: list[Violation | QuietPlace] = []
+    found += _egress_unmatched(network)
+    found += _ingress_unused(network)
+    found += _dependencies_denied(network, view)
+    found += _selects_nothing(network)
+    found += _dns_denied(network, view)
+    return found
+
+
+def _unapplied_policies(view: Model) -> list[KObject]:
+    """The NetworkPolicies, Cilium policies and admin policies of ``view`` whose every build
+    fails (``Model.unbuilt``): nothing of them is applied in this revision."""
+    from reviewbot.netpol.policy import ADMIN_GROUP, ADMIN_KINDS
+
+    unbuilt = view.unbuilt
+    if not unbuilt:
+        return []
+    return [o for o in view.objects if id(o) in unbuilt and (
+        (o.kind == "NetworkPolicy" and o.group == "networking.k8s.io")
+        or (o.group == "cilium.io" and o.kind in CILIUM_KINDS)
+        or (o.group == ADMIN_GROUP and o.kind in ADMIN_KINDS))]
+
+
+def _as_applied(view: Model, unapplied: Sequence[KObject],
+                judged: list[Violation | QuietPlace],
+                applied: list[Violation | QuietPlace]) -> list[Violation | QuietPlace]:
+    """The findings as the cluster receives the policies when some are made only by builds
+    that fail (``unapplied``): the cluster holds them as an earlier revision built them, or
+    not at all. A finding both judgements give (with and without them) stands; one only the
+    policies as written give (a denial they make) and one only their absence gives (a flow
+    they alone allow) are warnings naming them and the build that fails."""
+    def same(v: Violation) -> tuple[Any, ...]:
+        return v.kind, id(v.obj), tuple(v.path), v.key
+
+    theirs = {same(v) for v in applied if isinstance(v, Violation)}
+    ours = {same(v) for v in judged if isinstance(v, Violation)}
+    names = list(dict.fromkeys(f"{o.kind} {o.namespace + '/' if o.namespace else ''}{o.name}"
+                               for o in unapplied))
+    shown = ", ".join(names[:MAX_NAMES]) + (
+        f" and {len(names) - MAX_NAMES} more" if len(names) > MAX_NAMES else "")
+    clause = view.unbuilt[id(unapplied[0])]
+    them = "it" if len(names) == 1 else "them"
+    denies = f"whether the cluster holds {shown}: this finding holds only with {them}"
+    allows = (f"whether the cluster holds {shown} from an earlier revision: this finding holds "
+              f"only without {them}")
+
+    def with_doubt(v: Violation, doubt: str) -> Violation:
+        if view.unbuilt.get(id(v.obj)) == clause:
+            return v  # of the same failing build: its "Not applied" says so
+        if v.doubt and clause in v.doubt:  # the build a doubt already names fails
+            return replace(v, doubt=f"{v.doubt}; {doubt} (of that same build)")
+        doubt += f" ({clause}, so none of {them} is applied until it builds)"
+        return replace(v, doubt=f"{v.doubt}; {doubt}" if v.doubt else doubt)
+
+    out: list[Violation | QuietPlace] = [
+        v if not isinstance(v, Violation) or same(v) in theirs else with_doubt(v, denies)
+        for v in judged]
+    out += (with_doubt(v, allows) for v in applied
+            if isinstance(v, Violation) and same(v) not in ours)
+    return out
 
 
 def _chart_policies(model: Model) -> bool:

@@ -53,9 +53,13 @@ def test_examples_findings_in_detail() -> None:
     ]
     assert "on TCP 8080 has no matching ingress in llm-serving. Not certain: reviewbot could " \
            "not see whether the cluster runs llm-serving/" in egress[0].message
+    # and so is llm-serving's ingress policy, which alone isolates them: the denial rests on
+    # a policy that may not be in the cluster
     assert egress[0].message.endswith(
         ": the build of k8s/apps/llm-serving fails (kustomization.yaml: 'ornith.yaml' does "
-        "not exist), so none of it is applied until it builds.")
+        "not exist), so none of it is applied until it builds; whether the cluster holds "
+        "NetworkPolicy llm-serving/llm-serving-ingress: this finding holds only with it (of "
+        "that same build).")
     assert egress[0].fix == "Add an ingress rule in llm-serving admitting namespace poimen on 8080."
     assert len({f.fingerprint for f in egress}) == 3  # one per destination, told apart
     env = [f for f in result.findings if f.file.endswith("poimen-memory.yaml")]
@@ -66,8 +70,115 @@ def test_examples_findings_in_detail() -> None:
         "admits it. Not certain: reviewbot could not see whether the cluster runs "
         "llm-serving/reasoning-predictor: the build of k8s/apps/llm-serving fails "
         "(kustomization.yaml: 'ornith.yaml' does not exist), so none of it is applied until "
-        "it builds."
+        "it builds; whether the cluster holds NetworkPolicy llm-serving/llm-serving-ingress: "
+        "this finding holds only with it (of that same build)."
     )
+
+
+SHOP_TREE = {
+    "apps/kustomization.yaml": "resources: [web.yaml, api.yaml]\n",
+    "apps/web.yaml": """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web, namespace: shop}
+        spec:
+          selector: {matchLabels: {app: web}}
+          template:
+            metadata: {labels: {app: web}}
+            spec:
+              containers:
+                - name: web
+                  image: web:1.0
+                  env: [{name: API_URL, value: "http://api.shop.svc.cluster.local:8080"}]
+        """,
+    "apps/api.yaml": """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: api, namespace: shop}
+        spec:
+          selector: {matchLabels: {app: api}}
+          template:
+            metadata: {labels: {app: api}}
+            spec:
+              containers: [{name: api, image: api:1.0, ports: [{containerPort: 8080}]}]
+        ---
+        apiVersion: v1
+        kind: Service
+        metadata: {name: api, namespace: shop}
+        spec:
+          selector: {app: api}
+          ports: [{port: 8080}]
+        """,
+}
+ISOLATE_API = """
+    apiVersion: networking.k8s.io/v1
+    kind: NetworkPolicy
+    metadata: {name: api-isolated, namespace: shop}
+    spec:
+      podSelector: {matchLabels: {app: api}}
+      policyTypes: [Ingress]
+    """
+ADMIT_WEB = """
+    apiVersion: networking.k8s.io/v1
+    kind: NetworkPolicy
+    metadata: {name: api-from-web, namespace: shop}
+    spec:
+      podSelector: {matchLabels: {app: api}}
+      ingress:
+        - from: [{podSelector: {matchLabels: {app: web}}}]
+          ports: [{port: 8080}]
+    """
+
+
+def _shop(tmp_path: Path, built: dict[str, str], failing: dict[str, str],
+          ) -> list[tuple[str, str, int, str]]:
+    """shop/web calls api:8080; the policies ``built`` are in apps' build, the ``failing``
+    ones in policies/, whose build kustomize refuses (gone.yaml does not exist)."""
+    files = dict(SHOP_TREE)
+    files["apps/kustomization.yaml"] = f"resources: {['web.yaml', 'api.yaml', *built]}\n"
+    files.update({f"apps/{n}": text for n, text in built.items()})
+    files["policies/kustomization.yaml"] = f"resources: {[*failing, 'gone.yaml']}\n"
+    files.update({f"policies/{n}": text for n, text in failing.items()})
+    write(tmp_path, files)
+    result = analyze(disk_tree([tmp_path], tmp_path), Config(), only=[RULE])
+    return [(f.severity, f.file, f.line, f.message) for f in result.findings]
+
+
+FAILS = ("(the build of policies fails (kustomization.yaml: 'gone.yaml' does not exist), so "
+         "none of it is applied until it builds).")
+CALLS = ("shop/web calls api.shop.svc.cluster.local:8080 (shop/api on TCP 8080), but no "
+         "ingress rule in shop admits it")
+
+
+def test_a_denial_only_a_policy_of_a_failing_build_makes_is_a_warning(tmp_path: Path) -> None:
+    """shop/api is isolated only by api-isolated, whose build kustomize refuses: the cluster
+    holds it as an earlier revision built it, or not at all, so web's call is denied only if
+    it is there."""
+    assert _shop(tmp_path, {}, {"isolate.yaml": ISOLATE_API}) == [
+        ("warning", "apps/web.yaml", 12, f"{CALLS}. Not certain: reviewbot could not see "
+         "whether the cluster holds NetworkPolicy shop/api-isolated: this finding holds only "
+         f"with it {FAILS}")]
+
+
+def test_a_denial_a_built_policy_makes_too_stays_an_error(tmp_path: Path) -> None:
+    # a policy of a failing build only adds allow rules or isolation: a built one isolates
+    # api and admits nothing, so the call is denied whatever the failing build holds
+    assert _shop(tmp_path, {"isolate.yaml": ISOLATE_API},
+                 {"isolate-too.yaml": ISOLATE_API.replace("api-isolated", "api-too")}) == [
+        ("error", "apps/web.yaml", 12, CALLS)]
+
+
+def test_a_flow_only_a_policy_of_a_failing_build_admits_is_a_warning(tmp_path: Path) -> None:
+    """api-isolated is applied and admits nothing; api-from-web, which admits web, is of a
+    failing build: the cluster receives the isolation and not the admission (it may hold an
+    earlier revision of it), so the call is denied unless it does."""
+    assert _shop(tmp_path, {"isolate.yaml": ISOLATE_API}, {"admit.yaml": ADMIT_WEB}) == [
+        ("warning", "apps/web.yaml", 12, f"{CALLS}. Not certain: reviewbot could not see "
+         "whether the cluster holds NetworkPolicy shop/api-from-web from an earlier revision: "
+         f"this finding holds only without it {FAILS}")]
+    # admitted by a built policy too: allowed either way
+    assert _shop(tmp_path, {"isolate.yaml": ISOLATE_API, "admit.yaml": ADMIT_WEB},
+                 {"admit-too.yaml": ADMIT_WEB.replace("api-from-web", "again")}) == []
 
 
 # ---------------------------------------------------------------- inline cases
