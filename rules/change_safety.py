@@ -46,7 +46,10 @@ verdicts), never in `lint`, which sees one tree.
   Kustomization with `spec.prune: true`, or an Argo CD Application with
   `syncPolicy.automated.prune: true`, that the head no longer applies (removed from the tree,
   renamed, no longer listed by its kustomization, or its Kustomization removed): the
-  controller's garbage collection deletes it in the cluster. The applier is the one whose
+  controller's garbage collection deletes it in the cluster. Every object the applier's
+  build made is judged, as the diff lists it: those of its path's files and of the
+  components it adds (a kustomization's `components:`, a Flux Kustomization's
+  `spec.components`), after its postBuild substitution. The applier is the one whose
   build held the object on the base (a template every app's Kustomization reads and
   substitutes belongs to each app's own), and when that applier is itself no longer applied,
   what deletes the object is the applier's deletion: Flux's garbage collection of the deleted
@@ -56,8 +59,12 @@ verdicts), never in `lint`, which sees one tree.
   file is gone; otherwise it is "no longer applied", with the kustomization that no longer
   lists it. PersistentVolumeClaim (its
   data), Namespace (everything in it), CustomResourceDefinition (every custom resource of
-  it) and StatefulSet (its pods; its claims too with
-  `persistentVolumeClaimRetentionPolicy.whenDeleted: Delete`) are `deleted-data`; so are
+  it), StatefulSet (its pods; its claims too with
+  `persistentVolumeClaimRetentionPolicy.whenDeleted: Delete`) and CloudNativePG's `Cluster`
+  (`postgresql.cnpg.io`: the operator makes the Cluster the owner of its instances' claims,
+  so Kubernetes' garbage collection deletes them with it; CloudNativePG has no policy that
+  keeps them, only a volume's reclaim policy `Retain` keeps its data) are `deleted-data`;
+  so are
   custom resources whose deletion makes a controller delete the external resource they stand
   for (a database, a bucket, an IAM user), unless their deletion policy keeps it, which the
   fix names: Crossplane managed resources of a provider's group (`*.upbound.io`,
@@ -124,8 +131,11 @@ Messages name the field and what changed below it (`spec.selector changes
 or added value, else the field's line. A deletion names the object and points where the pull
 request made the change that took it out, on a line its diff shows: the line that now stands
 where the kustomization's removed entry was (`- ./scrypted/ks.yaml`, for everything the
-Kustomization it listed applied), the renamed object's new name, the changed `spec.path` or
-Argo CD source of its applier, the line that took the place of its removed document; when the
+Kustomization it listed applied), the renamed object's new name, the changed field of its
+applier that decides what its build makes (`spec.path`, `spec.postBuild`, an Argo CD source;
+for a component its `spec.components` no longer lists, "no longer lists
+../../components/postgres in spec.components", the line that now stands where the entry was),
+the line that took the place of its removed document; when the
 file that held the change is deleted (the object's own, its deleted Application's), its line
 there in the base (the summary shows it, no inline comment can).
 
@@ -154,6 +164,8 @@ When it stays quiet:
   lists: kustomize refuses the whole build, so the applier applies and prunes nothing and
   stays at its last applied revision; kustomize-integrity reports the entry), or whose
   applier is itself no longer applied but stays in the cluster (its own verdict says so);
+- a ConfigMap or Secret a kustomize generator made (`configMapGenerator`,
+  `secretGenerator`): the diff lists it removed, but no verdict judges it;
 - a removed object that no Flux Kustomization or Argo CD Application of the tree applied (the
   applier is outside the repository: what it does is unknown), and objects annotated
   `kustomize.toolkit.fluxcd.io/prune: disabled`, `kustomize.toolkit.fluxcd.io/reconcile:
@@ -176,7 +188,8 @@ matched against the tree's folders by suffix, as the model resolves Flux paths f
 Options:
 
 - `gpu-resources`: extended resources that are GPUs (glob patterns).
-- `data-kinds`: kinds whose deletion deletes data (`deleted-data` rather than `deleted`).
+- `data-kinds`: kinds whose deletion deletes data (`deleted-data` rather than `deleted`);
+  `Cluster` is CloudNativePG's (another group's Cluster is `deleted`).
 
 Severities are per finding kind as above; `rules: {change-safety: {severity: ...}}`
 overrides them all, like every rule.
@@ -256,7 +269,8 @@ OPTIONS = (
     Option("gpu-resources", "list", list(DEFAULT_GPU_RESOURCES),
            "Extended resources that are GPUs (glob patterns)."),
     Option("data-kinds", "list",
-           ["PersistentVolumeClaim", "Namespace", "CustomResourceDefinition", "StatefulSet"],
+           ["PersistentVolumeClaim", "Namespace", "CustomResourceDefinition", "StatefulSet",
+            "Cluster"],
            "Kinds whose deletion under prune deletes data (an error, not info)."),
 )
 SEVERITIES = {

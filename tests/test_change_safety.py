@@ -662,6 +662,97 @@ def test_a_deletion_is_judged_by_the_kustomization_whose_build_held_the_object(
         "prune (spec.prune: false): it stays in the cluster")
 
 
+# each app's Flux Kustomization adds the shared volsync component to its build (spec.components,
+# relative to spec.path), which makes a claim and a CloudNativePG database named by substitution
+COMPONENT_KS = """
+    apiVersion: kustomize.toolkit.fluxcd.io/v1
+    kind: Kustomization
+    metadata: {{name: {app}, namespace: flux-system}}
+    spec:
+      interval: 10m
+      sourceRef: {{kind: GitRepository, name: flux-system}}
+      path: ./apps/{app}
+      components:
+        - ../../components/volsync
+      prune: true
+      postBuild: {{substitute: {{APP: {app}}}}}
+"""
+COMPONENT = {
+    "components/volsync/kustomization.yaml": (
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+        "resources: [pvc.yaml, postgres.yaml]\n"),
+    "components/volsync/pvc.yaml": PVC.format(cls="local-path", size="1Gi").replace(
+        "{name: data, namespace: shop}", "\n      name: ${APP}-data\n      namespace: shop"),
+    "components/volsync/postgres.yaml": """
+        apiVersion: postgresql.cnpg.io/v1
+        kind: Cluster
+        metadata:
+          name: ${APP}
+          namespace: shop
+        spec:
+          instances: 2
+          storage: {size: 5Gi}
+    """,
+    "apps/a/kustomization.yaml": "resources: [cm.yaml]\n",
+    "apps/a/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: shop}\n",
+    "apps/b/kustomization.yaml": "resources: [cm.yaml]\n",
+    "apps/b/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: shop}\n",
+}
+
+
+def test_a_removed_kustomization_deletes_what_its_components_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The PR stops applying b, whose Flux Kustomization adds the shared component: every
+    # object b's build made is judged, the component's claim and database as its own file's
+    # ConfigMap. What deletes them is b's garbage collection; a keeps its own.
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/kustomization.yaml": "resources:\n  - a.yaml\n  - b.yaml\n",
+        "clusters/prod/a.yaml": COMPONENT_KS.format(app="a"),
+        "clusters/prod/b.yaml": COMPONENT_KS.format(app="b"), **COMPONENT,
+    })
+    head = repo.commit({"clusters/prod/kustomization.yaml": "resources:\n  - a.yaml\n"})
+    code, found = review(repo, base, head, capsys)
+    assert code == 1
+    assert sorted((f["object"], f["severity"], f["file"], f["line"]) for f in found) == [
+        ("Cluster/shop/b", "error", "clusters/prod/kustomization.yaml", 2),
+        ("ConfigMap/shop/b", "info", "clusters/prod/kustomization.yaml", 2),
+        ("Kustomization/flux-system/b", "info", "clusters/prod/kustomization.yaml", 2),
+        ("PersistentVolumeClaim/shop/b-data", "error", "clusters/prod/kustomization.yaml", 2),
+    ]
+    assert commentable(repo, base, head, found)
+    messages = {f["object"]: f["message"] for f in found}
+    assert messages["PersistentVolumeClaim/shop/b-data"] == (
+        "PersistentVolumeClaim shop/b-data is no longer applied: Kustomization flux-system/b, "
+        "which applied it, is no longer applied (clusters/prod/kustomization.yaml no longer "
+        "lists b.yaml), and Flux's garbage collection of the deleted Kustomization "
+        "(spec.prune: true) deletes it in the cluster, which deletes the claim and, with "
+        "reclaim policy Delete, the data of its volume")
+    assert messages["Cluster/shop/b"].endswith(
+        "deletes it in the cluster, which deletes its PostgreSQL instances and their claims "
+        "(CloudNativePG makes the Cluster their owner, so Kubernetes' garbage collection "
+        "deletes them with it) and, with reclaim policy Delete, the data of their volumes")
+    # b stays but no longer adds the component: what it made goes, at the line that now
+    # stands where the entry was
+    without = COMPONENT_KS.format(app="b").replace(
+        "components:\n        - ../../components/volsync", "components: []")
+    dropped = repo.commit({"clusters/prod/kustomization.yaml": "resources:\n  - a.yaml\n"
+                                                               "  - b.yaml\n",
+                           "clusters/prod/b.yaml": without})
+    code, found = review(repo, base, dropped, capsys)
+    assert sorted((f["object"], f["severity"], f["file"], f["line"]) for f in found) == [
+        ("Cluster/shop/b", "error", "clusters/prod/b.yaml", 8),
+        ("PersistentVolumeClaim/shop/b-data", "error", "clusters/prod/b.yaml", 8),
+    ]
+    assert commentable(repo, base, dropped, found)
+    assert found[0]["message"].startswith(
+        "Cluster shop/b is no longer applied (Kustomization flux-system/b no longer lists "
+        "../../components/volsync in spec.components), and Kustomization flux-system/b "
+        "(spec.prune: true) prunes")
+
+
 def test_no_prune_verdict_when_the_head_build_of_the_applier_fails(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from reviewbot.diff.anchors import Anchors, Place
 from reviewbot.engine.findings import Violation
+from reviewbot.model.kustomize import FLUX_BUILD_FIELDS
 from reviewbot.model.objects import KObject, Model, appliers, items, owners, refused_entry
 from reviewbot.rules._change_safety.common import (
     ARGO_FINALIZER,
@@ -42,7 +43,7 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
         return
     fates = _Fates(diff, base, head)
     for obj in base.objects:
-        if obj.identity in fates.applied or not appliers(base).get(obj.file):
+        if obj.identity in fates.applied or not owners(base, obj):
             continue
         fate = fates.of(obj)
         if fate is None or _kept(obj, fate):
@@ -92,8 +93,9 @@ class _Fate:
     (``how``, after its name), and what deletes it in the cluster (``deleter``: "Kustomization
     ... prunes: it is deleted in the cluster"), or why it stays (``stays``). ``place`` is
     where the pull request made the change that took it out, which the finding points at:
-    the line that stands where a kustomization's removed entry was, the changed path of its
-    applier, the deleted file of its Application; the object's own line when its own file is
+    the line that stands where a kustomization's removed entry was, the changed build field
+    of its applier (``spec.path``, a removed ``spec.components`` entry's place, an Argo CD
+    source), the deleted file of its Application; the object's own line when its own file is
     deleted."""
 
     how: str
@@ -112,8 +114,7 @@ class _Fates:
 
     def __init__(self, diff: TreeDiff, base: Model, head: Model) -> None:
         self.base, self.head = base, head
-        head_by = appliers(head)
-        self.applied = {o.identity for o in head.objects if head_by.get(o.file)}
+        self.applied = {o.identity for o in head.objects if owners(head, o)}
         self.renamed = {e.base.identity: e for e in diff.objects
                         if e.status == "renamed" and e.base is not None}
         self.modified = {id(e.head): e for e in diff.objects
@@ -136,7 +137,7 @@ class _Fates:
             return None
         owner, also = found[0], _also_text(found[1:])
         now = next((o for o in self.head.by_identity.get(owner.identity, ())
-                    if owner.identity in self.applied or not appliers(self.base).get(o.file)),
+                    if owner.identity in self.applied or not owners(self.base, owner)),
                    None)  # (a root is applied by hand: there while its file is)
         if now is not None:
             if id(now) not in self.refused:  # (once per applier: many objects share one)
@@ -184,25 +185,48 @@ class _Fates:
             return "is removed from the tree", own
         if unlisted is not None:
             return f"is no longer applied ({unlisted[0]})", unlisted[1]
-        moved = self._path_change(applier)
+        changed = self._build_change(applier)
+        moved = changed[1] if changed is not None else None
         if obj.file in self.head.unapplied:
             return "is no longer applied (its file is no longer listed)", moved or own
+        if changed is not None and obj.file in self.head.files and (
+                self.head.files[obj.file].text == self.base.files[obj.file].text):
+            # (its own file as it was: what its applier builds changed, a component dropped)
+            return f"is no longer applied ({changed[0]})", changed[1]
         if obj.identity not in self.head.by_identity:
             return (f"is no longer in {obj.file}",
                     self.anchors.moved(obj.file, obj.position(("metadata", "name"))[0]))
         return "is no longer applied", moved or own
 
-    def _path_change(self, applier: KObject) -> Place | None:
-        """The line of ``applier`` where the pull request changed what it applies (its
-        ``spec.path``, an Argo CD source), if it did."""
+    def _build_change(self, applier: KObject) -> tuple[str, Place] | None:
+        """How the pull request changed a field of ``applier`` that decides what its build
+        makes (a Flux Kustomization's ``spec.path``, ``spec.components``, ``spec.postBuild``
+        ..., an Argo CD source), if it did, and where: the changed line, or for a removed
+        entry the line that now stands where it was."""
         entry = self.modified.get(id(applier))
         if entry is None or not entry.file:
             return None
         for change in entry.changes:
-            if change.line is not None and change.path[:2] in (
-                    ("spec", "path"), ("spec", "source"), ("spec", "sources")):
-                return self.anchors.head_place(entry.file, change.line)
+            if change.line is not None and change.path[:2] in _BUILD_FIELDS:
+                who = f"{applier.kind} {object_name(applier)}"
+                field = ".".join(str(p) for p in change.path)
+                old = entry.base
+                written = items(old.get(change.path)) if old is not None else []
+                gone = [i for i, v in enumerate(written) if v in change.items_removed]
+                if old is not None and gone and old.file == entry.file:
+                    # a removed entry (a component): the line that now stands where it was
+                    return (f"{who} no longer lists {written[gone[0]]} in {field}",
+                            self.anchors.moved(old.file,
+                                               old.position((*change.path, gone[0]))[0]))
+                return (f"{who} changed {field}",
+                        self.anchors.head_place(entry.file, change.line))
         return None
+
+
+# the fields of a Flux Kustomization's or Argo CD Application's spec that decide what its build
+# makes (kustomize.FLUX_BUILD_FIELDS, the postBuild that substitutes names; Argo CD's sources)
+_BUILD_FIELDS = frozenset(("spec", f) for f in (
+    *FLUX_BUILD_FIELDS, "postBuild", "source", "sources"))
 
 
 def _also_text(others: list[KObject]) -> str:
@@ -272,6 +296,10 @@ def _data_lost(obj: KObject, base: Model) -> str | None:
                     f"({', '.join(claims)})")
         return "its pods at once" + (
             f"; its claims ({', '.join(claims)}) are retained, unused" if claims else "")
+    if kind == "Cluster" and obj.group == "postgresql.cnpg.io":
+        return ("its PostgreSQL instances and their claims (CloudNativePG makes the Cluster "
+                "their owner, so Kubernetes' garbage collection deletes them with it) and, "
+                "with reclaim policy Delete, the data of their volumes")
     return None
 
 
