@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from reviewbot.model.images import DIGEST, ImageRef, parse_image
-from reviewbot.model.objects import Container, KObject, Model, Path, PodTemplate, cluster_views
+from reviewbot.model.objects import Container, KObject, Model, Path, PodTemplate, views_of
 from reviewbot.model.workload import Parallelism, argv, image_ref, parallelism
 
 __all__ = ["DIGEST", "ImageRef", "argv_of", "each_container", "each_pod", "file_of",
@@ -25,13 +25,9 @@ RUNNING = ("container", "initContainer")  # containers that hold resources and t
 
 
 def views(model: Model) -> list[tuple[str | None, Model]]:
-    """:func:`~reviewbot.model.objects.cluster_views` of ``model``, made once per model and
-    kept in its ``derived`` views (four rules judge each cluster on its own: hmcts-sds-flux-
-    config's five clusters were viewed four times); the views are read, never changed."""
-    found: list[tuple[str | None, Model]] | None = model.derived.get("cluster-views")
-    if found is None:
-        found = model.derived["cluster-views"] = cluster_views(model)
-    return found
+    """:func:`~reviewbot.model.objects.views_of` ``model``: its clusters, made once per model
+    for every rule (and the connectivity map) that judges each cluster on its own."""
+    return views_of(model)
 
 
 def argv_of(model: Model, container: Container) -> list[tuple[str, Path]]:

@@ -410,8 +410,9 @@ def test_the_connectivity_diff_sees_cilium_policies(tmp_path: Path) -> None:
     (tmp_path / "old").mkdir()
     (tmp_path / "new").mkdir()
     old, new = build(tmp_path / "old", PODS), build(tmp_path / "new", PODS + FQDN)
-    got = [line for line in render_diff_connlist(changes_of(old, new), ("old", "new"))
-           .splitlines() if "External" not in line]
+    changes = changes_of([("", old)], [("", new)])
+    got = [line for line in render_diff_connlist(changes, ("old", "new")).splitlines()
+           if "External" not in line]
     assert got == [
         "Connectivity diff:",
         "diff-type: removed, source: default/frontend[Deployment], destination: "

@@ -227,3 +227,82 @@ spec: {selector: all()}
         _, out, err = run_cli(["netpol", "diff", str(tmp_path), str(tmp_path),
                                "--format", fmt], capsys)
         assert note in (out + err).replace("\\", ""), fmt  # markdown escapes ( and )
+
+
+TWO_CLUSTERS = {
+    ".reviewbot.yaml": """
+        clusters:
+          - name: main
+            paths: [main]
+          - name: utility
+            paths: [utility]
+        """,
+    "main/kustomization.yaml": "resources: [apps.yaml]\n",
+    # a same-named namespace pair in main: its pods never meet utility's
+    "main/apps.yaml": (deployment("autobrr", "downloads", "{app: autobrr}")
+                       + deployment("caddy", "network", "{app: caddy}")
+                       + deployment("hass", "home-automation", "{app: hass}")),
+    "utility/kustomization.yaml": "resources: [apps.yaml]\n",
+    "utility/apps.yaml": (deployment("zigbee", "home-automation", "{app: zigbee}")
+                          + deployment("proxy", "network", "{app: proxy}")
+                          + deployment("hass", "home-automation", "{app: hass}",
+                                       "ports: [{containerPort: 8123}]")),
+}
+ONLY_NETWORK = """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: hass-ingress, namespace: home-automation}
+spec:
+  endpointSelector: {matchLabels: {app: hass}}
+  ingress:
+  - fromEndpoints: [{matchLabels: {k8s:io.kubernetes.pod.namespace: network}}]
+    toPorts: [{ports: [{port: "8123", protocol: TCP}]}]
+"""
+
+
+def test_flows_are_computed_per_cluster(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Pods of two clusters never reach each other by a namespace selector: a policy added in
+    utility closes and changes utility's flows only, each named with its cluster; main's
+    downloads/autobrr -> home-automation/hass (a same-named pair) stays as it was, and main's
+    pods are no callers of utility's hass."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(TWO_CLUSTERS)
+    head = repo.commit({"utility/kustomization.yaml": "resources: [apps.yaml, policy.yaml]\n",
+                        "utility/policy.yaml": ONLY_NETWORK})
+    hass = "home-automation/hass[Deployment]"
+    expected = [
+        {"diff_type": "changed", "source": "network/proxy[Deployment]", "destination": hass,
+         "ref1": "All Connections", "ref2": "TCP 8123", "cluster": "utility"},
+        {"diff_type": "removed", "source": "0.0.0.0-255.255.255.255[External]",
+         "destination": hass, "ref1": "All Connections", "ref2": "No Connections",
+         "cluster": "utility"},
+        {"diff_type": "removed", "source": "home-automation/zigbee[Deployment]",
+         "destination": hass, "ref1": "All Connections", "ref2": "No Connections",
+         "cluster": "utility"},
+    ]
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--format", "json"], capsys)
+    assert json.loads(out)["connectivity_diff"] == expected
+    code, out, _ = run_cli(["netpol", "diff", base, head, "--repo", str(repo.path),
+                            "--format", "json"], capsys)
+    assert code == 0 and json.loads(out)["connectivity_diff"] == expected
+    code, out, _ = run_cli(["netpol", "diff", base, head, "--repo", str(repo.path)], capsys)
+    assert out.splitlines()[1] == (
+        "diff-type: changed, source: network/proxy[Deployment], destination: "
+        f"{hass}, ref1: All Connections, ref2: TCP 8123, cluster: utility")
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--format", "markdown"], capsys)
+    assert "### Connectivity (2 closed, 1 changed flows)" in out
+    assert ("- in cluster `utility`: `home-automation/zigbee` → `home-automation/hass`: closed "
+            "(was all ports)") in out
+    repo.git("checkout", "-q", head)
+    code, out, _ = run_cli(["netpol", "connectivity", str(repo.path), "--format", "json"],
+                           capsys)
+    into_hass = {(f["cluster"], f["src"], f["connections"])
+                 for f in json.loads(out)["flows"] if f["dst"] == hass}
+    assert into_hass == {("main", "downloads/autobrr[Deployment]", "All Connections"),
+                         ("main", "network/caddy[Deployment]", "All Connections"),
+                         ("main", "0.0.0.0-255.255.255.255[External]", "All Connections"),
+                         ("utility", "network/proxy[Deployment]", "TCP 8123")}

@@ -12,7 +12,13 @@ from reviewbot.commands.common import file_loader, resolve_config
 from reviewbot.engine.run import load_model
 from reviewbot.errors import ReviewbotError
 from reviewbot.escape import json_text, md_code, md_text, term
-from reviewbot.netpol.diff import changes_of, render_markdown, render_mermaid
+from reviewbot.netpol.diff import (
+    changes_of,
+    merged_note,
+    networks,
+    render_markdown,
+    render_mermaid,
+)
 from reviewbot.netpol.diff import render_connlist as render_diff_connlist
 from reviewbot.netpol.diff import render_json as render_diff_json
 from reviewbot.netpol.ingress import IngressController
@@ -50,17 +56,28 @@ def connectivity_command(args: argparse.Namespace) -> int:
         from reviewbot.model.render import render_tree
         tree = render_tree(tree)
     model = load_model(tree, config, file_loader(args, root, targets))
-    network = Network(model, controller=IngressController.from_config(config.section("netpol")))
-    flows = connectivity(network)
+    nets = networks(model, IngressController.from_config(config.section("netpol")))
+    found = [(name, connectivity(net), net) for name, net in nets]
     if args.format == "connlist":
-        text = render_connlist(flows)
-        _notes(network.all_notes())
+        # where the tree holds several clusters, each cluster's lines after one naming it
+        text = "".join((f"cluster: {term(name)}\n" if name else "") + render_connlist(flows)
+                       for name, flows, _ in found)
+        _notes(_merged_notes(nets))
     elif args.format == "json":
-        text = render_json(flows, network)
+        text = render_json(found, _merged_notes(nets))
     else:
-        text = render_text(flows, network)
+        text = render_text(found, _merged_notes(nets))
     emit(text, args.output)
     return 0
+
+
+def _merged_notes(nets: list[tuple[str, Network]]) -> list[str]:
+    """Each cluster's notes, a note several give alike once (naming them)."""
+    said: dict[str, list[str]] = {}
+    for name, net in nets:
+        for note in net.all_notes():
+            said.setdefault(note, []).append(name)
+    return [merged_note(note, names, len(nets)) for note, names in said.items()]
 
 
 def diff_command(args: argparse.Namespace) -> int:
@@ -86,12 +103,11 @@ def diff_command(args: argparse.Namespace) -> int:
             from reviewbot.model.render import render_tree
             tree = render_tree(tree)
         model = load_model(tree, config, file_loader(args, root, [path] if path.is_dir() else []))
-        sides.append(Network(model, controller=IngressController.from_config(
-            config.section("netpol"))))
+        sides.append(networks(model, IngressController.from_config(config.section("netpol"))))
     changes = changes_of(sides[0], sides[1])
     notes = list(dict.fromkeys(
-        f"{name}: {note}" for name, net in zip(("ref1", "ref2"), sides, strict=True)
-        for note in net.all_notes()
+        f"{name}: {note}" for name, nets in zip(("ref1", "ref2"), sides, strict=True)
+        for note in _merged_notes(nets)
     ))
     if args.format == "connlist":
         names = tuple(args.ref_names.split(",", 1)) if "," in args.ref_names else None

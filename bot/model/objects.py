@@ -418,6 +418,17 @@ def add_identity(
 DEFAULT_CLUSTER = "(default)"
 
 
+def views_of(model: Model) -> list[tuple[str | None, Model]]:
+    """:func:`cluster_views` of ``model``, made once per model and kept in its ``derived``
+    views (the rules that judge each cluster on its own and the connectivity map ask for the
+    same views: hmcts-sds-flux-config's five clusters were viewed four times); the views are
+    read, never changed."""
+    found: list[tuple[str | None, Model]] | None = model.derived.get("cluster-views")
+    if found is None:
+        found = model.derived["cluster-views"] = cluster_views(model)
+    return found
+
+
 def cluster_views(model: Model) -> list[tuple[str | None, Model]]:
     """The model once per cluster (cross-object rules judge each on its own); the model
     itself when the tree holds one cluster. Objects no entry point reaches form the default

@@ -13,12 +13,12 @@ import bisect
 import ipaddress
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeAlias
 
 from reviewbot.diff.objects import TreeDiff
 from reviewbot.escape import json_text, term
-from reviewbot.model.objects import CUSTOM_KINDS, Model
+from reviewbot.model.objects import CUSTOM_KINDS, Model, views_of
 from reviewbot.netpol.ingress import INGRESS_PEER, IngressController
 from reviewbot.netpol.network import Network, connectivity, workload_groups
 from reviewbot.netpol.policy import ADMIN_KINDS
@@ -38,60 +38,100 @@ class FlowChange:
     ref1: str
     ref2: str
     info: str = ""  # "workload X added", "workload X and Y removed"
+    # the cluster both ends run in, where the tree holds several (flows never cross two
+    # clusters); "" in a tree of one cluster
+    cluster: str = ""
 
     def as_json(self) -> dict[str, str]:
-        return {"diff_type": self.diff_type, "source": self.source,
-                "destination": self.destination, "ref1": self.ref1, "ref2": self.ref2}
+        out = {"diff_type": self.diff_type, "source": self.source,
+               "destination": self.destination, "ref1": self.ref1, "ref2": self.ref2}
+        if self.cluster:
+            out["cluster"] = self.cluster
+        return out
 
     def line(self, names: tuple[str, str] = ("ref1", "ref2")) -> str:
         text = (f"diff-type: {self.diff_type}, source: {term(self.source)}, destination: "
                 f"{term(self.destination)}, {names[0]}: {self.ref1}, {names[1]}: {self.ref2}")
-        return text + (f", workloads-diff-info: {term(self.info)}" if self.info else "")
+        text += f", workloads-diff-info: {term(self.info)}" if self.info else ""
+        return text + (f", cluster: {term(self.cluster)}" if self.cluster else "")
 
 
 @dataclass(frozen=True)
 class Side:
-    """One version's connectivity: its flows (source, destination, the allowed connections as
-    text) and its workload peers; plain data, so a review's base side can be cached."""
+    """One version's connectivity: its flows (cluster, source, destination, the allowed
+    connections as text) and its workload peers (cluster, peer); the cluster is "" in a tree
+    of one cluster. Plain data, so a review's base side can be cached."""
 
-    flows: tuple[tuple[str, str, str], ...]
-    peers: frozenset[str]
+    flows: tuple[tuple[str, str, str, str], ...]
+    peers: frozenset[tuple[str, str]]
 
     @staticmethod
-    def of(network: Network) -> Side:
-        return Side(tuple((f.src, f.dst, str(f.conns)) for f in connectivity(network)),
-                    frozenset(workload_groups(network)))
+    def of(network: Network, cluster: str = "") -> Side:
+        return Side(tuple((cluster, f.src, f.dst, str(f.conns)) for f in connectivity(network)),
+                    frozenset((cluster, p) for p in workload_groups(network)))
+
+    def cluster(self, name: str) -> Side:
+        """The flows and peers of one cluster."""
+        return Side(tuple(f for f in self.flows if f[0] == name),
+                    frozenset(p for p in self.peers if p[0] == name))
+
+    def clusters(self) -> set[str]:
+        return {f[0] for f in self.flows} | {p[0] for p in self.peers}
 
     def as_json(self) -> dict[str, list[Any]]:
-        return {"flows": [list(f) for f in self.flows], "peers": sorted(self.peers)}
+        return {"flows": [list(f) for f in self.flows], "peers": sorted(map(list, self.peers))}
 
     @staticmethod
     def from_json(raw: Any) -> Side | None:
         """The side :meth:`as_json` wrote; None when ``raw`` is not one."""
         try:
-            flows = tuple((str(a), str(b), str(c)) for a, b, c in raw["flows"])
-            peers = raw["peers"]
-            if not isinstance(peers, list) or not all(isinstance(p, str) for p in peers):
-                return None
+            flows = tuple((str(k), str(a), str(b), str(c)) for k, a, b, c in raw["flows"])
+            peers = frozenset((str(k), str(p)) for k, p in raw["peers"])
         except (KeyError, TypeError, ValueError):
             return None
-        return Side(flows, frozenset(peers))
+        return Side(flows, peers)
+
+
+def networks(model: Model, controller: IngressController | None = None
+             ) -> list[tuple[str, Network]]:
+    """One evaluator per cluster of ``model`` (:func:`cluster_views`: pods of two clusters
+    never reach each other, whatever their namespaces' names), each with its cluster's name,
+    "" when the tree holds one cluster."""
+    return [(name or "", Network(view, controller=controller))
+            for name, view in views_of(model)]
 
 
 def side_of(model: Model, controller: IngressController) -> Side:
     """``model``'s connectivity as :func:`review_connectivity` compares it."""
-    return Side.of(Network(model, controller=controller))
+    return sides_of(networks(model, controller))
+
+
+def sides_of(nets: Sequence[tuple[str, Network]]) -> Side:
+    """The connectivity of every cluster's network, each flow and peer with its cluster."""
+    parts = [Side.of(net, name) for name, net in nets]
+    return Side(tuple(f for part in parts for f in part.flows),
+                frozenset(p for part in parts for p in part.peers))
 
 
 def diff_sides(old: Side, new: Side) -> list[FlowChange]:
     """The changed flows, in np-guard's order: changed, added, removed (each sorted), the
-    ingress controller's after all the others.
+    ingress controller's after all the others; cluster by cluster, as each flow runs in one.
 
     External ranges differ between the sides (each cut at its own ipBlocks): both are cut at
     every boundary of either, compared piece by piece, and pieces with the same other peer
     and the same change are merged again where they touch."""
+    out: list[FlowChange] = []
+    for name in sorted(old.clusters() | new.clusters()):
+        out += [replace(c, cluster=name) if name else c
+                for c in _diff_cluster(old.cluster(name), new.cluster(name))]
+    out.sort(key=lambda c: (c.source == INGRESS_PEER, ORDER.index(c.diff_type), c.cluster,
+                            c.line()))
+    return out
+
+
+def _diff_cluster(old: Side, new: Side) -> list[FlowChange]:
     cuts: set[int] = set()
-    for flow_src, flow_dst, _ in old.flows + new.flows:
+    for _, flow_src, flow_dst, _ in old.flows + new.flows:
         for name in (flow_src, flow_dst):
             block = _ip(name)
             if block is not None:
@@ -121,7 +161,6 @@ def diff_sides(old: Side, new: Side) -> list[FlowChange]:
             name = f"{format_range((lo, hi))}[External]"
             pair = (name, other) if src_ip else (other, name)
             plain.append(FlowChange(kind, pair[0], pair[1], a, b, _info(kind, pair, old, new)))
-    plain.sort(key=lambda c: (c.source == INGRESS_PEER, ORDER.index(c.diff_type), c.line()))
     return plain
 
 
@@ -135,10 +174,10 @@ def _ip(name: str) -> Interval | None:
     return int(ipaddress.IPv4Address(lo)), int(ipaddress.IPv4Address(hi))
 
 
-def _split(flows: Iterable[tuple[str, str, str]], points: list[int]
+def _split(flows: Iterable[tuple[str, str, str, str]], points: list[int]
            ) -> dict[tuple[Key, Key], str]:
     out: dict[tuple[Key, Key], str] = {}
-    for source, destination, conns in flows:
+    for _, source, destination, conns in flows:
         src, dst = _ip(source), _ip(destination)
         piece = src or dst
         if piece is None:
@@ -153,7 +192,9 @@ def _split(flows: Iterable[tuple[str, str, str]], points: list[int]
 
 
 def _info(kind: str, key: tuple[str, str], old: Side, new: Side) -> str:
-    moved = [p for p in key if (p in old.peers) != (p in new.peers)]
+    before = {p for _, p in old.peers}
+    after = {p for _, p in new.peers}
+    moved = [p for p in key if (p in before) != (p in after)]
     if not moved:
         return ""
     return f"workload {' and '.join(moved)} {kind}"
@@ -235,8 +276,10 @@ def render_markdown(changes: Sequence[FlowChange], code: Code) -> str:
             + "\n```mermaid\n" + render_mermaid(changes) + "```\n")
 
 
-def changes_of(old: Network, new: Network) -> list[FlowChange]:
-    return diff_sides(Side.of(old), Side.of(new))
+def changes_of(old: Sequence[tuple[str, Network]], new: Sequence[tuple[str, Network]]
+               ) -> list[FlowChange]:
+    """The changed flows between two trees' networks (:func:`networks`), cluster by cluster."""
+    return diff_sides(sides_of(old), sides_of(new))
 
 
 def summarize(changes: Iterable[FlowChange]) -> dict[str, int]:
@@ -306,19 +349,39 @@ def review_connectivity(
     cache when it has it)."""
     if not affects_connectivity(diff):
         return None
-    new = Network(head, controller=controller)
+    new = networks(head, controller)
     before = old() if old is not None else side_of(base, controller)
-    changes = diff_sides(before, Side.of(new))
-    return changes, _relevant_notes(diff, new, changes)
+    changes = diff_sides(before, sides_of(new))
+    notes: dict[str, list[str]] = {}
+    for name, net in new:
+        mine = [c for c in changes if c.cluster == name]
+        for note in _relevant_notes(diff, net, mine, len(new) > 1):
+            notes.setdefault(note, []).append(name)
+    return changes, [merged_note(note, names, len(new)) for note, names in notes.items()]
 
 
-def _relevant_notes(diff: TreeDiff, net: Network, changes: Sequence[FlowChange]) -> list[str]:
-    """The head's "not evaluated" notes about the namespaces the change reaches: those of its
-    objects, those its changed policies name, and those of the flows it changes (every one when
-    a changed policy reaches namespaces by labels or cluster-wide)."""
+def merged_note(note: str, clusters: Sequence[str], of: int) -> str:
+    """A note every cluster of ``clusters`` gives alike, once: naming them when the tree holds
+    ``of`` clusters and some do not give it."""
+    if not any(clusters) or len(clusters) == of:
+        return note
+    return f"{note} (cluster{'s' if len(clusters) > 1 else ''} {', '.join(clusters)})"
+
+
+def _relevant_notes(diff: TreeDiff, net: Network, changes: Sequence[FlowChange],
+                    several: bool) -> list[str]:
+    """The head's "not evaluated" notes about the namespaces the change reaches in one
+    cluster: those of its objects, those its changed policies name, and those of the flows it
+    changes there (every one when a changed policy reaches namespaces by labels or
+    cluster-wide)."""
+    if several:  # one cluster of several: what the change holds in it
+        here = {(o.kind, o.namespace, o.name) for o in net.model.objects}
+        diff_objects = [o for o in diff.objects if (o.kind, o.namespace, o.name) in here]
+    else:
+        diff_objects = list(diff.objects)
     reached: set[str] | None = set()
     changed = {(o.kind, o.namespace, o.name) for o in diff.objects}
-    for obj in diff.objects:
+    for obj in diff_objects:
         if obj.namespace and reached is not None:
             reached.add(obj.namespace)
     for policy in net.policies:

@@ -1082,41 +1082,50 @@ def _egress_candidates(network: Network, s: int, everyone: Iterable[int]) -> Ite
     return sorted(out)
 
 
+Listing = Sequence[tuple[str, Sequence[Flow], Network]]  # per cluster: name, flows, network
+
+
 def render_connlist(flows: Iterable[Flow]) -> str:
     return "".join(f.line() + "\n" for f in flows)
 
 
-def render_text(flows: Sequence[Flow], network: Network) -> str:
+def render_text(found: Listing, notes: Sequence[str]) -> str:
     out: list[str] = []
-    current = None
-    for flow in flows:
-        if flow.src != current:
-            current = flow.src
-            out.append(term(flow.src))
-        out.append(f"  -> {term(flow.dst)}  {flow.conns}")
-    workloads = len(workload_groups(network))
-    kubernetes = sum(1 for p in network.policies if p.kind == "NetworkPolicy")
-    cilium = len(network.policies) - kubernetes
-    out.append(
-        f"{plural(len(flows), 'allowed flow')} among {plural(workloads, 'workload')}, "
-        f"{plural(kubernetes, 'NetworkPolicy', 'NetworkPolicies')}"
-        + (f", {plural(cilium, 'Cilium policy rule set')}" if cilium else "")
-    )
-    out += [f"note: {term(note)}" for note in network.all_notes()]
+    for name, flows, network in found:
+        if name:
+            out.append(f"cluster {term(name)}:")
+        current = None
+        for flow in flows:
+            if flow.src != current:
+                current = flow.src
+                out.append(term(flow.src))
+            out.append(f"  -> {term(flow.dst)}  {flow.conns}")
+        workloads = len(workload_groups(network))
+        kubernetes = sum(1 for p in network.policies if p.kind == "NetworkPolicy")
+        cilium = len(network.policies) - kubernetes
+        out.append(
+            f"{plural(len(flows), 'allowed flow')} among {plural(workloads, 'workload')}, "
+            f"{plural(kubernetes, 'NetworkPolicy', 'NetworkPolicies')}"
+            + (f", {plural(cilium, 'Cilium policy rule set')}" if cilium else "")
+            + (f" in cluster {term(name)}" if name else "")
+        )
+    out += [f"note: {term(note)}" for note in notes]
     return "\n".join(out) + "\n"
 
 
-def render_json(flows: Sequence[Flow], network: Network) -> str:
-    peers = sorted(workload_groups(network))
+def render_json(found: Listing, notes: Sequence[str]) -> str:
+    """``{"version", "workloads", "policies", "notes", "flows"}``; where the tree holds several
+    clusters, each flow names its cluster (``"cluster"``), and the workloads and policies
+    are those of every cluster, each once."""
     doc = {
         "version": 1,
-        "workloads": peers,
-        "policies": [p.name for p in network.policies],
-        "notes": network.all_notes(),
+        "workloads": sorted({p for _, _, net in found for p in workload_groups(net)}),
+        "policies": list(dict.fromkeys(p.name for _, _, net in found for p in net.policies)),
+        "notes": list(notes),
         "flows": [
             {"src": f.src, "dst": f.dst, "connections": str(f.conns),
-             "ports": f.conns.as_json()}
-            for f in flows
+             "ports": f.conns.as_json(), **({"cluster": name} if name else {})}
+            for name, flows, _ in found for f in flows
         ],
     }
     return json_text(doc) + "\n"

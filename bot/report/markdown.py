@@ -693,6 +693,32 @@ def connectivity_section(changes: Sequence[FlowChange], max_workloads: int = 12,
         return "### Connectivity\n\n" + _notes_block(notes, touched)
     from reviewbot.netpol.diff import REVIEW_ROWS, render_mermaid
 
+    entries: list[str] = []
+    rows: list[str] = []
+    # flows never cross two clusters: each cluster's are read apart, each line naming it
+    for cluster in sorted({c.cluster for c in changes}):
+        mine = [c for c in changes if c.cluster == cluster]
+        where = f"in cluster {md_code(cluster, False)}: " if cluster else ""
+        found, flows = _cluster_lines(mine)
+        entries += ["- " + where + e[2:] for e in found]
+        rows += ["- " + where + r[2:] for r in flows]
+    lines = [f"### Connectivity ({_flow_counts(changes)})", "", *entries[:max_workloads]]
+    if len(entries) > max_workloads:
+        lines.append(f"- and {len(entries) - max_workloads} more workloads (every flow below)")
+    shown = rows[:REVIEW_ROWS]
+    more = f"\n- ... and {len(rows) - len(shown)} more" if len(rows) > len(shown) else ""
+    lines += ["", f"<details><summary>Every changed flow ({len(rows)})</summary>", "",
+              *shown]
+    text = "\n".join(lines) + more + "\n\n</details>\n"
+    text += "\n" + _notes_block(notes, touched) if notes else ""
+    if len(changes) <= 12:  # a graph of more edges is not read, only scrolled
+        text += "\n```mermaid\n" + render_mermaid(_plain_flows(changes)) + "```\n"
+    return text
+
+
+def _cluster_lines(changes: Sequence[FlowChange]) -> tuple[list[str], list[str]]:
+    """The changed flows of one cluster: one entry per workload (:func:`connectivity_section`)
+    and one row per flow, closed first."""
     gone, new = _moved(changes)
     staying = [c for c in changes if not _ends(c) & (gone | new)]
     entries = _staying_entries(staying)
@@ -707,20 +733,9 @@ def connectivity_section(changes: Sequence[FlowChange], max_workloads: int = 12,
     for peer in sorted(new - renamed):
         flows = _flows_of(ends[peer], "added")
         entries.append(f"- {_peer(peer)}: {_workload_sentence(peer, flows, new)}")
-    lines = [f"### Connectivity ({_flow_counts(changes)})", "", *entries[:max_workloads]]
-    if len(entries) > max_workloads:
-        lines.append(f"- and {len(entries) - max_workloads} more workloads (every flow below)")
     ordered = sorted(_closed_first(changes), key=lambda c: bool(_ends(c) & (gone | new)))
     rows = [f"- {_peer(c.source)} → {_peer(c.destination)}: {_flow_change(c)}" for c in ordered]
-    shown = rows[:REVIEW_ROWS]
-    more = f"\n- ... and {len(rows) - len(shown)} more" if len(rows) > len(shown) else ""
-    lines += ["", f"<details><summary>Every changed flow ({len(rows)})</summary>", "",
-              *shown]
-    text = "\n".join(lines) + more + "\n\n</details>\n"
-    text += "\n" + _notes_block(notes, touched) if notes else ""
-    if len(changes) <= 12:  # a graph of more edges is not read, only scrolled
-        text += "\n```mermaid\n" + render_mermaid(_plain_flows(changes)) + "```\n"
-    return text
+    return entries, rows
 
 
 FOLDED_NOTES = 3  # more "not evaluated" notes than this are one collapsed list
@@ -889,13 +904,15 @@ def _plain_flows(changes: Sequence[FlowChange]) -> list[FlowChange]:
     """The flows with the graph's labels in plain words (the graph escapes them itself)."""
     from reviewbot.netpol.diff import FlowChange
 
-    def name(peer: str) -> str:
-        return re.sub(r"`", "", _peer(peer)).replace("\\", "")
+    def name(peer: str, cluster: str) -> str:
+        plain = re.sub(r"`", "", _peer(peer)).replace("\\", "")
+        return f"{cluster}: {plain}" if cluster else plain
 
     def conns(text: str) -> str:
         return _conns(text).replace("\\", "")
 
-    return [FlowChange(c.diff_type, name(c.source), name(c.destination), conns(c.ref1),
+    return [FlowChange(c.diff_type, name(c.source, c.cluster), name(c.destination, c.cluster),
+                       conns(c.ref1),
                        conns(c.ref2)) for c in _closed_first(changes)]
 
 
