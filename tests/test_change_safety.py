@@ -1235,3 +1235,59 @@ def test_a_generated_kustomization_takes_a_nested_kustomization_as_it_lists(
     })
     head = repo.commit({"apps/db/old-pvc.yaml": None})
     assert review(repo, base, head, capsys) == (0, [])
+
+
+def test_without_roots_an_entry_removed_from_a_flux_kustomization_build_is_removed_in_the_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Smana/cloud-native-ref's shape: the roots are outside the repository (a FluxInstance
+    # and ExternalArtifact sources), the tree holds the Flux Kustomization tooling (path
+    # ./tooling/cluster, prune: true). The pull request comments out ../base/harbor: its
+    # files are in no build the tree's appliers make, so the cluster no longer receives
+    # them. The diff says removed, change-safety says pruned: one answer, model.departure.
+    # (Before, the diff showed harbor as unchanged, its files applied as written.)
+    repo = GitRepo(tmp_path / "repo")
+    tooling = flux().replace("name: apps,", "name: tooling,").replace(
+        "./apps", "./tooling/cluster").replace("GitRepository, name: flux-system",
+                                               "ExternalArtifact, name: tooling-artifact")
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: shop}\n"
+    base = repo.commit({
+        "clusters/cluster/tooling.yaml": tooling,
+        "tooling/cluster/kustomization.yaml":
+            "resources:\n  - ../base/web\n  - ../base/harbor\n",
+        "tooling/base/web/kustomization.yaml": "resources:\n  - config.yaml\n",
+        "tooling/base/web/config.yaml": config,
+        "tooling/base/harbor/kustomization.yaml": "resources:\n  - pvc.yaml\n",
+        "tooling/base/harbor/pvc.yaml": PVC.format(cls="local-path", size="1Gi"),
+        "loose/config.yaml": config.replace("web", "loose"),
+    })
+    head = repo.commit({
+        "tooling/cluster/kustomization.yaml":
+            "resources:\n  - ../base/web\n  # - ../base/harbor\n",
+        "loose/config.yaml": config.replace("web", "loose") + "data: {mode: fast}\n",
+    })
+    code, out, err = run_cli(["diff", base, head, "--repo", str(repo.path), "--format", "json"],
+                             capsys)
+    assert code == 0, err
+    entries = {e["object"]: (e["change"], [(v["kind"], v["file"], v["line"])
+                                           for v in e["change_safety"]])
+               for e in json.loads(out)["diff"] if e["kind"] != "Kustomization"}
+    assert entries == {
+        "PersistentVolumeClaim/shop/data": (
+            "removed", [("deleted-data", "tooling/cluster/kustomization.yaml", 3)]),
+        # a file no applier of the tree reaches is applied as written, on both sides
+        "ConfigMap/shop/loose": ("modified", []),
+    }
+    code, found = review(repo, base, head, capsys)
+    assert (code, [(f["object"], f["file"], f["line"]) for f in found]) == (
+        1, [("PersistentVolumeClaim/shop/data", "tooling/cluster/kustomization.yaml", 3)])
+    assert found[0]["message"].startswith(
+        "PersistentVolumeClaim shop/data is no longer applied (tooling/cluster/kustomization"
+        ".yaml no longer lists ../base/harbor), and Kustomization flux-system/tooling "
+        "(spec.prune: true) prunes: it is deleted in the cluster")
+    # The PR puts it back: the diff says added, change-safety nothing.
+    code, out, err = run_cli(["diff", head, base, "--repo", str(repo.path), "--format", "json"],
+                             capsys)
+    assert code == 0, err
+    assert {e["object"]: e["change"] for e in json.loads(out)["diff"]
+            if e["kind"] == "PersistentVolumeClaim"} == {"PersistentVolumeClaim/shop/data": "added"}

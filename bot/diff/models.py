@@ -6,7 +6,17 @@ from collections import Counter
 from dataclasses import replace
 
 from reviewbot.diff.objects import Item, ObjectDiff, TreeDiff, diff_items, items_of
-from reviewbot.model.objects import Model, makers, refused_build
+from reviewbot.model.objects import (
+    KObject,
+    Model,
+    add_identity,
+    applied_identities,
+    appliers,
+    departure,
+    makers,
+    owners,
+    refused_build,
+)
 
 Identity = tuple[str, str, str, str]
 
@@ -18,7 +28,13 @@ def diff_models(base: Model, head: Model) -> TreeDiff:
 
     Objects are told apart before any diff item is made for them (most of a tree), from the
     models' identity index; kustomization files and values documents are diff items first.
+    An object one side applies through a Flux Kustomization or Argo CD Application and the
+    other side's appliers do not (:func:`departure`: an entry removed from the build that
+    held it, or put back) is removed (added), though a repository without roots holds its
+    file as written on the other side.
     """
+    built = base, head
+    base, head = _applied(base, head)  # (items from these; builds are asked of ``built``)
     base_rest, head_rest = items_of(replace(base, objects=[])), items_of(replace(head, objects=[]))
     others = {i.identity for i in base_rest} | {i.identity for i in head_rest}
     shared: set[Identity] = set()
@@ -51,7 +67,39 @@ def diff_models(base: Model, head: Model) -> TreeDiff:
     diffed = diff_items([i for i in base_items if i.identity not in same],
                         [i for i in head_items if i.identity not in same])
     refs = Counter(o.ref for o in diffed.objects)
-    return TreeDiff(tuple(_as_built(o, base, head, refs[o.ref] > 1) for o in diffed.objects))
+    return TreeDiff(tuple(_as_built(o, *built, refs[o.ref] > 1) for o in diffed.objects))
+
+
+def _applied(base: Model, head: Model) -> tuple[Model, Model]:
+    """``base`` and ``head`` without what their appliers no longer apply, each way
+    (:func:`_unapplied`)."""
+    return _without(base, _unapplied(base, head)), _without(head, _unapplied(head, base))
+
+
+def _unapplied(model: Model, other: Model) -> set[int]:
+    """The objects of ``model`` in files its appliers do not reach that are not what its
+    cluster receives: their identity departs (:func:`departure`: ``other`` applies it
+    through an applier, ``model``'s appliers no longer do: an entry removed, or put back),
+    or a file ``other``'s appliers reach still holds a copy of an identity ``model``'s
+    appliers apply from elsewhere (a moved ``spec.path``)."""
+    if not appliers(other):
+        return set()
+    there = appliers(other)
+    applied = applied_identities(model)
+    return {id(o) for o in model.objects if not owners(model, o) and (
+        o.identity in applied and there.get(o.file) or any(
+            departure(other, model, b) is not None
+            for b in other.by_identity.get(o.identity, ())))}
+
+
+def _without(model: Model, gone: set[int]) -> Model:
+    if not gone:
+        return model
+    kept = [o for o in model.objects if id(o) not in gone]
+    by_identity: dict[Identity, list[KObject]] = {}
+    for o in kept:
+        add_identity(by_identity, o)
+    return replace(model, objects=kept, by_identity=by_identity)
 
 
 def _as_built(o: ObjectDiff, base: Model, head: Model, several: bool) -> ObjectDiff:

@@ -1008,6 +1008,73 @@ def _walk_owners(model: Model, obj: KObject) -> list[KObject]:
     return found
 
 
+@dataclass(frozen=True)
+class Departure:
+    """How an object the base applies through Flux Kustomizations or Argo CD Applications
+    (``owners``: :func:`owners`, the first decides) leaves what the head's appliers apply:
+    ``now``, the head's counterpart of that owner, applies and builds without it; or, with
+    ``now`` None, the owner itself departs (``up``). A file the head still holds but no
+    applier of the head reaches is no longer applied, even where a repository without roots
+    applies the rest as written: what applied it is in the tree and stopped."""
+
+    owners: tuple[KObject, ...]
+    now: KObject | None = None
+    up: Departure | None = None
+
+
+def applied_identities(model: Model) -> frozenset[tuple[str, str, str, str]]:
+    """The identities of the objects the model's appliers apply (:func:`owners`: the builds
+    that hold them, components included). Computed once per model."""
+    found = model.derived.get(("applied-identities",))
+    if found is None:
+        found = model.derived[("applied-identities",)] = frozenset(
+            o.identity for o in model.objects if owners(model, o))
+    return found
+
+
+def departure(base: Model, head: Model, obj: KObject) -> Departure | None:
+    """How ``obj``, an object of ``base``, leaves what ``head``'s appliers apply, or None: an
+    applier of the head still applies its identity, no applier of the base applies it, or
+    its owner's head build fails (kustomize refuses it, so the owner applies and prunes
+    nothing). The one answer to "is it still applied" that the diff (a removed object) and
+    change-safety (what the cluster does with it) share. Memoized per pair of models."""
+    key = ("departures", id(head))
+    found = base.derived.get(key)
+    if found is None:
+        found = base.derived[key] = _Departures(base, head)
+    return found.of(obj)
+
+
+class _Departures:
+    def __init__(self, base: Model, head: Model) -> None:
+        self.base, self.head = base, head
+        self.applied = applied_identities(head)
+        self.memo: dict[int, Departure | None] = {}
+
+    def of(self, obj: KObject) -> Departure | None:
+        if id(obj) not in self.memo:
+            self.memo[id(obj)] = None  # (a cycle of appliers decides nothing)
+            self.memo[id(obj)] = self._departure(obj)
+        return self.memo[id(obj)]
+
+    def _departure(self, obj: KObject) -> Departure | None:
+        if obj.identity in self.applied:
+            return None
+        found = owners(self.base, obj)
+        if not found:
+            return None
+        owner = found[0]
+        now = next((o for o in self.head.by_identity.get(owner.identity, ())
+                    if owner.identity in self.applied or not owners(self.base, owner)),
+                   None)  # (a root is applied by hand: there while its file is)
+        if now is not None:
+            if refused_entry(self.head, now) is not None:
+                return None
+            return Departure(tuple(found), now)
+        up = self.of(owner)
+        return Departure(tuple(found), None, up) if up is not None else None
+
+
 def _built_by(model: Model) -> dict[int, list[tuple[Any, list[KObject]]]]:
     """id(document) -> (a body a build made of it, the objects that asked for that build)."""
     reach = model.derived.get("reach")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from reviewbot.diff.anchors import Anchors, Place
 from reviewbot.engine.findings import Violation
 from reviewbot.model.kustomize import FLUX_BUILD_FIELDS
-from reviewbot.model.objects import KObject, Model, appliers, items, owners, refused_entry
+from reviewbot.model.objects import KObject, Model, appliers, departure, items
 from reviewbot.rules._change_safety.common import (
     ARGO_FINALIZER,
     ARGO_SYNC,
@@ -43,8 +43,6 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
         return
     fates = _Fates(diff, base, head)
     for obj in base.objects:
-        if obj.identity in fates.applied or not owners(base, obj):
-            continue
         fate = fates.of(obj)
         if fate is None or _kept(obj, fate):
             continue
@@ -107,20 +105,18 @@ class _Fate:
 
 
 class _Fates:
-    """The fate of each base object the head no longer applies, through the Flux
-    Kustomization or Argo CD Application whose build held it on the base (model.owners):
-    it prunes the object while the head still applies it, and its own deletion decides
-    when the head no longer does."""
+    """The fate of each base object the head no longer applies (model.departure), through
+    the Flux Kustomization or Argo CD Application whose build held it on the base: it prunes
+    the object while the head still applies it, and its own deletion decides when the head
+    no longer does."""
 
     def __init__(self, diff: TreeDiff, base: Model, head: Model) -> None:
         self.base, self.head = base, head
-        self.applied = {o.identity for o in head.objects if owners(head, o)}
         self.renamed = {e.base.identity: e for e in diff.objects
                         if e.status == "renamed" and e.base is not None}
         self.modified = {id(e.head): e for e in diff.objects
                          if e.status == "modified" and e.head is not None}
         self.memo: dict[int, _Fate | None] = {}
-        self.refused: dict[int, bool] = {}
         self.anchors = Anchors(base, head)
 
     def of(self, obj: KObject) -> _Fate | None:
@@ -132,18 +128,12 @@ class _Fates:
         return self.memo[id(obj)]
 
     def _fate(self, obj: KObject) -> _Fate | None:
-        found = owners(self.base, obj)
-        if not found:
+        gone = departure(self.base, self.head, obj)
+        if gone is None:
             return None
-        owner, also = found[0], _also_text(found[1:])
-        now = next((o for o in self.head.by_identity.get(owner.identity, ())
-                    if owner.identity in self.applied or not owners(self.base, owner)),
-                   None)  # (a root is applied by hand: there while its file is)
+        owner, also = gone.owners[0], _also_text(list(gone.owners[1:]))
+        now = gone.now
         if now is not None:
-            if id(now) not in self.refused:  # (once per applier: many objects share one)
-                self.refused[id(now)] = refused_entry(self.head, now) is not None
-            if self.refused[id(now)]:
-                return None  # kustomize refuses the build: kustomize-integrity says why
             how, place = self._how(obj, now)
             if _applier_prunes(now):
                 return _Fate(how, owner, place, f"{_applier_text(now)}{also} prunes: it is "
