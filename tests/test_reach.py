@@ -618,6 +618,49 @@ def test_the_argocd_apps_charts_values_declare_the_application_sets(tmp_path: Pa
         ("kustomize-integrity[not-applied]", "test/benchmark/job.yaml")]
 
 
+def test_a_kustomization_rendering_an_app_of_apps_chart_is_applied_with_its_values(
+    tmp_path: Path,
+) -> None:
+    # bootstrap.sh: kustomize build bootstrap/overlays/$1 --enable-helm | oc apply -f -; each
+    # layer's helmCharts renders Applications from its values.yaml. The overlays are applied
+    # with their values (their own objects judged, no not-applied info), a cluster overlay
+    # whose values declare nothing included; values that only a Component no kustomization
+    # includes names are rendered by none
+    chart = ("helmCharts:\n- {name: argocd-app-of-app, repo: https://gnunn-gitops.github.io/"
+             "helm-charts, version: 0.4.1, valuesFile: values.yaml}\n")
+    write(tmp_path, {
+        "bootstrap/base/kustomization.yaml": chart,
+        "bootstrap/base/values.yaml": """
+            applications:
+              web: {source: {path: components/web}}
+        """,
+        "bootstrap/overlays/home/kustomization.yaml": chart + "resources: [../../base, job.yaml]\n",
+        "bootstrap/overlays/home/values.yaml": """
+            applications:
+              db: {source: {path: components/db}}
+        """,
+        "bootstrap/overlays/home/job.yaml": FLOATING % "seed",
+        "bootstrap/overlays/aws/kustomization.yaml": chart + "resources: [../home]\n",
+        "bootstrap/overlays/aws/values.yaml": "applications:\n",
+        "bootstrap/components/kyverno/kustomization.yaml": (
+            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n" + chart),
+        "bootstrap/components/kyverno/values.yaml": """
+            applications:
+              kyverno: {source: {path: components/kyverno}}
+        """,
+        "components/web/web.yaml": FLOATING % "web",
+        "components/db/db.yaml": FLOATING % "db",
+        "components/kyverno/policy.yaml": FLOATING % "kyverno",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "bootstrap/overlays/home/job.yaml"),
+        ("image-digest[floating]", "components/db/db.yaml"),
+        ("image-digest[floating]", "components/web/web.yaml"),
+        ("kustomize-integrity[not-applied]", "bootstrap/components/kyverno/kustomization.yaml"),
+        ("kustomize-integrity[not-applied]", "components/kyverno/policy.yaml")]
+
+
 def test_each_cluster_substitutes_its_own_settings(tmp_path: Path) -> None:
     # two clusters define cluster-settings differently: each cluster's path takes its own
     files = {}

@@ -13,7 +13,9 @@ cluster. The roots reviewbot recognizes:
   ``<cluster>``);
 - a flux-operator ``FluxInstance`` (``spec.sync.path``);
 - Argo CD ``Application``\\ s and ``ApplicationSet``\\ s whose source path is a folder of this
-  repository (app of apps: the ones no other root applies are applied by hand);
+  repository (app of apps: the ones no other root applies are applied by hand), with the
+  kustomization roots whose ``helmCharts`` render those of a values file (values that only an
+  unincluded Component's chart reads are rendered by none);
 - an ``OCIRepository`` whose artifact this repository's own CI pushes (``flux push artifact
   oci://... --path=./kubernetes`` in a workflow step): its paths are that folder's.
 
@@ -156,15 +158,25 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     for step in steps:
         walker.walk(step)
     by_hand: list[str] = []  # files of Applications applied by hand, each one a root
+    rendering = _chart_renderers(graph)
     for doc, value in walker.argo_candidates():  # what no other root applies: by hand
         if doc.file.path in walker.reach.files:
             continue  # a walk applies its file: the Application is walked from there
+        if rendering.get(doc.file.path) == []:
+            continue  # chart values only an unincluded Component renders: applied by none
         for step in walker.argo_steps(value, doc.file.path, (), Resource(doc, (), value)):
             walker.reach.roots.append(Root(step.cluster, "Argo CD", doc.file.path,
                                            str(step.spec.get("path"))))
             walker.walk(step)
         by_hand.append(doc.file.path)  # not before: its file's other Applications are roots
     walker.reach.files.update(by_hand)
+    # the kustomizations whose helmCharts render those values are applied with them (``kustomize
+    # build --enable-helm DIR | kubectl apply``): their own objects and files too
+    for folder in sorted({f for path in by_hand for f in rendering.get(path, ())}):
+        file = graph.by_dir[folder].file
+        walker.reach.roots.append(Root("in-cluster", "kustomization rendering Argo CD "
+                                       "Applications", file, folder))
+        walker.walk(_Step("in-cluster", file, {"path": "./" + folder}, "default", (), folder))
     if not walker.reach.roots:
         return None
     return walker.reach
@@ -734,6 +746,29 @@ def _argo_objects(documents: Iterable[Document]) -> Iterator[tuple[Document, Map
                     if isinstance(entry, dict):
                         yield doc, {"apiVersion": ARGO_GROUP + "/v1alpha1", "kind": kind,
                                     "spec": entry}
+
+
+def _chart_renderers(graph: Graph) -> dict[str, list[str]]:
+    """Every values file a kustomization's ``helmCharts`` names -> the kustomization roots
+    (not Components: kustomize builds none alone) whose build renders the chart with it; an
+    empty list when only Components no root includes name it."""
+    out: dict[str, list[str]] = {}
+    for folder, k in graph.by_dir.items():
+        for entry in graph.entries(k):
+            if entry.field == "helmCharts" and not is_remote(entry.value):
+                out.setdefault(join(folder, entry.value.strip()), [])
+    if not out:
+        return out
+    for root in graph.roots:
+        if graph.by_dir[root].is_component:
+            continue
+        for folder in sorted(graph.closure(root)):
+            for entry in graph.entries(graph.by_dir[folder]):
+                if entry.field == "helmCharts" and not is_remote(entry.value):
+                    readers = out[join(folder, entry.value.strip())]
+                    if root not in readers:
+                        readers.append(root)
+    return out
 
 
 def _by_name(documents: Iterable[Document], kind: str) -> dict[str, list[Document]]:
