@@ -261,6 +261,95 @@ spec:
     assert [(f.line, f.message.split(",")[0]) for f in result.findings] == [(9, "lab")]
 
 
+def test_the_argocd_operators_init_and_sidecar_containers_are_pods(tmp_path: Path) -> None:
+    # argocd-operator api/v1beta1: repo/server/controller initContainers and sidecarContainers
+    # are []corev1.Container; a sidecar without an image runs the repo server's own
+    text = """
+apiVersion: argoproj.io/v1beta1
+kind: ArgoCD
+metadata: {name: argocd, namespace: openshift-gitops}
+spec:
+  repo:
+    sidecarContainers:
+    - name: setenv-plugin
+      command: [/var/run/argocd/argocd-cmp-server]
+      image: quay.io/gnunn/tools:latest
+    - name: cmp-default-image
+      command: [/var/run/argocd/argocd-cmp-server]
+  server:
+    initContainers:
+    - name: extension-assistant
+      image: quay.io/argoprojlabs/argocd-extension-installer:v0.0.8
+"""
+    result = lint_text(tmp_path, text, only=["image-digest"])
+    assert [(f.line, f.severity, f.message.split(":")[0]) for f in result.findings] == [
+        (9, "error", "argocd-repo, container setenv-plugin"),
+        (15, "warning", "argocd-server, init container extension-assistant")]
+
+
+CONTAINER_LIST_CRD = """
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gateways.example.dev}
+spec:
+  group: example.dev
+  names: {kind: Gateway, plural: gateways}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              proxy:
+                type: object
+                properties:
+                  extraContainers:
+                    type: array
+                    items:
+                      type: object
+                      required: [name]
+                      properties:
+                        name: {type: string}
+                        image: {type: string}
+                        imagePullPolicy: {type: string}
+                        command: {type: array, items: {type: string}}
+                        args: {type: array, items: {type: string}}
+                        env: {type: array, items: {type: object}}
+              extraEnv:
+                type: array
+                items:
+                  type: object
+                  properties: {name: {type: string}, image: {type: string}}
+---
+apiVersion: example.dev/v1
+kind: Gateway
+metadata: {name: edge, namespace: dev}
+spec:
+  proxy:
+    extraContainers:
+    - name: logger
+      image: fluent/fluent-bit
+  extraEnv:
+  - name: not-a-container
+    image: busybox
+"""
+
+
+def test_a_crd_that_declares_a_list_of_containers_makes_them_a_pod(tmp_path: Path) -> None:
+    result = lint_text(tmp_path, CONTAINER_LIST_CRD, only=["image-digest"])
+    assert [(f.line, f.message.split(":")[0]) for f in result.findings] == [
+        (47, "edge-proxy, container logger")]
+    # without the CRD nothing is guessed
+    bare = CONTAINER_LIST_CRD.split("---\n", 1)[1]
+    assert pairs(lint_text(tmp_path / "bare", bare, only=["image-digest"])) == []
+
+
 def test_serving_runtime_containers_are_seen_with_what_kserve_merges_named(
         tmp_path: Path) -> None:
     # KServe's documented ServingRuntime shape: spec.containers is the runtime's pod spec

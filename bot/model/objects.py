@@ -8,7 +8,9 @@ carry the InferenceService's labels and sit behind a ``<name>-<component>`` Serv
 custom resources that run pods (:func:`custom_pods`, :func:`custom_resource_pods`): KubeRay
 RayCluster, RayJob and RayService, Argo Rollouts, LeaderWorkerSet, JobSet, Kubeflow training
 jobs, and any custom resource whose CRD in the tree declares a PodTemplateSpec-shaped field or
-whose object holds a ``template`` with ``spec.containers``.
+whose object holds a ``template`` with ``spec.containers``; and the lists of core/v1 Containers
+of custom resources (declared by the tree's CRD, or the argocd-operator's ``ArgoCD`` sidecar
+and init containers: :data:`CONTAINER_LISTS`).
 """
 
 from __future__ import annotations
@@ -801,15 +803,36 @@ _NOT_CUSTOM = ("fluxcd.io", "argoproj.io", "kustomize.config.k8s.io", "reviewbot
 MAX_TEMPLATE_DEPTH = 10
 
 
+# Lists of core/v1 Containers (``[]corev1.Container``) in the custom resources of operators
+# whose CRD a tree seldom holds (installed by OLM): (group, kind) -> the list fields, as the
+# operator's API types declare them. The argocd-operator's ArgoCD (api/v1beta1
+# argocd_types.go): the application controller's, repo server's and server's init and sidecar
+# containers (a sidecar without an image runs the component's own, which the operator sets).
+CONTAINER_LISTS: dict[tuple[str, str], tuple[Path, ...]] = {
+    ("argoproj.io", "ArgoCD"): tuple(
+        ("spec", part, key) for part in ("controller", "repo", "server")
+        for key in ("initContainers", "sidecarContainers")),
+}
+# the fields every core/v1 Container schema declares (a CRD's list of them: :func:`_schema_lists`)
+_CONTAINER_FIELDS = frozenset({"name", "image", "imagePullPolicy", "command", "args", "env"})
+
+
 def custom_resource_pods(model: Model) -> list[PodTemplate]:
     """Pods of custom resources no known operator describes: at every field the tree's CRD
     for the kind declares PodTemplateSpec-shaped (a schema whose ``spec`` lists
     ``containers``), else at every ``template`` (or ``...Template``) field of the object
-    that holds ``spec.containers``. Called once per model, after the objects are indexed."""
+    that holds ``spec.containers``; and the containers of lists of core/v1 Containers (the
+    fields the tree's CRD declares so, or :data:`CONTAINER_LISTS`), one pod per mapping
+    holding such lists. Called once per model, after the objects are indexed."""
     declared = _crd_template_paths(model)
+    lists = _crd_container_lists(model)
     out: list[PodTemplate] = []
     for obj in model.objects:
         group = obj.group
+        known = CONTAINER_LISTS.get((group, obj.kind))
+        if known is not None:
+            out += _container_list_pods(obj, known)
+            continue
         if obj.kind in INDEXED or "." not in group or group.endswith(_NOT_CUSTOM) or (
                 group.endswith(".k8s.io") and not group.endswith(".x-k8s.io")):
             continue
@@ -822,6 +845,33 @@ def custom_resource_pods(model: Model) -> list[PodTemplate]:
             name = obj.name if len(found) == 1 else f"{obj.name}-{_short(path)}"
             replicas = _count(obj, path[:-1] + ("replicas",))
             out += _custom_pod(obj, path, name, replicas, None, {}, f"the {obj.kind} operator")
+        out += _container_list_pods(obj, lists.get((group, obj.kind), ()))
+    return out
+
+
+def _container_list_pods(obj: KObject, paths: Sequence[Path]) -> list[PodTemplate]:
+    """One pod per mapping of ``obj`` holding lists of Containers at ``paths`` (``*``: every
+    list item or map value): its containers
+    (``initContainers`` in the init role), the mapping as the pod's spec (the operator makes
+    the pod; its labels and other containers are its own)."""
+    lists: dict[Path, list[Path]] = {}
+    for path in _expand_any(obj.body, paths):
+        lists.setdefault(path[:-1], []).append(path)
+    out: list[PodTemplate] = []
+    for parent, found in lists.items():
+        containers = []
+        for path in found:
+            role = "initContainer" if path[-1] == "initContainers" else "container"
+            for i, c in enumerate(items(obj.get(path))):
+                if isinstance(c, dict):
+                    containers.append(Container(str(c.get("name") or f"#{i}"), c,
+                                                path + (i,), role))
+        if containers:
+            name = obj.name if not parent[1:] else f"{obj.name}-{'-'.join(map(str, parent[1:]))}"
+            out.append(PodTemplate(
+                obj, obj.kind, name, obj.namespace or "default", {}, mapping(obj.get(parent)),
+                parent, tuple(containers), _count(obj, parent + ("replicas",)), None,
+                controller=f"the {obj.kind} operator", labels_complete=False))
     return out
 
 
@@ -888,6 +938,44 @@ def _crd_template_paths(model: Model) -> dict[tuple[str, str], list[Path]]:
     return out
 
 
+def _crd_container_lists(model: Model) -> dict[tuple[str, str], list[Path]]:
+    """(group, kind) -> the lists of core/v1 Containers each CRD of the tree declares outside
+    its PodTemplateSpec-shaped fields (whose pods :func:`_crd_template_paths` finds)."""
+    out: dict[tuple[str, str], list[Path]] = {}
+    for crd in model.objects:
+        if crd.kind != "CustomResourceDefinition" or crd.group != "apiextensions.k8s.io":
+            continue
+        group = crd.get(("spec", "group"))
+        kind = crd.get(("spec", "names", "kind"))
+        if not isinstance(group, str) or not isinstance(kind, str):
+            continue
+        found = out.setdefault((group, kind), [])
+        for version in items(crd.get(("spec", "versions"))):
+            schema = dig(version, ("schema", "openAPIV3Schema"))
+            found += [p for p in _schema_lists(schema, (), 0) if p not in found]
+    return {key: paths for key, paths in out.items() if paths}
+
+
+def _schema_lists(schema: Any, path: Path, depth: int) -> list[Path]:
+    if not isinstance(schema, dict) or depth > MAX_TEMPLATE_DEPTH:
+        return []
+    props = mapping(schema.get("properties"))
+    if path and isinstance(dig(props, ("spec", "properties", "containers")), dict):
+        return []  # a PodTemplateSpec: its pods are a template's
+    listed = set(mapping(mapping(schema.get("items")).get("properties")))
+    if schema.get("type") == "array" and listed.issuperset(_CONTAINER_FIELDS):
+        return [path]
+    out: list[Path] = []
+    for key, child in props.items():
+        if isinstance(key, str) and key not in ("metadata", "status"):
+            out += _schema_lists(child, path + (key,), depth + 1)
+    if isinstance(schema.get("additionalProperties"), dict):
+        out += _schema_lists(schema["additionalProperties"], path + (ANY_ITEM,), depth + 1)
+    if isinstance(schema.get("items"), dict):
+        out += _schema_lists(schema["items"], path + (ANY_ITEM,), depth + 1)
+    return out
+
+
 def _schema_templates(schema: Any, path: Path, depth: int) -> list[Path]:
     if not isinstance(schema, dict) or depth > MAX_TEMPLATE_DEPTH:
         return []
@@ -908,6 +996,11 @@ def _schema_templates(schema: Any, path: Path, depth: int) -> list[Path]:
 def _expand(body: Mapping[str, Any], paths: Sequence[Path]) -> list[Path]:
     """The object's fields at ``paths`` (``*``: every list item or map value) that hold a
     pod template."""
+    return [at for at in _expand_any(body, paths) if is_pod_template(dig(body, at))]
+
+
+def _expand_any(body: Mapping[str, Any], paths: Sequence[Path]) -> list[Path]:
+    """The object's fields at ``paths`` (``*``: every list item or map value), once each."""
     out: list[Path] = []
     for path in paths:
         frontier: list[tuple[Path, Any]] = [((), body)]
@@ -922,7 +1015,7 @@ def _expand(body: Mapping[str, Any], paths: Sequence[Path]) -> list[Path]:
                 elif isinstance(value, dict) and step in value:
                     nxt.append((at + (step,), value[step]))
             frontier = nxt
-        out += [at for at, value in frontier if is_pod_template(value) and at not in out]
+        out += [at for at, _ in frontier if at not in out]
     return out
 
 
