@@ -917,9 +917,8 @@ def _find_templates(value: Any, path: list[Any], depth: int, out: list[Path]) ->
 ANY_ITEM = "*"  # a list item or a map value in a CRD-declared path
 
 
-def _crd_template_paths(model: Model) -> dict[tuple[str, str], list[Path]]:
-    """(group, kind) -> the PodTemplateSpec-shaped fields each CRD of the tree declares."""
-    out: dict[tuple[str, str], list[Path]] = {}
+def _crd_schemas(model: Model) -> Iterator[tuple[tuple[str, str], Any]]:
+    """((group, kind), the openAPIV3Schema of one of its versions) for each CRD of the tree."""
     for crd in model.objects:
         if crd.kind != "CustomResourceDefinition" or crd.group != "apiextensions.k8s.io":
             continue
@@ -927,14 +926,16 @@ def _crd_template_paths(model: Model) -> dict[tuple[str, str], list[Path]]:
         kind = crd.get(("spec", "names", "kind"))
         if not isinstance(group, str) or not isinstance(kind, str):
             continue
-        found: list[Path] = []
         for version in items(crd.get(("spec", "versions"))):
-            schema = dig(version, ("schema", "openAPIV3Schema"))
-            for path in _schema_templates(schema, (), 0):
-                if path not in found:
-                    found.append(path)
-        out.setdefault((group, kind), [])
-        out[(group, kind)] += [p for p in found if p not in out[(group, kind)]]
+            yield (group, kind), dig(version, ("schema", "openAPIV3Schema"))
+
+
+def _crd_template_paths(model: Model) -> dict[tuple[str, str], list[Path]]:
+    """(group, kind) -> the PodTemplateSpec-shaped fields each CRD of the tree declares."""
+    out: dict[tuple[str, str], list[Path]] = {}
+    for key, schema in _crd_schemas(model):
+        found = out.setdefault(key, [])
+        found += [p for p in dict.fromkeys(_schema_templates(schema, (), 0)) if p not in found]
     return out
 
 
@@ -942,17 +943,9 @@ def _crd_container_lists(model: Model) -> dict[tuple[str, str], list[Path]]:
     """(group, kind) -> the lists of core/v1 Containers each CRD of the tree declares outside
     its PodTemplateSpec-shaped fields (whose pods :func:`_crd_template_paths` finds)."""
     out: dict[tuple[str, str], list[Path]] = {}
-    for crd in model.objects:
-        if crd.kind != "CustomResourceDefinition" or crd.group != "apiextensions.k8s.io":
-            continue
-        group = crd.get(("spec", "group"))
-        kind = crd.get(("spec", "names", "kind"))
-        if not isinstance(group, str) or not isinstance(kind, str):
-            continue
-        found = out.setdefault((group, kind), [])
-        for version in items(crd.get(("spec", "versions"))):
-            schema = dig(version, ("schema", "openAPIV3Schema"))
-            found += [p for p in _schema_lists(schema, (), 0) if p not in found]
+    for key, schema in _crd_schemas(model):
+        found = out.setdefault(key, [])
+        found += [p for p in _schema_lists(schema, (), 0) if p not in found]
     return {key: paths for key, paths in out.items() if paths}
 
 
