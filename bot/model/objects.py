@@ -1351,10 +1351,16 @@ def refused_build(model: Model, obj: KObject, judged: Model | None = None,
     object only its base has), or None: one of them builds, none is known, or a build's
     applier is gone from ``judged``. Nothing of such an object is applied: the cluster
     keeps what it has."""
-    judged = model if judged is None else judged
+    return _refused_makers(model, obj, model if judged is None else judged)[1]
+
+
+def _refused_makers(model: Model, obj: KObject, judged: Model,
+                    ) -> tuple[list[Maker], tuple[str, str, str] | None]:
+    """The builds that make ``obj`` and the first one's refused entry when ``judged``
+    refuses every one of them (else None): :func:`refused_build`, :func:`failing_build`."""
     found = makers(model, obj)
     refusals = [_refusal(judged, m, judged is model) for m in found]
-    return refusals[0] if found and all(refusals) else None
+    return found, (refusals[0] if found and all(refusals) else None)
 
 
 def any_refused(model: Model) -> bool:
@@ -1372,9 +1378,7 @@ def failing_build(model: Model, obj: KObject) -> str | None:
     (apps/web/kustomization.yaml: 'x.yaml' does not exist)", or None (one of them builds, or
     none is known). Nothing of such an object is applied: ``kubectl apply -k`` applies
     nothing, Flux keeps the last revision that built, Argo CD shows a ComparisonError."""
-    found = makers(model, obj)
-    refusals = [_refusal(model, m, True) for m in found]
-    first = refusals[0] if found and all(refusals) else None
+    found, first = _refused_makers(model, obj, model)
     if first is None:
         return None
     file, entry, why = first
