@@ -599,7 +599,7 @@ class _Memo:
 
     def admitted(self, d: int, wanted: Conns, direct: bool) -> frozenset[int] | None:
         """The sources whose flows on ``wanted`` pod ``d``'s ingress admits (None: every
-        source) from its ingress map, one answer per (isolating policies, named ports,
+        source; :meth:`Network.ingress_sources`), one answer per (isolating policies, named ports,
         connections); :data:`_DIRECT` where each source must be asked (deny rules there, or
         ``direct``: the caller has at most 8 sources and admin tiers apply)."""
         net = self.net
@@ -610,13 +610,7 @@ class _Memo:
         key = (net.ingress_of[d], net.port_signature(d), wanted)
         if key in self._maps:
             return self._maps[key]
-        mapping, every = net.ingress_map(d, unknown=True)
-        found: frozenset[int] | None
-        if every and net.every_ingress(d).intersect(wanted):
-            found = None
-        else:
-            found = frozenset(s for s, conns in mapping.items() if conns.intersect(wanted))
-        self._maps[key] = found
+        found = self._maps[key] = net.ingress_sources(d, wanted, unknown=True)
         return found
 
     def where(self, pods: Sequence[int]) -> str:

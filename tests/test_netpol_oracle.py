@@ -149,3 +149,43 @@ def test_each_side_matches_np_guard_explain(fixture: Path) -> None:
             want = conns if state == "Allowed" else NONE
             assert got == want, (src, dst, verdict, str(conns), "egress" if is_egress else
                                  "ingress", state, str(got))
+
+
+def _plain_sources(net: Network, d: int, wanted: Conns, unknown: bool) -> frozenset[int] | None:
+    """What Network.ingress_sources answers, the plain way: from the ingress map."""
+    mapping, every = net.ingress_map(d, unknown=unknown)
+    if every and net.every_ingress(d).intersect(wanted):
+        return None
+    return frozenset(s for s, conns in mapping.items() if conns.intersect(wanted))
+
+
+# the oracle's fixtures, the ANP ones, and Cilium-heavy trees of the corpus when present
+_SOURCES_TREES = [p / "manifests" for p in (*FIXTURES, *ANP_FIXTURES)] + [
+    p for p in (NETPOL_ORACLE.parent / "corpus" / name
+                for name in ("JJGadgets-Biohazard", "onedr0p-home-ops", "khuedoan-homelab"))
+    if p.is_dir()]
+
+
+@pytest.mark.skipif(not _SOURCES_TREES, reason="no netpol fixtures found")
+def test_ingress_sources_equals_the_ingress_map() -> None:
+    """Network.ingress_sources (the union of the peers of the rules whose connections meet
+    the wanted ones) equals reading the ingress map source by source, for every pod, every
+    connection set a rule there allows and a few more, with unknown matches both ways."""
+    asked = 0
+    for root in _SOURCES_TREES:
+        root = root.resolve()
+        tree = with_json_files(disk_tree([root], root))
+        model = build_model(load_files(tree, Config()), Config().inventory, str(root), tree)
+        for exact in (True, False):
+            net = Network(model, exact=exact)
+            for d in range(len(net.pods)):
+                wanted = {ALL, Conns.ports("TCP", 80, 80), Conns.ports("UDP", 53, 53),
+                          Conns.ports("SCTP")}
+                wanted.update(net.rule_conns(r, d) for n in net.ingress_of[d]
+                              for r in net.policies[n].ingress)
+                for w in wanted:
+                    for unknown in (True, False):
+                        asked += 1
+                        assert net.ingress_sources(d, w, unknown) == _plain_sources(
+                            net, d, w, unknown), (root.name, net.pods[d].peer, str(w))
+    assert asked > 1000

@@ -639,6 +639,27 @@ class Network:
         self._ingress_cache[key] = result
         return result
 
+    def ingress_sources(self, d: int, wanted: Conns, unknown: bool = False
+                        ) -> frozenset[int] | None:
+        """The sources whose flows on ``wanted`` pod ``d``'s ingress admits on some
+        connection (None: every source): ``{s for s, c in ingress_map(d)[0].items() if
+        c.intersect(wanted)}``, None when ``every_ingress(d).intersect(wanted)`` and the map
+        admits every source. A source's connections are the union of those of the rules
+        selecting it, and a union meets ``wanted`` when one of its parts does: so the sources
+        are the union of the peers of the rules whose connections meet ``wanted``, found
+        without the map's per-source unions (JJGadgets-Biohazard: 2,596 unions and 2,035
+        intersections for 51 maps). Deny rules are not read (nor by ingress_map)."""
+        found: set[int] = set()
+        for n in self.ingress_of[d]:
+            for rule in self.policies[n].ingress:
+                if not self.rule_conns(rule, d).intersect(wanted):
+                    continue
+                sources = self.rule_pods(rule, unknown)
+                if sources is None:
+                    return None
+                found.update(sources)
+        return frozenset(found)
+
     def _build_map(
         self, rules: Sequence[Rule], conns_of: Any, unknown: bool
     ) -> tuple[dict[int, Conns], bool]:
