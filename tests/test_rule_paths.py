@@ -18,7 +18,7 @@ from reviewbot.model.objects import cluster_views
 from reviewbot.model.workload import argv, parallelism
 from reviewbot.netpol.network import Network
 from reviewbot.rules._kit import argv_of, file_of, parallelism_of, views
-from reviewbot.schema.store import defaults_of
+from reviewbot.schema.store import defaults_of, json_copy
 
 from .helpers import build, deployment, lint_dir, value_paths, write
 
@@ -124,6 +124,25 @@ def test_compiled_defaults_equal_the_walk_of_the_whole_schema(case: tuple[Any, A
     assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
     assert (got is value) == (want is value)  # unchanged objects are the caller's own
     assert json.dumps(value, sort_keys=True) == before  # copy on write
+
+
+def _containers(value: Any) -> list[int]:
+    if isinstance(value, dict):
+        return [id(value), *(i for v in value.values() for i in _containers(v))]
+    if isinstance(value, list):
+        return [id(value), *(i for v in value for i in _containers(v))]
+    return []
+
+
+@settings(max_examples=300, deadline=None)
+@given(VALUES)
+def test_json_copy_is_deepcopy_of_json_data(value: Any) -> None:
+    """A default's copy (json_copy) equals copy.deepcopy's and shares no dict or list with
+    the schema's value (a defaulted body never aliases the schema)."""
+    got = json_copy(value)
+    assert got == copy.deepcopy(value)
+    assert json.dumps(got, sort_keys=True) == json.dumps(value, sort_keys=True)
+    assert not set(_containers(got)) & set(_containers(value))
 
 
 def test_a_helmrelease_schema_defaults_only_where_it_says() -> None:

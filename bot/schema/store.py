@@ -459,7 +459,7 @@ class Defaults:
             for key, sub, has_default, nullable, below in self.fields:
                 current = value.get(key)
                 if has_default and (key not in value or (current is None and not nullable)):
-                    current = copy.deepcopy(sub["default"])
+                    current = json_copy(sub["default"])
                 elif key not in value:
                     continue
                 new = below.apply(current) if below is not None else current
@@ -480,6 +480,25 @@ class Defaults:
             if any(a is not b for a, b in zip(items, value, strict=True)):
                 return items
         return value
+
+
+_ATOMIC = frozenset({str, int, float, bool, type(None)})
+
+
+def json_copy(value: Any) -> Any:
+    """``copy.deepcopy(value)`` for a default: its dicts and lists copied, its immutable
+    scalars (str, int, float, bool, None) shared, as deepcopy does; any other value is
+    deepcopied. A default is data read from YAML or JSON: deepcopy's Python walk with its
+    memo of every node cost hmcts-sds-flux-config 1,918 calls for 997 defaults. (Aliases
+    inside one default, YAML anchors, come out as equal copies: equal data to validate.)"""
+    kind = type(value)
+    if kind in _ATOMIC:
+        return value
+    if kind is dict:
+        return {k: json_copy(v) for k, v in value.items()}
+    if kind is list:
+        return [json_copy(v) for v in value]
+    return copy.deepcopy(value)
 
 
 def defaults_of(schema: Mapping[str, Any]) -> Defaults | None:
