@@ -20,6 +20,7 @@ from reviewbot.load.loader import load
 from reviewbot.model.substitute import (
     Substitutions,
     Values,
+    _expanded,
     expand,
     substitute,
     variable_documents,
@@ -176,6 +177,25 @@ def test_texts_substituted_once_per_values_give_what_a_fresh_substitution_gives(
         assert (unseen, names) == (ref_unseen, fresh_names)
         assert _kept(out, body) == _kept(ref, body)
     assert values == Values(values.known, values.unknown)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TEXTS.filter(lambda t: "${" in t), min_size=1, max_size=4),
+       st.lists(_VALUES, min_size=1, max_size=4))
+def test_texts_expanded_once_per_values_of_their_variables_give_what_expanding_gives(
+        texts: list[str], several: list[Values]) -> None:
+    """A text's expansion is remembered by the values of the variables it names, across
+    Values (``_expanded``): texts under several values, in any order, again and again,
+    give what expanding them gives, the same variables named and unseen."""
+    for values in several + several:
+        for text in texts:
+            out, named, unseen = _expanded(text, values)
+            missing: set[str] = set()
+            ref = _reference(text, values, missing)
+            ref_names: set[str] = set()
+            expand(text, values.known, bool(values.unknown), set(), ref_names)
+            assert _canon(out) == _canon(ref)
+            assert (set(named), set(unseen)) == (ref_names, missing)
 
 
 def test_values_of_variables_a_body_does_not_name_share_its_substitution() -> None:
