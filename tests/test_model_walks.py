@@ -1,7 +1,8 @@
 """Walks of the model written for speed (bot/model): the search for pod templates in a
 custom resource (objects._template_fields), the .gitignore patterns matched at once
 (kustomize._Ignore) and the test of a chart's values mapping for a container
-(values._is_unit). Each is compared with its plain definition, here, on generated input."""
+(values._is_unit), the bodies of a document equal to an object's (objects.same_bodies).
+Each is compared with its plain definition, here, on generated input."""
 
 from __future__ import annotations
 
@@ -12,7 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reviewbot.model.kustomize import _Ignore
-from reviewbot.model.objects import MAX_TEMPLATE_DEPTH, _template_fields, is_pod_template
+from reviewbot.model.objects import (
+    MAX_TEMPLATE_DEPTH,
+    _named,
+    _template_fields,
+    is_pod_template,
+    same_bodies,
+)
 from reviewbot.model.values import PROBES, _image, _is_unit, _pod_resources, _probe
 
 
@@ -109,3 +116,44 @@ def test_a_values_mapping_is_a_unit_as_the_plain_test_says(value: dict[str, Any]
     plain = (_image(value.get("image")) is not None or _pod_resources(value.get("resources"))
              or any(_probe(value.get(k)) is not None for _, k in PROBES))
     assert _is_unit(value) == plain
+
+
+class _Meta(dict[Any, Any]):
+    """Metadata of another type than ``dict`` (equal to a dict of the same items)."""
+
+
+_NAMES = st.one_of(st.sampled_from(["web", "db", ""]), st.none(), st.integers(0, 1),
+                   st.booleans(), st.just(1.0), st.just(["web"]), st.just({"a": 1}))
+_METAS = st.one_of(
+    st.fixed_dictionaries({}, optional={"name": _NAMES, "namespace": _NAMES,
+                                        "labels": st.just({"a": "b"})}),
+    st.builds(_Meta, st.fixed_dictionaries({"name": _NAMES})),
+    st.none(), st.just("web"), st.just([]))
+_OWNED = st.one_of(
+    st.fixed_dictionaries({"kind": st.sampled_from(["Deployment", "Service"])},
+                          optional={"metadata": _METAS, "spec": st.integers(0, 1)}),
+    st.none(), st.just([]), st.just("text"))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_OWNED, max_size=8), st.lists(st.integers(0, 7), max_size=4), _OWNED)
+def test_the_bodies_equal_to_an_object_s_are_the_plain_comparison_s(
+        bodies: list[Any], shared: list[int], other: Any) -> None:
+    """same_bodies compares only bodies of the object's namespace and name: it finds what
+    comparing with every body finds (the same objects, equal copies, bodies it cannot
+    key), in order."""
+    built: list[tuple[Any, Any]] = [(b, n) for n, b in enumerate(bodies)]
+    built += [(bodies[i], -1) for i in shared if i < len(bodies)]  # one body in two builds
+    built += [(_copy(b), -2) for b in bodies[:2]]  # equal, not the same
+    named = _named(built)
+    for body in [b for b, _ in built] + [other, _copy(other)]:
+        plain = [i for i, (b, _) in enumerate(built) if b is body or b == body]
+        assert same_bodies(built, named, body) == plain
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return type(value)({k: _copy(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
