@@ -485,3 +485,75 @@ def test_with_other_line_breaks_every_document_holding_a_needle_is_named() -> No
     lf = loader.load(FileRecord("f.yaml", "blob", b"a: 1\r\n---\r\nb: ${X}\r\n"))
     assert lf.documents_holding("${") == {0, 1}
     assert lf.documents_holding("nowhere") == set()
+
+
+# ---------------------------------------------------------------- the fast composer
+
+def _each_document(text: str, fast: bool) -> list[Any]:
+    """Every document of ``text`` (libyaml's events) composed without positions by
+    ``_compose_fast`` or by the plain ``_compose_document``, then what stopped it."""
+    out: list[Any] = []
+    get, close = loader._open_events(text, "libyaml")
+    try:
+        while True:
+            event = get()
+            if type(event) is loader._DocStart:
+                line = event.args[0].line + 1
+                value, first, positions, spans, apart, folded = (
+                    loader._compose_fast(get, line, loader.resolve_plain) if fast
+                    else loader._compose_document(get, line, False, loader.resolve_plain))
+                out.append((_canon(value), first, positions, spans, apart, folded))
+            elif type(event) is loader._StreamEnd:
+                break
+    except Exception as exc:  # a parser error, a problem, the strict pass's signal
+        out.append((type(exc).__name__, getattr(exc, "message", None),
+                    getattr(exc, "line", None), getattr(exc, "column", None)))
+    finally:
+        close()
+    return out
+
+
+def _composes_as_the_plain_loop(text: str) -> None:
+    assert _each_document(text, True) == _each_document(text, False), text
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="no corpus beside the clone")
+def test_the_corpus_composes_as_the_plain_loop() -> None:
+    files = _files(CORPUS)
+    assert len(files) > 1000
+    for path in files:
+        _composes_as_the_plain_loop(loader.decode_text(path.read_bytes()))
+
+
+@pytest.mark.parametrize("text", [*CASES.values(), *MERGES])
+def test_cases_compose_as_the_plain_loop(text: str) -> None:
+    _composes_as_the_plain_loop(text)
+
+
+@given(st.lists(_LINE, min_size=1, max_size=14))
+def test_generated_yaml_composes_as_the_plain_loop(lines: list[tuple[int, str, str, str]]) -> None:
+    _composes_as_the_plain_loop(_text(lines))
+
+
+@given(st.lists(_KEYS, max_size=8), st.lists(st.sampled_from("xyz"), max_size=3),
+       st.booleans())
+def test_generated_merges_compose_as_the_plain_loop(
+        keys: list[str], first: list[str], nested: bool) -> None:
+    lines = ["b: &b {" + ", ".join(f"{k}: b{i}" for i, k in enumerate(first)) + "}",
+             "c: &c [*b, {z: 1}]", "m:"]
+    indent = "    " if nested else "  "
+    if nested:
+        lines.append("  n:")
+    for i, key in enumerate(keys):
+        lines.append(f"{indent}{key}: {'*b' if i % 3 == 0 else '*c' if i % 3 == 1 else i}")
+    _composes_as_the_plain_loop("\n".join(lines) + "\n")
+
+
+@given(st.integers(1, 99), st.integers(0, 99), st.booleans())
+def test_nesting_through_aliases_composes_as_the_plain_loop(
+        deep: int, at: int, mapping: bool) -> None:
+    """The depth bound through aliases (each anchored collection's levels) at its edge."""
+    inner = "{k: " * deep + "v" + "}" * deep if mapping else "[" * deep + "]" * deep
+    text = (f"a: &a {inner}\nb: &b [*a, {{c: *a}}]\n"
+            f"c: {'[' * at}*b{']' * at}\nd: {'[' * at}{{<<: *a}}{']' * at}\n")
+    _composes_as_the_plain_loop(text)

@@ -1045,9 +1045,11 @@ def _compose_events(
             if kind is _DocStart:
                 if only is None or index == only:
                     line = event.args[0].line + 1
-                    out.append(_compose_document(get, line, marks, resolve or resolve_plain)
-                               if targets is None
-                               else _locate_document(get, line, targets, cutter))
+                    out.append(_locate_document(get, line, targets, cutter)
+                               if targets is not None
+                               else _compose_document(get, line, True, resolve or resolve_plain)
+                               if marks
+                               else _compose_fast(get, line, resolve or resolve_plain))
                     if only is not None:
                         break
                 else:
@@ -1302,6 +1304,191 @@ def _compose_document(get: Any, start_line: int, marks: bool,
                     where = vmark if scalar else key_mark
                     positions[path + (key,)] = (where.line + 1, where.column + 1)
                     positions[(_KEY, *path, key)] = (key_mark.line + 1, key_mark.column + 1)
+            key = no_key
+
+
+def _compose_fast(get: Any, start_line: int, resolve: Callable[[str], Any]) -> Composed:
+    """:func:`_compose_document` without positions (``marks`` False): the parse of every file.
+
+    The same document, ``spans`` and ``apart``, the same problems (depth, alias bounds, merges
+    of no mapping, complex keys) at the same places, and ``_Recheck`` where that raises it (a
+    key met twice: the strict pass names the lines), in a loop that reads nothing positions
+    or the strict pass need (no ``seen``, ``path``, ``key_mark``; ``folded`` is the strict
+    pass's): 76 bytecodes an event in the plain loop, fewer here.
+    tests/test_loader_equivalence.py compares the two on the corpus, the cases and generated
+    YAML (value, types, lines, spans, apart, and what each raises).
+    """
+    anchors: dict[str, Any] = {}
+    anchor_sizes: dict[int, int] = {}  # id(anchored container) -> nodes in it
+    anchor_heights: dict[int, int] = {}  # id(anchored container) -> levels in it
+    height = 0  # levels in the open container so far (itself included)
+    stack: list[tuple[Any, ...]] = []
+    cur: Any = None  # the open container; None at the document's top level
+    is_map = False
+    key: Any = _NO_KEY  # the open mapping's key waiting for its value
+    merged = False
+    written_keys: set[str] = set()
+    base_written = base_expanded = 0
+    c_anchor: Any = None
+    c_mark: Any = None
+    root: Any = None
+    first_line = start_line
+    written = 0  # scalars and collections composed
+    expanded = 0  # nodes reached through aliases
+    spans = False
+    apart = False
+    flow = 0  # flow collections open
+    flow_line = 0  # where the outermost one opened
+    no_key, merge, quoted, first, intern_ = _NO_KEY, _MERGE, _QUOTE_STYLES, _FIRST, intern
+    scalar_kind, end_kind, map_kind, seq_kind = _Scalar, _End, _MapStart, _SeqStart
+    kyaml_bool, kyaml_first, kyaml_maybe = _KYAML_BOOL, _KYAML_FIRST, _KYAML_MAYBE
+    while True:
+        event = get()
+        kind = type(event)
+        if kind is scalar_kind:
+            anchor, tag, _, text, mark, end, style = event.args
+            written += 1
+            if style:  # quoted or block: plain scalars (most) skip both
+                if not spans and style in quoted and end.line != mark.line:
+                    spans = True
+                if style == '"' and not text.isascii():  # only escapes make surrogates
+                    text = no_surrogates(text)
+            if is_map and key is no_key:  # a mapping key: keys stay text (`y:` is a key)
+                if anchor:
+                    anchors[anchor] = text
+                if merged:
+                    if text in written_keys or text == merge:
+                        raise _Recheck()
+                    written_keys.add(text)
+                elif text in cur:
+                    raise _Recheck()
+                key = intern_(text)
+                continue
+            if tag is None or tag == "!":
+                if style:
+                    value = intern_(text) if len(text) < 24 else text
+                elif not text:
+                    value = None
+                elif text[0] in first:
+                    value = resolve(text)
+                    if value.__class__ is bool:
+                        if text not in kyaml_bool:
+                            apart = True
+                    elif value is text and text[0] in kyaml_first and kyaml_maybe(text):
+                        apart = True
+                else:
+                    value = intern_(text) if len(text) < 24 else text
+            else:
+                value = _tagged(tag, text)
+            if anchor:
+                anchors[anchor] = value
+            if cur is not None:  # the common cases, attached here
+                if not is_map:
+                    cur.append(value)
+                    continue
+                if key != merge:
+                    cur[key] = value
+                    key = no_key
+                    continue
+            vmark = mark
+        elif kind is end_kind:
+            value = cur
+            vmark = c_mark
+            if flow:
+                flow -= 1
+                if not flow and event.args[0].line != flow_line:
+                    spans = True
+            if c_anchor:
+                anchors[c_anchor] = value
+                anchor_sizes[id(value)] = written - base_written + expanded - base_expanded
+                anchor_heights[id(value)] = height
+            inner = height
+            (cur, is_map, key, merged, written_keys, base_written, base_expanded, c_anchor,
+             c_mark, height) = stack.pop()
+            if inner >= height:
+                height = inner + 1
+            if cur is not None and key is not no_key and key != merge:  # the common cases
+                cur[key] = value
+                key = no_key
+                continue
+        elif kind is map_kind or kind is seq_kind:
+            args = event.args
+            if args[5]:  # a flow collection
+                if not flow:
+                    flow_line = args[3].line
+                flow += 1
+            if len(stack) >= MAX_DEPTH:
+                m = args[3]
+                raise ProblemError(
+                    f"nesting deeper than {MAX_DEPTH} levels", m.line + 1, m.column + 1
+                )
+            stack.append((cur, is_map, key, merged, written_keys, base_written, base_expanded,
+                          c_anchor, c_mark, height))
+            base_written = written
+            written += 1
+            base_expanded = expanded
+            height = 1
+            if kind is map_kind:
+                cur = {}
+                is_map = True
+                merged = False
+            else:
+                cur = []
+                is_map = False
+            key = no_key
+            c_anchor = args[0]
+            c_mark = args[3]
+            continue
+        elif kind is _Alias:
+            name, vmark, _ = event.args
+            if name not in anchors:
+                raise ProblemError(
+                    "alias to an undefined anchor", vmark.line + 1, vmark.column + 1
+                )
+            value = anchors[name]
+            expanded += anchor_sizes.get(id(value), 1)
+            if expanded > MAX_EXPANSION and expanded > 10 * written:
+                raise ProblemError(
+                    f"aliases expand to more than {MAX_EXPANSION} nodes (alias bomb)",
+                    vmark.line + 1, vmark.column + 1,
+                )
+            if isinstance(value, (dict, list)):  # what it brings nests below here: bounded
+                inner = anchor_heights.get(id(value), 1)
+                if len(stack) + inner > MAX_DEPTH:
+                    raise ProblemError(
+                        f"nesting deeper than {MAX_DEPTH} levels (through aliases)",
+                        vmark.line + 1, vmark.column + 1,
+                    )
+                if inner >= height:
+                    height = inner + 1
+        elif kind is _DocEnd:
+            return root, first_line, None, spans, apart, None
+        else:
+            continue
+        # attach ``value`` (at vmark) to the open container: the rare cases
+        if cur is None:
+            root = value
+            first_line = vmark.line + 1
+        elif not is_map:
+            cur.append(value)
+        elif key is no_key:  # an alias or a collection as a key
+            if not isinstance(value, (str, int, float, bool)) and value is not None:
+                raise ComplexKeyError()
+            text = value if isinstance(value, str) else key_text(value)
+            if merged:
+                if text in written_keys or text == merge:
+                    raise _Recheck()
+                written_keys.add(text)
+            elif text in cur:
+                raise _Recheck()
+            key = text
+        else:
+            if key == merge:
+                written_keys = set(cur)  # the keys written so far (a second merge stops it)
+                _merge_into(cur, value, vmark)
+                merged = True
+            else:
+                cur[key] = value
             key = no_key
 
 
