@@ -500,7 +500,7 @@ def _each_document(text: str, fast: bool) -> list[Any]:
             if type(event) is loader._DocStart:
                 line = event.args[0].line + 1
                 value, first, positions, spans, apart, folded = (
-                    loader._compose_fast(get, line, loader.resolve_plain) if fast
+                    loader._compose_fast(get, line) if fast
                     else loader._compose_document(get, line, False, loader.resolve_plain))
                 out.append((_canon(value), first, positions, spans, apart, folded))
             elif type(event) is loader._StreamEnd:

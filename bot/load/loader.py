@@ -1048,8 +1048,8 @@ def _compose_events(
                     out.append(_locate_document(get, line, targets, cutter)
                                if targets is not None
                                else _compose_document(get, line, True, resolve or resolve_plain)
-                               if marks
-                               else _compose_fast(get, line, resolve or resolve_plain))
+                               if marks or resolve is not None
+                               else _compose_fast(get, line))
                     if only is not None:
                         break
                 else:
@@ -1307,8 +1307,30 @@ def _compose_document(get: Any, start_line: int, marks: bool,
             key = no_key
 
 
-def _compose_fast(get: Any, start_line: int, resolve: Callable[[str], Any]) -> Composed:
-    """:func:`_compose_document` without positions (``marks`` False): the parse of every file.
+# What _read_plain read, by text (texts shorter than 24 characters): what a tree repeats
+# (ports, replicas, true, names starting with a letter resolve_plain looks at twice).
+_PLAIN_READ: dict[str, tuple[Any, bool]] = {}
+
+
+def _read_plain(text: str) -> tuple[Any, bool]:
+    """(:func:`resolve_plain` of ``text``, whether kyaml may read it apart: the composer's
+    ``apart``), remembered in ``_PLAIN_READ``: both depend on the text alone, and the values
+    (None, bool, int, float, str) are immutable, so one value serves every scalar spelled
+    so. The first text read is the one kept, as interning keeps it."""
+    value = resolve_plain(text)
+    if value.__class__ is bool:
+        apart = text not in _KYAML_BOOL
+    else:
+        apart = value is text and text[0] in _KYAML_FIRST and _KYAML_MAYBE(text) is not None
+    read = (value, apart)
+    if len(text) < 24:
+        _PLAIN_READ[text] = read
+    return read
+
+
+def _compose_fast(get: Any, start_line: int) -> Composed:
+    """:func:`_compose_document` without positions (``marks`` False), plain scalars read by
+    :func:`resolve_plain` (:func:`_read_plain`): the parse of every file.
 
     The same document, ``spans`` and ``apart``, the same problems (depth, alias bounds, merges
     of no mapping, complex keys) at the same places, and ``_Recheck`` where that raises it (a
@@ -1341,7 +1363,7 @@ def _compose_fast(get: Any, start_line: int, resolve: Callable[[str], Any]) -> C
     flow_line = 0  # where the outermost one opened
     no_key, merge, quoted, first, intern_ = _NO_KEY, _MERGE, _QUOTE_STYLES, _FIRST, intern
     scalar_kind, end_kind, map_kind, seq_kind = _Scalar, _End, _MapStart, _SeqStart
-    kyaml_bool, kyaml_first, kyaml_maybe = _KYAML_BOOL, _KYAML_FIRST, _KYAML_MAYBE
+    plain_read, read_plain = _PLAIN_READ.get, _read_plain
     while True:
         event = get()
         kind = type(event)
@@ -1370,11 +1392,8 @@ def _compose_fast(get: Any, start_line: int, resolve: Callable[[str], Any]) -> C
                 elif not text:
                     value = None
                 elif text[0] in first:
-                    value = resolve(text)
-                    if value.__class__ is bool:
-                        if text not in kyaml_bool:
-                            apart = True
-                    elif value is text and text[0] in kyaml_first and kyaml_maybe(text):
+                    value, kyaml_apart = plain_read(text) or read_plain(text)
+                    if kyaml_apart:
                         apart = True
                 else:
                     value = intern_(text) if len(text) < 24 else text
