@@ -1308,8 +1308,11 @@ def _compose_document(get: Any, start_line: int, marks: bool,
 
 
 # What _read_plain read, by text (texts shorter than 24 characters): what a tree repeats
-# (ports, replicas, true, names starting with a letter resolve_plain looks at twice).
+# (ports, replicas, true, names starting with a letter resolve_plain looks at twice). At most
+# PLAIN_READ_MOST texts are kept (the process's memory stays bounded: later texts are read
+# each time, to the same values).
 _PLAIN_READ: dict[str, tuple[Any, bool]] = {}
+PLAIN_READ_MOST = 1 << 16
 
 
 def _read_plain(text: str) -> tuple[Any, bool]:
@@ -1323,7 +1326,7 @@ def _read_plain(text: str) -> tuple[Any, bool]:
     else:
         apart = value is text and text[0] in _KYAML_FIRST and _KYAML_MAYBE(text) is not None
     read = (value, apart)
-    if len(text) < 24:
+    if len(text) < 24 and len(_PLAIN_READ) < PLAIN_READ_MOST:
         _PLAIN_READ[text] = read
     return read
 
