@@ -572,3 +572,34 @@ def test_plain_scalars_read_once_are_read_as_resolve_plain_reads_them(
     for text, (value, apart) in loader._PLAIN_READ.items():
         assert _canon(value) == _canon(loader.resolve_plain(text))
         assert apart == loader._read_plain(text)[1]
+
+
+def test_a_batch_of_parses_reads_as_each_alone_and_leaves_the_stock_classes() -> None:
+    """``parse_files`` holds the fast event classes for the whole batch
+    (``loader.fast_events``): each file reads as ``load`` alone reads it, the wrapper has its
+    own classes again after the batch, however it ends, and PyYAML's own loader works."""
+    import yaml
+    import yaml._yaml
+
+    from reviewbot.engine.parse import parse_files
+
+    texts = [b"a: [1, 2]\nb: &x {c: *x}\n", b"a: [b\n", b"k: on\n---\nj: 0755\nl: <<\n",
+             b"m: {a: 1, a: 2}\n", b"{{ .x }}\n"]
+    records = [FileRecord(f"{i}.yaml", "blob", data) for i, data in enumerate(texts)]
+
+    def seen(lf: loader.LoadedFile) -> Any:
+        return ([(d.index, d.line, _canon(d.value), d.kyaml_apart) for d in lf.documents],
+                lf.problems, lf.skipped, lf.pure)
+
+    assert [seen(lf) for lf in parse_files(records)] == [seen(loader.load(r)) for r in records]
+
+    def stock() -> bool:
+        return all(getattr(yaml._yaml, name) is getattr(yaml.events, name)
+                   for name, _ in loader._LIB_FAST)
+
+    assert stock() and loader._HOLDING == 0
+    with pytest.raises(RuntimeError), loader.fast_events(), loader.fast_events():  # nested
+        assert not stock()
+        raise RuntimeError
+    assert stock() and loader._HOLDING == 0
+    assert yaml.load("a: [1, 2]\n", Loader=yaml.CSafeLoader) == {"a": [1, 2]}

@@ -11,7 +11,7 @@ from typing import Any
 from reviewbot import concurrency
 from reviewbot.config import Config
 from reviewbot.load.cache import ParseCache, freeze, thaw
-from reviewbot.load.loader import LoadedFile, load
+from reviewbot.load.loader import LoadedFile, fast_events, load
 from reviewbot.model.builder import Built
 from reviewbot.model.kustomize import Graph
 from reviewbot.sources.tree import MAX_FILE_BYTES, FileRecord, Tree
@@ -67,6 +67,13 @@ def load_files(
 
 
 def parse_files(records: Sequence[FileRecord], limit: int = MAX_FILE_BYTES) -> list[LoadedFile]:
+    """Parse ``records`` (each refused past ``limit`` bytes), PyYAML's wrapper holding the
+    fast event classes for all of them (:func:`~reviewbot.load.loader.fast_events`)."""
+    with fast_events():
+        return _parse_files(records, limit)
+
+
+def _parse_files(records: Sequence[FileRecord], limit: int) -> list[LoadedFile]:
     """Parse ``records`` (each refused past ``limit`` bytes), over the available cores when
     the work is large enough to pay.
 
