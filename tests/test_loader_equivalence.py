@@ -561,15 +561,15 @@ def test_nesting_through_aliases_composes_as_the_plain_loop(
 
 def test_plain_scalars_read_once_are_read_as_resolve_plain_reads_them(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """What ``_PLAIN_READ`` keeps is what reading the text again gives, also past its bound."""
+    """What ``PLAIN_READ`` keeps is what reading the text again gives, also past its bound."""
     texts = ["1", "08", "0o17", "on", "true", "~", "null", ".nan", "1e3", "2024-01-01", "tcp",
              "yes", "-", "+1", "0x1F", "1_000", ".inf", "nginx", "O"]
-    monkeypatch.setattr(loader, "_PLAIN_READ", {})
+    monkeypatch.setattr(loader, "PLAIN_READ", {})
     monkeypatch.setattr(loader, "PLAIN_READ_MOST", 5)
     doc = "".join(f"k{i}: {t}\n" for i, t in enumerate(texts * 2))
     _composes_as_the_plain_loop(doc)
-    assert len(loader._PLAIN_READ) == 5
-    for text, (value, apart) in loader._PLAIN_READ.items():
+    assert len(loader.PLAIN_READ) == 5
+    for text, (value, apart) in loader.PLAIN_READ.items():
         assert _canon(value) == _canon(loader.resolve_plain(text))
         assert apart == loader._read_plain(text)[1]
 

@@ -1337,13 +1337,13 @@ def _compose_document(get: Any, start_line: int, marks: bool,
 # (ports, replicas, true, names starting with a letter resolve_plain looks at twice). At most
 # PLAIN_READ_MOST texts are kept (the process's memory stays bounded: later texts are read
 # each time, to the same values).
-_PLAIN_READ: dict[str, tuple[Any, bool]] = {}
+PLAIN_READ: dict[str, tuple[Any, bool]] = {}
 PLAIN_READ_MOST = 1 << 16
 
 
 def _read_plain(text: str) -> tuple[Any, bool]:
     """(:func:`resolve_plain` of ``text``, whether kyaml may read it apart: the composer's
-    ``apart``), remembered in ``_PLAIN_READ``: both depend on the text alone, and the values
+    ``apart``), remembered in ``PLAIN_READ``: both depend on the text alone, and the values
     (None, bool, int, float, str) are immutable, so one value serves every scalar spelled
     so. The first text read is the one kept, as interning keeps it."""
     value = resolve_plain(text)
@@ -1352,8 +1352,8 @@ def _read_plain(text: str) -> tuple[Any, bool]:
     else:
         apart = value is text and text[0] in _KYAML_FIRST and _KYAML_MAYBE(text) is not None
     read = (value, apart)
-    if len(text) < 24 and len(_PLAIN_READ) < PLAIN_READ_MOST:
-        _PLAIN_READ[text] = read
+    if len(text) < 24 and len(PLAIN_READ) < PLAIN_READ_MOST:
+        PLAIN_READ[text] = read
     return read
 
 
@@ -1392,7 +1392,7 @@ def _compose_fast(get: Any, start_line: int) -> Composed:
     flow_line = 0  # where the outermost one opened
     no_key, merge, quoted, first, intern_ = _NO_KEY, _MERGE, _QUOTE_STYLES, _FIRST, intern
     scalar_kind, end_kind, map_kind, seq_kind = _Scalar, _End, _MapStart, _SeqStart
-    plain_read, read_plain = _PLAIN_READ.get, _read_plain
+    plain_read, read_plain = PLAIN_READ.get, _read_plain
     while True:
         event = get()
         kind = type(event)
