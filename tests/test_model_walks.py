@@ -7,8 +7,10 @@ Each is compared with its plain definition, here, on generated input."""
 from __future__ import annotations
 
 import fnmatch
+from pathlib import Path
 from typing import Any
 
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +22,21 @@ from reviewbot.model.objects import (
     is_pod_template,
     same_bodies,
 )
-from reviewbot.model.values import PROBES, _image, _is_unit, _pod_resources, _probe
+from reviewbot.model.values import (
+    CONTAINER_LISTS,
+    MAX_DEPTH,
+    PLACEMENT,
+    PROBES,
+    SAME_POD,
+    SKIP_KEYS,
+    _image,
+    _is_unit,
+    _pod_resources,
+    _pod_spec,
+    _probe,
+    _Unit,
+    _walk,
+)
 
 
 def _reference_templates(value: Any, path: tuple[Any, ...], depth: int) -> list[tuple[Any, ...]]:
@@ -157,3 +173,93 @@ def _copy(value: Any) -> Any:
     if isinstance(value, list):
         return [_copy(v) for v in value]
     return value
+
+
+def _reference_walk(value: Any, path: tuple[Any, ...], key: str, depth: int,
+                    parent: int | None, units: list[Any]) -> None:
+    """values._walk as first written: every key read, every test asked of every mapping."""
+    here = parent
+    container = _is_unit(value)
+    if container or _pod_spec(value) or (depth == 0 and any(k in value for k in PLACEMENT)):
+        same = parent is not None and bool(SAME_POD.match(key))
+        role = "initContainer" if same and key.lower().startswith("init") else "container"
+        units.append(_Unit(value, path, key or "main", role, parent, same, container=container))
+        here = len(units) - 1
+    if depth >= MAX_DEPTH:
+        return
+    for child_key, child in value.items():
+        name = str(child_key)
+        if name in SKIP_KEYS or name in PLACEMENT or name == "image" or name == "resources":
+            continue
+        if isinstance(child, dict):
+            _reference_walk(child, path + (name,), name, depth + 1, here, units)
+        elif isinstance(child, list) and CONTAINER_LISTS.match(name):
+            role = "initContainer" if "init" in name.lower() else "container"
+            for i, item in enumerate(child):
+                if isinstance(item, dict) and isinstance(item.get("image"), str):
+                    units.append(_Unit(item, path + (name, i), str(item.get("name") or name),
+                                       role, here, here is not None, raw=True))
+
+
+def _units(units: list[Any]) -> list[tuple[Any, ...]]:
+    return [(id(u.body), u.path, u.key, u.role, u.parent, u.same_pod, u.raw, u.container)
+            for u in units]
+
+
+_WALK_KEYS = st.sampled_from([
+    "image", "resources", "livenessProbe", "containers", "initContainers", "sidecars",
+    "extraContainers", "nodeSelector", "tolerations", "env", "config", "init", "sidecar",
+    "worker", "spec", "template", "name", "tag", 1, True])
+_WALK_LEAVES = st.one_of(
+    st.none(), st.booleans(), st.integers(0, 2), st.sampled_from(["nginx:1.27", "", "x"]),
+    st.just({"requests": {"cpu": "1"}}), st.just({"httpGet": {"path": "/"}}),
+    st.just({"repository": "r", "tag": "1"}))
+_WALK_VALUES = st.recursive(
+    _WALK_LEAVES,
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(_WALK_KEYS, inner, max_size=5)),
+    max_leaves=50)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.dictionaries(_WALK_KEYS, _WALK_VALUES, max_size=5), st.integers(0, MAX_DEPTH + 1))
+def test_a_chart_s_values_are_walked_as_the_plain_walk_does(value: dict[str, Any],
+                                                            depth: int) -> None:
+    fast: list[Any] = []
+    plain: list[Any] = []
+    _walk(value, ("spec", "values"), "", depth, None, fast)
+    _reference_walk(value, ("spec", "values"), "", depth, None, plain)
+    assert _units(fast) == _units(plain)
+
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def test_the_walk_of_the_corpus_values_is_the_plain_walk() -> None:
+    """Every HelmRelease's ``spec.values`` and every ``*values*.yaml`` document of the
+    fixtures and of the corpus (when it is beside the clone)."""
+    seen = 0
+    for root in (Path(__file__).parent / "fixtures", CORPUS):
+        for path in sorted(root.rglob("*.yaml")) if root.is_dir() else []:
+            text = path.read_text(errors="replace")
+            named = "values" in path.name
+            if not named and "HelmRelease" not in text:
+                continue
+            try:
+                docs = list(yaml.safe_load_all(text))
+            except yaml.YAMLError:
+                continue
+            for doc in docs:
+                if not isinstance(doc, dict):
+                    continue
+                spec = doc.get("spec")
+                for value in (spec.get("values") if isinstance(spec, dict) else None,
+                              doc if named else None):
+                    if isinstance(value, dict):
+                        fast: list[Any] = []
+                        plain: list[Any] = []
+                        _walk(value, (), "", 0, None, fast)
+                        _reference_walk(value, (), "", 0, None, plain)
+                        assert _units(fast) == _units(plain), path
+                        seen += 1
+    assert seen > 0

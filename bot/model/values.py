@@ -645,9 +645,15 @@ class _Unit:
     container: bool = True  # False: a pod spec or placement holder with no container itself
 
 
+UNIT_KEYS = frozenset({"image", "resources", *(key for _, key in PROBES)})
+
+
 def _is_unit(value: Mapping[str, Any]) -> bool:
     # (asked of every mapping of a chart's values, most holding none of these fields: each
-    # test below is made only for a field that is there, as none of them holds for None)
+    # test below is made only for a field that is there, as none of them holds for None;
+    # a mapping with none of their keys is no unit, one C-speed set test)
+    if UNIT_KEYS.isdisjoint(value):
+        return False
     image, resources = value.get("image"), value.get("resources")
     if image is not None and _image(image) is not None:
         return True
@@ -668,24 +674,30 @@ def _pod_spec(value: Mapping[str, Any]) -> bool:
     )
 
 
+# keys whose mappings and lists :func:`_walk` does not enter
+_NOT_WALKED = SKIP_KEYS | frozenset(PLACEMENT) | {"image", "resources"}
+
+
 def _walk(value: Mapping[str, Any], path: Path, key: str, depth: int, parent: int | None,
           units: list[_Unit]) -> None:
     here = parent
     container = _is_unit(value)
-    if container or _pod_spec(value) or (depth == 0 and any(k in value for k in PLACEMENT)):
+    if container or ("containers" in value and _pod_spec(value)) or (
+            depth == 0 and any(k in value for k in PLACEMENT)):
         same = parent is not None and bool(SAME_POD.match(key))
         role = "initContainer" if same and key.lower().startswith("init") else "container"
         units.append(_Unit(value, path, key or "main", role, parent, same, container=container))
         here = len(units) - 1
     if depth >= MAX_DEPTH:
         return
+    # (a scalar child is neither walked nor a list of containers: its key is not read)
     for child_key, child in value.items():
-        name = str(child_key)
-        if name in SKIP_KEYS or name in PLACEMENT or name == "image" or name == "resources":
-            continue
         if isinstance(child, dict):
-            _walk(child, path + (name,), name, depth + 1, here, units)
-        elif isinstance(child, list) and CONTAINER_LISTS.match(name):
+            name = str(child_key)
+            if name not in _NOT_WALKED:
+                _walk(child, path + (name,), name, depth + 1, here, units)
+        elif isinstance(child, list) and (name := str(child_key)) not in _NOT_WALKED and (
+                CONTAINER_LISTS.match(name)):
             role = "initContainer" if "init" in name.lower() else "container"
             for i, item in enumerate(child):
                 if isinstance(item, dict) and isinstance(item.get("image"), str):
@@ -699,13 +711,15 @@ def _chart(
     units: list[_Unit] = []
     _walk(values, base, "", 0, None, units)
     owner: list[int] = []
+    members_of: dict[int, list[_Unit]] = {}  # the units of each pod, in the walk's order
     for i, unit in enumerate(units):
         owner.append(owner[unit.parent] if unit.same_pod and unit.parent is not None else i)
+        members_of.setdefault(owner[i], []).append(unit)
     pods: list[PodTemplate] = []
     for i, unit in enumerate(units):
         if owner[i] != i:
             continue
-        members = [u for j, u in enumerate(units) if owner[j] == i]
+        members = members_of[i]
         spec: dict[str, Any] = {}
         where: dict[str, Path] = {}
         for key in PLACEMENT:
