@@ -1,8 +1,10 @@
 """Walks of the model written for speed (bot/model): the search for pod templates in a
 custom resource (objects._template_fields), the .gitignore patterns matched at once
-(kustomize._Ignore) and the test of a chart's values mapping for a container
-(values._is_unit), the bodies of a document equal to an object's (objects.same_bodies).
-Each is compared with its plain definition, here, on generated input."""
+(kustomize._Ignore), the test of a chart's values mapping for a container
+(values._is_unit), the walk of a chart's values (values._walk), an app-template
+container's mounts (values._mounts) and the bodies of a document equal to an object's
+(objects.same_bodies). Each is compared with its plain definition, here, on generated
+input."""
 
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ from reviewbot.model.objects import (
     _named,
     _template_fields,
     is_pod_template,
+    items,
+    mapping,
     same_bodies,
 )
 from reviewbot.model.values import (
@@ -31,6 +35,8 @@ from reviewbot.model.values import (
     SKIP_KEYS,
     _image,
     _is_unit,
+    _mount_sources,
+    _mounts,
     _pod_resources,
     _pod_spec,
     _probe,
@@ -263,3 +269,44 @@ def test_the_walk_of_the_corpus_values_is_the_plain_walk() -> None:
                         assert _units(fast) == _units(plain), path
                         seen += 1
     assert seen > 0
+
+
+def _reference_mounts(persistence: dict[Any, Any], cid: str, name: str) -> list[Any]:
+    """A container's volumeMounts as first read: every persistence item read per container."""
+    mounts: list[Any] = []
+    for key, item in persistence.items():
+        if not isinstance(item, dict) or item.get("enabled") is False:
+            continue
+        default = item.get("hostPath") if item.get("type") == "hostPath" else f"/{key}"
+        global_mounts = item.get("globalMounts")
+        advanced = mapping(mapping(item.get("advancedMounts")).get(cid)).get(name)
+        if global_mounts is None and not item.get("advancedMounts"):
+            global_mounts = [{}]
+        for entry in items(global_mounts) + items(advanced):
+            if isinstance(entry, dict):
+                mounts.append({"name": str(key), "mountPath": entry.get("path") or default})
+    return mounts
+
+
+_MOUNTS = st.one_of(st.none(), st.just("x"), st.lists(st.one_of(
+    st.just({}), st.just({"path": "/p"}), st.just({"path": ""}), st.just("x")), max_size=3))
+_PERSISTENCE_ITEM = st.one_of(st.none(), st.just("x"), st.fixed_dictionaries({}, optional={
+    "enabled": st.sampled_from([True, False, None]),
+    "type": st.sampled_from(["hostPath", "emptyDir", "persistentVolumeClaim"]),
+    "hostPath": st.sampled_from(["/h", None]),
+    "globalMounts": _MOUNTS,
+    "advancedMounts": st.one_of(st.none(), st.just({}), st.dictionaries(
+        st.sampled_from(["main", "worker"]), st.one_of(st.none(), st.dictionaries(
+            st.sampled_from(["app", "init", "side"]), _MOUNTS, max_size=2)), max_size=2)),
+}))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.one_of(st.sampled_from(["data", "config", "tmp"]), st.integers(0, 2)),
+                       _PERSISTENCE_ITEM, max_size=4),
+       st.sampled_from(["main", "worker"]), st.sampled_from(["app", "init", "side"]))
+def test_mounts_from_sources_worked_out_once_are_each_container_s_plain_mounts(
+        persistence: dict[Any, Any], cid: str, name: str) -> None:
+    sources = _mount_sources(persistence)
+    assert _mounts(sources, cid, name) == _reference_mounts(persistence, cid, name)
+    assert _mounts(sources, cid, name) == _reference_mounts(persistence, cid, name)  # reusable

@@ -7,14 +7,16 @@ release named as not evaluated, never a silent 0."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from reviewbot.model.releases import controller_key, flux_substitute
+from reviewbot.model.objects import PodTemplate
+from reviewbot.model.releases import _as_rendered, controller_key, flux_substitute, releases
 from reviewbot.netpol.network import Network, connectivity, render_connlist
 
-from .helpers import GitRepo, build, deployment, lint_text, run_cli
+from .helpers import GitRepo, build, deployment, lint_dir, lint_text, run_cli
 
 OCI = """
 ---
@@ -453,3 +455,28 @@ def test_a_kustomize_helm_chart_is_named_as_not_evaluated(
                             "--platform", "none", "--format", "markdown"], capsys)
     assert "### Connectivity" in out
     assert note in out.replace("\\", "")
+
+
+@pytest.mark.parametrize("name", ["JJGadgets-Biohazard", "onedr0p-home-ops"])
+def test_pods_as_rendered_are_the_pods_dataclasses_replace_makes(name: str) -> None:
+    # releases._as_rendered copies a pod's fields instead of calling dataclasses.replace:
+    # every pod of the repository, and every pod a release renders, is the same instance
+    # replace makes (the same fields, nothing else in the instance, the same type)
+    repo = CORPUS / name
+    if not repo.is_dir():
+        pytest.skip(f"corpus {name} not found beside the repository")
+    model = lint_dir(repo, only=["yaml-syntax"]).model
+    assert model is not None and model.pods
+    for pod in model.pods:
+        made = _as_rendered(pod, "rendered", {"app": "x"}, not pod.labels_complete)
+        plain = replace(pod, name="rendered", labels={"app": "x"},
+                        labels_complete=not pod.labels_complete)
+        assert type(made) is PodTemplate and made == plain and vars(made) == vars(plain)
+        assert list(vars(made)) == list(vars(plain))
+    by_id = {id(p): p for p in model.pods}
+    rendered = [(by_id[i], made) for r in releases(model) for i, made in r.pods.items()]
+    assert rendered
+    for pod, made in rendered:
+        plain = replace(pod, name=made.name, labels=made.labels,
+                        labels_complete=made.labels_complete)
+        assert made == plain and vars(made) == vars(plain)

@@ -76,6 +76,7 @@ APP_TEMPLATE_PROBES: Mapping[str, Mapping[str, int]] = {
     "livenessProbe": {"initialDelaySeconds": 0, "periodSeconds": 10, "failureThreshold": 3},
     "readinessProbe": {"initialDelaySeconds": 0, "periodSeconds": 10, "failureThreshold": 3},
 }
+POD_OPTIONS = (*PLACEMENT, "runtimeClassName", "hostNetwork")  # app-template's pod options read
 APP_TEMPLATE_KINDS = {
     "deployment": "Deployment", "statefulset": "StatefulSet", "daemonset": "DaemonSet",
     "cronjob": "CronJob", "job": "Job",
@@ -157,10 +158,15 @@ def document_values_pods(model: Model, patterns: Sequence[str] = ()) -> list[Pod
 
 def object_values_pods(obj: KObject) -> list[PodTemplate]:
     """Pods in an object's own values: HelmRelease ``spec.values``, Argo ``valuesObject``."""
+    if obj.kind not in _VALUED_KINDS:  # (asked of every object: most have no values)
+        return []
     out: list[PodTemplate] = []
     for values, path, name, ns in object_values(obj):
         out.extend(pods_from_values(obj, values, path, name, ns))
     return out
+
+
+_VALUED_KINDS = frozenset({"HelmRelease", "Application"})  # the kinds object_values reads
 
 
 def object_values(obj: KObject) -> list[tuple[dict[str, Any], Path, str, str | None]]:
@@ -482,6 +488,7 @@ def _app_template(
     defaults = _dict(values.get("defaultPodOptions"))
     persistence = _dict(values.get("persistence"))
     controllers = _dict(values.get("controllers"))
+    sources = _mount_sources(persistence)
     pods: list[PodTemplate] = []
     for cid, ctrl in controllers.items():
         if not isinstance(ctrl, dict) or ctrl.get("enabled") is False:
@@ -490,7 +497,7 @@ def _app_template(
         pod_opts = _dict(ctrl.get("pod"))
         spec: dict[str, Any] = {}
         where: dict[str, Path] = {}
-        for key in (*PLACEMENT, "runtimeClassName", "hostNetwork"):
+        for key in POD_OPTIONS:
             if key in pod_opts:
                 spec[key], where[key] = pod_opts[key], cpath + ("pod", key)
             elif key in defaults:
@@ -502,11 +509,11 @@ def _app_template(
             for name, body in _dict(ctrl.get(section)).items():
                 if isinstance(body, dict) and body.get("enabled") is not False:
                     containers.append(_at_container(
-                        body, cpath + (section, name), str(name), role, prefix
+                        body, cpath + (section, name), str(name), role, prefix,
+                        _mounts(sources, cid, str(name))
                     ))
-        volumes, volume_paths = _at_volumes(persistence, base, cid, containers)
+        volumes, volume_paths = _at_volumes(persistence, base, cid)
         spec["volumes"] = volumes
-        containers = [_mounted(c, persistence, cid) for c in containers]
         count = ctrl.get("replicas", 1)
         replicas = count if isinstance(count, int) and not isinstance(count, bool) else 1
         annotations = {
@@ -540,8 +547,11 @@ def _at_strategy(ctrl: Mapping[str, Any], cpath: Path, kind: str) -> Strategy | 
 
 
 def _at_container(
-    body: Mapping[str, Any], path: Path, name: str, role: str, prefix: str = ""
+    body: Mapping[str, Any], path: Path, name: str, role: str, prefix: str,
+    mounts: list[dict[str, Any]],
 ) -> Container:
+    """The container ``controllers.<c>.<section>.<name>`` as app-template renders it, with
+    the ``volumeMounts`` :func:`_mounts` gives it (the last key of its body)."""
     spec: dict[str, Any] = {"name": name}
     where: dict[str, Path] = {}
     ref = _image(body.get("image"))
@@ -572,6 +582,7 @@ def _at_container(
             where[long] = path + ("probes", short)
         else:
             where[long] = path
+    spec["volumeMounts"] = mounts
     kind = "init container" if role == "initContainer" else "container"
     return _container(
         name, spec, path, role, where=where, image_ref=ref,
@@ -581,7 +592,7 @@ def _at_container(
 
 
 def _at_volumes(
-    persistence: Mapping[str, Any], base: Path, cid: str, containers: Sequence[Container]
+    persistence: Mapping[str, Any], base: Path, cid: str
 ) -> tuple[list[dict[str, Any]], tuple[Path, ...]]:
     volumes: list[dict[str, Any]] = []
     paths: list[Path] = []
@@ -604,28 +615,36 @@ def _at_volumes(
     return volumes, tuple(paths)
 
 
-def _mounted(container: Container, persistence: Mapping[str, Any], cid: str) -> Container:
-    """The container with the volumeMounts app-template gives it."""
-    origin = container.origin
-    assert origin is not None
-    mounts: list[dict[str, Any]] = []
+MountSource = tuple[str, Any, list[Any], dict[str, Any]]
+
+
+def _mount_sources(persistence: Mapping[str, Any]) -> list[MountSource]:
+    """Each enabled ``persistence`` item as every container's mounts read it, worked out once
+    per values rather than once per container: its name, its default mount path (``/<key>``,
+    a hostPath's own path), its ``globalMounts`` (``[{}]`` when neither they nor
+    ``advancedMounts`` are written) and its ``advancedMounts``."""
+    out: list[MountSource] = []
     for key, item in persistence.items():
         if not isinstance(item, dict) or item.get("enabled") is False:
             continue
         default = item.get("hostPath") if item.get("type") == "hostPath" else f"/{key}"
         global_mounts = item.get("globalMounts")
-        advanced = _dict(_dict(item.get("advancedMounts")).get(cid)).get(container.name)
         if global_mounts is None and not item.get("advancedMounts"):
             global_mounts = [{}]
-        for entry in items(global_mounts) + items(advanced):  # not a list: the chart fails
+        out.append((str(key), default, items(global_mounts),  # not a list: the chart fails
+                    _dict(item.get("advancedMounts"))))
+    return out
+
+
+def _mounts(sources: Sequence[MountSource], cid: str, name: str) -> list[dict[str, Any]]:
+    """The volumeMounts app-template gives container ``name`` of controller ``cid``: each
+    source's global mounts, then its advanced mounts of the container (fresh mappings)."""
+    mounts: list[dict[str, Any]] = []
+    for key, default, global_mounts, advanced in sources:
+        for entry in global_mounts + items(_dict(advanced.get(cid)).get(name)):
             if isinstance(entry, dict):
-                mounts.append({"name": str(key), "mountPath": entry.get("path") or default})
-    body = dict(container.body)
-    body["volumeMounts"] = mounts
-    return Container(
-        container.name, body, container.path, container.role, origin=origin,
-        image_ref=container.image_ref, declared_resources=container.declared_resources,
-    )
+                mounts.append({"name": key, "mountPath": entry.get("path") or default})
+    return mounts
 
 
 # ---------------------------------------------------------------- other charts
