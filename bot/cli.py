@@ -6,6 +6,7 @@ configuration error; 3 internal error (a short message; a traceback only with ``
 
 from __future__ import annotations
 
+import atexit
 import gc
 import importlib
 import os
@@ -222,6 +223,44 @@ _PARSERS: dict[str, tuple[str, dict[str, Any], Callable[[argparse.ArgumentParser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command ``argv`` (default: the process's arguments) and return its exit code.
+    Without ``argv`` the process ends with the command (the ``reviewbot`` script, whose
+    ``sys.exit(main())`` follows): it ends here (:func:`_end`)."""
+    code = _main(argv)
+    if argv is None:
+        _end(code)
+    return code
+
+
+def _end(code: int) -> None:
+    """End the process with exit status ``code`` as the interpreter's own exit ends it, without
+    its teardown: every module and object freed one by one (7.7M instructions of a one-file
+    lint, 2.3%; 8.9M on JJGadgets-Biohazard), of which nothing outside the process is seen.
+
+    What the exit does that is seen is done here, in its order: stdout and stderr flushed,
+    the ``atexit`` callbacks run (the start-up cache's write, forked children reaped), the
+    streams flushed again. Left to the interpreter (this returns) when a thread may still
+    run (``threading`` imported: the exit waits for its threads before ``atexit``) or a
+    flush fails (the exit reports it and its status is 120). No file is left open with
+    data unwritten: reports, fixes and caches are written by ``with`` blocks or
+    ``write_text``."""
+    if "threading" in sys.modules:
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001 - reported by the interpreter's exit, as without this
+        return
+    atexit._run_exitfuncs()  # clears them: the interpreter's exit would run none again
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001
+        return
+    os._exit(code)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(given[0] if given and given[0] in _PARSERS else None)
     if not given:  # no command: the help, as a usage error

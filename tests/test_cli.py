@@ -284,3 +284,34 @@ def test_the_help_formatter_asks_the_width_late_and_formats_as_argparse_does(
         parser.formatter_class = argparse.HelpFormatter
         assert (parser.format_help(), parser.format_usage()) == ours, names
 
+
+
+@pytest.mark.parametrize(("extra", "code"), [([], 1), (["--fail-on", "none"], 0),
+                                             (["--format", "nope"], 2)])
+def test_the_script_ends_as_the_interpreter_would(tmp_path: Path, extra: list[str],
+                                                  code: int) -> None:
+    """``main()`` ends the process itself (``cli._end``): the exit status is the command's,
+    stdout holds the whole report, stderr what was said, and the ``atexit`` callbacks ran
+    after it (their output last), as the interpreter's own exit does; with ``threading``
+    imported the interpreter's exit runs, with the same outcome."""
+    import subprocess
+    import sys
+
+    (tmp_path / "a.yaml").write_text("a: 1\na: 2\n")
+    args = ["lint", str(tmp_path), "--format", "json", *extra]
+    expected = main(list(args)) if code != 2 else 2
+    assert expected == code
+    for threads in ("", "import threading; "):
+        script = (f"import atexit, sys; {threads}atexit.register(print, 'atexit ran'); "
+                  "atexit.register(print, 'to stderr', file=sys.stderr); "
+                  "from reviewbot.cli import main; sys.exit(main())")
+        done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True,
+                              text=True, check=False)
+        assert done.returncode == code, done.stderr
+        assert done.stdout.endswith("atexit ran\n")
+        assert done.stderr.endswith("to stderr\n")
+        if code != 2:
+            report = json.loads(done.stdout.removesuffix("atexit ran\n"))
+            assert [f["rule"] for f in report["findings"]] == ["yaml-syntax"]
+        else:
+            assert "invalid choice" in done.stderr
