@@ -151,11 +151,12 @@ print(json.dumps({c.__name__: [[f.name, str(f._field_type), f.kw_only is True]
 '''
 
 
-def test_dataclasses_tell_field_kinds_through_the_kept_matches_as_without(
+def test_dataclasses_tell_field_kinds_through_the_type_test_as_without(
         tmp_path: Path) -> None:
-    """:class:`startup.Matches` gives each text the match the pattern makes, the same object
-    again the next time, and nothing else; dataclasses whose annotations name ClassVar,
-    InitVar and KW_ONLY (and names like them) get the same fields with it as without it."""
+    """:func:`startup.type_test` answers what ``dataclasses._is_type`` answers, for every
+    text, class module and marker, the second time from the names it kept; dataclasses
+    whose annotations name ClassVar, InitVar and KW_ONLY (and names like them) get the same
+    fields with it as without it."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     cache = str(tmp_path / "kinds.codes")
     kinds = [json.loads(subprocess.run([sys.executable, "-c", KINDS, how, cache],
@@ -168,16 +169,40 @@ def test_dataclasses_tell_field_kinds_through_the_kept_matches_as_without(
     assert [fields[n] for n in "ahij"] == ["_FIELD"] * 4  # h: the text "'ClassVar'"
     later = {name: kw for name, _, kw in kinds[0]["Later"]}
     assert "_" not in later and later["k"] is later["m"] is later["n"] is True
+
+    import dataclasses
+    import types
+    import typing
+
+    original = startup._original_is_type()
+    assert original.__module__ == "dataclasses" and original.__name__ == "_is_type"
     pattern = re.compile(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")
-    kept = startup.Matches(pattern)
-    for text in ("int", " t . ClassVar[str]", "typing.ClassVar", "1nvalid", "", "(x)", "a.b.c"):
-        first, again, theirs = kept.match(text), kept.match(text), pattern.match(text)
-        assert again is first
-        assert (first and (first.span(), first.groups())) == \
-            (theirs and (theirs.span(), theirs.groups()))
-    offset, direct = kept.match("ab.c", 0, 2), pattern.match("ab.c", 0, 2)
-    assert offset is not None and direct is not None and offset.groups() == direct.groups()
-    assert "ab.c" not in kept.kept and kept.pattern is pattern and kept.groups == 2
+    fast = startup.type_test(pattern)
+    module = types.ModuleType("type_test_probe")
+    module.__dict__.update(ClassVar=typing.ClassVar, CV=typing.ClassVar, t=typing, dc=dataclasses,
+                           InitVar=dataclasses.InitVar, KW_ONLY=dataclasses.KW_ONLY,
+                           typing=dataclasses, Lookalike=int)
+    sys.modules[module.__name__] = module
+    try:
+        cls = type("Probe", (), {"__module__": module.__name__})
+        markers = [(typing, typing.ClassVar, dataclasses._is_classvar),  # type: ignore[attr-defined]
+                   (dataclasses, dataclasses.InitVar, dataclasses._is_initvar),  # type: ignore[attr-defined]
+                   (dataclasses, dataclasses.KW_ONLY, dataclasses._is_kw_only)]  # type: ignore[attr-defined]
+        texts = ["int", " t . ClassVar[str]", "typing.ClassVar", "ClassVar", "CV", "InitVar[int]",
+                 "dc.InitVar", "dc . KW_ONLY", "KW_ONLY", "typing.KW_ONLY", "Lookalike",
+                 "1nvalid", "", "(x)", "a.b.c", "t.InitVar", "ClassVar[int] | None", "Nowhere"]
+        asked = 0
+        for _ in range(2):  # the second round from the kept names
+            for text in texts:
+                for a_module, a_type, predicate in markers:
+                    assert fast(text, cls, a_module, a_type, predicate) is \
+                        original(text, cls, a_module, a_type, predicate), (text, a_type)
+                    asked += original(text, cls, a_module, a_type, predicate)
+        # ClassVar 4 ways (t., bare, CV, subscripted), InitVar 2 (bare, dc.), KW_ONLY 3 (bare,
+        # dc., and typing. here naming dataclasses); a text through the wrong module never
+        assert asked == 2 * 9
+    finally:
+        del sys.modules[module.__name__]
 
 
 # In a process without the cache: each pattern a cache entry builds equals the one re
