@@ -12,11 +12,11 @@ import contextlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from reviewbot import concurrency
 from reviewbot.config import Config, RuleSettings
-from reviewbot.engine import sharing
 from reviewbot.engine.findings import (
     Amount,
     Decision,
@@ -30,7 +30,6 @@ from reviewbot.engine.findings import (
     sort_key,
 )
 from reviewbot.engine.identity import clusters_of, stable_key
-from reviewbot.engine.keys import result_key
 from reviewbot.engine.parse import Memo, load_files
 from reviewbot.engine.registry import Rule, all_rules
 from reviewbot.engine.suppression import UNUSED, Suppressions
@@ -104,7 +103,23 @@ def cached_rules(tree: Tree, model: Model, config: Config, only: Sequence[str],
     """What the rules found on ``tree`` before, from the result cache (``loader``: a parse
     cache), or None."""
     cache = loader if isinstance(loader, ParseCache) else None
-    return _restored(cache, result_key(tree, config, only) if cache is not None else None, model)
+    return _restored(cache, _result_key(tree, config, only) if cache is not None else None, model)
+
+
+def _result_key(tree: Tree, config: Config, only: Sequence[str]) -> str | None:
+    """:func:`reviewbot.engine.keys.result_key`, imported when a run has a result cache."""
+    from reviewbot.engine.keys import result_key
+
+    return result_key(tree, config, only)
+
+
+def _sharing() -> ModuleType:
+    """:mod:`reviewbot.engine.sharing` (with the diff's comparison it imports), imported when
+    a run shares or caches what rules decided: a lint does neither (its four modules were
+    1.7M instructions of a one-file lint's imports)."""
+    from reviewbot.engine import sharing
+
+    return sharing
 
 
 def _restored(cache: ParseCache | None, key: str | None, model: Model) -> Result | None:
@@ -131,15 +146,15 @@ def start_rules(
     the cache, with its object-scoped decisions).
     """
     cache = loader if isinstance(loader, ParseCache) else None
-    key = result_key(tree, config, only) if cache is not None else None
+    key = _result_key(tree, config, only) if cache is not None else None
     restored = _restored(cache, key, model)
     if restored is not None:
         return lambda head=None: restored
     rules = enabled_rules(config, only)
     checked = [r for r in rules if r.id != UNUSED]
     known = other if other is not None and other.outputs is not None else None
-    later = [r for r in checked if r.scope == sharing.OBJECT] if (
-        share or known is not None) and sharing.enabled() else []
+    later = [r for r in checked if r.scope == _sharing().OBJECT] if (
+        share or known is not None) and _sharing().enabled() else []
     now = [r for r in checked if r not in later]
 
     def finish(done: Sequence[RuleOutput], head: Result | None,
@@ -147,7 +162,7 @@ def start_rules(
         by_id = {r.id: out for r, out in zip(now, done, strict=True)}
         partner = head if head is not None else known
         if later:
-            outs = (sharing.base_outputs(later, model, partner.model, partner.outputs,
+            outs = (_sharing().base_outputs(later, model, partner.model, partner.outputs,
                                          lambda rs, m: rule_outputs(rs, m, config))
                     if partner is not None and partner.outputs is not None
                     else rule_outputs(later, model, config))
@@ -155,7 +170,8 @@ def start_rules(
         result = _policy(rules, [by_id[r.id] for r in checked], model, config,
                          suppressions=suppressions)
         if cache is not None and key is not None:
-            frozen = _freeze_result(result, [r.id for r in checked if r.scope == sharing.OBJECT])
+            frozen = _freeze_result(result,
+                                    [r.id for r in checked if r.scope == _sharing().OBJECT])
             if frozen is not None:
                 cache.store_result(key, frozen)
         return result
@@ -209,8 +225,8 @@ def _freeze_result(result: Result, shareable: Sequence[str] = ()) -> dict[str, A
     outputs = result.outputs or {}
     if shareable and not any(f.new is not None or f.suggestion is not None
                              for out in outputs.values() for f in out.findings):
-        raw["outputs"] = sharing.freeze_outputs(outputs, result.model, shareable,
-                                                _freeze_finding)
+        raw["outputs"] = _sharing().freeze_outputs(outputs, result.model, shareable,
+                                                   _freeze_finding)
     try:
         back = json.loads(json.dumps(raw))
     except (TypeError, ValueError):
@@ -245,7 +261,7 @@ def _thaw_result(model: Model, raw: dict[str, Any]) -> Result | None:
             return None
     except (KeyError, TypeError, ValueError, IndexError):
         return None
-    outputs = sharing.thaw_outputs(raw.get("outputs"), model, _thaw_finding, RuleOutput)
+    outputs = _sharing().thaw_outputs(raw.get("outputs"), model, _thaw_finding, RuleOutput)
     return Result(findings, model, suppressed, stats, quiet, outputs)
 
 
