@@ -181,3 +181,63 @@ def test_text_names_the_others_quiet_at_one_line_and_json_keeps_each() -> None:
         "    and 1 more at this line (`--format json` lists each)",
     ]
     assert len(json.loads(render(report, "json"))["skipped"]) == 7
+
+
+def _json_values() -> list[object]:
+    """Values of every shape ``escape.indented_json`` writes itself or leaves to json."""
+    import random
+
+    class Number(int):
+        pass
+
+    class Text(str):
+        pass
+
+    rng = random.Random(32)
+    texts = ["", "a", "é", "\u2028", "\x00\x1f\x7f", '"\\/', "##[x", "\ud800", "日本", "\t\n"]
+    scalars: list[object] = [*texts, 0, -1, 2**70, 1.5, -0.0, 1e300, float("nan"),
+                             float("inf"), float("-inf"), True, False, None]
+
+    def value(depth: int) -> object:
+        pick = rng.random()
+        if depth > 3 or pick < 0.45:
+            return rng.choice(scalars)
+        if pick < 0.7:
+            return {rng.choice(texts) + str(i): value(depth + 1) for i in range(rng.randrange(4))}
+        items = [value(depth + 1) for _ in range(rng.randrange(4))]
+        return tuple(items) if pick < 0.75 else items
+
+    cyclic: list[object] = [1]
+    cyclic.append(cyclic)
+    deep: object = []
+    for _ in range(80):
+        deep = [deep, {"k": deep}] if _ % 20 == 0 else [deep]
+    odd = [{1: "a"}, {"a": Number(3)}, [Text("t")], {"a": {2.5: None, None: 1, True: 0}},
+           {"a": object()}, cyclic, deep, {"a": {"b": ["c", {"d": []}, {}]}}, (), {}, [],
+           "top", 7, None]
+    return [value(0) for _ in range(400)] + odd
+
+
+def test_indented_json_is_what_json_writes(capsys: pytest.CaptureFixture[str]) -> None:
+    """``json_text``'s writer of indented JSON gives the json module's text, byte for byte, on
+    rendered reports and on generated values (containers of every plain type, strings json
+    escapes, numbers json spells its own way); what it leaves to json (keys that are no
+    ``str``, subclasses, other objects, cycles, deep nesting) is json's, errors included."""
+    from reviewbot.escape import indented_json
+
+    examples = Path(__file__).parent.parent / "examples"
+    for fmt in ("json", "sarif", "rdjson"):
+        main(["lint", str(examples), "--format", fmt])
+        out = capsys.readouterr().out
+        assert out == json.dumps(json.loads(out), indent=2, ensure_ascii=False) + "\n", fmt
+    for value in _json_values():
+        for indent in (0, 1, 2, 4):
+            try:
+                expected: object = json.dumps(value, indent=indent, ensure_ascii=False)
+            except (TypeError, ValueError) as exc:
+                expected = type(exc)
+            try:
+                got: object = indented_json(value, indent)
+            except (TypeError, ValueError) as exc:
+                got = type(exc)
+            assert got == expected, (value, indent)
