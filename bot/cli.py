@@ -36,7 +36,7 @@ from reviewbot.errors import (  # noqa: E402
     ReviewbotError,
     scrub,
 )
-from reviewbot.output import FAIL_ON  # noqa: E402
+from reviewbot.output import FAIL_ON, hold_until_exit  # noqa: E402
 from reviewbot.report.formats import FORMATS  # noqa: E402
 
 if _COLLECTING:
@@ -262,6 +262,8 @@ def _end(code: int) -> None:
 
 def _main(argv: Sequence[str] | None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
+    if argv is None:
+        hold_until_exit()
     parser = build_parser(given[0] if given and given[0] in _PARSERS else None)
     if not given:  # no command: the help, as a usage error
         parser.print_help()

@@ -12,6 +12,25 @@ from reviewbot.errors import EXIT_FINDINGS, EXIT_OK, ReviewbotError
 
 FAIL_ON = ("error", "warning", "info", "none")
 
+#: what the command built, held until the process ends (:func:`hold`); None: nothing is held
+_held: list[object] | None = None
+
+
+def hold_until_exit() -> None:
+    """The process ends with the command (the ``reviewbot`` script's ``main()``): from now on
+    :func:`hold` keeps what it is given."""
+    global _held
+    _held = []
+
+
+def hold(*objects: object) -> None:
+    """Keep ``objects`` (a tree, its model, the result) until the process ends, when it ends
+    with the command: its exit frees nothing (``cli._end``), where letting go of them when
+    the command returned freed the model object by object (14M instructions of hmcts' lint).
+    A process that goes on (tests calling ``main(argv)``) keeps nothing."""
+    if _held is not None:
+        _held.extend(objects)
+
 
 def exit_code(findings: Iterable[Finding], fail_on: str) -> int:
     if fail_on == "none":

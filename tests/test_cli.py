@@ -315,3 +315,24 @@ def test_the_script_ends_as_the_interpreter_would(tmp_path: Path, extra: list[st
             assert [f["rule"] for f in report["findings"]] == ["yaml-syntax"]
         else:
             assert "invalid choice" in done.stderr
+
+
+def test_what_a_lint_built_is_held_only_by_a_process_that_ends_with_it(tmp_path: Path) -> None:
+    """The script's lint holds its tree, configuration and result until the process ends
+    (``output.hold``: freed by the exit, not object by object when the command returns); a
+    process that goes on after ``main(argv)`` holds nothing."""
+    import subprocess
+    import sys
+
+    from reviewbot import output
+
+    (tmp_path / "a.yaml").write_text("a: 1\na: 2\n")
+    args = ["lint", str(tmp_path), "--format", "json", "--output", str(tmp_path / "o.json")]
+    assert main(list(args)) == 1 and output._held is None
+    script = ("import atexit, sys; from reviewbot import output; atexit.register(lambda: "
+              "print([type(o).__name__ for o in output._held])); "
+              "from reviewbot.cli import main; sys.exit(main())")
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == "['Tree', 'Config', 'Result']\n"

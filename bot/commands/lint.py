@@ -8,7 +8,7 @@ from pathlib import Path
 
 from reviewbot.commands.common import lint_tree, make_report
 from reviewbot.errors import ReviewbotError
-from reviewbot.output import emit, exit_code, use_color
+from reviewbot.output import emit, exit_code, hold, use_color
 from reviewbot.report.render import render
 from reviewbot.sources.tree import staged_files
 
@@ -18,6 +18,7 @@ def lint_command(args: argparse.Namespace) -> int:
         from reviewbot.commands.fix import fix_command
         return fix_command(args)
     tree, config, result = lint_tree(args)
+    hold(tree, config, result)  # freed by the process's end, not one object at a time
     model = result.model
     if not (result.findings or model.objects or model.kustomizations or model.pods
             or getattr(args, "allow_empty", False)):
