@@ -1060,3 +1060,61 @@ def test_the_listing_answers_each_pair_as_the_network_does(tmp_path: Path) -> No
         assert network_mod.connectivity(plain) == listed
     finally:
         network_mod._pair_conns = original
+
+
+_YAML_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False)
+    | st.sampled_from(["", "a", "${A}", "$", "{", "a, b", "'", '"', "[x]", "a$", "{b"]),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(["a", "b", "$", "{"]), inner, max_size=2),
+    max_leaves=6)
+_SPECS = st.dictionaries(st.sampled_from(["path", "patches", "images", "targetNamespace"]),
+                         _YAML_VALUES, max_size=3)
+
+
+def _spec_id_agrees(graph: Graph, a: dict[str, Any], b: dict[str, Any]) -> None:
+    from reviewbot.model.reach import _spells
+    fields = ("path", "patches", "images", "targetNamespace")
+    key_a, key_b = graph.spec_key(a, fields), graph.spec_key(b, fields)
+    id_a, id_b = graph.spec_id(a, fields), graph.spec_id(b, fields)
+    assert (id_a == id_b) == (key_a == key_b)
+    assert _spells(id_a) == ("${" in key_a)
+    assert hash(id_a) == hash(graph.spec_id(a, fields))  # (asked again: the same parts)
+
+
+@given(_SPECS, _SPECS)
+def test_a_spec_s_id_is_equal_exactly_when_its_text_is(a: dict[str, Any],
+                                                       b: dict[str, Any]) -> None:
+    """``Graph.spec_id`` (the memo key of a Flux build and of the walk) equals for two specs
+    exactly when ``Graph.spec_key``'s texts do, and ``reach._spells`` on it says whether that
+    text holds ``${`` (generated specs, items shared between them as a parent's patches
+    are; and the same values in new objects)."""
+    graph = Graph([], {})
+    _spec_id_agrees(graph, a, b)
+    _spec_id_agrees(graph, a, dict(a))
+    _spec_id_agrees(graph, a, json.loads(json.dumps(a)))
+    shared = {**b, **{k: [*v, *v] for k, v in a.items() if isinstance(v, list)}}
+    _spec_id_agrees(graph, a, shared)
+
+
+@pytest.mark.skipif(not (Path(__file__).resolve().parents[2] / "shared" / "corpus").is_dir(),
+                    reason="no corpus beside the clone")
+def test_a_spec_s_id_is_equal_exactly_when_its_text_is_on_the_corpus() -> None:
+    """The same on every Flux Kustomization spec of two corpus repositories (specs with
+    parents' patches, postBuild variables), each pair of them."""
+    corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+    specs: list[dict[str, Any]] = []
+    for repo in ("JJGadgets-Biohazard", "hmcts-sds-flux-config"):
+        for path in sorted((corpus / repo).rglob("*.yaml")):
+            lf = load(FileRecord(str(path), None, path.read_bytes()))
+            for doc in lf.documents:
+                value = doc.value
+                if (isinstance(value, dict) and value.get("kind") == "Kustomization"
+                        and str(value.get("apiVersion", "")).startswith("kustomize.toolkit")
+                        and isinstance(value.get("spec"), dict)):
+                    specs.append(value["spec"])
+    assert len(specs) > 100
+    graph = Graph([], {})
+    for a in specs:
+        for b in specs[:60]:
+            _spec_id_agrees(graph, a, b)

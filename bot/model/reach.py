@@ -72,6 +72,11 @@ ARGO_GROUP = "argoproj.io"
 BUILD_FIELDS = ("path", "targetNamespace", "patches", "images", "components", "namePrefix",
                 "nameSuffix", "commonMetadata", "postBuild", "sourceRef")
 _SORTED_FIELDS = tuple(sorted(BUILD_FIELDS))  # (the walk's key names them in this order)
+# the walk's key of a build: the spec fields that shape it (Graph.spec_id), the namespace,
+# and the file of a Kustomization whose path is not in the tree
+_SpecKey = tuple[Any, ...]
+# (cluster, folder or file, _SpecKey)
+_WalkKey = tuple[str, str, _SpecKey]
 # the fields of a Flux Kustomization's spec that write texts into what it applies, besides
 # ``patches`` (whose origins name what they wrote)
 _WRITING_FIELDS = ("commonMetadata", "images", "namePrefix", "nameSuffix", "targetNamespace")
@@ -188,9 +193,9 @@ class _Walker:
         self.graph = graph
         self.documents = documents
         self.reach = Reach([])
-        self.seen: set[tuple[str, str, str]] = set()
-        self.built: dict[tuple[str, str, str], Applied] = {}  # what each seen key applied
-        self.specs: dict[str, Mapping[str, Any]] = {}  # one spec object per build key
+        self.seen: set[_WalkKey] = set()
+        self.built: dict[_WalkKey, Applied] = {}  # what each seen key applied
+        self.specs: dict[_SpecKey, Mapping[str, Any]] = {}  # one spec object per build key
         self.steps = 0
         self.named: set[tuple[str, int]] = set()  # kustomizations whose entries are counted
         self.roots_seen: set[tuple[int, Any]] = set()  # (document, path) of root objects
@@ -456,13 +461,13 @@ class _Walker:
                     if not is_remote(entry.value):
                         yield join(k.directory, entry.value.strip())
 
-    def _key(self, step: _Step) -> tuple[str, str, str]:
+    def _key(self, step: _Step) -> _WalkKey:
         """One build per cluster, folder and the spec fields that shape it (500
         Kustomizations of one path are one build), the spec kept once for the graph's memo."""
-        spec_key = self.graph.spec_key(step.spec, _SORTED_FIELDS) + "@" + step.namespace
+        spec_key: _SpecKey = (self.graph.spec_id(step.spec, _SORTED_FIELDS), step.namespace)
         folder = step.folder if step.folder is not None else self._target(step.file, step.spec)
         if folder is None:
-            spec_key += "|" + step.file  # (not in the tree: the graph says so per file)
+            spec_key += (step.file,)  # (not in the tree: the graph says so per file)
         self.specs.setdefault(spec_key, step.spec)  # the parsed one: a review shares builds
         return step.cluster, step.file if folder is None else folder, spec_key
 
@@ -483,7 +488,7 @@ class _Walker:
         out = []
         plain = self._plain(build, spec)
         # the spec's patches (their origins name a stand-in document of the spec's file)
-        patches = "${" in self.graph.spec_key(spec, ("patches",)) if plain else True
+        patches = _spells(self.graph.spec_id(spec, ("patches",))) if plain else True
         for r in resources:
             if plain and r.doc is not None and not self._spelled_by(r.doc, r.origins, patches):
                 out.append(r)  # no text it is made of spells a variable
@@ -819,6 +824,21 @@ def _is_sync(doc: Document, git: Mapping[str, list[Document]]) -> bool:
 def _source_name(value: Any) -> str:
     spec = dict_of(value.get("spec")) if isinstance(value, dict) else {}
     return str(dict_of(spec.get("sourceRef")).get("name") or "")
+
+
+def _spells(key: tuple[Any, ...]) -> bool:
+    """``"${" in`` the :meth:`Graph.spec_key` text of the fields of ``key`` (a
+    :meth:`Graph.spec_id`), read in its parts without the text joined (a parent's patches,
+    copied into each child spec, are long): what the join adds around them (brackets,
+    parentheses, ``", "``, a field's quoted name) has no ``$`` or ``{``, so no ``${`` spans
+    two parts."""
+    for part in key[1::2]:
+        if type(part) is str:
+            if "${" in part:
+                return True
+        elif any("${" in text for text in part):
+            return True
+    return False
 
 
 def _config_key(value: Any) -> tuple[str, str, str] | None:
