@@ -127,6 +127,7 @@ from reviewbot.model.workload import (
     selects,
     share,
     stand_in_control_planes,
+    toleration_of,
     untolerated,
     written,
 )
@@ -206,10 +207,17 @@ def _aims_at_control_plane(pod: PodTemplate) -> bool:
 
 def _why(pod: PodTemplate, node: Node, stand_in: bool, inventory_pinned: Node | None) -> str:
     if stand_in:
+        taint = node.taints[0]
         if _aims_at_control_plane(pod):
-            return f"selects control-plane nodes ({node.taints[0]['key']})"
-        return (f"tolerates the {node.taints[0]['key']} taint, so it can run on a "
-                "control-plane node")
+            return f"selects control-plane nodes ({taint['key']})"
+        toleration = toleration_of(pod.tolerations, taint)
+        if toleration is not None and not toleration.get("key"):
+            # operator Exists without a key: every taint (of its effect, if it names one)
+            every = f"every {toleration['effect']} taint" if toleration.get("effect") else (
+                "every taint")
+            return (f"tolerates {every} (a toleration with operator Exists and no key), "
+                    f"{taint['key']} among them, so it can run on a control-plane node")
+        return f"tolerates the {taint['key']} taint, so it can run on a control-plane node"
     if inventory_pinned is not None and inventory_pinned.name == node.name:
         return f"is pinned to control-plane node {node.name}"
     if not node.taints:
@@ -243,10 +251,20 @@ def _missing_violation(pod: PodTemplate, container: Container, missing: Sequence
         pod.obj, path,
         f"{pod.name} {why}; {describe(container)} sets {_join(missing)}: an unbounded pod "
         "there competes with etcd and the API server",
-        fix=(f"Set resources.limits.cpu and resources.limits.memory for {container.name} "
-             "(and requests at or below them), sized from measured usage."),
+        fix=_fix(container, missing),
         kind="missing", doubt=doubt,
     )
+
+
+def _fix(container: Container, missing: Sequence[str]) -> str:
+    """The fields to set: only those missing (``cpu limit`` -> ``resources.limits.cpu``)."""
+    fields = [f"resources.{kind}s.{resource}"
+              for resource, kind in (m.split(" ") for m in missing)]
+    said = fields[0] if len(fields) == 1 else ", ".join(fields[:-1]) + " and " + fields[-1]
+    bound = any(m.endswith(" limit") for m in missing)
+    return (f"Set {said} for {container.name}"
+            + (" (requests at or below the limits)" if bound else "")
+            + ", sized from measured usage.")
 
 
 def _shares(pod: PodTemplate, nodes: Sequence[Node], fraction: Fraction) -> Iterator[Violation]:

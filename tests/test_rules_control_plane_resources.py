@@ -87,6 +87,58 @@ spec:
         "forgejo tolerates control-plane node talos-cp-3's taints, so it can run there; "
         "container gitea sets no cpu limit: an unbounded pod there competes with etcd and "
         "the API server")
+    # the fix names what is missing, not what the container already sets
+    assert result.findings[0].fix == (
+        "Set resources.limits.cpu for gitea (requests at or below the limits), sized from "
+        "measured usage.")
+
+
+def test_fix_names_every_missing_field_and_only_those(tmp_path: Path) -> None:
+    text = """
+apiVersion: v1
+kind: Pod
+metadata: {name: agent, namespace: default}
+spec:
+  nodeName: talos-cp-3
+  containers:
+  - {name: a, image: x, resources: {requests: {memory: 64Mi}}}
+"""
+    (finding,) = lint(tmp_path, text).findings
+    assert finding.fix == (
+        "Set resources.limits.cpu, resources.requests.cpu and resources.limits.memory for a "
+        "(requests at or below the limits), sized from measured usage.")
+
+
+def test_a_keyless_toleration_is_named_as_one(tmp_path: Path) -> None:
+    # onedr0p's generic-device-plugin: `operator: Exists` with no key tolerates every taint of
+    # its effect; the message says so instead of naming a toleration the pod does not have
+    text = """
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: device-plugin, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: dp}}
+  template:
+    metadata: {labels: {app: dp}}
+    spec:
+      tolerations:
+      - {operator: Exists, effect: NoSchedule}
+      containers:
+      - name: app
+        image: x
+        resources: {requests: {cpu: 50m, memory: 32Mi}, limits: {memory: 64Mi}}
+"""
+    (finding,) = lint(tmp_path, text, config="").findings
+    assert finding.message.startswith(
+        "device-plugin tolerates every NoSchedule taint (a toleration with operator Exists "
+        "and no key), node-role.kubernetes.io/control-plane among them, so it can run on a "
+        "control-plane node; container app sets no cpu limit")
+    keyed = text.replace("{operator: Exists, effect: NoSchedule}",
+                         "{key: node-role.kubernetes.io/control-plane, operator: Exists}")
+    (finding,) = lint(tmp_path / "keyed", keyed, config="").findings
+    assert finding.message.startswith(
+        "device-plugin tolerates the node-role.kubernetes.io/control-plane taint, so it can "
+        "run on a control-plane node;")
 
 
 def test_pods_pinned_elsewhere_are_not_checked(tmp_path: Path) -> None:

@@ -441,6 +441,12 @@ def parallelism(container: Container, read: Callable[[Container], Sequence[tuple
 
 def tolerates(tolerations: Sequence[Mapping[str, Any]], taint: Mapping[str, Any]) -> bool:
     """Whether any toleration tolerates ``taint`` (Kubernetes' ToleratesTaint)."""
+    return toleration_of(tolerations, taint) is not None
+
+
+def toleration_of(tolerations: Sequence[Mapping[str, Any]],
+                  taint: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The first toleration that tolerates ``taint`` (Kubernetes' ToleratesTaint), or None."""
     key, value, effect = taint.get("key"), taint.get("value") or "", taint.get("effect")
     for t in tolerations:
         t_effect = t.get("effect")
@@ -450,15 +456,15 @@ def tolerates(tolerations: Sequence[Mapping[str, Any]], taint: Mapping[str, Any]
         operator = t.get("operator") or "Equal"
         if not t_key:
             if operator == "Exists":
-                return True
+                return t
             continue
         if t_key != key:
             continue
         if operator == "Exists":
-            return True
+            return t
         if operator == "Equal" and str(t.get("value") or "") == str(value):
-            return True
-    return False
+            return t
+    return None
 
 
 def untolerated(pod: PodTemplate, node: Node) -> list[Mapping[str, Any]]:
