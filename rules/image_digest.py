@@ -137,6 +137,7 @@ OPTIONS = (
 )
 SEVERITIES = {"malformed": "error", "floating": "error", "unpinned": "warning",
               "placeholder": "warning", "tag-moved": "error"}
+READS = "image"  # each finding depends on its container's image reference, nothing else of it
 UNRESOLVED = ("${", "$(", "{{")
 PLACEHOLDER = re.compile(r"[<>\s]")  # <YOUR-IMAGE>: a placeholder, not a reference
 

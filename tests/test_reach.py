@@ -7,6 +7,7 @@ a child is judged as its parent builds it.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -224,57 +225,81 @@ def test_post_build_substitution_uses_the_repositorys_values(tmp_path: Path) -> 
     assert id(web) not in result.model.doubts
 
 
+# a Deployment meant for control-plane nodes: control-plane-resources' findings read the
+# container they point into and the pod's own fields
+PINNED = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: apps, labels: {domain: '${DOMAIN}'}}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      nodeSelector: {node-role.kubernetes.io/control-plane: ""}
+      tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists}]
+      containers:
+      - name: web
+        image: "web:latest"
+        args: ["--registry=${REGISTRY}"]
+        resources: {requests: {cpu: 100m, memory: 1Gi}, limits: {cpu: "%s", memory: 1Gi}}
+      - {name: proxy, image: "proxy:1", args: ["--host=${HOST}"]}
+"""
+SECRET_VALUES = ("  postBuild:\n"
+                 "    substituteFrom:\n"
+                 "    - {kind: Secret, name: cluster-secrets}\n")
+
+
+def doubted(root: Path, files: dict[str, str]) -> dict[tuple[str, str], tuple[str, str]]:
+    """(rule, container) -> (severity, message) of the image and control-plane findings of a
+    Flux tree whose apps Kustomization substitutes from a Secret outside the repository."""
+    write(root, {"clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+                 "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+                 "clusters/prod/apps.yaml": APPS % ("./apps", "GitRepository", "flux-system")
+                 + SECRET_VALUES, **files})
+    result = lint_dir(root, only=["image-digest", "control-plane-resources"])
+    assert len(result.model.unseen) == 1  # the app's variables are unseen
+    return {(f.rule, re.findall(r"container (\w+)", f.message)[0]): (f.severity, f.message)
+            for f in result.findings}
+
+
 def test_a_value_kept_outside_the_repository_makes_its_errors_warnings(tmp_path: Path) -> None:
     """A variable whose value lives outside the repository makes a finding that depends on
-    it a warning naming it and where it lives; only the variables of the fields the finding
-    depends on are named (the container it points at and its pod's own fields)."""
-    result = bootstrap(tmp_path, {
-        "clusters/prod/apps.yaml": APPS % ("./apps", "GitRepository", "flux-system") + (
-            "  postBuild:\n"
-            "    substituteFrom:\n"
-            "    - {kind: Secret, name: cluster-secrets}\n"),
-        "apps/web.yaml": (FLOATING % "web").replace(
-            "namespace: apps}", "namespace: apps, labels: {domain: '${DOMAIN}'}}").replace(
-            'image: "web:latest"}', 'image: "web:latest", args: ["--registry=${REGISTRY}"]}'),
-    })
-    [finding] = [f for f in result.findings if f.rule == "image-digest"]
-    assert finding.severity == "warning"
-    assert finding.message.endswith(
-        "Not certain: reviewbot could not see the value of ${REGISTRY} (Secret "
+    it a warning naming it and where it lives: the CPU limit is ${CPU_LIMIT}, so whether it
+    is missing is not known."""
+    found = doubted(tmp_path, {"apps/web.yaml": PINNED % "${CPU_LIMIT}"})
+    severity, message = found[("control-plane-resources", "web")]
+    assert severity == "warning"
+    assert message.endswith(
+        "Not certain: reviewbot could not see the value of ${CPU_LIMIT}, ${REGISTRY} (Secret "
         "flux-system/cluster-secrets (postBuild.substituteFrom, not in the repository or "
         "encrypted)).")
 
 
 def test_a_variable_a_finding_does_not_depend_on_is_not_named(tmp_path: Path) -> None:
-    """Variables only in fields a container's finding does not read (the object's own labels,
-    another container) leave it certain: an error, and no "could not see"."""
-    result = bootstrap(tmp_path, {
-        "clusters/prod/apps.yaml": APPS % ("./apps", "GitRepository", "flux-system") + (
-            "  postBuild:\n"
-            "    substituteFrom:\n"
-            "    - {kind: Secret, name: cluster-secrets}\n"),
-        "apps/web.yaml": (FLOATING % "web").replace(
-            "namespace: apps}", "namespace: apps, labels: {domain: '${DOMAIN}'}}").replace(
-            '      - {name: web, image: "web:latest"}\n',
-            '      - {name: web, image: "web:latest"}\n'
-            '      - {name: proxy, image: "proxy:1@sha256:' + "0" * 64 + '", '
-            'args: ["--host=${DOMAIN}"]}\n'),
-    })
-    [finding] = [f for f in result.findings if f.rule == "image-digest"]
-    assert (finding.severity, finding.line) == ("error", 10)
-    assert "could not see" not in finding.message
-    assert id(next(o for o in result.model.objects if o.name == "web")) in result.model.unseen
+    """Only the variables of the fields a finding depends on are named: the container it
+    points at and its pod's own fields, not the object's labels or another container; an
+    image finding depends on the image reference alone, not the container's args. Variables
+    in no such field leave the finding certain: an error, and no "could not see"."""
+    found = doubted(tmp_path, {"apps/web.yaml": (PINNED % "1").replace(
+        "limits: {cpu: \"1\", memory: 1Gi}", "limits: {memory: 1Gi}")})
+    severity, message = found[("control-plane-resources", "web")]
+    assert severity == "warning"  # its container's args hold ${REGISTRY}
+    assert message.endswith("could not see the value of ${REGISTRY} (Secret flux-system/"
+                            "cluster-secrets (postBuild.substituteFrom, not in the repository "
+                            "or encrypted)).")
+    severity, message = found[("image-digest", "web")]
+    assert severity == "error"
+    assert "could not see" not in message
+    severity, message = found[("control-plane-resources", "proxy")]
+    assert severity == "warning"  # its args hold ${HOST}; the object's label ${DOMAIN}: no
+    assert "could not see the value of ${HOST} (Secret" in message
 
 
 def test_a_chart_s_container_names_only_its_own_variables(tmp_path: Path) -> None:
     """Helm values: the container's finding names the variable of its env, not the one of
-    the ingress host beside it in the same values."""
-    result = bootstrap(tmp_path, {
-        "clusters/prod/apps.yaml": APPS % ("./apps", "GitRepository", "flux-system") + (
-            "  postBuild:\n"
-            "    substituteFrom:\n"
-            "    - {kind: Secret, name: cluster-secrets}\n"),
-        "apps/echo.yaml": """
+    the ingress host beside it in the same values; its image finding names neither."""
+    found = doubted(tmp_path, {"apps/echo.yaml": """
             apiVersion: helm.toolkit.fluxcd.io/v2
             kind: HelmRelease
             metadata: {name: echo, namespace: apps}
@@ -286,22 +311,26 @@ def test_a_chart_s_container_names_only_its_own_variables(tmp_path: Path) -> Non
                   version: 3.0.0
                   sourceRef: {kind: HelmRepository, name: bjw-s}
               values:
+                defaultPodOptions:
+                  nodeSelector: {node-role.kubernetes.io/control-plane: ""}
                 controllers:
                   main:
                     containers:
                       app:
                         image: {repository: ghcr.io/x/echo, tag: "1.0"}
                         env: {TZ: "${TIMEZONE}"}
+                        resources: {limits: {memory: 1Gi}}
                 ingress:
                   main:
                     hosts: [{host: "echo.${SECRET_DOMAIN}"}]
-        """,
-    })
-    [finding] = [f for f in result.findings if f.rule == "image-digest"]
-    assert (finding.kind, finding.line) == ("unpinned", 16)
-    assert finding.message.endswith("could not see the value of ${TIMEZONE} (Secret "
-                                    "flux-system/cluster-secrets (postBuild.substituteFrom, "
-                                    "not in the repository or encrypted)).")
+        """})
+    severity, message = found[("control-plane-resources", "app")]
+    assert severity == "warning"
+    assert message.endswith("could not see the value of ${TIMEZONE} (Secret "
+                            "flux-system/cluster-secrets (postBuild.substituteFrom, "
+                            "not in the repository or encrypted)).")
+    severity, message = found[("image-digest", "app")]
+    assert (severity, "could not see" in message) == ("warning", False)  # unpinned: a warning
 
 
 # an Argo CD Application: (name, source path, destination namespace)

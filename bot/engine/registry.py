@@ -6,7 +6,10 @@ kind: "kinds" are always violation kinds), optionally ``COST`` (its CPU cost rel
 the others, 1 by default: how the engine shares the rules with a worker) and ``SCOPE``
 (:data:`SCOPES`: ``"object"`` when what it decides about an object depends on that object
 alone, its pods and the configuration: a review then runs it on the base only where the base's
-objects differ from the head's, :mod:`reviewbot.engine.sharing`), then its checks:
+objects differ from the head's, :mod:`reviewbot.engine.sharing`) and ``READS`` (:data:`READS`:
+``"image"`` when every finding of it is about a container's image reference alone: what the
+engine says it could not see of the object is narrowed to that, :mod:`reviewbot.model.doubts`),
+then its checks:
 
 - ``check_set(model, opts)``: the whole repository (lint, and both sides of a review);
 - ``check_change(diff, base, head, opts)``: a change (review and ``reviewbot diff``): the
@@ -49,6 +52,9 @@ ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 # "model": a rule reads the whole repository (the default); "object": every violation and
 # quiet place names an object and depends only on it, its pods and the configuration
 SCOPES = ("model", "object")
+# what a finding of a rule depends on within the container it points into: "fields" (the
+# default: the container and its pod's own fields), "image" (the image reference alone)
+READS = ("fields", "image")
 _TYPES: dict[str, tuple[type, ...]] = {
     "bool": (bool,), "int": (int,), "number": (int, float), "string": (str,),
     "list": (list,), "map": (dict,),
@@ -117,6 +123,7 @@ class Rule:
     module: ModuleType = field(compare=False, repr=False)
     cost: int = 1  # relative CPU cost (the module's COST)
     scope: str = "model"  # what its findings depend on (the module's SCOPE, see SCOPES)
+    reads: str = "fields"  # what in a container they depend on (the module's READS, see READS)
 
     @property
     def check_set(self) -> Callable[..., Iterable[Decision]] | None:
@@ -150,6 +157,7 @@ def rule_from_module(module: ModuleType) -> Rule:
             severities=dict(getattr(module, "SEVERITIES", {})),
             doc=(module.__doc__ or "").strip(), module=module,
             cost=int(getattr(module, "COST", 1)), scope=getattr(module, "SCOPE", "model"),
+            reads=getattr(module, "READS", "fields"),
         )
     except AttributeError as exc:
         raise ReviewbotError(f"rule module {name} lacks metadata: {exc}", 3) from exc
@@ -157,6 +165,8 @@ def rule_from_module(module: ModuleType) -> Rule:
         raise ReviewbotError(f"rule module {name} has a bad id or severity", 3)
     if rule.scope not in SCOPES:
         raise ReviewbotError(f"rule module {name} has a bad SCOPE {rule.scope!r}", 3)
+    if rule.reads not in READS:
+        raise ReviewbotError(f"rule module {name} has a bad READS {rule.reads!r}", 3)
     return rule
 
 

@@ -501,7 +501,7 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
         doubt = "; ".join(part for part in doubt.split("; ") if unbuilt not in part) or None
     if doubt is None and unbuilt is None and v.obj is not None and model is not None and (
             model.doubts or model.unseen):
-        doubt = doubt_of(model, v.obj, v.path)
+        doubt = doubt_of(model, v.obj, v.path, rule.reads)
     level, message = doubted(severity or rule.severity_of(v.kind), v.message, doubt, unbuilt)
     if v.obj is None:
         line, column, file, ref = v.line or 1, v.column or 1, v.file or "", ""

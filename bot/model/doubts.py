@@ -5,7 +5,9 @@ fields the finding depends on, else how the object reaches its cluster.
 (a Secret outside the repository). A finding names only the ones in the fields it depends on
 (:func:`doubt_of`): those of the container it points into, with its pod's own fields (not
 the other containers), or of the pod it points into; any other finding depends on the whole
-object. A finding that depends on no such variable is as certain as without them.
+object. A rule whose findings are about a container's image alone (its ``READS``) depends on
+that image reference only. A finding that depends on no such variable is as certain as
+without them.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ from reviewbot.model.substitute import names_in
 _CONTAINER_LISTS = frozenset({"containers", "initContainers", "ephemeralContainers"})
 
 
-def doubt_of(model: Model, obj: KObject, path: Path) -> str | None:
-    """What a finding on ``obj`` at ``path`` could not see (a noun phrase), or None."""
+def doubt_of(model: Model, obj: KObject, path: Path, reads: str = "fields") -> str | None:
+    """What a finding on ``obj`` at ``path`` could not see (a noun phrase), or None;
+    ``reads``: the rule's ``READS`` (``"image"``: the finding depends on the image reference
+    of the container it points into, nothing else of it)."""
     unseen = model.unseen.get(id(obj))
     if unseen is not None:
         used: set[str] = set()
-        for part in depends_on(model, obj, path):
+        for part in depends_on(model, obj, path, reads):
             names_in(part, used)
         names = [n for n in unseen.names if n in used]
         if names:
@@ -49,14 +53,16 @@ def runs_doubt(model: Model, pods: Iterable[PodTemplate]) -> str | None:
             "until it builds")
 
 
-def depends_on(model: Model, obj: KObject, path: Path) -> list[Any]:
+def depends_on(model: Model, obj: KObject, path: Path, reads: str = "fields") -> list[Any]:
     """The fields a finding on ``obj`` at ``path`` depends on: the container it points into
-    and its pod's own fields (labels, placement, volumes), else the pod it points into, else
-    the whole object."""
+    and its pod's own fields (labels, placement, volumes), or only its image reference when
+    the rule ``reads`` ``"image"``; else the pod it points into, else the whole object."""
     pods = _pods(model).get(id(obj), ())
     for pod in pods:
         for c in pod.containers:
             if _under(path, c):
+                if reads == "image":
+                    return [c.image, c.image_ref.text if c.image_ref is not None else None]
                 own = {k: v for k, v in pod.spec.items() if k not in _CONTAINER_LISTS}
                 return [c.body, own, dict(pod.labels)]
     for pod in pods:
