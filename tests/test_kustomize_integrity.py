@@ -509,3 +509,34 @@ def test_an_entry_inserted_above_a_missing_one_leaves_its_finding_existing(
     data = json.loads(out)
     assert [(f["line"], f["new"]) for f in data["findings"]] == [(4, False)]
     assert (code, [f["file"] for f in data["fixed"]]) == (0, ["app/api.yaml"])  # now listed
+
+
+def test_text_output_quotes_a_kustomization_s_line_but_never_its_secret_literals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A finding in a kustomization file has no object; its line is quoted with a caret as an
+    object's is, except the lines of its secretGenerator, whose literals are secret values."""
+    (tmp_path / "kustomization.yaml").write_text(textwrap.dedent("""\
+        resources:
+        - web.yaml
+        - gone.yaml
+        secretGenerator:
+        - name: db
+          literals:
+          - password=hunter2-very-secret
+          files:
+          - missing.txt
+        namePrefix: a-
+    """))
+    (tmp_path / "web.yaml").write_text(DEPLOYMENT)
+    (tmp_path / "README.md").write_text("a tree of more than YAML: a missing file is missing\n")
+    code, out, _ = run_cli(["lint", str(tmp_path), "--rule", RULE, "--format", "text",
+                            "--color", "never"], capsys)
+    assert code == 1
+    lines = out.splitlines()
+    gone = next(i for i, line in enumerate(lines) if "'gone.yaml' does not exist" in line)
+    assert lines[gone].lstrip().startswith("3:3 ")
+    assert lines[gone + 1:gone + 3] == ["            | - gone.yaml", "            |   ^"]
+    missing = next(i for i, line in enumerate(lines) if "'missing.txt' does not exist" in line)
+    assert lines[missing + 1].lstrip().startswith("fix:")  # line 9 is the generator's: hidden
+    assert "hunter2" not in out

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from reviewbot.load.loader import LoadedFile, key_text, load
+from reviewbot.load.loader import Document, LoadedFile, key_text, load
 from reviewbot.model import sops
 from reviewbot.sources.tree import FileRecord, blob_id
 
@@ -229,14 +229,15 @@ def kustomization_comparable(body: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------- lines never quoted
 
 
-_HINTS = ("Secret", "ENC[AES256_GCM,", "sops", "/data", "/stringData", "/binaryData",
-          "/spec/encryptedData", "/spec/template")
+_HINTS = ("Secret", "secretGenerator", "ENC[AES256_GCM,", "sops", "/data", "/stringData",
+          "/binaryData", "/spec/encryptedData", "/spec/template")
 
 
 def hidden_lines(path: str, text: str) -> frozenset[int]:
     """The 1-based lines of a file that may hold a secret value: every line of a Secret or
-    SealedSecret document (a kustomization file's too), of a SOPS-encrypted document, of an
-    inline patch that writes a Secret, and any line holding SOPS ciphertext. A file that
+    SealedSecret document (a kustomization file's too), of a SOPS-encrypted document, of a
+    kustomization's ``secretGenerator`` (its literals) and of an inline patch that writes a
+    Secret, and any line holding SOPS ciphertext. A file that
     does not parse hides every line."""
     lines = text.split("\n")
     if not any(hint in text for hint in _HINTS):
@@ -253,11 +254,22 @@ def hidden_lines(path: str, text: str) -> frozenset[int]:
         if is_secret(body) or sops.metadata(body) is not None:
             hidden.update(range(doc.line, max(end, doc.line + 1)))
         elif kustomization and isinstance(body, dict):
+            if body.get("secretGenerator"):  # its literals are secret values in clear
+                hidden.update(_block_lines(doc, body, "secretGenerator", end))
             for where, patch, kind in inline_patches(body):
                 if redacted_patch(patch, kind) is not patch:
                     first = doc.position(where)[0]
                     hidden.update(range(first - 1, first + patch.count("\n") + 1))
     return frozenset(hidden)
+
+
+def _block_lines(doc: Document, body: dict[str, Any], key: str, end: int) -> range:
+    """The lines of top-level ``key``'s entry in ``doc``: from its key to the line before the
+    next top-level key written after it (or the document's end, ``end``)."""
+    first = doc.key_position((key,))[0]
+    after = [line for line in (doc.key_position((k,))[0] for k in body if k != key)
+             if line > first]
+    return range(first, min(after, default=end))
 
 
 def file_hidden_lines(loaded: LoadedFile) -> frozenset[int]:

@@ -6,10 +6,11 @@ file name starts could otherwise be a workflow command."""
 
 from __future__ import annotations
 
+import posixpath
 from itertools import groupby
 from typing import Any
 
-from reviewbot.diff.secrets import hidden_lines
+from reviewbot.diff.secrets import KUSTOMIZATION_FILES, hidden_lines
 from reviewbot.escape import term
 from reviewbot.report.base import Report, not_shown_lines, object_words
 from reviewbot.words import plural
@@ -37,7 +38,7 @@ def render_text(report: Report, color: bool = False) -> str:
             named = " ".join(w for w in object_words(f.object, f.file) if w)
             obj = f" {paint(_DIM, term(named))}" if f.object else ""
             out.append(f"  {where:>8}  {label:<7} {term(f.message)}  [{term(f.rule)}]{new}{obj}")
-            quote = 0 < f.line <= len(lines) and _may_quote(f.rule, f.object)
+            quote = 0 < f.line <= len(lines) and _may_quote(f.rule, f.object, file)
             if quote and hidden is None:
                 hidden = hidden_lines(file, text)
             if quote and f.line not in (hidden or ()):
@@ -120,11 +121,17 @@ def _counts_line(report: Report, counts: str) -> str:
     return line
 
 
-def _may_quote(rule: str, obj: str) -> bool:
-    """Only lines of an object that is no Secret are shown: the lines of a Secret, of a file
-    that does not parse and of findings that belong to no object (a suppression comment on a
-    Secret's line) may hold secret values."""
-    return rule != "yaml-syntax" and bool(obj) and not obj.startswith("Secret/")
+def _may_quote(rule: str, obj: str, file: str) -> bool:
+    """Only lines of an object that is no Secret, or of a kustomization file, are shown (and
+    of them only those :func:`hidden_lines` does not hide: a secretGenerator's literals, a
+    patch writing a Secret): the lines of a Secret, of a file that does not parse and of
+    other findings that belong to no object (a suppression comment on a Secret's line) may
+    hold secret values."""
+    if rule == "yaml-syntax":
+        return False
+    if not obj:
+        return posixpath.basename(file) in KUSTOMIZATION_FILES
+    return not obj.startswith("Secret/")
 
 
 def lifecycle_summary(notes: dict[str, Any]) -> str:
