@@ -185,13 +185,30 @@ def test_a_renamed_workload_is_one_line_after_the_workloads_whose_own_flows_chan
             FlowChange("removed", zig, peer, "All Connections", "No Connections"),
         ]
     lines = connectivity_section(changes).splitlines()
-    assert lines[0] == "### Connectivity (11 closed, 5 opened flows)"  # every flow counted
+    # every flow counted; the old name's flows are gone with it, not closed by a policy
+    assert lines[0] == "### Connectivity (5 closed, 5 opened flows, 6 gone with a removed workload)"
     assert lines[2].startswith("- `home-automation/zigbee2mqtt`: no longer reaches `media/app0`")
     assert lines[3] == (
         "- `home-automation/mosquitto` is now `home-automation/mqtt-broker` (renamed, as its "
         "flows show): the 5 workloads that reached it reach the new name alike; "
         "`home-automation/zigbee2mqtt` no longer reaches it (6 flows closed, 5 opened)")
     assert lines[4] == ""  # nothing else: no caller repeats the rename
+
+
+def test_flows_of_a_removed_workload_are_not_counted_as_closed() -> None:
+    """Deleting vllm-probe ends its 12 flows: the headline says they went with it, apart
+    from what a policy closed (a reviewer reads "12 closed" as 12 calls now refused)."""
+    probe = "llm-serving/vllm-probe[Deployment]"
+    peers = [f"llm-serving/p{i}[Deployment]" for i in range(6)]
+    changes = [FlowChange("removed", probe, p, "All Connections", "No Connections",
+                          f"workload {probe} removed") for p in peers]
+    changes += [FlowChange("removed", p, probe, "All Connections", "No Connections",
+                           f"workload {probe} removed") for p in peers]
+    assert connectivity_section(changes).splitlines()[0] == (
+        "### Connectivity (12 flows gone with a removed workload)")
+    changes.append(FlowChange("removed", peers[0], peers[1], "TCP 80", "No Connections"))
+    assert connectivity_section(changes).splitlines()[0] == (
+        "### Connectivity (1 closed flow, 12 gone with a removed workload)")
 
 
 def test_not_evaluated_notes_fold_into_one_list_the_changed_objects_first() -> None:

@@ -672,13 +672,25 @@ def _external(name: str) -> bool:
 
 
 def _flow_counts(changes: Sequence[FlowChange]) -> str:
+    """"1 closed, 2 opened flows"; a flow of a workload the PR removes is counted apart ("3
+    opened flows, 12 gone with a removed workload"): no policy closed it, its end is gone. A
+    new workload's flows are opened: what it may reach is for the reviewer to judge."""
     from reviewbot.netpol.diff import summarize
 
-    counts = summarize(changes)
+    gone = _moved(changes)[0]
+    out = [c for c in changes if c.diff_type == "removed" and _ends(c) & gone]
+    staying = [c for c in changes if not (c.diff_type == "removed" and _ends(c) & gone)]
+    counts = summarize(staying)
     said = [f"{counts['removed']} closed", f"{counts['changed']} changed",
             f"{counts['added']} opened"]
-    return ", ".join(part for part in said if not part.startswith("0 ")) + " flow" + (
-        "s" if len(changes) != 1 else "")
+    parts = [", ".join(part for part in said if not part.startswith("0 ")) + " flow" + (
+        "s" if len(staying) != 1 else "")] if staying else []
+    if out:
+        owners = {e for c in out for e in _ends(c) & gone}
+        whose = "a removed workload" if len(owners) == 1 else "removed workloads"
+        count = str(len(out)) if parts else plural(len(out), "flow")
+        parts.append(f"{count} gone with {whose}")
+    return ", ".join(parts)
 
 
 def connectivity_section(changes: Sequence[FlowChange], max_workloads: int = 12,
