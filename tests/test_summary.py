@@ -262,3 +262,32 @@ def test_findings_that_differ_only_in_their_namespace_are_one_entry_naming_the_o
     other = [selector("a", "x", message=words), selector("b", "y", message=words.replace("w", "v"))]
     text = render_markdown(Report(findings=tuple(other), review=ReviewSummary(new=2)))
     assert text.count("- **`change-safety`**") == 2
+
+
+def test_text_says_a_failing_build_s_sentence_once_in_a_row() -> None:
+    """hmcts: 80 findings ended with the same long "Not applied" sentence of their failing
+    build. In text, a finding right after one with the same sentence says "as above"; the
+    JSON message keeps it whole."""
+    from reviewbot.engine.findings import doubted
+    from reviewbot.report.render import render
+
+    build = ("the build of Flux Kustomization flux-system/mailrelay fails (apps/mailrelay/prod/"
+             "base/kustomization.yaml: '../rbac/role.yaml' does not exist)")
+    other = build.replace("mailrelay", "toffee")
+    said = [doubted("error", f"image {n} is floating", None, b)[1]
+            for n, b in (("a", build), ("b", build), ("c", build), ("d", build), ("f", other))]
+    found = [finding(message=m, file=f, line=i + 1, rule="image-digest")
+             for i, (m, f) in enumerate(zip(said, ["x.yaml", "x.yaml", "y.yaml", "y.yaml",
+                                                   "y.yaml"], strict=True))]
+    found.insert(3, finding(message="image e is floating", file="y.yaml", line=3))
+    text = render(Report(findings=tuple(found)), "text")
+    ends = [line.split("  [")[0].split(". ", 1)[1] for line in text.splitlines()
+            if "is floating" in line and ". Not" in line]
+    assert ends == [
+        f"Not applied: {build}, so none of this is applied until it builds.",
+        "Not applied: as above.",
+        "Not applied: as above.",  # the same build, in the next file too
+        f"Not applied: {build}, so none of this is applied until it builds.",  # after e's
+        f"Not applied: {other}, so none of this is applied until it builds."]  # another build
+    assert "image e is floating  [" in text
+    assert found[1].message == said[1]  # (the JSON's)

@@ -144,11 +144,12 @@ def doubted(severity: str, message: str, doubt: str | None,
 
 
 _UNBUILT_START, _UNBUILT_END = " Not applied: ", ", so none of this is applied until it builds."
+NOT_APPLIED_AGAIN = " Not applied: as above."  # text output: the same clause in one file again
 # model.objects.failing_build's clause: "the build of NAME fails (FILE: 'ENTRY' why)"
 _FAILING = re.compile(r"(the builds? of .+? fails?) \((.+?): (.+)\)", re.S)
 
 
-def _unbuilt(message: str) -> tuple[str, str | None]:
+def not_applied(message: str) -> tuple[str, str | None]:
     """``message`` without the "Not applied" sentence :func:`doubted` ends it with, and that
     sentence's clause (None when it has none)."""
     if message.endswith(_UNBUILT_END):
@@ -295,7 +296,7 @@ def one_per_place(findings: Iterable[Finding]) -> list[Finding]:
         # of clusters without them (as ``replace(f, clusters=(), new=None, worse="")``
         # compares, without making one: hmcts' 322 findings 1.5 -> 0.6 ms)
         place = _PLACE(f)
-        head, clause = _unbuilt(f.message) if f.clusters else (f.message, None)
+        head, clause = not_applied(f.message) if f.clusters else (f.message, None)
         if clause is not None:  # (kept apart from the same text applied elsewhere)
             place = (*place[:_MESSAGE_AT], head, *place[_MESSAGE_AT + 1:], _UNBUILT_START)
             clauses = unbuilt.setdefault((place, None, ""), [])
@@ -314,6 +315,6 @@ def one_per_place(findings: Iterable[Finding]) -> list[Finding]:
         if len(clauses) > 1:
             one = merged[key]
             merged[key] = replace(one, message=(
-                f"{_unbuilt(one.message)[0]}{_UNBUILT_START}{_unbuilt_of_all(clauses)}"
+                f"{not_applied(one.message)[0]}{_UNBUILT_START}{_unbuilt_of_all(clauses)}"
                 f"{_UNBUILT_END}"))
     return list(merged.values())

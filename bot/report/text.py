@@ -11,6 +11,7 @@ from itertools import groupby
 from typing import Any
 
 from reviewbot.diff.secrets import KUSTOMIZATION_FILES, hidden_lines
+from reviewbot.engine.findings import NOT_APPLIED_AGAIN, Finding, not_applied
 from reviewbot.escape import term
 from reviewbot.report.base import Report, not_shown_lines, object_words
 from reviewbot.words import plural
@@ -24,12 +25,19 @@ def render_text(report: Report, color: bool = False) -> str:
         return f"{code}{text}{_RESET}" if color else text
 
     out: list[str] = []
+    said: str | None = None  # the "Not applied" clause of the finding just printed
     for file, group in groupby(report.findings, key=lambda f: f.file):
         out.append(paint(_BOLD, term(file) if file else "(repository)"))
         text = report.sources.get(file, "")
         lines = text.splitlines()
         hidden: frozenset[int] | None = None  # the lines never quoted (secret values)
         for f in group:
+            message, clause = not_applied(f.message)
+            if clause is None or clause != said:
+                message = f.message
+            else:  # the objects of one failing build: its long clause once in a row
+                message += NOT_APPLIED_AGAIN
+            said = clause
             new = " [new]" if report.review is not None and f.new else ""
             if report.review is not None and f.worse:
                 new = f" [worse: {term(f.worse)}]"
@@ -37,8 +45,8 @@ def render_text(report: Report, color: bool = False) -> str:
             label = paint(_COLOR.get(f.severity, ""), f.severity)
             named = " ".join(w for w in object_words(f.object, f.file) if w)
             obj = f" {paint(_DIM, term(named))}" if f.object else ""
-            out.append(f"  {where:>8}  {label:<7} {term(f.message)}  [{term(f.rule)}]{new}{obj}")
-            quote = 0 < f.line <= len(lines) and _may_quote(f.rule, f.object, file)
+            out.append(f"  {where:>8}  {label:<7} {term(message)}  [{term(f.rule)}]{new}{obj}")
+            quote = 0 < f.line <= len(lines) and _may_quote(f, file)
             if quote and hidden is None:
                 hidden = hidden_lines(file, text)
             if quote and f.line not in (hidden or ()):
@@ -121,17 +129,18 @@ def _counts_line(report: Report, counts: str) -> str:
     return line
 
 
-def _may_quote(rule: str, obj: str, file: str) -> bool:
+def _may_quote(f: Finding, file: str) -> bool:
     """Only lines of an object that is no Secret, or of a kustomization file, are shown (and
     of them only those :func:`hidden_lines` does not hide: a secretGenerator's literals, a
     patch writing a Secret): the lines of a Secret, of a file that does not parse and of
     other findings that belong to no object (a suppression comment on a Secret's line) may
-    hold secret values."""
-    if rule == "yaml-syntax":
+    hold secret values. A finding about a whole file (no object, at 1:1: not applied, a
+    build that fails) points at no line of it."""
+    if f.rule == "yaml-syntax":
         return False
-    if not obj:
-        return posixpath.basename(file) in KUSTOMIZATION_FILES
-    return not obj.startswith("Secret/")
+    if not f.object:
+        return posixpath.basename(file) in KUSTOMIZATION_FILES and (f.line, f.column) != (1, 1)
+    return not f.object.startswith("Secret/")
 
 
 def lifecycle_summary(notes: dict[str, Any]) -> str:
