@@ -225,6 +225,24 @@ def test_post_build_substitution_uses_the_repositorys_values(tmp_path: Path) -> 
     assert id(web) not in result.model.doubts
 
 
+def test_documents_of_other_tools_are_no_manifests_left_unapplied(tmp_path: Path) -> None:
+    """A Talos machine config (``apiVersion: v1alpha1``) and a kustomize plugin config
+    (``apiVersion: builtin``) beside the clusters are not Kubernetes objects: no cluster
+    root is meant to apply them, so no "not applied" info asks to list them in one; a
+    Kubernetes manifest beside them still gets one."""
+    result = bootstrap(tmp_path, {
+        "apps/kustomization.yaml": "resources: [web.yaml]\n",
+        "apps/web.yaml": FLOATING % "web",
+        "talos/watchdog.yaml": "apiVersion: v1alpha1\nkind: WatchdogTimerConfig\n"
+                               "device: /dev/watchdog0\n",
+        "plugins/labels.yaml": "apiVersion: builtin\nkind: LabelTransformer\n"
+                               "metadata: {name: labels}\nlabels: {team: a}\n",
+        "extra/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\n",
+    })
+    assert [(f.kind, f.file) for f in result.findings if f.kind == "not-applied"] == [
+        ("not-applied", "extra/cm.yaml")]
+
+
 # a Deployment meant for control-plane nodes: control-plane-resources' findings read the
 # container they point into and the pod's own fields
 PINNED = """

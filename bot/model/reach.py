@@ -719,8 +719,14 @@ def _ancestors(path: str) -> Iterator[str]:
 
 
 def is_object(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("kind"), str) and isinstance(
-        value.get("apiVersion"), str)
+    """Whether a document is a Kubernetes object a cluster could be sent: a ``kind`` and an
+    ``apiVersion`` of the API's shape, ``v1`` (the core group) or ``group/version``. Talos
+    machine configs (``apiVersion: v1alpha1``) and kustomize's plugin configs (``builtin``)
+    are documents of other tools: a folder of them is no folder of manifests left unapplied."""
+    if not isinstance(value, dict) or not isinstance(value.get("kind"), str):
+        return False
+    api = value.get("apiVersion")
+    return isinstance(api, str) and (api == "v1" or "/" in api)
 
 
 # ---------------------------------------------------------------- helpers
