@@ -110,6 +110,12 @@ Position = tuple[int, int]
 _OTHER_BREAKS = "\r\x85\u2028\u2029"  # YAML line breaks besides "\n" (each looked for by `in`)
 
 
+# an alias (``*name``) no anchor (``&name``) before it in its document defines; the name is not
+# quoted (a problem never quotes file content)
+UNDEFINED_ALIAS = ("alias to an undefined anchor: no anchor of that name comes before it in "
+                   "this document (an anchor must precede its aliases and does not cross '---')")
+
+
 class ProblemError(Exception):
     """A located problem with a file; the message never quotes file content."""
 
@@ -1257,7 +1263,7 @@ def _compose_document(get: Any, start_line: int, marks: bool,
             name, vmark, _ = event.args
             if name not in anchors:
                 raise ProblemError(
-                    "alias to an undefined anchor", vmark.line + 1, vmark.column + 1
+                    UNDEFINED_ALIAS, vmark.line + 1, vmark.column + 1
                 )
             value = anchors[name]
             expanded += anchor_sizes.get(id(value), 1)
@@ -1491,7 +1497,7 @@ def _compose_fast(get: Any, start_line: int) -> Composed:
             name, vmark, _ = event.args
             if name not in anchors:
                 raise ProblemError(
-                    "alias to an undefined anchor", vmark.line + 1, vmark.column + 1
+                    UNDEFINED_ALIAS, vmark.line + 1, vmark.column + 1
                 )
             value = anchors[name]
             expanded += anchor_sizes.get(id(value), 1)
