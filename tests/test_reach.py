@@ -243,6 +243,35 @@ def test_documents_of_other_tools_are_no_manifests_left_unapplied(tmp_path: Path
         ("not-applied", "extra/cm.yaml")]
 
 
+def test_without_roots_a_folder_commented_out_of_its_build_is_not_applied(
+    tmp_path: Path
+) -> None:
+    """Smana's cloud-native-ref: no Flux root in the tree (the sync path is passed by a
+    script), and tooling/mycluster-0 comments out ``# - ../base/dagger-engine`` "for cost
+    reasons". Its objects are not applied: no finding judges them, as the info says; what
+    another build reads too (a shared base) stays judged."""
+    write(tmp_path, {
+        "tooling/cluster/kustomization.yaml": (
+            "resources:\n  - ../base/web\n  # Enabling only when needed\n"
+            "  # - ../base/dagger\n"),
+        "tooling/base/web/kustomization.yaml": "resources: [web.yaml, ../shared]\n",
+        "tooling/base/web/web.yaml": FLOATING % "web",
+        "tooling/base/dagger/kustomization.yaml": "resources: [dagger.yaml, ../shared]\n",
+        "tooling/base/dagger/dagger.yaml": FLOATING % "dagger",
+        "tooling/base/shared/kustomization.yaml": "resources: [shared.yaml]\n",
+        "tooling/base/shared/shared.yaml": FLOATING % "shared",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert found(result) == [
+        ("image-digest[floating]", "error", "tooling/base/shared/shared.yaml",
+         "Deployment/apps/shared"),
+        ("image-digest[floating]", "error", "tooling/base/web/web.yaml", "Deployment/apps/web"),
+        ("kustomize-integrity[commented]", "info", "tooling/cluster/kustomization.yaml", ""),
+    ]
+    assert "tooling/base/dagger/dagger.yaml" in result.model.unapplied
+    assert "tooling/base/shared/shared.yaml" not in result.model.unapplied
+
+
 # a Deployment meant for control-plane nodes: control-plane-resources' findings read the
 # container they point into and the pod's own fields
 PINNED = """

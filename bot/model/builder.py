@@ -332,26 +332,42 @@ def _built_documents(graph: Graph, flux: Sequence[Build | None],
 def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> frozenset[str]:
     """Without roots, what is not applied: files in an archive or hidden folder that no build
     from outside reads, manifests beside a kustomization that no build reads (listed
-    nowhere: kustomize-integrity says so; a script that applies one keeps it applied), and
-    what only a kustomize Component no kustomization includes lists."""
+    nowhere: kustomize-integrity says so; a script that applies one keeps it applied), what
+    only a kustomize Component no kustomization includes lists, and what only an entry
+    commented out of a kustomization names (``# - ../base/dagger-engine``: disabled on
+    purpose, as kustomize-integrity says), with what its build alone reads."""
     unused = frozenset(model.derived.get("unincluded-components", ()))
+    live = [k for k in graph.by_dir.values() if k.directory not in unused]  # (a Component
+    # no kustomization includes is applied by none)
+    flux_read = {f for build in flux if build is not None for f in build.files}
+    commented = {c.target for k in live if not kept_aside(k.file) for c in graph.commented(k)
+                 } - _listed(graph, live) - flux_read
+    off = {f for target in commented for f in (
+        graph.build(target).files if target in graph.by_dir else {target})}
+    # what the kustomizations outside those builds list, and the other roots' builds, read
+    listed = _listed(graph, [k for k in live if k.file not in off])
     read = {f for folder in graph.roots if not kept_aside(graph.by_dir[folder].file)
-            and not graph.by_dir[folder].is_component for f in graph.build(folder).files}
-    for build in flux:
-        read |= build.files if build is not None else set()
-    for k in graph.by_dir.values():
-        if k.directory in unused:
-            continue  # a Component no kustomization includes is applied by none
-        read.update(join(k.directory, e.value.strip()) for e in graph.entries(k)
-                    if not is_remote(e.value))
-        read.update(patch_files(k))
+            and not graph.by_dir[folder].is_component and folder not in commented
+            for f in graph.build(folder).files} | flux_read | listed
+    off -= read
     # a folder of patches holds no object: a file there no kustomization names is unused
     patches = patch_folders(graph.by_dir.values(), graph.entries)
     return frozenset(
         p for p in model.files if p not in read and "#" not in p and (kept_aside(p) or (
+            p in off and graph.applied_by(p) is None) or (
             (posixpath.dirname(p) in graph.by_dir or posixpath.dirname(p) in patches)
             and not is_kustomization_file(p)
             and graph.applied_by(p) is None)))  # ("path#generated": what --render built)
+
+
+def _listed(graph: Graph, kustomizations: Iterable[Kustomization]) -> set[str]:
+    """Tree paths the local entries and patches of ``kustomizations`` name."""
+    found: set[str] = set()
+    for k in kustomizations:
+        found.update(join(k.directory, e.value.strip()) for e in graph.entries(k)
+                     if not is_remote(e.value))
+        found.update(patch_files(k))
+    return found
 
 
 # by (document, path in it): the index of its only result so far, or its results' indices
