@@ -155,3 +155,29 @@ spec:
     # without an inventory, worker-1 is an unknown host: the tolerate-all pod may land on a
     # control plane as far as the repository says
     assert pairs(lint(tmp_path / "bare", text, config="")) == [("control-plane-resources", 7)]
+
+
+def test_a_values_file_is_named_after_the_release_that_uses_it(tmp_path: Path) -> None:
+    """mitchross' cert-manager/values.yaml: its pods were "values" and "values.webhook"; the
+    kustomization's helmCharts entry names the release, and so do the messages."""
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        "cert-manager/kustomization.yaml": """
+            namespace: cert-manager
+            helmCharts:
+              - {name: cert-manager, releaseName: cert-manager, version: v1.21.1,
+                 repo: https://charts.jetstack.io, valuesFile: values.yaml}
+        """,
+        "cert-manager/values.yaml": """
+            nodeSelector: {node-role.kubernetes.io/control-plane: ""}
+            resources: {limits: {memory: 256Mi}, requests: {cpu: 20m, memory: 64Mi}}
+            webhook:
+              nodeSelector: {node-role.kubernetes.io/control-plane: ""}
+              resources: {limits: {memory: 64Mi}}
+        """,
+    })
+    result = lint_dir(tmp_path, only=["control-plane-resources"])
+    assert [f.message.split(" selects")[0] for f in result.findings] == [
+        "cert-manager", "cert-manager.webhook"]
+    assert {f.object for f in result.findings} == {"HelmValues/cert-manager/values"}

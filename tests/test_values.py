@@ -227,7 +227,7 @@ def test_values_file_is_a_pseudo_workload(tmp_path: Path) -> None:
         "forgejo/kustomization.yaml": KUSTOMIZATION,
         "forgejo/forgejo-values.yaml": FORGEJO_VALUES,
     })
-    pod = one(model, "forgejo-values")
+    pod = one(model, "forgejo")  # named after the release that uses the file, not its stem
     assert isinstance(pod.obj, ValuesObject)
     assert pod.obj.ref == "HelmValues/forgejo/forgejo-values"  # the kustomization's namespace
     assert pod.obj.file == "forgejo/forgejo-values.yaml"
@@ -243,7 +243,7 @@ def test_values_file_is_a_pseudo_workload(tmp_path: Path) -> None:
         "16641ec10fa127fa01e29e39a8d415e699b3f213af0d893245e6e935620cdf95")
     assert main.quantity("limits", "cpu") == Fraction(3)
     # a PVC's storage request is not a container, nor is a string without a pod around it
-    assert {p.name for p in values_pods(model)} == {"forgejo-values", "forgejo-values-inline.redis"}
+    assert {p.name for p in values_pods(model)} == {"forgejo", "forgejo-values-inline.redis"}
 
 
 def test_kustomization_values_inline(tmp_path: Path) -> None:

@@ -100,7 +100,8 @@ class ValuesObject(KObject):
 
     facts: dict[str, str] = field(default_factory=dict)  # measured facts, prefix included
     # how messages name the release of a values file: the chart beside it (its Chart.yaml
-    # ``name``), else "" (the file's stem)
+    # ``name``), else the release that uses it (a kustomization's helmCharts ``releaseName``
+    # or chart ``name``, a HelmRelease's ``valuesFrom``), else "" (the file's stem)
     release: str = ""
     # the keys under which the chart beside the file passes values to its subcharts (Helm:
     # a dependency's ``alias``, else its ``name``), with the subchart's name
@@ -246,7 +247,8 @@ def _values_documents(
             stem = name.rsplit(".", 1)[0]
             chart_name, subcharts = _chart_beside(model, posixpath.dirname(path))
             vobj = ValuesObject(VALUES_API, VALUES_KIND, use.namespace, stem, doc, value, (),
-                                release=chart_name, subcharts=subcharts)
+                                release=chart_name or use.release or "",
+                                subcharts=subcharts)
             yield vobj, value, ()
 
 
@@ -282,7 +284,9 @@ def _file_uses(model: Model) -> dict[str, _Use]:
             for entry in files:
                 if isinstance(entry, str) and entry and not is_remote(entry):
                     target = join(k.directory, entry)
-                    uses.setdefault(target, _Use(str(ns) if ns else None, chart.get("name")))
+                    release = chart.get("releaseName") or chart.get("name")
+                    uses.setdefault(target, _Use(str(ns) if ns else None,
+                                                 str(release) if release else None))
         for section in ("configMapGenerator", "secretGenerator"):
             for gen in items(k.body.get(section)):
                 if not isinstance(gen, dict):
