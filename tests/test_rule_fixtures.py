@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -100,12 +101,14 @@ NOT_WHO_FIRST = {
 }
 
 
-def who_first(message: str, obj: str, file: str, path: str) -> bool:
+def who_first(message: str, obj: str, file: str, path: str, pods: Sequence[str] = ()) -> bool:
     """The message opens with who: its object (``Kind/ns/name``, ``Kind ns/name``, ``ns/name``,
-    the name or a pod named from it, or another workload of its namespace as ``ns/name``),
-    the field the finding points at (a parent of it, or an item of the field a file-level
+    the name or a pod named from it, one of ``pods``, the names of the object's pods: a values
+    file's are its release's, or another workload of its namespace as ``ns/name``), the
+    field the finding points at (a parent of it, or an item of the field a file-level
     finding is identified by: ``resources[1]`` of ``resources``), or its file."""
     heads = [file, posixpath.basename(file)] if file else []
+    heads += list(pods)
     if obj:
         kind, *rest = obj.split("/")
         name, ns = rest[-1], (rest[0] if len(rest) == 2 else None)
@@ -132,25 +135,31 @@ def test_every_message_names_who_first(tmp_path: Path,
     for rule, outcome, case in _cases():
         if outcome != "fail" or rule in NOT_WHO_FIRST:
             continue
-        for obj, file, path, message in _fail_findings(rule, case, tmp_path / case.name, capsys):
-            if not who_first(message, obj, file, path):
+        for obj, file, path, message, pods in _fail_findings(rule, case, tmp_path / case.name,
+                                                             capsys):
+            if not who_first(message, obj, file, path, pods):
                 wrong.append(f"{rule} {case.name}: {obj or file}: {message[:80]}")
     assert wrong == []
 
 
-def _fail_findings(rule: str, case: Path, tmp_path: Path,
-                   capsys: pytest.CaptureFixture[str]) -> list[tuple[str, str, str, str]]:
-    """(object, file, field path, message) of the rule's findings in a failing case."""
+def _fail_findings(rule: str, case: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                   ) -> list[tuple[str, str, str, str, tuple[str, ...]]]:
+    """(object, file, field path, message, the object's pods' names) of the rule's findings
+    in a failing case."""
     if (case / "base").is_dir() and (case / "head").is_dir():
         repo = GitRepo(tmp_path / "repo")
         base = repo.commit_tree(case / "base", "base")
         head = repo.commit_tree(case / "head", "head")
         _, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
                              "--platform", "none", "--format", "json", "--rule", rule], capsys)
-        return [(f["object"], f["file"], "", f["message"]) for f in json.loads(out)["findings"]
-                if f["rule"] == rule]
+        return [(f["object"], f["file"], "", f["message"], ())
+                for f in json.loads(out)["findings"] if f["rule"] == rule]
     result = lint_dir(case, only=[rule])
-    return [(f.object, f.file, f.path, f.message) for f in result.findings if f.rule == rule]
+    pods: dict[str, list[str]] = {}
+    for pod in result.model.pods:
+        pods.setdefault(pod.obj.ref, []).append(pod.name)
+    return [(f.object, f.file, f.path, f.message, tuple(pods.get(f.object, ())))
+            for f in result.findings if f.rule == rule]
 
 
 def test_the_who_first_check_can_fail() -> None:
