@@ -438,3 +438,36 @@ def test_every_pod_rule_sees_a_ray_cluster_s_pods(tmp_path: Path) -> None:
         ("serving-runtime", 26),  # bfloat16 on compute 7.0
         # (no shm-size: the KubeRay operator mounts /dev/shm in the Ray container)
     ]
+
+
+MCP_SERVER = """
+apiVersion: toolhive.stacklok.dev/v1alpha1
+kind: MCPServer
+metadata: {name: fetch, namespace: toolhive}
+spec:
+  image: ghcr.io/stackloklabs/gofetch/server:latest
+  transport: streamable-http
+  resources: {limits: {memory: 128Mi}}
+  podTemplateSpec:
+    spec:
+      nodeSelector: {node-role.kubernetes.io/control-plane: ""}
+"""
+
+
+def test_a_toolhive_mcp_server_s_image_and_resources_are_its_container_s(
+    tmp_path: Path
+) -> None:
+    """MCPServer.spec.image is the MCP server's container image and spec.resources its
+    resources (ToolHive's CRD reference); spec.podTemplateSpec places the pod. The image
+    was never checked."""
+    result = lint_text(tmp_path, MCP_SERVER, only=["image-digest", "control-plane-resources"],
+                       config="")
+    assert sorted((f.rule, f.kind, f.line) for f in result.findings) == [
+        ("control-plane-resources", "missing", 7), ("image-digest", "floating", 5)]
+    pod = next(p for p in result.model.pods if p.obj.kind == "MCPServer")
+    assert (pod.name, pod.containers[0].image) == (
+        "fetch", "ghcr.io/stackloklabs/gofetch/server:latest")
+    pinned = MCP_SERVER.replace(":latest", ":1.0@sha256:" + "0" * 64).replace(
+        "{memory: 128Mi}", "{cpu: 100m, memory: 128Mi}")
+    assert pairs(lint_text(tmp_path / "pinned", pinned,
+                           only=["image-digest", "control-plane-resources"], config="")) == []

@@ -813,6 +813,15 @@ CONTAINER_LISTS: dict[tuple[str, str], tuple[Path, ...]] = {
         ("spec", part, key) for part in ("controller", "repo", "server")
         for key in ("initContainers", "sidecarContainers")),
 }
+# Container-shaped mappings of custom resources: one container the operator runs, written as
+# a core/v1 Container's fields (``image``, ``args``, ``env``, ``resources``) at the top of the
+# mapping, with the pod's own fields elsewhere: (group, kind) -> (the container mapping, the
+# pod spec's path). ToolHive's MCPServer (toolhive.stacklok.dev/v1alpha1: "image is the
+# container image for the MCP server", ``resources`` its container's; ``podTemplateSpec``
+# customizes the MCP server's pod).
+CONTAINER_MAPPINGS: dict[tuple[str, str], tuple[Path, Path]] = {
+    ("toolhive.stacklok.dev", "MCPServer"): (("spec",), ("spec", "podTemplateSpec", "spec")),
+}
 # the fields every core/v1 Container schema declares (a CRD's list of them: :func:`_schema_lists`)
 _CONTAINER_FIELDS = frozenset({"name", "image", "imagePullPolicy", "command", "args", "env"})
 
@@ -832,6 +841,10 @@ def custom_resource_pods(model: Model) -> list[PodTemplate]:
         known = CONTAINER_LISTS.get((group, obj.kind))
         if known is not None:
             out += _container_list_pods(obj, known)
+            continue
+        shaped = CONTAINER_MAPPINGS.get((group, obj.kind))
+        if shaped is not None:
+            out += _container_mapping_pod(obj, *shaped)
             continue
         if obj.kind in INDEXED or "." not in group or group.endswith(_NOT_CUSTOM) or (
                 group.endswith(".k8s.io") and not group.endswith(".x-k8s.io")):
@@ -873,6 +886,21 @@ def _container_list_pods(obj: KObject, paths: Sequence[Path]) -> list[PodTemplat
                 parent, tuple(containers), _count(obj, parent + ("replicas",)), None,
                 controller=f"the {obj.kind} operator", labels_complete=False))
     return out
+
+
+def _container_mapping_pod(obj: KObject, path: Path, spec_path: Path) -> list[PodTemplate]:
+    """The pod of a custom resource whose mapping at ``path`` is its one container
+    (:data:`CONTAINER_MAPPINGS`), its pod's own fields at ``spec_path`` (none when absent):
+    no pod when the mapping writes no image."""
+    body = obj.get(path)
+    if not isinstance(body, dict) or not isinstance(body.get("image"), str):
+        return []
+    spec = {k: v for k, v in mapping(obj.get(spec_path)).items() if k not in (
+        "containers", "initContainers", "ephemeralContainers")}
+    container = Container(obj.name, body, path, "container")
+    return [PodTemplate(obj, obj.kind, obj.name, obj.namespace or "default", {}, spec,
+                        spec_path, (container,), _count(obj, path + ("replicas",)), None,
+                        controller=f"the {obj.kind} operator", labels_complete=False)]
 
 
 def _short(path: Path) -> str:
