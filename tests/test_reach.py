@@ -272,6 +272,56 @@ def test_without_roots_a_folder_commented_out_of_its_build_is_not_applied(
     assert "tooling/base/shared/shared.yaml" not in result.model.unapplied
 
 
+def test_a_lint_of_part_of_a_repository_whose_roots_are_outside_it_promises_no_error(
+    tmp_path: Path
+) -> None:
+    """``lint apps/`` where the Flux Kustomizations that apply (and patch) apps/ sit in
+    clusters/: reviewbot cannot see what the clusters receive, so every finding is a warning
+    that says so and names a root outside; the repository linted whole keeps its error."""
+    from reviewbot.config import Config
+    from reviewbot.engine.run import analyze
+    from reviewbot.sources.tree import disk_tree
+
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/prod/apps.yaml": APPS % ("./apps", "GitRepository", "flux-system"),
+        "apps/web.yaml": FLOATING % "web",
+    })
+    part = analyze(disk_tree([tmp_path / "apps"], tmp_path), Config(), only=["image-digest"])
+    [finding] = part.findings
+    assert finding.severity == "warning"
+    assert finding.message.endswith(
+        "Not certain: reviewbot could not see what the cluster roots outside the linted files "
+        "(clusters/prod/apps.yaml) apply and how they patch it; lint the "
+        "repository's top level to judge what its clusters receive.")
+    whole = analyze(disk_tree([tmp_path], tmp_path), Config(), only=["image-digest"])
+    assert [(f.severity, f.file) for f in whole.findings] == [("error", "apps/web.yaml")]
+    # a part of a repository with no root anywhere: applied as written, as before
+    (tmp_path / "clusters" / "prod" / "apps.yaml").unlink()
+    (tmp_path / "clusters" / "prod" / "flux-system" / "gotk-sync.yaml").unlink()
+    alone = analyze(disk_tree([tmp_path / "apps"], tmp_path), Config(), only=["image-digest"])
+    assert [f.severity for f in alone.findings] == ["error"]
+
+
+def test_a_sync_kustomization_whose_path_is_not_in_the_linted_files_promises_no_error(
+    tmp_path: Path
+) -> None:
+    """hmcts' apps/ linted alone: its flux-system Kustomization syncs ./clusters/sbox/00,
+    a folder the linted files do not hold, whose build patches what apps/ holds."""
+    write(tmp_path, {
+        "flux-system/sync.yaml": (
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {path: ./clusters/sbox/00, sourceRef: {kind: GitRepository, name: config}}\n"),
+        "web/web.yaml": FLOATING % "web",
+    })
+    [finding] = lint_dir(tmp_path, only=["image-digest"]).findings
+    assert finding.severity == "warning"
+    assert "could not see what Flux Kustomization flux-system (flux-system/sync.yaml) " \
+        "applies from ./clusters/sbox/00, outside the linted files" in finding.message
+
+
 # a Deployment meant for control-plane nodes: control-plane-resources' findings read the
 # container they point into and the pod's own fields
 PINNED = """

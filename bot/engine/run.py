@@ -490,8 +490,10 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
     """The finding of ``v``: located, its severity the configured one or the rule's for its
     kind, at most a warning when the rule or the model (``Model.doubts``: how the object
     reaches its cluster; of the postBuild variables an object holds, those in the fields the
-    finding depends on: :func:`~reviewbot.model.doubts.doubt_of`) could not see everything
-    the promise of an error needs; and when every build that makes the object fails
+    finding depends on: :func:`~reviewbot.model.doubts.doubt_of`; ``Model.scope_doubt``:
+    the linted files are part of a repository whose cluster roots lie outside them) could
+    not see everything the promise of an error needs; and when every build that makes the
+    object fails
     (``Model.unbuilt``: nothing of it is applied, so how it would be built is moot)."""
     doubt = v.doubt
     unbuilt = model.unbuilt.get(id(v.obj)) if (
@@ -502,6 +504,8 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
     if doubt is None and unbuilt is None and v.obj is not None and model is not None and (
             model.doubts or model.unseen):
         doubt = doubt_of(model, v.obj, v.path, rule.reads)
+    if doubt is None and unbuilt is None and model is not None and model.scope_doubt:
+        doubt = model.scope_doubt  # part of a repository whose roots are elsewhere
     level, message = doubted(severity or rule.severity_of(v.kind), v.message, doubt, unbuilt)
     if v.obj is None:
         line, column, file, ref = v.line or 1, v.column or 1, v.file or "", ""

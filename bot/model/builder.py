@@ -158,6 +158,7 @@ def build_model(
                 if (spec := flux_spec(doc.value)) is not None
                 and isinstance(spec.get("path"), str) and "${" not in spec["path"]]
         flux_builds = [graph.flux_build(doc.file.path, spec) for doc, spec in flux]
+        model.scope_doubt = _scope_doubt(tree, graph, flux, flux_builds)
         variants, patches, tags = _built_documents(graph, flux_builds)
         model.derived["unincluded-components"] = tuple(
             d for d in graph.roots if graph.by_dir[d].is_component)
@@ -358,6 +359,37 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> fro
             (posixpath.dirname(p) in graph.by_dir or posixpath.dirname(p) in patches)
             and not is_kustomization_file(p)
             and graph.applied_by(p) is None)))  # ("path#generated": what --render built)
+
+
+def _scope_doubt(tree: Tree | None, graph: Graph,
+                 flux: Sequence[tuple[Document, Mapping[str, Any]]],
+                 builds: Sequence[Build | None]) -> str | None:
+    """Without roots among the linted files, what a lint of part of a repository cannot see
+    (``Model.scope_doubt``), or None: the files outside them that hold cluster roots
+    (``Tree.roots_outside``), or a Flux sync Kustomization among them (Flux bootstrap's
+    ``flux-system``, or one named as the source it syncs from; a patch of one counts) whose
+    path's top folder is not in the linted files at all (hmcts'
+    ``apps/flux-system/sbox/00/kustomize.yaml`` applies ``./clusters/sbox/00``: ``lint
+    apps/`` judged 86 errors, 55 of them on objects its clusters patch or never apply)."""
+    outside = list(tree.roots_outside or ()) if tree is not None else []
+    if outside:
+        more = " and others" if len(outside) > 1 else ""
+        return (f"what the cluster roots outside the linted files ({outside[0]}{more}) apply "
+                "and how they patch it; lint the repository's top level to judge what its "
+                "clusters receive")
+    for (doc, spec), build in zip(flux, builds, strict=True):
+        ref = spec.get("sourceRef")
+        name = doc.value.get("metadata", {}).get("name") if isinstance(doc.value, dict) else None
+        path = str(spec.get("path") or "").strip()
+        top = posixpath.normpath(path.lstrip("/")).split("/")[0]
+        synced = name == "flux-system" or (isinstance(ref, dict) and ref.get("name") == name)
+        if build is not None or not synced or top in (".", "..") or top in graph.dirs or (
+                top in graph.paths):
+            continue
+        return (f"what Flux Kustomization {name} ({doc.file.path}) applies from {path}, "
+                "outside the linted files, and how it patches it; lint the repository's top "
+                "level to judge what its clusters receive")
+    return None
 
 
 def _listed(graph: Graph, kustomizations: Iterable[Kustomization]) -> set[str]:

@@ -393,6 +393,11 @@ class Model:
     # :func:`failing_build`): nothing of it is applied, so findings on it are at most
     # warnings that say so (engine.findings.doubted)
     unbuilt: dict[int, str] = field(default_factory=dict)
+    # what a lint of part of a repository could not see, when no cluster root is among the
+    # linted files and the rest of the repository holds one (a noun phrase: "what the cluster
+    # roots outside the linted files apply ..."): every finding is at most a warning and says
+    # so (engine.run.make_finding); None when the linted files are the whole story
+    scope_doubt: str | None = None
     # files no cluster root applies (:mod:`reviewbot.model.reach`; empty when the repository
     # has no roots): no object of theirs is built, no finding is reported in them
     unapplied: frozenset[str] = frozenset()
@@ -456,7 +461,7 @@ def cluster_views(model: Model) -> list[tuple[str | None, Model]]:
             network_policies=[o for o in model.network_policies if mine(o)],
             kustomizations=model.kustomizations, doubts=model.doubts, unseen=model.unseen,
             unbuilt=model.unbuilt, unapplied=model.unapplied, refused=model.refused,
-            values_patterns=model.values_patterns,
+            values_patterns=model.values_patterns, scope_doubt=model.scope_doubt,
         )
         view.namespaces.update((key, ns) for key, ns in model.namespaces.items()
                                if ns.obj is not None and mine(ns.obj))

@@ -70,6 +70,10 @@ class Tree:
     texts: tuple[FileRecord, ...] = field(default=())
     # --render: files whose lines first..last are source lines + shift (a base built twice)
     shifted: tuple[tuple[str, tuple[tuple[int, int, int], ...]], ...] = field(default=())
+    # a tree read in part (``lint apps/`` in a repository): the files outside it that hold a
+    # cluster root (a Flux Kustomization or FluxInstance, an Argo CD Application or
+    # ApplicationSet), at most ROOTS_OUTSIDE_SHOWN; None for a tree read whole
+    roots_outside: tuple[str, ...] | None = None
 
     def exists(self, path: str) -> bool:
         return path in self.paths or self.is_dir(path)
@@ -307,10 +311,76 @@ def disk_tree(targets: Sequence[Path], root: Path, max_file_bytes: int = MAX_FIL
                 texts.append(source)
             else:
                 skipped.append(Skipped(path, too_large(max_file_bytes)))
+    outside: tuple[str, ...] | None = None
     if not any(os.path.abspath(unlinked(t)) == root_text for t in targets):
         texts += ci_outside(_ci_candidates(root_text), _read_disk(root_text),
                             [*paths, *(r.path for r in texts)])
-    return Tree(root, tuple(files), frozenset(paths), tuple(skipped), tuple(texts))
+        outside = roots_outside(root_text, [os.path.abspath(unlinked(t)) for t in targets])
+    return Tree(root, tuple(files), frozenset(paths), tuple(skipped), tuple(texts),
+                roots_outside=outside)
+
+
+ROOTS_OUTSIDE_SHOWN = 20  # files named; the scan stops there
+ROOTS_OUTSIDE_FILES = 5_000  # YAML files looked at outside the linted part, at most
+_ROOT_HEAD = 16 * 1024  # bytes of each read: a root's apiVersion, kind and path are near its top
+# a document of a cluster root: its group's apiVersion, and its kind
+_ROOT_API = re.compile(rb"apiVersion:\s*[\"']?(?:kustomize\.toolkit\.fluxcd\.io|"
+                       rb"fluxcd\.controlplane\.io|argoproj\.io)/")
+_ROOT_KIND = re.compile(rb"kind:\s*[\"']?(?:Kustomization|FluxInstance|Application|"
+                        rb"ApplicationSet)[\"']?\s*$", re.M)
+
+
+_ROOT_PATH = re.compile(rb"""^\s*-?\s*path:\s*["']?([^\s"'#]*)""", re.M)
+
+
+def roots_outside(root: str, targets: Sequence[str]) -> tuple[str, ...]:
+    """The YAML files under ``root``, outside ``targets`` (absolute paths), whose text holds
+    a cluster root's apiVersion and kind and a ``path:`` that reaches a target (the target,
+    a folder above it or one in it; the first :data:`ROOTS_OUTSIDE_SHOWN`, in walk order),
+    looking at the first :data:`ROOTS_OUTSIDE_FILES` of them. A lint of ``apps/`` in a
+    repository whose Flux Kustomizations in ``clusters/`` apply ``./apps`` cannot see what
+    they apply and patch: the engine then promises no error (``Model.scope_doubt``). A root
+    elsewhere that names none of the targets (another project's test data) does not count."""
+    inside = tuple(t.rstrip(os.sep) for t in targets)
+    wanted = [_relative(t, root) for t in inside]
+    found: list[str] = []
+    looked = 0
+    stack = [root]
+    while stack and looked < ROOTS_OUTSIDE_FILES and len(found) < ROOTS_OUTSIDE_SHOWN:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=_name, reverse=True)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.path in inside:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name not in SKIP_DIRS and not entry.name.startswith("."):
+                    stack.append(entry.path)
+            elif entry.name.endswith(YAML_SUFFIXES) and entry.is_file(follow_symlinks=False):
+                looked += 1
+                try:
+                    with open(entry.path, "rb") as f:
+                        head = f.read(_ROOT_HEAD)
+                except OSError:
+                    continue
+                if _ROOT_API.search(head) and _ROOT_KIND.search(head) and any(
+                        _reaches(m.decode("utf-8", "replace"), wanted)
+                        for m in _ROOT_PATH.findall(head)):
+                    found.append(_relative(entry.path, root))
+    return tuple(sorted(found))
+
+
+def _reaches(path: str, targets: Sequence[str]) -> bool:
+    """Whether a root's ``path`` (from the repository's top) is one of ``targets``, a folder
+    above one, or a folder in one."""
+    folder = posixpath.normpath(path.strip().lstrip("/"))
+    if folder == ".":
+        return True
+    return any(folder == t or t.startswith(folder + "/") or folder.startswith(t + "/")
+               for t in targets)
 
 
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
