@@ -291,3 +291,26 @@ def test_text_says_a_failing_build_s_sentence_once_in_a_row() -> None:
         f"Not applied: {other}, so none of this is applied until it builds."]  # another build
     assert "image e is floating  [" in text
     assert found[1].message == said[1]  # (the JSON's)
+
+
+def test_text_says_what_it_could_not_see_once_in_a_row() -> None:
+    """A lint of part of a repository gives every finding the same "Not certain" sentence:
+    in text, the next finding with the same one says "as above"; another doubt is said
+    whole, and a "Not applied" sentence after it stays."""
+    from reviewbot.engine.findings import doubted
+    from reviewbot.report.render import render
+
+    far = "what the cluster roots outside the linted files (clusters/a.yaml) apply"
+    build = "the build of apps/web fails (apps/web/kustomization.yaml: 'x.yaml' does not exist)"
+    said = [doubted("error", "a is floating", far)[1], doubted("error", "b is floating", far)[1],
+            doubted("error", "c is floating", "the value of ${TAG}")[1],
+            doubted("error", "d is floating", "the value of ${TAG}", build)[1]]
+    found = tuple(finding(message=m, line=i + 1) for i, m in enumerate(said))
+    lines = [line.split("  [")[0].strip() for line in
+             render(Report(findings=found), "text").splitlines() if "is floating" in line]
+    assert [line.split("error   ", 1)[1] for line in lines] == [
+        f"a is floating. Not certain: reviewbot could not see {far}.",
+        "b is floating. Not certain: as above.",
+        "c is floating. Not certain: reviewbot could not see the value of ${TAG}.",
+        f"d is floating. Not certain: as above. Not applied: {build}, so none of this is "
+        "applied until it builds."]

@@ -144,7 +144,19 @@ def doubted(severity: str, message: str, doubt: str | None,
 
 
 _UNBUILT_START, _UNBUILT_END = " Not applied: ", ", so none of this is applied until it builds."
-NOT_APPLIED_AGAIN = " Not applied: as above."  # text output: the same clause in one file again
+NOT_APPLIED_AGAIN = " Not applied: as above."  # text output: the same clause again in a row
+_DOUBT_START = " Not certain: reviewbot could not see "
+NOT_CERTAIN_AGAIN = " Not certain: as above."  # text output: the same doubt again in a row
+
+
+def not_certain(message: str) -> tuple[str, str | None]:
+    """``message`` (without its "Not applied" sentence) without the "Not certain" sentence
+    :func:`doubted` ends it with, and what that sentence says could not be seen (None when
+    it has none)."""
+    at = message.rfind(_DOUBT_START)
+    if at >= 0 and message.endswith("."):
+        return message[:at], message[at + len(_DOUBT_START):-1]
+    return message, None
 # model.objects.failing_build's clause: "the build of NAME fails (FILE: 'ENTRY' why)"
 _FAILING = re.compile(r"(the builds? of .+? fails?) \((.+?): (.+)\)", re.S)
 

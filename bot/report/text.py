@@ -11,7 +11,13 @@ from itertools import groupby
 from typing import Any
 
 from reviewbot.diff.secrets import KUSTOMIZATION_FILES, hidden_lines
-from reviewbot.engine.findings import NOT_APPLIED_AGAIN, Finding, not_applied
+from reviewbot.engine.findings import (
+    NOT_APPLIED_AGAIN,
+    NOT_CERTAIN_AGAIN,
+    Finding,
+    not_applied,
+    not_certain,
+)
 from reviewbot.escape import term
 from reviewbot.report.base import Report, not_shown_lines, object_words
 from reviewbot.words import plural
@@ -26,18 +32,24 @@ def render_text(report: Report, color: bool = False) -> str:
 
     out: list[str] = []
     said: str | None = None  # the "Not applied" clause of the finding just printed
+    doubted_before: str | None = None  # and its "Not certain" one
     for file, group in groupby(report.findings, key=lambda f: f.file):
         out.append(paint(_BOLD, term(file) if file else "(repository)"))
         text = report.sources.get(file, "")
         lines = text.splitlines()
         hidden: frozenset[int] | None = None  # the lines never quoted (secret values)
         for f in group:
-            message, clause = not_applied(f.message)
-            if clause is None or clause != said:
-                message = f.message
-            else:  # the objects of one failing build: its long clause once in a row
-                message += NOT_APPLIED_AGAIN
-            said = clause
+            # what could not be seen, and the failing build: each long sentence once in a row
+            # (one doubt of a whole lint, the objects of one failing build), "as above" after
+            rest, clause = not_applied(f.message)
+            message, doubt = not_certain(rest)
+            if doubt is None or doubt != doubted_before:
+                message = rest
+            else:
+                message += NOT_CERTAIN_AGAIN
+            message += ("" if clause is None else NOT_APPLIED_AGAIN if clause == said
+                        else f.message[len(rest):])
+            said, doubted_before = clause, doubt
             new = " [new]" if report.review is not None and f.new else ""
             if report.review is not None and f.worse:
                 new = f" [worse: {term(f.worse)}]"
