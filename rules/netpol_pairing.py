@@ -164,10 +164,10 @@ either: the cluster holds it as an earlier revision built it, or not at all, and
 cannot see which. So the flows are judged twice, with those policies as written and without
 them. A finding both give stands. A flow denied only with them (they alone isolate the pod,
 or their deny rule denies it) is a warning that names them and the build that fails ("whether
-the cluster holds NetworkPolicy shop/api-isolated: this finding holds only with it"). A flow
+the cluster has NetworkPolicy shop/api-isolated: without it, the flow is allowed"). A flow
 that they alone admit is judged from what the cluster receives, the built policies without
-them: denied, as a warning that names them ("whether the cluster holds NetworkPolicy
-shop/api-from-web from an earlier revision: this finding holds only without it"), since a
+them: denied, as a warning that names them ("whether the cluster still has NetworkPolicy
+shop/api-from-web from an earlier revision: with it, the flow is allowed"), since a
 policy the pull request adds in a failing build never reaches the cluster while one an
 earlier revision applied stays there. A finding on an object of the same failing build says
 so once ("Not applied").
@@ -405,15 +405,15 @@ def _as_applied(view: Model, unapplied: Sequence[KObject],
         f" and {len(names) - MAX_NAMES} more" if len(names) > MAX_NAMES else "")
     clause = view.unbuilt[id(unapplied[0])]
     them = "it" if len(names) == 1 else "them"
-    denies = f"whether the cluster holds {shown}: this finding holds only with {them}"
-    allows = (f"whether the cluster holds {shown} from an earlier revision: this finding holds "
-              f"only without {them}")
+    denies = f"whether the cluster has {shown}: without {them}, the flow is allowed"
+    allows = (f"whether the cluster still has {shown} from an earlier revision: with {them}, "
+              "the flow is allowed")
 
     def with_doubt(v: Violation, doubt: str) -> Violation:
         if view.unbuilt.get(id(v.obj)) == clause:
             return v  # of the same failing build: its "Not applied" says so
         if v.doubt and clause in v.doubt:  # the build a doubt already names fails
-            return replace(v, doubt=f"{v.doubt}; {doubt} (of that same build)")
+            return replace(v, doubt=f"{v.doubt}; {doubt} (also of that failing build)")
         doubt += f" ({clause}, so none of {them} is applied until it builds)"
         return replace(v, doubt=f"{v.doubt}; {doubt}" if v.doubt else doubt)
 

@@ -57,9 +57,9 @@ def test_examples_findings_in_detail() -> None:
     # a policy that may not be in the cluster
     assert egress[0].message.endswith(
         ": the build of k8s/apps/llm-serving fails (kustomization.yaml: 'ornith.yaml' does "
-        "not exist), so none of it is applied until it builds; whether the cluster holds "
-        "NetworkPolicy llm-serving/llm-serving-ingress: this finding holds only with it (of "
-        "that same build).")
+        "not exist), so none of it is applied until it builds; whether the cluster has "
+        "NetworkPolicy llm-serving/llm-serving-ingress: without it, the flow is allowed (also "
+        "of that failing build).")
     assert egress[0].fix == "Add an ingress rule in llm-serving admitting namespace poimen on 8080."
     assert len({f.fingerprint for f in egress}) == 3  # one per destination, told apart
     env = [f for f in result.findings if f.file.endswith("poimen-memory.yaml")]
@@ -70,8 +70,8 @@ def test_examples_findings_in_detail() -> None:
         "admits it. Not certain: reviewbot could not see whether the cluster runs "
         "llm-serving/reasoning-predictor: the build of k8s/apps/llm-serving fails "
         "(kustomization.yaml: 'ornith.yaml' does not exist), so none of it is applied until "
-        "it builds; whether the cluster holds NetworkPolicy llm-serving/llm-serving-ingress: "
-        "this finding holds only with it (of that same build)."
+        "it builds; whether the cluster has NetworkPolicy llm-serving/llm-serving-ingress: "
+        "without it, the flow is allowed (also of that failing build)."
     )
 
 
@@ -156,8 +156,8 @@ def test_a_denial_only_a_policy_of_a_failing_build_makes_is_a_warning(tmp_path: 
     it is there."""
     assert _shop(tmp_path, {}, {"isolate.yaml": ISOLATE_API}) == [
         ("warning", "apps/web.yaml", 12, f"{CALLS}. Not certain: reviewbot could not see "
-         "whether the cluster holds NetworkPolicy shop/api-isolated: this finding holds only "
-         f"with it {FAILS}")]
+         "whether the cluster has NetworkPolicy shop/api-isolated: without it, the flow is "
+         f"allowed {FAILS}")]
 
 
 def test_a_denial_a_built_policy_makes_too_stays_an_error(tmp_path: Path) -> None:
@@ -174,8 +174,8 @@ def test_a_flow_only_a_policy_of_a_failing_build_admits_is_a_warning(tmp_path: P
     earlier revision of it), so the call is denied unless it does."""
     assert _shop(tmp_path, {"isolate.yaml": ISOLATE_API}, {"admit.yaml": ADMIT_WEB}) == [
         ("warning", "apps/web.yaml", 12, f"{CALLS}. Not certain: reviewbot could not see "
-         "whether the cluster holds NetworkPolicy shop/api-from-web from an earlier revision: "
-         f"this finding holds only without it {FAILS}")]
+         "whether the cluster still has NetworkPolicy shop/api-from-web from an earlier "
+         f"revision: with it, the flow is allowed {FAILS}")]
     # admitted by a built policy too: allowed either way
     assert _shop(tmp_path, {"isolate.yaml": ISOLATE_API, "admit.yaml": ADMIT_WEB},
                  {"admit-too.yaml": ADMIT_WEB.replace("api-from-web", "again")}) == []
