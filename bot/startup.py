@@ -75,9 +75,11 @@ from typing import Any, TypeVar
 #: whether it can write compressed archives, which no command asks it to; ``email.utils``
 #: (jsonschema-rs reads its date parser) imports ``email.charset``, which imports the email
 #: package's 26 exception classes and its quoted-printable and base64 header codecs for
-#: its methods alone (1.3% of a one-file lint)
+#: its methods alone (1.3% of a one-file lint); ``dataclasses`` imports ``copy`` (with
+#: ``weakref``) for the deep copies of ``asdict`` and ``astuple``, which no lint makes
+#: (1% of a one-file lint)
 DEFERRED = ("inspect", "socket", "random", "calendar", "ipaddress", "subprocess", "zlib", "bz2",
-            "lzma", "email.errors", "email.quoprimime", "email.base64mime")
+            "lzma", "email.errors", "email.quoprimime", "email.base64mime", "copy")
 
 #: entries a table keeps at most (the package needs ~500 texts and ~150 patterns; the file
 #: is read whole at every start)
