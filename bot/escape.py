@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from json.encoder import encode_basestring as _encode_string
 from typing import Any
 
@@ -35,6 +34,10 @@ _HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
 def _char(char: str) -> str:
+    # here: unicodedata is imported by a text with an unprintable character (a C extension's
+    # loading: 0.2% of a one-file lint)
+    import unicodedata
+
     if unicodedata.category(char) not in _HIDDEN:
         return char
     code = ord(char)
@@ -133,6 +136,8 @@ def json_text(value: object, indent: int | None = 2) -> str:
     # indentation's newlines and DEL can be unprintable (two scans at memchr speed instead of
     # a copy checked character by character: 1.5 ms of a 180 kB report)
     if (not text.isascii() or "\x7f" in text) and not text.replace("\n", "").isprintable():
+        import unicodedata  # here: as in _char
+
         text = "".join(char if char == "\n" or char.isprintable() or
                        unicodedata.category(char) not in _HIDDEN else _json_escape(char)
                        for char in text)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -343,6 +342,8 @@ def shlex_split(text: str) -> list[str]:
     shm-size's CPU on GoogleCloudPlatform's samples); any other text goes to shlex."""
     if _SHELL_SPECIAL.search(text) is None:
         return _SHELL_WORD.findall(text)
+    import shlex  # here: a text without quotes never needs it (0.3% of a one-file lint)
+
     return shlex.split(text, comments=False)
 
 
