@@ -14,10 +14,7 @@ import pytest
 
 from reviewbot.engine.run import Result
 from reviewbot.load.loader import load
-from reviewbot.model.kustomize import (
-    GENERATED_HASH,
-    transform_image,
-)
+from reviewbot.model.transform import GENERATED_HASH, transform_image
 from reviewbot.sources.tree import FileRecord, blob_id
 
 from .helpers import kustomize_graph, lint_dir, write

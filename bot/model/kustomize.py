@@ -32,11 +32,11 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from reviewbot.load.loader import Document, LoadedFile, load
 from reviewbot.model.fieldspecs import BUILTIN, Config
-from reviewbot.model.patches import Unmatched
 from reviewbot.model.resource import (
     CLUSTER_SCOPED,
     Kustomization,
@@ -50,22 +50,29 @@ from reviewbot.model.resource import (
 from reviewbot.model.resource import dict_of as _dict
 from reviewbot.model.resource import list_of as _list
 from reviewbot.model.resource import text_of as _text
-from reviewbot.model.transform import (
-    GENERATED_HASH,
-    configuration,
-    finish,
-    generate,
-    split_image,
-    transform,
-    transform_image,
-)
 from reviewbot.sources.tree import FileRecord
 
+if TYPE_CHECKING:
+    from reviewbot.model.patches import Unmatched
+
+
 __all__ = [  # the build's types and rules, for the modules that import them from here
-    "CLUSTER_SCOPED", "GENERATED_HASH", "Kustomization", "Origins", "Path", "Resource",
-    "join", "split_image", "transform_image",
+    "CLUSTER_SCOPED", "Kustomization", "Origins", "Path", "Resource", "join",
 ]
 Token = tuple[Any, Any]
+
+
+@functools.cache
+def _steps() -> ModuleType:
+    """kustomize's transformers and generators (:mod:`reviewbot.model.transform`, with its
+    patches, strategic merges and replacements), imported by the first build that runs them:
+    a lint without a kustomization never imports them (1.6% of a one-file lint). Kept once
+    imported: a ``from`` import in a function costs ~8K instructions a call, and a tree builds
+    hundreds of kustomizations."""
+    import reviewbot.model.transform
+
+    return reviewbot.model.transform
+
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 REMOTE_PREFIXES = ("git@", "github.com/", "gitlab.com/", "bitbucket.org/", "ssh://",
@@ -132,7 +139,7 @@ class Build:
         references, vars: :func:`reviewbot.model.transform.finish`). The model takes these;
         an including build takes ``resources``, as kustomize fixes references once, at the
         top."""
-        return finish(self.resources, self.config, self.variables)
+        return _steps().finish(self.resources, self.config, self.variables)
 
 
 @dataclass(frozen=True)
@@ -571,16 +578,18 @@ class Graph:
             if key == "components":
                 continue
             self._include(build, folder, entry, stack)
-        build.config = build.config.merge(configuration(k, functools.partial(self._read, build)))
-        build.resources = generate(k, functools.partial(self._read, build), build.resources)
+        steps = _steps()
+        build.config = build.config.merge(
+            steps.configuration(k, functools.partial(self._read, build)))
+        build.resources = steps.generate(k, functools.partial(self._read, build), build.resources)
         for entry in (e for key, e in include_entries(k.body) if key == "components"):
             target = join(folder, entry)
             if is_remote(entry):
                 build.remote.append(entry)
                 continue
             self._component(build, target, stack)
-        build.resources = transform(k, build.resources, functools.partial(self._read, build),
-                                    build.deleted, True, build.config, build.unmatched)
+        build.resources = steps.transform(k, build.resources, functools.partial(self._read, build),
+                                          build.deleted, True, build.config, build.unmatched)
         build.variables = build.variables + _vars(k)
         if k.body.get("helmCharts"):
             build.helm = True
@@ -604,7 +613,7 @@ class Graph:
                 if key != "components":
                     self._include(inner, target, sub, stack | {target})
             build.config = inner.config.merge(
-                configuration(component, functools.partial(self._read, build)))
+                _steps().configuration(component, functools.partial(self._read, build)))
             build.resources = self._transform(component, inner.resources, build)
             build.variables = inner.variables + _vars(component)
             build.cut = build.cut or inner.cut
@@ -683,8 +692,8 @@ class Graph:
         self, k: Kustomization, resources: list[Resource], build: Build,
         generated: bool = False,
     ) -> list[Resource]:
-        return transform(k, resources, functools.partial(self._read, build), build.deleted,
-                         generated, build.config)
+        return _steps().transform(k, resources, functools.partial(self._read, build),
+                                  build.deleted, generated, build.config)
 
     def _read(self, build: Build, path: str) -> LoadedFile | None:
         """The file at ``path`` for a build (a patch, a replacement, a generator's source),

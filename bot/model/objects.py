@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewbot.load.loader import Document, LoadedFile
 from reviewbot.load.paths import Path, dig
@@ -35,10 +35,12 @@ from reviewbot.model.kustomize import (
     argo_sources,
     missing_entries,
 )
-from reviewbot.model.patches import Unmatched
 from reviewbot.model.quantity import parse_quantity
 from reviewbot.model.substitute import Unseen
 from reviewbot.sources.tree import Skipped, Tree
+
+if TYPE_CHECKING:
+    from reviewbot.model.patches import Unmatched
 
 NAME_LABEL = "kubernetes.io/metadata.name"
 KSERVE_COMPONENTS = ("predictor", "transformer", "explainer")
