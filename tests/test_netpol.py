@@ -515,6 +515,65 @@ def test_select_across_equals_selecting_namespace_by_namespace(tmp_path: Path) -
     assert net.select_across(namespaces, selectors[0])  # the index path found pods
 
 
+def test_selecting_pods_equals_matching_every_pod(tmp_path: Path) -> None:
+    """select_in and select_across (whose empty selector takes the namespace's pods without
+    matching them) give the pods the selector matches, namespace by namespace in pod order."""
+    namespaces = [f"ns{n}" for n in range(10)]
+    text = "".join(
+        deployment(f"w{k}", namespaces[(k * 3) % 10], f"{{app: a{k % 3}, k: v{k}}}")
+        for k in range(30))
+    net = build(tmp_path, text)
+    selectors = [Selector.parse(raw) for raw in (
+        {}, {"matchLabels": {}}, {"matchLabels": {"app": "a1"}},
+        {"matchLabels": {"app": "a1", "k": "v4"}},
+        {"matchExpressions": [{"key": "k", "operator": "Exists"}]},
+        {"matchLabels": {"app": 5}}, {"matchExpressions": [{"key": "x"}]},
+    )]
+
+    def plain(ns: str, selector: Selector) -> list[int]:
+        return [i for i, p in enumerate(net.pods)
+                if p.namespace == ns and selector.matches(p.labels)]
+
+    for selector in selectors:
+        for ns in [*namespaces, "absent"]:
+            assert net.select_in(ns, selector) == plain(ns, selector), (selector, ns)
+        for order in (namespaces, namespaces[::-1], namespaces[:3], ["absent", "ns1"]):
+            assert net.select_across(order, selector) == [
+                i for ns in order for i in plain(ns, selector)], (selector, order)
+    assert sorted(net.select_across(namespaces, selectors[0])) == list(range(len(net.pods)))
+
+
+def test_namespaces_selected_by_equal_selectors(tmp_path: Path) -> None:
+    """namespaces_selected reuses what an equal selector selected: each of several equal but
+    distinct selectors, asked with ``unknown`` both ways, gets what it alone selects."""
+    text = """
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: a, labels: {team: x}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: b, labels: {team: y}}
+""" + deployment("w", "a", "{app: w}") + deployment("v", "c", "{app: v}")
+    for exact in (True, False):
+        net = build(tmp_path, text, exact=exact)
+        raws = [{"matchLabels": {"team": "x"}}, {"matchLabels": {"team": "y"}},
+                {"matchExpressions": [{"key": "team", "operator": "Exists"}]},
+                {"matchExpressions": [{"key": "kubernetes.io/metadata.name",
+                                       "operator": "Exists"}]},
+                {"matchLabels": {"kubernetes.io/metadata.name": "c"}}, {}]
+        for _ in range(2):  # equal selectors, new objects (their parses are not kept)
+            for raw in raws:
+                selector = Selector._parse(raw)
+                for unknown in (False, True, False):
+                    assert net.namespaces_selected(selector, unknown) == (
+                        net._namespaces_selected(selector, unknown)), (exact, raw, unknown)
+        team = Selector._parse(raws[2])
+        if not exact:  # namespace c has no object: whether it has a team label is unknown
+            assert net.namespaces_selected(team, True) != net.namespaces_selected(team, False)
+
+
 def test_cidr_ranges_are_kept_as_ipaddress_reads_them() -> None:
     """cidr_range, kept per text, answers as the parse it keeps (asked twice, in any order)."""
     texts = ["10.0.0.0/8", " 10.0.0.1/8", "0.0.0.0/0", "192.168.1.7/32", "::/0", "fd00::/8",
