@@ -341,12 +341,13 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> fro
     live = [k for k in graph.by_dir.values() if k.directory not in unused]  # (a Component
     # no kustomization includes is applied by none)
     flux_read = {f for build in flux if build is not None for f in build.files}
+    listed = _listed(graph, live)
     commented = {c.target for k in live if not kept_aside(k.file) for c in graph.commented(k)
-                 } - _listed(graph, live) - flux_read
+                 } - listed - flux_read
     off = {f for target in commented for f in (
         graph.build(target).files if target in graph.by_dir else {target})}
-    # what the kustomizations outside those builds list, and the other roots' builds, read
-    listed = _listed(graph, [k for k in live if k.file not in off])
+    if off:  # what the kustomizations outside those builds list
+        listed = _listed(graph, [k for k in live if k.file not in off])
     read = {f for folder in graph.roots if not kept_aside(graph.by_dir[folder].file)
             and not graph.by_dir[folder].is_component and folder not in commented
             for f in graph.build(folder).files} | flux_read | listed
