@@ -678,8 +678,10 @@ def _flow_counts(changes: Sequence[FlowChange]) -> str:
     from reviewbot.netpol.diff import summarize
 
     gone = _moved(changes)[0]
-    out = [c for c in changes if c.diff_type == "removed" and _ends(c) & gone]
-    staying = [c for c in changes if not (c.diff_type == "removed" and _ends(c) & gone)]
+    out: list[FlowChange] = []
+    staying: list[FlowChange] = []
+    for c in changes:
+        (out if c.diff_type == "removed" and _ends(c) & gone else staying).append(c)
     counts = summarize(staying)
     said = [f"{counts['removed']} closed", f"{counts['changed']} changed",
             f"{counts['added']} opened"]
