@@ -482,3 +482,34 @@ def test_flux_target_namespace_applies_below_spec_path(tmp_path: Path) -> None:
     assert refs == ["ConfigMap/kube-system/a", "Kustomization/flux-system/plugin"]
     assert [(f.kind, f.file.rpartition("/")[2]) for f in result.findings
             if f.rule == "kustomize-integrity"] == [("unreachable", "stray.yaml")]
+
+
+ARGO_APP = """\
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: %s, namespace: argocd}
+spec:
+  project: default
+  source: {repoURL: https://example.com/repo.git, path: %s, targetRevision: HEAD}
+  destination: {name: %s, namespace: default}
+"""
+
+
+def test_a_cluster_of_many_roots_is_summed_up_by_its_first(tmp_path: Path) -> None:
+    # a template repository applies one cluster from many Argo CD Applications: its summary
+    # names the first root and counts the others, and its JSON "file" is that root's file
+    files = {}
+    for cluster in ("prod", "stage"):
+        for n in range(5 if cluster == "prod" else 2):
+            files[f"{cluster}/app{n}.yaml"] = ARGO_APP % (f"{cluster}-app{n}", f"apps/app{n}",
+                                                          cluster)
+    for n in range(5):
+        files[f"apps/app{n}/cm.yaml"] = (
+            f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{n}}}\n")
+    write(tmp_path, files)
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    summaries = [(s.path, s.reason.partition(";")[0]) for s in result.model.skipped
+                 if s.reason.startswith("cluster ")]
+    assert summaries == [
+        ("prod/app0.yaml", "cluster prod (and 4 other roots): 5 objects"),
+        ("stage/app0.yaml", "cluster stage (also from stage/app1.yaml): 2 objects")]

@@ -146,7 +146,7 @@ def build_model(
         model.unapplied = frozenset(p for p in model.files if p not in reach.files)
         clusters = reach.clusters
         if len(clusters) >= 2:
-            model.cluster_entries = {c: ", ".join(sorted({
+            model.cluster_entries = {c: tuple(sorted({
                 r.file or r.path for r in reach.roots if r.cluster == c})) for c in clusters}
         model.skipped.extend(Skipped(file, f"not followed: {why}")
                              for file, why in reach.not_followed)
@@ -257,13 +257,23 @@ def build_model(
     model.pods.extend(values_pods)  # Helm values pseudo-workloads
     model.pods.extend(document_values_pods(model))
     model.pods.extend(custom_resource_pods(model))  # CRD-declared and structural pod templates
-    for name, entry in sorted(model.cluster_entries.items()):
+    for name, roots in sorted(model.cluster_entries.items()):
         count = sum(1 for o in objects if name in model.clusters.get(id(o), ()))
-        model.skipped.append(Skipped(entry, (
-            f"cluster {name}: {count} objects; netpol-pairing, schedulability and duplicate "
-            "checks never combine them with another cluster's")))
+        model.skipped.append(Skipped(roots[0], (
+            f"cluster {name}{_other_roots(roots)}: {count} objects; netpol-pairing, "
+            "schedulability and duplicate checks never combine them with another cluster's")))
     configure_values(model, measured or {}, values_files)
     return model
+
+
+def _other_roots(roots: Sequence[str]) -> str:
+    """A cluster's roots after the first, as its summary names them: a few by name, many
+    counted (a template repository applies one cluster from 78 Argo CD Applications)."""
+    if len(roots) == 1:
+        return ""
+    if len(roots) <= 3:
+        return f" (also from {' and '.join(roots[1:])})"
+    return f" (and {len(roots) - 1} other roots)"
 
 
 Tags = dict[tuple[int, int], set[str]]

@@ -376,9 +376,9 @@ class Model:
     kustomizations: list[Kustomization] = field(default_factory=list)
     by_identity: dict[tuple[str, str, str, str], list[KObject]] = field(default_factory=dict)
     # several clusters in one tree: id(object) -> its clusters (absent: the default one),
-    # each cluster's entry (for the summary) and its own node inventory when configured
+    # each cluster's roots, sorted (for the summary) and its own node inventory when configured
     clusters: dict[int, frozenset[str]] = field(default_factory=dict)
-    cluster_entries: dict[str, str] = field(default_factory=dict)
+    cluster_entries: dict[str, tuple[str, ...]] = field(default_factory=dict)
     cluster_inventories: dict[str, Inventory] = field(default_factory=dict)
     # the config's ``values-files`` globs (set while building, model.values.configure): what the
     # rules read as Helm values, the diff compares as values too
