@@ -18,6 +18,7 @@ from reviewbot.config import Config
 from reviewbot.engine.parse import load_files
 from reviewbot.engine.run import run_rules
 from reviewbot.model.builder import build_model
+from reviewbot.model.kustomize import unhashed
 from reviewbot.model.objects import Container, Model, PodTemplate
 from reviewbot.model.values import ValuesObject, configure
 from reviewbot.model.workload import describe, field_path, image_ref, is_values_pod, pod_request
@@ -472,3 +473,57 @@ def test_a_values_file_is_named_by_its_path_in_what_a_reader_sees(
         "Helm values file", "blog/values.yaml")
     assert object_words("HelmValues/forgejo/forgejo-values-inline", "kustomization.yaml") == (
         "Helm values", "forgejo/forgejo-values-inline")
+
+
+def test_values_from_a_generated_configmap_renamed_by_its_hash(tmp_path: Path) -> None:
+    # Flux's documented kustomizeconfig makes valuesFrom a name reference: the HelmRelease
+    # as built names the ConfigMap with its hash suffix, and the values file is still its
+    model = repo(tmp_path, {
+        "ks.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: apps, namespace: flux-system}
+            spec:
+              interval: 1h
+              path: ./apps
+              prune: true
+              sourceRef: {kind: GitRepository, name: flux-system}
+        """,
+        "apps/kustomization.yaml": """
+            apiVersion: kustomize.config.k8s.io/v1beta1
+            kind: Kustomization
+            namespace: llm
+            resources: [helmrelease.yaml]
+            configMapGenerator:
+              - name: vllm-values
+                files: [values.yaml=values.yaml]
+            configurations: [kustomizeconfig.yaml]
+        """,
+        "apps/kustomizeconfig.yaml": """
+            nameReference:
+              - kind: ConfigMap
+                version: v1
+                fieldSpecs:
+                  - path: spec/valuesFrom/name
+                    kind: HelmRelease
+        """,
+        "apps/helmrelease.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: vllm, namespace: llm}
+            spec:
+              interval: 1h
+              chartRef: {kind: OCIRepository, name: vllm}
+              valuesFrom:
+                - kind: ConfigMap
+                  name: vllm-values
+        """,
+        "apps/values.yaml": """
+            image: vllm/vllm-openai:v0.11.0
+        """,
+    })
+    release = next(o for o in model.objects if o.kind == "HelmRelease")
+    assert unhashed(release.body["spec"]["valuesFrom"][0]["name"]) == "vllm-values" != (
+        release.body["spec"]["valuesFrom"][0]["name"])
+    assert [(p.obj.ref, p.name) for p in values_pods(model)] == [
+        ("HelmValues/llm/values", "vllm")]

@@ -62,6 +62,18 @@ __all__ = [  # the build's types and rules, for the modules that import them fro
 Token = tuple[Any, Any]
 
 
+def unhashed(name: str) -> str:
+    """``name`` without the suffix kustomize gives a generated ConfigMap or Secret
+    (:func:`reviewbot.model.transform.content_hash`: "-" and ten hex digits with 0, 1, 3, a
+    and e written g, h, k, m and t); ``name`` itself when it has none."""
+    if len(name) > 11 and name[-11] == "-" and _HASH_DIGITS.issuperset(name[-10:]):
+        return name[:-11]
+    return name
+
+
+_HASH_DIGITS = frozenset("2456789bcdfghkmt")
+
+
 @functools.cache
 def _steps() -> ModuleType:
     """kustomize's transformers and generators (:mod:`reviewbot.model.transform`, with its

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reviewbot.model.images import ImageRef, parse_image
-from reviewbot.model.kustomize import is_kustomization_file, is_remote, join
+from reviewbot.model.kustomize import is_kustomization_file, is_remote, join, unhashed
 from reviewbot.model.objects import (
     Container,
     KObject,
@@ -310,7 +310,10 @@ def _file_uses(model: Model) -> dict[str, _Use]:
             if not isinstance(ref, dict) or ref.get("kind") not in ("ConfigMap", "Secret"):
                 continue
             key = str(ref.get("valuesKey") or "values.yaml")
-            found = generated.get((str(ref.get("name")), key))
+            name = str(ref.get("name"))
+            # the reference as built: kustomize renamed it with the generated object's hash
+            # when the kustomization's configurations make valuesFrom a name reference
+            found = generated.get((name, key)) or generated.get((unhashed(name), key))
             if not found:
                 continue
             # the generator beside the HelmRelease wins over one elsewhere
