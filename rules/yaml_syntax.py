@@ -13,8 +13,11 @@ Kinds:
 
 - `placeholder` (warning): the failing line (or the one before it) starts a value with a
   placeholder in single braces, `image: {docker_username}/iris-classifier`: a sample a reader
-  completes before applying, which does not parse as written; or a Flux variable
-  (`[vault.${CLUSTER_DOMAIN}:8200]`) that postBuild substitutes before anything parses it.
+  completes before applying, which does not parse as written; or is a line of its own that
+  is one placeholder in angle brackets, `<CERT_MANAGER_ISSUER_ANNOTATION>`, which a template
+  repository's tool replaces with lines of YAML (kubefirst's gitops-template); or a Flux
+  variable (`[vault.${CLUSTER_DOMAIN}:8200]`) that postBuild substitutes before anything
+  parses it.
 
 When it stays quiet:
 
@@ -57,6 +60,8 @@ from reviewbot.model.objects import Model
 
 # an unquoted value starting with a placeholder in single braces: `image: {user}/model`
 _PLACEHOLDER = re.compile(r":\s+\{[A-Za-z][\w-]*\}\S")
+# a line that is one placeholder in angle brackets, which a template tool replaces with lines
+_LINE_PLACEHOLDER = re.compile(r"^\s*(?:-\s+)?<[A-Za-z][\w.-]*>\s*$")
 _VARIABLE = re.compile(r"\$\{[A-Za-z_]\w*(?::?[=-][^}]*)?\}")  # Flux's ${VAR}, ${VAR:=x}
 ID = "yaml-syntax"
 SEVERITY = "error"
@@ -78,18 +83,25 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
         for problem in lf.problems:
             if problem.kustomize_reads and lf.path not in model.refused:
                 continue  # every build that reads it is kustomize's, which takes it
-            near = lines[max(problem.line - 2, 0):problem.line] if lines else []
+            first = max(problem.line - 2, 0)  # the failing line and the one before it
+            near = lines[first:problem.line] if lines else []
             if any(_PLACEHOLDER.search(text) for text in near):
-                what = ("a placeholder in braces (`{name}`) a reader replaces before applying, "
-                        "so the file as written is a template, not a manifest")
+                what = ("the line holds a placeholder in braces (`{name}`) a reader replaces "
+                        "before applying, so the file as written is a template, not a manifest")
+            elif found := [n for n, text in enumerate(near, first + 1)
+                           if _LINE_PLACEHOLDER.match(text)]:
+                what = (f"line {found[-1]} is one placeholder in angle brackets (`<NAME>`) a "
+                        "template tool replaces with YAML before applying, so the file as "
+                        "written is a template, not a manifest")
             elif any(_VARIABLE.search(text) for text in near):
-                what = ("a variable (`${NAME}`) Flux's postBuild substitutes before anything "
-                        "parses the file, so what is parsed is not what is written here")
+                what = ("the line holds a variable (`${NAME}`) Flux's postBuild substitutes "
+                        "before anything parses the file, so what is parsed is not what is "
+                        "written here")
             else:
                 what = ""
             if what:
                 yield Violation(
-                    None, (), f"{problem.message}; the line holds {what}", file=lf.path,
+                    None, (), f"{problem.message}; {what}", file=lf.path,
                     line=problem.line, column=problem.column,
                     key=f"{lf.path}:{problem.message}", kind="placeholder",
                     fix="Replace the placeholder, or quote it if the file is meant to parse.",
