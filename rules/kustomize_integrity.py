@@ -31,7 +31,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   when a base renames or drops the object. A `patches` entry whose `target:` selects
   nothing, and a `patchesJson6902` one, are no error to kustomize v5 and not reported.
   Judged only when reviewbot holds the whole build: no remote entry, `helmCharts`, plugin,
-  entry the tree lacks or file it cannot read, no variable in the patch's name; a
+  chart a Fleet bundle renders into it (`fleet.yaml` with `helm` builds its `kustomize.dir`
+  over the chart's output), entry the tree lacks or file it cannot read, no variable in
+  the patch's name; a
   Component's patches depend on who includes it and are not judged;
 - a field of the wrong type (`resources: 5`, `helmCharts: 1`, `patches: x`, a generator's
   `files: 5`, a number among `resources`) is `invalid` too, at the field's line: kustomize

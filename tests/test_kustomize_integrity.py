@@ -540,3 +540,24 @@ def test_text_output_quotes_a_kustomization_s_line_but_never_its_secret_literals
     missing = next(i for i, line in enumerate(lines) if "'missing.txt' does not exist" in line)
     assert lines[missing + 1].lstrip().startswith("fix:")  # line 9 is the generator's: hidden
     assert "hunter2" not in out
+
+
+@pytest.mark.parametrize("bundle, judged", [
+    # Fleet renders the chart, then builds the overlay with the chart's output added to its
+    # resources (helmdeployer/kustomize.Process): the overlay's patches meet its objects
+    ("helm: {chart: https://example.com/guestbook-0.0.1.tgz}\nkustomize: {dir: overlays/dev}\n",
+     False),
+    ("targetCustomizations:\n- name: dev\n  kustomize: {dir: overlays/dev}\n"
+     "helm: {repo: https://charts.example.com, chart: guestbook}\n", False),
+    # no chart: the bundle is the kustomization alone, as kubectl kustomize builds it
+    ("kustomize: {dir: overlays/dev}\n", True),
+])
+def test_a_fleet_overlay_over_a_chart_holds_the_charts_objects(
+        tmp_path: Path, bundle: str, judged: bool) -> None:
+    write(tmp_path, {
+        "guestbook/fleet.yaml": bundle,
+        "guestbook/overlays/dev/kustomization.yaml": "patchesStrategicMerge: [service.yaml]\n",
+        "guestbook/overlays/dev/service.yaml": SERVICE_PATCH,
+    })
+    assert [(f.file, f.line, f.kind) for f in lint(tmp_path).findings] == (
+        [("guestbook/overlays/dev/kustomization.yaml", 1, "missing")] if judged else [])

@@ -119,7 +119,9 @@ class Build:
     resources: list[Resource]
     files: set[str]  # every file the build read (resources, patches, components ...)
     remote: list[str]  # remote entries it would fetch
-    helm: bool = False  # helmCharts (never inflated here)
+    # a Helm chart's output is part of it (never inflated here): ``helmCharts``, or the
+    # chart of a Fleet bundle that builds this kustomization over it (Graph.fleet_charts)
+    helm: bool = False
     plugins: bool = False  # generators/transformers/validators files (KRM or exec plugins)
     # what the build looked up: path -> (its parsed file, its kustomization's document), so
     # that the graph of another tree (a review's head) can tell the build is its own too
@@ -417,6 +419,7 @@ class Graph:
         self._dirs: frozenset[str] | None = None
         self._objects: dict[str, list[Resource]] = {}
         self._built_files: frozenset[str] | None = None
+        self._fleet: frozenset[str] | None = None
         # Flux builds: (file, what of the spec shapes the build) or ("\0" folder, id(spec))
         self._flux: dict[tuple[str, Any], tuple[Mapping[str, Any], Build | None]] = {}
         self._path_specs: dict[tuple[str, str], Mapping[str, Any]] = {}
@@ -468,6 +471,37 @@ class Graph:
         """Remote entries anywhere in what ``folder`` builds."""
         return [e for d in sorted(self.closure(folder))
                 for _, e in include_entries(self.by_dir[d].body) if is_remote(e)]
+
+    def fleet_charts(self) -> frozenset[str]:
+        """The folders whose kustomization Fleet builds over a Helm chart's output: a bundle
+        (``fleet.yaml``) that renders a chart (``helm.chart`` or ``helm.repo``, or a
+        ``Chart.yaml`` beside it) adds the chart's output to the resources of the
+        kustomization at its ``kustomize.dir`` ("." by default; one per
+        ``targetCustomizations`` entry too) before building it (Fleet's post-renderer,
+        ``helmdeployer/kustomize.Process``)."""
+        found = self._fleet
+        if found is None:
+            out: set[str] = set()
+            for path, lf in self.files.items():
+                if not path.endswith("fleet.yaml") or posixpath.basename(path) != (
+                        "fleet.yaml") or not lf.documents:
+                    continue
+                bundle, spec = posixpath.dirname(path), lf.documents[0].value
+                if not isinstance(spec, dict):
+                    continue
+                helm = spec.get("helm")
+                if not (isinstance(helm, dict) and (helm.get("chart") or helm.get("repo"))
+                        or join(bundle, "Chart.yaml") in self.paths):
+                    continue
+                options = [spec] + [t for t in _list(spec.get("targetCustomizations"))
+                                    if isinstance(t, dict)]
+                for option in options:
+                    kustomize = option.get("kustomize")
+                    folder = kustomize.get("dir") if isinstance(kustomize, dict) else None
+                    out.add(join(bundle, folder) if isinstance(folder, str) and folder
+                            else bundle)
+            found = self._fleet = frozenset(out)
+        return found
 
     def uses_helm(self, folder: str) -> bool:
         return any(self.by_dir[d].body.get("helmCharts") for d in self.closure(folder))
@@ -603,7 +637,7 @@ class Graph:
         build.resources = steps.transform(k, build.resources, functools.partial(self._read, build),
                                           build.deleted, True, build.config, build.unmatched)
         build.variables = build.variables + _vars(k)
-        if k.body.get("helmCharts"):
+        if k.body.get("helmCharts") or folder in self.fleet_charts():
             build.helm = True
         if any(k.body.get(key) for key in ("generators", "transformers", "validators")):
             build.plugins = True
@@ -927,10 +961,12 @@ class Graph:
         return self._layout
 
     def _still(self, build: Build) -> bool:
-        """``build`` of the previous graph reads the same here."""
+        """``build`` of the previous graph reads the same here (and Fleet feeds charts to the
+        same kustomizations)."""
         return not build.cut and all(self._same(p, t) for p, t in build.reads.items()) and (
             build.listing is None or self.flux_units(build.folder) == (
-                list(build.listing[0]), list(build.listing[1])))
+                list(build.listing[0]), list(build.listing[1]))) and (
+            self.previous is None or self.previous.fleet_charts() == self.fleet_charts())
 
     def _flux_build(self, obj_file: str, spec: Mapping[str, Any]) -> Build | None:
         path = spec.get("path")
