@@ -201,6 +201,7 @@ from reviewbot.model.reach import (
     unapplied_folders,
     unincluded_component,
 )
+from reviewbot.sources.tree import NOT_APPLIED
 
 ID = "kustomize-integrity"
 SEVERITY = "error"
@@ -598,7 +599,7 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
         count = f"{len(files)} manifest file" + ("s" if len(files) > 1 else "")
         what = "is" if files == [folder] else f"({count}) is"
         ci = unapplied_by_ci(model, files[0])
-        why = ("not applied by any cluster root" if model.derived.get("reach") is not None
+        why = (NOT_APPLIED if model.derived.get("reach") is not None
                else f"not applied ({ci})" if ci is not None and not kept_aside(files[0])
                else "not applied (a kustomize Component that no kustomization includes)"
                if unincluded_component(model, folder) is not None

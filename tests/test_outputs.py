@@ -183,6 +183,36 @@ def test_text_names_the_others_quiet_at_one_line_and_json_keeps_each() -> None:
     assert len(json.loads(render(report, "json"))["skipped"]) == 7
 
 
+@pytest.mark.parametrize("count", [5, 6])
+def test_text_lists_many_unapplied_folders_once_under_skipped(count: int) -> None:
+    """A template repository's folders no cluster root applies: past five, the terminal
+    names them under skipped alone, not once more each as an info of four lines; the error
+    stays in view. JSON keeps every info."""
+    from reviewbot.engine.findings import Finding
+    from reviewbot.report.base import Report
+    from reviewbot.report.render import render
+    from reviewbot.sources.tree import NOT_APPLIED, Skipped
+
+    folders = [f"templates/app{n}" for n in range(count)]
+    infos = tuple(Finding("kustomize-integrity", "info", f"{f}/deploy.yaml", 1, 1, "",
+                          f"{f} is {NOT_APPLIED}, so nothing in it is judged", "List it ...",
+                          kind="not-applied") for f in folders)
+    error = Finding("image-digest", "error", "apps/web.yaml", 3, 14, "Deployment/web/web",
+                    "web, container web: image nginx has no tag", "Pin it.")
+    report = Report(findings=(error, *infos),
+                    skipped=tuple(Skipped(f, NOT_APPLIED) for f in folders))
+    text = render(report, "text")
+    shown = [f for f in folders if f"\n{f}/deploy.yaml\n" in text]
+    assert "apps/web.yaml\n" in text and all(f"  {f}: {NOT_APPLIED}\n" in text for f in folders)
+    if count == 5:
+        assert shown == folders and "not shown one by one" not in text
+    else:
+        assert shown == []
+        assert (f"{count} infos not shown one by one: files and folders no cluster root applies "
+                "(kustomize-integrity), each listed under skipped\n") in text
+    assert len(json.loads(render(report, "json"))["findings"]) == count + 1
+
+
 def _json_values() -> list[object]:
     """Values of every shape ``escape.indented_json`` writes itself or leaves to json."""
     import random

@@ -58,7 +58,7 @@ from reviewbot.sources.refs import (
     listed_blobs,
     repo_prefixes,
 )
-from reviewbot.sources.tree import PendingTree, Tree, git_tree
+from reviewbot.sources.tree import NOT_APPLIED, PendingTree, Tree, git_tree
 
 if TYPE_CHECKING:  # a review read back from the cache imports none of these
     from reviewbot.diff.objects import TreeDiff
@@ -443,7 +443,7 @@ def unapplied_changes(base: Model, head: Model) -> tuple[Unapplied, ...]:
                     if s.path == path or path.startswith(s.path.rstrip("/") + "/")]
         top = min(covering, key=lambda s: len(s.path), default=None)
         where = (top.path, top.reason) if top is not None else (
-            path, "not applied by any cluster root" if model.derived.get("reach") is not None
+            path, NOT_APPLIED if model.derived.get("reach") is not None
             else "no kustomization build reads it")
         counts[where] = counts.get(where, 0) + 1
     return tuple(Unapplied(path, reason, n) for (path, reason), n in sorted(counts.items()))

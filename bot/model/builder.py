@@ -66,7 +66,7 @@ from reviewbot.model.reach import (
 from reviewbot.model.resource import document_objects
 from reviewbot.model.values import configure as configure_values
 from reviewbot.model.values import document_values_pods, object_values_pods
-from reviewbot.sources.tree import Skipped, Tree
+from reviewbot.sources.tree import NOT_APPLIED, Skipped, Tree
 
 # ---------------------------------------------------------------- building
 
@@ -150,7 +150,7 @@ def build_model(
                 r.file or r.path for r in reach.roots if r.cluster == c})) for c in clusters}
         model.skipped.extend(Skipped(file, f"not followed: {why}")
                              for file, why in reach.not_followed)
-        model.skipped.extend(Skipped(folder, "not applied by any cluster root")
+        model.skipped.extend(Skipped(folder, NOT_APPLIED)
                              for folder in unapplied_folders(model))
     else:
         # Flux Kustomizations whose path is in this tree as written: built without roots

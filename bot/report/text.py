@@ -20,8 +20,12 @@ from reviewbot.engine.findings import (
 )
 from reviewbot.escape import term
 from reviewbot.report.base import Report, not_shown_lines, object_words
+from reviewbot.sources.tree import NOT_APPLIED
 from reviewbot.words import plural
 
+# more infos than this for folders no cluster root applies are not printed one by one: the
+# skipped list names each (a template repository: 360 of them, 1,440 lines before its errors)
+FOLDED_NOT_APPLIED = 5
 _COLOR = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
 
@@ -33,7 +37,9 @@ def render_text(report: Report, color: bool = False) -> str:
     out: list[str] = []
     said: str | None = None  # the "Not applied" clause of the finding just printed
     doubted_before: str | None = None  # and its "Not certain" one
-    for file, group in groupby(report.findings, key=lambda f: f.file):
+    folded = _folded_not_applied(report)
+    shown = [f for f in report.findings if id(f) not in folded] if folded else report.findings
+    for file, group in groupby(shown, key=lambda f: f.file):
         out.append(paint(_BOLD, term(file) if file else "(repository)"))
         text = report.sources.get(file, "")
         lines = text.splitlines()
@@ -81,6 +87,9 @@ def render_text(report: Report, color: bool = False) -> str:
     scanned = (f"; looked in {plural(objects, 'object')} from {plural(files, 'file')}"
                if objects else "")
     out.append(f"{_counts_line(report, summary)}{scanned}")
+    if folded:
+        out.append(f"{plural(len(folded), 'info')} not shown one by one: files and folders no "
+                   "cluster root applies (kustomize-integrity), each listed under skipped")
     out.extend(not_shown_lines(report))
     schema = report.stats.get("schema")
     lifecycle = report.stats.get("api-lifecycle")
@@ -95,6 +104,16 @@ def render_text(report: Report, color: bool = False) -> str:
         out.append(f"skipped ({len(report.skipped)}):")  # files and folders alike
         out.extend(f"  {term(s.path)}: {term(s.reason)}" for s in report.skipped)
     return "\n".join(out) + "\n"
+
+
+def _folded_not_applied(report: Report) -> set[int]:
+    """The "not applied by any cluster root" infos (ids) the skipped list names instead, when
+    there are more than :data:`FOLDED_NOT_APPLIED`; none otherwise."""
+    if not any(s.reason == NOT_APPLIED for s in report.skipped):
+        return set()
+    found = {id(f) for f in report.findings
+             if f.kind == "not-applied" and f.severity == "info" and NOT_APPLIED in f.message}
+    return found if len(found) > FOLDED_NOT_APPLIED else set()
 
 
 def _quiet_lines(report: Report) -> list[str]:

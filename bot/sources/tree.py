@@ -49,6 +49,10 @@ class FileRecord:
         return blob
 
 
+# why a folder of manifests is skipped when the tree has cluster roots and none applies it
+NOT_APPLIED = "not applied by any cluster root"
+
+
 @dataclass(frozen=True, slots=True)
 class Skipped:
     """A file left unread, and why."""
