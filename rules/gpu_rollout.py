@@ -178,9 +178,12 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             yield Violation(
                 pod.obj, strategy.path,
                 f"{pod.name} requests {_gpu_text(gpus)} and its values set no update strategy, "
-                "so the chart's default decides; Kubernetes' own default (RollingUpdate, 25% "
-                "surge) would wait forever for a GPU the old pod holds",
-                fix="Set the chart's strategy to Recreate in the values.", kind="chart-default",
+                "so the chart's default decides, which reviewbot could not see: if the chart "
+                "makes a Deployment, Kubernetes' default (RollingUpdate, 25% surge) waits "
+                "forever for a GPU the old pod holds",
+                fix="Set the chart's strategy to Recreate in the values, unless the chart makes "
+                    "a DaemonSet or StatefulSet (they stop the old pod first).",
+                kind="chart-default",
             )
             continue
         if strategy.type not in SURGING:
