@@ -36,7 +36,10 @@ naming the variable when a `${VAR}` or `{{ }}` is left in either.
 
 A Flux `${VAR}` in a value is substituted (postBuild) before the object reaches the cluster,
 so such a value is not judged by type, enum or pattern (`flux-substitutions`). Values under a
-Secret's `data` and `stringData` are never quoted in a message.
+Secret's `data` and `stringData` are never quoted in a message. A SOPS-encrypted document is
+judged as Flux applies it, decrypted and without its `sops:` block, unless its schema
+declares `sops` (a sops-secrets operator's SopsSecret, applied encrypted); its `ENC[...]`
+values are judged by no value keyword and never quoted.
 
 Objects are judged as the tool that applies them reads them: a plain scalar as Kubernetes
 reads it (`value: off` is a boolean) when the file is applied as written, as kustomize
@@ -118,6 +121,7 @@ from reviewbot.schema.kubeconform import find_kubeconform, run_kubeconform
 from reviewbot.schema.lifecycle import parse_minor
 from reviewbot.schema.store import (
     CrdSchema,
+    Lookup,
     SchemaStore,
     crd_schemas,
     kubernetes_versions,
@@ -205,7 +209,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
             validator = found.validator
             assert validator is not None
             stats.validated += 1
-            body, redact, judged = _as_applied(obj, lenient)
+            body, redact, judged = _as_applied(obj, lenient, found)
             body = found.applied(body)  # a CRD's defaults, as the API server applies them
             problems = validator.problems(body, redact=redact, lenient=judged)
             if problems and alternates:
@@ -374,7 +378,8 @@ def _kubeconform(
     binary: str, objects: list[KObject], store: SchemaStore, version: str,
     locations: list[str], stats: _Stats, lenient: Any,
 ) -> Iterator[Violation]:
-    applied = [_as_applied(obj, lenient) for obj in objects]
+    applied = [_as_applied(obj, lenient, store.lookup(obj.api_version, obj.kind))
+               for obj in objects]
     results = run_kubeconform(
         binary, [store.lookup(o.api_version, o.kind).applied(body)
                  for o, (body, _, _) in zip(objects, applied, strict=True)], store,
@@ -392,14 +397,16 @@ def _kubeconform(
             yield _violation(obj, problem.key, problem.path, message)
 
 
-def _as_applied(obj: KObject, lenient: Any) -> tuple[Any, Any, Any]:
+def _as_applied(obj: KObject, lenient: Any, found: Lookup) -> tuple[Any, Any, Any]:
     """(body, redact, lenient) to validate ``obj`` by: a SOPS-encrypted document as Flux
-    applies it (decrypted, ``sops:`` stripped): its ``ENC[...]`` values are ciphertext,
-    judged by no value keyword (type, format: a base64 ``data`` field), and no message of
-    the document quotes a value."""
+    applies it (decrypted, ``sops:`` stripped), or, when its schema declares ``sops`` (the
+    SopsSecret of a sops-secrets operator, which decrypts it in the cluster), as written:
+    its ``ENC[...]`` values are ciphertext, judged by no value keyword (type, format: a
+    base64 ``data`` field), and no message of the document quotes a value."""
     if sops.metadata(obj.body) is None:
         return obj.body, _secret_paths(obj), lenient
-    body = {k: v for k, v in obj.body.items() if k != "sops"}
+    body = obj.body if found.declares("sops") else {
+        k: v for k, v in obj.body.items() if k != "sops"}
 
     def judged(value: Any) -> bool:
         return sops.is_encrypted(value) or (lenient is not None and bool(lenient(value)))

@@ -50,6 +50,58 @@ def test_without_sops_metadata_a_sops_key_is_an_unknown_field(tmp_path: Path) ->
     assert [(f.line, f.message) for f in result.findings] == [(4, "sops: unknown field 'sops'")]
 
 
+SOPS_SECRET_CRD = """
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: sopssecrets.addons.projectcapsule.dev}
+spec:
+  group: addons.projectcapsule.dev
+  names: {kind: SopsSecret, plural: sopssecrets}
+  scope: Namespaced
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        required: [sops]
+        properties:
+          apiVersion: {type: string}
+          kind: {type: string}
+          metadata: {type: object}
+          spec:
+            type: object
+            properties:
+              secrets:
+                type: array
+                items: {type: object, x-kubernetes-preserve-unknown-fields: true}
+          sops: {type: object, x-kubernetes-preserve-unknown-fields: true}
+---
+"""
+
+
+def test_a_sops_document_whose_schema_declares_sops_keeps_it(tmp_path: Path) -> None:
+    # a sops-secrets operator's SopsSecret is applied encrypted: its operator decrypts it in
+    # the cluster, and its CRD requires the sops block the API server receives
+    sops_block = SOPS[SOPS.index("sops:"):]
+    text = SOPS_SECRET_CRD + """
+apiVersion: addons.projectcapsule.dev/v1alpha1
+kind: SopsSecret
+metadata: {name: db, namespace: apps}
+spec:
+    secrets:
+        - name: db
+          stringData:
+            user: ENC[AES256_GCM,data:uuaUQ1J89b4=,iv:AkbpeJ2E,tag:wXCxiWxm,type:str]
+""" + sops_block
+    assert [(f.line, f.message) for f in lint_text(tmp_path, text, only=["schema"]).findings] == []
+    # the same block stripped, as a Secret Flux decrypts: the CRD would miss it
+    stripped = text.replace(sops_block, "")
+    assert [f.message for f in lint_text(tmp_path, stripped, only=["schema"]).findings] == [
+        "(object): missing required field 'sops'"]
+
+
 CRD = """
 apiVersion: apiextensions.k8s.io/{api}
 kind: CustomResourceDefinition

@@ -792,6 +792,12 @@ class Lookup:
         """``body`` as the API server validates it (a CRD's defaults applied)."""
         return self.defaults.apply(body) if self.defaults is not None else body
 
+    def declares(self, name: str) -> bool:
+        """Whether the schema names ``name`` among the object's own top-level fields."""
+        schema = self.validator.schema if self.validator is not None else None
+        properties = schema.get("properties") if isinstance(schema, Mapping) else None
+        return isinstance(properties, Mapping) and name in properties
+
 
 @dataclass
 class SchemaStore:
