@@ -534,6 +534,38 @@ def test_a_flux_instance_is_a_root(tmp_path: Path) -> None:
         ("kustomize-integrity[not-applied]", "attic/web.yaml")]
 
 
+@pytest.mark.parametrize("sync_name", ["home-ops-kubernetes", None])
+def test_a_flux_instance_names_the_source_its_children_sync_from(
+        tmp_path: Path, sync_name: str | None) -> None:
+    # flux-operator makes the GitRepository of spec.sync under sync.name, else under the
+    # namespace's name: a Kustomization it applies naming that source is this repository
+    name = f"name: {sync_name}, " if sync_name else ""
+    write(tmp_path, {
+        "flux/instance.yaml": f"""
+            apiVersion: fluxcd.controlplane.io/v1
+            kind: FluxInstance
+            metadata: {{name: flux, namespace: flux-system}}
+            spec:
+              sync: {{kind: GitRepository, {name}url: https://github.com/acme/fleet,
+                      path: clusters/home}}
+        """,
+        "clusters/home/apps.yaml": f"""
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {{name: apps, namespace: flux-system}}
+            spec:
+              interval: 1h
+              path: ./apps
+              prune: true
+              sourceRef: {{kind: GitRepository, name: {sync_name or "flux-system"}}}
+        """,
+        "apps/web.yaml": FLOATING % "web",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "apps/web.yaml")]
+
+
 def test_configured_clusters_are_roots(tmp_path: Path) -> None:
     write(tmp_path, {
         ".reviewbot.yaml": "clusters:\n- {name: home, paths: [k8s/home]}\n",

@@ -11,7 +11,8 @@ cluster. The roots reviewbot recognizes:
   ``GitRepository`` it syncs from, beside it), and a ``<cluster>/flux-system/`` folder holding
   ``gotk-components.yaml`` or ``gotk-sync.yaml`` without one (bootstrap applies
   ``<cluster>``);
-- a flux-operator ``FluxInstance`` (``spec.sync.path``);
+- a flux-operator ``FluxInstance`` (``spec.sync.path``; the GitRepository it makes, named
+  ``spec.sync.name`` or ``flux-system``, is this repository for the Kustomizations it applies);
 - Argo CD ``Application``\\ s and ``ApplicationSet``\\ s whose source path is a folder of this
   repository (app of apps: the ones no other root applies are applied by hand), with the
   kustomization roots whose ``helmCharts`` render those of a values file (values that only an
@@ -349,6 +350,11 @@ class _Walker:
                 path = "./" + posixpath.join(folder, path.strip().lstrip("./"))
             elif kind != "GitRepository":
                 continue
+            else:  # the GitRepository it makes (``sync.name``, else its namespace's name)
+                self._is_self(str(sync_spec.get("name") or "flux-system"))  # is this tree
+                url = source_url(sync_spec.get("url"))
+                if url:
+                    self.self_urls.add(url)
             cluster = path.strip().strip("./") or "."
             self.reach.roots.append(Root(cluster, "FluxInstance", doc.file.path, path))
             self.reach.files.add(doc.file.path)
