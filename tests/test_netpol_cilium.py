@@ -175,6 +175,45 @@ spec:
         "default/backend[Deployment] : TCP 80", "default/other[Deployment] : TCP 80"]
 
 
+def test_an_empty_rule_admits_no_peer_and_isolates(tmp_path: Path) -> None:
+    # "Ingress/Egress Default Deny": l3/egress-default-deny puts the endpoint in default deny
+    # "without whitelisting other peers" with `egress: [{}]`; an empty deny rule denies no
+    # peer either (Cilium's mergeIngress wildcards the peers of an L4 rule only), so the
+    # holes other policies punch stay open
+    net = build(tmp_path, PODS + deployment("outside", "ext", "{role: outside}") + """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: deny-all-egress, namespace: default}
+spec:
+  endpointSelector: {matchLabels: {role: frontend}}
+  egress:
+  - {}
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: default-deny, namespace: default}
+spec:
+  endpointSelector: {}
+  ingressDeny:
+  - {}
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: backend-from-other, namespace: default}
+spec:
+  endpointSelector: {matchLabels: {role: backend}}
+  ingress:
+  - fromEndpoints: [{matchLabels: {role: other}}]
+""")
+    assert flows(net, "default/frontend[Deployment]") == []  # not even to ext, unisolated
+    assert flows(net, "default/backend[Deployment]") == [
+        "ext/outside[Deployment] : All Connections"]
+    assert flows(net, "default/other[Deployment]") == [
+        "default/backend[Deployment] : All Connections",
+        "ext/outside[Deployment] : All Connections"]
+
+
 def test_entities_and_cidr_sets(tmp_path: Path) -> None:
     # "Entities based": world is "identical to allowing to CIDR 0.0.0.0/0"; cluster is every
     # endpoint of the cluster. "IP/CIDR based" (l3/cidr/cidr.yaml): a toCIDRSet with except.

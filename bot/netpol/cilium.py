@@ -33,7 +33,10 @@ allow rules of every kind add up, deny rules win over all of them.
 - Ports ("Layer 4 Policies"): ``toPorts[].ports[]`` with ``port`` (a number, a name resolved on
   the destination pod, ``0`` for every port), ``endPort`` and ``protocol`` (TCP, UDP, SCTP;
   omitted or ``ANY``: all of them); no ``toPorts``: every port. A rule with no L3 peer field
-  allows every peer on its ports. ``icmps`` (ICMP) is not a TCP/UDP/SCTP connection.
+  allows every peer on its ports; one with neither peers nor ports (``- {}``) allows, or
+  denies, no peer at all: it only puts the endpoint in default deny ("Ingress/Egress Default
+  Deny"; Cilium's ``mergeIngress`` wildcards the peers of an L4 rule alone). ``icmps`` (ICMP)
+  is not a TCP/UDP/SCTP connection.
 
 Not evaluated, and named in the output (never guessed): L7 ``rules`` (http, dns, kafka; the
 connection they ride on is evaluated at L4), TLS interception and Envoy listeners,
@@ -169,6 +172,8 @@ class _Compiler:
         if not present:
             if entry.get("fromRequires") is not None or entry.get("toRequires") is not None:
                 return (), path  # requirements alone allow nothing
+            if not items(entry.get("toPorts")) and entry.get("icmps") is None:
+                return (), path  # ``{}``: no peer (the documented default deny)
             return None, path
         out: list[Peer] = []
         for key in present:
