@@ -923,18 +923,23 @@ def test_without_roots_vendored_code_and_test_data_are_kept_aside_unless_built(
     write(tmp_path, {
         "vendor/k8s.io/apimachinery/pod.yaml": FLOATING % "go-test-pod",
         "pkg/loader/testdata/deploy.yaml": FLOATING % "fixture",
+        # rancher/fleet-examples: tests/test.sh diffs `fleet test` against these
+        "tests/expected/helm/dev-output.yaml": FLOATING % "snapshot",
+        "apps/expected/web.yaml": FLOATING % "an-app-named-so",
         "vendir/vendor/app/app.yaml": FLOATING % "vendired",
         "vendir/kustomization.yaml": "resources: [vendor/app/app.yaml]\n",
     })
     result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
     assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "apps/expected/web.yaml"),
         ("image-digest[floating]", "error", "vendir/vendor/app/app.yaml"),
         ("kustomize-integrity[not-applied]", "info", "pkg/loader/testdata/deploy.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "tests/expected/helm/dev-output.yaml"),
         ("kustomize-integrity[not-applied]", "info", "vendor/k8s.io/apimachinery/pod.yaml"),
     ]
     assert sorted(f.message for f in result.findings if f.kind == "not-applied") == [
         f"{top} (1 manifest file) is kept aside (vendored code or test data no build reads), "
-        "so nothing in it is judged" for top in ("pkg", "vendor")]
+        "so nothing in it is judged" for top in ("pkg", "tests", "vendor")]
 
 
 # Substitution walks only the objects some text of theirs may spell a ``${`` in; each case

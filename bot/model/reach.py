@@ -667,6 +667,10 @@ ARCHIVE_NAMES = frozenset({"archive", "archived", "_archive", "_archived", "atti
 # folders of other projects' files: vendored code (Go's ``vendor/``, vendir's) and test data
 # (Go's ``testdata/``, which the go tool itself ignores)
 COPIED_NAMES = frozenset({"vendor", "testdata"})
+# the outputs a test compares its rendering with, in a test folder: rancher/fleet-examples'
+# ``tests/expected/`` (its tests/test.sh diffs ``fleet test`` against them), golden files
+TEST_FOLDERS = frozenset({"test", "tests", "e2e"})
+EXPECTED_NAMES = frozenset({"expected", "golden", "goldens", "snapshots", "__snapshots__"})
 
 
 def kept_aside(path: str) -> bool:
@@ -677,12 +681,15 @@ def kept_aside(path: str) -> bool:
 def aside_why(path: str) -> str | None:
     """What kind of folder kept aside holds ``path``: a hidden one (``.archive/``) or one named
     as an archive (``_archived/``, ``archive/``, ``attic/``, ``deprecated/``, ``old/``,
-    ``unused/``), else vendored code or test data (``vendor/``, ``testdata/``); None."""
+    ``unused/``), else vendored code or test data (``vendor/``, ``testdata/``, the expected
+    outputs of a test folder: ``tests/expected/``, ``test/golden/``); None."""
     parts = path.split("/")[:-1]
     if any((p.startswith(".") and p not in (".", "..")) or p.lower() in ARCHIVE_NAMES
            for p in parts):
         return "an archive or hidden folder"
-    if any(p in COPIED_NAMES for p in parts):
+    if any(p in COPIED_NAMES for p in parts) or any(
+            p in EXPECTED_NAMES and TEST_FOLDERS.intersection(parts[:i])
+            for i, p in enumerate(parts)):
         return "vendored code or test data"
     return None
 
