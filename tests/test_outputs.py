@@ -213,6 +213,39 @@ def test_text_lists_many_unapplied_folders_once_under_skipped(count: int) -> Non
     assert len(json.loads(render(report, "json"))["findings"]) == count + 1
 
 
+def test_text_names_places_quiet_for_the_same_reason_once() -> None:
+    """Forty Cilium policies admit app.kubernetes.io/name=envoy from a namespace whose pods
+    a chart makes (rwlove/home-ops: 241 lines): the terminal shows the first in full and
+    lists the other places; a reason said once, or not of that shape, stays its own line."""
+    from reviewbot.engine.findings import Quiet
+    from reviewbot.report.base import Report
+    from reviewbot.report.render import render
+
+    gist = ("app.kubernetes.io/name=envoy matches no pod in network, but it may hold pods "
+            "reviewbot cannot see (network: HelmRelease envoy-gateway (Helm chart values))")
+    apps = ["ai/khoj", "ai/ollama", "collab/glance", "home/atuin", "media/plex"]
+    quiet = tuple(Quiet("netpol-pairing", f"apps/{a}/cnp.yaml", 20,
+                        f"CiliumNetworkPolicy {a}-allow: ingress[0].fromEndpoints[0] {gist}")
+                  for a in apps) + (
+        Quiet("netpol-pairing", "apps/ai/khoj/cnp.yaml", 31, "CiliumNetworkPolicy ai/khoj-"
+              "allow: egress[0].toEndpoints[0] cnpg.io/cluster=pg matches no pod in db"),
+        Quiet("schedulability", "apps/x.yaml", 3, "no node inventory"),
+        Quiet("schedulability", "apps/y.yaml", 3, "no node inventory"))
+    text = render(Report(findings=(), skipped=(), quiet=quiet), "text")
+    assert text.split("not reported on purpose (8):\n", 1)[1].splitlines() == [
+        f"  apps/ai/khoj/cnp.yaml:20: [netpol-pairing] CiliumNetworkPolicy ai/khoj-allow: "
+        f"ingress[0].fromEndpoints[0] {gist}",
+        "    and 4 more places alike: apps/ai/ollama/cnp.yaml:20, apps/collab/glance/cnp.yaml:20,"
+        " apps/home/atuin/cnp.yaml:20 and 1 more",
+        "  apps/ai/khoj/cnp.yaml:31: [netpol-pairing] CiliumNetworkPolicy ai/khoj-allow: "
+        "egress[0].toEndpoints[0] cnpg.io/cluster=pg matches no pod in db",
+        "  apps/x.yaml:3: [schedulability] no node inventory",
+        "  apps/y.yaml:3: [schedulability] no node inventory",
+    ]
+    assert len(json.loads(render(Report(findings=(), skipped=(), quiet=quiet), "json"))[
+        "skipped"]) == 8
+
+
 def _json_values() -> list[object]:
     """Values of every shape ``escape.indented_json`` writes itself or leaves to json."""
     import random

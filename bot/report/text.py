@@ -120,23 +120,48 @@ def _quiet_lines(report: Report) -> list[str]:
     """The places rules stayed quiet at, one line each; several at one line of one file for
     one rule (a shared component built for nine apps) show the first in full and name the
     others by what each reason is about (its text before the first ': '), as a terminal
-    reader scans them; the JSON ``skipped`` list keeps every one whole."""
+    reader scans them. Places whose reason says the same past its subject and field (forty
+    policies admitting ``app.kubernetes.io/name=envoy`` from a namespace whose pods a chart
+    makes) show the first and list the others' places. The JSON ``skipped`` list keeps every
+    one whole."""
     out: list[str] = []
     groups: dict[tuple[str, int, str], list[str]] = {}
     for q in report.quiet:
         groups.setdefault((q.file, q.line, q.rule), []).append(q.reason)
-    for (file, line, rule), reasons in groups.items():
+    alike: dict[tuple[str, ...], list[tuple[str, int, str]]] = {}
+    for place, reasons in groups.items():
+        gist = _gist(reasons[0])
+        key = (place[2], gist) if gist is not None else (place[0], str(place[1]), place[2])
+        alike.setdefault(key, []).append(place)
+    for places in alike.values():
+        file, line, rule = places[0]
+        reasons = groups[places[0]]
         out.append(f"  {term(file)}:{line}: [{term(rule)}] {term(reasons[0])}")
-        if len(reasons) == 1:
-            continue
-        subjects = [r.split(": ", 1)[0] for r in reasons[1:]]
-        if all(": " in r and len(x) <= 80 for r, x in zip(reasons[1:], subjects, strict=True)):
-            shown = ", ".join(term(x) for x in subjects[:3])
-            more = f" and {len(subjects) - 3} more" if len(subjects) > 3 else ""
-            out.append(f"    and {len(subjects)} more at this line, alike: {shown}{more}")
-        else:
-            out.append(f"    and {len(subjects)} more at this line (`--format json` lists each)")
+        if len(reasons) > 1:
+            subjects = [r.split(": ", 1)[0] for r in reasons[1:]]
+            if all(": " in r and len(x) <= 80
+                   for r, x in zip(reasons[1:], subjects, strict=True)):
+                shown = ", ".join(term(x) for x in subjects[:3])
+                more = f" and {len(subjects) - 3} more" if len(subjects) > 3 else ""
+                out.append(f"    and {len(subjects)} more at this line, alike: {shown}{more}")
+            else:
+                out.append(f"    and {len(subjects)} more at this line (`--format json` lists "
+                           "each)")
+        if len(places) > 1:
+            shown = ", ".join(f"{term(f)}:{n}" for f, n, _ in places[1:4])
+            more = f" and {len(places) - 4} more" if len(places) > 4 else ""
+            out.append(f"    and {len(places) - 1} more {'place' if len(places) == 2 else 'places'}"
+                       f" alike: {shown}{more}")
     return out
+
+
+def _gist(reason: str) -> str | None:
+    """What a quiet reason says past its subject and field ("NetworkPolicy a/b: ingress[0]...
+    app=x matches no pod in c, but ..." -> "app=x matches no pod in c, but ..."), or None
+    when it is not written that way."""
+    _, sep, rest = reason.partition(": ")
+    field, space, gist = rest.partition(" ")
+    return gist if sep and space and "[" in field else None
 
 
 def _counts_line(report: Report, counts: str) -> str:
