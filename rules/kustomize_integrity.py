@@ -506,7 +506,8 @@ def _unreachable(
             None, (), f"{name} is commented out at line {line} of {posixpath.basename(k.file)} "
             f"({section}), so it is not applied", kind="commented", file=k.file, line=line,
             column=1, key=f"{k.file}:commented:{target}",
-            fix=f"Uncomment the entry to apply {name}, or delete the file.",
+            fix=f"Uncomment the entry to apply {name}, or delete the "
+                f"{'folder' if target in graph.dirs and target not in graph.files else 'file'}.",
         )
     for file in sorted(objects_by_file):
         folder = posixpath.dirname(file)

@@ -561,3 +561,21 @@ def test_a_fleet_overlay_over_a_chart_holds_the_charts_objects(
     })
     assert [(f.file, f.line, f.kind) for f in lint(tmp_path).findings] == (
         [("guestbook/overlays/dev/kustomization.yaml", 1, "missing")] if judged else [])
+
+
+def test_a_folder_commented_out_is_one_info_whose_fix_names_a_folder(tmp_path: Path) -> None:
+    # rwlove/home-ops comments out `# - ./kuadrant`: the fix deletes a folder, not a file
+    write(tmp_path, {
+        "apps/kustomization.yaml": "resources:\n  - ./web\n  # - ./kuadrant\n",
+        "apps/web/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "apps/web/deploy.yaml": DEPLOYMENT,
+        "apps/kuadrant/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "apps/kuadrant/deploy.yaml": DEPLOYMENT.replace("name: web", "name: kuadrant"),
+        "apps/b.yaml": DEPLOYMENT.replace("name: web", "name: b"),
+        "apps/other/kustomization.yaml": "resources:\n  # - ../b.yaml\n",
+    })
+    fixes = sorted((f.message.split(" ", 1)[0], f.fix) for f in lint(tmp_path).findings
+                   if f.kind == "commented")
+    assert fixes == [
+        ("b.yaml", "Uncomment the entry to apply b.yaml, or delete the file."),
+        ("kuadrant", "Uncomment the entry to apply kuadrant, or delete the folder.")]
