@@ -109,7 +109,10 @@ them (Security > Network Policy), and combine with them as Cilium combines them:
   `toFQDNs` external names ("DNS based": no pod; the addresses they resolve to are named in
   the notes, not shown as flows), `fromNodes`/`toNodes` nodes ("Node based").
 - `toPorts`: ports, `endPort` ranges, named ports, `protocol` TCP/UDP/SCTP (omitted or `ANY`:
-  all); a rule with no L3 peer admits every peer on its ports ("Layer 4 Policies").
+  all); a rule with no L3 peer admits every peer on its ports ("Layer 4 Policies"); an
+  empty rule (`- {}`: no peer, no port) admits, or denies, no peer and only puts the pods in
+  default deny ("Ingress/Egress Default Deny"), unlike a NetworkPolicy's `- {}`, which
+  allows every peer.
 - Allow rules of every policy that selects a pod add up (NetworkPolicies included); deny
   rules win over all of them ("Rule Basics", "Deny Policies").
 
