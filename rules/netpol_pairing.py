@@ -1537,6 +1537,7 @@ def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: s
     # the note names the first two namespaces that may hold pods reviewbot cannot see; only
     # without them are the pods there read (a clusterwide selector covers every namespace)
     unseen = [f"{ns}: {', '.join(net.unseen[ns][:2])}"
+              + (f" and {len(net.unseen[ns]) - 2} more" if len(net.unseen[ns]) > 2 else "")
               for ns in islice((ns for ns in namespaces if ns in net.unseen), 2)]
     if unseen:
         return f"{text}, but it may hold pods reviewbot cannot see ({'; '.join(unseen)})"

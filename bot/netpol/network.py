@@ -583,8 +583,10 @@ class Network:
         out: dict[str, list[str]] = {}
 
         def add(namespace: str, what: str) -> None:
-            if what not in out.setdefault(namespace, []):
-                out[namespace].append(what)
+            known = out.setdefault(namespace, [])  # one entry per object, the first said
+            head = what.split(" (", 1)[0]
+            if all(w.split(" (", 1)[0] != head for w in known):
+                known.append(what)
 
         evaluated = {id(r.obj) for r in self.releases if r.evaluated}
         followed = _followed_applications(self.model)
