@@ -59,6 +59,37 @@ spec:
         "queue)")
 
 
+def test_the_note_names_each_unseen_object_once_and_counts_the_rest(tmp_path: Path) -> None:
+    # rwlove/home-ops read "HelmRelease rook-ceph-operator (Helm chart values), HelmRelease
+    # rook-ceph-operator" (its values pods and its chart, one object), and took the two
+    # objects named for the pods' only possible source
+    releases = "".join(f"""
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {{name: {name}, namespace: sock-shop}}
+spec:
+  chart:
+    spec: {{chart: {name}, version: 1.0.0, sourceRef: {{kind: HelmRepository, name: r}}}}
+  values:
+    image: {{repository: example/{name}, tag: "1.0"}}
+""" for name in ("alpha", "beta", "gamma"))
+    text = SHOP + releases + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: queue, namespace: sock-shop}
+spec:
+  podSelector: {matchLabels: {app.kubernetes.io/name: rabbitmq}}
+  ingress:
+  - from: [{podSelector: {matchLabels: {name: orders}}}]
+"""
+    (note,) = lint_text(tmp_path, text, only=["netpol-pairing"]).quiet
+    assert note.reason.endswith(
+        "it may hold pods reviewbot cannot see (sock-shop: HelmRelease alpha (Helm chart "
+        "values), HelmRelease beta (Helm chart values) and 1 more)"), note.reason
+
+
 def test_a_peer_in_every_namespace_is_a_note_kube_system_is_among_them(tmp_path: Path) -> None:
     text = SHOP + """
 ---
