@@ -566,6 +566,31 @@ def test_a_flux_instance_names_the_source_its_children_sync_from(
         ("image-digest[floating]", "apps/web.yaml")]
 
 
+def test_an_application_among_examples_is_no_root_of_the_repository(tmp_path: Path) -> None:
+    # prometheus-operator/kube-prometheus shows an Argo CD Application in
+    # examples/continuous-delivery/argocd: taken for a root, it left its kustomization.yaml
+    # and manifests/ "not applied by any cluster root" (1 object judged of 124 files)
+    write(tmp_path, {
+        "kustomization.yaml": "resources: [manifests/web.yaml]\n",
+        "manifests/web.yaml": FLOATING % "web",
+        "examples/argocd/application.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: web, namespace: argocd}
+            spec:
+              project: default
+              source: {repoURL: https://github.com/acme/web.git, path: examples/argocd/app}
+              destination: {server: https://kubernetes.default.svc, namespace: web}
+        """,
+        "examples/argocd/app/web.yaml": FLOATING % "example",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert result.model.derived.get("reach") is None  # no roots: applied as written
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "examples/argocd/app/web.yaml"),
+        ("image-digest[floating]", "manifests/web.yaml")]
+
+
 def test_configured_clusters_are_roots(tmp_path: Path) -> None:
     write(tmp_path, {
         ".reviewbot.yaml": "clusters:\n- {name: home, paths: [k8s/home]}\n",

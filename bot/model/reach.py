@@ -168,6 +168,8 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     for doc, value in walker.argo_candidates():  # what no other root applies: by hand
         if doc.file.path in walker.reach.files:
             continue  # a walk applies its file: the Application is walked from there
+        if in_examples(doc.file.path):
+            continue  # documentation of a setup, no root of this repository's clusters
         if rendering.get(doc.file.path) == []:
             continue  # chart values only an unincluded Component renders: applied by none
         for step in walker.argo_steps(value, doc.file.path, (), Resource(doc, (), value)):
@@ -671,6 +673,16 @@ COPIED_NAMES = frozenset({"vendor", "testdata"})
 # ``tests/expected/`` (its tests/test.sh diffs ``fleet test`` against them), golden files
 TEST_FOLDERS = frozenset({"test", "tests", "e2e"})
 EXPECTED_NAMES = frozenset({"expected", "golden", "goldens", "snapshots", "__snapshots__"})
+
+
+# folders of examples: an Argo CD Application there shows how one may apply the repository
+# (prometheus-operator/kube-prometheus' examples/continuous-delivery/argocd), no cluster's root
+EXAMPLE_NAMES = frozenset({"example", "examples", "sample", "samples"})
+
+
+def in_examples(path: str) -> bool:
+    """Whether ``path`` lies in a folder of examples (:data:`EXAMPLE_NAMES`)."""
+    return any(p.lower() in EXAMPLE_NAMES for p in path.split("/")[:-1])
 
 
 def kept_aside(path: str) -> bool:
