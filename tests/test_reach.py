@@ -566,29 +566,53 @@ def test_a_flux_instance_names_the_source_its_children_sync_from(
         ("image-digest[floating]", "apps/web.yaml")]
 
 
-def test_an_application_among_examples_is_no_root_of_the_repository(tmp_path: Path) -> None:
+@pytest.mark.parametrize("folder", ["examples/argocd", "test/manifests/cmp", "test/e2e/cases"])
+def test_an_application_among_examples_is_no_root_of_the_repository(
+        tmp_path: Path, folder: str) -> None:
     # prometheus-operator/kube-prometheus shows an Argo CD Application in
-    # examples/continuous-delivery/argocd: taken for a root, it left its kustomization.yaml
-    # and manifests/ "not applied by any cluster root" (1 object judged of 124 files)
+    # examples/continuous-delivery/argocd, argoproj/argo-cd tests some in test/: taken for
+    # roots, they left kustomization.yaml and manifests/ "not applied by any cluster root"
+    # (kube-prometheus: 1 object judged of 124 files; argo-cd: 2 of 2,370)
     write(tmp_path, {
         "kustomization.yaml": "resources: [manifests/web.yaml]\n",
         "manifests/web.yaml": FLOATING % "web",
-        "examples/argocd/application.yaml": """
+        f"{folder}/application.yaml": f"""
             apiVersion: argoproj.io/v1alpha1
             kind: Application
-            metadata: {name: web, namespace: argocd}
+            metadata: {{name: web, namespace: argocd}}
             spec:
               project: default
-              source: {repoURL: https://github.com/acme/web.git, path: examples/argocd/app}
-              destination: {server: https://kubernetes.default.svc, namespace: web}
+              source: {{repoURL: https://github.com/acme/web.git, path: {folder}/app}}
+              destination: {{server: https://kubernetes.default.svc, namespace: web}}
         """,
-        "examples/argocd/app/web.yaml": FLOATING % "example",
+        f"{folder}/app/web.yaml": FLOATING % "example",
     })
     result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
     assert result.model.derived.get("reach") is None  # no roots: applied as written
+    assert [(r, f) for r, _, f, _ in found(result)] == sorted([
+        ("image-digest[floating]", f"{folder}/app/web.yaml"),
+        ("image-digest[floating]", "manifests/web.yaml")], key=lambda x: x[1])
+
+
+def test_an_application_in_an_environment_named_test_is_a_root(tmp_path: Path) -> None:
+    # a test folder counts at the repository's top only: clusters/test is an environment
+    write(tmp_path, {
+        "clusters/test/apps.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: apps, namespace: argocd}
+            spec:
+              project: default
+              source: {repoURL: https://github.com/acme/fleet.git, path: apps/test}
+              destination: {server: https://kubernetes.default.svc, namespace: apps}
+        """,
+        "apps/test/web.yaml": FLOATING % "web",
+        "apps/prod/web.yaml": FLOATING % "prod",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
     assert [(r, f) for r, _, f, _ in found(result)] == [
-        ("image-digest[floating]", "examples/argocd/app/web.yaml"),
-        ("image-digest[floating]", "manifests/web.yaml")]
+        ("image-digest[floating]", "apps/test/web.yaml"),
+        ("kustomize-integrity[not-applied]", "apps/prod/web.yaml")]
 
 
 def test_configured_clusters_are_roots(tmp_path: Path) -> None:

@@ -168,8 +168,8 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     for doc, value in walker.argo_candidates():  # what no other root applies: by hand
         if doc.file.path in walker.reach.files:
             continue  # a walk applies its file: the Application is walked from there
-        if in_examples(doc.file.path):
-            continue  # documentation of a setup, no root of this repository's clusters
+        if shows_a_setup(doc.file.path):
+            continue  # an example or a test of a setup, no root of this repository's clusters
         if rendering.get(doc.file.path) == []:
             continue  # chart values only an unincluded Component renders: applied by none
         for step in walker.argo_steps(value, doc.file.path, (), Resource(doc, (), value)):
@@ -675,14 +675,19 @@ TEST_FOLDERS = frozenset({"test", "tests", "e2e"})
 EXPECTED_NAMES = frozenset({"expected", "golden", "goldens", "snapshots", "__snapshots__"})
 
 
-# folders of examples: an Argo CD Application there shows how one may apply the repository
-# (prometheus-operator/kube-prometheus' examples/continuous-delivery/argocd), no cluster's root
-EXAMPLE_NAMES = frozenset({"example", "examples", "sample", "samples"})
+# where a repository shows or tests a setup rather than applies one: an Argo CD Application
+# there is no cluster's root (prometheus-operator/kube-prometheus'
+# examples/continuous-delivery/argocd, argoproj/argo-cd's test/e2e/testdata and
+# test/manifests/cmp). A test folder counts at the top only: clusters/test/ is an environment
+EXAMPLE_NAMES = frozenset({"example", "examples", "sample", "samples", "e2e", "testdata"})
 
 
-def in_examples(path: str) -> bool:
-    """Whether ``path`` lies in a folder of examples (:data:`EXAMPLE_NAMES`)."""
-    return any(p.lower() in EXAMPLE_NAMES for p in path.split("/")[:-1])
+def shows_a_setup(path: str) -> bool:
+    """Whether ``path`` lies in a folder of examples or tests (:data:`EXAMPLE_NAMES`, or the
+    repository's own top-level ``test/`` or ``tests/``)."""
+    parts = path.split("/")[:-1]
+    return bool(parts) and (parts[0] in ("test", "tests") or any(
+        p.lower() in EXAMPLE_NAMES for p in parts))
 
 
 def kept_aside(path: str) -> bool:
