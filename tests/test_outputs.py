@@ -208,9 +208,29 @@ def test_text_lists_many_unapplied_folders_once_under_skipped(count: int) -> Non
         assert shown == folders and "not shown one by one" not in text
     else:
         assert shown == []
-        assert (f"{count} infos not shown one by one: files and folders no cluster root applies "
-                "(kustomize-integrity), each listed under skipped\n") in text
+        assert (f"{count} infos not shown one by one: files and folders not applied "
+                "(kustomize-integrity), each listed under skipped with why\n") in text
     assert len(json.loads(render(report, "json"))["findings"]) == count + 1
+
+
+def test_text_lists_many_folders_kept_aside_once_under_skipped() -> None:
+    """argoproj/argo-cd keeps 380 testdata folders aside: each is in the skipped list with
+    why, so the terminal does not repeat them as infos."""
+    from reviewbot.engine.findings import Finding
+    from reviewbot.report.base import Report
+    from reviewbot.report.render import render
+    from reviewbot.sources.tree import Skipped
+
+    why = "kept aside (vendored code or test data no build reads)"
+    folders = [f"pkg/p{n}/testdata" for n in range(6)]
+    infos = tuple(Finding("kustomize-integrity", "info", f"{f}/a.yaml", 1, 1, "",
+                          f"{f} is {why}, so nothing in it is judged", "Delete it ...",
+                          kind="not-applied") for f in folders)
+    report = Report(findings=infos, skipped=tuple(Skipped(f, f"{why}: not applied")
+                                                  for f in folders))
+    text = render(report, "text")
+    assert "6 infos not shown one by one" in text and "/a.yaml\n" not in text
+    assert all(f"  {f}: {why}: not applied\n" in text for f in folders)
 
 
 def test_text_names_places_quiet_for_the_same_reason_once() -> None:

@@ -20,11 +20,10 @@ from reviewbot.engine.findings import (
 )
 from reviewbot.escape import term
 from reviewbot.report.base import Report, not_shown_lines, object_words
-from reviewbot.sources.tree import NOT_APPLIED
 from reviewbot.words import plural
 
-# more infos than this for folders no cluster root applies are not printed one by one: the
-# skipped list names each (a template repository: 360 of them, 1,440 lines before its errors)
+# more infos than this for folders not applied are not printed one by one: the skipped list
+# names each (a template repository: 360 of them, 1,440 lines before its errors)
 FOLDED_NOT_APPLIED = 5
 _COLOR = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
@@ -88,8 +87,8 @@ def render_text(report: Report, color: bool = False) -> str:
                if objects else "")
     out.append(f"{_counts_line(report, summary)}{scanned}")
     if folded:
-        out.append(f"{plural(len(folded), 'info')} not shown one by one: files and folders no "
-                   "cluster root applies (kustomize-integrity), each listed under skipped")
+        out.append(f"{plural(len(folded), 'info')} not shown one by one: files and folders not "
+                   "applied (kustomize-integrity), each listed under skipped with why")
     out.extend(not_shown_lines(report))
     schema = report.stats.get("schema")
     lifecycle = report.stats.get("api-lifecycle")
@@ -107,12 +106,12 @@ def render_text(report: Report, color: bool = False) -> str:
 
 
 def _folded_not_applied(report: Report) -> set[int]:
-    """The "not applied by any cluster root" infos (ids) the skipped list names instead, when
-    there are more than :data:`FOLDED_NOT_APPLIED`; none otherwise."""
-    if not any(s.reason == NOT_APPLIED for s in report.skipped):
-        return set()
-    found = {id(f) for f in report.findings
-             if f.kind == "not-applied" and f.severity == "info" and NOT_APPLIED in f.message}
+    """The infos (ids) of folders not applied (no cluster root reaches them, or the
+    repository keeps them aside) that the skipped list names, when there are more than
+    :data:`FOLDED_NOT_APPLIED`; none otherwise."""
+    listed = {s.path for s in report.skipped}
+    found = {id(f) for f in report.findings if f.kind == "not-applied" and f.severity == "info"
+             and f.message.split(" ", 1)[0] in listed}
     return found if len(found) > FOLDED_NOT_APPLIED else set()
 
 
