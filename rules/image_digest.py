@@ -18,6 +18,9 @@ Findings, by kind:
   (or `sha512:` + 128): the runtime refuses to pull it.
 - `floating` (error): `:latest`, or no tag and no digest: whatever the registry serves on
   the day the pod restarts is what runs. The message says why no build step excuses it.
+  When a CI step runs `kustomize edit set image` with the image and the kustomization
+  variables name (argo-cd's release script), a floating image a kustomize build reads is a
+  warning naming that step: which images it replaces could not be read.
 - `placeholder` (warning): floating, but a CI step the repository declares rewrites it
   (`kustomize edit set image NAME=...`, or `sed` on the file it is written in, in a
   `.github/workflows`, `.forgejo/workflows`, `.gitea/workflows`, `.gitlab-ci.yml` or
@@ -106,7 +109,7 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine.findings import QuietPlace, Violation
 from reviewbot.engine.registry import Option
-from reviewbot.model.build import akin, builder_of, builders, rewriter
+from reviewbot.model.build import akin, builder_of, builders, rewriter, unread_image_setter
 from reviewbot.model.kustomize import is_kustomization_file
 from reviewbot.model.objects import Container, KObject, Model, Path, PodTemplate
 from reviewbot.model.substitute import names_in
@@ -273,6 +276,14 @@ def _check(
         tools = sorted({b.image for b in builders(model) if b.tool in ("skaffold", "ko")})
         why = ("; no build step the repository declares (skaffold, ko, a CI step that sets "
                "the image or rewrites this file) replaces it")
+        unread = unread_image_setter(model, file_of(pod.obj, where))
+        doubt: str | None
+        if unread is not None:
+            why = ""  # the doubt says which step may
+            doubt = (f"which images {unread.step.label} sets with kustomize edit set image "
+                     f"({unread.step.where}): a variable names them and the kustomization")
+        else:
+            doubt = _chart_tag_unseen(pod, ref)
         if tools:
             more = ", ..." if len(tools) > 3 else ""
             why = (f"; the repository's build steps ({', '.join(tools[:3])}{more}) do not "
@@ -284,7 +295,7 @@ def _check(
             fix=(f"Add digest: sha256:<digest of the {ref.name} version to run> to this kustomize "
                  "images entry." if _set_by_images_entry(pod, where) else
                  f"Pin a version and its digest: {ref.name}:<version>@sha256:<digest>."),
-            kind="floating", doubt=_chart_tag_unseen(pod, ref),
+            kind="floating", doubt=doubt,
         )
         return
     if ref.chart_tag:

@@ -339,6 +339,33 @@ def test_make_deploy_that_sets_images_in_an_overlay_a_variable_names(tmp_path: P
         "sample/Makefile:2)" in messages(tmp_path)[1]
 
 
+def test_set_image_of_an_image_and_a_folder_variables_name_doubts_kustomize_builds(
+        tmp_path: Path) -> None:
+    # argoproj/argo-cd's release workflow runs hack/update-manifests.sh:
+    # cd "${SRCROOT}/manifests/base" && $KUSTOMIZE edit set image "${SOURCE}=${FULL}:${TAG}";
+    # which images of which build it replaces is not written: a kustomize build's :latest is
+    # a warning that names the step, a file applied as written stays an error
+    write(tmp_path, {
+        "manifests/base/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "manifests/base/deploy.yaml": DEPLOY.replace('replicas: "two"', "replicas: 2"),
+        "manifests/install.yaml": DEPLOY.replace('replicas: "two"', "replicas: 2"),
+        "hack/update-manifests.sh": """
+            #!/usr/bin/env bash
+            SRCROOT="$( cd -- "$(dirname "$0")/.." && pwd -P )"
+            KUSTOMIZE=kustomize
+            cd "${SRCROOT}/manifests/base" && $KUSTOMIZE edit set image "${SOURCE}=${FULL}:${TAG}"
+            """,
+        **step("./hack/update-manifests.sh", deploy=""),
+    })
+    assert lint(tmp_path) == [
+        ("image-digest[floating]", "manifests/base/deploy.yaml", 12, "warning"),
+        ("image-digest[floating]", "manifests/install.yaml", 12, "error")]
+    assert messages(tmp_path)[0].endswith(
+        "Not certain: reviewbot could not see which images script hack/update-manifests.sh "
+        "(run by workflow deploy.yml, job build, step 'Set image') sets with kustomize edit "
+        "set image (hack/update-manifests.sh:4): a variable names them and the kustomization.")
+
+
 def test_set_image_to_a_literal_reference_is_judged_by_that_reference(tmp_path: Path) -> None:
     """kuberay's ``kustomize edit set image kuberay/apiserver=$(IMG) && kustomize edit set
     image kuberay/security-proxy=kuberay/security-proxy:latest``: the first is a

@@ -34,7 +34,7 @@ from typing import Any
 
 from reviewbot.model.ci import ci_facts, glob_match
 from reviewbot.model.images import ImageRef
-from reviewbot.model.objects import Model, Path, items
+from reviewbot.model.objects import Model, Path, items, model_graph
 
 KO_PREFIX = "ko://"
 
@@ -203,6 +203,19 @@ def _ci_builders(model: Model) -> Iterator[Builder]:
             if name:  # the name is literal: its images, wherever make's folder leads
                 yield Builder("kustomize-edit", name, rewrite.step.file, rewrite.step.line,
                               within, rewrite.values[i] if i < len(rewrite.values) else None)
+
+
+def unread_image_setter(model: Model, file: str) -> Any:
+    """A CI step that runs ``kustomize edit set image`` with the image a variable names, in a
+    kustomization a variable names (argo-cd's hack/update-manifests.sh, run by its release
+    workflow: ``cd "${SRCROOT}/manifests/base" && $KUSTOMIZE edit set image
+    "${SOURCE_IMAGE_NAME}=..."``), when a kustomize build reads ``file``: the step may replace
+    any image of it, and which it replaces is what could not be read. None otherwise."""
+    for rewrite in ci_facts(model).unknown:
+        if rewrite.tool == "kustomize edit set image" and not any(rewrite.images) and (
+                file in model_graph(model).built_files()):
+            return rewrite
+    return None
 
 
 def builder_of(model: Model, ref: ImageRef, file: str) -> Builder | None:
