@@ -322,6 +322,20 @@ def test_a_sync_kustomization_whose_path_is_not_in_the_linted_files_promises_no_
         "applies from ./clusters/sbox/00, outside the linted files" in finding.message
 
 
+def test_a_test_fixtures_sync_kustomization_says_nothing_of_the_tree(tmp_path: Path) -> None:
+    """argoproj/argo-cd keeps a Flux Kustomization podinfo (syncing ./kustomize from
+    GitRepository podinfo) in a testdata folder: it made every error of the repository a
+    warning about a folder the linted files lack."""
+    write(tmp_path, {
+        "pkg/actions/testdata/kustomization.yaml": (
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: podinfo, namespace: flux-system}\n"
+            "spec: {path: ./kustomize, sourceRef: {kind: GitRepository, name: podinfo}}\n"),
+        "web/web.yaml": FLOATING % "web",
+    })
+    assert [f.severity for f in lint_dir(tmp_path, only=["image-digest"]).findings] == ["error"]
+
+
 # a Deployment meant for control-plane nodes: control-plane-resources' findings read the
 # container they point into and the pod's own fields
 PINNED = """

@@ -60,6 +60,7 @@ from reviewbot.model.reach import (
     aside_why,
     find_reach,
     kept_aside,
+    shows_a_setup,
     unapplied_folders,
     unincluded_component,
 )
@@ -381,7 +382,8 @@ def _scope_doubt(tree: Tree | None, graph: Graph,
     ``flux-system``, or one named as the source it syncs from; a patch of one counts) whose
     path's top folder is not in the linted files at all (hmcts'
     ``apps/flux-system/sbox/00/kustomize.yaml`` applies ``./clusters/sbox/00``: ``lint
-    apps/`` judged 86 errors, 55 of them on objects its clusters patch or never apply)."""
+    apps/`` judged 86 errors, 55 of them on objects its clusters patch or never apply). Not
+    one in a folder kept aside or of examples or tests (argo-cd's testdata)."""
     outside = list(tree.roots_outside or ()) if tree is not None else []
     if outside:
         more = " and others" if len(outside) > 1 else ""
@@ -395,8 +397,9 @@ def _scope_doubt(tree: Tree | None, graph: Graph,
         top = posixpath.normpath(path.lstrip("/")).split("/")[0]
         synced = name == "flux-system" or (isinstance(ref, dict) and ref.get("name") == name)
         if build is not None or not synced or top in (".", "..") or top in graph.dirs or (
-                top in graph.paths):
-            continue
+                top in graph.paths) or kept_aside(doc.file.path) or shows_a_setup(
+                doc.file.path):
+            continue  # (a test's or an example's sync object says nothing of this tree)
         return (f"what Flux Kustomization {name} ({doc.file.path}) applies from {path}, "
                 "outside the linted files, and how it patches it; lint the repository's top "
                 "level to judge what its clusters receive")
