@@ -39,7 +39,9 @@ so such a value is not judged by type, enum or pattern (`flux-substitutions`). V
 Secret's `data` and `stringData` are never quoted in a message. A SOPS-encrypted document is
 judged as Flux applies it, decrypted and without its `sops:` block, unless its schema
 declares `sops` (a sops-secrets operator's SopsSecret, applied encrypted); its `ENC[...]`
-values are judged by no value keyword and never quoted.
+values are judged by no value keyword and never quoted. A value written as a placeholder in
+double hashes (`name: ##CRNAME##`, which YAML reads as a comment) makes its problem a warning
+that names the placeholder: a tool fills the template before applying.
 
 Objects are judged as the tool that applies them reads them: a plain scalar as Kubernetes
 reads it (`value: off` is a boolean) when the file is applied as written, as kustomize
@@ -218,7 +220,8 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
                     continue  # valid against another copy of its CRD (the conflict is said)
             for problem in problems:
                 yield _violation(obj, problem.identity, problem.path, problem.message,
-                                 _QUOTE.get(problem.unquoted))
+                                 _QUOTE.get(problem.unquoted),
+                                 _commented_placeholder(model, obj, problem.path))
     yield from _selectors_unmatched(model, patches)
     yield Note("schema", stats.as_dict())  # the summary's counts
 
@@ -357,9 +360,30 @@ def _crds(model: Model) -> tuple[list[tuple[KObject, CrdSchema]], list[Conflict]
 
 
 def _violation(obj: KObject, key: Path, where: Path, message: str,
-               fix: str | None = None) -> Violation:
+               fix: str | None = None, doubt: str | None = None) -> Violation:
     label = format_path(where) or "(object)"
-    return Violation(obj, key, f"{label}: {message}", fix=fix, kind="invalid")
+    return Violation(obj, key, f"{label}: {message}", fix=fix, kind="invalid", doubt=doubt)
+
+
+# a value written as ``##NAME##``: YAML reads it as a comment, so the field is null as written
+_HASH_PLACEHOLDER = re.compile(r":\s+(##[A-Za-z][\w-]*##)\s*$")
+
+
+def _commented_placeholder(model: Model, obj: KObject, path: Path) -> str | None:
+    """What a problem at ``path`` could not see when the line writes its value as a
+    placeholder in double hashes (argo-cd's test/remote: ``name: ##CRBNAME##``, which a
+    script replaces before applying): the value the tool writes there."""
+    lf = model.files.get(obj.file)
+    try:
+        line = obj.position(path)[0]
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+    text = lf.text.splitlines() if lf is not None else []
+    match = _HASH_PLACEHOLDER.search(text[line - 1]) if 0 < line <= len(text) else None
+    if match is None:
+        return None
+    return (f"the value a tool writes over {match.group(1)} before applying (YAML reads it as "
+            "a comment, so the file as written holds none)")
 
 
 # the fix where the schema takes a string and YAML read a plain scalar as another type

@@ -167,3 +167,29 @@ def test_unknown_fields_are_errors_only_where_the_crd_prunes(tmp_path: Path) -> 
         "color: red", "color: red\n  shade: dark")
     assert [f.message for f in lint_text(tmp_path, pruned, only=["schema"]).findings] == [
         "spec.shade: unknown field 'shade'"]
+
+
+def test_a_value_written_as_a_double_hash_placeholder_is_a_warning(tmp_path: Path) -> None:
+    # argoproj/argo-cd's test/remote: a script replaces ##CRNAME## before applying; YAML reads
+    # the placeholder as a comment, so the field is null as written
+    text = """
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: remote}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: ##CRNAME##
+subjects:
+- kind: ServiceAccount
+  name: server
+  namespace: argocd
+"""
+    [finding] = lint_text(tmp_path, text, only=["schema"]).findings
+    assert (finding.line, finding.severity) == (7, "warning")
+    assert finding.message == (
+        "roleRef.name: expected string, got null. Not certain: reviewbot could not see the "
+        "value a tool writes over ##CRNAME## before applying (YAML reads it as a comment, so "
+        "the file as written holds none).")
+    unmarked = lint_text(tmp_path, text.replace("##CRNAME##", ""), only=["schema"]).findings
+    assert [(f.line, f.severity) for f in unmarked] == [(7, "error")]
