@@ -106,6 +106,7 @@ spec:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -221,7 +222,8 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
             for problem in problems:
                 yield _violation(obj, problem.identity, problem.path, problem.message,
                                  _QUOTE.get(problem.unquoted),
-                                 _commented_placeholder(model, obj, problem.path))
+                                 _commented_placeholder(model, obj, problem.path)
+                                 if problem.message.endswith("got null") else None)
     yield from _selectors_unmatched(model, patches)
     yield Note("schema", stats.as_dict())  # the summary's counts
 
@@ -369,6 +371,13 @@ def _violation(obj: KObject, key: Path, where: Path, message: str,
 _HASH_PLACEHOLDER = re.compile(r":\s+(##[A-Za-z][\w-]*##)\s*$")
 
 
+@functools.lru_cache(maxsize=16)
+def _lines(text: str) -> tuple[str, ...]:
+    """``text``'s lines, split once per file however many of its values are null (a str
+    keeps its hash: the lookup does not read the text again)."""
+    return tuple(text.splitlines())
+
+
 def _commented_placeholder(model: Model, obj: KObject, path: Path) -> str | None:
     """What a problem at ``path`` could not see when the line writes its value as a
     placeholder in double hashes (argo-cd's test/remote: ``name: ##CRBNAME##``, which a
@@ -378,8 +387,8 @@ def _commented_placeholder(model: Model, obj: KObject, path: Path) -> str | None
         line = obj.position(path)[0]
     except (KeyError, IndexError, TypeError, ValueError):
         return None
-    text = lf.text.splitlines() if lf is not None else []
-    match = _HASH_PLACEHOLDER.search(text[line - 1]) if 0 < line <= len(text) else None
+    lines = _lines(lf.text) if lf is not None else ()
+    match = _HASH_PLACEHOLDER.search(lines[line - 1]) if 0 < line <= len(lines) else None
     if match is None:
         return None
     return (f"the value a tool writes over {match.group(1)} before applying (YAML reads it as "
