@@ -988,6 +988,14 @@ def test_without_roots_vendored_code_and_test_data_are_kept_aside_unless_built(
         "pkg/loader/testdata/deploy.yaml": FLOATING % "fixture",
         # rancher/fleet-examples: tests/test.sh diffs `fleet test` against these
         "tests/expected/helm/dev-output.yaml": FLOATING % "snapshot",
+        # fluxcd/flux2: a testdata kustomization (and a Flux Kustomization beside it) lists
+        # a fixture invalid on purpose: kept aside all the same
+        "internal/build/testdata/bad/resources/kustomization.yaml": "resources: [bad.yaml]\n",
+        "internal/build/testdata/bad/resources/bad.yaml": FLOATING % "bad",
+        "internal/build/testdata/bad/ks.yaml": (
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: test-ks, namespace: flux-system}\n"
+            "spec: {path: ./resources, sourceRef: {kind: GitRepository, name: test}}\n"),
         "apps/expected/web.yaml": FLOATING % "an-app-named-so",
         "vendir/vendor/app/app.yaml": FLOATING % "vendired",
         "vendir/kustomization.yaml": "resources: [vendor/app/app.yaml]\n",
@@ -996,13 +1004,15 @@ def test_without_roots_vendored_code_and_test_data_are_kept_aside_unless_built(
     assert [(r, s, f) for r, s, f, _ in found(result)] == [
         ("image-digest[floating]", "error", "apps/expected/web.yaml"),
         ("image-digest[floating]", "error", "vendir/vendor/app/app.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "internal/build/testdata/bad/ks.yaml"),
         ("kustomize-integrity[not-applied]", "info", "pkg/loader/testdata/deploy.yaml"),
         ("kustomize-integrity[not-applied]", "info", "tests/expected/helm/dev-output.yaml"),
         ("kustomize-integrity[not-applied]", "info", "vendor/k8s.io/apimachinery/pod.yaml"),
     ]
+    aside = "is kept aside (vendored code or test data no build reads), so nothing in it is judged"
     assert sorted(f.message for f in result.findings if f.kind == "not-applied") == [
-        f"{top} (1 manifest file) is kept aside (vendored code or test data no build reads), "
-        "so nothing in it is judged" for top in ("pkg", "tests", "vendor")]
+        f"internal (2 manifest files) {aside}", f"pkg (1 manifest file) {aside}",
+        f"tests (1 manifest file) {aside}", f"vendor (1 manifest file) {aside}"]
 
 
 # Substitution walks only the objects some text of theirs may spell a ``${`` in; each case

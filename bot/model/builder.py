@@ -155,9 +155,12 @@ def build_model(
                              for folder in unapplied_folders(model))
     else:
         # Flux Kustomizations whose path is in this tree as written: built without roots
+        # (not one kept aside: fluxcd/flux2's testdata Kustomizations build its invalid
+        # fixtures, which no cluster receives)
         flux = [(doc, spec) for doc in model.documents
                 if (spec := flux_spec(doc.value)) is not None
-                and isinstance(spec.get("path"), str) and "${" not in spec["path"]]
+                and isinstance(spec.get("path"), str) and "${" not in spec["path"]
+                and not kept_aside(doc.file.path)]
         flux_builds = [graph.flux_build(doc.file.path, spec) for doc, spec in flux]
         model.scope_doubt = _scope_doubt(tree, graph, flux, flux_builds)
         variants, patches, tags = _built_documents(graph, flux_builds)
@@ -349,8 +352,9 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> fro
     commented out of a kustomization names (``# - ../base/dagger-engine``: disabled on
     purpose, as kustomize-integrity says), with what its build alone reads."""
     unused = frozenset(model.derived.get("unincluded-components", ()))
-    live = [k for k in graph.by_dir.values() if k.directory not in unused]  # (a Component
-    # no kustomization includes is applied by none)
+    live = [k for k in graph.by_dir.values() if k.directory not in unused  # (a Component no
+            and not kept_aside(k.file)]  # kustomization includes, or one kept aside, lists
+    # for nobody: fluxcd/flux2's testdata kustomizations list its invalid fixtures)
     flux_read = {f for build in flux if build is not None for f in build.files}
     listed = _listed(graph, live)
     commented = {c.target for k in live if not kept_aside(k.file) for c in graph.commented(k)
