@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from reviewbot.model.ci import ci_facts, glob_match
+from reviewbot.model.ci import Rewrite, ci_facts, glob_match
 from reviewbot.model.images import ImageRef
 from reviewbot.model.objects import Model, Path, items, model_graph
 
@@ -205,7 +205,7 @@ def _ci_builders(model: Model) -> Iterator[Builder]:
                               within, rewrite.values[i] if i < len(rewrite.values) else None)
 
 
-def unread_image_setter(model: Model, file: str) -> Any:
+def unread_image_setter(model: Model, file: str) -> Rewrite | None:
     """A CI step that runs ``kustomize edit set image`` with the image a variable names, in a
     kustomization a variable names (argo-cd's hack/update-manifests.sh, run by its release
     workflow: ``cd "${SRCROOT}/manifests/base" && $KUSTOMIZE edit set image
