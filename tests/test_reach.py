@@ -297,6 +297,13 @@ def test_a_lint_of_part_of_a_repository_whose_roots_are_outside_it_promises_no_e
         "repository's top level to judge what its clusters receive.")
     whole = analyze(disk_tree([tmp_path], tmp_path), Config(), only=["image-digest"])
     assert [(f.severity, f.file) for f in whole.findings] == [("error", "apps/web.yaml")]
+    # the top of an OCI artifact (flux2-multi-tenancy's kyverno, path ./) is not this
+    # repository's: a new-user trial, linting from a folder holding that tree beside its
+    # own, got warnings naming it
+    (tmp_path / "clusters" / "prod" / "apps.yaml").write_text(
+        (APPS % ("./", "OCIRepository", "kyverno")).lstrip("\n"))
+    oci = analyze(disk_tree([tmp_path / "apps"], tmp_path), Config(), only=["image-digest"])
+    assert [f.severity for f in oci.findings] == ["error"]
     # a part of a repository with no root anywhere: applied as written, as before
     (tmp_path / "clusters" / "prod" / "apps.yaml").unlink()
     (tmp_path / "clusters" / "prod" / "flux-system" / "gotk-sync.yaml").unlink()

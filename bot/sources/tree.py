@@ -334,6 +334,8 @@ _ROOT_KIND = re.compile(rb"kind:\s*[\"']?(?:Kustomization|FluxInstance|Applicati
                         rb"ApplicationSet)[\"']?\s*$", re.M)
 
 
+# a root whose source is an artifact, not a checkout of this repository
+_ARTIFACT_SOURCE = re.compile(rb"kind:\s*[\"']?(?:OCIRepository|Bucket)\b")
 _ROOT_PATH = re.compile(rb"""^\s*-?\s*path:\s*["']?([^\s"'#]*)""", re.M)
 
 
@@ -370,19 +372,22 @@ def roots_outside(root: str, targets: Sequence[str]) -> tuple[str, ...]:
                         head = f.read(_ROOT_HEAD)
                 except OSError:
                     continue
+                artifact = _ARTIFACT_SOURCE.search(head) is not None
                 if _ROOT_API.search(head) and _ROOT_KIND.search(head) and any(
-                        _reaches(m.decode("utf-8", "replace"), wanted)
+                        _reaches(m.decode("utf-8", "replace"), wanted, artifact)
                         for m in _ROOT_PATH.findall(head)):
                     found.append(_relative(entry.path, root))
     return tuple(sorted(found))
 
 
-def _reaches(path: str, targets: Sequence[str]) -> bool:
+def _reaches(path: str, targets: Sequence[str], artifact: bool = False) -> bool:
     """Whether a root's ``path`` (from the repository's top) is one of ``targets``, a folder
-    above one, or a folder in one."""
+    above one, or a folder in one. The top of an artifact's source (``artifact``: an
+    OCIRepository or Bucket, flux2-multi-tenancy's ``path: ./`` of a kyverno OCI artifact)
+    is that artifact's, not this repository's: it reaches nothing here."""
     folder = posixpath.normpath(path.strip().lstrip("/"))
     if folder == ".":
-        return True
+        return not artifact
     return any(folder == t or t.startswith(folder + "/") or folder.startswith(t + "/")
                for t in targets)
 
