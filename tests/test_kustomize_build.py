@@ -91,6 +91,31 @@ def test_a_git_ignored_entry_is_a_build_output() -> None:
         "all.yaml is git-ignored (made at build time): not checked"]
 
 
+def test_remote_entries_are_said_not_fetched(tmp_path: Path) -> None:
+    # reviewbot never fetches: what a remote entry holds is neither judged nor silent
+    write(tmp_path, {
+        "apps/kustomization.yaml": """
+            resources:
+              - https://github.com/acme/op/releases/download/v1.0.0/crds.yaml
+              - github.com/acme/op//config/default?ref=v1.0.0
+              - https://example.com/a.yaml
+              - deploy.yaml
+        """,
+        "apps/deploy.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+        "single/kustomization.yaml": "resources: [https://example.com/one.yaml]\n",
+        ".archive/kustomization.yaml": "resources: [https://example.com/old.yaml]\n",
+    })
+    result = lint_dir(tmp_path)
+    assert findings(result) == []
+    assert [(s.path, s.reason) for s in result.model.skipped if "remote" in s.reason] == [
+        ("apps/kustomization.yaml", "3 remote resources not fetched (https://github.com/acme/"
+         "op/releases/download/v1.0.0/crds.yaml, github.com/acme/op//config/default?ref=v1.0.0"
+         " and 1 more): what they hold is not judged"),
+        ("single/kustomization.yaml", "remote resource not fetched (https://example.com/one."
+         "yaml): what it holds is not judged"),
+    ]
+
+
 def test_a_file_a_script_applies_is_an_info_naming_the_script() -> None:
     result = case("p12-script-applied")
     assert findings(result) == [("kustomize-integrity", "info", "creds-secret.yaml", 2)]

@@ -27,6 +27,7 @@ from reviewbot.model.kustomize import (
     Origins,
     Resource,
     flux_spec,
+    include_entries,
     is_kustomization_file,
     is_remote,
     join,
@@ -192,7 +193,7 @@ def build_model(
             if isinstance(spec, dict) and isinstance(spec.get("name"), str)
             and (spec.get("nodes") or spec.get("kubernetes-version"))
         }
-    model.skipped.extend(_not_judged(graph))
+    model.skipped.extend(_not_judged(graph, model.unapplied))
     charts = _chart_content(graph.paths)
     by_identity = model.by_identity
     values_pods: list[PodTemplate] = []  # pods of objects' own Helm values, after the others
@@ -487,15 +488,33 @@ def _chart_content(paths: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
-def _not_judged(graph: Graph) -> Iterator[Skipped]:
-    """Kustomization entries git-ignored (generated before the build): said, not judged."""
+def _not_judged(graph: Graph, unapplied: frozenset[str]) -> Iterator[Skipped]:
+    """What an applied kustomization lists and reviewbot cannot read, said, not judged:
+    remote entries (a URL or a git reference kustomize would fetch; reviewbot never
+    fetches) and entries git-ignored (generated before the build)."""
     for k in sorted(graph.by_dir.values(), key=lambda k: k.file):
+        remote = [entry for _, entry in include_entries(k.body) if is_remote(entry)]
+        if remote and k.file not in unapplied:  # (a folder not applied is said as such)
+            yield Skipped(k.file, _remote_not_fetched(remote))
         for entry in graph.entries(k):
             target = join(k.directory, entry.value.strip())
             if target not in graph.paths and not is_remote(entry.value) and (
                     graph.gitignored(target)):
                 yield Skipped(k.file, f"{entry.value.strip()} is git-ignored (made at build "
                               "time): not checked")
+
+
+REMOTE_NAMED = 2  # remote entries a skipped line names; the rest are counted
+
+
+def _remote_not_fetched(entries: Sequence[str]) -> str:
+    """Why a kustomization's remote entries are not judged: the first few named."""
+    named = ", ".join(entries[:REMOTE_NAMED])
+    more = f" and {len(entries) - REMOTE_NAMED} more" if len(entries) > REMOTE_NAMED else ""
+    if len(entries) == 1:
+        return f"remote resource not fetched ({named}): what it holds is not judged"
+    return (f"{len(entries)} remote resources not fetched ({named}{more}): what they hold "
+            "is not judged")
 
 
 def _rendered(doc: Document) -> bool:
