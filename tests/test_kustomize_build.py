@@ -116,6 +116,27 @@ def test_remote_entries_are_said_not_fetched(tmp_path: Path) -> None:
     ]
 
 
+def test_a_transformer_configuration_is_read_by_the_build_never_applied(tmp_path: Path
+                                                                         ) -> None:
+    # fluxcd/flux2's manifests/bases list labels.yaml under `transformers`: kustomize runs
+    # it on the build's objects; no cluster receives a LabelTransformer (reviewbot runs no
+    # transformer plugin: the build is not held whole)
+    write(tmp_path, {
+        "kustomization.yaml": "resources: [cm.yaml]\ntransformers: [labels.yaml]\n",
+        "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+        "labels.yaml": """
+            apiVersion: builtin
+            kind: LabelTransformer
+            metadata: {name: labels}
+            labels: {app.kubernetes.io/part-of: flux}
+            fieldSpecs: [{path: metadata/labels, create: true}]
+        """,
+    })
+    result = lint_dir(tmp_path)
+    assert findings(result) == []
+    assert [o.kind for o in result.model.objects] == ["ConfigMap"]
+
+
 def test_a_file_a_script_applies_is_an_info_naming_the_script() -> None:
     result = case("p12-script-applied")
     assert findings(result) == [("kustomize-integrity", "info", "creds-secret.yaml", 2)]

@@ -26,6 +26,7 @@ from reviewbot.model.kustomize import (
     Kustomization,
     Origins,
     Resource,
+    config_files,
     flux_spec,
     include_entries,
     is_kustomization_file,
@@ -452,14 +453,16 @@ def _variant(found: list[Resource], buckets: Buckets, key: int, r: Resource) -> 
 
 
 def _patch_documents(graph: Graph) -> set[int]:
-    """The documents that are patches (listed as one, or their entry commented out) and
-    not also listed as a resource: never objects."""
+    """The documents that are patches (listed as one, or their entry commented out) or
+    kustomize's own configuration (a transformer, generator or validator a kustomization
+    lists, its transformer configurations, its replacements: the build reads them, no
+    cluster receives them), and not also listed as a resource: never objects."""
     patches: set[int] = set()
     listed: set[str] = set()
     for k in graph.by_dir.values():
         listed.update(graph.children(k.directory))
     for k in graph.by_dir.values():
-        for file in patch_files(k):
+        for file in (*patch_files(k), *config_files(k)):
             if file not in listed:
                 patches.update(id(d) for d in _documents_of(graph, file))
         for entry in graph.commented(k):
