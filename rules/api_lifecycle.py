@@ -237,7 +237,7 @@ class _Cluster:
 
     @property
     def title(self) -> str:
-        return self.name or "(default)"
+        return self.name or DEFAULT_CLUSTER
 
     @property
     def version(self) -> str:

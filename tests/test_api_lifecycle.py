@@ -655,5 +655,15 @@ def test_clusters_judged_alike_are_named_once_in_the_summary() -> None:
     assert lifecycle_summary({"clusters": two, "target": "1.33"}) == (
         "api-lifecycle: judged against Kubernetes 1.37 (the newest known, none set) in lab, "
         "staging; 1.31 in production; upgrade planned to 1.33")
+    # the objects no cluster root applies (the roots themselves) are no cluster the
+    # summary's cluster lines name: said apart
+    by_hand = {"in-cluster": newest, "<WORKLOAD_CLUSTER_NAME>": newest, "(default)": newest}
+    assert lifecycle_summary({"clusters": by_hand}) == (
+        "api-lifecycle: judged against Kubernetes 1.37 (the newest known, none set) in both "
+        "clusters and what no cluster root applies")
+    by_hand["production"] = two["production"]
+    assert lifecycle_summary({"clusters": by_hand}) == (
+        "api-lifecycle: judged against Kubernetes 1.37 (the newest known, none set) in what "
+        "no cluster root applies, <WORKLOAD_CLUSTER_NAME>, in-cluster; 1.31 in production")
     one = {"home": {"kubernetes-version": "1.31", "judged-as": "set"}}
     assert lifecycle_summary({"clusters": one}) == "api-lifecycle: judged against Kubernetes 1.31"

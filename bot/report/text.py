@@ -19,6 +19,7 @@ from reviewbot.engine.findings import (
     not_certain,
 )
 from reviewbot.escape import term
+from reviewbot.model.objects import DEFAULT_CLUSTER
 from reviewbot.report.base import Report, not_shown_lines, object_words
 from reviewbot.words import plural
 
@@ -214,13 +215,30 @@ def lifecycle_summary(notes: dict[str, Any]) -> str:
     if len(clusters) <= 1 or not alike:
         parts = list(alike)
     elif len(alike) == 1:
-        parts = [f"{text} in all {len(names)} clusters" for text, names in alike.items()]
+        parts = [f"{text} in {_all_clusters(names)}" for text, names in alike.items()]
     else:
-        parts = [f"{text} in {', '.join(names)}" for text, names in alike.items()]
+        parts = [f"{text} in {', '.join(_cluster_name(n) for n in names)}"
+                 for text, names in alike.items()]
     line = f"api-lifecycle: judged against Kubernetes {'; '.join(parts) or '?'}"
     if notes.get("target"):
         line += f"; upgrade planned to {notes['target']}"
     return line
+
+
+def _cluster_name(name: str) -> str:
+    return "what no cluster root applies" if name == DEFAULT_CLUSTER else name
+
+
+def _all_clusters(names: list[str]) -> str:
+    """"all 5 clusters"; the objects no root applies said apart (the summary's cluster lines
+    name the roots' clusters alone)."""
+    named = [n for n in names if n != DEFAULT_CLUSTER]
+    text = "both clusters" if len(named) == 2 else f"all {len(named)} clusters" if len(
+        named) > 2 else f"cluster {named[0]}" if named else ""
+    if DEFAULT_CLUSTER in names:
+        text = f"{text} and {_cluster_name(DEFAULT_CLUSTER)}" if text else _cluster_name(
+            DEFAULT_CLUSTER)
+    return text
 
 
 def schema_summary(schema: dict[str, Any]) -> str:
