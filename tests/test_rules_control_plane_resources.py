@@ -181,3 +181,41 @@ def test_a_values_file_is_named_after_the_release_that_uses_it(tmp_path: Path) -
     assert [f.message.split(" selects")[0] for f in result.findings] == [
         "cert-manager", "cert-manager.webhook"]
     assert {f.object for f in result.findings} == {"HelmValues/cert-manager/values"}
+
+
+def test_a_limit_chart_values_leave_out_is_the_charts_default(tmp_path: Path) -> None:
+    """haraldkoch/kochhaus-home's coredns values write `limits: {memory: 128Mi}`: Helm
+    merges them over the chart's defaults key by key, and the coredns chart's default
+    limits hold `cpu: 100m`, which stays. Unseen: a warning that says so. A limit the values
+    delete (`cpu: null`) is gone whatever the chart sets: an error."""
+    from .helpers import lint_dir, write
+
+    release = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {{name: coredns, namespace: kube-system}}
+        spec:
+          chart: {{spec: {{chart: coredns, sourceRef: {{kind: HelmRepository, name: coredns}}}}}}
+          values:
+            affinity:
+              nodeAffinity:
+                requiredDuringSchedulingIgnoredDuringExecution:
+                  nodeSelectorTerms:
+                    - matchExpressions:
+                        - {{key: node-role.kubernetes.io/control-plane, operator: Exists}}
+            resources:
+              requests: {{cpu: 100m, memory: 128Mi}}
+              limits: {{{limits}}}
+    """
+    write(tmp_path, {"unseen/helmrelease.yaml": release.format(limits="memory: 128Mi"),
+                     "deleted/helmrelease.yaml": release.format(
+                         limits="cpu: null, memory: 128Mi")})
+    unseen = lint_dir(tmp_path / "unseen", only=["control-plane-resources"])
+    assert [(f.severity, f.line) for f in unseen.findings] == [("warning", 15)]
+    assert unseen.findings[0].message.endswith(
+        "sets no cpu limit: an unbounded pod there competes with etcd and the API server. "
+        "Not certain: reviewbot could not see the chart's default values, which Helm merges "
+        "under these key by key (a limit the chart sets by default stays unless the values "
+        "set it to null).")
+    deleted = lint_dir(tmp_path / "deleted", only=["control-plane-resources"])
+    assert [(f.severity, f.line) for f in deleted.findings] == [("error", 15)]
