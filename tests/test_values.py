@@ -7,6 +7,7 @@ and kustomize take values from; none were produced by running the code.
 
 from __future__ import annotations
 
+import json
 import re
 import textwrap
 from fractions import Fraction
@@ -527,3 +528,59 @@ def test_values_from_a_generated_configmap_renamed_by_its_hash(tmp_path: Path) -
         release.body["spec"]["valuesFrom"][0]["name"])
     assert [(p.obj.ref, p.name) for p in values_pods(model)] == [
         ("HelmValues/llm/values", "vllm")]
+
+
+CHART = {
+    "helm/Chart.yaml": "apiVersion: v2\nname: toolkit\nversion: 1.0.0\n",
+    "helm/values.yaml": "image:\n  repository: acme/toolkit-series\n  tag: latest\n",
+}
+APPLICATION = """
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {{name: {name}, namespace: argocd}}
+spec:
+  project: default
+  destination: {{server: https://kubernetes.default.svc, namespace: {name}}}
+  source:
+    repoURL: https://github.com/acme/toolkit.git
+    path: helm
+    helm:
+{helm}
+"""
+SETS_TAG = """      values: |
+        image:
+          repository: acme/toolkit
+          tag: {{.IMAGE_TAG}}
+"""
+
+
+def test_a_chart_default_every_consumer_overrides_is_no_clusters(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """vfarcic/devops-toolkit: each Argo CD Application rendering the chart's folder sets
+    image.tag (a value CI fills in) over its `tag: latest`. Helm merges what an Application
+    passes over the chart's values.yaml: no cluster runs `:latest`, and no error says so.
+    An Application that leaves the tag as it is receives the default: then it is judged."""
+    from .helpers import write
+
+    every = tmp_path / "every"
+    write(every, {**CHART,
+                  "production.yaml": APPLICATION.format(name="production", helm=SETS_TAG),
+                  "staging.yaml": APPLICATION.format(name="staging", helm=(
+                      "      parameters:\n        - {name: image.tag, value: '1.2.3'}\n"))})
+    _, out, _ = run_cli(["lint", str(every), "--format", "json", "--rule", "image-digest"],
+                        capsys)
+    result = json.loads(out)
+    assert [(f["rule"], f["file"]) for f in result["findings"]] == []
+    assert {"file": "helm/values.yaml", "reason": (
+        "image-digest (line 3): every consumer of this chart (production.yaml and 1 more) "
+        "sets image.tag over this default, so no cluster receives it")} in [
+        {k: s[k] for k in ("file", "reason")} for s in result["skipped"]]
+    one_leaves_it = tmp_path / "one"
+    write(one_leaves_it, {**CHART,
+                          "production.yaml": APPLICATION.format(name="production", helm=SETS_TAG),
+                          "dev.yaml": APPLICATION.format(name="dev", helm=(
+                              "      valuesObject: {ingress: {host: dev.example.org}}\n"))})
+    _, out, _ = run_cli(["lint", str(one_leaves_it), "--format", "json", "--rule",
+                         "image-digest"], capsys)
+    assert [(f["severity"], f["file"], f["line"]) for f in json.loads(out)["findings"]
+            ] == [("error", "helm/values.yaml", 3)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -40,6 +40,7 @@ from reviewbot.load.paths import Path, format_path
 from reviewbot.model.builder import build_model
 from reviewbot.model.doubts import doubt_of
 from reviewbot.model.objects import Model, model_graph
+from reviewbot.model.values import VALUES_KIND, overridden_default
 from reviewbot.sources.tree import Skipped, Tree
 
 if TYPE_CHECKING:  # the diff's type only: a lint never imports the diff
@@ -480,9 +481,24 @@ def _rules_worker(rules: Sequence[Rule], order: Sequence[int], tickets: concurre
 def _decisions(rule: Rule, model: Model, options: Any,
                change: Change | None) -> Iterable[Decision]:
     if change is None:
-        return rule.check_set(model, options) if rule.check_set is not None else ()
-    return rule.check_change(change.diff, change.base, model, options) if (
-        rule.check_change is not None) else ()
+        found = rule.check_set(model, options) if rule.check_set is not None else ()
+    else:
+        found = rule.check_change(change.diff, change.base, model, options) if (
+            rule.check_change is not None) else ()
+    return _received(found, model)
+
+
+def _received(decisions: Iterable[Decision], model: Model) -> Iterator[Decision]:
+    """``decisions``, a violation of a chart's default that every consumer of the chart
+    overrides made a quiet place (``model.values.overridden_default``): no cluster receives
+    the value it judges."""
+    for decision in decisions:
+        if isinstance(decision, Violation) and decision.obj is not None and (
+                decision.obj.kind == VALUES_KIND) and (
+                why := overridden_default(model, decision.obj, decision.path)) is not None:
+            yield QuietPlace(decision.obj, decision.path, why)
+        else:
+            yield decision
 
 
 def make_finding(rule: Rule, v: Violation, severity: str | None,

@@ -845,3 +845,124 @@ def _chart_container(unit: _Unit, base: Path) -> Container:
         unit.key, spec, unit.path, unit.role, where=where, image_ref=ref,
         declared_resources="resources" in body, chart="chart", label=label,
     )
+
+
+# ---------------------------------------------------------------- a chart's own defaults
+
+
+def overridden_default(model: Model, obj: Any, path: Path) -> str | None:
+    """Why the value at ``path`` of a chart's own ``values.yaml`` (its defaults, a
+    ``Chart.yaml`` beside it) is no cluster's, or None: every consumer of the repository that
+    renders the chart from its folder sets it, or something in it, over the default (Helm
+    merges what the consumer passes over the chart's ``values.yaml``, maps key by key). The
+    consumers: Argo CD Applications and ApplicationSets whose source ``path`` is the folder
+    (``helm.values``, ``valuesObject``, ``parameters``, ``valueFiles``), and Flux
+    HelmReleases whose chart is the folder of a GitRepository (``spec.values``). None when
+    none renders it, or one leaves the default as it is, or what one passes is not read
+    (vfarcic/devops-toolkit: four Applications set ``image.tag: {{.IMAGE_TAG}}``, which CI
+    fills in, over the chart's ``tag: latest``)."""
+    if not isinstance(obj, ValuesObject) or obj.doc is None:
+        return None
+    consumers: dict[str, list[tuple[str, list[Path] | None]]] | None = model.derived.get(
+        "chart-consumers")
+    if consumers is None:
+        consumers = model.derived["chart-consumers"] = _chart_consumers(model)
+    found = consumers.get(obj.doc.file.path)
+    if not found or not all(sets is not None and any(_overlaps(o, path) for o in sets)
+                            for _, sets in found):
+        return None
+    files = sorted({file for file, _ in found})
+    who = files[0] + (f" and {len(files) - 1} more" if len(files) > 1 else "")
+    return (f"every consumer of this chart ({who}) sets {'.'.join(map(str, path))} over "
+            "this default, so no cluster receives it")
+
+
+def _overlaps(written: Path, path: Path) -> bool:
+    """A consumer's ``written`` value (a leaf: maps merge key by key) replaces ``path`` or
+    something in it."""
+    n = min(len(written), len(path))
+    return written[:n] == path[:n]
+
+
+def _chart_consumers(model: Model) -> dict[str, list[tuple[str, list[Path] | None]]]:
+    """By a chart's own values file, the consumers that render the chart from its folder:
+    each one's file and the leaf paths it writes over the defaults (None: not read)."""
+    from reviewbot.model.kustomize import argo_sources
+    from reviewbot.model.objects import model_graph
+
+    graph = model_graph(model)
+    out: dict[str, list[tuple[str, list[Path] | None]]] = {}
+
+    def add(file: str, path: str, written: list[Path] | None) -> None:
+        folder = graph.flux_folder(file, path)
+        if folder is None or posixpath.join(folder, "Chart.yaml") not in model.files:
+            return
+        out.setdefault(posixpath.join(folder, "values.yaml"), []).append((file, written))
+
+    for obj in model.objects:
+        if obj.file in model.unapplied:
+            continue
+        if obj.group == "argoproj.io" and obj.kind in ("Application", "ApplicationSet"):
+            spec = obj.get(("spec",) if obj.kind == "Application" else (
+                "spec", "template", "spec"))
+            for _, source in argo_sources(spec if isinstance(spec, dict) else {}):
+                where = source.get("path")
+                if isinstance(where, str) and "{{" not in where and not source.get("chart"):
+                    add(obj.file, where, _argo_written(source.get("helm"), model, obj.file,
+                                                       where, graph))
+        elif obj.group == "helm.toolkit.fluxcd.io" and obj.kind == "HelmRelease":
+            chart = obj.get(("spec", "chart", "spec"))
+            if isinstance(chart, dict) and isinstance(chart.get("chart"), str) and (
+                    _dict(chart.get("sourceRef")).get("kind") == "GitRepository"):
+                values = obj.get(("spec", "values"))
+                add(obj.file, chart["chart"], None if obj.get(("spec", "valuesFrom")) else
+                    _leaves(values if isinstance(values, dict) else {}))
+    return out
+
+
+def _argo_written(helm: Any, model: Model, file: str, where: str, graph: Any
+                  ) -> list[Path] | None:
+    """The leaf paths an Argo CD source's ``helm`` writes over the chart's defaults (None:
+    a part not read: values that do not parse, a values file not in the tree)."""
+    from reviewbot.load.loader import load
+    from reviewbot.sources.tree import FileRecord
+
+    if not isinstance(helm, dict):
+        return []
+    written: list[Path] = []
+    inline = helm.get("valuesObject")
+    text = helm.get("values")
+    if isinstance(text, str) and text.strip():
+        # a value a tool fills in (``{{.IMAGE_TAG}}``) stays a value
+        data = re.sub(r"\{\{.*?\}\}", "filled-in", text).encode("utf-8", "surrogateescape")
+        loaded = load(FileRecord("helm.values", None, data))
+        if loaded.problems or len(loaded.documents) > 1:
+            return None
+        inline = inline if isinstance(inline, dict) else (
+            loaded.documents[0].value if loaded.documents else {})
+    elif isinstance(text, dict):
+        inline = inline if isinstance(inline, dict) else text
+    if isinstance(inline, dict):
+        written.extend(_leaves(inline))
+    for item in items(helm.get("parameters")):
+        if isinstance(item, dict) and isinstance(item.get("name"), str):
+            written.append(tuple(item["name"].split(".")))
+    folder = graph.flux_folder(file, where) or ""
+    for name in items(helm.get("valueFiles")):
+        lf = model.files.get(join(folder, name)) if isinstance(name, str) else None
+        if lf is None:
+            return None
+        for doc in lf.documents:
+            if isinstance(doc.value, dict):
+                written.extend(_leaves(doc.value))
+    return written
+
+
+def _leaves(values: Mapping[str, Any], base: Path = ()) -> list[Path]:
+    out: list[Path] = []
+    for key, value in values.items():
+        if isinstance(value, dict) and value:
+            out.extend(_leaves(value, base + (str(key),)))
+        else:
+            out.append(base + (str(key),))
+    return out
