@@ -560,7 +560,6 @@ def _make(doc: Document, body: dict[str, Any], api: str, kind: str, path: Path,
     return KObject(api, kind, namespace, str(name), doc, body, path, origins)
 
 
-
 def _index(
     model: Model, obj: KObject, pods: list[PodTemplate] | None = None,
     service: Service | None = None,

@@ -47,8 +47,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from reviewbot.load.loader import load
 from reviewbot.model.images import ImageRef, parse_image
-from reviewbot.model.kustomize import is_kustomization_file, is_remote, join, unhashed
+from reviewbot.model.kustomize import (
+    Graph,
+    argo_sources,
+    is_kustomization_file,
+    is_remote,
+    join,
+    unhashed,
+)
 from reviewbot.model.objects import (
     Container,
     KObject,
@@ -59,7 +67,9 @@ from reviewbot.model.objects import (
     Strategy,
     dig,
     items,
+    model_graph,
 )
+from reviewbot.sources.tree import FileRecord
 
 VALUES_KIND = "HelmValues"
 VALUES_API = "reviewbot.dev/v1"
@@ -887,9 +897,6 @@ def _overlaps(written: Path, path: Path) -> bool:
 def _chart_consumers(model: Model) -> dict[str, list[tuple[str, list[Path] | None]]]:
     """By a chart's own values file, the consumers that render the chart from its folder:
     each one's file and the leaf paths it writes over the defaults (None: not read)."""
-    from reviewbot.model.kustomize import argo_sources
-    from reviewbot.model.objects import model_graph
-
     graph = model_graph(model)
     out: dict[str, list[tuple[str, list[Path] | None]]] = {}
 
@@ -920,13 +927,10 @@ def _chart_consumers(model: Model) -> dict[str, list[tuple[str, list[Path] | Non
     return out
 
 
-def _argo_written(helm: Any, model: Model, file: str, where: str, graph: Any
+def _argo_written(helm: Any, model: Model, file: str, where: str, graph: Graph
                   ) -> list[Path] | None:
     """The leaf paths an Argo CD source's ``helm`` writes over the chart's defaults (None:
     a part not read: values that do not parse, a values file not in the tree)."""
-    from reviewbot.load.loader import load
-    from reviewbot.sources.tree import FileRecord
-
     if not isinstance(helm, dict):
         return []
     written: list[Path] = []
