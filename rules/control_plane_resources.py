@@ -25,10 +25,7 @@ the pod's limits (containers summed, init containers at their peak) must stay at
 `max-limit-fraction` of each such node's allocatable CPU and memory; the message names the
 node, the limit and the share. In chart values, a component whose values set no `resources`
 at all keeps the chart's defaults, which the repository does not show: it is not reported
-(app-template has no default resources, so its containers always are). One whose values
-write part of `resources` keeps the chart's defaults for the rest (Helm merges values over
-them key by key): what it leaves out is a warning that says the defaults are unseen, unless
-the values delete it (`cpu: null`).
+(app-template has no default resources, so its containers always are).
 
 Kinds:
 
@@ -189,10 +186,8 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             missing = _missing(container)
             if missing:
                 complete = False
-                doubts = [d for d in (TOLERATES_ONLY if stand_in and not aimed else None,
-                                      _chart_defaults(container, missing)) if d]
                 yield _missing_violation(pod, container, missing, nodes[0], why,
-                                         " and ".join(doubts) or None)
+                                         TOLERATES_ONLY if stand_in and not aimed else None)
         if complete and not stand_in:
             yield from _shares(pod, nodes, fraction)
 
@@ -241,28 +236,6 @@ def _missing(container: Container) -> list[str]:
             if container.quantity("requests", resource) is None:
                 out.append(f"{resource} request")
     return out
-
-
-def _chart_defaults(container: Container, missing: Sequence[str]) -> str | None:
-    """What a chart's values leave out of a ``resources`` block they write: Helm merges
-    the values over the chart's defaults key by key (a key is deleted only when the values
-    set it to null), so a limit the chart sets by default stays. Unknown for a chart whose
-    defaults reviewbot does not hold (app-template has none; a raw container list in the
-    values replaces the chart's, as every list does)."""
-    origin = container.origin
-    if origin is None or origin.source != "values" or origin.chart != "chart":
-        return None
-    if all(_set_to_null(container.body.get("resources"), m) for m in missing):
-        return None  # every one deleted on purpose
-    return ("the chart's default values, which Helm merges under these key by key (a "
-            "limit the chart sets by default stays unless the values set it to null)")
-
-
-def _set_to_null(resources: Any, item: str) -> bool:
-    """``cpu limit``: the values write ``resources.limits.cpu: null`` (Helm deletes it)."""
-    resource, kind = item.split(" ")
-    section = resources.get(f"{kind}s") if isinstance(resources, dict) else None
-    return isinstance(section, dict) and resource in section and section[resource] is None
 
 
 def _join(items: Sequence[str]) -> str:
