@@ -584,3 +584,11 @@ def test_a_chart_default_every_consumer_overrides_is_no_clusters(
                          "image-digest"], capsys)
     assert [(f["severity"], f["file"], f["line"]) for f in json.loads(out)["findings"]
             ] == [("error", "helm/values.yaml", 3)]
+    # a consumer writing the default's own value changes nothing: latest is what it runs
+    same = tmp_path / "same"
+    write(same, {**CHART, "production.yaml": APPLICATION.format(name="production", helm=(
+        "      values: |\n        image: {tag: latest}\n"))})
+    _, out, _ = run_cli(["lint", str(same), "--format", "json", "--rule", "image-digest"],
+                        capsys)
+    assert [(f["severity"], f["file"], f["line"]) for f in json.loads(out)["findings"]
+            ] == [("error", "helm/values.yaml", 3)]

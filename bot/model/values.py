@@ -873,18 +873,25 @@ def overridden_default(model: Model, obj: Any, path: Path) -> str | None:
     fills in, over the chart's ``tag: latest``)."""
     if not isinstance(obj, ValuesObject) or obj.doc is None:
         return None
-    consumers: dict[str, list[tuple[str, list[Path] | None]]] | None = model.derived.get(
+    consumers: dict[str, list[tuple[str, list[Written] | None]]] | None = model.derived.get(
         "chart-consumers")
     if consumers is None:
         consumers = model.derived["chart-consumers"] = _chart_consumers(model)
     found = consumers.get(obj.doc.file.path)
-    if not found or not all(sets is not None and any(_overlaps(o, path) for o in sets)
-                            for _, sets in found):
+    if not found or not all(sets is not None and any(
+            _overlaps(at, path) and value != dig(obj.body, at, _ABSENT) for at, value in sets)
+            for _, sets in found):
         return None
     files = sorted({file for file, _ in found})
     who = files[0] + (f" and {len(files) - 1} more" if len(files) > 1 else "")
     return (f"every consumer of this chart ({who}) sets {'.'.join(map(str, path))} over "
             "this default, so no cluster receives it")
+
+
+# a leaf a consumer writes over a chart's defaults: its path and its value (a value the
+# default holds already changes nothing: `tag: latest` over `tag: latest` is still latest)
+Written = tuple[Path, Any]
+_ABSENT: Any = object()
 
 
 def _overlaps(written: Path, path: Path) -> bool:
@@ -894,13 +901,13 @@ def _overlaps(written: Path, path: Path) -> bool:
     return written[:n] == path[:n]
 
 
-def _chart_consumers(model: Model) -> dict[str, list[tuple[str, list[Path] | None]]]:
+def _chart_consumers(model: Model) -> dict[str, list[tuple[str, list[Written] | None]]]:
     """By a chart's own values file, the consumers that render the chart from its folder:
     each one's file and the leaf paths it writes over the defaults (None: not read)."""
     graph = model_graph(model)
-    out: dict[str, list[tuple[str, list[Path] | None]]] = {}
+    out: dict[str, list[tuple[str, list[Written] | None]]] = {}
 
-    def add(file: str, path: str, written: list[Path] | None) -> None:
+    def add(file: str, path: str, written: list[Written] | None) -> None:
         folder = graph.flux_folder(file, path)
         if folder is None or posixpath.join(folder, "Chart.yaml") not in model.files:
             return
@@ -928,12 +935,12 @@ def _chart_consumers(model: Model) -> dict[str, list[tuple[str, list[Path] | Non
 
 
 def _argo_written(helm: Any, model: Model, file: str, where: str, graph: Graph
-                  ) -> list[Path] | None:
+                  ) -> list[Written] | None:
     """The leaf paths an Argo CD source's ``helm`` writes over the chart's defaults (None:
     a part not read: values that do not parse, a values file not in the tree)."""
     if not isinstance(helm, dict):
         return []
-    written: list[Path] = []
+    written: list[Written] = []
     inline = helm.get("valuesObject")
     text = helm.get("values")
     if isinstance(text, str) and text.strip():
@@ -950,7 +957,7 @@ def _argo_written(helm: Any, model: Model, file: str, where: str, graph: Graph
         written.extend(_leaves(inline))
     for item in items(helm.get("parameters")):
         if isinstance(item, dict) and isinstance(item.get("name"), str):
-            written.append(tuple(item["name"].split(".")))
+            written.append((tuple(item["name"].split(".")), item.get("value")))
     folder = graph.flux_folder(file, where) or ""
     for name in items(helm.get("valueFiles")):
         lf = model.files.get(join(folder, name)) if isinstance(name, str) else None
@@ -962,11 +969,11 @@ def _argo_written(helm: Any, model: Model, file: str, where: str, graph: Graph
     return written
 
 
-def _leaves(values: Mapping[str, Any], base: Path = ()) -> list[Path]:
-    out: list[Path] = []
+def _leaves(values: Mapping[str, Any], base: Path = ()) -> list[Written]:
+    out: list[Written] = []
     for key, value in values.items():
         if isinstance(value, dict) and value:
             out.extend(_leaves(value, base + (str(key),)))
         else:
-            out.append(base + (str(key),))
+            out.append((base + (str(key),), value))
     return out
