@@ -25,7 +25,12 @@ the pod's limits (containers summed, init containers at their peak) must stay at
 `max-limit-fraction` of each such node's allocatable CPU and memory; the message names the
 node, the limit and the share. In chart values, a component whose values set no `resources`
 at all keeps the chart's defaults, which the repository does not show: it is not reported
-(app-template has no default resources, so its containers always are).
+(app-template has no default resources, so its containers always are). Helm merges the
+values over the chart's defaults key by key: for a chart whose default `resources`
+reviewbot has read (`coredns`, `cert-manager`, `forgejo`: bot/model/chart_defaults.py) the
+container is judged as the chart renders it (coredns' default cpu limit stays under values
+that write `limits: {memory: 128Mi}`); for another chart, what the values leave out of a
+`resources` block they write is the chart's, unseen: a warning that says so.
 
 Kinds:
 
@@ -117,6 +122,7 @@ from reviewbot.engine.findings import Violation
 from reviewbot.engine.registry import Option
 from reviewbot.model.objects import Container, Model, Node, PodTemplate, items
 from reviewbot.model.quantity import format_quantity, quote
+from reviewbot.model.values import chart_resources
 from reviewbot.model.workload import (
     CONTROL_PLANE_KEYS,
     admits,
@@ -152,6 +158,12 @@ SEVERITIES = {"missing": "error", "share": "error"}
 TOLERATES_ONLY = ("whether the cluster has control-plane nodes that admit workloads (no node "
                   "inventory; managed clusters such as GKE, EKS and AKS have none)")
 RESOURCES = ("cpu", "memory")
+# a chart's values write part of ``resources``; Helm merges them over the chart's defaults,
+# which reviewbot does not hold for that chart (model.chart_defaults)
+CHART_DEFAULTS = ("the chart's default resources, which Helm merges under these values key "
+                  "by key (a limit the chart sets by default stays unless the values set it "
+                  "to null)")
+_AS_WRITTEN: Any = object()
 
 SCOPE = "object"  # each finding depends on its object, its pods and the configuration only
 
@@ -180,14 +192,20 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         for container in pod.containers:
             if container.role == "ephemeralContainer":
                 continue
-            if not container.declared_resources:
+            rendered = chart_resources(model, pod, container)
+            if rendered is not None and rendered[1]:  # the chart's defaults are known
+                missing = _missing(container, rendered[0])
+            elif not container.declared_resources:
                 complete = False
                 continue
-            missing = _missing(container)
+            else:
+                missing = _missing(container)
             if missing:
                 complete = False
+                doubts = [TOLERATES_ONLY if stand_in and not aimed else None,
+                          CHART_DEFAULTS if rendered is not None and not rendered[1] else None]
                 yield _missing_violation(pod, container, missing, nodes[0], why,
-                                         TOLERATES_ONLY if stand_in and not aimed else None)
+                                         " and ".join(d for d in doubts if d) or None)
         if complete and not stand_in:
             yield from _shares(pod, nodes, fraction)
 
@@ -227,15 +245,26 @@ def _why(pod: PodTemplate, node: Node, stand_in: bool, inventory_pinned: Node | 
     return f"tolerates control-plane node {node.name}'s taints, so it can run there"
 
 
-def _missing(container: Container) -> list[str]:
+def _missing(container: Container, rendered: Any = _AS_WRITTEN) -> list[str]:
+    """What ``container`` lacks, as written or as its chart ``rendered`` its resources."""
     out = []
     for resource in RESOURCES:
-        limit = container.quantity("limits", resource)
+        if rendered is _AS_WRITTEN:
+            limit = container.quantity("limits", resource)
+            request = container.quantity("requests", resource)
+        else:
+            limit = _written(rendered, "limits", resource)
+            request = _written(rendered, "requests", resource)
         if limit is None:
             out.append(f"{resource} limit")
-            if container.quantity("requests", resource) is None:
+            if request is None:
                 out.append(f"{resource} request")
     return out
+
+
+def _written(resources: Any, kind: str, resource: str) -> Any:
+    section = resources.get(kind) if isinstance(resources, dict) else None
+    return section.get(resource) if isinstance(section, dict) else None
 
 
 def _join(items: Sequence[str]) -> str:

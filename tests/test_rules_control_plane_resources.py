@@ -181,3 +181,61 @@ def test_a_values_file_is_named_after_the_release_that_uses_it(tmp_path: Path) -
     assert [f.message.split(" selects")[0] for f in result.findings] == [
         "cert-manager", "cert-manager.webhook"]
     assert {f.object for f in result.findings} == {"HelmValues/cert-manager/values"}
+
+
+def test_what_chart_values_leave_out_is_the_charts_default(tmp_path: Path) -> None:
+    """Helm merges a release's values over the chart's values.yaml key by key (a null
+    deletes a key). haraldkoch/kochhaus-home's coredns values write `limits: {memory:
+    128Mi}`: the coredns chart's default limits hold `cpu: 100m`, which stays (no finding).
+    A chart whose defaults reviewbot has not read leaves the cpu limit unseen: a warning
+    that says so. A cpu limit the values delete is gone: an error. cert-manager's defaults
+    are `resources: {}`: values that write requests alone leave the controller unbounded
+    (mitchross/talos-argocd-proxmox)."""
+    from .helpers import lint_dir, write
+
+    release = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {{name: dns, namespace: kube-system}}
+        spec:
+          chart: {{spec: {{chart: {chart}, sourceRef: {{kind: HelmRepository, name: charts}}}}}}
+          values:
+            affinity:
+              nodeAffinity:
+                requiredDuringSchedulingIgnoredDuringExecution:
+                  nodeSelectorTerms:
+                    - matchExpressions:
+                        - {{key: node-role.kubernetes.io/control-plane, operator: Exists}}
+            resources:
+              requests: {{cpu: 100m, memory: 128Mi}}
+              limits: {{{limits}}}
+    """
+    write(tmp_path, {
+        "known/hr.yaml": release.format(chart="coredns", limits="memory: 128Mi"),
+        "unknown/hr.yaml": release.format(chart="some-dns", limits="memory: 128Mi"),
+        "deleted/hr.yaml": release.format(chart="coredns", limits="cpu: null, memory: 128Mi"),
+        "none/hr.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: cert-manager, namespace: cert-manager}
+            spec:
+              chart: {spec: {chart: cert-manager, sourceRef: {kind: HelmRepository, name: j}}}
+              values:
+                nodeSelector: {node-role.kubernetes.io/control-plane: ""}
+                resources: {requests: {cpu: 10m, memory: 64Mi}}
+        """,
+    })
+
+    def found(folder: str) -> list[tuple[str, int]]:
+        result = lint_dir(tmp_path / folder, only=["control-plane-resources"])
+        return [(f.severity, f.line) for f in result.findings]
+
+    assert found("known") == []
+    unseen = lint_dir(tmp_path / "unknown", only=["control-plane-resources"])
+    assert [(f.severity, f.line) for f in unseen.findings] == [("warning", 15)]
+    assert unseen.findings[0].message.endswith(
+        "Not certain: reviewbot could not see the chart's default resources, which Helm "
+        "merges under these values key by key (a limit the chart sets by default stays "
+        "unless the values set it to null).")
+    assert found("deleted") == [("error", 15)]
+    assert found("none") == [("error", 8)]

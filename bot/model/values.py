@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reviewbot.load.loader import load
+from reviewbot.model.chart_defaults import DEFAULT_RESOURCES
 from reviewbot.model.images import ImageRef, parse_image
 from reviewbot.model.kustomize import (
     Graph,
@@ -116,6 +117,11 @@ class ValuesObject(KObject):
     # the keys under which the chart beside the file passes values to its subcharts (Helm:
     # a dependency's ``alias``, else its ``name``), with the subchart's name
     subcharts: Mapping[str, str] = field(default_factory=dict)
+    # the chart these values are given to (a helmCharts entry's ``name``, a HelmRelease's
+    # ``spec.chart.spec.chart``), "" when not known; ``own``: the file sits beside the
+    # chart's Chart.yaml (its values are the chart's, as written)
+    chart: str = ""
+    own: bool = False
 
     @property
     def annotations(self) -> Mapping[str, str]:
@@ -147,6 +153,7 @@ class _Use:
 
     namespace: str | None = None
     release: str | None = None
+    chart: str = ""  # the chart the values are given to, "" when not known
 
 
 def values_pods(model: Model, patterns: Sequence[str] = ()) -> list[PodTemplate]:
@@ -237,6 +244,7 @@ def _values_documents(
                 vobj = ValuesObject(
                     VALUES_API, VALUES_KIND, str(ns) if ns else None, f"{release}-values-inline",
                     k.doc, inline, ("helmCharts", i, "valuesInline"),
+                    chart=str(chart.get("name") or ""),
                 )
                 yield vobj, inline, ()
     for path, lf in model.files.items():
@@ -258,7 +266,7 @@ def _values_documents(
             chart_name, subcharts = _chart_beside(model, posixpath.dirname(path))
             vobj = ValuesObject(VALUES_API, VALUES_KIND, use.namespace, stem, doc, value, (),
                                 release=chart_name or use.release or "",
-                                subcharts=subcharts)
+                                subcharts=subcharts, chart=use.chart, own=bool(chart_name))
             yield vobj, value, ()
 
 
@@ -296,7 +304,8 @@ def _file_uses(model: Model) -> dict[str, _Use]:
                     target = join(k.directory, entry)
                     release = chart.get("releaseName") or chart.get("name")
                     uses.setdefault(target, _Use(str(ns) if ns else None,
-                                                 str(release) if release else None))
+                                                 str(release) if release else None,
+                                                 str(chart.get("name") or "")))
         for section in ("configMapGenerator", "secretGenerator"):
             for gen in items(k.body.get(section)):
                 if not isinstance(gen, dict):
@@ -329,8 +338,10 @@ def _file_uses(model: Model) -> dict[str, _Use]:
             # the generator beside the HelmRelease wins over one elsewhere
             target = min(found, key=lambda dt: (dt[0] != here, dt[1]))[1]
             target_ns = obj.get(("spec", "targetNamespace"))
+            chart_name = obj.get(("spec", "chart", "spec", "chart"))
             uses.setdefault(target, _Use(str(target_ns or obj.namespace or "") or None,
-                                         obj.name))
+                                         obj.name,
+                                         chart_name if isinstance(chart_name, str) else ""))
     return uses
 
 
@@ -976,4 +987,64 @@ def _leaves(values: Mapping[str, Any], base: Path = ()) -> list[Written]:
             out.extend(_leaves(value, base + (str(key),)))
         else:
             out.append((base + (str(key),), value))
+    return out
+
+
+# ---------------------------------------------------------------- what a chart renders
+
+
+def chart_resources(model: Model, pod: PodTemplate, container: Container
+                    ) -> tuple[Any, bool] | None:
+    """The ``resources`` a chart renders for ``container`` of its values (the generic
+    convention; None for any other container): the chart's defaults for its component with
+    what the values write merged over them (Helm merges maps key by key, a ``null`` deletes
+    a key), and whether the defaults are known (:mod:`reviewbot.model.chart_defaults`; the
+    values beside a chart's own Chart.yaml are its defaults). Unknown: the values as
+    written, and what they leave out is the chart's, unseen."""
+    origin = container.origin
+    if origin is None or origin.source != "values" or origin.chart != "chart":
+        return None
+    written = container.body.get("resources")
+    obj = pod.obj
+    if isinstance(obj, ValuesObject) and obj.own:
+        return written, True
+    chart, base = _chart_of(model, obj, container.path)
+    defaults = DEFAULT_RESOURCES.get(chart, {}).get(
+        tuple(str(p) for p in container.path[len(base):]))
+    if defaults is None:
+        return written, False
+    return _coalesce(defaults, written) if written is not None else dict(defaults), True
+
+
+def _chart_of(model: Model, obj: KObject, path: Path) -> tuple[str, Path]:
+    """The chart ``obj``'s values at ``path`` are given to ("" when not known), and where
+    those values start in ``obj``."""
+    if isinstance(obj, ValuesObject):
+        return obj.chart, ()
+    for _, base, _, _ in object_values(obj):
+        if path[:len(base)] != base:
+            continue
+        if obj.kind == "HelmRelease":
+            from reviewbot.model.releases import releases  # (imported when first asked)
+
+            found = next((r for r in releases(model) if r.obj is obj), None)
+            return (found.chart if found is not None else ""), base
+        chart = dig(obj.body, base[:-2] + ("chart",))  # an Argo CD source's chart
+        return (chart if isinstance(chart, str) else ""), base
+    return "", ()
+
+
+def _coalesce(defaults: Mapping[str, Any], written: Any) -> Any:
+    """``written`` merged over ``defaults`` as Helm merges values: maps key by key, a
+    ``null`` deleting the key, anything else replacing it."""
+    if not isinstance(written, dict):
+        return written
+    out = dict(defaults)
+    for key, value in written.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _coalesce(out[key], value)
+        else:
+            out[key] = value
     return out
