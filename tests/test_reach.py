@@ -68,6 +68,36 @@ def bootstrap(root: Path, extra: dict[str, str]) -> Result:
     return lint_dir(root, only=["image-digest", "kustomize-integrity"])
 
 
+def test_a_kustomization_applying_an_argo_cd_root_applies_all_it_builds(tmp_path: Path
+                                                                        ) -> None:
+    # a bootstrap applied with `kubectl apply -k .`: the root Application and apps/web,
+    # which no Application names, are both applied (a new-user trial: apps/web was "not
+    # applied by any cluster root", its :latest image unjudged)
+    write(tmp_path, {
+        "kustomization.yaml": "resources: [apps/web, argocd/root.yaml]\n",
+        "apps/web/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "apps/web/deploy.yaml": FLOATING % "web",
+        "argocd/root.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: root, namespace: argocd}
+            spec:
+              project: default
+              destination: {server: https://kubernetes.default.svc, namespace: apps}
+              source: {repoURL: https://github.com/acme/fleet.git, path: cluster}
+        """,
+        "cluster/kustomization.yaml": "resources: [api.yaml]\n",
+        "cluster/api.yaml": FLOATING % "api",
+        "unused/deploy.yaml": FLOATING % "old",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert found(result) == [
+        ("image-digest[floating]", "error", "apps/web/deploy.yaml", "Deployment/apps/web"),
+        ("image-digest[floating]", "error", "cluster/api.yaml", "Deployment/apps/api"),
+        ("kustomize-integrity[not-applied]", "info", "unused/deploy.yaml", ""),
+    ]
+
+
 def test_an_archive_folder_no_root_reaches_gets_one_info_and_no_error(tmp_path: Path) -> None:
     result = bootstrap(tmp_path, {
         "apps/kustomization.yaml": "resources: [web.yaml]\n",

@@ -185,9 +185,27 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         walker.reach.roots.append(Root("in-cluster", "kustomization rendering Argo CD "
                                        "Applications", file, folder))
         walker.walk(_Step("in-cluster", file, {"path": "./" + folder}, "default", (), folder))
+    # so are the topmost kustomizations whose build holds such an Application as written
+    # (``kubectl apply -k .`` of a bootstrap listing apps/web and argocd/web-app.yaml applies
+    # both: apps/web was "not applied by any cluster root")
+    for folder in _applying(graph, frozenset(by_hand)):
+        file = graph.by_dir[folder].file
+        walker.reach.roots.append(Root("in-cluster", "kustomization applying Argo CD "
+                                       "Applications", file, folder))
+        walker.walk(_Step("in-cluster", file, {"path": "./" + folder}, "default", (), folder))
     if not walker.reach.roots:
         return None
     return walker.reach
+
+
+def _applying(graph: Graph, files: frozenset[str]) -> list[str]:
+    """The topmost kustomization folders (no other includes them; no Component) whose
+    build holds an object of ``files`` (Applications applied by hand)."""
+    if not files:
+        return []
+    return [folder for folder in graph.roots if not graph.by_dir[folder].is_component
+            and any(r.doc is not None and r.doc.file.path in files
+                    for r in graph.build(folder).resources)]
 
 
 class _Walker:
