@@ -122,7 +122,8 @@ def test_failing_and_remote_builds_are_skipped_and_linted_unrendered(tmp_path: P
     })
     tree = render_tree(disk_tree([tmp_path], tmp_path))
     reasons = {s.path: s.reason for s in tree.skipped}
-    assert reasons["remote/kustomization.yaml"] == "kustomize build not run: remote resource"
+    assert reasons["remote/kustomization.yaml"] == (
+        "kustomize build not run: remote resource github.com/org/repo//deploy?ref=v1")
     assert reasons["chart/kustomization.yaml"] == (
         "kustomize build not run: helmCharts need Helm (--enable-helm is never used)")
     assert reasons["broken/kustomization.yaml"].startswith("kustomize build failed")

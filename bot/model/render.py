@@ -124,8 +124,10 @@ def _not_buildable(folder: str, graph: Graph) -> str | None:
     """Why a build is not run: it would fetch (remote resources) or run Helm (helmCharts)."""
     if graph.uses_helm(folder):
         return "helmCharts need Helm (--enable-helm is never used)"
-    if graph.remote(folder):
-        return "remote resource"
+    remote = graph.remote(folder)
+    if remote:  # (the first named: it may sit in a kustomization the build includes)
+        return f"remote resource {remote[0]}" + (
+            f" and {len(remote) - 1} more" if len(remote) > 1 else "")
     return None
 
 
