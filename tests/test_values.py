@@ -584,11 +584,36 @@ def test_a_chart_default_every_consumer_overrides_is_no_clusters(
                          "image-digest"], capsys)
     assert [(f["severity"], f["file"], f["line"]) for f in json.loads(out)["findings"]
             ] == [("error", "helm/values.yaml", 3)]
-    # a consumer writing the default's own value changes nothing: latest is what it runs
+    # a parameter (judged nowhere) writing the default's own value changes nothing
     same = tmp_path / "same"
     write(same, {**CHART, "production.yaml": APPLICATION.format(name="production", helm=(
-        "      values: |\n        image: {tag: latest}\n"))})
+        "      parameters: [{name: image.tag, value: latest}]\n"))})
     _, out, _ = run_cli(["lint", str(same), "--format", "json", "--rule", "image-digest"],
                         capsys)
     assert [(f["severity"], f["file"], f["line"]) for f in json.loads(out)["findings"]
             ] == [("error", "helm/values.yaml", 3)]
+
+
+def test_an_applications_inline_values_text_is_judged_where_it_is_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Argo CD's `helm.values: |` is YAML as text: its values are what the chart renders,
+    judged at the lines of the Application's file (a new-user trial: `tag: latest` there
+    hid the chart's default and was judged nowhere). `valuesObject` takes its place when
+    both are written."""
+    from .helpers import write
+
+    inline = """      values: |
+        image:
+          tag: latest
+"""
+    write(tmp_path, {**CHART, "app.yaml": APPLICATION.format(name="web", helm=inline)})
+    _, out, _ = run_cli(["lint", str(tmp_path), "--format", "json", "--rule", "image-digest"],
+                        capsys)
+    assert [(f["severity"], f["file"], f["line"], f["column"], f["object"])
+            for f in json.loads(out)["findings"]] == [
+        ("error", "app.yaml", 13, 16, "HelmValues/web/web-helm-values")]
+    both = inline + "      valuesObject: {image: {tag: '1.2.3@sha256:" + "0" * 64 + "'}}\n"
+    write(tmp_path, {"app.yaml": APPLICATION.format(name="web", helm=both)})
+    _, out, _ = run_cli(["lint", str(tmp_path), "--format", "json", "--rule", "image-digest"],
+                        capsys)
+    assert [f["file"] for f in json.loads(out)["findings"]] == []

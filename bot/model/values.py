@@ -47,7 +47,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reviewbot.load.loader import load
+from reviewbot.load.loader import Document, load
 from reviewbot.model.chart_defaults import DEFAULT_RESOURCES
 from reviewbot.model.images import ImageRef, parse_image
 from reviewbot.model.kustomize import (
@@ -247,6 +247,7 @@ def _values_documents(
                     chart=str(chart.get("name") or ""),
                 )
                 yield vobj, inline, ()
+    yield from _argo_inline_values(model, skip)
     for path, lf in model.files.items():
         if path in skip or path in model.unapplied:  # no cluster receives what it sets
             continue
@@ -268,6 +269,69 @@ def _values_documents(
                                 release=chart_name or use.release or "",
                                 subcharts=subcharts, chart=use.chart, own=bool(chart_name))
             yield vobj, value, ()
+
+
+def _argo_inline_values(model: Model, skip: frozenset[str]
+                        ) -> Iterator[tuple[ValuesObject, dict[str, Any], Path]]:
+    """The values an applied Argo CD Application writes as YAML text (``helm.values: |``,
+    unless ``valuesObject`` takes its place), as a values document located in the
+    Application's own file: its findings point at the lines of the text."""
+    for obj in model.objects:
+        if obj.kind != "Application" or obj.group != "argoproj.io" or obj.file in skip or (
+                obj.file in model.unapplied):
+            continue
+        spec = obj.get(("spec",))
+        for where, source in argo_sources(spec if isinstance(spec, dict) else {}):
+            helm = _dict(source.get("helm"))
+            text = helm.get("values")
+            if not isinstance(text, str) or not text.strip() or isinstance(
+                    helm.get("valuesObject"), dict):
+                continue
+            doc = _embedded(obj, ("spec", *where, "helm", "values"), text)
+            if doc is None:
+                continue
+            dest = obj.get(("spec", "destination", "namespace"))
+            chart = source.get("chart")
+            folder = source.get("path")
+            if not isinstance(chart, str):  # a chart folder of this repository
+                chart = _chart_beside(model, folder.strip("./"))[0] if isinstance(
+                    folder, str) else ""
+            release = helm.get("releaseName")
+            name = release if isinstance(release, str) and release else obj.name
+            yield ValuesObject(VALUES_API, VALUES_KIND, dest if isinstance(dest, str) and dest
+                               else obj.namespace, f"{obj.name}-helm-values", doc, doc.value,
+                               (), release=name, chart=chart), doc.value, ()
+
+
+def _embedded(obj: KObject, path: Path, text: str) -> Document | None:
+    """``text``, the YAML an object holds as a string at ``path``, parsed where it is
+    written: a literal block (``values: |``) from the file's own lines below its header, so
+    that each node's line and column are those of the file; another string from the line
+    that holds it. None when it does not parse into a mapping (a template, say)."""
+    doc, at = obj.written(path)
+    line, column = doc.position(at)
+    lines = doc.file.text.splitlines()
+    header = lines[line - 1][column - 1:] if 0 < line <= len(lines) else ""
+    if header.startswith("|"):
+        block: list[str] = []
+        indent: int | None = None
+        for raw in lines[line:]:
+            stripped = raw.lstrip(" ")
+            if stripped:
+                width = len(raw) - len(stripped)
+                if indent is None:
+                    indent = width
+                elif width < indent:
+                    break
+            block.append(raw)
+        data = "\n" * line + "\n".join(block) + "\n"
+    else:
+        data = "\n" * (line - 1) + text
+    loaded = load(FileRecord(doc.file.path, None, data.encode("utf-8", "surrogateescape")))
+    if loaded.problems or len(loaded.documents) != 1 or not isinstance(
+            loaded.documents[0].value, dict):
+        return None
+    return loaded.documents[0]
 
 
 def _chart_beside(model: Model, folder: str) -> tuple[str, dict[str, str]]:
@@ -890,8 +954,8 @@ def overridden_default(model: Model, obj: Any, path: Path) -> str | None:
         consumers = model.derived["chart-consumers"] = _chart_consumers(model)
     found = consumers.get(obj.doc.file.path)
     if not found or not all(sets is not None and any(
-            _overlaps(at, path) and value != dig(obj.body, at, _ABSENT) for at, value in sets)
-            for _, sets in found):
+            _overlaps(at, path) and (judged or value != dig(obj.body, at, _ABSENT))
+            for at, value, judged in sets) for _, sets in found):
         return None
     files = sorted({file for file, _ in found})
     who = files[0] + (f" and {len(files) - 1} more" if len(files) > 1 else "")
@@ -899,9 +963,11 @@ def overridden_default(model: Model, obj: Any, path: Path) -> str | None:
             "this default, so no cluster receives it")
 
 
-# a leaf a consumer writes over a chart's defaults: its path and its value (a value the
-# default holds already changes nothing: `tag: latest` over `tag: latest` is still latest)
-Written = tuple[Path, Any]
+# a leaf a consumer writes over a chart's defaults: its path, its value, and whether the
+# consumer's values are judged where it writes them (values, valuesObject, a values file:
+# its own findings say what the cluster receives); a parameter is judged nowhere, so one
+# that writes the default's own value changes nothing (`latest` over `latest`)
+Written = tuple[Path, Any, bool]
 _ABSENT: Any = object()
 
 
@@ -968,7 +1034,7 @@ def _argo_written(helm: Any, model: Model, file: str, where: str, graph: Graph
         written.extend(_leaves(inline))
     for item in items(helm.get("parameters")):
         if isinstance(item, dict) and isinstance(item.get("name"), str):
-            written.append((tuple(item["name"].split(".")), item.get("value")))
+            written.append((tuple(item["name"].split(".")), item.get("value"), False))
     folder = graph.flux_folder(file, where) or ""
     for name in items(helm.get("valueFiles")):
         lf = model.files.get(join(folder, name)) if isinstance(name, str) else None
@@ -986,7 +1052,7 @@ def _leaves(values: Mapping[str, Any], base: Path = ()) -> list[Written]:
         if isinstance(value, dict) and value:
             out.extend(_leaves(value, base + (str(key),)))
         else:
-            out.append((base + (str(key),), value))
+            out.append((base + (str(key),), value, True))
     return out
 
 
