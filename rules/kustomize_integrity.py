@@ -217,6 +217,11 @@ SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error"
               "build": "error", "invalid": "error", "commented": "info",
               "applied-by-script": "info", "not-applied": "info"}
 BUILD_FAILED = "kustomize build failed: "
+# a build that runs kustomize plugins (``transformers``, ``generators``, ``validators``: a
+# builtin NamespaceTransformer from a folder, a KRM function), which reviewbot does not run
+PLUGINS_DOUBT = ("what the build's kustomize plugins (transformers, generators or "
+                 "validators, which reviewbot does not run) make of these objects' names and "
+                 "namespaces")
 COST = 7  # CPU time relative to a rule of cost 1, measured on the 50k-object tree
 OPTIONS: tuple[Any, ...] = ()
 
@@ -659,7 +664,12 @@ class _Duplicates:
         self._met[id(r)] = (r, where, identity)
         return where, identity
 
-    def find(self, resources: Iterable[Resource], where: str) -> Iterator[Violation]:
+    def find(self, resources: Iterable[Resource], where: str, build: Build | None = None
+             ) -> Iterator[Violation]:
+        """Duplicates among ``resources``, what ``build`` makes (when it runs kustomize
+        plugins, which reviewbot does not: they may rename or move the objects, so a
+        duplicate is not certain)."""
+        doubt = PLUGINS_DOUBT if build is not None and build.plugins else None
         objects, met = self.objects, self._met
         first: dict[Identity, tuple[Resource, tuple[int, Path]]] = {}
         for r in resources:
@@ -689,7 +699,7 @@ class _Duplicates:
             yield Violation(
                 b, ("metadata", "name"),
                 f"{ident} is built {what} by {where}; kustomize refuses duplicate objects",
-                kind="duplicate",
+                kind="duplicate", doubt=doubt,
                 fix="Remove one of the two, or give them different names or namespaces.",
             )
 
@@ -713,7 +723,8 @@ def _duplicates_below(
             continue
         done.add(current)
         where = graph.by_dir[current].file
-        found = list(duplicates.find(graph.build(current).resources, where))
+        build = graph.build(current)
+        found = list(duplicates.find(build.resources, where, build))
         if found:
             duplicate_in.add(current)
         yield from found
@@ -804,7 +815,7 @@ def _flux_paths(
             if build is not None and id(build) not in searched:
                 searched[id(build)] = build
                 where = f"Flux Kustomization {obj.ref} (path {path})"
-                yield from duplicates.find(build.resources, where)
+                yield from duplicates.find(build.resources, where, build)
 
 
 def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:

@@ -172,6 +172,34 @@ def test_a_duplicate_is_reported_once_at_the_innermost_kustomization(tmp_path: P
     ]
 
 
+def test_a_duplicate_a_plugin_may_rename_is_not_certain(tmp_path: Path) -> None:
+    # jfroy/flatops: each namespace folder writes `Namespace .invalid` and lists
+    # `transformers: [./transformers]`, a folder building a builtin NamespaceTransformer
+    # that renames it to the folder's namespace; reviewbot runs no plugin, so the 21
+    # "duplicate" Namespaces it saw were no promise (kubectl kustomize builds them apart)
+    namespace = "apiVersion: v1\nkind: Namespace\nmetadata: {name: .invalid}\n"
+    folder = "resources: [namespace.yaml]\ntransformers: [./transformers]\n"
+    write(tmp_path, {
+        "kustomization.yaml": "resources: [a, b]\n",
+        "a/kustomization.yaml": folder, "a/namespace.yaml": namespace,
+        "a/transformers/kustomization.yaml": "namespace: a\nresources: [../../ns.yaml]\n",
+        "b/kustomization.yaml": folder, "b/namespace.yaml": namespace,
+        "b/transformers/kustomization.yaml": "namespace: b\nresources: [../../ns.yaml]\n",
+        "ns.yaml": """
+            apiVersion: builtin
+            kind: NamespaceTransformer
+            metadata: {name: ns, namespace: .invalid}
+            fieldSpecs: [{path: metadata/name, kind: Namespace}]
+        """,
+    })
+    result = lint(tmp_path)
+    assert [(f.file, f.severity) for f in result.findings] == [("b/namespace.yaml", "warning")]
+    assert result.findings[0].message.endswith(
+        "kustomize refuses duplicate objects. Not certain: reviewbot could not see what the "
+        "build's kustomize plugins (transformers, generators or validators, which reviewbot "
+        "does not run) make of these objects' names and namespaces.")
+
+
 def test_cluster_scoped_objects_ignore_namespaces(tmp_path: Path) -> None:
     write(tmp_path, {
         "kustomization.yaml": "namespace: x\nresources: [a.yaml, b.yaml]\n",
