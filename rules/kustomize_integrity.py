@@ -636,7 +636,9 @@ def _holds_objects(model: Model, file: str) -> bool:
 # ---------------------------------------------------------------- duplicates
 
 
-Identity = tuple[str, str, str, str]
+# kustomize's resource id: group, version, kind, namespace, name (two versions of one kind are
+# two ids to kustomize, which builds both: opentelemetry-operator's config/samples)
+Identity = tuple[str, str, str, str, str]
 
 
 class _Duplicates:
@@ -660,7 +662,8 @@ class _Duplicates:
         where = (id(r.doc), r.path)
         mine = self.objects.get(where)
         # --render: kustomize built it, and refuses duplicates itself
-        identity = None if mine is not None and RENDERED in mine.annotations else r.identity
+        identity = None if mine is not None and RENDERED in mine.annotations else (
+            _kustomize_id(r))
         self._met[id(r)] = (r, where, identity)
         return where, identity
 
@@ -694,7 +697,7 @@ class _Duplicates:
             line, _ = a.position(())
             same = other[0].doc is r.doc and other[0].path == r.path
             what = "twice" if same else f"again (first in {a.file}:{line})"
-            _, kind, ns, name = key
+            _, _, kind, ns, name = key
             ident = f"{kind}/{ns}/{name}" if ns else f"{kind}/{name}"
             yield Violation(
                 b, ("metadata", "name"),
@@ -702,6 +705,12 @@ class _Duplicates:
                 kind="duplicate", doubt=doubt,
                 fix="Remove one of the two, or give them different names or namespaces.",
             )
+
+
+def _kustomize_id(r: Resource) -> Identity:
+    group, kind, ns, name = r.identity
+    api = str(r.body.get("apiVersion") or "")
+    return group, api.rpartition("/")[2], kind, ns, name
 
 
 def _duplicates_below(

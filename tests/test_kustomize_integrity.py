@@ -172,6 +172,21 @@ def test_a_duplicate_is_reported_once_at_the_innermost_kustomization(tmp_path: P
     ]
 
 
+def test_two_versions_of_one_kind_are_two_ids_to_kustomize(tmp_path: Path) -> None:
+    # open-telemetry/opentelemetry-operator's config/samples: kubectl kustomize builds a
+    # v1alpha1 and a v1beta1 OpenTelemetryCollector otel side by side (kustomize's ResId
+    # holds the version); the same version twice is refused
+    collector = "apiVersion: opentelemetry.io/%s\nkind: OpenTelemetryCollector\n" \
+                "metadata: {name: otel}\n"
+    write(tmp_path, {
+        "kustomization.yaml": "resources: [a.yaml, b.yaml]\n",
+        "a.yaml": collector % "v1alpha1", "b.yaml": collector % "v1beta1",
+    })
+    assert found(lint(tmp_path)) == []
+    write(tmp_path, {"b.yaml": collector % "v1alpha1"})
+    assert [f for f, _, _, _ in found(lint(tmp_path))] == ["b.yaml"]
+
+
 def test_a_duplicate_a_plugin_may_rename_is_not_certain(tmp_path: Path) -> None:
     # jfroy/flatops: each namespace folder writes `Namespace .invalid` and lists
     # `transformers: [./transformers]`, a folder building a builtin NamespaceTransformer

@@ -698,6 +698,8 @@ EXPECTED_NAMES = frozenset({"expected", "golden", "goldens", "snapshots", "__sna
 # examples/continuous-delivery/argocd, argoproj/argo-cd's test/e2e/testdata and
 # test/manifests/cmp). A test folder counts at the top only: clusters/test/ is an environment
 EXAMPLE_NAMES = frozenset({"example", "examples", "sample", "samples", "e2e", "testdata"})
+# a repository's documentation, at its top (a website's examples, a docs page's manifests)
+DOC_NAMES = frozenset({"doc", "docs", "site", "website"})
 
 
 def shows_a_setup(path: str) -> bool:
@@ -722,10 +724,14 @@ def aside_why(path: str) -> str | None:
     if any((p.startswith(".") and p not in (".", "..")) or p.lower() in ARCHIVE_NAMES
            for p in parts):
         return "an archive or hidden folder"
-    if any(p in COPIED_NAMES for p in parts) or any(
+    if any(p in COPIED_NAMES or (p.startswith("_") and len(p) > 1) for p in parts) or any(
             p in EXPECTED_NAMES and TEST_FOLDERS.intersection(parts[:i])
             for i, p in enumerate(parts)):
         return "vendored code or test data"
+    if parts and (parts[0] in ("test", "tests") or "e2e" in parts):
+        return "a test suite, which its harness applies to a test cluster,"
+    if parts and parts[0] in DOC_NAMES:
+        return "documentation"
     return None
 
 
