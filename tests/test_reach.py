@@ -640,8 +640,11 @@ def test_an_application_among_examples_is_no_root_of_the_repository(
     })
     result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
     assert result.model.derived.get("reach") is None  # no roots: applied as written
+    # (a test suite without roots is kept aside; a folder of examples is applied)
+    example = "kustomize-integrity[not-applied]" if folder.startswith("test/") else (
+        "image-digest[floating]")
     assert [(r, f) for r, _, f, _ in found(result)] == sorted([
-        ("image-digest[floating]", f"{folder}/app/web.yaml"),
+        (example, f"{folder}/app/web.yaml"),
         ("image-digest[floating]", "manifests/web.yaml")], key=lambda x: x[1])
 
 
@@ -1050,6 +1053,39 @@ def test_without_roots_vendored_code_and_test_data_are_kept_aside_unless_built(
     assert sorted(f.message for f in result.findings if f.kind == "not-applied") == [
         f"internal (2 manifest files) {aside}", f"pkg (1 manifest file) {aside}",
         f"tests (1 manifest file) {aside}", f"vendor (1 manifest file) {aside}"]
+
+
+def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
+        tmp_path: Path) -> None:
+    # an operator's repository: kuttl/chainsaw suites apply fixtures to a test cluster they
+    # make and assert partial objects (`02-assert.yaml`) against it; its website shows
+    # examples; Go ignores `_testdata`. kyverno, opentelemetry-operator, kueue and
+    # argocd-image-updater had 2,086 false errors there. A folder of examples stays applied.
+    assertion = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\n"
+    write(tmp_path, {
+        "test/e2e/suite/001-simple/02-assert.yaml": assertion,
+        "tests/conformance/pod.yaml": FLOATING % "fixture",
+        "cmd/cli/e2e/pod.yaml": FLOATING % "e2e-pod",
+        "site/static/examples/job.yaml": FLOATING % "site-example",
+        "cmd/cli/_testdata/pod.yaml": FLOATING % "go-ignored",
+        "examples/web.yaml": FLOATING % "example",
+        "clusters/test/web.yaml": FLOATING % "an-environment",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity", "schema"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "clusters/test/web.yaml"),
+        ("image-digest[floating]", "error", "examples/web.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "cmd/cli/_testdata/pod.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "site/static/examples/job.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "test/e2e/suite/001-simple/02-assert.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "tests/conformance/pod.yaml"),
+    ]
+    assert sorted(f.message.split(" is kept aside ")[1] for f in result.findings
+                  if f.kind == "not-applied") == [
+        "(a test suite, which its harness applies to a test cluster, no build reads), so "
+        "nothing in it is judged"] * 2 + [
+        "(documentation no build reads), so nothing in it is judged",
+        "(vendored code or test data no build reads), so nothing in it is judged"]
 
 
 # Substitution walks only the objects some text of theirs may spell a ``${`` in; each case
