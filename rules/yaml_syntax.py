@@ -29,6 +29,11 @@ Application builds its folder): kustomize keeps the later value (and adds the ke
 `annotations` has that the first lacks), so the cluster gets the object; kubectl refuses the
 document, so a file applied as written keeps the error.
 
+Not certain (a warning that says so): in a repository without roots, where every file is
+applied as written, a file that names no `apiVersion` or `kind` on any line and is no Helm
+values or kustomization file: nothing shows that anything applies it (kueue's `keps/*/
+kep.yaml` metadata, an Alertmanager configuration among examples).
+
 Failing example:
 
 ```yaml
@@ -56,13 +61,19 @@ from collections.abc import Iterator
 from typing import Any
 
 from reviewbot.engine.findings import Violation
+from reviewbot.model.kustomize import is_kustomization_file
 from reviewbot.model.objects import Model
+from reviewbot.model.values import VALUES_NAME
 
 # an unquoted value starting with a placeholder in single braces: `image: {user}/model`
 _PLACEHOLDER = re.compile(r":\s+\{[A-Za-z][\w-]*\}\S")
 # a line that is one placeholder in angle brackets, which a template tool replaces with lines
 _LINE_PLACEHOLDER = re.compile(r"^\s*(?:-\s+)?<[A-Za-z][\w.-]*>\s*$")
 _VARIABLE = re.compile(r"\$\{[A-Za-z_]\w*(?::?[=-][^}]*)?\}")  # Flux's ${VAR}, ${VAR:=x}
+# a repository without roots: a file nothing shows is a manifest
+NO_MANIFEST = ("whether anything applies this file: it names no apiVersion or kind, as a "
+               "manifest does (a tool's configuration or metadata is YAML too)")
+_MANIFEST_KEY = re.compile(r"^\s*(?:-\s+)?(?:apiVersion|kind)\s*:", re.M)
 ID = "yaml-syntax"
 SEVERITY = "error"
 SEVERITIES = {"placeholder": "warning"}
@@ -76,6 +87,7 @@ OPTIONS: tuple[Any, ...] = ()
 
 
 def check_set(model: Model, opts: Any) -> Iterator[Violation]:
+    no_roots = model.derived.get("reach") is None  # every file applied as written
     for lf in model.files.values():
         if lf.path in model.unapplied:
             continue  # no cluster receives it (kustomize-integrity says so once per folder)
@@ -110,4 +122,12 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
             yield Violation(
                 None, (), problem.message, file=lf.path, line=problem.line,
                 column=problem.column, key=f"{lf.path}:{problem.message}",
+                doubt=NO_MANIFEST if no_roots and _no_manifest(lf.path, lf.text) else None,
             )
+
+
+def _no_manifest(path: str, text: str) -> bool:
+    """Whether nothing in ``path`` shows a manifest: no line names an ``apiVersion`` or a
+    ``kind``, and it is no Helm values or kustomization file (which hold neither)."""
+    return not _MANIFEST_KEY.search(text) and not VALUES_NAME.search(
+        path.rpartition("/")[2]) and not is_kustomization_file(path)

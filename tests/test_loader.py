@@ -235,3 +235,26 @@ def test_kubectl_kustomize_reads_a_duplicate_annotation_key_as_the_loader_does(
     out = subprocess.run([shutil.which("kubectl") or "kubectl", "kustomize", str(tmp_path)],
                          capture_output=True, check=True, timeout=120).stdout.decode()
     assert _load(text).documents[0].value == _load(out).documents[0].value
+
+
+def test_without_roots_a_file_naming_no_kind_that_does_not_parse_is_not_certain(
+        tmp_path: Path) -> None:
+    # kubernetes-sigs/kueue's keps/*/kep.yaml (KEP metadata) got yaml-syntax errors: in a
+    # repository without roots every file is applied as written, but nothing shows that
+    # anything applies a file that names no apiVersion or kind
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        "keps/1432/kep.yaml": "title: Admission\nauthors:\n  - @someone\n",
+        "manifests/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [a\n",
+        "chart/values.yaml": "image:\n  tag: @latest\n",
+    })
+    result = lint_dir(tmp_path, only=["yaml-syntax"])
+    assert sorted((f.file, f.severity) for f in result.findings) == [
+        ("chart/values.yaml", "error"), ("keps/1432/kep.yaml", "warning"),
+        ("manifests/cm.yaml", "error")]
+    kep = next(f for f in result.findings if f.file.startswith("keps"))
+    assert kep.message.endswith(
+        "Not certain: reviewbot could not see whether anything applies this file: it names no "
+        "apiVersion or kind, as a manifest does (a tool's configuration or metadata is YAML "
+        "too).")
