@@ -1065,7 +1065,8 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
     write(tmp_path, {
         "test/e2e/suite/001-simple/02-assert.yaml": assertion,
         "tests/conformance/pod.yaml": FLOATING % "fixture",
-        "cmd/cli/e2e/pod.yaml": FLOATING % "e2e-pod",
+        "e2e/pod.yaml": FLOATING % "e2e-pod",
+        "clusters/e2e/web.yaml": FLOATING % "an-e2e-environment",
         "site/static/examples/job.yaml": FLOATING % "site-example",
         "cmd/cli/_testdata/pod.yaml": FLOATING % "go-ignored",
         "examples/web.yaml": FLOATING % "example",
@@ -1073,9 +1074,11 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
     })
     result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity", "schema"])
     assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "clusters/e2e/web.yaml"),
         ("image-digest[floating]", "error", "clusters/test/web.yaml"),
         ("image-digest[floating]", "error", "examples/web.yaml"),
         ("kustomize-integrity[not-applied]", "info", "cmd/cli/_testdata/pod.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "e2e/pod.yaml"),
         ("kustomize-integrity[not-applied]", "info", "site/static/examples/job.yaml"),
         ("kustomize-integrity[not-applied]", "info", "test/e2e/suite/001-simple/02-assert.yaml"),
         ("kustomize-integrity[not-applied]", "info", "tests/conformance/pod.yaml"),
@@ -1083,7 +1086,7 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
     assert sorted(f.message.split(" is kept aside ")[1] for f in result.findings
                   if f.kind == "not-applied") == [
         "(a test suite, which its harness applies to a test cluster, no build reads), so "
-        "nothing in it is judged"] * 2 + [
+        "nothing in it is judged"] * 3 + [
         "(documentation no build reads), so nothing in it is judged",
         "(vendored code or test data no build reads), so nothing in it is judged"]
 

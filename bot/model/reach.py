@@ -728,7 +728,7 @@ def aside_why(path: str) -> str | None:
             p in EXPECTED_NAMES and TEST_FOLDERS.intersection(parts[:i])
             for i, p in enumerate(parts)):
         return "vendored code or test data"
-    if parts and (parts[0] in ("test", "tests") or "e2e" in parts):
+    if parts and parts[0] in ("test", "tests", "e2e"):  # (clusters/e2e is an environment)
         return "a test suite, which its harness applies to a test cluster,"
     if parts and parts[0] in DOC_NAMES:
         return "documentation"
