@@ -605,12 +605,13 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
         count = f"{len(files)} manifest file" + ("s" if len(files) > 1 else "")
         what = "is" if files == [folder] else f"({count}) is"
         ci = unapplied_by_ci(model, files[0])
+        within = model.tree.within if model.tree is not None else ""
         why = (NOT_APPLIED if model.derived.get("reach") is not None
-               else f"not applied ({ci})" if ci is not None and not kept_aside(files[0])
+               else f"not applied ({ci})" if ci is not None and not kept_aside(files[0], within)
                else "not applied (a kustomize Component that no kustomization includes)"
                if unincluded_component(model, folder) is not None
-               else f"kept aside ({aside_why(files[0]) or 'an archive or hidden folder'} no "
-                    "build reads)")
+               else f"kept aside ({aside_why(files[0], within) or 'an archive or hidden folder'} "
+                    "no build reads)")
         yield Violation(
             None, (), f"{folder} {what} {why}, so nothing in it is judged",
             kind="not-applied", file=files[0], line=1, column=1,

@@ -1067,7 +1067,7 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
         "tests/conformance/pod.yaml": FLOATING % "fixture",
         "e2e/pod.yaml": FLOATING % "e2e-pod",
         "clusters/e2e/web.yaml": FLOATING % "an-e2e-environment",
-        "site/static/examples/job.yaml": FLOATING % "site-example",
+        "docs/manual/job.yaml": FLOATING % "doc-example",
         "cmd/cli/_testdata/pod.yaml": FLOATING % "go-ignored",
         "examples/web.yaml": FLOATING % "example",
         "clusters/test/web.yaml": FLOATING % "an-environment",
@@ -1078,8 +1078,8 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
         ("image-digest[floating]", "error", "clusters/test/web.yaml"),
         ("image-digest[floating]", "error", "examples/web.yaml"),
         ("kustomize-integrity[not-applied]", "info", "cmd/cli/_testdata/pod.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "docs/manual/job.yaml"),
         ("kustomize-integrity[not-applied]", "info", "e2e/pod.yaml"),
-        ("kustomize-integrity[not-applied]", "info", "site/static/examples/job.yaml"),
         ("kustomize-integrity[not-applied]", "info", "test/e2e/suite/001-simple/02-assert.yaml"),
         ("kustomize-integrity[not-applied]", "info", "tests/conformance/pod.yaml"),
     ]
@@ -1089,6 +1089,15 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
         "nothing in it is judged"] * 3 + [
         "(documentation no build reads), so nothing in it is judged",
         "(vendored code or test data no build reads), so nothing in it is judged"]
+    # what a lint names is judged: a folder kept aside is one below the linted target
+    from reviewbot.config import Config
+    from reviewbot.engine.run import analyze
+    from reviewbot.sources.tree import disk_tree
+
+    part = analyze(disk_tree([tmp_path / "tests" / "conformance"], tmp_path), Config(),
+                   only=["image-digest"])
+    assert [(f.file, f.severity) for f in part.findings] == [
+        ("tests/conformance/pod.yaml", "error")]
 
 
 # Substitution walks only the objects some text of theirs may spell a ``${`` in; each case

@@ -156,13 +156,14 @@ def build_model(
         model.skipped.extend(Skipped(folder, NOT_APPLIED)
                              for folder in unapplied_folders(model))
     else:
+        within = tree.within if tree is not None else ""  # (a lint of part: judged below it)
         # Flux Kustomizations whose path is in this tree as written: built without roots
         # (not one kept aside: fluxcd/flux2's testdata Kustomizations build its invalid
         # fixtures, which no cluster receives)
         flux = [(doc, spec) for doc in model.documents
                 if (spec := flux_spec(doc.value)) is not None
                 and isinstance(spec.get("path"), str) and "${" not in spec["path"]
-                and not kept_aside(doc.file.path)]
+                and not kept_aside(doc.file.path, within)]
         flux_builds = [graph.flux_build(doc.file.path, spec) for doc, spec in flux]
         model.scope_doubt = _scope_doubt(tree, graph, flux, flux_builds)
         variants, patches, tags = _built_documents(graph, flux_builds)
@@ -170,7 +171,7 @@ def build_model(
             d for d in graph.roots if graph.by_dir[d].is_component)
         model.unapplied = _kept_aside(graph, model, flux_builds)
         for folder in unapplied_folders(model):
-            aside = aside_why(folder + "/x")
+            aside = aside_why(folder + "/x", within)
             if aside is not None:
                 model.skipped.append(Skipped(folder, f"kept aside ({aside} no build reads): "
                                              "not applied"))
@@ -354,25 +355,30 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> fro
     commented out of a kustomization names (``# - ../base/dagger-engine``: disabled on
     purpose, as kustomize-integrity says), with what its build alone reads."""
     unused = frozenset(model.derived.get("unincluded-components", ()))
+    within = model.tree.within if model.tree is not None else ""
+
+    def aside(path: str) -> bool:  # (below what was linted)
+        return kept_aside(path, within)
+
     live = [k for k in graph.by_dir.values() if k.directory not in unused  # (a Component no
-            and not kept_aside(k.file)]  # kustomization includes, or one kept aside, lists
+            and not aside(k.file)]  # kustomization includes, or one kept aside, lists
     # for nobody: fluxcd/flux2's testdata kustomizations list its invalid fixtures)
     flux_read = {f for build in flux if build is not None for f in build.files}
     listed = _listed(graph, live)
-    commented = {c.target for k in live if not kept_aside(k.file) for c in graph.commented(k)
+    commented = {c.target for k in live if not aside(k.file) for c in graph.commented(k)
                  } - listed - flux_read
     off = {f for target in commented for f in (
         graph.build(target).files if target in graph.by_dir else {target})}
     if off:  # what the kustomizations outside those builds list
         listed = _listed(graph, [k for k in live if k.file not in off])
-    read = {f for folder in graph.roots if not kept_aside(graph.by_dir[folder].file)
+    read = {f for folder in graph.roots if not aside(graph.by_dir[folder].file)
             and not graph.by_dir[folder].is_component and folder not in commented
             for f in graph.build(folder).files} | flux_read | listed
     off -= read
     # a folder of patches holds no object: a file there no kustomization names is unused
     patches = patch_folders(graph.by_dir.values(), graph.entries)
     return frozenset(
-        p for p in model.files if p not in read and "#" not in p and (kept_aside(p) or (
+        p for p in model.files if p not in read and "#" not in p and (aside(p) or (
             p in off and graph.applied_by(p) is None) or (
             (posixpath.dirname(p) in graph.by_dir or posixpath.dirname(p) in patches)
             and not is_kustomization_file(p)
@@ -391,6 +397,7 @@ def _scope_doubt(tree: Tree | None, graph: Graph,
     apps/`` judged 86 errors, 55 of them on objects its clusters patch or never apply). Not
     one in a folder kept aside or of examples or tests (argo-cd's testdata)."""
     outside = list(tree.roots_outside or ()) if tree is not None else []
+    within = tree.within if tree is not None else ""
     if outside:
         more = " and others" if len(outside) > 1 else ""
         return (f"what the cluster roots outside the linted files ({outside[0]}{more}) apply "
@@ -403,7 +410,7 @@ def _scope_doubt(tree: Tree | None, graph: Graph,
         top = posixpath.normpath(path.lstrip("/")).split("/")[0]
         synced = name == "flux-system" or (isinstance(ref, dict) and ref.get("name") == name)
         if build is not None or not synced or top in (".", "..") or top in graph.dirs or (
-                top in graph.paths) or kept_aside(doc.file.path) or shows_a_setup(
+                top in graph.paths) or kept_aside(doc.file.path, within) or shows_a_setup(
                 doc.file.path):
             continue  # (a test's or an example's sync object says nothing of this tree)
         return (f"what Flux Kustomization {name} ({doc.file.path}) applies from {path}, "

@@ -699,7 +699,7 @@ EXPECTED_NAMES = frozenset({"expected", "golden", "goldens", "snapshots", "__sna
 # test/manifests/cmp). A test folder counts at the top only: clusters/test/ is an environment
 EXAMPLE_NAMES = frozenset({"example", "examples", "sample", "samples", "e2e", "testdata"})
 # a repository's documentation, at its top (a website's examples, a docs page's manifests)
-DOC_NAMES = frozenset({"doc", "docs", "site", "website"})
+DOC_NAMES = frozenset({"doc", "docs", "website"})
 
 
 def shows_a_setup(path: str) -> bool:
@@ -710,16 +710,20 @@ def shows_a_setup(path: str) -> bool:
         p.lower() in EXAMPLE_NAMES for p in parts))
 
 
-def kept_aside(path: str) -> bool:
+def kept_aside(path: str, within: str = "") -> bool:
     """Whether ``path`` lies in a folder a repository keeps aside (:func:`aside_why`)."""
-    return aside_why(path) is not None
+    return aside_why(path, within) is not None
 
 
-def aside_why(path: str) -> str | None:
+def aside_why(path: str, within: str = "") -> str | None:
     """What kind of folder kept aside holds ``path``: a hidden one (``.archive/``) or one named
     as an archive (``_archived/``, ``archive/``, ``attic/``, ``deprecated/``, ``old/``,
     ``unused/``), else vendored code or test data (``vendor/``, ``testdata/``, the expected
-    outputs of a test folder: ``tests/expected/``, ``test/golden/``); None."""
+    outputs of a test folder: ``tests/expected/``, ``test/golden/``), else a test suite or
+    the repository's documentation; None. Only the folders below ``within`` count (a lint of
+    part of a repository, ``lint tests/fixtures/x``: what the user names is judged)."""
+    if within and path.startswith(within + "/"):
+        path = path[len(within) + 1:]
     parts = path.split("/")[:-1]
     if any((p.startswith(".") and p not in (".", "..")) or p.lower() in ARCHIVE_NAMES
            for p in parts):

@@ -78,6 +78,9 @@ class Tree:
     # cluster root (a Flux Kustomization or FluxInstance, an Argo CD Application or
     # ApplicationSet), at most ROOTS_OUTSIDE_SHOWN; None for a tree read whole
     roots_outside: tuple[str, ...] | None = None
+    # a tree read in part: the folder (relative to the root) that holds every linted target;
+    # what a repository keeps aside is judged below it (``lint tests/fixtures/x`` judges x)
+    within: str = ""
 
     def exists(self, path: str) -> bool:
         return path in self.paths or self.is_dir(path)
@@ -316,12 +319,23 @@ def disk_tree(targets: Sequence[Path], root: Path, max_file_bytes: int = MAX_FIL
             else:
                 skipped.append(Skipped(path, too_large(max_file_bytes)))
     outside: tuple[str, ...] | None = None
+    within = ""
     if not any(os.path.abspath(unlinked(t)) == root_text for t in targets):
+        within = _common_folder([_relative(os.path.abspath(unlinked(t)), root_text)
+                                 for t in targets], paths)
         texts += ci_outside(_ci_candidates(root_text), _read_disk(root_text),
                             [*paths, *(r.path for r in texts)])
         outside = roots_outside(root_text, [os.path.abspath(unlinked(t)) for t in targets])
     return Tree(root, tuple(files), frozenset(paths), tuple(skipped), tuple(texts),
-                roots_outside=outside)
+                roots_outside=outside, within=within)
+
+
+def _common_folder(targets: Sequence[str], files: set[str]) -> str:
+    """The folder that holds every target (a file's folder for a file), "" for the root."""
+    folders = [posixpath.dirname(t) if t in files else t.rstrip("/") for t in targets]
+    if not folders or any(f.startswith("/") or f.startswith("..") for f in folders):
+        return ""
+    return posixpath.commonpath(folders) if all(folders) else ""
 
 
 ROOTS_OUTSIDE_SHOWN = 20  # files named; the scan stops there
