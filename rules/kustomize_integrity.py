@@ -195,6 +195,7 @@ from reviewbot.model.objects import (
 from reviewbot.model.reach import (
     ARGO_GROUP,
     aside_why,
+    harness_inputs,
     is_object,
     kept_aside,
     source_url,
@@ -254,9 +255,10 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     # in a folder of patches, the only ones _unreachable judges: where their first object
     # starts (the objects of the other unapplied files are not read)
     judged = {k.directory for k in kustomize}.union(patch_owner)
+    harness = harness_inputs(model)  # a test harness's own files and inputs: not unlisted
     lines: dict[str, int] = {}
     for file in unapplied:
-        if posixpath.dirname(file) not in judged:
+        if posixpath.dirname(file) not in judged or file in harness:
             continue
         first = next((r for r in graph.objects_of(file) if is_object(r.body)), None)
         if first is not None and first.doc is not None:
@@ -595,11 +597,13 @@ def _as_neighbours(k: Kustomization, name: str) -> str:
 def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
     """One info per folder of manifests no cluster root applies (files said above aside)."""
     unapplied = sorted(model.unapplied)
+    harness = harness_inputs(model)
     for folder in unapplied_folders(model):
         # the files under folder/ are one run of the sorted list ("0" follows "/")
         below = unapplied[bisect_left(unapplied, folder + "/"):bisect_left(unapplied, folder + "0")]
         files = [f for f in ([folder] if folder in model.unapplied else []) + below
-                 if not _said(f, told) and _holds_objects(model, f)]
+                 if not _said(f, told) and _holds_objects(model, f)
+                 and not harness.get(f, "").endswith(f" {f}")]  # (a harness's own file)
         if not files:
             continue
         count = f"{len(files)} manifest file" + ("s" if len(files) > 1 else "")
@@ -608,6 +612,9 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
         within = model.tree.within if model.tree is not None else ""
         why = (NOT_APPLIED if model.derived.get("reach") is not None
                else f"not applied ({ci})" if ci is not None and not kept_aside(files[0], within)
+               else f"not applied (test inputs of {fed})"
+               if (fed := harness_inputs(model).get(files[0])) is not None
+               and not kept_aside(files[0], within)
                else "not applied (a kustomize Component that no kustomization includes)"
                if unincluded_component(model, folder) is not None
                else f"kept aside ({aside_why(files[0], within) or 'an archive or hidden folder'} "

@@ -1100,6 +1100,65 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
         ("tests/conformance/pod.yaml", "error")]
 
 
+def test_without_roots_what_a_test_harness_names_is_its_input_not_applied(
+        tmp_path: Path) -> None:
+    # open-policy-agent/gatekeeper-library: each policy's suite.yaml (gator) names its
+    # samples, evaluated in memory or applied to a kind cluster the tests make and expect
+    # to be denied: 633 errors there; kyverno's CLI Test and chainsaw's Test name theirs so
+    write(tmp_path, {
+        "library/repos/template.yaml": FLOATING % "template-stand-in",
+        "library/repos/kustomization.yaml": "resources: [template.yaml]\n",
+        "library/repos/suite.yaml": """
+            apiVersion: test.gatekeeper.sh/v1alpha1
+            kind: Suite
+            metadata: {name: repos}
+            tests:
+            - template: template.yaml
+              constraint: samples/repo-must-be-ours/constraint.yaml
+              cases:
+              - {name: allowed, object: samples/repo-must-be-ours/example_allowed.yaml}
+        """,
+        "library/repos/samples/repo-must-be-ours/constraint.yaml": FLOATING % "constraint",
+        "library/repos/samples/repo-must-be-ours/example_allowed.yaml": FLOATING % "allowed",
+        "policies/kyverno-test.yaml": """
+            apiVersion: cli.kyverno.io/v1alpha1
+            kind: Test
+            metadata: {name: t}
+            policies: [policy.yaml]
+            resources: [inputs/resource.yaml]
+        """,
+        "policies/inputs/resource.yaml": FLOATING % "kyverno-input",
+        "checks/chainsaw-test.yaml": """
+            apiVersion: chainsaw.kyverno.io/v1alpha1
+            kind: Test
+            metadata: {name: c}
+            spec:
+              steps:
+              - try:
+                - apply: {file: pod.yaml}
+                - assert: {file: pod-assert.yaml}
+        """,
+        "checks/pod.yaml": FLOATING % "chainsaw-applied",
+        "checks/pod-assert.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity", "schema"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "library/repos/template.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "checks/pod-assert.yaml"),
+        ("kustomize-integrity[not-applied]", "info",
+         "library/repos/samples/repo-must-be-ours/constraint.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "policies/inputs/resource.yaml"),
+    ]
+    assert {s.path: s.reason for s in result.model.skipped} == {
+        "checks": "test inputs of chainsaw Test checks/chainsaw-test.yaml: not applied",
+        "library/repos/samples": ("test inputs of gatekeeper Suite library/repos/suite.yaml: "
+                                  "not applied"),
+        "library/repos/suite.yaml": ("a gatekeeper Suite, a test harness's own file: not "
+                                     "applied"),
+        "policies": "test inputs of kyverno Test policies/kyverno-test.yaml: not applied",
+    }
+
+
 # Substitution walks only the objects some text of theirs may spell a ``${`` in; each case
 # brings the variable through another text than the object's own document (which holds none)
 SPELLED = {

@@ -61,6 +61,7 @@ from reviewbot.model.reach import (
     Reach,
     aside_why,
     find_reach,
+    harness_inputs,
     kept_aside,
     shows_a_setup,
     unapplied_folders,
@@ -175,6 +176,11 @@ def build_model(
             if aside is not None:
                 model.skipped.append(Skipped(folder, f"kept aside ({aside} no build reads): "
                                              "not applied"))
+            elif (fed := next((who for p, who in harness_inputs(model).items()
+                               if p == folder or p.startswith(folder + "/")), None)):
+                model.skipped.append(Skipped(folder, (
+                    f"a {fed.rsplit(' ', 1)[0]}, a test harness's own file: not applied"
+                    if fed.endswith(f" {folder}") else f"test inputs of {fed}: not applied")))
             elif unincluded_component(model, folder) is not None:
                 model.skipped.append(Skipped(folder, "a kustomize Component no kustomization "
                                              "includes: not applied"))
@@ -357,8 +363,10 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> fro
     unused = frozenset(model.derived.get("unincluded-components", ()))
     within = model.tree.within if model.tree is not None else ""
 
-    def aside(path: str) -> bool:  # (below what was linted)
-        return kept_aside(path, within)
+    harness = harness_inputs(model)
+
+    def aside(path: str) -> bool:  # (below what was linted; a test harness's input)
+        return kept_aside(path, within) or path in harness
 
     live = [k for k in graph.by_dir.values() if k.directory not in unused  # (a Component no
             and not aside(k.file)]  # kustomization includes, or one kept aside, lists

@@ -739,6 +739,64 @@ def aside_why(path: str, within: str = "") -> str | None:
     return None
 
 
+# test harnesses whose own files name the files they feed a test (gatekeeper's gator
+# ``Suite``, kyverno's CLI ``Test``, chainsaw's ``Test``/``StepTemplate``), by apiVersion
+# group: their inputs are evaluated in memory or applied to a test cluster the harness makes
+_HARNESSES = {"test.gatekeeper.sh": ("gatekeeper Suite", ("Suite",)),
+              "cli.kyverno.io": ("kyverno Test", ("Test",)),
+              "chainsaw.kyverno.io": ("chainsaw Test", ("Test", "StepTemplate"))}
+_HARNESS_KEYS = frozenset({"template", "constraint", "object", "inventory", "resources",
+                           "policies", "variables", "userinfo", "file", "values"})
+
+
+def harness_inputs(model: Model) -> dict[str, str]:
+    """The files a test harness of the tree names (every file path its documents give
+    under the keys that name inputs: gator's ``tests[].template``, ``constraint``,
+    ``cases[].object``; kyverno's ``resources``, ``policies``; chainsaw's step ``file``), and
+    the harness files themselves, each with the harness that names it ("gatekeeper Suite
+    library/x/suite.yaml"); made once per model."""
+    found: dict[str, str] | None = model.derived.get("harness-inputs")
+    if found is not None:
+        return found
+    found = model.derived["harness-inputs"] = {}
+    for doc in model.documents:
+        value = doc.value
+        api = value.get("apiVersion") if isinstance(value, dict) else None
+        if not isinstance(api, str) or "/" not in api:
+            continue
+        harness = _HARNESSES.get(api.partition("/")[0])
+        if harness is None or value.get("kind") not in harness[1]:
+            continue
+        path = doc.file.path
+        what = f"{harness[0]} {path}"
+        found.setdefault(path, what)
+        folder = posixpath.dirname(path)
+        for name in _named_files(value):
+            target = posixpath.normpath(posixpath.join(folder, name))
+            if target in model.files:
+                found.setdefault(target, what)
+    return found
+
+
+def _named_files(value: Any) -> Iterator[str]:
+    """File paths under the keys that name a harness's inputs, anywhere in ``value``."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            for key, sub in item.items():
+                if key in _HARNESS_KEYS and isinstance(sub, str) and sub.endswith(
+                        (".yaml", ".yml", ".json")):
+                    yield sub
+                elif key in _HARNESS_KEYS and isinstance(sub, list):
+                    yield from (s for s in sub if isinstance(s, str) and s.endswith(
+                        (".yaml", ".yml", ".json")))
+                else:
+                    pending.append(sub)
+        elif isinstance(item, list):
+            pending.extend(item)
+
+
 def unincluded_component(model: Model, path: str) -> str | None:
     """Without roots: the folder of the kustomize Component that holds ``path`` when no
     kustomization includes that Component (its files are applied by none: a Component is
