@@ -30,9 +30,10 @@ Application builds its folder): kustomize keeps the later value (and adds the ke
 document, so a file applied as written keeps the error.
 
 Not certain (a warning that says so): in a repository without roots, where every file is
-applied as written, a file that names no `apiVersion` or `kind` on any line and is no Helm
-values or kustomization file: nothing shows that anything applies it (kueue's `keps/*/
-kep.yaml` metadata, an Alertmanager configuration among examples).
+applied as written, a syntax error in a file that names no `apiVersion` or `kind` on any
+line and is no Helm values or kustomization file: nothing shows that anything applies it
+(kueue's `keps/*/kep.yaml` metadata, an Alertmanager configuration among examples). A
+duplicate key or a limit crossed (an alias bomb, depth, size) stays an error.
 
 Failing example:
 
@@ -61,6 +62,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from reviewbot.engine.findings import Violation
+from reviewbot.load.loader import SYNTAX_ERROR
 from reviewbot.model.kustomize import is_kustomization_file
 from reviewbot.model.objects import Model
 from reviewbot.model.values import VALUES_NAME
@@ -122,7 +124,8 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
             yield Violation(
                 None, (), problem.message, file=lf.path, line=problem.line,
                 column=problem.column, key=f"{lf.path}:{problem.message}",
-                doubt=NO_MANIFEST if no_roots and _no_manifest(lf.path, lf.text) else None,
+                doubt=NO_MANIFEST if no_roots and problem.message.startswith(SYNTAX_ERROR)
+                and _no_manifest(lf.path, lf.text) else None,
             )
 
 

@@ -351,9 +351,8 @@ def test_set_image_of_an_image_and_a_folder_variables_name_doubts_kustomize_buil
         "manifests/install.yaml": DEPLOY.replace('replicas: "two"', "replicas: 2"),
         "hack/update-manifests.sh": """
             #!/usr/bin/env bash
-            SRCROOT="$( cd -- "$(dirname "$0")/.." && pwd -P )"
             KUSTOMIZE=kustomize
-            cd "${SRCROOT}/manifests/base" && $KUSTOMIZE edit set image "${SOURCE}=${FULL}:${TAG}"
+            cd "${SRCDIR}/manifests/base" && $KUSTOMIZE edit set image "${SOURCE}=${FULL}:${TAG}"
             """,
         **step("./hack/update-manifests.sh", deploy=""),
     })
@@ -363,7 +362,39 @@ def test_set_image_of_an_image_and_a_folder_variables_name_doubts_kustomize_buil
     assert messages(tmp_path)[0].endswith(
         "Not certain: reviewbot could not see which images script hack/update-manifests.sh "
         "(run by workflow deploy.yml, job build, step 'Set image') sets with kustomize edit "
-        "set image (hack/update-manifests.sh:4): a variable names them and the kustomization.")
+        "set image (hack/update-manifests.sh:3): a variable names them and the kustomization.")
+
+
+def test_a_file_a_step_writes_with_a_kustomize_build_gets_what_its_sources_get(
+        tmp_path: Path) -> None:
+    # argoproj/argo-cd and argo-rollouts: SRCROOT="$(cd "$(dirname "$0")/.." && pwd -P)"
+    # names the repository's top; the script sets the image in manifests/base, then writes
+    # manifests/install.yaml with `kustomize build manifests/cluster-install >>` (a command
+    # held in a variable in argo-rollouts): install.yaml's :latest is what the step sets,
+    # not what the file shows ("no build step rewrites it" was false: 3 and 81 errors)
+    write(tmp_path, {
+        "manifests/base/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "manifests/base/deploy.yaml": DEPLOY.replace('replicas: "two"', "replicas: 2"),
+        "manifests/cluster-install/kustomization.yaml": "resources: [../base]\n",
+        "manifests/install.yaml": DEPLOY.replace('replicas: "two"', "replicas: 2"),
+        "manifests/other.yaml": DEPLOY.replace('replicas: "two"', "replicas: 2"),
+        "hack/update-manifests.sh": """
+            #!/bin/sh
+            SRCROOT="$( CDPATH='' cd -- "$(dirname "$0")/.." && pwd -P )"
+            kust_cmd="kustomize build --load-restrictor LoadRestrictionsNone"
+            (cd ${SRCROOT}/manifests/base && kustomize edit set image ghcr.io/acme/web${SET_TAG})
+            echo "# generated" > "${SRCROOT}/manifests/install.yaml"
+            ${kust_cmd} "${SRCROOT}/manifests/cluster-install" \\
+              >> "${SRCROOT}/manifests/install.yaml"
+            """,
+        **step("./hack/update-manifests.sh", deploy=""),
+    })
+    found = read_ci(disk_tree([tmp_path], tmp_path))
+    assert found.outputs == (("manifests/install.yaml", "manifests/cluster-install"),)
+    assert lint(tmp_path) == [
+        ("image-digest[floating]", "manifests/other.yaml", 12, "error"),
+        ("image-digest[placeholder]", "manifests/base/deploy.yaml", 12, "warning"),
+        ("image-digest[placeholder]", "manifests/install.yaml", 12, "warning")]
 
 
 def test_set_image_to_a_literal_reference_is_judged_by_that_reference(tmp_path: Path) -> None:

@@ -599,6 +599,9 @@ _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
 _SAFE_QUOTE = re.compile(r"'[^A-Za-z0-9']{1,3}'|'<[a-z ]+>'")
 
 
+SYNTAX_ERROR = "YAML syntax error: "  # what a problem the YAML parser found starts with
+
+
 def _problem(exc: Exception) -> Problem:
     if isinstance(exc, ProblemError):
         return Problem(exc.message, exc.line, exc.column)
@@ -613,7 +616,7 @@ def _problem(exc: Exception) -> Problem:
         text = f"{_unquote(str(context))}: {text}"
     if "\t" in str(problem) or "'\\t'" in str(problem):
         text += " (a tab in indentation)"
-    return Problem(f"YAML syntax error: {text}", line, column)
+    return Problem(f"{SYNTAX_ERROR}{text}", line, column)
 
 
 def _unquote(text: str) -> str:

@@ -173,7 +173,8 @@ def _ci_builders(model: Model) -> Iterator[Builder]:
     ``kustomize edit set image NAME`` (the images of what that folder builds) and ``sed -i``
     on a file."""
     graph = model.derived.get("kustomize-graph")
-    for rewrite in ci_facts(model).rewrites:
+    facts = ci_facts(model)
+    for rewrite in facts.rewrites:
         step = rewrite.step
         if rewrite.images:
             for folder in rewrite.targets:
@@ -181,7 +182,12 @@ def _ci_builders(model: Model) -> Iterator[Builder]:
                 renamed: dict[str, str] = {}  # the folder's images entries: name -> newName
                 if graph is not None and folder in graph.by_dir:
                     kustomization = graph.by_dir[folder]
-                    within = tuple(sorted({kustomization.file, *graph.build(folder).files}))
+                    # and the files a step writes with a build that includes the folder
+                    # (argo-cd's manifests/install.yaml: kustomize build cluster-install)
+                    outputs = {target for target, source in facts.outputs
+                               if source in graph.by_dir and folder in graph.closure(source)}
+                    within = tuple(sorted({kustomization.file, *graph.build(folder).files,
+                                           *outputs}))
                     renamed = {str(e["name"]): str(e["newName"]) for e in items(
                         kustomization.body.get("images")) if isinstance(e, dict)
                         and e.get("name") and e.get("newName")}
@@ -195,7 +201,7 @@ def _ci_builders(model: Model) -> Iterator[Builder]:
         elif rewrite.tool in ("sed -i", "perl -i"):
             for target in rewrite.targets:
                 yield Builder(rewrite.tool.split()[0], target, step.file, step.line)
-    for rewrite in ci_facts(model).unknown:  # set image in a folder a variable names
+    for rewrite in facts.unknown:  # set image in a folder a variable names
         folder = posixpath.dirname(rewrite.step.file)
         within = (f"{folder}/*",) if folder and posixpath.basename(
             rewrite.step.file) in ("GNUmakefile", "makefile", "Makefile") else None
@@ -211,10 +217,11 @@ def unread_image_setter(model: Model, file: str) -> Rewrite | None:
     workflow: ``cd "${SRCROOT}/manifests/base" && $KUSTOMIZE edit set image
     "${SOURCE_IMAGE_NAME}=..."``), when a kustomize build reads ``file``: the step may replace
     any image of it, and which it replaces is what could not be read. None otherwise."""
-    for rewrite in ci_facts(model).unknown:
+    facts = ci_facts(model)
+    for rewrite in facts.unknown:
         if rewrite.tool == "kustomize edit set image" and not any(rewrite.images) and (
-                file in model_graph(model).built_files()):
-            return rewrite
+                file in model_graph(model).built_files() or facts.built_from(file) is not None):
+            return rewrite  # (or a file a step writes with a kustomize build: its output)
     return None
 
 

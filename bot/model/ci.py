@@ -15,6 +15,9 @@ repository (``./.github/actions/x``), GitLab CI ``script`` lists and Cloud Build
 shell scripts those steps run (``./hack/x.sh``, ``bash x.sh``, ``source x.sh``) and the
 Makefile targets they call (``make deploy``, ``make -C dir``), recipes and prerequisites.
 
+A manifest a step writes with a kustomize build (``kustomize build DIR >> FILE``) is what
+the build of DIR makes (``CiFacts.outputs``): what changes the build's inputs changes it.
+
 Shell is parsed approximately and conservatively: commands are split at ``;``, ``&&``,
 ``||``, ``|``, parentheses and new lines; ``cd`` to a literal folder moves the working
 folder of what follows in the same script (a make recipe line runs in a shell of its own). A
@@ -194,6 +197,13 @@ class CiFacts:
     # rewrites of jobs that commit or propose their changes (an updater, not a build step):
     # the cluster gets what is merged, the repository shows it
     committed: tuple[Rewrite, ...] = ()
+    # files a step writes with a kustomize build (``kustomize build DIR >> FILE``): each
+    # with the folder built; what the build's inputs get, the file gets
+    outputs: tuple[tuple[str, str], ...] = ()
+
+    def built_from(self, path: str) -> str | None:
+        """The folder whose kustomize build a CI step writes into ``path``, or None."""
+        return next((source for target, source in self.outputs if target == path), None)
 
     def rewrite_of(self, path: str) -> Rewrite | None:
         """The first rewrite of file ``path`` (not folder rewrites), or None."""
@@ -335,7 +345,8 @@ def read_ci(tree: Tree | None, files: Mapping[str, LoadedFile] | None = None) ->
         if posixpath.basename(path) in MAKEFILES:
             reader.makefile(path)
     return CiFacts(_once(reader.rewrites), _once(reader.skips), _once(reader.unknown),
-                   tuple(sorted(reader.used)), _once(reader.committed))
+                   tuple(sorted(reader.used)), _once(reader.committed),
+                   tuple(sorted(set(reader.outputs))))
 
 
 def _once(found: Iterable[Any]) -> tuple[Any, ...]:
@@ -376,6 +387,9 @@ class _Block:
     script_dir: str = ""  # the folder of the script file ($0), for cd "$(dirname "$0")"
     root: str = ""  # the folder of the repository the CI file belongs to ($GITHUB_WORKSPACE)
     arrays: dict[str, list[str]] = field(default_factory=dict)  # bash arrays of literals
+    # variables that name a folder of the repository (``SRCROOT="$(cd "$(dirname "$0")/.."
+    # && pwd)"``, ``ROOT=$(git rev-parse --show-toplevel)``): expanded where they are used
+    folders: dict[str, str] = field(default_factory=dict)
     stack: list[str] = field(default_factory=list)  # pushd's folders
     finds: list[ValidationSkip] = field(default_factory=list)
     validates: bool = False
@@ -394,6 +408,7 @@ class _Reader:
         self.commits = False  # the job being read commits or proposes its changes
         self.deploys = False  # the Makefile target being read applies or builds manifests
         self.committed: list[Rewrite] = []
+        self.outputs: list[tuple[str, str]] = []  # (file written, folder built)
         self._running: set[str] = set()  # the scripts being read (a script runs itself)
         # what a script read once does (run again by another step: not read again)
         self._scripts: dict[tuple[str, str, str], tuple[
@@ -554,7 +569,7 @@ class _Reader:
         """Read the commands of ``text`` (a ``run:`` block, a script, a recipe line);
         ``per_line``: ``text`` is a whole file, each command is where its line is (else
         where the block's step is)."""
-        for line, pipeline in _pipelines(text, block.script_dir, block.arrays):
+        for line, pipeline in _pipelines(text, block.script_dir, block.arrays, block.folders):
             self.budget -= len(pipeline)
             if self.budget < 0:
                 return
@@ -654,6 +669,35 @@ class _Reader:
         if name == "envsubst":  # other writes are outputs (a build, a render), not rewrites
             for target in writes:
                 self._write(block, step, "envsubst >", target)
+        elif name == "kustomize" or name in ("kubectl", "oc") and argv[1:2] == ["kustomize"]:
+            self._output(argv, writes, block)
+
+    def _output(self, argv: list[str], writes: list[str], block: _Block) -> None:
+        """``kustomize build [flags] DIR > FILE`` (``-o FILE``; ``kubectl kustomize``): FILE is
+        what the build of DIR makes."""
+        words: list[str] = []
+        args = iter(argv[1:])
+        for arg in args:
+            if arg in _BUILD_VALUE_FLAGS:
+                value = next(args, None)
+                if arg in ("-o", "--output") and value is not None:
+                    writes = [*writes, value]
+            elif arg.startswith(("-o=", "--output=")):
+                writes = [*writes, arg.partition("=")[2]]
+            elif not arg.startswith("-"):
+                words.append(arg)
+        words = words[1:] if words[:1] == ["kustomize"] else words
+        if argv[0].rpartition("/")[2] == "kustomize":
+            if words[:1] != ["build"]:
+                return
+            words = words[1:]
+        if len(words) > 1:
+            return
+        source = _target(block.cwd, words[0] if words else ".", block.root)
+        for target in writes:
+            path = _target(block.cwd, target, block.root)
+            if source is not None and path is not None and path.endswith(MANIFEST_SUFFIXES):
+                self.outputs.append((path, source))
 
     # ------------------------------------------------------------ rewrites
 
@@ -997,6 +1041,20 @@ _TOPLEVEL = re.compile(
     r"""\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)|\$\{\{\s*github\.workspace\s*\}\}"""
     r"""|\$\{?GITHUB_WORKSPACE\}?|\$\{?CI_PROJECT_DIR\}?""")
 _EXPRESSION = re.compile(r"\$\{\{.*?\}\}")  # a workflow expression: a value not known here
+# NAME="$(cd "<folder>" && pwd)" (the repository-root idiom) or NAME=<root>, once the script
+# folder and the top level are written as TREE and ROOT: NAME names that folder from then on
+_FOLDER_VARIABLE = re.compile(
+    r"""^\s*(?:export\s+|readonly\s+|local\s+)?([A-Za-z_]\w*)=["']?(?:\$\(\s*(?:CDPATH=\S*\s+)?"""
+    r"""cd\s+(?:--\s+)?["']?((?:\x00tree\x00|\x00root\x00)[^"'\s)]*)["']?\s*(?:&&|;)\s*"""
+    r"""pwd(?:\s+-[PL])?\s*\)|((?:\x00tree\x00|\x00root\x00)[^"'\s)]*))["']?\s*$""")
+# the flags of ``kustomize build`` that take a value (kustomize v5's ``build`` command)
+_BUILD_VALUE_FLAGS = frozenset({"--load-restrictor", "--load_restrictor", "-o", "--output",
+                                "--helm-command", "--mount", "--network-name", "-e", "--env",
+                                "--reorder", "--helm-api-versions", "--helm-kube-version"})
+_COMMAND_VARIABLE = re.compile(
+    r"""^\s*(?:export\s+|readonly\s+|local\s+)?([A-Za-z_]\w*)=(["'])((?:kustomize|kubectl|"""
+    r"""oc|helm|yq|sed|envsubst|flux)(?:\s[^"'$`\\]*)?)\2\s*$""")
+_FOLDER_USE = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)\b")
 _TOOL_VARIABLE = re.compile(r"^\$\{?([A-Za-z_]\w*)\}?$")  # $(KUSTOMIZE) edit ...: the tool
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][\w-]*)\1")
 
@@ -1014,12 +1072,13 @@ _ARRAY = re.compile(r"^\s*(?:local\s+|declare\s+-a\s+)?([A-Za-z_]\w*)=\((.*)$")
 _EXPANDED = re.compile(r"^\$\{([A-Za-z_]\w*)\[[@*]\]\}$")
 
 
-def _pipelines(text: str, script_dir: str, arrays: dict[str, list[str]] | None = None
-               ) -> Iterator[tuple[int, list[_Simple]]]:
+def _pipelines(text: str, script_dir: str, arrays: dict[str, list[str]] | None = None,
+               folders: dict[str, str] | None = None) -> Iterator[tuple[int, list[_Simple]]]:
     """(line within ``text``, its simple commands joined by ``|``) of each pipeline.
     ``arrays``: the script's literal arrays (``flags=("-strict" "-ignore-filename-pattern"
     "x")``, on one line or several), filled here and expanded where ``"${flags[@]}"`` is."""
     arrays = {} if arrays is None else arrays
+    folders = {} if folders is None else folders
     lines = text.splitlines()
     i = 0
     while i < len(lines):
@@ -1050,6 +1109,17 @@ def _pipelines(text: str, script_dir: str, arrays: dict[str, list[str]] | None =
         if "$" in line:  # what each of the three patterns starts with
             line = _SCRIPT_DIR.sub(lambda _: TREE + "/" + script_dir, line)
             line = _EXPRESSION.sub("${EXPRESSION}", _TOPLEVEL.sub(ROOT, line))
+            if folders:
+                line = _FOLDER_USE.sub(lambda m: folders.get(m.group(1) or m.group(2),
+                                                             m.group(0)), line)
+            named = _FOLDER_VARIABLE.match(line) if "=" in line else None
+            if named is not None:
+                folders[named.group(1)] = posixpath.normpath(named.group(2) or named.group(3))
+                continue
+        command = _COMMAND_VARIABLE.match(line) if "=" in line else None
+        if command is not None:  # kust_cmd="kustomize build ...": ${kust_cmd} runs it
+            folders[command.group(1)] = command.group(3)
+            continue
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         line, inner = _substitutions(line)
