@@ -11,7 +11,7 @@ builds live in :mod:`reviewbot.model.objects`, which imports neither this module
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile
@@ -167,7 +167,8 @@ def build_model(
                 and not kept_aside(doc.file.path, within)]
         flux_builds = [graph.flux_build(doc.file.path, spec) for doc, spec in flux]
         model.scope_doubt = _scope_doubt(tree, graph, flux, flux_builds)
-        variants, patches, tags = _built_documents(graph, flux_builds)
+        variants, patches, tags = _built_documents(
+            graph, flux_builds, lambda path: kept_aside(path, within))
         model.derived["unincluded-components"] = tuple(
             d for d in graph.roots if graph.by_dir[d].is_component)
         model.unapplied = _kept_aside(graph, model, flux_builds)
@@ -316,6 +317,7 @@ def _reached_documents(reach: Reach) -> tuple[dict[int, list[Resource]], Tags]:
 
 
 def _built_documents(graph: Graph, flux: Sequence[Build | None],
+                     aside: Callable[[str], bool] = lambda path: False,
                      ) -> tuple[dict[int, list[Resource]], set[int], Tags]:
     """Without roots: by document, the objects the builds make of it (distinct results,
     build order), and the documents that are patches. Every Flux Kustomization's build
@@ -341,8 +343,8 @@ def _built_documents(graph: Graph, flux: Sequence[Build | None],
             add(build.finished, mine)
             covered |= mine
     for folder in graph.roots:
-        if graph.by_dir[folder].is_component:
-            continue
+        if graph.by_dir[folder].is_component or aside(graph.by_dir[folder].file):
+            continue  # (a kustomization kept aside builds nothing a cluster receives)
         build = graph.build(folder)
         # finishing keeps each object's document: a build whose documents a Flux build
         # claimed already adds nothing (an app folder its Flux Kustomization applies)
