@@ -98,6 +98,35 @@ def test_a_kustomization_applying_an_argo_cd_root_applies_all_it_builds(tmp_path
     ]
 
 
+def test_the_repositorys_top_level_kustomization_is_applied_by_hand_beside_other_roots(
+        tmp_path: Path) -> None:
+    # a new-user trial: the top's kustomization lists apps/web, an Argo CD Application
+    # renders a chart; apps/web was "not applied by any cluster root", its :latest unjudged.
+    # Argo CD's https://kubernetes.default.svc is the cluster it calls in-cluster: one cluster
+    write(tmp_path, {
+        "kustomization.yaml": "resources: [apps/web]\n",
+        "apps/web/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "apps/web/deploy.yaml": FLOATING % "web",
+        "argocd/chart.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: chart, namespace: argocd}
+            spec:
+              project: default
+              destination: {server: https://kubernetes.default.svc, namespace: apps}
+              source: {repoURL: https://github.com/acme/fleet.git, path: cluster}
+        """,
+        "cluster/kustomization.yaml": "resources: [api.yaml]\n",
+        "cluster/api.yaml": FLOATING % "api",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert found(result) == [
+        ("image-digest[floating]", "error", "apps/web/deploy.yaml", "Deployment/apps/web"),
+        ("image-digest[floating]", "error", "cluster/api.yaml", "Deployment/apps/api"),
+    ]
+    assert result.model.cluster_entries == {}  # (one cluster: in-cluster)
+
+
 def test_an_archive_folder_no_root_reaches_gets_one_info_and_no_error(tmp_path: Path) -> None:
     result = bootstrap(tmp_path, {
         "apps/kustomization.yaml": "resources: [web.yaml]\n",
@@ -1095,11 +1124,12 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
         ("kustomize-integrity[not-applied]", "info", "tests/conformance/pod.yaml"),
     ]
     assert sorted(f.message.split(" is kept aside ")[1] for f in result.findings
-                  if f.kind == "not-applied") == [
+                  if f.kind == "not-applied") == sorted([
         "(a test suite, which its harness applies to a test cluster, no build reads), so "
         "nothing in it is judged"] * 3 + [
-        "(documentation no build reads), so nothing in it is judged",
-        "(vendored code or test data no build reads), so nothing in it is judged"]
+        "(a folder named with a leading _, which tools such as go ignore, no build reads), so "
+        "nothing in it is judged",
+        "(documentation no build reads), so nothing in it is judged"])
     # what a lint names is judged: a folder kept aside is one below the linted target
     from reviewbot.config import Config
     from reviewbot.engine.run import analyze
@@ -1109,6 +1139,10 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
                    only=["image-digest"])
     assert [(f.file, f.severity) for f in part.findings] == [
         ("tests/conformance/pod.yaml", "error")]
+    # a kuttl step's assertion holds partial objects the step waits for, whatever is linted
+    suite = analyze(disk_tree([tmp_path / "test" / "e2e"], tmp_path), Config(),
+                    only=["schema", "image-digest"])
+    assert [(f.file, f.rule) for f in suite.findings] == []
 
 
 def test_without_roots_what_a_test_harness_names_is_its_input_not_applied(

@@ -193,9 +193,21 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         walker.reach.roots.append(Root("in-cluster", "kustomization applying Argo CD "
                                        "Applications", file, folder))
         walker.walk(_Step("in-cluster", file, {"path": "./" + folder}, "default", (), folder))
+    # the repository's own top-level kustomization that no root applies: what `kubectl apply
+    # -k .` applies, by hand, beside the other roots (a new-user trial: one Argo CD
+    # Application for a chart left the top's apps/web "not applied" and its :latest unjudged)
+    top = graph.by_dir.get("")
+    if walker.reach.roots and top is not None and not top.is_component and (
+            top.file not in walker.reach.files):
+        walker.reach.roots.append(Root("in-cluster", "the repository's top-level "
+                                       "kustomization", top.file, "."))
+        walker.walk(_Step("in-cluster", top.file, {"path": "./"}, "default", (), ""))
     if not walker.reach.roots:
         return None
     return walker.reach
+
+
+IN_CLUSTER_SERVER = "https://kubernetes.default.svc"
 
 
 def _applying(graph: Graph, files: frozenset[str]) -> list[str]:
@@ -660,7 +672,11 @@ class _Walker:
     def _argo_sources(self, spec: Mapping[str, Any], file: str, chain: tuple[str, ...],
                       by: Resource | None = None) -> Iterator[_Step]:
         destination = dict_of(spec.get("destination"))
-        cluster = str(destination.get("name") or destination.get("server") or "in-cluster")
+        # Argo CD names the cluster it runs in "in-cluster", at https://kubernetes.default.svc
+        server = destination.get("server")
+        cluster = str(destination.get("name") or (
+            "in-cluster" if str(server).rstrip("/") == IN_CLUSTER_SERVER else server)
+            or "in-cluster")
         for _, source in argo_sources(spec):
             path = text_of(source.get("path"))
             if path is None or source.get("chart") or "{{" in path:
@@ -728,10 +744,12 @@ def aside_why(path: str, within: str = "") -> str | None:
     if any((p.startswith(".") and p not in (".", "..")) or p.lower() in ARCHIVE_NAMES
            for p in parts):
         return "an archive or hidden folder"
-    if any(p in COPIED_NAMES or (p.startswith("_") and len(p) > 1) for p in parts) or any(
+    if any(p in COPIED_NAMES for p in parts) or any(
             p in EXPECTED_NAMES and TEST_FOLDERS.intersection(parts[:i])
             for i, p in enumerate(parts)):
         return "vendored code or test data"
+    if any(p.startswith("_") and len(p) > 1 for p in parts):
+        return "a folder named with a leading _, which tools such as go ignore,"
     if parts and parts[0] in ("test", "tests", "e2e"):  # (clusters/e2e is an environment)
         return "a test suite, which its harness applies to a test cluster,"
     if parts and parts[0] in DOC_NAMES:
@@ -745,6 +763,9 @@ def aside_why(path: str, within: str = "") -> str | None:
 _HARNESSES = {"test.gatekeeper.sh": ("gatekeeper Suite", ("Suite",)),
               "cli.kyverno.io": ("kyverno Test", ("Test",)),
               "chainsaw.kyverno.io": ("chainsaw Test", ("Test", "StepTemplate"))}
+# kuttl's (and chainsaw's default) step files: ``NN-assert.yaml`` holds the partial objects the
+# step waits for, ``NN-errors.yaml`` the ones that must not exist
+_KUTTL_ASSERTION = re.compile(r"^\d+-(?:assert|errors)\.ya?ml$")
 _HARNESS_KEYS = frozenset({"template", "constraint", "object", "inventory", "resources",
                            "policies", "variables", "userinfo", "file", "values"})
 
@@ -759,6 +780,9 @@ def harness_inputs(model: Model) -> dict[str, str]:
     if found is not None:
         return found
     found = model.derived["harness-inputs"] = {}
+    for path in model.files:  # kuttl's step assertions: partial objects, never applied
+        if _KUTTL_ASSERTION.match(path.rpartition("/")[2]):
+            found[path] = f"kuttl test step {posixpath.dirname(path) or '.'}"
     for doc in model.documents:
         value = doc.value
         api = value.get("apiVersion") if isinstance(value, dict) else None
