@@ -626,6 +626,9 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
             fix=("Add the Component to the `components:` of a kustomization a cluster builds, "
                  "or delete it if it is kept for reference."
                  if why.startswith("not applied (a kustomize Component") else
+                 "Nothing to do if it is kept for tests, documentation or reference; if a "
+                 "cluster should receive it, move it out and list it where a cluster's root "
+                 "builds it." if why.startswith(("kept aside", "not applied (test inputs")) else
                  "List it where a cluster's Flux Kustomization or Argo CD Application builds "
                  "it, or delete it if it is kept for reference."),
         )

@@ -1130,6 +1130,9 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
         "(a folder named with a leading _, which tools such as go ignore, no build reads), so "
         "nothing in it is judged",
         "(documentation no build reads), so nothing in it is judged"])
+    assert {f.fix for f in result.findings if f.kind == "not-applied"} == {
+        "Nothing to do if it is kept for tests, documentation or reference; if a cluster "
+        "should receive it, move it out and list it where a cluster's root builds it."}
     # what a lint names is judged: a folder kept aside is one below the linted target
     from reviewbot.config import Config
     from reviewbot.engine.run import analyze
