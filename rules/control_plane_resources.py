@@ -120,7 +120,7 @@ from typing import Any
 
 from reviewbot.engine.findings import Violation
 from reviewbot.engine.registry import Option
-from reviewbot.model.objects import Container, Model, Node, PodTemplate, items
+from reviewbot.model.objects import Container, Model, Node, PodTemplate, dig, items
 from reviewbot.model.quantity import format_quantity, quote
 from reviewbot.model.values import chart_resources
 from reviewbot.model.workload import (
@@ -253,18 +253,13 @@ def _missing(container: Container, rendered: Any = _AS_WRITTEN) -> list[str]:
             limit = container.quantity("limits", resource)
             request = container.quantity("requests", resource)
         else:
-            limit = _written(rendered, "limits", resource)
-            request = _written(rendered, "requests", resource)
+            limit = dig(rendered, ("limits", resource))
+            request = dig(rendered, ("requests", resource))
         if limit is None:
             out.append(f"{resource} limit")
             if request is None:
                 out.append(f"{resource} request")
     return out
-
-
-def _written(resources: Any, kind: str, resource: str) -> Any:
-    section = resources.get(kind) if isinstance(resources, dict) else None
-    return section.get(resource) if isinstance(section, dict) else None
 
 
 def _join(items: Sequence[str]) -> str:

@@ -603,7 +603,7 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
         below = unapplied[bisect_left(unapplied, folder + "/"):bisect_left(unapplied, folder + "0")]
         files = [f for f in ([folder] if folder in model.unapplied else []) + below
                  if not _said(f, told) and _holds_objects(model, f)
-                 and not harness.get(f, "").endswith(f" {f}")]  # (a harness's own file)
+                 and not (f in harness and harness[f].file == f)]  # (a harness's own file)
         if not files:
             continue
         count = f"{len(files)} manifest file" + ("s" if len(files) > 1 else "")

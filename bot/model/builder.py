@@ -180,8 +180,8 @@ def build_model(
             elif (fed := next((who for p, who in harness_inputs(model).items()
                                if p == folder or p.startswith(folder + "/")), None)):
                 model.skipped.append(Skipped(folder, (
-                    f"a {fed.rsplit(' ', 1)[0]}, a test harness's own file: not applied"
-                    if fed.endswith(f" {folder}") else f"test inputs of {fed}: not applied")))
+                    f"a {fed.harness}, a test harness's own file: not applied"
+                    if fed.file == folder else f"test inputs of {fed}: not applied")))
             elif unincluded_component(model, folder) is not None:
                 model.skipped.append(Skipped(folder, "a kustomize Component no kustomization "
                                              "includes: not applied"))

@@ -387,9 +387,10 @@ class _Block:
     script_dir: str = ""  # the folder of the script file ($0), for cd "$(dirname "$0")"
     root: str = ""  # the folder of the repository the CI file belongs to ($GITHUB_WORKSPACE)
     arrays: dict[str, list[str]] = field(default_factory=dict)  # bash arrays of literals
-    # variables that name a folder of the repository (``SRCROOT="$(cd "$(dirname "$0")/.."
-    # && pwd)"``, ``ROOT=$(git rev-parse --show-toplevel)``): expanded where they are used
-    folders: dict[str, str] = field(default_factory=dict)
+    # variables set to a folder of the repository (``SRCROOT="$(cd "$(dirname "$0")/.."
+    # && pwd)"``, ``ROOT=$(git rev-parse --show-toplevel)``) or to a tool's command
+    # (``kust_cmd="kustomize build ..."``): expanded where they are used
+    literals: dict[str, str] = field(default_factory=dict)
     stack: list[str] = field(default_factory=list)  # pushd's folders
     finds: list[ValidationSkip] = field(default_factory=list)
     validates: bool = False
@@ -569,7 +570,7 @@ class _Reader:
         """Read the commands of ``text`` (a ``run:`` block, a script, a recipe line);
         ``per_line``: ``text`` is a whole file, each command is where its line is (else
         where the block's step is)."""
-        for line, pipeline in _pipelines(text, block.script_dir, block.arrays, block.folders):
+        for line, pipeline in _pipelines(text, block.script_dir, block.arrays, block.literals):
             self.budget -= len(pipeline)
             if self.budget < 0:
                 return
@@ -1054,7 +1055,7 @@ _BUILD_VALUE_FLAGS = frozenset({"--load-restrictor", "--load_restrictor", "-o", 
 _COMMAND_VARIABLE = re.compile(
     r"""^\s*(?:export\s+|readonly\s+|local\s+)?([A-Za-z_]\w*)=(["'])((?:kustomize|kubectl|"""
     r"""oc|helm|yq|sed|envsubst|flux)(?:\s[^"'$`\\]*)?)\2\s*$""")
-_FOLDER_USE = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)\b")
+_LITERAL_USE = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)\b")
 _TOOL_VARIABLE = re.compile(r"^\$\{?([A-Za-z_]\w*)\}?$")  # $(KUSTOMIZE) edit ...: the tool
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][\w-]*)\1")
 
@@ -1073,12 +1074,12 @@ _EXPANDED = re.compile(r"^\$\{([A-Za-z_]\w*)\[[@*]\]\}$")
 
 
 def _pipelines(text: str, script_dir: str, arrays: dict[str, list[str]] | None = None,
-               folders: dict[str, str] | None = None) -> Iterator[tuple[int, list[_Simple]]]:
+               literals: dict[str, str] | None = None) -> Iterator[tuple[int, list[_Simple]]]:
     """(line within ``text``, its simple commands joined by ``|``) of each pipeline.
     ``arrays``: the script's literal arrays (``flags=("-strict" "-ignore-filename-pattern"
     "x")``, on one line or several), filled here and expanded where ``"${flags[@]}"`` is."""
     arrays = {} if arrays is None else arrays
-    folders = {} if folders is None else folders
+    literals = {} if literals is None else literals
     lines = text.splitlines()
     i = 0
     while i < len(lines):
@@ -1109,16 +1110,16 @@ def _pipelines(text: str, script_dir: str, arrays: dict[str, list[str]] | None =
         if "$" in line:  # what each of the three patterns starts with
             line = _SCRIPT_DIR.sub(lambda _: TREE + "/" + script_dir, line)
             line = _EXPRESSION.sub("${EXPRESSION}", _TOPLEVEL.sub(ROOT, line))
-            if folders:
-                line = _FOLDER_USE.sub(lambda m: folders.get(m.group(1) or m.group(2),
-                                                             m.group(0)), line)
+            if literals:
+                line = _LITERAL_USE.sub(lambda m: literals.get(m.group(1) or m.group(2),
+                                                               m.group(0)), line)
             named = _FOLDER_VARIABLE.match(line) if "=" in line else None
             if named is not None:
-                folders[named.group(1)] = posixpath.normpath(named.group(2) or named.group(3))
+                literals[named.group(1)] = posixpath.normpath(named.group(2) or named.group(3))
                 continue
         command = _COMMAND_VARIABLE.match(line) if "=" in line else None
         if command is not None:  # kust_cmd="kustomize build ...": ${kust_cmd} runs it
-            folders[command.group(1)] = command.group(3)
+            literals[command.group(1)] = command.group(3)
             continue
         if not line.strip() or line.lstrip().startswith("#"):
             continue

@@ -770,19 +770,30 @@ _HARNESS_KEYS = frozenset({"template", "constraint", "object", "inventory", "res
                            "policies", "variables", "userinfo", "file", "values"})
 
 
-def harness_inputs(model: Model) -> dict[str, str]:
+@dataclass(frozen=True)
+class HarnessInput:
+    """A file a test harness names: which harness (``gatekeeper Suite``) and its file."""
+
+    harness: str
+    file: str  # the harness's own file (a kuttl step's folder for its assertions)
+
+    def __str__(self) -> str:
+        return f"{self.harness} {self.file}"
+
+
+def harness_inputs(model: Model) -> dict[str, HarnessInput]:
     """The files a test harness of the tree names (every file path its documents give
     under the keys that name inputs: gator's ``tests[].template``, ``constraint``,
     ``cases[].object``; kyverno's ``resources``, ``policies``; chainsaw's step ``file``), and
-    the harness files themselves, each with the harness that names it ("gatekeeper Suite
-    library/x/suite.yaml"); made once per model."""
-    found: dict[str, str] | None = model.derived.get("harness-inputs")
+    the harness files themselves, each with the harness that names it; made once per
+    model."""
+    found: dict[str, HarnessInput] | None = model.derived.get("harness-inputs")
     if found is not None:
         return found
     found = model.derived["harness-inputs"] = {}
     for path in model.files:  # kuttl's step assertions: partial objects, never applied
         if _KUTTL_ASSERTION.match(path.rpartition("/")[2]):
-            found[path] = f"kuttl test step {posixpath.dirname(path) or '.'}"
+            found[path] = HarnessInput("kuttl test step", posixpath.dirname(path) or ".")
     for doc in model.documents:
         value = doc.value
         api = value.get("apiVersion") if isinstance(value, dict) else None
@@ -792,7 +803,7 @@ def harness_inputs(model: Model) -> dict[str, str]:
         if harness is None or value.get("kind") not in harness[1]:
             continue
         path = doc.file.path
-        what = f"{harness[0]} {path}"
+        what = HarnessInput(harness[0], path)
         found.setdefault(path, what)
         folder = posixpath.dirname(path)
         for name in _named_files(value):

@@ -294,8 +294,9 @@ def _argo_inline_values(model: Model, skip: frozenset[str]
             chart = source.get("chart")
             folder = source.get("path")
             if not isinstance(chart, str):  # a chart folder of this repository
-                chart = _chart_beside(model, folder.strip("./"))[0] if isinstance(
-                    folder, str) else ""
+                where_chart = model_graph(model).flux_folder(obj.file, folder) if isinstance(
+                    folder, str) else None
+                chart = _chart_beside(model, where_chart)[0] if where_chart is not None else ""
             release = helm.get("releaseName")
             name = release if isinstance(release, str) and release else obj.name
             yield ValuesObject(VALUES_API, VALUES_KIND, dest if isinstance(dest, str) and dest
