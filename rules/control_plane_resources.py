@@ -17,7 +17,10 @@ assumes conventional control-plane nodes (tainted `NoSchedule`, labelled with th
 and selectors on other labels count as matching; a pod that only tolerates the taint (and
 does not select control-plane nodes) then reaches one only if the cluster has control-plane
 nodes that admit workloads, which managed clusters do not: its `missing` is a warning that
-says so.
+says so. A pod that selects control-plane nodes (`nodeSelector` or required affinity on their
+role label) is meant to run there and is judged whether or not it tolerates their taint: one
+that does not runs only on control planes left untainted (Talos'
+`allowSchedulingOnControlPlanes`, k3s), which is what its author counts on.
 
 Every container and init container of such a pod must set `limits.cpu` and `limits.memory`
 (and a request for each, or the limit that Kubernetes copies into it). With an inventory,
@@ -40,8 +43,8 @@ Kinds:
 
 When it stays quiet:
 
-Pods no control-plane node admits (its taints not tolerated, selectors or affinity pointing
-elsewhere); chart components whose values set no `resources` at all (the chart's defaults
+Pods no control-plane node admits and that do not select one (its taints not tolerated,
+selectors or affinity pointing elsewhere); chart components whose values set no `resources` at all (the chart's defaults
 are not in the repository; app-template has none, so its containers are always judged).
 Without an inventory, the rule assumes the conventional control-plane nodes.
 
