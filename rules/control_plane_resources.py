@@ -44,8 +44,9 @@ Kinds:
 When it stays quiet:
 
 Pods no control-plane node admits and that do not select one (its taints not tolerated,
-selectors or affinity pointing elsewhere); chart components whose values set no `resources` at all (the chart's defaults
-are not in the repository; app-template has none, so its containers are always judged).
+selectors or affinity pointing elsewhere); chart components whose values set no `resources`
+at all (the chart's defaults are not in the repository; app-template has none, so its
+containers are always judged).
 Without an inventory, the rule assumes the conventional control-plane nodes.
 
 Failing example:
