@@ -8,6 +8,7 @@ a child is judged as its parent builds it.
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -835,6 +836,69 @@ def test_a_sync_kustomization_that_applies_its_own_file_names_this_repository(
     reach = result.model.derived["reach"]
     assert [(r.how, r.path) for r in reach.roots] == [
         ("self-applying Flux Kustomization", "./kubernetes/flux")]
+
+
+TWINS = {  # a public repository and its private twin sync one folder; the twin sorts first
+    "kubernetes/cluster/apps-private.yaml": """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: home-ops-private, namespace: flux-system}
+        spec: {url: ssh://git@github.com/acme/home-ops-private.git}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: cluster-private, namespace: flux-system}
+        spec:
+          path: ./kubernetes/cluster
+          sourceRef: {kind: GitRepository, name: home-ops-private}
+    """,
+    "kubernetes/cluster/config.yaml": """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: home-ops, namespace: flux-system}
+        spec: {url: https://github.com/acme/home-ops}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: cluster, namespace: flux-system}
+        spec:
+          path: ./kubernetes/cluster
+          sourceRef: {kind: GitRepository, name: home-ops}
+    """,
+    "kubernetes/cluster/apps.yaml": APPS % ("./kubernetes/apps", "GitRepository", "home-ops"),
+    "kubernetes/apps/web.yaml": FLOATING % "web",
+}
+
+
+def test_of_two_repositories_syncing_one_folder_the_checkouts_remote_names_this_one(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, TWINS)
+    git = ["git", "-C", str(tmp_path)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "remote", "add", "origin", "git@github.com:acme/home-ops.git"],
+                   check=True)
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "kubernetes/apps/web.yaml")]
+    reach = result.model.derived["reach"]
+    assert [(r.file, r.path) for r in reach.roots] == [
+        ("kubernetes/cluster/config.yaml", "./kubernetes/cluster")]
+
+
+def test_of_two_repositories_syncing_one_folder_without_a_remote_the_choice_is_said(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, TWINS)  # no git: the first in file order is taken, and that is said
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("kustomize-integrity[not-applied]", "info", "kubernetes/apps/web.yaml")]
+    reasons = {s.path: s.reason for s in result.model.skipped}
+    assert reasons["kubernetes/cluster/apps.yaml"] == (
+        "not followed: its spec.path is in GitRepository home-ops (github.com/acme/home-ops), "
+        "not this repository: GitRepositories home-ops-private and home-ops both sync the "
+        "folder holding their Kustomization, and home-ops-private, the first in file order, was "
+        "taken as this repository (lint a git checkout whose remote names one of them)")
 
 
 def test_a_flux_instance_syncing_the_artifact_ci_pushes_applies_its_folder(

@@ -70,7 +70,7 @@ from reviewbot.model.reach import (
 from reviewbot.model.resource import document_objects
 from reviewbot.model.values import configure as configure_values
 from reviewbot.model.values import document_values_pods, object_values_pods
-from reviewbot.sources.tree import NOT_APPLIED, Skipped, Tree
+from reviewbot.sources.tree import NOT_APPLIED, Skipped, Tree, remote_urls
 
 # ---------------------------------------------------------------- building
 
@@ -140,7 +140,10 @@ def build_model(
         ci_files = {p for p in model.files if is_ci_file(p)}  # per file: a file has documents
         return [d for d in model.documents if d.file.path in ci_files]
 
-    reach = find_reach(graph, model.documents, specs, ci_documents)
+    def remotes() -> tuple[str, ...]:
+        return remote_urls(tree.root) if tree is not None else ()
+
+    reach = find_reach(graph, model.documents, specs, ci_documents, remotes)
     model.derived["reach"] = reach
     if reach is not None:
         variants, tags = _reached_documents(reach)

@@ -153,11 +153,14 @@ class _Step:
 
 def find_reach(graph: Graph, documents: Sequence[Document],
                configured: Sequence[ClusterSpec] = (),
-               ci_documents: Callable[[], Sequence[Document]] = tuple) -> Reach | None:
+               ci_documents: Callable[[], Sequence[Document]] = tuple,
+               remotes: Callable[[], Sequence[str]] = tuple) -> Reach | None:
     """The walk from the repository's roots, or None when it has none (every file is then
     applied as written). ``ci_documents``: the documents of the repository's CI files, asked
-    for only when a root or the walk needs what CI pushes."""
-    walker = _Walker(graph, documents, ci_documents)
+    for only when a root or the walk needs what CI pushes; ``remotes``: the URLs of the
+    checkout's git remotes, asked for only when a GitRepository is not known to be this
+    repository otherwise."""
+    walker = _Walker(graph, documents, ci_documents, remotes)
     steps = list(walker.roots(configured))
     if not steps and not walker.argo_candidates():
         return None
@@ -222,8 +225,10 @@ def _applying(graph: Graph, files: frozenset[str]) -> list[str]:
 
 class _Walker:
     def __init__(self, graph: Graph, documents: Sequence[Document],
-                 ci_documents: Callable[[], Sequence[Document]]) -> None:
+                 ci_documents: Callable[[], Sequence[Document]],
+                 remotes: Callable[[], Sequence[str]] = tuple) -> None:
         self.graph = graph
+        self.remotes = remotes
         self.documents = documents
         self.reach = Reach([])
         self.seen: set[_WalkKey] = set()
@@ -262,6 +267,9 @@ class _Walker:
         self.oci_made: dict[str, str] = {}
         self.self_names: set[str] = {"flux-system"}
         self.self_urls: set[str] = set()
+        # GitRepositories that sync the folder of their own Kustomization, as an earlier one
+        # does with that folder, no git remote telling which is this repository -> that one
+        self.twins: dict[str, str] = {}
         # ConfigMaps and Secrets (:attr:`config`, made when a postBuild first asks), and those
         # each cluster's builds made so far (a name several clusters define differently)
         self.config_documents = (*by_kind.get("ConfigMap", ()), *by_kind.get("Secret", ()))
@@ -271,6 +279,12 @@ class _Walker:
         # id(build) -> (the build, whether it renamed no object to a ``${``)
         self.named_plain: dict[int, tuple[Build, bool]] = {}
         self.substitutions = Substitutions()
+
+    @functools.cached_property
+    def own_urls(self) -> frozenset[str]:
+        """The checkout's git remotes, as :func:`source_url` names a repository: a
+        GitRepository with one of these URLs is this repository, whatever its name."""
+        return frozenset(u for u in map(source_url, self.remotes()) if u)
 
     @functools.cached_property
     def pushed(self) -> dict[str, str]:
@@ -335,16 +349,12 @@ class _Walker:
             yield _Step(cluster or ".", doc.file.path, spec, _namespace(doc.value), (),
                         by=Resource(doc, (), doc.value))
         if not sync:  # a sync Kustomization that applies its own file (bootstrapped by hand)
-            # flux-system's first, then in file order: the first names this repository
-            for doc in sorted(flux, key=lambda d: _source_name(d.value) != "flux-system"):
+            for doc in self._self_applying(flux):
                 spec = flux_spec(doc.value) or {}
                 path = spec.get("path")
                 ref = dict_of(spec.get("sourceRef"))
-                if not isinstance(path, str) or ref.get("kind", "GitRepository") != (
-                        "GitRepository"):
-                    continue
                 folder = self._target(doc.file.path, spec)
-                if folder is None or not (folder == "" or doc.file.path.startswith(folder + "/")):
+                if folder is None or not isinstance(path, str):
                     continue
                 if covered and not self._from_here(spec, doc)[0]:
                     continue  # the same folder synced from a mirror: not this repository
@@ -391,6 +401,39 @@ class _Walker:
             self.reach.roots.append(Root(cluster, "FluxInstance", doc.file.path, path))
             self.reach.files.add(doc.file.path)
             yield _Step(cluster, doc.file.path, {"path": path}, "flux-system", ())
+
+    def _self_applying(self, flux: Sequence[Document]) -> list[Document]:
+        """The Flux Kustomizations whose GitRepository path is a folder holding their own
+        file, in the order that names this repository: one whose GitRepository's URL is a
+        remote of the checkout first (when two repositories sync the same folder, a public
+        one and its private twin), then flux-system's, then in file order."""
+        found = []
+        for doc in flux:
+            spec = flux_spec(doc.value) or {}
+            ref = dict_of(spec.get("sourceRef"))
+            if not isinstance(spec.get("path"), str) or ref.get("kind", "GitRepository") != (
+                    "GitRepository"):
+                continue
+            folder = self._target(doc.file.path, spec)
+            if folder is not None and (folder == "" or doc.file.path.startswith(folder + "/")):
+                found.append(doc)
+        found.sort(key=lambda d: _source_name(d.value) != "flux-system")
+        names = list(dict.fromkeys(_source_name(d.value) for d in found))
+        if len(names) > 1:
+            def own(doc: Document) -> bool:
+                return bool(self.own_urls & {
+                    source_url(dict_of(r.value.get("spec")).get("url"))
+                    for r in self.git.get(_source_name(doc.value), ())})
+            if any(own(d) for d in found):
+                found.sort(key=lambda d: not own(d))
+            elif names[0] != "flux-system":  # (flux bootstrap's name: this repository)
+                first = found[0]
+                folder = self._target(first.file.path, flux_spec(first.value) or {})
+                self.twins.update(dict.fromkeys(  # said where theirs are not followed
+                    (_source_name(d.value) for d in found[1:]
+                     if self._target(d.file.path, flux_spec(d.value) or {}) == folder
+                     and _source_name(d.value) != names[0]), names[0]))
+        return found
 
     def _built_sync(self, covered: set[str]) -> Iterator[_Step]:
         """Flux Kustomizations that a kustomization root builds with a path naming that
@@ -637,9 +680,19 @@ class _Walker:
                     for d in self.git.get(name, ())}
             if urls & self.self_urls:
                 return True, "", spec
+            if urls and urls & self.own_urls:  # (asked only here: a git call, once)
+                self._is_self(name)
+                return True, "", spec
             where = (f"GitRepository {name} ({', '.join(sorted(u for u in urls if u))})"
                      if urls else f"GitRepository {name}, which is not in this repository")
-            return False, f"its spec.path is in {where}, not this repository", spec
+            reason = f"its spec.path is in {where}, not this repository"
+            twin = self.twins.get(name)
+            if twin is not None:  # which of the two is this one, nothing here tells
+                reason += (f": GitRepositories {twin} and {name} both sync the folder holding "
+                           f"their Kustomization, and {twin}, the first in file order, "
+                           "was taken as this repository (lint a git checkout whose remote "
+                           "names one of them)")
+            return False, reason, spec
         if kind == "OCIRepository":
             folder = self.oci_made.get(name)
             for repo in self.oci.get(name, ()) if folder is None else ():

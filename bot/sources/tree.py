@@ -7,6 +7,7 @@ or read; they are listed as skipped with a reason. Nothing is checked out.
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import re
@@ -267,6 +268,26 @@ def outside_git(folder: Path) -> bool:
                 pass
             return False
     return True
+
+
+@functools.cache
+def remote_urls(root: Path) -> tuple[str, ...]:
+    """The URLs of the git remotes of the repository at ``root`` (none outside git, or when
+    git cannot say): what names this repository to a Flux GitRepository that syncs it
+    (``actions/checkout`` sets ``origin`` to the forge's URL of the repository). Read from
+    git's own configuration (``git config``: includes and ``insteadOf`` as git reads them),
+    once per process, and only when the walk must tell which repository is this one."""
+    if outside_git(Path(root).resolve()):
+        return ()
+    with suppress(OSError):
+        out = subprocess.run(
+            ["git", "-C", str(root), "config", "--get-regexp", r"^remote\..*\.url$"],
+            capture_output=True, text=True, check=False,
+        )
+        if out.returncode == 0:
+            return tuple(sorted({line.split(None, 1)[1].strip()
+                                 for line in out.stdout.splitlines() if " " in line.strip()}))
+    return ()
 
 
 def check_targets(targets: Sequence[Path]) -> None:
