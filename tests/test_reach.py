@@ -597,6 +597,114 @@ def test_an_applicationset_git_directories_generator_applies_each_folder(
         ("kustomize-integrity[not-applied]", "apps/skip/skip.yaml")]
 
 
+def test_an_argo_cd_destination_namespace_goes_only_where_an_object_sets_none(
+    tmp_path: Path,
+) -> None:
+    # "The namespace will only be set for namespace-scoped resources that have not set a
+    # value for .metadata.namespace" (Argo CD's ApplicationDestination); Flux's
+    # targetNamespace moves every one
+    write(tmp_path, {
+        "argocd/web.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: web, namespace: argocd}
+            spec:
+              source: {repoURL: https://github.com/acme/fleet, path: apps/web}
+              destination: {server: https://kubernetes.default.svc, namespace: web}
+        """,
+        "apps/web/own.yaml": FLOATING % "own",
+        "apps/web/none.yaml": FLOATING.replace(", namespace: apps", "") % "none",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(f, o) for _, _, f, o in found(result)] == [
+        ("apps/web/none.yaml", "Deployment/web/none"), ("apps/web/own.yaml", "Deployment/apps/own")]
+
+
+def test_an_applicationset_git_files_generator_applies_what_each_file_names(
+    tmp_path: Path,
+) -> None:
+    # edgard/home-ops' shape: one app.yaml per app, goTemplate, the namespace from a path
+    # segment, the manifests folder through a directory include; each item of a config
+    # that is a list gives parameters
+    write(tmp_path, {
+        "argocd/appset.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: ApplicationSet
+            metadata: {name: apps, namespace: argocd}
+            spec:
+              goTemplate: true
+              generators:
+              - git:
+                  repoURL: https://github.com/acme/fleet
+                  files:
+                  - path: "apps/*/*/app.yaml"
+                  values: {repoURL: https://github.com/acme/fleet}
+              template:
+                metadata: {name: '{{ .path.basenameNormalized }}'}
+                spec:
+                  sources:
+                  - repoURL: "{{ .values.repoURL }}"
+                    path: "{{ .path.path }}/{{ .layout.folder }}"
+                    directory: {recurse: true, include: "*.yaml"}
+                  destination:
+                    server: https://kubernetes.default.svc
+                    namespace: "{{ index .path.segments 1 }}"
+        """,
+        "apps/media/plex/app.yaml": "layout: {folder: manifests}\n",
+        "apps/media/plex/manifests/web.yaml": FLOATING % "plex",  # its own namespace kept
+        "apps/media/plex/values.yaml": "image: {tag: latest}\n",
+        "apps/media/deep/er/app.yaml": "layout: {folder: manifests}\n",  # not */*/app.yaml
+        "apps/media/deep/er/manifests/web.yaml": FLOATING % "deeper",
+        "apps/tools/kit/app.yaml": "- layout: {folder: one}\n- layout: {folder: two}\n",
+        "apps/tools/kit/one/a.yaml": FLOATING.replace(", namespace: apps", "") % "a",
+        "apps/tools/kit/two/b.yaml": FLOATING.replace(", namespace: apps", "") % "b",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f, o) for r, _, f, o in found(result)] == [
+        ("image-digest[floating]", "apps/media/plex/manifests/web.yaml",
+         "Deployment/apps/plex"),
+        ("image-digest[floating]", "apps/tools/kit/one/a.yaml", "Deployment/tools/a"),
+        ("image-digest[floating]", "apps/tools/kit/two/b.yaml", "Deployment/tools/b"),
+        ("kustomize-integrity[not-applied]", "apps/media/deep/er/manifests/web.yaml", "")]
+    roots = result.model.derived["reach"].roots
+    assert [(r.how, r.path) for r in roots] == [
+        ("Argo CD", "apps/media/plex/manifests"), ("Argo CD", "apps/tools/kit/one"),
+        ("Argo CD", "apps/tools/kit/two")]
+
+
+def test_an_applicationset_reads_the_json_files_its_files_generator_names(
+    tmp_path: Path,
+) -> None:
+    # Argo CD's documented shape (fasttemplate): keys flattened with dots; `**` any folders
+    write(tmp_path, {
+        "appset.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: ApplicationSet
+            metadata: {name: guestbook, namespace: argocd}
+            spec:
+              generators:
+              - git:
+                  repoURL: https://github.com/acme/fleet
+                  files: [{path: "cluster-config/**/config.json"}]
+              template:
+                metadata: {name: '{{cluster.name}}-guestbook'}
+                spec:
+                  source: {repoURL: https://github.com/acme/fleet, path: 'apps/{{app.folder}}'}
+                  destination: {server: '{{cluster.address}}', namespace: '{{path.basename}}'}
+        """,
+        "cluster-config/engineering/dev/config.json":
+            '{"cluster": {"name": "dev", "address": "https://1.2.3.4"}, "app": {"folder": "web"}}',
+        "package.json": '{"name": "tools"}',
+        "apps/web/web.yaml": FLOATING.replace(", namespace: apps", "") % "web",
+        "apps/old/old.yaml": FLOATING % "old",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f, o) for r, _, f, o in found(result)] == [
+        ("image-digest[floating]", "apps/web/web.yaml", "Deployment/dev/web"),
+        ("kustomize-integrity[not-applied]", "apps/old/old.yaml", "")]
+    assert "package.json" not in result.model.files  # no generator names it: not read
+
+
 def test_a_flux_instance_is_a_root(tmp_path: Path) -> None:
     write(tmp_path, {
         "flux/instance.yaml": """

@@ -1039,15 +1039,32 @@ class Graph:
             doc = _synthetic_doc(obj_file)
             k = Kustomization(obj_file, posixpath.dirname(obj_file), wrapper, doc)
             build.resources = self._transform(k, build.resources, build)
+        namespace = _text(spec.get(ARGO_NAMESPACE))
+        if namespace:
+            build.resources = [_in_namespace(r, namespace) for r in build.resources]
         return build
 
 
 # an Argo CD Application's folder without a kustomization, given to :meth:`Graph.flux_build`:
 # Argo CD applies its files as Kubernetes reads YAML (``on`` is true), no kustomize reads them
 ARGO_DIRECTORY = "argocd-directory"
+# an Argo CD Application's destination namespace, given to :meth:`Graph.flux_build`: Argo CD
+# sets it on the namespaced objects that set none ("The namespace will only be set for
+# namespace-scoped resources that have not set a value for .metadata.namespace", its API);
+# Flux's targetNamespace moves every one
+ARGO_NAMESPACE = "argocd-namespace"
 # the fields of a Flux Kustomization's spec that :meth:`Graph.flux_build` reads
 FLUX_BUILD_FIELDS = ("path", "sourceRef", "components", "targetNamespace", "namePrefix",
-                     "nameSuffix", "patches", "images", ARGO_DIRECTORY)
+                     "nameSuffix", "patches", "images", ARGO_DIRECTORY, ARGO_NAMESPACE)
+
+
+def _in_namespace(r: Resource, namespace: str) -> Resource:
+    """``r`` in ``namespace`` when it is namespaced and names no namespace (Argo CD's)."""
+    meta = r.body.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    if meta.get("namespace") or r.kind in CLUSTER_SCOPED:
+        return r
+    return r.with_body({**r.body, "metadata": {**meta, "namespace": namespace}})
 
 
 

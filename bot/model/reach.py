@@ -45,8 +45,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile
+from reviewbot.model.ci import glob_match
 from reviewbot.model.kustomize import (
     ARGO_DIRECTORY,
+    ARGO_NAMESPACE,
     FLUX_GROUP,
     Build,
     ClusterSpec,
@@ -71,7 +73,7 @@ from reviewbot.model.substitute import (
 ARGO_GROUP = "argoproj.io"
 # the fields of a Flux Kustomization's spec that change what it applies
 BUILD_FIELDS = ("path", "targetNamespace", "patches", "images", "components", "namePrefix",
-                "nameSuffix", "commonMetadata", "postBuild", "sourceRef")
+                "nameSuffix", "commonMetadata", "postBuild", "sourceRef", ARGO_NAMESPACE)
 _SORTED_FIELDS = tuple(sorted(BUILD_FIELDS))  # (the walk's key names them in this order)
 # the walk's key of a build: the spec fields that shape it (Graph.spec_id), the namespace,
 # and the file of a Kustomization whose path is not in the tree
@@ -80,7 +82,8 @@ _SpecKey = tuple[Any, ...]
 _WalkKey = tuple[str, str, _SpecKey]
 # the fields of a Flux Kustomization's spec that write texts into what it applies, besides
 # ``patches`` (whose origins name what they wrote)
-_WRITING_FIELDS = ("commonMetadata", "images", "namePrefix", "nameSuffix", "targetNamespace")
+_WRITING_FIELDS = ("commonMetadata", "images", "namePrefix", "nameSuffix", "targetNamespace",
+                   ARGO_NAMESPACE)
 _PUSH = re.compile(r"flux\s+push\s+artifact\s+['\"]?((?:oci://|\$)[^\s'\"]+)['\"]?((?:\\\n|[^\n;&|])*)")
 _PUSH_PATH = re.compile(r"--path[= ]+['\"]?([^\s'\"]+)")
 _ENV_REF = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
@@ -742,7 +745,7 @@ class _Walker:
                 flux[ARGO_DIRECTORY] = argo_directory(source)  # which of its files
             namespace = text_of(destination.get("namespace"))
             if namespace:
-                flux["targetNamespace"] = namespace  # namespaced objects without one
+                flux[ARGO_NAMESPACE] = namespace  # namespaced objects without one
             yield _Step(cluster, file, flux, "argocd", chain, folder, by)
 
 
@@ -1144,8 +1147,12 @@ def _strings(value: Any, depth: int = 0) -> Iterator[str]:
 
 
 def _generated(generators: Any, graph: Graph) -> Iterator[dict[str, str]]:
-    """Parameters of an ApplicationSet's git directory and list generators (others are not
-    evaluated: they give nothing)."""
+    """Parameters of an ApplicationSet's git directory, git file and list generators (others
+    are not evaluated: they give nothing), as Argo CD's documentation names them: for a
+    folder ``path``/``path.path``, ``path.basename``, ``path[n]`` (``index .path.segments n``
+    with goTemplate) and their normalized forms; a file's also ``path.filename``, its keys
+    flattened with dots (``cluster.name``, ``.cluster.name`` with goTemplate) and the
+    generator's ``values`` as ``values.key``."""
     for generator in list_of(generators):
         generator = dict_of(generator)
         git = dict_of(generator.get("git"))
@@ -1155,22 +1162,64 @@ def _generated(generators: Any, graph: Graph) -> Iterator[dict[str, str]]:
                        if isinstance(d.get("path"), str) and not d.get("exclude")]
             exclude = [str(d["path"]) for d in map(dict_of, directories)
                        if isinstance(d.get("path"), str) and d.get("exclude")]
+            extra = _flat(dict_of(git.get("values")), "values.")
             for folder in sorted(graph.dirs):
                 if any(fnmatch.fnmatchcase(folder, g) for g in include) and not any(
                         fnmatch.fnmatchcase(folder, g) for g in exclude):
-                    base = posixpath.basename(folder)
-                    yield {"path": folder, "path.path": folder, "path.basename": base,
-                           "path[0]": folder.split("/")[0]}
+                    yield {**_path_params(folder), **extra}
+            globs = [str(f["path"]).strip().lstrip("/") for f in map(dict_of,
+                     list_of(git.get("files"))) if isinstance(f.get("path"), str)]
+            for path in sorted(p for p in graph.files if any(glob_match(p, g) for g in globs)):
+                for doc in graph.files[path].documents:
+                    for item in list_of(doc.value) if isinstance(doc.value, list) else [
+                            doc.value]:
+                        if isinstance(item, dict):
+                            yield {**_flat(item), **_path_params(posixpath.dirname(path), path),
+                                   **extra}
         for element in list_of(dict_of(generator.get("list")).get("elements")):
             if isinstance(element, dict):
                 yield {str(k): str(v) for k, v in element.items() if not isinstance(v, dict)}
 
 
+def _path_params(folder: str, file: str | None = None) -> dict[str, str]:
+    """The ``path`` parameters of a git generator's folder (a file generator's: the file's)."""
+    base = posixpath.basename(folder)
+    out = {"path": folder, "path.path": folder, "path.basename": base,
+           "path.basenameNormalized": _normalized(base)}
+    for i, part in enumerate(folder.split("/") if folder else ()):
+        out[f"path[{i}]"] = out[f"path.segments[{i}]"] = part
+    if file is not None:
+        name = posixpath.basename(file)
+        out["path.filename"], out["path.filenameNormalized"] = name, _normalized(name)
+    return out
+
+
+def _normalized(text: str) -> str:
+    """Argo CD's normalized form of a name: what a DNS name does not allow becomes ``-``."""
+    return re.sub(r"[^a-z0-9.-]", "-", text.lower())[:253]
+
+
+def _flat(value: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
+    """A file generator's keys flattened with dots, each scalar as its text."""
+    out: dict[str, str] = {}
+    for key, item in value.items():
+        if isinstance(item, dict):
+            out.update(_flat(item, f"{prefix}{key}."))
+        elif not isinstance(item, list):
+            out[f"{prefix}{key}"] = "" if item is None else str(item).lower() if isinstance(
+                item, bool) else str(item)
+    return out
+
+
 _PARAM = re.compile(r"\{\{\s*\.?([\w.\[\]]+)\s*\}\}")
+_INDEX = re.compile(r"\{\{\s*index\s+\.([\w.]+)\s+(\d+)\s*\}\}")  # goTemplate's index
 
 
 def _fill(template: Any, params: Mapping[str, str]) -> Any:
     if isinstance(template, str):
+        if "index" in template:
+            template = _INDEX.sub(
+                lambda m: params.get(f"{m.group(1)}[{m.group(2)}]", m.group(0)), template)
         return _PARAM.sub(lambda m: params.get(m.group(1), m.group(0)), template)
     if isinstance(template, dict):
         return {k: _fill(v, params) for k, v in template.items()}

@@ -7,6 +7,7 @@ or read; they are listed as skipped with a reason. Nothing is checked out.
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import os
 import posixpath
@@ -434,18 +435,28 @@ _JSON_NAME = re.compile(r"""[^\s"'#\[\]{},:]+\.json(?=["'\s,\]}]|$)""")
 _COMMENT = re.compile(r"(?:^|\s)#.*$")
 
 
+# an ApplicationSet git files generator's ``- path: "clusters/**/config.json"`` (block or flow)
+_APPSET_JSON = re.compile(r"""\bpath:\s*["']?([^\s"'#,{}\[\]]+\.json)(?=["'\s,}\]]|$)""", re.M)
+
+
 def listed_json(records: Sequence[FileRecord], jsons: Mapping[str, object]) -> list[str]:
     """The ``.json`` files of the tree (``jsons``: by path) that a kustomization among
     ``records`` lists: kustomize reads JSON manifests and patches, so they are read and
-    judged like YAML (a JSON file nothing lists, like ``package.json``, is not read)."""
+    judged like YAML (a JSON file nothing lists, like ``package.json``, is not read); and
+    those an Argo CD ApplicationSet's git files generator may read (its glob matched as
+    ``fnmatch`` does, across folders: the walk matches it exactly)."""
     if not jsons:
         return []
     found: set[str] = set()
     for record in records:
+        if b".json" not in record.data:
+            continue
+        if b"ApplicationSet" in record.data:  # a git files generator's JSON configs
+            for glob in _APPSET_JSON.findall(record.data.decode("utf-8", "replace")):
+                found.update(p for p in jsons if fnmatch.fnmatchcase(p, glob.lstrip("/")))
         # a kustomization naming no .json file is not read line by line (the name's ASCII
         # bytes are in the text exactly when they are in the bytes)
-        if posixpath.basename(record.path) not in KUSTOMIZATION_NAMES or (
-                b".json" not in record.data):
+        if posixpath.basename(record.path) not in KUSTOMIZATION_NAMES:
             continue
         folder = posixpath.dirname(record.path)
         text = record.data.decode("utf-8", "replace")
