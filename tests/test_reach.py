@@ -755,6 +755,110 @@ def test_a_flux_instance_names_the_source_its_children_sync_from(
         ("image-digest[floating]", "apps/web.yaml")]
 
 
+@pytest.mark.parametrize("namespace", ["gitops-system", None])
+def test_a_flux_instance_names_its_source_after_its_namespace(
+        tmp_path: Path, namespace: str | None) -> None:
+    # soulwhisper/home-ops: the instance lives in gitops-system, so its GitRepository is
+    # gitops-system; where a build gives the namespace (a Kustomization's targetNamespace),
+    # a GitRepository no file defines, named in the instance's sync folder, is that one
+    meta = f", namespace: {namespace}" if namespace else ""
+    write(tmp_path, {
+        "apps/flux-instance/helmrelease.yaml": f"""
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {{name: flux-instance{meta}}}
+            spec:
+              chartRef: {{kind: OCIRepository, name: flux-instance}}
+              values:
+                instance:
+                  sync: {{kind: GitRepository, url: https://github.com/acme/fleet,
+                          path: clusters/home}}
+        """,
+        "clusters/home/apps.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: apps, namespace: gitops-system}
+            spec:
+              path: ./apps/web
+              sourceRef: {kind: GitRepository, name: gitops-system}
+        """,
+        "apps/web/web.yaml": FLOATING % "web",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "apps/web/web.yaml")]
+
+
+def test_with_a_flux_instance_another_repositorys_kustomization_is_no_sync(
+    tmp_path: Path,
+) -> None:
+    # d4rkfella/home-ops: keycloak's Kustomization syncs ./kubernetes of keycloak's own
+    # repository, a folder that holds its file here: it was taken for this repository's
+    # self-applying sync (a cluster "kubernetes" with everything in it)
+    write(tmp_path, {
+        "kubernetes/apps/flux-instance.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: flux-instance, namespace: flux-system}
+            spec:
+              chartRef: {kind: OCIRepository, name: flux-instance}
+              values:
+                instance:
+                  sync: {kind: GitRepository, url: https://github.com/acme/fleet,
+                         path: kubernetes/flux/cluster}
+        """,
+        "kubernetes/flux/cluster/ks.yaml": """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: keycloak, namespace: flux-system}
+            spec: {url: https://github.com/keycloak/keycloak-k8s-resources}
+            ---
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: keycloak-operator, namespace: flux-system}
+            spec:
+              path: ./kubernetes
+              sourceRef: {kind: GitRepository, name: keycloak}
+        """,
+        "kubernetes/unused/web.yaml": FLOATING % "web",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("kustomize-integrity[not-applied]", "kubernetes/unused/web.yaml")]
+    assert [r.path for r in result.model.derived["reach"].roots] == [
+        "kubernetes/flux/cluster"]
+
+
+def test_a_root_in_a_folder_kept_aside_roots_no_cluster(tmp_path: Path) -> None:
+    # Ramblurr/home-ops: archive/k8s/k8s-prod/flux syncs ./k8s/k8s-prod/flux, which only
+    # the archive holds; the live cluster is k8s/prod
+    sync = """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec: {url: ssh://git@github.com/acme/home-ops}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: %s
+          sourceRef: {kind: GitRepository, name: flux-system}
+    """
+    write(tmp_path, {
+        "archive/k8s/old/flux/gotk-sync.yaml": sync % "./k8s/old/flux",
+        "archive/k8s/old/flux/web.yaml": FLOATING % "old",
+        "k8s/live/flux/gotk-sync.yaml": sync % "./k8s/live/flux",
+        "k8s/live/flux/web.yaml": FLOATING % "live",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "k8s/live/flux/web.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "archive/k8s/old/flux/gotk-sync.yaml")]
+    assert [r.file for r in result.model.derived["reach"].roots] == [
+        "k8s/live/flux/gotk-sync.yaml"]
+
+
 @pytest.mark.parametrize("folder", ["examples/argocd", "test/manifests/cmp", "test/e2e/cases"])
 def test_an_application_among_examples_is_no_root_of_the_repository(
         tmp_path: Path, folder: str) -> None:

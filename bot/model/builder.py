@@ -143,7 +143,9 @@ def build_model(
     def remotes() -> tuple[str, ...]:
         return remote_urls(tree.root) if tree is not None else ()
 
-    reach = find_reach(graph, model.documents, specs, ci_documents, remotes)
+    within = tree.within if tree is not None else ""  # (a lint of part: judged below it)
+    reach = find_reach(graph, model.documents, specs, ci_documents, remotes,
+                       lambda path: kept_aside(path, within))
     model.derived["reach"] = reach
     if reach is not None:
         variants, tags = _reached_documents(reach)
@@ -160,7 +162,6 @@ def build_model(
         model.skipped.extend(Skipped(folder, NOT_APPLIED)
                              for folder in unapplied_folders(model))
     else:
-        within = tree.within if tree is not None else ""  # (a lint of part: judged below it)
         # Flux Kustomizations whose path is in this tree as written: built without roots
         # (not one kept aside: fluxcd/flux2's testdata Kustomizations build its invalid
         # fixtures, which no cluster receives)

@@ -157,13 +157,15 @@ class _Step:
 def find_reach(graph: Graph, documents: Sequence[Document],
                configured: Sequence[ClusterSpec] = (),
                ci_documents: Callable[[], Sequence[Document]] = tuple,
-               remotes: Callable[[], Sequence[str]] = tuple) -> Reach | None:
+               remotes: Callable[[], Sequence[str]] = tuple,
+               aside: Callable[[str], bool] = lambda path: False) -> Reach | None:
     """The walk from the repository's roots, or None when it has none (every file is then
     applied as written). ``ci_documents``: the documents of the repository's CI files, asked
     for only when a root or the walk needs what CI pushes; ``remotes``: the URLs of the
     checkout's git remotes, asked for only when a GitRepository is not known to be this
-    repository otherwise."""
-    walker = _Walker(graph, documents, ci_documents, remotes)
+    repository otherwise; ``aside``: whether a file lies in a folder the repository keeps
+    aside (an archive): a root there roots no cluster."""
+    walker = _Walker(graph, documents, ci_documents, remotes, aside)
     steps = list(walker.roots(configured))
     if not steps and not walker.argo_candidates():
         return None
@@ -229,9 +231,11 @@ def _applying(graph: Graph, files: frozenset[str]) -> list[str]:
 class _Walker:
     def __init__(self, graph: Graph, documents: Sequence[Document],
                  ci_documents: Callable[[], Sequence[Document]],
-                 remotes: Callable[[], Sequence[str]] = tuple) -> None:
+                 remotes: Callable[[], Sequence[str]] = tuple,
+                 aside: Callable[[str], bool] = lambda path: False) -> None:
         self.graph = graph
         self.remotes = remotes
+        self.aside = aside
         self.documents = documents
         self.reach = Reach([])
         self.seen: set[_WalkKey] = set()
@@ -273,6 +277,9 @@ class _Walker:
         # GitRepositories that sync the folder of their own Kustomization, as an earlier one
         # does with that folder, no git remote telling which is this repository -> that one
         self.twins: dict[str, str] = {}
+        # the sync folders of FluxInstances whose namespace (their GitRepository's name) a
+        # build gives, not their own document
+        self.unnamed_syncs: set[str] = set()
         # ConfigMaps and Secrets (:attr:`config`, made when a postBuild first asks), and those
         # each cluster's builds made so far (a name several clusters define differently)
         self.config_documents = (*by_kind.get("ConfigMap", ()), *by_kind.get("Secret", ()))
@@ -316,7 +323,10 @@ class _Walker:
                 yield _Step(given.name, "", {"path": "./" + folder}, "flux-system", (), folder)
         if configured:
             return
-        flux = self.flux
+        # a root in a folder kept aside (an archived cluster) roots none
+        flux = [d for d in self.flux if not self.aside(d.file.path)]
+        instances = [(d, s) for d, s in _instances(self.instance_documents)
+                     if not self.aside(d.file.path)]
         sync: list[Document] = []
         boot_folders: set[str] = set()
         for path in self.graph.paths:
@@ -324,7 +334,7 @@ class _Walker:
                 continue  # (the test below, on every path of the tree: most are not)
             parent, _, name = path.rpartition("/")
             if posixpath.basename(parent) == "flux-system" and name.startswith(
-                    ("gotk-sync.", "gotk-components.")):
+                    ("gotk-sync.", "gotk-components.")) and not self.aside(path):
                 boot_folders.add(parent)
         for doc in flux:
             folder = posixpath.dirname(doc.file.path)
@@ -351,7 +361,10 @@ class _Walker:
             self.roots_seen.add((id(doc), ()))
             yield _Step(cluster or ".", doc.file.path, spec, _namespace(doc.value), (),
                         by=Resource(doc, (), doc.value))
-        if not sync:  # a sync Kustomization that applies its own file (bootstrapped by hand)
+        # a sync Kustomization that applies its own file (bootstrapped by hand); with a
+        # FluxInstance the instance names the sync (a Kustomization of another repository
+        # whose path holds its file is that repository's folder, d4rkfella/home-ops')
+        if not sync and not instances:
             for doc in self._self_applying(flux):
                 spec = flux_spec(doc.value) or {}
                 path = spec.get("path")
@@ -371,13 +384,13 @@ class _Walker:
                 self.roots_seen.add((id(doc), ()))
                 yield _Step(folder or ".", doc.file.path, spec, _namespace(doc.value), (),
                             by=Resource(doc, (), doc.value))
-        if not sync and not covered:  # the same, made by a kustomization's build
+        if not sync and not covered and not instances:  # the same, made by a build
             yield from self._built_sync(covered)
         for folder in sorted(boot_folders - covered):
             cluster = posixpath.dirname(folder)
             self.reach.roots.append(Root(cluster or ".", "Flux bootstrap", folder, cluster))
             yield _Step(cluster or ".", "", {"path": "./" + cluster}, "flux-system", (), cluster)
-        for doc, sync_spec in _instances(self.instance_documents):
+        for doc, sync_spec in instances:
             path = text_of(sync_spec.get("path"))
             if path is None:
                 continue
@@ -396,7 +409,10 @@ class _Walker:
             elif kind != "GitRepository":
                 continue
             else:  # the GitRepository it makes (``sync.name``, else its namespace's name)
-                self._is_self(str(sync_spec.get("name") or "flux-system"))  # is this tree
+                made = sync_spec.get("name") or _instance_namespace(doc.value)
+                self._is_self(str(made or "flux-system"))  # is this tree
+                if not made:  # a namespace its build gives (a Kustomization's targetNamespace)
+                    self.unnamed_syncs.add(path.strip().strip("./"))
                 url = source_url(sync_spec.get("url"))
                 if url:
                     self.self_urls.add(url)
@@ -444,7 +460,7 @@ class _Walker:
         ./clusters/${ENV}`` in a base, ``./clusters/sbox/01`` in the overlay)."""
         graph = self.graph
         for folder in graph.roots:
-            if graph.by_dir[folder].is_component:
+            if graph.by_dir[folder].is_component or self.aside(graph.by_dir[folder].file):
                 continue
             for r in graph.build(folder).resources:  # (every object of every root build)
                 if r.doc is None or r.body.get("kind") != "Kustomization" or (
@@ -485,7 +501,8 @@ class _Walker:
         ``applicationsets``, at the top or under ``argocd-apps``), each with its value; the
         ones outside every other's folder first."""
         found = [(doc, value) for doc, value in _argo_objects(self.argo_documents)
-                 if any(True for _ in self.argo_steps(value, doc.file.path, ()))]
+                 if not self.aside(doc.file.path)
+                 and any(True for _ in self.argo_steps(value, doc.file.path, ()))]
         targets = {str(s.spec.get("path")).strip("./") for d, v in found
                    for s in self.argo_steps(v, d.file.path, ())}
 
@@ -684,6 +701,12 @@ class _Walker:
             if urls & self.self_urls:
                 return True, "", spec
             if urls and urls & self.own_urls:  # (asked only here: a git call, once)
+                self._is_self(name)
+                return True, "", spec
+            if not urls and name not in self.git and any(
+                    doc.file.path.startswith(f + "/") for f in self.unnamed_syncs):
+                # in the sync folder of a FluxInstance whose namespace its document does not
+                # say, a GitRepository no file defines: the one the instance makes
                 self._is_self(name)
                 return True, "", spec
             where = (f"GitRepository {name} ({', '.join(sorted(u for u in urls if u))})"
@@ -1019,6 +1042,18 @@ def _instances(documents: Iterable[Document]) -> Iterator[tuple[Document, Mappin
             sync = dict_of(dict_of(value.get("instance")).get("sync"))
             if sync.get("kind") in ("GitRepository", "OCIRepository") and sync.get("path"):
                 yield doc, sync
+
+
+def _instance_namespace(value: Any) -> str | None:
+    """The namespace a FluxInstance (or a flux-instance HelmRelease's) document puts its
+    instance in, when it says one: flux-operator names the GitRepository it makes after it."""
+    if not isinstance(value, dict):
+        return None
+    if value.get("kind") == "HelmRelease":
+        target = text_of(dict_of(value.get("spec")).get("targetNamespace"))
+        if target:
+            return target
+    return text_of(dict_of(value.get("metadata")).get("namespace"))
 
 
 def _is_sync(doc: Document, git: Mapping[str, list[Document]]) -> bool:
