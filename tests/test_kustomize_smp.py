@@ -335,3 +335,44 @@ def test_a_replacement_that_unpins_an_image_is_reported_at_the_replacement(
     result = lint_dir(tmp_path, only=["image-digest"])
     found = [(f.rule, f.file, f.line) for f in result.findings]
     assert ("image-digest", "kustomization.yaml", 6) in found, found
+
+
+def test_a_targeted_patch_renames_its_target_only_when_its_options_allow_it(
+    tmp_path: Path,
+) -> None:
+    # wahooli/gitops-repo includes one base several times, each copy renamed this way:
+    # reviewbot kept the base's name and called the copies duplicates (7 false errors)
+    patch = """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: %s, namespace: elsewhere}
+        data: {k2: v2}
+    """
+    bodies = build(tmp_path, {
+        "kustomization.yaml": "resources: [a, b]\n",
+        "base/kustomization.yaml": "resources: [cm.yaml]\n",
+        "base/cm.yaml": """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: base-app, namespace: apps}
+            data: {k: v}
+        """,
+        "a/kustomization.yaml": """
+            resources: [../base]
+            patches:
+            - path: p.yaml
+              target: {kind: ConfigMap, name: base-app}
+              options: {allowNameChange: true}
+        """,
+        "a/p.yaml": patch % "app-a",
+        "b/kustomization.yaml": """
+            resources: [../base]
+            nameSuffix: -b
+            patches:
+            - path: p.yaml
+              target: {kind: ConfigMap, name: base-app}
+        """,
+        "b/p.yaml": patch % "ignored",
+    })
+    assert sorted((b["metadata"]["name"], b["metadata"]["namespace"], b["data"]["k2"])
+                  for b in bodies) == [("app-a", "apps", "v2"), ("base-app-b", "apps", "v2")]

@@ -109,9 +109,10 @@ def patches(
         elif isinstance(item.get("patch"), str):
             where: Path = (key, i, "patch")
             docs = [(value, k.doc, where) for value in inline_values(item["patch"])]
+        renames = dict_of(item.get("options")).get("allowNameChange") is True
         for value, doc, where in docs:
             if isinstance(value, (dict, list)):
-                yield (key, i), selector, Patch(value, doc, where)
+                yield (key, i), selector, Patch(value, doc, where, renames)
 
 
 def json_patches(
@@ -332,11 +333,12 @@ def _merged(patch: Patch, targeted: bool) -> Patch:
     """What a strategic merge patch merges into its target: its body without ``apiVersion``
     and ``kind``; a targeted one also without ``metadata``'s ``name`` and ``namespace``."""
     body = {k: v for k, v in patch.body.items() if k not in ("apiVersion", "kind")}
-    if targeted:  # kustomize applies a targeted patch under the target's own name
+    if targeted:  # kustomize applies a targeted patch under the target's own name (unless
+        # its options allow a name change: then under the patch's) and namespace
         meta = {k: v for k, v in dict_of(body.get("metadata")).items()
-                if k not in ("name", "namespace")}
+                if k != "namespace" and (k != "name" or patch.renames)}
         body["metadata"] = meta
-    return Patch(body, patch.doc, patch.path)
+    return Patch(body, patch.doc, patch.path, patch.renames and targeted)
 
 
 

@@ -145,6 +145,9 @@ class Patch:
     body: Any  # a mapping (strategic merge) or a list of JSON 6902 operations
     doc: Document
     path: Path  # where the patch body sits in ``doc``
+    # ``options.allowNameChange``: a targeted strategic merge patch renames its target to
+    # the patch's name (kustomize keeps the target's name otherwise; its namespace always)
+    renames: bool = False
 
 
 def file_objects(lf: LoadedFile | None, kustomize: bool = True) -> Iterator[Resource]:

@@ -72,13 +72,12 @@ def apply_smp(r: Resource, patch: Patch) -> Resource | None:
     if not isinstance(body, dict):
         return r
     meta, before = dict_of(body.get("metadata")), dict_of(r.body.get("metadata"))
-    if meta.get("name") != before.get("name") or (
-            meta.get("namespace") != before.get("namespace")):
-        # kustomize keeps the target's name and namespace (a patch may name it by an id it
-        # had before a rename: ApplySmPatch sets them back)
-        meta = {k: v for k, v in meta.items() if k != "namespace"}
-        body = {**body, "metadata": {**meta, **{k: before[k] for k in ("name", "namespace")
-                                                 if k in before}}}
+    kept = ("namespace",) if patch.renames else ("name", "namespace")
+    if any(meta.get(k) != before.get(k) for k in kept):
+        # kustomize keeps the target's name (unless the patch may rename it) and namespace
+        # (a patch may name it by an id it had before a rename: ApplySmPatch sets them back)
+        meta = {k: v for k, v in meta.items() if k not in kept}
+        body = {**body, "metadata": {**meta, **{k: before[k] for k in kept if k in before}}}
     return r.with_body(body, merge.finish())
 
 
