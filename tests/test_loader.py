@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.load.loader import load
+from reviewbot.load.loader import TEMPLATE_INPUT, load
 from reviewbot.sources.tree import FileRecord, blob_id
 
 from .helpers import lint_text, pairs
@@ -155,6 +155,27 @@ def test_helm_templates_are_skipped_not_misparsed(tmp_path: Path) -> None:
     skipped = {Path(s.path).name: s.reason for s in result.skipped}
     assert skipped == {"deploy.yaml": "helm template", "raw-template.yaml": "helm template"}
     assert [o.ref for o in result.model.objects] == ["ConfigMap/default/t"]
+
+
+@pytest.mark.parametrize("directive", [
+    "<#if config.mail>\n    mail: ${config.email}\n</#if>",  # FreeMarker
+    "{% if mail %}\n    mail: on\n{% endif %}",  # Jinja
+])
+def test_another_template_engines_input_is_skipped_not_a_syntax_error(
+        tmp_path: Path, directive: str) -> None:
+    # cloudogu/gitops-playground renders its *.ftl.yaml with FreeMarker before pushing the
+    # output: 6 false yaml-syntax errors on the directive lines
+    (tmp_path / "app.ftl.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n"
+        f"{directive}\ndata: {{k: v}}\n")
+    (tmp_path / "broken.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: [\n")
+    from .helpers import lint_dir
+
+    result = lint_dir(tmp_path)
+    assert [(f.file, f.severity) for f in result.findings if f.rule == "yaml-syntax"] == [
+        ("broken.yaml", "error")]  # a file without directives is still a syntax error
+    skipped = {Path(s.path).name: s.reason for s in result.skipped}
+    assert skipped == {"app.ftl.yaml": TEMPLATE_INPUT}
 
 
 ANNOTATED_TWICE = """apiVersion: apps/v1

@@ -505,6 +505,9 @@ def _load(record: FileRecord, limit: int) -> LoadedFile:
         if "{{" in text and _looks_templated(text):
             out.documents.clear()
             out.skipped = "helm template"
+        elif _TEMPLATE_DIRECTIVE.search(text):
+            out.documents.clear()
+            out.skipped = TEMPLATE_INPUT
         else:
             out.problems.append(_problem(exc))
     except RecursionError:
@@ -563,6 +566,14 @@ def _in_templates_dir(path: str) -> bool:
 
 
 _TEMPLATE_LINE = re.compile(r"^\s*(?:-\s+)?(?:[^\s:#'\"][^:#]*:\s+)?\{\{", re.M)
+
+
+# a line holding another template engine's directive: FreeMarker's ``<#if ...>``, ``</#if>``,
+# ``<@macro/>`` and ``[#if ...]``, Jinja's ``{% ... %}`` and ``{# ... #}``
+_TEMPLATE_DIRECTIVE = re.compile(r"^[ \t]*(?:</?#[a-z]|<@|\[#[a-z]|\[/#|\{%|\{#)", re.M)
+# the skip reason of a file that is no YAML but a template engine's input: a templating step
+# renders it (cloudogu/gitops-playground's *.ftl.yaml), the cluster receives what it writes
+TEMPLATE_INPUT = "template (a template engine's directives: no YAML until rendered)"
 
 
 def _looks_templated(text: str) -> bool:
