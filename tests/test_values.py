@@ -140,6 +140,30 @@ def test_values_pods_are_ordinary_pods_with_an_origin(tmp_path: Path) -> None:
         "container app (values controllers.main)")
 
 
+def test_a_part_its_values_turn_off_and_the_helm_test_pod_are_no_pods(tmp_path: Path) -> None:
+    # grafana's loki chart renders the provisioner only with enterprise.enabled, and
+    # `test:` is the image of `helm test`'s hook pod, which no GitOps sync creates
+    # (opencenter-cloud, cterence/homelab-gitops: 3 false image-digest errors)
+    model = repo(tmp_path, {"hr.yaml": """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: loki, namespace: observability}
+        spec:
+          chart: {spec: {chart: loki, sourceRef: {kind: HelmRepository, name: grafana}}}
+          values:
+            enterprise:
+              enabled: false
+              provisioner: {image: {repository: x/enterprise-provisioner, tag: latest}}
+            test: {enabled: true, image: {repository: grafana/loki-helm-test, tag: latest}}
+            gateway:
+              enabled: true
+              image: {repository: nginxinc/nginx-unprivileged, tag: latest}
+            canary:
+              image: {repository: grafana/loki-canary, tag: latest}
+    """})
+    assert sorted(p.name for p in values_pods(model)) == ["loki.canary", "loki.gateway"]
+
+
 def test_rules_and_netpol_probe_no_pod_attributes() -> None:
     """Pods and containers are one type each: no rule asks getattr what it is holding."""
     root = Path(__file__).resolve().parents[1]

@@ -786,12 +786,16 @@ def _pod_spec(value: Mapping[str, Any]) -> bool:
     )
 
 
-# keys whose mappings and lists :func:`_walk` does not enter
-_NOT_WALKED = SKIP_KEYS | frozenset(PLACEMENT) | {"image", "resources"}
+# keys whose mappings and lists :func:`_walk` does not enter; ``test``/``tests``: by the
+# charts' convention, the image of ``helm test``'s hook pod, which no GitOps sync creates
+# (Argo CD skips test hooks; Flux runs them only with ``spec.test.enable``)
+_NOT_WALKED = SKIP_KEYS | frozenset(PLACEMENT) | {"image", "resources", "test", "tests"}
 
 
 def _walk(value: Mapping[str, Any], path: Path, key: str, depth: int, parent: int | None,
           units: list[_Unit]) -> None:
+    if depth and value.get("enabled") is False:
+        return  # a part of the chart its values turn off (``enterprise: {enabled: false}``)
     here = parent
     container = _is_unit(value)
     if container or ("containers" in value and _pod_spec(value)) or (
