@@ -18,6 +18,10 @@ Kinds:
   repository's tool replaces with lines of YAML (kubefirst's gitops-template); or a Flux
   variable (`[vault.${CLUSTER_DOMAIN}:8200]`) that postBuild substitutes before anything
   parses it.
+- `values-duplicate` (warning): a key written twice in a Helm values file (a file named as
+  values are, with no `apiVersion` or `kind`): Helm reads values without refusing it and
+  keeps the later value, so the chart renders and the earlier value is silently dropped
+  (ibm-mas/gitops' aiservice values).
 
 When it stays quiet:
 
@@ -78,7 +82,7 @@ NO_MANIFEST = ("whether anything applies this file: it names no apiVersion or ki
 _MANIFEST_KEY = re.compile(r"^\s*(?:-\s+)?(?:apiVersion|kind)\s*:", re.M)
 ID = "yaml-syntax"
 SEVERITY = "error"
-SEVERITIES = {"placeholder": "warning"}
+SEVERITIES = {"placeholder": "warning", "values-duplicate": "warning"}
 SUMMARY = "The file parses as YAML within reviewbot's safety limits."
 RATIONALE = (
     "A file that does not parse is not applied; hostile YAML (alias bombs, deep nesting, huge "
@@ -113,6 +117,15 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
                         "written here")
             else:
                 what = ""
+            if problem.message.startswith(DUPLICATE_KEY) and _values_file(lf.path, lf.text):
+                yield Violation(
+                    None, (), f"{problem.message}; Helm reads values files without refusing a "
+                    "duplicate key and keeps the later value, so the earlier one is silently "
+                    "dropped", file=lf.path, line=problem.line, column=problem.column,
+                    key=f"{lf.path}:{problem.message}", kind="values-duplicate",
+                    fix="Delete the key Helm drops, or merge the two into one.",
+                )
+                continue
             if what:
                 yield Violation(
                     None, (), f"{problem.message}; {what}", file=lf.path,
@@ -127,6 +140,14 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
                 doubt=NO_MANIFEST if no_roots and problem.message.startswith(SYNTAX_ERROR)
                 and _no_manifest(lf.path, lf.text) else None,
             )
+
+
+DUPLICATE_KEY = "duplicate mapping key"
+
+
+def _values_file(path: str, text: str) -> bool:
+    """A Helm values file (its name says so) and no manifest: Helm, not kubectl, reads it."""
+    return bool(VALUES_NAME.search(path.rpartition("/")[2])) and not _MANIFEST_KEY.search(text)
 
 
 def _no_manifest(path: str, text: str) -> bool:
