@@ -36,7 +36,10 @@ document, so a file applied as written keeps the error.
 Not certain (a warning that says so): in a repository without roots, where every file is
 applied as written, a syntax error in a file that names no `apiVersion` or `kind` on any
 line and is no Helm values or kustomization file: nothing shows that anything applies it
-(kueue's `keps/*/kep.yaml` metadata, an Alertmanager configuration among examples). A
+(kueue's `keps/*/kep.yaml` metadata, an Alertmanager configuration among examples). The same
+for a syntax error in a file only a ConfigMap or Secret generator reads, as data, naming no
+`apiVersion` or `kind` and no Helm values file: the program reading the ConfigMap parses it
+with its own YAML (soulwhisper/home-ops' authentik blueprints, `!KeyOf *alias`). A
 duplicate key or a limit crossed (an alias bomb, depth, size) stays an error.
 
 Failing example:
@@ -67,7 +70,7 @@ from typing import Any
 
 from reviewbot.engine.findings import Violation
 from reviewbot.load.loader import SYNTAX_ERROR
-from reviewbot.model.kustomize import is_kustomization_file
+from reviewbot.model.kustomize import generator_files, is_kustomization_file
 from reviewbot.model.objects import Model
 from reviewbot.model.values import VALUES_NAME
 
@@ -79,6 +82,9 @@ _VARIABLE = re.compile(r"\$\{[A-Za-z_]\w*(?::?[=-][^}]*)?\}")  # Flux's ${VAR}, 
 # a repository without roots: a file nothing shows is a manifest
 NO_MANIFEST = ("whether anything applies this file: it names no apiVersion or kind, as a "
                "manifest does (a tool's configuration or metadata is YAML too)")
+GENERATOR_DATA = ("whether what reads this file takes it: only a ConfigMap or Secret generator "
+                  "reads it, as data, and the program that reads that ConfigMap parses it "
+                  "with its own YAML (authentik's blueprint tags are no YAML kubectl reads)")
 _MANIFEST_KEY = re.compile(r"^\s*(?:-\s+)?(?:apiVersion|kind)\s*:", re.M)
 ID = "yaml-syntax"
 SEVERITY = "error"
@@ -94,6 +100,7 @@ OPTIONS: tuple[Any, ...] = ()
 
 def check_set(model: Model, opts: Any) -> Iterator[Violation]:
     no_roots = model.derived.get("reach") is None  # every file applied as written
+    data = {path for k in model.kustomizations for _, _, path in generator_files(k)}
     for lf in model.files.values():
         if lf.path in model.unapplied:
             continue  # no cluster receives it (kustomize-integrity says so once per folder)
@@ -134,11 +141,16 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
                     fix="Replace the placeholder, or quote it if the file is meant to parse.",
                 )
                 continue
+            doubt = None
+            if problem.message.startswith(SYNTAX_ERROR):
+                if lf.path in data and not _MANIFEST_KEY.search(lf.text) and not (
+                        VALUES_NAME.search(lf.path.rpartition("/")[2])):
+                    doubt = GENERATOR_DATA
+                elif no_roots and _no_manifest(lf.path, lf.text):
+                    doubt = NO_MANIFEST
             yield Violation(
                 None, (), problem.message, file=lf.path, line=problem.line,
-                column=problem.column, key=f"{lf.path}:{problem.message}",
-                doubt=NO_MANIFEST if no_roots and problem.message.startswith(SYNTAX_ERROR)
-                and _no_manifest(lf.path, lf.text) else None,
+                column=problem.column, key=f"{lf.path}:{problem.message}", doubt=doubt,
             )
 
 

@@ -279,3 +279,28 @@ def test_without_roots_a_file_naming_no_kind_that_does_not_parse_is_not_certain(
         "Not certain: reviewbot could not see whether anything applies this file: it names no "
         "apiVersion or kind, as a manifest does (a tool's configuration or metadata is YAML "
         "too).")
+
+
+def test_a_file_only_a_generator_reads_that_does_not_parse_is_not_certain(
+        tmp_path: Path) -> None:
+    # soulwhisper/home-ops: authentik blueprints (`provider: !KeyOf *provider`, which
+    # libyaml refuses) go into a ConfigMap; authentik parses them, not kubectl (17 errors)
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        "kustomization.yaml": """
+            resources: [cm.yaml]
+            configMapGenerator:
+            - name: blueprints
+              files: [blueprints/app.yaml, values=chart/values.yaml]
+        """,
+        "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+        "blueprints/app.yaml": "entries:\n  - attrs:\n      name: &p x\n"
+                               "      provider: !KeyOf *p\n",
+        "chart/values.yaml": "image:\n  tag: @latest\n",  # Helm parses values: an error
+    })
+    result = lint_dir(tmp_path, only=["yaml-syntax"])
+    assert sorted((f.file, f.severity) for f in result.findings) == [
+        ("blueprints/app.yaml", "warning"), ("chart/values.yaml", "error")]
+    blueprint = next(f for f in result.findings if f.file.startswith("blueprints"))
+    assert "only a ConfigMap or Secret generator reads it" in blueprint.message

@@ -111,6 +111,23 @@ def is_kustomization_file(path: str) -> bool:
     return posixpath.basename(path) in KUSTOMIZATION_FILES
 
 
+def generator_files(k: Kustomization) -> Iterator[tuple[str, str, str]]:
+    """The files ``k``'s ConfigMap and Secret generators read with ``files``: (the
+    generator's name, the key the file becomes, its path in the tree); ``key=path`` names
+    the key, else it is the file's name."""
+    for section in ("configMapGenerator", "secretGenerator"):
+        for gen in _list(k.body.get(section)):
+            if not isinstance(gen, dict):
+                continue
+            for entry in _list(gen.get("files")):
+                if not isinstance(entry, str):
+                    continue
+                key, _, source = entry.partition("=")
+                if not source:
+                    source, key = key, posixpath.basename(key)
+                yield str(gen.get("name")), key, join(k.directory, source)
+
+
 @dataclass
 class Build:
     """What one kustomization (with what it includes) builds."""

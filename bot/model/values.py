@@ -53,6 +53,7 @@ from reviewbot.model.images import ImageRef, parse_image
 from reviewbot.model.kustomize import (
     Graph,
     argo_sources,
+    generator_files,
     is_kustomization_file,
     is_remote,
     join,
@@ -371,19 +372,8 @@ def _file_uses(model: Model) -> dict[str, _Use]:
                     uses.setdefault(target, _Use(str(ns) if ns else None,
                                                  str(release) if release else None,
                                                  str(chart.get("name") or "")))
-        for section in ("configMapGenerator", "secretGenerator"):
-            for gen in items(k.body.get(section)):
-                if not isinstance(gen, dict):
-                    continue
-                for entry in items(gen.get("files")):
-                    if not isinstance(entry, str):
-                        continue
-                    item_key, _, source = entry.partition("=")
-                    if not source:
-                        source, item_key = item_key, posixpath.basename(item_key)
-                    target = join(k.directory, source)
-                    generated.setdefault((str(gen.get("name")), item_key), []).append(
-                        (k.directory, target))
+        for name, item_key, target in generator_files(k):
+            generated.setdefault((name, item_key), []).append((k.directory, target))
     if not generated:
         return uses
     for obj in model.objects:
