@@ -47,6 +47,52 @@ def test_flux_path_generation_stops_at_a_nested_kustomization() -> None:
     assert refs == ["ConfigMap/obs/dash", "ConfigMap/obs/rule"]
 
 
+def test_flux_path_generation_takes_a_folder_holding_only_a_kustomization(
+    tmp_path: Path,
+) -> None:
+    # kustomize-controller's scanManifests adds every subfolder with a kustomization file
+    # as a resource, manifests beside it or not: axeII/home-ops' apps/security only adds a
+    # component, and was "not applied by any cluster root"
+    write(tmp_path, {
+        "clusters/home/flux-system/gotk-sync.yaml": """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: flux-system, namespace: flux-system}
+            spec: {url: https://github.com/acme/fleet}
+            ---
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: flux-system, namespace: flux-system}
+            spec:
+              path: ./clusters/home
+              sourceRef: {kind: GitRepository, name: flux-system}
+        """,
+        "clusters/home/apps.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: apps, namespace: flux-system}
+            spec:
+              path: ./apps
+              sourceRef: {kind: GitRepository, name: flux-system}
+        """,
+        "apps/security/kustomization.yaml": """
+            namespace: security
+            components: [../../components/common]
+        """,
+        "components/common/kustomization.yaml": """
+            apiVersion: kustomize.config.k8s.io/v1alpha1
+            kind: Component
+            resources: [namespace.yaml]
+        """,
+        "components/common/namespace.yaml": "apiVersion: v1\nkind: Namespace\n"
+                                           "metadata: {name: placeholder}\n",
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [(f.rule, f.file) for f in result.findings] == []
+    assert [o.ref for o in result.model.objects if o.kind == "Namespace"] == [
+        "Namespace/security"]
+
+
 def test_a_patch_whose_entry_is_commented_out_is_no_object() -> None:
     result = case("p3-unlisted-patch")
     assert findings(result) == [("kustomize-integrity", "info", "kustomization.yaml", 5)]

@@ -444,6 +444,7 @@ class Graph:
         self._commented: dict[tuple[str, str], tuple[LoadedFile, list[Commented]]] = {}
         self._layout: bool | None = None
         self._manifests: list[str] | None = None
+        self._kustomized: list[str] | None = None  # the folders with a kustomization, sorted
         self._units: dict[str, tuple[list[str], list[str]]] = {}  # folder -> flux_units
         self._sources: dict[str, FileRecord] | None = None
         self._source_files: dict[str, LoadedFile] = {}
@@ -838,6 +839,18 @@ class Graph:
                 units.add(unit)
             else:
                 files.append(path)
+        # a folder that holds a kustomization and no other manifest (one that only adds
+        # components: axeII/home-ops' apps/security) is a unit as well
+        dirs = self._kustomized
+        if dirs is None:
+            dirs = self._kustomized = sorted(self.by_dir)
+        for below_dir in dirs[bisect.bisect_left(dirs, prefix):]:
+            if not below_dir.startswith(prefix):
+                break
+            if below_dir != folder:
+                unit = self._kustomization_below(below_dir, folder, below)
+                if unit is not None:
+                    units.add(unit)
         found = self._units[folder] = (files, sorted(units))
         return found
 
