@@ -137,6 +137,21 @@ def test_a_git_ignored_entry_is_a_build_output() -> None:
         "all.yaml is git-ignored (made at build time): not checked"]
 
 
+def test_a_folder_the_tree_holds_is_read_whatever_a_gitignore_says(tmp_path: Path) -> None:
+    # Ramblurr/home-ops and wahooli/gitops-repo commit folders a .gitignore pattern names
+    # (`git`, `helm`): git keeps tracking them, Flux reads them; they were "git-ignored
+    # (made at build time): not checked"
+    write(tmp_path, {
+        ".gitignore": "git\nhelm\n",
+        "repositories/kustomization.yaml": "resources: [./git]\n",
+        "repositories/git/kustomization.yaml": "resources: [repo.yaml]\n",
+        "repositories/git/repo.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: g}\n",
+    })
+    result = lint_dir(tmp_path)
+    assert [o.ref for o in result.model.objects] == ["ConfigMap/default/g"]
+    assert [s.reason for s in result.model.skipped] == []
+
+
 def test_remote_entries_are_said_not_fetched(tmp_path: Path) -> None:
     # reviewbot never fetches: what a remote entry holds is neither judged nor silent
     write(tmp_path, {

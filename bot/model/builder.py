@@ -522,8 +522,9 @@ def _not_judged(graph: Graph, unapplied: frozenset[str]) -> Iterator[Skipped]:
             yield Skipped(k.file, _remote_not_fetched(remote))
         for entry in graph.entries(k):
             target = join(k.directory, entry.value.strip())
-            if target not in graph.paths and not is_remote(entry.value) and (
-                    graph.gitignored(target)):
+            if target not in graph.paths and target not in graph.dirs and not is_remote(
+                    entry.value) and graph.gitignored(target):  # (a folder the tree holds is
+                # read: a .gitignore pattern does not apply to what the repository tracks)
                 yield Skipped(k.file, f"{entry.value.strip()} is git-ignored (made at build "
                               "time): not checked")
 
