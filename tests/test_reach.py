@@ -705,6 +705,37 @@ def test_an_applicationset_reads_the_json_files_its_files_generator_names(
     assert "package.json" not in result.model.files  # no generator names it: not read
 
 
+def test_an_applicationset_list_element_s_values_are_values_parameters(
+    tmp_path: Path,
+) -> None:
+    # Argo CD's list generator gives an element's `values` map as `values.key`
+    # (redhat-na-ssa's catalog: `- values: {name: web, path: apps/web}`, `'{{values.path}}'`)
+    write(tmp_path, {
+        "appset.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: ApplicationSet
+            metadata: {name: apps, namespace: argocd}
+            spec:
+              generators:
+              - list:
+                  elements:
+                  - values: {name: web, path: apps/web}
+                  - {cluster: home, folder: apps/api}
+              template:
+                metadata: {name: '{{values.name}}'}
+                spec:
+                  source: {repoURL: https://github.com/acme/fleet, path: '{{values.path}}'}
+                  destination: {server: https://kubernetes.default.svc}
+        """,
+        "apps/web/web.yaml": FLOATING % "web",
+        "apps/api/api.yaml": FLOATING % "api",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "apps/web/web.yaml"),
+        ("kustomize-integrity[not-applied]", "apps/api/api.yaml")]  # no `values.path`
+
+
 def test_a_flux_instance_is_a_root(tmp_path: Path) -> None:
     write(tmp_path, {
         "flux/instance.yaml": """

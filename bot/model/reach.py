@@ -1183,7 +1183,8 @@ def _strings(value: Any, depth: int = 0) -> Iterator[str]:
 
 def _generated(generators: Any, graph: Graph) -> Iterator[dict[str, str]]:
     """Parameters of an ApplicationSet's git directory, git file and list generators (others
-    are not evaluated: they give nothing), as Argo CD's documentation names them: for a
+    are not evaluated: they give nothing), as Argo CD's documentation names them: a list
+    element's keys, its ``values`` map as ``values.key``; for a
     folder ``path``/``path.path``, ``path.basename``, ``path[n]`` (``index .path.segments n``
     with goTemplate) and their normalized forms; a file's also ``path.filename``, its keys
     flattened with dots (``cluster.name``, ``.cluster.name`` with goTemplate) and the
@@ -1212,8 +1213,8 @@ def _generated(generators: Any, graph: Graph) -> Iterator[dict[str, str]]:
                             yield {**_flat(item), **_path_params(posixpath.dirname(path), path),
                                    **extra}
         for element in list_of(dict_of(generator.get("list")).get("elements")):
-            if isinstance(element, dict):
-                yield {str(k): str(v) for k, v in element.items() if not isinstance(v, dict)}
+            if isinstance(element, dict):  # (an element's ``values`` map: ``values.key``)
+                yield _flat(element)
 
 
 def _path_params(folder: str, file: str | None = None) -> dict[str, str]:
