@@ -160,7 +160,7 @@ from __future__ import annotations
 
 import posixpath
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypedDict
 
 from reviewbot.engine.findings import Edit, Violation
@@ -610,7 +610,8 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
         what = "is" if files == [folder] else f"({count}) is"
         ci = unapplied_by_ci(model, files[0])
         within = model.tree.within if model.tree is not None else ""
-        why = (NOT_APPLIED if model.derived.get("reach") is not None
+        reach = model.derived.get("reach")
+        why = (NOT_APPLIED + _unseen(reach.unevaluated) if reach is not None
                else f"not applied ({ci})" if ci is not None and not kept_aside(files[0], within)
                else f"not applied (test inputs of {fed})"
                if (fed := harness_inputs(model).get(files[0])) is not None
@@ -632,6 +633,19 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
                  "List it where a cluster's Flux Kustomization or Argo CD Application builds "
                  "it, or delete it if it is kept for reference."),
         )
+
+
+def _unseen(appsets: Sequence[tuple[str, str, tuple[str, ...]]]) -> str:
+    """What the roots may apply that reviewbot cannot see: the Applications of
+    ApplicationSets whose generators it does not evaluate (the first named)."""
+    if not appsets:
+        return ""
+    file, name, kinds = appsets[0]
+    more = f", and {len(appsets) - 1} more such" if len(appsets) > 1 else ""
+    generators = " and ".join(kinds)
+    return (f" reviewbot follows (ApplicationSet {name} in {file} makes Applications with a "
+            f"{generators} generator, which reviewbot does not evaluate{more}: they may apply "
+            "it)")
 
 
 def _said(file: str, told: set[str]) -> bool:

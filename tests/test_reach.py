@@ -736,6 +736,45 @@ def test_an_applicationset_list_element_s_values_are_values_parameters(
         ("kustomize-integrity[not-applied]", "apps/api/api.yaml")]  # no `values.path`
 
 
+def test_a_folder_an_unevaluated_generator_may_apply_is_said_unseen(tmp_path: Path) -> None:
+    # JamesAtIntegratnIO/gitops_homelab_2_0: an ApplicationSet whose clusters generator
+    # names the paths (cluster Secrets' annotations): "not applied" was stated as a fact
+    write(tmp_path, {
+        "bootstrap/addons.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: ApplicationSet
+            metadata: {name: addons, namespace: argocd}
+            spec:
+              generators:
+              - clusters: {selector: {matchLabels: {role: control-plane}}}
+              template:
+                metadata: {name: '{{name}}-addons'}
+                spec:
+                  source: {repoURL: https://github.com/acme/fleet,
+                           path: '{{metadata.annotations.addons_path}}'}
+                  destination: {server: '{{server}}'}
+        """,
+        "argocd/root.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: root, namespace: argocd}
+            spec:
+              source: {repoURL: https://github.com/acme/fleet, path: apps/root}
+              destination: {server: https://kubernetes.default.svc}
+        """,
+        "apps/root/web.yaml": FLOATING % "root",
+        "addons/dashboard/web.yaml": FLOATING % "dashboard",
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [f.file for f in result.findings] == [
+        "addons/dashboard/web.yaml", "bootstrap/addons.yaml"]  # (applied by Terraform)
+    assert result.findings[0].message == (
+        "addons (1 manifest file) is not applied by any cluster root reviewbot follows "
+        "(ApplicationSet addons in bootstrap/addons.yaml makes Applications with a clusters "
+        "generator, which reviewbot does not evaluate: they may apply it), so nothing in it is "
+        "judged")
+
+
 def test_a_flux_instance_is_a_root(tmp_path: Path) -> None:
     write(tmp_path, {
         "flux/instance.yaml": """

@@ -135,6 +135,9 @@ class Reach:
     # means nothing in this tree)
     elsewhere: set[int] = field(default_factory=set)
     kept: list[Any] = field(default_factory=list)  # bodies whose ids the sets above name
+    # ApplicationSets whose generators reviewbot does not evaluate (file, name, generators):
+    # what their Applications apply is not seen
+    unevaluated: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
 
     @property
     def clusters(self) -> list[str]:
@@ -212,7 +215,33 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         walker.walk(_Step("in-cluster", top.file, {"path": "./"}, "default", (), ""))
     if not walker.reach.roots:
         return None
+    walker.reach.unevaluated = _unevaluated(walker.argo_documents, aside)
     return walker.reach
+
+
+# the generators of an ApplicationSet reviewbot evaluates (:func:`_generated`), and the keys
+# of a generator that are no generator
+EVALUATED_GENERATORS = frozenset({"git", "list"})
+_GENERATOR_OPTIONS = frozenset({"selector", "template", "values"})
+
+
+def _unevaluated(documents: Iterable[Document], aside: Callable[[str], bool]
+                 ) -> list[tuple[str, str, tuple[str, ...]]]:
+    """The ApplicationSets of the tree (not kept aside, not in examples or tests) with
+    generators reviewbot does not evaluate: (file, name, the generators), whose Applications
+    it cannot see."""
+    out = []
+    for doc, value in _argo_objects(documents):
+        if value.get("kind") != "ApplicationSet" or aside(doc.file.path) or shows_a_setup(
+                doc.file.path):
+            continue
+        kinds = sorted({str(key) for g in list_of(dict_of(value.get("spec")).get("generators"))
+                        for key in dict_of(g)
+                        if key not in EVALUATED_GENERATORS and key not in _GENERATOR_OPTIONS})
+        if kinds:
+            name = str(dict_of(value.get("metadata")).get("name") or "")
+            out.append((doc.file.path, name, tuple(kinds)))
+    return out
 
 
 IN_CLUSTER_SERVER = "https://kubernetes.default.svc"
