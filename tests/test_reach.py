@@ -859,6 +859,57 @@ def test_a_flux_instance_names_its_source_after_its_namespace(
         ("image-digest[floating]", "apps/web/web.yaml")]
 
 
+def test_a_flux_instance_s_sync_path_is_substituted_by_what_applies_it(
+    tmp_path: Path,
+) -> None:
+    # deedee-ops/home-ops: path kubernetes/clusters/${CLUSTER}/bootstrap, CLUSTER given by
+    # the postBuild of the Kustomization that applies the instance (1 object judged of 754
+    # files); two clusters substituting it two ways are two roots
+    instance_ks = """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-instance, namespace: flux-system}
+        spec:
+          path: ./apps/flux-instance
+          postBuild: {substitute: {CLUSTER: %s}}
+          sourceRef: {kind: GitRepository, name: flux-system}
+    """
+    entry = """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: cluster-apps, namespace: flux-system}
+        spec:
+          path: ./clusters/%s/apps
+          sourceRef: {kind: GitRepository, name: flux-system}
+    """
+    write(tmp_path, {
+        "apps/flux-instance/helmrelease.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: flux-instance, namespace: flux-system}
+            spec:
+              chartRef: {kind: OCIRepository, name: flux-instance}
+              values:
+                instance:
+                  sync: {kind: GitRepository, url: https://github.com/acme/fleet,
+                         path: "clusters/${CLUSTER}/bootstrap"}
+        """,
+        "clusters/one/bootstrap/entrypoint.yaml": entry % "one",
+        "clusters/one/apps/flux-instance.yaml": instance_ks % "one",
+        "clusters/one/apps/web.yaml": FLOATING % "one",
+        "clusters/two/bootstrap/entrypoint.yaml": entry % "two",
+        "clusters/two/apps/flux-instance.yaml": instance_ks % "two",
+        "clusters/two/apps/web.yaml": FLOATING % "two",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "clusters/one/apps/web.yaml"),
+        ("image-digest[floating]", "clusters/two/apps/web.yaml")]
+    assert [(r.cluster, r.path) for r in result.model.derived["reach"].roots] == [
+        ("clusters/one/bootstrap", "clusters/one/bootstrap"),
+        ("clusters/two/bootstrap", "clusters/two/bootstrap")]
+
+
 def test_with_a_flux_instance_another_repositorys_kustomization_is_no_sync(
     tmp_path: Path,
 ) -> None:

@@ -66,6 +66,7 @@ from reviewbot.model.substitute import (
     Substitutions,
     Unseen,
     config_data,
+    expand,
     post_build_values,
     variable_documents,
 )
@@ -440,15 +441,40 @@ class _Walker:
             else:  # the GitRepository it makes (``sync.name``, else its namespace's name)
                 made = sync_spec.get("name") or _instance_namespace(doc.value)
                 self._is_self(str(made or "flux-system"))  # is this tree
-                if not made:  # a namespace its build gives (a Kustomization's targetNamespace)
-                    self.unnamed_syncs.add(path.strip().strip("./"))
                 url = source_url(sync_spec.get("url"))
                 if url:
                     self.self_urls.add(url)
-            cluster = path.strip().strip("./") or "."
-            self.reach.roots.append(Root(cluster, "FluxInstance", doc.file.path, path))
-            self.reach.files.add(doc.file.path)
-            yield _Step(cluster, doc.file.path, {"path": path}, "flux-system", ())
+                if not made:  # a namespace its build gives (a Kustomization's targetNamespace)
+                    self.unnamed_syncs.update(
+                        p.strip().strip("./") for p in self._substituted(doc, path, flux))
+            for synced in self._substituted(doc, path, flux):
+                cluster = synced.strip().strip("./") or "."
+                self.reach.roots.append(Root(cluster, "FluxInstance", doc.file.path, synced))
+                self.reach.files.add(doc.file.path)
+                yield _Step(cluster, doc.file.path, {"path": synced}, "flux-system", ())
+
+    def _substituted(self, doc: Document, path: str, flux: Sequence[Document]) -> list[str]:
+        """A FluxInstance's sync path as each Flux Kustomization that applies its file
+        substitutes it (``kubernetes/clusters/${CLUSTER}/bootstrap`` with ``postBuild:
+        substitute: {CLUSTER: deedee}``: one path per value); the path as written when it
+        names no variable, or when no such Kustomization resolves it to a folder here."""
+        if "${" not in path:
+            return [path]
+        found: set[str] = set()
+        for kustomization in flux:
+            spec = flux_spec(kustomization.value) or {}
+            folder = self._target(kustomization.file.path, spec)
+            if folder is None or not (folder == "" or doc.file.path.startswith(folder + "/")):
+                continue
+            known = {str(k): str(v) for k, v in dict_of(
+                dict_of(spec.get("postBuild")).get("substitute")).items()}
+            if not known:
+                continue
+            missing: set[str] = set()
+            text = expand(path, known, False, missing, set(), set())[0]
+            if "${" not in text and not missing and text.strip().strip("./") in self.graph.dirs:
+                found.add(text)
+        return sorted(found) or [path]
 
     def _self_applying(self, flux: Sequence[Document]) -> list[Document]:
         """The Flux Kustomizations whose GitRepository path is a folder holding their own
