@@ -775,6 +775,33 @@ def test_a_folder_an_unevaluated_generator_may_apply_is_said_unseen(tmp_path: Pa
         "judged")
 
 
+def test_an_application_of_a_chart_folder_applies_its_plain_templates(
+    tmp_path: Path,
+) -> None:
+    # cterence/homelab-gitops: umbrella charts whose templates/ hold plain manifests beside
+    # the dependency; Argo CD renders the chart (Chart.yaml), so those are applied as written
+    write(tmp_path, {
+        "argocd/velero.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: velero, namespace: argocd}
+            spec:
+              source: {repoURL: https://github.com/acme/fleet, path: charts/velero}
+              destination: {server: https://kubernetes.default.svc, namespace: velero}
+        """,
+        "charts/velero/Chart.yaml": "apiVersion: v2\nname: velero\nversion: 1.0.0\n",
+        "charts/velero/values.yaml": "velero: {}\n",
+        "charts/velero/templates/job.yaml": FLOATING.replace(", namespace: apps", "") % "job",
+        "charts/velero/templates/tests/hook.yaml": FLOATING % "hook",
+        "charts/velero/charts/sub/templates/sub.yaml": FLOATING % "sub",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f, o) for r, _, f, o in found(result)] == [
+        ("image-digest[floating]", "charts/velero/templates/job.yaml", "Deployment/velero/job"),
+        ("kustomize-integrity[not-applied]", "charts/velero/charts/sub/templates/sub.yaml", ""),
+        ("kustomize-integrity[not-applied]", "charts/velero/templates/tests/hook.yaml", "")]
+
+
 def test_a_flux_instance_is_a_root(tmp_path: Path) -> None:
     write(tmp_path, {
         "flux/instance.yaml": """

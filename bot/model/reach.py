@@ -819,12 +819,24 @@ class _Walker:
             if folder is None or (folder and folder not in self.graph.dirs):
                 continue
             flux: dict[str, Any] = {"path": path}
-            if folder not in self.graph.by_dir:  # Argo CD applies the files, no kustomize
+            if folder not in self.graph.by_dir and join(folder, "Chart.yaml") in (
+                    self.graph.paths):  # a chart of this repository: Helm renders it
+                flux[ARGO_DIRECTORY] = CHART_AS_WRITTEN  # (what renders as written)
+            elif folder not in self.graph.by_dir:  # Argo CD applies the files, no kustomize
                 flux[ARGO_DIRECTORY] = argo_directory(source)  # which of its files
             namespace = text_of(destination.get("namespace"))
             if namespace:
                 flux[ARGO_NAMESPACE] = namespace  # namespaced objects without one
             yield _Step(cluster, file, flux, "argocd", chain, folder, by)
+
+
+# what of a chart folder an Argo CD Application applies as written: the templates without
+# template text (the loader skips the others, ``helm template``), with the chart's own
+# values and Chart.yaml, which it reads; not a subchart's, not ``helm test``'s hooks, not
+# ``crds/`` (chart content the builder leaves to the chart) (cterence/homelab-gitops'
+# umbrella charts: their plain templates were "not applied")
+CHART_AS_WRITTEN = {"recurse": True, "include": "{templates/*.yaml,templates/*.yml,"
+                    "values*.yaml,values*.yml,Chart.yaml}", "exclude": "templates/tests/*"}
 
 
 # ---------------------------------------------------------------- unapplied
