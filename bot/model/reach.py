@@ -438,16 +438,16 @@ class _Walker:
                 path = "./" + posixpath.join(folder, path.strip().lstrip("./"))
             elif kind != "GitRepository":
                 continue
-            else:  # the GitRepository it makes (``sync.name``, else its namespace's name)
+            paths = self._substituted(doc, path, flux)
+            if kind == "GitRepository":  # it makes one: ``sync.name``, else its namespace's
                 made = sync_spec.get("name") or _instance_namespace(doc.value)
                 self._is_self(str(made or "flux-system"))  # is this tree
+                if not made:  # the namespace a build gives (a Kustomization's targetNamespace)
+                    self.unnamed_syncs.update(p.strip().strip("./") for p in paths)
                 url = source_url(sync_spec.get("url"))
                 if url:
                     self.self_urls.add(url)
-                if not made:  # a namespace its build gives (a Kustomization's targetNamespace)
-                    self.unnamed_syncs.update(
-                        p.strip().strip("./") for p in self._substituted(doc, path, flux))
-            for synced in self._substituted(doc, path, flux):
+            for synced in paths:
                 cluster = synced.strip().strip("./") or "."
                 self.reach.roots.append(Root(cluster, "FluxInstance", doc.file.path, synced))
                 self.reach.files.add(doc.file.path)
@@ -1303,7 +1303,8 @@ def _normalized(text: str) -> str:
 
 
 def _flat(value: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
-    """A file generator's keys flattened with dots, each scalar as its text."""
+    """A generator's parameters (a git file's keys, a list element's) flattened with dots,
+    each scalar as its text (a boolean as JSON writes it)."""
     out: dict[str, str] = {}
     for key, item in value.items():
         if isinstance(item, dict):

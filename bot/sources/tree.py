@@ -275,9 +275,10 @@ def outside_git(folder: Path) -> bool:
 def remote_urls(root: Path) -> tuple[str, ...]:
     """The URLs of the git remotes of the repository at ``root`` (none outside git, or when
     git cannot say): what names this repository to a Flux GitRepository that syncs it
-    (``actions/checkout`` sets ``origin`` to the forge's URL of the repository). Read from
-    git's own configuration (``git config``: includes and ``insteadOf`` as git reads them),
-    once per process, and only when the walk must tell which repository is this one."""
+    (``actions/checkout`` sets ``origin`` to the forge's URL of the repository). Read with
+    ``git config`` (its includes as git reads them; the URLs as configured, before any
+    ``insteadOf``), once per process, and only when the walk must tell which repository is
+    this one."""
     if outside_git(Path(root).resolve()):
         return ()
     with suppress(OSError):
