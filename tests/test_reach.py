@@ -802,6 +802,42 @@ def test_an_application_of_a_chart_folder_applies_its_plain_templates(
         ("kustomize-integrity[not-applied]", "charts/velero/templates/tests/hook.yaml", "")]
 
 
+def test_an_app_of_apps_chart_a_walked_build_renders_applies_its_applications(
+    tmp_path: Path,
+) -> None:
+    # PixelJonas/home-ops: a bootstrap Application (applied by hand) builds an overlay whose
+    # helmCharts render gnunn-gitops' argocd-app-of-app from values naming the apps: they
+    # were "not applied by any cluster root"
+    write(tmp_path, {
+        "initial/kustomization.yaml": "resources: [config-manager.yaml]\n",
+        "initial/config-manager.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: config-manager, namespace: openshift-gitops}
+            spec:
+              source: {repoURL: https://github.com/acme/fleet, path: overlays/home}
+              destination: {server: https://kubernetes.default.svc}
+        """,
+        "overlays/home/kustomization.yaml": """
+            helmCharts:
+            - {name: argocd-app-of-app, repo: https://gnunn-gitops.github.io/helm-charts,
+               version: 0.4.1, valuesFile: values.yaml}
+        """,
+        "overlays/home/values.yaml": """
+            default:
+              app:
+                destination: {namespace: default, server: https://kubernetes.default.svc}
+                source: {repoURL: https://github.com/acme/fleet}
+            applications:
+              web: {source: {path: base}}
+        """,
+        "base/kustomization.yaml": "resources: [web.yaml]\n",
+        "base/web.yaml": FLOATING % "web",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [("image-digest[floating]", "base/web.yaml")]
+
+
 def test_a_flux_instance_is_a_root(tmp_path: Path) -> None:
     write(tmp_path, {
         "flux/instance.yaml": """

@@ -605,6 +605,28 @@ class _Walker:
             self.reach.applied.append(applied)
             for r in reversed(resources):
                 pending.extend(self._children(r, step.cluster, chain))
+            if build.helm:
+                pending.extend(self._chart_applications(build, chain))
+
+    def _chart_applications(self, build: Build, chain: tuple[str, ...]) -> Iterator[_Step]:
+        """The Applications an app-of-apps chart the build renders makes from its values
+        (``helmCharts`` of argocd-apps or argocd-app-of-app with ``applications``: what the
+        chart renders is not built here, its values say what it applies). PixelJonas/home-ops'
+        overlay, built by an Application applied by hand, left its apps "not applied"."""
+        for folder in build.reads:
+            k = self.graph.by_dir.get(folder)
+            if k is None:
+                continue
+            for entry in self.graph.entries(k):
+                if entry.field != "helmCharts" or is_remote(entry.value):
+                    continue
+                path = join(k.directory, entry.value.strip())
+                lf = self.graph.files.get(path)
+                values = [d for d in lf.documents if isinstance(d.value, dict)
+                          and "kind" not in d.value] if lf is not None else []
+                for doc, value in _argo_objects(values):
+                    self.reach.files.add(path)
+                    yield from self.argo_steps(value, path, chain, Resource(doc, (), value))
 
     def _entries(self, build: Build) -> Iterator[str]:
         """Every file the build's kustomizations name (generators' files and env files,
