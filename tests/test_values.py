@@ -616,6 +616,15 @@ def test_a_chart_default_every_consumer_overrides_is_no_clusters(
                         capsys)
     assert [(f["severity"], f["file"], f["line"]) for f in json.loads(out)["findings"]
             ] == [("error", "helm/values.yaml", 3)]
+    # the chart's own values.yaml listed in valueFiles is its defaults, no override (a
+    # new-user trial: it hid the chart's `tag: latest` as "set by every consumer")
+    own = tmp_path / "own"
+    write(own, {**CHART, "production.yaml": APPLICATION.format(name="production", helm=(
+        "      valueFiles: [values.yaml]\n"))})
+    _, out, _ = run_cli(["lint", str(own), "--format", "json", "--rule", "image-digest"],
+                        capsys)
+    assert [(f["severity"], f["file"], f["line"]) for f in json.loads(out)["findings"]
+            ] == [("error", "helm/values.yaml", 3)]
 
 
 def test_an_applications_inline_values_text_is_judged_where_it_is_written(

@@ -1032,7 +1032,10 @@ def _argo_written(helm: Any, model: Model, file: str, where: str, graph: Graph
             written.append((tuple(item["name"].split(".")), item.get("value"), False))
     folder = graph.flux_folder(file, where) or ""
     for name in items(helm.get("valueFiles")):
-        lf = model.files.get(join(folder, name)) if isinstance(name, str) else None
+        target = join(folder, name) if isinstance(name, str) else None
+        if target == join(folder, "values.yaml"):
+            continue  # the chart's own defaults, which Helm reads first anyway: no override
+        lf = model.files.get(target) if target is not None else None
         if lf is None:
             return None
         for doc in lf.documents:
