@@ -62,6 +62,10 @@ reviewbot checks every `kustomization.yaml` in the tree:
   `spec.components`; a path without a `kustomization.yaml` is built the way Flux does
   (every manifest below it, a subfolder with its own kustomization.yaml as that
   kustomization, not descended into) and checked for duplicates;
+- a FluxInstance's sync path (`spec.sync.path`, a flux-instance HelmRelease's
+  `instance.sync.path`) names a folder of the tree once the postBuild of each Flux
+  Kustomization applying it substitutes its variables (`missing`, a warning: whether the
+  instance syncs this repository, or which value the variable takes, is not seen);
 - an Argo CD `Application`'s source path (`spec.source.path`, `spec.sources[i].path`)
   exists (`missing`), judged alike: when another Application's source of the same
   `repoURL` and `targetRevision` resolves in the tree, and only in a file a root applies;
@@ -285,6 +289,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         yield violation
     yield from _flux_paths(model, index, graph, duplicates)
     yield from _argo_paths(model, index, graph)
+    yield from _sync_paths(model)
     yield from _build_failures(model, graph, missing_in | duplicate_in | unmatched_in)
 
 
@@ -850,6 +855,41 @@ def _flux_paths(
                 searched[id(build)] = build
                 where = f"Flux Kustomization {obj.ref} (path {path})"
                 yield from duplicates.find(build.resources, where, build)
+
+
+def _sync_paths(model: Model) -> Iterator[Violation]:
+    """A FluxInstance's sync path that names no folder of the tree: a variable no Flux
+    Kustomization applying the instance substitutes (what it syncs is unseen), or a folder
+    the repository lacks (Flux fails the sync, if the instance syncs this repository)."""
+    reach = model.derived.get("reach")
+    for doc, path, kind in reach.sync_gaps if reach is not None else ():
+        obj = next((o for o in model.objects if o.doc is doc), None)
+        value = doc.value if isinstance(doc.value, dict) else {}
+        where: tuple[str, ...] = (
+            ("spec", "sync", "path") if value.get("kind") == "FluxInstance"
+            else ("spec", "values", "instance", "sync", "path") if "kind" in value
+            else ("instance", "sync", "path"))  # (a values file of the flux-instance chart)
+        line, column = doc.position(where)
+        located = {"file": doc.file.path, "line": line, "column": column} if obj is None else {}
+        if "${" in path:
+            yield Violation(
+                obj, where if obj is not None else (),
+                f"the FluxInstance syncs {path!r}, whose variable no Flux Kustomization that "
+                "applies this file substitutes, so what it syncs is not followed",
+                kind="missing", key=f"{doc.file.path}:sync-path", doubt=(
+                    "which folder the variable names: substituted where this file is applied "
+                    "from outside the repository, or by hand"),
+                fix="Substitute the variable in the postBuild of the Kustomization that "
+                    "applies this file, or write the folder.", **located)
+        else:
+            what = "OCI artifact's" if kind == "OCIRepository" else "repository's"
+            yield Violation(
+                obj, where if obj is not None else (),
+                f"the FluxInstance syncs {path!r}, which does not exist in this {what} tree",
+                kind="missing", key=f"{doc.file.path}:sync-path", doubt=(
+                    "whether the instance syncs this repository (its sync url is not checked "
+                    "against the checkout)"),
+                fix="Point the sync path at the cluster's folder.", **located)
 
 
 def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:

@@ -622,3 +622,66 @@ def test_a_folder_commented_out_is_one_info_whose_fix_names_a_folder(tmp_path: P
     assert fixes == [
         ("b.yaml", "Uncomment the entry to apply b.yaml, or delete the file."),
         ("kuadrant", "Uncomment the entry to apply kuadrant, or delete the folder.")]
+
+
+@pytest.mark.parametrize(("substitute", "expected"), [
+    ("", "the FluxInstance syncs 'clusters/${CLUSTER}', whose variable no Flux Kustomization "
+         "that applies this file substitutes, so what it syncs is not followed"),
+    ("postBuild: {substitute: {CLUSTER: prod}}",
+     "the FluxInstance syncs 'clusters/prod', which does not exist in this repository's tree"),
+])
+def test_a_flux_instance_sync_path_naming_no_folder_is_said(
+        tmp_path: Path, substitute: str, expected: str) -> None:
+    # a new-user trial: no postBuild, or a value naming no folder (`prod`, where only
+    # clusters/home exists), left the whole tree "not applied" and said nothing of the root
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        "clusters/home/flux-instance.yaml": f"""
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {{name: flux-instance, namespace: flux-system}}
+            spec:
+              path: ./infrastructure/flux-instance
+              sourceRef: {{kind: GitRepository, name: flux-system}}
+              {substitute}
+        """,
+        "infrastructure/flux-instance/helmrelease.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: flux-instance, namespace: flux-system}
+            spec:
+              chartRef: {kind: OCIRepository, name: flux-instance}
+              values:
+                instance:
+                  sync: {kind: GitRepository, url: https://github.com/acme/fleet,
+                         path: "clusters/${CLUSTER}"}
+        """,
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    gaps = [f for f in result.findings if "FluxInstance syncs" in f.message]
+    assert [(f.severity, f.file, f.line) for f in gaps] == [
+        ("warning", "infrastructure/flux-instance/helmrelease.yaml", 9)]
+    assert gaps[0].message.startswith(expected)
+
+
+def test_a_flux_instance_syncing_a_folder_the_tree_lacks_is_said(tmp_path: Path) -> None:
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        "flux/instance.yaml": """
+            apiVersion: fluxcd.controlplane.io/v1
+            kind: FluxInstance
+            metadata: {name: flux, namespace: flux-system}
+            spec:
+              sync: {kind: GitRepository, url: https://github.com/acme/fleet,
+                     path: clusters/production}
+        """,
+        "clusters/staging/web.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    gaps = [f for f in result.findings if "FluxInstance syncs" in f.message]
+    assert [(f.severity, f.file, f.line) for f in gaps] == [("warning", "flux/instance.yaml", 6)]
+    assert gaps[0].message.startswith(
+        "the FluxInstance syncs 'clusters/production', which does not exist in this "
+        "repository's tree")

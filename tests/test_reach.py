@@ -927,15 +927,20 @@ def test_a_flux_instance_s_sync_path_is_substituted_by_what_applies_it(
 ) -> None:
     # deedee-ops/home-ops: path kubernetes/clusters/${CLUSTER}/bootstrap, CLUSTER given by
     # the postBuild of the Kustomization that applies the instance (1 object judged of 754
-    # files); two clusters substituting it two ways are two roots
+    # files); two clusters substituting it two ways (from their ConfigMaps) are two roots
     instance_ks = """
         apiVersion: kustomize.toolkit.fluxcd.io/v1
         kind: Kustomization
         metadata: {name: flux-instance, namespace: flux-system}
         spec:
           path: ./apps/flux-instance
-          postBuild: {substitute: {CLUSTER: %s}}
+          postBuild: {substituteFrom: [{kind: ConfigMap, name: settings-%s}]}
           sourceRef: {kind: GitRepository, name: flux-system}
+        ---
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: settings-%s, namespace: flux-system}
+        data: {CLUSTER: %s}
     """
     entry = """
         apiVersion: kustomize.toolkit.fluxcd.io/v1
@@ -958,10 +963,10 @@ def test_a_flux_instance_s_sync_path_is_substituted_by_what_applies_it(
                          path: "clusters/${CLUSTER}/bootstrap"}
         """,
         "clusters/one/bootstrap/entrypoint.yaml": entry % "one",
-        "clusters/one/apps/flux-instance.yaml": instance_ks % "one",
+        "clusters/one/apps/flux-instance.yaml": instance_ks % ("one", "one", "one"),
         "clusters/one/apps/web.yaml": FLOATING % "one",
         "clusters/two/bootstrap/entrypoint.yaml": entry % "two",
-        "clusters/two/apps/flux-instance.yaml": instance_ks % "two",
+        "clusters/two/apps/flux-instance.yaml": instance_ks % ("two", "two", "two"),
         "clusters/two/apps/web.yaml": FLOATING % "two",
     })
     result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])

@@ -139,6 +139,9 @@ class Reach:
     # ApplicationSets whose generators reviewbot does not evaluate (file, name, generators):
     # what their Applications apply is not seen
     unevaluated: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
+    # FluxInstances whose sync path names no folder here (a variable nothing substitutes,
+    # or a folder the tree lacks): (its document, the path, the source kind)
+    sync_gaps: list[tuple[Document, str, str]] = field(default_factory=list)
 
     @property
     def clusters(self) -> list[str]:
@@ -448,6 +451,9 @@ class _Walker:
                 if url:
                     self.self_urls.add(url)
             for synced in paths:
+                if "${" in synced or synced.strip().strip("./") not in self.graph.dirs:
+                    self.reach.sync_gaps.append((doc, synced, kind))  # (a root all the same:
+                    # what it applies is unseen, not the tree as written)
                 cluster = synced.strip().strip("./") or "."
                 self.reach.roots.append(Root(cluster, "FluxInstance", doc.file.path, synced))
                 self.reach.files.add(doc.file.path)
@@ -456,8 +462,9 @@ class _Walker:
     def _substituted(self, doc: Document, path: str, flux: Sequence[Document]) -> list[str]:
         """A FluxInstance's sync path as each Flux Kustomization that applies its file
         substitutes it (``kubernetes/clusters/${CLUSTER}/bootstrap`` with ``postBuild:
-        substitute: {CLUSTER: deedee}``: one path per value); the path as written when it
-        names no variable, or when no such Kustomization resolves it to a folder here."""
+        substitute: {CLUSTER: deedee}``: one path per value naming a folder here, else the
+        values' paths); the path as written when it names no variable or none substitutes
+        it."""
         if "${" not in path:
             return [path]
         found: set[str] = set()
@@ -466,15 +473,17 @@ class _Walker:
             folder = self._target(kustomization.file.path, spec)
             if folder is None or not (folder == "" or doc.file.path.startswith(folder + "/")):
                 continue
-            known = {str(k): str(v) for k, v in dict_of(
-                dict_of(spec.get("postBuild")).get("substitute")).items()}
-            if not known:
+            values = post_build_values(  # (substituteFrom: the tree's one ConfigMap of
+                spec, _namespace(kustomization.value),  # that name, no cluster's yet)
+                functools.partial(self._config, ""))
+            if values is None or not values.known:
                 continue
             missing: set[str] = set()
-            text = expand(path, known, False, missing, set(), set())[0]
-            if "${" not in text and not missing and text.strip().strip("./") in self.graph.dirs:
+            text = expand(path, values.known, False, missing, set(), set())[0]
+            if "${" not in text and not missing:
                 found.add(text)
-        return sorted(found) or [path]
+        here = sorted(p for p in found if p.strip().strip("./") in self.graph.dirs)
+        return here or sorted(found) or [path]  # (a folder the tree lacks: said so)
 
     def _self_applying(self, flux: Sequence[Document]) -> list[Document]:
         """The Flux Kustomizations whose GitRepository path is a folder holding their own
