@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -364,6 +365,23 @@ def test_a_lint_of_part_of_a_repository_whose_roots_are_outside_it_promises_no_e
         (APPS % ("./", "OCIRepository", "kyverno")).lstrip("\n"))
     oci = analyze(disk_tree([tmp_path / "apps"], tmp_path), Config(), only=["image-digest"])
     assert [f.severity for f in oci.findings] == ["error"]
+    # an ApplicationSet outside whose generator fills the path in may apply any folder
+    # (a new-user trial: `lint apps/` gave an error, naming no root)
+    (tmp_path / "clusters" / "prod" / "apps.yaml").write_text(textwrap.dedent("""
+        apiVersion: argoproj.io/v1alpha1
+        kind: ApplicationSet
+        metadata: {name: apps, namespace: argocd}
+        spec:
+          generators: [{git: {repoURL: https://github.com/acme/fleet,
+                              files: [{path: "config/*.yaml"}]}}]
+          template:
+            metadata: {name: '{{.name}}'}
+            spec:
+              source: {repoURL: https://github.com/acme/fleet, path: '{{ .folder }}'}
+              destination: {server: https://kubernetes.default.svc}
+    """).lstrip("\n"))
+    appset = analyze(disk_tree([tmp_path / "apps"], tmp_path), Config(), only=["image-digest"])
+    assert [f.severity for f in appset.findings] == ["warning"]
     # a part of a repository with no root anywhere: applied as written, as before
     (tmp_path / "clusters" / "prod" / "apps.yaml").unlink()
     (tmp_path / "clusters" / "prod" / "flux-system" / "gotk-sync.yaml").unlink()

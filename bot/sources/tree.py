@@ -373,7 +373,7 @@ _ROOT_KIND = re.compile(rb"kind:\s*[\"']?(?:Kustomization|FluxInstance|Applicati
 
 # a root whose source is an artifact, not a checkout of this repository
 _ARTIFACT_SOURCE = re.compile(rb"kind:\s*[\"']?(?:OCIRepository|Bucket)\b")
-_ROOT_PATH = re.compile(rb"""^\s*-?\s*path:\s*["']?([^\s"'#]*)""", re.M)
+_ROOT_PATH = re.compile(rb"""(?:^\s*-?\s*|[{,]\s*)path:\s*["']?([^\s"'#,}]*)""", re.M)
 
 
 def roots_outside(root: str, targets: Sequence[str]) -> tuple[str, ...]:
@@ -421,7 +421,11 @@ def _reaches(path: str, targets: Sequence[str], artifact: bool = False) -> bool:
     """Whether a root's ``path`` (from the repository's top) is one of ``targets``, a folder
     above one, or a folder in one. The top of an artifact's source (``artifact``: an
     OCIRepository or Bucket, flux2-multi-tenancy's ``path: ./`` of a kyverno OCI artifact)
-    is that artifact's, not this repository's: it reaches nothing here."""
+    is that artifact's, not this repository's: it reaches nothing here. A path an
+    ApplicationSet's generator or a Flux variable fills in (``'{{.path.path}}'``,
+    ``./clusters/${CLUSTER}``) may name any target: it counts."""
+    if "{{" in path or "${" in path:
+        return not artifact  # a generator's or a variable's path: it may be any target
     folder = posixpath.normpath(path.strip().lstrip("/"))
     if folder == ".":
         return not artifact
