@@ -33,9 +33,9 @@ three sources of intended flows:
   the destination's ingress alone (one ingress rule there is the fix), the callers of one
   destination are one finding at the first caller's value, the others counted ("a/web and 41
   other workloads in a call ..."); denied by a caller's own egress, each caller's value is a
-  finding. Either is given too at the `egress` of each policy isolating the caller, or the
-  `ingress` of each policy isolating the destination (a review shows it on the policy the
-  pull request added or changed, the unchanged value listed).
+  finding. Lint gives it at the value; a review places it at the `egress` of each policy
+  isolating the caller, or the `ingress` of each policy isolating the destination, when the
+  pull request added or changed that policy (the unchanged value listed).
 
 In a review, a fourth source of intended flows is checked against what the change removes:
 
