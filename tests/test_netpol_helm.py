@@ -171,6 +171,29 @@ spec:
     assert net.opaque_namespaces == {"monitoring", "apps"}
 
 
+def test_an_application_of_a_local_chart_with_template_text_is_named(tmp_path: Path) -> None:
+    # a new-user trial: an Application of the repository's charts/homepage, whose Deployment
+    # template Helm renders, was in no workload and no note ("never a silent 0")
+    (tmp_path / "charts" / "homepage" / "templates").mkdir(parents=True)
+    (tmp_path / "charts" / "homepage" / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: homepage\nversion: 1.0.0\n")
+    (tmp_path / "charts" / "homepage" / "templates" / "deploy.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n")
+    net = build(tmp_path, """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: homepage, namespace: argocd}
+        spec:
+          source: {repoURL: https://github.com/acme/fleet, path: charts/homepage}
+          destination: {server: https://kubernetes.default.svc, namespace: home}
+    """)
+    assert net.all_notes() == [
+        "not evaluated: Application/argocd/homepage: its chart is the repository's "
+        "charts/homepage, whose 1 template holds template text Helm renders and reviewbot "
+        "does not (the plain ones are read as written)"]
+    assert net.opaque_namespaces == {"home"}
+
+
 def test_app_template_1_x_values_are_not_evaluated(tmp_path: Path) -> None:
     # app-template 1.x kept one pod in top-level values (image:, service.main): no controllers
     text = """

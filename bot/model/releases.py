@@ -72,7 +72,9 @@ from reviewbot.model.objects import (
     appliers,
     items,
     mapping,
+    model_graph,
 )
+from reviewbot.model.resource import HELM_TEMPLATE
 from reviewbot.model.substitute import expand
 
 APP_TEMPLATE = "app-template"
@@ -182,10 +184,37 @@ def _releases(model: Model) -> list[Release]:
             out.append(_flux_release(obj, _Sources(model, oci, sources),
                                      pods_of.get(id(obj), [])))
         elif obj.kind == "Application" and obj.group == "argoproj.io":
-            release = _argo_release(obj, pods_of.get(id(obj), []))
+            release = _argo_release(obj, pods_of.get(id(obj), [])) or _local_chart(model, obj)
             if release is not None:
                 out.append(release)
     return out
+
+
+def _local_chart(model: Model, obj: KObject) -> Release | None:
+    """An Argo CD Application of a chart folder of the repository (its ``Chart.yaml``) whose
+    templates hold template text: Helm renders them, reviewbot does not (the plain ones are
+    read as written), so its pods, Services and policies are partly unseen."""
+    spec = mapping(obj.get(("spec",)))
+    for _, source in argo_sources(spec):
+        path = source.get("path")
+        if not isinstance(path, str) or "{{" in path:
+            continue
+        folder = model_graph(model).flux_folder(obj.file, path)
+        if folder is None or posixpath.join(folder, "Chart.yaml") not in model.files:
+            continue
+        templated = sorted(p for p, lf in model.files.items()
+                           if p.startswith(posixpath.join(folder, "templates") + "/")
+                           and lf.skipped == HELM_TEMPLATE)
+        if not templated:
+            continue
+        dest = mapping(spec.get("destination")).get("namespace")
+        namespace = dest if isinstance(dest, str) and dest else (obj.namespace or "default")
+        name = str(mapping(source.get("helm")).get("releaseName") or obj.name)
+        return Release(obj, name, namespace, posixpath.basename(folder), "", (
+            f"its chart is the repository's {folder}, whose {len(templated)} template"
+            f"{'s hold' if len(templated) > 1 else ' holds'} template text Helm renders and "
+            "reviewbot does not (the plain ones are read as written)"))
+    return None
 
 
 class _Sources:

@@ -589,6 +589,8 @@ class Network:
                 known.append(what)
 
         evaluated = {id(r.obj) for r in self.releases if r.evaluated}
+        rendered = {id(r.obj) for r in self.releases if not r.evaluated}  # (a chart folder the
+        # walk follows still renders what it does not see)
         followed = _followed_applications(self.model)
         for pod in self.model.pods:
             if pod.from_values and id(pod.obj) not in evaluated:
@@ -605,7 +607,8 @@ class Network:
                     add(target, f"HelmRelease {ns}/{obj.name}")
             elif obj.kind == "Application" and obj.group == "argoproj.io":
                 target = obj.get(("spec", "destination", "namespace"))
-                if isinstance(target, str) and target and id(obj) not in followed:
+                if isinstance(target, str) and target and (
+                        id(obj) not in followed or id(obj) in rendered):
                     add(target, f"Argo CD Application {obj.name}")
             elif id(obj) not in seen and may_run_pods(obj):
                 add(ns, f"{obj.kind} {obj.name} ({obj.group})")
