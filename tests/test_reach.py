@@ -856,6 +856,38 @@ def test_an_app_of_apps_chart_a_walked_build_renders_applies_its_applications(
     assert [(r, f) for r, _, f, _ in found(result)] == [("image-digest[floating]", "base/web.yaml")]
 
 
+def test_a_kustomization_the_repository_s_makefile_applies_is_a_root(tmp_path: Path) -> None:
+    # bokristoffersson/homelab-k12n-gitops: a Makefile applies gitops/apps/local/* to a local
+    # k3d cluster beside the Flux cluster: "not applied by any cluster root"
+    write(tmp_path, {
+        "flux.yaml": """
+            apiVersion: fluxcd.controlplane.io/v1
+            kind: FluxInstance
+            metadata: {name: flux, namespace: flux-system}
+            spec:
+              sync: {kind: GitRepository, url: https://github.com/acme/fleet, path: clusters/home}
+        """,
+        "clusters/home/web.yaml": FLOATING % "home",
+        "Makefile": "local:\n\tkubectl apply -k apps/local/web\n"
+                    "\tkustomize build apps/local/db | kubectl apply -f -\n",
+        "apps/local/web/kustomization.yaml": "resources: [web.yaml]\n",
+        "apps/local/web/web.yaml": FLOATING % "web",
+        "apps/local/db/kustomization.yaml": "resources: [db.yaml]\n",
+        "apps/local/db/db.yaml": FLOATING % "db",
+        "apps/local/unused/kustomization.yaml": "resources: [u.yaml]\n",
+        "apps/local/unused/u.yaml": FLOATING % "unused",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "apps/local/db/db.yaml"),
+        ("image-digest[floating]", "apps/local/web/web.yaml"),
+        ("image-digest[floating]", "clusters/home/web.yaml"),
+        ("kustomize-integrity[not-applied]", "apps/local/unused/u.yaml")]
+    assert [(r.cluster, r.how) for r in result.model.derived["reach"].roots][1:] == [
+        ("Makefile", "kustomization applied by Makefile"),
+        ("Makefile", "kustomization applied by Makefile")]
+
+
 def test_a_flux_instance_is_a_root(tmp_path: Path) -> None:
     write(tmp_path, {
         "flux/instance.yaml": """

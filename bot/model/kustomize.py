@@ -357,6 +357,12 @@ def _parent(path: str) -> str:
 
 # ---------------------------------------------------------------- the graph
 
+# ``kubectl apply -k DIR`` (``oc``, ``--kustomize``), and a build piped to an apply
+_APPLY_K = re.compile(
+    r"\b(?:kubectl|oc)\b[^\n|;&]*?\b(?:apply|create|replace)\b[^\n|;&]*?"
+    r"(?:-k|--kustomize)[ =]+(\S+)"
+    r"|\b(?:kustomize\s+build|(?:kubectl|oc)\s+kustomize)\s+(?:--\S+\s+)*([^\s|;&-]\S*)"
+    r"[^\n;&]*\|[^\n;&]*\b(?:kubectl|oc)\b[^\n;&]*\bapply\b")
 _APPLY = re.compile(
     r"\b(?:kubectl|oc)\b[^\n|;&]*?\b(?:apply|create|replace)\b[^\n|;&]*?"
     r"(?:-f|--filename)[ =]+(\S+)"
@@ -622,6 +628,29 @@ class Graph:
                     for base in dict.fromkeys((folder, "")):
                         self._applied.setdefault(join(base, target), record.path)
         return self._applied.get(path)
+
+    def applied_kustomizations(self) -> dict[str, str]:
+        """The kustomization folders the repository's own shell scripts and Makefiles apply
+        (``kubectl apply -k DIR``, ``kubectl kustomize DIR | kubectl apply -f -``, ``kustomize
+        build DIR | ...apply``) -> the first such file: a setup applied by hand, documented
+        in the repository (a Makefile's local cluster)."""
+        found: dict[str, str] = {}
+        for record in self.texts:
+            if not (record.path.endswith((".sh", ".bash", ".mk"))
+                    or posixpath.basename(record.path) in ("Makefile", "makefile",
+                                                             "GNUmakefile")):
+                continue
+            folder = posixpath.dirname(record.path)
+            for match in _APPLY_K.finditer(record.data.decode("utf-8", "replace")):
+                target = (match.group(1) or match.group(2) or "").strip("'\"").rstrip("/")
+                if not target or "$" in target or is_remote(target):
+                    continue
+                for base in dict.fromkeys((folder, "")):
+                    at = join(base, target)
+                    if at in self.by_dir:
+                        found.setdefault(at, record.path)
+                        break
+        return found
 
     # ------------------------------------------------------------ builds
 
