@@ -37,9 +37,10 @@ Not certain (a warning that says so): in a repository without roots, where every
 applied as written, a syntax error in a file that names no `apiVersion` or `kind` on any
 line and is no Helm values or kustomization file: nothing shows that anything applies it
 (kueue's `keps/*/kep.yaml` metadata, an Alertmanager configuration among examples). The same
-for a syntax error in a file only a ConfigMap or Secret generator reads, as data, naming no
-`apiVersion` or `kind` and no Helm values file: the program reading the ConfigMap parses it
-with its own YAML (soulwhisper/home-ops' authentik blueprints, `!KeyOf *alias`). A
+for a syntax error or a duplicate key in a file only a ConfigMap or Secret generator reads,
+as data, naming no `apiVersion` or `kind` and no Helm values file: the program reading the
+ConfigMap parses it with its own grammar (soulwhisper/home-ops' authentik blueprints,
+`!KeyOf *alias`; Fluent Bit takes a key written twice as two settings). Elsewhere a
 duplicate key or a limit crossed (an alias bomb, depth, size) stays an error.
 
 Failing example:
@@ -142,12 +143,13 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
                 )
                 continue
             doubt = None
-            if problem.message.startswith(SYNTAX_ERROR):
-                if lf.path in data and not _MANIFEST_KEY.search(lf.text) and not (
-                        VALUES_NAME.search(lf.path.rpartition("/")[2])):
-                    doubt = GENERATOR_DATA
-                elif no_roots and _no_manifest(lf.path, lf.text):
-                    doubt = NO_MANIFEST
+            if problem.message.startswith((SYNTAX_ERROR, DUPLICATE_KEY)) and (
+                    lf.path in data and not _MANIFEST_KEY.search(lf.text)
+                    and not VALUES_NAME.search(lf.path.rpartition("/")[2])):
+                doubt = GENERATOR_DATA  # its reader's grammar decides (Fluent Bit: keys twice)
+            elif problem.message.startswith(SYNTAX_ERROR) and no_roots and _no_manifest(
+                    lf.path, lf.text):
+                doubt = NO_MANIFEST
             yield Violation(
                 None, (), problem.message, file=lf.path, line=problem.line,
                 column=problem.column, key=f"{lf.path}:{problem.message}", doubt=doubt,

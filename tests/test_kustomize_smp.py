@@ -376,3 +376,30 @@ def test_a_targeted_patch_renames_its_target_only_when_its_options_allow_it(
     })
     assert sorted((b["metadata"]["name"], b["metadata"]["namespace"], b["data"]["k2"])
                   for b in bodies) == [("app-a", "apps", "v2"), ("base-app-b", "apps", "v2")]
+
+
+def test_a_component_s_own_components_are_built_after_its_resources(tmp_path: Path) -> None:
+    # alex-matthews/home-ops' kopiur Component includes ./local, ./remote and ./restore
+    # Components: their objects were not built ("not applied")
+    bodies = build(tmp_path, {
+        "kustomization.yaml": "resources: [cm.yaml]\ncomponents: [backup]\n",
+        "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\ndata: {k: v}\n",
+        "backup/kustomization.yaml": """
+            apiVersion: kustomize.config.k8s.io/v1alpha1
+            kind: Component
+            resources: [policy.yaml]
+            components: [local]
+            namePrefix: backup-
+        """,
+        "backup/policy.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: policy}\n",
+        "backup/local/kustomization.yaml": """
+            apiVersion: kustomize.config.k8s.io/v1alpha1
+            kind: Component
+            resources: [local.yaml]
+            labels: [{pairs: {tier: local}}]
+        """,
+        "backup/local/local.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: local}\n",
+    })
+    assert sorted((b["metadata"]["name"], b["metadata"].get("labels", {}).get("tier"))
+                  for b in bodies) == [
+        ("backup-app", "local"), ("backup-local", "local"), ("backup-policy", "local")]

@@ -292,8 +292,10 @@ def test_a_file_only_a_generator_reads_that_does_not_parse_is_not_certain(
             resources: [cm.yaml]
             configMapGenerator:
             - name: blueprints
-              files: [blueprints/app.yaml, values=chart/values.yaml]
+              files: [blueprints/app.yaml, values=chart/values.yaml, pipeline.yaml]
         """,
+        # Fluent Bit reads a key written twice as two settings (oscaromeu/home-ops)
+        "pipeline.yaml": "filters:\n  - name: modify\n    rename: a b\n    rename: c d\n",
         "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
         "blueprints/app.yaml": "entries:\n  - attrs:\n      name: &p x\n"
                                "      provider: !KeyOf *p\n",
@@ -301,6 +303,7 @@ def test_a_file_only_a_generator_reads_that_does_not_parse_is_not_certain(
     })
     result = lint_dir(tmp_path, only=["yaml-syntax"])
     assert sorted((f.file, f.severity) for f in result.findings) == [
-        ("blueprints/app.yaml", "warning"), ("chart/values.yaml", "error")]
+        ("blueprints/app.yaml", "warning"), ("chart/values.yaml", "error"),
+        ("pipeline.yaml", "warning")]
     blueprint = next(f for f in result.findings if f.file.startswith("blueprints"))
     assert "only a ConfigMap or Secret generator reads it" in blueprint.message

@@ -705,9 +705,23 @@ class Graph:
             for key, sub in include_entries(component.body):
                 if key != "components":
                     self._include(inner, target, sub, stack | {target})
-            build.config = inner.config.merge(
+            inner.config = inner.config.merge(
                 _steps().configuration(component, functools.partial(self._read, build)))
-            build.resources = self._transform(component, inner.resources, build)
+            resources = _steps().generate(component, functools.partial(self._read, build),
+                                          inner.resources)
+            nested = [e for key, e in include_entries(component.body) if key == "components"]
+            if nested:  # a Component's own components, after its resources and generators,
+                # as a kustomization's (alex-matthews/home-ops' kopiur: its local, remote
+                # and restore Components were "not applied")
+                inner.resources = resources
+                for entry in nested:
+                    if is_remote(entry):
+                        build.remote.append(entry)
+                    else:
+                        self._component(inner, join(target, entry), stack | {target})
+                resources = inner.resources
+            build.config = inner.config
+            build.resources = self._transform(component, resources, build, True)
             build.variables = inner.variables + _vars(component)
             build.cut = build.cut or inner.cut
             build.unresolved = build.unresolved or inner.unresolved
