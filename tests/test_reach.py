@@ -888,6 +888,22 @@ def test_a_kustomization_the_repository_s_makefile_applies_is_a_root(tmp_path: P
         ("Makefile", "kustomization applied by Makefile")]
 
 
+def test_sources_a_tool_renders_are_said_unjudged(tmp_path: Path) -> None:
+    # ericz-home/home-ops: qbec components in jsonnet; "no findings; looked in 2 objects"
+    # read as if the cluster's objects were judged
+    write(tmp_path, {
+        "k8s/qbec.yaml": "apiVersion: qbec.io/v1alpha1\nkind: App\nmetadata: {name: home}\n",
+        "k8s/components/web/index.jsonnet": "{}\n",
+        "k8s/components/db/index.jsonnet": "{}\n",
+        "charts/app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+        "charts/app/files/transform.jsonnet": "{}\n",  # read by the chart's templates
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [(s.path, s.reason) for s in result.model.skipped if "jsonnet" in s.reason] == [
+        ("k8s/components", "2 jsonnet sources: reviewbot does not render them, so the objects "
+         "they make are not judged")]
+
+
 def test_a_flux_instance_is_a_root(tmp_path: Path) -> None:
     write(tmp_path, {
         "flux/instance.yaml": """
