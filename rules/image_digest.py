@@ -59,6 +59,8 @@ When it stays quiet:
 
 Images a build step supplies at deploy time (a `skaffold.yaml` artifact, a `ko://`
 reference: listed as not reported on purpose in the summary and in the JSON `skipped` list);
+a container with `imagePullPolicy: Never`, which runs the image already on the node (built
+or loaded there: `k3d image import`, `kind load`) and never asks a registry (listed alike);
 images whose tag, digest or whole reference is `${VAR}`, `$(VAR)` or `{{ }}`, resolved
 elsewhere (a variable registry before a written tag `:1.2` too: listed as not reported on
 purpose, with the variable); repositories listed in
@@ -158,6 +160,14 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Qui
                 f"{_pod_and_container(pod, container)}: image {ref.text if ref else ''} is "
                 f"supplied at deploy time: {built.describe()} and replaces the reference with "
                 f"{built.replacement}",
+            )
+            continue
+        if ref is not None and container.body.get("imagePullPolicy") == "Never":
+            yield QuietPlace(  # (bokristoffersson's Makefile builds it into a k3d cluster)
+                pod.obj, field_path(container, "image"),
+                f"{_pod_and_container(pod, container)}: image {ref.text} is never pulled "
+                "(imagePullPolicy: Never): the node runs the image already on it, built or "
+                "loaded there, whatever a registry serves",
             )
             continue
         yield from _check(model, pod, container, allowed)
