@@ -50,7 +50,7 @@ from reviewbot.model.resource import (
 from reviewbot.model.resource import dict_of as _dict
 from reviewbot.model.resource import list_of as _list
 from reviewbot.model.resource import text_of as _text
-from reviewbot.sources.tree import FileRecord
+from reviewbot.sources.tree import MAKEFILES, FileRecord
 
 if TYPE_CHECKING:
     from reviewbot.model.patches import Unmatched
@@ -637,8 +637,7 @@ class Graph:
         found: dict[str, str] = {}
         for record in self.texts:
             if not (record.path.endswith((".sh", ".bash", ".mk"))
-                    or posixpath.basename(record.path) in ("Makefile", "makefile",
-                                                             "GNUmakefile")):
+                    or posixpath.basename(record.path) in MAKEFILES):
                 continue
             folder = posixpath.dirname(record.path)
             for match in _APPLY_K.finditer(record.data.decode("utf-8", "replace")):
