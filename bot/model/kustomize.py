@@ -357,6 +357,23 @@ def _parent(path: str) -> str:
 
 # ---------------------------------------------------------------- the graph
 
+def _script_targets(texts: Sequence[FileRecord], pattern: re.Pattern[str],
+                    suffixes: tuple[str, ...], names: Sequence[str]
+                    ) -> Iterator[tuple[str, list[str]]]:
+    """What the tree's scripts (files ending in ``suffixes`` or named ``names``) apply, as
+    ``pattern``'s first group that matched: (the script, the target joined to the script's
+    folder, then to the tree's top); a target that is stdin, a variable or remote is none."""
+    for record in texts:
+        if not (record.path.endswith(suffixes) or posixpath.basename(record.path) in names):
+            continue
+        folder = posixpath.dirname(record.path)
+        for match in pattern.finditer(record.data.decode("utf-8", "replace")):
+            target = next((g for g in match.groups() if g), "").strip("'\"")
+            if target in ("-", "") or "$" in target or is_remote(target):
+                continue
+            yield record.path, [join(base, target) for base in dict.fromkeys((folder, ""))]
+
+
 # ``kubectl apply -k DIR`` (``oc``, ``--kustomize``), and a build piped to an apply
 _APPLY_K = re.compile(
     r"\b(?:kubectl|oc)\b[^\n|;&]*?\b(?:apply|create|replace)\b[^\n|;&]*?"
@@ -617,16 +634,9 @@ class Graph:
         """The shell script of the tree that applies ``path`` (``kubectl apply -f path``)."""
         if self._applied is None:
             self._applied = {}
-            for record in self.texts:
-                if not record.path.endswith(".sh"):
-                    continue
-                folder = posixpath.dirname(record.path)
-                for match in _APPLY.finditer(record.data.decode("utf-8", "replace")):
-                    target = match.group(1).strip("'\"")
-                    if target in ("-", "") or "$" in target or is_remote(target):
-                        continue
-                    for base in dict.fromkeys((folder, "")):
-                        self._applied.setdefault(join(base, target), record.path)
+            for script, places in _script_targets(self.texts, _APPLY, (".sh",), ()):
+                for at in places:
+                    self._applied.setdefault(at, script)
         return self._applied.get(path)
 
     def applied_kustomizations(self) -> dict[str, str]:
@@ -635,20 +645,11 @@ class Graph:
         build DIR | ...apply``) -> the first such file: a setup applied by hand, documented
         in the repository (a Makefile's local cluster)."""
         found: dict[str, str] = {}
-        for record in self.texts:
-            if not (record.path.endswith((".sh", ".bash", ".mk"))
-                    or posixpath.basename(record.path) in MAKEFILES):
-                continue
-            folder = posixpath.dirname(record.path)
-            for match in _APPLY_K.finditer(record.data.decode("utf-8", "replace")):
-                target = (match.group(1) or match.group(2) or "").strip("'\"").rstrip("/")
-                if not target or "$" in target or is_remote(target):
-                    continue
-                for base in dict.fromkeys((folder, "")):
-                    at = join(base, target)
-                    if at in self.by_dir:
-                        found.setdefault(at, record.path)
-                        break
+        for script, places in _script_targets(self.texts, _APPLY_K, (".sh", ".bash", ".mk"),
+                                              MAKEFILES):
+            at = next((p for p in places if p in self.by_dir), None)
+            if at is not None:
+                found.setdefault(at, script)
         return found
 
     # ------------------------------------------------------------ builds
