@@ -207,8 +207,8 @@ def build_model(
             and (spec.get("nodes") or spec.get("kubernetes-version"))
         }
     model.skipped.extend(_not_judged(graph, model.unapplied))
-    model.skipped.extend(_generated_elsewhere(graph.paths))
     charts = _chart_content(graph.paths)
+    model.skipped.extend(_generated_elsewhere(graph.paths, charts))
     by_identity = model.by_identity
     values_pods: list[PodTemplate] = []  # pods of objects' own Helm values, after the others
     unapplied = model.unapplied
@@ -518,15 +518,13 @@ _RENDERED_BY = {".jsonnet": "jsonnet", ".libsonnet": "jsonnet", ".cue": "CUE",
                 ".ncl": "Nickel", ".pkl": "Pkl", ".dhall": "Dhall"}
 
 
-def _generated_elsewhere(paths: Iterable[str]) -> Iterator[Skipped]:
+def _generated_elsewhere(paths: Iterable[str], charts: tuple[str, ...]) -> Iterator[Skipped]:
     """Sources a tool renders into manifests (jsonnet for qbec and Tanka, CUE, ...), which
     reviewbot does not run: one skipped line per tool, at the folder holding them all, so
     that "no findings" is not read as every object judged (ericz-home/home-ops' qbec
     components: "looked in 2 objects" said nothing of them)."""
     by_tool: dict[str, list[str]] = {}
-    paths = list(paths)
-    charts = _chart_content(paths)  # (a chart's files/: what its templates read, no manifests)
-    for path in paths:
+    for path in paths:  # (``charts``: charts' files/ and crds/, what templates read)
         tool = next((t for suffix, t in _RENDERED_BY.items() if path.endswith(suffix)), None)
         if tool is not None and not kept_aside(path) and not (charts and path.startswith(charts)):
             by_tool.setdefault(tool, []).append(posixpath.dirname(path))
