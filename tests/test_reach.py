@@ -884,8 +884,8 @@ def test_a_kustomization_the_repository_s_makefile_applies_is_a_root(tmp_path: P
         ("image-digest[floating]", "clusters/home/web.yaml"),
         ("kustomize-integrity[not-applied]", "apps/local/unused/u.yaml")]
     assert [(r.cluster, r.how) for r in result.model.derived["reach"].roots][1:] == [
-        ("Makefile", "kustomization applied by Makefile"),
-        ("Makefile", "kustomization applied by Makefile")]
+        ("apps/local/db (applied by Makefile)", "kustomization applied by Makefile"),
+        ("apps/local/web (applied by Makefile)", "kustomization applied by Makefile")]
 
 
 def test_sources_a_tool_renders_are_said_unjudged(tmp_path: Path) -> None:

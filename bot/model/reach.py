@@ -209,16 +209,17 @@ def find_reach(graph: Graph, documents: Sequence[Document],
                                        "Applications", file, folder))
         walker.walk(_Step("in-cluster", file, {"path": "./" + folder}, "default", (), folder))
     # the kustomizations the repository's own scripts and Makefiles apply (`kubectl apply -k
-    # DIR`: a local development cluster, a bootstrap), beside the other roots, each its
-    # script's cluster (bokristoffersson/homelab-k12n-gitops' Makefile: "not applied")
+    # DIR`: a local development cluster, a bootstrap), beside the other roots, each a cluster
+    # of its own (bokristoffersson/homelab-k12n-gitops' Makefile: "not applied")
     if walker.reach.roots:
         for folder, script in sorted(graph.applied_kustomizations().items()):
             file = graph.by_dir[folder].file
             if file in walker.reach.files or aside(file) or graph.by_dir[folder].is_component:
                 continue
-            walker.reach.roots.append(Root(script, f"kustomization applied by {script}", file,
+            cluster = f"{folder} (applied by {script})"  # (a local cluster: named by both)
+            walker.reach.roots.append(Root(cluster, f"kustomization applied by {script}", file,
                                            folder))
-            walker.walk(_Step(script, file, {"path": "./" + folder}, "default", (), folder))
+            walker.walk(_Step(cluster, file, {"path": "./" + folder}, "default", (), folder))
     # the repository's own top-level kustomization that no root applies: what `kubectl apply
     # -k .` applies, by hand, beside the other roots (a new-user trial: one Argo CD
     # Application for a chart left the top's apps/web "not applied" and its :latest unjudged)
