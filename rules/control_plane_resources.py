@@ -157,6 +157,7 @@ OPTIONS = (
            minimum=0, exclusive_minimum=True, maximum=1),
 )
 SEVERITIES = {"missing": "error", "share": "error"}
+ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 # a pod that only tolerates the taint reaches a control-plane node only if the cluster has one
 # that admits workloads (managed clusters have none): without an inventory, not known
 TOLERATES_ONLY = ("whether the cluster has control-plane nodes that admit workloads (no node "

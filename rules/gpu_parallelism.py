@@ -123,6 +123,7 @@ OPTIONS = (
            "Extended resources that are GPUs (glob patterns)."),
 )
 SEVERITIES = {"parallelism": "error", "limits": "error"}
+ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 
 SCOPE = "object"  # each finding depends on its object, its pods and the configuration only
 

@@ -122,6 +122,7 @@ OPTIONS = (
            "Extended resources that are GPUs (glob patterns)."),
 )
 SEVERITIES = {"surge": "error", "chart-default": "warning", "borrowed-room": "warning"}
+ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 # without a node inventory, whether a node has a GPU free for the surge pod is not known
 NO_ROOM_KNOWN = ("how many GPUs the cluster's nodes have free (no node inventory: "
                  "`reviewbot inventory --nodes` records it)")

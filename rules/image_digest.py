@@ -142,6 +142,7 @@ OPTIONS = (
 )
 SEVERITIES = {"malformed": "error", "floating": "error", "unpinned": "warning",
               "placeholder": "warning", "tag-moved": "error"}
+ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 READS = "image"  # each finding depends on its container's image reference, nothing else of it
 UNRESOLVED = ("${", "$(", "{{")
 PLACEHOLDER = re.compile(r"[<>\s]")  # <YOUR-IMAGE>: a placeholder, not a reference

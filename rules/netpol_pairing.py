@@ -313,6 +313,7 @@ SEVERITIES = {
     "egress-unmatched": "error", "ingress-unused": "warning", "dependency-denied": "error",
     "selects-nothing": "warning", "dependency-missing": "error", "dns-denied": "error",
 }
+ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 SUMMARY = (
     "Every flow a NetworkPolicy or a workload's configuration intends is allowed on both sides."
 )

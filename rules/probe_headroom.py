@@ -124,6 +124,7 @@ OPTIONS = (
            minimum=1),
 )
 SEVERITIES = {"startup": "error", "liveness": "error", "bad-fact": "warning", "port": "error"}
+ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 PROBES = {  # what a probe whose every try errs does (the kubelet discards an errored try)
     "startupProbe": "the container never counts as started: its readiness and liveness probes "
                     "never run and the pod is never ready",

@@ -143,6 +143,7 @@ RATIONALE = (
 )
 FIX = "Correct the field to the type and name the schema expects."
 SEVERITIES = {"invalid": "error", "crd-conflict": "warning"}
+ADMISSION = "refusal"  # an error of it is the API server's refusal of the object as written
 COST = 3  # CPU time relative to a rule of cost 1, measured on the 50k-object tree
 OPTIONS = (
     Option("kubernetes-version", "string", "",

@@ -204,6 +204,7 @@ SEVERITIES = {
     "custom-all-reduce": "error", "sampler": "error", "attention-backend": "error",
     "kv-cache": "error", "image": "error",
 }
+ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 
 ENGINES = (("vllm", "vllm"), ("sglang", "sglang"), ("text-generation-inference", "tgi"),
            ("text-generation-launcher", "tgi"))

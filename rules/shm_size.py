@@ -127,6 +127,7 @@ OPTIONS = (
 )
 SEVERITIES = {"missing": "error", "not-memory": "error", "no-limit": "warning",
               "small": "error"}
+ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 SHM = "/dev/shm"
 # a pod's GPUs alone do not show that NCCL runs across them: a GPU burn-in or one process per
 # GPU never touches /dev/shm (kueue's gpu-burn sample)

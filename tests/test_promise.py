@@ -167,3 +167,68 @@ def test_a_doubt_and_a_failing_build_are_both_said() -> None:
     assert (severity, message) == ("warning", "x is wrong. Not certain: reviewbot could not "
                                    "see z. Not applied: the build of a fails (b), so none of "
                                    "this is applied until it builds.")
+
+
+# the CronJob of redhat-na-ssa/demo-ai-gitops-catalog's namespace-cleanup, in short: its pod
+# fields sit in the Job's spec, not in the Job's pod template (the API server refuses it)
+REFUSED_CRONJOB = """
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: cleanup}
+spec:
+  schedule: "0 * * * *"
+  jobTemplate:
+    spec:
+      restartPolicy: Never
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: "registry.example/cleanup:latest"}]
+"""
+
+
+def test_an_object_the_api_server_refuses_runs_nothing_so_what_it_runs_is_a_warning(
+        tmp_path: Path) -> None:
+    """The schema error (restartPolicy is no field of a JobSpec) is the promise: the API
+    server refuses the CronJob as written. Its floating image runs nowhere until that is
+    fixed: a warning that names the refusal, still shown."""
+    result = lint_text(tmp_path, REFUSED_CRONJOB, only=["schema", "image-digest"])
+    found = sorted((f.rule, f.severity, f.line) for f in result.findings)
+    assert found == [("image-digest", "warning", 12), ("schema", "error", 8)]
+    digest = next(f for f in result.findings if f.rule == "image-digest")
+    assert digest.message.endswith(
+        " Refused: the API server refuses this object as written (schema error at "
+        "manifest.yaml:8), so none of this runs until it is fixed.")
+    # the same image on an object the API server admits stays an error
+    fixed = REFUSED_CRONJOB.replace("      restartPolicy: Never\n      template", "      template")
+    result = lint_text(tmp_path, fixed, only=["schema", "image-digest"])
+    assert sorted((f.rule, f.severity) for f in result.findings) == [("image-digest", "error")]
+
+
+def test_a_suppressed_refusal_refuses_nothing_and_other_objects_are_untouched(
+        tmp_path: Path) -> None:
+    """A schema error the repository suppresses (it knows its cluster admits the object)
+    keeps the object's other errors errors; another object in the same file is not the
+    refused one."""
+    suppressed = REFUSED_CRONJOB.replace(
+        "      restartPolicy: Never\n      template",
+        "      restartPolicy: Never  # reviewbot: ignore[schema]\n      template")
+    result = lint_text(tmp_path, suppressed + "---" + POD, only=["schema", "image-digest"])
+    assert sorted((f.rule, f.severity, f.line) for f in result.findings) == [
+        ("image-digest", "error", 12), ("image-digest", "error", 18)]
+    result = lint_text(tmp_path, REFUSED_CRONJOB + "---" + POD, only=["schema", "image-digest"])
+    assert sorted((f.rule, f.severity, f.line) for f in result.findings) == [
+        ("image-digest", "error", 18), ("image-digest", "warning", 12), ("schema", "error", 8)]
+
+
+def test_only_rules_about_what_an_object_runs_give_way_to_its_refusal() -> None:
+    """Which rules' errors are the refusal and which hold only once the object is admitted
+    is each rule's metadata (ADMISSION), read by the registry."""
+    admission = {r.id: r.admission for r in all_rules()}
+    assert admission["schema"] == "refusal"
+    assert {k for k, v in admission.items() if v == "admitted"} == {
+        "control-plane-resources", "gpu-parallelism", "gpu-rollout", "image-digest",
+        "netpol-pairing", "probe-headroom", "schedulability", "serving-runtime", "shm-size"}
+    # the build, the file and the change are judged before admission: untouched
+    assert {admission[r] for r in ("kustomize-integrity", "yaml-syntax", "change-safety",
+                                   "api-lifecycle")} == {""}

@@ -143,6 +143,18 @@ def doubted(severity: str, message: str, doubt: str | None,
     return severity, text
 
 
+def refused(finding: Finding, refusal: Finding) -> Finding:
+    """``finding`` (an error about what its object runs) on an object the API server refuses
+    as written (``refusal``: an error of a rule whose errors are that refusal, the schema's):
+    a warning, its message saying which error keeps the object out, for no cluster runs it
+    as written; once the refusal is fixed the finding holds again."""
+    text = finding.message.rstrip()
+    text += "" if text.endswith((".", "!", "?")) else "."
+    text += (f" Refused: the API server refuses this object as written ({refusal.rule} error at "
+             f"{refusal.file}:{refusal.line}), so none of this runs until it is fixed.")
+    return replace(finding, severity="warning", message=text)
+
+
 _UNBUILT_START, _UNBUILT_END = " Not applied: ", ", so none of this is applied until it builds."
 NOT_APPLIED_AGAIN = " Not applied: as above."  # text output: the same clause again in a row
 _DOUBT_START = " Not certain: reviewbot could not see "

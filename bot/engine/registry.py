@@ -8,8 +8,10 @@ the others, 1 by default: how the engine shares the rules with a worker) and ``S
 alone, its pods and the configuration: a review then runs it on the base only where the base's
 objects differ from the head's, :mod:`reviewbot.engine.sharing`) and ``READS`` (:data:`READS`:
 ``"image"`` when every finding of it is about a container's image reference alone: what the
-engine says it could not see of the object is narrowed to that, :mod:`reviewbot.model.doubts`),
-then its checks:
+engine says it could not see of the object is narrowed to that, :mod:`reviewbot.model.doubts`)
+and ``ADMISSION`` (:data:`ADMISSIONS`: ``"refusal"`` when its errors are the API server's
+refusal of the object as written, ``"admitted"`` when its findings hold only once the object
+is admitted: what it runs; :func:`reviewbot.engine.run.refusals`), then its checks:
 
 - ``check_set(model, opts)``: the whole repository (lint, and both sides of a review);
 - ``check_change(diff, base, head, opts)``: a change (review and ``reviewbot diff``): the
@@ -55,6 +57,10 @@ SCOPES = ("model", "object")
 # what a finding of a rule depends on within the container it points into: "fields" (the
 # default: the container and its pod's own fields), "image" (the image reference alone)
 READS = ("fields", "image")
+# how a rule's findings relate to the API server admitting their object: "" (neither, the
+# default), "refusal" (an error of it is a refusal of the object as written: a schema error),
+# "admitted" (a finding of it holds only once the object is admitted: what it runs)
+ADMISSIONS = ("", "refusal", "admitted")
 _TYPES: dict[str, tuple[type, ...]] = {
     "bool": (bool,), "int": (int,), "number": (int, float), "string": (str,),
     "list": (list,), "map": (dict,),
@@ -124,6 +130,7 @@ class Rule:
     cost: int = 1  # relative CPU cost (the module's COST)
     scope: str = "model"  # what its findings depend on (the module's SCOPE, see SCOPES)
     reads: str = "fields"  # what in a container they depend on (the module's READS, see READS)
+    admission: str = ""  # the module's ADMISSION (see ADMISSIONS)
 
     @property
     def check_set(self) -> Callable[..., Iterable[Decision]] | None:
@@ -157,7 +164,7 @@ def rule_from_module(module: ModuleType) -> Rule:
             severities=dict(getattr(module, "SEVERITIES", {})),
             doc=(module.__doc__ or "").strip(), module=module,
             cost=int(getattr(module, "COST", 1)), scope=getattr(module, "SCOPE", "model"),
-            reads=getattr(module, "READS", "fields"),
+            reads=getattr(module, "READS", "fields"), admission=getattr(module, "ADMISSION", ""),
         )
     except AttributeError as exc:
         raise ReviewbotError(f"rule module {name} lacks metadata: {exc}", 3) from exc
@@ -167,6 +174,8 @@ def rule_from_module(module: ModuleType) -> Rule:
         raise ReviewbotError(f"rule module {name} has a bad SCOPE {rule.scope!r}", 3)
     if rule.reads not in READS:
         raise ReviewbotError(f"rule module {name} has a bad READS {rule.reads!r}", 3)
+    if rule.admission not in ADMISSIONS:
+        raise ReviewbotError(f"rule module {name} has a bad ADMISSION {rule.admission!r}", 3)
     return rule
 
 

@@ -27,6 +27,7 @@ from reviewbot.engine.findings import (
     Violation,
     doubted,
     in_order,
+    refused,
     sort_key,
 )
 from reviewbot.engine.identity import clusters_of, stable_key
@@ -307,11 +308,13 @@ def _policy(rules: Sequence[Rule], outputs: Sequence[RuleOutput], model: Model, 
     """The :class:`Result` of what ``rules`` decided (``outputs``, in their order, without
     ``unused-suppression``'s): duplicates dropped, suppressions applied, severity set, the
     findings in one order whatever order the rules found them in."""
+    if suppressions is None and (not change or any(out.findings for out in outputs)):
+        suppressions = Suppressions(model)
+    if not change:
+        outputs = refusals(rules, outputs, suppressions)
     # one finding once: objects a build makes alike (a base two overlays include unchanged,
     # a --render output holding it twice) give the same finding at the same place
     raw = list(dict.fromkeys(f for out in outputs for f in out.findings))
-    if suppressions is None and (raw or not change):
-        suppressions = Suppressions(model)
     kept = [f for f in raw if suppressions is None or not suppressions.matches(f)]
     quiet = in_order(q for out in outputs for q in out.quiet)
     result = Result(kept, model, suppressed=len(raw) - len(kept), quiet=quiet)
@@ -333,6 +336,35 @@ def _policy(rules: Sequence[Rule], outputs: Sequence[RuleOutput], model: Model, 
     result.outputs = {r.id: out for r, out in zip(
         (r for r in rules if r.id != UNUSED), outputs, strict=True)}
     return result
+
+
+def refusals(rules: Sequence[Rule], outputs: Sequence[RuleOutput],
+             suppressions: Suppressions | None) -> Sequence[RuleOutput]:
+    """``outputs`` (of ``rules`` without ``unused-suppression``, in their order), where an
+    object the API server refuses as written (an error, not suppressed, of a rule whose
+    errors are that refusal: ``ADMISSION = "refusal"``, the schema's) has the errors of the
+    rules whose findings hold once it is admitted (``"admitted"``: what it runs) made
+    warnings that say so (:func:`~reviewbot.engine.findings.refused`): an error is a promise
+    about what a cluster receives, and no cluster receives this object as it is written
+    (redhat-na-ssa's CronJob with its pod fields misplaced: its ``:latest`` was an error)."""
+    paired = list(zip((r for r in rules if r.id != UNUSED), outputs, strict=True))
+    refused_by: dict[int, Finding] = {}
+    for rule, out in paired:
+        if rule.admission == "refusal":
+            for f, owner in zip(out.findings, out.owners, strict=True):
+                if owner and f.severity == "error" and owner not in refused_by and (
+                        suppressions is None or not suppressions.matches(f)):
+                    refused_by[owner] = f
+    if not refused_by:
+        return outputs
+    amended: list[RuleOutput] = []
+    for rule, out in paired:
+        if rule.admission == "admitted" and any(o in refused_by for o in out.owners):
+            out = replace(out, findings=[
+                refused(f, refused_by[o]) if f.severity == "error" and o in refused_by else f
+                for f, o in zip(out.findings, out.owners, strict=True)])
+        amended.append(out)
+    return amended
 
 
 def _total_order(f: Finding) -> tuple[Any, ...]:
