@@ -173,6 +173,9 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
     lenient = _has_flux_var if opts.get("flux-substitutions", True) else None
     binary = find_kubeconform(str(opts.get("kubeconform") or "auto"))
     by_version = _by_version(model)
+    crd_of: dict[tuple[str, str, str], KObject] = {}  # the copy validated against, as _crds
+    for crd, schema in crds:
+        crd_of.setdefault((schema.group, schema.version, schema.kind), crd)
     stats = _Stats(", ".join(by_version), "kubeconform" if binary else "in-process")
     patches = not_api_files(model)
     reported = False
@@ -220,11 +223,12 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
                 copies = alternates.get((*split_api_version(obj.api_version), obj.kind))
                 if copies and any(other.is_valid(body) for other in copies):
                     continue  # valid against another copy of its CRD (the conflict is said)
+            crd_doubt = _crd_doubt(model, crd_of, obj) if problems else None
             for problem in problems:
                 yield _violation(obj, problem.identity, problem.path, problem.message,
                                  _QUOTE.get(problem.unquoted),
                                  _commented_placeholder(model, obj, problem.path)
-                                 if problem.message.endswith("got null") else None)
+                                 if problem.message.endswith("got null") else crd_doubt)
     yield from _selectors_unmatched(model, patches)
     yield Note("schema", stats.as_dict())  # the summary's counts
 
@@ -321,6 +325,21 @@ def _schema_version(requested: str) -> str:
 
 
 Conflict = tuple[Violation, tuple[str, str, str], list[CrdSchema]]
+
+
+def _crd_doubt(model: Model, crd_of: Mapping[tuple[str, str, str], KObject],
+               obj: KObject) -> str | None:
+    """What an object judged against the tree's copy of its CRD could not see when that copy
+    is itself not certain to reach a cluster as written (``Model.doubts``: a CRD in an
+    install bundle Terraform applies): which version of the CRD the object's cluster runs.
+    None for a built-in kind, or a copy as certain as the object."""
+    group, version = split_api_version(obj.api_version)
+    crd = crd_of.get((group, version, obj.kind))
+    doubt = model.doubts.get(id(crd)) if crd is not None else None
+    if crd is None or doubt is None:
+        return None
+    return (f"which {crd.name} CRD the cluster runs; the copy it is judged against "
+            f"({crd.file}) is itself uncertain: {doubt}")
 
 
 def _crds(model: Model) -> tuple[list[tuple[KObject, CrdSchema]], list[Conflict]]:

@@ -232,3 +232,85 @@ def test_only_rules_about_what_an_object_runs_give_way_to_its_refusal() -> None:
     # the build, the file and the change are judged before admission: untouched
     assert {admission[r] for r in ("kustomize-integrity", "yaml-syntax", "change-safety",
                                    "api-lifecycle")} == {""}
+
+
+def test_without_roots_what_lies_in_a_terraform_module_is_not_certain(tmp_path: Path) -> None:
+    """MacroPower/homelab, in short: Terraform copies extra-manifests/ to a node and runs
+    `kubectl apply -k` there, and feeds a Deployment patch to a kustomization it writes; no
+    root reviewbot follows applies either. Their findings are warnings that say so; a
+    manifest beside no Terraform file stays as certain as before, and so does a Terraform
+    file at the repository's top (every manifest would lie below it)."""
+    write(tmp_path, {
+        "terraform/robot/main.tf": 'resource "null_resource" "k" {}\n',
+        "terraform/robot/extra/web.yaml": POD,
+        "terraform/robot/modules/k3s/patch.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: suc}
+            spec:
+              template:
+                spec:
+                  containers: [{name: suc, volumeMounts: [{name: ca, mountPath: /ca}]}]
+            """,
+        "apps/web.yaml": POD,
+        "main.tf": "",
+    })
+    found = sorted((f.rule, f.severity, f.file, f.message.partition(" Not certain: ")[2])
+                   for f in lint_dir(tmp_path, only=["image-digest", "schema"]).findings)
+    assert found == [
+        ("image-digest", "error", "apps/web.yaml", ""),
+        ("image-digest", "warning", "terraform/robot/extra/web.yaml",
+         "reviewbot could not see how Terraform applies it, if at all (terraform/robot holds "
+         "a Terraform configuration, which reviewbot does not evaluate)."),
+        ("schema", "warning", "terraform/robot/modules/k3s/patch.yaml",
+         "reviewbot could not see how Terraform applies it, if at all (terraform/robot holds "
+         "a Terraform configuration, which reviewbot does not evaluate)."),
+    ]
+
+
+CRD = """
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {size: {type: integer}}}
+"""
+WIDGET = """
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w}
+spec: {size: 1, colour: red}
+"""
+
+
+def test_an_object_judged_against_an_uncertain_copy_of_its_crd_is_not_certain(
+        tmp_path: Path) -> None:
+    """The tree's only copy of a CRD lies in an install bundle Terraform applies (to another
+    cluster, in MacroPower/homelab: an older Argo CD's ApplicationSet CRD, without fields
+    the newer one has): which CRD the object's cluster runs is not certain. The same copy
+    applied as written judges it certainly."""
+    write(tmp_path, {"terraform/robot/main.tf": "", "terraform/robot/install/crd.yaml": CRD,
+                     "apps/widget.yaml": WIDGET})
+    (finding,) = lint_dir(tmp_path, only=["schema"]).findings
+    assert (finding.severity, finding.file, finding.line) == ("warning", "apps/widget.yaml", 4)
+    assert finding.message == (
+        "spec.colour: unknown field 'colour'. Not certain: reviewbot could not see which "
+        "widgets.example.com CRD the cluster runs; the copy it is judged against "
+        "(terraform/robot/install/crd.yaml) is itself uncertain: how Terraform applies it, if "
+        "at all (terraform/robot holds a Terraform configuration, which reviewbot does not "
+        "evaluate).")
+    (tmp_path / "terraform/robot/main.tf").unlink()
+    (finding,) = lint_dir(tmp_path, only=["schema"]).findings
+    assert (finding.severity, finding.message) == (
+        "error", "spec.colour: unknown field 'colour'")

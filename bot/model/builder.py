@@ -64,6 +64,8 @@ from reviewbot.model.reach import (
     harness_inputs,
     kept_aside,
     shows_a_setup,
+    terraform_module,
+    terraform_modules,
     unapplied_folders,
     unincluded_component,
 )
@@ -262,6 +264,8 @@ def build_model(
     facts = model.derived.get("ci") or read_ci(tree, model.files)
     model.derived["ci"] = facts
     apply_doubts(model, facts, graph)
+    if reach is None and tree is not None:  # (with roots, the walk decides what is applied)
+        _terraform_doubts(model, terraform_modules(tree.paths, within))
     # what only builds kustomize refuses make is not applied: its findings say so
     if any_refused(model):
         for obj in objects:
@@ -398,6 +402,24 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> fro
             (posixpath.dirname(p) in graph.by_dir or posixpath.dirname(p) in patches)
             and not is_kustomization_file(p)
             and graph.applied_by(p) is None)))  # ("path#generated": what --render built)
+
+
+def _terraform_doubts(model: Model, modules: frozenset[str]) -> None:
+    """Without roots, the objects written in a Terraform module's folder or below it
+    (:func:`~reviewbot.model.reach.terraform_modules`) are applied, if at all, by Terraform:
+    which cluster receives them, and in what shape, is not certain (MacroPower/homelab: a
+    Deployment patch Terraform feeds a kustomization it writes was a schema error, and the
+    Argo CD install Terraform applies to another cluster held the stale ApplicationSet CRD
+    the ApplicationSets were judged against)."""
+    if not modules:
+        return
+    doubts = model.doubts
+    for obj in model.objects:
+        folder = terraform_module(obj.file, modules)
+        if folder is not None:
+            doubts.setdefault(id(obj), f"how Terraform applies it, if at all ({folder} holds "
+                                       "a Terraform configuration, which reviewbot does not "
+                                       "evaluate)")
 
 
 def _scope_doubt(tree: Tree | None, graph: Graph,

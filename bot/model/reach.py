@@ -1050,6 +1050,27 @@ def unapplied_folders(model: Model) -> list[str]:
     return sorted(found)
 
 
+# the files of a Terraform (or OpenTofu) configuration: a folder holding one is a module
+TERRAFORM_FILES = (".tf", ".tf.json", ".tofu")
+
+
+def terraform_modules(paths: Iterable[str], within: str = "") -> frozenset[str]:
+    """The folders of ``paths`` that hold a Terraform or OpenTofu configuration, below the
+    repository's top (or below ``within``, the part of it linted): what lies in one, or
+    below it, reaches a cluster, if at all, through Terraform (its kubernetes, helm or
+    kubectl providers, a provisioner's ``kubectl apply``), which reviewbot does not
+    evaluate."""
+    found = {p.rpartition("/")[0] for p in paths if p.endswith(TERRAFORM_FILES)}
+    return frozenset(f for f in found if f and f != within and (
+        not within or f.startswith(within + "/")))
+
+
+def terraform_module(path: str, modules: frozenset[str]) -> str | None:
+    """The Terraform module folder (:func:`terraform_modules`) holding ``path``, nearest
+    first; None."""
+    return next((f for f in _ancestors(path) if f in modules), None) if modules else None
+
+
 def _ancestors(path: str) -> Iterator[str]:
     """The folders above ``path`` (a normalized tree path), nearest first."""
     head = path.rpartition("/")[0]
