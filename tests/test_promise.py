@@ -314,3 +314,33 @@ def test_an_object_judged_against_an_uncertain_copy_of_its_crd_is_not_certain(
     (finding,) = lint_dir(tmp_path, only=["schema"]).findings
     assert (finding.severity, finding.message) == (
         "error", "spec.colour: unknown field 'colour'")
+
+
+def test_what_an_applier_no_working_build_applies_is_not_applied_either(
+        tmp_path: Path) -> None:
+    """ADORSYS-GIS/fineract-gitops, in short: the app of apps builds apps/dev, whose
+    kustomization lists a file that does not exist, so Argo CD applies none of its
+    Applications, and none of theirs: web's own build works, what applies web fails."""
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {{name: {name}, namespace: argocd}}
+        spec:
+          project: default
+          source: {{repoURL: https://github.com/x/y.git, targetRevision: main, path: {path}}}
+          destination: {{server: https://kubernetes.default.svc, namespace: {name}}}
+        """
+    write(tmp_path, {"bootstrap/app-of-apps.yaml": app.format(name="dev-apps", path="apps/dev"),
+                     "apps/dev/kustomization.yaml": "resources: [web.yaml, missing.yaml]\n",
+                     "apps/dev/web.yaml": app.format(name="web", path="app"),
+                     "app/web.yaml": POD})
+    (digest, integrity) = _findings(tmp_path)
+    assert integrity[:4] == ("kustomize-integrity", "error", "apps/dev/kustomization.yaml", 1)
+    assert digest[:4] == ("image-digest", "warning", "app/web.yaml", 5)
+    assert digest[4].endswith(
+        " Not applied: the build of what applies Argo CD Application argocd/web fails "
+        "(apps/dev/kustomization.yaml: 'missing.yaml' does not exist), so none of this is "
+        "applied until it builds.")
+    # the entry fixed, web is applied: its floating image is an error again
+    (tmp_path / "apps/dev/kustomization.yaml").write_text("resources: [web.yaml]\n")
+    assert [f[:2] for f in _findings(tmp_path)] == [("image-digest", "error")]

@@ -1475,6 +1475,9 @@ def failing_build(model: Model, obj: KObject) -> str | None:
     if found[0].applier is None and folder and file.startswith(folder + "/"):
         file = file[len(folder) + 1:]  # the folder is named already
     name = found[0].name if found[0].name != "." else "the repository's root folder"
+    applier = found[0].applier
+    if applier is not None and refused_entry(model, applier) is None:
+        name = f"what applies {name}"  # (its own build works: one that applies it fails)
     builds = (f"the build of {name} fails" if len(found) == 1 else
               f"the builds of {name} and {len(found) - 1} more fail")
     return f"{builds} ({file}: {entry!r} {why})"
@@ -1484,7 +1487,9 @@ def _refusal(judged: Model, maker: Maker, same: bool) -> tuple[str, str, str] | 
     if maker.applier is not None:
         now = maker.applier if same else next(
             iter(judged.by_identity.get(maker.applier.identity, ())), None)
-        return refused_entry(judged, now) if now is not None else None
+        if now is None:
+            return None
+        return refused_entry(judged, now) or _unapplied_applier(judged, now)
     graph = model_graph(judged)
     key = ("refused-folder", maker.folder)
     if key not in judged.derived:
@@ -1492,6 +1497,21 @@ def _refusal(judged: Model, maker: Maker, same: bool) -> tuple[str, str, str] | 
                  else graph.path_build("", "./" + maker.folder))  # controller generates one)
         judged.derived[key] = _first_refusal(judged, build) if build is not None else None
     return judged.derived[key]
+
+
+def _unapplied_applier(model: Model, applier: KObject) -> tuple[str, str, str] | None:
+    """The refused entry of every build that makes ``applier`` (a Flux Kustomization or Argo
+    CD Application whose own build works), or None: then it is never applied, and neither
+    is anything it builds (ADORSYS-GIS/fineract-gitops: an app of apps whose kustomization
+    lists a file that does not exist applies none of its Applications, so none of theirs).
+    Memoized per model and applier; a cycle of appliers ends there (None)."""
+    key = ("unapplied-applier", id(applier))
+    if key in model.derived:
+        return model.derived[key]
+    model.derived[key] = None  # (while its makers are asked: a cycle is not a refusal)
+    found = _refused_makers(model, applier, model)[1]
+    model.derived[key] = found
+    return found
 
 
 def tree_index(model: Model) -> TreeIndex:
