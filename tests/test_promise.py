@@ -344,3 +344,30 @@ def test_what_an_applier_no_working_build_applies_is_not_applied_either(
     # the entry fixed, web is applied: its floating image is an error again
     (tmp_path / "apps/dev/kustomization.yaml").write_text("resources: [web.yaml]\n")
     assert [f[:2] for f in _findings(tmp_path)] == [("image-digest", "error")]
+
+
+def test_what_a_git_ignored_patch_changes_is_not_certain(tmp_path: Path) -> None:
+    """d-uzlov/k8s-homelab, in short: the kustomization patches its objects with files under
+    env/, which .gitignore names (a runbook has the operator write them): what the build
+    makes of the objects those patches select is unseen. A patch without a target names its
+    own in the unread file: any object of the build."""
+    two = POD + "---" + POD.replace("name: web", "name: api")
+    write(tmp_path, {".gitignore": "env/\n",
+                     "app/kustomization.yaml": """
+                         resources: [pods.yaml]
+                         patches:
+                         - {target: {kind: Pod, name: web}, path: ./env/web-image.yaml}
+                         """,
+                     "app/pods.yaml": two})
+    found = sorted((f.severity, f.object, f.message.partition(" Not certain: ")[2])
+                   for f in lint_dir(tmp_path, only=["image-digest"]).findings)
+    assert found == [
+        ("error", "Pod/default/api", ""),
+        ("warning", "Pod/default/web", "reviewbot could not see what ./env/web-image.yaml, a patch "
+         "app/kustomization.yaml lists, changes (git-ignored: made before the build, not in "
+         "the repository)."),
+    ]
+    (tmp_path / "app/kustomization.yaml").write_text(
+        "resources: [pods.yaml]\npatches:\n- path: ./env/web-image.yaml\n")
+    assert [f.severity for f in lint_dir(tmp_path, only=["image-digest"]).findings] == [
+        "warning", "warning"]

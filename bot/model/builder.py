@@ -57,6 +57,7 @@ from reviewbot.model.objects import (
     pod_templates,
     str_map,
 )
+from reviewbot.model.patches import Target
 from reviewbot.model.reach import (
     Reach,
     aside_why,
@@ -69,7 +70,7 @@ from reviewbot.model.reach import (
     unapplied_folders,
     unincluded_component,
 )
-from reviewbot.model.resource import document_objects
+from reviewbot.model.resource import Patch, document_objects
 from reviewbot.model.values import configure as configure_values
 from reviewbot.model.values import document_values_pods, object_values_pods
 from reviewbot.sources.tree import NOT_APPLIED, Skipped, Tree, remote_urls
@@ -266,6 +267,7 @@ def build_model(
     apply_doubts(model, facts, graph)
     if reach is None and tree is not None:  # (with roots, the walk decides what is applied)
         _terraform_doubts(model, terraform_modules(tree.paths, within))
+    _unread_patch_doubts(model, graph)
     # what only builds kustomize refuses make is not applied: its findings say so
     if any_refused(model):
         for obj in objects:
@@ -420,6 +422,44 @@ def _terraform_doubts(model: Model, modules: frozenset[str]) -> None:
             doubts.setdefault(id(obj), f"how Terraform applies it, if at all ({folder} holds "
                                        "a Terraform configuration, which reviewbot does not "
                                        "evaluate)")
+
+
+# the fields of a kustomization whose files patch what its build holds
+_PATCH_FIELDS = frozenset({"patches", "patchesStrategicMerge", "patchesJson6902"})
+
+
+def _unread_patch_doubts(model: Model, graph: Graph) -> None:
+    """The objects an applied kustomization's patch may change when the patch's file is
+    git-ignored (made before the build, so not in the repository): what the build makes of
+    them is unseen, so their findings say which patch (d-uzlov/k8s-homelab: env/ patches,
+    written by hand from a runbook, add the chatID its AlertmanagerConfigs were said to
+    lack). A patch with a ``target`` changes the objects it selects; one without names its
+    target in the unread file: any object of the build."""
+    doubts = model.doubts
+    doubted: dict[int, str] = {}  # id(document) -> what is unseen of its objects
+    for k in graph.by_dir.values():
+        if k.file in model.unapplied:
+            continue
+        unread = [e for e in graph.entries(k) if e.field in _PATCH_FIELDS and (
+            target := join(k.directory, e.value.strip())) not in graph.paths
+            and not is_remote(e.value) and graph.gitignored(target)]
+        if not unread:
+            continue
+        resources = graph.build(k.directory).resources
+        for entry in unread:
+            item = k.body[entry.field][entry.path[1]]
+            selector = item.get("target") if isinstance(item, dict) else None
+            target = Target(selector, Patch([], k.doc, entry.path)) if isinstance(
+                selector, dict) else None
+            why = (f"what {entry.value.strip()}, a patch {k.file} lists, changes (git-ignored: "
+                   "made before the build, not in the repository)")
+            for r in resources:
+                if r.doc is not None and (target is None or target.selects(r)):
+                    doubted.setdefault(id(r.doc), why)
+    if doubted:
+        for obj in model.objects:
+            if (why := doubted.get(id(obj.doc))) is not None:
+                doubts.setdefault(id(obj), why)
 
 
 def _scope_doubt(tree: Tree | None, graph: Graph,
