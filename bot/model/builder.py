@@ -441,16 +441,16 @@ def _unread_patch_doubts(model: Model, graph: Graph) -> None:
         if k.file in model.unapplied:
             continue
         unread = [e for e in graph.entries(k) if e.field in _PATCH_FIELDS and (
-            target := join(k.directory, e.value.strip())) not in graph.paths
-            and not is_remote(e.value) and graph.gitignored(target)]
+            path := join(k.directory, e.value.strip())) not in graph.paths
+            and not is_remote(e.value) and graph.gitignored(path)]
         if not unread:
             continue
         resources = graph.build(k.directory).resources
         for entry in unread:
             item = k.body[entry.field][entry.path[1]]
             selector = item.get("target") if isinstance(item, dict) else None
-            target = Target(selector, Patch([], k.doc, entry.path)) if isinstance(
-                selector, dict) else None
+            target: Target | None = Target(selector, Patch([], k.doc, entry.path)) if (
+                isinstance(selector, dict)) else None
             why = (f"what {entry.value.strip()}, a patch {k.file} lists, changes (git-ignored: "
                    "made before the build, not in the repository)")
             for r in resources:
@@ -458,8 +458,8 @@ def _unread_patch_doubts(model: Model, graph: Graph) -> None:
                     doubted.setdefault(id(r.doc), why)
     if doubted:
         for obj in model.objects:
-            if (why := doubted.get(id(obj.doc))) is not None:
-                doubts.setdefault(id(obj), why)
+            if (unseen := doubted.get(id(obj.doc))) is not None:
+                doubts.setdefault(id(obj), unseen)
 
 
 def _scope_doubt(tree: Tree | None, graph: Graph,
