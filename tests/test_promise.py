@@ -234,16 +234,29 @@ def test_only_rules_about_what_an_object_runs_give_way_to_its_refusal() -> None:
                                    "api-lifecycle")} == {""}
 
 
-def test_without_roots_what_lies_in_a_terraform_module_is_not_certain(tmp_path: Path) -> None:
-    """MacroPower/homelab, in short: Terraform copies extra-manifests/ to a node and runs
-    `kubectl apply -k` there, and feeds a Deployment patch to a kustomization it writes; no
-    root reviewbot follows applies either. Their findings are warnings that say so; a
-    manifest beside no Terraform file stays as certain as before, and so does a Terraform
-    file at the repository's top (every manifest would lie below it)."""
+def test_without_roots_what_terraform_reads_is_not_certain(tmp_path: Path) -> None:
+    """MacroPower/homelab, in short: Terraform copies extra/ to a node and runs `kubectl
+    apply -k` there, and feeds a Deployment patch to a kustomization it writes; no root
+    reviewbot follows applies either. Their findings are warnings that say so. A manifest
+    beside the Terraform files that they do not read (gitops-bridge's workloads, which the
+    Argo CD Terraform installs applies) stays as certain as any other."""
     write(tmp_path, {
-        "terraform/robot/main.tf": 'resource "null_resource" "k" {}\n',
+        "terraform/robot/main.tf": """
+            resource "null_resource" "extra" {
+              provisioner "file" {
+                source      = "extra/"
+                destination = "/var/user_kustomize"
+              }
+            }
+            variable "workloads" { default = "robot/k8s" }
+            """,
+        "terraform/robot/modules/k3s/init.tf": """
+            locals {
+              patches = [file("${path.module}/kustomize/patch.yaml")]
+            }
+            """,
         "terraform/robot/extra/web.yaml": POD,
-        "terraform/robot/modules/k3s/patch.yaml": """
+        "terraform/robot/modules/k3s/kustomize/patch.yaml": """
             apiVersion: apps/v1
             kind: Deployment
             metadata: {name: suc}
@@ -252,19 +265,18 @@ def test_without_roots_what_lies_in_a_terraform_module_is_not_certain(tmp_path: 
                 spec:
                   containers: [{name: suc, volumeMounts: [{name: ca, mountPath: /ca}]}]
             """,
-        "apps/web.yaml": POD,
-        "main.tf": "",
+        "terraform/robot/k8s/web.yaml": POD,
     })
     found = sorted((f.rule, f.severity, f.file, f.message.partition(" Not certain: ")[2])
                    for f in lint_dir(tmp_path, only=["image-digest", "schema"]).findings)
     assert found == [
-        ("image-digest", "error", "apps/web.yaml", ""),
+        ("image-digest", "error", "terraform/robot/k8s/web.yaml", ""),
         ("image-digest", "warning", "terraform/robot/extra/web.yaml",
-         "reviewbot could not see how Terraform applies it, if at all (terraform/robot holds "
-         "a Terraform configuration, which reviewbot does not evaluate)."),
-        ("schema", "warning", "terraform/robot/modules/k3s/patch.yaml",
-         "reviewbot could not see how Terraform applies it, if at all (terraform/robot holds "
-         "a Terraform configuration, which reviewbot does not evaluate)."),
+         "reviewbot could not see how Terraform applies it, if at all (terraform/robot/main.tf "
+         "reads it; reviewbot does not evaluate Terraform)."),
+        ("schema", "warning", "terraform/robot/modules/k3s/kustomize/patch.yaml",
+         "reviewbot could not see how Terraform applies it, if at all (terraform/robot/modules/"
+         "k3s/init.tf reads it; reviewbot does not evaluate Terraform)."),
     ]
 
 
@@ -300,16 +312,15 @@ def test_an_object_judged_against_an_uncertain_copy_of_its_crd_is_not_certain(
     cluster, in MacroPower/homelab: an older Argo CD's ApplicationSet CRD, without fields
     the newer one has): which CRD the object's cluster runs is not certain. The same copy
     applied as written judges it certainly."""
-    write(tmp_path, {"terraform/robot/main.tf": "", "terraform/robot/install/crd.yaml": CRD,
-                     "apps/widget.yaml": WIDGET})
+    write(tmp_path, {"terraform/robot/main.tf": 'locals { f = fileset("install", "**") }\n',
+                     "terraform/robot/install/crd.yaml": CRD, "apps/widget.yaml": WIDGET})
     (finding,) = lint_dir(tmp_path, only=["schema"]).findings
     assert (finding.severity, finding.file, finding.line) == ("warning", "apps/widget.yaml", 4)
     assert finding.message == (
         "spec.colour: unknown field 'colour'. Not certain: reviewbot could not see which "
         "widgets.example.com CRD the cluster runs; the copy it is judged against "
         "(terraform/robot/install/crd.yaml) is itself uncertain: how Terraform applies it, if "
-        "at all (terraform/robot holds a Terraform configuration, which reviewbot does not "
-        "evaluate).")
+        "at all (terraform/robot/main.tf reads it; reviewbot does not evaluate Terraform).")
     (tmp_path / "terraform/robot/main.tf").unlink()
     (finding,) = lint_dir(tmp_path, only=["schema"]).findings
     assert (finding.severity, finding.message) == (

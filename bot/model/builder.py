@@ -64,9 +64,9 @@ from reviewbot.model.reach import (
     find_reach,
     harness_inputs,
     kept_aside,
+    read_by_terraform,
     shows_a_setup,
-    terraform_module,
-    terraform_modules,
+    terraform_reads,
     unapplied_folders,
     unincluded_component,
 )
@@ -266,7 +266,7 @@ def build_model(
     model.derived["ci"] = facts
     apply_doubts(model, facts, graph)
     if reach is None and tree is not None:  # (with roots, the walk decides what is applied)
-        _terraform_doubts(model, terraform_modules(tree.paths, within))
+        _terraform_doubts(model, terraform_reads((t.path, t.data) for t in tree.texts))
     _unread_patch_doubts(model, graph)
     # what only builds kustomize refuses make is not applied: its findings say so
     if any_refused(model):
@@ -406,22 +406,23 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> fro
             and graph.applied_by(p) is None)))  # ("path#generated": what --render built)
 
 
-def _terraform_doubts(model: Model, modules: frozenset[str]) -> None:
-    """Without roots, the objects written in a Terraform module's folder or below it
-    (:func:`~reviewbot.model.reach.terraform_modules`) are applied, if at all, by Terraform:
+def _terraform_doubts(model: Model, reads: Mapping[str, str]) -> None:
+    """Without roots, the objects of the files a Terraform configuration reads
+    (:func:`~reviewbot.model.reach.terraform_reads`) are applied, if at all, by Terraform:
     which cluster receives them, and in what shape, is not certain (MacroPower/homelab: a
     Deployment patch Terraform feeds a kustomization it writes was a schema error, and the
     Argo CD install Terraform applies to another cluster held the stale ApplicationSet CRD
-    the ApplicationSets were judged against)."""
-    if not modules:
+    the ApplicationSets were judged against). A manifest beside Terraform files that they
+    do not read (gitops-bridge's workloads, applied by the Argo CD Terraform installs) is as
+    certain as any other."""
+    if not reads:
         return
     doubts = model.doubts
     for obj in model.objects:
-        folder = terraform_module(obj.file, modules)
-        if folder is not None:
-            doubts.setdefault(id(obj), f"how Terraform applies it, if at all ({folder} holds "
-                                       "a Terraform configuration, which reviewbot does not "
-                                       "evaluate)")
+        by = read_by_terraform(obj.file, reads)
+        if by is not None:
+            doubts.setdefault(id(obj), f"how Terraform applies it, if at all ({by} reads it; "
+                                       "reviewbot does not evaluate Terraform)")
 
 
 # the fields of a kustomization whose files patch what its build holds

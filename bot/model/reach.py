@@ -1050,25 +1050,47 @@ def unapplied_folders(model: Model) -> list[str]:
     return sorted(found)
 
 
-# the files of a Terraform (or OpenTofu) configuration: a folder holding one is a module
-TERRAFORM_FILES = (".tf", ".tf.json", ".tofu")
+# the files of a Terraform (or OpenTofu) configuration
+TERRAFORM_FILES = (".tf", ".tofu")
+# a path a Terraform configuration reads: the first argument of its file functions
+# (``file``, ``templatefile``, ``fileset``' folder ...), a ``file`` provisioner's ``source``,
+# a kubectl provider's ``kubectl_path_documents`` ``pattern``
+_TERRAFORM_READS = re.compile(
+    r'(?:\b(?:file|templatefile|fileset|filebase64|filemd5|filesha1|filesha256)\(\s*'
+    r'|\b(?:source|pattern)\s*=\s*)"([^"\n]+)"')
+_TERRAFORM_PATH_VARS = re.compile(r"^\$\{path\.(?:module|root|cwd)\}/")
 
 
-def terraform_modules(paths: Iterable[str], within: str = "") -> frozenset[str]:
-    """The folders of ``paths`` that hold a Terraform or OpenTofu configuration, below the
-    repository's top (or below ``within``, the part of it linted): what lies in one, or
-    below it, reaches a cluster, if at all, through Terraform (its kubernetes, helm or
-    kubectl providers, a provisioner's ``kubectl apply``), which reviewbot does not
-    evaluate."""
-    found = {p.rpartition("/")[0] for p in paths if p.endswith(TERRAFORM_FILES)}
-    return frozenset(f for f in found if f and f != within and (
-        not within or f.startswith(within + "/")))
+def terraform_reads(texts: Iterable[tuple[str, bytes]]) -> dict[str, str]:
+    """The tree paths the Terraform (or OpenTofu) files among ``texts`` (path, bytes) read,
+    each with the first file that reads it: what such a call names (``fileset("extra-
+    manifests", "**")``, ``file("${path.module}/kustomize/patch.yaml")``, a ``file``
+    provisioner's ``source``), taken from the file's folder and from each folder above it
+    (Terraform reads a bare path from where it runs, the root module's folder). Globs end
+    at their first wildcard. What lies there, or below, reaches a cluster, if at all,
+    through Terraform, which reviewbot does not evaluate."""
+    found: dict[str, str] = {}
+    for path, data in texts:
+        if not path.endswith(TERRAFORM_FILES):
+            continue
+        bases = [*_ancestors(path), ""]  # its folder first, the repository's top last
+        for match in _TERRAFORM_READS.finditer(data.decode("utf-8", "replace")):
+            named = _TERRAFORM_PATH_VARS.sub("", match.group(1)).split("*")[0].rstrip("/")
+            if not named or "${" in named or named.startswith("/") or "://" in named:
+                continue
+            for base in bases:
+                at = posixpath.normpath(posixpath.join(base, named))
+                if not at.startswith(".."):
+                    found.setdefault(at, path)
+    return found
 
 
-def terraform_module(path: str, modules: frozenset[str]) -> str | None:
-    """The Terraform module folder (:func:`terraform_modules`) holding ``path``, nearest
-    first; None."""
-    return next((f for f in _ancestors(path) if f in modules), None) if modules else None
+def read_by_terraform(path: str, reads: Mapping[str, str]) -> str | None:
+    """The Terraform file that reads ``path`` or a folder above it (:func:`terraform_reads`),
+    or None."""
+    if not reads:
+        return None
+    return reads.get(path) or next((reads[f] for f in _ancestors(path) if f in reads), None)
 
 
 def _ancestors(path: str) -> Iterator[str]:

@@ -157,9 +157,9 @@ CI_ROOT_FILES = (".gitlab-ci.yml", ".gitlab-ci.yaml", "cloudbuild.yaml", "cloudb
 
 def is_side_text(path: str) -> bool:
     """A file whose text the model reads besides YAML: ``.gitignore`` (build outputs), shell
-    scripts (``kubectl apply -f``, what a CI step runs) and Makefiles (the targets a CI step
-    calls): read as text, never run."""
-    return (path.endswith((".sh", ".bash", ".mk")) or path == ".gitignore"
+    scripts (``kubectl apply -f``, what a CI step runs), Makefiles (the targets a CI step
+    calls) and Terraform files (the manifests they read): read as text, never run."""
+    return (path.endswith((".sh", ".bash", ".mk", ".tf", ".tofu")) or path == ".gitignore"
             or path.endswith("/.gitignore") or posixpath.basename(path) in MAKEFILES)
 
 
