@@ -1817,3 +1817,39 @@ def test_a_variable_any_text_of_a_build_brings_is_substituted(tmp_path: Path, ca
     for step in path:
         value = value[step]
     assert value == expected
+
+
+ARGO_APP = """
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: %s, namespace: argocd}
+spec:
+  project: default
+  destination: {server: https://kubernetes.default.svc, namespace: apps}
+  source: {repoURL: https://github.com/acme/fleet.git, path: %s}
+"""
+
+
+def test_an_application_its_folder_s_built_kustomization_leaves_out_is_no_root(
+        tmp_path: Path) -> None:
+    """ADORSYS-GIS/fineract-gitops, in short: the app of apps builds apps/dev, whose
+    kustomization lists web.yaml and not old.yaml, nor (commented out, with a note) the
+    Application in ops/, nor one in a disabled/ folder: none of those is applied by hand,
+    so their apps are not applied."""
+    write(tmp_path, {
+        "bootstrap/dev.yaml": ARGO_APP % ("dev", "apps/dev"),
+        "apps/dev/kustomization.yaml": "resources:\n- web.yaml\n",
+        "apps/dev/web.yaml": ARGO_APP % ("web", "web"),
+        "apps/dev/old.yaml": ARGO_APP % ("old", "old"),
+        "apps/dev/disabled/logs.yaml": ARGO_APP % ("logs", "logs"),
+        "ops/kustomization.yaml": "resources:\n# - job.yaml (managed by apps/dev)\n- a.yaml\n",
+        "ops/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+        "ops/job.yaml": ARGO_APP % ("job", "job"),
+        **{f"{app}/deploy.yaml": FLOATING % app for app in ("web", "old", "logs", "job")},
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(f[0], f[1], f[2]) for f in found(result) if f[1] != "info"] == [
+        ("image-digest[floating]", "error", "web/deploy.yaml"),
+        ("kustomize-integrity[unreachable]", "warning", "apps/dev/old.yaml")]
+    assert {f[2] for f in found(result) if f[1] == "info"} >= {
+        "job/deploy.yaml", "logs/deploy.yaml", "old/deploy.yaml"}

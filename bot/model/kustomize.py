@@ -298,7 +298,8 @@ def patch_files(k: Kustomization) -> Iterator[str]:
 # ---------------------------------------------------------------- commented-out entries
 
 
-_COMMENTED = re.compile(r"^(\s*)#\s*-\s+(?:path:\s*)?([^\s#{}\[\]]+\.ya?ml|[\w./-]+/?)\s*(#.*)?$")
+_COMMENTED = re.compile(r"^(\s*)#\s*-\s+(?:path:\s*)?([^\s#{}\[\]]+\.ya?ml|[\w./-]+/?)"
+                        r"(?:\s+\([^)]*\))?\s*(#.*)?$")  # (a note in parentheses may follow)
 _SECTION = re.compile(r"^(\s*)([A-Za-z0-9]+):")
 # what every line _COMMENTED matches holds (searched first in the whole text: most
 # kustomizations have a comment, few a commented entry)

@@ -185,6 +185,12 @@ def find_reach(graph: Graph, documents: Sequence[Document],
             continue  # a walk applies its file: the Application is walked from there
         if shows_a_setup(doc.file.path):
             continue  # an example or a test of a setup, no root of this repository's clusters
+        beside = graph.by_dir.get(posixpath.dirname(doc.file.path))
+        if beside is not None and (beside.file in walker.reach.files or any(
+                c.target == doc.file.path for c in graph.commented(beside))):
+            continue  # beside a kustomization a root builds, which leaves it out, or that
+            # comments it out: not applied (ADORSYS-GIS/fineract-gitops' app of apps lists 23
+            # of its folder's Applications; its operations/ comments keycloak-config out)
         if rendering.get(doc.file.path) == []:
             continue  # chart values only an unincluded Component renders: applied by none
         for step in walker.argo_steps(value, doc.file.path, (), Resource(doc, (), value)):
@@ -886,7 +892,8 @@ CHART_AS_WRITTEN = {"recurse": True, "include": "{templates/*.yaml,templates/*.y
 
 # folders a repository keeps aside: what they hold is applied by nobody, roots or not
 ARCHIVE_NAMES = frozenset({"archive", "archived", "_archive", "_archived", "attic", "_attic",
-                           "deprecated", "_deprecated", "old", "_old", "unused", "_unused"})
+                           "deprecated", "_deprecated", "old", "_old", "unused", "_unused",
+                           "disabled", "_disabled"})
 
 
 # folders of other projects' files: vendored code (Go's ``vendor/``, vendir's) and test data
@@ -923,8 +930,9 @@ def kept_aside(path: str, within: str = "") -> bool:
 def aside_why(path: str, within: str = "") -> str | None:
     """What kind of folder kept aside holds ``path``: a hidden one (``.archive/``) or one named
     as an archive (``_archived/``, ``archive/``, ``attic/``, ``deprecated/``, ``old/``,
-    ``unused/``), else vendored code or test data (``vendor/``, ``testdata/``, the expected
-    outputs of a test folder: ``tests/expected/``, ``test/golden/``), else a test suite or
+    ``unused/``, ``disabled/``), else vendored code or test data (``vendor/``,
+    ``testdata/``, the expected outputs of a test folder: ``tests/expected/``,
+    ``test/golden/``), else a test suite or
     the repository's documentation; None. Only the folders below ``within`` count (a lint of
     part of a repository, ``lint tests/fixtures/x``: what the user names is judged)."""
     if within and path.startswith(within + "/"):
