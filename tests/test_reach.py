@@ -304,6 +304,18 @@ def test_documents_of_other_tools_are_no_manifests_left_unapplied(tmp_path: Path
         ("not-applied", "extra/cm.yaml")]
 
 
+def test_a_file_sops_encrypted_whole_holds_no_object(tmp_path: Path) -> None:
+    """juftin/home-ops' secrets/kubeconfig.enc.yaml: sops encrypted every value, apiVersion
+    and kind too. No object: nothing judges "Kubernetes 1.37 does not serve ENC[...]"."""
+    enc = "ENC[AES256_GCM,data:{},iv:aXY=,tag:dGFn,type:str]"
+    write(tmp_path, {"secrets/kubeconfig.enc.yaml": (
+        f"apiVersion: {enc.format('djE=')}\nkind: {enc.format('Q29uZmln')}\n"
+        f"current-context: {enc.format('aG9tZQ==')}\n"
+        "sops:\n  version: 3.9.0\n  mac: " + enc.format("bWFj") + "\n")})
+    result = lint_dir(tmp_path, only=["api-lifecycle", "schema"])
+    assert result.model.objects == [] and result.findings == []
+
+
 def test_without_roots_a_folder_commented_out_of_its_build_is_not_applied(
     tmp_path: Path
 ) -> None:

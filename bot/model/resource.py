@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile, load, resolve_plain
+from reviewbot.model.sops import is_encrypted
 from reviewbot.sources.tree import FileRecord
 
 Path = tuple[str | int, ...]
@@ -385,16 +386,17 @@ def refolded(value: str) -> str:
 
 def document_objects(doc: Document, value: Any = None) -> Iterator[Resource]:
     """The objects a document holds, as written: itself when it has a ``kind`` and an
-    ``apiVersion``, the items of a ``*List`` (each with the list's kind and version when it
-    names none). The one place that decides it, for the builds and the model alike.
+    ``apiVersion`` (not one sops encrypted), the items of a ``*List`` (each with the list's
+    kind and version when it names none). The one place that decides it, for the builds
+    and the model alike.
     ``value``: the document's value as its reader reads it (kustomize's), else ``doc.value``."""
     if value is None:
         value = doc.value
     if not isinstance(value, dict):
         return
     kind, api = value.get("kind"), value.get("apiVersion")
-    if not isinstance(kind, str) or not isinstance(api, str):
-        return
+    if not isinstance(kind, str) or not isinstance(api, str) or is_encrypted(api):
+        return  # (a file sops encrypted whole, a kubeconfig: its apiVersion is ciphertext)
     if kind.endswith("List") and isinstance(value.get("items"), list):
         for i, item in enumerate(value["items"]):
             if isinstance(item, dict):
