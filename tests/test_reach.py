@@ -914,6 +914,12 @@ def test_sources_a_tool_renders_are_said_unjudged(tmp_path: Path) -> None:
     assert [(s.path, s.reason) for s in result.model.skipped if "jsonnet" in s.reason] == [
         ("k8s/components", "2 jsonnet sources: reviewbot does not render them, so the objects "
          "they make are not judged")]
+    # MacroPower/homelab: 141 KCL main.k files an Argo CD plugin renders, said nowhere
+    write(tmp_path, {"apps/web/main.k": "import konfig\n", "konfig/models/app.k": "x = 1\n"})
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [(s.path, s.reason) for s in result.model.skipped if "KCL" in s.reason] == [
+        (".", "2 KCL sources: reviewbot does not render them, so the objects they make are "
+         "not judged")]
 
 
 def test_a_flux_instance_is_a_root(tmp_path: Path) -> None:

@@ -578,7 +578,7 @@ def _chart_content(paths: Iterable[str]) -> tuple[str, ...]:
 
 # the sources of manifests a tool renders that reviewbot does not run: what they make is unseen
 _RENDERED_BY = {".jsonnet": "jsonnet", ".libsonnet": "jsonnet", ".cue": "CUE",
-                ".ncl": "Nickel", ".pkl": "Pkl", ".dhall": "Dhall"}
+                ".ncl": "Nickel", ".pkl": "Pkl", ".dhall": "Dhall", ".k": "KCL"}
 
 
 def _generated_elsewhere(paths: Iterable[str], charts: tuple[str, ...]) -> Iterator[Skipped]:
