@@ -924,8 +924,8 @@ def _ingress_unused(net: Network) -> Iterator[Violation]:
         if not targets:
             continue
         for rule in policy.ingress:
-            if rule.peers is None:
-                continue
+            if not rule.peers:
+                continue  # every peer (None), or none (Cilium's ``- {}``: it admits nothing)
             named = [_named_sources(net, policy, peer) for peer in rule.peers]
             if not all(named):
                 continue  # a broad or unknown entry: some of the rule's flows may be in use
@@ -1620,22 +1620,24 @@ def _isolated_by(net: Network, pods: Iterable[int], direction: str) -> str:
     """`` (isolated by CiliumNetworkPolicy ns/name at file:line)``: the Cilium policies that
     put ``pods`` into default deny in ``direction`` (or deny them), where their selector is
     written; empty when only NetworkPolicies do (they live in the pods' namespace)."""
-    found: list[Policy] = []
+    found: list[str] = []  # (a policy a build makes twice, in two namespaces: named once)
     for d in pods:
-        isolating = net.ingress_of[d] if direction == "ingress" else net.egress_of[d]
+        applying = net.ingress_of[d] if direction == "ingress" else net.egress_of[d]
         denying = net.ingress_deny_of[d] if direction == "ingress" else net.egress_deny_of[d]
-        for n in (*isolating, *denying):
+        for n in (*applying, *denying):
             policy = net.policies[n]
-            if policy.kind != "NetworkPolicy" and policy not in found:
-                found.append(policy)
+            isolates = policy.isolates_ingress if direction == "ingress" else (
+                policy.isolates_egress)
+            if policy.kind == "NetworkPolicy" or not (isolates or n in denying):
+                continue  # (one whose enableDefaultDeny is off adds rules, isolates nothing)
+            file, line, _ = policy.obj.where(policy.selector_path)
+            text = f"{policy.name} at {file}:{line}"
+            if text not in found:
+                found.append(text)
     if not found:
         return ""
-    named = []
-    for policy in found[:MAX_NAMES]:
-        file, line, _ = policy.obj.where(policy.selector_path)
-        named.append(f"{policy.name} at {file}:{line}")
     more = f" and {len(found) - MAX_NAMES} more" if len(found) > MAX_NAMES else ""
-    return f" (isolated by {', '.join(named)}{more})"
+    return f" (isolated by {', '.join(found[:MAX_NAMES])}{more})"
 
 
 def _callers(net: Network, named: Sequence[int], every: Iterable[int]) -> tuple[str, int]:

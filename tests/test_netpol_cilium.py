@@ -404,6 +404,23 @@ spec:
     fixed = text.replace("  - fromEndpoints: [{}]", "  - fromEndpoints: [{}]\n  - fromEndpoints:\n"
                          "    - matchLabels: {k8s:io.kubernetes.pod.namespace: poimen}")
     assert lint_text(tmp_path / "fixed", fixed, only=["netpol-pairing"]).findings == []
+    # theepicsaxguy/homelab: a clusterwide policy with enableDefaultDeny off adds rules and
+    # isolates nothing, so the finding does not name it; and its `- {}` rules admit no peer,
+    # so they say nothing of "ingress admits  to pods (all)" (the names were empty)
+    audit = text + """
+---
+apiVersion: cilium.io/v2
+kind: CiliumClusterwideNetworkPolicy
+metadata: {name: audit}
+spec:
+  endpointSelector: {}
+  enableDefaultDeny: {ingress: false, egress: false}
+  ingress: [{}]
+  egress: [{}]
+"""
+    result = lint_text(tmp_path / "audit", audit, only=["netpol-pairing"])
+    assert [(f.line, f.kind) for f in result.findings] == [(34, "egress-unmatched")]
+    assert result.findings[0].message == message
 
 
 FQDN = """
