@@ -1062,6 +1062,58 @@ def test_a_flux_instance_s_sync_path_is_substituted_by_what_applies_it(
         ("clusters/two/bootstrap", "clusters/two/bootstrap")]
 
 
+def test_a_flux_instance_s_sync_path_is_what_each_cluster_folder_s_own_settings_give(
+    tmp_path: Path,
+) -> None:
+    """aclerici38/home-ops, in short: the shared flux-instance HelmRelease syncs
+    `${FLUX_PATH}`; the Kustomization applying it gets its `substituteFrom` from a parent's
+    patch, and the instance is installed by a bootstrap first. Each cluster folder carries
+    its own value: home's meta generates cluster-settings from an env file, cloud's writes
+    it. Both clusters are roots (258 files were "not applied"); a ConfigMap that names a
+    folder it does not lie in (stray.yaml) makes none."""
+    write(tmp_path, {
+        "apps/flux-instance/helmrelease.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: flux-instance, namespace: flux-system}
+            spec:
+              chartRef: {kind: OCIRepository, name: flux-instance}
+              values:
+                instance:
+                  sync: {kind: GitRepository, url: https://github.com/acme/fleet,
+                         path: "${FLUX_PATH}"}
+        """,
+        "globals.env": "FLUX_PATH=flux/home\nTZ=UTC\n",
+        "flux/home/meta/kustomization.yaml": """
+            configMapGenerator:
+            - name: cluster-settings
+              envs: [../../../globals.env]
+            generatorOptions: {disableNameSuffixHash: true}
+        """,
+        "flux/home/web.yaml": FLOATING % "home",
+        "flux/cloud/meta/settings.yaml": """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: cluster-settings, namespace: flux-system}
+            data: {FLUX_PATH: flux/cloud}
+        """,
+        "flux/cloud/web.yaml": FLOATING % "cloud",
+        "flux/edge/web.yaml": FLOATING % "edge",
+        "stray.yaml": """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: other, namespace: flux-system}
+            data: {FLUX_PATH: flux/edge}
+        """,
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "flux/cloud/web.yaml"),
+        ("image-digest[floating]", "flux/home/web.yaml")]
+    assert [(r.cluster, r.how) for r in result.model.derived["reach"].roots] == [
+        ("flux/cloud", "FluxInstance"), ("flux/home", "FluxInstance")]
+
+
 def test_with_a_flux_instance_another_repositorys_kustomization_is_no_sync(
     tmp_path: Path,
 ) -> None:

@@ -500,8 +500,38 @@ class _Walker:
             text = expand(path, values.known, False, missing, set(), set())[0]
             if "${" not in text and not missing:
                 found.add(text)
+        if not found:
+            found = self._settled(path)
         here = sorted(p for p in found if p.strip().strip("./") in self.graph.dirs)
         return here or sorted(found) or [path]  # (a folder the tree lacks: said so)
+
+    def _settled(self, path: str) -> set[str]:
+        """A FluxInstance's sync path that no Kustomization applying it substitutes as
+        written (a parent's patch adds its ``substituteFrom``; a bootstrap installs it
+        first): each path the tree's ConfigMaps and Secrets give it (written, or made by a
+        ``configMapGenerator``) when the folder it names holds the file that gives it: a
+        cluster whose own folder carries its setting (aclerici38/home-ops: ``${FLUX_PATH}``
+        is kubernetes/flux/home in the ConfigMap kubernetes/flux/home/meta generates, and
+        kubernetes/flux/cloud in kubernetes/flux/cloud/meta's; 258 files were "not
+        applied")."""
+        sources = [(doc.file.path, doc.value) for doc in self.config_documents
+                   if _config_key(doc.value) is not None]
+        for k in self.graph.by_dir.values():
+            if k.body.get("configMapGenerator") or k.body.get("secretGenerator"):
+                sources += [(k.file, r.body) for r in self.graph.build(k.directory).resources
+                            if r.doc is None and _config_key(r.body) is not None]  # (made)
+        found: set[str] = set()
+        for file, body in sources:
+            data = config_data(body)
+            if not data:
+                continue
+            missing: set[str] = set()
+            text = expand(path, data, False, missing, set(), set())[0]
+            folder = text.strip().strip("./")
+            if "${" not in text and not missing and text != path and folder in (
+                    self.graph.dirs) and file.startswith(folder + "/"):
+                found.add(text)
+        return found
 
     def _self_applying(self, flux: Sequence[Document]) -> list[Document]:
         """The Flux Kustomizations whose GitRepository path is a folder holding their own
