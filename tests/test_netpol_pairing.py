@@ -805,7 +805,7 @@ def test_a_pod_that_names_no_address_gets_a_warning(tmp_path: Path) -> None:
     result = run(tmp_path, NAMESPACES + client + SERVER + EGRESS_ONLY)
     assert kinds(result) == [("warning", "spec.egress", line_of(tmp_path, "  egress:"))]
     assert result.findings[0].message.endswith(
-        "Not certain: reviewbot could not see whether these pods resolve names (their "
+        " Not certain: reviewbot could not see whether these pods resolve names (their "
         "configuration names no in-cluster address).")
 
 
@@ -992,3 +992,65 @@ def test_a_host_and_port_given_to_a_client_in_the_command_are_a_call(
     assert result.findings[0].message.startswith(
         "client/app calls api.server:8080 (server/api on TCP 8080), but no ingress rule "
         "in server admits it")
+
+
+NO_NAMESPACE = """
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: default-deny-egress%s}
+spec: {podSelector: {}, policyTypes: [Egress]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: game%s}
+spec:
+  selector: {matchLabels: {app: game}}
+  template:
+    metadata: {labels: {app: game}}
+    spec:
+      containers:
+      - name: game
+        image: "game@sha256:0000000000000000000000000000000000000000000000000000000000000000"
+        args: ["--backend=http://backend:4445"]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: backend%s}
+spec:
+  selector: {app: backend}
+  ports: [{port: 4445}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: backend%s}
+spec:
+  selector: {matchLabels: {app: backend}}
+  template:
+    metadata: {labels: {app: backend}}
+    spec:
+      containers:
+      - name: backend
+        image: "backend@sha256:0000000000000000000000000000000000000000000000000000000000000000"
+"""
+
+
+def test_a_tree_applied_as_written_does_not_guess_a_namespace_none_is_written(
+        tmp_path: Path) -> None:
+    """d-uzlov/k8s-homelab, in short: its runbooks apply the deny-all policy "with -n
+    <namespace>" and the game with `-n nitrox`. With no namespace written and no root or
+    build setting one, "default" is kubectl's context's guess: the denials are warnings that
+    say so. Written namespaces make them the errors they were."""
+    result = lint_text(tmp_path, NO_NAMESPACE % ("", "", "", ""), only=["netpol-pairing"])
+    assert [(f.severity, f.kind, f.line) for f in result.findings] == [
+        ("warning", "dns-denied", 4), ("warning", "dependency-denied", 17)]
+    assert result.findings[1].message == (
+        "default/game calls backend:4445 (default/backend on TCP 4445), but no egress rule in "
+        "default allows it. Not certain: reviewbot could not see which namespace Deployment "
+        "game is applied in (it names none and no build sets one: kubectl's -n or its context "
+        "decides).")
+    assert "which namespace NetworkPolicy default-deny-egress is applied in" in (
+        result.findings[0].message)
+    written = NO_NAMESPACE % ((", namespace: nitrox",) * 4)
+    result = lint_text(tmp_path / "written", written, only=["netpol-pairing"])
+    assert [(f.severity, f.kind) for f in result.findings] == [
+        ("error", "dns-denied"), ("error", "dependency-denied")]

@@ -39,7 +39,7 @@ between workloads (and IPv4 ranges) in np-guard netpol-analyzer's ``list`` forma
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -114,6 +114,32 @@ def named_ports(pod: PodTemplate) -> NamedPorts:
 # ---------------------------------------------------------------- the network
 
 
+def _loose_files(model: Model) -> frozenset[str]:
+    """Of a tree applied as written (no GitOps root), the files no kustomization root builds:
+    applied file by file (``kubectl apply -f``), each where its ``-n`` puts it. What one
+    build makes lands in one namespace, whichever it is, so its objects' relations hold."""
+    if model.derived.get("reach") is not None:
+        return frozenset()
+    from reviewbot.model.objects import model_graph
+
+    graph = model_graph(model)
+    built = {f for folder in graph.roots for f in graph.build(folder).files}
+    return frozenset(o.file for o in model.objects if o.file not in built)
+
+
+def unwritten_namespace(obj: KObject) -> str | None:
+    """Of a file applied as written on its own (no GitOps root, no kustomization): which
+    namespace a namespaced object that names none lands in (kubectl's ``-n``, else its
+    context's: "default" is a guess; d-uzlov/k8s-homelab's runbooks apply its namespace-less
+    Pods and deny-all policy with ``-n nitrox`` and "add -n <namespace>"), as a doubt; None
+    when it names one."""
+    meta = obj.body.get("metadata")
+    if obj.namespace == "" or (isinstance(meta, dict) and meta.get("namespace")):
+        return None
+    return (f"which namespace {obj.kind} {obj.name} is applied in (it names none and no build "
+            "sets one: kubectl's -n or its context decides)")
+
+
 class Network:
     """Policies compiled and pods indexed; the evaluator of one repository model."""
 
@@ -151,6 +177,12 @@ class Network:
                 # built it, or not at all (a doubt of the findings that lean on it)
                 self.rendered_by[len(self.pods)] = failing
             self.pods.append(p)
+        loose = _loose_files(model)  # applied as written, file by file: kubectl's namespace
+        if loose:
+            for i, p in enumerate(self.pods):
+                if i not in self.rendered_by and p.obj.file in loose and (
+                        unwritten := unwritten_namespace(p.obj)) is not None:
+                    self.rendered_by[i] = unwritten
         # the ingress controller, a stand-in pod, when Ingress/Route objects send it traffic
         self.ingresses: list[KObject] = []
         if controller is not None:
@@ -188,6 +220,11 @@ class Network:
                     Selector.parse(made.selector),
                     f"{release.namespace}/{made.name}", release.rendered_by,
                     made.rules_at[:-1]))
+        if loose:
+            self.policies = [replace(p, rendered_by=unwritten) if p.rendered_by is None and (
+                p.obj.file in loose) and p.namespace and (
+                unwritten := unwritten_namespace(p.obj)) is not None else p
+                for p in self.policies]
         # Cilium policies compile into the same rules ("as Cilium combines them": allow rules
         # of every kind add up, deny rules win); what they hold that is not evaluated is noted
         self.unevaluated_parts: list[Any] = []
