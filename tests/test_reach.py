@@ -1923,3 +1923,45 @@ def test_an_application_its_folder_s_built_kustomization_leaves_out_is_no_root(
         ("kustomize-integrity[unreachable]", "warning", "apps/dev/old.yaml")]
     assert {f[2] for f in found(result) if f[1] == "info"} >= {
         "job/deploy.yaml", "logs/deploy.yaml", "old/deploy.yaml"}
+
+
+def test_an_oci_artifact_nobody_here_pushes_is_no_folder_of_the_tree(tmp_path: Path) -> None:
+    """duynhlab/homelab, in short: a FluxInstance syncs an OCI artifact a script pushes
+    (its CI does not), and the Kustomization apps builds `path: ./` of another artifact.
+    That path is the artifact's top, not the repository's: infra/, whose top no cluster
+    builds, is no build of apps, so its failing entry says nothing of apps; and what the
+    clusters receive is not known, so every finding is a warning that says why."""
+    write(tmp_path, {
+        "clusters/local/flux-system/instance.yaml": """
+            apiVersion: fluxcd.controlplane.io/v1
+            kind: FluxInstance
+            metadata: {name: flux, namespace: flux-system}
+            spec:
+              distribution: {version: 2.x}
+              sync: {kind: OCIRepository, url: "oci://registry:5000/cluster-sync", ref: local,
+                     path: ./}
+        """,
+        "clusters/local/apps.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: apps, namespace: flux-system}
+            spec: {path: ./, sourceRef: {kind: OCIRepository, name: apps-oci}}
+        """,
+        "README.md": "A tree with files besides YAML: a missing entry is missing.\n",
+        "apps/web.yaml": FLOATING % "web",
+        "infra/kustomization.yaml": "resources: [configs/]\n",
+        "infra/configs/kustomization.yaml": "resources: [monitoring/, db.yaml]\n",
+        "infra/configs/db.yaml": FLOATING % "db",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "warning", "apps/web.yaml"),
+        ("image-digest[floating]", "warning", "infra/configs/db.yaml"),
+        ("kustomize-integrity[missing]", "warning", "infra/configs/kustomization.yaml")]
+    web = next(f for f in result.findings if f.file == "apps/web.yaml")
+    assert web.message.endswith(
+        " Not certain: reviewbot could not see which folders the FluxInstance in "
+        "clusters/local/flux-system/instance.yaml applies: it syncs OCI artifact "
+        "oci://registry:5000/cluster-sync, which no CI step of this repository pushes.")
+    assert "apps" not in next(f for f in result.findings if f.rule == "kustomize-integrity"
+                              ).message.partition(" Not certain")[0]

@@ -56,10 +56,12 @@ from reviewbot.model.objects import (
     mapping,
     pod_templates,
     str_map,
+    tree_source,
 )
 from reviewbot.model.patches import Target
 from reviewbot.model.reach import (
     Reach,
+    artifact_syncs,
     aside_why,
     find_reach,
     harness_inputs,
@@ -171,9 +173,10 @@ def build_model(
         flux = [(doc, spec) for doc in model.documents
                 if (spec := flux_spec(doc.value)) is not None
                 and isinstance(spec.get("path"), str) and "${" not in spec["path"]
-                and not kept_aside(doc.file.path, within)]
+                and tree_source(spec) and not kept_aside(doc.file.path, within)]
         flux_builds = [graph.flux_build(doc.file.path, spec) for doc, spec in flux]
-        model.scope_doubt = _scope_doubt(tree, graph, flux, flux_builds)
+        model.scope_doubt = _scope_doubt(tree, graph, flux, flux_builds) or _artifact_doubt(
+            model.documents, within)
         variants, patches, tags = _built_documents(
             graph, flux_builds, lambda path: kept_aside(path, within))
         model.derived["unincluded-components"] = tuple(
@@ -404,6 +407,20 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> fro
             (posixpath.dirname(p) in graph.by_dir or posixpath.dirname(p) in patches)
             and not is_kustomization_file(p)
             and graph.applied_by(p) is None)))  # ("path#generated": what --render built)
+
+
+def _artifact_doubt(documents: Sequence[Document], within: str) -> str | None:
+    """Without roots, what a FluxInstance syncing an OCI artifact that no CI step of the
+    repository pushes applies (a script pushes it, or another repository): the clusters
+    receive the artifact's folders, not the tree as written (duynhlab/homelab: a script
+    pushes kubernetes/clusters/local, kubernetes/infra and kubernetes/apps as three
+    artifacts; the tree judged as written made kubernetes/infra's top build, which no
+    cluster applies, a failing one)."""
+    for doc, url in artifact_syncs(documents):
+        if not kept_aside(doc.file.path, within) and not shows_a_setup(doc.file.path):
+            return (f"which folders the FluxInstance in {doc.file.path} applies: it syncs OCI "
+                    f"artifact {url or '(no URL)'}, which no CI step of this repository pushes")
+    return None
 
 
 def _terraform_doubts(model: Model, reads: Mapping[str, str]) -> None:

@@ -1548,11 +1548,25 @@ def _path_files(graph: Graph, obj: KObject, path: str,
     return set(argo_files((n for n in graph.files if n.startswith(prefix)), folder, directory))
 
 
+def tree_source(spec: Mapping[str, Any]) -> bool:
+    """Whether a Flux Kustomization's ``spec.path`` can name a folder from this tree's top:
+    its source is a GitRepository (or an ExternalArtifact, which copies folders of it). An
+    OCIRepository's path is inside the artifact (``flux push artifact --path=X``: X is its
+    top) and a Bucket's inside the bucket: unknown without the step that fills them
+    (duynhlab/homelab: ``path: ./`` of the artifact pushed from kubernetes/apps was taken
+    for the whole repository, whose kubernetes/infra/configs does not build)."""
+    ref = spec.get("sourceRef")
+    kind = ref.get("kind") if isinstance(ref, dict) else None
+    return kind in (None, "GitRepository", "ExternalArtifact")
+
+
 def _applied_paths(obj: KObject) -> list[tuple[str, Mapping[str, Any]]]:
     if obj.kind not in ("Kustomization", "Application"):
         return []
     spec = _dict(obj.get(("spec",)))
     if obj.kind == "Kustomization" and obj.group == "kustomize.toolkit.fluxcd.io":
+        if not tree_source(spec):
+            return []  # its path is in an artifact or a bucket, not the tree's top
         path = spec.get("path")
         return [(path if isinstance(path, str) else ".", {})]  # (a build, not a directory)
     if obj.kind == "Application" and obj.group == "argoproj.io":

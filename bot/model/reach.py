@@ -1235,6 +1235,14 @@ def _instances(documents: Iterable[Document]) -> Iterator[tuple[Document, Mappin
                 yield doc, sync
 
 
+def artifact_syncs(documents: Iterable[Document]) -> list[tuple[Document, str]]:
+    """The FluxInstances (or flux-instance values) whose sync is an OCI artifact: (document,
+    its URL). Without roots, one of these is a root reviewbot could not follow (no CI step
+    of the repository pushes the artifact): what it applies is not known."""
+    return [(doc, str(sync.get("url") or "")) for doc, sync in _instances(documents)
+            if sync.get("kind") == "OCIRepository"]
+
+
 def _instance_namespace(value: Any) -> str | None:
     """The namespace a FluxInstance (or a flux-instance HelmRelease's) document puts its
     instance in, when it says one: flux-operator names the GitRepository it makes after it."""
