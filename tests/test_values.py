@@ -650,3 +650,45 @@ def test_an_applications_inline_values_text_is_judged_where_it_is_written(
     _, out, _ = run_cli(["lint", str(tmp_path), "--format", "json", "--rule", "image-digest"],
                         capsys)
     assert [f["file"] for f in json.loads(out)["findings"]] == []
+
+
+def test_a_chart_value_no_template_reads_reaches_no_pod(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """huseyindeniz/gitops-lab: the chart's values.yaml holds `migration.image` (`:latest`),
+    which no template reads: the Job's image is built from `image.repository` and
+    `migration.tag`. No pod runs it, so no error says so. A template that reads it, or a
+    map holding it, or the whole of `.Values`, makes it judged again; so does a chart whose
+    templates are not here (helpers alone)."""
+    from .helpers import write
+
+    job = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: migrate}\nspec:\n  template:\n"
+           "    spec:\n      containers:\n      - name: migrate\n        image: {{ "
+           "%s }}\n")
+    files = {
+        "helm/Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+        "helm/values.yaml": ("image: {repository: acme/web, tag: '1.2.3'}\n"
+                             "migration:\n  tag: '1.2.3'\n"
+                             "  image: {repository: acme/migration-job, tag: latest}\n"),
+        "helm/templates/_helpers.tpl": '{{- define "web.name" -}}{{ .Chart.Name }}{{- end }}\n',
+        "app.yaml": APPLICATION.format(name="web", helm="      valuesObject: {}\n"),
+    }
+
+    def errors(template: str) -> list[tuple[str, int]]:
+        root = tmp_path / str(abs(hash(template)))
+        write(root, {**files, "helm/templates/job.yaml": job % template})
+        _, out, _ = run_cli(["lint", str(root), "--format", "json", "--rule", "image-digest"],
+                            capsys)
+        return [(f["file"], f["line"]) for f in json.loads(out)["findings"]
+                if f["severity"] == "error"]
+
+    assert errors('printf "%s-migration:%s" .Values.image.repository .Values.migration.tag'
+                  ) == []
+    assert errors(".Values.migration.image.repository") == [("helm/values.yaml", 4)]
+    assert errors('include "img" .Values.migration') == [("helm/values.yaml", 4)]
+    assert errors("toYaml .Values") == [("helm/values.yaml", 4)]
+    helpers_only = tmp_path / "helpers-only"
+    write(helpers_only, files)
+    _, out, _ = run_cli(["lint", str(helpers_only), "--format", "json", "--rule",
+                         "image-digest"], capsys)
+    assert [(f["file"], f["line"]) for f in json.loads(out)["findings"]
+            if f["severity"] == "error"] == [("helm/values.yaml", 4)]

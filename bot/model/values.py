@@ -958,6 +958,45 @@ def overridden_default(model: Model, obj: Any, path: Path) -> str | None:
             "this default, so no cluster receives it")
 
 
+# what a chart's template reads of its values: ``.Values`` and the keys after it
+_VALUES_READ = re.compile(r"\.Values((?:\.[A-Za-z_][\w-]*)*)")
+
+
+def unrendered_value(model: Model, obj: Any, path: Path) -> str | None:
+    """Why the value at ``path`` of a chart's own ``values.yaml`` reaches no pod, or None: the
+    chart's templates are in the tree (its ``templates/``, helpers included) and none reads
+    it (no ``.Values`` chain of them is a prefix of ``path`` or goes through it; a template
+    that passes ``.Values`` or a map above it whole reads all of it). Values for a subchart
+    (its alias or name) and ``global`` are the subcharts' to read: None
+    (huseyindeniz/gitops-lab: ``migration.image`` is read by no template, which builds the
+    migration image from ``image.repository`` and ``migration.tag``)."""
+    if not isinstance(obj, ValuesObject) or not obj.own or obj.doc is None or not path:
+        return None
+    if not isinstance(path[0], str) or path[0] in obj.subcharts or path[0] == "global":
+        return None
+    folder = posixpath.dirname(obj.doc.file.path)
+    prefix = posixpath.join(folder, "templates") + "/"
+    texts = [lf.text for p, lf in model.files.items() if p.startswith(prefix)]
+    if not texts:
+        return None  # (no template of manifests here, helpers at most: a partial copy, or
+        # a library chart; what renders its values is not known)
+    if model.tree is not None:
+        texts += [t.data.decode("utf-8", "replace") for t in model.tree.texts
+                  if t.path.startswith(prefix)]
+    keys = [str(k) for k in path if isinstance(k, str)]
+    if not isinstance(dig(obj.body, path, None), dict):
+        keys = keys[:-1] or keys  # a leaf (an image's tag): the map holding it is what a
+        # template reads (its repository and tag together), or a sibling of it
+    for text in texts:
+        for match in _VALUES_READ.finditer(text):
+            chain = match.group(1).split(".")[1:]
+            n = min(len(chain), len(keys))
+            if chain[:n] == keys[:n]:
+                return None  # (it reads the value, a map holding it, or a key in it)
+    return (f"no template of the chart in {folder} reads {'.'.join(keys)}, so no pod "
+            "runs what it holds")
+
+
 # a leaf a consumer writes over a chart's defaults: its path, its value, and whether the
 # consumer's values are judged where it writes them (values, valuesObject, a values file:
 # its own findings say what the cluster receives); a parameter is judged nowhere, so one

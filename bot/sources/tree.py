@@ -158,8 +158,10 @@ CI_ROOT_FILES = (".gitlab-ci.yml", ".gitlab-ci.yaml", "cloudbuild.yaml", "cloudb
 def is_side_text(path: str) -> bool:
     """A file whose text the model reads besides YAML: ``.gitignore`` (build outputs), shell
     scripts (``kubectl apply -f``, what a CI step runs), Makefiles (the targets a CI step
-    calls) and Terraform files (the manifests they read): read as text, never run."""
-    return (path.endswith((".sh", ".bash", ".mk", ".tf", ".tofu")) or path == ".gitignore"
+    calls), Terraform files (the manifests they read) and Helm helpers (``.tpl``: the values
+    a chart reads): read as text, never run."""
+    return (path.endswith((".sh", ".bash", ".mk", ".tf", ".tofu", ".tpl"))
+            or path == ".gitignore"
             or path.endswith("/.gitignore") or posixpath.basename(path) in MAKEFILES)
 
 
