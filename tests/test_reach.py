@@ -419,6 +419,26 @@ def test_a_sync_kustomization_whose_path_is_not_in_the_linted_files_promises_no_
         "applies from ./clusters/sbox/00, outside the linted files" in finding.message
 
 
+def test_a_kustomization_named_as_a_source_of_another_repository_says_nothing_of_the_tree(
+        tmp_path: Path) -> None:
+    """AlinaNova21/home-ops: Kustomization agent-sandbox-crds builds ./charts/x/crds of its
+    own GitRepository (helm charts of another repository). The tree's other Flux paths
+    build here, so its files are this repository's top: that path is not "outside the
+    linted files", and every error stays one."""
+    write(tmp_path, {
+        "kubernetes/ks.yaml": (
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: web, namespace: flux-system}\n"
+            "spec: {path: ./kubernetes/app, sourceRef: {kind: GitRepository, name: home}}\n"),
+        "kubernetes/app/web.yaml": FLOATING % "web",
+        "kubernetes/ext/ks.yaml": (
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: other-crds, namespace: flux-system}\n"
+            "spec: {path: ./charts/x/crds, sourceRef: {kind: GitRepository, name: other-crds}}\n"),
+    })
+    assert [f.severity for f in lint_dir(tmp_path, only=["image-digest"]).findings] == ["error"]
+
+
 def test_a_test_fixtures_sync_kustomization_says_nothing_of_the_tree(tmp_path: Path) -> None:
     """argoproj/argo-cd keeps a Flux Kustomization podinfo (syncing ./kustomize from
     GitRepository podinfo) in a testdata folder: it made every error of the repository a

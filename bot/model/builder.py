@@ -498,13 +498,18 @@ def _scope_doubt(tree: Tree | None, graph: Graph,
         return (f"what the cluster roots outside the linted files ({outside[0]}{more}) apply "
                 "and how they patch it; lint the repository's top level to judge what its "
                 "clusters receive")
+    # a Flux path that builds here: the linted files hold the folders Flux paths name, so a
+    # Kustomization named as its source whose path is not here syncs another repository
+    # (AlinaNova21/home-ops' agent-sandbox-crds, from a GitRepository of helm charts)
+    resolved = any(build is not None for build in builds)
     for (doc, spec), build in zip(flux, builds, strict=True):
         ref = spec.get("sourceRef")
         name = doc.value.get("metadata", {}).get("name") if isinstance(doc.value, dict) else None
         path = str(spec.get("path") or "").strip()
         top = posixpath.normpath(path.lstrip("/")).split("/")[0]
         synced = name == "flux-system" or (isinstance(ref, dict) and ref.get("name") == name)
-        if build is not None or not synced or top in (".", "..") or top in graph.dirs or (
+        if build is not None or not synced or (resolved and name != "flux-system") or (
+                top in (".", "..")) or top in graph.dirs or (
                 top in graph.paths) or kept_aside(doc.file.path, within) or shows_a_setup(
                 doc.file.path):
             continue  # (a test's or an example's sync object says nothing of this tree)
