@@ -57,7 +57,9 @@ When it stays quiet:
 
 Custom resources whose CustomResourceDefinition is not in the tree (Pluto and kubepug cannot
 see CRDs at all; reviewbot reads the ones the repository holds); kustomize patches and
-plugin configurations; objects whose apiVersion or kind is a Flux `${VAR}` or a Helm
+plugin configurations; documents of other tools (no API group, not `v1`, no `metadata`:
+Talos machine configs, `apiVersion: v1alpha1`); objects whose apiVersion or kind is a
+Flux `${VAR}` or a Helm
 template; a cluster newer than the newest schemas for what that newest minor serves
 (removals after it are unknown); a cluster older than the oldest schemas for kinds that
 oldest minor serves.
@@ -112,6 +114,7 @@ from reviewbot.model.objects import (
     Path,
     mapping,
 )
+from reviewbot.model.reach import is_object
 from reviewbot.model.values import object_values, values_documents
 from reviewbot.rules._kit import views
 from reviewbot.rules.schema import not_api_files, templated
@@ -170,7 +173,8 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
         # names a finding), so the other objects of that kind are not judged again
         fine: set[tuple[str, str]] = set()
         for obj in view.objects:
-            if obj.file in skip or templated(obj) or obj.api_version == "builtin":
+            if obj.file in skip or templated(obj) or obj.api_version == "builtin" or (
+                    _other_tool(obj)):
                 continue
             pair = (obj.api_version, obj.kind)
             if pair in fine:
@@ -187,6 +191,13 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
                                f"({table.source})",
                     **({"target": minor_text(target)} if target else {}),
                     "clusters": summary})  # the summary's line
+
+
+def _other_tool(obj: KObject) -> bool:
+    """A document of another tool that has a kind and an apiVersion: one with no API group
+    that is not ``v1`` and no ``metadata`` (Talos machine configs: ``apiVersion: v1alpha1``,
+    ``kind: RawVolumeConfig``, ``name:`` at the top). Never sent to the Kubernetes API."""
+    return not is_object(obj.body) and not isinstance(obj.body.get("metadata"), dict)
 
 
 def reference() -> str:

@@ -667,3 +667,15 @@ def test_clusters_judged_alike_are_named_once_in_the_summary() -> None:
         "no cluster root applies, <WORKLOAD_CLUSTER_NAME>, in-cluster; 1.31 in production")
     one = {"home": {"kubernetes-version": "1.31", "judged-as": "set"}}
     assert lifecycle_summary({"clusters": one}) == "api-lifecycle: judged against Kubernetes 1.31"
+
+
+def test_documents_of_other_tools_are_not_judged(tmp_path: Path) -> None:
+    """Talos machine-config patches (talhelper reads them; apiVersion v1alpha1, no group,
+    no metadata) never reach the Kubernetes API: "Kubernetes 1.37 does not serve
+    RawVolumeConfig in v1alpha1" said nothing true (MacroPower/homelab, AlinaNova21/home-ops).
+    A Kubernetes-shaped object of no group the cluster serves is still judged."""
+    talos = "apiVersion: v1alpha1\nkind: RawVolumeConfig\nname: zfs\nprovisioning: {}\n"
+    assert lint_text(tmp_path, talos, only=[RULE]).findings == []
+    bee = "apiVersion: v1beta1\nkind: Bee\nmetadata: {name: bee}\n"
+    assert [f.kind for f in lint_text(tmp_path / "bee", bee, only=[RULE]).findings] == [
+        "unserved"]
