@@ -1054,3 +1054,39 @@ def test_a_tree_applied_as_written_does_not_guess_a_namespace_none_is_written(
     result = lint_text(tmp_path / "written", written, only=["netpol-pairing"])
     assert [(f.severity, f.kind) for f in result.findings] == [
         ("error", "dns-denied"), ("error", "dependency-denied")]
+
+
+def test_a_cluster_s_view_of_a_rooted_tree_guesses_no_kubectl_namespace(tmp_path: Path) -> None:
+    """The per-cluster views of a tree with roots are no tree applied as written: the flows
+    of a namespace-less folder a Flux Kustomization applies are judged alike with one
+    cluster or two (a new-user trial: a second cluster made them warnings naming
+    kubectl's -n)."""
+    sync = """
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata: {name: flux-system, namespace: flux-system}
+spec: {url: https://github.com/you/homelab, ref: {branch: main}}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: flux-system, namespace: flux-system}
+spec: {path: ./clusters/%s, sourceRef: {kind: GitRepository, name: flux-system}}
+"""
+    apps = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: demo, namespace: flux-system}\n"
+            "spec: {path: ./apps/demo, sourceRef: {kind: GitRepository, name: flux-system}}\n")
+    files = {"clusters/home/flux-system/gotk-sync.yaml": sync % "home",
+             "clusters/home/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+             "clusters/home/apps.yaml": apps,
+             "apps/demo/all.yaml": NO_NAMESPACE % ("", "", "", "")}
+    write(tmp_path / "one", files)
+    one = [(f.severity, f.kind) for f in analyze(
+        disk_tree([tmp_path / "one"], tmp_path / "one"), Config(),
+        only=["netpol-pairing"]).findings]
+    write(tmp_path / "two", {**files, "clusters/lab/flux-system/gotk-sync.yaml": sync % "lab",
+                             "clusters/lab/flux-system/kustomization.yaml":
+                             "resources: [gotk-sync.yaml]\n"})
+    two = analyze(disk_tree([tmp_path / "two"], tmp_path / "two"), Config(),
+                  only=["netpol-pairing"]).findings
+    assert [(f.severity, f.kind) for f in two] == one
+    assert not any("kubectl's -n" in f.message for f in two)

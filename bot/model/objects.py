@@ -465,6 +465,7 @@ def cluster_views(model: Model) -> list[tuple[str | None, Model]]:
             unbuilt=model.unbuilt, unapplied=model.unapplied, refused=model.refused,
             values_patterns=model.values_patterns, scope_doubt=model.scope_doubt,
         )
+        view.derived["view-of"] = model  # (what is the whole model's, it answers)
         view.namespaces.update((key, ns) for key, ns in model.namespaces.items()
                                if ns.obj is not None and mine(ns.obj))
         for obj in objects:

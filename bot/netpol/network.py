@@ -118,8 +118,8 @@ def _loose_files(model: Model) -> frozenset[str]:
     """Of a tree applied as written (no GitOps root), the files no kustomization root builds:
     applied file by file (``kubectl apply -f``), each where its ``-n`` puts it. What one
     build makes lands in one namespace, whichever it is, so its objects' relations hold."""
-    if model.derived.get("reach") is not None:
-        return frozenset()
+    if model.derived.get("reach") is not None or "view-of" in model.derived:
+        return frozenset()  # (a cluster's view: the model has roots)
     from reviewbot.model.objects import model_graph
 
     graph = model_graph(model)
