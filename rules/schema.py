@@ -32,7 +32,9 @@ A Deployment, ReplicaSet, StatefulSet, DaemonSet (or a Job with `manualSelector:
 whose `spec.selector` does not select its `spec.template.metadata.labels` is refused by the
 API server ("`selector` does not match template `labels`"): `invalid`, at the selector, with
 the selector evaluated as Kubernetes does (`matchLabels` and `matchExpressions`); a warning
-naming the variable when a `${VAR}` or `{{ }}` is left in either.
+naming the variable when a `${VAR}` or `{{ }}` is left in either. So is a Job or a CronJob
+whose pod template's `restartPolicy` is unset (defaulted to Always) or `Always`: a Job's pods
+restart OnFailure or Never (`invalid`, at the field, or at the pod spec when it is unset).
 
 A Flux `${VAR}` in a value is substituted (postBuild) before the object reaches the cluster,
 so such a value is not judged by type, enum or pattern (`flux-substitutions`). Values under a
@@ -230,6 +232,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
                                  _commented_placeholder(model, obj, problem.path)
                                  if problem.message.endswith("got null") else crd_doubt)
     yield from _selectors_unmatched(model, patches)
+    yield from _job_restart_policies(model, patches)
     yield Note("schema", stats.as_dict())  # the summary's counts
 
 
@@ -285,6 +288,37 @@ def _selectors_unmatched(model: Model, patches: frozenset[str]) -> Iterator[Viol
             kind="invalid",
             doubt=f"the values of {', '.join(unresolved)}" if unresolved else None,
         )
+
+
+# where a Job's pod template is, per kind: the API server takes its restartPolicy as
+# OnFailure or Never only (an unset one is defaulted to Always first)
+_JOB_TEMPLATES = {("batch/v1", "Job"): ("spec", "template", "spec"),
+                  ("batch/v1", "CronJob"): ("spec", "jobTemplate", "spec", "template", "spec")}
+
+
+def _job_restart_policies(model: Model, patches: frozenset[str]) -> Iterator[Violation]:
+    """Jobs and CronJobs whose pod template's ``restartPolicy`` is unset or ``Always``: the
+    API server defaults an unset one to Always, then refuses the Job ("Unsupported value:
+    \"Always\": supported values: \"OnFailure\", \"Never\""), a constraint of the Job API
+    no JSON Schema says (a new-user trial: deleting a misplaced restartPolicy, one way to
+    follow a schema error, left a CronJob no cluster admits, and no error)."""
+    for obj in model.objects:
+        where = _JOB_TEMPLATES.get((obj.api_version, obj.kind))
+        if where is None or obj.file in patches:
+            continue
+        spec = obj.get(where)
+        if not isinstance(spec, dict):
+            continue
+        policy = spec.get("restartPolicy")
+        if policy not in (None, "Always"):
+            continue  # (OnFailure, Never, a variable, a wrong type: the schema's)
+        at = format_path(where + ("restartPolicy",))
+        said = "unset, so the API server defaults it to Always and" if policy is None else (
+            "Always: the API server")
+        yield Violation(
+            obj, where + ("restartPolicy",) if policy is not None else where,
+            f"{at}: {said} refuses the {obj.kind} (a Job's pods restart OnFailure or Never)",
+            fix=f"Set {at} to OnFailure or Never.", kind="invalid")
 
 
 def _texts(value: Any) -> list[str]:

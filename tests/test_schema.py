@@ -639,7 +639,9 @@ def test_a_selector_that_does_not_select_the_template_labels_is_refused(tmp_path
 def test_a_job_s_selector_is_judged_only_when_it_is_manual(tmp_path: Path) -> None:
     mismatch = ("{matchLabels: {app: web}}", "{app: api}")
     manual = workload("Job", *mismatch, extra="\n  manualSelector: true", api="batch/v1")
-    assert pairs(lint_text(tmp_path / "m", manual, only=["schema"])) == [("schema", 6)]
+    # (its pod template sets no restartPolicy: that refusal is judged apart, below)
+    assert [(f.rule, f.line) for f in lint_text(tmp_path / "m", manual, only=["schema"]).findings
+            if "restartPolicy" not in f.message] == [("schema", 6)]
     # without manualSelector, the API server makes the Job's selector itself: not judged here
     automatic = workload("Job", *mismatch, api="batch/v1")
     assert not any("does not match template" in f.message
@@ -661,3 +663,35 @@ def test_a_selector_that_selects_its_labels_or_is_unknown(tmp_path: Path) -> Non
     (finding,) = result.findings
     assert finding.severity == "warning"
     assert finding.message.endswith("Not certain: reviewbot could not see the values of ${APP}.")
+
+
+CRONJOB = """
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: backup}
+spec:
+  schedule: "0 3 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:%s
+          containers: [{name: restic, image: "restic/restic:0.17.3"}]
+"""
+
+
+def test_a_job_whose_pods_would_restart_always_is_refused(tmp_path: Path) -> None:
+    """A Job's pods restart OnFailure or Never: an unset restartPolicy is defaulted to
+    Always and refused, a constraint of the Job API its JSON Schema does not say (a
+    new-user trial deleted a misplaced restartPolicy and got no error)."""
+    unset = lint_text(tmp_path / "unset", CRONJOB % "", only=["schema"], config=NEVER)
+    assert messages(unset) == [(
+        9, "spec.jobTemplate.spec.template.spec.restartPolicy: unset, so the API server "
+           "defaults it to Always and refuses the CronJob (a Job's pods restart OnFailure or "
+           "Never)")]
+    always = lint_text(tmp_path / "always", CRONJOB % "\n          restartPolicy: Always",
+                       only=["schema"], config=NEVER)
+    assert [(f.line, f.fix) for f in always.findings] == [
+        (10, "Set spec.jobTemplate.spec.template.spec.restartPolicy to OnFailure or Never.")]
+    never = lint_text(tmp_path / "never", CRONJOB % "\n          restartPolicy: Never",
+                      only=["schema"], config=NEVER)
+    assert never.findings == []
