@@ -1082,6 +1082,60 @@ def test_a_flux_instance_s_sync_path_is_substituted_by_what_applies_it(
         ("clusters/two/bootstrap", "clusters/two/bootstrap")]
 
 
+def test_each_cluster_substitutes_the_instance_s_sync_path_from_its_own_settings(
+    tmp_path: Path,
+) -> None:
+    """A new-user trial: both clusters' Kustomizations apply the flux-instance with
+    `substituteFrom: cluster-settings`; home writes that ConfigMap, lab generates it from an
+    env file. Each reads its own (the nearest folder holding one): both are roots; lab was
+    "not applied ... delete it"."""
+    apply = """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux, namespace: flux-system}
+        spec:
+          path: ./infra/flux
+          postBuild: {substituteFrom: [{kind: ConfigMap, name: cluster-settings}]}
+          sourceRef: {kind: GitRepository, name: flux-system}
+    """
+    write(tmp_path, {
+        "infra/flux/helmrelease.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: flux-instance, namespace: flux-system}
+            spec:
+              chartRef: {kind: OCIRepository, name: flux-instance}
+              values:
+                instance:
+                  sync: {kind: GitRepository, url: https://github.com/acme/fleet,
+                         path: "${CLUSTER_PATH}"}
+        """,
+        "clusters/home/flux.yaml": apply,
+        "clusters/home/settings.yaml": """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: cluster-settings, namespace: flux-system}
+            data: {CLUSTER_PATH: clusters/home}
+        """,
+        "clusters/home/web.yaml": FLOATING % "home",
+        "clusters/lab/flux.yaml": apply,
+        "clusters/lab/kustomization.yaml": """
+            resources: [flux.yaml, web.yaml]
+            configMapGenerator:
+            - {name: cluster-settings, namespace: flux-system, envs: [settings.env]}
+            generatorOptions: {disableNameSuffixHash: true}
+        """,
+        "clusters/lab/settings.env": "CLUSTER_PATH=clusters/lab\n",
+        "clusters/lab/web.yaml": FLOATING % "lab",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "clusters/home/web.yaml"),
+        ("image-digest[floating]", "clusters/lab/web.yaml")]
+    assert sorted(r.cluster for r in result.model.derived["reach"].roots) == [
+        "clusters/home", "clusters/lab"]
+
+
 def test_a_flux_instance_s_sync_path_is_what_each_cluster_folder_s_own_settings_give(
     tmp_path: Path,
 ) -> None:

@@ -493,7 +493,7 @@ class _Walker:
                 continue
             values = post_build_values(  # (substituteFrom: the tree's one ConfigMap of
                 spec, _namespace(kustomization.value),  # that name, no cluster's yet)
-                functools.partial(self._config, ""))
+                functools.partial(self._config_near, kustomization.file.path))
             if values is None or not values.known:
                 continue
             missing: set[str] = set()
@@ -505,6 +505,35 @@ class _Walker:
         here = sorted(p for p in found if p.strip().strip("./") in self.graph.dirs)
         return here or sorted(found) or [path]  # (a folder the tree lacks: said so)
 
+    @functools.cached_property
+    def config_sources(self) -> list[tuple[str, Mapping[str, Any]]]:
+        """Every ConfigMap and Secret of the tree with the file that gives it: written, or
+        made by a kustomization's generator (its kustomization file)."""
+        sources = [(doc.file.path, doc.value) for doc in self.config_documents
+                   if _config_key(doc.value) is not None]
+        for k in self.graph.by_dir.values():
+            if k.body.get("configMapGenerator") or k.body.get("secretGenerator"):
+                sources += [(k.file, r.body) for r in self.graph.build(k.directory).resources
+                            if r.doc is None and _config_key(r.body) is not None]  # (made)
+        return sources
+
+    def _config_near(self, file: str, kind: str, namespace: str,
+                     name: str) -> Mapping[str, str] | None:
+        """The ConfigMap or Secret a Kustomization in ``file`` reads for a FluxInstance's sync
+        path, before any cluster is walked: the one written or generated in the nearest
+        folder above ``file`` that holds one (a cluster folder carries its own settings: a
+        new-user trial's lab cluster generates its cluster-settings, home writes it), else
+        the tree's only one (:meth:`_config`)."""
+        for folder in _ancestors(file):
+            found = [body for where, body in self.config_sources
+                     if where.startswith(folder + "/") and _config_key(body) in (
+                         (kind, namespace, name), (kind, "", name))]
+            if found and all(b == found[0] for b in found):
+                return config_data(found[0])
+            if found:
+                break  # (several, differing: the tree's own rule decides)
+        return self._config("", kind, namespace, name)
+
     def _settled(self, path: str) -> set[str]:
         """A FluxInstance's sync path that no Kustomization applying it substitutes as
         written (a parent's patch adds its ``substituteFrom``; a bootstrap installs it
@@ -514,14 +543,8 @@ class _Walker:
         is kubernetes/flux/home in the ConfigMap kubernetes/flux/home/meta generates, and
         kubernetes/flux/cloud in kubernetes/flux/cloud/meta's; 258 files were "not
         applied")."""
-        sources = [(doc.file.path, doc.value) for doc in self.config_documents
-                   if _config_key(doc.value) is not None]
-        for k in self.graph.by_dir.values():
-            if k.body.get("configMapGenerator") or k.body.get("secretGenerator"):
-                sources += [(k.file, r.body) for r in self.graph.build(k.directory).resources
-                            if r.doc is None and _config_key(r.body) is not None]  # (made)
         found: set[str] = set()
-        for file, body in sources:
+        for file, body in self.config_sources:
             data = config_data(body)
             if not data:
                 continue
