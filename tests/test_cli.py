@@ -62,6 +62,23 @@ def test_several_paths_find_the_config_of_their_common_folder(
     assert "configuration from examples/.reviewbot.yaml" in err
 
 
+def test_paths_that_repeat_or_hold_one_another_are_read_once(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`lint . .` and `lint . apps` are `lint .` (a new-user trial: every finding twice, the
+    second copies without their kustomize namespace, and 39 objects for 19)."""
+    monkeypatch.chdir(ROOT / "examples")
+
+    def lint(*paths: str) -> tuple[list[Any], Any]:
+        main(["lint", *paths, "--format", "json"])
+        out = json.loads(capsys.readouterr().out)
+        return out["findings"], out["skipped"]
+
+    once = lint(".")
+    assert lint(".", ".") == once
+    assert lint(".", "k8s/apps", "./k8s") == once
+
+
 def test_only_files_lints_the_whole_tree_and_reports_the_named_files(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

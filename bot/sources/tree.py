@@ -313,9 +313,13 @@ def disk_tree(targets: Sequence[Path], root: Path, max_file_bytes: int = MAX_FIL
     others: dict[str, str] = {}  # other files by path: read when a generator names them
     root_text = os.path.abspath(root)
     check_targets(targets)
+    seen: set[str] = set()  # (PATHs that repeat or hold one another: each file read once)
     for target in targets:
         for path, kind in _walk(os.path.abspath(unlinked(target)), root_text):
             relpath = _relative(path, root_text)
+            if relpath in seen:
+                continue
+            seen.add(relpath)
             if kind is _LINK:
                 skipped.append(Skipped(relpath, "symlink (not followed)"))
             elif kind is _NESTED:
