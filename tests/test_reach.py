@@ -1999,6 +1999,53 @@ def test_an_application_its_folder_s_built_kustomization_leaves_out_is_no_root(
         "job/deploy.yaml", "logs/deploy.yaml", "old/deploy.yaml"}
 
 
+def test_a_kustomization_of_flux_kustomizations_applied_from_outside_is_a_cluster_entry(
+        tmp_path: Path) -> None:
+    """brunovlucena/homelab, in short: Pulumi applies flux/clusters/pro, a kustomization of
+    Flux Kustomizations (no flux-system sync in the tree); they build flux/apps/a, and
+    flux/apps/b is listed by none. The entry is a root: b is not applied. A folder of
+    workloads beside a Flux Kustomization is no entry: such a tree is applied as written."""
+    deploy = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: app-%s, namespace: apps}
+        spec:
+          selector: {matchLabels: {app: x}}
+          template:
+            metadata: {labels: {app: x}}
+            spec:
+              containers: [{name: c, image: "busybox:latest"}]
+    """
+    flux = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: pro-apps, namespace: flux-system}\n"
+            "spec: {path: ./flux/apps/a, sourceRef: {kind: GitRepository, name: homelab}}\n")
+    write(tmp_path / "entry", {
+        "flux/clusters/pro/kustomization.yaml": "resources: [deploy/apps.yaml]\n",
+        "flux/clusters/pro/deploy/apps.yaml": flux,
+        "flux/apps/a/kustomization.yaml": "resources: [deployment.yaml]\n",
+        "flux/apps/a/deployment.yaml": deploy % "a",
+        "flux/apps/b/kustomization.yaml": "resources: [deployment.yaml]\n",
+        "flux/apps/b/deployment.yaml": deploy % "b",
+    })
+    result = lint_dir(tmp_path / "entry", only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "flux/apps/a/deployment.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "flux/apps/b/deployment.yaml")]
+    assert [(r.cluster, r.how) for r in result.model.derived["reach"].roots] == [
+        ("flux/clusters/pro", "kustomization applying Flux Kustomizations")]
+    write(tmp_path / "mixed", {
+        "flux/clusters/pro/kustomization.yaml": "resources: [deploy/apps.yaml, web.yaml]\n",
+        "flux/clusters/pro/deploy/apps.yaml": flux,
+        "flux/clusters/pro/web.yaml": deploy % "web",
+        "flux/apps/a/kustomization.yaml": "resources: [deployment.yaml]\n",
+        "flux/apps/a/deployment.yaml": deploy % "a",
+        "flux/apps/b/kustomization.yaml": "resources: [deployment.yaml]\n",
+        "flux/apps/b/deployment.yaml": deploy % "b",
+    })
+    mixed = lint_dir(tmp_path / "mixed", only=["image-digest"])
+    assert mixed.model.derived["reach"] is None and len(mixed.findings) == 3
+
+
 def test_an_oci_artifact_nobody_here_pushes_is_no_folder_of_the_tree(tmp_path: Path) -> None:
     """duynhlab/homelab, in short: a FluxInstance syncs an OCI artifact a script pushes
     (its CI does not), and the Kustomization apps builds `path: ./` of another artifact.

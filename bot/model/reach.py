@@ -618,6 +618,33 @@ class _Walker:
                 self.roots_seen.add((id(r.doc), r.path))
                 yield _Step(folder or ".", graph.by_dir[folder].file, spec,
                             _namespace(r.body), (), folder)
+        if covered:
+            return
+        # else a kustomization root whose build holds Flux Kustomizations that build folders
+        # of this tree is applied by hand or by a tool outside it (Pulumi, Terraform,
+        # `kubectl apply -k`): a cluster's entry (brunovlucena/homelab's flux/clusters/pro,
+        # which Pulumi applies, lists its Flux Kustomizations; the whole tree was judged as
+        # written, its unlisted apps too)
+        for folder in graph.roots:
+            k = graph.by_dir[folder]
+            if k.is_component or self.aside(k.file) or shows_a_setup(k.file):
+                continue
+            built = graph.build(folder).resources
+            held = [r for r in built if r.doc is not None
+                    and r.body.get("kind") == "Kustomization" and r.group == FLUX_GROUP
+                    and _tree_path(self, r) is not None]
+            if not held or not all(r.group.endswith(".toolkit.fluxcd.io") or r.kind in (
+                    "Namespace", "ConfigMap", "Secret") for r in built):
+                continue  # (a cluster's entry holds Flux's objects alone: a folder of
+                # workloads beside Flux Kustomizations is applied as written, as before)
+            for r in held:  # (the source whose paths name this tree's folders: this one)
+                self._is_self(str(dict_of(dict_of(r.body.get("spec")).get("sourceRef")).get(
+                    "name") or ""))
+            covered.add(folder)
+            self.reach.roots.append(Root(folder or ".", "kustomization applying Flux "
+                                         "Kustomizations", k.file, folder))
+            self.reach.files.add(k.file)
+            yield _Step(folder or ".", k.file, {"path": "./" + folder}, "default", (), folder)
 
     def _is_self(self, name: str) -> None:
         """GitRepository ``name`` is this repository (a sync object applies its own file
@@ -1256,6 +1283,18 @@ def _instances(documents: Iterable[Document]) -> Iterator[tuple[Document, Mappin
             sync = dict_of(dict_of(value.get("instance")).get("sync"))
             if sync.get("kind") in ("GitRepository", "OCIRepository") and sync.get("path"):
                 yield doc, sync
+
+
+def _tree_path(walker: _Walker, r: Resource) -> str | None:
+    """The folder of the tree a Flux Kustomization ``r`` builds from a GitRepository, or
+    None (another source, no such folder)."""
+    spec = dict_of(r.body.get("spec"))
+    ref = dict_of(spec.get("sourceRef"))
+    if not isinstance(spec.get("path"), str) or ref.get("kind", "GitRepository") != (
+            "GitRepository") or r.doc is None:
+        return None
+    folder = walker._target(r.doc.file.path, spec)
+    return folder if folder is not None and folder in walker.graph.dirs else None
 
 
 def artifact_syncs(documents: Iterable[Document]) -> list[tuple[Document, str]]:
