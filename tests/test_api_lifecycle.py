@@ -303,10 +303,11 @@ spec:
 
 
 def test_a_document_without_a_name_is_named_by_its_kind(tmp_path: Path) -> None:
-    """A Talos machine config beside the manifests (no metadata.name, a core-looking
-    apiVersion): the message still opens with who; no schema shows the core group's
-    versions before 1.25, so on an unmeasured cluster it is a warning."""
-    text = "apiVersion: v1alpha1\nkind: WatchdogTimerConfig\ndevice: /dev/watchdog0\n"
+    """A document with metadata but no name and a core-looking apiVersion: the message
+    still opens with who; no schema shows the core group's versions before 1.25, so on an
+    unmeasured cluster it is a warning. (A Talos machine config, without metadata, is
+    another tool's document: test_documents_of_other_tools_are_not_judged.)"""
+    text = "apiVersion: v1alpha1\nkind: WatchdogTimerConfig\nmetadata: {}\n"
     [finding] = found(lint_text(tmp_path, text, only=[RULE], config=NEVER))
     assert finding.message.startswith("WatchdogTimerConfig/default/: Kubernetes 1.")
     assert finding.severity == "warning"
