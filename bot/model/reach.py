@@ -632,7 +632,7 @@ class _Walker:
             built = graph.build(folder).resources
             held = [r for r in built if r.doc is not None
                     and r.body.get("kind") == "Kustomization" and r.group == FLUX_GROUP
-                    and _tree_path(self, r) is not None]
+                    and self._tree_folder(r) is not None]
             if not held or not all(r.group.endswith(".toolkit.fluxcd.io") or r.kind in (
                     "Namespace", "ConfigMap", "Secret") for r in built):
                 continue  # (a cluster's entry holds Flux's objects alone: a folder of
@@ -645,6 +645,17 @@ class _Walker:
                                          "Kustomizations", k.file, folder))
             self.reach.files.add(k.file)
             yield _Step(folder or ".", k.file, {"path": "./" + folder}, "default", (), folder)
+
+    def _tree_folder(self, r: Resource) -> str | None:
+        """The folder of the tree a Flux Kustomization ``r`` builds from a GitRepository, or
+        None (another source, no such folder)."""
+        spec = dict_of(r.body.get("spec"))
+        ref = dict_of(spec.get("sourceRef"))
+        if not isinstance(spec.get("path"), str) or ref.get("kind", "GitRepository") != (
+                "GitRepository") or r.doc is None:
+            return None
+        folder = self._target(r.doc.file.path, spec)
+        return folder if folder is not None and folder in self.graph.dirs else None
 
     def _is_self(self, name: str) -> None:
         """GitRepository ``name`` is this repository (a sync object applies its own file
@@ -1283,18 +1294,6 @@ def _instances(documents: Iterable[Document]) -> Iterator[tuple[Document, Mappin
             sync = dict_of(dict_of(value.get("instance")).get("sync"))
             if sync.get("kind") in ("GitRepository", "OCIRepository") and sync.get("path"):
                 yield doc, sync
-
-
-def _tree_path(walker: _Walker, r: Resource) -> str | None:
-    """The folder of the tree a Flux Kustomization ``r`` builds from a GitRepository, or
-    None (another source, no such folder)."""
-    spec = dict_of(r.body.get("spec"))
-    ref = dict_of(spec.get("sourceRef"))
-    if not isinstance(spec.get("path"), str) or ref.get("kind", "GitRepository") != (
-            "GitRepository") or r.doc is None:
-        return None
-    folder = walker._target(r.doc.file.path, spec)
-    return folder if folder is not None and folder in walker.graph.dirs else None
 
 
 def artifact_syncs(documents: Iterable[Document]) -> list[tuple[Document, str]]:

@@ -127,7 +127,7 @@ def _loose_files(model: Model) -> frozenset[str]:
     return frozenset(o.file for o in model.objects if o.file not in built)
 
 
-def unwritten_namespace(obj: KObject) -> str | None:
+def _unwritten_namespace(obj: KObject) -> str | None:
     """Of a file applied as written on its own (no GitOps root, no kustomization): which
     namespace a namespaced object that names none lands in (kubectl's ``-n``, else its
     context's: "default" is a guess; d-uzlov/k8s-homelab's runbooks apply its namespace-less
@@ -181,7 +181,7 @@ class Network:
         if loose:
             for i, p in enumerate(self.pods):
                 if i not in self.rendered_by and p.obj.file in loose and (
-                        unwritten := unwritten_namespace(p.obj)) is not None:
+                        unwritten := _unwritten_namespace(p.obj)) is not None:
                     self.rendered_by[i] = unwritten
         # the ingress controller, a stand-in pod, when Ingress/Route objects send it traffic
         self.ingresses: list[KObject] = []
@@ -223,7 +223,7 @@ class Network:
         if loose:
             self.policies = [replace(p, rendered_by=unwritten) if p.rendered_by is None and (
                 p.obj.file in loose) and p.namespace and (
-                unwritten := unwritten_namespace(p.obj)) is not None else p
+                unwritten := _unwritten_namespace(p.obj)) is not None else p
                 for p in self.policies]
         # Cilium policies compile into the same rules ("as Cilium combines them": allow rules
         # of every kind add up, deny rules win); what they hold that is not evaluated is noted
