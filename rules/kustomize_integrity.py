@@ -202,7 +202,9 @@ from reviewbot.model.reach import (
     harness_inputs,
     is_object,
     kept_aside,
+    read_by_terraform,
     source_url,
+    terraform_reads,
     unapplied_folders,
     unincluded_component,
 )
@@ -599,6 +601,16 @@ def _as_neighbours(k: Kustomization, name: str) -> str:
     return f"./{name}" if written and all(e.startswith("./") for e in written) else name
 
 
+def _terraform_reads(model: Model) -> Mapping[str, str]:
+    """The tree paths the repository's Terraform files read (made once per model)."""
+    found = model.derived.get("terraform-reads")
+    if found is None:
+        texts = model.tree.texts if model.tree is not None else ()
+        found = model.derived["terraform-reads"] = terraform_reads(
+            (t.path, t.data) for t in texts)
+    return found
+
+
 def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
     """One info per folder of manifests no cluster root applies (files said above aside)."""
     unapplied = sorted(model.unapplied)
@@ -616,7 +628,10 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
         ci = unapplied_by_ci(model, files[0])
         within = model.tree.within if model.tree is not None else ""
         reach = model.derived.get("reach")
-        why = (NOT_APPLIED + _unseen(reach.unevaluated) if reach is not None
+        terraform = read_by_terraform(files[0], _terraform_reads(model))
+        why = (f"{NOT_APPLIED}: {terraform} reads it, and Terraform applies it, if at all "
+               "(reviewbot does not evaluate Terraform)" if terraform is not None
+               else NOT_APPLIED + _unseen(reach.unevaluated) if reach is not None
                else f"not applied ({ci})" if ci is not None and not kept_aside(files[0], within)
                else f"not applied (test inputs of {fed})"
                if (fed := harness_inputs(model).get(files[0])) is not None
@@ -634,7 +649,9 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
                  if why.startswith("not applied (a kustomize Component") else
                  "Nothing to do if it is kept for tests, documentation or reference; if a "
                  "cluster should receive it, move it out and list it where a cluster's root "
-                 "builds it." if why.startswith(("kept aside", "not applied (test inputs")) else
+                 "builds it." if why.startswith(("kept aside", "not applied (test inputs"))
+                 else "Nothing to do if Terraform applies it; lint what it renders, or list it "
+                 "where a cluster's root builds it." if terraform is not None else
                  "List it where a cluster's Flux Kustomization or Argo CD Application builds "
                  "it, or delete it if it is kept for reference."),
         )

@@ -382,3 +382,26 @@ def test_what_a_git_ignored_patch_changes_is_not_certain(tmp_path: Path) -> None
         "resources: [pods.yaml]\npatches:\n- path: ./env/web-image.yaml\n")
     assert [f.severity for f in lint_dir(tmp_path, only=["image-digest"]).findings] == [
         "warning", "warning"]
+
+
+def test_with_roots_what_terraform_reads_is_said_to_be_terraform_s(tmp_path: Path) -> None:
+    """A new-user trial: with a Flux root, a manifest terraform/main.tf reads with file()
+    was "not applied ... delete it if it is kept for reference". It is Terraform's to apply:
+    the info says so, and asks for nothing to be deleted."""
+    write(tmp_path, {
+        "clusters/home/flux-system/gotk-sync.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: flux-system, namespace: flux-system}
+            spec: {path: ./clusters/home, sourceRef: {kind: GitRepository, name: flux-system}}
+            """,
+        "clusters/home/web.yaml": POD,
+        "terraform/main.tf": 'locals { m = file("${path.module}/manifests/op.yaml") }\n',
+        "terraform/manifests/op.yaml": POD.replace("name: web", "name: op"),
+    })
+    infos = [f for f in _findings(tmp_path) if f[1] == "info"]
+    assert [(f[2], f[4]) for f in infos] == [(
+        "terraform/manifests/op.yaml",
+        "terraform (1 manifest file) is not applied by any cluster root: terraform/main.tf "
+        "reads it, and Terraform applies it, if at all (reviewbot does not evaluate "
+        "Terraform), so nothing in it is judged")]
