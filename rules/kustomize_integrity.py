@@ -204,7 +204,6 @@ from reviewbot.model.reach import (
     kept_aside,
     read_by_terraform,
     source_url,
-    terraform_reads,
     unapplied_folders,
     unincluded_component,
 )
@@ -601,16 +600,6 @@ def _as_neighbours(k: Kustomization, name: str) -> str:
     return f"./{name}" if written and all(e.startswith("./") for e in written) else name
 
 
-def _terraform_reads(model: Model) -> Mapping[str, str]:
-    """The tree paths the repository's Terraform files read (made once per model)."""
-    found = model.derived.get("terraform-reads")
-    if found is None:
-        texts = model.tree.texts if model.tree is not None else ()
-        found = model.derived["terraform-reads"] = terraform_reads(
-            (t.path, t.data) for t in texts)
-    return found
-
-
 def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
     """One info per folder of manifests no cluster root applies (files said above aside)."""
     unapplied = sorted(model.unapplied)
@@ -628,7 +617,7 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
         ci = unapplied_by_ci(model, files[0])
         within = model.tree.within if model.tree is not None else ""
         reach = model.derived.get("reach")
-        terraform = read_by_terraform(files[0], _terraform_reads(model))
+        terraform = read_by_terraform(files[0], model.derived.get("terraform-reads") or {})
         why = (f"{NOT_APPLIED}: {terraform} reads it, and Terraform applies it, if at all "
                "(reviewbot does not evaluate Terraform)" if terraform is not None
                else NOT_APPLIED + _unseen(reach.unevaluated) if reach is not None

@@ -268,8 +268,11 @@ def build_model(
     facts = model.derived.get("ci") or read_ci(tree, model.files)
     model.derived["ci"] = facts
     apply_doubts(model, facts, graph)
-    if reach is None and tree is not None:  # (with roots, the walk decides what is applied)
-        _terraform_doubts(model, terraform_reads((t.path, t.data) for t in tree.texts))
+    # what the repository's Terraform files read (kustomize-integrity's infos say it too)
+    reads = model.derived["terraform-reads"] = terraform_reads(
+        (t.path, t.data) for t in (tree.texts if tree is not None else ()))
+    if reach is None:  # (with roots, the walk decides what is applied)
+        _terraform_doubts(model, reads)
     _unread_patch_doubts(model, graph)
     # what only builds kustomize refuses make is not applied: its findings say so
     if any_refused(model):
