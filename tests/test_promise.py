@@ -357,6 +357,60 @@ def test_what_an_applier_no_working_build_applies_is_not_applied_either(
     assert [f[:2] for f in _findings(tmp_path)] == [("image-digest", "error")]
 
 
+def test_the_values_of_a_chart_only_an_unapplied_applier_renders_are_not_applied(
+        tmp_path: Path) -> None:
+    """A new-user trial: the chart's values file is given to one Argo CD Application, which
+    only a failing build makes; nothing renders the chart, so its floating image is a
+    warning that says why, and an error again once the build is fixed."""
+    write(tmp_path, {
+        "bootstrap/root.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: root, namespace: argocd}
+            spec:
+              project: default
+              source: {repoURL: https://github.com/x/y.git, targetRevision: main, path: apps}
+              destination: {server: https://kubernetes.default.svc, namespace: argocd}
+            """,
+        "apps/kustomization.yaml": "resources: [web.yaml, missing.yaml]\n",
+        "apps/web.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: web, namespace: argocd}
+            spec:
+              project: default
+              source:
+                repoURL: https://github.com/x/y.git
+                targetRevision: main
+                path: charts/web
+                helm: {valueFiles: [values.yaml]}
+              destination: {server: https://kubernetes.default.svc, namespace: web}
+            """,
+        "charts/web/Chart.yaml": "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+        "charts/web/values.yaml": "image:\n  repository: nginx\n  tag: latest\n",
+        "charts/web/templates/deploy.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: web}
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: web
+                      image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
+            """,
+    })
+    (digest, integrity) = _findings(tmp_path)
+    assert integrity[:4] == ("kustomize-integrity", "error", "apps/kustomization.yaml", 1)
+    assert digest[:4] == ("image-digest", "warning", "charts/web/values.yaml", 3)
+    assert digest[4].endswith(
+        " Not applied: the build of what applies Argo CD Application argocd/web fails "
+        "(apps/kustomization.yaml: 'missing.yaml' does not exist), so none of this is "
+        "applied until it builds.")
+    (tmp_path / "apps/kustomization.yaml").write_text("resources: [web.yaml]\n")
+    assert [f[:2] for f in _findings(tmp_path)] == [("image-digest", "error")]
+
+
 def test_what_a_git_ignored_patch_changes_is_not_certain(tmp_path: Path) -> None:
     """d-uzlov/k8s-homelab, in short: the kustomization patches its objects with files under
     env/, which .gitignore names (a runbook has the operator write them): what the build

@@ -73,8 +73,8 @@ from reviewbot.model.reach import (
     unincluded_component,
 )
 from reviewbot.model.resource import Patch, document_objects
+from reviewbot.model.values import ValuesObject, document_values_pods, object_values_pods
 from reviewbot.model.values import configure as configure_values
-from reviewbot.model.values import document_values_pods, object_values_pods
 from reviewbot.sources.tree import NOT_APPLIED, Skipped, Tree, remote_urls
 
 # ---------------------------------------------------------------- building
@@ -274,11 +274,7 @@ def build_model(
     if reach is None:  # (with roots, the walk decides what is applied)
         _terraform_doubts(model, reads)
     _unread_patch_doubts(model, graph)
-    # what only builds kustomize refuses make is not applied: its findings say so
-    if any_refused(model):
-        for obj in objects:
-            if (failing := failing_build(model, obj)) is not None:
-                model.unbuilt[id(obj)] = failing
+    refused = any_refused(model)
     model.services.extend(kserve_services(model.pods))
     for obj in model.objects:
         if obj.namespace and obj.namespace not in model.namespaces:
@@ -287,6 +283,13 @@ def build_model(
             )
     model.pods.extend(values_pods)  # Helm values pseudo-workloads
     model.pods.extend(document_values_pods(model))
+    # what only builds kustomize refuses make is not applied: its findings say so (a values
+    # file's pseudo-object too: what applies the chart it is given to is built by none)
+    if refused:
+        values = {id(p.obj): p.obj for p in model.pods if isinstance(p.obj, ValuesObject)}
+        for obj in (*objects, *values.values()):
+            if (failing := failing_build(model, obj)) is not None:
+                model.unbuilt[id(obj)] = failing
     model.pods.extend(custom_resource_pods(model))  # CRD-declared and structural pod templates
     for name, roots in sorted(model.cluster_entries.items()):
         count = sum(1 for o in objects if name in model.clusters.get(id(o), ()))
