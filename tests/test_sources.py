@@ -129,6 +129,36 @@ def _git_toplevel(folder: Path) -> str | None:
     return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
 
 
+def test_a_folder_is_read_as_git_sees_it_so_what_git_ignores_is_left_out(
+        tmp_path: Path) -> None:
+    """A new-user trial: a patch written by hand from a runbook and git-ignored was read by
+    ``lint .`` (the lint then judged a build no commit holds). Like ruff's respect-gitignore,
+    a folder is read without what git ignores, tracked files excepted, as the review's git
+    tree is; a file named on the command line is read whatever git says."""
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\n"
+    repo = GitRepo(tmp_path / "r")
+    repo.commit({".gitignore": "env/\n*.local.yaml\n", "apps/a.yaml": cm % "a",
+                 "apps/kept.local.yaml": cm % "kept"})  # tracked before the pattern: kept
+    repo.git("add", "-f", "apps/kept.local.yaml")
+    repo.write({"env/patch.yaml": cm % "p", "env/other.yaml": cm % "o",
+                "apps/b.local.yaml": cm % "b", "apps/new.yaml": cm % "new",
+                "env/notes.txt": "x\n"})
+    tree = disk_tree([repo.path], repo.path)
+    assert [f.path for f in tree.files] == ["apps/a.yaml", "apps/kept.local.yaml",
+                                            "apps/new.yaml"]
+    assert not tree.exists("env/notes.txt") and not tree.exists("apps/b.local.yaml")
+    assert [(s.path, s.reason.split(":")[0]) for s in tree.skipped] == [
+        ("apps/b.local.yaml", "git-ignored (a YAML file)"),
+        ("env/", "git-ignored (2 YAML files)")]
+    assert [f.path for f in disk_tree([repo.path / "apps"], repo.path).files] == [
+        "apps/a.yaml", "apps/kept.local.yaml", "apps/new.yaml"]
+    named = disk_tree([repo.path / "env" / "patch.yaml"], repo.path)
+    assert [f.path for f in named.files] == ["env/patch.yaml"] and named.skipped == ()
+    repo.commit()  # what git ignores is not committed either: the git tree agrees
+    assert [f.path for f in git_tree(repo.path, "HEAD").files] == [
+        f.path for f in tree.files]
+
+
 def test_git_is_asked_for_the_top_level_wherever_it_could_find_a_repository(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``outside_git`` (git not run) only where git finds no repository; ``repo_root`` is

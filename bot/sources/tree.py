@@ -314,12 +314,17 @@ def disk_tree(targets: Sequence[Path], root: Path, max_file_bytes: int = MAX_FIL
     root_text = os.path.abspath(root)
     check_targets(targets)
     seen: set[str] = set()  # (PATHs that repeat or hold one another: each file read once)
+    ignored = _git_ignored(root_text, targets)
+    left_out: dict[str, int] = {}  # what git ignores -> the YAML files of it left unread
     for target in targets:
         for path, kind in _walk(os.path.abspath(unlinked(target)), root_text):
             relpath = _relative(path, root_text)
             if relpath in seen:
                 continue
             seen.add(relpath)
+            if ignored and (entry := _ignored_entry(relpath, ignored)) is not None:
+                left_out[entry] = left_out.get(entry, 0) + relpath.endswith(YAML_SUFFIXES)
+                continue
             if kind is _LINK:
                 skipped.append(Skipped(relpath, "symlink (not followed)"))
             elif kind is _NESTED:
@@ -338,6 +343,8 @@ def disk_tree(targets: Sequence[Path], root: Path, max_file_bytes: int = MAX_FIL
                         side = _read(path, relpath, max_file_bytes)
                         if len(side.data) <= MAX_TEXT_BYTES:
                             texts.append(side)
+    skipped += [Skipped(entry, _ignored_reason(count)) for entry, count in left_out.items()
+                if count]
     files += [_read(jsons[p], p, max_file_bytes) for p in listed_json(files, jsons)]
     have = {t.path for t in texts}
     for path in generator_sources(files, others):
@@ -357,6 +364,45 @@ def disk_tree(targets: Sequence[Path], root: Path, max_file_bytes: int = MAX_FIL
         outside = roots_outside(root_text, [os.path.abspath(unlinked(t)) for t in targets])
     return Tree(root, tuple(files), frozenset(paths), tuple(skipped), tuple(texts),
                 roots_outside=outside, within=within)
+
+
+def _git_ignored(root: str, targets: Sequence[Path]) -> frozenset[str]:
+    """What git ignores under the folders among ``targets`` (paths relative to ``root``, a
+    folder git ignores whole as ``folder/``): files no commit holds, so no GitOps controller
+    and no review of a pull request ever reads them, and neither does a lint of the folder
+    (ruff's ``respect-gitignore``). A file named as a target is read whatever git says.
+    Empty outside git, or when git cannot say; one ``git ls-files`` when inside."""
+    folders = [os.path.abspath(unlinked(t)) for t in targets]
+    folders = [f for f in folders if os.path.isdir(f) and not os.path.islink(f)]
+    if not folders or outside_git(Path(root).resolve()):
+        return frozenset()
+    specs = [_relative(f, root) or "." for f in folders]
+    with suppress(OSError):
+        out = subprocess.run(
+            ["git", "-C", root, "ls-files", "-z", "-o", "-i", "--exclude-standard",
+             "--directory", "--", *specs], capture_output=True, check=False)
+        if out.returncode == 0:
+            return frozenset(n for n in out.stdout.decode("utf-8", "surrogateescape")
+                             .split("\0") if n)
+    return frozenset()
+
+
+def _ignored_entry(relpath: str, ignored: frozenset[str]) -> str | None:
+    """The entry of ``ignored`` (:func:`_git_ignored`) that holds ``relpath``, or None."""
+    if relpath in ignored:
+        return relpath
+    cut = relpath.rfind("/")
+    while cut > 0:
+        if (folder := relpath[:cut + 1]) in ignored:
+            return folder
+        cut = relpath.rfind("/", 0, cut)
+    return None
+
+
+def _ignored_reason(yaml_files: int) -> str:
+    what = "a YAML file" if yaml_files == 1 else f"{yaml_files} YAML files"
+    return (f"git-ignored ({what}): no commit holds it, so no cluster receives it from the "
+            "repository; name a file to lint it anyway")
 
 
 def _common_folder(targets: Sequence[str], files: set[str]) -> str:
