@@ -190,8 +190,9 @@ def test_two_versions_of_one_kind_are_two_ids_to_kustomize(tmp_path: Path) -> No
 def test_a_duplicate_a_plugin_may_rename_is_not_certain(tmp_path: Path) -> None:
     # jfroy/flatops: each namespace folder writes `Namespace .invalid` and lists
     # `transformers: [./transformers]`, a folder building a builtin NamespaceTransformer
-    # that renames it to the folder's namespace; reviewbot runs no plugin, so the 21
-    # "duplicate" Namespaces it saw were no promise (kubectl kustomize builds them apart)
+    # that renames it to the folder's namespace: reviewbot runs it as kustomize does, so
+    # the Namespaces are a and b, no duplicate (it once saw 21 "duplicate" Namespaces);
+    # a plugin reviewbot does not run may rename them: a duplicate is then not certain
     namespace = "apiVersion: v1\nkind: Namespace\nmetadata: {name: .invalid}\n"
     folder = "resources: [namespace.yaml]\ntransformers: [./transformers]\n"
     write(tmp_path, {
@@ -207,6 +208,15 @@ def test_a_duplicate_a_plugin_may_rename_is_not_certain(tmp_path: Path) -> None:
             fieldSpecs: [{path: metadata/name, kind: Namespace}]
         """,
     })
+    assert lint(tmp_path).findings == []
+    write(tmp_path, {"ns.yaml": """
+            apiVersion: example.com/v1
+            kind: Renamer
+            metadata:
+              name: ns
+              annotations:
+                config.kubernetes.io/function: "exec: {path: ./rename}"
+        """})
     result = lint(tmp_path)
     assert [(f.file, f.severity) for f in result.findings] == [("b/namespace.yaml", "warning")]
     assert result.findings[0].message.endswith(

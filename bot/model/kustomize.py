@@ -44,6 +44,7 @@ from reviewbot.model.resource import (
     Path,
     Resource,
     file_objects,
+    inline_values,
     join,
     typed_annotations,
 )
@@ -682,12 +683,12 @@ class Graph:
                 build.remote.append(entry)
                 continue
             self._component(build, target, stack)
-        build.resources = steps.transform(k, build.resources, functools.partial(self._read, build),
-                                          build.deleted, True, build.config, build.unmatched)
+        build.resources = self._transform(k, build.resources, build, True, stack,
+                                          build.unmatched)
         build.variables = build.variables + _vars(k)
         if k.body.get("helmCharts") or folder in self.fleet_charts():
             build.helm = True
-        if any(k.body.get(key) for key in ("generators", "transformers", "validators")):
+        if any(k.body.get(key) for key in ("generators", "validators")):
             build.plugins = True
         self._builds[folder] = build
         return build
@@ -722,11 +723,52 @@ class Graph:
                         self._component(inner, join(target, entry), stack | {target})
                 resources = inner.resources
             build.config = inner.config
-            build.resources = self._transform(component, resources, build, True)
+            build.resources = self._transform(component, resources, build, True,
+                                              stack | {target})
             build.variables = inner.variables + _vars(component)
             build.cut = build.cut or inner.cut
             build.unresolved = build.unresolved or inner.unresolved
             build.limits += [x for x in inner.limits if x not in build.limits]
+
+    def _transformers(self, build: Build, k: Kustomization, stack: frozenset[str]
+                      ) -> tuple[list[Mapping[str, Any]], bool]:
+        """The configurations of the builtin transformers ``k``'s ``transformers:`` entries
+        name (a file of them, or a kustomization folder whose build makes them: its own
+        ``namespace:`` then sets the NamespaceTransformer's), and whether some entry is
+        another plugin, inline, remote or unread: what it does to the objects is not known.
+        The folders' reads are the build's."""
+        plugins: list[Mapping[str, Any]] = []
+        foreign = False
+        builtin = _steps().builtin_transformer
+        for entry in _list(k.body.get("transformers")):
+            if not isinstance(entry, str) or is_remote(entry):
+                foreign = True
+                continue
+            if "\n" in entry or entry.lstrip().startswith("{"):  # a configuration inline
+                made = [v for v in inline_values(entry) if v is not None]
+                foreign = foreign or not made or not all(builtin(c) for c in made)
+                plugins += [c for c in made if builtin(c)]
+                continue
+            target = join(k.directory, entry.strip())
+            build.reads[target] = self._token(target)
+            if target in self.by_dir:
+                if target in stack:
+                    foreign = True
+                    continue
+                inner = self.build(target, stack)
+                build.reads.update(inner.reads)
+                build.files |= inner.files
+                made = [r.body for r in inner.resources]
+                foreign = foreign or inner.plugins or bool(inner.remote) or inner.helm
+            elif target in self.files:
+                build.files.add(target)
+                made = [r.body for r in self.objects_of(target)]
+            else:
+                foreign = True
+                continue
+            foreign = foreign or not made or not all(builtin(c) for c in made)
+            plugins += [c for c in made if builtin(c)]
+        return plugins, foreign
 
     def _include(self, build: Build, folder: str, entry: str, stack: frozenset[str]) -> None:
         if is_remote(entry):
@@ -798,10 +840,18 @@ class Graph:
 
     def _transform(
         self, k: Kustomization, resources: list[Resource], build: Build,
-        generated: bool = False,
+        generated: bool = False, stack: frozenset[str] = frozenset(),
+        unmatched: list[Unmatched] | None = None,
     ) -> list[Resource]:
+        """``resources`` after ``k``'s patches and transformers (:func:`transform.transform`),
+        the builtin transformers its ``transformers:`` name last; another plugin among them
+        makes the build's output unknown (``Build.plugins``)."""
+        plugins, foreign = self._transformers(build, k, stack) if k.body.get(
+            "transformers") else ([], False)
+        if foreign:
+            build.plugins = True
         return _steps().transform(k, resources, functools.partial(self._read, build),
-                                  build.deleted, generated, build.config)
+                                  build.deleted, generated, build.config, unmatched, plugins)
 
     def _read(self, build: Build, path: str) -> LoadedFile | None:
         """The file at ``path`` for a build (a patch, a replacement, a generator's source),

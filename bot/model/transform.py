@@ -124,14 +124,17 @@ def configuration(k: Kustomization, read: Reader) -> Config:
 def transform(k: Kustomization, resources: list[Resource], read: Reader,
               deleted: list[Resource] | None = None, generated: bool = False,
               config: Config | None = None,
-              unmatched: list[Unmatched] | None = None) -> list[Resource]:
+              unmatched: list[Unmatched] | None = None,
+              plugins: Sequence[Mapping[str, Any]] = ()) -> list[Resource]:
     """``resources`` after ``k``'s generators, patches and transformers, in kustomize's order
     (``read``: the tree's files, for patch files; ``deleted`` gets the objects a patch
     deleted, ``$patch: delete``; ``generated``: the generators' objects are in
     ``resources`` already, :func:`generate`; ``config``: the transformer configuration the
     build has merged so far, else ``k``'s own, :func:`configuration`; ``unmatched`` gets
     the strategic merge patches without a target that patched no object, which kustomize
-    refuses: :class:`Unmatched`). Renames are recorded
+    refuses: :class:`Unmatched`; ``plugins``: the configurations of the builtin
+    transformers its ``transformers:`` entries name, which run last, in order:
+    :func:`builtin_transformer`). Renames are recorded
     on each object; the name references follow once the whole build is made
     (:func:`finish`)."""
     body = k.body
@@ -198,6 +201,75 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
                            if isinstance(v, str) else v) for r in out]
     if body.get("replacements"):
         out = apply_replacements(k, out, read).resources
+    for plugin in plugins:
+        if plugin.get("kind") == "PatchTransformer":  # as a ``patches:`` entry of k's
+            item = {key: plugin[key] for key in ("patch", "path", "target", "options")
+                     if key in plugin}
+            wrapper = Kustomization(k.file, k.directory, {"patches": [item]}, k.doc)
+            out = transform(wrapper, out, read, gone, True, cfg)
+        else:
+            out = _run_builtin(plugin, out)
+    return out
+
+
+# The builtin transformers (kustomize's api/builtins) a ``transformers:`` entry may configure
+# (``apiVersion: builtin``) that reviewbot runs, each with the step the kustomization field of
+# the same transformer runs (``namespace``, ``namePrefix``/``nameSuffix``, ``labels``,
+# ``commonAnnotations``, ``images``, ``replicas``, ``patches``), its fieldSpecs the
+# configuration's own.
+# Another plugin's output is not known (kustomize-integrity and the objects' doubts say so).
+BUILTIN_TRANSFORMERS = frozenset({
+    "NamespaceTransformer", "PrefixSuffixTransformer", "LabelTransformer",
+    "AnnotationsTransformer", "ImageTagTransformer", "ReplicaCountTransformer",
+    "PatchTransformer",
+})
+
+
+def builtin_transformer(config: Any) -> bool:
+    """Whether ``config`` (an object a ``transformers:`` entry holds or builds) configures
+    a builtin transformer reviewbot runs as kustomize does."""
+    return (isinstance(config, dict) and config.get("apiVersion") == "builtin"
+            and config.get("kind") in BUILTIN_TRANSFORMERS)
+
+
+def _run_builtin(config: Mapping[str, Any], out: list[Resource]) -> list[Resource]:
+    """``out`` after the builtin transformer ``config`` configures (kustomize's plugin:
+    every object, an empty one left alone; the fieldSpecs the configuration lists)."""
+    kind = config.get("kind")
+    specs = [s for s in map(field_spec, list_of(config.get("fieldSpecs"))) if s is not None]
+    if kind == "NamespaceTransformer":
+        namespace = text_of(dict_of(config.get("metadata")).get("namespace"))
+        if not namespace:
+            return out  # (the plugin sets nothing without one)
+        own = Config({"namespace": tuple(specs)})
+        kinds: dict[tuple[str, str], tuple[bool, tuple[FieldSpec, ...]]] = {}
+        unset_only = config.get("unsetOnly") is True
+        return [_set_namespace(r, namespace, own, kinds, unset_only) for r in out]
+    if kind == "PrefixSuffixTransformer":
+        prefix = text_of(config.get("prefix")) or ""
+        suffix = text_of(config.get("suffix")) or ""
+        if not prefix and not suffix:
+            return out
+        own = Config({"namePrefix": tuple(specs)})
+        return [_affix(r, prefix, suffix, own, "namePrefix") for r in out]
+    if kind in ("LabelTransformer", "AnnotationsTransformer"):
+        entries = config.get("labels" if kind == "LabelTransformer" else "annotations")
+        if not isinstance(entries, dict) or not entries:
+            return out
+        return [_set_entries(r, _labels(entries), _selecting(specs, r)) for r in out]
+    if kind == "ImageTagTransformer":
+        tag = config.get("imageTag")
+        if not isinstance(tag, dict) or not tag.get("name"):
+            return out
+        out = [_images(r, [tag]) for r in out]  # every container's image, then the fields
+        return [_set_at(r, _selecting(specs, r), lambda v: transform_image(v, [tag])
+                        if isinstance(v, str) else v) for r in out]
+    if kind == "ReplicaCountTransformer":
+        replica = config.get("replica")
+        if not isinstance(replica, dict) or not isinstance(replica.get("count"), int):
+            return out
+        return [_replicas(r, str(replica.get("name")), replica["count"], _selecting(specs, r))
+                for r in out]
     return out
 
 
@@ -601,13 +673,14 @@ def _label_specs(spec: Mapping[str, Any], cfg: Config) -> list[FieldSpec]:
 
 
 def _set_namespace(r: Resource, namespace: str, cfg: Config,
-                   kinds: dict[tuple[str, str], tuple[bool, tuple[FieldSpec, ...]]]
-                   ) -> Resource:
+                   kinds: dict[tuple[str, str], tuple[bool, tuple[FieldSpec, ...]]],
+                   unset_only: bool = False) -> Resource:
     """kustomize's NamespaceTransformer: ``metadata.namespace`` of every object it does not
     take for cluster-scoped, a v1 Namespace's name, RoleBinding and ClusterRoleBinding
     subjects named ``default``, and the configuration's other namespace fieldSpecs
     (APIService and CRD conversion webhook services); the id before it kept. ``kinds``:
-    by (apiVersion, kind), whether cluster-scoped and the fieldSpecs, as found so far."""
+    by (apiVersion, kind), whether cluster-scoped and the fieldSpecs, as found so far;
+    ``unset_only`` (a NamespaceTransformer's ``unsetOnly``): only fields not set yet."""
     body = r.body
     if not body:
         return r
@@ -636,16 +709,21 @@ def _set_namespace(r: Resource, namespace: str, cfg: Config,
     h = r.renames
     renames = Renames(h.previous + ((kind, effective, name if type(name) is str
                                      else str(name or "")),), h.prefixes, h.suffixes)
-    if not scoped and was != namespace:
+    if not scoped and was != namespace and not (unset_only and was):
         body = {**body, "metadata": {**meta, "namespace": namespace}}
     if binding and isinstance(body.get("subjects"), list):
         subjects = [{**s, "namespace": namespace}
                     if isinstance(s, dict) and s.get("name") == "default"
-                    and s.get("namespace") != namespace else s for s in body["subjects"]]
+                    and s.get("namespace") != namespace
+                    and not (unset_only and s.get("namespace")) else s
+                    for s in body["subjects"]]
         if any(a is not b for a, b in zip(subjects, body["subjects"], strict=True)):
             body = {**body, "subjects": subjects}
     r = Resource(r.doc, r.path, body, r.origins, renames)
-    return _set_at(r, specs, lambda _: namespace, create=str) if specs else r
+    if not specs:
+        return r
+    return _set_at(r, specs, (lambda v: v if v else namespace) if unset_only
+                   else (lambda _: namespace), create=str)
 
 
 _AFFIX_SKIPS = (("", "CustomResourceDefinition"), ("apiregistration.k8s.io", "APIService"),
