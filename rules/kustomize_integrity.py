@@ -247,6 +247,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             missing_in.add(k.directory)
             yield violation
         yield from _bare_patches(k, referenced)
+        referenced.update(graph.plugin_inputs(k))  # (a generator plugin reads them)
         if k.flux is None:
             yield from _wrong_types(k)
     objects_by_file: dict[str, list[KObject | None]] = {}

@@ -695,3 +695,30 @@ def test_a_flux_instance_syncing_a_folder_the_tree_lacks_is_said(tmp_path: Path)
     assert gaps[0].message.startswith(
         "the FluxInstance syncs 'clusters/production', which does not exist in this "
         "repository's tree")
+
+
+def test_a_file_a_generator_plugin_reads_is_not_unlisted(tmp_path: Path) -> None:
+    """ukyi-app/homelab: each folder's KSOPS generator names its sops-encrypted Secrets in
+    `files:`; the plugin decrypts them into the build, so they are not "listed by no
+    kustomization" (8 such warnings, and the files were said not applied). What the plugin
+    makes is not known: the files are no objects of their own. A manifest no generator
+    names is still unlisted."""
+    secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\nstringData:\n  a: ENC[x]\n"
+    write(tmp_path, {
+        "kustomization.yaml": "resources: [cm.yaml]\ngenerators: [gen.yaml]\n",
+        "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+        "gen.yaml": """
+            apiVersion: viaduct.ai/v1
+            kind: ksops
+            metadata:
+              name: g
+              annotations:
+                config.kubernetes.io/function: "exec: {path: ksops}"
+            files: [s.enc.yaml]
+        """,
+        "s.enc.yaml": secret % "s",
+        "stale.yaml": secret % "stale",
+    })
+    result = lint(tmp_path)
+    assert [(f.file, f.severity) for f in result.findings] == [("stale.yaml", "warning")]
+    assert [o.ref for o in result.model.objects] == ["ConfigMap/default/c"]

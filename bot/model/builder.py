@@ -532,6 +532,7 @@ def _listed(graph: Graph, kustomizations: Iterable[Kustomization]) -> set[str]:
         found.update(join(k.directory, e.value.strip()) for e in graph.entries(k)
                      if not is_remote(e.value))
         found.update(patch_files(k))
+        found.update(graph.plugin_inputs(k))
     return found
 
 
@@ -575,7 +576,7 @@ def _patch_documents(graph: Graph) -> set[int]:
     for k in graph.by_dir.values():
         listed.update(graph.children(k.directory))
     for k in graph.by_dir.values():
-        for file in (*patch_files(k), *config_files(k)):
+        for file in (*patch_files(k), *config_files(k), *graph.plugin_inputs(k)):
             if file not in listed:
                 patches.update(id(d) for d in _documents_of(graph, file))
         for entry in graph.commented(k):

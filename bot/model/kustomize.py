@@ -480,6 +480,7 @@ class Graph:
         # id(spec) -> (the spec, the part of each of its fields asked so far): spec_id
         self._spec_parts: dict[int, tuple[Mapping[str, Any], dict[str, Any]]] = {}
         self._entries: dict[str, tuple[Mapping[str, Any], list[Entry]]] = {}
+        self._plugin_inputs: dict[str, tuple[Mapping[str, Any], list[str]]] = {}
 
     def deleted(self) -> set[int]:
         """Documents whose object a patch of some build made so far deleted (``$patch:
@@ -578,6 +579,36 @@ class Graph:
         if found is None or found[0] is not k.body:
             found = self._entries[k.file] = (k.body, list(path_entries(k.body)))
         return found[1]
+
+    def plugin_inputs(self, k: Kustomization) -> list[str]:
+        """The YAML files of the tree that the configurations of ``k``'s generator plugins
+        name, relative to ``k``'s folder as kustomize runs them (KSOPS' ``files:``: the
+        sops-encrypted Secrets it decrypts): read by the build, where they are not objects
+        of their own (what the plugin makes of them is not known), never "listed by no
+        kustomization" (ukyi-app/homelab). Once per kustomization."""
+        found = self._plugin_inputs.get(k.file)
+        if found is not None and found[0] is k.body:
+            return found[1]
+        inputs: list[str] = []
+        for entry in _list(k.body.get("generators")):
+            if not isinstance(entry, str) or "\n" in entry or is_remote(entry):
+                continue
+            config = self.files.get(join(k.directory, entry.strip()))
+            for doc in config.documents if config is not None else ():
+                stack: list[Any] = [v for key, v in _dict(doc.value).items()
+                                    if key not in ("apiVersion", "kind", "metadata")]
+                while stack:
+                    value = stack.pop()
+                    if isinstance(value, dict):
+                        stack.extend(value.values())
+                    elif isinstance(value, list):
+                        stack.extend(value)
+                    elif isinstance(value, str) and value.strip() and "\n" not in value:
+                        target = join(k.directory, value.strip())
+                        if target in self.files and target not in inputs:
+                            inputs.append(target)
+        self._plugin_inputs[k.file] = (k.body, inputs)
+        return inputs
 
     def commented(self, k: Kustomization) -> list[Commented]:
         """:func:`commented_entries` of ``k``, once per parsed file (the previous graph's
@@ -690,6 +721,7 @@ class Graph:
             build.helm = True
         if any(k.body.get(key) for key in ("generators", "validators")):
             build.plugins = True
+            build.files.update(self.plugin_inputs(k))  # (read by the plugin, not objects)
         self._builds[folder] = build
         return build
 
