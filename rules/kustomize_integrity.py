@@ -202,6 +202,7 @@ from reviewbot.model.reach import (
     harness_inputs,
     is_object,
     kept_aside,
+    placeholder_folders,
     read_by_terraform,
     source_url,
     unapplied_folders,
@@ -879,10 +880,14 @@ def _sync_paths(model: Model) -> Iterator[Violation]:
         line, column = doc.position(where)
         located = {"file": doc.file.path, "line": line, "column": column} if obj is None else {}
         if "${" in path:
+            named = placeholder_folders(path, model_graph(model).dirs)
             yield Violation(
                 obj, where if obj is not None else (),
                 f"the FluxInstance syncs {path!r}, whose variable no Flux Kustomization that "
-                "applies this file substitutes, so what it syncs is not followed",
+                "applies this file substitutes, so " + (
+                    f"which folder it syncs is not known (the {len(named)} it can name are "
+                    "judged, their findings not certain)" if named
+                    else "what it syncs is not followed"),
                 kind="missing", key=f"{doc.file.path}:sync-path", doubt=(
                     "which folder the variable names: substituted where this file is applied "
                     "from outside the repository, or by hand"),

@@ -636,7 +636,8 @@ def test_a_folder_commented_out_is_one_info_whose_fix_names_a_folder(tmp_path: P
 
 @pytest.mark.parametrize(("substitute", "expected"), [
     ("", "the FluxInstance syncs 'clusters/${CLUSTER}', whose variable no Flux Kustomization "
-         "that applies this file substitutes, so what it syncs is not followed"),
+         "that applies this file substitutes, so which folder it syncs is not known (the 1 it "
+         "can name are judged, their findings not certain)"),
     ("postBuild: {substitute: {CLUSTER: prod}}",
      "the FluxInstance syncs 'clusters/prod', which does not exist in this repository's tree"),
 ])

@@ -960,6 +960,42 @@ def test_a_flux_instance_is_a_root(tmp_path: Path) -> None:
         ("kustomize-integrity[not-applied]", "attic/web.yaml")]
 
 
+@pytest.mark.parametrize("placeholder", ["@dc-domain@", "{{ .host }}", "${CLUSTER}"])
+def test_a_sync_path_another_tool_fills_roots_each_folder_it_can_name_not_certainly(
+        tmp_path: Path, placeholder: str) -> None:
+    # jmuchovej/homelab: Nix fills @dc-domain@ in the FluxInstance's sync path before it
+    # reaches a cluster; the tree holds one folder per host. The whole cluster tree (286
+    # files) was "not applied", nothing judged: each folder the placeholder can name is a
+    # cluster, and its findings say which value was not seen. A folder it cannot name is
+    # still not applied.
+    write(tmp_path, {
+        "nix/flux-instance.yaml": f"""
+            apiVersion: fluxcd.controlplane.io/v1
+            kind: FluxInstance
+            metadata: {{name: flux, namespace: flux-system}}
+            spec:
+              sync: {{kind: GitRepository, url: https://github.com/acme/fleet,
+                      path: "k8s/clusters/{placeholder}/flux"}}
+        """,
+        "k8s/clusters/a.example/flux/web.yaml": FLOATING % "a",
+        "k8s/clusters/b.example/flux/web.yaml": FLOATING % "b",
+        "k8s/clusters/b.example/other/web.yaml": FLOATING % "other",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    # a postBuild variable nothing substitutes is a gap of Flux's own, said at the instance
+    gap = [("kustomize-integrity[missing]", "warning", "nix/flux-instance.yaml")]
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "warning", "k8s/clusters/a.example/flux/web.yaml"),
+        ("image-digest[floating]", "warning", "k8s/clusters/b.example/flux/web.yaml"),
+        *(gap if placeholder.startswith("$") else []),
+        ("kustomize-integrity[not-applied]", "info", "k8s/clusters/b.example/other/web.yaml")]
+    first = next(f for f in result.findings if f.rule == "image-digest")
+    assert first.message.endswith(
+        "Not certain: reviewbot could not see whether nix/flux-instance.yaml's sync path "
+        f"k8s/clusters/{placeholder}/flux names k8s/clusters/a.example/flux (filled in "
+        "outside Flux; 2 folders match it).")
+
+
 @pytest.mark.parametrize("sync_name", ["home-ops-kubernetes", None])
 def test_a_flux_instance_names_the_source_its_children_sync_from(
         tmp_path: Path, sync_name: str | None) -> None:

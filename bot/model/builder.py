@@ -274,6 +274,8 @@ def build_model(
     if reach is None:  # (with roots, the walk decides what is applied)
         _terraform_doubts(model, reads)
     _unread_patch_doubts(model, graph)
+    if reach is not None and reach.guessed:
+        _guessed_doubts(model, reach)
     refused = any_refused(model)
     model.services.extend(kserve_services(model.pods))
     for obj in model.objects:
@@ -484,6 +486,21 @@ def _unread_patch_doubts(model: Model, graph: Graph) -> None:
         for obj in model.objects:
             if (unseen := doubted.get(id(obj.doc))) is not None:
                 doubts.setdefault(id(obj), unseen)
+
+
+def _guessed_doubts(model: Model, reach: Reach) -> None:
+    """The objects only clusters rooted through a sync path's placeholder receive
+    (``Reach.guessed``): whether the placeholder names their folder is unseen, and their
+    findings say so."""
+    clusters: dict[int, set[str]] = {}  # id(document) -> the clusters its builds are for
+    for applied in reach.applied:
+        for r in applied.resources:
+            if r.doc is not None:
+                clusters.setdefault(id(r.doc), set()).update(applied.clusters)
+    for obj in model.objects:
+        found = clusters.get(id(obj.doc))
+        if found and all(c in reach.guessed for c in found):
+            model.doubts.setdefault(id(obj), reach.guessed[min(found)])
 
 
 def _scope_doubt(tree: Tree | None, graph: Graph,

@@ -142,6 +142,10 @@ class Reach:
     # FluxInstances whose sync path names no folder here (a variable nothing substitutes,
     # or a folder the tree lacks): (its document, the path, the source kind)
     sync_gaps: list[tuple[Document, str, str]] = field(default_factory=list)
+    # clusters rooted at a folder a FluxInstance's sync path names only through a placeholder
+    # another tool fills (``@host@``, ``{{ .host }}``, a ``${VAR}`` nothing here sets), one
+    # per folder that matches it -> what is unseen: whether the placeholder names it
+    guessed: dict[str, str] = field(default_factory=dict)
 
     @property
     def clusters(self) -> list[str]:
@@ -468,6 +472,23 @@ class _Walker:
                 url = source_url(sync_spec.get("url"))
                 if url:
                     self.self_urls.add(url)
+            if all("${" in p or p.strip().strip("./") not in self.graph.dirs for p in paths):
+                matches = placeholder_folders(paths[0], self.graph.dirs)
+                if matches:  # the tree's folders the placeholder can name: each a cluster,
+                    if "${" in paths[0]:  # its findings not certain (jmuchovej/homelab); a
+                        # variable Flux substitutes nowhere here is a gap besides (said)
+                        self.reach.sync_gaps.append((doc, paths[0], kind))
+                    for folder in matches:
+                        self.reach.guessed[folder] = (
+                            f"whether {doc.file.path}'s sync path {paths[0].strip()} names "
+                            f"{folder} (filled in outside Flux; {len(matches)} "
+                            f"folder{'s' if len(matches) > 1 else ''} match it)")
+                        self.reach.roots.append(Root(folder, "FluxInstance", doc.file.path,
+                                                     paths[0]))
+                        self.reach.files.add(doc.file.path)
+                        yield _Step(folder, doc.file.path, {"path": "./" + folder},
+                                    "flux-system", ())
+                    continue
             for synced in paths:
                 if "${" in synced or synced.strip().strip("./") not in self.graph.dirs:
                     self.reach.sync_gaps.append((doc, synced, kind))  # (a root all the same:
@@ -1274,6 +1295,24 @@ def _by_name(documents: Iterable[Document], kind: str) -> dict[str, list[Documen
             if isinstance(name, str):
                 out.setdefault(name, []).append(doc)
     return out
+
+
+# a value another tool writes into a file before Flux reads it: Nix's substituteAll
+# (``@name@``), a Go, Helm or Jinja template (``{{ .name }}``), ``<name>``, and a postBuild
+# variable nothing in the tree sets (``${NAME}``)
+_PLACEHOLDER = re.compile(r"@[A-Za-z0-9_.-]+@|\{\{[^{}/]*\}\}|<[A-Za-z0-9_.-]+>|\$\{[^{}/]+\}")
+
+
+def placeholder_folders(path: str, dirs: Iterable[str]) -> list[str]:
+    """The folders of ``dirs`` a path with placeholders (:data:`_PLACEHOLDER`) can name, a
+    placeholder standing for one or more characters of one path segment; none when the
+    path holds no placeholder."""
+    path = path.strip().strip("./")
+    if not _PLACEHOLDER.search(path):
+        return []
+    parts = _PLACEHOLDER.split(path)
+    pattern = re.compile("[^/]+".join(re.escape(part) for part in parts))
+    return sorted(d for d in dirs if pattern.fullmatch(d))
 
 
 def _instances(documents: Iterable[Document]) -> Iterator[tuple[Document, Mapping[str, Any]]]:
