@@ -960,6 +960,70 @@ def test_a_flux_instance_is_a_root(tmp_path: Path) -> None:
         ("kustomize-integrity[not-applied]", "attic/web.yaml")]
 
 
+def test_two_applications_of_one_folder_with_other_files_are_two_builds(
+        tmp_path: Path) -> None:
+    # code-dot-org/k8s-gitops: a parent Application applies only application.yaml of the
+    # project's folder (directory.include), the child it makes applies the rest (exclude):
+    # the walk took them for one build, and the project's files were "not applied"
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {{name: {name}, namespace: argocd}}
+        spec:
+          project: default
+          source: {{repoURL: https://github.com/x/y.git, targetRevision: main, path: apps/proj,
+                    directory: {directory}}}
+          destination: {{server: https://kubernetes.default.svc, namespace: apps}}
+        """
+    write(tmp_path, {
+        "root/app.yaml": app.format(name="parent", directory="{include: application.yaml}"),
+        "apps/proj/application.yaml": app.format(
+            name="child", directory="{recurse: true, exclude: application.yaml}"),
+        "apps/proj/deploy.yaml": FLOATING % "web",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "apps/proj/deploy.yaml")]
+
+
+def test_a_file_the_repository_s_script_applies_is_a_root_beside_the_others(
+        tmp_path: Path) -> None:
+    # ukyi-app/homelab: scripts/bootstrap.sh applies argocd/argocd-app.yaml (Argo CD's own
+    # install) beside the root app; it was "not applied by any cluster root", and so was
+    # what it applies; a script kept aside (tests/) roots nothing
+    write(tmp_path, {
+        "argocd/root-app.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: root, namespace: argocd}
+            spec:
+              project: default
+              source: {repoURL: https://github.com/x/y.git, targetRevision: main, path: apps}
+              destination: {server: https://kubernetes.default.svc, namespace: argocd}
+        """,
+        "argocd/argocd-app.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: tools, namespace: argocd}
+            spec:
+              project: default
+              source: {repoURL: https://github.com/x/y.git, targetRevision: main, path: tools}
+              destination: {server: https://kubernetes.default.svc, namespace: tools}
+        """,
+        "scripts/bootstrap.sh": "kubectl apply -f argocd/argocd-app.yaml\n"
+                                "kubectl apply -f argocd/root-app.yaml\n",
+        "tests/smoke.sh": "kubectl apply -f smoke/web.yaml\n",
+        "apps/web.yaml": FLOATING % "web",
+        "tools/web.yaml": FLOATING % "tools",
+        "smoke/web.yaml": FLOATING % "smoke",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "apps/web.yaml"),
+        ("image-digest[floating]", "error", "tools/web.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "smoke/web.yaml")]
+
+
 @pytest.mark.parametrize("placeholder", ["@dc-domain@", "{{ .host }}", "${CLUSTER}"])
 def test_a_sync_path_another_tool_fills_roots_each_folder_it_can_name_not_certainly(
         tmp_path: Path, placeholder: str) -> None:

@@ -665,12 +665,17 @@ class Graph:
 
     def applied_by(self, path: str) -> str | None:
         """The shell script of the tree that applies ``path`` (``kubectl apply -f path``)."""
+        return self.applied_files().get(path)
+
+    def applied_files(self) -> Mapping[str, str]:
+        """The paths the tree's shell scripts apply with ``kubectl apply -f`` -> the first
+        such script (a path as the script's folder or the tree's top resolves it: both)."""
         if self._applied is None:
             self._applied = {}
             for script, places in _script_targets(self.texts, _APPLY, (".sh",), ()):
                 for at in places:
                     self._applied.setdefault(at, script)
-        return self._applied.get(path)
+        return self._applied
 
     def applied_kustomizations(self) -> dict[str, str]:
         """The kustomization folders the repository's own shell scripts and Makefiles apply

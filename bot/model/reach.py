@@ -49,6 +49,7 @@ from reviewbot.model.ci import glob_match
 from reviewbot.model.kustomize import (
     ARGO_DIRECTORY,
     ARGO_NAMESPACE,
+    FLUX_BUILD_FIELDS,
     FLUX_GROUP,
     Build,
     ClusterSpec,
@@ -73,8 +74,10 @@ from reviewbot.model.substitute import (
 
 ARGO_GROUP = "argoproj.io"
 # the fields of a Flux Kustomization's spec that change what it applies
-BUILD_FIELDS = ("path", "targetNamespace", "patches", "images", "components", "namePrefix",
-                "nameSuffix", "commonMetadata", "postBuild", "sourceRef", ARGO_NAMESPACE)
+# (what Graph.flux_build reads, and what the walk adds: kustomize-controller's own steps; an
+# Argo CD directory's include/exclude were left out, and two Applications of one folder, a
+# parent including an Application's file and the child excluding it, were one build)
+BUILD_FIELDS = (*FLUX_BUILD_FIELDS, "commonMetadata", "postBuild")
 _SORTED_FIELDS = tuple(sorted(BUILD_FIELDS))  # (the walk's key names them in this order)
 # the walk's key of a build: the spec fields that shape it (Graph.spec_id), the namespace,
 # and the file of a Kustomization whose path is not in the tree
@@ -230,6 +233,21 @@ def find_reach(graph: Graph, documents: Sequence[Document],
             walker.reach.roots.append(Root(cluster, f"kustomization applied by {script}", file,
                                            folder))
             walker.walk(_Step(cluster, file, {"path": "./" + folder}, "default", (), folder))
+    # and the manifest files they apply as written (`kubectl apply -f FILE`: a bootstrap's
+    # Argo CD Application, its StorageClasses), with what the Applications among them apply
+    # (ukyi-app/homelab's scripts/bootstrap.sh applies argocd-app.yaml beside its root app:
+    # it was "not applied by any cluster root")
+    if walker.reach.roots:
+        for path, script in sorted(graph.applied_files().items()):
+            lf = graph.files.get(path)
+            if lf is None or path in walker.reach.files or aside(path) or aside(script):
+                continue
+            walker.reach.roots.append(Root("in-cluster", f"file applied by {script}", path,
+                                           path))
+            walker.reach.files.add(path)
+            for doc, value in _argo_objects(lf.documents):
+                for step in walker.argo_steps(value, path, (), Resource(doc, (), value)):
+                    walker.walk(step)
     # the repository's own top-level kustomization that no root applies: what `kubectl apply
     # -k .` applies, by hand, beside the other roots (a new-user trial: one Argo CD
     # Application for a chart left the top's apps/web "not applied" and its :latest unjudged)
