@@ -1024,6 +1024,27 @@ def test_a_file_the_repository_s_script_applies_is_a_root_beside_the_others(
         ("kustomize-integrity[not-applied]", "info", "smoke/web.yaml")]
 
 
+@pytest.mark.parametrize(("name", "text"), [
+    ("justfile", "deploy:\n    kubectl apply -k k8s/clusters/c0/\n"),
+    (".taskfiles/cluster.yml", "version: '3'\ntasks:\n  apply:\n    cmds:\n"
+                               "      - kubectl apply -k k8s/clusters/c0/\n"),
+])
+def test_a_kustomization_a_justfile_or_taskfile_recipe_applies_is_a_root(
+        tmp_path: Path, name: str, text: str) -> None:
+    # tvories/k8s-gitops: cluster-0 is applied by hand from a just recipe and a Task task;
+    # a template gotk-sync (a path that does not exist) was the only root, and the whole
+    # cluster (505 objects) "not applied"
+    write(tmp_path, {
+        name: text,
+        "tmpl/gotk-sync.yaml": SYNC.replace("./clusters/prod", "./cluster/base"),
+        "k8s/clusters/c0/kustomization.yaml": "resources: [web.yaml]\n",
+        "k8s/clusters/c0/web.yaml": FLOATING % "web",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "k8s/clusters/c0/web.yaml")]
+
+
 @pytest.mark.parametrize("placeholder", ["@dc-domain@", "{{ .host }}", "${CLUSTER}"])
 def test_a_sync_path_another_tool_fills_roots_each_folder_it_can_name_not_certainly(
         tmp_path: Path, placeholder: str) -> None:

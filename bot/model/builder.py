@@ -655,11 +655,15 @@ def _not_judged(graph: Graph, unapplied: frozenset[str]) -> Iterator[Skipped]:
             yield Skipped(k.file, _remote_not_fetched(remote))
         for entry in graph.entries(k):
             target = join(k.directory, entry.value.strip())
-            if target not in graph.paths and target not in graph.dirs and not is_remote(
-                    entry.value) and graph.gitignored(target):  # (a folder the tree holds is
-                # read: a .gitignore pattern does not apply to what the repository tracks)
+            if target in graph.paths or target in graph.dirs or is_remote(entry.value):
+                continue
+            if graph.gitignored(target):  # (a folder the tree holds is read: a .gitignore
+                # pattern does not apply to what the repository tracks)
                 yield Skipped(k.file, f"{entry.value.strip()} is git-ignored (made at build "
                               "time): not checked")
+            elif (script := graph.written_by(target)) is not None:
+                yield Skipped(k.file, f"{entry.value.strip()} is written by {script} before "
+                              "the build it runs: not checked")
 
 
 REMOTE_NAMED = 2  # remote entries a skipped line names; the rest are counted

@@ -51,7 +51,7 @@ from reviewbot.model.resource import (
 from reviewbot.model.resource import dict_of as _dict
 from reviewbot.model.resource import list_of as _list
 from reviewbot.model.resource import text_of as _text
-from reviewbot.sources.tree import MAKEFILES, FileRecord
+from reviewbot.sources.tree import JUSTFILES, MAKEFILES, FileRecord
 
 if TYPE_CHECKING:
     from reviewbot.model.patches import Unmatched
@@ -382,6 +382,13 @@ _APPLY_K = re.compile(
     r"(?:-k|--kustomize)[ =]+(\S+)"
     r"|\b(?:kustomize\s+build|(?:kubectl|oc)\s+kustomize)\s+(?:--\S+\s+)*([^\s|;&-]\S*)"
     r"[^\n;&]*\|[^\n;&]*\b(?:kubectl|oc)\b[^\n;&]*\bapply\b")
+# what a shell line writes: a redirection's target, ``tee``'s file, ``cp``'s or ``mv``'s
+# last argument (a path, not an option)
+_WRITES = re.compile(r"(?<![<>&0-9])>>?\s*([^\s|;&<>()]+)|\btee\s+(?:-a\s+)?([^\s|;&<>()-]\S*)"
+                     r"|\b(?:cp|mv)\s+(?:-\w+\s+)*\S+\s+([^\s|;&<>()-][^\s|;&<>()]*)")
+# Task's Taskfiles (and the ones a ``.taskfiles/`` folder keeps for ``includes:``): YAML
+# whose ``cmds`` are shell lines
+_TASKFILE = re.compile(r"(?:^|/)(?:[Tt]askfile(?:\.dist)?\.ya?ml|\.taskfiles/.+\.ya?ml)$")
 _APPLY = re.compile(
     r"\b(?:kubectl|oc)\b[^\n|;&]*?\b(?:apply|create|replace)\b[^\n|;&]*?"
     r"(?:-f|--filename)[ =]+(\S+)"
@@ -445,6 +452,7 @@ class Graph:
             d for lf in files.values() for d in lf.documents)
         self._ignores: list[_Ignore] | None = None
         self._applied: dict[str, str] | None = None
+        self._written: dict[str, str] | None = None
         self.by_dir: dict[str, Kustomization] = {}
         for k in kustomizations:
             if k.flux is None:
@@ -677,14 +685,32 @@ class Graph:
                     self._applied.setdefault(at, script)
         return self._applied
 
+    def written_by(self, path: str) -> str | None:
+        """The shell script, Makefile or justfile of the tree that writes ``path`` (a
+        redirection ``> path``, ``tee path``, ``cp``/``mv``/``envsubst`` to it): made when
+        the script runs, before the build it runs (tvories/k8s-gitops' deploy script writes
+        a chart's values.yaml with envsubst, builds the folder, deletes the file)."""
+        if self._written is None:
+            self._written = {}
+            for script, places in _script_targets(
+                    self.texts, _WRITES, (".sh", ".bash", ".mk", ".just"),
+                    (*MAKEFILES, *JUSTFILES)):
+                for at in places:
+                    self._written.setdefault(at, script)
+        return self._written.get(path)
+
     def applied_kustomizations(self) -> dict[str, str]:
         """The kustomization folders the repository's own shell scripts and Makefiles apply
         (``kubectl apply -k DIR``, ``kubectl kustomize DIR | kubectl apply -f -``, ``kustomize
         build DIR | ...apply``) -> the first such file: a setup applied by hand, documented
         in the repository (a Makefile's local cluster)."""
         found: dict[str, str] = {}
-        for script, places in _script_targets(self.texts, _APPLY_K, (".sh", ".bash", ".mk"),
-                                              MAKEFILES):
+        tasks = [FileRecord(path, None, lf.data) for path, lf in self.files.items()
+                 if _TASKFILE.search(path)]  # (YAML: parsed, their text read here)
+        for script, places in (
+                *_script_targets(self.texts, _APPLY_K, (".sh", ".bash", ".mk", ".just"),
+                                 (*MAKEFILES, *JUSTFILES)),
+                *_script_targets(tasks, _APPLY_K, (".yml", ".yaml"), ())):
             at = next((p for p in places if p in self.by_dir), None)
             if at is not None:
                 found.setdefault(at, script)
@@ -1455,6 +1481,6 @@ def missing_entries(k: Kustomization, index: TreeIndex, graph: Graph,
             if entry.folder_needs_kustomization and index.kustomization_in(target) is None:
                 yield entry, text, "folder"
             continue
-        if graph.gitignored(target):
+        if graph.gitignored(target) or graph.written_by(target) is not None:
             continue  # a build output (the model lists it as not judged)
         yield entry, text, ""

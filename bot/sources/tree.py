@@ -151,6 +151,7 @@ MAX_TEXT_BYTES = 256 * 1024
 
 
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+JUSTFILES = ("justfile", "Justfile", ".justfile", "JUSTFILE")  # just's recipes (and *.just)
 CI_FOLDERS = (".github", ".forgejo", ".gitea")  # workflows, composite actions, their scripts
 CI_ROOT_FILES = (".gitlab-ci.yml", ".gitlab-ci.yaml", "cloudbuild.yaml", "cloudbuild.yml")
 
@@ -158,11 +159,12 @@ CI_ROOT_FILES = (".gitlab-ci.yml", ".gitlab-ci.yaml", "cloudbuild.yaml", "cloudb
 def is_side_text(path: str) -> bool:
     """A file whose text the model reads besides YAML: ``.gitignore`` (build outputs), shell
     scripts (``kubectl apply -f``, what a CI step runs), Makefiles (the targets a CI step
-    calls), Terraform files (the manifests they read) and Helm helpers (``.tpl``: the values
-    a chart reads): read as text, never run."""
-    return (path.endswith((".sh", ".bash", ".mk", ".tf", ".tofu", ".tpl"))
-            or path == ".gitignore"
-            or path.endswith("/.gitignore") or posixpath.basename(path) in MAKEFILES)
+    calls), justfiles (recipes that apply kustomizations), Terraform files (the manifests
+    they read) and Helm helpers (``.tpl``: the values a chart reads): read as text, never
+    run."""
+    return (path.endswith((".sh", ".bash", ".mk", ".just", ".tf", ".tofu", ".tpl"))
+            or path == ".gitignore" or path.endswith("/.gitignore")
+            or posixpath.basename(path) in MAKEFILES or posixpath.basename(path) in JUSTFILES)
 
 
 # a script or Makefile a CI file names (``./hack/set-image.sh``, ``make -C deploy``)
