@@ -459,3 +459,43 @@ def test_with_roots_what_terraform_reads_is_said_to_be_terraform_s(tmp_path: Pat
         "terraform (1 manifest file) is not applied by any cluster root: terraform/main.tf "
         "reads it, and Terraform applies it, if at all (reviewbot does not evaluate "
         "Terraform), so nothing in it is judged")]
+
+
+def test_a_chart_terraform_releases_has_defaults_it_may_override(tmp_path: Path) -> None:
+    """varadiistvan/home-cluster: a Terraform helm_release installs the repository's chart
+    (by its name from a registry, or by its folder) with values and set reviewbot does not
+    evaluate: the chart's `tag: latest` default is a warning that names the release. A chart
+    no release names keeps its error."""
+    chart = "apiVersion: v2\nname: %s\nversion: 0.1.0\n"
+    template = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec:\n"
+                "  template:\n    spec:\n      containers:\n        - name: x\n"
+                "          image: \"{{ .Values.image.repository }}:{{ .Values.image.tag }}\"\n")
+    values = "image:\n  repository: reg.example.com/%s\n  tag: latest\n"
+    files = {"main.tf": """
+        resource "helm_release" "mon" {
+          name       = "mon"
+          repository = "oci://reg.example.com/me"
+          chart      = "mon"
+          set = [{ name = "image.tag", value = "0.1.1" }]
+        }
+        resource "helm_release" "wiki" {
+          name  = "wiki"
+          chart = "./charts/wiki"
+          values = [file("values/wiki.yaml")]
+        }
+    """}
+    for name in ("mon", "wiki", "other"):
+        files[f"charts/{name}/Chart.yaml"] = chart % name
+        files[f"charts/{name}/values.yaml"] = values % name
+        files[f"charts/{name}/templates/deploy.yaml"] = template
+    write(tmp_path, files)
+    found = [(f.severity, f.file, f.message.rpartition("Not certain: ")[2])
+             for f in lint_dir(tmp_path, only=["image-digest"]).findings]
+    assert found == [
+        ("warning", "charts/mon/values.yaml", "reviewbot could not see what main.tf's "
+         "helm_release mon passes over this chart's defaults (its values and set: reviewbot "
+         "does not evaluate Terraform)."),
+        ("error", "charts/other/values.yaml", found[1][2]),
+        ("warning", "charts/wiki/values.yaml", "reviewbot could not see what main.tf's "
+         "helm_release wiki passes over this chart's defaults (its values and set: reviewbot "
+         "does not evaluate Terraform).")]

@@ -60,6 +60,7 @@ from reviewbot.model.objects import (
 )
 from reviewbot.model.patches import Target
 from reviewbot.model.reach import (
+    TERRAFORM_FILES,
     Reach,
     artifact_syncs,
     aside_why,
@@ -67,8 +68,10 @@ from reviewbot.model.reach import (
     harness_inputs,
     kept_aside,
     read_by_terraform,
+    released_chart,
     shows_a_setup,
     terraform_reads,
+    terraform_releases,
     unapplied_folders,
     unincluded_component,
 )
@@ -285,6 +288,7 @@ def build_model(
             )
     model.pods.extend(values_pods)  # Helm values pseudo-workloads
     model.pods.extend(document_values_pods(model))
+    _released_doubts(model, tree)
     # what only builds kustomize refuses make is not applied: its findings say so (a values
     # file's pseudo-object too: what applies the chart it is given to is built by none)
     if refused:
@@ -486,6 +490,26 @@ def _unread_patch_doubts(model: Model, graph: Graph) -> None:
         for obj in model.objects:
             if (unseen := doubted.get(id(obj.doc))) is not None:
                 doubts.setdefault(id(obj), unseen)
+
+
+def _released_doubts(model: Model, tree: Tree | None) -> None:
+    """A chart's own values (its defaults) that a Terraform ``helm_release`` installs: what
+    the release passes over them (``values``, ``set``) is not evaluated, so their findings
+    say so (varadiistvan/home-cluster: releases set ``image.tag`` and a values file over
+    two charts' ``tag: latest``, both errors)."""
+    if tree is None or not any(t.path.endswith(TERRAFORM_FILES) for t in tree.texts):
+        return
+    releases = terraform_releases((t.path, t.data) for t in tree.texts)
+    if not releases:
+        return
+    for pod in model.pods:
+        obj = pod.obj
+        if isinstance(obj, ValuesObject) and obj.own and id(obj) not in model.doubts:
+            found = released_chart(releases, posixpath.dirname(obj.file), obj.release)
+            if found is not None:
+                model.doubts[id(obj)] = (
+                    f"what {found[0]}'s helm_release {found[1]} passes over this chart's "
+                    "defaults (its values and set: reviewbot does not evaluate Terraform)")
 
 
 def _guessed_doubts(model: Model, reach: Reach) -> None:

@@ -1223,6 +1223,47 @@ def terraform_reads(texts: Iterable[tuple[str, bytes]]) -> dict[str, str]:
     return found
 
 
+_HELM_RELEASE = re.compile(r'resource\s+"helm_release"\s+"([^"]+)"\s*\{')
+_CHART_ATTRIBUTE = re.compile(r'^\s*chart\s*=\s*"([^"$]+)"', re.M)
+
+
+def terraform_releases(texts: Iterable[tuple[str, bytes]]) -> list[tuple[str, str, str]]:
+    """The Helm releases the Terraform (or OpenTofu) files among ``texts`` declare
+    (``resource "helm_release"``): (the file, the resource's name, its ``chart`` as written:
+    a chart name, an ``oci://`` reference or a local path). Its ``values`` and ``set`` are
+    not evaluated."""
+    out = []
+    for path, data in texts:
+        if not path.endswith(TERRAFORM_FILES):
+            continue
+        text = data.decode("utf-8", "replace")
+        for match in _HELM_RELEASE.finditer(text):
+            depth, end = 1, match.end()
+            while depth and end < len(text):  # (the resource's block: its braces)
+                depth += {"{": 1, "}": -1}.get(text[end], 0)
+                end += 1
+            chart = _CHART_ATTRIBUTE.search(text, match.end(), end)
+            if chart is not None:
+                out.append((path, match.group(1), chart.group(1)))
+    return out
+
+
+def released_chart(releases: Sequence[tuple[str, str, str]], folder: str,
+                   name: str) -> tuple[str, str] | None:
+    """The first Terraform Helm release (:func:`terraform_releases`) of the chart in
+    ``folder`` named ``name`` (its ``Chart.yaml``): one whose chart is that folder as a local
+    path from the file's folder, or a chart of that name from a repository: (its file, its
+    name), or None."""
+    for file, release, chart in releases:
+        if chart.startswith((".", "/")) or "${" in chart:
+            at = posixpath.normpath(posixpath.join(posixpath.dirname(file), chart))
+            if at == folder:
+                return file, release
+        elif chart.rstrip("/").rpartition("/")[2] == name:
+            return file, release
+    return None
+
+
 def read_by_terraform(path: str, reads: Mapping[str, str]) -> str | None:
     """The Terraform file that reads ``path`` or a folder above it (:func:`terraform_reads`),
     or None."""
