@@ -383,3 +383,31 @@ def kustomize_graph(repo: Path) -> Graph:
             found.append(Kustomization(path, posixpath.dirname(path), doc.value, doc))
     return Graph(found, {p: lf for p, lf in files.items() if not is_kustomization_file(p)},
                  tree.paths, tree.texts)
+
+
+def build_as_kubectl(tmp_path: Path, files: Mapping[str, str], folder: str = ""
+                     ) -> dict[str, Any]:
+    """The in-process build of ``folder`` of the tree ``files`` written in ``tmp_path`` (what
+    kustomize prints: :func:`~reviewbot.model.transform.finish`), by ``kind/name``; asserted
+    the same as kubectl kustomize's when kubectl is there (required with CI)."""
+    import json
+
+    from reviewbot.model.transform import finish
+    from reviewbot.sources.tree import FileRecord, blob_id
+
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(textwrap.dedent(text).lstrip("\n"))
+    made = finish(kustomize_graph(tmp_path).build(folder).resources)
+    got = {f"{r.kind}/{r.name}": json.loads(json.dumps(r.body)) for r in made}
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        assert not os.environ.get("CI"), "CI needs kubectl (Debian's package)"
+        return got
+    proc = subprocess.run([kubectl, "kustomize", str(tmp_path / folder)], capture_output=True,
+                          check=True, timeout=60)
+    record = FileRecord("built.yaml", blob_id(proc.stdout), proc.stdout)
+    want = {f"{d.value['kind']}/{d.value['metadata']['name']}": d.value
+            for d in load(record).documents}
+    assert got == want
+    return got

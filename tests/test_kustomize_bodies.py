@@ -8,45 +8,14 @@ v5.5) builds from the same files. When kubectl is on PATH the test checks agains
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
-import textwrap
 from pathlib import Path
-from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reviewbot.load.loader import load
 from reviewbot.model.resource import _refold_changes, refolded
-from reviewbot.model.transform import finish
-from reviewbot.sources.tree import FileRecord, blob_id
 
-from .helpers import kustomize_graph
-
-KUBECTL = shutil.which("kubectl")
-
-
-def build(tmp_path: Path, files: dict[str, str], folder: str = "") -> dict[str, Any]:
-    """The in-process build of ``folder`` (what kustomize prints: :func:`finish`), by
-    ``kind/name``; the same as kubectl kustomize's when kubectl is there (required with CI)."""
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(textwrap.dedent(text).lstrip("\n"))
-    made = finish(kustomize_graph(tmp_path).build(folder).resources)
-    got = {f"{r.kind}/{r.name}": json.loads(json.dumps(r.body)) for r in made}
-    if KUBECTL is None:
-        assert not os.environ.get("CI"), "CI needs kubectl (Debian's package)"
-        return got
-    proc = subprocess.run([KUBECTL, "kustomize", str(tmp_path / folder)], capture_output=True,
-                          check=True, timeout=60)
-    record = FileRecord("built.yaml", blob_id(proc.stdout), proc.stdout)
-    want = {f"{d.value['kind']}/{d.value['metadata']['name']}": d.value
-            for d in load(record).documents}
-    assert got == want
-    return got
+from .helpers import build_as_kubectl as build
 
 
 def test_a_strategic_merge_patch_drops_the_empty_nulls_of_the_object_it_targets(

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .helpers import build_as_kubectl as build
 from .helpers import kustomize_graph
-from .test_kustomize_bodies import build
 
 DEPLOY = """
     apiVersion: apps/v1
