@@ -620,3 +620,40 @@ def test_a_cluster_of_many_roots_is_summed_up_by_its_first(tmp_path: Path) -> No
     assert summaries == [
         ("prod/app0.yaml", "cluster prod (and 4 other roots): 5 objects"),
         ("stage/app0.yaml", "cluster stage (also from stage/app1.yaml): 2 objects")]
+
+
+def test_a_flux_kustomization_s_components_join_its_folder_s_kustomization(
+        tmp_path: Path) -> None:
+    """kustomize-controller appends a Kustomization's spec.components to the components of
+    the kustomization in its path (fluxcd/pkg's generator), so that kustomization's own
+    namespace and transformers reach the components' objects: rafaribe/home-ops' backup
+    PVC lands in `media`, as `kubectl kustomize` of the folder so amended builds it (it was
+    placed in default)."""
+    from .helpers import build_as_kubectl
+
+    pvc = ("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\n"
+           "spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n")
+    component = "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n" \
+                "resources: [pvc.yaml]\n"
+    app = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\n"
+    write(tmp_path, {
+        "components/backup/kustomization.yaml": component,
+        "components/backup/pvc.yaml": pvc,
+        "apps/media/app/kustomization.yaml": "namespace: media\nresources: [app.yaml]\n",
+        "apps/media/app/app.yaml": app,
+    })
+    spec = {"path": "./apps/media/app", "sourceRef": {"kind": "GitRepository", "name": "x"},
+            "components": ["../../../components/backup"]}
+    built = kustomize_graph(tmp_path).flux_build("apps/media/ks.yaml", spec)
+    assert built is not None
+    got = {f"{r.kind}/{r.name}": r.body for r in built.resources}
+    # the folder as kustomize-controller rewrites its kustomization, built by kubectl
+    want = build_as_kubectl(tmp_path / "flux", {
+        "components/backup/kustomization.yaml": component,
+        "components/backup/pvc.yaml": pvc,
+        "apps/media/app/kustomization.yaml": "namespace: media\nresources: [app.yaml]\n"
+                                             "components: [../../../components/backup]\n",
+        "apps/media/app/app.yaml": app,
+    }, "apps/media/app")
+    assert json.loads(json.dumps(got)) == want
+    assert want["PersistentVolumeClaim/data"]["metadata"]["namespace"] == "media"

@@ -727,7 +727,14 @@ class Graph:
         if earlier is not None and self._still(earlier):
             self._builds[folder] = earlier
             return earlier
-        k = self.by_dir[folder]
+        build = self._make(self.by_dir[folder], stack)
+        self._builds[folder] = build
+        return build
+
+    def _make(self, k: Kustomization, stack: frozenset[str]) -> Build:
+        """What the kustomization ``k`` builds (:meth:`build` keeps it per folder; a Flux
+        Kustomization's components make another of its folder's: :meth:`_folder_build`)."""
+        folder = k.directory
         build = Build(folder, [], {k.file}, [])
         build.reads[folder] = self._token(folder)
         stack = stack | {folder}
@@ -753,7 +760,6 @@ class Graph:
         if any(k.body.get(key) for key in ("generators", "validators")):
             build.plugins = True
             build.files.update(self.plugin_inputs(k))  # (read by the plugin, not objects)
-        self._builds[folder] = build
         return build
 
     def _component(self, build: Build, target: str, stack: frozenset[str]) -> None:
@@ -1187,8 +1193,20 @@ class Graph:
         return build
 
     def _folder_build(self, folder: str, spec: Mapping[str, Any], obj_file: str) -> Build:
+        components = [e.strip() for e in _list(spec.get("components"))
+                      if isinstance(e, str) and e.strip() and not is_remote(e)]
         if folder in self.by_dir:
-            inner = self.build(folder)
+            k = self.by_dir[folder]
+            if components:  # kustomize-controller appends them to the folder's own
+                # kustomization's components (fluxcd/pkg's kustomize generator): its namespace
+                # and transformers then reach their objects too (rafaribe/home-ops' kopiur
+                # PVC, in `media` as the app's kustomization says, was placed in default)
+                k = Kustomization(k.file, k.directory, {**k.body, "components": [
+                    *_list(k.body.get("components")), *components]}, k.doc)
+                inner = self._make(k, frozenset({folder}))
+                components = []
+            else:
+                inner = self.build(folder)
             build = Build(folder, list(inner.resources), set(inner.files), list(inner.remote),
                           inner.helm, inner.plugins, dict(inner.reads), inner.cut,
                           limits=list(inner.limits), deleted=list(inner.deleted),
@@ -1210,9 +1228,8 @@ class Graph:
                 build.reads[file] = self._token(file)
                 made.extend(self.objects_of(file, not spec.get(ARGO_DIRECTORY)))
             build.resources = build.resources + made
-        for entry in _list(spec.get("components")):  # relative to spec.path
-            if isinstance(entry, str) and entry.strip() and not is_remote(entry):
-                self._component(build, join(folder, entry.strip()), frozenset({folder}))
+        for entry in components:  # relative to spec.path (a folder Flux generates one for)
+            self._component(build, join(folder, entry), frozenset({folder}))
         wrapper: dict[str, Any] = {}
         if _text(spec.get("targetNamespace")):
             wrapper["namespace"] = spec["targetNamespace"]
