@@ -62,6 +62,13 @@ reviewbot checks every `kustomization.yaml` in the tree:
   `spec.components`; a path without a `kustomization.yaml` is built the way Flux does
   (every manifest below it, a subfolder with its own kustomization.yaml as that
   kustomization, not descended into) and checked for duplicates;
+- a namespaced object a Flux Kustomization's build gives no namespace, where the
+  Kustomization sets no `spec.targetNamespace` (`no-namespace`, at the object's `metadata`):
+  kustomize-controller sets none itself, and its apply refuses the object ("Deployment/web
+  namespace not specified"), so the Kustomization applies nothing and what it holds is not
+  applied. Namespaced: the Kubernetes API's own kinds, Flux's, and a custom kind whose
+  CustomResourceDefinition in the tree says `scope: Namespaced` (another custom kind's scope
+  is not known: not judged);
 - a FluxInstance's sync path (`spec.sync.path`, a flux-instance HelmRelease's
   `instance.sync.path`) names a folder of the tree once the postBuild of each Flux
   Kustomization applying it substitutes its variables (`missing`, a warning: whether the
@@ -83,7 +90,8 @@ reviewbot checks every `kustomization.yaml` in the tree:
 When it stays quiet:
 
 Remote entries (URLs, `github.com/...?ref=`: not fetched) and entries outside the linted
-tree; entries a `.gitignore` of the tree ignores (build outputs); a Flux `spec.path` whose
+tree; entries a `.gitignore` of the tree ignores, or a script of the tree writes before the
+build it runs (build outputs); a Flux `spec.path` whose
 source is not this repository or that names a folder outside the linted paths (`lint
 clusters/` does not read `apps/`); an Application's path in another repository (or at a
 revision none of whose paths resolves here), or made by an ApplicationSet's generators;
@@ -195,6 +203,7 @@ from reviewbot.model.objects import (
     model_graph,
     patch_entry_text,
     refusing_patches,
+    unplaced,
 )
 from reviewbot.model.reach import (
     ARGO_GROUP,
@@ -220,7 +229,7 @@ RATIONALE = (
 )
 FIX = "Fix the path, list the manifest in its kustomization, or remove the duplicate."
 SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error",
-              "limit": "warning",
+              "limit": "warning", "no-namespace": "error",
               "build": "error", "invalid": "error", "commented": "info",
               "applied-by-script": "info", "not-applied": "info"}
 BUILD_FAILED = "kustomize build failed: "
@@ -293,7 +302,38 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _flux_paths(model, index, graph, duplicates)
     yield from _argo_paths(model, index, graph)
     yield from _sync_paths(model)
+    yield from _unplaced(model)
     yield from _build_failures(model, graph, missing_in | duplicate_in | unmatched_in)
+
+
+def _unplaced(model: Model) -> Iterator[Violation]:
+    """A namespaced object a Flux Kustomization's build gives no namespace, where the
+    Kustomization sets no ``spec.targetNamespace`` (:func:`unplaced`): kustomize-controller's
+    apply refuses it, and so applies nothing of the Kustomization. Once per object, at its
+    ``metadata``, naming the first Kustomization that applies it."""
+    appliers = {id(o.body): o for o in model.objects if o.kind == "Kustomization"}
+    seen: set[tuple[int, tuple[str | int, ...]]] = set()
+    for body_id, left in sorted(unplaced(model).items(), key=lambda kv: (
+            appliers[kv[0]].ref if kv[0] in appliers else "")):
+        applier = appliers.get(body_id)
+        if applier is None:
+            continue
+        name = f"{applier.namespace}/{applier.name}" if applier.namespace else applier.name
+        for r in left:
+            if r.doc is None or (id(r.doc), r.path) in seen:
+                continue
+            seen.add((id(r.doc), r.path))
+            line, column = r.doc.position(r.path + ("metadata",))
+            what = f"{r.kind}/{r.name}"
+            yield Violation(
+                None, (), f"{what} has no namespace, and Flux Kustomization {name}, which "
+                "applies it, sets no targetNamespace: kustomize-controller refuses to apply a "
+                f"namespaced object without one (\"{what} namespace not specified\"), so "
+                f"{name} applies nothing until it has one", kind="no-namespace",
+                file=r.doc.file.path, line=line, column=column,
+                key=f"{r.doc.file.path}:no-namespace:{what}",
+                fix=f"Set metadata.namespace on {what}, a namespace: in the kustomization that "
+                    f"lists it, or spec.targetNamespace on Flux Kustomization {name}.")
 
 
 

@@ -751,3 +751,87 @@ def test_an_entry_a_script_of_the_tree_writes_before_its_build_is_not_missing(
     assert ("talos/cni/kustomization.yaml", "values.yaml is written by talos/deploy.sh "
             "before the build it runs: not checked") in [
         (s.path, s.reason) for s in result.skipped]
+
+
+FLUX_APPS = """
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata: {name: flux-system, namespace: flux-system}
+spec: {interval: 1h, url: https://github.com/acme/fleet, ref: {branch: main}}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: flux-system, namespace: flux-system}
+spec: {interval: 1h, prune: true, path: ./clusters/prod,
+       sourceRef: {kind: GitRepository, name: flux-system}}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec: {interval: 1h, prune: true, path: ./apps, %s
+       sourceRef: {kind: GitRepository, name: flux-system}}
+"""
+
+
+@pytest.mark.parametrize(("target", "kustomization", "expected"), [
+    ("", None, ["Deployment/web", "Widget/w"]),
+    ("targetNamespace: web,", None, []),
+    ("", "namespace: web\nresources: [web.yaml, widgets.yaml, gadget.yaml, crd.yaml]\n", []),
+])
+def test_a_namespaced_object_a_flux_kustomization_leaves_without_namespace_is_refused(
+        tmp_path: Path, target: str, kustomization: str | None, expected: list[str]) -> None:
+    """kustomize-controller sets no namespace but spec.targetNamespace, and its apply refuses a
+    namespaced object without one ("ServiceAccount/external-dns namespace not specified",
+    fluxcd/flux2 discussion 2433): the Kustomization applies nothing, so what it holds is not
+    applied. Namespaced: the API's own kinds, Flux's, and a custom kind whose CRD in the tree
+    says so; a kind of unknown scope (Gadget) and a cluster-scoped one are not judged."""
+    from .helpers import lint_dir
+
+    crd = """
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata: {name: widgets.example.com}
+        spec:
+          group: example.com
+          scope: Namespaced
+          names: {kind: Widget, plural: widgets}
+          versions: [{name: v1, served: true, storage: true,
+                      schema: {openAPIV3Schema: {type: object}}}]
+    """
+    files = {
+        "clusters/prod/sync.yaml": FLUX_APPS % target,
+        "apps/web.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata:
+              name: web
+            spec:
+              selector: {matchLabels: {app: web}}
+              template:
+                metadata: {labels: {app: web}}
+                spec: {containers: [{name: web, image: "nginx:latest"}]}
+        """,
+        "apps/widgets.yaml": "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n",
+        "apps/gadget.yaml": "apiVersion: other.io/v1\nkind: Gadget\nmetadata: {name: g}\n",
+        "apps/crd.yaml": crd,
+    }
+    if kustomization is not None:
+        files["apps/kustomization.yaml"] = kustomization
+    write(tmp_path, files)
+    result = lint_dir(tmp_path, only=["kustomize-integrity", "image-digest"])
+    refused = [f for f in result.findings if f.kind == "no-namespace"]
+    assert [(f.severity, f.message.split(" ", 1)[0]) for f in refused] == [
+        ("error", e) for e in expected]
+    digest = next(f for f in result.findings if f.rule == "image-digest")
+    if expected:
+        assert (refused[0].file, refused[0].line) == ("apps/web.yaml", 3)
+        assert refused[0].message.endswith(
+            "Flux Kustomization flux-system/apps, which applies it, sets no targetNamespace: "
+            "kustomize-controller refuses to apply a namespaced object without one "
+            "(\"Deployment/web namespace not specified\"), so flux-system/apps applies "
+            "nothing until it has one")
+        assert digest.severity == "warning"
+        assert ("Not applied: the build of Flux Kustomization flux-system/apps fails"
+                in digest.message)
+    else:
+        assert digest.severity == "error"

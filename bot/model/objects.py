@@ -29,6 +29,7 @@ from reviewbot.model.kustomize import (
     Graph,
     Kustomization,
     Origins,
+    Resource,
     TreeIndex,
     argo_directory,
     argo_files,
@@ -1305,8 +1306,81 @@ def refused_entry(model: Model, applier: KObject) -> tuple[str, str, str] | None
         found = _first_refusal(model, build) if build is not None else None
         if found is not None:
             break
+    if found is None and (left := unplaced(model).get(id(applier.body))):
+        first = left[0]
+        found = (first.doc.file.path if first.doc is not None else applier.file,
+                 f"{first.kind}/{first.name}", UNPLACED)
     model.derived[key] = found
     return found
+
+
+# why kustomize-controller refuses a namespaced object without a namespace (its server-side
+# apply needs one, and it sets none but ``spec.targetNamespace``): the whole apply fails
+UNPLACED = ("has no namespace, and kustomize-controller refuses to apply a namespaced object "
+            "without one (namespace not specified)")
+
+# namespaced kinds of the Kubernetes API's own groups (group, kind): a Flux Kustomization
+# whose build gives one of them no namespace is refused (fluxcd/flux2 discussion 2433:
+# "ServiceAccount/external-dns namespace not specified")
+NAMESPACED = frozenset((g, k) for g, kinds in {
+    "": ("ConfigMap", "Secret", "Service", "ServiceAccount", "Pod", "PersistentVolumeClaim",
+         "Endpoints", "LimitRange", "ResourceQuota", "ReplicationController", "PodTemplate"),
+    "apps": ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ControllerRevision"),
+    "batch": ("Job", "CronJob"),
+    "networking.k8s.io": ("Ingress", "NetworkPolicy"),
+    "rbac.authorization.k8s.io": ("Role", "RoleBinding"),
+    "policy": ("PodDisruptionBudget",),
+    "autoscaling": ("HorizontalPodAutoscaler",),
+    "coordination.k8s.io": ("Lease",),
+    "discovery.k8s.io": ("EndpointSlice",),
+}.items() for k in kinds)
+
+
+def unplaced(model: Model) -> dict[int, list[Resource]]:
+    """By the built body of a Flux Kustomization (as the walk made it) that sets no
+    ``spec.targetNamespace``: the objects its build gives no namespace whose kind is known to
+    be namespaced (the Kubernetes API's own, Flux's, or a CustomResourceDefinition of the
+    tree that says ``scope: Namespaced``). kustomize-controller applies none of its objects
+    then. Made once per model."""
+    found = model.derived.get(("unplaced",))
+    if found is not None:
+        return found
+    found = {}
+    reach = model.derived.get("reach")
+    scopes: dict[tuple[str, str], bool] | None = None
+    for applied in reach.applied if reach is not None else ():
+        flux = [b for b in applied.by if b.kind == "Kustomization" and b.group == (
+            "kustomize.toolkit.fluxcd.io") and not _dict(b.body.get("spec")).get(
+            "targetNamespace")]
+        if not flux:
+            continue
+        left = []
+        for r in applied.resources:
+            meta = r.body.get("metadata")
+            if r.doc is None or (isinstance(meta, dict) and meta.get("namespace")):
+                continue
+            if scopes is None:
+                scopes = _crd_scopes(model)
+            if (r.group, r.kind) in NAMESPACED or r.group.endswith(".toolkit.fluxcd.io") or (
+                    scopes.get((r.group, r.kind)) is True):
+                left.append(r)
+        if left:
+            for b in flux:
+                found.setdefault(id(b.body), left)
+    model.derived[("unplaced",)] = found
+    return found
+
+
+def _crd_scopes(model: Model) -> dict[tuple[str, str], bool]:
+    """(group, kind) -> whether the tree's CustomResourceDefinition of it is namespaced."""
+    out: dict[tuple[str, str], bool] = {}
+    for obj in model.objects:
+        if obj.kind == "CustomResourceDefinition":
+            spec = _dict(obj.get(("spec",)))
+            kind = _dict(spec.get("names")).get("kind")
+            if isinstance(spec.get("group"), str) and isinstance(kind, str):
+                out[(spec["group"], kind)] = spec.get("scope") == "Namespaced"
+    return out
 
 
 def _first_refusal(model: Model, build: Build) -> tuple[str, str, str] | None:
@@ -1459,7 +1533,8 @@ def any_refused(model: Model) -> bool:
     asked which builds make it)."""
     graph, index = model_graph(model), tree_index(model)
     return any(next(missing_entries(k, index, graph), None) is not None
-               or refusing_patches(graph, k) for k in graph.by_dir.values())
+               or refusing_patches(graph, k) for k in graph.by_dir.values()) or bool(
+        unplaced(model))
 
 
 def failing_build(model: Model, obj: KObject) -> str | None:
