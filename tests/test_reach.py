@@ -640,11 +640,15 @@ def test_an_applicationset_git_directories_generator_applies_each_folder(
         """,
         "apps/web/web.yaml": FLOATING % "web",
         "apps/skip/skip.yaml": FLOATING % "skip",
+        # Go's path.Match: `*` stays in one segment, so apps/web/api is no Application of
+        # its own (Tiagura/k8s-gitops: phantom Applications in namespaces nobody creates)
+        "apps/web/api/api.yaml": FLOATING % "api",
     })
     result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
     assert [(r, f) for r, _, f, _ in found(result)] == [
         ("image-digest[floating]", "apps/web/web.yaml"),
-        ("kustomize-integrity[not-applied]", "apps/skip/skip.yaml")]
+        ("kustomize-integrity[not-applied]", "apps/skip/skip.yaml"),
+        ("kustomize-integrity[not-applied]", "apps/web/api/api.yaml")]
 
 
 def test_an_argo_cd_destination_namespace_goes_only_where_an_object_sets_none(

@@ -1558,8 +1558,8 @@ def _generated(generators: Any, graph: Graph) -> Iterator[dict[str, str]]:
                        if isinstance(d.get("path"), str) and d.get("exclude")]
             extra = _flat(dict_of(git.get("values")), "values.")
             for folder in sorted(graph.dirs):
-                if any(fnmatch.fnmatchcase(folder, g) for g in include) and not any(
-                        fnmatch.fnmatchcase(folder, g) for g in exclude):
+                if any(_path_match(folder, g) for g in include) and not any(
+                        _path_match(folder, g) for g in exclude):
                     yield {**_path_params(folder), **extra}
             globs = [str(f["path"]).strip().lstrip("/") for f in map(dict_of,
                      list_of(git.get("files"))) if isinstance(f.get("path"), str)]
@@ -1573,6 +1573,16 @@ def _generated(generators: Any, graph: Graph) -> Iterator[dict[str, str]]:
         for element in list_of(dict_of(generator.get("list")).get("elements")):
             if isinstance(element, dict):  # (an element's ``values`` map: ``values.key``)
                 yield _flat(element)
+
+
+def _path_match(path: str, pattern: str) -> bool:
+    """Go's ``path.Match``, which the git directory generator matches folders with: ``*``,
+    ``?`` and ``[...]`` within one path segment, so ``apps/*`` names no folder below
+    ``apps/x`` (Tiagura/k8s-gitops: ``monitoring/*`` made an Application, in a namespace
+    nobody creates, of each folder one level down as well)."""
+    parts, globs = path.split("/"), pattern.strip("/").split("/")
+    return len(parts) == len(globs) and all(
+        fnmatch.fnmatchcase(p, g) for p, g in zip(parts, globs, strict=True))
 
 
 def _path_params(folder: str, file: str | None = None) -> dict[str, str]:
