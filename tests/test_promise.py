@@ -499,3 +499,39 @@ def test_a_chart_terraform_releases_has_defaults_it_may_override(tmp_path: Path)
         ("warning", "charts/wiki/values.yaml", "reviewbot could not see what main.tf's "
          "helm_release wiki passes over this chart's defaults (its values and set: reviewbot "
          "does not evaluate Terraform).")]
+
+
+def test_what_only_a_suspended_flux_kustomization_applies_is_not_certain(
+        tmp_path: Path) -> None:
+    """samcday/home-cluster: Flux reconciles nothing of a suspended Kustomization (spec.suspend:
+    true), and the cluster keeps what it applied before: its floating image is a warning
+    that says so. Resumed, it is an error again."""
+    sync = """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec: {interval: 1h, url: https://github.com/acme/fleet, ref: {branch: main}}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec: {interval: 1h, prune: true, path: ./clusters/prod,
+               sourceRef: {kind: GitRepository, name: flux-system}}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec: {interval: 1h, prune: true, path: ./apps, targetNamespace: apps, %s
+               sourceRef: {kind: GitRepository, name: flux-system}}
+        """
+    write(tmp_path, {"clusters/prod/sync.yaml": sync % "suspend: true,",
+                     "apps/web.yaml": POD})
+    (digest,) = [f for f in lint_dir(tmp_path, only=["image-digest"]).findings]
+    assert digest.severity == "warning"
+    assert digest.message.endswith(
+        "Not certain: reviewbot could not see whether the cluster receives this revision of "
+        "it: Flux Kustomization flux-system/apps, which applies it, is suspended "
+        "(spec.suspend: true).")
+    write(tmp_path, {"clusters/prod/sync.yaml": sync % ""})
+    assert [f.severity for f in lint_dir(tmp_path, only=["image-digest"]).findings] == [
+        "error"]

@@ -53,6 +53,7 @@ from reviewbot.model.objects import (
     failing_build,
     items,
     kserve_services,
+    makers,
     mapping,
     pod_templates,
     str_map,
@@ -279,6 +280,7 @@ def build_model(
     _unread_patch_doubts(model, graph)
     if reach is not None and reach.guessed:
         _guessed_doubts(model, reach)
+    _suspended_doubts(model)
     refused = any_refused(model)
     model.services.extend(kserve_services(model.pods))
     for obj in model.objects:
@@ -510,6 +512,43 @@ def _released_doubts(model: Model, tree: Tree | None) -> None:
                 model.doubts[id(obj)] = (
                     f"what {found[0]}'s helm_release {found[1]} passes over this chart's "
                     "defaults (its values and set: reviewbot does not evaluate Terraform)")
+
+
+FLUX_KUSTOMIZE, FLUX_HELM = "kustomize.toolkit.fluxcd.io", "helm.toolkit.fluxcd.io"
+
+
+def _suspended_doubts(model: Model) -> None:
+    """What only suspended Flux objects apply (``spec.suspend: true``: a Kustomization's
+    build, a HelmRelease's own values): Flux reconciles none of it, and the cluster keeps
+    what it applied before, so whether it receives this revision is not certain
+    (samcday/home-cluster: a suspended Kustomization's ``:latest`` image was an error). A
+    suspended Kustomization's own object is applied by its parent, as is a HelmRelease's;
+    the HelmRelease's chart is not upgraded to its values."""
+    def suspended(obj: KObject) -> bool:
+        return obj.group in (FLUX_KUSTOMIZE, FLUX_HELM) and obj.get(
+            ("spec", "suspend")) is True
+
+    if not any(suspended(o) for o in model.objects if o.kind in ("Kustomization",
+                                                                   "HelmRelease")):
+        return
+    for obj in model.objects:
+        if id(obj) in model.doubts:
+            continue
+        if obj.kind == "HelmRelease" and suspended(obj):  # (its own object is applied,
+            # its chart is not upgraded)
+            model.doubts[id(obj)] = (f"whether the cluster runs this revision of its values: "
+                                     f"HelmRelease {obj.namespace}/{obj.name} is suspended "
+                                     "(spec.suspend: true)")
+            continue
+        found = makers(model, obj)
+        appliers = [m.applier for m in found]
+        if found and all(a is not None and suspended(a) for a in appliers):
+            first = appliers[0]
+            assert first is not None
+            model.doubts[id(obj)] = (
+                "whether the cluster receives this revision of it: Flux Kustomization "
+                f"{first.namespace}/{first.name}, which applies it, is suspended "
+                "(spec.suspend: true)")
 
 
 def _guessed_doubts(model: Model, reach: Reach) -> None:
