@@ -155,6 +155,10 @@ def test_a_part_its_values_turn_off_and_the_helm_test_pod_are_no_pods(tmp_path: 
               enabled: false
               provisioner: {image: {repository: x/enterprise-provisioner, tag: latest}}
             test: {enabled: true, image: {repository: grafana/loki-helm-test, tag: latest}}
+            # qdrant's chartTests and grafana's testFramework feed test hooks too
+            # (abaas-madscience/home-k8s-gitops-flux: 1 false error)
+            chartTests: {dbInteraction: {image: registry.suse.com/bci/bci-base:latest}}
+            testFramework: {image: {repository: bats/bats, tag: latest}}
             gateway:
               enabled: true
               image: {repository: nginxinc/nginx-unprivileged, tag: latest}

@@ -776,10 +776,12 @@ def _pod_spec(value: Mapping[str, Any]) -> bool:
     )
 
 
-# keys whose mappings and lists :func:`_walk` does not enter; ``test``/``tests``: by the
-# charts' convention, the image of ``helm test``'s hook pod, which no GitOps sync creates
-# (Argo CD skips test hooks; Flux runs them only with ``spec.test.enable``)
-_NOT_WALKED = SKIP_KEYS | frozenset(PLACEMENT) | {"image", "resources", "test", "tests"}
+# keys whose mappings and lists :func:`_walk` does not enter; ``test``/``tests`` (and
+# ``chartTests``, qdrant's; ``testFramework``, grafana's and bitnami's): by the charts'
+# convention, the image of ``helm test``'s hook pod, which no GitOps sync creates (Argo CD
+# skips test hooks; Flux runs them only with ``spec.test.enable``)
+_NOT_WALKED = SKIP_KEYS | frozenset(PLACEMENT) | {
+    "image", "resources", "test", "tests", "chartTests", "testFramework"}
 
 
 def _walk(value: Mapping[str, Any], path: Path, key: str, depth: int, parent: int | None,
