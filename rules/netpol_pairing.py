@@ -1551,6 +1551,16 @@ def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: s
     if partial is not None:
         return (f"{text}, but {partial} carries labels its operator adds that reviewbot does "
                 "not list")
+    host = [p for p in net.host_network if p.namespace in namespaces
+            and selector.matches(p.labels)]
+    if host:  # (Shion1305/k8s-GitOps: "matches no pod (Job ... has no labels)" of a policy
+        # whose pods are a hostNetwork StatefulSet's)
+        names = ", ".join(dict.fromkeys(f"{p.kind} {p.name}" for p in host[:MAX_NAMES]))
+        return Violation(
+            policy.obj, path, f"{text} but hostNetwork pods ({names}), which use their "
+            "node's address: a network policy does not isolate them", kind="selects-nothing",
+            fix="Take the pods off the host network, or remove the policy: it does not "
+                "apply to them.", doubt=policy.rendered_by)
     nearest = _nearest(net, pods, selector)
     return Violation(
         policy.obj, path, f"{text} ({nearest})", kind="selects-nothing",

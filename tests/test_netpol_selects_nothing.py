@@ -236,3 +236,36 @@ def test_each_reason_to_stay_quiet_and_the_finding_when_nothing_hides(tmp_path: 
     assert [f.message for f in result.findings] == [
         "NetworkPolicy a/a: podSelector app=apis matches no pod in a (Deployment api has "
         "app=api)"]
+
+
+def test_a_selector_of_host_network_pods_only_says_so(tmp_path: Path) -> None:
+    """Shion1305/k8s-GitOps: the policy's pods are a hostNetwork StatefulSet's, which use
+    their node's address, so no network policy isolates them; "matches no pod (Deployment
+    carts has name=carts)" named the wrong workload."""
+    text = SHOP + """
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: timemachine, namespace: sock-shop}
+spec:
+  selector: {matchLabels: {app: timemachine}}
+  template:
+    metadata: {labels: {app: timemachine}}
+    spec:
+      hostNetwork: true
+      containers: [{name: tm, image: "tm:1.0@sha256:%s"}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: timemachine, namespace: sock-shop}
+spec:
+  podSelector: {matchLabels: {app: timemachine}}
+  ingress:
+  - from: [{podSelector: {matchLabels: {name: carts}}}]
+""" % ("0" * 64)
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.kind, f.severity, f.message) for f in result.findings] == [
+        ("selects-nothing", "warning",
+         "NetworkPolicy sock-shop/timemachine: podSelector app=timemachine matches no pod in "
+         "sock-shop but hostNetwork pods (StatefulSet timemachine), which use their node's "
+         "address: a network policy does not isolate them")]

@@ -158,6 +158,7 @@ class Network:
             for pod_id, pod_made in release.pods.items():
                 rendered[pod_id] = (pod_made, release.rendered_by)
         self.pods: list[PodTemplate] = []
+        self.host_network: list[PodTemplate] = []  # left out: policies do not select them
         # pod index -> what could not be seen of it (a doubt): the chart that renders it, or
         # the build that fails to make it
         self.rendered_by: dict[int, str] = {}
@@ -168,6 +169,7 @@ class Network:
             # hostNetwork pods use the node's address: policies do not select them, and
             # whether their traffic is admitted depends on the plugin (unknown to rules)
             if not exact and p.spec.get("hostNetwork") is True:
+                self.host_network.append(p)
                 continue
             if found is not None:
                 self.rendered_by[len(self.pods)] = found[1]
