@@ -207,6 +207,7 @@ from reviewbot.model.objects import (
 )
 from reviewbot.model.reach import (
     ARGO_GROUP,
+    TEMPLATED,
     aside_why,
     harness_inputs,
     is_object,
@@ -695,6 +696,10 @@ def _unseen(appsets: Sequence[tuple[str, str, tuple[str, ...]]]) -> str:
         return ""
     file, name, kinds = appsets[0]
     more = f", and {len(appsets) - 1} more such" if len(appsets) > 1 else ""
+    if kinds == (TEMPLATED,):  # an app-of-apps chart's template
+        return (f" reviewbot follows (the chart template {file} declares Argo CD "
+                f"Applications or Flux Kustomizations, and reviewbot renders no chart{more}: "
+                "they may apply it)")
     generators = " and ".join(kinds)
     return (f" reviewbot follows (ApplicationSet {name} in {file} makes Applications with a "
             f"{generators} generator, which reviewbot does not evaluate{more}: they may apply "

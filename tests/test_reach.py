@@ -829,6 +829,42 @@ def test_a_folder_an_unevaluated_generator_may_apply_is_said_unseen(tmp_path: Pa
         "judged")
 
 
+def test_a_folder_an_app_of_apps_chart_template_may_apply_says_so(tmp_path: Path) -> None:
+    # rowa78/k8s-gitops (and samcday, takanao14, mctlhq, pf56): the root Application renders
+    # a local chart whose template makes an ApplicationSet per values entry; reviewbot
+    # renders no chart, so the folders it applies were flatly "not applied"
+    write(tmp_path, {
+        "argocd/root.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: root, namespace: argocd}
+            spec:
+              source: {repoURL: https://github.com/acme/fleet, path: bootstrap/root}
+              destination: {server: https://kubernetes.default.svc}
+        """,
+        "bootstrap/root/Chart.yaml": "apiVersion: v2\nname: root\nversion: 0.1.0\n",
+        "bootstrap/root/values.yaml": "groups: [system, apps]\n",
+        "bootstrap/root/templates/appset.yaml": """
+            {{- range .Values.groups }}
+            ---
+            apiVersion: argoproj.io/v1alpha1
+            kind: ApplicationSet
+            metadata: {name: {{ . }}, namespace: argocd}
+            spec:
+              generators:
+              - git: {repoURL: https://github.com/acme/fleet, directories: [{path: "{{ . }}/*"}]}
+            {{- end }}
+        """,
+        "apps/web/web.yaml": FLOATING % "web",
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [f.message for f in result.findings if f.file == "apps/web/web.yaml"] == [
+        "apps (1 manifest file) is not applied by any cluster root reviewbot follows (the "
+        "chart template bootstrap/root/templates/appset.yaml declares Argo CD Applications or "
+        "Flux Kustomizations, and reviewbot renders no chart: they may apply it), so nothing "
+        "in it is judged"]
+
+
 def test_an_application_of_a_chart_folder_applies_its_plain_templates(
     tmp_path: Path,
 ) -> None:

@@ -62,7 +62,14 @@ from reviewbot.model.kustomize import (
     join,
 )
 from reviewbot.model.objects import Model
-from reviewbot.model.resource import Origins, Resource, dict_of, list_of, text_of
+from reviewbot.model.resource import (
+    HELM_TEMPLATE,
+    Origins,
+    Resource,
+    dict_of,
+    list_of,
+    text_of,
+)
 from reviewbot.model.substitute import (
     Substitutions,
     Unseen,
@@ -259,7 +266,8 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         walker.walk(_Step("in-cluster", top.file, {"path": "./"}, "default", (), ""))
     if not walker.reach.roots:
         return None
-    walker.reach.unevaluated = _unevaluated(walker.argo_documents, aside)
+    walker.reach.unevaluated = _unevaluated(walker.argo_documents, aside) + _templated(
+        graph, aside)
     return walker.reach
 
 
@@ -285,6 +293,31 @@ def _unevaluated(documents: Iterable[Document], aside: Callable[[str], bool]
         if kinds:
             name = str(dict_of(value.get("metadata")).get("name") or "")
             out.append((doc.file.path, name, tuple(kinds)))
+    return out
+
+
+# a chart template that declares appliers: Argo CD Applications or ApplicationSets, or Flux
+# Kustomizations (an app-of-apps chart)
+_TEMPLATED_APPLIER = re.compile(
+    r"^\s*kind:\s*[\"']?(?:Application|ApplicationSet|Kustomization)[\"']?\s*$", re.M)
+TEMPLATED = "Helm template"  # the "generator" of an applier a chart template declares
+
+
+def _templated(graph: Graph, aside: Callable[[str], bool]
+               ) -> list[tuple[str, str, tuple[str, ...]]]:
+    """The chart templates of the tree (not kept aside, not in examples or tests) that
+    declare Argo CD Applications or ApplicationSets or Flux Kustomizations: reviewbot
+    renders no chart, so what they apply is not seen (rowa78/k8s-gitops, samcday/
+    home-cluster, takanao14/homelab, mctlhq/mctl-gitops, pf56/home-ops: folders an
+    app-of-apps chart applies were flatly "not applied")."""
+    out: list[tuple[str, str, tuple[str, ...]]] = []
+    for path, lf in sorted(graph.files.items()):
+        if lf.skipped != HELM_TEMPLATE or aside(path) or shows_a_setup(path):
+            continue
+        text = lf.data.decode("utf-8", "replace")
+        if ("argoproj.io" in text or "kustomize.toolkit.fluxcd.io" in text) and (
+                _TEMPLATED_APPLIER.search(text)):
+            out.append((path, "", (TEMPLATED,)))
     return out
 
 
