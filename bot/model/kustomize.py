@@ -701,7 +701,8 @@ class Graph:
         such script (a path as the script's folder or the tree's top resolves it: both)."""
         if self._applied is None:
             self._applied = {}
-            for script, places in _script_targets(self.texts, _APPLY, (".sh",), ()):
+            for script, places in _script_targets(self.texts, _APPLY, (".sh",), (),
+                                                  _APPLY_WORDS):
                 for at in places:
                     self._applied.setdefault(at, script)
         return self._applied
@@ -715,7 +716,7 @@ class Graph:
             self._written = {}
             for script, places in _script_targets(
                     self.texts, _WRITES, (".sh", ".bash", ".mk", ".just"),
-                    (*MAKEFILES, *JUSTFILES)):
+                    (*MAKEFILES, *JUSTFILES), (">", "tee", "cp", "mv")):
                 for at in places:
                     self._written.setdefault(at, script)
         return self._written.get(path)
