@@ -2247,3 +2247,32 @@ def test_an_oci_artifact_nobody_here_pushes_is_no_folder_of_the_tree(tmp_path: P
         "oci://registry:5000/cluster-sync, which no CI step of this repository pushes.")
     assert "apps" not in next(f for f in result.findings if f.rule == "kustomize-integrity"
                               ).message.partition(" Not certain")[0]
+
+
+def test_an_application_of_another_revision_applies_files_reviewbot_did_not_read(
+        tmp_path: Path) -> None:
+    # HowDiggy/k8s-gitops: under a root of main, one Application reads targetRevision dev;
+    # the cluster gets dev's files, and an error on main's copy held only by chance
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {{name: {name}, namespace: argocd}}
+        spec:
+          project: default
+          source: {{repoURL: https://github.com/x/y.git, targetRevision: {rev}, path: {path}}}
+          destination: {{server: https://kubernetes.default.svc, namespace: {name}}}
+        """
+    write(tmp_path, {
+        "root/app.yaml": app.format(name="root", rev="main", path="apps"),
+        "apps/web.yaml": app.format(name="web", rev="HEAD", path="apps/web"),
+        "apps/api.yaml": app.format(name="api", rev="dev", path="apps/api"),
+        "apps/web/web.yaml": FLOATING % "web",
+        "apps/api/api.yaml": FLOATING % "api",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(s, f) for _, s, f, _ in found(result)] == [
+        ("error", "apps/web/web.yaml"), ("warning", "apps/api/api.yaml")]
+    assert next(f for f in result.findings if f.severity == "warning").message.endswith(
+        "Not certain: reviewbot could not see the files Argo CD Application argocd/api "
+        "applies: it reads revision dev of this repository, not the default branch, whose "
+        "files reviewbot read.")

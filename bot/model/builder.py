@@ -280,6 +280,8 @@ def build_model(
     _unread_patch_doubts(model, graph)
     if reach is not None and reach.guessed:
         _guessed_doubts(model, reach)
+    if reach is not None and any(a.elsewhere for a in reach.applied):
+        _elsewhere_doubts(model, reach)
     _suspended_doubts(model)
     refused = any_refused(model)
     model.services.extend(kserve_services(model.pods))
@@ -549,6 +551,22 @@ def _suspended_doubts(model: Model) -> None:
                 "whether the cluster receives this revision of it: Flux Kustomization "
                 f"{first.namespace}/{first.name}, which applies it, is suspended "
                 "(spec.suspend: true)")
+
+
+def _elsewhere_doubts(model: Model, reach: Reach) -> None:
+    """The objects only Applications reading another revision of this repository apply
+    (``Applied.elsewhere``: ``targetRevision: dev`` under a root of the default branch): the
+    cluster gets that revision's files, not the ones read, so their findings say so
+    (HowDiggy/k8s-gitops: an error held only because the dev branch has the same line)."""
+    notes: dict[int, list[str | None]] = {}  # id(document) -> each build's note
+    for applied in reach.applied:
+        for r in applied.resources:
+            if r.doc is not None:
+                notes.setdefault(id(r.doc), []).append(applied.elsewhere)
+    for obj in model.objects:
+        found = notes.get(id(obj.doc))
+        if found and all(found) and found[0] is not None:
+            model.doubts.setdefault(id(obj), found[0])
 
 
 def _guessed_doubts(model: Model, reach: Reach) -> None:

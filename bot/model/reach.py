@@ -129,6 +129,9 @@ class Applied:
     # the tree folder a root without an applier object applies (``clusters:`` paths, a
     # bootstrap folder, a FluxInstance's path): the build the root itself makes
     root: str | None = None
+    # what is unseen of all it holds: the Application applies another revision of this
+    # repository than the one read (Argo CD's ``targetRevision``)
+    elsewhere: str | None = None
 
 
 @dataclass
@@ -173,6 +176,11 @@ class _Step:
     chain: tuple[str, ...]
     folder: str | None = None  # the tree folder it applies, when known without resolving
     by: Resource | None = None  # the Kustomization or Application asking (None: a root)
+    # the revision of this repository the build is read at, as an Argo CD source names it
+    # ("HEAD": the default branch, the tree read), and the other one its source names when
+    # it is not the revision its parent applied (what reviewbot read is not what it applies)
+    revision: str = "HEAD"
+    elsewhere: str | None = None
 
 
 def find_reach(graph: Graph, documents: Sequence[Document],
@@ -790,11 +798,12 @@ class _Walker:
             self.reach.files.update(self._entries(build))
             applied = Applied(frozenset({step.cluster}), resources, chain,
                               [step.by] if step.by is not None else [],
-                              build.folder if step.by is None and not step.chain else None)
+                              build.folder if step.by is None and not step.chain else None,
+                              step.elsewhere)
             self.built[key] = applied
             self.reach.applied.append(applied)
             for r in reversed(resources):
-                pending.extend(self._children(r, step.cluster, chain))
+                pending.extend(self._children(r, step.cluster, chain, step.revision))
             if build.helm:
                 pending.extend(self._chart_applications(build, chain))
 
@@ -932,7 +941,8 @@ class _Walker:
                 return config_data(written[0])
         return None
 
-    def _children(self, r: Resource, cluster: str, chain: tuple[str, ...]) -> Iterator[_Step]:
+    def _children(self, r: Resource, cluster: str, chain: tuple[str, ...],
+                  revision: str = "HEAD") -> Iterator[_Step]:
         body = r.body
         if r.doc is None or not isinstance(body, dict):
             return
@@ -952,7 +962,7 @@ class _Walker:
             yield _Step(cluster, file, spec, _namespace(body), chain, by=r)
         elif r.group == ARGO_GROUP and r.kind in ("Application", "ApplicationSet"):
             self.reach.files.add(file)
-            yield from self.argo_steps(body, file, chain, r)
+            yield from self.argo_steps(body, file, chain, r, revision)
 
     def _from_here(self, spec: Mapping[str, Any],
                    doc: Document) -> tuple[bool, str, Mapping[str, Any]]:
@@ -1004,19 +1014,23 @@ class _Walker:
         return False, f"its spec.path is in {kind} {name}, not this repository", spec
 
     def argo_steps(self, value: Mapping[str, Any], file: str, chain: tuple[str, ...],
-                   by: Resource | None = None) -> Iterator[_Step]:
+                   by: Resource | None = None, parent: str | None = None) -> Iterator[_Step]:
         """The folders of this repository an Argo CD Application or ApplicationSet applies
-        (``by``: the Application as built, when a build made it)."""
+        (``by``: the Application as built, when a build made it; ``parent``: the revision
+        the Application that applies it reads, None for a root, whose revision is the
+        tree's)."""
         spec = dict_of(value.get("spec"))
         if value.get("kind") == "ApplicationSet":
             template = dict_of(dict_of(spec.get("template")).get("spec"))
             for params in _generated(spec.get("generators"), self.graph):
-                yield from self._argo_sources(_fill(template, params), file, chain)
+                yield from self._argo_sources(_fill(template, params), file, chain,
+                                              parent=parent)
             return
-        yield from self._argo_sources(spec, file, chain, by)
+        yield from self._argo_sources(spec, file, chain, by, parent)
 
     def _argo_sources(self, spec: Mapping[str, Any], file: str, chain: tuple[str, ...],
-                      by: Resource | None = None) -> Iterator[_Step]:
+                      by: Resource | None = None, parent: str | None = None
+                      ) -> Iterator[_Step]:
         destination = dict_of(spec.get("destination"))
         # Argo CD names the cluster it runs in "in-cluster", at https://kubernetes.default.svc
         server = destination.get("server")
@@ -1039,7 +1053,30 @@ class _Walker:
             namespace = text_of(destination.get("namespace"))
             if namespace:
                 flux[ARGO_NAMESPACE] = namespace  # namespaced objects without one
-            yield _Step(cluster, file, flux, "argocd", chain, folder, by)
+            revision = _revision(source.get("targetRevision"))
+            elsewhere = None
+            if parent is not None and revision != parent:  # (HowDiggy/k8s-gitops: dev)
+                name = applier_text(by) if by is not None else f"an Application in {file}"
+                read = "the default branch" if parent == "HEAD" else f"revision {parent}"
+                elsewhere = (f"the files {name} applies: it reads revision {revision} of "
+                             f"this repository, not {read}, whose files reviewbot read")
+            yield _Step(cluster, file, flux, "argocd", chain, folder, by,
+                        parent if parent is not None else revision, elsewhere)
+
+
+def _revision(value: Any) -> str:
+    """An Argo CD source's ``targetRevision`` as the walk compares them: the default branch
+    (unset, ``HEAD``, ``main``, ``master``) as ``HEAD``, another as written."""
+    text = value.strip() if isinstance(value, str) else ""
+    return "HEAD" if text in ("", "HEAD", "main", "master") else text
+
+
+def applier_text(r: Resource) -> str:
+    """"Argo CD Application argocd/web" of an Application as a build made it."""
+    meta = dict_of(r.body.get("metadata"))
+    name = f"{meta.get('namespace')}/{meta.get('name')}" if meta.get("namespace") else str(
+        meta.get("name") or "")
+    return f"Argo CD {r.kind} {name}"
 
 
 # what of a chart folder an Argo CD Application applies as written: the templates without
