@@ -1341,19 +1341,24 @@ def unplaced(model: Model) -> dict[int, list[Resource]]:
     ``spec.targetNamespace``: the objects its build gives no namespace whose kind is known to
     be namespaced (the Kubernetes API's own, Flux's, or a CustomResourceDefinition of the
     tree that says ``scope: Namespaced``). kustomize-controller applies none of its objects
-    then. Made once per model."""
+    then. A build reviewbot does not hold whole (a plugin, Helm, a remote base) may set the
+    namespace: not judged. Made once per model."""
     found = model.derived.get(("unplaced",))
     if found is not None:
         return found
     found = {}
     reach = model.derived.get("reach")
     scopes: dict[tuple[str, str], bool] | None = None
+    graph = model_graph(model)
     for applied in reach.applied if reach is not None else ():
         flux = [b for b in applied.by if b.kind == "Kustomization" and b.group == (
             "kustomize.toolkit.fluxcd.io") and not _dict(b.body.get("spec")).get(
             "targetNamespace")]
-        if not flux:
+        if not flux or flux[0].doc is None:
             continue
+        build = graph.flux_build(flux[0].doc.file.path, _dict(flux[0].body.get("spec")))
+        if build is None or build.plugins or build.helm or build.remote:
+            continue  # (what reviewbot does not hold of the build may set the namespace)
         left = []
         for r in applied.resources:
             meta = r.body.get("metadata")
