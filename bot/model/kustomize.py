@@ -825,10 +825,10 @@ class Graph:
     def _transformers(self, build: Build, k: Kustomization, stack: frozenset[str]
                       ) -> tuple[list[Mapping[str, Any]], bool]:
         """The configurations of the builtin transformers ``k``'s ``transformers:`` entries
-        name (a file of them, or a kustomization folder whose build makes them: its own
-        ``namespace:`` then sets the NamespaceTransformer's), and whether some entry is
-        another plugin, inline, remote or unread: what it does to the objects is not known.
-        The folders' reads are the build's."""
+        name (a file of them, one written inline, or a kustomization folder whose build
+        makes them: its own ``namespace:`` then sets the NamespaceTransformer's), and whether
+        some entry is another plugin, remote or unread: what it does to the objects is not
+        known. The folders' reads are the build's."""
         plugins: list[Mapping[str, Any]] = []
         foreign = False
         builtin = _steps().builtin_transformer

@@ -1435,8 +1435,9 @@ def patch_entry_text(k: Kustomization, entry: Path) -> str:
     return "an inline patch"
 
 
-def applier_name(applier: KObject) -> str:
-    """"Argo CD Application argocd/prod", "Flux Kustomization flux-system/apps"."""
+def applier_name(applier: KObject | Resource) -> str:
+    """"Argo CD Application argocd/prod", "Flux Kustomization flux-system/apps" (a model's
+    object, or an object as a build made it)."""
     where = f"{applier.namespace}/{applier.name}" if applier.namespace else applier.name
     return f"{'Argo CD' if applier.kind == 'Application' else 'Flux'} {applier.kind} {where}"
 

@@ -61,7 +61,7 @@ from reviewbot.model.kustomize import (
     is_remote,
     join,
 )
-from reviewbot.model.objects import Model
+from reviewbot.model.objects import Model, applier_name
 from reviewbot.model.resource import (
     HELM_TEMPLATE,
     Origins,
@@ -1056,7 +1056,7 @@ class _Walker:
             revision = _revision(source.get("targetRevision"))
             elsewhere = None
             if parent is not None and revision != parent:  # (HowDiggy/k8s-gitops: dev)
-                name = applier_text(by) if by is not None else f"an Application in {file}"
+                name = applier_name(by) if by is not None else f"an Application in {file}"
                 read = "the default branch" if parent == "HEAD" else f"revision {parent}"
                 elsewhere = (f"the files {name} applies: it reads revision {revision} of "
                              f"this repository, not {read}, whose files reviewbot read")
@@ -1069,14 +1069,6 @@ def _revision(value: Any) -> str:
     (unset, ``HEAD``, ``main``, ``master``) as ``HEAD``, another as written."""
     text = value.strip() if isinstance(value, str) else ""
     return "HEAD" if text in ("", "HEAD", "main", "master") else text
-
-
-def applier_text(r: Resource) -> str:
-    """"Argo CD Application argocd/web" of an Application as a build made it."""
-    meta = dict_of(r.body.get("metadata"))
-    name = f"{meta.get('namespace')}/{meta.get('name')}" if meta.get("namespace") else str(
-        meta.get("name") or "")
-    return f"Argo CD {r.kind} {name}"
 
 
 # what of a chart folder an Argo CD Application applies as written: the templates without
