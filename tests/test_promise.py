@@ -8,6 +8,7 @@ from pathlib import Path
 from reviewbot.engine.findings import Violation, doubted
 from reviewbot.engine.registry import all_rules
 from reviewbot.engine.run import make_finding
+from reviewbot.load.loader import TEMPLATE_INPUT
 from tests.helpers import lint_dir, lint_text, write
 
 
@@ -535,3 +536,45 @@ def test_what_only_a_suspended_flux_kustomization_applies_is_not_certain(
     write(tmp_path, {"clusters/prod/sync.yaml": sync % ""})
     assert [f.severity for f in lint_dir(tmp_path, only=["image-digest"]).findings] == [
         "error"]
+
+
+def test_a_ytt_template_is_what_ytt_renders_not_its_text(tmp_path: Path) -> None:
+    """making/k8s-gitops (Carvel): keys under exclusive `#@ if` branches are no duplicates,
+    and a template's `:latest` is a warning saying ytt renders it (overlays may change it);
+    a file without annotations is judged as written."""
+    write(tmp_path, {
+        "config/ingress.yaml": """
+            #@ for name in ['a', 'b']:
+            ---
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: #@ name
+              annotations:
+                #@ if name == 'a':
+                example.com/mode: one
+                #@ end
+                #@ if name == 'b':
+                example.com/mode: two
+                #@ end
+            #@ end
+        """,
+        "config/workload.yaml": """
+            #@ load("@ytt:data", "data")
+            apiVersion: v1
+            kind: Pod
+            metadata: {name: web}
+            spec:
+              containers: [{name: c, image: nginx:latest}]
+        """,
+        "plain/pod.yaml": POD,
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "yaml-syntax"])
+    assert [(f.rule, f.severity, f.file) for f in result.findings] == [
+        ("image-digest", "warning", "config/workload.yaml"),
+        ("image-digest", "error", "plain/pod.yaml")]
+    assert result.findings[0].message.endswith(
+        "Not certain: reviewbot could not see what ytt renders of it (config/workload.yaml "
+        "holds #@ annotations; reviewbot does not run ytt).")
+    assert ("config/ingress.yaml", TEMPLATE_INPUT) in [(s.path, s.reason)
+                                                       for s in result.skipped]

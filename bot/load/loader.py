@@ -505,13 +505,17 @@ def _load(record: FileRecord, limit: int) -> LoadedFile:
         if "{{" in text and _looks_templated(text):
             out.documents.clear()
             out.skipped = "helm template"
-        elif _TEMPLATE_DIRECTIVE.search(text):
+        elif _TEMPLATE_DIRECTIVE.search(text) or ytt_template(text):
             out.documents.clear()
             out.skipped = TEMPLATE_INPUT
         else:
             out.problems.append(_problem(exc))
     except RecursionError:
         out.problems.append(Problem("document nests too deeply", 1, 1))
+    if out.problems and ytt_template(text):  # a ytt template: keys under exclusive `#@ if`
+        out.documents.clear()  # branches are no duplicates (making/k8s-gitops); what ytt
+        out.problems.clear()  # renders of it is judged where it is applied, not its text
+        out.skipped = TEMPLATE_INPUT
     if out.ignore_comments:
         out.ignore_comments = _real_comments(text, out.ignore_comments, out.pure)
     return out
@@ -571,6 +575,16 @@ _TEMPLATE_LINE = re.compile(r"^\s*(?:-\s+)?(?:[^\s:#'\"][^:#]*:\s+)?\{\{", re.M)
 # a line holding another template engine's directive: FreeMarker's ``<#if ...>``, ``</#if>``,
 # ``<@macro/>`` and ``[#if ...]``, Jinja's ``{% ... %}`` and ``{# ... #}``
 _TEMPLATE_DIRECTIVE = re.compile(r"^[ \t]*(?:</?#[a-z]|<@|\[#[a-z]|\[/#|\{%|\{#)", re.M)
+# a ytt annotation (Carvel): ``#@ load``, ``#@ if``, ``#@ for``, ``#@ def``, ``#@overlay/...``,
+# ``#@data/values``, a value ``#@ expression``; a comment's text is never one
+_YTT_ANNOTATION = re.compile(r"^[ \t]*(?:-[ \t]+)?#@(?:[ \t]|load\b|overlay/|data/|schema/|"
+                             r"yaml/|template/|library/)|:[ \t]+#@[ \t]", re.M)
+def ytt_template(text: str) -> bool:
+    """Whether ``text`` holds ytt annotations (Carvel's templates: ``#@`` lines): what ytt
+    renders of it is applied, not the text."""
+    return "#@" in text and _YTT_ANNOTATION.search(text) is not None
+
+
 # the skip reason of a file that is no YAML but a template engine's input: a templating step
 # renders it (cloudogu/gitops-playground's *.ftl.yaml), the cluster receives what it writes
 TEMPLATE_INPUT = "template (a template engine's directives: no YAML until rendered)"

@@ -14,7 +14,7 @@ import posixpath
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from reviewbot.load.loader import Document, LoadedFile
+from reviewbot.load.loader import Document, LoadedFile, ytt_template
 from reviewbot.model.ci import apply_doubts, is_ci_file, read_ci
 from reviewbot.model.kustomize import (
     CLUSTER_SCOPED,
@@ -283,6 +283,7 @@ def build_model(
     if reach is not None and any(a.elsewhere for a in reach.applied):
         _elsewhere_doubts(model, reach)
     _suspended_doubts(model)
+    _ytt_doubts(model)
     refused = any_refused(model)
     model.services.extend(kserve_services(model.pods))
     for obj in model.objects:
@@ -514,6 +515,19 @@ def _released_doubts(model: Model, tree: Tree | None) -> None:
                 model.doubts[id(obj)] = (
                     f"what {found[0]}'s helm_release {found[1]} passes over this chart's "
                     "defaults (its values and set: reviewbot does not evaluate Terraform)")
+
+
+def _ytt_doubts(model: Model) -> None:
+    """The objects of a file with ytt annotations (``#@``): ytt renders it, and overlays
+    may change it, so what a cluster receives of it is not seen (making/k8s-gitops)."""
+    templates = {path for path, lf in model.files.items()
+                 if b"#@" in lf.data and ytt_template(lf.text)}
+    if not templates:
+        return
+    for obj in model.objects:
+        if obj.file in templates:
+            model.doubts.setdefault(id(obj), f"what ytt renders of it ({obj.file} holds #@ "
+                                              "annotations; reviewbot does not run ytt)")
 
 
 FLUX_KUSTOMIZE, FLUX_HELM = "kustomize.toolkit.fluxcd.io", "helm.toolkit.fluxcd.io"
