@@ -109,7 +109,9 @@ class Violation:
     edits: tuple[Edit, ...] = ()  # the mechanical fix, when there is one (``lint --fix``)
     # what the rule could not see to be sure (a noun phrase: "the values of the chart that
     # renders these pods"): an error is a promise, so the engine makes it at most a warning
-    # and says this (:func:`doubted`)
+    # and says this (:func:`doubted`); "": the rule saw all it states, and the model's doubts
+    # of the object are not its (change-safety's finding that says its Kustomization is
+    # suspended is not made unsure by the suspension)
     doubt: str | None = None
     # What the problem is, when several objects cause it or several places show it (the node
     # and resource that is overcommitted, the destination and port nobody admits): findings

@@ -54,7 +54,7 @@ def suspended_verdicts(entry: ObjectDiff, head: Model, base: Model,
             "does not upgrade the release, so this change does not roll out until it is "
             "resumed",
             fix="Resume the HelmRelease (spec.suspend: false) when the change should apply.",
-            kind="suspended", line=line,
+            kind="suspended", line=line, doubt="",  # (the suspension is its fact, not a doubt)
         )
         return
     if not any_held:
@@ -74,7 +74,7 @@ def suspended_verdicts(entry: ObjectDiff, head: Model, base: Model,
                 f"{obj.kind} {object_name(obj)} is applied by Kustomization {object_name(k)}, "
                 f"which is suspended (spec.suspend: true): {what} until it is resumed",
                 fix=f"Resume Kustomization {object_name(k)} when the change should apply.",
-                kind="suspended", line=line,
+                kind="suspended", line=line, doubt="",  # (the suspension is its fact)
             )
             return
         why = _by_hand(k) if entry.status != "removed" else None  # (deletions: orphaned)
