@@ -835,3 +835,41 @@ def test_a_namespaced_object_a_flux_kustomization_leaves_without_namespace_is_re
                 in digest.message)
     else:
         assert digest.severity == "error"
+
+
+def test_a_flux_instance_path_one_cluster_s_value_misnames_is_said(tmp_path: Path) -> None:
+    """A new-user trial: two clusters apply the flux-instance HelmRelease with their own
+    CLUSTER_PATH; a typo in prod's (clusters/prodd) dropped prod without a word, because
+    staging's named a folder. Each value is a cluster's: the one naming nothing is said."""
+    from .helpers import lint_dir
+
+    ks = """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {{name: flux-instance, namespace: flux-system}}
+        spec:
+          interval: 1h
+          prune: true
+          path: ./infra/fo
+          sourceRef: {{kind: GitRepository, name: flux-system}}
+          postBuild: {{substitute: {{CLUSTER_PATH: {value}}}}}
+    """
+    write(tmp_path, {
+        "clusters/prod/fo.yaml": ks.format(value="clusters/prodd"),
+        "clusters/staging/fo.yaml": ks.format(value="clusters/staging"),
+        "infra/fo/hr.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: flux-instance, namespace: flux-system}
+            spec:
+              chartRef: {kind: OCIRepository, name: flux-instance}
+              values:
+                instance:
+                  sync: {kind: GitRepository, url: https://github.com/acme/fleet,
+                         path: "${CLUSTER_PATH}"}
+        """,
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    gaps = [f.message for f in result.findings if "FluxInstance syncs" in f.message]
+    assert [m.split(",")[0] for m in gaps] == [
+        "the FluxInstance syncs 'clusters/prodd'"]

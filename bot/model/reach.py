@@ -582,8 +582,10 @@ class _Walker:
                 found.add(text)
         if not found:
             found = self._settled(path)
-        here = sorted(p for p in found if p.strip().strip("./") in self.graph.dirs)
-        return here or sorted(found) or [path]  # (a folder the tree lacks: said so)
+        # each Kustomization's value is a cluster's: one naming a folder the tree lacks is
+        # said (kustomize-integrity), even beside one that names a folder (a new-user trial:
+        # a typo in one of two clusters' values dropped that cluster without a word)
+        return sorted(found) or [path]
 
     @functools.cached_property
     def config_sources(self) -> list[tuple[str, Mapping[str, Any]]]:
