@@ -180,3 +180,20 @@ metadata:
     built = kustomize_graph(tmp_path).build("")
     assert built.plugins
     assert [r.body["metadata"] for r in built.resources] == [{"name": "b"}]
+
+
+def test_a_transformer_configuration_folder_is_no_root_and_its_configuration_no_object(
+        tmp_path: Path) -> None:
+    """A new-user trial: without cluster roots every topmost kustomization is applied, and
+    the folder a `transformers:` entry names was one: its NamespaceTransformer was counted
+    as an object ("looked in 2 objects", "1 not validated: builtin NamespaceTransformer")."""
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        "kustomization.yaml": "resources: [cm.yaml]\ntransformers: [ns]\n",
+        "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+        "ns/kustomization.yaml": "namespace: web\nresources: [t.yaml]\n",
+        "ns/t.yaml": NAMESPACE_TRANSFORMER,
+    })
+    result = lint_dir(tmp_path)
+    assert [o.ref for o in result.model.objects] == ["ConfigMap/web/c"]

@@ -685,12 +685,18 @@ def _patch_documents(graph: Graph) -> set[int]:
     cluster receives them), and not also listed as a resource: never objects."""
     patches: set[int] = set()
     listed: set[str] = set()
+    # kustomization folders a transformers/generators/validators entry names: what their
+    # builds read is plugin configuration (a NamespaceTransformer a folder builds)
+    configs = {f for k in graph.by_dir.values() for f in config_files(k) if f in graph.by_dir}
     for k in graph.by_dir.values():
-        listed.update(graph.children(k.directory))
+        if k.directory not in configs:
+            listed.update(graph.children(k.directory))
     for k in graph.by_dir.values():
         for file in (*patch_files(k), *config_files(k), *graph.plugin_inputs(k)):
-            if file not in listed:
-                patches.update(id(d) for d in _documents_of(graph, file))
+            for read in (graph.build(file).files - {graph.by_dir[file].file}
+                         if file in configs else (file,)):
+                if read not in listed:
+                    patches.update(id(d) for d in _documents_of(graph, read))
         for entry in graph.commented(k):
             if entry.field.startswith("patches") and entry.target not in listed:
                 patches.update(id(d) for d in _documents_of(graph, entry.target))

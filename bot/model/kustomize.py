@@ -480,12 +480,22 @@ class Graph:
                 self.by_dir.setdefault(k.directory, k)
         self.files = files
         self.paths = frozenset(paths) | frozenset(files)
-        self.included: set[str] = set()  # folders some other kustomization includes
+        # folders some other kustomization includes, or builds the configuration of its
+        # transformers, generators or validators from (no root: what they build is the
+        # plugins' configuration, which no cluster receives; a new-user trial's
+        # NamespaceTransformer was counted as an object)
+        self.included: set[str] = set()
         for k in self.by_dir.values():
             for _, entry in include_entries(k.body):
                 target = join(k.directory, entry)
                 if not is_remote(entry) and target in self.by_dir and target != k.directory:
                     self.included.add(target)
+            for key in ("transformers", "generators", "validators"):
+                for entry in _list(k.body.get(key)):
+                    if isinstance(entry, str) and "\n" not in entry and not is_remote(entry):
+                        target = join(k.directory, entry.strip())
+                        if target in self.by_dir and target != k.directory:
+                            self.included.add(target)
         self._builds: dict[str, Build] = {}
         self._dirs: frozenset[str] | None = None
         self._objects: dict[str, list[Resource]] = {}
