@@ -200,6 +200,7 @@ from reviewbot.model.objects import (
     Path,
     applier_name,
     appliers,
+    controlled,
     model_graph,
     patch_entry_text,
     refusing_patches,
@@ -367,7 +368,8 @@ def _check_entries(
     # only when an entry is missing; a tree without one never works it out (JJGadgets-
     # Biohazard, onedr0p-home-ops: nothing else in a lint asks, ~25% of this rule)
     refused = ""
-    for entry, text, why in missing_entries(k, index, graph, referenced):
+    for entry, text, why in missing_entries(k, index, graph, referenced,
+                                            controlled(model, k)):
         if not refused and why in ("", "folder"):
             refused = _refused(k, appliers(model).get(k.file, ()))
         if why == "folder":

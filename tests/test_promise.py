@@ -439,6 +439,33 @@ def test_what_a_git_ignored_patch_changes_is_not_certain(tmp_path: Path) -> None
         "warning", "warning"]
 
 
+def test_a_git_ignored_patch_of_a_folder_flux_builds_is_missing(tmp_path: Path) -> None:
+    """A new-user trial: Flux builds the folder from git, where a git-ignored patch never is
+    and nothing makes it first: kustomize refuses the build, so the entry is an error and
+    what the build makes is not applied (it said "no findings", the skipped list both "no
+    commit holds it" and "made at build time")."""
+    write(tmp_path, {
+        "clusters/prod/flux.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: apps, namespace: flux-system}
+            spec:
+              interval: 1h
+              prune: true
+              path: ./app
+              targetNamespace: apps
+              sourceRef: {kind: GitRepository, name: flux-system}
+            """,
+        ".gitignore": "env/\n",
+        "app/kustomization.yaml": "resources: [pods.yaml]\npatches:\n"
+                                  "- {target: {kind: Pod, name: web}, path: ./env/web.yaml}\n",
+        "app/pods.yaml": POD})
+    (digest, integrity) = _findings(tmp_path)
+    assert integrity[:4] == ("kustomize-integrity", "error", "app/kustomization.yaml", 3)
+    assert "'./env/web.yaml' does not exist" in integrity[4]
+    assert digest[:2] == ("image-digest", "warning") and "Not applied" in digest[4]
+
+
 def test_with_roots_what_terraform_reads_is_said_to_be_terraform_s(tmp_path: Path) -> None:
     """A new-user trial: with a Flux root, a manifest terraform/main.tf reads with file()
     was "not applied ... delete it if it is kept for reference". It is Terraform's to apply:

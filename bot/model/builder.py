@@ -49,6 +49,7 @@ from reviewbot.model.objects import (
     add_identity,
     any_refused,
     cluster_inventory,
+    controlled,
     custom_resource_pods,
     failing_build,
     items,
@@ -216,7 +217,7 @@ def build_model(
             if isinstance(spec, dict) and isinstance(spec.get("name"), str)
             and (spec.get("nodes") or spec.get("kubernetes-version"))
         }
-    model.skipped.extend(_not_judged(graph, model.unapplied))
+    not_judged_at = len(model.skipped)  # (filled once the objects say who builds what)
     charts = _chart_content(graph.paths)
     model.skipped.extend(_generated_elsewhere(graph.paths, charts))
     by_identity = model.by_identity
@@ -284,6 +285,7 @@ def build_model(
         _elsewhere_doubts(model, reach)
     _suspended_doubts(model)
     _ytt_doubts(model)
+    model.skipped[not_judged_at:not_judged_at] = _not_judged(graph, model)
     refused = any_refused(model)
     model.services.extend(kserve_services(model.pods))
     for obj in model.objects:
@@ -746,17 +748,27 @@ def _generated_elsewhere(paths: Iterable[str], charts: tuple[str, ...]) -> Itera
             " are not judged"))
 
 
-def _not_judged(graph: Graph, unapplied: frozenset[str]) -> Iterator[Skipped]:
+def _not_judged(graph: Graph, model: Model) -> list[Skipped]:
+    return list(_not_judged_entries(graph, model))
+
+
+def _not_judged_entries(graph: Graph, model: Model) -> Iterator[Skipped]:
     """What an applied kustomization lists and reviewbot cannot read, said, not judged:
     remote entries (a URL or a git reference kustomize would fetch; reviewbot never
-    fetches) and entries git-ignored (generated before the build)."""
+    fetches) and entries git-ignored or a script writes (made before the build; where a
+    GitOps controller builds the kustomization from git, nothing makes them, and
+    kustomize-integrity says they are missing instead)."""
+    unapplied = model.unapplied
     for k in sorted(graph.by_dir.values(), key=lambda k: k.file):
         remote = [entry for _, entry in include_entries(k.body) if is_remote(entry)]
         if remote and k.file not in unapplied:  # (a folder not applied is said as such)
             yield Skipped(k.file, _remote_not_fetched(remote))
+        controller = controlled(model, k)
         for entry in graph.entries(k):
             target = join(k.directory, entry.value.strip())
             if target in graph.paths or target in graph.dirs or is_remote(entry.value):
+                continue
+            if (graph.gitignored(target) or graph.written_by(target)) and controller():
                 continue
             if graph.gitignored(target):  # (a folder the tree holds is read: a .gitignore
                 # pattern does not apply to what the repository tracks)

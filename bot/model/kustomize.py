@@ -1500,7 +1500,9 @@ def is_yaml(path: str) -> bool:
 
 
 def missing_entries(k: Kustomization, index: TreeIndex, graph: Graph,
-                    referenced: set[str] | None = None) -> Iterator[tuple[Entry, str, str]]:
+                    referenced: set[str] | None = None,
+                    controller: Callable[[], bool] = lambda: False,
+                    ) -> Iterator[tuple[Entry, str, str]]:
     """The entries of ``k`` naming a path of the linted tree that kustomize cannot read:
     (the entry, its text as written, why), in the kustomization's order. ``why`` is ``""``
     when nothing is there, ``"folder"`` for a folder without a kustomization,
@@ -1510,7 +1512,10 @@ def missing_entries(k: Kustomization, index: TreeIndex, graph: Graph,
     ("expected kind 'Component' for path ... but got 'Kustomization'"). Remote entries,
     absolute paths, variables, paths outside the linted part, a non-YAML file in a tree of
     YAML files only (a partial copy: its absence is no evidence) and gitignored build
-    outputs are never missing. ``referenced`` gets every local entry's path."""
+    outputs are never missing, unless ``controller()`` says a GitOps controller builds ``k``
+    from git (Flux, Argo CD), where nothing makes them first (a new-user trial's git-ignored
+    patch in a folder Flux builds: "no findings"). ``referenced`` gets every local entry's
+    path."""
     for entry in graph.entries(k):
         text = entry.value.strip()
         if not text or is_remote(text) or text.startswith("/") or "${" in text:
@@ -1531,6 +1536,7 @@ def missing_entries(k: Kustomization, index: TreeIndex, graph: Graph,
             if entry.folder_needs_kustomization and index.kustomization_in(target) is None:
                 yield entry, text, "folder"
             continue
-        if graph.gitignored(target) or graph.written_by(target) is not None:
+        if (graph.gitignored(target) or graph.written_by(target) is not None) and (
+                not controller()):
             continue  # a build output (the model lists it as not judged)
         yield entry, text, ""

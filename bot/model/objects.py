@@ -15,7 +15,7 @@ and init containers: :data:`CONTAINER_LISTS`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
@@ -1395,7 +1395,7 @@ def _first_refusal(model: Model, build: Build) -> tuple[str, str, str] | None:
         k = graph.by_dir.get(folder)
         if k is None:
             continue
-        for _, text, why in missing_entries(k, index, graph):
+        for _, text, why in missing_entries(k, index, graph, None, controlled(model, k)):
             return k.file, text, REFUSED.get(why, "does not exist")
         for found in refusing_patches(graph, k):
             return k.file, patch_entry_text(k, found.entry), (
@@ -1538,9 +1538,16 @@ def any_refused(model: Model) -> bool:
     :func:`refused_entry` judges its entries (else no build fails, and no object need be
     asked which builds make it)."""
     graph, index = model_graph(model), tree_index(model)
-    return any(next(missing_entries(k, index, graph), None) is not None
-               or refusing_patches(graph, k) for k in graph.by_dir.values()) or bool(
-        unplaced(model))
+    return any(next(missing_entries(k, index, graph, None, controlled(model, k)), None)
+               is not None or refusing_patches(graph, k) for k in graph.by_dir.values()
+               ) or bool(unplaced(model))
+
+
+def controlled(model: Model, k: Kustomization) -> Callable[[], bool]:
+    """Whether a GitOps controller builds ``k`` from git (a Flux Kustomization's or an Argo
+    CD Application's path reads it: :func:`appliers`), asked only when it matters: then no
+    script or CI step makes a git-ignored or script-written entry first."""
+    return lambda: k.file in appliers(model)
 
 
 def failing_build(model: Model, obj: KObject) -> str | None:
