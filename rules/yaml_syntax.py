@@ -19,7 +19,8 @@ Kinds:
   variable (`[vault.${CLUSTER_DOMAIN}:8200]`) that postBuild substitutes before anything
   parses it.
 - `values-duplicate` (warning): a key written twice in a Helm values file (a file named as
-  values are, with no `apiVersion` or `kind`): Helm reads values without refusing it and
+  values are, no document of it naming an `apiVersion` or `kind` at its top: a values key
+  `deployment.kind` is a value): Helm reads values without refusing it and
   keeps the later value, so the chart renders and the earlier value is silently dropped
   (ibm-mas/gitops' aiservice values).
 
@@ -34,9 +35,10 @@ Application builds its folder): kustomize keeps the later value (and adds the ke
 document, so a file applied as written keeps the error.
 
 Not certain (a warning that says so): in a repository without roots, where every file is
-applied as written, a syntax error in a file that names no `apiVersion` or `kind` on any
-line and is no Helm values or kustomization file: nothing shows that anything applies it
-(kueue's `keps/*/kep.yaml` metadata, an Alertmanager configuration among examples). The same
+applied as written, a syntax error or a duplicate key in a file that names no `apiVersion`
+or `kind` on any line and is no Helm values or kustomization file: nothing shows that
+anything applies it (kueue's `keps/*/kep.yaml` metadata, an Alertmanager configuration among
+examples, a go-task Taskfile). The same
 for a syntax error or a duplicate key in a file only a ConfigMap or Secret generator reads,
 as data, naming no `apiVersion` or `kind` and no Helm values file: the program reading the
 ConfigMap parses it with its own grammar (soulwhisper/home-ops' authentik blueprints,
@@ -147,9 +149,9 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
                     lf.path in data and not _MANIFEST_KEY.search(lf.text)
                     and not VALUES_NAME.search(lf.path.rpartition("/")[2])):
                 doubt = GENERATOR_DATA  # its reader's grammar decides (Fluent Bit: keys twice)
-            elif problem.message.startswith(SYNTAX_ERROR) and no_roots and _no_manifest(
-                    lf.path, lf.text):
-                doubt = NO_MANIFEST
+            elif problem.message.startswith((SYNTAX_ERROR, DUPLICATE_KEY)) and no_roots and (
+                    _no_manifest(lf.path, lf.text)):
+                doubt = NO_MANIFEST  # (davosian/home-cluster-v2: a go-task Taskfile)
             yield Violation(
                 None, (), problem.message, file=lf.path, line=problem.line,
                 column=problem.column, key=f"{lf.path}:{problem.message}", doubt=doubt,
@@ -160,8 +162,14 @@ DUPLICATE_KEY = "duplicate mapping key"
 
 
 def _values_file(path: str, text: str) -> bool:
-    """A Helm values file (its name says so) and no manifest: Helm, not kubectl, reads it."""
-    return bool(VALUES_NAME.search(path.rpartition("/")[2])) and not _MANIFEST_KEY.search(text)
+    """A Helm values file (its name says so) and no manifest (no document names an
+    ``apiVersion`` or ``kind`` at its top: a values key ``deployment.kind`` is a value,
+    LorenzoMancuso/home-cluster's traefik values): Helm, not kubectl, reads it."""
+    return bool(VALUES_NAME.search(path.rpartition("/")[2])) and not _TOP_MANIFEST_KEY.search(
+        text)
+
+
+_TOP_MANIFEST_KEY = re.compile(r"^(?:apiVersion|kind)\s*:", re.M)
 
 
 def _no_manifest(path: str, text: str) -> bool:

@@ -86,7 +86,8 @@ BILLION_LAUGHS = "a: &a [" + ",".join(['"lol"'] * 9) + "]\n" + "".join(
 HOSTILE = {
     "billion-laughs": (BILLION_LAUGHS, "alias bomb"),
     "deep-nesting": ("a: " + "[" * 10000 + "]" * 10000 + "\n", "nesting deeper"),
-    "duplicate-key": (f"password: {SECRET}\npassword: {SECRET}\n", "duplicate mapping key"),
+    "duplicate-key": (f"kind: Secret\npassword: {SECRET}\npassword: {SECRET}\n",
+                      "duplicate mapping key"),
     "tab-indent": (f"data:\n\tpassword: {SECRET}\n", "tab"),
     "bad-escape": (f'password: "{SECRET}\\q"\n', "escape"),
     "unterminated": (f"password: '{SECRET}\n", "syntax error"),

@@ -605,3 +605,21 @@ def test_a_ytt_template_is_what_ytt_renders_not_its_text(tmp_path: Path) -> None
         "holds #@ annotations; reviewbot does not run ytt).")
     assert ("config/ingress.yaml", TEMPLATE_INPUT) in [(s.path, s.reason)
                                                        for s in result.skipped]
+
+
+def test_a_key_twice_where_nothing_shows_a_manifest_or_in_values_is_not_refused(
+        tmp_path: Path) -> None:
+    """AK round: a go-task Taskfile's key written twice (davosian/home-cluster-v2, a
+    repository without roots or manifests) is a warning that says nothing shows the file is
+    applied; a values file whose values hold `deployment.kind` (LorenzoMancuso/home-cluster's
+    traefik values) is a values file: Helm keeps the later key. A manifest's stays an error."""
+    write(tmp_path, {
+        "Taskfile.yaml": "version: '3'\ntasks:\n  ips:\n    vars:\n      A: {sh: echo a}\n"
+                         "      A: {sh: echo b}\n",
+        "traefik/values.yml": "deployment:\n  kind: Deployment\nargs: [a]\nargs: []\n",
+        "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  name: y\n",
+    })
+    found = [(f.file, f.severity, f.kind) for f in
+             lint_dir(tmp_path, only=["yaml-syntax"]).findings]
+    assert found == [("Taskfile.yaml", "warning", ""), ("cm.yaml", "error", ""),
+                     ("traefik/values.yml", "warning", "values-duplicate")]
