@@ -307,8 +307,9 @@ def build_model(
     for name, roots in sorted(model.cluster_entries.items()):
         count = sum(1 for o in objects if name in model.clusters.get(id(o), ()))
         model.skipped.append(Skipped(roots[0], (
-            f"cluster {name}{_other_roots(roots)}: {count} objects; netpol-pairing, "
-            "schedulability and duplicate checks never combine them with another cluster's")))
+            f"cluster {name}{_other_roots(roots)}: {count} object{'' if count == 1 else 's'}; "
+            "netpol-pairing, schedulability and duplicate checks never combine them with "
+            "another cluster's")))
     configure_values(model, measured or {}, values_files)
     return model
 
