@@ -288,6 +288,7 @@ spec:
 from __future__ import annotations
 
 import gc
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
@@ -296,6 +297,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit
 from reviewbot.load.paths import format_path
 from reviewbot.model.objects import Model
+from reviewbot.model.resource import HELM_TEMPLATE
 from reviewbot.rules._kit import views
 
 # The evaluator is imported by the functions that run it: a tree without NetworkPolicies
@@ -357,7 +359,30 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation | QuietPlace]:
     finally:
         if collecting:
             gc.enable()
+    templated = _templated_clusterwide(model)
+    if templated:  # a cluster-wide policy a chart renders may allow any denied flow
+        more = f" and {len(templated) - 1} more" if len(templated) > 1 else ""
+        doubt = (f"what the cluster-wide policies the chart template {templated[0]}{more} "
+                 f"declare{'s' if not more else ''} allow (reviewbot renders no chart)")
+        found = [replace(v, doubt=f"{v.doubt}; {doubt}" if v.doubt else doubt)
+                 if isinstance(v, Violation) and v.kind in _DENIALS else v for v in found]
     yield from found
+
+
+# the findings that a flow is denied: an allow rule reviewbot cannot see may admit it
+_DENIALS = frozenset({"egress-unmatched", "dependency-denied", "dns-denied"})
+_CLUSTERWIDE_KIND = re.compile(
+    r"^\s*kind:\s*[\"']?(?:CiliumClusterwideNetworkPolicy|GlobalNetworkPolicy)[\"']?\s*$", re.M)
+
+
+def _templated_clusterwide(model: Model) -> list[str]:
+    """The chart templates of the tree (skipped: reviewbot renders no chart) that declare a
+    cluster-wide policy (Cilium's, Calico's): its allow rules reach every namespace
+    (mkilchhofer/k8s-gitops-services: a chart Terraform installs allows every pod DNS; 2
+    dns-denied errors were false)."""
+    return sorted(path for path, lf in model.files.items()
+                  if lf.skipped == HELM_TEMPLATE and b"NetworkPolicy" in lf.data
+                  and _CLUSTERWIDE_KIND.search(lf.text))
 
 
 def _judged(view: Model) -> list[Violation | QuietPlace]:

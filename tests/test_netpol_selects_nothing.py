@@ -269,3 +269,39 @@ spec:
          "NetworkPolicy sock-shop/timemachine: podSelector app=timemachine matches no pod in "
          "sock-shop but hostNetwork pods (StatefulSet timemachine), which use their node's "
          "address: a network policy does not isolate them")]
+
+
+def test_a_cluster_wide_policy_a_chart_template_declares_makes_a_denial_not_certain(
+        tmp_path: Path) -> None:
+    """mkilchhofer/k8s-gitops-services: a chart Terraform installs renders a
+    CiliumClusterwideNetworkPolicy allowing every pod DNS; reviewbot renders no chart, so
+    "no egress rule allows DNS" is not certain (2 errors were false)."""
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        "app/deploy.yaml": SHOP,
+        "app/policy.yaml": """
+            apiVersion: networking.k8s.io/v1
+            kind: NetworkPolicy
+            metadata: {name: carts, namespace: sock-shop}
+            spec:
+              podSelector: {matchLabels: {name: carts}}
+              policyTypes: [Egress]
+              egress: [{to: [{podSelector: {matchLabels: {name: orders}}}]}]
+        """,
+        "bootstrap/global/Chart.yaml": "apiVersion: v2\\nname: global\\nversion: 1.0.0\\n",
+        "bootstrap/global/templates/dns.yaml": """
+            apiVersion: cilium.io/v2
+            kind: CiliumClusterwideNetworkPolicy
+            metadata: {name: dns, labels: {release: "{{ .Release.Name }}"}}
+            spec:
+              endpointSelector: {}
+              egress: [{toEndpoints: [{matchLabels: {k8s:k8s-app: kube-dns}}]}]
+        """,
+    })
+    denials = [f for f in lint_dir(tmp_path, only=["netpol-pairing"]).findings
+               if f.kind == "dns-denied"]
+    assert denials and all(f.severity == "warning" for f in denials)
+    assert denials[0].message.endswith(
+        "what the cluster-wide policies the chart template bootstrap/global/templates/dns.yaml "
+        "declares allow (reviewbot renders no chart).")
