@@ -42,8 +42,9 @@ Findings, by kind:
 
 Images a build tool supplies at deploy time are not judged: an image a `skaffold.yaml`
 builds (`build.artifacts[].image`, profiles too; skaffold replaces every reference to that
-name with the image it built, by tag and digest) and `ko://` references (ko builds them and
-writes the digest). The summary ("not reported on purpose") and the JSON `skipped` list
+name with the image it built, by tag and digest), `ko://` references (ko builds them and
+writes the digest) and every image of what a kapp-controller App renders when its template
+ends in `kbld` (kbld resolves each to its digest). The summary ("not reported on purpose") and the JSON `skipped` list
 name each such container and the build step. Images a kustomize `images:` transformer
 changes are judged as transformed. An image whose tag, digest or whole reference is a
 `${VAR}`, `$(VAR)` or `{{ }}` is resolved elsewhere (a Flux postBuild variable the

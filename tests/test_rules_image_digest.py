@@ -281,3 +281,35 @@ def test_kustomize_edit_set_image_in_ci_makes_a_placeholder_a_warning(tmp_path: 
     assert [(f.line, f.severity) for f in result.findings] == [(7, "warning"), (15, "error")]
     assert "a CI step sets the image controller (kustomize edit set image" in (
         result.findings[0].message)
+
+
+def test_kbld_in_a_kapp_controller_app_pins_what_the_app_renders(tmp_path: Path) -> None:
+    """making/k8s-gitops (Carvel): an App whose template ends in kbld resolves every image of
+    what it renders (its fetch's git subPath) to a digest when it deploys: the `:latest` in
+    its Helm values is not judged; another folder's is."""
+    from .helpers import write
+
+    write(tmp_path, {
+        "c1/app/_apps/web.yaml": """
+            apiVersion: kappctrl.k14s.io/v1alpha1
+            kind: App
+            metadata: {name: web, namespace: apps}
+            spec:
+              serviceAccountName: kapp
+              fetch:
+              - helmChart: {name: application, version: "6.14.0"}
+              - git: {url: https://github.com/example/repo.git, ref: origin/main,
+                      subPath: c1/app/web}
+              template:
+              - helmTemplate: {name: web, path: "0", valuesFrom: [{path: 1/values.yaml}]}
+              - kbld: {paths: ["-"]}
+              deploy: [{kapp: {}}]
+        """,
+        "c1/app/web/values.yaml": "image: {repository: traefik/whoami, tag: latest}\n",
+        "c1/app/api/values.yaml": "image: {repository: traefik/whoami, tag: latest}\n",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(f.file, f.severity) for f in result.findings] == [
+        ("c1/app/api/values.yaml", "error")]
+    assert any("kbld resolves the images of what the App renders (c1/app/_apps/web.yaml"
+               in q.reason for q in result.quiet)

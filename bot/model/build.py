@@ -70,11 +70,14 @@ class Builder:
     @property
     def replacement(self) -> str:
         """What the tool writes in the reference's place."""
-        if self.tool == "ko":
-            return "the image it built, by digest"
+        if self.tool in ("ko", "kbld"):
+            return "the image it built, by digest" if self.tool == "ko" else (
+                "the image's digest")
         return "the image it built, by tag and digest"
 
     def describe(self) -> str:
+        if self.tool == "kbld":
+            return f"kbld resolves the images of what the App renders ({self.where})"
         if self.tool == "ko":
             return f"ko builds {self.image} ({self.where})"
         if self.tool == "kustomize-edit":
@@ -133,8 +136,37 @@ def _builders(model: Model) -> list[Builder]:
                     seen.add(name)
                     line = pod.obj.position(container.path + ("image",))[0]
                     out.append(Builder("ko", name, pod.obj.file, line))
+    out.extend(_kbld_builders(model))
     out.extend(_ci_builders(model))
     return out
+
+
+def _kbld_builders(model: Model) -> Iterator[Builder]:
+    """kapp-controller Apps whose template ends in ``kbld`` (Carvel): kbld resolves every
+    image reference of what the App renders (the folders its ``fetch`` git entries name,
+    ``subPath``) to its digest when it deploys (making/k8s-gitops' Apps: 5 ``:latest``
+    values were errors)."""
+    for doc in model.documents:
+        body = doc.value
+        if not isinstance(body, dict) or body.get("kind") != "App" or not str(
+                body.get("apiVersion", "")).startswith("kappctrl.k14s.io/"):
+            continue
+        found = body.get("spec")
+        spec: dict[str, Any] = found if isinstance(found, dict) else {}
+        steps = [i for i, t in enumerate(items(spec.get("template")))
+                 if isinstance(t, dict) and "kbld" in t]
+        if not steps:
+            continue
+        folders: list[str] = []
+        for fetch in items(spec.get("fetch")):
+            git = fetch.get("git") if isinstance(fetch, dict) else None
+            sub = git.get("subPath") if isinstance(git, dict) else None
+            if isinstance(sub, str) and sub.strip("/"):
+                folders.append(sub.strip("/"))
+        if folders:
+            line = doc.position(("spec", "template", steps[0]))[0]
+            yield Builder("kbld", "", doc.file.path, line,
+                          tuple(f"{folder}/**" for folder in folders))
 
 
 SKAFFOLD_DEFAULT_MANIFESTS = ("k8s/*.yaml",)  # kubectl deployer's default
@@ -232,8 +264,8 @@ def builder_of(model: Model, ref: ImageRef, file: str) -> Builder | None:
         return next((b for b in builders(model) if b.tool == "ko" and b.image == name), None)
     if ref.repository is None:
         return None
-    return next((b for b in builders(model) if b.tool == "skaffold"
-                 and b.image == ref.repository and deployed_by(b, file)), None)
+    return next((b for b in builders(model) if (b.tool == "skaffold" and b.image == (
+        ref.repository) or b.tool == "kbld") and deployed_by(b, file)), None)
 
 
 def rewriter(model: Model, ref: ImageRef, file: str) -> Builder | None:
