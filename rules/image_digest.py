@@ -44,17 +44,16 @@ Images a build tool supplies at deploy time are not judged: an image a `skaffold
 builds (`build.artifacts[].image`, profiles too; skaffold replaces every reference to that
 name with the image it built, by tag and digest), `ko://` references (ko builds them and
 writes the digest) and every image of what a kapp-controller App renders when its template
-ends in `kbld` (kbld resolves each to its digest). The summary ("not reported on purpose") and the JSON `skipped` list
-name each such container and the build step. Images a kustomize `images:` transformer
-changes are judged as transformed. An image whose tag, digest or whole reference is a
-`${VAR}`, `$(VAR)` or `{{ }}` is resolved elsewhere (a Flux postBuild variable the
-repository does not set, a template) and not judged: the summary and the JSON `skipped` list
-name the container and the variable; one whose registry or path is a
-variable while a name with `:latest` or no tag is written after it
-(`${REGISTRY}/web:latest`) floats whatever the variable holds: `floating`, at most a
-warning that names the variable it could not see. Option
-`allow-floating` lists repositories (glob patterns: `registry.local/*`) whose tags may float;
-only the form of their digests is checked.
+ends in `kbld` (kbld resolves each to its digest). The summary ("not reported on purpose")
+and the JSON `skipped` list name each such container and the build step. Images a kustomize
+`images:` transformer changes are judged as transformed. An image whose tag, digest or whole
+reference is a `${VAR}`, `$(VAR)` or `{{ }}` is resolved elsewhere (a Flux postBuild
+variable the repository does not set, a template) and not judged: the summary and the JSON
+`skipped` list name the container and the variable; one whose registry or path is a variable
+while a name with `:latest` or no tag is written after it (`${REGISTRY}/web:latest`) floats
+whatever the variable holds: `floating`, at most a warning that names the variable it could
+not see. Option `allow-floating` lists repositories (glob patterns: `registry.local/*`)
+whose tags may float; only the form of their digests is checked.
 
 When it stays quiet:
 
