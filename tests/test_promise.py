@@ -623,3 +623,41 @@ def test_a_key_twice_where_nothing_shows_a_manifest_or_in_values_is_not_refused(
              lint_dir(tmp_path, only=["yaml-syntax"]).findings]
     assert found == [("Taskfile.yaml", "warning", ""), ("cm.yaml", "error", ""),
                      ("traefik/values.yml", "warning", "values-duplicate")]
+
+
+def test_a_values_file_an_application_gives_its_chart_is_in_its_namespace(
+        tmp_path: Path) -> None:
+    """A new-user trial: the Argo CD Application renders the repository's chart with
+    `valueFiles: [values.yaml]` into namespace dashboard; the values file's pseudo-object was
+    `HelmValues/values` (no namespace), its pods in none."""
+    write(tmp_path, {
+        "argocd/dashboard.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: dashboard, namespace: argocd}
+            spec:
+              project: default
+              source:
+                repoURL: https://github.com/x/y.git
+                targetRevision: main
+                path: charts/dashboard
+                helm: {valueFiles: [values.yaml]}
+              destination: {server: https://kubernetes.default.svc, namespace: dashboard}
+            """,
+        "charts/dashboard/Chart.yaml": "apiVersion: v2\nname: dashboard\nversion: 0.1.0\n",
+        "charts/dashboard/values.yaml": "image:\n  repository: nginx\n  tag: latest\n",
+        "charts/dashboard/templates/deploy.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: dashboard}
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: web
+                      image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
+            """,
+    })
+    (digest,) = lint_dir(tmp_path, only=["image-digest"]).findings
+    assert (digest.object, digest.file, digest.line) == (
+        "HelmValues/dashboard/values", "charts/dashboard/values.yaml", 3)

@@ -374,6 +374,7 @@ def _file_uses(model: Model) -> dict[str, _Use]:
                                                  str(chart.get("name") or "")))
         for name, item_key, target in generator_files(k):
             generated.setdefault((name, item_key), []).append((k.directory, target))
+    _argo_value_files(model, uses)
     if not generated:
         return uses
     for obj in model.objects:
@@ -398,6 +399,37 @@ def _file_uses(model: Model) -> dict[str, _Use]:
                                          obj.name,
                                          chart_name if isinstance(chart_name, str) else ""))
     return uses
+
+
+def _argo_value_files(model: Model, uses: dict[str, _Use]) -> None:
+    """The values files an applied Argo CD Application gives a chart folder of this
+    repository (``helm.valueFiles`` of a source whose ``path`` is the chart): in the
+    Application's destination namespace, for its release (a new-user trial's values file was
+    ``HelmValues/values`` where the Application said ``namespace: dashboard``)."""
+    graph = model_graph(model)
+    for obj in model.objects:
+        if obj.kind != "Application" or obj.group != "argoproj.io" or (
+                obj.file in model.unapplied):
+            continue
+        spec = obj.get(("spec",))
+        spec = spec if isinstance(spec, dict) else {}
+        dest = _dict(spec.get("destination")).get("namespace")
+        for _, source in argo_sources(spec):
+            folder = source.get("path")
+            helm = _dict(source.get("helm"))
+            if not isinstance(folder, str) or source.get("chart"):
+                continue
+            where = graph.flux_folder(obj.file, folder)
+            chart = _chart_beside(model, where)[0] if where is not None else ""
+            if where is None or not chart:
+                continue
+            release = helm.get("releaseName")
+            for name in items(helm.get("valueFiles")):
+                if isinstance(name, str) and not name.startswith("$"):
+                    uses.setdefault(join(where, name), _Use(
+                        str(dest) if isinstance(dest, str) and dest else obj.namespace,
+                        str(release) if isinstance(release, str) and release else obj.name,
+                        chart))
 
 
 def configure(
