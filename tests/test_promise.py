@@ -467,9 +467,10 @@ def test_a_git_ignored_patch_of_a_folder_flux_builds_is_missing(tmp_path: Path) 
 
 
 def test_with_roots_what_terraform_reads_is_said_to_be_terraform_s(tmp_path: Path) -> None:
-    """A new-user trial: with a Flux root, a manifest terraform/main.tf reads with file()
-    was "not applied ... delete it if it is kept for reference". It is Terraform's to apply:
-    the info says so, and asks for nothing to be deleted."""
+    """Two new-user trials: with a Flux root, a manifest terraform/main.tf reads with file()
+    was "not applied ... delete it if it is kept for reference", then an info that nothing
+    in it is judged, where a repository of Terraform alone has its findings as warnings. It
+    is Terraform's to apply, if at all: judged, each finding a warning that says so."""
     write(tmp_path, {
         "clusters/home/flux-system/gotk-sync.yaml": """
             apiVersion: kustomize.toolkit.fluxcd.io/v1
@@ -477,16 +478,17 @@ def test_with_roots_what_terraform_reads_is_said_to_be_terraform_s(tmp_path: Pat
             metadata: {name: flux-system, namespace: flux-system}
             spec: {path: ./clusters/home, sourceRef: {kind: GitRepository, name: flux-system}}
             """,
-        "clusters/home/web.yaml": POD,
+        "clusters/home/web.yaml": POD.replace("{name: web}", "{name: web, namespace: home}"),
         "terraform/main.tf": 'locals { m = file("${path.module}/manifests/op.yaml") }\n',
         "terraform/manifests/op.yaml": POD.replace("name: web", "name: op"),
     })
-    infos = [f for f in _findings(tmp_path) if f[1] == "info"]
-    assert [(f[2], f[4]) for f in infos] == [(
-        "terraform/manifests/op.yaml",
-        "terraform (1 manifest file) is not applied by any cluster root: terraform/main.tf "
-        "reads it, and Terraform applies it, if at all (reviewbot does not evaluate "
-        "Terraform), so nothing in it is judged")]
+    found = [(f[0], f[1], f[2]) for f in _findings(tmp_path)]
+    assert found == [("image-digest", "error", "clusters/home/web.yaml"),
+                     ("image-digest", "warning", "terraform/manifests/op.yaml")]
+    op = next(f for f in _findings(tmp_path) if f[2] == "terraform/manifests/op.yaml")
+    assert op[4].endswith(
+        "Not certain: reviewbot could not see how Terraform applies it, if at all "
+        "(terraform/main.tf reads it; reviewbot does not evaluate Terraform).")
 
 
 def test_a_chart_terraform_releases_has_defaults_it_may_override(tmp_path: Path) -> None:

@@ -507,6 +507,13 @@ def _released_doubts(model: Model, tree: Tree | None) -> None:
     two charts' ``tag: latest``, both errors)."""
     if tree is None or not any(t.path.endswith(TERRAFORM_FILES) for t in tree.texts):
         return
+    reads = model.derived.get("terraform-reads") or {}
+    for pod in model.pods:  # a values file Terraform reads: a helm_release's values
+        obj = pod.obj
+        if isinstance(obj, ValuesObject) and id(obj) not in model.doubts and (
+                by := read_by_terraform(obj.file, reads)) is not None:
+            model.doubts[id(obj)] = (f"how Terraform applies it, if at all ({by} reads it; "
+                                     "reviewbot does not evaluate Terraform)")
     releases = terraform_releases((t.path, t.data) for t in tree.texts)
     if not releases:
         return

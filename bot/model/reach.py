@@ -263,6 +263,31 @@ def find_reach(graph: Graph, documents: Sequence[Document],
             for doc, value in _argo_objects(lf.documents):
                 for step in walker.argo_steps(value, path, (), Resource(doc, (), value)):
                     walker.walk(step)
+    # what the repository's Terraform files read that no root applies (a manifest `file()`
+    # reads, a folder `fileset()` lists, a kustomization a provider builds): Terraform
+    # applies it, if at all, each a cluster of its own; its findings say so (a new-user
+    # trial: beside Flux roots such a manifest was "not applied", nothing judged, where a
+    # repository of Terraform alone has its findings as warnings)
+    if walker.reach.roots:
+        reads = terraform_reads((t.path, t.data) for t in graph.texts)
+        for read, tf in sorted(reads.items()):
+            if aside(read) or aside(tf) or read in walker.reach.files:
+                continue
+            spec: dict[str, Any] = {"path": "./" + read}
+            folder = read
+            if read in graph.files:  # one manifest: its folder, that file alone
+                folder = posixpath.dirname(read)
+                spec = {"path": "./" + folder, ARGO_DIRECTORY: {
+                    "recurse": False, "include": posixpath.basename(read)}}
+            elif read not in graph.by_dir:
+                if read not in graph.dirs:
+                    continue
+                spec[ARGO_DIRECTORY] = {"recurse": True}  # a folder of manifests
+            cluster = f"{read} (read by {tf})"
+            walker.reach.roots.append(Root(cluster, f"read by Terraform ({tf})", tf, read))
+            walker.walk(_Step(cluster, tf, spec, "default", (), folder, elsewhere=(
+                f"how Terraform applies it, if at all ({tf} reads it; reviewbot does not "
+                "evaluate Terraform)")))
     # the repository's own top-level kustomization that no root applies: what `kubectl apply
     # -k .` applies, by hand, beside the other roots (a new-user trial: one Argo CD
     # Application for a chart left the top's apps/web "not applied" and its :latest unjudged)
