@@ -501,10 +501,11 @@ def _unread_patch_doubts(model: Model, graph: Graph) -> None:
 
 
 def _released_doubts(model: Model, tree: Tree | None) -> None:
-    """A chart's own values (its defaults) that a Terraform ``helm_release`` installs: what
-    the release passes over them (``values``, ``set``) is not evaluated, so their findings
-    say so (varadiistvan/home-cluster: releases set ``image.tag`` and a values file over
-    two charts' ``tag: latest``, both errors)."""
+    """Helm values Terraform decides: a values file a Terraform file reads (a
+    ``helm_release``'s ``values = [file(...)]``), and a chart's own values (its defaults)
+    that a ``helm_release`` installs, whose ``values`` and ``set`` over them are not
+    evaluated: their findings say so (varadiistvan/home-cluster: releases set
+    ``image.tag`` and a values file over two charts' ``tag: latest``, both errors)."""
     if tree is None or not any(t.path.endswith(TERRAFORM_FILES) for t in tree.texts):
         return
     reads = model.derived.get("terraform-reads") or {}
