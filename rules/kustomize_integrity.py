@@ -312,7 +312,8 @@ def _unplaced(model: Model) -> Iterator[Violation]:
     """A namespaced object a Flux Kustomization's build gives no namespace, where the
     Kustomization sets no ``spec.targetNamespace`` (:func:`unplaced`): kustomize-controller's
     apply refuses it, and so applies nothing of the Kustomization. Once per object, at its
-    ``metadata``, naming the first Kustomization that applies it."""
+    ``metadata``, a finding of the first Kustomization that applies it (a new-user trial:
+    inside a build that fails it stayed an error, and named no object)."""
     appliers = {id(o.body): o for o in model.objects if o.kind == "Kustomization"}
     seen: set[tuple[int, tuple[str | int, ...]]] = set()
     for body_id, left in sorted(unplaced(model).items(), key=lambda kv: (
@@ -327,8 +328,9 @@ def _unplaced(model: Model) -> Iterator[Violation]:
             seen.add((id(r.doc), r.path))
             line, column = r.doc.position(r.path + ("metadata",))
             what = f"{r.kind}/{r.name}"
-            yield Violation(
-                None, (), f"{what} has no namespace, and Flux Kustomization {name}, which "
+            yield Violation(  # (of the Kustomization that refuses it: not applied when
+                # no working build makes that Kustomization, as its other findings are)
+                applier, (), f"{what} has no namespace, and Flux Kustomization {name}, which "
                 "applies it, sets no targetNamespace: kustomize-controller refuses to apply a "
                 f"namespaced object without one (\"{what} namespace not specified\"), so "
                 f"{name} applies nothing until it has one", kind="no-namespace",

@@ -873,3 +873,30 @@ def test_a_flux_instance_path_one_cluster_s_value_misnames_is_said(tmp_path: Pat
     gaps = [f.message for f in result.findings if "FluxInstance syncs" in f.message]
     assert [m.split(",")[0] for m in gaps] == [
         "the FluxInstance syncs 'clusters/prodd'"]
+
+
+def test_no_namespace_of_a_kustomization_no_working_build_makes_is_not_applied(
+        tmp_path: Path) -> None:
+    """A new-user trial: the Kustomization that would refuse the namespace-less ConfigMap is
+    itself made only by a build that fails, so nothing of it is applied: a warning saying so,
+    a finding of that Kustomization (it named no object, and stayed an error)."""
+    from .helpers import lint_dir
+
+    write(tmp_path, {
+        "clusters/prod/sync.yaml": FLUX_APPS % "",
+        "apps/kustomization.yaml": "resources: [nsless.yaml, missing.yaml]\n",
+        "apps/nsless.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: nsless, namespace: flux-system}
+            spec: {interval: 1h, prune: true, path: ./nsless,
+                   sourceRef: {kind: GitRepository, name: flux-system}}
+        """,
+        "nsless/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: nsless\n",
+    })
+    (found,) = [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+                if f.kind == "no-namespace"]
+    assert (found.severity, found.object, found.file, found.line) == (
+        "warning", "Kustomization/flux-system/nsless", "nsless/cm.yaml", 3)
+    assert "Not applied: the build of Flux Kustomization flux-system/apps fails" in (
+        found.message)
