@@ -288,7 +288,6 @@ spec:
 from __future__ import annotations
 
 import gc
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
@@ -297,7 +296,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit
 from reviewbot.load.paths import format_path
 from reviewbot.model.objects import Model
-from reviewbot.model.resource import HELM_TEMPLATE
+from reviewbot.model.resource import templates_declaring
 from reviewbot.rules._kit import views
 
 # The evaluator is imported by the functions that run it: a tree without NetworkPolicies
@@ -371,8 +370,6 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation | QuietPlace]:
 
 # the findings that a flow is denied: an allow rule reviewbot cannot see may admit it
 _DENIALS = frozenset({"egress-unmatched", "dependency-denied", "dns-denied"})
-_CLUSTERWIDE_KIND = re.compile(
-    r"^\s*kind:\s*[\"']?(?:CiliumClusterwideNetworkPolicy|GlobalNetworkPolicy)[\"']?\s*$", re.M)
 
 
 def _templated_clusterwide(model: Model) -> list[str]:
@@ -380,9 +377,8 @@ def _templated_clusterwide(model: Model) -> list[str]:
     cluster-wide policy (Cilium's, Calico's): its allow rules reach every namespace
     (mkilchhofer/k8s-gitops-services: a chart Terraform installs allows every pod DNS; 2
     dns-denied errors were false)."""
-    return sorted(path for path, lf in model.files.items()
-                  if lf.skipped == HELM_TEMPLATE and b"NetworkPolicy" in lf.data
-                  and _CLUSTERWIDE_KIND.search(lf.text))
+    return templates_declaring(model.files, (
+        "CiliumClusterwideNetworkPolicy", "GlobalNetworkPolicy"), (b"NetworkPolicy",))
 
 
 def _judged(view: Model) -> list[Violation | QuietPlace]:

@@ -279,10 +279,8 @@ def build_model(
     if reach is None:  # (with roots, the walk decides what is applied)
         _terraform_doubts(model, reads)
     _unread_patch_doubts(model, graph)
-    if reach is not None and reach.guessed:
-        _guessed_doubts(model, reach)
-    if reach is not None and any(a.elsewhere for a in reach.applied):
-        _elsewhere_doubts(model, reach)
+    if reach is not None and (reach.guessed or any(a.elsewhere for a in reach.applied)):
+        _walk_doubts(model, reach)
     _suspended_doubts(model)
     _ytt_doubts(model)
     model.skipped[not_judged_at:not_judged_at] = _not_judged(graph, model)
@@ -578,35 +576,26 @@ def _suspended_doubts(model: Model) -> None:
                 "(spec.suspend: true)")
 
 
-def _elsewhere_doubts(model: Model, reach: Reach) -> None:
-    """The objects only Applications reading another revision of this repository apply
-    (``Applied.elsewhere``: ``targetRevision: dev`` under a root of the default branch): the
-    cluster gets that revision's files, not the ones read, so their findings say so
-    (HowDiggy/k8s-gitops: an error held only because the dev branch has the same line)."""
+def _walk_doubts(model: Model, reach: Reach) -> None:
+    """What the walk could not see of the objects only some builds make, said by their
+    findings: the objects only clusters rooted through a sync path's placeholder receive
+    (``Reach.guessed``: whether the placeholder names their folder), and those only
+    Applications reading another revision of this repository apply (``Applied.elsewhere``:
+    ``targetRevision: dev`` under a root of the default branch; HowDiggy/k8s-gitops: an
+    error held only because the dev branch has the same line)."""
+    clusters: dict[int, set[str]] = {}  # id(document) -> the clusters its builds are for
     notes: dict[int, list[str | None]] = {}  # id(document) -> each build's note
     for applied in reach.applied:
         for r in applied.resources:
             if r.doc is not None:
-                notes.setdefault(id(r.doc), []).append(applied.elsewhere)
-    for obj in model.objects:
-        found = notes.get(id(obj.doc))
-        if found and all(found) and found[0] is not None:
-            model.doubts.setdefault(id(obj), found[0])
-
-
-def _guessed_doubts(model: Model, reach: Reach) -> None:
-    """The objects only clusters rooted through a sync path's placeholder receive
-    (``Reach.guessed``): whether the placeholder names their folder is unseen, and their
-    findings say so."""
-    clusters: dict[int, set[str]] = {}  # id(document) -> the clusters its builds are for
-    for applied in reach.applied:
-        for r in applied.resources:
-            if r.doc is not None:
                 clusters.setdefault(id(r.doc), set()).update(applied.clusters)
+                notes.setdefault(id(r.doc), []).append(applied.elsewhere)
     for obj in model.objects:
         found = clusters.get(id(obj.doc))
         if found and all(c in reach.guessed for c in found):
             model.doubts.setdefault(id(obj), reach.guessed[min(found)])
+        elif (said := notes.get(id(obj.doc))) and all(said) and said[0] is not None:
+            model.doubts.setdefault(id(obj), said[0])
 
 
 def _scope_doubt(tree: Tree | None, graph: Graph,

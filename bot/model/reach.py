@@ -63,11 +63,11 @@ from reviewbot.model.kustomize import (
 )
 from reviewbot.model.objects import Model, applier_name
 from reviewbot.model.resource import (
-    HELM_TEMPLATE,
     Origins,
     Resource,
     dict_of,
     list_of,
+    templates_declaring,
     text_of,
 )
 from reviewbot.model.substitute import (
@@ -329,10 +329,6 @@ def _unevaluated(documents: Iterable[Document], aside: Callable[[str], bool]
     return out
 
 
-# a chart template that declares appliers: Argo CD Applications or ApplicationSets, or Flux
-# Kustomizations (an app-of-apps chart)
-_TEMPLATED_APPLIER = re.compile(
-    r"^\s*kind:\s*[\"']?(?:Application|ApplicationSet|Kustomization)[\"']?\s*$", re.M)
 TEMPLATED = "Helm template"  # the "generator" of an applier a chart template declares
 
 
@@ -343,15 +339,10 @@ def _templated(graph: Graph, aside: Callable[[str], bool]
     renders no chart, so what they apply is not seen (rowa78/k8s-gitops, samcday/
     home-cluster, takanao14/homelab, mctlhq/mctl-gitops, pf56/home-ops: folders an
     app-of-apps chart applies were flatly "not applied")."""
-    out: list[tuple[str, str, tuple[str, ...]]] = []
-    for path, lf in sorted(graph.files.items()):
-        if lf.skipped != HELM_TEMPLATE or aside(path) or shows_a_setup(path):
-            continue
-        text = lf.data.decode("utf-8", "replace")
-        if ("argoproj.io" in text or "kustomize.toolkit.fluxcd.io" in text) and (
-                _TEMPLATED_APPLIER.search(text)):
-            out.append((path, "", (TEMPLATED,)))
-    return out
+    found = templates_declaring(graph.files, ("Application", "ApplicationSet", "Kustomization"),
+                                (b"argoproj.io", b"kustomize.toolkit.fluxcd.io"))
+    return [(path, "", (TEMPLATED,)) for path in found
+            if not aside(path) and not shows_a_setup(path)]
 
 
 IN_CLUSTER_SERVER = "https://kubernetes.default.svc"

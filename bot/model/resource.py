@@ -176,6 +176,23 @@ def file_objects(lf: LoadedFile | None, kustomize: bool = True) -> Iterator[Reso
 HELM_TEMPLATE = "helm template"  # the loader's skip reason for a chart's template
 
 
+def templates_declaring(files: Mapping[str, LoadedFile], kinds: tuple[str, ...],
+                        marker: tuple[bytes, ...]) -> list[str]:
+    """The chart templates among ``files`` (skipped: reviewbot renders no chart) whose text
+    declares an object of one of ``kinds`` (a ``kind:`` line of its own), sorted; only
+    those holding one of ``marker`` (an API group, a word of the kind) are searched."""
+    pattern = _kind_lines(kinds)
+    return sorted(path for path, lf in files.items()
+                  if lf.skipped == HELM_TEMPLATE and any(m in lf.data for m in marker)
+                  and pattern.search(lf.data.decode("utf-8", "replace")))
+
+
+@functools.cache
+def _kind_lines(kinds: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"^\s*kind:\s*[\"']?(?:" + "|".join(map(re.escape, kinds))
+                      + r")[\"']?\s*$", re.M)
+
+
 def _as_yaml(lf: LoadedFile) -> LoadedFile:
     """``lf`` parsed as YAML whatever its folder (documents located in ``lf``'s path)."""
     parsed = _parsed(lf.text)
