@@ -21,8 +21,11 @@ reviewbot checks every `kustomization.yaml` in the tree:
   Kustomization or Argo CD Application that applies it (which applies and prunes nothing
   until the entry is fixed); the fix offers removing the entry too (the file may have
   been deleted on purpose).
-  An entry git-ignored by a `.gitignore` of the tree is a build output (generated before
-  the build) and not judged; a patch written as a bare string under `patches:` is the
+  An entry git-ignored by a `.gitignore` of the tree, or written by a script of the tree,
+  is a build output (generated before the build) and not judged, unless a GitOps controller
+  (a Flux Kustomization, an Argo CD Application) builds the kustomization from git, where
+  nothing makes it: then it is `missing`, and the message says it is git-ignored; a patch
+  written as a bare string under `patches:` is the
   kustomization's error (`invalid`: kustomize v5 refuses the whole kustomization);
 - a strategic merge patch without a target (a `patchesStrategicMerge` entry, or a `patches`
   entry without `target:`) whose object (its kind, name and namespace, by any name the build
@@ -385,7 +388,12 @@ def _check_entries(
             continue
         drop = (Edit(k.file, entry.path, "remove", document=k.doc.index, unsafe=True),) if (
             k.flux is None and len(entry.path) == 2) else ()
-        yield _at(k, entry.path, f"{_label(entry.path)}: {text!r} does not exist; {refused}",
+        target = join(k.directory, text)
+        gone = ("is git-ignored: no commit holds it, so the copy a GitOps controller builds "
+                "from git lacks it" if graph.gitignored(target) else
+                f"is written by {script}, which the GitOps controller building this from git "
+                "does not run" if (script := graph.written_by(target)) else "does not exist")
+        yield _at(k, entry.path, f"{_label(entry.path)}: {text!r} {gone}; {refused}",
                   "missing", text, drop, fix="Correct the path, add the missing file, or remove "
                   "the entry if the file was deleted on purpose.")
 

@@ -462,7 +462,8 @@ def test_a_git_ignored_patch_of_a_folder_flux_builds_is_missing(tmp_path: Path) 
         "app/pods.yaml": POD})
     (digest, integrity) = _findings(tmp_path)
     assert integrity[:4] == ("kustomize-integrity", "error", "app/kustomization.yaml", 3)
-    assert "'./env/web.yaml' does not exist" in integrity[4]
+    assert "'./env/web.yaml' is git-ignored: no commit holds it, so the copy a GitOps " \
+        "controller builds from git lacks it" in integrity[4]
     assert digest[:2] == ("image-digest", "warning") and "Not applied" in digest[4]
 
 

@@ -403,7 +403,8 @@ def _file_uses(model: Model) -> dict[str, _Use]:
 
 def _argo_value_files(model: Model, uses: dict[str, _Use]) -> None:
     """The values files an applied Argo CD Application gives a chart folder of this
-    repository (``helm.valueFiles`` of a source whose ``path`` is the chart): in the
+    repository (the chart's own ``values.yaml`` and the ``helm.valueFiles`` of a source
+    whose ``path`` is the chart): in the
     Application's destination namespace, for its release (a new-user trial's values file was
     ``HelmValues/values`` where the Application said ``namespace: dashboard``)."""
     graph = model_graph(model)
@@ -424,7 +425,8 @@ def _argo_value_files(model: Model, uses: dict[str, _Use]) -> None:
             if where is None or not chart:
                 continue
             release = helm.get("releaseName")
-            for name in items(helm.get("valueFiles")):
+            # (the chart's own values.yaml, which Helm reads first, is the release's too)
+            for name in ("values.yaml", *items(helm.get("valueFiles"))):
                 if isinstance(name, str) and not name.startswith("$"):
                     uses.setdefault(join(where, name), _Use(
                         str(dest) if isinstance(dest, str) and dest else obj.namespace,
