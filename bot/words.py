@@ -1,10 +1,27 @@
-"""Counts in words: the one place every output (text, Markdown, netpol) spells a number of
-things, so that none writes "file(s)" or "NetworkPolicy(ies)"."""
+"""Words: the one place every output (text, Markdown, netpol) spells a number of things, so
+that none writes "file(s)" or "NetworkPolicy(ies)"; and the one guess of which name a
+misspelt one meant (a rule an ignore names, a field the schema does not have)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``n`` and ``word`` in the number it takes ("1 file", "2 files", "2 NetworkPolicies"
     with ``many``)."""
     return f"{n} {word if n == 1 else many or word + 's'}"
+
+
+def closest(word: str, names: Iterable[str]) -> str:
+    """The name of ``names`` that ``word`` most likely misspells: one that differs only in
+    case, else the closest by difflib's ratio if at least 0.8 (a letter or two in a word of
+    ten: ``replica`` for ``replicas``); "" when none is that close."""
+    names = sorted(names)
+    lowered = {name.lower(): name for name in names}
+    if word.lower() in lowered:
+        return lowered[word.lower()]
+    import difflib  # (a misspelt name only: not imported by a clean run)
+
+    close = difflib.get_close_matches(word, names, n=1, cutoff=0.8)
+    return close[0] if close else ""

@@ -230,7 +230,8 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
                 yield _violation(obj, problem.identity, problem.path, problem.message,
                                  _QUOTE.get(problem.unquoted),
                                  _commented_placeholder(model, obj, problem.path)
-                                 if problem.message.endswith("got null") else crd_doubt)
+                                 if problem.message.endswith("got null") else crd_doubt,
+                                 problem.unknown, problem.suggest)
     yield from _selectors_unmatched(model, patches)
     yield from _job_restart_policies(model, patches)
     yield Note("schema", stats.as_dict())  # the summary's counts
@@ -416,9 +417,19 @@ def _crds(model: Model) -> tuple[list[tuple[KObject, CrdSchema]], list[Conflict]
 
 
 def _violation(obj: KObject, key: Path, where: Path, message: str,
-               fix: str | None = None, doubt: str | None = None) -> Violation:
+               fix: str | None = None, doubt: str | None = None, unknown: str = "",
+               suggest: str = "") -> Violation:
+    """A schema problem at ``where``; an ``unknown`` field points at its name (the key), and
+    its fix names the field it most likely misspells (``suggest``), if one is close."""
     label = format_path(where) or "(object)"
-    return Violation(obj, key, f"{label}: {message}", fix=fix, kind="invalid", doubt=doubt)
+    if suggest:
+        fix = (f"Rename {unknown} to {suggest}: the schema has {suggest} here, and no "
+               f"{unknown}.")
+    elif unknown:
+        fix = (f"Remove {unknown}, or move it where the schema has it: the API server "
+               "refuses the field, or drops it without a word.")
+    return Violation(obj, key, f"{label}: {message}", fix=fix, kind="invalid", doubt=doubt,
+                     at_key=bool(unknown))
 
 
 # a value written as ``##NAME##``: YAML reads it as a comment, so the field is null as written
@@ -481,7 +492,7 @@ def _kubeconform(
             if judged is not None and problem.value_known and judged(problem.value):
                 continue
             message = problem.message if not redact(problem.path) else problem.redacted
-            yield _violation(obj, problem.key, problem.path, message)
+            yield _violation(obj, problem.key, problem.path, message, unknown=problem.unknown)
 
 
 def _as_applied(obj: KObject, lenient: Any, found: Lookup) -> tuple[Any, Any, Any]:

@@ -70,6 +70,38 @@ def test_one_finding_per_unknown_field(tmp_path: Path) -> None:
     assert {f.severity for f in result.findings} == {"error"}
 
 
+def test_unknown_field_points_at_its_name_and_names_the_field_it_misspells(
+        tmp_path: Path) -> None:
+    text = """
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web}
+    spec:
+      replica: 3
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec:
+          containers:
+          - name: web
+            image: nginx:1.27
+            ImagePullPolicy: Always
+            resourcess:
+              limits: {memory: 1Gi}
+            colour: blue
+    """
+    result = lint_text(tmp_path, text, only=["schema"], config=NEVER)
+    assert [(f.line, f.column, f.fix) for f in result.findings] == [
+        (5, 3, "Rename replica to replicas: the schema has replicas here, and no replica."),
+        (13, 9, "Rename ImagePullPolicy to imagePullPolicy: the schema has imagePullPolicy "
+                "here, and no ImagePullPolicy."),
+        (14, 9, "Rename resourcess to resources: the schema has resources here, and no "
+                "resourcess."),
+        (16, 9, "Remove colour, or move it where the schema has it: the API server refuses "
+                "the field, or drops it without a word."),
+    ]
+
+
 def test_one_finding_per_missing_required_field(tmp_path: Path) -> None:
     text = """
     apiVersion: rbac.authorization.k8s.io/v1

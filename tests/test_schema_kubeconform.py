@@ -86,6 +86,10 @@ def test_kubeconform_on_path_is_used_and_results_map_to_lines(
         (22, "Secret/default/creds",
          "data.key: (value not shown) does not match pattern (value not shown)"),
     ]  # the extensions/v1beta1 Deployment on line 33 is api-lifecycle's to report
+    unknown = result.findings[1]  # points at the misspelt name, not at its value
+    assert (unknown.column, unknown.fix) == (
+        9, "Remove imagePulPolicy, or move it where the schema has it: the API server refuses "
+           "the field, or drops it without a word.")
     stats = result.stats["schema"]
     assert stats["engine"] == "kubeconform"
     assert stats["validated"] == 3 and stats["not-validated"] == 2

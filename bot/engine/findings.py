@@ -123,6 +123,9 @@ class Violation:
     # and fix, who first): the review places the finding on the one the pull request changed
     others: tuple[Violation, ...] = ()
     amount: Amount | None = None  # how large it is, to tell "worse" from "existing"
+    # the finding points at the key of the entry at ``path``, not at its value: the field's
+    # name is the mistake (an unknown field), whatever it holds
+    at_key: bool = False
 
 
 def doubted(severity: str, message: str, doubt: str | None,

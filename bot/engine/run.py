@@ -561,7 +561,7 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
     else:
         ref = v.obj.ref
         if v.line is None:
-            file, line, column = v.obj.where(v.path)
+            file, line, column = v.obj.where(v.path, key=v.at_key)
         else:  # placed by the rule: in the object's own file, or the one it names
             file, line, column = v.file or v.obj.file, v.line, v.column or 1
     return Finding(

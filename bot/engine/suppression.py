@@ -12,6 +12,7 @@ from reviewbot.engine.findings import Finding, Violation
 from reviewbot.engine.outcome import Ignore
 from reviewbot.engine.registry import all_rules
 from reviewbot.model.objects import KObject, Model
+from reviewbot.words import closest
 
 IGNORE = "reviewbot.dev/ignore"
 IGNORE_REASON = "reviewbot.dev/ignore-reason"
@@ -93,10 +94,8 @@ class Suppressions:
                 if rule in _known():
                     message = f"ignore {where} for {rule} matches no finding"
                 else:  # the name is not echoed: it may be text of a value (a Secret's)
-                    import difflib  # a misspelt rule name only
-
-                    close = difflib.get_close_matches(rule, sorted(_known()), n=1, cutoff=0.8)
-                    hint = f" (did you mean {close[0]}?)" if close else ""
+                    close = closest(rule, _known())
+                    hint = f" (did you mean {close}?)" if close else ""
                     message = f"ignore {where} names no known rule{hint}"
                 if entry.obj is not None:
                     yield Violation(entry.obj, ("metadata", "annotations", IGNORE), message)

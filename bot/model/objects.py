@@ -133,10 +133,11 @@ class KObject:
         """(line, column) in the object's own file (see :meth:`where` for patched fields)."""
         return self.doc.position(self.path + tuple(path))
 
-    def where(self, path: Path) -> tuple[str, int, int]:
-        """(file, line, column) of the field at ``path``: in the patch that set it, if one did."""
+    def where(self, path: Path, key: bool = False) -> tuple[str, int, int]:
+        """(file, line, column) of the field at ``path``, or with ``key`` of its key: in the
+        patch that set it, if one did."""
         doc, at = self.written(path)
-        line, column = doc.position(at)
+        line, column = doc.key_position(at) if key else doc.position(at)
         return doc.file.path, line, column
 
     def written(self, path: Path) -> tuple[Document, Path]:

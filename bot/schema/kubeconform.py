@@ -54,6 +54,7 @@ class Problem:
     redacted: str  # the message with every quoted value removed (Secret data)
     value: Any = None
     value_known: bool = False  # ``value`` is the instance value at ``path``
+    unknown: str = ""  # an unknown field's name (the finding points at the key)
 
 
 @dataclass(frozen=True)
@@ -171,8 +172,8 @@ def _problems(pointer: str, text: str, body: Mapping[str, Any]) -> list[Problem]
     extra = _EXTRA.search(text)
     if extra:
         keys = re.findall(r"'([^']*)'", extra.group(1))
-        return [Problem(path + (k,), path + (k,), f"unknown field {k!r}", f"unknown field {k!r}")
-                for k in keys]
+        return [Problem(path + (k,), path + (k,), f"unknown field {k!r}", f"unknown field {k!r}",
+                        unknown=k) for k in keys]
     missing = _MISSING.search(text)
     if missing:
         keys = re.findall(r"'([^']*)'", missing.group(1))

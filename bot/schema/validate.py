@@ -27,6 +27,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urljoin
 
+from reviewbot.words import closest
+
 if TYPE_CHECKING:  # imported when first needed: valid input never pays for jsonschema (60 ms)
     import referencing
     from jsonschema.exceptions import ValidationError
@@ -59,6 +61,10 @@ class SchemaProblem:
     # the type YAML gave a plain scalar where the schema takes a string ("boolean", "integer",
     # "number"; "" otherwise): quotes would have kept it text
     unquoted: str = ""
+    # an unknown field (its name is the mistake: the finding points at the key), and the
+    # field of the schema there that it most likely misspells ("" when none is close)
+    unknown: str = ""
+    suggest: str = ""
 
     @property
     def identity(self) -> Path:
@@ -605,7 +611,8 @@ def _explain(
     if keyword == "additionalProperties" or keyword == "unevaluatedProperties":
         extra = _extra_keys(error)
         for key in extra:
-            yield SchemaProblem(path + (key,), f"unknown field {key!r}", keyword, path + (key,))
+            yield SchemaProblem(path + (key,), f"unknown field {key!r}", keyword, path + (key,),
+                                unknown=key, suggest=_misspelt(key, error))
         if extra:
             return
     if keyword == "required":
@@ -695,6 +702,16 @@ def _extra_keys(error: Failure) -> list[str]:
         str(k) for k in instance
         if k not in props and not any(_search(p, str(k)) for p in patterns)
     ]
+
+
+def _misspelt(key: str, error: Failure) -> str:
+    """The field of the schema at ``error`` that ``key`` most likely misspells, among those
+    the object does not write already (:func:`~reviewbot.words.closest`), or ""."""
+    props = error.schema.get("properties") if isinstance(error.schema, dict) else None
+    if not isinstance(props, dict):
+        return ""
+    written = error.instance if isinstance(error.instance, dict) else {}
+    return closest(key, (str(k) for k in props if k not in written))
 
 
 @cache
