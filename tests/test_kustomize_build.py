@@ -17,7 +17,7 @@ from reviewbot.load.loader import load
 from reviewbot.model.transform import GENERATED_HASH, transform_image
 from reviewbot.sources.tree import FileRecord, blob_id
 
-from .helpers import kustomize_graph, lint_dir, write
+from .helpers import kustomize_graph, lint_dir, run_cli, write
 
 PRECISION = Path(__file__).parent / "fixtures" / "precision"
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
@@ -505,13 +505,31 @@ def test_flux_entry_points_make_clusters_that_rules_never_combine(tmp_path: Path
     result = lint_dir(tmp_path, only=["schedulability", "kustomize-integrity"])
     assert result.findings == []
     assert sorted(result.model.cluster_entries) == ["clusters/production", "clusters/staging"]
-    reasons = [s.reason for s in result.model.skipped if s.reason.startswith("cluster ")]
+    reasons = [s.reason for s in result.model.skipped if s.kind == "cluster"]
     assert reasons == [
         "cluster clusters/production: 3 objects; netpol-pairing, schedulability and duplicate "
         "checks never combine them with another cluster's",
         "cluster clusters/staging: 3 objects; netpol-pairing, schedulability and duplicate "
         "checks never combine them with another cluster's",
     ]
+
+
+def test_the_text_output_lists_clusters_apart_from_what_was_skipped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    two_clusters(tmp_path)
+    write(tmp_path, {"old/old.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old}\n"})
+    _, out, _ = run_cli(["lint", str(tmp_path), "--rule", "kustomize-integrity"], capsys)
+    tail = out[out.index("clusters (2):"):].splitlines()
+    assert tail[:3] == [
+        "clusters (2):",
+        "  clusters/production/flux-system/gotk-sync.yaml: cluster clusters/production: 3 "
+        "objects; netpol-pairing, schedulability and duplicate checks never combine them with "
+        "another cluster's",
+        "  clusters/staging/flux-system/gotk-sync.yaml: cluster clusters/staging: 3 objects; "
+        "netpol-pairing, schedulability and duplicate checks never combine them with another "
+        "cluster's",
+    ]
+    assert tail[3:] == ["skipped (1):", "  old: not applied by any cluster root"]
 
 
 def test_one_cluster_sums_its_pods_on_a_node(tmp_path: Path) -> None:
@@ -616,10 +634,15 @@ def test_a_cluster_of_many_roots_is_summed_up_by_its_first(tmp_path: Path) -> No
     write(tmp_path, files)
     result = lint_dir(tmp_path, only=["kustomize-integrity"])
     summaries = [(s.path, s.reason.partition(";")[0]) for s in result.model.skipped
-                 if s.reason.startswith("cluster ")]
+                 if s.kind == "cluster"]
+    # (apps/app0 and apps/app1 are built alike for both: 5 ConfigMaps, 5 + 2 - 2; with the
+    # 7 Applications, 12 objects looked in)
     assert summaries == [
-        ("prod/app0.yaml", "cluster prod (and 4 other roots): 5 objects"),
-        ("stage/app0.yaml", "cluster stage (also from stage/app1.yaml): 2 objects")]
+        ("prod/app0.yaml", "cluster prod (and 4 other roots): 5 objects (2 of them built "
+                           "alike for another cluster too)"),
+        ("stage/app0.yaml", "cluster stage (also from stage/app1.yaml): 2 objects (2 of them "
+                            "built alike for another cluster too)")]
+    assert result.stats["objects"] == 12
 
 
 def test_a_flux_kustomization_s_components_join_its_folder_s_kustomization(

@@ -81,6 +81,7 @@ from reviewbot.model.resource import Patch, document_objects
 from reviewbot.model.values import ValuesObject, document_values_pods, object_values_pods
 from reviewbot.model.values import configure as configure_values
 from reviewbot.sources.tree import NOT_APPLIED, Skipped, Tree, remote_urls
+from reviewbot.words import plural
 
 # ---------------------------------------------------------------- building
 
@@ -303,11 +304,16 @@ def build_model(
                 model.unbuilt[id(obj)] = failing
     model.pods.extend(custom_resource_pods(model))  # CRD-declared and structural pod templates
     for name, roots in sorted(model.cluster_entries.items()):
-        count = sum(1 for o in objects if name in model.clusters.get(id(o), ()))
+        mine = [model.clusters.get(id(o), ()) for o in objects]
+        count = sum(1 for c in mine if name in c)
+        shared = sum(1 for c in mine if name in c and len(c) > 1)
+        # (an object two clusters build alike is one object of the lint's count, and one of
+        # each cluster's: said, so that the clusters' counts add up to it)
+        also = (f" ({shared} of them built alike for another cluster too)" if shared else "")
         model.skipped.append(Skipped(roots[0], (
-            f"cluster {name}{_other_roots(roots)}: {count} object{'' if count == 1 else 's'}; "
+            f"cluster {name}{_other_roots(roots)}: {plural(count, 'object')}{also}; "
             "netpol-pairing, schedulability and duplicate checks never combine them with "
-            "another cluster's")))
+            "another cluster's"), kind="cluster"))
     configure_values(model, measured or {}, values_files)
     return model
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from reviewbot.engine.outcome import Report, Unapplied
-from reviewbot.sources.tree import Skipped, shown_path
+from reviewbot.sources.tree import shown_path
 from reviewbot.words import plural
 
 MAX_PER_RULE = 1000  # findings of one rule an output shows; the rest are counted by rule
@@ -33,7 +33,7 @@ def shown(report: Report) -> Report:
     return replace(
         report,
         findings=tuple(replace(f, file=shown_path(f.file)) for f in report.findings),
-        skipped=tuple(Skipped(shown_path(s.path), s.reason) for s in report.skipped),
+        skipped=tuple(replace(s, path=shown_path(s.path)) for s in report.skipped),
         quiet=tuple(replace(q, file=shown_path(q.file)) for q in report.quiet),
         review=review,
         sources={shown_path(k): v for k, v in report.sources.items()},

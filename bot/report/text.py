@@ -100,9 +100,14 @@ def render_text(report: Report, color: bool = False) -> str:
     if report.quiet:
         out.append(f"not reported on purpose ({len(report.quiet)}):")
         out.extend(_quiet_lines(report))
-    if report.skipped:
-        out.append(f"skipped ({len(report.skipped)}):")  # files and folders alike
-        out.extend(f"  {term(s.path)}: {term(s.reason)}" for s in report.skipped)
+    clusters = [s for s in report.skipped if s.kind == "cluster"]
+    if clusters:  # what the tree applies, by cluster: nothing of it was left out
+        out.append(f"clusters ({len(clusters)}):")
+        out.extend(f"  {term(s.path)}: {term(s.reason)}" for s in clusters)
+    skipped = [s for s in report.skipped if s.kind != "cluster"]
+    if skipped:
+        out.append(f"skipped ({len(skipped)}):")  # files and folders alike
+        out.extend(f"  {term(s.path)}: {term(s.reason)}" for s in skipped)
     return "\n".join(out) + "\n"
 
 

@@ -57,10 +57,12 @@ NOT_APPLIED = "not applied by any cluster root"
 
 @dataclass(frozen=True, slots=True)
 class Skipped:
-    """A file left unread, and why."""
+    """A file left unread, and why; or (``kind`` "cluster") a cluster the tree applies, at
+    its root: what its objects are judged with, listed apart from what was left out."""
 
     path: str
     reason: str
+    kind: str = ""
 
 
 @dataclass(frozen=True)
