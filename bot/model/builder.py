@@ -303,13 +303,14 @@ def build_model(
             if (failing := failing_build(model, obj)) is not None:
                 model.unbuilt[id(obj)] = failing
     model.pods.extend(custom_resource_pods(model))  # CRD-declared and structural pod templates
+    of_clusters = [model.clusters.get(id(o), ()) for o in objects] if (
+        model.cluster_entries) else []
     for name, roots in sorted(model.cluster_entries.items()):
-        mine = [model.clusters.get(id(o), ()) for o in objects]
-        count = sum(1 for c in mine if name in c)
-        shared = sum(1 for c in mine if name in c and len(c) > 1)
+        count = sum(1 for c in of_clusters if name in c)
+        alike = sum(1 for c in of_clusters if name in c and len(c) > 1)
         # (an object two clusters build alike is one object of the lint's count, and one of
         # each cluster's: said, so that the clusters' counts add up to it)
-        also = (f" ({shared} of them built alike for another cluster too)" if shared else "")
+        also = (f" ({alike} of them built alike for another cluster too)" if alike else "")
         model.skipped.append(Skipped(roots[0], (
             f"cluster {name}{_other_roots(roots)}: {plural(count, 'object')}{also}; "
             "netpol-pairing, schedulability and duplicate checks never combine them with "
