@@ -198,14 +198,16 @@ from reviewbot.model.kustomize import (
 )
 from reviewbot.model.objects import (
     REFUSED,
+    UNPLACED,
     KObject,
     Model,
     Path,
-    applier_name,
+    applier_names,
     appliers,
     controlled,
     model_graph,
     patch_entry_text,
+    refused_entry,
     refusing_patches,
     unplaced,
 )
@@ -316,8 +318,11 @@ def _unplaced(model: Model) -> Iterator[Violation]:
     Kustomization sets no ``spec.targetNamespace`` (:func:`unplaced`): kustomize-controller's
     apply refuses it, and so applies nothing of the Kustomization. Once per object, at its
     ``metadata``, a finding of the first Kustomization that applies it (a new-user trial:
-    inside a build that fails it stayed an error, and named no object)."""
+    inside a build that fails it stayed an error, and named no object), or of the object
+    itself when that Kustomization's build fails first (a missing entry): nothing of it is
+    applied until that is fixed, and this holds then."""
     appliers = {id(o.body): o for o in model.objects if o.kind == "Kustomization"}
+    placed: dict[tuple[int, tuple[str | int, ...]], KObject] | None = None
     seen: set[tuple[int, tuple[str | int, ...]]] = set()
     for body_id, left in sorted(unplaced(model).items(), key=lambda kv: (
             appliers[kv[0]].ref if kv[0] in appliers else "")):
@@ -325,16 +330,24 @@ def _unplaced(model: Model) -> Iterator[Violation]:
         if applier is None:
             continue
         name = f"{applier.namespace}/{applier.name}" if applier.namespace else applier.name
+        # its build fails before the apply (an entry missing): then the finding is the
+        # object's, which nothing applies until that is fixed (``Model.unbuilt``)
+        failing = (refusal := refused_entry(model, applier)) is not None and (
+            refusal[2] != UNPLACED)
+        if failing and placed is None:
+            placed = {(id(o.doc), o.path): o for o in model.objects}
         for r in left:
             if r.doc is None or (id(r.doc), r.path) in seen:
                 continue
             seen.add((id(r.doc), r.path))
             line, column = r.doc.position(r.path + ("metadata",))
             what = f"{r.kind}/{r.name}"
+            owner = placed.get((id(r.doc), r.path)) if failing and placed is not None else None
             yield Violation(  # (of the Kustomization that refuses it: not applied when
                 # no working build makes that Kustomization, as its other findings are)
-                applier, (), f"{what} has no namespace, and Flux Kustomization {name}, which "
-                "applies it, sets no targetNamespace: kustomize-controller refuses to apply a "
+                owner or applier, (),
+                f"{what} has no namespace, and Flux Kustomization {name}, which applies it, "
+                "sets no targetNamespace: kustomize-controller refuses to apply a "
                 f"namespaced object without one (\"{what} namespace not specified\"), so "
                 f"{name} applies nothing until it has one", kind="no-namespace",
                 file=r.doc.file.path, line=line, column=column,
@@ -376,7 +389,7 @@ def _check_entries(
     for entry, text, why in missing_entries(k, index, graph, referenced,
                                             controlled(model, k)):
         if not refused and why in ("", "folder"):
-            refused = _refused(k, appliers(model).get(k.file, ()))
+            refused = _refused(model, k, appliers(model).get(k.file, ()))
         if why == "folder":
             yield _at(k, entry.path, f"{_label(entry.path)}: folder {text!r} holds no "
                       f"kustomization.yaml; {refused}", "missing", text, (),
@@ -398,17 +411,18 @@ def _check_entries(
                   "the entry if the file was deleted on purpose.")
 
 
-def _refused(k: Kustomization, applied_by: Iterable[KObject]) -> str:
+def _refused(model: Model, k: Kustomization, applied_by: Sequence[KObject]) -> str:
     """What a missing entry stops: kustomize refuses the whole build (``kubectl kustomize``
     fails, "must resolve to a file or a directory"), so whoever applies it applies nothing of
     it, and prunes nothing, until the entry resolves."""
-    who = sorted({applier_name(o) for o in applied_by})
+    who = applier_names(model, applied_by)
     if not who:
         return (f"kustomize refuses the whole build of {k.directory or '.'} (and of every "
                 "kustomization that includes it): nothing of it is applied")
     more = f" and {len(who) - 2} more" if len(who) > 2 else ""
     return (f"kustomize refuses the whole build, so {' and '.join(who[:2])}{more} "
-            f"appl{'ies' if len(who) == 1 else 'y'} nothing of it until the entry is fixed")
+            f"appl{'ies' if len(applied_by) == 1 else 'y'} nothing of it until the entry is "
+            "fixed")
 
 
 def _wrong_kind(k: Kustomization, path: Path, text: str, component: bool) -> Violation:

@@ -13,7 +13,7 @@ from reviewbot.config import Config
 from reviewbot.engine.run import Result, analyze
 from reviewbot.sources.tree import disk_tree, git_tree
 
-from .helpers import GitRepo, run_cli
+from .helpers import GitRepo, lint_dir, run_cli
 
 RULE = "kustomize-integrity"
 DEPLOYMENT = """
@@ -89,6 +89,47 @@ def test_a_missing_entry_fails_the_whole_build_and_may_be_removed(tmp_path: Path
     assert plain.message == (
         "resources[1]: 'gone.yaml' does not exist; kustomize refuses the whole build of plain "
         "(and of every kustomization that includes it): nothing of it is applied")
+
+
+def test_same_named_kustomizations_of_two_clusters_are_named_with_their_clusters(
+        tmp_path: Path) -> None:
+    """Each cluster's folder holds a Flux Kustomization flux-system/apps of the same folder:
+    the message names both, by their clusters (it said "flux-system/apps applies", as if one;
+    what the folder makes said "the builds of flux-system/apps and 1 more fail")."""
+    sync = textwrap.dedent("""
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: %s, namespace: flux-system}
+        spec: {interval: 10m, path: %s, prune: true,
+               sourceRef: {kind: GitRepository, name: flux-system}}
+        """)
+    files = {"apps/kustomization.yaml": "resources: [web.yaml, gone.yaml]\n",
+             "apps/web.yaml": DEPLOYMENT}
+    for name in ("prod", "stage"):
+        files[f"clusters/{name}/flux-system/gotk-sync.yaml"] = sync % (
+            "flux-system", f"./clusters/{name}")
+        files[f"clusters/{name}/apps.yaml"] = sync % ("apps", "./apps")
+    write(tmp_path, files)
+    result = lint_dir(tmp_path)
+    missing, unplaced = [f for f in result.findings if f.rule == "kustomize-integrity"]
+    assert missing.message == (
+        "resources[1]: 'gone.yaml' does not exist; kustomize refuses the whole build, so Flux "
+        "Kustomizations flux-system/apps of clusters clusters/prod and clusters/stage apply "
+        "nothing of it until the entry is fixed")
+    assert {f.message.partition("Not applied: ")[2] for f in result.findings
+            if f.file == "apps/web.yaml"} == {
+        "the builds of Flux Kustomizations flux-system/apps of clusters clusters/prod and "
+        "clusters/stage fail (apps/kustomization.yaml: 'gone.yaml' does not exist), so none "
+        "of this is applied until it builds."}
+    # the Deployment has no namespace either: kustomize-controller would refuse the apply,
+    # but the build fails before it, so nothing of it is applied yet (a warning that says so)
+    assert (unplaced.file, unplaced.severity, unplaced.object, unplaced.kind) == (
+        "apps/web.yaml", "warning", "Deployment/default/web", "no-namespace")
+    assert unplaced.message.endswith("Not applied: the builds of Flux Kustomizations "
+                                     "flux-system/apps of clusters clusters/prod and "
+                                     "clusters/stage fail (apps/kustomization.yaml: 'gone.yaml'"
+                                     " does not exist), so none of this is applied until it "
+                                     "builds.")
 
 
 def test_unlisted_manifest_is_a_warning_on_its_first_object(tmp_path: Path) -> None:

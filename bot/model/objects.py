@@ -1436,11 +1436,32 @@ def patch_entry_text(k: Kustomization, entry: Path) -> str:
     return "an inline patch"
 
 
-def applier_name(applier: KObject | Resource) -> str:
+def applier_name(applier: KObject | Resource, many: bool = False) -> str:
     """"Argo CD Application argocd/prod", "Flux Kustomization flux-system/apps" (a model's
-    object, or an object as a build made it)."""
+    object, or an object as a build made it); with ``many``, the kind in the plural (several
+    of that name: "Flux Kustomizations flux-system/apps")."""
     where = f"{applier.namespace}/{applier.name}" if applier.namespace else applier.name
-    return f"{'Argo CD' if applier.kind == 'Application' else 'Flux'} {applier.kind} {where}"
+    kind = applier.kind + ("s" if many else "")
+    return f"{'Argo CD' if applier.kind == 'Application' else 'Flux'} {kind} {where}"
+
+
+def applier_names(model: Model, found: Iterable[KObject]) -> list[str]:
+    """The names of the appliers ``found`` (:func:`applier_name`), one per name, sorted; a
+    name several of them share (a Flux Kustomization ``flux-system/apps`` in each cluster's
+    folder) says whose they are: "Flux Kustomizations flux-system/apps of clusters prod and
+    stage", or how many share it when the model knows no clusters apart."""
+    groups: dict[str, dict[int, KObject]] = {}
+    for applier in found:
+        groups.setdefault(applier_name(applier), {})[id(applier)] = applier
+    out: list[str] = []
+    for name, objs in sorted(groups.items()):
+        if len(objs) > 1:
+            clusters = sorted({c for i in objs for c in model.clusters.get(i, ())})
+            name = applier_name(next(iter(objs.values())), many=True) + (
+                f" of clusters {', '.join(clusters[:-1])} and {clusters[-1]}"
+                if len(clusters) > 1 else f" ({len(objs)} of that name)")
+        out.append(name)
+    return out
 
 
 @dataclass(frozen=True)
@@ -1568,8 +1589,15 @@ def failing_build(model: Model, obj: KObject) -> str | None:
     applier = found[0].applier
     if applier is not None and refused_entry(model, applier) is None:
         name = f"what applies {name}"  # (its own build works: one that applies it fails)
-    builds = (f"the build of {name} fails" if len(found) == 1 else
-              f"the builds of {name} and {len(found) - 1} more fail")
+    if len(found) > 1 and all(m.applier is not None for m in found) and len(
+            names := applier_names(model, [m.applier for m in found if m.applier])) == 1:
+        name = names[0]  # one name, one applier per cluster
+        if applier is not None and refused_entry(model, applier) is None:
+            name = f"what applies {name}"
+        builds = f"the builds of {name} fail"
+    else:
+        builds = (f"the build of {name} fails" if len(found) == 1 else
+                  f"the builds of {name} and {len(found) - 1} more fail")
     return f"{builds} ({file}: {entry!r} {why})"
 
 
