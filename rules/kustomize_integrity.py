@@ -71,7 +71,8 @@ reviewbot checks every `kustomization.yaml` in the tree:
   namespace not specified"), so the Kustomization applies nothing and what it holds is not
   applied. Namespaced: the Kubernetes API's own kinds, Flux's, and a custom kind whose
   CustomResourceDefinition in the tree says `scope: Namespaced` (another custom kind's scope
-  is not known: not judged);
+  is not known: not judged). When the Kustomization's build fails first (a missing entry),
+  the finding is the object's, a warning: nothing of it is applied until the build works;
 - a FluxInstance's sync path (`spec.sync.path`, a flux-instance HelmRelease's
   `instance.sync.path`) names a folder of the tree once the postBuild of each Flux
   Kustomization applying it substitutes its variables (`missing`, a warning: whether the
