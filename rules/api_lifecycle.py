@@ -112,6 +112,7 @@ from reviewbot.model.objects import (
     KObject,
     Model,
     Path,
+    cluster_phrase,
     mapping,
 )
 from reviewbot.model.reach import is_object
@@ -237,14 +238,15 @@ class _Cluster:
     def of(name: str | None, view: Model, table: ApiTable, several: bool,
            target: Minor | None) -> _Cluster:
         minor = parse_minor(view.inventory.kubernetes_version)
-        label = f" (cluster {name})" if several and name not in (None, DEFAULT_CLUSTER) else ""
+        label = f" ({cluster_phrase(name)})" if several and name not in (
+            None, DEFAULT_CLUSTER) else ""
         if minor is None and target is not None:
             return _Cluster(name, target, False, label, planning=True)
         return _Cluster(name, minor or table.newest, minor is not None, label)
 
     @property
     def subject(self) -> str:
-        return f"cluster {self.name}" if self.label else "the cluster"
+        return cluster_phrase(self.name) if self.label and self.name else "the cluster"
 
     @property
     def title(self) -> str:

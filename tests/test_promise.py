@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from reviewbot.engine.findings import Violation, doubted
 from reviewbot.engine.registry import all_rules
 from reviewbot.engine.run import make_finding
 from reviewbot.load.loader import TEMPLATE_INPUT
-from tests.helpers import lint_dir, lint_text, write
+from tests.helpers import lint_dir, lint_text, run_cli, write
 
 
 def test_a_doubt_makes_an_error_a_warning_that_says_what_could_not_be_seen() -> None:
@@ -490,6 +492,36 @@ def test_with_roots_what_terraform_reads_is_said_to_be_terraform_s(tmp_path: Pat
     assert op[4].endswith(
         "Not certain: reviewbot could not see how Terraform applies it, if at all "
         "(terraform/main.tf reads it; reviewbot does not evaluate Terraform).")
+
+
+def test_what_terraform_applies_is_named_so_not_called_a_cluster(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A new-user trial: what terraform/main.tf reads beside two Flux clusters was "cluster
+    terraform/manifests/op.yaml (read by terraform/main.tf)" and made "all 3 clusters" of
+    api-lifecycle's summary: it is judged apart, named by what it is."""
+    files = {"terraform/main.tf": 'locals { m = file("${path.module}/manifests/op.yaml") }\n',
+             "terraform/manifests/op.yaml": """
+                 apiVersion: policy/v1beta1
+                 kind: PodDisruptionBudget
+                 metadata: {name: op, namespace: op}
+                 spec: {minAvailable: 1, selector: {matchLabels: {app: op}}}
+                 """}
+    for name in ("prod", "stage"):
+        files[f"clusters/{name}/flux-system/gotk-sync.yaml"] = f"""
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {{name: flux-system, namespace: flux-system}}
+            spec: {{path: ./clusters/{name}, sourceRef: {{kind: GitRepository, name: x}}}}
+            """
+    write(tmp_path, files)
+    _, out, _ = run_cli(["lint", str(tmp_path), "--rule", "api-lifecycle"], capsys)
+    assert ("op: Kubernetes 1.37 (what terraform/main.tf applies from "
+            "terraform/manifests/op.yaml) does not serve PodDisruptionBudget") in out
+    assert ("api-lifecycle: judged against Kubernetes 1.37 (the newest known, none set) in "
+            "both clusters and what terraform/main.tf applies from terraform/manifests/op.yaml"
+            ) in out
+    assert ("  terraform/main.tf: what terraform/main.tf applies from "
+            "terraform/manifests/op.yaml: 1 object; ") in out
 
 
 def test_a_chart_terraform_releases_has_defaults_it_may_override(tmp_path: Path) -> None:

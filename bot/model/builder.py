@@ -49,6 +49,7 @@ from reviewbot.model.objects import (
     add_identity,
     any_refused,
     cluster_inventory,
+    cluster_phrase,
     controlled,
     custom_resource_pods,
     failing_build,
@@ -312,7 +313,7 @@ def build_model(
         # each cluster's: said, so that the clusters' counts add up to it)
         also = (f" ({alike} of them built alike for another cluster too)" if alike else "")
         model.skipped.append(Skipped(roots[0], (
-            f"cluster {name}{_other_roots(roots)}: {plural(count, 'object')}{also}; "
+            f"{cluster_phrase(name)}{_other_roots(roots)}: {plural(count, 'object')}{also}; "
             "netpol-pairing, schedulability and duplicate checks never combine them with "
             "another cluster's"), kind="cluster"))
     configure_values(model, measured or {}, values_files)

@@ -427,6 +427,23 @@ def add_identity(
 
 
 DEFAULT_CLUSTER = "(default)"
+# the clusters no root names, each named by what it is: the objects no root applies
+# (DEFAULT_CLUSTER), and what a Terraform file applies from the files it reads ("what
+# terraform/main.tf applies from manifests": to a cluster reviewbot cannot name)
+ELSEWHERE = "what "
+
+
+def terraform_cluster(tf: str, read: str) -> str:
+    """The cluster of what the Terraform file ``tf`` applies from ``read``."""
+    return f"{ELSEWHERE}{tf} applies from {read}"
+
+
+def cluster_phrase(name: str) -> str:
+    """How outputs name a cluster: "cluster production", or what a cluster no root names
+    holds ("what no cluster root applies", "what terraform/main.tf applies from ...")."""
+    if name == DEFAULT_CLUSTER:
+        return "what no cluster root applies"
+    return name if name.startswith(ELSEWHERE) else f"cluster {name}"
 
 
 def views_of(model: Model) -> list[tuple[str | None, Model]]:

@@ -61,7 +61,7 @@ from reviewbot.model.kustomize import (
     is_remote,
     join,
 )
-from reviewbot.model.objects import Model, applier_name
+from reviewbot.model.objects import Model, applier_name, terraform_cluster
 from reviewbot.model.resource import (
     Origins,
     Resource,
@@ -283,7 +283,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
                 if read not in graph.dirs:
                     continue
                 spec[ARGO_DIRECTORY] = {"recurse": True}  # a folder of manifests
-            cluster = f"{read} (read by {tf})"
+            cluster = terraform_cluster(tf, read)
             walker.reach.roots.append(Root(cluster, f"read by Terraform ({tf})", tf, read))
             walker.walk(_Step(cluster, tf, spec, "default", (), folder, elsewhere=(
                 f"how Terraform applies it, if at all ({tf} reads it; reviewbot does not "

@@ -53,6 +53,7 @@ from reviewbot.model.objects import (
     Namespace,
     PodTemplate,
     Service,
+    cluster_phrase,
     mapping,
     model_graph,
 )
@@ -1177,7 +1178,7 @@ def render_text(found: Listing, notes: Sequence[str]) -> str:
     out: list[str] = []
     for name, flows, network in found:
         if name:
-            out.append(f"cluster {term(name)}:")
+            out.append(f"{term(cluster_phrase(name))}:")
         current = None
         for flow in flows:
             if flow.src != current:
@@ -1191,7 +1192,7 @@ def render_text(found: Listing, notes: Sequence[str]) -> str:
             f"{plural(len(flows), 'allowed flow')} among {plural(workloads, 'workload')}, "
             f"{plural(kubernetes, 'NetworkPolicy', 'NetworkPolicies')}"
             + (f", {plural(cilium, 'Cilium policy rule set')}" if cilium else "")
-            + (f" in cluster {term(name)}" if name else "")
+            + (f" in {term(cluster_phrase(name))}" if name else "")
         )
     out += [f"note: {term(note)}" for note in notes]
     return "\n".join(out) + "\n"

@@ -19,7 +19,7 @@ from reviewbot.engine.findings import (
     not_certain,
 )
 from reviewbot.escape import term
-from reviewbot.model.objects import DEFAULT_CLUSTER
+from reviewbot.model.objects import DEFAULT_CLUSTER, ELSEWHERE, cluster_phrase
 from reviewbot.report.base import Report, not_shown_lines, object_words
 from reviewbot.words import plural
 
@@ -231,18 +231,21 @@ def lifecycle_summary(notes: dict[str, Any]) -> str:
 
 
 def _cluster_name(name: str) -> str:
-    return "what no cluster root applies" if name == DEFAULT_CLUSTER else name
+    """A cluster as a list names it: by its name, or by what it holds (:func:`cluster_phrase`
+    for a cluster no root names)."""
+    return name if name != DEFAULT_CLUSTER and not name.startswith(ELSEWHERE) else (
+        cluster_phrase(name))
 
 
 def _all_clusters(names: list[str]) -> str:
-    """"all 5 clusters"; the objects no root applies said apart (the summary's cluster lines
-    name the roots' clusters alone)."""
-    named = [n for n in names if n != DEFAULT_CLUSTER]
+    """"all 5 clusters"; the clusters no root names (the objects no root applies, what a
+    Terraform file applies) said apart, by what they hold."""
+    named = [n for n in names if n != DEFAULT_CLUSTER and not n.startswith(ELSEWHERE)]
     text = "both clusters" if len(named) == 2 else f"all {len(named)} clusters" if len(
         named) > 2 else f"cluster {named[0]}" if named else ""
-    if DEFAULT_CLUSTER in names:
-        text = f"{text} and {_cluster_name(DEFAULT_CLUSTER)}" if text else _cluster_name(
-            DEFAULT_CLUSTER)
+    for name in names:
+        if name not in named:
+            text = f"{text} and {_cluster_name(name)}" if text else _cluster_name(name)
     return text
 
 
