@@ -599,6 +599,38 @@ def test_every_application_of_one_file_applied_by_hand_is_a_root(tmp_path: Path)
         ("kustomize-integrity[not-applied]", "apps/old/old.yaml")]
 
 
+def test_an_application_of_a_helm_repository_s_chart_beside_them_is_applied_too(
+        tmp_path: Path) -> None:
+    """A new-user trial: beside an Application of a folder (applied by hand: a root), one of
+    a chart from a Helm repository was "not applied by any cluster root, so nothing in it is
+    judged": it is applied as its neighbour is, and the values it gives the chart judged."""
+    write(tmp_path, {
+        "argocd/web.yaml": APP % ("web", "apps/web", "web"),
+        "argocd/redis.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: redis, namespace: argocd}
+            spec:
+              project: default
+              source:
+                repoURL: https://charts.bitnami.com/bitnami
+                chart: redis
+                targetRevision: 19.0.0
+                helm:
+                  valuesObject:
+                    image: {tag: latest}
+              destination: {server: https://kubernetes.default.svc, namespace: redis}
+            """,
+        "apps/web/web.yaml": FLOATING % "web",
+        "apps/old/old.yaml": FLOATING % "old",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, severity, f) for r, severity, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "apps/web/web.yaml"),
+        ("image-digest[floating]", "error", "argocd/redis.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "apps/old/old.yaml")]
+
+
 def test_an_argo_cd_folder_applies_its_own_files_unless_it_recurses(tmp_path: Path) -> None:
     recursing = (APP % ("deep", "apps/deep", "deep")).replace(
         "path: apps/deep}", "path: apps/deep, directory: {recurse: true, "

@@ -348,6 +348,19 @@ def _templated(graph: Graph, aside: Callable[[str], bool]
 IN_CLUSTER_SERVER = "https://kubernetes.default.svc"
 
 
+def _charts_only(value: Mapping[str, Any]) -> bool:
+    """Whether ``value`` is an Argo CD Application whose every source is a chart of a Helm
+    repository (``chart:``): it applies no folder of the tree, yet it is applied as its
+    neighbours that do are (by hand, or by what applies their folder), and so are the
+    values it gives the chart (a new-user trial: such an Application beside one of a folder
+    was "not applied by any cluster root, so nothing in it is judged", its ``image.tag:
+    latest`` unseen)."""
+    if value.get("kind") != "Application":
+        return False
+    sources = [source for _, source in argo_sources(dict_of(value.get("spec")))]
+    return bool(sources) and all(source.get("chart") for source in sources)
+
+
 def _applying(graph: Graph, files: frozenset[str]) -> list[str]:
     """The topmost kustomization folders (no other includes them; no Component) whose
     build holds an object of ``files`` (Applications applied by hand)."""
@@ -769,11 +782,13 @@ class _Walker:
     def argo_candidates(self) -> list[tuple[Document, Mapping[str, Any]]]:
         """Argo CD Applications and ApplicationSets of the tree whose source is a folder of
         it (as objects, or as the argocd-apps chart's values: ``applications`` and
-        ``applicationsets``, at the top or under ``argocd-apps``), each with its value; the
-        ones outside every other's folder first."""
+        ``applicationsets``, at the top or under ``argocd-apps``), or an Application whose
+        sources are all charts of a Helm repository (:func:`_charts_only`), each with its
+        value; the ones outside every other's folder first."""
         found = [(doc, value) for doc, value in _argo_objects(self.argo_documents)
                  if not self.aside(doc.file.path)
-                 and any(True for _ in self.argo_steps(value, doc.file.path, ()))]
+                 and (any(True for _ in self.argo_steps(value, doc.file.path, ()))
+                      or _charts_only(value))]
         targets = {str(s.spec.get("path")).strip("./") for d, v in found
                    for s in self.argo_steps(v, d.file.path, ())}
 
