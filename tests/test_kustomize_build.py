@@ -645,6 +645,26 @@ def test_a_cluster_of_many_roots_is_summed_up_by_its_first(tmp_path: Path) -> No
     assert result.stats["objects"] == 12
 
 
+def test_a_cluster_of_a_chart_says_its_values_are_judged_not_just_0_objects(
+        tmp_path: Path) -> None:
+    """A new-user trial: an Argo CD Application of a chart folder made "cluster edge: 0
+    objects", though the chart's values were judged: it says so."""
+    write(tmp_path, {
+        "argo/web.yaml": ARGO_APP % ("web", "charts/web", "edge"),
+        "argo/api.yaml": ARGO_APP % ("api", "apps/api", "core"),
+        "charts/web/Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+        "charts/web/values.yaml": "image: {repository: nginx, tag: '1.27'}\n",
+        "charts/web/templates/cm.yaml": "kind: ConfigMap\nmetadata: {name: {{ .Release.Name }}}\n",
+        "apps/api/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: api}\n",
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [(s.path, s.reason.partition(";")[0]) for s in result.model.skipped
+            if s.kind == "cluster"] == [
+        ("argo/api.yaml", "cluster core: 1 object"),
+        ("argo/web.yaml", "cluster edge: 0 objects, and the values of chart charts/web "
+                          "(reviewbot renders no chart)")]
+
+
 def test_a_flux_kustomization_s_components_join_its_folder_s_kustomization(
         tmp_path: Path) -> None:
     """kustomize-controller appends a Kustomization's spec.components to the components of

@@ -11,7 +11,7 @@ builds live in :mod:`reviewbot.model.objects`, which imports neither this module
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile, ytt_template
@@ -312,12 +312,25 @@ def build_model(
         # (an object two clusters build alike is one object of the lint's count, and one of
         # each cluster's: said, so that the clusters' counts add up to it)
         also = (f" ({alike} of them built alike for another cluster too)" if alike else "")
+        rendered = _root_charts(model, graph.paths, name)
+        if rendered:  # (an Argo CD Application of a chart folder: "0 objects" said no more)
+            also += (f", and the values of {'chart' if len(rendered) == 1 else 'charts'} "
+                     f"{', '.join(rendered)} (reviewbot renders no chart)")
         model.skipped.append(Skipped(roots[0], (
             f"{cluster_phrase(name)}{_other_roots(roots)}: {plural(count, 'object')}{also}; "
             "netpol-pairing, schedulability and duplicate checks never combine them with "
             "another cluster's"), kind="cluster"))
     configure_values(model, measured or {}, values_files)
     return model
+
+
+def _root_charts(model: Model, paths: Collection[str], cluster: str) -> list[str]:
+    """The chart folders the roots of ``cluster`` apply (an Argo CD Application whose path
+    is a chart of the tree): what they make is judged from their values alone."""
+    reach = model.derived.get("reach")
+    folders = {r.path.strip().strip("/").removeprefix("./") for r in (
+        reach.roots if reach is not None else ()) if r.cluster == cluster}
+    return sorted(f for f in folders if f and posixpath.join(f, "Chart.yaml") in paths)
 
 
 def _other_roots(roots: Sequence[str]) -> str:
