@@ -1547,6 +1547,8 @@ def test_a_sync_kustomization_patched_per_cluster_by_kustomize_is_a_root(
 def test_without_roots_every_file_is_applied_as_written_but_archives(tmp_path: Path) -> None:
     write(tmp_path, {"examples/a/web.yaml": FLOATING % "a", "_archived/b.yaml": FLOATING % "b",
                      ".attic/c.yaml": FLOATING % "c", "old-app/d.yaml": FLOATING % "d",
+                     # a retiring word in a folder's name (lynh7/home-cluster)
+                     "charts/minecraft (deprecated)/e.yaml": FLOATING % "e",
                      # a kustomization kept aside builds nothing anyone applies
                      ".attic/app/kustomization.yaml": "resources: [../../templates/gone]\n"})
     result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
@@ -1554,7 +1556,8 @@ def test_without_roots_every_file_is_applied_as_written_but_archives(tmp_path: P
         ("image-digest[floating]", "examples/a/web.yaml"),
         ("image-digest[floating]", "old-app/d.yaml"),
         ("kustomize-integrity[not-applied]", ".attic/c.yaml"),
-        ("kustomize-integrity[not-applied]", "_archived/b.yaml")]
+        ("kustomize-integrity[not-applied]", "_archived/b.yaml"),
+        ("kustomize-integrity[not-applied]", "charts/minecraft (deprecated)/e.yaml")]
     assert [f.message for f in result.findings if f.kind == "not-applied"][1] == (
         "_archived (1 manifest file) is kept aside (an archive or hidden folder no build "
         "reads), so nothing in it is judged")

@@ -1119,6 +1119,11 @@ CHART_AS_WRITTEN = {"recurse": True, "include": "{templates/*.yaml,templates/*.y
 ARCHIVE_NAMES = frozenset({"archive", "archived", "_archive", "_archived", "attic", "_attic",
                            "deprecated", "_deprecated", "old", "_old", "unused", "_unused",
                            "disabled", "_disabled"})
+# words that say a folder is retired wherever they stand in its name (lynh7/home-cluster's
+# "minecraft-server (deprecated)", "db-archived"); not "old" or "unused", which also name
+# what runs ("old-app", "unused-volume-cleaner")
+_RETIRED_WORDS = frozenset({"deprecated", "archived", "obsolete"})
+_WORD = re.compile(r"[a-z0-9]+")
 
 
 # folders of other projects' files: vendored code (Go's ``vendor/``, vendir's) and test data
@@ -1155,7 +1160,8 @@ def kept_aside(path: str, within: str = "") -> bool:
 def aside_why(path: str, within: str = "") -> str | None:
     """What kind of folder kept aside holds ``path``: a hidden one (``.archive/``) or one named
     as an archive (``_archived/``, ``archive/``, ``attic/``, ``deprecated/``, ``old/``,
-    ``unused/``, ``disabled/``), else vendored code or test data (``vendor/``,
+    ``unused/``, ``disabled/``; ``minecraft (deprecated)/``: a retiring word in its name),
+    else vendored code or test data (``vendor/``,
     ``testdata/``, the expected outputs of a test folder: ``tests/expected/``,
     ``test/golden/``), else a test suite or
     the repository's documentation; None. Only the folders below ``within`` count (a lint of
@@ -1164,7 +1170,7 @@ def aside_why(path: str, within: str = "") -> str | None:
         path = path[len(within) + 1:]
     parts = path.split("/")[:-1]
     if any((p.startswith(".") and p not in (".", "..")) or p.lower() in ARCHIVE_NAMES
-           for p in parts):
+           or _RETIRED_WORDS.intersection(_WORD.findall(p.lower())) for p in parts):
         return "an archive or hidden folder"
     if any(p in COPIED_NAMES for p in parts) or any(
             p in EXPECTED_NAMES and TEST_FOLDERS.intersection(parts[:i])
