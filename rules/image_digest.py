@@ -26,7 +26,11 @@ Findings, by kind:
   `.github/workflows`, `.forgejo/workflows`, `.gitea/workflows`, `.gitlab-ci.yml` or
   `cloudbuild.yaml` file), or a declared build produces an image of the same short name
   (skaffold builds `ghcr.io/acme/manager`, the manifest says `acme/manager:latest`): a
-  placeholder whose final value the repository does not show; or the image is no reference
+  placeholder whose final value the repository does not show; or the repository's own
+  workflow builds and pushes the image (`docker/build-push-action` with `push: true`, its
+  tags or a `docker/metadata-action`'s `images`; a name that is a matrix expression counts
+  where a folder of its build context by the image's name holds a Dockerfile), so the tag
+  moves with what the workflow last pushed; or the image is no reference
   at all (`$IMAGE_URL`, `IMAGE_NAME`, `REGION-docker.pkg.dev/PROJECT_ID/app:latest`: a shell
   variable or capital letters, which a reference's path never has), a placeholder replaced
   before anything is applied. A `kustomize edit set image` step that writes its reference
@@ -111,7 +115,14 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine.findings import QuietPlace, Violation
 from reviewbot.engine.registry import Option
-from reviewbot.model.build import akin, builder_of, builders, rewriter, unread_image_setter
+from reviewbot.model.build import (
+    akin,
+    builder_of,
+    builders,
+    pushed_by,
+    rewriter,
+    unread_image_setter,
+)
 from reviewbot.model.kustomize import is_kustomization_file
 from reviewbot.model.objects import Container, KObject, Model, Path, PodTemplate
 from reviewbot.model.substitute import names_in
@@ -269,6 +280,18 @@ def _check(
                      "pin the image here."),
                 kind="placeholder",
                 doubt="",  # it names the step itself: the model's doubt of it would repeat it
+            )
+            return
+        push = pushed_by(model, ref)
+        if push is not None:
+            yield Violation(
+                pod.obj, where,
+                f"{who}: image {ref.text} has {written} and no digest; this repository's CI "
+                f"builds and pushes it ({push.step.label}, {push.step.where}), so a restart "
+                "runs whatever that workflow last pushed, which no manifest pins",
+                fix=(f"Pin the digest the workflow pushes ({ref.name}:<tag>@sha256:<digest>), "
+                     "or let the workflow write it here."),
+                kind="placeholder",
             )
             return
         akin_to = akin(model, ref)

@@ -283,6 +283,63 @@ def test_kustomize_edit_set_image_in_ci_makes_a_placeholder_a_warning(tmp_path: 
         result.findings[0].message)
 
 
+WORKFLOW = """
+env:
+  REGISTRY: ghcr.io
+jobs:
+  build:
+    strategy:
+      matrix:
+        image: ${{ fromJson(needs.discover.outputs.images) }}
+    steps:
+    - uses: actions/checkout@v4
+    - id: meta
+      uses: docker/metadata-action@v5
+      with:
+        images: ${{ env.REGISTRY }}/${{ github.repository_owner }}/${{ matrix.image }}
+        tags: |
+          type=raw,value=latest,enable={{is_default_branch}}
+    - name: Build and push
+      uses: docker/build-push-action@v6
+      with:
+        context: containers/${{ matrix.image }}
+        push: true
+        tags: ${{ steps.meta.outputs.tags }}
+"""
+
+
+def test_an_image_the_repository_s_own_ci_builds_and_pushes_is_a_warning(
+        tmp_path: Path) -> None:
+    """rcdailey/home-ops: a workflow builds every folder of containers/ and pushes it to
+    ghcr.io/<owner>/<folder>; the manifest's ghcr.io/rcdailey/classifier:latest is that
+    image, tracking what the workflow last pushed (the rule's placeholder: a declared build
+    makes it). An image no folder of the context builds stays an error."""
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "images.yaml").write_text(WORKFLOW)
+    (tmp_path / "containers" / "classifier").mkdir(parents=True)
+    (tmp_path / "containers" / "classifier" / "Dockerfile").write_text("FROM scratch\n")
+    result = lint_text(tmp_path, pod("ghcr.io/rcdailey/classifier:latest") + "---" + pod(
+        "ghcr.io/rcdailey/other:latest", "b"), only=["image-digest"])
+    assert [(f.line, f.severity, f.kind) for f in result.findings] == [
+        (7, "warning", "placeholder"), (15, "error", "floating")]
+    assert result.findings[0].message == (
+        "web, container app: image ghcr.io/rcdailey/classifier:latest has :latest and no "
+        "digest; this repository's CI builds and pushes it (workflow images.yaml, job build, "
+        "step 'Build and push', .github/workflows/images.yaml:17), so a restart runs "
+        "whatever that workflow last pushed, which no manifest pins")
+
+
+def test_a_workflow_that_builds_without_pushing_makes_no_placeholder(tmp_path: Path) -> None:
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "images.yaml").write_text(
+        WORKFLOW.replace("push: true", "push: false"))
+    (tmp_path / "containers" / "classifier").mkdir(parents=True)
+    (tmp_path / "containers" / "classifier" / "Dockerfile").write_text("FROM scratch\n")
+    result = lint_text(tmp_path, pod("ghcr.io/rcdailey/classifier:latest"),
+                       only=["image-digest"])
+    assert [(f.line, f.severity) for f in result.findings] == [(7, "error")]
+
+
 def test_kbld_in_a_kapp_controller_app_pins_what_the_app_renders(tmp_path: Path) -> None:
     """making/k8s-gitops (Carvel): an App whose template ends in kbld resolves every image of
     what it renders (its fetch's git subPath) to a digest when it deploys: the `:latest` in

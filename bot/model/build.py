@@ -17,10 +17,12 @@ them when it deploys.
   warning.
 
 :func:`builder_of` answers "does a declared build tool replace this image?" (then the rule
-stays quiet); :func:`rewriter` answers "does a declared CI step rewrite this image or the
-file it is written in?"; :func:`akin` answers "does a declared build produce an image of the
-same short name?" (``acme/manager:latest`` beside a skaffold build of ``ghcr.io/acme/manager``
-is most likely a placeholder, but nothing says so). The last two make a floating image a
+stays quiet); :func:`pushed_by` answers "does the repository's own CI build and push this
+image?" (a tag that moves with what the workflow last pushed); :func:`rewriter` answers
+"does a declared CI step rewrite this image or the file it is written in?"; :func:`akin`
+answers "does a declared build produce an image of the same short name?"
+(``acme/manager:latest`` beside a skaffold build of ``ghcr.io/acme/manager`` is most
+likely a placeholder, but nothing says so). The last three make a floating image a
 warning, never an error.
 """
 
@@ -32,7 +34,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from reviewbot.model.ci import Rewrite, ci_facts, glob_match
+from reviewbot.model.ci import ImagePush, Rewrite, ci_facts, glob_match
 from reviewbot.model.images import ImageRef
 from reviewbot.model.objects import Model, Path, items, model_graph
 
@@ -282,6 +284,19 @@ def rewriter(model: Model, ref: ImageRef, file: str) -> Builder | None:
         if b.tool in ("sed", "perl") and glob_match(file, b.image):
             return b
     return None
+
+
+def pushed_by(model: Model, ref: ImageRef) -> ImagePush | None:
+    """The repository's own CI step that builds and pushes ``ref``'s image
+    (:class:`~reviewbot.model.ci.ImagePush`: rcdailey/home-ops' container-images workflow
+    builds every folder of containers/ to ghcr.io/<owner>/<folder>), or None."""
+    if ref.repository is None:
+        return None
+    pushes = ci_facts(model).pushes
+    if not pushes:
+        return None
+    paths = model_graph(model).paths
+    return next((p for p in pushes if p.builds(ref.repository, paths)), None)
 
 
 def akin(model: Model, ref: ImageRef) -> Builder | None:

@@ -33,7 +33,7 @@ import fnmatch
 import functools
 import posixpath
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -187,6 +187,39 @@ class ValidationSkip:
 
 
 @dataclass(frozen=True)
+class ImagePush:
+    """A CI step that builds an image and pushes it (``docker/build-push-action`` with
+    ``push: true``, its tags as written or a ``docker/metadata-action``'s ``images``):
+    ``image`` the repository it pushes to, each ``${{ }}`` expression a ``*``
+    (``ghcr.io/*/*``); ``context`` the folder it builds, likewise (``containers/*``; ""
+    when the step does not say)."""
+
+    step: Step
+    image: str
+    context: str
+
+    def builds(self, repository: str, paths: Collection[str]) -> bool:
+        """Whether this step pushes ``repository``: its name matches, and where the last
+        segment is an expression (a matrix over folders), a folder of the context by that
+        name holds a Dockerfile (``containers/paperless-classifier/Dockerfile``)."""
+        name = repository.lower()
+        if not fnmatch.fnmatchcase(name, self.image.removeprefix("docker.io/")) and (
+                not fnmatch.fnmatchcase(name, self.image)):
+            return False
+        last = self.image.rsplit("/", 1)[-1]
+        if "*" not in last:
+            return True
+        short = name.rsplit("/", 1)[-1]
+        if not self.context or "*" not in self.context:
+            return False
+        folder = self.context.replace("*", short).strip("/").removeprefix("./")
+        return any(posixpath.join(folder, f) in paths for f in _BUILD_FILES)
+
+
+_BUILD_FILES = ("Dockerfile", "Containerfile")
+
+
+@dataclass(frozen=True)
 class CiFacts:
     """What the repository's CI declares about its manifests (see the module's docstring)."""
 
@@ -200,6 +233,7 @@ class CiFacts:
     # files a step writes with a kustomize build (``kustomize build DIR >> FILE``): each
     # with the folder built; what the build's inputs get, the file gets
     outputs: tuple[tuple[str, str], ...] = ()
+    pushes: tuple[ImagePush, ...] = ()  # images a step builds and pushes
 
     def built_from(self, path: str) -> str | None:
         """The folder whose kustomize build a CI step writes into ``path``, or None."""
@@ -346,7 +380,34 @@ def read_ci(tree: Tree | None, files: Mapping[str, LoadedFile] | None = None) ->
             reader.makefile(path)
     return CiFacts(_once(reader.rewrites), _once(reader.skips), _once(reader.unknown),
                    tuple(sorted(reader.used)), _once(reader.committed),
-                   tuple(sorted(set(reader.outputs))))
+                   tuple(sorted(set(reader.outputs))), tuple(dict.fromkeys(reader.pushes)))
+
+
+_IMAGE_ACTIONS = ("docker/build-push-action", "docker/metadata-action")
+
+
+def _listed(value: Any) -> list[str]:
+    """An action input's list: YAML items, or lines and commas of a text."""
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if str(v).strip()]
+    return [part.strip() for part in re.split(r"[\n,]", str(value or "")) if part.strip()]
+
+
+def _pushed_image(text: str, env: Mapping[str, str]) -> str:
+    """The repository an image input names (:func:`_image_name`: its tag left out), each
+    ``${{ env.X }}`` the workflow or job sets literally read, every other ``${{ }}`` a
+    ``*``, lower case (registries read names so); "" for another option of
+    metadata-action's (``enable=...``) or a name whose registry is an expression too."""
+    def literal(m: re.Match[str]) -> str:
+        value = env.get(m.group(1))
+        return value if value is not None and "${{" not in value else m.group(0)
+
+    text = _ENV_EXPRESSION.sub(literal, text)
+    name = _EXPRESSION.sub("*", text.split(",", 1)[0]).strip().removeprefix("name=")
+    if "=" in name:
+        return ""
+    name = _image_name(name)
+    return name.lower() if name.split("/", 1)[0].strip("*") else ""
 
 
 def _once(found: Iterable[Any]) -> tuple[Any, ...]:
@@ -410,6 +471,9 @@ class _Reader:
         self.deploys = False  # the Makefile target being read applies or builds manifests
         self.committed: list[Rewrite] = []
         self.outputs: list[tuple[str, str]] = []  # (file written, folder built)
+        self.pushes: list[ImagePush] = []
+        self._metadata: dict[str, list[str]] = {}  # a job's docker/metadata-action images
+        self._env: dict[str, str] = {}  # the workflow's and the job's env, as written
         self._running: set[str] = set()  # the scripts being read (a script runs itself)
         # what a script read once does (run again by another step: not read again)
         self._scripts: dict[tuple[str, str, str], tuple[
@@ -443,6 +507,8 @@ class _Reader:
                 continue
             job_dir = _default_dir(job, root) or top_dir
             mark = self._job()
+            self._env = {str(k): str(v) for scope in (value, job) if isinstance(
+                scope.get("env"), dict) for k, v in scope["env"].items()}
             self.commits = any(isinstance(step, dict) and isinstance(step.get("uses"), str)
                                and any(a in step["uses"].lower() for a in COMMIT_ACTIONS)
                                for step in steps)
@@ -456,6 +522,7 @@ class _Reader:
 
     def _job(self) -> tuple[int, int]:
         self.commits = self.deploys = False
+        self._metadata = {}
         return len(self.rewrites), len(self.unknown)
 
     def _job_done(self, mark: tuple[int, int]) -> None:
@@ -482,10 +549,34 @@ class _Reader:
         if isinstance(run, str):
             self._shell_at(run, _Block(Step(label, doc.file.path, 0), cwd, root=root),
                            doc, at + ("run",), depth)
+        elif isinstance(uses, str) and uses.lower().startswith(_IMAGE_ACTIONS):
+            self._image_action(doc, at, step, uses.lower(), label)
         elif isinstance(uses, str) and uses.startswith("./") and depth < MAX_DEPTH:
             used = _target(root, uses)
             if used is not None:
                 self.action(used, label, root, depth + 1)
+
+    def _image_action(self, doc: Any, at: tuple[Any, ...], step: Mapping[str, Any],
+                      uses: str, label: str) -> None:
+        """docker/metadata-action (the images a later step's tags name: remembered by the
+        step's id) and docker/build-push-action with ``push: true`` (an :class:`ImagePush`
+        per image its tags name)."""
+        given = step.get("with")
+        inputs: Mapping[str, Any] = given if isinstance(given, dict) else {}
+        if uses.startswith("docker/metadata-action"):
+            images = [_pushed_image(i, self._env) for i in _listed(inputs.get("images"))]
+            self._metadata[str(step.get("id") or "")] = [i for i in images if i]
+            return
+        if str(inputs.get("push")).lower() not in ("true", "yes") and "${{" not in str(
+                inputs.get("push")):
+            return  # builds without pushing (a test build, a load into the runner)
+        tags = str(inputs.get("tags") or "")
+        images = [_pushed_image(t, self._env) for t in _listed(tags) if "steps." not in t]
+        for ref in re.findall(r"steps\.([\w-]+)\.outputs\.tags", tags):
+            images += self._metadata.get(ref, [])
+        context = _EXPRESSION.sub("*", str(inputs.get("context") or "")).strip()
+        where = Step(label, doc.file.path, doc.position(at)[0])
+        self.pushes.extend(ImagePush(where, image, context) for image in images if image)
 
     def action(self, folder: str, used_by: str, root: str, depth: int) -> None:
         for name in ("action.yml", "action.yaml"):
@@ -1042,6 +1133,7 @@ _TOPLEVEL = re.compile(
     r"""\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)|\$\{\{\s*github\.workspace\s*\}\}"""
     r"""|\$\{?GITHUB_WORKSPACE\}?|\$\{?CI_PROJECT_DIR\}?""")
 _EXPRESSION = re.compile(r"\$\{\{.*?\}\}")  # a workflow expression: a value not known here
+_ENV_EXPRESSION = re.compile(r"\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")  # ${{ env.X }}
 # NAME="$(cd "<folder>" && pwd)" (the repository-root idiom) or NAME=<root>, once the script
 # folder and the top level are written as TREE and ROOT: NAME names that folder from then on
 _FOLDER_VARIABLE = re.compile(
