@@ -214,6 +214,7 @@ from reviewbot.model.objects import (
 )
 from reviewbot.model.reach import (
     ARGO_GROUP,
+    TEMPLATE_PATCH,
     TEMPLATED,
     aside_why,
     harness_inputs,
@@ -727,10 +728,11 @@ def _unseen(appsets: Sequence[tuple[str, str, tuple[str, ...]]]) -> str:
         return (f" reviewbot follows (the chart template {file} declares Argo CD "
                 f"Applications or Flux Kustomizations, and reviewbot renders no chart{more}: "
                 "they may apply it)")
-    generators = " and ".join(kinds)
-    return (f" reviewbot follows (ApplicationSet {name} in {file} makes Applications with a "
-            f"{generators} generator, which reviewbot does not evaluate{more}: they may apply "
-            "it)")
+    generators = " and ".join(k for k in kinds if k != TEMPLATE_PATCH)
+    how = " and ".join(([f"with a {generators} generator"] if generators else []) + (
+        ["through a templatePatch"] if TEMPLATE_PATCH in kinds else []))
+    return (f" reviewbot follows (ApplicationSet {name} in {file} makes Applications {how}, "
+            f"which reviewbot does not evaluate{more}: they may apply it)")
 
 
 def _said(file: str, told: set[str]) -> bool:

@@ -861,6 +861,49 @@ def test_a_folder_an_unevaluated_generator_may_apply_is_said_unseen(tmp_path: Pa
         "judged")
 
 
+def test_a_folder_an_applicationset_s_template_patch_may_apply_is_said_unseen(
+        tmp_path: Path) -> None:
+    # mmalyska/home-ops (judge round AL): each Application's source is set in the
+    # ApplicationSet's templatePatch, a Go template; 497 files were flatly "not applied"
+    write(tmp_path, {
+        "cluster/appsets/ai.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: ApplicationSet
+            metadata: {name: appset-ai, namespace: argocd}
+            spec:
+              goTemplate: true
+              generators:
+              - git: {repoURL: https://github.com/acme/fleet, revision: main,
+                      files: [{path: cluster/apps/ai/*/app-config.yaml}]}
+              template:
+                metadata: {name: '{{.path.basename}}'}
+                spec:
+                  destination: {server: https://kubernetes.default.svc}
+              templatePatch: |
+                spec:
+                  source:
+                    repoURL: https://github.com/acme/fleet
+                    path: '{{.path.path}}'
+        """,
+        "cluster/root.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: root, namespace: argocd}
+            spec:
+              source: {repoURL: https://github.com/acme/fleet, path: cluster/appsets}
+              destination: {server: https://kubernetes.default.svc}
+        """,
+        "cluster/apps/ai/coder/app-config.yaml": "enabled: 'true'\n",
+        "cluster/apps/ai/coder/web.yaml": FLOATING % "coder",
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [f.message for f in result.findings] == [
+        "cluster/apps (1 manifest file) is not applied by any cluster root reviewbot follows "
+        "(ApplicationSet appset-ai in cluster/appsets/ai.yaml makes Applications through a "
+        "templatePatch, which reviewbot does not evaluate: they may apply it), so nothing in "
+        "it is judged"]
+
+
 def test_a_folder_an_app_of_apps_chart_template_may_apply_says_so(tmp_path: Path) -> None:
     # rowa78/k8s-gitops (and samcday, takanao14, mctlhq, pf56): the root Application renders
     # a local chart whose template makes an ApplicationSet per values entry; reviewbot

@@ -313,16 +313,20 @@ _GENERATOR_OPTIONS = frozenset({"selector", "template", "values"})
 def _unevaluated(documents: Iterable[Document], aside: Callable[[str], bool]
                  ) -> list[tuple[str, str, tuple[str, ...]]]:
     """The ApplicationSets of the tree (not kept aside, not in examples or tests) with
-    generators reviewbot does not evaluate: (file, name, the generators), whose Applications
-    it cannot see."""
+    generators reviewbot does not evaluate, or a ``templatePatch`` (mmalyska/home-ops' sets
+    each Application's source there: 497 files "not applied"): (file, name, the generators
+    and TEMPLATE_PATCH), whose Applications it cannot see."""
     out = []
     for doc, value in _argo_objects(documents):
         if value.get("kind") != "ApplicationSet" or aside(doc.file.path) or shows_a_setup(
                 doc.file.path):
             continue
-        kinds = sorted({str(key) for g in list_of(dict_of(value.get("spec")).get("generators"))
+        spec = dict_of(value.get("spec"))
+        kinds = sorted({str(key) for g in list_of(spec.get("generators"))
                         for key in dict_of(g)
                         if key not in EVALUATED_GENERATORS and key not in _GENERATOR_OPTIONS})
+        if spec.get("templatePatch"):  # a Go template over the Application (its source)
+            kinds.append(TEMPLATE_PATCH)
         if kinds:
             name = str(dict_of(value.get("metadata")).get("name") or "")
             out.append((doc.file.path, name, tuple(kinds)))
@@ -330,6 +334,7 @@ def _unevaluated(documents: Iterable[Document], aside: Callable[[str], bool]
 
 
 TEMPLATED = "Helm template"  # the "generator" of an applier a chart template declares
+TEMPLATE_PATCH = "templatePatch"  # an ApplicationSet's Go template, which is not evaluated
 
 
 def _templated(graph: Graph, aside: Callable[[str], bool]
