@@ -631,6 +631,31 @@ def test_an_application_of_a_helm_repository_s_chart_beside_them_is_applied_too(
         ("kustomize-integrity[not-applied]", "info", "apps/old/old.yaml")]
 
 
+def test_a_chart_s_flux_kustomization_templates_root_a_tree_with_no_other_root(
+        tmp_path: Path) -> None:
+    """lynh7/home-cluster: a chart installed by hand holds the cluster's Flux Kustomizations
+    as plain templates; one app's is commented out, another's was never written. With no
+    other root the tree was applied as written, and both apps' :latest images were errors;
+    the chart's Kustomizations are the roots, and what they do not apply is not."""
+    write(tmp_path, {
+        "cicd/fluxcd/Chart.yaml": "apiVersion: v2\nname: fluxcd\nversion: 1.0.0\n",
+        "cicd/fluxcd/values.yaml": "{}\n",
+        "cicd/fluxcd/templates/web.yaml": (APPS % ("./apps/web", "GitRepository", "flux-system")
+                                           ).replace("name: apps,", "name: web,"),
+        "cicd/fluxcd/templates/game.yaml": "".join(
+            "# " + line + "\n" for line in (APPS % ("./apps/game", "GitRepository", "x")
+                                            ).strip().splitlines()),
+        "apps/web/web.yaml": FLOATING % "web",
+        "apps/game/game.yaml": FLOATING % "game",
+        "apps/wiki/wiki.yaml": FLOATING % "wiki",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, severity, f) for r, severity, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "apps/web/web.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "apps/game/game.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "apps/wiki/wiki.yaml")]
+
+
 def test_an_argo_cd_folder_applies_its_own_files_unless_it_recurses(tmp_path: Path) -> None:
     recursing = (APP % ("deep", "apps/deep", "deep")).replace(
         "path: apps/deep}", "path: apps/deep, directory: {recurse: true, "

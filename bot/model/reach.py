@@ -197,7 +197,9 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     walker = _Walker(graph, documents, ci_documents, remotes, aside)
     steps = list(walker.roots(configured))
     if not steps and not walker.argo_candidates():
-        return None
+        steps = list(walker.chart_roots())  # (a chart installed by hand, its templates the
+        if not steps:  # Flux Kustomizations of the cluster: lynh7/home-cluster)
+            return None
     for step in steps:
         walker.walk(step)
     by_hand: list[str] = []  # files of Applications applied by hand, each one a root
@@ -783,6 +785,35 @@ class _Walker:
             url = source_url(dict_of(repo.value.get("spec")).get("url"))
             if url:
                 self.self_urls.add(url)
+
+    def chart_roots(self) -> Iterator[_Step]:
+        """The Flux Kustomizations in a chart's ``templates/`` (plain YAML: Helm installs
+        them as written) whose ``spec.path`` is a folder of this tree, each a root of the
+        chart's cluster, where the tree holds no other root: the chart is how the
+        repository bootstraps its cluster (``helm install`` by hand), and what those
+        Kustomizations apply is what the cluster receives (lynh7/home-cluster: an app
+        commented out of the chart, and one it never named, were errors of a tree "applied
+        as written"). The chart's own files are applied with it."""
+        for doc in self.flux:
+            path = doc.file.path
+            chart, templates, _ = path.partition("/templates/")
+            if not templates or join(chart, "Chart.yaml") not in self.graph.paths or (
+                    self.aside(path) or shows_a_setup(path)):
+                continue
+            spec = flux_spec(doc.value) or {}
+            target = spec.get("path")
+            if not isinstance(target, str):
+                continue
+            folder = self.graph.flux_folder(path, target)
+            if folder is None or (folder and folder not in self.graph.dirs):
+                continue
+            self._is_self(str(dict_of(spec.get("sourceRef")).get("name") or ""))
+            self.reach.roots.append(Root(chart, "a chart's Flux Kustomization template", path,
+                                         target))
+            self.reach.files.update(p for p in self.graph.paths if p.startswith(chart + "/"))
+            self.roots_seen.add((id(doc), ()))
+            yield _Step(chart, path, spec, _namespace(doc.value), (), folder,
+                        by=Resource(doc, (), doc.value))
 
     def argo_candidates(self) -> list[tuple[Document, Mapping[str, Any]]]:
         """Argo CD Applications and ApplicationSets of the tree whose source is a folder of
