@@ -1160,6 +1160,10 @@ ARCHIVE_NAMES = frozenset({"archive", "archived", "_archive", "_archived", "atti
 # what runs ("old-app", "unused-volume-cleaner")
 _RETIRED_WORDS = frozenset({"deprecated", "archived", "obsolete"})
 _WORD = re.compile(r"[a-z0-9]+")
+# a file whose name says it is a template a tool fills in before anything applies it
+# (``template.yaml``, ``job.tmpl.yaml``, ``x.tpl.yaml``, ``x.template.yaml``: a sed, envsubst
+# or task template; d-uzlov/k8s-homelab's readme seds ``httproute_domain`` in template.yaml)
+_TEMPLATE_FILE = re.compile(r"(?:^|\.)(?:template|tmpl|tpl)\.ya?ml$")
 
 
 # folders of other projects' files: vendored code (Go's ``vendor/``, vendir's) and test data
@@ -1199,9 +1203,10 @@ def aside_why(path: str, within: str = "") -> str | None:
     ``unused/``, ``disabled/``; ``minecraft (deprecated)/``: a retiring word in its name),
     else vendored code or test data (``vendor/``,
     ``testdata/``, the expected outputs of a test folder: ``tests/expected/``,
-    ``test/golden/``), else a test suite or
-    the repository's documentation; None. Only the folders below ``within`` count (a lint of
-    part of a repository, ``lint tests/fixtures/x``: what the user names is judged)."""
+    ``test/golden/``), else a test suite or the repository's documentation, else a file
+    named as a template (``template.yaml``, ``job.tmpl.yaml``); None. Only the folders
+    below ``within`` count (a lint of part of a repository, ``lint tests/fixtures/x``: what
+    the user names is judged)."""
     if within and path.startswith(within + "/"):
         path = path[len(within) + 1:]
     parts = path.split("/")[:-1]
@@ -1218,6 +1223,8 @@ def aside_why(path: str, within: str = "") -> str | None:
         return "a test suite, which its harness applies to a test cluster,"
     if parts and parts[0] in DOC_NAMES:
         return "documentation"
+    if _TEMPLATE_FILE.search(path.rsplit("/", 1)[-1].lower()):
+        return "a template a tool fills in before applying it, which"
     return None
 
 
