@@ -631,6 +631,25 @@ def test_an_application_of_a_helm_repository_s_chart_beside_them_is_applied_too(
         ("kustomize-integrity[not-applied]", "info", "apps/old/old.yaml")]
 
 
+def test_a_flux_path_is_the_source_root_s_folder_before_a_nearer_one(tmp_path: Path) -> None:
+    """A new-user trial: clusters/<env>/app.yaml's `path: ./<env>` is the top's <env>/, as
+    kustomize-controller joins it to the repository's root; the nearer clusters/<env> was
+    taken, so staging's failing build and the apps' images went unsaid (exit 0)."""
+    files = {"base/kustomization.yaml": "resources: [web.yaml]\n",
+             "base/web.yaml": FLOATING % "web",
+             "prod/kustomization.yaml": "resources: [../base]\n",
+             "staging/kustomization.yaml": "resources: [../base, missing.yaml]\n"}
+    for env in ("prod", "staging"):
+        files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = SYNC.replace(
+            "./clusters/prod", f"./clusters/{env}")
+        files[f"clusters/{env}/app.yaml"] = APPS % (f"./{env}", "GitRepository", "flux-system")
+    write(tmp_path, files)
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "base/web.yaml"),  # (prod's: staging's fails)
+        ("kustomize-integrity[missing]", "error", "staging/kustomization.yaml")]
+
+
 def test_a_chart_s_flux_kustomization_templates_root_a_tree_with_no_other_root(
         tmp_path: Path) -> None:
     """lynh7/home-cluster: a chart installed by hand holds the cluster's Flux Kustomizations

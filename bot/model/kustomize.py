@@ -12,7 +12,7 @@ One implementation of each kustomize rule the model needs, used by the model bui
   then the kustomization's own generators, patches and transformers
   (:func:`reviewbot.model.transform.transform`; patches in :mod:`reviewbot.model.patches`
   and :mod:`reviewbot.model.smp`). Helm charts, exec and KRM plugins are not run;
-- Flux: a Kustomization's ``spec.path`` resolved against the nearest ancestor folder of the
+- Flux: a Kustomization's ``spec.path`` resolved against the topmost ancestor folder of the
   object's file that holds it (the source's root), and the kustomization kustomize-controller
   generates when the folder has none: every manifest below it, except that a subfolder with
   its own kustomization.yaml is listed as that folder and not descended into; then
@@ -987,8 +987,12 @@ class Graph:
 
     def flux_folder(self, file: str, path: str) -> str | None:
         """The folder a Flux Kustomization in ``file`` names by ``spec.path``: the path
-        joined to the nearest ancestor of the file where that folder exists (the source's
-        root; the linted tree need not start there). Asked once per folder and path."""
+        joined to the topmost ancestor of the file where that folder exists (the source's
+        root, as high as the tree tells: kustomize-controller joins it to the repository's
+        root, and the linted tree need not start there). ``path: ./prod`` in
+        clusters/prod/app.yaml is the top's prod/, not clusters/prod (a new-user trial:
+        the nearest ancestor was taken, and a failing build went unsaid). Asked once per
+        folder and path."""
         key = (posixpath.dirname(file), path)
         found = self._flux_folders.get(key, "\0")
         if found != "\0":
@@ -1002,13 +1006,12 @@ class Graph:
             return None
         if not rel:
             return ""  # the source's root: the tree's, as far as the tree tells
-        while True:
-            candidate = join(folder, rel)
-            if candidate in self.dirs:
-                return candidate
-            if not folder or folder == "/":
-                return None
+        ancestors = [folder]
+        while folder and folder != "/":
             folder = posixpath.dirname(folder)
+            ancestors.append(folder)
+        return next((c for a in reversed(ancestors) if (c := join(a, rel)) in self.dirs),
+                    None)
 
     def flux_units(self, folder: str) -> tuple[list[str], list[str]]:
         """The kustomization kustomize-controller generates for a folder without one:
