@@ -102,7 +102,7 @@ from __future__ import annotations
 import marshal
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reviewbot.engine.findings import Note, Violation
@@ -113,6 +113,7 @@ from reviewbot.model.objects import (
     Model,
     Path,
     cluster_phrase,
+    failing_build,
     mapping,
 )
 from reviewbot.model.reach import is_object
@@ -184,6 +185,12 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
                                 crds, crds_everywhere, target, table))
             if not found:
                 fine.add(pair)
+            elif cluster.label and name is not None and id(obj) not in model.unbuilt and (
+                    unbuilt := failing_build(model, obj, name)) is not None:
+                # (this cluster's builds of it fail, another's works: it reaches this one
+                # not at all, a new-user trial's staging)
+                found = [replace(v, unbuilt=unbuilt) if isinstance(v, Violation) else v
+                         for v in found]
             yield from found
     default = _Cluster.of(None, model, table, several=False, target=target)
     yield from _values_objects(model, default, crds_everywhere, target, table)

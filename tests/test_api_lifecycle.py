@@ -26,7 +26,7 @@ from reviewbot.schema.lifecycle import (
     version_problem,
 )
 
-from .helpers import GitRepo, lint_text, run_cli
+from .helpers import GitRepo, lint_dir, lint_text, run_cli
 
 RULE = "api-lifecycle"
 NEVER = "rules:\n  schema: {kubeconform: never}\n"
@@ -522,6 +522,39 @@ def test_a_crd_another_cluster_applies_is_a_doubt(tmp_path: Path) -> None:
     [finding] = found(lint_text(tmp_path, "", only=[RULE], config=config, name="e.yaml"))
     assert finding.severity == "warning" and "which copy of the CustomResourceDefinition" in \
         finding.message
+
+
+def test_an_object_one_cluster_s_build_makes_and_another_s_fails_is_that_one_s_warning(
+        tmp_path: Path) -> None:
+    """A new-user trial: base/hpa.yaml in autoscaling/v2beta2, which prod's overlay builds
+    and staging's fails to build (a missing entry), was an error in both clusters; staging
+    receives nothing of it."""
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: %s, namespace: flux-system}\n"
+            "spec: {path: %s, sourceRef: {kind: GitRepository, name: flux-system}}\n")
+    files = {".reviewbot.yaml": 'cluster: {kubernetes-version: "1.30"}\n',
+             "base/kustomization.yaml": "resources: [hpa.yaml]\n",
+             "base/hpa.yaml": "apiVersion: autoscaling/v2beta2\nkind: HorizontalPodAutoscaler\n"
+                              "metadata: {name: api, namespace: default}\n"
+                              "spec: {scaleTargetRef: {kind: Deployment, name: api}, "
+                              "maxReplicas: 3}\n",
+             "overlays/prod/kustomization.yaml": "resources: [../../base]\n",
+             "overlays/staging/kustomization.yaml": "resources: [../../base, missing.yaml]\n"}
+    for env in ("prod", "staging"):
+        files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = sync % (
+            "flux-system", f"./clusters/{env}")
+        files[f"clusters/{env}/app.yaml"] = sync % ("app", f"./overlays/{env}")
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    result = lint_dir(tmp_path, only=[RULE])
+    assert [(f.severity, f.message.split(" does not serve")[0]) for f in result.findings] == [
+        ("error", "api: Kubernetes 1.30 (cluster clusters/prod)"),
+        ("warning", "api: Kubernetes 1.30 (cluster clusters/staging)")]
+    assert result.findings[1].message.endswith(
+        "Not applied: the build of Flux Kustomization flux-system/app fails "
+        "(overlays/staging/kustomization.yaml: 'missing.yaml' does not exist), so none of "
+        "this is applied until it builds.")
 
 
 def test_a_crd_update_dropping_a_version_its_status_lists_is_refused(

@@ -126,6 +126,10 @@ class Violation:
     # the finding points at the key of the entry at ``path``, not at its value: the field's
     # name is the mistake (an unknown field), whatever it holds
     at_key: bool = False
+    # the builds that make the object for the one cluster this finding judges fail
+    # (``failing_build`` of that cluster; ``Model.unbuilt`` says it of every cluster): it
+    # reaches that cluster not at all, as the engine then says
+    unbuilt: str | None = None
 
 
 def doubted(severity: str, message: str, doubt: str | None,

@@ -545,8 +545,8 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
     object fails
     (``Model.unbuilt``: nothing of it is applied, so how it would be built is moot)."""
     doubt = v.doubt
-    unbuilt = model.unbuilt.get(id(v.obj)) if (
-        v.obj is not None and model is not None) else None
+    unbuilt = v.unbuilt or (model.unbuilt.get(id(v.obj)) if (
+        v.obj is not None and model is not None) else None)
     if unbuilt is not None and doubt is not None and unbuilt in doubt:
         # what the rule doubts of the object's own failing build is said once, below
         doubt = "; ".join(part for part in doubt.split("; ") if unbuilt not in part) or None

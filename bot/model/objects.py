@@ -1563,11 +1563,15 @@ def refused_build(model: Model, obj: KObject, judged: Model | None = None,
     return _refused_makers(model, obj, model if judged is None else judged)[1]
 
 
-def _refused_makers(model: Model, obj: KObject, judged: Model,
+def _refused_makers(model: Model, obj: KObject, judged: Model, cluster: str | None = None,
                     ) -> tuple[list[Maker], tuple[str, str, str] | None]:
-    """The builds that make ``obj`` and the first one's refused entry when ``judged``
-    refuses every one of them (else None): :func:`refused_build`, :func:`failing_build`."""
+    """The builds that make ``obj`` (for ``cluster``: those of its appliers of that
+    cluster) and the first one's refused entry when ``judged`` refuses every one of them
+    (else None): :func:`refused_build`, :func:`failing_build`."""
     found = makers(model, obj)
+    if cluster is not None:
+        found = [m for m in found if m.applier is not None
+                 and cluster in model.clusters.get(id(m.applier), ())]
     refusals = [_refusal(judged, m, judged is model) for m in found]
     return found, (refusals[0] if found and all(refusals) else None)
 
@@ -1589,13 +1593,15 @@ def controlled(model: Model, k: Kustomization) -> Callable[[], bool]:
     return lambda: k.file in appliers(model)
 
 
-def failing_build(model: Model, obj: KObject) -> str | None:
+def failing_build(model: Model, obj: KObject, cluster: str | None = None) -> str | None:
     """The builds that make ``obj`` when kustomize refuses every one of them
     (:func:`refused_build`), as a clause: "the build of apps/web fails
     (apps/web/kustomization.yaml: 'x.yaml' does not exist)", or None (one of them builds, or
     none is known). Nothing of such an object is applied: ``kubectl apply -k`` applies
-    nothing, Flux keeps the last revision that built, Argo CD shows a ComparisonError."""
-    found, first = _refused_makers(model, obj, model)
+    nothing, Flux keeps the last revision that built, Argo CD shows a ComparisonError.
+    ``cluster``: the builds of that cluster's appliers alone (the object one cluster's build
+    makes while another's fails reaches only the first)."""
+    found, first = _refused_makers(model, obj, model, cluster)
     if first is None:
         return None
     file, entry, why = first
