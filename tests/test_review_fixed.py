@@ -97,3 +97,67 @@ def test_a_finding_whose_object_is_no_longer_applied_is_not_fixed(
     assert code in (0, 1), err
     fixed = [(f["rule"], f["object"]) for f in json.loads(out)["fixed"]]
     assert fixed == [("image-digest", "Deployment/shop/web")]
+
+
+SYNC = """
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: %s, namespace: flux-system}
+spec: {interval: 10m, path: %s, prune: true,
+       sourceRef: {kind: GitRepository, name: flux-system}}
+"""
+WEB = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: ghcr.io/acme/web:latest
+        imagePullPolcy: IfNotPresent
+"""
+
+
+def _two_clusters(repo: GitRepo) -> str:
+    """prod and staging build base/ through their overlays (prod patches replicas);
+    staging's overlay lists a file that does not exist."""
+    files = {"base/kustomization.yaml": "resources: [web.yaml]\n", "base/web.yaml": WEB,
+             "overlays/prod/kustomization.yaml": "resources: [../../base]\npatches:\n- patch: "
+             "'{apiVersion: apps/v1, kind: Deployment, metadata: {name: web}, spec: "
+             "{replicas: 3}}'\n",
+             "overlays/staging/kustomization.yaml": "resources: [../../base, missing.yaml]\n"}
+    for env in ("prod", "staging"):
+        files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = SYNC % (
+            "flux-system", f"./clusters/{env}")
+        files[f"clusters/{env}/app.yaml"] = SYNC % ("app", f"./overlays/{env}")
+    return repo.commit(files)
+
+
+def test_a_finding_an_ignore_silences_is_not_fixed_and_an_error_elsewhere_not_worse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new-user trial: the pull request fixes staging's missing entry and silences the
+    :latest image with an ignore comment. The image was listed (twice) as "Fixed by this
+    pull request"; the typo, an error in prod on the base, was "worse: warning -> error"
+    because staging's build, failing on the base, now makes it too."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    repo = GitRepo(tmp_path / "repo")
+    base = _two_clusters(repo)
+    head = repo.commit({
+        "overlays/staging/kustomization.yaml": "resources: [../../base]\n",
+        "base/web.yaml": WEB.replace("        image: ghcr.io", "        # reviewbot: ignore["
+                                     "image-digest] CI pins it\n        image: ghcr.io")})
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                              head, "--platform", "none", "--format", "json", "--scope",
+                              "all"], capsys)
+    assert code in (0, 1), err
+    data = json.loads(out)
+    assert [(f["rule"], f["file"]) for f in data["fixed"]] == [
+        ("kustomize-integrity", "overlays/staging/kustomization.yaml")]
+    typo = [f for f in data["findings"] if f["rule"] == "schema"]
+    assert [(f["severity"], f["new"], f.get("worse")) for f in typo] == [("error", False, None)]

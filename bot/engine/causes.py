@@ -145,9 +145,13 @@ def judge(head: Sequence[Finding], base: Sequence[Finding],
         else:
             new = any(not known(p, None) for p in _places(f))
             worse = ""
+            # (worse than the base in any cluster: an error the base had in prod is not
+            # made worse where staging's build, failing on the base, now makes it too; a
+            # new-user trial's "worse: warning -> error")
+            anywhere = [replace(p, clusters=()) for p in _places(f)]
             if not new and f.severity == "error" and not any(
-                    was_error(p, None) for p in _places(f)):
-                worse = ("warning" if any(was_warning(p, None) for p in _places(f))
+                    was_error(p, None) for p in anywhere):
+                worse = ("warning" if any(was_warning(p, None) for p in anywhere)
                          else "info") + " -> error"
             out.append(replace(f, new=new, worse=worse))
     return out

@@ -14,7 +14,7 @@ from reviewbot.config import Config
 from reviewbot.load.cache import key_bytes
 from reviewbot.sources.tree import PendingTree, Tree
 
-RESULT_FORMAT = 6
+RESULT_FORMAT = 7  # 7: the findings an ignore silenced
 
 
 def result_key(tree: Tree, config: Config, only: Sequence[str]) -> str | None:

@@ -339,7 +339,10 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     left = ({o.ref for o in base_result.model.objects} - {o.ref for o in head_result.model.objects}
             - set(diff.renames))
     still = [b for b in base_found if b.cause or b.object not in left]
-    gone = sorted(one_per_place(fixed(still, marked, diff.renames)), key=sort_key)
+    # (one the head silences with an ignore is not fixed: it is still there, said to be
+    # accepted; a new-user trial's "Fixed by this pull request")
+    gone = sorted(one_per_place(fixed(still, [*marked, *head_result.silenced], diff.renames)),
+                  key=sort_key)
     reported = select(marked, settings.scope, diff.touched, changed_files(base_tree, head))
     new = tuple(f for f in marked if _changed(f))
     summary = replace(

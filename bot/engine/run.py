@@ -62,6 +62,9 @@ class Result:
     # what each rule decided before policy, by rule id (the rules ran here: not read from the
     # cache); a review shares the head's object-scoped findings with its base from it
     outputs: dict[str, RuleOutput] | None = field(default=None, compare=False, repr=False)
+    # the findings an ignore annotation or comment silenced: a review does not call the
+    # base's finding fixed when the head silences it
+    silenced: list[Finding] = field(default_factory=list, compare=False, repr=False)
 
     @property
     def skipped(self) -> list[Skipped]:
@@ -221,6 +224,7 @@ def _freeze_result(result: Result, shareable: Sequence[str] = ()) -> dict[str, A
     raw = {
         "findings": [_freeze_finding(f) for f in result.findings],
         "suppressed": result.suppressed,
+        "silenced": [_freeze_finding(f) for f in result.silenced],
         "stats": result.stats,
         "quiet": [[q.rule, q.file, q.line, q.reason] for q in result.quiet],
     }
@@ -258,13 +262,14 @@ def _thaw_result(model: Model, raw: dict[str, Any]) -> Result | None:
     try:
         findings = [_thaw_finding(f) for f in raw["findings"]]
         suppressed, stats = int(raw["suppressed"]), raw["stats"]
+        silenced = [_thaw_finding(f) for f in raw["silenced"]]
         quiet = [Quiet(str(r), str(f), int(n), str(why)) for r, f, n, why in raw["quiet"]]
         if not isinstance(stats, dict):
             return None
     except (KeyError, TypeError, ValueError, IndexError):
         return None
     outputs = _sharing().thaw_outputs(raw.get("outputs"), model, _thaw_finding, RuleOutput)
-    return Result(findings, model, suppressed, stats, quiet, outputs)
+    return Result(findings, model, suppressed, stats, quiet, outputs, silenced)
 
 
 def enabled_rules(config: Config, only: Sequence[str] = ()) -> list[Rule]:
@@ -315,9 +320,12 @@ def _policy(rules: Sequence[Rule], outputs: Sequence[RuleOutput], model: Model, 
     # one finding once: objects a build makes alike (a base two overlays include unchanged,
     # a --render output holding it twice) give the same finding at the same place
     raw = list(dict.fromkeys(f for out in outputs for f in out.findings))
-    kept = [f for f in raw if suppressions is None or not suppressions.matches(f)]
+    kept: list[Finding] = []
+    silenced: list[Finding] = []
+    for f in raw:
+        (silenced if suppressions is not None and suppressions.matches(f) else kept).append(f)
     quiet = in_order(q for out in outputs for q in out.quiet)
-    result = Result(kept, model, suppressed=len(raw) - len(kept), quiet=quiet)
+    result = Result(kept, model, suppressed=len(silenced), quiet=quiet, silenced=silenced)
     if change:
         result.findings = [replace(f, new=True) for f in kept]
         return result

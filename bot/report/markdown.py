@@ -598,12 +598,15 @@ def _fixed_section(builder: _Builder, fixed: Sequence[Finding]) -> None:
     they were on the base (no link: the line may be gone at the head)."""
     if not fixed:
         return
-    lines = [f"### Fixed by this pull request ({len(fixed)})", ""]
+    entries: list[str] = []
     for f in fixed:
         what = [md_code(f.rule, False)] + ([_object(f.object, f.file)] if f.object else [])
         also = also_at(f)
-        lines.append(f"- {' · '.join(what)}, was at {md_code(_where(f), False)}"
-                     + (f"; {also[0].lower()}{also[1:]}" if also else ""))
+        entries.append(f"- {' · '.join(what)}, was at {md_code(_where(f), False)}"
+                       + (f"; {also[0].lower()}{also[1:]}" if also else ""))
+    shown = list(dict.fromkeys(entries))  # (one per line a reader tells apart: the same
+    # finding fixed in two clusters, its messages differing in what each says, is one)
+    lines = [f"### Fixed by this pull request ({len(shown)})", "", *shown]
     builder.add("\n".join(lines) + "\n")
 
 
