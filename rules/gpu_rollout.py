@@ -96,7 +96,7 @@ from typing import Any
 from reviewbot.engine.findings import Edit, Violation, edit
 from reviewbot.engine.registry import Option
 from reviewbot.model.doubts import runs_doubt
-from reviewbot.model.objects import Model, Node, PodTemplate, Strategy
+from reviewbot.model.objects import Model, Node, Path, PodTemplate, Strategy
 from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
     DIGITS,
@@ -205,7 +205,8 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             spare = _spare(node, on, gpus_of, gpus)
             if all(spare[r] >= surge * gpus[r] for r in gpus):
                 yield Violation(
-                    pod.obj, strategy.path, _borrowed(pod, gpus, surge, node, on, gpus_of, spare),
+                    pod.obj, _surge_field(pod, strategy),
+                    _borrowed(pod, gpus, surge, node, on, gpus_of, spare),
                     fix=_fix(pod, "so the rollout never depends on GPUs that are spare today"),
                     kind="borrowed-room", edits=_edits(pod),
                 )
@@ -220,10 +221,18 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
                 if all(spare[r] >= surge * gpus[r] for r in gpus):
                     doubt = runs_doubt(model, unbuilt)
         yield Violation(
-            pod.obj, strategy.path,
+            pod.obj, _surge_field(pod, strategy),
             _message(pod, gpus, surge, strategy.max_surge, node, on, gpus_of),
             fix=_fix(pod), kind="surge", edits=_edits(pod), doubt=doubt,
         )
+
+
+def _surge_field(pod: PodTemplate, strategy: Strategy) -> Path:
+    """Where a surge finding points: the ``maxSurge`` the strategy writes (a new-user trial:
+    the caret sat on ``strategy:``, three lines above it), else the strategy block that
+    leaves it to the default."""
+    written = strategy.path + ("rollingUpdate", "maxSurge")
+    return written if pod.obj.get(written) is not None else strategy.path
 
 
 def _spare(node: Node, on: Sequence[PodTemplate], gpus_of: Mapping[int, Mapping[str, Fraction]],

@@ -212,8 +212,11 @@ def _check(pod: PodTemplate, container: Container, boot: Fraction,
     edits = () if kind == "liveness" else (
         edit(pod.obj, field_path(container, name) + ("failureThreshold",), "set", needed),
     )
-    yield Violation(pod.obj, field_path(container, name), message, fix=fix, kind=kind,
-                    edits=edits)
+    # (the startupProbe's failureThreshold, where written: what the fix raises; a new-user
+    # trial's caret sat on `startupProbe:`, five lines above it)
+    where = field_path(container, name) + (
+        ("failureThreshold",) if kind == "startup" and "failureThreshold" in probe else ())
+    yield Violation(pod.obj, where, message, fix=fix, kind=kind, edits=edits)
 
 
 def _named_ports(pod: PodTemplate, container: Container) -> Iterator[Violation]:

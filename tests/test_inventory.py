@@ -255,7 +255,7 @@ def test_rules_read_measured_entries_like_annotations(tmp_path: Path) -> None:
           InferenceService/llm-serving/coder: {measured-boot-seconds: 616}
     """
     result = lint_text(tmp_path, manifest.format(annotations=""), ["probe-headroom"], config)
-    assert pairs(result) == [("probe-headroom", 12)]
+    assert pairs(result) == [("probe-headroom", 14)]  # the failureThreshold
     assert "measured boot is 616s" in result.findings[0].message
     # an annotation wins over the inventory: 300 s x 1.5 fits 40 x 15 s
     wins = manifest.format(

@@ -39,7 +39,7 @@ def startup(threshold: int, period: int = 15, delay: int = 0) -> str:
 def test_the_seed_numbers(tmp_path: Path) -> None:
     # 40 x 15 s = 600 s against a 600 s boot; 1.5 x 600 s = 900 s is the floor
     result = lint_text(tmp_path, coder("600", startup(40)), only=["probe-headroom"])
-    assert pairs(result) == [("probe-headroom", 12)]
+    assert pairs(result) == [("probe-headroom", 15)]  # failureThreshold, what the fix raises
     (finding,) = result.findings
     assert finding.message == (
         "coder-predictor, container kserve-container: the startupProbe allows 600s "
@@ -56,7 +56,7 @@ def test_the_seed_numbers(tmp_path: Path) -> None:
 
 def test_initial_delay_counts_and_factor_is_an_option(tmp_path: Path) -> None:
     text = coder("600", startup(40, delay=100))  # 100 + 600 = 700 s
-    assert pairs(lint_text(tmp_path, text, only=["probe-headroom"])) == [("probe-headroom", 12)]
+    assert pairs(lint_text(tmp_path, text, only=["probe-headroom"])) == [("probe-headroom", 15)]
     config = "rules:\n  probe-headroom: {factor: 1.1}\n"  # 660 s: covered
     assert pairs(lint_text(tmp_path / "c", text, only=["probe-headroom"], config=config)) == []
 

@@ -393,7 +393,7 @@ def test_configure_measured_facts_and_patterns(tmp_path: Path) -> None:
     pod = one(model, "coder.settings")
     assert pod.obj.annotations == {"reviewbot.dev/measured-boot-seconds": "600"}
     result = run_rules(model, Config(), only=["probe-headroom"])
-    assert pairs(result) == [("probe-headroom", 4)]
+    assert pairs(result) == [("probe-headroom", 6)]  # the failureThreshold
     assert result.findings[0].object == "HelmValues/coder.settings"
     assert "600s" in result.findings[0].message and "900s" in result.findings[0].message
 
