@@ -46,7 +46,9 @@ Kinds:
   PCIe, TP=2 when they are).
 - `sampler`: below 7.5, vLLM with `VLLM_USE_FLASHINFER_SAMPLER` not `0` (unset counts: the
   FlashInfer sampler is used when it is not switched off, and flashinfer's `check_cuda_arch`
-  raises on 7.0). The fix is the seed's env: `VLLM_USE_FLASHINFER_SAMPLER=0`.
+  raises on 7.0). The fix is the seed's env: `VLLM_USE_FLASHINFER_SAMPLER=0`. An image of a
+  release before 0.10.2 runs vLLM's V0 engine below 8.0, whose sampler uses FlashInfer only
+  when the variable is 1: unset, it is quiet there.
 - `attention-backend`: an attention backend that needs a newer GPU (`FLASHINFER`: 7.5, the
   seed's measurement; `FLASH_ATTN`: 8.0, FlashAttention-2 needs Ampere). The fix is the
   seed's env: `VLLM_ATTENTION_BACKEND=TRITON_ATTN`.
@@ -350,7 +352,9 @@ def _checks(s: _Server, gpus: Sequence[GpuFacts], opts: Mapping[str, Any]) -> It
     if s.engine == "vllm" and cc < (7, 5):
         entry = s.env.get(SAMPLER_ENV)
         value = entry[0] if entry is not None else ""
-        if value is not None and value.strip().lower() not in ("0", "false"):
+        if entry is None and _v0_engine(s, cc):
+            pass  # (vLLM's V0 engine samples with FlashInfer only when it is 1)
+        elif value is not None and value.strip().lower() not in ("0", "false"):
             state = f"is {value!r}" if entry is not None else "is not set"
             path = entry[1] if entry is not None else (
                 field_path(s.container, "env") if "env" in s.container.body
@@ -526,6 +530,22 @@ def _human_int(value: str) -> int | None:
     number, unit = int(match.group(1)), match.group(2)
     scale = {"": 1, "k": 10**3, "K": 2**10, "m": 10**6, "M": 2**20, "g": 10**9, "G": 2**30}
     return number * scale[unit]
+
+
+# the first vLLM release whose V1 engine runs below compute capability 8.0 (v0.10.2, "Extended
+# V1 support to compute capability < 8.0", PRs 23614 and 24022); before it vLLM falls back to
+# its V0 engine there, whose sampler uses FlashInfer only with VLLM_USE_FLASHINFER_SAMPLER=1
+V1_BELOW_SM80 = (0, 10, 2)
+
+
+def _v0_engine(s: _Server, cc: tuple[int, int]) -> bool:
+    """Whether ``s`` runs vLLM's V0 engine on a GPU of compute capability ``cc``: a vLLM
+    image tagged with a release before :data:`V1_BELOW_SM80` on a GPU below 8.0 (a new-user
+    trial: vllm/vllm-openai:v0.8.5 on a V100 was an error for an unset sampler variable)."""
+    ref = image_ref(s.container)
+    version = _version(ref.tag) if ref is not None and ref.tag else None
+    return (cc < (8, 0) and version is not None and version < V1_BELOW_SM80
+            and ref is not None and "vllm" in (ref.repository or "").rsplit("/", 1)[-1])
 
 
 def _version(tag: str) -> tuple[int, ...] | None:

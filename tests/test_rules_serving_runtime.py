@@ -141,3 +141,20 @@ def test_releases_below_the_table_entry_pass(tmp_path: Path) -> None:
                  config) == [("error", "vllm/vllm-openai:v0.16.0 is at or above 0.15.0, which "
                               "needs compute capability 7.5 (rules.serving-runtime.images in "
                               ".reviewbot.yaml), but it lands")]
+
+
+def test_an_unset_sampler_variable_is_quiet_on_a_release_that_runs_the_v0_engine(
+        tmp_path: Path) -> None:
+    """A new-user trial: vllm/vllm-openai:v0.8.5 on a V100 was an error for an unset
+    VLLM_USE_FLASHINFER_SAMPLER. Before v0.10.2 vLLM runs its V0 engine below compute
+    capability 8.0, whose sampler uses FlashInfer only when the variable is 1."""
+    unset = {"env": "[]", "args": ["--disable-custom-all-reduce"]}
+    old = server(unset["args"], image="vllm/vllm-openai:v0.8.5", env=unset["env"])
+    assert kinds(tmp_path / "a", old, V100_PCIE) == []
+    forced = server(unset["args"], image="vllm/vllm-openai:v0.8.5",
+                    env="[{name: VLLM_USE_FLASHINFER_SAMPLER, value: \"1\"}]")
+    assert [k for _, k in kinds(tmp_path / "b", forced, V100_PCIE)] == [
+        "VLLM_USE_FLASHINFER_SAMPLER is '1'"]
+    new = server(unset["args"], image="vllm/vllm-openai:v0.10.2", env=unset["env"])
+    assert [k for _, k in kinds(tmp_path / "c", new, V100_PCIE)] == [
+        "VLLM_USE_FLASHINFER_SAMPLER is not set"]
