@@ -704,6 +704,12 @@ def test_the_review_s_count_line_does_not_contradict_the_summary(
             "looked in 2 objects from 2 files") in out
     _, out, _ = run_cli([*args, "--base", base, "--head", worse, "--scope", "all"], capsys)
     assert "2 errors, 1 of them new; 1 finding already on the base branch (shown above)" in out
+    # trial 7: a finding made worse was counted "all new" beside the summary's "0 new
+    # findings · 1 made worse"
+    pinned = repo.commit({"a.yaml": deployment("old", "web:1.0"), "b.yaml": None})
+    moved = repo.commit({"a.yaml": deployment("old", "web:latest")})
+    _, out, _ = run_cli([*args, "--base", pinned, "--head", moved], capsys)
+    assert "\n1 error, none of them new, 1 made worse; looked in 1 object" in out
 
 
 def test_a_file_the_change_unlists_is_reported_where_its_entry_was(

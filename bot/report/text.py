@@ -171,18 +171,22 @@ def _gist(reason: str) -> str | None:
 
 def _counts_line(report: Report, counts: str) -> str:
     """The findings shown, counted by severity; in a review, as the summary comment counts
-    them: which are new, and those already on the base branch, shown or not ("no new
-    findings; 16 already on the base branch (not shown: scope new)")."""
+    them: which are new, which made worse, and those already on the base branch, shown or
+    not ("no new findings; 16 already on the base branch (not shown: scope new)")."""
     review = report.review
     if review is None:
         return counts or "no findings"
-    changed = sum(1 for f in report.findings if f.new or f.worse)
+    new = sum(1 for f in report.findings if f.new)
+    worse = sum(1 for f in report.findings if f.worse and not f.new)
+    changed = new + worse
     if not counts:
         line = "no new findings"
-    elif changed == len(report.findings):
+    elif new == len(report.findings):
         line = f"{counts}, all new" if review.existing else counts
+    elif worse:  # (as the summary comment counts them: "1 new · 1 made worse")
+        line = f"{counts}, {new or 'none'} of them new, {worse} made worse"
     else:
-        line = f"{counts}, {changed or 'none'} of them new"
+        line = f"{counts}, {new or 'none'} of them new"
     if review.existing:
         shown = len(report.findings) - changed
         line += (f"; {plural(review.existing, 'finding')} already on the base branch "
