@@ -23,8 +23,8 @@ from .render.homelab import GPU_PROBE, OPEN_WEBUI, homelab_pr
 
 # The verdict, the summary's first line (bot/report/markdown.py: verdict)
 VERDICT = re.compile(
-    r"^(\d+ errors? to fix before merging|No new errors: \d+ new warnings?( and \d+ notes?)? "
-    r"to look at|No new errors: \d+ new notes?|No new problems)( \(.*\))?$"
+    r"^(\d+ errors? to fix before merging|No new errors: \d+ new warnings?( and \d+ infos?)? "
+    r"to look at|No new errors: \d+ new infos?|No new problems)( \(.*\))?$"
 )
 
 

@@ -36,8 +36,8 @@ def finding(severity: str = "error", new: bool = True, **extra: object) -> Findi
 
 @pytest.mark.parametrize(("found", "said"), [
     ([finding(), finding(), finding("warning")], "2 errors to fix before merging (and 1 warning)"),
-    ([finding("warning"), finding("info")], "No new errors: 1 new warning and 1 note to look at"),
-    ([finding("info")], "No new errors: 1 new note"),
+    ([finding("warning"), finding("info")], "No new errors: 1 new warning and 1 info to look at"),
+    ([finding("info")], "No new errors: 1 new info"),
     ([finding(new=False)], "No new problems"),  # an existing error never changes the verdict
     ([], "No new problems"),
 ])  # fmt: skip

@@ -526,19 +526,21 @@ def _header(findings: Sequence[Finding]) -> str:
 def verdict(findings: Sequence[Finding]) -> str:
     """The summary's first line: what the reviewer has to do, from the new findings and those
     the pull request makes worse ("2 errors to fix before merging", "No new errors: 1 new
-    warning to look at", "No new problems"); existing findings never change it."""
+    warning to look at", "No new problems"); existing findings never change it. Infos are
+    called so, as the text output and the severity call them (a new-user trial read
+    "notes", then "Info")."""
     counts = {s: sum(1 for f in findings if (f.new or f.worse) and f.severity == s)
               for s, _ in _SEVERITIES}
     errors, warnings, notes = counts["error"], counts["warning"], counts["info"]
     if errors:
-        rest = [plural(n, w) for n, w in ((warnings, "warning"), (notes, "note")) if n]
+        rest = [plural(n, w) for n, w in ((warnings, "warning"), (notes, "info")) if n]
         return (f"{plural(errors, 'error')} to fix before merging"
                 + (f" (and {' and '.join(rest)})" if rest else ""))
     if warnings:
         return (f"No new errors: {plural(warnings, 'new warning')}"
-                + (f" and {plural(notes, 'note')}" if notes else "") + " to look at")
+                + (f" and {plural(notes, 'info')}" if notes else "") + " to look at")
     if notes:
-        return f"No new errors: {plural(notes, 'new note')}"
+        return f"No new errors: {plural(notes, 'new info')}"
     return "No new problems"
 
 
@@ -546,7 +548,7 @@ def _review_header(findings: Sequence[Finding], review: ReviewSummary) -> str:
     """The verdict, then one line: what is new, what is fixed, what is already there."""
     counts = [plural(n, word) for n, word in (
         (sum(1 for f in findings if f.new and f.severity == s), w)
-        for s, w in (("error", "error"), ("warning", "warning"), ("info", "note"))) if n]
+        for s, w in (("error", "error"), ("warning", "warning"), ("info", "info"))) if n]
     parts = [f"{plural(review.new, 'new finding')}"
              + (f" ({', '.join(counts)})" if counts else "")]
     worse = sum(1 for f in findings if f.worse)
