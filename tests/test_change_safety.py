@@ -1291,3 +1291,29 @@ def test_without_roots_an_entry_removed_from_a_flux_kustomization_build_is_remov
     assert code == 0, err
     assert {e["object"]: e["change"] for e in json.loads(out)["diff"]
             if e["kind"] == "PersistentVolumeClaim"} == {"PersistentVolumeClaim/shop/data": "added"}
+
+
+def test_the_same_kustomization_of_another_cluster_is_named_with_its_cluster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A new-user trial: each cluster's folder holds Kustomization flux-system/apps of
+    ./apps; a deletion read "flux-system/apps (spec.prune: true) (Kustomization
+    flux-system/apps applied it too) prunes"."""
+    repo = GitRepo(tmp_path / "repo")
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {interval: 10m, path: ./clusters/%s, prune: true, "
+            "sourceRef: {kind: GitRepository, name: flux-system}}\n")
+    files = {"apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                             "metadata: {name: settings, namespace: shop}\ndata: {a: b}\n"}
+    for env in ("prod", "staging"):
+        files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = sync % env
+        files[f"clusters/{env}/apps.yaml"] = flux()
+    base = repo.commit(files)
+    head = repo.commit({"apps/cm.yaml": None})
+    _, found = review(repo, base, head, capsys)
+    messages = [f["message"] for f in found if f["file"] == "apps/cm.yaml"]
+    assert messages == [
+        "ConfigMap shop/settings is removed from the tree, and Kustomization flux-system/apps "
+        "(spec.prune: true) (Kustomization flux-system/apps of cluster clusters/staging "
+        "applied it too) prunes: it is deleted in the cluster"]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from reviewbot.diff.anchors import Anchors, Place
 from reviewbot.engine.findings import Violation
 from reviewbot.model.kustomize import FLUX_BUILD_FIELDS
-from reviewbot.model.objects import KObject, Model, appliers, departure, items
+from reviewbot.model.objects import KObject, Model, appliers, cluster_phrase, departure, items
 from reviewbot.rules._change_safety.common import (
     ARGO_FINALIZER,
     ARGO_SYNC,
@@ -131,7 +131,8 @@ class _Fates:
         gone = departure(self.base, self.head, obj)
         if gone is None:
             return None
-        owner, also = gone.owners[0], _also_text(list(gone.owners[1:]))
+        owner = gone.owners[0]
+        also = _also_text(self.base, owner, list(gone.owners[1:]))
         now = gone.now
         if now is not None:
             how, place = self._how(obj, now)
@@ -219,10 +220,22 @@ _BUILD_FIELDS = frozenset(("spec", f) for f in (
     *FLUX_BUILD_FIELDS, "postBuild", "source", "sources"))
 
 
-def _also_text(others: list[KObject]) -> str:
+def _also_text(model: Model, owner: KObject, others: list[KObject]) -> str:
+    """" (Kustomization flux-system/infra applied it too)"; one of the owner's own name (the
+    same Kustomization in another cluster's folder) named with its cluster (a new-user trial
+    read "flux-system/apps (spec.prune: true) (Kustomization flux-system/apps applied it
+    too)")."""
     if not others:
         return ""
-    return " (" + ", ".join(f"{o.kind} {object_name(o)}" for o in others) + " applied it too)"
+
+    def name(o: KObject) -> str:
+        text = f"{o.kind} {object_name(o)}"
+        clusters = sorted(model.clusters.get(id(o), ()))
+        if (o.kind, object_name(o)) == (owner.kind, object_name(owner)) and clusters:
+            text += f" of {' and '.join(cluster_phrase(c) for c in clusters)}"
+        return text
+
+    return " (" + ", ".join(name(o) for o in others) + " applied it too)"
 
 
 def _kept(obj: KObject, fate: _Fate) -> bool:
