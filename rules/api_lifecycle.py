@@ -166,8 +166,12 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
     crds_everywhere = _Crds(model.objects)
     summary: dict[str, Any] = {}
     clusters = views(model)
+    # (clusters judged against one version say the same of an object both receive: their
+    # findings name no cluster, and are one finding of both; a new-user trial read an error
+    # per cluster, equal but for "(cluster clusters/prod)")
+    several = len({view.inventory.kubernetes_version for _, view in clusters}) > 1
     for name, view in clusters:
-        cluster = _Cluster.of(name, view, table, several=len(clusters) > 1, target=target)
+        cluster = _Cluster.of(name, view, table, several=several, target=target)
         summary[cluster.title] = cluster.note(target)
         crds = _Crds(view.objects) if name is not None else crds_everywhere
         # (apiVersion, kind)s judged fine on this cluster: what _judge says of an object's
@@ -185,7 +189,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
                                 crds, crds_everywhere, target, table))
             if not found:
                 fine.add(pair)
-            elif cluster.label and name is not None and id(obj) not in model.unbuilt and (
+            elif len(clusters) > 1 and name is not None and id(obj) not in model.unbuilt and (
                     unbuilt := failing_build(model, obj, name)) is not None:
                 # (this cluster's builds of it fail, another's works: it reaches this one
                 # not at all, a new-user trial's staging)
@@ -235,7 +239,7 @@ class _Cluster:
     name: str | None
     minor: Minor  # the cluster's version, or the newest known when none is set
     measured: bool  # a version is set (measured, by hand or on the command line)
-    label: str  # " (cluster production)" when the repository holds several
+    label: str  # " (cluster production)" when the clusters are judged against several versions
     planning: bool = False  # no version set, a target given: judged as the target
     # (gvk, target) judged fine on this cluster already (a run judges thousands of objects
     # of a few dozen kinds)

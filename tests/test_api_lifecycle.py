@@ -548,13 +548,18 @@ def test_an_object_one_cluster_s_build_makes_and_another_s_fails_is_that_one_s_w
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
     result = lint_dir(tmp_path, only=[RULE])
+    # (both are judged against 1.30: their findings name no cluster, the failing build
+    # says which)
     assert [(f.severity, f.message.split(" does not serve")[0]) for f in result.findings] == [
-        ("error", "api: Kubernetes 1.30 (cluster clusters/prod)"),
-        ("warning", "api: Kubernetes 1.30 (cluster clusters/staging)")]
+        ("error", "api: Kubernetes 1.30"), ("warning", "api: Kubernetes 1.30")]
     assert result.findings[1].message.endswith(
         "Not applied: the build of Flux Kustomization flux-system/app fails "
         "(overlays/staging/kustomization.yaml: 'missing.yaml' does not exist), so none of "
         "this is applied until it builds.")
+    # once staging builds, both clusters say the same of it: one finding of both
+    (tmp_path / "overlays/staging/kustomization.yaml").write_text("resources: [../../base]\n")
+    (finding,) = lint_dir(tmp_path, only=[RULE]).findings
+    assert (finding.severity, finding.clusters) == ("error", ("clusters/prod", "clusters/staging"))
 
 
 def test_a_crd_update_dropping_a_version_its_status_lists_is_refused(
