@@ -794,6 +794,7 @@ class _Walker:
         Kustomizations apply is what the cluster receives (lynh7/home-cluster: an app
         commented out of the chart, and one it never named, were errors of a tree "applied
         as written"). The chart's own files are applied with it."""
+        charts: set[str] = set()
         for doc in self.flux:
             path = doc.file.path
             chart, templates, _ = path.partition("/templates/")
@@ -810,7 +811,10 @@ class _Walker:
             self._is_self(str(dict_of(spec.get("sourceRef")).get("name") or ""))
             self.reach.roots.append(Root(chart, "a chart's Flux Kustomization template", path,
                                          target))
-            self.reach.files.update(p for p in self.graph.paths if p.startswith(chart + "/"))
+            if chart not in charts:
+                charts.add(chart)
+                self.reach.files.update(p for p in self.graph.paths
+                                        if p.startswith(chart + "/"))
             self.roots_seen.add((id(doc), ()))
             yield _Step(chart, path, spec, _namespace(doc.value), (), folder,
                         by=Resource(doc, (), doc.value))
