@@ -2042,6 +2042,26 @@ def test_without_roots_vendored_code_and_test_data_are_kept_aside_unless_built(
         f"tests (1 manifest file) {aside}", f"vendor (1 manifest file) {aside}"]
 
 
+def test_without_roots_a_folder_of_trials_is_not_certain(tmp_path: Path) -> None:
+    # d-uzlov/k8s-homelab (judge round AL): failed trials in cloud/experiments/, which its
+    # readmes no longer apply, were six errors of a repository applied by hand
+    write(tmp_path, {
+        "cloud/experiments/filestash/web.yaml": FLOATING % "filestash",
+        "cloud/experiments/spacebar/kustomization.yaml": "resources: [gone.yaml]\n",
+        "cloud/nextcloud/web.yaml": FLOATING % "nextcloud",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "cloud/nextcloud/web.yaml"),
+        ("image-digest[floating]", "warning", "cloud/experiments/filestash/web.yaml"),
+        ("kustomize-integrity[missing]", "warning",
+         "cloud/experiments/spacebar/kustomization.yaml")]
+    assert all(f.message.endswith(
+        "Not certain: reviewbot could not see whether anything applies it: it is in a folder "
+        "of trials (experiments/) of a repository no cluster root applies.")
+        for f in result.findings if "experiments" in f.file)
+
+
 def test_without_roots_a_file_named_as_a_template_is_kept_aside_unless_built(
         tmp_path: Path) -> None:
     # d-uzlov/k8s-homelab (judge round AL): its readme seds the placeholders of

