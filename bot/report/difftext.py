@@ -18,6 +18,7 @@ from reviewbot.diff.objects import text_diff
 from reviewbot.escape import term
 from reviewbot.load.loader import resolve_kyaml, resolve_plain
 from reviewbot.report.base import entry_words
+from reviewbot.words import plural
 
 MAX_VALUE_LINES = 30
 MAX_LINE = 240
@@ -326,8 +327,10 @@ def _counts(diff: Sequence[Mapping[str, Any]]) -> str:
     again = f", {merged} of them made again alike by another build" if merged else ""
     failing = sum(1 for e in diff if e.get("build_fails"))
     fails = f", {failing} of them in a build kustomize refuses" if failing else ""
-    return ", ".join(f"{n} {s}" for s, n in tally.items() if n) + (
-        f" ({len(diff)} object{'s' if len(diff) != 1 else ''}{again}{fails})"
-    )
+    # (a kustomization file or a Helm values file is a file the diff compares, no object)
+    files = sum(1 for e in diff if entry_words(e)[0] in ("kustomize file", "Helm values file"))
+    what = ", ".join(plural(n, w) for n, w in ((len(diff) - files, "object"), (files, "file"))
+                     if n)
+    return ", ".join(f"{n} {s}" for s, n in tally.items() if n) + f" ({what}{again}{fails})"
 
 
