@@ -441,12 +441,18 @@ def terraform_cluster(tf: str, read: str) -> str:
     return f"{ELSEWHERE}{tf} applies from {read}"
 
 
+def rooted_cluster(name: str) -> bool:
+    """Whether ``name`` is a cluster a root names (not the objects no root applies, nor
+    what a Terraform file applies)."""
+    return name != DEFAULT_CLUSTER and not name.startswith(ELSEWHERE)
+
+
 def cluster_phrase(name: str) -> str:
     """How outputs name a cluster: "cluster production", or what a cluster no root names
     holds ("what no cluster root applies", "what terraform/main.tf applies from ...")."""
     if name == DEFAULT_CLUSTER:
         return "what no cluster root applies"
-    return name if name.startswith(ELSEWHERE) else f"cluster {name}"
+    return f"cluster {name}" if rooted_cluster(name) else name
 
 
 def views_of(model: Model) -> list[tuple[str | None, Model]]:

@@ -25,6 +25,8 @@ MAX_LINE = 240
 _PLAIN = re.compile(r"^[^\s\"'{}\[\],&*#?|<>=!%@`-][^\n]*$")
 
 _STATUS_MARK = {"added": "+", "removed": "-", "modified": "~", "renamed": ">"}
+# what a diff entry is when it is a file the diff compares, not an object (entry_words)
+FILE_WORDS = ("kustomize file", "Helm values file")
 _COLORS = {
     "+": "\033[32m", "-": "\033[31m", "~": "\033[33m", ">": "\033[35m",
     "path": "\033[36m", "header": "\033[1m", "note": "\033[2m",
@@ -208,7 +210,7 @@ def object_header(entry: Mapping[str, Any], group: Alike | None = None) -> tuple
         ref += " " + listed(others, term)
     file, base_file = entry.get("file"), entry.get("base_file")
     shown = status if (fails := build_fails(entry)) is None else status + fails[0]
-    if words in ("kustomize file", "Helm values file") and status == "modified":
+    if words in FILE_WORDS and status == "modified":
         return mark, f"{ref}  {shown}"  # the name is the file, the line its first
     if status == "removed":
         where = f"(was in {term(str(base_file))})"
@@ -328,7 +330,7 @@ def _counts(diff: Sequence[Mapping[str, Any]]) -> str:
     failing = sum(1 for e in diff if e.get("build_fails"))
     fails = f", {failing} of them in a build kustomize refuses" if failing else ""
     # (a kustomization file or a Helm values file is a file the diff compares, no object)
-    files = sum(1 for e in diff if entry_words(e)[0] in ("kustomize file", "Helm values file"))
+    files = sum(1 for e in diff if entry_words(e)[0] in FILE_WORDS)
     what = ", ".join(plural(n, w) for n, w in ((len(diff) - files, "object"), (files, "file"))
                      if n)
     return ", ".join(f"{n} {s}" for s, n in tally.items() if n) + f" ({what}{again}{fails})"

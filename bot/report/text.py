@@ -19,7 +19,7 @@ from reviewbot.engine.findings import (
     not_certain,
 )
 from reviewbot.escape import term
-from reviewbot.model.objects import DEFAULT_CLUSTER, ELSEWHERE, cluster_phrase
+from reviewbot.model.objects import cluster_phrase, rooted_cluster
 from reviewbot.report.base import Report, not_shown_lines, object_words
 from reviewbot.words import plural
 
@@ -237,14 +237,13 @@ def lifecycle_summary(notes: dict[str, Any]) -> str:
 def _cluster_name(name: str) -> str:
     """A cluster as a list names it: by its name, or by what it holds (:func:`cluster_phrase`
     for a cluster no root names)."""
-    return name if name != DEFAULT_CLUSTER and not name.startswith(ELSEWHERE) else (
-        cluster_phrase(name))
+    return name if rooted_cluster(name) else cluster_phrase(name)
 
 
 def _all_clusters(names: list[str]) -> str:
     """"all 5 clusters"; the clusters no root names (the objects no root applies, what a
     Terraform file applies) said apart, by what they hold."""
-    named = [n for n in names if n != DEFAULT_CLUSTER and not n.startswith(ELSEWHERE)]
+    named = [n for n in names if rooted_cluster(n)]
     text = "both clusters" if len(named) == 2 else f"all {len(named)} clusters" if len(
         named) > 2 else f"cluster {named[0]}" if named else ""
     for name in names:
