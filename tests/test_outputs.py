@@ -4,6 +4,7 @@ text with the offending line; `rules` and `explain` come from the rule modules."
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -324,3 +325,24 @@ def test_indented_json_is_what_json_writes(capsys: pytest.CaptureFixture[str]) -
             except (TypeError, ValueError) as exc:
                 got = type(exc)
             assert got == expected, (value, indent)
+
+
+def test_a_message_that_ends_a_sentence_takes_no_second_stop_before_its_fix() -> None:
+    # a new-user trial: "... so none of this runs until it is fixed.. Raise failureThreshold"
+    from reviewbot.engine.findings import Finding
+    from reviewbot.report.base import Report
+    from reviewbot.report.render import render
+
+    done = Finding("probe-headroom", "error", "apps/api.yaml", 37, 31, "Deployment/shop/api",
+                   "api: the startupProbe allows 100s. Refused: until it is fixed.",
+                   "Raise failureThreshold to 18.")
+    bare = replace(done, message="api: the startupProbe allows 100s")
+    report = Report(findings=(done, bare))
+    github = render(report, "github")
+    assert "until it is fixed. Raise failureThreshold" in github and ".." not in github
+    assert "allows 100s. Raise failureThreshold" in github
+    texts = [r["message"]["text"] for r in json.loads(render(report, "sarif"))["runs"][0][
+        "results"]]
+    assert texts == ["api: the startupProbe allows 100s. Refused: until it is fixed. Fix: "
+                     "Raise failureThreshold to 18.",
+                     "api: the startupProbe allows 100s. Fix: Raise failureThreshold to 18."]

@@ -143,7 +143,7 @@ def doubted(severity: str, message: str, doubt: str | None,
         return severity, message
     if severity == "error":
         severity = "warning"
-    text = _sentence(message)
+    text = sentence(message)
     if doubt:
         text += f" Not certain: reviewbot could not see {doubt}."
     if unbuilt:
@@ -151,7 +151,7 @@ def doubted(severity: str, message: str, doubt: str | None,
     return severity, text
 
 
-def _sentence(message: str) -> str:
+def sentence(message: str) -> str:
     """``message`` ending with a full stop, for a sentence the engine adds after it."""
     text = message.rstrip()
     return text if text.endswith((".", "!", "?")) else text + "."
@@ -162,7 +162,7 @@ def refused(finding: Finding, refusal: Finding) -> Finding:
     as written (``refusal``: an error of a rule whose errors are that refusal, the schema's):
     a warning, its message saying which error keeps the object out, for no cluster runs it
     as written; once the refusal is fixed the finding holds again."""
-    text = _sentence(finding.message) + (
+    text = sentence(finding.message) + (
         f" Refused: the API server refuses this object as written ({refusal.rule} error at "
         f"{refusal.file}:{refusal.line}), so none of this runs until it is fixed.")
     return replace(finding, severity="warning", message=text)

@@ -8,7 +8,7 @@ out are printed as plain log lines, and one last annotation says how many there 
 
 from __future__ import annotations
 
-from reviewbot.engine.findings import Finding
+from reviewbot.engine.findings import Finding, sentence
 from reviewbot.escape import term
 from reviewbot.report.base import Report, not_shown_lines
 
@@ -30,7 +30,8 @@ def _order(f: Finding) -> tuple[int, int, str, int, int]:
 
 
 def _body(f: Finding) -> str:
-    return f"{term(f.message)}. {term(f.fix)}" if f.fix else term(f.message)
+    # (a message that ends a sentence already, "... until it is fixed.", takes no second stop)
+    return f"{term(sentence(f.message))} {term(f.fix)}" if f.fix else term(f.message)
 
 
 def _annotation(f: Finding) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from reviewbot import __version__
+from reviewbot.engine.findings import sentence
 from reviewbot.engine.registry import all_rules
 from reviewbot.escape import json_text
 from reviewbot.report.base import MAX_PER_RULE, Report, not_shown_lines
@@ -41,7 +42,7 @@ def render_sarif(report: Report, color: bool = False) -> str:
         result: dict[str, Any] = {
             "ruleId": f.rule,
             "level": _LEVEL.get(f.severity, "warning"),
-            "message": {"text": f"{f.message}. Fix: {f.fix}" if f.fix else f.message},
+            "message": {"text": f"{sentence(f.message)} Fix: {f.fix}" if f.fix else f.message},
             "locations": [{
                 "physicalLocation": {
                     "artifactLocation": {"uri": uri_path(f.file) if f.file else ".",
