@@ -106,6 +106,16 @@ verdicts), never in `lint`, which sees one tree.
   values file) the message says how long: "restarts coder-predictor: measured boot 600 s of
   downtime". The fix says a model server's (vLLM, SGLang) restart is a weights reload, and of
   any other GPU pod (a media server on an iGPU share) that no second pod serves meanwhile.
+- `stuck-rollout` (error): a change to the pod template of a pod that requests GPUs and
+  rolls out with surge, where gpu-rollout finds no GPU for the surge pod (its `surge`
+  finding, with the node and who holds its GPUs): the change starts a rollout whose new pod
+  sits Pending forever, the old one keeps serving the old template, and the Flux
+  Kustomization or HelmRelease that waits for it fails. gpu-rollout's own finding is on the
+  base too (the running pod got its GPU before), so the review would call it old: this
+  verdict is what the pull request starts. Without a node inventory it is a warning that
+  says what could not be seen, as gpu-rollout's is. A change that also stops the surge
+  (`Recreate`, `maxSurge: 0`) is a `gpu-restart`; scaling or a strategy edit alone changes
+  no template and starts no rollout.
 - `chart-major` (info): a HelmRelease's `spec.chart.spec.version` changes its major version.
 - `oci-tag` (info): an OCIRepository's `spec.ref.tag` changes. For both, the rendered change
   is out of reach without the chart or artifact, and the message says so.
@@ -151,8 +161,8 @@ Kinds:
 Deployment, ReplicaSet, DaemonSet, StatefulSet, Job, PersistentVolumeClaim, Service,
 RoleBinding, ClusterRoleBinding, ConfigMap, Secret, CustomResourceDefinition (immutable
 fields); every kind for deletion and suspension; workloads and KServe InferenceService
-components (and Helm values pseudo-workloads) for GPU restarts; Flux Kustomization,
-HelmRelease and OCIRepository.
+components (and Helm values pseudo-workloads) for GPU restarts and stuck rollouts; Flux
+Kustomization, HelmRelease and OCIRepository.
 
 When it stays quiet:
 
@@ -276,6 +286,7 @@ OPTIONS = (
 SEVERITIES = {
     "immutable": "error", "recreated": "info", "deleted-data": "error", "deleted": "info",
     "orphaned": "warning", "suspended": "info", "resumed": "info", "gpu-restart": "info",
+    "stuck-rollout": "error",
     "chart-major": "info", "oci-tag": "info", "sops-recipient": "warning",
     "sops-plaintext": "warning", "sops-unreadable": "warning", "crd-storage": "error",
 }
@@ -287,7 +298,11 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     # here: a lint judges no change, so it never imports the verdicts (start-up cost)
     from reviewbot.rules._change_safety.crd_storage import storage_verdicts
     from reviewbot.rules._change_safety.deletions import deletion_verdicts, may_delete
-    from reviewbot.rules._change_safety.gpu_restarts import gpu_restart_verdicts, pods_by_object
+    from reviewbot.rules._change_safety.gpu_restarts import (
+        Rollouts,
+        gpu_restart_verdicts,
+        pods_by_object,
+    )
     from reviewbot.rules._change_safety.immutable import immutable_verdicts
     from reviewbot.rules._change_safety.sops import sops_verdicts
     from reviewbot.rules._change_safety.suspension import (
@@ -304,11 +319,13 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         pods = pods_by_object(base)
         pods.update(pods_by_object(head))
     suspended = any_suspended(base) or any_suspended(head)
+    rollouts = Rollouts(head, patterns)
     for entry in diff.objects:
         if entry.status == "modified" and entry.base is not None and entry.head is not None:
             yield from immutable_verdicts(entry, entry.base, entry.head, head)
             yield from gpu_restart_verdicts(pods.get(id(entry.base), []),
-                                            pods.get(id(entry.head), []), patterns, head)
+                                            pods.get(id(entry.head), []), patterns, head,
+                                            rollouts)
             yield from version_verdicts(entry, entry.base, entry.head)
             yield from storage_verdicts(entry.base, entry.head)
             yield from resumed_verdicts(entry.base, entry.head, base, head, diff)

@@ -166,6 +166,13 @@ def _stops_first(pod: PodTemplate, strategy: Strategy) -> bool:
 
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
+    for _, violation in judged(model, opts):
+        yield violation
+
+
+def judged(model: Model, opts: Mapping[str, Any]) -> Iterator[tuple[PodTemplate, Violation]]:
+    """Each finding with the pod it is about (change-safety's ``stuck-rollout`` asks which
+    pods' rollouts cannot finish)."""
     patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
     pods = list(each_pod(model))
     gpus_of = {id(p): pod_gpus(p, patterns) for p in pods}
@@ -176,7 +183,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         if not gpus or strategy is None or strategy.type in ("Recreate", "OnDelete"):
             continue
         if strategy.type == "" and is_values_pod(pod):
-            yield Violation(
+            yield pod, Violation(
                 pod.obj, strategy.path,
                 f"{pod.name} requests {_gpu_text(gpus)} and its values set no update strategy, "
                 "so the chart's default decides, which reviewbot could not see: if the chart "
@@ -204,10 +211,11 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         if node is not None:
             spare = _spare(node, on, gpus_of, gpus)
             if all(spare[r] >= surge * gpus[r] for r in gpus):
-                yield Violation(
+                yield pod, Violation(
                     pod.obj, _surge_field(pod, strategy),
                     _borrowed(pod, gpus, surge, node, on, gpus_of, spare),
-                    fix=_fix(pod, "so the rollout never depends on GPUs that are spare today"),
+                    fix=rollout_fix(
+                        pod, "so the rollout never depends on GPUs that are spare today"),
                     kind="borrowed-room", edits=_edits(pod),
                 )
                 continue
@@ -220,10 +228,10 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
                                gpus_of, gpus)
                 if all(spare[r] >= surge * gpus[r] for r in gpus):
                     doubt = runs_doubt(model, unbuilt)
-        yield Violation(
+        yield pod, Violation(
             pod.obj, _surge_field(pod, strategy),
             _message(pod, gpus, surge, strategy.max_surge, node, on, gpus_of),
-            fix=_fix(pod), kind="surge", edits=_edits(pod), doubt=doubt,
+            fix=rollout_fix(pod), kind="surge", edits=_edits(pod), doubt=doubt,
         )
 
 
@@ -351,7 +359,7 @@ def _edits(pod: PodTemplate) -> tuple[Edit, ...]:
     return tuple(edits)
 
 
-def _fix(pod: PodTemplate, why: str = "") -> str:
+def rollout_fix(pod: PodTemplate, why: str = "") -> str:
     why = f", {why}" if why else ""
     kind = pod.obj.kind
     if kind == "Rollout" and pod.strategy is not None and pod.strategy.type == "BlueGreen":

@@ -1060,6 +1060,96 @@ def test_an_ordinary_image_bump_gives_no_change_safety_finding(
     assert review(repo, base, head, capsys) == (0, [])
 
 
+PINNED_GPU = """
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {{name: coder, namespace: llm-serving}}
+    spec:
+      replicas: {replicas}
+      strategy: {{type: {strategy}}}
+      selector: {{matchLabels: {{app: coder}}}}
+      template:
+        metadata: {{labels: {{app: coder}}}}
+        spec:
+          nodeSelector: {{kubernetes.io/hostname: worker-1}}
+          containers:
+          - name: vllm
+            image: {image}
+            resources:
+              limits: {{nvidia.com/gpu: "1"}}
+"""
+
+
+def pinned_gpu(image: str, replicas: int = 1, strategy: str = "RollingUpdate") -> str:
+    return PINNED_GPU.format(image=image, replicas=replicas, strategy=strategy)
+
+
+ONE_GPU_NODE = """
+    cluster:
+      nodes:
+      - name: worker-1
+        labels: {kubernetes.io/hostname: worker-1}
+        allocatable: {cpu: "8", memory: 32Gi, nvidia.com/gpu: "1"}
+"""
+
+
+def test_a_template_change_starts_a_gpu_rollout_that_cannot_finish(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The seed's rollout that waited forever: the surge finding exists on the base too (the
+    running pod got its GPU), so only the change that starts the rollout can say it now."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({".reviewbot.yaml": ONE_GPU_NODE, "gpu.yaml": pinned_gpu(IMAGE)})
+    head = repo.commit({"gpu.yaml": pinned_gpu(IMAGE2)})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (1, [("error", "gpu.yaml", 14)])
+    assert found[0]["message"].startswith(
+        "coder's pod template changes (image), which starts a rollout now: "
+        "coder requests 1 nvidia.com/gpu and rolls out with RollingUpdate (maxSurge 25%): the "
+        "new pod starts before the old one stops")
+    assert found[0]["message"].endswith(
+        "worker-1 has 1 nvidia.com/gpu and pods pinned there request 1 (coder 1), so the surge "
+        "pod would sit Pending forever")
+    assert found[0]["fix"] == (
+        "Set spec.strategy.type: Recreate (or rollingUpdate.maxSurge: 0), so the rollout this "
+        "pull request starts can finish.")
+    assert commentable(repo, base, head, found)
+
+
+def test_a_gpu_rollout_without_a_node_inventory_is_a_warning_that_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"gpu.yaml": pinned_gpu(IMAGE)})
+    head = repo.commit({"gpu.yaml": pinned_gpu(IMAGE2)})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (0, [("warning", "gpu.yaml", 14)])
+    assert "Not certain: reviewbot could not see how many GPUs the cluster's nodes have free" in (
+        found[0]["message"])
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    # no template change: scaling and strategy edits start no rollout
+    ({"replicas": 1, "strategy": "RollingUpdate", "image": IMAGE},
+     {"replicas": 2, "strategy": "RollingUpdate", "image": IMAGE}, []),
+    # the change that bumps the image also stops the surge: the restart, not a stuck rollout
+    ({"replicas": 1, "strategy": "RollingUpdate", "image": IMAGE},
+     {"replicas": 1, "strategy": "Recreate", "image": IMAGE2},
+     [("info", "coder requests 1 nvidia.com/gpu and is replaced with Recreate")]),
+])
+def test_only_a_template_change_under_a_surge_starts_a_stuck_rollout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], old: dict[str, Any],
+    new: dict[str, Any], expected: list[tuple[str, str]]
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({".reviewbot.yaml": ONE_GPU_NODE, "gpu.yaml": pinned_gpu(**old)})
+    head = repo.commit({"gpu.yaml": pinned_gpu(**new)})
+    _, found = review(repo, base, head, capsys)
+    assert len(found) == len(expected)
+    assert [(f["severity"], f["message"][:len(m)])
+            for f, (_, m) in zip(found, expected, strict=True)] == expected
+
+
 # ---------------------------------------------------------------- versions
 
 
@@ -1178,10 +1268,14 @@ def test_the_measured_boot_may_come_from_the_config(
     code, found = review(repo, base, head, capsys)
     assert (code, verdicts(found)) == (0, [("info", "gpu.yaml", 14)])
     assert found[0]["message"].endswith("restarts coder: measured boot 616 s of downtime")
-    # A GPU pod that surges (RollingUpdate) starts the new pod first: no restart verdict.
+    # A GPU pod that surges (RollingUpdate) starts the new pod first: no restart verdict, but
+    # a rollout that may never finish (no node inventory says whether a GPU is free for it)
     surging = repo.commit({"gpu.yaml": plain.format(strategy="RollingUpdate", image=IMAGE, tp=1)})
     rolled = repo.commit({"gpu.yaml": plain.format(strategy="RollingUpdate", image=IMAGE2, tp=1)})
-    assert review(repo, surging, rolled, capsys) == (0, [])
+    code, found = review(repo, surging, rolled, capsys)
+    assert (code, verdicts(found)) == (0, [("warning", "gpu.yaml", 14)])
+    assert found[0]["message"].startswith("coder's pod template changes (image), which starts "
+                                          "a rollout now")
 
 
 def test_a_gpu_restart_in_helm_values_points_at_the_values(

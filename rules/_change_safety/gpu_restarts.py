@@ -1,10 +1,12 @@
-"""change-safety's `gpu-restart` verdict: a pod template change of a GPU pod replaced without
-surge, and its measured downtime."""
+"""change-safety's verdicts on a GPU pod's template change: `gpu-restart` (replaced without
+surge, and its measured downtime) and `stuck-rollout` (a surge that cannot finish)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from reviewbot.engine.findings import Violation
@@ -19,6 +21,7 @@ from reviewbot.model.workload import (
     pod_gpus,
 )
 from reviewbot.rules._kit import each_pod, parallelism_of
+from reviewbot.rules.gpu_rollout import SURGING, judged, rollout_fix
 
 
 def pods_by_object(model: Model) -> dict[int, list[PodTemplate]]:
@@ -28,8 +31,28 @@ def pods_by_object(model: Model) -> dict[int, list[PodTemplate]]:
     return out
 
 
+@dataclass(frozen=True)
+class Rollouts:
+    """The head's GPU rollouts that cannot finish: gpu-rollout's ``surge`` findings (one
+    implementation of when a rollout waits for a GPU), judged once, when a change first asks."""
+
+    head: Model
+    patterns: tuple[str, ...]
+
+    @cached_property
+    def _stuck(self) -> dict[tuple[int, Path], Violation]:
+        return {(id(pod.obj), pod.spec_path): found
+                for pod, found in judged(self.head, {"gpu-resources": list(self.patterns)})
+                if found.kind == "surge"}
+
+    def stuck(self, pod: PodTemplate) -> Violation | None:
+        """gpu-rollout's finding that ``pod``'s rollout surges with no GPU to surge into."""
+        return self._stuck.get((id(pod.obj), pod.spec_path))
+
+
 def gpu_restart_verdicts(old_pods: Sequence[PodTemplate], new_pods: Sequence[PodTemplate],
-                         patterns: Sequence[str], head: Model) -> Iterator[Violation]:
+                         patterns: Sequence[str], head: Model,
+                         rollouts: Rollouts) -> Iterator[Violation]:
     before = {p.name: p for p in old_pods}
     for pod in new_pods:
         old = before.get(pod.name)
@@ -37,12 +60,15 @@ def gpu_restart_verdicts(old_pods: Sequence[PodTemplate], new_pods: Sequence[Pod
         if old is None or not gpus:
             continue
         how = _replacement_without_surge(pod)
-        if how is None:
+        if how is None and (pod.strategy is None or pod.strategy.type not in SURGING):
             continue
         changed = _changed_template_fields(old, pod)
         if not changed:
             continue
         fields = ", ".join(name for name, _ in changed)
+        if how is None:
+            yield from _stuck_rollout(pod, fields, changed[0][1], rollouts)
+            continue
         gpu_text = " and ".join(f"{number(v)} {r}" for r, v in gpus.items())
         raw = measured(pod, MEASURED_BOOT, head.inventory)
         boot = parse_seconds(raw) if raw is not None else None
@@ -64,6 +90,23 @@ def gpu_restart_verdicts(old_pods: Sequence[PodTemplate], new_pods: Sequence[Pod
                  "batch this with the next change that restarts it."),
             kind="gpu-restart",
         )
+
+
+def _stuck_rollout(pod: PodTemplate, fields: str, where: Path,
+                   rollouts: Rollouts) -> Iterator[Violation]:
+    """The rollout a template change starts, when gpu-rollout finds that it cannot finish (the
+    finding exists on the base too, so the review would call it old: the change is what starts
+    the rollout)."""
+    surge = rollouts.stuck(pod)
+    if surge is None:
+        return
+    yield Violation(
+        pod.obj, where,
+        f"{pod.name}'s pod template changes ({fields}), which starts a rollout now: "
+        f"{surge.message}",
+        fix=rollout_fix(pod, "so the rollout this pull request starts can finish"),
+        kind="stuck-rollout", edits=surge.edits, doubt=surge.doubt,
+    )
 
 
 def _replacement_without_surge(pod: PodTemplate) -> str | None:
@@ -97,13 +140,15 @@ def _changed_template_fields(old: PodTemplate, new: PodTemplate) -> list[tuple[s
                           key=lambda k: (k not in CONTAINER_FIELDS, CONTAINER_FIELDS.index(k)
                                          if k in CONTAINER_FIELDS else 0, str(k))):
             if key != "name" and not _same_value(c.body.get(key), was.body.get(key)):
-                out.append((str(key), field_path(c, key)))
+                out.append((str(key), _narrowest(new, field_path(c, key), was.body.get(key),
+                                                 c.body.get(key))))
     for role, name in olds:
         out.append((f"{role} {name} removed", new.spec_path))
     containers = ("containers", "initContainers", "ephemeralContainers")
     for key in sorted(set(new.spec) | set(old.spec)):
         if key not in containers and not _same_value(new.spec.get(key), old.spec.get(key)):
-            out.append((str(key), new.spec_path + (key,)))
+            out.append((str(key), _narrowest(new, new.spec_path + (key,), old.spec.get(key),
+                                             new.spec.get(key))))
     names: list[str] = []
     unique = []
     for name, path in out:
@@ -111,6 +156,32 @@ def _changed_template_fields(old: PodTemplate, new: PodTemplate) -> list[tuple[s
             names.append(name)
             unique.append((name, path))
     return unique
+
+
+def _narrowest(pod: PodTemplate, path: Path, old: Any, new: Any) -> Path:
+    """Where below ``path`` (``new``'s place in the head object) the change is: the first
+    item or key whose value differs, descended while both sides are alike collections and the
+    head object holds that value there (so the finding sits on a line the diff shows: the
+    changed argument, not the ``args:`` key above it)."""
+    while True:
+        step: str | int | None = None
+        if isinstance(new, dict) and isinstance(old, dict):
+            step = next((k for k in new if k not in old or not _same_value(new[k], old[k])),
+                        None)
+            if step is None:
+                return path
+            old, new = old.get(step), new[step]
+        elif isinstance(new, list) and isinstance(old, list):
+            step = next((i for i, v in enumerate(new)
+                         if i >= len(old) or not _same_value(v, old[i])), None)
+            if step is None:
+                return path
+            old, new = (old[step] if step < len(old) else None), new[step]
+        else:
+            return path
+        if pod.obj.get(path + (step,)) != new:  # values: the pod's fields are not the text's
+            return path
+        path = path + (step,)
 
 
 def _same_value(a: Any, b: Any) -> bool:
