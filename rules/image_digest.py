@@ -28,7 +28,9 @@ Findings, by kind:
   (skaffold builds `ghcr.io/acme/manager`, the manifest says `acme/manager:latest`): a
   placeholder whose final value the repository does not show; or the repository's own
   workflow builds and pushes the image (`docker/build-push-action` with `push: true`, its
-  tags or a `docker/metadata-action`'s `images`; a name that is a matrix expression counts
+  tags or a `docker/metadata-action`'s `images`; a `run:` step's `docker push IMAGE`,
+  `podman push`, `buildah push`, or `docker buildx build --push -t IMAGE`, the job's `env`
+  read for `$NAME`; a name that is a matrix expression counts
   where a folder of its build context by the image's name holds a Dockerfile), so the tag
   moves with what the workflow last pushed; or the image is no reference
   at all (`$IMAGE_URL`, `IMAGE_NAME`, `REGION-docker.pkg.dev/PROJECT_ID/app:latest`: a shell

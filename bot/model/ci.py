@@ -384,6 +384,13 @@ def read_ci(tree: Tree | None, files: Mapping[str, LoadedFile] | None = None) ->
 
 
 _IMAGE_ACTIONS = ("docker/build-push-action", "docker/metadata-action")
+_IMAGE_TOOLS = frozenset({"docker", "podman", "buildah"})  # their push: _Reader._push
+# options of ``docker build`` that take the next word as their value
+_BUILD_VALUE_OPTIONS = frozenset({
+    "-f", "--file", "--build-arg", "--platform", "--target", "--label", "--cache-from",
+    "--cache-to", "--secret", "--ssh", "-o", "--output", "--builder", "--network",
+    "--build-context", "--iidfile", "--metadata-file", "--progress", "--attest"})
+_SHELL_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
 
 def _listed(value: Any) -> list[str]:
@@ -647,7 +654,7 @@ class _Reader:
         it gave then take the step with its line. ``block.step`` is a stand-in until then
         (line 0)."""
         step = block.step
-        facts: tuple[list[Any], ...] = (self.rewrites, self.unknown, self.skips)
+        facts: tuple[list[Any], ...] = (self.rewrites, self.unknown, self.skips, self.pushes)
         starts = [len(found) for found in facts]
         self.shell(text, block, depth)
         new = list(zip(facts, starts, strict=True))
@@ -755,6 +762,8 @@ class _Reader:
             self._make(argv, block, step, depth)
         elif name in ("kubectl", "oc") and len(argv) > 1 and argv[1] == "kustomize":
             block.validates = True
+        elif name in _IMAGE_TOOLS:
+            self._push(argv, step)
         elif name in ("bash", "sh", "zsh", "dash", "source", ".") or name.endswith(
                 (".sh", ".bash")):
             self._script(argv, block, step, depth)
@@ -763,6 +772,42 @@ class _Reader:
                 self._write(block, step, "envsubst >", target)
         elif name == "kustomize" or name in ("kubectl", "oc") and argv[1:2] == ["kustomize"]:
             self._output(argv, writes, block)
+
+    def _push(self, argv: list[str], step: Step) -> None:
+        """``docker push IMAGE`` (``docker image push``, podman's and buildah's ``push``) and
+        ``docker buildx build --push -t IMAGE CONTEXT``: an :class:`ImagePush` per image,
+        the job's env read as the shell reads it (``$IMAGE``), other variables a ``*``."""
+        words = argv[1:]
+        if words[:2] == ["image", "push"]:
+            words = words[1:]
+        if words[:1] == ["buildx"]:
+            words = words[1:]
+        if not words:
+            return
+        refs: list[str] = []
+        context = ""
+        if words[0] == "push":
+            refs = [w for w in words[1:] if not w.startswith("-")][:1]
+        elif words[0] == "build" and any(w == "--push" or w.startswith("--output=type=registry")
+                                         for w in words[1:]):
+            rest = iter(words[1:])
+            positional = []
+            for word in rest:
+                option, eq, value = word.partition("=")
+                if option in ("-t", "--tag"):
+                    refs.append(value if eq else next(rest, ""))
+                elif option.startswith("-t") and len(option) > 2 and not eq:
+                    refs.append(option[2:])
+                elif option in _BUILD_VALUE_OPTIONS and not eq:
+                    next(rest, "")
+                elif not word.startswith("-"):
+                    positional.append(word)
+            context = _SHELL_VARIABLE.sub("*", positional[0]) if positional else ""
+        for ref in refs:
+            image = _pushed_image(_SHELL_VARIABLE.sub(
+                lambda m: self._env.get(m.group(1) or m.group(2), "*"), ref), self._env)
+            if image:
+                self.pushes.append(ImagePush(step, image, context))
 
     def _output(self, argv: list[str], writes: list[str], block: _Block) -> None:
         """``kustomize build [flags] DIR > FILE`` (``-o FILE``; ``kubectl kustomize``): FILE is
