@@ -24,6 +24,15 @@ Kinds:
   keeps the later value, so the chart renders and the earlier value is silently dropped
   (ibm-mas/gitops' aiservice values).
 
+- `manifest-duplicate` (warning): a key written twice in a manifest that no kustomize
+  build reads, applied as written (by kubectl, or an Argo CD Application's folder without a
+  kustomization, whose directory source decodes YAML as kubectl does): kubectl keeps the
+  later value (measured with kubectl 1.32, `kubectl label --local -f`), so the object is
+  applied and the earlier value silently dropped (ZackZhouHB/zack-gitops-project's carts
+  ConfigMap). kustomize refuses such a file ("mapping key already defined"), so where a
+  build reads it (a kustomization lists it, a Flux Kustomization's path holds it) that build
+  fails: an error. reviewbot judges nothing else of such a file.
+
 When it stays quiet:
 
 Files reviewbot does not read as manifests: Helm chart templates (`templates/` with `{{
@@ -31,8 +40,8 @@ Files reviewbot does not read as manifests: Helm chart templates (`templates/` w
 object's `metadata.annotations` (or `annotations` twice in its `metadata`) where only
 kustomize reads the file (a kustomization lists it, a Flux Kustomization or an Argo CD
 Application builds its folder): kustomize keeps the later value (and adds the keys a second
-`annotations` has that the first lacks), so the cluster gets the object; kubectl refuses the
-document, so a file applied as written keeps the error.
+`annotations` has that the first lacks), so the cluster gets the object; applied as written,
+kubectl keeps the later annotations (`manifest-duplicate`).
 
 Not certain (a warning that says so): in a repository without roots, where every file is
 applied as written, a syntax error or a duplicate key in a file that names no `apiVersion`
@@ -91,7 +100,8 @@ GENERATOR_DATA = ("whether what reads this file takes it: only a ConfigMap or Se
 _MANIFEST_KEY = re.compile(r"^\s*(?:-\s+)?(?:apiVersion|kind)\s*:", re.M)
 ID = "yaml-syntax"
 SEVERITY = "error"
-SEVERITIES = {"placeholder": "warning", "values-duplicate": "warning"}
+SEVERITIES = {"placeholder": "warning", "values-duplicate": "warning",
+              "manifest-duplicate": "warning"}
 SUMMARY = "The file parses as YAML within reviewbot's safety limits."
 RATIONALE = (
     "A file that does not parse is not applied; hostile YAML (alias bombs, deep nesting, huge "
@@ -134,6 +144,21 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
                     "dropped", file=lf.path, line=problem.line, column=problem.column,
                     key=f"{lf.path}:{problem.message}", kind="values-duplicate",
                     fix="Delete the key Helm drops, or merge the two into one.",
+                )
+                continue
+            if problem.message.startswith(DUPLICATE_KEY) and (
+                    problem.kustomize_reads or lf.path not in model.kustomized) and (
+                    _MANIFEST_KEY.search(lf.text)):
+                # applied as written: kubectl (and Argo CD's directory source, which decodes
+                # as kubectl does) keeps the later value (kubectl 1.32 measured)
+                yield Violation(
+                    None, (), f"{problem.message.split(':', 1)[0]}; no kustomize build reads "
+                    "this file, and kubectl (as Argo CD's directory source) keeps the later "
+                    "value, so the object is applied with the earlier one silently dropped "
+                    "(reviewbot judged nothing else of it)", file=lf.path, line=problem.line,
+                    column=problem.column, key=f"{lf.path}:{problem.message}",
+                    kind="manifest-duplicate",
+                    fix="Delete the key kubectl drops, or merge the two into one.",
                 )
                 continue
             if what:

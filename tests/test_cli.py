@@ -156,7 +156,9 @@ def test_an_unknown_rule_is_a_usage_error_naming_the_known_ones(
 
 
 def test_fail_on_threshold(tmp_path: Path) -> None:
-    (tmp_path / "a.yaml").write_text("kind: ConfigMap\na: 1\na: 2\n")  # (a manifest: an error)
+    # a manifest kustomize refuses (a key written twice): an error
+    (tmp_path / "a.yaml").write_text("kind: ConfigMap\na: 1\na: 2\n")
+    (tmp_path / "kustomization.yaml").write_text("resources: [a.yaml]\n")
     args = ["lint", str(tmp_path), "--format", "json", "--output", str(tmp_path / "o.json")]
     assert main(args) == 1
     assert main([*args, "--fail-on", "none"]) == 0
@@ -314,7 +316,9 @@ def test_the_script_ends_as_the_interpreter_would(tmp_path: Path, extra: list[st
     import subprocess
     import sys
 
-    (tmp_path / "a.yaml").write_text("kind: ConfigMap\na: 1\na: 2\n")  # (a manifest: an error)
+    # a manifest kustomize refuses (a key written twice): an error
+    (tmp_path / "a.yaml").write_text("kind: ConfigMap\na: 1\na: 2\n")
+    (tmp_path / "kustomization.yaml").write_text("resources: [a.yaml]\n")
     args = ["lint", str(tmp_path), "--format", "json", *extra]
     expected = main(list(args)) if code != 2 else 2
     assert expected == code
@@ -343,7 +347,9 @@ def test_what_a_lint_built_is_held_only_by_a_process_that_ends_with_it(tmp_path:
 
     from reviewbot import output
 
-    (tmp_path / "a.yaml").write_text("kind: ConfigMap\na: 1\na: 2\n")  # (a manifest: an error)
+    # a manifest kustomize refuses (a key written twice): an error
+    (tmp_path / "a.yaml").write_text("kind: ConfigMap\na: 1\na: 2\n")
+    (tmp_path / "kustomization.yaml").write_text("resources: [a.yaml]\n")
     args = ["lint", str(tmp_path), "--format", "json", "--output", str(tmp_path / "o.json")]
     assert main(list(args)) == 1 and output._held is None
     script = ("import atexit, sys; from reviewbot import output; atexit.register(lambda: "

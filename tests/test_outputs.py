@@ -32,6 +32,8 @@ metadata:
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "k8s").mkdir()
     (tmp_path / "k8s" / "app.yaml").write_text(MANIFEST)
+    # kustomize reads the file, and refuses its key written twice: an error
+    (tmp_path / "k8s" / "kustomization.yaml").write_text("resources: [app.yaml]\n")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -105,7 +107,7 @@ def test_text_groups_by_file_and_shows_the_line(
     assert out.startswith("k8s/app.yaml\n")
     assert '    reviewbot.dev/ignore: "yaml-syntax"' in out
     assert "\033[" not in out
-    assert "\n1 error, 1 warning; looked in 1 object from 1 file\n" in out
+    assert "\n1 error, 1 warning; looked in 1 object from 2 files\n" in out
     assert out.rstrip().splitlines()[-1].startswith("schema: 1 object validated against Kubernetes")
 
 

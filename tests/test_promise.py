@@ -646,16 +646,22 @@ def test_a_key_twice_where_nothing_shows_a_manifest_or_in_values_is_not_refused(
     """AK round: a go-task Taskfile's key written twice (davosian/home-cluster-v2, a
     repository without roots or manifests) is a warning that says nothing shows the file is
     applied; a values file whose values hold `deployment.kind` (LorenzoMancuso/home-cluster's
-    traefik values) is a values file: Helm keeps the later key. A manifest's stays an error."""
+    traefik values) is a values file: Helm keeps the later key. A manifest's is an error
+    where kustomize reads it (it refuses the file), a warning applied as written (kubectl
+    keeps the later value: ZackZhouHB/zack-gitops-project's carts ConfigMap, judge round AN)."""
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  name: y\n"
     write(tmp_path, {
         "Taskfile.yaml": "version: '3'\ntasks:\n  ips:\n    vars:\n      A: {sh: echo a}\n"
                          "      A: {sh: echo b}\n",
         "traefik/values.yml": "deployment:\n  kind: Deployment\nargs: [a]\nargs: []\n",
-        "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  name: y\n",
+        "cm.yaml": cm,
+        "built/cm.yaml": cm,
+        "built/kustomization.yaml": "resources: [cm.yaml]\n",
     })
     found = [(f.file, f.severity, f.kind) for f in
              lint_dir(tmp_path, only=["yaml-syntax"]).findings]
-    assert found == [("Taskfile.yaml", "warning", ""), ("cm.yaml", "error", ""),
+    assert found == [("Taskfile.yaml", "warning", ""), ("built/cm.yaml", "error", ""),
+                     ("cm.yaml", "warning", "manifest-duplicate"),
                      ("traefik/values.yml", "warning", "values-duplicate")]
 
 

@@ -226,6 +226,7 @@ def build_model(
     by_identity = model.by_identity
     values_pods: list[PodTemplate] = []  # pods of objects' own Helm values, after the others
     unapplied = model.unapplied
+    model.kustomized = graph.kustomize_read()
     for doc in pending:
         if id(doc) in patches or doc.file.path in unapplied:
             continue
@@ -237,7 +238,7 @@ def build_model(
         built = variants.get(id(doc))
         if built is not None and _rendered(doc):
             built = None  # --render: kustomize built it already
-        if built is None and doc.refused:  # applied as written, kubectl refuses it
+        if built is None and doc.refused:  # applied as written (yaml-syntax says what is)
             model.refused.add(doc.file.path)
             continue
         # (compared with what an earlier model of the run made, only when there is one)

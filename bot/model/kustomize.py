@@ -499,6 +499,9 @@ class Graph:
         self._builds: dict[str, Build] = {}
         self._dirs: frozenset[str] | None = None
         self._objects: dict[str, list[Resource]] = {}
+        # the files a build read as kustomize reads them (every build but an Argo CD
+        # folder's without a kustomization): kustomize refuses a file with a key written twice
+        self.kustomized_files: set[str] = set()
         self._built_files: frozenset[str] | None = None
         self._fleet: frozenset[str] | None = None
         # Flux builds: (file, what of the spec shapes the build) or ("\0" folder, id(spec))
@@ -671,8 +674,24 @@ class Graph:
             lf = self.files.get(file)
             if lf is None or not any(d.kyaml_apart or d.refused or typed_annotations(d.value)
                                      for d in lf.documents):
-                return self.objects_of(file)
+                return self._kustomize_objects(file)  # (alike either way)
             return list(file_objects(lf, kustomize=False))
+        self.kustomized_files.add(file)
+        return self._kustomize_objects(file)
+
+    def kustomize_read(self) -> frozenset[str]:
+        """Every file a build of this graph read as kustomize reads it: every build's but an
+        Argo CD folder's without a kustomization, which Argo CD reads as kubectl does (a key
+        written twice: kustomize refuses the file, kubectl keeps the later value)."""
+        out = set(self.kustomized_files)
+        for build in self._builds.values():
+            out |= build.files
+        for spec, flux in self._flux.values():
+            if flux is not None and not (spec.get(ARGO_DIRECTORY) and flux.listing is not None):
+                out |= flux.files
+        return frozenset(out)
+
+    def _kustomize_objects(self, file: str) -> list[Resource]:
         found = self._objects.get(file)
         if found is None:
             lf = self.files.get(file)

@@ -408,9 +408,13 @@ class Model:
     # files no cluster root applies (:mod:`reviewbot.model.reach`; empty when the repository
     # has no roots): no object of theirs is built, no finding is reported in them
     unapplied: frozenset[str] = frozenset()
-    # files with a document applied as written that kubectl refuses and kustomize reads (a
-    # duplicate annotation key, ``Document.refused``): no object of it is built there
+    # files with a document applied as written whose annotations kustomize would fold and
+    # kubectl replaces (a duplicate annotation key, ``Document.refused``): no object of it
+    # is built there (yaml-syntax says so)
     refused: set[str] = field(default_factory=set)
+    # files a build read as kustomize reads them (:meth:`Graph.kustomize_read`): the others
+    # are applied as written, by kubectl or an Argo CD folder's directory source
+    kustomized: frozenset[str] = frozenset()
     # views computed from the finished model once, for whoever asks again (values documents)
     derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -491,7 +495,8 @@ def cluster_views(model: Model) -> list[tuple[str | None, Model]]:
             network_policies=[o for o in model.network_policies if mine(o)],
             kustomizations=model.kustomizations, doubts=model.doubts, unseen=model.unseen,
             unbuilt=model.unbuilt, unapplied=model.unapplied, refused=model.refused,
-            values_patterns=model.values_patterns, scope_doubt=model.scope_doubt,
+            kustomized=model.kustomized, values_patterns=model.values_patterns,
+            scope_doubt=model.scope_doubt,
         )
         view.derived["view-of"] = model  # (what is the whole model's, it answers)
         view.namespaces.update((key, ns) for key, ns in model.namespaces.items()
