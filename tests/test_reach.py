@@ -948,6 +948,127 @@ def test_a_folder_an_applicationset_s_template_patch_may_apply_is_said_unseen(
         "it is judged"]
 
 
+def test_an_application_in_a_folder_an_applicationset_may_generate_is_not_applied_by_hand(
+        tmp_path: Path) -> None:
+    """small-hack/argocd-apps (judge round AN): an ApplicationSet whose plugin generator
+    names the storage provider applies zitadel/storage/{{ .zitadel_s3_provider }}/; the
+    Application in the minio folder is that ApplicationSet's to apply (if its parameter says
+    minio), not a root applied by hand: its Job's untagged image was an error."""
+    write(tmp_path, {
+        "zitadel/app_of_apps/s3.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: ApplicationSet
+            metadata: {name: zitadel-s3-provider, namespace: argocd}
+            spec:
+              goTemplate: true
+              generators:
+              - plugin:
+                  configMapRef: {name: secret-var-plugin-generator}
+                  input: {parameters: {secret_vars: [zitadel_s3_provider]}}
+              template:
+                metadata: {name: 'zitadel-{{ .zitadel_s3_provider }}'}
+                spec:
+                  source: {repoURL: https://github.com/acme/apps,
+                           path: 'zitadel/storage/{{ .zitadel_s3_provider }}/'}
+                  destination: {server: https://kubernetes.default.svc, namespace: zitadel}
+        """,
+        "zitadel/storage/minio/setup_app.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: minio-setup, namespace: argocd}
+            spec:
+              source: {repoURL: https://github.com/acme/apps,
+                       path: zitadel/storage/minio/setup}
+              destination: {server: https://kubernetes.default.svc, namespace: zitadel}
+        """,
+        "zitadel/storage/minio/setup/job.yaml": FLOATING % "setup",
+        "root.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: root, namespace: argocd}
+            spec:
+              source: {repoURL: https://github.com/acme/apps, path: apps}
+              destination: {server: https://kubernetes.default.svc}
+        """,
+        "apps/web.yaml": FLOATING % "web",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(f.file, f.severity) for f in result.findings if f.rule == "image-digest"] == [
+        ("apps/web.yaml", "error")]
+    assert [f.message for f in result.findings if f.rule == "kustomize-integrity"] == [
+        "zitadel (3 manifest files) is not applied by any cluster root reviewbot follows "
+        "(ApplicationSet zitadel-s3-provider in zitadel/app_of_apps/s3.yaml makes Applications "
+        "with a plugin generator, which reviewbot does not evaluate: they may apply it), so "
+        "nothing in it is judged"]
+
+
+def test_an_application_applied_by_hand_in_a_folder_of_demos_is_not_certain(
+        tmp_path: Path) -> None:
+    """small-hack/argocd-apps (judge round AN): demo/'s readme says its apps are "in
+    testing/development and not ready for deployment"; nothing applies their Applications,
+    so they were roots applied by hand, their untagged images errors. Beside the roots of
+    the repository, an Application no root applies in a folder of demos or trials is a
+    guess: its findings are warnings that say so."""
+    write(tmp_path, {
+        "root.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: root, namespace: argocd}
+            spec:
+              source: {repoURL: https://github.com/acme/apps, path: apps}
+              destination: {server: https://kubernetes.default.svc}
+        """,
+        "apps/web.yaml": FLOATING % "web",
+        "demo/hello/app.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: hello, namespace: argocd}
+            spec:
+              source: {repoURL: https://github.com/acme/apps, path: demo/hello/manifests}
+              destination: {server: https://kubernetes.default.svc, namespace: hello}
+        """,
+        "demo/hello/manifests/deploy.yaml": FLOATING % "hello",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(f.file, f.severity) for f in result.findings] == [
+        ("apps/web.yaml", "error"), ("demo/hello/manifests/deploy.yaml", "warning")]
+    assert result.findings[1].message.endswith(
+        "Not certain: reviewbot could not see whether anyone applies demo/hello/app.yaml by "
+        "hand: it lies in demo/, a folder of demos or trials, and no root of the repository "
+        "applies it.")
+
+
+def test_an_application_applied_by_hand_reading_another_branch_is_not_certain(
+        tmp_path: Path) -> None:
+    """ZackZhouHB/zack-gitops-project (judge round AN): the Applications applied by hand read
+    branch `editing`; the checkout was main, whose files were judged as what they apply. On
+    the branch they read, the findings are certain again."""
+    from .helpers import GitRepo
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({
+        "root.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: web, namespace: argocd}
+            spec:
+              source: {repoURL: https://github.com/acme/apps, path: apps,
+                       targetRevision: editing}
+              destination: {server: https://kubernetes.default.svc}
+        """,
+        "apps/web.yaml": FLOATING % "web",
+    })
+    found = lint_dir(repo.path, only=["image-digest"]).findings
+    assert [(f.file, f.severity) for f in found] == [("apps/web.yaml", "warning")]
+    assert found[0].message.endswith(
+        "Not certain: reviewbot could not see the files the Application in root.yaml applies: "
+        "it reads revision editing of this repository, not branch main checked out, whose "
+        "files reviewbot read.")
+    repo.git("checkout", "-q", "-b", "editing")
+    found = lint_dir(repo.path, only=["image-digest"]).findings
+    assert [(f.file, f.severity) for f in found] == [("apps/web.yaml", "error")]
+
+
 def test_a_folder_an_app_of_apps_chart_template_may_apply_says_so(tmp_path: Path) -> None:
     # rowa78/k8s-gitops (and samcday, takanao14, mctlhq, pf56): the root Application renders
     # a local chart whose template makes an ApplicationSet per values entry; reviewbot

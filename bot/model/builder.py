@@ -82,7 +82,7 @@ from reviewbot.model.reach import (
 from reviewbot.model.resource import Patch, document_objects
 from reviewbot.model.values import ValuesObject, document_values_pods, object_values_pods
 from reviewbot.model.values import configure as configure_values
-from reviewbot.sources.tree import NOT_APPLIED, Skipped, Tree, remote_urls
+from reviewbot.sources.tree import NOT_APPLIED, Skipped, Tree, checked_out_branch, remote_urls
 from reviewbot.words import plural
 
 # ---------------------------------------------------------------- building
@@ -158,7 +158,8 @@ def build_model(
 
     within = tree.within if tree is not None else ""  # (a lint of part: judged below it)
     reach = find_reach(graph, model.documents, specs, ci_documents, remotes,
-                       lambda path: kept_aside(path, within))
+                       lambda path: kept_aside(path, within),
+                       lambda: checked_out_branch(tree.root) if tree is not None else None)
     model.derived["reach"] = reach
     if reach is not None:
         variants, tags = _reached_documents(reach)
@@ -298,6 +299,11 @@ def build_model(
             )
     model.pods.extend(values_pods)  # Helm values pseudo-workloads
     model.pods.extend(document_values_pods(model))
+    if reach is not None and reach.guessed_roots:  # applied by hand on a guess: the
+        # Applications' own objects and the pseudo-objects of their inline values
+        for obj in (*objects, *(p.obj for p in model.pods)):
+            if obj.file in reach.guessed_roots:
+                model.doubts.setdefault(id(obj), reach.guessed_roots[obj.file])
     _released_doubts(model, tree)
     # what only builds kustomize refuses make is not applied: its findings say so (a values
     # file's pseudo-object too: what applies the chart it is given to is built by none)

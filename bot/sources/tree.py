@@ -298,6 +298,21 @@ def remote_urls(root: Path) -> tuple[str, ...]:
     return ()
 
 
+def checked_out_branch(root: Path) -> str | None:
+    """The branch the repository at ``root`` has checked out (``git symbolic-ref``), None
+    outside git, on a detached commit (a CI checkout of a pull request's merge), or when git
+    cannot say: what an Argo CD Application applied by hand reads, when its
+    ``targetRevision`` is this branch."""
+    if outside_git(Path(root).resolve()):
+        return None
+    with suppress(OSError):
+        out = subprocess.run(["git", "-C", str(root), "symbolic-ref", "--short", "-q", "HEAD"],
+                             capture_output=True, text=True, check=False)
+        if out.returncode == 0 and out.stdout.strip():
+            return out.stdout.strip()
+    return None
+
+
 def check_targets(targets: Sequence[Path]) -> None:
     """Every target exists (a link counts, it is listed as skipped), else the error."""
     for target in targets:
