@@ -342,6 +342,9 @@ def test_argo_application_values_object(tmp_path: Path) -> None:
     assert (pod.obj.ref, pod.namespace) == ("Application/argocd/grafana", "monitoring")
     assert field_path(pod.containers[0], "image") == (
         "spec", "source", "helm", "valuesObject", "image")
+    # messages name the field the inline values are in, not a values file (a new-user trial)
+    assert describe(pod.containers[0]) == (
+        "the chart's main container (top of spec.source.helm.valuesObject)")
 
 
 def test_raw_containers_and_extra_args(tmp_path: Path) -> None:

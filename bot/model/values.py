@@ -910,8 +910,8 @@ def _chart_container(unit: _Unit, base: Path) -> Container:
     body = unit.body
     dotted = ".".join(f"[{p}]" if isinstance(p, int) else str(p)
                       for p in unit.path[len(base):]).replace(".[", "[")
-    label = (f"values {dotted}" if dotted
-             else "the chart's main container (top of the values file)")
+    top = ".".join(str(p) for p in base) if base else "the values file"  # (inline: its field)
+    label = f"values {dotted}" if dotted else f"the chart's main container (top of {top})"
     if unit.raw:
         ref = _image(body.get("image"))
         return _container(
