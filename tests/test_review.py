@@ -700,16 +700,30 @@ def test_the_review_s_count_line_does_not_contradict_the_summary(
     assert "1 error, none of them new; 1 finding already on the base branch (shown above)" in out
     worse = repo.commit({"b.yaml": deployment("new", "api:latest")})
     _, out, _ = run_cli([*args, "--base", base, "--head", worse], capsys)
+    # (the added workload's flows: opened, as the summary counts them)
     assert ("1 error, all new; 1 finding already on the base branch (not shown: scope new); "
-            "looked in 2 objects from 2 files") in out
+            "connectivity: 4 opened flows; looked in 2 objects from 2 files") in out
     _, out, _ = run_cli([*args, "--base", base, "--head", worse, "--scope", "all"], capsys)
     assert "2 errors, 1 of them new; 1 finding already on the base branch (shown above)" in out
+    # trial 8: `--scope changed` shows the existing findings on what the pull request
+    # changes only, and said "(shown above)" of all of them
+    scaled = repo.commit({"a.yaml": deployment("old", "web:latest", replicas=3),
+                          "b.yaml": deployment("new", "api:latest")})
+    _, out, _ = run_cli([*args, "--base", worse, "--head", scaled, "--scope", "changed"],
+                        capsys)
+    assert ("1 error, none of them new; 2 findings already on the base branch (1 of them shown "
+            "above, on what this pull request changes; the rest not shown: scope changed)"
+            ) in out
     # trial 7: a finding made worse was counted "all new" beside the summary's "0 new
     # findings · 1 made worse"
     pinned = repo.commit({"a.yaml": deployment("old", "web:1.0"), "b.yaml": None})
     moved = repo.commit({"a.yaml": deployment("old", "web:latest")})
     _, out, _ = run_cli([*args, "--base", pinned, "--head", moved], capsys)
     assert "\n1 error, none of them new, 1 made worse; looked in 1 object" in out
+    # the text counts what the pull request fixes as the summary does ("1 fixed")
+    digested = repo.commit({"a.yaml": deployment("old", f"web:1.0@{DIGEST}")})
+    _, out, _ = run_cli([*args, "--base", moved, "--head", digested], capsys)
+    assert out.startswith("no new findings; 1 fixed; looked in 1 object")
 
 
 def test_a_file_the_change_unlists_is_reported_where_its_entry_was(

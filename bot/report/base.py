@@ -86,6 +86,18 @@ def not_shown_lines(report: Report) -> list[str]:
 VALUES_PREFIX = "HelmValues/"  # reviewbot's objects for the values a Helm chart is given
 
 
+def existing_said(existing: int, shown: int, scope: str, where: str) -> str:
+    """How a review's count says its findings already on the base branch, ``shown`` of the
+    ``existing`` (``where``: "above" in the text, "below" in the summary): all shown, some
+    (scope ``changed``: those on what the pull request changes), or none."""
+    if shown >= existing:
+        return f" (shown {where})"
+    if shown:
+        return (f" ({shown} of them shown {where}, on what this pull request changes; the "
+                f"rest not shown: scope {scope})")
+    return f" (not shown: scope {scope})"
+
+
 def object_words(ref: str, file: str = "") -> tuple[str, str]:
     """An object as a reader knows it, as (words before the name, the name): ``Kind/ns/name``
     is ("", ref); a values file a Helm chart is given (``HelmValues/ns/<file stem>``, read

@@ -26,6 +26,7 @@ from reviewbot.escape import html_code, md_code, md_prose, md_text, term
 from reviewbot.report.base import (
     VALUES_PREFIX,
     UnappliedSaid,
+    existing_said,
     not_shown_lines,
     object_words,
 )
@@ -560,9 +561,9 @@ def _review_header(findings: Sequence[Finding], review: ReviewSummary) -> str:
         shown = sum(1 for f in findings if not f.new and not f.worse)
         scope = md_code(review.scope or "new", False)
         parts.append(f"{plural(review.existing, 'finding')} already on the base branch"
-                     + (" (shown below)" if shown else f" (not shown: scope {scope})"))
+                     + existing_said(review.existing, shown, scope, "below"))
     if review.connectivity:
-        parts.append("connectivity: " + _flow_counts(review.connectivity))
+        parts.append("connectivity: " + flow_counts(review.connectivity))
     head = f"## {verdict(findings)}\n\n" + " · ".join(parts) + ".\n"
     return head + unapplied_paragraph(review.unapplied, "review judges")
 
@@ -676,7 +677,7 @@ def _external(name: str) -> bool:
     return name.endswith("[External]") or name == "{ingress-controller}"
 
 
-def _flow_counts(changes: Sequence[FlowChange]) -> str:
+def flow_counts(changes: Sequence[FlowChange]) -> str:
     """"1 closed, 2 opened flows"; a flow of a workload the PR removes is counted apart ("3
     opened flows, 12 gone with a removed workload"): no policy closed it, its end is gone. A
     new workload's flows are opened: what it may reach is for the reviewer to judge."""
@@ -721,7 +722,7 @@ def connectivity_section(changes: Sequence[FlowChange], max_workloads: int = 12,
         found, flows = _cluster_lines(mine)
         entries += ["- " + where + e[2:] for e in found]
         rows += ["- " + where + r[2:] for r in flows]
-    lines = [f"### Connectivity ({_flow_counts(changes)})", "", *entries[:max_workloads]]
+    lines = [f"### Connectivity ({flow_counts(changes)})", "", *entries[:max_workloads]]
     if len(entries) > max_workloads:
         lines.append(f"- and {len(entries) - max_workloads} more workloads (every flow below)")
     shown = rows[:REVIEW_ROWS]

@@ -20,7 +20,7 @@ from reviewbot.engine.findings import (
 )
 from reviewbot.escape import term
 from reviewbot.model.objects import cluster_phrase, rooted_cluster
-from reviewbot.report.base import Report, not_shown_lines, object_words
+from reviewbot.report.base import Report, existing_said, not_shown_lines, object_words
 from reviewbot.words import plural
 
 # more infos than this for folders not applied are not printed one by one: the skipped list
@@ -171,8 +171,10 @@ def _gist(reason: str) -> str | None:
 
 def _counts_line(report: Report, counts: str) -> str:
     """The findings shown, counted by severity; in a review, as the summary comment counts
-    them: which are new, which made worse, and those already on the base branch, shown or
-    not ("no new findings; 16 already on the base branch (not shown: scope new)")."""
+    them: which are new, which made worse, how many the pull request fixes, those already
+    on the base branch, shown or not, and the flows it opens or closes ("no new findings; 1
+    fixed; 16 already on the base branch (not shown: scope new); connectivity: 2 opened
+    flows")."""
     review = report.review
     if review is None:
         return counts or "no findings"
@@ -187,10 +189,16 @@ def _counts_line(report: Report, counts: str) -> str:
         line = f"{counts}, {new or 'none'} of them new, {worse} made worse"
     else:
         line = f"{counts}, {new or 'none'} of them new"
+    if review.fixed:  # (the summary comment's parts, in its order)
+        line += f"; {len(review.fixed)} fixed"
     if review.existing:
         shown = len(report.findings) - changed
-        line += (f"; {plural(review.existing, 'finding')} already on the base branch "
-                 + ("(shown above)" if shown else f"(not shown: scope {review.scope or 'new'})"))
+        line += (f"; {plural(review.existing, 'finding')} already on the base branch"
+                 + existing_said(review.existing, shown, review.scope or "new", "above"))
+    if review.connectivity:
+        from reviewbot.report.markdown import flow_counts  # (a review's: not a lint's import)
+
+        line += f"; connectivity: {flow_counts(review.connectivity)}"
     return line
 
 
