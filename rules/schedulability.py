@@ -270,7 +270,7 @@ def _node(model: Model, node: Node, on: Sequence[PodTemplate]) -> Iterator[Viola
                 if count(p) > 1 else "")
             for p, v in shares
         )
-        amount = Amount(float(total), _q(resource, total), _readable(_q(resource, allocatable)))
+        amount = Amount(float(total), _q(resource, total), _q(resource, allocatable))
         seen = [_full(node, resource, p, total, allocatable, listed, amount, doubt)
                 for p, _ in shares]
         yield replace(seen[0], others=tuple(seen[1:]))
@@ -290,12 +290,6 @@ def _full(node: Node, resource: str, pod: PodTemplate, total: Fraction, allocata
              "or move a workload to another node."),
         kind="node-full", cause=f"{node.name} {resource}", amount=amount, doubt=doubt,
     )
-
-
-def _readable(quantity: str) -> str:
-    """``63495Mi`` as ``63,495Mi``."""
-    digits = len(quantity) - len(quantity.lstrip("0123456789"))
-    return f"{int(quantity[:digits]):,}{quantity[digits:]}" if digits > 4 else quantity
 
 
 def _lacking(node: Node, wanted: Mapping[str, Fraction]) -> list[tuple[str, Fraction]]:

@@ -9,8 +9,8 @@
   listed as the other places, not on an untouched pod with "lower clef-serve-predictor's
   request".
 - An existing problem the PR makes worse (the node's memory, 68Gi -> 72Gi) is reported as
-  such ("worse: 68Gi -> 72Gi of 63,495Mi"), shown and counted; one the PR shrinks but leaves
-  is existing.
+  such ("worse: 68Gi -> 72Gi of 63495Mi", the allocatable as the message writes it), shown
+  and counted; one the PR shrinks but leaves is existing.
 - One cause, one comment: the egress rule and the URL that one missing ingress rule breaks
   are one finding, at a place the PR changed, listing the other.
 """
@@ -97,7 +97,7 @@ def test_an_existing_problem_the_pr_makes_worse_is_reported_worse(
     data = review_json(repo, base, head, "schedulability", capsys)
     (memory,) = [f for f in data["findings"] if "request 72Gi memory" in f["message"]]
     assert memory["new"] is False
-    assert memory["worse"] == "68Gi -> 72Gi of 63,495Mi"
+    assert memory["worse"] == "68Gi -> 72Gi of 63495Mi"
     assert memory["object"] == "Deployment/llm-serving/gpu-probe"
     assert data["fixed"] == []
     # examples/ lists ornith.yaml, which does not exist: kustomize refuses llm-serving's
@@ -105,10 +105,10 @@ def test_an_existing_problem_the_pr_makes_worse_is_reported_worse(
     code, out, err = review_out(repo, base, head, "markdown", capsys, "--rule", "schedulability",
                                 "--fail-on", "warning")
     assert code == 1
-    assert "*worse: 68Gi -&gt; 72Gi of 63,495Mi*" in out
+    assert "*worse: 68Gi -&gt; 72Gi of 63495Mi*" in out
     assert "## No new errors: 2 new warnings to look at" in out  # the new one, the worse one
     assert "1 made worse" in out
-    assert "(worse: 68Gi -&gt; 72Gi of 63,495Mi)" in err  # its inline comment says so
+    assert "(worse: 68Gi -&gt; 72Gi of 63495Mi)" in err  # its inline comment says so
 
 
 def test_an_existing_problem_the_pr_shrinks_is_existing_and_one_it_removes_is_fixed(
@@ -123,7 +123,7 @@ def test_an_existing_problem_the_pr_shrinks_is_existing_and_one_it_removes_is_fi
     head = repo.commit({"k8s/apps/llm-serving/vllm-probe.yaml": smaller}, "smaller")
     data = review_json(repo, base, head, "schedulability", capsys)
     assert [f for f in data["findings"] if "memory" in f["message"]] == []  # existing: hidden
-    assert data["fixed"] == []  # 66Gi is still more than 63,495Mi
+    assert data["fixed"] == []  # 66Gi is still more than 63495Mi
     _, out, _ = review_out(repo, base, head, "json", capsys, "--rule", "schedulability",
                            "--scope", "all")
     (memory,) = [f for f in json.loads(out)["findings"] if "memory" in f["message"]]

@@ -78,7 +78,8 @@ class Suggestion:
 class Amount:
     """How large a finding's problem is, where the rule can measure it (the memory the pods
     pinned to a node request): ``value`` compares two trees' amounts of one cause, ``text``
-    shows it ("72Gi") and ``limit`` what it is measured against ("63,495Mi")."""
+    shows it ("72Gi") and ``limit`` what it is measured against ("63495Mi", as the message and
+    the inventory write it)."""
 
     value: float
     text: str
