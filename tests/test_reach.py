@@ -1056,17 +1056,38 @@ def test_an_application_applied_by_hand_reading_another_branch_is_not_certain(
                        targetRevision: editing}
               destination: {server: https://kubernetes.default.svc}
         """,
+        "apps/kustomization.yaml": "resources: [web.yaml, child.yaml]\n",
         "apps/web.yaml": FLOATING % "web",
+        # what it applies applies the same revision: as unsure, a kustomization's own
+        # finding too (ADORSYS-GIS/fineract-gitops' dev app of apps)
+        "apps/child.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: child, namespace: argocd}
+            spec:
+              source: {repoURL: https://github.com/acme/apps, path: child,
+                       targetRevision: editing}
+              destination: {server: https://kubernetes.default.svc}
+        """,
+        "child/kustomization.yaml": "resources: [api.yaml, gone.yaml]\n",
+        "child/api.yaml": FLOATING % "api",
     })
-    found = lint_dir(repo.path, only=["image-digest"]).findings
-    assert [(f.file, f.severity) for f in found] == [("apps/web.yaml", "warning")]
+    only = ["image-digest", "kustomize-integrity"]
+    found = lint_dir(repo.path, only=only).findings
+    assert [(f.file, f.severity) for f in found] == [
+        ("apps/web.yaml", "warning"), ("child/api.yaml", "warning"),
+        ("child/kustomization.yaml", "warning")]
     assert found[0].message.endswith(
         "Not certain: reviewbot could not see the files the Application in root.yaml applies: "
         "it reads revision editing of this repository, not branch main checked out, whose "
         "files reviewbot read.")
+    assert "Not certain: reviewbot could not see the files the Application in root.yaml " \
+        "applies" in found[2].message
     repo.git("checkout", "-q", "-b", "editing")
-    found = lint_dir(repo.path, only=["image-digest"]).findings
-    assert [(f.file, f.severity) for f in found] == [("apps/web.yaml", "error")]
+    found = lint_dir(repo.path, only=only).findings
+    assert [(f.file, f.severity) for f in found] == [
+        ("apps/web.yaml", "error"), ("child/api.yaml", "warning"),  # (its build fails)
+        ("child/kustomization.yaml", "error")]
 
 
 def test_a_folder_an_app_of_apps_chart_template_may_apply_says_so(tmp_path: Path) -> None:

@@ -646,6 +646,18 @@ def _walk_doubts(model: Model, reach: Reach) -> None:
             model.doubts.setdefault(id(obj), reach.guessed[min(found)])
         elif (said := notes.get(id(obj.doc))) and all(said) and said[0] is not None:
             model.doubts.setdefault(id(obj), said[0])
+    # the findings of a file itself (a kustomization's missing entry) when every build that
+    # read it applies another revision (ADORSYS-GIS/fineract-gitops' dev app of apps)
+    elsewhere = [a for a in reach.applied if a.elsewhere]
+    if elsewhere:
+        certain: set[str] = set()
+        for applied in reach.applied:
+            if not applied.elsewhere:
+                certain.update(applied.files)
+        for applied in elsewhere:
+            for file in applied.files:
+                if file not in certain:
+                    model.file_doubts.setdefault(file, str(applied.elsewhere))
 
 
 def _scope_doubt(tree: Tree | None, graph: Graph,

@@ -41,7 +41,7 @@ import fnmatch
 import functools
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,6 +133,9 @@ class Applied:
     # what is unseen of all it holds: the Application applies another revision of this
     # repository than the one read (Argo CD's ``targetRevision``)
     elsewhere: str | None = None
+    # the files the build read (the build's own set): with ``elsewhere``, their own findings
+    # (a kustomization's missing entry) are as unsure as its objects
+    files: Collection[str] = ()
 
 
 @dataclass
@@ -938,11 +941,15 @@ class _Walker:
             applied = Applied(frozenset({step.cluster}), resources, chain,
                               [step.by] if step.by is not None else [],
                               build.folder if step.by is None and not step.chain else None,
-                              step.elsewhere)
+                              step.elsewhere, build.files)
             self.built[key] = applied
             self.reach.applied.append(applied)
             for r in reversed(resources):
-                pending.extend(self._children(r, step.cluster, chain, step.revision))
+                for child in self._children(r, step.cluster, chain, step.revision):
+                    # what an applier of an unseen revision (or applied unseen) applies is
+                    # unseen alike (the children of an Application reading another branch)
+                    pending.append(child if child.elsewhere or not step.elsewhere
+                                   else dataclasses.replace(child, elsewhere=step.elsewhere))
             if build.helm:
                 pending.extend(self._chart_applications(build, chain))
 
