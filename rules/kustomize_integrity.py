@@ -38,6 +38,14 @@ reviewbot checks every `kustomization.yaml` in the tree:
   over the chart's output), entry the tree lacks or file it cannot read, no variable in
   the patch's name; a
   Component's patches depend on who includes it and are not judged;
+- a `vars` entry kustomize cannot resolve in the build of a kustomization no other includes
+  is `missing`, at the var: its `objref` names no object of the build ("cannot be mapped
+  to a field in the set of known resources"), or the object does not set the field its
+  `fieldref` reads ("field specified in var ... not found in corresponding resource":
+  kubectl kustomize 5.5, a base whose var reads a `metadata.namespace` only an overlay sets).
+  Vars resolve once, on the whole build: the same base built in an overlay that sets the
+  namespace builds; what the refused build makes is "Not applied" (same conditions as
+  patches);
 - a field of the wrong type (`resources: 5`, `helmCharts: 1`, `patches: x`, a generator's
   `files: 5`, a number among `resources`) is `invalid` too, at the field's line: kustomize
   cannot read the kustomization at all. The value is never quoted (a `secretGenerator`
@@ -176,7 +184,7 @@ from __future__ import annotations
 
 import posixpath
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypedDict
 
 from reviewbot.engine.findings import Edit, Violation
@@ -210,6 +218,7 @@ from reviewbot.model.objects import (
     patch_entry_text,
     refused_entry,
     refusing_patches,
+    refusing_var,
     unplaced,
 )
 from reviewbot.model.reach import (
@@ -306,6 +315,9 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _limits(graph, model)
     unmatched_in: set[str] = set()
     for violation in _unmatched_patches(kustomize, graph):
+        unmatched_in.add(posixpath.dirname(violation.file or ""))
+        yield violation
+    for violation in _unresolved_vars(graph, unapplied):
         unmatched_in.add(posixpath.dirname(violation.file or ""))
         yield violation
     yield from _flux_paths(model, index, graph, duplicates)
@@ -876,6 +888,30 @@ def _unmatched_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iter
                 key=f"{k.file}:{_label(found.entry)}:{what}:unmatched",
                 fix=f"Name in the patch an object the build holds (its base may have renamed "
                     f"{what}), or remove the entry.")
+
+
+def _unresolved_vars(graph: Graph, unapplied: Collection[str]) -> Iterator[Violation]:
+    """A var kustomize cannot resolve in the build of a kustomization no other includes
+    (model.objects.refusing_var): it refuses the whole build. Said once per var, at the
+    kustomization that declares it."""
+    said: set[tuple[str, str]] = set()
+    for folder in graph.roots:
+        k = graph.by_dir[folder]
+        if k.file in unapplied or not any(graph.by_dir[f].body.get("vars") for f in (
+                graph.closure(folder) & graph.by_dir.keys())):
+            continue
+        found = refusing_var(graph, k)
+        if found is None or (found.owner.file, found.name) in said:
+            continue
+        said.add((found.owner.file, found.name))
+        line, column = found.owner.doc.position(found.path)
+        yield Violation(
+            None, found.path,
+            f"vars: {found.name} {found.why}, so kustomize refuses the whole build of "
+            f"{folder or '.'}", kind="missing", file=found.owner.file, line=line,
+            column=column, key=f"{found.owner.file}:vars:{found.name}:{folder}",
+            fix=f"Set the field in the object the var names within this build, or build "
+                f"{folder or '.'} only from an overlay that sets it.")
 
 
 # ---------------------------------------------------------------- Flux spec.path

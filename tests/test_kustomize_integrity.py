@@ -941,3 +941,61 @@ def test_no_namespace_of_a_kustomization_no_working_build_makes_is_not_applied(
         "warning", "Kustomization/flux-system/nsless", "nsless/cm.yaml", 3)
     assert "Not applied: the build of Flux Kustomization flux-system/apps fails" in (
         found.message)
+
+
+VARS_BASE = {
+    "base/kustomization.yaml": """
+        resources: [db.yaml, web.yaml]
+        vars:
+        - name: DB_NAMESPACE
+          objref: {kind: Service, name: db, apiVersion: v1}
+          fieldref: {fieldpath: metadata.namespace}
+    """,
+    "base/db.yaml": """
+        apiVersion: v1
+        kind: Service
+        metadata: {name: db}
+        spec: {ports: [{port: 3306}]}
+    """,
+    "base/web.yaml": """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+        spec:
+          selector: {matchLabels: {app: web}}
+          template:
+            metadata: {labels: {app: web}}
+            spec:
+              containers:
+              - name: web
+                image: web:latest
+                env: [{name: DB_HOST, value: "db.$(DB_NAMESPACE)"}]
+    """,
+}
+
+
+def test_a_var_kustomize_cannot_resolve_refuses_the_build_and_an_overlay_resolves_it(
+        tmp_path: Path) -> None:
+    """opendatahub-io/odh-manifests (judge round AO): a base's var reads the Service's
+    `metadata.namespace`, which only an overlay (kfctl, there) sets; built alone, kustomize
+    refuses it ("field specified in var ... not found in corresponding resource", kubectl
+    kustomize 5.5), so what it makes is not applied: its findings were errors."""
+    only = ["kustomize-integrity", "image-digest"]
+    write(tmp_path / "alone", VARS_BASE)
+    result = lint_dir(tmp_path / "alone", only=only)
+    assert [(f.rule, f.severity, f.file, f.line) for f in result.findings
+            if f.rule in ("kustomize-integrity", "image-digest")] == [
+        ("kustomize-integrity", "error", "base/kustomization.yaml", 3),
+        ("image-digest", "warning", "base/web.yaml", 11)]
+    assert result.findings[0].message == (
+        "vars: DB_NAMESPACE reads metadata.namespace, which Service/db does not set "
+        "(kustomize: field specified in var not found in corresponding resource), so "
+        "kustomize refuses the whole build of base")
+    write(tmp_path / "overlaid", {**VARS_BASE, "prod/kustomization.yaml": """
+        namespace: shop
+        resources: [../base]
+    """})
+    result = lint_dir(tmp_path / "overlaid", only=only)
+    assert [(f.rule, f.severity, f.file) for f in result.findings
+            if f.rule in ("kustomize-integrity", "image-digest")] == [
+        ("image-digest", "error", "base/web.yaml")]

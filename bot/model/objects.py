@@ -38,6 +38,7 @@ from reviewbot.model.kustomize import (
 )
 from reviewbot.model.quantity import parse_quantity
 from reviewbot.model.substitute import Unseen
+from reviewbot.model.transform import var_refusal
 from reviewbot.sources.tree import Skipped, Tree
 
 if TYPE_CHECKING:
@@ -1433,7 +1434,44 @@ def _first_refusal(model: Model, build: Build) -> tuple[str, str, str] | None:
             return k.file, patch_entry_text(k, found.entry), (
                 "patches an object the build does not hold (kustomize: no matches for Id "
                 f"{found.kustomize_id()})")
+    top = graph.by_dir.get(build.folder)
+    var = refusing_var(graph, top) if top is not None else None
+    if var is not None:
+        return var.owner.file, f"vars: {var.name}", var.why
     return None
+
+
+@dataclass(frozen=True)
+class VarRefusal:
+    """A var for which kustomize refuses a whole build (:func:`refusing_var`)."""
+
+    owner: Kustomization  # the kustomization that declares it
+    path: Path  # where, in it
+    name: str
+    why: str
+
+
+def refusing_var(graph: Graph, k: Kustomization) -> VarRefusal | None:
+    """The var for which kustomize refuses the build of ``k`` as a whole
+    (:func:`~reviewbot.model.transform.var_refusal`): vars resolve once, on the whole build,
+    so a base whose var reads what only an overlay sets fails alone and builds in the
+    overlay. Judged only when the model holds the whole build, as :func:`refusing_patches`."""
+    if k.flux is not None or k.is_component or graph.by_dir.get(k.directory) is not k:
+        return None
+    build = graph.build(k.directory)
+    if not build.variables or build.remote or build.helm or build.plugins or build.cut or (
+            build.limits or build.unresolved):
+        return None
+    found = var_refusal(build.resources, build.variables)
+    if found is None:
+        return None
+    name, why = found
+    for folder in (k.directory, *sorted(build.reads)):  # the kustomization declaring it
+        owner = graph.by_dir.get(folder)
+        for i, var in enumerate(owner.body.get("vars") or () if owner is not None else ()):
+            if owner is not None and isinstance(var, dict) and str(var.get("name")) == name:
+                return VarRefusal(owner, ("vars", i), name, why)
+    return VarRefusal(k, ("vars",), name, why)
 
 
 # missing_entries' why -> what is wrong with the entry, said after it (the diff's reason,
@@ -1597,7 +1635,9 @@ def any_refused(model: Model) -> bool:
     graph, index = model_graph(model), tree_index(model)
     return any(next(missing_entries(k, index, graph, None, controlled(model, k)), None)
                is not None or refusing_patches(graph, k) for k in graph.by_dir.values()
-               ) or bool(unplaced(model))
+               ) or bool(unplaced(model)) or (
+        any(k.body.get("vars") for k in graph.by_dir.values())
+        and any(refusing_var(graph, k) is not None for k in graph.by_dir.values()))
 
 
 def controlled(model: Model, k: Kustomization) -> Callable[[], bool]:

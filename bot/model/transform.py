@@ -1008,22 +1008,11 @@ def resolve_vars(resources: Sequence[Resource], variables: Sequence[Mapping[str,
     value's type; ``$$`` escapes; an unknown name stays as written)."""
     values: dict[str, Any] = {}
     for var in sorted(variables, key=lambda v: str(_field(v, "name"))):
-        ref = dict_of(_field(var, "objref"))
-        api = str(_field(ref, "apiVersion") or "")
-        group, _, version = api.rpartition("/") if api else (
-            str(_field(ref, "group") or ""), "", str(_field(ref, "version") or ""))
-        name, namespace = _field(ref, "name"), _field(ref, "namespace")
-        path = str(_field(dict_of(_field(var, "fieldref")), "fieldPath") or "metadata.name")
-        for r in resources:
-            if _gv(r) != (group, version) or r.kind != _field(ref, "kind"):
-                continue
-            ids = [(r.name, _effective(r))] + [(p[2], p[1]) for p in r.renames.previous]
-            if not any(n == name and (not namespace or ns == namespace) for n, ns in ids):
-                continue
-            value = _field_value(r.body, path)
+        found = _var_object(var, resources)
+        if found is not None:
+            value = _field_value(found[0].body, found[1])
             if isinstance(value, (str, int, float, bool)):
                 values[str(_field(var, "name"))] = value
-            break
     if not values:
         return list(resources)
 
@@ -1039,6 +1028,47 @@ def resolve_vars(resources: Sequence[Resource], variables: Sequence[Mapping[str,
         return node
     return [_set_at(r, config.selecting("varReference", *_gvk(r)), substitute)
             for r in resources]
+
+
+def _var_object(var: Mapping[str, Any], resources: Sequence[Resource]
+                ) -> tuple[Resource, str] | None:
+    """The object a var's ``objref`` names in ``resources`` (the first), with the field path
+    its value is read at, or None."""
+    ref = dict_of(_field(var, "objref"))
+    api = str(_field(ref, "apiVersion") or "")
+    group, _, version = api.rpartition("/") if api else (
+        str(_field(ref, "group") or ""), "", str(_field(ref, "version") or ""))
+    name, namespace = _field(ref, "name"), _field(ref, "namespace")
+    path = str(_field(dict_of(_field(var, "fieldref")), "fieldPath") or "metadata.name")
+    for r in resources:
+        if _gv(r) != (group, version) or r.kind != _field(ref, "kind"):
+            continue
+        ids = [(r.name, _effective(r))] + [(p[2], p[1]) for p in r.renames.previous]
+        if any(n == name and (not namespace or ns == namespace) for n, ns in ids):
+            return r, path
+    return None
+
+
+def var_refusal(resources: Sequence[Resource], variables: Sequence[Mapping[str, Any]]
+                ) -> tuple[str, str] | None:
+    """The first var (by name, as kustomize resolves them) for which kustomize refuses the
+    whole build, with why: its ``objref`` names no object of the build ("cannot be mapped
+    to a field in the set of known resources"), or that object does not set the field it
+    reads ("field specified in var ... not found in corresponding resource"; kubectl
+    kustomize 5.5 measured: a base whose var reads a ``metadata.namespace`` only an overlay
+    sets fails alone); None when every var resolves."""
+    for var in sorted(variables, key=lambda v: str(_field(v, "name"))):
+        name = str(_field(var, "name"))
+        ref = dict_of(_field(var, "objref"))
+        what = f"{_field(ref, 'kind')}/{_field(ref, 'name')}"
+        found = _var_object(var, resources)
+        if found is None:
+            return name, (f"names {what}, which the build does not hold (kustomize: the var "
+                          "cannot be mapped to a field in the set of known resources)")
+        if _field_value(found[0].body, found[1]) is None:
+            return name, (f"reads {found[1]}, which {what} does not set (kustomize: field "
+                          "specified in var not found in corresponding resource)")
+    return None
 
 
 def _field(value: Mapping[str, Any], key: str) -> Any:
