@@ -113,9 +113,11 @@ verdicts), never in `lint`, which sees one tree.
   Kustomization or HelmRelease that waits for it fails. gpu-rollout's own finding is on the
   base too (the running pod got its GPU before), so the review would call it old: this
   verdict is what the pull request starts. Without a node inventory it is a warning that
-  says what could not be seen, as gpu-rollout's is. A change that also stops the surge
-  (`Recreate`, `maxSurge: 0`) is a `gpu-restart`; scaling or a strategy edit alone changes
-  no template and starts no rollout.
+  says what could not be seen, as gpu-rollout's is. Quiet where every build that makes the
+  pod fails (nothing of the change is applied), and, in a review, where gpu-rollout's own
+  finding on the object is new or made worse (it says so already). A change that also
+  stops the surge (`Recreate`, `maxSurge: 0`) is a `gpu-restart`; scaling or a strategy
+  edit alone changes no template and starts no rollout.
 - `chart-major` (info): a HelmRelease's `spec.chart.spec.version` changes its major version.
 - `oci-tag` (info): an OCIRepository's `spec.ref.tag` changes. For both, the rendered change
   is out of reach without the chart or artifact, and the message says so.

@@ -1128,6 +1128,24 @@ def test_a_gpu_rollout_without_a_node_inventory_is_a_warning_that_says_so(
         found[0]["message"])
 
 
+def test_a_stuck_rollout_gpu_rollout_already_reports_as_new_is_said_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A new-user trial: the pull request that makes the rollout surge (Recreate ->
+    RollingUpdate) and changes the template got gpu-rollout's new error and change-safety's
+    stuck-rollout, "6 errors" for 5 problems: the new finding says it once."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({".reviewbot.yaml": ONE_GPU_NODE,
+                        "gpu.yaml": pinned_gpu(IMAGE, strategy="Recreate")})
+    head = repo.commit({"gpu.yaml": pinned_gpu(IMAGE2)})
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                              "--platform", "none", "--format", "json", "--rule", RULE,
+                              "--rule", "gpu-rollout"], capsys)
+    assert code == 1, err
+    assert [(f["rule"], f["severity"]) for f in json.loads(out)["findings"]] == [
+        ("gpu-rollout", "error")]
+
+
 @pytest.mark.parametrize(("old", "new", "expected"), [
     # no template change: scaling and strategy edits start no rollout
     ({"replicas": 1, "strategy": "RollingUpdate", "image": IMAGE},

@@ -227,6 +227,17 @@ def _changed(f: Finding) -> bool:
     return bool(f.new or f.worse)
 
 
+def _said_once(findings: list[Finding]) -> list[Finding]:
+    """A stuck rollout (change-safety) says what the pull request starts where gpu-rollout's
+    own finding on the object is old; where that finding is new or made worse, it says it
+    already (a new-user trial: two errors of one cause, "6 errors" for 5 problems)."""
+    loud = {f.object for f in findings if f.rule == "gpu-rollout" and _changed(f)}
+    if not loud:
+        return findings
+    return [f for f in findings if not (
+        f.rule == "change-safety" and f.kind == "stuck-rollout" and f.object in loud)]
+
+
 def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> ReviewResult:
     """Review the change from ``sides.base`` to ``sides.head`` (None: the work tree)."""
     # git reads both sides' blobs (in two processes) while this one reads the configuration
@@ -328,7 +339,7 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     flows, flow_notes = found if found is not None else (None, [])
     changes = run_rules(head_result.model, config, only=settings.only,
                         change=Change(diff, base_result.model))
-    marked += changes.findings
+    marked = _said_once([*marked, *changes.findings])
     marked.sort(key=sort_key)
     marked = one_per_place(with_suggestions(head, config, head_result, marked, _changed, memo))
     marked = at_removed_entries(marked, base_result.model, head_result.model)

@@ -46,7 +46,11 @@ class Rollouts:
                 if found.kind == "surge"}
 
     def stuck(self, pod: PodTemplate) -> Violation | None:
-        """gpu-rollout's finding that ``pod``'s rollout surges with no GPU to surge into."""
+        """gpu-rollout's finding that ``pod``'s rollout surges with no GPU to surge into;
+        None too where every build that makes it fails: nothing of the change is applied,
+        so no rollout starts (the seed pull request that left llm-serving's build broken)."""
+        if id(pod.obj) in self.head.unbuilt:
+            return None
         return self._stuck.get((id(pod.obj), pod.spec_path))
 
 
