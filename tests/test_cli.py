@@ -6,6 +6,7 @@ import argparse
 import importlib.metadata
 import json
 import re
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -153,6 +154,34 @@ def test_an_unknown_rule_is_a_usage_error_naming_the_known_ones(
     assert main(["lint", str(ROOT / "examples"), "--rule", "nope"]) == 2
     err = capsys.readouterr().err
     assert "unknown rule(s): nope; known rules: api-lifecycle, " in err and "yaml-syntax" in err
+
+
+def test_a_measured_entry_that_names_no_workload_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial nine: `measured: {HelmRelease/llm/vlm: ...}` (a letter short) silently
+    turned probe-headroom off for vllm. A lint of the whole tree says which entry names no
+    workload and what it may mean; a lint of part of it cannot tell, and says nothing."""
+    (tmp_path / ".reviewbot.yaml").write_text(
+        "measured:\n  Deployment/llm/vlm: {measured-boot-seconds: 420}\n")
+    (tmp_path / "d.yaml").write_text(textwrap.dedent("""
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: vllm, namespace: llm}
+        spec:
+          selector: {matchLabels: {app: v}}
+          template:
+            metadata: {labels: {app: v}}
+            spec:
+              containers: [{name: v, image: "v:1"}]
+    """))
+    monkeypatch.chdir(tmp_path)
+    main(["lint", ".", "--rule", "probe-headroom"])
+    assert capsys.readouterr().err == (
+        "reviewbot: .reviewbot.yaml: measured entry Deployment/llm/vlm names no workload of "
+        "this tree (did you mean Deployment/llm/vllm?): its facts reach nothing\n")
+    main(["lint", "d.yaml", "--rule", "probe-headroom"])
+    assert capsys.readouterr().err == ""
 
 
 def test_fail_on_threshold(tmp_path: Path) -> None:

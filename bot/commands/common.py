@@ -10,7 +10,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.config import Config, Overrides, find_config, guard_binaries, load_config_file
+from reviewbot.config import (
+    CONFIG_NAME,
+    Config,
+    Overrides,
+    find_config,
+    guard_binaries,
+    load_config_file,
+)
 from reviewbot.engine.options import check_options
 from reviewbot.escape import term
 from reviewbot.report.base import Report
@@ -94,6 +101,14 @@ def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
     from reviewbot.engine.run import analyze  # here: a review read back never runs the rules
 
     result = analyze(tree, config, only=args.rule, loader=file_loader(args, root, targets))
+    if all(t.resolve() == root.resolve() for t in targets):  # (part of a tree may hold none)
+        from reviewbot.model.workload import unmatched_measured
+
+        for key, near in unmatched_measured(result.model):
+            print(f"reviewbot: {term(config.source or CONFIG_NAME)}: measured entry "
+                  f"{term(key)} names no workload of this tree"
+                  + (f" (did you mean {term(near)}?)" if near else "")
+                  + ": its facts reach nothing", file=sys.stderr)
     if tree.shifted:  # --render: a copy of a source built twice points at the source's lines
         from reviewbot.model.render import source_line
         shifts = dict(tree.shifted)

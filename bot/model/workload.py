@@ -30,7 +30,16 @@ from functools import lru_cache
 from typing import Any
 
 from reviewbot.model.images import ImageRef, parse_image
-from reviewbot.model.objects import Container, Inventory, Node, Path, PodTemplate, dig, items
+from reviewbot.model.objects import (
+    Container,
+    Inventory,
+    Model,
+    Node,
+    Path,
+    PodTemplate,
+    dig,
+    items,
+)
 
 DEFAULT_GPU_RESOURCES: tuple[str, ...] = ("nvidia.com/gpu", "amd.com/gpu", "gpu.intel.com/*")
 # the GPUs a multi-GPU engine joins with collectives through /dev/shm: NCCL on NVIDIA's, RCCL on
@@ -145,6 +154,23 @@ def workload_keys(pod: PodTemplate) -> tuple[str, ...]:
         ref = f"{ref}/{pod.component}"
     own = f"{pod.kind}/{pod.namespace}/{pod.name}"
     return (ref,) if own == ref else (ref, own)
+
+
+def unmatched_measured(model: Model) -> list[tuple[str, str]]:
+    """The config's ``measured:`` entries that name no workload of the model (no pod's
+    :func:`workload_keys`, no values file's path), each with the key it most likely
+    misspells ("" when none is close): their facts reach nothing, so a misspelt key
+    silently turned probe-headroom off (new-user trial nine: ``HelmRelease/llm/vlm``)."""
+    entries = set(model.inventory.measured)
+    for inventory in model.cluster_inventories.values():
+        entries |= set(inventory.measured)
+    if not entries:
+        return []
+    from reviewbot.words import closest  # (only a configuration with measured entries)
+
+    known = {key for pod in (*model.pods, *model.templates) for key in workload_keys(pod)}
+    known |= set(model.files)
+    return [(key, closest(key, known)) for key in sorted(entries - known)]
 
 
 # ---------------------------------------------------------------- resources
