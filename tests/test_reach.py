@@ -1038,6 +1038,52 @@ def test_an_application_applied_by_hand_in_a_folder_of_demos_is_not_certain(
         "applies it.")
 
 
+def test_a_kustomization_in_a_folder_of_demos_applying_applications_is_not_certain(
+        tmp_path: Path) -> None:
+    """redhat-na-ssa/demo-ai-gitops-catalog (judge round AO): a kustomization in demos/
+    patches an Application of a base outside it and would apply it (`kubectl apply -k`), but
+    nothing applies that kustomization: a guess, like an Application applied by hand there,
+    so what the Application applies gives warnings that say so (7 errors)."""
+    write(tmp_path, {
+        "root.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: root, namespace: argocd}
+            spec:
+              source: {repoURL: https://github.com/acme/apps, path: apps}
+              destination: {server: https://kubernetes.default.svc}
+        """,
+        "apps/web.yaml": FLOATING % "web",
+        "components/argocd/app.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: cluster-config, namespace: argocd}
+            spec:
+              source: {repoURL: https://github.com/acme/apps, path: clusters/base}
+              destination: {server: https://kubernetes.default.svc}
+        """,
+        "components/argocd/kustomization.yaml": "resources: [app.yaml]\n",
+        "demos/managed/kustomization.yaml": """
+            resources: [../../components/argocd]
+            patches:
+            - target: {kind: Application, name: cluster-config}
+              patch: |-
+                - op: replace
+                  path: /spec/source/path
+                  value: clusters/managed
+        """,
+        "clusters/base/config.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+        "clusters/managed/job.yaml": FLOATING % "job",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(f.file, f.severity) for f in result.findings] == [
+        ("apps/web.yaml", "error"), ("clusters/managed/job.yaml", "warning")]
+    assert result.findings[1].message.endswith(
+        "Not certain: reviewbot could not see whether anyone applies demos/managed by hand: it "
+        "lies in demos/, a folder of demos or trials, and no root of the repository applies "
+        "it.")
+
+
 def test_an_application_applied_by_hand_reading_another_branch_is_not_certain(
         tmp_path: Path) -> None:
     """ZackZhouHB/zack-gitops-project (judge round AN): the Applications applied by hand read

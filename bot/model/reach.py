@@ -271,7 +271,12 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         file = graph.by_dir[folder].file
         walker.reach.roots.append(Root("in-cluster", "kustomization applying Argo CD "
                                        "Applications", file, folder))
-        walker.walk(_Step("in-cluster", file, {"path": "./" + folder}, "default", (), folder))
+        trial = trial_folder(file)  # (redhat-na-ssa/demo-ai-gitops-catalog's demos/)
+        walker.walk(_Step("in-cluster", file, {"path": "./" + folder}, "default", (), folder,
+                          elsewhere=None if trial is None else (
+                              f"whether anyone applies {folder} by hand: it lies in {trial}/, "
+                              "a folder of demos or trials, and no root of the repository "
+                              "applies it")))
     # the kustomizations the repository's own scripts and Makefiles apply (`kubectl apply -k
     # DIR`: a local development cluster, a bootstrap), beside the other roots, each a cluster
     # of its own (bokristoffersson/homelab-k12n-gitops' Makefile: "not applied")
