@@ -22,7 +22,9 @@ size; never below `min-size`). Chart values get the fix as text only.
 Pods of custom resources (KubeRay worker groups, LeaderWorkerSets, JobSets, training jobs)
 are pods like any other, except that the KubeRay operator itself mounts a memory-backed
 emptyDir at `/dev/shm` in the Ray container (the first) when the template mounts nothing
-there: that container is not reported as `missing`. KServe ServingRuntime and
+there: that container is not reported as `missing`, in a RayCluster and in a RayClusterSpec
+another operator embeds (vllm-project/aibrix's RayClusterFleet: a `headGroupSpec` or
+`workerGroupSpecs` template, which becomes a RayCluster's). KServe ServingRuntime and
 ClusterServingRuntime containers are checked too; KServe merges the fields of the
 InferenceServices that use a runtime over its containers, so a finding there is at most a
 warning that says so.

