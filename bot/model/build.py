@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -89,6 +90,11 @@ class Builder:
             return f"{who} sets {name} (kustomize edit set image, {self.where})"
         if self.tool in ("sed", "perl"):
             return f"a CI step rewrites {self.image} with {self.tool} ({self.where})"
+        if self.tool == "compose":
+            return f"docker compose builds {self.image} from a local Dockerfile ({self.where})"
+        if self.tool == "openshift":
+            return (f"an OpenShift BuildConfig builds it into the ImageStream {self.image}, "
+                    f"which pods name by its short name ({self.where})")
         return f"skaffold builds {self.image} ({self.where})"
 
     def describe_elsewhere(self) -> str:
@@ -140,7 +146,53 @@ def _builders(model: Model) -> list[Builder]:
                     out.append(Builder("ko", name, pod.obj.file, line))
     out.extend(_kbld_builders(model))
     out.extend(_ci_builders(model))
+    out.extend(_local_builders(model))
     return out
+
+
+# docker compose's files (compose.yaml, docker-compose.yml, docker-compose.dev.yaml ...)
+_COMPOSE = re.compile(r"^(?:docker-)?compose(?:\.[\w-]+)?\.ya?ml$")
+
+
+def _local_builders(model: Model) -> Iterator[Builder]:
+    """Images built where they run, pushed to no registry a manifest could pin: a docker
+    compose service's ``build:`` with the ``image:`` it tags (vllm-project/aibrix's chat
+    app: ``kind load`` or a node's own build), and an OpenShift BuildConfig's output to an
+    ImageStreamTag of an ImageStream with ``lookupPolicy.local: true``, which a pod names
+    by the stream's short name (opendatahub-io/odh-manifests' jupyterhub-img)."""
+    local_streams = {o.name for o in model.objects if o.kind == "ImageStream"
+                     and o.group == "image.openshift.io"
+                     and o.get(("spec", "lookupPolicy", "local")) is True}
+    for doc in model.documents:
+        body = doc.value
+        if not isinstance(body, dict):
+            continue
+        if _COMPOSE.match(posixpath.basename(doc.file.path)):
+            services = body.get("services")
+            for name, service in (services.items() if isinstance(services, dict) else ()):
+                image = service.get("image") if isinstance(service, dict) else None
+                if isinstance(image, str) and image.strip() and service.get("build"):
+                    line = doc.position(("services", name, "image"))[0]
+                    yield Builder("compose", image.strip().rsplit(":", 1)[0].split("@")[0],
+                                  doc.file.path, line)
+    for obj in model.objects:
+        if obj.kind != "BuildConfig" or obj.group != "build.openshift.io":
+            continue
+        to = obj.get(("spec", "output", "to"))
+        if isinstance(to, dict) and to.get("kind") == "ImageStreamTag" and isinstance(
+                to.get("name"), str) and to["name"].split(":")[0] in local_streams:
+            line = obj.position(("spec", "output", "to", "name"))[0]
+            yield Builder("openshift", to["name"].split(":")[0], obj.file, line)
+
+
+def local_build(model: Model, ref: ImageRef) -> Builder | None:
+    """The build where the image runs that makes ``ref``'s image (:func:`_local_builders`),
+    by its name as written (no registry: the stream's short name, compose's tag), or None."""
+    if ref.repository is None:
+        return None
+    return next((b for b in builders(model) if b.tool in ("compose", "openshift")
+                 and b.image in (ref.repository, ref.repository.removeprefix("docker.io/"),
+                                 ref.repository.removeprefix("docker.io/library/"))), None)
 
 
 def _kbld_builders(model: Model) -> Iterator[Builder]:
