@@ -535,7 +535,7 @@ def test_a_deletion_points_at_the_change_that_took_the_object_out(
     ]
     messages = [f["message"] for f in found]
     assert messages[1].startswith("PersistentVolumeClaim shop/data is no longer in apps/all.yaml")
-    assert messages[0].startswith("ConfigMap shop/one is renamed to ConfigMap/shop/uno")
+    assert messages[0].startswith("ConfigMap shop/one is renamed to ConfigMap shop/uno")
     assert commentable(repo, base, head, found)
     # The Kustomization's path moved elsewhere: what it applied goes, at its spec.path.
     moved = repo.commit({"clusters/apps.yaml": flux().replace("./apps", "./elsewhere"),

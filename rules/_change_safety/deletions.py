@@ -165,7 +165,8 @@ class _Fates:
         own = obj.where(("metadata", "name"))
         renamed = self.renamed.get(obj.identity)
         if renamed is not None:
-            return (f"is renamed to {renamed.ref} (a new object; the old one goes)",
+            kind, _, rest = renamed.ref.partition("/")  # named as the message names the old
+            return (f"is renamed to {kind} {rest} (a new object; the old one goes)",
                     renamed.head.where(("metadata", "name")) if renamed.head else own)
         unlisted = self.anchors.unlisted(obj.file)
         if obj.file not in self.head.files:
