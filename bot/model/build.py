@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviewbot.model.ci import ImagePush, Rewrite, ci_facts, glob_match
-from reviewbot.model.images import ImageRef
+from reviewbot.model.images import ImageRef, parse_image
 from reviewbot.model.objects import Model, Path, items, model_graph
 
 KO_PREFIX = "ko://"
@@ -173,8 +173,9 @@ def _local_builders(model: Model) -> Iterator[Builder]:
                 image = service.get("image") if isinstance(service, dict) else None
                 if isinstance(image, str) and image.strip() and service.get("build"):
                     line = doc.position(("services", name, "image"))[0]
-                    yield Builder("compose", image.strip().rsplit(":", 1)[0].split("@")[0],
-                                  doc.file.path, line)
+                    name = parse_image(image.strip()).repository
+                    if name:
+                        yield Builder("compose", name, doc.file.path, line)
     for obj in model.objects:
         if obj.kind != "BuildConfig" or obj.group != "build.openshift.io":
             continue

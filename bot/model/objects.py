@@ -1469,8 +1469,7 @@ def refusing_var(graph: Graph, k: Kustomization) -> VarRefusal | None:
     if k.flux is not None or k.is_component or graph.by_dir.get(k.directory) is not k:
         return None
     build = graph.build(k.directory)
-    if not build.variables or build.remote or build.helm or build.plugins or build.cut or (
-            build.limits or build.unresolved):
+    if not build.variables or not held_whole(build):
         return None
     found = var_refusal(build.resources, build.variables)
     if found is None:
@@ -1500,10 +1499,15 @@ def refusing_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
     if k.flux is not None or k.is_component or graph.by_dir.get(k.directory) is not k:
         return []
     build = graph.build(k.directory)
-    if build.remote or build.helm or build.plugins or build.cut or build.limits or (
-            build.unresolved):
-        return []
-    return build.unmatched
+    return build.unmatched if held_whole(build) else []
+
+
+def held_whole(build: Build) -> bool:
+    """Whether the model holds the whole of ``build``, as kustomize would build it: no remote
+    entry, chart, plugin, unresolved entry, cut cycle or bound (what it refuses is judged only
+    then)."""
+    return not (build.remote or build.helm or build.plugins or build.cut or build.limits
+                or build.unresolved)
 
 
 def patch_entry_text(k: Kustomization, entry: Path) -> str:

@@ -237,9 +237,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
             continue  # chart values only an unincluded Component renders: applied by none
         trial = trial_folder(doc.file.path)
         if trial is not None:  # a guess twice over: nothing applies it, and it is a trial
-            walker.reach.guessed_roots[doc.file.path] = (
-                f"whether anyone applies {doc.file.path} by hand: it lies in {trial}/, a "
-                "folder of demos or trials, and no root of the repository applies it")
+            walker.reach.guessed_roots[doc.file.path] = _trial_guess(doc.file.path, trial)
         for step in walker.argo_steps(value, doc.file.path, (), Resource(doc, (), value)):
             walker.reach.roots.append(Root(step.cluster, "Argo CD", doc.file.path,
                                            str(step.spec.get("path"))))
@@ -273,10 +271,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
                                        "Applications", file, folder))
         trial = trial_folder(file)  # (redhat-na-ssa/demo-ai-gitops-catalog's demos/)
         walker.walk(_Step("in-cluster", file, {"path": "./" + folder}, "default", (), folder,
-                          elsewhere=None if trial is None else (
-                              f"whether anyone applies {folder} by hand: it lies in {trial}/, "
-                              "a folder of demos or trials, and no root of the repository "
-                              "applies it")))
+                          elsewhere=None if trial is None else _trial_guess(folder, trial)))
     # the kustomizations the repository's own scripts and Makefiles apply (`kubectl apply -k
     # DIR`: a local development cluster, a bootstrap), beside the other roots, each a cluster
     # of its own (bokristoffersson/homelab-k12n-gitops' Makefile: "not applied")
@@ -362,12 +357,7 @@ def _unevaluated(documents: Iterable[Document], aside: Callable[[str], bool]
         if value.get("kind") != "ApplicationSet" or aside(doc.file.path) or shows_a_setup(
                 doc.file.path):
             continue
-        spec = dict_of(value.get("spec"))
-        kinds = sorted({str(key) for g in list_of(spec.get("generators"))
-                        for key in dict_of(g)
-                        if key not in EVALUATED_GENERATORS and key not in _GENERATOR_OPTIONS})
-        if spec.get("templatePatch"):  # a Go template over the Application (its source)
-            kinds.append(TEMPLATE_PATCH)
+        kinds = _unevaluated_parts(dict_of(value.get("spec")))
         if kinds:
             name = str(dict_of(value.get("metadata")).get("name") or "")
             out.append((doc.file.path, name, tuple(kinds)))
@@ -392,9 +382,7 @@ def _generated_folders(documents: Iterable[Document]) -> list[_Generated]:
         if value.get("kind") != "ApplicationSet":
             continue
         spec = dict_of(value.get("spec"))
-        if not spec.get("templatePatch") and all(
-                key in EVALUATED_GENERATORS or key in _GENERATOR_OPTIONS
-                for g in list_of(spec.get("generators")) for key in dict_of(g)):
+        if not _unevaluated_parts(spec):
             continue  # evaluated: the walk applies what its Applications do
         template = dict_of(dict_of(spec.get("template")).get("spec"))
         for _, source in argo_sources(template):
@@ -407,6 +395,22 @@ def _generated_folders(documents: Iterable[Document]) -> list[_Generated]:
             out.append(_Generated(doc.file.path, re.compile(
                 ".+".join(re.escape(part) for part in parts).rstrip("/"))))
     return out
+
+
+def _unevaluated_parts(spec: Mapping[str, Any]) -> list[str]:
+    """What of an ApplicationSet's ``spec`` reviewbot does not evaluate: its generators of
+    other kinds than :data:`EVALUATED_GENERATORS`, and a ``templatePatch``."""
+    kinds = sorted({str(key) for g in list_of(spec.get("generators")) for key in dict_of(g)
+                    if key not in EVALUATED_GENERATORS and key not in _GENERATOR_OPTIONS})
+    if spec.get("templatePatch"):  # a Go template over the Application (its source)
+        kinds.append(TEMPLATE_PATCH)
+    return kinds
+
+
+def _trial_guess(what: str, trial: str) -> str:
+    """What a root in a folder of demos or trials (:func:`trial_folder`) leaves unseen."""
+    return (f"whether anyone applies {what} by hand: it lies in {trial}/, a folder of demos "
+            "or trials, and no root of the repository applies it")
 
 
 TEMPLATED = "Helm template"  # the "generator" of an applier a chart template declares
