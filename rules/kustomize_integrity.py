@@ -31,8 +31,16 @@ reviewbot checks every `kustomization.yaml` in the tree:
   entry without `target:`) whose object (its kind, name and namespace, by any name the build
   gave it) this build does not hold is `missing` too, at the patch's entry: kustomize
   refuses the build ("no matches for Id Service.v1.[noGrp]/demo.[noNs]"), which happens
-  when a base renames or drops the object. A `patches` entry whose `target:` selects
-  nothing, and a `patchesJson6902` one, are no error to kustomize v5 and not reported.
+  when a base renames or drops the object. A `patchesJson6902` entry that selects nothing
+  is no error to kustomize v5 and not reported;
+- a `patches` entry whose `target:` selects no object of its kustomization's build is
+  `idle-patch` (warning): kustomize v5 applies it to nothing, without an error, so the
+  change it was written for never happens; where the build names objects of the target's
+  kind with a `${VAR}`, the message says Flux substitutes it only after kustomize has built
+  (a patch targeting `name: plex` never meets the component's `${APP}` ScaledObject). Not
+  judged after a patch of the same kustomization renamed an object (kustomize's targets
+  still match the old name), where a listed file is empty (one a tool fills, as flux
+  bootstrap's `gotk-components.yaml`), nor where a build is not held whole (as below);
   Judged only when reviewbot holds the whole build: no remote entry, `helmCharts`, plugin,
   chart a Fleet bundle renders into it (`fleet.yaml` with `helm` builds its `kustomize.dir`
   over the chart's output), entry the tree lacks or file it cannot read, no variable in
@@ -214,6 +222,7 @@ from reviewbot.model.objects import (
     applier_names,
     appliers,
     controlled,
+    idle_patches,
     model_graph,
     patch_entry_text,
     refused_entry,
@@ -247,6 +256,7 @@ RATIONALE = (
 )
 FIX = "Fix the path, list the manifest in its kustomization, or remove the duplicate."
 SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error",
+              "idle-patch": "warning",
               "limit": "warning", "no-namespace": "error",
               "build": "error", "invalid": "error", "commented": "info",
               "applied-by-script": "info", "not-applied": "info"}
@@ -317,6 +327,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     for violation in _unmatched_patches(kustomize, graph):
         unmatched_in.add(posixpath.dirname(violation.file or ""))
         yield violation
+    yield from _idle_patches(kustomize, graph)
     for violation in _unresolved_vars(graph, unapplied):
         unmatched_in.add(posixpath.dirname(violation.file or ""))
         yield violation
@@ -888,6 +899,35 @@ def _unmatched_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iter
                 key=f"{k.file}:{_label(found.entry)}:{what}:unmatched",
                 fix=f"Name in the patch an object the build holds (its base may have renamed "
                     f"{what}), or remove the entry.")
+
+
+def _idle_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iterator[Violation]:
+    """A ``patches`` entry whose ``target:`` selects no object of its kustomization's build
+    (model.objects.idle_patches): kustomize v5 applies it to nothing and says nothing, so the
+    change the patch was written for never happens (new-user trial nine: a replicas patch
+    targeting a Deployment the base had renamed)."""
+    for k in kustomize:
+        for found in idle_patches(graph, k):
+            selector = found.selector or {}
+            said = ", ".join(f"{key} {selector[key]}" for key in (
+                "group", "version", "kind", "namespace", "name", "labelSelector",
+                "annotationSelector") if isinstance(selector.get(key), str))
+            where = found.entry + ("target",)
+            line, column = k.doc.position(where)
+            kind = selector.get("kind")
+            variables = sorted({r.name for r in graph.build(k.directory).resources
+                                if r.kind == kind and "${" in r.name}) if kind else []
+            why = (f": the build names its {kind} {variables[0]}, which Flux substitutes only "
+                   "after kustomize has built (postBuild)" if variables else "")
+            yield Violation(
+                None, where,
+                f"{_label(found.entry)}: its target ({said or 'any object'}) selects no object "
+                f"of this build, so kustomize applies the patch to nothing, without an "
+                f"error{why}",
+                kind="idle-patch", file=k.file, line=line, column=column,
+                key=f"{k.file}:{_label(found.entry)}:idle",
+                fix="Point the target at an object the build holds (a base may have renamed "
+                    "it), or remove the patch.")
 
 
 def _unresolved_vars(graph: Graph, unapplied: Collection[str]) -> Iterator[Violation]:

@@ -510,7 +510,9 @@ def test_patches_kustomize_accepts_or_the_model_cannot_judge_are_quiet(tmp_path:
         "variable/patch.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: ${APP}\n"
                                "spec: {type: NodePort}\n",
     })
-    assert found(lint(tmp_path)) == []
+    # no error; a target that selects nothing changes nothing: idle-patch's warning
+    assert [(f[0], f[2]) for f in found(lint(tmp_path))] == [
+        ("smp-target/kustomization.yaml", "warning"), ("targeted/kustomization.yaml", "warning")]
 
 
 def test_a_folder_of_the_wrong_kind_makes_kustomize_refuse_the_build(tmp_path: Path) -> None:
@@ -999,3 +1001,62 @@ def test_a_var_kustomize_cannot_resolve_refuses_the_build_and_an_overlay_resolve
     assert [(f.rule, f.severity, f.file) for f in result.findings
             if f.rule in ("kustomize-integrity", "image-digest")] == [
         ("image-digest", "error", "base/web.yaml")]
+
+
+def test_a_patch_whose_target_selects_nothing_does_nothing_and_says_so(tmp_path: Path) -> None:
+    """New-user trial nine: a replicas patch targeting `web-frontend`, which the base calls
+    `web`, changes nothing and kustomize says nothing; a component's object named `${APP}`
+    (gavinmcfall/home-ops' ScaledObject) is not `plex` while kustomize builds: Flux
+    substitutes after. A patch that renames an object first leaves the later ones unjudged
+    (kustomize's targets still match the old name)."""
+    deploy = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: %s}
+        spec:
+          selector: {matchLabels: {app: web}}
+          template:
+            metadata: {labels: {app: web}}
+            spec:
+              containers: [{name: web, image: "web:1"}]
+    """
+    replicas = """
+        - target: {kind: Deployment, name: %s}
+          patch: |-
+            - op: replace
+              path: /spec/replicas
+              value: 3
+    """
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "base/deploy.yaml": deploy % "web",
+        "prod/kustomization.yaml": "resources: [../base]\npatches:" + textwrap.dedent(
+            replicas % "web-frontend") + textwrap.dedent(replicas % "web"),
+        "app/kustomization.yaml": "resources: [deploy.yaml]\npatches:" + textwrap.dedent(
+            replicas % "plex"),
+        "app/deploy.yaml": deploy % '"${APP}"',
+        "renamed/kustomization.yaml": textwrap.dedent("""
+            resources: [../base]
+            patches:
+            - target: {kind: Deployment, name: web}
+              patch: |-
+                - op: replace
+                  path: /metadata/name
+                  value: web-a40
+            - target: {kind: Deployment, name: web}
+              patch: |-
+                - op: replace
+                  path: /spec/replicas
+                  value: 2
+        """),
+    })
+    found = [(f.file, f.line, f.severity, f.message) for f in lint(tmp_path).findings
+             if "selects no object" in f.message]
+    assert [f[:3] for f in found] == [("app/kustomization.yaml", 3, "warning"),
+                                      ("prod/kustomization.yaml", 3, "warning")]
+    assert found[1][3] == (
+        "patches[0]: its target (kind Deployment, name web-frontend) selects no object of this "
+        "build, so kustomize applies the patch to nothing, without an error")
+    assert found[0][3].endswith(
+        "without an error: the build names its Deployment ${APP}, which Flux substitutes only "
+        "after kustomize has built (postBuild)")

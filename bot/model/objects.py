@@ -1499,7 +1499,20 @@ def refusing_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
     if k.flux is not None or k.is_component or graph.by_dir.get(k.directory) is not k:
         return []
     build = graph.build(k.directory)
-    return build.unmatched if held_whole(build) else []
+    return [u for u in build.unmatched if u.selector is None] if held_whole(build) else []
+
+
+def idle_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
+    """The ``patches`` entries of ``k`` whose ``target:`` selects no object of its build:
+    kustomize v5 applies them to nothing, without an error (judged as
+    :func:`refusing_patches` judges, only where the model holds the whole build)."""
+    if k.flux is not None or k.is_component or graph.by_dir.get(k.directory) is not k:
+        return []
+    build = graph.build(k.directory)
+    if not held_whole(build) or any(
+            (lf := graph.files.get(f)) is not None and not lf.documents for f in build.files):
+        return []  # (an empty file is one a tool fills: flux bootstrap's gotk-components.yaml)
+    return [u for u in build.unmatched if u.selector is not None]
 
 
 def held_whole(build: Build) -> bool:

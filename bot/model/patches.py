@@ -37,11 +37,14 @@ class Unmatched:
     with no ``target:``) whose own kind and name select no object of the build: kustomize
     refuses the build ("no matches for Id ..."). ``entry``: its entry in the
     kustomization (``("patches", 0)``); ``held``: the objects of its kind the build held
-    then, as namespace/name (or name)."""
+    then, as namespace/name (or name). With a ``selector``: a ``patches`` entry whose
+    ``target:`` selects no object of the build, which kustomize v5 applies to nothing
+    without an error (:func:`reviewbot.model.objects.idle_patches`)."""
 
     entry: Path
     patch: Patch
     held: tuple[str, ...]
+    selector: Mapping[str, Any] | None = None
 
     def kustomize_id(self) -> str:
         """The patch's id as kustomize's error writes it: ``Service.v1.[noGrp]/demo.[noNs]``."""

@@ -151,15 +151,23 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
                               functools.partial(apply_smp, patch=patch), gone)
         if out is before and unmatched is not None and names_target(patch):
             unmatched.append(patch_unmatched(entry, patch, out))
+    renamed = False  # a patch renamed an object: kustomize's targets still match its old
+    # name, which the build does not follow (vllm-project/aibrix's simulator overlays)
     for entry, selector, patch in patches(k, read):
         target = Target(selector, patch)
         before = out
         out = by_kind.patched(out, target.only, target.selects,
                               patcher(patch, selector is not None), gone)
-        # (a patch with a target that selects nothing is no error to kustomize v5)
+        # (a patch with a target that selects nothing is no error to kustomize v5: it does
+        # nothing, which the build keeps apart)
         if (out is before and unmatched is not None and selector is None
                 and names_target(patch)):
             unmatched.append(patch_unmatched(entry, patch, out))
+        elif out is before and unmatched is not None and selector is not None and not (
+                renamed or any(target.selects(r) for r in out)):
+            unmatched.append(Unmatched(entry, patch, (), selector))
+        elif out is not before and unmatched is not None and not renamed:
+            renamed = {r.name for r in out} != {r.name for r in before}
     namespace = text_of(body.get("namespace"))
     if namespace:
         kinds: dict[tuple[str, str], tuple[bool, tuple[FieldSpec, ...]]] = {}
