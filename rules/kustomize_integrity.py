@@ -934,11 +934,12 @@ def _unresolved_vars(graph: Graph, unapplied: Collection[str]) -> Iterator[Viola
     """A var kustomize cannot resolve in the build of a kustomization no other includes
     (model.objects.refusing_var): it refuses the whole build. Said once per var, at the
     kustomization that declares it."""
+    if not any(k.body.get("vars") for k in graph.by_dir.values()):
+        return  # (most trees: no build to ask)
     said: set[tuple[str, str]] = set()
     for folder in graph.roots:
         k = graph.by_dir[folder]
-        if k.file in unapplied or not any(graph.by_dir[f].body.get("vars") for f in (
-                graph.closure(folder) & graph.by_dir.keys())):
+        if k.file in unapplied:
             continue
         found = refusing_var(graph, k)
         if found is None or (found.owner.file, found.name) in said:

@@ -167,7 +167,9 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
                 renamed or any(target.selects(r) for r in out)):
             unmatched.append(Unmatched(entry, patch, (), selector))
         elif out is not before and unmatched is not None and not renamed:
-            renamed = {r.name for r in out} != {r.name for r in before}
+            renamed = (any(a.name != b.name for a, b in zip(before, out, strict=True)
+                           if a is not b) if len(out) == len(before)
+                       else {r.name for r in out} != {r.name for r in before})
     namespace = text_of(body.get("namespace"))
     if namespace:
         kinds: dict[tuple[str, str], tuple[bool, tuple[FieldSpec, ...]]] = {}
