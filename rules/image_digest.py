@@ -288,42 +288,12 @@ def _check(
                 doubt="",  # it names the step itself: the model's doubt of it would repeat it
             )
             return
-        push = pushed_by(model, ref)
-        if push is not None:
-            yield Violation(
-                pod.obj, where,
-                f"{who}: image {ref.text} has {written} and no digest; this repository's CI "
-                f"builds and pushes it ({push.step.label}, {push.step.where}), so a restart "
-                "runs whatever that workflow last pushed, which no manifest pins",
-                fix=(f"Pin the digest the workflow pushes ({ref.name}:<tag>@sha256:<digest>), "
-                     "or let the workflow write it here."),
-                kind="placeholder",
-            )
-            return
-        local = local_build(model, ref)
-        if local is not None:
-            yield Violation(
-                pod.obj, where,
-                f"{who}: image {ref.text} has {written} and no digest; {local.describe()}, "
-                "pushed to no registry a manifest could pin, so a pod runs whatever that "
-                "build last made where it runs",
-                fix=(f"Push {ref.name} to a registry and pin its digest there "
-                     f"({ref.name}:<version>@sha256:<digest>), or keep it a local build."),
-                kind="placeholder",
-            )
-            return
-        akin_to = akin(model, ref)
-        if akin_to is not None:
-            yield Violation(
-                pod.obj, where,
-                f"{who}: image {ref.text} has {written} and no digest; {akin_to.describe()}, "
-                f"so this is likely a placeholder a build step rewrites, but no step the "
-                f"repository declares names {ref.name}: if it is applied as written, it runs "
-                "whatever the registry serves",
-                fix=(f"Let the build tool own the reference (name the image it builds), or pin "
-                     f"{ref.name}:<version>@sha256:<digest>."),
-                kind="placeholder",
-            )
+        declared = _built_elsewhere(model, ref)
+        if declared is not None:
+            said, fix = declared
+            yield Violation(pod.obj, where,
+                            f"{who}: image {ref.text} has {written} and no digest; {said}",
+                            fix=fix, kind="placeholder")
             return
         tools = sorted({b.image for b in builders(model) if b.tool in ("skaffold", "ko")})
         why = ("; no build step the repository declares (skaffold, ko, a CI step that sets "
@@ -562,3 +532,30 @@ def moved_tags(
                 fix=f"Replace the digest with the one of {ref.name}:{ref.tag}, or revert the tag.",
                 kind="tag-moved",
             )
+
+
+def _built_elsewhere(model: Model, ref: ImageRef) -> tuple[str, str] | None:
+    """(what the message says, the fix) where a build the repository declares makes ``ref``'s
+    image, which no manifest pins: its own CI pushes it, it is built where it runs, or a
+    build makes an image of the same short name; else None."""
+    push = pushed_by(model, ref)
+    if push is not None:
+        return (f"this repository's CI builds and pushes it ({push.step.label}, "
+                f"{push.step.where}), so a restart runs whatever that workflow last pushed, "
+                "which no manifest pins",
+                f"Pin the digest the workflow pushes ({ref.name}:<tag>@sha256:<digest>), or "
+                "let the workflow write it here.")
+    local = local_build(model, ref)
+    if local is not None:
+        return (f"{local.describe()}, pushed to no registry a manifest could pin, so a pod "
+                "runs whatever that build last made where it runs",
+                f"Push {ref.name} to a registry and pin its digest there "
+                f"({ref.name}:<version>@sha256:<digest>), or keep it a local build.")
+    akin_to = akin(model, ref)
+    if akin_to is not None:
+        return (f"{akin_to.describe()}, so this is likely a placeholder a build step rewrites, "
+                f"but no step the repository declares names {ref.name}: if it is applied as "
+                "written, it runs whatever the registry serves",
+                f"Let the build tool own the reference (name the image it builds), or pin "
+                f"{ref.name}:<version>@sha256:<digest>.")
+    return None
