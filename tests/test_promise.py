@@ -701,3 +701,32 @@ def test_a_values_file_an_application_gives_its_chart_is_in_its_namespace(
     (digest,) = lint_dir(tmp_path, only=["image-digest"]).findings
     assert (digest.object, digest.file, digest.line) == (
         "HelmValues/dashboard/values", "charts/dashboard/values.yaml", 3)
+
+
+def test_a_file_kustomize_cannot_parse_fails_its_build(tmp_path: Path) -> None:
+    """New-user trial ten: a ConfigMap's key written twice (kubectl kustomize 5.5: "mapping
+    key already defined") refuses the build of its folder, so the GPU Deployment beside it
+    is not applied either: its findings say so, as for a missing file."""
+    write(tmp_path, {
+        "gpu/kustomization.yaml": "resources: [config.yaml, web.yaml]\n",
+        "gpu/config.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+                           "data:\n  A: '1'\n  A: '2'\n",
+        "gpu/web.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: web}
+            spec:
+              selector: {matchLabels: {app: web}}
+              template:
+                metadata: {labels: {app: web}}
+                spec:
+                  containers: [{name: web, image: "web:latest"}]
+        """,
+    })
+    found = lint_dir(tmp_path, only=["yaml-syntax", "image-digest"]).findings
+    assert [(f.file, f.severity) for f in found] == [
+        ("gpu/config.yaml", "error"), ("gpu/web.yaml", "warning")]
+    assert found[1].message.endswith(
+        "Not applied: the build of gpu fails (kustomization.yaml: 'config.yaml' does not parse "
+        "as kustomize reads it: duplicate mapping key (first defined on line 5) at line 6), so "
+        "none of this is applied until it builds.")

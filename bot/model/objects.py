@@ -15,13 +15,14 @@ and init containers: :data:`CONTAINER_LISTS`).
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.load.loader import Document, LoadedFile
+from reviewbot.load.loader import SYNTAX_ERROR, Document, LoadedFile
 from reviewbot.load.paths import Path, dig
 from reviewbot.model.images import ImageRef
 from reviewbot.model.kustomize import (
@@ -1444,11 +1445,32 @@ def _first_refusal(model: Model, build: Build) -> tuple[str, str, str] | None:
             return k.file, patch_entry_text(k, found.entry), (
                 "patches an object the build does not hold (kustomize: no matches for Id "
                 f"{found.kustomize_id()})")
+    for file in sorted(build.files & graph.kustomized_files):
+        unparsed = unparsed_by_kustomize(graph, file)
+        if unparsed is not None:
+            return unparsed
     top = graph.by_dir.get(build.folder)
     var = refusing_var(graph, top) if top is not None else None
     if var is not None:
         return var.owner.file, f"vars: {var.name}", var.why
     return None
+
+
+def unparsed_by_kustomize(graph: Graph, file: str) -> tuple[str, str, str] | None:
+    """A manifest file a build reads as kustomize does that kustomize cannot parse (a
+    syntax error, or a key written twice outside ``metadata.annotations``: kyaml's "mapping
+    key already defined", kubectl kustomize 5.5): kustomize refuses every build that reads
+    it. As :func:`refused_entry` gives it (the kustomization of its folder, the file as
+    that lists it, what is wrong), or None (a new-user trial: a ConfigMap's key written
+    twice left the GPU Deployment beside it "applied", its rollout "started")."""
+    lf = graph.files.get(file)
+    problem = next((p for p in lf.problems if not p.kustomize_reads and p.message.startswith(
+        (SYNTAX_ERROR, "duplicate mapping key"))), None) if lf is not None else None
+    if problem is None:
+        return None
+    owner = graph.by_dir.get(posixpath.dirname(file))
+    return (owner.file if owner is not None else file, posixpath.basename(file),
+            f"does not parse as kustomize reads it: {problem.message} at line {problem.line}")
 
 
 @dataclass(frozen=True)
@@ -1662,7 +1684,9 @@ def any_refused(model: Model) -> bool:
     graph, index = model_graph(model), tree_index(model)
     return any(next(missing_entries(k, index, graph, None, controlled(model, k)), None)
                is not None or refusing_patches(graph, k) for k in graph.by_dir.values()
-               ) or bool(unplaced(model)) or (
+               ) or bool(unplaced(model)) or any(
+        unparsed_by_kustomize(graph, f) is not None for f in graph.kustomized_files
+        if model.files.get(f) is not None and model.files[f].problems) or (
         any(k.body.get("vars") for k in graph.by_dir.values())
         and any(refusing_var(graph, k) is not None for k in graph.by_dir.values()))
 
