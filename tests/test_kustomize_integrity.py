@@ -1007,8 +1007,8 @@ def test_a_patch_whose_target_selects_nothing_does_nothing_and_says_so(tmp_path:
     """New-user trial nine: a replicas patch targeting `web-frontend`, which the base calls
     `web`, changes nothing and kustomize says nothing; a component's object named `${APP}`
     (gavinmcfall/home-ops' ScaledObject) is not `plex` while kustomize builds: Flux
-    substitutes after. A patch that renames an object first leaves the later ones unjudged
-    (kustomize's targets still match the old name)."""
+    substitutes after. A patch that renames an object first: the later targets still match
+    the name it first had, as kustomize's do."""
     deploy = """
         apiVersion: apps/v1
         kind: Deployment

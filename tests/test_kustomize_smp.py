@@ -378,6 +378,58 @@ def test_a_targeted_patch_renames_its_target_only_when_its_options_allow_it(
                   for b in bodies) == [("app-a", "apps", "v2"), ("base-app-b", "apps", "v2")]
 
 
+def test_a_patch_that_renames_an_object_leaves_its_old_name_to_later_patches(
+    tmp_path: Path,
+) -> None:
+    # vllm-project/aibrix's simulator overlays rename a Deployment with a JSON 6902 patch and
+    # patch it again by its old name: kustomize records the id a patch changed
+    # (StorePreviousId), so later targets and name references find it; reviewbot did not
+    # apply the later patches, and called a strategic merge patch by the old name an error
+    bodies = build(tmp_path, {
+        "kustomization.yaml": """
+            resources: [objects.yaml]
+            patches:
+            - target: {kind: Deployment, name: app}
+              patch: |-
+                - {op: replace, path: /metadata/name, value: app-a40}
+            - target: {kind: Deployment, name: app}
+              patch: |-
+                - {op: add, path: /spec/replicas, value: 3}
+            - patch: |-
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata: {name: app}
+                spec: {template: {spec: {containers: [{name: c, image: "sim:2"}]}}}
+            - target: {kind: ConfigMap, name: cfg}
+              patch: |-
+                - {op: replace, path: /metadata/name, value: cfg-a40}
+        """,
+        "objects.yaml": """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: cfg}
+            data: {k: v}
+            ---
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: app}
+            spec:
+              selector: {matchLabels: {app: app}}
+              template:
+                metadata: {labels: {app: app}}
+                spec:
+                  volumes: [{name: v, configMap: {name: cfg}}]
+                  containers: [{name: c, image: "sim:1"}]
+        """,
+    })
+    app = only(bodies, "Deployment")
+    assert (app["metadata"]["name"], app["spec"]["replicas"]) == ("app-a40", 3)
+    assert app["spec"]["template"]["spec"]["containers"][0]["image"] == "sim:2"
+    assert app["spec"]["template"]["spec"]["volumes"][0]["configMap"]["name"] == "cfg-a40"
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [(f.rule, f.line, f.message) for f in result.findings] == []
+
+
 def test_a_component_s_own_components_are_built_after_its_resources(tmp_path: Path) -> None:
     # alex-matthews/home-ops' kopiur Component includes ./local, ./remote and ./restore
     # Components: their objects were not built ("not applied")

@@ -151,25 +151,19 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
                               functools.partial(apply_smp, patch=patch), gone)
         if out is before and unmatched is not None and names_target(patch):
             unmatched.append(patch_unmatched(entry, patch, out))
-    renamed = False  # a patch renamed an object: kustomize's targets still match its old
-    # name, which the build does not follow (vllm-project/aibrix's simulator overlays)
     for entry, selector, patch in patches(k, read):
         target = Target(selector, patch)
         before = out
         out = by_kind.patched(out, target.only, target.selects,
-                              patcher(patch, selector is not None), gone)
+                              _storing_id(patcher(patch, selector is not None)), gone)
         # (a patch with a target that selects nothing is no error to kustomize v5: it does
         # nothing, which the build keeps apart)
         if (out is before and unmatched is not None and selector is None
                 and names_target(patch)):
             unmatched.append(patch_unmatched(entry, patch, out))
         elif out is before and unmatched is not None and selector is not None and not (
-                renamed or any(target.selects(r) for r in out)):
+                any(target.selects(r) for r in out)):
             unmatched.append(Unmatched(entry, patch, (), selector))
-        elif out is not before and unmatched is not None and not renamed:
-            renamed = (any(a.name != b.name for a, b in zip(before, out, strict=True)
-                           if a is not b) if len(out) == len(before)
-                       else {r.name for r in out} != {r.name for r in before})
     namespace = text_of(body.get("namespace"))
     if namespace:
         kinds: dict[tuple[str, str], tuple[bool, tuple[FieldSpec, ...]]] = {}
@@ -194,7 +188,8 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
                             cfg.selecting("commonAnnotations", *_gvk(r))) for r in out]
     for selector, patch in json_patches(k, read):
         target = Target(selector, patch)
-        out = by_kind.patched(out, target.only, target.selects, patcher(patch, True), gone)
+        out = by_kind.patched(out, target.only, target.selects,
+                              _storing_id(patcher(patch, True)), gone)
     for item in list_of(body.get("replicas")):
         if isinstance(item, dict) and isinstance(item.get("count"), int):
             out = [_replicas(r, str(item.get("name")), item["count"],
@@ -609,6 +604,27 @@ def _previous(r: Resource, prefix: str = "", suffix: str = "") -> Renames:
     h = r.renames
     return Renames(h.previous + (_current(r),), h.prefixes + ((prefix,) if prefix else ()),
                    h.suffixes + ((suffix,) if suffix else ()))
+
+
+def _storing_id(apply: Callable[[Resource], Resource | None]
+                ) -> Callable[[Resource], Resource | None]:
+    """``apply`` (a patch) recording the id an object had when the patch changed its name,
+    namespace or kind (kustomize's StorePreviousId, which its PatchTransformer calls): the
+    later patches' targets still match the name it first had, and name references to it
+    follow the new one (kubectl kustomize 5.5: a JSON 6902 ``replace /metadata/name``, then
+    a target naming the old name patches it, and a ConfigMap's volume follows the rename)."""
+    def patched(r: Resource) -> Resource | None:
+        after = apply(r)
+        if after is None or after is r:
+            return after
+        was, now = r.body, after.body
+        if now.get("kind") == was.get("kind"):
+            meta, meta_was = dict_of(now.get("metadata")), dict_of(was.get("metadata"))
+            if (meta.get("name") == meta_was.get("name")
+                    and meta.get("namespace") == meta_was.get("namespace")):
+                return after
+        return Resource(after.doc, after.path, after.body, after.origins, _previous(r))
+    return patched
 
 
 def _original_kind(r: Resource) -> str:
