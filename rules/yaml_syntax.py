@@ -121,6 +121,7 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
         for problem in lf.problems:
             if problem.kustomize_reads and lf.path not in model.refused:
                 continue  # every build that reads it is kustomize's, which takes it
+            said = _key_named(problem.message, lines, problem.line, problem.column)
             first = max(problem.line - 2, 0)  # the failing line and the one before it
             near = lines[first:problem.line] if lines else []
             if any(_PLACEHOLDER.search(text) for text in near):
@@ -139,7 +140,7 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
                 what = ""
             if problem.message.startswith(DUPLICATE_KEY) and _values_file(lf.path, lf.text):
                 yield Violation(
-                    None, (), f"{problem.message}; Helm reads values files without refusing a "
+                    None, (), f"{said}; Helm reads values files without refusing a "
                     "duplicate key and keeps the later value, so the earlier one is silently "
                     "dropped", file=lf.path, line=problem.line, column=problem.column,
                     key=f"{lf.path}:{problem.message}", kind="values-duplicate",
@@ -152,7 +153,7 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
                 # applied as written: kubectl (and Argo CD's directory source, which decodes
                 # as kubectl does) keeps the later value (kubectl 1.32 measured)
                 yield Violation(
-                    None, (), f"{problem.message.split(':', 1)[0]}; no kustomize build reads "
+                    None, (), f"{said.split('): ', 1)[0].rstrip(')')}); no kustomize build reads "
                     "this file, and kubectl (as Argo CD's directory source) keeps the later "
                     "value, so the object is applied with the earlier one silently dropped "
                     "(reviewbot judged nothing else of it)", file=lf.path, line=problem.line,
@@ -163,7 +164,7 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
                 continue
             if what:
                 yield Violation(
-                    None, (), f"{problem.message}; {what}", file=lf.path,
+                    None, (), f"{said}; {what}", file=lf.path,
                     line=problem.line, column=problem.column,
                     key=f"{lf.path}:{problem.message}", kind="placeholder",
                     fix="Replace the placeholder, or quote it if the file is meant to parse.",
@@ -178,7 +179,7 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
                     _no_manifest(lf.path, lf.text)):
                 doubt = NO_MANIFEST  # (davosian/home-cluster-v2: a go-task Taskfile)
             yield Violation(
-                None, (), problem.message, file=lf.path, line=problem.line,
+                None, (), said, file=lf.path, line=problem.line,
                 column=problem.column, key=f"{lf.path}:{problem.message}", doubt=doubt,
             )
 
@@ -202,3 +203,20 @@ def _no_manifest(path: str, text: str) -> bool:
     ``kind``, and it is no Helm values or kustomization file (which hold neither)."""
     return not _MANIFEST_KEY.search(text) and not VALUES_NAME.search(
         path.rpartition("/")[2]) and not is_kustomization_file(path)
+
+
+# a key as a reader can name it: plain, on one line, short (anything else is not quoted)
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_.\-/]{1,63}")
+
+
+def _key_named(message: str, lines: list[str], line: int, column: int) -> str:
+    """``message`` with the key written twice named (`` `name` ``) when it is a duplicate
+    key and the text at its place is a plain key (the loader's messages quote no content:
+    the rule reads the file's own line). The finding's key stays the loader's message."""
+    if not message.startswith(DUPLICATE_KEY) or not 0 < line <= len(lines):
+        return message
+    found = _PLAIN_KEY.match(lines[line - 1], max(column - 1, 0))
+    rest = lines[line - 1][found.end():].lstrip() if found else ""
+    if found is None or not rest.startswith(":"):
+        return message
+    return f"{DUPLICATE_KEY} `{found.group()}`{message[len(DUPLICATE_KEY):]}"

@@ -51,7 +51,8 @@ def test_json_matches_the_contract(repo: Path, capsys: pytest.CaptureFixture[str
     by_rule = {f["rule"]: f for f in data["findings"]}
     assert by_rule["yaml-syntax"] == {
         "rule": "yaml-syntax", "severity": "error", "file": "k8s/app.yaml", "line": 12,
-        "column": 3, "object": "", "message": "duplicate mapping key (first defined on line 11)",
+        "column": 3, "object": "",
+        "message": "duplicate mapping key `name` (first defined on line 11)",
         "fix": "Fix the YAML at the reported line and column.",
     }
     unused = by_rule["unused-suppression"]
@@ -86,6 +87,7 @@ def test_sarif_is_valid_sarif_2_1_0(repo: Path, capsys: pytest.CaptureFixture[st
 def test_github_annotations(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _, out = _run(repo, "github", capsys)
     assert ("::error file=k8s/app.yaml,line=12,col=3,title=yaml-syntax::duplicate mapping key "
+            "`name` "
             "(first defined on line 11). Fix the YAML at the reported line and column.") in out
     assert "::warning file=k8s/app.yaml,line=6,col=27,title=unused-suppression::" in out
 
