@@ -1550,6 +1550,66 @@ def test_a_flux_instance_s_sync_path_is_substituted_by_what_applies_it(
         ("clusters/two/bootstrap", "clusters/two/bootstrap")]
 
 
+def test_a_kustomization_of_a_folder_above_the_instance_that_builds_none_of_it_does_not_sync(
+    tmp_path: Path,
+) -> None:
+    """Judge round AO: deedee-ops/home-ops' components-only Kustomizations (path
+    ./kubernetes, whose kustomization lists no resource; postBuild gives APP, no CLUSTER)
+    were taken as applying the flux-instance below ./kubernetes: its sync path became
+    `kubernetes/clusters//bootstrap`, a second cluster of 0 objects said missing."""
+    write(tmp_path, {
+        "apps/kustomization.yaml": "resources: []  # components-only installations\n",
+        "apps/db/kustomization.yaml": (
+            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+            "resources: [cm.yaml]\n"),
+        "apps/db/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${APP}-db}\n",
+        "apps/flux-instance/helmrelease.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: flux-instance, namespace: flux-system}
+            spec:
+              chartRef: {kind: OCIRepository, name: flux-instance}
+              values:
+                instance:
+                  sync: {kind: GitRepository, url: https://github.com/acme/fleet,
+                         path: "clusters/${CLUSTER}/bootstrap"}
+        """,
+        "clusters/one/bootstrap/entrypoint.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: cluster-apps, namespace: flux-system}
+            spec:
+              path: ./clusters/one/apps
+              sourceRef: {kind: GitRepository, name: flux-system}
+        """,
+        "clusters/one/apps/flux-instance.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: flux-instance, namespace: flux-system}
+            spec:
+              path: ./apps/flux-instance
+              postBuild: {substitute: {CLUSTER: one}}
+              sourceRef: {kind: GitRepository, name: flux-system}
+        """,
+        "clusters/one/apps/db.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: db, namespace: flux-system}
+            spec:
+              path: ./apps
+              components: [./db]
+              postBuild: {substitute: {APP: ai}}
+              sourceRef: {kind: GitRepository, name: flux-system}
+        """,
+        "clusters/one/apps/web.yaml": FLOATING % "one",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "clusters/one/apps/web.yaml")]
+    assert [(r.cluster, r.path) for r in result.model.derived["reach"].roots] == [
+        ("clusters/one/bootstrap", "clusters/one/bootstrap")]
+
+
 def test_each_cluster_substitutes_the_instance_s_sync_path_from_its_own_settings(
     tmp_path: Path,
 ) -> None:

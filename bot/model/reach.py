@@ -685,6 +685,10 @@ class _Walker:
             folder = self._target(kustomization.file.path, spec)
             if folder is None or not (folder == "" or doc.file.path.startswith(folder + "/")):
                 continue
+            build = self.graph.flux_build(kustomization.file.path, spec)
+            if build is None or doc.file.path not in build.files:
+                continue  # a folder above it that builds other files (deedee-ops/home-ops'
+                # components-only ./kubernetes, whose own kustomization lists none)
             values = post_build_values(  # (substituteFrom: the tree's one ConfigMap of
                 spec, _namespace(kustomization.value),  # that name, no cluster's yet)
                 functools.partial(self._config_near, kustomization.file.path))
