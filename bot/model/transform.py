@@ -224,7 +224,8 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
 # configuration's own.
 # Another plugin's output is not known (kustomize-integrity and the objects' doubts say so).
 BUILTIN_TRANSFORMERS = frozenset({
-    "NamespaceTransformer", "PrefixSuffixTransformer", "LabelTransformer",
+    "NamespaceTransformer", "PrefixSuffixTransformer", "PrefixTransformer",
+    "SuffixTransformer", "LabelTransformer",
     "AnnotationsTransformer", "ImageTagTransformer", "ReplicaCountTransformer",
     "PatchTransformer",
 })
@@ -250,9 +251,10 @@ def _run_builtin(config: Mapping[str, Any], out: list[Resource]) -> list[Resourc
         kinds: dict[tuple[str, str], tuple[bool, tuple[FieldSpec, ...]]] = {}
         unset_only = config.get("unsetOnly") is True
         return [_set_namespace(r, namespace, own, kinds, unset_only) for r in out]
-    if kind == "PrefixSuffixTransformer":
-        prefix = text_of(config.get("prefix")) or ""
-        suffix = text_of(config.get("suffix")) or ""
+    if kind in ("PrefixSuffixTransformer", "PrefixTransformer", "SuffixTransformer"):
+        # (kustomize v5's two halves of the first: each reads its own field only)
+        prefix = (text_of(config.get("prefix")) or "") if kind != "SuffixTransformer" else ""
+        suffix = (text_of(config.get("suffix")) or "") if kind != "PrefixTransformer" else ""
         if not prefix and not suffix:
             return out
         own = Config({"namePrefix": tuple(specs)})
