@@ -35,7 +35,10 @@ Findings, by kind:
   moves with what the workflow last pushed; or the image is built where it runs, pushed to
   no registry a manifest could pin (a docker compose service's `build:` tagged with its
   `image:`; an OpenShift BuildConfig's output to an ImageStream with `lookupPolicy.local`,
-  which pods name by its short name); or the image is no reference
+  which pods name by its short name, or to the cluster's internal registry, which pods name by
+  its address `image-registry.openshift-image-registry.svc:5000/NAMESPACE/STREAM`); or a
+  Tekton PipelineRun or TaskRun of the tree (run by hand too) pushes that very tag (a
+  parameter named for an image: `IMAGE`, `image-reference`); or the image is no reference
   at all (`$IMAGE_URL`, `IMAGE_NAME`, `REGION-docker.pkg.dev/PROJECT_ID/app:latest`: a shell
   variable or capital letters, which a reference's path never has), a placeholder replaced
   before anything is applied. A `kustomize edit set image` step that writes its reference
@@ -125,6 +128,7 @@ from reviewbot.model.build import (
     builder_of,
     builders,
     local_build,
+    pipeline_build,
     pushed_by,
     rewriter,
     unread_image_setter,
@@ -545,7 +549,18 @@ def _built_elsewhere(model: Model, ref: ImageRef) -> tuple[str, str] | None:
                 "which no manifest pins",
                 f"Pin the digest the workflow pushes ({ref.name}:<tag>@sha256:<digest>), or "
                 "let the workflow write it here.")
+    run = pipeline_build(model, ref)
+    if run is not None:
+        return (f"{run.describe()}, so a restart runs whatever that run last pushed, which "
+                "no manifest pins",
+                f"Pin the digest the run pushes ({ref.name}:<tag>@sha256:<digest>), or let "
+                "the pipeline write it here.")
     local = local_build(model, ref)
+    if local is not None and local.tool == "openshift-registry":
+        return (f"{local.describe()}, so a pod runs whatever that build last pushed there, "
+                "which no manifest pins",
+                f"Pin the digest the build pushes ({ref.name}@sha256:<digest>), or keep it a "
+                "build of the cluster's own.")
     if local is not None:
         return (f"{local.describe()}, pushed to no registry a manifest could pin, so a pod "
                 "runs whatever that build last made where it runs",

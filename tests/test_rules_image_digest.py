@@ -402,6 +402,54 @@ def test_an_image_built_where_it_runs_is_a_placeholder(tmp_path: Path) -> None:
         "by its short name (openshift/stream.yaml:" in found[1].message
 
 
+def test_an_image_a_tekton_run_or_a_buildconfig_pushes_is_a_placeholder(
+        tmp_path: Path) -> None:
+    """Judge round AP: ZJUSCT/argo-cd.clusters.zjusct.io's buildkit PipelineRuns (run by
+    hand) push `harbor.../library/squid:latest`, the tag its Deployment names; adnan-drina/
+    rhoai3-demo's BuildConfig pushes to the internal registry the chatbot pulls from by its
+    address. The run's repository without its tag, or another stream, floats."""
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        "tekton/squid-run.yaml": """
+            apiVersion: tekton.dev/v1
+            kind: PipelineRun
+            metadata: {generateName: buildkit-squid-run-, namespace: tekton}
+            spec:
+              pipelineRef: {name: buildkit}
+              params:
+                - {name: git-url, value: "https://github.com/acme/fleet.git"}
+                - {name: image-reference, value: "harbor.example.org/library/squid:latest"}
+        """,
+        "squid/deploy.yaml": pod("harbor.example.org/library/squid:latest"),
+        "squid-untagged/deploy.yaml": pod("harbor.example.org/library/squid"),
+        "rag/build.yaml": """
+            apiVersion: build.openshift.io/v1
+            kind: BuildConfig
+            metadata: {name: chatbot, namespace: rag-build}
+            spec:
+              source: {binary: {}}
+              strategy: {dockerStrategy: {}}
+              output:
+                to: {kind: ImageStreamTag, name: "chatbot:latest"}
+        """,
+        "rag/deploy.yaml": pod(
+            "image-registry.openshift-image-registry.svc:5000/rag-build/chatbot:latest"),
+        "rag-other/deploy.yaml": pod(
+            "image-registry.openshift-image-registry.svc:5000/rag-build/other:latest"),
+    })
+    found = lint_dir(tmp_path, only=["image-digest"]).findings
+    assert [(f.file, f.severity) for f in found] == [
+        ("rag-other/deploy.yaml", "error"), ("rag/deploy.yaml", "warning"),
+        ("squid-untagged/deploy.yaml", "error"), ("squid/deploy.yaml", "warning")]
+    assert "; an OpenShift BuildConfig builds it into the cluster's internal registry " \
+        "(rag/build.yaml:8), so a pod runs whatever that build last pushed there" \
+        in found[1].message
+    assert "; a Tekton run of this repository builds and pushes it (tekton/squid-run.yaml:8), " \
+        "so a restart runs whatever that run last pushed, which no manifest pins" \
+        in found[3].message
+
+
 def test_a_workflow_that_builds_without_pushing_makes_no_placeholder(tmp_path: Path) -> None:
     (tmp_path / ".github" / "workflows").mkdir(parents=True)
     (tmp_path / ".github" / "workflows" / "images.yaml").write_text(
