@@ -10,7 +10,9 @@ components (`predictor.model` and the framework predictors: `predictor.tensorflo
 `.pytorch`, `.sklearn`, ...), the containers of KServe `ServingRuntime` /
 `ClusterServingRuntime` and `LLMInferenceService` pod templates, and images in Helm values
 (`image: {repository, tag, digest}`, app-template `tag: v1@sha256:...`, a string `image:`
-with a sibling `tag:`; an empty tag is the chart's default, its appVersion, not `:latest`).
+with a sibling `tag:`; an empty tag is the chart's default, its appVersion, not `:latest`,
+except in a container spec the values hold whole, `extraContainers: [{name, image}]`, which
+charts copy as written).
 
 Findings, by kind:
 
@@ -309,7 +311,7 @@ def _check(
             doubt = (f"which images {unread.step.label} sets with kustomize edit set image "
                      f"({unread.step.where}): a variable names them and the kustomization")
         else:
-            doubt = _chart_tag_unseen(pod, ref)
+            doubt = _chart_tag_unseen(pod, container, ref)
         if tools:
             more = ", ..." if len(tools) > 3 else ""
             why = (f"; the repository's build steps ({', '.join(tools[:3])}{more}) do not "
@@ -431,13 +433,16 @@ def _variable_part(text: str) -> str:
     return "reference"
 
 
-def _chart_tag_unseen(pod: PodTemplate, ref: ImageRef) -> str | None:
+def _chart_tag_unseen(pod: PodTemplate, container: Container, ref: ImageRef) -> str | None:
     """A chart's values that name an image without a tag: the chart's templates may give it
     one from elsewhere (``appVersion``, a sibling ``defaultVersion``), which reviewbot does
-    not render (app-template renders exactly what the values say)."""
+    not render (app-template renders exactly what the values say, and so does a chart of a
+    container spec its values hold whole: ``extraContainers: [{name, image}]``, which charts
+    copy as written; ZJUSCT's argo-cd repo-server sidecar ``quay.io/argoproj/argocd``)."""
     origin = pod.origin
     if ref.tag is not None or origin is None or origin.source != "values" or origin.chart in (
-            "app-template", "raw"):
+            "app-template", "raw") or (
+            container.origin is not None and container.origin.chart == "raw"):
         return None
     return (f"the tag the {origin.chart or 'chart'}'s templates give this image (its values "
             "name none)")
