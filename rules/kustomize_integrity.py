@@ -37,10 +37,11 @@ reviewbot checks every `kustomization.yaml` in the tree:
   `idle-patch` (warning): kustomize v5 applies it to nothing, without an error, so the
   change it was written for never happens; where the build names objects of the target's
   kind with a `${VAR}`, the message says Flux substitutes it only after kustomize has built
-  (a patch targeting `name: plex` never meets the component's `${APP}` ScaledObject). Not
-  judged after a patch of the same kustomization renamed an object (kustomize's targets
-  still match the old name), where a listed file is empty (one a tool fills, as flux
-  bootstrap's `gotk-components.yaml`), nor where a build is not held whole (as below);
+  (a patch targeting `name: plex` never meets the component's `${APP}` ScaledObject). A
+  target matches the name an object first had as well as its current one, as kustomize's
+  do (a patch that renamed it records the old id). Not judged where a listed file is empty
+  (one a tool fills, as flux bootstrap's `gotk-components.yaml`), nor where a build is not
+  held whole (as below);
   Judged only when reviewbot holds the whole build: no remote entry, `helmCharts`, plugin,
   chart a Fleet bundle renders into it (`fleet.yaml` with `helm` builds its `kustomize.dir`
   over the chart's output), entry the tree lacks or file it cannot read, no variable in
@@ -89,6 +90,17 @@ reviewbot checks every `kustomization.yaml` in the tree:
   CustomResourceDefinition in the tree says `scope: Namespaced` (another custom kind's scope
   is not known: not judged). When the Kustomization's build fails first (a missing entry),
   the finding is the object's, a warning: nothing of it is applied until the build works;
+- a Flux Kustomization's (HelmRelease's) `spec.dependsOn` entry names a Kustomization
+  (HelmRelease) its cluster has (`dependency`): kustomize-controller (helm-controller)
+  looks it up before every reconciliation, the entry's namespace defaulting to the
+  dependent's own, and without it never applies (installs) the dependent ("unable to get
+  'monitoring/loki' dependency"). The cluster has what its builds hold and what its roots
+  make themselves (`flux bootstrap`'s `flux-system`, a FluxInstance's sync Kustomization).
+  The message says where the dependency is after all (another namespace, a file no root
+  applies, another cluster, a name holding it). A warning when something reviewbot cannot
+  see may make it (chart templates declaring Flux objects, flux-operator ResourceSets, a
+  source it does not follow), unless the repository declares it in a file no root applies;
+  a name with a variable is not judged;
 - a FluxInstance's sync path (`spec.sync.path`, a flux-instance HelmRelease's
   `instance.sync.path`) names a folder of the tree once the postBuild of each Flux
   Kustomization applying it substitutes its variables (`missing`, a warning: whether the
@@ -214,6 +226,7 @@ from reviewbot.model.kustomize import (
     patch_folders,
 )
 from reviewbot.model.objects import (
+    DEFAULT_CLUSTER,
     REFUSED,
     UNPLACED,
     KObject,
@@ -232,6 +245,7 @@ from reviewbot.model.objects import (
 )
 from reviewbot.model.reach import (
     ARGO_GROUP,
+    FLUX_DEPENDING,
     TEMPLATE_PATCH,
     TEMPLATED,
     aside_why,
@@ -240,10 +254,12 @@ from reviewbot.model.reach import (
     kept_aside,
     placeholder_folders,
     read_by_terraform,
+    root_made,
     source_url,
     unapplied_folders,
     unincluded_component,
 )
+from reviewbot.model.resource import dict_of, templates_declaring
 from reviewbot.sources.tree import NOT_APPLIED
 
 ID = "kustomize-integrity"
@@ -256,7 +272,7 @@ RATIONALE = (
 )
 FIX = "Fix the path, list the manifest in its kustomization, or remove the duplicate."
 SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error",
-              "idle-patch": "warning",
+              "idle-patch": "warning", "dependency": "error",
               "limit": "warning", "no-namespace": "error",
               "build": "error", "invalid": "error", "commented": "info",
               "applied-by-script": "info", "not-applied": "info"}
@@ -334,6 +350,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _flux_paths(model, index, graph, duplicates)
     yield from _argo_paths(model, index, graph)
     yield from _sync_paths(model)
+    yield from _dependencies(model)
     yield from _unplaced(model)
     yield from _build_failures(model, graph, missing_in | duplicate_in | unmatched_in)
 
@@ -1053,6 +1070,111 @@ def _sync_paths(model: Model) -> Iterator[Violation]:
                     "whether the instance syncs this repository (its sync url is not checked "
                     "against the checkout)"),
                 fix="Point the sync path at the cluster's folder.", **located)
+
+
+_Id = tuple[str, str, str]  # (kind, namespace, name)
+
+
+def _dependencies(model: Model) -> Iterator[Violation]:
+    """A Flux Kustomization's (HelmRelease's) ``spec.dependsOn`` entry that names no
+    Kustomization (HelmRelease) its cluster has: kustomize-controller (helm-controller) looks
+    the dependency up before every reconciliation and, not finding it, never applies
+    (installs) the dependent ("unable to get 'ns/name' dependency": their checkDependencies;
+    the entry's namespace defaults to the dependent's own)."""
+    depending = [o for o in model.objects if (o.group, o.kind) in FLUX_DEPENDING
+                 and isinstance(o.get(("spec", "dependsOn")), list)]
+    if not depending:
+        return
+    reach = model.derived.get("reach")
+    held: dict[str, set[_Id]] = {}
+    for obj in model.objects:
+        if (obj.group, obj.kind) in FLUX_DEPENDING:
+            for cluster in model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,):
+                held.setdefault(cluster, set()).add((obj.kind, obj.namespace or "", obj.name))
+    made = root_made(reach, model.files) if reach is not None else {}
+    if not model.cluster_entries:  # one cluster: what every root makes is its
+        held.setdefault(DEFAULT_CLUSTER, set()).update(*made.values())
+    for cluster, ids in made.items():
+        held.setdefault(cluster, set()).update(ids)
+    unseen = _flux_unseen(model)
+    for obj in depending:
+        clusters = sorted(model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,))
+        for i, entry in enumerate(obj.get(("spec", "dependsOn"))):
+            name = entry.get("name") if isinstance(entry, dict) else None
+            namespace = (entry.get("namespace") if isinstance(entry, dict) else None) or (
+                obj.namespace)
+            if not isinstance(name, str) or not name or "${" in name or not isinstance(
+                    namespace, str) or not namespace or "${" in namespace:
+                continue  # (a variable, or a dependent without a namespace: not judged)
+            wanted = (obj.kind, namespace, name)
+            lacking = [c for c in clusters if wanted not in held.get(c, ())]
+            if not lacking or wanted == (obj.kind, obj.namespace or "", obj.name):
+                continue
+            where = ("the cluster does" if not model.cluster_entries or len(clusters) == 1
+                     else f"cluster {lacking[0]} does" if len(lacking) == 1
+                     else " and ".join(f"cluster {c}" for c in lacking) + " do")
+            does = ("kustomize-controller never applies it" if obj.kind == "Kustomization"
+                    else "helm-controller never installs or upgrades it")
+            hint, unapplied = _dependency_hint(model, held, lacking, wanted)
+            yield Violation(
+                obj, ("spec", "dependsOn", i, "name"),
+                f"{obj.kind} {obj.namespace}/{obj.name} depends on {obj.kind} "
+                f"{namespace}/{name}, which {where} not have, so {does}: it waits for a "
+                f"dependency that is not there{hint}",
+                # (one the repository declares in a file no root applies is its own, not
+                # one a source it cannot see makes)
+                kind="dependency", doubt=None if unapplied else unseen,
+                fix=f"Name a {obj.kind} the cluster has (the entry's namespace defaults to "
+                    f"{obj.namespace}), or remove the entry.",
+            )
+
+
+def _dependency_hint(model: Model, held: Mapping[str, set[_Id]], lacking: Sequence[str],
+                     wanted: _Id) -> tuple[str, bool]:
+    """Where a missing dependency is after all: one of its name in another namespace of the
+    cluster, a file no cluster root applies (then True: the repository's own, not applied),
+    another cluster, or a name holding it."""
+    kind, namespace, name = wanted
+    ids = held.get(lacking[0], set())
+    other = sorted(ns for k, ns, n in ids if k == kind and n == name)
+    if other:
+        return (f" ({kind} {other[0]}/{name} is in the cluster: the entry's namespace "
+                f"defaults to the dependent's own)", False)
+    for doc in model.documents:
+        value = doc.value if isinstance(doc.value, dict) else {}
+        if (doc.file.path in model.unapplied and value.get("kind") == kind
+                and dict_of(value.get("metadata")).get("name") == name):
+            return (f" ({doc.file.path} declares it, and no cluster root applies that file)",
+                    True)
+    elsewhere = sorted(c for c, found in held.items() if wanted in found and c not in lacking)
+    if elsewhere:
+        return f" (only cluster {elsewhere[0]} has it)", False
+    alike = sorted((len(n), f"{ns}/{n}") for k, ns, n in ids if k == kind and name in n)
+    return (f" (did you mean {kind} {alike[0][1]}?)" if alike else ""), False
+
+
+def _flux_unseen(model: Model) -> str | None:
+    """What may make Flux Kustomizations or HelmReleases that reviewbot does not see: chart
+    templates declaring them, flux-operator ResourceSets, sources it does not follow."""
+    paths = set(model.tree.paths) if model.tree is not None else set()
+    templates = [t for t in templates_declaring(
+        model.files, ("Kustomization", "HelmRelease"),
+        (b"kustomize.toolkit.fluxcd.io", b"helm.toolkit.fluxcd.io"))
+        if t.partition("/templates/")[0] + "/Chart.yaml" in paths]  # (Helm renders a
+    # chart, a folder whose Chart.yaml names it: JJGadgets-Biohazard's kube/templates/ holds
+    # scaffolds for new apps)
+    if templates:
+        return (f"the Flux objects chart templates declare ({templates[0]}), which reviewbot "
+                "does not render")
+    sets = [o for o in model.objects if o.kind == "ResourceSet"
+            and o.group == "fluxcd.controlplane.io"]
+    if sets:
+        return f"what flux-operator's ResourceSet {sets[0].namespace}/{sets[0].name} makes"
+    reach = model.derived.get("reach")
+    if reach is not None and reach.not_followed:
+        file, why = reach.not_followed[0]
+        return f"what {file} applies from a source reviewbot does not follow ({why})"
+    return None
 
 
 def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:

@@ -822,6 +822,86 @@ def test_a_manifest_beside_a_kustomization_a_script_applies_is_said_so(
                       "applies it (kubectl apply -f)")]
 
 
+DEPENDENT = """
+apiVersion: %s
+kind: %s
+metadata: {name: %s, namespace: %s}
+spec:
+  interval: 1h%s
+  dependsOn: %s
+"""
+KS_API, HR_API = "kustomize.toolkit.fluxcd.io/v1", "helm.toolkit.fluxcd.io/v2"
+
+
+@pytest.mark.parametrize("chart", [False, True])
+def test_a_flux_dependency_the_cluster_does_not_have_is_never_met(
+        tmp_path: Path, chart: bool) -> None:
+    """kustomize-controller and helm-controller look each `dependsOn` entry up (its
+    namespace the dependent's own by default) and, without it, never apply the dependent:
+    toboshii/home-ops' vector waits for loki, which its folder's kustomization comments out;
+    JJGadgets' vm-jj-1-deps names a Kustomization by a name it does not have. What the roots
+    make themselves (flux bootstrap's flux-system) is the cluster's; a name with a variable is
+    not judged. With a chart template declaring Flux objects, which reviewbot does not
+    render, a dependency nowhere in the repository is not certain (a warning)."""
+    def dependent(kind: str, name: str, namespace: str, needs: str, path: str = "") -> str:
+        source = (f"\n  path: {path}\n  sourceRef: {{kind: GitRepository, name: flux-system}}"
+                  if path else "")
+        return DEPENDENT % (KS_API if kind == "Kustomization" else HR_API, kind, name,
+                            namespace, source, needs)
+
+    files = {
+        "clusters/prod/flux-system/gotk-sync.yaml": FLUX_APPS % "",
+        "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/prod/kustomization.yaml": "resources: [flux-system, deps.yaml]\n",
+        "clusters/prod/deps.yaml": "---".join([
+            dependent("Kustomization", "db-cluster", "flux-system", "[{name: flux-system}]",
+                      "./apps/observability"),
+            dependent("Kustomization", "web", "flux-system", "[{name: db}, {name: apps}]",
+                      "./apps/monitoring"),
+            dependent("Kustomization", "jobs", "flux-system", "[{name: '${DB}'}]",
+                      "./apps/jobs"),
+        ]),
+        "apps/monitoring/kustomization.yaml": "resources:\n  - vector.yaml\n  - grafana.yaml\n"
+                                              "  # - loki.yaml\n",
+        "apps/monitoring/vector.yaml": dependent("HelmRelease", "vector", "monitoring",
+                                                 "[{name: loki}]"),
+        "apps/monitoring/loki.yaml": dependent("HelmRelease", "loki", "monitoring", "[]"),
+        "apps/monitoring/grafana.yaml": dependent(
+            "HelmRelease", "grafana", "monitoring",
+            "[{name: prometheus}, {name: prometheus, namespace: observability}]"),
+        "apps/observability/prometheus.yaml": dependent("HelmRelease", "prometheus",
+                                                        "observability", "[]"),
+        "apps/jobs/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: jobs, "
+                             "namespace: jobs}\n",
+    }
+    if chart:
+        files["charts/tenant/Chart.yaml"] = "apiVersion: v2\nname: tenant\nversion: 1.0.0\n"
+        files["charts/tenant/templates/release.yaml"] = (
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+            "metadata: {name: '{{ .Values.name }}'}\n")
+    write(tmp_path, files)
+    found = [(f.file, f.line, f.severity, f.message) for f in lint(tmp_path).findings
+             if f.kind == "dependency"]
+    assert [f[:3] for f in found] == [
+        ("apps/monitoring/grafana.yaml", 6, "warning" if chart else "error"),
+        ("apps/monitoring/vector.yaml", 6, "error"),
+        ("clusters/prod/deps.yaml", 17, "warning" if chart else "error")]
+    assert found[0][3].startswith(
+        "HelmRelease monitoring/grafana depends on HelmRelease monitoring/prometheus, which the "
+        "cluster does not have, so helm-controller never installs or upgrades it: it waits for "
+        "a dependency that is not there (HelmRelease observability/prometheus is in the "
+        "cluster: the entry's namespace defaults to the dependent's own)")
+    assert found[1][3] == (
+        "HelmRelease monitoring/vector depends on HelmRelease monitoring/loki, which the cluster "
+        "does not have, so helm-controller never installs or upgrades it: it waits for a "
+        "dependency that is not there (apps/monitoring/loki.yaml declares it, and no cluster "
+        "root applies that file)")
+    assert found[2][3].startswith(
+        "Kustomization flux-system/web depends on Kustomization flux-system/db, which the "
+        "cluster does not have, so kustomize-controller never applies it: it waits for a "
+        "dependency that is not there (did you mean Kustomization flux-system/db-cluster?)")
+
+
 FLUX_APPS = """
 apiVersion: source.toolkit.fluxcd.io/v1
 kind: GitRepository

@@ -1646,6 +1646,36 @@ def _instances(documents: Iterable[Document]) -> Iterator[tuple[Document, Mappin
                 yield doc, sync
 
 
+# the Flux kinds whose ``spec.dependsOn`` names others of its own kind: (group, kind)
+FLUX_DEPENDING = (("kustomize.toolkit.fluxcd.io", "Kustomization"),
+                  ("helm.toolkit.fluxcd.io", "HelmRelease"))
+
+
+def root_made(reach: Reach, files: Mapping[str, Any]) -> dict[str, set[tuple[str, str, str]]]:
+    """The Flux Kustomizations and HelmReleases each cluster's roots make themselves, which
+    no build of the cluster holds: cluster -> {(kind, namespace, name)}. A root's own file's
+    (``flux bootstrap`` applies gotk-sync.yaml's Kustomization ``flux-system`` by hand; a
+    Kustomization or HelmRelease applied by hand), and the Kustomization a FluxInstance makes
+    for its sync: named ``sync.name``, else its namespace's name, in its namespace
+    (flux-operator's)."""
+    out: dict[str, set[tuple[str, str, str]]] = {}
+    for root in reach.roots:
+        lf = files.get(root.file) if root.file else None
+        made = out.setdefault(root.cluster, set())
+        for doc in lf.documents if lf is not None else ():
+            value = doc.value if isinstance(doc.value, dict) else {}
+            kind = value.get("kind")
+            group = str(value.get("apiVersion") or "").partition("/")[0]
+            if (group, kind) in FLUX_DEPENDING:
+                meta = dict_of(value.get("metadata"))
+                made.add((str(kind), str(meta.get("namespace") or "flux-system"),
+                          str(meta.get("name") or "")))
+            for _, sync in _instances([doc]) if root.how == "FluxInstance" else ():
+                namespace = _instance_namespace(value) or "flux-system"
+                made.add(("Kustomization", namespace, str(sync.get("name") or namespace)))
+    return out
+
+
 def artifact_syncs(documents: Iterable[Document]) -> list[tuple[Document, str]]:
     """The FluxInstances (or flux-instance values) whose sync is an OCI artifact: (document,
     its URL). Without roots, one of these is a root reviewbot could not follow (no CI step
