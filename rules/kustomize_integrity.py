@@ -1081,16 +1081,17 @@ def _dependencies(model: Model) -> Iterator[Violation]:
     the dependency up before every reconciliation and, not finding it, never applies
     (installs) the dependent ("unable to get 'ns/name' dependency": their checkDependencies;
     the entry's namespace defaults to the dependent's own)."""
-    depending = [o for o in model.objects if (o.group, o.kind) in FLUX_DEPENDING
-                 and isinstance(o.get(("spec", "dependsOn")), list)]
+    kinds = {kind for _, kind in FLUX_DEPENDING}
+    flux = [o for o in model.objects
+            if o.body.get("kind") in kinds and (o.group, o.kind) in FLUX_DEPENDING]
+    depending = [o for o in flux if isinstance(o.get(("spec", "dependsOn")), list)]
     if not depending:
         return
     reach = model.derived.get("reach")
     held: dict[str, set[_Id]] = {}
-    for obj in model.objects:
-        if (obj.group, obj.kind) in FLUX_DEPENDING:
-            for cluster in model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,):
-                held.setdefault(cluster, set()).add((obj.kind, obj.namespace or "", obj.name))
+    for obj in flux:
+        for cluster in model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,):
+            held.setdefault(cluster, set()).add((obj.kind, obj.namespace or "", obj.name))
     made = root_made(reach, model.files) if reach is not None else {}
     if not model.cluster_entries:  # one cluster: what every root makes is its
         held.setdefault(DEFAULT_CLUSTER, set()).update(*made.values())
