@@ -822,6 +822,33 @@ def test_a_manifest_beside_a_kustomization_a_script_applies_is_said_so(
                       "applies it (kubectl apply -f)")]
 
 
+def test_an_unlisted_flux_kustomization_of_its_own_folder_is_not_to_be_listed_there(
+        tmp_path: Path) -> None:
+    """Judge round AP: monosense-io/k8s-gitops' kafka/ks.yaml, a Flux Kustomization whose
+    path is its own folder, sits unlisted beside the folder's kustomization; the fix said to
+    list it there, which would make it apply itself (and no edit may do that)."""
+    from .helpers import lint_dir
+
+    write(tmp_path, {
+        "apps/kafka/kustomization.yaml": "resources: [kafka.yaml]\n",
+        "apps/kafka/kafka.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kafka}\n",
+        "apps/kafka/ks.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: kafka, namespace: flux-system}
+            spec:
+              path: ./apps/kafka
+              sourceRef: {kind: GitRepository, name: flux-system}
+        """,
+    })
+    (found,) = [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+                if f.kind == "unreachable"]
+    assert (found.file, found.fix, found.edits) == (
+        "apps/kafka/ks.yaml", "Apply it from the cluster's entry, outside apps/kafka/, or "
+        "delete it: its Flux Kustomization applies this folder, so listed here it would apply "
+        "itself.", ())
+
+
 DEPENDENT = """
 apiVersion: %s
 kind: %s
