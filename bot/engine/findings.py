@@ -183,8 +183,9 @@ def not_certain(message: str) -> tuple[str, str | None]:
     if at >= 0 and message.endswith("."):
         return message[:at], message[at + len(_DOUBT_START):-1]
     return message, None
-# model.objects.failing_build's clause: "the build of NAME fails (FILE: 'ENTRY' why)"
-_FAILING = re.compile(r"(the builds? of .+? fails?) \((.+?): (.+)\)", re.S)
+# model.objects.failing_build's clause: "the build of NAME fails (FILE: 'ENTRY' why)" (or
+# "the apply of", when kustomize-controller refuses what the build makes)
+_FAILING = re.compile(r"(the (?:builds?|apply|applies) of .+? fails?) \((.+?): (.+)\)", re.S)
 
 
 def not_applied(message: str) -> tuple[str, str | None]:

