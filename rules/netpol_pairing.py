@@ -82,10 +82,12 @@ A last check asks that every selector select something.
   covers, though the repository shows workloads there; the message names the nearest label
   set ("podSelector name=cart matches no pod in sock-shop (Deployment carts has
   name=carts)"). When one of those namespaces may hold pods reviewbot cannot see (a HelmRelease
-  it does not evaluate, an operator's custom resource) or pods whose operator adds labels, it
-  is a note in the summary's skipped list instead. Selectors on the labels Kubernetes'
-  controllers add (`job-name`, `pod-template-hash`, ...), namespaces picked by labels other
-  than their name, and namespaces holding no workload of the repository are not judged.
+  it does not evaluate, an operator's custom resource), pods whose operator adds labels, or
+  the selector asks for pods an operator manages (`app.kubernetes.io/managed-by` of a value
+  no pod of the repository carries), it is a note in the summary's skipped list instead.
+  Selectors on the labels Kubernetes' controllers add (`job-name`, `pod-template-hash`, ...),
+  namespaces picked by labels other than their name, and namespaces holding no workload of
+  the repository are not judged.
 
 Cilium policies are evaluated with the NetworkPolicies, at L3/L4, as docs.cilium.io documents
 them (Security > Network Policy), and combine with them as Cilium combines them:
@@ -1566,6 +1568,10 @@ def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: s
     if every:
         return (f"{text}, but the selector covers every namespace of the cluster, and so "
                 "namespaces the repository does not define (kube-system among them)")
+    managers = _unseen_managers(net, selector)
+    if managers:  # (adnan-drina/rhoai3-demo's perses-backend-operator-access: judge round AP)
+        return (f"{text}, but the pods it selects are made by {managers} "
+                f"({MANAGED_BY}), whose pods no manifest of the repository shows")
     pods = [i for ns in namespaces for i in net.by_ns.get(ns, ())]
     partial = min((net.pods[i].peer for i in pods if not net.pods[i].labels_complete),
                   default=None)
@@ -1588,6 +1594,20 @@ def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: s
         fix=f"Match the labels the pods carry ({nearest}), or remove the selector.",
         doubt=policy.rendered_by or _doubt(net, pods),
     )
+
+
+# the recommended label that names the tool managing an object (an operator, Helm)
+MANAGED_BY = "app.kubernetes.io/managed-by"
+
+
+def _unseen_managers(net: Network, selector: Selector) -> str | None:
+    """The managers a selector requires (``app.kubernetes.io/managed-by`` In ...) that no pod
+    of the repository carries: an operator makes those pods, which no manifest here shows."""
+    wanted = sorted(v for r in selector.requirements if r.key == MANAGED_BY and r.operator == "In"
+                    for v in r.values)
+    if not wanted or any(p.labels.get(MANAGED_BY) in wanted for p in net.pods):
+        return None
+    return " or ".join(wanted)
 
 
 def _field(policy: Policy, peer: Peer | None) -> str:

@@ -238,6 +238,35 @@ def test_each_reason_to_stay_quiet_and_the_finding_when_nothing_hides(tmp_path: 
         "app=api)"]
 
 
+def test_a_selector_of_pods_an_unseen_operator_manages_gets_a_note(tmp_path: Path) -> None:
+    """Judge round AP: adnan-drina/rhoai3-demo's policy selects
+    `app.kubernetes.io/managed-by: perses-operator`, pods the operator makes and no manifest
+    shows; the only workload there, a Job, was named as the nearest label set. A manager some
+    pod of the repository carries is judged as before."""
+    policy = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: backend-access, namespace: sock-shop}
+spec:
+  podSelector: {matchLabels: {app.kubernetes.io/managed-by: %s}}
+  ingress:
+  - from: [{podSelector: {matchLabels: {name: carts}}}]
+"""
+    result = lint_text(tmp_path, SHOP + policy % "perses-operator", only=["netpol-pairing"])
+    assert result.findings == []
+    (note,) = result.quiet
+    assert note.reason == (
+        "NetworkPolicy sock-shop/backend-access: podSelector "
+        "app.kubernetes.io/managed-by=perses-operator matches no pod in sock-shop, but the pods "
+        "it selects are made by perses-operator (app.kubernetes.io/managed-by), whose pods no "
+        "manifest of the repository shows")
+    shop = SHOP.replace("{name: carts}", "{name: carts, app.kubernetes.io/managed-by: shop}")
+    result = lint_text(tmp_path, shop + policy % "shop, tier: backend",
+                       only=["netpol-pairing"])
+    assert [(f.kind, f.severity) for f in result.findings] == [("selects-nothing", "warning")]
+
+
 def test_a_selector_of_host_network_pods_only_says_so(tmp_path: Path) -> None:
     """Shion1305/k8s-GitOps: the policy's pods are a hostNetwork StatefulSet's, which use
     their node's address, so no network policy isolates them; "matches no pod (Deployment
