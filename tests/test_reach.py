@@ -1375,6 +1375,9 @@ def test_a_file_the_repository_s_script_applies_is_a_root_beside_the_others(
     ("justfile", "deploy:\n    kubectl apply -k k8s/clusters/c0/\n"),
     # the checkout's folder in a variable (mitchross/talos-argocd-proxmox, judge round AP)
     ("scripts/up.sh", 'kubectl apply -k "${REPO_ROOT}/k8s/clusters/c0"\n'),
+    # a Makefile's loop over folders (ailee-1111/openshift-ai-gitops2, judge round AP)
+    ("Makefile", "deploy:\n\t@for dir in k8s/clusters/*/; do \\\n"
+                 "\t\toc apply -k \"$$dir\" && echo OK; \\\n\tdone\n"),
     (".taskfiles/cluster.yml", "version: '3'\ntasks:\n  apply:\n    cmds:\n"
                                "      - kubectl apply -k k8s/clusters/c0/\n"),
 ])
