@@ -188,6 +188,37 @@ def test_text_names_the_others_quiet_at_one_line_and_json_keeps_each() -> None:
     assert len(json.loads(render(report, "json"))["skipped"]) == 7
 
 
+def test_text_prints_one_problem_at_one_line_once_and_json_keeps_each() -> None:
+    """New-user trial eleven: one missing ingress rule for five destination pods was five
+    errors at one line, each with the same fix. The terminal shows the first whole and names
+    the others by what tells them apart; the count and JSON keep each. Findings with another
+    fix, or whose messages differ in more than a name, are each printed."""
+    from reviewbot.engine.findings import Finding
+    from reviewbot.report.base import Report
+    from reviewbot.report.render import render
+
+    message = ("monitoring/prometheus: egress to llm/{} (pods app=llm) on TCP 8000 has no "
+               "matching ingress in llm")
+    fix = "Add an ingress rule in llm admitting namespace monitoring on 8000."
+    alike = tuple(Finding("netpol-pairing", "error", "np.yaml", 22, 7, "NetworkPolicy/x",
+                          message.format(name), fix, kind="egress-unmatched")
+                  for name in ("vllm-coder", "vllm-dp", "vllm-embed", "vllm-main", "vllm-x"))
+    other = Finding("netpol-pairing", "error", "np.yaml", 22, 7, "NetworkPolicy/x",
+                    message.format("web"), "Another fix.", kind="egress-unmatched")
+    report = Report(findings=(*alike, other), skipped=(), quiet=())
+    lines = render(report, "text").splitlines()
+    assert [line.strip() for line in lines if "22:7" in line or "fix:" in line
+            or "more at this line" in line] == [
+        f"22:7  error   {message.format('vllm-coder')}  [netpol-pairing] NetworkPolicy/x",
+        f"fix: {fix}",
+        "and 4 more at this line with this fix, alike: llm/vllm-dp, llm/vllm-embed, "
+        "llm/vllm-main and 1 more",
+        f"22:7  error   {message.format('web')}  [netpol-pairing] NetworkPolicy/x",
+        "fix: Another fix."]
+    assert "6 errors" in lines[-1]
+    assert len(json.loads(render(report, "json"))["findings"]) == 6
+
+
 @pytest.mark.parametrize("count", [5, 6])
 def test_text_lists_many_unapplied_folders_once_under_skipped(count: int) -> None:
     """A template repository's folders no cluster root applies: past five, the terminal
