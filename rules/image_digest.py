@@ -48,7 +48,11 @@ Findings, by kind:
   (`floating`, naming the step), `repo:1.2@sha256:...` pins it (no finding), `repo:1.2` is
   `unpinned`.
 - `unpinned` (warning): a tag and no digest (in values: the chart's default tag and no
-  digest).
+  digest). An image a pod names by an OpenShift ImageStream of its namespace with
+  `lookupPolicy.local` (its short name and tag) is what the stream's tag imports, followed
+  tag by tag: a `DockerImage` by digest pins it (no finding), by tag it is `unpinned`, what
+  the last import found; OpenShift resolves it, no registry serves the short name at a
+  start.
 - `tag-moved` (error, review only): between the base branch and the PR, the tag changed but
   the digest did not. The digest wins at pull time, so the old image still runs and the new
   tag lies. Only `reviewbot review` sees both trees; `reviewbot lint` sees one and checks
@@ -126,6 +130,7 @@ from typing import TYPE_CHECKING, Any
 from reviewbot.engine.findings import QuietPlace, Violation
 from reviewbot.engine.registry import Option
 from reviewbot.model.build import (
+    StreamImage,
     akin,
     builder_of,
     builders,
@@ -133,6 +138,7 @@ from reviewbot.model.build import (
     pipeline_build,
     pushed_by,
     rewriter,
+    stream_image,
     unread_image_setter,
 )
 from reviewbot.model.kustomize import is_kustomization_file
@@ -231,6 +237,10 @@ def _check(
             )
         return
     if ref.repository and any(fnmatch.fnmatchcase(ref.repository, p) for p in allowed):
+        return
+    resolved = stream_image(model, pod.namespace, ref) if not ref.chart_tag else None
+    if resolved is not None and resolved.imports is not None:
+        yield from _through_stream(pod, image_path, who, ref, resolved, resolved.imports)
         return
     if ref.tag is None and not ref.chart_tag or ref.tag == "latest":
         written = ":latest" if ref.tag == "latest" else "no tag"
@@ -431,6 +441,25 @@ def _variable_part(text: str) -> str:
     if colon and "\0" not in head + slash + repository:
         return "tag"
     return "reference"
+
+
+def _through_stream(pod: PodTemplate, path: Path, who: str, ref: ImageRef,
+                    resolved: StreamImage, imports: ImageRef) -> Iterator[Violation]:
+    """A pod image OpenShift resolves through a local-lookup ImageStream to the external
+    image its tag imports: pinned when that import names a digest; else the image the last
+    import found runs, at a tag (a warning), which a manifest does not pin either."""
+    if imports.digest is not None:
+        return
+    stream = resolved.stream
+    chain = " -> ".join(resolved.tags)
+    yield Violation(
+        pod.obj, path,
+        f"{who}: image {ref.text} resolves through ImageStream {stream.namespace}/{stream.name} "
+        f"(lookupPolicy.local: {chain}) to {imports.text}, which OpenShift imports by tag: "
+        "what runs is the image the last import found, which no manifest pins",
+        fix=f"Import it by digest in the ImageStream: {imports.name}@sha256:<digest>.",
+        kind="unpinned",
+    )
 
 
 def _chart_tag_unseen(pod: PodTemplate, container: Container, ref: ImageRef) -> str | None:

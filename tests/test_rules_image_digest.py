@@ -481,6 +481,47 @@ def test_a_chart_may_give_a_values_image_its_tag_but_not_a_container_it_copies(
         "(its values name none).")
 
 
+def test_an_image_a_local_lookup_imagestream_imports_is_judged_as_imported(
+        tmp_path: Path) -> None:
+    """operate-first/apps (judge round AQ): prow's pods name `deck:latest`; the ImageStream
+    deck of their namespace (lookupPolicy.local) tags latest as v1, which imports
+    gcr.io/k8s-prow/deck:v1: OpenShift resolves the pod's image through it, so no registry
+    serves `deck:latest` at a start (9 false errors). An import by digest pins it; a stream
+    of another namespace, or without local lookup, is no resolution."""
+    from .helpers import lint_dir, write
+
+    stream = """
+        apiVersion: image.openshift.io/v1
+        kind: ImageStream
+        metadata: {name: %s, namespace: prow}
+        spec:
+          lookupPolicy: {local: %s}
+          tags:
+          - {name: latest, from: {kind: ImageStreamTag, name: v1}}
+          - {name: v1, from: {kind: DockerImage, name: "%s"}}
+    """
+    pinned = "gcr.io/k8s-prow/hook@sha256:" + "a" * 64
+    write(tmp_path, {
+        "prow/streams.yaml": "---".join([
+            stream % ("deck", "true", "gcr.io/k8s-prow/deck:v1"),
+            stream % ("hook", "true", pinned),
+            stream % ("tide", "false", "gcr.io/k8s-prow/tide:v1")]),
+        "prow/deck.yaml": pod("deck:latest").replace("namespace: default", "namespace: prow"),
+        "prow/hook.yaml": pod("hook").replace("namespace: default", "namespace: prow"),
+        "prow/tide.yaml": pod("tide:latest").replace("namespace: default", "namespace: prow"),
+        "other/deck.yaml": pod("deck:latest"),
+    })
+    found = lint_dir(tmp_path, only=["image-digest"]).findings
+    assert [(f.file, f.severity, f.kind) for f in found] == [
+        ("other/deck.yaml", "error", "floating"), ("prow/deck.yaml", "warning", "unpinned"),
+        ("prow/tide.yaml", "error", "floating")]
+    assert found[1].message == (
+        "web, container app: image deck:latest resolves through ImageStream prow/deck "
+        "(lookupPolicy.local: deck:latest -> deck:v1) to gcr.io/k8s-prow/deck:v1, which "
+        "OpenShift imports by tag: what runs is the image the last import found, which no "
+        "manifest pins")
+
+
 def test_a_workflow_that_builds_without_pushing_makes_no_placeholder(tmp_path: Path) -> None:
     (tmp_path / ".github" / "workflows").mkdir(parents=True)
     (tmp_path / ".github" / "workflows" / "images.yaml").write_text(
