@@ -201,6 +201,43 @@ def test_a_growing_claim_and_an_added_default_are_quiet(
     assert review(repo, base, head, capsys) == (0, [])
 
 
+def test_an_immutable_change_an_overlay_makes_is_placed_where_the_overlay_makes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial eleven: bumping an overlay's `images:` entry changes a base Job's
+    template, which is immutable; the error was placed on the base's untouched line (so "not
+    shown inline"); it belongs on the images entry the pull request changed."""
+    repo = GitRepo(tmp_path / "repo")
+    overlay = """
+        resources: [../base]
+        images:
+        - name: vllm/vllm-openai
+          newTag: {tag}
+    """
+    files = {
+        "base/kustomization.yaml": "resources: [job.yaml]\n",
+        "base/job.yaml": """
+            apiVersion: batch/v1
+            kind: Job
+            metadata: {name: warmup, namespace: llm}
+            spec:
+              template:
+                spec:
+                  restartPolicy: Never
+                  containers:
+                  - name: warmup
+                    image: vllm/vllm-openai:v0.6.3
+        """,
+        "overlay/kustomization.yaml": overlay.format(tag="v0.6.3"),
+    }
+    base = repo.commit(files)
+    head = repo.commit({**files, "overlay/kustomization.yaml": overlay.format(tag="v0.6.4")})
+    _, found = review(repo, base, head, capsys)
+    immutable = [f for f in found if "a Job's template is immutable" in f["message"]]
+    assert [(f["file"], f["line"]) for f in immutable] == [("overlay/kustomization.yaml", 4)]
+    assert commentable(repo, base, head, immutable)
+
+
 def test_secret_values_never_appear_in_an_immutable_verdict(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -48,10 +48,13 @@ def immutable_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
     for path, what, rule, changes in found:
         who = f"{new.kind} {object_name(new)}"
         line, at = _narrowest(new, path, changes)
+        point = path
+        if line is None and at is None:  # set elsewhere: placed where its origin is
+            point, line, at = _set_elsewhere(new, changes) or (path, changes[0].line, None)
         shown = _changes_text(path, changes, new)
         if force is not None:
             yield Violation(
-                new, path,
+                new, point,
                 f"{who}: {what} changes{shown}, which the API server refuses ({rule}); "
                 f"{force} delete and recreate the object, so the apply succeeds"
                 f"{_recreation_cost(new)}",
@@ -59,7 +62,7 @@ def immutable_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
             )
         else:
             yield Violation(
-                new, path,
+                new, point,
                 f"{who}: {what} changes{shown}, but {rule}: {_failure_text(applier)}",
                 fix=_immutable_fix(new, what, applier), kind="immutable", line=line,
                 column=at,
@@ -145,7 +148,44 @@ def _narrowest(obj: KObject, field: Path,
     file, line, column = obj.where(field)
     if file == obj.file and line == changes[0].line:
         return line, column
-    return changes[0].line, None
+    return None, None
+
+
+def _set_elsewhere(obj: KObject, changes: Sequence[Change]
+                   ) -> tuple[Path, None, None] | None:
+    """The first changed value a file other than the object's own sets (a kustomize
+    `images:` entry, an overlay's patch): the finding is placed there, where the pull
+    request changed it (a new-user trial: a Job's template changed by an overlay's image
+    bump was placed on the base's untouched line, "not shown inline"); None when every
+    change is the object's own."""
+    for change in changes:
+        if change.op != "removed" and (at := _indexed(obj.body, change.path)) is not None:
+            file, _, _ = obj.where(at)
+            if file != obj.file:
+                return at, None, None
+    return None
+
+
+def _indexed(body: Any, path: Sequence[Any]) -> Path | None:
+    """``path`` of a change (a list entry named by its ``name``) as the body's own path (the
+    entry's index), or None where the body lacks it."""
+    out: list[str | int] = []
+    node = body
+    for step in path:
+        if (isinstance(node, dict) and step in node or isinstance(node, list)
+                and isinstance(step, int) and 0 <= step < len(node)):
+            out.append(step)
+            node = node[step]
+        elif isinstance(node, list) and isinstance(step, str):
+            index = next((i for i, e in enumerate(node)
+                          if isinstance(e, dict) and e.get("name") == step), None)
+            if index is None:
+                return None
+            out.append(index)
+            node = node[index]
+        else:
+            return None
+    return tuple(out)
 
 
 def _changes_text(field: Path, changes: Sequence[Change], obj: KObject) -> str:
