@@ -756,3 +756,30 @@ def test_a_file_the_change_unlists_is_reported_where_its_entry_was(
     _, data, _ = review(repo, head, last, capsys, "--rule", "kustomize-integrity")
     assert [(f["file"], f["line"], f["message"].split(" is ")[0]) for f in data["findings"]
             if f["new"]] == [("apps/kustomization.yaml", 4, "cache.yaml")]
+
+
+def test_one_problem_at_one_line_is_one_inline_comment_naming_the_others() -> None:
+    """New-user trial eleven: one bumped `images:` entry moved the tag of three workloads
+    without their digest: three inline comments alike at one line. One comment stands for
+    them, naming the others; its id is the group's (it changes when the group does); a
+    finding with another fix keeps its own comment."""
+    from reviewbot.engine.findings import Finding
+    from reviewbot.report.review import inline_comments
+
+    message = ("{}, container vllm: the tag changed v0.6.3 -> v0.6.4 but the digest stayed "
+               "sha256:3c1f...: the digest wins at pull time")
+    fix = "Replace the digest with the one of vllm/vllm-openai:v0.6.4, or revert the tag."
+
+    def finding(name: str, fix: str = fix) -> Finding:
+        return Finding("image-digest", "error", "overlay/kustomization.yaml", 11, 13,
+                       f"Deployment/llm/{name}", message.format(name), fix, new=True,
+                       kind="tag-moved", path="spec.template.spec.containers[0].image")
+
+    alike = [finding("model-warmup"), finding("vllm-dp"), finding("vllm-main")]
+    comments = inline_comments([*alike, finding("other", "Another fix.")])
+    assert [(c.path, c.line) for c in comments] == [("overlay/kustomization.yaml", 11)] * 2
+    assert "2 more at this line with this fix, alike: vllm-dp, vllm-main." in comments[0].body
+    assert comments[0].body.index("alike:") < comments[0].body.index("<sub>")
+    assert comments[1].fingerprint == finding("other", "Another fix.").fingerprint
+    assert comments[0].fingerprint != alike[0].fingerprint
+    assert inline_comments(alike[:2])[0].fingerprint != comments[0].fingerprint

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from reviewbot.engine.findings import Finding
 from reviewbot.engine.outcome import Report, Unapplied
 from reviewbot.sources.tree import shown_path
 from reviewbot.words import plural
@@ -171,3 +172,57 @@ class UnappliedSaid:
         import shlex  # here: shlex is imported by what quotes or splits (0.3% of a one-file lint)
 
         return shlex.join(["reviewbot", "lint", *(u.path for u in self.shown)])
+
+
+# findings alike past this many words apart are each shown whole
+_ALIKE_WORDS = 6
+
+
+def alike_runs(findings: Sequence[Finding]) -> list[tuple[Finding, list[Finding]]]:
+    """Each finding with those after it at its place (line, column, rule, severity, kind,
+    fix, new, worse) whose messages differ from its own in a name (:func:`_differing`): one
+    missing ingress for five destination pods is one problem (new-user trial eleven: 5 of 22
+    errors at one line, each with the same fix), shown once with the others named. The
+    counts and ``--format json`` keep each."""
+    out: list[tuple[Finding, list[Finding]]] = []
+    for f in findings:
+        if out:
+            first, others = out[-1]
+            if (first.file, first.line, first.column, first.rule, first.severity, first.kind,
+                    first.fix, first.new, first.worse) == (
+                    f.file, f.line, f.column, f.rule, f.severity, f.kind, f.fix, f.new,
+                    f.worse) and f.fix and first.suggestion is None and f.suggestion is None and (
+                    _differing([first.message, *(o.message for o in others), f.message])
+                    is not None):
+                others.append(f)
+                continue
+        out.append((f, []))
+    return out
+
+
+def alike_subjects(first: Finding, others: Sequence[Finding]) -> list[str]:
+    """What tells each of ``others`` apart from ``first`` (:func:`alike_runs`' groups)."""
+    return (_differing([first.message, *(o.message for o in others)]) or [])[1:]
+
+
+def _differing(messages: list[str]) -> list[str] | None:
+    """What tells each message apart: when all have as many words and differ in at most
+    three places (a destination named twice, once in the doubt), each one's first differing
+    word; else the words between those all of them begin and end with, when every message
+    differs there in at most :data:`_ALIKE_WORDS` words; else None."""
+    words = [m.split(" ") for m in messages]
+    if len({len(w) for w in words}) == 1:
+        at = [i for i in range(len(words[0])) if any(w[i] != words[0][i] for w in words)]
+        if 0 < len(at) <= 3:
+            return [w[at[0]].rstrip(",:;.") or w[at[0]] for w in words]
+    shortest = min(len(w) for w in words)
+    start = 0
+    while start < shortest and all(w[start] == words[0][start] for w in words):
+        start += 1
+    end = 0
+    while end < shortest - start and all(w[-1 - end] == words[0][-1 - end] for w in words):
+        end += 1
+    middles = [w[start:len(w) - end] for w in words]
+    if any(not m or len(m) > _ALIKE_WORDS for m in middles):
+        return None
+    return [" ".join(m) for m in middles]

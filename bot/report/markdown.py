@@ -101,8 +101,9 @@ def also_at(f: Finding, links: Links | None = None, limit: int = 5) -> str:
     return "Same cause at " + ", ".join(named) + (f" and {more} more" if more > 0 else "")
 
 
-def finding_comment(f: Finding) -> str:
-    """The body of an inline comment for one finding."""
+def finding_comment(f: Finding, alike: str = "") -> str:
+    """The body of an inline comment for one finding (``alike``: a sentence naming the
+    findings alike at its line it stands for)."""
     head = f"**{md_text(f.severity)}** {md_code(f.rule, False)}"
     if f.worse:
         head += f" ({md_text('worse: ' + f.worse)})"
@@ -111,6 +112,8 @@ def finding_comment(f: Finding) -> str:
         lines += ["", f"**Fix:** {md_prose(f.fix)}"]
     if f.others:
         lines += ["", also_at(f) + "."]
+    if alike:
+        lines += ["", alike]
     if f.object:
         where = md_code(f.object, False)
         if f.path:

@@ -13,8 +13,8 @@ from typing import Any
 
 from reviewbot.engine.findings import Finding, sort_key
 from reviewbot.engine.outcome import ReviewSummary, Unapplied
-from reviewbot.escape import term
-from reviewbot.report.base import UnappliedSaid
+from reviewbot.escape import md_text, term
+from reviewbot.report.base import UnappliedSaid, alike_runs, alike_subjects
 from reviewbot.report.markdown import finding_comment, suggestion_block
 from reviewbot.words import plural
 
@@ -99,13 +99,23 @@ def inline_comments(findings: Sequence[Finding],
     those lines and offers it (GitHub: a suggestion block; Forgejo, which has none: the
     replacement as a diff block)."""
     out = []
-    for f in findings:
-        if not (f.new or f.worse) or not f.file or f.line < 1:
-            continue
-        body, line, start = finding_comment(f), f.line, None
+    shown = [f for f in findings if (f.new or f.worse) and f.file and f.line >= 1]
+    for f, others in alike_runs(shown):
+        fingerprint, alike = f.fingerprint, ""
+        if others:  # one comment for one problem at one line (new-user trial eleven: one
+            # images entry, three tag-moved comments alike); its id changes with the group
+            import hashlib  # (as engine.identity's fingerprint: only where one is made)
+
+            subjects = alike_subjects(f, others)
+            more = f" and {len(subjects) - 3} more" if len(subjects) > 3 else ""
+            alike = (f"{len(others)} more at this line with this fix, alike: "
+                     f"{md_text(', '.join(subjects[:3]))}{more}.")
+            fingerprint = hashlib.sha256("\0".join(
+                [f.fingerprint, *(o.fingerprint for o in others)]).encode()).hexdigest()[:16]
+        body, line, start = finding_comment(f, alike), f.line, None
         s = f.suggestion
         if s is not None:
             body += "\n\n" + suggestion_block(s, platform)
             line, start = s.end_line, (s.start_line if s.start_line < s.end_line else None)
-        out.append(InlineComment(f.file, line, start, body, f.fingerprint))
+        out.append(InlineComment(f.file, line, start, body, fingerprint))
     return tuple(out)

@@ -20,7 +20,14 @@ from reviewbot.engine.findings import (
 )
 from reviewbot.escape import term
 from reviewbot.model.objects import cluster_phrase, rooted_cluster
-from reviewbot.report.base import Report, existing_said, not_shown_lines, object_words
+from reviewbot.report.base import (
+    Report,
+    alike_runs,
+    alike_subjects,
+    existing_said,
+    not_shown_lines,
+    object_words,
+)
 from reviewbot.words import plural
 
 # more infos than this for folders not applied are not printed one by one: the skipped list
@@ -44,7 +51,7 @@ def render_text(report: Report, color: bool = False) -> str:
         text = report.sources.get(file, "")
         lines = text.splitlines()
         hidden: frozenset[int] | None = None  # the lines never quoted (secret values)
-        for f, others in _runs(list(group)):
+        for f, others in alike_runs(list(group)):
             # what could not be seen, and the failing build: each long sentence once in a row
             # (one doubt of a whole lint, the objects of one failing build), "as above" after
             rest, clause = not_applied(f.message)
@@ -77,7 +84,7 @@ def render_text(report: Report, color: bool = False) -> str:
             if f.fix:
                 out.append(f"            fix: {term(f.fix)}")
             if others:
-                subjects = [term(x) for x in (_differing([f.message, *others]) or [])[1:]]
+                subjects = [term(x) for x in alike_subjects(f, others)]
                 more = f" and {len(subjects) - 3} more" if len(subjects) > 3 else ""
                 out.append(f"            and {len(subjects)} more at this line with this fix, "
                            f"alike: {', '.join(subjects[:3])}{more}")
@@ -114,53 +121,6 @@ def render_text(report: Report, color: bool = False) -> str:
         out.append(f"skipped ({len(skipped)}):")  # files and folders alike
         out.extend(f"  {term(s.path)}: {term(s.reason)}" for s in skipped)
     return "\n".join(out) + "\n"
-
-
-# findings alike past this many words apart are each printed whole
-_ALIKE_WORDS = 6
-
-
-def _runs(findings: list[Finding]) -> list[tuple[Finding, list[str]]]:
-    """Each finding with the messages of those after it at its place (line, column, rule,
-    severity, kind, fix, new) whose messages differ from its own in one run of at most
-    :data:`_ALIKE_WORDS` words: one missing ingress for five destination pods is one problem
-    (a new-user trial: 5 of 22 errors at one line, each with the same fix), printed once
-    with the others named. ``--format json`` keeps each whole."""
-    out: list[tuple[Finding, list[str]]] = []
-    for f in findings:
-        if out:
-            first, others = out[-1]
-            if (first.line, first.column, first.rule, first.severity, first.kind, first.fix,
-                    first.new, first.worse) == (f.line, f.column, f.rule, f.severity, f.kind,
-                                                f.fix, f.new, f.worse) and f.fix and (
-                    _differing([first.message, *others, f.message]) is not None):
-                others.append(f.message)
-                continue
-        out.append((f, []))
-    return out
-
-
-def _differing(messages: list[str]) -> list[str] | None:
-    """What tells each message apart: when all have as many words and differ in at most
-    three places (a destination named twice, once in the doubt), each one's first differing
-    word; else the words between those all of them begin and end with, when every message
-    differs there in at most :data:`_ALIKE_WORDS` words; else None."""
-    words = [m.split(" ") for m in messages]
-    if len({len(w) for w in words}) == 1:
-        at = [i for i in range(len(words[0])) if any(w[i] != words[0][i] for w in words)]
-        if 0 < len(at) <= 3:
-            return [w[at[0]] for w in words]
-    shortest = min(len(w) for w in words)
-    start = 0
-    while start < shortest and all(w[start] == words[0][start] for w in words):
-        start += 1
-    end = 0
-    while end < shortest - start and all(w[-1 - end] == words[0][-1 - end] for w in words):
-        end += 1
-    middles = [w[start:len(w) - end] for w in words]
-    if any(not m or len(m) > _ALIKE_WORDS for m in middles):
-        return None
-    return [" ".join(m) for m in middles]
 
 
 def _folded_not_applied(report: Report) -> set[int]:
