@@ -161,3 +161,65 @@ def test_a_finding_an_ignore_silences_is_not_fixed_and_an_error_elsewhere_not_wo
         ("kustomize-integrity", "overlays/staging/kustomization.yaml")]
     typo = [f for f in data["findings"] if f["rule"] == "schema"]
     assert [(f["severity"], f["new"], f.get("worse")) for f in typo] == [("error", False, None)]
+
+
+def test_the_summary_counts_each_fixed_finding_as_the_count_line_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial eleven: one egress rule's findings for several destinations, fixed
+    by one ingress rule, were "5 fixed" on the count line and "Fixed by this pull request
+    (1)": the entries read alike (rule, object, place). The heading counts each, as the count
+    line does; one entry says how many it stands for."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    deploy = """apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, namespace: llm}}
+spec:
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}, part-of: llm}}}}
+    spec:
+      containers: [{{name: c, image: "vllm:1@sha256:{digest}", ports: [{{containerPort: 8000}}]}}]
+"""
+    files = {
+        "llm/a.yaml": deploy.format(name="a", digest="a" * 64),
+        "llm/b.yaml": deploy.format(name="b", digest="b" * 64),
+        "llm/deny.yaml": "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+                         "metadata: {name: deny, namespace: llm}\n"
+                         "spec: {podSelector: {}, policyTypes: [Ingress]}\n",
+        "mon/prom.yaml": deploy.format(name="prom", digest="c" * 64).replace(
+            "namespace: llm", "namespace: mon"),
+        "mon/egress.yaml": """apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: prom-egress, namespace: mon}
+spec:
+  podSelector: {matchLabels: {app: prom}}
+  policyTypes: [Egress]
+  egress:
+  - to:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: llm}}
+      podSelector: {matchLabels: {part-of: llm}}
+    ports: [{port: 8000}]
+""",
+    }
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(files)
+    head = repo.commit({**files, "llm/allow.yaml": """apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: from-mon, namespace: llm}
+spec:
+  podSelector: {}
+  ingress:
+  - from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: mon}}}]
+    ports: [{port: 8000}]
+"""})
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                              head, "--platform", "none", "--format", "markdown",
+                              "--rule", "netpol-pairing"], capsys)
+    assert code in (0, 1), err
+    assert "2 fixed" in out
+    section = out.split("### Fixed by this pull request (2)\n", 1)[1].split("###", 1)[0]
+    assert [line for line in section.splitlines() if line.startswith("- ")] == [
+        "- `netpol-pairing` · `NetworkPolicy/mon/prom-egress`, was at "
+        "`mon/egress.yaml:8` (2 findings)"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import html
 import os
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -610,9 +611,11 @@ def _fixed_section(builder: _Builder, fixed: Sequence[Finding]) -> None:
         also = also_at(f)
         entries.append(f"- {' · '.join(what)}, was at {md_code(_where(f), False)}"
                        + (f"; {also[0].lower()}{also[1:]}" if also else ""))
-    shown = list(dict.fromkeys(entries))  # (one per line a reader tells apart: the same
-    # finding fixed in two clusters, its messages differing in what each says, is one)
-    lines = [f"### Fixed by this pull request ({len(shown)})", "", *shown]
+    counted = Counter(entries)  # (one per line a reader tells apart: the same finding fixed
+    # in two clusters, its messages differing in what each says, is one; so are one
+    # policy's findings for five destinations, counted, as the count line counts them)
+    shown = [e if counted[e] == 1 else f"{e} ({counted[e]} findings)" for e in counted]
+    lines = [f"### Fixed by this pull request ({len(fixed)})", "", *shown]
     builder.add("\n".join(lines) + "\n")
 
 
