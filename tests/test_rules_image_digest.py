@@ -6,6 +6,8 @@ import json
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from reviewbot.model.objects import Model
 from reviewbot.report.base import Report
 from reviewbot.report.render import render
@@ -520,6 +522,43 @@ def test_an_image_a_local_lookup_imagestream_imports_is_judged_as_imported(
         "(lookupPolicy.local: deck:latest -> deck:v1) to gcr.io/k8s-prow/deck:v1, which "
         "OpenShift imports by tag: what runs is the image the last import found, which no "
         "manifest pins")
+
+
+@pytest.mark.parametrize(("scaler", "severity"), [("", "warning"), ("keda", "error")])
+def test_a_floating_image_of_a_workload_scaled_to_zero_is_not_certain(
+        tmp_path: Path, scaler: str, severity: str) -> None:
+    """operate-first/apps' prow plank (judge round AQ): `replicas: 0`, so no pod starts and
+    none runs what the registry serves; when someone scales it up, it does. A KEDA
+    ScaledObject (or an HPA) that scales it makes its pods run: an error again."""
+    from .helpers import lint_dir, write
+
+    files = {"plank.yaml": """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: plank, namespace: prow}
+        spec:
+          replicas: 0
+          selector: {matchLabels: {app: plank}}
+          template:
+            metadata: {labels: {app: plank}}
+            spec:
+              containers: [{name: plank, image: "gcr.io/k8s-prow/plank:latest"}]
+    """}
+    if scaler:
+        files["scaler.yaml"] = """
+            apiVersion: keda.sh/v1alpha1
+            kind: ScaledObject
+            metadata: {name: plank, namespace: prow}
+            spec:
+              scaleTargetRef: {name: plank}
+              minReplicaCount: 0
+              triggers: [{type: cron, metadata: {timezone: UTC, start: 0 8 * * *,
+                          end: 0 18 * * *, desiredReplicas: "1"}}]
+        """
+    write(tmp_path, files)
+    found = lint_dir(tmp_path, only=["image-digest"]).findings
+    assert [(f.file, f.severity) for f in found] == [("plank.yaml", severity)]
+    assert ("written with replicas: 0" in found[0].message) == (not scaler)
 
 
 def test_a_workflow_that_builds_without_pushing_makes_no_placeholder(tmp_path: Path) -> None:
