@@ -5,7 +5,7 @@ and what is said of the changed files no cluster receives. The report itself
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -200,9 +200,15 @@ def alike_runs(findings: Sequence[Finding]) -> list[tuple[Finding, list[Finding]
     return out
 
 
-def alike_subjects(first: Finding, others: Sequence[Finding]) -> list[str]:
-    """What tells each of ``others`` apart from ``first`` (:func:`alike_runs`' groups)."""
-    return (_differing([first.message, *(o.message for o in others)]) or [])[1:]
+def alike_said(first: Finding, others: Sequence[Finding],
+               escape: Callable[[str], str]) -> str:
+    """The sentence a finding shown for :func:`alike_runs`' ``others`` too ends with: "2 more
+    at this line with this fix, alike: vllm-dp, vllm-main" (each name through ``escape``,
+    the output's own: a terminal's, Markdown's)."""
+    subjects = (_differing([first.message, *(o.message for o in others)]) or [])[1:]
+    more = f" and {len(subjects) - 3} more" if len(subjects) > 3 else ""
+    return (f"{len(others)} more at this line with this fix, alike: "
+            f"{', '.join(escape(x) for x in subjects[:3])}{more}")
 
 
 def _differing(messages: list[str]) -> list[str] | None:

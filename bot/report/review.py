@@ -14,7 +14,7 @@ from typing import Any
 from reviewbot.engine.findings import Finding, sort_key
 from reviewbot.engine.outcome import ReviewSummary, Unapplied
 from reviewbot.escape import md_text, term
-from reviewbot.report.base import UnappliedSaid, alike_runs, alike_subjects
+from reviewbot.report.base import UnappliedSaid, alike_runs, alike_said
 from reviewbot.report.markdown import finding_comment, suggestion_block
 from reviewbot.words import plural
 
@@ -106,10 +106,7 @@ def inline_comments(findings: Sequence[Finding],
             # images entry, three tag-moved comments alike); its id changes with the group
             import hashlib  # (as engine.identity's fingerprint: only where one is made)
 
-            subjects = alike_subjects(f, others)
-            more = f" and {len(subjects) - 3} more" if len(subjects) > 3 else ""
-            alike = (f"{len(others)} more at this line with this fix, alike: "
-                     f"{md_text(', '.join(subjects[:3]))}{more}.")
+            alike = alike_said(f, others, md_text) + "."
             fingerprint = hashlib.sha256("\0".join(
                 [f.fingerprint, *(o.fingerprint for o in others)]).encode()).hexdigest()[:16]
         body, line, start = finding_comment(f, alike), f.line, None

@@ -23,7 +23,7 @@ from reviewbot.model.objects import cluster_phrase, rooted_cluster
 from reviewbot.report.base import (
     Report,
     alike_runs,
-    alike_subjects,
+    alike_said,
     existing_said,
     not_shown_lines,
     object_words,
@@ -84,10 +84,7 @@ def render_text(report: Report, color: bool = False) -> str:
             if f.fix:
                 out.append(f"            fix: {term(f.fix)}")
             if others:
-                subjects = [term(x) for x in alike_subjects(f, others)]
-                more = f" and {len(subjects) - 3} more" if len(subjects) > 3 else ""
-                out.append(f"            and {len(subjects)} more at this line with this fix, "
-                           f"alike: {', '.join(subjects[:3])}{more}")
+                out.append(f"            and {alike_said(f, others, term)}")
         out.append("")
     counts = {s: sum(1 for f in report.findings if f.severity == s)
               for s in ("error", "warning", "info")}
