@@ -138,11 +138,13 @@ def test_an_existing_problem_the_pr_shrinks_is_existing_and_one_it_removes_is_fi
         ("schedulability", "InferenceService/llm-serving/coder")]
 
 
-def test_one_missing_ingress_rule_is_one_comment_per_destination(
+def test_one_missing_ingress_rule_is_one_finding_per_destination_one_comment_per_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The PR adds poimen: its egress policy's `to:` and its env URLs reach three predictors
-    nobody admits; one comment per destination and port, the other place listed."""
+    nobody admits; one finding per destination and port, the other place listed. At one
+    line with one fix, the three are one inline comment naming the other two (new-user trial
+    eleven: five comments alike at one line); JSON keeps each."""
     monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
     poimen = {str(p.relative_to(ROOT / "examples")): p.read_text()
               for p in (ROOT / "examples/k8s/apps/poimen").iterdir()}
@@ -161,7 +163,8 @@ def test_one_missing_ingress_rule_is_one_comment_per_destination(
             "NetworkPolicy/llm-serving/llm-serving-ingress"}
         assert f["object"] != "NetworkPolicy/llm-serving/llm-serving-ingress"  # unchanged
     _, _, err = review_out(repo, base, head, "markdown", capsys, "--rule", "netpol-pairing")
-    assert "--- 3 inline comment(s)" in err
+    assert "--- 1 inline comment(s)" in err
+    assert "2 more at this line with this fix, alike: " in err
 
 
 def test_a_caller_that_leaves_a_destination_others_still_call_is_fixed(
