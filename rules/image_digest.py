@@ -54,8 +54,8 @@ Findings, by kind:
   digest). An image a pod names by an OpenShift ImageStream of its namespace with
   `lookupPolicy.local` (its short name and tag) is what the stream's tag imports, followed
   tag by tag: a `DockerImage` by digest pins it (no finding), by tag it is `unpinned`, what
-  the last import found; OpenShift resolves it, no registry serves the short name at a
-  start.
+  the last import found (`floating` when that tag is `:latest` or none); OpenShift resolves
+  it, no registry serves the short name at a start.
 - `tag-moved` (error, review only): between the base branch and the PR, the tag changed but
   the digest did not. The digest wins at pull time, so the old image still runs and the new
   tag lies. Only `reviewbot review` sees both trees; `reviewbot lint` sees one and checks
@@ -455,13 +455,16 @@ def _through_stream(pod: PodTemplate, path: Path, who: str, ref: ImageRef,
         return
     stream = resolved.stream
     chain = " -> ".join(resolved.tags)
+    floats = imports.tag is None or imports.tag == "latest"  # (what :latest was at an import)
     yield Violation(
         pod.obj, path,
         f"{who}: image {ref.text} resolves through ImageStream {stream.namespace}/{stream.name} "
-        f"(lookupPolicy.local: {chain}) to {imports.text}, which OpenShift imports by tag: "
-        "what runs is the image the last import found, which no manifest pins",
+        f"(lookupPolicy.local: {chain}) to {imports.text}, which OpenShift imports "
+        + ("as it floats: what runs is whatever that was at the last import" if floats else
+           "by tag: what runs is the image the last import found")
+        + ", which no manifest pins",
         fix=f"Import it by digest in the ImageStream: {imports.name}@sha256:<digest>.",
-        kind="unpinned",
+        kind="floating" if floats else "unpinned",
     )
 
 

@@ -488,8 +488,9 @@ def test_an_image_a_local_lookup_imagestream_imports_is_judged_as_imported(
     """operate-first/apps (judge round AQ): prow's pods name `deck:latest`; the ImageStream
     deck of their namespace (lookupPolicy.local) tags latest as v1, which imports
     gcr.io/k8s-prow/deck:v1: OpenShift resolves the pod's image through it, so no registry
-    serves `deck:latest` at a start (9 false errors). An import by digest pins it; a stream
-    of another namespace, or without local lookup, is no resolution."""
+    serves `deck:latest` at a start (9 false errors). An import by digest pins it; one of
+    `:latest` floats still, at each import (ghproxy, a true error); a stream of another
+    namespace, or without local lookup, is no resolution."""
     from .helpers import lint_dir, write
 
     stream = """
@@ -507,7 +508,10 @@ def test_an_image_a_local_lookup_imagestream_imports_is_judged_as_imported(
         "prow/streams.yaml": "---".join([
             stream % ("deck", "true", "gcr.io/k8s-prow/deck:v1"),
             stream % ("hook", "true", pinned),
-            stream % ("tide", "false", "gcr.io/k8s-prow/tide:v1")]),
+            stream % ("tide", "false", "gcr.io/k8s-prow/tide:v1"),
+            stream % ("ghproxy", "true", "gcr.io/k8s-prow/ghproxy:latest")]),
+        "prow/ghproxy.yaml": pod("ghproxy:latest").replace("namespace: default",
+                                                           "namespace: prow"),
         "prow/deck.yaml": pod("deck:latest").replace("namespace: default", "namespace: prow"),
         "prow/hook.yaml": pod("hook").replace("namespace: default", "namespace: prow"),
         "prow/tide.yaml": pod("tide:latest").replace("namespace: default", "namespace: prow"),
@@ -516,7 +520,7 @@ def test_an_image_a_local_lookup_imagestream_imports_is_judged_as_imported(
     found = lint_dir(tmp_path, only=["image-digest"]).findings
     assert [(f.file, f.severity, f.kind) for f in found] == [
         ("other/deck.yaml", "error", "floating"), ("prow/deck.yaml", "warning", "unpinned"),
-        ("prow/tide.yaml", "error", "floating")]
+        ("prow/ghproxy.yaml", "error", "floating"), ("prow/tide.yaml", "error", "floating")]
     assert found[1].message == (
         "web, container app: image deck:latest resolves through ImageStream prow/deck "
         "(lookupPolicy.local: deck:latest -> deck:v1) to gcr.io/k8s-prow/deck:v1, which "
