@@ -333,6 +333,40 @@ def test_a_replacement_path_names_a_key_with_dots_in_brackets(tmp_path: Path) ->
         "cert-manager.io/inject-ca-from": "kubeflow/webhook-cert"}
 
 
+def test_a_replacement_path_escapes_a_dot_of_a_key_with_a_backslash(tmp_path: Path) -> None:
+    # new-user trial twelve: `annotations.acme\.example/log-level` names the key
+    # acme.example/log-level (kubectl kustomize 5.5); reviewbot split it at the escaped dot,
+    # made a nested `acme\` object the schema refused: a false error
+    built = build(tmp_path, {
+        "kustomization.yaml": r"""
+            resources: [web.yaml]
+            replacements:
+            - source: {kind: ConfigMap, name: cfg, fieldPath: data.level}
+              targets:
+              - select: {kind: Deployment}
+                fieldPaths: [spec.template.metadata.annotations.acme\.example/log-level]
+                options: {create: true}
+        """,
+        "web.yaml": """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: cfg}
+            data: {level: info}
+            ---
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: web}
+            spec:
+              selector: {matchLabels: {app: web}}
+              template:
+                metadata: {labels: {app: web}}
+                spec: {containers: [{name: web, image: "nginx:1"}]}
+        """,
+    })
+    assert built["Deployment/web"]["spec"]["template"]["metadata"]["annotations"] == {
+        "acme.example/log-level": "info"}
+
+
 def test_a_patch_naming_a_namespace_reaches_a_cluster_scoped_object(tmp_path: Path) -> None:
     # kyaml's ResId.EffectiveNamespace: a cluster-scoped kind (a PersistentVolume) has no
     # namespace on either side, so the overlay's patch written with one still targets it

@@ -158,11 +158,14 @@ def _original_name(r: Resource) -> str:
 
 
 def _split(text: str) -> list[str]:
-    """A field path's steps: dots separate them, except inside brackets."""
+    """A field path's steps: dots separate them, except inside brackets and where a
+    backslash escapes one (``annotations.acme\\.example/log-level``, a key with a dot:
+    kubectl kustomize 5.5 sets that key; new-user trial twelve: reviewbot split it and made
+    a nested object the schema refused, a false error)."""
     out: list[str] = []
-    for part in re.split(r"\.(?![^\[]*\])", text.strip()):
+    for part in re.split(r"(?<!\\)\.(?![^\[]*\])", text.strip()):
         if part:
-            out.append(part)
+            out.append(part.replace("\\.", "."))
     return out
 
 
