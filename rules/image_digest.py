@@ -42,6 +42,8 @@ Findings, by kind:
   `image:`; an OpenShift BuildConfig's output to an ImageStream with `lookupPolicy.local`,
   which pods name by its short name, or to the cluster's internal registry, which pods name by
   its address `image-registry.openshift-image-registry.svc:5000/NAMESPACE/STREAM`); or a
+  chart value's tag a CI job gives by its dotted path (`operator.image.tag`) to a reusable
+  workflow it calls (`uses: owner/repo/.github/workflows/release.yaml@v1`); or a
   Tekton PipelineRun or TaskRun of the tree (run by hand too) pushes that very tag (a
   parameter named for an image: `IMAGE`, `image-reference`); or the image is no reference
   at all (`$IMAGE_URL`, `IMAGE_NAME`, `REGION-docker.pkg.dev/PROJECT_ID/app:latest`: a shell
@@ -144,6 +146,7 @@ from reviewbot.model.build import (
     stream_image,
     unread_image_setter,
 )
+from reviewbot.model.ci import ci_facts
 from reviewbot.model.kustomize import is_kustomization_file
 from reviewbot.model.objects import Container, KObject, Model, Path, PodTemplate
 from reviewbot.model.substitute import names_in
@@ -307,7 +310,7 @@ def _check(
                 doubt="",  # it names the step itself: the model's doubt of it would repeat it
             )
             return
-        declared = _built_elsewhere(model, ref)
+        declared = _built_elsewhere(model, ref) or _named_by_ci(model, pod, where)
         if declared is not None:
             said, fix = declared
             yield Violation(pod.obj, where,
@@ -597,6 +600,31 @@ def moved_tags(
                 fix=f"Replace the digest with the one of {ref.name}:{ref.tag}, or revert the tag.",
                 kind="tag-moved",
             )
+
+
+def _named_by_ci(model: Model, pod: PodTemplate, where: Path) -> tuple[str, str] | None:
+    """(what the message says, the fix) where a chart value's image tag (or image) is named,
+    by its dotted path in the values, among the inputs of a CI job that calls a reusable
+    workflow (``tag-paths: keyManager.image.tag``): that job sets it when it runs; else
+    None."""
+    if pod.origin is None or pod.origin.source != "values":
+        return None
+    named = ci_facts(model).named
+    if not named:
+        return None
+    parts = list(where)
+    for mark in ("values", "valuesObject"):  # (a HelmRelease's, an Application's)
+        if mark in parts:
+            parts = parts[len(parts) - parts[::-1].index(mark):]
+            break
+    dotted = ".".join(str(p) for p in parts)
+    step = next((s for path, s in named if path in (dotted, dotted + ".tag")), None)
+    if step is None:
+        return None
+    return (f"{step.label} gives {dotted} to the workflow it calls ({step.where}), which "
+            "sets it when it runs: the tag a cluster gets is the one that job writes, which "
+            "this repository does not show",
+            "Pin the digest in the values, or have the workflow write one beside the tag.")
 
 
 def _built_elsewhere(model: Model, ref: ImageRef) -> tuple[str, str] | None:

@@ -565,6 +565,41 @@ def test_a_floating_image_of_a_workload_scaled_to_zero_is_not_certain(
     assert ("written with replicas: 0" in found[0].message) == (not scaler)
 
 
+def test_a_values_tag_a_reusable_workflow_is_given_by_name_is_a_placeholder(
+        tmp_path: Path) -> None:
+    """nebari-dev/llm-serving-pack (judge round AR): its release job calls a reusable
+    workflow of another repository with `tag-paths: operator.image.tag ...`, which pins the
+    chart's tags when it releases; between releases values.yaml says `latest` (4 false
+    errors). A value no job names floats as before."""
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        ".github/workflows/release.yaml": """
+            on: {push: {tags: ["v*"]}}
+            jobs:
+              release:
+                uses: acme/.github/.github/workflows/pack-release.yaml@v1
+                with:
+                  chart-path: charts/pack
+                  tag-paths: |
+                    operator.image.tag
+        """,
+        "charts/pack/Chart.yaml": "apiVersion: v2\nname: pack\nversion: 0.1.0\n",
+        "charts/pack/values.yaml": """
+            operator:
+              image: {repository: ghcr.io/acme/operator, tag: latest}
+            frontend:
+              image: {repository: ghcr.io/acme/frontend, tag: latest}
+        """,
+    })
+    found = lint_dir(tmp_path, only=["image-digest"]).findings
+    assert [(f.line, f.severity, f.kind) for f in found] == [
+        (2, "warning", "placeholder"), (4, "error", "floating")]
+    assert ("workflow release.yaml, job release (acme/.github/.github/workflows/"
+            "pack-release.yaml@v1) gives operator.image.tag to the workflow it calls "
+            "(.github/workflows/release.yaml:4)") in found[0].message
+
+
 def test_a_workflow_that_builds_without_pushing_makes_no_placeholder(tmp_path: Path) -> None:
     (tmp_path / ".github" / "workflows").mkdir(parents=True)
     (tmp_path / ".github" / "workflows" / "images.yaml").write_text(
