@@ -1090,3 +1090,69 @@ spec: {path: ./clusters/%s, sourceRef: {kind: GitRepository, name: flux-system}}
                   only=["netpol-pairing"]).findings
     assert [(f.severity, f.kind) for f in two] == one
     assert not any("kubectl's -n" in f.message for f in two)
+
+
+def test_a_caller_reviewbot_sees_makes_the_finding_certain_beside_one_it_does_not(
+        tmp_path: Path) -> None:
+    """New-user trial twelve: one base egress policy, built by prod and by staging, calls
+    vLLM pods nobody admits; staging's build fails, so whether staging runs its caller is
+    not certain, and the one finding for both callers was a warning. Prod's caller is seen:
+    the finding holds (an error); staging alone would be a warning."""
+    from .helpers import lint_dir, write
+
+    base = {
+        "shop/base/kustomization.yaml": "resources: [web.yaml, egress.yaml]\n",
+        "shop/base/web.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: web}
+            spec:
+              selector: {matchLabels: {app: web}}
+              template:
+                metadata: {labels: {app: web}}
+                spec: {containers: [{name: web, image: "web:1@sha256:%s"}]}
+        """ % ("a" * 64),
+        "shop/base/egress.yaml": """
+            apiVersion: networking.k8s.io/v1
+            kind: NetworkPolicy
+            metadata: {name: web-egress}
+            spec:
+              podSelector: {matchLabels: {app: web}}
+              policyTypes: [Egress]
+              egress:
+              - to:
+                - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: inference}}
+                  podSelector: {matchLabels: {app: vllm}}
+                ports: [{port: 8000}]
+        """,
+        "shop/staging/kustomization.yaml": "namespace: staging\nresources: [../base]\n"
+                                           "patches: [{path: gone.yaml}]\n",
+        "shop/staging/gone.yaml": "apiVersion: apps/v1\nkind: Deployment\n"
+                                  "metadata: {name: nothing}\nspec: {replicas: 2}\n",
+        "inference/vllm.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: vllm, namespace: inference}
+            spec:
+              selector: {matchLabels: {app: vllm}}
+              template:
+                metadata: {labels: {app: vllm}}
+                spec:
+                  containers: [{name: vllm, image: "vllm:1@sha256:%s",
+                                ports: [{containerPort: 8000}]}]
+            ---
+            apiVersion: networking.k8s.io/v1
+            kind: NetworkPolicy
+            metadata: {name: deny, namespace: inference}
+            spec: {podSelector: {}, policyTypes: [Ingress]}
+        """ % ("b" * 64),
+    }
+    for severity, overlays in (("warning", ["staging"]), ("error", ["staging", "prod"])):
+        root = tmp_path / "-".join(overlays)
+        files = dict(base)
+        if "prod" in overlays:  # (each overlay a build of its own, as its Application's)
+            files["shop/prod/kustomization.yaml"] = "namespace: prod\nresources: [../base]\n"
+        write(root, files)
+        found = [(f.file, f.severity) for f in lint_dir(root, only=["netpol-pairing"]).findings
+                 if "has no matching ingress" in f.message]
+        assert found == [("shop/base/egress.yaml", severity)], overlays
