@@ -414,8 +414,9 @@ def _loop_targets(texts: Sequence[FileRecord], suffixes: tuple[str, ...],
         here = posixpath.dirname(record.path)
         for match in _FOR_LOOP.finditer(text):
             var, words, body = match.groups()
-            if re.search(_APPLY_K_OF.format(var=var), body) is None:
-                continue
+            if not (" -k" in body or "--kustomize" in body) or "$" not in body or (
+                    re.search(_APPLY_K_OF.format(var=var), body) is None):
+                continue  # (the cheap tests first: most loops apply nothing)
             for word in words.split():
                 word = word.strip("'\"").rstrip("/")
                 if not word or "$" in word:
