@@ -954,8 +954,26 @@ def _unmatched_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iter
                 f"hold{held} (kustomize: no matches for Id {found.kustomize_id()})",
                 kind="missing", file=k.file, line=line, column=column,
                 key=f"{k.file}:{_label(found.entry)}:{what}:unmatched",
-                fix=f"Name in the patch an object the build holds (its base may have renamed "
-                    f"{what}), or remove the entry.")
+                fix=_unmatched_fix(k, what, name, found.held))
+
+
+def _unmatched_fix(k: Kustomization, what: str, name: Any, held: Sequence[str]) -> str:
+    """The fix of a patch naming what the build does not hold: when the kustomization's own
+    ``namePrefix``/``nameSuffix`` makes that name of an object it holds, name it as the base
+    does (kustomize patches before it renames: new-user trial twelve's staging overlay
+    patched `staging-frontend`, and the fix blamed its base)."""
+    prefix = k.body.get("namePrefix") if isinstance(k.body.get("namePrefix"), str) else ""
+    suffix = k.body.get("nameSuffix") if isinstance(k.body.get("nameSuffix"), str) else ""
+    if (prefix or suffix) and isinstance(name, str):
+        base = next((h.rpartition("/")[2] for h in held
+                     if f"{prefix}{h.rpartition('/')[2]}{suffix}" == name), None)
+        if base is not None:
+            which = " and ".join(f"{key} {value!r}" for key, value in (
+                ("namePrefix", prefix), ("nameSuffix", suffix)) if value)
+            return (f"Name it {base} in the patch, as the base does: this kustomization's "
+                    f"{which} renames it only after its patches are applied.")
+    return (f"Name in the patch an object the build holds (its base may have renamed "
+            f"{what}), or remove the entry.")
 
 
 def _idle_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iterator[Violation]:

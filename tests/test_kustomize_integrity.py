@@ -473,6 +473,31 @@ def test_a_strategic_merge_patch_whose_object_is_gone_is_missing(tmp_path: Path)
                                       "may have renamed Service demo), or remove the entry.")
 
 
+def test_a_patch_naming_what_the_overlay_s_own_prefix_makes_is_told_the_base_name(
+        tmp_path: Path) -> None:
+    """New-user trial twelve: the staging overlay's `namePrefix: staging-` renames only after
+    its patches, so a patch of `staging-frontend` matches nothing; the fix blamed the base.
+    It says to name it as the base does. (kubectl kustomize 5.5 refuses the build alike.)"""
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [service.yaml]\n",
+        "base/service.yaml": SERVICE.replace("name: demo-web", "name: frontend"),
+        "staging/kustomization.yaml": """
+            namePrefix: staging-
+            resources: [../base]
+            patches:
+              - patch: |-
+                  apiVersion: v1
+                  kind: Service
+                  metadata: {name: staging-frontend}
+                  spec: {type: NodePort}
+            """,
+    })
+    (finding,) = [f for f in lint(tmp_path).findings if f.kind == "missing"]
+    assert finding.fix == ("Name it frontend in the patch, as the base does: this "
+                           "kustomization's namePrefix 'staging-' renames it only after its "
+                           "patches are applied.")
+
+
 def test_patches_kustomize_accepts_or_the_model_cannot_judge_are_quiet(tmp_path: Path) -> None:
     json6902 = """  patch: '[{"op": "add", "path": "/spec/type", "value": "NodePort"}]'\n"""
     write(tmp_path, {
