@@ -890,6 +890,9 @@ class _Duplicates:
             same = other[0].doc is r.doc and other[0].path == r.path
             what = "twice" if same else f"again (first in {a.file}:{line})"
             _, _, kind, ns, name = key
+            ns = b.namespace or ns  # (as the cluster gets it: an Application's destination
+            # namespace, after the build; new-user trial twelve: "ConfigMap/default/..." of
+            # an object the same line calls ConfigMap/batch/...)
             ident = f"{kind}/{ns}/{name}" if ns else f"{kind}/{name}"
             yield Violation(
                 b, ("metadata", "name"),

@@ -201,6 +201,33 @@ def test_same_object_twice_and_default_namespace_equivalence(tmp_path: Path) -> 
     ]
 
 
+def test_a_duplicate_is_named_in_the_namespace_its_application_puts_it(
+        tmp_path: Path) -> None:
+    """New-user trial twelve: an Argo CD Application with destination namespace batch builds
+    a folder holding one ConfigMap twice; kustomize sees it without a namespace (default),
+    the cluster would get it in batch: the message named ConfigMap/default/... beside an
+    object column of ConfigMap/batch/...."""
+    write(tmp_path, {
+        "app.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: batch, namespace: argocd}
+            spec:
+              project: default
+              source: {repoURL: https://github.com/acme/apps.git, targetRevision: HEAD,
+                       path: batch}
+              destination: {server: https://kubernetes.default.svc, namespace: batch}
+        """,
+        "batch/kustomization.yaml": "resources: [a.yaml, b.yaml]\n",
+        "batch/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: report}\n",
+        "batch/b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: report}\n",
+    })
+    (finding,) = [f for f in lint(tmp_path).findings if f.kind == "duplicate"]
+    assert (finding.object, finding.message) == (
+        "ConfigMap/batch/report", "ConfigMap/batch/report is built again (first in "
+        "batch/a.yaml:1) by batch/kustomization.yaml; kustomize refuses duplicate objects")
+
+
 def test_a_duplicate_is_reported_once_at_the_innermost_kustomization(tmp_path: Path) -> None:
     write(tmp_path, {
         "kustomization.yaml": "resources: [base]\n",
