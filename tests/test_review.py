@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -783,3 +784,22 @@ def test_one_problem_at_one_line_is_one_inline_comment_naming_the_others() -> No
     assert comments[1].fingerprint == finding("other", "Another fix.").fingerprint
     assert comments[0].fingerprint != alike[0].fingerprint
     assert inline_comments(alike[:2])[0].fingerprint != comments[0].fingerprint
+
+
+def test_the_same_cause_at_this_finding_s_own_line_is_named_by_its_objects() -> None:
+    """New-user trial twelve: one base egress policy built by two overlays: "Same cause at
+    `base/np.yaml:21` ..., `base/np.yaml:21`", the finding's own line again. The others at
+    its place are named by their objects; those elsewhere by their places."""
+    from reviewbot.engine.findings import Finding
+    from reviewbot.report.markdown import also_at
+
+    def finding(obj: str, file: str = "base/np.yaml", line: int = 21) -> Finding:
+        return Finding("netpol-pairing", "error", file, line, 7, obj, "m", "f")
+
+    here = finding("NetworkPolicy/qa/egress")
+    there = finding("Deployment/shop/web", "shop/web.yaml", 9)
+    f = replace(finding("NetworkPolicy/prod/egress"), others=(here, there))
+    assert also_at(f) == ("Same cause at `shop/web.yaml:9` (`Deployment/shop/web`); at this "
+                          "line, also for `NetworkPolicy/qa/egress`")
+    assert also_at(replace(f, others=(here,))) == (
+        "Same cause at this line for `NetworkPolicy/qa/egress`")

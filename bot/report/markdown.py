@@ -92,14 +92,26 @@ def also_at(f: Finding, links: Links | None = None, limit: int = 5) -> str:
     ..."), the first ``limit`` named and the rest counted; empty without any."""
     if not f.others:
         return ""
+    # the others at this finding's own place (one base file two overlays build) are named
+    # by their objects once, not as its place again (new-user trial twelve: "Same cause at
+    # `x.yaml:21` ..., `x.yaml:21`")
+    here = [o for o in f.others if (o.file, o.line) == (f.file, f.line)]
+    elsewhere = [o for o in f.others if (o.file, o.line) != (f.file, f.line)]
     named = []
-    for o in f.others[:limit]:
+    for o in elsewhere[:limit]:
         where = md_code(_where(o), False)
         if o.file and links is not None:
             where = f"[{where}]({links.line(o.file, o.line)})"
         named.append(where + (f" ({_object(o.object, o.file)})" if o.object else ""))
-    more = len(f.others) - limit
-    return "Same cause at " + ", ".join(named) + (f" and {more} more" if more > 0 else "")
+    more = len(elsewhere) - limit
+    said = ("Same cause at " + ", ".join(named) + (f" and {more} more" if more > 0 else "")
+            if named else "")
+    objects = list(dict.fromkeys(_object(o.object, o.file) for o in here if o.object))
+    if objects:
+        shown = ", ".join(objects[:limit]) + (
+            f" and {len(objects) - limit} more" if len(objects) > limit else "")
+        said += ("; at this line, also for " if said else "Same cause at this line for ") + shown
+    return said
 
 
 def finding_comment(f: Finding, alike: str = "") -> str:
@@ -111,8 +123,8 @@ def finding_comment(f: Finding, alike: str = "") -> str:
     lines = [f"{head}: {md_text(f.message)}"]
     if f.fix:
         lines += ["", f"**Fix:** {md_prose(f.fix)}"]
-    if f.others:
-        lines += ["", also_at(f) + "."]
+    if also := also_at(f):
+        lines += ["", also + "."]
     if alike:
         lines += ["", alike]
     if f.object:
@@ -453,8 +465,8 @@ def finding_entry(f: Finding, links: Links | None = None, with_new: bool = False
     text = md_text(message)
     if f.fix:
         text += f"<br>**Fix:** {md_prose(f.fix)}"
-    if f.others:
-        text += "<br>" + also_at(f, links)
+    if also := also_at(f, links):
+        text += "<br>" + also
     return "- " + " · ".join(head) + "<br>" + text
 
 
