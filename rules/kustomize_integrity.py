@@ -112,6 +112,10 @@ reviewbot checks every `kustomization.yaml` in the tree:
   `repoURL` and `targetRevision` resolves in the tree, and only in a file a root applies;
   a warning when every root of the repository is a guess (several Applications taken as
   applied by hand, the kustomizations holding them): a leftover's folder is gone too;
+- an ApplicationSet's git directory generator entry (not `exclude`, no template) that names
+  no folder of the repository, where another entry of it names one (so its repository is
+  this one), is `idle-generator` (warning): Argo CD makes no Application for it, without an
+  error;
 - when the repository has GitOps roots (see docs/precision.md), a folder of manifests no root
   applies (an `.archive/`, an app commented out of a cluster) is one `not-applied` info for
   the topmost such folder, and nothing in it is judged; without roots, an archive or hidden
@@ -256,6 +260,7 @@ from reviewbot.model.reach import (
     harness_inputs,
     is_object,
     kept_aside,
+    path_match,
     placeholder_folders,
     read_by_terraform,
     root_made,
@@ -276,7 +281,7 @@ RATIONALE = (
 )
 FIX = "Fix the path, list the manifest in its kustomization, or remove the duplicate."
 SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error",
-              "idle-patch": "warning", "dependency": "error",
+              "idle-patch": "warning", "dependency": "error", "idle-generator": "warning",
               "limit": "warning", "no-namespace": "error",
               "build": "error", "invalid": "error", "commented": "info",
               "applied-by-script": "info", "not-applied": "info"}
@@ -353,6 +358,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         yield violation
     yield from _flux_paths(model, index, graph, duplicates)
     yield from _argo_paths(model, index, graph)
+    yield from _idle_generators(model, index, graph)
     yield from _sync_paths(model)
     yield from _dependencies(model)
     yield from _unplaced(model)
@@ -1283,6 +1289,54 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
 # the roots reviewbot takes as applied by hand, on a guess: Argo CD Applications no root
 # applies, and the kustomizations whose builds hold them
 GUESSED_ROOTS = ("Argo CD", "kustomization applying Argo CD Applications")
+
+
+def _idle_generators(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:
+    """An ApplicationSet's git directory generator entry (not ``exclude``) that names no
+    folder of the repository, when another entry of the same generator names one (so its
+    repository is this one): Argo CD makes no Application for it, and says nothing
+    (new-user trial twelve: `infra/sealed-secrets`, a folder never written). Entries with a
+    template (``{{``) or outside the linted part are not judged."""
+    for obj in model.objects:
+        if obj.kind != "ApplicationSet" or obj.group != ARGO_GROUP:
+            continue
+        for at, git in _git_generators(obj.get(("spec", "generators"))):
+            entries = [(j, d) for j, d in enumerate(_list(git.get("directories")))
+                       if isinstance(d, dict) and isinstance(d.get("path"), str)
+                       and not d.get("exclude") and "{{" not in d["path"]]
+            matched = {j for j, d in entries if any(
+                path_match(folder, d["path"]) for folder in graph.dirs)}
+            if not matched:
+                continue  # (none names a folder here: another repository's, not judged)
+            for j, d in entries:
+                pattern = d["path"].strip().strip("/")
+                if j in matched or not index.covers(pattern.split("*")[0].rstrip("/") or "."):
+                    continue
+                where = (*at, "git", "directories", j, "path")
+                field = ".".join(p if isinstance(p, str) else f"[{p}]"
+                                 for p in where[1:]).replace(".[", "[")
+                yield Violation(
+                    obj, where,
+                    f"{field}: {pattern!r} names no folder of this repository, so the "
+                    "ApplicationSet makes no Application for it, without an error",
+                    kind="idle-generator",
+                    fix="Point the entry at an existing folder, or remove it.")
+
+
+def _git_generators(generators: Any, at: Path = ("spec", "generators")
+                    ) -> Iterator[tuple[Path, Mapping[str, Any]]]:
+    """The git generators of an ApplicationSet's ``generators`` (in a matrix or merge
+    generator's too), each with its path in the object."""
+    for i, generator in enumerate(_list(generators)):
+        if not isinstance(generator, dict):
+            continue
+        if isinstance(generator.get("git"), dict):
+            yield (*at, i), generator["git"]
+        for nested in ("matrix", "merge"):
+            inner = generator.get(nested)
+            if isinstance(inner, dict):
+                yield from _git_generators(inner.get("generators"),
+                                           (*at, i, nested, "generators"))
 
 
 def _left_over(obj: KObject, by_hand: Collection[str]) -> str | None:

@@ -939,6 +939,50 @@ def test_a_gone_application_path_among_guessed_roots_is_not_certain(
     assert found == [("envs/dev/old.yaml", severity)]
 
 
+def test_a_git_directory_an_applicationset_names_that_is_not_there_is_said(
+        tmp_path: Path) -> None:
+    """New-user trial twelve: the ApplicationSet's git directory generator lists
+    `infra/sealed-secrets`, a folder never written: Argo CD makes no Application for it, and
+    says nothing. Judged when another entry names a folder here (the repository is this
+    one); an `exclude` entry, a template and a glob that matches are not said."""
+    write(tmp_path, {
+        "appset.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: ApplicationSet
+            metadata: {name: platform, namespace: argocd}
+            spec:
+              generators:
+              - matrix:
+                  generators:
+                  - git:
+                      repoURL: https://github.com/acme/platform.git
+                      revision: HEAD
+                      directories:
+                      - path: infra/*
+                      - path: infra/sealed-secrets
+                      - path: infra/old
+                        exclude: true
+                      - path: "{{ .env }}/extra"
+                  - list: {elements: [{env: prod}]}
+              template:
+                metadata: {name: "{{path.basename}}"}
+                spec:
+                  project: default
+                  source: {repoURL: https://github.com/acme/platform.git, targetRevision: HEAD,
+                           path: "{{path}}"}
+                  destination: {server: https://kubernetes.default.svc,
+                                namespace: "{{path.basename}}"}
+        """,
+        "infra/cert-manager/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+        "README.md": "# platform\n",
+    })
+    found = [(f.line, f.severity, f.message) for f in lint(tmp_path).findings
+             if f.kind == "idle-generator"]
+    assert found == [(13, "warning", "generators[0].matrix.generators[0].git.directories[1]"
+                      ".path: 'infra/sealed-secrets' names no folder of this repository, so the "
+                      "ApplicationSet makes no Application for it, without an error")]
+
+
 DEPENDENT = """
 apiVersion: %s
 kind: %s

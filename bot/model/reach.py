@@ -1840,8 +1840,8 @@ def _generated(generators: Any, graph: Graph) -> Iterator[dict[str, str]]:
                        if isinstance(d.get("path"), str) and d.get("exclude")]
             extra = _flat(dict_of(git.get("values")), "values.")
             for folder in sorted(graph.dirs):
-                if any(_path_match(folder, g) for g in include) and not any(
-                        _path_match(folder, g) for g in exclude):
+                if any(path_match(folder, g) for g in include) and not any(
+                        path_match(folder, g) for g in exclude):
                     yield {**_path_params(folder), **extra}
             globs = [str(f["path"]).strip().lstrip("/") for f in map(dict_of,
                      list_of(git.get("files"))) if isinstance(f.get("path"), str)]
@@ -1857,7 +1857,7 @@ def _generated(generators: Any, graph: Graph) -> Iterator[dict[str, str]]:
                 yield _flat(element)
 
 
-def _path_match(path: str, pattern: str) -> bool:
+def path_match(path: str, pattern: str) -> bool:
     """Go's ``path.Match``, which the git directory generator matches folders with: ``*``,
     ``?`` and ``[...]`` within one path segment, so ``apps/*`` names no folder below
     ``apps/x`` (Tiagura/k8s-gitops: ``monitoring/*`` made an Application, in a namespace
