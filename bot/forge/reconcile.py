@@ -81,7 +81,10 @@ def render_summary(summary_markdown: str, folded: Sequence[InlineComment], note:
     if not folded:
         return head
     places = list(dict.fromkeys(_where(comment) for comment in folded))
-    parts = [head, f"\n### Not shown inline ({len(folded)})\n"]
+    counted = (f"{len(folded)}" if len(places) == len(folded) else
+               f"{len(folded)} at {len(places)} places")  # (two findings at one line:
+    # new-user trial twelve read "(7)" above six lines)
+    parts = [head, f"\n### Not shown inline ({counted})\n"]
     if note:
         parts.append(f"\n{note.strip()}\n")
     parts.append("\nThese findings are listed above; their lines are not part of this pull "

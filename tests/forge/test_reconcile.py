@@ -103,6 +103,14 @@ def test_summary_rendering_and_size_cap() -> None:
     assert "lines 1-3" in small and "line two" not in small and "why" in small
 
 
+def test_the_folded_heading_counts_findings_and_places_when_they_differ() -> None:
+    """New-user trial twelve: "Not shown inline (7)" above six lines (two findings at one
+    line): the heading says both when they differ."""
+    two_at_one = [comment("a", 3), comment("b", 3), comment("c", 9)]
+    assert "### Not shown inline (3 at 2 places)" in render_summary("ok", two_at_one)
+    assert "### Not shown inline (2)" in render_summary("ok", two_at_one[1:])
+
+
 def test_pick_summary() -> None:
     own = [(5, "x"), (9, f"{SUMMARY_MARKER}\nB"), (7, f"  {SUMMARY_MARKER}\nA")]
     assert pick_summary(own) == ((7, f"  {SUMMARY_MARKER}\nA"), (9,))
