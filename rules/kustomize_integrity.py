@@ -253,7 +253,9 @@ from reviewbot.model.objects import (
 )
 from reviewbot.model.reach import (
     ARGO_GROUP,
+    BY_HAND,
     FLUX_DEPENDING,
+    GUESSED_ROOTS,
     TEMPLATE_PATCH,
     TEMPLATED,
     aside_why,
@@ -1271,7 +1273,7 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
             sources.append((obj, ("spec", *at, "path"), path, key, target))
     reach = model.derived.get("reach")
     roots = reach.roots if reach is not None else []
-    by_hand = {r.file for r in roots if r.how == "Argo CD"} if all(
+    by_hand = {r.file for r in roots if r.how == BY_HAND} if all(
         r.how in GUESSED_ROOTS for r in roots) else set()
     for obj, at, path, key, target in sources:
         roots = here.get(key, ())
@@ -1284,11 +1286,6 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
                 fix="Point the path at an existing folder of the repository.",
                 doubt=_left_over(obj, by_hand),
             )
-
-
-# the roots reviewbot takes as applied by hand, on a guess: Argo CD Applications no root
-# applies, and the kustomizations whose builds hold them
-GUESSED_ROOTS = ("Argo CD", "kustomization applying Argo CD Applications")
 
 
 def _idle_generators(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:

@@ -117,6 +117,13 @@ class Root:
     path: str  # the folder it applies, as written
 
 
+# how the roots reviewbot takes as applied by hand, on a guess, are named (Root.how): an
+# Argo CD Application no root applies, and a kustomization whose build holds one
+BY_HAND = "Argo CD"
+APPLYING_BY_HAND = "kustomization applying Argo CD Applications"
+GUESSED_ROOTS = (BY_HAND, APPLYING_BY_HAND)
+
+
 @dataclass
 class Applied:
     """One build a cluster receives, and the chain of files that brings it."""
@@ -239,7 +246,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         if trial is not None:  # a guess twice over: nothing applies it, and it is a trial
             walker.reach.guessed_roots[doc.file.path] = _trial_guess(doc.file.path, trial)
         for step in walker.argo_steps(value, doc.file.path, (), Resource(doc, (), value)):
-            walker.reach.roots.append(Root(step.cluster, "Argo CD", doc.file.path,
+            walker.reach.roots.append(Root(step.cluster, BY_HAND, doc.file.path,
                                            str(step.spec.get("path"))))
             if trial is not None:
                 step = dataclasses.replace(
@@ -267,8 +274,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     # both: apps/web was "not applied by any cluster root")
     for folder in _applying(graph, frozenset(by_hand)):
         file = graph.by_dir[folder].file
-        walker.reach.roots.append(Root("in-cluster", "kustomization applying Argo CD "
-                                       "Applications", file, folder))
+        walker.reach.roots.append(Root("in-cluster", APPLYING_BY_HAND, file, folder))
         trial = trial_folder(file)  # (redhat-na-ssa/demo-ai-gitops-catalog's demos/)
         walker.walk(_Step("in-cluster", file, {"path": "./" + folder}, "default", (), folder,
                           elsewhere=None if trial is None else _trial_guess(folder, trial)))
