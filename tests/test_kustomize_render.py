@@ -14,7 +14,7 @@ from reviewbot.config import Config
 from reviewbot.engine.run import analyze
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import load
-from reviewbot.model.render import emit, kustomize_command, render_tree
+from reviewbot.model.render import emit, kustomize_command, render_tree, source_column
 from reviewbot.sources.tree import FileRecord, blob_id, disk_tree
 
 needs_kustomize = pytest.mark.skipif(
@@ -83,6 +83,38 @@ def test_emit_keeps_fields_on_their_source_lines() -> None:
     assert rendered.documents[0].value == built
     assert {n: c[:2] for n, c in rendered.ignore_comments.items()} == {
         n: c[:2] for n, c in source.ignore_comments.items()}
+
+
+def test_emit_keeps_a_later_document_on_its_source_lines() -> None:
+    """A field the build spelled out (a flow mapping of the source, written a key a line)
+    does not push the next document down: the fields that no longer fit before its
+    ``---`` are written in flow style, and the next document starts where it starts."""
+    source = load(record("all.yaml", """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  resources:
+                    requests: {cpu: 10m, memory: 16Mi}
+        ---
+        apiVersion: policy/v1beta1
+        kind: PodDisruptionBudget
+        metadata:
+          name: web
+        """))
+    built = [json.loads(json.dumps(d.value)) for d in source.documents]
+    out = emit(built, source).encode()
+    rendered = load(FileRecord("all.yaml", blob_id(out), out))
+    for index in (0, 1):
+        for path in [("apiVersion",), ("kind",), ("metadata", "name")]:
+            assert rendered.documents[index].position(path)[0] == (
+                source.documents[index].position(path)[0]), (index, path)
+    assert [d.value for d in rendered.documents] == built
 
 
 @needs_kustomize
@@ -226,3 +258,88 @@ def test_render_reports_no_duplicate_for_a_base_two_overlays_build(
     main(["lint", str(tmp_path), "--render", "--rule", "kustomize-integrity", "--format",
           "json"])
     assert json.loads(capsys.readouterr().out)["findings"] == []
+
+
+@needs_kustomize
+def test_render_does_not_patch_again_what_kustomize_built(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The rendered objects are what the overlay's build made, its prefix and patches
+    applied: its patches are not applied (nor judged) over them again. A patch naming the
+    base's `web` was "patches Deployment web, which this build does not hold; it holds
+    Deployment prod/prod-web" (an error kustomize itself, which built it, never made), and
+    its target "selects no object"; without --render the tree has no finding either."""
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [deployment.yaml]\n",
+        "base/deployment.yaml": BASE_DEPLOYMENT,
+        "prod/kustomization.yaml": """
+            namePrefix: prod-
+            namespace: prod
+            resources: [../base]
+            patches:
+              - target: {kind: Deployment, name: web}
+                patch: |-
+                  - op: replace
+                    path: /spec/replicas
+                    value: 2
+              - patch: |-
+                  apiVersion: apps/v1
+                  kind: Deployment
+                  metadata:
+                    name: web
+                  spec:
+                    replicas: 3
+            """,
+    })
+    for flags in ([], ["--render"]):
+        main(["lint", str(tmp_path), *flags, "--rule", "kustomize-integrity", "--format",
+              "json"])
+        assert json.loads(capsys.readouterr().out)["findings"] == [], flags
+
+
+def test_render_fixes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--fix would write the rendered text over the source file: refused, before anything
+    runs, with the one error and exit code 2; the file stays as it was."""
+    write(tmp_path, {"base/kustomization.yaml": "resources: [deployment.yaml]\n",
+                     "base/deployment.yaml": BASE_DEPLOYMENT})
+    before = (tmp_path / "base/deployment.yaml").read_bytes()
+    for flag in ("--fix", "--diff"):
+        assert main(["lint", str(tmp_path), "--render", flag]) == 2
+        assert "run them without --render" in capsys.readouterr().err
+    assert (tmp_path / "base/deployment.yaml").read_bytes() == before
+
+
+@needs_kustomize
+def test_render_quotes_the_source_line_at_its_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A finding in a rendered file is told at the source file's line and column and quotes
+    the source's line, as without --render: `image: nginx:1.27` at its value, not the
+    rendered `"image": "nginx:1.27"` two columns on."""
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [deployment.yaml]\n",
+        "base/deployment.yaml": BASE_DEPLOYMENT.replace(
+            "  # reviewbot: ignore[image-digest] local registry", ""),
+        "prod/kustomization.yaml": "namespace: prod\nresources: [../base]\n",
+    })
+    said = []
+    for flags in ([], ["--render"]):
+        main(["lint", str(tmp_path), *flags, "--rule", "image-digest", "--color", "never"])
+        said.append([line for line in capsys.readouterr().out.splitlines()
+                     if "image-digest" in line or line.strip().startswith(("|", "^"))])
+    assert said[0] == said[1]
+    assert any("15:16" in line for line in said[1]) and any(
+        "| " in line and line.rstrip().endswith("image: nginx:1.27") for line in said[1])
+
+
+@pytest.mark.parametrize(("rendered", "source", "column", "expected"), [
+    ('          "image": "nginx:1.27"', "          image: nginx:1.27", 20, 18),  # the value
+    ('          "image": "nginx:1.27"', "          image: nginx:1.27", 11, 11),  # the key
+    ('        - "name": "web"', "        - name: web", 19, 17),  # an item's first key
+    ('    "requests": {"cpu": "1"}', "    requests: {cpu: 1}", 17, 15),  # a flow value
+    ('    "cpu": "10m"', "    requests: {cpu: 10m, memory: 16Mi}", 12, 21),  # in a flow map
+    ('      "team": "a"', "      replicas: 3", 15, 7),  # a field the build added
+    ('        - "80"', "        - 80", 11, 11),  # a sequence's item
+])
+def test_source_column(rendered: str, source: str, column: int, expected: int) -> None:
+    assert source_column(rendered, source, column) == expected

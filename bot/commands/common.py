@@ -30,6 +30,7 @@ from reviewbot.sources.tree import (
 )
 
 if TYPE_CHECKING:
+    from reviewbot.engine.findings import Finding
     from reviewbot.engine.run import Result
 
 
@@ -109,20 +110,44 @@ def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
                   f"{term(key)} names no workload of this tree"
                   + (f" (did you mean {term(near)}?)" if near else "")
                   + ": its facts reach nothing", file=sys.stderr)
-    if tree.shifted:  # --render: a copy of a source built twice points at the source's lines
-        from reviewbot.model.render import source_line
-        shifts = dict(tree.shifted)
-        result = replace(result, findings=[
-            replace(f, line=source_line(shifts[f.file], f.line)) if f.file in shifts else f
-            for f in result.findings])
+    if tree.sources:  # --render: findings point at the source's lines, as it writes them
+        result = replace(result, findings=_at_sources(tree, result))
     return tree, config, result
 
 
-def make_report(result: Result, **kwargs: Any) -> Report:
+def _at_sources(tree: Tree, result: Result) -> list[Finding]:
+    """``--render``: each finding in a rendered file at the line and column of its source
+    file (a copy of a source built twice at the source's lines), as the report quotes it."""
+    from reviewbot.load.loader import decode_text
+    from reviewbot.model.render import source_column, source_line
+
+    shifts = dict(tree.shifted)
+    sources = {r.path: decode_text(r.data).split("\n") for r in tree.sources}
+    out = []
+    for f in result.findings:
+        lines = sources.get(f.file)
+        if lines is None or f.file not in result.model.files:
+            out.append(f)
+            continue
+        rendered = result.model.files[f.file].text.split("\n")
+        line = source_line(shifts.get(f.file, ()), f.line)
+        column = f.column
+        if 0 < f.line <= len(rendered) and 0 < line <= len(lines):
+            column = source_column(rendered[f.line - 1], lines[line - 1], f.column)
+        out.append(replace(f, line=line, column=column))
+    return out
+
+
+def make_report(result: Result, tree: Tree | None = None, **kwargs: Any) -> Report:
+    """The report of ``result``; with ``--render`` (``tree.sources``), quoting the source
+    files, not the rendered ones."""
     from reviewbot.engine.findings import one_per_place  # (imported by the run already)
+    from reviewbot.load.loader import decode_text
 
     sources = {f.file: result.model.files[f.file].text
                for f in result.findings if f.file in result.model.files}
+    if tree is not None and tree.sources:
+        sources.update({r.path: decode_text(r.data) for r in tree.sources if r.path in sources})
     return Report(
         findings=tuple(one_per_place(result.findings)), skipped=tuple(result.skipped),
         quiet=tuple(result.quiet),

@@ -25,6 +25,9 @@ from reviewbot.sources.tree import shown_path
 
 
 def fix_command(args: argparse.Namespace) -> int:
+    if getattr(args, "render", False):  # (its files are what kustomize built, not the sources)
+        raise ReviewbotError("--fix and --diff edit the source files, and --render lints what "
+                             "kustomize builds from them: run them without --render")
     tree, config, result = lint_tree(args)
     outcome = fix_tree(tree, config, result, only=args.rule,
                        unsafe=bool(getattr(args, "unsafe_fixes", False)))

@@ -19,7 +19,6 @@ from reviewbot.model.ci import apply_doubts, is_ci_file, read_ci
 from reviewbot.model.kustomize import (
     CLUSTER_SCOPED,
     KUSTOMIZATION_FILES,
-    RENDERED,
     Build,
     ClusterSpec,
     Graph,
@@ -31,6 +30,7 @@ from reviewbot.model.kustomize import (
     include_entries,
     is_kustomization_file,
     is_remote,
+    is_rendered,
     join,
     patch_files,
     patch_folders,
@@ -238,7 +238,7 @@ def build_model(
                                              "crds/): the chart decides what is applied"))
             continue
         built = variants.get(id(doc))
-        if built is not None and _rendered(doc):
+        if built is not None and is_rendered(doc.value):
             built = None  # --render: kustomize built it already
         if built is None and doc.refused:  # applied as written (yaml-syntax says what is)
             model.refused.add(doc.file.path)
@@ -871,12 +871,6 @@ def _remote_not_fetched(entries: Sequence[str]) -> str:
         return f"remote resource not fetched ({named}): what it holds is not judged"
     return (f"{len(entries)} remote resources not fetched ({named}{more}): what they hold "
             "is not judged")
-
-
-def _rendered(doc: Document) -> bool:
-    meta = doc.value.get("metadata") if isinstance(doc.value, dict) else None
-    annotations = meta.get("annotations") if isinstance(meta, dict) else None
-    return isinstance(annotations, dict) and RENDERED in annotations
 
 
 def _documents_of(graph: Graph, file: str) -> list[Document]:

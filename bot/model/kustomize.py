@@ -1630,3 +1630,10 @@ def missing_entries(k: Kustomization, index: TreeIndex, graph: Graph,
                 not controller()):
             continue  # a build output (the model lists it as not judged)
         yield entry, text, ""
+
+
+def is_rendered(body: Any) -> bool:
+    """Whether ``body`` is an object ``--render`` had kustomize build (:data:`RENDERED`)."""
+    meta = body.get("metadata") if type(body) is dict else None
+    annotations = meta.get("annotations") if type(meta) is dict else None
+    return type(annotations) is dict and RENDERED in annotations

@@ -35,6 +35,7 @@ from reviewbot.model.kustomize import (
     argo_directory,
     argo_files,
     argo_sources,
+    is_rendered,
     missing_entries,
 )
 from reviewbot.model.quantity import parse_quantity
@@ -1521,6 +1522,8 @@ def refusing_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
     if k.flux is not None or k.is_component or graph.by_dir.get(k.directory) is not k:
         return []
     build = graph.build(k.directory)
+    if not build.unmatched:
+        return []
     return [u for u in build.unmatched if u.selector is None] if held_whole(build) else []
 
 
@@ -1531,7 +1534,7 @@ def idle_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
     if k.flux is not None or k.is_component or graph.by_dir.get(k.directory) is not k:
         return []
     build = graph.build(k.directory)
-    if not held_whole(build) or any(
+    if not build.unmatched or not held_whole(build) or any(
             (lf := graph.files.get(f)) is not None and not lf.documents for f in build.files):
         return []  # (an empty file is one a tool fills: flux bootstrap's gotk-components.yaml)
     return [u for u in build.unmatched if u.selector is not None]
@@ -1540,9 +1543,10 @@ def idle_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
 def held_whole(build: Build) -> bool:
     """Whether the model holds the whole of ``build``, as kustomize would build it: no remote
     entry, chart, plugin, unresolved entry, cut cycle or bound (what it refuses is judged only
-    then)."""
+    then), and no object kustomize built already (``--render``: its prefixes, patches and
+    vars are applied; building it again from the kustomization would apply them twice)."""
     return not (build.remote or build.helm or build.plugins or build.cut or build.limits
-                or build.unresolved)
+                or build.unresolved) and not any(is_rendered(r.body) for r in build.resources)
 
 
 def patch_entry_text(k: Kustomization, entry: Path) -> str:

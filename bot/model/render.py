@@ -101,7 +101,7 @@ def render_tree(tree: Tree, command: Sequence[str] | None = None) -> Tree:
     out.sort(key=lambda r: r.path)
     paths = frozenset(tree.paths | {p for p in built})
     return Tree(tree.root, tuple(out), paths, tuple(tree.skipped) + tuple(skipped), tree.texts,
-                tuple(shifted))
+                tuple(shifted), tuple(records[p] for p in sorted(built) if p in records))
 
 
 # ---------------------------------------------------------------- which builds
@@ -262,6 +262,8 @@ def emit_lines(
     placed = [(obj, _matching_document(obj, docs, used)) for obj in objects]
     placed.sort(key=lambda pair: pair[1].line if pair[1] is not None else 1 << 30)
     copies: list[tuple[Mapping[str, Any], Any]] = []
+    # the last line each placed document may use: the line before the next one's ``---``
+    starts = [doc.line for _, doc in placed if doc is not None]
     for obj, doc in placed:
         if doc is None and source is not None:
             again = _matching_document(obj, docs, set())
@@ -271,7 +273,9 @@ def emit_lines(
         positions: Positions = source.positions(doc.index) if (source and doc) else {}
         if out:
             out.append("---")
-        _map(obj, (), 0, out, positions, None, None)
+        limit = next((start - 2 for start in starts if doc is not None and start > doc.line),
+                     None)
+        _map(obj, (), 0, out, positions, None, limit)
     originals = sorted(source.ignore_comments.items()) if source is not None else []
     comments = list(originals)
     shifts: list[Shift] = []
@@ -301,6 +305,33 @@ def source_line(shifts: Sequence[Shift], line: int) -> int:
         if first <= line <= last:
             return line - shift
     return line
+
+
+# a rendered line: its indentation and sequence dashes, then a key as JSON writes it
+_RENDERED_KEY = re.compile(r'^[ -]*("(?:[^"\\]|\\.)*"): ')
+
+
+def source_column(rendered: str, source: str, column: int) -> int:
+    """The column of ``source`` (a source file's line) that column ``column`` of
+    ``rendered`` (the line of a rendered file that stands for it, keys and values written
+    as JSON) points at: a key at the key, a value at the value, as the source writes them
+    (``image: nginx:1.27`` for ``"image": "nginx:1.27"``). A line whose key the source line
+    does not hold (a field the build added) points at the source line's first character."""
+    first = len(source) - len(source.lstrip(" -")) + 1
+    match = _RENDERED_KEY.match(rendered)
+    if match is None:  # a sequence's item: where the source writes it
+        return first
+    key = json.loads(match.group(1))
+    at = re.search(r"(?:^|[\s{,-])(['\"]?)" + re.escape(key) + r"\1\s*:(?:\s|$)", source)
+    if at is None:
+        return first
+    key_at = at.start(1) + 1
+    if column <= match.start(1) + 1 + len(match.group(1)):
+        return key_at  # the key (or the dashes before it)
+    value_at = at.end()
+    while value_at < len(source) and source[value_at] == " ":
+        value_at += 1
+    return value_at + 1
 
 
 def _matching_document(obj: Mapping[str, Any], docs: Sequence[Any], used: set[int]) -> Any:

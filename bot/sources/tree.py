@@ -78,6 +78,8 @@ class Tree:
     texts: tuple[FileRecord, ...] = field(default=())
     # --render: files whose lines first..last are source lines + shift (a base built twice)
     shifted: tuple[tuple[str, tuple[tuple[int, int, int], ...]], ...] = field(default=())
+    # --render: the source files whose place rendered files took (what findings quote)
+    sources: tuple[FileRecord, ...] = field(default=())
     # a tree read in part (``lint apps/`` in a repository): the files outside it that hold a
     # cluster root (a Flux Kustomization or FluxInstance, an Argo CD Application or
     # ApplicationSet), at most ROOTS_OUTSIDE_SHOWN; None for a tree read whole
