@@ -1265,7 +1265,7 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
                     or "{{" in path or "${" in path or flux_rel(path).startswith("..")):
                 continue
             key = (url, str(source.get("targetRevision") or "HEAD").strip())
-            target = graph.flux_folder(obj.file, path)
+            target = graph.argo_folder(obj.file, path)
             if target is not None and target != "" and not index.covers(target):
                 target = None
             if target is not None:

@@ -422,6 +422,38 @@ def test_argo_application_path_is_judged_like_a_flux_path(tmp_path: Path) -> Non
     ]  # lib: another repository; next: a revision none of whose paths resolves here
 
 
+def test_an_argo_path_is_read_from_the_repository_s_top_level(tmp_path: Path) -> None:
+    """Argo CD joins a source's path to its repository's top level. In a checkout (the tree's
+    root holds `.git`), a path no folder there holds names nothing here, even where a folder
+    below has its name: `projects/cla/app.yaml` of another repository's `cla` is no
+    Application of its own folder, so that repository does not "resolve here" and its
+    `eol` is not "missing" (eol-uchile/argocd-config: 6 warnings). A folder copied out of
+    git is still read from its topmost ancestor holding the path (no `.git`: the tree's root
+    may not be the repository's)."""
+    app = """
+    apiVersion: argoproj.io/v1alpha1
+    kind: Application
+    metadata: {name: %s, namespace: argocd}
+    spec:
+      project: default
+      source: {repoURL: https://github.com/org/edx-kustomize, path: %s}
+      destination: {server: https://kubernetes.default.svc, namespace: %s}
+    """
+    write(tmp_path, {
+        "bootstrap.yaml": (app % ("projects", "projects", "argocd")).replace(
+            "org/edx-kustomize, path: projects}",
+            "org/argocd-config, path: projects, directory: {recurse: true}}"),
+        "projects/cla/app.yaml": app % ("cla", "cla", "cla"),
+        "projects/edx-eol/app.yaml": app % ("eol", "eol", "eol"),
+    })
+    copied = found(lint(tmp_path))
+    assert [(f, m.split(" (")[0]) for f, _, _, m in copied] == [
+        ("projects/edx-eol/app.yaml", "spec.source.path 'eol' does not exist in this "
+         "repository")]
+    (tmp_path / ".git").mkdir()
+    assert found(lint(tmp_path)) == []
+
+
 def test_git_trees_are_checked_the_same_way(tmp_path: Path) -> None:
     write(tmp_path, {
         "README.md": "repo\n",
@@ -1061,6 +1093,7 @@ def test_a_flux_dependency_the_cluster_does_not_have_is_never_met(
         "Kustomization flux-system/web depends on Kustomization flux-system/db, which the "
         "cluster does not have, so kustomize-controller never applies it: it waits for a "
         "dependency that is not there (did you mean Kustomization flux-system/db-cluster?)")
+
 
 
 FLUX_APPS = """

@@ -232,4 +232,4 @@ def _replace(tree: Tree, texts: Mapping[str, str]) -> Tree:
         else:
             data = encode(record.data, text)
             files.append(FileRecord(record.path, blob_id(data), data))
-    return Tree(tree.root, tuple(files), tree.paths, tree.skipped)
+    return Tree(tree.root, tuple(files), tree.paths, tree.skipped, top=tree.top)

@@ -146,7 +146,8 @@ def build_model(
             pending.append(doc)
 
     graph = Graph(model.kustomizations, model.files, tree.paths if tree is not None else (),
-                  tree.texts if tree is not None else (), previous)
+                  tree.texts if tree is not None else (), previous,
+                  top=tree is not None and tree.top)
     model.derived["kustomize-graph"] = graph
     specs = _cluster_specs(configured)
 

@@ -526,12 +526,14 @@ class Graph:
     def __init__(
         self, kustomizations: Iterable[Kustomization], files: Mapping[str, LoadedFile],
         paths: Iterable[str] = (), texts: Sequence[FileRecord] = (),
-        previous: Graph | None = None,
+        previous: Graph | None = None, top: bool = False,
     ) -> None:
         """``previous``: the graph of another tree of this run sharing its parsed files (a
         review's base): a build whose every lookup finds the same parsed file and
-        kustomization here is taken from it instead of built again."""
+        kustomization here is taken from it instead of built again. ``top``: the tree's root
+        is its repository's top level (``Tree.top``)."""
         self.texts = texts
+        self.top = top
         self.previous = previous
         # ExternalArtifact name -> (folder in the artifact, folder of the repository)
         self.artifacts: dict[str, list[tuple[str, str]]] = artifact_copies(
@@ -1086,6 +1088,22 @@ class Graph:
             return found
         found = self._flux_folders[key] = self._flux_folder(key[0], path)
         return found
+
+    def argo_folder(self, file: str, path: str) -> str | None:
+        """The folder an Argo CD Application in ``file`` names by a source's ``path``, when
+        that source is this repository: the path from the repository's top level, which
+        Argo CD joins it to. Where the tree's root is that top (``top``: a checkout), a path
+        no folder there holds names none here, even if a folder below holds one of that
+        name (eol-uchile/argocd-config's `projects/edx-cla/project.yaml`, of another
+        repository's `edx-cla`, is no Application of its own folder); a tree copied out of
+        its repository is read as :meth:`flux_folder` reads it, from its topmost ancestor
+        where the folder exists."""
+        if not self.top:
+            return self.flux_folder(file, path)
+        rel = flux_rel(path)
+        if rel.startswith(".."):
+            return None
+        return rel if not rel or rel in self.dirs else None
 
     def _flux_folder(self, folder: str, path: str) -> str | None:
         rel = flux_rel(path)

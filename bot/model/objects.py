@@ -1326,7 +1326,7 @@ def model_graph(model: Model) -> Graph:
         return found
     tree = model.tree
     graph = Graph(model.kustomizations, model.files, tree.paths if tree else (),
-                  tree.texts if tree else ())
+                  tree.texts if tree else (), top=tree is not None and tree.top)
     model.derived["kustomize-graph"] = graph
     return graph
 
@@ -1783,7 +1783,7 @@ def _path_build(graph: Graph, obj: KObject, path: str,
     None (not in the tree, or an Argo CD folder of plain manifests)."""
     if obj.kind == "Kustomization":
         return graph.path_build(obj.file, path)
-    folder = graph.flux_folder(obj.file, path)
+    folder = graph.argo_folder(obj.file, path)
     return graph.build(folder) if folder is not None and folder in graph.by_dir else None
 
 
@@ -1792,7 +1792,7 @@ def _path_files(graph: Graph, obj: KObject, path: str,
     if obj.kind == "Kustomization":
         build = graph.path_build(obj.file, path)
         return build.files if build is not None else None
-    folder = graph.flux_folder(obj.file, path)
+    folder = graph.argo_folder(obj.file, path)
     if folder is None:
         return None
     if folder in graph.by_dir:

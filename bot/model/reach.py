@@ -1206,7 +1206,7 @@ class _Walker:
             path = text_of(source.get("path"))
             if path is None or source.get("chart") or "{{" in path:
                 continue
-            folder = self.graph.flux_folder(file, path) if file else path.strip("./")
+            folder = self.graph.argo_folder(file, path) if file else path.strip("./")
             if folder is None or (folder and folder not in self.graph.dirs):
                 continue
             flux: dict[str, Any] = {"path": path}

@@ -199,7 +199,7 @@ def _local_chart(model: Model, obj: KObject) -> Release | None:
         path = source.get("path")
         if not isinstance(path, str) or "{{" in path:
             continue
-        folder = model_graph(model).flux_folder(obj.file, path)
+        folder = model_graph(model).argo_folder(obj.file, path)
         if folder is None or posixpath.join(folder, "Chart.yaml") not in model.files:
             continue
         templated = sorted(p for p, lf in model.files.items()

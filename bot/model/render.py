@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path as FsPath
 from typing import Any
 
@@ -100,8 +101,9 @@ def render_tree(tree: Tree, command: Sequence[str] | None = None) -> Tree:
             shifted.append((path, shifts))
     out.sort(key=lambda r: r.path)
     paths = frozenset(tree.paths | {p for p in built})
-    return Tree(tree.root, tuple(out), paths, tuple(tree.skipped) + tuple(skipped), tree.texts,
-                tuple(shifted), tuple(records[p] for p in sorted(built) if p in records))
+    return replace(tree, files=tuple(out), paths=paths, skipped=(*tree.skipped, *skipped),
+                   shifted=tuple(shifted),
+                   sources=tuple(records[p] for p in sorted(built) if p in records))
 
 
 # ---------------------------------------------------------------- which builds

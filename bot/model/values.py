@@ -295,7 +295,7 @@ def _argo_inline_values(model: Model, skip: frozenset[str]
             chart = source.get("chart")
             folder = source.get("path")
             if not isinstance(chart, str):  # a chart folder of this repository
-                where_chart = model_graph(model).flux_folder(obj.file, folder) if isinstance(
+                where_chart = model_graph(model).argo_folder(obj.file, folder) if isinstance(
                     folder, str) else None
                 chart = _chart_beside(model, where_chart)[0] if where_chart is not None else ""
             release = helm.get("releaseName")
@@ -420,7 +420,7 @@ def _argo_value_files(model: Model, uses: dict[str, _Use]) -> None:
             helm = _dict(source.get("helm"))
             if not isinstance(folder, str) or source.get("chart"):
                 continue
-            where = graph.flux_folder(obj.file, folder)
+            where = graph.argo_folder(obj.file, folder)
             chart = _chart_beside(model, where)[0] if where is not None else ""
             if where is None or not chart:
                 continue
@@ -1054,8 +1054,8 @@ def _chart_consumers(model: Model) -> dict[str, list[tuple[str, list[Written] | 
     graph = model_graph(model)
     out: dict[str, list[tuple[str, list[Written] | None]]] = {}
 
-    def add(file: str, path: str, written: list[Written] | None) -> None:
-        folder = graph.flux_folder(file, path)
+    def add(file: str, path: str, written: list[Written] | None, argo: bool = False) -> None:
+        folder = graph.argo_folder(file, path) if argo else graph.flux_folder(file, path)
         if folder is None or posixpath.join(folder, "Chart.yaml") not in model.files:
             return
         out.setdefault(posixpath.join(folder, "values.yaml"), []).append((file, written))
@@ -1070,7 +1070,7 @@ def _chart_consumers(model: Model) -> dict[str, list[tuple[str, list[Written] | 
                 where = source.get("path")
                 if isinstance(where, str) and "{{" not in where and not source.get("chart"):
                     add(obj.file, where, _argo_written(source.get("helm"), model, obj.file,
-                                                       where, graph))
+                                                       where, graph), argo=True)
         elif obj.group == "helm.toolkit.fluxcd.io" and obj.kind == "HelmRelease":
             chart = obj.get(("spec", "chart", "spec"))
             if isinstance(chart, dict) and isinstance(chart.get("chart"), str) and (
@@ -1105,7 +1105,7 @@ def _argo_written(helm: Any, model: Model, file: str, where: str, graph: Graph
     for item in items(helm.get("parameters")):
         if isinstance(item, dict) and isinstance(item.get("name"), str):
             written.append((tuple(item["name"].split(".")), item.get("value"), False))
-    folder = graph.flux_folder(file, where) or ""
+    folder = graph.argo_folder(file, where) or ""
     for name in items(helm.get("valueFiles")):
         target = join(folder, name) if isinstance(name, str) else None
         if target == join(folder, "values.yaml"):

@@ -987,7 +987,7 @@ def _in_tree(graph: Graph, file: str, source: Any) -> bool:
     path = source.get("path")
     if not isinstance(path, str) or not path or "{{" in path:
         return False
-    folder = graph.flux_folder(file, path)
+    folder = graph.argo_folder(file, path)
     return folder is not None and (not folder or folder in graph.dirs)
 
 

@@ -16,7 +16,7 @@ import stat
 import subprocess
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from reviewbot import startup
@@ -87,6 +87,9 @@ class Tree:
     # a tree read in part: the folder (relative to the root) that holds every linted target;
     # what a repository keeps aside is judged below it (``lint tests/fixtures/x`` judges x)
     within: str = ""
+    # the root is the repository's top level (git's): a path an Argo CD Application names
+    # in its repository is read from it, never from a folder below (``top_level``)
+    top: bool = False
 
     def exists(self, path: str) -> bool:
         return path in self.paths or self.is_dir(path)
@@ -384,7 +387,14 @@ def disk_tree(targets: Sequence[Path], root: Path, max_file_bytes: int = MAX_FIL
                             [*paths, *(r.path for r in texts)])
         outside = roots_outside(root_text, [os.path.abspath(unlinked(t)) for t in targets])
     return Tree(root, tuple(files), frozenset(paths), tuple(skipped), tuple(texts),
-                roots_outside=outside, within=within)
+                roots_outside=outside, within=within, top=top_level(root_text))
+
+
+def top_level(root: str) -> bool:
+    """Whether ``root`` is a repository's top level: it holds a ``.git`` (a folder, or the
+    file a worktree or submodule has), as the folder ``git rev-parse --show-toplevel`` names
+    does; a folder copied out of git, or one below the top, does not."""
+    return os.path.lexists(os.path.join(root, ".git"))
 
 
 def _git_ignored(root: str, targets: Sequence[Path]) -> frozenset[str]:
@@ -820,7 +830,8 @@ class PendingTree:
                     texts += (FileRecord(path, sha, found),)
                 else:
                     skipped.append(Skipped(path, too_large(max_file_bytes)))
-        return Tree(self.root, files, frozenset(self.paths), tuple(skipped), texts)
+        return Tree(self.root, files, frozenset(self.paths), tuple(skipped), texts,
+                    top=True)  # (a git tree: its paths are from the repository's top)
 
 
 def blob_sizes(root: Path, shas: Sequence[str]) -> dict[str, int]:
@@ -997,4 +1008,4 @@ def with_json_files(tree: Tree) -> Tree:
         extra.append(FileRecord(path, blob_id(data), data))
     if not extra:
         return tree
-    return Tree(tree.root, tree.files + tuple(extra), tree.paths, tree.skipped, tree.texts)
+    return replace(tree, files=tree.files + tuple(extra))
