@@ -13,15 +13,15 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else many or word + 's'}"
 
 
-def closest(word: str, names: Iterable[str]) -> str:
+def closest(word: str, names: Iterable[str], cutoff: float = 0.8) -> str:
     """The name of ``names`` that ``word`` most likely misspells: one that differs only in
-    case, else the closest by difflib's ratio if at least 0.8 (a letter or two in a word of
-    ten: ``replica`` for ``replicas``); "" when none is that close."""
+    case, else the closest by difflib's ratio if at least ``cutoff`` (0.8: a letter or two
+    in a word of ten, ``replica`` for ``replicas``); "" when none is that close."""
     names = sorted(names)
     lowered = {name.lower(): name for name in names}
     if word.lower() in lowered:
         return lowered[word.lower()]
     import difflib  # (a misspelt name only: not imported by a clean run)
 
-    close = difflib.get_close_matches(word, names, n=1, cutoff=0.8)
+    close = difflib.get_close_matches(word, names, n=1, cutoff=cutoff)
     return close[0] if close else ""

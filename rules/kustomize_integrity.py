@@ -272,6 +272,7 @@ from reviewbot.model.reach import (
 )
 from reviewbot.model.resource import dict_of, templates_declaring
 from reviewbot.sources.tree import NOT_APPLIED
+from reviewbot.words import closest
 
 ID = "kustomize-integrity"
 SEVERITY = "error"
@@ -294,6 +295,9 @@ PLUGINS_DOUBT = ("what the build's kustomize plugins (transformers, generators o
                  "validators, which reviewbot does not run) make of these objects' names and "
                  "namespaces")
 COST = 7  # CPU time relative to a rule of cost 1, measured on the 50k-object tree
+# how alike a missing dependency's name and one the cluster has must be to be suggested
+# (difflib's ratio: `apps-database` and `apps-db` 0.70, `apps-web` 0.57)
+DEPENDENCY_LIKENESS = 0.65
 OPTIONS: tuple[Any, ...] = ()
 
 
@@ -1220,7 +1224,13 @@ def _dependency_hint(model: Model, held: Mapping[str, set[_Id]], lacking: Sequen
     if elsewhere:
         return f" (only cluster {elsewhere[0]} has it)", False
     alike = sorted((len(n), f"{ns}/{n}") for k, ns, n in ids if k == kind and name in n)
-    return (f" (did you mean {kind} {alike[0][1]}?)" if alike else ""), False
+    if alike:
+        return f" (did you mean {kind} {alike[0][1]}?)", False
+    # a name written longer than the one the cluster has (`apps-database` for `apps-db`, a
+    # new-user trial): the closest of its namespace, at a looser ratio than a typo's
+    near = closest(name, [n for k, ns, n in ids if k == kind and ns == namespace],
+                   cutoff=DEPENDENCY_LIKENESS)
+    return (f" (did you mean {kind} {namespace}/{near}?)" if near else ""), False
 
 
 def _flux_unseen(model: Model) -> str | None:

@@ -1096,6 +1096,31 @@ def test_a_flux_dependency_the_cluster_does_not_have_is_never_met(
 
 
 
+def test_a_dependency_written_longer_than_its_name_is_told_the_close_name(
+        tmp_path: Path) -> None:
+    """`dependsOn: apps-database` where the cluster has `apps-db` (a new-user trial): the
+    finding asks about the closest name of its namespace; a name like none (`cache`) is
+    asked about nothing."""
+    def ks(name: str, needs: str) -> str:
+        return DEPENDENT % (KS_API, "Kustomization", name, "flux-system",
+                            f"\n  path: ./apps/{name}\n  sourceRef: {{kind: GitRepository, "
+                            "name: flux-system}", needs)
+
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": FLUX_APPS % "",
+        "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/prod/kustomization.yaml": "resources: [flux-system, apps.yaml]\n",
+        "clusters/prod/apps.yaml": "---".join([
+            ks("apps-db", "[]"), ks("apps-web", "[{name: apps-database}, {name: cache}]")]),
+        "apps/apps-db/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: db, "
+                                "namespace: db}\n",
+        "apps/apps-web/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, "
+                                 "namespace: web}\n",
+    })
+    said = [f.message.partition("it waits for a dependency that is not there")[2]
+            for f in lint(tmp_path).findings if f.kind == "dependency"]
+    assert said == [" (did you mean Kustomization flux-system/apps-db?)", ""]
+
 FLUX_APPS = """
 apiVersion: source.toolkit.fluxcd.io/v1
 kind: GitRepository
