@@ -418,9 +418,10 @@ def _unplaced(model: Model) -> Iterator[Violation]:
 
 def _build_failures(model: Model, graph: Graph, explained: set[str]) -> Iterator[Violation]:
     """``--render``: a kustomization kustomize could not build, unless a missing entry or a
-    duplicate found in what it includes already explains why."""
+    duplicate found in what it includes already explains why, or no cluster root applies it
+    (the `not-applied` info says so: nothing builds it)."""
     for skipped in model.skipped:
-        if not skipped.reason.startswith(BUILD_FAILED):
+        if not skipped.reason.startswith(BUILD_FAILED) or skipped.path in model.unapplied:
             continue
         folder = posixpath.dirname(skipped.path)
         if folder in graph.by_dir and graph.closure(folder) & explained:

@@ -343,3 +343,45 @@ def test_render_quotes_the_source_line_at_its_column(
 ])
 def test_source_column(rendered: str, source: str, column: int, expected: int) -> None:
     assert source_column(rendered, source, column) == expected
+
+
+@needs_kustomize
+def test_render_judges_only_what_the_roots_apply(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With --render as without: a kustomization no cluster root applies is not an error
+    when kustomize cannot build it (nothing builds it: the `not-applied` info says so); what
+    an applied overlay generates is applied with it (its `#generated` objects were "listed
+    by no kustomization, so never applied" and "not applied by any cluster root"); two
+    findings at one source line stay together, in line order (new-user trial fourteen)."""
+    write(tmp_path, {
+        "argocd/apps.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: web, namespace: argocd}
+            spec:
+              project: default
+              source: {repoURL: https://github.com/acme/gitops, path: apps/prod}
+              destination: {server: https://kubernetes.default.svc, namespace: prod}
+            """,
+        "base/kustomization.yaml": "resources: [deployment.yaml]\n",
+        "base/deployment.yaml": BASE_DEPLOYMENT.replace(
+            "  # reviewbot: ignore[image-digest] local registry", ""),
+        "apps/prod/kustomization.yaml": """
+            namespace: prod
+            resources: [../../base, ../../web2]
+            configMapGenerator:
+              - {name: settings, literals: [level=info]}
+            """,
+        "web2/kustomization.yaml": "namePrefix: two-\nresources: [../base]\n",
+        "broken/kustomization.yaml": "resources: [gone.yaml]\n",
+    })
+    for flags in ([], ["--render"]):
+        main(["lint", str(tmp_path), *flags, "--format", "json"])
+        out = json.loads(capsys.readouterr().out)
+        got = [(f["severity"], f["rule"], f["file"], f["line"]) for f in out["findings"]]
+        assert got == sorted(got, key=lambda g: (g[2], g[3])), got
+        assert not [g for g in got if g[0] == "error" and g[1] == "kustomize-integrity"], flags
+        assert not [g for g in got if "#generated" in g[2]], flags
+        assert not [s for s in out["skipped"] if "#generated" in s["file"]], flags
+        assert got.count(("warning", "image-digest", "base/deployment.yaml", 15)) == 2, flags

@@ -117,25 +117,30 @@ def lint_tree(args: argparse.Namespace) -> tuple[Tree, Config, Result]:
 
 def _at_sources(tree: Tree, result: Result) -> list[Finding]:
     """``--render``: each finding in a rendered file at the line and column of its source
-    file (a copy of a source built twice at the source's lines), as the report quotes it."""
+    file (a copy of a source built twice at the source's lines), as the report quotes it,
+    in the order the engine gives findings (so alike ones at one place stay together)."""
+    from reviewbot.engine.run import total_order
     from reviewbot.load.loader import decode_text
     from reviewbot.model.render import source_column, source_line
 
     shifts = dict(tree.shifted)
     sources = {r.path: decode_text(r.data).split("\n") for r in tree.sources}
+    rendered: dict[str, list[str]] = {}
     out = []
     for f in result.findings:
         lines = sources.get(f.file)
         if lines is None or f.file not in result.model.files:
             out.append(f)
             continue
-        rendered = result.model.files[f.file].text.split("\n")
+        written = rendered.get(f.file)
+        if written is None:
+            written = rendered[f.file] = result.model.files[f.file].text.split("\n")
         line = source_line(shifts.get(f.file, ()), f.line)
         column = f.column
-        if 0 < f.line <= len(rendered) and 0 < line <= len(lines):
-            column = source_column(rendered[f.line - 1], lines[line - 1], f.column)
+        if 0 < f.line <= len(written) and 0 < line <= len(lines):
+            column = source_column(written[f.line - 1], lines[line - 1], f.column)
         out.append(replace(f, line=line, column=column))
-    return out
+    return sorted(out, key=total_order)
 
 
 def make_report(result: Result, tree: Tree | None = None, **kwargs: Any) -> Report:

@@ -335,7 +335,7 @@ def _policy(rules: Sequence[Rule], outputs: Sequence[RuleOutput], model: Model, 
         active = {r.id for r in rules}
         for violation in suppressions.unused(active):
             result.findings.append(make_finding(unused, violation, settings.severity))
-    result.findings.sort(key=_total_order)
+    result.findings.sort(key=total_order)
     result.stats = {
         "files": len(model.files), "objects": len(model.objects), "rules": len(rules),
     }
@@ -375,7 +375,7 @@ def refusals(rules: Sequence[Rule], outputs: Sequence[RuleOutput],
     return amended
 
 
-def _total_order(f: Finding) -> tuple[Any, ...]:
+def total_order(f: Finding) -> tuple[Any, ...]:
     """:func:`sort_key`, then what else tells two findings apart (two objects a build makes
     from one document, found at one place with one message): the order of a tree's findings
     never depends on the order a rule walked the model in."""

@@ -18,6 +18,7 @@ from reviewbot.load.loader import Document, LoadedFile, ytt_template
 from reviewbot.model.ci import apply_doubts, is_ci_file, read_ci
 from reviewbot.model.kustomize import (
     CLUSTER_SCOPED,
+    GENERATED_FILE,
     KUSTOMIZATION_FILES,
     Build,
     ClusterSpec,
@@ -168,7 +169,9 @@ def build_model(
         for key in graph.deleted():  # a patch deleted its object: none, unless built
             variants.setdefault(key, [])
         patches = _patch_documents(graph)
-        model.unapplied = frozenset(p for p in model.files if p not in reach.files)
+        # (``--render``: what a kustomization generated is applied where the kustomization is)
+        model.unapplied = frozenset(p for p in model.files if p not in reach.files and not (
+            p.endswith(GENERATED_FILE) and p[:-len(GENERATED_FILE)] in reach.files))
         clusters = reach.clusters
         if len(clusters) >= 2:
             model.cluster_entries = {c: tuple(sorted({

@@ -96,6 +96,7 @@ INCLUDE_FIELDS = ("resources", "bases", "components")
 PATCH_FIELDS = ("patches", "patchesStrategicMerge", "patchesJson6902")
 _HASHED = ("configMapGenerator", "secretGenerator")
 RENDERED = "reviewbot.dev/rendered-by"  # set by --render on objects kustomize built
+GENERATED_FILE = "#generated"  # --render: "<kustomization>#generated" holds what it generated
 # bounds of one build (kustomize has none; a tree past them is hostile or generated): nested
 # kustomizations deeper than MAX_DEPTH are not built, a build keeps its first MAX_OBJECTS
 MAX_DEPTH = 100

@@ -34,7 +34,13 @@ from typing import Any
 
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import LoadedFile, load
-from reviewbot.model.kustomize import RENDERED, Graph, Kustomization, is_kustomization_file
+from reviewbot.model.kustomize import (
+    GENERATED_FILE,
+    RENDERED,
+    Graph,
+    Kustomization,
+    is_kustomization_file,
+)
 from reviewbot.sources.tree import FileRecord, Skipped, Tree, blob_id
 
 ORIGIN = "config.kubernetes.io/origin"
@@ -89,7 +95,7 @@ def render_tree(tree: Tree, command: Sequence[str] | None = None) -> Tree:
                 meta = obj.setdefault("metadata", {})
                 if isinstance(meta, dict):
                     meta.setdefault("annotations", {})[RENDERED] = k.file
-                built.setdefault(source or f"{k.file}#generated", []).append(obj)
+                built.setdefault(source or f"{k.file}{GENERATED_FILE}", []).append(obj)
     out = [r for path, r in records.items() if path not in built]
     shifted = []
     for path, objects in sorted(built.items()):
