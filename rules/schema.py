@@ -35,6 +35,12 @@ the selector evaluated as Kubernetes does (`matchLabels` and `matchExpressions`)
 naming the variable when a `${VAR}` or `{{ }}` is left in either. So is a Job or a CronJob
 whose pod template's `restartPolicy` is unset (defaulted to Always) or `Always`: a Job's pods
 restart OnFailure or Never (`invalid`, at the field, or at the pod spec when it is unset).
+And so is a quantity the API server cannot parse (`memory: 128MB`, `storage: 5gb`: an
+int-or-string takes any text in the schema) in a built-in workload's container resources,
+an emptyDir's `sizeLimit`, or a PersistentVolumeClaim's (or a StatefulSet's claim
+template's) resources: `invalid`, at the value, naming what was meant; a value in capitals
+(`FILESTORE_CAPACITY`), `<size>` or `$SIZE` is a placeholder replaced before applying, so the
+finding is a warning that says so.
 
 A Flux `${VAR}` in a value is substituted (postBuild) before the object reaches the cluster,
 so such a value is not judged by type, enum or pattern (`flux-substitutions`). Values under a
@@ -121,6 +127,7 @@ from reviewbot.load.paths import format_path
 from reviewbot.model import sops
 from reviewbot.model.kustomize import config_files, patch_files
 from reviewbot.model.objects import KObject, Model, Path, items, model_graph, str_map
+from reviewbot.model.quantity import parse_quantity, quantity_error
 from reviewbot.rules._kit import views
 from reviewbot.schema.kubeconform import find_kubeconform, run_kubeconform
 from reviewbot.schema.lifecycle import parse_minor
@@ -234,6 +241,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
                                  problem.unknown, problem.suggest)
     yield from _selectors_unmatched(model, patches)
     yield from _job_restart_policies(model, patches)
+    yield from _quantities_refused(model, patches)
     yield Note("schema", stats.as_dict())  # the summary's counts
 
 
@@ -320,6 +328,74 @@ def _job_restart_policies(model: Model, patches: frozenset[str]) -> Iterator[Vio
             obj, where + ("restartPolicy",) if policy is not None else where,
             f"{at}: {said} refuses the {obj.kind} (a Job's pods restart OnFailure or Never)",
             fix=f"Set {at} to OnFailure or Never.", kind="invalid")
+
+
+# the built-in kinds whose quantities the API server parses as it admits them (a custom
+# resource's int-or-string is the operator's to read, later)
+_CORE_GROUPS = frozenset({"", "apps", "batch"})
+
+
+def _quantities_refused(model: Model, patches: frozenset[str]) -> Iterator[Violation]:
+    """Container resources, an emptyDir's ``sizeLimit`` and a claim's resources that are no
+    quantity (``128MB``): the API server parses them as it admits the object and refuses it
+    ("quantities must match the regular expression"), a rule its JSON Schema cannot say (an
+    int-or-string takes any text; a new-user trial). A value with a Flux ``${VAR}`` or a
+    template's ``{{`` is not judged."""
+    for pod in model.pods:
+        obj = pod.obj
+        if pod.origin is not None or obj.group not in _CORE_GROUPS or obj.file in patches:
+            continue
+        for container in pod.containers:
+            if container.origin is None:
+                yield from _resources_refused(obj, container.resources,
+                                              container.path + ("resources",))
+        for i, volume in enumerate(items(pod.spec.get("volumes"))):
+            empty = volume.get("emptyDir") if isinstance(volume, dict) else None
+            if isinstance(empty, dict) and "sizeLimit" in empty:
+                yield from _refused(obj, empty["sizeLimit"],
+                                    pod.spec_path + ("volumes", i, "emptyDir", "sizeLimit"))
+    for obj in model.objects:
+        if obj.group != "" and obj.kind != "StatefulSet" or obj.file in patches:
+            continue
+        if obj.kind == "PersistentVolumeClaim" and obj.group == "":
+            yield from _resources_refused(obj, obj.get(("spec", "resources")),
+                                          ("spec", "resources"))
+        elif obj.kind == "StatefulSet" and obj.group == "apps":
+            for i, claim in enumerate(items(obj.get(("spec", "volumeClaimTemplates")))):
+                spec = claim.get("spec") if isinstance(claim, dict) else None
+                if isinstance(spec, dict):
+                    yield from _resources_refused(obj, spec.get("resources"), (
+                        "spec", "volumeClaimTemplates", i, "spec", "resources"))
+
+
+def _resources_refused(obj: KObject, resources: Any, at: Path) -> Iterator[Violation]:
+    if not isinstance(resources, dict):
+        return
+    for section in ("requests", "limits"):
+        block = resources.get(section)
+        if isinstance(block, dict):
+            for name, value in block.items():
+                yield from _refused(obj, value, at + (section, name))
+
+
+def _refused(obj: KObject, value: Any, path: Path) -> Iterator[Violation]:
+    if parse_quantity(value) is not None or (
+            isinstance(value, str) and any(mark in value for mark in _UNRESOLVED)):
+        return
+    problem = quantity_error(value)
+    if problem is None or value is None:  # (a null: the schema's to say)
+        return
+    at = format_path(path)
+    # a word in capitals (GCP's samples' `storage: FILESTORE_CAPACITY`), `<size>` or `$SIZE`:
+    # a placeholder someone replaces before applying, not the value the cluster gets
+    placeholder = isinstance(value, str) and _PLACEHOLDER_VALUE.fullmatch(value) is not None
+    yield Violation(obj, path, f"{at}: {problem}, so the API server refuses the {obj.kind}",
+                    fix=f"Write {at} as a Kubernetes quantity (Mi and Gi are powers of 1024).",
+                    kind="invalid", doubt=f"the value that replaces the placeholder {value} "
+                    "before the object is applied" if placeholder else None)
+
+
+_PLACEHOLDER_VALUE = re.compile(r"[A-Z][A-Z0-9_]*|<[^<>]+>|\$[A-Za-z_]\w*")
 
 
 def _texts(value: Any) -> list[str]:
