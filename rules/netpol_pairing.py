@@ -88,6 +88,15 @@ A last check asks that every selector select something.
   Selectors on the labels Kubernetes' controllers add (`job-name`, `pod-template-hash`, ...),
   namespaces picked by labels other than their name, and namespaces holding no workload of
   the repository are not judged.
+- `no-endpoints` (warning, on the selector's label): a Service's selector matches no pod of
+  its namespace where a workload there almost carries its labels (each label it misses is
+  one the workload has, with a value one holds the other of or close by difflib's ratio,
+  0.75: `app: web-app` beside pods labelled `app: web`), so the Service has no endpoints
+  ("Service shop/web: selector app=web-app matches no pod in shop (Deployment web has
+  app=web)"). Judged with or without policies in the tree. A selector like none of the
+  namespace's workloads selects pods the repository does not show (a chart installed by
+  hand, an operator's): not judged; a namespace that may hold pods reviewbot cannot see, or
+  pods whose operator adds labels, make it a note.
 
 Cilium policies are evaluated with the NetworkPolicies, at L3/L4, as docs.cilium.io documents
 them (Security > Network Policy), and combine with them as Cilium combines them:
@@ -315,6 +324,7 @@ SEVERITY = "error"
 SEVERITIES = {
     "egress-unmatched": "error", "ingress-unused": "warning", "dependency-denied": "error",
     "selects-nothing": "warning", "dependency-missing": "error", "dns-denied": "error",
+    "no-endpoints": "warning",
 }
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 SUMMARY = (
@@ -335,6 +345,7 @@ MAX_NAMES = 3
 
 
 def check_set(model: Model, opts: Any) -> Iterator[Violation | QuietPlace]:
+    yield from _services_unmatched(model)  # (a Service without endpoints: policies or not)
     if not model.network_policies and not _cilium(model) and not _chart_policies(model):
         return  # nothing is isolated: every flow is allowed on both sides
     # The model holds millions of long-lived objects; the evaluator allocates many small ones
@@ -1599,6 +1610,94 @@ def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: s
     )
 
 
+def _services_unmatched(model: Model) -> Iterator[Violation | QuietPlace]:
+    """Services whose selector matches no pod of their namespace where a workload there
+    almost carries its labels (:func:`_near_miss`): the Service has no endpoints. Once per
+    Service, in the first cluster that receives it; the evaluator is made only for a cluster
+    where a plain label match leaves some Service without pods."""
+    said: set[tuple[str, int, str, str]] = set()
+    for _, view in views(model):
+        services = [s for s in view.services if s.selector and not s.synthesized
+                    and s.obj.kind == "Service" and s.obj.group == ""]
+        labels: dict[str, list[Mapping[str, str]]] = {}
+        for pod in view.pods:
+            labels.setdefault(pod.namespace, []).append(pod.labels)
+        suspects = [s for s in services if s.namespace in labels and not any(
+            all(held.get(k) == v for k, v in s.selector.items())
+            for held in labels[s.namespace])]
+        if not suspects:
+            continue
+        from reviewbot.netpol.network import Network, Selector
+
+        net = Network(view, exact=False)
+        for service in suspects:
+            key = (service.obj.file, service.obj.doc.line if service.obj.doc else 0,
+                   service.namespace, service.name)
+            if key in said:
+                continue
+            found = _no_endpoints(net, service, Selector(tuple(service.selector.items())))
+            if found is not None:
+                said.add(key)
+                yield found
+
+
+def _no_endpoints(net: Network, service: Service, selector: Selector
+                  ) -> Violation | QuietPlace | None:
+    if selector.keys & CONTROLLER_LABELS or any(
+            mark in text for text in (*service.selector, *service.selector.values())
+            for mark in ("${", "{{")):
+        return None  # labels the controllers add, or values a tool fills in
+    pods = net.by_ns.get(service.namespace, [])
+    if not pods or net.service_pods(service):
+        return None
+    closest = _closest(net, pods, selector)
+    if not _near_miss(net.pods[closest].labels, selector):
+        return None  # like none of the namespace's workloads: pods the repository does not show
+    ns = service.namespace
+    text = (f"Service {ns}/{service.name}: selector {selector.describe()} matches no pod in "
+            f"{ns}")
+    where = ("spec", "selector")
+    if ns in net.unseen:
+        shown = ", ".join(net.unseen[ns][:2]) + (
+            f" and {len(net.unseen[ns]) - 2} more" if len(net.unseen[ns]) > 2 else "")
+        return QuietPlace(service.obj, where, f"{text}, but it may hold pods reviewbot cannot "
+                          f"see ({ns}: {shown})")
+    if not net.pods[closest].labels_complete:
+        return QuietPlace(service.obj, where, f"{text}, but {net.pods[closest].peer} carries "
+                          "labels its operator adds that reviewbot does not list")
+    nearest = _nearest(net, pods, selector)
+    unmet = [r.key for r in selector.requirements if not r.matches(net.pods[closest].labels)]
+    return Violation(
+        service.obj, (*where, unmet[0]) if len(unmet) == 1 else where,
+        f"{text} ({nearest}), so the Service has no endpoints: no connection to it reaches a "
+        "pod", kind="no-endpoints", fix=f"Match the labels the pods carry ({nearest}).",
+        doubt=_doubt(net, pods))
+
+
+def _near_miss(labels: Mapping[str, str], selector: Selector) -> bool:
+    """Whether ``labels`` almost match ``selector``: every requirement they miss names a key
+    they carry, with a value written apart from theirs by a typo or a part (``web-app`` for
+    ``web``, ``frontnd`` for ``frontend``: one holds the other, or difflib's ratio is at
+    least :data:`NEAR_MISS`). ``gpu-dcgm-exporter`` beside ``prometheus-adapter`` is no near
+    miss: another workload's, which the repository does not show."""
+    import difflib
+
+    unmet = [r for r in selector.requirements if not r.matches(labels)]
+    if not unmet:
+        return False
+    for r in unmet:
+        have = labels.get(r.key)
+        if r.operator != "In" or have is None or not any(
+                want in have or have in want
+                or difflib.SequenceMatcher(None, want, have).ratio() >= NEAR_MISS
+                for want in r.values):
+            return False
+    return True
+
+
+NEAR_MISS = 0.75  # difflib's ratio: `ngnix`/`nginx` 0.8, `api`/`apps` 0.57
+
+
 # the recommended label that names the tool managing an object (an operator, Helm)
 MANAGED_BY = "app.kubernetes.io/managed-by"
 
@@ -1622,12 +1721,9 @@ def _field(policy: Policy, peer: Peer | None) -> str:
     return text + (".podSelector" if policy.kind == "NetworkPolicy" else "")
 
 
-def _nearest(net: Network, pods: Sequence[int], selector: Selector) -> str:
-    """``Deployment carts has name=carts``: the workload whose labels come closest to the
-    selector (fewest requirements unmet, then the closest values), its labels on the
-    selector's keys."""
-    keys = sorted(selector.keys)
-
+def _closest(net: Network, pods: Sequence[int], selector: Selector) -> int:
+    """The pod whose labels come closest to the selector (fewest requirements unmet, then
+    the closest values)."""
     def distance(i: int) -> tuple[int, int, str]:
         labels = net.pods[i].labels
         unmet = [r for r in selector.requirements if not r.matches(labels)]
@@ -1635,7 +1731,14 @@ def _nearest(net: Network, pods: Sequence[int], selector: Selector) -> str:
                      for r in unmet)
         return len(unmet), spread, net.pods[i].peer
 
-    best = net.pods[min(pods, key=distance)]
+    return min(pods, key=distance)
+
+
+def _nearest(net: Network, pods: Sequence[int], selector: Selector) -> str:
+    """``Deployment carts has name=carts``: the workload whose labels come closest to the
+    selector (:func:`_closest`), its labels on the selector's keys."""
+    keys = sorted(selector.keys)
+    best = net.pods[_closest(net, pods, selector)]
     shown = [f"{k}={best.labels[k]}" for k in keys if k in best.labels]
     if not shown:
         shown = [f"{k}={v}" for k, v in sorted(best.labels.items())[:3]] or ["no labels"]

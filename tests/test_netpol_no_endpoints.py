@@ -1,0 +1,63 @@
+"""netpol-pairing[no-endpoints]: a Service whose selector a workload of its namespace almost
+matches (a value written apart from the pods' by a typo or a suffix) selects no pod: it has
+no endpoints, with or without NetworkPolicies in the tree. A selector like none of the
+namespace's workloads selects pods the repository does not show (a chart installed by hand,
+an operator's): not judged; where the namespace may hold pods reviewbot cannot see, a note."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .helpers import deployment, lint_text
+
+SHOP = deployment("web", "shop", "{app: web, tier: front}") + deployment(
+    "api", "shop", "{app: api}")
+
+SERVICE = """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: %s, namespace: shop}
+spec:
+  selector: %s
+  ports: [{port: 80, targetPort: 8080}]
+"""
+
+
+def test_a_service_selecting_no_pod_of_its_namespace_has_no_endpoints(tmp_path: Path) -> None:
+    """The new-user trial's `app: web-app` beside pods labelled `app: web`."""
+    text = SHOP + SERVICE % ("web", "{app: web-app, tier: front}") + SERVICE % (
+        "api", "{app: api}")
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.line, f.kind, f.severity, f.message, f.fix) for f in result.findings] == [
+        (32, "no-endpoints", "warning",
+         "Service shop/web: selector app=web-app, tier=front matches no pod in shop "
+         "(Deployment web has app=web, tier=front), so the Service has no endpoints: no "
+         "connection to it reaches a pod",
+         "Match the labels the pods carry (Deployment web has app=web, tier=front).")]
+
+
+def test_a_selector_like_no_workload_there_is_not_judged(tmp_path: Path) -> None:
+    """kubernetes/examples' `gpu-dcgm-exporter` Service in monitoring, beside the
+    repository's prometheus-adapter: its pods are a Helm chart's the README installs."""
+    text = SHOP + SERVICE % ("dcgm", "{app: gpu-dcgm-exporter}") + SERVICE % (
+        "db", "{app.kubernetes.io/name: postgres}")
+    assert lint_text(tmp_path, text, only=["netpol-pairing"]).findings == []
+
+
+def test_a_namespace_with_pods_reviewbot_cannot_see_gets_a_note(tmp_path: Path) -> None:
+    text = SHOP + SERVICE % ("web", "{app: webs}") + """
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: storefront, namespace: shop}
+spec:
+  chart:
+    spec: {chart: storefront, version: 1.0.0, sourceRef: {kind: HelmRepository, name: acme}}
+"""
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert result.findings == []
+    (note,) = result.quiet
+    assert note.reason == (
+        "Service shop/web: selector app=webs matches no pod in shop, but it may hold pods "
+        "reviewbot cannot see (shop: HelmRelease storefront)")
