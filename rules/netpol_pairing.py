@@ -1619,12 +1619,18 @@ def _services_unmatched(model: Model) -> Iterator[Violation | QuietPlace]:
     for _, view in views(model):
         services = [s for s in view.services if s.selector and not s.synthesized
                     and s.obj.kind == "Service" and s.obj.group == ""]
+        if not services:
+            continue
         labels: dict[str, list[Mapping[str, str]]] = {}
+        holding: dict[tuple[str, str, str], list[Mapping[str, str]]] = {}  # by one label
         for pod in view.pods:
             labels.setdefault(pod.namespace, []).append(pod.labels)
-        suspects = [s for s in services if s.namespace in labels and not any(
-            all(held.get(k) == v for k, v in s.selector.items())
-            for held in labels[s.namespace])]
+            for name, value in pod.labels.items():
+                holding.setdefault((pod.namespace, name, value), []).append(pod.labels)
+        # (the evaluator only for a Service no pod's labels hold and some pod's almost do: a
+        # chart's Service, selecting what the repository does not show, costs nothing more)
+        suspects = [s for s in services if s.namespace in labels and not _held(holding, s)
+                    and any(_near_miss(held, s.selector) for held in labels[s.namespace])]
         if not suspects:
             continue
         from reviewbot.netpol.network import Network, Selector
@@ -1641,6 +1647,17 @@ def _services_unmatched(model: Model) -> Iterator[Violation | QuietPlace]:
                 yield found
 
 
+def _held(holding: Mapping[tuple[str, str, str], list[Mapping[str, str]]],
+          service: Service) -> bool:
+    """Whether some pod's labels (``holding``: by namespace and one label) hold every label
+    of ``service``'s selector."""
+    some = [holding.get((service.namespace, k, v)) or [] for k, v in service.selector.items()]
+    if not all(some):
+        return False
+    return any(all(held.get(k) == v for k, v in service.selector.items())
+               for held in min(some, key=len))
+
+
 def _no_endpoints(net: Network, service: Service, selector: Selector
                   ) -> Violation | QuietPlace | None:
     if selector.keys & CONTROLLER_LABELS or any(
@@ -1651,7 +1668,7 @@ def _no_endpoints(net: Network, service: Service, selector: Selector
     if not pods or net.service_pods(service):
         return None
     closest = _closest(net, pods, selector)
-    if not _near_miss(net.pods[closest].labels, selector):
+    if not _near_miss(net.pods[closest].labels, service.selector):
         return None  # like none of the namespace's workloads: pods the repository does not show
     ns = service.namespace
     text = (f"Service {ns}/{service.name}: selector {selector.describe()} matches no pod in "
@@ -1674,25 +1691,21 @@ def _no_endpoints(net: Network, service: Service, selector: Selector
         doubt=_doubt(net, pods))
 
 
-def _near_miss(labels: Mapping[str, str], selector: Selector) -> bool:
-    """Whether ``labels`` almost match ``selector``: every requirement they miss names a key
-    they carry, with a value written apart from theirs by a typo or a part (``web-app`` for
-    ``web``, ``frontnd`` for ``frontend``: one holds the other, or difflib's ratio is at
-    least :data:`NEAR_MISS`). ``gpu-dcgm-exporter`` beside ``prometheus-adapter`` is no near
-    miss: another workload's, which the repository does not show."""
-    import difflib
-
-    unmet = [r for r in selector.requirements if not r.matches(labels)]
-    if not unmet:
+def _near_miss(labels: Mapping[str, str], selector: Mapping[str, str]) -> bool:
+    """Whether ``labels`` almost match a Service's ``selector`` (a map): every label they
+    miss is a key they carry, with a value written apart from theirs by a typo or a part
+    (``web-app`` for ``web``, ``frontnd`` for ``frontend``: one holds the other, or difflib's
+    ratio is at least :data:`NEAR_MISS`). ``gpu-dcgm-exporter`` beside ``prometheus-adapter``
+    is no near miss: another workload's, which the repository does not show."""
+    unmet = [(have, want) for key, want in selector.items()
+             if (have := labels.get(key)) != want]
+    if not unmet or any(have is None for have, _ in unmet):
         return False
-    for r in unmet:
-        have = labels.get(r.key)
-        if r.operator != "In" or have is None or not any(
-                want in have or have in want
-                or difflib.SequenceMatcher(None, want, have).ratio() >= NEAR_MISS
-                for want in r.values):
-            return False
-    return True
+    import difflib  # (a Service that almost selects a workload only)
+
+    return all(want in have or have in want
+               or difflib.SequenceMatcher(None, want, have).ratio() >= NEAR_MISS
+               for have, want in unmet if have is not None)
 
 
 NEAR_MISS = 0.75  # difflib's ratio: `ngnix`/`nginx` 0.8, `api`/`apps` 0.57

@@ -355,7 +355,7 @@ def _quantities_refused(model: Model, patches: frozenset[str]) -> Iterator[Viola
                 yield from _refused(obj, empty["sizeLimit"],
                                     pod.spec_path + ("volumes", i, "emptyDir", "sizeLimit"))
     for obj in model.objects:
-        if obj.group != "" and obj.kind != "StatefulSet" or obj.file in patches:
+        if (obj.group != "" and obj.kind != "StatefulSet") or obj.file in patches:
             continue
         if obj.kind == "PersistentVolumeClaim" and obj.group == "":
             yield from _resources_refused(obj, obj.get(("spec", "resources")),
@@ -379,11 +379,11 @@ def _resources_refused(obj: KObject, resources: Any, at: Path) -> Iterator[Viola
 
 
 def _refused(obj: KObject, value: Any, path: Path) -> Iterator[Violation]:
-    if parse_quantity(value) is not None or (
-            isinstance(value, str) and any(mark in value for mark in _UNRESOLVED)):
-        return
+    if not isinstance(value, str) or parse_quantity(value) is not None or any(
+            mark in value for mark in _UNRESOLVED):
+        return  # (a boolean, a null or an infinite number: the schema's type error says it)
     problem = quantity_error(value)
-    if problem is None or value is None:  # (a null: the schema's to say)
+    if problem is None:
         return
     at = format_path(path)
     # a word in capitals (GCP's samples' `storage: FILESTORE_CAPACITY`), `<size>` or `$SIZE`:

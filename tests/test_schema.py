@@ -787,3 +787,12 @@ def test_a_quantity_the_api_server_cannot_parse_is_refused(tmp_path: Path) -> No
         (14, "error"), (18, "error"), (30, "warning")]
     assert "the value that replaces the placeholder FILESTORE_CAPACITY" in (
         sample.findings[2].message)
+    # a value of the wrong type is the schema's type error, said once
+    typed = lint_text(tmp_path / "typed", text.replace("cpu: 250m", "cpu: true"),
+                      only=["schema"], config=NEVER)
+    assert [m for line, m in messages(typed) if line == 14] == [
+        "spec.template.spec.containers[0].resources.requests.cpu: expected string or number, "
+        "got boolean true",
+        "spec.template.spec.containers[0].resources.requests.memory: '128MB' is not a "
+        "quantity: write 128M (powers of 1000) or 128Mi (powers of 1024), so the API server "
+        "refuses the StatefulSet"]
