@@ -217,6 +217,7 @@ from typing import Any, TypedDict
 
 from reviewbot.engine.findings import Edit, Violation
 from reviewbot.model.ci import unapplied_by_ci
+from reviewbot.model.dependencies import Id, flux_unseen, unmet
 from reviewbot.model.kustomize import (
     KUSTOMIZATION_FILES,
     RENDERED,
@@ -234,7 +235,6 @@ from reviewbot.model.kustomize import (
     patch_folders,
 )
 from reviewbot.model.objects import (
-    DEFAULT_CLUSTER,
     REFUSED,
     UNPLACED,
     KObject,
@@ -254,7 +254,6 @@ from reviewbot.model.objects import (
 from reviewbot.model.reach import (
     ARGO_GROUP,
     BY_HAND,
-    FLUX_DEPENDING,
     GUESSED_ROOTS,
     TEMPLATE_PATCH,
     TEMPLATED,
@@ -265,12 +264,11 @@ from reviewbot.model.reach import (
     path_match,
     placeholder_folders,
     read_by_terraform,
-    root_made,
     source_url,
     unapplied_folders,
     unincluded_component,
 )
-from reviewbot.model.resource import dict_of, templates_declaring
+from reviewbot.model.resource import dict_of
 from reviewbot.sources.tree import NOT_APPLIED
 from reviewbot.words import closest
 
@@ -1146,66 +1144,42 @@ def _sync_paths(model: Model) -> Iterator[Violation]:
                 fix="Point the sync path at the cluster's folder.", **located)
 
 
-_Id = tuple[str, str, str]  # (kind, namespace, name)
-
-
 def _dependencies(model: Model) -> Iterator[Violation]:
     """A Flux Kustomization's (HelmRelease's) ``spec.dependsOn`` entry that names no
-    Kustomization (HelmRelease) its cluster has: kustomize-controller (helm-controller) looks
-    the dependency up before every reconciliation and, not finding it, never applies
-    (installs) the dependent ("unable to get 'ns/name' dependency": their checkDependencies;
-    the entry's namespace defaults to the dependent's own)."""
-    kinds = {kind for _, kind in FLUX_DEPENDING}
-    flux = [o for o in model.objects
-            if o.body.get("kind") in kinds and (o.group, o.kind) in FLUX_DEPENDING]
-    depending = [o for o in flux if isinstance(o.get(("spec", "dependsOn")), list)]
-    if not depending:
+    Kustomization (HelmRelease) its cluster has (:func:`reviewbot.model.dependencies.unmet`):
+    kustomize-controller (helm-controller) looks the dependency up before every
+    reconciliation and, not finding it, never applies (installs) the dependent ("unable to
+    get 'ns/name' dependency": their checkDependencies; the entry's namespace defaults to the
+    dependent's own)."""
+    entries, held = unmet(model)
+    if not entries:
         return
-    reach = model.derived.get("reach")
-    held: dict[str, set[_Id]] = {}
-    for obj in flux:
-        for cluster in model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,):
-            held.setdefault(cluster, set()).add((obj.kind, obj.namespace or "", obj.name))
-    made = root_made(reach, model.files) if reach is not None else {}
-    if not model.cluster_entries:  # one cluster: what every root makes is its
-        held.setdefault(DEFAULT_CLUSTER, set()).update(*made.values())
-    for cluster, ids in made.items():
-        held.setdefault(cluster, set()).update(ids)
-    unseen = _flux_unseen(model)
-    for obj in depending:
-        clusters = sorted(model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,))
-        for i, entry in enumerate(obj.get(("spec", "dependsOn"))):
-            name = entry.get("name") if isinstance(entry, dict) else None
-            namespace = (entry.get("namespace") if isinstance(entry, dict) else None) or (
-                obj.namespace)
-            if not isinstance(name, str) or not name or "${" in name or not isinstance(
-                    namespace, str) or not namespace or "${" in namespace:
-                continue  # (a variable, or a dependent without a namespace: not judged)
-            wanted = (obj.kind, namespace, name)
-            lacking = [c for c in clusters if wanted not in held.get(c, ())]
-            if not lacking or wanted == (obj.kind, obj.namespace or "", obj.name):
-                continue
-            where = ("the cluster does" if not model.cluster_entries or len(clusters) == 1
-                     else f"cluster {lacking[0]} does" if len(lacking) == 1
-                     else " and ".join(f"cluster {c}" for c in lacking) + " do")
-            does = ("kustomize-controller never applies it" if obj.kind == "Kustomization"
-                    else "helm-controller never installs or upgrades it")
-            hint, unapplied = _dependency_hint(model, held, lacking, wanted)
-            yield Violation(
-                obj, ("spec", "dependsOn", i, "name"),
-                f"{obj.kind} {obj.namespace}/{obj.name} depends on {obj.kind} "
-                f"{namespace}/{name}, which {where} not have, so {does}: it waits for a "
-                f"dependency that is not there{hint}",
-                # (one the repository declares in a file no root applies is its own, not
-                # one a source it cannot see makes)
-                kind="dependency", doubt=None if unapplied else unseen,
-                fix=f"Name a {obj.kind} the cluster has (the entry's namespace defaults to "
-                    f"{obj.namespace}), or remove the entry.",
-            )
+    unseen = flux_unseen(model)
+    for found in entries:
+        obj, i, wanted = found.dependent, found.index, found.wanted
+        clusters, lacking = found.clusters, list(found.lacking)
+        _, namespace, name = wanted
+        where = ("the cluster does" if not model.cluster_entries or len(clusters) == 1
+                 else f"cluster {lacking[0]} does" if len(lacking) == 1
+                 else " and ".join(f"cluster {c}" for c in lacking) + " do")
+        does = ("kustomize-controller never applies it" if obj.kind == "Kustomization"
+                else "helm-controller never installs or upgrades it")
+        hint, unapplied = _dependency_hint(model, held, lacking, wanted)
+        yield Violation(
+            obj, ("spec", "dependsOn", i, "name"),
+            f"{obj.kind} {obj.namespace}/{obj.name} depends on {obj.kind} "
+            f"{namespace}/{name}, which {where} not have, so {does}: it waits for a "
+            f"dependency that is not there{hint}",
+            # (one the repository declares in a file no root applies is its own, not
+            # one a source it cannot see makes)
+            kind="dependency", doubt=None if unapplied else unseen,
+            fix=f"Name a {obj.kind} the cluster has (the entry's namespace defaults to "
+                f"{obj.namespace}), or remove the entry.",
+        )
 
 
-def _dependency_hint(model: Model, held: Mapping[str, set[_Id]], lacking: Sequence[str],
-                     wanted: _Id) -> tuple[str, bool]:
+def _dependency_hint(model: Model, held: Mapping[str, set[Id]], lacking: Sequence[str],
+                     wanted: Id) -> tuple[str, bool]:
     """Where a missing dependency is after all: one of its name in another namespace of the
     cluster, a file no cluster root applies (then True: the repository's own, not applied),
     another cluster, or a name holding it."""
@@ -1232,30 +1206,6 @@ def _dependency_hint(model: Model, held: Mapping[str, set[_Id]], lacking: Sequen
     near = closest(name, [n for k, ns, n in ids if k == kind and ns == namespace],
                    cutoff=DEPENDENCY_LIKENESS)
     return (f" (did you mean {kind} {namespace}/{near}?)" if near else ""), False
-
-
-def _flux_unseen(model: Model) -> str | None:
-    """What may make Flux Kustomizations or HelmReleases that reviewbot does not see: chart
-    templates declaring them, flux-operator ResourceSets, sources it does not follow."""
-    paths = set(model.tree.paths) if model.tree is not None else set()
-    templates = [t for t in templates_declaring(
-        model.files, ("Kustomization", "HelmRelease"),
-        (b"kustomize.toolkit.fluxcd.io", b"helm.toolkit.fluxcd.io"))
-        if t.partition("/templates/")[0] + "/Chart.yaml" in paths]  # (Helm renders a
-    # chart, a folder whose Chart.yaml names it: JJGadgets-Biohazard's kube/templates/ holds
-    # scaffolds for new apps)
-    if templates:
-        return (f"the Flux objects chart templates declare ({templates[0]}), which reviewbot "
-                "does not render")
-    sets = [o for o in model.objects if o.kind == "ResourceSet"
-            and o.group == "fluxcd.controlplane.io"]
-    if sets:
-        return f"what flux-operator's ResourceSet {sets[0].namespace}/{sets[0].name} makes"
-    reach = model.derived.get("reach")
-    if reach is not None and reach.not_followed:
-        file, why = reach.not_followed[0]
-        return f"what {file} applies from a source reviewbot does not follow ({why})"
-    return None
 
 
 def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:

@@ -1606,7 +1606,9 @@ def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: s
     return Violation(
         policy.obj, path, f"{text} ({nearest})", kind="selects-nothing",
         fix=f"Match the labels the pods carry ({nearest}), or remove the selector.",
-        doubt=policy.rendered_by or _doubt(net, pods),
+        # (what could not be seen of the workload the message names: another's failing
+        # build says nothing of this one's labels; new-user trial fifteen)
+        doubt=policy.rendered_by or _doubt(net, [_closest(net, pods, selector)]),
     )
 
 
@@ -1688,7 +1690,7 @@ def _no_endpoints(net: Network, service: Service, selector: Selector
         service.obj, (*where, unmet[0]) if len(unmet) == 1 else where,
         f"{text} ({nearest}), so the Service has no endpoints: no connection to it reaches a "
         "pod", kind="no-endpoints", fix=f"Match the labels the pods carry ({nearest}).",
-        doubt=_doubt(net, pods))
+        doubt=_doubt(net, [closest]))
 
 
 def _near_miss(labels: Mapping[str, str], selector: Mapping[str, str]) -> bool:

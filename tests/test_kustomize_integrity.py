@@ -1386,3 +1386,47 @@ def test_a_patch_whose_target_selects_nothing_does_nothing_and_says_so(tmp_path:
     assert found[0][3].endswith(
         "without an error: the build names its Deployment ${APP}, which Flux substitutes only "
         "after kustomize has built (postBuild)")
+
+
+def test_what_only_a_waiting_kustomization_applies_is_not_applied(tmp_path: Path) -> None:
+    """kustomize-controller never applies a Kustomization whose dependency its cluster does
+    not have: the dependency is the error, and what it alone applies (and what a
+    Kustomization among that applies) is not applied, as under a failing build (new-user
+    trial fifteen: an app's `512MB`, `10gb` and policy errors promised what no cluster
+    receives). With the dependency there, they are errors."""
+    def ks(name: str, path: str, needs: str) -> str:
+        return DEPENDENT % (KS_API, "Kustomization", name, "flux-system",
+                            f"\n  path: {path}\n  sourceRef: {{kind: GitRepository, "
+                            "name: flux-system}", needs)
+
+    files = {
+        "clusters/prod/flux-system/gotk-sync.yaml": FLUX_APPS % "",
+        "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/prod/kustomization.yaml": "resources: [flux-system, infra.yaml]\n",
+        "clusters/prod/infra.yaml": ks("infra-controllers", "./infra", "[]"),
+        "apps/kustomization.yaml": "resources: [api.yaml]\n",
+        "apps/api.yaml": ks("api", "./api", "[{name: infra-controller}]"),
+        "api/kustomization.yaml": "resources: [web.yaml, worker.yaml]\n",
+        "api/worker.yaml": ks("worker", "./worker", "[]"),
+        "worker/web.yaml": DEPLOYMENT.replace("{name: web}", "{name: worker, namespace: web}")
+                                     .replace("web:1.0", "worker:latest"),
+        "api/web.yaml": DEPLOYMENT.replace("{name: web}", "{name: web, namespace: web}")
+                                  .replace("web:1.0", "web:latest"),
+        "infra/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: "
+                         "infra}\n",
+    }
+    write(tmp_path, files)
+    result = analyze(disk_tree([tmp_path], tmp_path), Config(),
+                     only=[RULE, "image-digest"])
+    said = {(f.rule, f.file): (f.severity, f.message) for f in result.findings}
+    assert said[(RULE, "apps/api.yaml")][0] == "error"
+    severity, message = said[("image-digest", "api/web.yaml")]
+    assert severity == "warning" and message.endswith(
+        " Not applied: Flux Kustomization flux-system/api waits for Kustomization "
+        "flux-system/infra-controller, which the cluster does not have, so none of this is "
+        "applied until the dependency is there.")
+    assert said[("image-digest", "worker/web.yaml")][0] == "warning"  # (through worker)
+    write(tmp_path, {"apps/api.yaml": ks("api", "./api", "[{name: infra-controllers}]")})
+    result = analyze(disk_tree([tmp_path], tmp_path), Config(), only=[RULE, "image-digest"])
+    assert [(f.rule, f.file, f.severity) for f in result.findings] == [
+        ("image-digest", "api/web.yaml", "error"), ("image-digest", "worker/web.yaml", "error")]

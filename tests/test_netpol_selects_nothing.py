@@ -334,3 +334,32 @@ def test_a_cluster_wide_policy_a_chart_template_declares_makes_a_denial_not_cert
     assert denials[0].message.endswith(
         "what the cluster-wide policies the chart template bootstrap/global/templates/dns.yaml "
         "declares allow (reviewbot renders no chart).")
+
+
+def test_the_doubt_is_of_the_workload_the_message_names(tmp_path: Path) -> None:
+    """A selector that misses `api` by a typo holds whether or not another workload of the
+    namespace runs: the worker's failing build is no doubt of it (new-user trial fifteen:
+    "Not certain: ... whether the cluster runs api/worker")."""
+    from .helpers import lint_dir, write
+
+    policy = """
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: api, namespace: shop}
+spec:
+  podSelector: {matchLabels: {app: api-sever}}
+  ingress:
+  - from: [{podSelector: {matchLabels: {app: worker}}}]
+"""
+    write(tmp_path, {
+        "api/kustomization.yaml": "resources: [api.yaml, policy.yaml]\n",
+        "api/api.yaml": deployment("api", "shop", "{app: api-server}"),
+        "api/policy.yaml": policy,
+        "worker/kustomization.yaml": "resources: [worker.yaml, missing.yaml]\n",
+        "worker/worker.yaml": deployment("worker", "shop", "{app: worker}"),
+    })
+    found = [f for f in lint_dir(tmp_path, only=["netpol-pairing"]).findings
+             if f.kind == "selects-nothing"]
+    assert [(f.severity, f.message) for f in found] == [(
+        "warning", "NetworkPolicy shop/api: podSelector app=api-sever matches no pod in shop "
+        "(Deployment api has app=api-server)")]

@@ -148,7 +148,7 @@ def doubted(severity: str, message: str, doubt: str | None,
     if doubt:
         text += f" Not certain: reviewbot could not see {doubt}."
     if unbuilt:
-        text += f"{_UNBUILT_START}{unbuilt}{_UNBUILT_END}"
+        text += f"{_UNBUILT_START}{unbuilt}{_ending(unbuilt)}"
     return severity, text
 
 
@@ -170,6 +170,17 @@ def refused(finding: Finding, refusal: Finding) -> Finding:
 
 
 _UNBUILT_START, _UNBUILT_END = " Not applied: ", ", so none of this is applied until it builds."
+# a Flux Kustomization that waits for a dependency its cluster does not have
+# (reviewbot.model.dependencies.waiting's clause) applies nothing until the dependency is
+# there, however its build goes
+_WAITS, _WAITING_END = " waits for ", ", so none of this is applied until the dependency is there."
+
+
+def _ending(clause: str) -> str:
+    """How the "Not applied" sentence of ``clause`` ends: until the build builds, or until
+    the dependency a Kustomization waits for is there."""
+    return _WAITING_END if _WAITS in clause and _FAILING.search(clause) is None else (
+        _UNBUILT_END)
 NOT_APPLIED_AGAIN = " Not applied: as above."  # text output: the same clause again in a row
 _DOUBT_START = " Not certain: reviewbot could not see "
 NOT_CERTAIN_AGAIN = " Not certain: as above."  # text output: the same doubt again in a row
@@ -191,10 +202,11 @@ _FAILING = re.compile(r"(the (?:builds?|apply|applies) of .+? fails?) \((.+?): (
 def not_applied(message: str) -> tuple[str, str | None]:
     """``message`` without the "Not applied" sentence :func:`doubted` ends it with, and that
     sentence's clause (None when it has none)."""
-    if message.endswith(_UNBUILT_END):
-        at = message.rfind(_UNBUILT_START)
-        if at >= 0:
-            return message[:at], message[at + len(_UNBUILT_START):-len(_UNBUILT_END)]
+    for end in (_UNBUILT_END, _WAITING_END):
+        if message.endswith(end):
+            at = message.rfind(_UNBUILT_START)
+            if at >= 0:
+                return message[:at], message[at + len(_UNBUILT_START):-len(end)]
     return message, None
 
 
@@ -355,5 +367,5 @@ def one_per_place(findings: Iterable[Finding]) -> list[Finding]:
             one = merged[key]
             merged[key] = replace(one, message=(
                 f"{not_applied(one.message)[0]}{_UNBUILT_START}{_unbuilt_of_all(clauses)}"
-                f"{_UNBUILT_END}"))
+                f"{_ending(clauses[0])}"))
     return list(merged.values())

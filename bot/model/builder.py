@@ -16,6 +16,7 @@ from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile, ytt_template
 from reviewbot.model.ci import apply_doubts, is_ci_file, read_ci
+from reviewbot.model.dependencies import waiting
 from reviewbot.model.kustomize import (
     CLUSTER_SCOPED,
     GENERATED_FILE,
@@ -318,6 +319,7 @@ def build_model(
         for obj in (*objects, *values.values()):
             if (failing := failing_build(model, obj)) is not None:
                 model.unbuilt[id(obj)] = failing
+    _waiting_unbuilt(model)
     model.pods.extend(custom_resource_pods(model))  # CRD-declared and structural pod templates
     of_clusters = [model.clusters.get(id(o), ()) for o in objects] if (
         model.cluster_entries) else []
@@ -599,6 +601,28 @@ def _released_doubts(model: Model, tree: Tree | None) -> None:
                 model.doubts[id(obj)] = (
                     f"what {found[0]}'s helm_release {found[1]} passes over this chart's "
                     "defaults (its values and set: reviewbot does not evaluate Terraform)")
+
+
+def _waiting_unbuilt(model: Model) -> None:
+    """What only Flux Kustomizations make that wait for a dependency their cluster does not
+    have (:func:`reviewbot.model.dependencies.waiting`): kustomize-controller never applies
+    them, so none of it is applied (new-user trial fifteen: the errors of an app whose
+    Kustomization waits for `infra-controller`, which the cluster names `infra-controllers`,
+    promised what no cluster receives), and a Kustomization among it applies nothing either."""
+    waits = {id(k): why for k, why in waiting(model)}
+    while waits:
+        more: dict[int, str] = {}
+        for obj in model.objects:
+            if id(obj) in model.unbuilt or id(obj) in waits:
+                continue
+            appliers = [m.applier for m in makers(model, obj)]
+            if appliers and all(a is not None and id(a) in waits for a in appliers):
+                first = appliers[0]
+                assert first is not None
+                model.unbuilt[id(obj)] = waits[id(first)]
+                if obj.kind == "Kustomization" and obj.group == FLUX_KUSTOMIZE:
+                    more[id(obj)] = waits[id(first)]  # (it applies nothing either)
+        waits = more
 
 
 def _ytt_doubts(model: Model) -> None:

@@ -1,0 +1,122 @@
+"""Flux ``dependsOn`` entries a cluster cannot meet: one implementation for the rule that
+reports them (kustomize-integrity ``dependency``) and the model, which says of what only a
+waiting Kustomization applies that it is not applied (``Model.unbuilt``).
+
+kustomize-controller (helm-controller) looks each ``spec.dependsOn`` entry up before every
+reconciliation (the entry's namespace defaults to the dependent's own) and, not finding it,
+never applies (installs) the dependent: "unable to get 'ns/name' dependency" (their
+checkDependencies)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from reviewbot.model.objects import DEFAULT_CLUSTER, KObject, Model
+from reviewbot.model.reach import FLUX_DEPENDING, root_made
+from reviewbot.model.resource import templates_declaring
+
+Id = tuple[str, str, str]  # (kind, namespace, name)
+
+
+@dataclass(frozen=True)
+class Unmet:
+    """Entry ``index`` of ``dependent``'s ``dependsOn`` names ``wanted``, which the
+    ``lacking`` clusters (of the dependent's ``clusters``) do not have."""
+
+    dependent: KObject
+    index: int
+    wanted: Id
+    clusters: tuple[str, ...]
+    lacking: tuple[str, ...]
+
+
+def unmet(model: Model) -> tuple[list[Unmet], dict[str, set[Id]]]:
+    """Every ``dependsOn`` entry of the model's Flux Kustomizations and HelmReleases that
+    names what a cluster of the dependent does not have (an entry with a variable, or a
+    dependent without a namespace, is not judged), and what each cluster has (by cluster:
+    the Flux objects of the model, and what the roots make themselves, flux bootstrap's
+    flux-system). Made once per model."""
+    found: tuple[list[Unmet], dict[str, set[Id]]] | None = model.derived.get("unmet-deps")
+    if found is None:
+        found = model.derived["unmet-deps"] = _unmet(model)
+    return found
+
+
+def _unmet(model: Model) -> tuple[list[Unmet], dict[str, set[Id]]]:
+    kinds = {kind for _, kind in FLUX_DEPENDING}
+    flux = [o for o in model.objects
+            if o.body.get("kind") in kinds and (o.group, o.kind) in FLUX_DEPENDING]
+    depending = [o for o in flux if isinstance(o.get(("spec", "dependsOn")), list)]
+    held: dict[str, set[Id]] = {}
+    if not depending:
+        return [], held
+    reach = model.derived.get("reach")
+    for obj in flux:
+        for cluster in model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,):
+            held.setdefault(cluster, set()).add((obj.kind, obj.namespace or "", obj.name))
+    made = root_made(reach, model.files) if reach is not None else {}
+    if not model.cluster_entries:  # one cluster: what every root makes is its
+        held.setdefault(DEFAULT_CLUSTER, set()).update(*made.values())
+    for cluster, ids in made.items():
+        held.setdefault(cluster, set()).update(ids)
+    out: list[Unmet] = []
+    for obj in depending:
+        clusters = tuple(sorted(model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,)))
+        for i, entry in enumerate(obj.get(("spec", "dependsOn"))):
+            name = entry.get("name") if isinstance(entry, dict) else None
+            namespace = (entry.get("namespace") if isinstance(entry, dict) else None) or (
+                obj.namespace)
+            if not isinstance(name, str) or not name or "${" in name or not isinstance(
+                    namespace, str) or not namespace or "${" in namespace:
+                continue  # (a variable, or a dependent without a namespace: not judged)
+            wanted = (obj.kind, namespace, name)
+            lacking = tuple(c for c in clusters if wanted not in held.get(c, ()))
+            if lacking and wanted != (obj.kind, obj.namespace or "", obj.name):
+                out.append(Unmet(obj, i, wanted, clusters, lacking))
+    return out, held
+
+
+def flux_unseen(model: Model) -> str | None:
+    """What may make Flux Kustomizations or HelmReleases that reviewbot does not see: chart
+    templates declaring them, flux-operator ResourceSets, sources it does not follow."""
+    paths = set(model.tree.paths) if model.tree is not None else set()
+    templates = [t for t in templates_declaring(
+        model.files, ("Kustomization", "HelmRelease"),
+        (b"kustomize.toolkit.fluxcd.io", b"helm.toolkit.fluxcd.io"))
+        if t.partition("/templates/")[0] + "/Chart.yaml" in paths]  # (Helm renders a
+    # chart, a folder whose Chart.yaml names it: JJGadgets-Biohazard's kube/templates/ holds
+    # scaffolds for new apps)
+    if templates:
+        return (f"the Flux objects chart templates declare ({templates[0]}), which reviewbot "
+                "does not render")
+    sets = [o for o in model.objects if o.kind == "ResourceSet"
+            and o.group == "fluxcd.controlplane.io"]
+    if sets:
+        return f"what flux-operator's ResourceSet {sets[0].namespace}/{sets[0].name} makes"
+    reach = model.derived.get("reach")
+    if reach is not None and reach.not_followed:
+        file, why = reach.not_followed[0]
+        return f"what {file} applies from a source reviewbot does not follow ({why})"
+    return None
+
+
+def waiting(model: Model) -> Iterator[tuple[KObject, str]]:
+    """The Flux Kustomizations no cluster that has them ever applies, each with why, as a
+    clause ("Flux Kustomization flux-system/apps waits for Kustomization
+    flux-system/infra, which the cluster does not have"): an entry of their ``dependsOn``
+    that every cluster of theirs lacks, where nothing reviewbot cannot see may make it."""
+    entries, _ = unmet(model)
+    if not entries or flux_unseen(model) is not None:
+        return
+    said: set[int] = set()
+    for entry in entries:
+        obj = entry.dependent
+        if obj.kind != "Kustomization" or id(obj) in said or entry.lacking != entry.clusters:
+            continue
+        said.add(id(obj))
+        kind, namespace, name = entry.wanted
+        which = ("the cluster does not have" if len(entry.clusters) == 1
+                 else "none of its clusters has")
+        yield obj, (f"Flux Kustomization {obj.namespace}/{obj.name} waits for {kind} "
+                    f"{namespace}/{name}, which {which}")
