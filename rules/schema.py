@@ -38,7 +38,9 @@ restart OnFailure or Never (`invalid`, at the field, or at the pod spec when it 
 And so is a quantity the API server cannot parse (`memory: 128MB`, `storage: 5gb`: an
 int-or-string takes any text in the schema) in a built-in workload's container resources,
 an emptyDir's `sizeLimit`, or a PersistentVolumeClaim's (or a StatefulSet's claim
-template's) resources: `invalid`, at the value, naming what was meant; a value in capitals
+template's) resources, and in the container `resources` bjw-s app-template's values (or a
+container kept whole in a chart's values) write into the pods the chart renders: `invalid`,
+at the value, naming what was meant; a value in capitals
 (`FILESTORE_CAPACITY`), `<size>` or `$SIZE` is a placeholder replaced before applying, so the
 finding is a warning that says so.
 
@@ -343,7 +345,16 @@ def _quantities_refused(model: Model, patches: frozenset[str]) -> Iterator[Viola
     template's ``{{`` is not judged."""
     for pod in model.pods:
         obj = pod.obj
-        if pod.origin is not None or obj.group not in _CORE_GROUPS or obj.file in patches:
+        if obj.file in patches:
+            continue
+        if pod.origin is not None:  # Helm values: what the chart writes into its pod spec
+            what = f"{pod.kind} the chart renders"
+            for container in pod.containers:
+                if container.origin is not None and container.origin.chart in _VERBATIM:
+                    yield from _resources_refused(obj, container.resources,
+                                                  container.path + ("resources",), what)
+            continue
+        if obj.group not in _CORE_GROUPS:
             continue
         for container in pod.containers:
             if container.origin is None:
@@ -368,17 +379,23 @@ def _quantities_refused(model: Model, patches: frozenset[str]) -> Iterator[Viola
                         "spec", "volumeClaimTemplates", i, "spec", "resources"))
 
 
-def _resources_refused(obj: KObject, resources: Any, at: Path) -> Iterator[Violation]:
+# the values conventions whose container ``resources`` the chart writes as they are: bjw-s
+# app-template's, and a container spec kept whole in the values (``sidecars: [...]``)
+_VERBATIM = frozenset({"app-template", "raw"})
+
+
+def _resources_refused(obj: KObject, resources: Any, at: Path, what: str = ""
+                       ) -> Iterator[Violation]:
     if not isinstance(resources, dict):
         return
     for section in ("requests", "limits"):
         block = resources.get(section)
         if isinstance(block, dict):
             for name, value in block.items():
-                yield from _refused(obj, value, at + (section, name))
+                yield from _refused(obj, value, at + (section, name), what)
 
 
-def _refused(obj: KObject, value: Any, path: Path) -> Iterator[Violation]:
+def _refused(obj: KObject, value: Any, path: Path, what: str = "") -> Iterator[Violation]:
     if not isinstance(value, str) or parse_quantity(value) is not None or any(
             mark in value for mark in _UNRESOLVED):
         return  # (a boolean, a null or an infinite number: the schema's type error says it)
@@ -389,7 +406,8 @@ def _refused(obj: KObject, value: Any, path: Path) -> Iterator[Violation]:
     # a word in capitals (GCP's samples' `storage: FILESTORE_CAPACITY`), `<size>` or `$SIZE`:
     # a placeholder someone replaces before applying, not the value the cluster gets
     placeholder = isinstance(value, str) and _PLACEHOLDER_VALUE.fullmatch(value) is not None
-    yield Violation(obj, path, f"{at}: {problem}, so the API server refuses the {obj.kind}",
+    yield Violation(obj, path, f"{at}: {problem}, so the API server refuses the "
+                               f"{what or obj.kind}",
                     fix=f"Write {at} as a Kubernetes quantity (Mi and Gi are powers of 1024).",
                     kind="invalid", doubt=f"the value that replaces the placeholder {value} "
                     "before the object is applied" if placeholder else None)

@@ -796,3 +796,40 @@ def test_a_quantity_the_api_server_cannot_parse_is_refused(tmp_path: Path) -> No
         "spec.template.spec.containers[0].resources.requests.memory: '128MB' is not a "
         "quantity: write 128M (powers of 1000) or 128Mi (powers of 1024), so the API server "
         "refuses the StatefulSet"]
+
+
+def test_a_quantity_app_template_writes_into_its_pods_is_refused(tmp_path: Path) -> None:
+    """bjw-s app-template writes a container's `resources` into the Deployment as they are:
+    `memory: 2gb` there is the rendered Deployment's refusal (new-user trial fifteen).
+    Another chart's `resources`, which its templates may read otherwise, is not judged."""
+    release = """
+    apiVersion: helm.toolkit.fluxcd.io/v2
+    kind: HelmRelease
+    metadata: {name: home, namespace: home}
+    spec:
+      interval: 1h
+      chartRef: {kind: OCIRepository, name: app-template}
+      values:
+        controllers:
+          main:
+            containers:
+              app:
+                image: {repository: ghcr.io/acme/home, tag: 1.0.0}
+                resources: {limits: {memory: 2gb}}
+    ---
+    apiVersion: helm.toolkit.fluxcd.io/v2
+    kind: HelmRelease
+    metadata: {name: cache, namespace: home}
+    spec:
+      interval: 1h
+      chart: {spec: {chart: redis, sourceRef: {kind: HelmRepository, name: bitnami}}}
+      values:
+        master:
+          image: {repository: bitnami/redis, tag: 7.4.0}
+          resources: {limits: {memory: 2gb}}
+    """
+    result = lint_text(tmp_path, release, only=["schema"], config=NEVER)
+    assert messages(result) == [(
+        13, "spec.values.controllers.main.containers.app.resources.limits.memory: '2gb' is "
+            "not a quantity: write 2G (powers of 1000) or 2Gi (powers of 1024), so the API "
+            "server refuses the Deployment the chart renders")]
