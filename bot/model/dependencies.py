@@ -79,7 +79,15 @@ def _unmet(model: Model) -> tuple[list[Unmet], dict[str, set[Id]]]:
 
 def flux_unseen(model: Model) -> str | None:
     """What may make Flux Kustomizations or HelmReleases that reviewbot does not see: chart
-    templates declaring them, flux-operator ResourceSets, sources it does not follow."""
+    templates declaring them, flux-operator ResourceSets, sources it does not follow. Made
+    once per model (the rule and the model ask)."""
+    if "flux-unseen" not in model.derived:
+        model.derived["flux-unseen"] = _flux_unseen(model)
+    found: str | None = model.derived["flux-unseen"]
+    return found
+
+
+def _flux_unseen(model: Model) -> str | None:
     paths = set(model.tree.paths) if model.tree is not None else set()
     templates = [t for t in templates_declaring(
         model.files, ("Kustomization", "HelmRelease"),
