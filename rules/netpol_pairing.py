@@ -96,7 +96,10 @@ A last check asks that every selector select something.
   app=web)"). Judged with or without policies in the tree. A selector like none of the
   namespace's workloads selects pods the repository does not show (a chart installed by
   hand, an operator's): not judged; a namespace that may hold pods reviewbot cannot see, or
-  pods whose operator adds labels, make it a note.
+  pods whose operator adds labels, make it a note. So is a Service port whose `targetPort`
+  names a port no pod it selects declares (by name and protocol: `targetPort: http` beside
+  a container port named `web`), at the `targetPort`, where every pod it selects is a pod
+  spec of the repository whose build works.
 
 Cilium policies are evaluated with the NetworkPolicies, at L3/L4, as docs.cilium.io documents
 them (Security > Network Policy), and combine with them as Cilium combines them:
@@ -314,7 +317,7 @@ from reviewbot.rules._kit import views
 # (most repositories) never loads it (25-35 ms of a 0.3-0.5 s lint of a small repository).
 if TYPE_CHECKING:
     from reviewbot.diff.objects import TreeDiff
-    from reviewbot.model.objects import KObject, Service
+    from reviewbot.model.objects import KObject, PodTemplate, Service
     from reviewbot.netpol.deps import Declaration, Target
     from reviewbot.netpol.network import Network, Peer, Policy, Rule, Selector
     from reviewbot.netpol.sets import Conns
@@ -346,6 +349,7 @@ MAX_NAMES = 3
 
 def check_set(model: Model, opts: Any) -> Iterator[Violation | QuietPlace]:
     yield from _services_unmatched(model)  # (a Service without endpoints: policies or not)
+    yield from _ports_unserved(model)
     if not model.network_policies and not _cilium(model) and not _chart_policies(model):
         return  # nothing is isolated: every flow is allowed on both sides
     # The model holds millions of long-lived objects; the evaluator allocates many small ones
@@ -1647,6 +1651,52 @@ def _services_unmatched(model: Model) -> Iterator[Violation | QuietPlace]:
             if found is not None:
                 said.add(key)
                 yield found
+
+
+def _ports_unserved(model: Model) -> Iterator[Violation]:
+    """A Service port whose ``targetPort`` names a port no pod the Service selects declares
+    (by name and protocol): the EndpointSlice holds no endpoint for it, so no connection to
+    that port reaches a pod (new-user trial fifteen: `targetPort: http` beside a container
+    port named `web`). Judged where every pod it selects is a pod spec of the repository
+    whose build works (no chart's, no operator's that adds labels)."""
+    said: set[tuple[str, int, int]] = set()
+    for _, view in views(model):
+        services = [s for s in view.services if s.selector and not s.synthesized
+                    and s.obj.kind == "Service" and s.obj.group == ""
+                    and any(isinstance(p.target_port, str) for p in s.ports)]
+        if not services:
+            continue
+        by_ns: dict[str, list[PodTemplate]] = {}
+        for pod in view.pods:
+            by_ns.setdefault(pod.namespace, []).append(pod)
+        for service in services:
+            pods = [p for p in by_ns.get(service.namespace, ()) if all(
+                p.labels.get(k) == v for k, v in service.selector.items())]
+            if not pods or any(p.origin is not None or not p.labels_complete
+                               or id(p.obj) in model.unbuilt for p in pods):
+                continue
+            declared = {(port.get("name"), port.get("protocol") or "TCP")
+                        for p in pods for c in p.containers if c.role == "container"
+                        for port in c.body.get("ports") or () if isinstance(port, dict)}
+            for i, sp in enumerate(service.ports):
+                wanted = sp.target_port
+                key = (service.obj.file, service.obj.doc.line if service.obj.doc else 0, i)
+                if not isinstance(wanted, str) or any(m in wanted for m in ("$", "{")) or (
+                        wanted, sp.protocol) in declared or key in said:
+                    continue
+                said.add(key)
+                names = sorted({n for n, _ in declared if isinstance(n, str)})
+                first = pods[0]
+                has = ", ".join(names) if names else "no port"
+                yield Violation(
+                    service.obj, ("spec", "ports", i, "targetPort"),
+                    f"Service {service.namespace}/{service.name}: port {sp.port} targets the "
+                    f"port named {wanted}, which no pod it selects declares ({first.kind} "
+                    f"{first.name} names {has}), so the Service has no endpoints on port "
+                    f"{sp.port}: no connection to it reaches a pod", kind="no-endpoints",
+                    fix=(f"Target a port the pods name ({names[0]}), or name a container "
+                         f"port {wanted}." if names else
+                         f"Name a container port {wanted} in the pods the Service selects."))
 
 
 def _held(holding: Mapping[tuple[str, str, str], list[Mapping[str, str]]],

@@ -61,3 +61,30 @@ spec:
     assert note.reason == (
         "Service shop/web: selector app=webs matches no pod in shop, but it may hold pods "
         "reviewbot cannot see (shop: HelmRelease storefront)")
+
+
+def test_a_service_port_naming_no_port_of_its_pods_has_no_endpoints(tmp_path: Path) -> None:
+    """`targetPort: http` where the pods name their port `web` (new-user trial fifteen): the
+    EndpointSlice holds no endpoint for that port. A number, or a name a pod declares, is
+    quiet."""
+    pods = deployment("docs", "shop", "{app: docs}",
+                      ports="ports: [{name: web, containerPort: 8080}]")
+    text = pods + """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: docs, namespace: shop}
+spec:
+  selector: {app: docs}
+  ports:
+  - {name: main, port: 80, targetPort: http}
+  - {name: alt, port: 8080, targetPort: web}
+  - {name: raw, port: 9090, targetPort: 9090}
+"""
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.line, f.kind, f.severity, f.message, f.fix) for f in result.findings] == [
+        (21, "no-endpoints", "warning",
+         "Service shop/docs: port 80 targets the port named http, which no pod it selects "
+         "declares (Deployment docs names web), so the Service has no endpoints on port 80: "
+         "no connection to it reaches a pod",
+         "Target a port the pods name (web), or name a container port http.")]
