@@ -1623,8 +1623,7 @@ def _services_unmatched(model: Model) -> Iterator[Violation | QuietPlace]:
     where a plain label match leaves some Service without pods."""
     said: set[tuple[str, int, str, str]] = set()
     for _, view in views(model):
-        services = [s for s in view.services if s.selector and not s.synthesized
-                    and s.obj.kind == "Service" and s.obj.group == ""]
+        services = _selecting_services(view)
         if not services:
             continue
         labels: dict[str, list[Mapping[str, str]]] = {}
@@ -1653,6 +1652,13 @@ def _services_unmatched(model: Model) -> Iterator[Violation | QuietPlace]:
                 yield found
 
 
+def _selecting_services(view: Model) -> list[Service]:
+    """The Services of ``view`` written in the repository (not one KServe makes) that select
+    pods by a selector: what `no-endpoints` judges."""
+    return [s for s in view.services if s.selector and not s.synthesized
+            and s.obj.kind == "Service" and s.obj.group == ""]
+
+
 def _ports_unserved(model: Model) -> Iterator[Violation]:
     """A Service port whose ``targetPort`` names a port no pod the Service selects declares
     (by name and protocol): the EndpointSlice holds no endpoint for it, so no connection to
@@ -1661,9 +1667,8 @@ def _ports_unserved(model: Model) -> Iterator[Violation]:
     whose build works (no chart's, no operator's that adds labels)."""
     said: set[tuple[str, int, int]] = set()
     for _, view in views(model):
-        services = [s for s in view.services if s.selector and not s.synthesized
-                    and s.obj.kind == "Service" and s.obj.group == ""
-                    and any(isinstance(p.target_port, str) for p in s.ports)]
+        services = [s for s in _selecting_services(view)
+                    if any(isinstance(p.target_port, str) for p in s.ports)]
         if not services:
             continue
         by_ns: dict[str, list[PodTemplate]] = {}
