@@ -866,6 +866,186 @@ def test_an_applicationset_list_element_s_values_are_values_parameters(
         ("kustomize-integrity[not-applied]", "apps/api/api.yaml")]  # no `values.path`
 
 
+def test_an_applicationset_generator_s_selector_leaves_out_what_it_does_not_match(
+        tmp_path: Path) -> None:
+    # mmalyska/home-ops' shape: each app's config says `enabled: "true"` or "false", and
+    # the generator's post-selector keeps the enabled ones (Argo CD's Transform matches it
+    # against the set's text values; with goTemplate a YAML boolean is no text: not matched)
+    write(tmp_path, {
+        "appset.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: ApplicationSet
+            metadata: {name: apps, namespace: argocd}
+            spec:
+              goTemplate: true
+              generators:
+              - git:
+                  repoURL: https://github.com/acme/fleet
+                  files: [{path: "apps/*/config.yaml"}]
+                selector:
+                  matchExpressions: [{key: enabled, operator: In, values: ["true"]}]
+              template:
+                metadata: {name: '{{ .path.basename }}'}
+                spec:
+                  source: {repoURL: https://github.com/acme/fleet, path: '{{ .path.path }}/app'}
+                  destination: {server: https://kubernetes.default.svc}
+        """,
+        "apps/web/config.yaml": 'enabled: "true"\n',
+        "apps/web/app/web.yaml": FLOATING % "web",
+        "apps/old/config.yaml": 'enabled: "false"\n',
+        "apps/old/app/old.yaml": FLOATING % "old",
+        "apps/bool/config.yaml": "enabled: true\n",
+        "apps/bool/app/bool.yaml": FLOATING % "bool",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "apps/web/app/web.yaml"),
+        ("kustomize-integrity[not-applied]", "apps/bool/app/bool.yaml"),
+        ("kustomize-integrity[not-applied]", "apps/old/app/old.yaml")]
+
+
+MATRIX = """
+apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: apps, namespace: argocd}
+spec:
+  generators:
+  - matrix:
+      generators:
+      - git:
+          repoURL: https://github.com/acme/fleet
+          directories: [{path: apps/*}]
+      - list:
+          elements:
+          - {cluster: prod, url: https://prod.example.com}
+          - {cluster: lab, url: https://lab.example.com}
+        selector: {matchLabels: {cluster: prod}}
+  template:
+    metadata: {name: '{{path.basename}}-{{cluster}}'}
+    spec:
+      source: {repoURL: https://github.com/acme/fleet, path: '{{path}}'}
+      destination: {server: '{{url}}'}
+"""
+
+
+def test_an_applicationset_matrix_of_static_generators_applies_each_combination(
+        tmp_path: Path) -> None:
+    # Argo CD's matrix generator: every combination of its two children's parameter sets
+    # (a git directory generator and a list of clusters, a child's selector applied)
+    write(tmp_path, {
+        "appset.yaml": MATRIX,
+        "apps/web/web.yaml": FLOATING % "web",
+        "other/x.yaml": FLOATING % "x",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "apps/web/web.yaml"),
+        ("kustomize-integrity[not-applied]", "other/x.yaml")]
+    roots = result.model.derived["reach"].roots
+    assert [(r.cluster, r.path) for r in roots] == [("https://prod.example.com", "apps/web")]
+
+
+def test_a_matrix_child_reads_the_first_child_s_parameters(tmp_path: Path) -> None:
+    # "the child generator that consumes the parameters must come after the one that
+    # produces them": the second child's git files path names the first's element
+    write(tmp_path, {
+        "appset.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: ApplicationSet
+            metadata: {name: apps, namespace: argocd}
+            spec:
+              goTemplate: true
+              generators:
+              - matrix:
+                  generators:
+                  - list: {elements: [{env: prod}]}
+                  - git:
+                      repoURL: https://github.com/acme/fleet
+                      files: [{path: "envs/{{ .env }}/*.yaml"}]
+                      pathParamPrefix: app
+              template:
+                metadata: {name: '{{ .name }}-{{ .env }}'}
+                spec:
+                  source: {repoURL: https://github.com/acme/fleet,
+                           path: '{{ .app.path.path }}/{{ .name }}'}
+                  destination: {server: https://kubernetes.default.svc}
+        """,
+        "envs/prod/web.yaml": "name: web\n",
+        "envs/prod/web/web.yaml": FLOATING % "web",
+        "envs/lab/api.yaml": "name: api\n",
+        "envs/lab/api/api.yaml": FLOATING % "api",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "envs/prod/web/web.yaml"),
+        ("kustomize-integrity[not-applied]", "envs/lab/api/api.yaml")]
+
+
+def test_an_applicationset_merge_generator_overrides_by_its_merge_keys(
+        tmp_path: Path) -> None:
+    # Argo CD's merge generator: the first child's sets, each overridden by a later
+    # child's set with the same values of the merge keys (the later one's fields win)
+    write(tmp_path, {
+        "appset.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: ApplicationSet
+            metadata: {name: apps, namespace: argocd}
+            spec:
+              generators:
+              - merge:
+                  mergeKeys: [app]
+                  generators:
+                  - list:
+                      elements: [{app: web, folder: apps/web}, {app: api, folder: apps/api}]
+                  - list:
+                      elements: [{app: web, folder: apps/web-v2}, {app: db, folder: apps/db}]
+              template:
+                metadata: {name: '{{app}}'}
+                spec:
+                  source: {repoURL: https://github.com/acme/fleet, path: '{{folder}}'}
+                  destination: {server: https://kubernetes.default.svc}
+        """,
+        "apps/web/web.yaml": FLOATING % "web",
+        "apps/web-v2/web.yaml": FLOATING % "web2",
+        "apps/api/api.yaml": FLOATING % "api",
+        "apps/db/db.yaml": FLOATING % "db",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "apps/api/api.yaml"),
+        ("image-digest[floating]", "apps/web-v2/web.yaml"),
+        ("kustomize-integrity[not-applied]", "apps/db/db.yaml"),
+        ("kustomize-integrity[not-applied]", "apps/web/web.yaml")]
+
+
+def test_a_matrix_argo_cd_refuses_to_evaluate_promises_nothing_of_what_it_may_apply(
+        tmp_path: Path) -> None:
+    # without goTemplate two children giving one parameter different values fail the
+    # generator (CombineStringMaps): no Application is certain, none is ruled out
+    write(tmp_path, {
+        "appset.yaml": MATRIX.replace("{cluster: lab,", "{path: elsewhere, cluster: lab,"
+                                      ).replace("selector: {matchLabels: {cluster: prod}}",
+                                                "selector: {}"),
+        "argocd/root.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: root, namespace: argocd}
+            spec:
+              source: {repoURL: https://github.com/acme/fleet, path: root}
+              destination: {server: https://kubernetes.default.svc}
+        """,
+        "root/web.yaml": FLOATING % "root",
+        "apps/web/web.yaml": FLOATING % "web",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "root/web.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "apps/web/web.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "appset.yaml")]  # (applied by hand?)
+    assert "ApplicationSet apps in appset.yaml makes Applications with a matrix generator" in (
+        next(f.message for f in result.findings if f.file == "apps/web/web.yaml"))
+
+
 def test_a_folder_an_unevaluated_generator_may_apply_is_said_unseen(tmp_path: Path) -> None:
     # JamesAtIntegratnIO/gitops_homelab_2_0: an ApplicationSet whose clusters generator
     # names the paths (cluster Secrets' annotations): "not applied" was stated as a fact
@@ -2257,6 +2437,28 @@ def test_without_roots_a_component_no_kustomization_includes_is_applied_by_none(
                         "builds, or delete it if it is kept for reference.")
     assert "components/spare/spare.yaml" in [s.path for s in result.model.skipped]
     assert {o.name for o in result.model.objects} == {"web", "used"}
+
+
+def test_without_roots_a_refusal_of_a_component_no_kustomization_includes_is_a_warning(
+        tmp_path: Path) -> None:
+    # sourcegraph/deploy-sourcegraph-k8s' components/custom/old-patches (judge round AT): its
+    # null patch fails only the builds that include it, and none here does: no promise
+    component = "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n%s"
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [web.yaml]\n",
+        "base/web.yaml": FLOATING % "web",
+        "components/used/kustomization.yaml": component % "resources: [gone.yaml]\n",
+        "components/spare/kustomization.yaml": component % "patchesStrategicMerge:\n-\n",
+        "overlay/kustomization.yaml": "resources: [../base]\ncomponents: [../components/used]\n",
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [(f.severity, f.file, f.line) for f in result.findings] == [
+        ("warning", "components/spare/kustomization.yaml", 4),
+        ("error", "components/used/kustomization.yaml", 3)]
+    assert result.findings[0].message.endswith(
+        "Not certain: reviewbot could not see which build includes the Component: no "
+        "kustomization of this repository lists it under `components:`, so its refusal fails "
+        "only the builds elsewhere that include it.")
 
 
 def test_without_roots_vendored_code_and_test_data_are_kept_aside_unless_built(

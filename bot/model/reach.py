@@ -223,7 +223,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         walker.walk(step)
     by_hand: list[str] = []  # files of Applications applied by hand, each one a root
     rendering = _chart_renderers(graph)
-    generated = _generated_folders(walker.argo_documents)
+    generated = _generated_folders(walker.argo_documents, {f for f, _, _ in walker.refused})
     for doc, value in walker.argo_candidates():  # what no other root applies: by hand
         if doc.file.path in walker.reach.files:
             continue  # a walk applies its file: the Application is walked from there
@@ -341,14 +341,15 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         walker.walk(_Step("in-cluster", top.file, {"path": "./"}, "default", (), ""))
     if not walker.reach.roots:
         return None
-    walker.reach.unevaluated = _unevaluated(walker.argo_documents, aside) + templated(
+    walker.reach.unevaluated = _unevaluated(walker.argo_documents, aside) + sorted(
+        set(walker.refused)) + templated(
         graph, aside)
     return walker.reach
 
 
 # the generators of an ApplicationSet reviewbot evaluates (:func:`_generated`), and the keys
 # of a generator that are no generator
-EVALUATED_GENERATORS = frozenset({"git", "list"})
+EVALUATED_GENERATORS = frozenset({"git", "list", "matrix", "merge"})
 _GENERATOR_OPTIONS = frozenset({"selector", "template", "values"})
 
 
@@ -382,13 +383,16 @@ class _Generated:
         return self.pattern.fullmatch(folder) is not None
 
 
-def _generated_folders(documents: Iterable[Document]) -> list[_Generated]:
+def _generated_folders(documents: Iterable[Document], refused: Collection[str]
+                       ) -> list[_Generated]:
+    """The folders the ApplicationSets reviewbot does not evaluate may apply (those in the
+    ``refused`` files too: Argo CD refuses to evaluate them)."""
     out = []
     for doc, value in _argo_objects(documents):
         if value.get("kind") != "ApplicationSet":
             continue
         spec = dict_of(value.get("spec"))
-        if not _unevaluated_parts(spec):
+        if not _unevaluated_parts(spec) and doc.file.path not in refused:
             continue  # evaluated: the walk applies what its Applications do
         template = dict_of(dict_of(spec.get("template")).get("spec"))
         for _, source in argo_sources(template):
@@ -405,12 +409,23 @@ def _generated_folders(documents: Iterable[Document]) -> list[_Generated]:
 
 def _unevaluated_parts(spec: Mapping[str, Any]) -> list[str]:
     """What of an ApplicationSet's ``spec`` reviewbot does not evaluate: its generators of
-    other kinds than :data:`EVALUATED_GENERATORS`, and a ``templatePatch``."""
-    kinds = sorted({str(key) for g in list_of(spec.get("generators")) for key in dict_of(g)
-                    if key not in EVALUATED_GENERATORS and key not in _GENERATOR_OPTIONS})
+    other kinds than :data:`EVALUATED_GENERATORS` (those a matrix or merge combines too),
+    and a ``templatePatch``."""
+    kinds = sorted(_unevaluated_kinds(spec.get("generators")))
     if spec.get("templatePatch"):  # a Go template over the Application (its source)
         kinds.append(TEMPLATE_PATCH)
     return kinds
+
+
+def _unevaluated_kinds(generators: Any) -> set[str]:
+    out: set[str] = set()
+    for generator in list_of(generators):
+        for key, value in dict_of(generator).items():
+            if key in ("matrix", "merge"):
+                out |= _unevaluated_kinds(dict_of(value).get("generators"))
+            elif key not in EVALUATED_GENERATORS and key not in _GENERATOR_OPTIONS:
+                out.add(str(key))
+    return out
 
 
 def _trial_guess(what: str, trial: str) -> str:
@@ -478,6 +493,8 @@ class _Walker:
         self.steps = 0
         self.named: set[tuple[str, int]] = set()  # kustomizations whose entries are counted
         self.roots_seen: set[tuple[int, Any]] = set()  # (document, path) of root objects
+        # ApplicationSets whose generators Argo CD refuses to evaluate (file, name, kind)
+        self.refused: list[tuple[str, str, tuple[str, ...]]] = []
         # one pass over the documents: each question below asks about a few kinds (a
         # document without a kind, values, can declare a FluxInstance's sync and Argo CD
         # applications); each list in the documents' order
@@ -1187,7 +1204,13 @@ class _Walker:
         spec = dict_of(value.get("spec"))
         if value.get("kind") == "ApplicationSet":
             template = dict_of(dict_of(spec.get("template")).get("spec"))
-            for params in _generated(spec.get("generators"), self.graph):
+            try:
+                generated = list(_generated(spec, self.graph))
+            except _Unevaluable as refused:
+                self.refused.append((file, str(dict_of(value.get("metadata")).get("name")
+                                                or ""), (refused.kind,)))
+                return
+            for params in generated:
                 yield from self._argo_sources(_fill(template, params), file, chain,
                                               parent=parent)
             return
@@ -1827,40 +1850,174 @@ def _strings(value: Any, depth: int = 0) -> Iterator[str]:
             yield from _strings(item, depth + 1)
 
 
-def _generated(generators: Any, graph: Graph) -> Iterator[dict[str, str]]:
-    """Parameters of an ApplicationSet's git directory, git file and list generators (others
-    are not evaluated: they give nothing), as Argo CD's documentation names them: a list
-    element's keys, its ``values`` map as ``values.key``; for a
-    folder ``path``/``path.path``, ``path.basename``, ``path[n]`` (``index .path.segments n``
-    with goTemplate) and their normalized forms; a file's also ``path.filename``, its keys
-    flattened with dots (``cluster.name``, ``.cluster.name`` with goTemplate) and the
-    generator's ``values`` as ``values.key``."""
-    for generator in list_of(generators):
-        generator = dict_of(generator)
-        git = dict_of(generator.get("git"))
-        if git:
-            directories = list_of(git.get("directories"))
-            include = [str(d["path"]) for d in map(dict_of, directories)
-                       if isinstance(d.get("path"), str) and not d.get("exclude")]
-            exclude = [str(d["path"]) for d in map(dict_of, directories)
-                       if isinstance(d.get("path"), str) and d.get("exclude")]
-            extra = _flat(dict_of(git.get("values")), "values.")
-            for folder in sorted(graph.dirs):
-                if any(path_match(folder, g) for g in include) and not any(
-                        path_match(folder, g) for g in exclude):
-                    yield {**_path_params(folder), **extra}
-            globs = [str(f["path"]).strip().lstrip("/") for f in map(dict_of,
-                     list_of(git.get("files"))) if isinstance(f.get("path"), str)]
-            for path in sorted(p for p in graph.files if any(glob_match(p, g) for g in globs)):
-                for doc in graph.files[path].documents:
-                    for item in list_of(doc.value) if isinstance(doc.value, list) else [
-                            doc.value]:
-                        if isinstance(item, dict):
-                            yield {**_flat(item), **_path_params(posixpath.dirname(path), path),
-                                   **extra}
-        for element in list_of(dict_of(generator.get("list")).get("elements")):
-            if isinstance(element, dict):  # (an element's ``values`` map: ``values.key``)
-                yield _flat(element)
+class _Unevaluable(Exception):
+    """An ApplicationSet's generators that Argo CD's controller itself refuses to evaluate
+    (children of a matrix whose parameters disagree, a merge child's parameter sets that
+    share a merge key): which Applications exist reviewbot cannot say."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+
+# one parameter set of a generator: (the parameters as the template reads them, flattened
+# with dots; those a selector and a merge key read: Argo CD matches a selector against the
+# set's text values at its top level, which with goTemplate are only the top-level text
+# fields: a folder's ``path``, a ``values`` map or a number is none)
+_Params = tuple[dict[str, str], dict[str, str]]
+
+
+def _generated(spec: Mapping[str, Any], graph: Graph) -> Iterator[dict[str, str]]:
+    """Parameters of an ApplicationSet's generators (its ``spec``) as Argo CD's
+    controller makes them (applicationset/generators), each generator's ``selector``
+    applied: git directory, git file and list generators, and the matrix and merge
+    generators that combine them. A generator of another kind gives nothing
+    (:func:`_unevaluated_parts` names it). Raises :class:`_Unevaluable` where Argo CD's
+    own evaluation fails."""
+    go = spec.get("goTemplate") is True
+    nested = spec.get("applyNestedSelectors") is True
+    for generator in list_of(spec.get("generators")):
+        for params, _ in _generator(dict_of(generator), graph, go, nested, 0):
+            yield params
+
+
+def _generator(generator: Mapping[str, Any], graph: Graph, go: bool, nested: bool,
+               depth: int) -> list[_Params]:
+    """The parameter sets of one generator entry at ``depth`` (0: the ApplicationSet's
+    own; 1: a child of a matrix or merge; 2: a child of one nested in another): its
+    selector applied, except one of a child of a nested matrix or merge, which Argo CD
+    drops unless ``spec.applyNestedSelectors`` (its dropDisabledNestedSelectors)."""
+    out: list[_Params] = []
+    git = dict_of(generator.get("git"))
+    if git:
+        out += _git_params(git, graph, go)
+    for element in list_of(dict_of(generator.get("list")).get("elements")):
+        if isinstance(element, dict):  # (an element's ``values`` map: ``values.key``)
+            out.append((_flat(element), _flat(element) if not go else _texts(element)))
+    if "matrix" in generator:
+        out += _matrix(dict_of(generator.get("matrix")), graph, go, nested, depth)
+    if "merge" in generator:
+        out += _merge(dict_of(generator.get("merge")), graph, go, nested, depth)
+    selector = generator.get("selector")
+    if selector is not None and (depth < 2 or nested):
+        from reviewbot.netpol.selectors import Selector
+
+        chosen = Selector.parse(selector)
+        if not chosen.valid:  # (its error parsing the label selector)
+            raise _Unevaluable(next((str(k) for k in generator if k not in _GENERATOR_OPTIONS),
+                                    "list"))
+        out = [params for params in out if chosen.matches(params[1])]
+    return out
+
+
+def _children(combined: Mapping[str, Any], kind: str, depth: int) -> list[Mapping[str, Any]]:
+    """The child generators of a matrix or merge at ``depth``, each of one evaluated kind;
+    :class:`_Unevaluable` where Argo CD refuses them (fewer than two, a combination nested
+    twice, two generators in one entry)."""
+    children: list[Mapping[str, Any]] = [dict_of(c) for c in list_of(combined.get("generators"))]
+    if len(children) < 2 or depth >= 2 or kind == "matrix" and len(children) > 2:
+        raise _Unevaluable(kind)  # (a matrix combines two children, Argo CD's default)
+    for child in children:
+        kinds = [k for k in child if k not in _GENERATOR_OPTIONS]
+        if len(kinds) != 1:
+            raise _Unevaluable(kind)  # ErrMoreThenOneInnerGenerators
+    return children
+
+
+def _matrix(matrix: Mapping[str, Any], graph: Graph, go: bool, nested: bool,
+            depth: int) -> list[_Params]:
+    """Every combination of a matrix's two children's parameter sets; the second child's
+    fields filled in with each set of the first (Argo CD's InterpolateGenerator). With
+    goTemplate a parameter both give is the first's (mergo.Merge keeps what is set);
+    without, two different values of one parameter are the generator's error
+    (CombineStringMaps)."""
+    first, second = _children(matrix, "matrix", depth)
+    out: list[_Params] = []
+    alike: list[_Params] | None = None  # the second's sets when it names no parameter
+    for before, before_texts in _generator(first, graph, go, nested, depth + 1):
+        filled = _fill(second, before)
+        if filled != second:
+            sets = _generator(filled, graph, go, nested, depth + 1)
+        else:
+            sets = alike = alike if alike is not None else _generator(
+                second, graph, go, nested, depth + 1)
+        for params, texts in sets:
+            if go:
+                out.append(({**params, **{k: v for k, v in before.items() if v}},
+                            {**texts, **{k: v for k, v in before_texts.items() if v}}))
+            elif any(params.get(k, v) != v for k, v in before.items()):
+                raise _Unevaluable("matrix")
+            else:
+                out.append(({**before, **params}, {**before_texts, **texts}))
+    return out
+
+
+def _merge(merge: Mapping[str, Any], graph: Graph, go: bool, nested: bool,
+           depth: int) -> list[_Params]:
+    """A merge generator's sets: the first child's, each overridden by the set of each
+    later child with the same values of ``mergeKeys`` (a later child's sets must differ
+    in them: ErrNonUniqueParamSets)."""
+    keys = [str(k) for k in list_of(merge.get("mergeKeys"))]
+    children = _children(merge, "merge", depth)
+    if not keys:
+        raise _Unevaluable("merge")  # ErrNoMergeKeys
+    out = _generator(children[0], graph, go, nested, depth + 1)
+    for child in children[1:]:
+        overrides: dict[tuple[str | None, ...], _Params] = {}
+        for later in _generator(child, graph, go, nested, depth + 1):
+            key = tuple(later[1].get(k) for k in keys)
+            if key in overrides:
+                raise _Unevaluable("merge")
+            overrides[key] = later
+        merged: list[_Params] = []
+        for params, texts in out:
+            found = overrides.get(tuple(texts.get(k) for k in keys))
+            if found is None:
+                merged.append((params, texts))
+            elif go:  # (mergo.WithOverride: what the later set sets)
+                merged.append(({**params, **{k: v for k, v in found[0].items() if v}},
+                               {**texts, **{k: v for k, v in found[1].items() if v}}))
+            else:
+                merged.append(({**params, **found[0]}, {**texts, **found[1]}))
+        out = merged
+    return out
+
+
+def _git_params(git: Mapping[str, Any], graph: Graph, go: bool) -> list[_Params]:
+    """A git generator's parameter sets: for a folder ``path``/``path.path``,
+    ``path.basename``, ``path[n]`` (``index .path.segments n`` with goTemplate) and their
+    normalized forms (under ``pathParamPrefix.`` when set); a file's also
+    ``path.filename``, its keys flattened with dots (``cluster.name``, ``.cluster.name``
+    with goTemplate); and the generator's ``values`` as ``values.key``."""
+    out: list[_Params] = []
+    prefix = str(git.get("pathParamPrefix") or "")
+    directories = list_of(git.get("directories"))
+    include = [str(d["path"]) for d in map(dict_of, directories)
+               if isinstance(d.get("path"), str) and not d.get("exclude")]
+    exclude = [str(d["path"]) for d in map(dict_of, directories)
+               if isinstance(d.get("path"), str) and d.get("exclude")]
+    extra = _flat(dict_of(git.get("values")), "values.")
+    for folder in sorted(graph.dirs):
+        if any(path_match(folder, g) for g in include) and not any(
+                path_match(folder, g) for g in exclude):
+            params = {**_path_params(folder, prefix=prefix), **extra}
+            out.append((params, {} if go else params))
+    globs = [str(f["path"]).strip().lstrip("/") for f in map(dict_of,
+             list_of(git.get("files"))) if isinstance(f.get("path"), str)]
+    for path in sorted(p for p in graph.files if any(glob_match(p, g) for g in globs)):
+        for doc in graph.files[path].documents:
+            for item in list_of(doc.value) if isinstance(doc.value, list) else [doc.value]:
+                if isinstance(item, dict):
+                    params = {**_flat(item), **_path_params(posixpath.dirname(path), path,
+                                                            prefix), **extra}
+                    out.append((params, _texts(item) if go else params))
+    return out
+
+
+def _texts(item: Mapping[str, Any]) -> dict[str, str]:
+    """The text fields at the top of a goTemplate parameter set (Argo CD's
+    keepOnlyStringValues): what a selector and a merge key read of it."""
+    return {str(k): v for k, v in item.items() if isinstance(v, str)}
 
 
 def path_match(path: str, pattern: str) -> bool:
@@ -1873,8 +2030,9 @@ def path_match(path: str, pattern: str) -> bool:
         fnmatch.fnmatchcase(p, g) for p, g in zip(parts, globs, strict=True))
 
 
-def _path_params(folder: str, file: str | None = None) -> dict[str, str]:
-    """The ``path`` parameters of a git generator's folder (a file generator's: the file's)."""
+def _path_params(folder: str, file: str | None = None, prefix: str = "") -> dict[str, str]:
+    """The ``path`` parameters of a git generator's folder (a file generator's: the file's),
+    each under ``prefix.`` when the generator sets ``pathParamPrefix``."""
     base = posixpath.basename(folder)
     out = {"path": folder, "path.path": folder, "path.basename": base,
            "path.basenameNormalized": _normalized(base)}
@@ -1883,7 +2041,7 @@ def _path_params(folder: str, file: str | None = None) -> dict[str, str]:
     if file is not None:
         name = posixpath.basename(file)
         out["path.filename"], out["path.filenameNormalized"] = name, _normalized(name)
-    return out
+    return {f"{prefix}.{k}": v for k, v in out.items()} if prefix else out
 
 
 def _normalized(text: str) -> str:
