@@ -112,10 +112,12 @@ def patches(
         elif isinstance(item.get("patch"), str):
             where: Path = (key, i, "patch")
             docs = [(value, k.doc, where) for value in inline_values(item["patch"])]
-        renames = dict_of(item.get("options")).get("allowNameChange") is True
+        options = dict_of(item.get("options"))
+        renames = options.get("allowNameChange") is True
+        kind_change = options.get("allowKindChange") is True
         for value, doc, where in docs:
             if isinstance(value, (dict, list)):
-                yield (key, i), selector, Patch(value, doc, where, renames)
+                yield (key, i), selector, Patch(value, doc, where, renames, kind_change)
 
 
 def json_patches(
@@ -334,14 +336,17 @@ def patcher(patch: Patch, targeted: bool = False) -> Callable[[Resource], Resour
 
 def _merged(patch: Patch, targeted: bool) -> Patch:
     """What a strategic merge patch merges into its target: its body without ``apiVersion``
-    and ``kind``; a targeted one also without ``metadata``'s ``name`` and ``namespace``."""
-    body = {k: v for k, v in patch.body.items() if k not in ("apiVersion", "kind")}
+    and ``kind`` (a targeted one that may change its target's kind keeps ``kind``); a
+    targeted one also without ``metadata``'s ``name`` and ``namespace``."""
+    dropped = ("apiVersion",) if targeted and patch.kind_change else ("apiVersion", "kind")
+    body = {k: v for k, v in patch.body.items() if k not in dropped}
     if targeted:  # kustomize applies a targeted patch under the target's own name (unless
         # its options allow a name change: then under the patch's) and namespace
         meta = {k: v for k, v in dict_of(body.get("metadata")).items()
                 if k != "namespace" and (k != "name" or patch.renames)}
         body["metadata"] = meta
-    return Patch(body, patch.doc, patch.path, patch.renames and targeted)
+    return Patch(body, patch.doc, patch.path, patch.renames and targeted,
+                 patch.kind_change and targeted)
 
 
 

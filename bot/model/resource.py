@@ -149,6 +149,9 @@ class Patch:
     # ``options.allowNameChange``: a targeted strategic merge patch renames its target to
     # the patch's name (kustomize keeps the target's name otherwise; its namespace always)
     renames: bool = False
+    # ``options.allowKindChange``: a targeted strategic merge patch makes its target of the
+    # patch's kind (its apiVersion stays the target's: resWrangler.ApplySmPatch)
+    kind_change: bool = False
 
 
 def file_objects(lf: LoadedFile | None, kustomize: bool = True) -> Iterator[Resource]:
