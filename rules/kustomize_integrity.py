@@ -210,6 +210,7 @@ spec:
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 from bisect import bisect_left
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
@@ -309,21 +310,26 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
                        key=lambda k: k.file)
     referenced: set[str] = set()
     missing_in: set[str] = set()
+    unincluded = frozenset(model.derived.get("unincluded-components", ()))
     for k in kustomize:
+        alone = k.directory in unincluded
         for violation in _check_entries(k, index, graph, referenced, model):
             missing_in.add(k.directory)
-            yield violation
-        yield from _bare_patches(k, referenced, model)
+            yield _unincluded(violation) if alone else violation
+        for violation in _bare_patches(k, referenced, model):
+            yield _unincluded(violation) if alone else violation
         referenced.update(graph.plugin_inputs(k))  # (a generator plugin reads them)
         if k.flux is None:
-            yield from _wrong_types(k)
+            for violation in _wrong_types(k):
+                yield _unincluded(violation) if alone else violation
     objects_by_file: dict[str, list[KObject | None]] = {}
     for obj in model.objects:
         if RENDERED not in obj.annotations:  # built objects: kustomize itself checked them
             objects_by_file.setdefault(obj.file, []).append(obj)
     told: set[str] = set()
     # without roots, a folder of patches holds no object (with roots, the walk says)
-    patch_owner = patch_folders(kustomize) if model.derived.get("reach") is None else {}
+    patch_owner = patch_folders(kustomize, folders=graph.dirs) if model.derived.get(
+        "reach") is None else {}
     # unapplied manifests beside a kustomization a build reads (unlisted, so unapplied) or
     # in a folder of patches, the only ones _unreachable judges: where their first object
     # starts (the objects of the other unapplied files are not read)
@@ -466,6 +472,19 @@ def _check_entries(
         yield _at(k, entry.path, f"{_label(entry.path)}: {text!r} {gone}; {refused}",
                   "missing", text, drop, fix="Correct the path, add the missing file, or remove "
                   "the entry if the file was deleted on purpose.")
+
+
+# what a refusal of a kustomize Component no kustomization includes could not see (without
+# roots): a Component is built only as part of the kustomizations that list it
+UNINCLUDED = ("which build includes the Component: no kustomization of this repository "
+              "lists it under `components:`, so its refusal fails only the builds elsewhere "
+              "that include it")
+
+
+def _unincluded(v: Violation) -> Violation:
+    """``v``, of a Component no kustomization includes: a warning that says so
+    (sourcegraph/deploy-sourcegraph-k8s' components/custom/old-patches, judge round AT)."""
+    return dataclasses.replace(v, doubt="; ".join(d for d in (v.doubt, UNINCLUDED) if d))
 
 
 def _refused(model: Model, k: Kustomization, applied_by: Sequence[KObject]) -> str:
@@ -679,10 +698,10 @@ def _unreachable(
             told.add(file)
             name = posixpath.basename(file)
             yield Violation(
-                None, (), f"{name} is in {posixpath.basename(folder)}/, which holds "
-                f"{owner.file}'s patches, but no kustomization names it, so it is never "
-                "applied", kind="unreachable", file=file, line=lines.get(file, 1), column=1,
-                key=f"{file}:unlisted",
+                None, (), f"{name} is in {posixpath.relpath(folder, owner.directory or '.')}"
+                f"/, which holds {owner.file}'s patches, but no kustomization names it, so it "
+                "is never applied", kind="unreachable", file=file, line=lines.get(file, 1),
+                column=1, key=f"{file}:unlisted",
                 fix=f"Add {name} to the patches of {owner.file}, or delete it.",
             )
             continue

@@ -176,6 +176,28 @@ def test_an_unlisted_file_in_a_folder_of_patches_is_an_unused_patch(tmp_path: Pa
         ("schema", "base/patches/b.yaml"), ("schema", "base/patches/b.yaml")]
 
 
+def test_a_folder_beside_a_kustomization_s_patch_folders_is_one_of_them(tmp_path: Path) -> None:
+    # sourcegraph/deploy-sourcegraph-k8s (judge round AT): patches/ holds a folder of
+    # patches per object; patches/grafana/ holds a fragment of a StatefulSet nobody names any
+    # more: never applied, so no schema error on its missing selector and containers
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [web.yaml]\npatches:\n"
+                                   "- path: patches/web/replicas.yaml\n",
+        "base/web.yaml": DEPLOYMENT,
+        "base/patches/web/replicas.yaml": "apiVersion: apps/v1\nkind: Deployment\n"
+                                          "metadata: {name: web}\nspec: {replicas: 2}\n",
+        "base/patches/grafana/grafana.yaml": "apiVersion: apps/v1\nkind: StatefulSet\n"
+                                             "metadata: {name: grafana}\nspec:\n  template:\n"
+                                             "    spec: {securityContext: {runAsUser: 0}}\n",
+    })
+    result = analyze(disk_tree([tmp_path], tmp_path), Config(), only=[RULE, "schema"])
+    assert found(result) == [
+        ("base/patches/grafana/grafana.yaml", 1, "warning", "grafana.yaml is in "
+         "patches/grafana/, which holds base/kustomization.yaml's patches, but no kustomization "
+         "names it, so it is never applied"),
+    ]
+
+
 def test_a_manifest_listed_by_a_parent_kustomization_is_reachable(tmp_path: Path) -> None:
     write(tmp_path, {
         "kustomization.yaml": "resources: [app, app/extra.yaml]\n",

