@@ -588,6 +588,15 @@ VALIDATE = {"k8s/apps/web/kustomization.yaml": "resources: []\n"}
     ("flux build kustomization apps --path ./k8s/apps --ignore-paths 'legacy/,*.md'",
      ["k8s/apps/legacy", "k8s/apps/web/legacy"], ["k8s/apps/web", "legacy"]),
     ("kubeconform -ignore-missing-schemas -skip Secret k8s", [], ["k8s/apps"]),  # kinds
+    # sourcegraph/deploy-sourcegraph-k8s (judge round AT): one level of folders by name,
+    # through a process substitution, built in a loop after an echo of `<<<<` (no
+    # here-document: the lines after it are commands)
+    ("mapfile -t O < <(find examples -maxdepth 1 -type d ! -name demo ! -name '.*')\n"
+     "for o in \"${O[@]}\"; do\n  echo \"<<<< BUILDING ${o} >>>>\"\n"
+     "  kubectl kustomize examples/\"${o}\" -o out\ndone",
+     ["examples/demo", "examples/demo/private-registry"], ["examples/prod", "demo"]),
+    ("find examples -type d ! -name demo | xargs -n1 kubectl kustomize",  # any depth: the
+     [], ["examples/demo/a"]),  # folders below demo/ are found (not a folder skip)
     ("flags=(\n  \"-strict\"\n  \"-ignore-filename-pattern\" \"^k8s/old/\"\n)\n"
      "kubeconform \"${flags[@]}\" k8s",  # flags kept in a bash array, as scripts do
      ["k8s/old", "k8s/old/x"], ["k8s/apps"]),
@@ -602,6 +611,35 @@ def test_folders_the_repository_own_validation_leaves_out(
             "workflow deploy.yml, job build, step 'Set image'") in reason, path
     for path in kept:
         assert found.unapplied_by_ci(path) is None, path
+
+
+def test_a_buildkite_pipeline_s_command_steps_are_read(tmp_path: Path) -> None:
+    # buildkite-agent's default pipeline files; a group's steps; `commands` as a list
+    write(tmp_path, {
+        ".buildkite/pipeline.yml": """
+            steps:
+            - label: ":k8s: overlays"
+              command: .buildkite/verify.sh
+            - group: checks
+              steps:
+              - label: lint
+                commands: ["cd k8s", "kubeconform -ignore-filename-pattern '^old/' ."]
+        """,
+        ".buildkite/verify.sh": "find examples -maxdepth 1 -type d ! -name demo | "
+                                "xargs -I{} kustomize build {}\n",
+        "examples/demo/deploy.yaml": DEPLOY,
+        "k8s/old/deploy.yaml": DEPLOY,
+    })
+    result = analyze(disk_tree([tmp_path], tmp_path), Config(), only=["schema"])
+    assert unapplied_by_ci(result.model, "examples/demo/deploy.yaml") == (
+        "the repository's own validation leaves it out: find -maxdepth 1 ! -name examples/demo "
+        "(script .buildkite/verify.sh (run by Buildkite .buildkite/pipeline.yml, step ':k8s: "
+        "overlays'), .buildkite/verify.sh:1)")
+    assert unapplied_by_ci(result.model, "k8s/old/deploy.yaml") == (
+        "the repository's own validation leaves it out: kubeconform -ignore-filename-pattern "
+        "'^old/' (Buildkite .buildkite/pipeline.yml, step 'lint', "
+        ".buildkite/pipeline.yml:7)")
+    assert [f.file for f in result.findings] == []
 
 
 def test_a_built_model_answers_unapplied_by_ci(tmp_path: Path) -> None:

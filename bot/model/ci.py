@@ -43,6 +43,10 @@ from reviewbot.sources.tree import FileRecord, Tree
 WORKFLOW_DIRS = {".github/workflows/": "workflow", ".forgejo/workflows/": "Forgejo workflow",
                  ".gitea/workflows/": "Gitea workflow"}
 GITLAB = (".gitlab-ci.yml", ".gitlab-ci.yaml")
+# where ``buildkite-agent pipeline upload`` looks for a repository's pipeline (its docs)
+BUILDKITE = ("buildkite.yml", "buildkite.yaml", "buildkite.json", ".buildkite/pipeline.yml",
+             ".buildkite/pipeline.yaml", ".buildkite/pipeline.json", "buildkite/pipeline.yml",
+             "buildkite/pipeline.yaml", "buildkite/pipeline.json")
 CLOUDBUILD = ("cloudbuild.yaml", "cloudbuild.yml")
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -67,12 +71,14 @@ _WORKFLOW_STEPS = tuple(f"/{d}" for d in WORKFLOW_DIRS)
 
 def is_ci_file(path: str) -> bool:
     """Whether ``path`` is a CI file this module reads (workflows, composite actions, GitLab
-    CI, Cloud Build, Makefiles, shell scripts). Asked of every file of a tree."""
+    CI, Buildkite pipelines, Cloud Build, Makefiles, shell scripts). Asked of every file of
+    a tree."""
     base = path.rpartition("/")[2]
     slashed = "/" + path
     if any(d in slashed for d in _WORKFLOW_STEPS):
         return path.endswith((".yml", ".yaml"))
-    return (base in ("action.yml", "action.yaml") or path in GITLAB or base in CLOUDBUILD
+    return (base in ("action.yml", "action.yaml") or path in GITLAB or path in BUILDKITE
+            or base in CLOUDBUILD
             or base in MAKEFILES or base.endswith((".mk", ".sh", ".bash")))
 
 
@@ -377,6 +383,8 @@ def read_ci(tree: Tree | None, files: Mapping[str, LoadedFile] | None = None) ->
             reader.workflow(path, *top)
         elif path in GITLAB:
             reader.gitlab(path)
+        elif path in BUILDKITE:
+            reader.buildkite(path)
         elif posixpath.basename(path) in CLOUDBUILD:
             reader.cloudbuild(path)
     for path in sorted(records):  # after the steps that run them: those name them first
@@ -647,6 +655,37 @@ class _Reader:
                         block.step = Step(block.step.label, path, 0)
                         self._shell_at(text, block, doc, at)
             self._job_done(mark)
+
+    def buildkite(self, path: str) -> None:
+        """A Buildkite pipeline's command steps (``command``/``commands``, a text or a list;
+        a ``group``'s ``steps`` too), each run from the checkout's top level."""
+        doc = self._yaml(path)
+        value = doc.value if doc is not None else None
+        steps = value.get("steps") if isinstance(value, dict) else value
+        pending: list[tuple[tuple[Any, ...], Any]] = [(("steps", n), step) for n, step in enumerate(
+            steps if isinstance(steps, list) else ())] if isinstance(value, dict) else [
+            ((n,), step) for n, step in enumerate(steps if isinstance(steps, list) else ())]
+        mark = self._job()
+        while pending:
+            at, step = pending.pop(0)
+            if not isinstance(step, dict):
+                continue
+            inner = step.get("steps")
+            if isinstance(inner, list):  # a group step
+                pending[:0] = [((*at, "steps", n), s) for n, s in enumerate(inner)]
+                continue
+            name = step.get("label") or step.get("key") or step.get("name")
+            label = f"Buildkite {path}, " + (f"step '{name}'" if isinstance(name, str) and (
+                name.strip()) else f"step {at[-1]}")
+            for key in ("command", "commands"):
+                lines = step.get(key)
+                listed = isinstance(lines, list)
+                texts: list[Any] = lines if isinstance(lines, list) else [lines]
+                block = _Block(Step(label, path, 0), "")  # (a step's commands: one shell)
+                for i, text in enumerate(texts):
+                    if isinstance(text, str):
+                        self._shell_at(text, block, doc, (*at, key, i) if listed else (*at, key))
+        self._job_done(mark)
 
     def cloudbuild(self, path: str) -> None:
         doc = self._yaml(path)
@@ -1044,7 +1083,15 @@ class _Reader:
         if any(_variable(s) for s in starts):
             return
         rest = argv[i:]
+        shallow = any(rest[j:j + 2] == ["-maxdepth", "1"] for j in range(len(rest)))
         for j, arg in enumerate(rest):
+            if arg == "-name" and shallow and j > 0 and rest[j - 1] in ("-not", "!") and (
+                    j + 1 < len(rest)) and not _variable(rest[j + 1]):
+                # one level only: a folder left out by its name is left out with all it holds
+                for start in starts or (".",):
+                    block.finds.append(ValidationSkip(
+                        step, "find -maxdepth 1 ! -name", posixpath.join(start, rest[j + 1]),
+                        "find-prune", block.cwd, (start,)))
             if arg in ("-path", "-wholename", "-ipath") and j + 1 < len(rest):
                 pattern = rest[j + 1]
                 negated = j > 0 and rest[j - 1] in ("-not", "!")
@@ -1220,6 +1267,34 @@ _TOOL_VARIABLE = re.compile(r"^\$\{?([A-Za-z_]\w*)\}?$")  # $(KUSTOMIZE) edit ..
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][\w-]*)\1")
 
 
+def _heredoc(line: str) -> re.Match[str] | None:
+    """The here-document operator of ``line`` (``<<EOF``, ``<<-'EOF'``): outside quotes,
+    not a here-string (``<<<``) and not text (``echo "<<<< GENERATING"`` is none: its
+    lines after it are commands)."""
+    quote = ""
+    i = 0
+    while i < len(line):
+        c = line[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            elif c == "\\" and quote == '"':
+                i += 1
+        elif c in "'\"":
+            quote = c
+        elif c == "\\":
+            i += 1
+        elif c == "#" and (i == 0 or line[i - 1].isspace()):
+            return None  # (a comment)
+        elif line.startswith("<<", i):
+            if line.startswith("<<<", i):
+                i += 3
+                continue
+            return _HEREDOC.match(line, i)
+        i += 1
+    return None
+
+
 @dataclass
 class _Simple:
     """One simple command: its words, the files it writes (``>``) and reads (``<``)."""
@@ -1261,7 +1336,7 @@ def _pipelines(text: str, script_dir: str, arrays: dict[str, list[str]] | None =
             except ValueError:
                 arrays.pop(array.group(1), None)
             continue
-        heredoc = _HEREDOC.search(line) if "<<" in line else None
+        heredoc = _heredoc(line) if "<<" in line else None
         if heredoc is not None:  # the document's lines are text, not commands
             end = heredoc.group(2)
             while i < len(lines) and lines[i].strip() != end:
@@ -1420,19 +1495,20 @@ _PARENS = re.compile(r"[()]")
 
 
 def _substitutions(line: str) -> tuple[str, list[str]]:
-    """``line`` with each command substitution ``$(...)`` made a variable (its value is not
-    known), and the commands inside them (nested ones included, innermost last). The text
-    between two substitutions is taken whole (``find``), the parentheses counted from one
-    to the next (``_PARENS``)."""
-    if "$(" not in line:
+    """``line`` with each command substitution ``$(...)`` and process substitution
+    ``<(...)`` made a variable (its value is not known), and the commands inside them
+    (nested ones included, innermost last). The text between two substitutions is taken
+    whole (``find``), the parentheses counted from one to the next (``_PARENS``)."""
+    if "$(" not in line and "<(" not in line:
         return line, []
     out: list[str] = []
     inner: list[str] = []
     i = 0
     while True:
-        at = line.find("$(", i)
-        while at >= 0 and line.startswith("$((", at):  # arithmetic: text as it is
-            at = line.find("$(", at + 1)
+        found = _SUBSTITUTION.search(line, i)
+        while found is not None and line.startswith("$((", found.start()):  # arithmetic: as
+            found = _SUBSTITUTION.search(line, found.start() + 1)  # it is
+        at = found.start() if found is not None else -1
         if at < 0:
             out.append(line[i:])
             return "".join(out), inner
@@ -1448,6 +1524,9 @@ def _substitutions(line: str) -> tuple[str, list[str]]:
         inner.append(line[at + 2:j - 1] if depth == 0 else line[at + 2:])
         out.append("${SUBSTITUTION}")
         i = j
+
+
+_SUBSTITUTION = re.compile(r"[$<]\(")  # ``$(`` a command's output, ``<(`` a process's
 
 
 def _logical(lines: Sequence[str], i: int) -> tuple[str, int]:

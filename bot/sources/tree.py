@@ -159,8 +159,11 @@ MAX_TEXT_BYTES = 256 * 1024
 
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 JUSTFILES = ("justfile", "Justfile", ".justfile", "JUSTFILE")  # just's recipes (and *.just)
-CI_FOLDERS = (".github", ".forgejo", ".gitea")  # workflows, composite actions, their scripts
-CI_ROOT_FILES = (".gitlab-ci.yml", ".gitlab-ci.yaml", "cloudbuild.yaml", "cloudbuild.yml")
+# workflows, composite actions, Buildkite pipelines, their scripts
+CI_FOLDERS = (".github", ".forgejo", ".gitea", ".buildkite")
+CI_ROOT_FILES = (".gitlab-ci.yml", ".gitlab-ci.yaml", "cloudbuild.yaml", "cloudbuild.yml",
+                 "buildkite.yml", "buildkite.yaml", "buildkite.json", "buildkite/pipeline.yml",
+                 "buildkite/pipeline.yaml", "buildkite/pipeline.json")
 
 
 def is_side_text(path: str) -> bool:
