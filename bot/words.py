@@ -1,6 +1,7 @@
 """Words: the one place every output (text, Markdown, netpol) spells a number of things, so
 that none writes "file(s)" or "NetworkPolicy(ies)"; and the one guess of which name a
-misspelt one meant (a rule an ignore names, a field the schema does not have)."""
+misspelt one meant (a rule an ignore names, a field the schema does not have, a label
+value a selector misspells)."""
 
 from __future__ import annotations
 
@@ -25,3 +26,14 @@ def closest(word: str, names: Iterable[str], cutoff: float = 0.8) -> str:
 
     close = difflib.get_close_matches(word, names, n=1, cutoff=cutoff)
     return close[0] if close else ""
+
+
+def transposed(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a`` with two neighbouring letters swapped (``wbe`` for ``web``,
+    ``ngnix`` for ``nginx``): the typo a ratio of likeness undervalues in a short word
+    (difflib rates ``wbe``/``web`` 0.67)."""
+    if len(a) != len(b) or a == b:
+        return False
+    at = next(i for i in range(len(a)) if a[i] != b[i])
+    return at + 1 < len(a) and a[at] == b[at + 1] and a[at + 1] == b[at] and (
+        a[at + 2:] == b[at + 2:])

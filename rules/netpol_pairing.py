@@ -90,8 +90,9 @@ A last check asks that every selector select something.
   the repository are not judged.
 - `no-endpoints` (warning, on the selector's label): a Service's selector matches no pod of
   its namespace where a workload there almost carries its labels (each label it misses is
-  one the workload has, with a value one holds the other of or close by difflib's ratio,
-  0.75: `app: web-app` beside pods labelled `app: web`), so the Service has no endpoints
+  one the workload has, with a value one holds the other of, with two neighbouring letters
+  swapped (`wbe`), or close by difflib's ratio, 0.75: `app: web-app` beside pods labelled
+  `app: web`), so the Service has no endpoints
   ("Service shop/web: selector app=web-app matches no pod in shop (Deployment web has
   app=web)"). Judged with or without policies in the tree. A selector like none of the
   namespace's workloads selects pods the repository does not show (a chart installed by
@@ -312,6 +313,7 @@ from reviewbot.load.paths import format_path
 from reviewbot.model.objects import Model
 from reviewbot.model.resource import templates_declaring
 from reviewbot.rules._kit import views
+from reviewbot.words import transposed
 
 # The evaluator is imported by the functions that run it: a tree without NetworkPolicies
 # (most repositories) never loads it (25-35 ms of a 0.3-0.5 s lint of a small repository).
@@ -1751,8 +1753,9 @@ def _no_endpoints(net: Network, service: Service, selector: Selector
 def _near_miss(labels: Mapping[str, str], selector: Mapping[str, str]) -> bool:
     """Whether ``labels`` almost match a Service's ``selector`` (a map): every label they
     miss is a key they carry, with a value written apart from theirs by a typo or a part
-    (``web-app`` for ``web``, ``frontnd`` for ``frontend``: one holds the other, or difflib's
-    ratio is at least :data:`NEAR_MISS`). ``gpu-dcgm-exporter`` beside ``prometheus-adapter``
+    (``web-app`` for ``web``, ``frontnd`` for ``frontend``, ``wbe`` for ``web``: one holds
+    the other, two neighbouring letters are swapped, or difflib's ratio is at least
+    :data:`NEAR_MISS`). ``gpu-dcgm-exporter`` beside ``prometheus-adapter``
     is no near miss: another workload's, which the repository does not show."""
     unmet = [(have, want) for key, want in selector.items()
              if (have := labels.get(key)) != want]
@@ -1760,7 +1763,7 @@ def _near_miss(labels: Mapping[str, str], selector: Mapping[str, str]) -> bool:
         return False
     import difflib  # (a Service that almost selects a workload only)
 
-    return all(want in have or have in want
+    return all(want in have or have in want or transposed(want, have)
                or difflib.SequenceMatcher(None, want, have).ratio() >= NEAR_MISS
                for have, want in unmet if have is not None)
 

@@ -37,6 +37,15 @@ def test_a_service_selecting_no_pod_of_its_namespace_has_no_endpoints(tmp_path: 
          "Match the labels the pods carry (Deployment web has app=web, tier=front).")]
 
 
+def test_two_letters_swapped_in_a_selector_are_a_near_miss(tmp_path: Path) -> None:
+    """New-user trial sixteen: `app.kubernetes.io/name: wbe` for `web` (difflib rates them
+    0.67, under the near-miss ratio); `abc` beside `web` is like no workload there."""
+    text = SHOP + SERVICE % ("web", "{app: wbe}") + SERVICE % ("other", "{app: abc}")
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.line, f.kind, f.message.partition(" (")[0]) for f in result.findings] == [
+        (32, "no-endpoints", "Service shop/web: selector app=wbe matches no pod in shop")]
+
+
 def test_a_selector_like_no_workload_there_is_not_judged(tmp_path: Path) -> None:
     """kubernetes/examples' `gpu-dcgm-exporter` Service in monitoring, beside the
     repository's prometheus-adapter: its pods are a Helm chart's the README installs."""
