@@ -908,7 +908,8 @@ class _Group:
 
         self.names = names
         self.isolated = _isolated_by(net, first.pods, "ingress")
-        self.hint = _ingress_hint(net, first.pods, sorted(namespaces))
+        found = _ingress_hint(net, first.pods, sorted(namespaces))
+        self.hint = found[0] if found is not None else None
         self.one_namespace = namespaces == {first.policy.namespace}
         self.doubt = doubt
         conns = NONE
@@ -1120,9 +1121,12 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
         sides.append(f"no ingress rule in {', '.join(dst_ns)} admits it"
                      f"{_isolated_by(net, sorted(entry.ingress), 'ingress')}")
         who = _source_pods_text(net, sources, dst_ns)
-        hint = _ingress_hint(net, sorted(entry.ingress), src_ns)
-        if hint:
-            fixes.append(f"Widen the ingress rule {hint} to admit {who} on {conns}.")
+        admitting = _ingress_hint(net, sorted(entry.ingress), src_ns, sources)
+        if admitting is not None and admitting[1]:  # its namespace admitted, its pods not
+            fixes.append(f"Widen the ingress rule {admitting[0]} to admit "
+                         f"{_workload_names(net, sources)} on {conns}{admitting[1]}.")
+        elif admitting is not None:
+            fixes.append(f"Widen the ingress rule {admitting[0]} to admit {who} on {conns}.")
         else:
             fixes.append(f"Add an ingress rule in {', '.join(dst_ns)} admitting {who} on {conns}.")
             if who.startswith("namespace ") and len(src_ns) == 1:
@@ -1935,15 +1939,36 @@ def _egress_hint(net: Network, sources: Sequence[int], dst_ns: Sequence[str]) ->
     return None
 
 
-def _ingress_hint(net: Network, targets: Sequence[int], src_ns: Sequence[str]) -> str | None:
-    """An ingress rule of the destinations that already names the source namespace."""
+def _ingress_hint(net: Network, targets: Sequence[int], src_ns: Sequence[str],
+                  sources: Sequence[int] = ()) -> tuple[str, str] | None:
+    """An ingress rule of the destinations that already names the source namespace, and
+    when the peer that names it selects pods none of ``sources`` are (new-user trial
+    sixteen: a `podSelector` added beside the namespace), what that selector keeps out
+    (:func:`_kept_out`; "" otherwise)."""
     for d in targets:
         for n in net.ingress_of[d]:
             policy = net.policies[n]
             for rule in policy.ingress:
-                if any(set(_peer_namespaces(policy, p)) & set(src_ns) for p in rule.peers or ()):
-                    return f"{format_path(rule.path)} of {policy.name}"
+                peer = next((p for p in rule.peers or ()
+                             if set(_peer_namespaces(policy, p)) & set(src_ns)), None)
+                if peer is not None:
+                    return f"{format_path(rule.path)} of {policy.name}", _kept_out(
+                        net, peer, sources, format_path(peer.path[len(rule.path):]))
     return None
+
+
+def _kept_out(net: Network, peer: Peer, sources: Sequence[int], field: str) -> str:
+    """``: its FIELD.podSelector K=V selects no pod of WORKLOADS (whose pods carry K=W)`` when
+    ``peer``'s pod selector matches none of ``sources``, else ""."""
+    selector = peer.pods
+    if selector is None or selector.empty or not sources or any(
+            selector.matches(net.pods[s].labels) for s in sources):
+        return ""
+    labels = net.pods[sources[0]].labels
+    have = ", ".join(f"{k}={labels[k]}" for k in sorted(selector.keys) if k in labels)
+    return (f": its {field}.podSelector {selector.describe()} selects no pod of "
+            f"{_workload_names(net, list(sources))}" + (
+                f" (whose pods carry {have})" if have else ""))
 
 
 def _peer_namespaces(policy: Policy, peer: Peer) -> frozenset[str]:

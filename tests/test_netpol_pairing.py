@@ -378,6 +378,22 @@ def test_port_not_admitted_is_still_unpaired(tmp_path: Path) -> None:
     )
 
 
+def test_a_rule_admitting_the_namespace_but_not_the_caller_s_pods_says_which_selector(
+        tmp_path: Path) -> None:
+    # new-user trial sixteen: a podSelector added beside the caller's namespace keeps the
+    # caller out; "admit namespace client" told of a rule that names client already
+    narrowed = SERVER_INGRESS.replace(
+        "- namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: client}}",
+        "- namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: client}}\n"
+        "      podSelector: {matchLabels: {app: open-webui}}")
+    result = run(tmp_path, NAMESPACES + CLIENT + SERVER + narrowed)
+    (denied,) = [f for f in result.findings if f.severity == "error"]
+    assert denied.fix == (
+        "Widen the ingress rule spec.ingress[0] of server/ingress to admit client/app on "
+        "8080: its from[0].podSelector app=open-webui selects no pod of client/app (whose "
+        "pods carry app=app).")
+
+
 def test_configmap_key_and_named_target_port(tmp_path: Path) -> None:
     text = NAMESPACES + SERVER + DENY_SERVER + """
 ---
