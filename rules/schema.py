@@ -44,6 +44,13 @@ at the value, naming what was meant; a value in capitals
 (`FILESTORE_CAPACITY`), `<size>` or `$SIZE` is a placeholder replaced before applying, so the
 finding is a warning that says so.
 
+A key bjw-s app-template's values schema does not allow (3.0.0 to 4.1.1: the common
+library's schema, `additionalProperties: false`) in a controller, a container, its `probes`
+or a probe (`resouces`) is refused too: Helm refuses to install, upgrade or template the
+release ("Additional property resouces is not allowed"): `invalid`, at the key, the fix
+naming the close key. 2.x has no schema, a later version's is not read here, and a
+HelmRelease that disables schema validation is not judged.
+
 A Flux `${VAR}` in a value is substituted (postBuild) before the object reaches the cluster,
 so such a value is not judged by type, enum or pattern (`flux-substitutions`). Values under a
 Secret's `data` and `stringData` are never quoted in a message. A SOPS-encrypted document is
@@ -244,6 +251,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
     yield from _selectors_unmatched(model, patches)
     yield from _job_restart_policies(model, patches)
     yield from _quantities_refused(model, patches)
+    yield from _chart_keys_refused(model, patches)
     yield Note("schema", stats.as_dict())  # the summary's counts
 
 
@@ -377,6 +385,60 @@ def _quantities_refused(model: Model, patches: frozenset[str]) -> Iterator[Viola
                 if isinstance(spec, dict):
                     yield from _resources_refused(obj, spec.get("resources"), (
                         "spec", "volumeClaimTemplates", i, "spec", "resources"))
+
+
+def _chart_keys_refused(model: Model, patches: frozenset[str]) -> Iterator[Violation]:
+    """A key app-template's values schema does not allow in a controller, a container (or
+    init container), its ``probes`` or a probe (``resouces``: new-user trial sixteen, where
+    requests and limits went missing without a word): Helm validates the values against
+    the chart's schema and refuses to install, upgrade or template the release. Not
+    judged: a key with a variable, a release whose HelmRelease disables schema
+    validation."""
+    from reviewbot.model.releases import release_values, releases, schema_keys
+    from reviewbot.words import closest
+
+    for release in releases(model):
+        keys = schema_keys(release)
+        obj = release.obj
+        if keys is None or obj.file in patches or any(obj.get(("spec", step,
+                "disableSchemaValidation")) is True for step in ("install", "upgrade")):
+            continue
+        values, base = release_values(release)
+        checks: list[tuple[Path, Any, str]] = []
+        for cid, controller in _values_items(values.get("controllers")):
+            at = base + ("controllers", cid)
+            checks.append((at, controller, "controller"))
+            for section in ("containers", "initContainers"):
+                for name, container in _values_items(controller.get(section)):
+                    where = at + (section, name)
+                    checks.append((where, container, "container"))
+                    probes = container.get("probes")
+                    if isinstance(probes, dict):
+                        checks.append((where + ("probes",), probes, "probes"))
+                        checks += [(where + ("probes", k), v, "probe")
+                                   for k, v in probes.items() if isinstance(v, dict)]
+        for at, body, what in checks:
+            for key in body:
+                if not isinstance(key, str) or key in keys[what] or "${" in key:
+                    continue
+                meant = closest(key, keys[what], cutoff=0.75)
+                guess = f" (did you mean {meant}?)" if meant else ""
+                yield Violation(
+                    obj, at + (key,),
+                    f"{format_path(at + (key,))}: app-template {release.version}'s values "
+                    f"schema allows no key {key!r} in a {what}{guess}, so Helm refuses to "
+                    f"install or upgrade {obj.kind} {obj.namespace}/{obj.name} (\"Additional "
+                    f"property {key} is "
+                    "not allowed\"): the release stays as it was",
+                    fix=(f"Rename {key} to {meant}." if meant else
+                         f"Remove {key}, or write it where app-template reads it."),
+                    kind="invalid")
+
+
+def _values_items(raw: Any) -> list[tuple[str, dict[str, Any]]]:
+    """The entries of a values map whose values are maps (``controllers``, ``containers``)."""
+    return [(str(k), v) for k, v in raw.items() if isinstance(v, dict)] if isinstance(
+        raw, dict) else []
 
 
 # the values conventions whose container ``resources`` the chart writes as they are: bjw-s

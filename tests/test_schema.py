@@ -833,3 +833,60 @@ def test_a_quantity_app_template_writes_into_its_pods_is_refused(tmp_path: Path)
         13, "spec.values.controllers.main.containers.app.resources.limits.memory: '2gb' is "
             "not a quantity: write 2G (powers of 1000) or 2Gi (powers of 1024), so the API "
             "server refuses the Deployment the chart renders")]
+
+
+APP_TEMPLATE_RELEASE = """
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: OCIRepository
+metadata: {name: app-template, namespace: media}
+spec:
+  interval: 1h
+  url: oci://ghcr.io/bjw-s-labs/helm/app-template
+  ref: {tag: %s}
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: jellyfin, namespace: media}
+spec:
+  interval: 1h
+  chartRef: {kind: OCIRepository, name: app-template}%s
+  values:
+    controllers:
+      jellyfin:
+        replica: 2
+        containers:
+          app:
+            image: {repository: ghcr.io/jellyfin/jellyfin, tag: 10.10.3}
+            probes:
+              liveness: {enabled: true, custom: true, spec: {periodSeconds: 10}}
+              startup: {enabled: true, spce: {failureThreshold: 30}}
+            resouces:
+              requests: {cpu: 100m}
+"""
+
+
+def test_a_key_app_template_s_values_schema_does_not_allow_is_the_release_s_refusal(
+        tmp_path: Path) -> None:
+    """New-user trial sixteen: `resouces` in an app-template container dropped its
+    requests and limits without a word. app-template 3.x and 4.x validate their values
+    against the common library's schema (`additionalProperties: false`): Helm refuses the
+    install or upgrade. 2.x has no schema; a HelmRelease that disables schema validation
+    is not judged."""
+    result = lint_text(tmp_path, APP_TEMPLATE_RELEASE % ("4.1.1", ""), only=["schema"],
+                       config=NEVER)
+    assert [(f.line, f.message.partition(":")[0], f.fix) for f in result.findings] == [
+        (18, "spec.values.controllers.jellyfin.replica", "Rename replica to replicas."),
+        (24, "spec.values.controllers.jellyfin.containers.app.probes.startup.spce",
+         "Rename spce to spec."),
+        (25, "spec.values.controllers.jellyfin.containers.app.resouces",
+         "Rename resouces to resources.")]
+    assert result.findings[2].message == (
+        "spec.values.controllers.jellyfin.containers.app.resouces: app-template 4.1.1's values "
+        "schema allows no key 'resouces' in a container (did you mean resources?), so Helm "
+        "refuses to install or upgrade HelmRelease media/jellyfin (\"Additional property "
+        "resouces is not allowed\"): the release stays as it was")
+    assert [f.severity for f in result.findings] == ["error"] * 3
+    disabled = "\n  upgrade: {disableSchemaValidation: true}"
+    for version, extra in (("2.6.0", ""), ("4.1.1", disabled)):
+        assert lint_text(tmp_path / version, APP_TEMPLATE_RELEASE % (version, extra),
+                         only=["schema"], config=NEVER).findings == []

@@ -447,6 +447,44 @@ def _as_rendered(pod: PodTemplate, name: str, labels: dict[str, str],
     return made
 
 
+# the keys app-template's values schema allows (the common library's values.schema.json,
+# which app-template's $refs, from common-3.0.0 to common-4.1.1: charts/library/common/
+# schemas/controllers.json and containers.json in bjw-s-labs/helm-charts, each with
+# ``additionalProperties: false``) in a controller, a container, a container's probes and
+# each probe; the union over those versions (a key a later one added is not judged). Any
+# other key fails the schema ("Additional property ... is not allowed"): Helm refuses to
+# install, upgrade or template the release
+APP_TEMPLATE_KEYS: Mapping[str, frozenset[str]] = {
+    "controller": frozenset({
+        "annotations", "applyDefaultContainerOptionsToInitContainers", "containers", "cronjob",
+        "defaultContainerOptions", "defaultContainerOptionsStrategy", "enabled",
+        "initContainers", "job", "labels", "nameOverride", "pod", "replicas",
+        "revisionHistoryLimit", "rollingUpdate", "serviceAccount", "statefulset", "strategy",
+        "type"}),
+    "container": frozenset({
+        "args", "command", "dependsOn", "enabled", "env", "envFrom", "image", "lifecycle",
+        "nameOverride", "ports", "probes", "resources", "restartPolicy", "securityContext",
+        "stdin", "terminationMessagePath", "terminationMessagePolicy", "tty", "workingDir"}),
+    "probes": frozenset({"liveness", "readiness", "startup"}),
+    "probe": frozenset({"custom", "enabled", "path", "port", "service", "spec", "type"}),
+}
+
+
+def schema_keys(release: Release) -> Mapping[str, frozenset[str]] | None:
+    """:data:`APP_TEMPLATE_KEYS` for a release of app-template 3.0.0 to 4.1.1 (a version
+    written exactly), else None: another chart, 1.x and 2.x (no values schema), a later
+    version (its schema not read here: a key it added would be called unknown)."""
+    found = _major(release.version) if release.chart == APP_TEMPLATE else None
+    return APP_TEMPLATE_KEYS if found is not None and (3, 0, 0) <= found <= (4, 1, 1) else None
+
+
+def release_values(release: Release) -> tuple[Mapping[str, Any], Path]:
+    """The values the release's object writes (``spec.values``, an Argo CD source's
+    ``helm.valuesObject``) and where they are in it."""
+    base = _values_path(release.obj)
+    return mapping(release.obj.get(base)), base
+
+
 def _values_path(obj: KObject) -> Path:
     return ("spec", "values") if obj.kind == "HelmRelease" else next(
         (path + ("helm", "valuesObject") for path in [("spec", "source")] + [
