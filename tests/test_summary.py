@@ -315,3 +315,16 @@ def test_text_says_what_it_could_not_see_once_in_a_row() -> None:
         "c is floating. Not certain: reviewbot could not see the value of ${TAG}.",
         f"d is floating. Not certain: as above. Not applied: {build}, so none of this is "
         "applied until it builds."]
+
+
+def test_a_section_with_findings_already_on_the_base_counts_the_new_ones_apart() -> None:
+    # new-user trial sixteen (`--scope changed`): "2 errors to fix before merging" sat above
+    # "### Errors (5)", three of them on the base branch already
+    found = [finding(rule="image-digest", file=f"app{i}.yaml", line=3,
+                     object=f"Deployment/apps/app{i}", message=f"app{i}: image has no digest",
+                     new=i < 2) for i in range(5)]
+    text = render_markdown(Report(findings=tuple(found), review=ReviewSummary(new=2)))
+    assert text.startswith("## 2 errors to fix before merging")
+    assert "### Errors (2 new, 3 already there)\n" in text
+    only_new = render_markdown(Report(findings=tuple(found[:2]), review=ReviewSummary(new=2)))
+    assert "### Errors (2)\n" in only_new

@@ -403,7 +403,10 @@ def _render_review(report: Report, review: ReviewSummary, links: Links | None) -
                                          f.severity not in {s for s, _ in _SEVERITIES})]
         if not group:
             continue
-        if not builder.add(f"### {title} ({len(group)})\n"):
+        fresh = sum(1 for f in group if f.new or f.worse)
+        count = (f"{fresh} new, {len(group) - fresh} already there" if with_new and (
+            fresh < len(group)) else str(len(group)))  # (new-user trial sixteen: "2 errors
+        if not builder.add(f"### {title} ({count})\n"):  # to fix" above "Errors (5)")
             break
         for same in alike_in_namespaces(group):
             if not builder.add(finding_entry(same[0], links, with_new, same) + "\n",
