@@ -893,7 +893,8 @@ class _Part:
                 doubt = _doubt(b.net, first.pods)
         names = _Names(b.net, {ns: n for ns, n in counts.items() if n},
                        lambda name: name in b.name_callers and name not in removed)
-        return _Group(b.net, first, names, {ns for ns, n in policy_ns.items() if n}, doubt)
+        return _Group(b.net, first, names, {ns for ns, n in policy_ns.items() if n}, doubt,
+                      lambda: sorted({s for i in self._live() for s in b.callers[i].sources}))
 
 
 class _Group:
@@ -901,16 +902,21 @@ class _Group:
     once (a destination may have a thousand callers)."""
 
     def __init__(self, net: Network, first: _Unmatched, names: _Names, namespaces: set[str],
-                 doubt: str | None) -> None:
+                 doubt: str | None, sources: Callable[[], Sequence[int]]) -> None:
         """``names``: every caller's source workloads; ``namespaces``: the callers' policies';
         ``doubt``: what the first chart among the callers' sources and ``first``'s
-        destinations could not show (only when the network has pods of charts)."""
+        destinations could not show (only when the network has pods of charts);
+        ``sources``: every caller's pods (asked only of a rule that names their namespace
+        and selects pods)."""
         from reviewbot.netpol.sets import NONE
 
         self.names = names
         self.isolated = _isolated_by(net, first.pods, "ingress")
         found = _ingress_hint(net, first.pods, sorted(namespaces))
         self.hint = found[0] if found is not None else None
+        # what the peer naming their namespace keeps out (new-user trial seventeen)
+        self.kept = _kept_out(net, found[1], sources(), found[2]) if found is not None and (
+            found[1].pods is not None and not found[1].pods.empty) else ""
         self.one_namespace = namespaces == {first.policy.namespace}
         self.doubt = doubt
         conns = NONE
@@ -929,7 +935,7 @@ class _Group:
         doubt = (_doubt_all(net, [s for c in callers for s in c.sources])
                  or _doubt(net, first.pods)) if net.rendered_by else None
         return cls(net, first, _Names.of(net, sources, names),
-                   {c.policy.namespace for c in callers}, doubt)
+                   {c.policy.namespace for c in callers}, doubt, lambda: sorted(sources))
 
 
 def _unmatched_violation(net: Network, first: _Unmatched, group: _Group) -> Violation:
@@ -947,7 +953,7 @@ def _unmatched_violation(net: Network, first: _Unmatched, group: _Group) -> Viol
         who += f" and the {count} other calling workload{'s' if count != 1 else ''}"
     hint = group.hint
     if hint:
-        fix = f"Widen the ingress rule {hint} to admit {who} on {_ports_short(rule)}."
+        fix = f"Widen the ingress rule {hint} to admit {who} on {_ports_short(rule)}{group.kept}."
     else:
         fix = f"Add an ingress rule in {where} admitting {who} on {_ports_short(rule)}."
     key = format_path(first.peer.path) + (f" -> {first.peer_name}" if first.peer_name else "")
@@ -1122,10 +1128,11 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
         sides.append(f"no ingress rule in {', '.join(dst_ns)} admits it"
                      f"{_isolated_by(net, sorted(entry.ingress), 'ingress')}")
         who = _source_pods_text(net, sources, dst_ns)
-        admitting = _ingress_hint(net, sorted(entry.ingress), src_ns, sources)
-        if admitting is not None and admitting[1]:  # its namespace admitted, its pods not
+        admitting = _ingress_hint(net, sorted(entry.ingress), src_ns)
+        kept = _kept_out(net, admitting[1], sources, admitting[2]) if admitting else ""
+        if admitting is not None and kept:  # its namespace admitted, its pods not
             fixes.append(f"Widen the ingress rule {admitting[0]} to admit "
-                         f"{_workload_names(net, sources)} on {conns}{admitting[1]}.")
+                         f"{_workload_names(net, sources)} on {conns}{kept}.")
         elif admitting is not None:
             fixes.append(f"Widen the ingress rule {admitting[0]} to admit {who} on {conns}.")
         else:
@@ -1949,12 +1956,11 @@ def _egress_hint(net: Network, sources: Sequence[int], dst_ns: Sequence[str]) ->
     return None
 
 
-def _ingress_hint(net: Network, targets: Sequence[int], src_ns: Sequence[str],
-                  sources: Sequence[int] = ()) -> tuple[str, str] | None:
-    """An ingress rule of the destinations that already names the source namespace, and
-    when the peer that names it selects pods none of ``sources`` are (new-user trial
-    sixteen: a `podSelector` added beside the namespace), what that selector keeps out
-    (:func:`_kept_out`; "" otherwise)."""
+def _ingress_hint(net: Network, targets: Sequence[int], src_ns: Sequence[str]
+                  ) -> tuple[str, Peer, str] | None:
+    """An ingress rule of the destinations that already names the source namespace: (the
+    rule as a fix names it, the peer that names the namespace, that peer's pod selector as
+    a message names it: ``from[0].podSelector``, ``fromEndpoints[0]``)."""
     for d in targets:
         for n in net.ingress_of[d]:
             policy = net.policies[n]
@@ -1962,21 +1968,23 @@ def _ingress_hint(net: Network, targets: Sequence[int], src_ns: Sequence[str],
                 peer = next((p for p in rule.peers or ()
                              if set(_peer_namespaces(policy, p)) & set(src_ns)), None)
                 if peer is not None:
-                    return f"{format_path(rule.path)} of {policy.name}", _kept_out(
-                        net, peer, sources, format_path(peer.path[len(rule.path):]))
+                    field = format_path(peer.path[len(rule.path):]) + (
+                        ".podSelector" if policy.kind == "NetworkPolicy" else "")
+                    return f"{format_path(rule.path)} of {policy.name}", peer, field
     return None
 
 
 def _kept_out(net: Network, peer: Peer, sources: Sequence[int], field: str) -> str:
-    """``: its FIELD.podSelector K=V selects no pod of WORKLOADS (whose pods carry K=W)`` when
-    ``peer``'s pod selector matches none of ``sources``, else ""."""
+    """``: its FIELD K=V selects no pod of WORKLOADS (whose pods carry K=W)`` when ``peer``'s
+    pod selector (``FIELD``: ``from[0].podSelector``, ``fromEndpoints[0]``) matches none of
+    ``sources``, else ""."""
     selector = peer.pods
     if selector is None or selector.empty or not sources or any(
             selector.matches(net.pods[s].labels) for s in sources):
         return ""
     labels = net.pods[sources[0]].labels
     have = ", ".join(f"{k}={labels[k]}" for k in sorted(selector.keys) if k in labels)
-    return (f": its {field}.podSelector {selector.describe()} selects no pod of "
+    return (f": its {field} {selector.describe()} selects no pod of "
             f"{_workload_names(net, list(sources))}" + (
                 f" (whose pods carry {have})" if have else ""))
 

@@ -520,3 +520,38 @@ spec:
     notes = [(part.what, part.obj.name) for part in net.unevaluated_parts]
     assert notes == [("the io.cilium.k8s.policy.cluster label", "one"),
                      ("the io.cilium.k8s.policy.cluster label", "two")]
+
+
+def test_an_ingress_rule_whose_endpoint_selector_misses_the_caller_says_so(
+        tmp_path: Path) -> None:
+    """New-user trial seventeen: ollama's ingress admits `name: openwebui` where the pods
+    are `name: open-webui`; the fix "Widen the ingress rule ... to admit" pointed away from
+    the typo."""
+    text = (deployment("open-webui", "ai", "{name: open-webui}")
+            + deployment("ollama", "ai", "{name: ollama}", "ports: [{containerPort: 11434}]")
+            + """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: open-webui, namespace: ai}
+spec:
+  endpointSelector: {matchLabels: {name: open-webui}}
+  egress:
+  - toEndpoints: [{matchLabels: {name: ollama}}]
+    toPorts: [{ports: [{port: "11434", protocol: TCP}]}]
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: ollama, namespace: ai}
+spec:
+  endpointSelector: {matchLabels: {name: ollama}}
+  ingress:
+  - fromEndpoints: [{matchLabels: {name: openwebui}}]
+    toPorts: [{ports: [{port: "11434", protocol: TCP}]}]
+""")
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    unmatched = [f for f in result.findings if f.kind == "egress-unmatched"]
+    assert [f.fix for f in unmatched] == [
+        "Widen the ingress rule spec.ingress[0] of CiliumNetworkPolicy ai/ollama to admit "
+        "pods name=open-webui on 11434: its fromEndpoints[0] name=openwebui selects no pod "
+        "of ai/open-webui (whose pods carry name=open-webui)."]
