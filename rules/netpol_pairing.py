@@ -893,8 +893,7 @@ class _Part:
                 doubt = _doubt(b.net, first.pods)
         names = _Names(b.net, {ns: n for ns, n in counts.items() if n},
                        lambda name: name in b.name_callers and name not in removed)
-        return _Group(b.net, first, names, {ns for ns, n in policy_ns.items() if n}, doubt,
-                      lambda: sorted({s for i in self._live() for s in b.callers[i].sources}))
+        return _Group(b.net, first, names, {ns for ns, n in policy_ns.items() if n}, doubt)
 
 
 class _Group:
@@ -902,21 +901,21 @@ class _Group:
     once (a destination may have a thousand callers)."""
 
     def __init__(self, net: Network, first: _Unmatched, names: _Names, namespaces: set[str],
-                 doubt: str | None, sources: Callable[[], Sequence[int]]) -> None:
+                 doubt: str | None) -> None:
         """``names``: every caller's source workloads; ``namespaces``: the callers' policies';
         ``doubt``: what the first chart among the callers' sources and ``first``'s
-        destinations could not show (only when the network has pods of charts);
-        ``sources``: every caller's pods (asked only of a rule that names their namespace
-        and selects pods)."""
+        destinations could not show (only when the network has pods of charts)."""
         from reviewbot.netpol.sets import NONE
 
         self.names = names
         self.isolated = _isolated_by(net, first.pods, "ingress")
         found = _ingress_hint(net, first.pods, sorted(namespaces))
         self.hint = found[0] if found is not None else None
-        # what the peer naming their namespace keeps out (new-user trial seventeen)
-        self.kept = _kept_out(net, found[1], sources(), found[2]) if found is not None and (
-            found[1].pods is not None and not found[1].pods.empty) else ""
+        # what the peer naming their namespace keeps out of the first caller's pods, whose
+        # place the finding is at (new-user trial seventeen; the others' pods are not walked:
+        # a dense namespace's destination has hundreds of callers)
+        self.kept = _kept_out(net, found[1], sorted(first.sources), found[2]) if (
+            found is not None) else ""
         self.one_namespace = namespaces == {first.policy.namespace}
         self.doubt = doubt
         conns = NONE
@@ -935,7 +934,7 @@ class _Group:
         doubt = (_doubt_all(net, [s for c in callers for s in c.sources])
                  or _doubt(net, first.pods)) if net.rendered_by else None
         return cls(net, first, _Names.of(net, sources, names),
-                   {c.policy.namespace for c in callers}, doubt, lambda: sorted(sources))
+                   {c.policy.namespace for c in callers}, doubt)
 
 
 def _unmatched_violation(net: Network, first: _Unmatched, group: _Group) -> Violation:
