@@ -70,7 +70,9 @@ Every pod an egress policy isolates must still reach DNS.
   `toPorts` port 53 with `rules: dns`), a named port (the destination's), or every port to a
   peer that may hold a DNS server (an address block, a namespace the repository does not show
   whole such as kube-system, a pod listening on 53). Pods several namespaces receive from one
-  policy are one finding. It is a warning when none of the pods names an in-cluster address
+  policy are one finding; when a rule's peers name DNS pods (a label value with `dns`:
+  `k8s-app: kube-dns`) on other ports (`5353`), the finding is at that rule's ports and says
+  so. It is a warning when none of the pods names an in-cluster address
   (whether they resolve names is not seen), when a chart renders the policy or the pods, and
   when a release reviewbot does not evaluate may render more policies in their namespace;
   with AdminNetworkPolicies in the tree it is not judged.
@@ -1442,13 +1444,42 @@ def _dns_denied(net: Network, model: Model) -> Iterator[Violation]:
         doubt = _doubt(net, pods)
         if doubt:
             doubts.append(doubt)
-        found = [Violation(p.obj, _egress_key(p), message,
-                           fix="Add an egress rule to kube-dns on 53/UDP and 53/TCP.",
-                           kind="dns-denied",
+        fix = "Add an egress rule to kube-dns on 53/UDP and 53/TCP."
+        places = [(p, _egress_key(p)) for p in policies]
+        astray = _dns_rule_astray(policies)
+        if astray is not None:  # a rule meant for DNS on other ports (new-user trial
+            policy, rule, at, ports = astray  # seventeen: port 5353 in allow-dns)
+            message = message.replace(": these pods cannot resolve", (
+                f"; {policy.described}'s {format_path(rule.path)} reaches DNS pods on "
+                f"{ports}, not 53: these pods cannot resolve"), 1)
+            fix = (f"Set the port of {policy.described}'s {format_path(rule.path)} to 53 (UDP "
+                   "and TCP).")
+            places = [(policy, at)] + [(p, k) for p, k in places if p is not policy]
+        found = [Violation(p.obj, key, message, fix=fix, kind="dns-denied",
                            doubt="; ".join(dict.fromkeys(doubts)) or None,
                            cause=f"no DNS for {names}")
-                 for p in policies]
+                 for p, key in places]
         yield replace(found[0], others=tuple(found[1:MAX_PLACES]))
+
+
+def _dns_rule_astray(policies: Sequence[Policy]
+                     ) -> tuple[Policy, Rule, tuple[str | int, ...], str] | None:
+    """An egress rule of ``policies`` whose peers name DNS pods (a label value holding
+    ``dns``: ``k8s-app: kube-dns``, ``coredns``) on ports that are not 53: (its policy, the
+    rule, where its ports are written, the ports as a message says them)."""
+    for policy in policies:
+        for rule in policy.egress:
+            if rule.ports is None or not any(
+                    peer.pods is not None and any(
+                        "dns" in v for _, v in peer.pods.pairs)
+                    for peer in rule.peers or ()):
+                continue
+            body = policy.obj.get(rule.path)
+            key = next((k for k in ("ports", "toPorts") if isinstance(body, dict) and k in body),
+                       None)
+            ports = ", ".join(p.describe() for p in rule.ports)
+            return policy, rule, rule.path + ((key,) if key else ()), ports
+    return None
 
 
 def _egress_key(policy: Policy) -> tuple[str | int, ...]:

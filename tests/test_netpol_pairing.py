@@ -816,6 +816,24 @@ def test_an_egress_policy_without_dns_is_an_error_at_its_egress_key(tmp_path: Pa
     assert result.findings[0].fix == "Add an egress rule to kube-dns on 53/UDP and 53/TCP."
 
 
+def test_a_dns_rule_on_another_port_is_named_and_pointed_at(tmp_path: Path) -> None:
+    # new-user trial seventeen: allow-dns's port changed to 5353; the finding sat at another
+    # policy's `egress:` and told to add the rule that is there
+    astray = ("  - to: [{namespaceSelector: {}, podSelector: {matchLabels: {k8s-app: "
+              "kube-dns}}}]\n    ports: [{port: 5353, protocol: UDP}]\n")
+    result = run(tmp_path, NAMESPACES + CLIENT + SERVER + EGRESS_ONLY + astray)
+    (dns,) = [f for f in result.findings if f.kind == "dns-denied"]
+    assert (dns.line, dns.path) == (line_of(tmp_path, "ports: [{port: 5353"),
+                                    "spec.egress[1].ports")
+    assert dns.message == (
+        "client/app: egress is isolated by NetworkPolicy client/egress and no egress rule "
+        "allows DNS (53/UDP to kube-dns); NetworkPolicy client/egress's spec.egress[1] reaches "
+        "DNS pods on UDP 5353, not 53: these pods cannot resolve any name (api.server among "
+        "them)")
+    assert dns.fix == ("Set the port of NetworkPolicy client/egress's spec.egress[1] to 53 "
+                       "(UDP and TCP).")
+
+
 def test_a_pod_that_names_no_address_gets_a_warning(tmp_path: Path) -> None:
     client = CLIENT.replace("http://api.server:8080/v1", "none")
     result = run(tmp_path, NAMESPACES + client + SERVER + EGRESS_ONLY)
