@@ -1635,10 +1635,12 @@ def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: s
         return (f"{text}, but the pods it selects are made by {managers} "
                 f"({MANAGED_BY}), whose pods no manifest of the repository shows")
     pods = [i for ns in namespaces for i in net.by_ns.get(ns, ())]
-    partial = min((net.pods[i].peer for i in pods if not net.pods[i].labels_complete),
+    partial = min(((net.pods[i].peer, i) for i in pods if not net.pods[i].labels_complete),
                   default=None)
-    if partial is not None:
-        return (f"{text}, but {partial} carries labels its operator adds that reviewbot does "
+    if partial is not None:  # (a chart's pods: new-user trial seventeen read "its operator")
+        origin = net.pods[partial[1]].origin
+        maker = "chart" if origin is not None and origin.source == "values" else "operator"
+        return (f"{text}, but {partial[0]} carries labels its {maker} adds that reviewbot does "
                 "not list")
     host = [p for p in net.host_network if p.namespace in namespaces
             and selector.matches(p.labels)]

@@ -81,6 +81,43 @@ def test_the_controller_label_follows_the_chart_version() -> None:
     assert controller_key("6.0.0") is None
 
 
+def test_a_semver_range_that_pins_a_major_gives_that_major_s_labels(tmp_path: Path) -> None:
+    """New-user trial seventeen: an OCIRepository pinned by `semver: ">=4.0.0 <5.0.0"` made
+    "app-template ?" and dropped the flows to its pods; Flux pulls the highest version of
+    the range, whose labels are its major's."""
+    oci = OCI.replace("ref: {tag: VERSION}", 'ref: {semver: ">=4.0.0 <5.0.0"}')
+    net = build(tmp_path, ECHO + oci)
+    (pod,) = net.pods
+    assert pod.labels.get("app.kubernetes.io/controller") == "echo"
+    assert net.all_notes() == []
+    for written, key in (("4.x", "app.kubernetes.io/controller"),
+                         ("~3.7", "app.kubernetes.io/component"),
+                         ("^4.0.0", "app.kubernetes.io/controller"),
+                         (">=4.0.0", None), ("*", None)):
+        assert controller_key(written) == key, written
+
+
+def test_a_selector_over_pods_whose_chart_adds_unknown_labels_names_the_chart(
+        tmp_path: Path) -> None:
+    """New-user trial seventeen read "carries labels its operator adds" of a chart's pods,
+    whose controller label reviewbot does not know for an unreleased major."""
+    policy = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: echo, namespace: apps}
+spec:
+  podSelector: {matchLabels: {app.kubernetes.io/controller: ech}}
+  ingress: [{}]
+"""
+    result = lint_text(tmp_path, ECHO + OCI.replace("VERSION", "6.0.0") + policy,
+                       only=["netpol-pairing"])
+    assert [q.reason for q in result.quiet if "carries labels" in q.reason] == [
+        "NetworkPolicy apps/echo: podSelector app.kubernetes.io/controller=ech matches no pod "
+        "in apps, but apps/echo[Deployment] carries labels its chart adds that reviewbot does "
+        "not list"]
+
+
 def test_app_template_2_services_are_left_out_and_said_so(tmp_path: Path) -> None:
     # common 2.x merges its own default service.main (primary, controller main) into the
     # values before naming Services: not read here, so no Service, and a note, never silence

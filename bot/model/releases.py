@@ -292,6 +292,8 @@ def _flux_release(obj: KObject, oci: _Sources, pods: Sequence[PodTemplate]) -> R
         url = flux_substitute(str(repo.get(("spec", "url")) or ""), variables) or ""
         chart = url.rstrip("/").rsplit("/", 1)[-1]
         tag = repo.get(("spec", "ref", "tag"))
+        if not isinstance(tag, (str, int, float)):  # a range: Flux pulls the highest match
+            tag = repo.get(("spec", "ref", "semver"))
         version = (flux_substitute(str(tag), variables) or ""
                    if isinstance(tag, (str, int, float)) else "")
         source = "OCIRepository"
@@ -338,10 +340,29 @@ def _why_not(obj: KObject, spec: Mapping[str, Any], chart: str, version: str,
 
 
 def _major(version: str) -> tuple[int, int, int] | None:
-    match = VERSION.match(version.strip())
-    if not match:
-        return None
-    return int(match.group(1)), int(match.group(2)), int(match.group(3))
+    """The chart version a release runs: one written exactly; for a semver range whose
+    versions share one major (``4.x``, ``~4.1``, ``^4.0.0``, ``>=4.0.0 <5.0.0``), the highest
+    of that major, which Flux pulls (``(4, 99, 99)``: its labels are the major's); else
+    None."""
+    text = version.strip()
+    match = VERSION.match(text)
+    if match and (match.end() == len(text) or text[match.end()] in "-+"):  # (a pre-release)
+        return int(match.group(1)), int(match.group(2)), int(match.group(3))
+    found = _range_major(text)
+    return (found, 99, 99) if found is not None else None
+
+
+def _range_major(text: str) -> int | None:
+    """The one major of a semver range's versions (Masterminds/semver, which Flux and Helm
+    read), or None."""
+    one = re.fullmatch(r"[~^=v]*\s*(\d+)(?:\.(?:\d+|[xX*]))?(?:\.(?:\d+|[xX*]))?", text)
+    if one and not (text.startswith("^") and one.group(1) == "0"):
+        return int(one.group(1))  # X, X.x, X.Y.x, ~X.Y, ^X.Y.Z (X > 0)
+    bounds = re.fullmatch(r">=?\s*v?(\d+)\.\d+(?:\.\d+)?\s*,?\s*<\s*v?(\d+)(?:\.0)?(?:\.0)?",
+                          text)
+    if bounds and int(bounds.group(2)) == int(bounds.group(1)) + 1:
+        return int(bounds.group(1))  # >=X.Y.Z <X+1.0.0
+    return None
 
 
 def controller_key(version: str) -> str | None:
