@@ -477,6 +477,30 @@ def test_connectivity_json_and_text(tmp_path: Path) -> None:
     assert text.read_text().endswith("\n14 allowed flows among 4 workloads, 1 NetworkPolicy\n")
 
 
+def test_the_map_says_which_named_namespaces_it_does_not_list(tmp_path: Path) -> None:
+    """New-user trial seventeen: flows from ingress-nginx and to kube-system's DNS were
+    missing from the map, unsaid: the repository shows no workload there."""
+    (tmp_path / "app.yaml").write_text(deployment("web", "app", "{app: web}") + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: web, namespace: app}
+spec:
+  podSelector: {}
+  ingress:
+  - from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: ingress-nginx}}}]
+  egress:
+  - to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: kube-system}}}]
+    ports: [{port: 53, protocol: UDP}]
+  - to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: app}}}]
+""")
+    text = tmp_path / "out.txt"
+    assert main(["netpol", "connectivity", str(tmp_path), "--output", str(text)]) == 0
+    assert text.read_text().splitlines()[-1] == (
+        "not listed: flows with pods of ingress-nginx, kube-system, which the policies name "
+        "and the repository shows no workload of")
+
+
 def test_overlaps_agrees_with_intersect() -> None:
     sets = [
         NONE, ALL, Conns.ports("TCP", 80, 90), Conns.ports("TCP", 91, 100),
