@@ -1660,7 +1660,8 @@ def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: s
         return Violation(
             policy.obj, path, f"{text} ({none})", kind="selects-nothing",
             fix="Match the labels of the pods the policy is for, or remove the selector.",
-            doubt=policy.rendered_by)
+            doubt=policy.rendered_by or _doubt(net, pods))  # (a chart's pods there: its
+        # labels are read from its documented templates)
     nearest = _nearest(net, pods, selector)
     return Violation(
         policy.obj, path, f"{text} ({nearest})", kind="selects-nothing",
