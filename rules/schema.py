@@ -288,7 +288,7 @@ def _selectors_unmatched(model: Model, patches: frozenset[str]) -> Iterator[Viol
             continue  # a patch: part of an object
         # here: only a selector its labels do not plainly repeat is parsed (the selectors'
         # module: 0.7% of a one-file lint)
-        from reviewbot.netpol.selectors import Selector
+        from reviewbot.model.selectors import Selector
 
         selector = Selector.parse(raw)
         written = str_map(labels)

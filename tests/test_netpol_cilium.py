@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from reviewbot.model.selectors import Selector
 from reviewbot.netpol import cilium
 from reviewbot.netpol.diff import changes_of
 from reviewbot.netpol.diff import render_connlist as render_diff_connlist
 from reviewbot.netpol.network import Network, connectivity, render_connlist
-from reviewbot.netpol.selectors import Selector
 
 from .helpers import build, deployment, lint_text
 

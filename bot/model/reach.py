@@ -1903,7 +1903,7 @@ def _generator(generator: Mapping[str, Any], graph: Graph, go: bool, nested: boo
         out += _merge(dict_of(generator.get("merge")), graph, go, nested, depth)
     selector = generator.get("selector")
     if selector is not None and (depth < 2 or nested):
-        from reviewbot.netpol.selectors import Selector
+        from reviewbot.model.selectors import Selector
 
         chosen = Selector.parse(selector)
         if not chosen.valid:  # (its error parsing the label selector)

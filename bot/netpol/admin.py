@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviewbot.model.objects import KObject, Namespace, PodTemplate
+from reviewbot.model.selectors import Selector
 from reviewbot.netpol.policy import ANP, BANP
-from reviewbot.netpol.selectors import Selector
 from reviewbot.netpol.sets import ALL, NONE, PROTOCOLS, Conns, Interval, cidr_range, union_all
 
 Path = tuple[str | int, ...]

@@ -53,8 +53,8 @@ from functools import lru_cache
 from typing import Any
 
 from reviewbot.model.objects import NAME_LABEL, KObject, items, mapping
+from reviewbot.model.selectors import EVERYTHING, Requirement, Selector
 from reviewbot.netpol.policy import Path, Peer, Policy, PortSpec, Rule
-from reviewbot.netpol.selectors import EVERYTHING, Requirement, Selector
 from reviewbot.netpol.sets import IPBlock
 
 GROUP = "cilium.io"

@@ -58,6 +58,7 @@ from reviewbot.model.objects import (
     model_graph,
 )
 from reviewbot.model.releases import kustomize_charts, releases
+from reviewbot.model.selectors import Selector
 from reviewbot.netpol.policy import (
     NamedPorts,
     Peer,
@@ -67,7 +68,6 @@ from reviewbot.netpol.policy import (
     compile_policy,
     compile_spec,
 )
-from reviewbot.netpol.selectors import Selector
 from reviewbot.netpol.sets import (
     ALL,
     NONE,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviewbot.model.objects import KObject, mapping
-from reviewbot.netpol.selectors import Selector
+from reviewbot.model.selectors import Selector
 from reviewbot.netpol.sets import ALL, NONE, PROTOCOLS, Conns, IPBlock, union_all
 
 # the AdminNetworkPolicy API (evaluated by admin.py, which the network imports only for a tree

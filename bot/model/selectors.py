@@ -1,6 +1,7 @@
 """Label selectors as Kubernetes evaluates them: ``matchLabels`` and ``matchExpressions``.
 
-One implementation for NetworkPolicy, AdminNetworkPolicy and Service selectors.
+One implementation for NetworkPolicy, AdminNetworkPolicy and Service selectors, and the
+post-selectors of Argo CD ApplicationSet generators.
 """
 
 from __future__ import annotations
