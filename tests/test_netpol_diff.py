@@ -100,6 +100,34 @@ def test_the_object_diff_in_json_carries_the_connectivity_diff(
     assert code == 0 and json.loads(out)["connectivity_diff"] == []
 
 
+def test_flows_of_a_change_whose_head_build_fails_wait_for_the_build(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial sixteen: a pull request that also breaks its build said "1 closed flow"
+    beside "the cluster keeps what it has". The flows are the sources' and are said to wait
+    for the head build; a change that builds says plainly what it changes."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    repo = GitRepo(tmp_path / "repo")
+    pods = (deployment("web", "shop", "{app: web}")
+            + deployment("api", "shop", "{app: api}", "ports: [{containerPort: 8080}]"))
+    old = repo.commit({"a.yaml": pods + POLICY, "kustomization.yaml": "resources: [a.yaml]\n"})
+    changed = pods + POLICY.replace("port: 8080", "port: 9090")
+    broken = repo.commit({"a.yaml": changed,
+                          "kustomization.yaml": "resources: [a.yaml, gone.yaml]\n"})
+    args = ["review", "--repo", str(repo.path), "--base", old, "--platform", "none",
+            "--color", "never"]
+    _, out, _ = run_cli([*args, "--head", broken], capsys)
+    assert "; connectivity once the head builds: 1 changed flow;" in out
+    _, md, _ = run_cli([*args, "--head", broken, "--format", "markdown"], capsys)
+    assert ("- not applied yet: the flows shown change when the head builds: "
+            "kustomization.yaml: 'gone.yaml' does not exist, so kustomize refuses the build "
+            "and the cluster keeps the flows it has") in md
+    built = repo.commit({"kustomization.yaml": "resources: [a.yaml]\n"})
+    _, out, _ = run_cli([*args, "--head", built], capsys)
+    assert "; connectivity: 1 changed flow;" in out
+
+
 def test_markdown_and_mermaid_show_each_change() -> None:
     changes = [
         FlowChange("changed", "a/x[Deployment]", "b/y[Deployment]", "TCP 80", "TCP 80,443"),

@@ -476,7 +476,7 @@ def test_seed_pr_shows_the_flow_it_closes(
     assert removed in json.loads(out)["connectivity_diff"]
     _, md, _ = run_cli([*args, "--format", "markdown"], capsys)
     head_lines = "\n".join(md.splitlines()[:4])  # the marker, the verdict, the counts
-    assert "connectivity: 3 closed, 12 opened flows" in head_lines
+    assert "connectivity once the head builds: 3 closed, 12 opened flows" in head_lines
     # per workload, closed first, in words a reviewer knows
     section = md.split("### Connectivity", 1)[1]
     first = section.split("\n- ", 1)[1].split("\n", 1)[0]

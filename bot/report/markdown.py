@@ -582,7 +582,7 @@ def _review_header(findings: Sequence[Finding], review: ReviewSummary) -> str:
         parts.append(f"{plural(review.existing, 'finding')} already on the base branch"
                      + existing_said(review.existing, shown, scope, "below"))
     if review.connectivity:
-        parts.append("connectivity: " + flow_counts(review.connectivity))
+        parts.append(connectivity_counts(review))
     head = f"## {verdict(findings)}\n\n" + " · ".join(parts) + ".\n"
     return head + unapplied_paragraph(review.unapplied, "review judges")
 
@@ -696,6 +696,17 @@ def _flow_change(c: FlowChange) -> str:
 
 def _external(name: str) -> bool:
     return name.endswith("[External]") or name == "{ingress-controller}"
+
+
+def connectivity_counts(review: ReviewSummary) -> str:
+    """``connectivity: `` and :func:`flow_counts` of the review's flows; ``connectivity once
+    the head builds: `` when every change that makes them is in a head build kustomize
+    refuses (the note that says so)."""
+    from reviewbot.netpol.diff import WAITING
+
+    waits = any(note.startswith(WAITING) for note in review.connectivity_notes)
+    return (f"connectivity{' once the head builds' if waits else ''}: "
+            + flow_counts(review.connectivity))
 
 
 def flow_counts(changes: Sequence[FlowChange]) -> str:

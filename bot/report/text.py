@@ -205,9 +205,9 @@ def _counts_line(report: Report, counts: str) -> str:
         line += (f"; {plural(review.existing, 'finding')} already on the base branch"
                  + existing_said(review.existing, shown, review.scope or "new", "above"))
     if review.connectivity:
-        from reviewbot.report.markdown import flow_counts  # (a review's: not a lint's import)
+        from reviewbot.report.markdown import connectivity_counts  # (a review's: not a lint's)
 
-        line += f"; connectivity: {flow_counts(review.connectivity)}"
+        line += f"; {connectivity_counts(review)}"
     return line
 
 
