@@ -181,10 +181,35 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
             yield Violation(
                 None, (), said, file=lf.path, line=problem.line,
                 column=problem.column, key=f"{lf.path}:{problem.message}", doubt=doubt,
+                fix=_syntax_fix(problem.message),
             )
 
 
 DUPLICATE_KEY = "duplicate mapping key"
+
+# what the usual parser messages ask of the line (new-user trial sixteen: "Fix the YAML at the
+# reported line and column" told nothing); the file's text is never quoted
+_SYNTAX_FIXES = (
+    ("mapping values are not allowed here", "Quote the value that holds ': ' on this line "
+     "(`key: 'a: b'`), or put the key on a line of its own, indented under its parent."),
+    ("(a tab in indentation)", "Indent this line with spaces: YAML does not allow tabs in "
+     "indentation."),
+    ("that cannot start any token", "Quote the value that starts with this character "
+     "(`@` and `` ` `` are reserved in YAML)."),
+    ("expected <block end>", "Align this line with the keys (or list items) it belongs to: "
+     "its indentation is between two levels."),
+    ("could not find expected ':'", "Add the `:` after the key on this line, or quote a text "
+     "that runs over several lines."),
+    ("expected ',' or ']'", "Close the `[` list before this point, or separate its items "
+     "with commas."),
+    ("expected ',' or '}'", "Close the `{` mapping before this point, or separate its "
+     "entries with commas."),
+)
+
+
+def _syntax_fix(message: str) -> str | None:
+    """The fix of a syntax error the parser names as the usual ones (None: the rule's)."""
+    return next((fix for needle, fix in _SYNTAX_FIXES if needle in message), None)
 
 
 def _values_file(path: str, text: str) -> bool:

@@ -109,6 +109,28 @@ def test_hostile_input_is_a_located_finding_fast_and_never_quoted(
     assert SECRET not in finding.message and "lol" not in finding.message
 
 
+@pytest.mark.parametrize(("text", "fix"), [
+    ("data:\n  k: a: b\n", "Quote the value that holds ': ' on this line (`key: 'a: b'`), or "
+     "put the key on a line of its own, indented under its parent."),
+    ("metadata:\n\tname: x\n", "Indent this line with spaces: YAML does not allow tabs in "
+     "indentation."),
+    ("data:\n  k: @x\n", "Quote the value that starts with this character (`@` and `` ` `` "
+     "are reserved in YAML)."),
+    ("metadata:\n  name: x\n labels: {}\n", "Align this line with the keys (or list items) it "
+     "belongs to: its indentation is between two levels."),
+    ("data: [1, 2\n", "Close the `[` list before this point, or separate its items with "
+     "commas."),
+    ("a: *nope\n", "Fix the YAML at the reported line and column."),  # (the rule's)
+])
+def test_the_usual_syntax_errors_say_what_to_change(text: str, fix: str,
+                                                     tmp_path: Path) -> None:
+    # new-user trial sixteen: "Fix the YAML at the reported line and column" told nothing
+    result = lint_text(tmp_path, "apiVersion: v1\nkind: ConfigMap\n" + text,
+                       only=["yaml-syntax"])
+    [finding] = result.findings
+    assert finding.fix == fix
+
+
 def test_bad_encoding_and_size(tmp_path: Path) -> None:
     (tmp_path / "latin1.yaml").write_bytes(b"a: 1\nname: caf\xe9\n")
     big = tmp_path / "big.yaml"
