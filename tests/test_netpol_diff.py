@@ -255,6 +255,9 @@ spec: {selector: all()}
         _, out, err = run_cli(["netpol", "diff", str(tmp_path), str(tmp_path),
                                "--format", fmt], capsys)
         assert note in (out + err).replace("\\", ""), fmt  # markdown escapes ( and )
+        # (both sides give it: said once, naming both; new-user trial seventeen read it twice)
+        assert (out + err).replace("\\", "").count(note) == 1, fmt
+        assert "ref1 and ref2: " in (out + err), fmt
 
 
 TWO_CLUSTERS = {

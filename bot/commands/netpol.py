@@ -105,10 +105,12 @@ def diff_command(args: argparse.Namespace) -> int:
         model = load_model(tree, config, file_loader(args, root, [path] if path.is_dir() else []))
         sides.append(networks(model, IngressController.from_config(config.section("netpol"))))
     changes = changes_of(sides[0], sides[1])
-    notes = list(dict.fromkeys(
-        f"{name}: {note}" for name, nets in zip(("ref1", "ref2"), sides, strict=True)
-        for note in _merged_notes(nets)
-    ))
+    sides_of_note: dict[str, list[str]] = {}  # a note both sides give is said once
+    for name, nets in zip(("ref1", "ref2"), sides, strict=True):
+        for note in _merged_notes(nets):
+            if name not in sides_of_note.setdefault(note, []):
+                sides_of_note[note].append(name)
+    notes = [f"{' and '.join(names)}: {note}" for note, names in sides_of_note.items()]
     if args.format == "connlist":
         names = tuple(args.ref_names.split(",", 1)) if "," in args.ref_names else None
         if names is None:
