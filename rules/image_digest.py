@@ -539,9 +539,10 @@ def _generated_listed(model: Model, file: str) -> str | None:
     if lf is None or b"DO NOT EDIT" not in lf.data[:2048] or not _DO_NOT_EDIT.match(
             lf.data[:2048]):
         return None
-    k = model_graph(model).by_dir.get(posixpath.dirname(file))
+    graph = model_graph(model)
+    k = graph.by_dir.get(posixpath.dirname(file))
     if k is None or not any(e.value.strip() == posixpath.basename(file)
-                            for e in model_graph(model).entries(k)):
+                            for e in graph.entries(k)):
         return None
     return k.file
 
