@@ -603,3 +603,42 @@ def test_a_batch_of_parses_reads_as_each_alone_and_leaves_the_stock_classes() ->
         raise RuntimeError
     assert stock() and loader._HOLDING == 0
     assert yaml.load("a: [1, 2]\n", Loader=yaml.CSafeLoader) == {"a": [1, 2]}
+
+
+def test_files_of_the_same_bytes_are_parsed_once_and_share_no_value(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``parse_files`` parses a manifest vendored into many folders once and copies it for
+    the others (``loader.load_alike``): each reads as ``load`` alone reads it (documents,
+    problems, skips, ignore comments), under its own path, and no value of one file is an
+    object of another's, as when each was parsed; the same bytes in a ``templates/`` folder
+    are parsed apart (a template there is skipped)."""
+    from reviewbot.engine import parse
+
+    texts = [b"a: &x [1, {b: on}]\nc: *x\n---\nd: 0755\n", b"m: {a: 1, a: 2}\n", b"a: [b\n",
+             b"k: v  # reviewbot: ignore[schema]\n", b"x: {{ .y }}\n", b"x: '{{ .y }}'\n"]
+    records = [FileRecord(f"{folder}/{i}.yaml", f"blob{i}", data)
+               for folder in ("one", "two", "chart/templates") for i, data in enumerate(texts)]
+    parsed: list[str] = []
+
+    def counted(record: FileRecord, limit: int = loader.MAX_FILE_BYTES) -> loader.LoadedFile:
+        parsed.append(record.path)
+        return loader.load(record, limit)
+
+    monkeypatch.setattr(parse, "load", counted)
+
+    def seen(lf: loader.LoadedFile) -> Any:
+        return (lf.path, [(d.index, d.line, _canon(d.value), d.spans, d.kyaml_apart, d.refused)
+                          for d in lf.documents],
+                lf.problems, lf.skipped, lf.pure, lf.ignore_comments, lf.data)
+
+    def ids(value: Any) -> set[int]:
+        inner = value.values() if isinstance(value, dict) else value if isinstance(
+            value, list) else ()
+        return {id(value)}.union(*(ids(v) for v in inner)) if inner else set()
+
+    files = parse.parse_files(records)
+    assert [seen(lf) for lf in files] == [seen(loader.load(r)) for r in records]
+    assert sorted(parsed) == sorted(r.path for r in records if not r.path.startswith("two/"))
+    assert files[6].documents[0].value["c"] is files[6].documents[0].value["a"]  # the alias
+    owned = [set().union(*(ids(d.value) for d in lf.documents)) for lf in files]
+    assert all(not owned[i] & owned[j] for i in range(len(files)) for j in range(i))

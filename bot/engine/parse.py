@@ -11,7 +11,7 @@ from typing import Any
 from reviewbot import concurrency
 from reviewbot.config import Config
 from reviewbot.load.cache import ParseCache, freeze, thaw
-from reviewbot.load.loader import LoadedFile, fast_events, load
+from reviewbot.load.loader import LoadedFile, fast_events, load, load_alike, parse_key
 from reviewbot.model.builder import Built
 from reviewbot.model.kustomize import Graph
 from reviewbot.sources.tree import MAX_FILE_BYTES, FileRecord, Tree
@@ -68,9 +68,28 @@ def load_files(
 
 def parse_files(records: Sequence[FileRecord], limit: int = MAX_FILE_BYTES) -> list[LoadedFile]:
     """Parse ``records`` (each refused past ``limit`` bytes), PyYAML's wrapper holding the
-    fast event classes for all of them (:func:`~reviewbot.load.loader.fast_events`)."""
+    fast event classes for all of them (:func:`~reviewbot.load.loader.fast_events`).
+
+    Records alike (:func:`~reviewbot.load.loader.parse_key`: the same bytes, a manifest
+    vendored into each cluster's folder) are parsed once, the others copied from it
+    (:func:`~reviewbot.load.loader.load_alike`): a third of hmcts-sds-flux-config's bytes
+    are its clusters' identical ``gotk-components.yaml``."""
+    first: dict[tuple[bytes, bool], int] = {}
+    alike: list[tuple[int, int]] = []  # (a record, the first record of its key)
+    for i, record in enumerate(records):
+        j = first.setdefault(parse_key(record), i)
+        if j != i:
+            alike.append((i, j))
+    if not alike:
+        with fast_events():
+            return _parse_files(records, limit)
+    unique = sorted(first.values())
     with fast_events():
-        return _parse_files(records, limit)
+        parsed = _parse_files([records[i] for i in unique], limit)
+    done = dict(zip(unique, parsed, strict=True))
+    for i, j in alike:
+        done[i] = load_alike(records[i], done[j]) or load(records[i], limit)
+    return [done[i] for i in range(len(records))]
 
 
 def _parse_files(records: Sequence[FileRecord], limit: int) -> list[LoadedFile]:

@@ -24,6 +24,7 @@ Helm templates are recognised and skipped, never misparsed into findings. Commen
 
 from __future__ import annotations
 
+import marshal
 import re
 import sys
 from bisect import bisect_left, bisect_right
@@ -459,6 +460,33 @@ def load(record: FileRecord, limit: int = MAX_FILE_BYTES) -> LoadedFile:
     larger than ``limit`` (the config's ``loader.max-file-bytes``) is refused unparsed."""
     out = _load(record, limit)
     out._text = None  # decoded again if asked for (see LoadedFile)
+    return out
+
+
+def parse_key(record: FileRecord) -> tuple[bytes, bool]:
+    """What :func:`load` of ``record`` depends on: its bytes, and whether it sits in a
+    ``templates/`` folder (a template there is skipped); the limit is the run's. Two records
+    of one key load alike but for their paths (:func:`load_alike`)."""
+    return record.data, _in_templates_dir(record.path)
+
+
+def load_alike(record: FileRecord, first: LoadedFile) -> LoadedFile | None:
+    """``record`` loaded as :func:`load` loads it, made from ``first``, the load of a record of
+    the same :func:`parse_key` (a manifest vendored into every cluster's folder): the
+    documents' values copied through ``marshal`` (every value the composer makes is of its
+    types; what aliases share in a document stays shared in its copy), so no value is shared
+    between the two files, as two parses share none. None when a value cannot be copied so
+    (then ``record`` is parsed)."""
+    try:
+        values = marshal.loads(marshal.dumps([d.value for d in first.documents]))
+    except ValueError:
+        return None
+    out = LoadedFile(record.path, record, record.data if first.data else b"",
+                     problems=list(first.problems), skipped=first.skipped, pure=first.pure,
+                     ignore_comments=dict(first.ignore_comments))
+    out.documents = [Document(out, d.index, value, d.line, spans=d.spans,
+                              kyaml_apart=d.kyaml_apart, refused=d.refused)
+                     for d, value in zip(first.documents, values, strict=True)]
     return out
 
 
