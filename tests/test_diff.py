@@ -654,12 +654,13 @@ def test_a_kustomization_file_is_named_as_a_file_not_a_flux_kustomization(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The diff's JSON names a kustomization file ``Kustomization/<path>`` (its contract);
-    the text and Markdown name it as a file, which a Flux Kustomization is not."""
+    the text and Markdown name it as a file, which a Flux Kustomization is not; the text
+    header names the line of its first change, as an object's does (docs/review.md)."""
     repo = GitRepo(tmp_path / "repo")
     base = repo.commit({"app/kustomization.yaml": "resources: []\n"})
     head = repo.commit({"app/kustomization.yaml": "resources: []\nnamePrefix: a-\n"})
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
-    assert out.splitlines()[0] == "~ kustomize file app/kustomization.yaml  modified"
+    assert out.splitlines()[0] == "~ kustomize file app/kustomization.yaml:2  modified"
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "markdown", base,
                             head], capsys)
     assert ("~ kustomize file <code>app/kustomization.yaml</code> <b>modified</b> "
@@ -667,6 +668,24 @@ def test_a_kustomization_file_is_named_as_a_file_not_a_flux_kustomization(
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "json", base,
                             head], capsys)
     assert json.loads(out)["diff"][0]["object"] == "Kustomization/app/kustomization.yaml"
+
+
+def test_a_helm_values_file_s_text_header_names_its_first_changed_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Helm values file's text header is its path and the line of its first change, as
+    an object's header names its first changed field (a new-user trial: it named the file
+    alone, though docs/review.md says every header names its line)."""
+    repo = GitRepo(tmp_path / "repo")
+    chart = "apiVersion: v2\nname: web\nversion: 1.0.0\n"
+    values = "replicas: 1\nimage:\n  repository: nginx\n  tag: '{tag}'\n"
+    base = repo.commit({"web/Chart.yaml": chart, "web/values.yaml": values.format(tag="1.27")})
+    head = repo.commit({"web/values.yaml": values.format(tag="1.28")})
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
+    assert out.splitlines()[0] == "~ Helm values file web/values.yaml:4  modified"
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "json", base,
+                            head], capsys)
+    assert [(e["file"], e["line"]) for e in json.loads(out)["diff"]] == [("web/values.yaml", 4)]
 
 
 def test_one_document_that_two_builds_make_changes_once_and_a_kustomization_is_a_file(
@@ -704,7 +723,7 @@ def test_one_document_that_two_builds_make_changes_once_and_a_kustomization_is_a
     assert headers == [
         "~ Deployment/shop/web  modified  base/deploy.yaml:10  "
         "(in 2 builds alike: overlays/a, overlays/b)",
-        "~ kustomize file overlays/b/kustomization.yaml  modified",
+        "~ kustomize file overlays/b/kustomization.yaml:5  modified",  # its first change
     ]
     assert "3 modified (2 objects, 1 file, 1 of them made again alike by another build)" in out
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "markdown", base,

@@ -210,8 +210,8 @@ def object_header(entry: Mapping[str, Any], group: Alike | None = None) -> tuple
         ref += " " + listed(others, term)
     file, base_file = entry.get("file"), entry.get("base_file")
     shown = status if (fails := build_fails(entry)) is None else status + fails[0]
-    if words in FILE_WORDS and status == "modified":
-        return mark, f"{ref}  {shown}"  # the name is the file, the line its first
+    if words in FILE_WORDS and status == "modified":  # the name is the file: its line follows
+        return mark, f"{ref}:{entry.get('line') or 1}  {shown}"
     if status == "removed":
         where = f"(was in {term(str(base_file))})"
     elif status == "renamed":
