@@ -43,17 +43,25 @@ if _COLLECTING:
     gc.enable()
 
 
-def _common(parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS) -> None:
-    """The options of the commands that lint (lint, review, netpol's)."""
+def _reading(parser: argparse.ArgumentParser, formats: Sequence[str]) -> None:
+    """The options of every command that reads a tree into a model (lint, review, netpol's):
+    which configuration, how the tree is read, where the report goes and in what format
+    (the first of ``formats`` by default)."""
     parser.add_argument("--config", metavar="FILE",
                         help="configuration file (default: the nearest .reviewbot.yaml)")
-    parser.add_argument("--format", choices=formats, default="text", help="output format")
+    parser.add_argument("--format", choices=formats, default=formats[0], help="output format")
     parser.add_argument("--output", metavar="FILE", help="write the report to FILE, not stdout")
-    parser.add_argument("--fail-on", choices=FAIL_ON, default=None,
-                        help="lowest severity that makes the exit code 1 (default: error)")
     parser.add_argument("--cache", metavar="DIR", help="parse cache keyed by git blob id")
     parser.add_argument("--render", action="store_true",
                         help="build kustomizations with kustomize/kubectl first")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    """The options of the commands that lint (lint, review): :func:`_reading`'s, and what
+    decides the rules, their inputs and the exit code."""
+    _reading(parser, FORMATS)
+    parser.add_argument("--fail-on", choices=FAIL_ON, default=None,
+                        help="lowest severity that makes the exit code 1 (default: error)")
     parser.add_argument("--kubeconform", metavar="PATH",
                         help="validate with this kubeconform binary (the schema rule)")
     parser.add_argument("--kubernetes-version", metavar="V",
@@ -178,20 +186,23 @@ def _explain_arguments(explain: argparse.ArgumentParser) -> None:
 def _netpol_arguments(netpol: argparse.ArgumentParser) -> None:
     netsub = netpol.add_subparsers(prog=netpol.prog, dest="netpol_command", required=True,
                                    metavar="COMMAND")
+    # no rule runs and nothing fails (they exit 0): lint's --fail-on, --rule, --kubeconform,
+    # --color and Kubernetes versions would do nothing, and argparse refuses them
     conn = netsub.add_parser("connectivity", help="allowed flows between workloads")
-    _common(conn, ("text", "json", "connlist"))
+    _reading(conn, ("text", "json", "connlist"))
+    conn.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     conn.add_argument("paths", nargs="*", default=["."], metavar="PATH")
     ndiff = netsub.add_parser(
         "diff", help="flows that changed between two trees or git refs",
         description="Compare the connectivity of OLD and NEW: two folders, or two git refs of "
                     "the repository at --repo (default: the current directory).")
-    _common(ndiff, ("connlist", "json", "markdown", "mermaid"))
+    _reading(ndiff, ("connlist", "json", "markdown", "mermaid"))
+    ndiff.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     ndiff.add_argument("old", metavar="OLD")
     ndiff.add_argument("new", metavar="NEW")
     ndiff.add_argument("--repo", metavar="DIR", help="the git repository OLD and NEW are refs of")
     ndiff.add_argument("--ref-names", default="ref1,ref2", metavar="OLD_NAME,NEW_NAME",
                        help="what connlist lines call the two sides (default: ref1,ref2)")
-    ndiff.set_defaults(format="connlist")
 
 
 def _inventory_arguments(inventory: argparse.ArgumentParser) -> None:

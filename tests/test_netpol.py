@@ -477,6 +477,25 @@ def test_connectivity_json_and_text(tmp_path: Path) -> None:
     assert text.read_text().endswith("\n14 allowed flows among 4 workloads, 1 NetworkPolicy\n")
 
 
+@pytest.mark.parametrize("flag", [["--fail-on", "warning"], ["--rule", "schema"],
+                                  ["--kubernetes-version", "1.30"], ["--color", "never"],
+                                  ["--kubeconform", "kubeconform"],
+                                  ["--target-kubernetes-version", "1.33"]])
+@pytest.mark.parametrize("command", [["connectivity", "."], ["diff", "a", "b"]])
+def test_the_netpol_commands_refuse_the_options_that_would_do_nothing(
+    command: list[str], flag: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The netpol commands run no rule and exit 0: lint's --fail-on, --rule, --kubeconform,
+    Kubernetes versions and --color would change nothing (`--fail-on warning` read as a
+    gate that never closes), so they are usage errors; the options they use
+    (docs/netpol.md) stay."""
+    assert main(["netpol", *command, *flag]) == 2
+    assert "unrecognized arguments: " + flag[0] in capsys.readouterr().err
+    recipe = str(RECIPES / "egress-to-dns" / "manifests")
+    assert main(["netpol", "connectivity", recipe, "--config", "/dev/null", "--format",
+                 "connlist", "--output", "/dev/null", "--debug"]) == 0
+
+
 def test_the_map_says_which_named_namespaces_it_does_not_list(tmp_path: Path) -> None:
     """New-user trial seventeen: flows from ingress-nginx and to kube-system's DNS were
     missing from the map, unsaid: the repository shows no workload there."""
