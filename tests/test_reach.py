@@ -693,6 +693,33 @@ def test_an_argo_cd_folder_applies_its_own_files_unless_it_recurses(tmp_path: Pa
         ("kustomize-integrity[not-applied]", "apps/top/sub/inner.yaml")]  # apps/top/sub
 
 
+def test_an_argo_cd_directory_source_reads_its_files_as_written_kustomizations_or_not(
+        tmp_path: Path) -> None:
+    """Argo CD runs no kustomize for a directory source: a source that names ``directory``
+    (its one type, ApplicationSource.ExplicitType, once the controller's NormalizeSource
+    dropped the types written empty) applies its folder's files as written, a
+    kustomization there or not, and a recursing one reads every file below, a folder with
+    its own kustomization too (reposerver's findManifests). Each folder here pins the
+    floating image in its kustomization's ``images``: only what kustomize builds is pinned."""
+    pinned = "resources: [web.yaml]\nimages: [{name: web, digest: 'sha256:%s'}]\n" % ("a" * 64)
+    apps = [APP % (name, f"apps/{name}", name) for name in ("built", "empty", "named", "deep")]
+    apps[1] = apps[1].replace("path: apps/empty}", "path: apps/empty, directory: {}}")
+    apps[2] = apps[2].replace("path: apps/named}", "path: apps/named, directory: "
+                              "{include: '*.yaml'}}")
+    apps[3] = apps[3].replace("path: apps/deep}", "path: apps/deep, directory: {recurse: true}}")
+    write(tmp_path, {
+        "argocd/apps.yaml": "---\n".join(apps),
+        **{f"apps/{a}/kustomization.yaml": pinned for a in ("built", "empty", "named")},
+        **{f"apps/{a}/web.yaml": FLOATING % a for a in ("built", "empty", "named")},
+        "apps/deep/sub/kustomization.yaml": pinned,
+        "apps/deep/sub/web.yaml": FLOATING % "deep",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(r, f) for r, _, f, _ in found(result)] == [
+        ("image-digest[floating]", "apps/deep/sub/web.yaml"),  # below, read as written
+        ("image-digest[floating]", "apps/named/web.yaml")]  # `directory` names its type
+
+
 def test_an_applicationset_git_directories_generator_applies_each_folder(
     tmp_path: Path,
 ) -> None:

@@ -1142,16 +1142,8 @@ class Graph:
         prefix = folder + "/" if folder else ""
         units: set[str] = set()
         files: list[str] = []
-        manifests = self._manifests
-        if manifests is None:
-            manifests = self._manifests = sorted(
-                p for p in self.files
-                if p.endswith((".yaml", ".yml")) and not is_kustomization_file(p))
-        start = bisect.bisect_left(manifests, prefix)
         below: dict[str, str | None] = {}  # folder -> its answer (the files of one folder)
-        for path in manifests[start:]:
-            if not path.startswith(prefix):
-                break
+        for path in self.manifests_below(folder):
             unit = self._kustomization_below(posixpath.dirname(path), folder, below)
             if unit is not None:
                 units.add(unit)
@@ -1171,6 +1163,20 @@ class Graph:
                     units.add(unit)
         found = self._units[folder] = (files, sorted(units))
         return found
+
+    def manifests_below(self, folder: str) -> list[str]:
+        """The YAML files at any depth below ``folder`` (the whole tree for ""), but
+        kustomization files, in path order."""
+        manifests = self._manifests
+        if manifests is None:
+            manifests = self._manifests = sorted(
+                p for p in self.files
+                if p.endswith((".yaml", ".yml")) and not is_kustomization_file(p))
+        prefix = folder + "/" if folder else ""
+        start = bisect.bisect_left(manifests, prefix)
+        end = bisect.bisect_left(manifests, prefix[:-1] + chr(ord("/") + 1)) if prefix else len(
+            manifests)
+        return manifests[start:end]
 
     def _kustomization_below(self, parent: str, top: str, below: dict[str, str | None]
                              ) -> str | None:
@@ -1350,7 +1356,8 @@ class Graph:
     def _folder_build(self, folder: str, spec: Mapping[str, Any], obj_file: str) -> Build:
         components = [e.strip() for e in _list(spec.get("components"))
                       if isinstance(e, str) and e.strip() and not is_remote(e)]
-        if folder in self.by_dir:
+        argo = spec.get(ARGO_DIRECTORY)
+        if folder in self.by_dir and not isinstance(argo, dict):
             k = self.by_dir[folder]
             if components:  # kustomize-controller appends them to the folder's own
                 # kustomization's components (fluxcd/pkg's kustomize generator): its namespace
@@ -1368,11 +1375,14 @@ class Graph:
                           config=inner.config, variables=inner.variables)
         else:
             build = Build(folder, [], set(), [])
-            files, units = self.flux_units(folder)
-            argo = spec.get(ARGO_DIRECTORY)
-            if isinstance(argo, dict):  # the files Argo CD's directory source reads
-                files = argo_files(files, folder, argo)
-                units = units if argo.get("recurse") else []
+            units: list[str] = []
+            if isinstance(argo, dict):  # the files Argo CD's directory source reads, as
+                # written: it runs no kustomize, not in a folder below with a kustomization
+                # (reposerver's findManifests walks every file), nor in this one when the
+                # source names its type (``directory``: :func:`argo_reads_directory`)
+                files = argo_files(self.manifests_below(folder), folder, argo)
+            else:
+                files, units = self.flux_units(folder)
             build.listing = (tuple(files), tuple(units))
             build.reads[folder] = self._token(folder)  # still without a kustomization
             for unit in units:
@@ -1450,6 +1460,22 @@ def argo_directory(source: Mapping[str, Any]) -> dict[str, Any]:
     return {"recurse": directory.get("recurse") is True,
             **{k: v for k in ("include", "exclude")
                if isinstance(v := directory.get(k), str) and v.strip()}}
+
+
+def argo_reads_directory(source: Mapping[str, Any]) -> bool:
+    """Whether Argo CD reads ``source`` as a directory source by its type alone, a
+    kustomization in its folder or not: ``directory`` is the one type it names
+    (ApplicationSource.ExplicitType: ``kustomize``, ``helm``, ``directory``, ``plugin``),
+    once the controller has dropped the types written empty (util/argo's NormalizeSource:
+    a ``directory`` without ``recurse``, ``jsonnet``, ``disableExtensionFilter``,
+    ``include`` or ``exclude`` is none; so is a ``kustomize`` or ``helm`` with no field set).
+    Two types named: Argo CD refuses the source (not this)."""
+    def given(value: Any) -> bool:
+        return isinstance(value, dict) and any(v not in (None, "", [], {}, False)
+                                               for v in value.values())
+    named = [given(source.get("kustomize")), given(source.get("helm")),
+             given(source.get("directory")), source.get("plugin") is not None]
+    return named == [False, False, True, False]
 
 
 def argo_files(files: Iterable[str], folder: str, directory: Mapping[str, Any]) -> list[str]:

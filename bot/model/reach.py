@@ -56,6 +56,7 @@ from reviewbot.model.kustomize import (
     ClusterSpec,
     Graph,
     argo_directory,
+    argo_reads_directory,
     argo_sources,
     flux_spec,
     folders,
@@ -1239,8 +1240,9 @@ class _Walker:
             if folder not in self.graph.by_dir and join(folder, "Chart.yaml") in (
                     self.graph.paths):  # a chart of this repository: Helm renders it
                 flux[ARGO_DIRECTORY] = CHART_AS_WRITTEN  # (what renders as written)
-            elif folder not in self.graph.by_dir:  # Argo CD applies the files, no kustomize
-                flux[ARGO_DIRECTORY] = argo_directory(source)  # which of its files
+            elif folder not in self.graph.by_dir or argo_reads_directory(source):
+                # Argo CD applies the files, no kustomize: which of them
+                flux[ARGO_DIRECTORY] = argo_directory(source)
             namespace = text_of(destination.get("namespace"))
             if namespace:
                 flux[ARGO_NAMESPACE] = namespace  # namespaced objects without one
