@@ -22,7 +22,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   until the entry is fixed); the fix offers removing the entry too (the file may have
   been deleted on purpose).
   An entry git-ignored by a `.gitignore` of the tree, or written by a script of the tree,
-  is a build output (generated before the build) and not judged, unless a GitOps controller
+  is a build output (generated before the build) and not judged; so is a missing
+  `flux-system` folder, which `flux bootstrap --path=DIR` writes and commits into DIR (a
+  template to bootstrap, or a folder not bootstrapped yet); unless a GitOps controller
   (a Flux Kustomization, an Argo CD Application) builds the kustomization from git, where
   nothing makes it: then it is `missing`, and the message says it is git-ignored; a patch
   written as a bare string under `patches:` is the

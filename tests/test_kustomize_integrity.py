@@ -902,6 +902,40 @@ def test_an_entry_a_script_of_the_tree_writes_before_its_build_is_not_missing(
         (s.path, s.reason) for s in result.skipped]
 
 
+def test_the_flux_system_folder_bootstrap_writes_is_not_missing_until_flux_builds_from_git(
+        tmp_path: Path) -> None:
+    """opencenter-cloud/openCenter-gitops-base (judge round AW): its example overlay, a
+    template to copy, lists ./flux-system, which `flux bootstrap --path=DIR` writes and
+    commits into DIR; it was an error, and every base it reaches was "not applied: the build
+    fails". The skipped list says it is not checked. Where a Flux Kustomization already
+    builds the folder from git, bootstrap did not write it there: missing, as any entry."""
+    from .helpers import lint_dir
+
+    ks = """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec: {path: ./examples/dev, sourceRef: {kind: GitRepository, name: flux-system},
+               interval: 10m, prune: true}
+    """
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: apps}\n"
+    write(tmp_path, {
+        "README.md": "copy examples/dev and bootstrap Flux there\n",
+        "examples/dev/kustomization.yaml": "resources: [./flux-system, ../../apps]\n",
+        "apps/kustomization.yaml": "resources: [web.yaml]\n",
+        "apps/web.yaml": cm % "web",
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [(f.file, f.severity) for f in result.findings] == []
+    assert ("examples/dev/kustomization.yaml", "./flux-system is the folder `flux bootstrap` "
+            "writes and commits (Flux's components and sync), not in this repository: not "
+            "checked") in [(s.path, s.reason) for s in result.skipped]
+    write(tmp_path, {"flux/apps.yaml": ks})
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [(f.file, f.line, f.severity) for f in result.findings] == [
+        ("examples/dev/kustomization.yaml", 1, "error")]
+
+
 @pytest.mark.parametrize("bootstrap", [
     "kubectl apply -f argocd/root.yaml\n",
     'ROOT_DIR="$( cd "$SCRIPT_DIR/.." && pwd )"\nkubectl apply -f "$ROOT_DIR/argocd/root.yaml"\n',

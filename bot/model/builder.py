@@ -34,6 +34,7 @@ from reviewbot.model.kustomize import (
     is_remote,
     is_rendered,
     join,
+    made_by_bootstrap,
     patch_files,
     patch_folders,
 )
@@ -877,7 +878,8 @@ def _not_judged_entries(graph: Graph, model: Model) -> Iterator[Skipped]:
             target = join(k.directory, entry.value.strip())
             if target in graph.paths or target in graph.dirs or is_remote(entry.value):
                 continue
-            if (graph.gitignored(target) or graph.written_by(target)) and controller():
+            if (graph.gitignored(target) or graph.written_by(target)
+                    or made_by_bootstrap(target)) and controller():
                 continue
             if graph.gitignored(target):  # (a folder the tree holds is read: a .gitignore
                 # pattern does not apply to what the repository tracks)
@@ -886,6 +888,10 @@ def _not_judged_entries(graph: Graph, model: Model) -> Iterator[Skipped]:
             elif (script := graph.written_by(target)) is not None:
                 yield Skipped(k.file, f"{entry.value.strip()} is written by {script} before "
                               "the build it runs: not checked")
+            elif made_by_bootstrap(target):
+                yield Skipped(k.file, f"{entry.value.strip()} is the folder `flux bootstrap` "
+                              "writes and commits (Flux's components and sync), not in this "
+                              "repository: not checked")
 
 
 REMOTE_NAMED = 2  # remote entries a skipped line names; the rest are counted
