@@ -104,6 +104,12 @@ A last check asks that every selector select something.
   names a port no pod it selects declares (by name and protocol: `targetPort: http` beside
   a container port named `web`), at the `targetPort`, where every pod it selects is a pod
   spec of the repository whose build works.
+- `no-such-port` (warning, on the `port:`): an ingress rule's port names a port (by name
+  and protocol) that no pod the policy selects declares: Kubernetes resolves a named port
+  on each pod, so that entry admits nothing ("NetworkPolicy mon/logs: ingress rule 1 admits
+  the port named metrics (TCP), which no pod it selects declares (Deployment logs names
+  logs), so the rule admits nothing"). Judged where every pod the policy selects is a pod
+  spec of the repository whose build works (no chart's: its ports are not seen).
 
 Cilium policies are evaluated with the NetworkPolicies, at L3/L4, as docs.cilium.io documents
 them (Security > Network Policy), and combine with them as Cilium combines them:
@@ -332,7 +338,7 @@ SEVERITY = "error"
 SEVERITIES = {
     "egress-unmatched": "error", "ingress-unused": "warning", "dependency-denied": "error",
     "selects-nothing": "warning", "dependency-missing": "error", "dns-denied": "error",
-    "no-endpoints": "warning",
+    "no-endpoints": "warning", "no-such-port": "warning",
 }
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 SUMMARY = (
@@ -415,6 +421,7 @@ def _judged(view: Model) -> list[Violation | QuietPlace]:
     found += _ingress_unused(network)
     found += _dependencies_denied(network, view)
     found += _selects_nothing(network)
+    found += _ports_undeclared(network, view)
     found += _dns_denied(network, view)
     return found
 
@@ -1571,6 +1578,44 @@ def _selects_nothing(net: Network) -> Iterator[Violation | QuietPlace]:
                     yield QuietPlace(policy.obj, path, found)
                 elif found is not None:
                     yield found
+
+
+def _ports_undeclared(net: Network, view: Model) -> Iterator[Violation]:
+    """An ingress rule's port that names a port (by name and protocol) no pod the policy
+    selects declares: Kubernetes resolves a named port on each destination pod, so that entry
+    admits nothing (soerenschneider/k8s-gitops' victorialogs policy admits `port: metrics`
+    of a container whose one port is named `victorialogs`: Prometheus, the ingress gateway
+    and the log shippers were all dropped; judge round AW). Judged where every pod the
+    policy selects is a pod spec of the repository whose build works, as ``no-endpoints``
+    judges a Service's named ``targetPort``."""
+    from reviewbot.netpol.network import named_ports
+
+    for policy in net.policies:
+        named = [rule for rule in policy.ingress if rule.uses_names]
+        subjects = [net.pods[d] for d in net.subjects(policy)] if named else []
+        if not subjects or any(p.origin is not None or not p.labels_complete
+                               or id(p.obj) in view.unbuilt for p in subjects):
+            continue
+        declared = {key for p in subjects for key in named_ports(p)}
+        names = sorted({name for name, _ in declared})
+        first = subjects[0]
+        has = ", ".join(names) if names else "no port"
+        for rule in named:
+            ports = rule.ports or ()
+            missing = [p for p in ports if isinstance(p.port, str) and not any(
+                m in p.port for m in ("$", "{")) and (p.port, p.protocol) not in declared]
+            for port in missing:
+                nothing = ("so the rule admits nothing" if len(missing) == len(ports) else
+                           "so that entry admits nothing")
+                yield Violation(
+                    policy.obj, port.path + ("port",),
+                    f"{policy.described}: ingress rule {rule.index + 1} admits the port named "
+                    f"{port.port} ({port.protocol}), which no pod it selects declares "
+                    f"({first.kind} {first.name} names {has}), {nothing}",
+                    kind="no-such-port",
+                    fix=(f"Admit a port the pods name ({names[0]}), or name a container port "
+                         f"{port.port}." if names else
+                         f"Name a container port {port.port} in the pods the policy selects."))
 
 
 # Labels Kubernetes' controllers add to the pods they make (Job: job-name and controller-uid,

@@ -97,3 +97,36 @@ spec:
          "declares (Deployment docs names web), so the Service has no endpoints on port 80: "
          "no connection to it reaches a pod",
          "Target a port the pods name (web), or name a container port http.")]
+
+
+def test_a_policy_admitting_a_port_name_no_pod_it_selects_declares_admits_nothing(
+        tmp_path: Path) -> None:
+    """netpol-pairing[no-such-port]: soerenschneider/k8s-gitops' victorialogs policy admits
+    `port: metrics` where the container's one port is named `victorialogs` (judge round AW):
+    Kubernetes resolves a named port on each pod the policy selects, so nothing is admitted
+    there. A name a selected pod declares, with its protocol, or a number, is quiet; pods a
+    chart renders (whose ports reviewbot cannot see) are not judged."""
+    pods = deployment("logs", "mon", "{app: logs}",
+                      ports="ports: [{name: logs, containerPort: 8428}]")
+    text = pods + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: logs, namespace: mon}
+spec:
+  podSelector: {matchLabels: {app: logs}}
+  ingress:
+  - ports: [{port: metrics}]
+  - ports: [{port: logs}, {port: logs, protocol: UDP}]
+  - ports: [{port: 8428}]
+"""
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.line, f.kind, f.severity, f.message, f.fix) for f in result.findings] == [
+        (21, "no-such-port", "warning",
+         "NetworkPolicy mon/logs: ingress rule 1 admits the port named metrics (TCP), which no "
+         "pod it selects declares (Deployment logs names logs), so the rule admits nothing",
+         "Admit a port the pods name (logs), or name a container port metrics."),
+        (22, "no-such-port", "warning",
+         "NetworkPolicy mon/logs: ingress rule 2 admits the port named logs (UDP), which no "
+         "pod it selects declares (Deployment logs names logs), so that entry admits nothing",
+         "Admit a port the pods name (logs), or name a container port logs.")]
