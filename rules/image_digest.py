@@ -53,11 +53,14 @@ Findings, by kind:
   (`floating`, naming the step), `repo:1.2@sha256:...` pins it (no finding), `repo:1.2` is
   `unpinned`.
 - `unpinned` (warning): a tag and no digest (in values: the chart's default tag and no
-  digest). An image a pod names by an OpenShift ImageStream of its namespace with
-  `lookupPolicy.local` (its short name and tag) is what the stream's tag imports, followed
-  tag by tag: a `DockerImage` by digest pins it (no finding), by tag it is `unpinned`, what
-  the last import found (`floating` when that tag is `:latest` or none); OpenShift resolves
-  it, no registry serves the short name at a start.
+  digest; an image the values name without a tag beside a `global` mapping that sets `tag`,
+  and `hub`, takes them as istio's charts write it, `{global.hub}/{image}:{global.tag}`,
+  and the finding says the chart's reading is not seen). An image a pod names by an
+  OpenShift ImageStream of its namespace with `lookupPolicy.local` (its short name and tag)
+  is what the stream's tag imports, followed tag by tag: a `DockerImage` by digest pins it
+  (no finding), by tag it is `unpinned`, what the last import found (`floating` when that
+  tag is `:latest` or none); OpenShift resolves it, no registry serves the short name at a
+  start.
 - `tag-moved` (error, review only): between the base branch and the PR, the tag changed but
   the digest did not. The digest wins at pull time, so the old image still runs and the new
   tag lies. Only `reviewbot review` sees both trees; `reviewbot lint` sees one and checks
@@ -349,6 +352,9 @@ def _check(
     elif ref.repository is None:
         message = (f"{who}: the chart's image at tag {_quoted(ref.tag)} is pinned by tag only; "
                    "the tag can be re-pointed, so the values do not say what runs")
+    elif ref.tag_from is not None:
+        message = (f"{who}: image {ref.text} (its tag the values' {ref.tag_from}) is pinned by "
+                   "tag only; the tag can be re-pointed, so the values do not say what runs")
     else:
         message = (f"{who}: image {ref.text} is pinned by tag only; the tag can be re-pointed, "
                    "so the manifest does not say what runs")
@@ -365,7 +371,9 @@ def _check(
                "is generated: DO NOT EDIT, so an edit there is lost when it is made again).")
     else:
         fix = f"Add the digest of the tag: {ref.name}:{ref.tag or '<tag>'}@sha256:<digest>."
-    yield Violation(pod.obj, tag_path, message, fix=fix, kind="unpinned")
+    yield Violation(pod.obj, tag_path, message, fix=fix, kind="unpinned", doubt=(
+        f"whether the chart's templates give this image the values' {ref.tag_from}" if (
+            ref.tag_from is not None) else None))
 
 
 def _quoted(tag: str | None) -> str:

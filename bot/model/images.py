@@ -22,6 +22,9 @@ class ImageRef:
     tag: str | None
     digest: str | None
     chart_tag: bool = False
+    # values that name an image without a tag, beside a ``global`` mapping with ``tag`` (and
+    # ``hub``) set: the dotted path of the tag the chart's templates may give it (``global.tag``)
+    tag_from: str | None = None
 
     @property
     def name(self) -> str:
