@@ -76,6 +76,7 @@ metadata:
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -151,12 +152,17 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
                     problem.kustomize_reads or lf.path not in model.kustomized) and (
                     _MANIFEST_KEY.search(lf.text)):
                 # applied as written: kubectl (and Argo CD's directory source, which decodes
-                # as kubectl does) keeps the later value (kubectl 1.32 measured)
+                # as kubectl does) keeps the later value (kubectl 1.32 measured); a chart's
+                # template without template text is rendered as written and decoded by the
+                # client Helm shares with kubectl (cli-runtime's resource builder)
+                how = ("; Helm renders it as written, and the decoder its client shares with "
+                       "kubectl keeps" if _chart_template(model, lf.path) else
+                       ", and kubectl (as Argo CD's directory source) keeps")
                 yield Violation(
                     None, (), f"{said.split('): ', 1)[0].rstrip(')')}); no kustomize build reads "
-                    "this file, and kubectl (as Argo CD's directory source) keeps the later "
-                    "value, so the object is applied with the earlier one silently dropped "
-                    "(reviewbot judged nothing else of it)", file=lf.path, line=problem.line,
+                    f"this file{how} the later value, so the object is applied with the "
+                    "earlier one silently dropped (reviewbot judged nothing else of it)",
+                    file=lf.path, line=problem.line,
                     column=problem.column, key=f"{lf.path}:{problem.message}",
                     kind="manifest-duplicate",
                     fix="Delete the key kubectl drops, or merge the two into one.",
@@ -210,6 +216,13 @@ _SYNTAX_FIXES = (
 def _syntax_fix(message: str) -> str | None:
     """The fix of a syntax error the parser names as the usual ones (None: the rule's)."""
     return next((fix for needle, fix in _SYNTAX_FIXES if needle in message), None)
+
+
+def _chart_template(model: Model, path: str) -> bool:
+    """Whether ``path`` is in the ``templates/`` folder of a chart of the tree (a
+    ``Chart.yaml`` in the folder above it)."""
+    head, found, _ = f"/{path}".partition("/templates/")
+    return bool(found) and posixpath.join(head.lstrip("/"), "Chart.yaml") in model.files
 
 
 def _values_file(path: str, text: str) -> bool:

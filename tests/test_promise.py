@@ -672,6 +672,31 @@ def test_a_key_twice_where_nothing_shows_a_manifest_or_in_values_is_not_refused(
         "built/cm.yaml:duplicate mapping key (first defined on line 4)")
 
 
+def test_a_key_twice_in_a_chart_s_plain_template_says_helm_renders_it(tmp_path: Path) -> None:
+    """Judge round AW (cterence/homelab-gitops' immich chart): a duplicate annotation key in
+    a chart template without template text said "kubectl (as Argo CD's directory source)
+    keeps the later value"; Helm renders the file as written and its client decodes it
+    with kubectl's decoder. The same file outside a chart keeps the kubectl wording."""
+    cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations:\n"
+          "    a: '1'\n    a: '2'\n")
+    write(tmp_path, {
+        "immich/Chart.yaml": "apiVersion: v2\nname: immich\nversion: 0.1.0\n",
+        "immich/values.yaml": "{}\n",
+        "immich/templates/cm.yaml": cm,
+        "plain/cm.yaml": cm,
+    })
+    said = {f.file: f.message.split("; ", 1)[1] for f in lint_dir(
+        tmp_path, only=["yaml-syntax"]).findings}
+    assert said == {
+        "immich/templates/cm.yaml": "no kustomize build reads this file; Helm renders it as "
+        "written, and the decoder its client shares with kubectl keeps the later value, so "
+        "the object is applied with the earlier one silently dropped (reviewbot judged "
+        "nothing else of it)",
+        "plain/cm.yaml": "no kustomize build reads this file, and kubectl (as Argo CD's "
+        "directory source) keeps the later value, so the object is applied with the earlier "
+        "one silently dropped (reviewbot judged nothing else of it)"}
+
+
 def test_a_values_file_an_application_gives_its_chart_is_in_its_namespace(
         tmp_path: Path) -> None:
     """A new-user trial: the Argo CD Application renders the repository's chart with
