@@ -118,7 +118,9 @@ verdicts), never in `lint`, which sees one tree.
   finding on the object is new or made worse (it says so already). A change that also
   stops the surge (`Recreate`, `maxSurge: 0`) is a `gpu-restart`; scaling or a strategy
   edit alone changes no template and starts no rollout.
-- `chart-major` (info): a HelmRelease's `spec.chart.spec.version` changes its major version.
+- `chart-major` (info): a HelmRelease's `spec.chart.spec.version` changes its major version
+  (a semver range whose versions share one major, `^7.0.0` or `>=8.0.0 <9.0.0`, is that
+  major; a range across majors is none).
 - `oci-tag` (info): an OCIRepository's `spec.ref.tag` changes. For both, the rendered change
   is out of reach without the chart or artifact, and the message says so.
 - `sops-recipient` (warning): a SOPS-encrypted object is no longer encrypted to a recipient

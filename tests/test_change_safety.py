@@ -1248,6 +1248,18 @@ def test_chart_major_bumps_and_oci_tag_bumps_are_info(
     # 5,000 digits are no major version (Python converts no more than 4,300): quiet, no crash
     huge = repo.commit({"hr.yaml": release.format(version="9" * 5000 + ".0.0")})
     assert review(repo, head, huge, capsys) == (0, [])
+    # a semver range of one major is that major, as the chart's labels read it (one reading
+    # of a chart version: releases.chart_major); a range across majors is none
+    ranged = repo.commit({"hr.yaml": release.format(version="^7.0.0")})
+    assert review(repo, huge, ranged, capsys) == (0, [])
+    bumped = repo.commit({"hr.yaml": release.format(version=">=8.0.0 <9.0.0")})
+    code, found = review(repo, ranged, bumped, capsys)
+    assert (code, verdicts(found)) == (0, [("info", "hr.yaml", 9)])
+    assert found[0]["message"].startswith(
+        "HelmRelease shop/podinfo: chart podinfo ^7.0.0 -> >=8.0.0 <9.0.0 changes the major "
+        "version (7 -> 8)")
+    wide = repo.commit({"hr.yaml": release.format(version=">=8.0.0")})
+    assert review(repo, bumped, wide, capsys) == (0, [])
 
 
 # ---------------------------------------------------------------- diff --format json

@@ -175,6 +175,17 @@ WRONG_TYPES = {
                 args: ["--max-model-len", "{'9' * 5000}", "--tensor-parallel-size", "{'9' * 5000}"]
                 resources: {{limits: {{nvidia.com/gpu: {'9' * 4000}, cpu: {'9' * 4000}}}}}
                 startupProbe: {{httpGet: {{port: 80}}, failureThreshold: "{'9' * 5000}"}}
+    """, "hr.yaml": f"""
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {{name: r, namespace: a}}
+        spec:
+          chart:
+            spec: {{chart: app-template, version: "{'4' * 5000}.0.0",
+                    sourceRef: {{kind: HelmRepository, name: bjw-s}}}}
+          values:
+            controllers:
+              main: {{containers: {{app: {{image: {{repository: nginx, tag: "1"}}}}}}}}
     """},
     "matchExpressions operator: [In]": {"np.yaml": """
         apiVersion: networking.k8s.io/v1

@@ -76,10 +76,14 @@ from reviewbot.model.objects import (
 )
 from reviewbot.model.resource import HELM_TEMPLATE
 from reviewbot.model.substitute import expand
+from reviewbot.model.workload import MAX_DIGITS
 
 APP_TEMPLATE = "app-template"
 SUBSTITUTION = re.compile(r"\$\{|\{\{")  # Flux postBuild substitution, Helm templates
-VERSION = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
+# a version's numbers, MAX_DIGITS at most each: longer is no chart's (and past 4,300 digits
+# Python refuses to read one: a hostile HelmRelease's version was an internal error)
+_N = rf"\d{{1,{MAX_DIGITS}}}"
+VERSION = re.compile(rf"v?({_N})\.({_N})\.({_N})")
 
 
 @dataclass(frozen=True)
@@ -339,6 +343,16 @@ def _why_not(obj: KObject, spec: Mapping[str, Any], chart: str, version: str,
     return ""
 
 
+def chart_major(version: Any) -> int | None:
+    """The major version of a chart version as a HelmRelease writes it (a string, or a YAML
+    number): of one version, or of a semver range whose versions share one major
+    (:func:`_major`); else None."""
+    if not isinstance(version, (str, int)) or isinstance(version, bool):
+        return None
+    found = _major(str(version))
+    return found[0] if found is not None else None
+
+
 def _major(version: str) -> tuple[int, int, int] | None:
     """The chart version a release runs: one written exactly; for a semver range whose
     versions share one major (``4.x``, ``~4.1``, ``^4.0.0``, ``>=4.0.0 <5.0.0``), the highest
@@ -355,10 +369,10 @@ def _major(version: str) -> tuple[int, int, int] | None:
 def _range_major(text: str) -> int | None:
     """The one major of a semver range's versions (Masterminds/semver, which Flux and Helm
     read), or None."""
-    one = re.fullmatch(r"[~^=v]*\s*(\d+)(?:\.(?:\d+|[xX*]))?(?:\.(?:\d+|[xX*]))?", text)
+    one = re.fullmatch(rf"[~^=v]*\s*({_N})(?:\.(?:{_N}|[xX*]))?(?:\.(?:{_N}|[xX*]))?", text)
     if one and not (text.startswith("^") and one.group(1) == "0"):
         return int(one.group(1))  # X, X.x, X.Y.x, ~X.Y, ^X.Y.Z (X > 0)
-    bounds = re.fullmatch(r">=?\s*v?(\d+)\.\d+(?:\.\d+)?\s*,?\s*<\s*v?(\d+)(?:\.0)?(?:\.0)?",
+    bounds = re.fullmatch(rf">=?\s*v?({_N})\.{_N}(?:\.{_N})?\s*,?\s*<\s*v?({_N})(?:\.0)?(?:\.0)?",
                           text)
     if bounds and int(bounds.group(2)) == int(bounds.group(1)) + 1:
         return int(bounds.group(1))  # >=X.Y.Z <X+1.0.0

@@ -3,27 +3,23 @@ or an OCIRepository's tag changes, whose rendered change is out of reach."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reviewbot.engine.findings import Violation
 from reviewbot.model.objects import KObject, Path
-from reviewbot.model.workload import MAX_DIGITS
+from reviewbot.model.releases import chart_major
 from reviewbot.rules._change_safety.common import object_name
 
 if TYPE_CHECKING:  # the diff's types only: a lint never imports the diff
     from reviewbot.diff.objects import ObjectDiff
 
 
-_VERSION = re.compile(rf"^v?(\d{{1,{MAX_DIGITS}}})(?:\.\d+){{0,2}}(?:[-+][0-9A-Za-z.-]+)?$")
-
-
 def version_verdicts(entry: ObjectDiff, old: KObject, new: KObject) -> Iterator[Violation]:
     if new.kind == "HelmRelease" and new.group == "helm.toolkit.fluxcd.io":
         path: Path = ("spec", "chart", "spec", "version")
         was, now = old.get(path), new.get(path)
-        a, b = _major_version(was), _major_version(now)
+        a, b = chart_major(was), chart_major(now)
         if a is not None and b is not None and a != b:
             chart = new.get(("spec", "chart", "spec", "chart")) or "the chart"
             yield Violation(
@@ -50,9 +46,3 @@ def version_verdicts(entry: ObjectDiff, old: KObject, new: KObject) -> Iterator[
                 kind="oci-tag",
             )
 
-
-def _major_version(version: Any) -> int | None:
-    if not isinstance(version, (str, int)) or isinstance(version, bool):
-        return None
-    match = _VERSION.match(str(version).strip())
-    return int(match.group(1)) if match else None
