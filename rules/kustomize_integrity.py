@@ -21,8 +21,11 @@ reviewbot checks every `kustomization.yaml` in the tree:
   Kustomization or Argo CD Application that applies it (which applies and prunes nothing
   until the entry is fixed); the fix offers removing the entry too (the file may have
   been deleted on purpose).
-  An entry git-ignored by a `.gitignore` of the tree, or written by a script of the tree,
-  is a build output (generated before the build) and not judged; so is a missing
+  An entry git-ignored by a `.gitignore` of the tree, or written by a script of the tree
+  (a shell script, Makefile or justfile, a Tekton Task's step script; a target under
+  variable folders, `${PROJECT}/base/release.yaml`, writes every path ending as its two
+  literal names or more do), is a build output (generated before the build) and not
+  judged; so is a missing
   `flux-system` folder, which `flux bootstrap --path=DIR` writes and commits into DIR (a
   template to bootstrap, or a folder not bootstrapped yet); unless a GitOps controller
   (a Flux Kustomization, an Argo CD Application) builds the kustomization from git, where

@@ -2718,6 +2718,30 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
     assert [(f.file, f.rule) for f in suite.findings] == []
 
 
+def test_without_roots_a_yaml_file_named_as_a_test_s_beside_unit_tests_is_their_data(
+        tmp_path: Path) -> None:
+    """tektoncd/plumbing's koparse (judge round AX): test_release.yaml beside
+    test_koparse.py is the unit test's data (a CRD of tasks.tekton.dev without v1beta1,
+    which made 55 false api-lifecycle errors on the Tasks the cluster receives). A file not
+    named as a test's, or one beside no test program, is applied as before."""
+    (tmp_path / "tools/koparse").mkdir(parents=True)
+    (tmp_path / "tools/koparse/test_koparse.py").write_text("open('test_release.yaml')\n")
+    (tmp_path / "tools/koparse/koparse.py").write_text("")
+    write(tmp_path, {
+        "tools/koparse/test_release.yaml": FLOATING % "fixture",
+        "tools/koparse/release.yaml": FLOATING % "shipped",
+        "tools/other/test_release.yaml": FLOATING % "no-test-beside",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "tools/koparse/release.yaml"),
+        ("image-digest[floating]", "error", "tools/other/test_release.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "tools/koparse/test_release.yaml")]
+    assert ("tools/koparse/test_release.yaml", "test inputs of unit test "
+            "tools/koparse/test_koparse.py: not applied") in [
+        (s.path, s.reason) for s in result.model.skipped]
+
+
 def test_without_roots_what_a_test_harness_names_is_its_input_not_applied(
         tmp_path: Path) -> None:
     # open-policy-agent/gatekeeper-library: each policy's suite.yaml (gator) names its

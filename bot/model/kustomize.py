@@ -486,6 +486,52 @@ def _lines_holding(text: str, needles: tuple[str, ...]) -> str:
 # last argument (a path, not an option)
 _WRITES = re.compile(r"(?<![<>&0-9])>>?\s*([^\s|;&<>()]+)|\btee\s+(?:-a\s+)?([^\s|;&<>()-]\S*)"
                      r"|\b(?:cp|mv)\s+(?:-\w+\s+)*\S+\s+([^\s|;&<>()-][^\s|;&<>()]*)")
+def _tekton_scripts(files: Iterable[LoadedFile]) -> Iterator[FileRecord]:
+    """The step scripts of the tree's Tekton Tasks, ClusterTasks and Pipelines (``steps[].
+    script``, a Pipeline's ``taskSpec``s'), each a record of its YAML file's path."""
+    for lf in files:
+        for doc in lf.documents:
+            value = doc.value
+            api = value.get("apiVersion") if isinstance(value, dict) else None
+            if not isinstance(api, str) or not api.startswith("tekton.dev/"):
+                continue
+            spec = _dict(value.get("spec"))
+            specs = [spec, *(_dict(_dict(t).get("taskSpec"))
+                             for t in (*_list(spec.get("tasks")), *_list(spec.get("finally"))))]
+            texts = [step["script"] for task in specs for step in _list(task.get("steps"))
+                     if isinstance(step, dict) and isinstance(step.get("script"), str)]
+            if texts:
+                yield FileRecord(lf.path, None, "\n".join(texts).encode("utf-8", "replace"))
+
+
+_VARIABLE_PART = re.compile(r"\$(?:\{\w+\}|\w+)")
+
+
+def _variable_targets(texts: Sequence[FileRecord], suffixes: tuple[str, ...]
+                      ) -> Iterator[tuple[str, re.Pattern[str]]]:
+    """(the script, a pattern of the paths it writes) for each write target whose folders
+    are variables and whose file name and one folder at least are literal."""
+    for record in texts:
+        if not (record.path.endswith((".sh", ".bash", ".mk", ".just", *suffixes))
+                or posixpath.basename(record.path) in (*MAKEFILES, *JUSTFILES)):
+            continue
+        text = _lines_holding(record.data.decode("utf-8", "replace"), (">", "tee", "cp", "mv"))
+        for match in _WRITES.finditer(text):
+            target = next((g for g in match.groups() if g), "").strip("'\"")
+            parts = target.split("/")
+            if "$" not in target or "$" in parts[-1] or is_remote(target):
+                continue
+            literal = [p for p in parts if "$" not in p and p not in ("", ".")]
+            if len(literal) < 2:
+                continue
+            pieces = [".+" if p.startswith("$") and _VARIABLE_PART.fullmatch(p) else
+                      re.escape(p) if "$" not in p else None for p in parts]
+            if any(p is None for p in pieces):
+                continue  # (a name part variable, part written: not read)
+            yield record.path, re.compile("(?:^|/)" + "/".join(
+                p for p in pieces if p is not None) + "$")
+
+
 # Task's Taskfiles (and the ones a ``.taskfiles/`` folder keeps for ``includes:``): YAML
 # whose ``cmds`` are shell lines
 _TASKFILE = re.compile(r"(?:^|/)(?:[Tt]askfile(?:\.dist)?\.ya?ml|\.taskfiles/.+\.ya?ml)$")
@@ -555,6 +601,7 @@ class Graph:
         self._ignores: list[_Ignore] | None = None
         self._applied: dict[str, str] | None = None
         self._written: dict[str, str] | None = None
+        self._written_like: list[tuple[re.Pattern[str], str]] = []  # (the paths, the script)
         self.by_dir: dict[str, Kustomization] = {}
         for k in kustomizations:
             if k.flux is None:
@@ -818,18 +865,30 @@ class Graph:
         return self._applied
 
     def written_by(self, path: str) -> str | None:
-        """The shell script, Makefile or justfile of the tree that writes ``path`` (a
-        redirection ``> path``, ``tee path``, ``cp``/``mv``/``envsubst`` to it): made when
-        the script runs, before the build it runs (tvories/k8s-gitops' deploy script writes
-        a chart's values.yaml with envsubst, builds the folder, deletes the file)."""
+        """The shell script, Makefile or justfile of the tree, or the Tekton Task whose step
+        script, writes ``path`` (a redirection ``> path``, ``tee path``, ``cp``/``mv``/
+        ``envsubst`` to it): made when the script runs, before the build it runs
+        (tvories/k8s-gitops' deploy script writes a chart's values.yaml with envsubst,
+        builds the folder, deletes the file). A target whose folders are variables
+        (``${PROJECT_NAME}/base/release.yaml``) writes every path that ends as its literal
+        part does, two literal names at least, the file's own among them (tektoncd/plumbing's
+        install Task copies each project's release into its base before ``kubectl apply
+        -k``; judge round AX)."""
         if self._written is None:
             self._written = {}
+            scripts = (*self.texts, *_tekton_scripts(self.files.values()))
             for script, places in _script_targets(
-                    self.texts, _WRITES, (".sh", ".bash", ".mk", ".just"),
+                    scripts, _WRITES, (".sh", ".bash", ".mk", ".just", ".yaml", ".yml"),
                     (*MAKEFILES, *JUSTFILES), (">", "tee", "cp", "mv")):
                 for at in places:
                     self._written.setdefault(at, script)
-        return self._written.get(path)
+            for script, pattern in _variable_targets(scripts, (".yaml", ".yml")):
+                self._written_like.append((pattern, script))
+        found = self._written.get(path)
+        if found is None:
+            found = next((script for pattern, script in self._written_like
+                          if pattern.search(path)), None)
+        return found
 
     def applied_kustomizations(self) -> dict[str, str]:
         """The kustomization folders the repository's own shell scripts and Makefiles apply
