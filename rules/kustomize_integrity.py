@@ -273,6 +273,7 @@ from reviewbot.model.reach import (
     source_url,
     unapplied_folders,
     unincluded_component,
+    unused_base,
 )
 from reviewbot.model.resource import dict_of
 from reviewbot.sources.tree import NOT_APPLIED
@@ -813,6 +814,9 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
                and not kept_aside(files[0], within)
                else "not applied (a kustomize Component that no kustomization includes)"
                if unincluded_component(model, folder) is not None
+               else (f"not applied (a base in {posixpath.dirname(base)}/ that no kustomization "
+                     "includes, where overlays include the bases beside it)")
+               if (base := unused_base(model, folder)) is not None
                else f"kept aside ({aside_why(files[0], within) or 'an archive or hidden folder'} "
                     "no build reads)")
         yield Violation(
@@ -824,7 +828,8 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
                  if why.startswith("not applied (a kustomize Component") else
                  "Nothing to do if it is kept for tests, documentation or reference; if a "
                  "cluster should receive it, move it out and list it where a cluster's root "
-                 "builds it." if why.startswith(("kept aside", "not applied (test inputs"))
+                 "builds it." if why.startswith(("kept aside", "not applied (test inputs",
+                                                  "not applied (a base in"))
                  else "Nothing to do if Terraform applies it; lint what it renders, or list it "
                  "where a cluster's root builds it." if terraform is not None else
                  "List it where a cluster's Flux Kustomization or Argo CD Application builds "

@@ -2742,6 +2742,31 @@ def test_without_roots_a_yaml_file_named_as_a_test_s_beside_unit_tests_is_their_
         (s.path, s.reason) for s in result.model.skipped]
 
 
+def test_without_roots_a_base_no_overlay_includes_beside_bases_they_do_is_not_applied(
+        tmp_path: Path) -> None:
+    """tektoncd/plumbing's cronjobs/bases (judge round AX): its overlays build on some of the
+    bases there; the others (folder, helm, tekton-service: templates with placeholder
+    values) were applied as written, and their images errors. A folder of bases none of
+    which an overlay includes is applied base by base, as before."""
+    write(tmp_path, {
+        "cronjobs/bases/cleanup/kustomization.yaml": "resources: [job.yaml]\n",
+        "cronjobs/bases/cleanup/job.yaml": FLOATING % "cleanup",
+        "cronjobs/bases/folder/kustomization.yaml": "resources: [job.yaml]\n",
+        "cronjobs/bases/folder/job.yaml": FLOATING % "folder",
+        "cronjobs/dogfooding/kustomization.yaml": "resources: [../bases/cleanup]\n",
+        "other/bases/web/kustomization.yaml": "resources: [web.yaml]\n",
+        "other/bases/web/web.yaml": FLOATING % "web",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "cronjobs/bases/cleanup/job.yaml"),
+        ("image-digest[floating]", "error", "other/bases/web/web.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "cronjobs/bases/folder/job.yaml")]
+    assert ("cronjobs/bases/folder/job.yaml", "a base in cronjobs/bases/ no kustomization "
+            "includes, where overlays include the bases beside it: not applied") in [
+        (s.path, s.reason) for s in result.model.skipped]
+
+
 def test_without_roots_what_a_test_harness_names_is_its_input_not_applied(
         tmp_path: Path) -> None:
     # open-policy-agent/gatekeeper-library: each policy's suite.yaml (gator) names its

