@@ -322,7 +322,7 @@ from reviewbot.load.paths import format_path
 from reviewbot.model.objects import Model
 from reviewbot.model.resource import templates_declaring
 from reviewbot.rules._kit import views
-from reviewbot.words import transposed
+from reviewbot.words import closest, transposed
 
 # The evaluator is imported by the functions that run it: a tree without NetworkPolicies
 # (most repositories) never loads it (25-35 ms of a 0.3-0.5 s lint of a small repository).
@@ -1613,8 +1613,8 @@ def _ports_undeclared(net: Network, view: Model) -> Iterator[Violation]:
                     f"{port.port} ({port.protocol}), which no pod it selects declares "
                     f"({first.kind} {first.name} names {has}), {nothing}",
                     kind="no-such-port",
-                    fix=(f"Admit a port the pods name ({names[0]}), or name a container port "
-                         f"{port.port}." if names else
+                    fix=(f"Admit a port the pods name ({_port_named(str(port.port), names)}), "
+                         f"or name a container port {port.port}." if names else
                          f"Name a container port {port.port} in the pods the policy selects."))
 
 
@@ -1800,9 +1800,17 @@ def _ports_unserved(model: Model) -> Iterator[Violation]:
                     f"port named {wanted}, which no pod it selects declares ({first.kind} "
                     f"{first.name} names {has}), so the Service has no endpoints on port "
                     f"{sp.port}: no connection to it reaches a pod", kind="no-endpoints",
-                    fix=(f"Target a port the pods name ({names[0]}), or name a container "
-                         f"port {wanted}." if names else
+                    fix=(f"Target a port the pods name ({_port_named(wanted, names)}), or name "
+                         f"a container port {wanted}." if names else
                          f"Name a container port {wanted} in the pods the Service selects."))
+
+
+def _port_named(wanted: str, names: Sequence[str]) -> str:
+    """The port name a fix offers for ``wanted``: the one of ``names`` it most likely
+    misspells (``http-metrics`` for ``http-metric``), else each of them (a trial's fix
+    offered `grpc`, the first by name, where the port meant was `http`)."""
+    return closest(wanted, names) or " or ".join(names[:MAX_NAMES]) + (
+        " ..." if len(names) > MAX_NAMES else "")
 
 
 def _held(holding: Mapping[tuple[str, str, str], list[Mapping[str, str]]],

@@ -130,3 +130,35 @@ spec:
          "NetworkPolicy mon/logs: ingress rule 2 admits the port named logs (UDP), which no "
          "pod it selects declares (Deployment logs names logs), so that entry admits nothing",
          "Admit a port the pods name (logs), or name a container port logs.")]
+
+
+def test_a_port_fix_offers_the_name_misspelt_else_every_name(tmp_path: Path) -> None:
+    """New-user trial eighteen: `targetPort: http-metric` got "Target a port the pods name
+    (http)", the first name, beside `http-metrics`; a policy's `port: rest` got `grpc` where
+    the pods also name `http`. The fix offers the name misspelt, else every name."""
+    pods = deployment("db", "ai", "{app: db}", ports=(
+        "ports: [{name: grpc, containerPort: 6334}, {name: http, containerPort: 6333}, "
+        "{name: http-metrics, containerPort: 9090}]"))
+    text = pods + """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: ai}
+spec:
+  selector: {app: db}
+  ports: [{name: metrics, port: 9090, targetPort: http-metric}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: db, namespace: ai}
+spec:
+  podSelector: {matchLabels: {app: db}}
+  ingress:
+  - ports: [{port: rest}]
+"""
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.kind, f.fix) for f in result.findings] == [
+        ("no-endpoints", "Target a port the pods name (http-metrics), or name a container "
+         "port http-metric."),
+        ("no-such-port", "Admit a port the pods name (grpc or http or http-metrics), or name "
+         "a container port rest.")]
