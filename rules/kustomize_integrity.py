@@ -14,7 +14,10 @@ reviewbot checks every `kustomization.yaml` in the tree:
   `transformers` and `validators` exists; a folder given as a resource or component holds a
   kustomization of its own, of the right kind: a `kind: Component` listed under `resources`
   (or `bases`), or a Kustomization under `components`, makes kustomize refuse the whole
-  build (`invalid`, error: "expected kind != 'Component' for path"). Remote entries (URLs,
+  build (`invalid`, error: "expected kind != 'Component' for path"); so does a folder
+  entry that is, or whose build includes at any depth, the kustomization's own folder or a
+  folder above it (`invalid`, error: "cycle detected: candidate root ... contains visited
+  root ...": `resources: [..]`, two folders listing each other). Remote entries (URLs,
   `github.com/...?ref=`) are not fetched;
   entries outside the linted tree are not judged (`missing`, error). kustomize then
   refuses the whole build, so the message says nothing of it is applied and names the Flux
@@ -457,8 +460,20 @@ def _check_entries(
     refused = ""
     for entry, text, why in missing_entries(k, index, graph, referenced,
                                             controlled(model, k)):
-        if not refused and why in ("", "folder"):
+        if not refused and why in ("", "folder", "cycle"):
             refused = _refused(model, k, appliers(model).get(k.file, ()))
+        if why == "cycle":
+            target = join(k.directory, text)
+            root = graph.cycle_root(target, k.directory) or ""
+            what = (f"this folder ({k.directory or '.'}) again" if root == k.directory else
+                    f"{root or 'the top folder'}, which holds this folder ({k.directory})")
+            how = "is" if root == target else "includes, through its build,"
+            yield _at(k, entry.path, f"{_label(entry.path)}: {text!r} {how} {what} "
+                      "(kustomize: \"cycle detected: candidate root ... contains visited root "
+                      f"...\"); {refused}", "invalid", text, (),
+                      fix="Remove the entry: a kustomization cannot include its own folder, "
+                      "or a folder above it.")
+            continue
         if why == "folder":
             yield _at(k, entry.path, f"{_label(entry.path)}: folder {text!r} holds no "
                       f"kustomization.yaml; {refused}", "missing", text, (),

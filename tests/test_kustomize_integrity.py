@@ -57,6 +57,37 @@ def test_missing_resource_is_an_error_at_its_line(tmp_path: Path) -> None:
     ]
 
 
+def test_an_entry_that_builds_its_own_folder_again_is_a_cycle_kustomize_refuses(
+        tmp_path: Path) -> None:
+    """New-user trial eighteen: two folders listing each other linted "no findings"; kubectl
+    kustomize (1.32) refuses both ("cycle detected: candidate root '/a' contains visited
+    root '/a'"), and a folder listing `..` likewise ("candidate root '/apps' contains
+    visited root '/apps/prod'"). An overlay of a base beside it is no cycle."""
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\n"
+    write(tmp_path, {
+        "README.md": "repo\n",
+        "a/kustomization.yaml": "resources: [../b, cm.yaml]\n",
+        "a/cm.yaml": cm % "a",
+        "b/kustomization.yaml": "resources: [../a]\n",
+        "apps/kustomization.yaml": "resources: [cm.yaml]\n",
+        "apps/cm.yaml": cm % "apps",
+        "apps/prod/kustomization.yaml": "resources: [..]\n",
+        "base/kustomization.yaml": "resources: [cm.yaml]\n",
+        "base/cm.yaml": cm % "base",
+        "overlays/prod/kustomization.yaml": "resources: [../../base]\nnamePrefix: p-\n",
+    })
+    assert found(lint(tmp_path)) == [
+        ("a/kustomization.yaml", 1, "error", "resources[0]: '../b' includes, through its "
+         "build, this folder (a) again (kustomize: \"cycle detected: candidate root ... "
+         "contains visited root ...\")"),
+        ("apps/prod/kustomization.yaml", 1, "error", "resources[0]: '..' is apps, which holds "
+         "this folder (apps/prod) (kustomize: \"cycle detected: candidate root ... contains "
+         "visited root ...\")"),
+        ("b/kustomization.yaml", 1, "error", "resources[0]: '../a' includes, through its "
+         "build, this folder (b) again (kustomize: \"cycle detected: candidate root ... "
+         "contains visited root ...\")")]
+
+
 def test_a_missing_entry_fails_the_whole_build_and_may_be_removed(tmp_path: Path) -> None:
     """A missing entry makes kustomize refuse the whole build (``kubectl kustomize`` fails
     "must resolve to a file or a directory"): the message says nothing of it is applied and
@@ -358,13 +389,16 @@ def test_a_yaml_only_tree_does_not_judge_other_files(tmp_path: Path) -> None:
 
 
 def test_cycles_terminate(tmp_path: Path) -> None:
+    # (each folder of the cycle is refused, as kustomize refuses it; the top folder that
+    # includes one is no cycle of its own)
     write(tmp_path, {
         "a/kustomization.yaml": "resources: [../b, cm.yaml]\n",
         "a/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
         "b/kustomization.yaml": "resources: [../a]\n",
         "kustomization.yaml": "resources: [a]\n",
     })
-    assert found(lint(tmp_path)) == []
+    assert [(file, line, severity) for file, line, severity, _ in found(lint(tmp_path))] == [
+        ("a/kustomization.yaml", 1, "error"), ("b/kustomization.yaml", 1, "error")]
 
 
 def test_flux_path_is_resolved_from_the_source_root(tmp_path: Path) -> None:

@@ -602,6 +602,7 @@ class Graph:
         self._applied: dict[str, str] | None = None
         self._written: dict[str, str] | None = None
         self._written_like: list[tuple[re.Pattern[str], str]] = []  # (the paths, the script)
+        self._includes: dict[str, frozenset[str]] = {}  # folder -> what its build includes
         self.by_dir: dict[str, Kustomization] = {}
         for k in kustomizations:
             if k.flux is None:
@@ -741,6 +742,39 @@ class Graph:
                 return self._dirs
             self._dirs = folders(self.paths)
         return self._dirs
+
+    def cycle_root(self, target: str, folder: str) -> str | None:
+        """Why kustomize refuses ``folder``'s entry ``target`` as a cycle, or None: the folder
+        of ``target``, or of a kustomization its build includes at any depth, that is
+        ``folder`` or a folder above it (kustomize's loader: "cycle detected: candidate root X
+        contains visited root Y", kubectl 1.32 measured: `resources: [..]`, two folders
+        listing each other)."""
+        return next((r for r in sorted(self._included(target))
+                     if r == folder or r in ("", ".") or folder.startswith(r + "/")), None)
+
+    def _included(self, folder: str) -> frozenset[str]:
+        """``folder`` and every kustomization folder its build includes (resources, bases,
+        components), at any depth; memoized."""
+        found = self._includes.get(folder)
+        if found is not None:
+            return found
+        seen: set[str] = set()
+        todo = [folder]
+        while todo:
+            at = todo.pop()
+            if at in seen:
+                continue
+            seen.add(at)
+            k = self.by_dir.get(at)
+            if k is None:
+                continue
+            for entry in self.entries(k):
+                if entry.folder_needs_kustomization and not is_remote(entry.value):
+                    target = join(at, entry.value.strip())
+                    if target in self.by_dir and target not in seen:
+                        todo.append(target)
+        found = self._includes[folder] = frozenset(seen)
+        return found
 
     def entries(self, k: Kustomization) -> list[Entry]:
         """:func:`path_entries` of ``k``, read once per kustomization (the walk and the
@@ -1733,6 +1767,9 @@ def missing_entries(k: Kustomization, index: TreeIndex, graph: Graph,
         if not index.covers(target):
             continue
         if entry.folder_needs_kustomization and target in graph.by_dir:
+            if graph.cycle_root(target, k.directory) is not None:
+                yield entry, text, "cycle"
+                continue
             component = graph.by_dir[target].is_component
             if component != (entry.field == "components"):
                 yield entry, text, "component" if component else "kustomization"

@@ -1510,7 +1510,8 @@ def refusing_var(graph: Graph, k: Kustomization) -> VarRefusal | None:
 # kustomize-integrity's message)
 REFUSED = {"folder": "is a folder without a kustomization.yaml",
             "component": "is a kustomize Component, listed as a resource",
-            "kustomization": "is a Kustomization, listed as a component"}
+            "kustomization": "is a Kustomization, listed as a component",
+            "cycle": "builds its own folder again (kustomize: cycle detected)"}
 
 
 def refusing_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
