@@ -75,6 +75,10 @@ def test_diff_between_git_refs(tmp_path: Path, capsys: pytest.CaptureFixture[str
     code, out, err = run_cli(["netpol", "diff", "no-such-ref", new, "--repo", str(repo.path)],
                              capsys)
     assert code == 2 and "no-such-ref" in err
+    # no change: connlist stays empty, as np-guard's, and stderr says so, as np-guard's log
+    # does (new-user trial eighteen: "prints nothing at all")
+    code, out, err = run_cli(["netpol", "diff", new, new, "--repo", str(repo.path)], capsys)
+    assert (code, out, err) == (0, "", "reviewbot: note: no connectivity changes\n")
 
 
 def test_the_object_diff_in_json_carries_the_connectivity_diff(

@@ -116,7 +116,8 @@ def diff_command(args: argparse.Namespace) -> int:
         if names is None:
             raise ReviewbotError(f"--ref-names {args.ref_names}: expected OLD_NAME,NEW_NAME")
         text = render_diff_connlist(changes, (names[0], names[1]))
-        _notes(notes)
+        # (np-guard's connlist of no change is empty, and its log says so; so does this)
+        _notes(notes if changes else ["no connectivity changes", *notes])
     elif args.format == "json":
         doc = json.loads(render_diff_json(changes))
         doc["notes"] = notes
