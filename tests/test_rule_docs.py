@@ -35,6 +35,24 @@ def test_every_kind_is_documented_and_generated(rule: Rule) -> None:
         assert f"- `{kind}` ({severity} by default)" in doc_sections(rule)["Kinds"]
 
 
+def test_explain_takes_a_check_as_a_finding_names_it(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial eighteen: `reviewbot explain egress-unmatched` exited 2; a finding's
+    check, as JSON names it (`rule[kind]`) or alone, explains its rule after a line naming
+    the check; a check several rules have, or one a rule lacks, is a usage error naming
+    them."""
+    code, out, _ = run_cli(["explain", "egress-unmatched"], capsys)
+    assert code == 0 and out.startswith(
+        "netpol-pairing[egress-unmatched] (error by default) is a check of rule "
+        "netpol-pairing, explained below.\n\nnetpol-pairing (error)\n")
+    code, same, _ = run_cli(["explain", "netpol-pairing[egress-unmatched]"], capsys)
+    assert (code, same) == (0, out)
+    code, _, err = run_cli(["explain", "missing"], capsys)
+    assert code == 2 and "kustomize-integrity[missing]" in err
+    code, _, err = run_cli(["explain", "image-digest[nope]"], capsys)
+    assert code == 2 and "its checks: malformed, floating" in err
+
+
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
 def test_explain_shows_the_sections_in_order(rule: Rule) -> None:
     text = explain(rule)

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from reviewbot.engine.registry import Option, Rule, all_rules, doc_sections, get_rule
+from reviewbot.errors import ReviewbotError
 from reviewbot.output import emit
 
 
@@ -24,7 +25,27 @@ def rules_command(args: argparse.Namespace) -> int:
 
 
 def explain_command(args: argparse.Namespace) -> int:
-    emit(explain(get_rule(args.rule)), None)
+    """``explain RULE``; a finding's check, as its JSON names it (``netpol-pairing[no-such-
+    port]``) or alone (``no-such-port``), explains its rule, after a line naming the check."""
+    name = str(args.rule).strip()
+    rule_id, bracket, kind = name.partition("[")
+    kind = kind.rstrip("]") if bracket else ""
+    if not kind and name not in {r.id for r in all_rules()}:
+        owners = [r for r in all_rules() if name in r.severities]
+        if len(owners) == 1:
+            rule_id, kind = owners[0].id, name
+        elif owners:
+            raise ReviewbotError(f"{name!r} is a check of several rules: "
+                                 f"{', '.join(f'{r.id}[{name}]' for r in owners)}")
+    rule = get_rule(rule_id)
+    head = ""
+    if kind:
+        if kind not in rule.severities:
+            known = ", ".join(rule.severities) or "none"
+            raise ReviewbotError(f"rule {rule.id} has no check {kind!r}; its checks: {known}")
+        head = (f"{rule.id}[{kind}] ({rule.severities[kind]} by default) is a check of rule "
+                f"{rule.id}, explained below.\n\n")
+    emit(head + explain(rule), None)
     return 0
 
 
