@@ -486,6 +486,8 @@ def _lines_holding(text: str, needles: tuple[str, ...]) -> str:
 # last argument (a path, not an option)
 _WRITES = re.compile(r"(?<![<>&0-9])>>?\s*([^\s|;&<>()]+)|\btee\s+(?:-a\s+)?([^\s|;&<>()-]\S*)"
                      r"|\b(?:cp|mv)\s+(?:-\w+\s+)*\S+\s+([^\s|;&<>()-][^\s|;&<>()]*)")
+
+
 def _tekton_scripts(files: Iterable[LoadedFile]) -> Iterator[FileRecord]:
     """The step scripts of the tree's Tekton Tasks, ClusterTasks and Pipelines (``steps[].
     script``, a Pipeline's ``taskSpec``s'), each a record of its YAML file's path."""

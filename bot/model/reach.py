@@ -1415,8 +1415,9 @@ def harness_inputs(model: Model) -> dict[str, HarnessInput]:
         if _KUTTL_ASSERTION.match(path.rpartition("/")[2]):
             found[path] = HarnessInput("kuttl test step", posixpath.dirname(path) or ".")
     programs: dict[str, str] = {}  # folder -> the first unit test program in it
-    for path in sorted(model.tree.paths if model.tree is not None else ()):
-        if "test" in path and _UNIT_TEST.match(path.rpartition("/")[2]):
+    for path in sorted(p for p in (model.tree.paths if model.tree is not None else ())
+                       if "test" in p):
+        if _UNIT_TEST.match(path.rpartition("/")[2]):
             programs.setdefault(posixpath.dirname(path), path)
     for path in model.files:  # a program's test data, beside its unit tests
         if "test" in path and _TEST_DATA.match(path.rpartition("/")[2]) and (
