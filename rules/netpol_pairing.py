@@ -158,9 +158,13 @@ controller label of the chart's version, `pod.labels`), container ports, the Ser
 `service.*` makes (with the names the chart builds) and the NetworkPolicies
 `networkpolicies.*` makes are read from the values as the chart's documented templates render
 them, and their env URLs are declared flows. The chart is what renders them, so a finding
-about such pods is at most a warning that says so. Other charts, values from a ConfigMap or
-Secret (`valuesFrom`) and post-renderers are not evaluated: `reviewbot netpol connectivity`
-and the review's connectivity section name each such release ("not evaluated: <why>").
+about such pods is at most a warning that says so. Values a HelmRelease takes from a
+ConfigMap or Secret a kustomization of the tree generates from a file (`valuesFrom`, the
+layout Flux's documentation shows) are read too, merged as helm-controller merges them
+(each in order, then `values` over them). Other charts, values from a ConfigMap or Secret
+the tree does not generate (or through a `targetPath`, or sops-encrypted) and
+post-renderers are not evaluated: `reviewbot netpol connectivity` and the review's
+connectivity section name each such release ("not evaluated: <why>").
 Pods rendered from Helm charts that are not evaluated are not in the model: a namespace
 holding them (HelmRelease namespace or `targetNamespace`, the destination of an Argo CD
 Application of a chart or of a path this tree lacks; one whose every source is a folder of

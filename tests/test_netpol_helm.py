@@ -208,6 +208,54 @@ spec:
     assert net.opaque_namespaces == {"monitoring", "apps"}
 
 
+def test_values_from_a_configmap_the_tree_generates_are_merged_as_flux_merges_them(
+        tmp_path: Path) -> None:
+    """New-user trial eighteen: open-webui's values come from a ConfigMap its kustomization
+    generates from values.yaml (the layout Flux's docs show); the release was "not
+    evaluated", its pods in no map, and an egress to it with no ingress went unseen.
+    helm-controller merges each `valuesFrom` in order, then `values` over them (a mapping
+    into a mapping, anything else replaced): the pods carry the labels both give. A
+    `targetPath` entry, or a ConfigMap the tree does not generate, stays not evaluated."""
+    def write(files: dict[str, str]) -> Network:
+        for name, text in files.items():
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name).write_text(text)
+        return Network(lint_dir(tmp_path, only=["yaml-syntax"]).model, exact=True)
+
+    release = """
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: echo, namespace: apps}
+spec:
+  chartRef: {kind: OCIRepository, name: app-template}
+  valuesFrom: [{kind: ConfigMap, name: echo-values}]
+  values:
+    controllers:
+      echo:
+        pod: {labels: {tier: front}}
+"""
+    values = ("controllers:\n  echo:\n    pod: {labels: {ingress.home.arpa/internal: allow}}\n"
+              "    containers:\n      app:\n        image: {repository: echo, tag: '33'}\n")
+    net = write({
+        "apps/echo/kustomization.yaml": "resources: [release.yaml, oci.yaml]\n"
+        "configMapGenerator: [{name: echo-values, namespace: apps, files: "
+        "[values.yaml=values.yaml]}]\ngeneratorOptions: {disableNameSuffixHash: true}\n",
+        "apps/echo/release.yaml": release,
+        "apps/echo/oci.yaml": OCI.replace("VERSION", "4.1.1"),
+        "apps/echo/values.yaml": values,
+    })
+    assert [(p.peer, dict(p.labels)) for p in net.pods] == [("apps/echo[Deployment]", {
+        "app.kubernetes.io/controller": "echo", "app.kubernetes.io/name": "echo",
+        "app.kubernetes.io/instance": "echo", "ingress.home.arpa/internal": "allow",
+        "tier": "front"})]
+    assert net.all_notes() == []
+    net = write({"apps/echo/release.yaml": release.replace(
+        "name: echo-values}", "name: echo-values, targetPath: extra}")})
+    assert net.all_notes() == [
+        "not evaluated: HelmRelease/apps/echo: its values come from ConfigMap echo-values too "
+        "(valuesFrom)"]
+
+
 def test_an_application_of_a_local_chart_with_template_text_is_named(tmp_path: Path) -> None:
     # a new-user trial: an Application of the repository's charts/homepage, whose Deployment
     # template Helm renders, was in no workload and no note ("never a silent 0")

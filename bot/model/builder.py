@@ -86,7 +86,12 @@ from reviewbot.model.reach import (
     unused_bases,
 )
 from reviewbot.model.resource import Patch, document_objects
-from reviewbot.model.values import ValuesObject, document_values_pods, object_values_pods
+from reviewbot.model.values import (
+    ValuesObject,
+    document_values_pods,
+    object_values_pods,
+    values_from_files,
+)
 from reviewbot.model.values import configure as configure_values
 from reviewbot.sources.tree import NOT_APPLIED, Skipped, Tree, checked_out_branch, remote_urls
 from reviewbot.words import plural
@@ -314,6 +319,8 @@ def build_model(
             )
     model.pods.extend(values_pods)  # Helm values pseudo-workloads
     model.pods.extend(document_values_pods(model))
+    if entries:
+        _values_clusters(model)
     if reach is not None and reach.guessed_roots:  # applied by hand on a guess: the
         # Applications' own objects and the pseudo-objects of their inline values
         for obj in (*objects, *(p.obj for p in model.pods)):
@@ -505,6 +512,24 @@ def _terraform_doubts(model: Model, reads: Mapping[str, str]) -> None:
         if by is not None:
             doubts.setdefault(id(obj), f"how Terraform applies it, if at all ({by} reads it; "
                                        "reviewbot does not evaluate Terraform)")
+
+
+def _values_clusters(model: Model) -> None:
+    """The clusters of a values file a kustomization's generator makes a ConfigMap or Secret
+    of: those of the HelmReleases whose ``valuesFrom`` read it (a base's values file, the
+    release of every cluster that builds the base; it was in none, so a cluster's release
+    rendered without its pods: new-user trial eighteen)."""
+    readers: dict[str, set[str]] = {}
+    for obj in model.objects:
+        if obj.kind == "HelmRelease" and obj.group == "helm.toolkit.fluxcd.io" and (
+                clusters := model.clusters.get(id(obj))):
+            for file in values_from_files(model, obj):
+                readers.setdefault(file, set()).update(clusters)
+    if not readers:
+        return
+    for pod in model.pods:
+        if isinstance(pod.obj, ValuesObject) and (found := readers.get(pod.obj.file)):
+            model.clusters[id(pod.obj)] = frozenset(found)
 
 
 def _experiment_doubts(model: Model) -> None:

@@ -76,6 +76,7 @@ from reviewbot.model.objects import (
 )
 from reviewbot.model.resource import HELM_TEMPLATE
 from reviewbot.model.substitute import expand
+from reviewbot.model.values import ValuesObject, values_from
 from reviewbot.model.workload import MAX_DIGITS
 
 APP_TEMPLATE = "app-template"
@@ -303,9 +304,33 @@ def _flux_release(obj: KObject, oci: _Sources, pods: Sequence[PodTemplate]) -> R
         source = "OCIRepository"
     else:
         return Release(obj, name, namespace, "", "", why_not="it names no chart")
-    why = _why_not(obj, spec, chart, version, source)
-    return _rendered(Release(obj, name, namespace, chart, version, why), spec.get("values"),
-                     pods)
+    values: Any = spec.get("values")
+    taken = values_from(oci.model, obj) if spec.get("valuesFrom") else None
+    if taken:  # helm-controller merges each valuesFrom in order, then `values` over them
+        values = _merged([*(v for _, v in taken), mapping(values)])
+        files = {file for file, _ in taken}
+        pods = [*pods, *(p for p in oci.model.pods if p.from_values
+                         and isinstance(p.obj, ValuesObject) and p.obj.file in files)]
+    why = _why_not(obj, spec, chart, version, source, taken is not None)
+    return _rendered(Release(obj, name, namespace, chart, version, why), values, pods)
+
+
+def _merged(layers: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``layers`` merged as helm-controller merges a release's values (transform.MergeMaps):
+    a mapping into the mapping under the same key, anything else replaces what was there."""
+    out: dict[str, Any] = {}
+    for layer in layers:
+        out = _merge(out, layer)
+    return out
+
+
+def _merge(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(a)
+    for key, value in b.items():
+        below = out.get(key)
+        out[key] = _merge(below, value) if isinstance(value, dict) and isinstance(
+            below, dict) else value
+    return out
 
 
 def _argo_release(obj: KObject, pods: Sequence[PodTemplate]) -> Release | None:
@@ -329,12 +354,14 @@ def _argo_release(obj: KObject, pods: Sequence[PodTemplate]) -> Release | None:
 
 
 def _why_not(obj: KObject, spec: Mapping[str, Any], chart: str, version: str,
-             source: str) -> str:
+             source: str, read: bool = False) -> str:
+    """Why the release is not evaluated ("" when it is); ``read``: its ``valuesFrom`` are
+    files of the tree reviewbot reads (:func:`~reviewbot.model.values.values_from`)."""
     if chart != APP_TEMPLATE:
         shown = chart or "?"
         return (f"chart {shown} ({version or 'no version'}, from {source}): its templates are "
                 "not known to reviewbot")
-    for ref in items(spec.get("valuesFrom")):
+    for ref in ([] if read else items(spec.get("valuesFrom"))):
         ref = mapping(ref)
         return (f"its values come from {ref.get('kind') or 'a ConfigMap'} {ref.get('name')} too "
                 "(valuesFrom)")
