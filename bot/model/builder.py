@@ -85,13 +85,9 @@ from reviewbot.model.reach import (
     unused_base,
     unused_bases,
 )
+from reviewbot.model.releases import values_from_files
 from reviewbot.model.resource import Patch, document_objects
-from reviewbot.model.values import (
-    ValuesObject,
-    document_values_pods,
-    object_values_pods,
-    values_from_files,
-)
+from reviewbot.model.values import ValuesObject, document_values_pods, object_values_pods
 from reviewbot.model.values import configure as configure_values
 from reviewbot.sources.tree import NOT_APPLIED, Skipped, Tree, checked_out_branch, remote_urls
 from reviewbot.words import plural

@@ -130,6 +130,39 @@ def generator_files(k: Kustomization) -> Iterator[tuple[str, str, str]]:
                 yield str(gen.get("name")), key, join(k.directory, source)
 
 
+Generated = Mapping[tuple[str, str], list[tuple[str, str]]]  # (name, key) -> (folder, file)
+
+
+def generated_files(kustomizations: Iterable[Kustomization]) -> dict[
+        tuple[str, str], list[tuple[str, str]]]:
+    """The files the kustomizations' ConfigMap and Secret generators read
+    (:func:`generator_files`), by (the generator's name, the key): (the kustomization's
+    folder, the file), each generator that makes one."""
+    out: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for k in kustomizations:
+        if k.flux is None:
+            for name, key, target in generator_files(k):
+                out.setdefault((name, key), []).append((k.directory, target))
+    return out
+
+
+def generated_file(generated: Generated, owner: str, ref: Any) -> str | None:
+    """The file of the tree a HelmRelease's ``valuesFrom`` entry ``ref`` reads (``owner``:
+    the HelmRelease's file): the one a generator makes that key of that name from (the
+    generator beside the HelmRelease first), or None."""
+    if not isinstance(ref, dict) or ref.get("kind") not in ("ConfigMap", "Secret"):
+        return None
+    key = str(ref.get("valuesKey") or "values.yaml")
+    name = str(ref.get("name"))
+    # the reference as built: kustomize renamed it with the generated object's hash when the
+    # kustomization's configurations make valuesFrom a name reference
+    found = generated.get((name, key)) or generated.get((unhashed(name), key))
+    if not found:
+        return None
+    here = posixpath.dirname(owner)
+    return min(found, key=lambda dt: (dt[0] != here, dt[1]))[1]
+
+
 @dataclass
 class Build:
     """What one kustomization (with what it includes) builds."""

@@ -61,7 +61,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from reviewbot.model.kustomize import argo_sources
+from reviewbot.model.kustomize import argo_sources, generated_file, generated_files
 from reviewbot.model.objects import (
     KObject,
     Model,
@@ -76,7 +76,6 @@ from reviewbot.model.objects import (
 )
 from reviewbot.model.resource import HELM_TEMPLATE
 from reviewbot.model.substitute import expand
-from reviewbot.model.values import ValuesObject, values_from
 from reviewbot.model.workload import MAX_DIGITS
 
 APP_TEMPLATE = "app-template"
@@ -308,11 +307,51 @@ def _flux_release(obj: KObject, oci: _Sources, pods: Sequence[PodTemplate]) -> R
     taken = values_from(oci.model, obj) if spec.get("valuesFrom") else None
     if taken:  # helm-controller merges each valuesFrom in order, then `values` over them
         values = _merged([*(v for _, v in taken), mapping(values)])
-        files = {file for file, _ in taken}
-        pods = [*pods, *(p for p in oci.model.pods if p.from_values
-                         and isinstance(p.obj, ValuesObject) and p.obj.file in files)]
+        files = {file for file, _ in taken}  # (the pods of a values file: its own)
+        pods = [*pods, *(p for p in oci.model.pods if p.from_values and p.obj.file in files)]
     why = _why_not(obj, spec, chart, version, source, taken is not None)
     return _rendered(Release(obj, name, namespace, chart, version, why), values, pods)
+
+
+def values_from_files(model: Model, obj: KObject) -> list[str]:
+    """The files of the tree a Flux HelmRelease ``obj``'s ``valuesFrom`` entries read
+    (generated into a ConfigMap or Secret by a kustomization), each once, in order."""
+    generated = _generated(model)
+    found = (generated_file(generated, obj.file, ref)
+             for ref in items(obj.get(("spec", "valuesFrom"))))
+    return list(dict.fromkeys(f for f in found if f is not None))
+
+
+def values_from(model: Model, obj: KObject) -> list[tuple[str, Mapping[str, Any]]] | None:
+    """The values a Flux HelmRelease ``obj`` takes from its ``valuesFrom``, in order, as
+    (the file of the tree each is generated from, its values), when every entry is such a
+    file whose values reviewbot reads (a ConfigMap's or Secret's generator of the tree, no
+    ``targetPath``, not sops-encrypted); an ``optional`` entry of no such file is none
+    (helm-controller skips a missing optional reference). None otherwise."""
+    generated = _generated(model)
+    out: list[tuple[str, Mapping[str, Any]]] = []
+    for ref in items(obj.get(("spec", "valuesFrom"))):
+        if not isinstance(ref, dict) or ref.get("targetPath"):
+            return None
+        target = generated_file(generated, obj.file, ref)
+        lf = model.files.get(target) if target is not None else None
+        if lf is None:
+            if ref.get("optional") is True and target is None:
+                continue
+            return None
+        value = lf.documents[0].value if len(lf.documents) == 1 else None
+        if not isinstance(value, dict) or "sops" in value:
+            return None
+        out.append((lf.path, value))
+    return out
+
+
+def _generated(model: Model) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """:func:`~reviewbot.model.kustomize.generated_files` of the model (once per model)."""
+    found = model.derived.get("generated-values")
+    if found is None:
+        found = model.derived["generated-values"] = generated_files(model.kustomizations)
+    return found
 
 
 def _merged(layers: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

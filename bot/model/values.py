@@ -53,11 +53,12 @@ from reviewbot.model.images import ImageRef, parse_image
 from reviewbot.model.kustomize import (
     Graph,
     argo_sources,
+    generated_file,
+    generated_files,
     generator_files,
     is_kustomization_file,
     is_remote,
     join,
-    unhashed,
 )
 from reviewbot.model.objects import (
     Container,
@@ -356,7 +357,6 @@ def _chart_beside(model: Model, folder: str) -> tuple[str, dict[str, str]]:
 def _file_uses(model: Model) -> dict[str, _Use]:
     """Values files that kustomizations and HelmReleases name, with their namespace."""
     uses: dict[str, _Use] = {}
-    generated: dict[tuple[str, str], list[tuple[str, str]]] = {}  # (name, key) -> (dir, file)
     for k in model.kustomizations:
         if k.flux is not None:
             continue
@@ -372,17 +372,15 @@ def _file_uses(model: Model) -> dict[str, _Use]:
                     uses.setdefault(target, _Use(str(ns) if ns else None,
                                                  str(release) if release else None,
                                                  str(chart.get("name") or "")))
-        for name, item_key, target in generator_files(k):
-            generated.setdefault((name, item_key), []).append((k.directory, target))
     _argo_value_files(model, uses)
-    model.derived["generated-values"] = generated
+    generated = generated_files(model.kustomizations)
     if not generated:
         return uses
     for obj in model.objects:
         if obj.kind != "HelmRelease" or obj.group != "helm.toolkit.fluxcd.io":
             continue
         for ref in items(obj.get(("spec", "valuesFrom"))):
-            read = _generated_file(generated, obj, ref)
+            read = generated_file(generated, obj.file, ref)
             if read is None:
                 continue
             target_ns = obj.get(("spec", "targetNamespace"))
@@ -391,61 +389,6 @@ def _file_uses(model: Model) -> dict[str, _Use]:
                                          obj.name,
                                          chart_name if isinstance(chart_name, str) else ""))
     return uses
-
-
-def _generated_file(generated: Mapping[tuple[str, str], list[tuple[str, str]]], obj: KObject,
-                    ref: Any) -> str | None:
-    """The file of the tree a HelmRelease's ``valuesFrom`` entry ``ref`` reads: the file a
-    kustomization's ConfigMap or Secret generator makes that key of that name from (the
-    generator beside the HelmRelease first), or None."""
-    if not isinstance(ref, dict) or ref.get("kind") not in ("ConfigMap", "Secret"):
-        return None
-    key = str(ref.get("valuesKey") or "values.yaml")
-    name = str(ref.get("name"))
-    # the reference as built: kustomize renamed it with the generated object's hash when the
-    # kustomization's configurations make valuesFrom a name reference
-    found = generated.get((name, key)) or generated.get((unhashed(name), key))
-    if not found:
-        return None
-    here = posixpath.dirname(obj.file)
-    return min(found, key=lambda dt: (dt[0] != here, dt[1]))[1]
-
-
-def values_from_files(model: Model, obj: KObject) -> list[str]:
-    """The files of the tree a Flux HelmRelease ``obj``'s ``valuesFrom`` entries read
-    (generated into a ConfigMap or Secret by a kustomization), each once, in order."""
-    if "generated-values" not in model.derived:
-        _file_uses(model)
-    generated = model.derived["generated-values"]
-    found = (_generated_file(generated, obj, ref) for ref in items(obj.get(("spec",
-                                                                             "valuesFrom"))))
-    return list(dict.fromkeys(f for f in found if f is not None))
-
-
-def values_from(model: Model, obj: KObject) -> list[tuple[str, Mapping[str, Any]]] | None:
-    """The values a Flux HelmRelease ``obj`` takes from its ``valuesFrom``, in order, as
-    (the file of the tree each is generated from, its values), when every entry is such a
-    file whose values reviewbot reads (a ConfigMap's or Secret's generator of the tree, no
-    ``targetPath``, not sops-encrypted); an ``optional`` entry of no such file is none
-    (helm-controller skips a missing optional reference). None otherwise."""
-    if "generated-values" not in model.derived:
-        _file_uses(model)
-    generated = model.derived["generated-values"]
-    out: list[tuple[str, Mapping[str, Any]]] = []
-    for ref in items(obj.get(("spec", "valuesFrom"))):
-        if not isinstance(ref, dict) or ref.get("targetPath"):
-            return None
-        target = _generated_file(generated, obj, ref)
-        lf = model.files.get(target) if target is not None else None
-        if lf is None:
-            if ref.get("optional") is True and target is None:
-                continue
-            return None
-        value = lf.documents[0].value if len(lf.documents) == 1 else None
-        if not isinstance(value, dict) or "sops" in value:
-            return None
-        out.append((lf.path, value))
-    return out
 
 
 def _argo_value_files(model: Model, uses: dict[str, _Use]) -> None:
