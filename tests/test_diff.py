@@ -688,6 +688,44 @@ def test_a_helm_values_file_s_text_header_names_its_first_changed_line(
     assert [(e["file"], e["line"]) for e in json.loads(out)["diff"]] == [("web/values.yaml", 4)]
 
 
+def test_an_object_two_clusters_build_apart_names_each_cluster_s_build(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial eighteen: a Deployment both clusters build changed differently in each,
+    and the two headers read alike ("~ Deployment/ai/vllm  modified ...", twice), both
+    builds named `flux-system/apps`. Each header names its build and that build's cluster;
+    the JSON entry's `builds` says the same."""
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {{name: {name}, namespace: flux-system}}\n"
+            "spec: {{interval: 10m, path: {path}, prune: true, "
+            "sourceRef: {{kind: GitRepository, name: flux-system}}}}\n")
+    web = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: apps}\n"
+           "spec:\n  template:\n    spec:\n      containers: [{name: web, image: web}]\n")
+    overlay = ("resources: [../../base]\nimages: [{{name: web, newTag: '{tag}'}}]\n")
+    files = {"base/kustomization.yaml": "resources: [web.yaml]\n", "base/web.yaml": web}
+    for env, tag in (("prod", "1.0"), ("staging", "1.0")):
+        files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = sync.format(
+            name="flux-system", path=f"./clusters/{env}")
+        files[f"clusters/{env}/apps.yaml"] = sync.format(name="apps", path=f"./overlays/{env}")
+        files[f"overlays/{env}/kustomization.yaml"] = overlay.format(tag=tag)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(files)
+    head = repo.commit({"overlays/prod/kustomization.yaml": overlay.format(tag="1.1"),
+                        "overlays/staging/kustomization.yaml": overlay.format(tag="2.0")})
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
+    headers = [line for line in out.splitlines() if line.startswith("~ Deployment")]
+    assert headers == [
+        "~ Deployment/apps/web  modified  base/web.yaml:7  (in Flux Kustomization "
+        "flux-system/apps of cluster clusters/prod)",
+        "~ Deployment/apps/web  modified  base/web.yaml:7  (in Flux Kustomization "
+        "flux-system/apps of cluster clusters/staging)"]
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "json", base,
+                            head], capsys)
+    assert [e.get("builds") for e in json.loads(out)["diff"] if e["kind"] == "Deployment"] == [
+        ["Flux Kustomization flux-system/apps of cluster clusters/prod"],
+        ["Flux Kustomization flux-system/apps of cluster clusters/staging"]]
+
+
 def test_one_document_that_two_builds_make_changes_once_and_a_kustomization_is_a_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

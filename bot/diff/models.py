@@ -8,6 +8,7 @@ from dataclasses import replace
 from reviewbot.diff.objects import Item, ObjectDiff, TreeDiff, diff_items, items_of
 from reviewbot.model.objects import (
     KObject,
+    Maker,
     Model,
     add_identity,
     applied_identities,
@@ -92,6 +93,16 @@ def _unapplied(model: Model, other: Model) -> set[int]:
             for b in other.by_identity.get(o.identity, ())))}
 
 
+def _build_name(model: Model, maker: Maker) -> str:
+    """A build that makes an object, named: its applier, with its cluster where the tree
+    holds several (two clusters' ``flux-system/apps`` are two builds), else its folder."""
+    clusters = model.clusters.get(id(maker.applier)) if (
+        maker.applier is not None and model.cluster_entries) else None
+    if clusters and len(clusters) == 1:
+        return f"{maker.name} of cluster {next(iter(clusters))}"
+    return maker.name
+
+
 def _without(model: Model, gone: set[int]) -> Model:
     if not gone:
         return model
@@ -118,5 +129,6 @@ def _as_built(o: ObjectDiff, base: Model, head: Model, several: bool) -> ObjectD
     builds: tuple[str, ...] = ()
     if several:
         obj, model = (o.head, head) if o.head is not None else (o.base, base)
-        builds = tuple(m.name for m in makers(model, obj)) if obj is not None else ()
+        builds = tuple(_build_name(model, m) for m in makers(model, obj)) if (
+            obj is not None) else ()
     return replace(o, unbuilt=unbuilt, builds=builds) if unbuilt or builds else o

@@ -947,6 +947,9 @@ class Item:
     secret: Secrecy | None = None  # which paths hold secret values
     strip: bool = True  # name and namespace are the identity, not content
     kustomization: bool = False  # a kustomization file's document
+    # the clusters that receive it, where the tree holds several (an object several build
+    # alike is one item of them all: ``Model.clusters``)
+    clusters: frozenset[str] = frozenset()
 
     @property
     def line(self) -> int:
@@ -1006,11 +1009,13 @@ def items_of(model: Model, values_patterns: Sequence[str] | None = None) -> list
     if values_patterns is None:
         values_patterns = model.values_patterns
     out: list[Item] = []
+    clusters = model.clusters if model.cluster_entries else {}
     for obj in model.objects:
         out.append(Item(
             obj.identity, obj.ref, obj.kind, obj.api_version, obj.namespace, obj.name,
             obj.file, obj.body, obj.doc, obj.path, obj,
             with_sops(obj.body, secrecy_of(obj.kind, obj.group)),
+            clusters=clusters.get(id(obj), frozenset()),
         ))
     for k in model.kustomizations:
         if k.flux is not None:
@@ -1189,7 +1194,10 @@ def _object_diff(head: Item | None, base: Item | None, status: str,
 def _match(base: Sequence[Item], head: Sequence[Item]) -> tuple[
     list[tuple[Item, Item]], list[Item], list[Item]
 ]:
-    """Pairs by identity (same file first when an identity repeats), then the leftovers."""
+    """Pairs by identity (same file first when an identity repeats), then the leftovers:
+    one left on a side whose clusters an item of the other side receives as well is that
+    item's in those clusters (an object two clusters built alike, one item, and built apart
+    on the other side, two: a new-user trial's second cluster read "added")."""
     by_id: dict[tuple[str, str, str, str], tuple[list[Item], list[Item]]] = {}
     for b in base:
         by_id.setdefault(b.identity, ([], []))[0].append(b)
@@ -1198,8 +1206,8 @@ def _match(base: Sequence[Item], head: Sequence[Item]) -> tuple[
     pairs: list[tuple[Item, Item]] = []
     removed: list[Item] = []
     added: list[Item] = []
-    for bs, hs in by_id.values():
-        bs, hs = list(bs), list(hs)
+    for everyone in by_id.values():
+        bs, hs = list(everyone[0]), list(everyone[1])
         if len(bs) > 1 or len(hs) > 1:
             for b in list(bs):
                 same = next((h for h in hs if h.file == b.file), None)
@@ -1209,8 +1217,20 @@ def _match(base: Sequence[Item], head: Sequence[Item]) -> tuple[
                     hs.remove(same)
         for b, h in zip(bs, hs, strict=False):
             pairs.append((b, h))
-        removed.extend(bs[len(hs):])
-        added.extend(hs[len(bs):])
+        for h in hs[len(bs):]:
+            wider = next((o for o in everyone[0] if h.clusters and h.clusters <= o.clusters),
+                         None)
+            if wider is not None:
+                pairs.append((wider, h))
+            else:
+                added.append(h)
+        for b in bs[len(hs):]:
+            wider = next((o for o in everyone[1] if b.clusters and b.clusters <= o.clusters),
+                         None)
+            if wider is not None:
+                pairs.append((b, wider))
+            else:
+                removed.append(b)
     return pairs, removed, added
 
 

@@ -150,11 +150,14 @@ def listed(names: Sequence[str], shown: Callable[[str], str], most: int = 5) -> 
 
 
 def builds_note(group: Alike, shown: Callable[[str], str]) -> str:
-    """"(in 3 builds alike: overlays/a, overlays/b, overlays/c)", or "" for an object made
-    once."""
+    """"(in 3 builds alike: overlays/a, overlays/b, overlays/c)"; "(in Flux Kustomization
+    flux-system/apps of cluster clusters/staging)" for an object several builds make, each
+    otherwise (its entries said apart: a new-user trial read two headers alike, no cluster
+    named); "" for an object made once."""
     count, names = group.builds()
     if not count:
-        return ""
+        made = list(dict.fromkeys(str(b) for e in group.entries for b in e.get("builds") or ()))
+        return f"(in {listed(made, shown)})" if made else ""
     return f"(in {count} builds alike: {listed(names, shown)})" if names else (
         f"(in {count} builds alike)")
 
@@ -307,7 +310,7 @@ def render_diff_text(diff: Sequence[Mapping[str, Any]], color: bool = False) -> 
     for group in alike(diff):
         entry = group.entry
         mark, header = object_header(entry, group)
-        note = f"  {builds_note(group, term)}" if group.builds()[0] else ""
+        note = f"  {said}" if (said := builds_note(group, term)) else ""
         out.append(paint(mark, mark) + " " + paint("header", header) + paint("note", note))
         if (fails := build_fails(entry)) is not None:
             out.append("    " + paint("note", term(fails[1])))

@@ -177,8 +177,8 @@ def diff_block(group: Alike, max_lines: int = 200) -> str:
         parts.append(f"in {html_code(str(file))}")
     if changes:
         parts.append(f"({plural(len(changes), 'change')})")
-    if group.builds()[0]:
-        parts.append(builds_note(group, _html_text))
+    if said := builds_note(group, _html_text):
+        parts.append(said)
     body_lines: list[str] = [f"# {term(fails[1])}"] if fails is not None else []
     for style, text in change_lines(changes):
         body_lines.append(f"  {text}" if style == "path" else f"{style}   {text}")
@@ -261,8 +261,8 @@ def _group_line(group: Alike) -> str:
     line = _entry_line(group)
     if (fails := build_fails(entry)) is not None:
         line += f"; {md_text(fails[1])}"
-    if group.builds()[0]:
-        line += f" {builds_note(group, md_text)}"
+    if said := builds_note(group, md_text):
+        line += f" {said}"
     return line
 
 
