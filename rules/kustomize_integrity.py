@@ -820,8 +820,11 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
         within = model.tree.within if model.tree is not None else ""
         reach = model.derived.get("reach")
         terraform = read_by_terraform(files[0], model.derived.get("terraform-reads") or {})
+        copier = model_graph(model).copied_by(files[0])
         why = (f"{NOT_APPLIED}: {terraform} reads it, and Terraform applies it, if at all "
                "(reviewbot does not evaluate Terraform)" if terraform is not None
+               else f"not applied where it is (a template {copier} copies to make the "
+                    "folders it applies: cp -R)" if copier is not None
                else NOT_APPLIED + _unseen(reach.unevaluated) if reach is not None
                else f"not applied ({ci})" if ci is not None and not kept_aside(files[0], within)
                else f"not applied (test inputs of {fed})"
@@ -844,7 +847,8 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
                  "Nothing to do if it is kept for tests, documentation or reference; if a "
                  "cluster should receive it, move it out and list it where a cluster's root "
                  "builds it." if why.startswith(("kept aside", "not applied (test inputs",
-                                                  "not applied (a base in"))
+                                                  "not applied (a base in",
+                                                  "not applied where it is"))
                  else "Nothing to do if Terraform applies it; lint what it renders, or list it "
                  "where a cluster's root builds it." if terraform is not None else
                  "List it where a cluster's Flux Kustomization or Argo CD Application builds "

@@ -2742,6 +2742,34 @@ def test_without_roots_a_yaml_file_named_as_a_test_s_beside_unit_tests_is_their_
         (s.path, s.reason) for s in result.model.skipped]
 
 
+def test_a_folder_a_script_copies_to_make_a_cluster_s_folder_is_a_template(
+        tmp_path: Path) -> None:
+    """aws-samples/eks-multi-cluster-gitops (judge round AY): bin/add-cluster.sh copies
+    clusters/template/* to clusters/<name> and replaces `cluster-name` in the copy; the
+    template's own Flux sync was a cluster's root, and its path ./clusters/cluster-name
+    "does not exist", an error. A template is applied where it is copied to, never in
+    place; the clusters made of it are judged as before."""
+    sync = SYNC.replace("./clusters/prod", "./clusters/%s")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin/add-cluster.sh").write_text(
+        'root=$(realpath "$1")\nmkdir -p $root/clusters/$2\n'
+        'cp -R $root/clusters/template/* $root/clusters/$2\n'
+        'grep -RiIl cluster-name $root/clusters/$2 | xargs sed -i "s/cluster-name/$2/g"\n')
+    write(tmp_path, {
+        "clusters/template/flux-system/gotk-sync.yaml": sync % "cluster-name",
+        "clusters/template/app.yaml": FLOATING % "template",
+        "clusters/prod/flux-system/gotk-sync.yaml": sync % "prod",
+        "clusters/prod/app.yaml": FLOATING % "prod",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "clusters/prod/app.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "clusters/template/app.yaml")]
+    assert ("clusters/template", "a template bin/add-cluster.sh copies to make the folders "
+            "it applies (cp -R): not applied where it is") in [
+        (s.path, s.reason) for s in result.model.skipped]
+
+
 def test_without_roots_a_base_no_overlay_includes_beside_bases_they_do_is_not_applied(
         tmp_path: Path) -> None:
     """tektoncd/plumbing's cronjobs/bases (judge round AX): its overlays build on some of the

@@ -166,7 +166,7 @@ def build_model(
 
     within = tree.within if tree is not None else ""  # (a lint of part: judged below it)
     reach = find_reach(graph, model.documents, specs, ci_documents, remotes,
-                       lambda path: kept_aside(path, within),
+                       lambda path: kept_aside(path, within) or graph.copied_by(path) is not None,
                        lambda: checked_out_branch(tree.root) if tree is not None else None)
     model.derived["reach"] = reach
     if reach is not None:
@@ -183,7 +183,7 @@ def build_model(
                 r.file or r.path for r in reach.roots if r.cluster == c})) for c in clusters}
         model.skipped.extend(Skipped(file, f"not followed: {why}")
                              for file, why in reach.not_followed)
-        model.skipped.extend(Skipped(folder, NOT_APPLIED)
+        model.skipped.extend(Skipped(folder, _copied(graph, folder) or NOT_APPLIED)
                              for folder in unapplied_folders(model))
     else:
         # Flux Kustomizations whose path is in this tree as written: built without roots
@@ -215,6 +215,8 @@ def build_model(
             elif unincluded_component(model, folder) is not None:
                 model.skipped.append(Skipped(folder, "a kustomize Component no kustomization "
                                              "includes: not applied"))
+            elif (copied := _copied(graph, folder)) is not None:
+                model.skipped.append(Skipped(folder, copied))
             elif (base := unused_base(model, folder)) is not None:
                 model.skipped.append(Skipped(folder, (
                     f"a base in {posixpath.dirname(base)}/ no kustomization includes, where "
@@ -449,8 +451,9 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> fro
 
     harness = harness_inputs(model)
 
-    def aside(path: str) -> bool:  # (below what was linted; a test harness's input)
-        return kept_aside(path, within) or path in harness
+    def aside(path: str) -> bool:  # (below what was linted; a test harness's input; a
+        # template a script copies)
+        return kept_aside(path, within) or path in harness or graph.copied_by(path) is not None
 
     live = [k for k in graph.by_dir.values() if k.directory not in unused  # (a Component no
             and not aside(k.file)]  # kustomization includes, or one kept aside, lists
@@ -508,6 +511,16 @@ def _terraform_doubts(model: Model, reads: Mapping[str, str]) -> None:
         if by is not None:
             doubts.setdefault(id(obj), f"how Terraform applies it, if at all ({by} reads it; "
                                        "reviewbot does not evaluate Terraform)")
+
+
+def _copied(graph: Graph, folder: str) -> str | None:
+    """Why ``folder`` is not applied when a script of the tree copies it elsewhere (a
+    template each cluster's folder is made of: :meth:`~reviewbot.model.kustomize.Graph.
+    copied_by`), else None."""
+    script = graph.copied_by(folder.rstrip("/") + "/x")
+    return None if script is None else (
+        f"a template {script} copies to make the folders it applies (cp -R): not applied "
+        "where it is")
 
 
 def _values_clusters(model: Model) -> None:

@@ -567,6 +567,32 @@ def _variable_targets(texts: Sequence[FileRecord], suffixes: tuple[str, ...]
                 p for p in pieces if p is not None) + "$")
 
 
+# ``cp`` with its options and the source it copies (a recursive copy: -r, -R or -a among them)
+_COPY_TREE = re.compile(r"\bcp\s+((?:-[\w-]+\s+)*)([^\s|;&<>()-][^\s|;&<>()]*)\s+\S")
+
+
+def _folder_pattern(source: str) -> re.Pattern[str] | None:
+    """What lies below the folder ``source`` names, as a pattern of tree paths: its
+    variable folders any folders, its literal names as written (two at least, or it names
+    no folder reviewbot can tell: None)."""
+    parts = [p for p in source.split("/") if p not in ("", ".")]
+    if not parts or is_remote(source) or len([p for p in parts if "$" not in p]) < 2:
+        return None
+    leading = parts[0].startswith("$")
+    while parts and parts[0].startswith("$") and _VARIABLE_PART.fullmatch(parts[0]):
+        parts = parts[1:]  # (a checkout's folder in a variable: anywhere above)
+    pieces = []
+    for part in parts:
+        if "$" not in part:
+            pieces.append(re.escape(part))
+        elif _VARIABLE_PART.fullmatch(part):
+            pieces.append(".+")
+        else:
+            return None  # (a name part variable, part written: not read)
+    start = "(?:^|/)" if leading or source.startswith(".") else "^"
+    return re.compile(start + "/".join(pieces) + "/")
+
+
 # Task's Taskfiles (and the ones a ``.taskfiles/`` folder keeps for ``includes:``): YAML
 # whose ``cmds`` are shell lines
 _TASKFILE = re.compile(r"(?:^|/)(?:[Tt]askfile(?:\.dist)?\.ya?ml|\.taskfiles/.+\.ya?ml)$")
@@ -647,6 +673,7 @@ class Graph:
         self._written: dict[str, str] | None = None
         self._written_like: list[tuple[re.Pattern[str], str]] = []  # (the paths, the script)
         self._includes: dict[str, frozenset[str]] = {}  # folder -> what its build includes
+        self._copied: list[tuple[re.Pattern[str], str]] | None = None  # (folders, script)
         self.by_dir: dict[str, Kustomization] = {}
         for k in kustomizations:
             if k.flux is None:
@@ -967,6 +994,30 @@ class Graph:
             found = next((script for pattern, script in self._written_like
                           if pattern.search(path)), None)
         return found
+
+    def copied_by(self, path: str) -> str | None:
+        """The script of the tree that copies the folder holding ``path`` elsewhere (``cp -R
+        SRC DEST``, its folders variables or not: two literal names at least): a template a
+        script makes each cluster's folder of, applied where it is copied to, never in
+        place (aws-samples/eks-multi-cluster-gitops' add-cluster.sh copies
+        clusters/template/* to clusters/<name> and replaces its placeholders; the template's
+        own Flux sync was a cluster's root; judge round AY). None when no script does."""
+        if self._copied is None:
+            self._copied = []
+            for record in (*self.texts, *_tekton_scripts(self.files.values())):
+                if not (record.path.endswith((".sh", ".bash", ".mk", ".just", ".yaml", ".yml"))
+                        or posixpath.basename(record.path) in (*MAKEFILES, *JUSTFILES)):
+                    continue
+                text = _lines_holding(record.data.decode("utf-8", "replace"), ("cp ",))
+                for match in _COPY_TREE.finditer(text):
+                    flags, source = match.group(1), match.group(2).strip("'\"")
+                    if not re.search(r"-\w*[rRa]", flags or ""):
+                        continue
+                    pattern = _folder_pattern(re.sub(r"/(?:\*|\.)?$", "", source))
+                    if pattern is not None:
+                        self._copied.append((pattern, record.path))
+        return next((script for pattern, script in self._copied if pattern.search(path)),
+                    None)
 
     def applied_kustomizations(self) -> dict[str, str]:
         """The kustomization folders the repository's own shell scripts and Makefiles apply
