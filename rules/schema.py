@@ -57,8 +57,10 @@ Secret's `data` and `stringData` are never quoted in a message. A SOPS-encrypted
 judged as Flux applies it, decrypted and without its `sops:` block, unless its schema
 declares `sops` (a sops-secrets operator's SopsSecret, applied encrypted); its `ENC[...]`
 values are judged by no value keyword and never quoted. A value written as a placeholder in
-double hashes (`name: ##CRNAME##`, which YAML reads as a comment) makes its problem a warning
-that names the placeholder: a tool fills the template before applying.
+double hashes (`name: ##CRNAME##`, which YAML reads as a comment), or a string a pattern or
+format refuses for a placeholder in it in capitals or angle brackets (`url:
+REPO_PREFIX/gitops-system`), makes its problem a warning that names the placeholder: a tool
+fills the template before applying.
 
 Objects are judged as the tool that applies them reads them: a plain scalar as Kubernetes
 reads it (`value: off` is a boolean) when the file is applied as written, as kustomize
@@ -132,7 +134,7 @@ from typing import Any
 
 from reviewbot.engine.findings import Note, Violation
 from reviewbot.engine.registry import Option
-from reviewbot.load.paths import format_path
+from reviewbot.load.paths import dig, format_path
 from reviewbot.model import sops
 from reviewbot.model.kustomize import config_files, patch_files
 from reviewbot.model.objects import KObject, Model, Path, items, model_graph, str_map
@@ -246,7 +248,8 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
                 yield _violation(obj, problem.identity, problem.path, problem.message,
                                  _QUOTE.get(problem.unquoted),
                                  _commented_placeholder(model, obj, problem.path)
-                                 if problem.message.endswith("got null") else crd_doubt,
+                                 if problem.message.endswith("got null") else
+                                 _written_placeholder(obj, problem) or crd_doubt,
                                  problem.unknown, problem.suggest)
     yield from _selectors_unmatched(model, patches)
     yield from _job_restart_policies(model, patches)
@@ -599,6 +602,25 @@ def _lines(text: str) -> tuple[str, ...]:
     """``text``'s lines, split once per file however many of its values are null (a str
     keeps its hash: the lookup does not read the text again)."""
     return tuple(text.splitlines())
+
+
+def _written_placeholder(obj: KObject, problem: Any) -> str | None:
+    """What a pattern or format problem could not see when the string holds a placeholder
+    in capitals (`REPO_PREFIX/gitops-system`, which aws-samples/eks-multi-cluster-gitops'
+    setup replaces with sed before pushing; judge round AY) or in angle brackets: the value
+    that replaces it before the object is applied."""
+    if "matching" not in problem.message and "format" not in problem.message:
+        return None
+    value = dig(obj.body, tuple(problem.path))
+    found = _PLACEHOLDER_TOKEN.search(value) if isinstance(value, str) else None
+    return None if found is None else (
+        f"the value that replaces the placeholder {found.group(0)} before the object is "
+        "applied")
+
+
+# a token in capitals with an underscore (REPO_PREFIX, PROJECT_ID), or in angle brackets
+_PLACEHOLDER_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9])[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9](?![A-Za-z0-9])|<[A-Za-z][\w.-]*>")
 
 
 def _commented_placeholder(model: Model, obj: KObject, path: Path) -> str | None:
