@@ -567,6 +567,8 @@ def _variable_targets(texts: Sequence[FileRecord], suffixes: tuple[str, ...]
                 p for p in pieces if p is not None) + "$")
 
 
+# a folder named as a template (``template``, ``templates``, ``cluster-template``, ``skel``)
+_TEMPLATE_NAME = re.compile(r"(?i)templates?\b|\bskel(?:eton)?\b")
 # ``cp`` with its options and the source it copies (a recursive copy: -r, -R or -a among them)
 _COPY_TREE = re.compile(r"\bcp\s+((?:-[\w-]+\s+)*)([^\s|;&<>()-][^\s|;&<>()]*)\s+\S")
 
@@ -996,12 +998,13 @@ class Graph:
         return found
 
     def copied_by(self, path: str) -> str | None:
-        """The script of the tree that copies the folder holding ``path`` elsewhere (``cp -R
-        SRC DEST``, its folders variables or not: two literal names at least): a template a
-        script makes each cluster's folder of, applied where it is copied to, never in
-        place (aws-samples/eks-multi-cluster-gitops' add-cluster.sh copies
-        clusters/template/* to clusters/<name> and replaces its placeholders; the template's
-        own Flux sync was a cluster's root; judge round AY). None when no script does."""
+        """The script of the tree that copies the folder holding ``path``, named as a
+        template (``template``, ``skel``), elsewhere (``cp -R SRC DEST``, its folders
+        variables or not: two literal names at least): a template a script makes each
+        cluster's folder of, applied where it is copied to, never in place
+        (aws-samples/eks-multi-cluster-gitops' add-cluster.sh copies clusters/template/* to
+        clusters/<name> and replaces its placeholders; the template's own Flux sync was a
+        cluster's root; judge round AY). None when no script does."""
         if self._copied is None:
             self._copied = []
             for record in (*self.texts, *_tekton_scripts(self.files.values())):
@@ -1013,7 +1016,11 @@ class Graph:
                     flags, source = match.group(1), match.group(2).strip("'\"")
                     if not re.search(r"-\w*[rRa]", flags or ""):
                         continue
-                    pattern = _folder_pattern(re.sub(r"/(?:\*|\.)?$", "", source))
+                    folder = re.sub(r"/(?:\*|\.)?$", "", source)
+                    if not _TEMPLATE_NAME.search(posixpath.basename(folder)):
+                        continue  # (a folder copied as it is may be applied as it is: a
+                        # configuration seeded from it, rackerlabs/genestack's etc/gateway-api)
+                    pattern = _folder_pattern(folder)
                     if pattern is not None:
                         self._copied.append((pattern, record.path))
         return next((script for pattern, script in self._copied if pattern.search(path)),
