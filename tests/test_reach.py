@@ -2768,6 +2768,16 @@ def test_a_folder_a_script_copies_to_make_a_cluster_s_folder_is_a_template(
     assert ("clusters/template", "a template bin/add-cluster.sh copies to make the folders "
             "it applies (cp -R): not applied where it is") in [
         (s.path, s.reason) for s in result.model.skipped]
+    # without roots, a folder copied as it is (rackerlabs/genestack's bootstrap seeds the
+    # operator's configuration from etc/gateway-api) is judged in place; a template is not
+    seeded = tmp_path / "seeded"
+    (seeded / "etc/skel").mkdir(parents=True)
+    (seeded / "bootstrap.sh").write_text(
+        'cp -a "${BASEDIR}/etc/gateway-api" "$CONFIG"/\ncp -r "${BASEDIR}/etc/skel" "$C"/\n')
+    write(seeded, {"etc/gateway-api/app.yaml": FLOATING % "seeded",
+                   "etc/skel/app.yaml": FLOATING % "skel"})
+    assert [(r, s, f) for r, s, f, _ in found(lint_dir(seeded, only=["image-digest"]))] == [
+        ("image-digest[floating]", "error", "etc/gateway-api/app.yaml")]
 
 
 def test_without_roots_a_base_no_overlay_includes_beside_bases_they_do_is_not_applied(
