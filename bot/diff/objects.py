@@ -1218,20 +1218,22 @@ def _match(base: Sequence[Item], head: Sequence[Item]) -> tuple[
         for b, h in zip(bs, hs, strict=False):
             pairs.append((b, h))
         for h in hs[len(bs):]:
-            wider = next((o for o in everyone[0] if h.clusters and h.clusters <= o.clusters),
-                         None)
-            if wider is not None:
+            if (wider := _covering(h, everyone[0])) is not None:
                 pairs.append((wider, h))
             else:
                 added.append(h)
         for b in bs[len(hs):]:
-            wider = next((o for o in everyone[1] if b.clusters and b.clusters <= o.clusters),
-                         None)
-            if wider is not None:
+            if (wider := _covering(b, everyone[1])) is not None:
                 pairs.append((b, wider))
             else:
                 removed.append(b)
     return pairs, removed, added
+
+
+def _covering(item: Item, others: Sequence[Item]) -> Item | None:
+    """The first of ``others`` built for every cluster ``item`` is (an object two clusters
+    built alike, paired with what one of them builds apart), or None."""
+    return next((o for o in others if item.clusters and item.clusters <= o.clusters), None)
 
 
 # ---------------------------------------------------------------- multi-line strings
