@@ -540,49 +540,34 @@ def _tekton_scripts(files: Iterable[LoadedFile]) -> Iterator[FileRecord]:
 
 
 _VARIABLE_PART = re.compile(r"\$(?:\{\w+\}|\w+)")
+# what a script of the tree is named (YAML: CI files and Tekton Tasks' step scripts)
+_SCRIPT_SUFFIXES = (".sh", ".bash", ".mk", ".just", ".yaml", ".yml")
 
 
-def _variable_targets(texts: Sequence[FileRecord], suffixes: tuple[str, ...]
-                      ) -> Iterator[tuple[str, re.Pattern[str]]]:
+def _variable_targets(scripts: Sequence[FileRecord]) -> Iterator[tuple[str, re.Pattern[str]]]:
     """(the script, a pattern of the paths it writes) for each write target whose folders
     are variables and whose file name and one folder at least are literal."""
-    for record in texts:
-        if not (record.path.endswith((".sh", ".bash", ".mk", ".just", *suffixes))
-                or posixpath.basename(record.path) in (*MAKEFILES, *JUSTFILES)):
-            continue
+    for record in scripts:
         text = _lines_holding(record.data.decode("utf-8", "replace"), (">", "tee", "cp", "mv"))
         for match in _WRITES.finditer(text):
             target = next((g for g in match.groups() if g), "").strip("'\"")
-            parts = target.split("/")
-            if "$" not in target or "$" in parts[-1] or is_remote(target):
-                continue
-            literal = [p for p in parts if "$" not in p and p not in ("", ".")]
-            if len(literal) < 2:
-                continue
-            pieces = [".+" if p.startswith("$") and _VARIABLE_PART.fullmatch(p) else
-                      re.escape(p) if "$" not in p else None for p in parts]
-            if any(p is None for p in pieces):
-                continue  # (a name part variable, part written: not read)
-            yield record.path, re.compile("(?:^|/)" + "/".join(
-                p for p in pieces if p is not None) + "$")
+            if "$" in target and (pattern := _variable_path(target, folder=False)) is not None:
+                yield record.path, pattern
 
 
-# a folder named as a template (``template``, ``templates``, ``cluster-template``, ``skel``)
-_TEMPLATE_NAME = re.compile(r"(?i)templates?\b|\bskel(?:eton)?\b")
-# ``cp`` with its options and the source it copies (a recursive copy: -r, -R or -a among them)
-_COPY_TREE = re.compile(r"\bcp\s+((?:-[\w-]+\s+)*)([^\s|;&<>()-][^\s|;&<>()]*)\s+\S")
-
-
-def _folder_pattern(source: str) -> re.Pattern[str] | None:
-    """What lies below the folder ``source`` names, as a pattern of tree paths: its
-    variable folders any folders, its literal names as written (two at least, or it names
-    no folder reviewbot can tell: None)."""
-    parts = [p for p in source.split("/") if p not in ("", ".")]
-    if not parts or is_remote(source) or len([p for p in parts if "$" not in p]) < 2:
+def _variable_path(path: str, folder: bool) -> re.Pattern[str] | None:
+    """The tree paths a script's ``path`` names, its folders shell variables or not: a file
+    it writes, or with ``folder`` what lies below a folder it copies. A variable folder is
+    any folders (a folder's leading variables, the checkout's folder, anywhere above it);
+    a literal name is itself. None when fewer than two names are literal, a file's own name
+    is a variable, or a name is part variable, part written (not read)."""
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    if (not parts or is_remote(path) or len([p for p in parts if "$" not in p]) < 2
+            or (not folder and "$" in parts[-1])):
         return None
     leading = parts[0].startswith("$")
-    while parts and parts[0].startswith("$") and _VARIABLE_PART.fullmatch(parts[0]):
-        parts = parts[1:]  # (a checkout's folder in a variable: anywhere above)
+    while folder and parts and parts[0].startswith("$") and _VARIABLE_PART.fullmatch(parts[0]):
+        parts = parts[1:]
     pieces = []
     for part in parts:
         if "$" not in part:
@@ -590,9 +575,15 @@ def _folder_pattern(source: str) -> re.Pattern[str] | None:
         elif _VARIABLE_PART.fullmatch(part):
             pieces.append(".+")
         else:
-            return None  # (a name part variable, part written: not read)
-    start = "(?:^|/)" if leading or source.startswith(".") else "^"
-    return re.compile(start + "/".join(pieces) + "/")
+            return None
+    start = "(?:^|/)" if leading or not folder or path.startswith(".") else "^"
+    return re.compile(start + "/".join(pieces) + ("/" if folder else "$"))
+
+
+# a folder named as a template (``template``, ``templates``, ``cluster-template``, ``skel``)
+_TEMPLATE_NAME = re.compile(r"(?i)templates?\b|\bskel(?:eton)?\b")
+# ``cp`` with its options and the source it copies (a recursive copy: -r, -R or -a among them)
+_COPY_TREE = re.compile(r"\bcp\s+((?:-[\w-]+\s+)*)([^\s|;&<>()-][^\s|;&<>()]*)\s+\S")
 
 
 # Task's Taskfiles (and the ones a ``.taskfiles/`` folder keeps for ``includes:``): YAML
@@ -676,6 +667,7 @@ class Graph:
         self._written_like: list[tuple[re.Pattern[str], str]] = []  # (the paths, the script)
         self._includes: dict[str, frozenset[str]] = {}  # folder -> what its build includes
         self._copied: list[tuple[re.Pattern[str], str]] | None = None  # (folders, script)
+        self._script_records: tuple[FileRecord, ...] | None = None
         self.by_dir: dict[str, Kustomization] = {}
         for k in kustomizations:
             if k.flux is None:
@@ -983,19 +975,29 @@ class Graph:
         -k``; judge round AX)."""
         if self._written is None:
             self._written = {}
-            scripts = (*self.texts, *_tekton_scripts(self.files.values()))
+            scripts = self._scripts()
             for script, places in _script_targets(
-                    scripts, _WRITES, (".sh", ".bash", ".mk", ".just", ".yaml", ".yml"),
-                    (*MAKEFILES, *JUSTFILES), (">", "tee", "cp", "mv")):
+                    scripts, _WRITES, _SCRIPT_SUFFIXES, (*MAKEFILES, *JUSTFILES),
+                    (">", "tee", "cp", "mv")):
                 for at in places:
                     self._written.setdefault(at, script)
-            for script, pattern in _variable_targets(scripts, (".yaml", ".yml")):
+            for script, pattern in _variable_targets(scripts):
                 self._written_like.append((pattern, script))
         found = self._written.get(path)
         if found is None:
             found = next((script for pattern, script in self._written_like
                           if pattern.search(path)), None)
         return found
+
+    def _scripts(self) -> tuple[FileRecord, ...]:
+        """The tree's scripts a write or a copy is read in (shell scripts, Makefiles,
+        justfiles, the YAML of CI files and of Tekton Tasks' step scripts), once per graph."""
+        if self._script_records is None:
+            self._script_records = tuple(
+                r for r in (*self.texts, *_tekton_scripts(self.files.values()))
+                if r.path.endswith(_SCRIPT_SUFFIXES)
+                or posixpath.basename(r.path) in (*MAKEFILES, *JUSTFILES))
+        return self._script_records
 
     def copied_by(self, path: str) -> str | None:
         """The script of the tree that copies the folder holding ``path``, named as a
@@ -1007,10 +1009,7 @@ class Graph:
         cluster's root; judge round AY). None when no script does."""
         if self._copied is None:
             self._copied = []
-            for record in (*self.texts, *_tekton_scripts(self.files.values())):
-                if not (record.path.endswith((".sh", ".bash", ".mk", ".just", ".yaml", ".yml"))
-                        or posixpath.basename(record.path) in (*MAKEFILES, *JUSTFILES)):
-                    continue
+            for record in self._scripts():
                 text = _lines_holding(record.data.decode("utf-8", "replace"), ("cp ",))
                 for match in _COPY_TREE.finditer(text):
                     flags, source = match.group(1), match.group(2).strip("'\"")
@@ -1020,7 +1019,7 @@ class Graph:
                     if not _TEMPLATE_NAME.search(posixpath.basename(folder)):
                         continue  # (a folder copied as it is may be applied as it is: a
                         # configuration seeded from it, rackerlabs/genestack's etc/gateway-api)
-                    pattern = _folder_pattern(folder)
+                    pattern = _variable_path(folder, folder=True)
                     if pattern is not None:
                         self._copied.append((pattern, record.path))
         return next((script for pattern, script in self._copied if pattern.search(path)),
