@@ -88,6 +88,19 @@ def test_an_entry_that_builds_its_own_folder_again_is_a_cycle_kustomize_refuses(
          "contains visited root ...\")")]
 
 
+def test_a_missing_folder_is_missing_in_a_tree_of_yaml_files_only(tmp_path: Path) -> None:
+    """New-user trial nineteen: `resources: [loop-a]`, a folder not written yet, in a
+    repository of YAML files only, linted "no findings"; kubectl kustomize refuses it. A
+    folder's kustomization is YAML, so a copy of the YAML files would hold it: its absence
+    is evidence, where a non-YAML file's is not."""
+    write(tmp_path, {
+        "apps/kustomization.yaml": "resources: [web.yaml, loop-a, certs.pem]\n",
+        "apps/web.yaml": DEPLOYMENT,
+    })
+    assert found(lint(tmp_path)) == [
+        ("apps/kustomization.yaml", 1, "error", "resources[1]: 'loop-a' does not exist")]
+
+
 def test_a_missing_entry_fails_the_whole_build_and_may_be_removed(tmp_path: Path) -> None:
     """A missing entry makes kustomize refuse the whole build (``kubectl kustomize`` fails
     "must resolve to a file or a directory"): the message says nothing of it is applied and

@@ -1853,7 +1853,8 @@ def missing_entries(k: Kustomization, index: TreeIndex, graph: Graph,
     ``"kustomization"`` for a ``components`` folder whose kustomization is not one
     ("expected kind 'Component' for path ... but got 'Kustomization'"). Remote entries,
     absolute paths, variables, paths outside the linted part, a non-YAML file in a tree of
-    YAML files only (a partial copy: its absence is no evidence) and gitignored build
+    YAML files only (a partial copy: its absence is no evidence; a folder's is, its
+    kustomization being YAML) and gitignored build
     outputs are never missing, unless ``controller()`` says a GitOps controller builds ``k``
     from git (Flux, Argo CD), where nothing makes them first (a new-user trial's git-ignored
     patch in a folder Flux builds: "no findings"). ``referenced`` gets every local entry's
@@ -1875,8 +1876,10 @@ def missing_entries(k: Kustomization, index: TreeIndex, graph: Graph,
             if component != (entry.field == "components"):
                 yield entry, text, "component" if component else "kustomization"
             continue
-        if not (index.has_other_files or is_yaml(target)) or target in index.files:
-            continue
+        if not (index.has_other_files or is_yaml(target) or (
+                entry.folder_needs_kustomization and "." not in posixpath.basename(target))
+                ) or target in index.files:
+            continue  # (a folder's kustomization is YAML: a copy of the YAML files has it)
         if index.is_dir(target):
             if entry.folder_needs_kustomization and index.kustomization_in(target) is None:
                 yield entry, text, "folder"
