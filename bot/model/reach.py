@@ -1351,7 +1351,18 @@ def aside_why(path: str, within: str = "") -> str | None:
     the user names is judged)."""
     if within and path.startswith(within + "/"):
         path = path[len(within) + 1:]
-    parts = path.split("/")[:-1]
+    folder, _, name = path.rpartition("/")
+    why = _folder_aside(folder)
+    if why is None and _TEMPLATE_FILE.search(name.lower()):
+        return "a template a tool fills in before applying it, which"
+    return why
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _folder_aside(folder: str) -> str | None:
+    """:func:`aside_why` of the files in ``folder`` (a path below what is judged) but for
+    their names: asked once per folder, not once per file."""
+    parts = folder.split("/") if folder else []
     if any((p.startswith(".") and p not in (".", "..")) or p.lower() in ARCHIVE_NAMES
            or _RETIRED_WORDS.intersection(_WORD.findall(p.lower())) for p in parts):
         return "an archive or hidden folder"
@@ -1365,8 +1376,6 @@ def aside_why(path: str, within: str = "") -> str | None:
         return "a test suite, which its harness applies to a test cluster,"
     if parts and parts[0] in DOC_NAMES:
         return "documentation"
-    if _TEMPLATE_FILE.search(path.rsplit("/", 1)[-1].lower()):
-        return "a template a tool fills in before applying it, which"
     return None
 
 
@@ -1478,7 +1487,7 @@ def unused_bases(graph: Graph) -> tuple[str, ...]:
     cronjobs/bases/folder, helm and tekton-service: templates with placeholder values its
     dogfooding overlays no longer use; judge round AX). A folder of bases none of which is
     included may be applied base by base, as before."""
-    used = {posixpath.dirname(d) for d in graph.by_dir if d not in graph.roots}
+    used = {posixpath.dirname(d) for d in graph.included}
     return tuple(d for d in graph.roots if posixpath.basename(posixpath.dirname(d)) == "bases"
                  and posixpath.dirname(d) in used and not graph.by_dir[d].is_component)
 
