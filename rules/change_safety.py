@@ -57,7 +57,11 @@ verdicts), never in `lint`, which sees one tree.
   (only under the `resources-finalizer.argocd.argoproj.io` finalizer; an object annotated
   `argocd.argoproj.io/sync-options: Delete=false` stays). "Removed from the tree" means its
   file is gone; otherwise it is "no longer applied", with the kustomization that no longer
-  lists it. PersistentVolumeClaim (its
+  lists it (or the kustomization file the pull request changed, a `$patch: delete` in it).
+  In a repository of several clusters each cluster's applier prunes its own: an object one
+  cluster stops applying is deleted there though another cluster applies the same identity
+  (a staging overlay that drops a claim production keeps), and the verdict names the
+  cluster. PersistentVolumeClaim (its
   data), Namespace (everything in it), CustomResourceDefinition (every custom resource of
   it), StatefulSet (its pods; its claims too with
   `persistentVolumeClaimRetentionPolicy.whenDeleted: Delete`) and CloudNativePG's `Cluster`

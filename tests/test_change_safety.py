@@ -699,6 +699,56 @@ def test_a_deletion_is_judged_by_the_kustomization_whose_build_held_the_object(
         "prune (spec.prune: false): it stays in the cluster")
 
 
+def test_a_claim_one_cluster_stops_applying_is_deleted_there_though_another_keeps_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # New-user trial eighteen: two clusters build one base's claim; the staging overlay's
+    # `$patch: delete` (or the removal of staging's own copy of the claim) takes it out of
+    # staging's build, whose Flux Kustomization prunes it, data and all. Production still
+    # applying the same identity hid it: "No new problems".
+    files: dict[str, str | None] = {
+        "base/kustomization.yaml": "resources: [pvc.yaml]\n",
+        "base/pvc.yaml": PVC.format(cls="local-path", size="1Gi")}
+    for env in ("prod", "staging"):
+        files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = SYNC.replace(
+            "./clusters/prod", f"./clusters/{env}")
+        files[f"clusters/{env}/apps.yaml"] = flux().replace("./apps", f"./overlays/{env}")
+        files[f"overlays/{env}/kustomization.yaml"] = "resources: [../../base]\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(files)
+    head = repo.commit({"overlays/staging/kustomization.yaml": (
+        "resources: [../../base]\npatches:\n  - patch: |\n      $patch: delete\n"
+        "      apiVersion: v1\n      kind: PersistentVolumeClaim\n"
+        "      metadata: {name: data, namespace: shop}\n")})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (1, [("error", "overlays/staging/kustomization.yaml", 2)])
+    assert commentable(repo, base, head, found)
+    assert found[0]["message"] == (
+        "PersistentVolumeClaim shop/data is no longer applied (overlays/staging/"
+        "kustomization.yaml changed what it builds), and Kustomization flux-system/apps "
+        "(spec.prune: true) prunes: it is deleted in cluster clusters/staging (cluster "
+        "clusters/prod keeps it), which deletes the claim and, with reclaim policy Delete, the "
+        "data of its volume")
+    # each cluster's own copy of the claim: staging's removed
+    own = GitRepo(tmp_path / "own")
+    for env in ("prod", "staging"):
+        files[f"overlays/{env}/kustomization.yaml"] = "resources: [pvc.yaml]\n"
+        files[f"overlays/{env}/pvc.yaml"] = files["base/pvc.yaml"]
+    base = own.commit(files)
+    head = own.commit({"overlays/staging/kustomization.yaml": "resources: []\n",
+                       "overlays/staging/pvc.yaml": None})
+    code, found = review(own, base, head, capsys)
+    assert (code, verdicts(found)) == (1, [("error", "overlays/staging/kustomization.yaml", 1)])
+    assert "prunes: it is deleted in cluster clusters/staging, which deletes" in found[0][
+        "message"]
+    # both clusters drop it: "in the cluster" as before, once per cluster's claim
+    head = own.commit({"overlays/prod/kustomization.yaml": "resources: []\n",
+                       "overlays/prod/pvc.yaml": None})
+    code, found = review(own, base, head, capsys)
+    assert verdicts(found) == [("error", "overlays/prod/kustomization.yaml", 1),
+                               ("error", "overlays/staging/kustomization.yaml", 1)]
+
+
 # each app's Flux Kustomization adds the shared volsync component to its build (spec.components,
 # relative to spec.path), which makes a claim and a CloudNativePG database named by substitution
 COMPONENT_KS = """

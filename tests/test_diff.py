@@ -726,6 +726,46 @@ def test_an_object_two_clusters_build_apart_names_each_cluster_s_build(
         ["Flux Kustomization flux-system/apps of cluster clusters/staging"]]
 
 
+def test_an_object_one_cluster_drops_while_another_keeps_it_is_removed_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial eighteen: a claim both clusters build alike from one base, which the
+    staging overlay's `$patch: delete` takes out of its build, read "1 modified (1 file)":
+    the claim was paired with production's, the same body. It is removed in staging, and the
+    entry names that cluster's build; a PR putting the patch back adds it there."""
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {{name: {name}, namespace: flux-system}}\n"
+            "spec: {{interval: 10m, path: {path}, prune: true, "
+            "sourceRef: {{kind: GitRepository, name: flux-system}}}}\n")
+    pvc = ("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data, namespace: "
+           "shop}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n")
+    files = {"base/kustomization.yaml": "resources: [pvc.yaml]\n", "base/pvc.yaml": pvc}
+    for env in ("prod", "staging"):
+        files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = sync.format(
+            name="flux-system", path=f"./clusters/{env}")
+        files[f"clusters/{env}/apps.yaml"] = sync.format(name="apps", path=f"./overlays/{env}")
+        files[f"overlays/{env}/kustomization.yaml"] = "resources: [../../base]\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(files)
+    head = repo.commit({"overlays/staging/kustomization.yaml": (
+        "resources: [../../base]\npatches:\n  - patch: |\n      $patch: delete\n"
+        "      apiVersion: v1\n      kind: PersistentVolumeClaim\n"
+        "      metadata: {name: data, namespace: shop}\n")})
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
+    assert ("- PersistentVolumeClaim/shop/data  removed  (was in base/pvc.yaml)  (in Flux "
+            "Kustomization flux-system/apps of cluster clusters/staging)") in out.splitlines()
+    assert "1 modified, 1 removed (1 object, 1 file)" in out
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "json", base,
+                            head], capsys)
+    assert [(e["object"], e["change"], e.get("builds")) for e in json.loads(out)["diff"]
+            if e["kind"] == "PersistentVolumeClaim"] == [
+        ("PersistentVolumeClaim/shop/data", "removed",
+         ["Flux Kustomization flux-system/apps of cluster clusters/staging"])]
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), head, base], capsys)
+    assert ("+ PersistentVolumeClaim/shop/data  added  base/pvc.yaml:1  (in Flux "
+            "Kustomization flux-system/apps of cluster clusters/staging)") in out.splitlines()
+
+
 def test_one_document_that_two_builds_make_changes_once_and_a_kustomization_is_a_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

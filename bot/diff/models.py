@@ -43,7 +43,8 @@ def diff_models(base: Model, head: Model) -> TreeDiff:
         other = head.by_identity.get(identity)
         if (len(found) == 1 and other is not None and len(other) == 1
                 and identity not in others and found[0].body is other[0].body
-                and found[0].file == other[0].file):
+                and found[0].file == other[0].file
+                and base.clusters.get(id(found[0])) == head.clusters.get(id(other[0]))):
             shared.add(identity)
 
     def objects_only(model: Model) -> Model:
@@ -63,10 +64,12 @@ def diff_models(base: Model, head: Model) -> TreeDiff:
         news = heads.get(identity)
         if len(olds) == 1 and news is not None and len(news) == 1:
             b, h = olds[0], news[0]
-            if b.body is h.body and b.file == h.file and (b.strip, b.secret) == (h.strip, h.secret):
+            if b.body is h.body and b.file == h.file and (b.strip, b.secret, b.clusters) == (
+                    h.strip, h.secret, h.clusters):
                 same.add(identity)
     diffed = diff_items([i for i in base_items if i.identity not in same],
-                        [i for i in head_items if i.identity not in same])
+                        [i for i in head_items if i.identity not in same],
+                        frozenset(base.cluster_entries.keys() & head.cluster_entries.keys()))
     refs = Counter(o.ref for o in diffed.objects)
     return TreeDiff(tuple(_as_built(o, *built, refs[o.ref] > 1) for o in diffed.objects))
 
@@ -127,8 +130,15 @@ def _as_built(o: ObjectDiff, base: Model, head: Model, several: bool) -> ObjectD
     elif o.base is not None and (refused := refused_build(base, o.base)) is not None:
         unbuilt = ("base", *refused)
     builds: tuple[str, ...] = ()
-    if several:
+    if several or o.clusters:
         obj, model = (o.head, head) if o.head is not None else (o.base, base)
-        builds = tuple(_build_name(model, m) for m in makers(model, obj)) if (
-            obj is not None) else ()
+        builds = tuple(_build_name(model, m) for m in makers(model, obj) if not o.clusters or (
+            o.clusters & _applier_clusters(model, m))) if obj is not None else ()
     return replace(o, unbuilt=unbuilt, builds=builds) if unbuilt or builds else o
+
+
+def _applier_clusters(model: Model, maker: Maker) -> frozenset[str]:
+    """The clusters of the applier of ``maker`` (none when it has none)."""
+    if maker.applier is None:
+        return frozenset()
+    return model.clusters.get(id(maker.applier), frozenset())

@@ -34,7 +34,7 @@ import re
 import shlex
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -152,6 +152,9 @@ class ObjectDiff:
     unbuilt: tuple[str, str, str, str] | None = None
     # the builds that make it, when several make objects of its identity (which is which)
     builds: tuple[str, ...] = ()
+    # where the tree holds several clusters: the only ones it is added to or removed from
+    # (the others keep it as it was; empty: every cluster it is in)
+    clusters: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -947,6 +950,9 @@ class Item:
     secret: Secrecy | None = None  # which paths hold secret values
     strip: bool = True  # name and namespace are the identity, not content
     kustomization: bool = False  # a kustomization file's document
+    # of its clusters, the only ones it is added to or removed from (the other side keeps it
+    # in the rest: :func:`_apart`)
+    partial: frozenset[str] = frozenset()
     # the clusters that receive it, where the tree holds several (an object several build
     # alike is one item of them all: ``Model.clusters``)
     clusters: frozenset[str] = frozenset()
@@ -1064,8 +1070,11 @@ def _generated_items(model: Model) -> list[Item]:
     return out
 
 
-def diff_items(base: Sequence[Item], head: Sequence[Item]) -> TreeDiff:
-    pairs, removed, added = _match(base, head)
+def diff_items(base: Sequence[Item], head: Sequence[Item],
+               clusters: frozenset[str] = frozenset()) -> TreeDiff:
+    """The diff of two sides' items; ``clusters``: the clusters both sides hold, where an
+    object may leave (or join) some while others keep it."""
+    pairs, removed, added = _match(base, head, clusters)
     results: list[ObjectDiff] = []
     for b, h in pairs:
         try:
@@ -1188,16 +1197,20 @@ def _object_diff(head: Item | None, base: Item | None, status: str,
         start=head.line if head else None,
         renamed_from=renamed_from, changes=changes,
         head=head.obj if head else None, base=base.obj if base else None,
+        clusters=item.partial,
     )
 
 
-def _match(base: Sequence[Item], head: Sequence[Item]) -> tuple[
+def _match(base: Sequence[Item], head: Sequence[Item], clusters: frozenset[str]) -> tuple[
     list[tuple[Item, Item]], list[Item], list[Item]
 ]:
     """Pairs by identity (same file first when an identity repeats), then the leftovers:
     one left on a side whose clusters an item of the other side receives as well is that
     item's in those clusters (an object two clusters built alike, one item, and built apart
-    on the other side, two: a new-user trial's second cluster read "added")."""
+    on the other side, two: a new-user trial's second cluster read "added"). Of the
+    ``clusters`` both sides hold, those an identity leaves while others keep it (a staging
+    overlay's patch deletes a claim production keeps) make it removed there, and those it
+    joins, added there."""
     by_id: dict[tuple[str, str, str, str], tuple[list[Item], list[Item]]] = {}
     for b in base:
         by_id.setdefault(b.identity, ([], []))[0].append(b)
@@ -1227,7 +1240,25 @@ def _match(base: Sequence[Item], head: Sequence[Item]) -> tuple[
                 pairs.append((b, wider))
             else:
                 removed.append(b)
+        if clusters and everyone[0] and everyone[1]:
+            removed += _apart(everyone[0], everyone[1], clusters)
+            added += _apart(everyone[1], everyone[0], clusters)
     return pairs, removed, added
+
+
+def _apart(side: Sequence[Item], other: Sequence[Item], clusters: frozenset[str]) -> list[Item]:
+    """``side``'s items of one identity in the ``clusters`` the ``other`` side's items of it
+    are in none of, each cut to those clusters (:attr:`Item.partial`)."""
+    left = set(clusters)
+    for o in other:
+        left -= o.clusters
+    out = []
+    for item in side:
+        part = frozenset(item.clusters & left)
+        if part and item.clusters:
+            out.append(replace(item, partial=part))
+            left -= part
+    return out
 
 
 def _covering(item: Item, others: Sequence[Item]) -> Item | None:

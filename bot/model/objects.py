@@ -462,6 +462,14 @@ def cluster_phrase(name: str) -> str:
     return f"cluster {name}" if rooted_cluster(name) else name
 
 
+def clusters_phrase(names: Sequence[str]) -> str:
+    """How outputs name several clusters: "clusters prod, qa and staging"; one as
+    :func:`cluster_phrase` names it."""
+    if len(names) == 1:
+        return cluster_phrase(names[0])
+    return f"clusters {', '.join(names[:-1])} and {names[-1]}"
+
+
 def views_of(model: Model) -> list[tuple[str | None, Model]]:
     """:func:`cluster_views` of ``model``, made once per model and kept in its ``derived``
     views (the rules that judge each cluster on its own and the connectivity map ask for the
@@ -1237,11 +1245,14 @@ class Departure:
     ``now``, the head's counterpart of that owner, applies and builds without it; or, with
     ``now`` None, the owner itself departs (``up``). A file the head still holds but no
     applier of the head reaches is no longer applied, even where a repository without roots
-    applies the rest as written: what applied it is in the tree and stopped."""
+    applies the rest as written: what applied it is in the tree and stopped. ``clusters``:
+    where the tree holds several, the ones it leaves while others keep its identity (a
+    staging overlay that drops a claim production keeps); empty when it leaves them all."""
 
     owners: tuple[KObject, ...]
     now: KObject | None = None
     up: Departure | None = None
+    clusters: frozenset[str] = frozenset()
 
 
 def applied_identities(model: Model) -> frozenset[tuple[str, str, str, str]]:
@@ -1271,6 +1282,14 @@ class _Departures:
     def __init__(self, base: Model, head: Model) -> None:
         self.base, self.head = base, head
         self.applied = applied_identities(head)
+        # both sides hold several clusters of the same names: an identity applied in one
+        # cluster departs from another (each cluster's applier prunes its own)
+        self.where: dict[tuple[str, str, str, str], set[str]] | None = None
+        if base.cluster_entries and head.cluster_entries:
+            self.where = {}
+            for o in head.objects:
+                if owners(head, o):
+                    self.where.setdefault(o.identity, set()).update(_clusters_of(head, o))
         self.memo: dict[int, Departure | None] = {}
 
     def of(self, obj: KObject) -> Departure | None:
@@ -1280,21 +1299,52 @@ class _Departures:
         return self.memo[id(obj)]
 
     def _departure(self, obj: KObject) -> Departure | None:
-        if obj.identity in self.applied:
+        lost = self._lost(obj)
+        if lost is None:
             return None
         found = owners(self.base, obj)
+        if lost:  # its owners in the clusters it leaves
+            found = [o for o in found if lost & _clusters_of(self.base, o)]
         if not found:
             return None
         owner = found[0]
         now = next((o for o in self.head.by_identity.get(owner.identity, ())
-                    if owner.identity in self.applied or not owners(self.base, owner)),
+                    if (not lost or lost & _clusters_of(self.head, o)) and (
+                        self._applied(owner, lost) or not owners(self.base, owner))),
                    None)  # (a root is applied by hand: there while its file is)
         if now is not None:
             if refused_entry(self.head, now) is not None:
                 return None
-            return Departure(tuple(found), now)
+            return Departure(tuple(found), now, clusters=lost)
         up = self.of(owner)
-        return Departure(tuple(found), None, up) if up is not None else None
+        return Departure(tuple(found), None, up, lost) if up is not None else None
+
+    def _lost(self, obj: KObject) -> frozenset[str] | None:
+        """None when the head still applies ``obj``'s identity where the base did; else the
+        clusters it leaves while the head applies it in others (empty: it leaves them all).
+        Only clusters the head holds too count (a cluster's folder renamed is no
+        departure of its objects)."""
+        if obj.identity not in self.applied:
+            return frozenset()
+        if self.where is None:
+            return None
+        mine = _clusters_of(self.base, obj) & self.head.cluster_entries.keys()
+        lost = frozenset(mine - self.where.get(obj.identity, set()))
+        return lost or None
+
+    def _applied(self, owner: KObject, lost: frozenset[str]) -> bool:
+        """The head applies ``owner``'s identity (in the clusters ``lost`` names, if any)."""
+        if not lost or self.where is None:
+            return owner.identity in self.applied
+        return bool(lost & self.where.get(owner.identity, set()))
+
+
+def _clusters_of(model: Model, obj: KObject) -> frozenset[str]:
+    """The clusters ``obj`` is in (:attr:`Model.clusters`; the default one where none)."""
+    return model.clusters.get(id(obj), _DEFAULT_ONLY)
+
+
+_DEFAULT_ONLY = frozenset((DEFAULT_CLUSTER,))
 
 
 def _built_by(model: Model) -> dict[int, list[tuple[Any, list[KObject]]]]:
@@ -1581,8 +1631,8 @@ def applier_names(model: Model, found: Iterable[KObject]) -> list[str]:
         if len(objs) > 1:
             clusters = sorted({c for i in objs for c in model.clusters.get(i, ())})
             name = applier_name(next(iter(objs.values())), many=True) + (
-                f" of clusters {', '.join(clusters[:-1])} and {clusters[-1]}"
-                if len(clusters) > 1 else f" ({len(objs)} of that name)")
+                f" of {clusters_phrase(clusters)}" if len(clusters) > 1
+                else f" ({len(objs)} of that name)")
         out.append(name)
     return out
 

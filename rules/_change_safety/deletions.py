@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING
 from reviewbot.diff.anchors import Anchors, Place
 from reviewbot.engine.findings import Violation
 from reviewbot.model.kustomize import FLUX_BUILD_FIELDS
-from reviewbot.model.objects import KObject, Model, appliers, cluster_phrase, departure, items
+from reviewbot.model.objects import (
+    KObject,
+    Model,
+    appliers,
+    cluster_phrase,
+    clusters_phrase,
+    departure,
+    items,
+)
 from reviewbot.rules._change_safety.common import (
     ARGO_FINALIZER,
     ARGO_SYNC,
@@ -118,6 +126,9 @@ class _Fates:
                          if e.status == "modified" and e.head is not None}
         self.memo: dict[int, _Fate | None] = {}
         self.anchors = Anchors(base, head)
+        # the kustomization files the pull request changed, in the diff's order
+        self.edited = [e for e in diff.objects if e.status == "modified" and e.kind ==
+                       "Kustomization" and e.ref == f"Kustomization/{e.file}"]
 
     def of(self, obj: KObject) -> _Fate | None:
         """None: nothing is known to happen to it (no applier in the tree; the applier's
@@ -138,7 +149,7 @@ class _Fates:
             how, place = self._how(obj, now)
             if _applier_prunes(now):
                 return _Fate(how, owner, place, f"{_applier_text(now)}{also} prunes: it is "
-                             "deleted in the cluster")
+                             f"deleted in {_where(self.base, obj, gone.clusters)}")
             return _Fate(how, owner, place, stays=f"{_applier_text(now)}{also} does not prune")
         up = self.of(owner)
         if up is None or up.deleter is None:
@@ -148,14 +159,15 @@ class _Fates:
         if is_flux_kustomization(owner):
             if owner.get(("spec", "prune")) is True:
                 return _Fate(how, owner, up.place, "Flux's garbage collection of the deleted "
-                             "Kustomization (spec.prune: true) deletes it in the cluster")
+                             "Kustomization (spec.prune: true) deletes it in "
+                             f"{_where(self.base, obj, gone.clusters)}")
             return _Fate(how, owner, up.place, stays="the deleted Kustomization does not "
                          f"prune (spec.prune: {_flag_text(owner, 'prune')})")
         finalizers = [str(f) for f in items(owner.metadata.get("finalizers"))]
         if any(f.startswith(ARGO_FINALIZER) for f in finalizers):
             return _Fate(how, owner, up.place, f"Argo CD's resources finalizer of the deleted "
-                         f"Application ({ARGO_FINALIZER}) deletes it in the cluster",
-                         cascade=True)
+                         f"Application ({ARGO_FINALIZER}) deletes it in "
+                         f"{_where(self.base, obj, gone.clusters)}", cascade=True)
         return _Fate(how, owner, up.place, stays=f"the deleted Application has no "
                      f"{ARGO_FINALIZER} finalizer, so Argo CD deletes the Application alone")
 
@@ -188,7 +200,19 @@ class _Fates:
         if obj.identity not in self.head.by_identity:
             return (f"is no longer in {obj.file}",
                     self.anchors.moved(obj.file, obj.position(("metadata", "name"))[0]))
+        if moved is None and (edited := self._kustomization_change(applier)) is not None:
+            return f"is no longer applied ({edited[0]} changed what it builds)", edited[1]
         return "is no longer applied", moved or own
+
+    def _kustomization_change(self, applier: KObject) -> tuple[str, Place] | None:
+        """A kustomization file the pull request changed that ``applier`` (the head's)
+        builds, and its first changed line (a patch that deletes the object, a resource
+        entry replaced), when its own object's file is unchanged."""
+        for entry in self.edited:
+            if entry.file and entry.line is not None and applier in appliers(self.head).get(
+                    entry.file, ()):
+                return entry.file, self.anchors.head_place(entry.file, entry.line)
+        return None
 
     def _build_change(self, applier: KObject) -> tuple[str, Place] | None:
         """How the pull request changed a field of ``applier`` that decides what its build
@@ -237,6 +261,19 @@ def _also_text(model: Model, owner: KObject, others: list[KObject]) -> str:
         return text
 
     return " (" + ", ".join(name(o) for o in others) + " applied it too)"
+
+
+def _where(model: Model, obj: KObject, lost: frozenset[str]) -> str:
+    """Where garbage collection deletes ``obj``: "the cluster", or with several clusters the
+    ones it leaves, and those that keep it ("cluster staging (cluster production keeps
+    it)")."""
+    if not lost:
+        return "the cluster"
+    kept = sorted(model.clusters.get(id(obj), frozenset()) - lost)
+    text = clusters_phrase(sorted(lost))
+    if kept:
+        text += f" ({clusters_phrase(kept)} {'keeps' if len(kept) == 1 else 'keep'} it)"
+    return text
 
 
 def _kept(obj: KObject, fate: _Fate) -> bool:
