@@ -127,9 +127,21 @@ def test_flows_of_a_change_whose_head_build_fails_wait_for_the_build(
     assert ("- not applied yet: the flows shown change when the head builds: "
             "kustomization.yaml: 'gone.yaml' does not exist, so kustomize refuses the build "
             "and the cluster keeps the flows it has") in md
+    # `netpol diff` says it too (new-user trial nineteen: the flow alone, as if applied)
+    note = ("not applied yet: the flows shown change when the head builds: kustomization.yaml: "
+            "'gone.yaml' does not exist, so kustomize refuses the build and the cluster keeps "
+            "the flows it has")
+    _, out, _ = run_cli(["netpol", "diff", old, broken, "--repo", str(repo.path),
+                         "--format", "json"], capsys)
+    assert json.loads(out)["notes"] == [note]
+    _, out, err = run_cli(["netpol", "diff", old, broken, "--repo", str(repo.path)], capsys)
+    assert err == f"reviewbot: note: {note}\n"
     built = repo.commit({"kustomization.yaml": "resources: [a.yaml]\n"})
     _, out, _ = run_cli([*args, "--head", built], capsys)
     assert "; connectivity: 1 changed flow;" in out
+    _, out, _ = run_cli(["netpol", "diff", old, built, "--repo", str(repo.path),
+                         "--format", "json"], capsys)
+    assert json.loads(out)["notes"] == []
 
 
 def test_markdown_and_mermaid_show_each_change() -> None:

@@ -18,6 +18,7 @@ from reviewbot.netpol.diff import (
     networks,
     render_markdown,
     render_mermaid,
+    waiting_note,
 )
 from reviewbot.netpol.diff import render_connlist as render_diff_connlist
 from reviewbot.netpol.diff import render_json as render_diff_json
@@ -82,6 +83,7 @@ def _merged_notes(nets: list[tuple[str, Network]]) -> list[str]:
 
 def diff_command(args: argparse.Namespace) -> int:
     sides = []
+    models = []
     config = None
     for where in (args.old, args.new):
         path = Path(where)
@@ -103,6 +105,7 @@ def diff_command(args: argparse.Namespace) -> int:
             from reviewbot.model.render import render_tree
             tree = render_tree(tree)
         model = load_model(tree, config, file_loader(args, root, [path] if path.is_dir() else []))
+        models.append(model)
         sides.append(networks(model, IngressController.from_config(config.section("netpol"))))
     changes = changes_of(sides[0], sides[1])
     sides_of_note: dict[str, list[str]] = {}  # a note both sides give is said once
@@ -111,6 +114,11 @@ def diff_command(args: argparse.Namespace) -> int:
             if name not in sides_of_note.setdefault(note, []):
                 sides_of_note[note].append(name)
     notes = [f"{' and '.join(names)}: {note}" for note, names in sides_of_note.items()]
+    if changes:  # made by changes in a build kustomize refuses on NEW: as the review says
+        from reviewbot.diff.models import diff_models
+
+        waiting = waiting_note(diff_models(models[0], models[1]))
+        notes = ([waiting] if waiting else []) + notes
     if args.format == "connlist":
         names = tuple(args.ref_names.split(",", 1)) if "," in args.ref_names else None
         if names is None:
