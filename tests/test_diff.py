@@ -766,6 +766,48 @@ def test_an_object_one_cluster_drops_while_another_keeps_it_is_removed_there(
             "Kustomization flux-system/apps of cluster clusters/staging)") in out.splitlines()
 
 
+def test_a_change_one_cluster_s_failing_build_holds_back_is_said_for_that_cluster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both clusters build one base alike; the PR changes the base's image and breaks the
+    staging overlay (an entry naming a file that does not exist). Production gets the new
+    image; staging keeps the old one: two entries, the second "in the source only" with the
+    staging build's refused entry (it was one entry, as if both clusters got it)."""
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {{name: {name}, namespace: flux-system}}\n"
+            "spec: {{interval: 10m, path: {path}, prune: true, "
+            "sourceRef: {{kind: GitRepository, name: flux-system}}}}\n")
+    web = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: apps}}\n"
+           "spec:\n  template:\n    spec:\n      containers: [{{name: web, image: 'web:{tag}'}}]\n")
+    files = {"base/kustomization.yaml": "resources: [web.yaml]\n",
+             "base/web.yaml": web.format(tag="1.0")}
+    for env in ("prod", "staging"):
+        files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = sync.format(
+            name="flux-system", path=f"./clusters/{env}")
+        files[f"clusters/{env}/apps.yaml"] = sync.format(name="apps", path=f"./overlays/{env}")
+        files[f"overlays/{env}/kustomization.yaml"] = "resources: [../../base]\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(files)
+    head = repo.commit({"base/web.yaml": web.format(tag="1.1"),
+                        "overlays/staging/kustomization.yaml": (
+                            "resources: [../../base, gone.yaml]\n")})
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
+    headers = [line for line in out.splitlines() if line.startswith("~ Deployment")]
+    assert headers == [
+        "~ Deployment/apps/web  modified  base/web.yaml:7  (in Flux Kustomization "
+        "flux-system/apps of cluster clusters/prod)",
+        "~ Deployment/apps/web  modified in the source only: its head build fails  "
+        "base/web.yaml:7  (in Flux Kustomization flux-system/apps of cluster clusters/staging)"]
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "json", base,
+                            head], capsys)
+    assert [(e.get("builds"), e.get("build_fails")) for e in json.loads(out)["diff"]
+            if e["kind"] == "Deployment"] == [
+        (["Flux Kustomization flux-system/apps of cluster clusters/prod"], None),
+        (["Flux Kustomization flux-system/apps of cluster clusters/staging"],
+         {"side": "head", "file": "overlays/staging/kustomization.yaml", "entry": "gone.yaml",
+          "why": "does not exist"})]
+
+
 def test_one_document_that_two_builds_make_changes_once_and_a_kustomization_is_a_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -17,6 +17,7 @@ from reviewbot.model.objects import (
     makers,
     owners,
     refused_build,
+    refused_clusters,
 )
 
 Identity = tuple[str, str, str, str]
@@ -70,8 +71,24 @@ def diff_models(base: Model, head: Model) -> TreeDiff:
     diffed = diff_items([i for i in base_items if i.identity not in same],
                         [i for i in head_items if i.identity not in same],
                         frozenset(base.cluster_entries.keys() & head.cluster_entries.keys()))
-    refs = Counter(o.ref for o in diffed.objects)
-    return TreeDiff(tuple(_as_built(o, *built, refs[o.ref] > 1) for o in diffed.objects))
+    entries = [part for o in diffed.objects for part in _by_build(o, built[1])]
+    refs = Counter(o.ref for o in entries)
+    return TreeDiff(tuple(_as_built(o, *built, refs[o.ref] > 1) for o in entries))
+
+
+def _by_build(o: ObjectDiff, head: Model) -> list[ObjectDiff]:
+    """``o``, or where kustomize refuses the head builds of some of the clusters that get
+    it while the others' build, two entries: the change those clusters get, and the same
+    change in the source only for the clusters whose build fails (they keep what they have;
+    a new-user trial's failing staging build went unsaid beside production's change)."""
+    if o.head is None or o.clusters or o.status == "removed":
+        return [o]
+    split = refused_clusters(head, o.head)
+    if split is None:
+        return [o]
+    working, failing, (file, entry, why) = split
+    return [replace(o, clusters=working),
+            replace(o, clusters=failing, unbuilt=("head", file, entry, why))]
 
 
 def _applied(base: Model, head: Model) -> tuple[Model, Model]:
@@ -120,15 +137,16 @@ def _as_built(o: ObjectDiff, base: Model, head: Model, several: bool) -> ObjectD
     """``o`` with what its builds say: kustomize refuses every build that makes it on the
     head (or, else, on the base), so that side applies nothing of it and comparing it says
     nothing of the cluster; and which builds make it, when several make its identity."""
-    unbuilt = None
-    if o.head is not None:
-        refused = refused_build(head, o.head)
-    else:
-        refused = refused_build(base, o.base, head) if o.base is not None else None
-    if refused is not None:
-        unbuilt = ("head", *refused)
-    elif o.base is not None and (refused := refused_build(base, o.base)) is not None:
-        unbuilt = ("base", *refused)
+    unbuilt = o.unbuilt  # (:func:`_by_build`: the clusters whose head build fails)
+    if unbuilt is None:
+        if o.head is not None:
+            refused = refused_build(head, o.head)
+        else:
+            refused = refused_build(base, o.base, head) if o.base is not None else None
+        if refused is not None:
+            unbuilt = ("head", *refused)
+        elif o.base is not None and (refused := refused_build(base, o.base)) is not None:
+            unbuilt = ("base", *refused)
     builds: tuple[str, ...] = ()
     if several or o.clusters:
         obj, model = (o.head, head) if o.head is not None else (o.base, base)

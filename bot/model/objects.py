@@ -1787,6 +1787,33 @@ def failing_build(model: Model, obj: KObject, cluster: str | None = None) -> str
     return f"{builds} ({file}: {entry!r} {why})"
 
 
+def refused_clusters(model: Model, obj: KObject,
+                     ) -> tuple[frozenset[str], frozenset[str], tuple[str, str, str]] | None:
+    """Where the tree holds several clusters and kustomize refuses every build that makes
+    ``obj`` in some of them while those of others build: (the clusters whose builds work,
+    those whose builds kustomize refuses, the first refused entry: :func:`refused_entry`),
+    else None. The cluster whose build fails keeps what it has; the others get ``obj``."""
+    if not model.cluster_entries:
+        return None
+    working: set[str] = set()
+    failing: set[str] = set()
+    first: tuple[str, str, str] | None = None
+    for maker in makers(model, obj):
+        if maker.applier is None:
+            return None
+        refused = _refusal(model, maker, True)
+        clusters = model.clusters.get(id(maker.applier), frozenset())
+        if refused is None:
+            working |= clusters
+        else:
+            failing |= clusters
+            first = first or refused
+    failing -= working
+    if not working or not failing or first is None:
+        return None
+    return frozenset(working), frozenset(failing), first
+
+
 def _refusal(judged: Model, maker: Maker, same: bool) -> tuple[str, str, str] | None:
     if maker.applier is not None:
         now = maker.applier if same else next(
