@@ -762,6 +762,8 @@ def test_every_output_shows_at_most_a_thousand_findings_of_a_rule_and_counts_the
         assert len(json.loads(out)["diagnostics"]) == 1001  # and the line saying so
     if fmt == "text":
         assert out.count("[image-digest]") == 1000
+        # the count line counts them all (it said "1000 errors" beside the line above)
+        assert "1003 errors (1000 shown); looked in 2 objects from 2 files" in out.splitlines()
 
 
 def _aliased(keys: int, copies: int, value: str) -> str:

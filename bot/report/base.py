@@ -71,8 +71,14 @@ def capped(report: Report) -> Report:
             taken[rule] += 1
             keep.add(i)
     left = {rule: n - limit for rule, n in sorted(counts.items()) if n > limit}
+    hidden = Counter(f.severity for i, f in enumerate(report.findings) if i not in keep)
     return replace(report, findings=tuple(f for i, f in enumerate(report.findings) if i in keep),
-                   not_shown={**report.not_shown, **left})
+                   not_shown={**report.not_shown, **left},
+                   stats={**report.stats, NOT_SHOWN_SEVERITIES: dict(hidden)})
+
+
+# ``Report.stats`` key: the findings ``capped`` left out, by severity (a count line counts them)
+NOT_SHOWN_SEVERITIES = "not-shown-severities"
 
 
 def not_shown_lines(report: Report) -> list[str]:

@@ -21,6 +21,7 @@ from reviewbot.engine.findings import (
 from reviewbot.escape import term
 from reviewbot.model.objects import cluster_phrase, rooted_cluster
 from reviewbot.report.base import (
+    NOT_SHOWN_SEVERITIES,
     Report,
     alike_runs,
     alike_said,
@@ -88,7 +89,12 @@ def render_text(report: Report, color: bool = False) -> str:
         out.append("")
     counts = {s: sum(1 for f in report.findings if f.severity == s)
               for s in ("error", "warning", "info")}
-    summary = ", ".join(plural(n, s) for s, n in counts.items() if n)
+    past: dict[str, int] = (report.stats.get(NOT_SHOWN_SEVERITIES) or {}
+                            ) if report.review is None else {}
+    summary = ", ".join(plural(n + past.get(s, 0), s) for s, n in counts.items()
+                        if n + past.get(s, 0))
+    if past:  # (the findings past a rule's cap: the lines below say which)
+        summary += f" ({len(report.findings)} shown)"
     objects = report.stats.get("objects")
     files = report.stats.get("files", 0)
     # what was linted, apart from the counts ("2 errors in 14 objects" read as the objects found
