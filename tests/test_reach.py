@@ -2587,6 +2587,34 @@ def test_without_roots_a_folder_of_trials_is_not_certain(tmp_path: Path) -> None
         for f in result.findings if "experiments" in f.file)
 
 
+def test_without_roots_a_folder_of_examples_beside_what_it_shows_is_not_certain(
+        tmp_path: Path) -> None:
+    # redhat-cop/gitops-catalog (judge round AZ): a catalog item's examples/ beside its
+    # operator/, and kubebuilder's config/samples/ beside config/default/, show how to use
+    # what is beside them; nothing applies them (6 false errors). A folder holding nothing
+    # but examples (a samples repository's tutorial) is what the repository offers.
+    write(tmp_path, {
+        "csi-driver-nfs/operator/kustomization.yaml": "resources: [web.yaml]\n",
+        "csi-driver-nfs/operator/web.yaml": FLOATING % "driver",
+        "csi-driver-nfs/examples/pod.yaml": FLOATING % "busybox",
+        "notebooks/config/samples/notebook.yaml": FLOATING % "jupyter",
+        "notebooks/config/default/kustomization.yaml": "resources: [gone.yaml]\n",
+        "tutorial/examples/getting-started/vllm.yaml": FLOATING % "vllm",
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert sorted((r, s, f) for r, s, f, _ in found(result)) == [
+        ("image-digest[floating]", "error", "csi-driver-nfs/operator/web.yaml"),
+        ("image-digest[floating]", "error", "tutorial/examples/getting-started/vllm.yaml"),
+        ("image-digest[floating]", "warning", "csi-driver-nfs/examples/pod.yaml"),
+        ("image-digest[floating]", "warning", "notebooks/config/samples/notebook.yaml"),
+        ("kustomize-integrity[missing]", "error",
+         "notebooks/config/default/kustomization.yaml")]
+    assert next(f.message for f in result.findings if "examples/pod" in f.file).endswith(
+        "Not certain: reviewbot could not see whether anything applies it: it is in "
+        "csi-driver-nfs/examples/, a folder of examples beside what it shows, of a repository "
+        "no cluster root applies.")
+
+
 def test_without_roots_a_tree_whose_appliers_are_chart_templates_is_not_certain(
         tmp_path: Path) -> None:
     # ibm-mas/gitops (judge round AP): every Argo CD Application is a template of its

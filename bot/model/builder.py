@@ -541,19 +541,44 @@ def _values_clusters(model: Model) -> None:
             model.clusters[id(pod.obj)] = frozenset(found)
 
 
+# folders of examples: beside what they show, in a repository without roots, not certain to
+# be applied (:func:`_experiment_doubts`)
+EXAMPLE_FOLDERS = frozenset({"example", "examples", "sample", "samples", "demo", "demos"})
+
+
 def _experiment_doubts(model: Model) -> None:
     """Without roots, the objects of a folder of trials (``experiments/``, ``sandbox/``:
     :data:`~reviewbot.model.reach.EXPERIMENT_NAMES`) are applied, if at all, as someone
     tries them: whether a cluster receives them is not certain (d-uzlov/k8s-homelab: six
-    errors in failed experiments its readmes no longer apply; judge round AL)."""
+    errors in failed experiments its readmes no longer apply; judge round AL). So are those
+    of a folder of examples beside what they show (:data:`EXAMPLE_FOLDERS`, with sibling
+    folders or files: kubebuilder's ``config/samples/`` beside ``config/default/``, a
+    catalog item's ``examples/`` beside its ``operator/``; redhat-cop/gitops-catalog, 6
+    false errors, judge round AZ); a folder whose only content is examples is what the
+    repository offers (a samples repository's tutorial folder), applied as written."""
     def trial(path: str) -> str | None:
         found = next((f for f in path.lower().split("/")[:-1] if f in EXPERIMENT_NAMES), None)
         return None if found is None else (
             f"whether anything applies it: it is in a folder of trials ({found}/) of a "
             "repository no cluster root applies")
 
+    folders: dict[str, set[str]] = {}  # a folder -> the names of its children holding files
+    for path in model.files:
+        parts = path.split("/")
+        for n in range(len(parts) - 1):
+            folders.setdefault("/".join(parts[:n]), set()).add(parts[n])
+
+    def example(path: str) -> str | None:
+        parts = path.split("/")[:-1]
+        for n, name in enumerate(parts):
+            if name.lower() in EXAMPLE_FOLDERS and len(folders.get("/".join(parts[:n]), ())) > 1:
+                where = "/".join(parts[:n + 1])
+                return (f"whether anything applies it: it is in {where}/, a folder of examples "
+                        "beside what it shows, of a repository no cluster root applies")
+        return None
+
     for path in model.files:  # (a kustomization's own findings: its missing entries)
-        if (why := trial(path)) is not None:
+        if (why := trial(path) or example(path)) is not None:
             model.file_doubts[path] = why
     if model.file_doubts:
         for obj in model.objects:
