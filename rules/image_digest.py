@@ -41,7 +41,9 @@ Findings, by kind:
   no registry a manifest could pin (a docker compose service's `build:` tagged with its
   `image:`; an OpenShift BuildConfig's output to an ImageStream with `lookupPolicy.local`,
   which pods name by its short name, or to the cluster's internal registry, which pods name by
-  its address `image-registry.openshift-image-registry.svc:5000/NAMESPACE/STREAM`); or a
+  its address `image-registry.openshift-image-registry.svc:5000/NAMESPACE/STREAM`); or the
+  image is such an address of a stream no file defines (`openshift/cli:latest`, a stream
+  of the cluster's release): what its tag points at is the cluster's; or a
   chart value's tag a CI job gives by its dotted path (`operator.image.tag`) to a reusable
   workflow it calls (`uses: owner/repo/.github/workflows/release.yaml@v1`); or a
   Tekton PipelineRun or TaskRun of the tree (run by hand too) pushes that very tag (a
@@ -143,6 +145,7 @@ from reviewbot.model.build import (
     akin,
     builder_of,
     builders,
+    internal_stream,
     local_build,
     pipeline_build,
     pushed_by,
@@ -689,6 +692,17 @@ def _built_elsewhere(model: Model, ref: ImageRef) -> tuple[str, str] | None:
                 "runs whatever that build last made where it runs",
                 f"Push {ref.name} to a registry and pin its digest there "
                 f"({ref.name}:<version>@sha256:<digest>), or keep it a local build.")
+    stream = internal_stream(ref.name)
+    if stream is not None and not model.by_identity.get(
+            ("image.openshift.io", "ImageStream", stream[0], stream[1])):
+        namespace, name = stream
+        return (f"it names ImageStream {namespace}/{name} of the cluster's internal registry, "
+                "which no file of this repository defines: what its tag points at is the "
+                "cluster's to decide (what it imports or builds there; the openshift "
+                "namespace's streams are the cluster release's images)",
+                f"Name the image by the digest the stream's tag points at "
+                f"({ref.name}@sha256:<digest>), or define ImageStream {namespace}/{name} here "
+                "with its tag imported by digest.")
     akin_to = akin(model, ref)
     if akin_to is not None:
         return (f"{akin_to.describe()}, so this is likely a placeholder a build step rewrites, "

@@ -42,6 +42,20 @@ from reviewbot.model.objects import KObject, Model, Path, items, model_graph
 KO_PREFIX = "ko://"
 # OpenShift 4's internal registry, as pods name the images a build pushes there
 OPENSHIFT_REGISTRY = "image-registry.openshift-image-registry.svc:5000"
+# the same registry's other spellings (its service's full name, the port left out)
+_OPENSHIFT_HOSTS = ("image-registry.openshift-image-registry.svc",
+                    "image-registry.openshift-image-registry.svc.cluster.local")
+
+
+def internal_stream(name: str) -> tuple[str, str] | None:
+    """(namespace, ImageStream) of an image OpenShift's internal registry serves
+    (``image-registry.openshift-image-registry.svc:5000/openshift/cli``), else None: the
+    stream's tag decides what runs, and the cluster holds the stream."""
+    host, _, rest = name.partition("/")
+    if host.rsplit(":", 1)[0] not in _OPENSHIFT_HOSTS:
+        return None
+    namespace, _, stream = rest.partition("/")
+    return (namespace, stream) if namespace and stream and "/" not in stream else None
 
 
 @dataclass(frozen=True)
