@@ -276,10 +276,12 @@ def _missing_violation(pod: PodTemplate, container: Container, missing: Sequence
                        node: Node, why: str, doubt: str | None) -> Violation:
     resources = field_path(container, "resources")
     path = resources + ("limits",) if any("limit" in m for m in missing) else resources
+    unbounded = [m.split(" ")[0] for m in missing if m.endswith(" limit")]
+    use = unbounded[0] if len(unbounded) == 1 else " and ".join(unbounded)
     return Violation(
         pod.obj, path,
-        f"{pod.name} {why}; {describe(container)} sets {_join(missing)}: an unbounded pod "
-        "there competes with etcd and the API server",
+        f"{pod.name} {why}; {describe(container)} sets {_join(missing)}: its {use} use there "
+        "has no bound and competes with etcd and the API server",
         fix=_fix(container, missing),
         kind="missing", doubt=doubt,
     )

@@ -85,8 +85,8 @@ spec:
     assert pairs(result) == [("control-plane-resources", 13)]
     assert result.findings[0].message == (
         "forgejo tolerates control-plane node talos-cp-3's taints, so it can run there; "
-        "container gitea sets no cpu limit: an unbounded pod there competes with etcd and "
-        "the API server")
+        "container gitea sets no cpu limit: its cpu use there has no bound and competes "
+        "with etcd and the API server")
     # the fix names what is missing, not what the container already sets
     assert result.findings[0].fix == (
         "Set resources.limits.cpu for gitea (requests at or below the limits), sized from "
