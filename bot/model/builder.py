@@ -51,6 +51,7 @@ from reviewbot.model.objects import (
     ServicePort,
     add_identity,
     any_refused,
+    appliers,
     cluster_inventory,
     cluster_phrase,
     controlled,
@@ -577,8 +578,16 @@ def _experiment_doubts(model: Model) -> None:
                         "beside what it shows, of a repository no cluster root applies")
         return None
 
+    applied: dict[str, list[KObject]] | None = None
     for path in model.files:  # (a kustomization's own findings: its missing entries)
-        if (why := trial(path) or example(path)) is not None:
+        why = trial(path)
+        if why is None and (why := example(path)) is not None:
+            if applied is None:
+                applied = appliers(model)
+            if any(example(a.file) is None for a in applied.get(path, ())):
+                why = None  # a Flux Kustomization or an Argo CD Application (no example
+                # itself) builds it
+        if why is not None:
             model.file_doubts[path] = why
     if model.file_doubts:
         for obj in model.objects:
