@@ -393,6 +393,7 @@ def test_removals_under_prune_delete_and_without_prune_orphan(
         "apps/pvc.yaml": PVC.format(cls="local-path", size="1Gi"),
         "apps/cm.yaml": config,
         "apps/ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n",
+        "apps/README.md": "# apps\n",  # (the folder stays: a path not found prunes nothing)
     })
     head = repo.commit({"apps/pvc.yaml": None, "apps/cm.yaml": None, "apps/ns.yaml": None})
     code, found = review(repo, base, head, capsys)
@@ -409,7 +410,8 @@ def test_removals_under_prune_delete_and_without_prune_orphan(
     # Without prune the same removal leaves the objects running, unmanaged.
     other = GitRepo(tmp_path / "other")
     kept = other.commit({"clusters/apps.yaml": flux(prune="false"),
-                         "apps/pvc.yaml": PVC.format(cls="local-path", size="1Gi")})
+                         "apps/pvc.yaml": PVC.format(cls="local-path", size="1Gi"),
+                         "apps/README.md": "# apps\n"})
     gone = other.commit({"apps/pvc.yaml": None})
     code, found = review(other, kept, gone, capsys)
     assert (code, verdicts(found)) == (0, [("warning", "apps/pvc.yaml", 3)])
@@ -729,6 +731,19 @@ def test_a_claim_one_cluster_stops_applying_is_deleted_there_though_another_keep
         "(spec.prune: true) prunes: it is deleted in cluster clusters/staging (cluster "
         "clusters/prod keeps it), which deletes the claim and, with reclaim policy Delete, the "
         "data of its volume")
+    # the same patch in a file of its own: the finding is at its `$patch: delete` (new-user
+    # trial twenty: it sat on the kustomization's first changed line, another change's)
+    head = repo.commit({
+        "overlays/staging/kustomization.yaml": (
+            "resources: [../../base]\npatches:\n  - path: no-claim.yaml\n"),
+        "overlays/staging/no-claim.yaml": (
+            "apiVersion: v1\nkind: PersistentVolumeClaim\n"
+            "metadata: {name: data, namespace: shop}\n$patch: delete\n")})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (1, [("error", "overlays/staging/no-claim.yaml", 4)])
+    assert found[0]["message"].startswith(
+        "PersistentVolumeClaim shop/data is no longer applied (a patch in overlays/staging/"
+        "no-claim.yaml deletes it), and Kustomization flux-system/apps")
     # each cluster's own copy of the claim: staging's removed
     own = GitRepo(tmp_path / "own")
     for env in ("prod", "staging"):
@@ -747,6 +762,26 @@ def test_a_claim_one_cluster_stops_applying_is_deleted_there_though_another_keep
     code, found = review(own, base, head, capsys)
     assert verdicts(found) == [("error", "overlays/prod/kustomization.yaml", 1),
                                ("error", "overlays/staging/kustomization.yaml", 1)]
+
+
+def test_a_spec_path_that_does_not_exist_applies_and_prunes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # New-user trial twenty: `path: ./apps/labs` for ./apps/lab made every object of the
+    # cluster "deleted" (a claim an error); kustomize-controller stops at "kustomization
+    # path not found", applies nothing and deletes nothing, so the cluster keeps them
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"clusters/apps.yaml": flux(), "apps/pvc.yaml": PVC.format(
+        cls="local-path", size="1Gi")})
+    head = repo.commit({"clusters/apps.yaml": flux().replace("./apps", "./apps-typo")})
+    code, found = review(repo, base, head, capsys)
+    assert verdicts(found) == []
+    # a path that exists and leaves the claim out still deletes it
+    head = repo.commit({"clusters/apps.yaml": flux().replace("./apps", "./clusters"),
+                        "apps/pvc.yaml": PVC.format(cls="local-path", size="1Gi")})
+    code, found = review(repo, base, head, capsys)
+    assert [(f["severity"], f["message"].split(" is ")[0]) for f in found if f["rule"] == RULE
+            ] == [("error", "PersistentVolumeClaim shop/data")]
 
 
 # each app's Flux Kustomization adds the shared volsync component to its build (spec.components,
@@ -1516,7 +1551,9 @@ def test_the_same_kustomization_of_another_cluster_is_named_with_its_cluster(
             "spec: {interval: 10m, path: ./clusters/%s, prune: true, "
             "sourceRef: {kind: GitRepository, name: flux-system}}\n")
     files = {"apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"
-                             "metadata: {name: settings, namespace: shop}\ndata: {a: b}\n"}
+                             "metadata: {name: settings, namespace: shop}\ndata: {a: b}\n",
+             "apps/keep.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                               "metadata: {name: keep, namespace: shop}\n"}
     for env in ("prod", "staging"):
         files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = sync % env
         files[f"clusters/{env}/apps.yaml"] = flux()
@@ -1524,7 +1561,9 @@ def test_the_same_kustomization_of_another_cluster_is_named_with_its_cluster(
     head = repo.commit({"apps/cm.yaml": None})
     _, found = review(repo, base, head, capsys)
     messages = [f["message"] for f in found if f["file"] == "apps/cm.yaml"]
+    # (new-user trial twenty: "... (Kustomization flux-system/apps of cluster
+    # clusters/staging applied it too) prunes: it is deleted in the cluster" named it twice)
     assert messages == [
         "ConfigMap shop/settings is removed from the tree, and Kustomization flux-system/apps "
-        "(spec.prune: true) (Kustomization flux-system/apps of cluster clusters/staging "
-        "applied it too) prunes: it is deleted in the cluster"]
+        "of clusters clusters/prod and clusters/staging (spec.prune: true) prunes: it is "
+        "deleted in clusters clusters/prod and clusters/staging"]

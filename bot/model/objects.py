@@ -1313,7 +1313,7 @@ class _Departures:
                         self._applied(owner, lost) or not owners(self.base, owner))),
                    None)  # (a root is applied by hand: there while its file is)
         if now is not None:
-            if refused_entry(self.head, now) is not None:
+            if refused_entry(self.head, now) is not None or _path_gone(self.head, now):
                 return None
             return Departure(tuple(found), now, clusters=lost)
         up = self.of(owner)
@@ -1337,6 +1337,20 @@ class _Departures:
         if not lost or self.where is None:
             return owner.identity in self.applied
         return bool(lost & self.where.get(owner.identity, set()))
+
+
+def _path_gone(model: Model, applier: KObject) -> bool:
+    """Whether ``applier``, a Flux Kustomization of this repository, names by ``spec.path`` a
+    folder the tree does not hold: kustomize-controller stops at "kustomization path not
+    found", applies nothing and prunes nothing (a new-user trial's `./apps/labs` made
+    every object of the cluster "deleted")."""
+    if applier.kind != "Kustomization" or applier.group != "kustomize.toolkit.fluxcd.io":
+        return False
+    spec = applier.get(("spec",))
+    path = spec.get("path") if isinstance(spec, dict) else None
+    if not isinstance(path, str) or "${" in path or not tree_source(spec):
+        return False
+    return model_graph(model).flux_folder(applier.file, path) is None
 
 
 def _clusters_of(model: Model, obj: KObject) -> frozenset[str]:

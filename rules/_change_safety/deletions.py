@@ -3,7 +3,7 @@ that the head no longer does, and what the applier's garbage collection does wit
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -143,14 +143,22 @@ class _Fates:
         if gone is None:
             return None
         owner = gone.owners[0]
-        also = _also_text(self.base, owner, list(gone.owners[1:]))
+        others = _distinct(owner, gone.owners[1:])
+        also = _also_text(self.base, owner, others)
         now = gone.now
         if now is not None:
             how, place = self._how(obj, now)
+            named = _applier_text(now)
+            clusters = sorted({c for o in (owner, *others)
+                               for c in self.base.clusters.get(id(o), ())})
+            if others and len(clusters) > 1 and all(
+                    (o.kind, object_name(o)) == (owner.kind, object_name(owner)) for o in others):
+                # one name in each cluster's folder: said once, with the clusters
+                named, also = _applier_text(now, clusters_phrase(clusters)), ""
             if _applier_prunes(now):
-                return _Fate(how, owner, place, f"{_applier_text(now)}{also} prunes: it is "
+                return _Fate(how, owner, place, f"{named}{also} prunes: it is "
                              f"deleted in {_where(self.base, obj, gone.clusters)}")
-            return _Fate(how, owner, place, stays=f"{_applier_text(now)}{also} does not prune")
+            return _Fate(how, owner, place, stays=f"{named}{also} does not prune")
         up = self.of(owner)
         if up is None or up.deleter is None:
             return None  # the applier stays in the cluster, still applying: its verdict says
@@ -200,9 +208,27 @@ class _Fates:
         if obj.identity not in self.head.by_identity:
             return (f"is no longer in {obj.file}",
                     self.anchors.moved(obj.file, obj.position(("metadata", "name"))[0]))
+        if moved is None and (patch := self._deleting_patch(obj, applier)) is not None:
+            return f"is no longer applied (a patch in {patch[0]} deletes it)", patch
         if moved is None and (edited := self._kustomization_change(applier)) is not None:
             return f"is no longer applied ({edited[0]} changed what it builds)", edited[1]
         return "is no longer applied", moved or own
+
+    def _deleting_patch(self, obj: KObject, applier: KObject) -> Place | None:
+        """Where a patch file ``applier`` (the head's) builds with deletes ``obj`` (``$patch:
+        delete`` of its kind and name): its ``$patch`` line, or None."""
+        for path, lf in self.head.files.items():
+            if "$patch" not in lf.text or applier not in appliers(self.head).get(path, ()):
+                continue
+            for doc in lf.documents:
+                value = doc.value
+                if (isinstance(value, dict) and value.get("$patch") == "delete"
+                        and value.get("kind") == obj.kind
+                        and isinstance(meta := value.get("metadata"), dict)
+                        and meta.get("name") == obj.name):
+                    line, column = doc.position(("$patch",))
+                    return path, line, column
+        return None
 
     def _kustomization_change(self, applier: KObject) -> tuple[str, Place] | None:
         """A kustomization file the pull request changed that ``applier`` (the head's)
@@ -245,6 +271,18 @@ _BUILD_FIELDS = frozenset(("spec", f) for f in (
     *FLUX_BUILD_FIELDS, "postBuild", "source", "sources"))
 
 
+def _distinct(owner: KObject, others: Sequence[KObject]) -> list[KObject]:
+    """``others`` but ``owner`` and each document once (one document two builds made alike
+    is one applier: a new-user trial's deletion named its own Kustomization as another)."""
+    seen = {(owner.file, owner.identity)}
+    out = []
+    for o in others:
+        if (o.file, o.identity) not in seen:
+            seen.add((o.file, o.identity))
+            out.append(o)
+    return out
+
+
 def _also_text(model: Model, owner: KObject, others: list[KObject]) -> str:
     """" (Kustomization flux-system/infra applied it too)"; one of the owner's own name (the
     same Kustomization in another cluster's folder) named with its cluster (a new-user trial
@@ -268,7 +306,8 @@ def _where(model: Model, obj: KObject, lost: frozenset[str]) -> str:
     ones it leaves, and those that keep it ("cluster staging (cluster production keeps
     it)")."""
     if not lost:
-        return "the cluster"
+        everywhere = sorted(model.clusters.get(id(obj), ()))
+        return clusters_phrase(everywhere) if len(everywhere) > 1 else "the cluster"
     kept = sorted(model.clusters.get(id(obj), frozenset()) - lost)
     text = clusters_phrase(sorted(lost))
     if kept:
@@ -302,10 +341,15 @@ def _applier_prunes(applier: KObject) -> bool:
     return applier.get(("spec", "syncPolicy", "automated", "prune")) is True
 
 
-def _applier_text(applier: KObject) -> str:
+def _applier_text(applier: KObject, clusters: str = "") -> str:
+    """"Kustomization flux-system/apps (spec.prune: true)"; ``clusters``: the clusters whose
+    folders each hold one of that name ("... flux-system/apps of clusters prod and staging
+    (spec.prune: true)")."""
+    of = f" of {clusters}" if clusters else ""
     if is_flux_kustomization(applier):
-        return f"Kustomization {object_name(applier)} (spec.prune: {_flag_text(applier, 'prune')})"
-    return (f"Argo CD Application {object_name(applier)} (syncPolicy.automated.prune: "
+        return (f"Kustomization {object_name(applier)}{of} (spec.prune: "
+                f"{_flag_text(applier, 'prune')})")
+    return (f"Argo CD Application {object_name(applier)}{of} (syncPolicy.automated.prune: "
             f"{_flag_text(applier, 'syncPolicy', 'automated', 'prune')})")
 
 
