@@ -2617,6 +2617,31 @@ def test_without_roots_a_folder_of_examples_beside_what_it_shows_is_not_certain(
         "no cluster root applies.")
 
 
+def test_without_roots_a_manifest_beside_those_a_script_applies_by_name_is_not_certain(
+        tmp_path: Path) -> None:
+    # vllm-project/production-stack (judge round BA): install.sh applies
+    # configs/vllm/gpu-deployment.yaml by name; vllm-runtime.yaml beside it, a stale example
+    # no script or doc applies, gave 14 errors. A folder no script chooses from is applied as
+    # written, and so is one a script applies whole.
+    write(tmp_path, {
+        "gateway/install.sh": "kubectl apply -f configs/vllm/gpu-deployment.yaml\n"
+                              "kubectl apply -f configs/all/\n",
+        "gateway/configs/vllm/gpu-deployment.yaml": FLOATING % "vllm",
+        "gateway/configs/vllm/vllm-runtime.yaml": FLOATING % "runtime",
+        "gateway/configs/all/web.yaml": FLOATING % "web",
+        "tutorials/web.yaml": FLOATING % "tutorial",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert sorted((f.file, f.severity) for f in result.findings) == [
+        ("gateway/configs/all/web.yaml", "error"),
+        ("gateway/configs/vllm/gpu-deployment.yaml", "error"),
+        ("gateway/configs/vllm/vllm-runtime.yaml", "warning"),
+        ("tutorials/web.yaml", "error")]
+    assert next(f.message for f in result.findings if "runtime" in f.file).endswith(
+        "Not certain: reviewbot could not see whether anything applies it: gateway/install.sh "
+        "applies gpu-deployment.yaml beside it by name, not this file.")
+
+
 def test_without_roots_a_tree_whose_appliers_are_chart_templates_is_not_certain(
         tmp_path: Path) -> None:
     # ibm-mas/gitops (judge round AP): every Argo CD Application is a template of its
