@@ -36,7 +36,8 @@ Kinds:
   reasoning ... Recreate still matters for the later swap"): the next GPU pod pinned to the
   node turns the same manifest into a rollout that never finishes.
 
-Without a node inventory (`cluster.nodes` in `.reviewbot.yaml`), whether some node has a
+Without a node inventory (`cluster.nodes` in `.reviewbot.yaml`, or a `clusters:` entry's
+`nodes` for that cluster), whether some node has a
 GPU free for the surge pod is not known: a `surge` is then a warning that says so.
 
 When it stays quiet:
@@ -107,7 +108,7 @@ from reviewbot.model.workload import (
     number,
     pod_gpus,
 )
-from reviewbot.rules._kit import each_pod
+from reviewbot.rules._kit import each_pod, views
 
 ID = "gpu-rollout"
 SEVERITY = "error"
@@ -172,7 +173,13 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
 
 def judged(model: Model, opts: Mapping[str, Any]) -> Iterator[tuple[PodTemplate, Violation]]:
     """Each finding with the pod it is about (change-safety's ``stuck-rollout`` asks which
-    pods' rollouts cannot finish)."""
+    pods' rollouts cannot finish), each cluster of the tree judged with its own nodes (a
+    new-user trial's `clusters[].nodes` were not read: "no node inventory")."""
+    for _, view in views(model):
+        yield from _judged(view, opts)
+
+
+def _judged(model: Model, opts: Mapping[str, Any]) -> Iterator[tuple[PodTemplate, Violation]]:
     patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
     pods = list(each_pod(model))
     gpus_of = {id(p): pod_gpus(p, patterns) for p in pods}

@@ -40,7 +40,8 @@ Kinds:
 
 When it stays quiet:
 
-Without an inventory (`cluster.nodes` in `.reviewbot.yaml`) the rule has nothing to compare
+Without an inventory (`cluster.nodes` in `.reviewbot.yaml`, or a `clusters:` entry's `nodes`)
+the rule has nothing to compare
 and says nothing about nodes. A request or limit that is no quantity here (a Flux variable,
 a Helm template expression, a value the chart fills in) is not compared.
 

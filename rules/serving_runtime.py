@@ -160,7 +160,7 @@ from reviewbot.model.workload import (
     parse_int,
     pinned_host,
 )
-from reviewbot.rules._kit import argv_of
+from reviewbot.rules._kit import argv_of, views
 
 if TYPE_CHECKING:
     from reviewbot.model.inventory import GpuFacts
@@ -243,6 +243,11 @@ class _Server:
 
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
+    for _, view in views(model):  # each cluster with its own nodes
+        yield from _cluster(view, opts)
+
+
+def _cluster(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
     placement: Placement | None = None
     seen: set[tuple[int, Path]] = set()

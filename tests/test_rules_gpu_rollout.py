@@ -175,3 +175,40 @@ def test_a_surge_that_lacks_room_only_for_pods_of_a_failing_build_is_a_warning(
         "Not certain: reviewbot could not see whether the cluster runs "
         "llm-serving/reasoning-predictor: the build of broken fails (kustomization.yaml: "
         "'gone.yaml' does not exist), so none of it is applied until it builds.")
+
+
+def test_each_cluster_s_own_nodes_judge_its_rollouts(tmp_path: Path) -> None:
+    """New-user trial twenty: nodes given per cluster (`clusters[].nodes`, as
+    configuration.md documents them) were not read here: a surge that can never finish on
+    either cluster's one-GPU node was a warning, "no node inventory". Each cluster is judged
+    with its own nodes (the serving-runtime rule and change-safety's stuck rollouts too)."""
+    node = ("      - name: {name}\n        labels: {{kubernetes.io/hostname: {name}}}\n"
+            "        allocatable: {{cpu: '8', memory: 30Gi, nvidia.com/gpu: '{gpus}'}}\n")
+    config = "clusters:\n" + "".join(
+        f"  - name: {env}\n    paths: [{env}]\n    nodes:\n" + node.format(name=name, gpus=gpus)
+        for env, name, gpus in (("home", "gpu-01", 1), ("lab", "lab-gpu-01", 2)))
+    deploy = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {{name: vllm, namespace: llm}}
+        spec:
+          strategy: {{type: RollingUpdate, rollingUpdate: {{maxSurge: 1, maxUnavailable: 0}}}}
+          selector: {{matchLabels: {{app: vllm}}}}
+          template:
+            metadata: {{labels: {{app: vllm}}}}
+            spec:
+              nodeSelector: {{kubernetes.io/hostname: {node}}}
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.11.0
+                  resources: {{limits: {{nvidia.com/gpu: "1"}}}}
+    """
+    write(tmp_path, {".reviewbot.yaml": config,
+                     "home/vllm.yaml": deploy.format(node="gpu-01"),
+                     "lab/vllm.yaml": deploy.format(node="lab-gpu-01")})
+    result = lint_dir(tmp_path, only=["gpu-rollout"])
+    # home's one GPU cannot hold the surge pod; lab's second GPU is spare today (borrowed)
+    assert sorted((f.file, f.severity, f.kind) for f in result.findings) == [
+        ("home/vllm.yaml", "error", "surge"), ("lab/vllm.yaml", "warning", "borrowed-room")]
+    assert "gpu-01 has 1 nvidia.com/gpu" in next(
+        f.message for f in result.findings if f.file == "home/vllm.yaml")

@@ -99,6 +99,30 @@ def test_unpinned_pods_are_judged_only_when_every_gpu_node_fails(tmp_path: Path)
     assert pairs(lint_text(tmp_path, text, ["serving-runtime"], mixed)) == []
 
 
+def test_each_cluster_s_own_nodes_give_the_gpu_facts(tmp_path: Path) -> None:
+    """New-user trial twenty: `--dtype bfloat16` on a V100 node given in a `clusters:` entry
+    (its own `nodes`) gave no finding; given as `cluster.nodes` it was an error."""
+    from .helpers import lint_dir, write
+
+    config = "clusters:\n" + "".join(
+        f"  - name: {env}\n    paths: [{env}]\n    nodes:\n"
+        + node("worker-1", product, cc).replace("    ", "      ", 1).replace("\n      ",
+                                                                           "\n        ")
+        for env, product, cc in (("home", "Tesla-V100-PCIE-32GB", "7.0"),
+                                 ("lab", "NVIDIA-A100-SXM4-80GB", "8.0")))
+    write(tmp_path, {".reviewbot.yaml": config,
+                     "home/llm.yaml": server(["--dtype=bfloat16"], gpus=1),
+                     "lab/llm.yaml": server(["--dtype=bfloat16"], gpus=1)})
+    result = lint_dir(tmp_path, only=["serving-runtime"])
+    assert [(f.file, f.severity) for f in result.findings] == [("home/llm.yaml", "error")]
+    assert "bfloat16" in result.findings[0].message
+    # one cluster configured: its nodes are the tree's (they were read for two or more only)
+    write(tmp_path, {".reviewbot.yaml": config.split("  - name: lab")[0]})
+    (tmp_path / "lab" / "llm.yaml").unlink()
+    result = lint_dir(tmp_path, only=["serving-runtime"])
+    assert [(f.file, f.severity) for f in result.findings] == [("home/llm.yaml", "error")]
+
+
 def test_sglang_context_length_and_vllm_human_readable_lengths(tmp_path: Path) -> None:
     text = server(["--context-length", "131072"], image="lmsysorg/sglang:v0.5.2", gpus=1)
     text = text.replace("metadata: {name: llm, namespace: serving}",

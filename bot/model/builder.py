@@ -239,6 +239,11 @@ def build_model(
             if isinstance(spec, dict) and isinstance(spec.get("name"), str)
             and (spec.get("nodes") or spec.get("kubernetes-version"))
         }
+    elif len(configured) == 1 and isinstance(configured[0], dict) and (
+            configured[0].get("nodes") or configured[0].get("kubernetes-version")):
+        # one cluster configured: its nodes and version are the tree's (they were read only
+        # where two clusters or more are told apart)
+        model.inventory = cluster_inventory(configured[0], inventory)
     not_judged_at = len(model.skipped)  # (filled once the objects say who builds what)
     charts = _chart_content(graph.paths)
     model.skipped.extend(_generated_elsewhere(graph.paths, charts))
