@@ -345,6 +345,31 @@ def test_without_roots_a_folder_commented_out_of_its_build_is_not_applied(
     assert "tooling/base/shared/shared.yaml" not in result.model.unapplied
 
 
+def test_a_lint_of_part_of_a_repository_whose_configured_clusters_are_outside_it(
+    tmp_path: Path
+) -> None:
+    """New-user trial twenty: with `clusters:` in .reviewbot.yaml naming clusters/home and
+    clusters/lab, `lint apps/` walked those roots, which the linted files do not hold, and
+    judged nothing ("apps is not applied by any cluster root"). They are roots outside the
+    linted files: the findings are warnings that say so, as without a configuration."""
+    from reviewbot.config import parse_config
+    from reviewbot.engine.options import check_options
+    from reviewbot.engine.run import analyze
+    from reviewbot.sources.tree import disk_tree
+
+    config = check_options(parse_config(
+        b"clusters:\n  - name: home\n    paths: [./clusters/home]\n"
+        b"  - name: lab\n    paths: [clusters/lab]\n", ".reviewbot.yaml"))
+    write(tmp_path, {"apps/web.yaml": FLOATING % "web", "clusters/home/keep.txt": "",
+                     "clusters/lab/keep.txt": ""})
+    part = analyze(disk_tree([tmp_path / "apps"], tmp_path), config, only=["image-digest"])
+    assert [(f.severity, f.file) for f in part.findings] == [("warning", "apps/web.yaml")]
+    assert part.findings[0].message.endswith(
+        "Not certain: reviewbot could not see what the cluster roots outside the linted files "
+        "(clusters/home and others) apply and how they patch it; lint the repository's top "
+        "level to judge what its clusters receive.")
+
+
 def test_a_lint_of_part_of_a_repository_whose_roots_are_outside_it_promises_no_error(
     tmp_path: Path
 ) -> None:

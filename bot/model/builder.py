@@ -166,6 +166,11 @@ def build_model(
         return remote_urls(tree.root) if tree is not None else ()
 
     within = tree.within if tree is not None else ""  # (a lint of part: judged below it)
+    # a lint of part of the tree: the configured clusters whose paths lie outside it are roots
+    # outside the linted files (a new-user trial's `lint apps/` walked clusters/home, which
+    # it does not hold, and judged nothing: "not applied by any cluster root")
+    outside = [s for s in specs if within and not any(_below(p, within) for p in s.paths)]
+    specs = [s for s in specs if s not in outside]
     reach = find_reach(graph, model.documents, specs, ci_documents, remotes,
                        lambda path: kept_aside(path, within) or graph.copied_by(path) is not None,
                        lambda: checked_out_branch(tree.root) if tree is not None else None)
@@ -195,8 +200,9 @@ def build_model(
                 and isinstance(spec.get("path"), str) and "${" not in spec["path"]
                 and tree_source(spec) and not kept_aside(doc.file.path, within)]
         flux_builds = [graph.flux_build(doc.file.path, spec) for doc, spec in flux]
-        model.scope_doubt = _scope_doubt(tree, graph, flux, flux_builds) or _artifact_doubt(
-            model.documents, within)
+        model.scope_doubt = _scope_doubt(
+            tree, graph, flux, flux_builds, [p for spec in outside for p in spec.paths]
+        ) or _artifact_doubt(model.documents, within)
         variants, patches, tags = _built_documents(
             graph, flux_builds, lambda path: kept_aside(path, within))
         model.derived["unincluded-components"] = tuple(
@@ -819,9 +825,16 @@ def _walk_doubts(model: Model, reach: Reach) -> None:
                     model.file_doubts.setdefault(file, str(applied.elsewhere))
 
 
+def _below(path: str, folder: str) -> bool:
+    """Whether ``path`` (a configured cluster's path, ``./clusters/home``) is ``folder`` or
+    in it."""
+    norm = posixpath.normpath(path.strip().lstrip("/"))
+    return norm == folder or norm.startswith(folder + "/")
+
+
 def _scope_doubt(tree: Tree | None, graph: Graph,
                  flux: Sequence[tuple[Document, Mapping[str, Any]]],
-                 builds: Sequence[Build | None]) -> str | None:
+                 builds: Sequence[Build | None], configured: Sequence[str] = ()) -> str | None:
     """Without roots among the linted files, what a lint of part of a repository cannot see
     (``Model.scope_doubt``), or None: the files outside them that hold cluster roots
     (``Tree.roots_outside``), or a Flux sync Kustomization among them (Flux bootstrap's
@@ -831,6 +844,7 @@ def _scope_doubt(tree: Tree | None, graph: Graph,
     apps/`` judged 86 errors, 55 of them on objects its clusters patch or never apply). Not
     one in a folder kept aside or of examples or tests (argo-cd's testdata)."""
     outside = list(tree.roots_outside or ()) if tree is not None else []
+    outside = outside or [posixpath.normpath(p.strip().lstrip("/")) for p in configured]
     within = tree.within if tree is not None else ""
     if outside:
         more = " and others" if len(outside) > 1 else ""
