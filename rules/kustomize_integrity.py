@@ -111,6 +111,13 @@ reviewbot checks every `kustomization.yaml` in the tree:
   see may make it (chart templates declaring Flux objects, flux-operator ResourceSets, a
   source it does not follow), unless the repository declares it in a file no root applies;
   a name with a variable is not judged;
+- a HelmRelease's chart source (`spec.chartRef`, `spec.chart.spec.sourceRef`: an
+  OCIRepository or a HelmRepository) names one its cluster has (`source`): helm-controller
+  cannot fetch the chart without it, so it never installs or upgrades the release ("did you
+  mean" the closest name of that kind in the namespace); the reference's namespace defaults
+  to the release's. A warning when something reviewbot cannot see may make it (as for
+  `dependency`); a GitRepository or Bucket (what a root may make, as bootstrap's
+  `flux-system`) or a name with a variable is not judged;
 - a FluxInstance's sync path (`spec.sync.path`, a flux-instance HelmRelease's
   `instance.sync.path`) names a folder of the tree once the postBuild of each Flux
   Kustomization applying it substitutes its variables (`missing`, a warning: whether the
@@ -226,7 +233,13 @@ from typing import Any, TypedDict
 
 from reviewbot.engine.findings import Edit, Violation
 from reviewbot.model.ci import unapplied_by_ci
-from reviewbot.model.dependencies import Id, flux_unseen, unmet
+from reviewbot.model.dependencies import (
+    Id,
+    flux_unseen,
+    held_sources,
+    unmet,
+    unmet_sources,
+)
 from reviewbot.model.kustomize import (
     KUSTOMIZATION_FILES,
     RENDERED,
@@ -292,7 +305,8 @@ RATIONALE = (
 )
 FIX = "Fix the path, list the manifest in its kustomization, or remove the duplicate."
 SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error",
-              "idle-patch": "warning", "dependency": "error", "idle-generator": "warning",
+              "idle-patch": "warning", "dependency": "error", "source": "error",
+              "idle-generator": "warning",
               "limit": "warning", "no-namespace": "error",
               "build": "error", "invalid": "error", "commented": "info",
               "applied-by-script": "info", "not-applied": "info"}
@@ -380,6 +394,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _idle_generators(model, index, graph)
     yield from _sync_paths(model)
     yield from _dependencies(model)
+    yield from _sources(model)
     yield from _unplaced(model)
     yield from _build_failures(model, graph, missing_in | duplicate_in | unmatched_in)
 
@@ -1223,6 +1238,37 @@ def _dependencies(model: Model) -> Iterator[Violation]:
             kind="dependency", doubt=None if unapplied else unseen,
             fix=f"Name a {obj.kind} the cluster has (the entry's namespace defaults to "
                 f"{obj.namespace}), or remove the entry.",
+        )
+
+
+def _sources(model: Model) -> Iterator[Violation]:
+    """A HelmRelease's chart source (``chartRef``, ``chart.spec.sourceRef``: an
+    OCIRepository or HelmRepository) that its cluster does not have
+    (:func:`reviewbot.model.dependencies.unmet_sources`): helm-controller cannot fetch the
+    chart, so it never installs or upgrades the release; the release stays as it was."""
+    entries = unmet_sources(model)
+    if not entries:
+        return
+    unseen = flux_unseen(model)
+    for found in entries:
+        obj, wanted, lacking = found.dependent, found.wanted, list(found.lacking)
+        kind, namespace, name = wanted
+        where = ("the cluster does" if not model.cluster_entries or len(found.clusters) == 1
+                 else f"cluster {lacking[0]} does" if len(lacking) == 1
+                 else " and ".join(f"cluster {c}" for c in lacking) + " do")
+        near = closest(name, held_sources(model, lacking[0], kind, namespace))
+        path = ("spec", "chartRef", "name") if found.index == 0 else (
+            "spec", "chart", "spec", "sourceRef", "name")
+        yield Violation(
+            obj, path,
+            f"HelmRelease {obj.namespace}/{obj.name} takes its chart from {kind} "
+            f"{namespace}/{name}, which {where} not have, so helm-controller cannot fetch the "
+            "chart and never installs or upgrades the release"
+            + (f" (did you mean {near}?)" if near else ""),
+            kind="source", doubt=unseen,
+            fix=(f"Name the {kind} the release's chart comes from ({near}), or add it."
+                 if near else f"Name a {kind} the cluster has (the reference's namespace "
+                 f"defaults to {obj.namespace}), or add it."),
         )
 
 

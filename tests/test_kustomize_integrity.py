@@ -1235,6 +1235,50 @@ def test_a_flux_dependency_the_cluster_does_not_have_is_never_met(
 
 
 
+def test_a_chart_source_the_cluster_does_not_have_is_never_fetched(tmp_path: Path) -> None:
+    """New-user trial twenty: `chartRef: {kind: OCIRepository, name: app-templates}` where
+    the cluster has `app-template` gave "No new problems"; helm-controller cannot fetch the
+    chart, so the release is never installed or upgraded. A HelmRepository the same; the
+    reference's namespace defaults to the release's; a variable's name is not judged."""
+    release = """
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: %s, namespace: webui}
+spec:
+  interval: 30m
+  %s
+"""
+    oci = ("apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\n"
+           "metadata: {name: app-template, namespace: webui}\n"
+           "spec: {interval: 1h, url: oci://ghcr.io/bjw-s/helm/app-template, ref: {tag: 3.5.1}}\n")
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": FLUX_APPS % "",
+        "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/prod/kustomization.yaml": "resources: [flux-system, ../../apps]\n",
+        "apps/kustomization.yaml": "resources: [oci.yaml, releases.yaml]\n",
+        "apps/oci.yaml": oci,
+        "apps/releases.yaml": "---".join([
+            release % ("typo", "chartRef: {kind: OCIRepository, name: app-templates}"),
+            release % ("good", "chartRef: {kind: OCIRepository, name: app-template}"),
+            release % ("other-ns", "chartRef: {kind: OCIRepository, name: app-template, "
+                                   "namespace: flux-system}"),
+            release % ("repo", "chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, "
+                               "name: bitnami, namespace: flux-system}}}"),
+            release % ("variable", "chartRef: {kind: OCIRepository, name: '${CHART}'}"),
+        ]),
+    })
+    found = [(f.file, f.line, f.severity, f.message) for f in lint(tmp_path).findings
+             if f.kind == "source"]
+    assert [f[:3] for f in found] == [
+        ("apps/releases.yaml", 6, "error"),  # the typo
+        ("apps/releases.yaml", 20, "error"),  # a namespace that holds none of that name
+        ("apps/releases.yaml", 27, "error")]  # a HelmRepository nowhere
+    assert found[0][3] == (
+        "HelmRelease webui/typo takes its chart from OCIRepository webui/app-templates, which "
+        "the cluster does not have, so helm-controller cannot fetch the chart and never "
+        "installs or upgrades the release (did you mean app-template?)")
+
+
 def test_a_dependency_written_longer_than_its_name_is_told_the_close_name(
         tmp_path: Path) -> None:
     """`dependsOn: apps-database` where the cluster has `apps-db` (a new-user trial): the

@@ -77,6 +77,62 @@ def _unmet(model: Model) -> tuple[list[Unmet], dict[str, set[Id]]]:
     return out, held
 
 
+# the Flux sources a HelmRelease names for its chart whose absence is judged (a GitRepository or
+# Bucket of ``chart.spec.sourceRef`` may be what a root makes, as bootstrap's flux-system is)
+JUDGED_SOURCES = frozenset({"HelmRepository", "OCIRepository"})
+SOURCE_GROUP = "source.toolkit.fluxcd.io"
+
+
+def unmet_sources(model: Model) -> list[Unmet]:
+    """Every HelmRelease's chart source (``spec.chartRef``, ``spec.chart.spec.sourceRef``)
+    of a judged kind (:data:`JUDGED_SOURCES`) that a cluster of the release does not have:
+    helm-controller cannot fetch the chart, so it never installs or upgrades the release
+    (the reference's namespace defaults to the release's own). ``index`` is 0 for
+    ``chartRef``, 1 for ``chart.spec.sourceRef``. A name with a variable is not judged.
+    Made once per model."""
+    found: list[Unmet] | None = model.derived.get("unmet-sources")
+    if found is None:
+        found = model.derived["unmet-sources"] = _unmet_sources(model)
+    return found
+
+
+def _unmet_sources(model: Model) -> list[Unmet]:
+    releases = [o for o in model.objects
+                if o.kind == "HelmRelease" and o.group == "helm.toolkit.fluxcd.io"]
+    if not releases:
+        return []
+    held: dict[str, set[Id]] = {}
+    for obj in model.objects:
+        if obj.kind in JUDGED_SOURCES and obj.group == SOURCE_GROUP:
+            for cluster in model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,):
+                held.setdefault(cluster, set()).add((obj.kind, obj.namespace or "", obj.name))
+    out: list[Unmet] = []
+    for obj in releases:
+        clusters = tuple(sorted(model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,)))
+        for index, path in enumerate((("spec", "chartRef"), ("spec", "chart", "spec",
+                                                             "sourceRef"))):
+            ref = obj.get(path)
+            if not isinstance(ref, dict) or ref.get("kind") not in JUDGED_SOURCES:
+                continue
+            name = ref.get("name")
+            namespace = ref.get("namespace") or obj.namespace
+            if not isinstance(name, str) or not name or "${" in name or not isinstance(
+                    namespace, str) or not namespace or "${" in namespace:
+                continue
+            wanted = (str(ref["kind"]), namespace, name)
+            lacking = tuple(c for c in clusters if wanted not in held.get(c, ()))
+            if lacking:
+                out.append(Unmet(obj, index, wanted, clusters, lacking))
+    return out
+
+
+def held_sources(model: Model, cluster: str, kind: str, namespace: str) -> list[str]:
+    """The names of the ``kind`` sources of ``namespace`` that ``cluster`` has."""
+    return sorted({o.name for o in model.objects if o.kind == kind and o.group == SOURCE_GROUP
+                   and (o.namespace or "") == namespace
+                   and cluster in (model.clusters.get(id(o)) or (DEFAULT_CLUSTER,))})
+
+
 def flux_unseen(model: Model) -> str | None:
     """What may make Flux Kustomizations or HelmReleases that reviewbot does not see: chart
     templates declaring them, flux-operator ResourceSets, sources it does not follow. Made
