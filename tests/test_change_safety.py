@@ -184,11 +184,19 @@ def test_immutable_fields_are_errors_at_the_head_line(
     assert "field is immutable" in by_file[("apps/deploy.yaml", 6)]
     assert "200Gi -> 100Gi" in by_file[("apps/pvc.yaml", 7)]
     assert "local-path -> longhorn" in by_file[("apps/pvc.yaml", 6)]
-    # the changed field's own line: the caret under its value; a change deeper than the
-    # field refused (a volumeClaimTemplates storage) stays at its line's start
+    # the changed field's own line: the caret under its value, a change deeper than the
+    # field refused (a volumeClaimTemplates storage, its entry unnamed) too (new-user trial
+    # twenty: it sat at the line's start)
     columns = {(f["file"], f["line"]): f["column"] for f in found}
     assert [columns[k] for k in (("apps/svc.yaml", 5), ("apps/crd.yaml", 6),
-                                  ("apps/pvc.yaml", 6), ("apps/sts.yaml", 16))] == [14, 10, 21, 1]
+                                  ("apps/pvc.yaml", 6), ("apps/sts.yaml", 16))] == [14, 10, 21, 39]
+    # a claim template's size: recreating the StatefulSet grows none of its claims
+    fixes = {(f["file"], f["line"]): f["fix"] for f in found}
+    assert fixes[("apps/sts.yaml", 16)] == (
+        "Revert spec.volumeClaimTemplates: a new template sizes new claims only. To grow the "
+        "existing claims (pgdata-db-N), expand each claim itself (its StorageClass must allow "
+        "volume expansion), then delete the StatefulSet with `kubectl delete --cascade=orphan` "
+        "(its pods keep running) and let the new template be applied.")
 
 
 def test_a_growing_claim_and_an_added_default_are_quiet(

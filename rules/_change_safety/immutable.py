@@ -64,7 +64,7 @@ def immutable_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
             yield Violation(
                 new, point,
                 f"{who}: {what} changes{shown}, but {rule}: {_failure_text(applier)}",
-                fix=_immutable_fix(new, what, applier), kind="immutable", line=line,
+                fix=_immutable_fix(new, what, applier, changes), kind="immutable", line=line,
                 column=at,
             )
 
@@ -125,6 +125,18 @@ def _refused_changes(
     return out
 
 
+def _claim_name(obj: KObject, template: Any) -> str:
+    """The claims a StatefulSet makes of the claim template ``template`` (its index or its
+    name, as a change names it): ``<template>-<statefulset>-<ordinal>``."""
+    entries = obj.get(("spec", "volumeClaimTemplates"))
+    name = template
+    at = int(template) if isinstance(template, str) and template.isdigit() else template
+    if isinstance(at, int) and isinstance(entries, list) and at < len(entries):
+        meta = entries[at].get("metadata") if isinstance(entries[at], dict) else None
+        name = meta.get("name") if isinstance(meta, dict) else template
+    return f"{name}-{obj.name}-N"
+
+
 def _storage_shrinks(change: Change) -> bool:
     old, new = parse_quantity(change.old), parse_quantity(change.new)
     return old is not None and new is not None and new < old
@@ -142,7 +154,8 @@ def _narrowest(obj: KObject, field: Path,
     named by its name) keeps the change's line, and its start."""
     for change in changes:
         if change.op != "removed":
-            file, line, column = obj.where(tuple(change.path))
+            path = _indexed(obj.body, change.path) or tuple(change.path)  # (entries by name)
+            file, line, column = obj.where(path)
             if file == obj.file and line == change.line:
                 return line, column
     file, line, column = obj.where(field)
@@ -179,6 +192,8 @@ def _indexed(body: Any, path: Sequence[Any]) -> Path | None:
         elif isinstance(node, list) and isinstance(step, str):
             index = next((i for i, e in enumerate(node)
                           if isinstance(e, dict) and e.get("name") == step), None)
+            if index is None and step.isdigit() and int(step) < len(node):
+                index = int(step)  # (an entry without a name: by its index)
             if index is None:
                 return None
             out.append(index)
@@ -260,7 +275,18 @@ def _recreation_fix(obj: KObject) -> str:
     return "Nothing to change if recreating the object is intended."
 
 
-def _immutable_fix(obj: KObject, what: str, applier: KObject | None) -> str:
+def _immutable_fix(obj: KObject, what: str, applier: KObject | None,
+                   changes: Sequence[Change] = ()) -> str:
+    if obj.kind == "StatefulSet" and changes and all(
+            len(c.path) >= 4 and tuple(c.path[:2]) == ("spec", "volumeClaimTemplates")
+            and tuple(c.path[-3:]) == ("resources", "requests", "storage") for c in changes):
+        # a claim template's size: recreating the StatefulSet grows no claim it made
+        names = sorted({_claim_name(obj, c.path[2]) for c in changes})
+        return (f"Revert {what}: a new template sizes new claims only. To grow the existing "
+                f"claims ({', '.join(names)}), expand each claim itself (its StorageClass must "
+                "allow volume expansion), then delete the StatefulSet with `kubectl delete "
+                "--cascade=orphan` (its pods keep running) and let the new template be "
+                "applied.")
     if obj.kind == "PersistentVolumeClaim":
         return (f"Keep {what} as it is; for a different class or mode, create a new claim "
                 "under a new name and move the data.")
