@@ -56,9 +56,11 @@ spec:
 
 
 def found(result: Result) -> list[tuple[str, str, str, str]]:
-    """(rule[kind], severity, file, object) of every finding of the image and integrity rules."""
+    """(rule[kind], severity, file, object) of every finding of the image and integrity rules
+    but kustomize-integrity's chart sources (the fixtures' HelmReleases name theirs in
+    shorthand, defined nowhere: test_kustomize_integrity judges sources)."""
     return sorted((f"{f.rule}[{f.kind}]" if f.kind else f.rule, f.severity, f.file, f.object)
-                  for f in result.findings)
+                  for f in result.findings if f.kind != "source")
 
 
 def bootstrap(root: Path, extra: dict[str, str]) -> Result:
