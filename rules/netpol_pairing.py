@@ -964,7 +964,10 @@ def _unmatched_violation(net: Network, first: _Unmatched, group: _Group) -> Viol
     if count:
         who += f" and the {count} other calling workload{'s' if count != 1 else ''}"
     hint = group.hint
-    if hint:
+    unresolved = _unresolved_ports(net, pods, [policy.namespace])
+    if unresolved:
+        fix = unresolved
+    elif hint:
         fix = f"Widen the ingress rule {hint} to admit {who} on {_ports_short(rule)}{group.kept}."
     else:
         fix = f"Add an ingress rule in {where} admitting {who} on {_ports_short(rule)}."
@@ -989,6 +992,9 @@ def _ingress_unused(net: Network) -> Iterator[Violation]:
         for rule in policy.ingress:
             if not rule.peers:
                 continue  # every peer (None), or none (Cilium's ``- {}``: it admits nothing)
+            if rule.uses_names and not any(net.rule_conns(rule, d) for d in targets):
+                continue  # its port names resolve on none of its pods: it admits nothing
+                # (no-such-port says so; "egress allows none of these flows" told nothing)
             named = [_named_sources(net, policy, peer) for peer in rule.peers]
             if not all(named):
                 continue  # a broad or unknown entry: some of the rule's flows may be in use
@@ -1142,7 +1148,10 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
         who = _source_pods_text(net, sources, dst_ns)
         admitting = _ingress_hint(net, sorted(entry.ingress), src_ns)
         kept = _kept_out(net, admitting[1], sources, admitting[2]) if admitting else ""
-        if admitting is not None and kept:  # its namespace admitted, its pods not
+        unresolved = _unresolved_ports(net, sorted(entry.ingress), src_ns)
+        if unresolved:
+            fixes.append(unresolved)
+        elif admitting is not None and kept:  # its namespace admitted, its pods not
             fixes.append(f"Widen the ingress rule {admitting[0]} to admit "
                          f"{_workload_names(net, sources)} on {conns}{kept}.")
         elif admitting is not None:
@@ -2061,6 +2070,32 @@ def _ingress_hint(net: Network, targets: Sequence[int], src_ns: Sequence[str]
                     field = format_path(peer.path[len(rule.path):]) + (
                         ".podSelector" if policy.kind == "NetworkPolicy" else "")
                     return f"{format_path(rule.path)} of {policy.name}", peer, field
+    return None
+
+
+def _unresolved_ports(net: Network, targets: Sequence[int], src_ns: Sequence[str]
+                      ) -> str | None:
+    """The fix when an ingress rule of the destinations that names the source namespace
+    admits nothing there because the ports it names are names none of them declares
+    (``no-such-port``): name a declared port, not widen the rule (a new-user trial was told
+    to add an egress rule on the misnamed port, and to widen a rule that already named the
+    namespace); None otherwise."""
+    from reviewbot.netpol.network import named_ports
+
+    for d in targets:
+        for n in net.ingress_of[d]:
+            policy = net.policies[n]
+            for rule in policy.ingress:
+                if not rule.uses_names or net.rule_conns(rule, d) or not (
+                        rule.peers is None or any(set(_peer_namespaces(policy, p)) & set(src_ns)
+                                                  for p in rule.peers)):
+                    continue
+                names = sorted({str(p.port) for p in rule.ports or () if isinstance(p.port, str)})
+                have = sorted({name for name, _ in named_ports(net.pods[d])})
+                return (f"Name a port the pods declare in the ingress rule "
+                        f"{format_path(rule.path)} of {policy.name}: it names "
+                        f"{', '.join(names)}, which they do not declare"
+                        + (f" (they name {', '.join(have)})." if have else "."))
     return None
 
 

@@ -162,3 +162,44 @@ spec:
          "port http-metric."),
         ("no-such-port", "Admit a port the pods name (grpc or http or http-metrics), or name "
          "a container port rest.")]
+
+
+def test_a_misnamed_port_is_the_one_fix_of_the_flows_it_closes(tmp_path: Path) -> None:
+    """New-user trial twenty: db's ingress admits webui on `port: postgresql`, the pods name
+    `postgres`. Beside no-such-port it was told "ingress admits ... but the egress policies of
+    webui allow none of these flows" (their egress allows 5432: the ingress admits nothing)
+    and, at webui's egress, to widen the rule that already names webui. The egress side's
+    fix now names the port."""
+    pods = (deployment("postgres", "db", "{app: postgres}",
+                       ports="ports: [{name: postgres, containerPort: 5432}]")
+            + deployment("web", "webui", "{app: web}"))
+    text = pods + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: from-webui, namespace: db}
+spec:
+  podSelector: {matchLabels: {app: postgres}}
+  policyTypes: [Ingress]
+  ingress:
+  - from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: webui}}}]
+    ports: [{port: postgresql, protocol: TCP}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: to-db, namespace: webui}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  policyTypes: [Egress]
+  egress:
+  - to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: db}},
+          podSelector: {matchLabels: {app: postgres}}}]
+    ports: [{port: 5432, protocol: TCP}]
+"""
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.kind, f.fix) for f in result.findings if f.kind != "dns-denied"] == [
+        ("no-such-port", "Admit a port the pods name (postgres), or name a container port "
+         "postgresql."),
+        ("egress-unmatched", "Name a port the pods declare in the ingress rule spec.ingress[0] "
+         "of db/from-webui: it names postgresql, which they do not declare (they name "
+         "postgres).")]
