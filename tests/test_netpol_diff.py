@@ -139,6 +139,9 @@ def test_flows_of_a_change_whose_head_build_fails_wait_for_the_build(
     built = repo.commit({"kustomization.yaml": "resources: [a.yaml]\n"})
     _, out, _ = run_cli([*args, "--head", built], capsys)
     assert "; connectivity: 1 changed flow;" in out
+    # the text lists the flows it counts (new-user trial twenty: the count alone)
+    assert ("changed flows:\n  shop/web[Deployment] -> shop/api[Deployment]: TCP 8080 -> "
+            "TCP 9090\n") in out
     _, out, _ = run_cli(["netpol", "diff", old, built, "--repo", str(repo.path),
                          "--format", "json"], capsys)
     assert json.loads(out)["notes"] == []

@@ -18,7 +18,7 @@ import html
 import os
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine.findings import Finding, Suggestion, sort_key
@@ -676,22 +676,38 @@ def _peer(name: str) -> str:
     return md_code(match.group(1) if match else name, False)
 
 
-def _conns(text: str) -> str:
+def _conns(text: str, escape: Callable[[str], str] = md_text) -> str:
     if text == "No Connections":
         return "denied"
     if text == "All Connections":
         return "all ports"
-    return md_text(text)
+    return escape(text)
 
 
-def _flow_change(c: FlowChange) -> str:
+def _flow_change(c: FlowChange, escape: Callable[[str], str] = md_text,
+                 arrow: str = "→") -> str:
     """What changed on one flow: "opened (all ports)", "closed (was TCP 8080)", "TCP 8080 ->
-    all ports"."""
+    all ports" (``escape``: how the text is made safe for the output; the text report's
+    is the terminal's)."""
     if c.diff_type == "added" or c.ref1 == "No Connections":
-        return f"opened ({_conns(c.ref2)})"
+        return f"opened ({_conns(c.ref2, escape)})"
     if c.diff_type == "removed" or c.ref2 == "No Connections":
-        return f"closed (was {_conns(c.ref1)})"
-    return f"{_conns(c.ref1)} → {_conns(c.ref2)}"
+        return f"closed (was {_conns(c.ref1, escape)})"
+    return f"{_conns(c.ref1, escape)} {arrow} {_conns(c.ref2, escape)}"
+
+
+def flow_lines(changes: Sequence[FlowChange], escape: Callable[[str], str],
+               limit: int = 20) -> list[str]:
+    """The changed flows as the text report lists them, closed first, at most ``limit``
+    ("webui/web[Deployment] -> db/postgres[StatefulSet]: closed (was TCP 5432)"), then how
+    many more (the Markdown summary lists them all)."""
+    ordered = _closed_first(changes)
+    out = [f"  {escape(c.source)} -> {escape(c.destination)}: "
+           f"{_flow_change(c, escape, '->')}"
+           + (f"  (cluster {escape(c.cluster)})" if c.cluster else "") for c in ordered[:limit]]
+    if len(ordered) > limit:
+        out.append(f"  and {len(ordered) - limit} more (--format markdown lists every flow)")
+    return out
 
 
 def _external(name: str) -> bool:

@@ -102,6 +102,11 @@ def render_text(report: Report, color: bool = False) -> str:
     scanned = (f"; looked in {plural(objects, 'object')} from {plural(files, 'file')}"
                if objects else "")
     out.append(f"{_counts_line(report, summary)}{scanned}")
+    if report.review is not None and report.review.connectivity:
+        from reviewbot.report.markdown import flow_lines  # (a review's: not a lint's)
+
+        out.append("changed flows:")  # (the counts line above counts them)
+        out.extend(flow_lines(report.review.connectivity, term))
     if folded:
         out.append(f"{plural(len(folded), 'info')} not shown one by one: files and folders not "
                    "applied (kustomize-integrity), each listed under skipped with why")
