@@ -147,6 +147,40 @@ def test_flows_of_a_change_whose_head_build_fails_wait_for_the_build(
     assert json.loads(out)["notes"] == []
 
 
+def test_flows_of_the_cluster_whose_head_build_fails_wait_for_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial twenty: the change closed a flow of a cluster whose head build
+    kustomize refuses, while the other cluster built; the review said "1 closed flow" with no
+    note (the note waited for every cluster's build to fail). Each cluster's flows wait for
+    its own build: the note names lab's."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {{name: {name}, namespace: flux-system}}\n"
+            "spec: {{interval: 10m, path: {path}, prune: true, "
+            "sourceRef: {{kind: GitRepository, name: flux-system}}}}\n")
+    pods = (deployment("web", "shop", "{app: web}")
+            + deployment("api", "shop", "{app: api}", "ports: [{containerPort: 8080}]"))
+    files = {"base/kustomization.yaml": "resources: [a.yaml]\n", "base/a.yaml": pods + POLICY,
+             "overlays/lab/kustomization.yaml": "resources: [../../base]\n"}
+    for env in ("home", "lab"):
+        files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = sync.format(
+            name="flux-system", path=f"./clusters/{env}")
+        files[f"clusters/{env}/apps.yaml"] = sync.format(
+            name="apps", path="./overlays/lab" if env == "lab" else "./base")
+    repo = GitRepo(tmp_path / "repo")
+    old = repo.commit(files)
+    new = repo.commit({
+        "base/a.yaml": pods + POLICY.replace("port: 8080", "port: 9090"),
+        "overlays/lab/kustomization.yaml": "resources: [../../base, gone.yaml]\n"})
+    _, md, _ = run_cli(["review", "--repo", str(repo.path), "--base", old, "--head", new,
+                        "--platform", "none", "--format", "markdown"], capsys)
+    assert ("- not applied yet: the flows shown change when the head builds: "
+            "overlays/lab/kustomization.yaml: 'gone.yaml' does not exist, so kustomize refuses "
+            "the build and the cluster keeps the flows it has \\(cluster clusters/lab\\)") in md
+
+
 def test_markdown_and_mermaid_show_each_change() -> None:
     changes = [
         FlowChange("changed", "a/x[Deployment]", "b/y[Deployment]", "TCP 80", "TCP 80,443"),

@@ -337,12 +337,13 @@ def _affects(obj: ObjectDiff) -> bool:
 WAITING = "not applied yet:"
 
 
-def waiting_note(diff: TreeDiff) -> str | None:
-    """When every change that can alter a flow is in a build kustomize refuses on the head
-    (``ObjectDiff.unbuilt``), the note that says the flows shown are the sources' only: the
-    cluster keeps its flows until the build is fixed (new-user trial sixteen read "1 closed
-    flow" beside "the cluster keeps what it has")."""
-    moving = [obj for obj in diff.objects if _affects(obj)]
+def waiting_note(diff: TreeDiff, moving: Sequence[ObjectDiff] | None = None) -> str | None:
+    """When every change that can alter a flow (of ``moving``: those of one cluster) is in
+    a build kustomize refuses on the head (``ObjectDiff.unbuilt``), the note that says the
+    flows shown are the sources' only: the cluster keeps its flows until the build is fixed
+    (new-user trial sixteen read "1 closed flow" beside "the cluster keeps what it has")."""
+    if moving is None:
+        moving = [obj for obj in diff.objects if _affects(obj)]
     if not moving or any(o.unbuilt is None or o.unbuilt[0] != "head" for o in moving):
         return None
     unbuilt = moving[0].unbuilt
@@ -381,9 +382,29 @@ def review_connectivity(
         mine = [c for c in changes if c.cluster == name]
         for note in _relevant_notes(diff, net, mine, len(new) > 1):
             notes.setdefault(note, []).append(name)
-    waiting = waiting_note(diff) if changes else None
-    return changes, ([waiting] if waiting else []) + [
+    said = waiting_note(diff) if changes else None
+    waiting = [said] if said else []
+    if changes and not waiting and len(new) > 1:  # one cluster's head build fails
+        for name, _ in new:
+            if any(c.cluster == name for c in changes) and (
+                    own := waiting_note(diff, _moving_in(diff, head, name))):
+                waiting.append(merged_note(own, [name], len(new)))
+    return changes, waiting + [
         merged_note(note, names, len(new)) for note, names in notes.items()]
+
+
+def _moving_in(diff: TreeDiff, head: Model, cluster: str) -> list[ObjectDiff]:
+    """The changes of ``diff`` that can alter a flow of ``cluster`` (an entry cut to some
+    clusters, ``ObjectDiff.clusters``, is theirs; else its head object's)."""
+    out = []
+    for o in diff.objects:
+        if not _affects(o):
+            continue
+        clusters = o.clusters or (head.clusters.get(id(o.head), frozenset())
+                                  if o.head is not None else frozenset())
+        if not clusters or cluster in clusters:
+            out.append(o)
+    return out
 
 
 def merged_note(note: str, clusters: Sequence[str], of: int) -> str:
