@@ -104,6 +104,11 @@ A last check asks that every selector select something.
   names a port no pod it selects declares (by name and protocol: `targetPort: http` beside
   a container port named `web`), at the `targetPort`, where every pod it selects is a pod
   spec of the repository whose build works.
+- `no-backend` (warning, on the backend's Service name): an Ingress or Route backend names a
+  Service its namespace does not have, where a Service of a close name is there (a chart's
+  too, as its documented templates make it: app-template's): the controller has no
+  endpoints for that path and answers 503 ("did you mean open-webui?"). Without such a near
+  name the Service may come from what reviewbot does not see: not judged.
 - `no-such-port` (warning, on the `port:`): an ingress rule's port names a port (by name
   and protocol) that no pod the policy selects declares: Kubernetes resolves a named port
   on each pod, so that entry admits nothing ("NetworkPolicy mon/logs: ingress rule 1 admits
@@ -342,7 +347,7 @@ SEVERITY = "error"
 SEVERITIES = {
     "egress-unmatched": "error", "ingress-unused": "warning", "dependency-denied": "error",
     "selects-nothing": "warning", "dependency-missing": "error", "dns-denied": "error",
-    "no-endpoints": "warning", "no-such-port": "warning",
+    "no-endpoints": "warning", "no-such-port": "warning", "no-backend": "warning",
 }
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 SUMMARY = (
@@ -365,6 +370,7 @@ MAX_NAMES = 3
 def check_set(model: Model, opts: Any) -> Iterator[Violation | QuietPlace]:
     yield from _services_unmatched(model)  # (a Service without endpoints: policies or not)
     yield from _ports_unserved(model)
+    yield from _backends_missing(model)
     if not model.network_policies and not _cilium(model) and not _chart_policies(model):
         return  # nothing is isolated: every flow is allowed on both sides
     # The model holds millions of long-lived objects; the evaluator allocates many small ones
@@ -1764,6 +1770,46 @@ def _services_unmatched(model: Model) -> Iterator[Violation | QuietPlace]:
             if found is not None:
                 said.add(key)
                 yield found
+
+
+def _backends_missing(model: Model) -> Iterator[Violation]:
+    """An Ingress or Route backend naming a Service its namespace does not have where one
+    of a close name is there (a charted Service counted, as its chart's templates make it):
+    the controller has no endpoints for that path and answers 503 (a new-user trial's
+    `service.name: openwebui`, where app-template makes `open-webui`). Without such a
+    near name the Service may come from what reviewbot does not see: not judged."""
+    from reviewbot.netpol.ingress import backends, ingress_objects
+
+    said: set[tuple[str, int, tuple[str | int, ...]]] = set()
+    for _, view in views(model):
+        objects = ingress_objects(view)
+        if not objects:
+            continue
+        from reviewbot.netpol.network import every_service
+
+        names: dict[str, set[str]] = {}
+        for service in every_service(view):
+            names.setdefault(service.namespace, set()).add(service.name)
+        for obj in objects:
+            namespace = obj.namespace or "default"
+            have = names.get(namespace, set())
+            for backend in backends(obj):
+                key = (obj.file, obj.doc.line if obj.doc else 0, backend.path)
+                if backend.service in have or "$" in backend.service or key in said:
+                    continue
+                near = closest(backend.service, have)
+                if not near:
+                    continue
+                said.add(key)
+                field = "name" if obj.kind == "Route" or backend.path[-1] == "service" else (
+                    "serviceName")  # (extensions/v1beta1's backend)
+                yield Violation(
+                    obj, (*backend.path, field),
+                    f"{obj.kind} {namespace}/{obj.name}: its backend names Service "
+                    f"{backend.service}, which namespace {namespace} does not have (did you "
+                    f"mean {near}?): the controller has no endpoints for it and answers 503",
+                    fix=f"Name the Service {near}, or add Service {backend.service}.",
+                    kind="no-backend")
 
 
 def _selecting_services(view: Model) -> list[Service]:

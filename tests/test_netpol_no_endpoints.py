@@ -203,3 +203,40 @@ spec:
         ("egress-unmatched", "Name a port the pods declare in the ingress rule spec.ingress[0] "
          "of db/from-webui: it names postgresql, which they do not declare (they name "
          "postgres).")]
+
+
+def test_an_ingress_backend_naming_no_service_of_a_close_name_is_said(tmp_path: Path) -> None:
+    """New-user trial twenty: `backend.service.name: openwebui` where the namespace's Service
+    is `open-webui` passed unseen; ingress-nginx answers 503. A name far from every Service
+    of the namespace may be one reviewbot does not see: not judged."""
+    text = deployment("web", "shop", "{app: web}",
+                      ports="ports: [{name: http, containerPort: 8080}]") + """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: open-webui, namespace: shop}
+spec:
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: http}]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: shop}
+spec:
+  rules:
+  - host: chat.example.org
+    http:
+      paths:
+      - path: /
+        pathType: Prefix
+        backend: {service: {name: openwebui, port: {name: http}}}
+      - path: /other
+        pathType: Prefix
+        backend: {service: {name: billing, port: {number: 80}}}
+"""
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.line, f.kind, f.severity, f.message, f.fix) for f in result.findings] == [
+        (32, "no-backend", "warning",
+         "Ingress shop/web: its backend names Service openwebui, which namespace shop does not "
+         "have (did you mean open-webui?): the controller has no endpoints for it and answers "
+         "503", "Name the Service open-webui, or add Service openwebui.")]
