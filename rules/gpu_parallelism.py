@@ -27,6 +27,9 @@ limits.
 Kinds:
 
 - `parallelism`: tensor x pipeline parallel size differs from the GPUs the container requests.
+  The fix offers a GPU request to match, or the parallelism to match the request; where the
+  pod is pinned to an inventory node (its cluster's) with fewer GPUs than the workers, only
+  the latter.
 - `limits`: a GPU request without an equal GPU limit.
 
 Pods of operators that spread one engine over several pods are judged as the group: a
@@ -92,10 +95,11 @@ from typing import Any
 
 from reviewbot.engine.findings import Edit, Violation, edit
 from reviewbot.engine.registry import Option
-from reviewbot.model.objects import Container, Model, PodTemplate
+from reviewbot.model.objects import Container, Model, Node, PodTemplate
 from reviewbot.model.workload import (
     DEFAULT_GPU_RESOURCES,
     Flag,
+    Placement,
     asks_other_accelerators,
     container_gpus,
     describe,
@@ -110,6 +114,7 @@ from reviewbot.rules._kit import (
     each_pod,
     parallelism_of,
     template_doubt,
+    views,
 )
 
 ID = "gpu-parallelism"
@@ -133,6 +138,7 @@ SCOPE = "object"  # each finding depends on its object, its pods and the configu
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
     groups = _group_gpus(model, patterns)
+    nodes = _pinned_nodes(model)
     for pod, container in each_container(model, RUNNING, templates=True):
         doubt = template_doubt(pod)
         found = list(_limits(model, pod, container, patterns))
@@ -141,7 +147,8 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         elif id(pod) in groups:
             found += _parallelism(model, pod, container, patterns, groups[id(pod)])
         elif pod.controller in (None, "Argo Rollouts"):
-            found += _parallelism(model, pod, container, patterns)
+            found += _parallelism(model, pod, container, patterns,
+                                  pinned=nodes.get(id(pod), ()))
         if _multi_stage(container):  # vllm-omni: the stage config places stages per device
             found = [replace(v, doubt=OMNI_STAGES) if v.kind == "parallelism" else v
                      for v in found]
@@ -233,9 +240,24 @@ def _limit_edits(model: Model, pod: PodTemplate, container: Container, resource:
     return ()
 
 
+def _pinned_nodes(model: Model) -> dict[int, tuple[Node, ...]]:
+    """id(pod) -> the inventory nodes it is pinned to, one per cluster that runs it (each
+    cluster's own nodes)."""
+    out: dict[int, tuple[Node, ...]] = {}
+    for _, view in views(model):
+        if not view.inventory.nodes:
+            continue
+        placement = Placement(view.pods, view.inventory)
+        for pod in view.pods:
+            node = placement.node_of(pod)
+            if node is not None:
+                out[id(pod)] = (*out.get(id(pod), ()), node)
+    return out
+
+
 def _parallelism(model: Model, pod: PodTemplate, container: Container,
-                 patterns: Sequence[str], group: tuple[Fraction, str] | None = None
-                 ) -> Iterator[Violation]:
+                 patterns: Sequence[str], group: tuple[Fraction, str] | None = None,
+                 pinned: Sequence[Node] = ()) -> Iterator[Violation]:
     found = parallelism_of(model, container)
     if found is None or found.dp is not None or asks_other_accelerators(container):
         return
@@ -280,13 +302,22 @@ def _parallelism(model: Model, pod: PodTemplate, container: Container,
     path = anchor.path if anchor is not None else (
         field_path(container, "resources") + ("limits", resource)
     )
+    short = next((n for n in pinned if n.allocatable.get(resource, Fraction(0)) < workers),
+                 None)
+    if short is not None and workers > have:  # the node it is pinned to has fewer GPUs
+        fix = (f"Make tensor x pipeline parallel size equal {number(have)}: {short.name}, "
+               f"where it is pinned, has {number(short.allocatable.get(resource, Fraction(0)))} "
+               f"{resource}, fewer than {workers}.")
+        edits: tuple[Edit, ...] = ()
+    else:
+        fix = (f"Request {workers} {resource} (requests and limits), or make tensor x "
+               f"pipeline parallel size equal {number(have)}.")
+        edits = _gpu_edits(pod, container, gpus, tp, workers)
     yield Violation(
         pod.obj, path,
         f"{pod.name}, {describe(container)}: {formula}, but it requests "
         f"{number(have)} {resource}: {effect}",
-        fix=(f"Request {workers} {resource} (requests and limits), or make tensor x pipeline "
-             f"parallel size equal {number(have)}."),
-        kind="parallelism", edits=_gpu_edits(pod, container, gpus, tp, workers),
+        fix=fix, kind="parallelism", edits=edits,
     )
 
 

@@ -31,6 +31,18 @@ def test_seed_tp2_on_one_gpu(tmp_path: Path) -> None:
         "workers, but it requests 1 nvidia.com/gpu: the engine starts more workers than the "
         "pod has GPUs and fails or hangs")
     assert result.findings[0].fix.startswith("Request 2 nvidia.com/gpu (requests and limits)")
+    # pinned to a node of one GPU (new-user trial twenty: "Request 2" came first, a request
+    # that node cannot meet)
+    one_gpu = ("cluster:\n  nodes:\n    - name: worker-1\n"
+               "      labels: {kubernetes.io/hostname: worker-1}\n"
+               "      allocatable: {cpu: '8', memory: 30Gi, nvidia.com/gpu: '1'}\n")
+    pinned = text.replace("spec:\n  containers:",
+                          "spec:\n  nodeSelector: {kubernetes.io/hostname: worker-1}\n"
+                          "  containers:")
+    result = lint_text(tmp_path / "pinned", pinned, only=["gpu-parallelism"], config=one_gpu)
+    assert [f.fix for f in result.findings] == [
+        "Make tensor x pipeline parallel size equal 1: worker-1, where it is pinned, has 1 "
+        "nvidia.com/gpu, fewer than 2."]
 
 
 def test_products_and_idle_gpus(tmp_path: Path) -> None:
