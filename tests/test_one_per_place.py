@@ -171,9 +171,15 @@ def test_a_build_failing_alike_in_each_cluster_is_one_finding_naming_the_first_a
         "so none of this is applied until it builds.")
 
 
-def test_the_same_text_applied_in_one_cluster_and_not_in_another_stays_two_findings() -> None:
-    applied = replace(_f(clusters=("prod",)), severity="warning",
-                      message="web: image nginx:latest floats.")
+def test_the_same_finding_applied_in_one_cluster_is_said_once_where_it_is_applied() -> None:
+    """New-user trial twenty read one line's error twice, the second a warning "Not applied"
+    for the cluster whose build failed (a failure its kustomization's own finding says): the
+    finding a cluster applies is the one shown. Another text at that place stays."""
+    applied = _f(clusters=("prod",))
     merged = one_per_place([_unbuilt("ptl", "ptl"), applied])
+    assert [(f.severity, f.clusters, "Not applied" in f.message) for f in merged] == [
+        ("error", ("prod",), False)]
+    other = _f("web: something else", ("prod",))
+    merged = one_per_place([_unbuilt("ptl", "ptl"), other])
     assert [(f.clusters, "Not applied" in f.message) for f in merged] == [
         (("ptl",), True), (("prod",), False)]

@@ -368,4 +368,18 @@ def one_per_place(findings: Iterable[Finding]) -> list[Finding]:
             merged[key] = replace(one, message=(
                 f"{not_applied(one.message)[0]}{_UNBUILT_START}{_unbuilt_of_all(clauses)}"
                 f"{_ending(clauses[0])}"))
+    if unbuilt:  # the same finding where some cluster applies it: that one alone (a new-user
+        # trial read one line's error twice, once "Not applied" for the cluster whose build
+        # failed; that build's own failure is a finding of its kustomization)
+        applied = {_told(f) for k, f in merged.items() if k[0][-1] != _UNBUILT_START
+                   and f.clusters}
+        return [f for k, f in merged.items()
+                if k[0][-1] != _UNBUILT_START or _told(f) not in applied]
     return list(merged.values())
+
+
+def _told(f: Finding) -> tuple[Any, ...]:
+    """What a reader reads of a finding but its severity and "Not applied" sentence."""
+    return (f.rule, f.kind, f.file, f.line, f.column, f.object,
+            not_applied(f.message)[0].rstrip("."),
+            f.fix)
