@@ -390,3 +390,62 @@ def test_flows_are_computed_per_cluster(tmp_path: Path,
                          ("main", "network/caddy[Deployment]", "All Connections"),
                          ("main", "0.0.0.0-255.255.255.255[External]", "All Connections"),
                          ("utility", "network/proxy[Deployment]", "TCP 8123")}
+
+
+def test_two_workloads_gone_together_are_said_in_the_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial twenty-one: a PR removing a CronJob and the Redis it alone called
+    failed the summary (KeyError: the CronJob's one flow was kept under Redis only), and
+    with `--platform none` the job exited 0 with nothing shown. Each gone workload is said
+    with its flows."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    report = """
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: report, namespace: shop}
+spec:
+  schedule: "0 3 * * *"
+  jobTemplate:
+    spec:
+      template:
+        metadata: {labels: {app: report}}
+        spec: {restartPolicy: Never, containers: [{name: main, image: x}]}
+"""
+    redis = deployment("redis", "shop", "{app: redis}", "ports: [{containerPort: 6379}]")
+    web = deployment("web", "shop", "{app: web}")
+    policy = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: deny, namespace: shop}
+spec: {podSelector: {}, policyTypes: [Ingress, Egress]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: to-redis, namespace: shop}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+  egress:
+  - to: [{podSelector: {matchLabels: {app: redis}}}]
+    ports: [{port: 6379}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: redis-in, namespace: shop}
+spec:
+  podSelector: {matchLabels: {app: redis}}
+  ingress:
+  - from: [{podSelector: {matchLabels: {app: report}}}, {podSelector: {matchLabels: {app: web}}}]
+    ports: [{port: 6379}]
+"""
+    repo = GitRepo(tmp_path / "repo")
+    old = repo.commit({"a.yaml": web + redis + report + policy})
+    new = repo.commit({"a.yaml": web + policy})
+    code, md, err = run_cli(["review", "--repo", str(repo.path), "--base", old, "--head", new,
+                             "--platform", "none", "--format", "markdown"], capsys)
+    assert code == 0, err
+    assert "- `shop/report`: gone in this PR; no longer reaches `shop/redis` (TCP 6379)" in md

@@ -803,3 +803,31 @@ def test_the_same_cause_at_this_finding_s_own_line_is_named_by_its_objects() -> 
                           "line, also for `NetworkPolicy/qa/egress`")
     assert also_at(replace(f, others=(here,))) == (
         "Same cause at this line for `NetworkPolicy/qa/egress`")
+
+
+def test_an_internal_error_that_keeps_the_review_from_being_shown_fails_the_job(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial twenty-one: the summary failed to render (a bug), `--platform none`
+    said "nothing posted: internal error in publishing" and exited 0: CI stayed green with
+    nothing shown. A bug there exits 3 (internal error) unless the findings already fail."""
+    import reviewbot.report.render as rendering
+
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    real = rendering.render
+
+    def broken(report: Any, fmt: str, *args: Any, **kwargs: Any) -> str:
+        if fmt == "markdown":
+            raise KeyError("a bug")
+        return real(report, fmt, *args, **kwargs)
+
+    monkeypatch.setattr(rendering, "render", broken)
+    repo = GitRepo(tmp_path / "repo")
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: shop}\ndata: {a: '%s'}\n"
+    base = repo.commit({"cm.yaml": cm % "1"})
+    head = repo.commit({"cm.yaml": cm % "2"})
+    code, _, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none"], capsys)
+    assert code == 3
+    assert "nothing posted: internal error in publishing (KeyError)" in err

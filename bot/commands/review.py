@@ -28,7 +28,7 @@ from reviewbot.engine.review import (
     review_config,
     review_prefixes,
 )
-from reviewbot.errors import EXIT_FINDINGS, EXIT_OK, ReviewbotError
+from reviewbot.errors import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, ReviewbotError
 from reviewbot.escape import term
 from reviewbot.forge.ci import detect_platform
 from reviewbot.forge.publish import Publishing, previewed_summary, publish
@@ -112,7 +112,10 @@ def review_command(args: argparse.Namespace) -> int:
     emit(text, args.output)  # findings first: no forge call has happened yet
     if args.artifact:
         emit(render(report, args.artifact_format), args.artifact)
-    publish(how, report, outcome.findings, env, sides, event)
+    if not publish(how, report, outcome.findings, env, sides, event) and code == EXIT_OK:
+        # an internal error kept the review from being posted: not a passing job (a new-user
+        # trial's CI stayed green with nothing posted)
+        return EXIT_INTERNAL
     return code
 
 

@@ -34,9 +34,10 @@ class Publishing:
 
 def publish(how: Publishing, report: Report, findings: Sequence[Finding],
             env: Mapping[str, str], sides: Sides | None = None,
-            event: CiEvent | None = None) -> None:
+            event: CiEvent | None = None) -> bool:
     """Post the review, or show it (platform none, --dry-run). Never raises for the forge.
-    The pull request comes from ``event`` when the review read it already.
+    The pull request comes from ``event`` when the review read it already. False when an
+    internal error (a bug, not the forge's answer) kept it from being posted or shown.
 
     The preview is what would be posted, split the same way: inline comments on the lines
     of the local diff between base and head, the rest folded into the summary.
@@ -54,7 +55,7 @@ def publish(how: Publishing, report: Report, findings: Sequence[Finding],
         platform = how.platform if how.platform != "auto" else detect_platform(env)
         if how.comment_mode == "none":
             print("reviewbot: comment mode none: nothing posted", file=sys.stderr)
-            return
+            return True
         summary = render(report, "markdown")  # names shown as every format shows them
         comments = inline_comments(findings, platform)
         payload = ReviewPayload(summary, comments, how.comment_mode)
@@ -71,7 +72,7 @@ def publish(how: Publishing, report: Report, findings: Sequence[Finding],
             else:
                 print("reviewbot: not running in CI (no platform detected): nothing posted; "
                       "--dry-run shows the review", file=sys.stderr)
-            return
+            return True
         pr = pr_from_event(platform, env, event)
         result = make_forge(platform, env).publish(pr, payload)
         print(f"reviewbot: {term(scrub(result.reason, env))}", file=sys.stderr)
@@ -82,6 +83,8 @@ def publish(how: Publishing, report: Report, findings: Sequence[Finding],
             raise
         print(f"reviewbot: nothing posted: internal error in publishing ({type(exc).__name__})",
               file=sys.stderr)
+        return False
+    return True
 
 
 def _show(text: str, to_stdout: bool) -> None:
