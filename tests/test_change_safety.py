@@ -623,6 +623,31 @@ def test_argo_cd_prunes_only_with_automated_prune(
         "message"]
 
 
+def test_an_argo_cd_path_that_does_not_exist_syncs_and_prunes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # New-user trial twenty-one: `path: platfrom` for platform made the Namespaces it
+    # applied "deleted" (errors); Argo CD fails to generate the manifests, the app's status
+    # is Unknown and automated sync is skipped: nothing is pruned
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {{name: shop, namespace: argocd}}
+        spec:
+          project: default
+          source: {{repoURL: "https://git.example/shop.git", path: {path}}}
+          destination: {{server: "https://kubernetes.default.svc", namespace: shop}}
+          syncPolicy:
+            automated: {{prune: true}}
+    """
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"argo/app.yaml": app.format(path="apps"),
+                        "apps/pvc.yaml": PVC.format(cls="local-path", size="1Gi")})
+    head = repo.commit({"argo/app.yaml": app.format(path="apsp")})
+    code, found = review(repo, base, head, capsys)
+    assert verdicts(found) == []
+
+
 SYNC = """
     apiVersion: kustomize.toolkit.fluxcd.io/v1
     kind: Kustomization

@@ -1343,7 +1343,19 @@ def _path_gone(model: Model, applier: KObject) -> bool:
     """Whether ``applier``, a Flux Kustomization of this repository, names by ``spec.path`` a
     folder the tree does not hold: kustomize-controller stops at "kustomization path not
     found", applies nothing and prunes nothing (a new-user trial's `./apps/labs` made
-    every object of the cluster "deleted")."""
+    every object of the cluster "deleted"). An Argo CD Application alike, a source path of
+    this repository naming no folder: its manifests fail to generate, the app's status is
+    Unknown and automated sync is skipped ("Skipping auto-sync: application status is
+    Unknown"), so nothing is pruned (new-user trial twenty-one's `path: platfrom`)."""
+    if applier.kind == "Application" and applier.group == "argoproj.io":
+        graph = model_graph(model)
+        spec = applier.get(("spec",))
+        for _, source in argo_sources(spec if isinstance(spec, dict) else {}):
+            path = source.get("path")
+            if (isinstance(path, str) and path and "{{" not in path and not source.get("chart")
+                    and graph.argo_folder(applier.file, path) is None):
+                return True
+        return False
     if applier.kind != "Kustomization" or applier.group != "kustomize.toolkit.fluxcd.io":
         return False
     spec = applier.get(("spec",))
