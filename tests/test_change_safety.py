@@ -610,6 +610,7 @@ def test_argo_cd_prunes_only_with_automated_prune(
     repo = GitRepo(tmp_path / "repo")
     base = repo.commit({
         "argo/app.yaml": app.format(prune="true"),
+        "apps/README.md": "# apps\n",  # (the folder stays: a path gone syncs nothing)
         "apps/pvc.yaml": PVC.format(cls="local-path", size="1Gi"),
         "apps/keep.yaml": PVC.format(cls="local-path", size="1Gi").replace(
             "name: data, namespace: shop",
