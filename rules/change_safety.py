@@ -36,6 +36,10 @@ verdicts), never in `lint`, which sees one tree.
     `stringData`, `type`), and `immutable` itself ("field is immutable when `immutable` is
     set"); Secret values are never shown, only the keys that change;
   - CustomResourceDefinition `spec.scope` (`ValidateCustomResourceDefinitionUpdate`).
+- `kept` (warning): a Service's `clusterIP` (`clusterIPs`) removed from the manifest: the
+  API server keeps the value it allocated when an update leaves it unset (it copies the old
+  clusterIPs in), so the apply succeeds and the Service keeps it (`None`: it stays
+  headless); recreating the Service changes it.
 - `recreated` (info): the same change where Flux or Argo CD recreates the object itself: the
   object carries `kustomize.toolkit.fluxcd.io/force: enabled`, or the Flux Kustomization
   applying it has `spec.force: true`, or it carries `argocd.argoproj.io/sync-options:
@@ -294,7 +298,7 @@ OPTIONS = (
 SEVERITIES = {
     "immutable": "error", "recreated": "info", "deleted-data": "error", "deleted": "info",
     "orphaned": "warning", "suspended": "info", "resumed": "info", "gpu-restart": "info",
-    "stuck-rollout": "error",
+    "stuck-rollout": "error", "kept": "warning",
     "chart-major": "info", "oci-tag": "info", "sops-recipient": "warning",
     "sops-plaintext": "warning", "sops-unreadable": "warning", "crd-storage": "error",
 }

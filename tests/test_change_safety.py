@@ -199,6 +199,26 @@ def test_immutable_fields_are_errors_at_the_head_line(
         "(its pods keep running) and let the new template be applied.")
 
 
+def test_a_cluster_ip_removed_is_kept_by_the_api_server(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # New-user trial twenty-one: removing `clusterIP: None` was "kubectl apply fails"; the
+    # API server copies the allocated clusterIP into an update that leaves it unset, so the
+    # apply succeeds and the Service stays headless
+    svc = ("apiVersion: v1\nkind: Service\nmetadata: {name: redis, namespace: shop}\n"
+           "spec:\n%s  selector: {app: redis}\n  ports: [{port: 6379}]\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"clusters/apps.yaml": flux(),
+                        "apps/svc.yaml": svc % "  clusterIP: None\n"})
+    head = repo.commit({"apps/svc.yaml": svc % ""})
+    code, found = review(repo, base, head, capsys)
+    assert [(f["severity"], f["message"]) for f in found if f["rule"] == RULE] == [
+        ("warning", "Service shop/redis: spec.clusterIP is removed (was None), but the API "
+         "server keeps the value it allocated when a Service leaves it unset: the apply "
+         "succeeds and the Service keeps spec.clusterIP None")]
+    assert code == 0
+
+
 def test_a_growing_claim_and_an_added_default_are_quiet(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

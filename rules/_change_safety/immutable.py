@@ -52,6 +52,21 @@ def immutable_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
         if line is None and at is None:  # set elsewhere: placed where its origin is
             point, line, at = _set_elsewhere(new, changes) or (path, changes[0].line, None)
         shown = _changes_text(path, changes, new)
+        if new.kind == "Service" and all(c.op == "removed" for c in changes):
+            # a clusterIP left unset: the API server keeps the allocated one (its update
+            # copies the old clusterIPs into an object that leaves them empty), so the apply
+            # succeeds and changes nothing (new-user trial twenty-one: "kubectl apply fails")
+            was = ", ".join(str(c.old) for c in changes if c.old is not None) or "its value"
+            yield Violation(
+                new, point,
+                f"{who}: {what} is removed (was {was}), but the API server keeps the value it "
+                f"allocated when a Service leaves it unset: the apply succeeds and the Service "
+                f"keeps {what} {was}",
+                fix=(f"Keep {what} written as it is, or, to change it, recreate the Service: "
+                     f"{_immutable_fix(new, what, applier).split(': ', 1)[1]}"),
+                kind="kept", line=line, column=at,
+            )
+            continue
         if force is not None:
             yield Violation(
                 new, point,
