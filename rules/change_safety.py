@@ -59,7 +59,9 @@ verdicts), never in `lint`, which sees one tree.
   what deletes the object is the applier's deletion: Flux's garbage collection of the deleted
   Kustomization (with `spec.prune: true`), or Argo CD's cascade of the deleted Application
   (only under the `resources-finalizer.argocd.argoproj.io` finalizer; an object annotated
-  `argocd.argoproj.io/sync-options: Delete=false` stays). "Removed from the tree" means its
+  `argocd.argoproj.io/sync-options: Delete=false` stays). The Applications an ApplicationSet
+  generates prune as its template's `syncPolicy` says, each on its own: one whose build
+  fails prunes nothing. "Removed from the tree" means its
   file is gone; otherwise it is "no longer applied", with the kustomization that no longer
   lists it (or the kustomization file the pull request changed, a `$patch: delete` in it).
   In a repository of several clusters each cluster's applier prunes its own: an object one

@@ -669,6 +669,62 @@ def test_an_argo_cd_path_that_does_not_exist_syncs_and_prunes_nothing(
     assert verdicts(found) == []
 
 
+def test_the_applications_an_application_set_generates_prune_as_its_template_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # New-user trial twenty-one: an ApplicationSet's list generator makes an Application per
+    # environment with `automated: {prune: true}`; removing the claim from the base said
+    # nothing (only Applications were appliers). Staging's Application prunes it; the
+    # production overlay patches the claim, so its build fails there and prunes nothing.
+    appset = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: ApplicationSet
+        metadata: {name: shop, namespace: argocd}
+        spec:
+          generators:
+            - list: {elements: [{env: staging}, {env: production}]}
+          template:
+            metadata: {name: "shop-{{env}}"}
+            spec:
+              project: default
+              source: {repoURL: "https://git.example/shop.git", path: "envs/{{env}}"}
+              destination: {server: "https://kubernetes.default.svc", namespace: "shop-{{env}}"}
+              syncPolicy: {automated: {prune: true}}
+    """
+    root = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: root, namespace: argocd}
+        spec:
+          project: default
+          source: {repoURL: "https://git.example/shop.git", path: argocd/apps}
+          destination: {server: "https://kubernetes.default.svc", namespace: argocd}
+    """
+    claim = PVC.format(cls="local-path", size="1Gi").replace(", namespace: shop", "")
+    patch = ("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\n"
+             "spec: {resources: {requests: {storage: 5Gi}}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "argocd/root.yaml": root, "argocd/apps/appset.yaml": appset,
+        "base/kustomization.yaml": "resources: [pvc.yaml, cm.yaml]\n",
+        "base/pvc.yaml": claim,
+        "base/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n",
+        "envs/staging/kustomization.yaml": "resources: [../../base]\n",
+        "envs/production/kustomization.yaml": "resources: [../../base]\npatches:\n"
+                                              "  - path: pvc-patch.yaml\n",
+        "envs/production/pvc-patch.yaml": patch,
+    })
+    head = repo.commit({"base/kustomization.yaml": "resources: [cm.yaml]\n",
+                        "base/pvc.yaml": None})
+    code, found = review(repo, base, head, capsys)
+    assert (code, [(f["severity"], f["object"]) for f in found if f["rule"] == RULE]) == (
+        1, [("error", "PersistentVolumeClaim/shop-staging/data")])
+    assert found[0]["message"].startswith(
+        "PersistentVolumeClaim shop-staging/data is removed from the tree, and the Application "
+        "Argo CD ApplicationSet argocd/shop generates (its template's "
+        "syncPolicy.automated.prune: true) prunes: it is deleted in the cluster")
+
+
 SYNC = """
     apiVersion: kustomize.toolkit.fluxcd.io/v1
     kind: Kustomization

@@ -282,7 +282,7 @@ def test_duplicates_and_unapplied_folders_of_shared_builds_and_sibling_names(
     result = lint_dir(tmp_path, only=["kustomize-integrity"])
     assert sorted((f.kind, f.file, f.message) for f in result.findings) == [
         ("duplicate", "apps/web.yaml", "Deployment/apps/web is built again (first in "
-         "apps/web-copy.yaml:1) by Flux Kustomization Kustomization/flux-system/apps-again "
+         "apps/web-copy.yaml:1) by Flux Kustomization flux-system/apps-again "
          "(path ./apps); kustomize refuses duplicate objects"),
         ("duplicate", "base/shared/a.yaml", "Deployment/apps/a is built twice by "
          "base/kustomization.yaml; kustomize refuses duplicate objects"),

@@ -1155,7 +1155,7 @@ def appliers(model: Model) -> dict[str, list[KObject]]:
     graph = model_graph(model)
     out: dict[str, list[KObject]] = {}
     for obj in model.objects:
-        for path, directory in _applied_paths(obj):
+        for path, directory in _applied_paths(obj, model):
             reached = _path_files(graph, obj, path, directory)
             for name in sorted(reached or ()):
                 if obj not in out.setdefault(name, []):
@@ -1313,11 +1313,36 @@ class _Departures:
                         self._applied(owner, lost) or not owners(self.base, owner))),
                    None)  # (a root is applied by hand: there while its file is)
         if now is not None:
-            if refused_entry(self.head, now) is not None or _path_gone(self.head, now):
+            if now.kind == "ApplicationSet":  # each Application it generates on its own
+                if self._generated_refused(owner, now, obj):
+                    return None
+            elif refused_entry(self.head, now) is not None or _path_gone(self.head, now):
                 return None
             return Departure(tuple(found), now, clusters=lost)
         up = self.of(owner)
         return Departure(tuple(found), None, up, lost) if up is not None else None
+
+    def _generated_refused(self, owner: KObject, now: KObject, obj: KObject) -> bool:
+        """Whether every Application the ApplicationSet ``now`` generates whose base build
+        held ``obj`` (through ``owner``, the base's ApplicationSet) fails on the head: its
+        path names no folder, or kustomize refuses its build (a generated Application whose
+        build works prunes; one whose build fails prunes nothing)."""
+        base_graph, head_graph = model_graph(self.base), model_graph(self.head)
+        held = []
+        for path, directory in _applied_paths(owner, self.base):
+            if obj.file not in (_path_files(base_graph, owner, path, directory) or ()):
+                continue
+            made = _path_build(base_graph, owner, path, directory)
+            if made is None or any(r.body is obj.body or _alike_placed(r.body, obj.body)
+                                   for r in made.resources):
+                held.append((path, directory))  # (this Application's build made it)
+        for path, directory in held:
+            if head_graph.argo_folder(now.file, path) is None:
+                continue  # (its folder gone: that Application generates nothing)
+            build = _path_build(head_graph, now, path, directory)
+            if build is None or _first_refusal(self.head, build) is None:
+                return False
+        return bool(held)
 
     def _lost(self, obj: KObject) -> frozenset[str] | None:
         """None when the head still applies ``obj``'s identity where the base did; else the
@@ -1363,6 +1388,19 @@ def _path_gone(model: Model, applier: KObject) -> bool:
     if not isinstance(path, str) or "${" in path or not tree_source(spec):
         return False
     return model_graph(model).flux_folder(applier.file, path) is None
+
+
+def _alike_placed(built: Any, body: Any) -> bool:
+    """Whether a build's body is ``body`` but for the namespace an Argo CD destination gives
+    an object its build leaves without one."""
+    if built == body:
+        return True
+    if not isinstance(built, dict) or not isinstance(body, dict):
+        return False
+    meta, theirs = mapping(built.get("metadata")), mapping(body.get("metadata"))
+    if meta.get("namespace") or not theirs.get("namespace"):
+        return False
+    return {**built, "metadata": {**meta, "namespace": theirs["namespace"]}} == body
 
 
 def _clusters_of(model: Model, obj: KObject) -> frozenset[str]:
@@ -1422,7 +1460,7 @@ def refused_entry(model: Model, applier: KObject) -> tuple[str, str, str] | None
         return model.derived[key]
     graph = model_graph(model)
     found = None
-    for path, directory in _applied_paths(applier):
+    for path, directory in _applied_paths(applier, model):
         build = _path_build(graph, applier, path, directory)
         found = _first_refusal(model, build) if build is not None else None
         if found is not None:
@@ -1641,7 +1679,8 @@ def applier_name(applier: KObject | Resource, many: bool = False) -> str:
     of that name: "Flux Kustomizations flux-system/apps")."""
     where = f"{applier.namespace}/{applier.name}" if applier.namespace else applier.name
     kind = applier.kind + ("s" if many else "")
-    return f"{'Argo CD' if applier.kind == 'Application' else 'Flux'} {kind} {where}"
+    argo = applier.kind in ("Application", "ApplicationSet")
+    return f"{'Argo CD' if argo else 'Flux'} {kind} {where}"
 
 
 def applier_names(model: Model, found: Iterable[KObject]) -> list[str]:
@@ -1917,7 +1956,14 @@ def tree_source(spec: Mapping[str, Any]) -> bool:
     return kind in (None, "GitRepository", "ExternalArtifact")
 
 
-def _applied_paths(obj: KObject) -> list[tuple[str, Mapping[str, Any]]]:
+def _applied_paths(obj: KObject, model: Model | None = None
+                   ) -> list[tuple[str, Mapping[str, Any]]]:
+    if obj.kind == "ApplicationSet" and obj.group == "argoproj.io" and model is not None:
+        # the sources of the Applications it generates, as the walk evaluated them (a new-
+        # user trial's deletion under its template's automated prune was not said)
+        reach = model.derived.get("reach")
+        found = getattr(reach, "generated_sources", {}) if reach is not None else {}
+        return list(found.get((obj.file, obj.name), ()))
     if obj.kind not in ("Kustomization", "Application"):
         return []
     spec = _dict(obj.get(("spec",)))

@@ -175,6 +175,10 @@ class Reach:
     # (:func:`trial_folder`) -> what is unseen: their own objects (inline values) and what
     # they apply (``Applied.elsewhere``) are not certain
     guessed_roots: dict[str, str] = field(default_factory=dict)
+    # (file, name) of each ApplicationSet the walk evaluated -> the sources (path, directory)
+    # of the Applications it generates: the ApplicationSet is their objects' applier
+    generated_sources: dict[tuple[str, str], list[tuple[str, Mapping[str, Any]]]] = field(
+        default_factory=dict)
 
     @property
     def clusters(self) -> list[str]:
@@ -1214,9 +1218,16 @@ class _Walker:
                 self.refused.append((file, str(dict_of(value.get("metadata")).get("name")
                                                 or ""), (refused.kind,)))
                 return
+            name = str(dict_of(value.get("metadata")).get("name") or "")
+            sources = self.reach.generated_sources.setdefault((file, name), [])
             for params in generated:
-                yield from self._argo_sources(_fill(template, params), file, chain,
-                                              parent=parent)
+                filled = _fill(template, params)
+                for _, source in argo_sources(filled):
+                    path = text_of(source.get("path"))
+                    if path is not None and not source.get("chart") and "{{" not in path and (
+                            (path, argo_directory(source)) not in sources):
+                        sources.append((path, argo_directory(source)))
+                yield from self._argo_sources(filled, file, chain, parent=parent)
             return
         yield from self._argo_sources(spec, file, chain, by, parent)
 

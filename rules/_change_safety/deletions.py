@@ -338,7 +338,13 @@ def _keep_annotation(fate: _Fate) -> str:
 def _applier_prunes(applier: KObject) -> bool:
     if is_flux_kustomization(applier):
         return applier.get(("spec", "prune")) is True
-    return applier.get(("spec", "syncPolicy", "automated", "prune")) is True
+    return applier.get((*_argo_spec(applier), "syncPolicy", "automated", "prune")) is True
+
+
+def _argo_spec(applier: KObject) -> tuple[str, ...]:
+    """Where an Argo CD applier's Application spec is: its own, or an ApplicationSet's
+    template's (the Applications it generates prune as it says)."""
+    return ("spec", "template", "spec") if applier.kind == "ApplicationSet" else ("spec",)
 
 
 def _applier_text(applier: KObject, clusters: str = "") -> str:
@@ -349,12 +355,17 @@ def _applier_text(applier: KObject, clusters: str = "") -> str:
     if is_flux_kustomization(applier):
         return (f"Kustomization {object_name(applier)}{of} (spec.prune: "
                 f"{_flag_text(applier, 'prune')})")
+    if applier.kind == "ApplicationSet":
+        return (f"the Application Argo CD ApplicationSet {object_name(applier)}{of} generates "
+                "(its template's syncPolicy.automated.prune: "
+                f"{_flag_text(applier, 'syncPolicy', 'automated', 'prune')})")
     return (f"Argo CD Application {object_name(applier)}{of} (syncPolicy.automated.prune: "
             f"{_flag_text(applier, 'syncPolicy', 'automated', 'prune')})")
 
 
 def _flag_text(obj: KObject, *path: str) -> str:
-    value = obj.get(("spec", *path))
+    value = obj.get((*_argo_spec(obj), *path) if not is_flux_kustomization(obj) else (
+        "spec", *path))
     return "true" if value is True else "false" if value is False else "unset"
 
 
