@@ -127,6 +127,10 @@ reviewbot checks every `kustomization.yaml` in the tree:
   `repoURL` and `targetRevision` resolves in the tree, and only in a file a root applies;
   a warning when every root of the repository is a guess (several Applications taken as
   applied by hand, the kustomizations holding them): a leftover's folder is gone too;
+- a path an ApplicationSet's evaluated generators give one of its Applications (a list
+  element `{env: qa}` for `envs/{{env}}`) that no folder holds, where another of its paths
+  resolves here (`missing`, at the template's source path): Argo CD cannot generate that
+  Application's manifests and syncs nothing;
 - an ApplicationSet's git directory generator entry (not `exclude`, no template) that names
   no folder of the repository, where another entry of it names one (so its repository is
   this one), is `idle-generator` (warning): Argo CD makes no Application for it, without an
@@ -392,6 +396,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         yield violation
     yield from _flux_paths(model, index, graph, duplicates)
     yield from _argo_paths(model, index, graph)
+    yield from _generated_paths(model, index, graph)
     yield from _idle_generators(model, index, graph)
     yield from _sync_paths(model)
     yield from _dependencies(model)
@@ -1345,6 +1350,38 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
                 fix="Point the path at an existing folder of the repository.",
                 doubt=_left_over(obj, by_hand),
             )
+
+
+def _generated_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:
+    """A path an ApplicationSet's evaluated generators give one of its Applications (a list
+    element `{env: qa}` for `envs/{{env}}`) that no folder holds, where another of its
+    Applications' paths resolves here (so the repository is this one): Argo CD cannot
+    generate that Application's manifests ("app path does not exist"), and it syncs nothing
+    (new-user trial twenty-one: `envs/qa`, and `envs/staging` deleted with its element
+    kept, said nothing). At the template's source path, naming the path."""
+    reach = model.derived.get("reach")
+    generated = reach.generated_sources if reach is not None else {}
+    for obj in model.objects:
+        if obj.kind != "ApplicationSet" or obj.group != ARGO_GROUP:
+            continue
+        paths = [p for p, _ in generated.get((obj.file, obj.name), ())]
+        found = {p: graph.argo_folder(obj.file, p) for p in paths}
+        if not any(t is not None for t in found.values()):
+            continue  # none resolves: another repository's, or not seen
+        template = obj.get(("spec", "template", "spec"))
+        at = next((("spec", "template", "spec", *where, "path") for where, source in
+                   argo_sources(template if isinstance(template, dict) else {})
+                   if isinstance(source.get("path"), str)), ("spec", "template"))
+        for path, target in found.items():
+            if target is None and not flux_rel(path).startswith("..") and index.covers(
+                    flux_rel(path)):
+                yield Violation(
+                    obj, at,
+                    f"ApplicationSet {obj.namespace}/{obj.name} generates an Application for "
+                    f"path {path!r}, which does not exist in this repository (the paths of "
+                    "its other Applications resolve here): Argo CD cannot generate its "
+                    "manifests and syncs nothing", kind="missing",
+                    fix=f"Add the folder {path}, or drop the generator's element for it.")
 
 
 def _idle_generators(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:

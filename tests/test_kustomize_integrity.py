@@ -1636,3 +1636,43 @@ def test_a_flux_path_of_an_oci_artifact_is_not_built_from_this_tree(tmp_path: Pa
             "sourceRef: {kind: OCIRepository, name: grafana-content}}\n"),
     })
     assert [f.kind for f in lint(tmp_path).findings if f.kind == "duplicate"] == []
+
+
+def test_a_path_an_application_set_s_list_generates_that_does_not_exist_is_missing(
+        tmp_path: Path) -> None:
+    """New-user trial twenty-one: a list element `{env: qa}` for `envs/{{env}}` with no
+    envs/qa said nothing; Argo CD cannot generate that Application's manifests. Judged where
+    another of its paths resolves here (the repository is this one)."""
+    appset = """
+apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: shop, namespace: argocd}
+spec:
+  generators:
+    - list: {elements: [{env: staging}, {env: qa}]}
+  template:
+    metadata: {name: "shop-{{env}}"}
+    spec:
+      project: default
+      source: {repoURL: "https://git.example/shop.git", path: "envs/{{env}}"}
+      destination: {server: "https://kubernetes.default.svc", namespace: "shop-{{env}}"}
+"""
+    root = """
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: root, namespace: argocd}
+spec:
+  project: default
+  source: {repoURL: "https://git.example/shop.git", path: argocd}
+  destination: {server: "https://kubernetes.default.svc", namespace: argocd}
+"""
+    write(tmp_path, {"root.yaml": root, "argocd/appset.yaml": appset,
+                     "envs/staging/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                                             "metadata: {name: c}\n"})
+    found = [(f.file, f.line, f.severity, f.message) for f in lint(tmp_path).findings
+             if f.kind == "missing"]
+    assert found == [("argocd/appset.yaml", 11, "error",
+                      "ApplicationSet argocd/shop generates an Application for path 'envs/qa', "
+                      "which does not exist in this repository (the paths of its other "
+                      "Applications resolve here): Argo CD cannot generate its manifests and "
+                      "syncs nothing")]
