@@ -71,7 +71,8 @@ annotation `inject-cabundle: true` is an error only in a file applied as written
 Kinds:
 
 - `invalid`: the object does not validate against its schema, or the API server refuses it
-  for a rule the schema cannot say (a workload's selector that does not select its pods).
+  for a rule the schema cannot say (a workload's selector that does not select its pods, a
+  CronJob schedule robfig/cron cannot parse: `30 25 * * *`).
 - `crd-conflict`: two copies of one CRD version with different schemas.
 - `labels-dropped` (warning): a label whose value is no string (`enabled: false`) on an
   object only Flux Kustomizations apply: kustomize-controller sets its owner labels first,
@@ -268,6 +269,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
                                  problem.unknown, problem.suggest)
     yield from _selectors_unmatched(model, patches)
     yield from _job_restart_policies(model, patches)
+    yield from _cron_schedules(model, patches)
     yield from _quantities_refused(model, patches)
     yield from _chart_keys_refused(model, patches)
     yield Note("schema", stats.as_dict())  # the summary's counts
@@ -356,6 +358,93 @@ def _job_restart_policies(model: Model, patches: frozenset[str]) -> Iterator[Vio
             obj, where + ("restartPolicy",) if policy is not None else where,
             f"{at}: {said} refuses the {obj.kind} (a Job's pods restart OnFailure or Never)",
             fix=f"Set {at} to OnFailure or Never.", kind="invalid")
+
+
+def _cron_schedules(model: Model, patches: frozenset[str]) -> Iterator[Violation]:
+    """A CronJob's ``schedule`` the API server cannot parse as a cron schedule (it parses it
+    as robfig/cron's ParseStandard does: five fields or a descriptor), so it refuses the
+    CronJob ("unparseable schedule"): a field out of its range (`30 25 * * *`), a range that
+    ends before it begins, a step of 0, a word that is no month or day name. A schedule with
+    a variable or a template is not judged (a new-user trial's went unseen)."""
+    for obj in model.objects:
+        if obj.kind != "CronJob" or obj.group != "batch" or obj.file in patches:
+            continue
+        schedule = obj.get(("spec", "schedule"))
+        if not isinstance(schedule, str) or any(m in schedule for m in ("$", "{{", "<")):
+            continue
+        why = cron_problem(schedule)
+        if why is not None:
+            yield Violation(
+                obj, ("spec", "schedule"),
+                f"spec.schedule: {schedule!r} is no schedule the API server accepts ({why}): "
+                "it refuses the CronJob",
+                fix="Write five fields in range: minute 0-59, hour 0-23, day of month 1-31, "
+                    "month 1-12, day of week 0-6 (or a descriptor such as @daily).",
+                kind="invalid")
+
+
+# robfig/cron's fields as ParseStandard reads them: (name, lowest, highest, names)
+_CRON_FIELDS: tuple[tuple[str, int, int, dict[str, int]], ...] = (
+    ("minute", 0, 59, {}), ("hour", 0, 23, {}), ("day of month", 1, 31, {}),
+    ("month", 1, 12, {m: i + 1 for i, m in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}),
+    ("day of week", 0, 6, {d: i for i, d in enumerate(
+        ("sun", "mon", "tue", "wed", "thu", "fri", "sat"))}),
+)
+_CRON_DESCRIPTORS = frozenset({"@yearly", "@annually", "@monthly", "@weekly", "@daily",
+                               "@midnight", "@hourly"})
+
+
+def cron_problem(schedule: str) -> str | None:
+    """Why robfig/cron's ParseStandard (the API server's) refuses ``schedule``, or None
+    (it parses; or it is a form judged elsewhere: a time zone prefix, `@every`)."""
+    text = schedule.strip()
+    if text.startswith(("TZ=", "CRON_TZ=")):
+        return None  # (the API server's own TZ rule decides: not judged here)
+    if text.startswith("@"):
+        return None if text in _CRON_DESCRIPTORS or text.startswith("@every ") else (
+            f"{text.split()[0]} is no descriptor")
+    fields = text.split()
+    if len(fields) != 5:
+        return f"{len(fields)} fields, where it takes 5"
+    for raw, (name, low, high, names) in zip(fields, _CRON_FIELDS, strict=True):
+        for part in raw.split(","):
+            why = _cron_part(part, name, low, high, names)
+            if why is not None:
+                return why
+    return None
+
+
+def _cron_part(part: str, name: str, low: int, high: int, names: dict[str, int]) -> str | None:
+    span, _, step = part.partition("/")
+    if step:
+        if not step.isdigit():
+            return f"{name} step {step!r} is no number"
+        if int(step) == 0:
+            return f"{name} step 0"
+    if span in ("*", "?"):
+        return None
+    start_text, dash, end_text = span.partition("-")
+
+    def value(text: str) -> int | str:
+        if text.isdigit():
+            return int(text)
+        found = names.get(text.lower())
+        return found if found is not None else f"{name} {text!r} is no number or name"
+
+    start = value(start_text)
+    if isinstance(start, str):
+        return start
+    end = value(end_text) if dash else (high if step else start)
+    if isinstance(end, str):
+        return end
+    if start < low:
+        return f"{name} {start} is below {low}"
+    if end > high:
+        return f"{name} {end} is above {high}"
+    if start > end:
+        return f"{name} range {start}-{end} ends before it begins"
+    return None
 
 
 # the built-in kinds whose quantities the API server parses as it admits them (a custom

@@ -953,3 +953,40 @@ def test_a_label_of_no_string_is_dropped_by_flux_not_refused(tmp_path: Path) -> 
     result = lint_dir(tmp_path / "plain", only=["schema"])
     assert [(f.file, f.severity, f.kind) for f in result.findings] == [
         ("cm.yaml", "error", "invalid")]
+
+
+@pytest.mark.parametrize(("schedule", "why"), [
+    ("30 25 * * *", "hour 25 is above 23"),
+    ("0 0 * * 7", "day of week 7 is above 6"),
+    ("5-2 * * * *", "minute range 5-2 ends before it begins"),
+    ("*/0 * * * *", "minute step 0"),
+    ("0 0 1 JANUARY *", "month 'JANUARY' is no number or name"),
+    ("15 3 * *", "4 fields, where it takes 5"),
+    ("@nightly", "@nightly is no descriptor"),
+    ("*/15 2-4 1,15 jan-jun mon-fri", None),
+    ("0 0 ? * SUN", None),
+    ("@daily", None),
+    ("${SCHEDULE}", None),
+])
+def test_a_cron_job_schedule_the_api_server_cannot_parse_is_refused(
+        tmp_path: Path, schedule: str, why: str | None) -> None:
+    """New-user trial twenty-one: `schedule: "30 25 * * *"` went unseen; the API server
+    parses a CronJob's schedule as robfig/cron's ParseStandard does and refuses one it
+    cannot ("unparseable schedule"). A variable is not judged."""
+    text = f"""
+apiVersion: batch/v1
+kind: CronJob
+metadata: {{name: nightly, namespace: shop}}
+spec:
+  schedule: "{schedule}"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{{name: main, image: busybox}}]
+"""
+    result = lint_text(tmp_path, text, only=["schema"])
+    assert [f.message for f in result.findings] == ([] if why is None else [
+        f"spec.schedule: {schedule!r} is no schedule the API server accepts ({why}): it "
+        "refuses the CronJob"])
