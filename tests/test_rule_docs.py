@@ -42,9 +42,13 @@ def test_explain_takes_a_check_as_a_finding_names_it(
     the check; a check several rules have, or one a rule lacks, is a usage error naming
     them."""
     code, out, _ = run_cli(["explain", "egress-unmatched"], capsys)
+    # the check's own paragraphs, then where the whole rule is (new-user trial twenty-one
+    # read 200 lines of netpol-pairing to find one check's paragraph)
     assert code == 0 and out.startswith(
-        "netpol-pairing[egress-unmatched] (error by default) is a check of rule "
-        "netpol-pairing, explained below.\n\nnetpol-pairing (error)\n")
+        "netpol-pairing[egress-unmatched] (error by default), a check of rule "
+        "netpol-pairing:\n\n- `egress-unmatched`")
+    assert out.endswith("\n\n(reviewbot explain netpol-pairing explains the whole rule.)\n")
+    assert "- `no-endpoints`" not in out and len(out.splitlines()) < 40
     code, same, _ = run_cli(["explain", "netpol-pairing[egress-unmatched]"], capsys)
     assert (code, same) == (0, out)
     code, _, err = run_cli(["explain", "missing"], capsys)

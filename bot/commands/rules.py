@@ -43,10 +43,40 @@ def explain_command(args: argparse.Namespace) -> int:
         if kind not in rule.severities:
             known = ", ".join(rule.severities) or "none"
             raise ReviewbotError(f"rule {rule.id} has no check {kind!r}; its checks: {known}")
+        said = check_paragraphs(rule, kind)
+        if said:  # the check alone (a new-user trial read 200 lines to find its paragraph)
+            emit(f"{rule.id}[{kind}] ({rule.severities[kind]} by default), a check of rule "
+                 f"{rule.id}:\n\n" + "\n\n".join(said) + f"\n\n(reviewbot explain {rule.id} "
+                 "explains the whole rule.)\n", None)
+            return 0
         head = (f"{rule.id}[{kind}] ({rule.severities[kind]} by default) is a check of rule "
                 f"{rule.id}, explained below.\n\n")
     emit(head + explain(rule), None)
     return 0
+
+
+def check_paragraphs(rule: Rule, kind: str) -> list[str]:
+    """The paragraphs of ``rule``'s documentation that a bullet for check ``kind`` opens
+    (``- `no-endpoints` (warning, ...): ...``), each to the next bullet or blank line."""
+    out: list[str] = []
+    sections = doc_sections(rule)
+    # (the Kinds section's own bullet, when the rule says no more of the check elsewhere)
+    for name, body in sorted(sections.items(), key=lambda item: item[0] == "Kinds"):
+        if name == "Kinds" and out:
+            break
+        lines = body.split("\n")
+        for i, line in enumerate(lines):
+            if not line.lstrip().startswith(f"- `{kind}`"):
+                continue
+            indent = len(line) - len(line.lstrip())
+            block = [line]
+            for more in lines[i + 1:]:
+                if not more.strip() or (more.lstrip().startswith("- ") and (
+                        len(more) - len(more.lstrip()) <= indent)):
+                    break
+                block.append(more)
+            out.append("\n".join(block))
+    return out
 
 
 # a docstring section as a reader finds it: the checks a rule makes (a finding's ``kind``)
