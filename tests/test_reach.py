@@ -372,6 +372,29 @@ def test_a_lint_of_part_of_a_repository_whose_configured_clusters_are_outside_it
         "level to judge what its clusters receive.")
 
 
+def test_a_lint_of_part_of_a_repository_says_what_it_builds_from_outside(
+    tmp_path: Path
+) -> None:
+    """New-user trial twenty-one: `lint envs/` of overlays over ../../base said "no
+    findings", 0 objects: the base was not read. The skipped list names each kustomization
+    that builds from outside the linted files."""
+    from reviewbot.config import Config
+    from reviewbot.engine.run import analyze
+    from reviewbot.sources.tree import disk_tree
+
+    write(tmp_path, {"base/kustomization.yaml": "resources: [web.yaml]\n",
+                     "base/web.yaml": FLOATING % "web",
+                     "envs/prod/kustomization.yaml": "resources: [../../base, cm.yaml]\n",
+                     "envs/prod/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                                          "metadata: {name: c}\n"})
+    part = analyze(disk_tree([tmp_path / "envs"], tmp_path), Config(), only=["image-digest"])
+    assert [(s.path, s.reason) for s in part.skipped] == [
+        ("envs/prod/kustomization.yaml", "builds ../../base, outside the linted files: what "
+         "it builds is not judged; lint the repository's top level")]
+    whole = analyze(disk_tree([tmp_path], tmp_path), Config(), only=["image-digest"])
+    assert not any("outside the linted files" in s.reason for s in whole.skipped)
+
+
 def test_a_lint_of_part_of_a_repository_whose_roots_are_outside_it_promises_no_error(
     tmp_path: Path
 ) -> None:

@@ -238,6 +238,8 @@ def build_model(
             model.unapplied = model.unapplied | frozenset(skipped_by_ci)
             by_folder = {posixpath.dirname(p) or ".": why for p, why in skipped_by_ci.items()}
             model.skipped.extend(Skipped(f, why) for f, why in sorted(by_folder.items()))
+    if within:
+        model.skipped.extend(_built_from_outside(model.kustomizations, within))
     entries = model.cluster_entries
     if entries:
         model.cluster_inventories = {
@@ -823,6 +825,23 @@ def _walk_doubts(model: Model, reach: Reach) -> None:
             for file in applied.files:
                 if file not in certain:
                     model.file_doubts.setdefault(file, str(applied.elsewhere))
+
+
+def _built_from_outside(kustomizations: Iterable[Kustomization], within: str
+                        ) -> Iterator[Skipped]:
+    """A lint of part of a repository (``within``): each kustomization of it that includes a
+    folder or file outside the linted files, which reviewbot did not read, so what it builds
+    is not judged (a new-user trial's `lint envs/` said "no findings" of overlays over
+    ../../base)."""
+    for k in kustomizations:
+        if k.flux is not None:
+            continue
+        outside = [entry for _, entry in include_entries(k.body) if not is_remote(entry)
+                   and not _below(join(k.directory, entry), within)]
+        if outside:
+            more = f" and {len(outside) - 1} more" if len(outside) > 1 else ""
+            yield Skipped(k.file, f"builds {outside[0]}{more}, outside the linted files: "
+                          "what it builds is not judged; lint the repository's top level")
 
 
 def _below(path: str, folder: str) -> bool:
