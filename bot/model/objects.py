@@ -1338,7 +1338,8 @@ class _Departures:
                 held.append((path, directory))  # (this Application's build made it)
         for path, directory in held:
             if head_graph.argo_folder(now.file, path) is None:
-                continue  # (its folder gone: that Application generates nothing)
+                continue  # (its folder gone: a list's Application syncs nothing; a git
+                # generator's is no longer generated, which is not judged here)
             build = _path_build(head_graph, now, path, directory)
             if build is None or _first_refusal(self.head, build) is None:
                 return False

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from reviewbot.diff.anchors import Anchors, Place
 from reviewbot.engine.findings import Violation
@@ -126,6 +126,7 @@ class _Fates:
                          if e.status == "modified" and e.head is not None}
         self.memo: dict[int, _Fate | None] = {}
         self.anchors = Anchors(base, head)
+        self.deleting: list[tuple[str, Any]] | None = None  # the head's `$patch: delete`s
         # the kustomization files the pull request changed, in the diff's order
         self.edited = [e for e in diff.objects if e.status == "modified" and e.kind ==
                        "Kustomization" and e.ref == f"Kustomization/{e.file}"]
@@ -217,17 +218,18 @@ class _Fates:
     def _deleting_patch(self, obj: KObject, applier: KObject) -> Place | None:
         """Where a patch file ``applier`` (the head's) builds with deletes ``obj`` (``$patch:
         delete`` of its kind and name): its ``$patch`` line, or None."""
-        for path, lf in self.head.files.items():
-            if "$patch" not in lf.text or applier not in appliers(self.head).get(path, ()):
-                continue
-            for doc in lf.documents:
-                value = doc.value
-                if (isinstance(value, dict) and value.get("$patch") == "delete"
-                        and value.get("kind") == obj.kind
-                        and isinstance(meta := value.get("metadata"), dict)
-                        and meta.get("name") == obj.name):
-                    line, column = doc.position(("$patch",))
-                    return path, line, column
+        if self.deleting is None:  # (the head's files read once, however many depart)
+            self.deleting = [
+                (path, doc) for path, lf in self.head.files.items() if "$patch" in lf.text
+                for doc in lf.documents if isinstance(doc.value, dict)
+                and doc.value.get("$patch") == "delete"]
+        for path, doc in self.deleting:
+            meta = doc.value.get("metadata")
+            if (doc.value.get("kind") == obj.kind and isinstance(meta, dict)
+                    and meta.get("name") == obj.name
+                    and applier in appliers(self.head).get(path, ())):
+                line, column = doc.position(("$patch",))
+                return path, line, column
         return None
 
     def _kustomization_change(self, applier: KObject) -> tuple[str, Place] | None:
