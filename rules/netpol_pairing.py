@@ -1785,7 +1785,7 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
         objects = ingress_objects(view)
         if not objects:
             continue
-        from reviewbot.netpol.network import every_service
+        from reviewbot.netpol.network import every_service  # (a tree with Ingresses only)
 
         names: dict[str, set[str]] = {}
         for service in every_service(view):
