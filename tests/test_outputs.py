@@ -219,6 +219,27 @@ def test_text_prints_one_problem_at_one_line_once_and_json_keeps_each() -> None:
     assert len(json.loads(render(report, "json"))["findings"]) == 6
 
 
+def test_text_prints_one_message_of_several_objects_once_naming_them() -> None:
+    """New-user trial twenty-one: one file two namespaces' builds make alike gave a probe
+    finding twice, word for word, told apart by the object alone. Printed once, the other
+    object named; JSON keeps each."""
+    from reviewbot.engine.findings import Finding
+    from reviewbot.report.base import Report
+    from reviewbot.report.render import render
+
+    said = Finding("probe-headroom", "error", "base/worker.yaml", 46, 21, "", "worker: port "
+                   "'http' is no port name of this container", "Name the port.", kind="port")
+    report = Report(findings=tuple(
+        replace(said, object=f"Deployment/shop-{env}/worker") for env in ("prod", "staging")),
+        skipped=(), quiet=())
+    lines = render(report, "text").splitlines()
+    assert [line.strip() for line in lines if "46:21" in line or "more at this line" in line] == [
+        "46:21  error   worker: port 'http' is no port name of this container  "
+        "[probe-headroom] Deployment/shop-prod/worker",
+        "and 1 more at this line with this fix, alike: Deployment/shop-staging/worker"]
+    assert len(json.loads(render(report, "json"))["findings"]) == 2
+
+
 @pytest.mark.parametrize("count", [5, 6])
 def test_text_lists_many_unapplied_folders_once_under_skipped(count: int) -> None:
     """A template repository's folders no cluster root applies: past five, the terminal

@@ -199,7 +199,7 @@ def alike_runs(findings: Sequence[Finding]) -> list[tuple[Finding, list[Finding]
                     f.file, f.line, f.column, f.rule, f.severity, f.kind, f.fix, f.new,
                     f.worse) and f.fix and first.suggestion is None and f.suggestion is None and (
                     _differing([first.message, *(o.message for o in others), f.message])
-                    is not None):
+                    is not None or _same_told(first, others, f)):
                 others.append(f)
                 continue
         out.append((f, []))
@@ -212,9 +212,19 @@ def alike_said(first: Finding, others: Sequence[Finding],
     at this line with this fix, alike: vllm-dp, vllm-main" (each name through ``escape``,
     the output's own: a terminal's, Markdown's)."""
     subjects = (_differing([first.message, *(o.message for o in others)]) or [])[1:]
+    if not subjects:  # one message, said of several objects: the objects tell them apart
+        subjects = [o.object for o in others]
     more = f" and {len(subjects) - 3} more" if len(subjects) > 3 else ""
     return (f"{len(others)} more at this line with this fix, alike: "
             f"{', '.join(escape(x) for x in subjects[:3])}{more}")
+
+
+def _same_told(first: Finding, others: Sequence[Finding], f: Finding) -> bool:
+    """Whether ``f`` says word for word what ``first`` (and ``others``) say, of another
+    object (one file two namespaces' builds make alike: a new-user trial read one probe
+    finding twice, told apart by the object alone)."""
+    return f.message == first.message and all(o.message == f.message for o in others) and (
+        f.object != first.object)
 
 
 def _differing(messages: list[str]) -> list[str] | None:
