@@ -1160,6 +1160,9 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
         elif admitting is not None and kept:  # its namespace admitted, its pods not
             fixes.append(f"Widen the ingress rule {admitting[0]} to admit "
                          f"{_workload_names(net, sources)} on {conns}{kept}.")
+        elif admitting is not None and admitting[3].ports:  # its pods admitted on others
+            fixes.append(f"Admit {conns} in the ingress rule {admitting[0]}: it admits {who} "
+                         f"on {admitting[3].describe_ports()} only.")
         elif admitting is not None:
             fixes.append(f"Widen the ingress rule {admitting[0]} to admit {who} on {conns}.")
         else:
@@ -2102,10 +2105,10 @@ def _egress_hint(net: Network, sources: Sequence[int], dst_ns: Sequence[str]) ->
 
 
 def _ingress_hint(net: Network, targets: Sequence[int], src_ns: Sequence[str]
-                  ) -> tuple[str, Peer, str] | None:
+                  ) -> tuple[str, Peer, str, Rule] | None:
     """An ingress rule of the destinations that already names the source namespace: (the
     rule as a fix names it, the peer that names the namespace, that peer's pod selector as
-    a message names it: ``from[0].podSelector``, ``fromEndpoints[0]``)."""
+    a message names it: ``from[0].podSelector``, ``fromEndpoints[0]``, the rule)."""
     for d in targets:
         for n in net.ingress_of[d]:
             policy = net.policies[n]
@@ -2115,7 +2118,7 @@ def _ingress_hint(net: Network, targets: Sequence[int], src_ns: Sequence[str]
                 if peer is not None:
                     field = format_path(peer.path[len(rule.path):]) + (
                         ".podSelector" if policy.kind == "NetworkPolicy" else "")
-                    return f"{format_path(rule.path)} of {policy.name}", peer, field
+                    return f"{format_path(rule.path)} of {policy.name}", peer, field, rule
     return None
 
 

@@ -376,6 +376,12 @@ def test_port_not_admitted_is_still_unpaired(tmp_path: Path) -> None:
         "Widen the ingress rule spec.ingress[0] of server/ingress to admit namespace client "
         "on 8080."
     )
+    # the declared flow's fix says the port is what is missing (new-user trial twenty-one:
+    # "widen ... on 6379" of a rule that admits the caller on 6380)
+    declared = next(f for f in result.findings if "env" in f.path)
+    assert declared.fix == (
+        "Admit 8080 in the ingress rule spec.ingress[0] of server/ingress: it admits namespace "
+        "client on TCP 9090 only.")
 
 
 def test_a_rule_admitting_the_namespace_but_not_the_caller_s_pods_says_which_selector(
