@@ -61,7 +61,10 @@ verdicts), never in `lint`, which sees one tree.
   (only under the `resources-finalizer.argocd.argoproj.io` finalizer; an object annotated
   `argocd.argoproj.io/sync-options: Delete=false` stays). The Applications an ApplicationSet
   generates prune as its template's `syncPolicy` says, each on its own: one whose build
-  fails prunes nothing. "Removed from the tree" means its
+  fails prunes nothing; one it no longer generates (a git directory generator's folder
+  deleted) is deleted by the ApplicationSet (its default `applicationsSync` policy), and the
+  template's resources finalizer deletes what it applied, unless `preserveResourcesOnDeletion`
+  keeps them. "Removed from the tree" means its
   file is gone; otherwise it is "no longer applied", with the kustomization that no longer
   lists it (or the kustomization file the pull request changed, a `$patch: delete` in it).
   In a repository of several clusters each cluster's applier prunes its own: an object one

@@ -725,6 +725,59 @@ def test_the_applications_an_application_set_generates_prune_as_its_template_say
         "syncPolicy.automated.prune: true) prunes: it is deleted in the cluster")
 
 
+def test_an_application_a_git_generator_no_longer_makes_is_deleted_with_what_it_applied(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # New-user trial twenty-one: a git directory generator over envs/*; deleting envs/staging
+    # makes the ApplicationSet delete staging's Application, whose resources finalizer (from
+    # the template) deletes what it applied: the claim's data. It said nothing.
+    appset = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: ApplicationSet
+        metadata: {name: shop, namespace: argocd}
+        spec:
+          generators:
+            - git:
+                repoURL: "https://git.example/shop.git"
+                revision: HEAD
+                directories: [{path: "envs/*"}]
+          template:
+            metadata:
+              name: "shop-{{path.basename}}"
+              finalizers: [resources-finalizer.argocd.argoproj.io]
+            spec:
+              project: default
+              source: {repoURL: "https://git.example/shop.git", path: "{{path}}"}
+              destination: {server: "https://kubernetes.default.svc",
+                            namespace: "shop-{{path.basename}}"}
+              syncPolicy: {automated: {prune: true}}
+    """
+    root = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: root, namespace: argocd}
+        spec:
+          project: default
+          source: {repoURL: "https://git.example/shop.git", path: argocd/apps}
+          destination: {server: "https://kubernetes.default.svc", namespace: argocd}
+    """
+    claim = PVC.format(cls="local-path", size="1Gi").replace(", namespace: shop", "")
+    files: dict[str, str | None] = {
+        "argocd/root.yaml": root, "argocd/apps/appset.yaml": appset,
+        "envs/staging/pvc.yaml": claim, "envs/production/pvc.yaml": claim}
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(files)
+    head = repo.commit({"envs/staging/pvc.yaml": None})
+    code, found = review(repo, base, head, capsys)
+    assert (code, [(f["severity"], f["object"]) for f in found if f["rule"] == RULE]) == (
+        1, [("error", "PersistentVolumeClaim/shop-staging/data")])
+    assert found[0]["message"].startswith(
+        "PersistentVolumeClaim shop-staging/data is no longer applied: ApplicationSet "
+        "argocd/shop no longer generates the Application for envs/staging (its folder is "
+        "gone), and Argo CD deletes that Application, whose resources finalizer "
+        "(resources-finalizer.argocd.argoproj.io) deletes it in the cluster")
+
+
 SYNC = """
     apiVersion: kustomize.toolkit.fluxcd.io/v1
     kind: Kustomization

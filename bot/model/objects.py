@@ -1253,6 +1253,9 @@ class Departure:
     now: KObject | None = None
     up: Departure | None = None
     clusters: frozenset[str] = frozenset()
+    # ``now`` is an ApplicationSet that no longer generates the Application whose build held
+    # it (a git directory generator's folder deleted): Argo CD deletes that Application
+    ungenerated: str = ""  # its source path
 
 
 def applied_identities(model: Model) -> frozenset[tuple[str, str, str, str]]:
@@ -1314,7 +1317,12 @@ class _Departures:
                    None)  # (a root is applied by hand: there while its file is)
         if now is not None:
             if now.kind == "ApplicationSet":  # each Application it generates on its own
-                if self._generated_refused(owner, now, obj):
+                held = self._held(owner, obj)
+                generated = {p for p, _ in _applied_paths(now, self.head)}
+                if held and not any(p in generated for p, _ in held):
+                    return Departure(tuple(found), now, clusters=lost,
+                                     ungenerated=held[0][0])
+                if self._generated_refused(now, held):
                     return None
             elif refused_entry(self.head, now) is not None or _path_gone(self.head, now):
                 return None
@@ -1322,25 +1330,31 @@ class _Departures:
         up = self.of(owner)
         return Departure(tuple(found), None, up, lost) if up is not None else None
 
-    def _generated_refused(self, owner: KObject, now: KObject, obj: KObject) -> bool:
-        """Whether every Application the ApplicationSet ``now`` generates whose base build
-        held ``obj`` (through ``owner``, the base's ApplicationSet) fails on the head: its
-        path names no folder, or kustomize refuses its build (a generated Application whose
-        build works prunes; one whose build fails prunes nothing)."""
-        base_graph, head_graph = model_graph(self.base), model_graph(self.head)
+    def _held(self, owner: KObject, obj: KObject) -> list[tuple[str, Mapping[str, Any]]]:
+        """The sources of the Applications the base's ApplicationSet ``owner`` generates whose
+        build made ``obj``."""
+        graph = model_graph(self.base)
         held = []
         for path, directory in _applied_paths(owner, self.base):
-            if obj.file not in (_path_files(base_graph, owner, path, directory) or ()):
+            if obj.file not in (_path_files(graph, owner, path, directory) or ()):
                 continue
-            made = _path_build(base_graph, owner, path, directory)
+            made = _path_build(graph, owner, path, directory)
             if made is None or any(r.body is obj.body or _alike_placed(r.body, obj.body)
                                    for r in made.resources):
                 held.append((path, directory))  # (this Application's build made it)
+        return held
+
+    def _generated_refused(self, now: KObject, held: Sequence[tuple[str, Mapping[str, Any]]]
+                           ) -> bool:
+        """Whether every Application of ``held`` the ApplicationSet ``now`` still generates
+        fails on the head: its path names no folder (a list element kept), or kustomize
+        refuses its build (a generated Application whose build works prunes; one whose
+        build fails prunes nothing)."""
+        graph = model_graph(self.head)
         for path, directory in held:
-            if head_graph.argo_folder(now.file, path) is None:
-                continue  # (its folder gone: a list's Application syncs nothing; a git
-                # generator's is no longer generated, which is not judged here)
-            build = _path_build(head_graph, now, path, directory)
+            if graph.argo_folder(now.file, path) is None:
+                continue
+            build = _path_build(graph, now, path, directory)
             if build is None or _first_refusal(self.head, build) is None:
                 return False
         return bool(held)
