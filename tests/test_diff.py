@@ -808,6 +808,60 @@ def test_a_change_one_cluster_s_failing_build_holds_back_is_said_for_that_cluste
           "why": "does not exist"})]
 
 
+def test_each_application_an_application_set_generates_builds_on_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial twenty-one: an ApplicationSet's two Applications build one base; the
+    PR removes a claim the production overlay patches, so production's build fails and
+    staging's works. The diff said the claim was removed "in the source only" in both."""
+    appset = textwrap.dedent("""
+        apiVersion: argoproj.io/v1alpha1
+        kind: ApplicationSet
+        metadata: {name: shop, namespace: argocd}
+        spec:
+          generators:
+            - list: {elements: [{env: staging}, {env: production}]}
+          template:
+            metadata: {name: "shop-{{env}}"}
+            spec:
+              project: default
+              source: {repoURL: "https://git.example/shop.git", path: "envs/{{env}}"}
+              destination: {server: "https://kubernetes.default.svc", namespace: "shop-{{env}}"}
+              syncPolicy: {automated: {prune: true}}
+    """)
+    root = textwrap.dedent("""
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: root, namespace: argocd}
+        spec:
+          project: default
+          source: {repoURL: "https://git.example/shop.git", path: argocd/apps}
+          destination: {server: "https://kubernetes.default.svc", namespace: argocd}
+    """)
+    pvc = ("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\n"
+           "spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "argocd/root.yaml": root, "argocd/apps/appset.yaml": appset,
+        "base/kustomization.yaml": "resources: [pvc.yaml, cm.yaml]\n", "base/pvc.yaml": pvc,
+        "base/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n",
+        "envs/staging/kustomization.yaml": "resources: [../../base]\n",
+        "envs/production/kustomization.yaml": (
+            "resources: [../../base]\npatches:\n  - path: pvc-patch.yaml\n"),
+        "envs/production/pvc-patch.yaml": (
+            "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\n"
+            "spec: {resources: {requests: {storage: 5Gi}}}\n"),
+    })
+    head = repo.commit({"base/kustomization.yaml": "resources: [cm.yaml]\n",
+                        "base/pvc.yaml": None})
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
+    assert [line for line in out.splitlines() if line.startswith("- PersistentVolumeClaim")
+            ] == [
+        "- PersistentVolumeClaim/shop-production/data  removed in the source only: its head "
+        "build fails  (was in base/pvc.yaml)",
+        "- PersistentVolumeClaim/shop-staging/data  removed  (was in base/pvc.yaml)"]
+
+
 def test_one_document_that_two_builds_make_changes_once_and_a_kustomization_is_a_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

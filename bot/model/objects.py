@@ -1331,18 +1331,7 @@ class _Departures:
         return Departure(tuple(found), None, up, lost) if up is not None else None
 
     def _held(self, owner: KObject, obj: KObject) -> list[tuple[str, Mapping[str, Any]]]:
-        """The sources of the Applications the base's ApplicationSet ``owner`` generates whose
-        build made ``obj``."""
-        graph = model_graph(self.base)
-        held = []
-        for path, directory in _applied_paths(owner, self.base):
-            if obj.file not in (_path_files(graph, owner, path, directory) or ()):
-                continue
-            made = _path_build(graph, owner, path, directory)
-            if made is None or any(r.body is obj.body or _alike_placed(r.body, obj.body)
-                                   for r in made.resources):
-                held.append((path, directory))  # (this Application's build made it)
-        return held
+        return generated_holding(self.base, owner, obj)
 
     def _generated_refused(self, now: KObject, held: Sequence[tuple[str, Mapping[str, Any]]]
                            ) -> bool:
@@ -1377,6 +1366,43 @@ class _Departures:
         if not lost or self.where is None:
             return owner.identity in self.applied
         return bool(lost & self.where.get(owner.identity, set()))
+
+
+def generated_holding(model: Model, appset: KObject, obj: KObject
+                      ) -> list[tuple[str, Mapping[str, Any]]]:
+    """The sources of the Applications ApplicationSet ``appset`` of ``model`` generates
+    whose build made ``obj``."""
+    graph = model_graph(model)
+    held = []
+    for path, directory in _applied_paths(appset, model):
+        if obj.file not in (_path_files(graph, appset, path, directory) or ()):
+            continue
+        made = _path_build(graph, appset, path, directory)
+        if made is None or any(r.body is obj.body or _alike_placed(r.body, obj.body)
+                               for r in made.resources):
+            held.append((path, directory))  # (this Application's build made it)
+    return held
+
+
+def _generated_refusal(model: Model, judged: Model, appset: KObject, obj: KObject
+                       ) -> tuple[str, str, str] | None:
+    """The refused entry when kustomize refuses, in ``judged``, the build of every
+    Application ApplicationSet ``appset`` (of ``model``) generates that made ``obj``; None
+    when one builds (each generated Application applies on its own: staging's works while
+    production's fails)."""
+    now = appset if judged is model else next(
+        iter(judged.by_identity.get(appset.identity, ())), None)
+    if now is None:
+        return None
+    graph = model_graph(judged)
+    first = None
+    for path, directory in generated_holding(model, appset, obj):
+        build = _path_build(graph, now, path, directory)
+        refused = _first_refusal(judged, build) if build is not None else None
+        if refused is None:
+            return None
+        first = first or refused
+    return first
 
 
 def _path_gone(model: Model, applier: KObject) -> bool:
@@ -1808,7 +1834,9 @@ def _refused_makers(model: Model, obj: KObject, judged: Model, cluster: str | No
     if cluster is not None:
         found = [m for m in found if m.applier is not None
                  and cluster in model.clusters.get(id(m.applier), ())]
-    refusals = [_refusal(judged, m, judged is model) for m in found]
+    refusals = [_generated_refusal(model, judged, m.applier, obj)
+                if m.applier is not None and m.applier.kind == "ApplicationSet"
+                else _refusal(judged, m, judged is model) for m in found]
     return found, (refusals[0] if found and all(refusals) else None)
 
 
