@@ -1276,8 +1276,9 @@ def _sources(model: Model) -> Iterator[Violation]:
             + (f" (did you mean {near}?)" if near else ""),
             kind="source", doubt=unseen,
             fix=(f"Name the {kind} the release's chart comes from ({near}), or add it."
-                 if near else f"Name a {kind} the cluster has (the reference's namespace "
-                 f"defaults to {obj.namespace}), or add it."),
+                 if near else f"Name {'an' if kind[0] in 'AEIOU' else 'a'} {kind} the "
+                 f"cluster has (the reference's namespace defaults to {obj.namespace}), or "
+                 "add it."),
         )
 
 

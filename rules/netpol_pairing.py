@@ -1800,7 +1800,8 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
                 key = (obj.file, obj.doc.line if obj.doc else 0, backend.path)
                 if backend.service in have or "$" in backend.service or key in said:
                     continue
-                near = closest(backend.service, have)
+                near = closest(backend.service, have) or next(
+                    (n for n in sorted(have) if transposed(backend.service, n)), "")
                 if not near:
                     continue
                 said.add(key)

@@ -721,7 +721,7 @@ def test_the_applications_an_application_set_generates_prune_as_its_template_say
         1, [("error", "PersistentVolumeClaim/shop-staging/data")])
     assert found[0]["message"].startswith(
         "PersistentVolumeClaim shop-staging/data is removed from the tree, and the Application "
-        "Argo CD ApplicationSet argocd/shop generates (its template's "
+        "that Argo CD ApplicationSet argocd/shop generates (its template's "
         "syncPolicy.automated.prune: true) prunes: it is deleted in the cluster")
 
 

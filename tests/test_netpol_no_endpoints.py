@@ -240,3 +240,26 @@ spec:
          "Ingress shop/web: its backend names Service openwebui, which namespace shop does not "
          "have (did you mean open-webui?): the controller has no endpoints for it and answers "
          "503", "Name the Service open-webui, or add Service openwebui.")]
+
+
+def test_an_ingress_backend_with_two_letters_swapped_is_said(tmp_path: Path) -> None:
+    """New-user trial twenty-two: `wbe` for Service `web` passed unseen (difflib rates them
+    0.67); two neighbouring letters swapped is the typo a ratio undervalues."""
+    text = deployment("web", "shop", "{app: web}", ports="ports: [{containerPort: 8080}]") + """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: shop}
+spec:
+  defaultBackend: {service: {name: wbe, port: {number: 80}}}
+"""
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.kind, f.fix) for f in result.findings] == [
+        ("no-backend", "Name the Service web, or add Service wbe.")]

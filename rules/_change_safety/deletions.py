@@ -386,7 +386,7 @@ def _applier_text(applier: KObject, clusters: str = "") -> str:
         return (f"Kustomization {object_name(applier)}{of} (spec.prune: "
                 f"{_flag_text(applier, 'prune')})")
     if applier.kind == "ApplicationSet":
-        return (f"the Application Argo CD ApplicationSet {object_name(applier)}{of} generates "
+        return (f"the Application that Argo CD ApplicationSet {object_name(applier)}{of} generates "
                 "(its template's syncPolicy.automated.prune: "
                 f"{_flag_text(applier, 'syncPolicy', 'automated', 'prune')})")
     return (f"Argo CD Application {object_name(applier)}{of} (syncPolicy.automated.prune: "

@@ -269,7 +269,7 @@ def _failure_text(applier: KObject | None) -> str:
         return (f"the apply fails with \"field is immutable\" {tail}, and everything else "
                 f"Kustomization {object_name(applier)} applies waits meanwhile")
     if applier.kind == "ApplicationSet":
-        return (f"the sync of the Application Argo CD ApplicationSet {object_name(applier)} "
+        return (f"the sync of the Application that Argo CD ApplicationSet {object_name(applier)} "
                 f"generates fails with \"field is immutable\" {tail}")
     return (f"the sync of Argo CD Application {object_name(applier)} fails with \"field is "
             f"immutable\" {tail}")
