@@ -862,6 +862,38 @@ def test_each_application_an_application_set_generates_builds_on_its_own(
         "- PersistentVolumeClaim/shop-staging/data  removed  (was in base/pvc.yaml)"]
 
 
+def test_a_cluster_s_flux_path_that_does_not_exist_removes_nothing_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial twenty-two: dev's `path: ./apps/dve` (a typo) listed dev's objects
+    removed, and paired dev's Deployment of the base with prod's of the head, a prod change
+    nobody made. kustomize-controller applies nothing of a path not found: dev's objects are
+    "removed in the source only", and prod's are as they were."""
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {{name: {name}, namespace: flux-system}}\n"
+            "spec: {{interval: 10m, path: {path}, prune: true, "
+            "sourceRef: {{kind: GitRepository, name: flux-system}}}}\n")
+    web = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: apps}\n"
+           "spec:\n  template:\n    spec:\n      containers: [{name: web, image: web}]\n")
+    files = {"base/kustomization.yaml": "resources: [web.yaml]\n", "base/web.yaml": web}
+    for env, replicas in (("prod", 3), ("dev", 1)):
+        files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = sync.format(
+            name="flux-system", path=f"./clusters/{env}")
+        files[f"clusters/{env}/apps.yaml"] = sync.format(name="apps", path=f"./overlays/{env}")
+        files[f"overlays/{env}/kustomization.yaml"] = (
+            f"resources: [../../base]\nreplicas: [{{name: web, count: {replicas}}}]\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(files)
+    head = repo.commit({"clusters/dev/apps.yaml": sync.format(name="apps",
+                                                              path="./overlays/dve")})
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
+    lines = [line for line in out.splitlines() if "Deployment" in line]
+    assert len(lines) == 1 and lines[0].startswith(
+        "- Deployment/apps/web  removed in the source only: its head build fails  (was in "
+        "base/web.yaml)  (in ") and lines[0].endswith(
+        "Flux Kustomization flux-system/apps of cluster clusters/dev)")
+
+
 def test_one_document_that_two_builds_make_changes_once_and_a_kustomization_is_a_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -142,7 +142,8 @@ def _as_built(o: ObjectDiff, base: Model, head: Model, several: bool) -> ObjectD
         if o.head is not None:
             refused = refused_build(head, o.head)
         else:
-            refused = refused_build(base, o.base, head) if o.base is not None else None
+            one = next(iter(o.clusters)) if len(o.clusters) == 1 else None  # (cut to one)
+            refused = refused_build(base, o.base, head, one) if o.base is not None else None
         if refused is not None:
             unbuilt = ("head", *refused)
         elif o.base is not None and (refused := refused_build(base, o.base)) is not None:
@@ -150,8 +151,9 @@ def _as_built(o: ObjectDiff, base: Model, head: Model, several: bool) -> ObjectD
     builds: tuple[str, ...] = ()
     if several or o.clusters:
         obj, model = (o.head, head) if o.head is not None else (o.base, base)
-        builds = tuple(_build_name(model, m) for m in makers(model, obj) if not o.clusters or (
-            o.clusters & _applier_clusters(model, m))) if obj is not None else ()
+        builds = tuple(dict.fromkeys(  # (one document two builds made alike: one name)
+            _build_name(model, m) for m in makers(model, obj) if not o.clusters or (
+                o.clusters & _applier_clusters(model, m)))) if obj is not None else ()
     return replace(o, unbuilt=unbuilt, builds=builds) if unbuilt or builds else o
 
 

@@ -1222,12 +1222,17 @@ def _match(base: Sequence[Item], head: Sequence[Item], clusters: frozenset[str])
     for everyone in by_id.values():
         bs, hs = list(everyone[0]), list(everyone[1])
         if len(bs) > 1 or len(hs) > 1:
-            for b in list(bs):
-                same = next((h for h in hs if h.file == b.file), None)
-                if same is not None:
-                    pairs.append((b, same))
-                    bs.remove(b)
-                    hs.remove(same)
+            # the same file and clusters first, then the same clusters, then the same file
+            # (a new-user trial's prod Deployment was paired with dev's, the same file)
+            for alike in (lambda b, h: h.file == b.file and h.clusters == b.clusters,
+                          lambda b, h: bool(h.clusters) and h.clusters == b.clusters,
+                          lambda b, h: h.file == b.file):
+                for b in list(bs):
+                    same = next((h for h in hs if alike(b, h)), None)
+                    if same is not None:
+                        pairs.append((b, same))
+                        bs.remove(b)
+                        hs.remove(same)
         for b, h in zip(bs, hs, strict=False):
             pairs.append((b, h))
         for h in hs[len(bs):]:

@@ -1815,14 +1815,14 @@ def _root_builds(model: Model) -> dict[int, list[tuple[Any, str]]]:
 
 
 def refused_build(model: Model, obj: KObject, judged: Model | None = None,
-                  ) -> tuple[str, str, str] | None:
+                  cluster: str | None = None) -> tuple[str, str, str] | None:
     """The entry (its kustomization file, the entry as written, what is wrong with it:
     :func:`refused_entry`) for which kustomize refuses every build that makes ``obj`` of
     ``model``, as ``judged`` holds those builds (default ``model``; a review's head for an
     object only its base has), or None: one of them builds, none is known, or a build's
     applier is gone from ``judged``. Nothing of such an object is applied: the cluster
-    keeps what it has."""
-    return _refused_makers(model, obj, model if judged is None else judged)[1]
+    keeps what it has. ``cluster``: the builds of that cluster's appliers alone."""
+    return _refused_makers(model, obj, model if judged is None else judged, cluster)[1]
 
 
 def _refused_makers(model: Model, obj: KObject, judged: Model, cluster: str | None = None,
@@ -1836,7 +1836,7 @@ def _refused_makers(model: Model, obj: KObject, judged: Model, cluster: str | No
                  and cluster in model.clusters.get(id(m.applier), ())]
     refusals = [_generated_refusal(model, judged, m.applier, obj)
                 if m.applier is not None and m.applier.kind == "ApplicationSet"
-                else _refusal(judged, m, judged is model) for m in found]
+                else _refusal(judged, m, judged is model, model) for m in found]
     return found, (refusals[0] if found and all(refusals) else None)
 
 
@@ -1922,13 +1922,17 @@ def refused_clusters(model: Model, obj: KObject,
     return frozenset(working), frozenset(failing), first
 
 
-def _refusal(judged: Model, maker: Maker, same: bool) -> tuple[str, str, str] | None:
+def _refusal(judged: Model, maker: Maker, same: bool, model: Model | None = None
+             ) -> tuple[str, str, str] | None:
+    """The refused entry of ``maker``'s build as ``judged`` holds it (``model``: the model
+    ``maker`` is of, when another: its applier's counterpart there is the one of its own
+    cluster, where two clusters' folders each hold one of that name)."""
     if maker.applier is not None:
-        now = maker.applier if same else next(
-            iter(judged.by_identity.get(maker.applier.identity, ())), None)
+        now = maker.applier if same else _counterpart(judged, maker.applier, model)
         if now is None:
             return None
-        return refused_entry(judged, now) or _unapplied_applier(judged, now)
+        return (refused_entry(judged, now) or _gone_path(judged, now)
+                or _unapplied_applier(judged, now))
     graph = model_graph(judged)
     key = ("refused-folder", maker.folder)
     if key not in judged.derived:
@@ -1936,6 +1940,29 @@ def _refusal(judged: Model, maker: Maker, same: bool) -> tuple[str, str, str] | 
                  else graph.path_build("", "./" + maker.folder))  # controller generates one)
         judged.derived[key] = _first_refusal(judged, build) if build is not None else None
     return judged.derived[key]
+
+
+def _counterpart(judged: Model, applier: KObject, model: Model | None) -> KObject | None:
+    """``applier``'s counterpart in ``judged``: of its identity, in a cluster it is in."""
+    found = judged.by_identity.get(applier.identity, ())
+    mine = model.clusters.get(id(applier)) if model is not None else None
+    if mine and judged.cluster_entries:
+        return next((o for o in found if mine & judged.clusters.get(id(o), frozenset())),
+                    next(iter(found), None))
+    return next(iter(found), None)
+
+
+def _gone_path(model: Model, applier: KObject) -> tuple[str, str, str] | None:
+    """(its file, its path, why) when ``applier``'s path names no folder of the tree
+    (:func:`_path_gone`): it applies nothing, the cluster keeps what it has."""
+    if not _path_gone(model, applier):
+        return None
+    spec = applier.get(("spec",))
+    spec = spec if isinstance(spec, dict) else {}
+    path = spec.get("path") if applier.kind == "Kustomization" else next(
+        (src.get("path") for _, src in argo_sources(spec) if isinstance(src.get("path"), str)),
+        None)
+    return applier.file, str(path), "does not exist"
 
 
 def _unapplied_applier(model: Model, applier: KObject) -> tuple[str, str, str] | None:
