@@ -613,6 +613,26 @@ def test_a_deletion_points_at_the_change_that_took_the_object_out(
     assert commentable(repo, head, moved, found)
 
 
+def test_a_deleted_claim_a_pod_still_mounts_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # New-user trials eighteen and twenty-two: the PR deletes the claim the Deployment still
+    # mounts; the claim waits on its protection finalizer while the pod runs, and the next
+    # pod stays Pending ("persistentvolumeclaim not found")
+    mount = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\n"
+             "spec:\n  selector: {matchLabels: {app: web}}\n  template:\n"
+             "    metadata: {labels: {app: web}}\n    spec:\n"
+             "      containers: [{name: web, image: web}]\n"
+             "      volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"clusters/apps.yaml": flux(), "apps/web.yaml": mount,
+                        "apps/pvc.yaml": PVC.format(cls="local-path", size="1Gi")})
+    head = repo.commit({"apps/pvc.yaml": None})
+    code, found = review(repo, base, head, capsys)
+    assert [f["message"].split("; ", 1)[-1] for f in found if f["rule"] == RULE] == [
+        "Deployment shop/web still mounts it: its next pod stays Pending, the claim not found"]
+
+
 def test_argo_cd_prunes_only_with_automated_prune(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -78,7 +78,9 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
                             doubt=outside.doubt)
             continue
         if loss is not None:
-            yield Violation(obj, ("metadata", "name"), f"{text}, which deletes {loss}",
+            yield Violation(obj, ("metadata", "name"),
+                            f"{text}, which deletes {loss}"
+                            f"{_still_mounted(head, obj, departure(base, head, obj))}",
                             fix=_keep_fix(obj, fate), kind="deleted-data", file=file,
                             line=line, column=column)
             continue
@@ -299,6 +301,29 @@ class _Fates:
 # makes (kustomize.FLUX_BUILD_FIELDS, the postBuild that substitutes names; Argo CD's sources)
 _BUILD_FIELDS = frozenset(("spec", f) for f in (
     *FLUX_BUILD_FIELDS, "postBuild", "source", "sources"))
+
+
+def _still_mounted(head: Model, obj: KObject, gone: Any) -> str:
+    """"; Deployment shop/web still mounts it: ..." when a pod of the head mounts the
+    deleted claim ``obj`` (its namespace, its name): the claim waits on its protection
+    finalizer while that pod runs, and the next pod (a rollout, a drain) stays Pending with
+    the claim not found (new-user trials eighteen and twenty-two)."""
+    if obj.kind != "PersistentVolumeClaim" or obj.group != "":
+        return ""
+    lost = gone.clusters if gone is not None else frozenset()  # (the clusters it leaves)
+    mounting = sorted({f"{p.obj.kind} {object_name(p.obj)}" for p in head.pods
+                       if p.namespace == (obj.namespace or "default") and (
+                           not lost or lost & head.clusters.get(id(p.obj), frozenset()))
+                       and any(
+                           isinstance(v, dict) and isinstance(v.get("persistentVolumeClaim"),
+                                                              dict)
+                           and v["persistentVolumeClaim"].get("claimName") == obj.name
+                           for v in items(p.spec.get("volumes")))})
+    if not mounting:
+        return ""
+    who = mounting[0] + (f" and {len(mounting) - 1} more" if len(mounting) > 1 else "")
+    return (f"; {who} still mount{'s' if len(mounting) == 1 else ''} it: its next pod stays "
+            "Pending, the claim not found")
 
 
 def _distinct(owner: KObject, others: Sequence[KObject]) -> list[KObject]:
