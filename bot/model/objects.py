@@ -1324,7 +1324,8 @@ class _Departures:
                                      ungenerated=held[0][0])
                 if self._generated_refused(now, held):
                     return None
-            elif refused_entry(self.head, now) is not None or _path_gone(self.head, now):
+            elif refused_entry(self.head, now) is not None or (
+                    _missing_path(self.head, now) is not None):
                 return None
             return Departure(tuple(found), now, clusters=lost)
         up = self.of(owner)
@@ -1405,14 +1406,15 @@ def _generated_refusal(model: Model, judged: Model, appset: KObject, obj: KObjec
     return first
 
 
-def _path_gone(model: Model, applier: KObject) -> bool:
-    """Whether ``applier``, a Flux Kustomization of this repository, names by ``spec.path`` a
-    folder the tree does not hold: kustomize-controller stops at "kustomization path not
-    found", applies nothing and prunes nothing (a new-user trial's `./apps/labs` made
+def _missing_path(model: Model, applier: KObject) -> str | None:
+    """The path ``applier``, a Flux Kustomization of this repository, names by ``spec.path``
+    when the tree holds no such folder: kustomize-controller stops at "kustomization path
+    not found", applies nothing and prunes nothing (a new-user trial's `./apps/labs` made
     every object of the cluster "deleted"). An Argo CD Application alike, a source path of
     this repository naming no folder: its manifests fail to generate, the app's status is
     Unknown and automated sync is skipped ("Skipping auto-sync: application status is
-    Unknown"), so nothing is pruned (new-user trial twenty-one's `path: platfrom`)."""
+    Unknown"), so nothing is pruned (new-user trial twenty-one's `path: platfrom`). None
+    when its paths name folders (or are not judged)."""
     if applier.kind == "Application" and applier.group == "argoproj.io":
         graph = model_graph(model)
         spec = applier.get(("spec",))
@@ -1420,15 +1422,15 @@ def _path_gone(model: Model, applier: KObject) -> bool:
             path = source.get("path")
             if (isinstance(path, str) and path and "{{" not in path and not source.get("chart")
                     and graph.argo_folder(applier.file, path) is None):
-                return True
-        return False
+                return path
+        return None
     if applier.kind != "Kustomization" or applier.group != "kustomize.toolkit.fluxcd.io":
-        return False
+        return None
     spec = applier.get(("spec",))
     path = spec.get("path") if isinstance(spec, dict) else None
     if not isinstance(path, str) or "${" in path or not tree_source(spec):
-        return False
-    return model_graph(model).flux_folder(applier.file, path) is None
+        return None
+    return path if model_graph(model).flux_folder(applier.file, path) is None else None
 
 
 def _alike_placed(built: Any, body: Any) -> bool:
@@ -1954,15 +1956,9 @@ def _counterpart(judged: Model, applier: KObject, model: Model | None) -> KObjec
 
 def _gone_path(model: Model, applier: KObject) -> tuple[str, str, str] | None:
     """(its file, its path, why) when ``applier``'s path names no folder of the tree
-    (:func:`_path_gone`): it applies nothing, the cluster keeps what it has."""
-    if not _path_gone(model, applier):
-        return None
-    spec = applier.get(("spec",))
-    spec = spec if isinstance(spec, dict) else {}
-    path = spec.get("path") if applier.kind == "Kustomization" else next(
-        (src.get("path") for _, src in argo_sources(spec) if isinstance(src.get("path"), str)),
-        None)
-    return applier.file, str(path), "does not exist"
+    (:func:`_missing_path`): it applies nothing, the cluster keeps what it has."""
+    path = _missing_path(model, applier)
+    return None if path is None else (applier.file, path, "does not exist")
 
 
 def _unapplied_applier(model: Model, applier: KObject) -> tuple[str, str, str] | None:
