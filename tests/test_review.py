@@ -629,8 +629,11 @@ def test_a_pr_whose_changes_no_cluster_receives_says_so_and_exits_as_its_finding
         "  to lint them as written: reviewbot lint kustomize-apps\n")
     cached = [*args, "--cache", str(tmp_path / "cache")]
     assert run_cli(cached, capsys)[1] == out == run_cli(cached, capsys)[1]  # read back alike
-    code, out, _ = run_cli([*args, "--format", "markdown"], capsys)
+    code, out, err = run_cli([*args, "--format", "markdown"], capsys)
     assert code == 0
+    # the summary is on stdout and no comment goes inline: stderr shows no empty preview
+    # heading (new-user trial twenty-three)
+    assert "would be posted" not in err
     assert ("## No new problems\n\n0 new findings.\n\n**2 changed files reach no cluster, so "
             "this review judges nothing in them:** `kustomize-apps` (2 files: not applied by "
             "any cluster root). To lint them as written: `reviewbot lint kustomize-apps`.\n"

@@ -88,6 +88,8 @@ def publish(how: Publishing, report: Report, findings: Sequence[Finding],
 
 
 def _show(text: str, to_stdout: bool) -> None:
+    if not text.strip():  # the summary went to stdout and nothing goes inline: no heading
+        return
     stream = sys.stdout if to_stdout else sys.stderr
     stream.write("--- the review that would be posted ---\n" + text.rstrip() + "\n")
     stream.flush()
