@@ -103,7 +103,10 @@ A last check asks that every selector select something.
   pods whose operator adds labels, make it a note. So is a Service port whose `targetPort`
   names a port no pod it selects declares (by name and protocol: `targetPort: http` beside
   a container port named `web`), at the `targetPort`, where every pod it selects is a pod
-  spec of the repository whose build works.
+  spec of the repository whose build works. A numeric `targetPort` is not judged: a
+  container's `ports` are informational, and of the 7 Services of 36 real repositories that
+  target a number their pods do not declare, the three read listen there (a
+  `--metrics-bind-address=:8443`, unbound configured on 53, an Istio gateway's ports).
 - `no-backend` (warning, on the backend's Service name): an Ingress or Route backend names a
   Service its namespace does not have, where a Service of a close name is there (a chart's
   too, as its documented templates make it: app-template's): the controller has no
