@@ -927,6 +927,14 @@ def test_a_claim_one_cluster_stops_applying_is_deleted_there_though_another_keep
     assert found[0]["message"].startswith(
         "PersistentVolumeClaim shop/data is no longer applied (a patch in overlays/staging/"
         "no-claim.yaml deletes it), and Kustomization flux-system/apps")
+    # its inline comment names the claim, not a field of it: the claim's `metadata.name` is
+    # in base/pvc.yaml, not at the `$patch: delete` it sits on (new-user trial twenty-three)
+    _, _, shown = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                           "--platform", "none", "--format", "markdown", "--rule", RULE],
+                          capsys)
+    assert "overlays/staging/no-claim.yaml:4\n**error**" in shown
+    assert "<sub>`PersistentVolumeClaim/shop/data`</sub>" in shown
+    assert "field" not in shown.split("no-claim.yaml:4", 1)[1]
     # each cluster's own copy of the claim: staging's removed
     own = GitRepo(tmp_path / "own")
     for env in ("prod", "staging"):

@@ -567,6 +567,7 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
     if doubt is None and unbuilt is None and model is not None and model.scope_doubt:
         doubt = model.scope_doubt  # part of a repository whose roots are elsewhere
     level, message = doubted(severity or rule.severity_of(v.kind), v.message, doubt, unbuilt)
+    shown = v.key or format_path(v.path)  # the field an inline comment's footer names
     if v.obj is None:
         line, column, file, ref = v.line or 1, v.column or 1, v.file or "", ""
     else:
@@ -575,10 +576,12 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
             file, line, column = v.obj.where(v.path, key=v.at_key)
         else:  # placed by the rule: in the object's own file, or the one it names
             file, line, column = v.file or v.obj.file, v.line, v.column or 1
+            if file != v.obj.file:  # (a deletion at a patch's `$patch: delete`): the field
+                shown = ""  # is not where the finding is shown; its identity keeps it (key)
     return Finding(
         rule=rule.id, severity=level, file=file or "",
         line=line, column=column, object=ref, message=message, fix=v.fix or rule.fix,
-        path=v.key or format_path(v.path), key=stable_key(v.obj, v.path, v.key),
+        path=shown, key=stable_key(v.obj, v.path, v.key),
         kind=v.kind or "",
         edits=v.edits, clusters=clusters_of(model, v.obj),
         cause=v.cause or "", amount=v.amount,
