@@ -298,7 +298,7 @@ from reviewbot.model.reach import (
 )
 from reviewbot.model.resource import dict_of
 from reviewbot.sources.tree import NOT_APPLIED
-from reviewbot.words import closest
+from reviewbot.words import closest, transposed
 
 ID = "kustomize-integrity"
 SEVERITY = "error"
@@ -1147,11 +1147,15 @@ def _flux_paths(
             roots = sources_here.get(_source(obj), ())
             if any(index.covers(_joined(root, path)) for root in roots):
                 kind, ns, name = _source(obj)
+                near = next((n for root in roots if (n := _near_folder(
+                    path, _joined(root, path), graph.dirs))), "")
                 yield Violation(
                     obj, ("spec", "path"),
                     f"spec.path {path!r} does not exist in this repository (other "
                     f"Kustomizations of {kind} {ns}/{name} resolve here)", kind="missing",
-                    fix="Point spec.path at an existing folder of the source.",
+                    fix=(f"Point spec.path at {near!r}, the folder of a close name, or at "
+                         "another existing folder of the source." if near else
+                         "Point spec.path at an existing folder of the source."),
                 )
             continue
         for i, entry in enumerate(_list(obj.get(("spec", "components")))):
@@ -1344,11 +1348,15 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
         roots = here.get(key, ())
         if target is None and any(index.covers(_joined(root, path)) for root in roots):
             field = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in at)
+            near = next((n for root in roots if (n := _near_folder(
+                path, _joined(root, path), graph.dirs))), "")
             yield Violation(
                 obj, at,
                 f"{field.replace('.[', '[')} {path!r} does not exist in this repository "
                 f"(other Applications of {key[0]} at {key[1]} resolve here)", kind="missing",
-                fix="Point the path at an existing folder of the repository.",
+                fix=(f"Point the path at {near!r}, the folder of a close name, or at another "
+                     "existing folder of the repository." if near else
+                     "Point the path at an existing folder of the repository."),
                 doubt=_left_over(obj, by_hand),
             )
 
@@ -1451,6 +1459,24 @@ def _source_root(target: str, path: str) -> str:
     ``target``."""
     rel = flux_rel(path)
     return target[: len(target) - len(rel)].rstrip("/") if rel else target
+
+
+def _near_folder(path: str, folder: str, dirs: Collection[str]) -> str:
+    """``path`` (a ``spec.path`` naming the missing ``folder`` of the tree) respelled to
+    name the folder beside it of the closest name (:func:`~reviewbot.words.closest`, or two
+    neighbouring letters swapped: ``./apps/prd`` for ``./apps/prod``); "" when its parent
+    holds none that close, or the parent itself is missing (new-user trial twenty-three)."""
+    parent, _, last = folder.rpartition("/")
+    if not last or (parent and parent not in dirs):
+        return ""
+    prefix = parent + "/" if parent else ""
+    names = [d[len(prefix):] for d in dirs if d.startswith(prefix) and d != parent
+             and "/" not in d[len(prefix):]]
+    near = closest(last, names) or next((n for n in sorted(names) if transposed(last, n)), "")
+    if not near:
+        return ""
+    stem = path.rstrip("/")
+    return stem[: len(stem) - len(last)] + near if stem.endswith(last) else ""
 
 
 def _joined(root: str, path: str) -> str:

@@ -432,11 +432,16 @@ def test_flux_path_is_resolved_from_the_source_root(tmp_path: Path) -> None:
         "infrastructure/controllers/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"
                                               "metadata: {name: c}\n",
     })
-    assert [(f, line, m) for f, line, _, m in found(lint(tmp_path))] == [
+    result = lint(tmp_path)
+    assert [(f, line, m) for f, line, _, m in found(result)] == [
         ("clusters/prod/flux/infra.yaml", 7,
          "spec.path './infrastructure/controlers' does not exist in this repository (other "
          "Kustomizations of GitRepository flux-system/flux-system resolve here)"),
     ]
+    # the fix names the folder beside it of a close name (new-user trial twenty-three)
+    assert result.findings[0].fix == (
+        "Point spec.path at './infrastructure/controllers', the folder of a close name, or at "
+        "another existing folder of the source.")
     # `lint clusters/` reads no folder outside clusters/: where ./apps is, it cannot see
     clusters = lint(tmp_path, tmp_path / "clusters")
     assert [(f, line) for f, line, _, _ in found(clusters)] == []
@@ -445,8 +450,11 @@ def test_flux_path_is_resolved_from_the_source_root(tmp_path: Path) -> None:
         "clusters/prod/flux/sync.yaml": ks % ("flux-system", "./clusters/prod"),
         "clusters/prod/flux/base.yaml": ks % ("base", "./clusters/prod/bsae"),
     })
-    assert [(f, line) for f, line, _, _ in found(lint(tmp_path, tmp_path / "clusters"))] == [
+    inside = lint(tmp_path, tmp_path / "clusters")
+    assert [(f, line) for f, line, _, _ in found(inside)] == [
         ("clusters/prod/flux/base.yaml", 7)]  # inside the linted folder: judged
+    # no folder of a close name beside clusters/prod/bsae (`flux` only): the fix names none
+    assert inside.findings[0].fix == "Point spec.path at an existing folder of the source."
 
 
 def test_argo_application_path_is_judged_like_a_flux_path(tmp_path: Path) -> None:
@@ -1108,6 +1116,31 @@ def test_a_gone_application_path_among_guessed_roots_is_not_certain(
     found = [(f.file, f.severity) for f in result.findings
              if "does not exist in this repository" in f.message]
     assert found == [("envs/dev/old.yaml", severity)]
+
+
+def test_an_application_path_with_two_letters_swapped_names_the_folder_meant(
+        tmp_path: Path) -> None:
+    """New-user trial twenty-three: a path typo's fix names the folder beside it of a close
+    name; `wbe` beside `web` (two neighbouring letters swapped) is one."""
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: %s, namespace: argocd}
+        spec:
+          project: default
+          source: {repoURL: https://github.com/acme/apps.git, targetRevision: HEAD, path: %s}
+          destination: {server: https://kubernetes.default.svc, namespace: %s}
+    """
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n"
+    write(tmp_path, {
+        "bootstrap/root.yaml": app % ("root", "argocd", "argocd"),  # the app of apps
+        "argocd/web.yaml": app % ("web", "apps/wbe", "web"),
+        "argocd/api.yaml": app % ("api", "apps/api", "api"),
+        "apps/web/cm.yaml": cm, "apps/api/cm.yaml": cm, "README.md": "# apps\n"})
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [(f.file, f.line, f.fix) for f in result.findings if f.kind == "missing"] == [(
+        "argocd/web.yaml", 6, "Point the path at 'apps/web', the folder of a close name, or at "
+        "another existing folder of the repository.")]
 
 
 def test_a_git_directory_an_applicationset_names_that_is_not_there_is_said(
