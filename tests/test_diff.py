@@ -875,7 +875,9 @@ def test_a_cluster_s_flux_path_that_does_not_exist_removes_nothing_there(
             "sourceRef: {{kind: GitRepository, name: flux-system}}}}\n")
     web = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: apps}\n"
            "spec:\n  template:\n    spec:\n      containers: [{name: web, image: web}]\n")
-    files = {"base/kustomization.yaml": "resources: [web.yaml]\n", "base/web.yaml": web}
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: apps}\n"
+    files = {"base/kustomization.yaml": "resources: [web.yaml, cm.yaml]\n",
+             "base/web.yaml": web, "base/cm.yaml": cm}
     for env, replicas in (("prod", 3), ("dev", 1)):
         files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = sync.format(
             name="flux-system", path=f"./clusters/{env}")
@@ -892,6 +894,19 @@ def test_a_cluster_s_flux_path_that_does_not_exist_removes_nothing_there(
         "- Deployment/apps/web  removed in the source only: its head build fails  (was in "
         "base/web.yaml)  (in ") and lines[0].endswith(
         "Flux Kustomization flux-system/apps of cluster clusters/dev)")
+    # Markdown says why once, the objects it holds back listed under it (new-user trial
+    # twenty-three: the sentence was repeated after each object of the cluster), each
+    # object once (dev's Deployment, built apart from prod's, was listed twice)
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "markdown", base,
+                            head], capsys)
+    assert "### Changes (1 modified, 2 removed; 2 of them in a build kustomize refuses)" in out
+    removed = out.split("removed</summary>\n\n", 1)[1].split("\n\n</details>", 1)[0]
+    assert removed.splitlines() == [
+        "- 2 objects (in Flux Kustomization flux-system/apps of cluster clusters/dev); "
+        "clusters/dev/apps.yaml: './overlays/dve' does not exist, so kustomize refuses the head "
+        "build: nothing of it is applied, the cluster keeps what it has:",
+        "  - `ConfigMap/apps/web` (was in `base/cm.yaml`)",
+        "  - `Deployment/apps/web` (was in `base/web.yaml`)"]
 
 
 def test_one_document_that_two_builds_make_changes_once_and_a_kustomization_is_a_file(

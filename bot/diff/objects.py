@@ -1235,20 +1235,43 @@ def _match(base: Sequence[Item], head: Sequence[Item], clusters: frozenset[str])
                         hs.remove(same)
         for b, h in zip(bs, hs, strict=False):
             pairs.append((b, h))
+        lone_h: list[Item] = []
         for h in hs[len(bs):]:
             if (wider := _covering(h, everyone[0])) is not None:
                 pairs.append((wider, h))
             else:
-                added.append(h)
+                lone_h.append(h)
+        lone_b: list[Item] = []
         for b in bs[len(hs):]:
             if (wider := _covering(b, everyone[1])) is not None:
                 pairs.append((b, wider))
             else:
-                removed.append(b)
+                lone_b.append(b)
         if clusters and everyone[0] and everyone[1]:
-            removed += _apart(everyone[0], everyone[1], clusters)
-            added += _apart(everyone[1], everyone[0], clusters)
+            removed += _once(lone_b, _apart(everyone[0], everyone[1], clusters))
+            added += _once(lone_h, _apart(everyone[1], everyone[0], clusters))
+        else:
+            removed += lone_b
+            added += lone_h
     return pairs, removed, added
+
+
+def _once(lone: Sequence[Item], cut: Sequence[Item]) -> list[Item]:
+    """The items one side has alone (``lone``: no item of the other pairs with them) and
+    those cut to the clusters the other side's items are in none of (``cut``), each item
+    once: an item both hold is cut when the cut keeps all of its clusters, else left whole
+    (a new-user trial's dev Deployment, removed by a `spec.path` typo while prod kept its
+    own, was listed removed twice)."""
+    whole = list(lone)
+    out: list[Item] = []
+    for c in cut:
+        twin = next((w for w in whole if w.body is c.body and w.clusters == c.clusters), None)
+        if twin is None:
+            out.append(c)
+        elif c.partial == twin.clusters:
+            whole.remove(twin)
+            out.append(c)
+    return whole + out
 
 
 def _apart(side: Sequence[Item], other: Sequence[Item], clusters: frozenset[str]) -> list[Item]:

@@ -241,29 +241,43 @@ def diff_blocks(builder: _Builder, diff: Sequence[Mapping[str, Any]]) -> None:
         lines: list[str] = []
         budget = builder.room() - len(head) - len(tail)
         shown = 0
-        for one in group:
-            line = _group_line(one)
+        notes = _by_note(group)
+        for (fails, made), ones in notes:
+            count = sum(len(one.entries) for one in ones)
+            line = (_entry_line(ones[0]) + fails + (f" {made}" if made else "")
+                    if len(ones) == 1 else "\n".join(
+                        [f"- {plural(count, 'object')}{f' {made}' if made else ''}{fails}:"]
+                        + ["  " + _entry_line(one) for one in ones]))
             if budget - len(line) - 1 < 0:
                 break
             lines.append(line)
-            shown += len(one.entries)
+            shown += count
             budget -= len(line) + 1
         if not lines or not builder.add(head + "\n".join(lines) + tail, objects=shown):
             builder.full = True
             return
-        if len(lines) < len(group):
+        if len(lines) < len(notes):
             builder.full = True
             return
 
 
-def _group_line(group: Alike) -> str:
-    entry = group.entry
-    line = _entry_line(group)
-    if (fails := build_fails(entry)) is not None:
-        line += f"; {md_text(fails[1])}"
-    if said := builds_note(group, md_text):
-        line += f" {said}"
-    return line
+def _by_note(group: Sequence[Alike]) -> list[tuple[tuple[str, str], list[Alike]]]:
+    """``group``'s entries by what is said after each (why its build fails, which builds
+    make it), in order: a sentence said of several is said once, the entries listed under
+    it (new-user trial twenty-three: a `spec.path` typo repeated it under each object of
+    the cluster)."""
+    out: list[tuple[tuple[str, str], list[Alike]]] = []
+    at: dict[tuple[str, str], list[Alike]] = {}
+    for one in group:
+        fails = build_fails(one.entry)
+        said = (f"; {md_text(fails[1])}" if fails is not None else "",
+                builds_note(one, md_text))
+        if said in at and said != ("", ""):  # (nothing said: each a line, in its place)
+            at[said].append(one)
+        else:
+            out.append((said, [one]))
+            at[said] = out[-1][1]
+    return out
 
 
 def _html_text(text: str) -> str:
