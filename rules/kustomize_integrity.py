@@ -377,7 +377,8 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             applied.setdefault((obj.kind, obj.name), obj)
     yield from _unreachable(kustomize, graph, objects_by_file, referenced, told, lines,
                             patch_owner, applied)
-    yield from _not_applied(model, told)
+    flux_targets = _flux_targets(model, index, graph)
+    yield from _not_applied(model, told, flux_targets)
     duplicates = _Duplicates(model)
     duplicate_in: set[str] = set()
     done: set[str] = set()
@@ -394,7 +395,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     for violation in _unresolved_vars(graph, unapplied):
         unmatched_in.add(posixpath.dirname(violation.file or ""))
         yield violation
-    yield from _flux_paths(model, index, graph, duplicates)
+    yield from _flux_paths(model, flux_targets, index, graph, duplicates)
     yield from _argo_paths(model, index, graph)
     yield from _generated_paths(model, index, graph)
     yield from _idle_generators(model, index, graph)
@@ -823,10 +824,15 @@ def _as_neighbours(k: Kustomization, name: str) -> str:
     return f"./{name}" if written and all(e.startswith("./") for e in written) else name
 
 
-def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
-    """One info per folder of manifests no cluster root applies (files said above aside)."""
+def _not_applied(model: Model, told: set[str], targets: _FluxPaths) -> Iterator[Violation]:
+    """One info per folder of manifests no cluster root applies (files said above aside);
+    one a missing ``spec.path`` most likely means (:func:`_near_folder`) says so, and that
+    the fix is the path, not the folder's deletion (new-user trial twenty-three)."""
     unapplied = sorted(model.unapplied)
     harness = harness_inputs(model)
+    graph = model_graph(model)
+    meant = [(obj, path, near, folder) for obj, path, near in targets.missing
+             if near and (folder := graph.flux_folder(obj.file, near)) is not None]
     for folder in unapplied_folders(model):
         # the files under folder/ are one run of the sorted list ("0" follows "/")
         below = unapplied[bisect_left(unapplied, folder + "/"):bisect_left(unapplied, folder + "0")]
@@ -858,6 +864,19 @@ def _not_applied(model: Model, told: set[str]) -> Iterator[Violation]:
                if (base := unused_base(model, folder)) is not None
                else f"kept aside ({aside_why(files[0], within) or 'an archive or hidden folder'} "
                     "no build reads)")
+        typo = next(((obj, path, near) for obj, path, near, at in meant if why.startswith(
+            NOT_APPLIED) and (at == folder or folder.startswith(at + "/")
+                              or at.startswith(folder + "/"))), None)
+        if typo is not None:
+            obj, path, near = typo
+            yield Violation(
+                None, (), f"{folder} {what} {why}, so nothing in it is judged; Kustomization "
+                f"{obj.namespace}/{obj.name} ({obj.file}) names {path!r}, which does not "
+                f"exist, most likely meaning {near!r}", kind="not-applied", file=files[0], line=1,
+                column=1, key=f"{folder}:not-applied",
+                fix=f"Point spec.path of Kustomization {obj.namespace}/{obj.name} at {near!r} "
+                    "if it is meant; keep the folder.")
+            continue
         yield Violation(
             None, (), f"{folder} {what} {why}, so nothing in it is judged",
             kind="not-applied", file=files[0], line=1, column=1,
@@ -1116,15 +1135,25 @@ def _unresolved_vars(graph: Graph, unapplied: Collection[str]) -> Iterator[Viola
 # ---------------------------------------------------------------- Flux spec.path
 
 
-def _flux_paths(
-    model: Model, index: TreeIndex, graph: Graph, duplicates: _Duplicates,
-) -> Iterator[Violation]:
+@dataclasses.dataclass(frozen=True)
+class _FluxPaths:
+    """Where the Flux Kustomizations of this repository's sources point: ``resolved``, by
+    ``id`` of each judged one, the folder its ``spec.path`` names (None: no folder), and
+    ``missing``, each one whose path names no folder of a source whose other Kustomizations
+    resolve here, with the folder beside it of a close name (:func:`_near_folder`: the
+    ``spec.path`` respelled and the tree's folder; "" both when none)."""
+
+    flux: tuple[KObject, ...]
+    resolved: Mapping[int, str | None]
+    missing: tuple[tuple[KObject, str, str], ...]
+
+
+def _flux_targets(model: Model, index: TreeIndex, graph: Graph) -> _FluxPaths:
     reach = model.derived.get("reach")
     elsewhere = reach.elsewhere if reach is not None else set()  # another source's paths
-    flux = [k.flux for k in model.kustomizations
-            if k.flux is not None and id(k.flux.body) not in elsewhere]
+    flux = tuple(k.flux for k in model.kustomizations
+                 if k.flux is not None and id(k.flux.body) not in elsewhere)
     resolved: dict[int, str | None] = {}
-    searched: dict[int, Build] = {}  # id(build) -> the build, searched for duplicates
     # the sources whose Kustomizations resolve in the tree (so the source is this
     # repository), each with the folders its root is at
     sources_here: dict[tuple[str, str, str], set[str]] = {}
@@ -1138,17 +1167,32 @@ def _flux_paths(
         resolved[id(obj)] = target
         if target is not None:
             sources_here.setdefault(_source(obj), set()).add(_source_root(target, path))
+    missing = []
     for obj in flux:
-        if id(obj) not in resolved:
+        if id(obj) not in resolved or resolved[id(obj)] is not None:
             continue
-        target = resolved[id(obj)]
+        path = str(obj.get(("spec", "path")))
+        roots = sources_here.get(_source(obj), ())
+        if any(index.covers(_joined(root, path)) for root in roots):
+            missing.append((obj, path, next((n for root in roots if (n := _near_folder(
+                path, _joined(root, path), graph.dirs))), "")))
+    return _FluxPaths(flux, resolved, tuple(missing))
+
+
+def _flux_paths(
+    model: Model, targets: _FluxPaths, index: TreeIndex, graph: Graph, duplicates: _Duplicates,
+) -> Iterator[Violation]:
+    searched: dict[int, Build] = {}  # id(build) -> the build, searched for duplicates
+    missing = {id(obj): (path, near) for obj, path, near in targets.missing}
+    for obj in targets.flux:
+        if id(obj) not in targets.resolved:
+            continue
+        target = targets.resolved[id(obj)]
         path = str(obj.get(("spec", "path")))
         if target is None:
-            roots = sources_here.get(_source(obj), ())
-            if any(index.covers(_joined(root, path)) for root in roots):
+            if id(obj) in missing:
                 kind, ns, name = _source(obj)
-                near = next((n for root in roots if (n := _near_folder(
-                    path, _joined(root, path), graph.dirs))), "")
+                near = missing[id(obj)][1]
                 yield Violation(
                     obj, ("spec", "path"),
                     f"spec.path {path!r} does not exist in this repository (other "

@@ -1118,6 +1118,35 @@ def test_a_gone_application_path_among_guessed_roots_is_not_certain(
     assert found == [("envs/dev/old.yaml", severity)]
 
 
+def test_the_folder_a_missing_spec_path_most_likely_means_is_not_offered_for_deletion(
+        tmp_path: Path) -> None:
+    """New-user trial twenty-three: `path: ./apps/prd` beside apps/prod left apps/prod
+    unapplied, and its info offered to delete it; it names the Kustomization whose path
+    most likely means it, and the fix is that path."""
+    ks = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+          "metadata: {name: %s, namespace: flux-system}\n"
+          "spec: {interval: 1h, prune: true, path: %s, "
+          "sourceRef: {kind: GitRepository, name: flux-system}}\n")
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": ks % ("flux-system", "./clusters/prod"),
+        "clusters/prod/apps.yaml": ks % ("apps", "./apps/prd"),
+        "apps/prod/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n",
+    })
+    result = lint(tmp_path)
+    assert [(f.file, f.line, f.severity, f.message, f.fix) for f in result.findings] == [
+        ("apps/prod/cm.yaml", 1, "info",
+         "apps (1 manifest file) is not applied by any cluster root, so nothing in it is "
+         "judged; Kustomization flux-system/apps (clusters/prod/apps.yaml) names './apps/prd', "
+         "which does not exist, most likely meaning './apps/prod'",
+         "Point spec.path of Kustomization flux-system/apps at './apps/prod' if it is meant; "
+         "keep the folder."),
+        ("clusters/prod/apps.yaml", 4, "error",
+         "spec.path './apps/prd' does not exist in this repository (other Kustomizations of "
+         "GitRepository flux-system/flux-system resolve here)",
+         "Point spec.path at './apps/prod', the folder of a close name, or at another "
+         "existing folder of the source.")]
+
+
 def test_an_application_path_with_two_letters_swapped_names_the_folder_meant(
         tmp_path: Path) -> None:
     """New-user trial twenty-three: a path typo's fix names the folder beside it of a close
