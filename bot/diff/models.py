@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
-from reviewbot.diff.objects import Item, ObjectDiff, TreeDiff, diff_items, items_of
+from reviewbot.diff.objects import Generated, Item, ObjectDiff, TreeDiff, diff_items, items_of
 from reviewbot.model.objects import (
     KObject,
     Maker,
@@ -73,7 +73,37 @@ def diff_models(base: Model, head: Model) -> TreeDiff:
                         frozenset(base.cluster_entries.keys() & head.cluster_entries.keys()))
     entries = [part for o in diffed.objects for part in _by_build(o, built[1])]
     refs = Counter(o.ref for o in entries)
-    return TreeDiff(tuple(_as_built(o, *built, refs[o.ref] > 1) for o in entries))
+    return TreeDiff(tuple(_as_built(o, *built, refs[o.ref] > 1) for o in entries),
+                    _generated(*built))
+
+
+def _generated(base: Model, head: Model) -> tuple[Generated, ...]:
+    """The Applications an ApplicationSet generates on one side only, where the walk
+    evaluated it on both sides (or it is in one tree alone: a side without roots walks
+    nothing): one whose generators it could not evaluate on a side says nothing of what
+    that side generates."""
+    walked = base.derived.get("reach"), head.derived.get("reach")
+    if walked[0] is None and walked[1] is None:
+        return ()
+    before, after = (w.generated_apps if w is not None else {} for w in walked)
+    out: list[Generated] = []
+    for key in sorted(before.keys() | after.keys()):
+        if any(key not in side and _appset(model, key) is not None
+               for side, model in ((before, base), (after, head))):
+            continue  # (in that tree, not evaluated there)
+        old, new = before.get(key, ("", set())), after.get(key, ("", set()))
+        by = f"ApplicationSet/{key[0]}/{key[1]}" if key[0] else f"ApplicationSet/{key[1]}"
+        made = _appset(head, key)
+        line = made.doc.line if made is not None and made.doc is not None else None
+        out += [Generated(ns, name, "removed", by, old[0]) for ns, name in sorted(old[1] - new[1])]
+        out += [Generated(ns, name, "added", by, new[0], line)
+                for ns, name in sorted(new[1] - old[1])]
+    return tuple(out)
+
+
+def _appset(model: Model, key: tuple[str, str]) -> KObject | None:
+    return next((o for o in model.objects if o.kind == "ApplicationSet"
+                 and (o.namespace or "", o.name) == key), None)
 
 
 def _by_build(o: ObjectDiff, head: Model) -> list[ObjectDiff]:

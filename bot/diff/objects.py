@@ -173,6 +173,33 @@ class ObjectDiff:
 
 
 @dataclass(frozen=True)
+class Generated:
+    """An Argo CD Application an ApplicationSet generates on one side only (``status``
+    added or removed): an element, a folder or a file its generators read came or went. Not
+    an object of either tree (nothing to compare field by field): the diff says it, rules
+    judge what it applied through the objects."""
+
+    namespace: str
+    name: str
+    status: str  # added | removed
+    by: str  # the ApplicationSet's ref
+    file: str  # the ApplicationSet's file on the side that generates it
+    line: int | None = None  # its first line there, on the head
+
+    def as_json(self) -> dict[str, Any]:
+        ref = f"Application/{self.namespace}/{self.name}" if self.namespace else (
+            f"Application/{self.name}")
+        added = self.status == "added"
+        return {
+            "object": ref, "kind": "Application", "apiVersion": "argoproj.io/v1alpha1",
+            "namespace": self.namespace or None, "name": self.name, "change": self.status,
+            "file": self.file if added else None, "base_file": None if added else self.file,
+            "line": self.line if added else None, "renamed_from": None, "changes": [],
+            "generated_by": self.by,
+        }
+
+
+@dataclass(frozen=True)
 class TreeDiff:
     """The change from a base :class:`~reviewbot.model.objects.Model` to a head one, object
     by object: one :class:`ObjectDiff` per object added, removed, modified or renamed (paired
@@ -181,9 +208,10 @@ class TreeDiff:
     diff."""
 
     objects: tuple[ObjectDiff, ...]
+    generated: tuple[Generated, ...] = ()  # Applications only an ApplicationSet makes
 
     def as_json(self) -> list[dict[str, Any]]:
-        return [o.as_json() for o in self.objects]
+        return [o.as_json() for o in self.objects] + [g.as_json() for g in self.generated]
 
     @property
     def touched(self) -> frozenset[str]:

@@ -179,6 +179,12 @@ class Reach:
     # of the Applications it generates: the ApplicationSet is their objects' applier
     generated_sources: dict[tuple[str, str], list[tuple[str, Mapping[str, Any]]]] = field(
         default_factory=dict)
+    # (namespace, name) of each ApplicationSet the walk evaluated -> its file and the
+    # (namespace, name) of each Application it generates: what the diff says it no longer
+    # generates, or generates new (new-user trial twenty-two: a tenant's deleted folder took
+    # its Application away, and the diff did not say so)
+    generated_apps: dict[tuple[str, str], tuple[str, set[tuple[str, str]]]] = field(
+        default_factory=dict)
 
     @property
     def clusters(self) -> list[str]:
@@ -1218,10 +1224,18 @@ class _Walker:
                 self.refused.append((file, str(dict_of(value.get("metadata")).get("name")
                                                 or ""), (refused.kind,)))
                 return
-            name = str(dict_of(value.get("metadata")).get("name") or "")
+            meta = dict_of(value.get("metadata"))
+            name = str(meta.get("name") or "")
             sources = self.reach.generated_sources.setdefault((file, name), [])
+            own = str(meta.get("namespace") or "")
+            apps = self.reach.generated_apps.setdefault((own, name), (file, set()))[1]
+            named = dict_of(dict_of(spec.get("template")).get("metadata"))
             for params in generated:
                 filled = _fill(template, params)
+                app = text_of(_fill(named.get("name"), params))
+                if app and "{{" not in app:  # (in the ApplicationSet's namespace, unless
+                    # the template names another)
+                    apps.add((str(_fill(named.get("namespace"), params) or own), app))
                 for _, source in argo_sources(filled):
                     path = text_of(source.get("path"))
                     if path is not None and not source.get("chart") and "{{" not in path and (

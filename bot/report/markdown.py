@@ -298,6 +298,11 @@ def _entry_line(group: Alike) -> str:
             moved = (f", {md_code(str(entry.get('base_file')), False)} → "
                      f"{md_code(str(entry.get('file')), False)}")
         return f"- {ref} from {old}{moved}"
+    if by := entry.get("generated_by"):  # an Application only an ApplicationSet makes
+        where = (f"{entry.get('base_file')}" if status == "removed" else
+                 f"{entry.get('file')}:{entry.get('line') or 1}")
+        made = "was generated" if status == "removed" else "generated"
+        return f"- {ref} ({made} by {md_code(str(by), False)} in {md_code(where, False)})"
     if status == "removed":
         return f"- {ref} (was in {md_code(str(entry.get('base_file')), False)})"
     where = f"{entry.get('file')}:{entry.get('line') or 1}"
