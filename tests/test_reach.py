@@ -2021,6 +2021,73 @@ def test_a_flux_instance_s_sync_path_is_what_each_cluster_folder_s_own_settings_
         ("flux/cloud", "FluxInstance"), ("flux/home", "FluxInstance")]
 
 
+def test_a_flux_instance_does_not_cancel_the_bootstrap_kustomization_of_its_repository(
+    tmp_path: Path,
+) -> None:
+    # gavinmcfall/home-ops (judge round BC): a bootstrap task applies kubernetes/flux/config,
+    # whose Kustomization `cluster` syncs ./kubernetes/flux (its own file, the
+    # HelmRepositories, the cluster settings) from the repository the FluxInstance syncs
+    # kubernetes/flux/cluster of; with the instance's root alone, 141 HelmReleases named
+    # "a HelmRepository the cluster does not have". One bootstrap does not cancel another,
+    # and both are one cluster.
+    write(tmp_path, {
+        "kubernetes/apps/flux-instance.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: flux-instance, namespace: flux-system}
+            spec:
+              chartRef: {kind: OCIRepository, name: flux-instance}
+              values:
+                instance:
+                  sync: {kind: GitRepository, url: https://github.com/acme/home-ops,
+                         path: kubernetes/flux/cluster}
+        """,
+        "kubernetes/flux/config/cluster.yaml": """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: flux-system, namespace: flux-system}
+            spec: {url: "https://github.com/acme/home-ops.git", ref: {branch: main}}
+            ---
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: cluster, namespace: flux-system}
+            spec:
+              path: ./kubernetes/flux
+              prune: true
+              sourceRef: {kind: GitRepository, name: flux-system}
+        """,
+        "kubernetes/flux/repositories/bjw-s.yaml": """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: OCIRepository
+            metadata: {name: app-template, namespace: flux-system}
+            spec: {url: oci://ghcr.io/bjw-s-labs/helm/app-template, ref: {tag: 4.1.1}}
+        """,
+        "kubernetes/flux/cluster/ks.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: cluster-apps, namespace: flux-system}
+            spec:
+              path: ./kubernetes/apps
+              prune: true
+              sourceRef: {kind: GitRepository, name: flux-system}
+        """,
+        "kubernetes/apps/web.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: web, namespace: flux-system}
+            spec:
+              chartRef: {kind: OCIRepository, name: app-template}
+              values: {}
+        """,
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result) if "source" in r] == []
+    roots = result.model.derived["reach"].roots
+    assert sorted((r.cluster, r.how) for r in roots) == [
+        ("kubernetes/flux", "FluxInstance"),
+        ("kubernetes/flux", "self-applying Flux Kustomization")]
+
+
 def test_with_a_flux_instance_another_repositorys_kustomization_is_no_sync(
     tmp_path: Path,
 ) -> None:

@@ -626,10 +626,16 @@ class _Walker:
             self.roots_seen.add((id(doc), ()))
             yield _Step(cluster or ".", doc.file.path, spec, _namespace(doc.value), (),
                         by=Resource(doc, (), doc.value))
-        # a sync Kustomization that applies its own file (bootstrapped by hand); with a
-        # FluxInstance the instance names the sync (a Kustomization of another repository
-        # whose path holds its file is that repository's folder, d4rkfella/home-ops')
-        if not sync and not instances:
+        # a sync Kustomization that applies its own file (bootstrapped by hand); beside a
+        # FluxInstance, only one whose GitRepository is the repository the instance syncs
+        # (a Kustomization of another repository whose path holds its file is that
+        # repository's folder, d4rkfella/home-ops'; gavinmcfall/home-ops' `cluster`, applied
+        # by its bootstrap task, syncs ./kubernetes/flux, with the HelmRepositories and the
+        # settings the instance's path needs: one bootstrap does not cancel another, judge
+        # round BC)
+        synced_urls = {source_url(s.get("url")) for _, s in instances
+                       if str(s.get("kind") or "GitRepository") == "GitRepository"} - {None}
+        if not sync:
             for doc in self._self_applying(flux):
                 spec = flux_spec(doc.value) or {}
                 path = spec.get("path")
@@ -637,6 +643,10 @@ class _Walker:
                 folder = self._target(doc.file.path, spec)
                 if folder is None or not isinstance(path, str):
                     continue
+                if instances and not synced_urls & {
+                        source_url(dict_of(r.value.get("spec")).get("url"))
+                        for r in self.git.get(str(ref.get("name") or ""), ())}:
+                    continue  # (not the repository the instance syncs)
                 if covered and not self._from_here(spec, doc)[0]:
                     continue  # the same folder synced from a mirror: not this repository
                 build = self.graph.flux_build(doc.file.path, spec)  # (asked only then: a
@@ -704,6 +714,9 @@ class _Walker:
                     self.reach.sync_gaps.append((doc, synced, kind))  # (a root all the same:
                     # what it applies is unseen, not the tree as written)
                 cluster = synced.strip().strip("./") or "."
+                # within a folder a bootstrap of the same repository syncs: that cluster's
+                cluster = next((c for c in sorted(covered, key=len) if c == "" or cluster == c
+                                or cluster.startswith(c + "/")), cluster) or "."
                 self.reach.roots.append(Root(cluster, "FluxInstance", doc.file.path, synced))
                 self.reach.files.add(doc.file.path)
                 yield _Step(cluster, doc.file.path, {"path": synced}, "flux-system", ())
