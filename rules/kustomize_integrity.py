@@ -116,8 +116,11 @@ reviewbot checks every `kustomization.yaml` in the tree:
   cannot fetch the chart without it, so it never installs or upgrades the release ("did you
   mean" the closest name of that kind in the namespace); the reference's namespace defaults
   to the release's. A warning when something reviewbot cannot see may make it (as for
-  `dependency`); a GitRepository or Bucket (what a root may make, as bootstrap's
-  `flux-system`) or a name with a variable is not judged;
+  `dependency`), and when the repository declares a source of that kind and name only where
+  what applies it decides its namespace (no namespace written and none a build gives, or,
+  in a tree without roots, any: a consumer's `targetNamespace` replaces it); a GitRepository
+  or Bucket (what a root may make, as bootstrap's `flux-system`) or a name with a variable
+  is not judged;
 - a FluxInstance's sync path (`spec.sync.path`, a flux-instance HelmRelease's
   `instance.sync.path`) names a folder of the tree once the postBuild of each Flux
   Kustomization applying it substitutes its variables (`missing`, a warning: whether the
@@ -1310,6 +1313,18 @@ def _sources(model: Model) -> Iterator[Violation]:
     for found in entries:
         obj, wanted, lacking = found.dependent, found.wanted, list(found.lacking)
         kind, namespace, name = wanted
+        if (twin := _unplaced_twin(model, kind, name)) is not None:
+            yield Violation(
+                obj, ("spec", "chartRef", "name") if found.index == 0 else (
+                    "spec", "chart", "spec", "sourceRef", "name"),
+                f"HelmRelease {obj.namespace}/{obj.name} takes its chart from {kind} "
+                f"{namespace}/{name}, which the repository declares only where what applies "
+                f"it decides its namespace ({twin}): helm-controller finds it only if that "
+                f"puts it in {namespace}", kind="source",
+                doubt=f"the namespace {twin} is applied in",
+                fix=f"Nothing to do if what applies {twin} puts it in {namespace}; else "
+                    f"set its namespace to {namespace}.")
+            continue
         where = ("the cluster does" if not model.cluster_entries or len(found.clusters) == 1
                  else f"cluster {lacking[0]} does" if len(lacking) == 1
                  else " and ".join(f"cluster {c}" for c in lacking) + " do")
@@ -1328,6 +1343,21 @@ def _sources(model: Model) -> Iterator[Violation]:
                  f"cluster has (the reference's namespace defaults to {obj.namespace}), or "
                  "add it."),
         )
+
+
+def _unplaced_twin(model: Model, kind: str, name: str) -> str | None:
+    """The file of an object of ``kind`` and ``name`` whose namespace is what applies it
+    decides, or None: one that names no namespace and that no build gave one, or, in a
+    tree no root of which shows what applies it, any (a Flux Kustomization's
+    ``targetNamespace`` replaces the one written: opencenter-gitops-base, a repository of
+    bases its consumers apply with one, judge round BC). A reference to that name in any
+    namespace may be to it."""
+    rootless = model.derived.get("reach") is None
+    for obj in model.objects:
+        if obj.kind == kind and obj.name == name and (rootless or not dict_of(
+                obj.body.get("metadata")).get("namespace")):
+            return obj.file
+    return None
 
 
 def _dependency_hint(model: Model, held: Mapping[str, set[Id]], lacking: Sequence[str],

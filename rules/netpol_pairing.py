@@ -16,7 +16,10 @@ three sources of intended flows:
   counted, not a finding each: when several policy rules or entries reach the same
   destination unadmitted (same selector, same ports), the one finding sits at the first
   caller's `to:` and names the rest ("a/web and 41 other workloads in a: egress to
-  ..."); a lone caller's finding is worded and identified as always.
+  ..."); a lone caller's finding is worded and identified as always. Where some of the pods
+  an entry selects serve its port (a declared container port, a Service's target port) and
+  others do not, only those that serve it are judged: a selector wider than its upstream
+  (a CronJob carrying the server's label) is not a flow to it.
 - `ingress-unused` (warning, on the ingress rule's `from:`): every entry of the rule names its
   sources explicitly (namespaces by `kubernetes.io/metadata.name`, all defined in the
   repository, or a non-empty `podSelector` in the policy's own namespace) and none of the
@@ -72,7 +75,9 @@ Every pod an egress policy isolates must still reach DNS.
   whole such as kube-system, a pod listening on 53). Pods several namespaces receive from one
   policy are one finding; when a rule's peers name DNS pods (a label value with `dns`:
   `k8s-app: kube-dns`) on other ports (`5353`), the finding is at that rule's ports and says
-  so. It is a warning when none of the pods names an in-cluster address
+  so. OpenShift's DNS pods (namespace `openshift-dns`, label
+  `dns.operator.openshift.io/daemonset-dns`) listen on 5353 behind Service `dns-default`'s
+  53, so a rule to them on 5353 carries DNS. It is a warning when none of the pods names an in-cluster address
   (whether they resolve names is not seen), when a chart renders the policy or the pods, and
   when a release reviewbot does not evaluate may render more policies in their namespace;
   with AdminNetworkPolicies in the tree it is not judged.
@@ -627,6 +632,54 @@ class _Memo:
         self._tables: dict[Conns, dict[int, frozenset[int] | None]] = {}
         self._maps: dict[tuple[Any, ...], frozenset[int] | None] = {}
         self._texts: dict[tuple[Any, ...], str] = {}
+        self._serving: dict[tuple[Any, ...], tuple[int, ...]] = {}
+        self._served: dict[int, frozenset[tuple[str, int]]] | None = None
+
+    def serving(self, targets: tuple[int, ...], rule: Rule) -> tuple[int, ...]:
+        """``targets`` without those that serve none of ``rule``'s port numbers, where
+        others of them do (:meth:`served`): a selector wider than its upstream (nextcloud's
+        `db: nextcloud-pg` peer on 9000 also selects two CronJobs that listen nowhere,
+        judge round BC) means the pods that serve the port. ``targets`` itself when none or
+        all of them serve, or a port is named or open."""
+        ports = rule.ports
+        if not ports or any(p.port is None or isinstance(p.port, str) for p in ports):
+            return targets
+        key = (id(targets), tuple((p.protocol, p.port, p.end_port) for p in ports))
+        found = self._serving.get(key)
+        if found is None:
+            served = self.served()
+            keep = tuple(d for d in targets if any(
+                (proto == p.protocol or p.protocol == "ANY") and int(p.port or 0) <= number
+                <= (p.end_port if p.end_port is not None else int(p.port or 0))
+                for proto, number in served.get(d, ()) for p in ports))
+            found = keep if keep and len(keep) < len(targets) else targets
+            found = self._serving[key] = self._interned.setdefault(found, found)
+        return found
+
+    def served(self) -> dict[int, frozenset[tuple[str, int]]]:
+        """Pod -> the (protocol, port) it serves: its containers' declared ports and the
+        target ports of the Services that select it (a name resolved on the pod)."""
+        if self._served is None:
+            net = self.net
+            out: dict[int, set[tuple[str, int]]] = {}
+            for d, pod in enumerate(net.pods):
+                for c in pod.containers:
+                    for port in c.ports:
+                        number = port.get("containerPort") if isinstance(port, dict) else None
+                        if isinstance(number, int):
+                            out.setdefault(d, set()).add(
+                                (str(port.get("protocol") or "TCP"), number))
+            for service in net.services.values():
+                for d in net.service_pods(service):
+                    for sp in service.ports:
+                        target = sp.target_port
+                        numbers: Iterable[int] = (
+                            (target,) if isinstance(target, int) else (int(target),)
+                            if target.isdigit() else net.ports_of(d).get(
+                                (target, sp.protocol), ()))
+                        out.setdefault(d, set()).update((sp.protocol, n) for n in numbers)
+            self._served = {d: frozenset(v) for d, v in out.items()}
+        return self._served
 
     def targets(self, peer: Peer, namespace: str) -> tuple[int, ...]:
         """``sorted(net.peer_pods(peer, namespace))``, one object for equal pod sets (peers
@@ -712,6 +765,8 @@ def _unadmitted(
     if not targets:
         return []
     by_pods = peer.pods is not None and not peer.pods.empty
+    if by_pods and not rule.uses_names:
+        targets = memo.serving(targets, rule)
     ports = rule.describe_ports()
     direct = len(sources) <= 8 and net.admin is not None  # admin tiers: ask per source
     wanted = net.rule_conns(rule, targets[0])
@@ -1501,7 +1556,7 @@ def _dns_rule_astray(policies: Sequence[Policy]
     rule, where its ports are written, the ports as a message says them)."""
     for policy in policies:
         for rule in policy.egress:
-            if rule.ports is None or not any(
+            if rule.ports is None or _openshift_dns(rule) or not any(
                     peer.pods is not None and any(
                         "dns" in v for _, v in peer.pods.pairs)
                     for peer in rule.peers or ()):
@@ -1534,7 +1589,9 @@ def _may_carry_dns(net: Network, policy: Policy, rule: Rule) -> bool:
     server (any address block, a namespace the repository does not show whole, a pod that
     listens on 53)."""
     if rule.ports is not None:
-        return any(_dns_port(p.protocol, p.port, p.end_port) for p in rule.ports)
+        return any(_dns_port(p.protocol, p.port, p.end_port) or (
+            _openshift_dns(rule) and _dns_port(p.protocol, p.port, p.end_port, OPENSHIFT_DNS))
+            for p in rule.ports)
     if rule.peers is None:
         return True
     for peer in rule.peers:
@@ -1553,14 +1610,35 @@ def _may_carry_dns(net: Network, policy: Policy, rule: Rule) -> bool:
     return False
 
 
-def _dns_port(protocol: str, port: int | str | None, end: int | None) -> bool:
+def _dns_port(protocol: str, port: int | str | None, end: int | None, dns: int = 53) -> bool:
     if protocol not in ("UDP", "TCP", "ANY"):
         return False
     if isinstance(port, str):
         if not port.isdigit():
             return True  # a named port: the destination's
         port = int(port)
-    return port is None or port == 0 or port <= 53 <= (end if end is not None else port)
+    return port is None or port == 0 or port <= dns <= (end if end is not None else port)
+
+
+# OpenShift's cluster DNS: the DNS operator's CoreDNS pods, in namespace openshift-dns and
+# labelled dns.operator.openshift.io/daemonset-dns, listen on 5353 (UDP and TCP) behind
+# Service dns-default's port 53 (openshift/cluster-dns-operator, assets/dns/daemonset.yaml);
+# a policy admits the pod's port, after the Service's translation (judge round BC)
+OPENSHIFT_DNS = 5353
+OPENSHIFT_DNS_NAMESPACE = "openshift-dns"
+OPENSHIFT_DNS_LABEL = "dns.operator.openshift.io/daemonset-dns"
+
+
+def _openshift_dns(rule: Rule) -> bool:
+    """Whether a peer of ``rule`` names OpenShift's DNS pods: their namespace, or their
+    label."""
+    for peer in rule.peers or ():
+        names = peer.namespaces.names() if peer.namespaces is not None else None
+        if names and OPENSHIFT_DNS_NAMESPACE in names:
+            return True
+        if peer.pods is not None and any(k == OPENSHIFT_DNS_LABEL for k, _ in peer.pods.pairs):
+            return True
+    return False
 
 
 def _listens_on_dns(pod: Any) -> bool:

@@ -861,7 +861,15 @@ def test_a_pod_that_names_no_address_gets_a_warning(tmp_path: Path) -> None:
     "  - ports: [{port: dns, protocol: UDP}]\n",
     # an address block (a node-local cache)
     "  - to: [{ipBlock: {cidr: 169.254.20.10/32}}]\n",
-], ids=["kube-dns", "to-all-on-53", "kube-system", "named-port", "ip-block"])
+    # OpenShift's DNS pods listen on 5353, behind Service dns-default's 53 (judge round BC):
+    # by their namespace, or by their label
+    "  - to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: openshift-dns}}}]"
+    "\n    ports: [{port: 5353, protocol: UDP}, {port: 5353, protocol: TCP}]\n",
+    "  - to: [{namespaceSelector: {}, podSelector: {matchLabels: "
+    "{dns.operator.openshift.io/daemonset-dns: default}}}]\n"
+    "    ports: [{port: 5353, protocol: UDP}]\n",
+], ids=["kube-dns", "to-all-on-53", "kube-system", "named-port", "ip-block",
+        "openshift-dns-namespace", "openshift-dns-pods"])
 def test_the_usual_dns_entries_allow_dns(tmp_path: Path, dns: str) -> None:
     result = run(tmp_path, NAMESPACES + CLIENT + SERVER + EGRESS_ONLY + dns)
     assert [f for f in result.findings if f.kind == "dns-denied"] == []
@@ -1196,3 +1204,37 @@ def test_a_caller_reviewbot_sees_makes_the_finding_certain_beside_one_it_does_no
         found = [(f.file, f.severity) for f in lint_dir(root, only=["netpol-pairing"]).findings
                  if "has no matching ingress" in f.message]
         assert found == [("shop/base/egress.yaml", severity)], overlays
+
+
+CRON_LIKE_API = """
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: api-cleanup, namespace: server}
+spec:
+  schedule: "0 3 * * *"
+  jobTemplate:
+    spec:
+      template:
+        metadata: {labels: {app: api}}
+        spec:
+          restartPolicy: OnFailure
+          containers: [{name: cleanup, image: x}]
+"""
+
+
+def test_an_egress_selector_wider_than_its_upstream_means_the_pods_that_serve_the_port(
+    tmp_path: Path
+) -> None:
+    """nextcloud's nginx (judge round BC): its egress to `db: nextcloud-pg` on 9000 also
+    selects two CronJobs of that label that listen nowhere; the pods that serve 9000 (a
+    declared port, a Service's target) admit it, so nothing is dropped. Where no pod the
+    selector names serves the port, each is judged as before."""
+    result = run(tmp_path, NAMESPACES + CLIENT + SERVER + CRON_LIKE_API + CLIENT_EGRESS
+                 + SERVER_INGRESS)
+    assert [f.message for f in result.findings if f.severity == "error"] == []
+    alone = run(tmp_path, NAMESPACES + CLIENT + CRON_LIKE_API + CLIENT_EGRESS
+                + SERVER_INGRESS)
+    assert [f.message for f in alone.findings if f.severity == "error"] == [
+        "client/app: egress to server/api-cleanup (pods app=api) on TCP 8080 has no matching "
+        "ingress in server"]
