@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from reviewbot.escape import md_code
 from reviewbot.forge.base import InlineComment, ReviewPayload
@@ -127,7 +127,7 @@ def _unique(comments: Iterable[InlineComment]) -> list[InlineComment]:
         if fp in seen:
             continue
         seen.add(fp)
-        out.append(InlineComment(comment.path, comment.line, comment.start_line, comment.body, fp))
+        out.append(replace(comment, fingerprint=fp))
     return out
 
 
@@ -170,6 +170,13 @@ def plan_inline(
             post.append(
                 InlineComment(comment.path, comment.line, start, comment.body, comment.fingerprint)
             )
+        elif (len(post) < max_inline and _postable(comment.path) and comment.plain is not None
+              and diff.can_comment(comment.path, comment.plain[0])):
+            # its suggestion's lines are not in the diff, the finding's own line is (a
+            # new-user trial's error sat at a changed line, its fix's lines elsewhere: the
+            # whole comment was folded): there, without the suggestion
+            post.append(InlineComment(comment.path, comment.plain[0], None, comment.plain[1],
+                                      comment.fingerprint))
         else:
             folded.append(comment)
     return Plan(tuple(post), tuple(folded), present, tuple(stale))

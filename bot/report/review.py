@@ -90,6 +90,9 @@ class InlineComment:
     start_line: int | None  # first line of a multi-line span, or None
     body: str  # markdown, already escaped by the caller
     fingerprint: str  # stable id: sha of (rule, object, field path); embedded hidden
+    # a comment placed on its suggestion's lines: the finding's own line and the body
+    # without the suggestion, where those lines are not in the pull request's diff
+    plain: tuple[int, str] | None = None
 
 
 def inline_comments(findings: Sequence[Finding],
@@ -110,9 +113,11 @@ def inline_comments(findings: Sequence[Finding],
             fingerprint = hashlib.sha256("\0".join(
                 [f.fingerprint, *(o.fingerprint for o in others)]).encode()).hexdigest()[:16]
         body, line, start = finding_comment(f, alike), f.line, None
+        plain: tuple[int, str] | None = None
         s = f.suggestion
         if s is not None:
+            plain = (line, body)
             body += "\n\n" + suggestion_block(s, platform)
             line, start = s.end_line, (s.start_line if s.start_line < s.end_line else None)
-        out.append(InlineComment(f.file, line, start, body, fingerprint))
+        out.append(InlineComment(f.file, line, start, body, fingerprint, plain))
     return tuple(out)

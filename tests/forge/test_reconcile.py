@@ -62,6 +62,21 @@ def test_plan_keeps_valid_spans_and_caps_inline() -> None:
     assert len(plan.post) == 3 and len(plan.folded) == 6
 
 
+def test_a_suggestion_off_the_diff_posts_the_finding_at_its_own_line_without_it() -> None:
+    """New-user trial twenty-four: an error at a changed line (36) whose fix replaces lines
+    73-76, outside the diff, was folded whole ("Not shown inline"); it is posted at its own
+    line, without the suggestion. Where its own line is not in the diff either, it folds."""
+    from dataclasses import replace
+
+    suggested = replace(comment("g", 14, path="f.yaml", start=12),
+                        plain=(3, "**error** plain body"))
+    nowhere = replace(comment("h", 14, path="f.yaml"), plain=(16, "**error** other"))
+    plan = plan_inline(payload(suggested, nowhere), [], DIFF)
+    assert [(p.fingerprint, p.line, p.start_line, p.body) for p in plan.post] == [
+        ("g", 3, None, "**error** plain body")]
+    assert [f.fingerprint for f in plan.folded] == ["h"]
+
+
 def test_summary_mode_and_no_diff_fold_everything() -> None:
     p = payload(comment("a", 2, path="f.yaml"), mode="summary")
     plan = plan_inline(p, [ExistingComment(9, "a")], DIFF)
