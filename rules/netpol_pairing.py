@@ -77,10 +77,10 @@ Every pod an egress policy isolates must still reach DNS.
   `k8s-app: kube-dns`) on other ports (`5353`), the finding is at that rule's ports and says
   so. OpenShift's DNS pods (namespace `openshift-dns`, label
   `dns.operator.openshift.io/daemonset-dns`) listen on 5353 behind Service `dns-default`'s
-  53, so a rule to them on 5353 carries DNS. It is a warning when none of the pods names an in-cluster address
-  (whether they resolve names is not seen), when a chart renders the policy or the pods, and
-  when a release reviewbot does not evaluate may render more policies in their namespace;
-  with AdminNetworkPolicies in the tree it is not judged.
+  53, so a rule to them on 5353 carries DNS. It is a warning when none of the pods names an
+  in-cluster address (whether they resolve names is not seen), when a chart renders the
+  policy or the pods, and when a release reviewbot does not evaluate may render more
+  policies in their namespace; with AdminNetworkPolicies in the tree it is not judged.
 
 A last check asks that every selector select something.
 
@@ -117,6 +117,12 @@ A last check asks that every selector select something.
   too, as its documented templates make it: app-template's): the controller has no
   endpoints for that path and answers 503 ("did you mean open-webui?"). Without such a near
   name the Service may come from what reviewbot does not see: not judged.
+- `backend-port` (error, on the backend's port): an Ingress backend's `service.port`
+  (`number` or `name`; extensions/v1beta1's `servicePort`) is no port of its Service, whose
+  every port reviewbot reads (written, or rendered by a chart whose templates it knows, then
+  not certain): the controller has no endpoints for that path and answers 503 ("its backend
+  sends to port 8080 of Service open-webui, which has no such port (it has 3000 (http))").
+  A Route's `targetPort` names the Service's target port: not judged here.
 - `no-such-port` (warning, on the `port:`): an ingress rule's port names a port (by name
   and protocol) that no pod the policy selects declares: Kubernetes resolves a named port
   on each pod, so that entry admits nothing ("NetworkPolicy mon/logs: ingress rule 1 admits
@@ -356,6 +362,7 @@ SEVERITIES = {
     "egress-unmatched": "error", "ingress-unused": "warning", "dependency-denied": "error",
     "selects-nothing": "warning", "dependency-missing": "error", "dns-denied": "error",
     "no-endpoints": "warning", "no-such-port": "warning", "no-backend": "warning",
+    "backend-port": "error",
 }
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 SUMMARY = (
@@ -1872,14 +1879,25 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
         from reviewbot.netpol.network import every_service  # (a tree with Ingresses only)
 
         names: dict[str, set[str]] = {}
+        by_name: dict[tuple[str, str], list[Service]] = {}
         for service in every_service(view):
             names.setdefault(service.namespace, set()).add(service.name)
+            by_name.setdefault((service.namespace, service.name), []).append(service)
         for obj in objects:
             namespace = obj.namespace or "default"
             have = names.get(namespace, set())
             for backend in backends(obj):
                 key = (obj.file, obj.doc.line if obj.doc else 0, backend.path)
-                if backend.service in have or "$" in backend.service or key in said:
+                if key in said:
+                    continue
+                if backend.service in have:
+                    found = _backend_port(model, backend, by_name[(namespace,
+                                                                   backend.service)])
+                    if found is not None:
+                        said.add(key)
+                        yield found
+                    continue
+                if "$" in backend.service:
                     continue
                 near = closest(backend.service, have) or next(
                     (n for n in sorted(have) if transposed(backend.service, n)), "")
@@ -1895,6 +1913,57 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
                     f"mean {near}?): the controller has no endpoints for it and answers 503",
                     fix=f"Name the Service {near}, or add Service {backend.service}.",
                     kind="no-backend")
+
+
+def _backend_port(model: Model, backend: Any, services: Sequence[Service]
+                  ) -> Violation | None:
+    """An Ingress backend's port (``service.port.number`` or ``.name``) that its Service,
+    whose every port reviewbot reads, does not have: the controller finds no such port and
+    answers 503 for that path (a new-user trial: app-template's `service.app.ports.http.port`
+    moved 8080 -> 3000, the Ingress kept 8080, and the review said nothing). A Route's
+    ``targetPort`` (a target port, not the Service's) is not judged."""
+    wanted = backend.port
+    obj = backend.obj
+    if obj.kind == "Route" or wanted is None or len(services) != 1 or (
+            isinstance(wanted, str) and (not wanted or any(m in wanted for m in "${"))):
+        return None
+    service = services[0]
+    if service.obj.kind == "Service":  # (a port reviewbot could not read is not one it lacks)
+        written = service.obj.get(("spec", "ports"))
+        if not isinstance(written, list) or len(written) != len(service.ports):
+            return None
+    if isinstance(wanted, int):
+        if any(sp.port == wanted for sp in service.ports):
+            return None
+        field: tuple[str | int, ...] = ("port", "number")
+        said = f"port {wanted}"
+    else:
+        if any(sp.name == wanted for sp in service.ports):
+            return None
+        field = ("port", "name")
+        said = f"the port named {wanted}"
+    if backend.path[-1] != "service":
+        field = ("servicePort",)  # (extensions/v1beta1's backend)
+    has = ", ".join(f"{sp.port} ({sp.name})" if sp.name else str(sp.port)
+                    for sp in service.ports) or "no port"
+    doubt = None
+    if service.obj is not obj and service.obj.kind != "Service":
+        from reviewbot.model.releases import releases
+
+        doubt = next((r.rendered_by for r in releases(model) if service in r.services), None)
+    offer = (" or ".join(str(sp.port) for sp in service.ports[:MAX_NAMES])
+             if isinstance(wanted, int) else
+             _port_named(wanted, [sp.name for sp in service.ports if sp.name]))
+    namespace = obj.namespace or "default"
+    return Violation(
+        obj, (*backend.path, *field),
+        f"{obj.kind} {namespace}/{obj.name}: its backend sends to {said} of Service "
+        f"{service.name}, which has no such port (it has {has}): the controller has no "
+        "endpoints for it and answers 503",
+        fix=(f"Set the backend's port {'number' if isinstance(wanted, int) else 'name'} to "
+             f"{offer}, or add {said} to Service {service.name}." if offer else
+             f"Add {said} to Service {service.name}."),
+        kind="backend-port", doubt=doubt)
 
 
 def _selecting_services(view: Model) -> list[Service]:

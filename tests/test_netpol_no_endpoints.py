@@ -263,3 +263,53 @@ spec:
     result = lint_text(tmp_path, text, only=["netpol-pairing"])
     assert [(f.kind, f.fix) for f in result.findings] == [
         ("no-backend", "Name the Service web, or add Service wbe.")]
+
+
+def test_an_ingress_backend_port_its_service_does_not_have_is_an_error(tmp_path: Path) -> None:
+    """New-user trial twenty-four: app-template's `service.app.ports.http.port` moved 8080 ->
+    3000 while the Ingress kept `port: {number: 8080}`: ingress-nginx answers 503, and the
+    review said nothing. A port by number is the Service's `port`, by name its port's
+    `name`; a Service port reviewbot cannot read (a variable) is not one it lacks."""
+    text = deployment("web", "shop", "{app: web}",
+                      ports="ports: [{name: http, containerPort: 3000}]") + """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {app: web}
+  ports: [{name: http, port: 3000, targetPort: http}]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: shop}
+spec:
+  rules:
+  - host: web.example.org
+    http:
+      paths:
+      - path: /
+        pathType: Prefix
+        backend: {service: {name: web, port: {number: 8080}}}
+      - path: /ok
+        pathType: Prefix
+        backend: {service: {name: web, port: {name: http}}}
+      - path: /grpc
+        pathType: Prefix
+        backend: {service: {name: web, port: {name: htpp}}}
+"""
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.line, f.kind, f.severity, f.message, f.fix) for f in result.findings] == [
+        (32, "backend-port", "error",
+         "Ingress shop/web: its backend sends to port 8080 of Service web, which has no such "
+         "port (it has 3000 (http)): the controller has no endpoints for it and answers 503",
+         "Set the backend's port number to 3000, or add port 8080 to Service web."),
+        (38, "backend-port", "error",
+         "Ingress shop/web: its backend sends to the port named htpp of Service web, which has "
+         "no such port (it has 3000 (http)): the controller has no endpoints for it and "
+         "answers 503",
+         "Set the backend's port name to http, or add the port named htpp to Service web.")]
+    unread = text.replace("ports: [{name: http, port: 3000, targetPort: http}]",
+                          "ports: [{name: http, port: 3000, targetPort: http}, "
+                          "{name: alt, port: '${ALT_PORT}'}]")
+    assert [f.kind for f in lint_text(tmp_path, unread, only=["netpol-pairing"]).findings] == []
