@@ -1758,3 +1758,52 @@ def test_the_same_kustomization_of_another_cluster_is_named_with_its_cluster(
         "ConfigMap shop/settings is removed from the tree, and Kustomization flux-system/apps "
         "of clusters clusters/prod and clusters/staging (spec.prune: true) prunes: it is "
         "deleted in clusters clusters/prod and clusters/staging"]
+
+
+def test_a_statefulset_whose_namespace_goes_with_it_takes_its_claims(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial twenty-four: removing lab's postgres Kustomization pruned Namespace db
+    and StatefulSet db/postgres; the StatefulSet's finding said its claims "are retained,
+    unused" beside "deletes everything in namespace db". Deleting the namespace deletes the
+    claims (and, with reclaim policy Delete, their data); kept alone, they are retained."""
+    sts = """
+        apiVersion: apps/v1
+        kind: StatefulSet
+        metadata: {name: postgres, namespace: db}
+        spec:
+          serviceName: postgres
+          selector: {matchLabels: {app: pg}}
+          template:
+            metadata: {labels: {app: pg}}
+            spec:
+              containers: [{name: pg, image: postgres}]
+          volumeClaimTemplates:
+          - metadata: {name: data}
+            spec:
+              accessModes: [ReadWriteOnce]
+              resources: {requests: {storage: 10Gi}}
+    """
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/kustomization.yaml": "resources: [db.yaml]\n",
+        "clusters/prod/db.yaml": APP_KS.format(app="db", prune="true"),
+        "apps/db/kustomization.yaml": "resources: [ns.yaml, sts.yaml]\n",
+        "apps/db/ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: db}\n",
+        "apps/db/sts.yaml": sts,
+    })
+    gone = repo.commit({"clusters/prod/kustomization.yaml": "resources: []\n",
+                        "clusters/prod/db.yaml": None})
+    _, found = review(repo, base, gone, capsys)
+    (sts_said,) = [f["message"] for f in found if "StatefulSet" in f["message"]]
+    assert sts_said.endswith(
+        "which deletes its pods at once, and its claims (data) with namespace db, which this "
+        "change deletes: with reclaim policy Delete, the data of their volumes")
+    # the namespace kept: the claims are retained
+    kept = repo.commit({"clusters/prod/kustomization.yaml": "resources: [db.yaml]\n",
+                        "clusters/prod/db.yaml": APP_KS.format(app="db", prune="true"),
+                        "apps/db/kustomization.yaml": "resources: [ns.yaml]\n"})
+    _, found = review(repo, base, kept, capsys)
+    (sts_said,) = [f["message"] for f in found if "StatefulSet" in f["message"]]
+    assert sts_said.endswith("its claims (data) are retained, unused")

@@ -50,6 +50,10 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
     if not appliers(base):
         return
     fates = _Fates(diff, base, head)
+    # the namespaces this change deletes (their Namespace pruned): what is in them goes too
+    emptied = frozenset(o.name for o in base.objects if o.kind == "Namespace" and o.group == ""
+                        and (f := fates.of(o)) is not None and f.deleter is not None
+                        and not _kept(o, f))
     for obj in base.objects:
         fate = fates.of(obj)
         if fate is None or _kept(obj, fate):
@@ -66,7 +70,7 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
                 kind="orphaned", file=file, line=line, column=column,
             )
             continue
-        loss = _data_lost(obj, base) if obj.kind in data_kinds else None
+        loss = _data_lost(obj, base, emptied) if obj.kind in data_kinds else None
         text = f"{who} {fate.how}, and {fate.deleter}"
         outside = external_loss(obj, base) if loss is None else None
         if outside is not None:
@@ -424,7 +428,8 @@ def _flag_text(obj: KObject, *path: str) -> str:
     return "true" if value is True else "false" if value is False else "unset"
 
 
-def _data_lost(obj: KObject, base: Model) -> str | None:
+def _data_lost(obj: KObject, base: Model, emptied: frozenset[str] = frozenset()
+               ) -> str | None:
     kind = obj.kind
     if kind == "PersistentVolumeClaim" and obj.group == "":
         return "the claim and, with reclaim policy Delete, the data of its volume"
@@ -445,6 +450,11 @@ def _data_lost(obj: KObject, base: Model) -> str | None:
         if policy == "Delete" and claims:
             return (f"its pods and, with whenDeleted: Delete, the data of its claims "
                     f"({', '.join(claims)})")
+        if claims and obj.namespace in emptied:  # (a new-user trial: "retained", beside
+            # the same change deleting their namespace)
+            return (f"its pods at once, and its claims ({', '.join(claims)}) with namespace "
+                    f"{obj.namespace}, which this change deletes: with reclaim policy Delete, "
+                    "the data of their volumes")
         return "its pods at once" + (
             f"; its claims ({', '.join(claims)}) are retained, unused" if claims else "")
     if kind == "Cluster" and obj.group == "postgresql.cnpg.io":
