@@ -1349,7 +1349,9 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                            for p in base_net.pods for d in declarations(p, base_maps)}
                 if (decl.obj.ref, e.text, e.port) not in old:  # the object named it before
                     said.add(place)
-                    yield _unknown_call(net, s, decl)
+                    yield _unknown_call(net, s, decl, sorted(
+                        str(c) for c, v in views(head) if c != cluster and any(
+                            (sv.namespace, sv.name) == key for sv in v.services)))
 
 
 def _builds_of(model: Model) -> Callable[[KObject], tuple[str, ...]]:
@@ -1472,14 +1474,23 @@ def _closed_port(net: Network, s: int, decl: Declaration, service: Service) -> V
                      doubt="; ".join(doubts) or None, cause=f"Service {name} port {e.port} removed")
 
 
-def _unknown_call(net: Network, s: int, decl: Declaration) -> Violation:
-    """A value the change adds names a Service the repository never had: a warning."""
+def _unknown_call(net: Network, s: int, decl: Declaration,
+                  elsewhere: Sequence[str] = ()) -> Violation:
+    """A value the change adds names a Service the repository never had, or only other
+    clusters have (``elsewhere``: a new-user trial's lab values named home's Service, and
+    the message said no such Service is in the repository): a warning."""
     e, caller = decl.endpoint, f"{net.pods[s].namespace}/{net.pods[s].name}"
     name = f"{e.namespace}/{e.service}"
     message = f"{caller} calls {e.text}:{e.port}, but no Service {name} is in this repository"
+    fix = f"Point the address at a Service of {e.namespace}, or add Service {name}."
+    if elsewhere:
+        clusters = " and ".join(f"cluster {c}" for c in elsewhere[:MAX_NAMES])
+        message = (f"{caller} calls {e.text}:{e.port}, but its cluster has no Service {name} "
+                   f"(only {clusters} {'has' if len(elsewhere) == 1 else 'have'} it)")
+        fix = (f"Add Service {name} to this cluster's build, or point the address at a "
+               f"Service of {e.namespace} it has.")
     return Violation(decl.obj, decl.path, message,
-                     fix=f"Point the address at a Service of {e.namespace}, or add Service "
-                     f"{name}.", kind="dependency-missing",
+                     fix=fix, kind="dependency-missing",
                      key=f"{format_path(decl.path)} -> {e.text}:{e.port}",
                      doubt=f"whether Service {name} comes from outside this repository (another "
                      "repository, an operator, a manual apply)")

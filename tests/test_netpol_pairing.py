@@ -733,6 +733,28 @@ def test_a_value_the_change_adds_naming_no_service_is_a_warning(
         "Not certain: reviewbot could not see whether Service shop/payments comes from outside")
 
 
+def test_a_value_naming_a_service_only_another_cluster_has_says_which(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial twenty-four: lab's values named home's Service; the warning said "no
+    Service llm/embeddings is in this repository", which holds it (for home)."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        ".reviewbot.yaml": "clusters:\n  - {name: home, paths: [home]}\n"
+                           "  - {name: lab, paths: [lab]}\n",
+        "home/shop.yaml": SHOP, "home/catalog.yaml": CATALOG.format(name="payments"),
+        "lab/shop.yaml": SHOP, "lab/catalog.yaml": CATALOG.format(name="catalog")})
+    added = SHOP.replace('        - {name: CART_ADDR',
+                         '        - {name: PAY_ADDR, value: "payments:9000"}\n'
+                         '        - {name: CART_ADDR')
+    head = repo.commit({"lab/shop.yaml": added})
+    found = review_findings(repo, base, head, capsys)
+    assert [(f["severity"], f["file"], f["message"].split(". Not certain")[0])
+            for f in found if "payments" in f["message"]] == [
+        ("warning", "lab/shop.yaml", "shop/web calls payments:9000, but its cluster has no "
+         "Service shop/payments (only cluster home has it)")]
+
+
 # ---------------------------------------------------------------- namespaces Argo CD fills
 
 ARGO_APP = """
