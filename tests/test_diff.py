@@ -1155,3 +1155,35 @@ def test_an_application_an_applicationset_stops_generating_is_removed_in_the_dif
         "    - clusters: {}\n")})
     _, out, _ = run_cli(["diff", "--repo", str(repo.path), head, unknown], capsys)
     assert "Application/" not in out
+
+
+def test_a_values_volume_named_data_is_shown_a_secrets_data_is_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial twenty-four: app-template's `persistence.data.storageClass` read
+    "changed (16 -> 8 characters, value redacted)", as a Secret's `data` would; a volume's
+    or a ConfigMap's `data` is no secret material, a secret's still is."""
+    release = textwrap.dedent("""\
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {{name: web, namespace: shop}}
+        spec:
+          chart: {{spec: {{chart: app-template, sourceRef: {{kind: HelmRepository, name: bjw-s}}}}}}
+          values:
+            persistence:
+              data: {{storageClass: {cls}, size: 1Gi}}
+            secret:
+              data: {{token: {token}}}
+        """)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"web.yaml": release.format(cls="local-path", token="tok-aaaa")})
+    head = repo.commit({"web.yaml": release.format(cls="ceph-rbd", token="tok-bbbb")})
+    _, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "json", base, head],
+                        capsys)
+    (entry,) = json.loads(out)["diff"]
+    changes = {c["path"]: (c.get("old"), c.get("new"), bool(c.get("redacted")))
+               for c in entry["changes"]}
+    assert changes == {
+        "spec.values.persistence.data.storageClass": ("local-path", "ceph-rbd", False),
+        "spec.values.secret.data.token": (None, None, True)}
+    assert "tok-" not in out

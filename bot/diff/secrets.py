@@ -105,11 +105,22 @@ _NOT_SECRET_LEAF = ("name", "ref", "enabled", "create", "annotations", "labels",
                     "mountpath", "keyref", "optional", "type")
 
 
+# what a ``data`` step of values is under when it is no Secret's data: app-template's
+# ``persistence.data`` (a volume named data: its size and storage class), a ConfigMap's
+# (a new-user trial read `storageClass ~ changed (16 -> 8 characters, value redacted)`)
+_NOT_SECRET_DATA = ("persistence", "configmaps", "configmap", "volumes", "volumeclaimtemplates")
+
+
 def secret_values_path(path: tuple[str, ...]) -> bool:
     """A Helm values field shaped like secret material: a step names a password, token,
-    secret, credential or key (``auth.password``, ``secret.data.token``), unless the field
-    only names or enables one (``existingSecret`` stays shown when it ends in ``Name``...)."""
-    if not path or not any(SECRET_WORD.search(step) for step in path):
+    secret, credential or key (``auth.password``, ``secret.data.token``), or is a ``data``
+    no step before it shows to be another's (:data:`_NOT_SECRET_DATA`), unless the
+    field only names or enables one (``existingSecret`` stays shown when it ends in
+    ``Name``...)."""
+    if not path or not any(SECRET_WORD.search(step) and not (
+            step in ("data", "stringData")
+            and any(before.lower() in _NOT_SECRET_DATA for before in path[:i]))
+            for i, step in enumerate(path)):
         return False
     return not path[-1].lower().endswith(_NOT_SECRET_LEAF)
 
