@@ -206,8 +206,11 @@ def _check(pod: PodTemplate, container: Container, boot: Fraction,
         fix = (f"Add a startupProbe with failureThreshold {needed} x periodSeconds {period} "
                f"(>= {number(need)}s), or raise the liveness failureThreshold to {needed}.")
     else:
-        message = f"{head}: a boot a little slower than the last is killed mid-way"
-        fix = (f"Raise failureThreshold to {needed} ({needed} x {period}s + {delay}s >= "
+        message = (f"{head}: it gives up before even the measured boot ends, so every boot is "
+                   "killed and the pod restarts over and over" if total < boot else
+                   # (a new-user trial: 300s against a 420s boot read "a little slower")
+                   f"{head}: a boot a little slower than the last is killed mid-way")
+        fix = (f"Raise failureThreshold to at least {needed} ({needed} x {period}s + {delay}s >= "
                f"{number(need)}s).")
     edits = () if kind == "liveness" else (
         edit(pod.obj, field_path(container, name) + ("failureThreshold",), "set", needed),

@@ -46,12 +46,21 @@ def test_the_seed_numbers(tmp_path: Path) -> None:
         "(initialDelaySeconds 0 + failureThreshold 40 x periodSeconds 15), but the measured "
         "boot is 600s and 1.5 x 600s = 900s: a boot a little slower than the last is killed "
         "mid-way")
-    assert finding.fix == "Raise failureThreshold to 60 (60 x 15s + 0s >= 900s)."
+    assert finding.fix == "Raise failureThreshold to at least 60 (60 x 15s + 0s >= 900s)."
     # 60 x 15 s is exactly enough; the reviewed 120 x 15 s has room to spare
     assert pairs(lint_text(tmp_path / "a", coder("600", startup(60)),
                            only=["probe-headroom"])) == []
     assert pairs(lint_text(tmp_path / "b", coder("600", startup(120)),
                            only=["probe-headroom"])) == []
+
+
+def test_a_probe_shorter_than_the_boot_itself_kills_every_boot(tmp_path: Path) -> None:
+    # new-user trial twenty-four: 20 x 15 s = 300 s against a 600 s boot read "a boot a
+    # little slower than the last is killed mid-way"; every boot is
+    (finding,) = lint_text(tmp_path, coder("600", startup(20)), only=["probe-headroom"]).findings
+    assert finding.message.endswith(
+        "1.5 x 600s = 900s: it gives up before even the measured boot ends, so every boot is "
+        "killed and the pod restarts over and over")
 
 
 def test_initial_delay_counts_and_factor_is_an_option(tmp_path: Path) -> None:
