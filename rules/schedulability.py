@@ -272,20 +272,23 @@ def _node(model: Model, node: Node, on: Sequence[PodTemplate]) -> Iterator[Viola
             for p, v in shares
         )
         amount = Amount(float(total), _q(resource, total), _q(resource, allocatable))
-        seen = [_full(node, resource, p, total, allocatable, listed, amount, doubt)
+        alone = sum(count(p) for p, _ in shares) == 1
+        seen = [_full(node, resource, p, total, allocatable, listed, amount, doubt, alone)
                 for p, _ in shares]
         yield replace(seen[0], others=tuple(seen[1:]))
 
 
 def _full(node: Node, resource: str, pod: PodTemplate, total: Fraction, allocatable: Fraction,
-          listed: str, amount: Amount, doubt: str | None) -> Violation:
-    """The overcommit of ``resource`` on ``node`` as ``pod`` (one of the pods counted) sees it."""
+          listed: str, amount: Amount, doubt: str | None, alone: bool = False) -> Violation:
+    """The overcommit of ``resource`` on ``node`` as ``pod`` (one of the pods counted) sees it
+    (``alone``: the one pod pinned there, which itself stays Pending)."""
     return Violation(
         pod.obj, _anchor(pod, resource),
         f"{pod.name}: the pods pinned to {node.name} request {_q(resource, total)} "
         f"{resource} ({listed}), "
         f"but its allocatable is {_q(resource, allocatable, node=node)}: "
-        f"{_q(resource, total - allocatable)} too much, so one of them stays Pending",
+        f"{_q(resource, total - allocatable)} too much, so "
+        f"{'it stays Pending' if alone else 'one of them stays Pending'}",
         fix=(f"Bring the {resource} requests on {node.name} to at most "
              f"{_q(resource, allocatable)}: lower {pod.name}'s request, reduce replicas, "
              "or move a workload to another node."),

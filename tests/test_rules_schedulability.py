@@ -48,6 +48,14 @@ def test_the_seed_overflow(tmp_path: Path) -> None:
                            config=INVENTORY)) == []
 
 
+def test_one_pod_alone_above_its_node_stays_pending_itself(tmp_path: Path) -> None:
+    # new-user trial twenty-four: one pod read "so one of them stays Pending"
+    result = lint_text(tmp_path, pinned("big", "100Gi"), only=["schedulability"],
+                       config=INVENTORY)
+    (finding,) = result.findings
+    assert finding.message.endswith("too much, so it stays Pending")
+
+
 def test_quantities_in_any_unit(tmp_path: Path) -> None:
     # 63495Mi written as bytes, decimal gigabytes and a fraction of a Gi: exactly full
     text = (pinned("a", '"66579333120"') + pinned("b", "0e0") + pinned("c", "1G")
