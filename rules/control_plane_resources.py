@@ -124,7 +124,7 @@ from typing import Any
 
 from reviewbot.engine.findings import Violation
 from reviewbot.engine.registry import Option
-from reviewbot.model.objects import Container, Model, Node, PodTemplate, dig, items
+from reviewbot.model.objects import Container, Inventory, Model, Node, PodTemplate, dig, items
 from reviewbot.model.quantity import format_quantity, quote
 from reviewbot.model.values import chart_resources
 from reviewbot.model.workload import (
@@ -141,7 +141,7 @@ from reviewbot.model.workload import (
     untolerated,
     written,
 )
-from reviewbot.rules._kit import each_pod
+from reviewbot.rules._kit import each_pod, views
 
 ID = "control-plane-resources"
 SEVERITY = "error"
@@ -175,12 +175,37 @@ SCOPE = "object"  # each finding depends on its object, its pods and the configu
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     fraction = Fraction(str(opts.get("max-limit-fraction", 0.3)))
-    inventory = model.inventory
+    clusters = views(model)
+    pods = list(each_pod(model))
+    if len(clusters) < 2:
+        yield from _cluster(model, model.inventory, pods, fraction)
+        return
+    # each cluster with its own nodes (a new-user trial: two clusters built one Deployment,
+    # and the untainted control plane of the second was never asked); its pods are the
+    # model's (a review runs this rule on the changed objects only); what two clusters say
+    # alike of one object is said once
+    said: set[tuple[str, int, tuple[str | int, ...], str]] = set()
+    placed = {id(p.obj): model.clusters.get(id(p.obj)) or frozenset() for p in pods}
+    groups = [(view.inventory, [p for p in pods if cluster in placed[id(p.obj)]])
+              for cluster, view in clusters]
+    groups.append((model.inventory, [p for p in pods if not placed[id(p.obj)]]))
+    for inventory, mine in groups:
+        for found in _cluster(model, inventory, mine, fraction):
+            key = (found.obj.file if found.obj is not None else "",
+                   found.obj.doc.index if found.obj is not None and found.obj.doc else 0,
+                   found.path, found.message)
+            if key not in said:
+                said.add(key)
+                yield found
+
+
+def _cluster(model: Model, inventory: Inventory, pods: Sequence[PodTemplate],
+             fraction: Fraction) -> Iterator[Violation]:
     planes = [n for n in inventory.nodes if n.control_plane]
     stand_in = not inventory.nodes
     if not planes and not stand_in:
         return  # the inventory lists the cluster's nodes, and none is a control plane
-    for pod in each_pod(model):
+    for pod in pods:
         aimed = _aims_at_control_plane(pod)
         if stand_in:
             nodes = [n for n in stand_in_control_planes()

@@ -239,3 +239,51 @@ def test_what_chart_values_leave_out_is_the_charts_default(tmp_path: Path) -> No
         "unless the values set it to null).")
     assert found("deleted") == [("error", 15)]
     assert found("none") == [("error", 8)]
+
+
+def test_each_cluster_is_judged_with_its_own_nodes(tmp_path: Path) -> None:
+    """New-user trial twenty-four: clusters a (tainted control plane) and b (untainted)
+    build one Deployment limited to 8Gi; b's 15Gi control plane admits it (0.3 is 4608Mi),
+    and nothing was said until a was removed from the configuration."""
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        ".reviewbot.yaml": """
+            clusters:
+              - name: a
+                paths: [c/a]
+                nodes:
+                  - name: a-cp
+                    labels: {node-role.kubernetes.io/control-plane: ""}
+                    taints: [{key: node-role.kubernetes.io/control-plane, effect: NoSchedule}]
+                    allocatable: {cpu: 3800m, memory: 15Gi}
+              - name: b
+                paths: [c/b]
+                nodes:
+                  - name: b-cp
+                    labels: {node-role.kubernetes.io/control-plane: ""}
+                    allocatable: {cpu: 3800m, memory: 15Gi}
+        """,
+        "c/a/kustomization.yaml": "resources: [../../k/pg.yaml]\n",
+        "c/b/kustomization.yaml": "resources: [../../k/pg.yaml]\n",
+        "k/pg.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: pg, namespace: db}
+            spec:
+              selector: {matchLabels: {app: pg}}
+              template:
+                metadata: {labels: {app: pg}}
+                spec:
+                  containers:
+                    - name: pg
+                      image: postgres
+                      resources:
+                        requests: {cpu: 100m, memory: 1Gi}
+                        limits: {cpu: "1", memory: 8Gi}
+        """,
+    })
+    result = lint_dir(tmp_path, only=["control-plane-resources"])
+    assert [(f.file, f.severity, f.message) for f in result.findings] == [
+        ("k/pg.yaml", "error", "pg limits memory to 8Gi, 53.3% of control-plane node b-cp's "
+         "15Gi allocatable; the ceiling is 0.3 of the node (4608Mi)")]
