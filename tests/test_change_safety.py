@@ -183,6 +183,13 @@ def test_immutable_fields_are_errors_at_the_head_line(
         "Deployment shop/web: spec.selector changes")
     assert "field is immutable" in by_file[("apps/deploy.yaml", 6)]
     assert "200Gi -> 100Gi" in by_file[("apps/pvc.yaml", 7)]
+    # a shrunk claim is refused in the API server's own words, its fix no new class's
+    # (new-user trial twenty-four: "field is immutable", "for a different class or mode")
+    assert '"field can not be less than previous value"' in by_file[("apps/pvc.yaml", 7)]
+    fixes = {(f["file"], f["line"]): f["fix"] for f in found}
+    assert fixes[("apps/pvc.yaml", 7)].startswith(
+        "Keep spec.resources.requests.storage at least its previous value; for a smaller "
+        "volume, create a new claim")
     assert "local-path -> longhorn" in by_file[("apps/pvc.yaml", 6)]
     # the changed field's own line: the caret under its value, a change deeper than the
     # field refused (a volumeClaimTemplates storage, its entry unnamed) too (new-user trial

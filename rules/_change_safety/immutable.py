@@ -78,7 +78,8 @@ def immutable_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
         else:
             yield Violation(
                 new, point,
-                f"{who}: {what} changes{shown}, but {rule}: {_failure_text(applier)}",
+                f"{who}: {what} changes{shown}, but {rule}: "
+                f"{_failure_text(applier, _refusal(new, path))}",
                 fix=_immutable_fix(new, what, applier, changes), kind="immutable", line=line,
                 column=at,
             )
@@ -260,19 +261,29 @@ def _forced_by(obj: KObject, by: Sequence[KObject]) -> str | None:
     return None
 
 
-def _failure_text(applier: KObject | None) -> str:
+def _refusal(obj: KObject, path: Path) -> str:
+    """What the API server answers the change at ``path`` (its validation's words): a
+    claim's shrunk storage request "field can not be less than previous value" (a new-user
+    trial read "field is immutable" of it), the rest "field is immutable"."""
+    if obj.kind == "PersistentVolumeClaim" and tuple(path[:4]) == (
+            "spec", "resources", "requests", "storage"):
+        return "field can not be less than previous value"
+    return "field is immutable"
+
+
+def _failure_text(applier: KObject | None, refusal: str = "field is immutable") -> str:
     """What the refused apply does to the applier, which the fix then names."""
     tail = "until the object is deleted and recreated"
     if applier is None:
-        return f"kubectl apply fails with \"field is immutable\" {tail}"
+        return f"kubectl apply fails with \"{refusal}\" {tail}"
     if is_flux_kustomization(applier):
-        return (f"the apply fails with \"field is immutable\" {tail}, and everything else "
+        return (f"the apply fails with \"{refusal}\" {tail}, and everything else "
                 f"Kustomization {object_name(applier)} applies waits meanwhile")
     if applier.kind == "ApplicationSet":
         return (f"the sync of the Application that Argo CD ApplicationSet {object_name(applier)} "
-                f"generates fails with \"field is immutable\" {tail}")
-    return (f"the sync of Argo CD Application {object_name(applier)} fails with \"field is "
-            f"immutable\" {tail}")
+                f"generates fails with \"{refusal}\" {tail}")
+    return (f"the sync of Argo CD Application {object_name(applier)} fails with \"{refusal}\" "
+            f"{tail}")
 
 
 def _recreation_cost(obj: KObject) -> str:
@@ -305,6 +316,10 @@ def _immutable_fix(obj: KObject, what: str, applier: KObject | None,
                 "allow volume expansion), then delete the StatefulSet with `kubectl delete "
                 "--cascade=orphan` (its pods keep running) and let the new template be "
                 "applied.")
+    if obj.kind == "PersistentVolumeClaim" and changes and all(
+            tuple(c.path[:4]) == ("spec", "resources", "requests", "storage") for c in changes):
+        return (f"Keep {what} at least its previous value; for a smaller volume, create a new "
+                "claim under a new name and move the data.")
     if obj.kind == "PersistentVolumeClaim":
         return (f"Keep {what} as it is; for a different class or mode, create a new claim "
                 "under a new name and move the data.")
