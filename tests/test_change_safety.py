@@ -1334,7 +1334,7 @@ def test_a_gpu_restart_with_recreate_names_the_measured_downtime(
     message = found[0]["message"]
     assert message.startswith("coder requests 2 nvidia.com/gpu and is replaced with Recreate")
     assert "(args, resources)" in message
-    assert message.endswith("restarts coder: measured boot 600 s of downtime")
+    assert message.endswith("restarts coder: at least its measured boot, 600 s, of downtime")
 
 
 def test_a_media_server_restart_on_an_intel_igpu_is_no_weights_reload(
@@ -1603,7 +1603,7 @@ def test_the_seed_prs_give_no_change_safety_error(
     assert [f for f in found if f["severity"] == "error"] == []
     if after == SEEDS / "step2":  # TP=1 -> TP=2: the predictor restarts, a weights reload
         assert [f["message"].rsplit(": ", 1)[-1] for f in found] == [
-            "measured boot 600 s of downtime"]
+            "at least its measured boot, 600 s, of downtime"]
 
 
 def test_the_measured_boot_may_come_from_the_config(
@@ -1617,7 +1617,8 @@ def test_the_measured_boot_may_come_from_the_config(
     head = repo.commit({"gpu.yaml": plain.format(strategy="Recreate", image=IMAGE2, tp=1)})
     code, found = review(repo, base, head, capsys)
     assert (code, verdicts(found)) == (0, [("info", "gpu.yaml", 14)])
-    assert found[0]["message"].endswith("restarts coder: measured boot 616 s of downtime")
+    assert found[0]["message"].endswith(
+        "restarts coder: at least its measured boot, 616 s, of downtime")
     # A GPU pod that surges (RollingUpdate) starts the new pod first: no restart verdict, but
     # a rollout that may never finish (no node inventory says whether a GPU is free for it)
     surging = repo.commit({"gpu.yaml": plain.format(strategy="RollingUpdate", image=IMAGE, tp=1)})
@@ -1661,7 +1662,7 @@ def test_a_gpu_restart_in_helm_values_points_at_the_values(
     code, found = review(repo, base, head, capsys)
     assert (code, verdicts(found)) == (0, [("info", "hr.yaml", 19)])
     assert "(args)" in found[0]["message"]
-    assert found[0]["message"].endswith("measured boot 300 s of downtime")
+    assert found[0]["message"].endswith("at least its measured boot, 300 s, of downtime")
 
 
 def test_a_generated_kustomization_takes_a_nested_kustomization_as_it_lists(

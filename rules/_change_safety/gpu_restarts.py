@@ -77,7 +77,8 @@ def gpu_restart_verdicts(old_pods: Sequence[PodTemplate], new_pods: Sequence[Pod
         raw = measured(pod, MEASURED_BOOT, head.inventory)
         boot = parse_seconds(raw) if raw is not None else None
         if boot is not None:
-            tail = f"restarts {pod.name}: measured boot {number(boot)} s of downtime"
+            tail = (f"restarts {pod.name}: at least its measured boot, {number(boot)} s, of "
+                    "downtime")  # (more if the new pod never gets ready: a new-user trial)
         else:
             tail = (f"restarts {pod.name}: down for one boot, which is not measured "
                     f"(annotate {MEASURED_BOOT})")
@@ -90,7 +91,7 @@ def gpu_restart_verdicts(old_pods: Sequence[PodTemplate], new_pods: Sequence[Pod
             f"{pod.name} requests {gpu_text} and is replaced {how}: this change to its pod "
             f"template ({fields}) stops the old pod before the new one is ready, so it {tail}",
             fix=(f"Merge when {pod.name} may be down for "
-                 f"{f'{number(boot)} s' if boot is not None else 'one boot'} ({why}), or "
+                 f"{f'at least {number(boot)} s' if boot is not None else 'one boot'} ({why}), or "
                  "batch this with the next change that restarts it."),
             kind="gpu-restart",
         )
