@@ -150,7 +150,7 @@ def listed(names: Sequence[str], shown: Callable[[str], str], most: int = 5) -> 
 
 
 def builds_note(group: Alike, shown: Callable[[str], str]) -> str:
-    """"(in 3 builds alike: overlays/a, overlays/b, overlays/c)"; "(in Flux Kustomization
+    """"(the same change in 3 builds: overlays/a, overlays/b, overlays/c)"; "(in Flux Kustomization
     flux-system/apps of cluster clusters/staging)" for an object several builds make, each
     otherwise (its entries said apart: a new-user trial read two headers alike, no cluster
     named); "" for an object made once."""
@@ -158,8 +158,8 @@ def builds_note(group: Alike, shown: Callable[[str], str]) -> str:
     if not count:
         made = list(dict.fromkeys(str(b) for e in group.entries for b in e.get("builds") or ()))
         return f"(in {listed(made, shown)})" if made else ""
-    return f"(in {count} builds alike: {listed(names, shown)})" if names else (
-        f"(in {count} builds alike)")
+    return f"(the same change in {count} builds: {listed(names, shown)})" if names else (
+        f"(the same change in {count} builds)")
 
 
 def alike(diff: Sequence[Mapping[str, Any]]) -> list[Alike]:
@@ -333,7 +333,7 @@ def _counts(diff: Sequence[Mapping[str, Any]]) -> str:
     order = ("modified", "added", "removed", "renamed")
     tally = {s: sum(1 for e in diff if e.get("change") == s) for s in order}
     merged = made_again(diff)
-    again = f", {merged} of them made again alike by another build" if merged else ""
+    again = f", {merged} of them the same change in another build" if merged else ""
     failing = sum(1 for e in diff if e.get("build_fails"))
     fails = f", {failing} of them in a build kustomize refuses" if failing else ""
     # (a kustomization file or a Helm values file is a file the diff compares, no object)

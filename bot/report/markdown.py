@@ -313,7 +313,7 @@ def _counts(diff: Sequence[Mapping[str, Any]]) -> str:
     order = ("modified", "added", "removed", "renamed")
     tally = {s: sum(1 for e in diff if e.get("change") == s) for s in order}
     merged = made_again(diff)
-    again = f"; {merged} of them made again alike by another build" if merged else ""
+    again = f"; {merged} of them the same change in another build" if merged else ""
     failing = sum(1 for e in diff if e.get("build_fails"))
     fails = f"; {failing} of them in a build kustomize refuses" if failing else ""
     return (", ".join(f"{n} {s}" for s, n in tally.items() if n) or "none") + again + fails
