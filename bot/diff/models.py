@@ -102,8 +102,10 @@ def _generated(base: Model, head: Model) -> tuple[Generated, ...]:
 
 
 def _appset(model: Model, key: tuple[str, str]) -> KObject | None:
-    return next((o for o in model.objects if o.kind == "ApplicationSet"
-                 and (o.namespace or "", o.name) == key), None)
+    """The ApplicationSet of ``key`` in ``model`` (one the walk met without a namespace:
+    of that name in any)."""
+    return next((o for o in model.objects if o.kind == "ApplicationSet" and o.name == key[1]
+                 and (not key[0] or (o.namespace or "") == key[0])), None)
 
 
 def _by_build(o: ObjectDiff, head: Model) -> list[ObjectDiff]:
