@@ -77,7 +77,11 @@ Every pod an egress policy isolates must still reach DNS.
   `k8s-app: kube-dns`) on other ports (`5353`), the finding is at that rule's ports and says
   so. OpenShift's DNS pods (namespace `openshift-dns`, label
   `dns.operator.openshift.io/daemonset-dns`) listen on 5353 behind Service `dns-default`'s
-  53, so a rule to them on 5353 carries DNS. It is a warning when none of the pods names an
+  53, so a rule to them on 5353 carries DNS. A rule to DNS pods of other namespaces whose
+  pod selector carries labels a kustomize build added (`commonLabels`, or `labels` with
+  `includeSelectors`) that no pod of the repository carries reaches none: the cluster's DNS
+  pods are not made by that build, and the finding says which labels. It is a warning when
+  none of the pods names an
   in-cluster address (whether they resolve names is not seen), when a chart renders the
   policy or the pods, and when a release reviewbot does not evaluate may render more
   policies in their namespace; with AdminNetworkPolicies in the tree it is not judged.
@@ -341,7 +345,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit
-from reviewbot.load.paths import format_path
+from reviewbot.load.paths import dig, format_path
 from reviewbot.model.objects import Model
 from reviewbot.model.resource import templates_declaring
 from reviewbot.rules._kit import views
@@ -1551,7 +1555,21 @@ def _dns_denied(net: Network, model: Model) -> Iterator[Violation]:
             doubts.append(doubt)
         fix = "Add an egress rule to kube-dns on 53/UDP and 53/TCP."
         places = [(p, _egress_key(p)) for p in policies]
-        astray = _dns_rule_astray(policies)
+        relabelled = next(((p, r, added) for p in policies for r in p.egress
+                           if (added := _relabelled_dns(net, p, r)) is not None), None)
+        astray = _dns_rule_astray(policies) if relabelled is None else None
+        if relabelled is not None:
+            policy, rule, added = relabelled
+            message = message.replace(": these pods cannot resolve", (
+                f"; kustomize added {added} to the podSelector of {policy.described}'s "
+                f"{format_path(rule.path)} (commonLabels, or labels with includeSelectors), "
+                "which the cluster's DNS pods, not made by this build, do not carry: these "
+                "pods cannot resolve"), 1)
+            fix = ("Give the labels with `labels:` and `includeSelectors: false` (not "
+                   "`commonLabels:`), so that kustomize leaves the DNS rule's selector as "
+                   "written.")
+            places = [(policy, (*rule.path, "to"))] + [
+                (p, k) for p, k in places if p is not policy]
         if astray is not None:  # a rule meant for DNS on other ports (new-user trial
             policy, rule, at, ports = astray  # seventeen: port 5353 in allow-dns)
             message = message.replace(": these pods cannot resolve", (
@@ -1609,7 +1627,7 @@ def _may_carry_dns(net: Network, policy: Policy, rule: Rule) -> bool:
     if rule.ports is not None:
         return any(_dns_port(p.protocol, p.port, p.end_port) or (
             _openshift_dns(rule) and _dns_port(p.protocol, p.port, p.end_port, OPENSHIFT_DNS))
-            for p in rule.ports)
+            for p in rule.ports) and _relabelled_dns(net, policy, rule) is None
     if rule.peers is None:
         return True
     for peer in rule.peers:
@@ -1626,6 +1644,32 @@ def _may_carry_dns(net: Network, policy: Policy, rule: Rule) -> bool:
                for d in net.peer_pods(peer, policy.namespace, unknown=True)):
             return True
     return False
+
+
+def _relabelled_dns(net: Network, policy: Policy, rule: Rule) -> str | None:
+    """The labels a kustomize build added to the pod selector of every peer of ``rule``
+    that names DNS pods in other namespaces (``commonLabels``, or ``labels`` with
+    ``includeSelectors``, write into a NetworkPolicy's peer selectors), where no pod of the
+    repository carries them: the cluster's DNS pods, which this build does not make, do not
+    either, so the rule reaches none (a new-user trial's lab overlay moved `labels:` to
+    `commonLabels:`; every pod of the namespace lost DNS, and nothing was said). "k=v, ..."
+    of the first such peer, or None."""
+    if rule.peers is None or policy.obj.kind != "NetworkPolicy" or policy.obj.doc is None:
+        return None
+    said = None
+    for peer in rule.peers:
+        if (peer.pods is None or peer.namespaces is None or peer.ip is not None
+                or not any("dns" in v for _, v in peer.pods.pairs)):
+            return None
+        at = (*peer.path, "podSelector", "matchLabels")
+        built = policy.obj.get(at)
+        written = dig(policy.obj.doc.value, (*policy.obj.path, *at))
+        added = {k: v for k, v in built.items() if not isinstance(written, dict)
+                 or k not in written} if isinstance(built, dict) else {}
+        if not added or net.peer_pods(peer, policy.namespace, unknown=False):
+            return None
+        said = said or ", ".join(f"{k}={v}" for k, v in sorted(added.items()))
+    return said
 
 
 def _dns_port(protocol: str, port: int | str | None, end: int | None, dns: int = 53) -> bool:

@@ -1260,3 +1260,51 @@ def test_an_egress_selector_wider_than_its_upstream_means_the_pods_that_serve_th
     assert [f.message for f in alone.findings if f.severity == "error"] == [
         "client/app: egress to server/api-cleanup (pods app=api) on TCP 8080 has no matching "
         "ingress in server"]
+
+
+def test_common_labels_written_into_the_dns_rule_deny_dns(tmp_path: Path) -> None:
+    """New-user trial twenty-four: the lab overlay moved `labels:` to `commonLabels:`, which
+    kustomize also writes into a NetworkPolicy's peer selectors (kubectl kustomize 1.32:
+    `homelab/cluster: lab` beside `k8s-app: kube-dns`); the cluster's DNS pods, which this
+    build does not make, do not carry it: every pod of the namespace lost DNS, and nothing
+    was said. `labels:` without includeSelectors leaves the selector as written."""
+    from .helpers import lint_dir, write
+
+    policy = """
+        apiVersion: networking.k8s.io/v1
+        kind: NetworkPolicy
+        metadata: {name: allow-dns, namespace: llm}
+        spec:
+          podSelector: {}
+          policyTypes: [Egress]
+          egress:
+          - to:
+            - namespaceSelector: {}
+              podSelector: {matchLabels: {k8s-app: kube-dns}}
+            ports: [{port: 53, protocol: UDP}, {port: 53, protocol: TCP}]
+        ---
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web, namespace: llm}
+        spec:
+          selector: {matchLabels: {app: web}}
+          template:
+            metadata: {labels: {app: web}}
+            spec:
+              containers:
+              - {name: web, image: x, env: [{name: API, value: "http://api.llm:8080"}]}
+    """
+    write(tmp_path, {
+        "base/np.yaml": policy, "base/kustomization.yaml": "resources: [np.yaml]\n",
+        "lab/kustomization.yaml": "resources: [../base]\ncommonLabels: {homelab/cluster: lab}\n",
+    })
+    result = lint_dir(tmp_path, only=[RULE])
+    assert [(f.kind, f.file, f.line, f.severity) for f in result.findings] == [
+        ("dns-denied", "base/np.yaml", 8, "error")]
+    assert ("kustomize added homelab/cluster=lab to the podSelector of NetworkPolicy "
+            "llm/allow-dns's spec.egress[0] (commonLabels, or labels with includeSelectors), "
+            "which the cluster's DNS pods, not made by this build, do not carry"
+            ) in result.findings[0].message
+    write(tmp_path, {"lab/kustomization.yaml": (
+        "resources: [../base]\nlabels:\n- pairs: {homelab/cluster: lab}\n")})
+    assert [f.kind for f in lint_dir(tmp_path, only=[RULE]).findings] == []
