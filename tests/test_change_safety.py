@@ -1815,3 +1815,49 @@ def test_a_statefulset_whose_namespace_goes_with_it_takes_its_claims(
     _, found = review(repo, base, kept, capsys)
     (sts_said,) = [f["message"] for f in found if "StatefulSet" in f["message"]]
     assert sts_said.endswith("its claims (data) are retained, unused")
+
+
+APP_TEMPLATE = """
+    apiVersion: helm.toolkit.fluxcd.io/v2
+    kind: HelmRelease
+    metadata: {{name: webui, namespace: ui}}
+    spec:
+      interval: 30m
+      chart:
+        spec:
+          chart: app-template
+          version: 4.1.1
+          sourceRef: {{kind: HelmRepository, name: bjw-s, namespace: flux-system}}
+      values:
+        controllers:
+          main:
+            containers:
+              app:
+                image: {{repository: ghcr.io/open-webui/open-webui, tag: v0.6.5}}
+        persistence:
+          data:
+            storageClass: {cls}
+            size: 5Gi{extra}
+            globalMounts: [{{path: /app/backend/data}}]
+"""
+
+
+def test_an_app_template_claims_storage_class_is_immutable_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial twenty-four: a storage class changed through substitution was said of
+    the raw claims, not of the one app-template renders for `persistence.data`, whose upgrade
+    helm-controller then fails. An item with `existingClaim` renders no claim."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="local-path", extra="")})
+    head = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="ceph-rbd", extra="")})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (1, [("error", "hr.yaml", 19)])
+    assert found[0]["message"].startswith(
+        "HelmRelease ui/webui: persistence.data.storageClass changes (local-path -> ceph-rbd), "
+        "and app-template renders persistence.data as a PersistentVolumeClaim, whose "
+        "storageClassName is immutable after creation: helm-controller's upgrade fails")
+    kept = "\n        existingClaim: webui-data"
+    base = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="local-path", extra=kept)})
+    head = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="ceph-rbd", extra=kept)})
+    assert verdicts(review(repo, base, head, capsys)[1]) == []

@@ -39,6 +39,9 @@ DEFAULTED = frozenset({
 
 def immutable_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
                        head: Model) -> Iterator[Violation]:
+    if new.kind == "HelmRelease" and new.group == "helm.toolkit.fluxcd.io":
+        yield from _chart_claims(entry, old, new, head)
+        return
     found = _refused_changes(old, new, entry.changes)
     if not found:
         return
@@ -83,6 +86,50 @@ def immutable_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
                 fix=_immutable_fix(new, what, applier, changes), kind="immutable", line=line,
                 column=at,
             )
+
+
+# what app-template (bjw-s common library) writes of a ``persistence`` item into the
+# PersistentVolumeClaim it renders for it (type persistentVolumeClaim, the default, without
+# ``existingClaim``): the fields the API server keeps as they were made
+_CLAIM_FIELDS = {"storageClass": "storageClassName", "accessMode": "accessModes"}
+
+
+def _chart_claims(entry: ObjectDiff, old: KObject, new: KObject,
+                  head: Model) -> Iterator[Violation]:
+    """An app-template release's inline ``persistence.<item>.storageClass`` (or
+    ``accessMode``) changed where the chart renders the item as a PersistentVolumeClaim:
+    helm-controller's upgrade patches the claim, which the API server refuses, so the
+    release fails to upgrade (a new-user trial changed a home storage class through
+    substitution: the raw claims were said, the chart's was not)."""
+    from reviewbot.model.releases import releases
+
+    release = next((r for r in releases(head) if r.obj is new), None)
+    if release is None or release.chart != "app-template":
+        return
+    for change in entry.changes:
+        p = change.path
+        if (len(p) != 5 or p[:3] != ("spec", "values", "persistence") or p[4] not in
+                _CLAIM_FIELDS or change.op not in ("changed", "removed")):
+            continue
+        item = new.get(("spec", "values", "persistence", p[3]))
+        if not isinstance(item, dict) or item.get("existingClaim") or item.get(
+                "enabled") is False or str(item.get("type") or "persistentVolumeClaim") != (
+                "persistentVolumeClaim"):
+            continue
+        what = ".".join(p[2:])
+        now = "removed" if change.op == "removed" else f"{change.old} -> {change.new}"
+        line, at = _narrowest(new, tuple(p), [change])
+        yield Violation(
+            new, tuple(p),
+            f"HelmRelease {object_name(new)}: {what} changes ({now}), and app-template "
+            f"renders persistence.{p[3]} as a PersistentVolumeClaim, whose "
+            f"{_CLAIM_FIELDS[p[4]]} is immutable after creation: helm-controller's upgrade "
+            "fails with \"field is immutable\", and the release stays as it was until the "
+            "claim is deleted and made again",
+            fix=(f"Keep {what} as it is; for a different class or mode, add a persistence "
+                 "item under a new name (a new claim) and move the data."),
+            kind="immutable", line=line, column=at,
+        )
 
 
 def _refused_changes(
