@@ -123,10 +123,11 @@ A last check asks that every selector select something.
   name the Service may come from what reviewbot does not see: not judged.
 - `backend-port` (error, on the backend's port): an Ingress backend's `service.port`
   (`number` or `name`; extensions/v1beta1's `servicePort`) is no port of its Service, whose
-  every port reviewbot reads (written, or rendered by a chart whose templates it knows, then
-  not certain): the controller has no endpoints for that path and answers 503 ("its backend
-  sends to port 8080 of Service open-webui, which has no such port (it has 3000 (http))").
-  A Route's `targetPort` names the Service's target port: not judged here.
+  every port reviewbot reads (written, or rendered as its values write them by a chart whose
+  templates it knows, app-template's): the controller has no endpoints for that path and
+  answers 503 ("its backend sends to port 8080 of Service open-webui, which has no such port
+  (it has 3000 (http))"). A Route's `targetPort` names the Service's target port: not judged
+  here.
 - `no-such-port` (warning, on the `port:`): an ingress rule's port names a port (by name
   and protocol) that no pod the policy selects declares: Kubernetes resolves a named port
   on each pod, so that entry admits nothing ("NetworkPolicy mon/logs: ingress rule 1 admits
@@ -181,7 +182,10 @@ controller label of the chart's version, `pod.labels`), container ports, the Ser
 `service.*` makes (with the names the chart builds) and the NetworkPolicies
 `networkpolicies.*` makes are read from the values as the chart's documented templates render
 them, and their env URLs are declared flows. The chart is what renders them, so a finding
-about such pods is at most a warning that says so. Values a HelmRelease takes from a
+about such pods is at most a warning that says so, except of what the chart writes as the
+values write it: the address an env value names, gone with its Service or port
+(`dependency-missing`), and a Service's ports an Ingress names (`backend-port`). Values a
+HelmRelease takes from a
 ConfigMap or Secret a kustomization of the tree generates from a file (`valuesFrom`, the
 layout Flux's documentation shows) are read too, merged as helm-controller merges them
 (each in order, then `values` over them). Other charts, values from a ConfigMap or Secret
@@ -1454,8 +1458,12 @@ def _lost_ports(before: Service | None, after: Service | None) -> set[int]:
 
 def _rendered_doubts(net: Network, s: int, service: Service, what: str) -> list[str]:
     """What a call's finding could not see when a chart renders the caller ``s`` or the
-    Service (``what``: what the Service's chart decides)."""
-    doubts = [net.rendered_by[s]] if s in net.rendered_by else []
+    Service (``what``: what the Service's chart decides). A caller a chart of known
+    templates renders (app-template) names the address in its values, which the chart
+    writes into the container as they are: nothing of the chart is unseen there (a new-user
+    trial's renamed Service cut the UI off in both clusters, and the review passed it as a
+    warning, "could not see the chart app-template itself")."""
+    doubts = [net.rendered_by[s]] if s in net.rendered_by and s not in net.from_chart else []
     if service.obj.kind != "Service":
         doubts.append(f"how {service.obj.kind} {service.obj.namespace or 'default'}/"
                       f"{service.obj.name}'s chart {what}")
@@ -1975,8 +1983,9 @@ def _backend_port(model: Model, backend: Any, services: Sequence[Service]
     """An Ingress backend's port (``service.port.number`` or ``.name``) that its Service,
     whose every port reviewbot reads, does not have: the controller finds no such port and
     answers 503 for that path (a new-user trial: app-template's `service.app.ports.http.port`
-    moved 8080 -> 3000, the Ingress kept 8080, and the review said nothing). A Route's
-    ``targetPort`` (a target port, not the Service's) is not judged."""
+    moved 8080 -> 3000, the Ingress kept 8080, and the review said nothing). A chart of known
+    templates (app-template) writes its values' ports into the Service as they are: certain
+    too. A Route's ``targetPort`` (a target port, not the Service's) is not judged."""
     wanted = backend.port
     obj = backend.obj
     if obj.kind == "Route" or wanted is None or len(services) != 1 or (
@@ -2001,11 +2010,6 @@ def _backend_port(model: Model, backend: Any, services: Sequence[Service]
         field = ("servicePort",)  # (extensions/v1beta1's backend)
     has = ", ".join(f"{sp.port} ({sp.name})" if sp.name else str(sp.port)
                     for sp in service.ports) or "no port"
-    doubt = None
-    if service.obj is not obj and service.obj.kind != "Service":
-        from reviewbot.model.releases import releases
-
-        doubt = next((r.rendered_by for r in releases(model) if service in r.services), None)
     offer = (" or ".join(str(sp.port) for sp in service.ports[:MAX_NAMES])
              if isinstance(wanted, int) else
              _port_named(wanted, [sp.name for sp in service.ports if sp.name]))
@@ -2018,7 +2022,7 @@ def _backend_port(model: Model, backend: Any, services: Sequence[Service]
         fix=(f"Set the backend's port {'number' if isinstance(wanted, int) else 'name'} to "
              f"{offer}, or add {said} to Service {service.name}." if offer else
              f"Add {said} to Service {service.name}."),
-        kind="backend-port", doubt=doubt)
+        kind="backend-port")
 
 
 def _selecting_services(view: Model) -> list[Service]:

@@ -588,3 +588,71 @@ def test_pods_as_rendered_are_the_pods_dataclasses_replace_makes(name: str) -> N
         plain = replace(pod, name=made.name, labels=made.labels,
                         labels_complete=made.labels_complete)
         assert made == plain and vars(made) == vars(plain)
+
+
+def test_an_app_template_caller_of_a_service_the_change_renames_is_an_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial twenty-four: a PR renamed the Service an app-template release's env
+    URL names; the review passed it as a warning ("could not see the chart app-template
+    itself"). The chart writes the values' env into the container as it is: the call is
+    certain, and so is its Service's loss. The flow a chart's pods' labels decide stays a
+    warning (the test above)."""
+    client = """
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: client, namespace: web}
+spec:
+  chartRef: {kind: OCIRepository, name: app-template, namespace: apps}
+  values:
+    controllers:
+      client:
+        containers:
+          app:
+            image: {repository: curlimages/curl, tag: "8.10.1"}
+            env:
+              API_URL: http://api.apps.svc.cluster.local:8080
+"""
+    api = deployment("api", "apps", "{app: api}") + """---
+apiVersion: v1
+kind: Service
+metadata: {name: NAME, namespace: apps}
+spec:
+  selector: {app: api}
+  ports: [{port: 8080}]
+"""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"apps/oci.yaml": OCI.replace("VERSION", "4.1.1"),
+                        "apps/api.yaml": api.replace("NAME", "api"), "web/client.yaml": client})
+    head = repo.commit({"apps/api.yaml": api.replace("NAME", "api-v2")})
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--format", "json"], capsys)
+    found = [(f["file"], f["severity"], f["message"].split(". Not certain")[0])
+             for f in json.loads(out)["findings"] if f["rule"] == "netpol-pairing"]
+    assert found == [("web/client.yaml", "error", (
+        "web/client calls api.apps.svc.cluster.local:8080, but Service apps/api is no longer "
+        "in this cluster: this change removes it (Service apps/api-v2 selects the same "
+        "pods)"))]
+
+
+def test_an_ingress_port_an_app_template_service_lacks_is_an_error(tmp_path: Path) -> None:
+    """New-user trial twenty-four: `service.app.ports.http.port` moved to 3000 while the
+    Ingress kept 8080 (the chart writes the values' ports into the Service as they are)."""
+    ingress = """
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: echo, namespace: apps}
+spec:
+  rules:
+  - host: echo.example.org
+    http:
+      paths:
+      - {path: /, pathType: Prefix, backend: {service: {name: echo, port: {number: 8080}}}}
+"""
+    text = ECHO + OCI.replace("VERSION", "4.1.1") + ingress
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.kind, f.severity, f.message) for f in result.findings
+            if f.kind == "backend-port"] == [(
+        "backend-port", "error", "Ingress apps/echo: its backend sends to port 8080 of Service "
+        "echo, which has no such port (it has 80 (http)): the controller has no endpoints for "
+        "it and answers 503")]

@@ -163,6 +163,9 @@ class Network:
         # pod index -> what could not be seen of it (a doubt): the chart that renders it, or
         # the build that fails to make it
         self.rendered_by: dict[int, str] = {}
+        # pod index -> rendered by a chart whose templates are known (app-template): what its
+        # values write of a container (env, args) is the container's as written
+        self.from_chart: set[int] = set()
         for p in model.pods:
             found = rendered.get(id(p)) if p.from_values else None
             if p.from_values and found is None:
@@ -174,6 +177,7 @@ class Network:
                 continue
             if found is not None:
                 self.rendered_by[len(self.pods)] = found[1]
+                self.from_chart.add(len(self.pods))
                 p = found[0]
             elif (failing := runs_doubt(model, (p,))) is not None:
                 # a pod of builds that all fail: the cluster runs it as an earlier revision
