@@ -28,6 +28,13 @@ def closest(word: str, names: Iterable[str], cutoff: float = 0.8) -> str:
     return close[0] if close else ""
 
 
+def misspelt(word: str, names: Iterable[str]) -> str:
+    """The name of ``names`` that ``word`` most likely misspells: :func:`closest`'s, else
+    one with two neighbouring letters swapped (:func:`transposed`); "" when none."""
+    names = sorted(names)
+    return closest(word, names) or next((n for n in names if transposed(word, n)), "")
+
+
 def transposed(a: str, b: str) -> bool:
     """Whether ``b`` is ``a`` with two neighbouring letters swapped (``wbe`` for ``web``,
     ``ngnix`` for ``nginx``): the typo a ratio of likeness undervalues in a short word

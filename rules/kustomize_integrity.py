@@ -301,7 +301,7 @@ from reviewbot.model.reach import (
 )
 from reviewbot.model.resource import dict_of
 from reviewbot.sources.tree import NOT_APPLIED
-from reviewbot.words import closest, transposed
+from reviewbot.words import closest, misspelt
 
 ID = "kustomize-integrity"
 SEVERITY = "error"
@@ -1546,7 +1546,7 @@ def _near_folder(path: str, folder: str, dirs: Collection[str]) -> str:
     prefix = parent + "/" if parent else ""
     names = [d[len(prefix):] for d in dirs if d.startswith(prefix) and d != parent
              and "/" not in d[len(prefix):]]
-    near = closest(last, names) or next((n for n in sorted(names) if transposed(last, n)), "")
+    near = misspelt(last, names)
     if not near:
         return ""
     stem = path.rstrip("/")

@@ -353,7 +353,7 @@ from reviewbot.load.paths import dig, format_path
 from reviewbot.model.objects import Model
 from reviewbot.model.resource import templates_declaring
 from reviewbot.rules._kit import views
-from reviewbot.words import closest, transposed
+from reviewbot.words import closest, misspelt, transposed
 
 # The evaluator is imported by the functions that run it: a tree without NetworkPolicies
 # (most repositories) never loads it (25-35 ms of a 0.3-0.5 s lint of a small repository).
@@ -1525,9 +1525,13 @@ def _dns_denied(net: Network, model: Model) -> Iterator[Violation]:
     if net.admin is not None:
         return  # admin tiers may allow DNS to every pod: not judged
     groups: dict[tuple[Any, ...], tuple[list[Policy], list[int]]] = {}
+    carries: dict[int, bool] = {}  # policy -> some egress rule of it may carry DNS (any pod's)
     for d, isolating in enumerate(net.egress_of):
-        if isolating and not any(_may_carry_dns(net, net.policies[n], rule)
-                                 for n in isolating for rule in net.policies[n].egress):
+        for n in isolating:
+            if n not in carries:
+                carries[n] = any(_may_carry_dns(net, net.policies[n], rule)
+                                 for rule in net.policies[n].egress)
+        if isolating and not any(carries[n] for n in isolating):
             policies = [net.policies[n] for n in isolating]
             where = tuple(p.obj.where(_egress_key(p)) for p in policies)
             group = groups.setdefault(where, ([], []))
@@ -1962,8 +1966,7 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
                     continue
                 if "$" in backend.service:
                     continue
-                near = closest(backend.service, have) or next(
-                    (n for n in sorted(have) if transposed(backend.service, n)), "")
+                near = misspelt(backend.service, have)
                 if not near:
                     continue
                 said.add(key)
