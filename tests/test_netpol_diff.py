@@ -181,6 +181,83 @@ def test_flows_of_the_cluster_whose_head_build_fails_wait_for_it(
             "the build and the cluster keeps the flows it has \\(cluster clusters/lab\\)") in md
 
 
+def test_a_path_typo_keeps_the_clusters_flows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial twenty-five: a Flux Kustomization's spec.path typo removes nothing from
+    the cluster (kustomize refuses the build; the diff says the cluster keeps what it has),
+    yet the connectivity said shop's flows were "gone with a removed workload". Objects a
+    refused head build leaves out are kept, with their flows; a change beside the typo that
+    builds is said alone."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {{name: {name}, namespace: flux-system}}\n"
+            "spec: {{interval: 10m, path: {path}, prune: true, "
+            "sourceRef: {{kind: GitRepository, name: flux-system}}}}\n")
+    pods = (deployment("web", "shop", "{app: web}")
+            + deployment("api", "shop", "{app: api}", "ports: [{containerPort: 8080}]"))
+    other = (deployment("cron", "ops", "{app: cron}")
+             + deployment("db", "ops", "{app: db}", "ports: [{containerPort: 5432}]"))
+    db_policy = POLICY.replace("shop", "ops").replace("app: api", "app: db").replace(
+        "app: web", "app: cron").replace("8080", "5432")
+    repo = GitRepo(tmp_path / "repo")
+    old = repo.commit({
+        "clusters/home/flux-system/gotk-sync.yaml": sync.format(
+            name="flux-system", path="./clusters/home"),
+        "clusters/home/apps.yaml": sync.format(name="apps", path="./apps/home"),
+        "clusters/home/ops.yaml": sync.format(name="ops", path="./apps/ops"),
+        "apps/home/a.yaml": pods + POLICY, "apps/ops/a.yaml": other + db_policy})
+    typo = repo.commit({"clusters/home/apps.yaml": sync.format(name="apps", path="./apps/hme")})
+    args = ["review", "--repo", str(repo.path), "--base", old, "--platform", "none"]
+    _, out, _ = run_cli([*args, "--head", typo, "--format", "json"], capsys)
+    assert json.loads(out)["connectivity_diff"] == []
+    _, md, _ = run_cli([*args, "--head", typo, "--format", "markdown"], capsys)
+    assert "gone" not in md and "### Connectivity" not in md
+    assert "the cluster keeps what it has" in md  # (the diff's)
+    both = repo.commit({"apps/ops/a.yaml": other + db_policy.replace("5432", "5433")})
+    _, out, _ = run_cli([*args, "--head", both, "--format", "json"], capsys)
+    assert json.loads(out)["connectivity_diff"] == [{
+        "diff_type": "changed", "source": "ops/cron[Deployment]",
+        "destination": "ops/db[Deployment]", "ref1": "TCP 5432", "ref2": "TCP 5433",
+    }]
+
+
+def test_a_misspelt_kustomization_entry_keeps_its_flows_a_removed_one_does_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same for a kustomization's folder misspelt ('shpo' for 'shop'): kept. An entry the
+    PR removes while another entry is missing is removed once the head builds: its flows go,
+    and the summary says they wait for the build."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {{name: {name}, namespace: flux-system}}\n"
+            "spec: {{interval: 10m, path: {path}, prune: true, "
+            "sourceRef: {{kind: GitRepository, name: flux-system}}}}\n")
+    files = {"clusters/home/sync.yaml": sync.format(name="flux-system", path="./clusters/home")
+             + "---\n" + sync.format(name="apps", path="./apps"),
+             "apps/kustomization.yaml": "resources: [shop, ops]\n"}
+    for ns in ("shop", "ops"):
+        files[f"apps/{ns}/kustomization.yaml"] = "resources: [a.yaml]\n"
+        files[f"apps/{ns}/a.yaml"] = (deployment("web", ns, "{app: web}") + deployment(
+            "api", ns, "{app: api}", "ports: [{containerPort: 8080}]")
+            + POLICY.replace("shop", ns))
+    repo = GitRepo(tmp_path / "repo")
+    old = repo.commit(files)
+    typo = repo.commit({"apps/kustomization.yaml": "resources: [shpo, ops]\n"})
+    args = ["review", "--repo", str(repo.path), "--base", old, "--platform", "none",
+            "--format", "json"]
+    _, out, _ = run_cli([*args, "--head", typo], capsys)
+    assert json.loads(out)["connectivity_diff"] == []
+    removed = repo.commit({"apps/kustomization.yaml": "resources: [ops, gone]\n"})
+    _, out, _ = run_cli([*args, "--head", removed], capsys)
+    assert {(c["source"], c["destination"]) for c in json.loads(out)["connectivity_diff"]
+            } >= {("shop/web[Deployment]", "shop/api[Deployment]")}
+    _, out, _ = run_cli([*args[:-2], "--head", removed], capsys)
+    assert "connectivity once the head builds: " in out
+
+
 def test_markdown_and_mermaid_show_each_change() -> None:
     changes = [
         FlowChange("changed", "a/x[Deployment]", "b/y[Deployment]", "TCP 80", "TCP 80,443"),

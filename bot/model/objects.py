@@ -481,6 +481,46 @@ def views_of(model: Model) -> list[tuple[str | None, Model]]:
     return found
 
 
+def with_kept(model: Model, other: Model, kept: Sequence[KObject]) -> Model:
+    """``model`` with objects of ``other`` it keeps (a review's head with the base's objects
+    whose head build kustomize refuses: the cluster keeps them as they are), with their pods,
+    Services, policies, namespaces and clusters: what the cluster has after the merge."""
+    if not kept:
+        return model
+    ids = {id(o) for o in kept}
+
+    def mine(items: Sequence[Any]) -> list[Any]:
+        return [i for i in items if id(getattr(i, "obj", i)) in ids]
+
+    clusters = dict(model.clusters)
+    clusters.update((id(o), other.clusters[id(o)]) for o in kept if id(o) in other.clusters)
+    view = Model(
+        root=model.root, files=model.files, objects=[*model.objects, *kept],
+        documents=model.documents, skipped=model.skipped, inventory=model.inventory,
+        tree=model.tree, pods=[*model.pods, *mine(other.pods)],
+        templates=[*model.templates, *mine(other.templates)],
+        services=[*model.services, *mine(other.services)],
+        network_policies=[*model.network_policies, *mine(other.network_policies)],
+        kustomizations=model.kustomizations, clusters=clusters,
+        cluster_entries=model.cluster_entries or other.cluster_entries,
+        cluster_inventories=model.cluster_inventories,
+        doubts={**model.doubts, **{i: d for i, d in other.doubts.items() if i in ids}},
+        unseen={**model.unseen, **{i: u for i, u in other.unseen.items() if i in ids}},
+        unbuilt=model.unbuilt, unapplied=model.unapplied,
+        refused=model.refused, kustomized=model.kustomized,
+        values_patterns=model.values_patterns, scope_doubt=model.scope_doubt,
+    )
+    view.namespaces.update(model.namespaces)
+    for key in sorted({o.namespace for o in kept if o.namespace} | {
+            key for key, ns in other.namespaces.items() if id(ns.obj) in ids}):
+        if key not in view.namespaces:
+            view.namespaces[key] = other.namespaces.get(key) or Namespace(
+                key, {NAME_LABEL: key}, None)
+    for obj in view.objects:
+        add_identity(view.by_identity, obj)
+    return view
+
+
 def cluster_views(model: Model) -> list[tuple[str | None, Model]]:
     """The model once per cluster (cross-object rules judge each on its own); the model
     itself when the tree holds one cluster. Objects no entry point reaches form the default
