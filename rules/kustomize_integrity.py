@@ -515,9 +515,16 @@ def _check_entries(
                 "from git lacks it" if graph.gitignored(target) else
                 f"is written by {script}, which the GitOps controller building this from git "
                 "does not run" if (script := graph.written_by(target)) else "does not exist")
+        near = _near_path(text, target, [*index.dirs, *(
+            f for f in index.files if f.startswith(posixpath.dirname(target)))]) if (
+            gone == "does not exist") else ""
         yield _at(k, entry.path, f"{_label(entry.path)}: {text!r} {gone}; {refused}",
-                  "missing", text, drop, fix="Correct the path, add the missing file, or remove "
-                  "the entry if the file was deleted on purpose.")
+                  "missing", text, drop, fix=(
+                      f"Point the entry at {near!r}, the "
+                      f"{'folder' if index.is_dir(join(k.directory, near)) else 'file'} of a "
+                      "close name, or add the missing file." if near else
+                      "Correct the path, add the missing file, or remove the entry if the "
+                      "file was deleted on purpose."))
 
 
 # what a refusal of a kustomize Component no kustomization includes could not see (without
@@ -829,7 +836,7 @@ def _as_neighbours(k: Kustomization, name: str) -> str:
 
 def _not_applied(model: Model, told: set[str], targets: _FluxPaths) -> Iterator[Violation]:
     """One info per folder of manifests no cluster root applies (files said above aside);
-    one a missing ``spec.path`` most likely means (:func:`_near_folder`) says so, and that
+    one a missing ``spec.path`` most likely means (:func:`_near_path`) says so, and that
     the fix is the path, not the folder's deletion (new-user trial twenty-three)."""
     unapplied = sorted(model.unapplied)
     harness = harness_inputs(model)
@@ -1143,7 +1150,7 @@ class _FluxPaths:
     """Where the Flux Kustomizations of this repository's sources point: ``resolved``, by
     ``id`` of each judged one, the folder its ``spec.path`` names (None: no folder), and
     ``missing``, each one whose path names no folder of a source whose other Kustomizations
-    resolve here, with the folder beside it of a close name (:func:`_near_folder`: the
+    resolve here, with the folder beside it of a close name (:func:`_near_path`: the
     ``spec.path`` respelled and the tree's folder; "" both when none)."""
 
     flux: tuple[KObject, ...]
@@ -1177,7 +1184,7 @@ def _flux_targets(model: Model, index: TreeIndex, graph: Graph) -> _FluxPaths:
         path = str(obj.get(("spec", "path")))
         roots = sources_here.get(_source(obj), ())
         if any(index.covers(_joined(root, path)) for root in roots):
-            missing.append((obj, path, next((n for root in roots if (n := _near_folder(
+            missing.append((obj, path, next((n for root in roots if (n := _near_path(
                 path, _joined(root, path), graph.dirs))), "")))
     return _FluxPaths(flux, resolved, tuple(missing))
 
@@ -1422,7 +1429,7 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
         roots = here.get(key, ())
         if target is None and any(index.covers(_joined(root, path)) for root in roots):
             field = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in at)
-            near = next((n for root in roots if (n := _near_folder(
+            near = next((n for root in roots if (n := _near_path(
                 path, _joined(root, path), graph.dirs))), "")
             yield Violation(
                 obj, at,
@@ -1535,11 +1542,12 @@ def _source_root(target: str, path: str) -> str:
     return target[: len(target) - len(rel)].rstrip("/") if rel else target
 
 
-def _near_folder(path: str, folder: str, dirs: Collection[str]) -> str:
-    """``path`` (a ``spec.path`` naming the missing ``folder`` of the tree) respelled to
-    name the folder beside it of the closest name (:func:`~reviewbot.words.closest`, or two
-    neighbouring letters swapped: ``./apps/prd`` for ``./apps/prod``); "" when its parent
-    holds none that close, or the parent itself is missing (new-user trial twenty-three)."""
+def _near_path(path: str, folder: str, dirs: Collection[str]) -> str:
+    """``path`` (a ``spec.path`` or a kustomization's entry naming the missing ``folder`` of
+    the tree) respelled to name the path of ``dirs`` beside it of the closest name
+    (:func:`~reviewbot.words.closest`, or two neighbouring letters swapped: ``./apps/prd``
+    for ``./apps/prod``); "" when its parent holds none that close, or the parent itself is
+    missing (new-user trial twenty-three)."""
     parent, _, last = folder.rpartition("/")
     if not last or (parent and parent not in dirs):
         return ""

@@ -135,6 +135,21 @@ def test_a_missing_entry_fails_the_whole_build_and_may_be_removed(tmp_path: Path
         "(and of every kustomization that includes it): nothing of it is applied")
 
 
+def test_a_missing_entry_of_a_close_name_names_the_path_it_likely_means(tmp_path: Path) -> None:
+    """A kustomization entry misspelt ('shpo' for the folder 'shop', 'web.yml' for the file
+    'web.yaml'): the fix names the path beside it of the close name, as a missing
+    ``spec.path``'s does; an entry with no close name keeps the plain fix."""
+    write(tmp_path, {"kustomization.yaml": "resources: [shpo, ops/web.yml, ops/gone.yaml]\n",
+                     "shop/kustomization.yaml": "resources: [web.yaml]\n",
+                     "shop/web.yaml": DEPLOYMENT, "ops/web.yaml": DEPLOYMENT})
+    fixes = [f.fix for f in lint(tmp_path).findings if f.kind == "missing"]
+    assert fixes == [
+        "Point the entry at 'shop', the folder of a close name, or add the missing file.",
+        "Point the entry at 'ops/web.yaml', the file of a close name, or add the missing file.",
+        "Correct the path, add the missing file, or remove the entry if the file was deleted "
+        "on purpose."]
+
+
 def test_same_named_kustomizations_of_two_clusters_are_named_with_their_clusters(
         tmp_path: Path) -> None:
     """Each cluster's folder holds a Flux Kustomization flux-system/apps of the same folder:
