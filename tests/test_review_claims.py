@@ -262,3 +262,45 @@ def test_a_warning_the_pr_turns_into_an_error_is_reported_worse(
     code, out, _ = review_out(repo, base, head, "markdown", capsys, "--rule", "image-digest")
     assert code == 1
     assert "*worse: warning -&gt; error*" in out
+
+
+def test_a_finding_an_overlay_change_makes_in_an_unchanged_base_file_sits_at_the_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial twenty-five: an overlay's `commonLabels` made the base's Deployment
+    selector change (immutable) and wrote its label into the base policy's DNS selector;
+    both findings sit in base files the pull request does not change, so neither had an
+    inline comment ("Not shown inline"). Each is posted at the overlay's changed line,
+    saying what it is about; a finding whose own line is in the diff stays there."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    deployment = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27@sha256:%s
+""" % ("a" * 64)
+    overlay = "resources: [../../base]\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"base/kustomization.yaml": "resources: [web.yaml]\n",
+                        "base/web.yaml": deployment,
+                        "overlays/home/kustomization.yaml": overlay})
+    head = repo.commit({"overlays/home/kustomization.yaml":
+                        overlay + "commonLabels:\n  env: home\n"})
+    _, out, err = review_out(repo, base, head, "markdown", capsys, "--rule", "change-safety")
+    inline = err.split("inline comment(s)", 1)[1]
+    assert "\noverlays/home/kustomization.yaml:2\nAbout `Deployment/shop/web` at " \
+           "`base/web.yaml` line 5, as this change builds it:\n\n**error** " \
+           "`change-safety`: Deployment shop/web: spec.selector changes" in inline
+    assert "Not shown inline" not in out
+    # its own line in the diff: there, as before
+    again = repo.commit({"base/web.yaml": deployment.replace("app: web}}\n  template",
+                                                             "app: web, tier: a}}\n  template")})
+    _, out, err = review_out(repo, head, again, "markdown", capsys, "--rule", "change-safety")
+    assert "\nbase/web.yaml:5\n**error** `change-safety`" in err

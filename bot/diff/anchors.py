@@ -43,6 +43,16 @@ class Anchors:
             self._unlisted[file] = found
         return self._unlisted[file]
 
+    def first_change(self, file: str) -> int:
+        """The first line of the head's ``file`` the pull request added or changed (the
+        line a removal left in its place when it only removed; 1 for a new file)."""
+        if file not in self.base.files:
+            return 1
+        self.moved(file, 1)  # (the file's opcodes, made once)
+        ops, last = self._lines[file]
+        return next((min(j1 + 1, max(last, 1)) for tag, _, _, j1, _ in ops if tag != "equal"),
+                    1)
+
     def moved(self, file: str, line: int) -> Place:
         """Where line ``line`` of the base's ``file`` stands in the head's: itself when the
         pull request kept it, else the line that took its place (the next kept one; the last

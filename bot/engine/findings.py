@@ -291,6 +291,10 @@ class Finding:
     others: tuple[Finding, ...] = ()  # the same problem at its other places (Violation.others)
     amount: Amount | None = None
     worse: str = ""  # review: an existing problem the PR makes worse ("68Gi -> 72Gi of 63,495Mi")
+    # review: where the change that makes it is, when its place is in a file the pull
+    # request does not change (the first changed line of an overlay that relabels its
+    # object): its inline comment goes there when its own line is off the diff
+    anchor: tuple[str, int] | None = field(default=None, compare=False, hash=False)
 
     @property
     def identity(self) -> tuple[str, str, str]:

@@ -63,7 +63,7 @@ from reviewbot.sources.tree import NOT_APPLIED, PendingTree, Tree, git_tree
 if TYPE_CHECKING:  # a review read back from the cache imports none of these
     from reviewbot.diff.objects import TreeDiff
     from reviewbot.engine.run import Result
-    from reviewbot.model.objects import Model
+    from reviewbot.model.objects import KObject, Model
     from reviewbot.netpol.diff import FlowChange, Side
     from reviewbot.netpol.ingress import IngressController
 
@@ -343,6 +343,8 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     marked.sort(key=sort_key)
     marked = one_per_place(with_suggestions(head, config, head_result, marked, _changed, memo))
     marked = at_removed_entries(marked, base_result.model, head_result.model)
+    changed = changed_files(base_tree, head)
+    marked = at_causes(marked, base_result.model, head_result.model, changed)
     # a finding about an object's own content is fixed when the object is still applied
     # without it: one whose object the head no longer applies (removed, or its applier
     # gone) went with it, unfixed; a finding of a cause between objects (a flow nobody
@@ -354,7 +356,7 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     # accepted; a new-user trial's "Fixed by this pull request")
     gone = sorted(one_per_place(fixed(still, [*marked, *head_result.silenced], diff.renames)),
                   key=sort_key)
-    reported = select(marked, settings.scope, diff.touched, changed_files(base_tree, head))
+    reported = select(marked, settings.scope, diff.touched, changed)
     new = tuple(f for f in marked if _changed(f))
     summary = replace(
         run, diff=tuple(diff.as_json()), fixed=tuple(gone), connectivity=tuple(flows or ()),
@@ -397,6 +399,51 @@ def at_removed_entries(findings: Sequence[Finding], base: Model, head: Model) ->
             if found is not None and found[1][0] in head.files:
                 file, line, column = found[1]
                 f = replace(f, file=file, line=line, column=column)
+        out.append(f)
+    return out
+
+
+def at_causes(findings: Sequence[Finding], base: Model, head: Model,
+              changed: frozenset[str]) -> list[Finding]:
+    """A new finding whose place is in a file the pull request does not change, about an
+    object a changed file builds differently (a kustomization whose build holds it: an
+    overlay's ``commonLabels`` or patch; or the Flux Kustomization or Argo CD Application
+    that applies it: its patches, substitutions, target namespace), anchored at that
+    change's first line: its inline comment goes there when its own line is off the diff
+    (new-user trial twenty-five: the DNS finding an overlay's commonLabels caused sat in
+    the base's policy, and in the summary only)."""
+    wanted = [f for f in findings if (f.new or f.worse) and f.object and f.file
+              and f.file not in changed]
+    if not wanted or not changed:
+        return list(findings)
+    from reviewbot.diff.anchors import Anchors  # (a review whose change sits elsewhere)
+    from reviewbot.model.kustomize import is_kustomization_file
+    from reviewbot.model.objects import makers, model_graph
+
+    graph = model_graph(head)
+    builds: dict[str, set[str]] = {}  # a changed kustomization -> the files its build reads
+    for file in sorted(changed):
+        folder = posixpath.dirname(file)
+        if is_kustomization_file(file) and file in head.files and folder in graph.by_dir:
+            closure = graph.closure(folder)
+            builds[file] = closure | {c for d in closure for c in graph.children(d)}
+    by_ref: dict[str, list[KObject]] = {}
+    for obj in head.objects:
+        by_ref.setdefault(obj.ref, []).append(obj)
+    anchors = Anchors(base, head)
+    chosen = {id(f) for f in wanted}
+    out = []
+    for f in findings:
+        if id(f) in chosen:
+            objs = sorted(by_ref.get(f.object, ()), key=lambda o: o.file != f.file)
+            cause = next((k for obj in objs[:1] for k, read in builds.items()
+                          if obj.file in read or posixpath.dirname(obj.file) in read), None)
+            if cause is None:
+                cause = next((m.applier.file for obj in objs[:1] for m in makers(head, obj)
+                              if m.applier is not None and m.applier.file in changed
+                              and m.applier.file in head.files), None)
+            if cause is not None:
+                f = replace(f, anchor=(cause, anchors.first_change(cause)))
         out.append(f)
     return out
 

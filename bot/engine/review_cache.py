@@ -101,7 +101,7 @@ def same_report(a: Report, b: Report) -> bool:
     """Equal, the findings' suggestions and edits included (their equality leaves them out)."""
     def extra(r: Report) -> list[Any]:
         fixed = r.review.fixed if r.review is not None else ()
-        return [(f.suggestion, f.edits) for f in (*r.findings, *fixed)]
+        return [(f.suggestion, f.edits, f.anchor) for f in (*r.findings, *fixed)]
 
     return a == b and extra(a) == extra(b)
 
@@ -114,12 +114,13 @@ def _finding(f: Finding) -> list[Any]:
                                     list(s.replacement)],
             [e.as_json() for e in f.edits], list(f.clusters), f.cause,
             None if f.amount is None else [f.amount.value, f.amount.text, f.amount.limit],
-            [_finding(o) for o in f.others], f.worse]
+            [_finding(o) for o in f.others], f.worse,
+            None if f.anchor is None else list(f.anchor)]
 
 
 def _thaw_finding(raw: list[Any]) -> Finding:
     (rule, severity, file, line, column, obj, message, fix, path, new, key, kind, s,
-     edits, clusters, cause, amount, others, worse) = raw
+     edits, clusters, cause, amount, others, worse, anchor) = raw
     suggestion = None if s is None else Suggestion(
         str(s[0]), int(s[1]), int(s[2]), tuple(str(x) for x in s[3]),
         tuple(str(x) for x in s[4]))
@@ -131,4 +132,5 @@ def _thaw_finding(raw: list[Any]) -> Finding:
                    clusters=tuple(str(c) for c in clusters), cause=str(cause),
                    amount=None if amount is None else Amount(
                        float(amount[0]), str(amount[1]), str(amount[2])),
-                   others=tuple(_thaw_finding(o) for o in others), worse=str(worse))
+                   others=tuple(_thaw_finding(o) for o in others), worse=str(worse),
+                   anchor=None if anchor is None else (str(anchor[0]), int(anchor[1])))

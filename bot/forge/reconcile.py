@@ -177,6 +177,14 @@ def plan_inline(
             # whole comment was folded): there, without the suggestion
             post.append(InlineComment(comment.path, comment.plain[0], None, comment.plain[1],
                                       comment.fingerprint))
+        elif (len(post) < max_inline and comment.elsewhere is not None
+              and _postable(comment.elsewhere[0])
+              and diff.can_comment(comment.elsewhere[0], comment.elsewhere[1])):
+            # its place is in a file the pull request does not change; the change that makes
+            # it is (an overlay's commonLabels relabelling a base's policy: new-user trial
+            # twenty-five found it only in the summary): there, saying what it is about
+            path, line, body = comment.elsewhere
+            post.append(InlineComment(path, line, None, body, comment.fingerprint))
         else:
             folded.append(comment)
     return Plan(tuple(post), tuple(folded), present, tuple(stale))

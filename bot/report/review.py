@@ -13,9 +13,10 @@ from typing import Any
 
 from reviewbot.engine.findings import Finding, sort_key
 from reviewbot.engine.outcome import ReviewSummary, Unapplied
-from reviewbot.escape import md_text, term
+from reviewbot.escape import md_code, md_text, term
 from reviewbot.report.base import UnappliedSaid, alike_runs, alike_said
 from reviewbot.report.markdown import finding_comment, suggestion_block
+from reviewbot.sources.tree import shown_path
 from reviewbot.words import plural
 
 
@@ -93,6 +94,9 @@ class InlineComment:
     # a comment placed on its suggestion's lines: the finding's own line and the body
     # without the suggestion, where those lines are not in the pull request's diff
     plain: tuple[int, str] | None = None
+    # where it goes when neither is in the diff: the change that makes it, in another file
+    # (Finding.anchor), with a body that says what it is about
+    elsewhere: tuple[str, int, str] | None = None
 
 
 def inline_comments(findings: Sequence[Finding],
@@ -114,10 +118,14 @@ def inline_comments(findings: Sequence[Finding],
                 [f.fingerprint, *(o.fingerprint for o in others)]).encode()).hexdigest()[:16]
         body, line, start = finding_comment(f, alike), f.line, None
         plain: tuple[int, str] | None = None
+        elsewhere = None if f.anchor is None else (
+            f.anchor[0], f.anchor[1], f"About {md_code(f.object or f.file, False)} at "
+            f"{md_code(shown_path(f.file), False)} line {f.line}, as this change builds it:"
+            f"\n\n{body}")
         s = f.suggestion
         if s is not None:
             plain = (line, body)
             body += "\n\n" + suggestion_block(s, platform)
             line, start = s.end_line, (s.start_line if s.start_line < s.end_line else None)
-        out.append(InlineComment(f.file, line, start, body, fingerprint, plain))
+        out.append(InlineComment(f.file, line, start, body, fingerprint, plain, elsewhere))
     return tuple(out)
