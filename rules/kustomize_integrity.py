@@ -257,6 +257,7 @@ from reviewbot.model.kustomize import (
     TreeIndex,
     argo_sources,
     flux_rel,
+    include_entries,
     is_remote,
     join,
     missing_entries,
@@ -515,9 +516,14 @@ def _check_entries(
                 "from git lacks it" if graph.gitignored(target) else
                 f"is written by {script}, which the GitOps controller building this from git "
                 "does not run" if (script := graph.written_by(target)) else "does not exist")
-        near = _near_path(text, target, [*index.dirs, *(
-            f for f in index.files if f.startswith(posixpath.dirname(target)))]) if (
-            gone == "does not exist") else ""
+        # (not a path the kustomization lists already: `test-image-policy.yaml` gone beside
+        # a listed `image-policy.yaml` is a file deleted, not a typo of it)
+        listed = {join(k.directory, e) for _, e in include_entries(k.body)}
+        # (a Component is a folder: a file of a close name is no component)
+        files = () if entry.field == "components" else (
+            f for f in index.files if f.startswith(posixpath.dirname(target)))
+        near = _near_path(text, target, [p for p in (*index.dirs, *files) if p not in listed]
+                          ) if gone == "does not exist" else ""
         yield _at(k, entry.path, f"{_label(entry.path)}: {text!r} {gone}; {refused}",
                   "missing", text, drop, fix=(
                       f"Point the entry at {near!r}, the "

@@ -139,15 +139,23 @@ def test_a_missing_entry_of_a_close_name_names_the_path_it_likely_means(tmp_path
     """A kustomization entry misspelt ('shpo' for the folder 'shop', 'web.yml' for the file
     'web.yaml'): the fix names the path beside it of the close name, as a missing
     ``spec.path``'s does; an entry with no close name keeps the plain fix."""
-    write(tmp_path, {"kustomization.yaml": "resources: [shpo, ops/web.yml, ops/gone.yaml]\n",
+    write(tmp_path, {"kustomization.yaml": "resources: [shpo, ops/web.yml, ops/gone.yaml, "
+                                           "db/test-api.yaml, db/api.yaml]\n"
+                                           "components: [ops/webb]\n",
                      "shop/kustomization.yaml": "resources: [web.yaml]\n",
-                     "shop/web.yaml": DEPLOYMENT, "ops/web.yaml": DEPLOYMENT})
+                     "shop/web.yaml": DEPLOYMENT, "ops/web.yaml": DEPLOYMENT,
+                     "db/api.yaml": DEPLOYMENT, "ops/webb.yaml": DEPLOYMENT})
     fixes = [f.fix for f in lint(tmp_path).findings if f.kind == "missing"]
     assert fixes == [
         "Point the entry at 'shop', the folder of a close name, or add the missing file.",
         "Point the entry at 'ops/web.yaml', the file of a close name, or add the missing file.",
-        "Correct the path, add the missing file, or remove the entry if the file was deleted "
-        "on purpose."]
+        *["Correct the path, add the missing file, or remove the entry if the file was deleted "
+          "on purpose."] * 3]
+    # a file the kustomization lists already is no typo of a missing one (hmcts' deleted
+    # `test-image-policy.yaml` beside its `image-policy.yaml`), nor a file a Component
+    assert [f.message.split(":")[0] for f in lint(tmp_path).findings
+            if f.fix.startswith("Correct the path")] == [
+                "resources[2]", "resources[3]", "components[0]"]
 
 
 def test_same_named_kustomizations_of_two_clusters_are_named_with_their_clusters(
