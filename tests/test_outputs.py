@@ -209,11 +209,11 @@ def test_text_prints_one_problem_at_one_line_once_and_json_keeps_each() -> None:
     lines = render(report, "text").splitlines()
     assert [line.strip() for line in lines if "22:7" in line or "fix:" in line
             or "more at this line" in line] == [
-        f"22:7  error   {message.format('vllm-coder')}  [netpol-pairing] NetworkPolicy/x",
+        f"22:7  error   {message.format('vllm-coder')}  [netpol-pairing[egress-unmatched]] NetworkPolicy/x",
         f"fix: {fix}",
         "and 4 more at this line with this fix, alike: llm/vllm-dp, llm/vllm-embed, "
         "llm/vllm-main and 1 more",
-        f"22:7  error   {message.format('web')}  [netpol-pairing] NetworkPolicy/x",
+        f"22:7  error   {message.format('web')}  [netpol-pairing[egress-unmatched]] NetworkPolicy/x",
         "fix: Another fix."]
     assert "6 errors" in lines[-1]
     assert len(json.loads(render(report, "json"))["findings"]) == 6
@@ -235,7 +235,7 @@ def test_text_prints_one_message_of_several_objects_once_naming_them() -> None:
     lines = render(report, "text").splitlines()
     assert [line.strip() for line in lines if "46:21" in line or "more at this line" in line] == [
         "46:21  error   worker: port 'http' is no port name of this container  "
-        "[probe-headroom] Deployment/shop-prod/worker",
+        "[probe-headroom[port]] Deployment/shop-prod/worker",
         "and 1 more at this line with this fix, alike: Deployment/shop-staging/worker"]
     assert len(json.loads(render(report, "json"))["findings"]) == 2
 

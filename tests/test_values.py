@@ -497,8 +497,8 @@ def test_a_values_file_is_named_by_its_path_in_what_a_reader_sees(
         (tmp_path / chart / "values.yaml").write_text("image: {repository: nginx, tag: '1.27'}\n")
     code, out, _ = run_cli(["lint", str(tmp_path), "--format", "text"], capsys)
     assert code == 0
-    named = sorted(line.split("[image-digest] ")[1] for line in out.splitlines()
-                   if "[image-digest]" in line)
+    named = sorted(line.split("[image-digest[unpinned]] ")[1] for line in out.splitlines()
+                   if "[image-digest[unpinned]]" in line)
     assert named == ["Helm values file blog/values.yaml", "Helm values file guestbook/values.yaml"]
     # the JSON keeps the object's identity; values inline in a kustomization keep their name
     assert object_words("HelmValues/values", "blog/values.yaml") == (
