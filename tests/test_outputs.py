@@ -207,13 +207,14 @@ def test_text_prints_one_problem_at_one_line_once_and_json_keeps_each() -> None:
                     message.format("web"), "Another fix.", kind="egress-unmatched")
     report = Report(findings=(*alike, other), skipped=(), quiet=())
     lines = render(report, "text").splitlines()
+    check = "netpol-pairing[egress-unmatched]"
     assert [line.strip() for line in lines if "22:7" in line or "fix:" in line
             or "more at this line" in line] == [
-        f"22:7  error   {message.format('vllm-coder')}  [netpol-pairing[egress-unmatched]] NetworkPolicy/x",
+        f"22:7  error   {message.format('vllm-coder')}  [{check}] NetworkPolicy/x",
         f"fix: {fix}",
         "and 4 more at this line with this fix, alike: llm/vllm-dp, llm/vllm-embed, "
         "llm/vllm-main and 1 more",
-        f"22:7  error   {message.format('web')}  [netpol-pairing[egress-unmatched]] NetworkPolicy/x",
+        f"22:7  error   {message.format('web')}  [{check}] NetworkPolicy/x",
         "fix: Another fix."]
     assert "6 errors" in lines[-1]
     assert len(json.loads(render(report, "json"))["findings"]) == 6
