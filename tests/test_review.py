@@ -766,7 +766,7 @@ def test_one_problem_at_one_line_is_one_inline_comment_naming_the_others() -> No
     """New-user trial eleven: one bumped `images:` entry moved the tag of three workloads
     without their digest: three inline comments alike at one line. One comment stands for
     them, naming the others; its id is the group's (it changes when the group does); a
-    finding with another fix keeps its own comment."""
+    finding with another fix is said apart, in the rule's one comment at that line."""
     from reviewbot.engine.findings import Finding
     from reviewbot.report.review import inline_comments
 
@@ -780,13 +780,20 @@ def test_one_problem_at_one_line_is_one_inline_comment_naming_the_others() -> No
                        kind="tag-moved", path="spec.template.spec.containers[0].image")
 
     alike = [finding("model-warmup"), finding("vllm-dp"), finding("vllm-main")]
-    comments = inline_comments([*alike, finding("other", "Another fix.")])
-    assert [(c.path, c.line) for c in comments] == [("overlay/kustomization.yaml", 11)] * 2
-    assert "2 more at this line with this fix, alike: vllm-dp, vllm-main." in comments[0].body
-    assert comments[0].body.index("alike:") < comments[0].body.index("<sub>")
-    assert comments[1].fingerprint == finding("other", "Another fix.").fingerprint
-    assert comments[0].fingerprint != alike[0].fingerprint
-    assert inline_comments(alike[:2])[0].fingerprint != comments[0].fingerprint
+    (comment,) = inline_comments(alike)
+    assert (comment.path, comment.line) == ("overlay/kustomization.yaml", 11)
+    assert "2 more at this line with this fix, alike: vllm-dp, vllm-main." in comment.body
+    assert comment.body.index("alike:") < comment.body.index("<sub>")
+    assert comment.fingerprint != alike[0].fingerprint
+    assert inline_comments(alike[:2])[0].fingerprint != comment.fingerprint
+    # one with another fix at that line: the rule's one comment there holds both, apart
+    # (new-user trial twenty-four: six comments stacked on one line)
+    (both,) = inline_comments([*alike, finding("other", "Another fix.")])
+    assert both.body.startswith("4 findings of `image-digest` at this line (4 errors):\n\n")
+    assert both.body.split("\n\n---\n\n") == [
+        both.body.split("\n\n", 1)[0] + "\n\n" + comment.body,
+        inline_comments([finding("other", "Another fix.")])[0].body]
+    assert both.fingerprint != comment.fingerprint
 
 
 def test_the_same_cause_at_this_finding_s_own_line_is_named_by_its_objects() -> None:

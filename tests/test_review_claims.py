@@ -81,7 +81,8 @@ def test_the_inline_comment_of_the_overcommit_is_on_the_added_pod(
     repo, base, head = homelab_pr(tmp_path, {"k8s/apps/llm-serving/gpu-probe.yaml": GPU_PROBE})
     _, out, err = review_out(repo, base, head, "markdown", capsys, "--rule", "schedulability")
     inline = err.split("inline comment(s)", 1)[1]
-    assert inline.count("\nk8s/apps/llm-serving/gpu-probe.yaml:22\n") == 2  # gpu and memory
+    assert inline.count("\nk8s/apps/llm-serving/gpu-probe.yaml:22\n") == 1  # gpu and memory
+    assert "2 findings of `schedulability` at this line (2 warnings)" in inline
     assert "clef-serve.yaml:52\n" not in inline
     assert "Not shown inline" not in out
     # the other pods are the other places, each once
@@ -304,3 +305,37 @@ spec:
                                                              "app: web, tier: a}}\n  template")})
     _, out, err = review_out(repo, head, again, "markdown", capsys, "--rule", "change-safety")
     assert "\nbase/web.yaml:5\n**error** `change-safety`" in err
+
+
+def test_the_deletions_a_removed_entry_prunes_are_one_comment_on_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial twenty-four: the objects a Flux Kustomization pruned with its removed
+    entry were six comments stacked on one line. Findings of one rule at one line are one
+    comment, the errors first, counting each finding; another rule's stays apart."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {{name: {name}, namespace: flux-system}}\n"
+            "spec: {{interval: 10m, path: {path}, prune: true, "
+            "sourceRef: {{kind: GitRepository, name: flux-system}}}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/home/sync.yaml": sync.format(name="flux-system", path="./clusters/home"),
+        "clusters/home/apps.yaml": sync.format(name="apps", path="./apps/shop"),
+        "clusters/home/kustomization.yaml": "resources: [sync.yaml, apps.yaml]\n",
+        "apps/shop/all.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\n"
+                              "apiVersion: v1\nkind: PersistentVolumeClaim\n"
+                              "metadata: {name: data, namespace: shop}\n"
+                              "spec: {accessModes: [ReadWriteOnce], resources: {requests: "
+                              "{storage: 1Gi}}}\n---\napiVersion: v1\nkind: ConfigMap\n"
+                              "metadata: {name: c, namespace: shop}\n"})
+    head = repo.commit({"clusters/home/kustomization.yaml": "resources:\n  - sync.yaml\n"})
+    _, _, err = review_out(repo, base, head, "markdown", capsys)
+    inline = err.split("inline comment(s)", 1)[1]
+    assert inline.count("\nclusters/home/kustomization.yaml:1\n") == 2  # + kustomize-integrity
+    (merged,) = [c for c in inline.split("<!-- reviewbot:fp:") if "findings of" in c]
+    assert "\n4 findings of `change-safety` at this line (2 errors, 2 infos):\n\n" \
+           "**error** `change-safety`: Namespace shop is no longer applied" in merged
+    assert merged.count("\n---\n") == 3 and merged.index("PersistentVolumeClaim shop/data") \
+        < merged.index("ConfigMap shop/c")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -105,7 +106,7 @@ def inline_comments(findings: Sequence[Finding],
     fingerprinted by its stable key. A finding whose fix is a replacement of lines sits on
     those lines and offers it (GitHub: a suggestion block; Forgejo, which has none: the
     replacement as a diff block)."""
-    out = []
+    out: list[tuple[Sequence[Finding], InlineComment]] = []
     shown = [f for f in findings if (f.new or f.worse) and f.file and f.line >= 1]
     for f, others in alike_runs(shown):
         fingerprint, alike = f.fingerprint, ""
@@ -127,5 +128,45 @@ def inline_comments(findings: Sequence[Finding],
             plain = (line, body)
             body += "\n\n" + suggestion_block(s, platform)
             line, start = s.end_line, (s.start_line if s.start_line < s.end_line else None)
-        out.append(InlineComment(f.file, line, start, body, fingerprint, plain, elsewhere))
-    return tuple(out)
+        out.append(([f, *others], InlineComment(f.file, line, start, body, fingerprint, plain,
+                                                elsewhere)))
+    return tuple(_one_per_line(out))
+
+
+_RANK = {"error": 0, "warning": 1, "info": 2}
+
+
+def _one_per_line(comments: Sequence[tuple[Sequence[Finding], InlineComment]]
+                  ) -> list[InlineComment]:
+    """The comments of one rule at one line (each of its findings, with those alike it
+    shows), none offering a suggestion nor placed elsewhere, as one comment, the most
+    severe first (new-user trial twenty-four: the six objects a removed Kustomization's
+    pruning deletes were six comments stacked on the removed line); its id changes with the
+    group, as an alike group's."""
+    groups: dict[tuple[str, int, str], list[tuple[Sequence[Finding], InlineComment]]] = {}
+    for fs, c in comments:
+        if c.start_line is None and c.plain is None and c.elsewhere is None:
+            groups.setdefault((c.path, c.line, fs[0].rule), []).append((fs, c))
+    out: list[InlineComment] = []
+    done: set[tuple[str, int, str]] = set()
+    for fs, c in comments:
+        key = (c.path, c.line, fs[0].rule)
+        group = groups.get(key, [])
+        if len(group) < 2 or all(g is not c for _, g in group):
+            out.append(c)
+            continue
+        if key in done:
+            continue
+        done.add(key)
+        import hashlib  # (as inline_comments': only where a group is made)
+
+        ordered = sorted(group, key=lambda fc: _RANK.get(fc[0][0].severity, 3))
+        counts = Counter(f.severity for members, _ in ordered for f in members)
+        said = ", ".join(plural(n, sev) for sev, n in sorted(
+            counts.items(), key=lambda kv: _RANK.get(kv[0], 3)))
+        body = (f"{sum(counts.values())} findings of {md_code(fs[0].rule, False)} at this "
+                f"line ({said}):\n\n" + "\n\n---\n\n".join(g.body for _, g in ordered))
+        fingerprint = hashlib.sha256("\0".join(
+            g.fingerprint for _, g in ordered).encode()).hexdigest()[:16]
+        out.append(InlineComment(c.path, c.line, None, body, fingerprint))
+    return out
