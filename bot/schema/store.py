@@ -678,8 +678,8 @@ def bundled_schemas() -> Mapping[tuple[str, str, str], tuple[str, Mapping[str, A
     from reviewbot.schema.files import FOLDER
 
     for name in sorted(os.listdir(FOLDER)):
-        if not name.endswith(".json") or name == "config.schema.json":
-            continue
+        if not name.endswith(".json") or name.endswith(".schema.json"):
+            continue  # (reviewbot's own: its configuration's and its output's)
         path = os.path.join(FOLDER, name)
         schema = startup.derived(f"schema-{name[:-len('.json')]}", path,
                                  partial(_read_json, path))
