@@ -533,13 +533,14 @@ def _ref(name: str) -> dict[str, str]:
 
 def test_the_bundled_schemas_read_back_as_json_reads_them() -> None:
     """The bundled schemas come from the per-installation copy (``startup.derived``): every
-    file of ``schemas/`` but the configuration's, each the value ``json.load`` makes of it,
-    keys in the same order, under each kind it names."""
+    file of ``schemas/`` but reviewbot's own (its configuration's and its output's), each
+    the value ``json.load`` makes of it, keys in the same order, under each kind it names."""
     from reviewbot.schema.files import FOLDER
 
     found = bundled_schemas()
     names = sorted(n for n in os.listdir(FOLDER)
-                   if n.endswith(".json") and n != "config.schema.json")
+                   if n.endswith(".json") and n not in ("config.schema.json",
+                                                        "output.schema.json"))
     assert sorted({name for name, _ in found.values()}) == names
     for (group, version, kind), (name, schema) in found.items():
         expected = json.loads((Path(FOLDER) / name).read_text(encoding="utf-8"))
