@@ -1338,6 +1338,56 @@ def test_an_application_applied_by_hand_in_a_folder_of_demos_is_not_certain(
         "applies it.")
 
 
+def test_an_applicationset_generating_applications_declared_apart_is_not_certain(
+        tmp_path: Path) -> None:
+    """ADORSYS-GIS/fineract-gitops (judge round BC): the per-environment Applications are
+    applied (by hand, their folders by a script); an ApplicationSet beside them, applied by
+    nothing, generates Applications of the same names (a transition its documentation says
+    "you would apply"): one Argo CD keeps one Application of a name, so applying it by hand
+    is a guess, and what it alone applies gives warnings that say so."""
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: web-%s, namespace: argocd}
+        spec:
+          source: {repoURL: https://github.com/acme/apps, path: envs/%s}
+          destination: {server: https://kubernetes.default.svc, namespace: web}
+    """
+    write(tmp_path, {
+        "argocd/dev/web.yaml": app % ("dev", "dev"),
+        "argocd/prod/web.yaml": app % ("prod", "production"),
+        "argocd/web-set.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: ApplicationSet
+            metadata: {name: web, namespace: argocd}
+            spec:
+              generators:
+              - list: {elements: [{env: dev}, {env: staging}]}
+              template:
+                metadata: {name: 'web-{{env}}'}
+                spec:
+                  source: {repoURL: https://github.com/acme/apps, path: 'envs/{{env}}'}
+                  destination: {server: https://kubernetes.default.svc, namespace: web}
+        """,
+        "envs/dev/web.yaml": FLOATING % "dev",
+        "envs/production/web.yaml": FLOATING % "prod",
+        "envs/staging/web.yaml": FLOATING % "staging",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(f.file, f.severity) for f in result.findings] == [
+        ("envs/dev/web.yaml", "error"), ("envs/production/web.yaml", "error"),
+        ("envs/staging/web.yaml", "warning")]
+    assert result.findings[2].message.endswith(
+        "Not certain: reviewbot could not see whether anything applies the ApplicationSet in "
+        "argocd/web-set.yaml: no root of the repository does, and Application argocd/web-dev "
+        "it generates is the one argocd/dev/web.yaml declares (one Argo CD keeps one "
+        "Application of a name).")
+    # generating none of the declared names: applied by hand, certain
+    write(tmp_path, {"argocd/dev/web.yaml": app % ("development", "dev")})
+    assert [f.severity for f in lint_dir(tmp_path, only=["image-digest"]).findings] == [
+        "error"] * 3
+
+
 def test_a_kustomization_in_a_folder_of_demos_applying_applications_is_not_certain(
         tmp_path: Path) -> None:
     """redhat-na-ssa/demo-ai-gitops-catalog (judge round AO): a kustomization in demos/
