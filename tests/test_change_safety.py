@@ -802,7 +802,36 @@ def test_an_application_a_git_generator_no_longer_makes_is_deleted_with_what_it_
         "PersistentVolumeClaim shop-staging/data is no longer applied: ApplicationSet "
         "argocd/shop no longer generates the Application for envs/staging (its folder is "
         "gone), and Argo CD deletes that Application, whose resources finalizer "
-        "(resources-finalizer.argocd.argoproj.io) deletes it in the cluster")
+        "(resources-finalizer.argocd.argoproj.io, which the ApplicationSet controller sets on "
+        "the Applications it generates) deletes it in the cluster")
+    # the controller sets the finalizer whatever the template says (Argo CD's "Application
+    # Pruning & Resource Deletion"; new-user trial twenty-six read "it stays in the
+    # cluster"); a folder the generator excludes is left out, not gone
+    files["argocd/apps/appset.yaml"] = appset.replace(
+        "              finalizers: [resources-finalizer.argocd.argoproj.io]\n", "")
+    base = repo.commit(files)
+    head = repo.commit({"argocd/apps/appset.yaml": files["argocd/apps/appset.yaml"].replace(
+        'directories: [{path: "envs/*"}]',
+        'directories: [{path: "envs/*"}, {path: envs/staging, exclude: true}]')})
+    code, found = review(repo, base, head, capsys)
+    (claim,) = [f for f in found if f["object"] == "PersistentVolumeClaim/shop-staging/data"]
+    assert claim["severity"] == "error" and (
+        "envs/staging (its generator leaves the folder out), and Argo CD deletes that "
+        "Application, whose resources finalizer") in claim["message"]
+    # placed at the change that made it (the generator's line), where a comment can sit
+    assert (claim["file"], claim["line"]) == ("argocd/apps/appset.yaml", 9)
+    # preserveResourcesOnDeletion keeps them
+    preserve = files["argocd/apps/appset.yaml"].replace(
+        "          generators:", "          syncPolicy: {preserveResourcesOnDeletion: true}\n"
+        "          generators:")
+    base = repo.commit({"argocd/apps/appset.yaml": preserve})
+    head = repo.commit({"argocd/apps/appset.yaml": preserve.replace(
+        'directories: [{path: "envs/*"}]',
+        'directories: [{path: "envs/*"}, {path: envs/staging, exclude: true}]')})
+    code, found = review(repo, base, head, capsys)
+    (kept,) = [f for f in found if f["object"] == "PersistentVolumeClaim/shop-staging/data"]
+    assert kept["severity"] == "warning" and (
+        "keeps its resources (preserveResourcesOnDeletion: true)") in kept["message"]
 
 
 SYNC = """

@@ -1358,10 +1358,20 @@ class _Departures:
         if now is not None:
             if now.kind == "ApplicationSet":  # each Application it generates on its own
                 held = self._held(owner, obj)
+                if not held and obj.identity not in self.head.by_identity:
+                    # (no build's body is its own as the model holds it: the Applications
+                    # whose build reads its file)
+                    graph = model_graph(self.base)
+                    held = [(p, d) for p, d in _applied_paths(owner, self.base)
+                            if obj.file in (_path_files(graph, owner, p, d) or ())]
                 generated = {p for p, _ in _applied_paths(now, self.head)}
-                if held and not any(p in generated for p, _ in held):
-                    return Departure(tuple(found), now, clusters=lost,
-                                     ungenerated=held[0][0])
+                missing = [p for p, _ in held if p not in generated]
+                if missing and (len(missing) == len(held) or (
+                        obj.identity not in self.head.by_identity)):
+                    # (one generated Application no longer is, and its identity is gone with
+                    # it: the others built a body alike in their own destination namespace,
+                    # new-user trial twenty-six's dev and prod StatefulSets)
+                    return Departure(tuple(found), now, clusters=lost, ungenerated=missing[0])
                 if self._generated_refused(now, held):
                     return None
             elif refused_entry(self.head, now) is not None or (
