@@ -796,6 +796,43 @@ def test_one_problem_at_one_line_is_one_inline_comment_naming_the_others() -> No
     assert both.fingerprint != comment.fingerprint
 
 
+def test_one_suggestion_of_two_builds_is_offered_once_and_changes_elsewhere_are_one_comment(
+) -> None:
+    """New-user trial twenty-six: a base's startupProbe two overlays build gave two comments
+    with one suggestion at one line; an overlay's commonLabels gave six comments placed at
+    its line. The first is one comment offering the suggestion once, naming the other
+    object; the findings of one rule placed at one change are one comment there."""
+    from reviewbot.engine.findings import Finding, Suggestion
+    from reviewbot.report.review import inline_comments
+
+    fix = Suggestion("base/llm.yaml", 53, 53, ("  failureThreshold: 30",),
+                     ("  failureThreshold: 63",))
+
+    def probe(ns: str) -> Finding:
+        return replace(Finding(
+            "probe-headroom", "error", "base/llm.yaml", 53, 21, f"Deployment/{ns}/llm",
+            f"{ns}/llm: the startup probe allows 300s", "Raise failureThreshold to 63.",
+            new=True, kind="startup", path="spec.template.spec.containers[0].startupProbe"),
+            suggestion=fix)
+
+    (comment,) = inline_comments([probe("llm-dev"), probe("llm-prod")])
+    assert comment.body.count("```suggestion") == 1 and (comment.line, comment.start_line) == (
+        53, None)
+    assert "1 more at this line with this fix, alike: llm-prod/llm." in comment.body
+
+    def moved(name: str, severity: str) -> Finding:
+        return replace(Finding("netpol-pairing", severity, "base/np.yaml", 7, 3,
+                               f"NetworkPolicy/db/{name}", f"{name} selects nothing",
+                               f"Fix {name}.", new=True), anchor=("overlays/prod/k.yaml", 4))
+
+    (together,) = inline_comments([moved("a", "warning"), moved("b", "error")])
+    assert (together.path, together.line, together.elsewhere) == (
+        "overlays/prod/k.yaml", 4, None)
+    assert together.body.startswith(
+        "2 findings of `netpol-pairing` at this line (1 error, 1 warning):\n\nAbout "
+        "`NetworkPolicy/db/b` at `base/np.yaml` line 7, as this change builds it:")
+
+
 def test_the_same_cause_at_this_finding_s_own_line_is_named_by_its_objects() -> None:
     """New-user trial twelve: one base egress policy built by two overlays: "Same cause at
     `base/np.yaml:21` ..., `base/np.yaml:21`", the finding's own line again. The others at

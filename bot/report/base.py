@@ -188,8 +188,9 @@ def alike_runs(findings: Sequence[Finding]) -> list[tuple[Finding, list[Finding]
     """Each finding with those after it at its place (line, column, rule, severity, kind,
     fix, new, worse) whose messages differ from its own in a name (:func:`_differing`): one
     missing ingress for five destination pods is one problem (new-user trial eleven: 5 of 22
-    errors at one line, each with the same fix), shown once with the others named. The
-    counts and ``--format json`` keep each."""
+    errors at one line, each with the same fix), shown once with the others named; with one
+    suggestion, offered once (new-user trial twenty-six: a base's probe two overlays build,
+    two comments with one suggestion). The counts and ``--format json`` keep each."""
     out: list[tuple[Finding, list[Finding]]] = []
     for f in findings:
         if out:
@@ -197,7 +198,7 @@ def alike_runs(findings: Sequence[Finding]) -> list[tuple[Finding, list[Finding]
             if (first.file, first.line, first.column, first.rule, first.severity, first.kind,
                     first.fix, first.new, first.worse) == (
                     f.file, f.line, f.column, f.rule, f.severity, f.kind, f.fix, f.new,
-                    f.worse) and f.fix and first.suggestion is None and f.suggestion is None and (
+                    f.worse) and f.fix and first.suggestion == f.suggestion and (
                     _differing([first.message, *(o.message for o in others), f.message])
                     is not None or _same_told(first, others, f)):
                 others.append(f)

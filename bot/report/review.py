@@ -139,25 +139,34 @@ _RANK = {"error": 0, "warning": 1, "info": 2}
 def _one_per_line(comments: Sequence[tuple[Sequence[Finding], InlineComment]]
                   ) -> list[InlineComment]:
     """The comments of one rule at one line (each of its findings, with those alike it
-    shows), none offering a suggestion nor placed elsewhere, as one comment, the most
+    shows; those placed at the change that makes them, at its line), none offering a
+    suggestion, as one comment, the most
     severe first (new-user trial twenty-four: the six objects a removed Kustomization's
     pruning deletes were six comments stacked on the removed line); its id changes with the
     group, as an alike group's."""
+    def key(fs: Sequence[Finding], c: InlineComment) -> tuple[str, int, str] | None:
+        if c.start_line is not None or c.plain is not None:
+            return None
+        # (one placed at the change that makes it goes there: its own file is unchanged)
+        return (c.path, c.line, fs[0].rule) if c.elsewhere is None else (
+            c.elsewhere[0], c.elsewhere[1], fs[0].rule)
+
     groups: dict[tuple[str, int, str], list[tuple[Sequence[Finding], InlineComment]]] = {}
     for fs, c in comments:
-        if c.start_line is None and c.plain is None and c.elsewhere is None:
-            groups.setdefault((c.path, c.line, fs[0].rule), []).append((fs, c))
+        if (k := key(fs, c)) is not None:
+            groups.setdefault(k, []).append((fs, c))
     out: list[InlineComment] = []
     done: set[tuple[str, int, str]] = set()
     for fs, c in comments:
-        key = (c.path, c.line, fs[0].rule)
-        group = groups.get(key, [])
+        at = key(fs, c)
+        group = groups.get(at, []) if at is not None else []
         if len(group) < 2 or all(g is not c for _, g in group):
             out.append(c)
             continue
-        if key in done:
+        assert at is not None
+        if at in done:
             continue
-        done.add(key)
+        done.add(at)
         import hashlib  # (as inline_comments': only where a group is made)
 
         ordered = sorted(group, key=lambda fc: _RANK.get(fc[0][0].severity, 3))
@@ -165,8 +174,9 @@ def _one_per_line(comments: Sequence[tuple[Sequence[Finding], InlineComment]]
         said = ", ".join(plural(n, sev) for sev, n in sorted(
             counts.items(), key=lambda kv: _RANK.get(kv[0], 3)))
         body = (f"{sum(counts.values())} findings of {md_code(fs[0].rule, False)} at this "
-                f"line ({said}):\n\n" + "\n\n---\n\n".join(g.body for _, g in ordered))
+                f"line ({said}):\n\n" + "\n\n---\n\n".join(
+                    g.body if g.elsewhere is None else g.elsewhere[2] for _, g in ordered))
         fingerprint = hashlib.sha256("\0".join(
             g.fingerprint for _, g in ordered).encode()).hexdigest()[:16]
-        out.append(InlineComment(c.path, c.line, None, body, fingerprint))
+        out.append(InlineComment(at[0], at[1], None, body, fingerprint))
     return out
