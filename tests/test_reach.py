@@ -1388,6 +1388,42 @@ def test_an_applicationset_generating_applications_declared_apart_is_not_certain
         "error"] * 3
 
 
+def test_a_helm_test_hook_argo_cd_syncs_is_never_created(tmp_path: Path) -> None:
+    """StatCan/aaw-argocd-manifests (judge round BE): a pre-rendered chart's `helm test` Pod
+    (helm.sh/hook: test-success) an Argo CD Application syncs; gitops-engine runs Helm hooks
+    of pre/post-install and -upgrade only, so a hook of no such type is never created: its
+    untagged image is no finding, and the file says so under skipped. A pre-install hook
+    runs (PreSync); what Flux applies ignores Helm's annotations; Skip is never applied."""
+    hook = ("apiVersion: v1\nkind: Pod\nmetadata: {name: %s, annotations: "
+            "{helm.sh/hook: '%s'}}\nspec:\n  containers:\n  - {name: c, image: busybox}\n")
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: %s, namespace: argocd}
+        spec:
+          source: {repoURL: https://github.com/acme/apps, path: %s}
+          destination: {server: https://kubernetes.default.svc, namespace: web}
+    """
+    write(tmp_path, {
+        "gitea/test.yaml": hook % ("test-connection", "test-success"),
+        "migrate/job.yaml": hook % ("migrate", "pre-install,pre-upgrade"),
+        "skip/job.yaml": hook.replace("helm.sh/hook", "argocd.argoproj.io/hook") % (
+            "skipped", "Skip"),
+    })
+    write(tmp_path, {"root.yaml": app % ("gitea", "gitea") + "---\n" + app % (
+        "migrate", "migrate") + "---\n" + app % ("skip", "skip")})
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [f.file for f in result.findings] == ["migrate/job.yaml"]
+    assert [(s.path, s.reason) for s in result.skipped if s.path != "root.yaml"] == [
+        ("gitea/test.yaml", "Pod/web/test-connection: a Helm test-success hook, which "
+         "Argo CD runs in no phase"),
+        ("skip/job.yaml", "Pod/web/skipped: an Argo CD hook of phase Skip")]
+    # applied by Flux (or as written): a Pod like any other
+    write(tmp_path, {"root.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
+    assert [f.file for f in lint_dir(tmp_path, only=["image-digest"]).findings] == [
+        "gitea/test.yaml", "migrate/job.yaml", "skip/job.yaml"]
+
+
 def test_a_kustomization_in_a_folder_of_demos_applying_applications_is_not_certain(
         tmp_path: Path) -> None:
     """redhat-na-ssa/demo-ai-gitops-catalog (judge round AO): a kustomization in demos/

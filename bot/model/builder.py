@@ -305,6 +305,8 @@ def build_model(
             made.append((obj, runs, service, chart_pods))
         if shared is not None:
             shared[id(doc)] = (doc, signature, made)
+    if reach is not None:
+        _argo_hooks(model, objects, values_pods)
     # what the repository's own CI rewrites is a placeholder: its objects' findings say so
     facts = model.derived.get("ci") or read_ci(tree, model.files)
     model.derived["ci"] = facts
@@ -451,6 +453,68 @@ def _built_documents(graph: Graph, flux: Sequence[Build | None],
     for key in graph.deleted():  # a patch deleted its object: none, unless built
         variants.setdefault(key, [])
     return variants, _patch_documents(graph), {}
+
+
+# the Helm hooks Argo CD runs, in its PreSync and PostSync phases (gitops-engine's
+# pkg/sync/hook/helm: pre-install and pre-upgrade, post-install and post-upgrade); one of no
+# such type is a hook of no phase, never created ("crd-install" is no hook there)
+ARGO_HELM_HOOKS = frozenset({"pre-install", "pre-upgrade", "post-install", "post-upgrade"})
+
+
+def argo_never_creates(annotations: Mapping[str, Any]) -> str | None:
+    """Why Argo CD never creates an object of these annotations in a sync, or None: an
+    Argo CD hook of phase Skip alone, or, without an Argo CD hook, a Helm hook of no type
+    Argo CD runs (a chart's `helm test` Pod: test, test-success; delete and rollback hooks).
+    """
+    argo = annotations.get("argocd.argoproj.io/hook")
+    if argo is not None:
+        types = [t.strip() for t in str(argo).split(",") if t.strip()]
+        return "an Argo CD hook of phase Skip" if types == ["Skip"] else None
+    helm = annotations.get("helm.sh/hook")
+    if helm is None:
+        return None
+    types = [t.strip() for t in str(helm).split(",") if t.strip()]
+    if not types or types == ["crd-install"] or ARGO_HELM_HOOKS.intersection(types):
+        return None
+    return f"a Helm {', '.join(types)} hook, which Argo CD runs in no phase"
+
+
+def _argo_hooks(model: Model, objects: list[KObject], values_pods: list[PodTemplate]) -> None:
+    """Leave out of ``model`` the objects only Argo CD Applications apply that Argo CD never
+    creates (:func:`argo_never_creates`), each file said under ``skipped`` (judge round BE:
+    a pre-rendered chart's `helm test` Pod, its untagged image an error)."""
+    gone: dict[int, str] = {}
+    for obj in objects:
+        notes = obj.metadata.get("annotations")
+        if not isinstance(notes, dict) or not (
+                "helm.sh/hook" in notes or "argocd.argoproj.io/hook" in notes):
+            continue
+        why = argo_never_creates(notes)
+        if why is None:
+            continue
+        found = makers(model, obj)
+        if found and all(m.applier is not None and m.applier.group == "argoproj.io"
+                         for m in found):
+            gone[id(obj)] = why
+    if not gone:
+        return
+    said: set[str] = set()
+    for obj in objects:
+        if id(obj) in gone and obj.file not in said:
+            said.add(obj.file)
+            model.skipped.append(Skipped(obj.file, f"{obj.ref}: {gone[id(obj)]}"))
+    objects[:] = [o for o in objects if id(o) not in gone]
+    model.pods[:] = [p for p in model.pods if id(p.obj) not in gone]
+    model.templates[:] = [p for p in model.templates if id(p.obj) not in gone]
+    model.services[:] = [s for s in model.services if id(s.obj) not in gone]
+    model.network_policies[:] = [o for o in model.network_policies if id(o) not in gone]
+    values_pods[:] = [p for p in values_pods if id(p.obj) not in gone]
+    for key, held in list(model.by_identity.items()):
+        kept = [o for o in held if id(o) not in gone]
+        if kept:
+            model.by_identity[key] = kept
+        else:
+            del model.by_identity[key]
 
 
 def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> frozenset[str]:
