@@ -261,6 +261,7 @@ from reviewbot.model.kustomize import (
     is_remote,
     join,
     missing_entries,
+    near_path,
     patch_files,
     patch_folders,
 )
@@ -302,7 +303,7 @@ from reviewbot.model.reach import (
 )
 from reviewbot.model.resource import dict_of
 from reviewbot.sources.tree import NOT_APPLIED
-from reviewbot.words import closest, misspelt
+from reviewbot.words import closest
 
 ID = "kustomize-integrity"
 SEVERITY = "error"
@@ -522,7 +523,7 @@ def _check_entries(
         # (a Component is a folder: a file of a close name is no component)
         files = () if entry.field == "components" else (
             f for f in index.files if f.startswith(posixpath.dirname(target)))
-        near = _near_path(text, target, [p for p in (*index.dirs, *files) if p not in listed]
+        near = near_path(text, target, [p for p in (*index.dirs, *files) if p not in listed]
                           ) if gone == "does not exist" else ""
         yield _at(k, entry.path, f"{_label(entry.path)}: {text!r} {gone}; {refused}",
                   "missing", text, drop, fix=(
@@ -842,7 +843,7 @@ def _as_neighbours(k: Kustomization, name: str) -> str:
 
 def _not_applied(model: Model, told: set[str], targets: _FluxPaths) -> Iterator[Violation]:
     """One info per folder of manifests no cluster root applies (files said above aside);
-    one a missing ``spec.path`` most likely means (:func:`_near_path`) says so, and that
+    one a missing ``spec.path`` most likely means (:func:`near_path`) says so, and that
     the fix is the path, not the folder's deletion (new-user trial twenty-three)."""
     unapplied = sorted(model.unapplied)
     harness = harness_inputs(model)
@@ -1156,7 +1157,7 @@ class _FluxPaths:
     """Where the Flux Kustomizations of this repository's sources point: ``resolved``, by
     ``id`` of each judged one, the folder its ``spec.path`` names (None: no folder), and
     ``missing``, each one whose path names no folder of a source whose other Kustomizations
-    resolve here, with the folder beside it of a close name (:func:`_near_path`: the
+    resolve here, with the folder beside it of a close name (:func:`near_path`: the
     ``spec.path`` respelled and the tree's folder; "" both when none)."""
 
     flux: tuple[KObject, ...]
@@ -1190,7 +1191,7 @@ def _flux_targets(model: Model, index: TreeIndex, graph: Graph) -> _FluxPaths:
         path = str(obj.get(("spec", "path")))
         roots = sources_here.get(_source(obj), ())
         if any(index.covers(_joined(root, path)) for root in roots):
-            missing.append((obj, path, next((n for root in roots if (n := _near_path(
+            missing.append((obj, path, next((n for root in roots if (n := near_path(
                 path, _joined(root, path), graph.dirs))), "")))
     return _FluxPaths(flux, resolved, tuple(missing))
 
@@ -1431,6 +1432,20 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
                 here.setdefault(key, set()).add(_source_root(target, path))
             sources.append((obj, ("spec", *at, "path"), path, key, target))
     reach = model.derived.get("reach")
+    # (an ApplicationSet's generated sources that resolve show its repository is this one
+    # too: new-user trial twenty-six's app of apps, the only Application of its repository)
+    generated = reach.generated_sources if reach is not None else {}
+    for obj in model.of_kind("ApplicationSet") if generated else ():
+        template = dict_of(dict_of(obj.get(("spec", "template"))).get("spec"))
+        for _, source in argo_sources(template):
+            url = source_url(source.get("repoURL"))
+            revision = str(source.get("targetRevision") or "HEAD").strip()
+            if url is None or "{{" in url or "{{" in revision:
+                continue
+            for path, _ in generated.get((obj.file, obj.name), ()):
+                target = graph.argo_folder(obj.file, path)
+                if target and index.covers(target):
+                    here.setdefault((url, revision), set()).add(_source_root(target, path))
     roots = reach.roots if reach is not None else []
     by_hand = {r.file for r in roots if r.how == BY_HAND} if all(
         r.how in GUESSED_ROOTS for r in roots) else set()
@@ -1438,7 +1453,7 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
         roots = here.get(key, ())
         if target is None and any(index.covers(_joined(root, path)) for root in roots):
             field = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in at)
-            near = next((n for root in roots if (n := _near_path(
+            near = next((n for root in roots if (n := near_path(
                 path, _joined(root, path), graph.dirs))), "")
             yield Violation(
                 obj, at,
@@ -1549,25 +1564,6 @@ def _source_root(target: str, path: str) -> str:
     ``target``."""
     rel = flux_rel(path)
     return target[: len(target) - len(rel)].rstrip("/") if rel else target
-
-
-def _near_path(path: str, folder: str, dirs: Collection[str]) -> str:
-    """``path`` (a ``spec.path`` or a kustomization's entry naming the missing ``folder`` of
-    the tree) respelled to name the path of ``dirs`` beside it of the closest name
-    (:func:`~reviewbot.words.closest`, or two neighbouring letters swapped: ``./apps/prd``
-    for ``./apps/prod``); "" when its parent holds none that close, or the parent itself is
-    missing (new-user trial twenty-three)."""
-    parent, _, last = folder.rpartition("/")
-    if not last or (parent and parent not in dirs):
-        return ""
-    prefix = parent + "/" if parent else ""
-    names = [d[len(prefix):] for d in dirs if d.startswith(prefix) and d != parent
-             and "/" not in d[len(prefix):]]
-    near = misspelt(last, names)
-    if not near:
-        return ""
-    stem = path.rstrip("/")
-    return stem[: len(stem) - len(last)] + near if stem.endswith(last) else ""
 
 
 def _joined(root: str, path: str) -> str:

@@ -1193,6 +1193,42 @@ def test_an_application_path_with_two_letters_swapped_names_the_folder_meant(
     assert [(f.file, f.line, f.fix) for f in result.findings if f.kind == "missing"] == [(
         "argocd/web.yaml", 6, "Point the path at 'apps/web', the folder of a close name, or at "
         "another existing folder of the repository.")]
+    # the app of apps' own path misspelt (new-user trial twenty-six: `argocd/app` left every
+    # file applied by none, and the lint quiet): it is the root meant, its path an error,
+    # where its repository is known to be this one (an ApplicationSet's generated sources
+    # resolve here)
+    appset = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: ApplicationSet
+        metadata: {name: apps, namespace: argocd}
+        spec:
+          generators:
+          - git:
+              repoURL: https://github.com/acme/apps.git
+              revision: HEAD
+              directories: [{path: 'apps/*'}]
+          template:
+            metadata: {name: '{{path.basename}}'}
+            spec:
+              project: default
+              source: {repoURL: https://github.com/acme/apps.git, targetRevision: HEAD,
+                       path: '{{path}}'}
+              destination: {server: https://kubernetes.default.svc, namespace: apps}
+    """
+    (tmp_path / "argocd" / "web.yaml").unlink()
+    (tmp_path / "argocd" / "api.yaml").unlink()
+    write(tmp_path, {"bootstrap/root.yaml": app % ("root", "argoc", "argocd"),
+                     "argocd/apps.yaml": appset})
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [(f.file, f.line, f.severity, f.fix) for f in result.findings
+            if f.kind == "missing"] == [(
+                "bootstrap/root.yaml", 6, "error", "Point the path at 'argocd', the folder of "
+                "a close name, or at another existing folder of the repository.")]
+    # a path like no folder: an Application of its own, applied by none (an info)
+    write(tmp_path, {"bootstrap/root.yaml": app % ("root", "legacy/envs", "argocd")})
+    assert [(f.file, f.kind) for f in lint_dir(
+        tmp_path, only=["kustomize-integrity"]).findings] == [
+            ("bootstrap/root.yaml", "not-applied")]
 
 
 def test_a_git_directory_an_applicationset_names_that_is_not_there_is_said(

@@ -52,6 +52,7 @@ from reviewbot.model.resource import dict_of as _dict
 from reviewbot.model.resource import list_of as _list
 from reviewbot.model.resource import text_of as _text
 from reviewbot.sources.tree import JUSTFILES, MAKEFILES, FileRecord
+from reviewbot.words import misspelt
 
 if TYPE_CHECKING:
     from reviewbot.model.patches import Unmatched
@@ -111,6 +112,25 @@ def is_remote(entry: str) -> bool:
 
 def is_kustomization_file(path: str) -> bool:
     return posixpath.basename(path) in KUSTOMIZATION_FILES
+
+
+def near_path(path: str, folder: str, dirs: Collection[str]) -> str:
+    """``path`` (a ``spec.path`` or a kustomization's entry naming the missing ``folder`` of
+    the tree) respelled to name the path of ``dirs`` beside it of the closest name
+    (:func:`~reviewbot.words.closest`, or two neighbouring letters swapped: ``./apps/prd``
+    for ``./apps/prod``); "" when its parent holds none that close, or the parent itself is
+    missing (new-user trial twenty-three)."""
+    parent, _, last = folder.rpartition("/")
+    if not last or (parent and parent not in dirs):
+        return ""
+    prefix = parent + "/" if parent else ""
+    names = [d[len(prefix):] for d in dirs if d.startswith(prefix) and d != parent
+             and "/" not in d[len(prefix):]]
+    near = misspelt(last, names)
+    if not near:
+        return ""
+    stem = path.rstrip("/")
+    return stem[: len(stem) - len(last)] + near if stem.endswith(last) else ""
 
 
 def generator_files(k: Kustomization) -> Iterator[tuple[str, str, str]]:

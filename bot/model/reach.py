@@ -62,6 +62,7 @@ from reviewbot.model.kustomize import (
     folders,
     is_remote,
     join,
+    near_path,
 )
 from reviewbot.model.objects import Model, applier_name, terraform_cluster
 from reviewbot.model.resource import (
@@ -1005,6 +1006,7 @@ class _Walker:
                  if not self.aside(doc.file.path)
                  and (any(True for _ in self.argo_steps(value, doc.file.path, ()))
                       or _charts_only(value))]
+        found += self._misspelt_roots(found)
         targets = {str(s.spec.get("path")).strip("./") for d, v in found
                    for s in self.argo_steps(v, d.file.path, ())}
 
@@ -1012,6 +1014,34 @@ class _Walker:
             return "" in targets or any(f in targets for f in _ancestors(doc.file.path))
 
         return sorted(found, key=lambda f: (inner(f[0]), f[0].file.path))
+
+    def _misspelt_roots(self, found: Sequence[tuple[Document, Mapping[str, Any]]]
+                        ) -> list[tuple[Document, Mapping[str, Any]]]:
+        """The Applications whose source path names no folder, misspelt (:func:`near_path`:
+        a folder beside it of a close name), of a repository the others show is this one
+        (their sources resolve here): the root its author meant, which applies nothing as
+        written; kustomize-integrity says its path (new-user trial twenty-six: the app of
+        apps' `argocd/app` for `argocd/apps` left the whole repository applied by none, and
+        "no findings")."""
+        urls = {u for _, v in found for u in _repo_urls(v.get("spec"))}
+        if not urls:
+            return []
+        taken = {id(d) for d, _ in found}
+        out = []
+        for doc, value in _argo_objects(self.argo_documents):
+            if id(doc) in taken or value.get("kind") != "Application" or self.aside(
+                    doc.file.path):
+                continue
+            for _, source in argo_sources(dict_of(value.get("spec"))):
+                path = text_of(source.get("path"))
+                if (path is None or source.get("chart") or "{{" in path
+                        or source_url(source.get("repoURL")) not in urls):
+                    continue
+                folder = posixpath.normpath(path.strip("/")).removeprefix("./")
+                if folder not in self.graph.dirs and near_path(path, folder, self.graph.dirs):
+                    out.append((doc, value))
+                    break
+        return out
 
     # ------------------------------------------------------------ the walk
 
@@ -1902,6 +1932,21 @@ def _config_key(value: Any) -> tuple[str, str, str] | None:
 def _namespace(value: Any) -> str:
     meta = dict_of(value.get("metadata")) if isinstance(value, dict) else {}
     return str(meta.get("namespace") or "flux-system")
+
+
+def _repo_urls(value: Any) -> Iterator[str]:
+    """The repositories an Argo CD spec names (``repoURL`` at any depth: its sources, an
+    ApplicationSet's template and git generators), as :func:`source_url` names them."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "repoURL" and isinstance(item, str) and "{{" not in item:
+                if (url := source_url(item)) is not None:
+                    yield url
+            else:
+                yield from _repo_urls(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _repo_urls(item)
 
 
 def source_url(value: Any) -> str | None:
