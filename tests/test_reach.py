@@ -1653,6 +1653,49 @@ def test_a_kustomization_the_repository_s_makefile_applies_is_a_root(tmp_path: P
         ("apps/local/web (applied by Makefile)", "kustomization applied by Makefile")]
 
 
+def test_a_flux_failure_of_a_cluster_a_makefile_applies_without_flux_is_not_certain(
+        tmp_path: Path) -> None:
+    """bokristoffersson/homelab-k12n-gitops (judge round BE): the Makefile's local cluster
+    ("no Flux") got "HelmRepository ... which cluster apps/local/mon (applied by Makefile)
+    does not have, so helm-controller cannot fetch the chart": whether helm-controller runs
+    there, nothing it applies says; where it applies Flux's controllers, it does."""
+    release = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: prometheus, namespace: monitoring}
+        spec:
+          chart:
+            spec: {chart: kube-prometheus-stack,
+                   sourceRef: {kind: HelmRepository, name: prometheus, namespace: flux-system}}
+    """
+    write(tmp_path, {
+        "flux.yaml": """
+            apiVersion: fluxcd.controlplane.io/v1
+            kind: FluxInstance
+            metadata: {name: flux, namespace: flux-system}
+            spec:
+              sync: {kind: GitRepository, url: https://github.com/acme/fleet, path: clusters/home}
+        """,
+        "clusters/home/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+        "Makefile": "local:\n\tkubectl apply -k apps/local/mon\n",
+        "apps/local/mon/kustomization.yaml": "resources: [release.yaml]\n",
+        "apps/local/mon/release.yaml": release,
+    })
+    (source,) = [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+                 if f.kind == "source"]
+    assert source.severity == "warning" and source.message.endswith(
+        "Not certain: reviewbot could not see whether Flux runs in cluster apps/local/mon "
+        "(applied by Makefile): Makefile applies apps/local/mon with kubectl, and nothing it "
+        "applies installs Flux's controllers.")
+    write(tmp_path, {
+        "apps/local/mon/kustomization.yaml": "resources: [release.yaml, flux.yaml]\n",
+        "apps/local/mon/flux.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: "
+                                    "{name: helm-controller, namespace: flux-system}\n"})
+    (source,) = [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+                 if f.kind == "source"]
+    assert source.severity == "error"
+
+
 def test_sources_a_tool_renders_are_said_unjudged(tmp_path: Path) -> None:
     # ericz-home/home-ops: qbec components in jsonnet; "no findings; looked in 2 objects"
     # read as if the cluster's objects were judged
