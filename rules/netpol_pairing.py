@@ -128,6 +128,14 @@ A last check asks that every selector select something.
   answers 503 ("its backend sends to port 8080 of Service open-webui, which has no such port
   (it has 3000 (http))"). A Route's `targetPort` names the Service's target port: not judged
   here.
+- `backend-denied` (error, on the backend's port): an Ingress backend's Service port sends
+  to a pod port (its `targetPort`, a name resolved on each pod) that no ingress rule of the
+  pods' NetworkPolicies admits from any peer at all: whoever the controller is, every
+  request of that path is dropped ("sends to TCP 3000 of web/web, which no ingress rule of
+  NetworkPolicy web/default-deny, web/web admits from any peer (they admit TCP 8080)": a
+  container port moved under a `targetPort` name, the policy's number kept). Pods a chart or
+  a failing build makes, pods a Cilium or chart-rendered policy isolates, and trees with
+  AdminNetworkPolicies are not judged.
 - `no-such-port` (warning, on the `port:`): an ingress rule's port names a port (by name
   and protocol) that no pod the policy selects declares: Kubernetes resolves a named port
   on each pod, so that entry admits nothing ("NetworkPolicy mon/logs: ingress rule 1 admits
@@ -370,7 +378,7 @@ SEVERITIES = {
     "egress-unmatched": "error", "ingress-unused": "warning", "dependency-denied": "error",
     "selects-nothing": "warning", "dependency-missing": "error", "dns-denied": "error",
     "no-endpoints": "warning", "no-such-port": "warning", "no-backend": "warning",
-    "backend-port": "error",
+    "backend-port": "error", "backend-denied": "error",
 }
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 SUMMARY = (
@@ -456,7 +464,78 @@ def _judged(view: Model) -> list[Violation | QuietPlace]:
     found += _selects_nothing(network)
     found += _ports_undeclared(network, view)
     found += _dns_denied(network, view)
+    found += _backends_denied(network, view)
     return found
+
+
+def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
+    """An Ingress backend whose Service port sends to a pod port that no ingress rule of the
+    pods' policies admits, from any peer at all (whoever the controller is, on its pod or
+    its node's address): every request of that path is dropped (new-user trial twenty-six:
+    the container port named `http` moved 8080 -> 3000, the Service's `targetPort: http`
+    followed it, the policy kept 8080: "no new problems"). Pods a chart or a failing build
+    makes, and trees with admin policies (which may allow it), are not judged."""
+    from reviewbot.netpol.ingress import backends, ingress_objects
+    from reviewbot.netpol.sets import Conns, union_all
+
+    objects = [o for o in ingress_objects(view) if o.kind == "Ingress"]
+    if not objects or net.admin is not None:
+        return
+    for obj in objects:
+        namespace = obj.namespace or "default"
+        for backend in backends(obj):
+            service = net.services.get((namespace, backend.service))
+            if service is None or backend.port is None:
+                continue
+            port = next((sp for sp in service.ports if sp.port == backend.port
+                         or (isinstance(backend.port, str) and sp.name == backend.port)), None)
+            pods = net.service_pods(service) if port is not None else []
+            if port is None or not pods or any(d in net.rendered_by for d in pods):
+                continue
+            targets: set[int] = set()
+            denied = True
+            for d in pods:
+                target = port.target_port if isinstance(port.target_port, int) else next(
+                    iter(net.ports_of(d).get((port.target_port, port.protocol), ())), None)
+                if not target or not net.isolated_ingress(d) or any(
+                        net.rule_conns(r, d).intersect(Conns.ports(port.protocol, target, target))
+                        for n in net.ingress_of[d] for r in net.policies[n].ingress):
+                    denied = False
+                    break
+                targets.add(target)
+            if not denied:
+                continue
+            d = pods[0]
+            isolating = [net.policies[n] for n in net.ingress_of[d]]
+            if any(p.obj.kind != "NetworkPolicy" or p.rendered_by is not None
+                   for n in {n for i in pods for n in net.ingress_of[i]}
+                   for p in (net.policies[n],)):
+                continue  # (a Cilium policy's entities, a chart's policy: not all seen)
+            policies = sorted({f"{p.obj.namespace}/{p.obj.name}" for p in isolating})
+            # the one to edit: a policy whose rules admit the pods on other ports
+            admitting = sorted(f"{p.obj.namespace}/{p.obj.name}" for p in isolating
+                               if any(net.rule_conns(r, d) for r in p.ingress)) or policies
+            admitted = union_all(net.rule_conns(r, d) for n in net.ingress_of[d]
+                                 for r in net.policies[n].ingress)
+            said = str(admitted) if admitted else "nothing"
+            target_text = ", ".join(f"{port.protocol} {t}" for t in sorted(targets))
+            via = (f"port {port.name or port.port}" + (
+                f" (targetPort {port.target_port})" if port.target_port != port.port else ""))
+            what = _workload_names(net, pods)
+            at = (*backend.path, "port", "name" if isinstance(backend.port, str) else "number")
+            if obj.get(at) is None:  # (extensions/v1beta1's backend)
+                at = (*backend.path, "servicePort")
+            yield Violation(
+                obj, at,
+                f"Ingress {namespace}/{obj.name}: its backend Service {backend.service} {via} "
+                f"sends to {target_text} of {what}, which no ingress rule of "
+                f"NetworkPolicy {', '.join(policies)} admits from any peer (they admit {said}): "
+                "the ingress "
+                "controller's requests for this path are dropped",
+                kind="backend-denied",
+                fix=f"Admit {target_text} from the ingress controller in an ingress rule of "
+                    f"NetworkPolicy {admitting[0]}, or point the Service's targetPort back at a "
+                    "port it admits.")
 
 
 def _unapplied_policies(view: Model) -> list[KObject]:
