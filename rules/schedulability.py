@@ -10,7 +10,9 @@ the pod sat Pending until the request came down to 12Gi. The numbers live in the
 yaml`.
 
 For each inventory node, the requests of every pod template pinned to it (`nodeName`,
-`nodeSelector` on `kubernetes.io/hostname`, or required affinity on one host), times its
+`nodeSelector` on `kubernetes.io/hostname`, required affinity on one host, or a
+`nodeSelector` or required affinity that admits this one inventory node only, taints
+counted: a GPU node chosen by its feature-discovery labels), times its
 replicas (KServe: `minReplicas`), plus DaemonSets that admit the node, must fit its
 allocatable, for cpu, memory and every extended resource (a node that does not list an
 extended resource has none of it). A request is the container's `requests`, or its limit
@@ -265,8 +267,12 @@ def _node(model: Model, node: Node, on: Sequence[PodTemplate]) -> Iterator[Viola
         built = sum((v for p, v in shares if id(p.obj) not in model.unbuilt), Fraction(0))
         doubt = runs_doubt(model, unbuilt) if built <= allocatable else None
         shares.sort(key=lambda pv: (-pv[1], pv[0].name))
+        # (two namespaces' pods of one name, dev's and prod's: each named with its namespace)
+        twice = {n for n in (p.name for p, _ in shares)
+                 if sum(1 for q, _ in shares if q.name == n) > 1}
         listed = ", ".join(
-            f"{p.name} {_q(resource, v, p, compared=False)}" + (
+            f"{f'{p.namespace}/' if p.name in twice else ''}{p.name} "
+            f"{_q(resource, v, p, compared=False)}" + (
                 f" ({count(p)} x {_q(resource, v / count(p), p, compared=False)})"
                 if count(p) > 1 else "")
             for p, v in shares
