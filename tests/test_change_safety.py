@@ -1890,3 +1890,40 @@ def test_an_app_template_claims_storage_class_is_immutable_too(
     base = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="local-path", extra=kept)})
     head = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="ceph-rbd", extra=kept)})
     assert verdicts(review(repo, base, head, capsys)[1]) == []
+
+
+def test_an_object_a_name_prefix_renames_is_not_said_gone_from_its_unchanged_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial twenty-six: a dev overlay's new `namePrefix` renamed the base's Ingress
+    (its backend Service renamed with it, so no rename pairs it): "Ingress dev/web is no
+    longer in base/ingress.yaml", which still held it. Its file unchanged, what builds it
+    changed: said so, at the overlay's change."""
+    ingress = """apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web}
+spec:
+  rules:
+  - http:
+      paths:
+      - {path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
+"""
+    service = "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {ports: [{port: 80}]}\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "base/kustomization.yaml": "resources: [ingress.yaml, service.yaml]\n",
+        "base/ingress.yaml": ingress, "base/service.yaml": service,
+        "overlays/dev/kustomization.yaml": "namespace: dev\nresources: [../../base]\n",
+        "clusters/dev/sync.yaml": textwrap.dedent(SYNC).replace("./clusters/prod",
+                                                                 "./clusters/dev"),
+        "clusters/dev/apps.yaml": textwrap.dedent(APP_KS).format(app="web", prune="true")
+        .replace("./apps/web", "./overlays/dev").replace(
+            "      postBuild: {substitute: {APP: web}}\n", "")})
+    head = repo.commit({"overlays/dev/kustomization.yaml":
+                        "namespace: dev\nnamePrefix: dev-\nresources: [../../base]\n"})
+    _, found = review(repo, base, head, capsys)
+    (gone,) = [f for f in found if f["object"] == "Ingress/dev/web"]
+    assert gone["message"].startswith(
+        "Ingress dev/web is no longer applied (overlays/dev/kustomization.yaml changed what it "
+        "builds)")
+    assert gone["file"] == "overlays/dev/kustomization.yaml"
