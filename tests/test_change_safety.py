@@ -204,6 +204,15 @@ def test_immutable_fields_are_errors_at_the_head_line(
         "existing claims (pgdata-db-N), expand each claim itself (its StorageClass must allow "
         "volume expansion), then delete the StatefulSet with `kubectl delete --cascade=orphan` "
         "(its pods keep running) and let the new template be applied.")
+    # shrunk: no claim grows smaller (new-user trial twenty-six's fix told how to grow)
+    smaller = repo.commit({"apps/sts.yaml": (repo.path / "apps/sts.yaml").read_text()
+                           .replace("storage: 20Gi", "storage: 5Gi")})
+    _, found = review(repo, head, smaller, capsys)
+    assert {(f["file"], f["line"]): f["fix"] for f in found}[("apps/sts.yaml", 16)] == (
+        "Revert spec.volumeClaimTemplates: a bound claim's size can only grow (the API "
+        "server: \"field can not be less than previous value\"), and a new template sizes new "
+        "claims only. For smaller volumes (pgdata-db-N), create new claims under new names "
+        "and move the data.")
 
 
 def test_a_cluster_ip_removed_is_kept_by_the_api_server(

@@ -358,6 +358,13 @@ def _immutable_fix(obj: KObject, what: str, applier: KObject | None,
             and tuple(c.path[-3:]) == ("resources", "requests", "storage") for c in changes):
         # a claim template's size: recreating the StatefulSet grows no claim it made
         names = sorted({_claim_name(obj, c.path[2]) for c in changes})
+        sizes = [(parse_quantity(c.old), parse_quantity(c.new)) for c in changes]
+        if any(old is not None and new is not None and new < old for old, new in sizes):
+            # (a claim never shrinks: new-user trial twenty-six's fix told how to grow one)
+            return (f"Revert {what}: a bound claim's size can only grow (the API server: "
+                    f"\"field can not be less than previous value\"), and a new template sizes "
+                    f"new claims only. For smaller volumes ({', '.join(names)}), create new "
+                    "claims under new names and move the data.")
         return (f"Revert {what}: a new template sizes new claims only. To grow the existing "
                 f"claims ({', '.join(names)}), expand each claim itself (its StorageClass must "
                 "allow volume expansion), then delete the StatefulSet with `kubectl delete "
