@@ -715,10 +715,12 @@ def test_an_object_two_clusters_build_apart_names_each_cluster_s_build(
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
     headers = [line for line in out.splitlines() if line.startswith("~ Deployment")]
     assert headers == [
-        "~ Deployment/apps/web  modified  base/web.yaml:7  (in Flux Kustomization "
+        "~ Deployment/apps/web  modified  base/web.yaml:1  (in Flux Kustomization "
         "flux-system/apps of cluster clusters/prod)",
-        "~ Deployment/apps/web  modified  base/web.yaml:7  (in Flux Kustomization "
+        "~ Deployment/apps/web  modified  base/web.yaml:1  (in Flux Kustomization "
         "flux-system/apps of cluster clusters/staging)"]
+    # (the image each overlay's `images` entry sets: there, not at the base's line)
+    assert "image  (set in overlays/prod/kustomization.yaml:2)" in out
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "json", base,
                             head], capsys)
     assert [e.get("builds") for e in json.loads(out)["diff"] if e["kind"] == "Deployment"] == [
@@ -1187,3 +1189,42 @@ def test_a_values_volume_named_data_is_shown_a_secrets_data_is_not(
         "spec.values.persistence.data.storageClass": ("local-path", "ceph-rbd", False),
         "spec.values.secret.data.token": (None, None, True)}
     assert "tok-" not in out
+
+
+def test_a_field_an_overlay_patch_sets_is_placed_in_the_patch(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial twenty-six: an env entry the dev overlay's patch adds was placed at the
+    base's line (apps/api/base/deployment.yaml:36). A field a patch sets is where the patch
+    writes it: the change names that file (JSON ``file``) and its line; a field of the
+    object's own file keeps its line there."""
+    patch = textwrap.dedent("""
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web, namespace: shop}
+        spec:
+          template:
+            spec:
+              containers:
+              - name: app
+                env:
+                - {name: A, value: "9"}
+                - {name: C, value: "3"}
+    """)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "base/kustomization.yaml": "resources: [web.yaml]\n",
+        "base/web.yaml": textwrap.dedent(DEPLOY),
+        "overlays/dev/kustomization.yaml": "resources: [../../base]\npatches: [{path: env.yaml}]\n",
+        "overlays/dev/env.yaml": patch.replace('    - {name: C, value: "3"}\n', "")})
+    assert "name: C" not in (repo.path / "overlays/dev/env.yaml").read_text()
+    head = repo.commit({"overlays/dev/env.yaml": patch,
+                        "base/web.yaml": textwrap.dedent(DEPLOY).replace("replicas: 2",
+                                                                         "replicas: 3")})
+    (entry,) = diff_json(repo, base, head, capsys)
+    by_path = {c["path"]: c for c in entry["changes"]}
+    env = by_path["spec.template.spec.containers.app.env.C"]
+    assert (env.get("file"), env["line"]) == ("overlays/dev/env.yaml", 11)
+    assert "file" not in by_path["spec.replicas"] and by_path["spec.replicas"]["line"] == 8
+    assert (entry["file"], entry["line"]) == ("base/web.yaml", 8)
+    code, out, _ = run_cli(["diff", base, head, "--repo", str(repo.path)], capsys)
+    assert "env.C  (set in overlays/dev/env.yaml:11)" in out

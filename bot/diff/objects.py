@@ -94,6 +94,10 @@ class Change:
     items_added: tuple[Any, ...] = ()
     items_removed: tuple[Any, ...] = ()
     line: int | None = None  # in the head file (nearest existing parent for removals)
+    # the file the head field is written in when it is not the object's own: the patch that
+    # set it (``line`` is then that file's; new-user trial twenty-six read an overlay's env
+    # value placed at the base's line)
+    file: str | None = None
 
     @property
     def dotted(self) -> str:
@@ -120,6 +124,8 @@ class Change:
             out["items_removed"] = list(self.items_removed)
         if self.line is not None:
             out["line"] = self.line
+        if self.file is not None:
+            out["file"] = self.file
         return out
 
 
@@ -727,6 +733,7 @@ ENGINES = ("walk", "deepdiff")
 def compare(
     base: Any, head: Any, *, secret: Secrecy | bool | None = None,
     position: Callable[[Path], tuple[int, int]] | None = None, engine: str = "walk",
+    written: Callable[[Path], str | None] | None = None,
 ) -> tuple[Change, ...]:
     """The field changes from ``base`` to ``head`` (object bodies or any YAML values).
 
@@ -761,7 +768,7 @@ def compare(
         found_h, new = _lookup(h_disp, path)
         changes.append(Change(_display_path(path), "reordered", plain(old), plain(new)))
     if position is not None:
-        changes = [_with_line(c, h_disp, position) for c in changes]
+        changes = [_with_line(c, h_disp, position, written) for c in changes]
     changes.sort(key=lambda c: (c.line if c.line is not None else 1 << 30, c.path,
                                 c.flag or ""))
     return tuple(changes)
@@ -809,7 +816,8 @@ def _identical(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _with_line(change: Change, head: Any, position: Callable[[Path], tuple[int, int]]) -> Change:
+def _with_line(change: Change, head: Any, position: Callable[[Path], tuple[int, int]],
+               written: Callable[[Path], str | None] | None = None) -> Change:
     path: list[Segment] = list(change.path)
     if change.flag is not None:
         path.append(change.flag)
@@ -818,7 +826,7 @@ def _with_line(change: Change, head: Any, position: Callable[[Path], tuple[int, 
     return Change(
         change.path, change.op, change.old, change.new, change.flag, change.redacted,
         change.old_size, change.new_size, change.unit, change.items_added,
-        change.items_removed, line,
+        change.items_removed, line, written(orig) if written is not None else None,
     )
 
 
@@ -992,7 +1000,31 @@ class Item:
         return self.doc.position(self.doc_path)[0]
 
     def position(self, path: Path) -> tuple[int, int]:
+        """Where the field at ``path`` is written: in the patch that set it, if one did
+        (:meth:`~reviewbot.model.objects.KObject.written`; :meth:`written` names its file)."""
+        elsewhere = self._patched(path)
+        if elsewhere is not None:
+            return elsewhere[0].position(elsewhere[1])
         return self.doc.position(self.doc_path + tuple(path))
+
+    def written(self, path: Path) -> str | None:
+        """The file of the patch that set the field at ``path``; None: the object's own."""
+        elsewhere = self._patched(path)
+        return elsewhere[0].file.path if elsewhere is not None else None
+
+    def _patched(self, path: Path) -> tuple[Document, Path] | None:
+        if self.obj is None or not self.obj.origins or self.doc_path != self.obj.path:
+            return None
+        path = tuple(path)
+        doc, at = self.obj.written(path)
+        if doc is self.doc:  # a whole entry a patch added: where its fields are written
+            below = [(k, v) for k, v in self.obj.origins.items()
+                     if len(k) > len(path) and k[:len(path)] == path]
+            if not below or len({id(v[0]) for _, v in below}) != 1:
+                return None
+            key, (doc, at) = below[0]
+            at = at[:len(at) - (len(key) - len(path))]
+        return (doc, at) if doc is not self.doc and doc.file.path != self.file else None
 
     def comparable(self) -> Any:
         """The body without what identity already says (name, namespace); a kustomization's
@@ -1151,7 +1183,7 @@ def _compare_items(base: Item, head: Item) -> tuple[Change, ...]:
     secret = base.secret or head.secret
     if _quick_equal(bc, hc, secret):
         return ()
-    return compare(bc, hc, secret=secret, position=head.position)
+    return compare(bc, hc, secret=secret, position=head.position, written=head.written)
 
 
 # Nodes one object may reach through YAML aliases and still be compared field by field. The
@@ -1216,7 +1248,7 @@ def _object_diff(head: Item | None, base: Item | None, status: str,
     assert item is not None
     # where the change is: its first changed field (changes come in line order), else the
     # object's first line (an added or renamed object)
-    line = next((c.line for c in changes if c.line is not None), None)
+    line = next((c.line for c in changes if c.line is not None and c.file is None), None)
     return ObjectDiff(
         ref=item.ref, kind=item.kind, api_version=item.api_version, namespace=item.namespace,
         name=item.name, status=status, file=head.file if head else None,

@@ -237,6 +237,8 @@ def change_lines(changes: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
     last_path: str | None = None
     for change in changes:
         path = term(str(change.get("path") or "(document)"))
+        if change.get("file"):  # set by a patch in another file: where
+            path += f"  (set in {term(str(change['file']))}:{change.get('line') or 1})"
         if path != last_path:
             out.append(("path", path))
             last_path = path
