@@ -519,12 +519,14 @@ def _check_entries(
                 "does not run" if (script := graph.written_by(target)) else "does not exist")
         # (not a path the kustomization lists already: `test-image-policy.yaml` gone beside
         # a listed `image-policy.yaml` is a file deleted, not a typo of it)
-        listed = {join(k.directory, e) for _, e in include_entries(k.body)}
-        # (a Component is a folder: a file of a close name is no component)
-        files = () if entry.field == "components" else (
-            f for f in index.files if f.startswith(posixpath.dirname(target)))
-        near = near_path(text, target, [p for p in (*index.dirs, *files) if p not in listed]
-                          ) if gone == "does not exist" else ""
+        near = ""
+        if gone == "does not exist":
+            listed = {join(k.directory, e) for _, e in include_entries(k.body)}
+            dirs, files = index.entries_in(posixpath.dirname(target))
+            # (a Component is a folder: a file of a close name is no component)
+            near = near_path(text, target, [p for p in (
+                *dirs, *(() if entry.field == "components" else files)) if p not in listed]
+                + ([posixpath.dirname(target)] if posixpath.dirname(target) else []))
         yield _at(k, entry.path, f"{_label(entry.path)}: {text!r} {gone}; {refused}",
                   "missing", text, drop, fix=(
                       f"Point the entry at {near!r}, the "

@@ -1807,9 +1807,22 @@ class TreeIndex:
         # A tree of YAML files only is a partial copy (a CI filter, a corpus): what it says
         # about other files (scripts, .env files of generators) is not evidence.
         self.has_other_files = any(not is_yaml(p) and "#" not in p for p in self.files)
+        self._by_parent: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] | None = None
 
     def is_dir(self, path: str) -> bool:
         return path in self.dirs or path in ("", ".")
+
+    def entries_in(self, folder: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The folders and the files directly in ``folder`` (paths from the tree's top),
+        indexed once, when first asked (a missing entry's near names)."""
+        if self._by_parent is None:
+            by_parent: dict[str, tuple[list[str], list[str]]] = {}
+            for d in self.dirs:
+                by_parent.setdefault(posixpath.dirname(d), ([], []))[0].append(d)
+            for f in self.files:
+                by_parent.setdefault(posixpath.dirname(f), ([], []))[1].append(f)
+            self._by_parent = {k: (tuple(a), tuple(b)) for k, (a, b) in by_parent.items()}
+        return self._by_parent.get(folder, ((), ()))
 
     def covers(self, path: str) -> bool:
         """Whether ``path`` lies in the linted part of the repository (else it is not judged)."""
