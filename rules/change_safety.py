@@ -36,10 +36,10 @@ verdicts), never in `lint`, which sees one tree.
     `stringData`, `type`), and `immutable` itself ("field is immutable when `immutable` is
     set"); Secret values are never shown, only the keys that change;
   - CustomResourceDefinition `spec.scope` (`ValidateCustomResourceDefinitionUpdate`);
-  - an app-template HelmRelease's inline `persistence.<item>.storageClass` or `accessMode`,
-    where the chart renders the item as a PersistentVolumeClaim (type
-    `persistentVolumeClaim`, the default, no `existingClaim`): helm-controller's upgrade
-    fails on that claim.
+  - an app-template HelmRelease's inline `persistence.<item>.storageClass` or `accessMode`
+    changed, or its `size` made smaller (a claim's request only grows), where the chart
+    renders the item as a PersistentVolumeClaim (type `persistentVolumeClaim`, the default,
+    no `existingClaim`): helm-controller's upgrade fails on that claim.
 - `kept` (warning): a Service's `clusterIP` (`clusterIPs`) removed from the manifest: the
   API server keeps the value it allocated when an update leaves it unset (it copies the old
   clusterIPs in), so the apply succeeds and the Service keeps it (`None`: it stays

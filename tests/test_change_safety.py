@@ -1899,6 +1899,18 @@ def test_an_app_template_claims_storage_class_is_immutable_too(
     base = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="local-path", extra=kept)})
     head = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="ceph-rbd", extra=kept)})
     assert verdicts(review(repo, base, head, capsys)[1]) == []
+    # its size made smaller (new-user trial twenty-seven: 5Gi -> 2Gi, "no new findings"): the
+    # claim's request only grows; grown, nothing to say
+    base = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="local-path", extra="")})
+    head = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="local-path", extra="").replace(
+        "size: 5Gi", "size: 2Gi")})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (1, [("error", "hr.yaml", 20)])
+    assert '"field can not be less than previous value"' in found[0]["message"]
+    assert found[0]["fix"].startswith("Keep persistence.data.size at least 5Gi")
+    grown = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="local-path", extra="").replace(
+        "size: 5Gi", "size: 8Gi")})
+    assert verdicts(review(repo, base, grown, capsys)[1]) == []
 
 
 def test_an_object_a_name_prefix_renames_is_not_said_gone_from_its_unchanged_file(

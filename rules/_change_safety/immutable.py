@@ -108,6 +108,12 @@ def _chart_claims(entry: ObjectDiff, old: KObject, new: KObject,
         return
     for change in entry.changes:
         p = change.path
+        if len(p) == 5 and p[:3] == ("spec", "values", "persistence") and p[4] == "size" and (
+                change.op == "changed"):
+            found = _chart_claim_shrunk(new, p, change)
+            if found is not None:
+                yield found
+            continue
         if (len(p) != 5 or p[:3] != ("spec", "values", "persistence") or p[4] not in
                 _CLAIM_FIELDS or change.op not in ("changed", "removed")):
             continue
@@ -130,6 +136,33 @@ def _chart_claims(entry: ObjectDiff, old: KObject, new: KObject,
                  "item under a new name (a new claim) and move the data."),
             kind="immutable", line=line, column=at,
         )
+
+
+def _chart_claim_shrunk(new: KObject, p: Path, change: Change) -> Violation | None:
+    """An app-template release's ``persistence.<item>.size`` made smaller where the chart
+    renders the item as a claim: the API server refuses a claim's smaller request ("field
+    can not be less than previous value"), so helm-controller's upgrade fails (new-user
+    trial twenty-seven: 5Gi -> 2Gi, "no new findings")."""
+    old_size, new_size = parse_quantity(change.old), parse_quantity(change.new)
+    if old_size is None or new_size is None or new_size >= old_size:
+        return None
+    item = new.get(("spec", "values", "persistence", p[3]))
+    if not isinstance(item, dict) or item.get("existingClaim") or item.get(
+            "enabled") is False or str(item.get("type") or "persistentVolumeClaim") != (
+            "persistentVolumeClaim"):
+        return None
+    what = ".".join(str(x) for x in p[2:])
+    line, at = _narrowest(new, tuple(p), [change])
+    return Violation(
+        new, tuple(p),
+        f"HelmRelease {object_name(new)}: {what} shrinks ({change.old} -> {change.new}), and "
+        f"app-template renders persistence.{p[3]} as a PersistentVolumeClaim, whose request "
+        "can only grow: helm-controller's upgrade fails (\"field can not be less than "
+        "previous value\"), and the release stays as it was",
+        fix=(f"Keep {what} at least {change.old}; for a smaller volume, add a persistence "
+             "item under a new name (a new claim) and move the data."),
+        kind="immutable", line=line, column=at,
+    )
 
 
 def _refused_changes(
