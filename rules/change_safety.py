@@ -81,7 +81,9 @@ verdicts), never in `lint`, which sees one tree.
   (`postgresql.cnpg.io`: the operator makes the Cluster the owner of its instances' claims,
   so Kubernetes' garbage collection deletes them with it; CloudNativePG has no policy that
   keeps them, only a volume's reclaim policy `Retain` keeps its data) are `deleted-data`;
-  so are
+  so is an app-template HelmRelease whose inline values render claims (`persistence.<item>`
+  of type persistentVolumeClaim, no `existingClaim`, no `retain: true`): helm-controller
+  uninstalls it and Helm deletes those claims; so are
   custom resources whose deletion makes a controller delete the external resource they stand
   for (a database, a bucket, an IAM user), unless their deletion policy keeps it, which the
   fix names: Crossplane managed resources of a provider's group (`*.upbound.io`,

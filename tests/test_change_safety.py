@@ -1895,7 +1895,7 @@ def test_an_app_template_claims_storage_class_is_immutable_too(
         "HelmRelease ui/webui: persistence.data.storageClass changes (local-path -> ceph-rbd), "
         "and app-template renders persistence.data as a PersistentVolumeClaim, whose "
         "storageClassName is immutable after creation: helm-controller's upgrade fails")
-    kept = "\n        existingClaim: webui-data"
+    kept = "\n            existingClaim: webui-data"
     base = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="local-path", extra=kept)})
     head = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="ceph-rbd", extra=kept)})
     assert verdicts(review(repo, base, head, capsys)[1]) == []
@@ -1911,6 +1911,38 @@ def test_an_app_template_claims_storage_class_is_immutable_too(
     grown = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="local-path", extra="").replace(
         "size: 5Gi", "size: 8Gi")})
     assert verdicts(review(repo, base, grown, capsys)[1]) == []
+
+
+def test_an_app_template_release_pruned_deletes_the_claims_its_chart_renders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial twenty-seven: an app's Flux Kustomization deleted prunes its
+    app-template HelmRelease; helm-controller uninstalls it and Helm deletes the claim the
+    chart rendered for `persistence.data`: said "deleted" (an info) with no word of the
+    data. An item with `retain: true` is kept (helm.sh/resource-policy: keep)."""
+    def files(extra: str) -> dict[str, str | None]:
+        return {
+            "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+            "clusters/prod/kustomization.yaml": "resources: [webui.yaml]\n",
+            "clusters/prod/webui.yaml": APP_KS.format(app="webui", prune="true"),
+            "apps/webui/hr.yaml": APP_TEMPLATE.format(cls="local-path", extra=extra)}
+
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(files(""))
+    gone = repo.commit({"clusters/prod/kustomization.yaml": "resources: []\n",
+                        "clusters/prod/webui.yaml": None})
+    _, found = review(repo, base, gone, capsys)
+    (release,) = [f for f in found if f["object"] == "HelmRelease/ui/webui"]
+    assert release["severity"] == "error" and release["message"].endswith(
+        "helm-controller uninstalls the release, and every object of the chart goes with it, "
+        "the claims app-template renders for persistence.data too (no retain: true): with "
+        "reclaim policy Delete, the data of their volumes")
+    base = repo.commit(files("\n            retain: true"))
+    gone = repo.commit({"clusters/prod/kustomization.yaml": "resources: []\n",
+                        "clusters/prod/webui.yaml": None})
+    _, found = review(repo, base, gone, capsys)
+    assert [f["severity"] for f in found if f["object"] == "HelmRelease/ui/webui"] == [
+        "info"], [(f["object"], f["message"]) for f in found]
 
 
 def test_an_object_a_name_prefix_renames_is_not_said_gone_from_its_unchanged_file(

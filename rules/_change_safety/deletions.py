@@ -93,12 +93,43 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
         if obj.kind == "HelmRelease" and obj.group == "helm.toolkit.fluxcd.io":
             text += ("; helm-controller uninstalls the release, and every object of the chart "
                      "goes with it")
+            claims = _chart_claims_deleted(obj, base)
+            if claims:
+                yield Violation(
+                    obj, ("metadata", "name"),
+                    f"{text}, the claims app-template renders for "
+                    f"{', '.join(f'persistence.{c}' for c in claims)} too (no retain: "
+                    "true): with reclaim policy Delete, the data of their volumes",
+                    fix=(f"If the data must stay, first merge retain: true on "
+                         f"{', '.join(f'persistence.{c}' for c in claims)} (Helm then keeps "
+                         "the claims), then remove the release; if it must go, back up its "
+                         "data first."),
+                    kind="deleted-data", file=file, line=line, column=column)
+                continue
         yield Violation(
             obj, ("metadata", "name"), text,
             fix=(f"Nothing to do if removing it is intended; to keep it running, first merge "
                  f"{_keep_annotation(fate)} on it."),
             kind="deleted", file=file, line=line, column=column,
         )
+
+
+def _chart_claims_deleted(obj: KObject, model: Model) -> list[str]:
+    """The persistence items an app-template HelmRelease's inline values render as claims
+    Helm deletes with the release: type persistentVolumeClaim (the default), no
+    ``existingClaim``, not disabled, no ``retain: true`` (which makes the claim
+    `helm.sh/resource-policy: keep`; new-user trial twenty-seven: a deleted release's 10Gi
+    claim went unsaid)."""
+    from reviewbot.model.releases import releases
+
+    release = next((r for r in releases(model) if r.obj is obj), None)
+    if release is None or release.chart != "app-template":
+        return []
+    items = obj.get(("spec", "values", "persistence"))
+    return sorted(str(name) for name, item in (items.items() if isinstance(items, dict) else ())
+                  if isinstance(item, dict) and not item.get("existingClaim")
+                  and item.get("enabled") is not False and item.get("retain") is not True
+                  and str(item.get("type") or "persistentVolumeClaim") == "persistentVolumeClaim")
 
 
 @dataclass(frozen=True)
