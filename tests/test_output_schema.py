@@ -77,3 +77,10 @@ def test_review_json_of_the_seed_prs_is_valid(
     data = json.loads(out)
     assert data["diff"] and data["connectivity_diff"] and data["findings"]
     valid(data)
+    # `diff --format json`: review's keys, no finding, each entry with its verdicts
+    code, out, err = run_cli(["diff", base, head, "--repo", str(repo.path), "--format",
+                              "json"], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["findings"] == [] and all("change_safety" in e for e in data["diff"])
+    valid(data)
