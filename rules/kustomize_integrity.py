@@ -121,6 +121,13 @@ reviewbot checks every `kustomization.yaml` in the tree:
   in a tree without roots, any: a consumer's `targetNamespace` replaces it); a GitRepository
   or Bucket (what a root may make, as bootstrap's `flux-system`) or a name with a variable
   is not judged;
+- a Flux Kustomization's `postBuild.substituteFrom` entry (not `optional`) names a
+  ConfigMap or Secret its own namespace has (`substitution`): kustomize-controller reads it
+  there, and without it fails the build and applies nothing; judged where the repository
+  declares one of that name in another namespace only (a kustomization's `namespace:` that
+  moved the Kustomization out of flux-system), and none a reflector or replicator copies.
+  What only such a Kustomization applies is not applied: its findings are warnings that
+  say so;
 - a FluxInstance's sync path (`spec.sync.path`, a flux-instance HelmRelease's
   `instance.sync.path`) names a folder of the tree once the postBuild of each Flux
   Kustomization applying it substitutes its variables (`missing`, a warning: whether the
@@ -246,6 +253,7 @@ from reviewbot.model.dependencies import (
     held_sources,
     unmet,
     unmet_sources,
+    unread_substitutions,
 )
 from reviewbot.model.kustomize import (
     KUSTOMIZATION_FILES,
@@ -316,6 +324,7 @@ RATIONALE = (
 FIX = "Fix the path, list the manifest in its kustomization, or remove the duplicate."
 SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error",
               "idle-patch": "warning", "dependency": "error", "source": "error",
+              "substitution": "error",
               "idle-generator": "warning",
               "limit": "warning", "no-namespace": "error",
               "build": "error", "invalid": "error", "commented": "info",
@@ -406,6 +415,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _idle_generators(model, index, graph)
     yield from _sync_paths(model)
     yield from _dependencies(model)
+    yield from _substitutions(model)
     yield from _sources(model)
     yield from _unplaced(model)
     yield from _build_failures(model, graph, missing_in | duplicate_in | unmatched_in)
@@ -1316,6 +1326,32 @@ def _dependencies(model: Model) -> Iterator[Violation]:
                 unseen or _without_flux(model, lacking)),
             fix=f"Name a {obj.kind} the cluster has (the entry's namespace defaults to "
                 f"{obj.namespace}), or remove the entry.",
+        )
+
+
+def _substitutions(model: Model) -> Iterator[Violation]:
+    """A Flux Kustomization's ``postBuild.substituteFrom`` entry (not optional) naming a
+    ConfigMap or Secret its own namespace lacks while the repository declares one of that
+    name in another (:func:`reviewbot.model.dependencies.unread_substitutions`):
+    kustomize-controller reads it in the Kustomization's namespace, fails the build and
+    applies nothing (new-user trial twenty-seven: a folder's `namespace: ai` moved the app
+    Kustomizations out of flux-system, where `cluster-settings` is)."""
+    for read in unread_substitutions(model):
+        obj = read.dependent
+        where = ", ".join(read.elsewhere)
+        at: tuple[str | int, ...] = ("spec", "postBuild", "substituteFrom", read.index, "name")
+        if obj.written(at)[0].file.path != obj.file:
+            at = ("metadata", "name")  # (a parent's patch wrote it: the Kustomization's own)
+        yield Violation(
+            obj, at,
+            f"Flux Kustomization {obj.namespace}/{obj.name} takes postBuild values from "
+            f"{read.kind} {read.name} in its own namespace, {obj.namespace}, which has none "
+            f"(the repository declares it in {where}): kustomize-controller fails the build "
+            "and applies nothing of it",
+            kind="substitution",
+            fix=(f"Put the Kustomization in {read.elsewhere[0]} (a kustomization's "
+                 "`namespace:` moves the Flux Kustomizations it lists too), or declare "
+                 f"{read.kind} {read.name} in {obj.namespace}, or mark the entry optional."),
         )
 
 

@@ -1840,3 +1840,51 @@ spec:
                       "which does not exist in this repository (the paths of its other "
                       "Applications resolve here): Argo CD cannot generate its manifests and "
                       "syncs nothing")]
+
+
+def test_a_substitution_source_in_another_namespace_fails_the_kustomization(
+        tmp_path: Path) -> None:
+    """New-user trial twenty-seven: a folder's kustomization set `namespace: ai`, which moved
+    the app's Flux Kustomization out of flux-system, where ConfigMap `cluster-settings` is;
+    kustomize-controller reads substituteFrom in the Kustomization's namespace, fails the
+    build and applies nothing, yet its objects' errors were promises. The Kustomization's
+    entry is an error; what only it applies is not applied. An optional entry, or a source
+    a reflector copies, is not judged."""
+    app = """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: ollama, namespace: flux-system}
+        spec:
+          interval: 10m
+          path: ./apps/ai/ollama/app
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}
+          postBuild:
+            substituteFrom:
+            - {kind: ConfigMap, name: cluster-settings%s}
+    """
+    deploy = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ollama, namespace: ai}\n"
+              "spec:\n"
+              "  template:\n    spec:\n      containers: [{name: o, image: 'ollama:latest'}]\n")
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": FLUX_APPS % "",
+        "clusters/prod/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/prod/kustomization.yaml": "resources: [flux-system, settings.yaml, "
+                                            "../../apps/ai]\n",
+        "clusters/prod/settings.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "
+                                       "cluster-settings, namespace: flux-system}\n"
+                                       "data: {DOMAIN: example.com}\n",
+        "apps/ai/kustomization.yaml": "namespace: ai\nresources: [ollama/ks.yaml]\n",
+        "apps/ai/ollama/ks.yaml": app % "",
+        "apps/ai/ollama/app/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "apps/ai/ollama/app/deploy.yaml": deploy,
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity", "image-digest"])
+    found = [(f.rule, f.kind, f.file, f.line, f.severity) for f in result.findings]
+    assert ("kustomize-integrity", "substitution", "apps/ai/ollama/ks.yaml", 11, "error") in found
+    (image,) = [f for f in result.findings if f.rule == "image-digest"]
+    assert image.severity == "warning" and "cannot read ConfigMap ai/cluster-settings" in (
+        image.message)
+    write(tmp_path, {"apps/ai/ollama/ks.yaml": app % ", optional: true"})
+    assert [f.kind for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+            if f.kind == "substitution"] == []

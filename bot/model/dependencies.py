@@ -165,13 +165,78 @@ def _flux_unseen(model: Model) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Unread:
+    """Entry ``index`` of Flux Kustomization ``dependent``'s ``postBuild.substituteFrom``
+    (not optional) names ``kind`` ``name``, which its own namespace lacks while the
+    repository declares one of that name in ``elsewhere``: kustomize-controller reads it in
+    the Kustomization's namespace only, fails the build ("substitute from ... not found")
+    and applies nothing."""
+
+    dependent: KObject
+    index: int
+    kind: str
+    name: str
+    elsewhere: tuple[str, ...]
+
+
+# annotations of the tools that copy a ConfigMap or Secret into other namespaces (emberstack
+# reflector, mittwald's kubernetes-replicator, kubed): a copy reviewbot does not see
+_COPIED = ("reflector.v1.k8s.emberstack.com/", "replicator.v1.mittwald.de/", "kubed.appscode.com/")
+
+
+def unread_substitutions(model: Model) -> list[Unread]:
+    """Every such entry (:class:`Unread`) of the model's Flux Kustomizations (a name or a
+    namespace with a variable is not judged; where Flux objects may come from what
+    reviewbot does not see, none). Made once per model."""
+    found: list[Unread] | None = model.derived.get("unread-substitutions")
+    if found is None:
+        found = model.derived["unread-substitutions"] = _unread_substitutions(model)
+    return found
+
+
+def _unread_substitutions(model: Model) -> list[Unread]:
+    kustomizations = [o for o in model.objects
+                      if o.kind == "Kustomization" and o.group == "kustomize.toolkit.fluxcd.io"
+                      and isinstance(o.get(("spec", "postBuild", "substituteFrom")), list)]
+    if not kustomizations or flux_unseen(model) is not None:
+        return []
+    declared: dict[tuple[str, str], dict[str, bool]] = {}  # (kind, name) -> ns -> copied?
+    for obj in model.objects:
+        if obj.kind in ("ConfigMap", "Secret") and obj.group == "":
+            notes = obj.metadata.get("annotations")
+            copied = isinstance(notes, dict) and any(
+                str(k).startswith(_COPIED) for k in notes)
+            declared.setdefault((obj.kind, obj.name), {})[obj.namespace or ""] = copied
+    out: list[Unread] = []
+    for k in kustomizations:
+        namespace = k.namespace or ""
+        if not namespace or "${" in namespace:
+            continue
+        for index, source in enumerate(k.get(("spec", "postBuild", "substituteFrom")) or ()):
+            if not isinstance(source, dict) or source.get("optional") is True:
+                continue
+            kind, name = source.get("kind"), source.get("name")
+            if kind not in ("ConfigMap", "Secret") or not isinstance(name, str) or (
+                    not name or "${" in name):
+                continue
+            held = declared.get((kind, name), {})
+            if namespace in held or not held or any(held.values()):
+                continue
+            out.append(Unread(k, index, kind, name, tuple(sorted(held))))
+    return out
+
+
 def waiting(model: Model) -> Iterator[tuple[KObject, str]]:
     """The Flux Kustomizations no cluster that has them ever applies, each with why, as a
     clause ("Flux Kustomization flux-system/apps waits for Kustomization
     flux-system/infra, which the cluster does not have"): an entry of their ``dependsOn``
-    that every cluster of theirs lacks, where nothing reviewbot cannot see may make it."""
+    that every cluster of theirs lacks, or a ``postBuild.substituteFrom`` source their
+    namespace lacks (:func:`unread_substitutions`), where nothing reviewbot cannot see may
+    make it."""
     entries, _ = unmet(model)
-    if not entries or flux_unseen(model) is not None:
+    unread = unread_substitutions(model)
+    if not entries and not unread or flux_unseen(model) is not None:
         return
     said: set[int] = set()
     for entry in entries:
@@ -184,3 +249,11 @@ def waiting(model: Model) -> Iterator[tuple[KObject, str]]:
                  else "none of its clusters has")
         yield obj, (f"Flux Kustomization {obj.namespace}/{obj.name} waits for {kind} "
                     f"{namespace}/{name}, which {which}")
+    for read in unread:
+        obj = read.dependent
+        if id(obj) in said:
+            continue
+        said.add(id(obj))
+        yield obj, (f"Flux Kustomization {obj.namespace}/{obj.name} cannot read {read.kind} "
+                    f"{obj.namespace}/{read.name}, which its postBuild.substituteFrom needs "
+                    f"(the repository declares it in {', '.join(read.elsewhere)})")
