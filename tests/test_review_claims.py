@@ -339,3 +339,21 @@ def test_the_deletions_a_removed_entry_prunes_are_one_comment_on_its_line(
            "**error** `change-safety`: Namespace shop is no longer applied" in merged
     assert merged.count("\n---\n") == 3 and merged.index("PersistentVolumeClaim shop/data") \
         < merged.index("ConfigMap shop/c")
+
+
+def test_a_review_lists_the_quiet_places_of_what_it_changed_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial twenty-seven: the places a rule stays quiet on purpose in the whole
+    tree ("not reported on purpose (9)", about files the pull request did not touch) stood
+    under every review; a review lists those of the files it changed (`lint` lists all)."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n"
+           "  containers: [{{name: c, image: 'ghcr.io/x/{name}:${{TAG}}'}}]\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"a.yaml": pod.format(name="a"), "b.yaml": pod.format(name="b")})
+    head = repo.commit({"b.yaml": pod.format(name="b") + "---\n" + pod.format(name="c")})
+    _, out, _ = review_out(repo, base, head, "text", capsys, "--rule", "image-digest")
+    quiet = out.split("not reported on purpose (", 1)[1].split("\n")
+    assert quiet[0] == "2):" and "a.yaml" not in "\n".join(quiet[:4])
