@@ -22,6 +22,7 @@ from reviewbot.model.substitute import (
     Values,
     _expanded,
     expand,
+    post_build_values,
     substitute,
     variable_documents,
 )
@@ -308,3 +309,20 @@ def test_a_text_without_a_spelled_variable_reads_as_none(value: Any, style: str 
     lf = load(FileRecord("f.yaml", "blob", text.encode()))
     if lf.documents and any("${" in t for t in _texts(lf.documents[0].value)):
         assert variable_documents(lf) == {0}
+
+
+def test_an_optional_source_the_repository_lacks_leaves_its_variables_unseen() -> None:
+    """New-user trial twenty-seven: `optional: true` on Secret cluster-secrets, which the
+    repository does not hold (made outside it, or encrypted in it): its variables were
+    substituted as empty (`hass.${SECRET_DOMAIN_INTERNAL}` read `hass.`); the Secret may well
+    be in the cluster, so their values are not seen, as a required source's are not."""
+    spec = {"postBuild": {"substitute": {"DOMAIN": "example.net"}, "substituteFrom": [
+        {"kind": "Secret", "name": "cluster-secrets", "optional": True}]}}
+    values = post_build_values(spec, "flux-system", lambda kind, ns, name: None)
+    assert values is not None and values.unknown == (
+        "Secret flux-system/cluster-secrets (postBuild.substituteFrom, optional, not in the "
+        "repository or encrypted)",)
+    body, unseen = substitute({"host": "hass.${SECRET_DOMAIN_INTERNAL}", "d": "${DOMAIN}"},
+                              values)
+    assert body == {"host": "hass.${SECRET_DOMAIN_INTERNAL}", "d": "example.net"}
+    assert unseen == ("SECRET_DOMAIN_INTERNAL",)
