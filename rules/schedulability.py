@@ -217,7 +217,8 @@ def _cluster(model: Model) -> Iterator[Violation]:
     # pods alike in both (most of a repository) are judged once.
     judged: dict[tuple[Any, ...], _TooBig | None] = {}
     for pod in pods:
-        if pinned_host(pod) is None:
+        # (a pod its selection places on one node is judged there: node-full says it, once)
+        if pinned_host(pod) is None and placement.node_of(pod) is None:
             yield from _single(pod, inventory.nodes, judged)
 
 
