@@ -40,6 +40,13 @@ verdicts), never in `lint`, which sees one tree.
     changed, or its `size` made smaller (a claim's request only grows), where the chart
     renders the item as a PersistentVolumeClaim (type `persistentVolumeClaim`, the default,
     no `existingClaim`): helm-controller's upgrade fails on that claim.
+- `namespace-missing` (warning): a Flux Kustomization's `targetNamespace` the change set
+  puts objects in a namespace the base used for none and nothing of the head creates (a
+  Namespace object, a HelmRelease's `install.createNamespace`, an Argo CD Application's
+  `CreateNamespace=true`; `default`, `kube-system`, `flux-system`, `argocd` always are):
+  the apply fails ("namespaces ... not found") unless the namespace is made outside the
+  repository. Objects written in a new namespace are not judged (it is often made
+  elsewhere).
 - `kept` (warning): a Service's `clusterIP` (`clusterIPs`) removed from the manifest: the
   API server keeps the value it allocated when an update leaves it unset (it copies the old
   clusterIPs in), so the apply succeeds and the Service keeps it (`None`: it stays
@@ -312,6 +319,7 @@ SEVERITIES = {
     "stuck-rollout": "error", "kept": "warning",
     "chart-major": "info", "oci-tag": "info", "sops-recipient": "warning",
     "sops-plaintext": "warning", "sops-unreadable": "warning", "crd-storage": "error",
+    "namespace-missing": "warning",
 }
 
 
@@ -327,6 +335,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         pods_by_object,
     )
     from reviewbot.rules._change_safety.immutable import immutable_verdicts
+    from reviewbot.rules._change_safety.namespaces import namespace_verdicts
     from reviewbot.rules._change_safety.sops import sops_verdicts
     from reviewbot.rules._change_safety.suspension import (
         any_suspended,
@@ -356,3 +365,4 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         yield from sops_verdicts(entry)
     if may_delete(diff, base, head):
         yield from deletion_verdicts(diff, base, head, data_kinds)
+    yield from namespace_verdicts(diff, base, head)

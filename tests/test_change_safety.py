@@ -1980,3 +1980,34 @@ spec:
         "Ingress dev/web is no longer applied (overlays/dev/kustomization.yaml changed what it "
         "builds)")
     assert gone["file"] == "overlays/dev/kustomization.yaml"
+
+
+def test_objects_moved_to_a_namespace_nothing_creates_are_said_to_fail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial twenty-seven: an app's Flux Kustomization moved to `targetNamespace:
+    iot`, and no Namespace iot is anywhere: kustomize-controller's apply fails ("namespaces
+    "iot" not found"), unsaid. A warning at the changed field (the namespace may be made
+    outside the repository); none where the change adds the Namespace too."""
+    app = textwrap.dedent(APP_KS).format(app="mqtt", prune="true").replace(
+        "  postBuild: {substitute: {APP: mqtt}}\n", "  targetNamespace: home\n")
+    assert "targetNamespace: home" in app
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: mqtt}\ndata: {a: b}\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/kustomization.yaml": "resources: [mqtt.yaml, home.yaml]\n",
+        "clusters/prod/home.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: home}\n",
+        "clusters/prod/mqtt.yaml": app, "apps/mqtt/cm.yaml": cm})
+    moved = repo.commit({"clusters/prod/mqtt.yaml": app.replace("targetNamespace: home",
+                                                                "targetNamespace: iot")})
+    _, found = review(repo, base, moved, capsys)
+    (said,) = [f for f in found if f["message"].startswith("Flux Kustomization")
+               and "namespace iot" in f["message"]]
+    assert (said["severity"], said["file"], said["line"]) == (
+        "warning", "clusters/prod/mqtt.yaml", 9)
+    assert 'the apply fails (namespaces "iot" not found)' in said["message"]
+    made = repo.commit({"clusters/prod/home.yaml": "apiVersion: v1\nkind: Namespace\n"
+                                                   "metadata: {name: iot}\n"})
+    _, found = review(repo, base, made, capsys)
+    assert not [f for f in found if "namespace iot" in f["message"]]

@@ -1,0 +1,90 @@
+"""change-safety's `namespace-missing` verdict: a Flux Kustomization's `targetNamespace`
+changed to a namespace nothing in the repository creates: the apply fails ("namespaces ...
+not found") unless the namespace is made outside the repository (new-user trial
+twenty-seven: `targetNamespace: iot`, no Namespace iot anywhere, "partly caught"). Objects
+written in a new namespace are not judged: such a namespace is often made elsewhere."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from reviewbot.engine.findings import Violation
+from reviewbot.model.objects import KObject, Model, makers
+from reviewbot.rules._change_safety.common import is_flux_kustomization, object_name
+
+if TYPE_CHECKING:  # the diff's types only: a lint never imports the diff
+    from reviewbot.diff.objects import TreeDiff
+
+# namespaces every cluster has, or its GitOps bootstrap makes before applying anything
+ALWAYS = frozenset({"default", "kube-system", "kube-public", "kube-node-lease",
+                    "flux-system", "argocd"})
+
+
+def namespace_verdicts(diff: TreeDiff, base: Model, head: Model) -> Iterator[Violation]:
+    """One warning per namespace a changed Flux Kustomization's `targetNamespace` puts
+    objects in that the base put none in and nothing of the head creates: a Namespace
+    object, a HelmRelease's `install.createNamespace`, an Argo CD Application's
+    `CreateNamespace=true`."""
+    used_before = {o.namespace for o in base.objects if o.namespace}
+    fresh: dict[str, list[KObject]] = {}
+    for o in head.objects:
+        if o.namespace and o.namespace not in used_before and o.namespace not in ALWAYS and (
+                "${" not in o.namespace):
+            fresh.setdefault(o.namespace, []).append(o)
+    if not fresh:
+        return
+    made = _created(head)
+    changed = {id(e.head): e for e in diff.objects if e.head is not None}
+    for namespace, objects in sorted(fresh.items()):
+        if namespace in made:
+            continue
+        applier = _moving_applier(head, objects, changed, namespace)
+        if applier is None:
+            continue  # (objects written in a new namespace: it is often made elsewhere)
+        count = f"{len(objects)} object{'s' if len(objects) > 1 else ''}"
+        what = (f"Flux Kustomization {object_name(applier)} now puts {count} in namespace "
+                f"{namespace} (spec.targetNamespace)")
+        yield Violation(
+            applier, ("spec", "targetNamespace"),
+            f"{what}, which nothing in the repository creates: the apply fails (namespaces "
+            f"\"{namespace}\" not found) unless the namespace is made outside the repository",
+            fix=f"Add a Namespace {namespace} to what applies these objects, or keep them in "
+                "a namespace the cluster has.",
+            kind="namespace-missing",
+        )
+
+
+def _created(model: Model) -> set[str]:
+    """The namespaces the model's objects create: Namespace objects, HelmReleases that
+    install with `createNamespace`, Argo CD Applications that sync with CreateNamespace."""
+    out: set[str] = set()
+    for o in model.objects:
+        if o.kind == "Namespace" and o.group == "":
+            out.add(o.name)
+        elif o.kind == "HelmRelease" and o.get(("spec", "install", "createNamespace")) is True:
+            out.add(str(o.get(("spec", "targetNamespace")) or o.namespace or ""))
+        elif o.kind == "Application" and o.group == "argoproj.io" and any(
+                str(s).replace(" ", "") == "CreateNamespace=true"
+                for s in _list(o.get(("spec", "syncPolicy", "syncOptions")))):
+            out.add(str(o.get(("spec", "destination", "namespace")) or ""))
+    return out
+
+
+def _moving_applier(model: Model, objects: list[KObject], changed: dict[int, Any],
+                    namespace: str) -> KObject | None:
+    """The Flux Kustomization that applies the objects and whose `targetNamespace` the change
+    set to ``namespace``, when there is one."""
+    for obj in objects[:1]:
+        for maker in makers(model, obj):
+            k = maker.applier
+            if k is None or not is_flux_kustomization(k) or id(k) not in changed:
+                continue
+            if k.get(("spec", "targetNamespace")) == namespace and any(
+                    c.path[:2] == ("spec", "targetNamespace") for c in changed[id(k)].changes):
+                return k
+    return None
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
