@@ -1413,7 +1413,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                         if key not in has.get(b, {}) and key in had.get(b, {})]
                 if gone:
                     said.add(place)
-                    renamed = {f"{n.namespace}/{n.name}": n.name for b in builds(decl.obj)
+                    renamed = {f"{n.namespace}/{n.name}": n for b in builds(decl.obj)
                                for k, n in has.get(b, {}).items()
                                if k[0] == e.namespace and k not in had.get(b, {})
                                and dict(n.selector) == dict(gone[0].selector)}
@@ -1496,19 +1496,22 @@ def _still_listed(model: Model, file: str) -> str | None:
 
 
 def _removed_call(net: Network, s: int, decl: Declaration, service: Service,
-                  renamed: Mapping[str, str], listed: str | None) -> Violation:
+                  renamed: Mapping[str, Service], listed: str | None) -> Violation:
     """A call whose Service the change removes: certain unless a chart renders the caller or
     the Service, the Service's namespace may hold Services reviewbot cannot see, or the build
-    that made it fails (``listed``: the kustomization that still lists its deleted file)."""
+    that made it fails (``listed``: the kustomization that still lists its deleted file).
+    A Service of a new name selecting the same pods is the same cause's other place (the
+    rename, which the pull request changed: where its review comment sits, new-user trial
+    twenty-six)."""
     e, caller = decl.endpoint, f"{net.pods[s].namespace}/{net.pods[s].name}"
     name = f"{service.namespace}/{service.name}"
     message = (f"{caller} calls {e.text}:{e.port}, but Service {name} is no longer in this "
                f"cluster: this change removes it")
     if renamed:
         message += f" (Service {', '.join(renamed)} selects the same pods)"
-    fix = (f"Point the address at {next(iter(renamed.values()))} or keep the Service named "
-           f"{service.name}." if renamed else f"Restore Service {name}, or point the address "
-           "at the Service that replaces it.")
+    fix = (f"Point the address at {next(iter(renamed.values())).name} or keep the Service "
+           f"named {service.name}." if renamed else f"Restore Service {name}, or point the "
+           "address at the Service that replaces it.")
     doubts = []
     if listed is not None and id(net.pods[s].obj) not in net.model.unbuilt:
         # (a caller of that build is not applied either: its finding says so itself)
@@ -1520,9 +1523,13 @@ def _removed_call(net: Network, s: int, decl: Declaration, service: Service,
         more = f" and {len(unseen) - 3} more" if len(unseen) > 3 else ""
         doubts.append(f"the Services {', '.join(unseen[:3])}{more} may make in "
                       f"{service.namespace}")
+    others = tuple(Violation(n.obj, ("metadata", "name"), message, fix=fix,
+                             kind="dependency-missing") for n in renamed.values()
+                   if n.obj.kind == "Service" and not n.obj.path)
     return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-missing",
                      key=f"{format_path(decl.path)} -> {e.text}:{e.port}",
-                     doubt="; ".join(doubts) or None, cause=f"Service {name} removed")
+                     doubt="; ".join(doubts) or None, cause=f"Service {name} removed",
+                     others=others)
 
 
 def _lost_ports(before: Service | None, after: Service | None) -> set[int]:

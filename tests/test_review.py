@@ -830,7 +830,7 @@ def test_one_suggestion_of_two_builds_is_offered_once_and_changes_elsewhere_are_
         "overlays/prod/k.yaml", 4, None)
     assert together.body.startswith(
         "2 findings of `netpol-pairing` at this line (1 error, 1 warning):\n\nAbout "
-        "`NetworkPolicy/db/b` at `base/np.yaml` line 7, as this change builds it:")
+        "`NetworkPolicy/db/b` at `base/np.yaml` line 7, which this change affects:")
 
 
 def test_the_same_cause_at_this_finding_s_own_line_is_named_by_its_objects() -> None:

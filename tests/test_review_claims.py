@@ -297,7 +297,7 @@ spec:
     _, out, err = review_out(repo, base, head, "markdown", capsys, "--rule", "change-safety")
     inline = err.split("inline comment(s)", 1)[1]
     assert "\noverlays/home/kustomization.yaml:2\nAbout `Deployment/shop/web` at " \
-           "`base/web.yaml` line 5, as this change builds it:\n\n**error** " \
+           "`base/web.yaml` line 5, which this change affects:\n\n**error** " \
            "`change-safety`: Deployment shop/web: spec.selector changes" in inline
     assert "Not shown inline" not in out
     # its own line in the diff: there, as before
@@ -357,3 +357,34 @@ def test_a_review_lists_the_quiet_places_of_what_it_changed_only(
     _, out, _ = review_out(repo, base, head, "text", capsys, "--rule", "image-digest")
     quiet = out.split("not reported on purpose (", 1)[1].split("\n")
     assert quiet[0] == "2):" and "a.yaml" not in "\n".join(quiet[:4])
+
+
+def test_a_call_to_a_renamed_service_is_commented_at_the_rename(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial twenty-six: a Service renamed (`llm` -> `vllm`, the same pods) broke
+    the calls its clients' unchanged env still makes; those errors sat in files the pull
+    request did not change and were shown nowhere inline. The rename is the same cause's
+    other place: the comment sits at the renamed Service's name."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    service = ("apiVersion: v1\nkind: Service\nmetadata:\n  name: {name}\n  namespace: ai\n"
+               "spec:\n  selector: {{app: llm}}\n  ports: [{{port: 8000}}]\n")
+    api = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: web}\n"
+           "spec:\n  selector: {matchLabels: {app: api}}\n  template:\n"
+           "    metadata: {labels: {app: api}}\n    spec:\n      containers:\n"
+           "      - name: api\n        image: api:1\n        env:\n"
+           "        - {name: LLM_URL, value: 'http://llm.ai.svc.cluster.local:8000'}\n")
+    llm = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: llm, namespace: ai}\n"
+           "spec:\n  selector: {matchLabels: {app: llm}}\n  template:\n"
+           "    metadata: {labels: {app: llm}}\n    spec:\n      containers:\n"
+           "      - {name: llm, image: 'llm:1', ports: [{containerPort: 8000}]}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"ai/service.yaml": service.format(name="llm"), "ai/llm.yaml": llm,
+                        "web/api.yaml": api})
+    head = repo.commit({"ai/service.yaml": service.format(name="vllm")})
+    _, out, err = review_out(repo, base, head, "markdown", capsys, "--rule", "netpol-pairing")
+    inline = err.split("inline comment(s)", 1)[1]
+    assert "\nai/service.yaml:4\nAbout `Deployment/web/api` at `web/api.yaml` line 13, which " \
+           "this change affects:\n\n**error** `netpol-pairing`: web/api calls " in inline
+    assert "Not shown inline" not in out

@@ -417,7 +417,7 @@ def at_causes(findings: Sequence[Finding], base: Model, head: Model,
     (new-user trial twenty-five: the DNS finding an overlay's commonLabels caused sat in
     the base's policy, and in the summary only)."""
     wanted = [f for f in findings if (f.new or f.worse) and f.object and f.file
-              and f.file not in changed]
+              and f.file not in changed]  # (their own line is in no diff)
     if not wanted or not changed:
         return list(findings)
     from reviewbot.diff.anchors import Anchors  # (a review whose change sits elsewhere)
@@ -438,6 +438,12 @@ def at_causes(findings: Sequence[Finding], base: Model, head: Model,
     chosen = {id(f) for f in wanted}
     out = []
     for f in findings:
+        if id(f) in chosen and (other := next((o for o in f.others if o.file in changed
+                                                and o.line >= 1), None)) is not None:
+            # (the same cause's other place is in the change: a renamed Service its
+            # callers still name)
+            out.append(replace(f, anchor=(other.file, other.line)))
+            continue
         if id(f) in chosen:
             objs = sorted(by_ref.get(f.object, ()), key=lambda o: o.file != f.file)
             cause = next((k for obj in objs[:1] for k, read in builds.items()

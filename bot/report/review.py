@@ -121,7 +121,7 @@ def inline_comments(findings: Sequence[Finding],
         plain: tuple[int, str] | None = None
         elsewhere = None if f.anchor is None else (
             f.anchor[0], f.anchor[1], f"About {md_code(f.object or f.file, False)} at "
-            f"{md_code(shown_path(f.file), False)} line {f.line}, as this change builds it:"
+            f"{md_code(shown_path(f.file), False)} line {f.line}, which this change affects:"
             f"\n\n{body}")
         s = f.suggestion
         if s is not None:
