@@ -1228,3 +1228,29 @@ def test_a_field_an_overlay_patch_sets_is_placed_in_the_patch(
     assert (entry["file"], entry["line"]) == ("base/web.yaml", 8)
     code, out, _ = run_cli(["diff", base, head, "--repo", str(repo.path)], capsys)
     assert "env.C  (set in overlays/dev/env.yaml:11)" in out
+
+
+def test_a_values_size_written_with_another_unit_is_no_change(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial twenty-seven: an app-template `persistence.data.size` rewritten `5Gi` ->
+    `5120Mi` in a refactor read as a change, though quantities compare by value. A values
+    `size` with a unit is a quantity; another value, a change; a plain number as written."""
+    release = textwrap.dedent("""
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: webui, namespace: ui}
+        spec:
+          values:
+            persistence:
+              data: {size: SIZE}
+            cache: {size: COUNT}
+    """)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"hr.yaml": release.replace("SIZE", "5Gi").replace("COUNT", "10")})
+    same = repo.commit({"hr.yaml": release.replace("SIZE", "5120Mi").replace("COUNT", "10")})
+    assert diff_json(repo, base, same, capsys) == []
+    grown = repo.commit({"hr.yaml": release.replace("SIZE", "6Gi").replace("COUNT", "10.0")})
+    (entry,) = diff_json(repo, base, grown, capsys)
+    assert changes_of(entry) == {
+        ("spec.values.persistence.data.size", None, "changed", "5Gi", "6Gi"),
+        ("spec.values.cache.size", None, "changed", 10, 10.0)}

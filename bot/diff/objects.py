@@ -16,7 +16,8 @@ Before comparing, each object body is normalised:
 - lists of other mappings are aligned by content (an inserted NetworkPolicy rule is one
   added entry, not every later rule changed);
 - ``args`` and ``command`` become the flags they set (``--tensor-parallel-size 1 -> 2``);
-- resource quantities compare by value (``1000m`` equals ``1``); scalars were already read as
+- resource quantities compare by value (``1000m`` equals ``1``; a values ``size`` written
+  with a unit too: ``5Gi`` equals ``5120Mi``); scalars were already read as
   Kubernetes reads YAML 1.1 by the loader;
 - Secret ``data``/``stringData`` values (and SealedSecret ``encryptedData``), the
   ``kubectl.kubernetes.io/last-applied-configuration`` annotation, inline kustomize patches
@@ -67,6 +68,11 @@ Path = tuple[Segment, ...]
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 QUANTITY_PARENTS = frozenset({"requests", "limits", "hard", "capacity", "allocatable", "overhead"})
 QUANTITY_KEYS = frozenset({"sizeLimit"})
+# chart values keys of a volume's size (app-template's `persistence.<item>.size`): a quantity
+# where written with a unit (`5Gi` equals `5120Mi`; new-user trial twenty-seven), a plain
+# number left as written
+SIZE_KEYS = frozenset({"size"})
+_UNIT = re.compile(r"^\s*[0-9.]+\s*(?:[KMGTPE]i?|m|k)\s*$")
 _REMOVED = "\x00-"  # key prefix of a base-only entry of an aligned list
 _POSITIONAL = re.compile(r"^\[(\d+)\]$")
 
@@ -322,7 +328,9 @@ def _norm(value: Any, path: tuple[str, ...], secret: Secrecy | None) -> Any:
                 out[name] = redact_tree(v, sub)
             elif name == LAST_APPLIED and path[-2:] == ("metadata", "annotations"):
                 out[name] = redact(v, "characters")
-            elif (key in QUANTITY_PARENTS or name in QUANTITY_KEYS) and _quantity(v) is not None:
+            elif ((key in QUANTITY_PARENTS or name in QUANTITY_KEYS or (
+                    name in SIZE_KEYS and isinstance(v, str) and _UNIT.match(v)))
+                  and _quantity(v) is not None):
                 out[name] = Quantity(v, _quantity(v) or Fraction(0))
             else:
                 out[name] = _norm(v, sub, secret)
