@@ -1701,6 +1701,13 @@ def test_a_gpu_restart_in_helm_values_points_at_the_values(
     assert (code, verdicts(found)) == (0, [("info", "hr.yaml", 19)])
     assert "(args)" in found[0]["message"]
     assert found[0]["message"].endswith("at least its measured boot, 300 s, of downtime")
+    # a new image tag: at the `tag:` line the change wrote, not the `image:` key above it
+    # (new-user trial twenty-seven)
+    bumped = repo.commit({"hr.yaml": release.format(digest=digest, length=65536).replace(
+        "v0.11.0@", "v0.11.1@")})
+    code, found = review(repo, base, bumped, capsys)
+    assert (code, verdicts(found)) == (0, [("info", "hr.yaml", 18)])
+    assert "(image)" in found[0]["message"]
 
 
 def test_a_generated_kustomization_takes_a_nested_kustomization_as_it_lists(

@@ -145,8 +145,14 @@ def _changed_template_fields(old: PodTemplate, new: PodTemplate) -> list[tuple[s
                           key=lambda k: (k not in CONTAINER_FIELDS, CONTAINER_FIELDS.index(k)
                                          if k in CONTAINER_FIELDS else 0, str(k))):
             if key != "name" and not _same_value(c.body.get(key), was.body.get(key)):
-                out.append((str(key), _narrowest(new, field_path(c, key), was.body.get(key),
-                                                 c.body.get(key))))
+                at, before, after = field_path(c, key), was.body.get(key), c.body.get(key)
+                written = new.obj.get(at)
+                if isinstance(written, dict) and not isinstance(after, dict):
+                    # (a chart's values image, `{repository, tag}`, that the pod reads as one
+                    # reference: the key the change wrote, its `tag:` line; new-user trial
+                    # twenty-seven's comment sat on `image:`)
+                    before, after = old.obj.get(field_path(was, key)), written
+                out.append((str(key), _narrowest(new, at, before, after)))
     for role, name in olds:
         out.append((f"{role} {name} removed", new.spec_path))
     containers = ("containers", "initContainers", "ephemeralContainers")
