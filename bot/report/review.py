@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reviewbot.engine.findings import Finding, sort_key
+from reviewbot.engine.findings import Finding, severity_rank, sort_key
 from reviewbot.engine.outcome import ReviewSummary, Unapplied
 from reviewbot.escape import md_code, md_text, term
 from reviewbot.report.base import UnappliedSaid, alike_runs, alike_said
@@ -112,11 +112,8 @@ def inline_comments(findings: Sequence[Finding],
         fingerprint, alike = f.fingerprint, ""
         if others:  # one comment for one problem at one line (new-user trial eleven: one
             # images entry, three tag-moved comments alike); its id changes with the group
-            import hashlib  # (as engine.identity's fingerprint: only where one is made)
-
             alike = alike_said(f, others, md_text) + "."
-            fingerprint = hashlib.sha256("\0".join(
-                [f.fingerprint, *(o.fingerprint for o in others)]).encode()).hexdigest()[:16]
+            fingerprint = _group_fingerprint([f.fingerprint, *(o.fingerprint for o in others)])
         body, line, start = finding_comment(f, alike), f.line, None
         plain: tuple[int, str] | None = None
         elsewhere = None if f.anchor is None else (
@@ -133,7 +130,11 @@ def inline_comments(findings: Sequence[Finding],
     return tuple(_one_per_line(out))
 
 
-_RANK = {"error": 0, "warning": 1, "info": 2}
+def _group_fingerprint(fingerprints: Sequence[str]) -> str:
+    """The id of one comment standing for several findings: it changes with the group."""
+    import hashlib  # (as engine.identity's fingerprint: only where one is made)
+
+    return hashlib.sha256("\0".join(fingerprints).encode()).hexdigest()[:16]
 
 
 def _one_per_line(comments: Sequence[tuple[Sequence[Finding], InlineComment]]
@@ -160,23 +161,19 @@ def _one_per_line(comments: Sequence[tuple[Sequence[Finding], InlineComment]]
     for fs, c in comments:
         at = key(fs, c)
         group = groups.get(at, []) if at is not None else []
-        if len(group) < 2 or all(g is not c for _, g in group):
+        if at is None or len(group) < 2:
             out.append(c)
             continue
-        assert at is not None
         if at in done:
             continue
         done.add(at)
-        import hashlib  # (as inline_comments': only where a group is made)
-
-        ordered = sorted(group, key=lambda fc: _RANK.get(fc[0][0].severity, 3))
+        ordered = sorted(group, key=lambda fc: -severity_rank(fc[0][0].severity))
         counts = Counter(f.severity for members, _ in ordered for f in members)
         said = ", ".join(plural(n, sev) for sev, n in sorted(
-            counts.items(), key=lambda kv: _RANK.get(kv[0], 3)))
+            counts.items(), key=lambda kv: -severity_rank(kv[0])))
         body = (f"{sum(counts.values())} findings of {md_code(fs[0].rule, False)} at this "
                 f"line ({said}):\n\n" + "\n\n---\n\n".join(
                     g.body if g.elsewhere is None else g.elsewhere[2] for _, g in ordered))
-        fingerprint = hashlib.sha256("\0".join(
-            g.fingerprint for _, g in ordered).encode()).hexdigest()[:16]
-        out.append(InlineComment(at[0], at[1], None, body, fingerprint))
+        out.append(InlineComment(at[0], at[1], None, body,
+                                 _group_fingerprint([g.fingerprint for _, g in ordered])))
     return out
