@@ -128,6 +128,10 @@ A last check asks that every selector select something.
   answers 503 ("its backend sends to port 8080 of Service open-webui, which has no such port
   (it has 3000 (http))"). A Route's `targetPort` names the Service's target port: not judged
   here.
+- `backend-removed` (error, on the backend's Service name; in a review): an Ingress
+  backend names a Service the change removes from the Ingress's build (renamed: "Service
+  web-svc selects the same pods"): the controller has no endpoints for that path and answers
+  503. Said at the renamed Service too, where the change is.
 - `backend-denied` (error, on the backend's port): an Ingress backend's Service port sends
   to a pod port (its `targetPort`, a name resolved on each pod) that no ingress rule of the
   pods' NetworkPolicies admits from any peer at all: whoever the controller is, every
@@ -378,7 +382,7 @@ SEVERITIES = {
     "egress-unmatched": "error", "ingress-unused": "warning", "dependency-denied": "error",
     "selects-nothing": "warning", "dependency-missing": "error", "dns-denied": "error",
     "no-endpoints": "warning", "no-such-port": "warning", "no-backend": "warning",
-    "backend-port": "error", "backend-denied": "error",
+    "backend-port": "error", "backend-denied": "error", "backend-removed": "error",
 }
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 SUMMARY = (
@@ -1390,6 +1394,8 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         removed = any(found.keys() - has.get(b, {}).keys() or any(
             _lost_ports(service, has.get(b, {}).get(key)) for key, service in found.items())
             for b, found in had.items())
+        if removed:
+            yield from _backends_removed(view, had, has, builds)
         configs_touched = any(ref.startswith("ConfigMap/") for ref in touched)
         if not (removed or configs_touched or any(p.obj.ref in touched for p in view.pods)):
             continue  # no Service gone, and nothing a pod names changed
@@ -1493,6 +1499,46 @@ def _still_listed(model: Model, file: str) -> str | None:
                                   for _, text, why in missing_entries(k, index, graph)):
             return k.file
     return None
+
+
+def _backends_removed(view: Model, had: Mapping[Any, Mapping[tuple[str, str], Service]],
+                      has: Mapping[Any, Mapping[tuple[str, str], Service]],
+                      builds: Callable[[KObject], Iterable[Any]]) -> Iterator[Violation]:
+    """An Ingress backend naming a Service the change removes from the Ingress's build
+    (renamed: one of a new name selects the same pods): the controller has no endpoints for
+    that path and answers 503 (new-user trial twenty-eight: `web` renamed `web-svc`, the
+    Ingress kept `web`, "no new errors"). The renamed Service is the same cause's other
+    place, where the review comment sits."""
+    from reviewbot.netpol.ingress import backends, ingress_objects
+
+    for obj in ingress_objects(view):
+        if obj.kind != "Ingress":
+            continue
+        namespace = obj.namespace or "default"
+        for backend in backends(obj):
+            key = (namespace, backend.service)
+            gone = [had[b][key] for b in builds(obj)
+                    if key in had.get(b, {}) and key not in has.get(b, {})]
+            if not gone:
+                continue
+            renamed = [n for b in builds(obj) for k, n in has.get(b, {}).items()
+                       if k[0] == namespace and k not in had.get(b, {})
+                       and dict(n.selector) == dict(gone[0].selector)]
+            field = "name" if backend.path[-1] == "service" else "serviceName"
+            message = (f"Ingress {namespace}/{obj.name}: its backend names Service "
+                       f"{backend.service}, which this change removes"
+                       + (f" (Service {renamed[0].name} selects the same pods)" if renamed
+                          else "") + ": the controller has no endpoints for that path and "
+                       "answers 503")
+            fix = (f"Name Service {renamed[0].name} in the backend, or keep the Service named "
+                   f"{backend.service}." if renamed else
+                   f"Restore Service {backend.service}, or point the backend at the Service "
+                   "that replaces it.")
+            others = tuple(Violation(n.obj, ("metadata", "name"), message, fix=fix,
+                                     kind="backend-removed") for n in renamed[:1]
+                           if n.obj.kind == "Service" and not n.obj.path)
+            yield Violation(obj, (*backend.path, field), message, fix=fix,
+                            kind="backend-removed", others=others)
 
 
 def _removed_call(net: Network, s: int, decl: Declaration, service: Service,

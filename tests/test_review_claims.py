@@ -388,3 +388,33 @@ def test_a_call_to_a_renamed_service_is_commented_at_the_rename(
     assert "\nai/service.yaml:4\nAbout `Deployment/web/api` at `web/api.yaml` line 13, which " \
            "this change affects:\n\n**error** `netpol-pairing`: web/api calls " in inline
     assert "Not shown inline" not in out
+
+
+def test_an_ingress_whose_service_the_change_renames_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial twenty-eight: Service `web` renamed `web-svc`, the Ingress backend kept
+    `web`: "no new errors", only a closed flow. Its backend names a Service the change
+    removes: the controller answers 503 for that path; the comment sits at the rename."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    service = ("apiVersion: v1\nkind: Service\nmetadata:\n  name: {name}\n  namespace: shop\n"
+               "spec:\n  selector: {{app: web}}\n  ports: [{{port: 80, targetPort: 8080}}]\n")
+    ingress = ("apiVersion: networking.k8s.io/v1\nkind: Ingress\n"
+               "metadata: {name: web, namespace: shop}\nspec:\n  rules:\n  - http:\n"
+               "      paths:\n      - path: /\n        pathType: Prefix\n        backend:\n"
+               "          service:\n            name: web\n            port: {number: 80}\n")
+    web = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\n"
+           "spec:\n  selector: {matchLabels: {app: web}}\n  template:\n"
+           "    metadata: {labels: {app: web}}\n    spec:\n      containers:\n"
+           "      - {name: web, image: 'web:1', ports: [{containerPort: 8080}]}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"service.yaml": service.format(name="web"), "ingress.yaml": ingress,
+                        "web.yaml": web})
+    head = repo.commit({"service.yaml": service.format(name="web-svc")})
+    code, out, err = review_out(repo, base, head, "markdown", capsys, "--rule",
+                                "netpol-pairing")
+    assert code == 1 and ("Ingress shop/web: its backend names Service web, which this change "
+                          "removes \\(Service web-svc selects the same pods\\)") in out
+    inline = err.split("inline comment(s)", 1)[1]
+    assert "\nservice.yaml:4\nAbout `Ingress/shop/web` at `ingress.yaml` line 12" in inline
