@@ -89,7 +89,10 @@ reviewbot checks every `kustomization.yaml` in the tree:
   two roots (two clusters, two overlays) are never duplicates of each other;
 - a Flux `Kustomization`'s `spec.path` exists (`missing`), judged when another Kustomization
   of the same source resolves in the tree (so the source is this repository), and so do its
-  `spec.components`; a path without a `kustomization.yaml` is built the way Flux does
+  `spec.components`; in a review, also when the change moves its path off a folder of the
+  tree its base version resolved to, its source unchanged (the base shows the source is
+  this repository: a repository's only Kustomization, its path misspelt); a path without
+  a `kustomization.yaml` is built the way Flux does
   (every manifest below it, a subfolder with its own kustomization.yaml as that
   kustomization, not descended into) and checked for duplicates;
 - a namespaced object a Flux Kustomization's build gives no namespace, where the
@@ -243,7 +246,7 @@ import dataclasses
 import posixpath
 from bisect import bisect_left
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from reviewbot.engine.findings import Edit, Violation
 from reviewbot.model.ci import unapplied_by_ci
@@ -312,6 +315,9 @@ from reviewbot.model.reach import (
 from reviewbot.model.resource import dict_of
 from reviewbot.sources.tree import NOT_APPLIED
 from reviewbot.words import closest
+
+if TYPE_CHECKING:  # the diff's types only: a lint never imports the diff
+    from reviewbot.diff.objects import TreeDiff
 
 ID = "kustomize-integrity"
 SEVERITY = "error"
@@ -1206,6 +1212,54 @@ def _flux_targets(model: Model, index: TreeIndex, graph: Graph) -> _FluxPaths:
             missing.append((obj, path, next((n for root in roots if (n := near_path(
                 path, _joined(root, path), graph.dirs))), "")))
     return _FluxPaths(flux, resolved, tuple(missing))
+
+
+def check_change(diff: TreeDiff, base: Model, head: Model,
+                 opts: Mapping[str, Any]) -> Iterator[Violation]:
+    """``missing``, in a review: a Flux Kustomization whose ``spec.path`` the change moves off
+    the folder its base version resolved to (its source unchanged: the base shows that source
+    is this repository) onto one the tree does not have, where no other Kustomization of the
+    source resolves in the head (then :func:`check_set` says it): new-user trial
+    twenty-eight's only Kustomization, `./apps/shop` misspelt `./apps/shpo`, "no new
+    findings"."""
+    if head.tree is None or base.tree is None:
+        return
+    graph = model_graph(head)
+    index = TreeIndex(head.tree.paths, graph)
+    targets = _flux_targets(head, index, graph)
+    told = {id(obj) for obj, _, _ in targets.missing}
+    before: dict[tuple[str | None, str, str], KObject] = {}
+    base_graph, base_index = model_graph(base), None
+    for obj in targets.flux:
+        if targets.resolved.get(id(obj), "") is not None or id(obj) in told:
+            continue  # (resolved, not judged, or said by check_set)
+        if base_index is None:  # (asked once a path names no folder)
+            base_index = TreeIndex(base.tree.paths, base_graph)
+            before = {(k.flux.namespace, k.flux.name, k.flux.file): k.flux
+                      for k in base.kustomizations if k.flux is not None}
+        old = before.get((obj.namespace, obj.name, obj.file))
+        was = old.get(("spec", "path")) if old is not None else None
+        path = str(obj.get(("spec", "path")))
+        if old is None or not isinstance(was, str) or was == path or "${" in was or (
+                _source(old) != _source(obj)):
+            continue
+        target = base_graph.flux_folder(old.file, was)
+        if target is None or target == "" or not base_index.covers(target):
+            continue
+        root = _source_root(target, was)
+        folder = _joined(root, path)
+        if not index.covers(folder) or index.is_dir(folder):
+            continue
+        near = near_path(path, folder, graph.dirs)
+        yield Violation(
+            obj, ("spec", "path"),
+            f"spec.path {path!r} does not exist in this repository (before this change, "
+            f"{was!r} resolved here: {_source(obj)[0]} {_source(obj)[1]}/{_source(obj)[2]} "
+            "is this repository)", kind="missing",
+            fix=(f"Point spec.path at {near!r}, the folder of a close name, or at another "
+                 "existing folder of the source." if near else
+                 f"Point spec.path at an existing folder of the source ({was!r} before)."),
+        )
 
 
 def _flux_paths(

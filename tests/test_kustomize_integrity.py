@@ -480,6 +480,47 @@ def test_flux_path_is_resolved_from_the_source_root(tmp_path: Path) -> None:
     assert inside.findings[0].fix == "Point spec.path at an existing folder of the source."
 
 
+def test_a_review_judges_a_path_the_change_moves_off_the_folder_its_base_resolved_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial twenty-eight: the repository's only Flux Kustomization, no bootstrap
+    sync, its path `./apps/shop` misspelt `./apps/shpo`: "no new findings". A lint cannot
+    tell its source is this repository; the base, where the same path resolved, does."""
+    ks = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+          "metadata: {name: shop, namespace: flux-system}\nspec:\n  interval: 10m\n"
+          "  path: %s\n  prune: true\n  sourceRef: {kind: GitRepository, name: %s}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"clusters/home/shop.yaml": ks % ("./apps/shop", "flux-system"),
+                        "apps/shop/kustomization.yaml": "resources: [web.yaml]\n",
+                        "apps/shop/web.yaml": DEPLOYMENT})
+
+    def review(head: str) -> list[tuple[str, int, str, str]]:
+        code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                                  head, "--platform", "none", "--format", "json", "--rule",
+                                  "kustomize-integrity"], capsys)
+        assert code in (0, 1), err
+        return [(f["file"], f["line"], f["message"], f["fix"])
+                for f in json.loads(out)["findings"] if f["severity"] == "error"]
+
+    typo = repo.commit({"clusters/home/shop.yaml": ks % ("./apps/shpo", "flux-system")})
+    assert review(typo) == [(
+        "clusters/home/shop.yaml", 6,
+        "spec.path './apps/shpo' does not exist in this repository (before this change, "
+        "'./apps/shop' resolved here: GitRepository flux-system/flux-system is this "
+        "repository)",
+        "Point spec.path at './apps/shop', the folder of a close name, or at another existing "
+        "folder of the source.")]
+    assert found(lint(repo.path)) == []  # a lint alone cannot tell
+    # the folder moved with it, or the source changed with the path: nothing shows a mistake
+    repo.commit({"clusters/home/shop.yaml": ks % ("./apps/shop", "flux-system")})
+    moved = repo.commit({"clusters/home/shop.yaml": ks % ("./apps/store", "flux-system"),
+                         "apps/store/kustomization.yaml": "resources: [web.yaml]\n",
+                         "apps/store/web.yaml": DEPLOYMENT})
+    assert review(moved) == []
+    elsewhere = repo.commit({"clusters/home/shop.yaml": ks % ("./apps/shpo", "shop-repo")})
+    assert review(elsewhere) == []
+
+
 def test_argo_application_path_is_judged_like_a_flux_path(tmp_path: Path) -> None:
     """An Application's path no folder holds is `missing` when another Application of the
     same repository and revision resolves here; another repository's path never is."""
