@@ -91,8 +91,10 @@ reviewbot checks every `kustomization.yaml` in the tree:
   of the same source resolves in the tree (so the source is this repository), and so do its
   `spec.components`; in a review, also when the change moves its path off a folder of the
   tree its base version resolved to, its source unchanged (the base shows the source is
-  this repository: a repository's only Kustomization, its path misspelt); a path without
-  a `kustomization.yaml` is built the way Flux does
+  this repository: a repository's only Kustomization, its path misspelt; a warning where
+  the new path is no misspelling of the old, which another repository may hold too), and
+  so for an Argo CD Application's source path; a path without a `kustomization.yaml` is
+  built the way Flux does
   (every manifest below it, a subfolder with its own kustomization.yaml as that
   kustomization, not descended into) and checked for duplicates;
 - a namespaced object a Flux Kustomization's build gives no namespace, where the
@@ -1216,50 +1218,73 @@ def _flux_targets(model: Model, index: TreeIndex, graph: Graph) -> _FluxPaths:
 
 def check_change(diff: TreeDiff, base: Model, head: Model,
                  opts: Mapping[str, Any]) -> Iterator[Violation]:
-    """``missing``, in a review: a Flux Kustomization whose ``spec.path`` the change moves off
-    the folder its base version resolved to (its source unchanged: the base shows that source
-    is this repository) onto one the tree does not have, where no other Kustomization of the
-    source resolves in the head (then :func:`check_set` says it): new-user trial
-    twenty-eight's only Kustomization, `./apps/shop` misspelt `./apps/shpo`, "no new
-    findings"."""
+    """``missing``, in a review: a Flux Kustomization's ``spec.path`` or an Argo CD
+    Application's source path the change moves off the folder its base version resolved to
+    (its source unchanged: the base shows that source is this repository) onto one the tree
+    does not have, where no other Kustomization or Application of the source resolves in the
+    head (then :func:`check_set` says it): new-user trial twenty-eight's only Kustomization,
+    `./apps/shop` misspelt `./apps/shpo`, "no new findings"."""
     if head.tree is None or base.tree is None:
         return
     graph = model_graph(head)
     index = TreeIndex(head.tree.paths, graph)
+    # (object, field, path, source) of each path naming no folder, check_set silent on it
     targets = _flux_targets(head, index, graph)
     told = {id(obj) for obj, _, _ in targets.missing}
-    before: dict[tuple[str | None, str, str], KObject] = {}
-    base_graph, base_index = model_graph(base), None
-    for obj in targets.flux:
-        if targets.resolved.get(id(obj), "") is not None or id(obj) in told:
-            continue  # (resolved, not judged, or said by check_set)
-        if base_index is None:  # (asked once a path names no folder)
-            base_index = TreeIndex(base.tree.paths, base_graph)
-            before = {(k.flux.namespace, k.flux.name, k.flux.file): k.flux
-                      for k in base.kustomizations if k.flux is not None}
-        old = before.get((obj.namespace, obj.name, obj.file))
-        was = old.get(("spec", "path")) if old is not None else None
-        path = str(obj.get(("spec", "path")))
-        if old is None or not isinstance(was, str) or was == path or "${" in was or (
-                _source(old) != _source(obj)):
-            continue
-        target = base_graph.flux_folder(old.file, was)
-        if target is None or target == "" or not base_index.covers(target):
+    unresolved: list[tuple[KObject, Path, str, tuple[str, ...]]] = [
+        (obj, ("spec", "path"), str(obj.get(("spec", "path"))), _source(obj))
+        for obj in targets.flux
+        if targets.resolved.get(id(obj), "") is None and id(obj) not in told]
+    sources, here = _argo_sources(head, index, graph)
+    unresolved += [(obj, at, path, key) for obj, at, path, key, target in sources
+                   if target is None and not any(index.covers(_joined(root, path))
+                                                 for root in here.get(key, ()))]
+    if not unresolved:
+        return
+    base_graph = model_graph(base)
+    base_index = TreeIndex(base.tree.paths, base_graph)
+    before: dict[tuple[Any, ...], tuple[str, str | None]] = {  # its base path, its folder
+        (k.flux.namespace, k.flux.name, k.flux.file, ("spec", "path"), _source(k.flux)): (
+            path, base_targets.resolved.get(id(k.flux)))
+        for base_targets in (_flux_targets(base, base_index, base_graph),)
+        for k in base.kustomizations
+        if k.flux is not None and isinstance(path := k.flux.get(("spec", "path")), str)}
+    before.update({(obj.namespace, obj.name, obj.file, at, key): (path, target)
+                   for obj, at, path, key, target in _argo_sources(
+                       base, base_index, base_graph)[0]})
+    for obj, at, path, source in unresolved:
+        was, target = before.get((obj.namespace, obj.name, obj.file, at, source), ("", None))
+        if target is None or target == "" or was == path:
             continue
         root = _source_root(target, was)
         folder = _joined(root, path)
         if not index.covers(folder) or index.is_dir(folder):
             continue
         near = near_path(path, folder, graph.dirs)
+        # the base's path misspelt: the same source meant. Else the path may be another
+        # repository's, which holds the folder the base's names here too
+        doubt = None if near and _joined(root, near) == target else (
+            f"whether {_what(obj, source)} is this repository (only its base path, "
+            f"{was!r}, resolved here; the new one is no misspelling of it)")
+        field = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in at)
+        name = "spec.path" if obj.kind == "Kustomization" else "the path"
         yield Violation(
-            obj, ("spec", "path"),
-            f"spec.path {path!r} does not exist in this repository (before this change, "
-            f"{was!r} resolved here: {_source(obj)[0]} {_source(obj)[1]}/{_source(obj)[2]} "
-            "is this repository)", kind="missing",
-            fix=(f"Point spec.path at {near!r}, the folder of a close name, or at another "
+            obj, at,
+            f"{field.replace('.[', '[')} {path!r} does not exist in this repository (before "
+            f"this change, {was!r} resolved here)", kind="missing",
+            fix=(f"Point {name} at {near!r}, the folder of a close name, or at another "
                  "existing folder of the source." if near else
-                 f"Point spec.path at an existing folder of the source ({was!r} before)."),
+                 f"Point {name} at an existing folder of the source ({was!r} before)."),
+            doubt=doubt,
         )
+
+
+def _what(obj: KObject, source: tuple[str, ...]) -> str:
+    """The source of a Flux Kustomization (its kind, namespace and name) or of an Argo CD
+    Application's source (its repository at its revision), in words."""
+    if obj.kind == "Kustomization":
+        return f"{source[0]} {source[1]}/{source[2]}"
+    return f"{source[0]} at {source[1]}"
 
 
 def _flux_paths(
@@ -1527,13 +1552,43 @@ def _dependency_hint(model: Model, held: Mapping[str, set[Id]], lacking: Sequenc
     return (f" (did you mean {kind} {namespace}/{near}?)" if near else ""), False
 
 
+_ArgoSource = tuple[KObject, Path, str, tuple[str, str], str | None]
+
+
 def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:
     """An Argo CD Application's source path that no folder holds, judged as a Flux
     ``spec.path`` is: when another Application's source of the same repository and revision
     resolves in the tree (so that repository is this one), and the folder it names lies in
     the linted part. A path another repository holds (a different ``repoURL``) is never
     judged; nor is an ApplicationSet's template (its generators make the paths)."""
-    sources: list[tuple[KObject, Path, str, tuple[str, str], str | None]] = []
+    sources, here = _argo_sources(model, index, graph)
+    reach = model.derived.get("reach")
+    roots = reach.roots if reach is not None else []
+    by_hand = {r.file for r in roots if r.how == BY_HAND} if all(
+        r.how in GUESSED_ROOTS for r in roots) else set()
+    for obj, at, path, key, target in sources:
+        roots = here.get(key, ())
+        if target is None and any(index.covers(_joined(root, path)) for root in roots):
+            field = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in at)
+            near = next((n for root in roots if (n := near_path(
+                path, _joined(root, path), graph.dirs))), "")
+            yield Violation(
+                obj, at,
+                f"{field.replace('.[', '[')} {path!r} does not exist in this repository "
+                f"(other Applications of {key[0]} at {key[1]} resolve here)", kind="missing",
+                fix=(f"Point the path at {near!r}, the folder of a close name, or at another "
+                     "existing folder of the repository." if near else
+                     "Point the path at an existing folder of the repository."),
+                doubt=_left_over(obj, by_hand),
+            )
+
+
+def _argo_sources(model: Model, index: TreeIndex, graph: Graph
+                  ) -> tuple[list[_ArgoSource], dict[tuple[str, str], set[str]]]:
+    """Each Application's judged source paths (the object, the field, the path, its
+    repository and revision, the folder it names or None), and, per repository and revision,
+    the folders of the tree the roots of those that resolve here are at."""
+    sources: list[_ArgoSource] = []
     here: dict[tuple[str, str], set[str]] = {}  # repository and revision -> its roots here
     for obj in model.objects:
         if obj.kind != "Application" or obj.group != ARGO_GROUP:
@@ -1566,24 +1621,7 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
                 target = graph.argo_folder(obj.file, path)
                 if target and index.covers(target):
                     here.setdefault((url, revision), set()).add(_source_root(target, path))
-    roots = reach.roots if reach is not None else []
-    by_hand = {r.file for r in roots if r.how == BY_HAND} if all(
-        r.how in GUESSED_ROOTS for r in roots) else set()
-    for obj, at, path, key, target in sources:
-        roots = here.get(key, ())
-        if target is None and any(index.covers(_joined(root, path)) for root in roots):
-            field = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in at)
-            near = next((n for root in roots if (n := near_path(
-                path, _joined(root, path), graph.dirs))), "")
-            yield Violation(
-                obj, at,
-                f"{field.replace('.[', '[')} {path!r} does not exist in this repository "
-                f"(other Applications of {key[0]} at {key[1]} resolve here)", kind="missing",
-                fix=(f"Point the path at {near!r}, the folder of a close name, or at another "
-                     "existing folder of the repository." if near else
-                     "Point the path at an existing folder of the repository."),
-                doubt=_left_over(obj, by_hand),
-            )
+    return sources, here
 
 
 def _generated_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:

@@ -494,20 +494,19 @@ def test_a_review_judges_a_path_the_change_moves_off_the_folder_its_base_resolve
                         "apps/shop/kustomization.yaml": "resources: [web.yaml]\n",
                         "apps/shop/web.yaml": DEPLOYMENT})
 
-    def review(head: str) -> list[tuple[str, int, str, str]]:
+    def review(head: str, severity: str = "error") -> list[tuple[str, int, str, str]]:
         code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
                                   head, "--platform", "none", "--format", "json", "--rule",
                                   "kustomize-integrity"], capsys)
         assert code in (0, 1), err
         return [(f["file"], f["line"], f["message"], f["fix"])
-                for f in json.loads(out)["findings"] if f["severity"] == "error"]
+                for f in json.loads(out)["findings"] if f["severity"] == severity]
 
     typo = repo.commit({"clusters/home/shop.yaml": ks % ("./apps/shpo", "flux-system")})
     assert review(typo) == [(
         "clusters/home/shop.yaml", 6,
         "spec.path './apps/shpo' does not exist in this repository (before this change, "
-        "'./apps/shop' resolved here: GitRepository flux-system/flux-system is this "
-        "repository)",
+        "'./apps/shop' resolved here)",
         "Point spec.path at './apps/shop', the folder of a close name, or at another existing "
         "folder of the source.")]
     assert found(lint(repo.path)) == []  # a lint alone cannot tell
@@ -519,6 +518,27 @@ def test_a_review_judges_a_path_the_change_moves_off_the_folder_its_base_resolve
     assert review(moved) == []
     elsewhere = repo.commit({"clusters/home/shop.yaml": ks % ("./apps/shpo", "shop-repo")})
     assert review(elsewhere) == []
+    # a path no misspelling of the base's: another repository may hold it (and the base's)
+    other = repo.commit({"clusters/home/shop.yaml": ks % ("./apps/payments", "flux-system")})
+    assert review(other) == [] and [m for _, _, m, _ in review(other, "warning")] == [
+        "spec.path './apps/payments' does not exist in this repository (before this change, "
+        "'./apps/shop' resolved here). Not certain: reviewbot could not see whether "
+        "GitRepository flux-system/flux-system is this repository (only its base path, "
+        "'./apps/shop', resolved here; the new one is no misspelling of it)."]
+    # an Argo CD Application alike (its repository's only one)
+    app = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+           "metadata: {name: shop, namespace: argocd}\nspec:\n  project: default\n"
+           "  source:\n    repoURL: https://github.com/me/gitops.git\n"
+           "    targetRevision: main\n    path: %s\n"
+           "  destination: {server: 'https://kubernetes.default.svc', namespace: shop}\n")
+    base = repo.commit({"clusters/home/shop.yaml": None, "argocd/shop.yaml": app % "apps/shop"})
+    typo = repo.commit({"argocd/shop.yaml": app % "apps/shpo"})
+    assert review(typo) == [(
+        "argocd/shop.yaml", 9,
+        "spec.source.path 'apps/shpo' does not exist in this repository (before this change, "
+        "'apps/shop' resolved here)",
+        "Point the path at 'apps/shop', the folder of a close name, or at another existing "
+        "folder of the source.")]
 
 
 def test_argo_application_path_is_judged_like_a_flux_path(tmp_path: Path) -> None:
