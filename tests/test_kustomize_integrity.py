@@ -541,6 +541,28 @@ def test_a_review_judges_a_path_the_change_moves_off_the_folder_its_base_resolve
         "folder of the source.")]
 
 
+def test_a_path_misspelt_above_its_last_folder_is_respelled_there(tmp_path: Path) -> None:
+    """New-user trial twenty-seven: `./kubernetes/apps/home/home-assitant/app` (the folder
+    misspelt is not the last): the fix named no folder."""
+    ks = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+          "metadata: {name: %s, namespace: flux-system}\nspec:\n  interval: 1h\n"
+          "  path: %s\n  sourceRef: {kind: GitRepository, name: flux-system}\n---\n")
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: home}\n"
+    write(tmp_path, {
+        "clusters/home/apps.yaml": ks % ("db", "./apps/home/postgres/app")
+        + ks % ("hass", "./apps/home/hass/app") + ks % ("ha", "./apps/home/home-assitant/app")
+        + ks % ("pg", "./apps/hmoe/postgres/ap"),
+        "apps/home/home-assistant/app/cm.yaml": cm,
+        "apps/home/postgres/app/cm.yaml": cm,
+    })
+    assert [f.fix for f in lint(tmp_path).findings if f.rule == "kustomize-integrity"] == [
+        "Point spec.path at an existing folder of the source.",  # `hass`: no close name
+        "Point spec.path at './apps/home/home-assistant/app', the folder of a close name, or "
+        "at another existing folder of the source.",
+        "Point spec.path at './apps/home/postgres/app', the folder of a close name, or at "
+        "another existing folder of the source."]
+
+
 def test_argo_application_path_is_judged_like_a_flux_path(tmp_path: Path) -> None:
     """An Application's path no folder holds is `missing` when another Application of the
     same repository and revision resolves here; another repository's path never is."""

@@ -116,21 +116,36 @@ def is_kustomization_file(path: str) -> bool:
 
 def near_path(path: str, folder: str, dirs: Collection[str]) -> str:
     """``path`` (a ``spec.path`` or a kustomization's entry naming the missing ``folder`` of
-    the tree) respelled to name the path of ``dirs`` beside it of the closest name
-    (:func:`~reviewbot.words.closest`, or two neighbouring letters swapped: ``./apps/prd``
-    for ``./apps/prod``); "" when its parent holds none that close, or the parent itself is
-    missing (new-user trial twenty-three)."""
-    parent, _, last = folder.rpartition("/")
-    if not last or (parent and parent not in dirs):
+    the tree) respelled to name the path of ``dirs`` of the closest names: below the deepest
+    ancestor of ``folder`` that ``dirs`` holds, each missing name taken as the one beside it
+    it misspells (:func:`~reviewbot.words.misspelt`: the closest, or two neighbouring
+    letters swapped: ``./apps/prd`` for ``./apps/prod``; ``home-assitant/app`` for
+    ``home-assistant/app``, new-user trial twenty-seven); "" when one has none that close, or
+    a name to respell is not one ``path`` writes (new-user trial twenty-three)."""
+    parts = folder.split("/")
+    if not parts[-1]:
         return ""
-    prefix = parent + "/" if parent else ""
-    names = [d[len(prefix):] for d in dirs if d.startswith(prefix) and d != parent
-             and "/" not in d[len(prefix):]]
-    near = misspelt(last, names)
-    if not near:
-        return ""
-    stem = path.rstrip("/")
-    return stem[: len(stem) - len(last)] + near if stem.endswith(last) else ""
+    at = next((i for i in range(len(parts) - 1, 0, -1) if "/".join(parts[:i]) in dirs), 0)
+    fixed = parts[:at]
+    for name in parts[at:]:
+        parent = "/".join(fixed)
+        prefix = parent + "/" if parent else ""
+        if prefix + name in dirs:
+            fixed.append(name)
+            continue
+        near = misspelt(name, [d[len(prefix):] for d in dirs if d.startswith(prefix)
+                               and d != parent and "/" not in d[len(prefix):]])
+        if not near:
+            return ""
+        fixed.append(near)
+    segments = path.rstrip("/").split("/")
+    offset = len(parts) - len(segments)  # folder's name i is the path's segment i - offset
+    for i, name in enumerate(fixed):
+        if name != parts[i]:
+            if i - offset < 0 or segments[i - offset] != parts[i]:
+                return ""  # (a name of the source's root, which the path does not write)
+            segments[i - offset] = name
+    return "/".join(segments)
 
 
 def generator_files(k: Kustomization) -> Iterator[tuple[str, str, str]]:
