@@ -418,3 +418,47 @@ def test_an_ingress_whose_service_the_change_renames_is_an_error(
                           "removes \\(Service web-svc selects the same pods\\)") in out
     inline = err.split("inline comment(s)", 1)[1]
     assert "\nservice.yaml:4\nAbout `Ingress/shop/web` at `ingress.yaml` line 12" in inline
+
+
+def test_policies_of_pods_a_refused_build_keeps_still_select_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial twenty-seven: a Flux Kustomization's path misspelt, and beside its
+    error two "matches no pod" warnings on policies of the pods it applied. kustomize-
+    controller refuses the build and prunes nothing: the cluster keeps those pods, and the
+    policies select them still."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    ks = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+          "metadata: {{name: {name}, namespace: flux-system}}\nspec:\n  interval: 10m\n"
+          "  path: {path}\n  prune: true\n"
+          "  sourceRef: {{kind: GitRepository, name: flux-system}}\n")
+    web = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\n"
+           "spec:\n  selector: {matchLabels: {app: web}}\n  template:\n"
+           "    metadata: {labels: {app: web}}\n    spec:\n      containers:\n"
+           "      - {name: web, image: 'web:1', ports: [{containerPort: 8080}]}\n")
+    policy = ("apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+              "metadata: {name: db, namespace: shop}\nspec:\n"
+              "  podSelector: {matchLabels: {app: db}}\n  policyTypes: [Ingress]\n"
+              "  ingress:\n  - from: [{podSelector: {matchLabels: {app: web}}}]\n"
+              "    ports: [{port: 5432}]\n---\n"
+              + web.replace("web", "db").replace("8080", "5432"))
+    repo = GitRepo(tmp_path / "repo")
+    sync = ("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+            "metadata: {name: flux-system, namespace: flux-system}\nspec:\n  interval: 1m\n"
+            "  url: https://github.com/me/home\n  ref: {branch: main}\n---\n"
+            + ks.format(name="flux-system", path="./clusters/home"))
+    base = repo.commit({
+        "clusters/home/flux-system/gotk-sync.yaml": sync,
+        "clusters/home/web.yaml": ks.format(name="web", path="./apps/web"),
+        "clusters/home/policies.yaml": ks.format(name="policies", path="./apps/policies"),
+        "apps/web/kustomization.yaml": "resources: [web.yaml]\n", "apps/web/web.yaml": web,
+        "apps/policies/kustomization.yaml": "resources: [web.yaml]\n",
+        "apps/policies/web.yaml": policy})
+    head = repo.commit({"clusters/home/web.yaml": ks.format(name="web", path="./apps/wbe")})
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                              "--platform", "none", "--format", "json"], capsys)
+    assert code == 1, err
+    assert [(f["rule"], f["file"], f["line"], f["severity"])
+            for f in json.loads(out)["findings"] if f["new"]] == [
+        ("kustomize-integrity", "apps/web/web.yaml", 1, "info"),  # (not built: said so)
+        ("kustomize-integrity", "clusters/home/web.yaml", 6, "error")]

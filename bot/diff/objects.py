@@ -58,10 +58,12 @@ from reviewbot.errors import ReviewbotError
 from reviewbot.load.loader import Document, key_text
 from reviewbot.load.paths import FLAG_LISTS, Segment, identifier, item_key, parse_flags, scalar
 from reviewbot.model import sops
-from reviewbot.model.objects import KObject, Model
+from reviewbot.model.kustomize import include_entries, is_kustomization_file
+from reviewbot.model.objects import KObject, Model, with_kept
 from reviewbot.model.quantity import parse_quantity
 from reviewbot.model.transform import generated_objects
 from reviewbot.model.values import values_documents
+from reviewbot.words import misspelt
 
 Path = tuple[Segment, ...]
 
@@ -237,6 +239,44 @@ class TreeDiff:
 
     def get(self, ref: str) -> ObjectDiff | None:
         return next((o for o in self.objects if o.ref == ref), None)
+
+    def kept(self, base: Model, head: Model) -> list[ObjectDiff]:
+        """The objects this change removes only because the entry that reached them is
+        refused on the head (a ``spec.path`` typo, a kustomization's folder misspelt), their
+        file unchanged: kustomize refuses the build, nothing of it is applied, and the
+        cluster keeps them, their flows and what they select (new-user trial twenty-five: a
+        path typo's flows were said "gone" beside the diff's "the cluster keeps what it
+        has"). An object the sources remove from a build that fails for another entry is
+        removed once the head builds: not kept."""
+        out = []
+        for o in self.objects:
+            if o.status != "removed" or o.unbuilt is None or o.unbuilt[0] != "head" or (
+                    o.base_file is None):
+                continue
+            was, now = base.files.get(o.base_file), head.files.get(o.base_file)
+            if was is None or now is None or was.blob != now.blob:
+                continue  # the sources changed it: removed once the head builds
+            _, file, entry, _ = o.unbuilt
+            if is_kustomization_file(file) and not misspelt(
+                    entry, _lost_entries(base, head, file)):
+                continue  # another entry of a build read without it
+            out.append(o)
+        return out
+
+
+def as_kept(head: Model, base: Model, kept: Sequence[ObjectDiff]) -> Model:
+    """``head`` as the cluster has it after the merge: with the base's objects it keeps
+    (:meth:`TreeDiff.kept`)."""
+    return with_kept(head, base, [o.base for o in kept if o.base is not None])
+
+
+def _lost_entries(base: Model, head: Model, file: str) -> set[str]:
+    """The entries the kustomization ``file`` includes on the base and not on the head."""
+    def entries(model: Model) -> set[str]:
+        return {e for k in model.kustomizations if k.file == file
+                for _, e in include_entries(k.body)}
+
+    return entries(base) - entries(head)
 
 
 # ---------------------------------------------------------------- display leaves

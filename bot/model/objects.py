@@ -481,6 +481,12 @@ def views_of(model: Model) -> list[tuple[str | None, Model]]:
     return found
 
 
+# what build_model derives of a tree (its kustomize graph, the reachability walk, CI's and
+# terraform's facts): the same for a view of the model with other objects added
+TREE_FACTS = ("kustomize-graph", "reach", "unincluded-components", "unused-bases", "ci",
+              "terraform-reads")
+
+
 def with_kept(model: Model, other: Model, kept: Sequence[KObject]) -> Model:
     """``model`` with objects of ``other`` it keeps (a review's head with the base's objects
     whose head build kustomize refuses: the cluster keeps them as they are), with their pods,
@@ -510,6 +516,8 @@ def with_kept(model: Model, other: Model, kept: Sequence[KObject]) -> Model:
         refused=model.refused, kustomized=model.kustomized,
         values_patterns=model.values_patterns, scope_doubt=model.scope_doubt,
     )
+    # the facts of the head's tree, which the kept objects do not change
+    view.derived.update((k, model.derived[k]) for k in TREE_FACTS if k in model.derived)
     view.namespaces.update(model.namespaces)
     for key in sorted({o.namespace for o in kept if o.namespace} | {
             key for key, ns in other.namespaces.items() if id(ns.obj) in ids}):

@@ -16,15 +16,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeAlias
 
-from reviewbot.diff.objects import ObjectDiff, TreeDiff
+from reviewbot.diff.objects import ObjectDiff, TreeDiff, as_kept
 from reviewbot.escape import json_text, term
-from reviewbot.model.kustomize import include_entries, is_kustomization_file
-from reviewbot.model.objects import CUSTOM_KINDS, Model, views_of, with_kept
+from reviewbot.model.objects import CUSTOM_KINDS, Model, views_of
 from reviewbot.netpol.ingress import INGRESS_PEER, IngressController
 from reviewbot.netpol.network import Network, connectivity, workload_groups
 from reviewbot.netpol.policy import ADMIN_KINDS
 from reviewbot.netpol.sets import Interval, format_range, normalize
-from reviewbot.words import misspelt
 
 NO_CONNS = "No Connections"
 ORDER = ("changed", "added", "removed")
@@ -374,14 +372,13 @@ def review_connectivity(
 
     ``old``: gives the base's side (``side_of(base, controller)``: a review reads it from its
     cache when it has it)."""
-    kept = _kept(diff, base, head)
+    kept = diff.kept(base, head)
     if kept:
         gone = {id(o) for o in kept}
         diff = replace(diff, objects=tuple(o for o in diff.objects if id(o) not in gone))
     if not affects_connectivity(diff):
         return None
-    new = networks(with_kept(head, base, [o.base for o in kept if o.base is not None]),
-                   controller)
+    new = networks(as_kept(head, base, kept), controller)
     before = old() if old is not None else side_of(base, controller)
     changes = diff_sides(before, sides_of(new))
     notes: dict[str, list[str]] = {}
@@ -398,37 +395,6 @@ def review_connectivity(
                 waiting.append(merged_note(own, [name], len(new)))
     return changes, waiting + [
         merged_note(note, names, len(new)) for note, names in notes.items()]
-
-
-def _kept(diff: TreeDiff, base: Model, head: Model) -> list[ObjectDiff]:
-    """The objects ``diff`` removes only because the entry that reached them is refused on
-    the head (a ``spec.path`` typo, a kustomization's folder misspelt), their file unchanged:
-    kustomize refuses the build, nothing of it is applied, and the cluster keeps them and
-    their flows (new-user trial twenty-five: a path typo's flows were said "gone" beside the
-    diff's "the cluster keeps what it has"). An object the sources remove from a build that
-    fails for another entry is removed once the head builds: not kept."""
-    out = []
-    for o in diff.objects:
-        if o.status != "removed" or o.unbuilt is None or o.unbuilt[0] != "head" or (
-                o.base_file is None):
-            continue
-        was, now = base.files.get(o.base_file), head.files.get(o.base_file)
-        if was is None or now is None or was.blob != now.blob:
-            continue  # the sources changed it: removed once the head builds
-        _, file, entry, _ = o.unbuilt
-        if is_kustomization_file(file) and not misspelt(entry, _lost_entries(base, head, file)):
-            continue  # another entry of a build read without it
-        out.append(o)
-    return out
-
-
-def _lost_entries(base: Model, head: Model, file: str) -> set[str]:
-    """The entries the kustomization ``file`` includes on the base and not on the head."""
-    def entries(model: Model) -> set[str]:
-        return {e for k in model.kustomizations if k.file == file
-                for _, e in include_entries(k.body)}
-
-    return entries(base) - entries(head)
 
 
 def _moving_in(diff: TreeDiff, head: Model, cluster: str) -> list[ObjectDiff]:
