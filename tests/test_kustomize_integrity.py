@@ -563,6 +563,50 @@ def test_a_path_misspelt_above_its_last_folder_is_respelled_there(tmp_path: Path
         "another existing folder of the source."]
 
 
+def test_what_the_repository_s_scripts_apply_may_hold_a_dependency(tmp_path: Path) -> None:
+    """Judge round BG (gandazgul/k8s-infrastructure): three clusters' Kustomizations depend
+    on ones the setup scripts apply with kubectl: a file (`kubectl apply -f
+    "$REPO_ROOT"/setup/KubeSystem.yaml; then`, read as `-f "$REPO_ROOT"/...;` and applying
+    nothing), the Kustomization it holds, and a template `sed` fills: 15 false errors."""
+    ks = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+          "metadata: {name: %s, namespace: kube-system}\nspec:\n%s  interval: 10m\n"
+          "  path: %s\n  prune: true\n"
+          "  sourceRef: {kind: GitRepository, name: infra, namespace: kube-system}\n")
+    needs = "  dependsOn: [{name: kube-system}, {name: main-volume}, {name: sealed-secret}]\n"
+    write(tmp_path, {
+        "clusters/home/cluster.yaml": ks % ("home", needs, "./clusters/home/"),
+        "clusters/home/app.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                                  "metadata: {name: app, namespace: default}\n",
+        "setup/install.sh": 'source "$SCRIPT_DIR/vars.sh"\n'
+                            'if ! kubectl apply -f "$REPO_ROOT"/setup/KubeSystem.yaml; then\n'
+                            "  exit 1\nfi\n",
+        "setup/KubeSystem.yaml": ks % ("kube-system", "", "./infra/kube-system/"),
+        "infra/kube-system/storage.yaml": ks % ("main-volume", "", "./infra/volumes/"),
+        "infra/volumes/pv.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                                 "metadata: {name: pv, namespace: default}\n",
+    })
+
+    def dependencies() -> list[tuple[int, str, str]]:
+        return [(f.line, f.severity, f.message.partition("Not certain: ")[2])
+                for f in lint(tmp_path).findings if f.kind == "dependency"]
+
+    script = ("which cluster has Kustomization kube-system/%s: the repository's scripts "
+              "apply it with kubectl (setup/install.sh), to the cluster they are run against.")
+    assert dependencies() == [
+        (5, "warning", "reviewbot could not see " + script % "kube-system"),
+        (5, "warning", "reviewbot could not see " + script % "main-volume"),
+        (5, "error", ""),  # nothing the repository holds makes it
+    ]
+    write(tmp_path, {
+        "setup/configure.sh": 'echo "$(sed "s/{{C}}/$C/g" <"$SCRIPT_DIR"/Sealed.yaml.templ)" '
+                              "| kubectl apply -f -\n",
+        "setup/Sealed.yaml.templ": ks % ("sealed-secret", "", "./clusters/{{C}}/sealed/"),
+    })
+    unseen = ("reviewbot could not see what setup/configure.sh applies with kubectl from "
+              "setup/Sealed.yaml.templ, a template reviewbot does not read.")
+    assert dependencies() == [(5, "warning", unseen)] * 3
+
+
 def test_argo_application_path_is_judged_like_a_flux_path(tmp_path: Path) -> None:
     """An Application's path no folder holds is `missing` when another Application of the
     same repository and revision resolves here; another repository's path never is."""

