@@ -634,6 +634,36 @@ def test_a_chart_default_every_consumer_overrides_is_no_clusters(
             ] == [("error", "helm/values.yaml", 3)]
 
 
+def test_a_chart_a_helmfile_installs_may_have_its_defaults_overridden(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Judge round BG (cds-snc/notification-manifests): helmfile releases set each image's
+    tag per environment over the charts' `tag: latest`, from values files reviewbot does
+    not read (helmfile is not evaluated): seven errors on defaults no cluster received."""
+    from .helpers import write
+
+    write(tmp_path, {
+        **CHART,
+        "helmfile.yaml.gotmpl": "environments:\n  dev: {}\n---\nreleases:\n"
+                                "  - name: toolkit\n    namespace: tools\n"
+                                "    chart: ./helm\n    values:\n"
+                                "    - ./overrides/toolkit.yaml.gotmpl\n",
+        "overrides/toolkit.yaml.gotmpl": "image:\n  tag: {{ .Values.TAG }}\n",
+    })
+
+    def found() -> list[tuple[str, str, int, str]]:
+        _, out, _ = run_cli(["lint", str(tmp_path), "--format", "json", "--rule",
+                             "image-digest"], capsys)
+        return [(f["severity"], f["file"], f["line"], f["message"].partition(
+            "Not certain: ")[2]) for f in json.loads(out)["findings"]]
+
+    assert found() == [("warning", "helm/values.yaml", 3, (
+        "reviewbot could not see the values helmfile.yaml.gotmpl's release of this chart "
+        "gives it over these defaults (reviewbot does not evaluate helmfile)."))]
+    write(tmp_path, {"helmfile.yaml.gotmpl": "releases:\n  - name: other\n"
+                                             "    chart: bitnami/redis\n"})
+    assert found() == [("error", "helm/values.yaml", 3, "")]  # another chart: as written
+
+
 def test_an_applications_inline_values_text_is_judged_where_it_is_written(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Argo CD's `helm.values: |` is YAML as text: its values are what the chart renders,

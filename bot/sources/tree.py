@@ -166,14 +166,23 @@ CI_ROOT_FILES = (".gitlab-ci.yml", ".gitlab-ci.yaml", "cloudbuild.yaml", "cloudb
                  "buildkite/pipeline.yaml", "buildkite/pipeline.json")
 
 
+def is_helmfile(path: str) -> bool:
+    """A helmfile's state file: ``helmfile.yaml`` (``.yml``, ``.gotmpl`` after either) or a
+    file of a ``helmfile.d/`` folder."""
+    name = posixpath.basename(path)
+    return (name.removesuffix(".gotmpl") in ("helmfile.yaml", "helmfile.yml")
+            or "helmfile.d/" in path and name.endswith((".yaml", ".yml", ".gotmpl")))
+
+
 def is_side_text(path: str) -> bool:
     """A file whose text the model reads besides YAML: ``.gitignore`` (build outputs), shell
     scripts (``kubectl apply -f``, what a CI step runs), Makefiles (the targets a CI step
     calls), justfiles (recipes that apply kustomizations), Terraform files (the manifests
-    they read) and Helm helpers (``.tpl``: the values a chart reads): read as text, never
-    run."""
+    they read), Helm helpers (``.tpl``: the values a chart reads) and templated helmfiles
+    (the charts their releases install): read as text, never run."""
     return (path.endswith((".sh", ".bash", ".mk", ".just", ".tf", ".tofu", ".tpl"))
             or path == ".gitignore" or path.endswith("/.gitignore")
+            or (path.endswith(".gotmpl") and is_helmfile(path))
             or posixpath.basename(path) in MAKEFILES or posixpath.basename(path) in JUSTFILES)
 
 
