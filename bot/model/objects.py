@@ -1697,6 +1697,7 @@ class VarRefusal:
     path: Path  # where, in it
     name: str
     why: str
+    field: str = ""  # the field its fieldref reads ("": not found)
 
 
 def refusing_var(graph: Graph, k: Kustomization) -> VarRefusal | None:
@@ -1717,7 +1718,8 @@ def refusing_var(graph: Graph, k: Kustomization) -> VarRefusal | None:
         owner = graph.by_dir.get(folder)
         for i, var in enumerate(owner.body.get("vars") or () if owner is not None else ()):
             if owner is not None and isinstance(var, dict) and str(var.get("name")) == name:
-                return VarRefusal(owner, ("vars", i), name, why)
+                field = _dict(var.get("fieldref")).get("fieldpath") or "metadata.name"
+                return VarRefusal(owner, ("vars", i), name, why, str(field))
     return VarRefusal(k, ("vars",), name, why)
 
 
