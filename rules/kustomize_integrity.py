@@ -146,6 +146,11 @@ reviewbot checks every `kustomization.yaml` in the tree:
   `repoURL` and `targetRevision` resolves in the tree, and only in a file a root applies;
   a warning when every root of the repository is a guess (several Applications taken as
   applied by hand, the kustomizations holding them): a leftover's folder is gone too;
+- an Argo CD `Application`'s `helm.valueFiles` entry names a file of the chart folder its
+  source path resolves to (`missing`): Argo CD joins the entry to that folder, and Helm
+  fails the template on a file that is not there, so the Application syncs nothing;
+  not judged with `ignoreMissingValueFiles: true`, nor for a URL, another source's
+  `$ref/...`, an absolute or a templated entry;
 - a path an ApplicationSet's evaluated generators give one of its Applications (a list
   element `{env: qa}` for `envs/{{env}}`) that no folder holds, where another of its paths
   resolves here (`missing`, at the template's source path): Argo CD cannot generate that
@@ -424,6 +429,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         yield violation
     yield from _flux_paths(model, flux_targets, index, graph, duplicates)
     yield from _argo_paths(model, index, graph)
+    yield from _argo_value_files(model, index, graph)
     yield from _generated_paths(model, index, graph)
     yield from _idle_generators(model, index, graph)
     yield from _sync_paths(model)
@@ -1615,6 +1621,50 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
                      "Point the path at an existing folder of the repository."),
                 doubt=_left_over(obj, by_hand),
             )
+
+
+def _argo_value_files(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:
+    """An Argo CD Application's ``helm.valueFiles`` entry naming no file of the chart folder
+    its source ``path`` resolves to (Argo CD joins an entry to the chart's folder): Helm
+    fails the template, so Argo CD generates no manifests and syncs nothing, unless
+    ``ignoreMissingValueFiles`` (new-user trial twenty-nine: `values-prod.yaml` renamed,
+    the Application kept naming it: "no new findings"). Entries that are URLs, another
+    source's ``$ref``, absolute or templated are not judged."""
+    unapplied = model.unapplied
+    for obj in model.of_kind("Application"):
+        if obj.group != ARGO_GROUP or obj.file in unapplied:
+            continue
+        spec = obj.get(("spec",))
+        for at, source in argo_sources(spec if isinstance(spec, dict) else {}):
+            path, helm = source.get("path"), dict_of(source.get("helm"))
+            files = helm.get("valueFiles")
+            if not isinstance(path, str) or not isinstance(files, list) or source.get(
+                    "chart") or helm.get("ignoreMissingValueFiles") is True:
+                continue
+            folder = graph.argo_folder(obj.file, path)
+            if folder is None or not index.covers(folder) or (
+                    join(folder, "Chart.yaml") not in index.files):
+                continue
+            for j, entry in enumerate(files):
+                if not isinstance(entry, str) or not entry.strip() or entry.startswith(
+                        ("$", "/")) or "://" in entry or "{{" in entry or "${" in entry:
+                    continue
+                target = join(folder, entry.strip())
+                if not index.covers(target) or target in index.files or graph.gitignored(
+                        target) or graph.written_by(target):
+                    continue
+                parent = posixpath.dirname(target)
+                near = near_path(entry.strip(), target, [*index.entries_in(parent)[1], parent])
+                name = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
+                yield Violation(
+                    obj, ("spec", *at, "helm", "valueFiles", j),
+                    f"helm.valueFiles[{j}]: {entry!r} does not exist in {folder}, the chart's "
+                    f"folder Argo CD reads it from, so Helm fails and Application {name} "
+                    "generates no manifests: it syncs nothing until the file is there",
+                    kind="missing",
+                    fix=(f"Point the entry at {near!r}, the file of a close name, " if near
+                         else "Point the entry at a values file of the chart's folder, ")
+                    + "add the file, or set ignoreMissingValueFiles: true if it is optional.")
 
 
 def _argo_sources(model: Model, index: TreeIndex, graph: Graph

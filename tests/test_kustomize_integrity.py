@@ -607,6 +607,52 @@ def test_what_the_repository_s_scripts_apply_may_hold_a_dependency(tmp_path: Pat
     assert dependencies() == [(5, "warning", unseen)] * 3
 
 
+def test_an_argo_helm_values_file_the_chart_folder_lacks_is_missing(tmp_path: Path) -> None:
+    """New-user trial twenty-nine: `values-prod.yaml` renamed `values-production.yaml`, the
+    Application kept naming it: Helm fails the template (Argo CD joins an entry to the
+    chart's folder), the Application syncs nothing; "no new findings"."""
+    app = textwrap.dedent("""
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: cache-prod, namespace: argocd}
+        spec:
+          project: default
+          source:
+            repoURL: https://git.example.com/platform/gitops.git
+            path: charts/cache
+            helm:
+              valueFiles:
+              - values-common.yaml
+              - %s
+        %s
+          destination: {server: 'https://kubernetes.default.svc', namespace: cache}
+    """)
+    write(tmp_path, {
+        "argocd/cache-prod.yaml": app % ("values-prod.yaml", ""),
+        "charts/cache/Chart.yaml": "apiVersion: v2\nname: cache\nversion: 0.3.0\n",
+        "charts/cache/values.yaml": "replicaCount: 1\n",
+        "charts/cache/values-common.yaml": "replicaCount: 1\n",
+        "charts/cache/values-production.yaml": "replicaCount: 2\n",
+    })
+    result = lint(tmp_path)
+    assert [(f, line, m) for f, line, _, m in found(result)] == [(
+        "argocd/cache-prod.yaml", 12,
+        "helm.valueFiles[1]: 'values-prod.yaml' does not exist in charts/cache, the chart's "
+        "folder Argo CD reads it from, so Helm fails and Application argocd/cache-prod "
+        "generates no manifests: it syncs nothing until the file is there")]
+    assert result.findings[0].fix == (
+        "Point the entry at 'values-production.yaml', the file of a close name, add the file, "
+        "or set ignoreMissingValueFiles: true if it is optional.")
+    # optional files, a URL, another source's $ref: not judged
+    write(tmp_path, {"argocd/cache-prod.yaml": app % (
+        "values-prod.yaml", "      ignoreMissingValueFiles: true")})
+    assert found(lint(tmp_path)) == []
+    for entry in ("https://example.org/values.yaml", "$values/envs/prod.yaml",
+                  "../cache/values-production.yaml"):
+        write(tmp_path, {"argocd/cache-prod.yaml": app % (entry, "")})
+        assert found(lint(tmp_path)) == [], entry
+
+
 def test_argo_application_path_is_judged_like_a_flux_path(tmp_path: Path) -> None:
     """An Application's path no folder holds is `missing` when another Application of the
     same repository and revision resolves here; another repository's path never is."""
