@@ -12,6 +12,7 @@ import re
 import textwrap
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -634,34 +635,44 @@ def test_a_chart_default_every_consumer_overrides_is_no_clusters(
             ] == [("error", "helm/values.yaml", 3)]
 
 
-def test_a_chart_a_helmfile_installs_may_have_its_defaults_overridden(
+def test_a_chart_default_every_helmfile_release_overrides_is_no_clusters(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Judge round BG (cds-snc/notification-manifests): helmfile releases set each image's
-    tag per environment over the charts' `tag: latest`, from values files reviewbot does
-    not read (helmfile is not evaluated): seven errors on defaults no cluster received."""
+    tag per environment over the charts' `tag: latest` (`tag: {{ .Values.TAG }}` in a
+    `.yaml.gotmpl` values file): seven errors on defaults no cluster received. A release
+    whose values file sets nothing of it (an empty one) installs the default: judged."""
     from .helpers import write
 
+    helmfile = ("environments:\n  dev: {}\n---\nhelmDefaults:\n"
+                "  kubeContext: {{ .Environment.Name }}\nreleases:\n"
+                "  - name: toolkit\n    namespace: tools\n"
+                "    installed: {{ eq .Environment.Name \"dev\" }}\n"
+                "    chart: ./helm\n    values:\n    - ./overrides/toolkit.yaml.gotmpl\n")
     write(tmp_path, {
-        **CHART,
-        "helmfile.yaml.gotmpl": "environments:\n  dev: {}\n---\nreleases:\n"
-                                "  - name: toolkit\n    namespace: tools\n"
-                                "    chart: ./helm\n    values:\n"
-                                "    - ./overrides/toolkit.yaml.gotmpl\n",
-        "overrides/toolkit.yaml.gotmpl": "image:\n  tag: {{ .Values.TAG }}\n",
+        **CHART, "helmfile.yaml.gotmpl": helmfile,
+        "overrides/toolkit.yaml.gotmpl": "{{ if true }}\nimage:\n"
+                                         "  tag: {{ .Values.TAG }}\n{{ end }}\n",
     })
 
-    def found() -> list[tuple[str, str, int, str]]:
+    def lint() -> dict[str, Any]:
         _, out, _ = run_cli(["lint", str(tmp_path), "--format", "json", "--rule",
                              "image-digest"], capsys)
-        return [(f["severity"], f["file"], f["line"], f["message"].partition(
-            "Not certain: ")[2]) for f in json.loads(out)["findings"]]
+        result: dict[str, Any] = json.loads(out)
+        return result
 
-    assert found() == [("warning", "helm/values.yaml", 3, (
-        "reviewbot could not see the values helmfile.yaml.gotmpl's release of this chart "
-        "gives it over these defaults (reviewbot does not evaluate helmfile)."))]
-    write(tmp_path, {"helmfile.yaml.gotmpl": "releases:\n  - name: other\n"
-                                             "    chart: bitnami/redis\n"})
-    assert found() == [("error", "helm/values.yaml", 3, "")]  # another chart: as written
+    result = lint()
+    assert result["findings"] == []
+    assert {"file": "helm/values.yaml", "reason": (
+        "image-digest (line 3): every consumer of this chart (helmfile.yaml.gotmpl (release "
+        "toolkit)) sets image.tag over this default, so no cluster receives it")} in [
+        {k: s[k] for k in ("file", "reason")} for s in result["skipped"]]
+    write(tmp_path, {"overrides/toolkit.yaml.gotmpl": "# nothing to override\n"})
+    assert [(f["severity"], f["file"], f["line"]) for f in lint()["findings"]] == [
+        ("error", "helm/values.yaml", 3)]
+    # a `set` entry overrides as a values file does
+    write(tmp_path, {"helmfile.yaml.gotmpl": helmfile + "    set:\n    - name: image.tag\n"
+                                                        "      value: 1.2.3\n"})
+    assert lint()["findings"] == []
 
 
 def test_an_applications_inline_values_text_is_judged_where_it_is_written(

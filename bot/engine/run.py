@@ -41,12 +41,7 @@ from reviewbot.load.paths import Path, format_path
 from reviewbot.model.builder import build_model
 from reviewbot.model.doubts import doubt_of
 from reviewbot.model.objects import Model, model_graph
-from reviewbot.model.values import (
-    VALUES_KIND,
-    helmfile_values,
-    overridden_default,
-    unrendered_value,
-)
+from reviewbot.model.values import VALUES_KIND, overridden_default, unrendered_value
 from reviewbot.sources.tree import Skipped, Tree
 
 if TYPE_CHECKING:  # the diff's type only: a lint never imports the diff
@@ -536,18 +531,13 @@ def _decisions(rule: Rule, model: Model, options: Any,
 def _received(decisions: Iterable[Decision], model: Model) -> Iterator[Decision]:
     """``decisions``, a violation of a chart's default that every consumer of the chart
     overrides (``model.values.overridden_default``), or that no template of the chart reads
-    (``unrendered_value``), made a quiet place: no cluster receives the value it judges; one
-    a helmfile's release may override (``helmfile_values``), unsure."""
+    (``unrendered_value``), made a quiet place: no cluster receives the value it judges."""
     for decision in decisions:
-        if not isinstance(decision, Violation) or decision.obj is None or (
-                decision.obj.kind != VALUES_KIND):
-            yield decision
-        elif (why := overridden_default(model, decision.obj, decision.path) or (
-                unrendered_value(model, decision.obj, decision.path))) is not None:
+        if isinstance(decision, Violation) and decision.obj is not None and (
+                decision.obj.kind == VALUES_KIND) and (
+                why := overridden_default(model, decision.obj, decision.path) or (
+                    unrendered_value(model, decision.obj, decision.path))) is not None:
             yield QuietPlace(decision.obj, decision.path, why)
-        elif decision.doubt is None and (
-                unseen := helmfile_values(model, decision.obj)) is not None:
-            yield replace(decision, doubt=unseen)
         else:
             yield decision
 

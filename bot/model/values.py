@@ -1022,8 +1022,9 @@ def overridden_default(model: Model, obj: Any, path: Path) -> str | None:
     renders the chart from its folder sets it, or something in it, over the default (Helm
     merges what the consumer passes over the chart's ``values.yaml``, maps key by key). The
     consumers: Argo CD Applications and ApplicationSets whose source ``path`` is the folder
-    (``helm.values``, ``valuesObject``, ``parameters``, ``valueFiles``), and Flux
-    HelmReleases whose chart is the folder of a GitRepository (``spec.values``). None when
+    (``helm.values``, ``valuesObject``, ``parameters``, ``valueFiles``), Flux
+    HelmReleases whose chart is the folder of a GitRepository (``spec.values``) and helmfile
+    releases whose chart is the folder (:func:`_helmfile_releases`). None when
     none renders it, or one leaves the default as it is, or what one passes is not read
     (vfarcic/devops-toolkit: four Applications set ``image.tag: {{.IMAGE_TAG}}``, which CI
     fills in, over the chart's ``tag: latest``)."""
@@ -1042,51 +1043,6 @@ def overridden_default(model: Model, obj: Any, path: Path) -> str | None:
     who = files[0] + (f" and {len(files) - 1} more" if len(files) > 1 else "")
     return (f"every consumer of this chart ({who}) sets {'.'.join(map(str, path))} over "
             "this default, so no cluster receives it")
-
-
-def helmfile_values(model: Model, obj: Any) -> str | None:
-    """What a finding on a chart's own ``values.yaml`` could not see when a helmfile of the
-    tree installs the chart from its folder (a release's ``chart: charts/x``, from the
-    helmfile's folder): the values the release passes, which Helm merges over the defaults
-    and reviewbot does not read (helmfile is not evaluated: cds-snc/notification-manifests'
-    releases set each image's tag per environment over the charts' ``tag: latest``; judge
-    round BG); None otherwise."""
-    if not isinstance(obj, ValuesObject) or not obj.own or obj.doc is None:
-        return None
-    installs: dict[str, str] | None = model.derived.get("helmfile-charts")
-    if installs is None:
-        installs = model.derived["helmfile-charts"] = _helmfile_charts(model)
-    helmfile = installs.get(posixpath.dirname(obj.doc.file.path))
-    if helmfile is None:
-        return None
-    return (f"the values {helmfile}'s release of this chart gives it over these defaults "
-            "(reviewbot does not evaluate helmfile)")
-
-
-# a helmfile release's chart: ``chart: charts/notify-api`` (quoted or not)
-_HELMFILE_CHART = re.compile(r"^\s*(?:-\s+)?chart:\s*[\"']?([^\s\"'#{}]+)", re.M)
-
-
-def _helmfile_charts(model: Model) -> dict[str, str]:
-    """The chart folders of the tree that its helmfiles' releases install -> the first
-    helmfile."""
-    if model.tree is None:
-        return {}
-    paths = model.tree.paths
-    texts = [(t.path, t.data.decode("utf-8", "replace")) for t in model.tree.texts
-             if is_helmfile(t.path)]
-    texts += [(p, lf.text) for p, lf in model.files.items() if is_helmfile(p)]
-    found: dict[str, str] = {}
-    for path, text in sorted(texts):
-        here = posixpath.dirname(path)
-        # (a file of helmfile.d/: from its folder, or the one above it)
-        bases = (here, posixpath.dirname(here)) if "helmfile.d/" in path else (here,)
-        for match in _HELMFILE_CHART.finditer(text):
-            for base in bases:
-                folder = posixpath.normpath(posixpath.join(base, match.group(1)))
-                if posixpath.join(folder, "Chart.yaml") in paths:
-                    found.setdefault(folder, path)
-    return found
 
 
 # what a chart's template reads of its values: ``.Values`` and the keys after it
@@ -1173,7 +1129,76 @@ def _chart_consumers(model: Model) -> dict[str, list[tuple[str, list[Written] | 
                 values = obj.get(("spec", "values"))
                 add(obj.file, chart["chart"], None if obj.get(("spec", "valuesFrom")) else
                     _leaves(values if isinstance(values, dict) else {}))
+    for file, folder, written in _helmfile_releases(model):
+        if posixpath.join(folder, "Chart.yaml") in model.files:
+            out.setdefault(posixpath.join(folder, "values.yaml"), []).append((file, written))
     return out
+
+
+# a line of a helmfile template that is a template action alone (``{{ if ... }}``), and an
+# action inside a value (``tag: {{ .Values.TAG }}``: a value helmfile fills in)
+_ACTION_LINE = re.compile(r"^[ \t]*\{\{.*?\}\}[ \t]*$", re.M)
+_ACTION = re.compile(r"\{\{.*?\}\}")
+
+
+def _helmfile_releases(model: Model) -> Iterator[tuple[str, str, list[Written] | None]]:
+    """The releases of the tree's helmfiles that install a chart of the tree from its folder
+    (``chart: charts/x``, from the helmfile's folder): the helmfile, the chart's folder and
+    the leaf paths the release's ``values`` (files, from the helmfile's folder, and inline
+    maps) and ``set`` write over the chart's defaults (None: a part not read). Helmfile is
+    not run: its template actions are values filled in (cds-snc/notification-manifests'
+    releases set each image's tag per environment over the charts' `tag: latest`; judge
+    round BG)."""
+    if model.tree is None:
+        return
+    texts = {t.path: t.data.decode("utf-8", "replace") for t in model.tree.texts
+             if t.path.endswith(".gotmpl")}
+    texts.update((p, lf.text) for p, lf in model.files.items() if is_helmfile(p))
+    for path in sorted(p for p in texts if is_helmfile(p)):
+        base = posixpath.dirname(path)
+        for doc in _filled(path, texts[path]) or ():
+            for release in items(_dict(doc).get("releases")):
+                chart = release.get("chart") if isinstance(release, dict) else None
+                if not isinstance(chart, str) or chart.startswith(("oci://", "http")):
+                    continue
+                folder = posixpath.normpath(posixpath.join(base, chart))
+                written = _release_written(model, texts, base, folder, release)
+                yield f"{path} (release {release.get('name')})", folder, written
+
+
+def _release_written(model: Model, texts: Mapping[str, str], base: str, folder: str,
+                     release: Mapping[str, Any]) -> list[Written] | None:
+    """The leaf paths a helmfile release's ``values`` (files from ``base``, inline maps) and
+    ``set`` write over the defaults of its chart in ``folder`` (None: a file not read)."""
+    written: list[Written] = []
+    for entry in items(release.get("values")):
+        if isinstance(entry, dict):
+            written.extend(_leaves(entry))
+            continue
+        target = posixpath.normpath(posixpath.join(base, str(entry)))
+        if target == posixpath.join(folder, "values.yaml"):
+            continue  # the chart's own defaults
+        lf = model.files.get(target)
+        docs = _filled(target, texts[target]) if target in texts else (
+            [d.value for d in lf.documents] if lf is not None and not lf.problems else None)
+        if docs is None:
+            return None
+        for value in docs:
+            written.extend(_leaves(value) if isinstance(value, dict) else [])
+    for item in items(release.get("set")):
+        if isinstance(item, dict) and isinstance(item.get("name"), str):
+            written.append((tuple(item["name"].split(".")), item.get("value"), False))
+    return written
+
+
+def _filled(path: str, text: str) -> list[Any] | None:
+    """The documents of a helmfile template, its actions filled in (an action alone on its
+    line left out); None when that does not parse."""
+    data = _ACTION.sub("filled-in", _ACTION_LINE.sub("", text))
+    loaded = load(FileRecord(path + ".yaml", None, data.encode("utf-8", "surrogateescape")))
+    if loaded.problems:
+        return None
+    return [d.value for d in loaded.documents]
 
 
 def _argo_written(helm: Any, model: Model, file: str, where: str, graph: Graph
