@@ -116,6 +116,13 @@ A last check asks that every selector select something.
   container's `ports` are informational, and of the 7 Services of 36 real repositories that
   target a number their pods do not declare, the three read listen there (a
   `--metrics-bind-address=:8443`, unbound configured on 53, an Istio gateway's ports).
+- `endpoints-lost` (error, in a review, on the selector's label): a Service whose selector
+  matched pods of its namespace before the change and matches none after it (its selector
+  changed, or the pods' labels did), where the namespace still holds the repository's
+  workloads: the Service has no endpoints, and what sends to it (an Ingress, a caller)
+  gets no pod ("selector app=web, track=stable matches no pod in shop (Deployment web has
+  app=web); before this change it selected Deployment web"). A namespace that may hold
+  pods reviewbot cannot see, or pods whose operator adds labels, make it a note;
 - `no-backend` (warning, on the backend's Service name): an Ingress or Route backend names a
   Service its namespace does not have, where a Service of a close name is there (a chart's
   too, as its documented templates make it: app-template's): the controller has no
@@ -383,6 +390,7 @@ SEVERITIES = {
     "selects-nothing": "warning", "dependency-missing": "error", "dns-denied": "error",
     "no-endpoints": "warning", "no-such-port": "warning", "no-backend": "warning",
     "backend-port": "error", "backend-denied": "error", "backend-removed": "error",
+    "endpoints-lost": "error",
 }
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 SUMMARY = (
@@ -1375,7 +1383,7 @@ def _configmaps(model: Model) -> dict[tuple[str, str], KObject]:
 
 
 def check_change(diff: TreeDiff, base: Model, head: Model,
-                 opts: Any) -> Iterator[Violation]:
+                 opts: Any) -> Iterator[Violation | QuietPlace]:
     """(d) ``dependency-missing``: an address a head workload names whose Service the change
     removes (it is in the base's build of the same cluster, not in the head's), or, named by a
     value the change adds, that no Service of the repository ever had."""
@@ -1396,6 +1404,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
             for b, found in had.items())
         if removed:
             yield from _backends_removed(view, had, has, builds)
+        yield from _endpoints_lost(base_view, view)
         configs_touched = any(ref.startswith("ConfigMap/") for ref in touched)
         if not (removed or configs_touched or any(p.obj.ref in touched for p in view.pods)):
             continue  # no Service gone, and nothing a pod names changed
@@ -2231,8 +2240,61 @@ def _held(holding: Mapping[tuple[str, str, str], list[Mapping[str, str]]],
                for held in min(some, key=len))
 
 
-def _no_endpoints(net: Network, service: Service, selector: Selector
+def _endpoints_lost(base: Model, head: Model) -> Iterator[Violation | QuietPlace]:
+    """``endpoints-lost``: the Services of ``head`` (a cluster's view) whose selector no pod
+    of their namespace holds, where the same Service of ``base`` (the cluster before the
+    change) selected pods (new-user trial twenty-nine: a canary's `track: stable` patched
+    into the Service's selector, no pod carries it: "no new findings")."""
+    services = _selecting_services(head)
+    if not services:
+        return
+    holding, before = _holding(head), _holding(base)
+    had = {(s.namespace, s.name): s for s in _selecting_services(base)}
+    lost = [(s, had[(s.namespace, s.name)]) for s in services
+            if not _held(holding, s) and (s.namespace, s.name) in had
+            and _held(before, had[(s.namespace, s.name)])]
+    if not lost:
+        return
+    from reviewbot.netpol.network import Network, Selector
+
+    net, base_net = Network(head, exact=False), Network(base, exact=False)
+    for service, old in lost:
+        selected = [base_net.pods[i] for i in base_net.service_pods(old)]
+        pods = sorted({f"{p.kind} {p.name}" for p in selected})
+        if not pods:
+            continue
+        found = _no_endpoints(net, service, Selector(tuple(service.selector.items())),
+                              near=False)
+        if isinstance(found, Violation):
+            shown = ", ".join(pods[:MAX_NAMES]) + (
+                f" and {len(pods) - MAX_NAMES} more" if len(pods) > MAX_NAMES else "")
+            first = selected[0]
+            has = ", ".join(f"{k}={v}" for k, v in sorted(first.labels.items())
+                            if k in old.selector or k in service.selector) or "no such label"
+            found = replace(
+                found, kind="endpoints-lost",
+                message=f"{found.message}; before this change it selected {shown}",
+                fix=f"Select the pods it is for by labels they carry ({first.kind} "
+                    f"{first.name} has {has}), or add the labels it asks for to their "
+                    "template.")
+        if found is not None:
+            yield found
+
+
+def _holding(view: Model) -> dict[tuple[str, str, str], list[Mapping[str, str]]]:
+    """The pods' labels of ``view``, by namespace and one label (for :func:`_held`)."""
+    holding: dict[tuple[str, str, str], list[Mapping[str, str]]] = {}
+    for pod in view.pods:
+        for name, value in pod.labels.items():
+            holding.setdefault((pod.namespace, name, value), []).append(pod.labels)
+    return holding
+
+
+def _no_endpoints(net: Network, service: Service, selector: Selector, near: bool = True
                   ) -> Violation | QuietPlace | None:
+    """``no-endpoints`` of ``service``, whose selector matches no pod of its namespace: where
+    a workload there almost carries its labels (``near``; else whatever the closest one
+    carries)."""
     if selector.keys & CONTROLLER_LABELS or any(
             mark in text for text in (*service.selector, *service.selector.values())
             for mark in ("${", "{{")):
@@ -2241,7 +2303,7 @@ def _no_endpoints(net: Network, service: Service, selector: Selector
     if not pods or net.service_pods(service):
         return None
     closest = _closest(net, pods, selector)
-    if not _near_miss(net.pods[closest].labels, service.selector):
+    if near and not _near_miss(net.pods[closest].labels, service.selector):
         return None  # like none of the namespace's workloads: pods the repository does not show
     ns = service.namespace
     text = (f"Service {ns}/{service.name}: selector {selector.describe()} matches no pod in "

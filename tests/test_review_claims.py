@@ -462,3 +462,38 @@ def test_policies_of_pods_a_refused_build_keeps_still_select_them(
             for f in json.loads(out)["findings"] if f["new"]] == [
         ("kustomize-integrity", "apps/web/web.yaml", 1, "info"),  # (not built: said so)
         ("kustomize-integrity", "clusters/home/web.yaml", 6, "error")]
+
+
+def test_a_service_the_change_leaves_without_pods_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial twenty-nine: a canary's `track: stable` patched into the Service's
+    selector, which no pod carries (the stable pods have no `track`): "no new findings",
+    though the Service selected the web pods before. Its selector alike none of the
+    namespace's pods is no lint finding (pods the repository does not show); the base shows
+    it had pods."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    web = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: shop}}\n"
+           "spec:\n  selector: {{matchLabels: {labels}}}\n  template:\n"
+           "    metadata: {{labels: {labels}}}\n    spec:\n      containers:\n"
+           "      - {{name: web, image: 'web:1', ports: [{{containerPort: 8080}}]}}\n")
+    service = ("apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n"
+               "spec:\n  selector:\n    app: web\n%s  ports: [{port: 80, targetPort: 8080}]\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"web.yaml": web.format(name="web", labels="{app: web}"),
+                        "service.yaml": service % ""})
+    head = repo.commit({
+        "canary.yaml": web.format(name="web-canary", labels="{app: web, track: canary}"),
+        "service.yaml": service % "    track: stable\n"})
+    data = review_json(repo, base, head, "netpol-pairing", capsys)
+    assert [(f["severity"], f["file"], f["line"], f["message"], f["fix"])
+            for f in data["findings"] if f["new"]] == [(
+                "error", "service.yaml", 7,
+                "Service shop/web: selector app=web, track=stable matches no pod in shop "
+                "(Deployment web-canary has app=web, track=canary), so the Service has no "
+                "endpoints: no connection to it reaches a pod; before this change it selected "
+                "Deployment web",
+                "Select the pods it is for by labels they carry (Deployment web has app=web), "
+                "or add the labels it asks for to their template.")]
+    # a lint of the head says nothing: the selector is like none of the pods
+    assert run_cli(["lint", str(repo.path), "--rule", "netpol-pairing"], capsys)[0] == 0
