@@ -117,9 +117,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   applies, another cluster, a name holding it). A warning when something reviewbot cannot
   see may make it (chart templates declaring Flux objects, flux-operator ResourceSets, a
   source it does not follow, a template the repository's scripts fill and apply with
-  `kubectl apply -f -`), unless the repository declares it in a file no root applies, and
-  when what the repository's scripts apply with kubectl holds it (a script reaches the
-  cluster it is run against); a name with a variable is not judged;
+  `kubectl apply -f -`), unless the repository declares it in a file no root applies; what
+  the repository's scripts apply with kubectl is in every cluster (a script reaches the
+  one it is run against); a name with a variable is not judged;
 - a HelmRelease's chart source (`spec.chartRef`, `spec.chart.spec.sourceRef`: an
   OCIRepository or a HelmRepository) names one its cluster has (`source`): helm-controller
   cannot fetch the chart without it, so it never installs or upgrades the release ("did you
@@ -288,7 +288,6 @@ from reviewbot.model.kustomize import (
     patch_folders,
 )
 from reviewbot.model.objects import (
-    DEFAULT_CLUSTER,
     REFUSED,
     UNPLACED,
     KObject,
@@ -310,6 +309,7 @@ from reviewbot.model.reach import (
     ARGO_GROUP,
     BY_HAND,
     GUESSED_ROOTS,
+    SCRIPTED,
     TEMPLATE_PATCH,
     TEMPLATED,
     aside_why,
@@ -1422,7 +1422,7 @@ def _dependencies(model: Model) -> Iterator[Violation]:
             # (one the repository declares in a file no root applies is its own, not
             # one a source it cannot see makes)
             kind="dependency", doubt=None if unapplied else (
-                unseen or _without_flux(model, lacking) or _scripted(model, held, wanted)),
+                unseen or _without_flux(model, lacking)),
             fix=f"Name a {obj.kind} the cluster has (the entry's namespace defaults to "
                 f"{obj.namespace}), or remove the entry.",
         )
@@ -1512,7 +1512,7 @@ def _without_flux(model: Model, clusters: Sequence[str]) -> str | None:
         return None
     how = {r.cluster: r for r in reach.roots}
     roots = [how.get(c) for c in clusters]
-    if any(r is None or not r.how.startswith("kustomization applied by ") for r in roots):
+    if any(r is None or not r.how.startswith(SCRIPTED[1]) for r in roots):
         return None
     names = set(clusters)
     if any(o.kind == "FluxInstance" or (o.kind == "Deployment" and o.name in FLUX_CONTROLLERS)
@@ -1520,29 +1520,9 @@ def _without_flux(model: Model, clusters: Sequence[str]) -> str | None:
         return None
     r = roots[0]
     assert r is not None
-    script = r.how.removeprefix("kustomization applied by ")
+    script = r.how.removeprefix(SCRIPTED[1])
     return (f"whether Flux runs in cluster {clusters[0]}: {script} applies {r.path} with "
             "kubectl, and nothing it applies installs Flux's controllers")
-
-
-# how the roots a repository's own scripts apply with kubectl are told (model.reach)
-SCRIPTED = ("file applied by ", "kustomization applied by ")
-
-
-def _scripted(model: Model, held: Mapping[str, set[Id]], wanted: Id) -> str | None:
-    """What a claim that a cluster lacks ``wanted`` could not see when what the repository's
-    own scripts apply with kubectl holds it: which cluster that is (the one the script is
-    run against; gandazgul/k8s-infrastructure's install-flux.sh applies the Kustomization
-    its three clusters depend on, judge round BG)."""
-    reach = model.derived.get("reach")
-    scripted = [r for r in reach.roots if r.how.startswith(SCRIPTED)] if reach else []
-    clusters = {r.cluster for r in scripted} | {DEFAULT_CLUSTER}
-    if not scripted or not any(wanted in held.get(c, ()) for c in clusters):
-        return None
-    script = scripted[0].how.partition(" applied by ")[2]
-    kind, namespace, name = wanted
-    return (f"which cluster has {kind} {namespace}/{name}: the repository's scripts apply it "
-            f"with kubectl ({script}), to the cluster they are run against")
 
 
 def _unplaced_twin(model: Model, kind: str, name: str) -> str | None:

@@ -210,6 +210,19 @@ class _Step:
     elsewhere: str | None = None
 
 
+# how a root the repository's own scripts apply with kubectl is told (``Root.how``, then the
+# script): a file, a kustomization
+SCRIPTED = ("file applied by ", "kustomization applied by ")
+
+
+def scripted_clusters(reach: Reach | None) -> frozenset[str]:
+    """The clusters of the manifest files the repository's own scripts apply with kubectl
+    (a bootstrap's): the one each script is run against, whichever that is. (A kustomization
+    a script applies is a cluster of its own: a local one, `kubectl apply -k` of a Makefile.)"""
+    return frozenset(r.cluster for r in reach.roots if r.how.startswith(SCRIPTED[0])) if (
+        reach is not None) else frozenset()
+
+
 def find_reach(graph: Graph, documents: Sequence[Document],
                configured: Sequence[ClusterSpec] = (),
                ci_documents: Callable[[], Sequence[Document]] = tuple,
@@ -309,7 +322,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
             if file in walker.reach.files or aside(file) or graph.by_dir[folder].is_component:
                 continue
             cluster = f"{folder} (applied by {script})"  # (a local cluster: named by both)
-            walker.reach.roots.append(Root(cluster, f"kustomization applied by {script}", file,
+            walker.reach.roots.append(Root(cluster, f"{SCRIPTED[1]}{script}", file,
                                            folder))
             walker.walk(_Step(cluster, file, {"path": "./" + folder}, "default", (), folder))
     # and the manifest files they apply as written (`kubectl apply -f FILE`: a bootstrap's
@@ -321,7 +334,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
             lf = graph.files.get(path)
             if lf is None or path in walker.reach.files or aside(path) or aside(script):
                 continue
-            walker.reach.roots.append(Root("in-cluster", f"file applied by {script}", path,
+            walker.reach.roots.append(Root("in-cluster", f"{SCRIPTED[0]}{script}", path,
                                            path))
             walker.reach.files.add(path)
             # (and the Flux Kustomizations among them: gandazgul/k8s-infrastructure's
