@@ -134,7 +134,9 @@ A last check asks that every selector select something.
   templates it knows, app-template's): the controller has no endpoints for that path and
   answers 503 ("its backend sends to port 8080 of Service open-webui, which has no such port
   (it has 3000 (http))"). A Route's `targetPort` names the Service's target port: not judged
-  here.
+  here. Said at the Service's port too (a review comments where the change is: a port
+  renamed under an unchanged Ingress), and once for the overlays that build one Ingress
+  file alike, naming each ("so does Ingress prod/web, built from the same lines").
 - `backend-removed` (error, on the backend's Service name; in a review): an Ingress
   backend names a Service the change removes from the Ingress's build (renamed: "Service
   web-svc selects the same pods"): the controller has no endpoints for that path and answers
@@ -2080,6 +2082,9 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
     from reviewbot.netpol.ingress import backends, ingress_objects
 
     said: set[tuple[str, int, tuple[str | int, ...]]] = set()
+    # a backend port several builds of one file get wrong (each overlay's Ingress): one
+    # finding at its place, naming each (new-user trial twenty-nine read staging's alone)
+    ports: dict[tuple[str, int, tuple[str | int, ...]], list[Violation]] = {}
     for _, view in views(model):
         objects = ingress_objects(view)
         if not objects:
@@ -2096,14 +2101,15 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
             have = names.get(namespace, set())
             for backend in backends(obj):
                 key = (obj.file, obj.doc.line if obj.doc else 0, backend.path)
-                if key in said:
-                    continue
                 if backend.service in have:
                     found = _backend_port(model, backend, by_name[(namespace,
                                                                    backend.service)])
-                    if found is not None:
-                        said.add(key)
-                        yield found
+                    alike = ports.setdefault(key, []) if found is not None else []
+                    if found is not None and not any(v.message == found.message
+                                                     for v in alike):
+                        alike.append(found)
+                    continue
+                if key in said:
                     continue
                 if "$" in backend.service:
                     continue
@@ -2120,6 +2126,15 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
                     f"mean {near}?): the controller has no endpoints for it and answers 503",
                     fix=f"Name the Service {near}, or add Service {backend.service}.",
                     kind="no-backend")
+    for alike in ports.values():
+        first = alike[0]
+        if len(alike) > 1:
+            more = ", ".join(f"{v.obj.namespace or 'default'}/{v.obj.name}"
+                             for v in alike[1:] if v.obj is not None)
+            first = replace(first, message=f"{first.message} (so does {first.obj.kind} "
+                            f"{more}, built from the same lines)" if first.obj else first.message,
+                            others=tuple(o for v in alike for o in v.others))
+        yield first
 
 
 def _backend_port(model: Model, backend: Any, services: Sequence[Service]
@@ -2158,15 +2173,27 @@ def _backend_port(model: Model, backend: Any, services: Sequence[Service]
              if isinstance(wanted, int) else
              _port_named(wanted, [sp.name for sp in service.ports if sp.name]))
     namespace = obj.namespace or "default"
+    fix = (f"Set the backend's port {'number' if isinstance(wanted, int) else 'name'} to "
+           f"{offer}, or add {said} to Service {service.name}." if offer else
+           f"Add {said} to Service {service.name}.")
+    # the same problem at the Service's ports: a review comments where the change is (a
+    # port renamed under an unchanged Ingress: new-user trial twenty-nine's comment sat on
+    # the Ingress, out of the diff)
+    ports: tuple[str | int, ...] = ("spec", "ports")
+    if len(service.ports) == 1 and isinstance(service.obj.get(ports), list):
+        ports += (0, "port" if isinstance(wanted, int) else "name")
+    at_service = Violation(
+        service.obj, ports,
+        f"Service {service.namespace}/{service.name} has no {said.removeprefix('the ')}, "
+        f"which {obj.kind} {namespace}/{obj.name}'s backend sends to (it has {has}): the "
+        "controller has no endpoints for it and answers 503", fix=fix, kind="backend-port")
     return Violation(
         obj, (*backend.path, *field),
         f"{obj.kind} {namespace}/{obj.name}: its backend sends to {said} of Service "
         f"{service.name}, which has no such port (it has {has}): the controller has no "
-        "endpoints for it and answers 503",
-        fix=(f"Set the backend's port {'number' if isinstance(wanted, int) else 'name'} to "
-             f"{offer}, or add {said} to Service {service.name}." if offer else
-             f"Add {said} to Service {service.name}."),
-        kind="backend-port")
+        "endpoints for it and answers 503", fix=fix, kind="backend-port",
+        cause=f"backend-port {namespace}/{obj.name} {service.name} {wanted}",
+        others=(at_service,))
 
 
 def _selecting_services(view: Model) -> list[Service]:

@@ -497,3 +497,41 @@ def test_a_service_the_change_leaves_without_pods_is_an_error(
                 "or add the labels it asks for to their template.")]
     # a lint of the head says nothing: the selector is like none of the pods
     assert run_cli(["lint", str(repo.path), "--rule", "netpol-pairing"], capsys)[0] == 0
+
+
+def test_a_port_renamed_under_an_unchanged_ingress_is_said_at_the_rename_for_each_overlay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial twenty-nine: the base Service's port `http` renamed `web`, the base
+    Ingress kept `port: {name: http}`: both overlays' Ingresses answer 503, yet the error
+    named staging's alone, on the unchanged Ingress line (no inline comment)."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    service = ("apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n"
+               "  selector: {app: web}\n  ports:\n  - name: %s\n    port: 80\n"
+               "    targetPort: 8080\n")
+    ingress = ("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\n"
+               "spec:\n  rules:\n  - http:\n      paths:\n      - path: /\n"
+               "        pathType: Prefix\n        backend:\n          service:\n"
+               "            name: web\n            port: {name: http}\n")
+    web = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n"
+           "  selector: {matchLabels: {app: web}}\n  template:\n"
+           "    metadata: {labels: {app: web}}\n    spec:\n      containers:\n"
+           "      - {name: web, image: 'web:1', ports: [{containerPort: 8080}]}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "base/kustomization.yaml": "resources: [web.yaml, service.yaml, ingress.yaml]\n",
+        "base/web.yaml": web, "base/service.yaml": service % "http",
+        "base/ingress.yaml": ingress,
+        "staging/kustomization.yaml": "namespace: staging\nresources: [../base]\n",
+        "prod/kustomization.yaml": "namespace: prod\nresources: [../base]\n"})
+    head = repo.commit({"base/service.yaml": service % "web"})
+    code, out, err = review_out(repo, base, head, "markdown", capsys, "--rule",
+                                "netpol-pairing")
+    assert code == 1
+    inline = err.split("inline comment(s)", 1)[1]
+    assert "\nbase/service.yaml:7\n**error** `netpol-pairing`: Service " in inline
+    assert "`Ingress/" in inline and "Service/prod/web" in inline  # both overlays named
+    lint = run_cli(["lint", str(repo.path), "--rule", "netpol-pairing", "--format", "json"],
+                   capsys)[1]
+    assert [f["message"].rpartition(" (so does ")[2] for f in json.loads(lint)["findings"]] == [
+        "Ingress staging/web, built from the same lines)"]
