@@ -353,6 +353,35 @@ def test_added_removed_renamed(tmp_path: Path, capsys: pytest.CaptureFixture[str
     }
 
 
+def test_a_release_moved_to_another_namespace_renames_no_values_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial twenty-nine: an Argo CD Application's destination namespace changed;
+    the diff said its values files were "renamed from HelmValues/cache-prod/values-prod"
+    (their pseudo-objects take the release's namespace). A values file is its file."""
+    app = textwrap.dedent("""
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: cache-prod, namespace: argocd}
+        spec:
+          project: default
+          source:
+            repoURL: https://git.example.com/platform/gitops.git
+            path: charts/cache
+            helm: {valueFiles: [values-prod.yaml]}
+          destination: {server: 'https://kubernetes.default.svc', namespace: %s}
+    """)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"argocd/cache-prod.yaml": app % "cache-prod",
+                        "charts/cache/Chart.yaml": "apiVersion: v2\nname: cache\nversion: 1.0.0\n",
+                        "charts/cache/values.yaml": "replicaCount: 1\n",
+                        "charts/cache/values-prod.yaml": "replicaCount: 2\n"})
+    head = repo.commit({"argocd/cache-prod.yaml": app % "cache"})
+    diff = diff_json(repo, base, head, capsys)
+    assert [(d["object"], d["change"]) for d in diff] == [
+        ("Application/argocd/cache-prod", "modified")]
+
+
 def test_helm_values_and_helmrelease_values_diff_like_objects(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

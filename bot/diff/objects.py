@@ -1145,8 +1145,12 @@ def items_of(model: Model, values_patterns: Sequence[str] | None = None) -> list
     for vobj, values, _ in values_documents(model, values_patterns):
         if vobj.path:  # a kustomization's valuesInline: diffed with its kustomization
             continue
+        # (a values file is its file: the namespace of the release it is given to is not its
+        # name; a release moved to another namespace renamed no file: new-user trial
+        # twenty-nine's "Helm values file charts/cache/values-prod.yaml renamed from
+        # HelmValues/cache-prod/values-prod")
         out.append(Item(
-            (*vobj.identity[:3], f"{vobj.name}|{vobj.file}"), vobj.ref, vobj.kind,
+            (*vobj.identity[:2], "", f"{vobj.name}|{vobj.file}"), vobj.ref, vobj.kind,
             vobj.api_version, vobj.namespace, vobj.name, vobj.file, values, vobj.doc, (),
             vobj, secret=with_sops(values, secret_values_path), strip=False,
         ))
