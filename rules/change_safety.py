@@ -47,6 +47,12 @@ verdicts), never in `lint`, which sees one tree.
   the apply fails ("namespaces ... not found") unless the namespace is made outside the
   repository. Objects written in a new namespace are not judged (it is often made
   elsewhere).
+- `release-moved` (warning): an Argo CD Application with automated prune whose
+  `destination.namespace` the change moves, where what it installs is a chart reviewbot
+  does not render: Argo CD creates the chart's objects in the new namespace and prunes
+  those in the old one (any claim it makes, and its data), and an address naming the old
+  namespace (`cache.cache-prod.svc`) no longer reaches them; the message names one such
+  address in the repository. A warning: the chart's objects are not seen.
 - `kept` (warning): a Service's `clusterIP` (`clusterIPs`) removed from the manifest: the
   API server keeps the value it allocated when an update leaves it unset (it copies the old
   clusterIPs in), so the apply succeeds and the Service keeps it (`None`: it stays
@@ -319,7 +325,7 @@ SEVERITIES = {
     "stuck-rollout": "error", "kept": "warning",
     "chart-major": "info", "oci-tag": "info", "sops-recipient": "warning",
     "sops-plaintext": "warning", "sops-unreadable": "warning", "crd-storage": "error",
-    "namespace-missing": "warning",
+    "namespace-missing": "warning", "release-moved": "warning",
 }
 
 
@@ -335,7 +341,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         pods_by_object,
     )
     from reviewbot.rules._change_safety.immutable import immutable_verdicts
-    from reviewbot.rules._change_safety.namespaces import namespace_verdicts
+    from reviewbot.rules._change_safety.namespaces import moved_releases, namespace_verdicts
     from reviewbot.rules._change_safety.sops import sops_verdicts
     from reviewbot.rules._change_safety.suspension import (
         any_suspended,
@@ -366,3 +372,4 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     if may_delete(diff, base, head):
         yield from deletion_verdicts(diff, base, head, data_kinds)
     yield from namespace_verdicts(diff, base, head)
+    yield from moved_releases(diff, base, head)

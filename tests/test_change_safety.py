@@ -2018,3 +2018,47 @@ def test_objects_moved_to_a_namespace_nothing_creates_are_said_to_fail(
                                                    "metadata: {name: iot}\n"})
     _, found = review(repo, base, made, capsys)
     assert not [f for f in found if "namespace iot" in f["message"]]
+
+
+def test_an_application_moving_its_chart_to_another_namespace_prunes_the_old_objects(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial twenty-nine: cache-prod's destination moved to `cache`; Argo CD
+    (automated prune) creates the chart's objects there and prunes those in cache-prod,
+    while shop-prod's `REDIS_HOST: cache.cache-prod.svc.cluster.local` stays: "no new
+    findings". The chart is not rendered: a warning that says so."""
+    app = textwrap.dedent("""
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: cache-prod, namespace: argocd}
+        spec:
+          project: default
+          source:
+            repoURL: https://git.example.com/platform/gitops.git
+            path: charts/cache
+          destination: {server: 'https://kubernetes.default.svc', namespace: %s}
+          syncPolicy: {automated: {prune: %s}}
+    """)
+    config = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: shop}\n"
+              "data: {REDIS_HOST: cache.cache-prod.svc.cluster.local}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"argocd/cache.yaml": app % ("cache-prod", "true"),
+                        "charts/cache/Chart.yaml": "apiVersion: v2\nname: cache\n"
+                                                   "version: 1.0.0\n",
+                        "charts/cache/values.yaml": "replicaCount: 1\n",
+                        "shop/config.yaml": config,
+                        "argocd/shop.yaml": app.replace("cache-prod", "shop").replace(
+                            "charts/cache", "shop") % ("shop", "true")})
+    head = repo.commit({"argocd/cache.yaml": app % ("cache", "true")})
+    _, found = review(repo, base, head, capsys)
+    assert [(f["severity"], f["file"], f["line"], f["message"])
+            for f in found if f["rule"] == RULE] == [(
+                "warning", "argocd/cache.yaml", 9,
+                "Application argocd/cache-prod moves what it installs from namespace cache-prod "
+                "to cache: Argo CD creates the chart's objects in cache and prunes those in "
+                "cache-prod (any claim it makes, and its data, with them); ConfigMap shop/web "
+                "(cache.cache-prod.svc) still names cache-prod. Not certain: reviewbot could "
+                "not see the chart's objects (reviewbot does not render it).")]
+    # without automated prune, nothing is deleted
+    base = repo.commit({"argocd/cache.yaml": app % ("cache-prod", "false")})
+    head = repo.commit({"argocd/cache.yaml": app % ("cache", "false")})
+    assert review(repo, base, head, capsys)[1] == []

@@ -6,6 +6,7 @@ written in a new namespace are not judged: such a namespace is often made elsewh
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +54,82 @@ def namespace_verdicts(diff: TreeDiff, base: Model, head: Model) -> Iterator[Vio
                 "a namespace the cluster has.",
             kind="namespace-missing",
         )
+
+
+def moved_releases(diff: TreeDiff, base: Model, head: Model) -> Iterator[Violation]:
+    """``release-moved``: an Argo CD Application with automated prune whose
+    ``destination.namespace`` the change moves, installing a chart reviewbot does not
+    render (a ``chart`` source, or a source path holding a Chart.yaml): Argo CD creates the
+    chart's objects in the new namespace and prunes those in the old one, and addresses
+    naming the old one stop reaching them (new-user trial twenty-nine: cache-prod moved to
+    cache, shop-prod's `REDIS_HOST: cache.cache-prod.svc.cluster.local` kept; "no new
+    findings")."""
+    for entry in diff.objects:
+        obj, old = entry.head, entry.base
+        if obj is None or old is None or obj.kind != "Application" or (
+                obj.group != "argoproj.io") or not any(
+                c.path[:3] == ("spec", "destination", "namespace") for c in entry.changes):
+            continue
+        was, now = (str(o.get(("spec", "destination", "namespace")) or "") for o in (old, obj))
+        if not was or not now or was == now or "{{" in was + now or old.get(
+                ("spec", "syncPolicy", "automated", "prune")) is not True:
+            continue
+        if not _installs_chart(head, obj):
+            continue
+        address = _naming(head, obj, was)
+        names = (f"; {address} still names {was}" if address else "")
+        yield Violation(
+            obj, ("spec", "destination", "namespace"),
+            f"Application {object_name(obj)} moves what it installs from namespace {was} to "
+            f"{now}: Argo CD creates the chart's objects in {now} and prunes those in {was} "
+            f"(any claim it makes, and its data, with them){names}",
+            fix=(f"If the move is meant, point what calls the release at {now} and move its "
+                 "data first; else keep destination.namespace " + was + "."),
+            kind="release-moved", doubt="the chart's objects (reviewbot does not render it)")
+
+
+def _installs_chart(model: Model, app: KObject) -> bool:
+    """Whether an Application's source is a Helm chart (a ``chart``, or a path holding a
+    Chart.yaml of the tree)."""
+    from reviewbot.model.kustomize import argo_sources
+    from reviewbot.model.objects import model_graph
+
+    spec = app.get(("spec",))
+    graph = model_graph(model)
+    for _, source in argo_sources(spec if isinstance(spec, dict) else {}):
+        if source.get("chart"):
+            return True
+        path = source.get("path")
+        folder = graph.argo_folder(app.file, path) if isinstance(path, str) else None
+        if folder is not None and (folder + "/Chart.yaml").lstrip("/") in model.files:
+            return True
+    return False
+
+
+def _naming(model: Model, app: KObject, namespace: str) -> str:
+    """The first value of the model (but ``app``'s) naming a Service address in
+    ``namespace`` (``cache.cache-prod.svc``), said as where it is."""
+    pattern = re.compile(r"\b[a-z0-9]([-a-z0-9]*[a-z0-9])?\." + re.escape(namespace)
+                         + r"\.svc\b")
+    for o in model.objects:
+        if o is app:
+            continue
+        for text in _strings(o.body):
+            found = pattern.search(text)
+            if found:
+                return f"{o.kind} {object_name(o)} ({found.group(0)})"
+    return ""
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
 
 
 def _created(model: Model) -> set[str]:
