@@ -81,7 +81,9 @@ verdicts), never in `lint`, which sees one tree.
   fails prunes nothing; one it no longer generates (a git directory generator's folder
   deleted) is deleted by the ApplicationSet (its default `applicationsSync` policy), and the
   template's resources finalizer deletes what it applied, unless `preserveResourcesOnDeletion`
-  keeps them. "Removed from the tree" means its
+  keeps them; said at the generator's entry that misspells the folder, when one does
+  (`apps/*/overlay/prod` for `apps/shop/overlays/prod`), else at the change of the
+  generator. "Removed from the tree" means its
   file is gone; otherwise it is "no longer applied", with the kustomization that no longer
   lists it (or the kustomization file the pull request changed, a `$patch: delete` in it).
   In a repository of several clusters each cluster's applier prunes its own: an object one

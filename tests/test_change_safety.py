@@ -841,6 +841,17 @@ def test_an_application_a_git_generator_no_longer_makes_is_deleted_with_what_it_
     (kept,) = [f for f in found if f["object"] == "PersistentVolumeClaim/shop-staging/data"]
     assert kept["severity"] == "warning" and (
         "keeps its resources (preserveResourcesOnDeletion: true)") in kept["message"]
+    # an entry split in two, one misspelt: said at the misspelt entry, the one meant for
+    # the folder (new-user trial twenty-nine: at the correct entry above it)
+    base = repo.commit({"argocd/apps/appset.yaml": files["argocd/apps/appset.yaml"]})
+    head = repo.commit({"argocd/apps/appset.yaml": files["argocd/apps/appset.yaml"].replace(
+        'directories: [{path: "envs/*"}]',
+        'directories:\n                  - {path: envs/production}\n'
+        '                  - {path: envs/stagign}')})
+    code, found = review(repo, base, head, capsys)
+    (claim,) = [f for f in found if f["object"] == "PersistentVolumeClaim/shop-staging/data"]
+    assert (claim["file"], claim["line"]) == ("argocd/apps/appset.yaml", 11)
+    assert "envs/staging (its entry 'envs/stagign' misspells the folder)" in claim["message"]
 
 
 SYNC = """

@@ -14,6 +14,7 @@ from reviewbot.model.kustomize import FLUX_BUILD_FIELDS
 from reviewbot.model.objects import (
     KObject,
     Model,
+    Path,
     appliers,
     cluster_phrase,
     clusters_phrase,
@@ -132,6 +133,33 @@ def _chart_claims_deleted(obj: KObject, model: Model) -> list[str]:
                   and str(item.get("type") or "persistentVolumeClaim") == "persistentVolumeClaim")
 
 
+def _misspelt_entry(appset: KObject, folder: str, dirs: Any) -> Path | None:
+    """Where ApplicationSet ``appset``'s git directory entry is that names no folder and
+    would name ``folder`` but for misspelt names (``apps/*/overlay/prod`` for
+    ``apps/llm/overlays/prod``: a glob name matches as it does, a written one is a
+    misspelling of the folder's), or None."""
+    import fnmatch
+
+    from reviewbot.words import misspelt
+
+    parts = folder.split("/")
+    for i, generator in enumerate(items(appset.get(("spec", "generators")))):
+        git = generator.get("git") if isinstance(generator, dict) else None
+        for j, entry in enumerate(items(git.get("directories")) if isinstance(git, dict)
+                                  else ()):
+            pattern = entry.get("path") if isinstance(entry, dict) else None
+            if not isinstance(pattern, str) or entry.get("exclude") or "{{" in pattern:
+                continue
+            written = pattern.strip("/").split("/")
+            if len(written) != len(parts) or any(fnmatch.fnmatchcase(d, pattern.strip("/"))
+                                                 for d in dirs):
+                continue  # (another depth, or an entry that names folders)
+            if all(fnmatch.fnmatchcase(have, want) or misspelt(want, [have])
+                   for want, have in zip(written, parts, strict=True)):
+                return ("spec", "generators", i, "git", "directories", j, "path")
+    return None
+
+
 @dataclass(frozen=True)
 class _Fate:
     """What becomes of an object the base applied and the head does not: how it left
@@ -232,8 +260,14 @@ class _Fates:
         (`create-only`, `create-update`) or `preserveResourcesOnDeletion` keeps resources."""
         name = f"ApplicationSet {object_name(now)}"
         folder = posixpath.normpath(path.strip("/")) if path.strip("./") else ""
-        why = ("its generator leaves the folder out" if folder and folder in model_graph(
-            self.head).dirs else "its folder is gone")
+        dirs = model_graph(self.head).dirs
+        # the entry meant for the folder, a misspelt one, when there is one (new-user trial
+        # twenty-nine: `overlay/prod` for `overlays/prod`, the deletions said at the staging
+        # entry above it)
+        meant = _misspelt_entry(now, folder, dirs) if folder in dirs else None
+        why = (f"its entry {now.get(meant)!r} misspells the folder" if meant is not None
+               else "its generator leaves the folder out" if folder and folder in dirs
+               else "its folder is gone")
         how = f"is no longer applied: {name} no longer generates the Application for {path} ({why})"
         place = obj.where(("metadata", "name"))
         if now.file in self.head.files and now.file in self.base.files and (
@@ -241,6 +275,8 @@ class _Fates:
             place = self.anchors.head_place(now.file, self.anchors.first_change(now.file))
             # (the generator's change, where an inline comment can sit: its own file may
             # be untouched, new-user trial twenty-six)
+            if meant is not None:
+                place = now.where(meant)
         policy = now.get(("spec", "syncPolicy", "applicationsSync"))
         if policy in ("create-only", "create-update"):
             return _Fate(how, owner, place, stays=f"{name} keeps its Applications "
