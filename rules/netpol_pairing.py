@@ -28,7 +28,8 @@ three sources of intended flows:
 - `dependency-denied` (error, on the env value, arg, command item or ConfigMap key): an
   in-cluster endpoint the pod names (`http://svc.ns.svc.cluster.local:8080`, `svc.ns:443`,
   `svc:8080` in its own namespace; or two env values of one prefix, a bare host and its
-  numeric port: `DB_HOST: postgres` with `DB_PORT: "5432"`, at the host's value; or a host
+  numeric port: `DB_HOST: postgres` with `DB_PORT: "5432"`, at the host's value, among a
+  container's `env` or the keys of a ConfigMap it loads with `envFrom`; or a host
   and port given to a client in the command or args, `nc -z db 3306`, `pg_isready -h db -p
   5432`, `redis-cli -h cache -p 6379`, at the host's item) resolves through a Service of the
   repository (KServe `<isvc>-predictor` included: port 80 -> the container port) to pods and

@@ -1035,6 +1035,34 @@ def test_a_host_and_its_port_in_two_env_values_are_one_call(tmp_path: Path) -> N
         "server admits it")
 
 
+def test_a_host_and_its_port_in_an_envfrom_configmap_are_one_call(tmp_path: Path) -> None:
+    """New-user trial twenty-nine: `DB_HOST` and `DB_PORT` of a ConfigMap the container
+    loads whole with `envFrom` are env values too: one call, said at the host's key."""
+    client = CLIENT.replace(
+        '        env: [{name: API, value: "http://api.server:8080/v1"}]',
+        '        envFrom: [{configMapRef: {name: app-config}}]') + """
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: app-config, namespace: client}
+data:
+  API_HOST: api.server
+  API_PORT: "8080"
+"""
+    result = run(tmp_path, NAMESPACES + client + SERVER + DENY_SERVER)
+    assert [(f.severity, f.object, f.line) for f in result.findings] == [
+        ("error", "ConfigMap/client/app-config", line_of(tmp_path, "API_HOST: api.server"))]
+    assert result.findings[0].message.startswith(
+        "client/app calls api.server:8080 (server/api on TCP 8080), but no ingress rule in "
+        "server admits it")
+    # mounted as files, its keys are no env
+    mounted = client.replace("envFrom: [{configMapRef: {name: app-config}}]",
+                             "volumeMounts: [{name: c, mountPath: /c}]").replace(
+        "      containers:", "      volumes: [{name: c, configMap: {name: app-config}}]\n"
+        "      containers:")
+    assert run(tmp_path, NAMESPACES + mounted + SERVER + DENY_SERVER).findings == []
+
+
 @pytest.mark.parametrize(("command", "host_item"), [
     # xunholy's cmangos jobs: an init container that waits for its database
     ("['sh', '-c', 'until nc -z api.server 8080; do echo \"Waiting...\"; sleep 2; done']", 2),

@@ -115,6 +115,7 @@ def declarations(
     """Every endpoint ``pod`` names, with the place that names it."""
     ns = pod.namespace
     referenced: dict[tuple[str, str], set[str] | None] = {}  # ConfigMap -> keys (None: all)
+    as_env: set[tuple[str, str]] = set()  # the ConfigMaps whose keys are env (envFrom)
     for container in pod.containers:
         body, base = container.body, container.path
         plain: dict[str, tuple[Any, Path]] = {}  # name -> (value, where), for host/port pairs
@@ -146,6 +147,7 @@ def declarations(
             ref = source.get("configMapRef") if isinstance(source, dict) else None
             if isinstance(ref, dict) and isinstance(ref.get("name"), str):
                 referenced[(ns, ref["name"])] = None
+                as_env.add((ns, ref["name"]))
     for volume in pod.volumes:
         ref = volume.get("configMap")
         if isinstance(ref, dict) and isinstance(ref.get("name"), str):
@@ -165,6 +167,13 @@ def declarations(
             if isinstance(value, str) and (wanted is None or name in wanted):
                 for e in endpoints(value, ns):
                     yield Declaration(cm, ("data", str(name)), e)
+        if ref_key in as_env:  # its keys are env: a host and its port there too (new-user
+            # trial twenty-nine: `DB_HOST: postgres` beside `DB_PORT: "5432"` in an envFrom
+            # ConfigMap, the overlay's Service `stg-postgres`)
+            plain = {str(k): (v, ("data", str(k))) for k, v in data.items()
+                     if isinstance(v, (str, int))}
+            for e, at in _host_port_pairs(plain, ns):
+                yield Declaration(cm, at, e)
 
 
 def _host_port_pairs(plain: Mapping[str, tuple[Any, Path]], namespace: str
