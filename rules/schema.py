@@ -78,6 +78,13 @@ Kinds:
   object only Flux Kustomizations apply: kustomize-controller sets its owner labels first,
   reading labels as strings, and writes back its own alone, so the object is applied without
   any of its labels, not refused (applied otherwise, the API server refuses it: `invalid`).
+- `values-unread` (warning, on the key): a top-level key of a values file beside a chart's
+  Chart.yaml, other than its values.yaml, that the chart's values.yaml does not have and no
+  template of the chart (its `templates/`, helpers included) reads as `.Values.<key>`: Helm
+  renders nothing of it, and the value meant keeps its default ("replicas: no template of
+  the chart in charts/cache reads .Values.replicas ... (its templates read
+  .Values.replicaCount)"). Keys for subcharts and `global`, and charts with a template that
+  reads `.Values` whole (`toYaml .Values`, `index .Values "key"`), are not judged.
 
 When it stays quiet:
 
@@ -175,7 +182,8 @@ RATIONALE = (
     "find it, at the field's line."
 )
 FIX = "Correct the field to the type and name the schema expects."
-SEVERITIES = {"invalid": "error", "crd-conflict": "warning", "labels-dropped": "warning"}
+SEVERITIES = {"invalid": "error", "crd-conflict": "warning", "labels-dropped": "warning",
+              "values-unread": "warning"}
 ADMISSION = "refusal"  # an error of it is the API server's refusal of the object as written
 COST = 3  # CPU time relative to a rule of cost 1, measured on the 50k-object tree
 OPTIONS = (
@@ -272,6 +280,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
     yield from _cron_schedules(model, patches)
     yield from _quantities_refused(model, patches)
     yield from _chart_keys_refused(model, patches)
+    yield from _values_unread(model)
     yield Note("schema", stats.as_dict())  # the summary's counts
 
 
@@ -542,6 +551,48 @@ def _chart_keys_refused(model: Model, patches: frozenset[str]) -> Iterator[Viola
                     fix=(f"Rename {key} to {meant}." if meant else
                          f"Remove {key}, or write it where app-template reads it."),
                     kind="invalid")
+
+
+def _values_unread(model: Model) -> Iterator[Violation]:
+    """``values-unread``: a top-level key of a values file beside a chart's Chart.yaml (not
+    its values.yaml, the defaults) that the chart's values.yaml does not have and no
+    template of the chart reads (:func:`~reviewbot.model.values.values_read`): Helm renders
+    nothing of it, and a value the author meant to change keeps its default (new-user trial
+    twenty-nine: `replicas: 3` in values-prod.yaml, the templates read `replicaCount`, which
+    the change removed: prod went from 2 replicas to the default 1). Keys for subcharts and
+    `global` are the subcharts' to read; a template reading `.Values` whole reads all."""
+    import posixpath
+
+    from reviewbot.model.values import ValuesObject, values_documents, values_read
+    from reviewbot.words import closest
+
+    for vobj, values, _ in values_documents(model, model.values_patterns):
+        if not isinstance(vobj, ValuesObject) or not vobj.own or vobj.doc is None or (
+                vobj.path) or not isinstance(values, dict):
+            continue
+        folder, name = posixpath.split(vobj.doc.file.path)
+        if name in ("values.yaml", "values.yml") or vobj.file in model.unapplied:
+            continue
+        defaults = model.files.get(posixpath.join(folder, "values.yaml"))
+        reads = values_read(model, folder)
+        if reads is None or () in reads or defaults is None or defaults.problems:
+            continue
+        known = {str(k) for d in defaults.documents if isinstance(d.value, dict)
+                 for k in d.value}
+        read = sorted({chain[0] for chain in reads if chain})
+        for key in values:
+            if not isinstance(key, str) or key in known or key in read or key == "global" or (
+                    key in vobj.subcharts):
+                continue
+            near = closest(key, read, cutoff=0.6)
+            yield Violation(
+                vobj, (key,),
+                f"{key}: no template of the chart in {folder} reads .Values.{key}, and its "
+                f"values.yaml has no such key, so this value changes nothing"
+                + (f" (its templates read .Values.{near})" if near else ""),
+                fix=(f"Write it as {near}, the key the chart reads, or remove it." if near
+                     else "Write it under a key the chart's templates read, or remove it."),
+                kind="values-unread", at_key=True)
 
 
 def _values_items(raw: Any) -> list[tuple[str, dict[str, Any]]]:

@@ -675,6 +675,44 @@ def test_a_chart_default_every_helmfile_release_overrides_is_no_clusters(
     assert lint()["findings"] == []
 
 
+def test_a_key_of_an_override_values_file_no_template_reads_changes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial twenty-nine: values-prod.yaml's `replicaCount: 2` became `replicas: 3`;
+    the chart's templates read `.Values.replicaCount`, so prod went from 2 replicas to the
+    default 1, and "no new findings". A key of the defaults, one a template reads, a
+    subchart's, `global`, or a chart whose template reads `.Values` whole: not judged."""
+    from .helpers import write
+
+    deployment = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: cache}\nspec:\n"
+                  "  replicas: {{ .Values.replicaCount }}\n"
+                  "  template: {spec: {containers: [{name: c, image: "
+                  "'{{ .Values.image.repository }}:{{ .Values.image.tag }}'}]}}\n")
+    write(tmp_path, {
+        "charts/cache/Chart.yaml": "apiVersion: v2\nname: cache\nversion: 1.0.0\n"
+                                   "dependencies: [{name: redis, version: 1.0.0}]\n",
+        "charts/cache/values.yaml": "replicaCount: 1\nimage: {repository: redis, tag: '7'}\n"
+                                    "documented: {}\n",
+        "charts/cache/templates/deployment.yaml": deployment,
+        "charts/cache/values-prod.yaml": "replicas: 3\nimage: {tag: '7.2'}\ndocumented: 1\n"
+                                         "redis: {auth: false}\nglobal: {x: 1}\n",
+    })
+
+    def unread() -> list[tuple[str, int, str, str]]:
+        _, out, _ = run_cli(["lint", str(tmp_path), "--format", "json", "--rule", "schema"],
+                            capsys)
+        return [(f["file"], f["line"], f["message"], f["fix"])
+                for f in json.loads(out)["findings"]]
+
+    assert unread() == [(
+        "charts/cache/values-prod.yaml", 1,
+        "replicas: no template of the chart in charts/cache reads .Values.replicas, and its "
+        "values.yaml has no such key, so this value changes nothing (its templates read "
+        ".Values.replicaCount)",
+        "Write it as replicaCount, the key the chart reads, or remove it.")]
+    write(tmp_path, {"charts/cache/templates/_helpers.tpl": "{{ toYaml .Values }}\n"})
+    assert unread() == []  # (a template reading .Values whole reads every key)
+
+
 def test_an_applications_inline_values_text_is_judged_where_it_is_written(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Argo CD's `helm.values: |` is YAML as text: its values are what the chart renders,

@@ -533,8 +533,10 @@ def _received(decisions: Iterable[Decision], model: Model) -> Iterator[Decision]
     overrides (``model.values.overridden_default``), or that no template of the chart reads
     (``unrendered_value``), made a quiet place: no cluster receives the value it judges."""
     for decision in decisions:
+        # (a finding about a key's name, ``at_key``, judges no value: a key no template reads,
+        # written in an override file, is the finding itself)
         if isinstance(decision, Violation) and decision.obj is not None and (
-                decision.obj.kind == VALUES_KIND) and (
+                decision.obj.kind == VALUES_KIND) and not decision.at_key and (
                 why := overridden_default(model, decision.obj, decision.path) or (
                     unrendered_value(model, decision.obj, decision.path))) is not None:
             yield QuietPlace(decision.obj, decision.path, why)

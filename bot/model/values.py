@@ -1062,26 +1062,39 @@ def unrendered_value(model: Model, obj: Any, path: Path) -> str | None:
     if not isinstance(path[0], str) or path[0] in obj.subcharts or path[0] == "global":
         return None
     folder = posixpath.dirname(obj.doc.file.path)
-    prefix = posixpath.join(folder, "templates") + "/"
-    texts = [lf.text for p, lf in model.files.items() if p.startswith(prefix)]
-    if not texts:
-        return None  # (no template of manifests here, helpers at most: a partial copy, or
-        # a library chart; what renders its values is not known)
-    if model.tree is not None:
-        texts += [t.data.decode("utf-8", "replace") for t in model.tree.texts
-                  if t.path.startswith(prefix)]
+    reads = values_read(model, folder)
+    if reads is None:
+        return None
     keys = [str(k) for k in path if isinstance(k, str)]
     if not isinstance(dig(obj.body, path, None), dict):
         keys = keys[:-1] or keys  # a leaf (an image's tag): the map holding it is what a
         # template reads (its repository and tag together), or a sibling of it
-    for text in texts:
-        for match in _VALUES_READ.finditer(text):
-            chain = match.group(1).split(".")[1:]
-            n = min(len(chain), len(keys))
-            if chain[:n] == keys[:n]:
-                return None  # (it reads the value, a map holding it, or a key in it)
+    for chain in reads:
+        n = min(len(chain), len(keys))
+        if list(chain[:n]) == keys[:n]:
+            return None  # (it reads the value, a map holding it, or a key in it)
     return (f"no template of the chart in {folder} reads {'.'.join(keys)}, so no pod "
             "runs what it holds")
+
+
+def values_read(model: Model, folder: str) -> frozenset[tuple[str, ...]] | None:
+    """The ``.Values`` chains the templates of the chart in ``folder`` read (its
+    ``templates/``, helpers included; ``()``: ``.Values`` whole), or None when the tree
+    holds no template of manifests there (helpers at most: a partial copy, or a library
+    chart; what renders its values is not known). Memoized per model and folder."""
+    key = ("values-read", folder)
+    if key in model.derived:
+        found: frozenset[tuple[str, ...]] | None = model.derived[key]
+        return found
+    prefix = posixpath.join(folder, "templates") + "/"
+    texts = [lf.text for p, lf in model.files.items() if p.startswith(prefix)]
+    if texts and model.tree is not None:
+        texts += [t.data.decode("utf-8", "replace") for t in model.tree.texts
+                  if t.path.startswith(prefix)]
+    found = frozenset(tuple(m.group(1).split(".")[1:]) for text in texts
+                      for m in _VALUES_READ.finditer(text)) if texts else None
+    model.derived[key] = found
+    return found
 
 
 # a leaf a consumer writes over a chart's defaults: its path, its value, and whether the
