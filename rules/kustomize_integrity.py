@@ -1107,11 +1107,13 @@ def _unmatched_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iter
                 fix=_unmatched_fix(k, what, name, found.held))
 
 
-def _unmatched_fix(k: Kustomization, what: str, name: Any, held: Sequence[str]) -> str:
+def _unmatched_fix(k: Kustomization, what: str, name: Any, held: Sequence[str],
+                   place: str = "the patch", otherwise: str = "") -> str:
     """The fix of a patch naming what the build does not hold: when the kustomization's own
     ``namePrefix``/``nameSuffix`` makes that name of an object it holds, name it as the base
     does (kustomize patches before it renames: new-user trial twelve's staging overlay
-    patched `staging-frontend`, and the fix blamed its base)."""
+    patched `staging-frontend`, and the fix blamed its base; trial twenty-nine's target
+    `name: stg-web` alike), in ``place``; else ``otherwise``."""
     prefix = k.body.get("namePrefix") if isinstance(k.body.get("namePrefix"), str) else ""
     suffix = k.body.get("nameSuffix") if isinstance(k.body.get("nameSuffix"), str) else ""
     if (prefix or suffix) and isinstance(name, str):
@@ -1120,10 +1122,19 @@ def _unmatched_fix(k: Kustomization, what: str, name: Any, held: Sequence[str]) 
         if base is not None:
             which = " and ".join(f"{key} {value!r}" for key, value in (
                 ("namePrefix", prefix), ("nameSuffix", suffix)) if value)
-            return (f"Name it {base} in the patch, as the base does: this kustomization's "
+            return (f"Name it {base} in {place}, as the base does: this kustomization's "
                     f"{which} renames it only after its patches are applied.")
-    return (f"Name in the patch an object the build holds (its base may have renamed "
-            f"{what}), or remove the entry.")
+    return otherwise or (f"Name in the patch an object the build holds (its base may have "
+                         f"renamed {what}), or remove the entry.")
+
+
+def _named_before(k: Kustomization, names: Sequence[str]) -> list[str]:
+    """``names`` of ``k``'s build as its patches see them: before its own ``namePrefix``
+    and ``nameSuffix``."""
+    prefix, suffix = (str(v) if isinstance(v := k.body.get(key), str) else ""
+                      for key in ("namePrefix", "nameSuffix"))
+    return [n[len(prefix):len(n) - len(suffix)] if n.startswith(prefix) and n.endswith(suffix)
+            and len(n) > len(prefix) + len(suffix) else n for n in names]
 
 
 def _idle_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iterator[Violation]:
@@ -1151,8 +1162,12 @@ def _idle_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iterator[
                 f"error{why}",
                 kind="idle-patch", file=k.file, line=line, column=column,
                 key=f"{k.file}:{_label(found.entry)}:idle",
-                fix="Point the target at an object the build holds (a base may have renamed "
-                    "it), or remove the patch.")
+                fix=_unmatched_fix(
+                    k, "it", selector.get("name"), _named_before(k, [
+                        r.name for r in graph.build(k.directory).resources
+                        if not kind or r.kind == kind]), "the target",
+                    "Point the target at an object the build holds (a base may have renamed "
+                    "it), or remove the patch."))
 
 
 def _unresolved_vars(graph: Graph, unapplied: Collection[str],

@@ -1920,6 +1920,13 @@ def test_a_patch_whose_target_selects_nothing_does_nothing_and_says_so(tmp_path:
     assert found[0][3].endswith(
         "without an error: the build names its Deployment ${APP}, which Flux substitutes only "
         "after kustomize has built (postBuild)")
+    # a target naming what the overlay's own namePrefix makes: the fix names the base's name
+    # (new-user trial twenty-nine: `name: stg-web`, "a base may have renamed it")
+    write(tmp_path, {"staging/kustomization.yaml": "namePrefix: stg-\nresources: [../base]\n"
+                     "patches:" + textwrap.dedent(replicas % "stg-web")})
+    (idle,) = [f for f in lint(tmp_path).findings if f.file == "staging/kustomization.yaml"]
+    assert idle.fix == ("Name it web in the target, as the base does: this kustomization's "
+                        "namePrefix 'stg-' renames it only after its patches are applied.")
 
 
 def test_what_only_a_waiting_kustomization_applies_is_not_applied(tmp_path: Path) -> None:
