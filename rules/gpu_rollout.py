@@ -25,7 +25,8 @@ not roll: they pass.
 Kinds:
 
 - `surge`: the rollout surges a GPU pod (RollingUpdate with maxSurge above 0, or no
-  strategy) with no room for it.
+  strategy) with no room for it; said at the `maxSurge` written, else at the `type:
+  RollingUpdate` that leaves it to its default, else at the strategy block.
 - `chart-default`: chart values set no update strategy, so the chart's default decides.
 - `borrowed-room` (warning): the rollout finishes only because the pinned node has spare GPUs
   today. The pod is pinned to one inventory node (`nodeSelector` on `kubernetes.io/hostname`,
@@ -244,10 +245,13 @@ def _judged(model: Model, opts: Mapping[str, Any]) -> Iterator[tuple[PodTemplate
 
 def _surge_field(pod: PodTemplate, strategy: Strategy) -> Path:
     """Where a surge finding points: the ``maxSurge`` the strategy writes (a new-user trial:
-    the caret sat on ``strategy:``, three lines above it), else the strategy block that
-    leaves it to the default."""
-    written = strategy.path + ("rollingUpdate", "maxSurge")
-    return written if pod.obj.get(written) is not None else strategy.path
+    the caret sat on ``strategy:``, three lines above it), else the ``type: RollingUpdate``
+    that leaves it to its default (new-user trial twenty-nine: the text said `strategy:`'s
+    line, the review's comment the changed `type:` below it), else the strategy block."""
+    for written in (strategy.path + ("rollingUpdate", "maxSurge"), strategy.path + ("type",)):
+        if pod.obj.get(written) is not None:
+            return written
+    return strategy.path
 
 
 def _spare(node: Node, on: Sequence[PodTemplate], gpus_of: Mapping[int, Mapping[str, Fraction]],

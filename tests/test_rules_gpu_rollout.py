@@ -42,6 +42,16 @@ def test_surge_needs_a_card_the_node_does_not_have(tmp_path: Path) -> None:
     assert "deploymentStrategy.type: Recreate" in result.findings[0].fix
 
 
+def test_a_written_rolling_update_type_is_where_the_surge_is_said(tmp_path: Path) -> None:
+    """New-user trial twenty-nine: `type: RollingUpdate` written without `maxSurge` (its 25%
+    default): the text said the `strategy:` line, the review's comment the changed `type:`
+    below it. The narrowest node that makes it surge is the type."""
+    written = isvc("coder", 2, "\n    deploymentStrategy:\n      type: RollingUpdate")
+    text = written + isvc("reasoning", 1, RECREATE) + isvc("clef-serve", 1, RECREATE)
+    result = lint_text(tmp_path, text, only=["gpu-rollout"], config=INVENTORY)
+    assert [(f.line, f.column) for f in result.findings] == [(8, 13)]  # (RollingUpdate)
+
+
 def test_spare_gpus_today_are_borrowed_room(tmp_path: Path) -> None:
     # Seed 001: "Two GPUs are free, so this rolls out beside reasoning ... Recreate still
     # matters for the later swap". coder 1 + reasoning 1 of worker-1's 4: the surge pod finds
