@@ -260,6 +260,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from reviewbot.engine.findings import Edit, Violation
+from reviewbot.load.paths import format_path
 from reviewbot.model.ci import unapplied_by_ci
 from reviewbot.model.dependencies import (
     Id,
@@ -1301,11 +1302,10 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         doubt = None if near and _joined(root, near) == target else (
             f"whether {_what(obj, source)} is this repository (only its base path, "
             f"{was!r}, resolved here; the new one is no misspelling of it)")
-        field = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in at)
         name = "spec.path" if obj.kind == "Kustomization" else "the path"
         yield Violation(
             obj, at,
-            f"{field.replace('.[', '[')} {path!r} does not exist in this repository (before "
+            f"{format_path(at)} {path!r} does not exist in this repository (before "
             f"this change, {was!r} resolved here)", kind="missing",
             fix=(f"Point {name} at {near!r}, the folder of a close name, or at another "
                  "existing folder of the source." if near else
@@ -1604,12 +1604,11 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
     for obj, at, path, key, target in sources:
         roots = here.get(key, ())
         if target is None and any(index.covers(_joined(root, path)) for root in roots):
-            field = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in at)
             near = next((n for root in roots if (n := near_path(
                 path, _joined(root, path), graph.dirs))), "")
             yield Violation(
                 obj, at,
-                f"{field.replace('.[', '[')} {path!r} does not exist in this repository "
+                f"{format_path(at)} {path!r} does not exist in this repository "
                 f"(other Applications of {key[0]} at {key[1]} resolve here)", kind="missing",
                 fix=(f"Point the path at {near!r}, the folder of a close name, or at another "
                      "existing folder of the repository." if near else
