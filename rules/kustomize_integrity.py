@@ -40,7 +40,8 @@ reviewbot checks every `kustomization.yaml` in the tree:
 - a strategic merge patch without a target (a `patchesStrategicMerge` entry, or a `patches`
   entry without `target:`) whose object (its kind, name and namespace, by any name the build
   gave it) this build does not hold is `missing` too, at the patch's entry: kustomize
-  refuses the build ("no matches for Id Service.v1.[noGrp]/demo.[noNs]"), which happens
+  refuses the build ("no matches for Id Service.v1.[noGrp]/demo.[noNs]"), and what applies
+  it applies nothing of it (the message names it, as for a missing entry), which happens
   when a base renames or drops the object. A `patchesJson6902` entry that selects nothing
   is no error to kustomize v5 and not reported;
 - a `patches` entry whose `target:` selects no object of its kustomization's build is
@@ -421,7 +422,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         yield from _duplicates_below(graph, folder, duplicates, duplicate_in, done)
     yield from _limits(graph, model)
     unmatched_in: set[str] = set()
-    for violation in _unmatched_patches(kustomize, graph):
+    for violation in _unmatched_patches(kustomize, graph, model):
         unmatched_in.add(posixpath.dirname(violation.file or ""))
         yield violation
     yield from _idle_patches(kustomize, graph)
@@ -1085,9 +1086,12 @@ def _duplicates_below(
 # ---------------------------------------------------------------- patches
 
 
-def _unmatched_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iterator[Violation]:
+def _unmatched_patches(kustomize: Iterable[Kustomization], graph: Graph,
+                       model: Model) -> Iterator[Violation]:
     """A strategic merge patch without a target whose object the build does not hold:
-    kustomize refuses the build (model.objects.refusing_patches says which are judged)."""
+    kustomize refuses the build (model.objects.refusing_patches says which are judged), and
+    what applies it applies nothing of it (said as for a missing entry: new-user trial
+    twenty-nine's message named no consequence)."""
     for k in kustomize:
         for found in refusing_patches(graph, k):
             body = found.patch.body
@@ -1102,7 +1106,8 @@ def _unmatched_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iter
             yield Violation(
                 None, found.entry,
                 f"{_label(found.entry)}: {entry} patches {what}, which this build does not "
-                f"hold{held} (kustomize: no matches for Id {found.kustomize_id()})",
+                f"hold{held} (kustomize: no matches for Id {found.kustomize_id()}); "
+                f"{_refused(model, k, appliers(model).get(k.file, ())).replace('entry', 'patch')}",
                 kind="missing", file=k.file, line=line, column=column,
                 key=f"{k.file}:{_label(found.entry)}:{what}:unmatched",
                 fix=_unmatched_fix(k, what, name, found.held))

@@ -799,6 +799,10 @@ def test_a_strategic_merge_patch_whose_object_is_gone_is_missing(tmp_path: Path)
     assert {f.kind for f in result.findings} == {"missing"}
     assert result.findings[0].fix == ("Name in the patch an object the build holds (its base "
                                       "may have renamed Service demo), or remove the entry.")
+    # what the refusal stops is said, as for a missing entry (new-user trial twenty-nine)
+    assert result.findings[0].message.endswith(
+        "; kustomize refuses the whole build of overlay (and of every kustomization that "
+        "includes it): nothing of it is applied")
 
 
 def test_a_patch_naming_what_the_overlay_s_own_prefix_makes_is_told_the_base_name(
