@@ -1259,6 +1259,24 @@ def test_a_field_an_overlay_patch_sets_is_placed_in_the_patch(
     assert "env.C  (set in overlays/dev/env.yaml:11)" in out
 
 
+def test_a_replica_count_an_overlay_writes_is_set_in_its_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial twenty-nine: prod's `replicas: [{name: web, count: 3}]` made 4 was
+    placed at the base's `replicas:` line, "set in" nothing: the overlay's entry writes it."""
+    overlay = "resources: [../../base]\nreplicas:\n- name: web\n  count: %d\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"base/kustomization.yaml": "resources: [web.yaml]\n",
+                        "base/web.yaml": textwrap.dedent(DEPLOY),
+                        "overlays/prod/kustomization.yaml": overlay % 3})
+    head = repo.commit({"overlays/prod/kustomization.yaml": overlay % 4})
+    entries = diff_json(repo, base, head, capsys)
+    (change,) = [c for e in entries if e["object"].startswith("Deployment/")
+                 for c in e["changes"]]
+    assert (change["path"], change.get("file"), change["line"]) == (
+        "spec.replicas", "overlays/prod/kustomization.yaml", 4)
+
+
 def test_a_values_size_written_with_another_unit_is_no_change(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """New-user trial twenty-seven: an app-template `persistence.data.size` rewritten `5Gi` ->

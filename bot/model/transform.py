@@ -190,10 +190,13 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
         target = Target(selector, patch)
         out = by_kind.patched(out, target.only, target.selects,
                               _storing_id(patcher(patch, True)), gone)
-    for item in list_of(body.get("replicas")):
+    for i, item in enumerate(list_of(body.get("replicas"))):
         if isinstance(item, dict) and isinstance(item.get("count"), int):
+            # (the entry is where the count is written: the diff says "set in" it)
+            where = ((k.doc, ("replicas", i, "count")) if k.doc is not None and k.doc.value is body
+                     else None)
             out = [_replicas(r, str(item.get("name")), item["count"],
-                             cfg.selecting("replicas", *_gvk(r))) for r in out]
+                             cfg.selecting("replicas", *_gvk(r)), where) for r in out]
     images = [i for i in list_of(body.get("images")) if isinstance(i, dict) and i.get("name")]
     if images:
         # a real kustomization file: the images entry that changed an image is where
@@ -779,12 +782,19 @@ def _labels(value: Mapping[Any, Any]) -> dict[str, str]:
             for k, v in sorted(value.items(), key=lambda kv: str(kv[0])) if v is not None}
 
 
-def _replicas(r: Resource, name: str, count: int, specs: Sequence[FieldSpec]) -> Resource:
+def _replicas(r: Resource, name: str, count: int, specs: Sequence[FieldSpec],
+              where: tuple[Document, Path] | None = None) -> Resource:
     """kustomize's ReplicaCountTransformer: the object named ``name`` now or before a
-    rename, of a kind its fieldSpecs select."""
+    rename, of a kind its fieldSpecs select; ``where``: the entry that writes the count,
+    recorded as the origin of the fields it sets (new-user trial twenty-nine: the diff
+    placed an overlay's replica count at the base's line, "set in" nothing)."""
     if name != r.name and all(p[2] != name for p in r.renames.previous):
         return r
-    return _set_at(r, specs, lambda _: count, create=lambda: count)
+    out = _set_at(r, specs, lambda _: count, create=lambda: count)
+    if out is r or where is None:
+        return out
+    paths = [tuple(s.steps) for s in specs if not any(x.endswith("[]") for x in s.steps)]
+    return out.with_body(out.body, {**out.origins, **{p: where for p in paths}})
 
 
 # ---------------------------------------------------------------- name references
