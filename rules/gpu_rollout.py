@@ -318,13 +318,18 @@ def _held(node: Node, on: Sequence[PodTemplate],
 
 def _holders(on: Sequence[PodTemplate], gpus_of: Mapping[int, Mapping[str, Fraction]],
              gpus: Mapping[str, Fraction]) -> str:
-    """``coder-predictor 2, reasoning-predictor 1``: who holds the node's GPUs, most first."""
+    """``coder-predictor 2, reasoning-predictor 1``: who holds the node's GPUs, most first;
+    pods of one name in several namespaces named with theirs (new-user trial twenty-nine
+    read "vllm 2, vllm 1": staging's and prod's)."""
+    holding = [o for o in on if any(gpus_of[id(o)].get(r) for r in gpus)]
+    names = [o.name for o in holding]
     held: list[tuple[Fraction, str]] = []
-    for other in on:
+    for other in holding:
         mine = gpus_of[id(other)]
-        if any(mine.get(r) for r in gpus):
-            held.append((sum((mine.get(r, Fraction(0)) for r in gpus), Fraction(0))
-                         * count(other), other.name))
+        name = (f"{other.namespace}/{other.name}" if names.count(other.name) > 1
+                else other.name)
+        held.append((sum((mine.get(r, Fraction(0)) for r in gpus), Fraction(0))
+                     * count(other), name))
     return ", ".join(f"{name} {number(amount)}"
                      for amount, name in sorted(held, key=lambda h: (-h[0], h[1])))
 

@@ -52,6 +52,17 @@ def test_a_written_rolling_update_type_is_where_the_surge_is_said(tmp_path: Path
     assert [(f.line, f.column) for f in result.findings] == [(8, 13)]  # (RollingUpdate)
 
 
+def test_pods_of_one_name_on_the_node_are_named_with_their_namespaces(tmp_path: Path) -> None:
+    """New-user trial twenty-nine: staging's and prod's `vllm` on one node read "vllm 2, vllm
+    1"; named with their namespaces where their names are alike."""
+    text = isvc("coder", 2) + isvc("coder", 1, RECREATE).replace(
+        "namespace: llm-serving", "namespace: staging") + isvc("other", 1, RECREATE)
+    result = lint_text(tmp_path, text, only=["gpu-rollout"], config=INVENTORY)
+    (finding,) = result.findings
+    assert ("(llm-serving/coder-predictor 2, other-predictor 1, staging/coder-predictor 1)"
+            in finding.message)
+
+
 def test_spare_gpus_today_are_borrowed_room(tmp_path: Path) -> None:
     # Seed 001: "Two GPUs are free, so this rolls out beside reasoning ... Recreate still
     # matters for the later swap". coder 1 + reasoning 1 of worker-1's 4: the surge pod finds
