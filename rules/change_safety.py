@@ -138,8 +138,11 @@ verdicts), never in `lint`, which sees one tree.
   the service is down for one boot. With a measured boot (the
   `reviewbot.dev/measured-boot-seconds` annotation, or the config's `measured:` entry for a
   values file) the message says how long: "restarts coder-predictor: measured boot 600 s of
-  downtime". The fix says a model server's (vLLM, SGLang) restart is a weights reload, and of
-  any other GPU pod (a media server on an iGPU share) that no second pod serves meanwhile.
+  downtime"); where the new pod's startup probe (else its liveness probe) gives up before
+  that boot ends, it says the new pod never gets ready and the downtime lasts until the
+  probe is fixed. The fix says a model server's (vLLM, SGLang) restart is a weights reload,
+  and of any other GPU pod (a media server on an iGPU share) that no second pod serves
+  meanwhile.
 - `stuck-rollout` (error): a change to the pod template of a pod that requests GPUs and
   rolls out with surge, where gpu-rollout finds no GPU for the surge pod (its `surge`
   finding, with the node and who holds its GPUs): the change starts a rollout whose new pod

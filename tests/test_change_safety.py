@@ -1384,6 +1384,17 @@ def test_a_gpu_restart_with_recreate_names_the_measured_downtime(
     assert message.startswith("coder requests 2 nvidia.com/gpu and is replaced with Recreate")
     assert "(args, resources)" in message
     assert message.endswith("restarts coder: at least its measured boot, 600 s, of downtime")
+    # a startup probe that gives up before the boot ends: the downtime has no end (new-user
+    # trial twenty-nine read "at least 900 s" beside the probe-headroom error)
+    probe = ("            startupProbe: {httpGet: {path: /health, port: 8000}, "
+             "periodSeconds: 10, failureThreshold: 30}\n")
+    head = repo.commit({"gpu.yaml": GPU.format(strategy="Recreate", image=IMAGE, tp=2)
+                        .replace("            resources:", probe + "            resources:")})
+    message = review(repo, base, head, capsys)[1][0]["message"]
+    assert message.endswith(
+        "restarts coder, and the new pod never gets ready: its startupProbe (300 s) gives up "
+        "before its measured boot, 600 s, ends, so each boot is killed and the downtime lasts "
+        "until the probe is fixed")
 
 
 def test_a_media_server_restart_on_an_intel_igpu_is_no_weights_reload(
@@ -1711,7 +1722,11 @@ def test_a_gpu_restart_in_helm_values_points_at_the_values(
     code, found = review(repo, base, head, capsys)
     assert (code, verdicts(found)) == (0, [("info", "hr.yaml", 19)])
     assert "(args)" in found[0]["message"]
-    assert found[0]["message"].endswith("at least its measured boot, 300 s, of downtime")
+    # app-template's default startup probe (30 x 5 s) gives up before the 300 s boot ends
+    # (probe-headroom's error says so too): the new pod never gets ready
+    assert found[0]["message"].endswith(
+        "its startupProbe (150 s) gives up before its measured boot, 300 s, ends, so each "
+        "boot is killed and the downtime lasts until the probe is fixed")
     # a new image tag: at the `tag:` line the change wrote, not the `image:` key above it
     # (new-user trial twenty-seven)
     bumped = repo.commit({"hr.yaml": release.format(digest=digest, length=65536).replace(

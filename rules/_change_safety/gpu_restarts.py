@@ -31,6 +31,27 @@ def pods_by_object(model: Model) -> dict[int, list[PodTemplate]]:
     return out
 
 
+def _killed_booting(pod: PodTemplate, boot: Fraction) -> str | None:
+    """The probe of ``pod``'s main containers that gives up before ``boot`` seconds (a
+    startup probe, else a liveness probe, as probe-headroom judges them: :func:`budget`),
+    said as ``startupProbe (240 s)``; None when each lets the boot end."""
+    from reviewbot.rules.probe_headroom import budget
+
+    for container in pod.main_containers:
+        for name in ("startupProbe", "livenessProbe"):
+            probe = container.body.get(name)
+            if not isinstance(probe, dict):
+                continue
+            parts = budget(probe)
+            if parts is not None:
+                delay, threshold, period = parts
+                total = delay + threshold * period
+                if total < boot:
+                    return f"{name} ({total} s)"
+            break  # (the startup probe, when there is one, is the one that judges a boot)
+    return None
+
+
 @dataclass(frozen=True)
 class Rollouts:
     """The head's GPU rollouts that cannot finish: gpu-rollout's ``surge`` findings (one
@@ -76,7 +97,14 @@ def gpu_restart_verdicts(old_pods: Sequence[PodTemplate], new_pods: Sequence[Pod
         gpu_text = " and ".join(f"{number(v)} {r}" for r, v in gpus.items())
         raw = measured(pod, MEASURED_BOOT, head.inventory)
         boot = parse_seconds(raw) if raw is not None else None
-        if boot is not None:
+        killed = _killed_booting(pod, boot) if boot is not None else None
+        if boot is not None and killed is not None:
+            # (new-user trial twenty-nine: "at least 900 s" beside a probe that kills every
+            # boot: the downtime has no end)
+            tail = (f"restarts {pod.name}, and the new pod never gets ready: its {killed} "
+                    f"gives up before its measured boot, {number(boot)} s, ends, so each "
+                    "boot is killed and the downtime lasts until the probe is fixed")
+        elif boot is not None:
             tail = (f"restarts {pod.name}: at least its measured boot, {number(boot)} s, of "
                     "downtime")  # (more if the new pod never gets ready: a new-user trial)
         else:
