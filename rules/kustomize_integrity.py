@@ -1307,16 +1307,8 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         doubt = None if near and _joined(root, near) == target else (
             f"whether {_what(obj, source)} is this repository (only its base path, "
             f"{was!r}, resolved here; the new one is no misspelling of it)")
-        name = "spec.path" if obj.kind == "Kustomization" else "the path"
-        yield Violation(
-            obj, at,
-            f"{format_path(at)} {path!r} does not exist in this repository (before "
-            f"this change, {was!r} resolved here)", kind="missing",
-            fix=(f"Point {name} at {near!r}, the folder of a close name, or at another "
-                 "existing folder of the source." if near else
-                 f"Point {name} at an existing folder of the source ({was!r} before)."),
-            doubt=doubt,
-        )
+        yield _no_folder(obj, at, path, f"before this change, {was!r} resolved here", near,
+                         "source", f" ({was!r} before)", doubt)
 
 
 def _what(obj: KObject, source: tuple[str, ...]) -> str:
@@ -1325,6 +1317,21 @@ def _what(obj: KObject, source: tuple[str, ...]) -> str:
     if obj.kind == "Kustomization":
         return f"{source[0]} {source[1]}/{source[2]}"
     return f"{source[0]} at {source[1]}"
+
+
+def _no_folder(obj: KObject, at: Path, path: str, why: str, near: str, whose: str,
+               before: str = "", doubt: str | None = None) -> Violation:
+    """``missing``: a Flux Kustomization's ``spec.path`` or an Argo CD Application's source
+    path ``path`` (at ``at``) naming no folder of this repository, ``why`` it is judged
+    (what shows the source is this one); the fix names ``near``, the folder of a close name
+    (:func:`near_path`), when there is one."""
+    name = "spec.path" if obj.kind == "Kustomization" else "the path"
+    return Violation(
+        obj, at, f"{format_path(at)} {path!r} does not exist in this repository ({why})",
+        kind="missing", doubt=doubt,
+        fix=(f"Point {name} at {near!r}, the folder of a close name, or at another existing "
+             f"folder of the {whose}." if near else
+             f"Point {name} at an existing folder of the {whose}{before}."))
 
 
 def _flux_paths(
@@ -1340,15 +1347,9 @@ def _flux_paths(
         if target is None:
             if id(obj) in missing:
                 kind, ns, name = _source(obj)
-                near = missing[id(obj)][1]
-                yield Violation(
-                    obj, ("spec", "path"),
-                    f"spec.path {path!r} does not exist in this repository (other "
-                    f"Kustomizations of {kind} {ns}/{name} resolve here)", kind="missing",
-                    fix=(f"Point spec.path at {near!r}, the folder of a close name, or at "
-                         "another existing folder of the source." if near else
-                         "Point spec.path at an existing folder of the source."),
-                )
+                yield _no_folder(obj, ("spec", "path"), path, f"other Kustomizations of "
+                                 f"{kind} {ns}/{name} resolve here", missing[id(obj)][1],
+                                 "source")
             continue
         for i, entry in enumerate(_list(obj.get(("spec", "components")))):
             if not isinstance(entry, str) or is_remote(entry) or "${" in entry:
@@ -1611,15 +1612,8 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
         if target is None and any(index.covers(_joined(root, path)) for root in roots):
             near = next((n for root in roots if (n := near_path(
                 path, _joined(root, path), graph.dirs))), "")
-            yield Violation(
-                obj, at,
-                f"{format_path(at)} {path!r} does not exist in this repository "
-                f"(other Applications of {key[0]} at {key[1]} resolve here)", kind="missing",
-                fix=(f"Point the path at {near!r}, the folder of a close name, or at another "
-                     "existing folder of the repository." if near else
-                     "Point the path at an existing folder of the repository."),
-                doubt=_left_over(obj, by_hand),
-            )
+            yield _no_folder(obj, at, path, f"other Applications of {key[0]} at {key[1]} "
+                             "resolve here", near, "repository", "", _left_over(obj, by_hand))
 
 
 def _argo_value_files(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:
