@@ -61,7 +61,7 @@ from reviewbot.sources.refs import (
 from reviewbot.sources.tree import NOT_APPLIED, PendingTree, Tree, git_tree
 
 if TYPE_CHECKING:  # a review read back from the cache imports none of these
-    from reviewbot.diff.objects import TreeDiff
+    from reviewbot.diff.objects import ObjectDiff, TreeDiff
     from reviewbot.engine.run import Result
     from reviewbot.model.objects import KObject, Model
     from reviewbot.netpol.diff import FlowChange, Side
@@ -331,12 +331,14 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
         base_rules()  # an error on the base side is reported first, as it always was
         raise
     base_result = base_rules(head_result)
-    head_result = _as_kept(head_result, diff, base_model, config, settings.only)
+    kept = diff.kept(base_model, head_result.model)  # (what a refused head build keeps)
+    head_result = _as_kept(head_result, kept, base_model, config, settings.only)
     base_found = group(base_result.findings)
     marked = judge(group(head_result.findings, Changed.of(diff)), base_found, diff.renames)
     controller = IngressController.from_config(config.section("netpol"))
     found = review_connectivity(diff, base_model, head_result.model, controller,
-                                _base_side(cache, base_tree, base_model, config, controller))
+                                _base_side(cache, base_tree, base_model, config, controller),
+                                kept)
     flows, flow_notes = found if found is not None else (None, [])
     changes = run_rules(head_result.model, config, only=settings.only,
                         change=Change(diff, base_result.model))
@@ -388,7 +390,7 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
 KEPT_RULES = ("netpol-pairing",)
 
 
-def _as_kept(result: Result, diff: TreeDiff, base: Model, config: Config,
+def _as_kept(result: Result, kept: Sequence[ObjectDiff], base: Model, config: Config,
              only: Sequence[str]) -> Result:
     """``result`` with the findings of relations between objects judged on the head as the
     cluster keeps it (:meth:`~reviewbot.diff.objects.TreeDiff.kept`): where the head refuses
@@ -399,7 +401,6 @@ def _as_kept(result: Result, diff: TreeDiff, base: Model, config: Config,
     from reviewbot.diff.objects import as_kept
     from reviewbot.engine.run import run_rules
 
-    kept = diff.kept(base, result.model)
     rules = [r for r in KEPT_RULES if not only or r in only]
     if not kept or not rules:
         return result

@@ -9,14 +9,24 @@ checkDependencies)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from reviewbot.model.objects import DEFAULT_CLUSTER, KObject, Model, model_graph
 from reviewbot.model.reach import FLUX_DEPENDING, Reach, root_made, scripted_clusters
 from reviewbot.model.resource import templates_declaring
 
 Id = tuple[str, str, str]  # (kind, namespace, name)
+T = TypeVar("T")
+
+
+def _once(model: Model, key: str, make: Callable[[Model], T]) -> T:
+    """``make(model)``, made once per model (kept in its ``derived``)."""
+    if key not in model.derived:
+        model.derived[key] = make(model)
+    found: T = model.derived[key]
+    return found
 
 
 @dataclass(frozen=True)
@@ -37,10 +47,7 @@ def unmet(model: Model) -> tuple[list[Unmet], dict[str, set[Id]]]:
     dependent without a namespace, is not judged), and what each cluster has (by cluster:
     the Flux objects of the model, and what the roots make themselves, flux bootstrap's
     flux-system). Made once per model."""
-    found: tuple[list[Unmet], dict[str, set[Id]]] | None = model.derived.get("unmet-deps")
-    if found is None:
-        found = model.derived["unmet-deps"] = _unmet(model)
-    return found
+    return _once(model, "unmet-deps", _unmet)
 
 
 def _unmet(model: Model) -> tuple[list[Unmet], dict[str, set[Id]]]:
@@ -91,10 +98,7 @@ def unmet_sources(model: Model) -> list[Unmet]:
     (the reference's namespace defaults to the release's own). ``index`` is 0 for
     ``chartRef``, 1 for ``chart.spec.sourceRef``. A name with a variable is not judged.
     Made once per model."""
-    found: list[Unmet] | None = model.derived.get("unmet-sources")
-    if found is None:
-        found = model.derived["unmet-sources"] = _unmet_sources(model)
-    return found
+    return _once(model, "unmet-sources", _unmet_sources)
 
 
 def _unmet_sources(model: Model) -> list[Unmet]:
@@ -154,10 +158,7 @@ def flux_unseen(model: Model) -> str | None:
     """What may make Flux Kustomizations or HelmReleases that reviewbot does not see: chart
     templates declaring them, flux-operator ResourceSets, sources it does not follow. Made
     once per model (the rule and the model ask)."""
-    if "flux-unseen" not in model.derived:
-        model.derived["flux-unseen"] = _flux_unseen(model)
-    found: str | None = model.derived["flux-unseen"]
-    return found
+    return _once(model, "flux-unseen", _flux_unseen)
 
 
 def _flux_unseen(model: Model) -> str | None:
@@ -213,10 +214,7 @@ def unread_substitutions(model: Model) -> list[Unread]:
     """Every such entry (:class:`Unread`) of the model's Flux Kustomizations (a name or a
     namespace with a variable is not judged; where Flux objects may come from what
     reviewbot does not see, none). Made once per model."""
-    found: list[Unread] | None = model.derived.get("unread-substitutions")
-    if found is None:
-        found = model.derived["unread-substitutions"] = _unread_substitutions(model)
-    return found
+    return _once(model, "unread-substitutions", _unread_substitutions)
 
 
 def _unread_substitutions(model: Model) -> list[Unread]:

@@ -1027,7 +1027,8 @@ class Graph:
             if not record.path.endswith(".sh"):
                 continue
             folder = posixpath.dirname(record.path)
-            text = _lines_holding(record.data.decode("utf-8", "replace"), ("-f -", "-f-"))
+            text = _lines_holding(record.data.decode("utf-8", "replace"),
+                                  ("-f -", "-f-", "--filename"))
             for line in text.splitlines():
                 if _APPLY_STDIN.search(line) is None:
                     continue

@@ -725,6 +725,15 @@ def _at_container(
     )
 
 
+def renders_claim(item: Any) -> bool:
+    """Whether an app-template ``persistence`` item renders a PersistentVolumeClaim of the
+    release's own: of type persistentVolumeClaim (the default), enabled, and no
+    ``existingClaim`` (which mounts a claim made elsewhere)."""
+    return isinstance(item, dict) and not item.get("existingClaim") and item.get(
+        "enabled") is not False and str(item.get("type") or "persistentVolumeClaim") == (
+        "persistentVolumeClaim")
+
+
 def _at_volumes(
     persistence: Mapping[str, Any], base: Path, cid: str
 ) -> tuple[list[dict[str, Any]], tuple[Path, ...]]:

@@ -364,15 +364,16 @@ def review_changes(
 
 def review_connectivity(
     diff: TreeDiff, base: Model, head: Model, controller: IngressController,
-    old: Callable[[], Side] | None = None,
+    old: Callable[[], Side] | None = None, kept: Sequence[ObjectDiff] | None = None,
 ) -> tuple[list[FlowChange], list[str]] | None:
     """The flows a pull request opens, closes or changes, and what the head's connectivity
     does not evaluate where the change reaches ("not evaluated: HelmRelease ...": a chart whose
     pods are unknown, a Cilium construct); None when it cannot change any flow.
 
     ``old``: gives the base's side (``side_of(base, controller)``: a review reads it from its
-    cache when it has it)."""
-    kept = diff.kept(base, head)
+    cache when it has it); ``kept``: ``diff.kept(base, head)``, when the caller has it."""
+    if kept is None:
+        kept = diff.kept(base, head)
     if kept:
         gone = {id(o) for o in kept}
         diff = replace(diff, objects=tuple(o for o in diff.objects if id(o) not in gone))

@@ -22,6 +22,7 @@ from reviewbot.model.objects import (
     items,
     model_graph,
 )
+from reviewbot.model.values import renders_claim
 from reviewbot.rules._change_safety.common import (
     ARGO_FINALIZER,
     ARGO_SYNC,
@@ -128,9 +129,7 @@ def _chart_claims_deleted(obj: KObject, model: Model) -> list[str]:
         return []
     items = obj.get(("spec", "values", "persistence"))
     return sorted(str(name) for name, item in (items.items() if isinstance(items, dict) else ())
-                  if isinstance(item, dict) and not item.get("existingClaim")
-                  and item.get("enabled") is not False and item.get("retain") is not True
-                  and str(item.get("type") or "persistentVolumeClaim") == "persistentVolumeClaim")
+                  if renders_claim(item) and item.get("retain") is not True)
 
 
 def _misspelt_entry(appset: KObject, folder: str, dirs: Any) -> Path | None:

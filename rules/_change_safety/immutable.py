@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from reviewbot.engine.findings import Violation
 from reviewbot.model.objects import KObject, Model, Path, owners
 from reviewbot.model.quantity import parse_quantity
+from reviewbot.model.values import renders_claim
 from reviewbot.rules._change_safety.common import (
     ARGO_RECREATE,
     ARGO_SYNC,
@@ -117,10 +118,7 @@ def _chart_claims(entry: ObjectDiff, old: KObject, new: KObject,
         if (len(p) != 5 or p[:3] != ("spec", "values", "persistence") or p[4] not in
                 _CLAIM_FIELDS or change.op not in ("changed", "removed")):
             continue
-        item = new.get(("spec", "values", "persistence", p[3]))
-        if not isinstance(item, dict) or item.get("existingClaim") or item.get(
-                "enabled") is False or str(item.get("type") or "persistentVolumeClaim") != (
-                "persistentVolumeClaim"):
+        if not renders_claim(new.get(("spec", "values", "persistence", p[3]))):
             continue
         what = ".".join(p[2:])
         now = "removed" if change.op == "removed" else f"{change.old} -> {change.new}"
@@ -146,10 +144,7 @@ def _chart_claim_shrunk(new: KObject, p: Path, change: Change) -> Violation | No
     old_size, new_size = parse_quantity(change.old), parse_quantity(change.new)
     if old_size is None or new_size is None or new_size >= old_size:
         return None
-    item = new.get(("spec", "values", "persistence", p[3]))
-    if not isinstance(item, dict) or item.get("existingClaim") or item.get(
-            "enabled") is False or str(item.get("type") or "persistentVolumeClaim") != (
-            "persistentVolumeClaim"):
+    if not renders_claim(new.get(("spec", "values", "persistence", p[3]))):
         return None
     what = ".".join(str(x) for x in p[2:])
     line, at = _narrowest(new, tuple(p), [change])
