@@ -364,10 +364,13 @@ def _check(
     if _set_by_images_entry(pod, tag_path):
         fix = (f"Add digest: sha256:<digest of {ref.name}:{ref.tag or '<tag>'}> to this kustomize "
                "images entry (a digest there replaces the tag).")
-    elif container.image_ref is not None:
+    elif container.image_ref is not None and not _digest_unread(model, pod.obj, tag_path):
         fix = (f"Pin the digest in the values: image.digest: sha256:<digest of "
                f"{'tag ' + _quoted(ref.tag) if ref.tag else 'the tag'}>, or tag: "
                f"{ref.tag or '<tag>'}@sha256:<digest>.")
+    elif container.image_ref is not None:  # (a chart of the tree whose templates read no
+        # image.digest: new-user trial thirty was offered a key that changes nothing)
+        fix = f"Pin the digest in the values: tag: {ref.tag or '<tag>'}@sha256:<digest>."
     elif (lister := _generated_listed(model, file_of(pod.obj, tag_path))) is not None:
         fix = (f"Add an images entry to {lister}: name: {ref.name}, digest: sha256:<digest of "
                f"{ref.name}:{ref.tag or '<tag>'}> ({posixpath.basename(pod.obj.file)} says it "
@@ -556,6 +559,22 @@ def _generated_listed(model: Model, file: str) -> str | None:
                             for e in graph.entries(k)):
         return None
     return k.file
+
+
+def _digest_unread(model: Model, obj: Any, tag_path: Path) -> bool:
+    """Whether ``obj`` is a values file beside a chart of the tree whose templates read no
+    ``digest`` beside the image's ``tag`` (:func:`~reviewbot.model.values.values_read`)."""
+    from reviewbot.model.values import ValuesObject, values_read
+
+    if not isinstance(obj, ValuesObject) or not obj.own or obj.doc is None or not tag_path or (
+            tag_path[0] in obj.subcharts or tag_path[0] == "global"):
+        return False  # (a subchart's values: its templates read them, not these)
+    reads = values_read(model, posixpath.dirname(obj.doc.file.path))
+    if reads is None or () in reads:
+        return False
+    image = tuple(str(k) for k in tag_path[:-1])
+    return not any(chain == image[:len(chain)] or chain[:len(image) + 1] == (*image, "digest")
+                   for chain in reads)
 
 
 def _set_by_images_entry(pod: PodTemplate, path: Path) -> bool:

@@ -713,6 +713,44 @@ def test_a_key_of_an_override_values_file_no_template_reads_changes_nothing(
     assert unread() == []  # (a template reading .Values whole reads every key)
 
 
+def test_a_digest_key_the_chart_does_not_read_is_not_offered(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial thirty: the fix offered `image.digest: sha256:...` for a chart of the
+    tree whose template writes `{{ .Values.image.repository }}:{{ .Values.image.tag }}`:
+    that key changes nothing there; a digest in the tag does."""
+    from .helpers import write
+
+    template = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: cache}\nspec:\n"
+                "  template: {spec: {containers: [{name: c, image: "
+                "'{{ .Values.image.repository }}:{{ .Values.image.tag }}'}]}}\n")
+    write(tmp_path, {
+        "charts/cache/Chart.yaml": "apiVersion: v2\nname: cache\nversion: 1.0.0\n",
+        "charts/cache/values.yaml": "image: {repository: redis, tag: 7.2.4}\n",
+        "charts/cache/templates/deployment.yaml": template})
+
+    def fixes() -> list[str]:
+        _, out, _ = run_cli(["lint", str(tmp_path), "--format", "json", "--rule",
+                             "image-digest"], capsys)
+        return [f["fix"] for f in json.loads(out)["findings"]]
+
+    assert fixes() == ["Pin the digest in the values: tag: 7.2.4@sha256:<digest>."]
+    write(tmp_path, {"charts/cache/templates/deployment.yaml": template.replace(
+        ":{{ .Values.image.tag }}", ":{{ .Values.image.tag }}@{{ .Values.image.digest }}")})
+    assert fixes() == ['Pin the digest in the values: image.digest: sha256:<digest of tag '
+                       '"7.2.4">, or tag: 7.2.4@sha256:<digest>.']
+    # a subchart's values are its templates' to read (khuedoan-homelab's app-template)
+    write(tmp_path, {
+        "charts/cache/templates/deployment.yaml": template,
+        "charts/cache/Chart.yaml": "apiVersion: v2\nname: cache\nversion: 1.0.0\n"
+                                   "dependencies: [{name: app-template, version: 2.6.0}]\n",
+        "charts/cache/values.yaml": "image: {repository: redis, tag: 7.2.4@sha256:" + "a" * 64
+                                    + "}\napp-template:\n  controllers:\n    main:\n"
+                                    "      containers:\n        main:\n          image: "
+                                    "{repository: redis, tag: 7.2.4}\n"})
+    assert [f.partition(":")[0] for f in fixes()] == ["Pin the digest in the values"] and (
+        "image.digest" in fixes()[0])
+
+
 def test_an_applications_inline_values_text_is_judged_where_it_is_written(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Argo CD's `helm.values: |` is YAML as text: its values are what the chart renders,
