@@ -930,12 +930,12 @@ def test_a_cluster_s_flux_path_that_does_not_exist_removes_nothing_there(
     # object once (dev's Deployment, built apart from prod's, was listed twice)
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "markdown", base,
                             head], capsys)
-    assert "### Changes (1 modified, 2 removed; 2 of them in a build kustomize refuses)" in out
+    assert "### Changes (1 modified, 2 removed; 2 of them in a failing build)" in out
     removed = out.split("removed</summary>\n\n", 1)[1].split("\n\n</details>", 1)[0]
     assert removed.splitlines() == [
         "- 2 objects (in Flux Kustomization flux-system/apps of cluster clusters/dev); "
-        "clusters/dev/apps.yaml: './overlays/dve' does not exist, so kustomize refuses the head "
-        "build: nothing of it is applied, the cluster keeps what it has:",
+        "clusters/dev/apps.yaml: './overlays/dve' does not exist, so the head build "
+        "fails: nothing of it is applied, the cluster keeps what it has:",
         "  - `ConfigMap/apps/web` (was in `base/cm.yaml`)",
         "  - `Deployment/apps/web` (was in `base/web.yaml`)"]
 
@@ -1081,8 +1081,8 @@ def test_an_object_whose_build_kustomize_refuses_is_not_shown_as_applied(
     assert (
         "~ Deployment/shop/prod-web  modified in the source only: its head build fails  "
         "base/deploy.yaml:10\n"
-        "    overlays/prod/kustomization.yaml: 'cm.yaml' does not exist, so kustomize refuses "
-        "the head build: nothing of it is applied, the cluster keeps what it has\n") in out
+        "    overlays/prod/kustomization.yaml: 'cm.yaml' does not exist, so the head build "
+        "fails: nothing of it is applied, the cluster keeps what it has\n") in out
     assert "~ Deployment/shop/staging-web  modified  base/deploy.yaml:10\n" in out
     code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "markdown", base,
                             head], capsys)

@@ -539,6 +539,13 @@ def test_a_review_judges_a_path_the_change_moves_off_the_folder_its_base_resolve
         "'apps/shop' resolved here)",
         "Point the path at 'apps/shop', the folder of a close name, or at another existing "
         "folder of the source.")]
+    # its diff says the head build fails, not that kustomize refuses it: Argo CD fails on a
+    # source path before any kustomize runs (new-user trial thirty)
+    _, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", typo,
+                         "--platform", "none", "--color", "never"], capsys)
+    assert ("argocd/shop.yaml: 'apps/shpo' does not exist, so the head build fails: nothing of "
+            "it is applied, the cluster keeps what it has") in out
+    assert "kustomize refuses" not in out
 
 
 def test_a_path_misspelt_above_its_last_folder_is_respelled_there(tmp_path: Path) -> None:

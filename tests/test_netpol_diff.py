@@ -125,11 +125,11 @@ def test_flows_of_a_change_whose_head_build_fails_wait_for_the_build(
     assert "; connectivity once the head builds: 1 changed flow;" in out
     _, md, _ = run_cli([*args, "--head", broken, "--format", "markdown"], capsys)
     assert ("- not applied yet: the flows shown change when the head builds: "
-            "kustomization.yaml: 'gone.yaml' does not exist, so kustomize refuses the build "
+            "kustomization.yaml: 'gone.yaml' does not exist, so the build fails "
             "and the cluster keeps the flows it has") in md
     # `netpol diff` says it too (new-user trial nineteen: the flow alone, as if applied)
     note = ("not applied yet: the flows shown change when the head builds: kustomization.yaml: "
-            "'gone.yaml' does not exist, so kustomize refuses the build and the cluster keeps "
+            "'gone.yaml' does not exist, so the build fails and the cluster keeps "
             "the flows it has")
     _, out, _ = run_cli(["netpol", "diff", old, broken, "--repo", str(repo.path),
                          "--format", "json"], capsys)
@@ -177,8 +177,8 @@ def test_flows_of_the_cluster_whose_head_build_fails_wait_for_it(
     _, md, _ = run_cli(["review", "--repo", str(repo.path), "--base", old, "--head", new,
                         "--platform", "none", "--format", "markdown"], capsys)
     assert ("- not applied yet: the flows shown change when the head builds: "
-            "overlays/lab/kustomization.yaml: 'gone.yaml' does not exist, so kustomize refuses "
-            "the build and the cluster keeps the flows it has \\(cluster clusters/lab\\)") in md
+            "overlays/lab/kustomization.yaml: 'gone.yaml' does not exist, so the build fails "
+            "and the cluster keeps the flows it has \\(cluster clusters/lab\\)") in md
 
 
 def test_a_path_typo_keeps_the_clusters_flows(

@@ -25,6 +25,9 @@ class Memo(dict[tuple[str, str], LoadedFile]):
         super().__init__()
         self.built: dict[int, Built] = {}
         self.graph: Graph | None = None  # the kustomization graph of the last model built
+        # the repositories the last model's Argo CD Applications showed are this one (their
+        # paths resolved): a review's head knows a path its change misspells is local
+        self.local_urls: frozenset[str] = frozenset()
 
 
 def load_files(

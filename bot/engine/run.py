@@ -82,9 +82,12 @@ def load_model(
                         clusters if isinstance(clusters, list) else (),
                         memo.graph if memo is not None else None,
                         measured=config.section("measured"),
-                        values_files=list(config.raw.get("values-files") or ()))
+                        values_files=list(config.raw.get("values-files") or ()),
+                        local_urls=memo.local_urls if memo is not None else frozenset())
     if memo is not None:
         memo.graph = model_graph(model)
+        reach = model.derived.get("reach")
+        memo.local_urls = memo.local_urls | (reach.local_urls if reach is not None else frozenset())
     return model
 
 

@@ -107,7 +107,7 @@ def build_model(
     files: Sequence[LoadedFile], inventory: Inventory, root: str = ".", tree: Tree | None = None,
     shared: dict[int, Built] | None = None, configured: Sequence[Any] = (),
     previous: Graph | None = None, *, measured: Mapping[str, Any] | None = None,
-    values_files: Sequence[str] = (),
+    values_files: Sequence[str] = (), local_urls: frozenset[str] = frozenset(),
 ) -> Model:
     """The model of ``files``: objects as the kustomize builds (and Flux) make them.
 
@@ -127,6 +127,9 @@ def build_model(
 
     ``previous``: the kustomization graph of an earlier model of this run (a review's base):
     its builds are taken again where they read the same parsed files.
+
+    ``local_urls``: repositories known to be this one (a review's base resolved their Argo CD
+    Applications' paths here: :attr:`~reviewbot.model.reach.Reach.local_urls`).
 
     ``values_files`` and ``measured``: the configuration's ``values-files`` globs and
     ``measured`` section (:func:`reviewbot.model.values.configure`). The model is whole when
@@ -173,7 +176,8 @@ def build_model(
     specs = [s for s in specs if s not in outside]
     reach = find_reach(graph, model.documents, specs, ci_documents, remotes,
                        lambda path: kept_aside(path, within) or graph.copied_by(path) is not None,
-                       lambda: checked_out_branch(tree.root) if tree is not None else None)
+                       lambda: checked_out_branch(tree.root) if tree is not None else None,
+                       local_urls)
     model.derived["reach"] = reach
     if reach is not None:
         variants, tags = _reached_documents(reach)

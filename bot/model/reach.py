@@ -186,6 +186,9 @@ class Reach:
     # its Application away, and the diff did not say so)
     generated_apps: dict[tuple[str, str], tuple[str, set[tuple[str, str]]]] = field(
         default_factory=dict)
+    # the repositories (:func:`source_url`) whose Applications' source paths resolve here:
+    # this repository, as a review's head learns it from its base (``local_urls``)
+    local_urls: frozenset[str] = frozenset()
 
     @property
     def clusters(self) -> list[str]:
@@ -228,7 +231,8 @@ def find_reach(graph: Graph, documents: Sequence[Document],
                ci_documents: Callable[[], Sequence[Document]] = tuple,
                remotes: Callable[[], Sequence[str]] = tuple,
                aside: Callable[[str], bool] = lambda path: False,
-               branch: Callable[[], str | None] = lambda: None) -> Reach | None:
+               branch: Callable[[], str | None] = lambda: None,
+               local_urls: frozenset[str] = frozenset()) -> Reach | None:
     """The walk from the repository's roots, or None when it has none (every file is then
     applied as written). ``ci_documents``: the documents of the repository's CI files, asked
     for only when a root or the walk needs what CI pushes; ``remotes``: the URLs of the
@@ -236,8 +240,9 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     repository otherwise; ``aside``: whether a file lies in a folder the repository keeps
     aside (an archive): a root there roots no cluster; ``branch``: the branch the checkout
     is on (None: not known), asked for only when an Application applied by hand reads a
-    revision other than the default branch."""
-    walker = _Walker(graph, documents, ci_documents, remotes, aside)
+    revision other than the default branch. ``local_urls``: repositories known to be this one
+    (a review's base resolved their Applications' paths here: :attr:`Reach.local_urls`)."""
+    walker = _Walker(graph, documents, ci_documents, remotes, aside, local_urls)
     branch = functools.cache(branch)  # (git is asked once, if at all)
     steps = list(walker.roots(configured))
     if not steps and not walker.argo_candidates():
@@ -250,6 +255,8 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     rendering = _chart_renderers(graph)
     generated = _generated_folders(walker.argo_documents, aside)
     candidates = walker.argo_candidates()
+    walker.reach.local_urls = frozenset(u for _, v in candidates for u in _repo_urls(v.get("spec"))
+                                        if not _charts_only(v))
     declared = _declared_applications(walker.argo_documents, aside)
     for doc, value in candidates:  # what no other root applies: by hand
         if doc.file.path in walker.reach.files:
@@ -280,6 +287,9 @@ def find_reach(graph: Graph, documents: Sequence[Document],
                 f"whether anything applies the ApplicationSet in {doc.file.path}: no root of "
                 f"the repository does, and Application {twin[0]} it generates is the one "
                 f"{twin[1]} declares (one Argo CD keeps one Application of a name)")
+        if id(doc) in walker.misspelt:  # a root that applies nothing as written
+            walker.reach.roots.append(Root(argo_cluster(dict_of(value.get("spec"))), BY_HAND,
+                                           doc.file.path, walker.misspelt[id(doc)]))
         for step in walker.argo_steps(value, doc.file.path, (), Resource(doc, (), value)):
             walker.reach.roots.append(Root(step.cluster, BY_HAND, doc.file.path,
                                            str(step.spec.get("path"))))
@@ -562,9 +572,14 @@ class _Walker:
     def __init__(self, graph: Graph, documents: Sequence[Document],
                  ci_documents: Callable[[], Sequence[Document]],
                  remotes: Callable[[], Sequence[str]] = tuple,
-                 aside: Callable[[str], bool] = lambda path: False) -> None:
+                 aside: Callable[[str], bool] = lambda path: False,
+                 local_urls: frozenset[str] = frozenset()) -> None:
         self.graph = graph
         self.remotes = remotes
+        self.local_urls = local_urls
+        # Applications whose source path misspells a folder here (:meth:`_misspelt_roots`)
+        # -> that path: roots that apply nothing until it is fixed
+        self.misspelt: dict[int, str] = {}
         self.aside = aside
         self.documents = documents
         self.reach = Reach([])
@@ -1044,10 +1059,11 @@ class _Walker:
         (their sources resolve here): the root its author meant, which applies nothing as
         written; kustomize-integrity says its path (new-user trial twenty-six: the app of
         apps' `argocd/app` for `argocd/apps` left the whole repository applied by none, and
-        "no findings")."""
-        urls = {u for _, v in found for u in _repo_urls(v.get("spec"))}
-        if not urls:
-            return []
+        "no findings"). What else shows it is this one: the checkout's git remotes, and in a
+        review the base, where its path resolved (new-user trial thirty: a lone
+        Application's typo left the repository applied as written, its folders "added" in
+        namespace default)."""
+        urls = {u for _, v in found for u in _repo_urls(v.get("spec"))} | self.local_urls
         taken = {id(d) for d, _ in found}
         out = []
         for doc, value in _argo_objects(self.argo_documents):
@@ -1056,12 +1072,15 @@ class _Walker:
                 continue
             for _, source in argo_sources(dict_of(value.get("spec"))):
                 path = text_of(source.get("path"))
-                if (path is None or source.get("chart") or "{{" in path
-                        or source_url(source.get("repoURL")) not in urls):
+                if path is None or source.get("chart") or "{{" in path:
                     continue
                 folder = posixpath.normpath(path.strip("/")).removeprefix("./")
-                if folder not in self.graph.dirs and near_path(path, folder, self.graph.dirs):
+                if folder in self.graph.dirs or not near_path(path, folder, self.graph.dirs):
+                    continue
+                url = source_url(source.get("repoURL"))
+                if url in urls or url in self.own_urls:
                     out.append((doc, value))
+                    self.misspelt[id(doc)] = path
                     break
         return out
 
@@ -1358,11 +1377,7 @@ class _Walker:
                       by: Resource | None = None, parent: str | None = None
                       ) -> Iterator[_Step]:
         destination = dict_of(spec.get("destination"))
-        # Argo CD names the cluster it runs in "in-cluster", at https://kubernetes.default.svc
-        server = destination.get("server")
-        cluster = str(destination.get("name") or (
-            "in-cluster" if str(server).rstrip("/") == IN_CLUSTER_SERVER else server)
-            or "in-cluster")
+        cluster = argo_cluster(spec)
         for _, source in argo_sources(spec):
             path = text_of(source.get("path"))
             if path is None or source.get("chart") or "{{" in path:
@@ -1389,6 +1404,17 @@ class _Walker:
                              f"this repository, not {read}, whose files reviewbot read")
             yield _Step(cluster, file, flux, "argocd", chain, folder, by,
                         parent if parent is not None else revision, elsewhere)
+
+
+def argo_cluster(spec: Mapping[str, Any]) -> str:
+    """The cluster an Argo CD Application's ``spec`` deploys to: its destination's name, or
+    its server ("in-cluster", the name Argo CD gives the cluster it runs in, at
+    https://kubernetes.default.svc)."""
+    destination = dict_of(spec.get("destination"))
+    server = destination.get("server")
+    return str(destination.get("name") or (
+        "in-cluster" if str(server).rstrip("/") == IN_CLUSTER_SERVER else server)
+        or "in-cluster")
 
 
 def _revision(value: Any) -> str:

@@ -350,7 +350,7 @@ def waiting_note(diff: TreeDiff, moving: Sequence[ObjectDiff] | None = None) -> 
     assert unbuilt is not None
     _, file, entry, why = unbuilt
     return (f"{WAITING} the flows shown change when the head builds: {file}: {entry!r} {why}, "
-            "so kustomize refuses the build and the cluster keeps the flows it has")
+            "so the build fails and the cluster keeps the flows it has")
 
 
 def review_changes(

@@ -192,8 +192,10 @@ def build_fails(entry: Mapping[str, Any]) -> tuple[str, str] | None:
     if not isinstance(fails, Mapping):
         return None
     side = str(fails.get("side"))
-    why = (f"{fails.get('file')}: {fails.get('entry')!r} {fails.get('why')}, so kustomize "
-           f"refuses the {side} build")
+    # (neutral on who fails it: kustomize for a kustomization's entry, Argo CD for an
+    # Application's source path, kustomize-controller for a Flux Kustomization's path)
+    why = (f"{fails.get('file')}: {fails.get('entry')!r} {fails.get('why')}, so the {side} "
+           "build fails")
     if side == "head":
         return " in the source only: its head build fails", (
             f"{why}: nothing of it is applied, the cluster keeps what it has")
@@ -337,7 +339,7 @@ def _counts(diff: Sequence[Mapping[str, Any]]) -> str:
     merged = made_again(diff)
     again = f", {merged} of them the same change in another build" if merged else ""
     failing = sum(1 for e in diff if e.get("build_fails"))
-    fails = f", {failing} of them in a build kustomize refuses" if failing else ""
+    fails = f", {failing} of them in a failing build" if failing else ""
     # (a kustomization file or a Helm values file is a file the diff compares, no object)
     files = sum(1 for e in diff if entry_words(e)[0] in FILE_WORDS)
     what = ", ".join(plural(n, w) for n, w in ((len(diff) - files, "object"), (files, "file"))

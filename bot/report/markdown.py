@@ -315,7 +315,7 @@ def _counts(diff: Sequence[Mapping[str, Any]]) -> str:
     merged = made_again(diff)
     again = f"; {merged} of them the same change in another build" if merged else ""
     failing = sum(1 for e in diff if e.get("build_fails"))
-    fails = f"; {failing} of them in a build kustomize refuses" if failing else ""
+    fails = f"; {failing} of them in a failing build" if failing else ""
     return (", ".join(f"{n} {s}" for s, n in tally.items() if n) or "none") + again + fails
 
 
