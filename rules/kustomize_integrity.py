@@ -1599,14 +1599,17 @@ _ArgoSource = tuple[KObject, Path, str, tuple[str, str], str | None]
 def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:
     """An Argo CD Application's source path that no folder holds, judged as a Flux
     ``spec.path`` is: when another Application's source of the same repository and revision
-    resolves in the tree (so that repository is this one), and the folder it names lies in
-    the linted part. A path another repository holds (a different ``repoURL``) is never
-    judged; nor is an ApplicationSet's template (its generators make the paths)."""
+    resolves in the tree (so that repository is this one), or the checkout's git remote
+    names it and the path misspells a folder here (the walk's misspelt root), and the folder
+    it names lies in the linted part. A path another repository holds (a different
+    ``repoURL``) is never judged; nor is an ApplicationSet's template (its generators make
+    the paths)."""
     sources, here = _argo_sources(model, index, graph)
     reach = model.derived.get("reach")
     roots = reach.roots if reach is not None else []
     by_hand = {r.file for r in roots if r.how == BY_HAND} if all(
         r.how in GUESSED_ROOTS for r in roots) else set()
+    misspelt = reach.remote_misspelt if reach is not None else {}
     for obj, at, path, key, target in sources:
         roots = here.get(key, ())
         if target is None and any(index.covers(_joined(root, path)) for root in roots):
@@ -1614,6 +1617,11 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
                 path, _joined(root, path), graph.dirs))), "")
             yield _no_folder(obj, at, path, f"other Applications of {key[0]} at {key[1]} "
                              "resolve here", near, "repository", "", _left_over(obj, by_hand))
+        elif target is None and (remote := misspelt.get(obj.file)) is not None and (
+                remote == (key[0], path)):  # (its only Application: the git remote tells)
+            near = near_path(path, _joined("", path), graph.dirs)
+            yield _no_folder(obj, at, path, f"the checkout's git remote is {key[0]}", near,
+                             "repository")
 
 
 def _argo_value_files(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:

@@ -548,6 +548,40 @@ def test_a_review_judges_a_path_the_change_moves_off_the_folder_its_base_resolve
     assert "kustomize refuses" not in out
 
 
+def test_a_lone_application_s_misspelt_path_is_judged_when_the_git_remote_names_it(
+    tmp_path: Path,
+) -> None:
+    """The repository's only Application, its path misspelt: without another Application of
+    its repository, the checkout's git remote (``actions/checkout`` sets ``origin`` to the
+    repository's URL) shows it is this one; the folders it meant are then applied by none
+    (before, the repository was applied as written: its Deployment "in namespace default")."""
+    app = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+           "metadata: {name: shop, namespace: argocd}\nspec:\n  project: default\n"
+           "  source:\n    repoURL: https://github.com/me/gitops.git\n"
+           "    targetRevision: %s\n    path: apps/shpo\n"
+           "  destination: {server: 'https://kubernetes.default.svc', namespace: shop}\n")
+    tree = {"argocd/shop.yaml": app % "main", "apps/shop/web.yaml": DEPLOYMENT,
+            "apps/shop/kustomization.yaml": "resources: [web.yaml]\n"}
+    alone = GitRepo(tmp_path / "alone")
+    alone.commit(tree)
+    assert found(lint(alone.path)) == []  # no remote: another repository may hold it
+    repo = GitRepo(tmp_path / "repo")  # (git's remotes are read once per process and tree)
+    repo.git("remote", "add", "origin", "git@github.com:me/gitops.git")
+    repo.commit(tree)
+    result = analyze(disk_tree([repo.path], repo.path), Config())
+    assert [(f.file, f.line, f.severity, f.message) for f in result.findings
+            if f.severity == "error"] == [
+        ("argocd/shop.yaml", 9, "error", "spec.source.path 'apps/shpo' does not exist in this "
+         "repository (the checkout's git remote is github.com/me/gitops)")]
+    assert [f.fix for f in result.findings if f.severity == "error"] == [
+        "Point the path at 'apps/shop', the folder of a close name, or at another existing "
+        "folder of the repository."]
+    assert not any(o.kind == "Deployment" for o in result.model.objects)  # applied by none
+    # another revision may hold the folder: the remote names the repository, not the branch
+    repo.write({"argocd/shop.yaml": app % "v1.2.0"})
+    assert found(lint(repo.path)) == []
+
+
 def test_a_path_misspelt_above_its_last_folder_is_respelled_there(tmp_path: Path) -> None:
     """New-user trial twenty-seven: `./kubernetes/apps/home/home-assitant/app` (the folder
     misspelt is not the last): the fix named no folder."""

@@ -189,6 +189,9 @@ class Reach:
     # the repositories (:func:`source_url`) whose Applications' source paths resolve here:
     # this repository, as a review's head learns it from its base (``local_urls``)
     local_urls: frozenset[str] = frozenset()
+    # files of Applications whose misspelt source path (on the default branch) only the
+    # checkout's git remote shows is this repository's -> (the remote's URL, the path)
+    remote_misspelt: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def clusters(self) -> list[str]:
@@ -287,9 +290,6 @@ def find_reach(graph: Graph, documents: Sequence[Document],
                 f"whether anything applies the ApplicationSet in {doc.file.path}: no root of "
                 f"the repository does, and Application {twin[0]} it generates is the one "
                 f"{twin[1]} declares (one Argo CD keeps one Application of a name)")
-        if id(doc) in walker.misspelt:  # a root that applies nothing as written
-            walker.reach.roots.append(Root(argo_cluster(dict_of(value.get("spec"))), BY_HAND,
-                                           doc.file.path, walker.misspelt[id(doc)]))
         for step in walker.argo_steps(value, doc.file.path, (), Resource(doc, (), value)):
             walker.reach.roots.append(Root(step.cluster, BY_HAND, doc.file.path,
                                            str(step.spec.get("path"))))
@@ -393,6 +393,13 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         walker.reach.roots.append(Root("in-cluster", "the repository's top-level "
                                        "kustomization", top.file, "."))
         walker.walk(_Step("in-cluster", top.file, {"path": "./"}, "default", (), ""))
+    if not walker.reach.roots:  # the Applications meant as roots, their paths misspelt: roots
+        # that apply nothing as written, not a repository applied as written (new-user trial
+        # thirty: a lone Application's typo had its folders "added" in namespace default)
+        walker.reach.roots.extend(
+            Root(argo_cluster(dict_of(value.get("spec"))), BY_HAND, doc.file.path,
+                 walker.misspelt[id(doc)])
+            for doc, value in candidates if id(doc) in walker.misspelt)
     if not walker.reach.roots:
         return None
     walker.reach.unevaluated = _unevaluated(walker.argo_documents, aside) + sorted(
@@ -1078,9 +1085,12 @@ class _Walker:
                 if folder in self.graph.dirs or not near_path(path, folder, self.graph.dirs):
                     continue
                 url = source_url(source.get("repoURL"))
-                if url in urls or url in self.own_urls:
+                if url in urls or (url in self.own_urls and _revision(
+                        source.get("targetRevision")) == "HEAD"):
                     out.append((doc, value))
                     self.misspelt[id(doc)] = path
+                    if url is not None and url not in urls:
+                        self.reach.remote_misspelt[doc.file.path] = (url, path)
                     break
         return out
 
