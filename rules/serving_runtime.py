@@ -153,6 +153,7 @@ from reviewbot.model.workload import (
     admits,
     container_gpus,
     describe,
+    env_entries,
     field_path,
     flag,
     image_ref,
@@ -440,14 +441,12 @@ def _server(model: Model, pod: PodTemplate, container: Container) -> _Server | N
     if engine is None:
         return None
     env: dict[str, tuple[str | None, Path]] = {}
-    items = container.body.get("env")
     base = field_path(container, "env")
-    for i, item in enumerate(items if isinstance(items, list) else ()):
-        if isinstance(item, dict) and isinstance(item.get("name"), str):
+    for item, at in env_entries(container.body.get("env")):
+        if isinstance(item.get("name"), str):
             value = item.get("value")
             env[item["name"]] = (None if "valueFrom" in item else
-                                 ("" if value is None else str(value)), base + (i, "value")
-                                 if "value" in item else base + (i,))
+                                 ("" if value is None else str(value)), base + at[1:])
     return _Server(pod, container, engine, tokens, env)
 
 

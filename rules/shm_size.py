@@ -105,6 +105,7 @@ from reviewbot.model.workload import (
     asks_tpus,
     container_gpus,
     describe,
+    env_entries,
     field_path,
     is_values_pod,
     number,
@@ -187,8 +188,8 @@ def _collective(container: Container) -> bool:
     text = " ".join(words).lower()
     if any(w in text for w in _COLLECTIVE_WORDS):
         return True
-    return any(isinstance(e, dict) and str(e.get("name") or "").startswith(_COLLECTIVE_ENV)
-               for e in items(body.get("env")))
+    return any(str(e.get("name") or "").startswith(_COLLECTIVE_ENV)
+               for e, _ in env_entries(body.get("env")))
 
 
 def _mounts_shm(container: Container) -> bool:

@@ -182,3 +182,44 @@ def test_an_unset_sampler_variable_is_quiet_on_a_release_that_runs_the_v0_engine
     new = server(unset["args"], image="vllm/vllm-openai:v0.10.2", env=unset["env"])
     assert [k for _, k in kinds(tmp_path / "c", new, V100_PCIE)] == [
         "VLLM_USE_FLASHINFER_SAMPLER is not set"]
+
+
+def test_app_template_s_env_mapping_is_read_as_the_list_is(tmp_path: Path) -> None:
+    """New-user trial thirty-one: an app-template release setting the sampler variable in
+    the mapping its values allow (`NAME: value`) was an error, "is not set", and a backend
+    written there went unjudged."""
+    def release(env: str) -> str:
+        return f"""
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {{name: vllm, namespace: ai}}
+            spec:
+              chart:
+                spec:
+                  chart: app-template
+                  version: 3.7.1
+                  sourceRef: {{kind: HelmRepository, name: bjw-s, namespace: flux-system}}
+              values:
+                controllers:
+                  vllm:
+                    strategy: Recreate
+                    pod:
+                      nodeSelector: {{kubernetes.io/hostname: worker-1}}
+                    containers:
+                      app:
+                        image: {{repository: vllm/vllm-openai, tag: v0.11.0}}
+                        args: [--disable-custom-all-reduce, --tensor-parallel-size=2]
+                        env:
+                          {env}
+                        resources:
+                          limits: {{nvidia.com/gpu: 2}}
+        """
+    assert kinds(tmp_path / "a", release('VLLM_USE_FLASHINFER_SAMPLER: "0"'), V100_PCIE) == []
+    assert kinds(tmp_path / "b", release('VLLM_USE_FLASHINFER_SAMPLER: {value: "0"}'),
+                 V100_PCIE) == []
+    flash = release('VLLM_USE_FLASHINFER_SAMPLER: "0"\n                          '
+                    'VLLM_ATTENTION_BACKEND: FLASH_ATTN')
+    result = lint_text(tmp_path / "c", flash, ["serving-runtime"], V100_PCIE)
+    assert [(f.severity, f.line, f.message.split(" on ")[0]) for f in result.findings] == [
+        ("error", 22, "vllm, container app (values controllers.vllm): attention backend "
+                      "FLASH_ATTN")]

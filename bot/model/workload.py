@@ -41,6 +41,26 @@ from reviewbot.model.objects import (
     items,
 )
 
+
+def env_entries(env: Any) -> Iterator[tuple[Mapping[str, Any], Path]]:
+    """A container's ``env`` entries, each with its ``name``, and where its value is (the
+    path below the container): a list as in a pod spec, or the mapping chart values write
+    (app-template: ``NAME: value``, ``NAME: {value: ...}`` or ``NAME: {valueFrom: ...}``).
+    The one reader of a container's env (new-user trial thirty-one: serving-runtime read
+    the list alone, and said a variable the map sets was not set)."""
+    if isinstance(env, list):
+        for i, var in enumerate(env):
+            if isinstance(var, dict):
+                yield var, (("env", i, "value") if "value" in var else ("env", i))
+    elif isinstance(env, dict):
+        for name, var in env.items():
+            if isinstance(var, dict):
+                yield {**var, "name": str(name)}, (
+                    ("env", str(name), "value") if "value" in var else ("env", str(name)))
+            else:
+                yield {"name": str(name), "value": var}, ("env", str(name))
+
+
 DEFAULT_GPU_RESOURCES: tuple[str, ...] = ("nvidia.com/gpu", "amd.com/gpu", "gpu.intel.com/*")
 # the GPUs a multi-GPU engine joins with collectives through /dev/shm: NCCL on NVIDIA's, RCCL on
 # AMD's (vLLM's ROCm image runs with --ipc=host "for multi-GPU"); Intel's device plugin

@@ -21,7 +21,7 @@ from itertools import takewhile
 from typing import Any
 
 from reviewbot.model.objects import Container, KObject, PodTemplate, Service
-from reviewbot.model.workload import shlex_split
+from reviewbot.model.workload import env_entries, shlex_split
 from reviewbot.netpol.network import Network
 from reviewbot.netpol.sets import Conns
 
@@ -119,7 +119,7 @@ def declarations(
     for container in pod.containers:
         body, base = container.body, container.path
         plain: dict[str, tuple[Any, Path]] = {}  # name -> (value, where), for host/port pairs
-        for var, at in _env(body.get("env")):
+        for var, at in env_entries(body.get("env")):
             value = var.get("value")
             if isinstance(value, str) and ("." in value or ":" in value):
                 for e in endpoints(value, ns):
@@ -277,21 +277,6 @@ def _flagged_target(call: list[tuple[str, Path]], hosts: tuple[str, ...],
         elif name in ports and value:
             port = value
     return (host, port) if host is not None and port is not None else None
-
-
-def _env(env: Any) -> Iterator[tuple[Mapping[str, Any], Path]]:
-    """A container's env entries and where each value is: a list as in a pod spec, or the
-    mapping chart values write (app-template: ``NAME: value`` or ``NAME: {value: ...}``)."""
-    if isinstance(env, list):
-        for i, var in enumerate(env):
-            if isinstance(var, dict):
-                yield var, ("env", i, "value")
-    elif isinstance(env, dict):
-        for name, var in env.items():
-            if isinstance(var, dict):
-                yield var, ("env", str(name), "value")
-            else:
-                yield {"name": str(name), "value": var}, ("env", str(name))
 
 
 @dataclass(frozen=True)
