@@ -103,12 +103,34 @@ def _image_ref(word: str) -> bool:
     return "@sha256:" in word or ("/" in word and ":" in word.rsplit("/", 1)[-1])
 
 
+# a code span as a fix writes one (`kubectl delete --cascade=orphan`, `` ` ``): a run of
+# backticks, text on one line, the same run (CommonMark's code span)
+_SPAN = re.compile(r"(?<!`)(`+)(?!`)([^\n]+?)(?<!`)\1(?!`)")
+
+
 def md_prose(text: object) -> str:
-    """Untrusted running text, as :func:`md_text`, with each image reference in it as a code
-    span: copied as written (no zero-width space to break a mention, no backslash), and
-    nothing in a code span is a link, a mention or HTML."""
+    """Untrusted running text, as :func:`md_text`, with each image reference in it and each
+    code span it writes (a command a fix names) as a code span: copied as written (no
+    zero-width space to break a mention, no backslash), and nothing in a code span is a
+    link, a mention or HTML (new-user trial thirty-one: a fix's `kubectl delete
+    --cascade=orphan` showed its backticks, escaped). A span holding ``|`` stays escaped
+    text: in a table cell it would end the cell."""
+    out, at = [], 0
+    for span in _SPAN.finditer(str(text)):
+        body = span.group(2)
+        if "|" in body or not body.strip():
+            continue
+        out.append(_prose_words(str(text)[at:span.start()]))
+        out.append(md_code(body[1:-1] if body.startswith(" ") and body.endswith(" ") and (
+            body.strip()) else body, False))
+        at = span.end()
+    out.append(_prose_words(str(text)[at:]))
+    return "".join(out)
+
+
+def _prose_words(text: str) -> str:
     out = []
-    for word in re.split(r"(\s+)", str(text)):
+    for word in re.split(r"(\s+)", text):
         edges = _EDGES.match(word)
         if word.strip() and edges is not None and _image_ref(edges.group(2)):
             lead, core, tail = edges.groups()

@@ -143,6 +143,22 @@ def test_markdown_keeps_image_references_copyable_and_mentions_inert() -> None:
     assert "@team" not in rendered and "@\u200bteam" in rendered
 
 
+def test_a_fix_s_code_spans_render_as_code_and_nothing_else_does() -> None:
+    """New-user trial thirty-one: a fix's `kubectl delete --cascade=orphan` showed its
+    backticks, escaped; the text around it stays inert (no mention, no link)."""
+    from markdown_it import MarkdownIt
+
+    from reviewbot.escape import md_prose
+
+    fix = ("Delete it with `kubectl delete --cascade=orphan` (its pods keep running); "
+           "tell @team, see [x](http://a), and `` ` `` is reserved; `a|b` and `unclosed")
+    rendered = MarkdownIt("commonmark").render(md_prose(fix))
+    assert "<code>kubectl delete --cascade=orphan</code>" in rendered
+    assert "<code>`</code>" in rendered
+    assert "@team" not in rendered and "<a " not in rendered
+    assert "`a|b` and `unclosed" in rendered  # (a | would end a table cell: kept as text)
+
+
 def test_text_counts_what_it_skipped_files_and_folders_alike(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
