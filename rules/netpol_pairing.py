@@ -124,19 +124,23 @@ A last check asks that every selector select something.
   gets no pod ("selector app=web, track=stable matches no pod in shop (Deployment web has
   app=web); before this change it selected Deployment web"). A namespace that may hold
   pods reviewbot cannot see, or pods whose operator adds labels, make it a note;
-- `no-backend` (warning, on the backend's Service name): an Ingress or Route backend names a
-  Service its namespace does not have, where a Service of a close name is there (a chart's
-  too, as its documented templates make it: app-template's): the controller has no
-  endpoints for that path and answers 503 ("did you mean open-webui?"). Without such a near
-  name the Service may come from what reviewbot does not see: not judged.
+- `no-backend` (warning, on the backend's Service name): an Ingress, Route or Gateway API
+  route (`HTTPRoute`, `GRPCRoute`, `TLSRoute`, `TCPRoute`, `UDPRoute`: `backendRefs` of kind
+  Service, in their own `namespace` if they name one) backend names a Service its namespace
+  does not have, where a Service of a close name is there (a chart's too, as its documented
+  templates make it: app-template's): the controller has no endpoints for that path and
+  answers 503, a gateway 500 ("did you mean open-webui?"). Without such a near name the
+  Service may come from what reviewbot does not see: not judged.
 - `backend-port` (error, on the backend's port): an Ingress backend's `service.port`
-  (`number` or `name`; extensions/v1beta1's `servicePort`) is no port of its Service, whose
+  (`number` or `name`; extensions/v1beta1's `servicePort`), or a Gateway API backendRef's
+  `port`, is no port of its Service, whose
   every port reviewbot reads (written, or rendered as its values write them by a chart whose
   templates it knows, app-template's): the controller has no endpoints for that path and
-  answers 503 ("its backend sends to port 8080 of Service open-webui, which has no such port
-  (it has 3000 (http))"). A Route's `targetPort` names the Service's target port: not judged
-  here. Said at the Service's port too (a review comments where the change is: a port
-  renamed under an unchanged Ingress), and once for the overlays that build one Ingress
+  answers 503, a gateway 500 ("its backend sends to port 8080 of Service open-webui, which
+  has no such port (it has 3000 (http))"). A Route's `targetPort` names the Service's
+  target port: not judged here. Said at the Service's port too (a review comments where the
+  change is: a port renamed under an unchanged Ingress), and once for the overlays that
+  build one Ingress
   file alike, naming each ("so does Ingress prod/web, built from the same lines").
 - `backend-removed` (error, on the backend's Service name; in a review): an Ingress
   backend names a Service the change removes from the Ingress's build (renamed: "Service
@@ -2080,14 +2084,14 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
     the controller has no endpoints for that path and answers 503 (a new-user trial's
     `service.name: openwebui`, where app-template makes `open-webui`). Without such a
     near name the Service may come from what reviewbot does not see: not judged."""
-    from reviewbot.netpol.ingress import backends, ingress_objects
+    from reviewbot.netpol.ingress import ROUTE_KINDS, backends, gateway_routes, ingress_objects
 
     said: set[tuple[str, int, tuple[str | int, ...]]] = set()
     # a backend port several builds of one file get wrong (each overlay's Ingress): one
     # finding at its place, naming each (new-user trial twenty-nine read staging's alone)
     ports: dict[tuple[str, int, tuple[str | int, ...]], list[Violation]] = {}
     for _, view in views(model):
-        objects = ingress_objects(view)
+        objects = ingress_objects(view) + gateway_routes(view)
         if not objects:
             continue
         from reviewbot.netpol.network import every_service  # (a tree with Ingresses only)
@@ -2098,9 +2102,9 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
             names.setdefault(service.namespace, set()).add(service.name)
             by_name.setdefault((service.namespace, service.name), []).append(service)
         for obj in objects:
-            namespace = obj.namespace or "default"
-            have = names.get(namespace, set())
             for backend in backends(obj):
+                namespace = backend.namespace or obj.namespace or "default"
+                have = names.get(namespace, set())
                 key = (obj.file, obj.doc.line if obj.doc else 0, backend.path)
                 if backend.service in have:
                     found = _backend_port(model, backend, by_name[(namespace,
@@ -2118,13 +2122,13 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
                 if not near:
                     continue
                 said.add(key)
-                field = "name" if obj.kind == "Route" or backend.path[-1] == "service" else (
-                    "serviceName")  # (extensions/v1beta1's backend)
+                field = "name" if obj.kind in ("Route", *ROUTE_KINDS) or (
+                    backend.path[-1] == "service") else "serviceName"  # (extensions/v1beta1)
                 yield Violation(
                     obj, (*backend.path, field),
-                    f"{obj.kind} {namespace}/{obj.name}: its backend names Service "
-                    f"{backend.service}, which namespace {namespace} does not have (did you "
-                    f"mean {near}?): the controller has no endpoints for it and answers 503",
+                    f"{obj.kind} {obj.namespace or 'default'}/{obj.name}: its backend names "
+                    f"Service {backend.service}, which namespace {namespace} does not have "
+                    f"(did you mean {near}?): {_answers(obj)}",
                     fix=f"Name the Service {near}, or add Service {backend.service}.",
                     kind="no-backend")
     for alike in ports.values():
@@ -2145,7 +2149,10 @@ def _backend_port(model: Model, backend: Any, services: Sequence[Service]
     answers 503 for that path (a new-user trial: app-template's `service.app.ports.http.port`
     moved 8080 -> 3000, the Ingress kept 8080, and the review said nothing). A chart of known
     templates (app-template) writes its values' ports into the Service as they are: certain
-    too. A Route's ``targetPort`` (a target port, not the Service's) is not judged."""
+    too. A Route's ``targetPort`` (a target port, not the Service's) is not judged; a Gateway
+    API backendRef's ``port`` (the Service's) is."""
+    from reviewbot.netpol.ingress import ROUTE_KINDS
+
     wanted = backend.port
     obj = backend.obj
     if obj.kind == "Route" or wanted is None or len(services) != 1 or (
@@ -2159,14 +2166,15 @@ def _backend_port(model: Model, backend: Any, services: Sequence[Service]
     if isinstance(wanted, int):
         if any(sp.port == wanted for sp in service.ports):
             return None
-        field: tuple[str | int, ...] = ("port", "number")
+        field: tuple[str | int, ...] = ("port", "number") if obj.kind not in ROUTE_KINDS else (
+            "port",)  # (a Gateway API backendRef's port: the Service's)
         said = f"port {wanted}"
     else:
         if any(sp.name == wanted for sp in service.ports):
             return None
         field = ("port", "name")
         said = f"the port named {wanted}"
-    if backend.path[-1] != "service":
+    if backend.path[-1] != "service" and obj.kind not in ROUTE_KINDS:
         field = ("servicePort",)  # (extensions/v1beta1's backend)
     has = ", ".join(f"{sp.port} ({sp.name})" if sp.name else str(sp.port)
                     for sp in service.ports) or "no port"
@@ -2186,15 +2194,26 @@ def _backend_port(model: Model, backend: Any, services: Sequence[Service]
     at_service = Violation(
         service.obj, ports,
         f"Service {service.namespace}/{service.name} has no {said.removeprefix('the ')}, "
-        f"which {obj.kind} {namespace}/{obj.name}'s backend sends to (it has {has}): the "
-        "controller has no endpoints for it and answers 503", fix=fix, kind="backend-port")
+        f"which {obj.kind} {namespace}/{obj.name}'s backend sends to (it has {has}): "
+        f"{_answers(obj)}", fix=fix, kind="backend-port")
     return Violation(
         obj, (*backend.path, *field),
         f"{obj.kind} {namespace}/{obj.name}: its backend sends to {said} of Service "
-        f"{service.name}, which has no such port (it has {has}): the controller has no "
-        "endpoints for it and answers 503", fix=fix, kind="backend-port",
+        f"{service.name}, which has no such port (it has {has}): {_answers(obj)}",
+        fix=fix, kind="backend-port",
         cause=f"backend-port {namespace}/{obj.name} {service.name} {wanted}",
         others=(at_service,))
+
+
+def _answers(route: KObject) -> str:
+    """What a request routed to a backend that does not resolve gets: an ingress controller
+    has no endpoints and answers 503; a Gateway API implementation must answer 500 (the
+    route's ResolvedRefs condition false: BackendNotFound)."""
+    from reviewbot.netpol.ingress import ROUTE_KINDS
+
+    if route.kind in ROUTE_KINDS:
+        return "the gateway cannot resolve it and answers 500 to the requests routed there"
+    return "the controller has no endpoints for it and answers 503"
 
 
 def _selecting_services(view: Model) -> list[Service]:

@@ -265,6 +265,50 @@ spec:
         ("no-backend", "Name the Service web, or add Service wbe.")]
 
 
+def test_a_gateway_api_route_s_backend_refs_are_judged_as_an_ingress_backend_is(
+        tmp_path: Path) -> None:
+    """New-user trial thirty-one: an HTTPRoute's `backendRefs` naming `openwebui` beside
+    Service `open-webui` passed unseen (Gateway API routes were not read). A Gateway API
+    implementation answers 500 for a backend that does not resolve; a backendRef's `port`
+    is the Service's port; another namespace's Service is looked for there."""
+    text = deployment("web", "shop", "{app: web}", ports="ports: [{containerPort: 8080}]") + """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: open-web, namespace: shop}
+spec:
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: 8080}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web, namespace: shop}
+spec:
+  parentRefs: [{name: gw, namespace: gateway}]
+  rules:
+  - backendRefs:
+    - name: openweb
+      port: 80
+  - backendRefs:
+    - name: open-web
+      port: 8080
+  - backendRefs:
+    - {name: open-web, port: 80}
+    - {name: open-wbe, namespace: other, port: 80}
+"""
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.line, f.kind, f.severity, f.message, f.fix) for f in result.findings] == [
+        (29, "no-backend", "warning",
+         "HTTPRoute shop/web: its backend names Service openweb, which namespace shop does not "
+         "have (did you mean open-web?): the gateway cannot resolve it and answers 500 to the "
+         "requests routed there", "Name the Service open-web, or add Service openweb."),
+        (33, "backend-port", "error",
+         "HTTPRoute shop/web: its backend sends to port 8080 of Service open-web, which has no "
+         "such port (it has 80 (http)): the gateway cannot resolve it and answers 500 to the "
+         "requests routed there",
+         "Set the backend's port number to 80, or add port 8080 to Service open-web.")]
+
+
 def test_an_ingress_backend_port_its_service_does_not_have_is_an_error(tmp_path: Path) -> None:
     """New-user trial twenty-four: app-template's `service.app.ports.http.port` moved 8080 ->
     3000 while the Ingress kept `port: {number: 8080}`: ingress-nginx answers 503, and the

@@ -61,6 +61,17 @@ def ingress_objects(model: Model) -> list[KObject]:
     return [o for o in model.objects if is_ingress_object(o)]
 
 
+# Gateway API routes (``gateway.networking.k8s.io``): their ``rules[].backendRefs`` name
+# Services; the gateway's own pods send, not the ingress controller, so they are backends
+# (:func:`backends`) but no ingress object of the connectivity map
+GATEWAY_GROUP = "gateway.networking.k8s.io"
+ROUTE_KINDS = frozenset({"HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute", "UDPRoute"})
+
+
+def gateway_routes(model: Model) -> list[KObject]:
+    return [o for o in model.objects if o.kind in ROUTE_KINDS and o.group == GATEWAY_GROUP]
+
+
 def controller_pod(controller: IngressController, anchor: KObject) -> PodTemplate:
     """A stand-in pod for the controller (``anchor``: the object it is reported against)."""
     return PodTemplate(
@@ -77,10 +88,27 @@ class Backend:
     path: tuple[str | int, ...]  # the backend's place in it
     service: str
     port: int | str | None  # None: every port of the Service
+    namespace: str | None = None  # a Gateway API backendRef's own (None: the route's)
 
 
 def backends(obj: KObject) -> Iterator[Backend]:
     spec = mapping(obj.get(("spec",)))
+    if obj.kind in ROUTE_KINDS:  # Gateway API: rules[].backendRefs[] of kind Service
+        rules = spec.get("rules")
+        for i, rule in enumerate(rules if isinstance(rules, list) else []):
+            refs = mapping(rule).get("backendRefs")
+            for j, ref in enumerate(refs if isinstance(refs, list) else []):
+                ref = mapping(ref)
+                port = ref.get("port")
+                namespace = ref.get("namespace")
+                if ref.get("group") in (None, "") and ref.get("kind") in (None, "Service") and (
+                        isinstance(ref.get("name"), str)):
+                    yield Backend(obj, ("spec", "rules", i, "backendRefs", j), ref["name"],
+                                  port if isinstance(port, int) and not isinstance(port, bool)
+                                  else None,
+                                  namespace if isinstance(namespace, str) and namespace
+                                  else None)
+        return
     if obj.kind == "Route":
         port = mapping(spec.get("port")).get("targetPort")
         wanted = port if isinstance(port, (int, str)) and not isinstance(port, bool) else None
