@@ -140,8 +140,8 @@ A last check asks that every selector select something.
   has no such port (it has 3000 (http))"). A Route's `targetPort` names the Service's
   target port: not judged here. Said at the Service's port too (a review comments where the
   change is: a port renamed under an unchanged Ingress), and once for the overlays that
-  build one Ingress
-  file alike, naming each ("so does Ingress prod/web, built from the same lines").
+  build one Ingress file alike, naming each ("so does Ingress prod/web, built from the same
+  lines").
 - `backend-removed` (error, on the backend's Service name; in a review): an Ingress
   backend names a Service the change removes from the Ingress's build (renamed: "Service
   web-svc selects the same pods"): the controller has no endpoints for that path and answers
