@@ -132,8 +132,9 @@ A last check asks that every selector select something.
   answers 503, a gateway 500 ("did you mean open-webui?"). Without such a near name the
   Service may come from what reviewbot does not see: not judged.
 - `backend-port` (error, on the backend's port): an Ingress backend's `service.port`
-  (`number` or `name`; extensions/v1beta1's `servicePort`), or a Gateway API backendRef's
-  `port`, is no port of its Service, whose
+  (`number` or `name`; extensions/v1beta1's `servicePort`), a Gateway API backendRef's
+  `port`, or the `service.port` of an Ingress app-template renders from its `ingress.<id>`
+  values (`service: {identifier: app, port: http}`), is no port of its Service, whose
   every port reviewbot reads (written, or rendered as its values write them by a chart whose
   templates it knows, app-template's): the controller has no endpoints for that path and
   answers 503, a gateway 500 ("its backend sends to port 8080 of Service open-webui, which
@@ -2090,7 +2091,16 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
     # a backend port several builds of one file get wrong (each overlay's Ingress): one
     # finding at its place, naming each (new-user trial twenty-nine read staging's alone)
     ports: dict[tuple[str, int, tuple[str | int, ...]], list[Violation]] = {}
+    from reviewbot.model.releases import releases
+
     for _, view in views(model):
+        for release in releases(view):  # (app-template's ingress values: rendered Ingresses)
+            for rendered in release.backends if release.evaluated else ():
+                key = (release.obj.file, release.obj.doc.line if release.obj.doc else 0,
+                       rendered.at)
+                if key not in said and (found := _rendered_port(release, rendered)):
+                    said.add(key)
+                    yield found
         objects = ingress_objects(view) + gateway_routes(view)
         if not objects:
             continue
@@ -2202,6 +2212,47 @@ def _backend_port(model: Model, backend: Any, services: Sequence[Service]
         f"{service.name}, which has no such port (it has {has}): {_answers(obj)}",
         fix=fix, kind="backend-port",
         cause=f"backend-port {namespace}/{obj.name} {service.name} {wanted}",
+        others=(at_service,))
+
+
+def _rendered_port(release: Any, rendered: Any) -> Violation | None:
+    """``backend-port`` of an Ingress app-template renders from a release's ``ingress``
+    values (:class:`~reviewbot.model.releases.RenderedBackend`): its ``service.port`` names
+    no port of the Service of its ``identifier`` (new-user trial thirty-one: `ports.http`
+    renamed `web`, `ingress.app` kept `port: http`, and the review said nothing)."""
+    service, wanted = rendered.service, rendered.port
+    if isinstance(wanted, int):
+        if any(sp.port == wanted for sp in service.ports):
+            return None
+        said = f"port {wanted}"
+        offer = " or ".join(str(sp.port) for sp in service.ports[:MAX_NAMES])
+    else:
+        if any(sp.name == wanted for sp in service.ports):
+            return None
+        said = f"the port named {wanted}"
+        offer = _port_named(wanted, [sp.name for sp in service.ports if sp.name])
+    obj = release.obj
+    name = f"{obj.kind} {obj.namespace or 'default'}/{obj.name}"
+    has = ", ".join(f"{sp.port} ({sp.name})" if sp.name else str(sp.port)
+                    for sp in service.ports) or "no port"
+    where = f"service.{rendered.identifier}.ports"
+    fix = (f"Set the port to {offer}, or add {said} to {where}." if offer else
+           f"Add {said} to {where}.")
+    ports = rendered.ports_at
+    at_key = len(service.ports) == 1
+    if at_key:  # (the port's name is its key: the line a rename changes)
+        ports += (service.ports[0].name,)
+    at_service = Violation(
+        obj, ports, f"{name}: Service {service.name} (service.{rendered.identifier}) has no "
+        f"{said.removeprefix('the ')}, which its ingress {rendered.ingress} sends to (it has "
+        f"{has}): the controller has no endpoints for it and answers 503", fix=fix,
+        kind="backend-port", at_key=at_key)
+    return Violation(
+        obj, rendered.at,
+        f"{name}: its ingress {rendered.ingress} sends to {said} of Service {service.name} "
+        f"(service.{rendered.identifier}), which has no such port (it has {has}): the "
+        "controller has no endpoints for it and answers 503", fix=fix, kind="backend-port",
+        cause=f"backend-port {obj.namespace}/{obj.name} {service.name} {wanted}",
         others=(at_service,))
 
 

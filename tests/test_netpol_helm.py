@@ -656,3 +656,35 @@ spec:
         "backend-port", "error", "Ingress apps/echo: its backend sends to port 8080 of Service "
         "echo, which has no such port (it has 80 (http)): the controller has no endpoints for "
         "it and answers 503")]
+
+
+def test_an_ingress_app_template_renders_names_a_port_its_service_lacks(tmp_path: Path) -> None:
+    """New-user trial thirty-one: `service.app.ports.http` renamed `web` while
+    `ingress.app` kept `service: {identifier: app, port: http}`: the chart renders an
+    Ingress whose backend names port http of a Service that has only web, and the review
+    said nothing. Said at the ingress's port, and at the Service's port (its key: where a
+    rename is)."""
+    values = ECHO.replace("http: {port: 80, targetPort: 8080}", "web: {port: 80, targetPort: 8080}")
+    values += """    ingress:
+      app:
+        hosts:
+        - host: echo.example.org
+          paths:
+          - path: /
+            service: {identifier: app, port: http}
+          - path: /ok
+            service: {identifier: app, port: web}
+          - path: /number
+            service: {identifier: app, port: 80}
+"""
+    result = lint_text(tmp_path, values + OCI.replace("VERSION", "4.1.1"),
+                       only=["netpol-pairing"])
+    found = [f for f in result.findings if f.kind == "backend-port"]
+    assert [(f.line, f.severity, f.message, f.fix) for f in found] == [(
+        26, "error", "HelmRelease apps/echo: its ingress app sends to the port named http of "
+        "Service echo (service.app), which has no such port (it has 80 (web)): the controller "
+        "has no endpoints for it and answers 503",
+        "Set the port to web, or add the port named http to service.app.ports.")]
+    assert [(o.line, o.message.split(":")[1]) for o in found[0].others] == [
+        (19, " Service echo (service.app) has no port named http, which its ingress app sends "
+             "to (it has 80 (web))")]

@@ -99,6 +99,20 @@ class RenderedPolicy:
 
 
 @dataclass(frozen=True)
+class RenderedBackend:
+    """An Ingress backend app-template renders from ``ingress.<id>.hosts[].paths[].service``
+    (``classes/_ingress.tpl``): the Service of ``identifier`` and its ``port`` (a name or a
+    number), as the Ingress's ``service.port.name`` or ``.number``."""
+
+    ingress: str  # the ingress's identifier
+    at: Path  # where ``port`` is written in the release
+    service: Service
+    identifier: str  # the Service's identifier (``service.<id>``)
+    port: int | str
+    ports_at: Path  # where the Service's ``ports`` are written
+
+
+@dataclass(frozen=True)
 class Release:
     """One Helm release of the repository, as far as its chart's templates are known."""
 
@@ -112,6 +126,7 @@ class Release:
     controller_key: str | None = None  # the controller label of its app-template version
     services: tuple[Service, ...] = ()
     policies: tuple[RenderedPolicy, ...] = ()
+    backends: tuple[RenderedBackend, ...] = ()  # the Ingress backends its values render
     # pod template (by id) -> the pod as the chart renders it (labels, name)
     pods: Mapping[int, PodTemplate] = field(default_factory=dict)
 
@@ -518,7 +533,8 @@ def _rendered(release: Release, raw: Any, pods: Sequence[PodTemplate]) -> Releas
             return replace(release, why_not="Flux substitutes ${...} in its pod labels")
         workload = _resource_name(full, cid, controllers.get(cid, {}), len(controllers), major)
         rendered[id(pod)] = _as_rendered(pod, workload, labels, key is not None)
-    services = _services(release, values, full, selector, key, controllers, major)
+    by_id = _services(release, values, full, selector, key, controllers, major)
+    services = tuple(by_id.values())
     base = _values_path(release.obj)
     refused = _refused_policy(values, controllers, major)
     if refused:
@@ -534,7 +550,38 @@ def _rendered(release: Release, raw: Any, pods: Sequence[PodTemplate]) -> Releas
                    "library's default values (service.main), which reviewbot does not read, so "
                    "URLs to them are not judged")
     return Release(release.obj, release.name, release.namespace, release.chart,
-                   release.version, release.why_not, partial, key, services, policies, rendered)
+                   release.version, release.why_not, partial, key, services, policies,
+                   _backends(values, base, by_id), rendered)
+
+
+def _backends(values: Mapping[str, Any], base: Path,
+              services: Mapping[str, Service]) -> tuple[RenderedBackend, ...]:
+    """The Ingress backends of the enabled ``ingress.<id>`` values naming a Service by
+    ``identifier`` whose every port the values write as a number (so its ports are known)."""
+    out = []
+    written = {identifier: mapping(mapping(values.get("service")).get(identifier)).get("ports")
+               for identifier in services}
+    for ingress, entry in mapping(values.get("ingress")).items():
+        if not isinstance(entry, dict) or entry.get("enabled") is False:
+            continue
+        for i, host in enumerate(items(entry.get("hosts"))):
+            for j, path in enumerate(items(mapping(host).get("paths"))):
+                service = mapping(mapping(path).get("service"))
+                identifier, port = service.get("identifier"), service.get("port")
+                if not isinstance(identifier, str) or identifier not in services or (
+                        not isinstance(port, (int, str)) or isinstance(port, bool)
+                        or (isinstance(port, str) and SUBSTITUTION.search(port))):
+                    continue
+                target = services[identifier]
+                enabled = [p for p in mapping(written[identifier]).values()
+                           if mapping(p).get("enabled") is not False]
+                if len(enabled) != len(target.ports):
+                    continue  # a port the values do not write as a number: not all known
+                out.append(RenderedBackend(
+                    str(ingress), base + ("ingress", str(ingress), "hosts", i, "paths", j,
+                                          "service", "port"),
+                    target, identifier, port, base + ("service", identifier, "ports")))
+    return tuple(out)
 
 
 # PodTemplate's __init__ stores its fields and nothing else (no __post_init__, every field
@@ -684,12 +731,13 @@ def _resource_name(full: str, identifier: str, values: Mapping[str, Any], count:
 def _services(release: Release, values: Mapping[str, Any], full: str,
               selector: Mapping[str, str], key: str | None,
               controllers: Mapping[str, Mapping[str, Any]],
-              major: tuple[int, int, int] | None) -> tuple[Service, ...]:
+              major: tuple[int, int, int] | None) -> dict[str, Service]:
+    """The Services of the release's enabled ``service.<id>`` values, by identifier."""
     if key is None or major is None or major[0] not in (3, 4, 5):
-        return ()  # names and selectors of other versions are not known here
+        return {}  # names and selectors of other versions are not known here
     enabled = {str(k): mapping(v) for k, v in mapping(values.get("service")).items()
                if isinstance(v, dict) and v.get("enabled") is not False}
-    out: list[Service] = []
+    out: dict[str, Service] = {}
     for identifier, svc in enabled.items():
         if svc.get("type") == "ExternalName":
             continue
@@ -724,6 +772,6 @@ def _services(release: Release, values: Mapping[str, Any], full: str,
                                      protocol))
         chosen = {**selector, key: controller,
                   **_labels(svc.get("extraSelectorLabels"))}
-        out.append(Service(release.obj, release.namespace, name, chosen, tuple(ports),
-                           synthesized=True))
-    return tuple(out)
+        out[identifier] = Service(release.obj, release.namespace, name, chosen, tuple(ports),
+                                  synthesized=True)
+    return out
