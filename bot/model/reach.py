@@ -180,6 +180,9 @@ class Reach:
     # of the Applications it generates: the ApplicationSet is their objects' applier
     generated_sources: dict[tuple[str, str], list[tuple[str, Mapping[str, Any]]]] = field(
         default_factory=dict)
+    # the same ApplicationSets -> each generated path's repository (:func:`source_url` of
+    # its filled ``repoURL``: a list element may name another repository, judge round BH)
+    generated_urls: dict[tuple[str, str], dict[str, str | None]] = field(default_factory=dict)
     # (namespace, name) of each ApplicationSet the walk evaluated -> its file and the
     # (namespace, name) of each Application it generates: what the diff says it no longer
     # generates, or generates new (new-user trial twenty-two: a tenant's deleted folder took
@@ -1365,6 +1368,7 @@ class _Walker:
             meta = dict_of(value.get("metadata"))
             name = str(meta.get("name") or "")
             sources = self.reach.generated_sources.setdefault((file, name), [])
+            urls = self.reach.generated_urls.setdefault((file, name), {})
             own = str(meta.get("namespace") or "")
             apps = self.reach.generated_apps.setdefault((own, name), (file, set()))[1]
             named = dict_of(dict_of(spec.get("template")).get("metadata"))
@@ -1379,6 +1383,7 @@ class _Walker:
                     if path is not None and not source.get("chart") and "{{" not in path and (
                             (path, argo_directory(source)) not in sources):
                         sources.append((path, argo_directory(source)))
+                        urls.setdefault(path, source_url(source.get("repoURL")))
                 yield from self._argo_sources(filled, file, chain, parent=parent)
             return
         yield from self._argo_sources(spec, file, chain, by, parent)
