@@ -445,6 +445,44 @@ def test_a_docker_push_in_a_run_step_is_the_repository_s_own_build(tmp_path: Pat
     assert "step 'Buildx', .github/workflows/ci.yaml:13)" in result.findings[1].message
 
 
+def test_an_image_named_by_what_an_earlier_step_exports_is_the_repository_s_own_build(
+        tmp_path: Path) -> None:
+    """kserve/kserve (judge round BH): each publish workflow's shell step writes
+    `IMAGE_ID=kserve/$IMAGE_NAME`, lower-cases it as GitHub's starter workflow does, and
+    exports it (`echo IMAGE_ID=$IMAGE_ID >> $GITHUB_ENV`); build-push-action's tags read
+    `${{ env.IMAGE_ID }}:${{ env.VERSION }}`. Eight ServingRuntimes' `:latest` of those
+    images were errors. An image no step pushes stays one."""
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "publish.yml").write_text(textwrap.dedent("""
+        env:
+          IMAGE_NAME: SKLearnServer
+        jobs:
+          push:
+            steps:
+            - uses: actions/checkout@v4
+            - name: Export version variable
+              run: |
+                IMAGE_ID=kserve/$IMAGE_NAME
+                IMAGE_ID=$(echo $IMAGE_ID | tr '[A-Z]' '[a-z]')
+                VERSION=$(echo "${{ github.ref }}" | sed -e 's,.*/\\(.*\\),\\1,')
+                [ "$VERSION" == "master" ] && VERSION=latest
+                echo VERSION=$VERSION >> $GITHUB_ENV
+                echo IMAGE_ID=$IMAGE_ID >> $GITHUB_ENV
+            - name: Build and push
+              uses: docker/build-push-action@v6
+              with:
+                context: python
+                push: true
+                tags: ${{ env.IMAGE_ID }}:${{ env.VERSION }}
+        """))
+    result = lint_text(tmp_path, pod("kserve/sklearnserver:latest") + "---" + pod(
+        "kserve/xgbserver:latest", "b"), only=["image-digest"])
+    assert [(f.line, f.severity, f.kind) for f in result.findings] == [
+        (7, "warning", "placeholder"), (15, "error", "floating")]
+    assert "this repository's CI builds and pushes it (workflow publish.yml, job push, step " \
+        "'Build and push', .github/workflows/publish.yml:16)" in result.findings[0].message
+
+
 def test_an_image_built_where_it_runs_is_a_placeholder(tmp_path: Path) -> None:
     """An image no registry serves, built where it runs: an OpenShift BuildConfig's output to
     an ImageStream pods name by its short name (`lookupPolicy.local`; opendatahub-io/

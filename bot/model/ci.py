@@ -433,6 +433,47 @@ def _pushed_image(text: str, env: Mapping[str, str]) -> str:
     return name.lower() if name.split("/", 1)[0].strip("*") else ""
 
 
+# a step's shell exporting a variable to the job's later steps (GitHub Actions:
+# ``echo NAME=value >> $GITHUB_ENV``), and the assignments before it
+_GITHUB_ENV = re.compile(
+    r"""^\s*echo\s+(["']?)([A-Za-z_]\w*)=(.*?)\1\s*>>\s*["']?\$\{?GITHUB_ENV\}?["']?\s*$""")
+_SET = re.compile(r"^\s*(?:export\s+)?([A-Za-z_]\w*)=(.*?)\s*$")
+# ``$(echo $X | tr '[A-Z]' '[a-z]')``: GitHub's starter workflow lower-cases an image name so
+_LOWER_CASED = re.compile(r"""^\$\(\s*echo\s+("?)(\S+)\1\s*\|\s*tr\s+(?:'\[A-Z\]'\s+'\[a-z\]'|"""
+                          r"""'\[:upper:\]'\s+'\[:lower:\]'|A-Z\s+a-z)\s*\)$""")
+
+
+def exported_env(text: str, env: Mapping[str, str]) -> dict[str, str]:
+    """What a ``run:`` text exports to the job's later steps (``echo NAME=value >>
+    $GITHUB_ENV``), each value as the shell expands it from ``env`` and the text's own plain
+    assignments before it; a variable whose value a command makes is ``*`` (but a
+    lower-casing ``$(echo $X | tr ...)``). kserve's publish workflows set the image they push
+    so (``IMAGE_ID=kserve/$IMAGE_NAME``), its ``tags`` naming ``${{ env.IMAGE_ID }}``."""
+    known = dict(env)
+    out: dict[str, str] = {}
+
+    def expanded(value: str) -> str:
+        value = value.strip()
+        if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        lowered = _LOWER_CASED.match(value)
+        if lowered is not None:
+            return expanded(lowered.group(2)).lower()
+        if "$(" in value or "`" in value:
+            return "*"
+        return _SHELL_VARIABLE.sub(lambda m: known.get(m.group(1) or m.group(2), "*"), value)
+
+    for line in text.splitlines():
+        export = _GITHUB_ENV.match(line) if "GITHUB_ENV" in line else None
+        if export is not None:
+            out[export.group(2)] = known[export.group(2)] = expanded(export.group(3))
+            continue
+        assignment = _SET.match(line) if "=" in line else None
+        if assignment is not None:
+            known[assignment.group(1)] = expanded(assignment.group(2))
+    return out
+
+
 def _once(found: Iterable[Any]) -> tuple[Any, ...]:
     """``found`` without repeats of a fact written at the same place (a script run by two
     steps: the first step that runs it names it)."""
@@ -587,6 +628,8 @@ class _Reader:
         if isinstance(run, str):
             self._shell_at(run, _Block(Step(label, doc.file.path, 0), cwd, root=root),
                            doc, at + ("run",), depth)
+            if "GITHUB_ENV" in run:  # (what the job's later steps read as ${{ env.X }})
+                self._env.update(exported_env(run, self._env))
         elif isinstance(uses, str) and uses.lower().startswith(_IMAGE_ACTIONS):
             self._image_action(doc, at, step, uses.lower(), label)
         elif isinstance(uses, str) and uses.startswith("./") and depth < MAX_DEPTH:
