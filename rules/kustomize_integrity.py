@@ -316,8 +316,10 @@ from reviewbot.model.reach import (
     TEMPLATED,
     aside_why,
     harness_inputs,
+    in_older_release,
     is_object,
     kept_aside,
+    older_releases,
     path_match,
     placeholder_folders,
     read_by_terraform,
@@ -912,6 +914,10 @@ def _not_applied(model: Model, told: set[str], targets: _FluxPaths) -> Iterator[
                else (f"not applied (a base in {posixpath.dirname(base)}/ that no kustomization "
                      "includes, where overlays include the bases beside it)")
                if (base := unused_base(model, folder)) is not None
+               else (f"not applied (an older release: {older[release]} is the newest beside "
+                     f"{posixpath.basename(release)})")
+               if aside_why(files[0], within) is None and (release := in_older_release(
+                   files[0], older := older_releases(graph.dirs))) is not None
                else f"kept aside ({aside_why(files[0], within) or 'an archive or hidden folder'} "
                     "no build reads)")
         typo = next(((obj, path, near) for obj, path, near, at in meant if why.startswith(

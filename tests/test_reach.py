@@ -2401,6 +2401,31 @@ def test_without_roots_every_file_is_applied_as_written_but_archives(tmp_path: P
         "reads), so nothing in it is judged")
 
 
+def test_without_roots_an_older_release_of_a_series_of_release_folders_is_not_applied(
+        tmp_path: Path) -> None:
+    """kserve/kserve (judge round BH): `install/v0.6.0-rc0/` ... `install/v0.20.0/` hold
+    each release's manifests, frozen when it was made; a cluster is installed anew from the
+    newest, and `v0.6.0-rc0`'s `:latest` was an error. A pre-release is older than its
+    release; a lone folder named as a version is no series."""
+    write(tmp_path, {"install/v0.6.0-rc0/a.yaml": FLOATING % "a",
+                     "install/v0.6.0/b.yaml": FLOATING % "b",
+                     "install/v0.10.0-rc1/c.yaml": FLOATING % "c",
+                     "install/v0.10.0/d.yaml": FLOATING % "d",
+                     "charts/app/1.2/e.yaml": FLOATING % "e"})
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "charts/app/1.2/e.yaml"),
+        ("image-digest[floating]", "error", "install/v0.10.0/d.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "install/v0.10.0-rc1/c.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "install/v0.6.0-rc0/a.yaml"),
+        ("kustomize-integrity[not-applied]", "info", "install/v0.6.0/b.yaml")]
+    assert [s.reason for s in result.skipped if s.path == "install/v0.6.0"] == [
+        "an older release (v0.6.0; v0.10.0 is the newest beside it): not applied"]
+    assert [f.message for f in result.findings if f.file == "install/v0.6.0/b.yaml"] == [
+        "install/v0.6.0 (1 manifest file) is not applied (an older release: v0.10.0 is the "
+        "newest beside v0.6.0), so nothing in it is judged"]
+
+
 def test_five_hundred_kustomizations_of_one_path_are_one_build(tmp_path: Path) -> None:
     # issue 29 item 19: 500 Flux Kustomizations with path ./apps over 500 Deployments
     many = "\n---\n".join(

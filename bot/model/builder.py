@@ -74,7 +74,9 @@ from reviewbot.model.reach import (
     aside_why,
     find_reach,
     harness_inputs,
+    in_older_release,
     kept_aside,
+    older_releases,
     read_by_terraform,
     released_chart,
     shows_a_setup,
@@ -213,11 +215,16 @@ def build_model(
             d for d in graph.roots if graph.by_dir[d].is_component)
         model.derived["unused-bases"] = unused_bases(graph)
         model.unapplied = _kept_aside(graph, model, flux_builds)
+        older = older_releases(graph.dirs)
         for folder in unapplied_folders(model):
             aside = aside_why(folder + "/x", within)
             if aside is not None:
                 model.skipped.append(Skipped(folder, f"kept aside ({aside} no build reads): "
                                              "not applied"))
+            elif (release := in_older_release(folder + "/x", older)) is not None:
+                model.skipped.append(Skipped(folder, (
+                    f"an older release ({posixpath.basename(release)}; {older[release]} is the "
+                    "newest beside it): not applied")))
             elif (fed := next((who for p, who in harness_inputs(model).items()
                                if p == folder or p.startswith(folder + "/")), None)):
                 model.skipped.append(Skipped(folder, (
@@ -534,9 +541,12 @@ def _kept_aside(graph: Graph, model: Model, flux: Sequence[Build | None]) -> fro
 
     harness = harness_inputs(model)
 
+    older = older_releases(graph.dirs)
+
     def aside(path: str) -> bool:  # (below what was linted; a test harness's input; a
-        # template a script copies)
-        return kept_aside(path, within) or path in harness or graph.copied_by(path) is not None
+        # template a script copies; an older release of a series of release folders)
+        return kept_aside(path, within) or path in harness or graph.copied_by(
+            path) is not None or (bool(older) and in_older_release(path, older) is not None)
 
     live = [k for k in graph.by_dir.values() if k.directory not in unused  # (a Component no
             and not aside(k.file)]  # kustomization includes, or one kept aside, lists

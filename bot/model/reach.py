@@ -1509,6 +1509,44 @@ def shows_a_setup(path: str) -> bool:
         p.lower() in EXAMPLE_NAMES for p in parts))
 
 
+# a folder named as a release (`v0.6.0-rc0`, `1.2`, `v1.10.1`): its numbers and a pre-release
+_RELEASE = re.compile(r"v?(\d{1,9})\.(\d{1,9})(?:\.(\d{1,9}))?(?:[-.]?([A-Za-z][\w.]*))?")
+
+
+@functools.lru_cache(maxsize=8)
+def older_releases(dirs: frozenset[str]) -> Mapping[str, str]:
+    """The folders of a series of release folders beside each other (two or more named as
+    versions: kserve's `install/v0.6.0-rc0` ... `install/v0.20.0`) that are not its newest
+    -> the newest's name. Each holds the manifests of one release, frozen when it was made:
+    a cluster is installed from one of them, the newest anew, and an older one is history
+    (judge round BH: `install/v0.6.0-rc0`'s `:latest`, superseded by twenty releases, was an
+    error). A pre-release is older than its release."""
+    series: dict[str, list[tuple[tuple[int, int, int, int, str], str, str]]] = {}
+    for folder in dirs:
+        parent, _, name = folder.rpartition("/")
+        found = _RELEASE.fullmatch(name)
+        if found is not None:
+            major, minor, patch, pre = found.groups()
+            key = (int(major), int(minor), int(patch or 0), 0 if pre else 1, pre or "")
+            series.setdefault(parent, []).append((key, name, folder))
+    out: dict[str, str] = {}
+    for releases in series.values():
+        if len(releases) > 1:
+            newest = max(releases)
+            out.update((folder, newest[1]) for _, _, folder in releases if folder != newest[2])
+    return out
+
+
+def in_older_release(path: str, older: Mapping[str, str]) -> str | None:
+    """The folder of :func:`older_releases` ``path`` is in, or None."""
+    folder = posixpath.dirname(path)
+    while folder:
+        if folder in older:
+            return folder
+        folder = posixpath.dirname(folder)
+    return None
+
+
 def kept_aside(path: str, within: str = "") -> bool:
     """Whether ``path`` lies in a folder a repository keeps aside (:func:`aside_why`)."""
     return aside_why(path, within) is not None
