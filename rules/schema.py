@@ -84,7 +84,10 @@ Kinds:
   renders nothing of it, and the value meant keeps its default ("replicas: no template of
   the chart in charts/cache reads .Values.replicas ... (its templates read
   .Values.replicaCount)"). Keys for subcharts and `global`, and charts with a template that
-  reads `.Values` whole (`toYaml .Values`, `index .Values "key"`), are not judged.
+  reads `.Values` whole (`toYaml .Values`, `index .Values "key"`), are not judged. Alike, a
+  top-level key of an app-template release's values that misspells one the chart reads
+  (`persistance` for `persistence`); one that misspells none may be one's own, read by the
+  values' template strings: not judged.
 
 When it stays quiet:
 
@@ -281,6 +284,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
     yield from _quantities_refused(model, patches)
     yield from _chart_keys_refused(model, patches)
     yield from _values_unread(model)
+    yield from _chart_keys_misspelt(model, patches)
     yield Note("schema", stats.as_dict())  # the summary's counts
 
 
@@ -551,6 +555,43 @@ def _chart_keys_refused(model: Model, patches: frozenset[str]) -> Iterator[Viola
                     fix=(f"Rename {key} to {meant}." if meant else
                          f"Remove {key}, or write it where app-template reads it."),
                     kind="invalid")
+
+
+def _chart_keys_misspelt(model: Model, patches: frozenset[str]) -> Iterator[Violation]:
+    """``values-unread`` of a release of app-template (2.x to 5.x): a top-level key of its
+    values that misspells one the chart reads (``persistance``: new-user trial thirty-one,
+    where the cache volume was never made and /cache landed in the container's writable
+    layer). The chart's schema allows keys of one's own at the top (its templates may read
+    them through the values' own template strings): one that misspells none is not judged."""
+    if not any(o.kind in ("HelmRelease", "Application") for o in model.objects):
+        return
+    from reviewbot.model.releases import (
+        APP_TEMPLATE,
+        APP_TEMPLATE_TOP_KEYS,
+        major_of,
+        release_values,
+        releases,
+    )
+    from reviewbot.words import misspelt
+
+    for release in releases(model):
+        found = major_of(release.version) if release.chart == APP_TEMPLATE else None
+        if found is None or not 2 <= found[0] <= 5 or release.obj.file in patches:
+            continue
+        values, base = release_values(release)
+        obj = release.obj
+        for key in values:
+            if not isinstance(key, str) or key in APP_TEMPLATE_TOP_KEYS or "${" in key:
+                continue
+            meant = misspelt(key, APP_TEMPLATE_TOP_KEYS)
+            if not meant:
+                continue
+            yield Violation(
+                obj, base + (key,),
+                f"{format_path(base + (key,))}: app-template {release.version} reads no "
+                f"top-level key {key!r} (did you mean {meant}?), so Helm renders nothing of it "
+                f"for {obj.kind} {obj.namespace}/{obj.name}",
+                fix=f"Rename {key} to {meant}.", kind="values-unread", at_key=True)
 
 
 def _values_unread(model: Model) -> Iterator[Violation]:

@@ -893,6 +893,24 @@ def test_a_key_app_template_s_values_schema_does_not_allow_is_the_release_s_refu
                          only=["schema"], config=NEVER).findings == []
 
 
+def test_a_top_level_key_of_app_template_values_that_misspells_one_renders_nothing(
+        tmp_path: Path) -> None:
+    """New-user trial thirty-one: `persistance:` at the top of an app-template release's
+    values made no volume (/cache landed in the container's writable layer), and nothing
+    was said. The chart's schema allows keys of one's own at the top (the values' template
+    strings may read them): only one that misspells a key the chart reads is judged."""
+    text = APP_TEMPLATE_RELEASE.replace("replica: 2", "replicas: 2").replace(
+        "spce:", "spec:").replace("resouces:", "resources:") + """    persistance:
+      cache: {type: emptyDir}
+    myDomain: example.org
+"""
+    result = lint_text(tmp_path, text % ("3.7.1", ""), only=["schema"], config=NEVER)
+    assert [(f.line, f.severity, f.kind, f.message, f.fix) for f in result.findings] == [(
+        27, "warning", "values-unread", "spec.values.persistance: app-template 3.7.1 reads no "
+        "top-level key 'persistance' (did you mean persistence?), so Helm renders nothing of "
+        "it for HelmRelease media/jellyfin", "Rename persistance to persistence.")]
+
+
 def test_a_pattern_broken_by_a_placeholder_in_capitals_is_a_warning_that_says_so(
         tmp_path: Path) -> None:
     """aws-samples/eks-multi-cluster-gitops (judge round AY): its setup replaces REPO_PREFIX

@@ -440,14 +440,14 @@ def _why_not(obj: KObject, spec: Mapping[str, Any], chart: str, version: str,
 def chart_major(version: Any) -> int | None:
     """The major version of a chart version as a HelmRelease writes it (a string, or a YAML
     number): of one version, or of a semver range whose versions share one major
-    (:func:`_major`); else None."""
+    (:func:`major_of`); else None."""
     if not isinstance(version, (str, int)) or isinstance(version, bool):
         return None
-    found = _major(str(version))
+    found = major_of(str(version))
     return found[0] if found is not None else None
 
 
-def _major(version: str) -> tuple[int, int, int] | None:
+def major_of(version: str) -> tuple[int, int, int] | None:
     """The chart version a release runs: one written exactly; for a semver range whose
     versions share one major (``4.x``, ``~4.1``, ``^4.0.0``, ``>=4.0.0 <5.0.0``), the highest
     of that major, which Flux pulls (``(4, 99, 99)``: its labels are the major's); else
@@ -475,7 +475,7 @@ def _range_major(text: str) -> int | None:
 
 def controller_key(version: str) -> str | None:
     """The pod label app-template's common library puts the controller's identifier under."""
-    found = _major(version)
+    found = major_of(version)
     if found is None:
         return None
     if found[0] in (4, 5):
@@ -492,7 +492,7 @@ def _rendered(release: Release, raw: Any, pods: Sequence[PodTemplate]) -> Releas
     values = mapping(raw)
     if release.why_not:
         return release
-    major = _major(release.version)
+    major = major_of(release.version)
     if major is not None and major[0] < 2:
         return replace(release, why_not=(
             f"app-template {release.version}: the templates of its 1.x charts (values without "
@@ -631,11 +631,23 @@ APP_TEMPLATE_KEYS: Mapping[str, frozenset[str]] = {
 }
 
 
+# the top-level keys app-template's values schema names (the common library's
+# values.schema.json, common-3.0.0 to common-5.2.1, bjw-s-labs/helm-charts): its root allows
+# other keys (app-template evaluates templates in its values, and a key of one's own may
+# hold what they read), so one is judged only where it misspells one of these
+APP_TEMPLATE_TOP_KEYS = frozenset({
+    "global", "defaultPodOptionsStrategy", "defaultPodOptions", "controllers",
+    "serviceAccount", "configMaps", "configMapsFromFolder", "secrets",
+    "defaultExternalSecretStoreRef", "externalSecrets", "secretsFromFolder", "ingress", "route",
+    "listenerSets", "service", "serviceMonitor", "podMonitor", "networkpolicies",
+    "persistence", "rbac", "rawResources"})
+
+
 def schema_keys(release: Release) -> Mapping[str, frozenset[str]] | None:
     """:data:`APP_TEMPLATE_KEYS` for a release of app-template 3.0.0 to 4.1.1 (a version
     written exactly), else None: another chart, 1.x and 2.x (no values schema), a later
     version (its schema not read here: a key it added would be called unknown)."""
-    found = _major(release.version) if release.chart == APP_TEMPLATE else None
+    found = major_of(release.version) if release.chart == APP_TEMPLATE else None
     return APP_TEMPLATE_KEYS if found is not None and (3, 0, 0) <= found <= (4, 1, 1) else None
 
 
