@@ -669,6 +669,17 @@ def _refused(obj: KObject, value: Any, path: Path, what: str = "") -> Iterator[V
     # a word in capitals (GCP's samples' `storage: FILESTORE_CAPACITY`), `<size>` or `$SIZE`:
     # a placeholder someone replaces before applying, not the value the cluster gets
     placeholder = isinstance(value, str) and _PLACEHOLDER_VALUE.fullmatch(value) is not None
+    unset = _emptied(obj, path, value)
+    if unset:  # (new-user trial thirty-one: "'' is not a quantity" of `${PAPERLESS_CAPACITY}`,
+        # whose variable the change removed from the Kustomization's postBuild)
+        names = " and ".join(unset)
+        yield Violation(
+            obj, path, f"{at}: {problem}, so the API server refuses the {what or obj.kind}: "
+            f"Flux substitutes {names} with nothing, as no postBuild value of the Kustomization "
+            f"that applies it sets {'them' if len(unset) > 1 else 'it'}",
+            fix=f"Set {names} in that Kustomization's postBuild (substitute or substituteFrom), "
+                f"or give it a default ({unset[0][:-1]}:=<quantity>}}).", kind="invalid")
+        return
     yield Violation(obj, path, f"{at}: {problem}, so the API server refuses the "
                                f"{what or obj.kind}",
                     fix=f"Write {at} as a Kubernetes quantity (Mi and Gi are powers of 1024).",
@@ -677,6 +688,20 @@ def _refused(obj: KObject, value: Any, path: Path, what: str = "") -> Iterator[V
 
 
 _PLACEHOLDER_VALUE = re.compile(r"[A-Z][A-Z0-9_]*|<[^<>]+>|\$[A-Za-z_]\w*")
+_PLAIN_VARIABLE = re.compile(r"\$\{(\w+)\}")
+
+
+def _emptied(obj: KObject, path: Path, value: str) -> list[str]:
+    """The ``${VAR}`` (no default) written at ``path`` that Flux's post-build substitution
+    left out of ``value``: unset where the object is applied, each made the empty string."""
+    doc, at = obj.written(path)
+    written = dig(doc.value, at) if doc is not None else None
+    if not isinstance(written, str) or "${" not in written or written == value:
+        return []
+    names = _PLAIN_VARIABLE.findall(written)
+    if not names or _PLAIN_VARIABLE.sub("", written) != value:
+        return []
+    return [f"${{{n}}}" for n in dict.fromkeys(names)]
 
 
 def _texts(value: Any) -> list[str]:

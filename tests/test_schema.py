@@ -1009,3 +1009,60 @@ spec:
     assert [f.message for f in result.findings] == ([] if why is None else [
         f"spec.schedule: {schedule!r} is no schedule the API server accepts ({why}): it "
         "refuses the CronJob"])
+
+
+def test_a_quantity_flux_substitutes_with_nothing_names_the_unset_variable(
+        tmp_path: Path) -> None:
+    """New-user trial thirty-one: a change renamed PAPERLESS_CAPACITY in the Kustomization's
+    postBuild while pvc.yaml kept `storage: ${PAPERLESS_CAPACITY}`: "'' is not a quantity ...
+    Write it as a Kubernetes quantity" told the wrong action. The variable is unset, so Flux
+    substitutes nothing: the message names it, the fix sets it."""
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        "clusters/home/flux-system/gotk-sync.yaml": """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: flux-system, namespace: flux-system}
+            spec: {interval: 1m, url: "https://github.com/me/home.git", ref: {branch: main}}
+            ---
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: flux-system, namespace: flux-system}
+            spec:
+              interval: 10m
+              path: ./clusters/home
+              prune: true
+              sourceRef: {kind: GitRepository, name: flux-system}
+            """,
+        "clusters/home/apps.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: paperless, namespace: flux-system}
+            spec:
+              interval: 10m
+              path: ./apps/paperless
+              prune: true
+              sourceRef: {kind: GitRepository, name: flux-system}
+              postBuild:
+                substitute: {VOLSYNC_CAPACITY: 15Gi}
+            """,
+        "apps/paperless/kustomization.yaml": "resources: [pvc.yaml]\n",
+        "apps/paperless/pvc.yaml": """
+            apiVersion: v1
+            kind: PersistentVolumeClaim
+            metadata: {name: data, namespace: paperless}
+            spec:
+              accessModes: [ReadWriteOnce]
+              resources:
+                requests: {storage: "${PAPERLESS_CAPACITY}"}
+            """})
+    result = lint_dir(tmp_path, only=["schema"])
+    assert [(f.file, f.line, f.severity, f.message, f.fix) for f in result.findings] == [(
+        "apps/paperless/pvc.yaml", 7, "error",
+        "spec.resources.requests.storage: '' is not a quantity (a number with an optional "
+        "suffix such as 500m, 4, 15Gi, 64G or 1e3), so the API server refuses the "
+        "PersistentVolumeClaim: Flux substitutes ${PAPERLESS_CAPACITY} with nothing, as no "
+        "postBuild value of the Kustomization that applies it sets it",
+        "Set ${PAPERLESS_CAPACITY} in that Kustomization's postBuild (substitute or "
+        "substituteFrom), or give it a default (${PAPERLESS_CAPACITY:=<quantity>}).")]
