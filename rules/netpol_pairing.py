@@ -1078,7 +1078,9 @@ class _Part:
         if b.net.rendered_by:  # (not certain when every caller is not, or the destination)
             doubts = dict(b.doubts)
             live = list(self._live())
-            if live and all(i in doubts for i in live):
+            if live and all(i in doubts for i in live) and _labels_decide(
+                    b.net, [s for i in live for s in b.callers[i].sources], first.pods,
+                    b.wanted):
                 doubt = doubts[live[0]]
             if doubt is None:
                 doubt = _doubt(b.net, first.pods)
@@ -1122,8 +1124,17 @@ class _Group:
         sources: set[int] = set()
         for c in callers:
             sources.update(c.sources)
-        doubt = (_doubt_all(net, [s for c in callers for s in c.sources])
-                 or _doubt(net, first.pods)) if net.rendered_by else None
+        doubt = None
+        if net.rendered_by:
+            from reviewbot.netpol.sets import union_all
+
+            every = [s for c in callers for s in c.sources]
+            doubt = _doubt_all(net, every)
+            if doubt is not None and not _labels_decide(
+                    net, every, first.pods, union_all(net.rule_conns(first.rule, d)
+                                                      for d in first.pods)):
+                doubt = None  # (the callers' chart decides nothing of the verdict)
+            doubt = doubt or _doubt(net, first.pods)
         return cls(net, first, _Names.of(net, sources, names),
                    {c.policy.namespace for c in callers}, doubt)
 
@@ -2518,6 +2529,13 @@ def _doubt(net: Network, pods: Iterable[int]) -> str | None:
         if found is not None:
             return found
     return None
+
+
+def _labels_decide(net: Network, sources: Sequence[int], pods: Sequence[int],
+                   conns: Conns) -> bool:
+    """Whether the labels of some of ``sources`` (a chart's pods: read from its documented
+    templates) could change whether ``pods`` admit them (:meth:`Network.labels_decide`)."""
+    return any(net.labels_decide(s, d, conns) for s in dict.fromkeys(sources) for d in pods)
 
 
 def _doubt_all(net: Network, pods: Sequence[int]) -> str | None:

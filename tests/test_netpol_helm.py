@@ -688,3 +688,51 @@ def test_an_ingress_app_template_renders_names_a_port_its_service_lacks(tmp_path
     assert [(o.line, o.message.split(":")[1]) for o in found[0].others] == [
         (19, " Service echo (service.app) has no port named http, which its ingress app sends "
              "to (it has 80 (web))")]
+
+
+def test_a_chart_pod_s_labels_that_decide_nothing_leave_the_finding_certain(
+        tmp_path: Path) -> None:
+    """New-user trial thirty-one: app-template's echo in namespace apps sends to postgres
+    in database, whose NetworkPolicy admits namespace selfhosted alone: whatever labels the
+    chart gives echo, nothing admits it, yet the finding was "Not certain: ... the chart
+    app-template". Where a peer of the destination's rules may select echo's namespace, its
+    labels decide, and the doubt stays."""
+    egress = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: echo, namespace: apps}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+  egress:
+  - to:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: database}}
+      podSelector: {matchLabels: {app: postgres}}
+    ports: [{port: 5432}]
+"""
+    postgres = deployment("postgres", "database", "{app: postgres}",
+                          "ports: [{containerPort: 5432}]") + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: postgres, namespace: database}
+spec:
+  podSelector: {matchLabels: {app: postgres}}
+  policyTypes: [Ingress]
+  ingress:
+  - from:
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: ADMITTED}}
+      PEER
+    ports: [{port: 5432}]
+"""
+    def unmatched(admitted: str, peer: str) -> list[tuple[str, bool]]:
+        text = ECHO + OCI.replace("VERSION", "4.1.1") + egress + postgres.replace(
+            "ADMITTED", admitted).replace("PEER", peer)
+        result = lint_text(tmp_path / f"{admitted}{len(peer)}", text, only=["netpol-pairing"])
+        return [(f.severity, "Not certain" in f.message) for f in result.findings
+                if f.kind == "egress-unmatched"]
+
+    assert unmatched("selfhosted", "") == [("error", False)]
+    # apps admitted, but only pods labelled app=web: the chart's labels decide
+    assert unmatched("apps", "podSelector: {matchLabels: {app: web}}") == [("warning", True)]

@@ -868,6 +868,34 @@ class Network:
                     return True
         return False
 
+    def labels_decide(self, s: int, d: int, conns: Conns) -> bool:
+        """Whether ``d``'s ingress verdict on ``conns`` from pod ``s`` could change with
+        ``s``'s labels (or what is not evaluated): some rule of a policy selecting ``d`` that
+        covers ``conns`` has a peer that may select a pod of ``s``'s namespace, or an IP
+        block, or a deny or admin tier decides. When none does, the verdict holds whatever
+        labels ``s`` carries: a chart's pod whose labels are read from its documented
+        templates is as certain there as one written (new-user trial thirty-one: a plain
+        NetworkPolicy admitting only namespace selfhosted, the caller an app-template pod
+        in ai, was "Not certain")."""
+        if self.admin is not None or self.ingress_deny_of[d]:
+            return True
+        namespace = self.pods[s].namespace
+        for n in self.ingress_of[d]:
+            for rule in self.policies[n].ingress:
+                if not self.rule_conns(rule, d).overlaps(conns):
+                    continue
+                if rule.peers is None:
+                    return True
+                for peer in rule.peers:
+                    if peer.ip is not None or peer.unknown or peer.accounts is not None:
+                        return True
+                    if peer.namespaces is None:
+                        if namespace == rule.namespace:
+                            return True
+                    elif self.namespace_match(peer.namespaces, namespace) is not False:
+                        return True
+        return False
+
     def egress_allows(self, s: int, d: int, conns: Conns, unknown: bool = False) -> bool:
         """Whether ``s``'s egress side lets any of ``conns`` out towards pod ``d``."""
         if self.admin is not None or self.egress_deny_of[s]:
