@@ -211,14 +211,15 @@ controller label of the chart's version, `pod.labels`), container ports, the Ser
 them, and their env URLs are declared flows. The chart is what renders them, so a finding
 about such pods is at most a warning that says so, except of what the chart writes as the
 values write it: the address an env value names, gone with its Service or port
-(`dependency-missing`), and a Service's ports an Ingress names (`backend-port`). Values a
-HelmRelease takes from a
-ConfigMap or Secret a kustomization of the tree generates from a file (`valuesFrom`, the
-layout Flux's documentation shows) are read too, merged as helm-controller merges them
-(each in order, then `values` over them). Other charts, values from a ConfigMap or Secret
-the tree does not generate (or through a `targetPath`, or sops-encrypted) and
-post-renderers are not evaluated: `reviewbot netpol connectivity` and the review's
-connectivity section name each such release ("not evaluated: <why>").
+(`dependency-missing`), a Service's ports an Ingress names (`backend-port`), and a caller
+whose labels cannot change the verdict (no peer of the destination's rules may select its
+namespace: `egress-unmatched`). Values a HelmRelease takes from a ConfigMap or Secret a
+kustomization of the tree generates from a file (`valuesFrom`, the layout Flux's
+documentation shows) are read too, merged as helm-controller merges them (each in order,
+then `values` over them). Other charts, values from a ConfigMap or Secret the tree does not
+generate (or through a `targetPath`, or sops-encrypted) and post-renderers are not
+evaluated: `reviewbot netpol connectivity` and the review's connectivity section name each
+such release ("not evaluated: <why>").
 Pods rendered from Helm charts that are not evaluated are not in the model: a namespace
 holding them (HelmRelease namespace or `targetNamespace`, the destination of an Argo CD
 Application of a chart or of a path this tree lacks; one whose every source is a folder of
