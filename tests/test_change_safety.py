@@ -1395,6 +1395,19 @@ def test_a_gpu_restart_with_recreate_names_the_measured_downtime(
         "restarts coder, and the new pod never gets ready: its startupProbe (300 s) gives up "
         "before its measured boot, 600 s, ends, so each boot is killed and the downtime lasts "
         "until the probe is fixed")
+    assert review(repo, base, head, capsys)[1][0]["fix"] == (
+        "Give the startupProbe at least the measured boot, 600 s, before merging: as it is, "
+        "coder stays down.")
+    # a new pod no node it may run on has room for: never scheduled (new-user trial
+    # thirty-one read "at least 540 s of downtime" beside a request of 4 GPUs of a 2-GPU node)
+    repo.commit({".reviewbot.yaml": ONE_GPU_NODE.replace('"1"}', '"2"}')})
+    base = repo.commit({"gpu.yaml": GPU.format(strategy="Recreate", image=IMAGE, tp=1)})
+    head = repo.commit({"gpu.yaml": GPU.format(strategy="Recreate", image=IMAGE, tp=4)})
+    found = review(repo, base, head, capsys)[1]
+    assert (found[0]["message"].split("so it ")[1], found[0]["fix"]) == (
+        "restarts coder, and the new pod is never scheduled: no node it may run on has 4 "
+        "nvidia.com/gpu (worker-1 has 2), so the downtime lasts until the request fits a node",
+        "Request what a node coder may run on has before merging: as it is, coder stays down.")
 
 
 def test_a_media_server_restart_on_an_intel_igpu_is_no_weights_reload(

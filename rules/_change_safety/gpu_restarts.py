@@ -14,6 +14,7 @@ from reviewbot.model.objects import Model, Path, PodTemplate
 from reviewbot.model.quantity import parse_quantity
 from reviewbot.model.workload import (
     MEASURED_BOOT,
+    admits,
     field_path,
     measured,
     number,
@@ -49,6 +50,24 @@ def _killed_booting(pod: PodTemplate, boot: Fraction) -> str | None:
                 if total < boot:
                     return f"{name} ({total} s)"
             break  # (the startup probe, when there is one, is the one that judges a boot)
+    return None
+
+
+def _never_scheduled(pod: PodTemplate, gpus: dict[str, Fraction], model: Model) -> str | None:
+    """Why ``pod``'s new pod is never scheduled, where the inventory knows the nodes it may
+    run on: none of them has as many of a GPU resource as it requests ("no node it may run
+    on has 4 nvidia.com/gpu (gpu-1 has 2)"), said as schedulability judges the node; None
+    otherwise (new-user trial thirty-one: "at least 540 s of downtime" beside a pod that
+    never runs)."""
+    nodes = [n for n in model.inventory.nodes if admits(pod, n)]
+    if not nodes:
+        return None
+    for resource, wanted in gpus.items():
+        best = max(nodes, key=lambda n: n.allocatable.get(resource, Fraction(0)))
+        have = best.allocatable.get(resource, Fraction(0))
+        if have < wanted:
+            return (f"no node it may run on has {number(wanted)} {resource} ({best.name} has "
+                    f"{number(have)})")
     return None
 
 
@@ -98,7 +117,11 @@ def gpu_restart_verdicts(old_pods: Sequence[PodTemplate], new_pods: Sequence[Pod
         raw = measured(pod, MEASURED_BOOT, head.inventory)
         boot = parse_seconds(raw) if raw is not None else None
         killed = _killed_booting(pod, boot) if boot is not None else None
-        if boot is not None and killed is not None:
+        unplaced = _never_scheduled(pod, gpus, head)
+        if unplaced is not None:
+            tail = (f"restarts {pod.name}, and the new pod is never scheduled: {unplaced}, so "
+                    "the downtime lasts until the request fits a node")
+        elif boot is not None and killed is not None:
             # (new-user trial twenty-nine: "at least 900 s" beside a probe that kills every
             # boot: the downtime has no end)
             tail = (f"restarts {pod.name}, and the new pod never gets ready: its {killed} "
@@ -114,14 +137,20 @@ def gpu_restart_verdicts(old_pods: Sequence[PodTemplate], new_pods: Sequence[Pod
         engine = any(parallelism_of(head, c) is not None for c in pod.main_containers)
         why = ("a GPU predictor restart is a weights reload, not a rolling update" if engine
                else "no second pod serves while it restarts")
+        fix = (f"Merge when {pod.name} may be down for "
+               f"{f'at least {number(boot)} s' if boot is not None else 'one boot'} ({why}), or "
+               "batch this with the next change that restarts it.")
+        if unplaced is not None:  # (the outage has no end: the fix is the request's)
+            fix = (f"Request what a node {pod.name} may run on has before merging: as it is, "
+                   f"{pod.name} stays down.")
+        elif boot is not None and killed is not None:
+            fix = (f"Give the {killed.split(' (')[0]} at least the measured boot, "
+                   f"{number(boot)} s, before merging: as it is, {pod.name} stays down.")
         yield Violation(
             pod.obj, changed[0][1],
             f"{pod.name} requests {gpu_text} and is replaced {how}: this change to its pod "
             f"template ({fields}) stops the old pod before the new one is ready, so it {tail}",
-            fix=(f"Merge when {pod.name} may be down for "
-                 f"{f'at least {number(boot)} s' if boot is not None else 'one boot'} ({why}), or "
-                 "batch this with the next change that restarts it."),
-            kind="gpu-restart",
+            fix=fix, kind="gpu-restart",
         )
 
 
