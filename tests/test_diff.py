@@ -1301,3 +1301,25 @@ def test_a_values_size_written_with_another_unit_is_no_change(
     assert changes_of(entry) == {
         ("spec.values.persistence.data.size", None, "changed", "5Gi", "6Gi"),
         ("spec.values.cache.size", None, "changed", 10, 10.0)}
+
+
+def test_an_object_two_builds_apply_in_one_cluster_stays_while_one_of_them_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial thirty-one: two apps' kustomizations each apply OCIRepository
+    app-template in namespace ai, each with its own labels; one app moved to namespace llm.
+    The diff said ai/app-template was "renamed" to llm/app-template, while the other app
+    still applies it: llm/app-template is added, and ai/app-template stays."""
+    oci = ("apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\n"
+           "metadata: {name: app-template}\n"
+           "spec: {interval: 12h, url: oci://ghcr.io/bjw-s/helm/app-template, "
+           "ref: {tag: 3.7.1}}\n")
+    app = "namespace: %s\nlabels: [{pairs: {app: %s}}]\nresources: [oci.yaml]\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"kustomization.yaml": "resources: [vllm, webui]\n",
+                        "vllm/kustomization.yaml": app % ("ai", "vllm"), "vllm/oci.yaml": oci,
+                        "webui/kustomization.yaml": app % ("ai", "webui"),
+                        "webui/oci.yaml": oci})
+    head = repo.commit({"webui/kustomization.yaml": app % ("llm", "webui")})
+    found = [(e["object"], e["change"], e.get("renamed_from"))
+             for e in diff_json(repo, base, head, capsys) if e["kind"] != "Kustomization"]
+    assert found == [("OCIRepository/llm/app-template", "added", None)]

@@ -1351,12 +1351,16 @@ def _match(base: Sequence[Item], head: Sequence[Item], clusters: frozenset[str])
         for h in hs[len(bs):]:
             if (wider := _covering(h, everyone[0])) is not None:
                 pairs.append((wider, h))
+            elif not h.clusters and _kept_alike(h, everyone[0]):
+                continue  # (one cluster: it had the object as it is, another build's)
             else:
                 lone_h.append(h)
         lone_b: list[Item] = []
         for b in bs[len(hs):]:
             if (wider := _covering(b, everyone[1])) is not None:
                 pairs.append((b, wider))
+            elif not b.clusters and _kept_alike(b, everyone[1]):
+                continue  # (one cluster: another build still makes it as it was)
             else:
                 lone_b.append(b)
         if clusters and everyone[0] and everyone[1]:
@@ -1399,6 +1403,15 @@ def _apart(side: Sequence[Item], other: Sequence[Item], clusters: frozenset[str]
             out.append(replace(item, partial=part))
             left -= part
     return out
+
+
+def _kept_alike(item: Item, others: Sequence[Item]) -> bool:
+    """Whether ``others`` (the other side's items of ``item``'s identity, in a tree of one
+    cluster) hold it: the cluster has that object on both sides, one build less or more
+    making it (new-user trial thirty-one: two apps' Flux Kustomizations apply OCIRepository
+    ai/app-template, each with its own labels; one moved to namespace llm, and the diff said
+    ai/app-template was "renamed" to llm/app-template while the other still applies it)."""
+    return any(not o.clusters for o in others)
 
 
 def _covering(item: Item, others: Sequence[Item]) -> Item | None:
