@@ -2052,7 +2052,12 @@ def test_objects_moved_to_a_namespace_nothing_creates_are_said_to_fail(
                and "namespace iot" in f["message"]]
     assert (said["severity"], said["file"], said["line"]) == (
         "warning", "clusters/prod/mqtt.yaml", 9)
-    assert 'the apply fails (namespaces "iot" not found)' in said["message"]
+    assert ('the apply fails (namespaces "iot" not found), and the prune of what it applied '
+            "before waits with it") in said["message"]
+    # what the move renames is said where the change is, the targetNamespace line (new-user
+    # trial thirty-one: at each object's own unchanged file, where no comment can sit)
+    assert [(f["file"], f["line"]) for f in found if " is renamed to " in f["message"]
+            ] == [("clusters/prod/mqtt.yaml", 9)]
     made = repo.commit({"clusters/prod/home.yaml": "apiVersion: v1\nkind: Namespace\n"
                                                    "metadata: {name: iot}\n"})
     _, found = review(repo, base, made, capsys)

@@ -295,8 +295,13 @@ class _Fates:
         renamed = self.renamed.get(obj.identity)
         if renamed is not None:
             kind, _, rest = renamed.ref.partition("/")  # named as the message names the old
-            return (f"is renamed to {kind} {rest} (a new object; the old one goes)",
-                    renamed.head.where(("metadata", "name")) if renamed.head else own)
+            place = renamed.head.where(("metadata", "name")) if renamed.head else own
+            if obj.file in self.head.files and self.head.files[obj.file].text == (
+                    self.base.files[obj.file].text) and (
+                    changed := self._build_change(applier)) is not None:
+                place = changed[1]  # (its file as it was: its applier renamed it, a
+                # targetNamespace the pull request changed, new-user trial thirty-one)
+            return (f"is renamed to {kind} {rest} (a new object; the old one goes)", place)
         unlisted = self.anchors.unlisted(obj.file)
         if obj.file not in self.head.files:
             # its file deleted: the line of its kustomization that listed it, when the head

@@ -49,7 +49,8 @@ def namespace_verdicts(diff: TreeDiff, base: Model, head: Model) -> Iterator[Vio
         yield Violation(
             applier, ("spec", "targetNamespace"),
             f"{what}, which nothing in the repository creates: the apply fails (namespaces "
-            f"\"{namespace}\" not found) unless the namespace is made outside the repository",
+            f"\"{namespace}\" not found), and the prune of what it applied before waits with "
+            "it, unless the namespace is made outside the repository",
             fix=f"Add a Namespace {namespace} to what applies these objects, or keep them in "
                 "a namespace the cluster has.",
             kind="namespace-missing",
