@@ -535,3 +535,66 @@ def test_a_port_renamed_under_an_unchanged_ingress_is_said_at_the_rename_for_eac
                    capsys)[1]
     assert [f["message"].rpartition(" (so does ")[2] for f in json.loads(lint)["findings"]] == [
         "Ingress staging/web, built from the same lines)"]
+
+
+def test_a_finding_off_the_diff_in_a_changed_document_sits_at_its_change(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial thirty-one: a policy's port changed (8000 -> 8080) at the end of its
+    ingress rule; the findings it caused sat at the rule's `ingress:` and `from:`, more than
+    three lines above, which the diff does not show: no inline comment at all. Anchored at
+    the first change inside the node a finding is at (the rule); a change beside it is no
+    cause of it."""
+    web = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: web, image: x, ports: [{containerPort: 8000}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8000}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: client, namespace: shop}
+spec:
+  selector: {matchLabels: {app: client}}
+  template:
+    metadata: {labels: {app: client}}
+    spec:
+      containers:
+      - name: client
+        image: y
+        env: [{name: API, value: "http://web.shop.svc.cluster.local:80"}]
+"""
+    policy = """apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: web, namespace: shop}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  policyTypes: [Ingress]
+  ingress:
+  - from:
+    - podSelector:
+        matchLabels:
+          app: client
+    ports:
+    - protocol: TCP
+      port: PORT
+"""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"web.yaml": web, "np.yaml": policy.replace("PORT", "8000")})
+    head = repo.commit({"np.yaml": policy.replace("PORT", "8080")})
+    _, out, err = review_out(repo, base, head, "markdown", capsys, "--rule", "netpol-pairing")
+    inline = err.split("inline comment(s)", 1)[1]
+    assert "\nnp.yaml:14\n" in inline and "About `NetworkPolicy/shop/web` at `np.yaml` line 7" \
+        in inline
+    assert "Not shown inline" not in out

@@ -53,6 +53,19 @@ class Anchors:
         return next((min(j1 + 1, max(last, 1)) for tag, _, _, j1, _ in ops if tag != "equal"),
                     1)
 
+    def changed_lines(self, file: str) -> list[int]:
+        """The lines of the head's ``file`` the pull request added or changed (for a removal
+        alone, the line that took its place), in order."""
+        if file not in self.base.files:
+            return list(range(1, len(self.head.files[file].text.splitlines()) + 1))
+        self.moved(file, 1)  # (the file's opcodes, made once)
+        ops, last = self._lines[file]
+        out: list[int] = []
+        for tag, _, _, j1, j2 in ops:
+            if tag != "equal":
+                out.extend(range(j1 + 1, j2 + 1) if j2 > j1 else [min(j1 + 1, max(last, 1))])
+        return out
+
     def moved(self, file: str, line: int) -> Place:
         """Where line ``line`` of the base's ``file`` stands in the head's: itself when the
         pull request kept it, else the line that took its place (the next kept one; the last

@@ -47,7 +47,7 @@ from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary, Unappl
 from reviewbot.engine.review_cache import freeze_report, thaw_report
 from reviewbot.errors import ReviewbotError
 from reviewbot.load.cache import ParseCache
-from reviewbot.load.loader import decode_text
+from reviewbot.load.loader import LoadedFile, decode_text
 from reviewbot.sources.refs import (
     Sides,
     changed_files,
@@ -348,6 +348,7 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     marked = at_removed_entries(marked, base_result.model, head_result.model)
     changed = changed_files(base_tree, head)
     marked = at_causes(marked, base_result.model, head_result.model, changed)
+    marked = near_changes(marked, base_result.model, head_result.model, changed)
     # a finding about an object's own content is fixed when the object is still applied
     # without it: one whose object the head no longer applies (removed, or its applier
     # gone) went with it, unfixed; a finding of a cause between objects (a flow nobody
@@ -484,6 +485,52 @@ def at_causes(findings: Sequence[Finding], base: Model, head: Model,
                 f = replace(f, anchor=(cause, anchors.first_change(cause)))
         out.append(f)
     return out
+
+
+# the lines of context git's unified diff shows around a change: what a forge lets an inline
+# comment sit on beside the changed lines
+DIFF_CONTEXT = 3
+
+
+def near_changes(findings: Sequence[Finding], base: Model, head: Model,
+                 changed: frozenset[str]) -> list[Finding]:
+    """A new finding in a file the pull request changes, at a line its diff does not show
+    (more than :data:`DIFF_CONTEXT` lines from every change), anchored at the first change
+    inside the node it is at (a rule whose port changed): the change that made it (new-user
+    trial thirty-one: a CiliumNetworkPolicy rule's port changed at its end, its finding at
+    the rule's `ingress:`, five lines above: no inline comment at all). A change beside the
+    node, not in it, is no cause of it."""
+    from reviewbot.diff.anchors import Anchors
+
+    anchors: Anchors | None = None
+    out = []
+    for f in findings:
+        if (f.new or f.worse) and f.anchor is None and f.file in changed and f.line and (
+                f.file in head.files and f.file in base.files):
+            if anchors is None:
+                anchors = Anchors(base, head)
+            lines = anchors.changed_lines(f.file)
+            if lines and all(abs(n - f.line) > DIFF_CONTEXT for n in lines):
+                span = _node_span(head.files[f.file], f.line, f.column)
+                inside = [n for n in lines if span is not None and span[0] <= n <= span[1]]
+                if inside:
+                    f = replace(f, anchor=(f.file, inside[0]))
+        out.append(f)
+    return out
+
+
+def _node_span(lf: LoadedFile, line: int, column: int) -> tuple[int, int] | None:
+    """The first and last line of the node at ``line``:``column`` of ``lf`` (its value and
+    everything below it), or None when no node starts there."""
+    doc = max((d for d in lf.documents if d.line <= line), key=lambda d: d.line, default=None)
+    if doc is None:
+        return None
+    positions = lf.positions(doc.index)
+    at = next((p for p, pos in positions.items() if pos == (line, column)), None)
+    if at is None:
+        return None
+    lines = [pos[0] for p, pos in positions.items() if p[:len(at)] == at]
+    return min(lines), max(lines)
 
 
 def _base_side(cache: ParseCache | None, tree: Tree, model: Model, config: Config,
