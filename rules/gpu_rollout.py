@@ -389,6 +389,9 @@ def rollout_fix(pod: PodTemplate, why: str = "") -> str:
     if pod.component is not None:
         return (f"Set spec.{pod.component}.deploymentStrategy.type: Recreate"
                 f"{why or ', so the old pod frees its GPUs before the new one starts'}.")
+    if is_values_pod(pod) and pod.origin is not None and pod.origin.chart == "app-template":
+        at = f"controllers.{pod.spec_path[-1]}"  # (app-template's keys: new-user trial 31)
+        return f"Set {at}.strategy: Recreate (or {at}.rollingUpdate.surge: 0){why}."
     if is_values_pod(pod):
         return f"Set the strategy to Recreate in the values (or maxSurge: 0){why}."
     return f"Set spec.strategy.type: Recreate (or rollingUpdate.maxSurge: 0){why}."

@@ -552,8 +552,8 @@ def _chart_keys_refused(model: Model, patches: frozenset[str]) -> Iterator[Viola
                     f"install or upgrade {obj.kind} {obj.namespace}/{obj.name} (\"Additional "
                     f"property {key} is "
                     "not allowed\"): the release stays as it was",
-                    fix=(f"Rename {key} to {meant}." if meant else
-                         f"Remove {key}, or write it where app-template reads it."),
+                    fix=(f"Rename {key} to {meant}." if meant else _APP_TEMPLATE_PLACES.get(
+                        key, f"Remove {key}, or write it where app-template reads it.")),
                     kind="invalid")
 
 
@@ -634,6 +634,19 @@ def _values_unread(model: Model) -> Iterator[Violation]:
                 fix=(f"Write it as {near}, the key the chart reads, or remove it." if near
                      else "Write it under a key the chart's templates read, or remove it."),
                 kind="values-unread", at_key=True)
+
+
+# where app-template reads what a container of a pod spec writes under another key (its
+# values' documentation: containers' probes, image, the volumes of persistence items)
+_APP_TEMPLATE_PLACES = {
+    f"{kind}Probe": (f"Write it under probes.{kind}: {{enabled: true, custom: true, spec: "
+                     f"<the probe>}}, where app-template reads a container's {kind} probe.")
+    for kind in ("readiness", "liveness", "startup")} | {
+    "imagePullPolicy": "Write it as image.pullPolicy, where app-template reads it.",
+    "volumeMounts": ("Mount volumes from the persistence items instead (persistence.<id>."
+                     "globalMounts or advancedMounts), where app-template reads them."),
+    "name": "Remove name: the container's key under containers is its name.",
+}
 
 
 def _values_items(raw: Any) -> list[tuple[str, dict[str, Any]]]:

@@ -233,3 +233,31 @@ def test_each_cluster_s_own_nodes_judge_its_rollouts(tmp_path: Path) -> None:
         ("home/vllm.yaml", "error", "surge"), ("lab/vllm.yaml", "warning", "borrowed-room")]
     assert "gpu-01 has 1 nvidia.com/gpu" in next(
         f.message for f in result.findings if f.file == "home/vllm.yaml")
+
+
+def test_an_app_template_release_s_fix_names_the_keys_its_values_have(tmp_path: Path) -> None:
+    """New-user trial thirty-one: an app-template controller's RollingUpdate surging on a
+    full GPU node was told "(or maxSurge: 0)", a key app-template does not read: its
+    controller's `strategy` and `rollingUpdate.surge` are named."""
+    text = """
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: vllm, namespace: ai}
+spec:
+  chart:
+    spec: {chart: app-template, version: 3.7.1, sourceRef: {kind: HelmRepository, name: bjw-s}}
+  values:
+    controllers:
+      vllm:
+        strategy: RollingUpdate
+        pod:
+          nodeSelector: {kubernetes.io/hostname: worker-1}
+        containers:
+          app:
+            image: {repository: vllm/vllm-openai, tag: v0.11.0}
+            resources:
+              limits: {nvidia.com/gpu: 4}
+"""
+    result = lint_text(tmp_path, text, only=["gpu-rollout"], config=INVENTORY)
+    assert [f.fix for f in result.findings] == [
+        "Set controllers.vllm.strategy: Recreate (or controllers.vllm.rollingUpdate.surge: 0)."]

@@ -893,6 +893,18 @@ def test_a_key_app_template_s_values_schema_does_not_allow_is_the_release_s_refu
                          only=["schema"], config=NEVER).findings == []
 
 
+def test_a_pod_spec_key_in_an_app_template_container_is_told_where_the_chart_reads_it(
+        tmp_path: Path) -> None:
+    """New-user trial thirty-one: a Kubernetes `readinessProbe:` written in an app-template
+    container was told "write it where app-template reads it": the fix names the place."""
+    text = APP_TEMPLATE_RELEASE.replace("replica: 2", "replicas: 2").replace(
+        "spce:", "spec:").replace("            resouces:", "            readinessProbe:")
+    result = lint_text(tmp_path, text % ("3.7.1", ""), only=["schema"], config=NEVER)
+    assert [f.fix for f in result.findings] == [
+        "Write it under probes.readiness: {enabled: true, custom: true, spec: <the probe>}, "
+        "where app-template reads a container's readiness probe."]
+
+
 def test_a_top_level_key_of_app_template_values_that_misspells_one_renders_nothing(
         tmp_path: Path) -> None:
     """New-user trial thirty-one: `persistance:` at the top of an app-template release's
