@@ -1596,6 +1596,12 @@ def _dependency_hint(model: Model, held: Mapping[str, set[Id]], lacking: Sequenc
     # new-user trial): the closest of its namespace, at a looser ratio than a typo's
     near = closest(name, [n for k, ns, n in ids if k == kind and ns == namespace],
                    cutoff=DEPENDENCY_LIKENESS)
+    if not near:  # else a name the written one is with one word more (`vllm-server` for
+        # `vllm`: new-user trial thirty-one), the longest of its namespace
+        near = next((n for _, n in sorted(
+            (-len(n), n) for k, ns, n in ids if k == kind and ns == namespace and (
+                name.startswith(n + "-") or name.endswith("-" + n)) and (
+                name.count("-") == n.count("-") + 1))), "")
     return (f" (did you mean {kind} {namespace}/{near}?)" if near else ""), False
 
 

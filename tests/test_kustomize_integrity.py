@@ -1675,6 +1675,12 @@ def test_a_dependency_written_longer_than_its_name_is_told_the_close_name(
     said = [f.message.partition("it waits for a dependency that is not there")[2]
             for f in lint(tmp_path).findings if f.kind == "dependency"]
     assert said == [" (did you mean Kustomization flux-system/apps-db?)", ""]
+    # the name with one word more (new-user trial thirty-one: `vllm-server` for `vllm`)
+    write(tmp_path, {"clusters/prod/apps.yaml": "---".join([
+        ks("vllm", "[]"), ks("apps-web", "[{name: vllm-server}]")])})
+    assert [f.message.partition("it waits for a dependency that is not there")[2]
+            for f in lint(tmp_path).findings if f.kind == "dependency"] == [
+        " (did you mean Kustomization flux-system/vllm?)"]
     # never the dependent itself (judge round BD: `cluster-apps-messaging-kafka` was told
     # to depend on itself)
     write(tmp_path, {"clusters/prod/apps.yaml": ks(
