@@ -629,6 +629,14 @@ def test_markdown_diff_is_collapsible_per_object(
            "`cm.yaml:1`\n\n</details>" in out
     assert "- `Service/shop/web` (was in `svc.yaml`)" in out
     assert out.count("<details>") == out.count("</details>") == 3
+    # a kustomization file added with the objects it lists is a file, not an object
+    # (new-user trial thirty-one: "+ 5 objects added" beside the text's "4 objects, 1 file")
+    app = repo.commit({"apps/web/kustomization.yaml": "resources: [cm.yaml]\n",
+                       "apps/web/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                                           "metadata: {name: d}\n"})
+    code, out, _ = run_cli(["diff", head, app, "--repo", str(repo.path), "--format",
+                            "markdown"], capsys)
+    assert "<details><summary>+ 1 object, 1 file added</summary>" in out
 
 
 @pytest.mark.parametrize(("base", "head"), [

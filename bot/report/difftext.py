@@ -340,10 +340,15 @@ def _counts(diff: Sequence[Mapping[str, Any]]) -> str:
     again = f", {merged} of them the same change in another build" if merged else ""
     failing = sum(1 for e in diff if e.get("build_fails"))
     fails = f", {failing} of them in a failing build" if failing else ""
-    # (a kustomization file or a Helm values file is a file the diff compares, no object)
-    files = sum(1 for e in diff if entry_words(e)[0] in FILE_WORDS)
-    what = ", ".join(plural(n, w) for n, w in ((len(diff) - files, "object"), (files, "file"))
+    return ", ".join(f"{n} {s}" for s, n in tally.items() if n) + (
+        f" ({counted(diff)}{again}{fails})")
+
+
+def counted(entries: Sequence[Mapping[str, Any]]) -> str:
+    """How many objects and files ``entries`` are ("4 objects, 1 file"): a kustomization
+    file or a Helm values file is a file the diff compares, no object."""
+    files = sum(1 for e in entries if entry_words(e)[0] in FILE_WORDS)
+    return ", ".join(plural(n, w) for n, w in ((len(entries) - files, "object"), (files, "file"))
                      if n)
-    return ", ".join(f"{n} {s}" for s, n in tally.items() if n) + f" ({what}{again}{fails})"
 
 

@@ -37,6 +37,7 @@ from reviewbot.report.difftext import (
     build_fails,
     builds_note,
     change_lines,
+    counted,
     listed,
     made_again,
     object_header,
@@ -234,9 +235,8 @@ def diff_blocks(builder: _Builder, diff: Sequence[Mapping[str, Any]]) -> None:
         group = [one for one in merged if one.entry.get("change") == status]
         if not group:
             continue
-        total = sum(len(one.entries) for one in group)
-        head = (f"<details><summary>{mark} {plural(total, 'object')} {word}</summary>"
-                "\n\n")
+        head = (f"<details><summary>{mark} {counted([e for one in group for e in one.entries])}"
+                f" {word}</summary>\n\n")
         tail = "\n\n</details>\n"
         lines: list[str] = []
         budget = builder.room() - len(head) - len(tail)
@@ -246,7 +246,8 @@ def diff_blocks(builder: _Builder, diff: Sequence[Mapping[str, Any]]) -> None:
             count = sum(len(one.entries) for one in ones)
             line = (_entry_line(ones[0]) + fails + (f" {made}" if made else "")
                     if len(ones) == 1 else "\n".join(
-                        [f"- {plural(count, 'object')}{f' {made}' if made else ''}{fails}:"]
+                        [f"- {counted([e for one in ones for e in one.entries])}"
+                         f"{f' {made}' if made else ''}{fails}:"]
                         + ["  " + _entry_line(one) for one in ones]))
             if budget - len(line) - 1 < 0:
                 break
