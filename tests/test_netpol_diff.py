@@ -280,6 +280,13 @@ def test_markdown_and_mermaid_show_each_change() -> None:
         '  n2 -->|"added: TCP 8080"| n1',
         '  n0 -.->|"removed: UDP 53"| n3',
     ]
+    # the review's graph says what its text says (new-user trial thirty-one: "added" edges
+    # beside "opened" flows)
+    from reviewbot.netpol.diff import REVIEW_WORDS
+
+    assert [line.split("|")[1] for line in render_mermaid(changes, words=REVIEW_WORDS)
+            .splitlines()[5:]] == ['"changed: TCP 80 to TCP 80,443"', '"opened: TCP 8080"',
+                                   '"closed: UDP 53"']
 
 
 INGRESS = """

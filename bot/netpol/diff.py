@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import ipaddress
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeAlias
 
@@ -247,8 +247,14 @@ def _label(text: str) -> str:
     return _UNSAFE.sub("_", text)
 
 
-def render_mermaid(changes: Sequence[FlowChange], limit: int | None = None) -> str:
-    """A Mermaid graph of the changed flows: added solid, removed dotted, changed thick."""
+# what the review calls each kind of change (its text says "opened" and "closed")
+REVIEW_WORDS = {"added": "opened", "removed": "closed", "changed": "changed"}
+
+
+def render_mermaid(changes: Sequence[FlowChange], limit: int | None = None,
+                   words: Mapping[str, str] | None = None) -> str:
+    """A Mermaid graph of the changed flows: added solid, removed dotted, changed thick;
+    each edge labelled with its kind (``words``: in other words, :data:`REVIEW_WORDS`)."""
     rows = list(changes if limit is None else changes[:limit])
     ids: dict[str, str] = {}
     nodes: list[str] = []
@@ -265,7 +271,8 @@ def render_mermaid(changes: Sequence[FlowChange], limit: int | None = None) -> s
         text = c.ref2 if c.diff_type == "added" else c.ref1 if c.diff_type == "removed" else (
             f"{c.ref1} to {c.ref2}"
         )
-        edges.append(f'  {a} {_ARROWS[c.diff_type]}|"{c.diff_type}: {_label(text)}"| {b}')
+        kind = words.get(c.diff_type, c.diff_type) if words else c.diff_type
+        edges.append(f'  {a} {_ARROWS[c.diff_type]}|"{kind}: {_label(text)}"| {b}')
     return "graph LR\n" + "".join(line + "\n" for line in nodes + edges)
 
 

@@ -779,7 +779,7 @@ def connectivity_section(changes: Sequence[FlowChange], max_workloads: int = 12,
     could not see, the first ``touched`` of them about objects this PR changed."""
     if not changes:
         return "### Connectivity\n\n" + _notes_block(notes, touched)
-    from reviewbot.netpol.diff import REVIEW_ROWS, render_mermaid
+    from reviewbot.netpol.diff import REVIEW_ROWS, REVIEW_WORDS, render_mermaid
 
     entries: list[str] = []
     rows: list[str] = []
@@ -800,7 +800,8 @@ def connectivity_section(changes: Sequence[FlowChange], max_workloads: int = 12,
     text = "\n".join(lines) + more + "\n\n</details>\n"
     text += "\n" + _notes_block(notes, touched) if notes else ""
     if len(changes) <= 12:  # a graph of more edges is not read, only scrolled
-        text += "\n```mermaid\n" + render_mermaid(_plain_flows(changes)) + "```\n"
+        graph = render_mermaid(_plain_flows(changes), words=REVIEW_WORDS)
+        text += "\n```mermaid\n" + graph + "```\n"
     return text
 
 
