@@ -317,6 +317,21 @@ def test_text_says_what_it_could_not_see_once_in_a_row() -> None:
         "applied until it builds."]
 
 
+def test_the_review_summary_says_a_doubt_once_in_a_row() -> None:
+    """New-user trial thirty-one: one chart's "Not certain" sentence four times in one
+    summary. As the text output does, the next entry with the same doubt says "as above"
+    (an inline comment, read alone, keeps it whole)."""
+    from reviewbot.engine.findings import doubted
+
+    far = "the chart app-template 3.7.1 itself"
+    said = [doubted("error", f"{n} is floating", far)[1] for n in "ab"]
+    found = tuple(finding(message=m, line=i + 1, object=f"Deployment/apps/{n}", new=True)
+                  for i, (n, m) in enumerate(zip("ab", said, strict=True)))
+    text = render_markdown(Report(findings=found, review=ReviewSummary(new=2)))
+    assert f"a is floating. Not certain: reviewbot could not see {far}." in text
+    assert "b is floating. Not certain: as above." in text
+
+
 def test_a_section_with_findings_already_on_the_base_counts_the_new_ones_apart() -> None:
     # new-user trial sixteen (`--scope changed`): "2 errors to fix before merging" sat above
     # "### Errors (5)", three of them on the base branch already

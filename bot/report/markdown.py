@@ -19,9 +19,17 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.engine.findings import Finding, Suggestion, sort_key
+from reviewbot.engine.findings import (
+    NOT_CERTAIN_AGAIN,
+    Finding,
+    Suggestion,
+    not_applied,
+    not_certain,
+    sort_key,
+)
 from reviewbot.engine.outcome import ConfigReview, Ignore, Report, ReviewSummary, Unapplied
 from reviewbot.escape import html_code, md_code, md_prose, md_text, term
 from reviewbot.report.base import (
@@ -428,9 +436,18 @@ def _render_review(report: Report, review: ReviewSummary, links: Links | None) -
             fresh < len(group)) else str(len(group)))  # (new-user trial sixteen: "2 errors
         if not builder.add(f"### {title} ({count})\n"):  # to fix" above "Errors (5)")
             break
+        doubted: str | None = None  # the "Not certain" sentence of the entry just added
         for same in alike_in_namespaces(group):
-            if not builder.add(finding_entry(same[0], links, with_new, same) + "\n",
-                               findings=len(same)):
+            first, doubt = same[0], None
+            if not_applied(first.message)[1] is None:
+                rest, doubt = not_certain(first.message)
+                if doubt is not None and doubt == doubted:  # (each long sentence once in a
+                    # row, as the text output says it: new-user trial thirty-one read one
+                    # chart's doubt four times)
+                    first = replace(first, message=rest + NOT_CERTAIN_AGAIN)
+            doubted = doubt
+            if not builder.add(finding_entry(first, links, with_new, [first, *same[1:]])
+                               + "\n", findings=len(same)):
                 break
         if builder.full:
             break
