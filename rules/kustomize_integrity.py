@@ -1745,16 +1745,71 @@ def _generated_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[V
         at = next((("spec", "template", "spec", *where, "path") for where, source in
                    argo_sources(template if isinstance(template, dict) else {})
                    if isinstance(source.get("path"), str)), ("spec", "template"))
-        for path, target in found.items():
-            if target is None and urls.get(path) in here and not flux_rel(path).startswith(
-                    "..") and index.covers(flux_rel(path)):
-                yield Violation(
-                    obj, at,
-                    f"ApplicationSet {obj.namespace}/{obj.name} generates an Application for "
-                    f"path {path!r}, which does not exist in this repository (the paths of "
-                    "its other Applications resolve here): Argo CD cannot generate its "
-                    "manifests and syncs nothing", kind="missing",
-                    fix=f"Add the folder {path}, or drop the generator's element for it.")
+        lost = [path for path, target in found.items()
+                if target is None and urls.get(path) in here and not flux_rel(path).startswith(
+                    "..") and index.covers(flux_rel(path))]
+        if not lost:
+            continue
+        # one finding of the ApplicationSet, at the list element whose value misspells a
+        # folder's name when one does (new-user trial thirty-two: `overlay: production` for
+        # prod gave five errors at the template's path, off the diff)
+        written, meant = _respelt(flux_rel(lost[0]), graph.dirs)
+        element = _element_writing(obj, written) if meant else None
+        shown = ", ".join(repr(p) for p in lost[:3]) + (
+            f" and {len(lost) - 3} more" if len(lost) > 3 else "")
+        what = (f"an Application for path {shown}, which does" if len(lost) == 1 else
+                f"{len(lost)} Applications for paths {shown}, which do")
+        yield Violation(
+            obj, element or at,
+            f"ApplicationSet {obj.namespace}/{obj.name} generates {what} not exist in this "
+            "repository (the paths of its other Applications resolve here): Argo CD cannot "
+            f"generate {'its' if len(lost) == 1 else 'their'} manifests and syncs nothing"
+            + (f" (its element's {written!r} names no folder: did you mean {meant!r}?)"
+               if element else ""), kind="missing",
+            fix=(f"Write {meant!r} for {written!r} in the element." if element else
+                 f"Add the folder {lost[0]}, or drop the generator's element for it."))
+
+
+def _respelt(path: str, dirs: Collection[str]) -> tuple[str, str]:
+    """The first name of ``path`` that no folder beside it has, and the name of the folder
+    beside it it most likely means (a misspelling of it, or one that starts the other:
+    `production` for `prod`), "" when none."""
+    from reviewbot.words import misspelt
+
+    parts = path.split("/")
+    for i, name in enumerate(parts):
+        parent = "/".join(parts[:i])
+        if posixpath.join(parent, name) in dirs:
+            continue
+        siblings = sorted(d.rpartition("/")[2] for d in dirs if posixpath.dirname(d) == parent
+                          and d)
+        starts = [s for s in siblings if name.startswith(s) or s.startswith(name)]
+        return name, misspelt(name, siblings) or (starts[0] if len(starts) == 1 else "")
+    return "", ""
+
+
+def _element_writing(appset: KObject, value: str) -> Path | None:
+    """Where a list generator's element of ``appset`` (in a matrix or merge generator's too)
+    writes ``value``, or None."""
+    def walk(generators: Any, at: Path) -> Path | None:
+        for i, generator in enumerate(_list(generators)):
+            if not isinstance(generator, dict):
+                continue
+            listed = generator.get("list")
+            for j, element in enumerate(_list(listed.get("elements"))
+                                        if isinstance(listed, dict) else []):
+                for key, item in (element.items() if isinstance(element, dict) else ()):
+                    if item == value:
+                        return (*at, i, "list", "elements", j, key)
+            for nested in ("matrix", "merge"):
+                inner = generator.get(nested)
+                found = walk(inner.get("generators"), (*at, i, nested, "generators")) if (
+                    isinstance(inner, dict)) else None
+                if found is not None:
+                    return found
+        return None
+
+    return walk(appset.get(("spec", "generators")), ("spec", "generators"))
 
 
 def _idle_generators(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violation]:

@@ -2106,3 +2106,68 @@ def test_an_application_moving_its_chart_to_another_namespace_prunes_the_old_obj
     base = repo.commit({"argocd/cache.yaml": app % ("cache-prod", "false")})
     head = repo.commit({"argocd/cache.yaml": app % ("cache", "false")})
     assert review(repo, base, head, capsys)[1] == []
+
+
+def test_an_application_generated_again_under_its_name_with_a_missing_path_deletes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial thirty-two: a list generator's `overlay: production` for `prod`. The
+    Applications keep their names (`{{app}}-{{env}}`): Argo CD updates them, cannot generate
+    their manifests (the path does not exist) and prunes nothing; the review said a claim
+    was "deleted in the cluster". kustomize-integrity's one error sits at the element."""
+    appset = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: ApplicationSet
+        metadata: {name: shop, namespace: argocd}
+        spec:
+          generators:
+            - matrix:
+                generators:
+                  - list: {elements: [{app: redis}, {app: web}]}
+                  - list:
+                      elements:
+                        - env: staging
+                          overlay: staging
+                        - env: prod
+                          overlay: OVERLAY
+          template:
+            metadata: {name: "{{app}}-{{env}}"}
+            spec:
+              project: default
+              source: {repoURL: "https://git.example/shop.git",
+                       path: "apps/{{app}}/overlays/{{overlay}}"}
+              destination: {server: "https://kubernetes.default.svc", namespace: shop}
+              syncPolicy: {automated: {prune: true}}
+    """
+    root = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: root, namespace: argocd}
+        spec:
+          project: default
+          source: {repoURL: "https://git.example/shop.git", path: argocd/apps}
+          destination: {server: "https://kubernetes.default.svc", namespace: argocd}
+          syncPolicy: {automated: {prune: true}}
+    """
+    claim = PVC.format(cls="local-path", size="1Gi").replace(", namespace: shop", "")
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"argocd/root.yaml": root,
+                        "argocd/apps/appset.yaml": appset.replace("OVERLAY", "prod"),
+                        "apps/redis/overlays/prod/pvc.yaml": claim,
+                        "apps/web/overlays/prod/cm.yaml": cm,
+                        "apps/redis/overlays/staging/pvc.yaml": claim,
+                        "apps/web/overlays/staging/cm.yaml": cm})
+    head = repo.commit({"argocd/apps/appset.yaml": appset.replace("OVERLAY", "production")})
+    code, found = review(repo, base, head, capsys)
+    assert [f["message"] for f in found if f["rule"] == RULE] == []
+    code, found = review(repo, base, head, capsys, rule="kustomize-integrity")
+    errors = [(f["file"], f["line"], f["message"], f["fix"]) for f in found
+              if f["severity"] == "error"]
+    assert errors == [(
+        "argocd/apps/appset.yaml", 14,
+        "ApplicationSet argocd/shop generates 2 Applications for paths "
+        "'apps/redis/overlays/production', 'apps/web/overlays/production', which do not exist "
+        "in this repository (the paths of its other Applications resolve here): Argo CD cannot "
+        "generate their manifests and syncs nothing (its element's 'production' names no "
+        "folder: did you mean 'prod'?)", "Write 'prod' for 'production' in the element.")]

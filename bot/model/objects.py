@@ -1374,6 +1374,11 @@ class _Departures:
                             if obj.file in (_path_files(graph, owner, p, d) or ())]
                 generated = {p for p, _ in _applied_paths(now, self.head)}
                 missing = [p for p, _ in held if p not in generated]
+                if missing and _regenerated(self.base, self.head, owner, now, missing):
+                    return None  # (its Application is generated again under its name, its
+                    # path one the head lacks: Argo CD cannot generate its manifests, and
+                    # keeps what it applied: new-user trial thirty-two's `overlay:
+                    # production` was "deleted in the cluster")
                 if missing and (len(missing) == len(held) or (
                         obj.identity not in self.head.by_identity)):
                     # (one generated Application no longer is, and its identity is gone with
@@ -1544,6 +1549,24 @@ def model_graph(model: Model) -> Graph:
                   tree.texts if tree else (), top=tree is not None and tree.top)
     model.derived["kustomize-graph"] = graph
     return graph
+
+
+def _regenerated(base: Model, head: Model, owner: KObject, now: KObject,
+                 paths: Sequence[str]) -> bool:
+    """Whether every Application of ApplicationSet ``owner`` (``now`` in the head) whose
+    source was one of ``paths`` is generated again under its name, with a source path
+    naming no folder of the head: Argo CD updates the Application, fails to generate its
+    manifests (ComparisonError) and prunes nothing."""
+    was, then = base.derived.get("reach"), head.derived.get("reach")
+    if was is None or then is None:
+        return False
+    before = was.generated_named.get((owner.file, owner.name), {})
+    after = then.generated_named.get((now.file, now.name), {})
+    graph = model_graph(head)
+    apps = [app for app, held in before.items() if any(p in held for p in paths)]
+    return bool(apps) and all(
+        app in after and all(graph.argo_folder(now.file, q) not in graph.dirs for q in after[app])
+        for app in apps)
 
 
 def refused_entry(model: Model, applier: KObject) -> tuple[str, str, str] | None:
