@@ -1336,3 +1336,60 @@ def test_common_labels_written_into_the_dns_rule_deny_dns(tmp_path: Path) -> Non
     write(tmp_path, {"lab/kustomization.yaml": (
         "resources: [../base]\nlabels:\n- pairs: {homelab/cluster: lab}\n")})
     assert [f.kind for f in lint_dir(tmp_path, only=[RULE]).findings] == []
+
+
+def test_a_workload_of_a_failing_build_is_judged_with_its_own_policies(
+        tmp_path: Path) -> None:
+    """New-user trial thirty-two: the worker's build fails (a patch whose object a base
+    renamed); its Deployment and its NetworkPolicy both come from that build. The calls
+    its own policy allows were "denied" (the policy left out as not applied, the Deployment
+    kept): where the worker is applied, so is its policy. Nothing to say."""
+    from .helpers import lint_dir
+
+    write(tmp_path, {
+        "shared/kustomization.yaml": "resources: [deny.yaml, api.yaml]\n",
+        "shared/deny.yaml": """
+            apiVersion: networking.k8s.io/v1
+            kind: NetworkPolicy
+            metadata: {name: deny, namespace: shop}
+            spec: {podSelector: {}, policyTypes: [Egress]}
+            """,
+        "shared/api.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: api, namespace: shop}
+            spec:
+              selector: {matchLabels: {app: api}}
+              template:
+                metadata: {labels: {app: api}}
+                spec: {containers: [{name: api, image: x, ports: [{containerPort: 8080}]}]}
+            ---
+            apiVersion: v1
+            kind: Service
+            metadata: {name: api, namespace: shop}
+            spec: {selector: {app: api}, ports: [{port: 8080}]}
+            """,
+        "worker/kustomization.yaml": "resources: [worker.yaml, gone.yaml]\n",
+        "worker/worker.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: worker, namespace: shop}
+            spec:
+              selector: {matchLabels: {app: worker}}
+              template:
+                metadata: {labels: {app: worker}}
+                spec:
+                  containers:
+                  - {name: worker, image: y, env: [{name: API, value: "http://api:8080"}]}
+            ---
+            apiVersion: networking.k8s.io/v1
+            kind: NetworkPolicy
+            metadata: {name: worker, namespace: shop}
+            spec:
+              podSelector: {matchLabels: {app: worker}}
+              policyTypes: [Egress]
+              egress: [{to: [{podSelector: {matchLabels: {app: api}}}], ports: [{port: 8080}]}]
+            """})
+    result = lint_dir(tmp_path, only=["netpol-pairing"])
+    assert [(f.kind, f.message) for f in result.findings
+            if f.kind in ("dependency-denied", "egress-unmatched")] == []
