@@ -598,3 +598,36 @@ spec:
     assert "\nnp.yaml:14\n" in inline and "About `NetworkPolicy/shop/web` at `np.yaml` line 7" \
         in inline
     assert "Not shown inline" not in out
+
+
+def test_a_kustomization_s_refusal_a_changed_base_causes_sits_at_that_change(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial thirty-two: a base renamed its Deployment worker -> order-worker, the
+    prod overlay's patch still names worker: kustomize refuses the overlay's build, and the
+    error, in the overlay's unchanged kustomization, had no inline comment. Anchored at the
+    first change of a file its build reads."""
+    deployment = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: NAME
+spec:
+  selector: {matchLabels: {app: worker}}
+  template:
+    metadata: {labels: {app: worker}}
+    spec:
+      containers:
+      - {name: worker, image: "busybox:1.36@sha256:%s"}
+""" % ("b" * 64)
+    patch = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: worker}\nspec: {replicas: 3}\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"base/kustomization.yaml": "resources: [deployment.yaml]\n",
+                        "base/deployment.yaml": deployment.replace("NAME", "worker"),
+                        "prod/kustomization.yaml": "resources: [../base]\n"
+                                                   "patches: [{path: replicas.yaml}]\n",
+                        "prod/replicas.yaml": patch})
+    head = repo.commit({"base/deployment.yaml": deployment.replace("NAME", "order-worker")})
+    _, out, err = review_out(repo, base, head, "markdown", capsys, "--rule",
+                             "kustomize-integrity")
+    inline = err.split("inline comment(s)", 1)[1]
+    assert "\nbase/deployment.yaml:4\nAbout `prod/kustomization.yaml` line 2, which this " \
+           "change affects:" in inline

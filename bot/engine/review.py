@@ -445,12 +445,13 @@ def at_causes(findings: Sequence[Finding], base: Model, head: Model,
     change's first line: its inline comment goes there when its own line is off the diff
     (new-user trial twenty-five: the DNS finding an overlay's commonLabels caused sat in
     the base's policy, and in the summary only)."""
-    wanted = [f for f in findings if (f.new or f.worse) and f.object and f.file
-              and f.file not in changed]  # (their own line is in no diff)
+    from reviewbot.model.kustomize import is_kustomization_file
+
+    wanted = [f for f in findings if (f.new or f.worse) and f.file and f.file not in changed
+              and (f.object or is_kustomization_file(f.file))]  # (their line is in no diff)
     if not wanted or not changed:
         return list(findings)
     from reviewbot.diff.anchors import Anchors  # (a review whose change sits elsewhere)
-    from reviewbot.model.kustomize import is_kustomization_file
     from reviewbot.model.objects import makers, model_graph
 
     graph = model_graph(head)
@@ -473,7 +474,16 @@ def at_causes(findings: Sequence[Finding], base: Model, head: Model,
             # callers still name)
             out.append(replace(f, anchor=(other.file, other.line)))
             continue
-        if id(f) in chosen:
+        if id(f) in chosen and not f.object:  # a kustomization's own finding (a patch
+            # whose object a changed base renamed: new-user trial thirty-two): the first
+            # changed file its build reads
+            folder = posixpath.dirname(f.file)
+            read = ({r for d in graph.closure(folder) for r in graph.build(d).files}
+                    if folder in graph.by_dir else set())
+            cause = next((c for c in sorted(changed) if c in read and c in head.files), None)
+            if cause is not None:
+                f = replace(f, anchor=(cause, anchors.first_change(cause)))
+        elif id(f) in chosen:
             objs = sorted(by_ref.get(f.object, ()), key=lambda o: o.file != f.file)
             cause = next((k for obj in objs[:1] for k, read in builds.items()
                           if obj.file in read or posixpath.dirname(obj.file) in read), None)

@@ -116,10 +116,10 @@ def inline_comments(findings: Sequence[Finding],
             fingerprint = _group_fingerprint([f.fingerprint, *(o.fingerprint for o in others)])
         body, line, start = finding_comment(f, alike), f.line, None
         plain: tuple[int, str] | None = None
+        about = (f"{md_code(f.object, False)} at " if f.object else "")  # (a file's own)
         elsewhere = None if f.anchor is None else (
-            f.anchor[0], f.anchor[1], f"About {md_code(f.object or f.file, False)} at "
-            f"{md_code(shown_path(f.file), False)} line {f.line}, which this change affects:"
-            f"\n\n{body}")
+            f.anchor[0], f.anchor[1], f"About {about}{md_code(shown_path(f.file), False)} "
+            f"line {f.line}, which this change affects:\n\n{body}")
         s = f.suggestion
         if s is not None:
             plain = (line, body)
