@@ -143,10 +143,11 @@ A last check asks that every selector select something.
   change is: a port renamed under an unchanged Ingress), and once for the overlays that
   build one Ingress file alike, naming each ("so does Ingress prod/web, built from the same
   lines").
-- `backend-removed` (error, on the backend's Service name; in a review): an Ingress
-  backend names a Service the change removes from the Ingress's build (renamed: "Service
-  web-svc selects the same pods"): the controller has no endpoints for that path and answers
-  503. Said at the renamed Service too, where the change is.
+- `backend-removed` (error, on the backend's Service name; in a review): an Ingress (or a
+  Gateway API route's) backend names a Service the change removes from its build (renamed:
+  "Service web-svc selects the same pods"; a `namePrefix` renames the Service and leaves a
+  route's `backendRefs` as written): the controller has no endpoints for that path and
+  answers 503, a gateway 500. Said at the renamed Service too, where the change is.
 - `backend-denied` (error, on the backend's port): an Ingress backend's Service port sends
   to a pod port (its `targetPort`, a name resolved on each pod) that no ingress rule of the
   pods' NetworkPolicies admits from any peer at all: whoever the controller is, every
@@ -1544,13 +1545,13 @@ def _backends_removed(view: Model, had: Mapping[Any, Mapping[tuple[str, str], Se
     that path and answers 503 (new-user trial twenty-eight: `web` renamed `web-svc`, the
     Ingress kept `web`, "no new errors"). The renamed Service is the same cause's other
     place, where the review comment sits."""
-    from reviewbot.netpol.ingress import backends, ingress_objects
+    from reviewbot.netpol.ingress import ROUTE_KINDS, backends, gateway_routes, ingress_objects
 
-    for obj in ingress_objects(view):
-        if obj.kind != "Ingress":
+    for obj in [*ingress_objects(view), *gateway_routes(view)]:
+        if obj.kind == "Route":
             continue
-        namespace = obj.namespace or "default"
         for backend in backends(obj):
+            namespace = backend.namespace or obj.namespace or "default"
             key = (namespace, backend.service)
             gone = [had[b][key] for b in builds(obj)
                     if key in had.get(b, {}) and key not in has.get(b, {})]
@@ -1559,12 +1560,12 @@ def _backends_removed(view: Model, had: Mapping[Any, Mapping[tuple[str, str], Se
             renamed = [n for b in builds(obj) for k, n in has.get(b, {}).items()
                        if k[0] == namespace and k not in had.get(b, {})
                        and dict(n.selector) == dict(gone[0].selector)]
-            field = "name" if backend.path[-1] == "service" else "serviceName"
-            message = (f"Ingress {namespace}/{obj.name}: its backend names Service "
-                       f"{backend.service}, which this change removes"
+            field = "name" if backend.path[-1] == "service" or obj.kind in ROUTE_KINDS else (
+                "serviceName")
+            message = (f"{obj.kind} {obj.namespace or 'default'}/{obj.name}: its backend names "
+                       f"Service {backend.service}, which this change removes"
                        + (f" (Service {renamed[0].name} selects the same pods)" if renamed
-                          else "") + ": the controller has no endpoints for that path and "
-                       "answers 503")
+                          else "") + f": {_answers(obj)}")
             fix = (f"Name Service {renamed[0].name} in the backend, or keep the Service named "
                    f"{backend.service}." if renamed else
                    f"Restore Service {backend.service}, or point the backend at the Service "

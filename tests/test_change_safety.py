@@ -2026,6 +2026,11 @@ spec:
         "Ingress dev/web is no longer applied (overlays/dev/kustomization.yaml changed what it "
         "builds)")
     assert gone["file"] == "overlays/dev/kustomization.yaml"
+    # the Service, renamed (dev-web selects what web did), alike: at the overlay's change,
+    # not at its own unchanged file (new-user trial thirty-two)
+    (renamed,) = [f for f in found if f["object"] == "Service/dev/web"]
+    assert " is renamed to Service dev/dev-web" in renamed["message"] and (
+        renamed["file"], renamed["line"]) == ("overlays/dev/kustomization.yaml", 2)
 
 
 def test_objects_moved_to_a_namespace_nothing_creates_are_said_to_fail(

@@ -418,6 +418,20 @@ def test_an_ingress_whose_service_the_change_renames_is_an_error(
                           "removes \\(Service web-svc selects the same pods\\)") in out
     inline = err.split("inline comment(s)", 1)[1]
     assert "\nservice.yaml:4\nAbout `Ingress/shop/web` at `ingress.yaml` line 12" in inline
+    # a Gateway API route alike (new-user trial thirty-two: an overlay's namePrefix renamed
+    # the Service, kustomize leaves an HTTPRoute's backendRefs as written): a gateway
+    # answers 500
+    route = ("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n"
+             "metadata: {name: web, namespace: shop}\nspec:\n  parentRefs: [{name: gw}]\n"
+             "  rules:\n  - backendRefs:\n    - {name: web, port: 80}\n")
+    base = repo.commit({"service.yaml": service.format(name="web"), "ingress.yaml": None,
+                        "route.yaml": route})
+    head = repo.commit({"service.yaml": service.format(name="web-svc")})
+    code, out, err = review_out(repo, base, head, "markdown", capsys, "--rule",
+                                "netpol-pairing")
+    assert code == 1 and ("HTTPRoute shop/web: its backend names Service web, which this "
+                          "change removes \\(Service web-svc selects the same pods\\): the "
+                          "gateway cannot resolve it and answers 500") in out
 
 
 def test_policies_of_pods_a_refused_build_keeps_still_select_them(

@@ -298,9 +298,11 @@ class _Fates:
             place = renamed.head.where(("metadata", "name")) if renamed.head else own
             if obj.file in self.head.files and self.head.files[obj.file].text == (
                     self.base.files[obj.file].text) and (
-                    changed := self._build_change(applier)) is not None:
+                    changed := self._build_change(applier)
+                    or self._kustomization_change(applier)) is not None:
                 place = changed[1]  # (its file as it was: its applier renamed it, a
-                # targetNamespace the pull request changed, new-user trial thirty-one)
+                # targetNamespace the pull request changed, new-user trial thirty-one; or a
+                # kustomization its build reads, a namePrefix: trial thirty-two)
             return (f"is renamed to {kind} {rest} (a new object; the old one goes)", place)
         unlisted = self.anchors.unlisted(obj.file)
         if obj.file not in self.head.files:
