@@ -116,6 +116,11 @@ verdicts), never in `lint`, which sees one tree.
   CompositeResourceDefinition is not in the tree (`spec.crossplane`, `spec.compositionRef`
   ...), and a managed-resource shape (`spec.forProvider`) of an unknown group. Other kinds are
   `deleted`.
+- `deleted-in-use` (error): a ConfigMap or Secret deleted so while a workload of its
+  namespace the head applies still reads it without `optional: true` (`envFrom`, an env
+  `valueFrom`, a volume): the running pods keep what they read, and every new pod fails to
+  start (CreateContainerConfigError) until it is back ("ConfigMap shop/api-config ... while
+  Deployment shop/api still reads it (envFrom[0].configMapRef.name at deployment.yaml:25)").
 - `orphaned` (warning): the same removal where the applier does not prune (or is deleted
   without pruning: a Flux Kustomization without `spec.prune: true`, an Argo CD Application
   without the resources finalizer): the object stays in the cluster and keeps running, and
@@ -328,6 +333,7 @@ OPTIONS = (
 )
 SEVERITIES = {
     "immutable": "error", "recreated": "info", "deleted-data": "error", "deleted": "info",
+    "deleted-in-use": "error",
     "orphaned": "warning", "suspended": "info", "resumed": "info", "gpu-restart": "info",
     "stuck-rollout": "error", "kept": "warning",
     "chart-major": "info", "oci-tag": "info", "sops-recipient": "warning",

@@ -2176,3 +2176,54 @@ def test_an_application_generated_again_under_its_name_with_a_missing_path_delet
         "in this repository (the paths of its other Applications resolve here): Argo CD cannot "
         "generate their manifests and syncs nothing (its element's 'production' names no "
         "folder: did you mean 'prod'?)", "Write 'prod' for 'production' in the element.")]
+
+
+def test_a_deleted_config_map_a_workload_still_reads_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial thirty-two: a ConfigMap removed while the api's `envFrom` still named it:
+    "Nothing to do if removing it is intended". Its new pods fail to start
+    (CreateContainerConfigError). One read `optional: true`, or by nothing, is a `deleted`
+    info as before."""
+    api = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers:
+      - name: api
+        image: x
+        envFrom:
+        - configMapRef: {name: api-config}
+"""
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: api-config}\ndata: {A: b}\n"
+    app = textwrap.dedent(APP_KS).format(app="api", prune="true").replace(
+        "  postBuild: {substitute: {APP: api}}\n", "  targetNamespace: shop\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/kustomization.yaml": "resources: [api.yaml]\n",
+        "clusters/prod/api.yaml": app,
+        "apps/api/kustomization.yaml": "resources: [deployment.yaml, cm.yaml]\n",
+        "apps/api/deployment.yaml": api, "apps/api/cm.yaml": cm})
+    head = repo.commit({"apps/api/kustomization.yaml": "resources: [deployment.yaml]\n",
+                        "apps/api/cm.yaml": None})
+    _, found = review(repo, base, head, capsys)
+    (gone,) = [f for f in found if f["object"] == "ConfigMap/shop/api-config"]
+    assert gone["severity"] == "error" and gone["message"].endswith(
+        "while Deployment shop/api still reads it (envFrom[0].configMapRef.name at "
+        "apps/api/deployment.yaml:13): its new pods fail to start "
+        "(CreateContainerConfigError) until it is back")
+    optional = repo.commit({"apps/api/deployment.yaml": api.replace(
+        "{name: api-config}", "{name: api-config, optional: true}")})
+    base = repo.commit({"apps/api/kustomization.yaml": "resources: [deployment.yaml, cm.yaml]\n",
+                        "apps/api/cm.yaml": cm})
+    head = repo.commit({"apps/api/kustomization.yaml": "resources: [deployment.yaml]\n",
+                        "apps/api/cm.yaml": None})
+    assert optional
+    (gone,) = [f for f in review(repo, base, head, capsys)[1]
+               if f["object"] == "ConfigMap/shop/api-config"]
+    assert gone["severity"] == "info"

@@ -1,5 +1,6 @@
-"""change-safety's `deleted-data`, `deleted` and `orphaned` verdicts: objects the base applied
-that the head no longer does, and what the applier's garbage collection does with them."""
+"""change-safety's `deleted-data`, `deleted-in-use`, `deleted` and `orphaned` verdicts:
+objects the base applied that the head no longer does, and what the applier's garbage
+collection does with them."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot.diff.anchors import Anchors, Place
 from reviewbot.engine.findings import Violation
+from reviewbot.load.paths import format_path
 from reviewbot.model.kustomize import FLUX_BUILD_FIELDS
 from reviewbot.model.objects import (
     KObject,
     Model,
     Path,
+    PodTemplate,
     appliers,
     cluster_phrase,
     clusters_phrase,
@@ -108,12 +111,73 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
                          "data first."),
                     kind="deleted-data", file=file, line=line, column=column)
                 continue
+        readers = _readers(head, obj) if obj.kind in ("ConfigMap", "Secret") and (
+            obj.group == "") else []
+        if readers:  # (new-user trial thirty-two: "Nothing to do if removing it is
+            # intended" while the api's envFrom still named it)
+            shown = [f"{p.obj.kind} {object_name(p.obj)}" for p, _ in readers]
+            names = ", ".join(shown[:3]) + (f" and {len(shown) - 3} more" if len(shown) > 3
+                                            else "")
+            pod, at = readers[0]
+            where = "{}:{}".format(*pod.obj.where(at)[:2])
+            yield Violation(
+                obj, ("metadata", "name"),
+                f"{text}, while {names} still {'reads' if len(readers) == 1 else 'read'} it "
+                f"({format_path(at[max(i for i, p in enumerate(at) if p in _READING):])} at "
+                f"{where}): its new pods "
+                "fail to start (CreateContainerConfigError) until it is back",
+                fix=(f"Keep {who}, or first stop {pod.obj.kind} {object_name(pod.obj)} "
+                     "reading it (or mark the reference optional: true)."),
+                kind="deleted-in-use", file=file, line=line, column=column)
+            continue
         yield Violation(
             obj, ("metadata", "name"), text,
             fix=(f"Nothing to do if removing it is intended; to keep it running, first merge "
                  f"{_keep_annotation(fate)} on it."),
             kind="deleted", file=file, line=line, column=column,
         )
+
+
+_READING = ("envFrom", "env", "volumes")  # where a pod reads a ConfigMap or Secret
+
+
+def _readers(model: Model, obj: KObject) -> list[tuple[PodTemplate, Path]]:
+    """The pods of ``model`` in ``obj``'s namespace that read ConfigMap or Secret ``obj``
+    without ``optional: true`` (``envFrom``, an env ``valueFrom``, a volume, a projected
+    volume's source), each with the first place it does; one per workload."""
+    kind, name = obj.kind, obj.name
+    ref_key, key_ref = (("configMapRef", "configMapKeyRef") if kind == "ConfigMap"
+                        else ("secretRef", "secretKeyRef"))
+    volume_key, volume_name = (("configMap", "name") if kind == "ConfigMap"
+                               else ("secret", "secretName"))
+    out: list[tuple[PodTemplate, Path]] = []
+    seen: set[int] = set()
+    for pod in model.pods:
+        if pod.namespace != (obj.namespace or "default") or id(pod.obj) in seen or (
+                pod.origin is not None):
+            continue
+        found: Path | None = None
+        for container in pod.containers:
+            for i, source in enumerate(items(container.body.get("envFrom"))):
+                ref = source.get(ref_key) if isinstance(source, dict) else None
+                if isinstance(ref, dict) and ref.get("name") == name and ref.get(
+                        "optional") is not True:
+                    found = found or (*container.path, "envFrom", i, ref_key, "name")
+            for i, var in enumerate(items(container.body.get("env"))):
+                source = var.get("valueFrom") if isinstance(var, dict) else None
+                ref = source.get(key_ref) if isinstance(source, dict) else None
+                if isinstance(ref, dict) and ref.get("name") == name and ref.get(
+                        "optional") is not True:
+                    found = found or (*container.path, "env", i, "valueFrom", key_ref, "name")
+        for i, volume in enumerate(items(pod.spec.get("volumes"))):
+            ref = volume.get(volume_key) if isinstance(volume, dict) else None
+            if isinstance(ref, dict) and ref.get(volume_name) == name and ref.get(
+                    "optional") is not True:
+                found = found or (*pod.spec_path, "volumes", i, volume_key, volume_name)
+        if found is not None:
+            seen.add(id(pod.obj))
+            out.append((pod, found))
+    return out
 
 
 def _chart_claims_deleted(obj: KObject, model: Model) -> list[str]:
