@@ -1396,8 +1396,8 @@ def test_a_gpu_restart_with_recreate_names_the_measured_downtime(
         "before its measured boot, 600 s, ends, so each boot is killed and the downtime lasts "
         "until the probe is fixed")
     assert review(repo, base, head, capsys)[1][0]["fix"] == (
-        "Give the startupProbe at least the measured boot, 600 s, before merging: as it is, "
-        "coder stays down.")
+        "Fix the startupProbe before merging, as probe-headroom's finding at it says (past the "
+        "measured boot, 600 s, with its margin): as it is, coder stays down.")
     # a new pod no node it may run on has room for: never scheduled (new-user trial
     # thirty-one read "at least 540 s of downtime" beside a request of 4 GPUs of a 2-GPU node)
     repo.commit({".reviewbot.yaml": ONE_GPU_NODE.replace('"1"}', '"2"}')})

@@ -144,8 +144,9 @@ def gpu_restart_verdicts(old_pods: Sequence[PodTemplate], new_pods: Sequence[Pod
             fix = (f"Request what a node {pod.name} may run on has before merging: as it is, "
                    f"{pod.name} stays down.")
         elif boot is not None and killed is not None:
-            fix = (f"Give the {killed.split(' (')[0]} at least the measured boot, "
-                   f"{number(boot)} s, before merging: as it is, {pod.name} stays down.")
+            fix = (f"Fix the {killed.split(' (')[0]} before merging, as probe-headroom's "
+                   f"finding at it says (past the measured boot, {number(boot)} s, with its "
+                   f"margin): as it is, {pod.name} stays down.")
         yield Violation(
             pod.obj, changed[0][1],
             f"{pod.name} requests {gpu_text} and is replaced {how}: this change to its pod "
