@@ -240,3 +240,39 @@ def test_a_node_sum_that_needs_pods_of_a_failing_build_is_a_warning_naming_them(
     (tmp_path / "apps/coder.yaml").write_text(textwrap.dedent(pinned("coder", "70Gi")))
     (finding,) = lint_dir(tmp_path, only=["schedulability"]).findings
     assert (finding.severity, "Not certain" in finding.message) == ("error", False)
+
+
+def test_a_review_places_node_full_on_the_replica_count_the_change_raised(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial thirty-two: replicas 1 -> 3 of a 2-GPU pod on a 4-GPU node: the error
+    sat at the GPU request, off the diff. The written replica count is the same cause's
+    other place, where the review comments."""
+    def gpu(replicas: int) -> str:
+        return textwrap.dedent(f"""\
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {{name: vllm, namespace: ml}}
+            spec:
+              replicas: {replicas}
+              strategy: {{type: Recreate}}
+              selector: {{matchLabels: {{app: vllm}}}}
+              template:
+                metadata: {{labels: {{app: vllm}}}}
+                spec:
+                  nodeSelector: {{kubernetes.io/hostname: worker-1}}
+                  containers:
+                  - name: vllm
+                    image: vllm:1@sha256:{"a" * 64}
+                    resources:
+                      limits: {{nvidia.com/gpu: "2"}}
+            """)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({".reviewbot.yaml": INVENTORY, "gpu.yaml": gpu(1)})
+    head = repo.commit({"gpu.yaml": gpu(3)})
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--format", "json",
+                            "--rule", "schedulability"], capsys)
+    [finding] = json.loads(out)["findings"]
+    assert (code, finding["line"], finding["new"]) == (1, 5, True)
+    assert finding["also"] == [{"object": "Deployment/ml/vllm", "file": "gpu.yaml", "line": 16}]
