@@ -53,6 +53,13 @@ reviewbot checks every `kustomization.yaml` in the tree:
   do (a patch that renamed it records the old id). Not judged where a listed file is empty
   (one a tool fills, as flux bootstrap's `gotk-components.yaml`), nor where a build is not
   held whole (as below);
+- an `images` entry whose name (its `newName` when it sets one) no container of the build
+  runs, in any `containers` or `initContainers` list where kustomize's image transformer
+  looks, is `idle-image` (warning): kustomize sets no tag or digest, without an error, and
+  the fix names the image the containers run when one is close (`ghcr.io/acme/web` for
+  `ghcr.io/acme/shop-web`). An image written in a ConfigMap's text (an injector template)
+  is none kustomize rewrites. Not judged with `configurations` (they may add image fields)
+  nor where the build is not held whole;
   Judged only when reviewbot holds the whole build: no remote entry, `helmCharts`, plugin,
   chart a Fleet bundle renders into it (`fleet.yaml` with `helm` builds its `kustomize.dir`
   over the chart's output), entry the tree lacks or file it cannot read, no variable in
@@ -298,6 +305,7 @@ from reviewbot.model.objects import (
     applier_names,
     appliers,
     controlled,
+    idle_images,
     idle_patches,
     model_graph,
     patch_entry_text,
@@ -345,7 +353,8 @@ RATIONALE = (
 )
 FIX = "Fix the path, list the manifest in its kustomization, or remove the duplicate."
 SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error",
-              "idle-patch": "warning", "dependency": "error", "source": "error",
+              "idle-patch": "warning", "idle-image": "warning", "dependency": "error",
+              "source": "error",
               "substitution": "error",
               "idle-generator": "warning",
               "limit": "warning", "no-namespace": "error",
@@ -428,6 +437,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         unmatched_in.add(posixpath.dirname(violation.file or ""))
         yield violation
     yield from _idle_patches(kustomize, graph)
+    yield from _idle_images(kustomize, graph)
     for violation in _unresolved_vars(graph, unapplied, model.derived.get("reach") is None):
         unmatched_in.add(posixpath.dirname(violation.file or ""))
         yield violation
@@ -1180,6 +1190,32 @@ def _idle_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iterator[
                         if not kind or r.kind == kind]), "the target",
                     "Point the target at an object the build holds (a base may have renamed "
                     "it), or remove the patch."))
+
+
+def _idle_images(kustomize: Iterable[Kustomization], graph: Graph) -> Iterator[Violation]:
+    """An ``images`` entry whose name no container of its kustomization's build runs
+    (model.objects.idle_images): kustomize changes no image, without an error, and the
+    tag or digest the entry pins never reaches a pod (new-user trial thirty-two)."""
+    from reviewbot.words import misspelt
+
+    for k in kustomize:
+        for i, name, held in idle_images(graph, k):
+            where = ("images", i, "name")
+            line, column = k.doc.position(where)
+            near = misspelt(name, held) or next(
+                (h for h in held if h.rpartition("/")[0] == name.rpartition("/")[0]
+                 and len([g for g in held if g.rpartition("/")[0] == name.rpartition("/")[0]])
+                 == 1), "")
+            runs = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
+            yield Violation(
+                None, where,
+                f"images[{i}].name: no container of this build runs an image named {name} "
+                f"(they run {runs}), so kustomize sets nothing, without an error",
+                kind="idle-image", file=k.file, line=line, column=column,
+                key=f"{k.file}:images[{i}]:idle",
+                fix=(f"Name the image {near}, as its containers do, or remove the entry."
+                     if near else "Name an image the build's containers run, or remove the "
+                     "entry."))
 
 
 def _unresolved_vars(graph: Graph, unapplied: Collection[str],

@@ -2140,3 +2140,23 @@ def test_a_substitution_source_in_another_namespace_fails_the_kustomization(
     write(tmp_path, {"apps/ai/ollama/ks.yaml": app % ", optional: true"})
     assert [f.kind for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
             if f.kind == "substitution"] == []
+
+
+def test_an_images_entry_no_container_of_the_build_runs_is_idle(tmp_path: Path) -> None:
+    """New-user trial thirty-two: an overlay's `images: [{name: ghcr.io/acme/web, ...}]`
+    where the containers run `ghcr.io/acme/shop-web`: kustomize sets nothing, without an
+    error, and the pinned tag never reached a pod (only image-digest's "no tag" on the base
+    said anything). An entry naming what a container runs is used."""
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [web.yaml]\n",
+        "base/web.yaml": DEPLOYMENT.replace("image: web:1.0", "image: ghcr.io/acme/shop-web"),
+        "prod/kustomization.yaml": "resources: [../base]\nimages:\n"
+                                   "- name: ghcr.io/acme/web\n  newTag: '1.4'\n"
+                                   "- name: ghcr.io/acme/shop-web\n  newTag: '2'\n"})
+    found = [(f.file, f.line, f.severity, f.message, f.fix) for f in lint(tmp_path).findings
+             if f.kind == "idle-image"]
+    assert found == [(
+        "prod/kustomization.yaml", 3, "warning", "images[0].name: no container of this build "
+        "runs an image named ghcr.io/acme/web (they run ghcr.io/acme/shop-web), so kustomize "
+        "sets nothing, without an error",
+        "Name the image ghcr.io/acme/shop-web, as its containers do, or remove the entry.")]

@@ -1781,6 +1781,50 @@ def idle_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
     return [u for u in build.unmatched if u.selector is not None]
 
 
+def idle_images(graph: Graph, k: Kustomization) -> list[tuple[int, str, list[str]]]:
+    """The ``images`` entries of ``k`` that no container of its build runs (an image named
+    ``newName`` when the entry sets one, else ``name``, in any ``containers`` or
+    ``initContainers`` list, where kustomize's image transformer looks): kustomize sets
+    nothing, without an error (new-user trial thirty-two: `ghcr.io/acme/web` for the
+    containers' `ghcr.io/acme/shop-web`). Each with its index and the image names the build
+    runs; judged only where the model holds the whole build and no `configurations` add
+    image fields."""
+    from reviewbot.model.transform import split_image
+
+    if k.flux is not None or k.is_component or graph.by_dir.get(k.directory) is not k or (
+            k.body.get("configurations")):
+        return []
+    entries = [(i, e) for i, e in enumerate(items(k.body.get("images")))
+               if isinstance(e, dict) and isinstance(e.get("name"), str) and e["name"]]
+    if not entries:
+        return []
+    build = graph.build(k.directory)
+    if not held_whole(build):
+        return []
+    names: set[str] = set()
+    for r in build.resources:
+        names.update(split_image(image)[0] for image in _container_images(r.body))
+    if not names:
+        return []
+    return [(i, e["name"], sorted(names)) for i, e in entries
+            if str(e.get("newName") or e["name"]) not in names and e["name"] not in names
+            and "${" not in e["name"]]
+
+
+def _container_images(value: Any) -> Iterator[str]:
+    """Every ``image`` of a ``containers`` or ``initContainers`` list in ``value``."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in ("containers", "initContainers") and isinstance(item, list):
+                for container in item:
+                    if isinstance(container, dict) and isinstance(container.get("image"), str):
+                        yield container["image"]
+            yield from _container_images(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _container_images(item)
+
+
 def held_whole(build: Build) -> bool:
     """Whether the model holds the whole of ``build``, as kustomize would build it: no remote
     entry, chart, plugin, unresolved entry, cut cycle or bound (what it refuses is judged only
