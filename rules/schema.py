@@ -626,11 +626,13 @@ def _values_unread(model: Model) -> Iterator[Violation]:
                     key in vobj.subcharts):
                 continue
             near = closest(key, read, cutoff=0.6)
+            kept = (f", and .Values.{near} keeps the chart's default unless this file sets "
+                    "it" if near and near in known and near not in values else "")
             yield Violation(
                 vobj, (key,),
                 f"{key}: no template of the chart in {folder} reads .Values.{key}, and its "
                 f"values.yaml has no such key, so this value changes nothing"
-                + (f" (its templates read .Values.{near})" if near else ""),
+                + (f" (its templates read .Values.{near}{kept})" if near else ""),
                 fix=(f"Write it as {near}, the key the chart reads, or remove it." if near
                      else "Write it under a key the chart's templates read, or remove it."),
                 kind="values-unread", at_key=True)

@@ -707,7 +707,8 @@ def test_a_key_of_an_override_values_file_no_template_reads_changes_nothing(
         "charts/cache/values-prod.yaml", 1,
         "replicas: no template of the chart in charts/cache reads .Values.replicas, and its "
         "values.yaml has no such key, so this value changes nothing (its templates read "
-        ".Values.replicaCount)",
+        ".Values.replicaCount, and .Values.replicaCount keeps the chart's default unless this "
+        "file sets it)",
         "Write it as replicaCount, the key the chart reads, or remove it.")]
     write(tmp_path, {"charts/cache/templates/_helpers.tpl": "{{ toYaml .Values }}\n"})
     assert unread() == []  # (a template reading .Values whole reads every key)
