@@ -52,7 +52,9 @@ verdicts), never in `lint`, which sees one tree.
   does not render: Argo CD creates the chart's objects in the new namespace and prunes
   those in the old one (any claim it makes, and its data), and an address naming the old
   namespace (`cache.cache-prod.svc`) no longer reaches them; the message names one such
-  address in the repository. A warning: the chart's objects are not seen.
+  address in the repository, and says the sync fails first when nothing creates the new
+  namespace (no Namespace, no `CreateNamespace=true`). A warning: the chart's objects are
+  not seen.
 - `kept` (warning): a Service's `clusterIP` (`clusterIPs`) removed from the manifest: the
   API server keeps the value it allocated when an update leaves it unset (it copies the old
   clusterIPs in), so the apply succeeds and the Service keeps it (`None`: it stays

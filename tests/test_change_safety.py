@@ -2105,8 +2105,16 @@ def test_an_application_moving_its_chart_to_another_namespace_prunes_the_old_obj
                 "Application argocd/cache-prod moves what it installs from namespace cache-prod "
                 "to cache: Argo CD creates the chart's objects in cache and prunes those in "
                 "cache-prod (any claim it makes, and its data, with them); ConfigMap shop/web "
-                "(cache.cache-prod.svc) still names cache-prod. Not certain: reviewbot could "
-                "not see the chart's objects (reviewbot does not render it).")]
+                "(cache.cache-prod.svc) still names cache-prod; nothing in the repository "
+                "creates namespace cache and the Application does not sync with "
+                "CreateNamespace=true, so its sync fails (namespaces \"cache\" not found) "
+                "until the namespace exists. Not certain: reviewbot could not see the chart's "
+                "objects (reviewbot does not render it).")]
+    # (new-user trial thirty-two: a namespace nothing creates fails the sync first)
+    made = repo.commit({"argocd/cache.yaml": (app % ("cache", "true")).replace(
+        "syncPolicy: {automated: {prune: true}}",
+        "syncPolicy: {automated: {prune: true}, syncOptions: [CreateNamespace=true]}")})
+    assert "not found" not in review(repo, base, made, capsys)[1][0]["message"]
     # without automated prune, nothing is deleted
     base = repo.commit({"argocd/cache.yaml": app % ("cache-prod", "false")})
     head = repo.commit({"argocd/cache.yaml": app % ("cache", "false")})

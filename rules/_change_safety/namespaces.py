@@ -79,6 +79,11 @@ def moved_releases(diff: TreeDiff, base: Model, head: Model) -> Iterator[Violati
             continue
         address = _naming(head, obj, was)
         names = (f"; {address} still names {was}" if address else "")
+        if now not in ALWAYS and now not in _created(head):  # (new-user trial thirty-two:
+            # `shop-production`, no Namespace, no CreateNamespace=true: the sync fails first)
+            names += (f"; nothing in the repository creates namespace {now} and the "
+                      "Application does not sync with CreateNamespace=true, so its sync fails "
+                      f"(namespaces \"{now}\" not found) until the namespace exists")
         yield Violation(
             obj, ("spec", "destination", "namespace"),
             f"Application {object_name(obj)} moves what it installs from namespace {was} to "
