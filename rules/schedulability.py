@@ -39,6 +39,11 @@ Kinds:
 - `node-full`: the pods pinned to a node request more than its allocatable.
 - `too-big`: an unpinned pod fits no inventory node that admits it.
 - `over-limit`: a container requests more cpu, memory or ephemeral-storage than its limit.
+- `scale-target` (warning): a HorizontalPodAutoscaler's (KEDA ScaledObject's)
+  `scaleTargetRef` names a workload its namespace does not have, where one of a close name
+  is there (a misspelling, or one word more or less: `api` for `api-server`): it scales
+  nothing, and the workload runs the replicas it writes. Without a close name the target
+  may be a chart's: not judged.
 
 When it stays quiet:
 
@@ -149,7 +154,8 @@ RATIONALE = (
 FIX = "Lower the requests, reduce replicas, or move a workload to another node."
 COST = 5  # CPU time relative to a rule of cost 1, measured on the 50k-object tree
 OPTIONS: tuple[Any, ...] = ()
-SEVERITIES = {"node-full": "error", "too-big": "error", "over-limit": "error"}
+SEVERITIES = {"node-full": "error", "too-big": "error", "over-limit": "error",
+              "scale-target": "warning"}
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 # what the API server compares for every container: the request at most the limit
 # (extended resources must be equal: gpu-parallelism's)
@@ -170,6 +176,57 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _over_limits(model)
     for _, view in views(model):  # the pods of two clusters never share a node
         yield from _cluster(view)
+        yield from _scale_targets(view)
+
+
+# what scales a workload: the kinds, their groups, and what they call it
+_SCALERS = {("autoscaling", "HorizontalPodAutoscaler"): "HorizontalPodAutoscaler",
+            ("keda.sh", "ScaledObject"): "ScaledObject"}
+_SCALED = ("Deployment", "StatefulSet", "ReplicaSet")
+
+
+def _scale_targets(model: Model) -> Iterator[Violation]:
+    """``scale-target``: a HorizontalPodAutoscaler's (a KEDA ScaledObject's)
+    ``scaleTargetRef`` naming a workload its namespace does not have, where one of a close
+    name is there (a misspelling, or the name with one word more or less: `api` for
+    `api-server`, new-user trial thirty-two's renamed Deployment): it scales nothing, and
+    the workload runs the replicas it writes. Without such a near name the target may come
+    from what reviewbot does not see (a chart): not judged."""
+    from reviewbot.words import misspelt
+
+    scalers = [o for o in model.objects if (o.group, o.kind) in _SCALERS]
+    if not scalers:
+        return
+    names: dict[tuple[str, str], set[str]] = {}
+    for o in model.objects:
+        if o.kind in _SCALED and o.group == "apps":
+            names.setdefault((o.namespace or "default", o.kind), set()).add(o.name)
+    for obj in scalers:
+        ref = obj.get(("spec", "scaleTargetRef"))
+        if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
+            continue
+        kind = str(ref.get("kind") or "Deployment")
+        target, namespace = ref["name"], obj.namespace or "default"
+        have = names.get((namespace, kind), set())
+        if kind not in _SCALED or target in have or "${" in target or "{{" in target:
+            continue
+        near = misspelt(target, have) or next((n for n in sorted(have) if _one_word_apart(
+            target, n)), "")
+        if not near:
+            continue
+        yield Violation(
+            obj, ("spec", "scaleTargetRef", "name"),
+            f"{_SCALERS[(obj.group, obj.kind)]} {namespace}/{obj.name}: its scaleTargetRef "
+            f"names {kind} {target}, which namespace {namespace} does not have (did you mean "
+            f"{near}?): it scales nothing, and {kind} {near} runs the replicas it writes",
+            fix=f"Point scaleTargetRef.name at {near}.", kind="scale-target")
+
+
+def _one_word_apart(a: str, b: str) -> bool:
+    """Whether one of ``a`` and ``b`` is the other with one dash-separated word more."""
+    short, long = sorted((a, b), key=len)
+    return (long.startswith(short + "-") or long.endswith("-" + short)) and (
+        long.count("-") == short.count("-") + 1)
 
 
 def _over_limits(model: Model) -> Iterator[Violation]:

@@ -276,3 +276,37 @@ def test_a_review_places_node_full_on_the_replica_count_the_change_raised(
     [finding] = json.loads(out)["findings"]
     assert (code, finding["line"], finding["new"]) == (1, 5, True)
     assert finding["also"] == [{"object": "Deployment/ml/vllm", "file": "gpu.yaml", "line": 16}]
+
+
+def test_an_autoscaler_naming_a_workload_its_namespace_lacks_is_said(tmp_path: Path) -> None:
+    """New-user trial thirty-two: Deployment api renamed api-server, the prod HPA kept
+    `scaleTargetRef.name: api`: it scales nothing (FailedGetScale), and prod runs the
+    base's replicas. Said where a workload of a close name is there; a target of no close
+    name may be a chart's: not judged."""
+    hpa = """
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: api, namespace: shop}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: TARGET}
+  minReplicas: 3
+  maxReplicas: 6
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api-server, namespace: shop}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec: {containers: [{name: api, image: x}]}
+"""
+    result = lint_text(tmp_path / "a", hpa.replace("TARGET", "api"), only=["schedulability"])
+    assert [(f.line, f.severity, f.message, f.fix) for f in result.findings] == [(
+        5, "warning", "HorizontalPodAutoscaler shop/api: its scaleTargetRef names Deployment "
+        "api, which namespace shop does not have (did you mean api-server?): it scales "
+        "nothing, and Deployment api-server runs the replicas it writes",
+        "Point scaleTargetRef.name at api-server.")]
+    for target in ("api-server", "postgres"):
+        assert lint_text(tmp_path / target, hpa.replace("TARGET", target),
+                         only=["schedulability"]).findings == []
