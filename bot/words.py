@@ -35,6 +35,14 @@ def misspelt(word: str, names: Iterable[str]) -> str:
     return closest(word, names) or next((n for n in names if transposed(word, n)), "")
 
 
+def one_word_apart(a: str, b: str) -> bool:
+    """Whether one of ``a`` and ``b`` is the other with one dash-separated word more, first
+    or last (``vllm-server`` and ``vllm``; ``api`` and ``api-server``)."""
+    short, long = sorted((a, b), key=len)
+    return (long.startswith(short + "-") or long.endswith("-" + short)) and (
+        long.count("-") == short.count("-") + 1)
+
+
 def transposed(a: str, b: str) -> bool:
     """Whether ``b`` is ``a`` with two neighbouring letters swapped (``wbe`` for ``web``,
     ``ngnix`` for ``nginx``): the typo a ratio of likeness undervalues in a short word

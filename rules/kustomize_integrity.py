@@ -338,7 +338,7 @@ from reviewbot.model.reach import (
 )
 from reviewbot.model.resource import dict_of
 from reviewbot.sources.tree import NOT_APPLIED
-from reviewbot.words import closest
+from reviewbot.words import closest, one_word_apart
 
 if TYPE_CHECKING:  # the diff's types only: a lint never imports the diff
     from reviewbot.diff.objects import TreeDiff
@@ -1635,9 +1635,8 @@ def _dependency_hint(model: Model, held: Mapping[str, set[Id]], lacking: Sequenc
     if not near:  # else a name the written one is with one word more (`vllm-server` for
         # `vllm`: new-user trial thirty-one), the longest of its namespace
         near = next((n for _, n in sorted(
-            (-len(n), n) for k, ns, n in ids if k == kind and ns == namespace and (
-                name.startswith(n + "-") or name.endswith("-" + n)) and (
-                name.count("-") == n.count("-") + 1))), "")
+            (-len(n), n) for k, ns, n in ids if k == kind and ns == namespace
+            and len(name) > len(n) and one_word_apart(name, n))), "")
     return (f" (did you mean {kind} {namespace}/{near}?)" if near else ""), False
 
 

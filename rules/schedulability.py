@@ -192,7 +192,7 @@ def _scale_targets(model: Model) -> Iterator[Violation]:
     `api-server`, new-user trial thirty-two's renamed Deployment): it scales nothing, and
     the workload runs the replicas it writes. Without such a near name the target may come
     from what reviewbot does not see (a chart): not judged."""
-    from reviewbot.words import misspelt
+    from reviewbot.words import misspelt, one_word_apart
 
     scalers = [o for o in model.objects if (o.group, o.kind) in _SCALERS]
     if not scalers:
@@ -210,7 +210,7 @@ def _scale_targets(model: Model) -> Iterator[Violation]:
         have = names.get((namespace, kind), set())
         if kind not in _SCALED or target in have or "${" in target or "{{" in target:
             continue
-        near = misspelt(target, have) or next((n for n in sorted(have) if _one_word_apart(
+        near = misspelt(target, have) or next((n for n in sorted(have) if one_word_apart(
             target, n)), "")
         if not near:
             continue
@@ -220,13 +220,6 @@ def _scale_targets(model: Model) -> Iterator[Violation]:
             f"names {kind} {target}, which namespace {namespace} does not have (did you mean "
             f"{near}?): it scales nothing, and {kind} {near} runs the replicas it writes",
             fix=f"Point scaleTargetRef.name at {near}.", kind="scale-target")
-
-
-def _one_word_apart(a: str, b: str) -> bool:
-    """Whether one of ``a`` and ``b`` is the other with one dash-separated word more."""
-    short, long = sorted((a, b), key=len)
-    return (long.startswith(short + "-") or long.endswith("-" + short)) and (
-        long.count("-") == short.count("-") + 1)
 
 
 def _over_limits(model: Model) -> Iterator[Violation]:
@@ -392,7 +385,7 @@ def _single(
     if key in judged:
         found = judged[key]
     else:
-        found = judged[key] = _too_big(pod, nodes, wanted)
+        found = judged[key] = too_big(pod, nodes, wanted)
     if found is None:
         return
     node, resource, value, biggest = found
@@ -406,10 +399,11 @@ def _single(
     )
 
 
-def _too_big(
+def too_big(
     pod: PodTemplate, nodes: Sequence[Node], wanted: Mapping[str, Fraction]
 ) -> _TooBig | None:
-    """The largest admitting node the pod does not fit, when it fits none (else None)."""
+    """The largest admitting node the pod does not fit with ``wanted``, when it fits none
+    (else None): change-safety's gpu-restart asks it of the GPUs a new pod requests."""
     short: list[tuple[Node, str, Fraction]] = []
     for node in nodes:
         lacking = _lacking(node, wanted)

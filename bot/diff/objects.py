@@ -1351,7 +1351,7 @@ def _match(base: Sequence[Item], head: Sequence[Item], clusters: frozenset[str])
         for h in hs[len(bs):]:
             if (wider := _covering(h, everyone[0])) is not None:
                 pairs.append((wider, h))
-            elif not h.clusters and _kept_alike(h, everyone[0]):
+            elif not h.clusters and _kept_by_another(h, everyone[0]):
                 continue  # (one cluster: it had the object as it is, another build's)
             else:
                 lone_h.append(h)
@@ -1359,7 +1359,7 @@ def _match(base: Sequence[Item], head: Sequence[Item], clusters: frozenset[str])
         for b in bs[len(hs):]:
             if (wider := _covering(b, everyone[1])) is not None:
                 pairs.append((b, wider))
-            elif not b.clusters and _kept_alike(b, everyone[1]):
+            elif not b.clusters and _kept_by_another(b, everyone[1]):
                 continue  # (one cluster: another build still makes it as it was)
             else:
                 lone_b.append(b)
@@ -1405,7 +1405,7 @@ def _apart(side: Sequence[Item], other: Sequence[Item], clusters: frozenset[str]
     return out
 
 
-def _kept_alike(item: Item, others: Sequence[Item]) -> bool:
+def _kept_by_another(item: Item, others: Sequence[Item]) -> bool:
     """Whether ``others`` (the other side's items of ``item``'s identity, in a tree of one
     cluster) hold it: the cluster has that object on both sides, one build less or more
     making it (new-user trial thirty-one: two apps' Flux Kustomizations apply OCIRepository

@@ -194,6 +194,16 @@ def not_certain(message: str) -> tuple[str, str | None]:
     if at >= 0 and message.endswith("."):
         return message[:at], message[at + len(_DOUBT_START):-1]
     return message, None
+def doubt_once(rest: str, before: str | None) -> tuple[str, str | None]:
+    """``rest`` (a message without its "Not applied" sentence) with its "Not certain"
+    sentence said "as above" when it is ``before`` (the one just said: each long sentence
+    once in a row, in the text output and the review's summary alike), and that doubt."""
+    message, doubt = not_certain(rest)
+    if doubt is not None and doubt == before:
+        return message + NOT_CERTAIN_AGAIN, doubt
+    return rest, doubt
+
+
 # model.objects.failing_build's clause: "the build of NAME fails (FILE: 'ENTRY' why)" (or
 # "the apply of", when kustomize-controller refuses what the build makes)
 _FAILING = re.compile(r"(the (?:builds?|apply|applies) of .+? fails?) \((.+?): (.+)\)", re.S)

@@ -23,11 +23,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine.findings import (
-    NOT_CERTAIN_AGAIN,
     Finding,
     Suggestion,
+    doubt_once,
     not_applied,
-    not_certain,
     sort_key,
 )
 from reviewbot.engine.outcome import ConfigReview, Ignore, Report, ReviewSummary, Unapplied
@@ -439,12 +438,10 @@ def _render_review(report: Report, review: ReviewSummary, links: Links | None) -
         doubted: str | None = None  # the "Not certain" sentence of the entry just added
         for same in alike_in_namespaces(group):
             first, doubt = same[0], None
-            if not_applied(first.message)[1] is None:
-                rest, doubt = not_certain(first.message)
-                if doubt is not None and doubt == doubted:  # (each long sentence once in a
-                    # row, as the text output says it: new-user trial thirty-one read one
-                    # chart's doubt four times)
-                    first = replace(first, message=rest + NOT_CERTAIN_AGAIN)
+            if not_applied(first.message)[1] is None:  # (new-user trial thirty-one read one
+                # chart's doubt four times)
+                message, doubt = doubt_once(first.message, doubted)
+                first = replace(first, message=message)
             doubted = doubt
             if not builder.add(finding_entry(first, links, with_new, [first, *same[1:]])
                                + "\n", findings=len(same)):

@@ -13,10 +13,9 @@ from typing import Any
 from reviewbot.diff.secrets import KUSTOMIZATION_FILES, hidden_lines
 from reviewbot.engine.findings import (
     NOT_APPLIED_AGAIN,
-    NOT_CERTAIN_AGAIN,
     Finding,
+    doubt_once,
     not_applied,
-    not_certain,
 )
 from reviewbot.escape import term
 from reviewbot.model.objects import cluster_phrase, rooted_cluster
@@ -56,11 +55,7 @@ def render_text(report: Report, color: bool = False) -> str:
             # what could not be seen, and the failing build: each long sentence once in a row
             # (one doubt of a whole lint, the objects of one failing build), "as above" after
             rest, clause = not_applied(f.message)
-            message, doubt = not_certain(rest)
-            if doubt is None or doubt != doubted_before:
-                message = rest
-            else:
-                message += NOT_CERTAIN_AGAIN
+            message, doubt = doubt_once(rest, doubted_before)
             message += ("" if clause is None else NOT_APPLIED_AGAIN if clause == said
                         else f.message[len(rest):])
             said, doubted_before = clause, doubt

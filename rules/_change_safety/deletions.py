@@ -26,6 +26,7 @@ from reviewbot.model.objects import (
     model_graph,
 )
 from reviewbot.model.values import renders_claim
+from reviewbot.model.workload import env_entries
 from reviewbot.rules._change_safety.common import (
     ARGO_FINALIZER,
     ARGO_SYNC,
@@ -163,12 +164,12 @@ def _readers(model: Model, obj: KObject) -> list[tuple[PodTemplate, Path]]:
                 if isinstance(ref, dict) and ref.get("name") == name and ref.get(
                         "optional") is not True:
                     found = found or (*container.path, "envFrom", i, ref_key, "name")
-            for i, var in enumerate(items(container.body.get("env"))):
-                source = var.get("valueFrom") if isinstance(var, dict) else None
+            for var, at in env_entries(container.body.get("env")):
+                source = var.get("valueFrom")
                 ref = source.get(key_ref) if isinstance(source, dict) else None
                 if isinstance(ref, dict) and ref.get("name") == name and ref.get(
                         "optional") is not True:
-                    found = found or (*container.path, "env", i, "valueFrom", key_ref, "name")
+                    found = found or (*container.path, *at, "valueFrom", key_ref, "name")
         for i, volume in enumerate(items(pod.spec.get("volumes"))):
             ref = volume.get(volume_key) if isinstance(volume, dict) else None
             if isinstance(ref, dict) and ref.get(volume_name) == name and ref.get(

@@ -14,7 +14,6 @@ from reviewbot.model.objects import Model, Path, PodTemplate
 from reviewbot.model.quantity import parse_quantity
 from reviewbot.model.workload import (
     MEASURED_BOOT,
-    admits,
     field_path,
     measured,
     number,
@@ -59,16 +58,13 @@ def _never_scheduled(pod: PodTemplate, gpus: dict[str, Fraction], model: Model) 
     on has 4 nvidia.com/gpu (gpu-1 has 2)"), said as schedulability judges the node; None
     otherwise (new-user trial thirty-one: "at least 540 s of downtime" beside a pod that
     never runs)."""
-    nodes = [n for n in model.inventory.nodes if admits(pod, n)]
-    if not nodes:
+    from reviewbot.rules.schedulability import too_big
+
+    found = too_big(pod, model.inventory.nodes, gpus)
+    if found is None:
         return None
-    for resource, wanted in gpus.items():
-        best = max(nodes, key=lambda n: n.allocatable.get(resource, Fraction(0)))
-        have = best.allocatable.get(resource, Fraction(0))
-        if have < wanted:
-            return (f"no node it may run on has {number(wanted)} {resource} ({best.name} has "
-                    f"{number(have)})")
-    return None
+    node, resource, wanted, have = found
+    return f"no node it may run on has {number(wanted)} {resource} ({node.name} has {number(have)})"
 
 
 @dataclass(frozen=True)
