@@ -194,6 +194,22 @@ def test_a_renamed_workload_is_one_line_after_the_workloads_whose_own_flows_chan
         "flows show): the 5 workloads that reached it reach the new name alike; "
         "`home-automation/zigbee2mqtt` no longer reaches it (6 flows closed, 5 opened)")
     assert lines[4] == ""  # nothing else: no caller repeats the rename
+    # a workload only the outside of the cluster reaches, and it reaches (no policy at all:
+    # new-user trial thirty-three read "the outside the cluster that reached it")
+    world = "0.0.0.0-255.255.255.255[External]"
+    web, frontend = "web/web[Deployment]", "web/web-frontend[Deployment]"
+    alone = [FlowChange("removed", world, web, "All Connections", "No Connections",
+                        f"workload {web} removed"),
+             FlowChange("removed", web, world, "All Connections", "No Connections",
+                        f"workload {web} removed"),
+             FlowChange("added", world, frontend, "No Connections", "All Connections",
+                        f"workload {frontend} added"),
+             FlowChange("added", frontend, world, "No Connections", "All Connections",
+                        f"workload {frontend} added")]
+    assert [line for line in connectivity_section(alone).splitlines() if "renamed" in line] == [
+        "- `web/web` is now `web/web-frontend` (renamed, as its flows show): outside the "
+        "cluster reaches the new name alike; it reaches outside the cluster alike (2 flows "
+        "closed, 2 opened)"]
 
 
 def test_flows_of_a_removed_workload_are_not_counted_as_closed() -> None:

@@ -947,13 +947,18 @@ def _rename_entry(old: str, now: str, before: Ends, after: Ends) -> str:
         gained = _listed(sorted(p for p in is_ if p not in was))
         ports = _listed([f"{p} ({_conns(was[p])} → {_conns(is_[p])})"
                          for p in sorted(was) if p in is_ and is_[p] != was[p]], raw=True)
+        outside = bool(same) and all(_external(p) for p in same)  # (no workload to name:
+        # new-user trial thirty-three read "the outside the cluster that reached it")
         if side == "in":
-            said += [f"the {_many(same)} that reached it reach the new name alike" if same else "",
+            said += [("outside the cluster reaches the new name alike" if outside else
+                      f"the {_many(same)} that reached it reach the new name alike")
+                     if same else "",
                      f"{lost} no longer reach{'es' if len(gone) == 1 else ''} it" if lost else "",
                      f"{gained} can now reach it" if gained else "",
                      f"reached on other ports from {ports}" if ports else ""]
         else:
-            said += [f"it reaches the same {_many(same)}" if same else "",
+            said += [("it reaches outside the cluster alike" if outside else
+                      f"it reaches the same {_many(same)}") if same else "",
                      f"it no longer reaches {lost}" if lost else "",
                      f"it can now reach {gained}" if gained else "",
                      f"it reaches on other ports {ports}" if ports else ""]
