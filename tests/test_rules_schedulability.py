@@ -307,6 +307,10 @@ spec:
         "api, which namespace shop does not have (did you mean api-server?): it scales "
         "nothing, and Deployment api-server runs the replicas it writes",
         "Point scaleTargetRef.name at api-server.")]
+    # the workload's name is the same cause's other place, where a review comments when
+    # the change renamed it (new-user trial thirty-three: not inline)
+    assert [(o.object, o.line) for o in result.findings[0].others] == [
+        ("Deployment/shop/api-server", 11)]
     for target in ("api-server", "postgres"):
         assert lint_text(tmp_path / target, hpa.replace("TARGET", target),
                          only=["schedulability"]).findings == []
