@@ -26,7 +26,7 @@ import pytest
 from reviewbot.engine.causes import Changed, fixed, group, judge
 from reviewbot.engine.findings import Amount, Finding
 
-from .helpers import ROOT, GitRepo, run_cli
+from .helpers import ROOT, GitRepo, deployment, run_cli
 from .render.homelab import GPU_PROBE, OPEN_WEBUI, homelab_pr
 
 
@@ -511,6 +511,30 @@ def test_a_service_the_change_leaves_without_pods_is_an_error(
                 "or add the labels it asks for to their template.")]
     # a lint of the head says nothing: the selector is like none of the pods
     assert run_cli(["lint", str(repo.path), "--rule", "netpol-pairing"], capsys)[0] == 0
+
+
+def test_a_selector_typo_that_loses_the_service_s_pods_is_said_once_as_the_change_s(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`app: web` became `app: web-app`: the head's `no-endpoints` warning and the change's
+    `endpoints-lost` error said one fact twice at one line (the error adds what the change
+    did): the change's finding alone, the warning it tells with its cause dropped."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    service = ("apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n"
+               "spec:\n  selector:\n    app: %s\n  ports: [{port: 80, targetPort: 8080}]\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"web.yaml": deployment("web", "shop", "{app: web}"),
+                        "service.yaml": service % "web"})
+    head = repo.commit({"service.yaml": service % "web-app"})
+    data = review_json(repo, base, head, "netpol-pairing", capsys)
+    assert [(f["severity"], f["file"], f["line"], f["message"].split("; ")[-1])
+            for f in data["findings"]] == [
+        ("error", "service.yaml", 6, "before this change it selected Deployment web")]
+    # lint of the head still says the fact, as a warning
+    _, out, _ = run_cli(["lint", str(repo.path), "--rule", "netpol-pairing", "--format",
+                         "json"], capsys)
+    assert [(f["severity"], f["line"]) for f in json.loads(out)["findings"]] == [
+        ("warning", 6)]
 
 
 def test_a_port_renamed_under_an_unchanged_ingress_is_said_at_the_rename_for_each_overlay(

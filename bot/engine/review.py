@@ -26,7 +26,7 @@ import os
 import posixpath
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -227,15 +227,28 @@ def _changed(f: Finding) -> bool:
     return bool(f.new or f.worse)
 
 
-def _said_once(findings: list[Finding]) -> list[Finding]:
-    """A stuck rollout (change-safety) says what the pull request starts where gpu-rollout's
-    own finding on the object is old; where that finding is new or made worse, it says it
-    already (a new-user trial: two errors of one cause, "6 errors" for 5 problems)."""
-    loud = {f.object for f in findings if f.rule == "gpu-rollout" and _changed(f)}
-    if not loud:
-        return findings
-    return [f for f in findings if not (
+def _said_once(marked: list[Finding], changes: Sequence[Finding]) -> list[Finding]:
+    """The head's findings and the change's, each fact said once:
+
+    - a finding of the change that tells a head finding's fact at its place and what the
+      change did to it (same rule and object, same line, its message the head one's and
+      more: `endpoints-lost`'s "...; before this change it selected Deployment web" beside
+      `no-endpoints`) is that finding told with its cause: it alone is shown;
+    - a stuck rollout (change-safety) says what the pull request starts where gpu-rollout's
+      own finding on the object is old; where that finding is new or made worse, it says it
+      already (a new-user trial: two errors of one cause, "6 errors" for 5 problems)."""
+    told = {(c.rule, c.object, c.file, c.line, c.column): c.message for c in changes}
+    kept = [f for f in marked if not _told_again(f, told)]
+    both = [*kept, *changes]
+    loud = {f.object for f in both if f.rule == "gpu-rollout" and _changed(f)}
+    return [f for f in both if not (
         f.rule == "change-safety" and f.kind == "stuck-rollout" and f.object in loud)]
+
+
+def _told_again(f: Finding, told: Mapping[tuple[Any, ...], str]) -> bool:
+    message = told.get((f.rule, f.object, f.file, f.line, f.column))
+    return message is not None and message != f.message and message.startswith(
+        f.message.rstrip("."))
 
 
 def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> ReviewResult:
@@ -342,7 +355,7 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     flows, flow_notes = found if found is not None else (None, [])
     changes = run_rules(head_result.model, config, only=settings.only,
                         change=Change(diff, base_result.model))
-    marked = _said_once([*marked, *changes.findings])
+    marked = _said_once(marked, changes.findings)
     marked.sort(key=sort_key)
     marked = one_per_place(with_suggestions(head, config, head_result, marked, _changed, memo))
     marked = at_removed_entries(marked, base_result.model, head_result.model)
