@@ -133,8 +133,11 @@ A last check asks that every selector select something.
   Service may come from what reviewbot does not see: not judged.
 - `backend-port` (error, on the backend's port): an Ingress backend's `service.port`
   (`number` or `name`; extensions/v1beta1's `servicePort`), a Gateway API backendRef's
-  `port`, or the `service.port` of an Ingress app-template renders from its `ingress.<id>`
-  values (`service: {identifier: app, port: http}`), is no port of its Service, whose
+  `port`, the `service.port` of an Ingress app-template renders from its `ingress.<id>`
+  values (`service: {identifier: app, port: http}`), or the port number of a route it
+  renders from its `route.<id>` values (`backendRefs: [{identifier: app, port: 80}]`; a
+  port left out is the Service's primary one, a port name is read by its versions apart: not
+  judged), is no port of its Service, whose
   every port reviewbot reads (written, or rendered as its values write them by a chart whose
   templates it knows, app-template's): the controller has no endpoints for that path and
   answers 503, a gateway 500 ("its backend sends to port 8080 of Service open-webui, which
@@ -2235,10 +2238,11 @@ def _backend_port(model: Model, backend: Any, services: Sequence[Service]
 
 
 def _rendered_port(release: Any, rendered: Any) -> Violation | None:
-    """``backend-port`` of an Ingress app-template renders from a release's ``ingress``
-    values (:class:`~reviewbot.model.releases.RenderedBackend`): its ``service.port`` names
-    no port of the Service of its ``identifier`` (new-user trial thirty-one: `ports.http`
-    renamed `web`, `ingress.app` kept `port: http`, and the review said nothing)."""
+    """``backend-port`` of an Ingress or route app-template renders from a release's
+    ``ingress`` or ``route`` values (:class:`~reviewbot.model.releases.RenderedBackend`):
+    its port names no port of the Service of its ``identifier`` (new-user trial
+    thirty-one: `ports.http` renamed `web`, `ingress.app` kept `port: http`, and the review
+    said nothing)."""
     service, wanted = rendered.service, rendered.port
     if isinstance(wanted, int):
         if any(sp.port == wanted for sp in service.ports):
@@ -2258,19 +2262,22 @@ def _rendered_port(release: Any, rendered: Any) -> Violation | None:
     fix = (f"Set the port to {offer}, or add {said} to {where}." if offer else
            f"Add {said} to {where}.")
     ports = rendered.ports_at
+    sender = f"its {rendered.values_key} {rendered.ingress}"
+    answer = ("the gateway cannot resolve it and answers 500 to the requests routed there"
+              if rendered.values_key == "route" else
+              "the controller has no endpoints for it and answers 503")
     at_key = len(service.ports) == 1
     if at_key:  # (the port's name is its key: the line a rename changes)
         ports += (service.ports[0].name,)
     at_service = Violation(
         obj, ports, f"{name}: Service {service.name} (service.{rendered.identifier}) has no "
-        f"{said.removeprefix('the ')}, which its ingress {rendered.ingress} sends to (it has "
-        f"{has}): the controller has no endpoints for it and answers 503", fix=fix,
+        f"{said.removeprefix('the ')}, which {sender} sends to (it has {has}): {answer}", fix=fix,
         kind="backend-port", at_key=at_key)
     return Violation(
         obj, rendered.at,
-        f"{name}: its ingress {rendered.ingress} sends to {said} of Service {service.name} "
-        f"(service.{rendered.identifier}), which has no such port (it has {has}): the "
-        "controller has no endpoints for it and answers 503", fix=fix, kind="backend-port",
+        f"{name}: {sender} sends to {said} of Service {service.name} "
+        f"(service.{rendered.identifier}), which has no such port (it has {has}): {answer}",
+        fix=fix, kind="backend-port",
         cause=f"backend-port {obj.namespace}/{obj.name} {service.name} {wanted}",
         others=(at_service,))
 

@@ -690,6 +690,42 @@ def test_an_ingress_app_template_renders_names_a_port_its_service_lacks(tmp_path
              "to (it has 80 (web))")]
 
 
+def test_a_route_app_template_renders_names_a_port_number_its_service_lacks(
+        tmp_path: Path) -> None:
+    """app-template's `route.<id>` values render an HTTPRoute whose `backendRefs` name the
+    Service of an `identifier` at the `port` written (`classes/_route.tpl`): the Service's
+    port moved from 80 to 8080 while the route kept `port: 80`, and the gateway cannot
+    resolve the backend (500). A port left out is the Service's primary one, and a port
+    name is resolved or refused differently by the chart's versions: neither is judged."""
+    values = ECHO.replace("http: {port: 80, targetPort: 8080}",
+                          "http: {port: 8080, targetPort: 8080}")
+    values += """    route:
+      app:
+        hostnames: [echo.example.org]
+        parentRefs: [{name: internal, namespace: kube-system}]
+        rules:
+        - backendRefs: [{identifier: app, port: 80}]
+        - backendRefs: [{identifier: app, port: 8080}]
+        - backendRefs: [{identifier: app}]
+        - backendRefs: [{identifier: app, port: http}]
+      off:
+        enabled: false
+        rules:
+        - backendRefs: [{identifier: app, port: 81}]
+"""
+    result = lint_text(tmp_path, values + OCI.replace("VERSION", "4.1.1"),
+                       only=["netpol-pairing"])
+    found = [f for f in result.findings if f.kind == "backend-port"]
+    assert [(f.line, f.severity, f.message, f.fix) for f in found] == [(
+        25, "error", "HelmRelease apps/echo: its route app sends to port 80 of Service echo "
+        "(service.app), which has no such port (it has 8080 (http)): the gateway cannot "
+        "resolve it and answers 500 to the requests routed there",
+        "Set the port to 8080, or add port 80 to service.app.ports.")]
+    assert [(o.line, o.message.split(":")[1]) for o in found[0].others] == [
+        (19, " Service echo (service.app) has no port 80, which its route app sends to (it "
+             "has 8080 (http))")]
+
+
 def test_a_chart_pod_s_labels_that_decide_nothing_leave_the_finding_certain(
         tmp_path: Path) -> None:
     """New-user trial thirty-one: app-template's echo in namespace apps sends to postgres

@@ -100,16 +100,20 @@ class RenderedPolicy:
 
 @dataclass(frozen=True)
 class RenderedBackend:
-    """An Ingress backend app-template renders from ``ingress.<id>.hosts[].paths[].service``
-    (``classes/_ingress.tpl``): the Service of ``identifier`` and its ``port`` (a name or a
-    number), as the Ingress's ``service.port.name`` or ``.number``."""
+    """A backend app-template renders: an Ingress's from
+    ``ingress.<id>.hosts[].paths[].service`` (``classes/_ingress.tpl``), the Service of
+    ``identifier`` and its ``port`` (a name or a number) as the Ingress's
+    ``service.port.name`` or ``.number``; a route's from
+    ``route.<id>.rules[].backendRefs[]`` (``classes/_route.tpl``), the Service of
+    ``identifier`` at the ``port`` number written."""
 
-    ingress: str  # the ingress's identifier
+    ingress: str  # the ingress's (or route's) identifier
     at: Path  # where ``port`` is written in the release
     service: Service
     identifier: str  # the Service's identifier (``service.<id>``)
     port: int | str
     ports_at: Path  # where the Service's ``ports`` are written
+    values_key: str = "ingress"  # ``ingress`` or ``route``: the values that render it
 
 
 @dataclass(frozen=True)
@@ -556,31 +560,43 @@ def _rendered(release: Release, raw: Any, pods: Sequence[PodTemplate]) -> Releas
 
 def _backends(values: Mapping[str, Any], base: Path,
               services: Mapping[str, Service]) -> tuple[RenderedBackend, ...]:
-    """The Ingress backends of the enabled ``ingress.<id>`` values naming a Service by
-    ``identifier`` whose every port the values write as a number (so its ports are known)."""
-    out = []
+    """The backends of the enabled ``ingress.<id>`` and ``route.<id>`` values naming a
+    Service by ``identifier`` whose every port the values write as a number (so its ports
+    are known). A route's port is judged when written as a number: left out it is the
+    Service's primary port, and a name is written as it is (a route the API refuses) by
+    3.x and resolved, or refused at render, by later versions."""
     written = {identifier: mapping(mapping(values.get("service")).get(identifier)).get("ports")
                for identifier in services}
-    for ingress, entry in mapping(values.get("ingress")).items():
-        if not isinstance(entry, dict) or entry.get("enabled") is False:
-            continue
-        for i, host in enumerate(items(entry.get("hosts"))):
-            for j, path in enumerate(items(mapping(host).get("paths"))):
-                service = mapping(mapping(path).get("service"))
-                identifier, port = service.get("identifier"), service.get("port")
-                if not isinstance(identifier, str) or identifier not in services or (
-                        not isinstance(port, (int, str)) or isinstance(port, bool)
-                        or (isinstance(port, str) and SUBSTITUTION.search(port))):
-                    continue
-                target = services[identifier]
-                enabled = [p for p in mapping(written[identifier]).values()
-                           if mapping(p).get("enabled") is not False]
-                if len(enabled) != len(target.ports):
-                    continue  # a port the values do not write as a number: not all known
-                out.append(RenderedBackend(
-                    str(ingress), base + ("ingress", str(ingress), "hosts", i, "paths", j,
-                                          "service", "port"),
-                    target, identifier, port, base + ("service", identifier, "ports")))
+
+    def known(identifier: Any, port: Any) -> Service | None:
+        if not isinstance(identifier, str) or identifier not in services or (
+                not isinstance(port, (int, str)) or isinstance(port, bool)
+                or (isinstance(port, str) and SUBSTITUTION.search(port))):
+            return None
+        enabled = [p for p in mapping(written[identifier]).values()
+                   if mapping(p).get("enabled") is not False]
+        # a port the values do not write as a number: not all known
+        return services[identifier] if len(enabled) == len(services[identifier].ports) else None
+
+    out = []
+    for key, outer, inner, leaf in (("ingress", "hosts", "paths", ("service",)),
+                                    ("route", "rules", "backendRefs", ())):
+        for name, entry in mapping(values.get(key)).items():
+            if not isinstance(entry, dict) or entry.get("enabled") is False:
+                continue
+            for i, one in enumerate(items(entry.get(outer))):
+                for j, ref in enumerate(items(mapping(one).get(inner))):
+                    service = mapping(mapping(ref).get(leaf[0]) if leaf else ref)
+                    identifier, port = service.get("identifier"), service.get("port")
+                    if key == "route" and not isinstance(port, int):
+                        continue
+                    target = known(identifier, port)
+                    if target is None or not isinstance(port, (int, str)):
+                        continue
+                    out.append(RenderedBackend(
+                        str(name), (*base, key, str(name), outer, i, inner, j, *leaf, "port"),
+                        target, str(identifier), port, (*base, "service", str(identifier),
+                                                        "ports"), key))
     return tuple(out)
 
 
