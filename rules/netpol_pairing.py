@@ -124,6 +124,12 @@ A last check asks that every selector select something.
   gets no pod ("selector app=web, track=stable matches no pod in shop (Deployment web has
   app=web); before this change it selected Deployment web"). A namespace that may hold
   pods reviewbot cannot see, or pods whose operator adds labels, make it a note;
+- `budget-selects-nothing` (warning, on the selector's label): a PodDisruptionBudget whose
+  `matchLabels` match no pod of its namespace where a workload there almost carries them,
+  as `no-endpoints` judges a Service's: the eviction API finds no budget for those pods,
+  and a node drain may evict all of them at once ("PodDisruptionBudget data/redis:
+  selector app=redis-cache matches no pod in data (StatefulSet redis has app=redis), so it
+  protects no pod"). A selector with `matchExpressions` is not judged;
 - `no-backend` (warning, on the backend's Service name): an Ingress, Route or Gateway API
   route (`HTTPRoute`, `GRPCRoute`, `TLSRoute`, `TCPRoute`, `UDPRoute`: `backendRefs` of kind
   Service, in their own `namespace` if they name one) backend names a Service its namespace
@@ -381,8 +387,8 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit
-from reviewbot.load.paths import dig, format_path
-from reviewbot.model.objects import Model
+from reviewbot.load.paths import Path, dig, format_path
+from reviewbot.model.objects import Model, mapping
 from reviewbot.model.resource import templates_declaring
 from reviewbot.rules._kit import views
 from reviewbot.words import closest, misspelt, transposed
@@ -403,7 +409,7 @@ SEVERITIES = {
     "selects-nothing": "warning", "dependency-missing": "error", "dns-denied": "error",
     "no-endpoints": "warning", "no-such-port": "warning", "no-backend": "warning",
     "backend-port": "error", "backend-denied": "error", "backend-removed": "error",
-    "endpoints-lost": "error",
+    "endpoints-lost": "error", "budget-selects-nothing": "warning",
 }
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 SUMMARY = (
@@ -2067,13 +2073,14 @@ def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: s
 
 def _services_unmatched(model: Model) -> Iterator[Violation | QuietPlace]:
     """Services whose selector matches no pod of their namespace where a workload there
-    almost carries its labels (:func:`_near_miss`): the Service has no endpoints. Once per
-    Service, in the first cluster that receives it; the evaluator is made only for a cluster
-    where a plain label match leaves some Service without pods."""
+    almost carries its labels (:func:`_near_miss`): the Service has no endpoints; and
+    PodDisruptionBudgets alike (:func:`_budgets`): the budget protects no pod. Once per
+    object, in the first cluster that receives it; the evaluator is made only for a cluster
+    where a plain label match leaves some selector without pods."""
     said: set[tuple[str, int, str, str]] = set()
     for _, view in views(model):
-        services = _selecting_services(view)
-        if not services:
+        selecting: list[Service | _Budget] = [*_selecting_services(view), *_budgets(view)]
+        if not selecting:
             continue
         labels: dict[str, list[Mapping[str, str]]] = {}
         holding: dict[tuple[str, str, str], list[Mapping[str, str]]] = {}  # by one label
@@ -2081,24 +2088,53 @@ def _services_unmatched(model: Model) -> Iterator[Violation | QuietPlace]:
             labels.setdefault(pod.namespace, []).append(pod.labels)
             for name, value in pod.labels.items():
                 holding.setdefault((pod.namespace, name, value), []).append(pod.labels)
-        # (the evaluator only for a Service no pod's labels hold and some pod's almost do: a
-        # chart's Service, selecting what the repository does not show, costs nothing more)
-        suspects = [s for s in services if s.namespace in labels and not _held(holding, s)
+        # (the evaluator only for a selector no pod's labels hold and some pod's almost do:
+        # a chart's Service, selecting what the repository does not show, costs nothing more)
+        suspects = [s for s in selecting if s.namespace in labels and not _held(holding, s)
                     and any(_near_miss(held, s.selector) for held in labels[s.namespace])]
         if not suspects:
             continue
         from reviewbot.netpol.network import Network, Selector
 
         net = Network(view, exact=False)
-        for service in suspects:
-            key = (service.obj.file, service.obj.doc.line if service.obj.doc else 0,
-                   service.namespace, service.name)
+        for one in suspects:
+            key = (one.obj.file, one.obj.doc.line if one.obj.doc else 0, one.namespace,
+                   one.name)
             if key in said:
                 continue
-            found = _no_endpoints(net, service, Selector(tuple(service.selector.items())))
+            selector = Selector(tuple(one.selector.items()))
+            found = (_unprotected(net, one, selector) if isinstance(one, _Budget)
+                     else _no_endpoints(net, one, selector))
             if found is not None:
                 said.add(key)
                 yield found
+
+
+@dataclass(frozen=True)
+class _Budget:
+    """A PodDisruptionBudget that selects pods by ``matchLabels`` alone."""
+
+    obj: KObject
+    namespace: str
+    name: str
+    selector: Mapping[str, str]
+
+
+def _budgets(view: Model) -> list[_Budget]:
+    """The PodDisruptionBudgets of ``view`` whose selector is ``matchLabels`` alone, every
+    value a plain string (a near miss is a map's; an empty selector selects every pod of
+    the namespace)."""
+    out = []
+    for obj in view.objects:
+        if obj.kind != "PodDisruptionBudget" or obj.group != "policy":
+            continue
+        selector = mapping(mapping(obj.body.get("spec")).get("selector"))
+        wanted = selector.get("matchLabels")
+        if set(selector) != {"matchLabels"} or not isinstance(wanted, dict) or not wanted or (
+                not all(isinstance(k, str) and isinstance(v, str) for k, v in wanted.items())):
+            continue
+        out.append(_Budget(obj, obj.namespace or "default", obj.name, wanted))
+    return out
 
 
 def _backends_missing(model: Model) -> Iterator[Violation]:
@@ -2354,9 +2390,9 @@ def _port_named(wanted: str, names: Sequence[str]) -> str:
 
 
 def _held(holding: Mapping[tuple[str, str, str], list[Mapping[str, str]]],
-          service: Service) -> bool:
+          service: Service | _Budget) -> bool:
     """Whether some pod's labels (``holding``: by namespace and one label) hold every label
-    of ``service``'s selector."""
+    of ``service``'s (or a budget's) selector."""
     some = [holding.get((service.namespace, k, v)) or [] for k, v in service.selector.items()]
     if not all(some):
         return False
@@ -2419,35 +2455,73 @@ def _no_endpoints(net: Network, service: Service, selector: Selector, near: bool
     """``no-endpoints`` of ``service``, whose selector matches no pod of its namespace: where
     a workload there almost carries its labels (``near``; else whatever the closest one
     carries)."""
+    found = _selects_no_pod(net, service, selector, near)
+    if not isinstance(found, tuple):
+        return found
+    where, nearest, closest = found
+    return Violation(
+        service.obj, where,
+        f"Service {service.namespace}/{service.name}: selector {selector.describe()} matches "
+        f"no pod in {service.namespace} ({nearest}), so the Service has no endpoints: no "
+        "connection to it reaches a pod", kind="no-endpoints",
+        fix=f"Match the labels the pods carry ({nearest}).", doubt=_doubt(net, [closest]))
+
+
+def _unprotected(net: Network, budget: _Budget, selector: Selector
+                 ) -> Violation | QuietPlace | None:
+    """``budget-selects-nothing`` of ``budget``, whose selector matches no pod of its
+    namespace where a workload there almost carries its labels: the eviction API finds no
+    budget for those pods, and a node drain may evict them all at once."""
+    found = _selects_no_pod(net, budget, selector, True)
+    if not isinstance(found, tuple):
+        return found
+    where, nearest, closest = found
+    pod = net.pods[closest]
+    return Violation(
+        budget.obj, where,
+        f"PodDisruptionBudget {budget.namespace}/{budget.name}: selector "
+        f"{selector.describe()} matches no pod in {budget.namespace} ({nearest}), so it "
+        f"protects no pod: a node drain may evict every pod of {pod.kind} {pod.name} at once",
+        kind="budget-selects-nothing", fix=f"Match the labels the pods carry ({nearest}).",
+        doubt=_doubt(net, [closest]))
+
+
+def _selects_no_pod(net: Network, one: Service | _Budget, selector: Selector, near: bool
+                    ) -> tuple[Path, str, int] | QuietPlace | None:
+    """Whether ``one`` (a Service, a disruption budget) selects no pod of its namespace, as
+    `no-endpoints` and `budget-selects-nothing` judge it: None, not judged (a pod selected;
+    labels the controllers add, or values a tool fills in; with ``near``, a selector like
+    none of the namespace's workloads: pods the repository does not show); a note where the
+    namespace may hold pods reviewbot cannot see, or the closest pod carries labels its
+    operator adds; else where to say it, the closest workload's labels in words, and the
+    closest pod."""
     if selector.keys & CONTROLLER_LABELS or any(
-            mark in text for text in (*service.selector, *service.selector.values())
+            mark in text for text in (*one.selector, *one.selector.values())
             for mark in ("${", "{{")):
         return None  # labels the controllers add, or values a tool fills in
-    pods = net.by_ns.get(service.namespace, [])
-    if not pods or net.service_pods(service):
+    pods = net.by_ns.get(one.namespace, [])
+    if not pods or (any(selector.matches(net.pods[i].labels) for i in pods)
+                    if isinstance(one, _Budget) else net.service_pods(one)):
         return None
     closest = _closest(net, pods, selector)
-    if near and not _near_miss(net.pods[closest].labels, service.selector):
+    if near and not _near_miss(net.pods[closest].labels, one.selector):
         return None  # like none of the namespace's workloads: pods the repository does not show
-    ns = service.namespace
-    text = (f"Service {ns}/{service.name}: selector {selector.describe()} matches no pod in "
-            f"{ns}")
-    where = ("spec", "selector")
+    ns = one.namespace
+    noun = "PodDisruptionBudget" if isinstance(one, _Budget) else "Service"
+    text = f"{noun} {ns}/{one.name}: selector {selector.describe()} matches no pod in {ns}"
+    where: Path = (("spec", "selector", "matchLabels") if isinstance(one, _Budget)
+                   else ("spec", "selector"))
     if ns in net.unseen:
         shown = ", ".join(net.unseen[ns][:2]) + (
             f" and {len(net.unseen[ns]) - 2} more" if len(net.unseen[ns]) > 2 else "")
-        return QuietPlace(service.obj, where, f"{text}, but it may hold pods reviewbot cannot "
+        return QuietPlace(one.obj, where, f"{text}, but it may hold pods reviewbot cannot "
                           f"see ({ns}: {shown})")
     if not net.pods[closest].labels_complete:
-        return QuietPlace(service.obj, where, f"{text}, but {net.pods[closest].peer} carries "
+        return QuietPlace(one.obj, where, f"{text}, but {net.pods[closest].peer} carries "
                           "labels its operator adds that reviewbot does not list")
-    nearest = _nearest(net, pods, selector)
     unmet = [r.key for r in selector.requirements if not r.matches(net.pods[closest].labels)]
-    return Violation(
-        service.obj, (*where, unmet[0]) if len(unmet) == 1 else where,
-        f"{text} ({nearest}), so the Service has no endpoints: no connection to it reaches a "
-        "pod", kind="no-endpoints", fix=f"Match the labels the pods carry ({nearest}).",
-        doubt=_doubt(net, [closest]))
+    return ((*where, unmet[0]) if len(unmet) == 1 else where, _nearest(net, pods, selector),
+            closest)
 
 
 def _near_miss(labels: Mapping[str, str], selector: Mapping[str, str]) -> bool:

@@ -357,3 +357,34 @@ spec:
                           "ports: [{name: http, port: 3000, targetPort: http}, "
                           "{name: alt, port: '${ALT_PORT}'}]")
     assert [f.kind for f in lint_text(tmp_path, unread, only=["netpol-pairing"]).findings] == []
+
+
+BUDGET = """
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: %s, namespace: shop}
+spec:
+  minAvailable: 1
+  selector:
+    matchLabels: %s
+"""
+
+
+def test_a_disruption_budget_selecting_no_pod_of_its_namespace_protects_nothing(
+        tmp_path: Path) -> None:
+    """New-user trial thirty-four's shape: the pods' `app: web` beside a budget for
+    `app: web-app`: the eviction API finds no budget for the web pods, and a node drain
+    evicts them all at once. A budget like none of the namespace's workloads (a chart's
+    pods) and one with `matchExpressions` are not judged; the api budget holds."""
+    text = (SHOP + BUDGET % ("web", "{app: web-app, tier: front}") + BUDGET % ("api", "{app: api}")
+            + BUDGET % ("zk", "{app: zookeeper}")
+            + BUDGET.replace("matchLabels: %s", "matchExpressions: [{key: app, operator: In, "
+                             "values: [web-app]}]") % "expressions")
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.line, f.kind, f.severity, f.message, f.fix) for f in result.findings] == [
+        (34, "budget-selects-nothing", "warning",
+         "PodDisruptionBudget shop/web: selector app=web-app, tier=front matches no pod in shop "
+         "(Deployment web has app=web, tier=front), so it protects no pod: a node drain may "
+         "evict every pod of Deployment web at once",
+         "Match the labels the pods carry (Deployment web has app=web, tier=front).")]
