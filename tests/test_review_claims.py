@@ -474,7 +474,8 @@ def test_policies_of_pods_a_refused_build_keeps_still_select_them(
     assert code == 1, err
     assert [(f["rule"], f["file"], f["line"], f["severity"])
             for f in json.loads(out)["findings"] if f["new"]] == [
-        ("kustomize-integrity", "apps/web/web.yaml", 1, "info"),  # (not built: said so)
+        # (apps/web is not "not applied by any cluster root": the cluster keeps it, and the
+        # path's error says why its build is refused)
         ("kustomize-integrity", "clusters/home/web.yaml", 6, "error")]
 
 
@@ -535,6 +536,46 @@ def test_a_selector_typo_that_loses_the_service_s_pods_is_said_once_as_the_chang
                          "json"], capsys)
     assert [(f["severity"], f["line"]) for f in json.loads(out)["findings"]] == [
         ("warning", 6)]
+
+
+def test_a_service_an_application_s_path_typo_leaves_in_the_cluster_is_not_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial thirty-four: an Argo CD Application's `path: redis` misspelt `rediss`.
+    Argo CD fails to generate its manifests and prunes nothing (the diff said "the cluster
+    keeps what it has"), yet the api's call to prod-redis was "no longer in this cluster:
+    this change removes it". The change's checks of relations judge the head as the
+    cluster keeps it, as the head's own do."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    app = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+           "metadata: {{name: {name}, namespace: argocd}}\nspec:\n  project: default\n"
+           "  source: {{repoURL: 'https://git.example.com/x.git', targetRevision: main, "
+           "path: {path}}}\n  destination: {{server: 'https://kubernetes.default.svc', "
+           "namespace: {ns}}}\n  syncPolicy: {{automated: {{prune: true}}}}\n")
+    redis = ("apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: redis, namespace: data}\n"
+             "spec:\n  serviceName: redis\n  selector: {matchLabels: {app: redis}}\n"
+             "  template:\n    metadata: {labels: {app: redis}}\n    spec:\n      containers:\n"
+             "      - {name: redis, image: 'redis:7', ports: [{containerPort: 6379}]}\n---\n"
+             "apiVersion: v1\nkind: Service\nmetadata: {name: redis, namespace: data}\n"
+             "spec:\n  selector: {app: redis}\n  ports: [{port: 6379}]\n")
+    api = deployment("api", "web", "{app: api}").replace(
+        "image: x", "image: x\n        env: [{name: REDIS_URL, value: "
+        "'redis://prod-redis.data.svc.cluster.local:6379/0'}]")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "argocd/redis.yaml": app.format(name="redis", path="redis", ns="data"),
+        "argocd/web.yaml": app.format(name="web", path="web", ns="web"),
+        "redis/kustomization.yaml": "namePrefix: prod-\nresources: [all.yaml]\n",
+        "redis/all.yaml": redis, "web/api.yaml": api})
+    head = repo.commit({"argocd/redis.yaml": app.format(name="redis", path="rediss", ns="data")})
+    data = review_json(repo, base, head, "netpol-pairing", capsys)
+    assert [(f["file"], f["message"]) for f in data["findings"]] == []
+    # nor is its folder "not applied by any cluster root": the cluster keeps it; the path's
+    # error says why, once
+    _, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                         "--platform", "none", "--format", "json"], capsys)
+    assert [(f["rule"], f["file"]) for f in json.loads(out)["findings"] if f["new"]] == [
+        ("kustomize-integrity", "argocd/redis.yaml")]
 
 
 def test_a_port_renamed_under_an_unchanged_ingress_is_said_at_the_rename_for_each_overlay(

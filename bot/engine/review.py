@@ -62,7 +62,7 @@ from reviewbot.sources.tree import NOT_APPLIED, PendingTree, Tree, git_tree
 
 if TYPE_CHECKING:  # a review read back from the cache imports none of these
     from reviewbot.diff.objects import ObjectDiff, TreeDiff
-    from reviewbot.engine.run import Result
+    from reviewbot.engine.run import Change, Result
     from reviewbot.model.objects import KObject, Model
     from reviewbot.netpol.diff import FlowChange, Side
     from reviewbot.netpol.ingress import IngressController
@@ -311,7 +311,6 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
         analyze,
         cached_rules,
         load_model,
-        run_rules,
         start_rules,
     )
     from reviewbot.engine.suppression import added
@@ -345,7 +344,8 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
         raise
     base_result = base_rules(head_result)
     kept = diff.kept(base_model, head_result.model)  # (what a refused head build keeps)
-    head_result = _as_kept(head_result, kept, base_model, config, settings.only)
+    kept_model = _kept_model(head_result.model, kept, base_model)
+    head_result = _as_kept(head_result, kept_model, config, settings.only)
     base_found = group(base_result.findings)
     marked = judge(group(head_result.findings, Changed.of(diff)), base_found, diff.renames)
     controller = IngressController.from_config(config.section("netpol"))
@@ -353,12 +353,13 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
                                 _base_side(cache, base_tree, base_model, config, controller),
                                 kept)
     flows, flow_notes = found if found is not None else (None, [])
-    changes = run_rules(head_result.model, config, only=settings.only,
-                        change=Change(diff, base_result.model))
+    changes = _changes(head_result.model, kept_model, config, settings.only,
+                       Change(diff, base_result.model))
     marked = _said_once(marked, changes.findings)
     marked.sort(key=sort_key)
     marked = one_per_place(with_suggestions(head, config, head_result, marked, _changed, memo))
     marked = at_removed_entries(marked, base_result.model, head_result.model)
+    marked = _kept_applied(marked, kept)
     changed = changed_files(base_tree, head)
     marked = at_causes(marked, base_result.model, head_result.model, changed)
     marked = near_changes(marked, base_result.model, head_result.model, changed)
@@ -404,25 +405,68 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
 KEPT_RULES = ("netpol-pairing",)
 
 
-def _as_kept(result: Result, kept: Sequence[ObjectDiff], base: Model, config: Config,
+def _kept_model(head: Model, kept: Sequence[ObjectDiff], base: Model) -> Model | None:
+    """The head as the cluster keeps it (:meth:`~reviewbot.diff.objects.TreeDiff.kept`):
+    where the head refuses a build, the objects it applied stay; None when it refuses none."""
+    if not kept:
+        return None
+    from reviewbot.diff.objects import as_kept
+
+    return as_kept(head, base, kept)
+
+
+def _as_kept(result: Result, kept: Model | None, config: Config,
              only: Sequence[str]) -> Result:
     """``result`` with the findings of relations between objects judged on the head as the
-    cluster keeps it (:meth:`~reviewbot.diff.objects.TreeDiff.kept`): where the head refuses
-    a build, the objects it applied stay, and so do the pods a policy selects (new-user
-    trial twenty-seven: a Flux path typo beside two "selects no pod" warnings on policies
-    of pods the cluster keeps). Its own findings, those of the head as built, stand for the
-    objects that build applies."""
-    from reviewbot.diff.objects import as_kept
+    cluster keeps it (``kept``: :func:`_kept_model`): where the head refuses a build, the
+    objects it applied stay, and so do the pods a policy selects (new-user trial
+    twenty-seven: a Flux path typo beside two "selects no pod" warnings on policies of pods
+    the cluster keeps). Its own findings, those of the head as built, stand for the objects
+    that build applies."""
     from reviewbot.engine.run import run_rules
 
     rules = [r for r in KEPT_RULES if not only or r in only]
-    if not kept or not rules:
+    if kept is None or not rules:
         return result
-    again = run_rules(as_kept(result.model, base, kept), config, only=rules)
+    return _relations_from(result, run_rules(kept, config, only=rules), rules)
+
+
+def _relations_from(result: Result, kept: Result, rules: Sequence[str]) -> Result:
+    """``result`` with the findings and quiet places of ``rules`` (relations between
+    objects) taken from ``kept``, what those rules decided of the head as the cluster keeps
+    it."""
     ids = set(rules)
     return replace(result, findings=[
         *(f for f in result.findings if f.rule not in ids),
-        *(f for f in again.findings if f.rule in ids)])
+        *(f for f in kept.findings if f.rule in ids)], quiet=[
+        *(q for q in result.quiet if q.rule not in ids),
+        *(q for q in kept.quiet if q.rule in ids)])
+
+
+def _changes(head: Model, kept: Model | None, config: Config, only: Sequence[str],
+             change: Change) -> Result:
+    """The change's own findings (``check_change``): those of relations between objects
+    judged on the head as the cluster keeps it (``kept``), as :func:`_as_kept` judges the
+    head's (new-user trial thirty-four: an Application's path typo keeps the Services it
+    applied, yet a caller's was "no longer in this cluster: this change removes it")."""
+    from reviewbot.engine.run import run_rules
+
+    found = run_rules(head, config, only=only, change=change)
+    rules = [r for r in KEPT_RULES if not only or r in only]
+    if kept is None or not rules:
+        return found
+    return _relations_from(found, run_rules(kept, config, only=rules, change=change), rules)
+
+
+def _kept_applied(findings: Sequence[Finding], kept: Sequence[ObjectDiff]) -> list[Finding]:
+    """Without the new `not-applied` infos of the files whose objects the cluster keeps
+    (:meth:`~reviewbot.diff.objects.TreeDiff.kept`): their applier's entry is refused on the
+    head, which that entry's own error says, and the cluster keeps what it applied (new-user
+    trial thirty-four: an Application's path typo, and its folder "not applied by any
+    cluster root" beside it)."""
+    files = {o.base_file for o in kept}
+    return [f for f in findings if not (
+        f.new and (f.rule, f.kind) == ("kustomize-integrity", "not-applied") and f.file in files)]
 
 
 UNLISTED = ("kustomize-integrity", "unreachable")  # a manifest no kustomization lists
