@@ -2160,3 +2160,33 @@ def test_an_images_entry_no_container_of_the_build_runs_is_idle(tmp_path: Path) 
         "runs an image named ghcr.io/acme/web (they run ghcr.io/acme/shop-web), so kustomize "
         "sets nothing, without an error",
         "Name the image ghcr.io/acme/shop-web, as its containers do, or remove the entry.")]
+
+
+def test_a_file_an_argo_cd_directory_source_reads_beside_a_kustomization_is_applied(
+        tmp_path: Path) -> None:
+    """Judge round BK (teekennedy/k8s-homelab): `foundation-root` reads k8s/foundation as a
+    directory (`recurse: true, include: "**/application.yaml"`), so Argo CD applies
+    gateway-api/application.yaml, though gateway-api/ holds a kustomization that does not
+    list it: it was "listed by no kustomization, so it is never applied"."""
+    app = """
+    apiVersion: argoproj.io/v1alpha1
+    kind: Application
+    metadata: {name: %s, namespace: argocd}
+    spec:
+      project: default
+      source: {repoURL: https://git.example.org/ops/k8s, targetRevision: main, path: %s}
+      destination: {server: https://kubernetes.default.svc, namespace: %s}
+    """
+    write(tmp_path, {
+        "k8s/root.yaml": (app % ("foundation-root", "k8s/foundation", "argocd")).replace(
+            "path: k8s/foundation}", "path: k8s/foundation, directory: {recurse: true, "
+            "include: '**/application.yaml'}}"),
+        "k8s/foundation/gateway-api/application.yaml": app % (
+            "gateway-api", "k8s/foundation/gateway-api", "kube-system"),
+        "k8s/foundation/gateway-api/kustomization.yaml": "resources: [crds.yaml]\n",
+        "k8s/foundation/gateway-api/crds.yaml": DEPLOYMENT,
+        "k8s/foundation/gateway-api/unlisted.yaml": DEPLOYMENT.replace("web", "other"),
+    })
+    assert [(f, m) for f, _, _, m in found(lint(tmp_path))] == [
+        ("k8s/foundation/gateway-api/unlisted.yaml", "unlisted.yaml is beside "
+         "kustomization.yaml but listed by no kustomization, so it is never applied")]
