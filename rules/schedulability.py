@@ -192,15 +192,20 @@ def _scale_targets(model: Model) -> Iterator[Violation]:
     `api-server`, new-user trial thirty-two's renamed Deployment): it scales nothing, and
     the workload runs the replicas it writes. Without such a near name the target may come
     from what reviewbot does not see (a chart): not judged."""
-    from reviewbot.words import misspelt, one_word_apart
-
     scalers = [o for o in model.objects if (o.group, o.kind) in _SCALERS]
     if not scalers:
         return
     names: dict[tuple[str, str], dict[str, KObject]] = {}
+    # the names as written of the workloads a build renamed (a namePrefix): a target that
+    # names no workload of its build keeps the name written (kustomize renames a reference
+    # with its referent only)
+    written: dict[tuple[str, str], dict[str, KObject]] = {}
     for o in model.objects:
         if o.kind in _SCALED and o.group == "apps":
             names.setdefault((o.namespace or "default", o.kind), {}).setdefault(o.name, o)
+            if o.name_as_written != o.name:
+                written.setdefault((o.namespace or "default", o.kind), {}).setdefault(
+                    o.name_as_written, o)
     for obj in scalers:
         ref = obj.get(("spec", "scaleTargetRef"))
         if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
@@ -210,21 +215,35 @@ def _scale_targets(model: Model) -> Iterator[Violation]:
         have = names.get((namespace, kind), {})
         if kind not in _SCALED or target in have or "${" in target or "{{" in target:
             continue
-        near = misspelt(target, have) or next((n for n in sorted(have) if one_word_apart(
-            target, n)), "")
+        near = _close(target, have)
+        built = near
         if not near:
-            continue
+            as_written = written.get((namespace, kind), {})
+            near = target if target in as_written else _close(target, as_written)
+            if not near:
+                continue
+            built = as_written[near].name
+        said = near if built == near else f"{near}, which the build names {built}"
         message = (f"{_SCALERS[(obj.group, obj.kind)]} {namespace}/{obj.name}: its "
                    f"scaleTargetRef names {kind} {target}, which namespace {namespace} does not "
-                   f"have (did you mean {near}?): it scales nothing, and {kind} {near} runs the "
-                   "replicas it writes")
-        fix = f"Point scaleTargetRef.name at {near}."
+                   f"have (did you mean {said}?): it scales nothing, and {kind} {built} runs "
+                   "the replicas it writes")
+        # (what to write: the written name where the scaler is renamed by the same build)
+        fix = f"Point scaleTargetRef.name at {near if obj.name_as_written != obj.name else built}."
         # the workload's name is the same cause's other place: a review comments at its
         # rename (new-user trial thirty-three: off the diff, and not inline)
         yield Violation(obj, ("spec", "scaleTargetRef", "name"), message, fix=fix,
                         kind="scale-target", others=(Violation(
-                            have[near], ("metadata", "name"), message, fix=fix,
+                            have[built], ("metadata", "name"), message, fix=fix,
                             kind="scale-target"),))
+
+
+def _close(target: str, names: Mapping[str, KObject]) -> str:
+    """The name of ``names`` close to ``target``: a misspelling, or one word more or less."""
+    from reviewbot.words import misspelt, one_word_apart
+
+    return misspelt(target, names) or next((n for n in sorted(names) if one_word_apart(
+        target, n)), "")
 
 
 def _over_limits(model: Model) -> Iterator[Violation]:

@@ -314,3 +314,37 @@ spec:
     for target in ("api-server", "postgres"):
         assert lint_text(tmp_path / target, hpa.replace("TARGET", target),
                          only=["schedulability"]).findings == []
+
+
+def test_an_autoscaler_naming_a_workload_its_build_renamed_is_said(tmp_path: Path) -> None:
+    """New-user trial thirty-four: under `namePrefix: prod-`, Deployment api renamed
+    api-server, the HPA kept `name: api`. kustomize renames a reference with its referent
+    only: `api` names nothing of the build, so it stays `api` beside prod-api-server, and
+    the close name is the one written. The fix names what to write there."""
+    hpa = """
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: api, namespace: shop}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
+  minReplicas: 3
+  maxReplicas: 6
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api-server, namespace: shop}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec: {containers: [{name: api, image: x}]}
+"""
+    (tmp_path / "kustomization.yaml").write_text("namePrefix: prod-\nresources: [all.yaml]\n")
+    (tmp_path / "all.yaml").write_text(hpa.lstrip("\n"))
+    result = lint_dir(tmp_path, only=["schedulability"])
+    assert [(f.file, f.line, f.severity, f.message, f.fix) for f in result.findings] == [(
+        "all.yaml", 5, "warning", "HorizontalPodAutoscaler shop/prod-api: its scaleTargetRef "
+        "names Deployment api, which namespace shop does not have (did you mean api-server, "
+        "which the build names prod-api-server?): it scales nothing, and Deployment "
+        "prod-api-server runs the replicas it writes",
+        "Point scaleTargetRef.name at api-server.")]

@@ -143,6 +143,16 @@ class KObject:
         line, column = doc.key_position(at) if key else doc.position(at)
         return doc.file.path, line, column
 
+    @property
+    def name_as_written(self) -> str:
+        """The name its document writes (where a patch wrote it, if one did): its name before
+        a build's ``namePrefix`` or ``nameSuffix``. kustomize renames a reference along with
+        its referent only when the referent is of the build: a reference it could not match
+        names the written name still."""
+        doc, at = self.written(("metadata", "name"))
+        name = dig(doc.value, at) if doc is not None else None
+        return name if isinstance(name, str) and name else self.name
+
     def written(self, path: Path) -> tuple[Document, Path]:
         """The document and the path in it where the field at ``path`` is written: the patch
         that set it, if one did (what :meth:`where` locates)."""
