@@ -2235,3 +2235,46 @@ spec:
     (gone,) = [f for f in review(repo, base, head, capsys)[1]
                if f["object"] == "ConfigMap/shop/api-config"]
     assert gone["severity"] == "info"
+
+
+def test_a_deleted_config_map_a_renamed_reference_still_names_is_in_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial thirty-four: under `namePrefix: prod-`, the ConfigMap chat-template
+    removed while the Deployment's volume still names it. kustomize renamed the reference to
+    prod-chat-template while the ConfigMap was of the build; without it, the reference
+    stays `chat-template` as written: the pods read a ConfigMap nothing makes. It was a
+    `deleted` info."""
+    api = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers:
+      - {name: api, image: x}
+      volumes:
+      - name: tpl
+        configMap: {name: chat-template}
+"""
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: chat-template}\ndata: {A: b}\n"
+    app = textwrap.dedent(APP_KS).format(app="api", prune="true").replace(
+        "  postBuild: {substitute: {APP: api}}\n", "  targetNamespace: shop\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/kustomization.yaml": "resources: [api.yaml]\n",
+        "clusters/prod/api.yaml": app,
+        "apps/api/kustomization.yaml": "namePrefix: prod-\nresources: [deployment.yaml, cm.yaml]\n",
+        "apps/api/deployment.yaml": api, "apps/api/cm.yaml": cm})
+    head = repo.commit({"apps/api/kustomization.yaml": "namePrefix: prod-\n"
+                        "resources: [deployment.yaml]\n", "apps/api/cm.yaml": None})
+    _, found = review(repo, base, head, capsys)
+    (gone,) = [f for f in found if f["object"] == "ConfigMap/shop/prod-chat-template"]
+    assert (gone["severity"], gone["message"].partition(", while ")[2]) == (
+        "error", "Deployment shop/prod-api still reads it (volumes[0].configMap.name at "
+        "apps/api/deployment.yaml:13, as chat-template: kustomize renames a reference with "
+        "what it names only): its new pods fail to start (CreateContainerConfigError) until "
+        "it is back")

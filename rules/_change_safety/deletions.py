@@ -116,16 +116,18 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
             obj.group == "") else []
         if readers:  # (new-user trial thirty-two: "Nothing to do if removing it is
             # intended" while the api's envFrom still named it)
-            shown = [f"{p.obj.kind} {object_name(p.obj)}" for p, _ in readers]
+            shown = [f"{p.obj.kind} {object_name(p.obj)}" for p, _, _ in readers]
             names = ", ".join(shown[:3]) + (f" and {len(shown) - 3} more" if len(shown) > 3
                                             else "")
-            pod, at = readers[0]
+            pod, at, read = readers[0]
             where = "{}:{}".format(*pod.obj.where(at)[:2])
+            as_written = ("" if read == obj.name else f", as {read}: kustomize renames a "
+                          "reference with what it names only")
             yield Violation(
                 obj, ("metadata", "name"),
                 f"{text}, while {names} still {'reads' if len(readers) == 1 else 'read'} it "
                 f"({format_path(at[max(i for i, p in enumerate(at) if p in _READING):])} at "
-                f"{where}): its new pods "
+                f"{where}{as_written}): its new pods "
                 "fail to start (CreateContainerConfigError) until it is back",
                 fix=(f"Keep {who}, or first stop {pod.obj.kind} {object_name(pod.obj)} "
                      "reading it (or mark the reference optional: true)."),
@@ -142,42 +144,53 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
 _READING = ("envFrom", "env", "volumes")  # where a pod reads a ConfigMap or Secret
 
 
-def _readers(model: Model, obj: KObject) -> list[tuple[PodTemplate, Path]]:
+def _readers(model: Model, obj: KObject) -> list[tuple[PodTemplate, Path, str]]:
     """The pods of ``model`` in ``obj``'s namespace that read ConfigMap or Secret ``obj``
     without ``optional: true`` (``envFrom``, an env ``valueFrom``, a volume, a projected
-    volume's source), each with the first place it does; one per workload."""
-    kind, name = obj.kind, obj.name
+    volume's source), each with the first place it does and the name it reads there; one
+    per workload. A reference names ``obj`` by its name, or by the name its document writes
+    where a build renamed it and ``model`` has nothing of that name: kustomize renamed the
+    reference with ``obj`` while ``obj`` was of its build, and leaves it as written once
+    ``obj`` is gone (new-user trial thirty-four: `namePrefix: prod-`)."""
+    kind = obj.kind
+    names = {obj.name}
+    namespace = obj.namespace or "default"
+    if obj.name_as_written != obj.name and not model.by_identity.get(
+            (obj.group, kind, obj.namespace or "", obj.name_as_written)):
+        names.add(obj.name_as_written)
     ref_key, key_ref = (("configMapRef", "configMapKeyRef") if kind == "ConfigMap"
                         else ("secretRef", "secretKeyRef"))
     volume_key, volume_name = (("configMap", "name") if kind == "ConfigMap"
                                else ("secret", "secretName"))
-    out: list[tuple[PodTemplate, Path]] = []
+    out: list[tuple[PodTemplate, Path, str]] = []
     seen: set[int] = set()
     for pod in model.pods:
-        if pod.namespace != (obj.namespace or "default") or id(pod.obj) in seen or (
-                pod.origin is not None):
+        if pod.namespace != namespace or id(pod.obj) in seen or pod.origin is not None:
             continue
-        found: Path | None = None
+        found: tuple[Path, str] | None = None
         for container in pod.containers:
             for i, source in enumerate(items(container.body.get("envFrom"))):
                 ref = source.get(ref_key) if isinstance(source, dict) else None
-                if isinstance(ref, dict) and ref.get("name") == name and ref.get(
+                if isinstance(ref, dict) and ref.get("name") in names and ref.get(
                         "optional") is not True:
-                    found = found or (*container.path, "envFrom", i, ref_key, "name")
+                    found = found or ((*container.path, "envFrom", i, ref_key, "name"),
+                                      ref["name"])
             for var, at in env_entries(container.body.get("env")):
                 source = var.get("valueFrom")
                 ref = source.get(key_ref) if isinstance(source, dict) else None
-                if isinstance(ref, dict) and ref.get("name") == name and ref.get(
+                if isinstance(ref, dict) and ref.get("name") in names and ref.get(
                         "optional") is not True:
-                    found = found or (*container.path, *at, "valueFrom", key_ref, "name")
+                    found = found or ((*container.path, *at, "valueFrom", key_ref, "name"),
+                                      ref["name"])
         for i, volume in enumerate(items(pod.spec.get("volumes"))):
             ref = volume.get(volume_key) if isinstance(volume, dict) else None
-            if isinstance(ref, dict) and ref.get(volume_name) == name and ref.get(
+            if isinstance(ref, dict) and ref.get(volume_name) in names and ref.get(
                     "optional") is not True:
-                found = found or (*pod.spec_path, "volumes", i, volume_key, volume_name)
+                found = found or ((*pod.spec_path, "volumes", i, volume_key, volume_name),
+                                  ref[volume_name])
         if found is not None:
             seen.add(id(pod.obj))
-            out.append((pod, found))
+            out.append((pod, *found))
     return out
 
 
