@@ -1598,11 +1598,16 @@ def _removed_call(net: Network, s: int, decl: Declaration, service: Service,
     name = f"{service.namespace}/{service.name}"
     message = (f"{caller} calls {e.text}:{e.port}, but Service {name} is no longer in this "
                f"cluster: this change removes it")
+    # the Service of the name it was written with (a namePrefix dropped), else the closest
+    same = sorted(renamed.values(), key=lambda n: (
+        n.obj.name_as_written != service.obj.name_as_written,
+        _edit_distance(n.name, service.name), n.name))
     if renamed:
-        message += f" (Service {', '.join(renamed)} selects the same pods)"
-    fix = (f"Point the address at {next(iter(renamed.values())).name} or keep the Service "
-           f"named {service.name}." if renamed else f"Restore Service {name}, or point the "
-           "address at the Service that replaces it.")
+        message += (f" (Service {', '.join(f'{n.namespace}/{n.name}' for n in same)} "
+                    f"select{'s' if len(same) == 1 else ''} the same pods)")
+    fix = (f"Point the address at {same[0].name} or keep the Service named {service.name}."
+           if renamed else f"Restore Service {name}, or point the address at the Service that "
+           "replaces it.")
     doubts = []
     if listed is not None and id(net.pods[s].obj) not in net.model.unbuilt:
         # (a caller of that build is not applied either: its finding says so itself)
@@ -1656,11 +1661,16 @@ def _closed_port(net: Network, s: int, decl: Declaration, service: Service) -> V
     message = (f"{caller} calls {e.text}:{e.port}, but Service {name} no longer has port "
                f"{e.port}: this change leaves it {now}")
     doubts = _rendered_doubts(net, s, service, "names its Services and their ports")
-    return Violation(decl.obj, decl.path, message,
-                     fix=f"Point the address at a port Service {name} has ({now}), or keep "
-                     f"port {e.port} on it.", kind="dependency-missing",
+    fix = f"Point the address at a port Service {name} has ({now}), or keep port {e.port} on it."
+    # the Service's ports are the same cause's other place: where the change moved the port
+    # (new-user trial thirty-four: the call's error sat at the caller's unchanged env)
+    others = (Violation(service.obj, ("spec", "ports", 0, "port") if len(service.ports) == 1
+                        else ("spec", "ports"), message, fix=fix, kind="dependency-missing"),
+              ) if service.obj.kind == "Service" and not service.obj.path else ()
+    return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-missing",
                      key=f"{format_path(decl.path)} -> {e.text}:{e.port}",
-                     doubt="; ".join(doubts) or None, cause=f"Service {name} port {e.port} removed")
+                     doubt="; ".join(doubts) or None, cause=f"Service {name} port {e.port} removed",
+                     others=others)
 
 
 def _unknown_call(net: Network, s: int, decl: Declaration,

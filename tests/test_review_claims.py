@@ -710,3 +710,50 @@ spec:
     inline = err.split("inline comment(s)", 1)[1]
     assert "\nbase/deployment.yaml:4\nAbout `prod/kustomization.yaml` line 2, which this " \
            "change affects:" in inline
+
+
+def test_a_call_the_change_breaks_elsewhere_is_commented_where_the_change_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial thirty-four: the redis overlay's `namePrefix: prod-` dropped, and the
+    api's URL to prod-redis broken: its error sat at the api's unchanged env, with no inline
+    comment, and its fix named redis-headless, not redis (the Service of the same written
+    name). Then the Service's port moved 6379 -> 6380: the call's error alike. Each is
+    commented at the change: the renamed Service's build (the overlay's kustomization), the
+    Service's port."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    app = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+           "metadata: {{name: {name}, namespace: argocd}}\nspec:\n  project: default\n"
+           "  source: {{repoURL: 'https://git.example.com/x.git', targetRevision: main, "
+           "path: {name}}}\n  destination: {{server: 'https://kubernetes.default.svc', "
+           "namespace: {ns}}}\n  syncPolicy: {{automated: {{prune: true}}}}\n")
+    redis = ("apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: redis, namespace: data}\n"
+             "spec:\n  serviceName: redis-headless\n  selector: {matchLabels: {app: redis}}\n"
+             "  template:\n    metadata: {labels: {app: redis}}\n    spec:\n      containers:\n"
+             "      - {name: redis, image: 'redis:7', ports: [{containerPort: 6379}]}\n---\n"
+             "apiVersion: v1\nkind: Service\nmetadata: {name: redis-headless, namespace: data}\n"
+             "spec:\n  clusterIP: None\n  selector: {app: redis}\n  ports: [{port: 6379}]\n---\n"
+             "apiVersion: v1\nkind: Service\nmetadata: {name: redis, namespace: data}\n"
+             "spec:\n  selector: {app: redis}\n  ports:\n  - port: 6379\n")
+    api = deployment("api", "web", "{app: api}").replace(
+        "image: x", "image: x\n        env: [{name: REDIS_URL, value: "
+        "'redis://prod-redis.data.svc.cluster.local:6379/0'}]")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "argocd/redis.yaml": app.format(name="redis", ns="data"),
+        "argocd/web.yaml": app.format(name="web", ns="web"),
+        "redis/kustomization.yaml": "resources: [all.yaml]\nnamePrefix: prod-\n",
+        "redis/all.yaml": redis, "web/api.yaml": api})
+    head = repo.commit({"redis/kustomization.yaml": "resources: [all.yaml]\n"})
+    _, out, err = review_out(repo, base, head, "json", capsys, "--rule", "netpol-pairing")
+    (call,) = json.loads(out)["findings"]
+    assert (call["file"], call["fix"]) == (
+        "web/api.yaml", "Point the address at redis or keep the Service named prod-redis.")
+    assert "(Service data/redis, data/redis-headless select the same pods)" in call["message"]
+    assert "\nredis/kustomization.yaml:1\n" in err.split("inline comment(s)", 1)[1]
+    back = repo.commit({"redis/kustomization.yaml": "resources: [all.yaml]\nnamePrefix: prod-\n"})
+    moved = repo.commit({"redis/all.yaml": redis.replace("  - port: 6379\n", "  - port: 6380\n")})
+    _, out, err = review_out(repo, back, moved, "json", capsys, "--rule", "netpol-pairing")
+    (call,) = json.loads(out)["findings"]
+    assert call["message"].endswith("no longer has port 6379: this change leaves it 6380")
+    assert "\nredis/all.yaml:27\n" in err.split("inline comment(s)", 1)[1]

@@ -541,11 +541,14 @@ def at_causes(findings: Sequence[Finding], base: Model, head: Model,
             if cause is not None:
                 f = replace(f, anchor=(cause, anchors.first_change(cause)))
         elif id(f) in chosen:
-            objs = sorted(by_ref.get(f.object, ()), key=lambda o: o.file != f.file)
-            cause = next((k for obj in objs[:1] for k, read in builds.items()
+            objs = sorted(by_ref.get(f.object, ()), key=lambda o: o.file != f.file)[:1]
+            # then the same cause's other places (a Service a changed overlay renamed, its
+            # callers' finding: new-user trial thirty-four)
+            objs += [o for other in f.others for o in by_ref.get(other.object, ())[:1]]
+            cause = next((k for obj in objs for k, read in builds.items()
                           if obj.file in read or posixpath.dirname(obj.file) in read), None)
             if cause is None:
-                cause = next((m.applier.file for obj in objs[:1] for m in makers(head, obj)
+                cause = next((m.applier.file for obj in objs for m in makers(head, obj)
                               if m.applier is not None and m.applier.file in changed
                               and m.applier.file in head.files), None)
             if cause is not None:
