@@ -388,7 +388,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit
 from reviewbot.load.paths import Path, dig, format_path
-from reviewbot.model.objects import Model, mapping
+from reviewbot.model.objects import Model, items, mapping
 from reviewbot.model.resource import templates_declaring
 from reviewbot.rules._kit import views
 from reviewbot.words import closest, misspelt, transposed
@@ -1335,11 +1335,13 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
     fixes = []
     edits: list[Edit] = []
     conns = _conns_short(entry.conns)
+    ports_apart = False  # a rule admits the flow's pods, on other ports only
     if entry.egress:
         sides.append(f"no egress rule in {', '.join(src_ns)} allows it"
                      f"{_isolated_by(net, sources, 'egress')}")
         targets = _workload_names(net, sorted(entry.egress))
         hint = _egress_hint(net, sources, dst_ns)
+        ports_apart = bool(hint) and _egress_ported(net, sources, dst_ns)
         if hint:
             fixes.append(f"Widen the egress rule {hint} to select {targets} on {conns}.")
             edits += _widen_edits(net, sources, sorted(entry.egress), dst_ns)
@@ -1361,6 +1363,7 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
             fixes.append(f"Widen the ingress rule {admitting[0]} to admit "
                          f"{_workload_names(net, sources)} on {conns}{kept}.")
         elif admitting is not None and admitting[3].ports:  # its pods admitted on others
+            ports_apart = True
             fixes.append(f"Admit {conns} in the ingress rule {admitting[0]}: it admits {who} "
                          f"on {admitting[3].describe_ports()} only.")
         elif admitting is not None:
@@ -1406,7 +1409,31 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
         at = _rules_key(policy, side)
         others.append(replace(found, obj=policy.obj, path=at,
                               key=f"{format_path(at)} -> {found.key}"))
+    # and, where the policies admit these pods on other ports, at the port the destination
+    # listens on: a review places it there when the pull request moved that port under
+    # unchanged policies (new-user trial thirty-four: vLLM's 8000 -> 8080, its error at the
+    # caller's unchanged URL, not inline)
+    for d in denied if ports_apart else ():
+        listens = _listening(net.pods[d], entry.conns)
+        if listens is not None:
+            others.append(replace(found, obj=net.pods[d].obj, path=listens,
+                                  key=f"{format_path(listens)} -> {found.key}"))
     return replace(found, others=tuple(others))
+
+
+def _listening(pod: PodTemplate, conns: Conns) -> Path | None:
+    """Where ``pod`` (a pod spec as written) declares the container port ``conns`` reach,
+    if one does."""
+    if pod.origin is not None:
+        return None
+    wanted = {(protocol, port) for item in _port_items(conns) or ()
+              for protocol, port in [(item["protocol"], item["port"])] if "endPort" not in item}
+    for container in pod.main_containers:
+        for i, port in enumerate(items(container.body.get("ports"))):
+            if isinstance(port, dict) and (port.get("protocol") or "TCP",
+                                           port.get("containerPort")) in wanted:
+                return (*container.path, "ports", i, "containerPort")
+    return None
 
 
 def _configmaps(model: Model) -> dict[tuple[str, str], KObject]:
@@ -2724,6 +2751,16 @@ def _egress_hint(net: Network, sources: Sequence[int], dst_ns: Sequence[str]) ->
                 if any(set(_peer_namespaces(policy, p)) & set(dst_ns) for p in rule.peers or ()):
                     return f"{format_path(rule.path)} of {policy.name}"
     return None
+
+
+def _egress_ported(net: Network, sources: Sequence[int], dst_ns: Sequence[str]) -> bool:
+    """Whether every egress rule of the sources that reaches into the destination namespace
+    names its ports (the flow may be denied by its port alone)."""
+    reaching = [rule for s in sources for n in net.egress_of[s]
+                for rule in net.policies[n].egress
+                if any(set(_peer_namespaces(net.policies[n], p)) & set(dst_ns)
+                       for p in rule.peers or ())]
+    return bool(reaching) and all(rule.ports for rule in reaching)
 
 
 def _ingress_hint(net: Network, targets: Sequence[int], src_ns: Sequence[str]

@@ -926,9 +926,15 @@ def test_a_call_the_change_cuts_with_a_new_egress_policy_is_placed_on_that_polic
     found = json.loads(out)["findings"]
     api = (NAMESPACES + CLIENT).lstrip("\n").splitlines().index(
         '        env: [{name: API, value: "http://api.server:8080/v1"}]') + 1
+    port = (NAMESPACES + CLIENT + SERVER).lstrip("\n").splitlines().index(
+        "      containers: [{name: api, image: x, ports: [{name: http, containerPort: 8080}]}]"
+    ) + 1
+    # (and the port the server listens on: the policy admits it on 9090 only)
     assert [(f["file"], f["line"], f["also"]) for f in found] == [
         ("policy.yaml", 8, [{"object": "Deployment/client/app", "file": "apps.yaml",
-                             "line": api}])]
+                             "line": api},
+                            {"object": "Deployment/server/api", "file": "apps.yaml",
+                             "line": port}])]
     assert found[0]["message"] == (
         "client/app calls api.server:8080 (server/api on TCP 8080), but no egress rule in "
         "client allows it")

@@ -757,3 +757,50 @@ def test_a_call_the_change_breaks_elsewhere_is_commented_where_the_change_is(
     (call,) = json.loads(out)["findings"]
     assert call["message"].endswith("no longer has port 6379: this change leaves it 6380")
     assert "\nredis/all.yaml:27\n" in err.split("inline comment(s)", 1)[1]
+
+
+def test_a_flow_a_moved_port_denies_is_commented_at_the_port(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial thirty-four: vLLM's container port moved 8000 -> 8080 (its Service
+    targets it by name), the policies still admit 8000: the api's call is denied, and its
+    error sat at the api's unchanged URL, with no inline comment. The port the destination
+    listens on is the same cause's other place: commented there."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    api = deployment("api", "web", "{app: api}").replace(
+        "image: x", "image: x\n        env: [{name: LLM_URL, value: "
+        "'http://vllm.llm.svc.cluster.local:8000/v1'}]")
+    vllm = deployment("vllm", "llm", "{app: vllm}", "ports: [{name: http, containerPort: 8000}]")
+    service = ("---\napiVersion: v1\nkind: Service\nmetadata: {name: vllm, namespace: llm}\n"
+               "spec:\n  selector: {app: vllm}\n  ports: [{port: 8000, targetPort: http}]\n")
+    policies = """---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: api, namespace: web}
+spec:
+  podSelector: {matchLabels: {app: api}}
+  policyTypes: [Egress]
+  egress:
+  - to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: llm}}}]
+    ports: [{port: 8000}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: vllm, namespace: llm}
+spec:
+  podSelector: {matchLabels: {app: vllm}}
+  policyTypes: [Ingress]
+  ingress:
+  - from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: web}}}]
+    ports: [{port: 8000}]
+"""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"web/api.yaml": api, "llm/vllm.yaml": vllm + service,
+                        "policies.yaml": policies})
+    head = repo.commit({"llm/vllm.yaml": (vllm + service).replace("containerPort: 8000",
+                                                                  "containerPort: 8080")})
+    _, out, err = review_out(repo, base, head, "json", capsys, "--rule", "netpol-pairing")
+    assert [(f["file"], f["severity"], f["message"].split(" (")[0])
+            for f in json.loads(out)["findings"] if f["new"]] == [
+        ("llm/vllm.yaml", "error", "web/api calls vllm.llm.svc.cluster.local:8000")]
+    assert "\nllm/vllm.yaml:12\n" in err.split("inline comment(s)", 1)[1]
