@@ -2278,3 +2278,27 @@ spec:
         "apps/api/deployment.yaml:13, as chat-template: kustomize renames a reference with "
         "what it names only): its new pods fail to start (CreateContainerConfigError) until "
         "it is back")
+
+
+def test_what_a_kustomization_s_removed_line_deletes_is_said_where_the_line_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial thirty-four: the overlay's `namePrefix: prod-` (line 3) removed: the
+    deletions it makes were said at the kustomization's line 1, not where the removal is
+    (the line that now stands in its place)."""
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {A: b}\n"
+    app = textwrap.dedent(APP_KS).format(app="api", prune="true").replace(
+        "  postBuild: {substitute: {APP: api}}\n", "  targetNamespace: shop\n")
+    head_k = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/kustomization.yaml": "resources: [api.yaml]\n",
+        "clusters/prod/api.yaml": app,
+        "apps/api/kustomization.yaml": head_k + "namePrefix: prod-\nresources: [cm.yaml]\n",
+        "apps/api/cm.yaml": cm})
+    head = repo.commit({"apps/api/kustomization.yaml": head_k + "resources: [cm.yaml]\n"})
+    _, found = review(repo, base, head, capsys)
+    assert [(f["object"], f["file"], f["line"]) for f in found
+            if f["object"] == "ConfigMap/shop/prod-settings"] == [
+        ("ConfigMap/shop/prod-settings", "apps/api/kustomization.yaml", 3)]

@@ -436,7 +436,8 @@ class _Fates:
         for entry in self.edited:
             if entry.file and entry.line is not None and applier in appliers(self.head).get(
                     entry.file, ()):
-                return entry.file, self.anchors.head_place(entry.file, entry.line)
+                return entry.file, self.anchors.head_place(
+                    entry.file, self.anchors.first_change(entry.file))
         return None
 
     def _build_change(self, applier: KObject) -> tuple[str, Place] | None:
