@@ -2061,12 +2061,14 @@ def test_objects_moved_to_a_namespace_nothing_creates_are_said_to_fail(
             "before waits with it") in said["message"]
     # what the move renames is said where the change is, the targetNamespace line (new-user
     # trial thirty-one: at each object's own unchanged file, where no comment can sit)
-    assert [(f["file"], f["line"]) for f in found if " is renamed to " in f["message"]
-            ] == [("clusters/prod/mqtt.yaml", 9)]
+    # (in words, a move: new-user trial thirty-four read "renamed" for a namespace moved)
+    assert [(f["file"], f["line"]) for f in found if " moves to namespace iot (a new object "
+            "there; the old one goes)" in f["message"]] == [("clusters/prod/mqtt.yaml", 9)]
     made = repo.commit({"clusters/prod/home.yaml": "apiVersion: v1\nkind: Namespace\n"
                                                    "metadata: {name: iot}\n"})
     _, found = review(repo, base, made, capsys)
-    assert not [f for f in found if "namespace iot" in f["message"]]
+    assert not [f for f in found if "namespace iot" in f["message"]
+                and " moves to namespace iot " not in f["message"]]
 
 
 def test_an_application_moving_its_chart_to_another_namespace_prunes_the_old_objects(

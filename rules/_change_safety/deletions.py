@@ -381,6 +381,11 @@ class _Fates:
                 place = changed[1]  # (its file as it was: its applier renamed it, a
                 # targetNamespace the pull request changed, new-user trial thirty-one; or a
                 # kustomization its build reads, a namePrefix: trial thirty-two)
+            new = renamed.head
+            if new is not None and new.name == obj.name and new.namespace != obj.namespace:
+                # (new-user trial thirty-four: an Application's destination moved, "renamed")
+                return (f"moves to namespace {new.namespace} (a new object there; the old one "
+                        "goes)", place)
             return (f"is renamed to {kind} {rest} (a new object; the old one goes)", place)
         unlisted = self.anchors.unlisted(obj.file)
         if obj.file not in self.head.files:
