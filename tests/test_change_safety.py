@@ -2304,3 +2304,30 @@ def test_what_a_kustomization_s_removed_line_deletes_is_said_where_the_line_was(
     assert [(f["object"], f["file"], f["line"]) for f in found
             if f["object"] == "ConfigMap/shop/prod-settings"] == [
         ("ConfigMap/shop/prod-settings", "apps/api/kustomization.yaml", 3)]
+
+
+def test_what_an_application_s_moved_destination_deletes_is_said_at_the_destination(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial thirty-four: an Application's `destination.namespace` moved data ->
+    cache: the StatefulSet it deletes in data was said at a patch's `name:` line, which the
+    pull request did not touch (no inline comment), and "renamed"."""
+    app = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+           "metadata: {name: redis, namespace: argocd}\nspec:\n  project: default\n"
+           "  source: {repoURL: 'https://git.example.com/x.git', targetRevision: main, "
+           "path: redis}\n  destination:\n    server: https://kubernetes.default.svc\n"
+           "    namespace: NS\n  syncPolicy: {automated: {prune: true}}\n")
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {A: b}\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"argocd/redis.yaml": app.replace("NS", "data"),
+                        "redis/kustomization.yaml": "resources: [cm.yaml]\n"
+                        "patches:\n- path: name.yaml\n",
+                        "redis/name.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                        "metadata: {name: settings}\ndata: {B: c}\n",
+                        "redis/cm.yaml": cm})
+    head = repo.commit({"argocd/redis.yaml": app.replace("NS", "cache")})
+    _, found = review(repo, base, head, capsys)
+    assert [(f["file"], f["line"], f["message"].split(", and ")[0]) for f in found
+            if f["object"] == "ConfigMap/data/settings"] == [
+        ("argocd/redis.yaml", 9, "ConfigMap data/settings moves to namespace cache (a new "
+         "object there; the old one goes)")]

@@ -257,6 +257,29 @@ def test_text_prints_one_message_of_several_objects_once_naming_them() -> None:
     assert len(json.loads(render(report, "json"))["findings"]) == 2
 
 
+def test_alike_findings_that_differ_in_a_kind_and_a_name_are_named_by_both() -> None:
+    """New-user trial thirty-four: five objects an Application's move deletes, one info each
+    at its changed line, printed once and the others named "alike: NetworkPolicy,
+    PodDisruptionBudget, Service": the kind alone, the first word that differs. Words that
+    differ side by side are one name."""
+    from reviewbot.engine.findings import Finding
+    from reviewbot.report.base import Report
+    from reviewbot.report.render import render
+
+    message = ("{} moves to namespace cache (a new object there; the old one goes), and Argo "
+               "CD Application argocd/redis prunes: it is deleted in the cluster")
+    fix = "Nothing to do if removing it is intended."
+    report = Report(findings=tuple(
+        Finding("change-safety", "info", "argocd/redis.yaml", 16, 5, f"{kind}/data/{name}",
+                message.format(f"{kind} data/{name}"), fix, kind="deleted")
+        for kind, name in (("NetworkPolicy", "default-deny"), ("Service", "redis"),
+                           ("PodDisruptionBudget", "redis"))), skipped=(), quiet=())
+    lines = render(report, "text").splitlines()
+    assert [line.strip() for line in lines if "more at this line" in line] == [
+        "and 2 more at this line with this fix, alike: Service data/redis, "
+        "PodDisruptionBudget data/redis"]
+
+
 @pytest.mark.parametrize("count", [5, 6])
 def test_text_lists_many_unapplied_folders_once_under_skipped(count: int) -> None:
     """A template repository's folders no cluster root applies: past five, the terminal

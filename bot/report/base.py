@@ -237,7 +237,10 @@ def _differing(messages: list[str]) -> list[str] | None:
     if len({len(w) for w in words}) == 1:
         at = [i for i in range(len(words[0])) if any(w[i] != words[0][i] for w in words)]
         if 0 < len(at) <= 3:
-            return [w[at[0]].rstrip(",:;.") or w[at[0]] for w in words]
+            # the words that differ side by side from the first are one name ("Service
+            # data/redis": a kind and a name, new-user trial thirty-four)
+            run = next((n for n in range(len(at), 0, -1) if at[n - 1] == at[0] + n - 1), 1)
+            return [" ".join(w[at[0]:at[0] + run]).rstrip(",:;.") or w[at[0]] for w in words]
     shortest = min(len(w) for w in words)
     start = 0
     while start < shortest and all(w[start] == words[0][start] for w in words):

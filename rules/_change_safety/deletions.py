@@ -473,7 +473,7 @@ class _Fates:
 # the fields of a Flux Kustomization's or Argo CD Application's spec that decide what its build
 # makes (kustomize.FLUX_BUILD_FIELDS, the postBuild that substitutes names; Argo CD's sources)
 _BUILD_FIELDS = frozenset(("spec", f) for f in (
-    *FLUX_BUILD_FIELDS, "postBuild", "source", "sources"))
+    *FLUX_BUILD_FIELDS, "postBuild", "source", "sources", "destination"))
 
 
 def _still_mounted(head: Model, obj: KObject, gone: Any) -> str:
