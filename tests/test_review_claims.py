@@ -804,3 +804,23 @@ spec:
             for f in json.loads(out)["findings"] if f["new"]] == [
         ("llm/vllm.yaml", "error", "web/api calls vllm.llm.svc.cluster.local:8000")]
     assert "\nllm/vllm.yaml:12\n" in err.split("inline comment(s)", 1)[1]
+
+
+def test_a_finding_of_objects_the_change_renamed_stays_existing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial thirty-four: a `namePrefix: prod-` dropped renames a policy and its
+    pods; their DNS warning, there before, was "new" (its cause names the pods, by their
+    old names on the base). An object the pull request renamed keeps its findings."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    np = ("apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+          "metadata: {name: default-deny, namespace: data}\nspec:\n  podSelector: {}\n"
+          "  policyTypes: [Ingress, Egress]\n---\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"redis/kustomization.yaml": "resources: [np.yaml]\nnamePrefix: prod-\n",
+                        "redis/np.yaml": np + deployment("cache", "data", "{app: cache}")})
+    head = repo.commit({"redis/kustomization.yaml": "resources: [np.yaml]\n"})
+    _, out, _ = review_out(repo, base, head, "json", capsys, "--rule", "netpol-pairing",
+                           "--scope", "all")
+    assert [(f["message"].split(":")[0], f["new"]) for f in json.loads(out)["findings"]] == [
+        ("data/cache", False)]

@@ -25,7 +25,7 @@ Findings without a cause are judged by their identity alone (:mod:`engine.identi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from reviewbot.diff.objects import TreeDiff
@@ -125,9 +125,10 @@ def judge(head: Sequence[Finding], base: Sequence[Finding],
     was_warning = among([p for b in base if b.severity == "warning" for p in _places(b)],
                         renames)
     by_cause: dict[GroupKey, list[Finding]] = {}
+    as_renamed = _cause_renamer(renames)
     for b in base:
         if b.cause:
-            by_cause.setdefault((b.rule, b.cause), []).append(b)
+            by_cause.setdefault((b.rule, as_renamed(b.cause)), []).append(b)
     out = []
     for f in head:
         before = [b for b in by_cause.get((f.rule, f.cause), ())
@@ -155,6 +156,25 @@ def judge(head: Sequence[Finding], base: Sequence[Finding],
                          else "info") + " -> error"
             out.append(replace(f, new=new, worse=worse))
     return out
+
+
+def _cause_renamer(renames: Mapping[str, str] | None) -> Callable[[str], str]:
+    """A base finding's cause as the head says it: the objects the change renamed named by
+    their new names (``namespace/name``, as causes name them: an object the pull request
+    renamed keeps its findings, new-user trial thirty-four's DNS warning of pods a dropped
+    ``namePrefix`` renamed)."""
+    names = {}
+    for old, new in (renames or {}).items():
+        was, now = old.split("/")[1:], new.split("/")[1:]
+        if was and now and was != now:
+            names["/".join(was)] = "/".join(now)
+    if not names:
+        return lambda cause: cause
+    import re
+
+    pattern = re.compile(r"(?<![\w./-])(" + "|".join(
+        re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w./-])")
+    return lambda cause: pattern.sub(lambda m: names[m.group(1)], cause)
 
 
 def fixed(base: Sequence[Finding], head: Sequence[Finding],
