@@ -255,19 +255,42 @@ def _pinned_nodes(model: Model) -> dict[int, tuple[Node, ...]]:
     return out
 
 
+def workers_of(model: Model, container: Container, patterns: Sequence[str]
+               ) -> tuple[Any, int, Mapping[str, Fraction], Fraction] | None:
+    """The engine's parallelism of ``container`` as this rule judges it: (the flags found,
+    its GPU workers, its GPU requests by resource, their sum), or None when not judged (no
+    engine, data parallelism, other accelerators, sizes a variable gives)."""
+    found = parallelism_of(model, container)
+    if found is None or found.dp is not None or asks_other_accelerators(container):
+        return None
+    sizes = found.sizes()
+    if sizes is None:
+        return None  # unresolved ($(TP), ${TP}): not judged
+    gpus = container_gpus(container, patterns)
+    return found, sizes[0] * sizes[1], gpus, sum(gpus.values(), Fraction(0))
+
+
+def workers_short(model: Model, container: Container, patterns: Sequence[str]
+                  ) -> tuple[int, Fraction, str] | None:
+    """(GPU workers, GPUs, the resource) where ``container``'s engine starts more workers
+    than the GPUs it requests: it fails or hangs (this rule's `parallelism` finding)."""
+    judged = workers_of(model, container, patterns)
+    if judged is None:
+        return None
+    _, workers, gpus, have = judged
+    if not gpus or workers <= have:
+        return None
+    return workers, have, next(iter(gpus))
+
+
 def _parallelism(model: Model, pod: PodTemplate, container: Container,
                  patterns: Sequence[str], group: tuple[Fraction, str] | None = None,
                  pinned: Sequence[Node] = ()) -> Iterator[Violation]:
-    found = parallelism_of(model, container)
-    if found is None or found.dp is not None or asks_other_accelerators(container):
+    judged = workers_of(model, container, patterns)
+    if judged is None:
         return
-    sizes = found.sizes()
-    if sizes is None:
-        return  # unresolved ($(TP), ${TP}): not judged
+    found, workers, gpus, have = judged
     tp, pp = found.tp, found.pp
-    workers = sizes[0] * sizes[1]
-    gpus = container_gpus(container, patterns)
-    have = sum(gpus.values(), Fraction(0))
     if group is not None:
         if group[0] == workers:
             return

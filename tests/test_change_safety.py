@@ -1408,6 +1408,16 @@ def test_a_gpu_restart_with_recreate_names_the_measured_downtime(
         "restarts coder, and the new pod is never scheduled: no node it may run on has 4 "
         "nvidia.com/gpu (worker-1 has 2), so the downtime lasts until the request fits a node",
         "Request what a node coder may run on has before merging: as it is, coder stays down.")
+    # an engine of more workers than the pod's GPUs fails or hangs: never ready (new-user
+    # trial thirty-four read "at least 540 s" beside gpu-parallelism's error)
+    head = repo.commit({"gpu.yaml": GPU.format(strategy="Recreate", image=IMAGE, tp=1).replace(
+        "--tensor-parallel-size=1", "--tensor-parallel-size=2")})
+    found = review(repo, base, head, capsys)[1]
+    assert (found[0]["message"].split("so it ")[1], found[0]["fix"]) == (
+        "restarts coder, and the new pod never gets ready: its engine starts 2 GPU workers on "
+        "1 nvidia.com/gpu, which fails or hangs, so the downtime lasts until they match",
+        "Make tensor x pipeline parallel size match the GPUs before merging, as "
+        "gpu-parallelism's finding says: as it is, coder stays down.")
 
 
 def test_a_media_server_restart_on_an_intel_igpu_is_no_weights_reload(

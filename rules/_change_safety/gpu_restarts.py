@@ -52,6 +52,17 @@ def _killed_booting(pod: PodTemplate, boot: Fraction) -> str | None:
     return None
 
 
+def _engine_short(pod: PodTemplate, model: Model, patterns: Sequence[str]
+                  ) -> tuple[int, Fraction, str] | None:
+    """(workers, GPUs, resource) of a container of ``pod`` whose engine starts more GPU
+    workers than the GPUs it requests (gpu-parallelism's ``workers_short``): the new pod
+    fails or hangs, never ready."""
+    from reviewbot.rules.gpu_parallelism import workers_short
+
+    return next((found for c in pod.main_containers
+                 if (found := workers_short(model, c, patterns)) is not None), None)
+
+
 def _never_scheduled(pod: PodTemplate, gpus: dict[str, Fraction], model: Model) -> str | None:
     """Why ``pod``'s new pod is never scheduled, where the inventory knows the nodes it may
     run on: none of them has as many of a GPU resource as it requests ("no node it may run
@@ -114,9 +125,14 @@ def gpu_restart_verdicts(old_pods: Sequence[PodTemplate], new_pods: Sequence[Pod
         boot = parse_seconds(raw) if raw is not None else None
         killed = _killed_booting(pod, boot) if boot is not None else None
         unplaced = _never_scheduled(pod, gpus, head)
+        short = _engine_short(pod, head, patterns) if unplaced is None else None
         if unplaced is not None:
             tail = (f"restarts {pod.name}, and the new pod is never scheduled: {unplaced}, so "
                     "the downtime lasts until the request fits a node")
+        elif short is not None:
+            tail = (f"restarts {pod.name}, and the new pod never gets ready: its engine starts "
+                    f"{short[0]} GPU workers on {number(short[1])} {short[2]}, which fails or "
+                    "hangs, so the downtime lasts until they match")
         elif boot is not None and killed is not None:
             # (new-user trial twenty-nine: "at least 900 s" beside a probe that kills every
             # boot: the downtime has no end)
@@ -139,6 +155,9 @@ def gpu_restart_verdicts(old_pods: Sequence[PodTemplate], new_pods: Sequence[Pod
         if unplaced is not None:  # (the outage has no end: the fix is the request's)
             fix = (f"Request what a node {pod.name} may run on has before merging: as it is, "
                    f"{pod.name} stays down.")
+        elif short is not None:
+            fix = ("Make tensor x pipeline parallel size match the GPUs before merging, as "
+                   f"gpu-parallelism's finding says: as it is, {pod.name} stays down.")
         elif boot is not None and killed is not None:
             fix = (f"Fix the {killed.split(' (')[0]} before merging, as probe-headroom's "
                    f"finding at it says (past the measured boot, {number(boot)} s, with its "
