@@ -100,7 +100,12 @@ verdicts), never in `lint`, which sees one tree.
   keeps them, only a volume's reclaim policy `Retain` keeps its data) are `deleted-data`;
   so is an app-template HelmRelease whose inline values render claims (`persistence.<item>`
   of type persistentVolumeClaim, no `existingClaim`, no `retain: true`): helm-controller
-  uninstalls it and Helm deletes those claims; so are
+  uninstalls it and Helm deletes those claims; so is an app-template release the change
+  keeps (a HelmRelease's inline values, an Argo CD Application's `helm.valuesObject` with
+  automated prune) whose values no longer render such a claim (the item gone, disabled,
+  given an `existingClaim`, `persistence` misspelt): the upgrade deletes it, or Argo CD
+  prunes it (values from `valuesFrom` or `valueFiles` may render it still: not judged); so
+  are
   custom resources whose deletion makes a controller delete the external resource they stand
   for (a database, a bucket, an IAM user), unless their deletion policy keeps it, which the
   fix names: Crossplane managed resources of a provider's group (`*.upbound.io`,
@@ -349,7 +354,11 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     """The verdicts of one change: ``diff`` from ``base`` to ``head`` (whole models)."""
     # here: a lint judges no change, so it never imports the verdicts (start-up cost)
     from reviewbot.rules._change_safety.crd_storage import storage_verdicts
-    from reviewbot.rules._change_safety.deletions import deletion_verdicts, may_delete
+    from reviewbot.rules._change_safety.deletions import (
+        deletion_verdicts,
+        may_delete,
+        unrendered_claims,
+    )
     from reviewbot.rules._change_safety.gpu_restarts import (
         Rollouts,
         gpu_restart_verdicts,
@@ -382,6 +391,8 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
             yield from version_verdicts(entry, entry.base, entry.head)
             yield from storage_verdicts(entry.base, entry.head)
             yield from resumed_verdicts(entry.base, entry.head, base, head, diff)
+            if entry.kind in ("HelmRelease", "Application"):
+                yield from unrendered_claims(entry.base, entry.head, base, head)
         yield from suspended_verdicts(entry, head, base, suspended)
         yield from sops_verdicts(entry)
     if may_delete(diff, base, head):

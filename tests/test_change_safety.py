@@ -2001,6 +2001,56 @@ def test_an_app_template_release_pruned_deletes_the_claims_its_chart_renders(
         "info"], [(f["object"], f["message"]) for f in found]
 
 
+def test_a_claim_a_kept_app_template_release_no_longer_renders_is_deleted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial thirty-four: `persistence` misspelt `persistance` in an Argo CD
+    Application's valuesObject (automated prune): app-template renders no claim for data, and
+    Argo CD prunes the claim it rendered before; only a values-unread warning said it. The
+    same of a Flux HelmRelease whose item is removed: helm-controller's upgrade deletes it.
+    An item with `retain: true` is kept (helm.sh/resource-policy: keep); values from
+    elsewhere (valuesFrom) may still render it: not judged."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="local-path", extra="")})
+    head = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="local-path", extra="").replace(
+        "        persistence:\n", "        persistance:\n")})
+    _, found = review(repo, base, head, capsys)
+    (lost,) = [f for f in found if f["rule"] == "change-safety"]
+    assert (lost["severity"], lost["line"], lost["message"]) == (
+        "error", 17, "HelmRelease ui/webui: its values no longer render the claim of "
+        "persistence.data (persistance is no key app-template reads: did you mean "
+        "persistence?), and helm-controller's upgrade deletes it: with reclaim policy "
+        "Delete, the data of its volume")
+    head = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="local-path", extra="").replace(
+        "          data:\n", "          cache:\n")})
+    (lost,) = [f for f in review(repo, base, head, capsys)[1] if f["rule"] == "change-safety"]
+    assert lost["message"].startswith("HelmRelease ui/webui: its values no longer render the "
+                                      "claim of persistence.data (the item is gone)")
+    base = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="local-path",
+                                                       extra="\n            retain: true")})
+    head = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="local-path", extra="").replace(
+        "          data:\n", "          cache:\n")})
+    assert [f for f in review(repo, base, head, capsys)[1] if f["rule"] == "change-safety"
+            and "no longer render" in f["message"]] == []
+    app = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+           "metadata: {name: webui, namespace: argocd}\nspec:\n  project: default\n"
+           "  source:\n    repoURL: https://bjw-s-labs.github.io/helm-charts\n"
+           "    chart: app-template\n    targetRevision: 4.1.1\n    helm:\n"
+           "      valuesObject:\n        controllers:\n          main:\n"
+           "            containers:\n              app:\n"
+           "                image: {repository: ghcr.io/open-webui/open-webui, tag: v0.6.5}\n"
+           "        persistence:\n          data: {size: 5Gi}\n"
+           "  destination: {server: 'https://kubernetes.default.svc', namespace: ui}\n"
+           "  syncPolicy: {automated: {prune: PRUNE}}\n")
+    repo.commit({"hr.yaml": None})
+    for prune, said in (("true", ["error"]), ("false", [])):
+        base = repo.commit({"app.yaml": app.replace("PRUNE", prune)})
+        head = repo.commit({"app.yaml": app.replace("PRUNE", prune).replace(
+            "        persistence:\n", "        persistance:\n")})
+        assert [f["severity"] for f in review(repo, base, head, capsys)[1]
+                if f["rule"] == "change-safety" and "no longer render" in f["message"]] == said
+
+
 def test_an_object_a_name_prefix_renames_is_not_said_gone_from_its_unchanged_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

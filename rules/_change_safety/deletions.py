@@ -23,6 +23,7 @@ from reviewbot.model.objects import (
     clusters_phrase,
     departure,
     items,
+    mapping,
     model_graph,
 )
 from reviewbot.model.values import renders_claim
@@ -208,6 +209,66 @@ def _chart_claims_deleted(obj: KObject, model: Model) -> list[str]:
     items = obj.get(("spec", "values", "persistence"))
     return sorted(str(name) for name, item in (items.items() if isinstance(items, dict) else ())
                   if renders_claim(item) and item.get("retain") is not True)
+
+
+def unrendered_claims(old: KObject, new: KObject, base: Model, head: Model
+                      ) -> Iterator[Violation]:
+    """``deleted-data``: an app-template release the change keeps (a Flux HelmRelease's
+    inline values, an Argo CD Application's ``helm.valuesObject``) whose values rendered a
+    claim of its own for a ``persistence`` item (:func:`renders_claim`, no ``retain: true``)
+    and no longer do (the item gone, disabled, given an ``existingClaim``, or ``persistence``
+    misspelt): the upgrade drops the claim from the release and Helm deletes it, or Argo CD
+    prunes it (with automated prune): with reclaim policy Delete, the data of its volume
+    (new-user trial thirty-four: `persistance`, and only a values-unread warning). Values
+    from elsewhere (``valuesFrom``, ``valueFiles``) may render it still: not judged."""
+    from reviewbot.model.releases import APP_TEMPLATE_TOP_KEYS, release_values, releases
+
+    was = next((r for r in releases(base) if r.obj is old), None)
+    now = next((r for r in releases(head) if r.obj is new), None)
+    if was is None or now is None or "app-template" not in (was.chart, now.chart) or (
+            now.chart != was.chart):
+        return
+    if new.kind == "HelmRelease":
+        if new.get(("spec", "valuesFrom")) or old.get(("spec", "valuesFrom")):
+            return
+        deleter = "helm-controller's upgrade deletes it"
+    else:
+        source = new.get(release_values(now)[1][:-1])
+        if not isinstance(source, dict) or source.get("valueFiles") or source.get("values"):
+            return
+        if new.get(("spec", "syncPolicy", "automated", "prune")) is not True:
+            return  # (out of sync, not deleted)
+        deleter = "Argo CD prunes it (syncPolicy.automated.prune: true)"
+    before, _ = release_values(was)
+    after, at = release_values(now)
+    had = {str(k): v for k, v in mapping(before.get("persistence")).items()
+           if renders_claim(v) and v.get("retain") is not True}
+    has = mapping(after.get("persistence"))
+    lost = [k for k in sorted(had) if not renders_claim(has.get(k))]
+    if not lost:
+        return
+    from reviewbot.words import misspelt
+
+    spelt = "" if "persistence" in after else next(
+        (k for k in after if isinstance(k, str) and k not in APP_TEMPLATE_TOP_KEYS
+         and misspelt(k, ["persistence"])), "")
+    for name in lost:
+        item = has.get(name)
+        why = (f"{spelt} is no key app-template reads: did you mean persistence?" if spelt
+               else "the item is gone" if not isinstance(item, dict)
+               else "it has an existingClaim" if item.get("existingClaim")
+               else "it is disabled" if item.get("enabled") is False
+               else "it is no persistentVolumeClaim")
+        where = ((*at, spelt) if spelt else (*at, "persistence", name)
+                 if isinstance(item, dict) else (*at, "persistence") if has else at)
+        yield Violation(
+            new, where,
+            f"{new.kind} {object_name(new)}: its values no longer render the claim of "
+            f"persistence.{name} ({why}), and {deleter}: with reclaim policy Delete, the data "
+            "of its volume",
+            fix=(f"Keep persistence.{name} rendering its claim (or set retain: true on it "
+                 "first, which keeps the claim); if its data must go, back it up first."),
+            kind="deleted-data")
 
 
 def _misspelt_entry(appset: KObject, folder: str, dirs: Any) -> Path | None:
