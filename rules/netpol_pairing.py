@@ -59,6 +59,13 @@ In a review, a fourth source of intended flows is checked against what the chang
   port it names (`radarr:80` when the change makes the Service's port 7878) is
   `dependency-missing` too, doubted alike: a ClusterIP Service forwards only the ports it
   lists (an `ExternalName` or headless Service forwards any port: never reported).
+- `dependency-port` (error, on the env value, arg, command item or ConfigMap key): an address
+  a workload names with a port it writes (`redis://redis.data:6379`) whose Service, a
+  ClusterIP Service of the repository in the caller's build, does not list that port: the
+  connection is refused ("web/api calls redis.data:6379, but Service data/redis has no port
+  6379 (it has 6380)"). A port a scheme gives, a host and port apart, a headless or
+  `ExternalName` Service, a chart's Services and callers (app-template's but) are not
+  judged. In a review, a port the change takes away says so after it.
 
 Both name what a flow no ingress admits is caused by (its destination and connections) and
 give the finding at each caller's place (the first 10): a review shows an egress rule's
@@ -410,7 +417,7 @@ SEVERITIES = {
     "selects-nothing": "warning", "dependency-missing": "error", "dns-denied": "error",
     "no-endpoints": "warning", "no-such-port": "warning", "no-backend": "warning",
     "backend-port": "error", "backend-denied": "error", "backend-removed": "error",
-    "endpoints-lost": "error", "budget-selects-nothing": "warning",
+    "endpoints-lost": "error", "budget-selects-nothing": "warning", "dependency-port": "error",
 }
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 SUMMARY = (
@@ -433,6 +440,7 @@ MAX_NAMES = 3
 def check_set(model: Model, opts: Any) -> Iterator[Violation | QuietPlace]:
     yield from _services_unmatched(model)  # (a Service without endpoints: policies or not)
     yield from _ports_unserved(model)
+    yield from _calls_unserved(model)
     yield from _backends_missing(model)
     if not model.network_policies and not _cilium(model) and not _chart_policies(model):
         return  # nothing is isolated: every flow is allowed on both sides
@@ -1682,13 +1690,21 @@ def _rendered_doubts(net: Network, s: int, service: Service, what: str) -> list[
 
 def _closed_port(net: Network, s: int, decl: Declaration, service: Service) -> Violation:
     """A call to a port its Service no longer has: the connection is refused (a ClusterIP
-    forwards only the ports it lists). Doubted as a removed Service is."""
+    forwards only the ports it lists). Doubted as a removed Service is. Where a lint says it
+    of the head (:func:`_calls_unserved`: a port the address writes, a Service of the
+    repository), the same sentence with what the change did: said once."""
     e, caller = decl.endpoint, f"{net.pods[s].namespace}/{net.pods[s].name}"
     name = f"{service.namespace}/{service.name}"
     now = ", ".join(str(p.port) for p in service.ports) or "none"
+    doubts = _rendered_doubts(net, s, service, "names its Services and their ports")
+    written = dig(decl.obj.body, decl.path)
+    if service.obj.kind == "Service" and service.obj.group == "" and isinstance(
+            written, str) and f"{e.text}:{e.port}" in written:
+        found = _refused_call(net.pods[s], decl, service,
+                              change=f"; this change took port {e.port} away")
+        return replace(found, doubt="; ".join(doubts) or None)
     message = (f"{caller} calls {e.text}:{e.port}, but Service {name} no longer has port "
                f"{e.port}: this change leaves it {now}")
-    doubts = _rendered_doubts(net, s, service, "names its Services and their ports")
     fix = f"Point the address at a port Service {name} has ({now}), or keep port {e.port} on it."
     # the Service's ports are the same cause's other place: where the change moved the port
     # (new-user trial thirty-four: the call's error sat at the caller's unchanged env)
@@ -2173,6 +2189,79 @@ def _budgets(view: Model) -> list[_Budget]:
             continue
         out.append(_Budget(obj, obj.namespace or "default", obj.name, wanted))
     return out
+
+
+def _calls_unserved(model: Model) -> Iterator[Violation]:
+    """``dependency-port``: an address a workload names with a port it writes
+    (``redis://redis.data:6379``) whose Service, a ClusterIP Service of the repository in
+    the caller's build, does not list that port: a ClusterIP Service forwards only the ports
+    it lists, so the connection is refused (new-user trial thirty-four: a lint said nothing
+    of the api's 6379 beside the Service's 6380). A headless or ExternalName Service
+    forwards any port; a chart's Services and callers are not judged."""
+    services = [s for s in model.services if s.obj.kind == "Service" and s.obj.group == ""
+                and _forwards_listed(s)]
+    if not services:
+        return
+    from reviewbot.netpol.deps import declarations
+    from reviewbot.netpol.network import every_service
+
+    builds = _builds_of(model)
+    said: set[tuple[Any, ...]] = set()
+    for _, view in views(model):
+        # every Service of a name in each build (a tree without roots may hold several
+        # alternatives of one name: GoogleCloudPlatform's llm-service of each model)
+        has: dict[str, dict[tuple[str, str], list[Service]]] = {}
+        for service in every_service(view):
+            for b in builds(service.obj):
+                has.setdefault(b, {}).setdefault((service.namespace, service.name), []).append(
+                    service)
+        configmaps = _configmaps(view)
+        for pod in view.pods:
+            if pod.origin is not None and pod.origin.chart != "app-template":
+                continue  # (a chart's env: as its templates write it)
+            for decl in declarations(pod, configmaps):
+                e = decl.endpoint
+                key = (e.namespace, e.service)
+                found = [s for b in builds(decl.obj) for s in has.get(b, {}).get(key, ())]
+                place = (*decl.obj.where(decl.path), e.text, e.port)
+                if not found or place in said or any(
+                        s.obj.kind != "Service" or not _forwards_listed(s)
+                        or any(p.port == e.port for p in s.ports) for s in found):
+                    continue
+                written = dig(decl.obj.body, decl.path)
+                if not isinstance(written, str) or f"{e.text}:{e.port}" not in written:
+                    continue  # (a port the scheme gives, or a host and port apart)
+                said.add(place)
+                yield _refused_call(pod, decl, found[0])
+
+
+def _forwards_listed(service: Service) -> bool:
+    """Whether ``service`` forwards only the ports it lists: a ClusterIP Service with ports
+    (a headless or ExternalName Service forwards any port)."""
+    spec = mapping(service.obj.body.get("spec"))
+    return bool(service.ports) and spec.get("clusterIP") != "None" and (
+        spec.get("type") != "ExternalName")
+
+
+def _refused_call(pod: PodTemplate, decl: Declaration, service: Service,
+                  change: str = "") -> Violation:
+    """A call to a port ``service`` does not list (``change``: what the change did, said
+    after it in a review)."""
+    e = decl.endpoint
+    name = f"{service.namespace}/{service.name}"
+    now = ", ".join(str(p.port) for p in service.ports) or "none"
+    message = (f"{pod.namespace}/{pod.name} calls {e.text}:{e.port}, but Service {name} has no "
+               f"port {e.port} (it has {now}): a ClusterIP Service forwards only the ports it "
+               f"lists, so the connection is refused{change}")
+    fix = f"Point the address at a port Service {name} has ({now}), or add port {e.port} to it."
+    # the Service's ports are the same cause's other place: where a change moved the port
+    # (new-user trial thirty-four: the call's error sat at the caller's unchanged env)
+    others = (Violation(service.obj, ("spec", "ports", 0, "port") if len(service.ports) == 1
+                        else ("spec", "ports"), message, fix=fix, kind="dependency-port"),
+              ) if not service.obj.path else ()
+    return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-port",
+                     key=f"{format_path(decl.path)} -> {e.text}:{e.port}",
+                     cause=f"Service {name} port {e.port} missing", others=others)
 
 
 def _backends_missing(model: Model) -> Iterator[Violation]:

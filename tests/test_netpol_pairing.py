@@ -21,7 +21,16 @@ from reviewbot.engine.run import Result, analyze
 from reviewbot.netpol.deps import HOST_PORT, URL, endpoints
 from reviewbot.sources.tree import disk_tree
 
-from .helpers import GitRepo, expected_pairs, lint_dir, lint_text, pairs, run_cli, write
+from .helpers import (
+    GitRepo,
+    deployment,
+    expected_pairs,
+    lint_dir,
+    lint_text,
+    pairs,
+    run_cli,
+    write,
+)
 
 RULE = "netpol-pairing"
 ROOT = Path(__file__).resolve().parents[1]
@@ -999,10 +1008,11 @@ def test_a_call_to_a_port_the_change_takes_off_its_service_is_an_error_at_the_va
     assert [(f["severity"], f["file"], f["line"]) for f in found] == [
         ("error", "shop.yaml", line)]
     assert found[0]["message"] == (
-        "shop/web calls catalog:3550, but Service shop/catalog no longer has port 3550: this "
-        "change leaves it 8080")
+        "shop/web calls catalog:3550, but Service shop/catalog has no port 3550 (it has 8080): "
+        "a ClusterIP Service forwards only the ports it lists, so the connection is refused; "
+        "this change took port 3550 away")
     assert found[0]["fix"] == (
-        "Point the address at a port Service shop/catalog has (8080), or keep port 3550 on it.")
+        "Point the address at a port Service shop/catalog has (8080), or add port 3550 to it.")
     # a port added beside the one called closes nothing
     both = repo.commit({"catalog.yaml": CATALOG.format(name="catalog").replace(
         "{port: 3550}", "{port: 3550}, {port: 8080, name: b}")})
@@ -1439,3 +1449,42 @@ spec:
     (found,) = [f for f in lint_dir(tmp_path / "one", only=[RULE]).findings
                 if f.kind == "dns-denied"]
     assert found.severity == "error"
+
+
+def test_a_call_to_a_port_its_service_does_not_list_is_refused(tmp_path: Path) -> None:
+    """New-user trial thirty-four: the api's `redis://redis.data...:6379/0` beside a Service
+    of port 6380: a ClusterIP Service forwards only the ports it lists, so the connection is
+    refused, yet a lint said nothing (a review said it of the change alone). A port the URL
+    does not write (a scheme's), a headless Service (its name is the pods'), and an
+    ExternalName are not judged."""
+    api = deployment("api", "web", "{app: api}").replace(
+        "image: x", "image: x\n        env:\n"
+        "        - {name: A, value: 'redis://redis.data.svc.cluster.local:6379/0'}\n"
+        "        - {name: B, value: 'redis://redis.data.svc.cluster.local:6380/0'}\n"
+        "        - {name: C, value: 'http://redis.data.svc.cluster.local/'}\n"
+        "        - {name: D, value: 'redis-headless.data:6379'}")
+    redis = deployment("redis", "data", "{app: redis}") + """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: redis, namespace: data}
+spec:
+  selector: {app: redis}
+  ports:
+  - {name: redis, port: 6380, targetPort: 6379}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: redis-headless, namespace: data}
+spec:
+  clusterIP: None
+  selector: {app: redis}
+  ports: [{port: 6380}]
+"""
+    result = lint_text(tmp_path, api + redis, only=[RULE])
+    assert [(f.line, f.kind, f.severity, f.message, f.fix) for f in result.findings] == [(
+        13, "dependency-port", "error",
+        "web/api calls redis.data.svc.cluster.local:6379, but Service data/redis has no port "
+        "6379 (it has 6380): a ClusterIP Service forwards only the ports it lists, so the "
+        "connection is refused",
+        "Point the address at a port Service data/redis has (6380), or add port 6379 to it.")]

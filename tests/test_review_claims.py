@@ -755,7 +755,9 @@ def test_a_call_the_change_breaks_elsewhere_is_commented_where_the_change_is(
     moved = repo.commit({"redis/all.yaml": redis.replace("  - port: 6379\n", "  - port: 6380\n")})
     _, out, err = review_out(repo, back, moved, "json", capsys, "--rule", "netpol-pairing")
     (call,) = json.loads(out)["findings"]
-    assert call["message"].endswith("no longer has port 6379: this change leaves it 6380")
+    assert call["message"].endswith("has no port 6379 (it has 6380): a ClusterIP Service "
+                                    "forwards only the ports it lists, so the connection is "
+                                    "refused; this change took port 6379 away")
     assert "\nredis/all.yaml:27\n" in err.split("inline comment(s)", 1)[1]
 
 

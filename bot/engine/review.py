@@ -230,14 +230,17 @@ def _changed(f: Finding) -> bool:
 def _said_once(marked: list[Finding], changes: Sequence[Finding]) -> list[Finding]:
     """The head's findings and the change's, each fact said once:
 
-    - a finding of the change that tells a head finding's fact at its place and what the
-      change did to it (same rule and object, same line, its message the head one's and
-      more: `endpoints-lost`'s "...; before this change it selected Deployment web" beside
-      `no-endpoints`) is that finding told with its cause: it alone is shown;
+    - a finding of the change that tells a head finding's fact at one of its places and
+      what the change did to it (same rule, a place in common, its message the head one's
+      and more: `endpoints-lost`'s "...; before this change it selected Deployment web"
+      beside `no-endpoints`) is that finding told with its cause: it alone is shown;
     - a stuck rollout (change-safety) says what the pull request starts where gpu-rollout's
       own finding on the object is old; where that finding is new or made worse, it says it
       already (a new-user trial: two errors of one cause, "6 errors" for 5 problems)."""
-    told = {(c.rule, c.object, c.file, c.line, c.column): c.message for c in changes}
+    told: dict[tuple[str, str, int, int], list[str]] = {}
+    for c in changes:
+        for place in _places_of(c):
+            told.setdefault((c.rule, *place), []).append(c.message)
     kept = [f for f in marked if not _told_again(f, told)]
     both = [*kept, *changes]
     loud = {f.object for f in both if f.rule == "gpu-rollout" and _changed(f)}
@@ -245,10 +248,14 @@ def _said_once(marked: list[Finding], changes: Sequence[Finding]) -> list[Findin
         f.rule == "change-safety" and f.kind == "stuck-rollout" and f.object in loud)]
 
 
-def _told_again(f: Finding, told: Mapping[tuple[Any, ...], str]) -> bool:
-    message = told.get((f.rule, f.object, f.file, f.line, f.column))
-    return message is not None and message != f.message and message.startswith(
-        f.message.rstrip("."))
+def _places_of(f: Finding) -> list[tuple[str, int, int]]:
+    return [(p.file, p.line, p.column) for p in (f, *f.others)]
+
+
+def _told_again(f: Finding, told: Mapping[tuple[str, str, int, int], list[str]]) -> bool:
+    head = f.message.rstrip(".")
+    return any(message != f.message and message.startswith(head)
+               for place in _places_of(f) for message in told.get((f.rule, *place), ()))
 
 
 def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> ReviewResult:
