@@ -1351,9 +1351,13 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
         targets = _workload_names(net, sorted(entry.egress))
         hint = _egress_hint(net, sources, dst_ns)
         ports_apart = bool(hint) and _egress_ported(net, sources, dst_ns)
+        astray = None if hint else _namespace_astray(net, sources, dst_ns)
         if hint:
             fixes.append(f"Widen the egress rule {hint} to select {targets} on {conns}.")
             edits += _widen_edits(net, sources, sorted(entry.egress), dst_ns)
+        elif astray is not None:
+            sides[-1] += astray[0]
+            fixes.append(astray[1])
         else:
             fixes.append(
                 f"Add an egress rule in {', '.join(src_ns)} allowing "
@@ -2865,6 +2869,47 @@ def _egress_hint(net: Network, sources: Sequence[int], dst_ns: Sequence[str]) ->
             for rule in policy.egress:
                 if any(set(_peer_namespaces(policy, p)) & set(dst_ns) for p in rule.peers or ()):
                     return f"{format_path(rule.path)} of {policy.name}"
+    return None
+
+
+def _namespace_astray(net: Network, sources: Sequence[int], dst_ns: Sequence[str]
+                      ) -> tuple[str, str] | None:
+    """An egress rule of the sources whose ``namespaceSelector`` (by labels, not names)
+    matches no Namespace of the repository, where a destination namespace's labels almost
+    carry it (:func:`_near_miss`) or a value it asks is that namespace's name: what to say
+    after "no egress rule allows it", and the fix
+    (new-user trial thirty-four: `team: llm` beside a Namespace labelled
+    `team: ml-platform`)."""
+    defined = {n: ns for n, ns in net.namespaces.items() if ns.obj is not None}
+    targets = [n for n in dst_ns if n in defined]
+    if not targets:
+        return None
+    for s in sources:
+        for n in net.egress_of[s]:
+            policy = net.policies[n]
+            for rule in policy.egress:
+                for peer in rule.peers or ():
+                    selector = peer.namespaces
+                    if selector is None or selector.empty or selector.names() is not None:
+                        continue
+                    wanted = {r.key: next(iter(r.values)) for r in selector.requirements
+                              if r.operator == "In" and len(r.values) == 1}
+                    if len(wanted) != len(selector.requirements) or any(
+                            selector.matches(ns.labels) for ns in defined.values()):
+                        continue
+                    # (its labels almost carry it, or it names the namespace by its name
+                    # under another key)
+                    near = next((t for t in targets if _near_miss(defined[t].labels, wanted)
+                                 or t in wanted.values()), None)
+                    if near is None:
+                        continue
+                    has = ", ".join(f"{k}={defined[near].labels[k]}" for k in sorted(wanted)
+                                    if k in defined[near].labels)
+                    where = f"{format_path(rule.path)} of {policy.described}"
+                    return (f" (the namespaceSelector {selector.describe()} of {where} matches "
+                            f"no namespace: Namespace {near} has {has})",
+                            f"Select namespace {near} in the namespaceSelector of {where} (it "
+                            f"has {has}).")
     return None
 
 

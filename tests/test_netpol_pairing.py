@@ -1488,3 +1488,42 @@ spec:
         "6379 (it has 6380): a ClusterIP Service forwards only the ports it lists, so the "
         "connection is refused",
         "Point the address at a port Service data/redis has (6380), or add port 6379 to it.")]
+
+
+def test_a_denied_call_says_its_namespace_selector_matches_no_namespace(tmp_path: Path) -> None:
+    """New-user trial thirty-four: the api's egress rule selects namespaces `team: llm`, the
+    llm Namespace is labelled `team: ml-platform`: the call is denied, and the message did
+    not say the selector matches no namespace; the fix said to add an egress rule beside it."""
+    text = """
+apiVersion: v1
+kind: Namespace
+metadata: {name: llm, labels: {team: ml-platform}}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: api-egress, namespace: web}
+spec:
+  podSelector: {matchLabels: {app: api}}
+  policyTypes: [Egress]
+  egress:
+  - to: [{namespaceSelector: {matchLabels: {team: llm}}}]
+    ports: [{port: 8000}]
+""" + deployment("api", "web", "{app: api}").replace(
+        "image: x", "image: x\n        env: [{name: LLM, value: 'http://vllm.llm:8000/v1'}]"
+    ) + deployment("vllm", "llm", "{app: vllm}", "ports: [{containerPort: 8000}]") + """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: vllm, namespace: llm}
+spec:
+  selector: {app: vllm}
+  ports: [{port: 8000}]
+"""
+    result = lint_text(tmp_path, text, only=[RULE])
+    (denied,) = [f for f in result.findings if f.kind == "dependency-denied"]
+    assert denied.message.endswith(
+        "but no egress rule in web allows it (the namespaceSelector team=llm of spec.egress[0] "
+        "of NetworkPolicy web/api-egress matches no namespace: Namespace llm has "
+        "team=ml-platform)")
+    assert denied.fix == ("Select namespace llm in the namespaceSelector of spec.egress[0] of "
+                          "NetworkPolicy web/api-egress (it has team=ml-platform).")
