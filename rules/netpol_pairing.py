@@ -1277,15 +1277,14 @@ class _Denied:
 
 
 def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
-    from reviewbot.netpol.deps import declarations, resolve
+    from reviewbot.netpol.deps import resolve
     from reviewbot.netpol.sets import NONE
 
-    configmaps = _configmaps(model)
     found: dict[tuple[int, tuple[str | int, ...], str], _Denied] = {}
     resolved: dict[tuple[str, str, int], list[Target]] = {}
     verdicts: dict[tuple[int, int, Conns], tuple[bool, bool]] = {}
     for s, pod in enumerate(net.pods):
-        for decl in declarations(pod, configmaps):
+        for decl in _declared(model, pod):
             e = decl.endpoint
             targets = resolved.get((e.namespace, e.service, e.port))
             if targets is None:
@@ -1449,6 +1448,25 @@ def _listening(pod: PodTemplate, conns: Conns) -> Path | None:
     return None
 
 
+def _declared(view: Model, pod: PodTemplate) -> list[Declaration]:
+    """:func:`~reviewbot.netpol.deps.declarations` of ``pod`` in ``view`` (a cluster's),
+    found once per pod and kept in the view's ``derived`` values: the denied calls and the
+    refused ports both read them (the list is read, never changed)."""
+    # (by its containers: a chart's pod as the chart renders it, beside its values' pod,
+    # declares the same)
+    memo: dict[int, tuple[Any, list[Declaration]]] = view.derived.setdefault("declared", {})
+    hit = memo.get(id(pod.containers))
+    if hit is None or hit[0] is not pod.containers or (
+            hit[1] and (hit[1][0].obj is not pod.obj)):
+        from reviewbot.netpol.deps import declarations
+
+        maps = view.derived.get("declared-configmaps")
+        if maps is None:
+            maps = view.derived["declared-configmaps"] = _configmaps(view)
+        hit = memo[id(pod.containers)] = (pod.containers, list(declarations(pod, maps)))
+    return hit[1]
+
+
 def _configmaps(model: Model) -> dict[tuple[str, str], KObject]:
     """The ConfigMaps a pod's declarations may read, by (namespace, name)."""
     return {(o.namespace or "default", o.name): o for o in model.objects
@@ -1554,7 +1572,7 @@ def _services_by_build(model: Model, builds: Callable[[KObject], tuple[str, ...]
                        ) -> dict[str, dict[tuple[str, str], Service]]:
     """Build (``builds``: :func:`_builds_of`) -> (namespace, name) -> the Services it makes,
     charts' included."""
-    from reviewbot.netpol.network import every_service
+    from reviewbot.model.releases import every_service
 
     out: dict[str, dict[tuple[str, str], Service]] = {}
     for service in every_service(model):
@@ -2206,8 +2224,7 @@ def _calls_unserved(model: Model) -> Iterator[Violation]:
                 and _forwards_listed(s)]
     if not services:
         return
-    from reviewbot.netpol.deps import declarations
-    from reviewbot.netpol.network import every_service
+    from reviewbot.model.releases import every_service
 
     builds = _builds_of(model)
     said: set[tuple[Any, ...]] = set()
@@ -2219,22 +2236,24 @@ def _calls_unserved(model: Model) -> Iterator[Violation]:
             for b in builds(service.obj):
                 has.setdefault(b, {}).setdefault((service.namespace, service.name), []).append(
                     service)
-        configmaps = _configmaps(view)
         for pod in view.pods:
             if pod.origin is not None and pod.origin.chart != "app-template":
                 continue  # (a chart's env: as its templates write it)
-            for decl in declarations(pod, configmaps):
+            for decl in _declared(view, pod):
                 e = decl.endpoint
                 key = (e.namespace, e.service)
                 found = [s for b in builds(decl.obj) for s in has.get(b, {}).get(key, ())]
-                place = (*decl.obj.where(decl.path), e.text, e.port)
-                if not found or place in said or any(
+                if not found or any(
                         s.obj.kind != "Service" or not _forwards_listed(s)
                         or any(p.port == e.port for p in s.ports) for s in found):
                     continue
                 written = dig(decl.obj.body, decl.path)
                 if not isinstance(written, str) or f"{e.text}:{e.port}" not in written:
                     continue  # (a port the scheme gives, or a host and port apart)
+                doc, at = decl.obj.written(decl.path)  # (a value several builds make: once)
+                place = (id(doc), at, e.text, e.port)
+                if place in said:
+                    continue
                 said.add(place)
                 yield _refused_call(pod, decl, found[0])
 
@@ -2293,7 +2312,7 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
         objects = ingress_objects(view) + gateway_routes(view)
         if not objects:
             continue
-        from reviewbot.netpol.network import every_service  # (a tree with Ingresses only)
+        from reviewbot.model.releases import every_service  # (a tree with Ingresses only)
 
         names: dict[str, set[str]] = {}
         by_name: dict[tuple[str, str], list[Service]] = {}

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -174,6 +174,14 @@ class KustomizeChart:
     @property
     def ref(self) -> str:
         return f"helmCharts {self.release} (chart {self.name}) in {self.file}:{self.line}"
+
+
+def every_service(model: Model) -> Iterator[Service]:
+    """The model's Services (KServe's included), then those the charts whose templates are
+    known make from their values."""
+    yield from model.services
+    for release in releases(model):
+        yield from release.services
 
 
 def kustomize_charts(model: Model) -> list[KustomizeChart]:

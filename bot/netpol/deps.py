@@ -18,12 +18,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import takewhile
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewbot.model.objects import Container, KObject, PodTemplate, Service
 from reviewbot.model.workload import env_entries, shlex_split
-from reviewbot.netpol.network import Network
-from reviewbot.netpol.sets import Conns
+
+if TYPE_CHECKING:  # (the addresses a pod names are read without the policy evaluator: a
+    # lint of a tree without policies never imports it)
+    from reviewbot.netpol.network import Network
+    from reviewbot.netpol.sets import Conns
 
 Path = tuple[str | int, ...]
 
@@ -291,6 +294,8 @@ class Target:
 
 def resolve(network: Network, endpoint: Endpoint) -> tuple[Service, list[Target]] | None:
     """The Service an endpoint names and the (pod, port) pairs it reaches; None: unknown."""
+    from reviewbot.netpol.sets import Conns
+
     service = network.services.get((endpoint.namespace, endpoint.service))
     if service is None or not service.selector:
         return None

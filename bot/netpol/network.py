@@ -38,7 +38,7 @@ between workloads (and IPv4 ranges) in np-guard netpol-analyzer's ``list`` forma
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -57,7 +57,7 @@ from reviewbot.model.objects import (
     mapping,
     model_graph,
 )
-from reviewbot.model.releases import kustomize_charts, releases
+from reviewbot.model.releases import every_service, kustomize_charts, releases
 from reviewbot.model.selectors import Selector
 from reviewbot.netpol.policy import (
     NamedPorts,
@@ -1041,14 +1041,6 @@ def services_of(model: Model) -> dict[tuple[str, str], Service]:
     for service in every_service(model):
         out.setdefault((service.namespace, service.name), service)
     return out
-
-
-def every_service(model: Model) -> Iterator[Service]:
-    """The model's Services (KServe's included), then those the charts whose templates are
-    known make from their values."""
-    yield from model.services
-    for release in releases(model):
-        yield from release.services
 
 
 # Custom resources known to run no pod of their own (policies, certificates, secrets, Flux and
