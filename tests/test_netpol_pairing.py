@@ -1455,14 +1455,16 @@ def test_a_call_to_a_port_its_service_does_not_list_is_refused(tmp_path: Path) -
     """New-user trial thirty-four: the api's `redis://redis.data...:6379/0` beside a Service
     of port 6380: a ClusterIP Service forwards only the ports it lists, so the connection is
     refused, yet a lint said nothing (a review said it of the change alone). A port the URL
-    does not write (a scheme's), a headless Service (its name is the pods'), and an
-    ExternalName are not judged."""
+    does not write (a scheme's), a headless Service (its name is the pods'), an
+    ExternalName, and a script's text (judge round AZ: `registry:3`, an image's tag in a
+    comment) are not judged."""
     api = deployment("api", "web", "{app: api}").replace(
         "image: x", "image: x\n        env:\n"
         "        - {name: A, value: 'redis://redis.data.svc.cluster.local:6379/0'}\n"
         "        - {name: B, value: 'redis://redis.data.svc.cluster.local:6380/0'}\n"
         "        - {name: C, value: 'http://redis.data.svc.cluster.local/'}\n"
-        "        - {name: D, value: 'redis-headless.data:6379'}")
+        "        - {name: D, value: 'redis-headless.data:6379'}\n"
+        "        args: ['--redis=redis.data:6379', \"# on redis.data:3 the leaf var\\nrun\"]")
     redis = deployment("redis", "data", "{app: redis}") + """
 ---
 apiVersion: v1
@@ -1482,7 +1484,9 @@ spec:
   ports: [{port: 6380}]
 """
     result = lint_text(tmp_path, api + redis, only=[RULE])
-    assert [(f.line, f.kind, f.severity, f.message, f.fix) for f in result.findings] == [(
+    assert [(f.line, f.kind, f.severity) for f in result.findings][1:] == [
+        (17, "dependency-port", "error")]  # (the flag's; not the script's)
+    assert [(f.line, f.kind, f.severity, f.message, f.fix) for f in result.findings][:1] == [(
         13, "dependency-port", "error",
         "web/api calls redis.data.svc.cluster.local:6379, but Service data/redis has no port "
         "6379 (it has 6380): a ClusterIP Service forwards only the ports it lists, so the "
