@@ -128,6 +128,11 @@ verdicts), never in `lint`, which sees one tree.
   `valueFrom`, a volume): the running pods keep what they read, and every new pod fails to
   start (CreateContainerConfigError) until it is back ("ConfigMap shop/api-config ... while
   Deployment shop/api still reads it (envFrom[0].configMapRef.name at deployment.yaml:25)").
+  A reference names it too as its document writes it, where a build renamed it (a
+  `namePrefix`: kustomize renames a reference with its referent only); and a reference the
+  change turns from a ConfigMap or Secret it removes into a name nothing of the head makes
+  (a `configMapGenerator` removed: the reference stays as written) is `deleted-in-use` at
+  the reference.
 - `orphaned` (warning): the same removal where the applier does not prune (or is deleted
   without pruning: a Flux Kustomization without `spec.prune: true`, an Argo CD Application
   without the resources finalizer): the object stays in the cluster and keeps running, and
@@ -355,6 +360,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     # here: a lint judges no change, so it never imports the verdicts (start-up cost)
     from reviewbot.rules._change_safety.crd_storage import storage_verdicts
     from reviewbot.rules._change_safety.deletions import (
+        dangling_references,
         deletion_verdicts,
         may_delete,
         unrendered_claims,
@@ -397,5 +403,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         yield from sops_verdicts(entry)
     if may_delete(diff, base, head):
         yield from deletion_verdicts(diff, base, head, data_kinds)
+        if pods:
+            yield from dangling_references(diff, base, head, pods)
     yield from namespace_verdicts(diff, base, head)
     yield from moved_releases(diff, base, head)

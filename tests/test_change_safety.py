@@ -2391,3 +2391,52 @@ def test_what_an_application_s_moved_destination_deletes_is_said_at_the_destinat
             if f["object"] == "ConfigMap/data/settings"] == [
         ("argocd/redis.yaml", 9, "ConfigMap data/settings moves to namespace cache (a new "
          "object there; the old one goes)")]
+
+
+def test_a_reference_a_removed_generator_leaves_naming_nothing_is_in_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial thirty-four: the configMapGenerator chat-template removed while the
+    Deployment's volume still names it. On the base kustomize renamed the reference to the
+    generated chat-template-<hash>; on the head it stays `chat-template`, which nothing
+    makes: new pods fail to start. Nothing was said. A ConfigMap of that name the head
+    makes, or an optional reference, is fine."""
+    api = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers:
+      - {name: api, image: x}
+      volumes:
+      - name: tpl
+        configMap: {name: chat-template}
+"""
+    app = textwrap.dedent(APP_KS).format(app="api", prune="true").replace(
+        "  postBuild: {substitute: {APP: api}}\n", "  targetNamespace: shop\n")
+    generator = "configMapGenerator:\n- name: chat-template\n  literals: [A=b]\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/kustomization.yaml": "resources: [api.yaml]\n",
+        "clusters/prod/api.yaml": app,
+        "apps/api/kustomization.yaml": "resources: [deployment.yaml]\n" + generator,
+        "apps/api/deployment.yaml": api})
+    head = repo.commit({"apps/api/kustomization.yaml": "resources: [deployment.yaml]\n"})
+    _, found = review(repo, base, head, capsys)
+    assert [(f["severity"], f["file"], f["line"], f["message"]) for f in found
+            if f["rule"] == "change-safety"] == [(
+        "error", "apps/api/deployment.yaml", 13,
+        "Deployment shop/api reads ConfigMap chat-template (volumes[0].configMap.name), which "
+        "nothing the cluster receives makes: the change removes ConfigMap "
+        "shop/chat-template-b9t2424hkf it read before (kustomize renames a reference with what it "
+        "names only), so its new pods fail to start (CreateContainerConfigError)")]
+    optional = repo.commit({"apps/api/deployment.yaml": api.replace(
+        "{name: chat-template}", "{name: chat-template, optional: true}"),
+        "apps/api/kustomization.yaml": "resources: [deployment.yaml]\n" + generator})
+    head = repo.commit({"apps/api/kustomization.yaml": "resources: [deployment.yaml]\n"})
+    assert [f for f in review(repo, optional, head, capsys)[1]
+            if f["rule"] == "change-safety"] == []

@@ -5,7 +5,7 @@ collection does with them."""
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -159,40 +159,86 @@ def _readers(model: Model, obj: KObject) -> list[tuple[PodTemplate, Path, str]]:
     if obj.name_as_written != obj.name and not model.by_identity.get(
             (obj.group, kind, obj.namespace or "", obj.name_as_written)):
         names.add(obj.name_as_written)
-    ref_key, key_ref = (("configMapRef", "configMapKeyRef") if kind == "ConfigMap"
-                        else ("secretRef", "secretKeyRef"))
-    volume_key, volume_name = (("configMap", "name") if kind == "ConfigMap"
-                               else ("secret", "secretName"))
     out: list[tuple[PodTemplate, Path, str]] = []
     seen: set[int] = set()
     for pod in model.pods:
         if pod.namespace != namespace or id(pod.obj) in seen or pod.origin is not None:
             continue
-        found: tuple[Path, str] | None = None
-        for container in pod.containers:
-            for i, source in enumerate(items(container.body.get("envFrom"))):
-                ref = source.get(ref_key) if isinstance(source, dict) else None
-                if isinstance(ref, dict) and ref.get("name") in names and ref.get(
-                        "optional") is not True:
-                    found = found or ((*container.path, "envFrom", i, ref_key, "name"),
-                                      ref["name"])
-            for var, at in env_entries(container.body.get("env")):
-                source = var.get("valueFrom")
-                ref = source.get(key_ref) if isinstance(source, dict) else None
-                if isinstance(ref, dict) and ref.get("name") in names and ref.get(
-                        "optional") is not True:
-                    found = found or ((*container.path, *at, "valueFrom", key_ref, "name"),
-                                      ref["name"])
-        for i, volume in enumerate(items(pod.spec.get("volumes"))):
-            ref = volume.get(volume_key) if isinstance(volume, dict) else None
-            if isinstance(ref, dict) and ref.get(volume_name) in names and ref.get(
-                    "optional") is not True:
-                found = found or ((*pod.spec_path, "volumes", i, volume_key, volume_name),
-                                  ref[volume_name])
+        found = next(((at, name) for at, read, name, optional in config_refs(pod)
+                      if read == kind and name in names and not optional), None)
         if found is not None:
             seen.add(id(pod.obj))
             out.append((pod, *found))
     return out
+
+
+def config_refs(pod: PodTemplate) -> Iterator[tuple[Path, str, str, bool]]:
+    """Each ConfigMap and Secret ``pod`` reads: (where, its kind, its name, optional: true),
+    from ``envFrom``, an env ``valueFrom`` and a volume, in that order."""
+    for container in pod.containers:
+        for i, source in enumerate(items(container.body.get("envFrom"))):
+            for kind, key in (("ConfigMap", "configMapRef"), ("Secret", "secretRef")):
+                ref = source.get(key) if isinstance(source, dict) else None
+                if isinstance(ref, dict) and isinstance(ref.get("name"), str):
+                    yield ((*container.path, "envFrom", i, key, "name"), kind, ref["name"],
+                           ref.get("optional") is True)
+        for var, at in env_entries(container.body.get("env")):
+            source = var.get("valueFrom")
+            for kind, key in (("ConfigMap", "configMapKeyRef"), ("Secret", "secretKeyRef")):
+                ref = source.get(key) if isinstance(source, dict) else None
+                if isinstance(ref, dict) and isinstance(ref.get("name"), str):
+                    yield ((*container.path, *at, "valueFrom", key, "name"), kind, ref["name"],
+                           ref.get("optional") is True)
+    for i, volume in enumerate(items(pod.spec.get("volumes"))):
+        for kind, key, field in (("ConfigMap", "configMap", "name"),
+                                 ("Secret", "secret", "secretName")):
+            ref = volume.get(key) if isinstance(volume, dict) else None
+            if isinstance(ref, dict) and isinstance(ref.get(field), str):
+                yield ((*pod.spec_path, "volumes", i, key, field), kind, ref[field],
+                       ref.get("optional") is True)
+
+
+def dangling_references(diff: TreeDiff, base: Model, head: Model,
+                        pods: Mapping[int, Sequence[PodTemplate]]) -> Iterator[Violation]:
+    """``deleted-in-use``: a workload whose reference to a ConfigMap or Secret the change
+    turns from one the change removes into a name nothing of the head makes, not
+    ``optional``: a generator removed (new-user trial thirty-four: the base read the
+    generated chat-template-<hash>, kustomize renaming the reference with it; without it,
+    the reference stays `chat-template` as written), so new pods fail to start
+    (``pods``: the pods of each object of both sides, by the object's id)."""
+    removed: dict[tuple[str, str], set[str]] = {}
+    for o in diff.objects:
+        if o.status == "removed" and o.kind in ("ConfigMap", "Secret") and (
+                o.api_version == "v1"):
+            removed.setdefault((o.namespace or "default", o.kind), set()).add(o.name)
+    if not removed:
+        return
+    for entry in diff.objects:
+        if entry.status != "modified" or entry.base is None or entry.head is None:
+            continue
+        before = {p.name: p for p in pods.get(id(entry.base), ())}
+        for pod in pods.get(id(entry.head), ()):
+            old = before.get(pod.name)
+            if old is None or pod.origin is not None:
+                continue
+            was = {at: (kind, name) for at, kind, name, _ in config_refs(old)}
+            for at, kind, name, optional in config_refs(pod):
+                then = was.get(at)
+                if optional or then is None or then == (kind, name) or then[1] not in (
+                        removed.get((pod.namespace, kind), ())) or head.by_identity.get(
+                        ("", kind, pod.obj.namespace or "", name)):
+                    continue
+                field = format_path(at[max(i for i, p in enumerate(at) if p in _READING):])
+                yield Violation(
+                    pod.obj, at,
+                    f"{pod.obj.kind} {object_name(pod.obj)} reads {kind} {name} ({field}), "
+                    "which nothing the cluster receives makes: the change removes "
+                    f"{kind} {pod.namespace}/{then[1]} it read before (kustomize renames a "
+                    "reference with what it names only), so its new pods fail to start "
+                    "(CreateContainerConfigError)",
+                    fix=(f"Keep what made {kind} {then[1]} (a generator, an object), or stop "
+                         f"reading {name} (or mark the reference optional: true)."),
+                    kind="deleted-in-use")
 
 
 def _chart_claims_deleted(obj: KObject, model: Model) -> list[str]:
