@@ -1182,6 +1182,13 @@ def _unmatched_violation(net: Network, first: _Unmatched, group: _Group) -> Viol
     unresolved = _unresolved_ports(net, pods, [policy.namespace])
     if unresolved:
         fix = unresolved
+    elif hint and group.kept and who.startswith("namespace "):  # its namespace admitted,
+        # its pods not: admit those workloads, not the namespace (as dependency-denied's fix
+        # of the same flow says: new-user trial thirty-four read "admit namespace web", then
+        # why its pods are not admitted)
+        fix = (f"Widen the ingress rule {hint} to admit "
+               f"{_workload_names(net, sorted(first.sources))} on {_ports_short(rule)}"
+               f"{group.kept}.")
     elif hint:
         fix = f"Widen the ingress rule {hint} to admit {who} on {_ports_short(rule)}{group.kept}."
     else:

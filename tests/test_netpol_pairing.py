@@ -1531,3 +1531,51 @@ spec:
         "team=ml-platform)")
     assert denied.fix == ("Select namespace llm in the namespaceSelector of spec.egress[0] of "
                           "NetworkPolicy web/api-egress (it has team=ml-platform).")
+
+
+def test_one_flow_s_two_findings_give_one_fix(tmp_path: Path) -> None:
+    """New-user trial thirty-four: the indexer's egress to vLLM, whose ingress rule admits
+    namespace web's api pods only: egress-unmatched's fix said "admit namespace web", then
+    that the podSelector selects no pod of the indexer; dependency-denied's said "admit
+    web/indexer". Both admit the workloads."""
+    text = """
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: indexer, namespace: web}
+spec:
+  podSelector: {matchLabels: {app: indexer}}
+  policyTypes: [Egress]
+  egress:
+  - to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: llm}}}]
+    ports: [{port: 8000}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: vllm, namespace: llm}
+spec:
+  podSelector: {matchLabels: {app: vllm}}
+  policyTypes: [Ingress]
+  ingress:
+  - from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: web}},
+            podSelector: {matchLabels: {app: api}}}]
+    ports: [{port: 8000}]
+""" + deployment("indexer", "web", "{app: indexer}").replace(
+        "image: x", "image: x\n        env: [{name: LLM, value: 'http://vllm.llm:8000/v1'}]"
+    ) + deployment("api", "web", "{app: api}") + deployment(
+        "vllm", "llm", "{app: vllm}", "ports: [{containerPort: 8000}]") + """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: vllm, namespace: llm}
+spec:
+  selector: {app: vllm}
+  ports: [{port: 8000}]
+"""
+    result = lint_text(tmp_path, text, only=[RULE])
+    fixes = {f.kind: f.fix.split(":")[0] for f in result.findings
+             if f.kind in ("egress-unmatched", "dependency-denied")}
+    assert fixes == {
+        "egress-unmatched": "Widen the ingress rule spec.ingress[0] of llm/vllm to admit "
+                            "web/indexer on 8000",
+        "dependency-denied": "Widen the ingress rule spec.ingress[0] of llm/vllm to admit "
+                             "web/indexer on 8000"}
