@@ -2672,9 +2672,12 @@ def _selects_no_pod(net: Network, one: Service | _Budget, selector: Selector, ne
     if not pods or (any(selector.matches(net.pods[i].labels) for i in pods)
                     if isinstance(one, _Budget) else net.service_pods(one)):
         return None
+    if near:  # the closest of the workloads that almost carry its labels (new-user trial
+        # thirty-five: `web`, fewer edits from `api` than `shop-api`, hid the near miss)
+        pods = [i for i in pods if _near_miss(net.pods[i].labels, one.selector)]
+        if not pods:
+            return None  # like none of the namespace's workloads: pods the repository does not show
     closest = _closest(net, pods, selector)
-    if near and not _near_miss(net.pods[closest].labels, one.selector):
-        return None  # like none of the namespace's workloads: pods the repository does not show
     ns = one.namespace
     noun = "PodDisruptionBudget" if isinstance(one, _Budget) else "Service"
     text = f"{noun} {ns}/{one.name}: selector {selector.describe()} matches no pod in {ns}"

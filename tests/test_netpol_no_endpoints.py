@@ -388,3 +388,18 @@ def test_a_disruption_budget_selecting_no_pod_of_its_namespace_protects_nothing(
          "(Deployment web has app=web, tier=front), so it protects no pod: a node drain may "
          "evict every pod of Deployment web at once",
          "Match the labels the pods carry (Deployment web has app=web, tier=front).")]
+
+
+def test_a_near_miss_is_found_beside_a_workload_of_a_closer_spelling(tmp_path: Path) -> None:
+    """New-user trial thirty-five: pods labelled `app: shop-api` beside a Service and a
+    budget for `app: api`, and a `web` Deployment in the namespace: `web` is fewer edits from
+    `api` than `shop-api`, so the closest pod was web's, no near miss, and nothing was said.
+    Any workload that almost carries the labels is a near miss; the message names it."""
+    text = (deployment("api", "shop", "{app: shop-api}") + deployment("web", "shop", "{app: web}")
+            + SERVICE % ("api", "{app: api}") + BUDGET % ("api", "{app: api}"))
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.kind, f.message.split(", so ")[0]) for f in result.findings] == [
+        ("no-endpoints", "Service shop/api: selector app=api matches no pod in shop (Deployment "
+                         "api has app=shop-api)"),
+        ("budget-selects-nothing", "PodDisruptionBudget shop/api: selector app=api matches no "
+                                   "pod in shop (Deployment api has app=shop-api)")]
