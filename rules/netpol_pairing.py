@@ -1521,8 +1521,9 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                 e = decl.endpoint
                 key = (e.namespace, e.service)
                 # a value several builds make (overlays inserting env entries before it)
-                # is one place, one finding
-                place = (*decl.obj.where(decl.path), e.text)
+                # is one place, one finding in each namespace it calls (overlays of two
+                # namespaces: each loses its own Service, new-user trial thirty-five)
+                place = (*decl.obj.where(decl.path), e.text, e.namespace)
                 if place in said:
                     continue
                 gone = [had[b][key] for b in builds(decl.obj)

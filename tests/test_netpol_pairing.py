@@ -1579,3 +1579,27 @@ spec:
                             "web/indexer on 8000",
         "dependency-denied": "Widen the ingress rule spec.ingress[0] of llm/vllm to admit "
                              "web/indexer on 8000"}
+
+
+def test_a_call_two_overlays_lose_is_said_of_each_namespace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial thirty-five: a base's caller, built by staging and prod into their
+    namespaces, loses its Service in both: the finding of one line was said once, of prod's
+    namespace only (one place, one finding), in every format. Each namespace's is said."""
+    api = deployment("api", "shop", "{app: api}").replace(
+        "image: x", "image: x\n        env: [{name: DB, value: 'postgres://db:5432/shop'}]")
+    db = deployment("db", "shop", "{app: db}") + (
+        "---\napiVersion: v1\nkind: Service\nmetadata: {name: db, namespace: shop}\n"
+        "spec:\n  selector: {app: db}\n  ports: [{port: 5432}]\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "base/kustomization.yaml": "resources: [api.yaml, db.yaml]\n",
+        "base/api.yaml": api, "base/db.yaml": db,
+        "overlays/staging/kustomization.yaml": "namespace: staging\nresources: [../../base]\n",
+        "overlays/prod/kustomization.yaml": "namespace: prod\nresources: [../../base]\n"})
+    head = repo.commit({"base/db.yaml": deployment("db", "shop", "{app: db}")})
+    found = review_findings(repo, base, head, capsys)
+    assert sorted(f["message"].split(", but ")[1].split(" is ")[0] for f in found
+                  if "no longer in this cluster" in f["message"]) == [
+        "Service prod/db", "Service staging/db"]
