@@ -348,3 +348,42 @@ spec:
         "which the build names prod-api-server?): it scales nothing, and Deployment "
         "prod-api-server runs the replicas it writes",
         "Point scaleTargetRef.name at api-server.")]
+
+
+def test_the_renamed_workload_s_name_is_where_its_document_writes_it(tmp_path: Path) -> None:
+    """New-user trial thirty-five: an overlay's patch names the renamed Deployment
+    api-server (its target), and the scale-target finding's other place, the Deployment's
+    name, was the patch's line: a review commented on the patch, not on the rename. A patch
+    that keeps the name does not write it."""
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [all.yaml]\n",
+        "base/all.yaml": """apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: api, namespace: shop}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
+  maxReplicas: 6
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api-server, namespace: shop}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec: {containers: [{name: api, image: x}]}
+""",
+        "overlay/kustomization.yaml": "resources: [../base]\npatches:\n- path: env.yaml\n",
+        "overlay/env.yaml": """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api-server
+spec:
+  template:
+    spec:
+      containers:
+      - {name: api, env: [{name: A, value: b}]}
+"""})
+    result = lint_dir(tmp_path, only=["schedulability"])
+    assert {(o.file, o.line) for f in result.findings for o in f.others} == {
+        ("base/all.yaml", 10)}

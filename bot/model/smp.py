@@ -78,6 +78,9 @@ def apply_smp(r: Resource, patch: Patch) -> Resource | None:
         # (a patch may name it by an id it had before a rename: ApplySmPatch sets them back)
         meta = {k: v for k, v in meta.items() if k not in kept}
         body = {**body, "metadata": {**meta, **{k: before[k] for k in kept if k in before}}}
+    for k in kept:  # a name it keeps is written where the object is, not in the patch that
+        # names its target (new-user trial thirty-five: a rename's comment on the patch)
+        merge.set.pop(("metadata", k), None)
     return r.with_body(body, merge.finish())
 
 
