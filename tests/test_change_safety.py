@@ -2434,6 +2434,14 @@ spec:
         "nothing the cluster receives makes: the change removes ConfigMap "
         "shop/chat-template-b9t2424hkf it read before (kustomize renames a reference with what it "
         "names only), so its new pods fail to start (CreateContainerConfigError)")]
+    # the generator renamed (new-user trial thirty-five): the diff says the generated one
+    # renamed, its hash left out; the reference names nothing all the same
+    back = repo.commit({"apps/api/kustomization.yaml": "resources: [deployment.yaml]\n"
+                        + generator})
+    head = repo.commit({"apps/api/kustomization.yaml": "resources: [deployment.yaml]\n"
+                        + generator.replace("chat-template", "chat-settings")})
+    assert [(f["severity"], f["line"]) for f in review(repo, back, head, capsys)[1]
+            if f["rule"] == "change-safety"] == [("error", 13)]
     optional = repo.commit({"apps/api/deployment.yaml": api.replace(
         "{name: chat-template}", "{name: chat-template, optional: true}"),
         "apps/api/kustomization.yaml": "resources: [deployment.yaml]\n" + generator})

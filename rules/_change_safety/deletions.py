@@ -206,11 +206,16 @@ def dangling_references(diff: TreeDiff, base: Model, head: Model,
     generated chat-template-<hash>, kustomize renaming the reference with it; without it,
     the reference stays `chat-template` as written), so new pods fail to start
     (``pods``: the pods of each object of both sides, by the object's id)."""
+    from reviewbot.model.kustomize import unhashed
+
+    # the ConfigMaps and Secrets the change removes, or renames (a generator renamed: the
+    # diff names a generated one without its hash)
     removed: dict[tuple[str, str], set[str]] = {}
     for o in diff.objects:
-        if o.status == "removed" and o.kind in ("ConfigMap", "Secret") and (
-                o.api_version == "v1"):
-            removed.setdefault((o.namespace or "default", o.kind), set()).add(o.name)
+        if o.kind in ("ConfigMap", "Secret") and o.api_version == "v1" and (
+                o.status == "removed" or o.status == "renamed" and o.renamed_from):
+            name = o.name if o.status == "removed" else str(o.renamed_from).rpartition("/")[2]
+            removed.setdefault((o.namespace or "default", o.kind), set()).add(name)
     if not removed:
         return
     for entry in diff.objects:
@@ -224,9 +229,10 @@ def dangling_references(diff: TreeDiff, base: Model, head: Model,
             was = {at: (kind, name) for at, kind, name, _ in config_refs(old)}
             for at, kind, name, optional in config_refs(pod):
                 then = was.get(at)
-                if optional or then is None or then == (kind, name) or then[1] not in (
-                        removed.get((pod.namespace, kind), ())) or head.by_identity.get(
-                        ("", kind, pod.obj.namespace or "", name)):
+                gone = removed.get((pod.namespace, kind), set())
+                if optional or then is None or then == (kind, name) or (
+                        then[1] not in gone and unhashed(then[1]) not in gone) or (
+                        head.by_identity.get(("", kind, pod.obj.namespace or "", name))):
                     continue
                 field = format_path(at[max(i for i, p in enumerate(at) if p in _READING):])
                 yield Violation(
