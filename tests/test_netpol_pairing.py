@@ -849,7 +849,8 @@ def test_an_egress_policy_without_dns_is_an_error_at_its_egress_key(tmp_path: Pa
     assert kinds(result) == [("error", "spec.egress", line_of(tmp_path, "  egress:"))]
     assert result.findings[0].message == (
         "client/app: egress is isolated by NetworkPolicy client/egress and no egress rule allows "
-        "DNS (53/UDP to kube-dns): these pods cannot resolve any name (api.server among them)")
+        "DNS (53/UDP to kube-dns): these pods cannot resolve any name, api.server (which they "
+        "call) among them")
     assert result.findings[0].fix == "Add an egress rule to kube-dns on 53/UDP and 53/TCP."
 
 
@@ -865,8 +866,8 @@ def test_a_dns_rule_on_another_port_is_named_and_pointed_at(tmp_path: Path) -> N
     assert dns.message == (
         "client/app: egress is isolated by NetworkPolicy client/egress and no egress rule "
         "allows DNS (53/UDP to kube-dns); NetworkPolicy client/egress's spec.egress[1] reaches "
-        "DNS pods on UDP 5353, not 53: these pods cannot resolve any name (api.server among "
-        "them)")
+        "DNS pods on UDP 5353, not 53: these pods cannot resolve any name, api.server (which "
+        "they call) among them")
     assert dns.fix == ("Set the port of NetworkPolicy client/egress's spec.egress[1] to 53 "
                        "(UDP and TCP).")
 
