@@ -826,3 +826,29 @@ def test_a_finding_of_objects_the_change_renamed_stays_existing(
                            "--scope", "all")
     assert [(f["message"].split(":")[0], f["new"]) for f in json.loads(out)["findings"]] == [
         ("data/cache", False)]
+
+
+def test_a_kustomization_s_new_finding_off_its_diff_sits_at_its_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial thirty-five: prod's `components:` entry removed, and its patch of the
+    policy the component added now patches nothing: the idle-patch warning sat at the patch
+    entry, far below the removed line, with no inline comment. A new finding of a changed
+    kustomization's own is its change's: commented at the file's first change."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {A: b}\n"
+    extra = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata: {A: b}\n"
+    patch = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata: {A: c}\n"
+    kustomization = ("resources: [cm.yaml]\ncomponents: [comp]\n" + "# a note\n" * 6
+                     + "patches:\n- path: patch.yaml\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "app/kustomization.yaml": kustomization, "app/cm.yaml": cm, "app/patch.yaml": patch,
+        "app/comp/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\n"
+        "kind: Component\nresources: [extra.yaml]\n", "app/comp/extra.yaml": extra})
+    head = repo.commit({"app/kustomization.yaml": kustomization.replace(
+        "components: [comp]\n", "")})
+    _, out, err = review_out(repo, base, head, "json", capsys, "--rule", "kustomize-integrity")
+    assert ("app/kustomization.yaml", 9, "error") in [
+        (f["file"], f["line"], f["severity"]) for f in json.loads(out)["findings"]]
+    assert "\napp/kustomization.yaml:2\n" in err.split("inline comment(s)", 1)[1]

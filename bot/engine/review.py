@@ -576,8 +576,10 @@ def near_changes(findings: Sequence[Finding], base: Model, head: Model,
     inside the node it is at (a rule whose port changed): the change that made it (new-user
     trial thirty-one: a CiliumNetworkPolicy rule's port changed at its end, its finding at
     the rule's `ingress:`, five lines above: no inline comment at all). A change beside the
-    node, not in it, is no cause of it."""
+    node, not in it, is no cause of it, but for a kustomization's own finding: the change
+    changed its build, at the file's first change."""
     from reviewbot.diff.anchors import Anchors
+    from reviewbot.model.kustomize import is_kustomization_file
 
     anchors: Anchors | None = None
     out = []
@@ -592,6 +594,11 @@ def near_changes(findings: Sequence[Finding], base: Model, head: Model,
                 inside = [n for n in lines if span is not None and span[0] <= n <= span[1]]
                 if inside:
                     f = replace(f, anchor=(f.file, inside[0]))
+                elif not f.object and is_kustomization_file(f.file):
+                    # a kustomization's own new finding: its build is what the change
+                    # changed (new-user trial thirty-five: a component entry removed, its
+                    # patch of what the component made idle, far below)
+                    f = replace(f, anchor=(f.file, lines[0]))
         out.append(f)
     return out
 
