@@ -1211,7 +1211,10 @@ def _idle_images(kustomize: Iterable[Kustomization], graph: Graph) -> Iterator[V
                 (h for h in held if h.rpartition("/")[0] == name.rpartition("/")[0]
                  and len([g for g in held if g.rpartition("/")[0] == name.rpartition("/")[0]])
                  == 1), "")
-            runs = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
+            # (the near name first: new-user trial thirty-five read "and 1 more" for it)
+            shown = [near, *(h for h in held if h != near)] if near else list(held)
+            runs = ", ".join(shown[:3]) + (f" and {len(shown) - 3} more" if len(shown) > 3
+                                           else "")
             yield Violation(
                 None, where,
                 f"images[{i}].name: no container of this build runs an image named {name} "

@@ -2160,6 +2160,14 @@ def test_an_images_entry_no_container_of_the_build_runs_is_idle(tmp_path: Path) 
         "runs an image named ghcr.io/acme/web (they run ghcr.io/acme/shop-web), so kustomize "
         "sets nothing, without an error",
         "Name the image ghcr.io/acme/shop-web, as its containers do, or remove the entry.")]
+    # among many images, the near one is named first (new-user trial thirty-five: "and 1
+    # more" was the one meant)
+    others = "".join(f"---\n{DEPLOYMENT.replace('image: web:1.0', f'image: ghcr.io/acme/a{i}')}"
+                     .replace("name: web", f"name: a{i}") for i in range(4))
+    write(tmp_path, {"base/kustomization.yaml": "resources: [web.yaml, more.yaml]\n",
+                     "base/more.yaml": others})
+    (idle,) = [f for f in lint(tmp_path).findings if f.kind == "idle-image"]
+    assert "(they run ghcr.io/acme/shop-web, " in idle.message
 
 
 def test_a_file_an_argo_cd_directory_source_reads_beside_a_kustomization_is_applied(
