@@ -389,6 +389,7 @@ from __future__ import annotations
 
 import gc
 import posixpath
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
@@ -1475,9 +1476,15 @@ def _declared(view: Model, pod: PodTemplate) -> list[Declaration]:
 
 
 def _configmaps(model: Model) -> dict[tuple[str, str], KObject]:
-    """The ConfigMaps a pod's declarations may read, by (namespace, name)."""
-    return {(o.namespace or "default", o.name): o for o in model.objects
-            if o.kind == "ConfigMap" and o.group == ""}
+    """The ConfigMaps a pod's declarations may read, by (namespace, name): the objects, and
+    those generators make (their addresses are written at the generator entry)."""
+    from reviewbot.model.objects import generated_configmaps
+
+    found = {(o.namespace or "default", o.name): o for o in model.objects
+             if o.kind == "ConfigMap" and o.group == ""}
+    for o in generated_configmaps(model):
+        found.setdefault((o.namespace or "default", o.name), o)
+    return found
 
 
 # ---------------------------------------------------------------- d. calls to no Service
@@ -2272,7 +2279,8 @@ def _address_written(value: Any, e: Endpoint) -> bool:
     if not isinstance(value, str) or "\n" in value.strip():
         return False
     address = f"{e.text}:{e.port}"
-    if f"://{address}" in value:
+    if "://" in value and re.search(  # (a user before the host: postgres://shop@db:5432)
+            rf"://(?:[^/@\s]*@)?{re.escape(address)}(?!\d)", value):
         return True
     text = value.strip()
     return text == address or (text.startswith("-") and text.endswith(f"={address}"))

@@ -1604,3 +1604,24 @@ def test_a_call_two_overlays_lose_is_said_of_each_namespace(
     assert sorted(f["message"].split(", but ")[1].split(" is ")[0] for f in found
                   if "no longer in this cluster" in f["message"]) == [
         "Service prod/db", "Service staging/db"]
+
+
+def test_an_address_in_a_config_map_generator_s_literals_is_read(tmp_path: Path) -> None:
+    """New-user trial thirty-five: `DATABASE_URL=postgres://shop@db:5432/shop` in a
+    configMapGenerator the api loads with envFrom, beside Service db of port 5433: the
+    generated ConfigMap is no object of the tree, its keys were never read, and nothing was
+    said (a plain ConfigMap's was). Said at the literal; a user before the host is no
+    matter."""
+    write(tmp_path, {
+        "kustomization.yaml": "namespace: shop\nresources: [app.yaml]\nconfigMapGenerator:\n"
+                              "- name: api-config\n  literals:\n  - LOG=debug\n"
+                              "  - DATABASE_URL=postgres://shop@db:5432/shop\n",
+        "app.yaml": deployment("api", "shop", "{app: api}").replace(
+            "image: x", "image: x\n        envFrom: [{configMapRef: {name: api-config}}]")
+        + deployment("db", "shop", "{app: db}") + (
+            "---\napiVersion: v1\nkind: Service\nmetadata: {name: db, namespace: shop}\n"
+            "spec:\n  selector: {app: db}\n  ports: [{port: 5433}]\n")})
+    result = lint_dir(tmp_path, only=[RULE])
+    assert [(f.file, f.line, f.kind, f.message.split(" (it has")[0]) for f in result.findings
+            ] == [("kustomization.yaml", 7, "dependency-port",
+                   "shop/api calls db:5432, but Service shop/db has no port 5432")]

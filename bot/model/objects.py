@@ -1561,6 +1561,46 @@ def model_graph(model: Model) -> Graph:
     return graph
 
 
+def generated_configmaps(model: Model) -> list[KObject]:
+    """The ConfigMaps the kustomizations' ``configMapGenerator`` make in what the cluster
+    receives (the builds the roots apply; without roots, each kustomization root's), as
+    objects written at their generator entry: ``model.objects`` holds none (no document of
+    theirs), yet a pod reads their keys (new-user trial thirty-five: a DATABASE_URL in a
+    generator's literals was never read). Made once per model (a cluster's view asks the
+    whole model's)."""
+    whole = model.derived.get("view-of", model)
+    found: list[KObject] | None = whole.derived.get("generated-configmaps")
+    if found is not None:
+        return found
+    reach = whole.derived.get("reach")
+    if reach is not None:
+        made = [r for applied in reach.applied for r in applied.resources]
+    else:
+        graph = model_graph(whole)
+        made = [r for folder in graph.roots if not graph.by_dir[folder].is_component
+                for r in graph.build(folder).finished]
+    out: dict[tuple[str, str], KObject] = {}
+    for r in made:
+        body = r.body
+        at = r.origins.get(())
+        meta = body.get("metadata")
+        if r.doc is not None or at is None or body.get("kind") != "ConfigMap" or (
+                body.get("apiVersion") != "v1") or not isinstance(meta, dict) or (
+                not isinstance(meta.get("name"), str)):
+            continue
+        namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
+        origins = dict(r.origins)
+        entry = dig(at[0].value, at[1]) if at[0] is not None else None
+        for j, literal in enumerate(items(entry.get("literals")) if isinstance(entry, dict)
+                                    else ()):
+            if isinstance(literal, str) and "=" in literal:  # (each key where it is written)
+                origins[("data", literal.partition("=")[0])] = (at[0], (*at[1], "literals", j))
+        out.setdefault((namespace or "default", meta["name"]), KObject(
+            "v1", "ConfigMap", namespace, meta["name"], at[0], body, at[1], origins))
+    found = whole.derived["generated-configmaps"] = list(out.values())
+    return found
+
+
 def _regenerated(base: Model, head: Model, owner: KObject, now: KObject,
                  paths: Sequence[str]) -> bool:
     """Whether every Application of ApplicationSet ``owner`` (``now`` in the head) whose
