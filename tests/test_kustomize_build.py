@@ -394,6 +394,13 @@ def test_images_transformer_rules() -> None:
     assert transform_image("web:1.0@sha256:" + "0" * 64, rules) == "ghcr.io/a/web:v2"
     assert transform_image("db:5", rules) == "db@sha256:" + "1" * 64
     assert transform_image("registry:5000/web:1", rules) == "registry:5000/web:1"
+    # a name with a tag names that tag's image only, as kustomize's IsImageMatched does
+    # (judge round BL: danmanners' `jenkins-container-image:latest`, rewritten by kubectl)
+    tagged = [{"name": "jenkins:latest", "newName": "r/jenkins", "newTag": "2.414"}]
+    assert transform_image("jenkins:latest", tagged) == "r/jenkins:2.414"
+    assert transform_image("jenkins:lts", tagged) == "jenkins:lts"
+    assert transform_image("jenkins-x:latest", [{"name": "jenkins", "newTag": "1"}]) == (
+        "jenkins-x:latest")
 
 
 # ---------------------------------------------------------------- kubectl kustomize, the oracle

@@ -1839,7 +1839,7 @@ def idle_images(graph: Graph, k: Kustomization) -> list[tuple[int, str, list[str
     containers' `ghcr.io/acme/shop-web`). Each with its index and the image names the build
     runs; judged only where the model holds the whole build and no `configurations` add
     image fields."""
-    from reviewbot.model.transform import split_image
+    from reviewbot.model.transform import image_matches, split_image
 
     if k.flux is not None or k.is_component or graph.by_dir.get(k.directory) is not k or (
             k.body.get("configurations")):
@@ -1851,14 +1851,13 @@ def idle_images(graph: Graph, k: Kustomization) -> list[tuple[int, str, list[str
     build = graph.build(k.directory)
     if not held_whole(build):
         return []
-    names: set[str] = set()
-    for r in build.resources:
-        names.update(split_image(image)[0] for image in _container_images(r.body))
+    images = {image for r in build.resources for image in _container_images(r.body)}
+    names = {split_image(image)[0] for image in images}
     if not names:
         return []
     return [(i, e["name"], sorted(names)) for i, e in entries
-            if str(e.get("newName") or e["name"]) not in names and e["name"] not in names
-            and "${" not in e["name"]]
+            if str(e.get("newName") or e["name"]) not in names and "${" not in e["name"]
+            and not any(image_matches(image, e["name"]) for image in images)]
 
 
 def _container_images(value: Any) -> Iterator[str]:

@@ -1505,6 +1505,8 @@ EXPECTED_NAMES = frozenset({"expected", "golden", "goldens", "snapshots", "__sna
 EXAMPLE_NAMES = frozenset({"example", "examples", "sample", "samples", "e2e", "testdata"})
 # a repository's documentation, at its top (a website's examples, a docs page's manifests)
 DOC_NAMES = frozenset({"doc", "docs", "website"})
+# a top-level folder with one of these as a word of its name is documentation too
+DOC_WORDS = frozenset({"docs", "documentation"})
 
 
 def shows_a_setup(path: str) -> bool:
@@ -1593,7 +1595,8 @@ def _folder_aside(folder: str) -> str | None:
         return "a folder named with a leading _, which tools such as go ignore,"
     if parts and parts[0] in ("test", "tests", "e2e"):  # (clusters/e2e is an environment)
         return "a test suite, which its harness applies to a test cluster,"
-    if parts and parts[0] in DOC_NAMES:
+    if parts and (parts[0] in DOC_NAMES or DOC_WORDS.intersection(_WORD.findall(
+            parts[0].lower()))):  # (`old-docs/`, `user-docs/`: judge round BL)
         return "documentation"
     return None
 

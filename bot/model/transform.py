@@ -1200,11 +1200,28 @@ def split_image(image: str) -> tuple[str, str, str]:
     return name, tag, at + digest
 
 
+def image_matches(image: str, name: str) -> bool:
+    """Whether an ``images:`` entry's ``name`` names ``image``, as kustomize's
+    ``image.IsImageMatched`` decides: the name, then an optional tag, then an optional
+    digest (the name is a pattern there; a name with a tag, `jenkins-image:latest`, names
+    that tag's image only: judge round BL)."""
+    base = split_image(image)[0]
+    if name == base:
+        return True
+    if not image.startswith(name):
+        return False
+    return _IMAGE_REST.fullmatch(image[len(name):]) is not None
+
+
+# what may follow an images entry's name in the image it names (kustomize v5's pattern)
+_IMAGE_REST = re.compile(r"(:[a-zA-Z0-9_.{}-]*)?(@sha256:[a-zA-Z0-9_.{}-]*)?")
+
+
 def transform_image(image: str, rules: Sequence[Mapping[str, Any]]) -> str:
     """``image`` after an ``images:`` list (the first rule whose name matches)."""
     name, tag, digest = split_image(image)
     for rule in rules:
-        if str(rule.get("name")) != name:
+        if not image_matches(image, str(rule.get("name"))):
             continue
         new_name = rule.get("newName")
         new_tag, new_digest = rule.get("newTag"), rule.get("digest")
@@ -1235,9 +1252,8 @@ def _images(
 
 def _image_origin(image: str, rules: Sequence[Mapping[str, Any]]) -> Path | None:
     """The ``images`` entry field that sets ``image``: digest, else newTag, else newName."""
-    name = split_image(image)[0]
     for i, rule in enumerate(rules):
-        if str(rule.get("name")) == name:
+        if image_matches(image, str(rule.get("name"))):
             for key in ("digest", "newTag", "newName"):
                 if rule.get(key) is not None and str(rule.get(key)) != "":
                     return ("images", i, key)
