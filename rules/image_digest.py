@@ -89,6 +89,8 @@ Images a build step supplies at deploy time (a `skaffold.yaml` artifact, a `ko:/
 reference: listed as not reported on purpose in the summary and in the JSON `skipped` list);
 a container with `imagePullPolicy: Never`, which runs the image already on the node (built
 or loaded there: `k3d image import`, `kind load`) and never asks a registry (listed alike);
+`image: auto` in a pod Istio's injector fills in (`inject.istio.io/templates`, or injection
+by label or revision): the injector replaces it with the installed proxy (listed alike);
 images whose tag, digest or whole reference is `${VAR}`, `$(VAR)` or `{{ }}`, resolved
 elsewhere (a variable registry before a written tag `:1.2` too: listed as not reported on
 purpose, with the variable); repositories listed in
@@ -155,7 +157,15 @@ from reviewbot.model.build import (
 )
 from reviewbot.model.ci import ci_facts
 from reviewbot.model.kustomize import is_kustomization_file
-from reviewbot.model.objects import Container, KObject, Model, Path, PodTemplate, model_graph
+from reviewbot.model.objects import (
+    Container,
+    KObject,
+    Model,
+    Path,
+    PodTemplate,
+    mapping,
+    model_graph,
+)
 from reviewbot.model.substitute import names_in
 from reviewbot.model.workload import describe, field_path, where_of
 from reviewbot.rules._kit import (
@@ -205,6 +215,13 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Qui
                 f"{built.replacement}",
             )
             continue
+        if ref is not None and ref.text == "auto" and _istio_injected(pod):
+            yield QuietPlace(  # (judge round BL: GoogleCloudPlatform's ASM ingress gateways)
+                pod.obj, field_path(container, "image"),
+                f"{_pod_and_container(pod, container)}: image auto is Istio's: its injector "
+                "replaces it with the proxy image of the installed revision at admission",
+            )
+            continue
         if ref is not None and container.body.get("imagePullPolicy") == "Never":
             yield QuietPlace(  # (bokristoffersson's Makefile builds it into a k3d cluster)
                 pod.obj, field_path(container, "image"),
@@ -214,6 +231,20 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Qui
             )
             continue
         yield from _check(model, pod, container, allowed)
+
+
+def _istio_injected(pod: PodTemplate) -> bool:
+    """Whether Istio's injector fills ``pod`` in (its pod template asks for an injection
+    template, or injection by label or revision): then `image: auto` is the injector's, as
+    Istio's gateway deployment documents it."""
+    labels = pod.labels
+    notes = pod.annotations or {}
+    template_notes = mapping(mapping(pod.obj.get(pod.spec_path[:-1])).get("metadata")).get(
+        "annotations")
+    notes = {**mapping(template_notes), **notes}
+    return ("inject.istio.io/templates" in notes or labels.get("sidecar.istio.io/inject")
+            == "true" or "istio.io/rev" in labels or str(notes.get(
+                "sidecar.istio.io/inject", "")).lower() == "true")
 
 
 def _paths(container: Container) -> tuple[Path, Path, Path]:

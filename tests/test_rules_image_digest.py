@@ -791,3 +791,29 @@ def test_kbld_in_a_kapp_controller_app_pins_what_the_app_renders(tmp_path: Path)
         ("c1/app/api/values.yaml", "warning")]
     assert any("kbld resolves the images of what the App renders (c1/app/_apps/web.yaml"
                in q.reason for q in result.quiet)
+
+
+def test_an_istio_gateway_s_image_auto_is_the_injector_s(tmp_path: Path) -> None:
+    """Judge round BL (GoogleCloudPlatform/gke-networking-recipes): an ASM ingress gateway's
+    `image: auto` under `inject.istio.io/templates: gateway`: Istio's injector replaces it
+    with the installed revision's proxy at admission; "no tag and no digest" was an error.
+    Without the injection's marks, `auto` is an image like any."""
+    gateway = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: gw, namespace: asm-ingress}
+spec:
+  selector: {matchLabels: {app: gw}}
+  template:
+    metadata:
+      annotations: {inject.istio.io/templates: gateway}
+      labels: {app: gw}
+    spec:
+      containers: [{name: istio-proxy, image: auto}]
+"""
+    result = lint_text(tmp_path / "a", gateway, only=["image-digest"])
+    assert result.findings == [] and [q.reason.split(":")[2].strip() for q in result.quiet] == [
+        "its injector replaces it with the proxy image of the installed revision at admission"]
+    plain = gateway.replace("      annotations: {inject.istio.io/templates: gateway}\n", "")
+    assert [f.severity for f in lint_text(tmp_path / "b", plain,
+                                          only=["image-digest"]).findings] == ["error"]
