@@ -2442,6 +2442,12 @@ spec:
                         + generator.replace("chat-template", "chat-settings")})
     assert [(f["severity"], f["line"]) for f in review(repo, back, head, capsys)[1]
             if f["rule"] == "change-safety"] == [("error", 13)]
+    # the generator's content changed: a new hash, the reference renamed with it (new-user
+    # trial thirty-six: a false error on every literal changed)
+    head = repo.commit({"apps/api/kustomization.yaml": "resources: [deployment.yaml]\n"
+                        + generator.replace("A=b", "A=c")})
+    assert [f for f in review(repo, back, head, capsys)[1] if f["rule"] == "change-safety"
+            and "nothing the cluster" in f["message"]] == []
     optional = repo.commit({"apps/api/deployment.yaml": api.replace(
         "{name: chat-template}", "{name: chat-template, optional: true}"),
         "apps/api/kustomization.yaml": "resources: [deployment.yaml]\n" + generator})

@@ -25,7 +25,7 @@ from reviewbot.schema.store import (
 )
 from reviewbot.schema.validate import Registry, Validator
 
-from .helpers import lint_text, pairs
+from .helpers import lint_dir, lint_text, pairs, write
 
 NEVER = "rules:\n  schema: {kubeconform: never}\n"
 
@@ -1078,3 +1078,69 @@ def test_a_quantity_flux_substitutes_with_nothing_names_the_unset_variable(
         "postBuild value of the Kustomization that applies it sets it",
         "Set ${PAPERLESS_CAPACITY} in that Kustomization's postBuild (substitute or "
         "substituteFrom), or give it a default (${PAPERLESS_CAPACITY:=<quantity>}).")]
+
+
+def test_a_crd_a_chart_of_its_name_may_install_too_is_not_the_certain_schema(
+        tmp_path: Path) -> None:
+    """Judge round BL (Black-And-White-Club/all-infrastructure, 18 errors): the tree holds a
+    stale copy of argocd-image-updater's CRD, and an Argo CD Application installs the chart
+    argocd-image-updater, which installs that CRD too, newer: which schema the cluster runs
+    is not certain. The chart's name is the first label of the CRD's group."""
+    write(tmp_path, {
+        "argocd/apps.yaml": """
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: crds, namespace: argocd}
+spec:
+  project: default
+  source: {repoURL: https://github.com/acme/infra.git, targetRevision: main, path: crds}
+  destination: {server: https://kubernetes.default.svc, namespace: argocd}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: updaters, namespace: argocd}
+spec:
+  project: default
+  source: {repoURL: https://github.com/acme/infra.git, targetRevision: main, path: updaters}
+  destination: {server: https://kubernetes.default.svc, namespace: argocd}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: image-updater, namespace: argocd}
+spec:
+  project: default
+  source: {repoURL: https://argoproj.github.io/argo-helm, chart: argocd-image-updater,
+           targetRevision: 1.1.5}
+  destination: {server: https://kubernetes.default.svc, namespace: argocd}
+""",
+        "crds/crd.yaml": """
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: imageupdaters.argocd-image-updater.argoproj.io}
+spec:
+  group: argocd-image-updater.argoproj.io
+  names: {kind: ImageUpdater, plural: imageupdaters}
+  scope: Namespaced
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {ignoreTags: {type: string}}}
+""",
+        "updaters/u.yaml": """
+apiVersion: argocd-image-updater.argoproj.io/v1alpha1
+kind: ImageUpdater
+metadata: {name: u, namespace: argocd}
+spec: {ignoreTags: [latest]}
+"""})
+    result = lint_dir(tmp_path, only=["schema"])
+    assert [(f.severity, f.message.partition(" Not certain: ")[2]) for f in result.findings] == [
+        ("warning", "reviewbot could not see which imageupdaters.argocd-image-updater.argoproj.io "
+         "CRD the cluster runs; the copy it is judged against (crds/crd.yaml) is itself "
+         "uncertain: whether the cluster runs this copy: Argo CD Application "
+         "argocd/image-updater installs the chart argocd-image-updater, whose own CRDs of this "
+         "group reviewbot does not read.")]

