@@ -68,6 +68,13 @@ def test_findings_equal_but_for_their_clusters_are_one_of_all_their_clusters() -
                                                   ("production", "staging"))
     assert one_per_place([_f(), _f()]) == [_f()]  # no clusters: the same finding once
     assert one_per_place([]) == []
+    # their other places told apart by theirs alike (new-user trial thirty-six: an HPA's
+    # scale-target of two clusters' builds, its other place each cluster's: said twice)
+    hpa = _f("hpa", ())
+    (one,) = one_per_place([
+        replace(_f(clusters=("staging",)), others=(replace(hpa, clusters=("staging",)),)),
+        replace(_f(clusters=("production",)), others=(replace(hpa, clusters=("production",)),))])
+    assert one.clusters == ("production", "staging")
 
 
 def _merged_by_replacing(findings: list[Finding]) -> list[Finding]:
