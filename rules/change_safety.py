@@ -176,7 +176,8 @@ verdicts), never in `lint`, which sees one tree.
   edit alone changes no template and starts no rollout.
 - `chart-major` (info): a HelmRelease's `spec.chart.spec.version` changes its major version
   (a semver range whose versions share one major, `^7.0.0` or `>=8.0.0 <9.0.0`, is that
-  major; a range across majors is none).
+  major; a range across majors is none), or an OCIRepository's `spec.ref.tag` a
+  HelmRelease's `chartRef` names does (the chart's major, the HelmReleases named).
 - `oci-tag` (info): an OCIRepository's `spec.ref.tag` changes. For both, the rendered change
   is out of reach without the chart or artifact, and the message says so.
 - `sops-recipient` (warning): a SOPS-encrypted object is no longer encrypted to a recipient
@@ -394,7 +395,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
             yield from gpu_restart_verdicts(pods.get(id(entry.base), []),
                                             pods.get(id(entry.head), []), patterns, head,
                                             rollouts)
-            yield from version_verdicts(entry, entry.base, entry.head)
+            yield from version_verdicts(entry, entry.base, entry.head, head)
             yield from storage_verdicts(entry.base, entry.head)
             yield from resumed_verdicts(entry.base, entry.head, base, head, diff)
             if entry.kind in ("HelmRelease", "Application"):

@@ -1626,6 +1626,22 @@ def test_chart_major_bumps_and_oci_tag_bumps_are_info(
         "version (7 -> 8)")
     wide = repo.commit({"hr.yaml": release.format(version=">=8.0.0")})
     assert review(repo, bumped, wide, capsys) == (0, [])
+    # an OCIRepository a HelmRelease's chartRef names: its tag's major is the chart's
+    # (new-user trial thirty-six: app-template 4.1.1 -> 5.0.0, an oci-tag info alone)
+    chart_ref = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          interval: 10m
+          chartRef: {kind: OCIRepository, name: manifests}
+    """
+    used = repo.commit({"web.yaml": chart_ref})
+    major = repo.commit({"oci.yaml": oci.format(tag="3.0.0")})
+    (said,) = review(repo, used, major, capsys)[1]
+    assert said["message"].startswith(
+        "OCIRepository flux-system/manifests: tag 2.0.0 -> 3.0.0 changes the major version "
+        "(2 -> 3) of the chart HelmRelease flux-system/web uses")
 
 
 # ---------------------------------------------------------------- diff --format json

@@ -7,14 +7,15 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from reviewbot.engine.findings import Violation
-from reviewbot.model.objects import KObject, Path
+from reviewbot.model.objects import KObject, Model, Path
 from reviewbot.rules._change_safety.common import object_name
 
 if TYPE_CHECKING:  # the diff's types only: a lint never imports the diff
     from reviewbot.diff.objects import ObjectDiff
 
 
-def version_verdicts(entry: ObjectDiff, old: KObject, new: KObject) -> Iterator[Violation]:
+def version_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
+                     head: Model | None = None) -> Iterator[Violation]:
     if new.kind == "HelmRelease" and new.group == "helm.toolkit.fluxcd.io":
         # (the releases module when a review asks: a lint imports none of this rule's diff)
         from reviewbot.model.releases import chart_major
@@ -35,9 +36,29 @@ def version_verdicts(entry: ObjectDiff, old: KObject, new: KObject) -> Iterator[
                 kind="chart-major",
             )
     elif new.kind == "OCIRepository" and new.group == "source.toolkit.fluxcd.io":
+        from reviewbot.model.releases import chart_major
+
         tag: Path = ("spec", "ref", "tag")
         was, now = old.get(tag), new.get(tag)
-        if was is not None and now is not None and str(was) != str(now):
+        a, b = chart_major(was), chart_major(now)
+        users = _chart_users(head, new) if head is not None and a != b else []
+        if a is not None and b is not None and a != b and users:
+            # (a chart through chartRef: new-user trial thirty-six's app-template 4 -> 5 was
+            # an oci-tag info that said nothing of a major version)
+            named = ", ".join(f"HelmRelease {object_name(u)}" for u in users[:3]) + (
+                f" and {len(users) - 3} more" if len(users) > 3 else "")
+            yield Violation(
+                new, tag,
+                f"OCIRepository {object_name(new)}: tag {was} -> {now} changes the major version "
+                f"({a} -> {b}) of the chart {named} {'uses' if len(users) == 1 else 'use'}: "
+                "templates, values and defaults may change incompatibly, and the rendered "
+                "change is out of reach without the chart (reviewbot does not render Helm "
+                "charts)",
+                fix=f"Read the chart's upgrade notes for {now} and diff its rendered output "
+                    "(helm template, flux diff) before merging.",
+                kind="chart-major",
+            )
+        elif was is not None and now is not None and str(was) != str(now):
             yield Violation(
                 new, tag,
                 f"OCIRepository {object_name(new)}: tag {was} -> {now}: everything built from this "
@@ -48,3 +69,15 @@ def version_verdicts(entry: ObjectDiff, old: KObject, new: KObject) -> Iterator[
                 kind="oci-tag",
             )
 
+
+
+def _chart_users(head: Model, source: KObject) -> list[KObject]:
+    """The HelmReleases of ``head`` whose ``chartRef`` names OCIRepository ``source``."""
+    out = []
+    for obj in head.objects:
+        ref = obj.get(("spec", "chartRef")) if obj.kind == "HelmRelease" else None
+        if isinstance(ref, dict) and ref.get("kind") == "OCIRepository" and ref.get(
+                "name") == source.name and (ref.get("namespace") or obj.namespace) == (
+                source.namespace):
+            out.append(obj)
+    return out
