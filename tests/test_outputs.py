@@ -442,3 +442,19 @@ def test_a_message_that_ends_a_sentence_takes_no_second_stop_before_its_fix() ->
     assert texts == ["api: the startupProbe allows 100s. Refused: until it is fixed. Fix: "
                      "Raise failureThreshold to 18.",
                      "api: the startupProbe allows 100s. Fix: Raise failureThreshold to 18."]
+
+
+def test_same_cause_names_each_other_place_once_and_not_the_comment_s_own() -> None:
+    """New-user trial thirty-six: a comment anchored at the Service's port said "Same cause
+    at" that port (the finding's other place, where the comment sits), and a DNS warning
+    named each policy's place twice."""
+    from dataclasses import replace
+
+    from reviewbot.engine.findings import Finding
+    from reviewbot.report.markdown import also_at
+
+    f = Finding("netpol-pairing", "error", "api.yaml", 27, 9, "Deployment/shop/api", "m", "x")
+    port = replace(f, file="service.yaml", line=12, object="Service/db/postgres")
+    policy = replace(f, file="np.yaml", line=7, object="NetworkPolicy/shop/np")
+    said = also_at(replace(f, others=(port, policy, policy), anchor=("service.yaml", 12)))
+    assert said == "Same cause at `np.yaml:7` (`NetworkPolicy/shop/np`)"

@@ -104,7 +104,14 @@ def also_at(f: Finding, links: Links | None = None, limit: int = 5) -> str:
     # by their objects once, not as its place again (new-user trial twelve: "Same cause at
     # `x.yaml:21` ..., `x.yaml:21`")
     here = [o for o in f.others if (o.file, o.line) == (f.file, f.line)]
-    elsewhere = [o for o in f.others if (o.file, o.line) != (f.file, f.line)]
+    # each other place once, and not the one the comment sits at (new-user trial thirty-six:
+    # a comment at the Service's port said "Same cause at" that port; a policy's places twice)
+    seen = {f.anchor} if f.anchor is not None else set()
+    elsewhere = []
+    for o in f.others:
+        if (o.file, o.line) != (f.file, f.line) and (o.file, o.line) not in seen:
+            seen.add((o.file, o.line))
+            elsewhere.append(o)
     named = []
     for o in elsewhere[:limit]:
         where = md_code(_where(o), False)
