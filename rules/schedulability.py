@@ -42,8 +42,8 @@ Kinds:
 - `scale-target` (warning): a HorizontalPodAutoscaler's (KEDA ScaledObject's)
   `scaleTargetRef` names a workload its namespace does not have, where one of a close name
   is there (a misspelling, or one word more or less: `api` for `api-server`): it scales
-  nothing, and the workload runs the replicas it writes. Without a close name the target
-  may be a chart's: not judged.
+  nothing, and the workload runs the replicas it writes (1 when it writes none). Without a
+  close name the target may be a chart's: not judged.
 
 When it stays quiet:
 
@@ -224,10 +224,14 @@ def _scale_targets(model: Model) -> Iterator[Violation]:
                 continue
             built = as_written[near].name
         said = near if built == near else f"{near}, which the build names {built}"
+        workload = have.get(built) or written.get((namespace, kind), {}).get(near)
+        replicas = workload.get(("spec", "replicas")) if workload is not None else None
+        runs = ("the replicas it writes" if replicas is not None else
+                "1 replica (it writes none: Kubernetes' default)")
         message = (f"{_SCALERS[(obj.group, obj.kind)]} {namespace}/{obj.name}: its "
                    f"scaleTargetRef names {kind} {target}, which namespace {namespace} does not "
                    f"have (did you mean {said}?): it scales nothing, and {kind} {built} runs "
-                   "the replicas it writes")
+                   f"{runs}")
         # (what to write: the written name where the scaler is renamed by the same build)
         fix = f"Point scaleTargetRef.name at {near if obj.name_as_written != obj.name else built}."
         # the workload's name is the same cause's other place: a review comments at its

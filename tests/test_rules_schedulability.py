@@ -296,6 +296,7 @@ apiVersion: apps/v1
 kind: Deployment
 metadata: {name: api-server, namespace: shop}
 spec:
+  replicas: 2
   selector: {matchLabels: {app: api}}
   template:
     metadata: {labels: {app: api}}
@@ -346,7 +347,7 @@ spec:
         "all.yaml", 5, "warning", "HorizontalPodAutoscaler shop/prod-api: its scaleTargetRef "
         "names Deployment api, which namespace shop does not have (did you mean api-server, "
         "which the build names prod-api-server?): it scales nothing, and Deployment "
-        "prod-api-server runs the replicas it writes",
+        "prod-api-server runs 1 replica (it writes none: Kubernetes' default)",
         "Point scaleTargetRef.name at api-server.")]
 
 
