@@ -2637,12 +2637,14 @@ def _no_endpoints(net: Network, service: Service, selector: Selector, near: bool
     if not isinstance(found, tuple):
         return found
     where, nearest, closest = found
-    return Violation(
-        service.obj, where,
-        f"Service {service.namespace}/{service.name}: selector {selector.describe()} matches "
-        f"no pod in {service.namespace} ({nearest}), so the Service has no endpoints: no "
-        "connection to it reaches a pod", kind="no-endpoints",
-        fix=f"Match the labels the pods carry ({nearest}).", doubt=_doubt(net, [closest]))
+    message = (f"Service {service.namespace}/{service.name}: selector {selector.describe()} "
+               f"matches no pod in {service.namespace} ({nearest}), so the Service has no "
+               "endpoints: no connection to it reaches a pod")
+    fix = f"Match the labels the pods carry ({nearest})."
+    return Violation(service.obj, where, message, kind="no-endpoints", fix=fix,
+                     doubt=_doubt(net, [closest]),
+                     others=_at_labels(net.pods[closest], selector, message, fix,
+                                       "no-endpoints") if near else ())
 
 
 def _unprotected(net: Network, budget: _Budget, selector: Selector
@@ -2655,13 +2657,29 @@ def _unprotected(net: Network, budget: _Budget, selector: Selector
         return found
     where, nearest, closest = found
     pod = net.pods[closest]
-    return Violation(
-        budget.obj, where,
-        f"PodDisruptionBudget {budget.namespace}/{budget.name}: selector "
-        f"{selector.describe()} matches no pod in {budget.namespace} ({nearest}), so it "
-        f"protects no pod: a node drain may evict every pod of {pod.kind} {pod.name} at once",
-        kind="budget-selects-nothing", fix=f"Match the labels the pods carry ({nearest}).",
-        doubt=_doubt(net, [closest]))
+    message = (f"PodDisruptionBudget {budget.namespace}/{budget.name}: selector "
+               f"{selector.describe()} matches no pod in {budget.namespace} ({nearest}), so it "
+               f"protects no pod: a node drain may evict every pod of {pod.kind} {pod.name} "
+               "at once")
+    fix = f"Match the labels the pods carry ({nearest})."
+    return Violation(budget.obj, where, message, kind="budget-selects-nothing", fix=fix,
+                     doubt=_doubt(net, [closest]),
+                     others=_at_labels(pod, selector, message, fix, "budget-selects-nothing"))
+
+
+def _at_labels(pod: PodTemplate, selector: Selector, message: str, fix: str, kind: str
+               ) -> tuple[Violation, ...]:
+    """The finding at the pod template's label a selector misses (a pod spec as written):
+    the same cause's other place, where a review comments when the pull request changed
+    the pods' labels (new-user trial thirty-six: the PDB's warning sat off the diff)."""
+    if pod.origin is not None:
+        return ()
+    unmet = [r.key for r in selector.requirements if not r.matches(pod.labels)]
+    labels = (*pod.spec_path[:-1], "metadata", "labels")
+    if not unmet or not isinstance(pod.obj.get(labels), dict):
+        return ()
+    at = (*labels, unmet[0]) if unmet[0] in pod.obj.get(labels) else labels
+    return (Violation(pod.obj, at, message, fix=fix, kind=kind),)
 
 
 def _selects_no_pod(net: Network, one: Service | _Budget, selector: Selector, near: bool

@@ -852,3 +852,22 @@ def test_a_kustomization_s_new_finding_off_its_diff_sits_at_its_change(
     assert ("app/kustomization.yaml", 9, "error") in [
         (f["file"], f["line"], f["severity"]) for f in json.loads(out)["findings"]]
     assert "\napp/kustomization.yaml:2\n" in err.split("inline comment(s)", 1)[1]
+
+
+def test_a_budget_a_label_change_leaves_behind_is_commented_at_the_label(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial thirty-six: the api's pod label renamed `shop-api`, its
+    PodDisruptionBudget kept `app: api`: the warning sat at the unchanged budget, with no
+    inline comment. The label the selector misses is the same cause's other place."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    pdb = ("apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+           "metadata: {name: api, namespace: shop}\nspec:\n  maxUnavailable: 1\n"
+           "  selector:\n    matchLabels: {app: api}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"api.yaml": deployment("api", "shop", "{app: api}"), "pdb.yaml": pdb})
+    head = repo.commit({"api.yaml": deployment("api", "shop", "{app: shop-api}")})
+    _, out, err = review_out(repo, base, head, "json", capsys, "--rule", "netpol-pairing")
+    assert [(f["file"], f["line"], f["severity"]) for f in json.loads(out)["findings"]] == [
+        ("api.yaml", 7, "warning")]  # (the label line, as the change made it)
+    assert "\napi.yaml:7\n" in err.split("inline comment(s)", 1)[1]
