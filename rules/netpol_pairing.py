@@ -1541,6 +1541,13 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                                for k, n in has.get(b, {}).items()
                                if k[0] == e.namespace and k not in had.get(b, {})
                                and dict(n.selector) == dict(gone[0].selector)}
+                    if not renamed:  # moved to another namespace under its name (new-user
+                        # trial thirty-six: an app's namespace changed, its callers not)
+                        renamed = {f"{n.namespace}/{n.name}": n for b in builds(decl.obj)
+                                   for k, n in has.get(b, {}).items()
+                                   if k[1] == e.service and k[0] != e.namespace
+                                   and k not in had.get(b, {})
+                                   and dict(n.selector) == dict(gone[0].selector)}
                     yield _removed_call(net, s, decl, gone[0], renamed,
                                         _still_listed(view, gone[0].obj.file))
                     continue
@@ -1675,10 +1682,14 @@ def _removed_call(net: Network, s: int, decl: Declaration, service: Service,
     same = sorted(renamed.values(), key=lambda n: (
         n.obj.name_as_written != service.obj.name_as_written,
         _edit_distance(n.name, service.name), n.name))
+    moved = bool(same) and same[0].namespace != service.namespace
     if renamed:
         message += (f" (Service {', '.join(f'{n.namespace}/{n.name}' for n in same)} "
-                    f"select{'s' if len(same) == 1 else ''} the same pods)")
-    fix = (f"Point the address at {same[0].name} or keep the Service named {service.name}."
+                    f"select{'s' if len(same) == 1 else ''} the same pods"
+                    f"{f', in namespace {same[0].namespace} now' if moved else ''})")
+    fix = (f"Point the address at {same[0].name}.{same[0].namespace} (its namespace now), or "
+           f"keep Service {service.name} in {service.namespace}." if moved else
+           f"Point the address at {same[0].name} or keep the Service named {service.name}."
            if renamed else f"Restore Service {name}, or point the address at the Service that "
            "replaces it.")
     doubts = []

@@ -871,3 +871,31 @@ def test_a_budget_a_label_change_leaves_behind_is_commented_at_the_label(
     assert [(f["file"], f["line"], f["severity"]) for f in json.loads(out)["findings"]] == [
         ("api.yaml", 7, "warning")]  # (the label line, as the change made it)
     assert "\napi.yaml:7\n" in err.split("inline comment(s)", 1)[1]
+
+
+def test_a_service_moved_to_another_namespace_is_named_and_commented_at_the_move(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial thirty-six: the api moved from shop to backend (its kustomization's
+    `namespace:`), the web UI kept calling api.shop: the call's error named no new place,
+    and sat at the web's unchanged value, not inline. The Service of its name in the new
+    namespace is named, and the review comments at the move."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    api = deployment("api", "shop", "{app: api}").replace("namespace: shop", "namespace: x") + (
+        "---\napiVersion: v1\nkind: Service\nmetadata: {name: api}\nspec:\n"
+        "  selector: {app: api}\n  ports: [{port: 8080}]\n")
+    web = deployment("web", "web", "{app: web}").replace(
+        "image: x", "image: x\n        env: [{name: API, value: 'http://api.shop.svc:8080'}]")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"kustomization.yaml": "resources: [api, web.yaml]\n",
+                        "api/kustomization.yaml": "namespace: shop\nresources: [api.yaml]\n",
+                        "api/api.yaml": api.replace("{name: api, namespace: x}", "{name: api}"),
+                        "web.yaml": web})
+    head = repo.commit({"api/kustomization.yaml": "namespace: backend\nresources: [api.yaml]\n"})
+    _, out, err = review_out(repo, base, head, "json", capsys, "--rule", "netpol-pairing")
+    (call,) = [f for f in json.loads(out)["findings"] if "no longer" in f["message"]]
+    assert call["message"].endswith(
+        "(Service backend/api selects the same pods, in namespace backend now)")
+    assert call["fix"] == ("Point the address at api.backend (its namespace now), or keep "
+                           "Service api in shop.")
+    assert "\napi/kustomization.yaml:1\n" in err.split("inline comment(s)", 1)[1]
