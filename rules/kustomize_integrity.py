@@ -145,6 +145,11 @@ reviewbot checks every `kustomization.yaml` in the tree:
   moved the Kustomization out of flux-system), and none a reflector or replicator copies.
   What only such a Kustomization applies is not applied: its findings are warnings that
   say so;
+- `unset-variable` (warning, at the field): a `${VAR}` without a default an applied object
+  writes, which no `substitute` value and no `substituteFrom` source of the Flux
+  Kustomization applying it sets: Flux's post-build substitution writes it as the empty
+  string (a variable renamed in the cluster's settings, a shell `${HOME}` in a script
+  not escaped as `$${HOME}`). A source reviewbot cannot read leaves it unseen: not judged;
 - a FluxInstance's sync path (`spec.sync.path`, a flux-instance HelmRelease's
   `instance.sync.path`) names a folder of the tree once the postBuild of each Flux
   Kustomization applying it substitutes its variables (`missing`, a warning: whether the
@@ -268,7 +273,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from reviewbot.engine.findings import Edit, Violation
-from reviewbot.load.paths import format_path
+from reviewbot.load.paths import dig, format_path
 from reviewbot.model.ci import unapplied_by_ci
 from reviewbot.model.dependencies import (
     Id,
@@ -359,7 +364,8 @@ SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error"
               "idle-generator": "warning",
               "limit": "warning", "no-namespace": "error",
               "build": "error", "invalid": "error", "commented": "info",
-              "applied-by-script": "info", "not-applied": "info"}
+              "applied-by-script": "info", "not-applied": "info",
+              "unset-variable": "warning"}
 BUILD_FAILED = "kustomize build failed: "
 # a build that runs kustomize plugins (``transformers``, ``generators``, ``validators``: a
 # builtin NamespaceTransformer from a folder, a KRM function), which reviewbot does not run
@@ -454,6 +460,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _sync_paths(model)
     yield from _dependencies(model)
     yield from _substitutions(model)
+    yield from _unset_variables(model)
     yield from _sources(model)
     yield from _unplaced(model)
     yield from _build_failures(model, graph, missing_in | duplicate_in | unmatched_in)
@@ -1497,6 +1504,54 @@ def _dependencies(model: Model) -> Iterator[Violation]:
             fix=f"Name a {obj.kind} the cluster has (the entry's namespace defaults to "
                 f"{obj.namespace}), or remove the entry.",
         )
+
+
+def _unset_variables(model: Model) -> Iterator[Violation]:
+    """``unset-variable``: a ``${VAR}`` (no default) an applied object writes that Flux's
+    post-build substitution wrote as the empty string: no ``substitute`` value and no
+    ``substituteFrom`` source of the Kustomization that applies it sets it (new-user trial
+    thirty-six: `LLM_BASE_URL` renamed in the cluster's settings, an app's URL made ``""``).
+    A source reviewbot cannot read leaves the variable unseen, not empty: not judged."""
+    from reviewbot.model.objects import makers
+    from reviewbot.model.substitute import emptied
+
+    for obj in model.objects:
+        doc = obj.doc
+        if doc is None or "${" not in doc.file.text or obj.annotations.get(
+                "kustomize.toolkit.fluxcd.io/substitute") == "disabled":
+            continue
+        for path, written in _texts_with_variables(dig(doc.value, obj.path), ()):
+            names = emptied(written, obj.get(path))
+            if not names:
+                continue
+            appliers = [m.applier for m in makers(model, obj) if m.applier is not None
+                        and m.applier.kind == "Kustomization"]
+            by = (f" of Flux Kustomization {appliers[0].namespace}/{appliers[0].name}"
+                  if appliers else "")
+            text = ", ".join(names)
+            yield Violation(
+                obj, path,
+                f"{format_path(path)}: {text} {'has' if len(names) == 1 else 'have'} no value "
+                f"in the post-build substitution{by} (its substitute and substituteFrom set "
+                "none), so Flux writes it as the empty string",
+                kind="unset-variable",
+                fix=(f"Set {text} in the Kustomization's postBuild (substitute, or the "
+                     "ConfigMap or Secret it reads), give it a default ("
+                     f"${{{names[0][2:-1]}:=...}}), or write $${{{names[0][2:-1]}}} where the "
+                     "text is not Flux's."))
+
+
+def _texts_with_variables(value: Any, path: Path) -> Iterator[tuple[Path, str]]:
+    """Each string of ``value`` (at its path) that holds ``${``."""
+    if isinstance(value, str):
+        if "${" in value:
+            yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _texts_with_variables(item, (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _texts_with_variables(item, (*path, i))
 
 
 def _substitutions(model: Model) -> Iterator[Violation]:

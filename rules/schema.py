@@ -162,6 +162,7 @@ from reviewbot.model.objects import (
     str_map,
 )
 from reviewbot.model.quantity import parse_quantity, quantity_error
+from reviewbot.model.substitute import emptied
 from reviewbot.rules._kit import views
 from reviewbot.schema.kubeconform import find_kubeconform, run_kubeconform
 from reviewbot.schema.lifecycle import parse_minor
@@ -703,20 +704,13 @@ def _refused(obj: KObject, value: Any, path: Path, what: str = "") -> Iterator[V
 
 
 _PLACEHOLDER_VALUE = re.compile(r"[A-Z][A-Z0-9_]*|<[^<>]+>|\$[A-Za-z_]\w*")
-_PLAIN_VARIABLE = re.compile(r"\$\{(\w+)\}")
-
-
 def _emptied(obj: KObject, path: Path, value: str) -> list[str]:
     """The ``${VAR}`` (no default) written at ``path`` that Flux's post-build substitution
-    left out of ``value``: unset where the object is applied, each made the empty string."""
+    left out of ``value``: unset where the object is applied, each made the empty string
+    (:func:`~reviewbot.model.substitute.emptied`)."""
     doc, at = obj.written(path)
     written = dig(doc.value, at) if doc is not None else None
-    if not isinstance(written, str) or "${" not in written or written == value:
-        return []
-    names = _PLAIN_VARIABLE.findall(written)
-    if not names or _PLAIN_VARIABLE.sub("", written) != value:
-        return []
-    return [f"${{{n}}}" for n in dict.fromkeys(names)]
+    return emptied(written, value)
 
 
 def _texts(value: Any) -> list[str]:

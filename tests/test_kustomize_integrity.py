@@ -2198,3 +2198,32 @@ def test_a_file_an_argo_cd_directory_source_reads_beside_a_kustomization_is_appl
     assert [(f, m) for f, _, _, m in found(lint(tmp_path))] == [
         ("k8s/foundation/gateway-api/unlisted.yaml", "unlisted.yaml is beside "
          "kustomization.yaml but listed by no kustomization, so it is never applied")]
+
+
+def test_a_flux_variable_no_source_sets_is_written_as_the_empty_string(tmp_path: Path) -> None:
+    """New-user trial thirty-six: `LLM_BASE_URL` renamed in the cluster's settings while an
+    app still wrote `${LLM_BASE_URL}`: Flux's post-build substitution writes an unset
+    variable without a default as the empty string, and nothing was said. A variable with a
+    default, or one a source sets, is fine; a source reviewbot cannot read leaves it unseen."""
+    ks = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+          "metadata: {name: %s, namespace: flux-system}\n"
+          "spec:\n  interval: 1h\n  prune: true\n  path: %s\n"
+          "  sourceRef: {kind: GitRepository, name: flux-system}\n%s")
+    post = ("  postBuild:\n    substituteFrom: [{kind: ConfigMap, name: cluster-settings}]\n")
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": ks % ("flux-system", "./clusters/prod", ""),
+        "clusters/prod/apps.yaml": ks % ("apps", "./apps", post),
+        "clusters/prod/settings.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "
+                                       "cluster-settings, namespace: flux-system}\n"
+                                       "data: {OPENAI_URL: 'http://llm'}\n",
+        "apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: a}\n"
+                        "data:\n  LLM: '${LLM_BASE_URL}'\n  OPENAI: '${OPENAI_URL}'\n"
+                        "  LEVEL: '${LOG_LEVEL:=info}'\n",
+    })
+    result = lint(tmp_path)
+    assert [(f.file, f.line, f.kind, f.severity, f.message) for f in result.findings
+            if f.kind == "unset-variable"] == [(
+        "apps/cm.yaml", 5, "unset-variable", "warning",
+        "data.LLM: ${LLM_BASE_URL} has no value in the post-build substitution of Flux "
+        "Kustomization flux-system/apps (its substitute and substituteFrom set none), so "
+        "Flux writes it as the empty string")]

@@ -540,3 +540,20 @@ def _text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return "" if value is None else str(value)
+
+
+# a variable written bare (no default): Flux writes it as the empty string when unset
+_PLAIN_VARIABLE = re.compile(r"\$\{(\w+)\}")
+
+
+def emptied(written: Any, value: Any) -> list[str]:
+    """The ``${VAR}`` (no default) of ``written`` that Flux's post-build substitution left
+    out of ``value`` (what it made of ``written``): unset, each made the empty string; none
+    when ``value`` is not ``written`` with exactly those removed."""
+    if not isinstance(written, str) or not isinstance(value, str) or "${" not in written or (
+            written == value):
+        return []
+    names = _PLAIN_VARIABLE.findall(written)
+    if not names or _PLAIN_VARIABLE.sub("", written) != value:
+        return []
+    return [f"${{{n}}}" for n in dict.fromkeys(names)]
