@@ -726,6 +726,32 @@ def test_a_route_app_template_renders_names_a_port_number_its_service_lacks(
              "has 8080 (http))")]
 
 
+def test_a_crd_beside_the_release_leaves_its_rendered_backends_judged(tmp_path: Path) -> None:
+    """Judge round BA, again: a CustomResourceDefinition in the tree made the build ask the
+    releases before the model was finished (whether a chart installs the CRD), and the
+    route's backend-port error was lost."""
+    values = ECHO.replace("http: {port: 80, targetPort: 8080}",
+                          "http: {port: 8080, targetPort: 8080}")
+    values += """    route:
+      app:
+        rules:
+        - backendRefs: [{identifier: app, port: 80}]
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions: [{name: v1, served: true, storage: true,
+              schema: {openAPIV3Schema: {type: object}}}]
+"""
+    result = lint_text(tmp_path, values + OCI.replace("VERSION", "4.1.1"),
+                       only=["netpol-pairing"])
+    assert [f.kind for f in result.findings] == ["backend-port"]
+
+
 def test_a_chart_pod_s_labels_that_decide_nothing_leave_the_finding_certain(
         tmp_path: Path) -> None:
     """New-user trial thirty-one: app-template's echo in namespace apps sends to postgres

@@ -645,12 +645,21 @@ def _chart_crd_doubts(model: Model) -> None:
             and o.group == "apiextensions.k8s.io" and id(o) not in model.doubts]
     if not crds:
         return
-    from reviewbot.model.releases import releases
-
+    # (the charts as their objects write them: the releases are the finished model's, made
+    # once it is built, and asked here they were made too early: judge round BA's route)
     charts: dict[str, KObject] = {}
-    for release in releases(model):
-        if release.chart:
-            charts.setdefault(release.chart, release.obj)
+    for obj in model.objects:
+        if obj.kind == "HelmRelease" and obj.group == "helm.toolkit.fluxcd.io":
+            names = [obj.get(("spec", "chart", "spec", "chart"))]
+        elif obj.kind == "Application" and obj.group == "argoproj.io":
+            names = [obj.get(("spec", "source", "chart")), *(
+                s.get("chart") for s in obj.get(("spec", "sources")) or ()
+                if isinstance(s, dict))]
+        else:
+            continue
+        for name in names:
+            if isinstance(name, str) and name:
+                charts.setdefault(name.rpartition("/")[2], obj)
     if not charts:
         return
     for crd in crds:
