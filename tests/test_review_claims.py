@@ -899,3 +899,41 @@ def test_a_service_moved_to_another_namespace_is_named_and_commented_at_the_move
     assert call["fix"] == ("Point the address at api.backend (its namespace now), or keep "
                            "Service api in shop.")
     assert "\napi/kustomization.yaml:1\n" in err.split("inline comment(s)", 1)[1]
+
+
+def test_a_finding_a_changed_substitution_source_causes_is_commented_at_the_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial thirty-six: STORAGE_CLASS changed in the cluster's settings, which the
+    apps Kustomization's postBuild substitutes into a claim's storageClass: the immutable
+    error sat at the unchanged `${STORAGE_CLASS}`, with no inline comment. Commented at the
+    settings' change."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    sync = ("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+            "metadata: {name: flux-system, namespace: flux-system}\nspec:\n  interval: 1m\n"
+            "  url: https://github.com/me/home\n  ref: {branch: main}\n---\n"
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\nspec:\n  interval: 10m\n"
+            "  path: ./clusters/prod\n  prune: true\n"
+            "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+    apps = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: apps, namespace: flux-system}\nspec:\n  interval: 10m\n"
+            "  path: ./app\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n"
+            "  postBuild:\n    substituteFrom: [{kind: ConfigMap, name: cluster-settings}]\n")
+    settings = ("apiVersion: v1\nkind: ConfigMap\n"
+                "metadata: {name: cluster-settings, namespace: flux-system}\n"
+                "data:\n  STORAGE_CLASS: %s\n")
+    claim = ("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data, namespace: web}"
+             "\nspec:\n  accessModes: [ReadWriteOnce]\n  storageClassName: ${STORAGE_CLASS}\n"
+             "  resources: {requests: {storage: 5Gi}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"clusters/prod/flux-system/gotk-sync.yaml": sync,
+                        "clusters/prod/apps.yaml": apps,
+                        "clusters/prod/settings.yaml": settings % "longhorn",
+                        "app/kustomization.yaml": "resources: [claim.yaml]\n",
+                        "app/claim.yaml": claim})
+    head = repo.commit({"clusters/prod/settings.yaml": settings % "longhorn-ssd"})
+    _, out, err = review_out(repo, base, head, "json", capsys, "--rule", "change-safety")
+    assert [(f["file"], f["severity"]) for f in json.loads(out)["findings"]] == [
+        ("app/claim.yaml", "error")]
+    assert "\nclusters/prod/settings.yaml:5\n" in err.split("inline comment(s)", 1)[1]

@@ -558,9 +558,28 @@ def at_causes(findings: Sequence[Finding], base: Model, head: Model,
                 cause = next((m.applier.file for obj in objs for m in makers(head, obj)
                               if m.applier is not None and m.applier.file in changed
                               and m.applier.file in head.files), None)
+            if cause is None:  # a value its applier's postBuild substitutes from a changed
+                # ConfigMap or Secret (new-user trial thirty-six: STORAGE_CLASS changed in the
+                # cluster's settings, its immutable error at the unchanged `${...}`)
+                cause = next((file for obj in objs for m in makers(head, obj)
+                              if m.applier is not None
+                              for file in _substitution_files(head, m.applier)
+                              if file in changed), None)
             if cause is not None:
                 f = replace(f, anchor=(cause, anchors.first_change(cause)))
         out.append(f)
+    return out
+
+
+def _substitution_files(head: Model, applier: KObject) -> list[str]:
+    """The files of the ConfigMaps and Secrets a Flux Kustomization's
+    ``postBuild.substituteFrom`` reads (in its namespace)."""
+    out = []
+    for source in applier.get(("spec", "postBuild", "substituteFrom")) or ():
+        if isinstance(source, dict) and source.get("kind") in ("ConfigMap", "Secret"):
+            for obj in head.by_identity.get(("", str(source["kind"]), applier.namespace or "",
+                                             str(source.get("name"))), ()):
+                out.append(obj.file)
     return out
 
 
