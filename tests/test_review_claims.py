@@ -937,3 +937,78 @@ def test_a_finding_a_changed_substitution_source_causes_is_commented_at_the_sour
     assert [(f["file"], f["severity"]) for f in json.loads(out)["findings"]] == [
         ("app/claim.yaml", "error")]
     assert "\nclusters/prod/settings.yaml:5\n" in err.split("inline comment(s)", 1)[1]
+
+
+def test_a_flow_a_removed_policy_closes_is_commented_at_the_removal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial thirty-six: the policy admitting the api into db removed (its entry
+    unlisted); the api's address is a generator literal of the same kustomization, far
+    below the entry. The egress finding (at the api's Cilium rule) was anchored at the
+    literal's line, which the diff does not show: no inline comment. An other place off the
+    diff is no anchor; the build's change is."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    sync = ("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {interval: 1m, ref: {branch: main}, url: 'https://example.com/r.git'}\n---\n"
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {interval: 10m, path: ./clusters/prod, prune: true, "
+            "sourceRef: {kind: GitRepository, name: flux-system}}\n")
+    apps = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: apps, namespace: flux-system}\n"
+            "spec: {interval: 10m, path: ./app, prune: true, "
+            "sourceRef: {kind: GitRepository, name: flux-system}}\n")
+    client = deployment("api", "shop", "{app: api}").replace(
+        "image: x", "image: x\n        envFrom: [{configMapRef: {name: api-config}}]") + """---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: api, namespace: shop}
+spec:
+  endpointSelector: {matchLabels: {app: api}}
+  egress:
+    - toEndpoints:
+        - matchLabels: {k8s:io.kubernetes.pod.namespace: db, app: postgres}
+      toPorts:
+        - ports: [{port: "5432", protocol: TCP}]
+"""
+    db = deployment("postgres", "db", "{app: postgres}", "ports: [{containerPort: 5432}]") + """---
+apiVersion: v1
+kind: Service
+metadata: {name: postgres, namespace: db}
+spec:
+  selector: {app: postgres}
+  ports: [{port: 5432}]
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: default-deny, namespace: db}
+spec:
+  endpointSelector: {}
+  ingress:
+    - {}
+"""
+    allow = """apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: allow-api, namespace: db}
+spec:
+  podSelector: {matchLabels: {app: postgres}}
+  policyTypes: [Ingress]
+  ingress:
+  - from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: shop}},
+            podSelector: {matchLabels: {app: api}}}]
+    ports: [{port: 5432}]
+"""
+    generator = ("configMapGenerator:\n  - name: api-config\n    namespace: shop\n    literals:\n"
+                 "      - DATABASE_URL=postgres://api@postgres.db.svc.cluster.local:5432/api\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"clusters/prod/flux-system/gotk-sync.yaml": sync,
+                        "clusters/prod/apps.yaml": apps,
+                        "app/kustomization.yaml": "resources: [client.yaml, db.yaml, allow.yaml]\n"
+                        + generator, "app/client.yaml": client, "app/db.yaml": db,
+                        "app/allow.yaml": allow})
+    head = repo.commit({"app/kustomization.yaml": "resources: [client.yaml, db.yaml]\n"
+                        + generator, "app/allow.yaml": None})
+    _, out, err = review_out(repo, base, head, "markdown", capsys, "--rule", "netpol-pairing")
+    assert "Not shown inline" not in out + err
+    assert "\napp/kustomization.yaml:1\n" in err.split("inline comment(s)", 1)[1]

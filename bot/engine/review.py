@@ -533,7 +533,8 @@ def at_causes(findings: Sequence[Finding], base: Model, head: Model,
     out = []
     for f in findings:
         if id(f) in chosen and (other := next((o for o in f.others if o.file in changed
-                                                and o.line >= 1), None)) is not None:
+                                                and o.line >= 1 and _in_diff(anchors, o)),
+                                               None)) is not None:
             # (the same cause's other place is in the change: a renamed Service its
             # callers still name)
             out.append(replace(f, anchor=(other.file, other.line)))
@@ -569,6 +570,15 @@ def at_causes(findings: Sequence[Finding], base: Model, head: Model,
                 f = replace(f, anchor=(cause, anchors.first_change(cause)))
         out.append(f)
     return out
+
+
+def _in_diff(anchors: Any, place: Finding) -> bool:
+    """Whether ``place``'s line is one the pull request's diff shows (a changed line, or
+    within :data:`DIFF_CONTEXT` of one): an other place in a changed file, off its diff, is
+    no anchor (new-user trial thirty-six: a generator literal's line far below the changed
+    entry took the egress finding off the diff)."""
+    lines = anchors.changed_lines(place.file)
+    return any(abs(n - place.line) <= DIFF_CONTEXT for n in lines)
 
 
 def _substitution_files(head: Model, applier: KObject) -> list[str]:
