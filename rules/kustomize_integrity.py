@@ -1511,17 +1511,22 @@ def _unset_variables(model: Model) -> Iterator[Violation]:
     post-build substitution wrote as the empty string: no ``substitute`` value and no
     ``substituteFrom`` source of the Kustomization that applies it sets it (new-user trial
     thirty-six: `LLM_BASE_URL` renamed in the cluster's settings, an app's URL made ``""``).
-    A source reviewbot cannot read leaves the variable unseen, not empty: not judged."""
+    A source reviewbot cannot read leaves the variable unseen, not empty: not judged. Asked
+    of the bodies the walk's substitution found naming such a variable (Reach.unset)."""
+    reach = model.derived.get("reach")
+    if reach is None or not reach.unset:
+        return
     from reviewbot.model.objects import makers
     from reviewbot.model.substitute import emptied
 
     for obj in model.objects:
+        unset = reach.unset.get(id(obj.body))
         doc = obj.doc
-        if doc is None or "${" not in doc.file.text or obj.annotations.get(
+        if unset is None or doc is None or obj.annotations.get(
                 "kustomize.toolkit.fluxcd.io/substitute") == "disabled":
             continue
         for path, written in _texts_with_variables(dig(doc.value, obj.path), ()):
-            names = emptied(written, obj.get(path))
+            names = [n for n in emptied(written, obj.get(path)) if n[2:-1] in unset]
             if not names:
                 continue
             appliers = [m.applier for m in makers(model, obj) if m.applier is not None

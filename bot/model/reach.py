@@ -162,6 +162,9 @@ class Reach:
     # means nothing in this tree)
     elsewhere: set[int] = field(default_factory=set)
     kept: list[Any] = field(default_factory=list)  # bodies whose ids the sets above name
+    # id of a built body -> the variables it names that no value of its Kustomization's
+    # postBuild sets (its sources all read): written as their default, or as ""
+    unset: dict[int, tuple[str, ...]] = field(default_factory=dict)
     # ApplicationSets whose generators reviewbot does not evaluate (file, name, generators):
     # what their Applications apply is not seen
     unevaluated: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
@@ -1212,6 +1215,13 @@ class _Walker:
                 continue
             body, missing = self.substitutions.substitute(r.body, values)
             if body is not r.body:
+                if not values.unknown:  # variables no value sets: written as "" (or their
+                    # default): kustomize-integrity's unset-variable asks these bodies only
+                    unset = tuple(n for n in self.substitutions.names(r.body)
+                                  if n not in values.known)
+                    if unset:
+                        self.reach.unset[id(body)] = unset
+                        self.reach.kept.append(body)
                 r = Resource(r.doc, r.path, body, r.origins)
             if missing:
                 self.reach.doubts[id(r.body)] = Unseen(missing, values.unknown)

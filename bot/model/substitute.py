@@ -171,6 +171,11 @@ class Substitutions:
         # id(body) -> (body, the variables it names, (unknown?, their values) -> result)
         self._done: dict[int, tuple[Any, tuple[str, ...], dict[Any, Any]]] = {}
 
+    def names(self, body: Any) -> tuple[str, ...]:
+        """The variables ``body`` names (once substituted here with values all known)."""
+        found = self._done.get(id(body))
+        return found[1] if found is not None and found[0] is body else ()
+
     def substitute(self, body: Any, values: Values) -> tuple[Any, tuple[str, ...]]:
         found = self._done.get(id(body))
         if found is not None and found[0] is body:
