@@ -817,3 +817,33 @@ spec:
     plain = gateway.replace("      annotations: {inject.istio.io/templates: gateway}\n", "")
     assert [f.severity for f in lint_text(tmp_path / "b", plain,
                                           only=["image-digest"]).findings] == ["error"]
+
+
+def test_an_images_entry_sets_the_image_of_a_chart_kustomize_renders(tmp_path: Path) -> None:
+    """Judge round BL (danmanners/homelab-kube-cluster): a kustomization renders app-template
+    through `helmCharts` from values naming `jenkins-container-image:latest`, and its
+    `images:` entry sets that image to `.../jenkins:2.414.3-lts`: kustomize applies the
+    transformer to the chart's output (`kubectl kustomize` shows it), yet the `:latest` was an
+    error. The image the entry sets is judged: pinned by tag only."""
+    (tmp_path / "kustomization.yaml").write_text(textwrap.dedent("""\
+        namespace: jenkins
+        helmCharts:
+        - name: app-template
+          releaseName: jenkins
+          repo: https://bjw-s.github.io/helm-charts
+          version: 1.5.1
+          valuesFile: values.yaml
+        images:
+        - name: jenkins-container-image
+          newName: registry.example.com/jenkins/jenkins
+          newTag: 2.414.3-lts
+        """))
+    (tmp_path / "values.yaml").write_text(textwrap.dedent("""\
+        image:
+          repository: jenkins-container-image
+          tag: latest
+        """))
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(f.kind, f.severity, f.message.split(" is ")[0]) for f in result.findings] == [
+        ("unpinned", "warning", "jenkins, the chart's main container (top of the values file): "
+         "image registry.example.com/jenkins/jenkins:2.414.3-lts")]
