@@ -240,18 +240,13 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Qui
 def _chart_images(model: Model, file: str) -> list[Mapping[str, Any]]:
     """The ``images`` entries of the kustomizations whose ``helmCharts`` render values file
     ``file``: kustomize's images transformer sets the images the chart renders."""
-    from reviewbot.model.kustomize import join
+    from reviewbot.model.values import chart_values_files
 
     out: list[Mapping[str, Any]] = []
     for k in model.kustomizations:
-        if k.flux is not None or not k.body.get("images"):
-            continue
-        for chart in items(k.body.get("helmCharts")):
-            files = [chart.get("valuesFile"), *items(chart.get("additionalValuesFiles"))] if (
-                isinstance(chart, dict)) else []
-            if any(isinstance(f, str) and join(k.directory, f) == file for f in files):
-                out += [e for e in items(k.body.get("images")) if isinstance(e, dict)]
-                break
+        if k.flux is None and k.body.get("images") and any(
+                target == file for _, target in chart_values_files(k)):
+            out += [e for e in items(k.body.get("images")) if isinstance(e, dict)]
     return out
 
 

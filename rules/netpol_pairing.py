@@ -1755,9 +1755,8 @@ def _closed_port(net: Network, s: int, decl: Declaration, service: Service) -> V
     fix = f"Point the address at a port Service {name} has ({now}), or keep port {e.port} on it."
     # the Service's ports are the same cause's other place: where the change moved the port
     # (new-user trial thirty-four: the call's error sat at the caller's unchanged env)
-    others = (Violation(service.obj, ("spec", "ports", 0, "port") if len(service.ports) == 1
-                        else ("spec", "ports"), message, fix=fix, kind="dependency-missing"),
-              ) if service.obj.kind == "Service" and not service.obj.path else ()
+    others = _at_ports(service, message, fix, "dependency-missing") if (
+        service.obj.kind == "Service") else ()
     return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-missing",
                      key=f"{format_path(decl.path)} -> {e.text}:{e.port}",
                      doubt="; ".join(doubts) or None, cause=f"Service {name} port {e.port} removed",
@@ -2297,6 +2296,17 @@ def _address_written(value: Any, e: Endpoint) -> bool:
     return text == address or (text.startswith("-") and text.endswith(f"={address}"))
 
 
+def _at_ports(service: Service, message: str, fix: str, kind: str) -> tuple[Violation, ...]:
+    """The finding at ``service``'s port (its ports, when it has several): the same cause's
+    other place, where a review comments when the change moved the port (new-user trial
+    thirty-four: a call's error sat at the caller's unchanged env). None for a Service an
+    object's field holds (a List item)."""
+    if service.obj.path:
+        return ()
+    at: Path = ("spec", "ports", 0, "port") if len(service.ports) == 1 else ("spec", "ports")
+    return (Violation(service.obj, at, message, fix=fix, kind=kind),)
+
+
 def _forwards_listed(service: Service) -> bool:
     """Whether ``service`` forwards only the ports it lists: a ClusterIP Service with ports
     (a headless or ExternalName Service forwards any port)."""
@@ -2318,9 +2328,7 @@ def _refused_call(pod: PodTemplate, decl: Declaration, service: Service,
     fix = f"Point the address at a port Service {name} has ({now}), or add port {e.port} to it."
     # the Service's ports are the same cause's other place: where a change moved the port
     # (new-user trial thirty-four: the call's error sat at the caller's unchanged env)
-    others = (Violation(service.obj, ("spec", "ports", 0, "port") if len(service.ports) == 1
-                        else ("spec", "ports"), message, fix=fix, kind="dependency-port"),
-              ) if not service.obj.path else ()
+    others = _at_ports(service, message, fix, "dependency-port")
     return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-port",
                      key=f"{format_path(decl.path)} -> {e.text}:{e.port}",
                      cause=f"Service {name} port {e.port} missing", others=others)

@@ -618,7 +618,7 @@ def near_changes(findings: Sequence[Finding], base: Model, head: Model,
             if anchors is None:
                 anchors = Anchors(base, head)
             lines = anchors.changed_lines(f.file)
-            if lines and all(abs(n - f.line) > DIFF_CONTEXT for n in lines):
+            if lines and not _in_diff(anchors, f):
                 span = _node_span(head.files[f.file], f.line, f.column)
                 inside = [n for n in lines if span is not None and span[0] <= n <= span[1]]
                 if inside:

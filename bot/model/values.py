@@ -52,6 +52,7 @@ from reviewbot.model.chart_defaults import DEFAULT_RESOURCES
 from reviewbot.model.images import ImageRef, parse_image
 from reviewbot.model.kustomize import (
     Graph,
+    Kustomization,
     argo_sources,
     generated_file,
     generated_files,
@@ -354,24 +355,29 @@ def _chart_beside(model: Model, folder: str) -> tuple[str, dict[str, str]]:
     return (name if isinstance(name, str) else ""), subcharts
 
 
+def chart_values_files(k: Kustomization) -> Iterator[tuple[Mapping[str, Any], str]]:
+    """Each ``helmCharts`` entry of ``k`` with each values file of the tree it reads
+    (``valuesFile``, ``additionalValuesFiles``; a remote one is none of the tree's)."""
+    for chart in items(k.body.get("helmCharts")):
+        if not isinstance(chart, dict):
+            continue
+        for entry in [chart.get("valuesFile"), *items(chart.get("additionalValuesFiles"))]:
+            if isinstance(entry, str) and entry and not is_remote(entry):
+                yield chart, join(k.directory, entry)
+
+
 def _file_uses(model: Model) -> dict[str, _Use]:
     """Values files that kustomizations and HelmReleases name, with their namespace."""
     uses: dict[str, _Use] = {}
     for k in model.kustomizations:
         if k.flux is not None:
             continue
-        for chart in items(k.body.get("helmCharts")):
-            if not isinstance(chart, dict):
-                continue
+        for chart, target in chart_values_files(k):
             ns = chart.get("namespace") or k.body.get("namespace")
-            files = [chart.get("valuesFile")] + list(items(chart.get("additionalValuesFiles")))
-            for entry in files:
-                if isinstance(entry, str) and entry and not is_remote(entry):
-                    target = join(k.directory, entry)
-                    release = chart.get("releaseName") or chart.get("name")
-                    uses.setdefault(target, _Use(str(ns) if ns else None,
-                                                 str(release) if release else None,
-                                                 str(chart.get("name") or "")))
+            release = chart.get("releaseName") or chart.get("name")
+            uses.setdefault(target, _Use(str(ns) if ns else None,
+                                         str(release) if release else None,
+                                         str(chart.get("name") or "")))
     _argo_value_files(model, uses)
     generated = generated_files(model.kustomizations)
     if not generated:
