@@ -1557,19 +1557,31 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                     said.add(place)
                     yield _closed_port(net, s, decl, closed[0])
                     continue
-                if (key in ever or e.service == "localhost" or decl.obj.ref not in touched
+                if (key in ever or e.service == "localhost" or _as_diffed(decl.obj) not in touched
                         or not _judged_namespace(net, e.namespace)):
                     continue
                 if old is None:  # the base's addresses, asked once a value names no Service
                     base_net = Network(base_view, exact=False)
                     base_maps = _configmaps(base_view)
-                    old = {(d.obj.ref, d.endpoint.text, d.endpoint.port)
+                    old = {(_as_diffed(d.obj), d.endpoint.text, d.endpoint.port)
                            for p in base_net.pods for d in declarations(p, base_maps)}
-                if (decl.obj.ref, e.text, e.port) not in old:  # the object named it before
+                if (_as_diffed(decl.obj), e.text, e.port) not in old:  # the object named it before
                     said.add(place)
                     yield _unknown_call(net, s, decl, sorted(
                         str(c) for c, v in views(head) if c != cluster and any(
                             (sv.namespace, sv.name) == key for sv in v.services)))
+
+
+def _as_diffed(obj: KObject) -> str:
+    """``obj``'s ref as the diff names it: a generated ConfigMap's without its hash (its
+    content changed, it is the same ConfigMap; new-user trial thirty-seven: an address a
+    generator's literal changed was no value the change touched)."""
+    if obj.kind != "ConfigMap":
+        return obj.ref
+    from reviewbot.model.kustomize import unhashed
+
+    return f"ConfigMap/{obj.namespace}/{unhashed(obj.name)}" if obj.namespace else (
+        f"ConfigMap/{unhashed(obj.name)}")
 
 
 def _builds_of(model: Model) -> Callable[[KObject], tuple[str, ...]]:

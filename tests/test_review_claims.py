@@ -1012,3 +1012,31 @@ spec:
     _, out, err = review_out(repo, base, head, "markdown", capsys, "--rule", "netpol-pairing")
     assert "Not shown inline" not in out + err
     assert "\napp/kustomization.yaml:1\n" in err.split("inline comment(s)", 1)[1]
+
+
+def test_an_address_a_generator_literal_changes_is_judged_as_a_value_the_change_adds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial thirty-seven: a generator's literal changed to name `db.shop.svc`, a
+    Service no side has (the build names it prod-db), and the review said nothing: the
+    generated ConfigMap's new hash made it no object the change touched. Its other literals
+    changed keep their addresses old, not added."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    api = deployment("api", "shop", "{app: api}").replace(
+        "image: x", "image: x\n        envFrom: [{configMapRef: {name: api-config}}]")
+    db = deployment("db", "shop", "{app: db}") + (
+        "---\napiVersion: v1\nkind: Service\nmetadata: {name: db, namespace: shop}\nspec:\n"
+        "  selector: {app: db}\n  ports: [{port: 5432}]\n")
+    kustomization = ("namePrefix: prod-\nresources: [api.yaml, db.yaml]\nconfigMapGenerator:\n"
+                     "- name: api-config\n  namespace: shop\n  literals:\n"
+                     "  - DATABASE_URL=postgres://%s.shop.svc:5432/app\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"kustomization.yaml": kustomization % "prod-db", "api.yaml": api,
+                        "db.yaml": db})
+    head = repo.commit({"kustomization.yaml": kustomization % "db"})
+    data = review_json(repo, base, head, "netpol-pairing", capsys)
+    assert [(f["severity"], f["message"].split(". Not certain")[0]) for f in data["findings"]] == [
+        ("warning", "shop/prod-api calls db.shop.svc:5432, but no Service shop/db is in this "
+         "repository")]
+    other = repo.commit({"kustomization.yaml": kustomization % "prod-db" + "  - LOG=info\n"})
+    assert review_json(repo, base, other, "netpol-pairing", capsys)["findings"] == []
