@@ -58,7 +58,14 @@ In a review, a fourth source of intended flows is checked against what the chang
   the same name is a Service: nothing is missing. An address whose Service stays but loses the
   port it names (`radarr:80` when the change makes the Service's port 7878) is
   `dependency-missing` too, doubted alike: a ClusterIP Service forwards only the ports it
-  lists (an `ExternalName` or headless Service forwards any port: never reported).
+  lists (an `ExternalName` or headless Service forwards any port: never reported). A lint
+  says it too of an address naming a Service by the name its file writes where the caller's
+  own build renames it (`namePrefix: prod-` makes `db` `prod-db`) and no Service of the
+  cluster keeps that name: kustomize renames a Service's references in the fields it knows,
+  never an address in an env value, an arg or a ConfigMap's data ("shop/prod-web calls
+  db:5432, but its build renames Service shop/db to prod-db (namePrefix prod-) ..."); a
+  warning when the namespace holds a chart or an operator that may make a Service of that
+  name. A review says it once, as the head's finding.
 - `dependency-port` (error, on the env value, arg, command item or ConfigMap key): an address
   a workload names with a port it writes (`redis://redis.data:6379`) whose Service, a
   ClusterIP Service of the repository in the caller's build, does not list that port: the
@@ -1518,6 +1525,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
             continue  # no Service gone, and nothing a pod names changed
         net = Network(view, exact=False)
         configmaps = _configmaps(view)
+        was = _renamed_services(view, builds) if removed else {}
         ever = {key for side in (had, has) for found in side.values() for key in found}
         old: set[tuple[str, str, int]] | None = None
         said: set[tuple[Any, ...]] = set()
@@ -1537,6 +1545,10 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                         if key not in has.get(b, {}) and key in had.get(b, {})]
                 if gone:
                     said.add(place)
+                    if pod.origin is None and any(key in was.get(b, {}) for b in builds(
+                            decl.obj)) and not any(key in named for named in has.values()):
+                        continue  # the head's own finding says it, with its cause: a
+                        # namePrefix the address does not follow (_renamed_call)
                     renamed = {f"{n.namespace}/{n.name}": n for b in builds(decl.obj)
                                for k, n in has.get(b, {}).items()
                                if k[0] == e.namespace and k not in had.get(b, {})
@@ -2256,14 +2268,17 @@ def _calls_unserved(model: Model) -> Iterator[Violation]:
     it lists, so the connection is refused (new-user trial thirty-four: a lint said nothing
     of the api's 6379 beside the Service's 6380). A headless or ExternalName Service
     forwards any port; a chart's Services and callers are not judged."""
-    services = [s for s in model.services if s.obj.kind == "Service" and s.obj.group == ""
-                and _forwards_listed(s)]
-    if not services:
+    listed = any(s.obj.kind == "Service" and s.obj.group == "" and _forwards_listed(s)
+                 for s in model.services)
+    renamed = any(s.obj.kind == "Service" and s.obj.name_as_written != s.name
+                  for s in model.services)
+    if not listed and not renamed:
         return
     from reviewbot.model.releases import every_service
 
     builds = _builds_of(model)
     said: set[tuple[Any, ...]] = set()
+    renames: dict[tuple[Any, ...], list[tuple[str, Violation]]] = {}
     for _, view in views(model):
         # every Service of a name in each build (a tree without roots may hold several
         # alternatives of one name: GoogleCloudPlatform's llm-service of each model)
@@ -2272,6 +2287,7 @@ def _calls_unserved(model: Model) -> Iterator[Violation]:
             for b in builds(service.obj):
                 has.setdefault(b, {}).setdefault((service.namespace, service.name), []).append(
                     service)
+        was = _renamed_services(view, builds) if renamed else {}
         for pod in view.pods:
             if pod.origin is not None and pod.origin.chart != "app-template":
                 continue  # (a chart's env: as its templates write it)
@@ -2279,6 +2295,14 @@ def _calls_unserved(model: Model) -> Iterator[Violation]:
                 e = decl.endpoint
                 key = (e.namespace, e.service)
                 found = [s for b in builds(decl.obj) for s in has.get(b, {}).get(key, ())]
+                if not found and was and pod.origin is None and not any(
+                        key in named for named in has.values()):
+                    gone = [s for b in builds(decl.obj) for s in was.get(b, {}).get(key, ())]
+                    if gone:  # (a value several builds make: once, naming each)
+                        doc, at = decl.obj.written(decl.path)
+                        renames.setdefault((id(doc), at, e.text), []).append((
+                            f"{pod.namespace}/{pod.name}", _renamed_call(view, pod, decl, gone[0])))
+                    continue
                 if not found or any(
                         s.obj.kind != "Service" or not _forwards_listed(s)
                         or any(p.port == e.port for p in s.ports) for s in found):
@@ -2291,6 +2315,58 @@ def _calls_unserved(model: Model) -> Iterator[Violation]:
                     continue
                 said.add(place)
                 yield _refused_call(pod, decl, found[0])
+    for alike in renames.values():
+        # the certain one first (a namespace no chart or operator shares), naming the rest
+        (_, first), *rest = sorted(alike, key=lambda c: c[1].doubt is not None)
+        if rest:
+            names = ", ".join(caller for caller, _ in rest[:MAX_NAMES])
+            more = f" and {len(rest) - MAX_NAMES} more" if len(rest) > MAX_NAMES else ""
+            first = replace(first, message=f"{first.message} (so do {names}{more}, built from "
+                            "the same line)")
+        yield first
+
+
+def _renamed_services(view: Model, builds: Callable[[KObject], tuple[str, ...]],
+                      ) -> dict[str, dict[tuple[str, str], list[Service]]]:
+    """Build -> (namespace, name as written) -> the Services its ``namePrefix`` or
+    ``nameSuffix`` renamed from that name."""
+    out: dict[str, dict[tuple[str, str], list[Service]]] = {}
+    for service in view.services:
+        written = service.obj.name_as_written
+        if service.obj.kind == "Service" and written != service.name:
+            for b in builds(service.obj):
+                out.setdefault(b, {}).setdefault((service.namespace, written), []).append(service)
+    return out
+
+
+def _renamed_call(view: Model, pod: PodTemplate, decl: Declaration,
+                  service: Service) -> Violation:
+    """``dependency-missing`` in a lint: an address naming a Service by the name its document
+    writes, where the caller's own build renames that Service (``namePrefix: prod-`` makes
+    ``db`` ``prod-db``) and no Service of the cluster keeps the written name. kustomize renames
+    a reference along with its referent only in the fields it knows as references (a
+    StatefulSet's ``serviceName``, an Ingress backend), never inside an env value, an arg or
+    a ConfigMap's data: the pods call a name nothing answers (new-user trial thirty-seven).
+    A warning, saying so, when the namespace holds what may make Services reviewbot cannot
+    see (a chart, an operator)."""
+    from reviewbot.netpol.network import Network
+
+    e = decl.endpoint
+    caller, name = f"{pod.namespace}/{pod.name}", f"{e.namespace}/{e.service}"
+    written, now = e.service, service.name
+    how = (f" (namePrefix {now[:-len(written)]})" if now.endswith(written) else
+           f" (nameSuffix {now[len(written):]})" if now.startswith(written) else "")
+    message = (f"{caller} calls {e.text}:{e.port}, but its build renames Service {name} to "
+               f"{now}{how}, and kustomize renames no address written in a value: no Service "
+               f"{name} answers")
+    fix = (f"Write {service.name} in the address (a patch of the overlay, or a replacement "
+           f"from Service {service.namespace}/{service.name}'s metadata.name).")
+    unseen = Network(view, exact=False).unseen.get(e.namespace)
+    doubt = (f"whether {', '.join(unseen[:MAX_NAMES])} in {e.namespace} makes a Service "
+             f"{e.service}") if unseen else None
+    return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-missing",
+                     key=f"{format_path(decl.path)} -> {e.text}:{e.port}", doubt=doubt,
+                     cause=f"Service {name} renamed {service.name}")
 
 
 def _address_written(value: Any, e: Endpoint) -> bool:

@@ -1495,6 +1495,90 @@ spec:
         "Point the address at a port Service data/redis has (6380), or add port 6379 to it.")]
 
 
+def test_a_call_by_the_name_a_prefix_renamed_reaches_no_service(tmp_path: Path) -> None:
+    """New-user trial thirty-seven: prod's overlay sets `namePrefix: prod-`, and the web's
+    `DB_HOST: db:5432` stays as written (kustomize renames a Service's references in the
+    fields it knows, never in an env value): prod's pods call a name no Service has, and a
+    lint said nothing. Staging, without a prefix, calls its `db`; an overlay whose patch
+    writes `prod-db` is quiet; a namespace holding a HelmRelease may have a Service `db`
+    reviewbot cannot see: a warning that says so."""
+    web = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: x
+        env:
+        - {name: DB_HOST, value: "db:5432"}
+"""
+    db = """apiVersion: v1
+kind: Service
+metadata: {name: db}
+spec: {selector: {app: db}, ports: [{port: 5432}]}
+"""
+    patch = """- op: replace
+  path: /spec/template/spec/containers/0/env/0/value
+  value: prod-db:5432
+"""
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [web.yaml, db.yaml]\n",
+        "base/web.yaml": web, "base/db.yaml": db,
+        "staging/kustomization.yaml": "namespace: staging\nresources: [../base]\n",
+        "prod/kustomization.yaml": "namespace: shop\nnamePrefix: prod-\nresources: [../base]\n",
+        "fixed/kustomization.yaml": (
+            "namespace: fixed\nnamePrefix: prod-\nresources: [../base]\npatches:\n"
+            "- {path: db-host.yaml, target: {kind: Deployment, name: web}}\n"),
+        "fixed/db-host.yaml": patch,
+        "charted/kustomization.yaml": (
+            "namespace: charted\nnameSuffix: -v2\nresources: [../base, release.yaml]\n"),
+        "charted/release.yaml": """apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: postgres}
+spec:
+  chart: {spec: {chart: postgresql, sourceRef: {kind: HelmRepository, name: bitnami}}}
+"""})
+    result = lint_dir(tmp_path, only=[RULE])
+    (error,) = [f for f in result.findings if f.kind == "dependency-missing"]
+    assert (error.file, error.line, error.severity, error.object, error.message, error.fix) == (
+        "base/web.yaml", 13, "error", "Deployment/shop/prod-web",
+        "shop/prod-web calls db:5432, but its build renames Service shop/db to prod-db "
+        "(namePrefix prod-), and kustomize renames no address written in a value: no "
+        "Service shop/db answers (so do charted/web-v2, built from the same line)",
+        "Write prod-db in the address (a patch of the overlay, or a replacement from "
+        "Service shop/prod-db's metadata.name).")
+    (tmp_path / "prod/kustomization.yaml").unlink()
+    (doubted,) = [f for f in lint_dir(tmp_path, only=[RULE]).findings
+                  if f.kind == "dependency-missing"]
+    assert (doubted.severity, doubted.object, doubted.message.partition("Not certain: ")[2]) == (
+        "warning", "Deployment/charted/web-v2",
+        "reviewbot could not see whether HelmRelease postgres-v2 in charted makes a Service db.")
+
+
+def test_a_change_adding_a_prefix_the_address_does_not_follow_is_said_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The change adds prod's `namePrefix`: the Service `db` the web calls leaves the build
+    (renamed), which the change's check says, and the head's own finding says it with its
+    cause (kustomize renames no address in a value): one finding, not two of one fact."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "base/kustomization.yaml": "resources: [web.yaml, db.yaml]\n",
+        "base/web.yaml": deployment("web", "shop", "{app: web}").replace(
+            "image: x", "image: x\n        env: [{name: DB_HOST, value: 'db:5432'}]"),
+        "base/db.yaml": ("apiVersion: v1\nkind: Service\nmetadata: {name: db, namespace: shop}\n"
+                         "spec: {selector: {app: db}, ports: [{port: 5432}]}\n"),
+        "prod/kustomization.yaml": "resources: [../base]\n"})
+    head = repo.commit({"prod/kustomization.yaml": "namePrefix: prod-\nresources: [../base]\n"})
+    found = review_findings(repo, base, head, capsys)
+    assert [(f["severity"], f["file"], f["line"], f["message"].split(", but ")[1][:28])
+            for f in found] == [("error", "base/web.yaml", 12, "its build renames Service sh")]
+
+
 def test_a_denied_call_says_its_namespace_selector_matches_no_namespace(tmp_path: Path) -> None:
     """New-user trial thirty-four: the api's egress rule selects namespaces `team: llm`, the
     llm Namespace is labelled `team: ml-platform`: the call is denied, and the message did
