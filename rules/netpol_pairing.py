@@ -65,7 +65,10 @@ In a review, a fourth source of intended flows is checked against what the chang
   never an address in an env value, an arg or a ConfigMap's data ("shop/prod-web calls
   db:5432, but its build renames Service shop/db to prod-db (namePrefix prod-) ..."); a
   warning when the namespace holds a chart or an operator that may make a Service of that
-  name. A review says it once, as the head's finding.
+  name. A review says it once, as the head's finding. A lint also says, as a warning, an
+  address naming a Service its cluster lacks and another cluster of the repository has
+  ("its cluster has no Service shop/payments (only cluster home has it)"): a cluster's
+  DNS answers its own Services only.
 - `dependency-port` (error, on the env value, arg, command item or ConfigMap key): an address
   a workload names with a port it writes (`redis://redis.data:6379`) whose Service, a
   ClusterIP Service of the repository in the caller's build, does not list that port: the
@@ -404,7 +407,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit
 from reviewbot.load.paths import Path, dig, format_path
-from reviewbot.model.objects import Model, items, mapping
+from reviewbot.model.objects import DEFAULT_CLUSTER, Model, items, mapping
 from reviewbot.model.resource import templates_declaring
 from reviewbot.rules._kit import views
 from reviewbot.words import closest, misspelt, transposed
@@ -1579,7 +1582,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                            for p in base_net.pods for d in declarations(p, base_maps)}
                 if (_as_diffed(decl.obj), e.text, e.port) not in old:  # the object named it before
                     said.add(place)
-                    yield _unknown_call(net, s, decl, sorted(
+                    yield _unknown_call(pod, decl, sorted(
                         str(c) for c, v in views(head) if c != cluster and any(
                             (sv.namespace, sv.name) == key for sv in v.services)))
 
@@ -1787,12 +1790,12 @@ def _closed_port(net: Network, s: int, decl: Declaration, service: Service) -> V
                      others=others)
 
 
-def _unknown_call(net: Network, s: int, decl: Declaration,
+def _unknown_call(pod: PodTemplate, decl: Declaration,
                   elsewhere: Sequence[str] = ()) -> Violation:
-    """A value the change adds names a Service the repository never had, or only other
-    clusters have (``elsewhere``: a new-user trial's lab values named home's Service, and
-    the message said no such Service is in the repository): a warning."""
-    e, caller = decl.endpoint, f"{net.pods[s].namespace}/{net.pods[s].name}"
+    """A value names a Service the repository never had (a value the change adds), or only
+    other clusters have (``elsewhere``: a new-user trial's lab values named home's Service,
+    and the message said no such Service is in the repository): a warning."""
+    e, caller = decl.endpoint, f"{pod.namespace}/{pod.name}"
     name = f"{e.namespace}/{e.service}"
     message = f"{caller} calls {e.text}:{e.port}, but no Service {name} is in this repository"
     fix = f"Point the address at a Service of {e.namespace}, or add Service {name}."
@@ -2272,14 +2275,23 @@ def _calls_unserved(model: Model) -> Iterator[Violation]:
                  for s in model.services)
     renamed = any(s.obj.kind == "Service" and s.obj.name_as_written != s.name
                   for s in model.services)
-    if not listed and not renamed:
+    if not listed and not renamed and not model.cluster_entries:
         return
     from reviewbot.model.releases import every_service
 
     builds = _builds_of(model)
     said: set[tuple[Any, ...]] = set()
     renames: dict[tuple[Any, ...], list[tuple[str, Violation]]] = {}
-    for _, view in views(model):
+    clusters = views(model)
+    # (namespace, name) -> the clusters whose build has that Service (several clusters only)
+    held: dict[tuple[str, str], list[str]] = {}
+    if len(clusters) > 1:  # (the objects no cluster's entry reaches are no cluster's)
+        for cluster, view in clusters:
+            if cluster == DEFAULT_CLUSTER:
+                continue
+            for key in {(sv.namespace, sv.name) for sv in every_service(view)}:
+                held.setdefault(key, []).append(str(cluster))
+    for cluster, view in clusters:
         # every Service of a name in each build (a tree without roots may hold several
         # alternatives of one name: GoogleCloudPlatform's llm-service of each model)
         has: dict[str, dict[tuple[str, str], list[Service]]] = {}
@@ -2302,6 +2314,13 @@ def _calls_unserved(model: Model) -> Iterator[Violation]:
                         doc, at = decl.obj.written(decl.path)
                         renames.setdefault((id(doc), at, e.text), []).append((
                             f"{pod.namespace}/{pod.name}", _renamed_call(view, pod, decl, gone[0])))
+                    continue
+                if not found and held and cluster != DEFAULT_CLUSTER and (
+                        str(cluster) not in held.get(key, (str(cluster),))):
+                    at_value = (*decl.obj.where(decl.path), e.text)
+                    if at_value not in said:  # (a call its cluster cannot make: new-user
+                        said.add(at_value)  # trial thirty-six's lab values naming home's)
+                        yield _unknown_call(pod, decl, held[key])
                     continue
                 if not found or any(
                         s.obj.kind != "Service" or not _forwards_listed(s)

@@ -764,6 +764,32 @@ def test_a_value_naming_a_service_only_another_cluster_has_says_which(
          "Service shop/payments (only cluster home has it)")]
 
 
+def test_a_lint_says_a_call_only_another_cluster_can_answer(tmp_path: Path) -> None:
+    """Recorded after new-user trial thirty-six: a review said lab's call to home's Service
+    when the change added it, a lint never: lab's pods call a name lab has no Service for.
+    A warning (a Service may come from outside the repository); a name no cluster of the
+    repository has stays unsaid (it may come from anywhere), and so does one that objects
+    no cluster reaches hold."""
+    added = SHOP.replace('        - {name: CART_ADDR',
+                         '        - {name: PAY_ADDR, value: "payments:9000"}\n'
+                         '        - {name: BILL_ADDR, value: "billing:9000"}\n'
+                         '        - {name: CART_ADDR')
+    write(tmp_path, {
+        ".reviewbot.yaml": "clusters:\n  - {name: home, paths: [home]}\n"
+                           "  - {name: lab, paths: [lab]}\n",
+        "home/shop.yaml": SHOP, "home/catalog.yaml": CATALOG.format(name="catalog"),
+        "home/payments.yaml": CATALOG.format(name="payments"),
+        "lab/shop.yaml": added, "lab/catalog.yaml": CATALOG.format(name="catalog"),
+        "loose/billing.yaml": CATALOG.format(name="billing")})
+    found = [f for f in lint_dir(tmp_path, only=[RULE]).findings
+             if f.kind == "dependency-missing"]
+    assert [(f.severity, f.file, f.line, f.message.split(". Not certain")[0]) for f in found] == [
+        ("warning", "lab/shop.yaml", added.lstrip("\n").splitlines().index(
+            '        - {name: PAY_ADDR, value: "payments:9000"}') + 1,
+         "shop/web calls payments:9000, but its cluster has no Service shop/payments (only "
+         "cluster home has it)")]
+
+
 # ---------------------------------------------------------------- namespaces Argo CD fills
 
 ARGO_APP = """
