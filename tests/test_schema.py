@@ -121,6 +121,32 @@ def test_one_finding_per_missing_required_field(tmp_path: Path) -> None:
     assert len({f.fingerprint for f in result.findings}) == 3
 
 
+def test_a_manifest_of_metadata_alone_may_change_an_existing_object(tmp_path: Path) -> None:
+    """Judge round BM (rh-aiservices-bu/rhoaibu-cluster): StorageClasses `gp3-csi` (the
+    platform's) and `ocs-storagecluster-ceph-rbd` (ODF's) written with their annotations
+    alone, to change which is the default. Applied to an existing object a manifest is a
+    patch, and the API server validates the merged object: "missing required field
+    'provisioner'" was an error. Refused only if the object does not exist yet: a warning
+    that says so. A manifest with more than metadata that lacks the field is refused."""
+    text = """
+    apiVersion: storage.k8s.io/v1
+    kind: StorageClass
+    metadata:
+      name: gp3-csi
+      annotations: {storageclass.kubernetes.io/is-default-class: "false"}
+    ---
+    apiVersion: storage.k8s.io/v1
+    kind: StorageClass
+    metadata: {name: fast}
+    parameters: {type: gp3}
+    """
+    result = lint_text(tmp_path, text, only=["schema"], config=NEVER)
+    assert [(f.line, f.severity, f.message.split(". Not certain")[0]) for f in result.findings
+            if f.rule == "schema"] == [
+        (1, "warning", "(object): missing required field 'provisioner'"),
+        (7, "error", "(object): missing required field 'provisioner'")]
+
+
 def test_quantity_and_int_or_string_accept_both_forms_and_null(tmp_path: Path) -> None:
     text = """
     apiVersion: v1
@@ -436,7 +462,10 @@ def test_schema_locations_in_kubeconform_layout(tmp_path: Path) -> None:
     result = lint_text(tmp_path, text, only=["schema"], config=config)
     assert messages(result) == [
         (4, "spec.colour: unknown field 'colour'"),
-        (6, "(object): missing required field 'spec'"),
+        (6, "(object): missing required field 'spec'. Not certain: reviewbot could not see "
+            "whether Other o exists already, made by the platform or an operator (a manifest "
+            "of metadata alone changes an existing object's labels and annotations; it is "
+            "refused only where the object does not exist yet)."),
     ]
 
 
