@@ -153,7 +153,9 @@ A last check asks that every selector select something.
   does not have, where a Service of a close name is there (a chart's too, as its documented
   templates make it: app-template's): the controller has no endpoints for that path and
   answers 503, a gateway 500 ("did you mean open-webui?"). Without such a near name the
-  Service may come from what reviewbot does not see: not judged.
+  Service may come from what reviewbot does not see: not judged; nor in a namespace where a
+  chart reviewbot does not render (a kustomization's `helmCharts`, a HelmRelease of another
+  chart) or an operator may make it.
 - `backend-port` (error, on the backend's port): an Ingress backend's `service.port`
   (`number` or `name`; extensions/v1beta1's `servicePort`), a Gateway API backendRef's
   `port`, the `service.port` of an Ingress app-template renders from its `ingress.<id>`
@@ -2470,6 +2472,7 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
 
         names: dict[str, set[str]] = {}
         by_name: dict[tuple[str, str], list[Service]] = {}
+        unseen: dict[str, list[str]] | None = None  # (asked once a backend is missed)
         for service in every_service(view):
             names.setdefault(service.namespace, set()).add(service.name)
             by_name.setdefault((service.namespace, service.name), []).append(service)
@@ -2493,6 +2496,13 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
                 near = misspelt(backend.service, have)
                 if not near:
                     continue
+                if unseen is None:
+                    from reviewbot.netpol.network import Network
+
+                    unseen = Network(view, exact=False).unseen
+                if namespace in unseen:
+                    continue  # (a chart or an operator there may make it: vehagn/homelab's
+                    # argocd-server, which its kustomization's argo-cd chart renders)
                 said.add(key)
                 field = "name" if obj.kind in ("Route", *ROUTE_KINDS) or (
                     backend.path[-1] == "service") else "serviceName"  # (extensions/v1beta1)

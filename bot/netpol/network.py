@@ -668,6 +668,9 @@ class Network:
                     add(target, f"Argo CD Application {obj.name}")
             elif id(obj) not in seen and may_run_pods(obj):
                 add(ns, f"{obj.kind} {obj.name} ({obj.group})")
+        for chart in self.charts:  # (a kustomization's helmCharts: never evaluated)
+            if chart.namespace:
+                add(chart.namespace, f"chart {chart.name} of {chart.file}")
         return out
 
     # -------------------------------------------------- ports
