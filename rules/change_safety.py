@@ -149,19 +149,20 @@ verdicts), never in `lint`, which sees one tree.
   (counted as such, not every object of the files it reads), or the HelmRelease's current
   chart and values, is applied at once, including what was merged while it was suspended
   (which the repository alone cannot show).
-- `gpu-restart` (info): a change to the pod template (args, env, image, resources, volumes
-  ...) of a pod that requests GPUs and is replaced without surge (Recreate, RollingUpdate with
+- `gpu-restart` (info): a change to the pod template (args, env, image, resources, volumes ...)
+  of a pod that requests GPUs and is replaced without surge (Recreate, RollingUpdate with
   `maxSurge: 0`, a one-replica StatefulSet): the old pod stops before the new one is ready, so
-  the service is down for one boot. With a measured boot (the
-  `reviewbot.dev/measured-boot-seconds` annotation, or the config's `measured:` entry for a
-  values file) the message says how long: "restarts coder-predictor: measured boot 600 s of
-  downtime"); where the new pod's startup probe (else its liveness probe) gives up before
-  that boot ends, it says the new pod never gets ready and the downtime lasts until the
-  probe is fixed, and where no node the inventory has that the pod may run on has the GPUs
-  it requests, that the new pod is never scheduled (the fix is then the probe's or the
-  request's). Otherwise the fix says a model server's (vLLM, SGLang) restart is a weights reload,
-  and of any other GPU pod (a media server on an iGPU share) that no second pod serves
-  meanwhile.
+  the service is down for one boot. A rolling update that stops fewer old pods at once than the
+  replicas (`maxUnavailable` as the Deployment controller resolves it: 25% by default, rounded
+  down, at least one) leaves the others serving: no downtime, not said. With a measured boot
+  (the `reviewbot.dev/measured-boot-seconds` annotation, or the config's `measured:` entry for
+  a values file) the message says how long: "restarts coder-predictor: measured boot 600 s of
+  downtime"); where the new pod's startup probe (else its liveness probe) gives up before that
+  boot ends, it says the new pod never gets ready and the downtime lasts until the probe is
+  fixed, and where no node the inventory has that the pod may run on has the GPUs it requests,
+  that the new pod is never scheduled (the fix is then the probe's or the request's). Otherwise
+  the fix says a model server's (vLLM, SGLang) restart is a weights reload, and of any other
+  GPU pod (a media server on an iGPU share) that no second pod serves meanwhile.
 - `stuck-rollout` (error): a change to the pod template of a pod that requests GPUs and
   rolls out with surge, where gpu-rollout finds no GPU for the surge pod (its `surge`
   finding, with the node and who holds its GPUs): the change starts a rollout whose new pod

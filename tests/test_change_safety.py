@@ -1372,6 +1372,36 @@ GPU = """
 """
 
 
+def test_a_gpu_replica_replaced_while_others_serve_is_no_downtime(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial thirty-eight: two replicas, `maxSurge: 0, maxUnavailable: 1`: one old
+    pod stops at a time while the other serves, yet an env var added read "at least its
+    measured boot, 420 s, of downtime". Downtime is when every replica stops at once (the
+    controller's fenceposts: 25% by default, rounded down, at least one where nothing
+    surges): one replica, or maxUnavailable as many as the replicas."""
+    def gpu(replicas: int, unavailable: str, env: str) -> str:
+        return GPU.format(strategy="RollingUpdate", image=IMAGE, tp=1).replace(
+            "strategy: {type: RollingUpdate}",
+            f"replicas: {replicas}\n      strategy: {{type: RollingUpdate, rollingUpdate: "
+            f"{{maxSurge: 0{unavailable}}}}}").replace(
+            'args: ["--tensor-parallel-size=1"]',
+            f'args: ["--tensor-parallel-size=1"]\n            env: [{{name: A, value: "{env}"}}]')
+    repo = GitRepo(tmp_path / "repo")
+    found_for = {}
+    for replicas, unavailable in ((2, ", maxUnavailable: 1"), (2, ""), (1, ""),
+                                  (2, ", maxUnavailable: 2"), (4, ", maxUnavailable: 50%")):
+        base = repo.commit({"gpu.yaml": gpu(replicas, unavailable, "1")})
+        head = repo.commit({"gpu.yaml": gpu(replicas, unavailable, "2")})
+        _, found = review(repo, base, head, capsys)
+        found_for[(replicas, unavailable)] = [f["message"].split(" and is replaced ")[1][:33]
+                                              for f in found]
+    assert found_for == {
+        (2, ", maxUnavailable: 1"): [], (2, ""): [], (4, ", maxUnavailable: 50%"): [],
+        (1, ""): ["with RollingUpdate and maxSurge 0"],
+        (2, ", maxUnavailable: 2"): ["with RollingUpdate and maxSurge 0"]}
+
+
 def test_a_gpu_restart_with_recreate_names_the_measured_downtime(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
