@@ -175,7 +175,11 @@ A last check asks that every selector select something.
   Gateway API route's) backend names a Service the change removes from its build (renamed:
   "Service web-svc selects the same pods"; a `namePrefix` renames the Service and leaves a
   route's `backendRefs` as written): the controller has no endpoints for that path and
-  answers 503, a gateway 500. Said at the renamed Service too, where the change is.
+  answers 503, a gateway 500. Said at the renamed Service too, where the change is. A lint
+  says it too of a route naming a Service as its file writes it where the route's own build
+  renames the Service (`namePrefix: stg-`: kustomize renames an Ingress backend with its
+  Service, never a route's `backendRefs`); a warning where a chart or an operator in the
+  namespace may make a Service of that name; a review says it once, as the head's finding.
 - `backend-denied` (error, on the backend's port): an Ingress backend's Service port sends
   to a pod port (its `targetPort`, a name resolved on each pod) that no ingress rule of the
   pods' NetworkPolicies admits from any peer at all: whoever the controller is, every
@@ -1667,6 +1671,7 @@ def _backends_removed(view: Model, had: Mapping[Any, Mapping[tuple[str, str], Se
     place, where the review comment sits."""
     from reviewbot.netpol.ingress import ROUTE_KINDS, backends, gateway_routes, ingress_objects
 
+    was = _renamed_services(view, builds)
     for obj in [*ingress_objects(view), *gateway_routes(view)]:
         if obj.kind == "Route":
             continue
@@ -1675,8 +1680,9 @@ def _backends_removed(view: Model, had: Mapping[Any, Mapping[tuple[str, str], Se
             key = (namespace, backend.service)
             gone = [had[b][key] for b in builds(obj)
                     if key in had.get(b, {}) and key not in has.get(b, {})]
-            if not gone:
-                continue
+            if not gone or any(key in was.get(b, {}) for b in builds(obj)):
+                continue  # (a name the build's namePrefix renamed: the head's own finding
+                # says it, with its cause, _renamed_backend)
             renamed = [n for b in builds(obj) for k, n in has.get(b, {}).items()
                        if k[0] == namespace and k not in had.get(b, {})
                        and dict(n.selector) == dict(gone[0].selector)]
@@ -2361,11 +2367,11 @@ def _calls_unserved(model: Model) -> Iterator[Violation]:
         yield first
 
 
-def _renamed_services(view: Model, builds: Callable[[KObject], tuple[str, ...]],
-                      ) -> dict[str, dict[tuple[str, str], list[Service]]]:
+def _renamed_services(view: Model, builds: Callable[[KObject], Iterable[Any]],
+                      ) -> dict[Any, dict[tuple[str, str], list[Service]]]:
     """Build -> (namespace, name as written) -> the Services its ``namePrefix`` or
     ``nameSuffix`` renamed from that name."""
-    out: dict[str, dict[tuple[str, str], list[Service]]] = {}
+    out: dict[Any, dict[tuple[str, str], list[Service]]] = {}
     for service in view.services:
         written = service.obj.name_as_written
         if service.obj.kind == "Service" and written != service.name:
@@ -2471,6 +2477,11 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
     ports: dict[tuple[str, int, tuple[str | int, ...]], list[Violation]] = {}
     from reviewbot.model.releases import releases
 
+    # a Service a build's namePrefix renamed, which a route names as written
+    builds = _builds_of(model) if any(
+        s.obj.kind == "Service" and s.obj.name_as_written != s.name for s in model.services
+    ) else None
+
     for _, view in views(model):
         for release in releases(view):  # (app-template's ingress values: rendered Ingresses)
             for rendered in release.backends if release.evaluated else ():
@@ -2487,6 +2498,7 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
         names: dict[str, set[str]] = {}
         by_name: dict[tuple[str, str], list[Service]] = {}
         unseen: dict[str, list[str]] | None = None  # (asked once a backend is missed)
+        was = _renamed_services(view, builds) if builds is not None else {}
         for service in every_service(view):
             names.setdefault(service.namespace, set()).add(service.name)
             by_name.setdefault((service.namespace, service.name), []).append(service)
@@ -2506,6 +2518,12 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
                 if key in said:
                     continue
                 if "$" in backend.service:
+                    continue
+                gone = [sv for b in builds(obj) for sv in was.get(b, {}).get(
+                    (namespace, backend.service), ())] if builds is not None else []
+                if gone:
+                    said.add(key)
+                    yield _renamed_backend(view, obj, backend, namespace, gone[0])
                     continue
                 near = misspelt(backend.service, have)
                 if not near:
@@ -2536,6 +2554,33 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
                             f"{more}, built from the same lines)" if first.obj else first.message,
                             others=tuple(o for v in alike for o in v.others))
         yield first
+
+
+def _renamed_backend(view: Model, obj: KObject, backend: Any, namespace: str,
+                     service: Service) -> Violation:
+    """``backend-removed`` in a lint: a route's backend naming a Service by the name its file
+    writes, where the route's own build renames it (``namePrefix: stg-``): kustomize renames
+    an Ingress backend with its Service, never a Gateway API route's ``backendRefs`` (new-user
+    trial thirty-eight: staging's HTTPRoute sent to `web` beside `stg-web`, and a lint said
+    nothing). A warning, saying so, where a chart or an operator in the namespace may make a
+    Service of the written name."""
+    from reviewbot.netpol.ingress import ROUTE_KINDS
+    from reviewbot.netpol.network import Network
+
+    written, now = backend.service, service.name
+    how = (f" (namePrefix {now[:-len(written)]})" if now.endswith(written) else
+           f" (nameSuffix {now[len(written):]})" if now.startswith(written) else "")
+    field = "name" if backend.path[-1] == "service" or obj.kind in ROUTE_KINDS else (
+        "serviceName")
+    message = (f"{obj.kind} {obj.namespace or 'default'}/{obj.name}: its backend names Service "
+               f"{written}, which its build renames {now}{how}, and kustomize leaves the "
+               f"backend as written: {_answers(obj)}")
+    fix = f"Name Service {now} in the backend (a patch of the overlay)."
+    unseen = Network(view, exact=False).unseen.get(namespace)
+    doubt = (f"whether {', '.join(unseen[:MAX_NAMES])} in {namespace} makes a Service "
+             f"{written}") if unseen else None
+    return Violation(obj, (*backend.path, field), message, fix=fix, kind="backend-removed",
+                     doubt=doubt)
 
 
 def _backend_port(model: Model, backend: Any, services: Sequence[Service]

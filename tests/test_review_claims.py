@@ -26,7 +26,7 @@ import pytest
 from reviewbot.engine.causes import Changed, fixed, group, judge
 from reviewbot.engine.findings import Amount, Finding
 
-from .helpers import ROOT, GitRepo, deployment, run_cli
+from .helpers import ROOT, GitRepo, deployment, lint_dir, run_cli
 from .render.homelab import GPU_PROBE, OPEN_WEBUI, homelab_pr
 
 
@@ -432,6 +432,42 @@ def test_an_ingress_whose_service_the_change_renames_is_an_error(
     assert code == 1 and ("HTTPRoute shop/web: its backend names Service web, which this "
                           "change removes \\(Service web-svc selects the same pods\\): the "
                           "gateway cannot resolve it and answers 500") in out
+
+
+def test_a_route_a_prefix_leaves_behind_is_said_by_a_lint_and_once_by_a_review(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial thirty-eight: staging's overlay (`namePrefix: stg-`) renames Service
+    `web` and leaves its HTTPRoute's `backendRefs` as written (kustomize renames an Ingress
+    backend, not a route's): the gateway answers 500, and a lint said nothing. A lint says
+    it; a review of the change adding the prefix says it once, as the head's finding, at
+    the prefix."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    monkeypatch.delenv("FORGEJO_EVENT_PATH", raising=False)
+    app = ("apiVersion: v1\nkind: Service\nmetadata: {name: web}\n"
+           "spec:\n  selector: {app: web}\n  ports: [{port: 80, targetPort: 8080}]\n---\n"
+           "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n"
+           "metadata: {name: web}\nspec:\n  parentRefs: [{name: gw, namespace: gateway}]\n"
+           "  rules:\n  - backendRefs:\n    - {name: web, port: 80}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"base/app.yaml": app,
+                        "base/kustomization.yaml": "resources: [app.yaml]\n",
+                        "staging/kustomization.yaml": "namespace: staging\nresources: [../base]\n"})
+    head = repo.commit({"staging/kustomization.yaml": (
+        "namespace: staging\nnamePrefix: stg-\nresources: [../base]\n")})
+    (found,) = [f for f in lint_dir(repo.path, only=["netpol-pairing"]).findings]
+    assert (found.file, found.line, found.kind, found.severity, found.message, found.fix) == (
+        "base/app.yaml", 15, "backend-removed", "error",
+        "HTTPRoute staging/stg-web: its backend names Service web, which its build renames "
+        "stg-web (namePrefix stg-), and kustomize leaves the backend as written: the gateway "
+        "cannot resolve it and answers 500 to the requests routed there",
+        "Name Service stg-web in the backend (a patch of the overlay).")
+    code, out, err = review_out(repo, base, head, "markdown", capsys, "--rule",
+                                "netpol-pairing")
+    assert code == 1 and out.count("its backend names Service web") == 1, out
+    assert "which its build renames" in out
+    inline = err.split("inline comment(s)", 1)[1]
+    assert "\nstaging/kustomization.yaml:2\nAbout `HTTPRoute/staging/stg-web`" in inline
 
 
 def test_policies_of_pods_a_refused_build_keeps_still_select_them(
