@@ -146,7 +146,9 @@ A last check asks that every selector select something.
   as `no-endpoints` judges a Service's: the eviction API finds no budget for those pods,
   and a node drain may evict all of them at once ("PodDisruptionBudget data/redis:
   selector app=redis-cache matches no pod in data (StatefulSet redis has app=redis), so it
-  protects no pod"). A selector with `matchExpressions` is not judged;
+  protects no pod"). A selector with `matchExpressions` is not judged. In a review, a
+  budget that selected pods before the change and selects none after is said whatever the
+  pods' labels now ("...; before this change it selected Deployment web");
 - `no-backend` (warning, on the backend's Service name): an Ingress, Route or Gateway API
   route (`HTTPRoute`, `GRPCRoute`, `TLSRoute`, `TCPRoute`, `UDPRoute`: `backendRefs` of kind
   Service, in their own `namespace` if they name one) backend names a Service its namespace
@@ -1531,12 +1533,13 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         if removed:
             yield from _backends_removed(view, had, has, builds)
         yield from _endpoints_lost(base_view, view)
+        yield from _budgets_lost(base_view, view)
         configs_touched = any(ref.startswith("ConfigMap/") for ref in touched)
         if not (removed or configs_touched or any(p.obj.ref in touched for p in view.pods)):
             continue  # no Service gone, and nothing a pod names changed
         net = Network(view, exact=False)
         configmaps = _configmaps(view)
-        was = _renamed_services(view, builds) if removed else {}
+        was = _renamed_services(view, builds)  # (what the head's own findings say)
         ever = {key for side in (had, has) for found in side.values() for key in found}
         old: set[tuple[str, str, int]] | None = None
         said: set[tuple[Any, ...]] = set()
@@ -1583,6 +1586,8 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                 if (key in ever or e.service == "localhost" or _as_diffed(decl.obj) not in touched
                         or not _judged_namespace(net, e.namespace)):
                     continue
+                if pod.origin is None and any(key in was.get(b, {}) for b in builds(decl.obj)):
+                    continue  # (the head's own finding says it: _renamed_call)
                 if old is None:  # the base's addresses, asked once a value names no Service
                     base_net = Network(base_view, exact=False)
                     base_maps = _configmaps(base_view)
@@ -2814,6 +2819,44 @@ def _endpoints_lost(base: Model, head: Model) -> Iterator[Violation | QuietPlace
             yield found
 
 
+def _budgets_lost(base: Model, head: Model) -> Iterator[Violation | QuietPlace]:
+    """``budget-selects-nothing`` in a review: the PodDisruptionBudgets of ``head`` (a
+    cluster's view) whose selector no pod of their namespace holds, where the same budget
+    of ``base`` selected pods: the change left them without a budget, whatever their labels
+    now (new-user trial thirty-eight: the web's labels renamed `app.kubernetes.io/name`,
+    its PDB's `app: web` unsaid, no near miss left to see)."""
+    budgets = [b for b in _budgets(head) if not _held(_holding(head), b)]
+    if not budgets:
+        return
+    had = {(b.namespace, b.name): b for b in _budgets(base)}
+    before = _holding(base)
+    lost = [(b, had[(b.namespace, b.name)]) for b in budgets
+            if (b.namespace, b.name) in had and _held(before, had[(b.namespace, b.name)])]
+    if not lost:
+        return
+    from reviewbot.netpol.network import Network, Selector
+
+    net, base_net = Network(head, exact=False), Network(base, exact=False)
+    for budget, old in lost:
+        wanted = Selector(tuple(old.selector.items()))
+        selected = sorted({f"{base_net.pods[i].kind} {base_net.pods[i].name}"
+                           for i in base_net.by_ns.get(old.namespace, ())
+                           if wanted.matches(base_net.pods[i].labels)})
+        if not selected:
+            continue
+        selector = Selector(tuple(budget.selector.items()))
+        if _unprotected(net, budget, selector) is not None:
+            continue  # (a near miss: the head's own finding says it, at the label missed)
+        found = _unprotected(net, budget, selector, near=False)
+        if isinstance(found, Violation):
+            shown = ", ".join(selected[:MAX_NAMES]) + (
+                f" and {len(selected) - MAX_NAMES} more" if len(selected) > MAX_NAMES else "")
+            found = replace(found, message=f"{found.message}; before this change it selected "
+                            f"{shown}")
+        if found is not None:
+            yield found
+
+
 def _holding(view: Model) -> dict[tuple[str, str, str], list[Mapping[str, str]]]:
     """The pods' labels of ``view``, by namespace and one label (for :func:`_held`)."""
     holding: dict[tuple[str, str, str], list[Mapping[str, str]]] = {}
@@ -2842,12 +2885,13 @@ def _no_endpoints(net: Network, service: Service, selector: Selector, near: bool
                                        "no-endpoints") if near else ())
 
 
-def _unprotected(net: Network, budget: _Budget, selector: Selector
+def _unprotected(net: Network, budget: _Budget, selector: Selector, near: bool = True
                  ) -> Violation | QuietPlace | None:
     """``budget-selects-nothing`` of ``budget``, whose selector matches no pod of its
-    namespace where a workload there almost carries its labels: the eviction API finds no
-    budget for those pods, and a node drain may evict them all at once."""
-    found = _selects_no_pod(net, budget, selector, True)
+    namespace where a workload there almost carries its labels (``near``; else whatever
+    the closest one carries): the eviction API finds no budget for those pods, and a node
+    drain may evict them all at once."""
+    found = _selects_no_pod(net, budget, selector, near)
     if not isinstance(found, tuple):
         return found
     where, nearest, closest = found

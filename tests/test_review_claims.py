@@ -909,6 +909,31 @@ def test_a_budget_a_label_change_leaves_behind_is_commented_at_the_label(
     assert "\napi.yaml:7\n" in err.split("inline comment(s)", 1)[1]
 
 
+def test_a_budget_a_label_change_leaves_without_a_near_miss_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial thirty-eight: the web's labels renamed `app.kubernetes.io/name:
+    storefront`, its PodDisruptionBudget kept `app: web`: no label is near enough for a lint
+    to guess the budget meant them, yet the change is what left it protecting nothing: the
+    budget selected Deployment web before. Said at the label the change wrote."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    pdb = ("apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+           "metadata: {name: web, namespace: shop}\nspec:\n  maxUnavailable: 1\n"
+           "  selector:\n    matchLabels: {app: web}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"web.yaml": deployment("web", "shop", "{app: web}"), "pdb.yaml": pdb})
+    head = repo.commit({"web.yaml": deployment(
+        "web", "shop", "{app.kubernetes.io/name: storefront}")})
+    _, out, err = review_out(repo, base, head, "json", capsys, "--rule", "netpol-pairing")
+    (found,) = json.loads(out)["findings"]
+    assert (found["file"], found["line"], found["severity"]) == ("pdb.yaml", 7, "warning")
+    assert found["message"] == (
+        "PodDisruptionBudget shop/web: selector app=web matches no pod in shop (Deployment web "
+        "has app.kubernetes.io/name=storefront), so it protects no pod: a node drain may evict "
+        "every pod of Deployment web at once; before this change it selected Deployment web")
+    assert "\nweb.yaml:7\n" in err.split("inline comment(s)", 1)[1]
+
+
 def test_a_service_moved_to_another_namespace_is_named_and_commented_at_the_move(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1071,8 +1096,10 @@ def test_an_address_a_generator_literal_changes_is_judged_as_a_value_the_change_
                         "db.yaml": db})
     head = repo.commit({"kustomization.yaml": kustomization % "db"})
     data = review_json(repo, base, head, "netpol-pairing", capsys)
+    # (the build names it prod-db: said as the head's own finding, with its cause)
     assert [(f["severity"], f["message"].split(". Not certain")[0]) for f in data["findings"]] == [
-        ("warning", "shop/prod-api calls db.shop.svc:5432, but no Service shop/db is in this "
-         "repository")]
+        ("error", "shop/prod-api calls db.shop.svc:5432, but its build renames Service shop/db "
+         "to prod-db (namePrefix prod-), and kustomize renames no address written in a value: "
+         "no Service shop/db answers")]
     other = repo.commit({"kustomization.yaml": kustomization % "prod-db" + "  - LOG=info\n"})
     assert review_json(repo, base, other, "netpol-pairing", capsys)["findings"] == []
