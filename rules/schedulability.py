@@ -44,6 +44,14 @@ Kinds:
   is there (a misspelling, or one word more or less: `api` for `api-server`): it scales
   nothing, and the workload runs the replicas it writes (1 when it writes none). Without a
   close name the target may be a chart's: not judged.
+- `drain-blocked` (warning, on `minAvailable` or `maxUnavailable`): a PodDisruptionBudget
+  that allows no voluntary eviction of the pods it selects at rest: `maxUnavailable: 0`, or
+  a `minAvailable` (a percentage rounded up, as the disruption controller rounds it) of at
+  least the replicas they run (a HorizontalPodAutoscaler's `minReplicas` where one scales
+  them). The eviction API refuses every eviction of them, so a node drain (a cluster
+  upgrade, the autoscaler's scale-down) waits on their node until more replicas run or the
+  budget changes. Pods a chart or an operator makes, pods KEDA scales (to zero), and a
+  budget that selects no pod of the repository are not judged.
 
 When it stays quiet:
 
@@ -155,7 +163,7 @@ FIX = "Lower the requests, reduce replicas, or move a workload to another node."
 COST = 5  # CPU time relative to a rule of cost 1, measured on the 50k-object tree
 OPTIONS: tuple[Any, ...] = ()
 SEVERITIES = {"node-full": "error", "too-big": "error", "over-limit": "error",
-              "scale-target": "warning"}
+              "scale-target": "warning", "drain-blocked": "warning"}
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 # what the API server compares for every container: the request at most the limit
 # (extended resources must be equal: gpu-parallelism's)
@@ -177,6 +185,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     for _, view in views(model):  # the pods of two clusters never share a node
         yield from _cluster(view)
         yield from _scale_targets(view)
+        yield from _drains_blocked(view)
 
 
 # what scales a workload: the kinds, their groups, and what they call it
@@ -240,6 +249,99 @@ def _scale_targets(model: Model) -> Iterator[Violation]:
                         kind="scale-target", others=(Violation(
                             have[built], ("metadata", "name"), message, fix=fix,
                             kind="scale-target"),))
+
+
+def _drains_blocked(model: Model) -> Iterator[Violation]:
+    """``drain-blocked``: a PodDisruptionBudget that allows no voluntary eviction of the pods
+    it selects at rest: ``maxUnavailable: 0``, or a ``minAvailable`` (a percentage rounded up,
+    as the disruption controller rounds it) of at least the replicas they run (a
+    HorizontalPodAutoscaler's ``minReplicas`` where one scales them). The eviction API
+    refuses every eviction of them, so a node drain (a cluster upgrade, the autoscaler's
+    scale-down) waits on their node until more replicas run or the budget changes (new-user
+    trial thirty-eight: `minAvailable: 2` beside an HPA's `minReplicas: 2`). Pods a chart
+    or an operator makes, KEDA's (which scale to zero) and budgets of no pod are not judged."""
+    budgets = [o for o in model.objects
+               if o.kind == "PodDisruptionBudget" and o.group == "policy"]
+    if not budgets:
+        return
+    from reviewbot.model.selectors import Selector
+
+    floors: dict[tuple[str, str, str], tuple[KObject, int]] = {}  # (ns, kind, name) -> HPA
+    keda: set[tuple[str, str, str]] = set()
+    for o in model.objects:
+        if (o.group, o.kind) not in _SCALERS:
+            continue
+        ref = o.get(("spec", "scaleTargetRef"))
+        if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
+            continue
+        key = (o.namespace or "default", str(ref.get("kind") or "Deployment"), ref["name"])
+        least = o.get(("spec", "minReplicas"))
+        if o.kind != "HorizontalPodAutoscaler":
+            keda.add(key)
+        elif isinstance(least, int) and not isinstance(least, bool):
+            floors[key] = (o, least)
+        elif least is None:
+            floors[key] = (o, 1)  # (the HorizontalPodAutoscaler's default)
+    for budget in budgets:
+        spec = budget.get(("spec",))
+        if not isinstance(spec, dict) or not isinstance(spec.get("selector"), dict):
+            continue
+        selector = Selector.parse(spec["selector"])
+        namespace = budget.namespace or "default"
+        pods = [p for p in model.pods if p.namespace == namespace and selector.valid
+                and selector.matches(p.labels)]
+        if not pods or any(p.origin is not None or p.controller is not None
+                           or p.kind not in _SCALED for p in pods):
+            continue
+        counted: list[str] = []
+        replicas = 0
+        for pod in pods:
+            key = (namespace, pod.kind, pod.obj.name)
+            if key in keda:
+                break
+            scaler = floors.get(key)
+            runs = scaler[1] if scaler is not None else pod.replicas
+            replicas += runs
+            counted.append(f"{pod.kind} {pod.name}: {runs}" + (
+                f", the minReplicas of HorizontalPodAutoscaler {scaler[0].name}" if scaler
+                else ""))
+        else:
+            if replicas < 1:
+                continue
+            least, most = spec.get("minAvailable"), spec.get("maxUnavailable")
+            if most is not None and least is None:  # (a percentage rounds up: only 0 is none)
+                if not (most == 0 and not isinstance(most, bool)) and str(most).strip() != "0%":
+                    continue
+                field, said = "maxUnavailable", f"maxUnavailable {most}"
+            elif least is not None and most is None:
+                kept = _kept(least, replicas)
+                if kept is None or kept < replicas:
+                    continue
+                field, said = "minAvailable", f"minAvailable {least}"
+            else:
+                continue
+            message = (f"PodDisruptionBudget {namespace}/{budget.name}: {said} of the "
+                       f"{replicas} pods it selects ({'; '.join(counted)}) allows no voluntary "
+                       "eviction: a node drain (an upgrade, the autoscaler's scale-down) waits "
+                       "on their node until more replicas run or the budget changes")
+            fix = (f"Set maxUnavailable: 1 in place of {field}, or run more replicas than the "
+                   "budget keeps.")
+            yield Violation(budget, ("spec", field), message, fix=fix, kind="drain-blocked")
+
+
+def _kept(least: Any, replicas: int) -> int | None:
+    """The pods a ``minAvailable`` keeps of ``replicas`` (a percentage rounded up, as the
+    disruption controller rounds it); None when unreadable."""
+    import math
+
+    if isinstance(least, bool):
+        return None
+    if isinstance(least, int):
+        return least
+    text = str(least).strip()
+    if text.endswith("%") and text[:-1].isdigit() and len(text) <= 4:
+        return math.ceil(int(text[:-1]) * replicas / 100)
+    return int(text) if text.isdigit() and len(text) <= 6 else None
 
 
 def _close(target: str, names: Mapping[str, KObject]) -> str:

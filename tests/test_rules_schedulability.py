@@ -317,6 +317,63 @@ spec:
                          only=["schedulability"]).findings == []
 
 
+def test_a_budget_that_allows_no_eviction_blocks_every_drain(tmp_path: Path) -> None:
+    """New-user trial thirty-eight: vllm runs 2 replicas (its HPA's minReplicas 2) under a
+    PodDisruptionBudget of `minAvailable: 2`: the eviction API refuses every eviction of
+    them, so a node drain (an upgrade, the autoscaler's scale-down) waits forever on their
+    node. Said of `maxUnavailable: 0` and `minAvailable: 100%` too; a budget that lets one
+    go, one of the HPA's larger floor, and one whose pods KEDA scales (to zero) are quiet."""
+    def text(budget: str, scaler: str = "") -> str:
+        return """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm, namespace: llm}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: vllm}}
+  template:
+    metadata: {labels: {app: vllm}}
+    spec: {containers: [{name: vllm, image: x}]}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: vllm, namespace: llm}
+spec:
+  BUDGET
+  selector: {matchLabels: {app: vllm}}
+""".replace("BUDGET", budget) + scaler
+    hpa = """---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: vllm, namespace: llm}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: vllm}
+  minReplicas: MIN
+  maxReplicas: 4
+"""
+    found = {}
+    for name, budget, scaler in (
+            ("hpa", "minAvailable: 2", hpa.replace("MIN", "2")),
+            ("hpa3", "minAvailable: 2", hpa.replace("MIN", "3")),
+            ("zero", "maxUnavailable: 0", ""), ("all", "minAvailable: 100%", ""),
+            ("half", "minAvailable: 50%", ""), ("one", "maxUnavailable: 1", ""),
+            ("keda", "minAvailable: 2", hpa.replace("autoscaling/v2", "keda.sh/v1alpha1").replace(
+                "HorizontalPodAutoscaler", "ScaledObject"))):
+        result = lint_text(tmp_path / name, text(budget, scaler), only=["schedulability"])
+        found[name] = [(f.line, f.kind, f.severity) for f in result.findings]
+        if name == "hpa":
+            assert [(f.message, f.fix) for f in result.findings] == [(
+                "PodDisruptionBudget llm/vllm: minAvailable 2 of the 2 pods it selects "
+                "(Deployment vllm: 2, the minReplicas of HorizontalPodAutoscaler vllm) allows no "
+                "voluntary eviction: a node drain (an upgrade, the autoscaler's scale-down) "
+                "waits on their node until more replicas run or the budget changes",
+                "Set maxUnavailable: 1 in place of minAvailable, or run more replicas than the "
+                "budget keeps.")]
+    blocked = [(15, "drain-blocked", "warning")]
+    assert found == {"hpa": blocked, "hpa3": [], "zero": blocked, "all": blocked, "half": [],
+                     "one": [], "keda": []}
+
+
 def test_an_autoscaler_naming_a_workload_its_build_renamed_is_said(tmp_path: Path) -> None:
     """New-user trial thirty-four: under `namePrefix: prod-`, Deployment api renamed
     api-server, the HPA kept `name: api`. kustomize renames a reference with its referent
