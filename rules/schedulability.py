@@ -38,6 +38,13 @@ Kinds:
 
 - `node-full`: the pods pinned to a node request more than its allocatable.
 - `too-big`: an unpinned pod fits no inventory node that admits it.
+- `pool-full`: the pods that may run only on a set of inventory nodes (their selectors,
+  affinity and taints admit those alone: the GPU nodes of one product) request more of an
+  extended resource (GPUs) than those nodes have left once the pods pinned there and the
+  DaemonSets are counted; where each requests the same amount, the nodes hold as many as
+  fit whole on each (three pods of 2 GPUs on two nodes of 2 GPUs: two run, one stays
+  Pending). cpu and memory are not summed over several nodes: system pods and what no
+  repository shows share them.
 - `over-limit`: a container requests more cpu, memory or ephemeral-storage than its limit.
 - `scale-target` (warning): a HorizontalPodAutoscaler's (KEDA ScaledObject's)
   `scaleTargetRef` names a workload its namespace does not have, where one of a close name
@@ -163,7 +170,7 @@ FIX = "Lower the requests, reduce replicas, or move a workload to another node."
 COST = 5  # CPU time relative to a rule of cost 1, measured on the 50k-object tree
 OPTIONS: tuple[Any, ...] = ()
 SEVERITIES = {"node-full": "error", "too-big": "error", "over-limit": "error",
-              "scale-target": "warning", "drain-blocked": "warning"}
+              "pool-full": "error", "scale-target": "warning", "drain-blocked": "warning"}
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 # what the API server compares for every container: the request at most the limit
 # (extended resources must be equal: gpu-parallelism's)
@@ -400,6 +407,7 @@ def _cluster(model: Model) -> Iterator[Violation]:
         # (a pod its selection places on one node is judged there: node-full says it, once)
         if pinned_host(pod) is None and placement.node_of(pod) is None:
             yield from _single(pod, inventory.nodes, judged)
+    yield from _pools(model, pods, placement)
 
 
 def _resource_names(pods: Sequence[PodTemplate]) -> list[str]:
@@ -469,6 +477,111 @@ def _node(model: Model, node: Node, on: Sequence[PodTemplate]) -> Iterator[Viola
             shares, list(seen), strict=True) if count(p) > 1 and p.origin is None
             and p.obj.get(("spec", "replicas")) is not None]
         yield replace(seen[0], others=tuple(seen[1:]))
+
+
+def _pools(model: Model, pods: Sequence[PodTemplate], placement: Placement
+           ) -> Iterator[Violation]:
+    """``pool-full``: the pods that may run only on a set of inventory nodes (their selectors,
+    affinity and taints admit those alone: the GPU nodes of one product) request more of an
+    extended resource (GPUs) than those nodes have left once the pods pinned there are counted:
+    one of them stays Pending (new-user trial thirty-eight: 3 replicas of 2 GPUs on two nodes of
+    2 GPUs each, "no findings"). Where every pod counted requests the same amount, the nodes
+    hold as many as fit whole on each (2 GPUs each of a 3-GPU node: one per node). A set no pod
+    of the repository fits one node of is too-big's; a node its pinned pods overfill,
+    node-full's."""
+    nodes = {n.name: n for n in model.inventory.nodes}
+    loose = [p for p in pods if p.kind != "DaemonSet" and pinned_host(p) is None
+             and placement.node_of(p) is None]
+    if len(nodes) < 2 or not loose:
+        return
+    sets: dict[str, frozenset[str]] = {}
+    admitted: dict[int, frozenset[str]] = {}
+    for pod in loose:
+        key = _placement_key(pod)
+        if key not in sets:
+            sets[key] = frozenset(n.name for n in nodes.values() if admits(pod, n))
+        admitted[id(pod)] = sets[key]
+    full: list[tuple[frozenset[str], str]] = []
+    for group in sorted({a for a in admitted.values() if len(a) >= 2},
+                        key=lambda g: (len(g), sorted(g))):
+        members = [p for p in loose if admitted[id(p)] and admitted[id(p)] <= group]
+        for resource in _resource_names(members):
+            if not _extended(resource):
+                continue  # (cpu and memory: shared with what no repository shows)
+            if any(g <= group and r == resource for g, r in full):
+                continue  # (a smaller set of these nodes is said full already)
+            found = _pool(model, group, members, resource, nodes, placement)
+            if found is not None:
+                full.append((group, resource))
+                yield found
+
+
+def _pool(model: Model, group: frozenset[str], members: Sequence[PodTemplate], resource: str,
+          nodes: Mapping[str, Node], placement: Placement) -> Violation | None:
+    """:func:`_pools`' finding for one set of nodes and one resource, or None."""
+    shares = [(p, v, n) for p in members
+              if (v := pod_request(p, resource)) > 0 and (n := count(p)) > 0]
+    if not shares:
+        return None
+    left: dict[str, Fraction] = {}
+    biggest = Fraction(0)
+    for name in sorted(group):
+        allocatable = _allocatable(nodes[name], resource)
+        if allocatable is None:
+            return None
+        biggest = max(biggest, allocatable)
+        pinned = sum((pod_request(p, resource) * count(p)
+                      for p in placement.pods_on(nodes[name])), Fraction(0))
+        left[name] = max(allocatable - pinned, Fraction(0))
+    if any(v > biggest for _, v, _ in shares):
+        return None  # (a pod no node of them holds: too-big says it)
+    each = {v for _, v, _ in shares}
+    one = next(iter(each)) if len(each) == 1 else None
+    if one is not None:  # (alike pods: as many as fit whole on each node)
+        wanted, fit = sum(n for _, _, n in shares), sum(int(left[n] // one) for n in group)
+        if wanted <= fit:
+            return None
+    else:
+        total = sum((v * n for _, v, n in shares), Fraction(0))
+        have = sum(left.values(), Fraction(0))
+        if total <= have:
+            return None
+    shares.sort(key=lambda share: (-share[1] * share[2], share[0].name))
+    shown = ", ".join(sorted(group)[:MAX_NODES]) + (
+        f" and {len(group) - MAX_NODES} more" if len(group) > MAX_NODES else "")
+    room = ", ".join(f"{n} {_q(resource, left[n], node=nodes[n])}" for n in sorted(group)[
+        :MAX_NODES])
+    listed = ", ".join(f"{p.name} {n} x {_q(resource, v, p, compared=False)}"
+                       for p, v, n in shares[:MAX_LISTED]) + (
+        f" and {len(shares) - MAX_LISTED} more" if len(shares) > MAX_LISTED else "")
+    first = shares[0][0]
+    if one is not None:
+        message = (f"{first.name}: {wanted} pods request {_q(resource, one, first)} {resource} "
+                   f"each ({listed}) and may run only on {shown} (left: {room}), where {fit} "
+                   f"fit: {wanted - fit} stay{'s' if wanted - fit == 1 else ''} Pending")
+        fix = (f"Run at most {fit} of them there, lower the {resource} request, or let them "
+               "run on more nodes.")
+    else:
+        message = (f"{first.name}: the pods that may run only on {shown} request "
+                   f"{_q(resource, total)} {resource} ({listed}), but those nodes have "
+                   f"{_q(resource, have)} left (left: {room}): {_q(resource, total - have)} "
+                   "too much, so one of them stays Pending")
+        fix = (f"Bring their {resource} requests to at most {_q(resource, have)}: lower a "
+               "request, reduce replicas, or let them run on more nodes.")
+    unbuilt = [p for p, _, _ in shares if id(p.obj) in model.unbuilt]
+    doubt = runs_doubt(model, unbuilt) if unbuilt else None
+    seen = [Violation(p.obj, _anchor(p, resource), message, fix=fix, kind="pool-full",
+                      cause=f"{'+'.join(sorted(group))} {resource}", doubt=doubt)
+            for p, _, _ in shares]
+    # a workload's written replica count is the same cause's other place (as node-full's)
+    seen += [replace(v, path=("spec", "replicas")) for (p, _, n), v in zip(
+        shares, list(seen), strict=True) if n > 1 and p.origin is None
+        and p.obj.get(("spec", "replicas")) is not None]
+    return replace(seen[0], others=tuple(seen[1:]))
+
+
+MAX_NODES = 3  # the nodes a pool finding names
+MAX_LISTED = 6  # the workloads it names
 
 
 def _full(node: Node, resource: str, pod: PodTemplate, total: Fraction, allocatable: Fraction,

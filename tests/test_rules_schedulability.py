@@ -112,6 +112,61 @@ spec:
     assert "the largest, worker-1, has 32 allocatable" in result.findings[0].message
 
 
+GPU_POOL = """
+cluster:
+  nodes:
+    - name: gpu-1
+      labels: {kubernetes.io/hostname: gpu-1, nvidia.com/gpu.product: NVIDIA-L4}
+      allocatable: {cpu: "32", memory: 125Gi, nvidia.com/gpu: "3"}
+    - name: gpu-2
+      labels: {kubernetes.io/hostname: gpu-2, nvidia.com/gpu.product: NVIDIA-L4}
+      allocatable: {cpu: "32", memory: 125Gi, nvidia.com/gpu: "3"}
+    - name: cpu-1
+      labels: {kubernetes.io/hostname: cpu-1}
+      allocatable: {cpu: "32", memory: 125Gi}
+"""
+
+
+def test_pods_only_a_set_of_nodes_admits_must_fit_those_nodes_together(tmp_path: Path) -> None:
+    """New-user trial thirty-eight: 3 replicas of 2 GPUs, selected onto the L4 nodes, two of
+    them: each pod fits a node, so too-big was quiet, and no node is pinned, so node-full
+    was; yet 2 GPUs fit once on a node of 3: two run, one stays Pending forever. Two
+    replicas fit; a pod pinned to a node takes what it requests there first."""
+    def vllm(replicas: int, gpus: int = 2) -> str:
+        return f"""
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: vllm, namespace: llm}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: vllm}}}}
+  template:
+    metadata: {{labels: {{app: vllm}}}}
+    spec:
+      nodeSelector: {{nvidia.com/gpu.product: NVIDIA-L4}}
+      containers:
+      - {{name: vllm, image: x, resources: {{limits: {{nvidia.com/gpu: {gpus}}}}}}}
+"""
+    result = lint_text(tmp_path / "three", vllm(3), only=["schedulability"], config=GPU_POOL)
+    assert [(f.line, f.kind, f.severity, f.message, f.fix) for f in result.findings] == [(
+        12, "pool-full", "error",
+        "vllm: 3 pods request 2 nvidia.com/gpu each (vllm 3 x 2) and may run only on gpu-1, "
+        "gpu-2 (left: gpu-1 3, gpu-2 3), where 2 fit: 1 stays Pending",
+        "Run at most 2 of them there, lower the nvidia.com/gpu request, or let them run on "
+        "more nodes.")]
+    assert result.findings[0].others[0].line == 5  # (its replicas: where a review may be)
+    assert pairs(lint_text(tmp_path / "two", vllm(2), only=["schedulability"],
+                           config=GPU_POOL)) == []
+    pinned_one = vllm(1, 2).replace("name: vllm,", "name: embed,").replace(
+        "{app: vllm}", "{app: embed}").replace(
+        "nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}", "nodeName: gpu-1")
+    result = lint_text(tmp_path / "pinned", vllm(2) + "---" + pinned_one,
+                       only=["schedulability"], config=GPU_POOL)
+    assert [f.message for f in result.findings] == [
+        "vllm: 2 pods request 2 nvidia.com/gpu each (vllm 2 x 2) and may run only on gpu-1, "
+        "gpu-2 (left: gpu-1 1, gpu-2 3), where 1 fit: 1 stays Pending"]
+
+
 def test_pinned_to_an_unknown_host_is_not_judged(tmp_path: Path) -> None:
     text = pinned("coder", "1Ti", node="worker-9")
     assert pairs(lint_text(tmp_path, text, only=["schedulability"], config=INVENTORY)) == []
