@@ -38,7 +38,8 @@ three sources of intended flows:
   destination are one finding at the first caller's value, the others counted ("a/web and 41
   other workloads in a call ..."); denied by a caller's own egress, each caller's value is a
   finding. Lint gives it at the value; a review places it at the `egress` of each policy
-  isolating the caller, or the `ingress` of each policy isolating the destination, when the
+  isolating the caller, or the `ingress` of each policy isolating the destination (the
+  `ports`, or `toPorts`, of its rule that admits the callers on other ports), when the
   pull request added or changed that policy (the unchanged value listed).
 
 In a review, a fourth source of intended flows is checked against what the change removes:
@@ -1372,6 +1373,7 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
     edits: list[Edit] = []
     conns = _conns_short(entry.conns)
     ports_apart = False  # a rule admits the flow's pods, on other ports only
+    admits_apart: Rule | None = None  # the ingress rule that admits them on other ports
     if entry.egress:
         sides.append(f"no egress rule in {', '.join(src_ns)} allows it"
                      f"{_isolated_by(net, sources, 'egress')}")
@@ -1403,7 +1405,7 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
             fixes.append(f"Widen the ingress rule {admitting[0]} to admit "
                          f"{_workload_names(net, sources)} on {conns}{kept}.")
         elif admitting is not None and admitting[3].ports:  # its pods admitted on others
-            ports_apart = True
+            ports_apart, admits_apart = True, admitting[3]
             fixes.append(f"Admit {conns} in the ingress rule {admitting[0]}: it admits {who} "
                          f"on {admitting[3].describe_ports()} only.")
         elif admitting is not None:
@@ -1447,6 +1449,12 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
     for n in isolating:
         policy = net.policies[n]
         at = _rules_key(policy, side)
+        if admits_apart is not None and any(r is admits_apart for r in policy.ingress):
+            # (at the ports of the rule that admits them elsewhere: new-user trial
+            # thirty-eight's toPorts 8000 -> 8080, its comment at `ingress:`)
+            ports = (*admits_apart.path, "ports" if policy.kind == "NetworkPolicy" else
+                     "toPorts")
+            at = ports if policy.obj.get(ports) is not None else at
         others.append(replace(found, obj=policy.obj, path=at,
                               key=f"{format_path(at)} -> {found.key}"))
     # and, where the policies admit these pods on other ports, at the port the destination

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -210,6 +211,23 @@ def test_one_cause_is_one_finding_placed_where_the_change_is_and_clusters_stay_a
     apart = group([_f("a", 3, clusters=("prod",)), _f("b", 7, clusters=("staging",))])
     assert len(apart) == 2
     assert len(group([_f("a", 3, cause=""), _f("b", 7, cause="")])) == 2  # no cause: alone
+
+
+def test_a_cause_one_place_is_certain_of_is_said_without_another_place_s_doubt() -> None:
+    """New-user trial thirty-eight: a denied call of a chart's caller, doubted (how the chart
+    renders it), and the same flow's egress rule finding, certain, are one cause: shown at
+    the changed policy as an error whose text said "Not certain". The cause is certain: the
+    shown place's doubt goes; a "Not applied" sentence stays."""
+    doubted = replace(_f("a", 3), severity="warning", message=(
+        "a: the node is full. Not certain: reviewbot could not see the chart x itself."))
+    (one,) = group([doubted, _f("b", 7)], Changed(touched=frozenset({"Deployment/ns/a"})))
+    assert (one.object, one.severity, one.message) == (
+        "Deployment/ns/a", "error", "a: the node is full")
+    unapplied = replace(doubted, message=doubted.message + " Not applied: the build of a "
+                        "fails (a/kustomization.yaml: 'x' missing), so none of this is applied "
+                        "until it builds.")
+    (kept,) = group([unapplied, _f("b", 7)], Changed(touched=frozenset({"Deployment/ns/a"})))
+    assert kept.message == unapplied.message
 
 
 def test_new_worse_existing_and_fixed_by_cause() -> None:
@@ -842,6 +860,42 @@ spec:
             for f in json.loads(out)["findings"] if f["new"]] == [
         ("llm/vllm.yaml", "error", "web/api calls vllm.llm.svc.cluster.local:8000")]
     assert "\nllm/vllm.yaml:12\n" in err.split("inline comment(s)", 1)[1]
+
+
+def test_a_flow_a_policy_s_moved_port_denies_is_commented_at_that_rule_s_ports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial thirty-eight: a CiliumNetworkPolicy's `toPorts` moved 8000 -> 8080,
+    the caller still calls 8000: the denied call was commented at the policy's `ingress:`,
+    lines above the change. The rule that admits the caller on other ports is where the
+    fix goes: its ports (a NetworkPolicy's `ports`, a Cilium policy's `toPorts`)."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    api = deployment("api", "web", "{app: api}").replace(
+        "image: x", "image: x\n        env: [{name: LLM_URL, value: "
+        "'http://vllm.llm.svc.cluster.local:8000/v1'}]")
+    vllm = deployment("vllm", "llm", "{app: vllm}", "ports: [{containerPort: 8000}]") + (
+        "---\napiVersion: v1\nkind: Service\nmetadata: {name: vllm, namespace: llm}\n"
+        "spec:\n  selector: {app: vllm}\n  ports: [{port: 8000}]\n")
+    policy = """apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: vllm, namespace: llm}
+spec:
+  endpointSelector: {matchLabels: {app: vllm}}
+  ingress:
+  - fromEndpoints:
+    - matchLabels: {k8s:io.kubernetes.pod.namespace: web}
+    toPorts:
+    - ports:
+      - {port: "PORT", protocol: TCP}
+"""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"web/api.yaml": api, "llm/vllm.yaml": vllm,
+                        "llm/policy.yaml": policy.replace("PORT", "8000")})
+    head = repo.commit({"llm/policy.yaml": policy.replace("PORT", "8080")})
+    _, out, err = review_out(repo, base, head, "json", capsys, "--rule", "netpol-pairing")
+    assert [(f["file"], f["line"], f["severity"], f["message"].split(" (")[0])
+            for f in json.loads(out)["findings"] if f["new"]] == [
+        ("llm/policy.yaml", 9, "error", "web/api calls vllm.llm.svc.cluster.local:8000")]
 
 
 def test_a_finding_of_objects_the_change_renamed_stays_existing(

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from reviewbot.diff.objects import TreeDiff
-from reviewbot.engine.findings import Finding, sort_key
+from reviewbot.engine.findings import Finding, sort_key, undoubted
 from reviewbot.engine.identity import among
 
 GroupKey = tuple[str, str]  # (rule, cause)
@@ -100,6 +100,13 @@ def _merge(group: Sequence[Finding], changed: Changed | None) -> Finding:
     best = min(range(len(unique)), key=lambda i: (changed.rank(unique[i]) if changed else 0, i))
     first = unique[best]
     severity = max((p.severity for p in unique), key=_rank)
+    if _rank(severity) > _rank(first.severity):
+        # a place of the cause that is certain makes the cause certain: what the best place
+        # could not see is no doubt of it (new-user trial thirty-eight: an error "Not
+        # certain" of a chart's caller, made an error by the egress rule's own finding)
+        bare = undoubted(first.message)
+        if bare is not None:
+            first = replace(first, message=bare)
     return replace(first, severity=severity,
                    others=tuple(p for i, p in enumerate(unique) if i != best))
 

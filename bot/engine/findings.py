@@ -194,6 +194,17 @@ def not_certain(message: str) -> tuple[str, str | None]:
     if at >= 0 and message.endswith("."):
         return message[:at], message[at + len(_DOUBT_START):-1]
     return message, None
+def undoubted(message: str) -> str | None:
+    """``message`` as the rule said it, before :func:`doubted` ended it with a "Not certain"
+    sentence (the full stop it added taken away too); None when it has none, or a "Not
+    applied" sentence (a doubt of the object's own build, which stays)."""
+    rest, applied = not_applied(message)
+    bare, doubt = not_certain(rest)
+    if doubt is None or applied is not None:
+        return None
+    return bare[:-1] if bare.endswith(".") else bare
+
+
 def doubt_once(rest: str, before: str | None) -> tuple[str, str | None]:
     """``rest`` (a message without its "Not applied" sentence) with its "Not certain"
     sentence said "as above" when it is ``before`` (the one just said: each long sentence
