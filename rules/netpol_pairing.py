@@ -141,7 +141,11 @@ A last check asks that every selector select something.
   workloads: the Service has no endpoints, and what sends to it (an Ingress, a caller)
   gets no pod ("selector app=web, track=stable matches no pod in shop (Deployment web has
   app=web); before this change it selected Deployment web"). A namespace that may hold
-  pods reviewbot cannot see, or pods whose operator adds labels, make it a note;
+  pods reviewbot cannot see, or pods whose operator adds labels, make it a note. So is a
+  Service port whose `targetPort` name the selected pods declared before the change and
+  none declares after it (a container port renamed `http` -> `api`): that port has no
+  endpoints ("...; before this change its pods declared port http"), commented at the
+  container ports the change touched;
 - `budget-selects-nothing` (warning, on the selector's label): a PodDisruptionBudget whose
   `matchLabels` match no pod of its namespace where a workload there almost carries them,
   as `no-endpoints` judges a Service's: the eviction API finds no budget for those pods,
@@ -1542,6 +1546,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
             yield from _backends_removed(view, had, has, builds)
         yield from _endpoints_lost(base_view, view)
         yield from _budgets_lost(base_view, view)
+        yield from _ports_lost(base_view, view)
         configs_touched = any(ref.startswith("ConfigMap/") for ref in touched)
         if not (removed or configs_touched or any(p.obj.ref in touched for p in view.pods)):
             continue  # no Service gone, and nothing a pod names changed
@@ -2728,7 +2733,7 @@ def _ports_unserved(model: Model) -> Iterator[Violation]:
     that port reaches a pod (new-user trial fifteen: `targetPort: http` beside a container
     port named `web`). Judged where every pod it selects is a pod spec of the repository
     whose build works (no chart's, no operator's that adds labels)."""
-    said: set[tuple[str, int, int]] = set()
+    found: dict[tuple[str, int, int], list[Violation]] = {}  # (a Service's file, port) -> ...
     for _, view in views(model):
         services = [s for s in _selecting_services(view)
                     if any(isinstance(p.target_port, str) for p in s.ports)]
@@ -2750,21 +2755,32 @@ def _ports_unserved(model: Model) -> Iterator[Violation]:
                 wanted = sp.target_port
                 key = (service.obj.file, service.obj.doc.line if service.obj.doc else 0, i)
                 if not isinstance(wanted, str) or any(m in wanted for m in ("$", "{")) or (
-                        wanted, sp.protocol) in declared or key in said:
+                        wanted, sp.protocol) in declared:
                     continue
-                said.add(key)
                 names = sorted({n for n, _ in declared if isinstance(n, str)})
                 first = pods[0]
                 has = ", ".join(names) if names else "no port"
-                yield Violation(
-                    service.obj, ("spec", "ports", i, "targetPort"),
-                    f"Service {service.namespace}/{service.name}: port {sp.port} targets the "
-                    f"port named {wanted}, which no pod it selects declares ({first.kind} "
-                    f"{first.name} names {has}), so the Service has no endpoints on port "
-                    f"{sp.port}: no connection to it reaches a pod", kind="no-endpoints",
-                    fix=(f"Target a port the pods name ({_port_named(wanted, names)}), or name "
-                         f"a container port {wanted}." if names else
-                         f"Name a container port {wanted} in the pods the Service selects."))
+                message = (f"Service {service.namespace}/{service.name}: port {sp.port} targets "
+                           f"the port named {wanted}, which no pod it selects declares "
+                           f"({first.kind} {first.name} names {has}), so the Service has no "
+                           f"endpoints on port {sp.port}: no connection to it reaches a pod")
+                fix = (f"Target a port the pods name ({_port_named(wanted, names)}), or name a "
+                       f"container port {wanted}." if names else
+                       f"Name a container port {wanted} in the pods the Service selects.")
+                # the pods' container ports are the same cause's other place: where a review
+                # comments when the change renamed the port (new-user trial thirty-eight)
+                others = tuple(Violation(p.obj, (*c.path, "ports"), message, fix=fix,
+                                         kind="no-endpoints")
+                               for p in pods[:1] for c in p.containers
+                               if c.role == "container" and c.body.get("ports"))
+                found.setdefault(key, []).append(Violation(
+                    service.obj, ("spec", "ports", i, "targetPort"), message,
+                    kind="no-endpoints", fix=fix, others=others[:1]))
+    for alike in found.values():  # (a Service several builds make: once, naming each)
+        more = [f"{v.obj.namespace or 'default'}/{v.obj.name}" for v in alike[1:]
+                if v.obj is not None]
+        yield replace(alike[0], message=f"{alike[0].message} (so does Service "
+                      f"{', '.join(more)}, built from the same lines)") if more else alike[0]
 
 
 def _port_named(wanted: str, names: Sequence[str]) -> str:
@@ -2825,6 +2841,32 @@ def _endpoints_lost(base: Model, head: Model) -> Iterator[Violation | QuietPlace
                     "template.")
         if found is not None:
             yield found
+
+
+def _ports_lost(base: Model, head: Model) -> Iterator[Violation]:
+    """``endpoints-lost`` of a Service port: a ``targetPort`` name no pod the Service selects
+    declares (:func:`_ports_unserved`) where, before the change, the same Service with the
+    same ``targetPort`` had pods that declared it: the change took the port's endpoints
+    away (new-user trial thirty-eight: a container port renamed `http` -> `api`, the
+    Service's `targetPort: http` kept: a warning, "no new errors")."""
+    lost = list(_ports_unserved(head))
+    if not lost:
+        return
+    before = {(v.obj.ref, v.path) for v in _ports_unserved(base) if v.obj is not None}
+    had = {(s.namespace, s.name): s for s in _selecting_services(base)}
+    for v in lost:
+        if v.obj is None or (v.obj.ref, v.path) in before:
+            continue
+        old = had.get((v.obj.namespace or "default", v.obj.name))
+        index = v.path[2]
+        if old is None or not isinstance(index, int) or index >= len(old.ports) or (
+                old.ports[index].target_port != dig(v.obj.body, v.path)):
+            continue
+        message = f"{v.message}; before this change its pods declared port " \
+                  f"{old.ports[index].target_port}"
+        yield replace(v, kind="endpoints-lost", message=message,
+                      others=tuple(replace(o, kind="endpoints-lost", message=message)
+                                   for o in v.others))
 
 
 def _budgets_lost(base: Model, head: Model) -> Iterator[Violation | QuietPlace]:

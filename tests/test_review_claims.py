@@ -728,8 +728,9 @@ spec:
     head = repo.commit({"np.yaml": policy.replace("PORT", "8080")})
     _, out, err = review_out(repo, base, head, "markdown", capsys, "--rule", "netpol-pairing")
     inline = err.split("inline comment(s)", 1)[1]
-    assert "\nnp.yaml:14\n" in inline and "About `NetworkPolicy/shop/web` at `np.yaml` line 7" \
-        in inline
+    # (at the rule's `ports`, which the diff shows, two lines above the port it changed:
+    # new-user trial thirty-eight)
+    assert "\nnp.yaml:12\n" in inline
     assert "Not shown inline" not in out
 
 
@@ -896,6 +897,39 @@ spec:
     assert [(f["file"], f["line"], f["severity"], f["message"].split(" (")[0])
             for f in json.loads(out)["findings"] if f["new"]] == [
         ("llm/policy.yaml", 9, "error", "web/api calls vllm.llm.svc.cluster.local:8000")]
+
+
+def test_a_container_port_renamed_under_a_service_s_target_port_loses_its_endpoints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial thirty-eight: the orders' container port renamed `http` -> `api`, its
+    Service's `targetPort: http` kept (in two overlays): a warning, "no new errors", no
+    inline comment, staging's Service unsaid. The change took the port's endpoints away:
+    an error, naming each build's Service, commented at the container ports it changed."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    orders = deployment("orders", "", "{app: orders}", "ports: [{name: PORT, containerPort: 8080}]"
+                        ).replace(", namespace: }", "}")
+    service = ("apiVersion: v1\nkind: Service\nmetadata: {name: orders}\nspec:\n"
+               "  selector: {app: orders}\n  ports: [{port: 8080, targetPort: http}]\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "base/orders.yaml": orders.replace("PORT", "http"), "base/service.yaml": service,
+        "base/kustomization.yaml": "resources: [orders.yaml, service.yaml]\n",
+        "prod/kustomization.yaml": "namespace: orders\nresources: [../base]\n",
+        "staging/kustomization.yaml": (
+            "namespace: staging\nnamePrefix: stg-\nresources: [../base]\n")})
+    head = repo.commit({"base/orders.yaml": orders.replace("PORT", "api")})
+    _, out, err = review_out(repo, base, head, "json", capsys, "--rule", "netpol-pairing")
+    (found,) = json.loads(out)["findings"]
+    assert (found["file"], found["severity"], found["message"]) == (
+        "base/service.yaml", "error",
+        "Service orders/orders: port 8080 targets the port named http, which no pod it selects "
+        "declares (Deployment orders names api), so the Service has no endpoints on port 8080: "
+        "no connection to it reaches a pod (so does Service staging/stg-orders, built from the "
+        "same lines); before this change its pods declared port http")
+    ports = orders.lstrip("\n").splitlines().index("        ports: [{name: PORT, containerPort: "
+                                                   "8080}]") + 1
+    assert f"\nbase/orders.yaml:{ports}\n" in err.split("inline comment(s)", 1)[1]
 
 
 def test_a_finding_of_objects_the_change_renamed_stays_existing(
