@@ -178,6 +178,13 @@ A last check asks that every selector select something.
   change is: a port renamed under an unchanged Ingress), and once for the overlays that
   build one Ingress file alike, naming each ("so does Ingress prod/web, built from the same
   lines").
+- `route-conflict` (error, on the hostname): two HTTPRoutes (or GRPCRoutes) of a cluster
+  attached to the same Gateway listener claim the same hostname with the same match (a path
+  not written is the prefix /): the Gateway API gives those requests to one route alone (the
+  oldest, then the first by namespace and name), so the other never gets them (a staging
+  overlay that lost the patch of its route's hostname claims prod's). Said at the first
+  route's hostname, and at the other's; a route without hostnames claims every hostname of
+  its listener, compared with another without; a `parentRef` with a `port` is not judged.
 - `backend-removed` (error, on the backend's Service name; in a review): an Ingress (or a
   Gateway API route's) backend names a Service the change removes from its build (renamed:
   "Service web-svc selects the same pods"; a `namePrefix` renames the Service and leaves a
@@ -444,6 +451,7 @@ SEVERITIES = {
     "no-endpoints": "warning", "no-such-port": "warning", "no-backend": "warning",
     "backend-port": "error", "backend-denied": "error", "backend-removed": "error",
     "endpoints-lost": "error", "budget-selects-nothing": "warning", "dependency-port": "error",
+    "route-conflict": "error",
 }
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 SUMMARY = (
@@ -468,6 +476,7 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation | QuietPlace]:
     yield from _ports_unserved(model)
     yield from _calls_unserved(model)
     yield from _backends_missing(model)
+    yield from _routes_conflicting(model)
     if not model.network_policies and not _cilium(model) and not _chart_policies(model):
         return  # nothing is isolated: every flow is allowed on both sides
     # The model holds millions of long-lived objects; the evaluator allocates many small ones
@@ -2599,6 +2608,94 @@ def _renamed_backend(view: Model, obj: KObject, backend: Any, namespace: str,
              f"{written}") if unseen else None
     return Violation(obj, (*backend.path, field), message, fix=fix, kind="backend-removed",
                      doubt=doubt)
+
+
+def _routes_conflicting(model: Model) -> Iterator[Violation]:
+    """``route-conflict``: two HTTPRoutes (or GRPCRoutes) attached to the same Gateway
+    listener that claim the same hostname with the same match: the Gateway API gives those
+    requests to one of them alone (the oldest route, then the first by namespace and name),
+    so the other never gets them (new-user trial thirty-eight: staging's overlay lost the
+    patch of its route's hostname, and staging's route claimed prod's `shop.example.com /`).
+    A route of no hostname claims every hostname of its listener: compared alike only with
+    another of none."""
+    for _, view in views(model):
+        routes = [o for o in view.objects if o.kind in ("HTTPRoute", "GRPCRoute")
+                  and o.group == "gateway.networking.k8s.io"]
+        if len(routes) < 2:
+            continue
+        claims: dict[tuple[Any, ...], list[tuple[KObject, Path]]] = {}
+        for route in routes:
+            for parent, host, match, at in _route_claims(route):
+                claims.setdefault((parent, host, match), []).append((route, at))
+        said: set[tuple[str, ...]] = set()
+        for (parent, host, match), claimants in claims.items():
+            # (one route two builds of a cluster make alike is one object, applied twice)
+            owners = list(dict.fromkeys(r.ref for r, _ in claimants))
+            if len(owners) < 2:
+                continue
+            pair = tuple(sorted(owners[:2]))
+            if pair in said:
+                continue  # (one finding per pair of routes, at the first claim they share)
+            said.add(pair)
+            (first, at), (other, other_at) = claimants[0], next(
+                c for c in claimants if c[0].ref != claimants[0][0].ref)
+            name = f"{first.kind} {first.namespace or 'default'}/{first.name}"
+            also = f"{other.kind} {other.namespace or 'default'}/{other.name}"
+            gateway = f"Gateway {parent[0]}/{parent[1]}" + (
+                f" (listener {parent[2]})" if parent[2] else "")
+            where = f"{host}" if host != "*" else "every hostname of the listener"
+            message = (f"{name}: requests for {where} {match} on {gateway} match {also} too: "
+                       "the Gateway API gives them to one route alone (the oldest, then the "
+                       "first by namespace and name), so the other never gets them")
+            fix = (f"Give one of {name} and {also} a hostname of its own, or a different "
+                   "match.")
+            others = (Violation(other, other_at, message.replace(f"{name}: ", f"{also}: ", 1)
+                                .replace(f"match {also} too", f"match {name} too"), fix=fix,
+                                kind="route-conflict"),)
+            yield Violation(first, at, message, fix=fix, kind="route-conflict", others=others)
+
+
+def _route_claims(route: KObject) -> Iterator[tuple[tuple[str, str, str], str, str, Path]]:
+    """(parent Gateway (namespace, name, sectionName), hostname ("*": none written), the
+    match as text, where to point) for each match of ``route``'s rules and each of its
+    Gateway parents and hostnames. A match with no path matches the prefix /; a rule with
+    no matches matches everything (the prefix /)."""
+    import json
+
+    spec = mapping(route.body.get("spec"))
+    namespace = route.namespace or "default"
+    parents = []
+    for ref in items(spec.get("parentRefs")):
+        if not isinstance(ref, dict) or not isinstance(ref.get("name"), str) or (
+                ref.get("kind", "Gateway") != "Gateway") or "port" in ref:
+            continue
+        parents.append((str(ref.get("namespace") or namespace), ref["name"],
+                        str(ref.get("sectionName") or "")))
+    written = [h for h in items(spec.get("hostnames")) if isinstance(h, str)]
+    hosts = [("*", ("spec",))] if not written else [
+        (h, ("spec", "hostnames", i)) for i, h in enumerate(written)]
+    for r, rule in enumerate(items(spec.get("rules"))):
+        if not isinstance(rule, dict):
+            continue
+        matches = items(rule.get("matches")) or [{}]
+        for m in matches:
+            if not isinstance(m, dict):
+                continue
+            if route.kind == "HTTPRoute":
+                path = mapping(m.get("path"))
+                shown = {**m, "path": {"type": path.get("type", "PathPrefix"),
+                                       "value": path.get("value", "/")}}
+                text = (f"path {shown['path']['value']}" + (
+                    f" ({shown['path']['type']})" if shown["path"]["type"] != "PathPrefix"
+                    else "") + ("" if set(m) <= {"path"} else " with "
+                                + json.dumps({k: v for k, v in m.items() if k != "path"},
+                                             sort_keys=True)))
+            else:
+                text = "every method" if not m else json.dumps(m, sort_keys=True)
+            key_text = text if route.kind == "HTTPRoute" else f"{route.kind} {text}"
+            for parent in parents:
+                for host, at in hosts:
+                    yield parent, host, key_text, at
 
 
 def _backend_port(model: Model, backend: Any, services: Sequence[Service]

@@ -433,3 +433,50 @@ def test_a_near_miss_is_found_beside_a_workload_of_a_closer_spelling(tmp_path: P
                          "api has app=shop-api)"),
         ("budget-selects-nothing", "PodDisruptionBudget shop/api: selector app=api matches no "
                                    "pod in shop (Deployment api has app=shop-api)")]
+
+
+def test_two_routes_claiming_one_hostname_and_match_on_one_listener_conflict(
+        tmp_path: Path) -> None:
+    """New-user trial thirty-eight: staging's overlay lost the patch of its HTTPRoute's
+    hostname; staging's route and prod's both claim `shop.example.com` path / on the same
+    Gateway listener: the Gateway API gives those requests to the oldest route alone, and
+    the other never gets them. A hostname of its own, another match, another listener, or
+    the same route two builds make are no conflict."""
+    route = """apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: NAME, namespace: NS}
+spec:
+  parentRefs: [{name: public, namespace: gateway, sectionName: LISTENER}]
+  hostnames: [HOST]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: PATH}}]
+    backendRefs: [{name: web, port: 80}]
+"""
+    def two(**second: str) -> str:
+        first = {"NAME": "web", "NS": "prod", "LISTENER": "https", "HOST": "shop.example.com",
+                 "PATH": "/"}
+        text = route
+        for k, v in first.items():
+            text = text.replace(k, v)
+        other = route
+        for k, v in {**first, "NAME": "web", "NS": "staging", **second}.items():
+            other = other.replace(k, v)
+        return text + "---\n" + other
+    found = {}
+    for case, second in (("same", {}), ("host", {"HOST": "staging.shop.example.com"}),
+                         ("path", {"PATH": "/api"}), ("listener", {"LISTENER": "http"}),
+                         ("twice", {"NS": "prod"})):
+        result = lint_text(tmp_path / case, two(**second), only=["netpol-pairing"])
+        found[case] = [(f.line, f.kind, f.severity) for f in result.findings
+                       if f.kind == "route-conflict"]
+        if case == "same":
+            (one,) = [f for f in result.findings if f.kind == "route-conflict"]
+            assert (one.message, one.fix, [o.line for o in one.others]) == (
+                "HTTPRoute prod/web: requests for shop.example.com path / on Gateway "
+                "gateway/public (listener https) match HTTPRoute staging/web too: the Gateway "
+                "API gives them to one route alone (the oldest, then the first by namespace "
+                "and name), so the other never gets them",
+                "Give one of HTTPRoute prod/web and HTTPRoute staging/web a hostname of its "
+                "own, or a different match.", [16])
+    assert found == {"same": [(6, "route-conflict", "error")], "host": [], "path": [],
+                     "listener": [], "twice": []}
