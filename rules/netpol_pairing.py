@@ -2674,7 +2674,7 @@ def _route_claims(route: KObject) -> Iterator[tuple[tuple[str, str, str], str, s
     written = [h for h in items(spec.get("hostnames")) if isinstance(h, str)]
     hosts = [("*", ("spec",))] if not written else [
         (h, ("spec", "hostnames", i)) for i, h in enumerate(written)]
-    for r, rule in enumerate(items(spec.get("rules"))):
+    for rule in items(spec.get("rules")):
         if not isinstance(rule, dict):
             continue
         matches = items(rule.get("matches")) or [{}]
