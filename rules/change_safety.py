@@ -45,8 +45,11 @@ verdicts), never in `lint`, which sees one tree.
   Namespace object, a HelmRelease's `install.createNamespace`, an Argo CD Application's
   `CreateNamespace=true`; `default`, `kube-system`, `flux-system`, `argocd` always are):
   the apply fails ("namespaces ... not found"), and the prune of what it applied before
-  waits with it, unless the namespace is made outside the repository. Objects written in a
-  new namespace are not judged (it is often made elsewhere).
+  waits with it, unless the namespace is made outside the repository. So is a
+  kustomization's `namespace:` the change set (at that line, naming the namespace it likely
+  misspells: `stagging` for `staging`), but where an ApplicationSet's template syncs with
+  `CreateNamespace=true`. Objects written in a new namespace are not judged (it is often
+  made elsewhere).
 - `release-moved` (warning): an Argo CD Application with automated prune whose
   `destination.namespace` the change moves, where what it installs is a chart reviewbot
   does not render: Argo CD creates the chart's objects in the new namespace and prunes

@@ -2177,6 +2177,48 @@ def test_objects_moved_to_a_namespace_nothing_creates_are_said_to_fail(
                 and " moves to namespace iot " not in f["message"]]
 
 
+def test_a_kustomization_moving_objects_to_a_namespace_nothing_creates_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial thirty-eight: staging's overlay set `namespace: stagging`; no
+    Namespace of that name, the Argo CD Application syncs without CreateNamespace: the sync
+    fails ("namespaces "stagging" not found"), and the review said only what the move would
+    do. A warning at the `namespace:` line, naming the namespace it likely misspells; none
+    where the change adds the Namespace too."""
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: orders}\ndata: {a: b}\n"
+    app = """apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: orders-staging, namespace: argocd}
+spec:
+  project: default
+  source: {repoURL: https://git.example.com/gitops.git, path: orders/staging}
+  destination: {server: https://kubernetes.default.svc, namespace: staging}
+  syncPolicy: {automated: {prune: true}}
+"""
+    overlay = "namespace: NS\nresources: [../base]\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "argocd/orders.yaml": app, "argocd/kustomization.yaml": "resources: [orders.yaml]\n",
+        "platform/staging.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: staging}\n",
+        "orders/base/cm.yaml": cm, "orders/base/kustomization.yaml": "resources: [cm.yaml]\n",
+        "orders/staging/kustomization.yaml": overlay.replace("NS", "staging")})
+    typo = repo.commit({"orders/staging/kustomization.yaml": overlay.replace("NS", "stagging")})
+    _, found = review(repo, base, typo, capsys)
+    (said,) = [f for f in found if "which nothing in the repository creates" in f["message"]]
+    assert (said["severity"], said["file"], said["line"], said["message"]) == (
+        "warning", "orders/staging/kustomization.yaml", 1,
+        "orders/staging/kustomization.yaml now puts 1 object in namespace stagging (did you "
+        "mean staging?), which nothing in the repository creates: the apply fails (namespaces "
+        "\"stagging\" not found), and the prune of what it applied before waits with it, unless "
+        "the namespace is made outside the repository")
+    made = repo.commit({
+        "orders/staging/ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: stagging}\n",
+        "orders/staging/kustomization.yaml": (
+            "namespace: stagging\nresources: [../base, ns.yaml]\n")})
+    _, found = review(repo, base, made, capsys)
+    assert [f for f in found if "nothing in the repository creates" in f["message"]] == []
+
+
 def test_an_application_moving_its_chart_to_another_namespace_prunes_the_old_objects(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """New-user trial twenty-nine: cache-prod's destination moved to `cache`; Argo CD

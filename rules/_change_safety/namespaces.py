@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine.findings import Violation
 from reviewbot.model.objects import KObject, Model, makers
+from reviewbot.model.resource import Kustomization
 from reviewbot.rules._change_safety.common import is_flux_kustomization, object_name
 
 if TYPE_CHECKING:  # the diff's types only: a lint never imports the diff
@@ -40,10 +41,16 @@ def namespace_verdicts(diff: TreeDiff, base: Model, head: Model) -> Iterator[Vio
     for namespace, objects in sorted(fresh.items()):
         if namespace in made:
             continue
+        count = f"{len(objects)} object{'s' if len(objects) > 1 else ''}"
         applier = _moving_applier(head, objects, changed, namespace)
         if applier is None:
+            moved = _moving_kustomization(base, head, objects, namespace)
+            if moved is not None:
+                from reviewbot.words import misspelt
+
+                yield _kustomization_moves(moved, namespace, count,
+                                           misspelt(namespace, sorted(made | used_before)))
             continue  # (objects written in a new namespace: it is often made elsewhere)
-        count = f"{len(objects)} object{'s' if len(objects) > 1 else ''}"
         what = (f"Flux Kustomization {object_name(applier)} now puts {count} in namespace "
                 f"{namespace} (spec.targetNamespace)")
         yield Violation(
@@ -167,6 +174,48 @@ def _moving_applier(model: Model, objects: list[KObject], changed: dict[int, Any
                     c.path[:2] == ("spec", "targetNamespace") for c in changed[id(k)].changes):
                 return k
     return None
+
+
+def _moving_kustomization(base: Model, head: Model, objects: list[KObject], namespace: str
+                          ) -> Kustomization | None:
+    """The kustomization whose ``namespace:`` the change set to ``namespace`` and whose build
+    makes the objects (new-user trial thirty-eight: staging's `namespace: stagging`, no such
+    Namespace, the Application without CreateNamespace: Argo CD's sync fails, and the review
+    said only what moving would do). None where an ApplicationSet's template creates its
+    Applications' namespaces (the namespace it names is templated)."""
+    if any(o.kind == "ApplicationSet" and any(
+            str(s).replace(" ", "") == "CreateNamespace=true" for s in _list(o.get(
+                ("spec", "template", "spec", "syncPolicy", "syncOptions"))))
+           for o in head.objects):
+        return None
+    from reviewbot.model.objects import model_graph
+
+    was = {k.file: k.body.get("namespace") for k in base.kustomizations if k.flux is None}
+    graph = model_graph(head)
+    for k in head.kustomizations:
+        if k.flux is not None or k.body.get("namespace") != namespace or was.get(
+                k.file, namespace) == namespace or k.directory not in graph.by_dir:
+            continue
+        built = graph.build(k.directory).files
+        if any(o.file in built for o in objects):
+            return k
+    return None
+
+
+def _kustomization_moves(k: Kustomization, namespace: str, count: str, near: str | None
+                         ) -> Violation:
+    line, column = k.doc.position(("namespace",))
+    meant = f" (did you mean {near}?)" if near else ""
+    return Violation(
+        None, ("namespace",),
+        f"{k.file} now puts {count} in namespace {namespace}{meant}, which nothing in the "
+        f"repository creates: the apply fails (namespaces \"{namespace}\" not found), "
+        "and the prune of what it applied before waits with it, unless the namespace is made "
+        "outside the repository",
+        fix=f"Add a Namespace {namespace} to what applies these objects, or keep them in a "
+            "namespace the cluster has.",
+        kind="namespace-missing", file=k.file, line=line, column=column,
+        key=f"{k.file}:namespace:{namespace}")
 
 
 def _list(value: Any) -> list[Any]:
