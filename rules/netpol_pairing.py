@@ -74,9 +74,10 @@ In a review, a fourth source of intended flows is checked against what the chang
   a workload names with a port it writes (`redis://redis.data:6379`) whose Service, a
   ClusterIP Service of the repository in the caller's build, does not list that port: the
   connection is refused ("web/api calls redis.data:6379, but Service data/redis has no port
-  6379 (it has 6380)"). A port a scheme gives, a host and port apart, a headless or
-  `ExternalName` Service, a chart's Services and callers (app-template's but) are not
-  judged. In a review, a port the change takes away says so after it.
+  6379 (it has 6380)"). A host and port apart, a headless or `ExternalName` Service, a
+  chart's Services and callers (app-template's but) are not judged; an env value's http(s)
+  URL without a port calls the one its scheme gives (80, 443): a warning (a URL may be a
+  setting the program rewrites). In a review, a port the change takes away says so after it.
 
 Both name what a flow no ingress admits is caused by (its destination and connections) and
 give the finding at each caller's place (the first 10): a review shows an egress rule's
@@ -2375,14 +2376,17 @@ def _calls_unserved(model: Model) -> Iterator[Violation]:
                         s.obj.kind != "Service" or not _forwards_listed(s)
                         or any(p.port == e.port for p in s.ports) for s in found):
                     continue
-                if not _address_written(dig(decl.obj.body, decl.path), e):
-                    continue  # (a port the scheme gives, a host and port apart, a script)
+                value = dig(decl.obj.body, decl.path)
+                scheme = not _address_written(value, e) and _scheme_address(value, e, decl)
+                if not scheme and not _address_written(value, e):
+                    continue  # (a host and port apart, a script's text)
                 doc, at = decl.obj.written(decl.path)  # (a value several builds make: once)
                 place = (id(doc), at, e.text, e.port)
                 if place in said:
                     continue
                 said.add(place)
-                yield _refused_call(pod, decl, found[0])
+                yield _refused_call(pod, decl, found[0], written=str(value).strip() if (
+                    scheme) else "")
     for alike in renames.values():
         # the certain one first (a namespace no chart or operator shares), naming the rest
         (_, first), *rest = sorted(alike, key=lambda c: c[1].doubt is not None)
@@ -2472,22 +2476,41 @@ def _forwards_listed(service: Service) -> bool:
 
 
 def _refused_call(pod: PodTemplate, decl: Declaration, service: Service,
-                  change: str = "") -> Violation:
+                  change: str = "", written: str = "") -> Violation:
     """A call to a port ``service`` does not list (``change``: what the change did, said
-    after it in a review)."""
+    after it in a review; ``written``: a URL whose port is its scheme's, as written)."""
     e = decl.endpoint
     name = f"{service.namespace}/{service.name}"
     now = ", ".join(str(p.port) for p in service.ports) or "none"
-    message = (f"{pod.namespace}/{pod.name} calls {e.text}:{e.port}, but Service {name} has no "
+    called = f"{written} (port {e.port}, its scheme's)" if written else f"{e.text}:{e.port}"
+    message = (f"{pod.namespace}/{pod.name} calls {called}, but Service {name} has no "
                f"port {e.port} (it has {now}): a ClusterIP Service forwards only the ports it "
                f"lists, so the connection is refused{change}")
     fix = f"Point the address at a port Service {name} has ({now}), or add port {e.port} to it."
     # the Service's ports are the same cause's other place: where a change moved the port
     # (new-user trial thirty-four: the call's error sat at the caller's unchanged env)
+    if written:
+        fix = (f"Write the port in the URL ({e.text}:{now.split(', ')[0]}), or add port "
+               f"{e.port} to Service {name}.")
     others = _at_ports(service, message, fix, "dependency-port")
     return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-port",
                      key=f"{format_path(decl.path)} -> {e.text}:{e.port}",
-                     cause=f"Service {name} port {e.port} missing", others=others)
+                     cause=f"Service {name} port {e.port} missing", others=others,
+                     doubt="whether the program calls the URL on the port its scheme gives "
+                     "(a URL may be a setting it rewrites, or one it only shows)" if written
+                     else None)
+
+
+def _scheme_address(value: Any, e: Endpoint, decl: Declaration) -> bool:
+    """Whether ``value``, an env value, is an http(s) URL of ``e`` without a port
+    (``http://vllm.llm.svc.cluster.local/v1``: port 80): the program connects to the port its
+    scheme gives (new-user trial thirty-eight: a URL's `:8000` dropped, the Service's only
+    port 8000). Only an env value: a ConfigMap's key or an arg may be a setting read
+    otherwise."""
+    if not isinstance(value, str) or "\n" in value.strip() or "env" not in decl.path or (
+            decl.path[-1] != "value"):
+        return False
+    return re.match(rf"https?://{re.escape(e.text)}(?:[/?#]|$)", value.strip()) is not None
 
 
 def _backends_missing(model: Model) -> Iterator[Violation]:

@@ -1482,7 +1482,7 @@ def test_a_call_to_a_port_its_service_does_not_list_is_refused(tmp_path: Path) -
     """New-user trial thirty-four: the api's `redis://redis.data...:6379/0` beside a Service
     of port 6380: a ClusterIP Service forwards only the ports it lists, so the connection is
     refused, yet a lint said nothing (a review said it of the change alone). A port the URL
-    does not write (a scheme's), a headless Service (its name is the pods'), an
+    does not write (a scheme's) is a warning; a headless Service (its name is the pods'), an
     ExternalName, and a script's text (judge round AZ: `registry:3`, an image's tag in a
     comment) are not judged."""
     api = deployment("api", "web", "{app: api}").replace(
@@ -1512,6 +1512,8 @@ spec:
 """
     result = lint_text(tmp_path, api + redis, only=[RULE])
     assert [(f.line, f.kind, f.severity) for f in result.findings][1:] == [
+        (15, "dependency-port", "warning"),  # (the scheme's port 80: a warning, new-user
+        # trial thirty-eight)
         (17, "dependency-port", "error")]  # (the flag's; not the script's)
     assert [(f.line, f.kind, f.severity, f.message, f.fix) for f in result.findings][:1] == [(
         13, "dependency-port", "error",
@@ -1603,6 +1605,46 @@ def test_a_change_adding_a_prefix_the_address_does_not_follow_is_said_once(
     found = review_findings(repo, base, head, capsys)
     assert [(f["severity"], f["file"], f["line"], f["message"].split(", but ")[1][:28])
             for f in found] == [("error", "base/web.yaml", 12, "its build renames Service sh")]
+
+
+def test_a_url_on_its_scheme_s_port_the_service_lacks_is_a_warning(tmp_path: Path) -> None:
+    """New-user trial thirty-eight: the webui's `http://vllm.llm.svc.cluster.local/v1` lost
+    its `:8000`; the Service's only port is 8000: the program connects to 80, the scheme's,
+    and is refused, and nothing was said. A warning (a URL may be a setting the program
+    rewrites): an env value only; an https URL asks 443; the URL on a port the Service has,
+    or with its port written right, is quiet."""
+    webui = deployment("webui", "chat", "{app: webui}").replace(
+        "image: x", "image: x\n        env:\n"
+        "        - {name: A, value: 'http://vllm.llm.svc.cluster.local/v1'}\n"
+        "        - {name: B, value: 'https://vllm.llm.svc.cluster.local'}\n"
+        "        - {name: C, value: 'http://vllm.llm.svc.cluster.local:8000/v1'}\n"
+        "        - {name: D, value: 'http://web.llm.svc.cluster.local/'}")
+    services = """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: vllm, namespace: llm}
+spec: {selector: {app: vllm}, ports: [{port: 8000}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: llm}
+spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
+"""
+    result = lint_text(tmp_path, webui + services, only=[RULE])
+    assert [(f.line, f.kind, f.severity, f.message.split(". Not certain")[0])
+            for f in result.findings] == [
+        (13, "dependency-port", "warning",
+         "chat/webui calls http://vllm.llm.svc.cluster.local/v1 (port 80, its scheme's), but "
+         "Service llm/vllm has no port 80 (it has 8000): a ClusterIP Service forwards only the "
+         "ports it lists, so the connection is refused"),
+        (14, "dependency-port", "warning",
+         "chat/webui calls https://vllm.llm.svc.cluster.local (port 443, its scheme's), but "
+         "Service llm/vllm has no port 443 (it has 8000): a ClusterIP Service forwards only "
+         "the ports it lists, so the connection is refused")]
+    assert result.findings[0].fix == (
+        "Write the port in the URL (vllm.llm.svc.cluster.local:8000), or add port 80 to "
+        "Service llm/vllm.")
 
 
 def test_a_denied_call_says_its_namespace_selector_matches_no_namespace(tmp_path: Path) -> None:
