@@ -854,6 +854,68 @@ def test_an_application_a_git_generator_no_longer_makes_is_deleted_with_what_it_
     assert "envs/staging (its entry 'envs/stagign' misspells the folder)" in claim["message"]
 
 
+def test_an_application_set_s_typo_deletes_each_overlay_s_objects_said_at_the_typo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial thirty-eight: `apps/*/overlay/*` for `overlays/*`; staging's overlay
+    sets `namePrefix: stg-`, which renames redis's Service and, with it, the StatefulSet's
+    `serviceName`. Staging's stg-redis was said "pruned" by the Application the
+    ApplicationSet generates, at its own unchanged file: the folder's build, which the
+    model's name references had changed, did not match it. Both overlays' StatefulSets are
+    said at the misspelt entry, each naming its own overlay."""
+    sts = """apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: redis}
+spec:
+  serviceName: redis
+  selector: {matchLabels: {app: redis}}
+  template:
+    metadata: {labels: {app: redis}}
+    spec: {containers: [{name: redis, image: redis}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: redis}
+spec: {clusterIP: None, selector: {app: redis}, ports: [{port: 6379}]}
+"""
+    appset = """apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: apps, namespace: argocd}
+spec:
+  goTemplate: true
+  generators:
+  - git:
+      repoURL: https://git.example.com/x.git
+      revision: main
+      directories: [{path: PATH}]
+  template:
+    metadata: {name: '{{index .path.segments 1}}-{{.path.basename}}'}
+    spec:
+      project: default
+      source: {repoURL: https://git.example.com/x.git, targetRevision: main, path: '{{.path.path}}'}
+      destination: {server: https://kubernetes.default.svc, namespace: default}
+      syncPolicy: {automated: {prune: true}}
+"""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "argocd/appset.yaml": appset.replace("PATH", "apps/*/overlays/*"),
+        "apps/data/base/sts.yaml": sts,
+        "apps/data/base/kustomization.yaml": "resources: [sts.yaml]\n",
+        "apps/data/overlays/prod/kustomization.yaml": "namespace: data\nresources: [../../base]\n",
+        "apps/data/overlays/staging/kustomization.yaml": (
+            "namespace: staging\nnamePrefix: stg-\nresources: [../../base]\n")})
+    head = repo.commit({"argocd/appset.yaml": appset.replace("PATH", "apps/*/overlay/*")})
+    _, found = review(repo, base, head, capsys)
+    assert sorted((f["object"], f["file"], f["line"], f["message"].split(" (its entry")[0])
+                  for f in found if f["object"].startswith("StatefulSet/")) == [
+        ("StatefulSet/data/redis", "argocd/appset.yaml", 10, "StatefulSet data/redis is no "
+         "longer applied: ApplicationSet argocd/apps no longer generates the Application for "
+         "apps/data/overlays/prod"),
+        ("StatefulSet/staging/stg-redis", "argocd/appset.yaml", 10, "StatefulSet "
+         "staging/stg-redis is no longer applied: ApplicationSet argocd/apps no longer "
+         "generates the Application for apps/data/overlays/staging")]
+
+
 SYNC = """
     apiVersion: kustomize.toolkit.fluxcd.io/v1
     kind: Kustomization

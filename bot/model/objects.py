@@ -1453,9 +1453,22 @@ def generated_holding(model: Model, appset: KObject, obj: KObject
             continue
         made = _path_build(graph, appset, path, directory)
         if made is None or any(r.body is obj.body or _alike_placed(r.body, obj.body)
-                               for r in made.resources):
+                               or _named_alike(r.body, obj) for r in made.resources):
             held.append((path, directory))  # (this Application's build made it)
     return held
+
+
+def _named_alike(built: Any, obj: KObject) -> bool:
+    """Whether a build's body is ``obj`` by kind, namespace and name: the model's body may
+    differ from the folder's build where the model's own passes changed it (a StatefulSet's
+    ``serviceName`` a ``namePrefix`` renames with its Service; new-user trial thirty-eight:
+    staging's stg-redis was "pruned" by the ApplicationSet that no longer generated its
+    Application, and said off the change)."""
+    if not isinstance(built, dict):
+        return False
+    meta = mapping(built.get("metadata"))
+    return built.get("kind") == obj.kind and meta.get("name") == obj.name and bool(
+        obj.namespace) and meta.get("namespace") == obj.namespace
 
 
 def _generated_refusal(model: Model, judged: Model, appset: KObject, obj: KObject
