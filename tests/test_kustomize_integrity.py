@@ -1194,6 +1194,57 @@ def test_an_entry_a_script_of_the_tree_writes_before_its_build_is_not_missing(
         (s.path, s.reason) for s in result.skipped]
 
 
+def test_files_a_configure_script_writes_with_sponge_feed_a_build_it_does_not_show(
+        tmp_path: Path) -> None:
+    """Judge round BN (GoogleCloudPlatform/accelerated-platforms): each benchmark folder's
+    `configure.sh` writes its env file and manifests with `envsubst < tpl | sponge
+    "${MY_PATH}/benchmarking.env"` (the script's own folder) before `kubectl apply -k`:
+    32 "does not exist" errors. And the overlay's `replacements` set the image from the
+    ConfigMap generated from that env file: `image: replaced-by-kustomize` was an
+    untagged image, an error, of a value the cluster never gets. Written files are build
+    inputs the script supplies; a field a replacement sets from what the tree lacks is
+    not seen: a warning that says so."""
+    from .helpers import lint_dir
+
+    job = """
+        apiVersion: batch/v1
+        kind: Job
+        metadata: {name: bench}
+        spec:
+          template:
+            spec:
+              restartPolicy: Never
+              containers: [{name: bench, image: replaced-by-kustomize}]
+    """
+    write(tmp_path, {
+        "bench/configure.sh": (
+            'MY_PATH="$(cd "$(dirname "$0")" && pwd)"\n'
+            'envsubst < "${MY_PATH}/templates/bench.tpl.env" | sponge "${MY_PATH}/bench.env"\n'
+            'envsubst < "${MY_PATH}/templates/cm.tpl.yaml" | sponge "${MY_PATH}/cm.yaml"\n'),
+        "bench/templates/bench.tpl.env": "IMAGE=${IMAGE}\n",
+        "bench/templates/cm.tpl.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+        "bench/job.yaml": job,
+        "bench/kustomization.yaml": """
+            resources: [job.yaml, cm.yaml]
+            configMapGenerator:
+            - {name: runtime, envs: [bench.env]}
+            replacements:
+            - source: {kind: ConfigMap, name: runtime, fieldPath: data.IMAGE}
+              targets:
+              - select: {kind: Job, name: bench}
+                fieldPaths:
+                - spec.template.spec.containers.[name=bench].image
+        """,
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity", "image-digest"])
+    assert [(f.rule, f.severity) for f in result.findings if f.severity == "error"] == []
+    (image,) = [f for f in result.findings if f.rule == "image-digest"]
+    assert (image.severity, image.message.partition("Not certain: ")[2]) == (
+        "warning", "reviewbot could not see the value a replacement sets there from "
+        "ConfigMap/runtime (data.IMAGE), which the build as the tree holds it lacks (made "
+        "from a file a script writes, or not there).")
+
+
 def test_an_entry_a_tekton_task_script_writes_under_a_variable_folder_is_not_missing(
         tmp_path: Path) -> None:
     """tektoncd/plumbing (judge round AX): its install Task's step script copies each

@@ -26,6 +26,8 @@ def doubt_of(model: Model, obj: KObject, path: Path, reads: str = "fields") -> s
     """What a finding on ``obj`` at ``path`` could not see (a noun phrase), or None;
     ``reads``: the rule's ``READS`` (``"image"``: the finding depends on the image reference
     of the container it points into, nothing else of it)."""
+    if obj.origins and (unset := _unset_by_replacement(obj, path)) is not None:
+        return unset
     unseen = model.unseen.get(id(obj))
     if unseen is not None:
         used: set[str] = set()
@@ -35,6 +37,26 @@ def doubt_of(model: Model, obj: KObject, path: Path, reads: str = "fields") -> s
         if names:
             return unseen.doubt(names)
     return model.doubts.get(id(obj))
+
+
+def _unset_by_replacement(obj: KObject, path: Path) -> str | None:
+    """What a finding at ``path`` could not see when a kustomize replacement whose source
+    is not in the build sets that field or one above it (:func:`~reviewbot.model.
+    replacements.unresolved_at`): the value the cluster gets."""
+    from reviewbot.model.replacements import unresolved_at
+
+    probe = tuple(path)
+    while probe:
+        found = unresolved_at(obj.origins.get(probe))
+        if found is not None:
+            source = found["source"]
+            what = "/".join(str(source[k]) for k in ("kind", "name") if source.get(k))
+            field = source.get("fieldPath") or "metadata.name"
+            return (f"the value a replacement sets there from {what or 'its source'} "
+                    f"({field}), which the build as the tree holds it lacks (made from a "
+                    "file a script writes, or not there)")
+        probe = probe[:-1]
+    return None
 
 
 def runs_doubt(model: Model, pods: Iterable[PodTemplate]) -> str | None:

