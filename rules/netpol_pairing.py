@@ -1582,8 +1582,9 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                         if key not in has.get(b, {}) and key in had.get(b, {})]
                 if gone:
                     said.add(place)
-                    if pod.origin is None and any(key in was.get(b, {}) for b in builds(
-                            decl.obj)) and not any(key in named for named in has.values()):
+                    if (pod.origin is None or pod.origin.chart == "app-template") and any(
+                            key in was.get(b, {}) for b in builds(decl.obj)) and not any(
+                            key in named for named in has.values()):
                         continue  # the head's own finding says it, with its cause: a
                         # namePrefix the address does not follow (_renamed_call)
                     renamed = {f"{n.namespace}/{n.name}": n for b in builds(decl.obj)
@@ -1609,7 +1610,8 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                 if (key in ever or e.service == "localhost" or _as_diffed(decl.obj) not in touched
                         or not _judged_namespace(net, e.namespace)):
                     continue
-                if pod.origin is None and any(key in was.get(b, {}) for b in builds(decl.obj)):
+                if (pod.origin is None or pod.origin.chart == "app-template") and any(
+                        key in was.get(b, {}) for b in builds(decl.obj)):
                     continue  # (the head's own finding says it: _renamed_call)
                 if old is None:  # the base's addresses, asked once a value names no Service
                     base_net = Network(base_view, exact=False)
@@ -2357,13 +2359,13 @@ def _calls_unserved(model: Model) -> Iterator[Violation]:
                 e = decl.endpoint
                 key = (e.namespace, e.service)
                 found = [s for b in builds(decl.obj) for s in has.get(b, {}).get(key, ())]
-                if not found and was and pod.origin is None and not any(
-                        key in named for named in has.values()):
-                    gone = [s for b in builds(decl.obj) for s in was.get(b, {}).get(key, ())]
-                    if gone:  # (a value several builds make: once, naming each)
-                        doc, at = decl.obj.written(decl.path)
-                        renames.setdefault((id(doc), at, e.text), []).append((
-                            f"{pod.namespace}/{pod.name}", _renamed_call(view, pod, decl, gone[0])))
+                gone = [s for b in builds(decl.obj) for s in was.get(b, {}).get(key, ())] if (
+                    not found and was and not any(key in named for named in has.values())
+                ) else []
+                if gone:  # (a value several builds make: once, naming each)
+                    doc, at = decl.obj.written(decl.path)
+                    renames.setdefault((id(doc), at, e.text), []).append((
+                        f"{pod.namespace}/{pod.name}", _renamed_call(view, pod, decl, gone[0])))
                     continue
                 if not found and held and cluster != DEFAULT_CLUSTER and (
                         str(cluster) not in held.get(key, (str(cluster),))):

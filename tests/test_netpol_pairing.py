@@ -780,7 +780,11 @@ def test_a_lint_says_a_call_only_another_cluster_can_answer(tmp_path: Path) -> N
         "home/shop.yaml": SHOP, "home/catalog.yaml": CATALOG.format(name="catalog"),
         "home/payments.yaml": CATALOG.format(name="payments"),
         "lab/shop.yaml": added, "lab/catalog.yaml": CATALOG.format(name="catalog"),
-        "loose/billing.yaml": CATALOG.format(name="billing")})
+        "loose/billing.yaml": CATALOG.format(name="billing"),
+        # (a build of lab that renames a Service of its own, elsewhere: new-user trial
+        # thirty-nine's preview overlay silenced the check)
+        "lab/preview/kustomization.yaml": "namePrefix: preview-\nresources: [web.yaml]\n",
+        "lab/preview/web.yaml": CATALOG.format(name="web").replace("shop", "preview")})
     found = [f for f in lint_dir(tmp_path, only=[RULE]).findings
              if f.kind == "dependency-missing"]
     assert [(f.severity, f.file, f.line, f.message.split(". Not certain")[0]) for f in found] == [
@@ -1585,6 +1589,40 @@ spec:
     assert (doubted.severity, doubted.object, doubted.message.partition("Not certain: ")[2]) == (
         "warning", "Deployment/charted/web-v2",
         "reviewbot could not see whether HelmRelease postgres-v2 in charted makes a Service db.")
+
+
+def test_an_app_template_value_naming_a_service_a_prefix_renamed_is_said(
+        tmp_path: Path) -> None:
+    """New-user trial thirty-nine: lab's data stack took `namePrefix: lab-`; paperless, an
+    app-template release, keeps `redis.data.svc.cluster.local:6379` in its values: lint said
+    "its cluster has no Service data/redis (only cluster home has it)", fix "Add Service
+    data/redis", where the build renamed it lab-redis. The values are written into the
+    container as they are: the renamed call, said as a plain workload's."""
+    release = """apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: paperless, namespace: apps}
+spec:
+  interval: 1h
+  chartRef: {kind: OCIRepository, name: app-template}
+  values:
+    controllers:
+      main:
+        containers:
+          app:
+            image: {repository: ghcr.io/paperless, tag: 2.0.0}
+            env:
+              REDIS: redis://redis.data.svc.cluster.local:6379
+"""
+    redis = ("apiVersion: v1\nkind: Service\nmetadata: {name: redis, namespace: data}\n"
+             "spec: {selector: {app: redis}, ports: [{port: 6379}]}\n")
+    write(tmp_path, {"lab/kustomization.yaml": "namePrefix: lab-\nresources: [app.yaml, "
+                                               "redis.yaml]\n",
+                     "lab/app.yaml": release, "lab/redis.yaml": redis})
+    (found,) = [f for f in lint_dir(tmp_path, only=[RULE]).findings
+                if f.kind == "dependency-missing"]
+    assert found.message.startswith(
+        "apps/lab-paperless calls redis.data.svc.cluster.local:6379, but its build renames "
+        "Service data/redis to lab-redis (namePrefix lab-)"), found.message
 
 
 def test_a_change_adding_a_prefix_the_address_does_not_follow_is_said_once(

@@ -488,6 +488,31 @@ def test_a_route_a_prefix_leaves_behind_is_said_by_a_lint_and_once_by_a_review(
     assert "\nstaging/kustomization.yaml:2\nAbout `HTTPRoute/staging/stg-web`" in inline
 
 
+def test_a_route_whose_service_the_change_renames_is_said_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial thirty-nine: Service `preview-linkding` renamed `preview-linkding-http`,
+    the route kept `preview-linkding`: the review said "which this change removes" (an error)
+    and, at the same place, the head's guess "which namespace apps does not have (did you
+    mean preview-linkding-http?)" (a warning). The change's finding tells that fact with its
+    cause."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    service = ("apiVersion: v1\nkind: Service\nmetadata: {name: NAME, namespace: apps}\n"
+               "spec:\n  selector: {app: linkding}\n  ports: [{port: 80}]\n")
+    route = ("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n"
+             "metadata: {name: linkding, namespace: apps}\nspec:\n  parentRefs: [{name: gw}]\n"
+             "  rules:\n  - backendRefs:\n    - {name: linkding, port: 80}\n")
+    repo = GitRepo(tmp_path / "repo")
+    route = route.replace("{name: linkding, port", "{name: preview-linkding, port")
+    base = repo.commit({"service.yaml": service.replace("NAME", "preview-linkding"),
+                        "route.yaml": route})
+    head = repo.commit({"service.yaml": service.replace("NAME", "preview-linkding-http")})
+    _, out, _ = review_out(repo, base, head, "json", capsys, "--rule", "netpol-pairing")
+    assert [(f["file"], f["line"], f["severity"], f["message"].split(", which ")[1][:24])
+            for f in json.loads(out)["findings"]] == [
+        ("route.yaml", 8, "error", "this change removes (Ser")]
+
+
 def test_policies_of_pods_a_refused_build_keeps_still_select_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -238,14 +238,26 @@ def _said_once(marked: list[Finding], changes: Sequence[Finding]) -> list[Findin
       own finding on the object is old; where that finding is new or made worse, it says it
       already (a new-user trial: two errors of one cause, "6 errors" for 5 problems)."""
     told: dict[tuple[str, str, int, int], list[str]] = {}
+    kinds: set[tuple[str, str, str, int, int]] = set()
     for c in changes:
         for place in _places_of(c):
             told.setdefault((c.rule, *place), []).append(c.message)
-    kept = [f for f in marked if not _told_again(f, told)]
+            kinds.update((c.rule, k, *place) for k in TOLD_BY.get((c.rule, c.kind), ()))
+    kept = [f for f in marked if not _told_again(f, told) and not any(
+        (f.rule, f.kind, *place) in kinds for place in _places_of(f))]
     both = [*kept, *changes]
     loud = {f.object for f in both if f.rule == "gpu-rollout" and _changed(f)}
     return [f for f in both if not (
         f.rule == "change-safety" and f.kind == "stuck-rollout" and f.object in loud)]
+
+
+# a change's finding that says what the change took away, and the head's guesses at the same
+# place it tells with its cause (new-user trial thirty-nine: a renamed Service's route, "which
+# namespace apps does not have (did you mean ...?)" beside "which this change removes")
+TOLD_BY: dict[tuple[str, str], tuple[str, ...]] = {
+    ("netpol-pairing", "backend-removed"): ("no-backend",),
+    ("netpol-pairing", "endpoints-lost"): ("no-endpoints",),
+}
 
 
 def _places_of(f: Finding) -> list[tuple[str, int, int]]:
