@@ -3123,6 +3123,28 @@ def test_a_folder_a_script_copies_to_make_a_cluster_s_folder_is_a_template(
         ("image-digest[floating]", "error", "etc/gateway-api/app.yaml")]
 
 
+def test_a_folder_terraform_copies_from_its_templates_is_a_template(tmp_path: Path) -> None:
+    """GoogleCloudPlatform/accelerated-platforms (judge round BN): each workload's main.tf
+    runs `wget .../manifests.yaml -O $DIR/manifests.yaml && cp -r templates/workload/* $DIR/`
+    in a provisioner, and applies $DIR with kustomize: templates/workload's own
+    "'manifests.yaml' does not exist" was an error (seven of them). A folder below
+    `templates/` a Terraform command copies (relative to the module, `path.module`) is a
+    template, applied where it is copied to."""
+    (tmp_path / "jobset/templates/workload").mkdir(parents=True)
+    (tmp_path / "jobset/main.tf").write_text(
+        'resource "terraform_data" "manifests" {\n'
+        '  provisioner "local-exec" {\n'
+        '    command = <<EOT\n'
+        'wget https://example.com/manifests.yaml -O "${self.input.dir}/manifests.yaml" && \\\n'
+        'cp -r templates/workload/* "${self.input.dir}/"\n'
+        'EOT\n  }\n}\n')
+    write(tmp_path, {"jobset/templates/workload/kustomization.yaml":
+                     "resources: [manifests.yaml]\npatches: [{path: patch.yaml}]\n",
+                     "jobset/templates/workload/patch.yaml": FLOATING % "jobset"})
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s) for r, s, _, _ in found(result) if s == "error"] == []
+
+
 def test_without_roots_a_base_no_overlay_includes_beside_bases_they_do_is_not_applied(
         tmp_path: Path) -> None:
     """tektoncd/plumbing's cronjobs/bases (judge round AX): its overlays build on some of the

