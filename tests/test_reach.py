@@ -3145,6 +3145,32 @@ def test_a_folder_terraform_copies_from_its_templates_is_a_template(tmp_path: Pa
     assert [(r, s) for r, s, _, _ in found(result) if s == "error"] == []
 
 
+def test_a_pod_a_script_applies_and_deletes_in_one_run_is_transient(tmp_path: Path) -> None:
+    """szinn/k8s-homelab (judge round BN): hack/ashell.sh applies hack/alpine.yaml, execs a
+    shell in the pod and deletes it: its floating image was an error about a pod that runs
+    for one shell session. What a script applies and deletes in one run is not certain to
+    run for good: a warning that says so. A file the script applies and keeps is judged."""
+    pod = """apiVersion: v1
+kind: Pod
+metadata: {name: NAME, namespace: default}
+spec: {containers: [{name: shell, image: alpine}]}
+"""
+    write(tmp_path, {
+        "hack/ashell.sh": "kubectl apply -f hack/alpine.yaml\n"
+                          "kubectl -n default exec -it alpine-shell -- sh\n"
+                          "kubectl delete pod alpine-shell\n"
+                          "kubectl apply -f hack/keep.yaml\n",
+        "hack/alpine.yaml": pod.replace("NAME", "alpine-shell"),
+        "hack/keep.yaml": pod.replace("NAME", "keeper")})
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert sorted((f.file, f.severity) for f in result.findings) == [
+        ("hack/alpine.yaml", "warning"), ("hack/keep.yaml", "error")]
+    (transient,) = [f for f in result.findings if f.file == "hack/alpine.yaml"]
+    assert transient.message.endswith(
+        "Not certain: reviewbot could not see whether it runs past hack/ashell.sh, which "
+        "applies it and deletes it in one run (it lives while the script runs).")
+
+
 def test_without_roots_a_base_no_overlay_includes_beside_bases_they_do_is_not_applied(
         tmp_path: Path) -> None:
     """tektoncd/plumbing's cronjobs/bases (judge round AX): its overlays build on some of the

