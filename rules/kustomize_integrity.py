@@ -312,6 +312,7 @@ from reviewbot.model.objects import (
     controlled,
     idle_images,
     idle_patches,
+    items,
     model_graph,
     patch_entry_text,
     refused_entry,
@@ -1531,14 +1532,24 @@ def _unset_variables(model: Model) -> Iterator[Violation]:
                 continue
             appliers = [m.applier for m in makers(model, obj) if m.applier is not None
                         and m.applier.kind == "Kustomization"]
-            by = (f" of Flux Kustomization {appliers[0].namespace}/{appliers[0].name}"
+            # (which cluster's, where several are: new-user trial thirty-nine's lab lacked
+            # the variable home's settings set, and the warning named neither)
+            clusters = sorted(model.clusters.get(id(obj), ())) if len(
+                model.cluster_entries) > 1 else []
+            whose = f"cluster {' and '.join(clusters)}'s " if clusters else ""
+            by = (f" of {whose}Flux Kustomization {appliers[0].namespace}/{appliers[0].name}"
                   if appliers else "")
+            sources = [f"{s.get('kind')} {s.get('name')}" for s in items(appliers[0].get(
+                ("spec", "postBuild", "substituteFrom"))) if isinstance(s, dict)] if (
+                appliers) else []
+            read = f" ({', '.join(sources)})" if sources else ""
             text = ", ".join(names)
             yield Violation(
                 obj, path,
                 f"{format_path(path)}: {text} {'has' if len(names) == 1 else 'have'} no value "
-                f"in the post-build substitution{by} (its substitute and substituteFrom set "
-                "none), so Flux writes it as the empty string",
+                f"in the post-build substitution{by}: neither its substitute nor its "
+                f"substituteFrom{read} sets {'it' if len(names) == 1 else 'them'}, so Flux "
+                f"writes {'it' if len(names) == 1 else 'them'} as the empty string",
                 kind="unset-variable",
                 fix=(f"Set {text} in the Kustomization's postBuild (substitute, or the "
                      "ConfigMap or Secret it reads), give it a default ("

@@ -2276,5 +2276,18 @@ def test_a_flux_variable_no_source_sets_is_written_as_the_empty_string(tmp_path:
             if f.kind == "unset-variable"] == [(
         "apps/cm.yaml", 5, "unset-variable", "warning",
         "data.LLM: ${LLM_BASE_URL} has no value in the post-build substitution of Flux "
-        "Kustomization flux-system/apps (its substitute and substituteFrom set none), so "
-        "Flux writes it as the empty string")]
+        "Kustomization flux-system/apps: neither its substitute nor its substituteFrom "
+        "(ConfigMap cluster-settings) sets it, so Flux writes it as the empty string")]
+    # of two clusters, the one that lacks it is named (new-user trial thirty-nine: lab's
+    # settings lacked TIMEZONE, home's set it; the warning named neither)
+    write(tmp_path, {
+        ".reviewbot.yaml": "clusters:\n  - {name: prod, paths: [clusters/prod]}\n"
+                           "  - {name: lab, paths: [clusters/lab]}\n",
+        "clusters/lab/flux-system/gotk-sync.yaml": ks % ("flux-system", "./clusters/lab", ""),
+        "clusters/lab/apps.yaml": ks % ("apps", "./apps", post),
+        "clusters/lab/settings.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "
+                                      "cluster-settings, namespace: flux-system}\n"
+                                      "data: {OPENAI_URL: 'http://llm', LLM_BASE_URL: x}\n"})
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [f.message.split(" substitution of ")[1].split(":")[0] for f in result.findings
+            if f.kind == "unset-variable"] == ["cluster prod's Flux Kustomization flux-system/apps"]
