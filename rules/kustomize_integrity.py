@@ -150,6 +150,10 @@ reviewbot checks every `kustomization.yaml` in the tree:
   Kustomization applying it sets: Flux's post-build substitution writes it as the empty
   string (a variable renamed in the cluster's settings, a shell `${HOME}` in a script
   not escaped as `$${HOME}`). A source reviewbot cannot read leaves it unseen: not judged;
+- `patch-shifted` (warning, in a review, at the operation's `path`): a JSON6902 operation
+  that set a field of one named list item before the change (`env/2`: LD_DB_DATABASE) and
+  sets the same field of another after it (LD_DB_PORT): an item the change added or removed
+  above it moved the index;
 - a FluxInstance's sync path (`spec.sync.path`, a flux-instance HelmRelease's
   `instance.sync.path`) names a folder of the tree once the postBuild of each Flux
   Kustomization applying it substitutes its variables (`missing`, a warning: whether the
@@ -366,7 +370,7 @@ SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error"
               "limit": "warning", "no-namespace": "error",
               "build": "error", "invalid": "error", "commented": "info",
               "applied-by-script": "info", "not-applied": "info",
-              "unset-variable": "warning"}
+              "unset-variable": "warning", "patch-shifted": "warning"}
 BUILD_FAILED = "kustomize build failed: "
 # a build that runs kustomize plugins (``transformers``, ``generators``, ``validators``: a
 # builtin NamespaceTransformer from a folder, a KRM function), which reviewbot does not run
@@ -1315,6 +1319,55 @@ def _flux_targets(model: Model, index: TreeIndex, graph: Graph) -> _FluxPaths:
     return _FluxPaths(flux, resolved, tuple(missing))
 
 
+def _patches_shifted(base: Model, head: Model) -> Iterator[Violation]:
+    """``patch-shifted``, in a review: a JSON6902 operation (``replace``/``add`` at a path
+    with a list index, ``/spec/template/spec/containers/0/env/2/value``) that set a field of
+    one named item before the change and sets the same field of another after it: an item
+    the change inserted or removed above it moved the index (new-user trial thirty-nine:
+    `TZ` added at the top of the base's env, the preview overlay's `env/2` now replaced
+    LD_DB_PORT's value with a database name, and the review said nothing)."""
+    before: dict[tuple[Any, ...], tuple[KObject, Path]] = {}
+    for obj in base.objects:
+        for at, (doc, where) in obj.origins.items():
+            if where[-1:] == ("value",) and isinstance(where[-2:-1] and where[-2], int):
+                before[(obj.identity, doc.file.path, tuple(where))] = (obj, at)
+    if not before:
+        return
+    said: set[tuple[str, tuple[Any, ...]]] = set()
+    for obj in head.objects:
+        for at, (doc, where) in obj.origins.items():
+            was = before.get((obj.identity, doc.file.path, tuple(where)))
+            if was is None or was[1] != at:
+                continue
+            for i in range(len(at) - 1, 0, -1):
+                if not isinstance(at[i], int):
+                    continue
+                old, new = (_item_name(o.get(at[:i + 1])) for o in (was[0], obj))
+                if old and new and old != new and (doc.file.path, tuple(where)) not in said:
+                    said.add((doc.file.path, tuple(where)))
+                    pointer = "/" + "/".join(str(p) for p in at)
+                    field = f"the {at[-1]} of" if i < len(at) - 1 else "the item"
+                    yield Violation(
+                        None, where[:-1] + ("path",),
+                        f"{obj.kind} {obj.namespace or 'default'}/{obj.name}: the patch "
+                        f"operation at {pointer} now sets {field} {new}, where before this "
+                        f"change it set {field} {old}: an item the change added or removed "
+                        "above it moved the index",
+                        fix=(f"Point the operation at {old}'s index in the new list, or patch "
+                             f"by name (a strategic merge patch of the item named {old})."),
+                        kind="patch-shifted", file=doc.file.path,
+                        line=doc.position(where[:-1] + ("path",))[0],
+                        column=doc.position(where[:-1] + ("path",))[1],
+                        key=f"{doc.file.path}:{format_path(where)}:shifted")
+                break
+
+
+def _item_name(item: Any) -> str:
+    """The ``name`` of a list item (an env entry, a container, a port), or ""."""
+    return str(item.get("name")) if isinstance(item, dict) and isinstance(
+        item.get("name"), str) else ""
+
+
 def check_change(diff: TreeDiff, base: Model, head: Model,
                  opts: Mapping[str, Any]) -> Iterator[Violation]:
     """``missing``, in a review: a Flux Kustomization's ``spec.path`` or an Argo CD
@@ -1325,6 +1378,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     `./apps/shop` misspelt `./apps/shpo`, "no new findings"."""
     if head.tree is None or base.tree is None:
         return
+    yield from _patches_shifted(base, head)
     graph = model_graph(head)
     index = TreeIndex(head.tree.paths, graph)
     # (object, field, path, source) of each path naming no folder, check_set silent on it

@@ -2291,3 +2291,56 @@ def test_a_flux_variable_no_source_sets_is_written_as_the_empty_string(tmp_path:
     result = lint_dir(tmp_path, only=["kustomize-integrity"])
     assert [f.message.split(" substitution of ")[1].split(":")[0] for f in result.findings
             if f.kind == "unset-variable"] == ["cluster prod's Flux Kustomization flux-system/apps"]
+
+
+def test_a_json6902_operation_an_inserted_item_moves_to_another_item_is_said(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial thirty-nine: `TZ` added at the top of the base's env; the preview
+    overlay's `replace .../env/2/value` then set LD_DB_PORT (a port) to a database's name,
+    and the review said "No new findings". The operation's target moved from one named item
+    to another: a warning at the operation; an item added below it is quiet."""
+    deployment = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: linkding, namespace: apps}
+spec:
+  selector: {matchLabels: {app: linkding}}
+  template:
+    metadata: {labels: {app: linkding}}
+    spec:
+      containers:
+      - name: linkding
+        image: x
+        env:
+        - {name: LD_DB_HOST, value: postgres}
+        - {name: LD_DB_PORT, value: "5432"}
+        - {name: LD_DB_DATABASE, value: linkding}
+"""
+    overlay = """namePrefix: preview-
+resources: [../base]
+patches:
+- target: {kind: Deployment, name: linkding}
+  patch: |-
+    - op: replace
+      path: /spec/template/spec/containers/0/env/2/value
+      value: linkding_preview
+"""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"base/kustomization.yaml": "resources: [deployment.yaml]\n",
+                        "base/deployment.yaml": deployment, "preview/kustomization.yaml": overlay})
+    above = repo.commit({"base/deployment.yaml": deployment.replace(
+        "        env:\n", "        env:\n        - {name: TZ, value: UTC}\n")})
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                              above, "--platform", "none", "--format", "json", "--rule",
+                              "kustomize-integrity"], capsys)
+    (found,) = json.loads(out)["findings"]
+    assert (found["file"], found["severity"], found["message"]) == (
+        "preview/kustomization.yaml", "warning",
+        "Deployment apps/preview-linkding: the patch operation at /spec/template/spec/"
+        "containers/0/env/2/value now sets the value of LD_DB_PORT, where before this change "
+        "it set the value of LD_DB_DATABASE: an item the change added or removed above it "
+        "moved the index")
+    below = repo.commit({"base/deployment.yaml": deployment + "        - {name: TZ, value: UTC}\n"})
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                              below, "--platform", "none", "--format", "json", "--rule",
+                              "kustomize-integrity"], capsys)
+    assert json.loads(out)["findings"] == []
