@@ -2400,6 +2400,18 @@ def _calls_unserved(model: Model) -> Iterator[Violation]:
         yield first
 
 
+def _unseen(view: Model) -> dict[str, list[str]]:
+    """Namespace -> what in it may make pods and Services reviewbot cannot see
+    (:attr:`~reviewbot.netpol.network.Network.unseen`), made once per view, when a finding
+    first asks."""
+    found: dict[str, list[str]] | None = view.derived.get("netpol-unseen")
+    if found is None:
+        from reviewbot.netpol.network import Network
+
+        found = view.derived["netpol-unseen"] = Network(view, exact=False).unseen
+    return found
+
+
 def _renamed_services(view: Model, builds: Callable[[KObject], Iterable[Any]],
                       ) -> dict[Any, dict[tuple[str, str], list[Service]]]:
     """Build -> (namespace, name as written) -> the Services its ``namePrefix`` or
@@ -2423,8 +2435,6 @@ def _renamed_call(view: Model, pod: PodTemplate, decl: Declaration,
     a ConfigMap's data: the pods call a name nothing answers (new-user trial thirty-seven).
     A warning, saying so, when the namespace holds what may make Services reviewbot cannot
     see (a chart, an operator)."""
-    from reviewbot.netpol.network import Network
-
     e = decl.endpoint
     caller, name = f"{pod.namespace}/{pod.name}", f"{e.namespace}/{e.service}"
     written, now = e.service, service.name
@@ -2435,7 +2445,7 @@ def _renamed_call(view: Model, pod: PodTemplate, decl: Declaration,
                f"{name} answers")
     fix = (f"Write {service.name} in the address (a patch of the overlay, or a replacement "
            f"from Service {service.namespace}/{service.name}'s metadata.name).")
-    unseen = Network(view, exact=False).unseen.get(e.namespace)
+    unseen = _unseen(view).get(e.namespace)
     doubt = (f"whether {', '.join(unseen[:MAX_NAMES])} in {e.namespace} makes a Service "
              f"{e.service}") if unseen else None
     return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-missing",
@@ -2581,9 +2591,7 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
                 if not near:
                     continue
                 if unseen is None:
-                    from reviewbot.netpol.network import Network
-
-                    unseen = Network(view, exact=False).unseen
+                    unseen = _unseen(view)
                 if namespace in unseen:
                     continue  # (a chart or an operator there may make it: vehagn/homelab's
                     # argocd-server, which its kustomization's argo-cd chart renders)
@@ -2617,7 +2625,6 @@ def _renamed_backend(view: Model, obj: KObject, backend: Any, namespace: str,
     nothing). A warning, saying so, where a chart or an operator in the namespace may make a
     Service of the written name."""
     from reviewbot.netpol.ingress import ROUTE_KINDS
-    from reviewbot.netpol.network import Network
 
     written, now = backend.service, service.name
     how = (f" (namePrefix {now[:-len(written)]})" if now.endswith(written) else
@@ -2628,7 +2635,7 @@ def _renamed_backend(view: Model, obj: KObject, backend: Any, namespace: str,
                f"{written}, which its build renames {now}{how}, and kustomize leaves the "
                f"backend as written: {_answers(obj)}")
     fix = f"Name Service {now} in the backend (a patch of the overlay)."
-    unseen = Network(view, exact=False).unseen.get(namespace)
+    unseen = _unseen(view).get(namespace)
     doubt = (f"whether {', '.join(unseen[:MAX_NAMES])} in {namespace} makes a Service "
              f"{written}") if unseen else None
     return Violation(obj, (*backend.path, field), message, fix=fix, kind="backend-removed",
