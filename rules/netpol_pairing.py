@@ -2400,6 +2400,17 @@ def _calls_unserved(model: Model) -> Iterator[Violation]:
         yield first
 
 
+def _renaming(view: Model, namespace: str, written: str, now: str) -> tuple[str, str | None]:
+    """How a build renamed Service ``written`` to ``now`` (" (namePrefix prod-)"), and what a
+    finding that no Service keeps the written name could not see (a chart or an operator of
+    the namespace may make one)."""
+    how = (f" (namePrefix {now[:-len(written)]})" if now.endswith(written) else
+           f" (nameSuffix {now[len(written):]})" if now.startswith(written) else "")
+    unseen = _unseen(view).get(namespace)
+    return how, (f"whether {', '.join(unseen[:MAX_NAMES])} in {namespace} makes a Service "
+                 f"{written}") if unseen else None
+
+
 def _unseen(view: Model) -> dict[str, list[str]]:
     """Namespace -> what in it may make pods and Services reviewbot cannot see
     (:attr:`~reviewbot.netpol.network.Network.unseen`), made once per view, when a finding
@@ -2438,16 +2449,12 @@ def _renamed_call(view: Model, pod: PodTemplate, decl: Declaration,
     e = decl.endpoint
     caller, name = f"{pod.namespace}/{pod.name}", f"{e.namespace}/{e.service}"
     written, now = e.service, service.name
-    how = (f" (namePrefix {now[:-len(written)]})" if now.endswith(written) else
-           f" (nameSuffix {now[len(written):]})" if now.startswith(written) else "")
+    how, doubt = _renaming(view, e.namespace, written, now)
     message = (f"{caller} calls {e.text}:{e.port}, but its build renames Service {name} to "
                f"{now}{how}, and kustomize renames no address written in a value: no Service "
                f"{name} answers")
     fix = (f"Write {service.name} in the address (a patch of the overlay, or a replacement "
            f"from Service {service.namespace}/{service.name}'s metadata.name).")
-    unseen = _unseen(view).get(e.namespace)
-    doubt = (f"whether {', '.join(unseen[:MAX_NAMES])} in {e.namespace} makes a Service "
-             f"{e.service}") if unseen else None
     return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-missing",
                      key=f"{format_path(decl.path)} -> {e.text}:{e.port}", doubt=doubt,
                      cause=f"Service {name} renamed {service.name}")
@@ -2627,17 +2634,13 @@ def _renamed_backend(view: Model, obj: KObject, backend: Any, namespace: str,
     from reviewbot.netpol.ingress import ROUTE_KINDS
 
     written, now = backend.service, service.name
-    how = (f" (namePrefix {now[:-len(written)]})" if now.endswith(written) else
-           f" (nameSuffix {now[len(written):]})" if now.startswith(written) else "")
+    how, doubt = _renaming(view, namespace, written, now)
     field = "name" if backend.path[-1] == "service" or obj.kind in ROUTE_KINDS else (
         "serviceName")
     message = (f"{obj.kind} {obj.namespace or 'default'}/{obj.name}: its backend names Service "
                f"{written}, which its build renames {now}{how}, and kustomize leaves the "
                f"backend as written: {_answers(obj)}")
     fix = f"Name Service {now} in the backend (a patch of the overlay)."
-    unseen = _unseen(view).get(namespace)
-    doubt = (f"whether {', '.join(unseen[:MAX_NAMES])} in {namespace} makes a Service "
-             f"{written}") if unseen else None
     return Violation(obj, (*backend.path, field), message, fix=fix, kind="backend-removed",
                      doubt=doubt)
 
