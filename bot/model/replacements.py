@@ -178,8 +178,10 @@ def _selected(r: Resource, selector: Mapping[str, Any]) -> bool:
         if isinstance(want, str) and want and want != have:
             return False
     name = selector.get("name")
-    if isinstance(name, str) and name and name != r.name and name != _original_name(r):
-        return False
+    if isinstance(name, str) and name and name != r.name and name != _original_name(r) and (
+            all(name != previous[2] for previous in r.renames.previous)):
+        return False  # (a generated object's names before a prefix and its hash: new-user
+        # trial forty's `api-config` under `namePrefix: dev-` and `namespace: shop`)
     meta = dict_of(r.body.get("metadata"))
     for key, where in (("labelSelector", "labels"), ("annotationSelector", "annotations")):
         wanted = selector.get(key)
