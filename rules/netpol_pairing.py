@@ -2365,7 +2365,8 @@ def _calls_unserved(model: Model) -> Iterator[Violation]:
                 if gone:  # (a value several builds make: once, naming each)
                     doc, at = decl.obj.written(decl.path)
                     renames.setdefault((id(doc), at, e.text), []).append((
-                        f"{pod.namespace}/{pod.name}", _renamed_call(view, pod, decl, gone[0])))
+                        f"{pod.namespace}/{pod.name}",
+                        _renamed_call(view, pod, decl, _renamed_alike(pod.obj, gone))))
                     continue
                 if not found and held and cluster != DEFAULT_CLUSTER and (
                         str(cluster) not in held.get(key, (str(cluster),))):
@@ -2398,6 +2399,19 @@ def _calls_unserved(model: Model) -> Iterator[Violation]:
             first = replace(first, message=f"{first.message} (so do {names}{more}, built from "
                             "the same line)")
         yield first
+
+
+def _renamed_alike(caller: KObject, services: Sequence[Service]) -> Service:
+    """Of the Services a cluster's builds renamed from one written name, the one the
+    caller's own build renamed as it renamed the caller (`stg-` for `stg-api`; new-user trial
+    forty: two overlays of one namespace, staging's call said renamed to dev-orders)."""
+    written, now = caller.name_as_written, caller.name
+    at = now.rfind(written) if now != written else -1
+    if at < 0:
+        return services[0]
+    prefix, suffix = now[:at], now[at + len(written):]
+    return next((s for s in services if s.name == f"{prefix}{s.obj.name_as_written}{suffix}"),
+                services[0])
 
 
 def _renaming(view: Model, namespace: str, written: str, now: str) -> tuple[str, str | None]:

@@ -1591,6 +1591,36 @@ spec:
         "reviewbot could not see whether HelmRelease postgres-v2 in charted makes a Service db.")
 
 
+def test_two_overlays_of_one_namespace_each_name_their_own_renamed_service(
+        tmp_path: Path) -> None:
+    """New-user trial forty: dev (`namePrefix: dev-`) and staging (`stg-`) overlays of one
+    namespace in one cluster, neither fixing `ORDERS_HOST=orders`: staging's finding said
+    "renames Service shop/orders to dev-orders" and its fix "Write dev-orders". Each
+    caller's own build renamed it as it renamed the caller."""
+    app = deployment("api", "", "{app: api}").replace(", namespace: }", "}").replace(
+        "image: x", "image: x\n        envFrom: [{configMapRef: {name: api-config}}]") + (
+        "---\napiVersion: v1\nkind: Service\nmetadata: {name: orders}\n"
+        "spec: {selector: {app: orders}, ports: [{port: 8081}]}\n")
+    overlay = ("namespace: shop\nnamePrefix: PREFIX-\nresources: [../../base]\n"
+               "configMapGenerator:\n- {name: api-config, behavior: merge, "
+               "literals: [LOG_LEVEL=debug]}\n")
+    write(tmp_path, {
+        ".reviewbot.yaml": "clusters:\n  - {name: nonprod, paths: [overlays/dev, "
+                           "overlays/staging]}\n",
+        "base/kustomization.yaml": "resources: [app.yaml]\nconfigMapGenerator:\n"
+                                   "- {name: api-config, literals: [ORDERS_HOST=orders:8081]}\n",
+        "base/app.yaml": app,
+        "overlays/dev/kustomization.yaml": overlay.replace("PREFIX", "dev"),
+        "overlays/staging/kustomization.yaml": overlay.replace("PREFIX", "stg")})
+    said = sorted(f.message.split(", and kustomize")[0] for f in lint_dir(
+        tmp_path, only=[RULE]).findings if f.kind == "dependency-missing")
+    assert said == [
+        "shop/dev-api calls orders:8081, but its build renames Service shop/orders to "
+        "dev-orders (namePrefix dev-)",
+        "shop/stg-api calls orders:8081, but its build renames Service shop/orders to "
+        "stg-orders (namePrefix stg-)"]
+
+
 def test_an_app_template_value_naming_a_service_a_prefix_renamed_is_said(
         tmp_path: Path) -> None:
     """New-user trial thirty-nine: lab's data stack took `namePrefix: lab-`; paperless, an
