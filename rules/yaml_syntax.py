@@ -116,8 +116,11 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
     no_roots = model.derived.get("reach") is None  # every file applied as written
     data = {path for k in model.kustomizations for _, _, path in generator_files(k)}
     for lf in model.files.values():
-        if lf.path in model.unapplied:
-            continue  # no cluster receives it (kustomize-integrity says so once per folder)
+        if lf.path in model.unapplied and not (
+                lf.problems and not lf.documents and is_kustomization_file(lf.path)):
+            continue  # no cluster receives it (kustomize-integrity says so once per folder);
+            # a kustomization file that does not parse is no folder's kustomization, so its
+            # folder looks unapplied: it is what the builds read (new-user trial forty)
         lines = lf.text.splitlines() if lf.problems else []
         for problem in lf.problems:
             if problem.kustomize_reads and lf.path not in model.refused:

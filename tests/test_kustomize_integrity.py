@@ -2351,3 +2351,29 @@ patches:
                               below, "--platform", "none", "--format", "json", "--rule",
                               "kustomize-integrity"], capsys)
     assert json.loads(out)["findings"] == []
+
+
+def test_a_cluster_path_s_kustomization_that_does_not_parse_is_said_and_refuses_its_folder(
+        tmp_path: Path) -> None:
+    """New-user trial forty: the dev cluster's path overlays/dev holds a kustomization.yaml
+    whose flow list does not parse (`fieldPaths: [spec.containers.[name=x].image]`):
+    `kubectl kustomize` fails. With a `.reviewbot.yaml` naming the path, no yaml-syntax
+    error was said (the folder looked unapplied), and its patch file was judged as a live
+    Deployment ("missing required field 'selector'"). The syntax error is said; what lies
+    beside the file is not applied as written: its findings are warnings that say so."""
+    write(tmp_path, {
+        ".reviewbot.yaml": "clusters:\n  - {name: dev, paths: [overlays/dev]}\n",
+        "base/kustomization.yaml": "resources: [app.yaml]\n",
+        "base/app.yaml": DEPLOYMENT,
+        "overlays/dev/kustomization.yaml": (
+            "resources: [../../base]\npatches: [{path: replicas.yaml}]\nreplacements:\n"
+            "- source: {kind: Deployment, name: web}\n  targets:\n"
+            "  - select: {kind: Deployment}\n    fieldPaths: [spec.containers.[name=x].image]\n"),
+        "overlays/dev/replicas.yaml": (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
+            "spec: {replicas: 2}\n")})
+    result = lint_dir(tmp_path, only=["yaml-syntax", "schema"])
+    assert sorted((f.rule, f.file, f.severity) for f in result.findings) == [
+        ("schema", "overlays/dev/replicas.yaml", "warning"),
+        ("schema", "overlays/dev/replicas.yaml", "warning"),
+        ("yaml-syntax", "overlays/dev/kustomization.yaml", "error")]

@@ -334,6 +334,7 @@ def build_model(
         _chart_applier_doubts(model, graph, within)
     _unread_patch_doubts(model, graph)
     _transient_doubts(model, graph)
+    _unparsed_kustomization_doubts(model)
     if reach is not None and (reach.guessed or any(a.elsewhere for a in reach.applied)):
         _walk_doubts(model, reach)
     _suspended_doubts(model)
@@ -676,6 +677,25 @@ def _chart_crd_doubts(model: Model) -> None:
         model.doubts[id(crd)] = (
             f"whether the cluster runs this copy: {who} installs the chart "
             f"{group.split('.')[0]}, whose own CRDs of this group reviewbot does not read")
+
+
+def _unparsed_kustomization_doubts(model: Model) -> None:
+    """The objects of a folder whose kustomization file does not parse: kustomize (and
+    kustomize-controller, which builds a folder's own kustomization.yaml) refuses the folder's
+    build, so what is beside it is applied, if at all, as an earlier revision built it, never
+    as written (new-user trial forty: an overlay's kustomization.yaml with invalid YAML, its
+    patch file judged as a live Deployment, "missing required field 'selector'")."""
+    broken = {posixpath.dirname(path): path for path, lf in model.files.items()
+              if is_kustomization_file(path) and lf.problems and not lf.documents}
+    if not broken:
+        return
+    for obj in model.objects:
+        folder = posixpath.dirname(obj.file)
+        if folder in broken and obj.file != broken[folder]:
+            model.doubts.setdefault(id(obj), (
+                f"what builds {folder}: its {posixpath.basename(broken[folder])} does not parse "
+                "as YAML, so kustomize refuses the folder's build and applies nothing of it as "
+                "written"))
 
 
 def _transient_doubts(model: Model, graph: Graph) -> None:
