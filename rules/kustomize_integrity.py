@@ -75,6 +75,12 @@ reviewbot checks every `kustomization.yaml` in the tree:
   patches). A var reading `metadata.namespace` in a tree no cluster root of which applies
   anything is a warning: the consumer that builds it in a namespace (a kustomization
   including it, kfctl's KfDef) fills the field;
+- a `replacements` entry whose `source` selects no object of its kustomization's build, or
+  several, is `missing`, at the source: kustomize refuses the whole build ("nothing
+  selected by ..."); a source is found by any name the object had before the build changed
+  it (a prefix, a generator's hash). A source whose field the build as the tree holds it
+  lacks (a ConfigMap generated from a file a script writes) leaves the targets unseen: their
+  findings say so;
 - a field of the wrong type (`resources: 5`, `helmCharts: 1`, `patches: x`, a generator's
   `files: 5`, a number among `resources`) is `invalid` too, at the field's line: kustomize
   cannot read the kustomization at all. The value is never quoted (a `secretGenerator`
@@ -321,6 +327,7 @@ from reviewbot.model.objects import (
     patch_entry_text,
     refused_entry,
     refusing_patches,
+    refusing_replacement,
     refusing_var,
     tree_source,
     unplaced,
@@ -455,6 +462,9 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _idle_patches(kustomize, graph)
     yield from _idle_images(kustomize, graph)
     for violation in _unresolved_vars(graph, unapplied, model.derived.get("reach") is None):
+        unmatched_in.add(posixpath.dirname(violation.file or ""))
+        yield violation
+    for violation in _refused_replacements(kustomize, graph):
         unmatched_in.add(posixpath.dirname(violation.file or ""))
         yield violation
     yield from _flux_paths(model, flux_targets, index, graph, duplicates)
@@ -1236,6 +1246,29 @@ def _idle_images(kustomize: Iterable[Kustomization], graph: Graph) -> Iterator[V
                 fix=(f"Name the image {near}, as its containers do, or remove the entry."
                      if near else "Name an image the build's containers run, or remove the "
                      "entry."))
+
+
+def _refused_replacements(kustomize: Iterable[Kustomization], graph: Graph
+                          ) -> Iterator[Violation]:
+    """A replacement whose source selects no object of its kustomization's build, or several
+    (model.objects.refusing_replacement): kustomize refuses the whole build, and what
+    applies it applies nothing of it (new-user trial forty: a Service renamed under its
+    replacement's source)."""
+    for k in kustomize:
+        found = refusing_replacement(graph, k)
+        if found is None:
+            continue
+        path, why = found
+        source = k.body["replacements"][path[1]]["source"]
+        what = "/".join(str(source[key]) for key in ("kind", "name") if source.get(key))
+        line, column = k.doc.position(path)
+        yield Violation(
+            None, path,
+            f"replacements[{path[1]}].source {what or '(any object)'} {why}; kustomize refuses "
+            f"the whole build of {k.directory or '.'}", kind="missing", file=k.file, line=line,
+            column=column, key=f"{k.file}:replacements:{path[1]}:source",
+            fix="Name an object the build holds in the replacement's source (its name before "
+                "any prefix or suffix), or remove the replacement.")
 
 
 def _unresolved_vars(graph: Graph, unapplied: Collection[str],

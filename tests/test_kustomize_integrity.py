@@ -2377,3 +2377,36 @@ def test_a_cluster_path_s_kustomization_that_does_not_parse_is_said_and_refuses_
         ("schema", "overlays/dev/replicas.yaml", "warning"),
         ("schema", "overlays/dev/replicas.yaml", "warning"),
         ("yaml-syntax", "overlays/dev/kustomization.yaml", "error")]
+
+
+def test_a_replacement_whose_source_selects_nothing_refuses_the_build(tmp_path: Path) -> None:
+    """New-user trial forty: the base's Service renamed `postgres-primary`, dev's replacement
+    still takes its source from Service `postgres`: `kubectl kustomize` fails ("nothing
+    selected by Service...postgres"), and reviewbot said only that it could not see the
+    value. An error at the source; the build's objects are not applied. A source named by
+    its name before the overlay's prefix is found."""
+    overlay = """namespace: shop
+namePrefix: dev-
+resources: [../../base]
+replacements:
+- source: {kind: Service, name: SOURCE, fieldPath: metadata.name}
+  targets:
+  - select: {kind: ConfigMap, name: settings}
+    fieldPaths: [data.DB_HOST]
+"""
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [app.yaml]\n",
+        "base/app.yaml": ("apiVersion: v1\nkind: Service\nmetadata: {name: postgres-primary}\n"
+                          "spec: {ports: [{port: 5432}]}\n---\napiVersion: v1\nkind: ConfigMap\n"
+                          "metadata: {name: settings}\ndata: {DB_HOST: postgres}\n"),
+        "overlays/dev/kustomization.yaml": overlay.replace("SOURCE", "postgres")})
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [(f.file, f.line, f.severity, f.message) for f in result.findings
+            if f.severity == "error"] == [(
+        "overlays/dev/kustomization.yaml", 5, "error",
+        "replacements[0].source Service/postgres selects no object of the build (kustomize: "
+        "nothing selected by it); kustomize refuses the whole build of overlays/dev")]
+    write(tmp_path, {"overlays/dev/kustomization.yaml": overlay.replace(
+        "SOURCE", "postgres-primary")})
+    assert [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+            if f.severity == "error"] == []

@@ -1755,6 +1755,11 @@ def _first_refusal(model: Model, build: Build) -> tuple[str, str, str] | None:
     var = refusing_var(graph, top) if top is not None else None
     if var is not None:
         return var.owner.file, f"vars: {var.name}", var.why
+    for folder in sorted(build.reads):
+        k = graph.by_dir.get(folder)
+        replacement = refusing_replacement(graph, k) if k is not None else None
+        if k is not None and replacement is not None:
+            return k.file, f"replacements[{replacement[0][1]}].source", replacement[1]
     return None
 
 
@@ -1807,6 +1812,33 @@ def refusing_var(graph: Graph, k: Kustomization) -> VarRefusal | None:
                 field = _dict(var.get("fieldref")).get("fieldpath") or "metadata.name"
                 return VarRefusal(owner, ("vars", i), name, why, str(field))
     return VarRefusal(k, ("vars",), name, why)
+
+
+def refusing_replacement(graph: Graph, k: Kustomization
+                         ) -> tuple[Path, str] | None:
+    """The ``replacements`` entry of ``k`` for which kustomize refuses the build of ``k``: its
+    source selects no object of the build, or several (kustomize: "nothing selected by",
+    "found more than one resources matching"), as (its path in ``k``, why). Judged only when
+    the model holds the whole build, as :func:`refusing_patches` (new-user trial forty: the
+    Service renamed `postgres-primary`, the replacement's source still `postgres`: the
+    build failed, and reviewbot said only that it could not see the value)."""
+    if k.flux is not None or k.is_component or graph.by_dir.get(k.directory) is not k or (
+            not k.body.get("replacements")):
+        return None
+    build = graph.build(k.directory)
+    if not held_whole(build):
+        return None
+    from reviewbot.model.replacements import source_matches
+
+    for i, item in enumerate(items(k.body.get("replacements"))):
+        if not isinstance(item, dict) or not isinstance(item.get("source"), dict):
+            continue  # (a `path:` entry's file: its own document, judged where it is)
+        count = source_matches(build.resources, item["source"])
+        if count != 1:
+            return ("replacements", i, "source"), (
+                "selects no object of the build (kustomize: nothing selected by it)" if not count
+                else f"selects {count} objects of the build (kustomize: found more than one)")
+    return None
 
 
 # missing_entries' why -> what is wrong with the entry, said after it (the diff's reason,
@@ -2042,7 +2074,9 @@ def any_refused(model: Model) -> bool:
         unparsed_by_kustomize(graph, f) is not None for f in graph.kustomized_files
         if model.files.get(f) is not None and model.files[f].problems) or (
         any(k.body.get("vars") for k in graph.by_dir.values())
-        and any(refusing_var(graph, k) is not None for k in graph.by_dir.values()))
+        and any(refusing_var(graph, k) is not None for k in graph.by_dir.values())) or any(
+        refusing_replacement(graph, k) is not None for k in graph.by_dir.values()
+        if k.body.get("replacements"))
 
 
 def controlled(model: Model, k: Kustomization) -> Callable[[], bool]:

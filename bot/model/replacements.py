@@ -162,6 +162,12 @@ def unresolved_at(origin: tuple[Document, Path] | None) -> Mapping[str, Any] | N
         found.get("source"), dict) else None
 
 
+def source_matches(resources: Sequence[Resource], source: Mapping[str, Any]) -> int:
+    """How many of a build's ``resources`` a replacement's ``source`` selects (kustomize
+    refuses the build unless it is one)."""
+    return sum(1 for r in resources if _selected(r, source))
+
+
 def _describe(selector: Mapping[str, Any]) -> str:
     return "/".join(str(selector.get(k)) for k in ("kind", "name") if selector.get(k))
 
