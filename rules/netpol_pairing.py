@@ -2976,9 +2976,13 @@ def _endpoints_lost(base: Model, head: Model) -> Iterator[Violation | QuietPlace
         if isinstance(found, Violation):
             shown = ", ".join(pods[:MAX_NAMES]) + (
                 f" and {len(pods) - MAX_NAMES} more" if len(pods) > MAX_NAMES else "")
-            first = selected[0]
+            # (the labels its pods carry now: new-user trial forty's fix named app=api of
+            # pods the change relabelled)
+            first = next((p for p in net.pods if p.obj.ref == selected[0].obj.ref),
+                         selected[0])
             has = ", ".join(f"{k}={v}" for k, v in sorted(first.labels.items())
-                            if k in old.selector or k in service.selector) or "no such label"
+                            if k in old.selector or k in service.selector) or (
+                ", ".join(f"{k}={v}" for k, v in sorted(first.labels.items())) or "no labels")
             found = replace(
                 found, kind="endpoints-lost",
                 message=f"{found.message}; before this change it selected {shown}",

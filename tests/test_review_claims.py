@@ -593,6 +593,28 @@ def test_a_service_the_change_leaves_without_pods_is_an_error(
     assert run_cli(["lint", str(repo.path), "--rule", "netpol-pairing"], capsys)[0] == 0
 
 
+def test_the_fix_of_a_service_whose_pods_were_relabelled_names_their_labels_now(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial forty: the api's labels became `app.kubernetes.io/name: api`, the
+    Service kept `app: api`: the fix said "(Deployment api has app=api)", the labels the
+    pods carried before the change. It names the labels they carry now."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    api = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: api, namespace: shop}}\n"
+           "spec:\n  selector: {{matchLabels: {labels}}}\n  template:\n"
+           "    metadata: {{labels: {labels}}}\n    spec:\n      containers:\n"
+           "      - {{name: api, image: 'api:1', ports: [{{containerPort: 8080}}]}}\n")
+    service = ("apiVersion: v1\nkind: Service\nmetadata: {name: api, namespace: shop}\n"
+               "spec:\n  selector: {app: api}\n  ports: [{port: 80, targetPort: 8080}]\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"api.yaml": api.format(labels="{app: api}"), "service.yaml": service})
+    head = repo.commit({"api.yaml": api.format(labels="{app.kubernetes.io/name: api}")})
+    data = review_json(repo, base, head, "netpol-pairing", capsys)
+    assert [f["fix"] for f in data["findings"] if f["new"]] == [
+        "Select the pods it is for by labels they carry (Deployment api has "
+        "app.kubernetes.io/name=api), or add the labels it asks for to their template."]
+
+
 def test_a_selector_typo_that_loses_the_service_s_pods_is_said_once_as_the_change_s(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
