@@ -186,6 +186,10 @@ def test_immutable_fields_are_errors_at_the_head_line(
     # a shrunk claim is refused in the API server's own words, its fix no new class's
     # (new-user trial twenty-four: "field is immutable", "for a different class or mode")
     assert '"field can not be less than previous value"' in by_file[("apps/pvc.yaml", 7)]
+    # a StatefulSet's in apps validation's words (new-user trial forty read "field is
+    # immutable" of a volumeClaimTemplates resize)
+    assert ('"spec: Forbidden: updates to statefulset spec for fields other than ... are '
+            'forbidden"') in by_file[("apps/sts.yaml", 16)]
     fixes = {(f["file"], f["line"]): f["fix"] for f in found}
     assert fixes[("apps/pvc.yaml", 7)].startswith(
         "Keep spec.resources.requests.storage at least its previous value; for a smaller "

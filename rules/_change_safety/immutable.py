@@ -339,10 +339,16 @@ def _forced_by(obj: KObject, by: Sequence[KObject]) -> str | None:
 def _refusal(obj: KObject, path: Path) -> str:
     """What the API server answers the change at ``path`` (its validation's words): a
     claim's shrunk storage request "field can not be less than previous value" (a new-user
-    trial read "field is immutable" of it), the rest "field is immutable"."""
+    trial read "field is immutable" of it), a StatefulSet's spec "Forbidden: updates to
+    statefulset spec for fields other than ...", the rest "field is immutable"."""
     if obj.kind == "PersistentVolumeClaim" and tuple(path[:4]) == (
             "spec", "resources", "requests", "storage"):
         return "field can not be less than previous value"
+    if obj.kind == "StatefulSet" and obj.group == "apps" and path[:1] == ("spec",):
+        # (apps validation's words for a StatefulSet; new-user trial forty read "field is
+        # immutable" of a volumeClaimTemplates resize)
+        return ("spec: Forbidden: updates to statefulset spec for fields other than ... are "
+                "forbidden")
     return "field is immutable"
 
 
