@@ -76,8 +76,8 @@ In a review, a fourth source of intended flows is checked against what the chang
   connection is refused ("web/api calls redis.data:6379, but Service data/redis has no port
   6379 (it has 6380)"). A host and port apart, a headless or `ExternalName` Service, a
   chart's Services and callers (app-template's but) are not judged; an env value's http(s)
-  URL without a port calls the one its scheme gives (80, 443): a warning (a URL may be a
-  setting the program rewrites). In a review, a port the change takes away says so after it.
+  URL without a port (or a ConfigMap key's the pod reads as env) calls the one its scheme
+  gives (80, 443): a warning (a URL may be a setting the program rewrites). In a review, a port the change takes away says so after it.
 
 Both name what a flow no ingress admits is caused by (its destination and connections) and
 give the finding at each caller's place (the first 10): a review shows an egress rule's
@@ -2380,7 +2380,8 @@ def _calls_unserved(model: Model) -> Iterator[Violation]:
                         or any(p.port == e.port for p in s.ports) for s in found):
                     continue
                 value = dig(decl.obj.body, decl.path)
-                scheme = not _address_written(value, e) and _scheme_address(value, e, decl)
+                scheme = not _address_written(value, e) and _scheme_address(value, e, decl,
+                                                                            pod)
                 if not scheme and not _address_written(value, e):
                     continue  # (a host and port apart, a script's text)
                 doc, at = decl.obj.written(decl.path)  # (a value several builds make: once)
@@ -2435,6 +2436,21 @@ def _unseen(view: Model) -> dict[str, list[str]]:
 
         found = view.derived["netpol-unseen"] = Network(view, exact=False).unseen
     return found
+
+
+def _read_as_env(pod: PodTemplate, configmap: str, key: str) -> bool:
+    """Whether ``pod``'s containers read ``key`` of ConfigMap ``configmap`` as an env var
+    (``envFrom``, or an env entry's ``configMapKeyRef``)."""
+    for container in pod.containers:
+        for source in items(container.body.get("envFrom")):
+            ref = mapping(mapping(source).get("configMapRef"))
+            if ref.get("name") == configmap:
+                return True
+        for var in items(container.body.get("env")):
+            ref = mapping(mapping(mapping(var).get("valueFrom")).get("configMapKeyRef"))
+            if ref.get("name") == configmap and ref.get("key") == key:
+                return True
+    return False
 
 
 def _renamed_services(view: Model, builds: Callable[[KObject], Iterable[Any]],
@@ -2534,14 +2550,17 @@ def _refused_call(pod: PodTemplate, decl: Declaration, service: Service,
                      else None)
 
 
-def _scheme_address(value: Any, e: Endpoint, decl: Declaration) -> bool:
+def _scheme_address(value: Any, e: Endpoint, decl: Declaration, pod: PodTemplate) -> bool:
     """Whether ``value``, an env value, is an http(s) URL of ``e`` without a port
     (``http://vllm.llm.svc.cluster.local/v1``: port 80): the program connects to the port its
     scheme gives (new-user trial thirty-eight: a URL's `:8000` dropped, the Service's only
-    port 8000). Only an env value: a ConfigMap's key or an arg may be a setting read
-    otherwise."""
-    if not isinstance(value, str) or "\n" in value.strip() or "env" not in decl.path or (
-            decl.path[-1] != "value"):
+    port 8000). An env value, or a ConfigMap key the pod reads as one (``envFrom``,
+    ``configMapKeyRef``: new-user trial forty); an arg, or a key of a mounted file, may be a
+    setting read otherwise."""
+    env = "env" in decl.path and decl.path[-1] == "value" or (
+        decl.obj.kind == "ConfigMap" and decl.path[:1] == ("data",)
+        and _read_as_env(pod, decl.obj.name, str(decl.path[-1])))
+    if not isinstance(value, str) or "\n" in value.strip() or not env:
         return False
     return re.match(rf"https?://{re.escape(e.text)}(?:[/?#]|$)", value.strip()) is not None
 

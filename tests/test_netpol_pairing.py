@@ -1713,6 +1713,23 @@ spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
     assert result.findings[0].fix == (
         "Write the port in the URL (vllm.llm.svc.cluster.local:8000), or add port 80 to "
         "Service llm/vllm.")
+    # a ConfigMap key the pod reads as env (envFrom) alike; one it mounts as a file is not
+    # judged (new-user trial forty)
+    config = """
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: NAME, namespace: chat}
+data: {LLM_URL: 'http://vllm.llm.svc.cluster.local/v1'}
+"""
+    reader = deployment("reader", "chat", "{app: reader}").replace(
+        "image: x", "image: x\n        envFrom: [{configMapRef: {name: env-config}}]").replace(
+        "      containers:", "      volumes: [{name: c, configMap: {name: file-config}}]\n"
+        "      containers:")
+    result = lint_text(tmp_path / "cm", reader + config.replace("NAME", "env-config")
+                       + config.replace("NAME", "file-config") + services, only=[RULE])
+    assert [(f.object, f.kind, f.severity) for f in result.findings] == [
+        ("ConfigMap/chat/env-config", "dependency-port", "warning")]
 
 
 def test_a_denied_call_says_its_namespace_selector_matches_no_namespace(tmp_path: Path) -> None:
