@@ -77,7 +77,8 @@ In a review, a fourth source of intended flows is checked against what the chang
   6379 (it has 6380)"). A host and port apart, a headless or `ExternalName` Service, a
   chart's Services and callers (app-template's but) are not judged; an env value's http(s)
   URL without a port (or a ConfigMap key's the pod reads as env) calls the one its scheme
-  gives (80, 443): a warning (a URL may be a setting the program rewrites). In a review, a port the change takes away says so after it.
+  gives (80, 443): a warning (a URL may be a setting the program rewrites). In a review, a
+  port the change takes away says so after it.
 
 Both name what a flow no ingress admits is caused by (its destination and connections) and
 give the finding at each caller's place (the first 10): a review shows an egress rule's
