@@ -50,7 +50,8 @@ Kinds:
   `scaleTargetRef` names a workload its namespace does not have, where one of a close name
   is there (a misspelling, or one word more or less: `api` for `api-server`): it scales
   nothing, and the workload runs the replicas it writes (1 when it writes none). Without a
-  close name the target may be a chart's: not judged.
+  close name the target may be a chart's: not judged; nor a name a chart installed with a
+  values file of the tree gives (its `fullnameOverride`, or that and a suffix).
 - `drain-blocked` (warning, on `minAvailable` or `maxUnavailable`): a PodDisruptionBudget
   that allows no voluntary eviction of the pods it selects at rest: `maxUnavailable: 0`, or
   a `minAvailable` (a percentage rounded up, as the disruption controller rounds it) of at
@@ -222,6 +223,7 @@ def _scale_targets(model: Model) -> Iterator[Violation]:
             if o.name_as_written != o.name:
                 written.setdefault((o.namespace or "default", o.kind), {}).setdefault(
                     o.name_as_written, o)
+    charted: list[str] | None = None  # (the names charts' values files give, asked once)
     for obj in scalers:
         ref = obj.get(("spec", "scaleTargetRef"))
         if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
@@ -231,6 +233,11 @@ def _scale_targets(model: Model) -> Iterator[Violation]:
         have = names.get((namespace, kind), {})
         if kind not in _SCALED or target in have or "${" in target or "{{" in target:
             continue
+        if charted is None:
+            charted = _chart_fullnames(model)
+        if any(target == name or target.startswith(f"{name}-") for name in charted):
+            continue  # (a chart installed with a values file of the tree names it so:
+            # bank-of-anthos' accounts-db-postgresql, its README's helm install; round BP)
         near = _close(target, have)
         built = near
         if not near:
@@ -349,6 +356,21 @@ def _kept(least: Any, replicas: int) -> int | None:
     if text.endswith("%") and text[:-1].isdigit() and len(text) <= 4:
         return math.ceil(int(text[:-1]) * replicas / 100)
     return int(text) if text.isdigit() and len(text) <= 6 else None
+
+
+def _chart_fullnames(model: Model) -> list[str]:
+    """The ``fullnameOverride`` a values file of the tree gives a chart (installed with it,
+    by a release of the tree or by hand): that chart's objects are named after it."""
+    from reviewbot.model.values import VALUES_NAME
+
+    out = []
+    for path, lf in model.files.items():
+        if VALUES_NAME.search(path):
+            for doc in lf.documents:
+                name = doc.value.get("fullnameOverride") if isinstance(doc.value, dict) else None
+                if isinstance(name, str) and name:
+                    out.append(name)
+    return out
 
 
 def _close(target: str, names: Mapping[str, KObject]) -> str:

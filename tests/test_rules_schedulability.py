@@ -429,6 +429,40 @@ spec:
                      "one": [], "keda": []}
 
 
+def test_an_autoscaler_naming_what_a_chart_of_the_tree_s_values_makes_is_not_judged(
+        tmp_path: Path) -> None:
+    """Judge round BP (GoogleCloudPlatform/bank-of-anthos): an HPA scales StatefulSet
+    `accounts-db-postgresql`, which the PostgreSQL chart its README installs with the
+    values file beside it (`fullnameOverride: accounts-db`) makes; the repository's own
+    `accounts-db` was offered: "did you mean accounts-db?", a rename that would scale the
+    wrong database. A name a chart installed with a values file of the tree gives is the
+    chart's: not judged."""
+    hpa = """
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: db, namespace: bank}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: StatefulSet, name: accounts-db-postgresql}
+  minReplicas: 1
+  maxReplicas: 5
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: accounts-db, namespace: bank}
+spec:
+  serviceName: accounts-db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: db, image: x}]}
+"""
+    write(tmp_path, {"hpa/hpa.yaml": hpa})
+    assert [f.kind for f in lint_dir(tmp_path, only=["schedulability"]).findings] == [
+        "scale-target"]
+    write(tmp_path, {"helm-postgres-ha/values.yaml": "fullnameOverride: accounts-db\n"})
+    assert [f.kind for f in lint_dir(tmp_path, only=["schedulability"]).findings] == []
+
+
 def test_an_autoscaler_naming_a_workload_its_build_renamed_is_said(tmp_path: Path) -> None:
     """New-user trial thirty-four: under `namePrefix: prod-`, Deployment api renamed
     api-server, the HPA kept `name: api`. kustomize renames a reference with its referent
