@@ -288,6 +288,7 @@ from reviewbot.model.ci import unapplied_by_ci
 from reviewbot.model.dependencies import (
     Id,
     flux_unseen,
+    flux_unseen_in,
     held_sources,
     unmet,
     unmet_sources,
@@ -1588,7 +1589,7 @@ def _dependencies(model: Model) -> Iterator[Violation]:
             # (one the repository declares in a file no root applies is its own, not
             # one a source it cannot see makes)
             kind="dependency", doubt=None if unapplied else (
-                unseen or _without_flux(model, lacking)),
+                (unseen and flux_unseen_in(model, lacking)) or _without_flux(model, lacking)),
             fix=f"Name a {obj.kind} the cluster has (the entry's namespace defaults to "
                 f"{obj.namespace}), or remove the entry.",
         )
@@ -1719,7 +1720,8 @@ def _sources(model: Model) -> Iterator[Violation]:
             f"{namespace}/{name}, which {where} not have, so helm-controller cannot fetch the "
             "chart and never installs or upgrades the release"
             + (f" (did you mean {near}?)" if near else ""),
-            kind="source", doubt=unseen or _without_flux(model, lacking),
+            kind="source", doubt=(unseen and flux_unseen_in(model, lacking)) or _without_flux(
+                model, lacking),
             fix=(f"Name the {kind} the release's chart comes from ({near}), or add it."
                  if near else f"Name {'an' if kind[0] in 'AEIOU' else 'a'} {kind} the "
                  f"cluster has (the reference's namespace defaults to {obj.namespace}), or "

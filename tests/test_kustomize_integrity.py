@@ -2410,3 +2410,35 @@ replacements:
         "SOURCE", "postgres-primary")})
     assert [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
             if f.severity == "error"] == []
+
+
+def test_a_doubt_of_a_source_not_followed_names_the_finding_s_own_cluster_s(
+        tmp_path: Path) -> None:
+    """Judge round BP (carpenike/k8s-gitops): each cluster applies Kustomizations from an OCI
+    artifact this repository's CI does not push; nas-1's release lacking its chart source
+    was doubted with cluster-0's flux.yaml. Each cluster's finding names its own."""
+    files: dict[str, str] = {}
+    for c in ("a", "b"):
+        files[f"clusters/{c}/flux-system/gotk-sync.yaml"] = (
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {interval: 1m, url: https://github.com/acme/fleet, ref: {branch: main}}\n"
+            "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            f"spec: {{interval: 10m, path: ./clusters/{c}, prune: true, "
+            "sourceRef: {kind: GitRepository, name: flux-system}}\n")
+        files[f"clusters/{c}/flux.yaml"] = (
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: extra, namespace: flux-system}\n"
+            "spec: {interval: 10m, path: ./x, prune: true, "
+            "sourceRef: {kind: OCIRepository, name: flux-manifests}}\n")
+        files[f"clusters/{c}/app.yaml"] = (
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+            "metadata: {name: zot, namespace: default}\nspec:\n  interval: 1h\n"
+            "  chartRef: {kind: OCIRepository, name: app-template, namespace: flux-system}\n")
+    write(tmp_path, files)
+    said = {f.file: f.message.partition("could not see what ")[2].split(" applies")[0]
+            for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+            if f.kind == "source"}
+    assert said == {"clusters/a/app.yaml": "clusters/a/flux.yaml",
+                    "clusters/b/app.yaml": "clusters/b/flux.yaml"}
