@@ -2410,6 +2410,14 @@ replacements:
         "SOURCE", "postgres-primary")})
     assert [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
             if f.severity == "error"] == []
+    # a source written in a manifest without the field refuses the build too (kubectl
+    # kustomize 5.5: "fieldPath `data.HOST` is missing for replacement source")
+    write(tmp_path, {"overlays/dev/kustomization.yaml": overlay.replace(
+        "SOURCE", "postgres-primary").replace("fieldPath: metadata.name", "fieldPath: spec.x")})
+    assert [f.message.split(";")[0] for f in lint_dir(
+        tmp_path, only=["kustomize-integrity"]).findings if f.severity == "error"] == [
+        "replacements[0].source Service/postgres-primary selects an object without spec.x "
+        "(kustomize: the fieldPath is missing for the replacement source)"]
 
 
 def test_a_doubt_of_a_source_not_followed_names_the_finding_s_own_cluster_s(

@@ -1828,7 +1828,7 @@ def refusing_replacement(graph: Graph, k: Kustomization
     build = graph.build(k.directory)
     if not held_whole(build):
         return None
-    from reviewbot.model.replacements import source_matches
+    from reviewbot.model.replacements import source_field_missing, source_matches
 
     for i, item in enumerate(items(k.body.get("replacements"))):
         if not isinstance(item, dict) or not isinstance(item.get("source"), dict):
@@ -1838,6 +1838,11 @@ def refusing_replacement(graph: Graph, k: Kustomization
             return ("replacements", i, "source"), (
                 "selects no object of the build (kustomize: nothing selected by it)" if not count
                 else f"selects {count} objects of the build (kustomize: found more than one)")
+        if source_field_missing(build.resources, item["source"]):
+            field = item["source"].get("fieldPath") or "metadata.name"
+            return ("replacements", i, "source"), (
+                f"selects an object without {field} (kustomize: the fieldPath is missing for "
+                "the replacement source)")
     return None
 
 

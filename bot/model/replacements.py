@@ -168,6 +168,19 @@ def source_matches(resources: Sequence[Resource], source: Mapping[str, Any]) -> 
     return sum(1 for r in resources if _selected(r, source))
 
 
+def source_field_missing(resources: Sequence[Resource], source: Mapping[str, Any]) -> bool:
+    """Whether the one object a replacement's ``source`` selects is written in a document
+    (no generator's) and lacks the source's field: kustomize refuses the build ("fieldPath
+    ... is missing for replacement source"). A generated source (a ConfigMap made from a file
+    a script writes) may hold it where the tree does not show it."""
+    found = [r for r in resources if _selected(r, source)]
+    if len(found) != 1 or found[0].doc is None:
+        return False
+    path = source.get("fieldPath") if isinstance(source.get("fieldPath"), str) else None
+    values = list(_find(found[0].body, _split(path or DEFAULT_SOURCE)))
+    return not values or values[0][1] is None
+
+
 def _describe(selector: Mapping[str, Any]) -> str:
     return "/".join(str(selector.get(k)) for k in ("kind", "name") if selector.get(k))
 
