@@ -78,10 +78,10 @@ reviewbot checks every `kustomization.yaml` in the tree:
 - a `replacements` entry whose `source` selects no object of its kustomization's build, or
   several, or one written in a manifest without the source's field, is `missing`, at the
   source: kustomize refuses the whole build ("nothing selected by ...", "fieldPath ... is
-  missing for replacement source"); a source is found by any name the object had before
-  the build changed it (a prefix, a generator's hash). A source whose field the build as the tree holds it
-  lacks (a ConfigMap generated from a file a script writes) leaves the targets unseen: their
-  findings say so;
+  missing for replacement source"); a source is found by any name the object had before the
+  build changed it (a prefix, a generator's hash). A source whose field the build as the
+  tree holds it lacks (a ConfigMap generated from a file a script writes) leaves the targets
+  unseen: their findings say so;
 - a field of the wrong type (`resources: 5`, `helmCharts: 1`, `patches: x`, a generator's
   `files: 5`, a number among `resources`) is `invalid` too, at the field's line: kustomize
   cannot read the kustomization at all. The value is never quoted (a `secretGenerator`
