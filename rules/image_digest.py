@@ -70,7 +70,9 @@ Findings, by kind:
 
 Images a build tool supplies at deploy time are not judged: an image a `skaffold.yaml`
 builds (`build.artifacts[].image`, profiles too; skaffold replaces every reference to that
-name with the image it built, by tag and digest), `ko://` references (ko builds them and
+name with the image it built, by tag and digest), one a Tiltfile's `docker_build` or
+`custom_build` builds, in what its `k8s_yaml` deploys (Tilt replaces it alike), `ko://`
+references (ko builds them and
 writes the digest) and every image of what a kapp-controller App renders when its template
 ends in `kbld` (kbld resolves each to its digest). The summary ("not reported on purpose")
 and the JSON `skipped` list name each such container and the build step. Images a kustomize
@@ -328,13 +330,14 @@ def _check(
             )
             return
         step = rewriter(model, ref, file_of(pod.obj, where))
-        if step is not None and step.tool == "skaffold":
+        if step is not None and step.tool in ("skaffold", "tilt"):
+            tool = "Tilt" if step.tool == "tilt" else "skaffold"
             yield Violation(
                 pod.obj, where,
                 f"{who}: image {ref.text} has {written} and no digest; "
-                f"{step.describe_elsewhere()}, so skaffold does not replace it here: if this "
+                f"{step.describe_elsewhere()}, so {tool} does not replace it here: if this "
                 "file is applied as written, it runs whatever the registry serves",
-                fix=(f"Deploy this file with skaffold, or pin "
+                fix=(f"Deploy this file with {tool}, or pin "
                      f"{ref.name}:<version>@sha256:<digest>."),
                 kind="placeholder",
             )
