@@ -127,8 +127,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   looks it up before every reconciliation, the entry's namespace defaulting to the
   dependent's own, and without it never applies (installs) the dependent ("unable to get
   'monitoring/loki' dependency"). The cluster has what its builds hold and what its roots
-  make themselves (`flux bootstrap`'s `flux-system`, a FluxInstance's sync Kustomization).
-  The message says where the dependency is after all (another namespace, a file no root
+  make themselves (`flux bootstrap`'s `flux-system`, a FluxInstance's sync Kustomization),
+  and what a flux-operator ResourceSet's template writes by a literal kind, name and
+  namespace. The message says where the dependency is after all (another namespace, a file no root
   applies, another cluster, a name holding it). A warning when something reviewbot cannot
   see may make it (chart templates declaring Flux objects, flux-operator ResourceSets, a
   source it does not follow, a template the repository's scripts fill and apply with

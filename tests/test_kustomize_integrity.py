@@ -2450,3 +2450,38 @@ def test_a_doubt_of_a_source_not_followed_names_the_finding_s_own_cluster_s(
             if f.kind == "source"}
     assert said == {"clusters/a/app.yaml": "clusters/a/flux.yaml",
                     "clusters/b/app.yaml": "clusters/b/flux.yaml"}
+
+
+def test_a_dependency_a_resource_set_template_writes_by_a_literal_name_is_there(
+        tmp_path: Path) -> None:
+    """Judge round BQ (Samoth69/HomeOps): six apps depend on Kustomization
+    database/postgres-cnpg, which a flux-operator ResourceSet's `resourcesTemplate` writes
+    with that literal name: "the cluster does not have, did you mean database/cnpg?" was
+    said of each. A literal kind, name and namespace in the template is an object the
+    ResourceSet makes; a templated name is not known."""
+    def resource_set(name: str) -> str:
+        return f"""apiVersion: fluxcd.controlplane.io/v1
+kind: ResourceSet
+metadata: {{name: postgres-cnpg, namespace: database}}
+spec:
+  inputs: [{{role: rw}}]
+  resourcesTemplate: |
+    apiVersion: kustomize.toolkit.fluxcd.io/v1
+    kind: Kustomization
+    metadata:
+      name: {name}
+      namespace: &namespace database
+    spec:
+      interval: 1h
+      path: ./db
+      sourceRef: {{kind: GitRepository, name: flux-system, namespace: flux-system}}
+"""
+    app = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+           "metadata: {name: forgejo, namespace: flux-system}\nspec:\n  interval: 1h\n"
+           "  path: ./apps\n  sourceRef: {kind: GitRepository, name: flux-system}\n"
+           "  dependsOn: [{name: postgres-cnpg, namespace: database}]\n")
+    for name, expected in (("postgres-cnpg", []), ("<< inputs.role >>-cnpg", ["dependency"])):
+        write(tmp_path, {"clusters/k4/resourceset.yaml": resource_set(name),
+                         "clusters/k4/app.yaml": app})
+        assert [f.kind for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+                if f.kind == "dependency"] == expected

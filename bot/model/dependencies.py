@@ -62,6 +62,9 @@ def _unmet(model: Model) -> tuple[list[Unmet], dict[str, set[Id]]]:
     for obj in flux:
         for cluster in model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,):
             held.setdefault(cluster, set()).add((obj.kind, obj.namespace or "", obj.name))
+    for obj, ids in _resource_set_made(model):  # (flux-operator's templates, literal names)
+        for cluster in model.clusters.get(id(obj)) or (DEFAULT_CLUSTER,):
+            held.setdefault(cluster, set()).update(ids)
     made = root_made(reach, model.files) if reach is not None else {}
     if not model.cluster_entries:  # one cluster: what every root makes is its
         held.setdefault(DEFAULT_CLUSTER, set()).update(*made.values())
@@ -177,6 +180,36 @@ def flux_unseen_in(model: Model, clusters: Sequence[str]) -> str | None:
                for o in model.objects):
             return f"what {file} applies from a source reviewbot does not follow ({why})"
     return found
+
+
+def _resource_set_made(model: Model) -> Iterator[tuple[KObject, set[Id]]]:
+    """The Flux Kustomizations and HelmReleases a flux-operator ResourceSet's
+    ``resourcesTemplate`` writes with a literal kind, name and namespace (no ``<< >>``
+    input), by the ResourceSet: it makes them once it has inputs (Samoth69/HomeOps'
+    `postgres-cnpg`, which six apps depend on, was "not in the cluster, did you mean cnpg?";
+    judge round BQ). The namespace defaults to the ResourceSet's."""
+    from reviewbot.load.loader import load
+    from reviewbot.sources.tree import FileRecord
+
+    kinds = {kind for _, kind in FLUX_DEPENDING}
+    for obj in model.objects:
+        template = obj.get(("spec", "resourcesTemplate"))
+        if obj.kind != "ResourceSet" or obj.group != "fluxcd.controlplane.io" or not (
+                isinstance(template, str)) or not any(k in template for k in kinds):
+            continue
+        ids: set[Id] = set()
+        loaded = load(FileRecord(f"{obj.file}#resourcesTemplate", None,
+                                 template.encode("utf-8", "replace")))
+        for doc in loaded.documents:
+            body = doc.value if isinstance(doc.value, dict) else {}
+            meta = body.get("metadata")
+            meta = meta if isinstance(meta, dict) else {}
+            name, namespace = meta.get("name"), meta.get("namespace") or obj.namespace
+            if body.get("kind") in kinds and isinstance(name, str) and isinstance(
+                    namespace, str) and "<<" not in name + namespace:
+                ids.add((str(body["kind"]), namespace, name))
+        if ids:
+            yield obj, ids
 
 
 def _flux_unseen(model: Model) -> str | None:
