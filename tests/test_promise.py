@@ -767,3 +767,33 @@ def test_a_file_kustomize_cannot_parse_fails_its_build(tmp_path: Path) -> None:
         "Not applied: the build of gpu fails (kustomization.yaml: 'config.yaml' does not parse "
         "as kustomize reads it: duplicate mapping key (first defined on line 5) at line 6), so "
         "none of this is applied until it builds.")
+
+
+def test_what_the_cluster_s_api_server_refuses_is_not_certain_to_run(tmp_path: Path) -> None:
+    """Judge round BR (Iteam1337/devops, 2020): untagged images of `apps/v1beta1`
+    Deployments were errors beside api-lifecycle's own "no Kubernetes from 1.25 on serves
+    it": the API server refuses such an object, so nothing of it runs, unless the cluster
+    is one reviewbot cannot see that still serves it. Its other findings are warnings that
+    say so; api-lifecycle's says the refusal; a served apiVersion keeps its errors."""
+    deployment = """
+        apiVersion: API
+        kind: Deployment
+        metadata: {name: web, namespace: shop}
+        spec:
+          selector: {matchLabels: {app: web}}
+          template:
+            metadata: {labels: {app: web}}
+            spec: {containers: [{name: web, image: crccheck/hello-world}]}
+        """
+    write(tmp_path, {"beta/web.yaml": deployment.replace("API", "apps/v1beta1").replace(
+                         "name: web,", "name: old-web,"),
+                     "ga/web.yaml": deployment.replace("API", "apps/v1")})
+    result = lint_dir(tmp_path, only=["image-digest", "api-lifecycle"])
+    said = {(f.rule, f.file): (f.severity, f.message.partition("Not certain: ")[2])
+            for f in result.findings}
+    assert said[("image-digest", "ga/web.yaml")] == ("error", "")
+    assert said[("image-digest", "beta/web.yaml")] == ("warning", (
+        "reviewbot could not see whether the cluster serves apps/v1beta1 Deployment: "
+        "Kubernetes 1.37 (the newest known; no version is set) does not, and its API server "
+        "refuses the object."))
+    assert ("api-lifecycle", "beta/web.yaml") in said  # (the refusal, said by its own rule)

@@ -39,7 +39,7 @@ from reviewbot.load.cache import ParseCache
 from reviewbot.load.loader import Document
 from reviewbot.load.paths import Path, format_path
 from reviewbot.model.builder import build_model
-from reviewbot.model.doubts import doubt_of
+from reviewbot.model.doubts import doubt_of, unserved_doubt
 from reviewbot.model.objects import Model, model_graph
 from reviewbot.model.values import VALUES_KIND, overridden_default, unrendered_value
 from reviewbot.sources.tree import Skipped, Tree
@@ -554,8 +554,10 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
     reaches its cluster; of the postBuild variables an object holds, those in the fields the
     finding depends on: :func:`~reviewbot.model.doubts.doubt_of`; ``Model.scope_doubt``:
     the linted files are part of a repository whose cluster roots lie outside them) could
-    not see everything the promise of an error needs; and when every build that makes the
-    object fails
+    not see everything the promise of an error needs, or the object's built-in apiVersion is
+    one the cluster's Kubernetes does not serve (:func:`~reviewbot.model.doubts.
+    unserved_doubt`; api-lifecycle's own finding says the refusal); and when every build that
+    makes the object fails
     (``Model.unbuilt``: nothing of it is applied, so how it would be built is moot)."""
     doubt = v.doubt
     unbuilt = v.unbuilt or (model.unbuilt.get(id(v.obj)) if (
@@ -566,6 +568,9 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
     if doubt is None and unbuilt is None and v.obj is not None and model is not None and (
             model.doubts or model.unseen or v.obj.origins):
         doubt = doubt_of(model, v.obj, v.path, rule.reads)
+    if doubt is None and unbuilt is None and v.obj is not None and model is not None and (
+            rule.id != "api-lifecycle"):  # (its own finding is the refusal)
+        doubt = unserved_doubt(model, v.obj)
     if doubt is None and unbuilt is None and v.obj is None and model is not None and (
             model.file_doubts):
         doubt = model.file_doubts.get(v.file or "")  # (about a file: its kustomization's)

