@@ -35,25 +35,25 @@ Findings, by kind:
   workflow builds and pushes the image (`docker/build-push-action` with `push: true`, its
   tags or a `docker/metadata-action`'s `images`; a `run:` step's `docker push IMAGE`,
   `podman push`, `buildah push`, or `docker buildx build --push -t IMAGE`, the job's `env`
-  read for `$NAME`; a name that is a matrix expression counts
-  where a folder of its build context by the image's name holds a Dockerfile), so the tag
-  moves with what the workflow last pushed; or the image is built where it runs, pushed to
-  no registry a manifest could pin (a docker compose service's `build:` tagged with its
-  `image:`, or without one `<project>-<service>`; an OpenShift BuildConfig's output to an ImageStream with `lookupPolicy.local`,
-  which pods name by its short name, or to the cluster's internal registry, which pods name by
-  its address `image-registry.openshift-image-registry.svc:5000/NAMESPACE/STREAM`); or the
-  image is such an address of a stream no file defines (`openshift/cli:latest`, a stream
-  of the cluster's release): what its tag points at is the cluster's; or a
-  chart value's tag a CI job gives by its dotted path (`operator.image.tag`) to a reusable
-  workflow it calls (`uses: owner/repo/.github/workflows/release.yaml@v1`); or a
-  Tekton PipelineRun or TaskRun of the tree (run by hand too) pushes that very tag (a
-  parameter named for an image: `IMAGE`, `image-reference`); or the image is no reference
-  at all (`$IMAGE_URL`, `IMAGE_NAME`, `REGION-docker.pkg.dev/PROJECT_ID/app:latest`: a shell
-  variable or capital letters, which a reference's path never has), a placeholder replaced
-  before anything is applied. A `kustomize edit set image` step that writes its reference
-  literally is judged by that reference instead: `NAME=repo:latest` (or no tag) floats too
-  (`floating`, naming the step), `repo:1.2@sha256:...` pins it (no finding), `repo:1.2` is
-  `unpinned`.
+  read for `$NAME`; a name that is a matrix expression counts where a folder of its build
+  context by the image's name holds a Dockerfile), so the tag moves with what the workflow
+  last pushed; or the image is built where it runs, pushed to no registry a manifest could
+  pin (a docker compose service's `build:` tagged with its `image:`, or without one
+  `<project>-<service>`; an OpenShift BuildConfig's output to an ImageStream with
+  `lookupPolicy.local`, which pods name by its short name, or to the cluster's internal
+  registry, which pods name by its address
+  `image-registry.openshift-image-registry.svc:5000/NAMESPACE/STREAM`); or the image is such
+  an address of a stream no file defines (`openshift/cli:latest`, a stream of the cluster's
+  release): what its tag points at is the cluster's; or a chart value's tag a CI job gives
+  by its dotted path (`operator.image.tag`) to a reusable workflow it calls (`uses:
+  owner/repo/.github/workflows/release.yaml@v1`); or a Tekton PipelineRun or TaskRun of the
+  tree (run by hand too) pushes that very tag (a parameter named for an image: `IMAGE`,
+  `image-reference`); or the image is no reference at all (`$IMAGE_URL`, `IMAGE_NAME`,
+  `REGION-docker.pkg.dev/PROJECT_ID/app:latest`: a shell variable or capital letters, which
+  a reference's path never has), a placeholder replaced before anything is applied. A
+  `kustomize edit set image` step that writes its reference literally is judged by that
+  reference instead: `NAME=repo:latest` (or no tag) floats too (`floating`, naming the
+  step), `repo:1.2@sha256:...` pins it (no finding), `repo:1.2` is `unpinned`.
 - `unpinned` (warning): a tag and no digest (in values: the chart's default tag and no
   digest; an image the values name without a tag beside a `global` mapping that sets `tag`,
   and `hub`, takes them as istio's charts write it, `{global.hub}/{image}:{global.tag}`,
