@@ -205,11 +205,14 @@ def _tilt_builders(model: Model) -> Iterator[Builder]:
                 path = posixpath.normpath(posixpath.join(folder, name)) if folder else name
                 deploys.append(path if path.endswith((".yaml", ".yml")) else f"{path}/**")
         globs = tuple(deploys) or ((f"{folder}/**",) if folder else None)
+        found: dict[str, int] = {}  # image -> its first line (a call's `ref =` matches twice)
         for match in [*_TILT_BUILD.finditer(text), *_TILT_REF.finditer(text)]:
             image = match.group(1).strip()
-            line = text.count("\n", 0, match.start()) + 1
             if image and "$" not in image:
-                yield Builder("tilt", image, record.path, line, globs)
+                line = text.count("\n", 0, match.start()) + 1
+                found[image] = min(line, found.get(image, line))
+        for image, line in found.items():
+            yield Builder("tilt", image, record.path, line, globs)
 
 
 # a Tekton run's parameter that names the image it builds (the catalog's kaniko and buildah

@@ -171,15 +171,19 @@ def flux_unseen_in(model: Model, clusters: Sequence[str]) -> str | None:
     reach = model.derived.get("reach")
     if found is None or reach is None or len(reach.not_followed) < 2 or not clusters:
         return found
-    first = reach.not_followed[0][0]
-    if not found.startswith(f"what {first} applies from a source"):
-        return found
+    if found != _not_followed(*reach.not_followed[0]):
+        return found  # (a chart template, a ResourceSet: no source of a cluster)
     wanted = set(clusters)
     for file, why in reach.not_followed:
         if any(o.file == file and wanted & set(model.clusters.get(id(o), ()))
                for o in model.objects):
-            return f"what {file} applies from a source reviewbot does not follow ({why})"
+            return _not_followed(file, why)
     return found
+
+
+def _not_followed(file: str, why: str) -> str:
+    """The doubt of what ``file`` applies from a source reviewbot does not follow."""
+    return f"what {file} applies from a source reviewbot does not follow ({why})"
 
 
 def _resource_set_made(model: Model) -> Iterator[tuple[KObject, set[Id]]]:
@@ -236,8 +240,7 @@ def _flux_unseen(model: Model) -> str | None:
                 "does not read")
     reach = model.derived.get("reach")
     if reach is not None and reach.not_followed:
-        file, why = reach.not_followed[0]
-        return f"what {file} applies from a source reviewbot does not follow ({why})"
+        return _not_followed(*reach.not_followed[0])
     return None
 
 

@@ -94,35 +94,27 @@ def _apply(spec: Mapping[str, Any], doc: Document, where: Path, outcome: Outcome
             outcome.problems.append("replacement source index out of range")
             return
         value = parts[index]
-    for t, target in enumerate(list_of(spec.get("targets"))):
-        if not isinstance(target, dict):
-            continue
-        select = target.get("select")
-        rejects = [x for x in list_of(target.get("reject")) if isinstance(x, dict)]
+    for t, target, n, r in _targeted(spec, outcome.resources):
         opts = dict_of(target.get("options"))
-        for n, r in enumerate(outcome.resources):
-            if not isinstance(select, dict) or not _selected(r, select) or any(
-                    _selected(r, x) for x in rejects):
+        body: Any = r.body
+        origins = dict(r.origins)
+        for f, text in enumerate(list_of(target.get("fieldPaths"))):
+            if not isinstance(text, str):
                 continue
-            body: Any = r.body
-            origins = dict(r.origins)
-            for f, text in enumerate(list_of(target.get("fieldPaths"))):
-                if not isinstance(text, str):
-                    continue
-                steps = _split(text)
-                hits = [p for p, _ in _find(body, steps)]
-                if not hits and opts.get("create") is True:
-                    body, made = _create(body, steps)
-                    hits = [made] if made is not None else []
-                if not hits:
-                    outcome.problems.append(f"replacement target field {text} is missing in "
-                                            f"{r.kind}/{r.name}")
-                    continue
-                for hit in hits:
-                    body = _set(body, hit, value, opts)
-                    origins[hit] = (doc, where + ("targets", t, "fieldPaths", f))
-            if body is not r.body:
-                outcome.resources[n] = r.with_body(body, origins)
+            steps = _split(text)
+            hits = [p for p, _ in _find(body, steps)]
+            if not hits and opts.get("create") is True:
+                body, made = _create(body, steps)
+                hits = [made] if made is not None else []
+            if not hits:
+                outcome.problems.append(f"replacement target field {text} is missing in "
+                                        f"{r.kind}/{r.name}")
+                continue
+            for hit in hits:
+                body = _set(body, hit, value, opts)
+                origins[hit] = (doc, where + ("targets", t, "fieldPaths", f))
+        if body is not r.body:
+            outcome.resources[n] = r.with_body(body, origins)
 
 
 
@@ -134,21 +126,14 @@ def _unresolved(spec: Mapping[str, Any], doc: Document, where: Path, outcome: Ou
     build). Their origin is the replacement's ``source`` (:func:`unresolved_at`): a finding
     on them says it could not see the value (GoogleCloudPlatform/accelerated-platforms'
     `image: replaced-by-kustomize`, set from a generated ConfigMap: judge round BN)."""
-    for target in list_of(spec.get("targets")):
-        select = target.get("select") if isinstance(target, dict) else None
-        if not isinstance(select, dict):
-            continue
-        rejects = [x for x in list_of(target.get("reject")) if isinstance(x, dict)]
-        for n, r in enumerate(outcome.resources):
-            if not _selected(r, select) or any(_selected(r, x) for x in rejects):
-                continue
-            origins = dict(r.origins)
-            for text in list_of(target.get("fieldPaths")):
-                if isinstance(text, str):
-                    for hit, _ in _find(r.body, _split(text)):
-                        origins[hit] = (doc, (*where, "source"))
-            if origins != r.origins:
-                outcome.resources[n] = r.with_body(r.body, origins)
+    for _, target, n, r in _targeted(spec, outcome.resources):
+        origins = dict(r.origins)
+        for text in list_of(target.get("fieldPaths")):
+            if isinstance(text, str):
+                for hit, _ in _find(r.body, _split(text)):
+                    origins[hit] = (doc, (*where, "source"))
+        if origins != r.origins:
+            outcome.resources[n] = r.with_body(r.body, origins)
 
 
 def unresolved_at(origin: tuple[Document, Path] | None) -> Mapping[str, Any] | None:
@@ -160,6 +145,20 @@ def unresolved_at(origin: tuple[Document, Path] | None) -> Mapping[str, Any] | N
     found = dig(origin[0].value, origin[1][:-1])
     return found if isinstance(found, dict) and "targets" in found and isinstance(
         found.get("source"), dict) else None
+
+
+def _targeted(spec: Mapping[str, Any], resources: Sequence[Resource]
+              ) -> Iterator[tuple[int, Mapping[str, Any], int, Resource]]:
+    """(the target's index, the target, the resource's index, the resource) for each
+    resource a replacement's target selects (``select``, and none of its ``reject``)."""
+    for t, target in enumerate(list_of(spec.get("targets"))):
+        select = target.get("select") if isinstance(target, dict) else None
+        if not isinstance(select, dict):
+            continue
+        rejects = [x for x in list_of(target.get("reject")) if isinstance(x, dict)]
+        for n, r in enumerate(resources):
+            if _selected(r, select) and not any(_selected(r, x) for x in rejects):
+                yield t, target, n, r
 
 
 def source_matches(resources: Sequence[Resource], source: Mapping[str, Any]) -> int:
