@@ -209,6 +209,7 @@ PLACEHOLDER = re.compile(r"[<>\s]")  # <YOUR-IMAGE>: a placeholder, not a refere
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | QuietPlace]:
     allowed = [str(p) for p in opts.get("allow-floating") or []]
     tools = builders(model)
+    chart_images = _chart_images(model)
     for pod, container in each_container(model, templates=True):
         ref = image_ref(container)
         built = builder_of(model, ref, file_of(pod.obj, field_path(container, "image"))) if (
@@ -236,19 +237,22 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Qui
                 "loaded there, whatever a registry serves",
             )
             continue
-        yield from _check(model, pod, container, allowed)
+        yield from _check(model, pod, container, allowed, chart_images)
 
 
-def _chart_images(model: Model, file: str) -> list[Mapping[str, Any]]:
-    """The ``images`` entries of the kustomizations whose ``helmCharts`` render values file
-    ``file``: kustomize's images transformer sets the images the chart renders."""
-    from reviewbot.model.values import chart_values_files
-
-    out: list[Mapping[str, Any]] = []
+def _chart_images(model: Model) -> dict[str, list[Mapping[str, Any]]]:
+    """By values file, the ``images`` entries of the kustomizations whose ``helmCharts``
+    render it (in the kustomizations' order): kustomize's images transformer sets the images
+    the chart renders. One pass for the whole check (asked once a container, the pass cost
+    the 20k synthetic tree 0.3 s)."""
+    out: dict[str, list[Mapping[str, Any]]] = {}
     for k in model.kustomizations:
-        if k.flux is None and k.body.get("images") and any(
-                target == file for _, target in chart_values_files(k)):
-            out += [e for e in items(k.body.get("images")) if isinstance(e, dict)]
+        if k.flux is None and k.body.get("images"):
+            from reviewbot.model.values import chart_values_files
+
+            entries = [e for e in items(k.body.get("images")) if isinstance(e, dict)]
+            for target in dict.fromkeys(target for _, target in chart_values_files(k)):
+                out.setdefault(target, []).extend(entries)
     return out
 
 
@@ -275,7 +279,8 @@ def _paths(container: Container) -> tuple[Path, Path, Path]:
 
 
 def _check(
-    model: Model, pod: PodTemplate, container: Container, allowed: Sequence[str]
+    model: Model, pod: PodTemplate, container: Container, allowed: Sequence[str],
+    chart_images: Mapping[str, Sequence[Mapping[str, Any]]],
 ) -> Iterator[Violation | QuietPlace]:
     ref = image_ref(container)
     if ref is None:
@@ -284,7 +289,7 @@ def _check(
         # a chart a kustomization renders (helmCharts): its images entries set the rendered
         # images as they set any (judge round BL: danmanners' jenkins `:latest`, which the
         # entry sets to a tag)
-        rules = _chart_images(model, pod.obj.file)
+        rules = chart_images.get(pod.obj.file, ())
         if rules:  # (the transform module where a chart's images entry is: start-up)
             from reviewbot.model.transform import image_matches, transform_image
 
