@@ -2271,7 +2271,8 @@ def _services_unmatched(model: Model) -> Iterator[Violation | QuietPlace]:
         # (the evaluator only for a selector no pod's labels hold and some pod's almost do:
         # a chart's Service, selecting what the repository does not show, costs nothing more)
         suspects = [s for s in selecting if s.namespace in labels and not _held(holding, s)
-                    and any(_near_miss(held, s.selector) for held in labels[s.namespace])]
+                    and any(_near_miss(held, s.selector, extra=True)
+                            for held in labels[s.namespace])]
         if not suspects:
             continue
         from reviewbot.netpol.network import Network, Selector
@@ -3098,7 +3099,7 @@ def _no_endpoints(net: Network, service: Service, selector: Selector, near: bool
     message = (f"Service {service.namespace}/{service.name}: selector {selector.describe()} "
                f"matches no pod in {service.namespace} ({nearest}), so the Service has no "
                "endpoints: no connection to it reaches a pod")
-    fix = f"Match the labels the pods carry ({nearest})."
+    fix = _match_fix(net.pods[closest], selector, nearest)
     return Violation(service.obj, where, message, kind="no-endpoints", fix=fix,
                      doubt=_doubt(net, [closest]),
                      others=_at_labels(net.pods[closest], selector, message, fix,
@@ -3120,7 +3121,7 @@ def _unprotected(net: Network, budget: _Budget, selector: Selector, near: bool =
                f"{selector.describe()} matches no pod in {budget.namespace} ({nearest}), so it "
                f"protects no pod: a node drain may evict every pod of {pod.kind} {pod.name} "
                "at once")
-    fix = f"Match the labels the pods carry ({nearest})."
+    fix = _match_fix(net.pods[closest], selector, nearest)
     return Violation(budget.obj, where, message, kind="budget-selects-nothing", fix=fix,
                      doubt=_doubt(net, [closest]),
                      others=_at_labels(pod, selector, message, fix, "budget-selects-nothing"))
@@ -3160,7 +3161,7 @@ def _selects_no_pod(net: Network, one: Service | _Budget, selector: Selector, ne
         return None
     if near:  # the closest of the workloads that almost carry its labels (new-user trial
         # thirty-five: `web`, fewer edits from `api` than `shop-api`, hid the near miss)
-        pods = [i for i in pods if _near_miss(net.pods[i].labels, one.selector)]
+        pods = [i for i in pods if _near_miss(net.pods[i].labels, one.selector, extra=True)]
         if not pods:
             return None  # like none of the namespace's workloads: pods the repository does not show
     closest = _closest(net, pods, selector)
@@ -3182,22 +3183,43 @@ def _selects_no_pod(net: Network, one: Service | _Budget, selector: Selector, ne
             closest)
 
 
-def _near_miss(labels: Mapping[str, str], selector: Mapping[str, str]) -> bool:
+def _near_miss(labels: Mapping[str, str], selector: Mapping[str, str],
+               extra: bool = False) -> bool:
     """Whether ``labels`` almost match a Service's ``selector`` (a map): every label they
     miss is a key they carry, with a value written apart from theirs by a typo or a part
     (``web-app`` for ``web``, ``frontnd`` for ``frontend``, ``wbe`` for ``web``: one holds
     the other, two neighbouring letters are swapped, or difflib's ratio is at least
     :data:`NEAR_MISS`). ``gpu-dcgm-exporter`` beside ``prometheus-adapter``
-    is no near miss: another workload's, which the repository does not show."""
-    unmet = [(have, want) for key, want in selector.items()
+    is no near miss: another workload's, which the repository does not show.
+
+    ``extra`` (a Service's or a budget's selector): also one label the pods do not carry
+    at all beside others they carry exactly (`version: v2` added to the selector alone:
+    new-user trial forty-one), unless it names a role (:func:`_runtime_label`)."""
+    unmet = [(key, have, want) for key, want in selector.items()
              if (have := labels.get(key)) != want]
-    if not unmet or any(have is None for have, _ in unmet):
+    absent = [key for key, have, want in unmet if have is None]
+    if extra and len(absent) == 1 and len(unmet) == 1 and len(selector) > 1:
+        return not _runtime_label(absent[0], selector[absent[0]])
+    if not unmet or absent:
         return False
     import difflib  # (a Service that almost selects a workload only)
 
     return all(want in have or have in want or transposed(want, have)
                or difflib.SequenceMatcher(None, want, have).ratio() >= NEAR_MISS
-               for have, want in unmet if have is not None)
+               for _, have, want in unmet if have is not None)
+
+
+# the values of a label a pod's own process or its operator sets once it runs, to the role
+# it holds (Patroni's `spilo-role: master`, a sentinel's `redis-role`): no manifest writes it
+_ROLES = frozenset({"master", "primary", "leader", "replica", "slave", "secondary",
+                    "standby", "active", "passive", "follower"})
+
+
+def _runtime_label(key: str, value: str) -> bool:
+    """Whether a selector's label ``key: value`` names a role leader election gives a pod
+    at runtime (its key ends in ``role``, or its value is a role's): pods without it in
+    their template still get it."""
+    return key.rsplit("/", 1)[-1].lower().endswith("role") or value.lower() in _ROLES
 
 
 NEAR_MISS = 0.75  # difflib's ratio: `ngnix`/`nginx` 0.8, `api`/`apps` 0.57
@@ -3249,8 +3271,22 @@ def _nearest(net: Network, pods: Sequence[int], selector: Selector) -> str:
         shown = [f"{k}={v}" for k, v in sorted(best.labels.items())[:3]] or ["no labels"]
         text = "has " + ", ".join(shown) if shown != ["no labels"] else "has no labels"
     else:
-        text = "has " + ", ".join(shown)
+        absent = [k for k in keys if k not in best.labels]
+        text = "has " + ", ".join(shown) + (
+            f" and no {', '.join(absent)} label" if absent else "")
     return f"{best.kind} {best.name} {text}"
+
+
+def _match_fix(best: PodTemplate, selector: Selector, nearest: str) -> str:
+    """The fix of a Service's or a budget's selector the closest pods (``best``) almost
+    carry: the label they lack named, else the labels they carry."""
+    absent = [(r.key, next(iter(r.values))) for r in selector.requirements
+              if r.key not in best.labels and r.operator == "In" and len(r.values) == 1]
+    if len(absent) == 1:
+        key, value = absent[0]
+        return (f"Remove {key} from the selector, or add {key}: {value} to the pod labels of "
+                f"{best.kind} {best.name}.")
+    return f"Match the labels the pods carry ({nearest})."
 
 
 def _edit_distance(a: str, b: str) -> int:

@@ -480,3 +480,30 @@ spec:
                 "own, or a different match.", [16])
     assert found == {"same": [(6, "route-conflict", "error")], "host": [], "path": [],
                      "listener": [], "twice": []}
+
+
+def test_a_selector_label_the_pods_lack_beside_labels_they_carry_is_a_near_miss(
+        tmp_path: Path) -> None:
+    """New-user trial forty-one: `version: v2` added to the Service's selector alone, the
+    pods still `app: api`: no pod is selected. A label naming a role (Patroni's
+    `spilo-role: master`, set by the pod's own process at runtime) and a selector of one
+    label the pods lack are not judged."""
+    text = (SHOP + SERVICE % ("api", "{app: api, version: v2}")
+            + SERVICE % ("api-primary", "{app: api, spilo-role: master}")
+            + SERVICE % ("api-lead", "{app: api, tier: leader}")
+            + SERVICE % ("metrics", "{component: metrics}")
+            + BUDGET % ("api", "{app: api, version: v2}"))
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.line, f.kind, f.message, f.fix) for f in result.findings] == [
+        (32, "no-endpoints",
+         "Service shop/api: selector app=api, version=v2 matches no pod in shop (Deployment "
+         "api has app=api and no version label), so the Service has no endpoints: no "
+         "connection to it reaches a pod",
+         "Remove version from the selector, or add version: v2 to the pod labels of "
+         "Deployment api."),
+        (66, "budget-selects-nothing",
+         "PodDisruptionBudget shop/api: selector app=api, version=v2 matches no pod in shop "
+         "(Deployment api has app=api and no version label), so it protects no pod: a node "
+         "drain may evict every pod of Deployment api at once",
+         "Remove version from the selector, or add version: v2 to the pod labels of "
+         "Deployment api.")]
