@@ -125,7 +125,9 @@ A last check asks that every selector select something.
   its namespace where a workload there almost carries its labels (each label it misses is
   one the workload has, with a value one holds the other of, with two neighbouring letters
   swapped (`wbe`), or close by difflib's ratio, 0.75: `app: web-app` beside pods labelled
-  `app: web`), so the Service has no endpoints
+  `app: web`; or one label it lacks beside others it carries exactly, `version: v2` added
+  to the selector alone, unless the label names a role a pod gets at runtime, Patroni's
+  `spilo-role: master`), so the Service has no endpoints
   ("Service shop/web: selector app=web-app matches no pod in shop (Deployment web has
   app=web)"). Judged with or without policies in the tree. A selector like none of the
   namespace's workloads selects pods the repository does not show (a chart installed by
