@@ -30,9 +30,38 @@ def closest(word: str, names: Iterable[str], cutoff: float = 0.8) -> str:
 
 def misspelt(word: str, names: Iterable[str]) -> str:
     """The name of ``names`` that ``word`` most likely misspells: :func:`closest`'s, else
-    one with two neighbouring letters swapped (:func:`transposed`); "" when none."""
+    one with two neighbouring letters swapped (:func:`transposed`); "" when none. A name
+    that differs from ``word`` by a whole word, the words both begin and end with set aside
+    (:func:`same_words_apart`: ``prod-db`` for ``prod-web``), is another thing's name, not
+    a misspelling."""
     names = sorted(names)
-    return closest(word, names) or next((n for n in names if transposed(word, n)), "")
+    near = closest(word, names)
+    if near and not same_words_apart(word, near):
+        near = closest(word, [n for n in names if same_words_apart(word, n)])
+    return near or next((n for n in names if transposed(word, n)), "")
+
+
+def same_words_apart(a: str, b: str) -> bool:
+    """Whether what ``a`` and ``b`` write apart, once the dash-separated words they both
+    begin and end with are set aside, is still alike (one holds the other, two neighbouring
+    letters swapped, or difflib's ratio at least 0.75): ``prod-wbe`` and ``prod-web`` are;
+    ``prod-web`` and ``prod-db`` (a namePrefix before two workloads' names, difflib's 0.8)
+    and ``redis-master`` and ``redis-replica`` are not."""
+    wa, wb = a.lower().split("-"), b.lower().split("-")
+    start = 0
+    while start < min(len(wa), len(wb)) and wa[start] == wb[start]:
+        start += 1
+    end = 0
+    while end < min(len(wa), len(wb)) - start and wa[-1 - end] == wb[-1 - end]:
+        end += 1
+    if not start and not end:
+        return True  # no word in common: the ratio over the whole names judged
+    ra, rb = "-".join(wa[start:len(wa) - end]), "-".join(wb[start:len(wb) - end])
+    if not ra or not rb or ra in rb or rb in ra or transposed(ra, rb):
+        return True
+    import difflib
+
+    return difflib.SequenceMatcher(None, ra, rb).ratio() >= 0.75
 
 
 def one_word_apart(a: str, b: str) -> bool:

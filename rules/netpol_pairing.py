@@ -163,10 +163,14 @@ A last check asks that every selector select something.
   Service, in their own `namespace` if they name one) backend names a Service its namespace
   does not have, where a Service of a close name is there (a chart's too, as its documented
   templates make it: app-template's): the controller has no endpoints for that path and
-  answers 503, a gateway 500 ("did you mean open-webui?"). Without such a near name the
-  Service may come from what reviewbot does not see: not judged; nor in a namespace where a
-  chart reviewbot does not render (a kustomization's `helmCharts`, a HelmRelease of another
-  chart) or an operator may make it.
+  answers 503, a gateway 500 ("did you mean open-webui?"); or where a workload of the
+  backend's name runs there and no Service selects its pods (or one of another name does:
+  "did you mean api-svc? it selects the pods of Deployment prod-api"). A name that differs
+  by a whole word, the words both share set aside (`prod-db` for `prod-web`), is no near
+  name. Without either the Service may come from what reviewbot does not see: not judged;
+  nor in a namespace where a chart reviewbot does not render (a kustomization's
+  `helmCharts`, a HelmRelease of another chart) or an operator may make it, nor where a
+  Service of that name writes no namespace (its applier places it).
 - `backend-port` (error, on the backend's port): an Ingress backend's `service.port`
   (`number` or `name`; extensions/v1beta1's `servicePort`), a Gateway API backendRef's
   `port`, the `service.port` of an Ingress app-template renders from its `ingress.<id>`
@@ -2605,9 +2609,15 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
         by_name: dict[tuple[str, str], list[Service]] = {}
         unseen: dict[str, list[str]] | None = None  # (asked once a backend is missed)
         was = _renamed_services(view, builds) if builds is not None else {}
+        placed: set[str] = set()  # Services whose manifest writes no namespace: the one
+        # they are applied to is their applier's (cnoe-io/stacks' keycloak, an Argo CD
+        # Application's destination whose source reviewbot cannot follow)
         for service in every_service(view):
             names.setdefault(service.namespace, set()).add(service.name)
             by_name.setdefault((service.namespace, service.name), []).append(service)
+            if service.obj.kind == "Service" and not mapping(service.obj.body.get("metadata")).get(
+                    "namespace"):
+                placed.add(service.name)
         for obj in objects:
             for backend in backends(obj):
                 namespace = backend.namespace or obj.namespace or "default"
@@ -2623,7 +2633,7 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
                     continue
                 if key in said:
                     continue
-                if "$" in backend.service:
+                if "$" in backend.service or backend.service in placed:
                     continue
                 gone = [sv for b in builds(obj) for sv in was.get(b, {}).get(
                     (namespace, backend.service), ())] if builds is not None else []
@@ -2631,8 +2641,14 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
                     said.add(key)
                     yield _renamed_backend(view, obj, backend, namespace, gone[0])
                     continue
-                near = misspelt(backend.service, have)
-                if not near:
+                named = next((p for p in view.pods if p.namespace == namespace
+                              and p.name == backend.service and p.labels), None)
+                serving = [sv.name for sv in every_service(view) if named is not None
+                           and sv.namespace == namespace and sv.selector
+                           and all(named.labels.get(k) == v for k, v in sv.selector.items())]
+                near = serving[0] if serving else misspelt(backend.service, have) if (
+                    named is None) else ""
+                if not near and named is None:
                     continue
                 if unseen is None:
                     unseen = _unseen(view)
@@ -2642,11 +2658,24 @@ def _backends_missing(model: Model) -> Iterator[Violation]:
                 said.add(key)
                 field = "name" if obj.kind in ("Route", *ROUTE_KINDS) or (
                     backend.path[-1] == "service") else "serviceName"  # (extensions/v1beta1)
+                head = (f"{obj.kind} {obj.namespace or 'default'}/{obj.name}: its backend "
+                        f"names Service {backend.service}, which namespace {namespace} does "
+                        "not have")
+                if named is not None and not near:  # (new-user trial forty-one: a web
+                    # route offered its namespace's database, a name difflib rated close)
+                    labels = ", ".join(f"{k}={v}" for k, v in sorted(named.labels.items()))
+                    yield Violation(
+                        obj, (*backend.path, field),
+                        f"{head}, and no Service selects the pods of {named.kind} "
+                        f"{named.name} ({labels}): {_answers(obj)}",
+                        fix=f"Add Service {backend.service} selecting {labels}.",
+                        kind="no-backend")
+                    continue
+                why = f"? it selects the pods of {named.kind} {named.name}" if (
+                    named is not None) else "?"
                 yield Violation(
                     obj, (*backend.path, field),
-                    f"{obj.kind} {obj.namespace or 'default'}/{obj.name}: its backend names "
-                    f"Service {backend.service}, which namespace {namespace} does not have "
-                    f"(did you mean {near}?): {_answers(obj)}",
+                    f"{head} (did you mean {near}{why}): {_answers(obj)}",
                     fix=f"Name the Service {near}, or add Service {backend.service}.",
                     kind="no-backend")
     for alike in ports.values():
