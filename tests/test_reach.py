@@ -2926,6 +2926,36 @@ def test_without_roots_a_manifest_beside_those_a_script_applies_by_name_is_not_c
         "eks/main.tf reads kubeconfig.tpl beside it by name, not this file.")
 
 
+def test_without_roots_a_rendered_copy_of_a_build_is_not_certain(tmp_path: Path) -> None:
+    # devops-anilgupta/Multi-App-Project (judge round BO): k8s/full-dev.yaml, a stale render
+    # of overlays/dev (the same dev-* objects) that no script, README or kustomization names,
+    # gave 2 errors beside the build's own. The build keeps its error; a file of other objects
+    # beside it, and a one-object file, are applied as written.
+    service = "---\napiVersion: v1\nkind: Service\nmetadata: {name: %s, namespace: %s}\n" \
+        "spec: {selector: {app: web}, ports: [{port: 80}]}\n"
+    write(tmp_path, {
+        "k8s/base/kustomization.yaml": "resources: [web.yaml, service.yaml]\n",
+        "k8s/base/web.yaml": FLOATING % "web",
+        "k8s/base/service.yaml": service % ("web", "apps"),
+        "overlays/dev/kustomization.yaml": "namePrefix: dev-\nnamespace: dev\n"
+                                           "resources: [../../k8s/base]\n",
+        "k8s/full-dev.yaml": (FLOATING % "dev-web").replace("namespace: apps", "namespace: dev")
+        + service % ("dev-web", "dev"),
+        "k8s/other.yaml": FLOATING % "other" + service % ("dev-web", "dev"),
+        "k8s/one.yaml": (FLOATING % "dev-web").replace("namespace: apps", "namespace: dev"),
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert sorted((f.file, f.object, f.severity) for f in result.findings) == [
+        ("k8s/base/web.yaml", "Deployment/dev/dev-web", "error"),
+        ("k8s/full-dev.yaml", "Deployment/dev/dev-web", "warning"),
+        ("k8s/one.yaml", "Deployment/dev/dev-web", "error"),
+        ("k8s/other.yaml", "Deployment/apps/other", "error")]
+    assert next(f.message for f in result.findings if f.file == "k8s/full-dev.yaml").endswith(
+        "Not certain: reviewbot could not see whether anything applies it: its 2 objects are "
+        "the ones kustomization overlays/dev builds from other files (a rendered copy of that "
+        "build, which no kustomization lists and no script applies).")
+
+
 def test_without_roots_a_tree_whose_appliers_are_chart_templates_is_not_certain(
         tmp_path: Path) -> None:
     # ibm-mas/gitops (judge round AP): every Argo CD Application is a template of its

