@@ -436,7 +436,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit
-from reviewbot.load.paths import Path, dig, format_path
+from reviewbot.load.paths import Path, dig, format_path, stable_path
 from reviewbot.model.objects import DEFAULT_CLUSTER, Model, items, mapping
 from reviewbot.model.resource import templates_declaring
 from reviewbot.rules._kit import views
@@ -1511,7 +1511,15 @@ def _declared(view: Model, pod: PodTemplate) -> list[Declaration]:
     refused ports both read them (the list is read, never changed)."""
     # (by its containers: a chart's pod as the chart renders it, beside its values' pod,
     # declares the same)
-    memo: dict[int, tuple[Any, list[Declaration]]] = view.derived.setdefault("declared", {})
+    return _read(view, pod)[1]
+
+
+def _read(view: Model, pod: PodTemplate
+          ) -> tuple[Any, list[Declaration], list[tuple[KObject, Path, str]]]:
+    """:func:`_declared`'s memo: (the pod's containers, its declarations, the places naming
+    a host whose port reviewbot cannot read)."""
+    memo: dict[int, tuple[Any, list[Declaration], list[tuple[KObject, Path, str]]]] = (
+        view.derived.setdefault("declared", {}))
     hit = memo.get(id(pod.containers))
     if hit is None or hit[0] is not pod.containers or (
             hit[1] and (hit[1][0].obj is not pod.obj)):
@@ -1520,8 +1528,19 @@ def _declared(view: Model, pod: PodTemplate) -> list[Declaration]:
         maps = view.derived.get("declared-configmaps")
         if maps is None:
             maps = view.derived["declared-configmaps"] = _configmaps(view)
-        hit = memo[id(pod.containers)] = (pod.containers, list(declarations(pod, maps)))
-    return hit[1]
+        unread: list[tuple[KObject, Path, str]] = []
+        found = list(declarations(pod, maps, unread))
+        hit = memo[id(pod.containers)] = (pod.containers, found, unread)
+    return hit
+
+
+def _call_key(decl: Declaration) -> str:
+    """The identity's key of a finding about the call ``decl`` declares: the value's field by
+    its stable path (env items by name: an item inserted above keeps it), then the address
+    (a quiet place of that field, whose key is the path alone, leaves the finding unjudged,
+    not fixed)."""
+    e = decl.endpoint
+    return f"{stable_path(decl.obj.body, decl.path)} -> {e.text}:{e.port}"
 
 
 def _configmaps(model: Model) -> dict[tuple[str, str], KObject]:
@@ -1781,7 +1800,7 @@ def _removed_call(net: Network, s: int, decl: Declaration, service: Service,
                              kind="dependency-missing") for n in renamed.values()
                    if n.obj.kind == "Service" and not n.obj.path)
     return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-missing",
-                     key=f"{format_path(decl.path)} -> {e.text}:{e.port}",
+                     key=_call_key(decl),
                      doubt="; ".join(doubts) or None, cause=f"Service {name} removed",
                      others=others)
 
@@ -1832,7 +1851,7 @@ def _closed_port(net: Network, s: int, decl: Declaration, service: Service) -> V
     others = _at_ports(service, message, fix, "dependency-missing") if (
         service.obj.kind == "Service") else ()
     return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-missing",
-                     key=f"{format_path(decl.path)} -> {e.text}:{e.port}",
+                     key=_call_key(decl),
                      doubt="; ".join(doubts) or None, cause=f"Service {name} port {e.port} removed",
                      others=others)
 
@@ -1854,7 +1873,7 @@ def _unknown_call(pod: PodTemplate, decl: Declaration,
                f"Service of {e.namespace} it has.")
     return Violation(decl.obj, decl.path, message,
                      fix=fix, kind="dependency-missing",
-                     key=f"{format_path(decl.path)} -> {e.text}:{e.port}",
+                     key=_call_key(decl),
                      doubt=f"whether Service {name} comes from outside this repository (another "
                      "repository, an operator, a manual apply)")
 
@@ -2324,7 +2343,7 @@ def _budgets(view: Model) -> list[_Budget]:
     return out
 
 
-def _calls_unserved(model: Model) -> Iterator[Violation]:
+def _calls_unserved(model: Model) -> Iterator[Violation | QuietPlace]:
     """``dependency-port``: an address a workload names with a port it writes
     (``redis://redis.data:6379``) whose Service, a ClusterIP Service of the repository in
     the caller's build, does not list that port: a ClusterIP Service forwards only the ports
@@ -2363,7 +2382,13 @@ def _calls_unserved(model: Model) -> Iterator[Violation]:
         for pod in view.pods:
             if pod.origin is not None and pod.origin.chart != "app-template":
                 continue  # (a chart's env: as its templates write it)
-            for decl in _declared(view, pod):
+            _, declared, unread = _read(view, pod)
+            for obj, path, why in unread:  # (a host whose port is no number: not judged,
+                # and no finding there is fixed: new-user trial thirty-nine's "1 fixed")
+                if (*obj.where(path), why) not in said:
+                    said.add((*obj.where(path), why))
+                    yield QuietPlace(obj, path, f"{pod.namespace}/{pod.name}: {why}")
+            for decl in declared:
                 e = decl.endpoint
                 key = (e.namespace, e.service)
                 found = [s for b in builds(decl.obj) for s in has.get(b, {}).get(key, ())]
@@ -2494,7 +2519,7 @@ def _renamed_call(view: Model, pod: PodTemplate, decl: Declaration,
     fix = (f"Write {service.name} in the address (a patch of the overlay, or a replacement "
            f"from Service {service.namespace}/{service.name}'s metadata.name).")
     return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-missing",
-                     key=f"{format_path(decl.path)} -> {e.text}:{e.port}", doubt=doubt,
+                     key=_call_key(decl), doubt=doubt,
                      cause=f"Service {name} renamed {service.name}")
 
 
@@ -2551,7 +2576,7 @@ def _refused_call(pod: PodTemplate, decl: Declaration, service: Service,
                f"{e.port} to Service {name}.")
     others = _at_ports(service, message, fix, "dependency-port")
     return Violation(decl.obj, decl.path, message, fix=fix, kind="dependency-port",
-                     key=f"{format_path(decl.path)} -> {e.text}:{e.port}",
+                     key=_call_key(decl),
                      cause=f"Service {name} port {e.port} missing", others=others,
                      doubt="whether the program calls the URL on the port its scheme gives "
                      "(a URL may be a setting it rewrites, or one it only shows)" if written

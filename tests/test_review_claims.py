@@ -1238,3 +1238,96 @@ def test_an_address_a_generator_literal_changes_is_judged_as_a_value_the_change_
          "no Service shop/db answers")]
     other = repo.commit({"kustomization.yaml": kustomization % "prod-db" + "  - LOG=info\n"})
     assert review_json(repo, base, other, "netpol-pairing", capsys)["findings"] == []
+
+
+FLOATING_WEB = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: apps}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: web, image: "%s"}
+"""
+
+
+def test_a_finding_whose_place_the_head_leaves_unjudged_is_not_fixed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`nginx:latest` made `${IMAGE}`: the head does not judge the image (a variable whose
+    value the repository does not show, said under skipped), so the floating image is not
+    "fixed"; pinned, it is."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"web.yaml": FLOATING_WEB % "nginx:latest"})
+    head = repo.commit({"web.yaml": FLOATING_WEB % "${IMAGE}"})
+    data = review_json(repo, base, head, "image-digest", capsys)
+    assert data["fixed"] == []
+    assert [s["reason"].partition(":")[0] for s in data["skipped"]] == [
+        "image-digest (line 10)"]
+    pinned = repo.commit({"web.yaml": FLOATING_WEB % ("nginx:1.27.0@sha256:" + "a" * 64)})
+    assert [f["line"] for f in review_json(repo, base, pinned, "image-digest",
+                                           capsys)["fixed"]] == [10]
+
+
+def test_a_call_whose_port_stopped_being_a_number_is_not_fixed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial thirty-nine: an overlay's JSON6902 patch by index, shifted by an env
+    item the pull request inserted above, now writes `linkding_preview` into LD_DB_PORT:
+    the host/port pair no longer reads as a call, and the review said "1 fixed" of the call
+    to `postgres` its build still renames. Not judged, said so, not fixed; an item inserted
+    above a call keeps the call's finding (not new, not fixed)."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    deploy = """
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: linkding, namespace: apps}
+    spec:
+      selector: {matchLabels: {app: linkding}}
+      template:
+        metadata: {labels: {app: linkding}}
+        spec:
+          containers:
+            - name: linkding
+              image: linkding:1.39.1@sha256:DIGEST
+              env:ENV
+                - {name: LD_DB_HOST, value: postgres}
+                - {name: LD_DB_PORT, value: "5432"}
+                - {name: LD_DB_DATABASE, value: linkding}
+    """.replace("DIGEST", "e" * 64)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "base/kustomization.yaml": "resources: [deployment.yaml, service.yaml]\n",
+        "base/service.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: postgres, "
+                             "namespace: apps}\nspec:\n  selector: {app: postgres}\n"
+                             "  ports: [{port: 5432}]\n",
+        "base/deployment.yaml": deploy.replace("ENV", ""),
+        "preview/kustomization.yaml": """
+            namePrefix: preview-
+            resources: [../base]
+            patches:
+              - target: {kind: Deployment, name: linkding}
+                patch: |-
+                  - op: replace
+                    path: /spec/template/spec/containers/0/env/2/value
+                    value: linkding_preview
+            """})
+    inserted = deploy.replace("ENV", "\n                - {name: TZ, value: UTC}")
+    head = repo.commit({"base/deployment.yaml": inserted})
+    data = review_json(repo, base, head, "netpol-pairing", capsys)
+    assert data["fixed"] == []
+    assert [s["reason"] for s in data["skipped"]] == [
+        "netpol-pairing (line 14): apps/preview-linkding: LD_DB_HOST names host postgres, but "
+        "LD_DB_PORT (linkding_preview) is no port number: the call is not judged"]
+    # the same item inserted with the patch moved along: the call's finding, the same
+    # problem, is neither new nor fixed
+    repo.git("checkout", "-q", base)
+    moved = repo.commit({"base/deployment.yaml": inserted, "preview/kustomization.yaml": (
+        repo.path / "preview/kustomization.yaml").read_text().replace("env/2", "env/3")})
+    data = review_json(repo, base, moved, "netpol-pairing", capsys)
+    assert data["fixed"] == []
+    assert [f["message"] for f in data["findings"] if f["new"]] == []

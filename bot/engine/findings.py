@@ -292,6 +292,22 @@ class Quiet:
     file: str
     line: int
     reason: str
+    # the place's identity, as a finding's there would have (the object's ref, the stable
+    # field path): a review does not call a base finding fixed where the head stays quiet
+    object: str = field(default="", compare=False)
+    key: str = field(default="", compare=False)
+
+    def as_data(self) -> list[Any]:
+        """Plain data for the caches (:meth:`from_data` reads it back)."""
+        return [self.rule, self.file, self.line, self.reason, self.object, self.key]
+
+    @classmethod
+    def from_data(cls, raw: Any) -> Quiet:
+        """A quiet place from :meth:`as_data` (or its first four items, an older cache's);
+        raises ValueError, TypeError or IndexError on data of another shape."""
+        rule, file, line, reason, *place = raw
+        obj, key = place if len(place) == 2 else ("", "")
+        return cls(str(rule), str(file), int(line), str(reason), str(obj), str(key))
 
 
 def in_order(quiet: Iterable[Quiet]) -> list[Quiet]:

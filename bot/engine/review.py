@@ -41,6 +41,7 @@ from reviewbot.config import (
     parse_config,
 )
 from reviewbot.engine.findings import Finding, in_order, one_per_place, sort_key
+from reviewbot.engine.identity import identity
 from reviewbot.engine.keys import result_key, review_key
 from reviewbot.engine.options import check_options
 from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary, Unapplied
@@ -393,6 +394,11 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     # accepted; a new-user trial's "Fixed by this pull request")
     gone = sorted(one_per_place(fixed(still, [*marked, *head_result.silenced], diff.renames)),
                   key=sort_key)
+    # nor one whose place the head leaves unjudged, saying why (an image now `${IMAGE}`, a
+    # port no longer a number: new-user trial thirty-nine's "1 fixed" of a call still made)
+    unjudged = {(q.rule, q.object, q.key) for q in head_result.quiet if q.object and q.key}
+    if unjudged:
+        gone = [f for f in gone if not _unjudged(identity(f, diff.renames), unjudged)]
     reported = select(marked, settings.scope, diff.touched, changed)
     new = tuple(f for f in marked if _changed(f))
     summary = replace(
@@ -656,6 +662,14 @@ def _node_span(lf: LoadedFile, line: int, column: int) -> tuple[int, int] | None
         return None
     lines = [pos[0] for p, pos in positions.items() if p[:len(at)] == at]
     return min(lines), max(lines)
+
+
+def _unjudged(place: tuple[str, str, str], unjudged: set[tuple[str, str, str]]) -> bool:
+    """Whether a finding of identity ``place`` is at a field the head leaves unjudged: a quiet
+    place of its rule and object at that field (a rule's key that extends the field's stable
+    path, ``... -> postgres:5432``, is at that field)."""
+    rule, obj, key = place
+    return place in unjudged or (rule, obj, key.partition(" -> ")[0]) in unjudged
 
 
 def _base_side(cache: ParseCache | None, tree: Tree, model: Model, config: Config,

@@ -29,7 +29,7 @@ def freeze_report(report: Report) -> dict[str, Any] | None:
     raw: dict[str, Any] = {
         "findings": [_finding(f) for f in report.findings],
         "skipped": [[s.path, s.reason] for s in report.skipped],
-        "quiet": [[q.rule, q.file, q.line, q.reason] for q in report.quiet],
+        "quiet": [q.as_data() for q in report.quiet],
         "stats": report.stats,
         "sources": sorted(report.sources),
         "not_shown": report.not_shown,
@@ -82,7 +82,7 @@ def thaw_report(raw: Mapping[str, Any], run: ReviewSummary,
         return Report(
             findings=tuple(_thaw_finding(f) for f in raw["findings"]),
             skipped=tuple(Skipped(str(p), str(r)) for p, r in raw["skipped"]),
-            quiet=tuple(Quiet(str(r), str(f), int(n), str(why)) for r, f, n, why in raw["quiet"]),
+            quiet=tuple(Quiet.from_data(q) for q in raw["quiet"]),
             review=review, stats=stats, sources=sources,
             not_shown={str(k): int(v) for k, v in not_shown.items()})
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):

@@ -229,7 +229,7 @@ def _freeze_result(result: Result, shareable: Sequence[str] = ()) -> dict[str, A
         "suppressed": result.suppressed,
         "silenced": [_freeze_finding(f) for f in result.silenced],
         "stats": result.stats,
-        "quiet": [[q.rule, q.file, q.line, q.reason] for q in result.quiet],
+        "quiet": [q.as_data() for q in result.quiet],
     }
     outputs = result.outputs or {}
     if shareable and not any(f.new is not None or f.suggestion is not None
@@ -266,7 +266,7 @@ def _thaw_result(model: Model, raw: dict[str, Any]) -> Result | None:
         findings = [_thaw_finding(f) for f in raw["findings"]]
         suppressed, stats = int(raw["suppressed"]), raw["stats"]
         silenced = [_thaw_finding(f) for f in raw["silenced"]]
-        quiet = [Quiet(str(r), str(f), int(n), str(why)) for r, f, n, why in raw["quiet"]]
+        quiet = [Quiet.from_data(q) for q in raw["quiet"]]
         if not isinstance(stats, dict):
             return None
     except (KeyError, TypeError, ValueError, IndexError):
@@ -505,7 +505,9 @@ def _output(rule: Rule, settings: RuleSettings, decisions: Iterable[Decision],
             out.owners.append(id(decision.obj) if decision.obj is not None else 0)
         elif isinstance(decision, QuietPlace):
             line, _ = decision.obj.position(decision.path)
-            out.quiet.append(Quiet(rule.id, decision.obj.file, line, decision.reason))
+            out.quiet.append(Quiet(rule.id, decision.obj.file, line, decision.reason,
+                                   decision.obj.ref,
+                                   stable_key(decision.obj, decision.path, None)))
             out.quiet_owners.append(id(decision.obj))
         else:
             out.notes[decision.key] = decision.value

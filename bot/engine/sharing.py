@@ -177,7 +177,7 @@ def freeze_outputs(outputs: Mapping[str, Output], model: Model, rules: Sequence[
         kept[rule] = {
             "findings": [finding(f) for f in out.findings],
             "owners": [owner(k) for k in out.owners],
-            "quiet": [[q.rule, q.file, q.line, q.reason] for q in out.quiet],
+            "quiet": [q.as_data() for q in out.quiet],
             "quiet_owners": [owner(k) for k in out.quiet_owners],
         }
     return {"objects": len(model.objects), "rules": kept}
@@ -212,8 +212,7 @@ def thaw_outputs(raw: Any, model: Model, finding: Callable[[Any], Any],
             made = make()
             made.findings = [finding(f) for f in data["findings"]]
             made.owners = [owner(p) for p in data["owners"]]
-            made.quiet = [Quiet(str(r), str(f), int(n), str(why))
-                          for r, f, n, why in data["quiet"]]
+            made.quiet = [Quiet.from_data(q) for q in data["quiet"]]
             made.quiet_owners = [owner(p) for p in data["quiet_owners"]]
             if len(made.owners) != len(made.findings) or len(made.quiet_owners) != len(
                     made.quiet):

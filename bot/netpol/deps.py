@@ -113,9 +113,11 @@ def _endpoint(host: str, port: int | None, namespace: str) -> Endpoint | None:
 
 
 def declarations(
-    pod: PodTemplate, configmaps: Mapping[tuple[str, str], KObject]
+    pod: PodTemplate, configmaps: Mapping[tuple[str, str], KObject],
+    unread: list[tuple[KObject, Path, str]] | None = None,
 ) -> Iterator[Declaration]:
-    """Every endpoint ``pod`` names, with the place that names it."""
+    """Every endpoint ``pod`` names, with the place that names it; ``unread`` collects the
+    places naming a host whose port reviewbot cannot read (:func:`_host_port_pairs`)."""
     ns = pod.namespace
     referenced: dict[tuple[str, str], set[str] | None] = {}  # ConfigMap -> keys (None: all)
     as_env: set[tuple[str, str]] = set()  # the ConfigMaps whose keys are env (envFrom)
@@ -135,7 +137,7 @@ def declarations(
                 keys = referenced.setdefault((ns, ref["name"]), set())
                 if keys is not None and isinstance(ref.get("key"), str):
                     keys.add(ref["key"])
-        for e, at in _host_port_pairs(plain, ns):
+        for e, at in _host_port_pairs(plain, ns, unread, pod.obj, base):
             yield Declaration(pod.obj, base + at, e)
         for key in ("args", "command"):
             items = body.get(key)
@@ -175,16 +177,20 @@ def declarations(
             # ConfigMap, the overlay's Service `stg-postgres`)
             plain = {str(k): (v, ("data", str(k))) for k, v in data.items()
                      if isinstance(v, (str, int))}
-            for e, at in _host_port_pairs(plain, ns):
+            for e, at in _host_port_pairs(plain, ns, unread, cm):
                 yield Declaration(cm, at, e)
 
 
-def _host_port_pairs(plain: Mapping[str, tuple[Any, Path]], namespace: str
+def _host_port_pairs(plain: Mapping[str, tuple[Any, Path]], namespace: str,
+                     unread: list[tuple[KObject, Path, str]] | None = None,
+                     obj: KObject | None = None, base: Path = ()
                      ) -> Iterator[tuple[Endpoint, Path]]:
     """An endpoint written as two env values of one prefix, a host and its port
     (``DB_HOST: postgres`` with ``DB_PORT: "5432"``, ``MANGOS_DBHOST`` with
     ``MANGOS_DBPORT``), at the host's value: the host a bare name (no ``:`` or ``/``), the
-    port a number."""
+    port a number. A port written as text that is no number and no variable
+    (``linkding_preview``, a patch's index gone astray) is added to ``unread``: ``obj``,
+    the host's place below ``base``, and why the call is not judged."""
     for name, (value, at) in plain.items():
         upper = name.upper()
         suffix = next((s for s in _HOST_SUFFIXES if upper.endswith(s)), None)
@@ -192,14 +198,20 @@ def _host_port_pairs(plain: Mapping[str, tuple[Any, Path]], namespace: str
                 c in value for c in ":/ ${}"):
             continue
         prefix = name[:len(name) - len(suffix)]
-        port = next((plain[p][0] for p in (prefix + "PORT", prefix + "Port", prefix + "port")
-                     if p in plain), None)
+        named = next((p for p in (prefix + "PORT", prefix + "Port", prefix + "port")
+                      if p in plain), None)
+        port = plain[named][0] if named is not None else None
         if isinstance(port, str) and port.strip().isdigit():
             port = int(port.strip())
         if isinstance(port, int) and not isinstance(port, bool):
             e = _endpoint(value, port, namespace)
             if e is not None:
                 yield e, at
+        elif (unread is not None and obj is not None and isinstance(port, str)
+              and port.strip() and not any(c in port for c in "${}")
+              and _endpoint(value, 1, namespace) is not None):
+            unread.append((obj, base + at, f"{name} names host {value}, but {named} "
+                           f"({port}) is no port number: the call is not judged"))
 
 
 _HOST_SUFFIXES = ("HOSTNAME", "HOST")
