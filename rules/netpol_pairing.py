@@ -121,6 +121,14 @@ A last check asks that every selector select something.
   Selectors on the labels Kubernetes' controllers add (`job-name`, `pod-template-hash`, ...),
   namespaces picked by labels other than their name, and namespaces holding no workload of
   the repository are not judged.
+- `selects-copies` (warning, on the Service's selector): a Service's selector matches the
+  pods of two workloads of its namespace built from one manifest and applied together (an
+  overlay's `namePrefix: preview-` copy whose labels the selector still matches), so
+  connections to it reach the pods of either ("Service apps/linkding: selector
+  app.kubernetes.io/name=linkding matches the pods of Deployment linkding and of Deployment
+  preview-linkding, built from the same manifest"). Workloads of separate manifests sharing
+  labels (a canary beside the stable track) are meant, and overlays each applied on its own
+  (staging, production) are alternatives: neither is judged.
 - `no-endpoints` (warning, on the selector's label): a Service's selector matches no pod of
   its namespace where a workload there almost carries its labels (each label it misses is
   one the workload has, with a value one holds the other of, with two neighbouring letters
@@ -459,7 +467,7 @@ SEVERITIES = {
     "no-endpoints": "warning", "no-such-port": "warning", "no-backend": "warning",
     "backend-port": "error", "backend-denied": "error", "backend-removed": "error",
     "endpoints-lost": "error", "budget-selects-nothing": "warning", "dependency-port": "error",
-    "route-conflict": "error",
+    "route-conflict": "error", "selects-copies": "warning",
 }
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 SUMMARY = (
@@ -481,6 +489,7 @@ MAX_NAMES = 3
 
 def check_set(model: Model, opts: Any) -> Iterator[Violation | QuietPlace]:
     yield from _services_unmatched(model)  # (a Service without endpoints: policies or not)
+    yield from _services_spanning_copies(model)
     yield from _ports_unserved(model)
     yield from _calls_unserved(model)
     yield from _backends_missing(model)
@@ -2941,6 +2950,84 @@ def _answers(route: KObject) -> str:
     if route.kind in ROUTE_KINDS:
         return "the gateway cannot resolve it and answers 500 to the requests routed there"
     return "the controller has no endpoints for it and answers 503"
+
+
+def _services_spanning_copies(model: Model) -> Iterator[Violation]:
+    """``selects-copies``: a Service whose selector matches the pods of two workloads of its
+    namespace built from one manifest (an overlay's copy, renamed by a ``namePrefix``, with
+    the labels the Service selects unchanged): connections reach the pods of either
+    (new-user trial thirty-nine: production's Service spread onto the preview build's pods).
+    Workloads of separate manifests that share labels are meant (a canary beside the stable
+    track): not judged; nor a copy in another namespace, which the selector does not see."""
+    said: set[tuple[str, int]] = set()
+    together = _made_together(model)
+    for _, view in views(model):
+        made: dict[tuple[int, Path, str], list[PodTemplate]] = {}  # (manifest, ns) -> copies
+        for pod in view.pods:
+            if pod.origin is None and pod.obj.doc is not None:
+                made.setdefault((id(pod.obj.doc), pod.obj.path, pod.namespace), []).append(pod)
+        copies = {id(p): group for group in made.values() if len(
+            {p.obj.ref for p in group}) > 1 for p in group}
+        if not copies:
+            continue
+        for service in _selecting_services(view):
+            if "$" in "".join(service.selector.values()) or "{" in "".join(
+                    service.selector.values()):
+                continue
+            for pod in view.pods:
+                group = copies.get(id(pod))
+                if (group is None or pod.namespace != service.namespace
+                        or service.obj.doc is None or not service.selector.items() <= (
+                            pod.labels.items())):
+                    continue
+                others = [p for p in group if p.obj.ref != pod.obj.ref
+                          and service.selector.items() <= p.labels.items()
+                          and together(p.obj, pod.obj)]
+                if not others:
+                    continue
+                key = (service.obj.file, service.obj.doc.line)
+                if key in said:
+                    break
+                said.add(key)
+                first, copy = sorted([pod, others[0]], key=lambda p: (len(p.name), p.name))
+                selector = ", ".join(f"{k}={v}" for k, v in sorted(service.selector.items()))
+                extra = sorted(set(copy.labels.items()) - set(first.labels.items()))
+                sets = (f" (the build of {copy.kind} {copy.name} sets "
+                        f"{', '.join(f'{k}={v}' for k, v in extra)})") if extra else ""
+                yield Violation(
+                    service.obj, ("spec", "selector"),
+                    f"Service {service.namespace}/{service.name}: selector {selector} matches "
+                    f"the pods of {first.kind} {first.name} and of {copy.kind} {copy.name}, "
+                    f"built from the same manifest: connections to {service.name} reach the "
+                    "pods of either",
+                    fix=f"Select a label only the pods of {first.kind} {first.name} carry{sets}, "
+                        "or have that build change a label the selector names.",
+                    kind="selects-copies")
+                break
+
+
+def _made_together(model: Model) -> Callable[[KObject, KObject], bool]:
+    """Whether one apply makes both objects: with GitOps roots, a cluster's view holds what
+    it applies (both are in it); without, a kustomization root whose build makes both
+    (kustomize-examples' staging and production overlays, each its own `kubectl apply -k`,
+    are alternatives)."""
+    if model.derived.get("reach") is not None or model.cluster_entries:
+        return lambda a, b: True
+    from reviewbot.model.objects import model_graph
+
+    graph = model_graph(model)
+    roots: dict[tuple[int, Path, str, str], set[str]] = {}
+    for folder in graph.roots:
+        for r in graph.build(folder).finished:
+            if r.doc is not None:
+                meta = mapping(r.body.get("metadata"))
+                roots.setdefault((id(r.doc), r.path, r.kind, str(meta.get("name"))),
+                                 set()).add(folder)
+
+    def built_by(obj: KObject) -> set[str]:
+        return roots.get((id(obj.doc), obj.path, obj.kind, obj.name), set())
+
+    return lambda a, b: bool(built_by(a) & built_by(b))
 
 
 def _selecting_services(view: Model) -> list[Service]:

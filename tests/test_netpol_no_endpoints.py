@@ -577,3 +577,42 @@ spec:
   defaultBackend: {service: {name: keycloak, port: {number: 8080}}}
 """
     assert lint_text(tmp_path, text, only=["netpol-pairing"]).findings == []
+
+
+def test_a_service_selecting_a_copy_of_its_workload_a_build_made_is_said(
+        tmp_path: Path) -> None:
+    """New-user trial thirty-nine: an overlay's preview build (namePrefix preview-, one more
+    label) copies the linkding Deployment into the namespace; production's Service selects
+    only `app.kubernetes.io/name`, so its traffic is spread onto the preview pods. Two
+    workloads of separate manifests sharing labels (a canary, as Kubernetes documents it)
+    are meant: not judged."""
+    base = {
+        "base/kustomization.yaml": "resources: [app.yaml]\n",
+        "base/app.yaml": deployment("linkding", "apps", "{app.kubernetes.io/name: linkding}")
+        + SERVICE.replace("namespace: shop", "namespace: apps") % (
+            "linkding", "{app.kubernetes.io/name: linkding}"),
+        "preview/kustomization.yaml": "namePrefix: preview-\nresources: [../base]\n"
+                                      "labels:\n- pairs: {app.kubernetes.io/instance: preview}\n"
+                                      "  includeSelectors: true\n",
+        "kustomization.yaml": "resources: [base, preview]\n",
+        "canary/kustomization.yaml": "resources: [app.yaml]\n",
+        "canary/app.yaml": deployment("web", "shop", "{app: web, track: stable}")
+        + deployment("web-canary", "shop", "{app: web, track: canary}")
+        + SERVICE % ("web", "{app: web}"),
+    }
+    write(tmp_path, base)
+    result = lint_dir(tmp_path, only=["netpol-pairing"])
+    assert [(f.file, f.line, f.kind, f.severity, f.message, f.fix) for f in result.findings] == [
+        ("base/app.yaml", 19, "selects-copies", "warning",
+         "Service apps/linkding: selector app.kubernetes.io/name=linkding matches the pods of "
+         "Deployment linkding and of Deployment preview-linkding, built from the same "
+         "manifest: connections to linkding reach the pods of either",
+         "Select a label only the pods of Deployment linkding carry (the build of Deployment "
+         "preview-linkding sets app.kubernetes.io/instance=preview), or have that build change "
+         "a label the selector names.")]
+    # staging and production overlays, each its own `kubectl apply -k` (kustomize's ldap
+    # example): alternatives, not applied together
+    (tmp_path / "kustomization.yaml").unlink()
+    write(tmp_path, {"staging/kustomization.yaml": "namePrefix: staging-\nresources: [../base]\n",
+                     "preview/kustomization.yaml": "namePrefix: preview-\nresources: [../base]\n"})
+    assert lint_dir(tmp_path, only=["netpol-pairing"]).findings == []
