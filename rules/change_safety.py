@@ -58,6 +58,13 @@ verdicts), never in `lint`, which sees one tree.
   address in the repository, and says the sync fails first when nothing creates the new
   namespace (no Namespace, no `CreateNamespace=true`). A warning: the chart's objects are
   not seen.
+- `claims-renamed` (error, at the StatefulSet's name): a StatefulSet with
+  `volumeClaimTemplates` that the change renames (a `namePrefix` added to its overlay,
+  another namespace): its claims are named after it (`<template>-<name>-<ordinal>`), so the
+  renamed StatefulSet's pods start on new, empty volumes while the data stays in the old
+  claims, which none of them mounts ("the pods of shop-postgres start on new, empty volumes
+  (data-shop-postgres-0) and the data stays in data-postgres-0"); the inline comment sits at
+  the change that renames it.
 - `kept` (warning): a Service's `clusterIP` (`clusterIPs`) removed from the manifest: the
   API server keeps the value it allocated when an update leaves it unset (it copies the old
   clusterIPs in), so the apply succeeds and the Service keeps it (`None`: it stays
@@ -355,7 +362,7 @@ SEVERITIES = {
     "stuck-rollout": "error", "kept": "warning",
     "chart-major": "info", "oci-tag": "info", "sops-recipient": "warning",
     "sops-plaintext": "warning", "sops-unreadable": "warning", "crd-storage": "error",
-    "namespace-missing": "warning", "release-moved": "warning",
+    "namespace-missing": "warning", "release-moved": "warning", "claims-renamed": "error",
 }
 
 
@@ -368,6 +375,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         dangling_references,
         deletion_verdicts,
         may_delete,
+        renamed_claims,
         unrendered_claims,
     )
     from reviewbot.rules._change_safety.gpu_restarts import (
@@ -410,5 +418,6 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         yield from deletion_verdicts(diff, base, head, data_kinds)
         if pods:
             yield from dangling_references(diff, base, head, pods)
+    yield from renamed_claims(diff, head)
     yield from namespace_verdicts(diff, base, head)
     yield from moved_releases(diff, base, head)

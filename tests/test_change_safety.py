@@ -2608,3 +2608,51 @@ spec:
     head = repo.commit({"apps/api/kustomization.yaml": "resources: [deployment.yaml]\n"})
     assert [f for f in review(repo, optional, head, capsys)[1]
             if f["rule"] == "change-safety"] == []
+
+
+STATEFUL = """
+    apiVersion: apps/v1
+    kind: StatefulSet
+    metadata: {name: postgres, namespace: shop}
+    spec:
+      serviceName: postgres
+      selector: {matchLabels: {app: postgres}}
+      template:
+        metadata: {labels: {app: postgres}}
+        spec:
+          containers: [{name: postgres, image: postgres}]
+      volumeClaimTemplates:
+        - metadata: {name: data}
+          spec:
+            accessModes: [ReadWriteOnce]
+            resources: {requests: {storage: 1Gi}}
+"""
+
+
+def test_a_statefulset_a_change_renames_starts_on_new_claims(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # New-user trial forty: `namePrefix: shop-` added to the prod overlay renames StatefulSet
+    # postgres (kubectl apply -k, no prune): a StatefulSet's claims are named after it, so
+    # shop-postgres starts on new, empty volumes and the data stays in data-postgres-0. The
+    # review said "No new findings". A StatefulSet without claim templates, renamed, is
+    # quiet here.
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "base/kustomization.yaml": "resources: [postgres.yaml, cache.yaml]\n",
+        "base/postgres.yaml": STATEFUL,
+        "base/cache.yaml": STATEFUL.split("      volumeClaimTemplates:")[0].replace(
+            "postgres", "cache"),
+        "overlays/prod/kustomization.yaml": "resources: [../../base]\n"})
+    head = repo.commit({"overlays/prod/kustomization.yaml": (
+        "namePrefix: shop-\nresources: [../../base]\n")})
+    code, found = review(repo, base, head, capsys)
+    assert [(f["severity"], f["file"], f["line"], f["message"], f["fix"])
+            for f in found if f["rule"] == RULE] == [
+        ("error", "base/postgres.yaml", 3,
+         "StatefulSet shop/postgres becomes shop/shop-postgres in this change (namePrefix "
+         "shop-): a StatefulSet's claims are named after it, so the pods of shop-postgres "
+         "start on new, empty volumes (data-shop-postgres-0) and the data stays in "
+         "data-postgres-0, which none of them mounts",
+         "Keep the StatefulSet's name, or copy each claim's data to its new claim "
+         "(data-postgres-0 to data-shop-postgres-0) before the new pods start.")]

@@ -756,3 +756,45 @@ def _keep_fix(obj: KObject, fate: _Fate) -> str:
     return (f"If {obj.kind} {object_name(obj)} must stay, first merge the annotation "
             f"{_keep_annotation(fate)} on it, then remove it; if it must go, back up its data "
             "first.")
+
+
+def renamed_claims(diff: TreeDiff, head: Model) -> Iterator[Violation]:
+    """``claims-renamed``: a StatefulSet of the base that the head makes under another name
+    (renamed, or from the same manifest) (a ``namePrefix`` the change adds, another namespace): its
+    ``volumeClaimTemplates`` name claims after it (``<template>-<name>-<ordinal>``), so the
+    head's pods start on new, empty volumes while the data stays in the old claims, which
+    none of them mounts (new-user trial forty: "No new findings" of a prefix added to the
+    prod overlay of a Postgres StatefulSet). At the head StatefulSet's name."""
+    claiming = [e for e in diff.objects if e.kind == "StatefulSet" and e.base is not None
+                and e.status in ("removed", "renamed")
+                and items(e.base.get(("spec", "volumeClaimTemplates")))]
+    if not claiming:
+        return
+    added = [e.head for e in diff.objects if e.status == "added" and e.kind == "StatefulSet"
+             and e.head is not None]
+    for entry in claiming:
+        old = entry.base
+        assert old is not None
+        new = entry.head if entry.status == "renamed" else next(
+            (h for h in added if h.file == old.file and h.path == old.path
+             and h.doc.index == old.doc.index), None)
+        if new is None:
+            continue
+        template = next((str(mapping(t.get("metadata")).get("name")) for t in items(
+            old.get(("spec", "volumeClaimTemplates"))) if isinstance(t, dict)
+            and mapping(t.get("metadata")).get("name")), "")
+        if not template:
+            continue
+        was, now = f"{template}-{old.name}-0", f"{template}-{new.name}-0"
+        written = new.name_as_written
+        how = (f" (namePrefix {new.name[:-len(written)]})" if new.name != written
+               and new.name.endswith(written) and old.name == written else "")
+        yield Violation(
+            new, ("metadata", "name"),
+            f"StatefulSet {old.namespace}/{old.name} becomes {new.namespace}/{new.name} in this "
+            f"change{how}: a StatefulSet's claims are named after it, so the pods of "
+            f"{new.name} start on new, empty volumes ({now}) and the data stays in {was}, "
+            "which none of them mounts",
+            fix=f"Keep the StatefulSet's name, or copy each claim's data to its new claim "
+                f"({was} to {now}) before the new pods start.",
+            kind="claims-renamed")
