@@ -44,7 +44,8 @@ Kinds:
 When it stays quiet:
 
 Pods no control-plane node admits and that do not select one (its taints not tolerated,
-selectors or affinity pointing elsewhere); chart components whose values set no `resources`
+selectors or affinity pointing elsewhere); a container running the pause image (it sleeps,
+nothing else); chart components whose values set no `resources`
 at all (the chart's defaults are not in the repository; app-template has none, so its
 containers are always judged).
 Without an inventory, the rule assumes the conventional control-plane nodes.
@@ -220,7 +221,7 @@ def _cluster(model: Model, inventory: Inventory, pods: Sequence[PodTemplate],
         why = _why(pod, nodes[0], stand_in, pinned_node(pod, inventory))
         complete = True
         for container in pod.containers:
-            if container.role == "ephemeralContainer":
+            if container.role == "ephemeralContainer" or _pause(container):
                 continue
             rendered = chart_resources(model, pod, container)
             if rendered is not None and rendered[1]:  # the chart's defaults are known
@@ -273,6 +274,15 @@ def _why(pod: PodTemplate, node: Node, stand_in: bool, inventory_pinned: Node | 
     if untolerated(pod, node):
         return f"selects control-plane node {node.name}"
     return f"tolerates control-plane node {node.name}'s taints, so it can run there"
+
+
+def _pause(container: Container) -> bool:
+    """Whether ``container`` runs the pause image (``registry.k8s.io/pause``, a mirror's
+    ``mirrored-pause``): it sleeps, nothing else, the main container of a DaemonSet whose
+    init container does the work (a node-tuning sysctl set: judge round BS's rwlove)."""
+    image = str(container.body.get("image") or "")
+    name = image.split("@")[0].rsplit("/", 1)[-1].split(":")[0]
+    return name == "pause" or name.endswith("-pause")
 
 
 def _missing(container: Container, rendered: Any = _AS_WRITTEN) -> list[str]:
