@@ -52,6 +52,11 @@ Kinds:
   nothing, and the workload runs the replicas it writes (1 when it writes none). Without a
   close name the target may be a chart's: not judged; nor a name a chart installed with a
   values file of the tree gives (its `fullnameOverride`, or that and a suffix).
+- `claim-missing` (warning, on the `claimName`): a pod's volume names a
+  PersistentVolumeClaim its namespace does not have, where one of a close name is there
+  (`redis-dta` beside `redis-data`; a StatefulSet's claim templates make theirs): the
+  scheduler leaves the pod Pending ("persistentvolumeclaim ... not found"). Without a close
+  name the claim may be made by hand, a chart or a volume populator: not judged.
 - `drain-blocked` (warning, on `minAvailable` or `maxUnavailable`): a PodDisruptionBudget
   that allows no voluntary eviction of the pods it selects at rest: `maxUnavailable: 0`, or
   a `minAvailable` (a percentage rounded up, as the disruption controller rounds it) of at
@@ -144,7 +149,7 @@ from typing import Any
 
 from reviewbot.engine.findings import Amount, Violation
 from reviewbot.model.doubts import runs_doubt
-from reviewbot.model.objects import Container, KObject, Model, Node, Path, PodTemplate
+from reviewbot.model.objects import Container, KObject, Model, Node, Path, PodTemplate, dig, items
 from reviewbot.model.quantity import parse_quantity, quote
 from reviewbot.model.workload import (
     Placement,
@@ -171,7 +176,8 @@ FIX = "Lower the requests, reduce replicas, or move a workload to another node."
 COST = 5  # CPU time relative to a rule of cost 1, measured on the 50k-object tree
 OPTIONS: tuple[Any, ...] = ()
 SEVERITIES = {"node-full": "error", "too-big": "error", "over-limit": "error",
-              "pool-full": "error", "scale-target": "warning", "drain-blocked": "warning"}
+              "pool-full": "error", "scale-target": "warning", "drain-blocked": "warning",
+              "claim-missing": "warning"}
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 # what the API server compares for every container: the request at most the limit
 # (extended resources must be equal: gpu-parallelism's)
@@ -194,6 +200,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         yield from _cluster(view)
         yield from _scale_targets(view)
         yield from _drains_blocked(view)
+        yield from _claims_missing(view)
 
 
 # what scales a workload: the kinds, their groups, and what they call it
@@ -371,6 +378,52 @@ def _chart_fullnames(model: Model) -> list[str]:
                 if isinstance(name, str) and name:
                     out.append(name)
     return out
+
+
+def _claims_missing(model: Model) -> Iterator[Violation]:
+    """``claim-missing``: a pod's volume naming a PersistentVolumeClaim its namespace does not
+    have, where one of a close name is there (:func:`_close`): the scheduler leaves the pod
+    Pending ("persistentvolumeclaim ... not found"). The claims a StatefulSet's
+    ``volumeClaimTemplates`` make (``<template>-<name>-<ordinal>``) are the namespace's.
+    Without a near name the claim may be made where reviewbot does not see (by hand, by a
+    chart, by a volume populator): not judged."""
+    claims: dict[str, dict[str, KObject]] = {}
+    for o in model.objects:
+        if o.kind == "PersistentVolumeClaim" and o.group == "":
+            claims.setdefault(o.namespace or "default", {})[o.name] = o
+    if not claims:
+        return
+    for pod in model.pods:
+        if pod.kind != "StatefulSet" or pod.namespace not in claims:
+            continue
+        for t in items(pod.obj.get(("spec", "volumeClaimTemplates"))):
+            template = dig(t, ("metadata", "name")) if isinstance(t, dict) else None
+            for i in range(max(pod.replicas, 1)) if isinstance(template, str) else ():
+                claims[pod.namespace].setdefault(f"{template}-{pod.name}-{i}", pod.obj)
+    said: set[tuple[str, int]] = set()
+    for pod in model.pods:
+        have = claims.get(pod.namespace)
+        if have is None or pod.origin is not None:
+            continue
+        for i, volume in enumerate(pod.volumes):
+            claim = dig(volume, ("persistentVolumeClaim", "claimName"))
+            if not isinstance(claim, str) or not claim or claim in have or "$" in claim or (
+                    "{" in claim):
+                continue
+            near = _close(claim, have)
+            path = (*pod.spec_path, "volumes", i, "persistentVolumeClaim", "claimName")
+            where = (pod.obj.file, pod.obj.position(path)[0])
+            if not near or where in said:
+                continue
+            said.add(where)
+            yield Violation(
+                pod.obj, path,
+                f"{pod.name}: volume {volume.get('name')} mounts PersistentVolumeClaim "
+                f"{pod.namespace}/{claim}, which namespace {pod.namespace} does not have (did "
+                f"you mean {near}?): the scheduler leaves the pod Pending "
+                f"(persistentvolumeclaim \"{claim}\" not found)",
+                fix=f"Name the claim {near}, or add PersistentVolumeClaim {claim}.",
+                kind="claim-missing", doubt=runs_doubt(model, [pod]))
 
 
 def _close(target: str, names: Mapping[str, KObject]) -> str:
