@@ -67,7 +67,8 @@ When it stays quiet:
 Containers that run no LLM server or request no GPU; pods whose
 node the inventory does not know, or whose labels give no compute capability (nothing is
 assumed about an unknown GPU); values it cannot read (`$(DTYPE)`, a `valueFrom` env);
-image tags that are not versions; a KV cache capacity nobody measured.
+image tags that are not versions (where the release decides, as for the sampler of vLLM's
+V0 engine below 8.0, a warning that says so); a KV cache capacity nobody measured.
 
 Options:
 
@@ -137,7 +138,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine.findings import Violation
@@ -365,11 +366,13 @@ def _checks(s: _Server, gpus: Sequence[GpuFacts], opts: Mapping[str, Any]) -> It
             path = entry[1] if entry is not None else (
                 field_path(s.container, "env") if "env" in s.container.body
                 else s.container.path)
-            yield _violation(
+            found = _violation(
                 s, path, "sampler",
                 f"{SAMPLER_ENV} {state} on {where}: vLLM samples with FlashInfer unless it "
                 "is 0, and flashinfer's check_cuda_arch raises below compute capability 7.5",
                 f"Set env {SAMPLER_ENV}=\"0\" (and {BACKEND_ENV}=TRITON_ATTN).")
+            release = _unknown_release(s) if entry is None and cc < (8, 0) else None
+            yield found if release is None else replace(found, doubt=release)
     if backend is not None and backend.upper() in BACKEND_MIN:
         need = BACKEND_MIN[backend.upper()]
         if cc < need:
@@ -550,6 +553,21 @@ def _v0_engine(s: _Server, cc: tuple[int, int]) -> bool:
     version = _version(ref.tag) if ref is not None and ref.tag else None
     return (cc < (8, 0) and version is not None and version < V1_BELOW_SM80
             and ref is not None and "vllm" in (ref.repository or "").rsplit("/", 1)[-1])
+
+
+def _unknown_release(s: _Server) -> str | None:
+    """What could not be seen of ``s``'s vLLM release, where it decides the engine below
+    compute capability 8.0 (:func:`_v0_engine`): an image tag that is no version (`latest`,
+    `nightly`, none) names no release (new-user trial forty-two: an error built on a
+    guess the message hid)."""
+    ref = image_ref(s.container)
+    if ref is None or "vllm" not in (ref.repository or "").rsplit("/", 1)[-1]:
+        return None
+    if ref.tag and _version(ref.tag) is not None:
+        return None
+    return (f"which vLLM release the image runs (its tag, {ref.tag or 'none'}, names none): "
+            f"releases before {'.'.join(map(str, V1_BELOW_SM80))} run the V0 engine here, "
+            f"whose sampler uses FlashInfer only when {SAMPLER_ENV} is 1")
 
 
 def _version(tag: str) -> tuple[int, ...] | None:

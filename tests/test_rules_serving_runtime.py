@@ -184,6 +184,25 @@ def test_an_unset_sampler_variable_is_quiet_on_a_release_that_runs_the_v0_engine
         "VLLM_USE_FLASHINFER_SAMPLER is not set"]
 
 
+def test_an_unset_sampler_variable_under_a_tag_naming_no_release_is_a_warning(
+        tmp_path: Path) -> None:
+    """New-user trial forty-two: `vllm/vllm-openai:latest` (or `nightly`) on a V100 was an
+    error that took the tag for a release of the V1 engine: the release decides, and the
+    tag names none. A warning that says so; a release tag keeps its verdict."""
+    unset = ["--disable-custom-all-reduce"]
+    for n, tag in enumerate(("latest", "nightly")):
+        text = server(unset, image=f"vllm/vllm-openai:{tag}", env="[]")
+        result = lint_text(tmp_path / str(n), text, ["serving-runtime"], V100_PCIE)
+        assert [(f.severity, f.message.split("Not certain: ")[-1]) for f in result.findings] == [
+            ("warning", f"reviewbot could not see which vLLM release the image runs (its tag, "
+                        f"{tag}, names none): releases before 0.10.2 run the V0 engine here, "
+                        "whose sampler uses FlashInfer only when VLLM_USE_FLASHINFER_SAMPLER "
+                        "is 1.")]
+    released = server(unset, image="vllm/vllm-openai:v0.11.0", env="[]")
+    assert kinds(tmp_path / "r", released, V100_PCIE) == [
+        ("error", "VLLM_USE_FLASHINFER_SAMPLER is not set")]
+
+
 def test_app_template_s_env_mapping_is_read_as_the_list_is(tmp_path: Path) -> None:
     """New-user trial thirty-one: an app-template release setting the sampler variable in
     the mapping its values allow (`NAME: value`) was an error, "is not set", and a backend
