@@ -979,6 +979,25 @@ def test_a_container_port_renamed_under_a_service_s_target_port_loses_its_endpoi
     assert f"\nbase/orders.yaml:{ports}\n" in err.split("inline comment(s)", 1)[1]
 
 
+def test_a_service_s_target_port_renamed_to_a_name_no_pod_declares_loses_its_endpoints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial forty-two: the Service's `targetPort: http` renamed `web`, the pods
+    still naming `http`: the same outage as a container port renamed, yet a warning and a
+    green CI. The Service port had endpoints before and has none after: an error."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    web = deployment("web", "shop", "{app: web}", "ports: [{name: http, containerPort: 8080}]")
+    service = ("---\napiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n"
+               "spec:\n  selector: {app: web}\n  ports: [{port: 80, targetPort: TARGET}]\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"app.yaml": web + service.replace("TARGET", "http")})
+    head = repo.commit({"app.yaml": web + service.replace("TARGET", "web")})
+    code, out, _ = review_out(repo, base, head, "json", capsys, "--rule", "netpol-pairing")
+    assert [(f["severity"], f["message"].split("; ")[-1]) for f in json.loads(out)["findings"]
+            ] == [("error", "before this change it targeted port http, which they declare")]
+    assert code == 1
+
+
 def test_a_finding_of_objects_the_change_renamed_stays_existing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
