@@ -52,6 +52,12 @@ Kinds:
   nothing, and the workload runs the replicas it writes (1 when it writes none). Without a
   close name the target may be a chart's: not judged; nor a name a chart installed with a
   values file of the tree gives (its `fullnameOverride`, or that and a suffix).
+- `scale-target-lost` (error, in a review, on the target's name and the workload's new
+  name): an autoscaler whose target the change renamed or removed (its `scaleTargetRef`
+  names a workload the base had and the head lacks): it scales nothing, and the workload
+  runs the replicas it writes ("which this change renames to web-frontend: it scales
+  nothing, and Deployment web-frontend runs 1 replica ..., where it kept at least 3"). It
+  tells the head's `scale-target` warning at the same place.
 - `claim-missing` (warning, on the `claimName`): a pod's volume names a
   PersistentVolumeClaim its namespace does not have, where one of a close name is there
   (`redis-dta` beside `redis-data`; a StatefulSet's claim templates make theirs): the
@@ -145,7 +151,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine.findings import Amount, Violation
 from reviewbot.model.doubts import runs_doubt
@@ -165,6 +171,9 @@ from reviewbot.model.workload import (
 )
 from reviewbot.rules._kit import each_container, each_pod, template_doubt, views
 
+if TYPE_CHECKING:
+    from reviewbot.diff.objects import TreeDiff
+
 ID = "schedulability"
 SEVERITY = "error"
 SUMMARY = "Requests fit the inventory node they are pinned to (summed), and some node at all."
@@ -177,7 +186,7 @@ COST = 5  # CPU time relative to a rule of cost 1, measured on the 50k-object tr
 OPTIONS: tuple[Any, ...] = ()
 SEVERITIES = {"node-full": "error", "too-big": "error", "over-limit": "error",
               "pool-full": "error", "scale-target": "warning", "drain-blocked": "warning",
-              "claim-missing": "warning"}
+              "claim-missing": "warning", "scale-target-lost": "error"}
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 # what the API server compares for every container: the request at most the limit
 # (extended resources must be equal: gpu-parallelism's)
@@ -201,6 +210,65 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         yield from _scale_targets(view)
         yield from _drains_blocked(view)
         yield from _claims_missing(view)
+
+
+def check_change(diff: TreeDiff, base: Model, head: Model,
+                 opts: Mapping[str, Any]) -> Iterator[Violation]:
+    """``scale-target-lost``: an autoscaler of the head whose target the change removed or
+    renamed (:func:`_targets_lost`)."""
+    if not any(e.kind in _SCALED for e in diff.objects):
+        return
+    before = dict(views(base))
+    for cluster, view in views(head):
+        if cluster in before:
+            yield from _targets_lost(before[cluster], view, diff.renames)
+
+
+def _targets_lost(base: Model, head: Model, renames: Mapping[str, str]) -> Iterator[Violation]:
+    """An autoscaler (:data:`_SCALERS`) of ``head`` whose ``scaleTargetRef`` names a workload
+    ``base`` had and ``head`` does not: the change removed it or renamed it (``renames``:
+    base ref -> head ref), so the autoscaler scales nothing and the workload runs the
+    replicas it writes (new-user trial forty-two: a Deployment renamed under its HPA of
+    `minReplicas: 3` was a `scale-target` warning and a green CI, prod down to 1 replica).
+    At the target's name, and at the workload's new name."""
+    had = {(o.namespace or "default", o.kind, o.name) for o in base.objects
+           if o.kind in _SCALED and o.group == "apps"}
+    has = {(o.namespace or "default", o.kind, o.name): o for o in head.objects
+           if o.kind in _SCALED and o.group == "apps"}
+    by_ref = {o.ref: o for o in has.values()}
+    for obj in head.objects:
+        if (obj.group, obj.kind) not in _SCALERS:
+            continue
+        ref = obj.get(("spec", "scaleTargetRef"))
+        if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
+            continue
+        kind, target = str(ref.get("kind") or "Deployment"), ref["name"]
+        key = (obj.namespace or "default", kind, target)
+        if key in has or key not in had:
+            continue
+        old_ref = f"{kind}/{key[0]}/{target}"
+        now = by_ref.get(renames.get(old_ref, ""))
+        scaler = f"{_SCALERS[(obj.group, obj.kind)]} {key[0]}/{obj.name}"
+        least = obj.get(("spec", "minReplicas")) if obj.kind == "HorizontalPodAutoscaler" else (
+            obj.get(("spec", "minReplicaCount")))
+        kept = f", where it kept at least {least}" if isinstance(least, int) else ""
+        if now is not None:
+            replicas = now.get(("spec", "replicas"))
+            runs = (f"{replicas} replica{'s' if replicas != 1 else ''}" if isinstance(
+                replicas, int) else "1 replica (it writes none: Kubernetes' default)")
+            message = (f"{scaler}: its scaleTargetRef names {kind} {target}, which this change "
+                       f"renames to {now.name}: it scales nothing, and {kind} {now.name} runs "
+                       f"{runs}{kept}")
+            fix = f"Point scaleTargetRef.name at {now.name}."
+            others: tuple[Violation, ...] = (Violation(now, ("metadata", "name"), message,
+                                                       fix=fix, kind="scale-target-lost"),)
+        else:
+            message = (f"{scaler}: its scaleTargetRef names {kind} {target}, which this change "
+                       "removes: it scales nothing")
+            fix = f"Remove {scaler}, or keep {kind} {target}."
+            others = ()
+        yield Violation(obj, ("spec", "scaleTargetRef", "name"), message, fix=fix,
+                        kind="scale-target-lost", others=others)
 
 
 # what scales a workload: the kinds, their groups, and what they call it

@@ -593,3 +593,42 @@ spec:
          "does not have (did you mean redis-data?): the scheduler leaves the pod Pending "
          "(persistentvolumeclaim \"redis-dta\" not found)",
          "Name the claim redis-data, or add PersistentVolumeClaim redis-dta.")]
+
+
+def test_a_workload_renamed_under_its_autoscaler_is_an_error_in_a_review(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial forty-two: Deployment web renamed web-frontend, its HPA (minReplicas
+    3) still naming web: a `scale-target` warning and a green CI, prod down to one replica.
+    The review sees the rename: an error, the warning told by it; a target removed alike."""
+    web = textwrap.dedent("""
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: NAME, namespace: shop}
+        spec:
+          selector: {matchLabels: {app: web}}
+          template:
+            metadata: {labels: {app: web}}
+            spec:
+              containers: [{name: web, image: web}]
+        ---
+        apiVersion: autoscaling/v2
+        kind: HorizontalPodAutoscaler
+        metadata: {name: web, namespace: shop}
+        spec:
+          scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+          minReplicas: 3
+          maxReplicas: 6
+        """)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"web.yaml": web.replace("NAME", "web")})
+    head = repo.commit({"web.yaml": web.replace("NAME", "web-frontend")})
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--format", "json", "--rule",
+                            "schedulability"], capsys)
+    assert code == 1
+    assert [(f["severity"], f["line"], f["message"], f["fix"])
+            for f in json.loads(out)["findings"]] == [
+        ("error", 15, "HorizontalPodAutoscaler shop/web: its scaleTargetRef names Deployment "
+         "web, which this change renames to web-frontend: it scales nothing, and Deployment "
+         "web-frontend runs 1 replica (it writes none: Kubernetes' default), where it kept "
+         "at least 3", "Point scaleTargetRef.name at web-frontend.")]

@@ -258,6 +258,7 @@ def _said_once(marked: list[Finding], changes: Sequence[Finding]) -> list[Findin
 TOLD_BY: dict[tuple[str, str], tuple[str, ...]] = {
     ("netpol-pairing", "backend-removed"): ("no-backend",),
     ("netpol-pairing", "endpoints-lost"): ("no-endpoints",),
+    ("schedulability", "scale-target-lost"): ("scale-target",),
 }
 
 
