@@ -2371,6 +2371,7 @@ def _calls_unserved(model: Model) -> Iterator[Violation | QuietPlace]:
     builds = _builds_of(model)
     said: set[tuple[Any, ...]] = set()
     renames: dict[tuple[Any, ...], list[tuple[str, Violation]]] = {}
+    refused: dict[tuple[Any, ...], list[tuple[str, Violation]]] = {}
     clusters = views(model)
     # (namespace, name) -> the clusters whose build has that Service (several clusters only)
     held: dict[tuple[str, str], list[str]] = {}
@@ -2427,22 +2428,31 @@ def _calls_unserved(model: Model) -> Iterator[Violation | QuietPlace]:
                                                                             pod)
                 if not scheme and not _address_written(value, e):
                     continue  # (a host and port apart, a script's text)
-                doc, at = decl.obj.written(decl.path)  # (a value several builds make: once)
-                place = (id(doc), at, e.text, e.port)
-                if place in said:
-                    continue
-                said.add(place)
-                yield _refused_call(pod, decl, found[0], written=str(value).strip() if (
-                    scheme) else "")
-    for alike in renames.values():
+                doc, at = decl.obj.written(decl.path)  # (a value several builds make: once,
+                # naming the others: new-user trial forty-two, b's overlay unsaid)
+                callers = refused.setdefault((id(doc), at, e.text, e.port), [])
+                caller = f"{pod.namespace}/{pod.name}"
+                if not callers:
+                    callers.append((caller, _refused_call(
+                        pod, decl, found[0], written=str(value).strip() if scheme else "")))
+                elif all(caller != c for c, _ in callers):
+                    callers.append((caller, callers[0][1]))
+    for alike in (*refused.values(), *renames.values()):
         # the certain one first (a namespace no chart or operator shares), naming the rest
         (_, first), *rest = sorted(alike, key=lambda c: c[1].doubt is not None)
-        if rest:
-            names = ", ".join(caller for caller, _ in rest[:MAX_NAMES])
-            more = f" and {len(rest) - MAX_NAMES} more" if len(rest) > MAX_NAMES else ""
-            first = replace(first, message=f"{first.message} (so do {names}{more}, built from "
-                            "the same line)")
-        yield first
+        yield _so_do(first, [caller for caller, _ in rest])
+
+
+def _so_do(first: Violation, rest: Sequence[str]) -> Violation:
+    """``first``, a finding one line of a base makes for several callers (each overlay's),
+    naming the ``rest``: "(so does b/web, built from the same line)"."""
+    if not rest:
+        return first
+    names = ", ".join(rest[:MAX_NAMES])
+    more = f" and {len(rest) - MAX_NAMES} more" if len(rest) > MAX_NAMES else ""
+    verb = "does" if len(rest) == 1 else "do"
+    return replace(first, message=f"{first.message} (so {verb} {names}{more}, built from the "
+                   "same line)")
 
 
 def _renamed_alike(caller: KObject, services: Sequence[Service]) -> Service:

@@ -1580,7 +1580,7 @@ spec:
         "base/web.yaml", 13, "error", "Deployment/shop/prod-web",
         "shop/prod-web calls db:5432, but its build renames Service shop/db to prod-db "
         "(namePrefix prod-), and kustomize renames no address written in a value: no "
-        "Service shop/db answers (so do charted/web-v2, built from the same line)",
+        "Service shop/db answers (so does charted/web-v2, built from the same line)",
         "Write prod-db in the address (a patch of the overlay, or a replacement from "
         "Service shop/prod-db's metadata.name).")
     (tmp_path / "prod/kustomization.yaml").unlink()
@@ -1862,3 +1862,44 @@ def test_an_address_in_a_config_map_generator_s_literals_is_read(tmp_path: Path)
     assert [(f.file, f.line, f.kind, f.message.split(" (it has")[0]) for f in result.findings
             ] == [("kustomization.yaml", 7, "dependency-port",
                    "shop/api calls db:5432, but Service shop/db has no port 5432")]
+
+
+def test_a_refused_call_one_base_line_makes_in_two_overlays_names_both(tmp_path: Path) -> None:
+    """New-user trial forty-two: a base ConfigMap's `postgres:5432` beside a Service listing
+    5433 only, built by two overlays into namespaces a and b: the lint said a's error and
+    dropped b's, JSON alike. One finding at the line, naming the other caller."""
+    base = {
+        "base/kustomization.yaml": "resources: [app.yaml]\n",
+        "base/app.yaml": """
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg}
+data:
+  DATABASE_URL: postgres://postgres:5432/app
+---
+apiVersion: v1
+kind: Service
+metadata: {name: postgres}
+spec:
+  selector: {app: postgres}
+  ports: [{port: 5433}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: web, envFrom: [{configMapRef: {name: cfg}}]}]
+""",
+        "a/kustomization.yaml": "namespace: a\nresources: [../base]\n",
+        "b/kustomization.yaml": "namespace: b\nresources: [../base]\n"}
+    write(tmp_path, base)
+    result = lint_dir(tmp_path, only=["netpol-pairing"])
+    assert [(f.file, f.line, f.kind, f.message) for f in result.findings] == [
+        ("base/app.yaml", 5, "dependency-port",
+         "a/web calls postgres:5432, but Service a/postgres has no port 5432 (it has 5433): a "
+         "ClusterIP Service forwards only the ports it lists, so the connection is refused "
+         "(so does b/web, built from the same line)")]
