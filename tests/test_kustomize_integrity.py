@@ -732,6 +732,37 @@ def test_argo_application_path_is_judged_like_a_flux_path(tmp_path: Path) -> Non
     ]  # lib: another repository; next: a revision none of whose paths resolves here
 
 
+def test_a_second_repository_whose_paths_also_resolve_here_is_not_this_one(
+        tmp_path: Path) -> None:
+    """Judge round BT (knowledgesystems' deployment repository): its multi-source
+    Applications' second source is a private configuration repository that mirrors this
+    one's folders, so some of its paths resolve here; its others were "missing from this
+    repository" (19 false errors). Two repositories are not both this checkout: the one most
+    Applications resolve for is; the other's paths are another repository's, not judged."""
+    app = """
+    apiVersion: argoproj.io/v1alpha1
+    kind: Application
+    metadata: {name: %s, namespace: argocd}
+    spec:
+      project: default
+      sources:
+      - {repoURL: https://github.com/me/deploy, path: %s}
+      - {repoURL: https://github.com/me/config, path: %s}
+      destination: {server: https://kubernetes.default.svc, namespace: %s}
+    """
+    write(tmp_path, {
+        "argocd/apps.yaml": "---".join([
+            app % ("web", "apps/web", "clusters/prod", "web"),
+            app % ("api", "apps/api", "secrets/api", "api"),
+            app % ("db", "apps/dbb", "secrets/db", "db")]),
+        "apps/web/web.yaml": DEPLOYMENT, "apps/api/api.yaml": DEPLOYMENT,
+        "clusters/prod/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+    })
+    assert [(f, line, m) for f, line, _, m in found(lint(tmp_path))] == [
+        ("argocd/apps.yaml", 27, "spec.sources[0].path 'apps/dbb' does not exist in this "
+         "repository (other Applications of github.com/me/deploy at HEAD resolve here)")]
+
+
 def test_an_argo_path_is_read_from_the_repository_s_top_level(tmp_path: Path) -> None:
     """Argo CD joins a source's path to its repository's top level. In a checkout (the tree's
     root holds `.git`), a path no folder there holds names nothing here, even where a folder
