@@ -2926,6 +2926,24 @@ def test_without_roots_a_manifest_beside_those_a_script_applies_by_name_is_not_c
         "eks/main.tf reads kubeconfig.tpl beside it by name, not this file.")
 
 
+def test_a_flux_bootstrap_in_a_folder_of_examples_roots_nothing(tmp_path: Path) -> None:
+    # mariadb-operator (judge round BT): examples/flux/clusters/production/flux-system's
+    # sync rooted the operator's repository as a Flux cluster, its config/ "not applied by
+    # any cluster root" and unjudged. A bootstrap in a folder of examples shows a setup, as
+    # an Argo CD Application there does: the tree is judged as written, the examples not
+    # certain.
+    write(tmp_path, {
+        "examples/flux/clusters/production/flux-system/gotk-sync.yaml": SYNC.replace(
+            "./clusters/prod", "./examples/flux/clusters/production"),
+        "examples/flux/clusters/production/apps.yaml": FLOATING % "example",
+        "config/manager/manager.yaml": FLOATING % "manager",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert sorted((f.file, f.severity) for f in result.findings) == [
+        ("config/manager/manager.yaml", "error"),
+        ("examples/flux/clusters/production/apps.yaml", "warning")]
+
+
 def test_without_roots_a_spark_pod_template_a_script_names_is_not_certain(
         tmp_path: Path) -> None:
     # awslabs/ai-on-eks (judge round BO): execute_spark_rapids_xgboost.sh syncs its folder to

@@ -686,10 +686,14 @@ class _Walker:
                 yield _Step(given.name, "", {"path": "./" + folder}, "flux-system", (), folder)
         if configured:
             return
-        # a root in a folder kept aside (an archived cluster) roots none
-        flux = [d for d in self.flux if not self.aside(d.file.path)]
+        # a root in a folder kept aside (an archived cluster) roots none; nor one in a folder
+        # of examples, which shows a setup (mariadb-operator's examples/flux/clusters/
+        # production rooted the operator's repository: its config/ unjudged, judge round
+        # BT), as an Argo CD Application there does not
+        flux = [d for d in self.flux if not self.aside(d.file.path)
+                and not shows_a_setup(d.file.path)]
         instances = [(d, s) for d, s in _instances(self.instance_documents)
-                     if not self.aside(d.file.path)]
+                     if not self.aside(d.file.path) and not shows_a_setup(d.file.path)]
         sync: list[Document] = []
         boot_folders: set[str] = set()
         for path in self.graph.paths:
@@ -697,7 +701,8 @@ class _Walker:
                 continue  # (the test below, on every path of the tree: most are not)
             parent, _, name = path.rpartition("/")
             if posixpath.basename(parent) == "flux-system" and name.startswith(
-                    ("gotk-sync.", "gotk-components.")) and not self.aside(path):
+                    ("gotk-sync.", "gotk-components.")) and not self.aside(path) and (
+                    not shows_a_setup(path)):
                 boot_folders.add(parent)
         for doc in flux:
             folder = posixpath.dirname(doc.file.path)
