@@ -850,6 +850,13 @@ def test_the_same_cause_at_this_finding_s_own_line_is_named_by_its_objects() -> 
                           "line, also for `NetworkPolicy/qa/egress`")
     assert also_at(replace(f, others=(here,))) == (
         "Same cause at this line for `NetworkPolicy/qa/egress`")
+    # the inline comment at the change that caused it (new-user trial forty-two: prod's
+    # replicas patch) is not at the finding's own line: that line is named
+    moved = replace(f, others=(here,), anchor=("prod/replicas.yaml", 5))
+    assert also_at(moved, inline=True) == (
+        "Same cause at `base/np.yaml:21` (`NetworkPolicy/prod/egress`, "
+        "`NetworkPolicy/qa/egress`)")
+    assert also_at(moved) == "Same cause at this line for `NetworkPolicy/qa/egress`"
 
 
 def test_an_internal_error_that_keeps_the_review_from_being_shown_fails_the_job(

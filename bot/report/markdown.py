@@ -95,9 +95,11 @@ def _label(f: Finding, shape: str) -> str:
     return shape.format("existing")
 
 
-def also_at(f: Finding, links: Links | None = None, limit: int = 5) -> str:
+def also_at(f: Finding, links: Links | None = None, limit: int = 5, inline: bool = False) -> str:
     """The other places of a finding's cause ("Same cause at `b.yaml:3` (Deployment/ns/b)
-    ..."), the first ``limit`` named and the rest counted; empty without any."""
+    ..."), the first ``limit`` named and the rest counted; empty without any. ``inline``:
+    for the comment at the finding's anchor (the change), where the finding's own line is
+    not "this line"."""
     if not f.others:
         return ""
     # the others at this finding's own place (one base file two overlays build) are named
@@ -125,7 +127,19 @@ def also_at(f: Finding, links: Links | None = None, limit: int = 5) -> str:
     if objects:
         shown = ", ".join(objects[:limit]) + (
             f" and {len(objects) - limit} more" if len(objects) > limit else "")
-        said += ("; at this line, also for " if said else "Same cause at this line for ") + shown
+        if inline and f.anchor is not None and f.anchor != (f.file, f.line):
+            # the comment sits at the change, not at the finding's own line, where the others
+            # are (new-user trial forty-two: "Same cause at this line for staging/vllm" on
+            # prod's replicas patch, staging's Deployment being at the base's line)
+            where = md_code(_where(f), False)
+            if f.file and links is not None:
+                where = f"[{where}]({links.line(f.file, f.line)})"
+            mine = _object(f.object, f.file) if f.object else ""
+            at = f"{where} ({', '.join(dict.fromkeys([mine, *objects] if mine else objects))})"
+            said += (", " if said else "Same cause at ") + at
+        else:
+            said += ("; at this line, also for " if said else "Same cause at this line for "
+                     ) + shown
     return said
 
 
@@ -138,7 +152,7 @@ def finding_comment(f: Finding, alike: str = "") -> str:
     lines = [f"{head}: {md_text(f.message)}"]
     if f.fix:
         lines += ["", f"**Fix:** {md_prose(f.fix)}"]
-    if also := also_at(f):
+    if also := also_at(f, inline=True):
         lines += ["", also + "."]
     if alike:
         lines += ["", alike]
