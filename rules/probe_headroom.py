@@ -212,8 +212,11 @@ def _check(pod: PodTemplate, container: Container, boot: Fraction,
                    f"{head}: a boot a little slower than the last is killed mid-way")
         fix = (f"Raise failureThreshold to at least {needed} ({needed} x {period}s + {delay}s >= "
                f"{number(need)}s).")
+    # (a comment ending the line that spells the budget in seconds, "# 400s", spells the new
+    # one: new-user trial forty-two's suggestion left "63   # 400s")
     edits = () if kind == "liveness" else (
-        edit(pod.obj, field_path(container, name) + ("failureThreshold",), "set", needed),
+        edit(pod.obj, field_path(container, name) + ("failureThreshold",), "set", needed,
+             comment=(f"{total}s", f"{delay + needed * period}s")),
     )
     # (the startupProbe's failureThreshold, where written: what the fix raises; a new-user
     # trial's caret sat on `startupProbe:`, five lines above it)

@@ -231,6 +231,21 @@ def test_set_keeps_quoting_and_every_other_byte() -> None:
         'a:\n  b: "2"   # the count\n  c: x\n')
 
 
+def test_set_rewrites_the_word_its_comment_spells_of_the_old_value() -> None:
+    """New-user trial forty-two: a probe's `failureThreshold: 40   # 400s` raised to 63 kept
+    "# 400s", a comment that now lies. The word the edit names, where the comment ending the
+    value's line holds it as a word, is rewritten; a word elsewhere (the value itself, a
+    longer number) is not."""
+    text = "p:\n  failureThreshold: 40   # 400s, not 1400s\n  periodSeconds: 10  # 400s\n"
+    out = apply_changes(text, [Change(("p", "failureThreshold"), "set", 63, 0,
+                                      ("400s", "630s"))])
+    assert out == "p:\n  failureThreshold: 63   # 630s, not 1400s\n  periodSeconds: 10  # 400s\n"
+    assert apply_changes("p:\n- 40  # 400s\n", [Change(("p", 0), "set", 63, 0, (
+        "400s", "630s"))]) == "p:\n- 63  # 630s\n"
+    assert apply_changes("a: 40\n", [Change(("a",), "set", 63, 0, ("400s", "630s"))]) == (
+        "a: 63\n")
+
+
 def test_set_creates_missing_mappings_at_the_siblings_column() -> None:
     text = "spec:\n    predictor:\n        minReplicas: 1\n# end\n"
     out = apply_changes(text, [Change(("spec", "predictor", "strategy", "type"), "set",

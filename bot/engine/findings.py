@@ -40,26 +40,32 @@ class Edit:
     value: Any = None
     document: int = 0
     unsafe: bool = False
+    # a ``set``'s word to rewrite in the comment ending the value's line (old, new): the
+    # comment that spells what the old value meant ("# 400s" of a probe's budget)
+    comment: tuple[str, str] | None = None
 
     @property
     def key(self) -> str:
         """Identity of the edit (two findings that propose the same edit apply it once)."""
         return json.dumps([self.file, self.document, list(self.path), self.op, self.value,
-                           self.unsafe], sort_keys=True, default=str)
+                           self.unsafe, self.comment], sort_keys=True, default=str)
 
     def as_json(self) -> list[Any]:
-        return [self.file, list(self.path), self.op, self.value, self.document, self.unsafe]
+        return [self.file, list(self.path), self.op, self.value, self.document, self.unsafe,
+                list(self.comment) if self.comment else None]
 
     @classmethod
     def from_json(cls, raw: Any) -> Edit:
-        file, path, op, value, document, unsafe = raw
-        return cls(str(file), tuple(path), str(op), value, int(document), bool(unsafe))
+        file, path, op, value, document, unsafe, *rest = raw
+        comment = rest[0] if rest and rest[0] else None
+        return cls(str(file), tuple(path), str(op), value, int(document), bool(unsafe),
+                   (str(comment[0]), str(comment[1])) if comment else None)
 
 
 def edit(obj: KObject, path: Path, op: str = "set", value: Any = None,
-         unsafe: bool = False) -> Edit:
+         unsafe: bool = False, comment: tuple[str, str] | None = None) -> Edit:
     """An edit of ``obj``'s own document at ``path`` (a path within the object)."""
-    return Edit(obj.file, obj.path + tuple(path), op, value, obj.doc.index, unsafe)
+    return Edit(obj.file, obj.path + tuple(path), op, value, obj.doc.index, unsafe, comment)
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,8 @@ def apply_edits(texts: Mapping[str, str], edits: Iterable[Edit]) -> dict[str, st
         if e.key in seen:
             continue
         seen.add(e.key)
-        by_file.setdefault(e.file, []).append(Change(e.path, e.op, e.value, e.document))
+        by_file.setdefault(e.file, []).append(Change(e.path, e.op, e.value, e.document,
+                                                     e.comment))
     out: dict[str, str] = {}
     for file, changes in by_file.items():
         if file not in texts:

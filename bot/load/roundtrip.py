@@ -46,6 +46,7 @@ class Change:
     op: str = "set"
     value: Any = None
     document: int = 0
+    comment: tuple[str, str] | None = None  # a set's (old, new) word of the line's comment
 
 
 def apply_changes(text: str, changes: Iterable[Change]) -> str:
@@ -125,6 +126,8 @@ def _apply_checked(text: str, change: Change) -> str:
     edit = _Splice(text, docs[change.document])
     if change.op == "set":
         new = edit.set(change.path, change.value)
+        if change.comment is not None:
+            new = edit.recomment(new, change.path, *change.comment)
     elif change.op == "append":
         new = edit.append(change.path, change.value)
     else:
@@ -213,6 +216,32 @@ class _Splice:
         if isinstance(parent, CommentedSeq) and isinstance(last, int) and last < len(parent):
             return self._replace(parent, last, value)
         raise RoundTripError(f"cannot set {_show(path)}")
+
+    def recomment(self, new: str, path: Path, old_word: str, new_word: str) -> str:
+        """``new`` (this document's text after a ``set`` at ``path``, which kept the value's
+        line) with ``old_word`` made ``new_word`` in the comment ending the value's line,
+        where it stands as a word; unchanged where the value was not on a line of its own
+        key, or the line has no comment."""
+        parent, rest = self._walk(path[:-1])
+        last = path[-1]
+        if rest:
+            return new
+        if isinstance(parent, CommentedMap) and last in parent:
+            line = parent.lc.value(last)[0]
+        elif isinstance(parent, CommentedSeq) and isinstance(last, int) and last < len(parent):
+            line = parent.lc.item(last)[0]
+        else:
+            return new
+        lines = new.splitlines(keepends=True)
+        if not 0 <= line < len(lines):
+            return new
+        at = lines[line].find(" #")
+        if at < 0:
+            return new
+        head, tail = lines[line][:at], lines[line][at:]
+        lines[line] = head + re.sub(rf"(?<![\w.]){re.escape(old_word)}(?![\w.])",
+                                    new_word.replace("\\", "\\\\"), tail, count=1)
+        return "".join(lines)
 
     def append(self, path: Path, value: Any) -> str:
         parent, rest = self._walk(path)
