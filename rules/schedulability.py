@@ -236,13 +236,7 @@ def _targets_lost(base: Model, head: Model, renames: Mapping[str, str]) -> Itera
     has = {(o.namespace or "default", o.kind, o.name): o for o in head.objects
            if o.kind in _SCALED and o.group == "apps"}
     by_ref = {o.ref: o for o in has.values()}
-    for obj in head.objects:
-        if (obj.group, obj.kind) not in _SCALERS:
-            continue
-        ref = obj.get(("spec", "scaleTargetRef"))
-        if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
-            continue
-        kind, target = str(ref.get("kind") or "Deployment"), ref["name"]
+    for obj, kind, target in _scale_refs(head):
         key = (obj.namespace or "default", kind, target)
         if key in has or key not in had:
             continue
@@ -271,6 +265,16 @@ def _targets_lost(base: Model, head: Model, renames: Mapping[str, str]) -> Itera
                         kind="scale-target-lost", others=others)
 
 
+def _scale_refs(model: Model) -> Iterator[tuple[KObject, str, str]]:
+    """Each autoscaler (:data:`_SCALERS`) of ``model`` whose ``scaleTargetRef`` names its
+    target: (the autoscaler, the target's kind, its name)."""
+    for o in model.objects:
+        if (o.group, o.kind) in _SCALERS:
+            ref = o.get(("spec", "scaleTargetRef"))
+            if isinstance(ref, dict) and isinstance(ref.get("name"), str):
+                yield o, str(ref.get("kind") or "Deployment"), ref["name"]
+
+
 # what scales a workload: the kinds, their groups, and what they call it
 _SCALERS = {("autoscaling", "HorizontalPodAutoscaler"): "HorizontalPodAutoscaler",
             ("keda.sh", "ScaledObject"): "ScaledObject"}
@@ -284,7 +288,7 @@ def _scale_targets(model: Model) -> Iterator[Violation]:
     `api-server`, new-user trial thirty-two's renamed Deployment): it scales nothing, and
     the workload runs the replicas it writes. Without such a near name the target may come
     from what reviewbot does not see (a chart): not judged."""
-    scalers = [o for o in model.objects if (o.group, o.kind) in _SCALERS]
+    scalers = list(_scale_refs(model))
     if not scalers:
         return
     names: dict[tuple[str, str], dict[str, KObject]] = {}
@@ -299,12 +303,8 @@ def _scale_targets(model: Model) -> Iterator[Violation]:
                 written.setdefault((o.namespace or "default", o.kind), {}).setdefault(
                     o.name_as_written, o)
     charted: list[str] | None = None  # (the names charts' values files give, asked once)
-    for obj in scalers:
-        ref = obj.get(("spec", "scaleTargetRef"))
-        if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
-            continue
-        kind = str(ref.get("kind") or "Deployment")
-        target, namespace = ref["name"], obj.namespace or "default"
+    for obj, kind, target in scalers:
+        namespace = obj.namespace or "default"
         have = names.get((namespace, kind), {})
         if kind not in _SCALED or target in have or "${" in target or "{{" in target:
             continue
@@ -357,13 +357,8 @@ def _drains_blocked(model: Model) -> Iterator[Violation]:
 
     floors: dict[tuple[str, str, str], tuple[KObject, int]] = {}  # (ns, kind, name) -> HPA
     keda: set[tuple[str, str, str]] = set()
-    for o in model.objects:
-        if (o.group, o.kind) not in _SCALERS:
-            continue
-        ref = o.get(("spec", "scaleTargetRef"))
-        if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
-            continue
-        key = (o.namespace or "default", str(ref.get("kind") or "Deployment"), ref["name"])
+    for o, kind, target in _scale_refs(model):
+        key = (o.namespace or "default", kind, target)
         least = o.get(("spec", "minReplicas"))
         if o.kind != "HorizontalPodAutoscaler":
             keda.add(key)
