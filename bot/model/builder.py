@@ -761,9 +761,16 @@ def _script_sibling_doubts(model: Model, graph: Graph, reads: Mapping[str, str])
             f"whether anything applies it: {script} {verb} "
             f"{posixpath.basename(sibling)} beside it by name, not this file")
     _unscripted_sibling_doubts(model, graph, applied)
-    for obj in model.objects:
-        if (why := model.file_doubts.get(obj.file)) is not None:
-            model.doubts.setdefault(id(obj), why)
+    _spread_file_doubts(model)
+
+
+def _spread_file_doubts(model: Model) -> None:
+    """Each object of a file whose application is in doubt carries that doubt (the first
+    said of it stays)."""
+    if model.file_doubts:
+        for obj in model.objects:
+            if (why := model.file_doubts.get(obj.file)) is not None:
+                model.doubts.setdefault(id(obj), why)
 
 
 def _unscripted_sibling_doubts(model: Model, graph: Graph, applied: Mapping[str, str]) -> None:
@@ -822,9 +829,7 @@ def _spark_template_doubts(model: Model, graph: Graph) -> None:
             model.file_doubts.setdefault(
                 path, f"whether anything applies it: {script} hands it to Spark as a pod "
                 "template (podTemplateFile), which Spark merges its own container into")
-    for obj in model.objects:
-        if (why := model.file_doubts.get(obj.file)) is not None:
-            model.doubts.setdefault(id(obj), why)
+    _spread_file_doubts(model)
 
 
 def _rendered_copy_doubts(model: Model, graph: Graph) -> None:
@@ -936,10 +941,7 @@ def _experiment_doubts(model: Model) -> None:
                 # itself) builds it
         if why is not None:
             model.file_doubts[path] = why
-    if model.file_doubts:
-        for obj in model.objects:
-            if (why := model.file_doubts.get(obj.file)) is not None:
-                model.doubts.setdefault(id(obj), why)
+    _spread_file_doubts(model)
 
 
 def _chart_applier_doubts(model: Model, graph: Graph, within: str) -> None:
