@@ -2971,7 +2971,7 @@ def _services_spanning_copies(model: Model) -> Iterator[Violation]:
     Workloads of separate manifests that share labels are meant (a canary beside the stable
     track): not judged; nor a copy in another namespace, which the selector does not see."""
     said: set[tuple[str, int]] = set()
-    together = _made_together(model)
+    together: Callable[[KObject, KObject], bool] | None = None  # (made when copies exist)
     for _, view in views(model):
         made: dict[tuple[int, Path, str], list[PodTemplate]] = {}  # (manifest, ns) -> copies
         for pod in view.pods:
@@ -2981,6 +2981,8 @@ def _services_spanning_copies(model: Model) -> Iterator[Violation]:
             {p.obj.ref for p in group}) > 1 for p in group}
         if not copies:
             continue
+        if together is None:
+            together = _made_together(model)
         for service in _selecting_services(view):
             if "$" in "".join(service.selector.values()) or "{" in "".join(
                     service.selector.values()):
