@@ -2926,33 +2926,6 @@ def test_without_roots_a_manifest_beside_those_a_script_applies_by_name_is_not_c
         "eks/main.tf reads kubeconfig.tpl beside it by name, not this file.")
 
 
-def test_argo_roots_pulling_a_placeholder_host_make_a_sanitized_copy(tmp_path: Path) -> None:
-    # sanjin-ivankovic/argo-apps (judge round BU): "a sanitized public version" whose
-    # Applications all pull ssh://git@gitlab.example.com:2424/homelab/argo-apps.git, its
-    # sealed secrets stripped from the export: 17 "does not exist" errors about files the
-    # private repository holds. A root pulling a reserved domain makes every finding a
-    # warning that says so; a real host keeps the error.
-    app = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
-           "metadata: {name: web, namespace: argocd}\nspec:\n  project: default\n"
-           "  source: {repoURL: 'ADDRESS', path: apps/web}\n"
-           "  destination: {server: https://kubernetes.default.svc, namespace: web}\n")
-    for n, (url, severity) in enumerate((
-            ("ssh://git@gitlab.example.com:2424/homelab/argo-apps.git", "warning"),
-            ("https://github.com/me/argo-apps", "error"))):
-        write(tmp_path / str(n), {
-            "argocd/web.yaml": app.replace("ADDRESS", url),
-            "apps/web/kustomization.yaml": "resources: [web.yaml, web-sealed-secret.yaml]\n",
-            "apps/web/web.yaml": FLOATING % "web"})
-        result = lint_dir(tmp_path / str(n), only=["kustomize-integrity"])
-        assert [(f.file, f.severity) for f in result.findings] == [
-            ("apps/web/kustomization.yaml", severity)], url
-        if severity == "warning":
-            assert result.findings[0].message.endswith(
-                "its Argo CD Applications pull gitlab.example.com:2424/homelab/argo-apps, a "
-                "placeholder host, so this tree is a sanitized copy of the repository they "
-                "pull, whose files may differ.")
-
-
 def test_a_flux_bootstrap_in_a_folder_of_examples_roots_nothing(tmp_path: Path) -> None:
     # mariadb-operator (judge round BT): examples/flux/clusters/production/flux-system's
     # sync rooted the operator's repository as a Flux cluster, its config/ "not applied by

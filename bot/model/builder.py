@@ -29,7 +29,6 @@ from reviewbot.model.kustomize import (
     Kustomization,
     Origins,
     Resource,
-    argo_sources,
     config_files,
     flux_spec,
     include_entries,
@@ -84,7 +83,6 @@ from reviewbot.model.reach import (
     read_by_terraform,
     released_chart,
     shows_a_setup,
-    source_url,
     templated,
     terraform_reads,
     terraform_releases,
@@ -200,7 +198,6 @@ def build_model(
                 r.file or r.path for r in reach.roots if r.cluster == c})) for c in clusters}
         model.skipped.extend(Skipped(file, f"not followed: {why}")
                              for file, why in reach.not_followed)
-        model.scope_doubt = _placeholder_doubt(reach, graph, model.documents)
         model.skipped.extend(Skipped(folder, _copied(graph, folder) or NOT_APPLIED)
                              for folder in unapplied_folders(model))
     else:
@@ -1160,47 +1157,6 @@ def _below(path: str, folder: str) -> bool:
     in it."""
     norm = posixpath.normpath(path.strip().lstrip("/"))
     return norm == folder or norm.startswith(folder + "/")
-
-
-# the domains reserved for documentation and tests (RFC 2606, RFC 6761): no repository is
-# served there, so a source URL on one is a placeholder
-_RESERVED_DOMAINS = ("example", "example.com", "example.net", "example.org", "test", "invalid",
-                     "localhost")
-
-
-def _placeholder_doubt(reach: Reach, graph: Graph, documents: Iterable[Document]
-                       ) -> str | None:
-    """What a tree whose Argo CD roots all pull a repository of a reserved domain
-    (``ssh://git@gitlab.example.com:2424/homelab/argo-apps.git``) cannot show: it is a
-    sanitized copy of the repository its clusters pull, whose files may differ (a public
-    export without the sealed secrets its kustomizations list: sanjin-ivankovic/argo-apps,
-    17 false errors, judge round BU); None where a root pulls a real host."""
-    roots = {r.file for r in reach.roots}
-    urls: set[str] = set()  # the repositories whose sources the walk resolves here
-    for doc in documents:
-        value = doc.value
-        if not isinstance(value, dict) or value.get("kind") not in (
-                "Application", "ApplicationSet") or not str(value.get("apiVersion", "")
-                                                             ).startswith("argoproj.io/"):
-            continue
-        if doc.file.path not in reach.files and doc.file.path not in roots:
-            continue
-        spec = mapping(value.get("spec"))
-        if value["kind"] == "ApplicationSet":
-            spec = mapping(mapping(spec.get("template")).get("spec"))
-        for _, source in argo_sources(spec):
-            path, url = source.get("path"), source_url(source.get("repoURL"))
-            if isinstance(path, str) and url and "{{" not in path + url and (
-                    graph.argo_folder(doc.file.path, path) is not None):
-                urls.add(url)
-    hosts = {url.split("/", 1)[0].rsplit(":", 1)[0] for url in urls}
-    if not hosts or not all(any(h == d or h.endswith("." + d) for d in _RESERVED_DOMAINS)
-                            for h in hosts):
-        return None
-    url = sorted(urls)[0]
-    return (f"whether the clusters pull what this tree holds: its Argo CD Applications pull "
-            f"{url}, a placeholder host, so this tree is a sanitized copy of the repository "
-            "they pull, whose files may differ")
 
 
 def _scope_doubt(tree: Tree | None, graph: Graph,
