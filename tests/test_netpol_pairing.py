@@ -1903,3 +1903,15 @@ spec:
          "a/web calls postgres:5432, but Service a/postgres has no port 5432 (it has 5433): a "
          "ClusterIP Service forwards only the ports it lists, so the connection is refused "
          "(so does b/web, built from the same line)")]
+
+
+def test_a_host_a_variable_or_template_continues_names_no_service() -> None:
+    """New-user trial forty-three: `WEBUI_URL: https://chat.${SECRET_DOMAIN}` (a domain a
+    SOPS Secret holds) was read as Service `chat` ("calls chat.:443"). A host a variable or
+    a template expression continues is another name, unseen; a URL ending a sentence is
+    still read."""
+    assert endpoints("https://chat.${SECRET_DOMAIN}", "default") == ()
+    assert endpoints("https://api.{{ .Values.domain }}/v1", "default") == ()
+    assert [e.text for e in endpoints("see http://web:8080.", "d")] == ["web"]
+    assert [(e.text, e.port) for e in endpoints("redis://redis.data:6379/0", "d")] == [
+        ("redis.data", 6379)]

@@ -38,9 +38,11 @@ SCHEME_PORTS = {
 }
 _LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
 _HOST = rf"{_LABEL}(?:\.{_LABEL})*\.?"
+# (a host a variable continues, `https://chat.${SECRET_DOMAIN}`, is no Service's: new-user
+# trial forty-three's "calls chat.:443")
 URL = re.compile(
     rf"(?P<scheme>[a-z][a-z0-9+.-]*)://(?:[^@/\s]*@)?(?P<host>{_HOST})(?::(?P<port>\d{{1,5}}))?"
-    r"(?![\w-])",
+    r"(?!\.?[\w${{-])",
     re.IGNORECASE,
 )
 HOST_PORT = re.compile(
