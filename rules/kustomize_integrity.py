@@ -326,6 +326,7 @@ from reviewbot.model.objects import (
     idle_images,
     idle_patches,
     items,
+    missing_components,
     model_graph,
     patch_entry_text,
     refused_entry,
@@ -1499,17 +1500,15 @@ def _flux_paths(
                                  f"{kind} {ns}/{name} resolve here", missing[id(obj)][1],
                                  "source")
             continue
-        for i, entry in enumerate(_list(obj.get(("spec", "components")))):
-            if not isinstance(entry, str) or is_remote(entry) or "${" in entry:
-                continue
-            folder = join(target, entry.strip())
-            if index.covers(folder) and index.kustomization_in(folder) is None:
-                what = "holds no kustomization" if index.is_dir(folder) else "does not exist"
-                yield Violation(
-                    obj, ("spec", "components", i),
-                    f"spec.components[{i}]: {entry!r} (from spec.path) {what}", kind="missing",
-                    fix="Point the component at a folder holding its kustomization.yaml.",
-                )
+        for i, entry, what in missing_components(model, obj, target):
+            yield Violation(
+                obj, ("spec", "components", i),
+                f"spec.components[{i}]: {entry!r} (from spec.path) {what}: kustomize refuses "
+                "the whole build, so it applies nothing and prunes nothing until the entry is "
+                "fixed", kind="missing",
+                fix="Point the component at a folder holding its kustomization.yaml, or set "
+                    "spec.ignoreMissingComponents: true if it may be absent.",
+            )
         if target not in graph.by_dir and tree_source(dict_of(obj.get(("spec",)))):
             # (an OCIRepository's or a Bucket's path is in its artifact, not this tree:
             # dis-way/gitops-manifests' grafana-content, `path: ./` of another repository's

@@ -2656,3 +2656,47 @@ def test_a_statefulset_a_change_renames_starts_on_new_claims(
          "data-postgres-0, which none of them mounts",
          "Keep the StatefulSet's name, or copy each claim's data to its new claim "
          "(data-postgres-0 to data-shop-postgres-0) before the new pods start.")]
+
+
+def test_a_missing_flux_component_refuses_the_build_and_prunes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # New-user trial forty-three: a Flux Kustomization's `components` entry misspelt, the
+    # component making the app's claim: "deleted in the cluster, which deletes the claim"
+    # was false. kustomize-controller hands the entry to kustomize, which refuses the build:
+    # nothing is applied or pruned. With spec.ignoreMissingComponents (Flux 2.7) the entry
+    # is dropped, the build works without the claim, and the prune is true.
+    ks = """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          interval: 10m
+          sourceRef: {kind: GitRepository, name: flux-system}
+          path: ./apps/web
+          prune: true
+          components: [../../components/COMPONENT]
+        """
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/web.yaml": ks.replace("COMPONENT", "volsync"),
+        "apps/web/kustomization.yaml": "resources: [web.yaml]\n",
+        "apps/web/web.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, "
+                             "namespace: shop}\n",
+        "components/volsync/kustomization.yaml": (
+            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+            "resources: [pvc.yaml]\n"),
+        "components/volsync/pvc.yaml": PVC.format(cls="local-path", size="1Gi")})
+    head = repo.commit({"clusters/prod/web.yaml": ks.replace("COMPONENT", "volsnc")})
+    found = [f for rule in ("change-safety", "kustomize-integrity")
+             for f in review(repo, base, head, capsys, rule)[1] if f["severity"] != "info"]
+    assert [(f["rule"], f["severity"]) for f in found] == [("kustomize-integrity", "error")]
+    assert found[0]["message"].endswith(
+        "does not exist: kustomize refuses the whole build, so it applies nothing and prunes "
+        "nothing until the entry is fixed")
+    ignoring = repo.commit({"clusters/prod/web.yaml": ks.replace("COMPONENT", "volsnc").replace(
+        "prune: true", "prune: true\n          ignoreMissingComponents: true")})
+    found = [f for rule in ("change-safety", "kustomize-integrity")
+             for f in review(repo, base, ignoring, capsys, rule)[1] if f["severity"] != "info"]
+    assert [(f["rule"], f["severity"]) for f in found] == [("change-safety", "error")]

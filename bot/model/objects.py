@@ -35,7 +35,9 @@ from reviewbot.model.kustomize import (
     argo_directory,
     argo_files,
     argo_sources,
+    is_remote,
     is_rendered,
+    join,
     missing_entries,
 )
 from reviewbot.model.quantity import parse_quantity
@@ -1650,6 +1652,9 @@ def refused_entry(model: Model, applier: KObject) -> tuple[str, str, str] | None
     for path, directory in _applied_paths(applier, model):
         build = _path_build(graph, applier, path, directory)
         found = _first_refusal(model, build) if build is not None else None
+        if found is None and build is not None and applier.kind == "Kustomization":
+            found = next(((applier.file, f"spec.components[{i}]: {entry}", what) for i, entry,
+                          what in missing_components(model, applier, build.folder)), None)
         if found is not None:
             break
     if found is None and (left := unplaced(model).get(id(applier.body))):
@@ -1658,6 +1663,27 @@ def refused_entry(model: Model, applier: KObject) -> tuple[str, str, str] | None
                  f"{first.kind}/{first.name}", UNPLACED)
     model.derived[key] = found
     return found
+
+
+def missing_components(model: Model, applier: KObject, folder: str
+                       ) -> Iterator[tuple[int, str, str]]:
+    """The entries of a Flux Kustomization's ``spec.components`` (relative to its path's
+    ``folder``) that name no folder of the tree holding a kustomization: (the index, the
+    entry, what is wrong). kustomize-controller hands them to kustomize as written, which
+    refuses the whole build, unless ``spec.ignoreMissingComponents`` (Flux 2.7) drops them
+    (new-user trial forty-three: a misspelt component path said its app's claim would be
+    pruned; nothing is applied or pruned)."""
+    spec = _dict(applier.get(("spec",)))
+    if spec.get("ignoreMissingComponents") is True:
+        return
+    index = tree_index(model)
+    for i, entry in enumerate(items(spec.get("components"))):
+        if not isinstance(entry, str) or is_remote(entry) or "${" in entry:
+            continue
+        target = join(folder, entry.strip())
+        if index.covers(target) and index.kustomization_in(target) is None:
+            yield i, entry, "holds no kustomization" if index.is_dir(target) else (
+                "does not exist")
 
 
 # why kustomize-controller refuses a namespaced object without a namespace (its server-side
