@@ -106,7 +106,8 @@ reviewbot checks every `kustomization.yaml` in the tree:
   two roots (two clusters, two overlays) are never duplicates of each other;
 - a Flux `Kustomization`'s `spec.path` exists (`missing`), judged when another Kustomization
   of the same source resolves in the tree (so the source is this repository), and so do its
-  `spec.components`; in a review, also when the change moves its path off a folder of the
+  `spec.components` (a missing one refuses the whole build: nothing is applied or pruned;
+  unless `spec.ignoreMissingComponents: true`, which drops it); in a review, also when the change moves its path off a folder of the
   tree its base version resolved to, its source unchanged (the base shows the source is
   this repository: a repository's only Kustomization, its path misspelt; a warning where
   the new path is no misspelling of the old, which another repository may hold too), and
