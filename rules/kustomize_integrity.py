@@ -107,14 +107,14 @@ reviewbot checks every `kustomization.yaml` in the tree:
 - a Flux `Kustomization`'s `spec.path` exists (`missing`), judged when another Kustomization
   of the same source resolves in the tree (so the source is this repository), and so do its
   `spec.components` (a missing one refuses the whole build: nothing is applied or pruned;
-  unless `spec.ignoreMissingComponents: true`, which drops it); in a review, also when the change moves its path off a folder of the
-  tree its base version resolved to, its source unchanged (the base shows the source is
-  this repository: a repository's only Kustomization, its path misspelt; a warning where
-  the new path is no misspelling of the old, which another repository may hold too), and
-  so for an Argo CD Application's source path; a path without a `kustomization.yaml` is
-  built the way Flux does
-  (every manifest below it, a subfolder with its own kustomization.yaml as that
-  kustomization, not descended into) and checked for duplicates;
+  unless `spec.ignoreMissingComponents: true`, which drops it); in a review, also when the
+  change moves its path off a folder of the tree its base version resolved to, its source
+  unchanged (the base shows the source is this repository: a repository's only
+  Kustomization, its path misspelt; a warning where the new path is no misspelling of the
+  old, which another repository may hold too), and so for an Argo CD Application's source
+  path; a path without a `kustomization.yaml` is built the way Flux does (every manifest
+  below it, a subfolder with its own kustomization.yaml as that kustomization, not descended
+  into) and checked for duplicates;
 - a namespaced object a Flux Kustomization's build gives no namespace, where the
   Kustomization sets no `spec.targetNamespace` (`no-namespace`, at the object's `metadata`):
   kustomize-controller sets none itself, and its apply refuses the object ("Deployment/web
