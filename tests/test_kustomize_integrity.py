@@ -2331,6 +2331,43 @@ def test_a_flux_variable_no_source_sets_is_written_as_the_empty_string(tmp_path:
             if f.kind == "unset-variable"] == ["cluster prod's Flux Kustomization flux-system/apps"]
 
 
+def test_a_sops_secret_s_keys_are_the_variables_it_sets(tmp_path: Path) -> None:
+    """New-user trial forty-three: cluster-template's SOPS-encrypted `cluster-secrets` in
+    substituteFrom hid every unset variable (`${TIME_ZONE}` for the settings' `TIMEZONE`).
+    SOPS encrypts values, never keys: a key it holds is set (its value unseen, the finding
+    says so); a name none of the sources holds is unset. A Secret an operator also makes (an
+    ExternalSecret's target) shows not all its keys: not judged."""
+    ks = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+          "metadata: {name: %s, namespace: flux-system}\n"
+          "spec:\n  interval: 1h\n  prune: true\n  path: %s\n"
+          "  sourceRef: {kind: GitRepository, name: flux-system}\n%s")
+    post = ("  postBuild:\n    substituteFrom:\n    - {kind: ConfigMap, name: cluster-settings}"
+            "\n    - {kind: Secret, name: cluster-secrets}\n")
+    secret = ("apiVersion: v1\nkind: Secret\nmetadata: {name: cluster-secrets, namespace: "
+              "flux-system}\nstringData:\n  SECRET_DOMAIN: ENC[AES256_GCM,data:V/M6,iv:Z,"
+              "tag:N,type:str]\nsops:\n  lastmodified: '2025-01-01T00:00:00Z'\n  mac: ENC[AES256_GCM,"
+              "data:0v,iv:N,tag:6,type:str]\n  encrypted_regex: ^(data|stringData)$\n")
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": ks % (
+            "flux-system", "./clusters/prod", "  decryption: {provider: sops}\n"),
+        "clusters/prod/apps.yaml": ks % ("apps", "./apps", post),
+        "clusters/prod/settings.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "
+                                       "cluster-settings, namespace: flux-system}\n"
+                                       "data: {TIMEZONE: Europe/Paris}\n",
+        "clusters/prod/secrets.sops.yaml": secret,
+        "apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: a}\n"
+                        "data:\n  TZ: '${TIME_ZONE}'\n  URL: 'https://${SECRET_DOMAIN}'\n"
+                        "  ZONE: '${TIMEZONE}'\n",
+    })
+    result = lint(tmp_path)
+    assert [(f.line, f.message.split(" has no value")[0]) for f in result.findings
+            if f.kind == "unset-variable"] == [(5, "data.TZ: ${TIME_ZONE}")]
+    write(tmp_path, {"apps/es.yaml": "apiVersion: external-secrets.io/v1\nkind: ExternalSecret"
+                                     "\nmetadata: {name: cluster-secrets, namespace: "
+                                     "flux-system}\nspec: {target: {name: cluster-secrets}}\n"})
+    assert [f for f in lint(tmp_path).findings if f.kind == "unset-variable"] == []
+
+
 def test_a_json6902_operation_an_inserted_item_moves_to_another_item_is_said(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """New-user trial thirty-nine: `TZ` added at the top of the base's env; the preview

@@ -74,10 +74,12 @@ from reviewbot.model.resource import (
     text_of,
 )
 from reviewbot.model.substitute import (
+    Sealed,
     Substitutions,
     Unseen,
     config_data,
     expand,
+    names_in,
     post_build_values,
     variable_documents,
 )
@@ -646,6 +648,12 @@ class _Walker:
         # ConfigMaps and Secrets (:attr:`config`, made when a postBuild first asks), and those
         # each cluster's builds made so far (a name several clusters define differently)
         self.config_documents = (*by_kind.get("ConfigMap", ()), *by_kind.get("Secret", ()))
+        # the names of the Secrets an operator makes (an ExternalSecret's target, a
+        # SealedSecret, a 1Password item ...): keys a SOPS copy of one does not show
+        self.made_secrets: frozenset[str] = frozenset(
+            name for kind, docs in by_kind.items()
+            if kind != "Secret" and ("Secret" in kind or kind == "OnePasswordItem")
+            for d in docs for name in _secret_names(d.value))
         self.cluster_config: dict[str, dict[tuple[str, str, str], Mapping[str, Any]]] = {}
         # id(file) -> (the file, its documents whose own text may spell a ``${``)
         self.variables: dict[int, tuple[LoadedFile, set[int]]] = {}
@@ -1222,14 +1230,16 @@ class _Walker:
             if body is not r.body:
                 if not values.unknown:  # variables no value sets: written as "" (or their
                     # default): kustomize-integrity's unset-variable asks these bodies only
-                    unset = tuple(n for n in self.substitutions.names(r.body)
-                                  if n not in values.known)
+                    named = self.substitutions.names(r.body) or (
+                        names_in(r.body, set()) if missing else ())  # (a sealed value left
+                    # in it: not memoized, its names read again)
+                    unset = tuple(n for n in sorted(named) if n not in values.known)
                     if unset:
                         self.reach.unset[id(body)] = unset
                         self.reach.kept.append(body)
                 r = Resource(r.doc, r.path, body, r.origins)
             if missing:
-                self.reach.doubts[id(r.body)] = Unseen(missing, values.unknown)
+                self.reach.doubts[id(r.body)] = Unseen(missing, values.unseen)
                 self.reach.kept.append(r.body)
             out.append(r)
         return out
@@ -1285,15 +1295,23 @@ class _Walker:
     def _config(self, cluster: str, kind: str, namespace: str,
                 name: str) -> Mapping[str, str] | None:
         """A ConfigMap's or Secret's data for a postBuild: the one this cluster's builds
-        made, else the tree's only one of that name (several, differing: not known)."""
+        made, else the tree's only one of that name (several, differing: not known). A SOPS
+        copy of a Secret an operator also makes (an ExternalSecret's target: larivierec/
+        home-cluster's cluster-secrets, its 1Password keys beyond the SOPS file's) is not
+        known either: its keys are not all shown."""
         for ns in (namespace, ""):
             key = (kind, ns, name)
             found = self.cluster_config.get(cluster, {}).get(key)
+            if found is None:
+                written = self.config.get(key, [])
+                if len(written) == 1 or (written and all(w == written[0] for w in written)):
+                    found = written[0]
             if found is not None:
-                return config_data(found)
-            written = self.config.get(key, [])
-            if len(written) == 1 or (written and all(w == written[0] for w in written)):
-                return config_data(written[0])
+                data = config_data(found)
+                if data is not None and name in self.made_secrets and any(
+                        isinstance(v, Sealed) for v in data.values()):
+                    return None
+                return data
         return None
 
     def _children(self, r: Resource, cluster: str, chain: tuple[str, ...],
@@ -2083,6 +2101,15 @@ def _repo_urls(value: Any) -> Iterator[str]:
     elif isinstance(value, list):
         for item in value:
             yield from _repo_urls(item)
+
+
+def _secret_names(value: Mapping[str, Any]) -> Iterator[str]:
+    """The names of the Secrets an operator's object makes: its own, and an
+    ExternalSecret's ``spec.target.name``."""
+    meta, spec = dict_of(value.get("metadata")), dict_of(value.get("spec"))
+    for name in (meta.get("name"), dict_of(spec.get("target")).get("name")):
+        if isinstance(name, str) and name:
+            yield name
 
 
 def source_url(value: Any) -> str | None:
