@@ -31,12 +31,38 @@ def doubt_of(model: Model, obj: KObject, path: Path, reads: str = "fields") -> s
     unseen = model.unseen.get(id(obj))
     if unseen is not None:
         used: set[str] = set()
+        in_env = any(step in _ENV_KEYS for step in path)
         for part in depends_on(model, obj, path, reads):
-            names_in(part, used)
+            if in_env:
+                names_in(part, used)
+            else:
+                _names_but_env(part, used)
         names = [n for n in unseen.names if n in used]
         if names:
             return unseen.doubt(names)
     return model.doubts.get(id(obj))
+
+
+# a container's environment: read by its process at run time, never by a rule judging the
+# container's other fields (its resources, probes, ports, image) or another object's
+_ENV_KEYS = frozenset({"env", "envFrom"})
+
+
+def _names_but_env(value: Any, out: set[str]) -> None:
+    """:func:`names_in` of ``value`` but what its ``env``/``envFrom`` lists hold (new-user
+    trial forty-three: `BASE_URL: https://a.${SECRET_DOMAIN}`, whose value a SOPS Secret
+    holds, made a release's missing cpu limit and its route's closed port "Not certain"
+    warnings where the same release without it had errors)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key not in _ENV_KEYS:
+                names_in(key, out)
+                _names_but_env(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _names_but_env(item, out)
+    else:
+        names_in(value, out)
 
 
 def _unset_by_replacement(obj: KObject, path: Path) -> str | None:
