@@ -1656,9 +1656,13 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                            for p in base_net.pods for d in declarations(p, base_maps)}
                 if (_as_diffed(decl.obj), e.text, e.port) not in old:  # the object named it before
                     said.add(place)
+                    from reviewbot.words import misspelt  # (a value naming no Service only)
+
+                    near = misspelt(e.service, {sv.name for sv in view.services
+                                                if sv.namespace == e.namespace})
                     yield _unknown_call(pod, decl, sorted(
                         str(c) for c, v in views(head) if c != cluster and any(
-                            (sv.namespace, sv.name) == key for sv in v.services)))
+                            (sv.namespace, sv.name) == key for sv in v.services)), near)
 
 
 def _as_diffed(obj: KObject) -> str:
@@ -1867,14 +1871,19 @@ def _closed_port(net: Network, s: int, decl: Declaration, service: Service) -> V
 
 
 def _unknown_call(pod: PodTemplate, decl: Declaration,
-                  elsewhere: Sequence[str] = ()) -> Violation:
+                  elsewhere: Sequence[str] = (), near: str = "") -> Violation:
     """A value names a Service the repository never had (a value the change adds), or only
     other clusters have (``elsewhere``: a new-user trial's lab values named home's Service,
-    and the message said no such Service is in the repository): a warning."""
+    and the message said no such Service is in the repository): a warning, naming the
+    namespace's Service of a close name (``near``: `postgres-r` for `postgres-rw`, new-user
+    trial forty-three)."""
     e, caller = decl.endpoint, f"{pod.namespace}/{pod.name}"
     name = f"{e.namespace}/{e.service}"
     message = f"{caller} calls {e.text}:{e.port}, but no Service {name} is in this repository"
     fix = f"Point the address at a Service of {e.namespace}, or add Service {name}."
+    if near:
+        message += f" (did you mean {near}?)"
+        fix = f"Point the address at Service {e.namespace}/{near}, or add Service {name}."
     if elsewhere:
         clusters = " and ".join(f"cluster {c}" for c in elsewhere[:MAX_NAMES])
         message = (f"{caller} calls {e.text}:{e.port}, but its cluster has no Service {name} "

@@ -742,6 +742,23 @@ def test_a_value_the_change_adds_naming_no_service_is_a_warning(
         "Not certain: reviewbot could not see whether Service shop/payments comes from outside")
 
 
+def test_a_value_naming_no_service_beside_one_of_a_close_name_offers_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial forty-three: `postgres-rw` changed to `postgres-r` in a DATABASE_URL
+    beside Service postgres-rw: the warning said nothing of the near name."""
+    repo, base = shop_repo(tmp_path)
+    added = SHOP.replace('        - {name: CART_ADDR',
+                         '        - {name: CAT_ADDR, value: "catalg:9000"}\n'
+                         '        - {name: CART_ADDR')
+    head = repo.commit({"shop.yaml": added})
+    (found,) = review_findings(repo, base, head, capsys)
+    assert (found["message"].split(". Not certain")[0], found["fix"]) == (
+        "shop/web calls catalg:9000, but no Service shop/catalg is in this repository (did "
+        "you mean catalog?)",
+        "Point the address at Service shop/catalog, or add Service shop/catalg.")
+
+
 def test_a_value_naming_a_service_only_another_cluster_has_says_which(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
