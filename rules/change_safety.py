@@ -414,10 +414,13 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                 yield from unrendered_claims(entry.base, entry.head, base, head)
         yield from suspended_verdicts(entry, head, base, suspended)
         yield from sops_verdicts(entry)
+    namespaces = list(namespace_verdicts(diff, base, head))
+    failing = frozenset(v.obj.ref for v in namespaces if v.kind == "namespace-missing"
+                        and v.obj is not None and v.obj.kind == "Kustomization")
     if may_delete(diff, base, head):
-        yield from deletion_verdicts(diff, base, head, data_kinds)
+        yield from deletion_verdicts(diff, base, head, data_kinds, failing)
         if pods:
             yield from dangling_references(diff, base, head, pods)
     yield from renamed_claims(diff, head)
-    yield from namespace_verdicts(diff, base, head)
+    yield from namespaces
     yield from moved_releases(diff, base, head)

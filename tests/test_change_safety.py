@@ -2231,16 +2231,28 @@ def test_objects_moved_to_a_namespace_nothing_creates_are_said_to_fail(
         "warning", "clusters/prod/mqtt.yaml", 9)
     assert ('the apply fails (namespaces "iot" not found), and the prune of what it applied '
             "before waits with it") in said["message"]
-    # what the move renames is said where the change is, the targetNamespace line (new-user
-    # trial thirty-one: at each object's own unchanged file, where no comment can sit)
-    # (in words, a move: new-user trial thirty-four read "renamed" for a namespace moved)
-    assert [(f["file"], f["line"]) for f in found if " moves to namespace iot (a new object "
-            "there; the old one goes)" in f["message"]] == [("clusters/prod/mqtt.yaml", 9)]
+    # an apply that fails prunes nothing: no "the old one goes" beside it (new-user trial
+    # forty-three: "it is deleted in the cluster" contradicted the warning)
+    assert [f for f in found if " moves to namespace iot " in f["message"]] == []
     made = repo.commit({"clusters/prod/home.yaml": "apiVersion: v1\nkind: Namespace\n"
                                                    "metadata: {name: iot}\n"})
     _, found = review(repo, base, made, capsys)
     assert not [f for f in found if "namespace iot" in f["message"]
                 and " moves to namespace iot " not in f["message"]]
+    # what the move renames is said where the change is, the targetNamespace line (new-user
+    # trial thirty-one: at each object's own unchanged file, where no comment can sit)
+    # (in words, a move: new-user trial thirty-four read "renamed" for a namespace moved)
+    assert [(f["file"], f["line"]) for f in found if " moves to namespace iot (a new object "
+            "there; the old one goes)" in f["message"]] == [("clusters/prod/mqtt.yaml", 9)]
+    # a namespace the move misspells is named (new-user trial forty-three: `defualt`)
+    typo = repo.commit({"clusters/prod/home.yaml": "apiVersion: v1\nkind: Namespace\n"
+                                                   "metadata: {name: home}\n",
+                        "clusters/prod/mqtt.yaml": app.replace("targetNamespace: home",
+                                                               "targetNamespace: hoem")})
+    _, found = review(repo, base, typo, capsys)
+    assert [(f["line"], f["fix"]) for f in found if "(did you mean home?)" in f["message"]] == [
+        (9, "Write home for hoem in spec.targetNamespace, or add a Namespace hoem to what "
+            "applies these objects, or keep them in a namespace the cluster has.")]
 
 
 def test_a_kustomization_moving_objects_to_a_namespace_nothing_creates_is_said(

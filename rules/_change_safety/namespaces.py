@@ -41,25 +41,28 @@ def namespace_verdicts(diff: TreeDiff, base: Model, head: Model) -> Iterator[Vio
     for namespace, objects in sorted(fresh.items()):
         if namespace in made:
             continue
+        from reviewbot.words import misspelt  # (a namespace no object had before)
+
+        near = misspelt(namespace, sorted(made | used_before))
         count = f"{len(objects)} object{'s' if len(objects) > 1 else ''}"
         applier = _moving_applier(head, objects, changed, namespace)
         if applier is None:
             moved = _moving_kustomization(base, head, objects, namespace)
             if moved is not None:
-                from reviewbot.words import misspelt
-
-                yield _kustomization_moves(moved, namespace, count,
-                                           misspelt(namespace, sorted(made | used_before)))
+                yield _kustomization_moves(moved, namespace, count, near)
             continue  # (objects written in a new namespace: it is often made elsewhere)
         what = (f"Flux Kustomization {object_name(applier)} now puts {count} in namespace "
                 f"{namespace} (spec.targetNamespace)")
+        meant = f" (did you mean {near}?)" if near else ""  # (new-user trial forty-three:
+        # `defualt`, said without the namespace it misspells)
         yield Violation(
             applier, ("spec", "targetNamespace"),
-            f"{what}, which nothing in the repository creates: the apply fails (namespaces "
-            f"\"{namespace}\" not found), and the prune of what it applied before waits with "
-            "it, unless the namespace is made outside the repository",
-            fix=f"Add a Namespace {namespace} to what applies these objects, or keep them in "
-                "a namespace the cluster has.",
+            f"{what}, which nothing in the repository creates{meant}: the apply fails "
+            f"(namespaces \"{namespace}\" not found), and the prune of what it applied before "
+            "waits with it, unless the namespace is made outside the repository",
+            fix=(f"Write {near} for {namespace} in spec.targetNamespace, or add" if near
+                 else "Add") + f" a Namespace {namespace} to what applies these objects, or "
+                 "keep them in a namespace the cluster has.",
             kind="namespace-missing",
         )
 
