@@ -45,7 +45,9 @@ verdicts), never in `lint`, which sees one tree.
   Namespace object, a HelmRelease's `install.createNamespace`, an Argo CD Application's
   `CreateNamespace=true`; `default`, `kube-system`, `flux-system`, `argocd` always are):
   the apply fails ("namespaces ... not found"), and the prune of what it applied before
-  waits with it, unless the namespace is made outside the repository. So is a
+  waits with it (none of its objects is said deleted), unless the namespace is made outside
+  the repository; a namespace that misspells one the tree has is named ("did you mean
+  default?"). So is a
   kustomization's `namespace:` the change set (at that line, naming the namespace it likely
   misspells: `stagging` for `staging`), but where an ApplicationSet's template syncs with
   `CreateNamespace=true`. Objects written in a new namespace are not judged (it is often
