@@ -1592,9 +1592,19 @@ def _dependencies(model: Model) -> Iterator[Violation]:
             # one a source it cannot see makes)
             kind="dependency", doubt=None if unapplied else (
                 (unseen and flux_unseen_in(model, lacking)) or _without_flux(model, lacking)),
-            fix=f"Name a {obj.kind} the cluster has (the entry's namespace defaults to "
-                f"{obj.namespace}), or remove the entry.",
+            fix=f"Name a {obj.kind} the cluster has" + (
+                f" (the entry's namespace defaults to {obj.namespace})" if namespace == (
+                    obj.namespace) and not _entry_namespace(obj, i) else "")
+            + ", or remove the entry.",  # (an entry writing its namespace: new-user trial
+            # forty-three's "defaults to default" beside `namespace: database`)
         )
+
+
+def _entry_namespace(obj: KObject, i: int) -> bool:
+    """Whether ``obj``'s ``spec.dependsOn[i]`` writes its namespace."""
+    entries = obj.get(("spec", "dependsOn"))
+    entry = entries[i] if isinstance(entries, list) and i < len(entries) else None
+    return isinstance(entry, dict) and bool(entry.get("namespace"))
 
 
 def _unset_variables(model: Model) -> Iterator[Violation]:

@@ -1656,6 +1656,16 @@ def test_a_flux_dependency_the_cluster_does_not_have_is_never_met(
         "Kustomization flux-system/web depends on Kustomization flux-system/db, which the "
         "cluster does not have, so kustomize-controller never applies it: it waits for a "
         "dependency that is not there (did you mean Kustomization flux-system/db-cluster?)")
+    # the fix says the default namespace only of an entry that writes none (new-user trial
+    # forty-three: "defaults to default" beside `namespace: database`)
+    write(tmp_path, {"apps/monitoring/grafana.yaml": dependent(
+        "HelmRelease", "grafana", "monitoring", "[{name: prometheus, namespace: obs}]")})
+    fixes = {f.file: f.fix for f in lint(tmp_path).findings if f.kind == "dependency"}
+    assert fixes["apps/monitoring/grafana.yaml"] == (
+        "Name a HelmRelease the cluster has, or remove the entry.")
+    assert fixes["apps/monitoring/vector.yaml"] == (
+        "Name a HelmRelease the cluster has (the entry's namespace defaults to monitoring), "
+        "or remove the entry.")
 
 
 
