@@ -611,9 +611,8 @@ def _node(model: Model, node: Node, on: Sequence[PodTemplate]) -> Iterator[Viola
         # a workload's written replica count is the same cause's other place: a review
         # comments where the change is (new-user trial thirty-two: replicas 1 -> 3 of a
         # 2-GPU pod, the error at the GPU request, off the diff)
-        seen += [replace(v, path=("spec", "replicas")) for (p, _), v in zip(
-            shares, list(seen), strict=True) if count(p) > 1 and p.origin is None
-            and p.obj.get(("spec", "replicas")) is not None]
+        seen += [replace(v, path=at) for (p, _), v in zip(shares, list(seen), strict=True)
+                 if count(p) > 1 and (at := _replicas_at(p)) is not None]
         yield replace(seen[0], others=tuple(seen[1:]))
 
 
@@ -712,10 +711,18 @@ def _pool(model: Model, group: frozenset[str], members: Sequence[PodTemplate], r
                       cause=f"{'+'.join(sorted(group))} {resource}", doubt=doubt)
             for p, _, _ in shares]
     # a workload's written replica count is the same cause's other place (as node-full's)
-    seen += [replace(v, path=("spec", "replicas")) for (p, _, n), v in zip(
-        shares, list(seen), strict=True) if n > 1 and p.origin is None
-        and p.obj.get(("spec", "replicas")) is not None]
+    seen += [replace(v, path=at) for (p, _, n), v in zip(shares, list(seen), strict=True)
+             if n > 1 and (at := _replicas_at(p)) is not None]
     return replace(seen[0], others=tuple(seen[1:]))
+
+
+def _replicas_at(pod: PodTemplate) -> Path | None:
+    """Where ``pod``'s replica count is written, if it is: ``spec.replicas`` of a pod spec as
+    written, a chart's values field (app-template's ``controllers.<name>.replicas``: new-user
+    trial forty-three's error sat at the unchanged GPU request, off the diff)."""
+    if pod.origin is None:
+        return ("spec", "replicas") if pod.obj.get(("spec", "replicas")) is not None else None
+    return pod.origin.where.get("replicas")
 
 
 MAX_NODES = 3  # the nodes a pool finding names

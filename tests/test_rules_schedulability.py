@@ -632,3 +632,31 @@ def test_a_workload_renamed_under_its_autoscaler_is_an_error_in_a_review(
          "web, which this change renames to web-frontend: it scales nothing, and Deployment "
          "web-frontend runs 1 replica (it writes none: Kubernetes' default), where it kept "
          "at least 3", "Point scaleTargetRef.name at web-frontend.")]
+
+
+def test_an_app_template_replica_count_is_the_overcommit_s_other_place(tmp_path: Path) -> None:
+    """New-user trial forty-three: `replicas: 2` added to an app-template controller of one
+    GPU, pinned to worker-1: the error sat at the unchanged GPU request, off the diff, with
+    no inline comment. The values' replica count is the same cause's other place, where a
+    review comments when the change is there (as `spec.replicas` is of a Deployment)."""
+    text = """
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: ollama, namespace: ai}
+spec:
+  chart:
+    spec: {chart: app-template, version: 3.7.1, sourceRef: {kind: HelmRepository, name: bjw-s}}
+  values:
+    controllers:
+      ollama:
+        replicas: 5
+        pod:
+          nodeSelector: {kubernetes.io/hostname: worker-1}
+        containers:
+          app:
+            image: {repository: ollama/ollama, tag: 0.5.7}
+            resources: {requests: {nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: 1}}
+"""
+    result = lint_text(tmp_path, text, only=["schedulability"], config=INVENTORY)
+    (found,) = result.findings
+    assert (found.kind, found.line, [o.line for o in found.others]) == ("node-full", 16, [10])

@@ -656,6 +656,8 @@ def _app_template(
         spec["volumes"] = volumes
         count = ctrl.get("replicas", 1)
         replicas = count if isinstance(count, int) and not isinstance(count, bool) else 1
+        if "replicas" in ctrl:  # (where the count is written: a review comments there)
+            where["replicas"] = cpath + ("replicas",)
         annotations = {
             **{str(k): str(v) for k, v in _dict(defaults.get("annotations")).items()},
             **{str(k): str(v) for k, v in _dict(pod_opts.get("annotations")).items()},
@@ -915,6 +917,9 @@ def _chart(
             continue
         count = unit.body.get("replicaCount", unit.body.get("replicas", 1))
         replicas = count if isinstance(count, int) and not isinstance(count, bool) else 1
+        written = next((k for k in ("replicaCount", "replicas") if k in unit.body), None)
+        if written is not None:
+            where["replicas"] = unit.path + (written,)
         dotted = ".".join(str(p) for p in unit.path[len(base):])
         name = release if not dotted else f"{release}.{dotted}"
         annotations = {str(k): str(v) for k, v in _dict(unit.body.get("podAnnotations")).items()}
