@@ -121,6 +121,14 @@ A last check asks that every selector select something.
   Selectors on the labels Kubernetes' controllers add (`job-name`, `pod-template-hash`, ...),
   namespaces picked by labels other than their name, and namespaces holding no workload of
   the repository are not judged.
+- `route-unattached` (error, on the route's `hostnames`): a Gateway API route (HTTPRoute,
+  GRPCRoute, TLSRoute) whose hostnames intersect the hostname of no listener it may attach
+  to on a Gateway of its cluster (its `sectionName`'s, else any of the Gateway's): the
+  Gateway accepts a route on a listener only where both hostnames intersect
+  (`*.example.com` holds `a.example.com` and `a.b.example.com`; a listener of no hostname
+  holds every one), so it refuses the route (NoMatchingListenerHostname) and routes nothing
+  to it. A Gateway the repository does not show, a hostname with a variable, and a parent
+  naming a `port` are not judged.
 - `selects-copies` (warning, on the Service's selector): a Service's selector matches the
   pods of two workloads of its namespace built from one manifest and applied together (an
   overlay's `namePrefix: preview-` copy whose labels the selector still matches), so
@@ -468,7 +476,7 @@ SEVERITIES = {
     "no-endpoints": "warning", "no-such-port": "warning", "no-backend": "warning",
     "backend-port": "error", "backend-denied": "error", "backend-removed": "error",
     "endpoints-lost": "error", "budget-selects-nothing": "warning", "dependency-port": "error",
-    "route-conflict": "error", "selects-copies": "warning",
+    "route-conflict": "error", "selects-copies": "warning", "route-unattached": "error",
 }
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 SUMMARY = (
@@ -495,6 +503,7 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation | QuietPlace]:
     yield from _calls_unserved(model)
     yield from _backends_missing(model)
     yield from _routes_conflicting(model)
+    yield from _routes_unattached(model)
     if not model.network_policies and not _cilium(model) and not _chart_policies(model):
         return  # nothing is isolated: every flow is allowed on both sides
     # The model holds millions of long-lived objects; the evaluator allocates many small ones
@@ -2808,6 +2817,77 @@ def _routes_conflicting(model: Model) -> Iterator[Violation]:
                                 .replace(f"match {also} too", f"match {name} too"), fix=fix,
                                 kind="route-conflict"),)
             yield Violation(first, at, message, fix=fix, kind="route-conflict", others=others)
+
+
+def _routes_unattached(model: Model) -> Iterator[Violation]:
+    """``route-unattached``: a route (HTTPRoute, GRPCRoute, TLSRoute) whose hostnames
+    intersect the hostname of no listener it may attach to on a Gateway of its cluster (its
+    ``sectionName``'s, else every listener of the Gateway): the Gateway API accepts a route
+    on a listener only where both hostnames intersect (`*.example.com` holds
+    `a.example.com`; a listener or a route of no hostname holds every one), so the Gateway
+    refuses it (NoMatchingListenerHostname) and routes nothing to it (new-user trial
+    forty-three: a listener's hostname changed, its routes orphaned, nothing said). A
+    Gateway the repository does not show, a hostname with a variable, and a parent with a
+    `port` are not judged."""
+    for _, view in views(model):
+        gateways = {(o.namespace or "default", o.name): o for o in view.objects
+                    if o.kind == "Gateway" and o.group == "gateway.networking.k8s.io"}
+        if not gateways:
+            continue
+        for route in view.objects:
+            if route.kind not in ("HTTPRoute", "GRPCRoute", "TLSRoute") or (
+                    route.group != "gateway.networking.k8s.io"):
+                continue
+            spec = mapping(route.body.get("spec"))
+            hosts = [h for h in items(spec.get("hostnames")) if isinstance(h, str)]
+            if not hosts or any("$" in h or "{" in h for h in hosts):
+                continue
+            for ref in items(spec.get("parentRefs")):
+                if not isinstance(ref, dict) or ref.get("kind", "Gateway") != "Gateway" or (
+                        "port" in ref) or not isinstance(ref.get("name"), str):
+                    continue
+                gateway = gateways.get((str(ref.get("namespace") or route.namespace
+                                            or "default"), ref["name"]))
+                if gateway is None:
+                    continue
+                section = ref.get("sectionName")
+                listeners = [listener for listener in items(
+                    mapping(gateway.body.get("spec")).get("listeners"))
+                    if isinstance(listener, dict) and (
+                        section is None or listener.get("name") == section)]
+                names = [listener.get("hostname") for listener in listeners]
+                if not listeners or any(not isinstance(n, str) or not n or "$" in n
+                                        for n in names):
+                    continue  # (a listener of no hostname, or one not read: any route)
+                if any(_hosts_intersect(h, str(n)) for h in hosts for n in names):
+                    continue
+                shown = ", ".join(dict.fromkeys(str(n) for n in names))
+                which = f"listener {section}" if section else "any listener" if len(
+                    listeners) > 1 else f"listener {listeners[0].get('name')}"
+                yield Violation(
+                    route, ("spec", "hostnames"),
+                    f"{route.kind} {route.namespace or 'default'}/{route.name}: its hostnames "
+                    f"({', '.join(hosts)}) match the hostname of no listener it may attach to "
+                    f"on Gateway {gateway.namespace or 'default'}/{gateway.name} ({which}: "
+                    f"{shown}), so the Gateway does not accept it (NoMatchingListenerHostname) "
+                    "and routes nothing to it",
+                    fix=f"Give the route a hostname of {shown}, or the listener one of the "
+                        "route's.",
+                    kind="route-unattached")
+                break
+
+
+def _hosts_intersect(route: str, listener: str) -> bool:
+    """Whether a route's hostname and a listener's intersect, as the Gateway API says: equal,
+    or one a wildcard (`*.example.com`) whose suffix the other ends with (any number of labels
+    before it)."""
+    route, listener = route.lower().rstrip("."), listener.lower().rstrip(".")
+    if route == listener:
+        return True
+    for wild, other in ((listener, route), (route, listener)):
+        if wild.startswith("*.") and other.endswith(wild[1:]) and len(other) > len(wild) - 1:
+            return True
+    return False
 
 
 def _route_claims(route: KObject) -> Iterator[tuple[tuple[str, str, str], str, str, Path]]:

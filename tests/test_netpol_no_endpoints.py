@@ -616,3 +616,45 @@ def test_a_service_selecting_a_copy_of_its_workload_a_build_made_is_said(
     write(tmp_path, {"staging/kustomization.yaml": "namePrefix: staging-\nresources: [../base]\n",
                      "preview/kustomization.yaml": "namePrefix: preview-\nresources: [../base]\n"})
     assert lint_dir(tmp_path, only=["netpol-pairing"]).findings == []
+
+
+def test_a_route_whose_hostnames_no_listener_holds_is_not_accepted(tmp_path: Path) -> None:
+    """New-user trial forty-three: the Gateway's listener moved to `*.internal.example.com`,
+    its routes kept `web.example.com`: the Gateway API accepts a route on a listener only
+    where their hostnames intersect, so nothing reached the routes, and nothing was said. A
+    wildcard holds any labels before its suffix; a listener of no hostname holds every one;
+    a Gateway the repository does not show is not judged."""
+    gateway = """
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: internal, namespace: network}
+spec:
+  gatewayClassName: cilium
+  listeners:
+  - {name: https, protocol: HTTPS, port: 443, hostname: "*.internal.example.com"}
+  - {name: http, protocol: HTTP, port: 80}
+"""
+    route = """
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: %s, namespace: shop}
+spec:
+  parentRefs: [{name: %s, namespace: network, sectionName: %s}]
+  hostnames: [%s]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+"""
+    text = gateway + "".join(route % args for args in (
+        ("web", "internal", "https", "web.example.com"),
+        ("deep", "internal", "https", "a.b.internal.example.com"),
+        ("plain", "internal", "http", "web.example.com"),
+        ("other", "elsewhere", "https", "web.example.com")))
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    assert [(f.line, f.kind, f.severity, f.message) for f in result.findings
+            if f.kind == "route-unattached"] == [
+        (17, "route-unattached", "error",
+         "HTTPRoute shop/web: its hostnames (web.example.com) match the hostname of no listener "
+         "it may attach to on Gateway network/internal (listener https: "
+         "*.internal.example.com), so the Gateway does not accept it "
+         "(NoMatchingListenerHostname) and routes nothing to it")]
