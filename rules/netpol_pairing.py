@@ -3026,8 +3026,12 @@ def _rendered_port(release: Any, rendered: Any) -> Violation | None:
               if rendered.values_key == "route" else
               "the controller has no endpoints for it and answers 503")
     at_key = len(service.ports) == 1
-    if at_key:  # (the port's name is its key: the line a rename changes)
+    if at_key:  # (the port's name is its key: the line a rename changes; its number, the
+        # `port:` below it, the line a renumbering changes: new-user trial forty-three)
         ports += (service.ports[0].name,)
+        if isinstance(wanted, int) and isinstance(dig(obj.body, ports), dict) and (
+                "port" in dig(obj.body, ports)):
+            ports, at_key = ports + ("port",), False
     at_service = Violation(
         obj, ports, f"{name}: Service {service.name} (service.{rendered.identifier}) has no "
         f"{said.removeprefix('the ')}, which {sender} sends to (it has {has}): {answer}", fix=fix,

@@ -726,6 +726,26 @@ def test_a_route_app_template_renders_names_a_port_number_its_service_lacks(
              "has 8080 (http))")]
 
 
+def test_a_renumbered_service_port_is_the_route_s_other_place_at_its_number(
+        tmp_path: Path) -> None:
+    """New-user trial forty-three: the Service's port renumbered on its own line under the
+    `http:` key; the other place sat at the key, a line off the change, and the review had
+    no inline comment. A number is said at the `port:` that writes it."""
+    values = ECHO.replace("          http: {port: 80, targetPort: 8080}",
+                          "          http:\n            port: 8080\n            targetPort: 8080")
+    values += """    route:
+      app:
+        hostnames: [echo.example.org]
+        parentRefs: [{name: internal, namespace: kube-system}]
+        rules:
+        - backendRefs: [{identifier: app, port: 80}]
+"""
+    result = lint_text(tmp_path, values + OCI.replace("VERSION", "4.1.1"),
+                       only=["netpol-pairing"])
+    (found,) = [f for f in result.findings if f.kind == "backend-port"]
+    assert [o.line for o in found.others] == [20]
+
+
 def test_a_crd_beside_the_release_leaves_its_rendered_backends_judged(tmp_path: Path) -> None:
     """Judge round BA, again: a CustomResourceDefinition in the tree made the build ask the
     releases before the model was finished (whether a chart installs the CRD), and the
