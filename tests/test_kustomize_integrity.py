@@ -2355,8 +2355,9 @@ def test_a_sops_secret_s_keys_are_the_variables_it_sets(tmp_path: Path) -> None:
             "\n    - {kind: Secret, name: cluster-secrets}\n")
     secret = ("apiVersion: v1\nkind: Secret\nmetadata: {name: cluster-secrets, namespace: "
               "flux-system}\nstringData:\n  SECRET_DOMAIN: ENC[AES256_GCM,data:V/M6,iv:Z,"
-              "tag:N,type:str]\nsops:\n  lastmodified: '2025-01-01T00:00:00Z'\n  mac: ENC[AES256_GCM,"
-              "data:0v,iv:N,tag:6,type:str]\n  encrypted_regex: ^(data|stringData)$\n")
+              "tag:N,type:str]\nsops:\n  lastmodified: '2025-01-01T00:00:00Z'\n"
+              "  mac: ENC[AES256_GCM,data:0v,iv:N,tag:6,type:str]\n"
+              "  encrypted_regex: ^(data|stringData)$\n")
     write(tmp_path, {
         "clusters/prod/flux-system/gotk-sync.yaml": ks % (
             "flux-system", "./clusters/prod", "  decryption: {provider: sops}\n"),
