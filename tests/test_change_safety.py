@@ -653,6 +653,26 @@ def test_a_deleted_claim_a_pod_still_mounts_says_so(
         "Deployment shop/web still mounts it: its next pod stays Pending, the claim not found"]
 
 
+def test_a_deleted_claim_a_release_s_existing_claim_names_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # New-user trial forty-three: the claim an app-template release mounts as its
+    # `existingClaim` deleted: the deletion did not say the release still mounts it
+    release = ("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+               "metadata: {name: web, namespace: shop}\nspec:\n"
+               "  chartRef: {kind: OCIRepository, name: app-template}\n  values:\n"
+               "    controllers:\n      web:\n        containers:\n"
+               "          app: {image: {repository: web, tag: '1'}}\n"
+               "    persistence:\n      data: {existingClaim: data}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"clusters/apps.yaml": flux(), "apps/web.yaml": release,
+                        "apps/pvc.yaml": PVC.format(cls="local-path", size="1Gi")})
+    head = repo.commit({"apps/pvc.yaml": None})
+    code, found = review(repo, base, head, capsys)
+    assert [f["message"].split("; ", 1)[-1] for f in found if f["rule"] == RULE] == [
+        "HelmRelease shop/web still mounts it: its next pod stays Pending, the claim not found"]
+
+
 def test_argo_cd_prunes_only_with_automated_prune(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

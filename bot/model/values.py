@@ -759,6 +759,10 @@ def _at_volumes(
             volume["emptyDir"] = {k: item[k] for k in ("medium", "sizeLimit") if k in item}
         elif kind == "hostPath":
             volume["hostPath"] = {"path": item.get("hostPath")}
+        elif kind == "persistentVolumeClaim" and isinstance(item.get("existingClaim"), str):
+            # (the claim the chart mounts and does not make: what a deletion of it leaves
+            # mounted, new-user trial forty-three)
+            volume[kind] = {"claimName": item["existingClaim"]}
         else:
             volume[kind] = {}
         volumes.append(volume)
