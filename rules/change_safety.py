@@ -60,6 +60,11 @@ verdicts), never in `lint`, which sees one tree.
   address in the repository, and says the sync fails first when nothing creates the new
   namespace (no Namespace, no `CreateNamespace=true`). A warning: the chart's objects are
   not seen.
+- `workload-lost` (error, at the values' misspelt key): an app-template HelmRelease the change
+  keeps whose inline values rendered workloads (enabled `controllers` with containers) and
+  render none now (`controller:` for `controllers:`, every controller disabled or gone):
+  helm-controller's upgrade deletes them and the app stops. A release with `valuesFrom` is
+  not judged (its other values may render them).
 - `claims-renamed` (error, at the StatefulSet's name): a StatefulSet with
   `volumeClaimTemplates` that the change renames (a `namePrefix` added to its overlay,
   another namespace): its claims are named after it (`<template>-<name>-<ordinal>`), so the
@@ -365,6 +370,7 @@ SEVERITIES = {
     "chart-major": "info", "oci-tag": "info", "sops-recipient": "warning",
     "sops-plaintext": "warning", "sops-unreadable": "warning", "crd-storage": "error",
     "namespace-missing": "warning", "release-moved": "warning", "claims-renamed": "error",
+    "workload-lost": "error",
 }
 
 
@@ -379,6 +385,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         may_delete,
         renamed_claims,
         unrendered_claims,
+        unrendered_workloads,
     )
     from reviewbot.rules._change_safety.gpu_restarts import (
         Rollouts,
@@ -414,6 +421,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
             yield from resumed_verdicts(entry.base, entry.head, base, head, diff)
             if entry.kind in ("HelmRelease", "Application"):
                 yield from unrendered_claims(entry.base, entry.head, base, head)
+                yield from unrendered_workloads(entry.base, entry.head, base, head)
         yield from suspended_verdicts(entry, head, base, suspended)
         yield from sops_verdicts(entry)
     namespaces = list(namespace_verdicts(diff, base, head))

@@ -2133,6 +2133,28 @@ def test_an_app_template_release_pruned_deletes_the_claims_its_chart_renders(
         "info"], [(f["object"], f["message"]) for f in found]
 
 
+def test_a_kept_release_whose_values_render_no_workload_any_more_stops_the_app(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial forty-three: `controllers:` misspelt `controller:` in an app-template
+    HelmRelease: the chart renders no workload, the upgrade deletes the Deployment, and only
+    a values-unread warning said it. An error at the misspelt key; a controller renamed
+    (another still renders) is no loss of the app."""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="local-path", extra="")})
+    head = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="local-path", extra="").replace(
+        "        controllers:\n", "        controller:\n")})
+    lost = [f for f in review(repo, base, head, capsys)[1] if f["rule"] == "change-safety"]
+    assert [(f["severity"], f["line"], f["message"]) for f in lost] == [(
+        "error", 12, "HelmRelease ui/webui: its values rendered the workloads of controllers "
+        "main and render none now (controller is no key app-template reads: did you mean "
+        "controllers?), so helm-controller's upgrade deletes them and the app stops")]
+    renamed = repo.commit({"hr.yaml": APP_TEMPLATE.format(cls="local-path", extra="").replace(
+        "          main:\n", "          webui:\n")})
+    assert [f for f in review(repo, base, renamed, capsys)[1]
+            if f["rule"] == "change-safety" and "render none" in f["message"]] == []
+
+
 def test_a_claim_a_kept_app_template_release_no_longer_renders_is_deleted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -334,6 +334,57 @@ def unrendered_claims(old: KObject, new: KObject, base: Model, head: Model
             kind="deleted-data")
 
 
+def unrendered_workloads(old: KObject, new: KObject, base: Model, head: Model
+                         ) -> Iterator[Violation]:
+    """``workload-lost``: an app-template release the change keeps whose inline values
+    rendered workloads (enabled ``controllers`` with containers) and render none now (the
+    key misspelt, `controller:`; every controller disabled or gone): helm-controller's
+    upgrade deletes them, and the app stops (new-user trial forty-three: a values-unread
+    warning, the Deployment's disappearance said only by the connectivity section). Values
+    from elsewhere (``valuesFrom``) may render them still: not judged; nor an Argo CD
+    Application's."""
+    from reviewbot.model.releases import APP_TEMPLATE_TOP_KEYS, release_values, releases
+
+    if new.kind != "HelmRelease" or new.get(("spec", "valuesFrom")) or old.get(
+            ("spec", "valuesFrom")):
+        return
+    was = next((r for r in releases(base) if r.obj is old), None)
+    now = next((r for r in releases(head) if r.obj is new), None)
+    if was is None or now is None or was.chart != "app-template" or now.chart != was.chart:
+        return
+    before, _ = release_values(was)
+    after, at = release_values(now)
+    rendered = _rendering_controllers(before)
+    if not rendered or _rendering_controllers(after):
+        return
+    from reviewbot.words import misspelt
+
+    spelt = "" if "controllers" in after else next(
+        (k for k in after if isinstance(k, str) and k not in APP_TEMPLATE_TOP_KEYS
+         and misspelt(k, ["controllers"])), "")
+    why = (f"{spelt} is no key app-template reads: did you mean controllers?" if spelt
+           else "no controller of them is enabled with a container")
+    where = (*at, spelt) if spelt else (*at, "controllers") if "controllers" in after else at
+    shown = ", ".join(rendered[:3]) + (f" and {len(rendered) - 3} more" if len(
+        rendered) > 3 else "")
+    yield Violation(
+        new, where,
+        f"HelmRelease {object_name(new)}: its values rendered the workloads of controllers "
+        f"{shown} and render none now ({why}), so helm-controller's upgrade deletes them and "
+        "the app stops",
+        fix="Keep the controllers' values (`controllers:` with an enabled controller and its "
+            "containers), or remove the release if the app must go.",
+        kind="workload-lost")
+
+
+def _rendering_controllers(values: Mapping[str, Any]) -> list[str]:
+    """The app-template controllers of ``values`` that render a workload: enabled, with a
+    container."""
+    return sorted(str(k) for k, c in mapping(values.get("controllers")).items()
+                  if isinstance(c, dict) and c.get("enabled") is not False
+                  and mapping(c.get("containers")))
+
+
 def _misspelt_entry(appset: KObject, folder: str, dirs: Any) -> Path | None:
     """Where ApplicationSet ``appset``'s git directory entry is that names no folder and
     would name ``folder`` but for misspelt names (``apps/*/overlay/prod`` for
