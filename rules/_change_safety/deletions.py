@@ -284,13 +284,12 @@ def unrendered_claims(old: KObject, new: KObject, base: Model, head: Model
     prunes it (with automated prune): with reclaim policy Delete, the data of its volume
     (new-user trial thirty-four: `persistance`, and only a values-unread warning). Values
     from elsewhere (``valuesFrom``, ``valueFiles``) may render it still: not judged."""
-    from reviewbot.model.releases import APP_TEMPLATE_TOP_KEYS, release_values, releases
+    from reviewbot.model.releases import release_values
 
-    was = next((r for r in releases(base) if r.obj is old), None)
-    now = next((r for r in releases(head) if r.obj is new), None)
-    if was is None or now is None or "app-template" not in (was.chart, now.chart) or (
-            now.chart != was.chart):
+    pair = _app_template_pair(old, new, base, head)
+    if pair is None:
         return
+    was, now = pair
     if new.kind == "HelmRelease":
         if new.get(("spec", "valuesFrom")) or old.get(("spec", "valuesFrom")):
             return
@@ -310,11 +309,7 @@ def unrendered_claims(old: KObject, new: KObject, base: Model, head: Model
     lost = [k for k in sorted(had) if not renders_claim(has.get(k))]
     if not lost:
         return
-    from reviewbot.words import misspelt
-
-    spelt = "" if "persistence" in after else next(
-        (k for k in after if isinstance(k, str) and k not in APP_TEMPLATE_TOP_KEYS
-         and misspelt(k, ["persistence"])), "")
+    spelt = _misspelt_top(after, "persistence")
     for name in lost:
         item = has.get(name)
         why = (f"{spelt} is no key app-template reads: did you mean persistence?" if spelt
@@ -343,25 +338,20 @@ def unrendered_workloads(old: KObject, new: KObject, base: Model, head: Model
     warning, the Deployment's disappearance said only by the connectivity section). Values
     from elsewhere (``valuesFrom``) may render them still: not judged; nor an Argo CD
     Application's."""
-    from reviewbot.model.releases import APP_TEMPLATE_TOP_KEYS, release_values, releases
+    from reviewbot.model.releases import release_values
 
     if new.kind != "HelmRelease" or new.get(("spec", "valuesFrom")) or old.get(
             ("spec", "valuesFrom")):
         return
-    was = next((r for r in releases(base) if r.obj is old), None)
-    now = next((r for r in releases(head) if r.obj is new), None)
-    if was is None or now is None or was.chart != "app-template" or now.chart != was.chart:
+    pair = _app_template_pair(old, new, base, head)
+    if pair is None:
         return
-    before, _ = release_values(was)
-    after, at = release_values(now)
+    before, _ = release_values(pair[0])
+    after, at = release_values(pair[1])
     rendered = _rendering_controllers(before)
     if not rendered or _rendering_controllers(after):
         return
-    from reviewbot.words import misspelt
-
-    spelt = "" if "controllers" in after else next(
-        (k for k in after if isinstance(k, str) and k not in APP_TEMPLATE_TOP_KEYS
-         and misspelt(k, ["controllers"])), "")
+    spelt = _misspelt_top(after, "controllers")
     why = (f"{spelt} is no key app-template reads: did you mean controllers?" if spelt
            else "no controller of them is enabled with a container")
     where = (*at, spelt) if spelt else (*at, "controllers") if "controllers" in after else at
@@ -375,6 +365,31 @@ def unrendered_workloads(old: KObject, new: KObject, base: Model, head: Model
         fix="Keep the controllers' values (`controllers:` with an enabled controller and its "
             "containers), or remove the release if the app must go.",
         kind="workload-lost")
+
+
+def _app_template_pair(old: KObject, new: KObject, base: Model, head: Model
+                       ) -> tuple[Any, Any] | None:
+    """The app-template release ``old`` of ``base`` is and the one ``new`` of ``head`` is
+    (:func:`~reviewbot.model.releases.releases`), or None: not both app-template's."""
+    from reviewbot.model.releases import releases
+
+    was = next((r for r in releases(base) if r.obj is old), None)
+    now = next((r for r in releases(head) if r.obj is new), None)
+    if was is None or now is None or was.chart != "app-template" or now.chart != was.chart:
+        return None
+    return was, now
+
+
+def _misspelt_top(values: Mapping[str, Any], key: str) -> str:
+    """The top-level key of app-template ``values`` that misspells ``key`` where ``key`` is
+    not there (`persistance`, `controller`), else ""."""
+    from reviewbot.model.releases import APP_TEMPLATE_TOP_KEYS
+    from reviewbot.words import misspelt
+
+    if key in values:
+        return ""
+    return next((k for k in values if isinstance(k, str) and k not in APP_TEMPLATE_TOP_KEYS
+                 and misspelt(k, [key])), "")
 
 
 def _rendering_controllers(values: Mapping[str, Any]) -> list[str]:
@@ -816,7 +831,7 @@ def _keep_fix(obj: KObject, fate: _Fate) -> str:
 
 def renamed_claims(diff: TreeDiff, head: Model) -> Iterator[Violation]:
     """``claims-renamed``: a StatefulSet of the base that the head makes under another name
-    (renamed, or from the same manifest) (a ``namePrefix`` the change adds, another namespace): its
+    (renamed, or made from the same manifest: a ``namePrefix`` the change adds): its
     ``volumeClaimTemplates`` name claims after it (``<template>-<name>-<ordinal>``), so the
     head's pods start on new, empty volumes while the data stays in the old claims, which
     none of them mounts (new-user trial forty: "No new findings" of a prefix added to the
@@ -836,9 +851,8 @@ def renamed_claims(diff: TreeDiff, head: Model) -> Iterator[Violation]:
              and h.doc.index == old.doc.index), None)
         if new is None:
             continue
-        template = next((str(mapping(t.get("metadata")).get("name")) for t in items(
-            old.get(("spec", "volumeClaimTemplates"))) if isinstance(t, dict)
-            and mapping(t.get("metadata")).get("name")), "")
+        template = next((str(name) for t in items(old.get(("spec", "volumeClaimTemplates")))
+                         if (name := mapping(mapping(t).get("metadata")).get("name"))), "")
         if not template:
             continue
         was, now = f"{template}-{old.name}-0", f"{template}-{new.name}-0"
