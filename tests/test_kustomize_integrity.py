@@ -2377,6 +2377,12 @@ def test_a_sops_secret_s_keys_are_the_variables_it_sets(tmp_path: Path) -> None:
                                      "\nmetadata: {name: cluster-secrets, namespace: "
                                      "flux-system}\nspec: {target: {name: cluster-secrets}}\n"})
     assert [f for f in lint(tmp_path).findings if f.kind == "unset-variable"] == []
+    # an operator's name written with a variable may be that name (JJGadgets'
+    # `${CLUSTER_NAME:=biohazard}-vars`)
+    write(tmp_path, {"apps/es.yaml": "apiVersion: external-secrets.io/v1\nkind: ExternalSecret"
+                                     "\nmetadata: {name: '${CLUSTER:=cluster}-secrets', "
+                                     "namespace: flux-system}\nspec: {}\n"})
+    assert [f for f in lint(tmp_path).findings if f.kind == "unset-variable"] == []
 
 
 def test_a_json6902_operation_an_inserted_item_moves_to_another_item_is_said(

@@ -746,6 +746,33 @@ def test_a_renumbered_service_port_is_the_route_s_other_place_at_its_number(
     assert [o.line for o in found.others] == [20]
 
 
+def test_an_app_template_route_no_listener_holds_is_not_accepted(tmp_path: Path) -> None:
+    """New-user trial forty-four: an app-template `route:` value's hostname moved off the
+    Gateway listener's `*.home.example.com`: route-unattached judged written HTTPRoutes
+    only, and the review said "No new problems"."""
+    gateway = ("---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\n"
+               "metadata: {name: internal, namespace: network}\nspec:\n"
+               "  gatewayClassName: cilium\n  listeners:\n"
+               "  - {name: https, protocol: HTTPS, port: 443, hostname: '*.home.example.com'}\n")
+    values = ECHO + """    route:
+      app:
+        hostnames: [HOST]
+        parentRefs: [{name: internal, namespace: network}]
+        rules:
+        - backendRefs: [{identifier: app, port: 80}]
+"""
+    for host, said in (("echo.example.org", 1), ("echo.home.example.com", 0),
+                       ("'${APP_DNS:=echo}'", 0)):  # (a variable's: an unread source may set it)
+        result = lint_text(tmp_path / host, values.replace("HOST", host) + OCI.replace(
+            "VERSION", "4.1.1") + gateway, only=["netpol-pairing"])
+        found = [f for f in result.findings if f.kind == "route-unattached"]
+        assert [(f.line, f.message.split(" (NoMatching")[0]) for f in found] == [(
+            22, "HelmRelease apps/echo's route app: its hostnames (echo.example.org) match the "
+                "hostname of no listener it may attach to on Gateway network/internal "
+                "(listener https: *.home.example.com), so the Gateway does not accept it")][
+            :said]
+
+
 def test_a_crd_beside_the_release_leaves_its_rendered_backends_judged(tmp_path: Path) -> None:
     """Judge round BA, again: a CustomResourceDefinition in the tree made the build ask the
     releases before the model was finished (whether a chart installs the CRD), and the
