@@ -122,13 +122,13 @@ A last check asks that every selector select something.
   namespaces picked by labels other than their name, and namespaces holding no workload of
   the repository are not judged.
 - `route-unattached` (error, on the route's `hostnames`): a Gateway API route (HTTPRoute,
-  GRPCRoute, TLSRoute, or an app-template `route:` value) whose hostnames intersect the hostname of no listener it may attach
-  to on a Gateway of its cluster (its `sectionName`'s, else any of the Gateway's): the
-  Gateway accepts a route on a listener only where both hostnames intersect
-  (`*.example.com` holds `a.example.com` and `a.b.example.com`; a listener of no hostname
-  holds every one), so it refuses the route (NoMatchingListenerHostname) and routes nothing
-  to it. A Gateway the repository does not show, a hostname with a variable, and a parent
-  naming a `port` are not judged.
+  GRPCRoute, TLSRoute, or an app-template `route:` value) whose hostnames intersect the
+  hostname of no listener it may attach to on a Gateway of its cluster (its `sectionName`'s,
+  else any of the Gateway's): the Gateway accepts a route on a listener only where both
+  hostnames intersect (`*.example.com` holds `a.example.com` and `a.b.example.com`; a
+  listener of no hostname holds every one), so it refuses the route
+  (NoMatchingListenerHostname) and routes nothing to it. A Gateway the repository does not
+  show, a hostname with a variable, and a parent naming a `port` are not judged.
 - `selects-copies` (warning, on the Service's selector): a Service's selector matches the
   pods of two workloads of its namespace built from one manifest and applied together (an
   overlay's `namePrefix: preview-` copy whose labels the selector still matches), so
