@@ -257,6 +257,45 @@ def test_text_prints_one_message_of_several_objects_once_naming_them() -> None:
     assert len(json.loads(render(report, "json"))["findings"]) == 2
 
 
+def test_one_base_line_found_wanting_in_each_overlay_namespace_is_printed_once() -> None:
+    """New-user trial forty-two: a base's egress rule that two overlays build into shop-prod
+    and shop-staging, its error printed twice at one line, message and fix apart by the
+    namespace only. Printed once, the other named; JSON keeps each. A fix apart by more than
+    the namespace, or another object's name, stays apart."""
+    from reviewbot.engine.findings import Finding
+    from reviewbot.report.base import Report
+    from reviewbot.report.render import render
+
+    def of(space: str, name: str = "vllm", fix: str = "") -> Finding:
+        return Finding(
+            "netpol-pairing", "error", "base/np.yaml", 27, 7,
+            f"CiliumNetworkPolicy/{space}/{name}", f"{space}/{name}: egress to {space}/redis on "
+            f"TCP 6379 has no matching ingress in {space}",
+            fix or f"Widen the ingress rule of {space}/redis to admit pods app={name}.",
+            kind="egress-unmatched", path=f"spec.egress[1] -> {space}/redis[Deployment]")
+
+    lines = render(Report(findings=(of("shop-prod"), of("shop-staging")), skipped=(),
+                          quiet=()), "text").splitlines()
+    assert [line.strip() for line in lines if "fix:" in line or "more at" in line] == [
+        "fix: Widen the ingress rule of shop-prod/redis to admit pods app=vllm.",
+        "and 1 more at this line with this fix in its own namespace, alike: "
+        "shop-staging/vllm"]
+    apart = (of("shop-prod"), of("shop-staging", fix="Widen it."), of("shop-dev", "web"))
+    lines = render(Report(findings=apart, skipped=(), quiet=()), "text").splitlines()
+    assert sum("fix:" in line for line in lines) == 3
+    assert not any("more at" in line for line in lines)
+    # a namespace's name inside another word, or spelt in another sense, is not set aside
+    from reviewbot.report.base import same_fix, without_namespace
+
+    prod = of("prod", fix="Raise prod-timeout; the default is 30s.")
+    default = of("default", fix="Raise prod-timeout; the default is 30s.")
+    assert without_namespace(prod, prod.fix) == prod.fix
+    assert without_namespace(default, default.fix) == "Raise prod-timeout; the \0 is 30s."
+    assert same_fix(prod, default)  # the same words: alike as they always were
+    assert not same_fix(of("prod", fix="Admit prod/web in default."),
+                        of("default", fix="Admit default/web in default."))
+
+
 def test_alike_findings_that_differ_in_a_kind_and_a_name_are_named_by_both() -> None:
     """New-user trial thirty-four: five objects an Application's move deletes, one info each
     at its changed line, printed once and the others named "alike: NetworkPolicy,

@@ -281,6 +281,31 @@ def test_findings_that_differ_only_in_their_namespace_are_one_entry_naming_the_o
     assert text.count("- **`change-safety`**") == 2
 
 
+def test_one_base_line_wanting_in_each_overlay_namespace_is_one_entry_with_one_fix() -> None:
+    """New-user trial forty-two: one base line's egress error, built by two overlays into
+    shop-prod and shop-staging, listed twice: its fix names each one's namespace too."""
+    def egress(ns: str, **extra: object) -> Finding:
+        fields: dict[str, object] = {
+            "rule": "netpol-pairing", "kind": "egress-unmatched", "file": "base/np.yaml",
+            "line": 27, "object": f"CiliumNetworkPolicy/{ns}/vllm",
+            "path": f"spec.egress[1] -> {ns}/redis[Deployment]",
+            "message": f"{ns}/vllm: egress to {ns}/redis on TCP 6379 has no matching ingress "
+                       f"in {ns}",
+            "fix": f"Widen the ingress rule of {ns}/redis to admit pods app=vllm.", **extra}  # fmt: skip
+        return finding(**fields)
+
+    found = [egress("shop-prod"), egress("shop-staging"),
+             egress("shop-dev", fix="Widen it.")]  # another fix: its own entry
+    text = render_markdown(Report(findings=tuple(found), review=ReviewSummary(new=3)))
+    assert text.count("- **`netpol-pairing`**") == 2
+    assert (
+        "- **`netpol-pairing`** · CiliumNetworkPolicy `vllm` in 2 namespaces: `shop-prod`, "
+        "`shop-staging` · `base/np.yaml:27`<br>\\{shop-prod, shop-staging\\}/vllm: egress to "
+        "\\{shop-prod, shop-staging\\}/redis on TCP 6379 has no matching ingress in "
+        "\\{shop-prod, shop-staging\\}<br>**Fix:** Widen the ingress rule of \\{shop-prod, "
+        "shop-staging\\}/redis to admit pods app=vllm.\n") in text
+
+
 def test_text_says_a_failing_build_s_sentence_once_in_a_row() -> None:
     """hmcts: 80 findings ended with the same long "Not applied" sentence of their failing
     build. In text, a finding right after one with the same sentence says "as above"; the

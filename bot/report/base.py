@@ -4,6 +4,7 @@ and what is said of the changed files no cluster receives. The report itself
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -196,9 +197,10 @@ def alike_runs(findings: Sequence[Finding]) -> list[tuple[Finding, list[Finding]
         if out:
             first, others = out[-1]
             if (first.file, first.line, first.column, first.rule, first.severity, first.kind,
-                    first.fix, first.new, first.worse) == (
-                    f.file, f.line, f.column, f.rule, f.severity, f.kind, f.fix, f.new,
-                    f.worse) and f.fix and first.suggestion == f.suggestion and (
+                    first.new, first.worse) == (
+                    f.file, f.line, f.column, f.rule, f.severity, f.kind, f.new,
+                    f.worse) and f.fix and same_fix(first, f) and (
+                    first.suggestion == f.suggestion) and (
                     _differing([first.message, *(o.message for o in others), f.message])
                     is not None or _same_told(first, others, f)):
                 others.append(f)
@@ -207,16 +209,42 @@ def alike_runs(findings: Sequence[Finding]) -> list[tuple[Finding, list[Finding]
     return out
 
 
+def without_namespace(f: Finding, text: str) -> str:
+    """``text`` (``f``'s message, fix or field path) with each mention of ``f``'s object's own
+    namespace as a name (``shop-prod/redis``, "in shop-prod"; not a word of which it is part)
+    set aside: what findings one base line makes in each namespace its overlays build it
+    into (staging, prod) say alike."""
+    parts = f.object.split("/")
+    if len(parts) != 3 or not parts[1] or parts[1] not in text:
+        return text
+    return re.sub(rf"(?<![\w.-]){re.escape(parts[1])}(?![\w-])", "\0", text)
+
+
+def same_fix(a: Finding, b: Finding) -> bool:
+    """Whether ``a`` and ``b`` fix alike: the same fix, or one that names each finding's own
+    namespace where the other names its own ("Widen the ingress rule of shop-prod/redis",
+    "... of shop-staging/redis": new-user trial forty-two read one base line's egress error
+    once per overlay, their fixes apart by the namespace only), of one kind and name."""
+    if a.fix == b.fix:
+        return True
+    ka, kb = a.object.split("/"), b.object.split("/")
+    return len(ka) == len(kb) == 3 and (ka[0], ka[2]) == (kb[0], kb[2]) and ka[1] != kb[1] and (
+        without_namespace(a, a.fix) == without_namespace(b, b.fix))
+
+
 def alike_said(first: Finding, others: Sequence[Finding],
                escape: Callable[[str], str]) -> str:
     """The sentence a finding shown for :func:`alike_runs`' ``others`` too ends with: "2 more
     at this line with this fix, alike: vllm-dp, vllm-main" (each name through ``escape``,
-    the output's own: a terminal's, Markdown's)."""
+    the output's own: a terminal's, Markdown's); "with this fix in its own namespace" when
+    their fixes name each one's own (:func:`same_fix`)."""
     subjects = (_differing([first.message, *(o.message for o in others)]) or [])[1:]
     if not subjects:  # one message, said of several objects: the objects tell them apart
         subjects = [o.object for o in others]
     more = f" and {len(subjects) - 3} more" if len(subjects) > 3 else ""
-    return (f"{len(others)} more at this line with this fix, alike: "
+    fix = ("this fix" if all(o.fix == first.fix for o in others) else
+           "this fix in its own namespace")
+    return (f"{len(others)} more at this line with {fix}, alike: "
             f"{', '.join(escape(x) for x in subjects[:3])}{more}")
 
 

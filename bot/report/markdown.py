@@ -37,6 +37,7 @@ from reviewbot.report.base import (
     existing_said,
     not_shown_lines,
     object_words,
+    without_namespace,
 )
 from reviewbot.report.difftext import (
     Alike,
@@ -505,13 +506,14 @@ def finding_entry(f: Finding, links: Links | None = None, with_new: bool = False
     rule = md_code(f.rule, False)
     doc = links.rule(f.rule) if links is not None else None
     head = [f"**[{rule}]({doc})**" if doc else f"**{rule}**"]
-    message = f.message
+    message, fix = f.message, f.fix
     if len(alike) > 1:
         kind, _, name = f.object.split("/", 2)
         spaces = ", ".join(md_code(a.object.split("/", 2)[1], False) for a in alike)
         head.append(f"{md_text(kind)} {md_code(name, False)} in {len(alike)} namespaces: "
                     f"{spaces}")
         message = merged_message([a.message for a in alike]) or f.message
+        fix = merged_message([a.fix for a in alike]) or fix
     elif f.object:
         head.append(_object(f.object, f.file))
     where = md_code(_where(f), False)
@@ -521,8 +523,8 @@ def finding_entry(f: Finding, links: Links | None = None, with_new: bool = False
     if with_new or f.worse:
         head.insert(0, _label(f, "*{}*"))
     text = md_text(message)
-    if f.fix:
-        text += f"<br>**Fix:** {md_prose(f.fix)}"
+    if fix:
+        text += f"<br>**Fix:** {md_prose(fix)}"
     if also := also_at(f, links):
         text += "<br>" + also
     return "- " + " · ".join(head) + "<br>" + text
@@ -533,18 +535,22 @@ MAX_WORDS_APART = 4  # words in which the messages of findings shown as one may 
 
 def alike_in_namespaces(findings: Sequence[Finding]) -> list[list[Finding]]:
     """``findings`` in their order, those that differ only in their object's namespace (the
-    same rule, check, severity, place, field, fix and status; one kind and name; messages
-    that differ in at most MAX_WORDS_APART words, the namespaces and what is named after
-    them) gathered into one group at the first's place: a file that three Argo CD
-    Applications apply into three namespaces, with one selector change, is one entry."""
+    same rule, check, severity, place, field, fix and status, field and fix but for each
+    one's own namespace (:func:`~reviewbot.report.base.without_namespace`); one kind and
+    name; messages that differ in at most MAX_WORDS_APART words, the namespaces and what is
+    named after them) gathered into one group at the first's place: a file that three Argo CD
+    Applications apply into three namespaces, with one selector change, is one entry; one
+    base line's egress rule two overlays build into staging and prod, one entry whose
+    message and fix name `shop-{prod, staging}/redis`."""
     groups: list[list[Finding]] = []
     by_key: dict[tuple[Any, ...], list[Finding]] = {}
     for f in findings:
         parts = f.object.split("/")
         key = None
         if len(parts) == 3 and not f.others and not f.object.startswith(VALUES_PREFIX):
-            key = (f.rule, f.kind, f.severity, f.file, f.line, f.column, f.path, f.fix, f.new,
-                   f.worse, parts[0], parts[2])
+            key = (f.rule, f.kind, f.severity, f.file, f.line, f.column,
+                   without_namespace(f, f.path), without_namespace(f, f.fix), f.new, f.worse,
+                   parts[0], parts[2])
         group = by_key.get(key) if key is not None else None
         if group is not None and merged_message([g.message for g in group] + [f.message]):
             group.append(f)
