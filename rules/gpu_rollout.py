@@ -35,7 +35,10 @@ Kinds:
   the message says how many GPUs the surge borrows from that room. The homelab's `coder` at
   TP=1 rolled out beside `reasoning` that way ("Two GPUs are free, so this rolls out beside
   reasoning ... Recreate still matters for the later swap"): the next GPU pod pinned to the
-  node turns the same manifest into a rollout that never finishes.
+  node turns the same manifest into a rollout that never finishes. A pod that more than one
+  inventory node admits borrows room alike when, the cluster's GPU pods placed first (each
+  replica, largest first, on the node admitting it with the most room left), a node that
+  admits it still holds the surge; where none does, it is a `surge`.
 
 Without a node inventory (`cluster.nodes` in `.reviewbot.yaml`, or a `clusters:` entry's
 `nodes` for that cluster), whether some node has a
@@ -236,6 +239,21 @@ def _judged(model: Model, opts: Mapping[str, Any]) -> Iterator[tuple[PodTemplate
                                gpus_of, gpus)
                 if all(spare[r] >= surge * gpus[r] for r in gpus):
                     doubt = runs_doubt(model, unbuilt)
+        elif model.inventory.nodes:
+            # not pinned: the surge fits when the GPU pods of the cluster leave room on a
+            # node that admits it (new-user trial forty-five: 2 replicas of 1 GPU on two
+            # nodes of 2 GPUs each, an error "when no spare GPU exists")
+            room = placement.room_for(pod, surge, pods, model.inventory.nodes, gpus,
+                                      lambda other: gpus_of[id(other)])
+            if room:
+                yield pod, Violation(
+                    pod.obj, _surge_field(pod, strategy),
+                    _borrowed_anywhere(pod, gpus, surge, room, pods, gpus_of),
+                    fix=rollout_fix(
+                        pod, "so the rollout never depends on GPUs that are spare today"),
+                    kind="borrowed-room", edits=_edits(pod),
+                )
+                continue
         yield pod, Violation(
             pod.obj, _surge_field(pod, strategy),
             _message(pod, gpus, surge, strategy.max_surge, node, on, gpus_of),
@@ -303,6 +321,26 @@ def _borrowed(pod: PodTemplate, gpus: Mapping[str, Fraction], surge: int, node: 
         f"({'; '.join(_held(node, on, gpus_of, gpus))}{': ' + holders if holders else ''}); "
         f"the next GPU pod pinned to {node.name} turns this into a rollout that never finishes"
     )
+
+
+def _borrowed_anywhere(pod: PodTemplate, gpus: Mapping[str, Fraction], surge: int,
+                       room: Sequence[Node], pods: Sequence[PodTemplate],
+                       gpus_of: Mapping[int, Mapping[str, Fraction]]) -> str:
+    """The borrowed-room message of a pod no node is pinned for: the nodes that admit it,
+    what they have, and what the cluster's GPU pods ask of it today."""
+    nodes = ", ".join(n.name for n in room[:3]) + (
+        f" and {len(room) - 3} more" if len(room) > 3 else "")
+    have = " and ".join(
+        f"{number(sum((n.allocatable.get(r, Fraction(0)) for n in room), Fraction(0)))} {r}"
+        for r in gpus)
+    asked = " and ".join(
+        f"{number(sum((gpus_of[id(o)].get(r, Fraction(0)) * count(o) for o in pods), Fraction(0)))}"
+        f" {r}" for r in gpus)
+    return (
+        f"{pod.name} requests {_gpu_text(gpus)} and {_rolls(pod)}: the surge pod fits today "
+        f"only because the GPUs are not all taken ({nodes}, which may run it, have {have}; "
+        f"the cluster's GPU pods ask {asked}); once GPU pods fill them, the new pod waits "
+        "for a GPU the old one holds and the rollout never finishes")
 
 
 def _held(node: Node, on: Sequence[PodTemplate],

@@ -261,3 +261,51 @@ spec:
     result = lint_text(tmp_path, text, only=["gpu-rollout"], config=INVENTORY)
     assert [f.fix for f in result.findings] == [
         "Set controllers.vllm.strategy: Recreate (or controllers.vllm.rollingUpdate.surge: 0)."]
+
+
+def test_a_pod_no_node_is_pinned_for_borrows_room_where_the_cluster_s_gpus_leave_it(
+        tmp_path: Path) -> None:
+    """New-user trial forty-five: 2 replicas of a 1-GPU vLLM on two nodes of 2 GPUs each
+    (nodeSelector on the GPU product: both admit it), a surge of 1: an error "when no spare
+    GPU exists", though two GPUs were spare. The GPU pods of the cluster placed first, the
+    surge fits today: borrowed room, a warning. A third replica's worth of other GPU pods
+    (3 of 4 GPUs taken, then the surge has 1 left: still room); all four taken: the error."""
+    node = ("      - name: {name}\n        labels: {{kubernetes.io/hostname: {name}, "
+            "nvidia.com/gpu.product: L4}}\n"
+            "        allocatable: {{cpu: '32', memory: 124Gi, nvidia.com/gpu: '2'}}\n")
+    config = ("cluster:\n  nodes:\n" + node.format(name="gpu-1") + node.format(name="gpu-2")
+              + "      - name: cpu-1\n        labels: {kubernetes.io/hostname: cpu-1}\n"
+              "        allocatable: {cpu: '16', memory: 62Gi}\n")
+    deploy = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {{name: {name}, namespace: llm}}
+        spec:
+          replicas: {replicas}
+          strategy: {{type: {strategy}, rollingUpdate: {{maxSurge: 1, maxUnavailable: 0}}}}
+          selector: {{matchLabels: {{app: {name}}}}}
+          template:
+            metadata: {{labels: {{app: {name}}}}}
+            spec:
+              nodeSelector: {{nvidia.com/gpu.product: L4}}
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.11.0
+                  resources: {{limits: {{nvidia.com/gpu: "1"}}}}
+    """
+
+    def judged(other_replicas: int) -> list[tuple[str, str]]:
+        write(tmp_path, {".reviewbot.yaml": config,
+                         "vllm.yaml": deploy.format(name="vllm", replicas=2,
+                                                    strategy="RollingUpdate"),
+                         "other.yaml": deploy.format(name="embed", replicas=other_replicas,
+                                                     strategy="Recreate")})
+        return [(f.severity, f.kind) for f in lint_dir(tmp_path, only=["gpu-rollout"]).findings]
+
+    assert judged(0) == [("warning", "borrowed-room")]
+    message = lint_dir(tmp_path, only=["gpu-rollout"]).findings[0].message
+    assert ("the surge pod fits today only because the GPUs are not all taken (gpu-1, gpu-2, "
+            "which may run it, have 4 nvidia.com/gpu; the cluster's GPU pods ask 2 "
+            "nvidia.com/gpu)") in message
+    assert judged(1) == [("warning", "borrowed-room")]
+    assert judged(2) == [("error", "surge")]

@@ -674,6 +674,46 @@ class Placement:
     def pods_on(self, node: Node) -> list[PodTemplate]:
         return self.on.get(node.name, [])
 
+    def room_for(self, pod: PodTemplate, more: int, pods: Sequence[PodTemplate],
+                 nodes: Sequence[Node], wanted: Mapping[str, Fraction],
+                 asks: Callable[[PodTemplate], Mapping[str, Fraction]]) -> list[Node] | None:
+        """The nodes of ``nodes`` (an inventory's) on which ``more`` pods like ``pod``, each
+        asking ``wanted``, fit once every pod of ``pods`` runs (``asks``: what one of them
+        asks of those resources): each node's allocatable less what the pods pinned there
+        ask, then each replica of the others, largest first, on the node that admits it with
+        the most room left (one placement that fits, as the scheduler may find it); None
+        when a replica of them, or of the ``more``, finds no room. The resources are extended
+        ones (GPUs): a node that does not list one has none."""
+        left = {n.name: {r: n.allocatable.get(r, Fraction(0)) for r in wanted} for n in nodes}
+        loose: list[tuple[Fraction, PodTemplate, Mapping[str, Fraction]]] = []
+        for other in pods:
+            ask = {r: v for r, v in asks(other).items() if r in wanted and v}
+            if not ask:
+                continue
+            node = self.node_of(other)
+            if node is not None or other.kind == "DaemonSet":
+                for n in ([node] if node is not None else
+                          [n for n in nodes if other in self.pods_on(n)]):
+                    if n.name in left:
+                        for r, v in ask.items():
+                            left[n.name][r] -= v * (1 if other.kind == "DaemonSet" else
+                                                    count(other))
+                continue
+            loose += [(max(ask.values()), other, ask)] * count(other)
+        loose.sort(key=lambda item: (-item[0], item[1].name))
+        admitted: dict[int, list[Node]] = {}
+        for _, other, ask in [*loose, *[(Fraction(0), pod, wanted)] * more]:
+            if id(other) not in admitted:
+                admitted[id(other)] = [n for n in nodes if admits(other, n)]
+            fits = [n for n in admitted[id(other)]
+                    if all(left[n.name][r] >= v for r, v in ask.items())]
+            if not fits:
+                return None
+            best = max(fits, key=lambda n: (sum(left[n.name].values()), n.name))
+            for r, v in ask.items():
+                left[best.name][r] -= v
+        return [n for n in admitted[id(pod)] if n.name in left]
+
 
 def stand_in_control_planes() -> tuple[Node, ...]:
     """Conventional control-plane nodes, for when the inventory lists none."""
