@@ -1964,6 +1964,50 @@ def test_without_roots_an_entry_removed_from_a_flux_kustomization_build_is_remov
             if e["kind"] == "PersistentVolumeClaim"} == {"PersistentVolumeClaim/shop/data": "added"}
 
 
+def test_namespaces_an_argo_application_stops_deploying_to_its_cluster_are_deleted_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial forty-five: prod's overlay dropped `../../base/namespaces`, its Argo CD
+    Application (living in Argo CD's own cluster, deploying to prod) pruning: "No new
+    problems", staging's Namespaces of the same names hiding prod's departure, since the
+    Application's own cluster is not the one the Namespaces leave. Each namespace's objects
+    are counted in its own cluster."""
+    app = """\
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {{name: platform-{env}, namespace: argocd}}
+spec:
+  project: default
+  source: {{repoURL: https://git.example.com/gitops.git, targetRevision: main,
+           path: overlays/{env}}}
+  destination: {{name: {env}}}
+  syncPolicy: {{automated: {{prune: true}}}}
+"""
+    files: dict[str, str | None] = {
+        ".reviewbot.yaml": "clusters:\n  - {name: staging, paths: [overlays/staging]}\n"
+                           "  - {name: prod, paths: [overlays/prod]}\n",
+        "argocd/kustomization.yaml": "resources: [staging.yaml, prod.yaml]\n",
+        "base/namespaces/kustomization.yaml": "resources: [ns.yaml]\n",
+        "base/namespaces/ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: db}\n",
+        "base/db/kustomization.yaml": "resources: [pvc.yaml]\n",
+        "base/db/pvc.yaml": PVC.format(cls="local-path", size="1Gi").replace("shop", "db")}
+    for env in ("prod", "staging"):
+        files[f"argocd/{env}.yaml"] = app.format(env=env)
+        files[f"overlays/{env}/kustomization.yaml"] = (
+            "resources:\n  - ../../base/namespaces\n  - ../../base/db\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(files)
+    head = repo.commit({"overlays/prod/kustomization.yaml": "resources:\n  - ../../base/db\n"})
+    code, found = review(repo, base, head, capsys)
+    assert (code, verdicts(found)) == (1, [("error", "overlays/prod/kustomization.yaml", 2)])
+    assert found[0]["message"] == (
+        "Namespace db is no longer applied (overlays/prod/kustomization.yaml no longer lists "
+        "../../base/namespaces), and Argo CD Application argocd/platform-prod "
+        "(syncPolicy.automated.prune: true) prunes: it is deleted in cluster prod (cluster "
+        "staging keeps it), which deletes everything in namespace db (1 object of this "
+        "repository, and whatever else runs there)")
+
+
 def test_the_same_kustomization_of_another_cluster_is_named_with_its_cluster(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1366,14 +1366,23 @@ class _Departures:
         if lost is None:
             return None
         found = owners(self.base, obj)
+        elsewhere = False  # its owners live in another cluster than the one it leaves
         if lost:  # its owners in the clusters it leaves
-            found = [o for o in found if lost & _clusters_of(self.base, o)]
+            there = [o for o in found if lost & _clusters_of(self.base, o)]
+            if not there:
+                # an Argo CD Application lives in Argo CD's cluster and deploys to another
+                # (new-user trial forty-five's Namespaces dropped from prod's overlay, "no
+                # new problems", staging keeping its own): those deploying to one it leaves
+                there = [o for o in found if lost & self._deploys_to(o)]
+                elsewhere = bool(there)
+            found = there
         if not found:
             return None
         owner = found[0]
         now = next((o for o in self.head.by_identity.get(owner.identity, ())
-                    if (not lost or lost & _clusters_of(self.head, o)) and (
-                        self._applied(owner, lost) or not owners(self.base, owner))),
+                    if (not lost or elsewhere or lost & _clusters_of(self.head, o)) and (
+                        self._applied(owner, frozenset() if elsewhere else lost)
+                        or not owners(self.base, owner))),
                    None)  # (a root is applied by hand: there while its file is)
         if now is not None:
             if now.kind == "ApplicationSet":  # each Application it generates on its own
@@ -1436,6 +1445,13 @@ class _Departures:
         mine = _clusters_of(self.base, obj) & self.head.cluster_entries.keys()
         lost = frozenset(mine - self.where.get(obj.identity, set()))
         return lost or None
+
+    def _deploys_to(self, owner: KObject) -> frozenset[str]:
+        """The clusters whose roots hold a path ``owner`` (an applier of another cluster)
+        applies: the folder a cluster's entry names, or one below it."""
+        paths = [posixpath.normpath(p).lstrip("/") for p, _ in _applied_paths(owner)]
+        return frozenset(c for c, entries in self.base.cluster_entries.items() if any(
+            p == e or p.startswith(e.rstrip("/") + "/") for p in paths for e in entries))
 
     def _applied(self, owner: KObject, lost: frozenset[str]) -> bool:
         """The head applies ``owner``'s identity (in the clusters ``lost`` names, if any)."""

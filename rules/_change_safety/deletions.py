@@ -793,7 +793,10 @@ def _data_lost(obj: KObject, base: Model, emptied: frozenset[str] = frozenset()
     if kind == "PersistentVolumeClaim" and obj.group == "":
         return "the claim and, with reclaim policy Delete, the data of its volume"
     if kind == "Namespace" and obj.group == "":
-        inside = [o for o in base.objects if o.namespace == obj.name and o is not obj]
+        mine = base.clusters.get(id(obj))  # (of its cluster: another's namespace of its name
+        # stays: new-user trial forty-five counted staging's objects in prod's)
+        inside = [o for o in base.objects if o.namespace == obj.name and o is not obj and (
+            not mine or mine & base.clusters.get(id(o), frozenset()))]
         return (f"everything in namespace {obj.name} ({count_text(inside)} of this repository, "
                 "and whatever else runs there)")
     if kind == "CustomResourceDefinition" and obj.group == "apiextensions.k8s.io":
