@@ -1350,3 +1350,39 @@ def test_a_call_whose_port_stopped_being_a_number_is_not_fixed(
     data = review_json(repo, base, moved, "netpol-pairing", capsys)
     assert data["fixed"] == []
     assert [f["message"] for f in data["findings"] if f["new"]] == []
+
+
+def test_a_call_whose_service_the_change_removes_from_one_cluster_is_said_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial forty-five: staging's overlay dropped `../../base/db`; the web's call to
+    postgres was an error "this change removes it" and, at the same line, a warning "its
+    cluster has no Service db/postgres (only cluster prod has it). Not certain: ...", one
+    call told twice in words that contradict each other. The change's finding tells it."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    db = ("apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: postgres, namespace: db}\n"
+          "spec:\n  serviceName: postgres\n  selector: {matchLabels: {app: postgres}}\n"
+          "  template:\n    metadata: {labels: {app: postgres}}\n    spec:\n      containers:\n"
+          "      - {name: pg, image: 'postgres:16', ports: [{containerPort: 5432}]}\n---\n"
+          "apiVersion: v1\nkind: Service\nmetadata: {name: postgres, namespace: db}\n"
+          "spec:\n  selector: {app: postgres}\n  ports: [{port: 5432}]\n")
+    web = deployment("web", "web", "{app: web}").replace(
+        "image: x", "image: x\n        env: [{name: DATABASE_HOST, value: "
+        "'postgres.db.svc.cluster.local:5432'}]")
+    files = {
+        ".reviewbot.yaml": "clusters:\n  - {name: staging, paths: [overlays/staging]}\n"
+                           "  - {name: prod, paths: [overlays/prod]}\n",
+        "base/db/kustomization.yaml": "resources: [db.yaml]\n", "base/db/db.yaml": db,
+        "base/web/kustomization.yaml": "resources: [web.yaml]\n", "base/web/web.yaml": web}
+    for env in ("staging", "prod"):
+        files[f"overlays/{env}/kustomization.yaml"] = (
+            "resources:\n  - ../../base/db\n  - ../../base/web\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(files)
+    head = repo.commit({"overlays/staging/kustomization.yaml": "resources:\n  - ../../base/web\n"})
+    data = review_json(repo, base, head, "netpol-pairing", capsys)
+    said = [(f["severity"], f["file"], f["message"]) for f in data["findings"]
+            if "postgres.db" in f["message"]]
+    assert said == [("error", "base/web/web.yaml", "web/web calls "
+                     "postgres.db.svc.cluster.local:5432, but Service db/postgres is no longer "
+                     "in this cluster: this change removes it")]
