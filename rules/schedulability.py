@@ -245,11 +245,18 @@ def _targets_lost(base: Model, head: Model, renames: Mapping[str, str]) -> Itera
         scaler = f"{_SCALERS[(obj.group, obj.kind)]} {key[0]}/{obj.name}"
         least = obj.get(("spec", "minReplicas")) if obj.kind == "HorizontalPodAutoscaler" else (
             obj.get(("spec", "minReplicaCount")))
-        kept = f", where it kept at least {least}" if isinstance(least, int) else ""
+        most = obj.get(("spec", "maxReplicas")) if obj.kind == "HorizontalPodAutoscaler" else (
+            obj.get(("spec", "maxReplicaCount")))
         if now is not None:
             replicas = now.get(("spec", "replicas"))
             runs = (f"{replicas} replica{'s' if replicas != 1 else ''}" if isinstance(
                 replicas, int) else "1 replica (it writes none: Kubernetes' default)")
+            # (new-user trial forty-five: "runs 1 replica, where it kept at least 1" told a
+            # loss there was none of: what goes is the scaling up)
+            count_now = replicas if isinstance(replicas, int) else 1
+            kept = (f", where it kept at least {least}" if isinstance(least, int) and (
+                count_now < least) else f", however the load grows (it scaled up to {most})"
+                if isinstance(most, int) and most > count_now else "")
             message = (f"{scaler}: its scaleTargetRef names {kind} {target}, which this change "
                        f"renames to {now.name}: it scales nothing, and {kind} {now.name} runs "
                        f"{runs}{kept}")

@@ -216,7 +216,7 @@ CRD_KIND = "CustomResourceDefinition"
 _FLUX_VAR = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*[^}]*\}")
 
 
-def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Note]:
+def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Note | QuietPlace]:
     root = FsPath(model.root)
     crds, conflicts = _crds(model)
     locations = [str(s) for s in items(opts.get("schema-locations"))]
@@ -601,7 +601,7 @@ def _chart_keys_misspelt(model: Model, patches: frozenset[str]) -> Iterator[Viol
                 fix=f"Rename {key} to {meant}.", kind="values-unread", at_key=True)
 
 
-def _values_unread(model: Model) -> Iterator[Violation]:
+def _values_unread(model: Model) -> Iterator[Violation | QuietPlace]:
     """``values-unread``: a top-level key of a values file beside a chart's Chart.yaml (not
     its values.yaml, the defaults) that the chart's values.yaml does not have and no
     template of the chart reads (:func:`~reviewbot.model.values.values_read`): Helm renders

@@ -632,6 +632,20 @@ def test_a_workload_renamed_under_its_autoscaler_is_an_error_in_a_review(
          "web, which this change renames to web-frontend: it scales nothing, and Deployment "
          "web-frontend runs 1 replica (it writes none: Kubernetes' default), where it kept "
          "at least 3", "Point scaleTargetRef.name at web-frontend.")]
+    # a workload that runs at least the minimum loses the scaling up, not replicas (new-user
+    # trial forty-five: "runs 1 replica, where it kept at least 1")
+    base = repo.commit({"web.yaml": web.replace("NAME", "web").replace("minReplicas: 3",
+                                                                        "minReplicas: 1")})
+    head = repo.commit({"web.yaml": web.replace("NAME", "web-frontend").replace(
+        "minReplicas: 3", "minReplicas: 1")})
+    _, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                         "--platform", "none", "--format", "json", "--rule",
+                         "schedulability"], capsys)
+    assert [f["message"] for f in json.loads(out)["findings"]] == [
+        "HorizontalPodAutoscaler shop/web: its scaleTargetRef names Deployment web, which this "
+        "change renames to web-frontend: it scales nothing, and Deployment web-frontend runs 1 "
+        "replica (it writes none: Kubernetes' default), however the load grows (it scaled up "
+        "to 6)"]
 
 
 def test_an_app_template_replica_count_is_the_overcommit_s_other_place(tmp_path: Path) -> None:

@@ -291,7 +291,8 @@ def test_one_base_line_wanting_in_each_overlay_namespace_is_one_entry_with_one_f
             "path": f"spec.egress[1] -> {ns}/redis[Deployment]",
             "message": f"{ns}/vllm: egress to {ns}/redis on TCP 6379 has no matching ingress "
                        f"in {ns}",
-            "fix": f"Widen the ingress rule of {ns}/redis to admit pods app=vllm.", **extra}  # fmt: skip
+            "fix": f"Widen the ingress rule of {ns}/redis to admit pods app=vllm.",
+            **extra}
         return finding(**fields)
 
     found = [egress("shop-prod"), egress("shop-staging"),
@@ -304,6 +305,25 @@ def test_one_base_line_wanting_in_each_overlay_namespace_is_one_entry_with_one_f
         "\\{shop-prod, shop-staging\\}/redis on TCP 6379 has no matching ingress in "
         "\\{shop-prod, shop-staging\\}<br>**Fix:** Widen the ingress rule of \\{shop-prod, "
         "shop-staging\\}/redis to admit pods app=vllm.\n") in text
+
+
+def test_findings_of_one_namespace_in_several_builds_name_their_clusters() -> None:
+    """New-user trial forty-five read "Deployment `web` in 2 namespaces: `web`, `web`": two
+    clusters' builds of one base, alike. Named by their clusters where the findings say them,
+    else counted as builds."""
+    def renamed(**extra: object) -> Finding:
+        fields: dict[str, object] = {
+            "rule": "change-safety", "kind": "deleted", "severity": "info", "file": "web.yaml",
+            "line": 4, "object": "Deployment/web/web",
+            "message": "Deployment web/web is renamed", "fix": "Nothing to do.", **extra}
+        return finding(**fields)
+
+    text = render_markdown(Report(findings=(renamed(clusters=("staging",)),
+                                            renamed(clusters=("prod",))),
+                                  review=ReviewSummary(new=2)))
+    assert "· Deployment `web/web` in clusters `prod` and `staging` · `web.yaml:4`" in text
+    text = render_markdown(Report(findings=(renamed(), renamed()), review=ReviewSummary(new=2)))
+    assert "· Deployment `web/web` in 2 builds · `web.yaml:4`" in text
 
 
 def test_text_says_a_failing_build_s_sentence_once_in_a_row() -> None:

@@ -693,7 +693,7 @@ class Placement:
             node = self.node_of(other)
             if node is not None or other.kind == "DaemonSet":
                 for n in ([node] if node is not None else
-                          [n for n in nodes if other in self.pods_on(n)]):
+                          [n for n in nodes if any(o is other for o in self.pods_on(n))]):
                     if n.name in left:
                         for r, v in ask.items():
                             left[n.name][r] -= v * (1 if other.kind == "DaemonSet" else
@@ -702,15 +702,15 @@ class Placement:
             loose += [(max(ask.values()), other, ask)] * count(other)
         loose.sort(key=lambda item: (-item[0], item[1].name))
         admitted: dict[int, list[Node]] = {}
-        for _, other, ask in [*loose, *[(Fraction(0), pod, wanted)] * more]:
+        for _, other, need in [*loose, *[(Fraction(0), pod, wanted)] * more]:
             if id(other) not in admitted:
                 admitted[id(other)] = [n for n in nodes if admits(other, n)]
             fits = [n for n in admitted[id(other)]
-                    if all(left[n.name][r] >= v for r, v in ask.items())]
+                    if all(left[n.name][r] >= v for r, v in need.items())]
             if not fits:
                 return None
             best = max(fits, key=lambda n: (sum(left[n.name].values()), n.name))
-            for r, v in ask.items():
+            for r, v in need.items():
                 left[best.name][r] -= v
         return [n for n in admitted[id(pod)] if n.name in left]
 
