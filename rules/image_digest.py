@@ -354,7 +354,7 @@ def _check(
                 pod.obj, where,
                 f"{who}: image {ref.text} has {written} and no digest, and "
                 f"{step.describe()} to {step.sets}, which has no digest either, so it runs "
-                "whatever the registry serves when the pod next starts",
+                f"whatever the registry serves {_next_start(pod)}",
                 fix=(f"Make the step set {sets.name}:<version>@sha256:<digest>, or pin the "
                      "image here."),
                 kind="floating",
@@ -410,7 +410,7 @@ def _check(
         yield Violation(
             pod.obj, where,
             f"{who}: image {ref.text} has {written} and no digest, so it runs whatever "
-            f"the registry serves when the pod next starts{why}",
+            f"the registry serves {_next_start(pod)}{why}",
             fix=(f"Add digest: sha256:<digest of the {ref.name} version to run> to this kustomize "
                  "images entry." if _set_by_images_entry(pod, where) else
                  f"Pin a version and its digest: {ref.name}:<version>@sha256:<digest>."),
@@ -500,7 +500,7 @@ def _written_after_a_variable(
     yield Violation(
         pod.obj, tag_path if colon else image_path,
         f"{who}: image {text} has {written} and no digest, so it runs whatever the registry "
-        f"serves when the pod next starts, whatever {names} holds",
+        f"serves {_next_start(pod)}, whatever {names} holds",
         fix=f"Pin a version and its digest: {text[: len(text) - len(tail)]}{name}:<version>"
             "@sha256:<digest>.",
         kind="floating",
@@ -765,6 +765,18 @@ def _pulls_always(pod: PodTemplate, container: Container, ref: ImageRef) -> bool
     if isinstance(written, str) and written:
         return written == "Always"
     return ref.digest is None and ref.tag in (None, "latest")
+
+
+def _next_start(pod: PodTemplate) -> str:
+    """When a floating tag is read again for ``pod``: when the pod next starts, or for a
+    KServe pod Knative may run, when its next revision is made (Knative Serving resolves a
+    tag to a digest as it creates a revision, every pod of it runs that digest: judge round
+    BX read "when the pod next starts" of a KServe InferenceService in Knative mode; KServe's
+    own mode, Knative or standard Deployments, is its installation's)."""
+    if pod.obj.group == "serving.kserve.io":
+        return ("when the pod next starts (under Knative, KServe's serverless mode, when its "
+                "next revision is made)")
+    return "when the pod next starts"
 
 
 def _built_elsewhere(model: Model, ref: ImageRef, pulls_always: bool = False

@@ -52,6 +52,33 @@ def test_message_names_the_problem(tmp_path: Path) -> None:
     assert "64 lowercase hex" in finding.message
 
 
+def test_a_kserve_pod_s_floating_tag_is_read_again_per_revision_under_knative(
+        tmp_path: Path) -> None:
+    """Judge round BX: an InferenceService's `:latest` "runs whatever the registry serves when
+    the pod next starts"; under Knative (KServe's serverless mode, an installation's choice)
+    each revision runs the digest the tag named when the revision was made. Said of both."""
+    isvc = """
+    apiVersion: serving.kserve.io/v1beta1
+    kind: InferenceService
+    metadata: {name: tts, namespace: ai}
+    spec:
+      predictor:
+        containers:
+        - name: kserve-container
+          image: ghcr.io/remsky/kokoro-fastapi-gpu:latest
+    """
+    (found,) = lint_text(tmp_path, textwrap.dedent(isvc), only=["image-digest"]).findings
+    assert (found.severity, found.kind) == ("error", "floating")
+    assert found.message.endswith(
+        "so it runs whatever the registry serves when the pod next starts (under Knative, "
+        "KServe's serverless mode, when its next revision is made); no build step the "
+        "repository declares (skaffold, ko, a CI step that sets the image or rewrites this "
+        "file) replaces it")
+    (plain,) = lint_text(tmp_path / "pod", textwrap.dedent(pod("nginx:latest")),
+                         only=["image-digest"]).findings
+    assert "serves when the pod next starts;" in plain.message
+
+
 def test_a_generated_file_s_fix_is_an_images_entry_of_its_kustomization(
         tmp_path: Path) -> None:
     """New-user trial sixteen: flux bootstrap's gotk-components.yaml says DO NOT EDIT; the
