@@ -40,7 +40,10 @@ three sources of intended flows:
   finding. Lint gives it at the value; a review places it at the `egress` of each policy
   isolating the caller, or the `ingress` of each policy isolating the destination (the
   `ports`, or `toPorts`, of its rule that admits the callers on other ports), when the
-  pull request added or changed that policy (the unchanged value listed).
+  pull request added or changed that policy (the unchanged value listed). Where a policy of
+  the destination's namespace whose pod selector matches no pod at all would admit the call,
+  that selector is the cause: the message and fix name it (`vlm` for `vllm`), and it is one
+  of the finding's places.
 
 In a review, a fourth source of intended flows is checked against what the change removes:
 
@@ -1414,6 +1417,7 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
     conns = _conns_short(entry.conns)
     ports_apart = False  # a rule admits the flow's pods, on other ports only
     admits_apart: Rule | None = None  # the ingress rule that admits them on other ports
+    astray_policy: tuple[Policy, str] | None = None  # one that would admit them, selecting none
     if entry.egress:
         sides.append(f"no egress rule in {', '.join(src_ns)} allows it"
                      f"{_isolated_by(net, sources, 'egress')}")
@@ -1439,8 +1443,17 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
         admitting = _ingress_hint(net, sorted(entry.ingress), src_ns)
         kept = _kept_out(net, admitting[1], sources, admitting[2]) if admitting else ""
         unresolved = _unresolved_ports(net, sorted(entry.ingress), src_ns)
+        astray_policy = None if admitting is not None or unresolved else _selecting_astray(
+            net, sorted(entry.ingress), sources, entry.conns)
         if unresolved:
             fixes.append(unresolved)
+        elif astray_policy is not None:  # a policy that would admit it selects no pod there
+            policy, labels = astray_policy
+            sides[-1] += (f" ({policy.described} would: its {_field(policy, None)} "
+                          f"{policy.selector.describe()} selects no pod of "
+                          f"{_workload_names(net, denied)})")
+            fixes.append(f"Make the {_field(policy, None)} of {policy.described} match "
+                         f"{_workload_names(net, denied)} ({labels}).")
         elif admitting is not None and kept:  # its namespace admitted, its pods not
             fixes.append(f"Widen the ingress rule {admitting[0]} to admit "
                          f"{_workload_names(net, sources)} on {conns}{kept}.")
@@ -1496,6 +1509,11 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
                      "toPorts")
             at = ports if policy.obj.get(ports) is not None else at
         others.append(replace(found, obj=policy.obj, path=at,
+                              key=f"{format_path(at)} -> {found.key}"))
+    if astray_policy is not None:  # and at the selector that selects none of them, where a
+        # review comments when the pull request changed it (new-user trial forty-five)
+        at = astray_policy[0].selector_path
+        others.append(replace(found, obj=astray_policy[0].obj, path=at,
                               key=f"{format_path(at)} -> {found.key}"))
     # and, where the policies admit these pods on other ports, at the port the destination
     # listens on: a review places it there when the pull request moved that port under
@@ -3779,6 +3797,32 @@ def _ingress_hint(net: Network, targets: Sequence[int], src_ns: Sequence[str]
                     field = format_path(peer.path[len(rule.path):]) + (
                         ".podSelector" if policy.kind == "NetworkPolicy" else "")
                     return f"{format_path(rule.path)} of {policy.name}", peer, field, rule
+    return None
+
+
+def _selecting_astray(net: Network, targets: Sequence[int], sources: Sequence[int],
+                      conns: Conns) -> tuple[Policy, str] | None:
+    """A policy of the destinations' namespace whose pod selector matches no pod at all, one
+    of whose ingress rules admits every caller on ``conns`` were it to select them: the cause of
+    the refusal is that selector (new-user trial forty-five: `app.kubernetes.io/name: vlm`,
+    and the fix said to add the ingress rule the policy holds); (the policy, the labels
+    the first destination carries for its selector's keys), or None."""
+    first = net.pods[targets[0]]
+    for policy in net.policies:
+        if policy.namespace != first.namespace or not policy.ingress or (
+                not policy.selector.valid) or policy.selector.exprs:
+            continue
+        if net.subjects(policy):
+            continue  # (a policy for other pods: not one astray)
+        for rule in policy.ingress:
+            if not net.rule_conns(rule, targets[0]).overlaps(conns):
+                continue
+            if rule.peers is None or all(any(s in net.peer_pods(p, policy.namespace)
+                                             for p in rule.peers) for s in sources):
+                keys = [k for k, _ in policy.selector.pairs]
+                labels = ", ".join(f"{k}={first.labels[k]}" for k in keys if k in first.labels)
+                if labels:
+                    return policy, labels
     return None
 
 

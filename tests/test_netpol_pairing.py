@@ -1932,3 +1932,51 @@ def test_a_host_a_variable_or_template_continues_names_no_service() -> None:
     assert [e.text for e in endpoints("see http://web:8080.", "d")] == ["web"]
     assert [(e.text, e.port) for e in endpoints("redis://redis.data:6379/0", "d")] == [
         ("redis.data", 6379)]
+
+
+def test_a_call_a_policy_would_admit_but_for_its_pod_selector_names_the_selector(
+        tmp_path: Path) -> None:
+    """New-user trial forty-five: the llm namespace's allow-from-web policy's podSelector
+    `vllm` misspelt `vlm`; web's call was refused with "Add an ingress rule in llm admitting
+    namespace web on 8000", a rule the policy holds. The selector is the cause, and one of
+    the finding's places."""
+    text = (deployment("web", "web", "{app: web}").replace(
+        "image: x", "image: x\n        env: [{name: LLM, value: 'http://vllm.llm:8000/v1'}]")
+        + deployment("vllm", "llm", "{app: vllm}", "ports: [{containerPort: 8000}]") + """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: vllm, namespace: llm}
+spec: {selector: {app: vllm}, ports: [{port: 8000}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: default-deny, namespace: llm}
+spec: {podSelector: {}, policyTypes: [Ingress]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: allow-from-web, namespace: llm}
+spec:
+  podSelector: {matchLabels: {app: vlm}}
+  policyTypes: [Ingress]
+  ingress:
+  - from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: web}}}]
+    ports: [{port: 8000}]
+""")
+    result = lint_text(tmp_path, text, only=["netpol-pairing"])
+    (denied,) = [f for f in result.findings if f.kind == "dependency-denied"]
+    assert denied.message == (
+        "web/web calls vllm.llm:8000 (llm/vllm on TCP 8000), but no ingress rule in llm admits "
+        "it (NetworkPolicy llm/allow-from-web would: its podSelector app=vlm selects no pod of "
+        "llm/vllm)")
+    assert denied.fix == ("Make the podSelector of NetworkPolicy llm/allow-from-web match "
+                          "llm/vllm (app=vllm).")
+    assert ("NetworkPolicy/llm/allow-from-web", 43) in {(o.object, o.line)
+                                                       for o in denied.others}
+    # a policy of other pods (it selects some) is theirs, not the call's astray one
+    other = text.replace("{app: vlm}", "{app: other}") + deployment("other", "llm",
+                                                                    "{app: other}")
+    result = lint_text(tmp_path / "other", other, only=["netpol-pairing"])
+    (denied,) = [f for f in result.findings if f.kind == "dependency-denied"]
+    assert denied.fix == "Add an ingress rule in llm admitting namespace web on 8000."
