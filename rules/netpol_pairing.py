@@ -99,7 +99,9 @@ Every pod an egress policy isolates must still reach DNS.
   whole such as kube-system, a pod listening on 53). Pods several namespaces receive from one
   policy are one finding; when a rule's peers name DNS pods (a label value with `dns`:
   `k8s-app: kube-dns`) on other ports (`5353`), the finding is at that rule's ports and says
-  so. OpenShift's DNS pods (namespace `openshift-dns`, label
+  so; a rule on 53 whose every peer names only namespaces the cluster lacks, one a
+  misspelling of the DNS pods' (`kube-sytem`), reaches none, and the finding is at its `to`
+  ("did you mean kube-system?"). OpenShift's DNS pods (namespace `openshift-dns`, label
   `dns.operator.openshift.io/daemonset-dns`) listen on 5353 behind Service `dns-default`'s
   53, so a rule to them on 5353 carries DNS. A rule to DNS pods of other namespaces whose
   pod selector carries labels a kustomize build added (`commonLabels`, or `labels` with
@@ -1985,7 +1987,19 @@ def _dns_denied(net: Network, model: Model) -> Iterator[Violation]:
         places = [(p, _egress_key(p)) for p in policies]
         relabelled = next(((p, r, added) for p in policies for r in p.egress
                            if (added := _relabelled_dns(net, p, r)) is not None), None)
-        astray = _dns_rule_astray(policies) if relabelled is None else None
+        misnamed = next(((p, r, spelt) for p in policies for r in p.egress
+                         if (spelt := _dns_namespace_astray(net, r)) is not None), None)
+        astray = _dns_rule_astray(policies) if relabelled is None and misnamed is None else None
+        if misnamed is not None and relabelled is None:
+            policy, rule, (written, meant) = misnamed
+            message = message.replace(": these pods cannot resolve", (
+                f"; {policy.described}'s {format_path(rule.path)} allows 53 to namespace "
+                f"{written}, which the cluster does not have (did you mean {meant}?): these "
+                "pods cannot resolve"), 1)
+            fix = f"Name namespace {meant} in {policy.described}'s {format_path(rule.path)}."
+            places = [(policy, (*rule.path, "to" if policy.kind == "NetworkPolicy"
+                                else "toEndpoints"))] + [(p, k) for p, k in places
+                                                         if p is not policy]
         if relabelled is not None:
             policy, rule, added = relabelled
             message = message.replace(": these pods cannot resolve", (
@@ -2055,7 +2069,8 @@ def _may_carry_dns(net: Network, policy: Policy, rule: Rule) -> bool:
     if rule.ports is not None:
         return any(_dns_port(p.protocol, p.port, p.end_port) or (
             _openshift_dns(rule) and _dns_port(p.protocol, p.port, p.end_port, OPENSHIFT_DNS))
-            for p in rule.ports) and _relabelled_dns(net, policy, rule) is None
+            for p in rule.ports) and _relabelled_dns(net, policy, rule) is None and (
+            _dns_namespace_astray(net, rule) is None)
     if rule.peers is None:
         return True
     for peer in rule.peers:
@@ -2072,6 +2087,34 @@ def _may_carry_dns(net: Network, policy: Policy, rule: Rule) -> bool:
                for d in net.peer_pods(peer, policy.namespace, unknown=True)):
             return True
     return False
+
+
+# the namespaces the cluster's DNS pods run in (kube-system; OpenShift's openshift-dns)
+_DNS_NAMESPACES = ("kube-system", "openshift-dns")
+
+
+def _dns_namespace_astray(net: Network, rule: Rule) -> tuple[str, str] | None:
+    """A rule whose every peer selects namespaces by name (``kubernetes.io/metadata.name``)
+    none of which the cluster has, one a misspelling of the DNS pods' namespace: (the name
+    written, the namespace meant), or None. Its port 53 then reaches no DNS server
+    (new-user trial forty-five: `kube-sytem`, "no findings")."""
+    from reviewbot.words import misspelt
+
+    if not rule.peers:
+        return None
+    astray = None
+    for peer in rule.peers:
+        names = peer.namespaces.names() if peer.namespaces is not None and (
+            peer.ip is None and not peer.unknown) else None
+        if not names:
+            return None
+        for name in sorted(names):
+            if name in net.namespaces or name in _DNS_NAMESPACES:
+                return None  # (a namespace it has, or the DNS pods' own)
+            meant = misspelt(name, _DNS_NAMESPACES)
+            if astray is None and meant:
+                astray = (name, meant)
+    return astray
 
 
 def _relabelled_dns(net: Network, policy: Policy, rule: Rule) -> str | None:

@@ -919,6 +919,33 @@ def test_a_dns_rule_on_another_port_is_named_and_pointed_at(tmp_path: Path) -> N
                        "(UDP and TCP).")
 
 
+def test_a_dns_rule_to_a_misspelt_namespace_is_named_and_pointed_at(tmp_path: Path) -> None:
+    """New-user trial forty-five: the DNS rule's namespaceSelector `kube-system` misspelt
+    `kube-sytem`, "no findings": any rule on port 53 counted as DNS. One whose every peer
+    names only namespaces the cluster lacks, one a misspelling of the DNS pods' namespace,
+    reaches no DNS server; a namespace of the repository's own, or kube-system, still may."""
+    def dns(namespace: str) -> str:
+        return ("  - to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: "
+                f"{namespace}}}}}, podSelector: {{matchLabels: {{k8s-app: kube-dns}}}}}}]\n"
+                "    ports: [{port: 53, protocol: UDP}]\n")
+
+    result = run(tmp_path / "typo", NAMESPACES + CLIENT + SERVER + EGRESS_ONLY + dns("kube-sytem"))
+    (found,) = [f for f in result.findings if f.kind == "dns-denied"]
+    assert (found.line, found.path) == (line_of(tmp_path / "typo", "kube-sytem"),
+                                        "spec.egress[1].to")
+    assert found.message == (
+        "client/app: egress is isolated by NetworkPolicy client/egress and no egress rule "
+        "allows DNS (53/UDP to kube-dns); NetworkPolicy client/egress's spec.egress[1] allows 53 "
+        "to namespace kube-sytem, which the cluster does not have (did you mean kube-system?): "
+        "these pods cannot resolve any name, api.server (which they call) among them")
+    assert found.fix == ("Name namespace kube-system in NetworkPolicy client/egress's "
+                         "spec.egress[1].")
+    for namespace in ("kube-system", "server"):
+        result = run(tmp_path / namespace, NAMESPACES + CLIENT + SERVER + EGRESS_ONLY
+                     + dns(namespace))
+        assert [f for f in result.findings if f.kind == "dns-denied"] == [], namespace
+
+
 def test_a_pod_that_names_no_address_gets_a_warning(tmp_path: Path) -> None:
     client = CLIENT.replace("http://api.server:8080/v1", "none")
     result = run(tmp_path, NAMESPACES + client + SERVER + EGRESS_ONLY)
