@@ -765,6 +765,38 @@ def test_an_object_two_clusters_build_apart_names_each_cluster_s_build(
         ["Flux Kustomization flux-system/apps of cluster clusters/staging"]]
 
 
+def test_an_argo_application_s_build_is_named_by_the_cluster_it_deploys_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial forty-five: a base policy changed, built for staging and prod by two
+    Argo CD Applications (living in Argo CD's cluster) over the clusters' configured paths,
+    read "the same change in 4 builds: Argo CD Application argocd/platform-staging of cluster
+    in-cluster, overlays/staging, ...": each Application and its cluster's path are one
+    build, named by the cluster the Application deploys to."""
+    app = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+           "metadata: {{name: platform-{env}, namespace: argocd}}\nspec:\n  project: default\n"
+           "  source: {{repoURL: https://git.example.com/gitops.git, targetRevision: main, "
+           "path: overlays/{env}}}\n  destination: {{name: {env}}}\n")
+    web = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: apps}\n"
+           "spec:\n  template:\n    spec:\n      containers: [{name: web, image: 'web:1'}]\n")
+    files = {".reviewbot.yaml": "clusters:\n  - {name: staging, paths: [overlays/staging]}\n"
+                                "  - {name: prod, paths: [overlays/prod]}\n",
+             "argocd/kustomization.yaml": "resources: [staging.yaml, prod.yaml]\n",
+             "base/kustomization.yaml": "resources: [web.yaml]\n", "base/web.yaml": web}
+    for env in ("staging", "prod"):
+        files[f"argocd/{env}.yaml"] = app.format(env=env)
+        files[f"overlays/{env}/kustomization.yaml"] = (
+            f"resources: [../../base]\nlabels:\n- pairs: {{env: {env}}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(files)
+    head = repo.commit({"base/web.yaml": web.replace("web:1", "web:2")})
+    _, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
+    assert [line for line in out.splitlines() if line.startswith("~ Deployment")] == [
+        "~ Deployment/apps/web  modified  base/web.yaml:7  (the same change in 2 builds: Argo "
+        "CD Application argocd/platform-staging to cluster staging, Argo CD Application "
+        "argocd/platform-prod to cluster prod)"]
+
+
 def test_an_object_one_cluster_drops_while_another_keeps_it_is_removed_there(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -145,11 +145,16 @@ def _unapplied(model: Model, other: Model) -> set[int]:
             for b in other.by_identity.get(o.identity, ())))}
 
 
-def _build_name(model: Model, maker: Maker) -> str:
+def _build_name(model: Model, maker: Maker, into: frozenset[str] = frozenset()) -> str:
     """A build that makes an object, named: its applier, with its cluster where the tree
-    holds several (two clusters' ``flux-system/apps`` are two builds), else its folder."""
+    holds several (two clusters' ``flux-system/apps`` are two builds), else its folder. An
+    applier of another cluster than ``into`` (the object's, an Argo CD Application living in
+    Argo CD's own) is named by the cluster it deploys to (new-user trial forty-five read
+    "Application argocd/platform-staging of cluster in-cluster" of staging's objects)."""
     clusters = model.clusters.get(id(maker.applier)) if (
         maker.applier is not None and model.cluster_entries) else None
+    if clusters and len(into) == 1 and not clusters & into:
+        return f"{maker.name} to cluster {next(iter(into))}"
     if clusters and len(clusters) == 1:
         return f"{maker.name} of cluster {next(iter(clusters))}"
     return maker.name
@@ -184,7 +189,8 @@ def _as_built(o: ObjectDiff, base: Model, head: Model, several: bool) -> ObjectD
     if several or o.clusters:
         obj, model = (o.head, head) if o.head is not None else (o.base, base)
         builds = tuple(dict.fromkeys(  # (one document two builds made alike: one name)
-            _build_name(model, m) for m in makers(model, obj) if not o.clusters or (
+            _build_name(model, m, frozenset(o.clusters) or model.clusters.get(
+                id(obj), frozenset())) for m in makers(model, obj) if not o.clusters or (
                 o.clusters & _applier_clusters(model, m)))) if obj is not None else ()
     return replace(o, unbuilt=unbuilt, builds=builds) if unbuilt or builds else o
 

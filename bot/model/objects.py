@@ -2041,8 +2041,13 @@ def makers(model: Model, obj: KObject) -> list[Maker]:
             found = [Maker(a) for a in appliers(model).get(obj.file, [])]
             if found:
                 return found
+        # (a configured cluster's folder an Application of the tree builds too is its build,
+        # not another: new-user trial forty-five read "the same change in 4 builds" of two)
+        built = {posixpath.normpath(p).lstrip("/") for m in found if m.applier is not None
+                 for p, _ in _applied_paths(m.applier, model)}
         for body, folder in rooted.get(id(obj.doc), ()):  # else the root's folder does
-            if (body is obj.body or body == obj.body) and Maker(None, folder) not in found:
+            if (body is obj.body or body == obj.body) and Maker(None, folder) not in found and (
+                    folder not in built):
                 found.append(Maker(None, folder))
         return found
     found = [Maker(a) for a in owners(model, obj)]
