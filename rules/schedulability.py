@@ -169,7 +169,7 @@ from reviewbot.model.workload import (
     resource_names,
     written,
 )
-from reviewbot.rules._kit import each_container, each_pod, template_doubt, views
+from reviewbot.rules._kit import each_container, each_pod, parallelism_of, template_doubt, views
 
 if TYPE_CHECKING:
     from reviewbot.diff.objects import TreeDiff
@@ -551,7 +551,7 @@ def _cluster(model: Model) -> Iterator[Violation]:
     for pod in pods:
         # (a pod its selection places on one node is judged there: node-full says it, once)
         if pinned_host(pod) is None and placement.node_of(pod) is None:
-            yield from _single(pod, inventory.nodes, judged)
+            yield from _single(model, pod, inventory.nodes, judged)
     yield from _pools(model, pods, placement)
 
 
@@ -613,8 +613,8 @@ def _node(model: Model, node: Node, on: Sequence[PodTemplate]) -> Iterator[Viola
         )
         amount = Amount(float(total), _q(resource, total), _q(resource, allocatable))
         alone = sum(count(p) for p, _ in shares) == 1
-        seen = [_full(node, resource, p, total, allocatable, listed, amount, doubt, alone)
-                for p, _ in shares]
+        seen = [_full(node, resource, p, total, allocatable, listed, amount, doubt, alone,
+                      _sharded(model, p, resource)) for p, _ in shares]
         # a workload's written replica count is the same cause's other place: a review
         # comments where the change is (new-user trial thirty-two: replicas 1 -> 3 of a
         # 2-GPU pod, the error at the GPU request, off the diff)
@@ -737,9 +737,11 @@ MAX_LISTED = 6  # the workloads it names
 
 
 def _full(node: Node, resource: str, pod: PodTemplate, total: Fraction, allocatable: Fraction,
-          listed: str, amount: Amount, doubt: str | None, alone: bool = False) -> Violation:
+          listed: str, amount: Amount, doubt: str | None, alone: bool = False,
+          sharded: str = "") -> Violation:
     """The overcommit of ``resource`` on ``node`` as ``pod`` (one of the pods counted) sees it
-    (``alone``: the one pod pinned there, which itself stays Pending)."""
+    (``alone``: the one pod pinned there, which itself stays Pending; ``sharded``: what its
+    engine's parallelism asks of a lowered request, :func:`_sharded`)."""
     return Violation(
         pod.obj, _anchor(pod, resource),
         f"{pod.name}: the pods pinned to {node.name} request {_q(resource, total)} "
@@ -748,10 +750,26 @@ def _full(node: Node, resource: str, pod: PodTemplate, total: Fraction, allocata
         f"{_q(resource, total - allocatable)} too much, so "
         f"{'it stays Pending' if alone else 'one of them stays Pending'}",
         fix=(f"Bring the {resource} requests on {node.name} to at most "
-             f"{_q(resource, allocatable)}: lower {pod.name}'s request, reduce replicas, "
+             f"{_q(resource, allocatable)}: lower {pod.name}'s request{sharded}, reduce "
+             "replicas, "
              "or move a workload to another node."),
         kind="node-full", cause=f"{node.name} {resource}", amount=amount, doubt=doubt,
     )
+
+
+def _sharded(model: Model, pod: PodTemplate, resource: str) -> str:
+    """" (and --tensor-parallel-size=4 with it: ...)" when a container of ``pod`` runs an
+    engine whose tensor x pipeline parallelism is its request of ``resource``: a request
+    lowered alone leaves the engine asking for GPUs it does not have (new-user trial
+    forty-five: 4 GPUs at TP=4 on nodes of 2, the fix said to lower the request alone)."""
+    for c in pod.main_containers:
+        found = parallelism_of(model, c)
+        sizes = found.sizes() if found is not None else None
+        if found is not None and sizes is not None and sizes[0] * sizes[1] > 1 and (
+                request(c, resource) == sizes[0] * sizes[1]):
+            return (f" (and {found.spelled} with it: the engine shards the model over that "
+                    "many GPUs)")
+    return ""
 
 
 def _lacking(node: Node, wanted: Mapping[str, Fraction]) -> list[tuple[str, Fraction]]:
@@ -770,7 +788,8 @@ def _placement_key(pod: PodTemplate) -> str:
 
 
 def _single(
-    pod: PodTemplate, nodes: Sequence[Node], judged: dict[tuple[Any, ...], _TooBig | None]
+    model: Model, pod: PodTemplate, nodes: Sequence[Node],
+    judged: dict[tuple[Any, ...], _TooBig | None]
 ) -> Iterator[Violation]:
     wanted = {r: pod_request(pod, r) for r in _resource_names([pod])}
     wanted = {r: v for r, v in wanted.items() if v > 0}
@@ -789,7 +808,8 @@ def _single(
         f"{pod.name}: one pod requests {_q(resource, value, pod)} {resource}, but no "
         f"inventory node that admits it has that much (the largest, {node.name}, has "
         f"{_q(resource, biggest, node=node)} allocatable): it never schedules",
-        fix=f"Lower the {resource} request to fit {node.name}, or add a node that can hold it.",
+        fix=(f"Lower the {resource} request to fit {node.name}{_sharded(model, pod, resource)}"
+             ", or add a node that can hold it."),
         kind="too-big",
     )
 

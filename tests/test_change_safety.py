@@ -1500,6 +1500,11 @@ def test_a_gpu_restart_with_recreate_names_the_measured_downtime(
     assert message.startswith("coder requests 2 nvidia.com/gpu and is replaced with Recreate")
     assert "(args, resources)" in message
     assert message.endswith("restarts coder: at least its measured boot, 600 s, of downtime")
+    # a Deployment is no KServe predictor (new-user trial forty-five read "a GPU predictor")
+    assert found[0]["fix"] == (
+        "Merge when coder may be down for at least 600 s (a model server's restart is a "
+        "weights reload, not a rolling update), or batch this with the next change that "
+        "restarts it.")
     # a startup probe that gives up before the boot ends: the downtime has no end (new-user
     # trial twenty-nine read "at least 900 s" beside the probe-headroom error)
     probe = ("            startupProbe: {httpGet: {path: /health, port: 8000}, "

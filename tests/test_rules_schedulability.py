@@ -648,6 +648,37 @@ def test_a_workload_renamed_under_its_autoscaler_is_an_error_in_a_review(
         "to 6)"]
 
 
+def test_a_gpu_request_an_engine_shards_over_is_lowered_with_its_parallelism(
+        tmp_path: Path) -> None:
+    """New-user trial forty-five: 4 GPUs at --tensor-parallel-size=4, the largest node of 2
+    (here 8 on worker-1 of 4):
+    "Lower the nvidia.com/gpu request to fit", which alone leaves vLLM asking for 4 GPUs."""
+    text = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm, namespace: llm}
+spec:
+  template:
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        args: ["--tensor-parallel-size=8"]
+        resources: {limits: {nvidia.com/gpu: "8"}}
+"""
+    (found,) = lint_text(tmp_path, text, only=["schedulability"], config=INVENTORY).findings
+    assert found.kind == "too-big"
+    assert found.fix == (
+        "Lower the nvidia.com/gpu request to fit worker-1 (and --tensor-parallel-size=8 with "
+        "it: the engine shards the model over that many GPUs), or add a node that can hold it.")
+    pinned = text.replace("    spec:\n      containers:",
+                          "    spec:\n      nodeSelector: {kubernetes.io/hostname: worker-1}\n"
+                          "      containers:").replace('"8"}}', '"5"}}').replace("=8", "=5")
+    (found,) = lint_text(tmp_path / "pinned", pinned, only=["schedulability"],
+                         config=INVENTORY).findings
+    assert "lower vllm's request (and --tensor-parallel-size=5 with it" in found.fix
+
+
 def test_an_app_template_replica_count_is_the_overcommit_s_other_place(tmp_path: Path) -> None:
     """New-user trial forty-three: `replicas: 2` added to an app-template controller of one
     GPU, pinned to worker-1: the error sat at the unchanged GPU request, off the diff, with

@@ -147,7 +147,11 @@ def gpu_restart_verdicts(old_pods: Sequence[PodTemplate], new_pods: Sequence[Pod
                     f"(annotate {MEASURED_BOOT})")
         # a model server's restart reloads its weights; a media server's iGPU share is no engine
         engine = any(parallelism_of(head, c) is not None for c in pod.main_containers)
-        why = ("a GPU predictor restart is a weights reload, not a rolling update" if engine
+        # (KServe's word for its own pods only: new-user trial forty-five read "a GPU
+        # predictor" of a Deployment)
+        server = ("a GPU predictor" if pod.obj.group == "serving.kserve.io"
+                  else "a model server's")
+        why = (f"{server} restart is a weights reload, not a rolling update" if engine
                else "no second pod serves while it restarts")
         fix = (f"Merge when {pod.name} may be down for "
                f"{f'at least {number(boot)} s' if boot is not None else 'one boot'} ({why}), or "
