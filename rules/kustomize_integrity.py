@@ -1178,8 +1178,31 @@ def _unmatched_fix(k: Kustomization, what: str, name: Any, held: Sequence[str],
                 ("namePrefix", prefix), ("nameSuffix", suffix)) if value)
             return (f"Name it {base} in {place}, as the base does: this kustomization's "
                     f"{which} renames it only after its patches are applied.")
-    return otherwise or (f"Name in the patch an object the build holds (its base may have "
-                         f"renamed {what}), or remove the entry.")
+    if otherwise:
+        return otherwise
+    near = _near_held(name, held)
+    if near is not None:  # (new-user trial forty-five: the patch's name changed to web-hpa,
+        # the build's one HorizontalPodAutoscaler web/web; the fix blamed a base's rename)
+        return (f"Name {what.partition(' ')[0]} {near} in {place}, which the build holds, or "
+                "remove the entry.")
+    return (f"Name in the patch an object the build holds (its base may have renamed {what}), "
+            "or remove the entry.")
+
+
+def _near_held(name: Any, held: Sequence[str]) -> str | None:
+    """Of the objects of a patch's kind the build holds (``namespace/name``), the one a patch
+    naming ``name`` most likely means: a misspelling of it, one word more or less, or the
+    build's only one; None when none is."""
+    if not isinstance(name, str) or not held:
+        return None
+    from reviewbot.words import misspelt, one_word_apart
+
+    names = {h.rpartition("/")[2]: h for h in held}
+    close = misspelt(name, names) or next((n for n in sorted(names)
+                                           if one_word_apart(name, n)), "")
+    if close:
+        return names[close]
+    return held[0] if len(held) == 1 else None
 
 
 def _named_before(k: Kustomization, names: Sequence[str]) -> list[str]:
