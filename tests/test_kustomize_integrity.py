@@ -1624,6 +1624,8 @@ def test_a_flux_dependency_the_cluster_does_not_have_is_never_met(
         "apps/monitoring/vector.yaml": dependent("HelmRelease", "vector", "monitoring",
                                                  "[{name: loki}]"),
         "apps/monitoring/loki.yaml": dependent("HelmRelease", "loki", "monitoring", "[]"),
+        # (an archived copy is named after the app's own file: judge round BW)
+        ".archive/monitoring/loki.yaml": dependent("HelmRelease", "loki", "monitoring", "[]"),
         "apps/monitoring/grafana.yaml": dependent(
             "HelmRelease", "grafana", "monitoring",
             "[{name: prometheus}, {name: prometheus, namespace: observability}]"),
