@@ -859,3 +859,25 @@ def test_a_values_file_nothing_hands_to_helm_is_not_certain(tmp_path: Path) -> N
         " releaseName: db, valuesFile: values.yaml}\n")
     assert [(f.file, f.line, f.severity) for f in lint_dir(
         named, only=["image-digest"]).findings] == [("ha/values.yaml", 4, "error")]
+
+
+def test_a_fleet_bundle_gives_helm_the_values_files_its_fleet_yaml_names(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Judge round BY: Fleet passes Helm exactly what a bundle's fleet.yaml names
+    (`helm.valuesFiles`, its own and its targetCustomizations'): a `default-values.yaml` dump
+    of the chart's defaults beside it, named by none, was judged as the release's values (6
+    false errors), and `values00.yaml`, which one names, as a file nothing passes to Helm."""
+    from .helpers import write
+
+    write(tmp_path, {
+        "apps/otel/fleet.yaml": "defaultNamespace: otel\nhelm:\n  chart: otel-demo\n"
+                                "  repo: https://example.com/charts\n  version: 1.0.0\n"
+                                "  releaseName: otel\n  valuesFiles: [values00.yaml]\n",
+        "apps/otel/values00.yaml": "image: {repository: busybox, tag: latest}\n",
+        "apps/otel/default-values.yaml": "image: {repository: nginx, tag: latest}\n",
+    })
+    _, out, _ = run_cli(["lint", str(tmp_path), "--format", "json", "--rule", "image-digest"],
+                        capsys)
+    assert [(f["file"], f["severity"], "Not certain" in f["message"])
+            for f in json.loads(out)["findings"]] == [
+        ("apps/otel/values00.yaml", "error", False)]

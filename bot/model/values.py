@@ -260,6 +260,9 @@ def _values_documents(
         ):
             continue
         use = uses.get(path, _Use())
+        chart_name, subcharts = _chart_beside(model, posixpath.dirname(path))
+        if path not in uses and not chart_name and _in_bundle(path, fleet_helm_bundles(model)):
+            continue  # (a Fleet bundle's file its fleet.yaml does not name: not Helm's values)
         for doc in lf.documents:
             value = doc.value
             if not isinstance(value, dict) or ("apiVersion" in value and "kind" in value):
@@ -267,7 +270,6 @@ def _values_documents(
             if is_kustomization_file(path):
                 continue
             stem = name.rsplit(".", 1)[0]
-            chart_name, subcharts = _chart_beside(model, posixpath.dirname(path))
             vobj = ValuesObject(VALUES_API, VALUES_KIND, use.namespace, stem, doc, value, (),
                                 release=chart_name or use.release or "",
                                 subcharts=subcharts, chart=use.chart, own=bool(chart_name))
@@ -379,6 +381,7 @@ def _file_uses(model: Model) -> dict[str, _Use]:
                                          str(release) if release else None,
                                          str(chart.get("name") or "")))
     _argo_value_files(model, uses)
+    _fleet_value_files(model, uses)
     generated = generated_files(model.kustomizations)
     if not generated:
         return uses
@@ -395,6 +398,57 @@ def _file_uses(model: Model) -> dict[str, _Use]:
                                          obj.name,
                                          chart_name if isinstance(chart_name, str) else ""))
     return uses
+
+
+def fleet_helm_bundles(model: Model) -> dict[str, Mapping[str, Any]]:
+    """Rancher Fleet bundles that install a chart: folder -> its ``fleet.yaml`` (``helm.chart``
+    or ``helm.repo``, or a ``Chart.yaml`` beside it)."""
+    found = model.derived.get("fleet-helm-bundles")
+    if found is None:
+        found = {}
+        for path, lf in model.files.items():
+            if posixpath.basename(path) != "fleet.yaml" or not lf.documents:
+                continue
+            spec, bundle = lf.documents[0].value, posixpath.dirname(path)
+            helm = _dict(spec.get("helm")) if isinstance(spec, dict) else {}
+            if isinstance(spec, dict) and (helm.get("chart") or helm.get("repo") or (
+                    join(bundle, "Chart.yaml") in model.files)):
+                found[bundle] = spec
+        model.derived["fleet-helm-bundles"] = found
+    return found
+
+
+def _fleet_value_files(model: Model, uses: dict[str, _Use]) -> None:
+    """The values files a Fleet bundle's ``fleet.yaml`` gives Helm (``helm.valuesFiles``, its
+    own and each ``targetCustomizations`` entry's, relative to the bundle), for its release
+    in its namespace: Fleet passes exactly those (judge round BY: a bundle's
+    ``default-values.yaml``, which no ``fleet.yaml`` names, was judged as its chart's values,
+    and ``values00.yaml``, which one names, as nobody's)."""
+    for bundle, spec in fleet_helm_bundles(model).items():
+        top = _dict(spec.get("helm"))
+        ns = spec.get("namespace") or spec.get("defaultNamespace")
+        for option in [spec, *(t for t in items(spec.get("targetCustomizations"))
+                               if isinstance(t, dict))]:
+            helm = _dict(option.get("helm"))
+            release = helm.get("releaseName") or top.get("releaseName")
+            chart = helm.get("chart") or top.get("chart")
+            for name in items(helm.get("valuesFiles")):
+                if isinstance(name, str) and name and not is_remote(name):
+                    uses.setdefault(join(bundle, name), _Use(
+                        str(ns) if isinstance(ns, str) and ns else None,
+                        str(release) if isinstance(release, str) and release else None,
+                        str(chart) if isinstance(chart, str) else ""))
+
+
+def _in_bundle(path: str, bundles: Mapping[str, Any]) -> bool:
+    """Whether ``path`` lies in one of the Fleet bundle folders ``bundles``."""
+    folder = posixpath.dirname(path)
+    while True:
+        if folder in bundles:
+            return True
+        if not folder:
+            return False
+        folder = posixpath.dirname(folder)
 
 
 def _argo_value_files(model: Model, uses: dict[str, _Use]) -> None:
