@@ -3641,3 +3641,20 @@ def test_an_application_of_another_revision_applies_files_reviewbot_did_not_read
         "Not certain: reviewbot could not see the files Argo CD Application argocd/api "
         "applies: it reads revision dev of this repository, not the default branch, whose "
         "files reviewbot read.")
+
+
+def test_a_sample_with_blanks_to_fill_in_is_not_applied_as_written(tmp_path: Path) -> None:
+    """Judge round BY: a bundle's sample-Deployment.yaml (`image: <some-image>`, a Secret
+    `<my-secret-name>`) in a tree without roots was a schema error, as if applied as
+    written. A document whose values are blanks to fill in is a sample: its findings say
+    so. A root applies such a file as it is: there, an error."""
+    sample = (FLOATING % "sample").replace(
+        'image: "web:latest"}', 'image: "web:latest", env: [{name: T, value: "<your-token>"}]}')
+    write(tmp_path / "rootless", {"sample.yaml": sample})
+    result = lint_dir(tmp_path / "rootless", only=["image-digest"])
+    assert [(f.severity, "what fills in its blanks (<your-token>)" in f.message)
+            for f in result.findings] == [("warning", True)]
+    write(tmp_path / "rooted", {"root.yaml": APP % ("root", "apps", "apps"),
+                                "apps/sample.yaml": sample})
+    result = lint_dir(tmp_path / "rooted", only=["image-digest"])
+    assert [f.severity for f in result.findings] == ["error"]
