@@ -77,8 +77,9 @@ In a review, a fourth source of intended flows is checked against what the chang
   a workload names with a port it writes (`redis://redis.data:6379`) whose Service, a
   ClusterIP Service of the repository in the caller's build, does not list that port: the
   connection is refused ("web/api calls redis.data:6379, but Service data/redis has no port
-  6379 (it has 6380)"). A host and port apart, a headless or `ExternalName` Service, a
-  chart's Services and callers (app-template's but) are not judged; an env value's http(s)
+  6379 (it has 6380)"); a Service an app-template release's values make lists the ports
+  they give. A host and port apart, a headless or `ExternalName` Service, other charts'
+  Services and callers are not judged; an env value's http(s)
   URL without a port (or a ConfigMap key's the pod reads as env) calls the one its scheme
   gives (80, 443): a warning (a URL may be a setting the program rewrites). In a review, a
   port the change takes away says so after it.
@@ -2439,13 +2440,13 @@ def _calls_unserved(model: Model) -> Iterator[Violation | QuietPlace]:
     it lists, so the connection is refused (new-user trial thirty-four: a lint said nothing
     of the api's 6379 beside the Service's 6380). A headless or ExternalName Service
     forwards any port; a chart's Services and callers are not judged."""
-    listed = any(s.obj.kind == "Service" and s.obj.group == "" and _forwards_listed(s)
-                 for s in model.services)
+    from reviewbot.model.releases import every_service
+
+    listed = any(_port_judged(s) and _forwards_listed(s) for s in every_service(model))
     renamed = any(s.obj.kind == "Service" and s.obj.name_as_written != s.name
                   for s in model.services)
     if not listed and not renamed and not model.cluster_entries:
         return
-    from reviewbot.model.releases import every_service
 
     builds = _builds_of(model)
     said: set[tuple[Any, ...]] = set()
@@ -2499,7 +2500,7 @@ def _calls_unserved(model: Model) -> Iterator[Violation | QuietPlace]:
                         yield _unknown_call(pod, decl, held[key])
                     continue
                 if not found or any(
-                        s.obj.kind != "Service" or not _forwards_listed(s)
+                        not _port_judged(s) or not _forwards_listed(s)
                         or any(p.port == e.port for p in s.ports) for s in found):
                     continue
                 value = dig(decl.obj.body, decl.path)
@@ -2642,15 +2643,26 @@ def _at_ports(service: Service, message: str, fix: str, kind: str) -> tuple[Viol
     other place, where a review comments when the change moved the port (new-user trial
     thirty-four: a call's error sat at the caller's unchanged env). None for a Service an
     object's field holds (a List item)."""
-    if service.obj.path:
-        return ()
+    if service.obj.path or service.synthesized:
+        return ()  # (a chart's Service: its ports are written in the values)
     at: Path = ("spec", "ports", 0, "port") if len(service.ports) == 1 else ("spec", "ports")
     return (Violation(service.obj, at, message, fix=fix, kind=kind),)
+
+
+def _port_judged(service: Service) -> bool:
+    """Whether a call's port is judged against ``service``'s: a Service of the repository, or
+    one an app-template release's values make, whose ports are those the values list (new-
+    user trial forty-six: open-webui's `OLLAMA_BASE_URL` on 8080, the Ollama release's
+    Service on 11434, "no findings"); another chart's Services are its templates'."""
+    return service.obj.kind == "Service" and service.obj.group == "" or (
+        service.synthesized and service.obj.kind == "HelmRelease")
 
 
 def _forwards_listed(service: Service) -> bool:
     """Whether ``service`` forwards only the ports it lists: a ClusterIP Service with ports
     (a headless or ExternalName Service forwards any port)."""
+    if service.synthesized:
+        return bool(service.ports) and not service.headless
     spec = mapping(service.obj.body.get("spec"))
     return bool(service.ports) and spec.get("clusterIP") != "None" and (
         spec.get("type") != "ExternalName")

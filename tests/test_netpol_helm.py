@@ -845,3 +845,27 @@ spec:
     assert unmatched("selfhosted", "") == [("error", False)]
     # apps admitted, but only pods labelled app=web: the chart's labels decide
     assert unmatched("apps", "podSelector: {matchLabels: {app: web}}") == [("warning", True)]
+
+
+def test_a_call_to_a_port_an_app_template_service_does_not_list_is_refused(
+        tmp_path: Path) -> None:
+    """New-user trial forty-six: open-webui's `OLLAMA_BASE_URL` on 8080, the Ollama release's
+    Service (app-template values) on 11434 only: "no findings", a chart's Services being
+    left to its templates. app-template's Service lists exactly the ports its values give;
+    headless (`clusterIP: None`) it forwards any."""
+    caller = deployment("web", "apps", "{app: web}").replace(
+        "image: x", "image: x\n        env: [{name: ECHO, value: 'http://echo.apps:8081/'}]")
+
+    def findings(service_extra: str = "") -> list[tuple[str, str]]:
+        echo = ECHO.replace("        controller: echo\n",
+                            f"        controller: echo\n{service_extra}")
+        result = lint_text(tmp_path / str(len(service_extra)),
+                           OCI.replace("VERSION", "4.1.1") + "---" + echo + caller,
+                           only=["netpol-pairing"])
+        return [(f.kind, f.message) for f in result.findings if f.kind == "dependency-port"]
+
+    assert findings() == [("dependency-port",
+                           "apps/web calls echo.apps:8081, but Service apps/echo has no port "
+                           "8081 (it has 80): a ClusterIP Service forwards only the ports it "
+                           "lists, so the connection is refused")]
+    assert findings("        clusterIP: None\n") == []

@@ -312,6 +312,7 @@ class Service:
     selector: Mapping[str, str]
     ports: tuple[ServicePort, ...]
     synthesized: bool = False
+    headless: bool = False  # one a chart's values make headless (clusterIP: None)
 
 
 @dataclass(frozen=True)

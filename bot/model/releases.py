@@ -809,5 +809,5 @@ def _services(release: Release, values: Mapping[str, Any], full: str,
         chosen = {**selector, key: controller,
                   **_labels(svc.get("extraSelectorLabels"))}
         out[identifier] = Service(release.obj, release.namespace, name, chosen, tuple(ports),
-                                  synthesized=True)
+                                  synthesized=True, headless=svc.get("clusterIP") == "None")
     return out
