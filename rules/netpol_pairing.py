@@ -1673,9 +1673,18 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                     said.add(place)
                     yield _closed_port(net, s, decl, closed[0])
                     continue
-                if (key in ever or e.service == "localhost" or _as_diffed(decl.obj) not in touched
-                        or not _judged_namespace(net, e.namespace)):
+                if key in ever or e.service == "localhost" or _as_diffed(decl.obj) not in touched:
                     continue
+                moved = ""
+                if not _judged_namespace(net, e.namespace):
+                    # (a namespace the repository does not show whole: only a Service of the
+                    # name in one other namespace says which was meant; new-user trial
+                    # forty-six's `ollama.default`, the release's Service in ai)
+                    homes = sorted({ns for found in has.values() for ns, name in found
+                                    if name == e.service and ns != e.namespace})
+                    if len(homes) != 1:
+                        continue
+                    moved = homes[0]
                 if (pod.origin is None or pod.origin.chart == "app-template") and any(
                         key in was.get(b, {}) for b in builds(decl.obj)):
                     continue  # (the head's own finding says it: _renamed_call)
@@ -1692,7 +1701,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                                                 if sv.namespace == e.namespace})
                     yield _unknown_call(pod, decl, sorted(
                         str(c) for c, v in views(head) if c != cluster and any(
-                            (sv.namespace, sv.name) == key for sv in v.services)), near)
+                            (sv.namespace, sv.name) == key for sv in v.services)), near, moved)
 
 
 def _as_diffed(obj: KObject) -> str:
@@ -1901,17 +1910,21 @@ def _closed_port(net: Network, s: int, decl: Declaration, service: Service) -> V
 
 
 def _unknown_call(pod: PodTemplate, decl: Declaration,
-                  elsewhere: Sequence[str] = (), near: str = "") -> Violation:
+                  elsewhere: Sequence[str] = (), near: str = "", moved: str = "") -> Violation:
     """A value names a Service the repository never had (a value the change adds), or only
     other clusters have (``elsewhere``: a new-user trial's lab values named home's Service,
     and the message said no such Service is in the repository): a warning, naming the
     namespace's Service of a close name (``near``: `postgres-r` for `postgres-rw`, new-user
-    trial forty-three)."""
+    trial forty-three), or the one namespace with a Service of its name (``moved``)."""
     e, caller = decl.endpoint, f"{pod.namespace}/{pod.name}"
     name = f"{e.namespace}/{e.service}"
     message = f"{caller} calls {e.text}:{e.port}, but no Service {name} is in this repository"
     fix = f"Point the address at a Service of {e.namespace}, or add Service {name}."
-    if near:
+    if moved:
+        message += (f" (Service {moved}/{e.service} is: did you mean "
+                    f"{e.service}.{moved}?)")
+        fix = f"Point the address at {e.service}.{moved}, or add Service {name}."
+    elif near:
         message += f" (did you mean {near}?)"
         fix = f"Point the address at Service {e.namespace}/{near}, or add Service {name}."
     if elsewhere:

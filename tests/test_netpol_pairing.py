@@ -759,6 +759,24 @@ def test_a_value_naming_no_service_beside_one_of_a_close_name_offers_it(
         "Point the address at Service shop/catalog, or add Service shop/catalg.")
 
 
+def test_a_value_naming_a_namespace_the_repository_does_not_show_offers_the_service_s_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial forty-six: `ollama.ai` changed to `ollama.default`, a namespace with no
+    workload of the repository (its Services are not all seen): "no findings". A Service of
+    that name in one other namespace says which was meant."""
+    repo, base = shop_repo(tmp_path)
+    added = SHOP.replace('        - {name: CART_ADDR',
+                         '        - {name: CAT_ADDR, value: "catalog.default:9000"}\n'
+                         '        - {name: CART_ADDR')
+    head = repo.commit({"shop.yaml": added})
+    (found,) = review_findings(repo, base, head, capsys)
+    assert (found["severity"], found["message"].split(". Not certain")[0], found["fix"]) == (
+        "warning", "shop/web calls catalog.default:9000, but no Service default/catalog is in "
+        "this repository (Service shop/catalog is: did you mean catalog.shop?)",
+        "Point the address at catalog.shop, or add Service default/catalog.")
+
+
 def test_a_value_naming_a_service_only_another_cluster_has_says_which(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
