@@ -52,7 +52,10 @@ library's schema, `additionalProperties: false`) in a controller, a container, i
 or a probe (`resouces`) is refused too: Helm refuses to install, upgrade or template the
 release ("Additional property resouces is not allowed"): `invalid`, at the key, the fix
 naming the close key. 2.x has no schema, a later version's is not read here, and a
-HelmRelease that disables schema validation is not judged.
+HelmRelease that disables schema validation is not judged. A `route.<id>` backendRef or an
+`ingress.<id>` path whose `identifier` names no enabled `service.<id>` of the values (3.x to
+5.x) fails the chart's template ("No enabled Service found with this identifier"): Helm
+refuses the release alike (`invalid`, at the identifier).
 
 A Flux `${VAR}` in a value is substituted (postBuild) before the object reaches the cluster,
 so such a value is not judged by type, enum or pattern (`flux-substitutions`). Values under a
@@ -162,6 +165,7 @@ from reviewbot.model.objects import (
     Model,
     Path,
     items,
+    mapping,
     model_graph,
     owners,
     str_map,
@@ -292,6 +296,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
     yield from _chart_keys_refused(model, patches)
     yield from _values_unread(model)
     yield from _chart_keys_misspelt(model, patches)
+    yield from _identifiers_unknown(model, patches)
     yield Note("schema", stats.as_dict())  # the summary's counts
 
 
@@ -562,6 +567,56 @@ def _chart_keys_refused(model: Model, patches: frozenset[str]) -> Iterator[Viola
                     fix=(f"Rename {key} to {meant}." if meant else _APP_TEMPLATE_PLACES.get(
                         key, f"Remove {key}, or write it where app-template reads it.")),
                     kind="invalid")
+
+
+def _identifiers_unknown(model: Model, patches: frozenset[str]) -> Iterator[Violation]:
+    """A backend of an app-template release's ``route.<id>`` (``rules[].backendRefs[]``) or
+    ``ingress.<id>`` (``hosts[].paths[].service``) naming by ``identifier`` no enabled
+    ``service.<id>`` of its values: the chart's template fails ("No enabled Service found
+    with this identifier"), so Helm refuses to install or upgrade the release (new-user trial
+    forty-six: `service.app` renamed `webui`, the route's `identifier: app` kept, "no
+    findings"). app-template 3.x to 5.x; an identifier with a variable is not judged."""
+    if not any(o.kind in ("HelmRelease", "Application") for o in model.objects):
+        return
+    from reviewbot.model.releases import APP_TEMPLATE, major_of, release_values, releases
+    from reviewbot.words import closest
+
+    for release in releases(model):
+        found = major_of(release.version) if release.chart == APP_TEMPLATE else None
+        obj = release.obj
+        if found is None or not 3 <= found[0] <= 5 or obj.file in patches:
+            continue
+        values, base = release_values(release)
+        services = {str(k) for k, v in mapping(values.get("service")).items()
+                    if isinstance(v, dict) and v.get("enabled") is not False}
+        for key, outer, inner, leaf in (("route", "rules", "backendRefs", ()),
+                                        ("ingress", "hosts", "paths", ("service",))):
+            for name, entry in mapping(values.get(key)).items():
+                if not isinstance(entry, dict) or entry.get("enabled") is False:
+                    continue
+                for i, one in enumerate(items(mapping(entry).get(outer))):
+                    for j, ref in enumerate(items(mapping(one).get(inner))):
+                        target = mapping(mapping(ref).get(leaf[0]) if leaf else ref)
+                        identifier = target.get("identifier")
+                        if not isinstance(identifier, str) or identifier in services or (
+                                "${" in identifier) or target.get("name"):
+                            continue
+                        at = (*base, key, str(name), outer, i, inner, j, *leaf, "identifier")
+                        meant = closest(identifier, sorted(services), cutoff=0.0) if len(
+                            services) == 1 else closest(identifier, sorted(services))
+                        has = ", ".join(sorted(services)) or "none"
+                        yield Violation(
+                            obj, at,
+                            f"{format_path(at)}: {identifier} names no enabled service of "
+                            f"{obj.kind} {obj.namespace}/{obj.name}'s values (it has {has}): "
+                            f"app-template {release.version} fails to render (\"No enabled "
+                            f"Service found with this identifier\"), so Helm refuses to "
+                            "install or upgrade the release, which stays as it was",
+                            fix=(f"Name service {meant} in the identifier, or add service."
+                                 f"{identifier}." if meant else
+                                 f"Name an enabled service in the identifier, or add service."
+                                 f"{identifier}."),
+                            kind="invalid")
 
 
 def _chart_keys_misspelt(model: Model, patches: frozenset[str]) -> Iterator[Violation]:

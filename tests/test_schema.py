@@ -922,6 +922,44 @@ def test_a_key_app_template_s_values_schema_does_not_allow_is_the_release_s_refu
                          only=["schema"], config=NEVER).findings == []
 
 
+def test_a_backend_naming_no_enabled_service_of_app_template_values_fails_the_render(
+        tmp_path: Path) -> None:
+    """New-user trial forty-six: `service.app` renamed `webui`, the route's backendRefs kept
+    `identifier: app`: "no findings". app-template's route (and ingress) template fails
+    ("No enabled Service found with this identifier"): Helm refuses the upgrade."""
+    text = APP_TEMPLATE_RELEASE.replace("replica: 2", "replicas: 2").replace(
+        "spce:", "spec:").replace("            resouces:\n              requests: {cpu: 100m}\n",
+                                  "") + """    service:
+      SERVICE:
+        controller: jellyfin
+        ports: {http: {port: 8096}}
+    route:
+      app:
+        parentRefs: [{name: internal, namespace: network}]
+        rules:
+        - backendRefs: [{identifier: app, port: 8096}]
+    ingress:
+      app:
+        hosts:
+        - host: jf.example.com
+          paths: [{path: /, service: {identifier: app, port: http}}]
+"""
+    result = lint_text(tmp_path, text.replace("SERVICE", "main") % ("4.1.1", ""),
+                       only=["schema"], config=NEVER)
+    assert [(f.message.partition(":")[0], f.fix) for f in result.findings] == [
+        ("spec.values.route.app.rules[0].backendRefs[0].identifier",
+         "Name service main in the identifier, or add service.app."),
+        ("spec.values.ingress.app.hosts[0].paths[0].service.identifier",
+         "Name service main in the identifier, or add service.app.")]
+    assert result.findings[0].message.endswith(
+        ": app names no enabled service of HelmRelease media/jellyfin's values (it has main): "
+        "app-template 4.1.1 fails to render (\"No enabled Service found with this "
+        "identifier\"), so Helm refuses to install or upgrade the release, which stays as it "
+        "was")
+    assert lint_text(tmp_path / "ok", text.replace("SERVICE", "app") % ("4.1.1", ""),
+                     only=["schema"], config=NEVER).findings == []
+
+
 def test_a_pod_spec_key_in_an_app_template_container_is_told_where_the_chart_reads_it(
         tmp_path: Path) -> None:
     """New-user trial thirty-one: a Kubernetes `readinessProbe:` written in an app-template
