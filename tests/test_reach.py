@@ -3658,3 +3658,20 @@ def test_a_sample_with_blanks_to_fill_in_is_not_applied_as_written(tmp_path: Pat
                                 "apps/sample.yaml": sample})
     result = lint_dir(tmp_path / "rooted", only=["image-digest"])
     assert [f.severity for f in result.findings] == ["error"]
+
+
+def test_the_text_output_says_which_roots_it_found_or_that_it_found_none(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial forty-six: a tree whose Flux root reviewbot did not find read like one
+    whose root it did (every file judged as written, quietly). The text output says the
+    roots, or that there is none."""
+    write(tmp_path / "rootless", {"web.yaml": FLOATING % "web"})
+    _, out, _ = run_cli(["lint", str(tmp_path / "rootless"), "--rule", "image-digest"],
+                        capsys)
+    assert ("roots: none found (no Flux sync or bootstrap Kustomization, FluxInstance, Argo CD "
+            "Application or configured cluster): the tree is judged as applied as written, its "
+            "kustomizations as kustomize builds them") in out.splitlines()
+    write(tmp_path / "argo", {"root.yaml": APP % ("root", "apps", "apps"),
+                              "apps/web.yaml": FLOATING % "web"})
+    _, out, _ = run_cli(["lint", str(tmp_path / "argo"), "--rule", "image-digest"], capsys)
+    assert "roots: root.yaml (Argo CD)" in out.splitlines()

@@ -342,11 +342,28 @@ def _policy(rules: Sequence[Rule], outputs: Sequence[RuleOutput], model: Model, 
     result.stats = {
         "files": len(model.files), "objects": len(model.objects), "rules": len(rules),
     }
+    if not model.cluster_entries:  # (several clusters: the summary lists each with its roots)
+        result.stats["roots"] = _roots_said(model)
     for out in outputs:
         result.stats.update(out.notes)
     result.outputs = {r.id: out for r, out in zip(
         (r for r in rules if r.id != UNUSED), outputs, strict=True)}
     return result
+
+
+def _roots_said(model: Model) -> str:
+    """What applies the tree to its cluster, as the text output's ``roots:`` line says it:
+    the roots found, or that none was and every file is judged as written (new-user trial
+    forty-six: a tree whose root reviewbot did not find read like one whose root it did)."""
+    reach = model.derived.get("reach")
+    roots = list(reach.roots) if reach is not None else []
+    if not roots:
+        return ("none found (no Flux sync or bootstrap Kustomization, FluxInstance, Argo CD "
+                "Application or configured cluster): the tree is judged as applied as written, "
+                "its kustomizations as kustomize builds them")
+    shown = [f"{r.file or r.path or '.'} ({r.how})" for r in roots[:3]]
+    more = f" and {len(roots) - 3} more" if len(roots) > 3 else ""
+    return ", ".join(shown) + more
 
 
 def refusals(rules: Sequence[Rule], outputs: Sequence[RuleOutput],

@@ -103,6 +103,8 @@ def render_text(report: Report, color: bool = False) -> str:
     scanned = (f"; looked in {plural(objects, 'object')} from {plural(files, 'file')}"
                if objects else "")
     out.append(f"{_counts_line(report, summary)}{scanned}")
+    if isinstance(roots := report.stats.get("roots"), str):
+        out.append(f"roots: {term(roots)}")
     if report.review is not None and report.review.connectivity:
         from reviewbot.report.markdown import flow_lines  # (a review's: not a lint's)
 
