@@ -1450,7 +1450,7 @@ class _Departures:
     def _deploys_to(self, owner: KObject) -> frozenset[str]:
         """The clusters whose roots hold a path ``owner`` (an applier of another cluster)
         applies: the folder a cluster's entry names, or one below it."""
-        paths = [posixpath.normpath(p).lstrip("/") for p, _ in _applied_paths(owner)]
+        paths = _applied_folders(owner)
         return frozenset(c for c, entries in self.base.cluster_entries.items() if any(
             p == e or p.startswith(e.rstrip("/") + "/") for p in paths for e in entries))
 
@@ -2044,8 +2044,8 @@ def makers(model: Model, obj: KObject) -> list[Maker]:
                 return found
         # (a configured cluster's folder an Application of the tree builds too is its build,
         # not another: new-user trial forty-five read "the same change in 4 builds" of two)
-        built = {posixpath.normpath(p).lstrip("/") for m in found if m.applier is not None
-                 for p, _ in _applied_paths(m.applier, model)}
+        built = {p for m in found if m.applier is not None
+                 for p in _applied_folders(m.applier, model)}
         for body, folder in rooted.get(id(obj.doc), ()):  # else the root's folder does
             if (body is obj.body or body == obj.body) and Maker(None, folder) not in found and (
                     folder not in built):
@@ -2296,6 +2296,12 @@ def tree_source(spec: Mapping[str, Any]) -> bool:
     ref = spec.get("sourceRef")
     kind = ref.get("kind") if isinstance(ref, dict) else None
     return kind in (None, "GitRepository", "ExternalArtifact")
+
+
+def _applied_folders(obj: KObject, model: Model | None = None) -> list[str]:
+    """The folders ``obj`` (a Flux Kustomization, an Argo CD Application or ApplicationSet)
+    applies, as paths from the tree's top (``./overlays/prod`` -> ``overlays/prod``)."""
+    return [posixpath.normpath(p).lstrip("/") for p, _ in _applied_paths(obj, model)]
 
 
 def _applied_paths(obj: KObject, model: Model | None = None

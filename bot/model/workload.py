@@ -694,10 +694,8 @@ class Placement:
             if node is not None or other.kind == "DaemonSet":
                 for n in ([node] if node is not None else
                           [n for n in nodes if any(o is other for o in self.pods_on(n))]):
-                    if n.name in left:
-                        for r, v in ask.items():
-                            left[n.name][r] -= v * (1 if other.kind == "DaemonSet" else
-                                                    count(other))
+                    for r, v in ask.items():  # (a DaemonSet's count: one on each node)
+                        left[n.name][r] -= v * count(other)
                 continue
             loose += [(max(ask.values()), other, ask)] * count(other)
         loose.sort(key=lambda item: (-item[0], item[1].name))
@@ -712,7 +710,7 @@ class Placement:
             best = max(fits, key=lambda n: (sum(left[n.name].values()), n.name))
             for r, v in need.items():
                 left[best.name][r] -= v
-        return [n for n in admitted[id(pod)] if n.name in left]
+        return admitted[id(pod)]
 
 
 def stand_in_control_planes() -> tuple[Node, ...]:
