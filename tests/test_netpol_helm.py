@@ -869,3 +869,23 @@ def test_a_call_to_a_port_an_app_template_service_does_not_list_is_refused(
                            "8081 (it has 80): a ClusterIP Service forwards only the ports it "
                            "lists, so the connection is refused")]
     assert findings("        clusterIP: None\n") == []
+
+
+def test_an_address_a_program_serves_at_is_no_call(tmp_path: Path) -> None:
+    """Judge round BS: dumpvdl2's `ZMQ_MODE: server` beside `ZMQ_ENDPOINT:
+    tcp://acars-router:45555`: it listens there (the router connects to it), yet it was a
+    call to a port the router's Service lacks. An env variable of a prefix whose `_MODE`
+    serves, or one named to listen or bind, holds no address the program calls."""
+    def caller(env: str) -> str:
+        return deployment("web", "apps", "{app: web}").replace(
+            "image: x", f"image: x\n        env: {env}")
+
+    for env, said in (
+            ("[{name: ZMQ_ENDPOINT, value: 'tcp://echo.apps:45555'}]", True),
+            ("[{name: ZMQ_MODE, value: server}, "
+             "{name: ZMQ_ENDPOINT, value: 'tcp://echo.apps:45555'}]", False),
+            ("[{name: GRPC_LISTEN_ADDR, value: 'echo.apps:45555'}]", False)):
+        result = lint_text(tmp_path / str(len(env)), OCI.replace("VERSION", "4.1.1") + "---"
+                           + ECHO + caller(env), only=["netpol-pairing"])
+        assert [f.kind for f in result.findings if f.kind == "dependency-port"] == (
+            ["dependency-port"] if said else []), env

@@ -51,6 +51,7 @@ def test_a_tag_named_latest_as_one_of_its_words_floats(tmp_path: Path) -> None:
     cases = {"app:prod-latest": "error", "axolotl:main-latest": "error",
              "verl:vllm011.latest": "error", "app:latest-gpu": "error",
              "app:latest_cuda": "error", "app:latestversion": "warning",
+             "acarsdec:latest-build-412": "warning",
              "app:1.2-notlatest": "warning", "app:prod-latest@" + OTHER: None}
     for i, (image, severity) in enumerate(cases.items()):
         result = lint_text(tmp_path / str(i), pod(image), only=["image-digest"])
