@@ -3643,23 +3643,6 @@ def test_an_application_of_another_revision_applies_files_reviewbot_did_not_read
         "files reviewbot read.")
 
 
-def test_a_sample_with_blanks_to_fill_in_is_not_applied_as_written(tmp_path: Path) -> None:
-    """Judge round BY: a bundle's sample-Deployment.yaml (`image: <some-image>`, a Secret
-    `<my-secret-name>`) in a tree without roots was a schema error, as if applied as
-    written. A document whose values are blanks to fill in is a sample: its findings say
-    so. A root applies such a file as it is: there, an error."""
-    sample = (FLOATING % "sample").replace(
-        'image: "web:latest"}', 'image: "web:latest", env: [{name: T, value: "<your-token>"}]}')
-    write(tmp_path / "rootless", {"sample.yaml": sample})
-    result = lint_dir(tmp_path / "rootless", only=["image-digest"])
-    assert [(f.severity, "what fills in its blanks (<your-token>)" in f.message)
-            for f in result.findings] == [("warning", True)]
-    write(tmp_path / "rooted", {"root.yaml": APP % ("root", "apps", "apps"),
-                                "apps/sample.yaml": sample})
-    result = lint_dir(tmp_path / "rooted", only=["image-digest"])
-    assert [f.severity for f in result.findings] == ["error"]
-
-
 def test_the_text_output_says_which_roots_it_found_or_that_it_found_none(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """New-user trial forty-six: a tree whose Flux root reviewbot did not find read like one

@@ -335,7 +335,6 @@ def build_model(
         _rendered_copy_doubts(model, graph)
         _spark_template_doubts(model, graph)
         _chart_applier_doubts(model, graph, within)
-        _placeholder_doubts(model)
     _unread_patch_doubts(model, graph)
     _transient_doubts(model, graph)
     _unparsed_kustomization_doubts(model)
@@ -1063,37 +1062,6 @@ def _ytt_doubts(model: Model) -> None:
         if obj.file in templates:
             model.doubts.setdefault(id(obj), f"what ytt renders of it ({obj.file} holds #@ "
                                               "annotations; reviewbot does not run ytt)")
-
-
-# a value that is a blank to fill in: `<some-image>`, `<my-secret-name>`, `<YOUR_DOMAIN>`
-_BLANK = re.compile(r"<[A-Za-z][\w .-]*>")
-
-
-def _placeholder_doubts(model: Model) -> None:
-    """In a tree without roots, applied as written: the objects of a document whose values
-    hold blanks to fill in (a whole value `<some-image>` or `<my-secret-name>`), a sample a
-    reader copies and completes, not what a cluster receives as written (a root applies
-    such a file as it is, blanks and all; judge round BY: a Fleet bundle's
-    sample-Deployment.yaml, whose image reviewbot already took for a placeholder, was a
-    schema error)."""
-    def blanks(value: Any, out: list[str]) -> None:
-        if isinstance(value, dict):
-            for v in value.values():
-                blanks(v, out)
-        elif isinstance(value, list):
-            for v in value:
-                blanks(v, out)
-        elif isinstance(value, str) and len(out) < 2 and _BLANK.fullmatch(value.strip()):
-            out.append(value.strip())
-
-    for obj in model.objects:
-        if id(obj) in model.doubts or b"<" not in obj.doc.file.data:
-            continue
-        found: list[str] = []
-        blanks(obj.body, found)
-        if found:
-            model.doubts[id(obj)] = (f"what fills in its blanks ({', '.join(found)}): it is "
-                                     "written as a sample to complete, not as applied")
 
 
 FLUX_KUSTOMIZE, FLUX_HELM = "kustomize.toolkit.fluxcd.io", "helm.toolkit.fluxcd.io"
