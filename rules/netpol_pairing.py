@@ -699,7 +699,12 @@ def _as_applied(view: Model, unapplied: Sequence[KObject],
     # order-worker's calls "denied", its own NetworkPolicy, of the same failing build, left
     # out while the Deployment was kept)
     failing = {view.unbuilt[id(o)] for o in unapplied}
-    out += (with_doubt(v, allows) for v in applied
+    # (their fix is the failing build's, not a rule of a policy that is fine as written:
+    # new-user trial forty-six was told to remove the ingress rules its dependsOn typo left
+    # unmatched while the app's own egress policy waited)
+    fix = (f"Fix what keeps {shown} from being applied ({clause}): with {them}, the flow is "
+           "allowed.")
+    out += (replace(with_doubt(v, allows), fix=fix) for v in applied
             if isinstance(v, Violation) and same(v) not in ours
             and view.unbuilt.get(id(v.obj)) not in failing)
     return out

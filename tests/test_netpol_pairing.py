@@ -185,6 +185,13 @@ def test_a_flow_only_a_policy_of_a_failing_build_admits_is_a_warning(tmp_path: P
         ("warning", "apps/web.yaml", 12, f"{CALLS}. Not certain: reviewbot could not see "
          "whether the cluster still has NetworkPolicy shop/api-from-web from an earlier "
          f"revision: with it, the flow is allowed {FAILS}")]
+    # its fix is the failing build's (new-user trial forty-six was told to remove an ingress
+    # rule the app's own waiting egress policy matched)
+    result = analyze(disk_tree([tmp_path], tmp_path), Config(), only=[RULE])
+    assert [f.fix for f in result.findings] == [
+        "Fix what keeps NetworkPolicy shop/api-from-web from being applied (the build of "
+        "policies fails (kustomization.yaml: 'gone.yaml' does not exist)): with it, the flow "
+        "is allowed."]
     # admitted by a built policy too: allowed either way
     assert _shop(tmp_path, {"isolate.yaml": ISOLATE_API, "admit.yaml": ADMIT_WEB},
                  {"admit-too.yaml": ADMIT_WEB.replace("api-from-web", "again")}) == []
