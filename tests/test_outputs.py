@@ -296,35 +296,6 @@ def test_one_base_line_found_wanting_in_each_overlay_namespace_is_printed_once()
                         of("default", fix="Admit default/web in default."))
 
 
-def test_a_finding_of_a_tree_of_several_clusters_says_its_cluster() -> None:
-    """New-user trial forty-five: two errors at one HPA line, staging's and prod's, printed
-    without saying whose. A finding of clusters names them after its object, in the terminal
-    and the summary; one of a one-cluster tree (none) prints as before."""
-    from reviewbot.engine.findings import Finding
-    from reviewbot.report.base import Report
-    from reviewbot.report.markdown import render_markdown
-    from reviewbot.report.render import render
-
-    of = Finding("schedulability", "error", "base/hpa.yaml", 10, 11,
-                 "HorizontalPodAutoscaler/web/web", "web: it scales nothing", "Point it.",
-                 kind="scale-target-lost")
-    report = Report(findings=(replace(of, clusters=("staging",)),
-                              replace(of, line=11, clusters=("prod",)),
-                              replace(of, line=12, clusters=("prod", "staging")),
-                              replace(of, line=13)), skipped=(), quiet=())
-    lines = [line.split("]]", 1)[1] for line in render(report, "text").splitlines()
-             if "[schedulability" in line]
-    assert lines == [" HorizontalPodAutoscaler/web/web in cluster staging",
-                     " HorizontalPodAutoscaler/web/web in cluster prod",
-                     " HorizontalPodAutoscaler/web/web in clusters prod and staging",
-                     " HorizontalPodAutoscaler/web/web"]
-    from reviewbot.engine.outcome import ReviewSummary
-
-    summary = render_markdown(replace(report, review=ReviewSummary(new=4)))
-    assert "· `HorizontalPodAutoscaler/web/web` · in cluster `prod` · `base/hpa.yaml:11`" in (
-        summary)
-
-
 def test_alike_findings_that_differ_in_a_kind_and_a_name_are_named_by_both() -> None:
     """New-user trial thirty-four: five objects an Application's move deletes, one info each
     at its changed line, printed once and the others named "alike: NetworkPolicy,

@@ -209,17 +209,6 @@ def alike_runs(findings: Sequence[Finding]) -> list[tuple[Finding, list[Finding]
     return out
 
 
-def clusters_said(clusters: Sequence[str], code: Callable[[str], str]) -> str:
-    """"in cluster prod", "in clusters prod and staging" (each name through ``code``), or ""
-    for a finding of a one-cluster tree (no clusters): a review of several clusters printed
-    two findings alike at one line without saying whose (new-user trial forty-five)."""
-    if not clusters:
-        return ""
-    names = [code(c) for c in clusters]
-    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-    return f"in cluster{'s' if len(names) > 1 else ''} {listed}"
-
-
 def without_namespace(f: Finding, text: str) -> str:
     """``text`` (``f``'s message, fix or field path) with each mention of ``f``'s object's own
     namespace as a name (``shop-prod/redis``, "in shop-prod"; not a word of which it is part)

@@ -34,7 +34,6 @@ from reviewbot.escape import html_code, md_code, md_prose, md_text, term
 from reviewbot.report.base import (
     VALUES_PREFIX,
     UnappliedSaid,
-    clusters_said,
     existing_said,
     not_shown_lines,
     object_words,
@@ -508,15 +507,13 @@ def finding_entry(f: Finding, links: Links | None = None, with_new: bool = False
     doc = links.rule(f.rule) if links is not None else None
     head = [f"**[{rule}]({doc})**" if doc else f"**{rule}**"]
     message, fix = f.message, f.fix
-    clusters = sorted({c for a in (alike or (f,)) for c in a.clusters})
     if len(alike) > 1:
         kind, _, name = f.object.split("/", 2)
         spaces = [a.object.split("/", 2)[1] for a in alike]
         if len(set(spaces)) == 1:  # one namespace of several clusters' builds (new-user
             # trial forty-five read "in 2 namespaces: `web`, `web`")
-            head.append(f"{md_text(kind)} {md_code(f'{spaces[0]}/{name}', False)} " + (
-                clusters_said(clusters, lambda c: md_code(c, False)) if len(clusters) > 1
-                else f"in {len(alike)} builds"))
+            head.append(f"{md_text(kind)} {md_code(f'{spaces[0]}/{name}', False)} in "
+                        f"{len(alike)} builds")
         else:
             head.append(f"{md_text(kind)} {md_code(name, False)} in {len(alike)} namespaces: "
                         f"{', '.join(md_code(s, False) for s in spaces)}")
@@ -524,8 +521,6 @@ def finding_entry(f: Finding, links: Links | None = None, with_new: bool = False
         fix = merged_message([a.fix for a in alike]) or fix
     elif f.object:
         head.append(_object(f.object, f.file))
-        if clusters:
-            head.append(clusters_said(clusters, lambda c: md_code(c, False)))
     where = md_code(_where(f), False)
     if f.file and links is not None:
         where = f"[{where}]({links.line(f.file, f.line)})"

@@ -24,7 +24,6 @@ from reviewbot.report.base import (
     Report,
     alike_runs,
     alike_said,
-    clusters_said,
     existing_said,
     not_shown_lines,
     object_words,
@@ -66,9 +65,7 @@ def render_text(report: Report, color: bool = False) -> str:
             where = f"{f.line}:{f.column}"
             label = paint(_COLOR.get(f.severity, ""), f.severity)
             named = " ".join(w for w in object_words(f.object, f.file) if w)
-            where_run = clusters_said(f.clusters, str)
-            obj = (f" {paint(_DIM, term(named + (' ' + where_run if where_run else '')))}"
-                   if f.object else "")
+            obj = f" {paint(_DIM, term(named))}" if f.object else ""
             # the check as `reviewbot explain` takes it (`netpol-pairing[backend-port]`: new-user
             # trial twenty-five read `[netpol-pairing]` and looked for the check in vain)
             check = f"{f.rule}[{f.kind}]" if f.kind else f.rule
