@@ -12,7 +12,8 @@ For each app container that runs vLLM or SGLang (named in its image, command or 
 using `--tensor-parallel-size`/`--pipeline-parallel-size`), the flags are read in every
 spelling (`--x=N`, `--x N`, `-tp N`, `-pp N`, SGLang's `--tp-size`/`--tp`/`--pp-size`; also
 inside a single `sh -c "..."` string), absent flags count as 1, and the product must equal
-the container's GPU request (option `gpu-resources`). Containers that also set a
+the container's GPU request (option `gpu-resources`; a MIG slice, `nvidia.com/mig-*`, is one
+GPU). Containers that also set a
 data-parallel size are skipped: how data parallelism maps to GPUs depends on the engine and
 its mode. Values that are not numbers (`$(TP)`) are not judged.
 

@@ -8,8 +8,9 @@ it sits Pending forever and the rollout never finishes. The homelab's `reasoning
 says it in a comment: "a rolling update needs a card the old pod holds and would sit Pending
 forever".
 
-The rule checks every pod template that requests a GPU resource (`nvidia.com/gpu`,
-`amd.com/gpu`, `gpu.intel.com/*`; option `gpu-resources`): Deployments (`spec.strategy`,
+The rule checks every pod template that requests a GPU resource (`nvidia.com/gpu`, a MIG
+slice `nvidia.com/mig-*`, `amd.com/gpu`, `gpu.intel.com/*`; option `gpu-resources`):
+Deployments (`spec.strategy`,
 default RollingUpdate with 25% surge), KServe InferenceService components, framework
 predictors (`predictor.tensorflow`, `.pytorch`, ...) as much as `predictor.model`
 (`deploymentStrategy`; absent means RollingUpdate), DaemonSets with a `maxSurge`, and pods

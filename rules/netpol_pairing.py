@@ -573,6 +573,7 @@ def _judged(view: Model) -> list[Violation | QuietPlace]:
     found += _ports_undeclared(network, view)
     found += _dns_denied(network, view)
     found += _backends_denied(network, view)
+    found += _rendered_backends_denied(network, view)
     return found
 
 
@@ -644,6 +645,65 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
                 fix=f"Admit {target_text} from the ingress controller in an ingress rule of "
                     f"NetworkPolicy {admitting[0]}, or point the Service's targetPort back at a "
                     "port it admits.")
+
+
+def _rendered_backends_denied(net: Network, view: Model) -> Iterator[Violation]:
+    """``backend-denied`` of the routes and Ingresses app-template releases render: the
+    backend's Service (the release's ``service.<id>``) sends, at the port the backend writes,
+    to a pod port that no ingress rule of the pods' policies (NetworkPolicies and Cilium
+    policies the repository writes) admits from any peer: the gateway's requests are dropped
+    (new-user trial forty-six: open-webui's Service and route moved to 3000, its
+    CiliumNetworkPolicy kept 8080, "no new findings"). A warning naming the chart, whose pods
+    are read from its documented templates; trees with admin policies are not judged."""
+    if net.admin is not None or not any(o.kind == "HelmRelease" for o in view.objects):
+        return
+    from reviewbot.model.releases import releases
+    from reviewbot.netpol.sets import Conns, union_all
+
+    for release in releases(view):
+        for backend in release.backends:
+            service = backend.service
+            port = next((sp for sp in service.ports if sp.port == backend.port or (
+                isinstance(backend.port, str) and sp.name == backend.port)), None)
+            pods = net.service_pods(service) if port is not None else []
+            if port is None or not pods:
+                continue
+            targets: set[int] = set()
+            denied = True
+            for d in pods:
+                target = port.target_port if isinstance(port.target_port, int) else next(
+                    iter(net.ports_of(d).get((port.target_port, port.protocol), ())), None)
+                if not target or not net.isolated_ingress(d) or any(
+                        (r.peers is None or r.peers) and net.rule_conns(r, d).intersect(
+                            Conns.ports(port.protocol, target, target))
+                        for n in net.ingress_of[d] for r in net.policies[n].ingress):
+                    denied = False  # (a rule of no peer, Cilium's `ingress: [{}]`, admits none)
+                    break
+                targets.add(target)
+            isolating = {n for i in pods for n in net.ingress_of[i]}
+            if not denied or any(net.policies[n].rendered_by is not None for n in isolating):
+                continue  # (a chart's policy: not all seen)
+            d = pods[0]
+            described = sorted(net.policies[n].described for n in isolating)
+            someone = [(n, r) for n in net.ingress_of[d] for r in net.policies[n].ingress
+                       if r.peers is None or r.peers]
+            admitting = sorted({net.policies[n].described for n, r in someone
+                                if net.rule_conns(r, d)})
+            admitted = union_all(net.rule_conns(r, d) for _, r in someone)
+            target_text = ", ".join(f"{port.protocol} {t}" for t in sorted(targets))
+            what = "route" if backend.values_key == "route" else "Ingress"
+            obj = release.obj
+            yield Violation(
+                obj, backend.at,
+                f"{obj.kind} {obj.namespace}/{obj.name}: its {what} {backend.ingress} sends "
+                f"to {target_text} of {_workload_names(net, pods)} (Service {service.name} "
+                f"port {port.port}), which no ingress rule of "
+                f"{', '.join(described[:MAX_NAMES])} admits from any peer (they admit "
+                f"{admitted or 'nothing'}): the gateway's requests for it are dropped",
+                kind="backend-denied",
+                fix=f"Admit {target_text} in an ingress rule of {(admitting or described)[0]}, "
+                    "or point the Service's port back at one it admits.",
+                doubt=_doubt(net, pods))
 
 
 def _unapplied_policies(view: Model) -> list[KObject]:

