@@ -232,7 +232,9 @@ A last check asks that every selector select something.
   NetworkPolicy web/default-deny, web/web admits from any peer (they admit TCP 8080)": a
   container port moved under a `targetPort` name, the policy's number kept). Pods a chart or
   a failing build makes, pods a Cilium or chart-rendered policy isolates, and trees with
-  AdminNetworkPolicies are not judged.
+  AdminNetworkPolicies are not judged. The routes and Ingresses an app-template release
+  renders are judged alike, with Cilium policies too (a rule of no peer, `ingress: [{}]`,
+  admits nobody): a warning, its pods read from the chart's templates.
 - `no-such-port` (warning, on the `port:`): an ingress rule's port names a port (by name
   and protocol) that no pod the policy selects declares: Kubernetes resolves a named port
   on each pod, so that entry admits nothing ("NetworkPolicy mon/logs: ingress rule 1 admits

@@ -889,3 +889,48 @@ def test_an_address_a_program_serves_at_is_no_call(tmp_path: Path) -> None:
                            + ECHO + caller(env), only=["netpol-pairing"])
         assert [f.kind for f in result.findings if f.kind == "dependency-port"] == (
             ["dependency-port"] if said else []), env
+
+
+def test_a_route_an_app_template_release_renders_to_a_port_no_policy_admits_is_dropped(
+        tmp_path: Path) -> None:
+    """New-user trial forty-six: open-webui's Service and route moved to 3000, its policy kept
+    admitting 8080: "no new findings". The backend of a route app-template renders sends to a
+    pod port no ingress rule of the pods' policies admits from any peer: the gateway's
+    requests are dropped (a warning: the chart's pods are read from its templates). A rule
+    of no peer (Cilium's `ingress: [{}]`, a default deny) admits nobody."""
+    route = ECHO + """    route:
+      app:
+        parentRefs: [{name: internal, namespace: network}]
+        rules:
+        - backendRefs: [{identifier: app, port: 80}]
+"""
+    policy = """
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: default-deny, namespace: apps}
+spec:
+  endpointSelector: {}
+  ingress: [{}]
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: echo, namespace: apps}
+spec:
+  endpointSelector: {matchLabels: {app.kubernetes.io/name: echo}}
+  ingress:
+  - fromEntities: [cluster]
+    toPorts: [{ports: [{port: "PORT", protocol: TCP}]}]
+"""
+
+    def found(port: str) -> list[tuple[str, str]]:
+        result = lint_text(tmp_path / port, OCI.replace("VERSION", "4.1.1") + "---" + route
+                           + policy.replace("PORT", port), only=["netpol-pairing"])
+        return [(f.severity, f.message) for f in result.findings if f.kind == "backend-denied"]
+
+    assert [(s, m.split(". Not certain")[0]) for s, m in found("9090")] == [(
+        "warning", "HelmRelease apps/echo: its route app sends to TCP 8080 of apps/echo "
+        "(Service echo port 80), which no ingress rule of CiliumNetworkPolicy apps/default-deny, "
+        "CiliumNetworkPolicy apps/echo admits from any peer (they admit TCP 9090): the gateway's "
+        "requests for it are dropped")]
+    assert found("8080") == []
