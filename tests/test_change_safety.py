@@ -2556,6 +2556,46 @@ spec:
     assert gone["severity"] == "info"
 
 
+def test_a_config_map_one_cluster_renames_is_read_there_by_its_own_pods_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial forty-seven: production's overlay took `namePrefix: prod-`, its api and
+    api-config renamed alike; staging's api, reading staging's api-config, was said to still
+    read production's (gone): "its new pods fail to start", a false error. The pods that
+    lose a ConfigMap are those of the clusters it leaves."""
+    api = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: shop}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers:
+      - name: api
+        image: x
+        envFrom:
+        - configMapRef: {name: api-config}
+"""
+    cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: api-config, namespace: shop}\n"
+          "data: {A: b}\n")
+    files: dict[str, str | None] = {
+        "base/kustomization.yaml": "resources: [api.yaml, cm.yaml]\n",
+        "base/api.yaml": api, "base/cm.yaml": cm}
+    for env in ("prod", "staging"):
+        files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = SYNC.replace(
+            "./clusters/prod", f"./clusters/{env}")
+        files[f"clusters/{env}/apps.yaml"] = flux().replace("./apps", f"./overlays/{env}")
+        files[f"overlays/{env}/kustomization.yaml"] = (
+            f"resources: [../../base]\nlabels:\n- pairs: {{env: {env}}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(files)
+    head = repo.commit({"overlays/prod/kustomization.yaml": (
+        "namePrefix: prod-\nresources: [../../base]\nlabels:\n- pairs: {env: prod}\n")})
+    _, found = review(repo, base, head, capsys)
+    assert [f["message"] for f in found if "still reads" in f["message"]] == []
+
+
 def test_a_deleted_config_map_a_renamed_reference_still_names_is_in_use(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -118,8 +118,9 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
                          "data first."),
                     kind="deleted-data", file=file, line=line, column=column)
                 continue
-        readers = _readers(head, obj) if obj.kind in ("ConfigMap", "Secret") and (
-            obj.group == "") else []
+        gone = departure(base, head, obj)
+        readers = _readers(head, obj, gone.clusters if gone is not None else frozenset()) if (
+            obj.kind in ("ConfigMap", "Secret") and obj.group == "") else []
         if readers:  # (new-user trial thirty-two: "Nothing to do if removing it is
             # intended" while the api's envFrom still named it)
             shown = [f"{p.obj.kind} {object_name(p.obj)}" for p, _, _ in readers]
@@ -150,14 +151,17 @@ def deletion_verdicts(diff: TreeDiff, base: Model, head: Model,
 _READING = ("envFrom", "env", "volumes")  # where a pod reads a ConfigMap or Secret
 
 
-def _readers(model: Model, obj: KObject) -> list[tuple[PodTemplate, Path, str]]:
+def _readers(model: Model, obj: KObject, clusters: frozenset[str] = frozenset()
+             ) -> list[tuple[PodTemplate, Path, str]]:
     """The pods of ``model`` in ``obj``'s namespace that read ConfigMap or Secret ``obj``
     without ``optional: true`` (``envFrom``, an env ``valueFrom``, a volume, a projected
     volume's source), each with the first place it does and the name it reads there; one
     per workload. A reference names ``obj`` by its name, or by the name its document writes
     where a build renamed it and ``model`` has nothing of that name: kustomize renamed the
     reference with ``obj`` while ``obj`` was of its build, and leaves it as written once
-    ``obj`` is gone (new-user trial thirty-four: `namePrefix: prod-`)."""
+    ``obj`` is gone (new-user trial thirty-four: `namePrefix: prod-`). ``clusters``: the ones
+    ``obj`` leaves (none: all), whose pods alone lose it (new-user trial forty-seven: staging's
+    api, reading staging's api-config, was said to read production's, renamed)."""
     kind = obj.kind
     names = {obj.name}
     namespace = obj.namespace or "default"
@@ -167,7 +171,8 @@ def _readers(model: Model, obj: KObject) -> list[tuple[PodTemplate, Path, str]]:
     out: list[tuple[PodTemplate, Path, str]] = []
     seen: set[int] = set()
     for pod in model.pods:
-        if pod.namespace != namespace or id(pod.obj) in seen or pod.origin is not None:
+        if pod.namespace != namespace or id(pod.obj) in seen or pod.origin is not None or (
+                clusters and not clusters & model.clusters.get(id(pod.obj), clusters)):
             continue
         found = next(((at, name) for at, read, name, optional in config_refs(pod)
                       if read == kind and name in names and not optional), None)
