@@ -41,7 +41,9 @@ Findings, by kind:
   context by the image's name holds a Dockerfile), so the tag moves with what the workflow
   last pushed; or the image is built where it runs, pushed to no registry a manifest could
   pin (a docker compose service's `build:` tagged with its `image:`, or without one
-  `<project>-<service>`; an OpenShift BuildConfig's output to an ImageStream with
+  `<project>-<service>`; a shell script's `docker build -t IMAGE` or `podman build`, a
+  variable of the name read as any text, `neobank/$service`; an OpenShift BuildConfig's
+  output to an ImageStream with
   `lookupPolicy.local`, which pods name by its short name, or to the cluster's internal
   registry, which pods name by its address
   `image-registry.openshift-image-registry.svc:5000/NAMESPACE/STREAM`); or the image is such

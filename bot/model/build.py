@@ -74,7 +74,8 @@ class Builder:
     line: int
     # skaffold: the manifests it deploys (globs, repository-relative); None: any file
     deploys: tuple[str, ...] | None = None
-    # kustomize-edit: the reference the step sets, when it writes a tag or digest literally
+    # kustomize-edit: the reference the step sets, when it writes a tag or digest literally;
+    # script: the image's name as the script writes it (`neobank/$service`)
     sets: str | None = None
 
     @property
@@ -116,6 +117,9 @@ class Builder:
                     f"which pods name by its short name ({self.where})")
         if self.tool == "openshift-registry":
             return (f"an OpenShift BuildConfig builds it into the cluster's internal registry "
+                    f"({self.where})")
+        if self.tool == "script":
+            return (f"a script of the repository builds {self.sets or self.image} where it runs "
                     f"({self.where})")
         if self.tool == "tekton":
             return f"a Tekton run of this repository builds and pushes it ({self.where})"
@@ -175,6 +179,7 @@ def _builders(model: Model) -> list[Builder]:
     out.extend(_tilt_builders(model))
     out.extend(_ci_builders(model))
     out.extend(_local_builders(model))
+    out.extend(_script_builders(model))
     out.extend(_tekton_builders(model))
     return out
 
@@ -292,6 +297,35 @@ def _local_builders(model: Model) -> Iterator[Builder]:
                           obj.file, line)
 
 
+# a script's local image build and the tag it gives (`docker build -t neobank/$svc:latest`)
+_SCRIPT_BUILD = re.compile(r"\b(?:docker|podman)\s+(?:buildx\s+)?build\b[^\n;&|]*?\s"
+                           r"(?:-t|--tag)(?:\s+|=)([^\s;&|]+)")
+_SHELL_VARIABLE = re.compile(r"\$\{?\w+\}?")
+
+
+def _script_builders(model: Model) -> Iterator[Builder]:
+    """Images a shell script of the repository builds where it runs (``docker build -t
+    IMAGE``, ``podman build``; not ``buildx --push``, a registry's), a variable of the name
+    read as any text (``neobank/$service``: a loop over the services): a local build, as a
+    compose service's is (judge round BY's neobank: setup-e2e.sh builds each service's
+    `neobank/<svc>:latest` before `kubectl apply -k k8s/base`, and the six images were
+    errors, "no build step replaces it")."""
+    for record in model_graph(model).texts:
+        if not record.path.endswith((".sh", ".bash")):
+            continue
+        text = record.data.decode("utf-8", "replace")
+        for m in _SCRIPT_BUILD.finditer(text):
+            if "--push" in m.group(0):
+                continue
+            ref = m.group(1).strip("\"'")
+            last = ref.rsplit("/", 1)[-1]
+            name = ref.rsplit(":", 1)[0] if ":" in last else ref
+            written, name = name, _SHELL_VARIABLE.sub("*", name)
+            if name.replace("*", "").strip("/-_.") and not name.startswith("*"):
+                yield Builder("script", name, record.path, text.count("\n", 0, m.start()) + 1,
+                              sets=written)
+
+
 @dataclass(frozen=True)
 class StreamImage:
     """What OpenShift resolves a pod's image to through an ImageStream of its namespace
@@ -368,7 +402,9 @@ def local_build(model: Model, ref: ImageRef) -> Builder | None:
     return next((b for b in builders(model) if b.tool in ("compose", "openshift",
                                                              "openshift-registry")
                  and b.image in (ref.repository, bare) or b.tool == "compose-default"
-                 and "/" not in bare and bare.endswith((f"-{b.image}", f"_{b.image}"))), None)
+                 and "/" not in bare and bare.endswith((f"-{b.image}", f"_{b.image}"))
+                 or b.tool == "script" and any(fnmatch.fnmatchcase(n, b.image)
+                                               for n in (ref.repository, bare))), None)
 
 
 def _kbld_builders(model: Model) -> Iterator[Builder]:
