@@ -471,7 +471,7 @@ from reviewbot.words import closest, misspelt, transposed
 # (most repositories) never loads it (25-35 ms of a 0.3-0.5 s lint of a small repository).
 if TYPE_CHECKING:
     from reviewbot.diff.objects import TreeDiff
-    from reviewbot.model.objects import KObject, PodTemplate, Service
+    from reviewbot.model.objects import KObject, PodTemplate, Service, ServicePort
     from reviewbot.netpol.deps import Declaration, Endpoint, Target
     from reviewbot.netpol.network import Network, Peer, Policy, Rule, Selector
     from reviewbot.netpol.sets import Conns
@@ -587,7 +587,7 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
     followed it, the policy kept 8080: "no new problems"). Pods a chart or a failing build
     makes, and trees with admin policies (which may allow it), are not judged."""
     from reviewbot.netpol.ingress import backends, ingress_objects
-    from reviewbot.netpol.sets import Conns, union_all
+    from reviewbot.netpol.sets import union_all
 
     objects = [o for o in ingress_objects(view) if o.kind == "Ingress"]
     if not objects or net.admin is not None:
@@ -603,19 +603,10 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
             pods = net.service_pods(service) if port is not None else []
             if port is None or not pods or any(d in net.rendered_by for d in pods):
                 continue
-            targets: set[int] = set()
-            denied = True
-            for d in pods:
-                target = port.target_port if isinstance(port.target_port, int) else next(
-                    iter(net.ports_of(d).get((port.target_port, port.protocol), ())), None)
-                if not target or not net.isolated_ingress(d) or any(
-                        net.rule_conns(r, d).intersect(Conns.ports(port.protocol, target, target))
-                        for n in net.ingress_of[d] for r in net.policies[n].ingress):
-                    denied = False
-                    break
-                targets.add(target)
-            if not denied:
+            found = _unadmitted_targets(net, pods, port)
+            if found is None:
                 continue
+            targets = found
             d = pods[0]
             isolating = [net.policies[n] for n in net.ingress_of[d]]
             if any(p.obj.kind != "NetworkPolicy" or p.rendered_by is not None
@@ -649,6 +640,28 @@ def _backends_denied(net: Network, view: Model) -> Iterator[Violation]:
                     "port it admits.")
 
 
+def _unadmitted_targets(net: Network, pods: Sequence[int], port: ServicePort
+                        ) -> set[int] | None:
+    """The pod ports a Service's ``port`` sends to on ``pods`` (its ``targetPort``, a name
+    resolved on each pod) when every one of them is ingress-isolated and no ingress rule of
+    their policies admits it from any peer at all (a rule of no peer, Cilium's
+    ``ingress: [{}]``, admits nobody); None when one is admitted, or not isolated, or the
+    port resolves to none."""
+    from reviewbot.netpol.sets import Conns
+
+    targets: set[int] = set()
+    for d in pods:
+        target = port.target_port if isinstance(port.target_port, int) else next(
+            iter(net.ports_of(d).get((port.target_port, port.protocol), ())), None)
+        if not target or not net.isolated_ingress(d) or any(
+                (r.peers is None or r.peers or net.policies[n].kind == "NetworkPolicy")
+                and net.rule_conns(r, d).intersect(Conns.ports(port.protocol, target, target))
+                for n in net.ingress_of[d] for r in net.policies[n].ingress):
+            return None
+        targets.add(target)
+    return targets
+
+
 def _rendered_backends_denied(net: Network, view: Model) -> Iterator[Violation]:
     """``backend-denied`` of the routes and Ingresses app-template releases render: the
     backend's Service (the release's ``service.<id>``) sends, at the port the backend writes,
@@ -660,7 +673,7 @@ def _rendered_backends_denied(net: Network, view: Model) -> Iterator[Violation]:
     if net.admin is not None or not any(o.kind == "HelmRelease" for o in view.objects):
         return
     from reviewbot.model.releases import releases
-    from reviewbot.netpol.sets import Conns, union_all
+    from reviewbot.netpol.sets import union_all
 
     for release in releases(view):
         for backend in release.backends:
@@ -670,20 +683,10 @@ def _rendered_backends_denied(net: Network, view: Model) -> Iterator[Violation]:
             pods = net.service_pods(service) if port is not None else []
             if port is None or not pods:
                 continue
-            targets: set[int] = set()
-            denied = True
-            for d in pods:
-                target = port.target_port if isinstance(port.target_port, int) else next(
-                    iter(net.ports_of(d).get((port.target_port, port.protocol), ())), None)
-                if not target or not net.isolated_ingress(d) or any(
-                        (r.peers is None or r.peers) and net.rule_conns(r, d).intersect(
-                            Conns.ports(port.protocol, target, target))
-                        for n in net.ingress_of[d] for r in net.policies[n].ingress):
-                    denied = False  # (a rule of no peer, Cilium's `ingress: [{}]`, admits none)
-                    break
-                targets.add(target)
+            targets = _unadmitted_targets(net, pods, port)
             isolating = {n for i in pods for n in net.ingress_of[i]}
-            if not denied or any(net.policies[n].rendered_by is not None for n in isolating):
+            if targets is None or any(net.policies[n].rendered_by is not None
+                                      for n in isolating):
                 continue  # (a chart's policy: not all seen)
             d = pods[0]
             described = sorted(net.policies[n].described for n in isolating)
