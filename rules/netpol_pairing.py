@@ -161,6 +161,11 @@ A last check asks that every selector select something.
   container's `ports` are informational, and of the 7 Services of 36 real repositories that
   target a number their pods do not declare, the three read listen there (a
   `--metrics-bind-address=:8443`, unbound configured on 53, an Istio gateway's ports).
+  In a review, a Service port whose number target (its `targetPort`, or `port` where it
+  writes none) sent to a port its pods declare before the change and to one they do not
+  declare after it, the container left alone, is this warning at the `targetPort`
+  ("Service cache/redis: port 6380 now sends to TCP 6380, which no container it selects
+  declares (they declare 6379); before this change it sent to 6379").
 - `endpoints-lost` (error, in a review, on the selector's label): a Service whose selector
   matched pods of its namespace before the change and matches none after it (its selector
   changed, or the pods' labels did), where the namespace still holds the repository's
@@ -1693,6 +1698,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         yield from _endpoints_lost(base_view, view)
         yield from _budgets_lost(base_view, view)
         yield from _ports_lost(base_view, view)
+        yield from _ports_moved_off(base_view, view)
         configs_touched = any(ref.startswith("ConfigMap/") for ref in touched)
         if not (removed or configs_touched or any(p.obj.ref in touched for p in view.pods)):
             continue  # no Service gone, and nothing a pod names changed
@@ -3472,6 +3478,71 @@ def _ports_lost(base: Model, head: Model) -> Iterator[Violation]:
         yield replace(v, kind="endpoints-lost", message=message,
                       others=tuple(replace(o, kind="endpoints-lost", message=message)
                                    for o in v.others))
+
+
+def _declared_numbers(view: Model, service: Service
+                      ) -> dict[tuple[int, str], set[str]] | None:
+    """The container ports (number, protocol) the pods ``service`` selects declare, each with
+    the names they give it, where every one is a pod spec of the repository whose build
+    works; None otherwise, or when they declare none (a process may listen on a port its
+    container does not declare)."""
+    pods = [p for p in view.pods if p.namespace == service.namespace and all(
+        p.labels.get(k) == v for k, v in service.selector.items())]
+    if not pods or any(p.origin is not None or not p.labels_complete
+                       or id(p.obj) in view.unbuilt for p in pods):
+        return None
+    declared: dict[tuple[int, str], set[str]] = {}
+    for p in pods:
+        for c in p.containers:
+            for port in c.body.get("ports") or () if c.role == "container" else ():
+                if isinstance(port, dict) and isinstance(port.get("containerPort"), int):
+                    names = declared.setdefault(
+                        (port["containerPort"], str(port.get("protocol") or "TCP")), set())
+                    if isinstance(port.get("name"), str):
+                        names.add(port["name"])
+    return declared or None
+
+
+def _ports_moved_off(base: Model, head: Model) -> Iterator[Violation]:
+    """A Service port whose number ``targetPort`` (or port, where it writes none) the change
+    moved off the container port its pods declare to one they do not (new-user trial
+    forty-seven: Redis's Service port 6379 -> 6380, the container's 6379 kept; the callers'
+    fix said to call 6380, and following it left Redis unreachable without a word): a
+    warning, since a process may listen on a port it does not declare."""
+    had = {(s.namespace, s.name): s for s in _selecting_services(base)}
+    for service in _selecting_services(head):
+        old = had.get((service.namespace, service.name))
+        if old is None:
+            continue
+        declared = _declared_numbers(head, service)
+        before = _declared_numbers(base, old) if declared else None
+        if not declared or not before:
+            continue
+        for i, sp in enumerate(service.ports):
+            wanted = sp.target_port
+            if not isinstance(wanted, int) or (wanted, sp.protocol) in declared or (
+                    i >= len(old.ports)):
+                continue
+            was = old.ports[i].target_port
+            if isinstance(was, str):  # (a name the pods declared: its number)
+                was = next((n for (n, proto), names in before.items()
+                            if proto == sp.protocol and was in names), was)
+            if not isinstance(was, int) or was == wanted or (was, sp.protocol) not in before:
+                continue
+            has = ", ".join(str(n) for n, proto in sorted(declared) if proto == sp.protocol)
+            at = ("spec", "ports", i, "targetPort")
+            if service.obj.get(at) is None:
+                at = ("spec", "ports", i, "port")
+            yield Violation(
+                service.obj, at,
+                f"Service {service.namespace}/{service.name}: port {sp.port} now sends to "
+                f"{sp.protocol} {wanted}, which no container it selects declares (they declare "
+                f"{has or 'none of that protocol'}); before this change it sent to {was}: "
+                "unless the process listens on it undeclared, no connection through it "
+                "reaches a pod",
+                fix=(f"Set targetPort: {was} on port {sp.port} (the port the containers "
+                     f"declare), or make the container listen on {wanted} and declare it."),
+                kind="no-endpoints")
 
 
 def _budgets_lost(base: Model, head: Model) -> Iterator[Violation | QuietPlace]:

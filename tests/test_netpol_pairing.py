@@ -704,6 +704,31 @@ def test_a_call_to_a_service_the_change_renames_is_an_error_at_the_value(
         "Point the address at product-catalog or keep the Service named catalog.")
 
 
+def test_a_service_port_the_change_moves_off_the_port_its_pods_declare_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial forty-seven: Redis's Service port 6379 -> 6380 with the container's 6379
+    kept; the callers' fix said to call 6380, and following it left Redis unreachable."""
+    repo, base = shop_repo(tmp_path)
+    moved = CATALOG.format(name="catalog").replace("{port: 3550}", "{port: 3551}")
+    head = repo.commit({"catalog.yaml": moved})
+    found = [f for f in review_findings(repo, base, head, capsys)
+             if f["message"].startswith("Service shop/catalog: port")]
+    assert [(f["severity"], f["file"], f["line"]) for f in found] == [
+        ("warning", "catalog.yaml", moved.lstrip("\n").splitlines().index(
+            "  ports: [{port: 3551}]") + 1)]
+    assert (found[0]["message"], found[0]["fix"]) == (
+        "Service shop/catalog: port 3551 now sends to TCP 3551, which no container it selects "
+        "declares (they declare 3550); before this change it sent to 3550: unless the process "
+        "listens on it undeclared, no connection through it reaches a pod",
+        "Set targetPort: 3550 on port 3551 (the port the containers declare), or make the "
+        "container listen on 3551 and declare it.")
+    # a number the pods declare, or a named target port, is what they listen on: quiet
+    kept = CATALOG.format(name="catalog").replace("{port: 3550}", "{port: 80, targetPort: 3550}")
+    assert [f for f in review_findings(repo, base, repo.commit({"catalog.yaml": kept}), capsys)
+            if f["message"].startswith("Service shop/catalog: port")] == []
+
+
 def test_a_service_replaced_by_an_external_name_or_never_there_gives_no_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
