@@ -3439,9 +3439,16 @@ def _endpoints_lost(base: Model, head: Model) -> Iterator[Violation | QuietPlace
             has = ", ".join(f"{k}={v}" for k, v in sorted(first.labels.items())
                             if k in old.selector or k in service.selector) or (
                 ", ".join(f"{k}={v}" for k, v in sorted(first.labels.items())) or "no labels")
+            # (the pods it selected before, in its parenthesis too: new-user trial forty-seven
+            # read "(Deployment orders has ...)", another workload, for a relabelled api)
+            selector = Selector(tuple(service.selector.items()))
             found = replace(
                 found, kind="endpoints-lost",
-                message=f"{found.message}; before this change it selected {shown}",
+                message=f"Service {service.namespace}/{service.name}: selector "
+                        f"{selector.describe()} matches no pod in {service.namespace} "
+                        f"({first.kind} {first.name} has {has}), so the Service has no "
+                        "endpoints: no connection to it reaches a pod; before this change it "
+                        f"selected {shown}",
                 fix=f"Select the pods it is for by labels they carry ({first.kind} "
                     f"{first.name} has {has}), or add the labels it asks for to their "
                     "template.")

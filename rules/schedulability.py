@@ -170,6 +170,7 @@ from reviewbot.model.workload import (
     written,
 )
 from reviewbot.rules._kit import each_container, each_pod, parallelism_of, template_doubt, views
+from reviewbot.words import plural
 
 if TYPE_CHECKING:
     from reviewbot.diff.objects import TreeDiff
@@ -412,9 +413,10 @@ def _drains_blocked(model: Model) -> Iterator[Violation]:
             else:
                 continue
             message = (f"PodDisruptionBudget {namespace}/{budget.name}: {said} of the "
-                       f"{replicas} pods it selects ({'; '.join(counted)}) allows no voluntary "
-                       "eviction: a node drain (an upgrade, the autoscaler's scale-down) waits "
-                       "on their node until more replicas run or the budget changes")
+                       f"{plural(replicas, 'pod')} it selects ({'; '.join(counted)}) allows "
+                       "no voluntary eviction: a node drain (an upgrade, the autoscaler's "
+                       "scale-down) waits on their node until more replicas run or the budget "
+                       "changes")
             fix = (f"Set maxUnavailable: 1 in place of {field}, or run more replicas than the "
                    "budget keeps.")
             yield Violation(budget, ("spec", field), message, fix=fix, kind="drain-blocked")

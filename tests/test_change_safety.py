@@ -2043,6 +2043,32 @@ def test_the_same_kustomization_of_another_cluster_is_named_with_its_cluster(
         "deleted in clusters clusters/prod and clusters/staging"]
 
 
+
+def test_an_object_each_cluster_s_overlay_builds_names_every_cluster_it_leaves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial forty-seven: a base Deployment renamed, built by the overlay of
+    production and of staging: "it is deleted in the cluster", in a repository of two."""
+    repo = GitRepo(tmp_path / "repo")
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {interval: 10m, path: ./clusters/%s, prune: true, "
+            "sourceRef: {kind: GitRepository, name: flux-system}}\n")
+    files = {"base/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                             "metadata: {name: settings, namespace: shop}\ndata: {a: b}\n",
+             "base/kustomization.yaml": "resources: [cm.yaml]\n"}
+    for env in ("prod", "staging"):
+        files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = sync % env
+        files[f"clusters/{env}/apps.yaml"] = flux().replace("./apps", f"./apps/{env}")
+        files[f"apps/{env}/kustomization.yaml"] = (
+            f"resources: [../../base]\ncommonLabels: {{env: {env}}}\n")
+    base = repo.commit(files)
+    head = repo.commit({"base/cm.yaml": files["base/cm.yaml"].replace("settings", "config")})
+    _, found = review(repo, base, head, capsys)
+    assert [f["message"].split("prunes: ")[1] for f in found
+            if "shop/settings" in f["message"]] == [
+        "it is deleted in clusters clusters/prod and clusters/staging"]
+
 def test_a_statefulset_whose_namespace_goes_with_it_takes_its_claims(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

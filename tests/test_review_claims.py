@@ -584,7 +584,7 @@ def test_a_service_the_change_leaves_without_pods_is_an_error(
             for f in data["findings"] if f["new"]] == [(
                 "error", "service.yaml", 7,
                 "Service shop/web: selector app=web, track=stable matches no pod in shop "
-                "(Deployment web-canary has app=web, track=canary), so the Service has no "
+                "(Deployment web has app=web), so the Service has no "
                 "endpoints: no connection to it reaches a pod; before this change it selected "
                 "Deployment web",
                 "Select the pods it is for by labels they carry (Deployment web has app=web), "
@@ -613,6 +613,17 @@ def test_the_fix_of_a_service_whose_pods_were_relabelled_names_their_labels_now(
     assert [f["fix"] for f in data["findings"] if f["new"]] == [
         "Select the pods it is for by labels they carry (Deployment api has "
         "app.kubernetes.io/name=api), or add the labels it asks for to their template."]
+    # new-user trial forty-seven: the message named another workload (Deployment orders),
+    # the closest of the namespace's, not the pods the Service selected before
+    orders = api.replace("name: api,", "name: orders,").replace("api:1", "orders:1")
+    repo.commit({"orders.yaml": orders.format(labels="{app: orders}"),
+                 "api.yaml": api.format(labels="{app: api}")})
+    base = repo.git("rev-parse", "HEAD")
+    head = repo.commit({"api.yaml": api.format(labels="{app: api-server}")})
+    data = review_json(repo, base, head, "netpol-pairing", capsys)
+    assert [f["message"].split(", so ")[0] for f in data["findings"] if f["new"]] == [
+        "Service shop/api: selector app=api matches no pod in shop (Deployment api has "
+        "app=api-server)"]
 
 
 def test_a_selector_typo_that_loses_the_service_s_pods_is_said_once_as_the_change_s(
@@ -856,7 +867,11 @@ def test_a_call_the_change_breaks_elsewhere_is_commented_where_the_change_is(
     back = repo.commit({"redis/kustomization.yaml": "resources: [all.yaml]\nnamePrefix: prod-\n"})
     moved = repo.commit({"redis/all.yaml": redis.replace("  - port: 6379\n", "  - port: 6380\n")})
     _, out, err = review_out(repo, back, moved, "json", capsys, "--rule", "netpol-pairing")
-    (call,) = json.loads(out)["findings"]
+    moved_off, call = sorted(json.loads(out)["findings"], key=lambda f: f["severity"], reverse=True)
+    # (and the Service's own port now sends where redis does not listen: trial forty-seven)
+    assert (moved_off["severity"], moved_off["line"], moved_off["message"].split(";")[0]) == (
+        "warning", 27, "Service data/prod-redis: port 6380 now sends to TCP 6380, which no "
+        "container it selects declares (they declare 6379)")
     assert call["message"].endswith("has no port 6379 (it has 6380): a ClusterIP Service "
                                     "forwards only the ports it lists, so the connection is "
                                     "refused; this change took port 6379 away")

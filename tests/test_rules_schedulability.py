@@ -410,6 +410,7 @@ spec:
     for name, budget, scaler in (
             ("hpa", "minAvailable: 2", hpa.replace("MIN", "2")),
             ("hpa3", "minAvailable: 2", hpa.replace("MIN", "3")),
+            ("hpa1", "minAvailable: 2", hpa.replace("MIN", "1")),
             ("zero", "maxUnavailable: 0", ""), ("all", "minAvailable: 100%", ""),
             ("half", "minAvailable: 50%", ""), ("one", "maxUnavailable: 1", ""),
             ("keda", "minAvailable: 2", hpa.replace("autoscaling/v2", "keda.sh/v1alpha1").replace(
@@ -424,9 +425,13 @@ spec:
                 "waits on their node until more replicas run or the budget changes",
                 "Set maxUnavailable: 1 in place of minAvailable, or run more replicas than the "
                 "budget keeps.")]
+        if name == "hpa1":  # (new-user trial forty-seven read "of the 1 pods")
+            assert result.findings[0].message.startswith(
+                "PodDisruptionBudget llm/vllm: minAvailable 2 of the 1 pod it selects "
+                "(Deployment vllm: 1, the minReplicas")
     blocked = [(15, "drain-blocked", "warning")]
-    assert found == {"hpa": blocked, "hpa3": [], "zero": blocked, "all": blocked, "half": [],
-                     "one": [], "keda": []}
+    assert found == {"hpa": blocked, "hpa1": blocked, "hpa3": [], "zero": blocked,
+                     "all": blocked, "half": [], "one": [], "keda": []}
 
 
 def test_an_autoscaler_naming_what_a_chart_of_the_tree_s_values_makes_is_not_judged(

@@ -728,8 +728,9 @@ def _where(model: Model, obj: KObject, lost: frozenset[str]) -> str:
     """Where garbage collection deletes ``obj``: "the cluster", or with several clusters the
     ones it leaves, and those that keep it ("cluster staging (cluster production keeps
     it)")."""
-    if not lost:
-        everywhere = sorted(model.clusters.get(id(obj), ()))
+    if not lost:  # (each cluster's build of it: new-user trial forty-seven's overlays)
+        everywhere = sorted({c for o in model.by_identity.get(obj.identity, (obj,))
+                             for c in model.clusters.get(id(o), ())})
         return clusters_phrase(everywhere) if len(everywhere) > 1 else "the cluster"
     kept = sorted(model.clusters.get(id(obj), frozenset()) - lost)
     text = clusters_phrase(sorted(lost))
