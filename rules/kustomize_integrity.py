@@ -52,7 +52,12 @@ reviewbot checks every `kustomization.yaml` in the tree:
   target matches the name an object first had as well as its current one, as kustomize's
   do (a patch that renamed it records the old id). Not judged where a listed file is empty
   (one a tool fills, as flux bootstrap's `gotk-components.yaml`), nor where a build is not
-  held whole (as below);
+  held whole (as below). In a review, a patch that set fields of an object before the
+  change, which the change renamed (the one new name of its kind and namespace in its
+  file, built for the same cluster), is `patch-dropped` (error) at the `target:`, in place
+  of the warning: the cluster gets the renamed object without what the patch set
+  ("patches[0]: before this change it patched Deployment ai/vllm, which this change renames
+  to vllm-qwen, ...: spec.replicas is 1, not 2"); the object removed, the warning alone;
 - an `images` entry whose name (its `newName` when it sets one) no container of the build
   runs, in any `containers` or `initContainers` list where kustomize's image transformer
   looks, is `idle-image` (warning): kustomize sets no tag or digest, without an error, and
@@ -375,7 +380,8 @@ RATIONALE = (
 )
 FIX = "Fix the path, list the manifest in its kustomization, or remove the duplicate."
 SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error",
-              "idle-patch": "warning", "idle-image": "warning", "dependency": "error",
+              "idle-patch": "warning", "patch-dropped": "error", "idle-image": "warning",
+              "dependency": "error",
               "source": "error",
               "substitution": "error",
               "idle-generator": "warning",
@@ -1423,6 +1429,69 @@ def _patches_shifted(base: Model, head: Model) -> Iterator[Violation]:
                 break
 
 
+def _patches_dropped(base: Model, head: Model) -> Iterator[Violation]:
+    """``patch-dropped``, in a review: a ``patches`` entry whose ``target:`` selected an
+    object before the change and selects none after it, because the change renamed that
+    object, which the build still holds under its new name: the fields the patch set go
+    back to the base's values in the cluster, without a word from kustomize (new-user
+    trial forty-seven: the base's Deployment `vllm` renamed `vllm-qwen`, production's
+    replicas patch still targeting `vllm`: production went from 2 replicas to 1, and the
+    review said only "selects no object", a warning)."""
+    graph = model_graph(head)
+    for k in sorted(head.kustomizations, key=lambda k: k.file):
+        for found in idle_patches(graph, k):
+            doc, at = found.patch.doc, tuple(found.patch.path)
+            fields: dict[tuple[Any, ...], list[tuple[KObject, Path]]] = {}
+            for obj in base.objects:  # what the patch set before, on objects the head lacks
+                if obj.identity in head.by_identity:
+                    continue
+                for field, (source, where) in obj.origins.items():
+                    if source.file.path == doc.file.path and tuple(where[:len(at)]) == at:
+                        fields.setdefault(obj.identity, []).append((obj, field))
+            for _, set_on in sorted(fields.items()):
+                obj = set_on[0][0]
+                now = _renamed_as(obj, base, head)
+                if now is None:
+                    continue  # (removed, not renamed: the patch's warning says it)
+                new = now
+                said = ", ".join(
+                    _lost_field(format_path(f), obj.get(f), now.get(f))
+                    for f in sorted({f for _, f in set_on}, key=format_path)[:3])
+                line, column = k.doc.position(found.entry + ("target",))
+                message = (
+                    f"{_label(found.entry)}: before this change it patched {obj.kind} "
+                    f"{obj.namespace or 'default'}/{obj.name}, which this change renames "
+                    f"to {new.name}, and its target selects no object now: the build's "
+                    f"{obj.kind} {new.namespace or 'default'}/{new.name} loses what the patch "
+                    f"set: {said}")
+                fix = f"Set the target's name to {new.name}, the object's new name."
+                yield Violation(
+                    None, found.entry + ("target",), message, fix=fix, kind="patch-dropped",
+                    file=k.file, line=line, column=column,
+                    key=f"{k.file}:{_label(found.entry)}:dropped",
+                    others=(Violation(now, ("metadata", "name"), message, fix=fix,
+                                      kind="patch-dropped"),))
+
+
+def _renamed_as(obj: KObject, base: Model, head: Model) -> KObject | None:
+    """The object of ``head`` that ``obj`` (of ``base``, whose identity the head lacks)
+    became under a new name: the one new identity of its kind and namespace written in its
+    file, in a cluster of its own; None when there is not exactly one."""
+    clusters = base.clusters.get(id(obj), frozenset())
+    found = [o for o in head.objects if o.file == obj.file and o.kind == obj.kind
+             and o.namespace == obj.namespace and o.identity not in base.by_identity
+             and (not clusters or clusters & head.clusters.get(id(o), frozenset()))]
+    return found[0] if len({o.identity for o in found}) == 1 else None
+
+
+def _lost_field(field: str, was: Any, now: Any) -> str:
+    """A field a dropped patch set, in words: its value now and the patch's ("spec.replicas
+    is 1, not 2"), or, for a map or a list, that it is the base's."""
+    if isinstance(was, (dict, list)) or isinstance(now, (dict, list)):
+        return f"{field} is the base's"
+    return f"{field} is {'unset' if now is None else now}, not {was}"
+
+
 def _item_name(item: Any) -> str:
     """The ``name`` of a list item (an env entry, a container, a port), or ""."""
     return str(item.get("name")) if isinstance(item, dict) and isinstance(
@@ -1440,6 +1509,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     if head.tree is None or base.tree is None:
         return
     yield from _patches_shifted(base, head)
+    yield from _patches_dropped(base, head)
     graph = model_graph(head)
     index = TreeIndex(head.tree.paths, graph)
     # (object, field, path, source) of each path naming no folder, check_set silent on it

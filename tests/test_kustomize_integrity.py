@@ -2442,6 +2442,63 @@ patches:
     assert json.loads(out)["findings"] == []
 
 
+
+def test_a_patch_whose_target_the_change_renames_away_is_an_error_saying_what_it_set(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial forty-seven: the base's Deployment `vllm` renamed `vllm-qwen`,
+    production's replicas patch still targeting `vllm`: production went from 2 replicas to
+    1, and the review said "selects no object", a warning. The patch set fields on the
+    object the change renamed, which the build still holds: an error that says what goes;
+    the object removed instead, the patch's warning alone."""
+    deployment = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm, namespace: ai}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: vllm}}
+  template:
+    metadata: {labels: {app: vllm}}
+    spec:
+      containers:
+      - {name: vllm, image: x}
+"""
+    overlay = """resources: [../base]
+patches:
+- path: replicas.yaml
+  target: {kind: Deployment, name: vllm}
+- target: {kind: Deployment, name: vllm}
+  patch: |-
+    - op: add
+      path: /spec/template/spec/nodeName
+      value: gpu-1
+"""
+    replicas = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: any}\nspec: {replicas: 2}\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"base/kustomization.yaml": "resources: [deployment.yaml]\n",
+                        "base/deployment.yaml": deployment, "prod/kustomization.yaml": overlay,
+                        "prod/replicas.yaml": replicas})
+
+    def review(head: str) -> list[tuple[str, str, int, str]]:
+        code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                                  head, "--platform", "none", "--format", "json", "--rule",
+                                  "kustomize-integrity"], capsys)
+        assert code in (0, 1), err
+        return [(f["severity"], f["file"], f["line"], f["message"].split(": the build's ")[-1])
+                for f in json.loads(out)["findings"]]
+
+    renamed = repo.commit({"base/deployment.yaml": deployment.replace("name: vllm,",
+                                                                      "name: vllm-qwen,")})
+    assert review(renamed) == [
+        ("error", "prod/kustomization.yaml", 4, "Deployment ai/vllm-qwen loses what the patch "
+         "set: spec.replicas is 1, not 2"),
+        ("error", "prod/kustomization.yaml", 5, "Deployment ai/vllm-qwen loses what the patch "
+         "set: spec.template.spec.nodeName is unset, not gpu-1")]
+    repo.git("checkout", "-q", base)
+    removed = repo.commit({"base/deployment.yaml": deployment.replace("kind: Deployment",
+                                                                      "kind: StatefulSet")})
+    assert [f[:3] for f in review(removed)] == [
+        ("warning", "prod/kustomization.yaml", 4), ("warning", "prod/kustomization.yaml", 5)]
+
 def test_a_cluster_path_s_kustomization_that_does_not_parse_is_said_and_refuses_its_folder(
         tmp_path: Path) -> None:
     """New-user trial forty: the dev cluster's path overlays/dev holds a kustomization.yaml

@@ -265,6 +265,8 @@ TOLD_BY: dict[tuple[str, str], tuple[str, ...]] = {
     # (new-user trial forty-five: "this change removes it", an error, beside the head's "its
     # cluster has no Service db/postgres ... Not certain", a warning, of the same call)
     ("netpol-pairing", "dependency-missing"): ("dependency-missing",),
+    # (new-user trial forty-seven: a patch whose target the change renamed away)
+    ("kustomize-integrity", "patch-dropped"): ("idle-patch",),
 }
 
 
