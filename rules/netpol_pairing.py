@@ -213,7 +213,9 @@ A last check asks that every selector select something.
   target port: not judged here. Said at the Service's port too (a review comments where the
   change is: a port renamed under an unchanged Ingress), and once for the overlays that
   build one Ingress file alike, naming each ("so does Ingress prod/web, built from the same
-  lines").
+  lines"). An Ingress ingress-nginx answers with a redirect
+  (`nginx.ingress.kubernetes.io/permanent-redirect` or `temporal-redirect`) sends nothing
+  to its backends, a placeholder: none of its backends is judged, nor a flow to them.
 - `route-conflict` (error, on the hostname): two HTTPRoutes (or GRPCRoutes) of a cluster
   attached to the same Gateway listener claim the same hostname with the same match (a path
   not written is the prefix /): the Gateway API gives those requests to one route alone (the
@@ -529,6 +531,12 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation | QuietPlace]:
         found: list[Violation | QuietPlace] = []
         for _, view in views(model):  # flows never cross two clusters
             judged = _judged(view)
+            generators = _policy_generators(view)
+            if generators:  # policies a Kyverno rule generates may allow any denied flow
+                judged = _doubted_denials(judged, (
+                    f"what the NetworkPolicies {generators[0]}"
+                    f"{f' and {len(generators) - 1} more' if len(generators) > 1 else ''} "
+                    "generate allow (reviewbot does not run Kyverno's generate rules)"))
             unapplied = _unapplied_policies(view)
             if unapplied:
                 unapplied_ids = {id(o) for o in unapplied}
@@ -545,11 +553,37 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation | QuietPlace]:
     templated = _templated_clusterwide(model)
     if templated:  # a cluster-wide policy a chart renders may allow any denied flow
         more = f" and {len(templated) - 1} more" if len(templated) > 1 else ""
-        doubt = (f"what the cluster-wide policies the chart template {templated[0]}{more} "
-                 f"declare{'s' if not more else ''} allow (reviewbot renders no chart)")
-        found = [replace(v, doubt=f"{v.doubt}; {doubt}" if v.doubt else doubt)
-                 if isinstance(v, Violation) and v.kind in _DENIALS else v for v in found]
+        found = _doubted_denials(found, (
+            f"what the cluster-wide policies the chart template {templated[0]}{more} "
+            f"declare{'s' if not more else ''} allow (reviewbot renders no chart)"))
     yield from found
+
+
+def _doubted_denials(found: list[Violation | QuietPlace], doubt: str
+                     ) -> list[Violation | QuietPlace]:
+    """``found`` with ``doubt`` added to the findings that a flow is denied."""
+    return [replace(v, doubt=f"{v.doubt}; {doubt}" if v.doubt else doubt)
+            if isinstance(v, Violation) and v.kind in _DENIALS else v for v in found]
+
+
+def _policy_generators(view: Model) -> list[str]:
+    """The Kyverno policies of ``view`` (a cluster's) with a ``generate`` rule that makes
+    NetworkPolicies (of any API: Cilium's too), named: Kyverno creates them in the
+    namespaces its rule matches, so the policies the tree shows are not all the cluster
+    has (judge round CA: project-cantaloupe's ClusterPolicy generating
+    `allow-same-namespace` in every namespace; six calls within one were "denied")."""
+    out: list[str] = []
+    for obj in view.objects:
+        if obj.group != "kyverno.io" or obj.kind not in ("ClusterPolicy", "Policy"):
+            continue
+        for rule in items(obj.get(("spec", "rules"))):
+            made = mapping(mapping(rule).get("generate"))
+            kinds = [made.get("kind"), *(mapping(e).get("kind") for e in items(
+                made.get("foreach"))), *items(mapping(made.get("cloneList")).get("kinds"))]
+            if any(isinstance(k, str) and "NetworkPolicy" in k for k in kinds):
+                out.append(f"Kyverno {obj.kind} {obj.name}")
+                break
+    return sorted(set(out))
 
 
 # the findings that a flow is denied: an allow rule reviewbot cannot see may admit it

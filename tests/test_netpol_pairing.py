@@ -328,6 +328,43 @@ def test_egress_without_ingress_is_an_error_on_the_to_entry(tmp_path: Path) -> N
     )
 
 
+
+def test_a_kyverno_rule_generating_network_policies_makes_a_denial_a_warning(
+        tmp_path: Path) -> None:
+    """Judge round CA: project-cantaloupe's Kyverno ClusterPolicy generates
+    `allow-same-namespace` in every namespace; six calls within `monitoring` were "denied",
+    errors. The policies the tree shows are not all the cluster has: a warning saying so.
+    A Kyverno policy generating something else changes nothing."""
+    kyverno = """
+---
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: default-policies}
+spec:
+  rules:
+  - name: allow-same-namespace
+    match: {any: [{resources: {kinds: [Namespace]}}]}
+    generate:
+      apiVersion: networking.k8s.io/v1
+      kind: NetworkPolicy
+      name: allow-same-namespace
+      namespace: "{{request.object.metadata.name}}"
+      synchronize: true
+      data: {spec: {podSelector: {}, ingress: [{from: [{podSelector: {}}]}]}}
+"""
+    text = NAMESPACES + CLIENT + SERVER + CLIENT_EGRESS + DENY_SERVER
+    result = run(tmp_path / "generated", text + kyverno)
+    assert kinds(result) == [
+        ("warning", "spec.egress[0].to[0]", line_of(tmp_path / "generated", "- to:")),
+        ("warning", "spec.template.spec.containers[0].env[0].value",
+         line_of(tmp_path / "generated", "API"))]
+    assert all(f.message.endswith(
+        "Not certain: reviewbot could not see what the NetworkPolicies Kyverno ClusterPolicy "
+        "default-policies generate allow (reviewbot does not run Kyverno's generate rules).")
+        for f in result.findings)
+    quota = kyverno.replace("kind: NetworkPolicy", "kind: ResourceQuota")
+    assert [s for s, _, _ in kinds(run(tmp_path / "quota", text + quota))] == ["error", "error"]
+
 def test_ingress_without_egress_is_a_warning_on_the_from(tmp_path: Path) -> None:
     result = run(tmp_path, NAMESPACES + CLIENT.replace("http://api.server:8080/v1", "none")
                  + SERVER + SERVER_INGRESS + DENY_CLIENT)
