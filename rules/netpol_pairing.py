@@ -347,6 +347,12 @@ policy the pull request adds in a failing build never reaches the cluster while 
 earlier revision applied stays there. A finding on an object of the same failing build says
 so once ("Not applied").
 
+Policies the tree does not show may allow a flow it denies: a cluster-wide policy a chart
+template declares (reviewbot renders no chart), or the NetworkPolicies a Kyverno
+`ClusterPolicy` or `Policy` of the cluster generates (a `generate` rule of a NetworkPolicy
+kind: reviewbot does not run it). Then a denied flow (`egress-unmatched`,
+`dependency-denied`, `dns-denied`) is a warning that names them.
+
 Failing example:
 
 ```yaml
