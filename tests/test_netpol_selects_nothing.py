@@ -81,6 +81,44 @@ spec:
         "queue)")
 
 
+
+def test_a_chart_whose_workload_template_is_not_rendered_may_hold_the_pods(
+        tmp_path: Path) -> None:
+    """New-user trial forty-eight: `charts/vllm`'s NetworkPolicy template is plain YAML (an
+    object), its Deployment template is not rendered: "matches no pod in llm", a warning
+    whose fix ("remove the selector") would open the namespace. The chart renders pods in
+    the namespaces its plain templates are in: a note."""
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        "apps/embeddings.yaml": deployment("embeddings", "llm", "{app.kubernetes.io/name: tei}"),
+        "charts/vllm/Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 1.0.0\n",
+        "charts/vllm/templates/deployment.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: "{{ .Release.Name }}", namespace: llm}
+            spec:
+              selector: {matchLabels: {app.kubernetes.io/name: vllm}}
+              template:
+                metadata: {labels: {app.kubernetes.io/name: vllm}}
+                spec: {containers: [{name: vllm, image: "{{ .Values.image }}"}]}
+        """,
+        "charts/vllm/templates/networkpolicy.yaml": """
+            apiVersion: networking.k8s.io/v1
+            kind: NetworkPolicy
+            metadata: {name: vllm, namespace: llm}
+            spec:
+              podSelector: {matchLabels: {app.kubernetes.io/name: vllm}}
+              ingress: [{from: [{namespaceSelector: {}}]}]
+        """,
+    })
+    result = lint_dir(tmp_path, only=["netpol-pairing"])
+    assert result.findings == []
+    (note,) = result.quiet
+    assert note.reason.endswith(
+        "but it may hold pods reviewbot cannot see (llm: chart charts/vllm (templates "
+        "reviewbot does not render))")
+
 def test_the_note_names_each_unseen_object_once_and_counts_the_rest(tmp_path: Path) -> None:
     # rwlove/home-ops read "HelmRelease rook-ceph-operator (Helm chart values), HelmRelease
     # rook-ceph-operator" (its values pods and its chart, one object), and took the two

@@ -671,7 +671,25 @@ class Network:
         for chart in self.charts:  # (a kustomization's helmCharts: never evaluated)
             if chart.namespace:
                 add(chart.namespace, f"chart {chart.name} of {chart.file}")
+        for ns, folder in self._template_charts():
+            add(ns, f"chart {folder} (templates reviewbot does not render)")
         return out
+
+    def _template_charts(self) -> list[tuple[str, str]]:
+        """(namespace, chart folder) of the charts of the tree whose workload templates the
+        loader skipped (reviewbot renders no chart) while their plain templates are objects
+        of this view: the chart renders pods in the namespaces those objects are in (new-user
+        trial forty-eight: an Argo CD Application renders `charts/vllm`, its NetworkPolicy
+        template plain YAML, its Deployment's skipped; "matches no pod in llm")."""
+        from reviewbot.model.resource import templates_declaring
+
+        charts = {path.partition("/templates/")[0] for path in templates_declaring(
+            self.model.files, _TEMPLATE_WORKLOADS, tuple(k.encode() for k in _TEMPLATE_WORKLOADS))}
+        if not charts:
+            return []
+        return sorted({(obj.namespace or "default", folder) for obj in self.model.objects
+                       if (folder := obj.file.partition("/templates/")[0]) in charts
+                       and "/templates/" in obj.file})
 
     # -------------------------------------------------- ports
 
@@ -1063,6 +1081,10 @@ POD_FREE_KINDS = frozenset({
         "GrafanaAlertRuleGroup", "GrafanaContactPoint", "GrafanaNotificationPolicy")
 } | {("serving.kserve.io", "ServingRuntime"), ("serving.kserve.io", "ClusterServingRuntime"),
      ("fluxcd.controlplane.io", "FluxInstance")})
+
+
+# the kinds of a chart's templates that run pods (a template declaring one: the chart's pods)
+_TEMPLATE_WORKLOADS = ("Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "Pod")
 
 
 def may_run_pods(obj: KObject) -> bool:
