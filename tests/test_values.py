@@ -635,6 +635,67 @@ def test_a_chart_default_every_consumer_overrides_is_no_clusters(
             ] == [("error", "helm/values.yaml", 3)]
 
 
+
+def test_values_files_an_application_passes_are_merged_over_the_chart_s_defaults(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial forty-eight: Argo CD Applications render `charts/vllm` with
+    `values-dev.yaml` and `values-prod.yaml`; the chart's `values.yaml` sets `strategy:
+    Recreate`, the GPU node's toleration and the image's digest. Each values file was
+    judged alone ("its values set no update strategy"), the defaults as a release of their
+    own, and none in the cluster the Application deploys to (`destination.name: prod`: "no
+    node inventory"). Helm merges each over the defaults: the release is judged, in its
+    cluster, a field it leaves to the defaults found in values.yaml."""
+    from .helpers import write
+
+    defaults = """image: {repository: vllm/vllm-openai, tag: v0.6.3, digest: "sha256:%s"}
+extraArgs: {tensor-parallel-size: "1"}
+strategy: {type: Recreate}
+resources: {requests: {nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: 1}}
+nodeSelector: {nvidia.com/gpu.present: "true"}
+tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+""" % ("a" * 64)
+    app = """apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: vllm-%s, namespace: argocd}
+spec:
+  project: default
+  source:
+    repoURL: https://git.example.org/gitops.git
+    path: charts/vllm
+    helm: {valueFiles: [values-%s.yaml]}
+  destination: {name: %s, namespace: llm}
+"""
+    gpu = """      - name: gpu-1
+        labels: {nvidia.com/gpu.present: "true"}
+        taints: [{key: nvidia.com/gpu, effect: NoSchedule}]
+        allocatable: {cpu: "32", memory: 250Gi, nvidia.com/gpu: "4"}
+"""
+    write(tmp_path, {
+        ".reviewbot.yaml": "clusters:\n  - name: prod\n    paths: [apps/prod]\n"
+                           "    nodes:\n" + gpu,
+        "apps/prod/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+                             "metadata: {name: x, namespace: llm}\n",
+        "argocd/vllm-prod.yaml": app % ("prod", "prod", "prod"),
+        "charts/vllm/Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 1.0.0\n",
+        "charts/vllm/values.yaml": defaults,
+        "charts/vllm/values-prod.yaml": "replicaCount: 2\n"
+                                        "resources: {requests: {nvidia.com/gpu: 2}, "
+                                        "limits: {nvidia.com/gpu: 2}}\n",
+    })
+    _, out, _ = run_cli(["lint", str(tmp_path), "--format", "json"], capsys)
+    assert [(f["rule"], f["file"], f["line"]) for f in json.loads(out)["findings"]] == [
+        # 2 GPUs, no /dev/shm; TP 1 (the defaults') of the 2 GPUs prod asks, said there
+        ("shm-size", "charts/vllm/values-prod.yaml", 1),
+        ("gpu-parallelism", "charts/vllm/values.yaml", 2)]
+    # prod's release asks more than its cluster's node holds: said, in its cluster
+    (tmp_path / "charts/vllm/values-prod.yaml").write_text(
+        "replicaCount: 3\nresources: {requests: {nvidia.com/gpu: 2}, "
+        "limits: {nvidia.com/gpu: 2}}\n")
+    _, out, _ = run_cli(["lint", str(tmp_path), "--format", "json", "--rule",
+                         "schedulability"], capsys)
+    assert [(f["severity"], f["file"], f["line"]) for f in json.loads(out)["findings"]] == [
+        ("error", "charts/vllm/values-prod.yaml", 2)]
+
 def test_a_chart_default_every_helmfile_release_overrides_is_no_clusters(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Judge round BG (cds-snc/notification-manifests): helmfile releases set each image's

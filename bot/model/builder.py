@@ -59,6 +59,7 @@ from reviewbot.model.objects import (
     cluster_phrase,
     controlled,
     custom_resource_pods,
+    deploys_to,
     failing_build,
     items,
     kserve_services,
@@ -94,7 +95,12 @@ from reviewbot.model.reach import (
 )
 from reviewbot.model.releases import values_from_files
 from reviewbot.model.resource import Patch, document_objects
-from reviewbot.model.values import ValuesObject, document_values_pods, object_values_pods
+from reviewbot.model.values import (
+    ValuesObject,
+    argo_chart_values,
+    document_values_pods,
+    object_values_pods,
+)
 from reviewbot.model.values import configure as configure_values
 from reviewbot.sources.tree import NOT_APPLIED, Skipped, Tree, checked_out_branch, remote_urls
 from reviewbot.words import plural
@@ -636,6 +642,17 @@ def _values_clusters(model: Model) -> None:
                 clusters := model.clusters.get(id(obj))):
             for file in values_from_files(model, obj):
                 readers.setdefault(file, set()).update(clusters)
+    # the values an Argo CD Application gives a chart folder of the tree: the cluster it
+    # deploys to (new-user trial forty-eight: `destination: {name: prod}`, the values of
+    # prod's vLLM judged in Argo CD's own cluster, "no node inventory")
+    given = list(argo_chart_values(model))
+    merged = {(id(app), folder) for app, file, _, _, _, folder in given
+              if file != join(folder, "values.yaml")}
+    for app, file, _, _, _, folder in given:
+        if file == join(folder, "values.yaml") and (id(app), folder) in merged:
+            continue  # (merged under the files it passes: in their release, not alone)
+        if clusters := deploys_to(model, app) or model.clusters.get(id(app)):
+            readers.setdefault(file, set()).update(clusters)
     if not readers:
         return
     for pod in model.pods:

@@ -1448,11 +1448,7 @@ class _Departures:
         return lost or None
 
     def _deploys_to(self, owner: KObject) -> frozenset[str]:
-        """The clusters whose roots hold a path ``owner`` (an applier of another cluster)
-        applies: the folder a cluster's entry names, or one below it."""
-        paths = _applied_folders(owner)
-        return frozenset(c for c, entries in self.base.cluster_entries.items() if any(
-            p == e or p.startswith(e.rstrip("/") + "/") for p in paths for e in entries))
+        return deploys_to(self.base, owner)
 
     def _applied(self, owner: KObject, lost: frozenset[str]) -> bool:
         """The head applies ``owner``'s identity (in the clusters ``lost`` names, if any)."""
@@ -2296,6 +2292,20 @@ def tree_source(spec: Mapping[str, Any]) -> bool:
     ref = spec.get("sourceRef")
     kind = ref.get("kind") if isinstance(ref, dict) else None
     return kind in (None, "GitRepository", "ExternalArtifact")
+
+
+def deploys_to(model: Model, owner: KObject) -> frozenset[str]:
+    """The clusters of ``model`` (its configured or found entries) that ``owner``, an
+    applier of another cluster (an Argo CD Application in Argo CD's own), applies to: the
+    cluster its ``destination.name`` names, else those whose roots hold a path it applies
+    (the folder a cluster's entry names, or one below it)."""
+    named = _dict(owner.get(("spec", "destination"))).get("name")
+    if owner.kind == "Application" and isinstance(named, str) and (
+            named in model.cluster_entries):
+        return frozenset({named})
+    paths = _applied_folders(owner)
+    return frozenset(c for c, entries in model.cluster_entries.items() if any(
+        p == e or p.startswith(e.rstrip("/") + "/") for p in paths for e in entries))
 
 
 def _applied_folders(obj: KObject, model: Model | None = None) -> list[str]:

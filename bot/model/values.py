@@ -30,6 +30,10 @@ Chart conventions read:
   and gitea charts' ``initContainers.resources``), as do raw container lists
   (``initContainers: [...]``, ``extraContainers: [...]``, ``sidecars: [...]``).
 
+A values file an Argo CD Application gives a chart folder of the tree is read merged over the
+chart's own ``values.yaml`` (:func:`_argo_defaults`), the fields it leaves to them located
+there (the pseudo-object's ``origins``).
+
 What values leave out, the chart decides, and the repository does not show the chart: an
 unset image tag is the chart's default tag (``ImageRef.chart_tag``), an unset strategy is
 ``Strategy.type == ""``, and ``Container.declared_resources`` says whether the values
@@ -251,9 +255,12 @@ def _values_documents(
                 )
                 yield vobj, inline, ()
     yield from _argo_inline_values(model, skip)
+    defaults, merged_whole = _argo_defaults(model)
     for path, lf in model.files.items():
         if path in skip or path in model.unapplied:  # no cluster receives what it sets
             continue
+        if path in merged_whole:
+            continue  # (the chart's defaults, in every release merged under its values)
         name = posixpath.basename(path)
         if path not in uses and not VALUES_NAME.search(name) and not any(
             fnmatch.fnmatch(path, p) for p in patterns
@@ -270,10 +277,56 @@ def _values_documents(
             if is_kustomization_file(path):
                 continue
             stem = name.rsplit(".", 1)[0]
+            origins: dict[Path, tuple[Document, Path]] = {}
+            under = defaults.get(path)
+            if under is not None and len(lf.documents) == 1:
+                origins = _default_origins(under.value, value, under)
+                value = _coalesce(under.value, value)
             vobj = ValuesObject(VALUES_API, VALUES_KIND, use.namespace, stem, doc, value, (),
-                                release=chart_name or use.release or "",
+                                origins, release=chart_name or use.release or "",
                                 subcharts=subcharts, chart=use.chart, own=bool(chart_name))
             yield vobj, value, ()
+
+
+def _argo_defaults(model: Model) -> tuple[dict[str, Document], frozenset[str]]:
+    """The chart defaults Helm merges under each values file an Argo CD Application gives a
+    chart folder of the tree (:func:`argo_chart_values`): file -> the chart's own
+    ``values.yaml`` document (new-user trial forty-eight: `values-dev.yaml` judged without
+    the `strategy: Recreate`, `nodeSelector` and `tolerations` of the chart's
+    `values.yaml`: "its values set no update strategy", "no node admits it"). And the
+    chart's ``values.yaml`` files every consumer renders only with values files over them
+    (:func:`_chart_consumers`: each an Application passing one), which no release holds
+    alone: their values are judged in the releases."""
+    out: dict[str, Document] = {}
+    passing: dict[str, set[str]] = {}  # the chart's values.yaml -> Application files
+    for app, file, _, _, _, folder in argo_chart_values(model):
+        base = join(folder, "values.yaml")
+        lf = model.files.get(base)
+        if file == base or file not in model.files or lf is None or len(lf.documents) != 1 or (
+                not isinstance(lf.documents[0].value, dict)):
+            continue
+        out.setdefault(file, lf.documents[0])
+        passing.setdefault(base, set()).add(app.file)
+    if not passing:
+        return out, frozenset()
+    consumers = _consumers(model)
+    whole = frozenset(base for base, apps in passing.items()
+                      if {f for f, _ in consumers.get(base, ())} <= apps)
+    return out, whole
+
+
+def _default_origins(defaults: Mapping[str, Any], written: Any, doc: Document,
+                     path: Path = ()) -> dict[Path, tuple[Document, Path]]:
+    """Where each field ``written`` leaves to ``defaults`` is written: in ``doc``, the
+    chart's values.yaml (a finding on it points there)."""
+    out: dict[Path, tuple[Document, Path]] = {}
+    mine = written if isinstance(written, dict) else {}
+    for key, value in defaults.items():
+        if key not in mine:
+            out[path + (key,)] = (doc, path + (key,))
+        elif isinstance(value, dict) and isinstance(mine[key], dict):
+            out.update(_default_origins(value, mine[key], doc, path + (key,)))
+    return out
 
 
 def _argo_inline_values(model: Model, skip: frozenset[str]
@@ -453,10 +506,19 @@ def _in_bundle(path: str, bundles: Mapping[str, Any]) -> bool:
 
 def _argo_value_files(model: Model, uses: dict[str, _Use]) -> None:
     """The values files an applied Argo CD Application gives a chart folder of this
-    repository (the chart's own ``values.yaml`` and the ``helm.valueFiles`` of a source
-    whose ``path`` is the chart): in the
-    Application's destination namespace, for its release (a new-user trial's values file was
-    ``HelmValues/values`` where the Application said ``namespace: dashboard``)."""
+    repository (:func:`argo_chart_values`): in the Application's destination namespace, for
+    its release (a new-user trial's values file was ``HelmValues/values`` where the
+    Application said ``namespace: dashboard``)."""
+    for obj, file, chart, release, dest, _ in argo_chart_values(model):
+        uses.setdefault(file, _Use(dest or obj.namespace, release or obj.name, chart))
+
+
+def argo_chart_values(model: Model) -> Iterator[tuple[KObject, str, str, str, str, str]]:
+    """(the Application, a values file, the chart's name, the release name or "", the
+    destination namespace or "", the chart's folder) of each values file an applied Argo CD
+    Application gives a chart folder of this repository: the chart's own ``values.yaml``
+    (Helm reads it first) and the ``helm.valueFiles`` of a source whose ``path`` is the
+    chart."""
     graph = model_graph(model)
     for obj in model.objects:
         if obj.kind != "Application" or obj.group != "argoproj.io" or (
@@ -475,13 +537,11 @@ def _argo_value_files(model: Model, uses: dict[str, _Use]) -> None:
             if where is None or not chart:
                 continue
             release = helm.get("releaseName")
-            # (the chart's own values.yaml, which Helm reads first, is the release's too)
             for name in ("values.yaml", *items(helm.get("valueFiles"))):
                 if isinstance(name, str) and not name.startswith("$"):
-                    uses.setdefault(join(where, name), _Use(
-                        str(dest) if isinstance(dest, str) and dest else obj.namespace,
-                        str(release) if isinstance(release, str) and release else obj.name,
-                        chart))
+                    yield (obj, join(where, name), chart,
+                           str(release) if isinstance(release, str) and release else "",
+                           str(dest) if isinstance(dest, str) and dest else "", where)
 
 
 def configure(
@@ -1108,11 +1168,7 @@ def overridden_default(model: Model, obj: Any, path: Path) -> str | None:
     fills in, over the chart's ``tag: latest``)."""
     if not isinstance(obj, ValuesObject) or obj.doc is None:
         return None
-    consumers: dict[str, list[tuple[str, list[Written] | None]]] | None = model.derived.get(
-        "chart-consumers")
-    if consumers is None:
-        consumers = model.derived["chart-consumers"] = _chart_consumers(model)
-    found = consumers.get(obj.doc.file.path)
+    found = _consumers(model).get(obj.doc.file.path)
     if not found or not all(sets is not None and any(
             _overlaps(at, path) and (judged or value != dig(obj.body, at, _ABSENT))
             for at, value, judged in sets) for _, sets in found):
@@ -1188,6 +1244,15 @@ def _overlaps(written: Path, path: Path) -> bool:
     something in it."""
     n = min(len(written), len(path))
     return written[:n] == path[:n]
+
+
+def _consumers(model: Model) -> dict[str, list[tuple[str, list[Written] | None]]]:
+    """:func:`_chart_consumers`, made once per model."""
+    consumers: dict[str, list[tuple[str, list[Written] | None]]] | None = model.derived.get(
+        "chart-consumers")
+    if consumers is None:
+        consumers = model.derived["chart-consumers"] = _chart_consumers(model)
+    return consumers
 
 
 def _chart_consumers(model: Model) -> dict[str, list[tuple[str, list[Written] | None]]]:
