@@ -38,6 +38,10 @@ Kinds:
 
 - `node-full`: the pods pinned to a node request more than its allocatable.
 - `too-big`: an unpinned pod fits no inventory node that admits it.
+- `no-such-node` (warning, on the `nodeName` or the `nodeSelector`'s hostname): a pod pinned
+  to a host the inventory does not list, whose name misspells one it does (`prod-gpu-02`
+  for `prod-gpu-2`): on a cluster without that node its pods never schedule. A warning,
+  since an inventory may list some nodes only; a host of no close name is not judged.
 - `pool-full`: the pods that may run only on a set of inventory nodes (their selectors,
   affinity and taints admit those alone: the GPU nodes of one product) request more of an
   extended resource (GPUs) than those nodes have left once the pods pinned there and the
@@ -148,6 +152,7 @@ spec:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -158,6 +163,7 @@ from reviewbot.model.doubts import runs_doubt
 from reviewbot.model.objects import Container, KObject, Model, Node, Path, PodTemplate, dig, items
 from reviewbot.model.quantity import parse_quantity, quote
 from reviewbot.model.workload import (
+    HOSTNAME,
     Placement,
     admits,
     count,
@@ -186,6 +192,7 @@ FIX = "Lower the requests, reduce replicas, or move a workload to another node."
 COST = 5  # CPU time relative to a rule of cost 1, measured on the 50k-object tree
 OPTIONS: tuple[Any, ...] = ()
 SEVERITIES = {"node-full": "error", "too-big": "error", "over-limit": "error",
+              "no-such-node": "warning",
               "pool-full": "error", "scale-target": "warning", "drain-blocked": "warning",
               "claim-missing": "warning", "scale-target-lost": "error"}
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
@@ -550,11 +557,43 @@ def _cluster(model: Model) -> Iterator[Violation]:
     # Whether a pod fits some node depends on its requests and its placement fields only:
     # pods alike in both (most of a repository) are judged once.
     judged: dict[tuple[Any, ...], _TooBig | None] = {}
+    names = [n.name for n in inventory.nodes]
     for pod in pods:
+        host = pinned_host(pod)
         # (a pod its selection places on one node is judged there: node-full says it, once)
-        if pinned_host(pod) is None and placement.node_of(pod) is None:
+        if host is None and placement.node_of(pod) is None:
             yield from _single(model, pod, inventory.nodes, judged)
+        elif host is not None and inventory.node(host) is None:
+            yield from _no_such_node(pod, host, names)
     yield from _pools(model, pods, placement)
+
+
+def _no_such_node(pod: PodTemplate, host: str, names: Sequence[str]) -> Iterator[Violation]:
+    """``no-such-node`` (warning): a pod pinned (``nodeName``, a ``nodeSelector`` on
+    ``kubernetes.io/hostname``) to a host the inventory does not list, whose name misspells
+    one it does with the same numbers (new-user trial forty-eight: `prod-gpu-02` for
+    `prod-gpu-2`, four replicas Pending, "1 info"; `worker-9` beside `worker-1` is another
+    node). A warning: an inventory may list some nodes only. A host of no close name may be
+    a node the inventory leaves out: not judged."""
+    from reviewbot.words import misspelt
+
+    numbers = [int(n) for n in re.findall(r"\d+", host)]
+    near = misspelt(host, [n for n in names
+                           if [int(d) for d in re.findall(r"\d+", n)] == numbers])
+    if not near:
+        return
+    if pod.spec.get("nodeName") == host:
+        field, at = "nodeName", field_path(pod, "nodeName")
+    elif pod.node_selector.get(HOSTNAME) == host:
+        field, at = f"nodeSelector {HOSTNAME}", field_path(pod, "nodeSelector") + (HOSTNAME,)
+    else:
+        return  # (required affinity: where its one host is written is not pointed at)
+    yield Violation(
+        pod.obj, at,
+        f"{pod.name}: its {field} pins it to {host}, which is no node of the inventory (did "
+        f"you mean {near}?): on a cluster without that node, its pods never schedule",
+        fix=f"Set {host} to {near}, or list node {host} in the inventory if the cluster has it.",
+        kind="no-such-node")
 
 
 def _resource_names(pods: Sequence[PodTemplate]) -> list[str]:

@@ -172,6 +172,29 @@ def test_pinned_to_an_unknown_host_is_not_judged(tmp_path: Path) -> None:
     assert pairs(lint_text(tmp_path, text, only=["schedulability"], config=INVENTORY)) == []
 
 
+def test_pinned_to_a_misspelt_inventory_host_is_a_warning(tmp_path: Path) -> None:
+    """New-user trial forty-eight: `prod-gpu-02` for the inventory's `prod-gpu-2`: four
+    replicas Pending, and "1 info". A host named with the same numbers as a listed node,
+    its name close, is a warning (an inventory may list some nodes only); `worker-9` beside
+    `worker-1` is another node (above)."""
+    text = pinned("coder", "1Gi", node="worker-01") + pinned(
+        "chat", "1Gi", node="talos-cp3").replace("nodeSelector: {kubernetes.io/hostname: "
+                                                  "talos-cp3}", "nodeName: talos-cp3")
+    result = lint_text(tmp_path, text, only=["schedulability"], config=INVENTORY)
+    assert [(f.kind, f.severity, f.line, f.message, f.fix) for f in result.findings] == [
+        ("no-such-node", "warning", 10,
+         "coder: its nodeSelector kubernetes.io/hostname pins it to worker-01, which is no "
+         "node of the inventory (did you mean worker-1?): on a cluster without that node, its "
+         "pods never schedule",
+         "Set worker-01 to worker-1, or list node worker-01 in the inventory if the cluster "
+         "has it."),
+        ("no-such-node", "warning", 25,
+         "chat: its nodeName pins it to talos-cp3, which is no node of the inventory (did you "
+         "mean talos-cp-3?): on a cluster without that node, its pods never schedule",
+         "Set talos-cp3 to talos-cp-3, or list node talos-cp3 in the inventory if the cluster "
+         "has it.")]
+
+
 def test_a_request_above_its_limit_is_refused_without_an_inventory(tmp_path: Path) -> None:
     # a new-user trial: K frontend 256Mi over 128Mi, F home-assistant (app-template) 4Gi
     # over 2Gi; the API server says "must be less than or equal to memory limit"
