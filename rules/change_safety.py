@@ -71,7 +71,11 @@ verdicts), never in `lint`, which sees one tree.
   renamed StatefulSet's pods start on new, empty volumes while the data stays in the old
   claims, which none of them mounts ("the pods of shop-postgres start on new, empty volumes
   (data-shop-postgres-0) and the data stays in data-postgres-0"); the inline comment sits at
-  the change that renames it.
+  the change that renames it. Moved to another namespace under its name, its claims are
+  in its namespace: said so ("db/data-postgres-0 ... shop/data-postgres-0"). So is a claim
+  template the change renames where the object carries the annotation that makes Flux or
+  Argo CD recreate it (`recreated` below): the apply succeeds, and the pods start empty;
+  without it, the `immutable` error's fix says that a recreation leaves the data behind.
 - `kept` (warning): a Service's `clusterIP` (`clusterIPs`) removed from the manifest: the
   API server keeps the value it allocated when an update leaves it unset (it copies the old
   clusterIPs in), so the apply succeeds and the Service keeps it (`None`: it stays

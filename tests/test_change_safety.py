@@ -2820,11 +2820,54 @@ def test_a_statefulset_a_change_renames_starts_on_new_claims(
             for f in found if f["rule"] == RULE] == [
         ("error", "base/postgres.yaml", 3,
          "StatefulSet shop/postgres becomes shop/shop-postgres in this change (namePrefix "
-         "shop-): a StatefulSet's claims are named after it, so the pods of shop-postgres "
-         "start on new, empty volumes (data-shop-postgres-0) and the data stays in "
-         "data-postgres-0, which none of them mounts",
+         "shop-): a StatefulSet's claims are named after it, so the pods of "
+         "shop/shop-postgres start on new, empty volumes (data-shop-postgres-0) and the data "
+         "stays in data-postgres-0, which none of them mounts",
          "Keep the StatefulSet's name, or copy each claim's data to its new claim "
          "(data-postgres-0 to data-shop-postgres-0) before the new pods start.")]
+    # new-user trial forty-eight: another namespace, the name kept ("named after it", "copy
+    # data-postgres-0 to data-postgres-0")
+    moved = repo.commit({"overlays/prod/kustomization.yaml": (
+        "namespace: db\nresources: [../../base]\n")})
+    _, found = review(repo, base, moved, capsys)
+    assert [(f["message"].split(": ", 1)[1], f["fix"]) for f in found
+            if f["rule"] == RULE and "claims" in f["message"]] == [(
+        "a StatefulSet's claims are in its namespace, so the pods of db/postgres start on new, "
+        "empty volumes (db/data-postgres-0) and the data stays in shop/data-postgres-0, which "
+        "none of them mounts",
+        "Keep the StatefulSet's namespace, or copy each claim's data to its new claim "
+        "(shop/data-postgres-0 to db/data-postgres-0) before the new pods start.")]
+    # its claim template renamed: the fix says a recreation leaves the data behind; forced
+    # by Argo CD's annotation, the same loss is the error (trials forty-seven and
+    # forty-eight: the fix offered the force, and followed it gave an info)
+    renamed = repo.commit({
+        "overlays/prod/kustomization.yaml": "resources: [../../base]\n",
+        "base/postgres.yaml": STATEFUL.replace("metadata: {name: data}",
+                                               "metadata: {name: pgdata}")})
+    _, found = review(repo, base, renamed, capsys)
+    assert [f["fix"] for f in found if f["rule"] == RULE] == [
+        "Revert spec.volumeClaimTemplates: a StatefulSet recreated with it starts its pods on "
+        "new, empty claims (pgdata-postgres-N), and the data stays in data-postgres-N. To move "
+        "to the new name, copy each claim's data to its new claim before the new pods start."]
+    annotated = STATEFUL.replace(
+        "metadata: {name: postgres, namespace: shop}",
+        "metadata:\n      name: postgres\n      namespace: shop\n      annotations: "
+        "{argocd.argoproj.io/sync-options: 'Force=true,Replace=true'}")
+    app = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+           "metadata: {name: db, namespace: argocd}\nspec:\n  project: default\n"
+           "  source: {repoURL: 'https://git.example/db.git', path: base}\n"
+           "  destination: {server: 'https://kubernetes.default.svc', namespace: shop}\n"
+           "  syncPolicy: {automated: {}}\n")
+    argo = GitRepo(tmp_path / "argo")
+    was = argo.commit({"argo/app.yaml": app, "base/kustomization.yaml": "resources: [pg.yaml]\n",
+                       "base/pg.yaml": annotated})
+    now = argo.commit({"base/pg.yaml": annotated.replace("metadata: {name: data}",
+                                                         "metadata: {name: pgdata}")})
+    _, found = review(argo, was, now, capsys)
+    assert [(f["severity"], f["message"].split("Replace=true annotation makes Argo CD ")[-1])
+            for f in found if f["rule"] == RULE] == [(
+        "error", "delete and recreate it: its pods start on new, empty volumes "
+        "(pgdata-postgres-0) and the data stays in data-postgres-0, which none of them mounts")]
 
 
 def test_a_missing_flux_component_refuses_the_build_and_prunes_nothing(

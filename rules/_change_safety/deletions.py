@@ -868,12 +868,18 @@ def renamed_claims(diff: TreeDiff, head: Model) -> Iterator[Violation]:
         written = new.name_as_written
         how = (f" (namePrefix {new.name[:-len(written)]})" if new.name != written
                and new.name.endswith(written) and old.name == written else "")
+        if old.name == new.name:  # (another namespace: claims are namespaced; new-user
+            # trial forty-eight read "named after it" and "copy data-postgres-0 to
+            # data-postgres-0")
+            was, now = f"{old.namespace}/{was}", f"{new.namespace}/{now}"
+            why, keep = "a StatefulSet's claims are in its namespace", "namespace"
+        else:
+            why, keep = "a StatefulSet's claims are named after it", "name"
         yield Violation(
             new, ("metadata", "name"),
             f"StatefulSet {old.namespace}/{old.name} becomes {new.namespace}/{new.name} in this "
-            f"change{how}: a StatefulSet's claims are named after it, so the pods of "
-            f"{new.name} start on new, empty volumes ({now}) and the data stays in {was}, "
-            "which none of them mounts",
-            fix=f"Keep the StatefulSet's name, or copy each claim's data to its new claim "
+            f"change{how}: {why}, so the pods of {new.namespace}/{new.name} start on new, empty "
+            f"volumes ({now}) and the data stays in {was}, which none of them mounts",
+            fix=f"Keep the StatefulSet's {keep}, or copy each claim's data to its new claim "
                 f"({was} to {now}) before the new pods start.",
             kind="claims-renamed")

@@ -71,7 +71,19 @@ def immutable_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
                 kind="kept", line=line, column=at,
             )
             continue
-        if force is not None:
+        renamed = _template_renamed(new, changes) if force is not None else None
+        if renamed is not None:  # (new-user trial forty-eight followed the fix that forces
+            # the recreation: the recreated pods start empty, said as an info)
+            was, now = (f"{name}-{new.name}-0" for name in renamed)
+            yield Violation(
+                new, point,
+                f"{who}: its claim template {renamed[0]} is renamed {renamed[1]}, and "
+                f"{force} delete and recreate it: its pods start on new, empty volumes ({now}) "
+                f"and the data stays in {was}, which none of them mounts",
+                fix=(f"Keep the claim template's name, or copy each claim's data to its new "
+                     f"claim ({was} to {now}) before the new pods start."),
+                kind="claims-renamed", line=line, column=at)
+        elif force is not None:
             yield Violation(
                 new, point,
                 f"{who}: {what} changes{shown}, which the API server refuses ({rule}); "
@@ -378,6 +390,16 @@ def _recreation_cost(obj: KObject) -> str:
     return ""
 
 
+def _template_renamed(obj: KObject, changes: Sequence[Change]) -> tuple[str, str] | None:
+    """(old, new) of a StatefulSet's claim template ``changes`` rename, or None."""
+    for c in changes:
+        if obj.kind == "StatefulSet" and len(c.path) == 5 and tuple(c.path[:2]) == (
+                "spec", "volumeClaimTemplates") and tuple(c.path[3:]) == ("metadata", "name") and (
+                isinstance(c.old, str) and isinstance(c.new, str)):
+            return c.old, c.new
+    return None
+
+
 def _recreation_fix(obj: KObject) -> str:
     if obj.kind in ("StatefulSet", "PersistentVolumeClaim"):
         return (f"Make sure the {obj.kind}'s data survives the recreation (a Retain reclaim "
@@ -404,6 +426,13 @@ def _immutable_fix(obj: KObject, what: str, applier: KObject | None,
                 "allow volume expansion), then delete the StatefulSet with `kubectl delete "
                 "--cascade=orphan` (its pods keep running) and let the new template be "
                 "applied.")
+    renamed = _template_renamed(obj, changes)
+    if renamed is not None:  # (new-user trials forty-seven and forty-eight: its fix offered
+        # a forced recreation, which leaves the data behind without a word)
+        return (f"Revert {what}: a StatefulSet recreated with it starts its pods on new, empty "
+                f"claims ({renamed[1]}-{obj.name}-N), and the data stays in "
+                f"{renamed[0]}-{obj.name}-N. To move to the new name, copy each claim's data "
+                "to its new claim before the new pods start.")
     if obj.kind == "PersistentVolumeClaim" and changes and all(
             tuple(c.path[:4]) == ("spec", "resources", "requests", "storage") for c in changes):
         return (f"Keep {what} at least its previous value; for a smaller volume, create a new "
