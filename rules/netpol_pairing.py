@@ -52,6 +52,9 @@ In a review, a fourth source of intended flows is checked against what the chang
   removes or renames: the Service is in the base's build and not in the head's (the same
   cluster; without GitOps roots, the same kustomization root, `kubectl apply -k` of it, or the
   tree's other files). The pods behind it no longer have that name, whatever the policies say.
+  In a repository of several clusters it names the clusters that lose the Service ("no
+  longer in cluster staging"), and where the caller's file is built for another cluster
+  that keeps it, the fix says to change the address in the build of those that lose it.
   It is a warning, saying what could not be seen, when a chart renders the caller or the
   Service (app-template's `fullnameOverride` renames its Services), when the Service's
   namespace holds releases or operators that may make Services reviewbot cannot see, and when
@@ -1717,7 +1720,45 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                  opts: Any) -> Iterator[Violation | QuietPlace]:
     """(d) ``dependency-missing``: an address a head workload names whose Service the change
     removes (it is in the base's build of the same cluster, not in the head's), or, named by a
-    value the change adds, that no Service of the repository ever had."""
+    value the change adds, that no Service of the repository ever had. In a repository of
+    several clusters, the removal names the clusters that lose the Service (new-user trials
+    forty-seven and forty-eight: "no longer in this cluster" said not which)."""
+    from reviewbot.model.objects import clusters_phrase, rooted_cluster
+
+    current: list[str | None] = [None]  # (the cluster each finding of _changes is of)
+    several = sum(1 for c in head.cluster_entries if rooted_cluster(c)) > 1
+    held: dict[tuple[Any, ...], tuple[Violation, list[str]]] = {}
+    for found in _changes(diff, base, head, current):
+        cluster = current[0]
+        if several and cluster is not None and rooted_cluster(cluster) and isinstance(
+                found, Violation) and _THIS_CLUSTER in found.message:
+            held.setdefault((found.key, found.path, found.message), (found, []))[1].append(
+                cluster)
+            continue
+        yield found
+    for found, clusters in held.values():
+        where = f" in {clusters_phrase(sorted(set(clusters)))}"
+        fix = found.fix
+        also = sorted({c for o in head.by_identity.get(found.obj.identity, ())
+                       if o.file == found.obj.file for c in head.clusters.get(id(o), ())}
+                      - set(clusters)) if found.obj is not None else []
+        if fix and also:  # (new-user trial forty-eight followed the fix in a base prod
+            # builds too, and broke prod)
+            fix = (f"{fix} {found.obj.file if found.obj else 'Its file'} is built for "
+                   f"{clusters_phrase(also)} too, which {'keeps' if len(also) == 1 else 'keep'}"
+                   f" the Service: change the address in the build of{where[3:]} only (a "
+                   "patch of its overlay).")
+        yield replace(found, message=found.message.replace(_THIS_CLUSTER, where), fix=fix,
+                      others=tuple(replace(o, message=o.message.replace(_THIS_CLUSTER, where))
+                                   for o in found.others))
+
+
+_THIS_CLUSTER = " in this cluster"
+
+
+def _changes(diff: TreeDiff, base: Model, head: Model, current: list[str | None]
+             ) -> Iterator[Violation | QuietPlace]:
+    """:func:`check_change`'s findings, ``current`` holding the cluster of the last."""
     from reviewbot.netpol.deps import declarations
     from reviewbot.netpol.network import Network
 
@@ -1725,6 +1766,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     touched = diff.touched
     builds, base_builds = _builds_of(head), _builds_of(base)
     for cluster, view in views(head):
+        current[0] = cluster
         base_view = before.get(cluster)
         if base_view is None:
             continue  # a cluster the change adds: nothing was removed from it

@@ -766,6 +766,32 @@ def test_a_service_port_the_change_moves_off_the_port_its_pods_declare_is_a_warn
             if f["message"].startswith("Service shop/catalog: port")] == []
 
 
+
+def test_a_service_one_cluster_loses_names_that_cluster_and_the_shared_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trials forty-seven and forty-eight: staging's overlay dropped the cache, in a
+    repository of two clusters: "no longer in this cluster" said not which, and its fix
+    ("point the address at ...") changed a base file production builds too."""
+    repo = GitRepo(tmp_path / "repo")
+    overlay = "resources: [../../base/shop, ../../base/catalog]\n"
+    base = repo.commit({
+        ".reviewbot.yaml": "clusters:\n  - {name: home, paths: [overlays/home]}\n"
+                           "  - {name: lab, paths: [overlays/lab]}\n",
+        "base/shop/kustomization.yaml": "resources: [shop.yaml]\n", "base/shop/shop.yaml": SHOP,
+        "base/catalog/kustomization.yaml": "resources: [catalog.yaml]\n",
+        "base/catalog/catalog.yaml": CATALOG.format(name="catalog"),
+        "overlays/home/kustomization.yaml": overlay, "overlays/lab/kustomization.yaml": overlay})
+    head = repo.commit({"overlays/lab/kustomization.yaml": "resources: [../../base/shop]\n"})
+    found = [f for f in review_findings(repo, base, head, capsys) if "3550" in f["message"]]
+    assert [(f["file"], f["message"], f["fix"]) for f in found] == [(
+        "base/shop/shop.yaml",
+        "shop/web calls catalog:3550, but Service shop/catalog is no longer in cluster lab: "
+        "this change removes it",
+        "Restore Service shop/catalog, or point the address at the Service that replaces it. "
+        "base/shop/shop.yaml is built for cluster home too, which keeps the Service: change "
+        "the address in the build of cluster lab only (a patch of its overlay).")]
+
 def test_a_service_replaced_by_an_external_name_or_never_there_gives_no_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1400,4 +1400,4 @@ def test_a_call_whose_service_the_change_removes_from_one_cluster_is_said_once(
             if "postgres.db" in f["message"]]
     assert said == [("error", "base/web/web.yaml", "web/web calls "
                      "postgres.db.svc.cluster.local:5432, but Service db/postgres is no longer "
-                     "in this cluster: this change removes it")]
+                     "in cluster staging: this change removes it")]
