@@ -170,7 +170,20 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
             if c.name in reasons:
                 why = doubt or (NO_ENGINE if c.name in unsure else None)
                 for found in _check(pod, c, reasons[c.name], minimum, _fix_size(opts, minimum)):
+                    flag = _flag_path(model, c) if found.kind == "missing" else None
+                    if flag is not None:  # the parallelism flag: the same cause's other
+                        # place, where a review comments when the change wrote it (new-user
+                        # trial forty-eight: `--tensor-parallel-size=8` an overlay's patch
+                        # wrote; the comment sat at an unchanged line)
+                        found = replace(found, others=(replace(found, path=flag, edits=()),))
                     yield found if why is None else replace(found, doubt=why)
+
+
+def _flag_path(model: Model, container: Container) -> Path | None:
+    """Where the container's tensor (else pipeline) parallelism flag is written."""
+    found = parallelism_of(model, container)
+    flag = (found.tp or found.pp) if found is not None else None
+    return flag.path if flag is not None else None
 
 
 # what says a container runs collectives across its GPUs: a launcher, an engine or NCCL's own

@@ -37,6 +37,11 @@ def test_two_gpus_and_no_shm(tmp_path: Path) -> None:
 def test_tensor_parallelism_alone_triggers(tmp_path: Path) -> None:
     result = lint_text(tmp_path, pod(1, args="[--tensor-parallel-size=2]"), only=["shm-size"])
     assert "2-way parallelism (--tensor-parallel-size=2)" in result.findings[0].message
+    # the flag is the same cause's other place, where a review comments when the change
+    # wrote it (new-user trial forty-eight: an overlay's patch set it; the comment sat at an
+    # unchanged line)
+    (found,) = result.findings
+    assert [(o.line, o.message) for o in found.others] == [(8, found.message)]
 
 
 def test_min_size_option_and_named_units(tmp_path: Path) -> None:
