@@ -314,8 +314,10 @@ def _parallelism(model: Model, pod: PodTemplate, container: Container,
     written = found.spelled or "no parallelism flag"
     if tp is not None and pp is not None:
         formula = f"{written} = {workers} GPU workers"
-    elif tp is not None or pp is not None:
-        formula = f"{written} (x 1) = {workers} GPU workers"
+    elif tp is not None or pp is not None:  # (the other size unwritten: 1; new-user trial
+        # forty-eight read "(x 1)" as unexplained)
+        other = "pipeline" if tp is not None else "tensor"
+        formula = f"{written} x {other} parallel size 1 = {workers} GPU workers"
     else:
         formula = f"{written}, so 1 GPU worker"
     if have > workers:

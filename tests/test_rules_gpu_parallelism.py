@@ -74,7 +74,8 @@ def test_vllms_underscore_spellings_count(tmp_path: Path) -> None:
     assert pairs(lint_text(tmp_path / "ok", ok, only=["gpu-parallelism"])) == []
     short = container("[--tensor_parallel_size=4]", "{limits: {nvidia.com/gpu: 8}}")
     result = lint_text(tmp_path / "short", short, only=["gpu-parallelism"])
-    assert "--tensor_parallel_size=4 (x 1) = 4 GPU workers" in result.findings[0].message
+    assert ("--tensor_parallel_size=4 x pipeline parallel size 1 = 4 GPU workers"
+            in result.findings[0].message)
 
 
 def test_requests_must_equal_limits(tmp_path: Path) -> None:
@@ -113,5 +114,6 @@ def test_mig_slices_are_gpus_one_worker_each(tmp_path: Path) -> None:
     result = lint_text(tmp_path / "tp4", container("[--tensor-parallel-size=4]", slices),
                        only=["gpu-parallelism"])
     assert [f.message.split(": ", 1)[1] for f in result.findings] == [
-        "--tensor-parallel-size=4 (x 1) = 4 GPU workers, but it requests 2 nvidia.com/mig-4g.96gb: "
-        "the engine starts more workers than the pod has GPUs and fails or hangs"]
+        "--tensor-parallel-size=4 x pipeline parallel size 1 = 4 GPU workers, but it requests 2 "
+        "nvidia.com/mig-4g.96gb: the engine starts more workers than the pod has GPUs and "
+        "fails or hangs"]
