@@ -319,6 +319,24 @@ def test_alike_findings_that_differ_in_a_kind_and_a_name_are_named_by_both() -> 
         "PodDisruptionBudget data/redis"]
 
 
+def test_alike_findings_of_one_object_each_cluster_builds_name_the_cluster() -> None:
+    """New-user trial forty-eight: dev's and prod's builds of one budget, found wanting at one
+    base line, their messages apart by a count: "alike: 2 pods". Which cluster it is."""
+    from reviewbot.engine.findings import Finding
+    from reviewbot.report.base import Report
+    from reviewbot.report.render import render
+
+    message = "PodDisruptionBudget web/api: minAvailable 2 of the {} it selects"
+    report = Report(findings=tuple(
+        Finding("schedulability", "warning", "base/pdb.yaml", 6, 17,
+                "PodDisruptionBudget/web/api", message.format(pods), "Set maxUnavailable: 1.",
+                kind="drain-blocked", clusters=(cluster,))
+        for cluster, pods in (("dev", "1 pod"), ("prod", "2 pods"))), skipped=(), quiet=())
+    lines = render(report, "text").splitlines()
+    assert [line.strip() for line in lines if "more at this line" in line] == [
+        "and 1 more at this line with this fix, alike: cluster prod (2 pods)"]
+
+
 @pytest.mark.parametrize("count", [5, 6])
 def test_text_lists_many_unapplied_folders_once_under_skipped(count: int) -> None:
     """A template repository's folders no cluster root applies: past five, the terminal

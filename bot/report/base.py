@@ -241,6 +241,13 @@ def alike_said(first: Finding, others: Sequence[Finding],
     subjects = (_differing([first.message, *(o.message for o in others)]) or [])[1:]
     if not subjects:  # one message, said of several objects: the objects tell them apart
         subjects = [o.object for o in others]
+    elif all(o.object == first.object and o.clusters and o.clusters != first.clusters
+             for o in others):  # one object of each cluster's build: which cluster each is
+        # (new-user trial forty-eight read prod's budget as "alike: 2 pods")
+        from reviewbot.model.objects import clusters_phrase
+
+        subjects = [f"{clusters_phrase(list(o.clusters))} ({subject})"
+                    for o, subject in zip(others, subjects, strict=True)]
     more = f" and {len(subjects) - 3} more" if len(subjects) > 3 else ""
     fix = ("this fix" if all(o.fix == first.fix for o in others) else
            "this fix in its own namespace")
