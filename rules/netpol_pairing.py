@@ -43,7 +43,10 @@ three sources of intended flows:
   pull request added or changed that policy (the unchanged value listed). Where a policy of
   the destination's namespace whose pod selector matches no pod at all would admit the call,
   that selector is the cause: the message and fix name it (`vlm` for `vllm`), and it is one
-  of the finding's places.
+  of the finding's places. Where the Service sends the call's port to a number no pod it
+  selects declares while they declare others, the fix names that first ("First check
+  Service web/api: its port 8080 sends to 8000, which no container it selects declares
+  ..."): the target may be the mistake, not the policies.
 
 In a review, a fourth source of intended flows is checked against what the change removes:
 
@@ -1589,6 +1592,10 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
             if who.startswith("namespace ") and len(src_ns) == 1:
                 edits += _admit_edits(net, sorted(entry.ingress), src_ns[0],
                                       _port_items(entry.conns))
+    astray_target = _target_undeclared(net.model, entry.decl)
+    if astray_target:  # (new-user trial forty-eight: `targetPort: 8000`, the pods on 8080;
+        # the fix said to admit 8000, and followed it left the Service broken)
+        fixes.insert(0, astray_target)
     names = _Names.of(net, sources) if named is not None else None
     tail = f"({_workload_names(net, denied)} on {entry.conns}), but {' and '.join(sides)}"
 
@@ -3590,6 +3597,28 @@ def _declared_numbers(view: Model, service: Service
                     if isinstance(port.get("name"), str):
                         names.add(port["name"])
     return declared or None
+
+
+def _target_undeclared(view: Model, decl: Declaration) -> str:
+    """The first fix of a denied call whose Service sends its port to a number no pod it
+    selects declares while they declare others: the target may be the mistake, not the
+    policies ("" otherwise)."""
+    e = decl.endpoint
+    service = next((s for s in view.services if (s.namespace, s.name) == (e.namespace, e.service)
+                    and s.obj.kind == "Service"), None)
+    port = next((p for p in service.ports if p.port == e.port), None) if service else None
+    if service is None or port is None or not isinstance(port.target_port, int):
+        return ""
+    declared = _declared_numbers(view, service)
+    if not declared or (port.target_port, port.protocol) in declared:
+        return ""
+    has = sorted(n for n, proto in declared if proto == port.protocol)
+    if not has:
+        return ""
+    return (f"First check Service {e.namespace}/{e.service}: its port {e.port} sends to "
+            f"{port.target_port}, which no container it selects declares (they declare "
+            f"{', '.join(map(str, has))}); if they listen on {has[0]}, set targetPort: "
+            f"{has[0]} and the policies may admit it already. Else:")
 
 
 def _ports_moved_off(base: Model, head: Model) -> Iterator[Violation]:

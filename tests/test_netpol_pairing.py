@@ -329,6 +329,25 @@ def test_egress_without_ingress_is_an_error_on_the_to_entry(tmp_path: Path) -> N
 
 
 
+
+def test_a_denied_call_through_a_target_port_no_pod_declares_names_it_first(
+        tmp_path: Path) -> None:
+    """New-user trial forty-eight: the api's Service moved to `targetPort: 8000`, its pods on
+    8080, the policies admitting 8080: the caller's denial said to admit 8000, and followed
+    it left the Service sending where nothing listens. The target is named first."""
+    drift = SERVER.replace("ports: [{port: 8080, targetPort: http}]",
+                           "ports: [{port: 8080, targetPort: 9000}]")
+    result = run(tmp_path, NAMESPACES + CLIENT + drift + CLIENT_EGRESS + SERVER_INGRESS)
+    dep = next(f for f in result.findings if f.object == "Deployment/client/app")
+    assert dep.fix is not None and dep.fix.startswith(
+        "First check Service server/api: its port 8080 sends to 9000, which no container it "
+        "selects declares (they declare 8080); if they listen on 8080, set targetPort: 8080 "
+        "and the policies may admit it already. Else: ")
+    # a target the pods declare: the policies are the fix
+    result = run(tmp_path / "declared", NAMESPACES + CLIENT + SERVER + CLIENT_EGRESS
+                 + DENY_SERVER)
+    assert not any("First check" in (f.fix or "") for f in result.findings)
+
 def test_a_kyverno_rule_generating_network_policies_makes_a_denial_a_warning(
         tmp_path: Path) -> None:
     """Judge round CA: project-cantaloupe's Kyverno ClusterPolicy generates
