@@ -3669,3 +3669,56 @@ def test_the_text_output_says_which_roots_it_found_or_that_it_found_none(
                               "apps/web.yaml": FLOATING % "web"})
     _, out, _ = run_cli(["lint", str(tmp_path / "argo"), "--rule", "image-digest"], capsys)
     assert "roots: root.yaml (Argo CD)" in out.splitlines()
+
+
+def test_argo_cd_applications_deploying_to_named_clusters_are_those_clusters(
+        tmp_path: Path) -> None:
+    """New-user trial forty-eight: a root Application in Argo CD's cluster, its Applications
+    deploying to `destination: {name: dev}` and `{name: prod}`: the walk built each for its
+    destination, yet dev and prod were judged as one cluster (the roots' clusters alone were
+    clusters), and a `.reviewbot.yaml` entry had to give `paths` (roots of their own, which
+    kept what the change removed from the root). Each destination is a cluster; an entry
+    without `paths` gives it its nodes."""
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {{name: {name}, namespace: argocd}}
+        spec:
+          project: default
+          source: {{repoURL: 'https://git.example.org/gitops.git', path: {path}}}
+          destination: {{name: {cluster}, namespace: llm}}
+          syncPolicy: {{automated: {{prune: true}}}}
+    """
+    gpu = ("    nodes:\n      - name: gpu-1\n        allocatable: {cpu: '32', memory: 250Gi, "
+           "nvidia.com/gpu: '%d'}\n")
+    server = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: vllm, namespace: llm}
+        spec:
+          replicas: 1
+          selector: {matchLabels: {app: vllm}}
+          template:
+            metadata: {labels: {app: vllm}}
+            spec:
+              containers:
+              - name: vllm
+                image: vllm/vllm-openai@sha256:%s
+                resources: {limits: {nvidia.com/gpu: %d}}
+    """
+    write(tmp_path, {
+        ".reviewbot.yaml": "clusters:\n  - name: dev\n" + gpu % 1 + "  - name: prod\n"
+                           + gpu % 4,
+        "argocd/root.yaml": app.format(name="root", path="argocd/apps", cluster="in-cluster"),
+        "argocd/apps/vllm-dev.yaml": app.format(name="vllm-dev", path="apps/dev", cluster="dev"),
+        "argocd/apps/vllm-prod.yaml": app.format(name="vllm-prod", path="apps/prod",
+                                                 cluster="prod"),
+        "apps/dev/vllm.yaml": server % ("a" * 64, 1),
+        "apps/prod/vllm.yaml": server % ("b" * 64, 4),
+    })
+    result = lint_dir(tmp_path, only=["schedulability"])
+    assert sorted(result.model.cluster_entries) == ["dev", "in-cluster", "prod"]
+    assert result.findings == []  # each fits its own cluster's node
+    write(tmp_path, {"apps/dev/vllm.yaml": server % ("a" * 64, 2)})
+    assert [(f.file, f.kind) for f in lint_dir(tmp_path, only=["schedulability"]).findings] == [
+        ("apps/dev/vllm.yaml", "too-big")]

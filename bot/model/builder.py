@@ -201,8 +201,7 @@ def build_model(
             p.endswith(GENERATED_FILE) and p[:-len(GENERATED_FILE)] in reach.files))
         clusters = reach.clusters
         if len(clusters) >= 2:
-            model.cluster_entries = {c: tuple(sorted({
-                r.file or r.path for r in reach.roots if r.cluster == c})) for c in clusters}
+            model.cluster_entries = {c: reach.entries(c) for c in clusters}
         model.skipped.extend(Skipped(file, f"not followed: {why}")
                              for file, why in reach.not_followed)
         model.skipped.extend(Skipped(folder, _copied(graph, folder) or NOT_APPLIED)

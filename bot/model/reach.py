@@ -206,7 +206,17 @@ class Reach:
 
     @property
     def clusters(self) -> list[str]:
-        return sorted({r.cluster for r in self.roots})
+        """The clusters of the roots, and those the Argo CD Applications they reach deploy
+        to (a hub's `destination.name: prod`: new-user trial forty-eight's dev and prod
+        were judged as one cluster, Argo CD's own)."""
+        return sorted({r.cluster for r in self.roots} | {
+            c for a in self.applied for c in a.clusters})
+
+    def entries(self, cluster: str) -> tuple[str, ...]:
+        """Where ``cluster`` starts: its roots, else the Applications deploying to it."""
+        found = {r.file or r.path for r in self.roots if r.cluster == cluster} or {
+            a.chain[-1] for a in self.applied if cluster in a.clusters and a.chain}
+        return tuple(sorted(found)) or (cluster,)
 
 
 @dataclass(frozen=True)
@@ -710,8 +720,9 @@ class _Walker:
                 folder = path.strip().strip("/")
                 self.reach.roots.append(Root(given.name, "configured", "", folder))
                 yield _Step(given.name, "", {"path": "./" + folder}, "flux-system", (), folder)
-        if configured:
-            return
+        if any(given.paths for given in configured):
+            return  # (entries without paths name clusters the roots found below reach: an
+            # Argo CD destination's nodes, new-user trial forty-eight)
         # a root in a folder kept aside (an archived cluster) roots none; nor one in a folder
         # of examples, which shows a setup (mariadb-operator's examples/flux/clusters/
         # production rooted the operator's repository: its config/ unjudged, judge round
