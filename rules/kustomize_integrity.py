@@ -127,7 +127,12 @@ reviewbot checks every `kustomization.yaml` in the tree:
   applied. Namespaced: the Kubernetes API's own kinds, Flux's, and a custom kind whose
   CustomResourceDefinition in the tree says `scope: Namespaced` (another custom kind's scope
   is not known: not judged). When the Kustomization's build fails first (a missing entry),
-  the finding is the object's, a warning: nothing of it is applied until the build works;
+  the finding is the object's, a warning: nothing of it is applied until the build works.
+  So is one an Argo CD Application's one source (a kustomization, or a folder of plain
+  manifests; no chart, no `kustomize.namespace`) gives no namespace, where the Application
+  names no destination namespace: its comparison adds an InvalidSpecError ("Namespace for
+  web apps/v1, Kind=Deployment is missing."), and Argo CD syncs nothing of it (Argo's own
+  namespaced kinds, Rollouts' and Workflows', count as the API's);
 - a Flux Kustomization's (HelmRelease's) `spec.dependsOn` entry names a Kustomization
   (HelmRelease) its cluster has (`dependency`): kustomize-controller (helm-controller)
   looks it up before every reconciliation, the entry's namespace defaulting to the
@@ -321,6 +326,7 @@ from reviewbot.model.kustomize import (
     patch_folders,
 )
 from reviewbot.model.objects import (
+    ARGO_UNPLACED,
     REFUSED,
     UNPLACED,
     KObject,
@@ -500,7 +506,8 @@ def _unplaced(model: Model) -> Iterator[Violation]:
     inside a build that fails it stayed an error, and named no object), or of the object
     itself when that Kustomization's build fails first (a missing entry): nothing of it is
     applied until that is fixed, and this holds then."""
-    appliers = {id(o.body): o for o in model.objects if o.kind == "Kustomization"}
+    appliers = {id(o.body): o for o in model.objects if o.kind in ("Kustomization",
+                                                                   "Application")}
     placed: dict[tuple[int, tuple[str | int, ...]], KObject] | None = None
     seen: set[tuple[int, tuple[str | int, ...]]] = set()
     for body_id, left in sorted(unplaced(model).items(), key=lambda kv: (
@@ -512,7 +519,8 @@ def _unplaced(model: Model) -> Iterator[Violation]:
         # its build fails before the apply (an entry missing): then the finding is the
         # object's, which nothing applies until that is fixed (``Model.unbuilt``)
         failing = (refusal := refused_entry(model, applier)) is not None and (
-            refusal[2] != UNPLACED)
+            refusal[2] not in (UNPLACED, ARGO_UNPLACED))
+        argo = applier.kind == "Application"
         if failing and placed is None:
             placed = {(id(o.doc), o.path): o for o in model.objects}
         for r in left:
@@ -522,17 +530,29 @@ def _unplaced(model: Model) -> Iterator[Violation]:
             line, column = r.doc.position(r.path + ("metadata",))
             what = f"{r.kind}/{r.name}"
             owner = placed.get((id(r.doc), r.path)) if failing and placed is not None else None
-            yield Violation(  # (of the Kustomization that refuses it: not applied when
-                # no working build makes that Kustomization, as its other findings are)
-                owner or applier, (),
-                f"{what} has no namespace, and Flux Kustomization {name}, which applies it, "
-                "sets no targetNamespace: kustomize-controller refuses to apply a "
-                f"namespaced object without one (\"{what} namespace not specified\"), so "
-                f"{name} applies nothing until it has one", kind="no-namespace",
+            if argo:  # (judge round CC: Argo CD's InvalidSpecError, its sync refused)
+                api = str(r.body.get("apiVersion") or "")
+                api = api if "/" in api else f"/{api}"  # (as Go writes a GroupVersionKind)
+                message = (
+                    f"{what} has no namespace, and Argo CD Application {name}, which applies "
+                    "it, names no destination namespace: Argo CD refuses to sync the "
+                    f"Application (\"Namespace for {r.name} {api}, Kind={r.kind} is "
+                    f"missing.\"), so {name} applies nothing until it has one")
+                fix = (f"Set metadata.namespace on {what}, a namespace: in the kustomization "
+                       f"that lists it, or spec.destination.namespace on Application {name}.")
+            else:
+                message = (
+                    f"{what} has no namespace, and Flux Kustomization {name}, which applies "
+                    "it, sets no targetNamespace: kustomize-controller refuses to apply a "
+                    f"namespaced object without one (\"{what} namespace not specified\"), "
+                    f"so {name} applies nothing until it has one")
+                fix = (f"Set metadata.namespace on {what}, a namespace: in the kustomization "
+                       f"that lists it, or spec.targetNamespace on Flux Kustomization {name}.")
+            yield Violation(  # (of the applier that refuses it: not applied when no
+                # working build makes that applier, as its other findings are)
+                owner or applier, (), message, kind="no-namespace",
                 file=r.doc.file.path, line=line, column=column,
-                key=f"{r.doc.file.path}:no-namespace:{what}",
-                fix=f"Set metadata.namespace on {what}, a namespace: in the kustomization that "
-                    f"lists it, or spec.targetNamespace on Flux Kustomization {name}.")
+                key=f"{r.doc.file.path}:no-namespace:{what}", fix=fix)
 
 
 

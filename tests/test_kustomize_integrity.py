@@ -1876,6 +1876,56 @@ def test_a_namespaced_object_a_flux_kustomization_leaves_without_namespace_is_re
         assert digest.severity == "error"
 
 
+
+@pytest.mark.parametrize("destination", ["{server: https://kubernetes.default.svc}",
+                                         "{server: https://kubernetes.default.svc, "
+                                         "namespace: web}"])
+def test_a_namespaced_object_an_argo_cd_application_leaves_without_namespace_is_refused(
+        tmp_path: Path, destination: str) -> None:
+    """Judge round CC (100rd/platform-design): an Argo CD Application naming no destination
+    namespace applies objects without one; Argo CD's comparison adds an InvalidSpecError
+    ("Namespace for ... is missing."), and it syncs no Application with one: its floating
+    images were errors of what no cluster receives. As Flux's: the Application applies
+    nothing, said once at the object; its objects' findings are not certain."""
+    from .helpers import lint_dir
+
+    write(tmp_path, {
+        "argocd/web.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: web, namespace: argocd}
+            spec:
+              project: default
+              source: {repoURL: 'https://git.example.org/x.git', path: apps}
+              destination: DEST
+              syncPolicy: {automated: {prune: true}}
+        """.replace("DEST", destination),
+        "apps/web.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: web}
+            spec:
+              selector: {matchLabels: {app: web}}
+              template:
+                metadata: {labels: {app: web}}
+                spec: {containers: [{name: web, image: "nginx:latest"}]}
+        """,
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity", "image-digest"])
+    found = [(f.rule, f.severity, f.kind) for f in result.findings]
+    if "namespace" in destination:
+        assert found == [("image-digest", "error", "floating")]
+        return
+    assert found == [("kustomize-integrity", "error", "no-namespace"),
+                     ("image-digest", "warning", "floating")]
+    assert result.findings[0].message == (
+        "Deployment/web has no namespace, and Argo CD Application argocd/web, which applies it, "
+        "names no destination namespace: Argo CD refuses to sync the Application (\"Namespace "
+        "for web apps/v1, Kind=Deployment is missing.\"), so argocd/web applies nothing until "
+        "it has one")
+    assert "Not applied: the sync of Argo CD Application argocd/web fails" in (
+        result.findings[1].message)
+
 def test_a_flux_instance_path_one_cluster_s_value_misnames_is_said(tmp_path: Path) -> None:
     """A new-user trial: two clusters apply the flux-instance HelmRelease with their own
     CLUSTER_PATH; a typo in prod's (clusters/prodd) dropped prod without a word, because
