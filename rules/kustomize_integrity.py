@@ -129,7 +129,8 @@ reviewbot checks every `kustomization.yaml` in the tree:
   is not known: not judged). When the Kustomization's build fails first (a missing entry),
   the finding is the object's, a warning: nothing of it is applied until the build works.
   So is one an Argo CD Application's one source (a kustomization, or a folder of plain
-  manifests; no chart, no `kustomize.namespace`) gives no namespace, where the Application
+  manifests of a git repository; no chart, no `kustomize.namespace`, no `cnoe://` folder
+  another tool resolves) gives no namespace, where the Application
   names no destination namespace: its comparison adds an InvalidSpecError ("Namespace for
   web apps/v1, Kind=Deployment is missing."), and Argo CD syncs nothing of it (Argo's own
   namespaced kinds, Rollouts' and Workflows', count as the API's);

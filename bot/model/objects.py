@@ -1782,6 +1782,11 @@ def unplaced(model: Model) -> dict[int, list[Resource]]:
     return found
 
 
+# the URL schemes of a git repository Argo CD clones (a source of another scheme is a folder
+# a tool of its own resolves)
+_GIT_SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
+
+
 def _argo_build(graph: Graph, app: Resource) -> Build | None:
     """What an Argo CD Application's one source builds: its kustomization's build, or an
     empty one for a folder of plain manifests (nothing there sets a namespace); None for
@@ -1790,6 +1795,10 @@ def _argo_build(graph: Graph, app: Resource) -> Build | None:
     if len(sources) != 1 or sources[0][1].get("chart") or app.doc is None or _dict(
             sources[0][1].get("kustomize")).get("namespace"):
         return None  # (a source's kustomize.namespace places what it builds)
+    url = str(sources[0][1].get("repoURL") or "")
+    if "://" in url and not url.startswith(_GIT_SCHEMES):
+        return None  # (a folder another tool resolves: idpbuilder's `cnoe://exceptions` is
+        # one beside the Application's file, not the repository's top: judge round BO)
     path = _str(sources[0][1].get("path"))
     folder = graph.argo_folder(app.doc.file.path, path) if path is not None else None
     if folder is None or (folder and folder not in graph.dirs) or (
