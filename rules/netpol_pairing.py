@@ -132,7 +132,9 @@ A last check asks that every selector select something.
   no pod of the repository carries), it is a note in the summary's skipped list instead.
   Selectors on the labels Kubernetes' controllers add (`job-name`, `pod-template-hash`, ...),
   namespaces picked by labels other than their name, and namespaces holding no workload of
-  the repository are not judged.
+  the repository are not judged. The selectors of one label set no pod of one namespace
+  carries are one problem, said once with its other places (a relabelled workload's
+  seven policies: one comment).
 - `route-unattached` (error, on the route's `hostnames`): a Gateway API route (HTTPRoute,
   GRPCRoute, TLSRoute, or an app-template `route:` value) whose hostnames intersect the
   hostname of no listener it may attach to on a Gateway of its cluster (its `sectionName`'s,
@@ -2532,8 +2534,9 @@ def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: s
         return Violation(
             policy.obj, path, f"{text} ({none})", kind="selects-nothing",
             fix="Match the labels of the pods the policy is for, or remove the selector.",
-            doubt=policy.rendered_by or _doubt(net, pods))  # (a chart's pods there: its
-        # labels are read from its documented templates)
+            doubt=policy.rendered_by or _doubt(net, pods),  # (a chart's pods there: its
+            # labels are read from its documented templates)
+            cause=_no_pod_cause(selector, where))
     nearest = _nearest(net, pods, selector)
     return Violation(
         policy.obj, path, f"{text} ({nearest})", kind="selects-nothing",
@@ -2541,7 +2544,15 @@ def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: s
         # (what could not be seen of the workload the message names: another's failing
         # build says nothing of this one's labels; new-user trial fifteen)
         doubt=policy.rendered_by or _doubt(net, [_closest(net, pods, selector)]),
+        cause=_no_pod_cause(selector, where),
     )
+
+
+def _no_pod_cause(selector: Selector, where: str) -> str:
+    """The cause the ``selects-nothing`` findings of one label set in one namespace share:
+    one problem, one review comment (new-user trial forty-seven: a relabelled api, seven
+    policies' selectors of it, seven warnings)."""
+    return f"no pod of {where} carries {selector.describe()}"
 
 
 def _services_unmatched(model: Model) -> Iterator[Violation | QuietPlace]:

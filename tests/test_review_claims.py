@@ -1401,3 +1401,26 @@ def test_a_call_whose_service_the_change_removes_from_one_cluster_is_said_once(
     assert said == [("error", "base/web/web.yaml", "web/web calls "
                      "postgres.db.svc.cluster.local:5432, but Service db/postgres is no longer "
                      "in cluster staging: this change removes it")]
+
+
+def test_policies_whose_selector_a_relabel_leaves_without_pods_are_one_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial forty-seven: one relabel of the api, seven policies selecting its old
+    label, seven warnings in the review. One label set no pod of the namespace carries is
+    one cause: one entry, its other places named."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    policy = ("apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+              "metadata: {{name: {name}, namespace: shop}}\nspec:\n"
+              "  podSelector: {{matchLabels: {{app: api}}}}\n  policyTypes: [Ingress]\n"
+              "  ingress: [{{from: [{{podSelector: {{}}}}]}}]\n")
+    files = {f"p{i}.yaml": policy.format(name=f"p{i}") for i in range(3)}
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({**files, "api.yaml": deployment("api", "shop", "{app: api}"),
+                        "web.yaml": deployment("web", "shop", "{app: web}")})
+    head = repo.commit({"api.yaml": deployment("api", "shop", "{app: api-server}")})
+    _, out, err = review_out(repo, base, head, "json", capsys, "--rule", "netpol-pairing")
+    assert [f["file"] for f in json.loads(out)["findings"]
+            if "matches no pod" in f["message"]] == ["p0.yaml"]  # (the problem's first place)
+    summary = err.split("the review that would be posted", 1)[1]
+    assert "### Warnings (1)" in summary and "Same cause at `p1.yaml:5`" in summary
