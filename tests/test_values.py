@@ -644,7 +644,8 @@ def test_values_files_an_application_passes_are_merged_over_the_chart_s_defaults
     judged alone ("its values set no update strategy"), the defaults as a release of their
     own, and none in the cluster the Application deploys to (`destination.name: prod`: "no
     node inventory"). Helm merges each over the defaults: the release is judged, in its
-    cluster, a field it leaves to the defaults found in values.yaml."""
+    cluster, a field it leaves to the defaults found in values.yaml; a values file of any
+    name (judge round CA: `prometheus-values.yaml` was read by no root)."""
     from .helpers import write
 
     defaults = """image: {repository: vllm/vllm-openai, tag: v0.6.3, digest: "sha256:%s"}
@@ -662,7 +663,7 @@ spec:
   source:
     repoURL: https://git.example.org/gitops.git
     path: charts/vllm
-    helm: {valueFiles: [values-%s.yaml]}
+    helm: {valueFiles: [%s.yaml]}
   destination: {name: %s, namespace: llm}
 """
     gpu = """      - name: gpu-1
@@ -678,23 +679,23 @@ spec:
         "argocd/vllm-prod.yaml": app % ("prod", "prod", "prod"),
         "charts/vllm/Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 1.0.0\n",
         "charts/vllm/values.yaml": defaults,
-        "charts/vllm/values-prod.yaml": "replicaCount: 2\n"
+        "charts/vllm/prod.yaml": "replicaCount: 2\n"
                                         "resources: {requests: {nvidia.com/gpu: 2}, "
                                         "limits: {nvidia.com/gpu: 2}}\n",
     })
     _, out, _ = run_cli(["lint", str(tmp_path), "--format", "json"], capsys)
     assert [(f["rule"], f["file"], f["line"]) for f in json.loads(out)["findings"]] == [
         # 2 GPUs, no /dev/shm; TP 1 (the defaults') of the 2 GPUs prod asks, said there
-        ("shm-size", "charts/vllm/values-prod.yaml", 1),
+        ("shm-size", "charts/vllm/prod.yaml", 1),
         ("gpu-parallelism", "charts/vllm/values.yaml", 2)]
     # prod's release asks more than its cluster's node holds: said, in its cluster
-    (tmp_path / "charts/vllm/values-prod.yaml").write_text(
+    (tmp_path / "charts/vllm/prod.yaml").write_text(
         "replicaCount: 3\nresources: {requests: {nvidia.com/gpu: 2}, "
         "limits: {nvidia.com/gpu: 2}}\n")
     _, out, _ = run_cli(["lint", str(tmp_path), "--format", "json", "--rule",
                          "schedulability"], capsys)
     assert [(f["severity"], f["file"], f["line"]) for f in json.loads(out)["findings"]] == [
-        ("error", "charts/vllm/values-prod.yaml", 2)]
+        ("error", "charts/vllm/prod.yaml", 2)]
 
 def test_a_chart_default_every_helmfile_release_overrides_is_no_clusters(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

