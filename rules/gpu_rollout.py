@@ -433,4 +433,7 @@ def rollout_fix(pod: PodTemplate, why: str = "") -> str:
         return f"Set {at}.strategy: Recreate (or {at}.rollingUpdate.surge: 0){why}."
     if is_values_pod(pod):
         return f"Set the strategy to Recreate in the values (or maxSurge: 0){why}."
-    return f"Set spec.strategy.type: Recreate (or rollingUpdate.maxSurge: 0){why}."
+    # (maxSurge 0 beside maxUnavailable 0 is refused by the API server: new-user trial
+    # forty-nine followed the fix to a Deployment that does not apply)
+    return ("Set spec.strategy.type: Recreate (or rollingUpdate.maxSurge: 0 with "
+            f"maxUnavailable: 1: both 0 is refused){why}.")

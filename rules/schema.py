@@ -78,7 +78,8 @@ Kinds:
 
 - `invalid`: the object does not validate against its schema, or the API server refuses it
   for a rule the schema cannot say (a workload's selector that does not select its pods, a
-  CronJob schedule robfig/cron cannot parse: `30 25 * * *`).
+  CronJob schedule robfig/cron cannot parse: `30 25 * * *`, a Deployment's or DaemonSet's
+  rolling update of `maxSurge: 0` and `maxUnavailable: 0`).
 - `crd-conflict`: two copies of one CRD version with different schemas.
 - `labels-dropped` (warning): a label whose value is no string (`enabled: false`) on an
   object only Flux Kustomizations apply: kustomize-controller sets its owner labels first,
@@ -291,6 +292,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
                                  problem.unknown, problem.suggest)
     yield from _selectors_unmatched(model, patches)
     yield from _job_restart_policies(model, patches)
+    yield from _rolling_updates_refused(model, patches)
     yield from _cron_schedules(model, patches)
     yield from _quantities_refused(model, patches)
     yield from _chart_keys_refused(model, patches)
@@ -358,6 +360,35 @@ def _selectors_unmatched(model: Model, patches: frozenset[str]) -> Iterator[Viol
 # OnFailure or Never only (an unset one is defaulted to Always first)
 _JOB_TEMPLATES = {("batch/v1", "Job"): ("spec", "template", "spec"),
                   ("batch/v1", "CronJob"): ("spec", "jobTemplate", "spec", "template", "spec")}
+
+
+def _rolling_updates_refused(model: Model, patches: frozenset[str]) -> Iterator[Violation]:
+    """A Deployment's or DaemonSet's rolling update whose ``maxSurge`` and
+    ``maxUnavailable`` are both 0 (a number, or "0%"): the API server refuses it
+    ("maxUnavailable: may not be 0 when `maxSurge` is 0"; new-user trial forty-nine followed
+    a fix to one, "no findings")."""
+    for obj in model.objects:
+        if obj.kind not in ("Deployment", "DaemonSet") or obj.api_version != "apps/v1" or (
+                obj.file in patches):
+            continue
+        field = "strategy" if obj.kind == "Deployment" else "updateStrategy"
+        strategy = obj.get(("spec", field))
+        rolling = strategy.get("rollingUpdate") if isinstance(strategy, dict) else None
+        if not isinstance(rolling, dict) or strategy.get("type") not in (None, "RollingUpdate"):
+            continue
+        if all(_zero(rolling.get(key)) for key in ("maxSurge", "maxUnavailable")):
+            yield Violation(
+                obj, ("spec", field, "rollingUpdate", "maxUnavailable"),
+                f"spec.{field}.rollingUpdate.maxUnavailable: may not be 0 when `maxSurge` is "
+                f"0, so the API server refuses the {obj.kind}",
+                fix="Set maxUnavailable: 1 (an old pod stops before its replacement starts), "
+                    "or maxSurge: 1.",
+                kind="invalid")
+
+
+def _zero(value: Any) -> bool:
+    """Whether a maxSurge or maxUnavailable is written as 0 (0, "0", "0%")."""
+    return not isinstance(value, bool) and value in (0, "0", "0%")
 
 
 def _job_restart_policies(model: Model, patches: frozenset[str]) -> Iterator[Violation]:

@@ -1635,8 +1635,8 @@ def test_a_template_change_starts_a_gpu_rollout_that_cannot_finish(
         "worker-1 has 1 nvidia.com/gpu and pods pinned there request 1 (coder 1), so the surge "
         "pod would sit Pending forever")
     assert found[0]["fix"] == (
-        "Set spec.strategy.type: Recreate (or rollingUpdate.maxSurge: 0), so the rollout this "
-        "pull request starts can finish.")
+        "Set spec.strategy.type: Recreate (or rollingUpdate.maxSurge: 0 with maxUnavailable: "
+        "1: both 0 is refused), so the rollout this pull request starts can finish.")
     assert commentable(repo, base, head, found)
 
 

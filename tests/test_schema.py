@@ -1090,6 +1090,32 @@ spec:
         "refuses the CronJob"])
 
 
+
+@pytest.mark.parametrize("surge, unavailable, refused", [
+    ("0", "0", True), ("0", "'0%'", True), ("0", "1", False), ("1", "0", False),
+    ("0", None, False)])
+def test_a_rolling_update_that_may_neither_surge_nor_stop_a_pod_is_refused(
+        tmp_path: Path, surge: str, unavailable: str | None, refused: bool) -> None:
+    """New-user trial forty-nine: gpu-rollout's fix said `maxSurge: 0`, the Deployment had
+    `maxUnavailable: 0`; followed, the API server refuses it ("may not be 0 when `maxSurge`
+    is 0"), and the review said nothing. An unset maxUnavailable is 25%."""
+    rolling = f"maxSurge: {surge}" + (f", maxUnavailable: {unavailable}" if unavailable else "")
+    text = f"""
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: ollama, namespace: models}}
+spec:
+  selector: {{matchLabels: {{app: ollama}}}}
+  strategy: {{type: RollingUpdate, rollingUpdate: {{{rolling}}}}}
+  template:
+    metadata: {{labels: {{app: ollama}}}}
+    spec: {{containers: [{{name: ollama, image: ollama}}]}}
+"""
+    result = lint_text(tmp_path, text, only=["schema"])
+    assert [(f.severity, f.line, f.message) for f in result.findings] == ([(
+        "error", 6, "spec.strategy.rollingUpdate.maxUnavailable: may not be 0 when `maxSurge` "
+        "is 0, so the API server refuses the Deployment")] if refused else [])
+
 def test_a_quantity_flux_substitutes_with_nothing_names_the_unset_variable(
         tmp_path: Path) -> None:
     """New-user trial thirty-one: a change renamed PAPERLESS_CAPACITY in the Kustomization's
