@@ -169,7 +169,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   writes, which no `substitute` value and no `substituteFrom` source of the Flux
   Kustomization applying it sets: Flux's post-build substitution writes it as the empty
   string (a variable renamed in the cluster's settings, a shell `${HOME}` in a script
-  not escaped as `$${HOME}`). A source reviewbot cannot read leaves it unseen: not judged;
+  not escaped as `$${HOME}`). A source reviewbot cannot read leaves it unseen: not judged.
+  The Kustomization's `postBuild.substitute` is its other place (a review comments there
+  when the change renamed the variable);
 - `patch-shifted` (warning, in a review, at the operation's `path`): a JSON6902 operation
   that set a field of one named list item before the change (`env/2`: LD_DB_DATABASE) and
   sets the same field of another after it (LD_DB_PORT): an item the change added or removed
@@ -1758,17 +1760,22 @@ def _unset_variables(model: Model) -> Iterator[Violation]:
                 appliers) else []
             read = f" ({', '.join(sources)})" if sources else ""
             text = ", ".join(names)
-            yield Violation(
-                obj, path,
+            message = (
                 f"{format_path(path)}: {text} {'has' if len(names) == 1 else 'have'} no value "
                 f"in the post-build substitution{by}: neither its substitute nor its "
                 f"substituteFrom{read} sets {'it' if len(names) == 1 else 'them'}, so Flux "
-                f"writes {'it' if len(names) == 1 else 'them'} as the empty string",
-                kind="unset-variable",
-                fix=(f"Set {text} in the Kustomization's postBuild (substitute, or the "
-                     "ConfigMap or Secret it reads), give it a default ("
-                     f"${{{names[0][2:-1]}:=...}}), or write $${{{names[0][2:-1]}}} where the "
-                     "text is not Flux's."))
+                f"writes {'it' if len(names) == 1 else 'them'} as the empty string")
+            fix = (f"Set {text} in the Kustomization's postBuild (substitute, or the "
+                   "ConfigMap or Secret it reads), give it a default ("
+                   f"${{{names[0][2:-1]}:=...}}), or write $${{{names[0][2:-1]}}} where the "
+                   "text is not Flux's.")
+            # (where the variable would be set is the same cause's other place: a review
+            # comments there when the change renamed it; new-user trial forty-nine)
+            setting = ("spec", "postBuild", "substitute")
+            others = tuple(Violation(a, setting, message, fix=fix, kind="unset-variable")
+                           for a in appliers[:1] if isinstance(a.get(setting), dict))
+            yield Violation(obj, path, message, kind="unset-variable", fix=fix,
+                            others=others)
 
 
 def _texts_with_variables(value: Any, path: Path) -> Iterator[tuple[Path, str]]:

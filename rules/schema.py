@@ -79,7 +79,8 @@ Kinds:
 - `invalid`: the object does not validate against its schema, or the API server refuses it
   for a rule the schema cannot say (a workload's selector that does not select its pods, a
   CronJob schedule robfig/cron cannot parse: `30 25 * * *`, a Deployment's or DaemonSet's
-  rolling update of `maxSurge: 0` and `maxUnavailable: 0`).
+  rolling update of `maxSurge: 0` and `maxUnavailable: 0`, an Ingress rule's host that is no
+  DNS name as the cluster receives it: `chat.` of `chat.${DOMAIN}` with the variable unset).
 - `crd-conflict`: two copies of one CRD version with different schemas.
 - `labels-dropped` (warning): a label whose value is no string (`enabled: false`) on an
   object only Flux Kustomizations apply: kustomize-controller sets its owner labels first,
@@ -293,6 +294,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
     yield from _selectors_unmatched(model, patches)
     yield from _job_restart_policies(model, patches)
     yield from _rolling_updates_refused(model, patches)
+    yield from _ingress_hosts_refused(model, patches)
     yield from _cron_schedules(model, patches)
     yield from _quantities_refused(model, patches)
     yield from _chart_keys_refused(model, patches)
@@ -383,6 +385,41 @@ def _rolling_updates_refused(model: Model, patches: frozenset[str]) -> Iterator[
                 f"0, so the API server refuses the {obj.kind}",
                 fix="Set maxUnavailable: 1 (an old pod stops before its replacement starts), "
                     "or maxSurge: 1.",
+                kind="invalid")
+
+
+# a DNS-1123 subdomain, as the API server checks an Ingress rule's host (a wildcard's rest)
+_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+def _ingress_hosts_refused(model: Model, patches: frozenset[str]) -> Iterator[Violation]:
+    """An Ingress rule's ``host`` that is no DNS-1123 subdomain (nor ``*.`` one), as the
+    cluster receives it: the API server refuses the Ingress (new-user trial forty-nine:
+    `chat.${DOMAIN}`, the variable renamed in production's postBuild, made `chat.`, and
+    Flux's whole apply failed; two warnings said the variable was empty)."""
+    for obj in model.objects:
+        if obj.kind != "Ingress" or obj.api_version != "networking.k8s.io/v1" or (
+                obj.file in patches):
+            continue
+        for i, rule in enumerate(items(obj.get(("spec", "rules")))):
+            host = rule.get("host") if isinstance(rule, dict) else None
+            if not isinstance(host, str) or not host or any(m in host for m in _UNRESOLVED):
+                continue
+            name = host[2:] if host.startswith("*.") else host
+            if len(host) <= 253 and _SUBDOMAIN.fullmatch(name) and all(
+                    len(part) <= 63 for part in name.split(".")):
+                continue
+            path = ("spec", "rules", i, "host")
+            written = dig(obj.doc.value, obj.path + path) if obj.doc is not None else None
+            was = (f" ({written} as written, substituted)" if isinstance(written, str)
+                   and written != host else "")
+            yield Violation(
+                obj, path,
+                f"spec.rules[{i}].host: {host!r}{was} is no DNS name the API server accepts "
+                "(lowercase letters, digits, '-' and '.', each part beginning and ending with "
+                "a letter or digit), so it refuses the Ingress",
+                fix="Write the host as a DNS name (example.com, *.example.com), or set the "
+                    "variable it is made of.",
                 kind="invalid")
 
 

@@ -2399,6 +2399,14 @@ def test_a_flux_variable_no_source_sets_is_written_as_the_empty_string(tmp_path:
     result = lint_dir(tmp_path, only=["kustomize-integrity"])
     assert [f.message.split(" substitution of ")[1].split(":")[0] for f in result.findings
             if f.kind == "unset-variable"] == ["cluster prod's Flux Kustomization flux-system/apps"]
+    # where it would be set is its other place, a review's comment where the change renamed
+    # it (new-user trial forty-nine: every line said was outside the diff)
+    write(tmp_path, {"clusters/prod/apps.yaml": ks % ("apps", "./apps", (
+        "  postBuild:\n    substitute: {LLM_URL: 'http://llm'}\n"))})
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [[(o.file, o.line) for o in f.others] for f in result.findings
+            if f.kind == "unset-variable" and "LLM_BASE_URL" in f.message] == [
+        [("clusters/prod/apps.yaml", 10)]]
 
 
 def test_a_sops_secret_s_keys_are_the_variables_it_sets(tmp_path: Path) -> None:

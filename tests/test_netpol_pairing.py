@@ -348,6 +348,19 @@ def test_a_denied_call_through_a_target_port_no_pod_declares_names_it_first(
                  + DENY_SERVER)
     assert not any("First check" in (f.fix or "") for f in result.findings)
 
+
+def test_an_absolute_name_is_no_service_address(tmp_path: Path) -> None:
+    """New-user trial forty-nine: `https://chat.${DOMAIN}`, its variable Flux wrote empty, was
+    "calls chat.:443, but no Service chat/chat". A name ending in a dot is looked up as
+    written, never in the pod's search domains: no Service, unless it is one's full name."""
+    absolute = CLIENT.replace("http://api.server:8080/v1", "http://api.server.:8080/v1")
+    result = run(tmp_path, NAMESPACES + absolute + SERVER + CLIENT_EGRESS + DENY_SERVER)
+    assert not any(f.object == "Deployment/client/app" for f in result.findings)
+    full = CLIENT.replace("http://api.server:8080/v1",
+                          "http://api.server.svc.cluster.local.:8080/v1")
+    result = run(tmp_path / "full", NAMESPACES + full + SERVER + CLIENT_EGRESS + DENY_SERVER)
+    assert any(f.object == "Deployment/client/app" for f in result.findings)
+
 def test_a_kyverno_rule_generating_network_policies_makes_a_denial_a_warning(
         tmp_path: Path) -> None:
     """Judge round CA: project-cantaloupe's Kyverno ClusterPolicy generates

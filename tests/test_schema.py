@@ -1116,6 +1116,31 @@ spec:
         "error", 6, "spec.strategy.rollingUpdate.maxUnavailable: may not be 0 when `maxSurge` "
         "is 0, so the API server refuses the Deployment")] if refused else [])
 
+
+@pytest.mark.parametrize("host, refused", [
+    ("chat.", True), ("Chat.example.com", True), ("chat..example.com", True),
+    ("chat.example.com", False), ("*.example.com", False), ("${HOST}", False)])
+def test_an_ingress_host_that_is_no_dns_name_is_refused(
+        tmp_path: Path, host: str, refused: bool) -> None:
+    """New-user trial forty-nine: `chat.${DOMAIN}`, its variable renamed in production's
+    postBuild, became `chat.`: the API server refuses the Ingress (a DNS-1123 subdomain, or
+    one behind `*.`), and Flux's whole apply fails; two warnings said the variable was
+    empty. A variable left in the host is not judged."""
+    text = f"""
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {{name: chat, namespace: chat}}
+spec:
+  rules:
+  - host: "{host}"
+    http:
+      paths:
+      - {{path: /, pathType: Prefix, backend: {{service: {{name: chat, port: {{number: 80}}}}}}}}
+"""
+    result = lint_text(tmp_path, text, only=["schema"])
+    assert [(f.line, f.message.split(" is no")[0]) for f in result.findings] == (
+        [(6, f"spec.rules[0].host: {host!r}")] if refused else [])
+
 def test_a_quantity_flux_substitutes_with_nothing_names_the_unset_variable(
         tmp_path: Path) -> None:
     """New-user trial thirty-one: a change renamed PAPERLESS_CAPACITY in the Kustomization's

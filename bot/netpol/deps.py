@@ -98,6 +98,9 @@ def _endpoint(host: str, port: int | None, namespace: str) -> Endpoint | None:
         return None
     name = host.lower().rstrip(".")
     labels = name.split(".")
+    if host.endswith(".") and "svc" not in labels[1:]:
+        return None  # an absolute name (`chat.`: a variable Flux wrote empty) is looked up
+        # as written, never in the pod's search domains: no Service (new-user trial 49)
     if "svc" in labels[1:]:
         at = labels.index("svc", 1)
         labels = labels[:at]
