@@ -68,7 +68,11 @@ In a review, a fourth source of intended flows is checked against what the chang
   the same name is a Service: nothing is missing. An address whose Service stays but loses the
   port it names (`radarr:80` when the change makes the Service's port 7878) is
   `dependency-missing` too, doubted alike: a ClusterIP Service forwards only the ports it
-  lists (an `ExternalName` or headless Service forwards any port: never reported). A lint
+  lists (an `ExternalName` or headless Service forwards any port: never reported); where the
+  address writes the port and the Service is the repository's or an app-template release's,
+  it is the lint's `dependency-port` error with what the change did ("this change took port
+  8000 away"), its fix keeping the port where no other port of it is seen to reach a port
+  the pods declare. A lint
   says it too of an address naming a Service by the name its file writes where the caller's
   own build renames it (`namePrefix: prod-` makes `db` `prod-db`) and no Service of the
   cluster keeps that name: kustomize renames a Service's references in the fields it knows,
@@ -2058,10 +2062,18 @@ def _closed_port(net: Network, s: int, decl: Declaration, service: Service) -> V
     name = f"{service.namespace}/{service.name}"
     now = ", ".join(str(p.port) for p in service.ports) or "none"
     doubts = _rendered_doubts(net, s, service, "names its Services and their ports")
-    if service.obj.kind == "Service" and service.obj.group == "" and _address_written(
-            dig(decl.obj.body, decl.path), e):
-        found = _refused_call(net.pods[s], decl, service,
+    if _port_judged(service) and _address_written(dig(decl.obj.body, decl.path), e):
+        # (an app-template release's Service too, whose ports its values list: the head's
+        # certain error and this a warning "could not see how its chart names its ports",
+        # one call told twice; new-user trial forty-nine)
+        declared = _declared_numbers(net.model, service) or {}
+        names = {n for found in declared.values() for n in found}
+        reached = any((p.target_port, p.protocol) in declared if isinstance(p.target_port, int)
+                      else p.target_port in names for p in service.ports)
+        found = _refused_call(net.pods[s], decl, service, keep=not reached,
                               change=f"; this change took port {e.port} away")
+        if service.obj.kind != "Service":
+            doubts = doubts[:1] if s in net.rendered_by and s not in net.from_chart else []
         return replace(found, doubt="; ".join(doubts) or None)
     message = (f"{caller} calls {e.text}:{e.port}, but Service {name} no longer has port "
                f"{e.port}: this change leaves it {now}")
@@ -2858,9 +2870,10 @@ def _forwards_listed(service: Service) -> bool:
 
 
 def _refused_call(pod: PodTemplate, decl: Declaration, service: Service,
-                  change: str = "", written: str = "") -> Violation:
+                  change: str = "", written: str = "", keep: bool = False) -> Violation:
     """A call to a port ``service`` does not list (``change``: what the change did, said
-    after it in a review; ``written``: a URL whose port is its scheme's, as written)."""
+    after it in a review; ``written``: a URL whose port is its scheme's, as written;
+    ``keep``: the fix is to keep the port, no other port being known to reach the pods)."""
     e = decl.endpoint
     name = f"{service.namespace}/{service.name}"
     now = ", ".join(str(p.port) for p in service.ports) or "none"
@@ -2869,6 +2882,10 @@ def _refused_call(pod: PodTemplate, decl: Declaration, service: Service,
                f"port {e.port} (it has {now}): a ClusterIP Service forwards only the ports it "
                f"lists, so the connection is refused{change}")
     fix = f"Point the address at a port Service {name} has ({now}), or add port {e.port} to it."
+    if keep:  # (the change took it away, and its other ports send where no pod is seen to
+        # listen: keeping it is the fix; new-user trial forty-nine followed the other one)
+        fix = (f"Keep port {e.port} on Service {name}; point the address at {now} only where "
+               "the pods listen on its target.")
     # the Service's ports are the same cause's other place: where a change moved the port
     # (new-user trial thirty-four: the call's error sat at the caller's unchanged env)
     if written:

@@ -871,6 +871,31 @@ def test_a_call_to_a_port_an_app_template_service_does_not_list_is_refused(
     assert findings("        clusterIP: None\n") == []
 
 
+def test_a_port_a_change_takes_off_an_app_template_service_is_one_error_keeping_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial forty-nine: the backend release's Service port 8000 -> 8080 (its target
+    with it), the frontend still calling 8000: an error "has no port 8000" and, at the same
+    line, a warning "no longer has port 8000 ... could not see how its chart names its
+    ports", one call told twice; and the fix, "point the address at 8080", followed, sent it
+    where the pods do not listen. One error; its fix keeps the port."""
+    caller = deployment("web", "apps", "{app: web}").replace(
+        "image: x", "image: x\n        env: [{name: ECHO, value: 'http://echo.apps:80/'}]")
+    release = OCI.replace("VERSION", "4.1.1") + "---" + ECHO
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"apps.yaml": release + caller})
+    moved = release.replace("port: 80", "port: 8080")
+    assert moved != release
+    head = repo.commit({"apps.yaml": moved + caller})
+    code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head",
+                              head, "--platform", "none", "--format", "json", "--rule",
+                              "netpol-pairing"], capsys)
+    assert code == 1, err
+    calls = [f for f in json.loads(out)["findings"] if "calls echo.apps:80" in f["message"]]
+    assert [(f["severity"], f["fix"]) for f in calls] == [(
+        "error", "Keep port 80 on Service apps/echo; point the address at 8080 only where the "
+        "pods listen on its target.")]
+
+
 def test_an_address_a_program_serves_at_is_no_call(tmp_path: Path) -> None:
     """Judge round BS: dumpvdl2's `ZMQ_MODE: server` beside `ZMQ_ENDPOINT:
     tcp://acars-router:45555`: it listens there (the router connects to it), yet it was a

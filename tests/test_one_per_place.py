@@ -75,6 +75,13 @@ def test_findings_equal_but_for_their_clusters_are_one_of_all_their_clusters() -
         replace(_f(clusters=("staging",)), others=(replace(hpa, clusters=("staging",)),)),
         replace(_f(clusters=("production",)), others=(replace(hpa, clusters=("production",)),))])
     assert one.clusters == ("production", "staging")
+    # one of them names a place more (new-user trial forty-nine: a denied call, its egress
+    # policy another place in one cluster only, printed twice alike): one, both places
+    egress = replace(_f("egress", ()), line=59)
+    (one,) = one_per_place([
+        replace(_f(clusters=("staging",)), others=(hpa,)),
+        replace(_f(clusters=("production",)), others=(hpa, egress))])
+    assert (one.clusters, [o.line for o in one.others]) == (("production", "staging"), [11, 59])
 
 
 def _merged_by_replacing(findings: list[Finding]) -> list[Finding]:

@@ -392,14 +392,20 @@ _OTHERS_AT = _PLACE_FIELDS.index("others") if "others" in _PLACE_FIELDS else -1
 
 
 def _place(f: Finding) -> tuple[Any, ...]:
-    """A finding's compared fields but its clusters, newness and worsening, its other places
-    told apart by theirs alike (one cluster's build and another's name the same other place:
-    new-user trial thirty-six's scale-target, twice in a review)."""
+    """A finding's compared fields but its clusters, newness, worsening and other places:
+    findings alike in all else are one, their other places joined (one cluster's build and
+    another's name the same other place, new-user trial thirty-six's scale-target, twice in
+    a review; one names a place more, trial forty-nine's denied call printed twice)."""
     place = _PLACE_OF(f)
     if _OTHERS_AT < 0 or not f.others:
         return place
-    others = tuple(_PLACE_OF(replace(o, clusters=())) for o in f.others)
-    return (*place[:_OTHERS_AT], others, *place[_OTHERS_AT + 1:])
+    return (*place[:_OTHERS_AT], (), *place[_OTHERS_AT + 1:])
+
+
+def _joined(a: tuple[Finding, ...], b: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    """The other places of two findings said as one: ``a``'s, then those ``b`` adds."""
+    seen = {_PLACE_OF(replace(o, clusters=())) for o in a}
+    return (*a, *(o for o in b if _PLACE_OF(replace(o, clusters=())) not in seen))
 
 
 def one_per_place(findings: Iterable[Finding]) -> list[Finding]:
@@ -431,7 +437,7 @@ def one_per_place(findings: Iterable[Finding]) -> list[Finding]:
         merged[key] = replace(
             first, clusters=tuple(sorted({*first.clusters, *f.clusters})),
             new=None if first.new is None and f.new is None else bool(first.new or f.new),
-            worse=first.worse or f.worse)
+            worse=first.worse or f.worse, others=_joined(first.others, f.others))
     for key, clauses in unbuilt.items():
         if len(clauses) > 1:
             one = merged[key]
