@@ -959,3 +959,24 @@ spec:
         "CiliumNetworkPolicy apps/echo admits from any peer (they admit TCP 9090): the gateway's "
         "requests for it are dropped")]
     assert found("8080") == []
+
+
+def test_an_app_template_pod_a_default_deny_cuts_off_dns_is_an_error(tmp_path: Path) -> None:
+    """New-user trial forty-nine: the backend release's pods, in a namespace whose
+    default-deny (every pod) isolates egress with no DNS rule: "Not certain: could not see
+    the chart app-template itself". Its values name the address it calls and its templates
+    give every label: the chart decides nothing of a policy over every pod."""
+    caller = ECHO.replace("            ports: [{name: http, containerPort: 8080}]\n",
+                          "            ports: [{name: http, containerPort: 8080}]\n"
+                          "            env: {UPSTREAM: 'http://store.apps:80'}\n")
+    deny = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: default-deny, namespace: apps}
+spec: {podSelector: {}, policyTypes: [Ingress, Egress]}
+"""
+    result = lint_text(tmp_path, OCI.replace("VERSION", "4.1.1") + "---" + caller + deny,
+                       only=["netpol-pairing"])
+    assert [(f.kind, f.severity) for f in result.findings if f.kind == "dns-denied"] == [
+        ("dns-denied", "error")]
