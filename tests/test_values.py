@@ -943,3 +943,32 @@ def test_a_fleet_bundle_gives_helm_the_values_files_its_fleet_yaml_names(
     assert [(f["file"], f["severity"], "Not certain" in f["message"])
             for f in json.loads(out)["findings"]] == [
         ("apps/otel/values00.yaml", "error", False)]
+
+
+def test_the_values_of_a_chart_rendering_a_resource_an_operator_runs_are_not_certain(
+        tmp_path: Path) -> None:
+    """Judge round CC (jharmison/redhat-openshift-setup): a chart of the tree renders an
+    LLMInferenceService from its values, `--tensor-parallel-size=4` under `model.args`, which
+    its template passes: "no parallelism flag, so 1 GPU worker", an error. The pod read from
+    the values is not the one the operator runs: its findings say so."""
+    from .helpers import write
+
+    values = ("image: {repository: vllm/vllm-openai, tag: v0.11.0}\n"
+              "model: {args: [--tensor-parallel-size=4]}\n"
+              "resources: {limits: {nvidia.com/gpu: 4}}\n")
+    write(tmp_path, {
+        "charts/llm/Chart.yaml": "apiVersion: v2\nname: llm\nversion: 1.0.0\n",
+        "charts/llm/values.yaml": values,
+        "charts/llm/templates/llmisvc.yaml": (
+            "apiVersion: serving.kserve.io/v1alpha1\nkind: LLMInferenceService\n"
+            "metadata: {name: '{{ .Release.Name }}'}\nspec:\n"
+            "  image: {{ .Values.image.repository }}\n"
+            "  args: {{ toYaml .Values.model.args }}\n"
+            "  resources: {{ toYaml .Values.resources }}\n"),
+    })
+    found = [f for f in lint_dir(tmp_path, only=["gpu-parallelism"]).findings]
+    assert [(f.severity, f.file) for f in found] == [("warning", "charts/llm/values.yaml")]
+    assert found[0].message.endswith(
+        "Not certain: reviewbot could not see how the chart in charts/llm makes its pods (its "
+        "templates declare LLMInferenceService, which an operator runs: their args and "
+        "volumes are the templates' and the operator's).")

