@@ -585,7 +585,7 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
         # what the rule doubts of the object's own failing build is said once, below
         doubt = "; ".join(part for part in doubt.split("; ") if unbuilt not in part) or None
     if doubt is None and unbuilt is None and v.obj is not None and model is not None and (
-            model.doubts or model.unseen or v.obj.origins):
+            model.doubts or model.chart_doubts or model.unseen or v.obj.origins):
         doubt = doubt_of(model, v.obj, v.path, rule.reads)
     if doubt is None and unbuilt is None and v.obj is not None and model is not None and (
             rule.id != "api-lifecycle"):  # (its own finding is the refusal)

@@ -67,6 +67,7 @@ def shared_objects(base: Model, head: Model) -> set[int]:
         if (key := id(o)) in in_head
         and _same_parts(base_parts.get(key, ()), head_parts.get(key, ()))
         and base.doubts.get(key) == head.doubts.get(key)
+        and base.chart_doubts.get(key) == head.chart_doubts.get(key)
         and base.unseen.get(key) == head.unseen.get(key)
         and base.unbuilt.get(key) == head.unbuilt.get(key)
         and clusters_of(base, o) == clusters_of(head, o)
@@ -104,7 +105,8 @@ def view(model: Model, shared: set[int]) -> Model:
         namespaces=model.namespaces, kustomizations=model.kustomizations,
         clusters=model.clusters, cluster_entries=model.cluster_entries,
         cluster_inventories=model.cluster_inventories, values_patterns=model.values_patterns,
-        doubts=model.doubts, unseen=model.unseen, unbuilt=model.unbuilt,
+        doubts=model.doubts, chart_doubts=model.chart_doubts, unseen=model.unseen,
+        unbuilt=model.unbuilt,
         unapplied=model.unapplied,
     )
     for obj in out.objects:

@@ -1064,7 +1064,8 @@ def _operator_chart_doubts(model: Model) -> None:
     kinds_of: dict[str, set[str] | None] = {}
     for pod in model.pods:
         obj = pod.obj
-        if not isinstance(obj, ValuesObject) or id(obj) in model.doubts or not obj.own and (
+        if not isinstance(obj, ValuesObject) or id(obj) in model.doubts or (
+                id(obj) in model.chart_doubts) or not obj.own and (
                 not obj.origins):
             continue
         folder = posixpath.dirname(obj.file) if obj.own else posixpath.dirname(
@@ -1077,7 +1078,7 @@ def _operator_chart_doubts(model: Model) -> None:
                 None)
         made = sorted((kinds_of[folder] or set()) & _OPERATOR_KINDS)
         if made:
-            model.doubts[id(obj)] = (
+            model.chart_doubts[id(obj)] = (
                 f"how the chart in {folder} makes its pods (its templates declare "
                 f"{', '.join(made[:3])}, which an operator runs: their args and volumes are "
                 "the templates' and the operator's)")

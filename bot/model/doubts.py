@@ -40,7 +40,11 @@ def doubt_of(model: Model, obj: KObject, path: Path, reads: str = "fields") -> s
         names = [n for n in unseen.names if n in used]
         if names:
             return unseen.doubt(names)
-    return model.doubts.get(id(obj))
+    doubt = model.doubts.get(id(obj))
+    if doubt is None and id(obj) in model.chart_doubts and not (
+            path and path[0] in getattr(obj, "subcharts", {})):
+        doubt = model.chart_doubts[id(obj)]  # (a subchart renders what is under its key)
+    return doubt
 
 
 # a container's environment: read by its process at run time, never by a rule judging the

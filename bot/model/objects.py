@@ -405,6 +405,10 @@ class Model:
     # noun phrase: "the value of ${CLUSTER} in spec.path of clusters/ks.yaml"): findings on
     # it are at most warnings and say so (engine.findings.doubted)
     doubts: dict[int, str] = field(default_factory=dict)
+    # id(values object) -> what reviewbot could not see of how the chart beside it renders
+    # its values (its templates declare a resource an operator runs): as ``doubts``, but not
+    # for the values under a key the chart passes to a subchart, which the subchart renders
+    chart_doubts: dict[int, str] = field(default_factory=dict)
     # file -> what reviewbot could not see of whether that file reaches a cluster at all,
     # for the findings about the file itself (a kustomization's missing entry): as ``doubts``
     file_doubts: dict[str, str] = field(default_factory=dict)
@@ -524,6 +528,8 @@ def with_kept(model: Model, other: Model, kept: Sequence[KObject]) -> Model:
         cluster_entries=model.cluster_entries or other.cluster_entries,
         cluster_inventories=model.cluster_inventories,
         doubts={**model.doubts, **{i: d for i, d in other.doubts.items() if i in ids}},
+        chart_doubts={**model.chart_doubts, **{
+            i: d for i, d in other.chart_doubts.items() if i in ids}},
         unseen={**model.unseen, **{i: u for i, u in other.unseen.items() if i in ids}},
         unbuilt=model.unbuilt, unapplied=model.unapplied,
         refused=model.refused, kustomized=model.kustomized,
@@ -565,7 +571,8 @@ def cluster_views(model: Model) -> list[tuple[str | None, Model]]:
             templates=[p for p in model.templates if mine(p.obj)],
             services=[s for s in model.services if mine(s.obj)],
             network_policies=[o for o in model.network_policies if mine(o)],
-            kustomizations=model.kustomizations, doubts=model.doubts, unseen=model.unseen,
+            kustomizations=model.kustomizations, doubts=model.doubts,
+            chart_doubts=model.chart_doubts, unseen=model.unseen,
             unbuilt=model.unbuilt, unapplied=model.unapplied, refused=model.refused,
             kustomized=model.kustomized, values_patterns=model.values_patterns,
             scope_doubt=model.scope_doubt,
