@@ -3759,3 +3759,49 @@ def test_a_chart_s_crds_are_its_content_not_a_folder_no_root_applies(tmp_path: P
     assert not any(f.kind == "not-applied" for f in result.findings)
     assert not any(s.path.startswith("charts") and "not applied" in s.reason
                    for s in result.model.skipped)
+
+
+@pytest.mark.parametrize("values, files, expected", [
+    ("{}", "", [("charts/web/values.yaml", 3, "error")]),
+    ("{image: {tag: '1.2.3@sha256:" + "a" * 64 + "'}}", "", []),
+    ("{}", "[charts/web/values-prod.yaml]", [("charts/web/values-prod.yaml", 1, "error")]),
+])
+def test_a_flux_helmrelease_renders_the_chart_of_its_own_repository(
+        tmp_path: Path, values: str, files: str, expected: list[tuple[str, int, str]]
+) -> None:
+    """A Flux HelmRelease whose chart is a folder of the GitRepository this repository is
+    (`chart: ./charts/web`) renders that chart in its cluster: its `values.yaml` (or the
+    `valuesFiles` it names instead, relative to the source's root: then values.yaml is not
+    included) is what the cluster receives. The chart was judged by no root, and its
+    `tag: latest` said nothing."""
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": SYNC,
+        "clusters/prod/web.yaml": f"""
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {{name: web, namespace: web}}
+            spec:
+              chart:
+                spec:
+                  chart: ./charts/web
+                  sourceRef: {{kind: GitRepository, name: flux-system, namespace: flux-system}}
+                  {"valuesFiles: " + files if files else ""}
+              values: {values}
+        """,
+        "charts/web/Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+        "charts/web/values.yaml": "image:\n  repository: nginx\n  tag: latest\n",
+        "charts/web/values-prod.yaml": "image: {repository: nginx, tag: latest}\n",
+        "charts/web/templates/web.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: '{{ .Release.Name }}'}
+            spec:
+              template:
+                spec:
+                  containers:
+                  - {name: web, image: '{{ .Values.image.repository }}:{{ .Values.image.tag }}'}
+        """,
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(f.file, f.line, f.severity) for f in result.findings
+            if f.kind == "floating"] == expected

@@ -85,6 +85,7 @@ from reviewbot.model.substitute import (
 )
 
 ARGO_GROUP = "argoproj.io"
+HELM_GROUP = "helm.toolkit.fluxcd.io"
 # the fields of a Flux Kustomization's spec that change what it applies
 # (what Graph.flux_build reads, and what the walk adds: kustomize-controller's own steps; an
 # Argo CD directory's include/exclude were left out, and two Applications of one folder, a
@@ -1365,6 +1366,40 @@ class _Walker:
         elif r.group == ARGO_GROUP and r.kind in ("Application", "ApplicationSet"):
             self.reach.files.add(file)
             yield from self.argo_steps(body, file, chain, r, revision)
+        elif r.group == HELM_GROUP and r.kind == "HelmRelease":
+            yield from self._release_chart(r, cluster, chain)
+
+    def _release_chart(self, r: Resource, cluster: str, chain: tuple[str, ...]
+                       ) -> Iterator[_Step]:
+        """The chart folder of this repository a Flux HelmRelease renders: its
+        ``spec.chart.spec.chart`` a path in a GitRepository that is this repository (relative
+        to its root, as helm-controller reads it). Helm renders the chart's plain templates
+        as written, in the release's namespace (``targetNamespace``, else the
+        HelmRelease's), over its ``values.yaml``, or over the ``valuesFiles`` the spec names
+        instead (source-controller merges them in its place: the chart's values.yaml is
+        not included unless listed)."""
+        assert r.doc is not None
+        spec = dict_of(r.body.get("spec"))
+        chart = dict_of(dict_of(spec.get("chart")).get("spec"))
+        ref = dict_of(chart.get("sourceRef"))
+        path = text_of(chart.get("chart"))
+        if path is None or ref.get("kind") != "GitRepository" or "${" in path:
+            return
+        if not self._from_here({"sourceRef": ref}, r.doc)[0]:
+            return
+        folder = posixpath.normpath(path.strip().strip("/")).removeprefix("./")
+        if folder in (".", "") or join(folder, "Chart.yaml") not in self.graph.paths:
+            return
+        listed = [posixpath.normpath(name.strip().lstrip("/")).removeprefix("./")
+                  for name in list_of(chart.get("valuesFiles")) if isinstance(name, str)]
+        self.reach.files.update(name for name in listed or [join(folder, "values.yaml")]
+                                if name in self.graph.paths)
+        namespace = text_of(spec.get("targetNamespace")) or _namespace(r.body)
+        flux: dict[str, Any] = {"path": path, ARGO_DIRECTORY: CHART_WITHOUT_VALUES}
+        if namespace:
+            flux[ARGO_NAMESPACE] = namespace  # (Helm's release namespace, for those
+            # that set none)
+        yield _Step(cluster, r.doc.file.path, flux, namespace, chain, folder, by=r)
 
     def _from_here(self, spec: Mapping[str, Any],
                    doc: Document) -> tuple[bool, str, Mapping[str, Any]]:
@@ -1520,6 +1555,10 @@ def _revision(value: Any) -> str:
 # umbrella charts: their plain templates were "not applied")
 CHART_AS_WRITTEN = {"recurse": True, "include": "{templates/*.yaml,templates/*.yml,"
                     "values*.yaml,values*.yml,Chart.yaml}", "exclude": "templates/tests/*"}
+# the same without its values files: a Flux HelmRelease's chart, whose values are its
+# ``values.yaml`` or the ``valuesFiles`` the release names instead
+CHART_WITHOUT_VALUES = {"recurse": True, "include": "{templates/*.yaml,templates/*.yml,"
+                        "Chart.yaml}", "exclude": "templates/tests/*"}
 
 
 # ---------------------------------------------------------------- unapplied
