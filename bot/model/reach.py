@@ -25,9 +25,12 @@ From each root the walk follows what Flux and Argo CD follow: a Flux Kustomizati
 it generates; ``spec.components``, ``targetNamespace``, ``namePrefix``/``nameSuffix``,
 ``patches``, ``images``, ``commonMetadata``, then ``postBuild`` substitution with the values
 the repository holds); the Flux Kustomizations and Argo CD Applications that build holds, as
-it built them (a parent's patches apply to its children). A Kustomization whose source is
-another repository, an OCI artifact this repository does not push, or a Bucket is not
-followed: its path is not in this tree.
+it built them (a parent's patches apply to its children); and the chart folder of this
+repository a Flux HelmRelease of that build renders (``spec.chart.spec.chart`` in a
+GitRepository that is this repository: its plain templates, in the release's namespace, and
+its ``values.yaml`` or the ``valuesFiles`` the release names instead). A Kustomization whose
+source is another repository, an OCI artifact this repository does not push, or a Bucket is
+not followed: its path is not in this tree.
 
 When a repository has roots, a file no root reaches is not applied: reviewbot reports no
 error in it (one ``not-applied`` info per folder). A repository without roots (manifest
