@@ -104,7 +104,7 @@ _WalkKey = tuple[str, str, _SpecKey]
 # ``patches`` (whose origins name what they wrote)
 _WRITING_FIELDS = ("commonMetadata", "images", "namePrefix", "nameSuffix", "targetNamespace",
                    ARGO_NAMESPACE)
-_PUSH = re.compile(r"flux\s+push\s+artifact\s+['\"]?((?:oci://|\$)[^\s'\"]+)['\"]?((?:\\\n|[^\n;&|])*)")
+_PUSH = re.compile(r"flux\s+push\s+artifact(?:\s|\\(?=\n))+['\"]?((?:oci://|\$)[^\s'\"]+)['\"]?((?:\\\n|[^\n;&|])*)")
 _PUSH_PATH = re.compile(r"--path[= ]+['\"]?([^\s'\"]+)")
 _ENV_REF = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 _EXPRESSION = re.compile(r"\$\{\{[^}]*\}\}")
