@@ -1304,7 +1304,7 @@ class _Part:
                     b.wanted):
                 doubt = doubts[live[0]]
             if doubt is None:
-                doubt = _doubt(b.net, first.pods)
+                doubt = _doubt(b.net, first.pods, labelled=True)
         names = _Names(b.net, {ns: n for ns, n in counts.items() if n},
                        lambda name: name in b.name_callers and name not in removed)
         return _Group(b.net, first, names, {ns for ns, n in policy_ns.items() if n}, doubt)
@@ -1355,7 +1355,7 @@ class _Group:
                     net, every, first.pods, union_all(net.rule_conns(first.rule, d)
                                                       for d in first.pods)):
                 doubt = None  # (the callers' chart decides nothing of the verdict)
-            doubt = doubt or _doubt(net, first.pods)
+            doubt = doubt or _doubt(net, first.pods, labelled=True)
         return cls(net, first, _Names.of(net, sources, names),
                    {c.policy.namespace for c in callers}, doubt)
 
@@ -3962,15 +3962,21 @@ def _edit_distance(a: str, b: str) -> int:
 # ---------------------------------------------------------------- wording
 
 
-def _doubt(net: Network, pods: Iterable[int], *objs: KObject) -> str | None:
+def _doubt(net: Network, pods: Iterable[int], *objs: KObject, labelled: bool = False
+           ) -> str | None:
     """What a finding about ``pods`` (and ``objs``: the policies it names) could not see: the
     chart that renders some of them (an error is a promise; pods read from a chart's values
     are the chart's, not the repository's), or whether the scripts that apply them apply to
-    one cluster (:func:`_scripts_apart`)."""
+    one cluster (:func:`_scripts_apart`). ``labelled``: the verdict depends on the pods'
+    labels, ports and policies alone, which a chart of known templates (app-template)
+    renders from its values with every label known: its pods leave nothing unseen (judge
+    round CG: a Cilium policy admitting neither of two app-template callers of sabnzbd,
+    "could not see the chart app-template 4.4.0 itself")."""
     pods = list(pods)
     for i in pods:
         found = net.rendered_by.get(i)
-        if found is not None:
+        if found is not None and not (labelled and i in net.from_chart and (
+                net.pods[i].labels_complete)):
             return found
     return _scripts_apart(net.model, [*(net.pods[i].obj for i in pods), *objs])
 
@@ -4000,8 +4006,11 @@ def _scripts_apart(model: Model, objs: Sequence[KObject]) -> str | None:
 def _labels_decide(net: Network, sources: Sequence[int], pods: Sequence[int],
                    conns: Conns) -> bool:
     """Whether the labels of some of ``sources`` (a chart's pods: read from its documented
-    templates) could change whether ``pods`` admit them (:meth:`Network.labels_decide`)."""
-    return any(net.labels_decide(s, d, conns) for s in dict.fromkeys(sources) for d in pods)
+    templates) could change whether ``pods`` admit them (:meth:`Network.labels_decide`). A
+    pod of a chart of known templates whose labels are all known (app-template's, from its
+    values) has the labels it is read with: they decide nothing unseen (judge round CG)."""
+    return any(net.labels_decide(s, d, conns) for s in dict.fromkeys(sources)
+               if not (s in net.from_chart and net.pods[s].labels_complete) for d in pods)
 
 
 def _doubt_all(net: Network, pods: Sequence[int]) -> str | None:
