@@ -797,3 +797,28 @@ def test_what_the_cluster_s_api_server_refuses_is_not_certain_to_run(tmp_path: P
         "Kubernetes 1.37 (the newest known; no version is set) does not, and its API server "
         "refuses the object."))
     assert ("api-lifecycle", "beta/web.yaml") in said  # (the refusal, said by its own rule)
+
+
+@pytest.mark.parametrize("annotations, severity", [
+    ("", "warning"), ("annotations: {argocd.argoproj.io/hook: PostSync}", "error"),
+    ("annotations: {helm.sh/hook: post-install}", "error")])
+def test_an_object_only_kubectl_create_makes_is_not_certain(
+        tmp_path: Path, annotations: str, severity: str) -> None:
+    """Judge round CF: a smoke-test Job with `generateName` and no name (which kubectl apply,
+    Flux and an Argo CD sync refuse: only `kubectl create` makes it) was an error, "runs
+    whatever the registry serves". A hook its tool creates stays one."""
+    result = lint_text(tmp_path, f"""
+apiVersion: batch/v1
+kind: Job
+metadata:
+  generateName: smoke-
+  {annotations}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{{name: c, image: alpine/curl}}]
+""", only=["image-digest"])
+    assert [f.severity for f in result.findings] == [severity]
+    assert ("whether anyone creates it: Job smoke- has metadata.generateName and no name"
+            in result.findings[0].message) is (severity == "warning")
