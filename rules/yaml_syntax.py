@@ -24,6 +24,10 @@ Kinds:
   keeps the later value, so the chart renders and the earlier value is silently dropped
   (ibm-mas/gitops' aiservice values).
 
+- `kustomization-duplicate` (warning): a key written twice in a kustomization file:
+  kustomize reads it without refusing, and keeps the later value (kustomize v5.5 measured:
+  a second `resources:` drops the first's entries from the build, whatever the depth), so
+  reviewbot builds it so, and the earlier value is said to be dropped.
 - `manifest-duplicate` (warning): a key written twice in a manifest that no kustomize
   build reads, applied as written (by kubectl, or an Argo CD Application's folder without a
   kustomization, whose directory source decodes YAML as kubectl does): kubectl keeps the
@@ -102,7 +106,7 @@ _MANIFEST_KEY = re.compile(r"^\s*(?:-\s+)?(?:apiVersion|kind)\s*:", re.M)
 ID = "yaml-syntax"
 SEVERITY = "error"
 SEVERITIES = {"placeholder": "warning", "values-duplicate": "warning",
-              "manifest-duplicate": "warning"}
+              "manifest-duplicate": "warning", "kustomization-duplicate": "warning"}
 SUMMARY = "The file parses as YAML within reviewbot's safety limits."
 RATIONALE = (
     "A file that does not parse is not applied; hostile YAML (alias bombs, deep nesting, huge "
@@ -123,6 +127,14 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
             # folder looks unapplied: it is what the builds read (new-user trial forty)
         lines = lf.text.splitlines() if lf.problems else []
         for problem in lf.problems:
+            if problem.message.startswith(DUPLICATE_KEY) and is_kustomization_file(lf.path):
+                yield Violation(  # (the loader read it as kustomize does: _kept_later)
+                    None, (), _key_named(problem.message, lines, problem.line,
+                                         problem.column),
+                    file=lf.path, line=problem.line, column=problem.column,
+                    key=f"{lf.path}:{problem.message}", kind="kustomization-duplicate",
+                    fix="Merge the two into one, or delete the one you did not mean.")
+                continue
             if problem.kustomize_reads and lf.path not in model.refused:
                 continue  # every build that reads it is kustomize's, which takes it
             said = _key_named(problem.message, lines, problem.line, problem.column)

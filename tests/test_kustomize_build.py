@@ -549,6 +549,36 @@ def test_the_reproducers_build_as_kubectl_builds() -> None:
     assert len(rows) >= 6
 
 
+@needs_kubectl
+def test_a_key_written_twice_in_a_kustomization_keeps_its_later_value(tmp_path: Path) -> None:
+    """Judge round CF (tlgselvi's deploy/overlays/prod): a second `resources:` in a
+    kustomization; kustomize reads it, keeping the later value (the base dropped from the
+    build, nested keys alike), where reviewbot refused the file. Built as kubectl builds it,
+    and said where the earlier value is lost."""
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [cm.yaml]\n",
+        "base/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+        "prod/b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n",
+        "prod/kustomization.yaml": """
+            resources:
+            - ../base
+            namePrefix: x-
+            labels:
+            - pairs: {tier: one}
+              pairs: {tier: two}
+            resources:
+            - b.yaml
+        """,
+    })
+    assert compare_roots(tmp_path) == [("base", "equal"), ("prod", "equal")]
+    result = lint_dir(tmp_path, only=["yaml-syntax"])
+    # (the first key written twice of the document is said; fixed, the next one is)
+    assert [(f.kind, f.severity, f.file, f.line, f.message) for f in result.findings] == [
+        ("kustomization-duplicate", "warning", "prod/kustomization.yaml", 6,
+         "duplicate mapping key `pairs` (first defined on line 5): kustomize keeps the later "
+         "value, so what line 5 sets is dropped from the build")]
+
+
 # ---------------------------------------------------------------- clusters
 
 

@@ -77,7 +77,7 @@ def parse_files(records: Sequence[FileRecord], limit: int = MAX_FILE_BYTES) -> l
     vendored into each cluster's folder) are parsed once, the others copied from it
     (:func:`~reviewbot.load.loader.load_alike`): a third of hmcts-sds-flux-config's bytes
     are its clusters' identical ``gotk-components.yaml``."""
-    first: dict[tuple[bytes, bool], int] = {}
+    first: dict[tuple[bytes, bool, bool], int] = {}
     alike: list[tuple[int, int]] = []  # (a record, the first record of its key)
     for i, record in enumerate(records):
         j = first.setdefault(parse_key(record), i)

@@ -47,7 +47,7 @@ from reviewbot.engine.options import check_options
 from reviewbot.engine.outcome import ConfigReview, Report, ReviewSummary, Unapplied
 from reviewbot.engine.review_cache import freeze_report, thaw_report
 from reviewbot.errors import ReviewbotError
-from reviewbot.load.cache import ParseCache
+from reviewbot.load.cache import ParseCache, entry_key
 from reviewbot.load.loader import LoadedFile, decode_text
 from reviewbot.sources.refs import (
     Sides,
@@ -355,7 +355,7 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     if head_pending is not None:
         head_pending.start()
     if cache is not None:
-        cache.prefetch(pending.blobs)
+        cache.prefetch(frozenset(entry_key(path, sha) for path, sha in pending.entries))
     base_tree = pending.tree(max_file_bytes=config.max_file_bytes)
     # the base's limit: work-tree files are read to it, every file parsed under it
     head = head_tree(sides, base_tree, head_pending, config.max_file_bytes)

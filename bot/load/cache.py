@@ -36,10 +36,11 @@ from typing import Any
 
 from reviewbot import __version__, concurrency
 from reviewbot.errors import ReviewbotError
-from reviewbot.load.loader import Document, LoadedFile, Problem
+from reviewbot.load.loader import Document, LoadedFile, Problem, kustomization_name
 from reviewbot.sources.tree import FileRecord
 
-FORMAT = 7  # 7: a scaffolder's template content is skipped (loader.SCAFFOLD_INPUT)
+FORMAT = 8  # 8: a kustomization file's entry apart (entry_key); 7: a scaffolder's template
+# content is skipped (loader.SCAFFOLD_INPUT)
 KEEP_PACKS = 16  # packs kept, most recently used first
 KEEP_RESULTS = 64  # rule results (and reviews) kept, most recently used first
 MAX_CHAIN = 4  # a pack and its ancestors; deeper, a pack is written whole
@@ -69,7 +70,7 @@ class ParseCache:
         self.misses = 0
 
     def view(self, records: Sequence[FileRecord]) -> TreeView:
-        blobs = frozenset(r.blob for r in records)
+        blobs = frozenset(entry_key(r.path, r.blob) for r in records)
         key = _tree_key(blobs)
         found = key in self.pack_blobs or self._read(key)
         if not found and not self.pack_blobs:
@@ -79,8 +80,9 @@ class ParseCache:
         return TreeView(self, key, blobs, found)
 
     def prefetch(self, blobs: frozenset[str]) -> None:
-        """Read now the pack of the tree whose files have these blob ids, if there is one (a
-        review reads it while git reads the base's blobs; ``view`` then finds it read)."""
+        """Read now the pack of the tree whose files have these entry keys (:func:`entry_key`),
+        if there is one (a review reads it while git reads the base's blobs; ``view`` then
+        finds it read)."""
         key = _tree_key(blobs)
         if key not in self.pack_blobs:
             self._read(key)
@@ -287,12 +289,13 @@ class TreeView:
     def get(self, record: FileRecord, limit: int) -> LoadedFile | None:
         """The entry of ``record``; none for a file past ``limit`` (the run's
         ``loader.max-file-bytes``): such files are never cached, so no entry depends on it."""
-        raw = self.cache.entries.get(record.blob) if len(record.data) <= limit else None
+        entry = entry_key(record.path, record.blob)
+        raw = self.cache.entries.get(entry) if len(record.data) <= limit else None
         if raw is not None:
             try:
                 loaded = thaw(record, raw, limit)
             except (ValueError, KeyError, TypeError):
-                self.cache.entries.pop(record.blob, None)
+                self.cache.entries.pop(entry, None)
             else:
                 self.cache.hits += 1
                 return loaded
@@ -302,13 +305,20 @@ class TreeView:
     def put(self, record: FileRecord, loaded: LoadedFile, limit: int) -> None:
         if len(record.data) > limit:
             return
-        self.cache.entries[record.blob] = freeze(loaded)
+        self.cache.entries[entry_key(record.path, record.blob)] = freeze(loaded)
         self.added = True
 
     def save(self) -> None:
         if not self.found or self.added:
             self.cache._write(self.key, self.blobs)
             self.found, self.added = True, False
+
+
+def entry_key(path: str, blob: str) -> str:
+    """The cache entry of a file: its blob id, apart for a kustomization file, which the
+    loader reads leniently (a key written twice keeps its later value: the same bytes under
+    another name are refused)."""
+    return f"{blob}:kustomization" if kustomization_name(path) else blob
 
 
 def _mtime(path: Path) -> float:

@@ -254,6 +254,12 @@ class LoadedFile:
     _kyaml: dict[int, Any] | None = field(default=None, repr=False)
 
     @property
+    def lenient(self) -> bool:
+        """Whether a key written twice keeps its later value: a kustomization file, as
+        kustomize reads it (:func:`_kept_later`)."""
+        return kustomization_name(self.path)
+
+    @property
     def blob(self) -> str:
         """The git blob id of the file's bytes (of its record's: ``data`` is empty when the
         file was refused unread)."""
@@ -339,7 +345,8 @@ class LoadedFile:
             try:
                 with suppress(*PARSE_ERRORS, ProblemError):
                     _compose_stream(text, True, self.pure, composed, only, targets,
-                                    (_CHECKED if spans else _TRUSTED) if cuts > 0 else 0)
+                                    (_CHECKED if spans else _TRUSTED) if cuts > 0 else 0,
+                                    lenient=self.lenient)
             except _Unlocated:
                 return None
             except _Cut as cut:
@@ -408,7 +415,7 @@ class LoadedFile:
         text, shift, only = self._document_text(index)
         composed: list[Composed] = []
         with suppress(*PARSE_ERRORS, ProblemError):
-            _compose_stream(text, True, self.pure, composed, only)
+            _compose_stream(text, True, self.pure, composed, only, lenient=self.lenient)
         part = (composed[0][2] if composed else None) or {}
         return {path: (line + shift, column) for path, (line, column) in part.items()}
 
@@ -421,7 +428,8 @@ class LoadedFile:
             text, _, only = self._document_text(index)
             composed: list[Composed] = []
             with suppress(*PARSE_ERRORS, ProblemError):
-                _compose_stream(text, True, self.pure, composed, only, resolve=resolve_kyaml)
+                _compose_stream(text, True, self.pure, composed, only, resolve=resolve_kyaml,
+                                lenient=self.lenient)
             mine = next(d.value for d in self.documents if d.index == index)
             self._kyaml[index] = composed[0][0] if composed else mine
         return self._kyaml[index]
@@ -430,7 +438,7 @@ class LoadedFile:
         """Positions of document ``index`` composed from the whole stream (the reference)."""
         composed: list[Composed] = []
         with suppress(*PARSE_ERRORS, ProblemError):
-            _compose_stream(self.text, True, self.pure, composed, index)
+            _compose_stream(self.text, True, self.pure, composed, index, lenient=self.lenient)
         return (composed[0][2] if composed else None) or {}
 
     def _layout(self) -> tuple[list[int] | None, dict[int, int]]:
@@ -463,11 +471,12 @@ def load(record: FileRecord, limit: int = MAX_FILE_BYTES) -> LoadedFile:
     return out
 
 
-def parse_key(record: FileRecord) -> tuple[bytes, bool]:
-    """What :func:`load` of ``record`` depends on: its bytes, and whether it sits in a
-    ``templates/`` folder (a template there is skipped); the limit is the run's. Two records
+def parse_key(record: FileRecord) -> tuple[bytes, bool, bool]:
+    """What :func:`load` of ``record`` depends on: its bytes, whether it sits in a
+    ``templates/`` folder (a template there is skipped), and whether it is a kustomization
+    file (read leniently: :attr:`LoadedFile.lenient`); the limit is the run's. Two records
     of one key load alike but for their paths (:func:`load_alike`)."""
-    return record.data, _in_templates_dir(record.path)
+    return record.data, _in_templates_dir(record.path), kustomization_name(record.path)
 
 
 def load_alike(record: FileRecord, first: LoadedFile) -> LoadedFile | None:
@@ -590,7 +599,7 @@ def _fill(out: LoadedFile, pure: bool) -> None:
             _compose_stream(out.text, False, pure, composed)
         except _Recheck:  # the strict pass tells, and names the lines
             composed.clear()
-            _compose_stream(out.text, True, pure, composed)
+            _compose_stream(out.text, True, pure, composed, lenient=out.lenient)
     finally:  # the documents before a broken one are kept
         for index, (value, line, _, spans, apart, folded) in enumerate(composed):
             if value is not None:
@@ -602,6 +611,11 @@ def _fill(out: LoadedFile, pure: bool) -> None:
 
 def _in_templates_dir(path: str) -> bool:
     return "/templates/" in f"/{path}"
+
+
+def kustomization_name(path: str) -> bool:
+    """Whether ``path`` names a kustomization file (read leniently: :attr:`LoadedFile.lenient`)."""
+    return path.rpartition("/")[2] in KUSTOMIZATION_FILES
 
 
 _TEMPLATE_LINE = re.compile(r"^\s*(?:-\s+)?(?:[^\s:#'\"][^:#]*:\s+)?\{\{", re.M)
@@ -1048,7 +1062,7 @@ _CHECKED, _TRUSTED = 1, 2  # cuts (_Cutter): checked with libyaml, or trusted (n
 def _compose_stream(
     text: str, marks: bool, pure: bool, out: list[Composed], only: int | None = None,
     targets: Sequence[Path] | None = None, cut: int = 0,
-    resolve: Callable[[str], Any] | None = None,
+    resolve: Callable[[str], Any] | None = None, lenient: bool = False,
 ) -> None:
     """Append (value, first line, positions or None, spans) per document to ``out`` (as they come,
     so the documents before a broken one are kept); only document ``only`` when given (the
@@ -1066,11 +1080,13 @@ def _compose_stream(
     if not pure and LIBYAML:
         n = len(out)
         try:
-            _compose_events(text, marks, "libyaml", out, only, targets, cut, resolve)
+            _compose_events(text, marks, "libyaml", out, only, targets, cut, resolve,
+                            lenient)
             return
         except YAMLError:
             del out[n:]
-    _compose_events(text, marks, "pure" if pure else "ruamel", out, only, targets, 0, resolve)
+    _compose_events(text, marks, "pure" if pure else "ruamel", out, only, targets, 0, resolve,
+                    lenient)
 
 
 _HOLDING = 0  # batches of parses under way that hold the fast classes in PyYAML's wrapper
@@ -1135,7 +1151,7 @@ def _open_events(text: str, engine: str) -> tuple[Callable[[], Any], Callable[[]
 def _compose_events(
     text: str, marks: bool, engine: str, out: list[Composed], only: int | None,
     targets: Sequence[Path] | None = None, cut: int = 0,
-    resolve: Callable[[str], Any] | None = None,
+    resolve: Callable[[str], Any] | None = None, lenient: bool = False,
 ) -> None:
     get, close = _open_events(text, engine)
     cutter = _Cutter(text, cut == _CHECKED) if cut and engine == "libyaml" else None
@@ -1149,7 +1165,8 @@ def _compose_events(
                     line = event.args[0].line + 1
                     out.append(_locate_document(get, line, targets, cutter)
                                if targets is not None
-                               else _compose_document(get, line, True, resolve or resolve_plain)
+                               else _compose_document(get, line, True, resolve or resolve_plain,
+                                                      lenient)
                                if marks or resolve is not None
                                else _compose_fast(get, line))
                     if only is not None:
@@ -1165,9 +1182,11 @@ def _compose_events(
 
 
 def _compose_document(get: Any, start_line: int, marks: bool,
-                      resolve: Callable[[str], Any]) -> Composed:
+                      resolve: Callable[[str], Any], lenient: bool = False) -> Composed:
     """Compose one document iteratively (no recursion: depth is bounded, not the C stack),
     its plain scalars read by ``resolve`` (:func:`resolve_plain`, or :func:`resolve_kyaml`).
+    ``lenient``: a key written twice keeps its later value, as kustomize reads a
+    kustomization file (:data:`KUSTOMIZATION_FILES`), the first one told as the problem.
 
     The open container's state lives in locals; the enclosing ones wait on ``stack``.
     """
@@ -1236,13 +1255,16 @@ def _compose_document(get: Any, start_line: int, marks: bool,
                         raise _Recheck()
                 else:
                     if text in seen:
-                        if not (path == _ANNOTATIONS or (
+                        if lenient:
+                            if folded is None:
+                                folded = _kept_later(seen[text], mark)
+                        elif not (path == _ANNOTATIONS or (
                                 path == _METADATA and text == "annotations")):
                             raise ProblemError(
                                 f"duplicate mapping key (first defined on line {seen[text]})",
                                 mark.line + 1, mark.column + 1,
                             )
-                        if folded is None:
+                        elif folded is None:
                             folded = Problem(
                                 f"duplicate mapping key (first defined on line {seen[text]}): "
                                 + ("kubectl keeps the later annotations, kustomize adds the keys "
@@ -1379,12 +1401,16 @@ def _compose_document(get: Any, start_line: int, marks: bool,
                 elif text in cur:
                     raise _Recheck()
             else:
-                if text in seen:
+                if text in seen and lenient:
+                    if folded is None:
+                        folded = _kept_later(seen[text], vmark)
+                elif text in seen:
                     raise ProblemError(
                         f"duplicate mapping key (first defined on line {seen[text]})",
                         vmark.line + 1, vmark.column + 1,
                     )
-                seen[text] = vmark.line + 1
+                else:
+                    seen[text] = vmark.line + 1
             key = text
             key_mark = vmark
         else:
@@ -1415,6 +1441,19 @@ def _compose_document(get: Any, start_line: int, marks: bool,
 # each time, to the same values).
 PLAIN_READ: dict[str, tuple[Any, bool]] = {}
 PLAIN_READ_MOST = 1 << 16
+
+
+def _kept_later(first: int, mark: Any) -> Problem:
+    """The problem of a key written twice in a kustomization file, whose later value
+    kustomize keeps (kustomize v5.5 measured: a second ``resources`` drops the first's
+    entries from the build; nested keys alike)."""
+    return Problem(f"duplicate mapping key (first defined on line {first}): kustomize keeps "
+                   f"the later value, so what line {first} sets is dropped from the build",
+                   mark.line + 1, mark.column + 1, kustomize_reads=True)
+
+
+# the names kustomize reads a folder's kustomization from
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
 def _read_plain(text: str) -> tuple[Any, bool]:

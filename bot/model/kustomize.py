@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.load.loader import Document, LoadedFile, load
+from reviewbot.load.loader import KUSTOMIZATION_FILES, Document, LoadedFile, load
 from reviewbot.model.fieldspecs import BUILTIN, Config
 from reviewbot.model.resource import (
     CLUSTER_SCOPED,
@@ -88,7 +88,6 @@ def _steps() -> ModuleType:
     return reviewbot.model.transform
 
 
-KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 REMOTE_PREFIXES = ("git@", "github.com/", "gitlab.com/", "bitbucket.org/", "ssh://",
                    "https://", "http://", "git::", "oci://")
 FLUX_GROUP = "kustomize.toolkit.fluxcd.io"
