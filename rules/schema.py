@@ -79,7 +79,9 @@ Kinds:
 - `invalid`: the object does not validate against its schema, or the API server refuses it
   for a rule the schema cannot say (a workload's selector that does not select its pods, a
   CronJob schedule robfig/cron cannot parse: `30 25 * * *`, a Deployment's or DaemonSet's
-  rolling update of `maxSurge: 0` and `maxUnavailable: 0`, an Ingress rule's host that is no
+  rolling update of `maxSurge: 0` and `maxUnavailable: 0`, a Deployment's `Recreate`
+  strategy that keeps a `rollingUpdate` block, a container's volumeMount naming no volume
+  of its pod (nor a StatefulSet's claim template), an Ingress rule's host that is no
   DNS name as the cluster receives it: `chat.` of `chat.${DOMAIN}` with the variable unset;
   a warning naming the placeholder when the host writes one, `mlflow.<CLUSTER_IP>.nip.io`).
 - `crd-conflict`: two copies of one CRD version with different schemas.
@@ -295,6 +297,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
     yield from _selectors_unmatched(model, patches)
     yield from _job_restart_policies(model, patches)
     yield from _rolling_updates_refused(model, patches)
+    yield from _mounts_unknown(model, patches)
     yield from _ingress_hosts_refused(model, patches)
     yield from _cron_schedules(model, patches)
     yield from _quantities_refused(model, patches)
@@ -377,6 +380,15 @@ def _rolling_updates_refused(model: Model, patches: frozenset[str]) -> Iterator[
         field = "strategy" if obj.kind == "Deployment" else "updateStrategy"
         strategy = obj.get(("spec", field))
         rolling = strategy.get("rollingUpdate") if isinstance(strategy, dict) else None
+        if obj.kind == "Deployment" and rolling is not None and strategy.get("type") == (
+                "Recreate"):  # (new-user trial fifty: a fix followed, the block kept)
+            yield Violation(
+                obj, ("spec", field, "rollingUpdate"),
+                f"spec.{field}.rollingUpdate: may not be specified when strategy `type` is "
+                f"'Recreate', so the API server refuses the {obj.kind}",
+                fix="Delete the rollingUpdate block (or write rollingUpdate: null).",
+                kind="invalid")
+            continue
         if not isinstance(rolling, dict) or strategy.get("type") not in (None, "RollingUpdate"):
             continue
         if all(_zero(rolling.get(key)) for key in ("maxSurge", "maxUnavailable")):
@@ -387,6 +399,42 @@ def _rolling_updates_refused(model: Model, patches: frozenset[str]) -> Iterator[
                 fix="Set maxUnavailable: 1 (an old pod stops before its replacement starts), "
                     "or maxSurge: 1.",
                 kind="invalid")
+
+
+def _mounts_unknown(model: Model, patches: frozenset[str]) -> Iterator[Violation]:
+    """A container's volumeMount naming no volume of its pod (nor, in a StatefulSet, a
+    claim template): the API server refuses the pod's template ("volumeMounts[0].name: Not
+    found"; new-user trial fifty: a claim template renamed back, its mount not). Pods of
+    built-in workloads as written; a name a variable or template makes is not judged."""
+    for pod in model.pods:
+        obj = pod.obj
+        if pod.origin is not None or pod.controller is not None or obj.file in patches or (
+                obj.group not in ("", "apps", "batch")):
+            continue
+        volumes = pod.spec.get("volumes")
+        if volumes is not None and not isinstance(volumes, list):
+            continue
+        names = {v.get("name") for v in volumes or () if isinstance(v, dict)}
+        if obj.kind == "StatefulSet":
+            names |= {dig(t, ("metadata", "name")) for t in items(
+                obj.get(("spec", "volumeClaimTemplates"))) if isinstance(t, dict)}
+        if any(not isinstance(n, str) or any(m in n for m in _UNRESOLVED) for n in names):
+            continue
+        for container in pod.containers:
+            for i, mount in enumerate(items(container.body.get("volumeMounts"))):
+                name = mount.get("name") if isinstance(mount, dict) else None
+                if not isinstance(name, str) or name in names or any(
+                        m in name for m in _UNRESOLVED):
+                    continue
+                at = container.path + ("volumeMounts", i, "name")
+                known = ", ".join(sorted(str(n) for n in names)) or "none"
+                yield Violation(
+                    obj, at, f"{format_path(at)}: Not found: {name!r} (no volume of the pod "
+                    f"nor claim template is called so: {known}), so the API server refuses "
+                    f"the {obj.kind}",
+                    fix=f"Name one of the pod's volumes ({known}), or add a volume {name}."
+                    if names else f"Add a volume {name} to the pod.",
+                    kind="invalid")
 
 
 # a DNS-1123 subdomain, as the API server checks an Ingress rule's host (a wildcard's rest)

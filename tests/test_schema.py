@@ -1117,6 +1117,69 @@ spec:
         "is 0, so the API server refuses the Deployment")] if refused else [])
 
 
+@pytest.mark.parametrize("rolling, refused", [
+    ("{maxSurge: 0, maxUnavailable: 1}", True), ("{}", True), ("null", False)])
+def test_a_recreate_strategy_with_a_rolling_update_is_refused(
+        tmp_path: Path, rolling: str, refused: bool) -> None:
+    """New-user trial fifty: a fix said "Set spec.strategy.type: Recreate" of a Deployment
+    whose `rollingUpdate:` block stayed; the API server refuses it ("rollingUpdate:
+    Forbidden: may not be specified when strategy `type` is 'Recreate'"), and the review
+    said nothing."""
+    text = f"""
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: vllm, namespace: llm}}
+spec:
+  selector: {{matchLabels: {{app: vllm}}}}
+  strategy:
+    type: Recreate
+    rollingUpdate: {rolling}
+  template:
+    metadata: {{labels: {{app: vllm}}}}
+    spec: {{containers: [{{name: vllm, image: vllm}}]}}
+"""
+    result = lint_text(tmp_path, text, only=["schema"])
+    assert [(f.severity, f.line, f.message) for f in result.findings] == ([(
+        "error", 8, "spec.strategy.rollingUpdate: may not be specified when strategy `type` "
+        "is 'Recreate', so the API server refuses the Deployment")] if refused else [])
+
+
+@pytest.mark.parametrize("mount, refused", [
+    ("redis-data", True), ("data", False), ("config", False)])
+def test_a_volume_mount_naming_no_volume_of_its_pod_is_refused(
+        tmp_path: Path, mount: str, refused: bool) -> None:
+    """New-user trial fifty: the claim template renamed back, the mount kept `redis-data`,
+    which neither a volume nor a claim template of the StatefulSet is called: the API server
+    refuses the pods' template ("volumeMounts[0].name: Not found"), Redis goes down, and the
+    review passed it."""
+    text = f"""
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {{name: redis, namespace: web}}
+spec:
+  serviceName: redis
+  selector: {{matchLabels: {{app: redis}}}}
+  template:
+    metadata: {{labels: {{app: redis}}}}
+    spec:
+      containers:
+      - name: redis
+        image: redis
+        volumeMounts:
+        - {{name: {mount}, mountPath: /data}}
+      volumes:
+      - {{name: config, configMap: {{name: redis}}}}
+  volumeClaimTemplates:
+  - metadata: {{name: data}}
+    spec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 1Gi}}}}}}
+"""
+    result = lint_text(tmp_path, text, only=["schema"])
+    assert [(f.severity, f.line, f.message) for f in result.findings] == ([(
+        "error", 14, "spec.template.spec.containers[0].volumeMounts[0].name: Not found: "
+        "'redis-data' (no volume of the pod nor claim template is called so: config, data), "
+        "so the API server refuses the StatefulSet")] if refused else [])
+
+
 @pytest.mark.parametrize("host, refused", [
     ("chat.", True), ("Chat.example.com", True), ("chat..example.com", True),
     ("chat.example.com", False), ("*.example.com", False), ("${HOST}", False)])
