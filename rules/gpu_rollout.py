@@ -435,5 +435,10 @@ def rollout_fix(pod: PodTemplate, why: str = "") -> str:
         return f"Set the strategy to Recreate in the values (or maxSurge: 0){why}."
     # (maxSurge 0 beside maxUnavailable 0 is refused by the API server: new-user trial
     # forty-nine followed the fix to a Deployment that does not apply)
-    return ("Set spec.strategy.type: Recreate (or rollingUpdate.maxSurge: 0 with "
+    # (followed as written beside a rollingUpdate block, Recreate is refused too: new-user
+    # trial fifty)
+    block = pod.obj.get(pod.strategy.path) if pod.strategy is not None else None
+    drop = (" and delete its rollingUpdate block, which Recreate forbids" if isinstance(
+        block, dict) and block.get("rollingUpdate") is not None else "")
+    return (f"Set spec.strategy.type: Recreate{drop} (or rollingUpdate.maxSurge: 0 with "
             f"maxUnavailable: 1: both 0 is refused){why}.")

@@ -309,3 +309,31 @@ def test_a_pod_no_node_is_pinned_for_borrows_room_where_the_cluster_s_gpus_leave
             "nvidia.com/gpu)") in message
     assert judged(1) == [("warning", "borrowed-room")]
     assert judged(2) == [("error", "surge")]
+
+
+@pytest.mark.parametrize("rolling, says", [
+    ("\n    rollingUpdate: {maxSurge: 1, maxUnavailable: 0}", True), ("", False)])
+def test_the_fix_to_recreate_drops_the_rolling_update_block_recreate_forbids(
+        tmp_path: Path, rolling: str, says: bool) -> None:
+    """New-user trial fifty: "Set spec.strategy.type: Recreate" followed, the
+    `rollingUpdate:` block kept: the API server refuses the Deployment."""
+    text = f"""
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: vllm, namespace: llm}}
+spec:
+  selector: {{matchLabels: {{app: vllm}}}}
+  strategy:
+    type: RollingUpdate{rolling}
+  template:
+    metadata: {{labels: {{app: vllm}}}}
+    spec:
+      containers:
+      - name: vllm
+        image: vllm
+        resources: {{limits: {{nvidia.com/gpu: 2}}}}
+"""
+    [finding] = lint_text(tmp_path, text, only=["gpu-rollout"]).findings
+    assert finding.fix.startswith("Set spec.strategy.type: Recreate and delete its "
+                                  "rollingUpdate block, which Recreate forbids (or" if says
+                                  else "Set spec.strategy.type: Recreate (or")
