@@ -3732,6 +3732,40 @@ def test_argo_cd_applications_deploying_to_named_clusters_are_those_clusters(
         ("apps/dev/vllm.yaml", "too-big")]
 
 
+def test_a_configured_cluster_no_destination_names_is_said_with_the_one_meant(
+        tmp_path: Path) -> None:
+    """New-user trial fifty: `.reviewbot.yaml` named clusters `staging` and `production`,
+    the Applications deploy to `destination.server` URLs (Argo CD names such a cluster by
+    its URL): the entries' nodes and versions were dropped without a word, and a GPU pod
+    too big for production's nodes passed."""
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {{name: {name}, namespace: argocd}}
+        spec:
+          project: default
+          source: {{repoURL: 'https://git.example.org/gitops.git', path: {path}}}
+          destination: {{server: '{server}', namespace: llm}}
+    """
+    write(tmp_path, {
+        ".reviewbot.yaml": "clusters:\n  - name: staging\n    kubernetes-version: '1.31'\n"
+                           "  - name: https://prod.example.org:6443\n"
+                           "    kubernetes-version: '1.31'\n",
+        "argocd/apps/staging.yaml": app.format(
+            name="staging", path="apps/staging", server="https://staging.example.org:6443"),
+        "argocd/apps/prod.yaml": app.format(
+            name="prod", path="apps/prod", server="https://prod.example.org:6443"),
+        "apps/staging/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+        "apps/prod/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+    })
+    result = lint_dir(tmp_path, only=["schema"])
+    assert [s.reason for s in result.model.skipped if s.path == ".reviewbot.yaml"] == [
+        "clusters: entry staging names no cluster of the tree (its clusters: "
+        "https://prod.example.org:6443, https://staging.example.org:6443; an Argo "
+        "CD destination without a name is named by its server URL), so its nodes and "
+        "Kubernetes version judge nothing; did you mean https://staging.example.org:6443?"]
+
+
 def test_a_chart_s_crds_are_its_content_not_a_folder_no_root_applies(tmp_path: Path) -> None:
     """Judge round CC (michaelmcnees/homelab): a Flux HelmRelease installs a chart of the
     tree, whose `crds/` Helm installs with it; the info said "kubernetes/charts (1 manifest

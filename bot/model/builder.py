@@ -10,6 +10,7 @@ builds live in :mod:`reviewbot.model.objects`, which imports neither this module
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -267,6 +268,7 @@ def build_model(
             if isinstance(spec, dict) and isinstance(spec.get("name"), str)
             and (spec.get("nodes") or spec.get("kubernetes-version"))
         }
+        model.skipped.extend(_clusters_unmatched(model.cluster_inventories, entries))
     elif len(configured) == 1 and isinstance(configured[0], dict) and (
             configured[0].get("nodes") or configured[0].get("kubernetes-version")):
         # one cluster configured: its nodes and version are the tree's (they were read only
@@ -1105,6 +1107,24 @@ def _waiting_unbuilt(model: Model) -> None:
                 if obj.kind == "Kustomization" and obj.group == FLUX_KUSTOMIZE:
                     more[id(obj)] = waits[id(first)]  # (it applies nothing either)
         waits = more
+
+
+def _clusters_unmatched(configured: Mapping[str, Any], entries: Mapping[str, Any]
+                        ) -> Iterator[Skipped]:
+    """The configuration's clusters (with nodes or a version) that name no cluster of the
+    tree, whose nodes and version then judge nothing (new-user trial fifty: `staging` and
+    `production` of an ApplicationSet deploying to server URLs, dropped without a word),
+    each with the cluster its name is part of, or the closest."""
+    names = sorted(entries)
+    for name in sorted(set(configured) - set(entries)):
+        near = [n for n in names if name.lower() in n.lower()] or difflib.get_close_matches(
+            name, names, 1, 0.6)
+        meant = f"; did you mean {near[0]}?" if near else ""
+        yield Skipped(".reviewbot.yaml", (
+            f"clusters: entry {name} names no cluster of the tree (its clusters: "
+            f"{', '.join(names[:6])}{' and more' if len(names) > 6 else ''}; an Argo CD "
+            f"destination without a name is named by its server URL), so its nodes and "
+            f"Kubernetes version judge nothing{meant}"))
 
 
 def _created_by_hand(model: Model) -> None:
