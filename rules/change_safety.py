@@ -102,7 +102,8 @@ verdicts), never in `lint`, which sees one tree.
   `argocd.argoproj.io/sync-options: Delete=false` stays). The Applications an ApplicationSet
   generates prune as its template's `syncPolicy` says, each on its own: one whose build
   fails prunes nothing; one it no longer generates (a git directory generator's folder
-  deleted) is deleted by the ApplicationSet (its default `applicationsSync` policy), and the
+  deleted, a list element removed: the cluster only its destination named is left, not
+  renamed) is deleted by the ApplicationSet (its default `applicationsSync` policy), and the
   template's resources finalizer deletes what it applied, unless `preserveResourcesOnDeletion`
   keeps them; said at the generator's entry that misspells the folder, when one does
   (`apps/*/overlay/prod` for `apps/shop/overlays/prod`), else at the change of the

@@ -2912,3 +2912,54 @@ def test_a_missing_flux_component_refuses_the_build_and_prunes_nothing(
     found = [f for rule in ("change-safety", "kustomize-integrity")
              for f in review(repo, base, ignoring, capsys, rule)[1] if f["severity"] != "info"]
     assert [(f["rule"], f["severity"]) for f in found] == [("change-safety", "error")]
+
+
+@pytest.mark.parametrize("policy, said", [
+    ("", "deleted-data"), ("  syncPolicy: {preserveResourcesOnDeletion: true}\n", "orphaned"),
+    ("  syncPolicy: {applicationsSync: create-only}\n", "orphaned")])
+def test_a_cluster_an_application_set_no_longer_deploys_to_loses_what_it_held(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], policy: str, said: str
+) -> None:
+    """New-user trial fifty: the ApplicationSet's `staging` element removed; the
+    ApplicationSet controller deletes platform-staging, whose resources finalizer deletes
+    the PVC in staging's cluster (production keeps its own): "no new problems", one info.
+    A cluster only an Argo CD destination names is left, not renamed; a policy that keeps
+    the Applications, or their resources, keeps the claim."""
+    appset = """apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: platform, namespace: argocd}
+spec:
+POLICY  generators:
+  - list:
+      elements:
+      - {cluster: staging, url: 'https://staging.example.org:6443'}
+      - {cluster: production, url: 'https://prod.example.org:6443'}
+  template:
+    metadata: {name: 'platform-{{cluster}}'}
+    spec:
+      project: default
+      source: {repoURL: 'https://git.example.org/gitops.git', path: 'apps/{{cluster}}'}
+      destination: {server: '{{url}}', namespace: web}
+      syncPolicy: {automated: {prune: true}}
+""".replace("POLICY", policy)
+    pvc = ("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: cache, namespace: web}\n"
+           "spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"argocd/platform.yaml": appset, "apps/base/pvc.yaml": pvc,
+                        "apps/base/kustomization.yaml": "resources: [pvc.yaml]\n",
+                        "apps/staging/kustomization.yaml": "resources: [../base]\n",
+                        "apps/production/kustomization.yaml": "resources: [../base]\n"})
+    head = repo.commit({"argocd/platform.yaml": appset.replace(
+        "      - {cluster: staging, url: 'https://staging.example.org:6443'}\n", "")})
+    _, found = review(repo, base, head, capsys)
+    claim = [(f["severity"], f["message"]) for f in found
+             if f["object"] == "PersistentVolumeClaim/web/cache"]
+    assert len(claim) == 1
+    if said == "deleted-data":
+        assert claim[0][0] == "error" and claim[0][1].endswith(
+            "deletes it in cluster https://staging.example.org:6443 (cluster "
+            "https://prod.example.org:6443 keeps it), which deletes the claim and, with "
+            "reclaim policy Delete, the data of its volume")
+    else:
+        assert claim[0][1].endswith(
+            "it stays in the cluster and keeps running, with nothing managing it")

@@ -1356,11 +1356,26 @@ class _Departures:
         # both sides hold several clusters of the same names: an identity applied in one
         # cluster departs from another (each cluster's applier prunes its own)
         self.where: dict[tuple[str, str, str, str], set[str]] | None = None
-        if base.cluster_entries and head.cluster_entries:
+        # the base's clusters only Argo CD destinations name (no root of their own): one the
+        # head no longer deploys to is left, not renamed (new-user trial fifty: an
+        # ApplicationSet's staging element removed, its PVC "kept")
+        # (an Argo CD Application applied by hand names its destination: a root of that
+        # cluster, not a folder's; Flux's clusters are named by their folders)
+        reach = base.derived.get("reach")
+        by_folder = {r.cluster for r in getattr(reach, "roots", ()) if r.how != "Argo CD"}
+        self.destinations = frozenset(base.cluster_entries) - by_folder
+        # the head's clusters: its entries, or the one its roots name (one cluster left)
+        self.head_clusters = frozenset(head.cluster_entries) or frozenset(
+            r.cluster for r in getattr(head.derived.get("reach"), "roots", ())
+            if r.how == "Argo CD") if self.destinations else frozenset(head.cluster_entries)
+        if len(self.head_clusters) > 1 and not head.cluster_entries:
+            self.head_clusters = frozenset()  # (which of them holds what, no entry says)
+        if base.cluster_entries and self.head_clusters:
             self.where = {}
             for o in head.objects:
                 if owners(head, o):
-                    self.where.setdefault(o.identity, set()).update(_clusters_of(head, o))
+                    self.where.setdefault(o.identity, set()).update(
+                        _clusters_of(head, o) if head.cluster_entries else self.head_clusters)
         self.memo: dict[int, Departure | None] = {}
 
     def of(self, obj: KObject) -> Departure | None:
@@ -1408,7 +1423,7 @@ class _Departures:
                     # path one the head lacks: Argo CD cannot generate its manifests, and
                     # keeps what it applied: new-user trial thirty-two's `overlay:
                     # production` was "deleted in the cluster")
-                if missing and (len(missing) == len(held) or (
+                if missing and (len(missing) == len(held) or lost or (
                         obj.identity not in self.head.by_identity)):
                     # (one generated Application no longer is, and its identity is gone with
                     # it: the others built a body alike in their own destination namespace,
@@ -1450,8 +1465,10 @@ class _Departures:
             return frozenset()
         if self.where is None:
             return None
-        mine = _clusters_of(self.base, obj) & self.head.cluster_entries.keys()
-        lost = frozenset(mine - self.where.get(obj.identity, set()))
+        mine = _clusters_of(self.base, obj)
+        kept = mine & self.head_clusters
+        lost = frozenset(kept - self.where.get(obj.identity, set())) | (
+            (mine - kept) & self.destinations)
         return lost or None
 
     def _deploys_to(self, owner: KObject) -> frozenset[str]:
@@ -2357,6 +2374,12 @@ def deploys_to(model: Model, owner: KObject) -> frozenset[str]:
     if owner.kind == "Application" and isinstance(named, str) and (
             named in model.cluster_entries):
         return frozenset({named})
+    if owner.kind == "ApplicationSet":  # the destinations of the Applications it generates,
+        # which start there (Reach.entries)
+        made = frozenset(c for c, entries in model.cluster_entries.items()
+                         if owner.file in entries)
+        if made:
+            return made
     paths = _applied_folders(owner)
     return frozenset(c for c, entries in model.cluster_entries.items() if any(
         p == e or p.startswith(e.rstrip("/") + "/") for p in paths for e in entries))
