@@ -1375,8 +1375,11 @@ def _unmatched_violation(net: Network, first: _Unmatched, group: _Group) -> Viol
         who += f" and the {count} other calling workload{'s' if count != 1 else ''}"
     hint = group.hint
     unresolved = _unresolved_ports(net, pods, [policy.namespace])
+    undeclared = _undeclared_port(net, rule, pods)
     if unresolved:
         fix = unresolved
+    elif undeclared:
+        fix = undeclared
     elif hint and group.kept and who.startswith("namespace "):  # its namespace admitted,
         # its pods not: admit those workloads, not the namespace (as dependency-denied's fix
         # of the same flow says: new-user trial thirty-four read "admit namespace web", then
@@ -4221,6 +4224,33 @@ def _unresolved_ports(net: Network, targets: Sequence[int], src_ns: Sequence[str
                         f"{', '.join(names)}, which they do not declare"
                         + (f" (they name {', '.join(have)})." if have else "."))
     return None
+
+
+def _undeclared_port(net: Network, rule: Rule, pods: Sequence[int]) -> str | None:
+    """The fix when the ports an egress rule names (numbers) are none that its destination
+    pods declare, each declaring some: correct the rule's port, not widen the destination's
+    ingress to it (new-user trial fifty: `port: 6739` for redis's 6379; followed, the
+    widened ingress opened a port nothing listens on and the error stayed). None else."""
+    written = list(rule.ports or ())
+    if not written or any(not isinstance(p.port, int) or p.end_port for p in written):
+        return None
+    declared: set[tuple[int, str]] = set()
+    for d in pods:
+        mine = {(port["containerPort"], str(port.get("protocol") or "TCP"))
+                for c in net.pods[d].containers for port in c.ports
+                if isinstance(port, dict) and isinstance(port.get("containerPort"), int)}
+        if not mine:
+            return None  # (a pod that declares none may listen on any)
+        declared |= mine
+    if any((p.port, p.protocol) in declared for p in written):
+        return None
+    asked = ", ".join(str(p.port) for p in written)
+    have = sorted(declared)
+    meant = next((n for n, _ in have for p in written if misspelt(str(p.port), [str(n)])),
+                 None)  # (digits swapped: 6739 for 6379)
+    return (f"Correct the port of this egress rule: the pods of {_workload_names(net, pods)} "
+            f"declare {', '.join(f'{proto} {n}' for n, proto in have[:4])}, not {asked}"
+            + (f" (did you mean {meant}?)." if meant is not None else "."))
 
 
 def _kept_out(net: Network, peer: Peer, sources: Sequence[int], field: str) -> str:

@@ -2152,3 +2152,39 @@ spec:
     result = lint_text(tmp_path / "other", other, only=["netpol-pairing"])
     (denied,) = [f for f in result.findings if f.kind == "dependency-denied"]
     assert denied.fix == "Add an ingress rule in llm admitting namespace web on 8000."
+
+
+def test_an_egress_port_no_destination_pod_declares_is_fixed_at_the_egress_rule(
+        tmp_path: Path) -> None:
+    """New-user trial fifty: api's egress rule to redis names 6739 (a typo of 6379, the
+    port redis's pods declare and its ingress admits): the fix said to widen redis's
+    ingress to admit api on 6739, which followed opens a port nothing listens on, and the
+    error stays. The port is the egress rule's to correct."""
+    text = (deployment("api", "web", "{app: api}") + deployment(
+        "redis", "web", "{app: redis}", "ports: [{containerPort: 6379}]") + """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: api, namespace: web}
+spec:
+  podSelector: {matchLabels: {app: api}}
+  policyTypes: [Egress]
+  egress:
+  - to: [{podSelector: {matchLabels: {app: redis}}}]
+    ports: [{port: 6739}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: redis, namespace: web}
+spec:
+  podSelector: {matchLabels: {app: redis}}
+  policyTypes: [Ingress]
+  ingress:
+  - from: [{podSelector: {matchLabels: {app: api}}}]
+    ports: [{port: 6379}]
+""")
+    found = [f for f in lint_text(tmp_path, text, only=[RULE]).findings
+             if f.kind == "egress-unmatched"]
+    assert [f.fix for f in found] == [
+        "Correct the port of this egress rule: the pods of web/redis declare TCP 6379, not "
+        "6739 (did you mean 6379?)."]
