@@ -1424,3 +1424,40 @@ def test_policies_whose_selector_a_relabel_leaves_without_pods_are_one_problem(
             if "matches no pod" in f["message"]] == ["p0.yaml"]  # (the problem's first place)
     summary = err.split("the review that would be posted", 1)[1]
     assert "### Warnings (1)" in summary and "Same cause at `p1.yaml:5`" in summary
+
+
+def test_a_finding_beside_a_removal_git_aligns_elsewhere_still_gets_its_comment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial fifty: allow-dns removed from the middle of a file of policies; the
+    default-deny above it, now isolating api from DNS, has its error at line 8, three lines
+    from the removal as reviewbot aligns the files, but git's diff aligns the removal lower
+    (its hunk shows from line 9): the error had no inline comment, the removal's info had.
+    Off git's hunk, its comment goes to the change beside it, saying what it is about."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    deny = ("apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+            "metadata: {name: default-deny, namespace: web}\nspec:\n  podSelector: {}\n"
+            "  policyTypes: [Ingress, Egress]\n")
+    dns = ("---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n"
+           "  name: allow-dns\n  namespace: web\nspec:\n  podSelector: {}\n"
+           "  policyTypes: [Egress]\n  egress:\n  - to:\n    - namespaceSelector: {}\n"
+           "      podSelector: {matchLabels: {k8s-app: kube-dns}}\n"
+           "    ports: [{protocol: UDP, port: 53}, {protocol: TCP, port: 53}]\n")
+    api = ("---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n"
+           "  name: api\n  namespace: web\nspec:\n  podSelector: {matchLabels: {app: api}}\n"
+           "  policyTypes: [Egress]\n  egress:\n  - to: [{podSelector: {matchLabels: "
+           "{app: redis}}}]\n")
+    client = deployment("api", "web", "{app: api}").replace(
+        "image: x", "image: x\n        env: [{name: REDIS, value: 'redis.web:6379'}]")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"policies.yaml": deny + dns + api, "api.yaml": client,
+                        "redis.yaml": deployment("redis", "web", "{app: redis}") + (
+                            "---\napiVersion: v1\nkind: Service\nmetadata: {name: redis, "
+                            "namespace: web}\nspec: {selector: {app: redis}, ports: "
+                            "[{port: 6379}]}\n")})
+    head = repo.commit({"policies.yaml": deny + api})
+    assert "@@ -7,20 +7,6 @@" in repo.git("diff", base, head)  # (its hunk: from line 7)
+    _, out, err = review_out(repo, base, head, "markdown", capsys, "--rule", "netpol-pairing")
+    inline = err.split("inline comment(s)", 1)[1]
+    assert "Not shown inline" not in out
+    assert "About `NetworkPolicy/web/default-deny` at `policies.yaml` line 6" in inline

@@ -650,7 +650,12 @@ def near_changes(findings: Sequence[Finding], base: Model, head: Model,
             if anchors is None:
                 anchors = Anchors(base, head)
             lines = anchors.changed_lines(f.file)
-            if lines and not _in_diff(anchors, f):
+            if lines and f.line not in lines and _in_diff(anchors, f):
+                # shown as context of a change beside it, as these files align; git's diff
+                # may align a removal otherwise (lines repeated around it) and show it not:
+                # then its comment goes to that change (new-user trial fifty's DNS error)
+                f = replace(f, anchor=(f.file, min(lines, key=lambda n: abs(n - f.line))))
+            elif lines and not _in_diff(anchors, f):
                 span = _node_span(head.files[f.file], f.line, f.column)
                 inside = [n for n in lines if span is not None and span[0] <= n <= span[1]]
                 if inside:
