@@ -132,3 +132,14 @@ def test_example_blocks_name_their_files_and_sides() -> None:
     assert {side: sorted(paths) for side, paths in files.items()} == {
         "base": [".reviewbot.yaml", "apps/a.yaml", "example.yaml"],
         "head": [".reviewbot.yaml", "example.yaml"]}
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.id)
+def test_every_check_is_explained_by_more_than_its_name(rule: Rule) -> None:
+    """New-user trial fifty: `reviewbot explain patch-dropped` printed "- `patch-dropped`
+    (error by default)" alone; the rule tells it inside the idle-patch bullet."""
+    from reviewbot.commands.rules import check_paragraphs
+
+    for kind in rule.severities:
+        said = "\n".join(check_paragraphs(rule, kind))
+        assert len(said.split()) > 8, (rule.id, kind, said)

@@ -57,25 +57,37 @@ def explain_command(args: argparse.Namespace) -> int:
 
 def check_paragraphs(rule: Rule, kind: str) -> list[str]:
     """The paragraphs of ``rule``'s documentation that a bullet for check ``kind`` opens
-    (``- `no-endpoints` (warning, ...): ...``), each to the next bullet or blank line."""
-    out: list[str] = []
+    (``- `no-endpoints` (warning, ...): ...``), each to the next bullet or blank line; where
+    only the Kinds section's bullet opens with it, that one and the bullets that tell the
+    check inside another's (new-user trial fifty: `explain patch-dropped` printed its name
+    alone)."""
     sections = doc_sections(rule)
-    # (the Kinds section's own bullet, when the rule says no more of the check elsewhere)
-    for name, body in sorted(sections.items(), key=lambda item: item[0] == "Kinds"):
-        if name == "Kinds" and out:
-            break
-        lines = body.split("\n")
-        for i, line in enumerate(lines):
-            if not line.lstrip().startswith(f"- `{kind}`"):
-                continue
-            indent = len(line) - len(line.lstrip())
-            block = [line]
-            for more in lines[i + 1:]:
-                if not more.strip() or (more.lstrip().startswith("- ") and (
-                        len(more) - len(more.lstrip()) <= indent)):
-                    break
-                block.append(more)
-            out.append("\n".join(block))
+    told = [b for name, body in sections.items() if name != "Kinds"
+            for b in _bullets(body, kind, opens=True)]
+    if told:
+        return told
+    return _bullets(sections.get("Kinds", ""), kind, opens=True) + [
+        b for name, body in sections.items() if name != "Kinds"
+        for b in _bullets(body, kind, opens=False)]
+
+
+def _bullets(body: str, kind: str, opens: bool) -> list[str]:
+    """The bullets of ``body`` that check ``kind`` opens (``opens``), else that name it."""
+    out: list[str] = []
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
+        if not line.lstrip().startswith(f"- `{kind}`" if opens else "- "):
+            continue
+        indent = len(line) - len(line.lstrip())
+        block = [line]
+        for more in lines[i + 1:]:
+            if not more.strip() or (more.lstrip().startswith("- ") and (
+                    len(more) - len(more.lstrip()) <= indent)):
+                break
+            block.append(more)
+        text = "\n".join(block)
+        if opens or f"`{kind}`" in text:
+            out.append(text)
     return out
 
 
