@@ -1461,3 +1461,19 @@ def test_a_finding_beside_a_removal_git_aligns_elsewhere_still_gets_its_comment(
     inline = err.split("inline comment(s)", 1)[1]
     assert "Not shown inline" not in out
     assert "About `NetworkPolicy/web/default-deny` at `policies.yaml` line 6" in inline
+
+
+def test_the_most_severe_finding_at_one_place_comes_first(tmp_path: Path) -> None:
+    """New-user trial fifty: change-safety's info ("the new pod never gets ready ... as
+    probe-headroom's finding at it says") was printed and commented before that error, at
+    the same line and column."""
+    from reviewbot.engine.findings import sort_key
+
+    from .helpers import lint_text
+
+    [f] = lint_text(tmp_path, "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+                    "  containers: [{name: c, image: 'nginx:latest'}]\n",
+                    only=["image-digest"]).findings
+    info = replace(f, rule="change-safety", severity="info")
+    error = replace(f, rule="probe-headroom", severity="error")
+    assert sorted([info, error], key=sort_key) == [error, info]

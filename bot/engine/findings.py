@@ -380,7 +380,9 @@ class Finding:
 
 
 def sort_key(f: Finding) -> tuple[Any, ...]:
-    return (f.file, f.line, f.column, f.rule, f.message)
+    """File, line and column, the most severe first at one place (new-user trial fifty: an
+    info read before the error at its line, which it defers to), then rule and message."""
+    return (f.file, f.line, f.column, -severity_rank(f.severity), f.rule, f.message)
 
 
 # a finding's compared fields but its clusters, newness and worsening (one_per_place's key)
