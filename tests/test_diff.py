@@ -382,6 +382,40 @@ def test_a_release_moved_to_another_namespace_renames_no_values_file(
         ("Application/argocd/cache-prod", "modified")]
 
 
+def test_a_values_file_is_diffed_as_written_not_as_merged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial fifty: an Application's valueFiles entry renamed to a file that does
+    not exist; values-production.yaml, untouched, was "modified", the chart defaults it no
+    longer merges over listed as removed. A values file is its file: the defaults a change
+    edits are the chart's values.yaml's change."""
+    app = textwrap.dedent("""
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: gw, namespace: argocd}
+        spec:
+          project: default
+          source:
+            repoURL: https://git.example.com/platform/gitops.git
+            path: charts/gw
+            helm: {valueFiles: [%s]}
+          destination: {server: 'https://kubernetes.default.svc', namespace: gw}
+    """)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"argocd/gw.yaml": app % "values-production.yaml",
+                        "charts/gw/Chart.yaml": "apiVersion: v2\nname: gw\nversion: 1.0.0\n",
+                        "charts/gw/values.yaml": "image: {repository: gw, tag: '1'}\n",
+                        "charts/gw/values-production.yaml": "replicaCount: 2\n"})
+    head = repo.commit({"argocd/gw.yaml": app % "values-prod.yaml"})
+    assert [(d["object"], d["change"]) for d in diff_json(repo, base, head, capsys)] == [
+        ("Application/argocd/gw", "modified")]
+    bumped = repo.commit({"argocd/gw.yaml": app % "values-production.yaml",
+                          "charts/gw/values.yaml": "image: {repository: gw, tag: '2'}\n"})
+    assert [(d["file"], [c["path"] for c in d["changes"]])
+            for d in diff_json(repo, base, bumped, capsys)] == [
+        ("charts/gw/values.yaml", ["image.tag"])]
+
+
 def test_helm_values_and_helmrelease_values_diff_like_objects(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -62,7 +62,7 @@ from reviewbot.model.kustomize import include_entries, is_kustomization_file
 from reviewbot.model.objects import KObject, Model, with_kept
 from reviewbot.model.quantity import parse_quantity
 from reviewbot.model.transform import generated_objects
-from reviewbot.model.values import values_documents
+from reviewbot.model.values import VALUES_API, VALUES_KIND, merged_defaults, values_documents
 from reviewbot.words import misspelt
 
 Path = tuple[Segment, ...]
@@ -1149,11 +1149,26 @@ def items_of(model: Model, values_patterns: Sequence[str] | None = None) -> list
         # name; a release moved to another namespace renamed no file: new-user trial
         # twenty-nine's "Helm values file charts/cache/values-prod.yaml renamed from
         # HelmValues/cache-prod/values-prod")
+        # (as written: what it merges over, the chart's defaults, is their file's; trial
+        # fifty's untouched values-production.yaml was "modified" when no Application gave
+        # it to the chart any more)
+        written = vobj.doc.value if vobj.origins and vobj.doc is not None and isinstance(
+            vobj.doc.value, dict) else values
         out.append(Item(
             (*vobj.identity[:2], "", f"{vobj.name}|{vobj.file}"), vobj.ref, vobj.kind,
-            vobj.api_version, vobj.namespace, vobj.name, vobj.file, values, vobj.doc, (),
-            vobj, secret=with_sops(values, secret_values_path), strip=False,
+            vobj.api_version, vobj.namespace, vobj.name, vobj.file, written, vobj.doc, (),
+            vobj, secret=with_sops(written, secret_values_path), strip=False,
         ))
+    group = VALUES_API.partition("/")[0]
+    for path in sorted(merged_defaults(model)):  # (each a file of its own, as written)
+        lf = model.files.get(path)
+        stem = path.rpartition("/")[2].rsplit(".", 1)[0]
+        for doc in lf.documents if lf is not None and path not in model.unapplied else ():
+            if isinstance(doc.value, dict):
+                out.append(Item(
+                    (group, VALUES_KIND, "", f"{stem}|{path}"), f"{VALUES_KIND}/{stem}",
+                    VALUES_KIND, VALUES_API, None, stem, path, doc.value, doc, (),
+                    secret=with_sops(doc.value, secret_values_path), strip=False))
     return out
 
 

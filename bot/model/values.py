@@ -256,6 +256,7 @@ def _values_documents(
                 yield vobj, inline, ()
     yield from _argo_inline_values(model, skip)
     defaults, merged_whole = _argo_defaults(model)
+    model.derived.setdefault(_MERGED, merged_whole)
     for path, lf in model.files.items():
         if path in skip or path in model.unapplied:  # no cluster receives what it sets
             continue
@@ -286,6 +287,18 @@ def _values_documents(
                                 origins, release=chart_name or use.release or "",
                                 subcharts=subcharts, chart=use.chart, own=bool(chart_name))
             yield vobj, value, ()
+
+
+def merged_defaults(model: Model) -> frozenset[str]:
+    """The charts' ``values.yaml`` files every consumer renders only under values files
+    (:func:`_argo_defaults`), which no values document of the model stands for alone: as the
+    model's values documents found them (a view of the model without its objects, as the
+    diff makes, has no Application to tell)."""
+    found = model.derived.get(_MERGED)
+    return found if isinstance(found, frozenset) else _argo_defaults(model)[1]
+
+
+_MERGED = ("merged-defaults",)
 
 
 def _argo_defaults(model: Model) -> tuple[dict[str, Document], frozenset[str]]:
