@@ -1107,6 +1107,41 @@ def test_a_matrix_child_reads_the_first_child_s_parameters(tmp_path: Path) -> No
         ("kustomize-integrity[not-applied]", "envs/lab/api/api.yaml")]
 
 
+@pytest.mark.parametrize("revision", [
+    '{{ if hasKey . "targetRevision" }}{{ .targetRevision }}{{ else }}main{{ end }}',
+    '{{- if hasKey . "targetRevision" -}}{{ .targetRevision }}{{- else -}}HEAD{{- end -}}',
+    '{{ .targetRevision | default "main" }}', '{{ default "HEAD" .targetRevision }}'])
+def test_an_applicationset_s_default_revision_idiom_reads_the_default_branch(
+        tmp_path: Path, revision: str) -> None:
+    """Judge round CI (proompteng/lab): `targetRevision: '{{ if hasKey . "targetRevision"
+    }}{{ .targetRevision }}{{ else }}main{{ end }}'`, the element setting none: the default
+    branch, the tree read; every finding of its Applications was "Not certain: ... reads
+    revision {{ if hasKey ...". Go templates' `if hasKey`/`else` and sprig's `default` are
+    evaluated on the element's parameters."""
+    write(tmp_path, {
+        "appset.yaml": f"""
+            apiVersion: argoproj.io/v1alpha1
+            kind: ApplicationSet
+            metadata: {{name: apps, namespace: argocd}}
+            spec:
+              goTemplate: true
+              generators:
+              - list: {{elements: [{{name: web}}, {{name: api, targetRevision: v2}}]}}
+              template:
+                metadata: {{name: '{{{{ .name }}}}'}}
+                spec:
+                  source: {{repoURL: https://github.com/acme/fleet, path: 'apps/{{{{ .name }}}}',
+                           targetRevision: '{revision}'}}
+                  destination: {{server: https://kubernetes.default.svc}}
+        """,
+        "apps/web/web.yaml": FLOATING % "web",
+        "apps/api/api.yaml": FLOATING % "api",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(f.file, f.severity, "reads revision v2" in f.message) for f in result.findings] == [
+        ("apps/api/api.yaml", "warning", True), ("apps/web/web.yaml", "error", False)]
+
+
 def test_an_application_in_a_folder_its_applicationset_leaves_out_is_not_applied_by_hand(
         tmp_path: Path) -> None:
     # wontlost-ltd/k3s (judge round AU): apps/infrastructure/<name>/application.yaml, each

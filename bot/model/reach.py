@@ -2516,8 +2516,24 @@ _PARAM = re.compile(r"\{\{\s*\.?([\w.\[\]]+)\s*\}\}")
 _INDEX = re.compile(r"\{\{\s*index\s+\.([\w.]+)\s+(\d+)\s*\}\}")  # goTemplate's index
 
 
+# Go template idioms for a parameter an element may leave out: `{{ if hasKey . "k" }}A{{
+# else }}B{{ end }}` (one level, no nesting) and sprig's `default` (judge round CI:
+# proompteng's targetRevision, every finding of its Applications "Not certain")
+_IF_HAS = re.compile(r'\{\{-?\s*if\s+hasKey\s+\.\s+"([\w.-]+)"\s*-?\}\}(.*?)'
+                     r"\{\{-?\s*else\s*-?\}\}(.*?)\{\{-?\s*end\s*-?\}\}", re.S)
+_DEFAULT = re.compile(r'\{\{-?\s*(?:\.([\w.]+)\s*\|\s*default\s+"([^"]*)"'
+                      r'|default\s+"([^"]*)"\s+\.([\w.]+))\s*-?\}\}')
+
+
 def _fill(template: Any, params: Mapping[str, str]) -> Any:
     if isinstance(template, str):
+        if "hasKey" in template:
+            template = _IF_HAS.sub(
+                lambda m: m.group(2) if m.group(1) in params else m.group(3), template)
+        if "default" in template:
+            template = _DEFAULT.sub(lambda m: params.get(
+                m.group(1) or m.group(4), "") or (m.group(2) if m.group(1) else m.group(3)),
+                template)
         if "index" in template:
             template = _INDEX.sub(
                 lambda m: params.get(f"{m.group(1)}[{m.group(2)}]", m.group(0)), template)
