@@ -412,15 +412,16 @@ def _mounts_unknown(model: Model, patches: frozenset[str]) -> Iterator[Violation
                 obj.group not in ("", "apps", "batch")):
             continue
         volumes = pod.spec.get("volumes")
-        if volumes is not None and not isinstance(volumes, list):
-            continue
+        claims = obj.get(("spec", "volumeClaimTemplates")) if obj.kind == "StatefulSet" else None
+        if not isinstance(volumes, list) and not isinstance(claims, list):
+            continue  # (a fragment that names none, a patch another tool merges, is no pod)
         names = {v.get("name") for v in volumes or () if isinstance(v, dict)}
-        if obj.kind == "StatefulSet":
-            names |= {dig(t, ("metadata", "name")) for t in items(
-                obj.get(("spec", "volumeClaimTemplates"))) if isinstance(t, dict)}
+        names |= {dig(t, ("metadata", "name")) for t in items(claims) if isinstance(t, dict)}
         if any(not isinstance(n, str) or any(m in n for m in _UNRESOLVED) for n in names):
             continue
         for container in pod.containers:
+            if not container.body.get("image"):
+                continue  # (a fragment's container)
             for i, mount in enumerate(items(container.body.get("volumeMounts"))):
                 name = mount.get("name") if isinstance(mount, dict) else None
                 if not isinstance(name, str) or name in names or any(
