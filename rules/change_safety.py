@@ -203,6 +203,13 @@ verdicts), never in `lint`, which sees one tree.
   HelmRelease's `chartRef` names does (the chart's major, the HelmReleases named).
 - `oci-tag` (info): an OCIRepository's `spec.ref.tag` changes. For both, the rendered change
   is out of reach without the chart or artifact, and the message says so.
+- `chart-unversioned` (warning, at the first change of the chart): a Flux HelmRelease renders
+  a chart of its own GitRepository (`spec.chart.spec.chart: ./charts/web`) with the default
+  `reconcileStrategy: ChartVersion`, and the change edits the chart's files (its values,
+  templates, Chart.yaml) or the `valuesFiles` it names, keeping the Chart.yaml `version`:
+  source-controller packages such a chart again only when that version changes, so the
+  edit never reaches the cluster. Not said with `reconcileStrategy: Revision`, nor where the
+  version changes.
 - `sops-recipient` (warning): a SOPS-encrypted object is no longer encrypted to a recipient
   it had (an age key, a PGP fingerprint, a KMS key ...): a cluster whose decryption key that
   is cannot decrypt it, and the Flux Kustomization applying it fails.
@@ -375,7 +382,7 @@ SEVERITIES = {
     "chart-major": "info", "oci-tag": "info", "sops-recipient": "warning",
     "sops-plaintext": "warning", "sops-unreadable": "warning", "crd-storage": "error",
     "namespace-missing": "warning", "release-moved": "warning", "claims-renamed": "error",
-    "workload-lost": "error",
+    "workload-lost": "error", "chart-unversioned": "warning",
 }
 
 
@@ -405,7 +412,10 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         resumed_verdicts,
         suspended_verdicts,
     )
-    from reviewbot.rules._change_safety.versions import version_verdicts
+    from reviewbot.rules._change_safety.versions import (
+        unversioned_chart_verdicts,
+        version_verdicts,
+    )
 
     patterns = tuple(str(p) for p in opts.get("gpu-resources") or DEFAULT_GPU_RESOURCES)
     data_kinds = frozenset(str(k) for k in opts.get("data-kinds") or ())
@@ -429,6 +439,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
                 yield from unrendered_workloads(entry.base, entry.head, base, head)
         yield from suspended_verdicts(entry, head, base, suspended)
         yield from sops_verdicts(entry)
+    yield from unversioned_chart_verdicts(base, head)
     namespaces = list(namespace_verdicts(diff, base, head))
     failing = frozenset(v.obj.ref for v in namespaces if v.kind == "namespace-missing"
                         and v.obj is not None and v.obj.kind == "Kustomization")

@@ -2963,3 +2963,61 @@ POLICY  generators:
     else:
         assert claim[0][1].endswith(
             "it stays in the cluster and keeps running, with nothing managing it")
+
+
+@pytest.mark.parametrize("edit, strategy, said", [
+    ({"charts/web/values.yaml": "replicas: 3\n"}, "", True),
+    ({"charts/web/values.yaml": "replicas: 3\n",
+      "charts/web/Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.1\n"}, "", False),
+    ({"charts/web/values.yaml": "replicas: 3\n"}, "      reconcileStrategy: Revision\n", False),
+    ({"clusters/prod/web.yaml": None}, "", False)])
+def test_a_chart_of_the_tree_edited_without_its_version_does_not_roll_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: dict[str, str | None],
+    strategy: str, said: bool
+) -> None:
+    """Judge round CH: a Flux HelmRelease renders a chart of its own GitRepository with the
+    default `reconcileStrategy: ChartVersion`: source-controller packages the chart again
+    only when its Chart.yaml version changes, so an edit of its values or templates that
+    keeps the version never reaches the cluster, and the review passed it in silence."""
+    release = """apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: web, namespace: web}
+spec:
+  interval: 10m
+  chart:
+    spec:
+      chart: ./charts/web
+      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}
+STRATEGY""".replace("STRATEGY", strategy)
+    sync = textwrap.dedent("""
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec: {url: https://github.com/acme/fleet, ref: {branch: main}}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/prod
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+    """)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"clusters/prod/flux-system/gotk-sync.yaml": sync,
+                        "clusters/prod/web.yaml": release,
+                        "charts/web/Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+                        "charts/web/values.yaml": "replicas: 2\n",
+                        "charts/web/templates/deploy.yaml": "kind: Deployment\n"
+                        "spec: {replicas: {{ .Values.replicas }}}\n"})
+    head = repo.commit(edit)
+    _, found = review(repo, base, head, capsys)
+    mine = [(f["severity"], f["file"], f["line"], f["message"]) for f in found
+            if "Chart.yaml version" in f["message"]]
+    assert mine == ([(
+        "warning", "charts/web/values.yaml", 1,
+        "HelmRelease web/web renders the chart in charts/web, which this change edits "
+        "(charts/web/values.yaml), but its Chart.yaml version stays 1.0.0: source-controller "
+        "packages a chart of a GitRepository again only when that version changes "
+        "(spec.chart.spec.reconcileStrategy: ChartVersion, the default), so the cluster "
+        "keeps the release as it was")] if said else [])

