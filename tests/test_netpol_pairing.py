@@ -2188,3 +2188,53 @@ spec:
     assert [f.fix for f in found] == [
         "Correct the port of this egress rule: the pods of web/redis declare TCP 6379, not "
         "6739 (did you mean 6379?)."]
+
+
+@pytest.mark.parametrize("runs, calls", [
+    ("backup.sh", False), ("bootstrap.sh", True), ("main.sh", True)])
+def test_a_mounted_script_s_calls_are_made_only_where_it_runs(
+        tmp_path: Path, runs: str, calls: bool) -> None:
+    """Judge round CI (proompteng/lab): a backup Job mounts the ConfigMap of the bootstrap
+    scripts and runs backup-once.sh; another script of it clones from github.com, and the
+    Job was "cut off from DNS, github.com (which they call) among them", an error. A script
+    is code: its calls are the pod's where its command runs it, or a script run calls it
+    (main.sh sources bootstrap.sh)."""
+    text = (deployment("api", "web", "{app: api}", "ports: [{containerPort: 8080}]") + """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api, namespace: web}
+spec: {selector: {app: api}, ports: [{port: 8080}]}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: scripts, namespace: jobs}
+data:
+  backup.sh: "tar czf /backups/x.tgz /data"
+  bootstrap.sh: "curl -s http://api.web:8080/register"
+  main.sh: ". /opt/scripts/bootstrap.sh"
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: task, namespace: jobs}
+spec:
+  template:
+    metadata: {labels: {app: task}}
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: task
+        image: x
+        command: [/bin/sh, /opt/scripts/RUNS]
+        volumeMounts: [{name: scripts, mountPath: /opt/scripts}]
+      volumes: [{name: scripts, configMap: {name: scripts}}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: deny, namespace: jobs}
+spec: {podSelector: {}, policyTypes: [Egress]}
+""").replace("RUNS", runs)
+    found = [f for f in lint_text(tmp_path, text, only=[RULE]).findings
+             if f.kind == "dependency-denied"]
+    assert [f.message.split(" calls ")[1].split(" ")[0] for f in found] == (
+        ["api.web:8080"] if calls else [])

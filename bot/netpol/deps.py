@@ -6,7 +6,9 @@ command, a host and its port in two env values of one prefix (``DB_HOST``, ``DB_
 host and a port given to a client in the command and args (``nc -z db 3306``, ``pg_isready
 -h db -p 5432``, ``redis-cli -h cache -p 6379``: an init container waiting for a dependency),
 and in the data of ConfigMaps it references (``envFrom``, ``valueFrom
-.configMapKeyRef``, ``configMap`` volumes). Each endpoint resolves through a Service of the
+.configMapKeyRef``, ``configMap`` volumes; a script file a volume holds only where a
+container's command runs it, or a script it runs names it). Each endpoint resolves through
+a Service of the
 repository (selector, port -> targetPort, named targetPorts) to destination pods and ports.
 Names of Services the repository does not define resolve to nothing: they are unknown.
 """
@@ -187,9 +189,16 @@ def declarations(
             if isinstance(ref, dict) and isinstance(ref.get("name"), str):
                 referenced[(ns, ref["name"])] = None
                 as_env.add((ns, ref["name"]))
+    # what the containers run (their command and args): a script a configMap volume holds is
+    # code, its calls made only where it runs (judge round CI: a backup Job mounting the
+    # bootstrap scripts, "calls github.com" of one it never runs)
+    ran = "\n".join(str(item) for c in pod.containers for key in ("command", "args")
+                     for item in _listed(c.body.get(key)))
+    mounted: set[tuple[str, str]] = set()  # the ConfigMaps mounted as files
     for volume in pod.volumes:
         ref = volume.get("configMap")
         if isinstance(ref, dict) and isinstance(ref.get("name"), str):
+            mounted.add((ns, ref["name"]))
             items = ref.get("items")
             if isinstance(items, list) and items:
                 keys = referenced.setdefault((ns, ref["name"]), set())
@@ -202,8 +211,10 @@ def declarations(
         data = cm.get(("data",)) if cm is not None else None
         if cm is None or not isinstance(data, dict):
             continue
+        run = _scripts_run(data, ran) if ref_key in mounted and ran else None
         for name, value in data.items():
-            if isinstance(value, str) and (wanted is None or name in wanted):
+            if isinstance(value, str) and (wanted is None or name in wanted) and (
+                    run is None or name in run or not _SCRIPT.search(str(name))):
                 for e in endpoints(value, ns):
                     yield Declaration(cm, ("data", str(name)), e)
         if ref_key in as_env:  # its keys are env: a host and its port there too (new-user
@@ -213,6 +224,33 @@ def declarations(
                      if isinstance(v, (str, int))}
             for e, at in _host_port_pairs(plain, ns, unread, cm):
                 yield Declaration(cm, at, e)
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _scripts_run(data: Mapping[Any, Any], ran: str) -> set[str] | None:
+    """The script files of a mounted ConfigMap's ``data`` its pod runs: those its
+    containers' command or args name, and those a script run names in turn (one it calls or
+    sources); None when the commands name none of them (an image's entrypoint may run any)."""
+    scripts = {str(k): v for k, v in data.items() if _SCRIPT.search(str(k))
+               and isinstance(v, str)}
+    run = {k for k in scripts if k in ran}
+    if not run:
+        return None
+    todo = list(run)
+    while todo:
+        text = scripts[todo.pop()]
+        for k in scripts:
+            if k not in run and k in text:
+                run.add(k)
+                todo.append(k)
+    return run
+
+
+# a file a ConfigMap holds that is a script: code its pod runs, not configuration it reads
+_SCRIPT = re.compile(r"\.(?:sh|bash|py|rb|pl|js|ts)$")
 
 
 def _host_port_pairs(plain: Mapping[str, tuple[Any, Path]], namespace: str,
