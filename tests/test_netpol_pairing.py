@@ -2238,3 +2238,44 @@ spec: {podSelector: {}, policyTypes: [Egress]}
              if f.kind == "dependency-denied"]
     assert [f.message.split(" calls ")[1].split(" ")[0] for f in found] == (
         ["api.web:8080"] if calls else [])
+
+
+@pytest.mark.parametrize("data, calls", [
+    ("""--data '{"uri":"http://api.web:8080"}'""", []),
+    ('-d "uri=http://api.web:8080"', []),
+    ("--json '{\"uri\": \"http://api.web:8080\"}' http://api.web:8080/ping", ["api.web:8080"])])
+def test_an_address_a_client_sends_as_data_is_no_call_of_its_own(
+        tmp_path: Path, data: str, calls: list[str]) -> None:
+    """Judge round CI (proompteng/lab): a register Job posts `{"uri": "http://restate-
+    example...:9080"}` to restate, which calls it: "the Job calls :9080, but no ingress
+    rule admits it", an error. What a client sends as a request's body is the receiver's
+    address to call, not the sender's."""
+    text = (deployment("api", "web", "{app: api}", "ports: [{containerPort: 8080}]") + """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api, namespace: web}
+spec: {selector: {app: api}, ports: [{port: 8080}]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: register, namespace: jobs}
+spec:
+  template:
+    metadata: {labels: {app: register}}
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: register
+        image: curl
+        command: [sh, -ec]
+        args: ['curl -sSf --request POST DATA']
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: deny, namespace: jobs}
+spec: {podSelector: {}, policyTypes: [Egress]}
+""").replace("DATA", data.replace("'", "''"))
+    found = [f for f in lint_text(tmp_path, text, only=[RULE]).findings
+             if f.kind == "dependency-denied"]
+    assert [f.message.split(" calls ")[1].split(" ")[0] for f in found] == calls
