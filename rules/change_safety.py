@@ -205,11 +205,12 @@ verdicts), never in `lint`, which sees one tree.
   is out of reach without the chart or artifact, and the message says so.
 - `chart-unversioned` (warning, at the first change of the chart): a Flux HelmRelease renders
   a chart of its own GitRepository (`spec.chart.spec.chart: ./charts/web`) with the default
-  `reconcileStrategy: ChartVersion`, and the change edits the chart's files (its values,
-  templates, Chart.yaml) or the `valuesFiles` it names, keeping the Chart.yaml `version`:
+  `reconcileStrategy: ChartVersion`, and the change edits what the release reads of the
+  chart (its templates and files, its `values.yaml`, or the `valuesFiles` it names instead;
+  not another release's values file beside it), keeping the Chart.yaml `version`:
   source-controller packages such a chart again only when that version changes, so the
-  edit never reaches the cluster. Not said with `reconcileStrategy: Revision`, nor where the
-  version changes.
+  edit never reaches the cluster; the releases one edit leaves behind are one finding. Not
+  said with `reconcileStrategy: Revision`, nor where the version changes.
 - `sops-recipient` (warning): a SOPS-encrypted object is no longer encrypted to a recipient
   it had (an age key, a PGP fingerprint, a KMS key ...): a cluster whose decryption key that
   is cannot decrypt it, and the Flux Kustomization applying it fails.

@@ -3021,3 +3021,46 @@ STRATEGY""".replace("STRATEGY", strategy)
         "packages a chart of a GitRepository again only when that version changes "
         "(spec.chart.spec.reconcileStrategy: ChartVersion, the default), so the cluster "
         "keeps the release as it was")] if said else [])
+
+
+def test_a_values_file_only_one_release_of_a_chart_reads_is_said_for_that_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial fifty-one: two releases of one chart of the tree, one of them with
+    `valuesFiles: [charts/web/values-worker.yaml]`; only that file edited: the warning was
+    said for both, though the other release reads values.yaml alone."""
+    release = """apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: NAME, namespace: web}
+spec:
+  interval: 10m
+  chart:
+    spec:
+      chart: ./charts/web
+      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}
+EXTRA"""
+    sync = ("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {url: https://github.com/acme/fleet, ref: {branch: main}}\n---\n"
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {path: ./clusters/prod, prune: true, sourceRef: {kind: GitRepository, "
+            "name: flux-system}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": sync,
+        "clusters/prod/api.yaml": release.replace("NAME", "api").replace("EXTRA", ""),
+        "clusters/prod/worker.yaml": release.replace("NAME", "worker").replace(
+            "EXTRA", "      valuesFiles: [charts/web/values.yaml, "
+                     "charts/web/values-worker.yaml]\n"),
+        "charts/web/Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+        "charts/web/values.yaml": "replicas: 2\n",
+        "charts/web/values-worker.yaml": "replicas: 1\n"})
+    worker = repo.commit({"charts/web/values-worker.yaml": "replicas: 3\n"})
+    _, found = review(repo, base, worker, capsys)
+    assert [f["message"].split(" render")[0] for f in found
+            if "Chart.yaml version" in f["message"]] == ["HelmRelease web/worker"]
+    both = repo.commit({"charts/web/values.yaml": "replicas: 4\n"})
+    _, found = review(repo, worker, both, capsys)
+    assert [f["message"].split(" render")[0] for f in found
+            if "Chart.yaml version" in f["message"]] == ["HelmReleases web/api, web/worker"]

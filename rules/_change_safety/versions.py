@@ -4,6 +4,7 @@ reach; a chart of the tree edited without its version, which Flux does not packa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -87,16 +88,18 @@ def _chart_users(head: Model, source: KObject) -> list[KObject]:
 def unversioned_chart_verdicts(base: Model, head: Model) -> Iterator[Violation]:
     """``chart-unversioned``: a Flux HelmRelease renders a chart of its own GitRepository
     (``spec.chart.spec.chart`` a folder of the tree holding a Chart.yaml) with the default
-    ``reconcileStrategy: ChartVersion``, and the change edits the chart's files (or the
-    ``valuesFiles`` it names) while its Chart.yaml ``version`` stays: source-controller
-    packages such a chart again only when that version changes, so the edit never reaches
-    the cluster (judge round CH: three releases of local charts without ``Revision``)."""
+    ``reconcileStrategy: ChartVersion``, and the change edits what the release reads of it
+    (its templates and other files, its ``values.yaml``, or the ``valuesFiles`` it names
+    instead; not another release's values file beside it) while its Chart.yaml ``version``
+    stays: source-controller packages such a chart again only when that version changes, so
+    the edit never reaches the cluster (judge round CH: three releases of local charts
+    without ``Revision``). The releases one edit leaves behind are one finding."""
     import posixpath
 
     from reviewbot.diff.anchors import Anchors
 
-    anchors: Anchors | None = None
-    said: set[tuple[str, str]] = set()
+    found: dict[tuple[str, str], list[KObject]] = {}  # (folder, first file) -> releases
+    edits: dict[tuple[str, str], list[str]] = {}
     for obj in head.objects:
         if obj.kind != "HelmRelease" or obj.group != "helm.toolkit.fluxcd.io" or (
                 obj.file in head.unapplied):
@@ -110,33 +113,45 @@ def unversioned_chart_verdicts(base: Model, head: Model) -> Iterator[Violation]:
         folder = posixpath.normpath(spec["chart"].strip().strip("/")).removeprefix("./")
         chart = posixpath.join(folder, "Chart.yaml")
         version = _chart_version(head, chart)
-        if version is None or version != _chart_version(base, chart) or (
-                (folder, obj.ref) in said):
+        if version is None or version != _chart_version(base, chart):
             continue
         listed = {posixpath.normpath(str(v).strip().lstrip("/")).removeprefix("./")
                   for v in spec.get("valuesFiles") or () if isinstance(v, str)}
-        files = sorted(p for p in {*base.files, *head.files}
-                       if p.startswith(folder + "/") or p in listed)
+        read = listed or {posixpath.join(folder, "values.yaml")}
+        files = sorted(p for p in {*base.files, *head.files} if p in read or (
+            p.startswith(folder + "/") and not _VALUES_FILE.match(posixpath.basename(p))))
         edited = [p for p in files if p in head.files and (
             p not in base.files or base.files[p].data != head.files[p].data)]
-        if not edited:
-            continue
-        said.add((folder, obj.ref))
-        if anchors is None:
-            anchors = Anchors(base, head)
-        file, line, column = anchors.head_place(edited[0], anchors.first_change(edited[0]))
+        if edited:
+            key = (folder, edited[0])
+            if not any(o.ref == obj.ref for o in found.get(key, ())):
+                found.setdefault(key, []).append(obj)
+                edits[key] = sorted({*edits.get(key, ()), *edited})
+    anchors = Anchors(base, head) if found else None
+    for (folder, first), releases in found.items():
+        assert anchors is not None
+        file, line, column = anchors.head_place(first, anchors.first_change(first))
+        edited = edits[(folder, first)]
         shown = ", ".join(edited[:3]) + (f" and {len(edited) - 3} more" if len(edited) > 3
                                          else "")
+        names = ", ".join(object_name(o) for o in releases)
+        version = _chart_version(head, posixpath.join(folder, "Chart.yaml"))
         yield Violation(
             None, (),
-            f"HelmRelease {object_name(obj)} renders the chart in {folder}, which this change "
+            f"HelmRelease{'s' if len(releases) > 1 else ''} {names} render"
+            f"{'' if len(releases) > 1 else 's'} the chart in {folder}, which this change "
             f"edits ({shown}), but its Chart.yaml version stays {version}: source-controller "
             "packages a chart of a GitRepository again only when that version changes "
             "(spec.chart.spec.reconcileStrategy: ChartVersion, the default), so the cluster "
             "keeps the release as it was",
-            fix=f"Bump version in {chart}, or set spec.chart.spec.reconcileStrategy: Revision "
-                f"on HelmRelease {object_name(obj)}.",
+            fix=f"Bump version in {folder}/Chart.yaml, or set spec.chart.spec."
+                f"reconcileStrategy: Revision on HelmRelease {names}.",
             kind="chart-unversioned", file=file, line=line, column=column)
+
+
+# a values file beside a chart (values.yaml, values-prod.yaml): read only by the releases
+# that name it (or, for values.yaml, that name none)
+_VALUES_FILE = re.compile(r"^values(?:[-._][^/]*)?\.ya?ml$")
 
 
 def _chart_version(model: Model, path: str) -> str | None:
