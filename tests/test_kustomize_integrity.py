@@ -2695,3 +2695,48 @@ spec:
                          "clusters/k4/app.yaml": app})
         assert [f.kind for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
                 if f.kind == "dependency"] == expected
+
+
+@pytest.mark.parametrize("entry, said", [
+    ("charts/web/values-wrker.yaml", "charts/web/values-worker.yaml"),
+    ("charts/web/values-worker.yaml", None)])
+def test_a_flux_values_file_that_does_not_exist_is_missing(
+        tmp_path: Path, entry: str, said: str | None) -> None:
+    """New-user trial fifty-one: a HelmRelease's `valuesFiles` entry renamed to a file that
+    does not exist (source-controller cannot package the chart: the release stays as it
+    was), "no findings"; Argo CD's valueFiles were judged."""
+    from .helpers import write
+
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: flux-system, namespace: flux-system}
+            spec: {url: https://github.com/acme/fleet, ref: {branch: main}}
+            ---
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: flux-system, namespace: flux-system}
+            spec: {path: ./clusters/prod, sourceRef: {kind: GitRepository, name: flux-system}}
+        """,
+        "clusters/prod/worker.yaml": f"""
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {{name: worker, namespace: web}}
+            spec:
+              chart:
+                spec:
+                  chart: ./charts/web
+                  sourceRef: {{kind: GitRepository, name: flux-system, namespace: flux-system}}
+                  valuesFiles: [{entry}]
+        """,
+        "charts/web/Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+        "charts/web/values.yaml": "replicas: 1\n",
+        "charts/web/values-worker.yaml": "replicas: 2\n",
+    })
+    found = [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+             if f.kind == "missing"]
+    assert [(f.severity, f.file, f.line) for f in found] == (
+        [("error", "clusters/prod/worker.yaml", 9)] if said else [])
+    if said:
+        assert found[0].fix.startswith(f"Point the entry at {said!r}")
