@@ -406,6 +406,8 @@ def _mounts_unknown(model: Model, patches: frozenset[str]) -> Iterator[Violation
     claim template): the API server refuses the pod's template ("volumeMounts[0].name: Not
     found"; new-user trial fifty: a claim template renamed back, its mount not). Pods of
     built-in workloads as written; a name a variable or template makes is not judged."""
+    from reviewbot.words import misspelt
+
     for pod in model.pods:
         obj = pod.obj
         if pod.origin is not None or pod.controller is not None or obj.file in patches or (
@@ -429,11 +431,16 @@ def _mounts_unknown(model: Model, patches: frozenset[str]) -> Iterator[Violation
                     continue
                 at = container.path + ("volumeMounts", i, "name")
                 known = ", ".join(sorted(str(n) for n in names)) or "none"
+                # (the volume meant, where one is close: new-user trial fifty-one followed "or
+                # add a volume shm" beside the pod's memory-backed dshm, a new error)
+                meant = misspelt(name, [str(n) for n in names]) or next(
+                    (str(n) for n in sorted(names, key=str) if name in str(n)), "")
                 yield Violation(
                     obj, at, f"{format_path(at)}: Not found: {name!r} (no volume of the pod "
                     f"nor claim template is called so: {known}), so the API server refuses "
                     f"the {obj.kind}",
-                    fix=f"Name one of the pod's volumes ({known}), or add a volume {name}."
+                    fix=f"Name the volume {meant}, the pod's volume of a close name." if meant
+                    else f"Name one of the pod's volumes ({known}), or add a volume {name}."
                     if names else f"Add a volume {name} to the pod.",
                     kind="invalid")
 

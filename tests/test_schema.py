@@ -1380,3 +1380,26 @@ def test_an_annotation_a_json6902_patch_writes_as_a_scalar_is_text_in_the_build(
     (ingress,) = [o for o in result.model.objects if o.kind == "Ingress"]
     assert ingress.metadata["annotations"] == {
         "nginx.ingress.kubernetes.io/force-ssl-redirect": "true", "replicas": "5"}
+
+
+def test_a_volume_mount_s_fix_names_the_volume_of_a_close_name(tmp_path: Path) -> None:
+    """New-user trial fifty-one: the mount renamed `shm`, the pod's memory-backed volume
+    `dshm`: the fix's "or add a volume shm", followed, made a new error (an emptyDir not
+    in memory at /dev/shm). The volume meant is named."""
+    text = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm, namespace: ai}
+spec:
+  selector: {matchLabels: {app: vllm}}
+  template:
+    metadata: {labels: {app: vllm}}
+    spec:
+      containers:
+      - name: vllm
+        image: vllm
+        volumeMounts: [{name: shm, mountPath: /dev/shm}]
+      volumes: [{name: dshm, emptyDir: {medium: Memory}}]
+"""
+    [finding] = lint_text(tmp_path, text, only=["schema"]).findings
+    assert finding.fix == "Name the volume dshm, the pod's volume of a close name."
