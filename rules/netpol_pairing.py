@@ -2555,14 +2555,18 @@ def _nothing(net: Network, policy: Policy, path: tuple[str | int, ...], field: s
         none = f"no workload of {where} carries {selector.describe()}"
         return Violation(
             policy.obj, path, f"{text} ({none})", kind="selects-nothing",
-            fix="Match the labels of the pods the policy is for, or remove the selector.",
+            # (never "remove the selector": an empty one selects every pod of the namespace;
+            # new-user trial fifty-one followed it)
+            fix="Match the labels of the pods the policy is for, or delete the policy if "
+                "those pods are gone.",
             doubt=policy.rendered_by or _doubt(net, pods),  # (a chart's pods there: its
             # labels are read from its documented templates)
             cause=_no_pod_cause(selector, where))
     nearest = _nearest(net, pods, selector)
     return Violation(
         policy.obj, path, f"{text} ({nearest})", kind="selects-nothing",
-        fix=f"Match the labels the pods carry ({nearest}), or remove the selector.",
+        fix=f"Match the labels the pods carry ({nearest}), or delete the policy if those pods "
+            "are gone.",
         # (what could not be seen of the workload the message names: another's failing
         # build says nothing of this one's labels; new-user trial fifteen)
         doubt=policy.rendered_by or _doubt(net, [_closest(net, pods, selector)]),

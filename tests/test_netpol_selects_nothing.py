@@ -50,7 +50,10 @@ spec:
         "NetworkPolicy argocd/argocd-server: podSelector app.kubernetes.io/name=argocd-server "
         "matches no pod in argocd (no workload of argocd carries "
         "app.kubernetes.io/name=argocd-server)",
-        "Match the labels of the pods the policy is for, or remove the selector.")]
+        # (not "remove the selector": an empty one selects every pod there; new-user trial
+        # fifty-one followed it)
+        "Match the labels of the pods the policy is for, or delete the policy if those pods "
+        "are gone.")]
 
 
 def test_a_namespace_with_pods_reviewbot_cannot_see_gets_a_note(tmp_path: Path) -> None:
