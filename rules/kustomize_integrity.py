@@ -1774,6 +1774,10 @@ def _unset_variables(model: Model) -> Iterator[Violation]:
                    "ConfigMap or Secret it reads), give it a default ("
                    f"${{{names[0][2:-1]}:=...}}), or write $${{{names[0][2:-1]}}} where the "
                    "text is not Flux's.")
+            meant = _set_alike(appliers[0], names[0][2:-1]) if appliers else ""
+            if meant:  # (new-user trial fifty-one: DOMAIN renamed BASE_DOMAIN there)
+                fix = (f"Write ${{{meant}}}, which its substitute sets (did you mean it?), "
+                       f"or set {names[0]} there too.")
             # (where the variable would be set is the same cause's other place: a review
             # comments there when the change renamed it; new-user trial forty-nine)
             setting = ("spec", "postBuild", "substitute")
@@ -1781,6 +1785,21 @@ def _unset_variables(model: Model) -> Iterator[Violation]:
                            for a in appliers[:1] if isinstance(a.get(setting), dict))
             yield Violation(obj, path, message, kind="unset-variable", fix=fix,
                             others=others)
+
+
+def _set_alike(applier: KObject, name: str) -> str:
+    """The variable of ``applier``'s ``postBuild.substitute`` that ``name`` most likely means:
+    one of a close spelling, or one whose words are its own but one (``BASE_DOMAIN`` for
+    ``DOMAIN``, ``LLM_URL`` for ``LLM_BASE_URL``); "" when none, or several."""
+    from reviewbot.words import misspelt
+
+    keys = [str(k) for k in dict_of(applier.get(("spec", "postBuild", "substitute")))]
+    if name in keys:
+        return ""
+    mine = name.split("_")
+    words = [k for k in keys if abs(len(k.split("_")) - len(mine)) == 1 and (
+        set(k.split("_")) <= set(mine) or set(mine) <= set(k.split("_")))]
+    return misspelt(name, keys) or (words[0] if len(words) == 1 else "")
 
 
 def _texts_with_variables(value: Any, path: Path) -> Iterator[tuple[Path, str]]:

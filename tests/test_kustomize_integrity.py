@@ -2407,6 +2407,12 @@ def test_a_flux_variable_no_source_sets_is_written_as_the_empty_string(tmp_path:
     assert [[(o.file, o.line) for o in f.others] for f in result.findings
             if f.kind == "unset-variable" and "LLM_BASE_URL" in f.message] == [
         [("clusters/prod/apps.yaml", 10)]]
+    # the variable its substitute sets of a close name is the one meant (new-user trial
+    # fifty-one: DOMAIN renamed BASE_DOMAIN there, the fix said to set DOMAIN)
+    assert [f.fix for f in result.findings if f.kind == "unset-variable"
+            and "LLM_BASE_URL" in f.message] == [
+        "Write ${LLM_URL}, which its substitute sets (did you mean it?), or set "
+        "${LLM_BASE_URL} there too."]
 
 
 def test_a_sops_secret_s_keys_are_the_variables_it_sets(tmp_path: Path) -> None:
