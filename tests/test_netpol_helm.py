@@ -206,6 +206,16 @@ spec:
         "not evaluated: HelmRelease/apps/echo: its values come from ConfigMap echo-values too "
         "(valuesFrom)"]
     assert net.opaque_namespaces == {"monitoring", "apps"}
+    # a chart of the tree: its templates are written there, not rendered (new-user trial
+    # fifty-one read "not known" of templates it had written)
+    local = text.replace("chart: grafana, version: 8.5.1, sourceRef: {kind: HelmRepository, "
+                         "name: grafana}", "chart: ./charts/grafana, sourceRef: {kind: "
+                         "GitRepository, name: flux-system}")
+    (tmp_path / "local").mkdir()
+    net = build(tmp_path / "local", local + OCI.replace("VERSION", "4.1.1"))
+    assert net.all_notes()[0] == (
+        "not evaluated: HelmRelease/monitoring/grafana: chart ./charts/grafana (a folder of "
+        "its GitRepository): reviewbot does not render its templates")
 
 
 def test_values_from_a_configmap_the_tree_generates_are_merged_as_flux_merges_them(

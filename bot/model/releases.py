@@ -438,6 +438,10 @@ def _why_not(obj: KObject, spec: Mapping[str, Any], chart: str, version: str,
     files of the tree reviewbot reads (:func:`~reviewbot.model.values.values_from`)."""
     if chart != APP_TEMPLATE:
         shown = chart or "?"
+        if source.startswith("GitRepository") and "/" in shown:  # (a chart of the tree:
+            # new-user trial fifty-one read "not known" of templates it had written)
+            return (f"chart {shown} (a folder of its {source}): reviewbot does not render its "
+                    "templates")
         return (f"chart {shown} ({version or 'no version'}, from {source}): its templates are "
                 "not known to reviewbot")
     for ref in ([] if read else items(spec.get("valuesFrom"))):
