@@ -515,3 +515,22 @@ def test_same_cause_names_each_other_place_once_and_not_the_comment_s_own() -> N
     policy = replace(f, file="np.yaml", line=7, object="NetworkPolicy/shop/np")
     said = also_at(replace(f, others=(port, policy, policy), anchor=("service.yaml", 12)))
     assert said == "Same cause at `np.yaml:7` (`NetworkPolicy/shop/np`)"
+
+
+def test_alike_findings_named_inside_brackets_are_named_without_them() -> None:
+    """New-user trial fifty: "Kubernetes 1.31 (cluster https://prod...:6443) does not
+    serve ...", once per cluster: "alike: https://k8s-staging.example.net:6443)", a stray
+    bracket."""
+    from reviewbot.engine.findings import Finding
+    from reviewbot.report.base import Report
+    from reviewbot.report.render import render
+
+    message = ("api: Kubernetes 1.31 (cluster {}) does not serve HorizontalPodAutoscaler in "
+               "autoscaling/v2beta2: removed in 1.26")
+    report = Report(findings=tuple(
+        Finding("api-lifecycle", "error", "apps/hpa.yaml", 1, 13, "HorizontalPodAutoscaler/web/api",
+                message.format(url), "Use autoscaling/v2.", kind="unserved")
+        for url in ("https://prod:6443", "https://staging:6443")), skipped=(), quiet=())
+    lines = render(report, "text").splitlines()
+    assert [line.strip() for line in lines if "more at this line" in line] == [
+        "and 1 more at this line with this fix, alike: https://staging:6443"]

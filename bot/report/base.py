@@ -263,6 +263,16 @@ def _same_told(first: Finding, others: Sequence[Finding], f: Finding) -> bool:
         f.object != first.object)
 
 
+def _unbracketed(text: str) -> str:
+    """``text`` without a bracket it closes or opens alone (a name cut from "(cluster
+    https://staging:6443)": new-user trial fifty read "alike: https://staging:6443)")."""
+    if text.endswith(")") and text.count(")") > text.count("("):
+        text = text[:-1]
+    if text.startswith("(") and text.count("(") > text.count(")"):
+        text = text[1:]
+    return text
+
+
 def _differing(messages: list[str]) -> list[str] | None:
     """What tells each message apart: when all have as many words and differ in at most
     three places (a destination named twice, once in the doubt), each one's first differing
@@ -275,7 +285,8 @@ def _differing(messages: list[str]) -> list[str] | None:
             # the words that differ side by side from the first are one name ("Service
             # data/redis": a kind and a name, new-user trial thirty-four)
             run = next((n for n in range(len(at), 0, -1) if at[n - 1] == at[0] + n - 1), 1)
-            return [" ".join(w[at[0]:at[0] + run]).rstrip(",:;.") or w[at[0]] for w in words]
+            return [_unbracketed(" ".join(w[at[0]:at[0] + run]).rstrip(",:;.")) or w[at[0]]
+                    for w in words]
     shortest = min(len(w) for w in words)
     start = 0
     while start < shortest and all(w[start] == words[0][start] for w in words):
