@@ -533,3 +533,42 @@ spec:
                              "--platform", "none", "--format", "markdown"], capsys)
     assert code == 0, err
     assert "- `shop/report`: gone in this PR; no longer reaches `shop/redis` (TCP 6379)" in md
+
+
+def test_a_policy_change_that_reaches_pods_of_an_unrendered_chart_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial fifty: the Cilium policy's ingress from llm-gateway removed, whose pods
+    a chart of the tree renders (an Argo CD Application to a server-URL destination, its
+    values file there): "No new problems", nothing said of what was not judged. The
+    namespaces a changed policy named, the removed rule's too, have their unjudged charts
+    named."""
+    app = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+           "metadata: {name: gw, namespace: argocd}\nspec:\n  project: default\n"
+           "  source: {repoURL: 'https://git.example.org/ops.git', path: charts/gw, "
+           "helm: {valueFiles: [values-prod.yaml]}}\n"
+           "  destination: {server: 'https://prod.example.org:6443', namespace: gw}\n"
+           "---\napiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+           "metadata: {name: llm, namespace: argocd}\nspec:\n  project: default\n"
+           "  source: {repoURL: 'https://git.example.org/ops.git', path: llm}\n"
+           "  destination: {server: 'https://prod.example.org:6443', namespace: llm}\n")
+    policy = ("apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n"
+              "metadata: {name: llm, namespace: llm}\nspec:\n  podSelector: {}\n"
+              "  policyTypes: [Ingress]\n  ingress:\n  - from: [{namespaceSelector: "
+              "{matchLabels: {kubernetes.io/metadata.name: web}}}]\n")
+    gateway = ("  - from: [{namespaceSelector: {matchLabels: "
+               "{kubernetes.io/metadata.name: gw}}}]\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "argocd/apps.yaml": app,
+        "charts/gw/Chart.yaml": "apiVersion: v2\nname: gw\nversion: 1.0.0\n",
+        "charts/gw/values.yaml": "image: {repository: gw, tag: '1'}\n",
+        "charts/gw/values-prod.yaml": "replicaCount: 2\n",
+        "charts/gw/templates/deploy.yaml": "kind: Deployment\nmetadata: {name: "
+                                           "'{{ .Release.Name }}'}\n",
+        "llm/policy.yaml": policy + gateway,
+        "llm/vllm.yaml": deployment("vllm", "llm", "{app: vllm}").lstrip("-\n")})
+    head = repo.commit({"llm/policy.yaml": policy})
+    code, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                            "--platform", "none", "--format", "markdown"], capsys)
+    assert "not evaluated: the pods chart gw renders in gw \\(values " in out

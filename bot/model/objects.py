@@ -2370,7 +2370,10 @@ def deploys_to(model: Model, owner: KObject) -> frozenset[str]:
     applier of another cluster (an Argo CD Application in Argo CD's own), applies to: the
     cluster its ``destination.name`` names, else those whose roots hold a path it applies
     (the folder a cluster's entry names, or one below it)."""
-    named = _dict(owner.get(("spec", "destination"))).get("name")
+    destination = _dict(owner.get(("spec", "destination")))
+    named = destination.get("name") or destination.get("server")  # (Argo CD names a
+    # destination without a name by its server URL: new-user trial fifty's values files of
+    # server-URL destinations were Argo CD's own cluster's)
     if owner.kind == "Application" and isinstance(named, str) and (
             named in model.cluster_entries):
         return frozenset({named})

@@ -443,6 +443,12 @@ def _relevant_notes(diff: TreeDiff, net: Network, changes: Sequence[FlowChange],
     for obj in diff_objects:
         if obj.namespace and reached is not None:
             reached.add(obj.namespace)
+        if reached is not None and obj.kind in POLICY_KINDS:  # the namespaces its changed
+            # rules named, the removed ones too (new-user trial fifty: the ingress from
+            # llm-gateway dropped, whose chart's pods are not judged: nothing was said)
+            for part in obj.changes:
+                _namespaces_named(part.old, reached)
+                _namespaces_named(part.new, reached)
     for policy in net.policies:
         if (policy.obj.kind, policy.obj.namespace, policy.obj.name) not in changed:
             continue
@@ -474,9 +480,33 @@ def _relevant_notes(diff: TreeDiff, net: Network, changes: Sequence[FlowChange],
     for chart in net.charts:  # a chart's namespace unwritten: the Flux or Argo CD one's
         if reached is None or not chart.namespace or chart.namespace in reached:
             out.append(f"not evaluated: {chart.ref}: {chart.why_not}")
+    out += net.unrendered_notes(reached)
     touched = {(o.kind, o.namespace or "", o.name) for o in diff.objects}
     out += [n for n in net.cilium_notes(touched)]
     return out
+
+
+# the labels a policy's peer names a namespace by (Kubernetes' and Cilium's)
+_NAMESPACE_KEYS = frozenset({"kubernetes.io/metadata.name", "io.kubernetes.pod.namespace",
+                             "k8s:io.kubernetes.pod.namespace"})
+
+
+def _namespaces_named(value: Any, out: set[str], depth: int = 0) -> None:
+    """Add to ``out`` each namespace ``value`` (a policy's changed part) names by label."""
+    if depth > 20:
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in _NAMESPACE_KEYS and isinstance(item, str):
+                out.add(item)
+            elif key == "values" and isinstance(item, list) and value.get("key") in (
+                    _NAMESPACE_KEYS):
+                out.update(v for v in item if isinstance(v, str))
+            else:
+                _namespaces_named(item, out, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _namespaces_named(item, out, depth + 1)
 
 
 REVIEW_ROWS = 30

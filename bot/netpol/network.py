@@ -59,6 +59,7 @@ from reviewbot.model.objects import (
 )
 from reviewbot.model.releases import every_service, kustomize_charts, releases
 from reviewbot.model.selectors import Selector
+from reviewbot.model.values import ValuesObject
 from reviewbot.netpol.policy import (
     NamedPorts,
     Peer,
@@ -166,9 +167,18 @@ class Network:
         # pod index -> rendered by a chart whose templates are known (app-template): what its
         # values write of a container (env, args) is the container's as written
         self.from_chart: set[int] = set()
+        # values pods of charts whose templates are not rendered (a chart of the tree an Argo
+        # CD Application's path names): their flows are not judged, and a review reaching
+        # their namespace says so (new-user trial fifty: a gateway's ingress dropped, "no new
+        # problems", nothing said of the chart's pods)
+        self.unrendered: list[PodTemplate] = []
+        released = {id(r.obj) for r in self.releases}
         for p in model.pods:
             found = rendered.get(id(p)) if p.from_values else None
             if p.from_values and found is None:
+                if id(p.obj) not in released and isinstance(p.obj, ValuesObject) and (
+                        p.obj.own):
+                    self.unrendered.append(p)  # (a values file beside its chart's Chart.yaml)
                 continue
             # hostNetwork pods use the node's address: policies do not select them, and
             # whether their traffic is admitted depends on the plugin (unknown to rules)
@@ -383,12 +393,28 @@ class Network:
         ]
         out += [f"not evaluated: {r.ref}: {r.why_not}" for r in self.releases if r.why_not]
         out += [f"not evaluated: {c.ref}: {c.why_not}" for c in self.charts]
+        out += self.unrendered_notes()
         out += [f"partly evaluated: {r.ref}: {r.partial}" for r in self.releases if r.partial]
         out += self._unevaluated_notes()
         out += self.notes
         if self.admin is not None:
             out += self.admin.warnings
         return out
+
+    def unrendered_notes(self, namespaces: Collection[str] | None = None) -> list[str]:
+        """One note per values file whose chart's pods are not judged (in ``namespaces``,
+        when given): ``not evaluated: the pods chart X renders in ns (values f): ...``."""
+        out: dict[str, None] = {}
+        for p in self.unrendered:
+            if namespaces is not None and p.namespace not in namespaces:
+                continue
+            vobj = p.obj
+            assert isinstance(vobj, ValuesObject)
+            chart = vobj.chart or vobj.release or vobj.name
+            out[f"not evaluated: the pods chart {chart} renders in {p.namespace} (values "
+                f"{vobj.file}): reviewbot does not render its templates, so their flows are "
+                "not judged"] = None
+        return list(out)
 
     def cilium_notes(self, objects: Collection[tuple[str, str, str]]) -> list[str]:
         """The notes on what is not evaluated in these Cilium policies (kind, namespace or "",
