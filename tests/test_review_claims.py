@@ -1477,3 +1477,19 @@ def test_the_most_severe_finding_at_one_place_comes_first(tmp_path: Path) -> Non
     info = replace(f, rule="change-safety", severity="info")
     error = replace(f, rule="probe-headroom", severity="error")
     assert sorted([info, error], key=sort_key) == [error, info]
+
+
+def test_a_measured_entry_a_rename_leaves_behind_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial fifty: vllm renamed qwen-32b; the base's `.reviewbot.yaml` measured
+    its boot, which now reaches nothing: probe-headroom went quiet, and nothing said so."""
+    config = "measured:\n  Deployment/ai/vllm: {measured-boot-seconds: 600}\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({".reviewbot.yaml": config,
+                        "vllm.yaml": deployment("vllm", "ai", "{app: vllm}").lstrip("-\n")})
+    head = repo.commit({"vllm.yaml": deployment("qwen-32b", "ai", "{app: vllm}").lstrip("-\n")})
+    _, out, _ = review_out(repo, base, head, "json", capsys)
+    assert [s["reason"] for s in json.loads(out)["skipped"] if s["file"] == ".reviewbot.yaml"] == [
+        "measured entry Deployment/ai/vllm names no workload of the head (this change renames "
+        "or removes it; did you mean Deployment/ai/qwen-32b?): its facts reach nothing"]

@@ -59,7 +59,7 @@ from reviewbot.sources.refs import (
     listed_blobs,
     repo_prefixes,
 )
-from reviewbot.sources.tree import NOT_APPLIED, PendingTree, Tree, git_tree
+from reviewbot.sources.tree import NOT_APPLIED, PendingTree, Skipped, Tree, git_tree
 
 if TYPE_CHECKING:  # a review read back from the cache imports none of these
     from reviewbot.diff.objects import ObjectDiff, TreeDiff
@@ -424,7 +424,10 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
         unapplied=unapplied_changes(base_model, head_result.model),
     )
     report = Report(
-        findings=tuple(reported), skipped=tuple(head_result.skipped), review=summary,
+        findings=tuple(reported),
+        skipped=(*head_result.skipped,
+                 *_measured_lost(base_model, head_result.model, diff.renames)),
+        review=summary,
         # the places a rule stayed quiet on purpose in what the pull request changed (new-user
         # trial twenty-seven read the tree's nine, about files it did not touch, under
         # every review); `lint` lists them all
@@ -602,6 +605,21 @@ def at_causes(findings: Sequence[Finding], base: Model, head: Model,
                 f = replace(f, anchor=(cause, anchors.first_change(cause)))
         out.append(f)
     return out
+
+
+def _measured_lost(base: Model, head: Model, renames: Mapping[str, str]) -> list[Skipped]:
+    """The configuration's ``measured:`` entries the base's workloads matched and the head's
+    do not (a workload renamed or removed): the facts this change takes off what it judges
+    (new-user trial fifty: vllm renamed qwen-32b, its startup probe no longer judged
+    against the measured boot, and nothing said)."""
+    from reviewbot.model.workload import unmatched_measured
+
+    before = {key for key, _ in unmatched_measured(base)}
+    return [Skipped(".reviewbot.yaml", (
+        f"measured entry {key} names no workload of the head (this change renames or removes "
+        f"it{f'; did you mean {meant}?' if (meant := renames.get(key) or near) else ''}): its "
+        "facts reach nothing"))
+        for key, near in unmatched_measured(head) if key not in before]
 
 
 def _in_diff(anchors: Any, place: Finding) -> bool:
