@@ -88,8 +88,11 @@ In a review, a fourth source of intended flows is checked against what the chang
   ClusterIP Service of the repository in the caller's build, does not list that port: the
   connection is refused ("web/api calls redis.data:6379, but Service data/redis has no port
   6379 (it has 6380)"); a Service an app-template release's values make lists the ports
-  they give. A host and port apart, a headless or `ExternalName` Service, other charts'
-  Services and callers are not judged; an env value's http(s)
+  they give. An address written with its namespace (`http://vllm.ai.svc.cluster.local:8000`)
+  in the values of a chart of the tree, beside its Chart.yaml, is its pods' call, a warning
+  (whether its templates pass it on, reviewbot does not render). A host and port apart, a
+  headless or `ExternalName` Service, other charts' Services and callers are not judged; an
+  env value's http(s)
   URL without a port (or a ConfigMap key's the pod reads as env) calls the one its scheme
   gives (80, 443): a warning (a URL may be a setting the program rewrites). In a review, a
   port the change takes away says so after it.
@@ -489,6 +492,7 @@ from reviewbot.engine.findings import Edit, QuietPlace, Violation, edit
 from reviewbot.load.paths import Path, dig, format_path, stable_path
 from reviewbot.model.objects import DEFAULT_CLUSTER, Model, items, mapping
 from reviewbot.model.resource import templates_declaring
+from reviewbot.model.values import ValuesObject
 from reviewbot.rules._kit import views
 from reviewbot.words import closest, misspelt, transposed
 
@@ -2686,9 +2690,17 @@ def _calls_unserved(model: Model) -> Iterator[Violation | QuietPlace]:
                     service)
         was = _renamed_services(view, builds) if renamed else {}
         for pod in view.pods:
-            if pod.origin is not None and pod.origin.chart != "app-template":
+            chart_of_tree = pod.origin is not None and pod.origin.chart != "app-template" and (
+                isinstance(pod.obj, ValuesObject) and pod.obj.own)
+            if pod.origin is not None and pod.origin.chart != "app-template" and (
+                    not chart_of_tree):
                 continue  # (a chart's env: as its templates write it)
-            _, declared, unread = _read(view, pod)
+            if chart_of_tree:  # (its values' addresses: the calls its templates likely make,
+                # not certain; new-user trial fifty-one's chat-api `llm.url` on a port gone)
+                declared = list(_values_declarations(pod))
+                unread: list[tuple[KObject, Path, str]] = []
+            else:
+                _, declared, unread = _read(view, pod)
             for obj, path, why in unread:  # (a host whose port is no number: not judged,
                 # and no finding there is fixed: new-user trial thirty-nine's "1 fixed")
                 if (*obj.where(path), why) not in said:
@@ -2698,9 +2710,12 @@ def _calls_unserved(model: Model) -> Iterator[Violation | QuietPlace]:
                 e = decl.endpoint
                 key = (e.namespace, e.service)
                 found = [s for b in builds(decl.obj) for s in has.get(b, {}).get(key, ())]
+                if chart_of_tree and not found:  # (values no build makes: the cluster's)
+                    found = list({id(s): s for named in has.values()
+                                  for s in named.get(key, ())}.values())
                 gone = [s for b in builds(decl.obj) for s in was.get(b, {}).get(key, ())] if (
                     not found and was and not any(key in named for named in has.values())
-                ) else []
+                    and not chart_of_tree) else []
                 if gone:  # (a value several builds make: once, naming each)
                     doc, at = decl.obj.written(decl.path)
                     renames.setdefault((id(doc), at, e.text), []).append((
@@ -2728,14 +2743,47 @@ def _calls_unserved(model: Model) -> Iterator[Violation | QuietPlace]:
                 callers = refused.setdefault((id(doc), at, e.text, e.port), [])
                 caller = f"{pod.namespace}/{pod.name}"
                 if not callers:
-                    callers.append((caller, _refused_call(
-                        pod, decl, found[0], written=str(value).strip() if scheme else "")))
+                    refusal = _refused_call(
+                        pod, decl, found[0], written=str(value).strip() if scheme else "")
+                    if chart_of_tree:
+                        if not pod.namespace:  # (its release's namespace, not written)
+                            refusal = replace(refusal, message=refusal.message.replace(
+                                f"/{pod.name} calls ", f"The pods of chart {pod.name} "
+                                f"(values {pod.obj.file}) call ", 1))
+                        refusal = replace(refusal, doubt=(
+                            f"whether the templates of the chart beside {pod.obj.file} pass "
+                            f"{format_path(decl.path)} to its pods as an address they call "
+                            "(reviewbot does not render them)"))
+                    callers.append((caller, refusal))
                 elif all(caller != c for c, _ in callers):
                     callers.append((caller, callers[0][1]))
     for alike in (*refused.values(), *renames.values()):
         # the certain one first (a namespace no chart or operator shares), naming the rest
         (_, first), *rest = sorted(alike, key=lambda c: c[1].doubt is not None)
         yield _so_do(first, [caller for caller, _ in rest])
+
+
+def _values_declarations(pod: PodTemplate) -> Iterator[Declaration]:
+    """The addresses the values of a chart of the tree write whose namespace they name
+    (``http://vllm.ai.svc.cluster.local:8000``): the calls its pods likely make, where its
+    templates pass them on; a short name's namespace is the release's, which its values
+    file may not say, so it is not read."""
+    from reviewbot.netpol.deps import Declaration, endpoints
+
+    def walk(value: Any, path: Path) -> Iterator[Declaration]:
+        if isinstance(value, str):
+            if "://" in value or ".svc" in value:
+                for e in endpoints(value, ""):
+                    if e.namespace:
+                        yield Declaration(pod.obj, path, e)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                yield from walk(item, (*path, key))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                yield from walk(item, (*path, i))
+
+    yield from walk(pod.obj.body, ())
 
 
 def _so_do(first: Violation, rest: Sequence[str]) -> Violation:

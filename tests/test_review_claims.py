@@ -1493,3 +1493,54 @@ def test_a_measured_entry_a_rename_leaves_behind_is_said(
     assert [s["reason"] for s in json.loads(out)["skipped"] if s["file"] == ".reviewbot.yaml"] == [
         "measured entry Deployment/ai/vllm names no workload of the head (this change renames "
         "or removes it; did you mean Deployment/ai/qwen-32b?): its facts reach nothing"]
+
+
+def test_a_call_in_the_values_of_a_chart_of_the_tree_to_a_port_gone_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial fifty-one: vllm's Service port 8000 removed; open-webui's call was said,
+    chat-api's (`llm.url` in the values of a chart of the tree, which reviewbot does not
+    render) was not. It is a warning in a lint, which the templates' passing on of the value
+    leaves not certain, and a place of the review's finding of the same cause."""
+    sync = ("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {url: https://github.com/acme/fleet, ref: {branch: main}}\n---\n"
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {path: ./clusters/prod, prune: true, sourceRef: {kind: GitRepository, "
+            "name: flux-system}}\n")
+    release = ("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+               "metadata: {name: chat-api, namespace: chat}\nspec:\n  chart:\n    spec:\n"
+               "      chart: ./charts/chat-api\n      sourceRef: {kind: GitRepository, "
+               "name: flux-system, namespace: flux-system}\n")
+    service = ("apiVersion: v1\nkind: Service\nmetadata: {name: vllm, namespace: ai}\n"
+               "spec: {selector: {app: vllm}, ports: [{port: PORT, targetPort: 8000}]}\n")
+    webui = deployment("webui", "ai", "{app: webui}").lstrip("-\n").replace(
+        "image: x", "image: x\n        env: [{name: URL, value: "
+        "'http://vllm.ai.svc.cluster.local:8000/v1'}]")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "clusters/prod/flux-system/gotk-sync.yaml": sync,
+        "clusters/prod/kustomization.yaml": "resources: [chat-api.yaml, ai.yaml]\n",
+        "clusters/prod/chat-api.yaml": release,
+        "clusters/prod/ai.yaml": service.replace("PORT", "8000") + "---\n" + webui,
+        "charts/chat-api/Chart.yaml": "apiVersion: v2\nname: chat-api\nversion: 1.0.0\n",
+        "charts/chat-api/values.yaml": ("image: {repository: chat-api, tag: '1'}\n"
+                                        "llm: {url: 'http://vllm.ai.svc.cluster.local:8000/v1'}\n"),
+        "charts/chat-api/templates/deploy.yaml": "kind: Deployment\nmetadata: "
+                                                 "{name: '{{ .Release.Name }}'}\nspec: "
+                                                 "{url: '{{ .Values.llm.url }}'}\n"})
+    head = repo.commit({"clusters/prod/ai.yaml": service.replace("PORT", "80") + "---\n" + webui})
+    repo.git("checkout", "-q", head)
+    found = [f for f in lint_dir(repo.path, only=["netpol-pairing"]).findings
+             if "no port 8000" in f.message]
+    assert [(f.severity, f.file, f.line, f.message.split(" call")[0]) for f in found] == [
+        ("warning", "charts/chat-api/values.yaml", 2,
+         "The pods of chart chat-api (values charts/chat-api/values.yaml)"),
+        ("error", "clusters/prod/ai.yaml", 16, "ai/webui")]
+    # a review: one cause, the chart's place the other of what the change did to the call
+    repo.git("checkout", "-q", "-")
+    _, out, _ = review_out(repo, base, head, "json", capsys, "--rule", "netpol-pairing")
+    told = [f for f in json.loads(out)["findings"] if "no port 8000" in f["message"]]
+    assert ("charts/chat-api/values.yaml", 2) in [
+        (p["file"], p["line"]) for f in told for p in (f, *f["also"])]

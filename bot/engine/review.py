@@ -249,6 +249,13 @@ def _said_once(marked: list[Finding], changes: Sequence[Finding]) -> list[Findin
     kept = [f for f in marked if not _told_again(f, told) and not any(
         _same_cluster(f.clusters, clusters) for place in _places_of(f)
         for clusters in kinds.get((f.rule, f.kind, *place), ()))]
+    # the other places of a cause a change's finding tells go with it (new-user trial
+    # fifty-one: a chart's caller of a Service's port gone, the same cause as open-webui's
+    # call, left with the head finding the change's replaced)
+    dropped = [f for f in marked if f not in kept and f.others]
+    if dropped:
+        changes = [_with_places_of(c, [f for f in dropped if f.rule == c.rule and any(
+            p in _places_of(c) for p in _places_of(f))]) for c in changes]
     both = [*kept, *changes]
     loud = {f.object for f in both if f.rule == "gpu-rollout" and _changed(f)}
     return [f for f in both if not (
@@ -273,6 +280,18 @@ TOLD_BY: dict[tuple[str, str], tuple[str, ...]] = {
 def _same_cluster(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Whether findings of clusters ``a`` and ``b`` may be of one cluster (none: any)."""
     return not a or not b or bool(set(a) & set(b))
+
+
+def _with_places_of(c: Finding, told: Sequence[Finding]) -> Finding:
+    """``c`` with the places of the head findings it tells that it lacks, as others."""
+    have = set(_places_of(c))
+    more: list[Finding] = []
+    for f in told:
+        for p in (f, *f.others):
+            if (p.file, p.line, p.column) not in have:
+                have.add((p.file, p.line, p.column))
+                more.append(replace(p, others=()))
+    return replace(c, others=(*c.others, *more)) if more else c
 
 
 def _places_of(f: Finding) -> list[tuple[str, int, int]]:
