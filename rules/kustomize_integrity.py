@@ -1781,7 +1781,9 @@ def _unset_variables(model: Model) -> Iterator[Violation]:
             # (where the variable would be set is the same cause's other place: a review
             # comments there when the change renamed it; new-user trial forty-nine)
             setting = ("spec", "postBuild", "substitute")
-            others = tuple(Violation(a, setting, message, fix=fix, kind="unset-variable")
+            at = (*setting, meant) if meant else setting  # (the key of close name, where the
+            # change renamed it: new-user trial fifty-one's comment sat on `substitute:`)
+            others = tuple(Violation(a, at, message, fix=fix, kind="unset-variable")
                            for a in appliers[:1] if isinstance(a.get(setting), dict))
             yield Violation(obj, path, message, kind="unset-variable", fix=fix,
                             others=others)

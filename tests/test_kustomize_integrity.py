@@ -2404,9 +2404,9 @@ def test_a_flux_variable_no_source_sets_is_written_as_the_empty_string(tmp_path:
     write(tmp_path, {"clusters/prod/apps.yaml": ks % ("apps", "./apps", (
         "  postBuild:\n    substitute: {LLM_URL: 'http://llm'}\n"))})
     result = lint_dir(tmp_path, only=["kustomize-integrity"])
-    assert [[(o.file, o.line) for o in f.others] for f in result.findings
+    assert [[(o.file, o.line, o.column) for o in f.others] for f in result.findings
             if f.kind == "unset-variable" and "LLM_BASE_URL" in f.message] == [
-        [("clusters/prod/apps.yaml", 10)]]
+        [("clusters/prod/apps.yaml", 10, 27)]]  # (at LLM_URL's value, the key of a close name)
     # the variable its substitute sets of a close name is the one meant (new-user trial
     # fifty-one: DOMAIN renamed BASE_DOMAIN there, the fix said to set DOMAIN)
     assert [f.fix for f in result.findings if f.kind == "unset-variable"
