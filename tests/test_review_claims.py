@@ -1535,8 +1535,7 @@ def test_a_call_in_the_values_of_a_chart_of_the_tree_to_a_port_gone_is_said(
     found = [f for f in lint_dir(repo.path, only=["netpol-pairing"]).findings
              if "no port 8000" in f.message]
     assert [(f.severity, f.file, f.line, f.message.split(" call")[0]) for f in found] == [
-        ("warning", "charts/chat-api/values.yaml", 2,
-         "The pods of chart chat-api (values charts/chat-api/values.yaml)"),
+        ("warning", "charts/chat-api/values.yaml", 2, "chat/chat-api"),  # (its release's)
         ("error", "clusters/prod/ai.yaml", 16, "ai/webui")]
     # a review: one cause, the chart's place the other of what the change did to the call
     repo.git("checkout", "-q", "-")

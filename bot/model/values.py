@@ -448,6 +448,7 @@ def _file_uses(model: Model) -> dict[str, _Use]:
                                          str(chart.get("name") or "")))
     _argo_value_files(model, uses)
     _fleet_value_files(model, uses)
+    _flux_chart_files(model, uses)
     generated = generated_files(model.kustomizations)
     if not generated:
         return uses
@@ -464,6 +465,30 @@ def _file_uses(model: Model) -> dict[str, _Use]:
                                          obj.name,
                                          chart_name if isinstance(chart_name, str) else ""))
     return uses
+
+
+def _flux_chart_files(model: Model, uses: dict[str, _Use]) -> None:
+    """The values of a chart of the tree a Flux HelmRelease renders (``chart: ./charts/x``
+    of a GitRepository): its ``valuesFiles``, else the chart's ``values.yaml``, in the
+    release's namespace (``targetNamespace``, else its own), named by the release (new-user
+    trial fifty-one's chat-api values pods had no namespace: "/chat-api calls ...")."""
+    for obj in model.objects:
+        if obj.kind != "HelmRelease" or obj.group != "helm.toolkit.fluxcd.io" or (
+                obj.file in model.unapplied):
+            continue
+        spec = _dict(obj.get(("spec", "chart", "spec")))
+        chart = spec.get("chart")
+        if not isinstance(chart, str) or _dict(spec.get("sourceRef")).get("kind") != (
+                "GitRepository"):
+            continue
+        folder = posixpath.normpath(chart.strip().strip("/")).removeprefix("./")
+        if join(folder, "Chart.yaml") not in model.files:
+            continue
+        listed = [posixpath.normpath(v.strip().lstrip("/")).removeprefix("./")
+                  for v in spec.get("valuesFiles") or () if isinstance(v, str)]
+        ns = obj.get(("spec", "targetNamespace")) or obj.namespace
+        for target in listed or [join(folder, "values.yaml")]:
+            uses.setdefault(target, _Use(str(ns) if ns else None, obj.name, folder))
 
 
 def fleet_helm_bundles(model: Model) -> dict[str, Mapping[str, Any]]:
