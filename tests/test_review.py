@@ -796,6 +796,32 @@ def test_one_problem_at_one_line_is_one_inline_comment_naming_the_others() -> No
     assert both.fingerprint != comment.fingerprint
 
 
+def test_findings_of_one_rule_offering_one_suggestion_at_one_line_are_one_comment() -> None:
+    """New-user trial fifty: each cluster's gpu-rollout finding of one base Deployment (an
+    error in staging, a warning in production), two comments at one line each offering the
+    same suggestion. One comment, the error first, the suggestion once."""
+    from reviewbot.engine.findings import Finding, Suggestion
+    from reviewbot.report.review import inline_comments
+
+    change = Suggestion("apps/base/vllm.yaml", 21, 24,
+                        ("    type: RollingUpdate", "    rollingUpdate:", "      maxSurge: 1",
+                         "      maxUnavailable: 0"), ("    type: Recreate",))
+
+    def finding(severity: str, message: str) -> Finding:
+        return Finding("gpu-rollout", severity, "apps/base/vllm.yaml", 23, 17,
+                       "Deployment/llm-serving/vllm", message, "Set spec.strategy.type: "
+                       "Recreate.", new=True, kind="surge", suggestion=change,
+                       path="spec.strategy.rollingUpdate.maxSurge")
+
+    (comment,) = inline_comments([finding("warning", "prod: the surge fits today only."),
+                                  finding("error", "staging: the surge pod waits forever.")])
+    assert comment.body.startswith("2 findings of `gpu-rollout` at this line (1 error, "
+                                   "1 warning):\n\n**error**")
+    assert comment.body.count("```suggestion") == 1
+    assert (comment.start_line, comment.line) == (21, 24)
+    assert comment.plain is not None and "type: Recreate\n```" not in comment.plain[1]
+
+
 def test_one_suggestion_of_two_builds_is_offered_once_and_changes_elsewhere_are_one_comment(
 ) -> None:
     """New-user trial twenty-six: a base's startupProbe two overlays build gave two comments

@@ -145,19 +145,23 @@ def _one_per_line(comments: Sequence[tuple[Sequence[Finding], InlineComment]]
     severe first (new-user trial twenty-four: the six objects a removed Kustomization's
     pruning deletes were six comments stacked on the removed line); its id changes with the
     group, as an alike group's."""
-    def key(fs: Sequence[Finding], c: InlineComment) -> tuple[str, int, str] | None:
-        if c.start_line is not None or c.plain is not None:
+    def key(fs: Sequence[Finding], c: InlineComment) -> tuple[Any, ...] | None:
+        if c.plain is not None:  # one suggestion the findings offer alike: one comment
+            # offering it once (new-user trial fifty: each cluster's gpu-rollout finding at
+            # one line, two comments with one suggestion)
+            return (c.path, c.line, c.start_line, fs[0].rule, c.body[len(c.plain[1]):])
+        if c.start_line is not None:
             return None
         # (one placed at the change that makes it goes there: its own file is unchanged)
         return (c.path, c.line, fs[0].rule) if c.elsewhere is None else (
             c.elsewhere[0], c.elsewhere[1], fs[0].rule)
 
-    groups: dict[tuple[str, int, str], list[tuple[Sequence[Finding], InlineComment]]] = {}
+    groups: dict[tuple[Any, ...], list[tuple[Sequence[Finding], InlineComment]]] = {}
     for fs, c in comments:
         if (k := key(fs, c)) is not None:
             groups.setdefault(k, []).append((fs, c))
     out: list[InlineComment] = []
-    done: set[tuple[str, int, str]] = set()
+    done: set[tuple[Any, ...]] = set()
     for fs, c in comments:
         at = key(fs, c)
         group = groups.get(at, []) if at is not None else []
@@ -171,9 +175,16 @@ def _one_per_line(comments: Sequence[tuple[Sequence[Finding], InlineComment]]
         counts = Counter(f.severity for members, _ in ordered for f in members)
         said = ", ".join(plural(n, sev) for sev, n in sorted(
             counts.items(), key=lambda kv: -severity_rank(kv[0])))
-        body = (f"{sum(counts.values())} findings of {md_code(fs[0].rule, False)} at this "
-                f"line ({said}):\n\n" + "\n\n---\n\n".join(
-                    g.body if g.elsewhere is None else g.elsewhere[2] for _, g in ordered))
-        out.append(InlineComment(at[0], at[1], None, body,
-                                 _group_fingerprint([g.fingerprint for _, g in ordered])))
+        head = (f"{sum(counts.values())} findings of {md_code(fs[0].rule, False)} at this "
+                f"line ({said}):\n\n")
+        fingerprint = _group_fingerprint([g.fingerprint for _, g in ordered])
+        if c.plain is not None:  # (their bodies without the suggestion, it once after)
+            plain = head + "\n\n---\n\n".join(
+                g.plain[1] for _, g in ordered if g.plain is not None)
+            out.append(InlineComment(c.path, c.line, c.start_line, plain + at[-1],
+                                     fingerprint, (c.plain[0], plain)))
+            continue
+        body = head + "\n\n---\n\n".join(
+            g.body if g.elsewhere is None else g.elsewhere[2] for _, g in ordered)
+        out.append(InlineComment(at[0], at[1], None, body, fingerprint))
     return out
