@@ -2243,7 +2243,9 @@ spec: {podSelector: {}, policyTypes: [Egress]}
 @pytest.mark.parametrize("data, calls", [
     ("""--data '{"uri":"http://api.web:8080"}'""", []),
     ('-d "uri=http://api.web:8080"', []),
-    ("--json '{\"uri\": \"http://api.web:8080\"}' http://api.web:8080/ping", ["api.web:8080"])])
+    ("--json '{\"uri\": \"http://api.web:8080\"}' http://api.web:8080/ping", ["api.web:8080"]),
+    # (psql's -d is the database it calls, no payload)
+    ("&& psql -d postgres://api.web:8080/app", ["api.web:8080"])])
 def test_an_address_a_client_sends_as_data_is_no_call_of_its_own(
         tmp_path: Path, data: str, calls: list[str]) -> None:
     """Judge round CI (proompteng/lab): a register Job posts `{"uri": "http://restate-

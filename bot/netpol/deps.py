@@ -179,7 +179,7 @@ def declarations(
             items = body.get(key)
             for i, item in enumerate(items if isinstance(items, list) else []):
                 if isinstance(item, str) and ("." in item or ":" in item):
-                    for e in endpoints(_PAYLOAD.sub(" ", item), ns):
+                    for e in endpoints(_unsent(item), ns):
                         yield Declaration(pod.obj, base + (key, i), e)
         for e, at in _client_calls(container, ns):
             yield Declaration(pod.obj, base + at, e)
@@ -254,6 +254,23 @@ def _scripts_run(data: Mapping[Any, Any], ran: str) -> set[str] | None:
 # posting `{"uri": "http://restate-example...:9080"}` to restate, "calls :9080" refused)
 _PAYLOAD = re.compile(r"""(?<![\w-])(?:--data(?:-raw|-binary|-urlencode|-ascii)?|--json"""
                       r"""|--post-data|-d)(?:\s+|=)(?:'[^']*'|"(?:[^"\\]|\\.)*"|\S+)""")
+# an HTTP client's command, whose --data is what it sends (psql's -d is a database to call)
+_HTTP_CLIENT = re.compile(r"(?:^|[\s(`])(?:curl|wget)\b")
+_COMMANDS = re.compile(r"(?<!\\)(?:&&|\|\||[;|\n])")
+
+
+def _unsent(text: str) -> str:
+    """``text`` without what an HTTP client command of it sends as a request body
+    (:data:`_PAYLOAD`): each command of a shell line apart, only curl's and wget's."""
+    if not _HTTP_CLIENT.search(text):
+        return text
+    parts, at = [], 0
+    for m in _COMMANDS.finditer(text):
+        parts.append(text[at:m.start()])
+        parts.append(m.group(0))
+        at = m.end()
+    parts.append(text[at:])
+    return "".join(_PAYLOAD.sub(" ", p) if _HTTP_CLIENT.search(p) else p for p in parts)
 # a file a ConfigMap holds that is a script: code its pod runs, not configuration it reads
 _SCRIPT = re.compile(r"\.(?:sh|bash|py|rb|pl|js|ts)$")
 
