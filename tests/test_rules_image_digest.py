@@ -972,3 +972,64 @@ def test_an_images_entry_sets_the_image_of_a_chart_kustomize_renders(tmp_path: P
     assert [(f.kind, f.severity, f.message.split(" is ")[0]) for f in result.findings] == [
         ("unpinned", "warning", "jenkins, the chart's main container (top of the values file): "
          "image registry.example.com/jenkins/jenkins:2.414.3-lts")]
+
+
+def test_a_literal_floating_image_in_a_rendered_chart_s_template_is_a_warning(
+        tmp_path: Path) -> None:
+    """Judge round CH: a chart of the tree a Flux HelmRelease renders writes `image: busybox`
+    in its template (no template text on that line): the image Flux deploys went unsaid.
+    Helm renders the line where its block renders, which reviewbot does not evaluate: a
+    warning; a pinned one, a templated one and helm test's are not said."""
+    from .helpers import write
+
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: flux-system, namespace: flux-system}
+            spec: {url: https://github.com/acme/fleet, ref: {branch: main}}
+            ---
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: flux-system, namespace: flux-system}
+            spec: {path: ./clusters/prod, sourceRef: {kind: GitRepository, name: flux-system}}
+        """,
+        "clusters/prod/web.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: web, namespace: web}
+            spec:
+              chart:
+                spec:
+                  chart: ./charts/web
+                  sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}
+        """,
+        "charts/web/Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+        "charts/web/values.yaml": "image: {repository: nginx, tag: '1.27@sha256:" + "a" * 64
+                                  + "'}\n",
+        "charts/web/templates/deploy.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: '{{ .Release.Name }}'}
+            spec:
+              template:
+                spec:
+                  initContainers:
+                  - name: wait
+                    image: busybox
+                  - name: pinned
+                    image: alpine:3.20@sha256:%s
+                  containers:
+                  - name: web
+                    image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
+        """ % ("b" * 64),
+        "charts/web/templates/tests/ping.yaml": """
+            apiVersion: v1
+            kind: Pod
+            metadata: {name: '{{ .Release.Name }}-ping'}
+            spec: {containers: [{name: ping, image: busybox}]}
+        """,
+    })
+    found = [(f.severity, f.file, f.line) for f in
+             lint_dir(tmp_path, only=["image-digest"]).findings]
+    assert found == [("warning", "charts/web/templates/deploy.yaml", 9)]
