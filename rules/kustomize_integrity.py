@@ -331,6 +331,7 @@ from reviewbot.model.kustomize import (
     near_path,
     patch_files,
     patch_folders,
+    source_path,
 )
 from reviewbot.model.objects import (
     ARGO_UNPLACED,
@@ -2064,13 +2065,13 @@ def _flux_values_files(model: Model, index: TreeIndex, graph: Graph) -> Iterator
                 spec.get("sourceRef")).get("kind") != "GitRepository" or (
                 spec.get("ignoreMissingValuesFiles") is True):
             continue
-        folder = posixpath.normpath(chart.strip().strip("/")).removeprefix("./")
+        folder = source_path(chart)
         if join(folder, "Chart.yaml") not in index.files:
             continue  # (a chart of another repository)
         for j, entry in enumerate(files):
             if not isinstance(entry, str) or not entry.strip() or "${" in entry:
                 continue
-            target = posixpath.normpath(entry.strip().lstrip("/")).removeprefix("./")
+            target = source_path(entry)
             if not index.covers(target) or target in index.files or graph.gitignored(
                     target) or graph.written_by(target):
                 continue

@@ -109,6 +109,26 @@ def is_remote(entry: str) -> bool:
     return text.startswith(REMOTE_PREFIXES) or "://" in text or "?ref=" in text
 
 
+def source_path(path: str) -> str:
+    """A path of a Flux source's artifact as a path of the tree: relative to its root, as
+    helm-controller and source-controller read a chart or values file (``./charts/web``,
+    ``/charts/web/`` -> ``charts/web``)."""
+    return posixpath.normpath(path.strip().strip("/")).removeprefix("./")
+
+
+def git_chart(spec: Any) -> tuple[str, list[str]] | None:
+    """A Flux HelmRelease's ``spec.chart.spec`` whose chart is a path of a GitRepository: the
+    chart's folder and the ``valuesFiles`` it names, as paths of the tree; None else."""
+    if not isinstance(spec, dict) or not isinstance(spec.get("chart"), str):
+        return None
+    ref = spec.get("sourceRef")
+    if not isinstance(ref, dict) or ref.get("kind") != "GitRepository":
+        return None
+    files = spec.get("valuesFiles")
+    return source_path(spec["chart"]), [source_path(v) for v in (
+        files if isinstance(files, list) else ()) if isinstance(v, str)]
+
+
 def is_kustomization_file(path: str) -> bool:
     return posixpath.basename(path) in KUSTOMIZATION_FILES
 

@@ -63,6 +63,7 @@ from reviewbot.model.kustomize import (
     argo_sources,
     flux_spec,
     folders,
+    git_chart,
     is_remote,
     join,
     near_path,
@@ -1384,17 +1385,14 @@ class _Walker:
         assert r.doc is not None
         spec = dict_of(r.body.get("spec"))
         chart = dict_of(dict_of(spec.get("chart")).get("spec"))
-        ref = dict_of(chart.get("sourceRef"))
-        path = text_of(chart.get("chart"))
-        if path is None or ref.get("kind") != "GitRepository" or "${" in path:
+        found = git_chart(chart)
+        if found is None or "${" in chart["chart"] or not self._from_here(
+                {"sourceRef": chart["sourceRef"]}, r.doc)[0]:
             return
-        if not self._from_here({"sourceRef": ref}, r.doc)[0]:
-            return
-        folder = posixpath.normpath(path.strip().strip("/")).removeprefix("./")
+        folder, listed = found
+        path = chart["chart"]
         if folder in (".", "") or join(folder, "Chart.yaml") not in self.graph.paths:
             return
-        listed = [posixpath.normpath(name.strip().lstrip("/")).removeprefix("./")
-                  for name in list_of(chart.get("valuesFiles")) if isinstance(name, str)]
         self.reach.files.update(name for name in listed or [join(folder, "values.yaml")]
                                 if name in self.graph.paths)
         namespace = text_of(spec.get("targetNamespace")) or _namespace(r.body)

@@ -61,6 +61,7 @@ from reviewbot.model.kustomize import (
     generated_file,
     generated_files,
     generator_files,
+    git_chart,
     is_kustomization_file,
     is_remote,
     join,
@@ -476,16 +477,10 @@ def _flux_chart_files(model: Model, uses: dict[str, _Use]) -> None:
         if obj.kind != "HelmRelease" or obj.group != "helm.toolkit.fluxcd.io" or (
                 obj.file in model.unapplied):
             continue
-        spec = _dict(obj.get(("spec", "chart", "spec")))
-        chart = spec.get("chart")
-        if not isinstance(chart, str) or _dict(spec.get("sourceRef")).get("kind") != (
-                "GitRepository"):
+        found = git_chart(obj.get(("spec", "chart", "spec")))
+        if found is None or join(found[0], "Chart.yaml") not in model.files:
             continue
-        folder = posixpath.normpath(chart.strip().strip("/")).removeprefix("./")
-        if join(folder, "Chart.yaml") not in model.files:
-            continue
-        listed = [posixpath.normpath(v.strip().lstrip("/")).removeprefix("./")
-                  for v in spec.get("valuesFiles") or () if isinstance(v, str)]
+        folder, listed = found
         ns = obj.get(("spec", "targetNamespace")) or obj.namespace
         for target in listed or [join(folder, "values.yaml")]:
             uses.setdefault(target, _Use(str(ns) if ns else None, obj.name, folder))

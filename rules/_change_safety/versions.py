@@ -97,6 +97,7 @@ def unversioned_chart_verdicts(base: Model, head: Model) -> Iterator[Violation]:
     import posixpath
 
     from reviewbot.diff.anchors import Anchors
+    from reviewbot.model.kustomize import git_chart
 
     found: dict[tuple[str, str], list[KObject]] = {}  # (folder, first file) -> releases
     edits: dict[tuple[str, str], list[str]] = {}
@@ -105,19 +106,15 @@ def unversioned_chart_verdicts(base: Model, head: Model) -> Iterator[Violation]:
                 obj.file in head.unapplied):
             continue
         spec = obj.get(("spec", "chart", "spec"))
-        if not isinstance(spec, dict) or not isinstance(spec.get("chart"), str) or (
-                spec.get("reconcileStrategy") not in (None, "ChartVersion")) or (
-                not isinstance(spec.get("sourceRef"), dict)
-                or spec["sourceRef"].get("kind") != "GitRepository"):
+        local = git_chart(spec)
+        if local is None or spec.get("reconcileStrategy") not in (None, "ChartVersion"):
             continue
-        folder = posixpath.normpath(spec["chart"].strip().strip("/")).removeprefix("./")
+        folder, values_files = local
         chart = posixpath.join(folder, "Chart.yaml")
         version = _chart_version(head, chart)
         if version is None or version != _chart_version(base, chart):
             continue
-        listed = {posixpath.normpath(str(v).strip().lstrip("/")).removeprefix("./")
-                  for v in spec.get("valuesFiles") or () if isinstance(v, str)}
-        read = listed or {posixpath.join(folder, "values.yaml")}
+        read = set(values_files) or {posixpath.join(folder, "values.yaml")}
         files = sorted(p for p in {*base.files, *head.files} if p in read or (
             p.startswith(folder + "/") and not _VALUES_FILE.match(posixpath.basename(p))))
         edited = [p for p in files if p in head.files and (
