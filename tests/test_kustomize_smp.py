@@ -245,6 +245,102 @@ def test_patch_directives_as_kustomize_applies_them(tmp_path: Path) -> None:
     assert pod["$setElementOrder/containers"] == [{"name": "web"}]
 
 
+def test_a_patch_element_without_the_merge_key_empties_the_keyed_list(tmp_path: Path) -> None:
+    """kyaml matches an element without the list's merge key by an empty value, which its
+    ElementSetter takes for any: every base element holding the key goes (metallb's speaker
+    patch deletes its mounts by `name`, volumeMounts are keyed by mountPath: kustomize
+    builds `volumeMounts: []`, and the volumes the same patch deletes by name are gone too;
+    judge round CL). The patch's keyed elements before it were merged; after it, alone."""
+    bodies = build(tmp_path, {
+        "kustomization.yaml": """
+            resources: [ds.yaml]
+            patches:
+            - patch: |
+                apiVersion: apps/v1
+                kind: DaemonSet
+                metadata: {name: speaker}
+                spec:
+                  template:
+                    spec:
+                      containers:
+                      - name: speaker
+                        volumeMounts: [{$patch: delete, name: a}]
+                        env:
+                        - {name: A, value: "9"}
+                        - {valueFrom: {fieldRef: {fieldPath: x}}}
+                        - {name: B, value: "8"}
+                      - name: side
+                        volumeMounts: [{name: c, mountPath: /c}, {readOnly: true}]
+                      volumes: [{$patch: delete, name: a}]
+        """,
+        "ds.yaml": """
+            apiVersion: apps/v1
+            kind: DaemonSet
+            metadata: {name: speaker}
+            spec:
+              selector: {matchLabels: {app: s}}
+              template:
+                metadata: {labels: {app: s}}
+                spec:
+                  containers:
+                  - name: speaker
+                    image: speaker:1
+                    volumeMounts: [{name: a, mountPath: /a}, {name: b, mountPath: /b}]
+                    env:
+                    - {name: A, value: "1", x: "kept"}
+                    - {name: B, value: "2", y: "lost"}
+                    - {name: C, value: "3"}
+                  - name: side
+                    image: side:1
+                    volumeMounts: [{name: a, mountPath: /a}]
+                  volumes: [{name: a, emptyDir: {}}, {name: b, emptyDir: {}}]
+        """,
+    })
+    pod = only(bodies, "DaemonSet")["spec"]["template"]["spec"]
+    speaker, side = pod["containers"]
+    assert speaker["volumeMounts"] == []
+    assert speaker["env"] == [{"name": "A", "value": "9", "x": "kept"},
+                              {"name": "B", "value": "8"}]
+    assert side["volumeMounts"] == [{"mountPath": "/c", "name": "c"}]
+    assert pod["volumes"] == [{"emptyDir": {}, "name": "b"}]
+
+
+def test_a_mount_a_patch_empties_is_no_mount_without_a_volume(tmp_path: Path) -> None:
+    for name, text in {
+        "kustomization.yaml": "resources: [ds.yaml]\npatches: [{path: patch.yaml}]\n",
+        "ds.yaml": """
+            apiVersion: apps/v1
+            kind: DaemonSet
+            metadata: {name: speaker}
+            spec:
+              selector: {matchLabels: {app: s}}
+              template:
+                metadata: {labels: {app: s}}
+                spec:
+                  containers:
+                  - name: speaker
+                    image: speaker:1@sha256:{d}
+                    volumeMounts: [{name: memberlist, mountPath: /etc/ml}]
+                  volumes: [{name: memberlist, secret: {secretName: memberlist}}]
+        """.replace("{d}", "0" * 64),
+        "patch.yaml": """
+            apiVersion: apps/v1
+            kind: DaemonSet
+            metadata: {name: speaker}
+            spec:
+              template:
+                spec:
+                  containers:
+                  - name: speaker
+                    volumeMounts: [{$patch: delete, name: memberlist}]
+                  volumes: [{$patch: delete, name: memberlist}]
+        """,
+    }.items():
+        (tmp_path / name).write_text(textwrap.dedent(text).lstrip("\n"))
+    assert [(f.rule, f.line) for f in lint_dir(tmp_path).findings
+            if f.severity == "error"] == []
+
+
 def test_a_field_a_patch_sets_in_a_reordered_list_is_located_in_the_patch(
         tmp_path: Path) -> None:
     files = {

@@ -327,26 +327,38 @@ class _Merge:
 
     def _by_key(self, base: list[Any], patch: list[Any], key: str, here: Path, src: Path,
                 at: Path, items: Node) -> list[Any]:
-        """One key: the patch's elements first (merged), then the base's others."""
+        """One key: the patch's elements first (merged), then the base's others.
+
+        A patch element without the key (``- name: a`` in volumeMounts, keyed by mountPath)
+        is matched by an empty value, which kyaml's ElementSetter takes for any: every base
+        element holding the key is gone from there on (kyaml/yaml/walk's
+        setAssociativeSequenceElements; ``kubectl kustomize`` gives ``volumeMounts: []``),
+        the keyless element with them; the patch's elements before it were merged already,
+        those after it stand alone."""
         order: list[str] = []
         base_at: dict[str, int] = {}
         patch_at: dict[str, int] = {}
         keyless: list[int] = []
+        cut = len(patch)  # the first patch element without the key
         for j, p in enumerate(patch):
             if isinstance(p, dict) and key in p:
                 value = _text(p[key])
                 if value not in patch_at:
                     patch_at[value] = j
                     order.append(value)
+            elif cut == len(patch) and isinstance(p, dict) and not (
+                    "$patch" in p and len(p) == 1):
+                cut = j
         for i, b in enumerate(base):
             if key not in b:
                 keyless.append(i)
                 continue
             value = _text(b[key])
-            if value not in base_at:
-                base_at[value] = i
-                if value not in patch_at:
-                    order.append(value)
+            if value in base_at or patch_at.get(value, len(patch)) >= cut < len(patch):
+                continue  # a second one, or gone before a patch element merged it
+            base_at[value] = i
+            if value not in patch_at:
+                order.append(value)
         out: list[Any] = []
         moved: dict[int, int | None] = dict.fromkeys(range(len(base)))
         for value in order:
