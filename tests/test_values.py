@@ -923,6 +923,38 @@ def test_a_values_file_nothing_hands_to_helm_is_not_certain(tmp_path: Path) -> N
         named, only=["image-digest"]).findings] == [("ha/values.yaml", 4, "error")]
 
 
+def test_a_chart_kustomize_renders_from_its_chart_home_gives_its_own_values(
+        tmp_path: Path) -> None:
+    """A kustomization's helmCharts entry without a valuesFile renders the chart kept in its
+    chart home (``helmGlobals.chartHome``, default ``charts``) with the chart's own
+    values.yaml, as kustomize's HelmChartInflationGenerator does: an Argo CD Application
+    applies that overlay, so the chart's values reach the cluster (new-user trial
+    fifty-two: "reaches no cluster"); a chart named with a valuesFile is given that file."""
+    chart = {"charts/exp/Chart.yaml": "apiVersion: v2\nname: exp\nversion: 1.0.0\n",
+             "charts/exp/values.yaml": "image:\n  repository: dcgm-exporter\n  tag: latest\n"}
+    app = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: mon}\n"
+           "spec:\n  project: default\n  source: {repoURL: https://git.example/x.git, "
+           "path: envs/prod/mon}\n  destination: {server: https://kubernetes.default.svc, "
+           "namespace: mon}\n")
+    for name, kustomization, want in [
+        ("home", "helmGlobals: {chartHome: ../../../charts}\nhelmCharts:\n"
+                 "- {name: exp, releaseName: exp, namespace: mon}\n", "error"),
+        ("given", "helmGlobals: {chartHome: ../../../charts}\nhelmCharts:\n"
+                  "- {name: exp, releaseName: exp, valuesFile: mine.yaml}\n", None),
+    ]:
+        root = tmp_path / name
+        for path, text in {**chart, "apps/mon.yaml": app,
+                           "envs/prod/mon/kustomization.yaml": kustomization,
+                           "envs/prod/mon/mine.yaml": "replicas: 1\n"}.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text)
+        result = lint_dir(root, only=["image-digest", "kustomize-integrity"])
+        assert [(f.file, f.line, f.severity) for f in result.findings
+                if f.rule == "image-digest"] == ([("charts/exp/values.yaml", 3, want)]
+                                                 if want else [])
+        assert ("charts/exp/values.yaml" in result.model.unapplied) is (want is None)
+
+
 def test_a_fleet_bundle_gives_helm_the_values_files_its_fleet_yaml_names(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Judge round BY: Fleet passes Helm exactly what a bundle's fleet.yaml names

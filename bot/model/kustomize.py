@@ -321,6 +321,27 @@ def path_entries(body: Mapping[str, Any]) -> Iterator[Entry]:
         yield Entry(("openapi", "path"), openapi["path"], "openapi")
 
 
+def helm_chart_folders(k: Kustomization) -> Iterator[tuple[Mapping[str, Any], str]]:
+    """Each ``helmCharts`` entry of ``k`` with the tree folder kustomize renders its chart
+    from (HelmChartInflationGenerator: ``helmGlobals.chartHome``, default ``charts``, beside
+    the kustomization, ``<name>-<version>`` below it for a chart pulled from a ``repo``;
+    then the chart's ``name``): a chart kept in the tree is read there. An absolute chart
+    home names no folder of the tree."""
+    home = _dict(k.body.get("helmGlobals")).get("chartHome")
+    if home is None or home == "":
+        home = "charts"
+    if not isinstance(home, str) or posixpath.isabs(home):
+        return
+    for chart in _list(k.body.get("helmCharts")):
+        name = chart.get("name") if isinstance(chart, dict) else None
+        if not isinstance(name, str) or not name or "/" in name:
+            continue
+        folder = join(k.directory, home)
+        if chart.get("version") and chart.get("repo"):
+            folder = join(folder, f"{chart['name']}-{chart['version']}")
+        yield chart, join(folder, name)
+
+
 def config_files(k: Kustomization) -> Iterator[str]:
     """Tree paths of the files ``k`` reads as kustomize's own configuration (generator,
     transformer and validator plugins, transformer configurations, replacements): not API
@@ -1243,6 +1264,11 @@ class Graph:
         build.variables = build.variables + _vars(k)
         if k.body.get("helmCharts") or folder in self.fleet_charts():
             build.helm = True
+            for helm_chart, chart in helm_chart_folders(k):  # a chart kept in the tree
+                if helm_chart.get("valuesFile") in (None, ""):  # given its own values (no
+                    for name in ("Chart.yaml", "values.yaml"):  # valuesFile, whose keys
+                        if join(chart, name) in self.files:  # would merge over them: not
+                            build.files.add(join(chart, name))  # read here)
         if any(k.body.get(key) for key in ("generators", "validators")):
             build.plugins = True
             build.files.update(self.plugin_inputs(k))  # (read by the plugin, not objects)

@@ -62,6 +62,7 @@ from reviewbot.model.kustomize import (
     generated_files,
     generator_files,
     git_chart,
+    helm_chart_folders,
     is_kustomization_file,
     is_remote,
     join,
@@ -426,7 +427,15 @@ def _chart_beside(model: Model, folder: str) -> tuple[str, dict[str, str]]:
 
 def chart_values_files(k: Kustomization) -> Iterator[tuple[Mapping[str, Any], str]]:
     """Each ``helmCharts`` entry of ``k`` with each values file of the tree it reads
-    (``valuesFile``, ``additionalValuesFiles``; a remote one is none of the tree's)."""
+    (``valuesFile``, ``additionalValuesFiles``; a remote one is none of the tree's). Without
+    a ``valuesFile``, kustomize gives Helm the chart's own ``values.yaml`` in its chart
+    folder (:func:`helm_chart_folders`): a chart kept in the tree is rendered with it
+    (new-user trial fifty-two's dcgm-exporter, ``chartHome: ../../../charts``, was "not
+    applied")."""
+    for chart, folder in helm_chart_folders(k):
+        given = chart.get("valuesFile")
+        if given is None or given == "":
+            yield chart, join(folder, "values.yaml")
     for chart in items(k.body.get("helmCharts")):
         if not isinstance(chart, dict):
             continue
