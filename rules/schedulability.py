@@ -42,6 +42,10 @@ Kinds:
   to a host the inventory does not list, whose name misspells one it does (`prod-gpu-02`
   for `prod-gpu-2`): on a cluster without that node its pods never schedule. A warning,
   since an inventory may list some nodes only; a host of no close name is not judged.
+- `untolerated` (on the `nodeSelector`'s hostname): a pod pinned by its `nodeSelector` (or
+  required affinity) to an inventory node whose `NoSchedule` or `NoExecute` taint it does
+  not tolerate: the scheduler places it on no node, and it stays Pending. A `nodeName`
+  skips the scheduler: not judged.
 - `pool-full`: the pods that may run only on a set of inventory nodes (their selectors,
   affinity and taints admit those alone: the GPU nodes of one product) request more of an
   extended resource (GPUs) than those nodes have left once the pods pinned there and the
@@ -173,6 +177,7 @@ from reviewbot.model.workload import (
     pod_request,
     request,
     resource_names,
+    untolerated,
     written,
 )
 from reviewbot.rules._kit import each_container, each_pod, parallelism_of, template_doubt, views
@@ -192,7 +197,7 @@ FIX = "Lower the requests, reduce replicas, or move a workload to another node."
 COST = 5  # CPU time relative to a rule of cost 1, measured on the 50k-object tree
 OPTIONS: tuple[Any, ...] = ()
 SEVERITIES = {"node-full": "error", "too-big": "error", "over-limit": "error",
-              "no-such-node": "warning",
+              "no-such-node": "warning", "untolerated": "error",
               "pool-full": "error", "scale-target": "warning", "drain-blocked": "warning",
               "claim-missing": "warning", "scale-target-lost": "error"}
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
@@ -565,6 +570,8 @@ def _cluster(model: Model) -> Iterator[Violation]:
             yield from _single(model, pod, inventory.nodes, judged)
         elif host is not None and inventory.node(host) is None:
             yield from _no_such_node(pod, host, names)
+        elif host is not None:
+            yield from _untolerated(pod, host, inventory.node(host))
     yield from _pools(model, pods, placement)
 
 
@@ -594,6 +601,33 @@ def _no_such_node(pod: PodTemplate, host: str, names: Sequence[str]) -> Iterator
         f"you mean {near}?): on a cluster without that node, its pods never schedule",
         fix=f"Set {host} to {near}, or list node {host} in the inventory if the cluster has it.",
         kind="no-such-node")
+
+
+def _untolerated(pod: PodTemplate, host: str, node: Node | None) -> Iterator[Violation]:
+    """``untolerated``: a pod its nodeSelector (or required affinity) pins to an inventory
+    node whose NoSchedule or NoExecute taint it does not tolerate: the scheduler places it
+    on no node, and it stays Pending (new-user trial fifty-two: vLLM pinned to the tainted
+    gpu-1, its tolerations removed, "no findings"). A ``nodeName`` skips the scheduler,
+    and a NoSchedule taint with it: not judged here."""
+    if node is None or pod.spec.get("nodeName"):
+        return
+    taints = untolerated(pod, node)
+    if not taints:
+        return
+    taint = taints[0]
+    key, effect = str(taint.get("key") or ""), str(taint.get("effect") or "")
+    written_taint = key + (f"={taint['value']}" if taint.get("value") else "") + f":{effect}"
+    if pod.node_selector.get(HOSTNAME) == host:
+        field, at = f"nodeSelector {HOSTNAME}", field_path(pod, "nodeSelector") + (HOSTNAME,)
+    else:
+        field, at = "required node affinity", field_path(pod, "affinity")
+    yield Violation(
+        pod.obj, at,
+        f"{pod.name}: its {field} pins it to node {host}, whose taint {written_taint} it "
+        "does not tolerate: the scheduler places it on no node, and its pods stay Pending",
+        fix=(f"Add a toleration of {key} (operator Exists, effect {effect}) to the pod, or "
+             f"pin it to a node without that taint."),
+        kind="untolerated")
 
 
 def _resource_names(pods: Sequence[PodTemplate]) -> list[str]:

@@ -195,6 +195,36 @@ def test_pinned_to_a_misspelt_inventory_host_is_a_warning(tmp_path: Path) -> Non
          "has it.")]
 
 
+TAINTED = """
+cluster:
+  nodes:
+    - name: gpu-1
+      labels: {kubernetes.io/hostname: gpu-1}
+      taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
+      allocatable: {cpu: "32", memory: 125Gi, nvidia.com/gpu: "2"}
+"""
+
+
+def test_pinned_to_a_node_whose_taint_it_does_not_tolerate_is_never_scheduled(
+        tmp_path: Path) -> None:
+    """New-user trial fifty-two: vLLM pinned to the tainted gpu-1, its tolerations removed,
+    stays Pending ("no findings" before). Tolerating the taint, or pinned by nodeName (the
+    scheduler skipped), it is not this."""
+    toleration = "\n      tolerations: [{key: nvidia.com/gpu, operator: Exists}]"
+    text = (pinned("vllm", "1Gi", node="gpu-1") + pinned(
+        "ok", "1Gi", node="gpu-1", extra=toleration) + pinned(
+        "direct", "1Gi", node="gpu-1").replace(
+            "nodeSelector: {kubernetes.io/hostname: gpu-1}", "nodeName: gpu-1"))
+    result = lint_text(tmp_path, text, only=["schedulability"], config=TAINTED)
+    assert [(f.kind, f.severity, f.line, f.message, f.fix) for f in result.findings] == [
+        ("untolerated", "error", 10,
+         "vllm: its nodeSelector kubernetes.io/hostname pins it to node gpu-1, whose taint "
+         "nvidia.com/gpu=present:NoSchedule it does not tolerate: the scheduler places it on "
+         "no node, and its pods stay Pending",
+         "Add a toleration of nvidia.com/gpu (operator Exists, effect NoSchedule) to the pod, "
+         "or pin it to a node without that taint.")]
+
+
 def test_a_request_above_its_limit_is_refused_without_an_inventory(tmp_path: Path) -> None:
     # a new-user trial: K frontend 256Mi over 128Mi, F home-assistant (app-template) 4Gi
     # over 2Gi; the API server says "must be less than or equal to memory limit"
