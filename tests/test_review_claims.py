@@ -792,6 +792,47 @@ spec:
     assert "Not shown inline" not in out
 
 
+def test_a_probe_s_port_a_rename_leaves_unnamed_sits_at_the_renamed_port(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial fifty-two: a container's port renamed http -> openai, its three probes
+    still naming http: three errors twenty lines below the change, "not shown inline", the
+    change's line carrying only an info. The port's name is the mistake's other half: the
+    findings sit there, and the fix names the one port the container declares."""
+    vllm = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm, namespace: llm}
+spec:
+  selector: {matchLabels: {app: vllm}}
+  template:
+    metadata: {labels: {app: vllm}}
+    spec:
+      containers:
+      - name: vllm
+        image: vllm:1
+        ports:
+        - name: PORT
+          containerPort: 8000
+        env:
+        - {name: A, value: "1"}
+        - {name: B, value: "2"}
+        - {name: C, value: "3"}
+        readinessProbe:
+          httpGet: {path: /health, port: http}
+        livenessProbe:
+          httpGet: {path: /health, port: http}
+"""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"vllm.yaml": vllm.replace("PORT", "http")})
+    head = repo.commit({"vllm.yaml": vllm.replace("PORT", "openai")})
+    code, out, err = review_out(repo, base, head, "markdown", capsys, "--rule",
+                                "probe-headroom")
+    assert code == 1
+    inline = err.split("inline comment(s)", 1)[1]
+    assert "\nvllm.yaml:13\n" in inline and "Not shown inline" not in out
+    assert "**Fix:** Name openai in the probe" in inline
+    assert "Same cause at `vllm.yaml:20`" in inline  # (the probe, named)
+
+
 def test_a_kustomization_s_refusal_a_changed_base_causes_sits_at_that_change(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """New-user trial thirty-two: a base renamed its Deployment worker -> order-worker, the
