@@ -1333,6 +1333,41 @@ def test_a_field_an_overlay_patch_sets_is_placed_in_the_patch(
     assert "env.C  (set in overlays/dev/env.yaml:11)" in out
 
 
+def test_a_field_the_head_lacks_is_set_in_no_patch(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial fifty-two: tolerations removed from the base Deployment, which the
+    overlay's patch sets resources of: "spec.template.spec.tolerations (set in
+    envs/prod/llm/vllm-resources.yaml:7)", the patch that wrote their parent. A removed
+    field is set nowhere."""
+    patch = textwrap.dedent("""
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web, namespace: shop}
+        spec:
+          template:
+            spec:
+              containers:
+              - name: app
+                resources: {limits: {memory: 2Gi}}
+    """)
+    tolerated = textwrap.dedent(DEPLOY).replace(
+        "      containers:\n", "      tolerations: [{key: gpu, operator: Exists}]\n"
+        "      containers:\n", 1)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "base/kustomization.yaml": "resources: [web.yaml]\n",
+        "base/web.yaml": tolerated,
+        "overlays/prod/kustomization.yaml": "resources: [../../base]\n"
+                                            "patches: [{path: res.yaml}]\n",
+        "overlays/prod/res.yaml": patch})
+    head = repo.commit({"base/web.yaml": textwrap.dedent(DEPLOY)})
+    removed = [c for e in diff_json(repo, base, head, capsys) for c in e["changes"]
+               if c["path"] == "spec.template.spec.tolerations"]
+    assert removed and all(c["op"] == "removed" and "file" not in c for c in removed)
+    code, out, _ = run_cli(["diff", base, head, "--repo", str(repo.path)], capsys)
+    assert "tolerations" in out and "(set in overlays/prod/res.yaml" not in out
+
+
 def test_a_replica_count_an_overlay_writes_is_set_in_its_entry(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

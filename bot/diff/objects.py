@@ -871,10 +871,15 @@ def _with_line(change: Change, head: Any, position: Callable[[Path], tuple[int, 
         path.append(change.flag)
     orig = original_path(head, path)
     line, _ = position(orig)
+    # a field the head lacks is set nowhere: the patch that wrote its parent did not write
+    # it (new-user trial fifty-two: tolerations removed from the base, "set in" the
+    # overlay's resources patch)
+    gone = change.op == "removed" or len(orig) < len(path)
     return Change(
         change.path, change.op, change.old, change.new, change.flag, change.redacted,
         change.old_size, change.new_size, change.unit, change.items_added,
-        change.items_removed, line, written(orig) if written is not None else None,
+        change.items_removed, line,
+        written(orig) if written is not None and not gone else None,
     )
 
 
