@@ -26,7 +26,6 @@ from .helpers import ROOT
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 WRAPPER_WORKS = loader.LIBYAML  # PyYAML's events come in the shape the composer reads
-_PURE_REFUSAL = loader._pure_refusal
 
 
 def _canon(value: Any) -> Any:
@@ -44,8 +43,6 @@ def _seen(data: bytes, libyaml: bool, monkeypatch: pytest.MonkeyPatch) -> Any:
     """What the loader reads of ``data``: with PyYAML's libyaml and pure parser first, or
     (``libyaml`` False) with ruamel's parsers alone, the reference."""
     monkeypatch.setattr(loader, "LIBYAML", libyaml)
-    monkeypatch.setattr(loader, "_pure_refusal",
-                        _PURE_REFUSAL if libyaml else lambda text: None)
     out = loader.load(FileRecord("f.yaml", "blob", data))
     docs = [(d.index, d.line, _canon(d.value), out.positions(d.index),
              out.positions_in_stream(d.index)) for d in out.documents]

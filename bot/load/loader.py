@@ -523,9 +523,10 @@ def _load(record: FileRecord, limit: int) -> LoadedFile:
     if "reviewbot:" in text:
         out.ignore_comments = _ignore_comments(text)
     large = len(record.data) > PURE_ANY_ERROR_BYTES
+    told = LIBYAML and not large  # a small file's error may be told by PyYAML's pure parser
     try:
         try:
-            _fill(out, False, large)
+            _fill(out, False, not told)
         except PARSE_ERRORS as exc:
             # libyaml refuses some valid YAML (a ':' inside a flow scalar, ...): the pure
             # parser of ruamel reads it, slower (4 MiB: 10 s), for this file only: a small
@@ -533,11 +534,19 @@ def _load(record: FileRecord, limit: int) -> LoadedFile:
             if large and not _pure_can_fix(exc):
                 raise
             out.documents.clear()
-            out.pure = True
-            refusal = _pure_refusal(text)
-            if refusal is not None:
+            refusal = _pure_refusal(text) if told else None
+            if refusal is not None:  # ruamel's pure parser's own error, ruamel not imported
+                out.pure = True
                 raise refusal from None
-            _fill(out, True)
+            try:
+                if not told:
+                    raise  # (ruamel's C parser refused it already)
+                _fill(out, False)  # ruamel's C parser reads it again (its older libyaml
+                # reads flow nesting deeper than 1,000 levels, to the composer's bound)
+            except PARSE_ERRORS:
+                out.documents.clear()
+                out.pure = True
+                _fill(out, True)
     except ComplexKeyError:
         out.documents.clear()
         out.skipped = "helm template" if "{{" in text else None
@@ -589,11 +598,13 @@ _PURE_ALIKE = (
     ("while scanning for the next token", "found character "),
     (None, "mapping values are not allowed here"),
 )
+_PURE_FLOWS = 2_000  # more flow collections than this: not asked (see _pure_refusal)
 _PURE_LONG_SCALAR = 4_000  # longer plain scalars may not resolve (int's 4,300 digits): not judged
 
 
 def _pure_refusal(text: str) -> Exception | None:
-    """The syntax error ruamel's pure parser raises reading ``text`` (one libyaml refuses),
+    """The syntax error ruamel's pure parser raises reading ``text`` (one libyaml refuses;
+    with ``LIBYAML`` False, ruamel's parsers alone are the reference and this is not asked),
     found by PyYAML's pure parser, or None where that is not certain (ruamel's pure parser
     reads it then). Certain: the error is of a kind both word alike (:data:`_PURE_ALIKE`),
     in the first document, and nothing before it is one the composer takes apart (an
@@ -601,8 +612,10 @@ def _pure_refusal(text: str) -> Exception | None:
     scalar), nor where the two read apart (a tab, a directive). 3-5x faster than ruamel's
     pure parser, and ruamel is not imported (GoogleCloudPlatform's samples: seven such
     files, 40 ms of a 290 ms lint)."""
-    if "\t" in text or text.startswith("%") or "\n%" in text:
-        return None
+    if "\t" in text or text.startswith("%") or "\n%" in text or (
+            text.count("[") + text.count("{") > _PURE_FLOWS):
+        return None  # (PyYAML's pure scanner keeps a possible key per open flow collection
+        # and checks them all per token: deep flow nesting costs it the square)
     from yaml.error import MarkedYAMLError
     from yaml.events import (
         AliasEvent,
@@ -700,9 +713,8 @@ class _Recheck(Exception):
 def _fill(out: LoadedFile, pure: bool, again: bool = True) -> None:
     """Compose ``out``'s documents into it (those before a broken one too). ``again``: where
     PyYAML's libyaml refuses the text, ruamel's C parser reads it again (its error is the
-    one raised); else libyaml's error is, for a caller that reads the file with the pure
-    parser next (ruamel's C parser refused every text libyaml refuses: 2,057 of 70,859
-    files of the corpus and the judged repositories, each both; its import alone is 20 ms)."""
+    one raised); else libyaml's error is, for a caller that asks PyYAML's pure parser
+    first (:func:`_pure_refusal`: ruamel's import alone is 20 ms)."""
     composed: list[Composed] = []
     try:
         try:
