@@ -3882,3 +3882,61 @@ def test_a_flux_helmrelease_renders_the_chart_of_its_own_repository(
     result = lint_dir(tmp_path, only=["image-digest"])
     assert [(f.file, f.line, f.severity) for f in result.findings
             if f.kind == "floating"] == expected
+
+
+def test_a_tenant_s_sync_of_another_branch_roots_no_cluster_of_its_name(tmp_path: Path) -> None:
+    """fluxcd/flux2-multi-tenancy (judge round CL): a tenant's Flux Kustomization, `path:
+    ./production` in its GitRepository's branch dev-team, patched by
+    tenants/production/dev-team-patch.yaml. Neither the patch document (read as a patch,
+    applying nothing) nor the tenants' builds (whose `./production` is no folder from the
+    checkout's top) root a cluster "tenants/production": the two bootstrap clusters alone,
+    and the tenant's source not followed, said once though both clusters meet it."""
+    from .helpers import GitRepo
+
+    sync = """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: dev-team, namespace: apps}
+        spec: {url: https://github.com/acme/tenancy, ref: {branch: dev-team}}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: dev-team, namespace: apps}
+        spec:
+          sourceRef: {kind: GitRepository, name: dev-team}
+          prune: true
+    """
+    files: dict[str, str] = {"tenants/base/dev-team/kustomization.yaml":
+                             "namespace: apps\nresources: [sync.yaml]\n",
+                             "tenants/base/dev-team/sync.yaml": sync}
+    for env in ("staging", "production"):
+        files |= {
+            f"clusters/{env}/flux-system/gotk-components.yaml": "# flux bootstrap fills it\n",
+            f"clusters/{env}/flux-system/gotk-sync.yaml": "# flux bootstrap fills it\n",
+            f"clusters/{env}/flux-system/kustomization.yaml":
+                "resources: [gotk-components.yaml, gotk-sync.yaml]\n",
+            f"clusters/{env}/tenants.yaml": f"""
+                apiVersion: kustomize.toolkit.fluxcd.io/v1
+                kind: Kustomization
+                metadata: {{name: tenants, namespace: flux-system}}
+                spec:
+                  sourceRef: {{kind: GitRepository, name: flux-system}}
+                  path: ./tenants/{env}
+            """,
+            f"tenants/{env}/kustomization.yaml":
+                "namespace: apps\nresources: [../base/dev-team]\n"
+                "patches: [{path: dev-team-patch.yaml}]\n",
+            f"tenants/{env}/dev-team-patch.yaml": f"""
+                apiVersion: kustomize.toolkit.fluxcd.io/v1
+                kind: Kustomization
+                metadata: {{name: dev-team, namespace: apps}}
+                spec: {{path: ./{env}}}
+            """,
+        }
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit(files)
+    result = lint_dir(repo.path)
+    reach = result.model.derived["reach"]
+    assert sorted(r.cluster for r in reach.roots) == ["clusters/production", "clusters/staging"]
+    assert [s.path for s in result.model.skipped if "not followed" in s.reason] == [
+        "tenants/base/dev-team/sync.yaml"]

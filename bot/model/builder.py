@@ -204,8 +204,8 @@ def build_model(
         clusters = reach.clusters
         if len(clusters) >= 2:
             model.cluster_entries = {c: reach.entries(c) for c in clusters}
-        model.skipped.extend(Skipped(file, f"not followed: {why}")
-                             for file, why in reach.not_followed)
+        model.skipped.extend(Skipped(file, f"not followed: {why}")  # (once: two clusters
+                             for file, why in dict.fromkeys(reach.not_followed))  # meet one)
         model.skipped.extend(Skipped(folder, _copied(graph, folder) or NOT_APPLIED)
                              for folder in unapplied_folders(model))
     else:
