@@ -392,13 +392,12 @@ def build_as_kubectl(tmp_path: Path, files: Mapping[str, str], folder: str = ""
     the same as kubectl kustomize's when kubectl is there (required with CI)."""
     import json
 
-    from reviewbot.model.transform import finish
     from reviewbot.sources.tree import FileRecord, blob_id
 
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(textwrap.dedent(text).lstrip("\n"))
-    made = finish(kustomize_graph(tmp_path).build(folder).resources)
+    made = kustomize_graph(tmp_path).build(folder).finished
     got = {f"{r.kind}/{r.name}": json.loads(json.dumps(r.body)) for r in made}
     kubectl = shutil.which("kubectl")
     if kubectl is None:

@@ -825,3 +825,46 @@ def test_a_flux_kustomization_s_components_join_its_folder_s_kustomization(
     }, "apps/media/app")
     assert json.loads(json.dumps(got)) == want
     assert want["PersistentVolumeClaim/data"]["metadata"]["namespace"] == "media"
+
+
+def test_an_object_annotated_local_config_is_read_by_the_build_and_never_printed(
+        tmp_path: Path) -> None:
+    """openstack-k8s-operators/architecture (judge round CM): values ConfigMaps annotated
+    `config.kubernetes.io/local-config: "true"` feed replacements and are no output of the
+    build (kustomize's KustTarget.IgnoreLocal, its last step): 1,583 schema warnings of
+    objects no cluster receives. The value "false" keeps one."""
+    from .helpers import build_as_kubectl
+
+    made = build_as_kubectl(tmp_path, {
+        "kustomization.yaml": """
+            resources: [values.yaml, cm.yaml]
+            replacements:
+            - source: {kind: ConfigMap, name: values, fieldPath: data.node}
+              targets: [{select: {kind: ConfigMap, name: target}, fieldPaths: [data.host]}]
+        """,
+        "values.yaml": """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: values
+              annotations: {config.kubernetes.io/local-config: "true"}
+            data: {node: worker-0}
+            ---
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: kept
+              annotations: {config.kubernetes.io/local-config: "false"}
+            data: {a: b}
+        """,
+        "cm.yaml": """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: target}
+            data: {host: x}
+        """,
+    })
+    assert sorted(made) == ["ConfigMap/kept", "ConfigMap/target"]
+    assert made["ConfigMap/target"]["data"] == {"host": "worker-0"}
+    result = lint_dir(tmp_path, only=["schema"])
+    assert sorted(o.name for o in result.model.objects) == ["kept", "target"]

