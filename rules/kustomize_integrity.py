@@ -378,7 +378,7 @@ from reviewbot.model.reach import (
     unused_base,
 )
 from reviewbot.model.resource import dict_of
-from reviewbot.sources.tree import NOT_APPLIED
+from reviewbot.sources.tree import NOT_APPLIED, SYMLINK
 from reviewbot.words import closest, one_word_apart
 
 if TYPE_CHECKING:  # the diff's types only: a lint never imports the diff
@@ -623,6 +623,19 @@ def _check_entries(
         drop = (Edit(k.file, entry.path, "remove", document=k.doc.index, unsafe=True),) if (
             k.flux is None and len(entry.path) == 2) else ()
         target = join(k.directory, text)
+        link = _symlink(model, target)
+        if link is not None:  # kustomize follows a symlink inside the repository; reviewbot
+            # reads none (openstack-k8s-operators/architecture's compute-nodeset -> nodeset,
+            # a Component: "does not exist", judge round CM)
+            found = _at(k, entry.path, f"{_label(entry.path)}: {text!r} is "
+                        f"{'' if link == target else 'under '}symlink {link}, which reviewbot "
+                        "does not follow: what kustomize builds of it is not judged", "missing",
+                        text, (), fix="Nothing to do if the link points inside the "
+                        "repository; else name the folder it points to.")
+            yield dataclasses.replace(found, doubt=(
+                f"what symlink {link} points to (reviewbot reads no symlink; kustomize "
+                "follows one that stays inside the repository)"))
+            continue
         gone = ("is git-ignored: no commit holds it, so the copy a GitOps controller builds "
                 "from git lacks it" if graph.gitignored(target) else
                 f"is written by {script}, which the GitOps controller building this from git "
@@ -644,6 +657,20 @@ def _check_entries(
                       "close name, or add the missing file." if near else
                       "Correct the path, add the missing file, or remove the entry if the "
                       "file was deleted on purpose."))
+
+
+def _symlink(model: Model, target: str) -> str | None:
+    """The symlink of the tree ``target`` is, or lies under (the tree lists each link it does
+    not follow among its skipped paths), or None."""
+    links = {s.path for s in model.skipped if s.reason == SYMLINK}  # (asked of a missing
+    if not links:  # entry only)
+        return None
+    here = target
+    while here and here != ".":
+        if here in links:
+            return here
+        here = posixpath.dirname(here)
+    return None
 
 
 # what a refusal of a kustomize Component no kustomization includes could not see (without

@@ -2746,3 +2746,22 @@ def test_a_flux_values_file_that_does_not_exist_is_missing(
         [("error", "clusters/prod/worker.yaml", 9)] if said else [])
     if said:
         assert found[0].fix.startswith(f"Point the entry at {said!r}")
+
+
+def test_an_entry_naming_a_symlink_is_not_judged_missing(tmp_path: Path) -> None:
+    """openstack-k8s-operators/architecture (judge round CM): `components:
+    [../lib/compute-nodeset]`, a symlink to the Component `nodeset`; kustomize follows it,
+    reviewbot reads no symlink: "does not exist" was an error. A warning that says what it
+    could not see; a path that truly does not exist is still an error."""
+    (tmp_path / "lib/nodeset").mkdir(parents=True)
+    (tmp_path / "lib/nodeset/kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n")
+    (tmp_path / "lib/compute-nodeset").symlink_to("nodeset")
+    (tmp_path / "overlay").mkdir()
+    (tmp_path / "overlay/kustomization.yaml").write_text(
+        "components: [../lib/compute-nodeset, ../lib/gone]\n")
+    found = [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+             if f.kind == "missing"]
+    assert [(f.line, f.column, f.severity) for f in found] == [
+        (1, 14, "warning"), (1, 38, "error")]
+    assert "symlink lib/compute-nodeset, which reviewbot does not follow" in found[0].message

@@ -55,6 +55,10 @@ class FileRecord:
 NOT_APPLIED = "not applied by any cluster root"
 
 
+# the reason of a symlink the tree lists and does not follow (where it points is not read)
+SYMLINK = "symlink (not followed)"
+
+
 @dataclass(frozen=True, slots=True)
 class Skipped:
     """A file left unread, and why; or (``kind`` "cluster") a cluster the tree applies, at
@@ -364,7 +368,7 @@ def disk_tree(targets: Sequence[Path], root: Path, max_file_bytes: int = MAX_FIL
                 left_out[entry] = left_out.get(entry, 0) + relpath.endswith(YAML_SUFFIXES)
                 continue
             if kind is _LINK:
-                skipped.append(Skipped(relpath, "symlink (not followed)"))
+                skipped.append(Skipped(relpath, SYMLINK))
             elif kind is _NESTED:
                 skipped.append(Skipped(relpath, SUBMODULE))
             elif kind is _SPECIAL:
@@ -752,7 +756,7 @@ class PendingTree:
             mode, kind, sha = meta.decode().split()
             path = name.decode("utf-8", "surrogateescape")
             if mode == "120000":
-                self.skipped.append(Skipped(path, "symlink (not followed)"))
+                self.skipped.append(Skipped(path, SYMLINK))
             elif kind != "blob":
                 self.skipped.append(Skipped(path, SUBMODULE))
             else:
