@@ -1403,3 +1403,26 @@ spec:
 """
     [finding] = lint_text(tmp_path, text, only=["schema"]).findings
     assert finding.fix == "Name the volume dshm, the pod's volume of a close name."
+
+
+def test_a_volume_named_by_a_mapping_is_no_crash(tmp_path: Path) -> None:
+    """The fuzz campaign (new-user trial fifty-three's run): a volume whose name is a
+    mapping made the mount check's set of names raise ("unhashable type: 'dict'", exit 3).
+    The schema says what is wrong with the name; the mount check judges nothing there."""
+    text = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: ai}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: web
+        volumeMounts: [{name: data, mountPath: /data}]
+      volumes: [{name: {a: 1}, emptyDir: {}}]
+"""
+    found = lint_text(tmp_path, text, only=["schema"]).findings
+    assert found and all("volumeMounts" not in f.message for f in found)
