@@ -356,6 +356,7 @@ from reviewbot.model.objects import (
     tree_source,
     unplaced,
 )
+from reviewbot.model.patches import Unmatched
 from reviewbot.model.reach import (
     ARGO_GROUP,
     BY_HAND,
@@ -1204,6 +1205,9 @@ def _unmatched_patches(kustomize: Iterable[Kustomization], graph: Graph,
     twenty-nine's message named no consequence)."""
     for k in kustomize:
         for found in refusing_patches(graph, k):
+            if found.refused is not None:
+                yield _refused_operation(model, k, found)
+                continue
             body = found.patch.body
             meta = body.get("metadata") or {}
             kind, name, ns = body.get("kind"), meta.get("name"), meta.get("namespace")
@@ -1221,6 +1225,29 @@ def _unmatched_patches(kustomize: Iterable[Kustomization], graph: Graph,
                 kind="missing", file=k.file, line=line, column=column,
                 key=f"{k.file}:{_label(found.entry)}:{what}:unmatched",
                 fix=_unmatched_fix(k, what, name, found.held))
+
+
+def _refused_operation(model: Model, k: Kustomization, found: Unmatched) -> Violation:
+    """A JSON 6902 patch an operation of which does not apply to an object it targets (a
+    path whose parent the object lacks, a key to remove it does not hold): kustomize refuses
+    the build (new-user trial fifty-three: a toleration appended to the tolerations a base
+    no longer has: "add operation does not apply: doc is missing path")."""
+    entry = patch_entry_text(k, found.entry)
+    line, column = k.doc.position(found.entry)
+    what, _, where = found.refused.partition(" ") if found.refused else ("", "", "")
+    path = where.partition(" (")[0]
+    return Violation(
+        None, found.entry,
+        f"{_label(found.entry)}: {entry}'s {what} of {path} does not apply to the object it "
+        f"targets, which lacks that path (kustomize: \"{what} operation does not apply: doc "
+        f"is missing path\"); "
+        f"{_refused(model, k, appliers(model).get(k.file, ())).replace('entry', 'patch')}",
+        kind="missing", file=k.file, line=line, column=column,
+        key=f"{k.file}:{_label(found.entry)}:refused",
+        fix=(f"Add {path.rpartition('/')[0] or '/'} whole first (an `add` whose value holds "
+             "it), or patch an object that has it." if what in ("add", "replace") else
+             f"Drop the operation, or point it at a path the object holds ({path} is not "
+             "there)."))
 
 
 def _unmatched_fix(k: Kustomization, what: str, name: Any, held: Sequence[str],

@@ -2765,3 +2765,51 @@ def test_an_entry_naming_a_symlink_is_not_judged_missing(tmp_path: Path) -> None
     assert [(f.line, f.column, f.severity) for f in found] == [
         (1, 14, "warning"), (1, 38, "error")]
     assert "symlink lib/compute-nodeset, which reviewbot does not follow" in found[0].message
+
+
+JSON_OPS_BASE = {
+    "base/kustomization.yaml": "resources: [deploy.yaml]\n",
+    "base/deploy.yaml": """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app, namespace: demo}
+spec:
+  selector: {matchLabels: {app: app}}
+  template:
+    metadata: {labels: {app: app}}
+    spec:
+      containers: [{name: app, image: "nginx:1.27"}]
+""",
+}
+
+
+@pytest.mark.parametrize(("op", "refused"), [
+    ("{op: add, path: /spec/template/spec/tolerations/-, value: {key: a}}", True),
+    ("{op: add, path: /spec/template/spec/nodeSelector/a, value: b}", True),
+    ("{op: remove, path: /spec/template/spec/tolerations}", True),
+    ("{op: add, path: /spec/template/spec/containers/5, value: {name: x}}", True),
+    ("{op: move, from: /spec/x, path: /spec/y}", True),
+    ("{op: replace, path: /spec/replicas, value: 2}", False),  # (a missing leaf: set)
+    ("{op: copy, from: /spec/x, path: /spec/y}", False),  # (from nothing: nothing)
+    ("{op: add, path: /spec/template/spec/containers/1, value: {name: x, image: y}}", False),
+])
+def test_a_json_patch_operation_that_does_not_apply_refuses_the_build(
+        tmp_path: Path, op: str, refused: bool) -> None:
+    """New-user trial fifty-three: the prod overlay appends a toleration to
+    /spec/template/spec/tolerations/-, which the base no longer has: kustomize refuses the
+    build ("add operation does not apply: doc is missing path"), reviewbot said nothing. As
+    `kubectl kustomize` (5.5) builds or refuses each operation."""
+    import shutil
+
+    files = {**JSON_OPS_BASE, "overlay/kustomization.yaml": (
+        "resources: [../base]\npatches:\n- target: {kind: Deployment, name: app}\n"
+        f"  patch: |-\n    - {op}\n")}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    if shutil.which("kubectl"):
+        built = subprocess.run(["kubectl", "kustomize", str(tmp_path / "overlay")],
+                               capture_output=True, timeout=60)
+        assert (built.returncode != 0) is refused
+    found = [(f.file, f.line, f.severity) for f in lint_dir(
+        tmp_path, only=["kustomize-integrity"]).findings if f.kind == "missing"]
+    assert found == ([("overlay/kustomization.yaml", 3, "error")] if refused else [])

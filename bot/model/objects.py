@@ -1854,6 +1854,8 @@ def _first_refusal(model: Model, build: Build) -> tuple[str, str, str] | None:
             return k.file, text, REFUSED.get(why, "does not exist")
         for found in refusing_patches(graph, k):
             return k.file, patch_entry_text(k, found.entry), (
+                f"does not apply: its operation {found.refused} names a path the object "
+                "lacks" if found.refused is not None else
                 "patches an object the build does not hold (kustomize: no matches for Id "
                 f"{found.kustomize_id()})")
     for file in sorted(build.files & graph.kustomized_files):
@@ -1965,7 +1967,9 @@ REFUSED = {"folder": "is a folder without a kustomization.yaml",
 
 def refusing_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
     """The strategic merge patches without a target of ``k`` whose object its build does not
-    hold: kustomize refuses the build ("no matches for Id"). Judged only when the model holds
+    hold: kustomize refuses the build ("no matches for Id"); and its JSON 6902 patches an
+    operation of which does not apply (:class:`~reviewbot.model.patches.Refused`: "add
+    operation does not apply: doc is missing path"). Judged only when the model holds
     the whole build (no remote entry, chart, plugin, unresolved entry, cut cycle or bound);
     a component's patches depend on who includes it, and a Flux-generated kustomization
     has none: neither is judged."""
@@ -1974,7 +1978,8 @@ def refusing_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
     build = graph.build(k.directory)
     if not build.unmatched:
         return []
-    return [u for u in build.unmatched if u.selector is None] if held_whole(build) else []
+    return [u for u in build.unmatched if u.selector is None or u.refused is not None
+            ] if held_whole(build) else []
 
 
 def idle_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
@@ -1987,7 +1992,7 @@ def idle_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
     if not build.unmatched or not held_whole(build) or any(
             (lf := graph.files.get(f)) is not None and not lf.documents for f in build.files):
         return []  # (an empty file is one a tool fills: flux bootstrap's gotk-components.yaml)
-    return [u for u in build.unmatched if u.selector is not None]
+    return [u for u in build.unmatched if u.selector is not None and u.refused is None]
 
 
 def idle_images(graph: Graph, k: Kustomization) -> list[tuple[int, str, list[str]]]:

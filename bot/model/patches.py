@@ -45,6 +45,9 @@ class Unmatched:
     patch: Patch
     held: tuple[str, ...]
     selector: Mapping[str, Any] | None = None
+    # a JSON 6902 patch one of whose operations does not apply to an object it targets:
+    # kustomize refuses the build, in these words (:class:`Refused`)
+    refused: str | None = None
 
     def kustomize_id(self) -> str:
         """The patch's id as kustomize's error writes it: ``Service.v1.[noGrp]/demo.[noNs]``."""
@@ -356,6 +359,14 @@ def _pointer(text: str) -> list[str]:
     return [p.replace("~1", "/").replace("~0", "~") for p in parts]
 
 
+class Refused(Exception):
+    """A JSON 6902 operation that does not apply to the object (a path whose parent the
+    object lacks, a key to remove it does not hold, an index past the list's end):
+    kustomize refuses the build ("add operation does not apply: doc is missing path: ...",
+    kubectl kustomize 5.5; new-user trial fifty-three: a toleration appended to a list the
+    base no longer has, "no findings"). Its text: the operation, where it failed."""
+
+
 def _apply_json6902(r: Resource, patch: Patch) -> Resource:
     body: Any = r.body
     origins = dict(r.origins)
@@ -370,13 +381,20 @@ def _apply_json6902(r: Resource, patch: Patch) -> Resource:
                 origins[where] = (patch.doc, patch.path + (n, "value"))
             elif kind == "remove":
                 body = _json_remove(body, parts)
-            elif kind in ("copy", "move") and isinstance(op.get("from"), str):
+            elif kind == "move" and isinstance(op.get("from"), str):
                 value = _json_get(body, _pointer(op["from"]))
-                if kind == "move":
-                    body = _json_remove(body, _pointer(op["from"]))
+                body = _json_remove(body, _pointer(op["from"]))
                 body, where = _json_set(body, parts, value, True)
-        except (KeyError, IndexError, ValueError, TypeError):
-            continue  # kustomize fails the build; the object stays as it was
+            elif kind == "copy" and isinstance(op.get("from"), str):
+                try:  # (a copy from a path the object lacks changes nothing: measured)
+                    value = _json_get(body, _pointer(op["from"]))
+                except (KeyError, IndexError, ValueError, TypeError):
+                    continue
+                body, where = _json_set(body, parts, value, True)
+        except (KeyError, IndexError, ValueError, TypeError) as exc:
+            if kind in ("add", "replace", "remove", "move") and parts:
+                raise Refused(f"{kind} {op['path']} (operation {n})") from exc
+            continue  # the object stays as it was
     return r.with_body(_annotations_as_json_text(body), origins) if isinstance(
         body, dict) else r
 
@@ -409,7 +427,7 @@ def _json_text(value: Any) -> Any:
 
 def _json_get(value: Any, parts: Sequence[str]) -> Any:
     for part in parts:
-        value = value[int(part)] if isinstance(value, list) else value[part]
+        value = value[_index(part, len(value))] if isinstance(value, list) else value[part]
     return value
 
 
@@ -430,28 +448,38 @@ def _json_set(value: Any, parts: Sequence[str], new: Any, add: bool) -> tuple[An
             if head == "-":
                 out.append(new)
                 return out, (len(out) - 1,)
-            index = int(head)
+            index = _index(head, len(out) + (1 if add else 0))
             if add:
                 out.insert(index, new)
             else:
                 out[index] = new
             return out, (index,)
-        index = int(head)
+        index = _index(head, len(out))
         child, where = _json_set(out[index], rest, new, add)
         out[index] = child
         return out, (index,) + where
     raise TypeError(head)
 
 
+def _index(text: str, bound: int) -> int:
+    """A JSON pointer's list index, below ``bound`` (no sign, no negative index: evanphx
+    json-patch's "invalid index referenced")."""
+    if not text.isdigit() or int(text) >= bound:
+        raise IndexError(text)
+    return int(text)
+
+
 def _json_remove(value: Any, parts: Sequence[str]) -> Any:
     head, rest = parts[0], parts[1:]
     if isinstance(value, dict):
         if not rest:
+            if head not in value:  # ("Unable to remove nonexistent key")
+                raise KeyError(head)
             return {k: v for k, v in value.items() if k != head}
         return {**value, head: _json_remove(value[head], rest)}
     if isinstance(value, list):
         out = list(value)
-        index = int(head)
+        index = _index(head, len(out))
         out[index] = _json_remove(out[index], rest) if rest else None
         if not rest:
             del out[index]

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import re
@@ -24,6 +25,7 @@ from reviewbot.model.fieldspecs import parse as parse_config
 from reviewbot.model.fieldspecs import spec as field_spec
 from reviewbot.model.patches import (
     Reader,
+    Refused,
     Target,
     Unmatched,
     json_patches,
@@ -154,8 +156,14 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
     for entry, selector, patch in patches(k, read):
         target = Target(selector, patch)
         before = out
-        out = by_kind.patched(out, target.only, target.selects,
-                              _storing_id(patcher(patch, selector is not None)), gone)
+        try:
+            out = by_kind.patched(out, target.only, target.selects,
+                                  _storing_id(patcher(patch, selector is not None)), gone)
+        except Refused as refused:  # kustomize refuses the build: said where it is judged
+            if unmatched is not None:
+                unmatched.append(Unmatched(entry, patch, (), selector, str(refused)))
+            out = before
+            continue
         # (a patch with a target that selects nothing is no error to kustomize v5: it does
         # nothing, which the build keeps apart)
         if (out is before and unmatched is not None and selector is None
@@ -188,8 +196,9 @@ def transform(k: Kustomization, resources: list[Resource], read: Reader,
                             cfg.selecting("commonAnnotations", *_gvk(r))) for r in out]
     for selector, patch in json_patches(k, read):
         target = Target(selector, patch)
-        out = by_kind.patched(out, target.only, target.selects,
-                              _storing_id(patcher(patch, True)), gone)
+        with contextlib.suppress(Refused):  # (kustomize refuses the build; not said here)
+            out = by_kind.patched(out, target.only, target.selects,
+                                  _storing_id(patcher(patch, True)), gone)
     for i, item in enumerate(list_of(body.get("replicas"))):
         if isinstance(item, dict) and isinstance(item.get("count"), int):
             # (the entry is where the count is written: the diff says "set in" it)
