@@ -1384,8 +1384,12 @@ def _refused_replacements(kustomize: Iterable[Kustomization], graph: Graph
             f"replacements[{path[1]}].source {what or '(any object)'} {why}; kustomize refuses "
             f"the whole build of {k.directory or '.'}", kind="missing", file=k.file, line=line,
             column=column, key=f"{k.file}:replacements:{path[1]}:source",
-            fix="Name an object the build holds in the replacement's source (its name before "
-                "any prefix or suffix), or remove the replacement.")
+            fix=(f"Point the source's fieldPath at {near}, the field of a close name."
+                 if (near := why.partition(", which holds ")[2].partition(" (")[0]) else
+                 "Point the source's fieldPath at a field the object holds, or remove the "
+                 "replacement." if " without " in why else
+                 "Name an object the build holds in the replacement's source (its name before "
+                 "any prefix or suffix), or remove the replacement."))
 
 
 def _unresolved_vars(graph: Graph, unapplied: Collection[str],

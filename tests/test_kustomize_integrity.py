@@ -2813,3 +2813,31 @@ def test_a_json_patch_operation_that_does_not_apply_refuses_the_build(
     found = [(f.file, f.line, f.severity) for f in lint_dir(
         tmp_path, only=["kustomize-integrity"]).findings if f.kind == "missing"]
     assert found == ([("overlay/kustomization.yaml", 3, "error")] if refused else [])
+
+
+@pytest.mark.parametrize(("field", "refused"), [("data.MODLE", True), ("data.MODEL", False)])
+def test_a_replacement_reading_a_field_a_generated_source_lacks_refuses_the_build(
+        tmp_path: Path, field: str, refused: bool) -> None:
+    """New-user trial fifty-three: a replacement's source `data.MODLE` of a ConfigMap its
+    generator makes of the literal `MODEL=...`: kustomize refuses the build ("fieldPath
+    `data.MODLE` is missing for replacement source"), reviewbot, which took every generated
+    source for unknown, said nothing. Literals are known whole; the fix names the field."""
+    import shutil
+
+    (tmp_path / "kustomization.yaml").write_text(
+        "resources: [deploy.yaml]\nconfigMapGenerator:\n- name: settings\n"
+        "  literals: [MODEL=qwen2.5]\nreplacements:\n"
+        f"- source: {{kind: ConfigMap, name: settings, fieldPath: {field}}}\n"
+        "  targets:\n  - select: {kind: Deployment, name: app}\n"
+        "    fieldPaths: [metadata.annotations.model]\n    options: {create: true}\n")
+    (tmp_path / "deploy.yaml").write_text(JSON_OPS_BASE["base/deploy.yaml"])
+    if shutil.which("kubectl"):
+        built = subprocess.run(["kubectl", "kustomize", str(tmp_path)], capture_output=True,
+                               timeout=60)
+        assert (built.returncode != 0) is refused
+    found = [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+             if f.kind == "missing"]
+    assert [(f.line, f.severity) for f in found] == ([(6, "error")] if refused else [])
+    if refused:
+        assert found[0].fix == "Point the source's fieldPath at data.MODEL, the field of a " \
+            "close name."

@@ -1939,7 +1939,11 @@ def refusing_replacement(graph: Graph, k: Kustomization
     build = graph.build(k.directory)
     if not held_whole(build):
         return None
-    from reviewbot.model.replacements import source_field_missing, source_matches
+    from reviewbot.model.replacements import (
+        source_field_missing,
+        source_field_near,
+        source_matches,
+    )
 
     for i, item in enumerate(items(k.body.get("replacements"))):
         if not isinstance(item, dict) or not isinstance(item.get("source"), dict):
@@ -1951,9 +1955,11 @@ def refusing_replacement(graph: Graph, k: Kustomization
                 else f"selects {count} objects of the build (kustomize: found more than one)")
         if source_field_missing(build.resources, item["source"]):
             field = item["source"].get("fieldPath") or "metadata.name"
+            near = source_field_near(build.resources, item["source"])
             return ("replacements", i, "source"), (
-                f"selects an object without {field} (kustomize: the fieldPath is missing for "
-                "the replacement source)")
+                f"selects an object without {field}"
+                f"{f', which holds {near}' if near else ''} (kustomize: the fieldPath is "
+                "missing for the replacement source)")
     return None
 
 

@@ -27,7 +27,15 @@ from typing import Any
 from reviewbot.load.loader import Document, LoadedFile
 from reviewbot.load.paths import dig
 from reviewbot.model.patches import label_match
-from reviewbot.model.resource import Kustomization, Path, Resource, dict_of, join, list_of
+from reviewbot.model.resource import (
+    GENERATED_UNKNOWN,
+    Kustomization,
+    Path,
+    Resource,
+    dict_of,
+    join,
+    list_of,
+)
 
 Reader = Callable[[str], LoadedFile | None]
 DEFAULT_SOURCE = "metadata.name"
@@ -168,16 +176,37 @@ def source_matches(resources: Sequence[Resource], source: Mapping[str, Any]) -> 
 
 
 def source_field_missing(resources: Sequence[Resource], source: Mapping[str, Any]) -> bool:
-    """Whether the one object a replacement's ``source`` selects is written in a document
-    (no generator's) and lacks the source's field: kustomize refuses the build ("fieldPath
-    ... is missing for replacement source"). A generated source (a ConfigMap made from a file
-    a script writes) may hold it where the tree does not show it."""
+    """Whether the one object a replacement's ``source`` selects lacks the source's field:
+    kustomize refuses the build ("fieldPath ... is missing for replacement source"). A
+    source a generator makes of what the tree does not hold (a file a script writes) may
+    hold it where the tree does not show it: not judged; one of literals, or of files the
+    tree holds, is known whole (new-user trial fifty-three: `data.MODLE` of a literal
+    `MODEL`, "no findings")."""
     found = [r for r in resources if _selected(r, source)]
-    if len(found) != 1 or found[0].doc is None:
-        return False
+    if len(found) != 1 or (found[0].doc is None and GENERATED_UNKNOWN in dict_of(
+            dict_of(found[0].body.get("metadata")).get("annotations"))):
+        return False  # (generated of a source the tree lacks: its fields are not known)
     path = source.get("fieldPath") if isinstance(source.get("fieldPath"), str) else None
     values = list(_find(found[0].body, _split(path or DEFAULT_SOURCE)))
     return not values or values[0][1] is None
+
+
+def source_field_near(resources: Sequence[Resource], source: Mapping[str, Any]) -> str | None:
+    """The field of a close name the one source object holds beside the source's missing
+    ``fieldPath`` (``data.MODEL`` for ``data.MODLE``), or None."""
+    from reviewbot.words import misspelt
+
+    found = [r for r in resources if _selected(r, source)]
+    path = source.get("fieldPath") if isinstance(source.get("fieldPath"), str) else None
+    steps = _split(path or DEFAULT_SOURCE)
+    if len(found) != 1 or not steps:
+        return None
+    for _, parent in _find(found[0].body, steps[:-1]):
+        if isinstance(parent, dict):
+            near = misspelt(steps[-1], [str(key) for key in parent])
+            if near:
+                return ".".join([*steps[:-1], near])
+    return None
 
 
 def _describe(selector: Mapping[str, Any]) -> str:

@@ -20,6 +20,13 @@ from reviewbot.sources.tree import FileRecord
 Path = tuple[str | int, ...]
 Origins = Mapping[Path, tuple[Document, Path]]
 
+
+# the mark of a generated ConfigMap or Secret whose content the tree does not show whole (a
+# generator's file or env the tree lacks): kustomize hashes, and a replacement reads, what
+# is not known here
+GENERATED_UNKNOWN = "reviewbot.dev/generated-content-unknown"
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def join(folder: str, entry: str) -> str:
     """``entry`` of a kustomization in ``folder`` as a tree path."""

@@ -38,6 +38,7 @@ from reviewbot.model.patches import (
 from reviewbot.model.patches import unmatched as patch_unmatched
 from reviewbot.model.replacements import apply_replacements
 from reviewbot.model.resource import (
+    GENERATED_UNKNOWN,
     Id,
     Kustomization,
     Path,
@@ -499,7 +500,6 @@ def _source(k: Kustomization, entry: Any, read: Reader) -> bytes | None:
     return lf.data
 
 
-GENERATED_UNKNOWN = "reviewbot.dev/generated-content-unknown"  # a source the tree lacks
 
 
 def generated_objects(builds: Iterable[Sequence[Resource]]
