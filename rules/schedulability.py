@@ -42,6 +42,9 @@ Kinds:
   to a host the inventory does not list, whose name misspells one it does (`prod-gpu-02`
   for `prod-gpu-2`): on a cluster without that node its pods never schedule. A warning,
   since an inventory may list some nodes only; a host of no close name is not judged.
+- `foreign-node` (on the `nodeName` or the `nodeSelector`'s hostname): with several
+  clusters configured, a pod one cluster builds pinned to a node another cluster's
+  inventory lists: a node is in one cluster, so there its pods never schedule.
 - `untolerated` (on the `nodeSelector`'s hostname): a pod pinned by its `nodeSelector` (or
   required affinity) to an inventory node whose `NoSchedule` or `NoExecute` taint it does
   not tolerate: the scheduler places it on no node, and it stays Pending. A `nodeName`
@@ -164,7 +167,17 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot.engine.findings import Amount, Violation
 from reviewbot.model.doubts import runs_doubt
-from reviewbot.model.objects import Container, KObject, Model, Node, Path, PodTemplate, dig, items
+from reviewbot.model.objects import (
+    Container,
+    Inventory,
+    KObject,
+    Model,
+    Node,
+    Path,
+    PodTemplate,
+    dig,
+    items,
+)
 from reviewbot.model.quantity import parse_quantity, quote
 from reviewbot.model.workload import (
     HOSTNAME,
@@ -197,7 +210,7 @@ FIX = "Lower the requests, reduce replicas, or move a workload to another node."
 COST = 5  # CPU time relative to a rule of cost 1, measured on the 50k-object tree
 OPTIONS: tuple[Any, ...] = ()
 SEVERITIES = {"node-full": "error", "too-big": "error", "over-limit": "error",
-              "no-such-node": "warning", "untolerated": "error",
+              "no-such-node": "warning", "untolerated": "error", "foreign-node": "error",
               "pool-full": "error", "scale-target": "warning", "drain-blocked": "warning",
               "claim-missing": "warning", "scale-target-lost": "error"}
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
@@ -218,8 +231,8 @@ def _allocatable(node: Node, resource: str) -> Fraction | None:
 
 def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _over_limits(model)
-    for _, view in views(model):  # the pods of two clusters never share a node
-        yield from _cluster(view)
+    for cluster, view in views(model):  # the pods of two clusters never share a node
+        yield from _cluster(view, cluster)
         yield from _scale_targets(view)
         yield from _drains_blocked(view)
         yield from _claims_missing(view)
@@ -551,7 +564,7 @@ def _over_limits(model: Model) -> Iterator[Violation]:
             yield found if doubt is None else replace(found, doubt=doubt)
 
 
-def _cluster(model: Model) -> Iterator[Violation]:
+def _cluster(model: Model, cluster: str | None = None) -> Iterator[Violation]:
     inventory = model.inventory
     if not inventory.nodes:
         return
@@ -569,7 +582,11 @@ def _cluster(model: Model) -> Iterator[Violation]:
         if host is None and placement.node_of(pod) is None:
             yield from _single(model, pod, inventory.nodes, judged)
         elif host is not None and inventory.node(host) is None:
-            yield from _no_such_node(pod, host, names)
+            other = _owner(model, host, inventory) if cluster is not None else None
+            if other is not None:
+                yield from _foreign_node(pod, host, other, cluster or "")
+            else:
+                yield from _no_such_node(pod, host, names)
         elif host is not None:
             yield from _untolerated(pod, host, inventory.node(host))
     yield from _pools(model, pods, placement)
@@ -601,6 +618,38 @@ def _no_such_node(pod: PodTemplate, host: str, names: Sequence[str]) -> Iterator
         f"you mean {near}?): on a cluster without that node, its pods never schedule",
         fix=f"Set {host} to {near}, or list node {host} in the inventory if the cluster has it.",
         kind="no-such-node")
+
+
+def _owner(view: Model, host: str, inventory: Inventory) -> str | None:
+    """The configured cluster (another than ``view``'s) whose inventory lists node ``host``,
+    or None."""
+    whole = view.derived.get("view-of")
+    for name, other in (whole.cluster_inventories.items() if isinstance(whole, Model) else ()):
+        if other is not inventory and other.node(host) is not None:
+            return name
+    return None
+
+
+def _foreign_node(pod: PodTemplate, host: str, other: str, cluster: str
+                  ) -> Iterator[Violation]:
+    """``foreign-node``: a pod of one configured cluster pinned to a node another cluster's
+    inventory lists: a node is in one cluster, so here its pods never schedule (new-user
+    trial fifty-three: staging's base pinned to `prod-gpu-1`, built for staging too, "no
+    findings")."""
+    if pod.spec.get("nodeName") == host:
+        field, at = "nodeName", field_path(pod, "nodeName")
+    elif pod.node_selector.get(HOSTNAME) == host:
+        field, at = f"nodeSelector {HOSTNAME}", field_path(pod, "nodeSelector") + (HOSTNAME,)
+    else:
+        return  # (required affinity: where its one host is written is not pointed at)
+    yield Violation(
+        pod.obj, at,
+        f"{pod.name}: its {field} pins it to {host}, a node of cluster {other} (its "
+        f"inventory), built for cluster {cluster} too, which does not have it: there its "
+        "pods never schedule",
+        fix=(f"Pin it to a node of {cluster} in {cluster}'s build (a patch of its overlay), or "
+             f"move the pin out of what {cluster} builds."),
+        kind="foreign-node")
 
 
 def _untolerated(pod: PodTemplate, host: str, node: Node | None) -> Iterator[Violation]:

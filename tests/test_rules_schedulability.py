@@ -763,3 +763,35 @@ spec:
     result = lint_text(tmp_path, text, only=["schedulability"], config=INVENTORY)
     (found,) = result.findings
     assert (found.kind, found.line, [o.line for o in found.others]) == ("node-full", 16, [10])
+
+
+def test_pinned_to_another_cluster_s_node_never_schedules_there(tmp_path: Path) -> None:
+    """New-user trial fifty-three: a base both clusters build pinned to a node of cluster a's
+    inventory: in b, which lacks that node, its pods stay Pending ("no findings"). A node is
+    in one cluster: an error for b, said once; a's build is quiet."""
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        ".reviewbot.yaml": """
+            clusters:
+              - name: a
+                paths: [clusters/a]
+                nodes: [{name: a-worker-1, labels: {kubernetes.io/hostname: a-worker-1},
+                         allocatable: {cpu: "8", memory: 32Gi}}]
+              - name: b
+                paths: [clusters/b]
+                nodes: [{name: b-worker-1, labels: {kubernetes.io/hostname: b-worker-1},
+                         allocatable: {cpu: "8", memory: 32Gi}}]
+        """,
+        "base/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "base/deploy.yaml": pinned("app", "1Gi", node="a-worker-1").rstrip("-\n") + "\n",
+        "clusters/a/kustomization.yaml": "resources: [../../base]\n",
+        "clusters/b/kustomization.yaml": "resources: [../../base]\n",
+    })
+    found = lint_dir(tmp_path, only=["schedulability"]).findings
+    assert [(f.kind, f.severity, f.file, f.line) for f in found] == [
+        ("foreign-node", "error", "base/deploy.yaml", 10)]
+    assert found[0].message == (
+        "app: its nodeSelector kubernetes.io/hostname pins it to a-worker-1, a node of cluster "
+        "a (its inventory), built for cluster b too, which does not have it: there its pods "
+        "never schedule")
