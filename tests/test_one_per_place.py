@@ -197,3 +197,15 @@ def test_the_same_finding_applied_in_one_cluster_is_said_once_where_it_is_applie
     merged = one_per_place([_unbuilt("ptl", "ptl"), other])
     assert [(f.clusters, "Not applied" in f.message) for f in merged] == [
         (("ptl",), True), (("prod",), False)]
+
+
+def test_a_finding_certain_in_one_cluster_is_not_said_again_not_certain_for_another() -> None:
+    """New-user trial fifty-three: one line's egress error in production, and the same
+    sentence again for staging, a warning "Not certain" (its chart not seen there): what to
+    do is the same, said once, the certain one. Alone, the uncertain one stays."""
+    message = "web/web calls ollama:11434, but no ingress rule in ai admits it"
+    sure = _f(message, ("production",))
+    unsure = replace(_f(doubted("error", message, "the chart app-template")[1], ("staging",)),
+                     severity="warning")
+    assert one_per_place([sure, unsure]) == [sure]
+    assert one_per_place([unsure]) == [unsure]

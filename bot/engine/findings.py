@@ -446,14 +446,22 @@ def one_per_place(findings: Iterable[Finding]) -> list[Finding]:
             merged[key] = replace(one, message=(
                 f"{not_applied(one.message)[0]}{_UNBUILT_START}{_unbuilt_of_all(clauses)}"
                 f"{_ending(clauses[0])}"))
+    out = list(merged.values())
     if unbuilt:  # the same finding where some cluster applies it: that one alone (a new-user
         # trial read one line's error twice, once "Not applied" for the cluster whose build
         # failed; that build's own failure is a finding of its kustomization)
         applied = {_told(f) for k, f in merged.items() if k[0][-1] != _UNBUILT_START
                    and f.clusters}
-        return [f for k, f in merged.items()
-                if k[0][-1] != _UNBUILT_START or _told(f) not in applied]
-    return list(merged.values())
+        out = [f for k, f in merged.items()
+               if k[0][-1] != _UNBUILT_START or _told(f) not in applied]
+    # the same finding certain in one cluster and not certain in another: the certain one
+    # alone (new-user trial fifty-three read one line's error twice, again "Not certain" for
+    # the cluster whose chart it could not see: what to do is the same)
+    if any(f.clusters and _DOUBT_START in f.message for f in out):
+        certain = {_told(f) for f in out if f.clusters and _DOUBT_START not in f.message}
+        out = [f for f in out if not (f.clusters and _DOUBT_START in f.message and (
+            _told(replace(f, message=f.message.partition(_DOUBT_START)[0])) in certain))]
+    return out
 
 
 def _told(f: Finding) -> tuple[Any, ...]:
