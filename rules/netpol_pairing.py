@@ -1463,11 +1463,10 @@ def _named_sources(net: Network, policy: Policy, peer: Peer) -> list[int]:
 def _egress_allows(net: Network, s: int, targets: Sequence[int], rule: Rule) -> bool:
     if not net.isolated_egress(s):
         return True
-    for d in targets:  # (a workload's own pods too: its replicas call each other, as a
-        # clustered server's peers do: judge round CN's kanidm, 8444 both ways)
-        if net.egress_allows(s, d, net.rule_conns(rule, d), unknown=True):
-            return True
-    return False
+    # (a workload's own pods too: its replicas call each other, as a clustered server's
+    # peers do: judge round CN's kanidm, 8444 both ways)
+    return any(net.egress_allows(s, d, net.rule_conns(rule, d), unknown=True)
+               for d in targets)
 
 
 # ---------------------------------------------------------------- c. declared dependencies

@@ -95,7 +95,7 @@ from reviewbot.model.reach import (
     unused_bases,
 )
 from reviewbot.model.releases import values_from_files
-from reviewbot.model.resource import Patch, document_objects
+from reviewbot.model.resource import Patch, dict_of, document_objects
 from reviewbot.model.values import (
     ValuesObject,
     argo_chart_values,
@@ -1347,7 +1347,8 @@ def _scope_doubt(tree: Tree | None, graph: Graph,
     resolved = any(build is not None for build in builds)
     for (doc, spec), build in zip(flux, builds, strict=True):
         ref = spec.get("sourceRef")
-        name = doc.value.get("metadata", {}).get("name") if isinstance(doc.value, dict) else None
+        name = dict_of(doc.value.get("metadata")).get("name") if isinstance(
+            doc.value, dict) else None  # (a metadata of no mapping: hostile input, fuzzed)
         path = str(spec.get("path") or "").strip()
         top = posixpath.normpath(path.lstrip("/")).split("/")[0]
         synced = name == "flux-system" or (isinstance(ref, dict) and ref.get("name") == name)

@@ -22,6 +22,7 @@ from reviewbot.model.objects import (
     cluster_phrase,
     clusters_phrase,
     departure,
+    dig,
     items,
     mapping,
     model_graph,
@@ -815,7 +816,7 @@ def _data_lost(obj: KObject, base: Model, emptied: frozenset[str] = frozenset()
                 "of this repository)")
     if kind == "StatefulSet" and obj.group == "apps":
         policy = obj.get(("spec", "persistentVolumeClaimRetentionPolicy", "whenDeleted"))
-        claims = [str(t.get("metadata", {}).get("name")) for t in
+        claims = [str(dig(t, ("metadata", "name"))) for t in
                   obj.get(("spec", "volumeClaimTemplates")) or [] if isinstance(t, dict)]
         if policy == "Delete" and claims:
             return (f"its pods and, with whenDeleted: Delete, the data of its claims "
