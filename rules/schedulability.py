@@ -381,7 +381,8 @@ def _drains_blocked(model: Model) -> Iterator[Violation]:
     refuses every eviction of them, so a node drain (a cluster upgrade, the autoscaler's
     scale-down) waits on their node until more replicas run or the budget changes (new-user
     trial thirty-eight: `minAvailable: 2` beside an HPA's `minReplicas: 2`). Pods a chart
-    or an operator makes, KEDA's (which scale to zero) and budgets of no pod are not judged."""
+    or an operator makes (but app-template's, whose rendered labels are known), KEDA's
+    (which scale to zero) and budgets of no pod are not judged."""
     budgets = [o for o in model.objects
                if o.kind == "PodDisruptionBudget" and o.group == "policy"]
     if not budgets:
@@ -399,21 +400,26 @@ def _drains_blocked(model: Model) -> Iterator[Violation]:
             floors[key] = (o, least)
         elif least is None:
             floors[key] = (o, 1)  # (the HorizontalPodAutoscaler's default)
+    # app-template's pods as the chart renders them, where their labels are all known (new-
+    # user trial fifty-three: a release of 2 replicas under `minAvailable: 2`, not judged)
+    rendered = _rendered_pods(model)
+    candidates = [rendered.get(id(p), p) for p in model.pods]
+    known = {id(p) for p in rendered.values()}
     for budget in budgets:
         spec = budget.get(("spec",))
         if not isinstance(spec, dict) or not isinstance(spec.get("selector"), dict):
             continue
         selector = Selector.parse(spec["selector"])
         namespace = budget.namespace or "default"
-        pods = [p for p in model.pods if p.namespace == namespace and selector.valid
+        pods = [p for p in candidates if p.namespace == namespace and selector.valid
                 and selector.matches(p.labels)]
-        if not pods or any(p.origin is not None or p.controller is not None
-                           or p.kind not in _SCALED for p in pods):
+        if not pods or any((p.origin is not None and id(p) not in known)
+                           or p.controller is not None or p.kind not in _SCALED for p in pods):
             continue
         counted: list[str] = []
         replicas = 0
         for pod in pods:
-            key = (namespace, pod.kind, pod.obj.name)
+            key = (namespace, pod.kind, pod.name if id(pod) in known else pod.obj.name)
             if key in keda:
                 break
             scaler = floors.get(key)
@@ -445,6 +451,17 @@ def _drains_blocked(model: Model) -> Iterator[Violation]:
             fix = (f"Set maxUnavailable: 1 in place of {field}, or run more replicas than the "
                    "budget keeps.")
             yield Violation(budget, ("spec", field), message, fix=fix, kind="drain-blocked")
+
+
+def _rendered_pods(model: Model) -> dict[int, PodTemplate]:
+    """By the id of a values pod, the pod as its release's chart renders it (app-template's,
+    its labels all known: :mod:`reviewbot.model.releases`)."""
+    if not any(p.from_values for p in model.pods):
+        return {}
+    from reviewbot.model.releases import releases  # (a tree with values pods)
+
+    return {key: pod for release in releases(model) if release.evaluated
+            for key, pod in release.pods.items() if pod.labels_complete}
 
 
 def _kept(least: Any, replicas: int) -> int | None:

@@ -795,3 +795,43 @@ def test_pinned_to_another_cluster_s_node_never_schedules_there(tmp_path: Path) 
         "app: its nodeSelector kubernetes.io/hostname pins it to a-worker-1, a node of cluster "
         "a (its inventory), built for cluster b too, which does not have it: there its pods "
         "never schedule")
+
+
+APP_TEMPLATE_WEB = """
+apiVersion: source.toolkit.fluxcd.io/v1beta2
+kind: OCIRepository
+metadata: {name: app-template, namespace: flux-system}
+spec: {interval: 12h, ref: {tag: 3.7.1}, url: oci://ghcr.io/bjw-s/helm/app-template}
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: web, namespace: web}
+spec:
+  chartRef: {kind: OCIRepository, name: app-template, namespace: flux-system}
+  values:
+    controllers:
+      web:
+        replicas: 2
+        containers:
+          app: {image: {repository: ghcr.io/acme/web, tag: "1.0"}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web, namespace: web}
+spec:
+  minAvailable: LEAST
+  selector: {matchLabels: {app.kubernetes.io/name: web}}
+"""
+
+
+@pytest.mark.parametrize(("least", "blocked"), [(2, True), (1, False)])
+def test_a_budget_of_app_template_pods_is_judged_by_their_rendered_labels(
+        tmp_path: Path, least: int, blocked: bool) -> None:
+    """New-user trial fifty-three: `minAvailable: 2` over an app-template release of 2
+    replicas, selected by the label the chart renders (`app.kubernetes.io/name: web`): a
+    drain waits forever, and nothing was said (pods a chart makes were not judged).
+    app-template's pods, their labels all known, are."""
+    text = APP_TEMPLATE_WEB.replace("LEAST", str(least))
+    found = [(f.kind, f.severity, f.line) for f in lint_text(
+        tmp_path, text, only=["schedulability"]).findings]
+    assert found == ([("drain-blocked", "warning", 22)] if blocked else [])
