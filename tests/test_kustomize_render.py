@@ -192,11 +192,17 @@ def test_a_failed_build_is_a_finding_unless_a_check_explains_it(tmp_path: Path) 
         "patched/kustomization.yaml": "resources: [cm.yaml]\npatches: [{path: patch.yaml}]\n",
         "patched/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
         "patched/patch.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nope}\n",
-        # a JSON 6902 operation on a key the object lacks: no check of reviewbot explains it
+        # a JSON 6902 operation on a key the object lacks: kustomize-integrity explains it
         "removed/kustomization.yaml": "resources: [cm.yaml]\npatches:\n"
                                       "- target: {kind: ConfigMap, name: c}\n"
                                       "  patch: '[{\"op\": \"remove\", \"path\": \"/data/x\"}]'\n",
         "removed/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+        # a JSON 6902 test that fails: no check of reviewbot explains it
+        "tested/kustomization.yaml": "resources: [cm.yaml]\npatches:\n"
+                                     "- target: {kind: ConfigMap, name: c}\n"
+                                     "  patch: '[{\"op\": \"test\", \"path\": \"/metadata/name\","
+                                     " \"value\": \"d\"}]'\n",
+        "tested/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
     })
     result = analyze(render_tree(disk_tree([tmp_path], tmp_path)), Config(),
                      only=["kustomize-integrity"])
@@ -204,7 +210,8 @@ def test_a_failed_build_is_a_finding_unless_a_check_explains_it(tmp_path: Path) 
     assert got == [
         ("missing/kustomization.yaml", 1, "resources[0]"),
         ("patched/kustomization.yaml", 2, "patches[0]"),  # the patch names no object here
-        ("removed/kustomization.yaml", 1, "kustomize build failed"),
+        ("removed/kustomization.yaml", 3, "patches[0]"),  # (its remove does not apply)
+        ("tested/kustomization.yaml", 1, "kustomize build failed"),
     ]
 @needs_kustomize
 def test_render_agrees_with_the_in_process_build_and_reports_each_container_once(
@@ -385,3 +392,27 @@ def test_render_judges_only_what_the_roots_apply(
         assert not [g for g in got if "#generated" in g[2]], flags
         assert not [s for s in out["skipped"] if "#generated" in s["file"]], flags
         assert got.count(("warning", "image-digest", "base/deployment.yaml", 15)) == 2, flags
+
+
+@needs_kustomize
+def test_a_review_with_render_builds_both_sides_with_kustomize(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial fifty-three: `review --render` was taken and did nothing (the head's
+    build, which kustomize refuses, reviewed as reviewbot builds it). Both sides are built by
+    kustomize first, as `lint --render` builds its tree: the head's failed build is said."""
+    from .helpers import GitRepo, run_cli
+
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"app/kustomization.yaml": "resources: [cm.yaml]\n", "app/cm.yaml": cm})
+    head = repo.commit({"app/kustomization.yaml": (
+        "resources: [cm.yaml]\npatches:\n- target: {kind: ConfigMap, name: c}\n"
+        "  patch: '[{\"op\": \"test\", \"path\": \"/data/a\", \"value\": \"x\"}]'\n")})
+    argv = ["review", "--repo", str(repo.path), "--base", base, "--head", head,
+            "--platform", "none", "--format", "json"]
+    plain = json.loads(run_cli(argv, capsys)[1])
+    assert plain["findings"] == []  # (a failing test operation: reviewbot does not model it)
+    code, out, _ = run_cli([*argv, "--render"], capsys)
+    assert code == 1
+    assert [f["message"].split(":")[0] for f in json.loads(out)["findings"]] == [
+        "kustomize build failed"]

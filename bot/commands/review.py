@@ -85,7 +85,8 @@ def run_review(args: argparse.Namespace,
     sides = find_sides(Path(args.repo), args.base, args.head, event)
     sides = review_prefixes(sides, args.paths, args.config)
     cache = file_loader(args, sides.root)
-    settings = ReviewSettings(args.config, tuple(args.rule or ()), args.scope, overrides(args))
+    settings = ReviewSettings(args.config, tuple(args.rule or ()), args.scope, overrides(args),
+                              bool(getattr(args, "render", False)))
     return sides, review(sides, settings, cache)
 
 

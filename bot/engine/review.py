@@ -80,6 +80,9 @@ class ReviewSettings:
     only: tuple[str, ...] = ()  # the rules asked for (empty: every enabled rule)
     scope: str = "new"  # which findings the report shows: new | changed | all
     overrides: Overrides = Overrides()  # what the command line sets over the configuration
+    # --render: both sides' kustomizations built by kustomize first, as lint --render builds
+    # them (new-user trial fifty-three: the flag was taken and did nothing)
+    render: bool = False
 
 
 @dataclass(frozen=True)
@@ -330,6 +333,7 @@ def review(sides: Sides, settings: ReviewSettings, cache: ParseCache | None) -> 
         if cache is not None and head_pending is not None:
             key = review_key((pending, head_pending), config,
                              [str(sides.root), list(settings.only), settings.scope,
+                              settings.render,
                               settings.config_file or "", list(sides.prefixes), cfg.config.raw])
             found = cache.review(key) if key is not None else None
             listed = head_pending
@@ -378,6 +382,10 @@ def _made(sides: Sides, settings: ReviewSettings, cache: ParseCache | None, conf
     base_tree = pending.tree(max_file_bytes=config.max_file_bytes)
     # the base's limit: work-tree files are read to it, every file parsed under it
     head = head_tree(sides, base_tree, head_pending, config.max_file_bytes)
+    if settings.render:
+        from reviewbot.model.render import render_tree
+
+        base_tree, head = render_tree(base_tree), render_tree(head)
     memo = Memo()  # base and head share nearly every file: each is parsed once
     base_model = load_model(base_tree, config, cache, memo)
     # The base's rules run in a worker while the head is loaded and checked, and the diff
