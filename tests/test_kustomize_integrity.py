@@ -2791,6 +2791,12 @@ spec:
     ("{op: replace, path: /spec/replicas, value: 2}", False),  # (a missing leaf: set)
     ("{op: copy, from: /spec/x, path: /spec/y}", False),  # (from nothing: nothing)
     ("{op: add, path: /spec/template/spec/containers/1, value: {name: x, image: y}}", False),
+    # kustomize's own build annotations are there while it patches (bank-of-anthos'
+    # workload identity, judge round BP); labels are not
+    ("{op: add, path: /metadata/annotations/a~1b, value: c}", False),
+    ("{op: remove, path: /metadata/annotations/x}", True),
+    ("{op: add, path: /metadata/labels/x, value: b}", True),
+    ("{op: add, path: /spec/template/metadata/annotations/x, value: b}", True),
 ])
 def test_a_json_patch_operation_that_does_not_apply_refuses_the_build(
         tmp_path: Path, op: str, refused: bool) -> None:
