@@ -2981,6 +2981,27 @@ def test_without_roots_a_folder_of_examples_beside_what_it_shows_is_not_certain(
         "no cluster root applies.")
 
 
+def test_without_roots_a_folder_of_tests_inputs_beside_what_they_test_is_not_certain(
+        tmp_path: Path) -> None:
+    # VtG242/KMONS (judge round CP): a vendored kube-state-metrics keeps its end-to-end
+    # fixtures in tests/manifests/ (image `nonexisting`, on purpose), which its own e2e
+    # script creates; its kustomization lists its examples/standard/ alone. Five false
+    # errors.
+    write(tmp_path, {
+        "base/ksm/kustomization.yaml": "resources: [standard/web.yaml]\n",
+        "base/ksm/standard/web.yaml": FLOATING % "ksm",
+        "base/ksm/tests/manifests/job.yaml": FLOATING % "nonexisting",
+        "base/ksm/tests/e2e.sh": "kubectl create -f ./tests/manifests/\n",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert sorted((f.file, f.severity) for f in result.findings) == [
+        ("base/ksm/standard/web.yaml", "error"),
+        ("base/ksm/tests/manifests/job.yaml", "warning")]
+    assert next(f.message for f in result.findings if "tests/" in f.file).endswith(
+        "it is in base/ksm/tests/, a folder of tests' inputs beside what they test, of a "
+        "repository no cluster root applies.")
+
+
 def test_without_roots_a_manifest_beside_those_a_script_applies_by_name_is_not_certain(
         tmp_path: Path) -> None:
     # vllm-project/production-stack (judge round BA): install.sh applies

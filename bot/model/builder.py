@@ -919,6 +919,9 @@ def _renamed_by_build(doc: Document, path: Path, built: Mapping[str, Any],
 # folders of examples: beside what they show, in a repository without roots, not certain to
 # be applied (:func:`_experiment_doubts`)
 EXAMPLE_FOLDERS = frozenset({"example", "examples", "sample", "samples", "demo", "demos"})
+# folders of tests' inputs: beside what they test, alike (a vendored kube-state-metrics'
+# tests/manifests, which its e2e script creates: judge round CP)
+TEST_FOLDERS = frozenset({"test", "tests", "e2e", "testdata"})
 
 
 def _experiment_doubts(model: Model) -> None:
@@ -929,8 +932,9 @@ def _experiment_doubts(model: Model) -> None:
     of a folder of examples beside what they show (:data:`EXAMPLE_FOLDERS`, with sibling
     folders or files: kubebuilder's ``config/samples/`` beside ``config/default/``, a
     catalog item's ``examples/`` beside its ``operator/``; redhat-cop/gitops-catalog, 6
-    false errors, judge round AZ); a folder whose only content is examples is what the
-    repository offers (a samples repository's tutorial folder), applied as written."""
+    false errors, judge round AZ), and of a folder of tests' inputs beside what they test
+    (:data:`TEST_FOLDERS`); a folder whose only content is examples is what the repository
+    offers (a samples repository's tutorial folder), applied as written."""
     def trial(path: str) -> str | None:
         found = next((f for f in path.lower().split("/")[:-1] if f in EXPERIMENT_NAMES), None)
         return None if found is None else (
@@ -946,11 +950,14 @@ def _experiment_doubts(model: Model) -> None:
     def example(path: str) -> str | None:
         parts = path.split("/")[:-1]
         for n, name in enumerate(parts):
-            if (name.lower() in EXAMPLE_FOLDERS or example_named(name)) and len(
+            tests = name.lower() in TEST_FOLDERS
+            if (tests or name.lower() in EXAMPLE_FOLDERS or example_named(name)) and len(
                     folders.get("/".join(parts[:n]), ())) > 1:
                 where = "/".join(parts[:n + 1])
-                return (f"whether anything applies it: it is in {where}/, a folder of examples "
-                        "beside what it shows, of a repository no cluster root applies")
+                return (f"whether anything applies it: it is in {where}/, a folder of "
+                        + ("tests' inputs beside what they test" if tests else
+                           "examples beside what it shows")
+                        + ", of a repository no cluster root applies")
         return None
 
     applied: dict[str, list[KObject]] | None = None
