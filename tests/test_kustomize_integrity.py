@@ -2847,3 +2847,32 @@ def test_a_replacement_reading_a_field_a_generated_source_lacks_refuses_the_buil
     if refused:
         assert found[0].fix == "Point the source's fieldPath at data.MODEL, the field of a " \
             "close name."
+
+
+def test_a_placeholder_secret_an_operator_fills_shows_not_all_its_keys(tmp_path: Path) -> None:
+    """LukeEvansTech/talos-cluster (judge round CO): a plain `cluster-secrets` placeholder
+    (`kustomize.toolkit.fluxcd.io/ssa: IfNotPresent`, two keys) that an ExternalSecret then
+    fills from 1Password (`dataFrom.extract`): ten "has no value" warnings for keys the
+    store holds. A Secret an operator makes shows not all its keys, plain or SOPS."""
+    ks = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+          "metadata: {name: %s, namespace: flux-system}\n"
+          "spec:\n  interval: 1h\n  prune: true\n  path: %s\n"
+          "  sourceRef: {kind: GitRepository, name: flux-system}\n%s")
+    write(tmp_path, {
+        "clusters/prod/flux-system/gotk-sync.yaml": ks % ("flux-system", "./clusters/prod", ""),
+        "clusters/prod/apps.yaml": ks % ("apps", "./apps", (
+            "  postBuild:\n    substituteFrom:\n    - {kind: Secret, name: cluster-secrets}\n")),
+        "clusters/prod/secret.yaml": (
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: cluster-secrets\n"
+            "  namespace: flux-system\n  annotations: {kustomize.toolkit.fluxcd.io/ssa: "
+            "IfNotPresent}\nstringData: {SECRET_DOMAIN: example.com}\n"),
+        "apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: a}\n"
+                        "data:\n  ADDR: '${ONYX_ADDR}'\n",
+    })
+    assert [f.kind for f in lint(tmp_path).findings if f.kind == "unset-variable"] == [
+        "unset-variable"]  # (the placeholder alone: its keys are what Flux substitutes)
+    write(tmp_path, {"clusters/prod/es.yaml": (
+        "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: "
+        "cluster-secrets, namespace: flux-system}\nspec:\n  target: {name: cluster-secrets}\n"
+        "  dataFrom: [{extract: {key: cluster-secrets}}]\n")})
+    assert [f for f in lint(tmp_path).findings if f.kind == "unset-variable"] == []

