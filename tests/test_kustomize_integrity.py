@@ -2876,3 +2876,39 @@ def test_a_placeholder_secret_an_operator_fills_shows_not_all_its_keys(tmp_path:
         "cluster-secrets, namespace: flux-system}\nspec:\n  target: {name: cluster-secrets}\n"
         "  dataFrom: [{extract: {key: cluster-secrets}}]\n")})
     assert [f for f in lint(tmp_path).findings if f.kind == "unset-variable"] == []
+
+
+def test_a_patch_of_what_a_flux_kustomization_s_components_add_is_not_idle(
+        tmp_path: Path) -> None:
+    """LukeEvansTech/talos-cluster (judge round CO): the app's kustomization patches the
+    ReplicationSource of the volsync component its ks.yaml adds (`spec.components`), which
+    kustomize-controller appends to the folder's own: "selects no object of this build"
+    was said, and its fix would have backed up the wrong claim. The Flux build, the
+    components' objects in it, is the one the patch acts on; without the components it is
+    idle."""
+    ks = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+          "metadata: {name: %s, namespace: flux-system}\n"
+          "spec:\n  interval: 1h\n  path: %s\n  prune: true\n"
+          "  sourceRef: {kind: GitRepository, name: flux-system}\n%s")
+    write(tmp_path, {
+        "clusters/prod/flux-system.yaml": ks % ("flux-system", "./clusters/prod", ""),
+        "clusters/prod/apps.yaml": ks % ("demo", "./apps/demo/app", (
+            "  targetNamespace: demo\n  components: [../../../components/extra]\n")),
+        "components/extra/kustomization.yaml": (
+            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+            "resources: [cm.yaml]\n"),
+        "components/extra/cm.yaml": ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}"
+                                     "\ndata: {pvc: placeholder}\n"),
+        "apps/demo/app/kustomization.yaml": (
+            "resources: [app.yaml]\npatches:\n- target: {kind: ConfigMap, name: extra}\n"
+            "  patch: '[{\"op\": \"replace\", \"path\": \"/data/pvc\", \"value\": \"real\"}]'\n"),
+        "apps/demo/app/app.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\n",
+    })
+    result = lint_dir(tmp_path, only=["kustomize-integrity"])
+    assert [f for f in result.findings if f.kind == "idle-patch"] == []
+    built = {o.name: o.body.get("data") for o in result.model.objects if o.kind == "ConfigMap"}
+    assert built["extra"] == {"pvc": "real"}
+    write(tmp_path, {"clusters/prod/apps.yaml": ks % ("demo", "./apps/demo/app",
+                                                      "  targetNamespace: demo\n")})
+    assert [f.kind for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+            if f.kind == "idle-patch"] == ["idle-patch"]

@@ -838,6 +838,8 @@ class Graph:
         self._fleet: frozenset[str] | None = None
         # Flux builds: (file, what of the spec shapes the build) or ("\0" folder, id(spec))
         self._flux: dict[tuple[str, Any], tuple[Mapping[str, Any], Build | None]] = {}
+        # a folder -> its builds with a Flux Kustomization's spec.components appended
+        self._componented: dict[str, list[Build]] = {}
         self._path_specs: dict[tuple[str, str], Mapping[str, Any]] = {}
         self._flux_folders: dict[tuple[str, str], str | None] = {}  # (folder, spec.path)
         self._commented: dict[tuple[str, str], tuple[LoadedFile, list[Commented]]] = {}
@@ -855,6 +857,12 @@ class Graph:
         self._spec_parts: dict[int, tuple[Mapping[str, Any], dict[str, Any]]] = {}
         self._entries: dict[str, tuple[Mapping[str, Any], list[Entry]]] = {}
         self._plugin_inputs: dict[str, tuple[Mapping[str, Any], list[str]]] = {}
+
+    def componented(self, folder: str) -> list[Build]:
+        """The builds of ``folder`` a Flux Kustomization made with its ``spec.components``
+        appended to the folder's own (what kustomize-controller builds, the folder's own
+        patches acting on the components' objects too), as the walk made them."""
+        return self._componented.get(folder, [])
 
     def deleted(self) -> set[int]:
         """Documents whose object a patch of some build made so far deleted (``$patch:
@@ -1764,6 +1772,7 @@ class Graph:
                 k = Kustomization(k.file, k.directory, {**k.body, "components": [
                     *_list(k.body.get("components")), *components]}, k.doc)
                 inner = self._make(k, frozenset({folder}))
+                self._componented.setdefault(folder, []).append(inner)
                 components = []
             else:
                 inner = self.build(folder)

