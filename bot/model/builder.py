@@ -921,7 +921,7 @@ def _renamed_by_build(doc: Document, path: Path, built: Mapping[str, Any],
 EXAMPLE_FOLDERS = frozenset({"example", "examples", "sample", "samples", "demo", "demos"})
 # folders of tests' inputs: beside what they test, alike (a vendored kube-state-metrics'
 # tests/manifests, which its e2e script creates: judge round CP)
-TEST_FOLDERS = frozenset({"test", "tests", "e2e", "testdata"})
+TEST_FOLDERS = frozenset({"tests", "testdata"})  # (`test`, `e2e`: an environment's name too)
 
 
 def _experiment_doubts(model: Model) -> None:
@@ -962,6 +962,8 @@ def _experiment_doubts(model: Model) -> None:
 
     applied: dict[str, list[KObject]] | None = None
     for path in model.files:  # (a kustomization's own findings: its missing entries)
+        if path in model.unapplied:
+            continue  # (kept aside already: nothing applies it, as its finding says)
         why = trial(path)
         if why is None and (why := example(path)) is not None:
             if applied is None:
