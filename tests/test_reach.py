@@ -3961,3 +3961,67 @@ def test_a_tenant_s_sync_of_another_branch_roots_no_cluster_of_its_name(tmp_path
     assert sorted(r.cluster for r in reach.roots) == ["clusters/production", "clusters/staging"]
     assert [s.path for s in result.model.skipped if "not followed" in s.reason] == [
         "tenants/base/dev-team/sync.yaml"]
+
+
+def test_a_sync_template_of_a_variable_path_roots_the_copies_kustomizations_patch(
+        tmp_path: Path) -> None:
+    """hmcts/admin-flux-config (judge round CP): clusters/base/flux-system holds the sync
+    Kustomization with `path: ./clusters/${CLUSTER}`, a template; each cluster's
+    kustomization builds it patched (`path: ./clusters/c1`, its postBuild setting CLUSTER and
+    TENANT). The template rooted nothing ("clusters/c1 not applied", the tenants' refused
+    build unsaid); the patched copies are the roots."""
+    from .helpers import GitRepo
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({
+        "clusters/base/flux-system/kustomization.yaml": "resources: [sync.yaml, tenants.yaml]\n",
+        "clusters/base/flux-system/sync.yaml": """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: flux-system, namespace: flux-system}
+            spec: {interval: 1m, ref: {branch: main}, url: https://github.com/example/fleet}
+            ---
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: flux-system, namespace: flux-system}
+            spec:
+              path: ./clusters/${CLUSTER}
+              sourceRef: {kind: GitRepository, name: flux-system}
+        """,
+        "clusters/base/flux-system/tenants.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: tenants, namespace: flux-system}
+            spec:
+              path: ./tenants/${TENANT}
+              sourceRef: {kind: GitRepository, name: flux-system}
+        """,
+        "clusters/c1/kustomization.yaml": """
+            resources: [../base/flux-system]
+            patches:
+            - patch: |
+                apiVersion: kustomize.toolkit.fluxcd.io/v1
+                kind: Kustomization
+                metadata: {name: flux-system, namespace: flux-system}
+                spec:
+                  path: ./clusters/c1
+                  postBuild: {substitute: {CLUSTER: c1, TENANT: t1}}
+        """,
+        "tenants/t1-base/kustomization.yaml": "resources: [sa.yaml]\n",
+        "tenants/t1-base/sa.yaml": "apiVersion: v1\nkind: ServiceAccount\n"
+                                   "metadata: {name: t1, namespace: flux-system}\n",
+        "tenants/t1/kustomization.yaml": """
+            resources: [../t1-base]
+            patches:
+            - patch: |
+                apiVersion: kustomize.toolkit.fluxcd.io/v1
+                kind: Kustomization
+                metadata: {name: tenants, namespace: flux-system}
+                spec: {serviceAccountName: t1}
+        """,
+    })
+    result = lint_dir(repo.path, only=["kustomize-integrity"])
+    assert [(r.cluster, r.file) for r in result.model.derived["reach"].roots] == [
+        ("clusters/c1", "clusters/c1/kustomization.yaml")]
+    assert [(f.file, f.kind, f.severity) for f in result.findings
+            if f.severity == "error"] == [("tenants/t1/kustomization.yaml", "missing", "error")]

