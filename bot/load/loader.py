@@ -522,31 +522,18 @@ def _load(record: FileRecord, limit: int) -> LoadedFile:
         return out
     if "reviewbot:" in text:
         out.ignore_comments = _ignore_comments(text)
-    large = len(record.data) > PURE_ANY_ERROR_BYTES
-    told = LIBYAML and not large  # a small file's error may be told by PyYAML's pure parser
     try:
         try:
-            _fill(out, False, not told)
+            _fill(out, False)
         except PARSE_ERRORS as exc:
             # libyaml refuses some valid YAML (a ':' inside a flow scalar, ...): the pure
             # parser of ruamel reads it, slower (4 MiB: 10 s), for this file only: a small
             # file always, a large one only when the error is one the pure parser can fix.
-            if large and not _pure_can_fix(exc):
+            if len(record.data) > PURE_ANY_ERROR_BYTES and not _pure_can_fix(exc):
                 raise
             out.documents.clear()
-            refusal = _pure_refusal(text) if told else None
-            if refusal is not None:  # ruamel's pure parser's own error, ruamel not imported
-                out.pure = True
-                raise refusal from None
-            try:
-                if not told:
-                    raise  # (ruamel's C parser refused it already)
-                _fill(out, False)  # ruamel's C parser reads it again (its older libyaml
-                # reads flow nesting deeper than 1,000 levels, to the composer's bound)
-            except PARSE_ERRORS:
-                out.documents.clear()
-                out.pure = True
-                _fill(out, True)
+            out.pure = True
+            _fill(out, True)
     except ComplexKeyError:
         out.documents.clear()
         out.skipped = "helm template" if "{{" in text else None
@@ -582,111 +569,6 @@ PURE_ANY_ERROR_BYTES = 256 * 1024  # larger files go to the pure parser only for
 _PURE_FIXES = ("found unexpected ':'", "found unknown directive name")
 
 
-# What ruamel's pure parser refuses, PyYAML's pure parser (the scanner and parser ruamel's
-# were made from, before its YAML 1.2 and comment changes; imported with PyYAML) refuses in
-# the same words at the same place, for these kinds of error (context, problem's start):
-# measured on every file of the corpus and of 150 judged repositories that libyaml refuses
-# (2,057 files: each of these kinds alike on every one; ruamel words a found document start
-# apart, and reads anchors of other characters), and by tests/test_loader_equivalence.py.
-_PURE_ALIKE = (
-    ("while parsing a flow node", "expected the node content, but found "),
-    ("while parsing a block mapping", "expected <block end>, but found "),
-    ("while parsing a block collection", "expected <block end>, but found "),
-    ("while parsing a flow mapping", "expected ',' or '}', but got "),
-    ("while parsing a flow sequence", "expected ',' or ']', but got "),
-    ("while scanning a simple key", "could not find expected ':'"),
-    ("while scanning for the next token", "found character "),
-    (None, "mapping values are not allowed here"),
-)
-_PURE_FLOWS = 2_000  # more flow collections than this: not asked (see _pure_refusal)
-_PURE_LONG_SCALAR = 4_000  # longer plain scalars may not resolve (int's 4,300 digits): not judged
-
-
-def _pure_refusal(text: str) -> Exception | None:
-    """The syntax error ruamel's pure parser raises reading ``text`` (one libyaml refuses;
-    with ``LIBYAML`` False, ruamel's parsers alone are the reference and this is not asked),
-    found by PyYAML's pure parser, or None where that is not certain (ruamel's pure parser
-    reads it then). Certain: the error is of a kind both word alike (:data:`_PURE_ALIKE`),
-    in the first document, and nothing before it is one the composer takes apart (an
-    anchor, alias, tag, merge key, a key twice or not a scalar, deep nesting, a long plain
-    scalar), nor where the two read apart (a tab, a directive). 3-5x faster than ruamel's
-    pure parser, and ruamel is not imported (GoogleCloudPlatform's samples: seven such
-    files, 40 ms of a 290 ms lint)."""
-    if "\t" in text or text.startswith("%") or "\n%" in text or (
-            text.count("[") + text.count("{") > _PURE_FLOWS):
-        return None  # (PyYAML's pure scanner keeps a possible key per open flow collection
-        # and checks them all per token: deep flow nesting costs it the square)
-    from yaml.error import MarkedYAMLError
-    from yaml.events import (
-        AliasEvent,
-        CollectionStartEvent,
-        DocumentEndEvent,
-        MappingEndEvent,
-        MappingStartEvent,
-        ScalarEvent,
-        SequenceEndEvent,
-    )
-
-    parser = _pure_pyyaml()(text)
-    maps: list[tuple[set[str], list[bool]] | None] = []  # per open collection (None: a list)
-    try:
-        while parser.check_event():
-            event = parser.get_event()
-            kind = type(event)
-            if kind is DocumentEndEvent or kind is AliasEvent:
-                return None
-            if kind is ScalarEvent or isinstance(event, CollectionStartEvent):
-                if event.anchor is not None or event.tag is not None:
-                    return None
-                top = maps[-1] if maps else None
-                if top is not None and top[1][0]:  # a key
-                    if kind is not ScalarEvent or event.value == _MERGE or (
-                            event.value in top[0]):
-                        return None
-                    top[0].add(event.value)
-                if kind is ScalarEvent:
-                    if len(event.value) > _PURE_LONG_SCALAR:
-                        return None
-                    if top is not None:
-                        top[1][0] = not top[1][0]
-                    continue
-                if len(maps) >= MAX_DEPTH - 1:
-                    return None
-                maps.append((set(), [True]) if kind is MappingStartEvent else None)
-            elif kind is MappingEndEvent or kind is SequenceEndEvent:
-                maps.pop()
-                if maps and maps[-1] is not None:
-                    top = maps[-1]
-                    top[1][0] = not top[1][0]
-    except MarkedYAMLError as exc:
-        problem = str(exc.problem or "")
-        if any(exc.context == context and problem.startswith(start)
-               for context, start in _PURE_ALIKE):
-            return exc
-    return None
-
-
-_PURE_PARSER: type | None = None
-
-
-def _pure_pyyaml() -> type:
-    """PyYAML's pure parser over a text (its reader, scanner and parser), made once."""
-    global _PURE_PARSER
-    if _PURE_PARSER is None:
-        from yaml.parser import Parser
-        from yaml.reader import Reader
-        from yaml.scanner import Scanner
-
-        class PureParser(Reader, Scanner, Parser):
-            def __init__(self, text: str) -> None:
-                Reader.__init__(self, text)
-                Scanner.__init__(self)
-                Parser.__init__(self)
-
-        _PURE_PARSER = PureParser
-    return _PURE_PARSER
-
-
 def _pure_can_fix(exc: Exception) -> bool:
     """libyaml errors that ruamel's pure parser reads past (measured: a ':' in a flow scalar,
     an unknown directive); every other error is the same for both, so it is reported."""
@@ -710,18 +592,14 @@ class _Recheck(Exception):
     """The fast pass met a key twice in a mapping (a duplicate, or a key a merge brought)."""
 
 
-def _fill(out: LoadedFile, pure: bool, again: bool = True) -> None:
-    """Compose ``out``'s documents into it (those before a broken one too). ``again``: where
-    PyYAML's libyaml refuses the text, ruamel's C parser reads it again (its error is the
-    one raised); else libyaml's error is, for a caller that asks PyYAML's pure parser
-    first (:func:`_pure_refusal`: ruamel's import alone is 20 ms)."""
+def _fill(out: LoadedFile, pure: bool) -> None:
     composed: list[Composed] = []
     try:
         try:
-            _compose_stream(out.text, False, pure, composed, again=again)
+            _compose_stream(out.text, False, pure, composed)
         except _Recheck:  # the strict pass tells, and names the lines
             composed.clear()
-            _compose_stream(out.text, True, pure, composed, lenient=out.lenient, again=again)
+            _compose_stream(out.text, True, pure, composed, lenient=out.lenient)
     finally:  # the documents before a broken one are kept
         for index, (value, line, _, spans, apart, folded) in enumerate(composed):
             if value is not None:
@@ -1184,7 +1062,7 @@ _CHECKED, _TRUSTED = 1, 2  # cuts (_Cutter): checked with libyaml, or trusted (n
 def _compose_stream(
     text: str, marks: bool, pure: bool, out: list[Composed], only: int | None = None,
     targets: Sequence[Path] | None = None, cut: int = 0,
-    resolve: Callable[[str], Any] | None = None, lenient: bool = False, again: bool = True,
+    resolve: Callable[[str], Any] | None = None, lenient: bool = False,
 ) -> None:
     """Append (value, first line, positions or None, spans) per document to ``out`` (as they come,
     so the documents before a broken one are kept); only document ``only`` when given (the
@@ -1207,8 +1085,6 @@ def _compose_stream(
             return
         except YAMLError:
             del out[n:]
-            if not again:
-                raise
     _compose_events(text, marks, "pure" if pure else "ruamel", out, only, targets, 0, resolve,
                     lenient)
 
