@@ -1377,6 +1377,12 @@ def test_every_case_stays_under_20_s_of_cpu_and_1_gib(
     # doubt's sync-object test read `metadata.get`)
     "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: 5\n"
     "spec: {path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: x}}\n",
+    # an Application whose sources are a number, beside a CRD (the chart CRD doubt read
+    # them as a list)
+    "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+    "metadata: {name: xs.a.io}\nspec: {group: a.io, names: {kind: X, plural: xs}, "
+    "scope: Namespaced, versions: []}\n---\napiVersion: argoproj.io/v1alpha1\n"
+    "kind: Application\nmetadata: {name: a, namespace: argocd}\nspec: {sources: 5}\n",
 ])
 def test_metadata_of_no_mapping_is_no_crash(tmp_path: Path, text: str,
                                             capsys: pytest.CaptureFixture[str]) -> None:

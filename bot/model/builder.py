@@ -684,8 +684,8 @@ def _chart_crd_doubts(model: Model) -> None:
             names = [obj.get(("spec", "chart", "spec", "chart"))]
         elif obj.kind == "Application" and obj.group == "argoproj.io":
             names = [obj.get(("spec", "source", "chart")), *(
-                s.get("chart") for s in obj.get(("spec", "sources")) or ()
-                if isinstance(s, dict))]
+                s.get("chart") for s in items(obj.get(("spec", "sources")))
+                if isinstance(s, dict))]  # (sources of no list: hostile input, fuzzed)
         else:
             continue
         for name in names:
