@@ -344,7 +344,6 @@ def build_model(
         _rendered_copy_doubts(model, graph)
         _spark_template_doubts(model, graph)
         _chart_applier_doubts(model, graph, within)
-        _appset_doubts(model, within)
     _unread_patch_doubts(model, graph)
     _transient_doubts(model, graph)
     _unparsed_kustomization_doubts(model)
@@ -990,32 +989,6 @@ def _chart_applier_doubts(model: Model, graph: Graph, within: str) -> None:
     why = (f"whether anything applies it: the repository's Argo CD Applications or Flux "
            f"Kustomizations are chart templates ({found[0][0]}{more}), which reviewbot does "
            "not render")
-    for path in model.files:  # (a kustomization's own findings: its missing entries)
-        model.file_doubts.setdefault(path, why)
-    for obj in model.objects:
-        model.doubts.setdefault(id(obj), why)
-
-
-def _appset_doubts(model: Model, within: str) -> None:
-    """Without roots, a tree whose ApplicationSet makes Applications reviewbot does not
-    evaluate (a `clusters` generator, a templated source path of cluster annotations, a
-    `templatePatch`) applies what they name, which reviewbot does not see: whether a cluster
-    receives any of its files is not certain (Azure-Samples/aks-platform-engineering: its
-    gitops-bridge ApplicationSet reads its paths from cluster secrets Terraform writes; a
-    committed scaffolder output no Application syncs gave an error; judge round CP)."""
-    from reviewbot.model.reach import TEMPLATE_PATCH, unevaluated_appsets
-
-    found = unevaluated_appsets(model.documents, lambda path: kept_aside(path, within))
-    if not found:
-        return
-    file, name, kinds = found[0]
-    generators = " and ".join(k for k in kinds if k != TEMPLATE_PATCH)
-    how = " and ".join(([f"with a {generators} generator"] if generators else []) + (
-        ["through a templatePatch"] if TEMPLATE_PATCH in kinds else []))
-    more = f", and {len(found) - 1} more such" if len(found) > 1 else ""
-    why = (f"whether anything applies it: ApplicationSet {name} ({file}) makes Applications "
-           f"{how}, which reviewbot does not evaluate{more}, in a repository no cluster root "
-           "applies")
     for path in model.files:  # (a kustomization's own findings: its missing entries)
         model.file_doubts.setdefault(path, why)
     for obj in model.objects:

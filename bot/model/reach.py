@@ -458,13 +458,6 @@ EVALUATED_GENERATORS = frozenset({"git", "list", "matrix", "merge"})
 _GENERATOR_OPTIONS = frozenset({"selector", "template", "values"})
 
 
-def unevaluated_appsets(documents: Iterable[Document], aside: Callable[[str], bool]
-                        ) -> list[tuple[str, str, tuple[str, ...]]]:
-    """:func:`_unevaluated` of a tree without roots (the builder's doubts of what its
-    ApplicationSets may apply)."""
-    return _unevaluated(documents, aside)
-
-
 def _unevaluated(documents: Iterable[Document], aside: Callable[[str], bool]
                  ) -> list[tuple[str, str, tuple[str, ...]]]:
     """The ApplicationSets of the tree (not kept aside, not in examples or tests) with
