@@ -817,8 +817,16 @@ def moving_tag(tag: str | None) -> bool:
     of its words (`main-latest`, `prod-latest`, `vllm011.latest`), which a registry re-points
     at each push as it does `latest` (judge round BX: `newTag: prod-latest` was "pinned by
     tag only", a warning); not one that numbers a build after it (`latest-build-412`, one
-    build of a series: judge round BP's sdr-enthusiasts images)."""
-    return tag is not None and _LATEST_WORD.search(tag) is not None
+    build of a series: judge round BP's sdr-enthusiasts images); nor a tag that is a branch's
+    or a channel's name (`main`, `master`, `nightly`, `edge`), which a registry re-points at
+    each build of that branch (judge round CO: `trends:main`, pulled Always, its author
+    calling it mutable, was "pinned by tag only")."""
+    return tag is not None and (tag in _BRANCH_TAGS or _LATEST_WORD.search(tag) is not None)
+
+
+# the tags that name a branch's or a channel's newest build, as a whole tag
+_BRANCH_TAGS = frozenset({"main", "master", "develop", "nightly", "edge", "canary", "head",
+                          "trunk", "unstable", "rolling"})
 
 
 def _next_start(pod: PodTemplate) -> str:
