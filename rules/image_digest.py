@@ -19,7 +19,9 @@ Findings, by kind:
 - `malformed` (error): the reference has an `@` part that is not `sha256:` + 64 lowercase hex
   (or `sha512:` + 128): the runtime refuses to pull it.
 - `floating` (error): `:latest` (or a tag with `latest` as one of its words: `main-latest`,
-  `prod-latest`, which a registry re-points at each push alike), or no tag and no digest:
+  `prod-latest`, which a registry re-points at each push alike, or a branch's or a
+  channel's name as the whole tag: `main`, `master`, `nightly`, `edge`), or no tag and no
+  digest:
   whatever the registry serves on the day the pod restarts is what runs. The message says
   why no build step excuses it.
   When a CI step runs `kustomize edit set image` with the image and the kustomization
