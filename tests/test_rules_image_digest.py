@@ -44,19 +44,6 @@ def test_severity_by_kind(tmp_path: Path) -> None:
         assert [f.severity for f in result.findings] == ([severity] if severity else []), image
 
 
-def test_a_tag_that_is_a_branch_s_name_floats(tmp_path: Path) -> None:
-    """Judge round CO: `ghcr.io/meirongdev/trends:main`, pulled Always, its author calling
-    it a mutable tag, was "pinned by tag only"; the corpus' `epp:main` of k8s-staging-images
-    is rebuilt at each merge. A tag that is a branch's or a channel's name, as a whole, is
-    re-pointed at each build; one that numbers a build of it is not."""
-    cases = {"trends:main": "error", "app:master": "error", "app:nightly": "error",
-             "app:edge": "error", "app:main-3f2a1b": "warning", "app:mainline": "warning",
-             "app:1.2-main": "warning"}
-    for i, (image, severity) in enumerate(cases.items()):
-        result = lint_text(tmp_path / str(i), pod(image), only=["image-digest"])
-        assert [f.severity for f in result.findings] == [severity], image
-
-
 def test_a_tag_named_latest_as_one_of_its_words_floats(tmp_path: Path) -> None:
     """Judge round BX: `newTag: prod-latest` was "pinned by tag only", a warning; a registry
     re-points it at each push as it does `latest` (the corpus: `axolotl:main-latest`,
