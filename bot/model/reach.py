@@ -176,8 +176,9 @@ class Reach:
     # what their Applications apply is not seen
     unevaluated: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
     # FluxInstances whose sync path names no folder here (a variable nothing substitutes,
-    # or a folder the tree lacks): (its document, the path, the source kind)
-    sync_gaps: list[tuple[Document, str, str]] = field(default_factory=list)
+    # or a folder the tree lacks): (its document, the path, the source kind, whether its URL
+    # is one known to be this repository's)
+    sync_gaps: list[tuple[Document, str, str, bool]] = field(default_factory=list)
     # clusters rooted at a folder a FluxInstance's sync path names only through a placeholder
     # another tool fills (``@host@``, ``{{ .host }}``, a ``${VAR}`` nothing here sets), one
     # per folder that matches it -> what is unseen: whether the placeholder names it
@@ -841,12 +842,17 @@ class _Walker:
             elif kind != "GitRepository":
                 continue
             paths = self._substituted(doc, path, flux)
+            # the instance syncs this repository, as other evidence says (a sync object of
+            # the tree whose GitRepository has its URL, a git remote of the checkout), or
+            # this repository's CI pushes its artifact
+            known = kind == "OCIRepository"
             if kind == "GitRepository":  # it makes one: ``sync.name``, else its namespace's
+                url = source_url(sync_spec.get("url"))
+                known = bool(url) and (url in self.self_urls or url in self.own_urls)
                 made = sync_spec.get("name") or _instance_namespace(doc.value)
                 self._is_self(str(made or "flux-system"))  # is this tree
                 if not made:  # the namespace a build gives (a Kustomization's targetNamespace)
                     self.unnamed_syncs.update(p.strip().strip("./") for p in paths)
-                url = source_url(sync_spec.get("url"))
                 if url:
                     self.self_urls.add(url)
             if all("${" in p or p.strip().strip("./") not in self.graph.dirs for p in paths):
@@ -854,7 +860,7 @@ class _Walker:
                 if matches:  # the tree's folders the placeholder can name: each a cluster,
                     if "${" in paths[0]:  # its findings not certain (jmuchovej/homelab); a
                         # variable Flux substitutes nowhere here is a gap besides (said)
-                        self.reach.sync_gaps.append((doc, paths[0], kind))
+                        self.reach.sync_gaps.append((doc, paths[0], kind, known))
                     for folder in matches:
                         self.reach.guessed[folder] = (
                             f"whether {doc.file.path}'s sync path {paths[0].strip()} names "
@@ -868,7 +874,7 @@ class _Walker:
                     continue
             for synced in paths:
                 if "${" in synced or synced.strip().strip("./") not in self.graph.dirs:
-                    self.reach.sync_gaps.append((doc, synced, kind))  # (a root all the same:
+                    self.reach.sync_gaps.append((doc, synced, kind, known))  # (a root all the same:
                     # what it applies is unseen, not the tree as written)
                 cluster = synced.strip().strip("./") or "."
                 # within a folder a bootstrap of the same repository syncs: that cluster's
