@@ -623,12 +623,10 @@ def _no_such_node(pod: PodTemplate, host: str, names: Sequence[str]) -> Iterator
                            if [int(d) for d in re.findall(r"\d+", n)] == numbers])
     if not near:
         return
-    if pod.spec.get("nodeName") == host:
-        field, at = "nodeName", field_path(pod, "nodeName")
-    elif pod.node_selector.get(HOSTNAME) == host:
-        field, at = f"nodeSelector {HOSTNAME}", field_path(pod, "nodeSelector") + (HOSTNAME,)
-    else:
-        return  # (required affinity: where its one host is written is not pointed at)
+    pin = _pinned_at(pod, host)
+    if pin is None:
+        return
+    field, at = pin
     yield Violation(
         pod.obj, at,
         f"{pod.name}: its {field} pins it to {host}, which is no node of the inventory (did "
@@ -647,18 +645,27 @@ def _owner(view: Model, host: str, inventory: Inventory) -> str | None:
     return None
 
 
+def _pinned_at(pod: PodTemplate, host: str) -> tuple[str, Path] | None:
+    """The field that pins ``pod`` to ``host`` (its ``nodeName``, or its ``nodeSelector``'s
+    hostname) as the message names it, and its path; None for required affinity, where the
+    one host is written is not pointed at."""
+    if pod.spec.get("nodeName") == host:
+        return "nodeName", field_path(pod, "nodeName")
+    if pod.node_selector.get(HOSTNAME) == host:
+        return f"nodeSelector {HOSTNAME}", field_path(pod, "nodeSelector") + (HOSTNAME,)
+    return None
+
+
 def _foreign_node(pod: PodTemplate, host: str, other: str, cluster: str
                   ) -> Iterator[Violation]:
     """``foreign-node``: a pod of one configured cluster pinned to a node another cluster's
     inventory lists: a node is in one cluster, so here its pods never schedule (new-user
     trial fifty-three: staging's base pinned to `prod-gpu-1`, built for staging too, "no
     findings")."""
-    if pod.spec.get("nodeName") == host:
-        field, at = "nodeName", field_path(pod, "nodeName")
-    elif pod.node_selector.get(HOSTNAME) == host:
-        field, at = f"nodeSelector {HOSTNAME}", field_path(pod, "nodeSelector") + (HOSTNAME,)
-    else:
-        return  # (required affinity: where its one host is written is not pointed at)
+    pin = _pinned_at(pod, host)
+    if pin is None:
+        return
+    field, at = pin
     yield Violation(
         pod.obj, at,
         f"{pod.name}: its {field} pins it to {host}, a node of cluster {other} (its "
