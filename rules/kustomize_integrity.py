@@ -17,7 +17,15 @@ reviewbot checks every `kustomization.yaml` in the tree:
   build (`invalid`, error: "expected kind != 'Component' for path"); so does a folder
   entry that is, or whose build includes at any depth, the kustomization's own folder or a
   folder above it (`invalid`, error: "cycle detected: candidate root ... contains visited
-  root ...": `resources: [..]`, two folders listing each other). Remote entries (URLs,
+  root ...": `resources: [..]`, two folders listing each other); so does a listed file
+  holding a document kustomize accepts as no object (`invalid`, error, at the document:
+  "missing Resource metadata" for a Helm values file listed as a resource, "missing kind
+  in object", "missing metadata.name in object": kyaml's checks, a `*List`'s items each
+  judged), and a YAML file of a folder whose kustomization Flux generates (kustomize-
+  controller: "failed to decode Kubernetes YAML from clusters/staging/sops.yaml"), but
+  what source-controller leaves out of every artifact (`.sops.yaml`, `.github/`); a
+  warning where a `.sourceignore` or a GitRepository's `spec.ignore` may leave it out.
+  Remote entries (URLs,
   `github.com/...?ref=`) are not fetched;
   entries outside the linted tree are not judged (`missing`, error). kustomize then
   refuses the whole build, so the message says nothing of it is applied and names the Flux
@@ -505,6 +513,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _unset_variables(model)
     yield from _sources(model)
     yield from _unplaced(model)
+    yield from _refused_documents(model, graph)
     yield from _build_failures(model, graph, missing_in | duplicate_in | unmatched_in)
 
 
@@ -699,6 +708,83 @@ def _refused(model: Model, k: Kustomization, applied_by: Sequence[KObject]) -> s
     return (f"kustomize refuses the whole build, so {' and '.join(who[:2])}{more} "
             f"appl{'ies' if len(applied_by) == 1 else 'y'} nothing of it until the entry is "
             "fixed")
+
+
+# what each of kustomize's refusals of a resource document says of it
+_REFUSED_DOCUMENT = {
+    "missing Resource metadata": "has no apiVersion, kind or metadata: it is no Kubernetes "
+                                 "object",
+    "missing kind in object": "has no kind",
+    "missing metadata.name in object": "has no metadata.name",
+}
+
+
+def _refused_documents(model: Model, graph: Graph) -> Iterator[Violation]:
+    """``invalid`` (error), at the document: a file a build reads as resources (listed
+    under ``resources``, or a manifest of a folder kustomize-controller generates the
+    kustomization of) holding a document kustomize refuses (:func:`~reviewbot.model.
+    resource.refused_resource`): a Helm values file listed as a resource, a manifest whose
+    ``metadata`` lost its name, a `sops.yaml` of creation rules beside a cluster's
+    manifests (Flux: "failed to decode Kubernetes YAML from clusters/staging/sops.yaml:
+    missing Resource metadata"). The whole build fails, so nothing of it is applied. Where
+    a ``.sourceignore`` or a GitRepository's ``spec.ignore`` may leave a generated folder's
+    file out of the artifact, a warning that says so. Once per file, at its first such
+    document (kustomize stops there)."""
+    unapplied = model.unapplied
+    for file in sorted(graph.resource_files):
+        if file in unapplied:
+            continue
+        found = graph.refused_document(file)
+        if found is None:
+            continue
+        doc, at, why = found
+        line, column = doc.position(at) if at else (doc.line, 1)
+        what = ("is not a mapping, so it is no Kubernetes object" if not at and not
+                isinstance(doc.kustomize_value, dict) else "holds `items` that are no list"
+                if at == ("items",) else _REFUSED_DOCUMENT[why])
+        where = f"{file} (line {line})" if not at or len(at) == 1 else (
+            f"{file}, {format_path(at)} (line {line})")
+        generated = graph.generated_listing(file)
+        doubt = None
+        if generated:
+            folder = posixpath.dirname(file) or "."
+            tail = (f"kustomize-controller lists every manifest of {folder} when it generates "
+                    f"its kustomization, and refuses this one (\"failed to decode Kubernetes "
+                    f"YAML from {file}: {why}\"); {_generated_refusal(model, file)}")
+            fix = ("Move the file out of the folder Flux builds (a `.sops.yaml` is left out "
+                   "of the source by default), or list it in a `.sourceignore`."
+                   if why == "missing Resource metadata" else
+                   "Give the object its kind and metadata.name, or move the file out of the "
+                   "folder Flux builds.")
+            if graph.source_ignores():
+                doubt = ("whether a .sourceignore or a GitRepository's spec.ignore leaves the "
+                         "file out of the source's artifact (reviewbot does not read them)")
+        else:
+            owners = sorted((k for k in graph.by_dir.values() if any(
+                join(k.directory, e) == file for _, e in include_entries(k.body)
+                if not is_remote(e))), key=lambda k: k.file)
+            refused = _refused(model, owners[0], appliers(model).get(owners[0].file, ())) if (
+                owners) else "kustomize refuses every build that reads it"
+            tail = f"kustomize: \"{why}\"; {refused}"
+            fix = ("Remove the file from `resources:`: kustomize reads every document of a "
+                   "listed file as an object (Helm values go to a HelmRelease or a chart)."
+                   if why == "missing Resource metadata" else
+                   "Give the object its kind and metadata.name, or remove the file from "
+                   "`resources:`.")
+        yield Violation(None, at, f"{where} {what}; {tail}", kind="invalid", file=file,
+                        line=line, column=column, key=f"{file}:refused-document", fix=fix,
+                        doubt=doubt)
+
+
+def _generated_refusal(model: Model, file: str) -> str:
+    """What a refused file of a generated folder stops: the Flux Kustomizations that apply
+    it apply nothing of their build, and prune nothing, until it is fixed."""
+    who = applier_names(model, appliers(model).get(file, ()))
+    if not who:
+        return "nothing of the folder is applied"
+    more = f" and {len(who) - 2} more" if len(who) > 2 else ""
+    return (f"so {' and '.join(who[:2])}{more} appl{'ies' if len(who) == 1 else 'y'} "
+            "nothing of it until the file is moved or fixed")
 
 
 def _wrong_kind(k: Kustomization, path: Path, text: str, component: bool) -> Violation:

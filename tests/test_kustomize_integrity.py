@@ -2945,3 +2945,93 @@ def test_a_flux_instance_syncing_a_missing_folder_of_this_repository_is_an_error
              if f.kind == "missing"]
     assert [(f.file, f.line, f.severity) for f in found] == [
         ("clusters/dev/infra/flux-instance.yaml", 10, severity)]
+
+
+def test_a_listed_document_kustomize_refuses_refuses_the_build(tmp_path: Path) -> None:
+    """A resource file whose document is no object kustomize accepts refuses the whole
+    build, as kyaml's GetMeta and GetValidatedMetadata do (kubectl kustomize 1.32, kustomize
+    v5.5, each case measured): a Helm values file listed as a resource ("missing Resource
+    metadata"), a manifest without kind ("missing kind in object"), one without
+    metadata.name ("missing metadata.name in object"; generateName is not enough), a typed
+    list's item naming no kind. Null and empty documents, a `List` of named items, a name
+    that is a number pass. Once per file, at its first refused document, as an error."""
+    write(tmp_path, {
+        "README.md": "repo\n",
+        "values/kustomization.yaml": "resources: [values.yaml]\n",
+        "values/values.yaml": "replicaCount: 2\nimage: {tag: '1.0'}\n",
+        "kindless/kustomization.yaml": "resources: [cm.yaml]\n",
+        "kindless/cm.yaml": "apiVersion: v1\nmetadata: {name: a}\ndata: {a: b}\n",
+        "nameless/kustomization.yaml": "resources: [cm.yaml]\n",
+        "nameless/cm.yaml": ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n"
+                             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: b-\n"),
+        "typed/kustomization.yaml": "resources: [list.yaml]\n",
+        "typed/list.yaml": "apiVersion: v1\nkind: ConfigMapList\nitems:\n- metadata: {name: a}\n",
+        "fine/kustomization.yaml": "resources: [cm.yaml]\n",
+        "fine/cm.yaml": ("---\n# nothing\n---\n{}\n---\napiVersion: v1\nkind: List\nitems:\n"
+                         "- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n- null\n"
+                         "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: 5}\n"),
+    })
+    result = lint(tmp_path)
+    assert [(f.file, f.line, f.severity, f.kind) for f in result.findings] == [
+        ("kindless/cm.yaml", 1, "error", "invalid"),
+        ("nameless/cm.yaml", 7, "error", "invalid"),
+        ("typed/list.yaml", 4, "error", "invalid"),
+        ("values/values.yaml", 1, "error", "invalid"),
+    ]
+    messages = {f.file: f.message for f in result.findings}
+    assert messages["values/values.yaml"].startswith(
+        "values/values.yaml (line 1) has no apiVersion, kind or metadata: it is no Kubernetes "
+        "object; kustomize: \"missing Resource metadata\"; kustomize refuses the whole build "
+        "of values")
+    assert "has no kind; kustomize: \"missing kind in object\"" in messages["kindless/cm.yaml"]
+    assert "(line 7) has no metadata.name" in messages["nameless/cm.yaml"]
+    assert "typed/list.yaml, items[0] (line 4) has no kind" in messages["typed/list.yaml"]
+
+
+FLUX_BOOTSTRAP = """
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata: {name: flux-system, namespace: flux-system}
+spec: {url: "https://github.com/x/y", ref: {branch: main}, interval: 1m}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: flux-system, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./clusters/staging
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+"""
+
+
+def test_a_folder_flux_generates_refuses_a_file_that_is_no_object(tmp_path: Path) -> None:
+    """kustomize-controller generates a folder's kustomization from every YAML file of it
+    and refuses one that is no object ("failed to decode Kubernetes YAML from
+    clusters/staging/sops.yaml: missing Resource metadata", a Flux user's report): the
+    Kustomization applies nothing. What source-controller leaves out of every artifact by
+    default (`.sops.yaml`, `.github/`) is never listed; where a `.sourceignore` may leave
+    the file out, a warning that says so."""
+    files = {
+        "clusters/staging/flux-system/gotk-sync.yaml": FLUX_BOOTSTRAP,
+        "clusters/staging/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+        "clusters/staging/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: "
+                                    "{name: a, namespace: default}\n",
+        "clusters/staging/sops.yaml": "creation_rules:\n  - age: age1xyz\n",
+        "clusters/staging/.sops.yaml": "creation_rules:\n  - age: age1xyz\n",
+        "clusters/staging/.github/ci.yaml": "on: push\n",
+    }
+    write(tmp_path, files)
+    result = lint(tmp_path)
+    assert [(f.file, f.line, f.severity, f.kind) for f in result.findings] == [
+        ("clusters/staging/sops.yaml", 1, "error", "invalid")]
+    assert result.findings[0].message.endswith(
+        "kustomize-controller lists every manifest of clusters/staging when it generates its "
+        "kustomization, and refuses this one (\"failed to decode Kubernetes YAML from "
+        "clusters/staging/sops.yaml: missing Resource metadata\"); so Flux Kustomization "
+        "flux-system/flux-system applies nothing of it until the file is moved or fixed")
+    write(tmp_path, {".sourceignore": "sops.yaml\n"})
+    result = lint(tmp_path)
+    assert [(f.file, f.severity) for f in result.findings] == [
+        ("clusters/staging/sops.yaml", "warning")]
+    assert "whether a .sourceignore" in result.findings[0].message

@@ -46,6 +46,7 @@ from reviewbot.model.resource import (
     file_objects,
     inline_values,
     join,
+    refused_resource,
     typed_annotations,
 )
 from reviewbot.model.resource import dict_of as _dict
@@ -773,6 +774,27 @@ def _any_of(patterns: Sequence[str]) -> Callable[[str], re.Match[str] | None] | 
     return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns)).match
 
 
+# what source-controller leaves out of every GitRepository's and OCIRepository's artifact
+# (fluxcd/pkg sourceignore: ExcludeVCS, ExcludeCI, ExcludeExtra), before a `.sourceignore`
+# or `spec.ignore`: patterns without a `/` inside, so they match at any depth
+_SOURCE_IGNORED_DIRS = frozenset({".git", ".github", ".circleci"})
+_SOURCE_IGNORED_FILES = frozenset({
+    ".gitignore", ".gitmodules", ".gitattributes", ".travis.yml", ".gitlab-ci.yml",
+    "appveyor.yml", ".drone.yml", "cloudbuild.yaml", "codeship-services.yml",
+    "codeship-steps.yml", ".goreleaser.yml", ".goreleaser.brew.yml", ".sops.yaml",
+    ".flux.yaml", ".golangci.yaml"})
+
+
+def source_ignored(path: str) -> bool:
+    """Whether Flux's source-controller leaves ``path`` out of a source's artifact by its
+    default patterns (a `.sops.yaml` creation-rules file beside the manifests, a workflow
+    under `.github/`): kustomize-controller never lists it when it generates a folder's
+    kustomization."""
+    parts = path.split("/")
+    return parts[-1] in _SOURCE_IGNORED_FILES or not _SOURCE_IGNORED_DIRS.isdisjoint(
+        parts[:-1])
+
+
 def flux_rel(path: str) -> str:
     """A Flux ``spec.path`` relative to its source's root, as kustomize-controller joins it
     ("" for the root itself)."""
@@ -834,6 +856,9 @@ class Graph:
         # the files a build read as kustomize reads them (every build but an Argo CD
         # folder's without a kustomization): kustomize refuses a file with a key written twice
         self.kustomized_files: set[str] = set()
+        # the files a build read as its resources (listed, or a folder's manifests Flux
+        # lists): kustomize refuses a build whose resource is no object (``refused_document``)
+        self.resource_files: set[str] = set()
         self._built_files: frozenset[str] | None = None
         self._fleet: frozenset[str] | None = None
         # Flux builds: (file, what of the spec shapes the build) or ("\0" folder, id(spec))
@@ -1411,6 +1436,7 @@ class Graph:
             build.variables = build.variables + inner.variables
         elif target in self.files:
             build.files.add(target)
+            self.resource_files.add(target)
             build.resources = build.resources + self.objects_of(target)
             if self.files[target].problems or self.files[target].skipped:
                 build.unresolved = True  # (a file the loader refused: its objects unknown)
@@ -1553,7 +1579,7 @@ class Graph:
             unit = self._kustomization_below(posixpath.dirname(path), folder, below)
             if unit is not None:
                 units.add(unit)
-            else:
+            elif not source_ignored(path):
                 files.append(path)
         # a folder that holds a kustomization and no other manifest (one that only adds
         # components: axeII/home-ops' apps/security) is a unit as well
@@ -1569,6 +1595,36 @@ class Graph:
                     units.add(unit)
         found = self._units[folder] = (files, sorted(units))
         return found
+
+    def refused_document(self, file: str) -> tuple[Document, Path, str] | None:
+        """The first document of ``file``, a file a build reads as resources, that kustomize
+        refuses (:func:`~reviewbot.model.resource.refused_resource`: where in it, and
+        kustomize's words), or None; a file the loader refused or skipped is yaml-syntax's."""
+        lf = self.files.get(file)
+        if lf is None or lf.problems or lf.skipped:
+            return None
+        for doc in lf.documents:
+            found = refused_resource(doc.kustomize_value)
+            if found is not None:
+                return doc, found[0], found[1]
+        return None
+
+    def generated_listing(self, file: str) -> bool:
+        """Whether ``file`` is read only because kustomize-controller lists every manifest
+        of a folder it generates a kustomization for (no kustomization of the tree reads
+        it): the files a ``.sourceignore`` or a GitRepository's ``spec.ignore`` leaves out
+        of the source's artifact are never listed."""
+        return not any(join(k.directory, entry) == file for k in self.by_dir.values()
+                       for _, entry in include_entries(k.body) if not is_remote(entry))
+
+    def source_ignores(self) -> bool:
+        """Whether the tree holds a ``.sourceignore`` or a GitRepository with
+        ``spec.ignore``: a source's artifact may then leave out files reviewbot reads."""
+        return any(posixpath.basename(p) == ".sourceignore" for p in self.paths) or any(
+            isinstance(d.value, dict) and d.value.get("kind") == "GitRepository"
+            and isinstance(d.value.get("spec"), dict) and d.value["spec"].get("ignore")
+            for lf in self.files.values() if b"GitRepository" in lf.data
+            for d in lf.documents)
 
     def manifests_below(self, folder: str) -> list[str]:
         """The YAML files at any depth below ``folder`` (the whole tree for ""), but
@@ -1799,6 +1855,8 @@ class Graph:
             for file in files:          # copied it once per file)
                 build.files.add(file)
                 build.reads[file] = self._token(file)
+                if not spec.get(ARGO_DIRECTORY):
+                    self.resource_files.add(file)
                 made.extend(self.objects_of(file, not spec.get(ARGO_DIRECTORY)))
             build.resources = build.resources + made
         for entry in components:  # relative to spec.path (a folder Flux generates one for)

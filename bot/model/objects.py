@@ -1884,11 +1884,27 @@ def unparsed_by_kustomize(graph: Graph, file: str) -> tuple[str, str, str] | Non
     lf = graph.files.get(file)
     problem = next((p for p in lf.problems if not p.kustomize_reads and p.message.startswith(
         (SYNTAX_ERROR, "duplicate mapping key"))), None) if lf is not None else None
-    if problem is None:
-        return None
     owner = graph.by_dir.get(posixpath.dirname(file))
+    if problem is None:
+        refused = refused_document(graph, file) if file in graph.resource_files else None
+        if refused is None:
+            return None
+        return (owner.file if owner is not None else file, posixpath.basename(file),
+                f"holds a document kustomize refuses at line {refused[0].line} "
+                f"(\"{refused[2]}\")")
     return (owner.file if owner is not None else file, posixpath.basename(file),
             f"does not parse as kustomize reads it: {problem.message} at line {problem.line}")
+
+
+def refused_document(graph: Graph, file: str) -> tuple[Document, Path, str] | None:
+    """The document of ``file`` (read as resources) kustomize refuses, refusing every build
+    that reads it (:meth:`Graph.refused_document`), when that is certain: not where the
+    file is read only because kustomize-controller lists a folder's manifests and a
+    ``.sourceignore`` or ``spec.ignore`` of the tree may leave it out of the artifact."""
+    found = graph.refused_document(file)
+    if found is not None and graph.generated_listing(file) and graph.source_ignores():
+        return None
+    return found
 
 
 @dataclass(frozen=True)
@@ -2217,7 +2233,8 @@ def any_refused(model: Model) -> bool:
                is not None or refusing_patches(graph, k) for k in graph.by_dir.values()
                ) or bool(unplaced(model)) or any(
         unparsed_by_kustomize(graph, f) is not None for f in graph.kustomized_files
-        if model.files.get(f) is not None and model.files[f].problems) or (
+        if model.files.get(f) is not None and model.files[f].problems) or any(
+        refused_document(graph, f) is not None for f in graph.resource_files) or (
         any(k.body.get("vars") for k in graph.by_dir.values())
         and any(refusing_var(graph, k) is not None for k in graph.by_dir.values())) or any(
         refusing_replacement(graph, k) is not None for k in graph.by_dir.values()

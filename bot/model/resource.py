@@ -435,6 +435,63 @@ def document_objects(doc: Document, value: Any = None) -> Iterator[Resource]:
     yield Resource(doc, (), value)
 
 
+def refused_resource(value: Any) -> tuple[Path, str] | None:
+    """Where and why kustomize refuses a document of a file it reads as resources (listed
+    under ``resources``, or a folder's file kustomize-controller lists when it generates the
+    kustomization), else None: kyaml's ``GetMeta`` and ``GetValidatedMetadata``, measured
+    with ``kubectl kustomize`` (kustomize v5.5), which refuse the whole build:
+
+    - "missing Resource metadata": a document that is not a mapping (a text, a number, a
+      non-empty list), or a mapping without ``apiVersion``, ``kind`` and ``metadata`` (a
+      Helm values file listed as a resource; ``metadata`` counts only with a name, namespace,
+      labels or annotations), or a ``*List``'s ``items`` that is not a list;
+    - "missing kind in object": no ``kind`` (absent, null, "", or not a scalar);
+    - "missing metadata.name in object": no ``metadata.name`` (absent, null, "", not a
+      scalar: ``generateName`` is not enough), but for a kind ending in ``List``, whose
+      ``items`` are each judged so (a typed list's item names its own kind).
+
+    Null and empty documents (``{}``, ``[]``, a comment) are skipped, as kustomize does."""
+    if value is None or value == {} or value == []:
+        return None
+    if not isinstance(value, dict):
+        return (), "missing Resource metadata"
+    meta = value.get("metadata")
+    named = isinstance(meta, dict) and any(
+        _present(meta.get(k)) for k in ("name", "namespace", "labels", "annotations"))
+    if not (_present(value.get("apiVersion")) or _present(value.get("kind")) or named):
+        return (), "missing Resource metadata"
+    kind = _scalar_word(value.get("kind"))
+    if not kind:
+        return ("kind",) if "kind" in value else (), "missing kind in object"
+    if kind.endswith("List"):
+        items = value.get("items")
+        if items is None:
+            return None
+        if not isinstance(items, list):
+            return ("items",), "missing Resource metadata"
+        for i, item in enumerate(items):
+            found = refused_resource(item)
+            if found is not None:
+                return ("items", i, *found[0]), found[1]
+        return None
+    if not _scalar_word(meta.get("name") if isinstance(meta, dict) else None):
+        return ("metadata",) if isinstance(meta, dict) else (), (
+            "missing metadata.name in object")
+    return None
+
+
+def _present(value: Any) -> bool:
+    """kyaml's "not nil or empty": a field holding null, ``{}`` or ``[]`` is absent."""
+    return value is not None and value != {} and value != []
+
+
+def _scalar_word(value: Any) -> str:
+    """A scalar field as kyaml reads its text ("" for null and for a mapping or a list)."""
+    if value is None or isinstance(value, (dict, list)):
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
 @functools.lru_cache(maxsize=4096)
 def inline_values(text: str) -> tuple[Any, ...]:
     """The values of an inline patch's documents (``patch: |``) as kustomize merges them: a
