@@ -28,6 +28,12 @@ Kinds:
 - `fp8-weights`: FP8 weights (`--quantization fp8`, or a model name with an `FP8` token)
   below 8.0: there are no FP8 kernels at all, not even the weight-only Marlin ones (the seed:
   "FP8 (no FP8 on Volta)", which is why it serves 4-bit GPTQ in float16).
+- `quantization`: vLLM with a 4-bit method whose kernels need Turing (`--quantization awq`,
+  `awq_marlin`, `gptq_marlin`, `marlin`, or an AWQ checkpoint, a model name with an `AWQ`
+  token and no `--quantization`, which vLLM reads from its config) below compute capability
+  7.5: "The quantization method awq is not supported for the current GPU. Minimum
+  capability: 75. Current capability: 70." (AWQConfig's `get_min_capability`; vLLM's
+  quantization hardware table marks AWQ and Marlin unsupported on Volta). GPTQ runs there.
 - `fp8-weight-only`: between 8.0 and 8.9 vLLM runs FP8 checkpoints weight-only
   (Marlin W8A16), without FP8 compute: it works, slower than the name promises.
 - `fp8-kv-cache`: `--kv-cache-dtype fp8*` where the chosen attention backend
@@ -206,7 +212,7 @@ OPTIONS = (
 SEVERITIES = {
     "bf16": "error", "fp8-weights": "error", "fp8-weight-only": "info", "fp8-kv-cache": "error",
     "custom-all-reduce": "error", "sampler": "error", "attention-backend": "error",
-    "kv-cache": "error", "image": "error",
+    "kv-cache": "error", "image": "error", "quantization": "error",
 }
 ADMISSION = "admitted"  # its findings hold once the API server admits the object (what it runs)
 
@@ -231,6 +237,10 @@ _BACKEND_WHY = {"FLASHINFER": "flashinfer's check_cuda_arch raises below it",
                 "FLASH_ATTN": "FlashAttention-2 runs on Ampere and newer",
                 "FLASH_ATTN_VLLM_V1": "FlashAttention-2 runs on Ampere and newer"}
 BF16 = ("bfloat16", "bf16")
+# vLLM quantization methods whose kernels need compute capability 7.5 or more in every
+# release (AWQ's own kernel, "Turing or newer"; the Marlin kernels, 8.0 before 0.8): vLLM's
+# quantization hardware table marks each unsupported on Volta
+TURING_METHODS = frozenset({"awq", "awq_marlin", "gptq_marlin", "marlin", "gptq_marlin_24"})
 
 
 @dataclass(frozen=True)
@@ -330,6 +340,25 @@ def _checks(s: _Server, gpus: Sequence[GpuFacts], opts: Mapping[str, Any]) -> It
                 f"{what} on {where}: below compute capability 8.9 there is no FP8 compute; "
                 "vLLM runs FP8 weights weight-only (Marlin W8A16), without the FP8 speed-up",
                 "Expect weight-only FP8 here, or serve a checkpoint made for this GPU.")
+    # 4-bit methods whose kernels need Turing (vLLM's AWQConfig and the Marlin kernels:
+    # get_min_capability 75 and more; the engine refuses the method before loading weights)
+    method = quant.value.lower() if quant is not None else ""
+    awq_ckpt = model_flag is not None and _token(model_name, "awq") and quant is None
+    if s.engine == "vllm" and cc < (7, 5) and (method in TURING_METHODS or awq_ckpt):
+        anchor = quant if quant is not None else model_flag
+        assert anchor is not None
+        named = method or "awq"
+        what = anchor.spelling if quant is not None else (
+            f"the AWQ checkpoint {model_name} (vLLM reads its quantization from the "
+            "checkpoint's config)")
+        yield _violation(
+            s, anchor.path, "quantization",
+            f"{what} on {where}: vLLM's {named} kernels need compute capability 7.5, and "
+            f"the engine refuses the method (\"The quantization method {named} is not "
+            f"supported for the current GPU. Minimum capability: 75. Current capability: "
+            f"{cc[0]}{cc[1]}.\")",
+            "Serve a GPTQ checkpoint (--quantization gptq runs in float16 on Volta) or "
+            "float16 weights.")
     # FP8 KV cache, where the chosen backend is documented not to store one
     kv = flag(s.tokens, KV_DTYPE_FLAGS)
     backend, backend_path = _backend(s)
