@@ -692,10 +692,20 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     for entry in diff.objects:
         if entry.status != "modified" or entry.head is None or entry.base is None:
             continue
-        old_pods = base_pods.get((entry.base.ref, entry.base.file), [])
-        new_pods = head_pods.get((entry.head.ref, entry.head.file), [])
+        old_pods = _own(base_pods.get((entry.base.ref, entry.base.file), []), entry.base)
+        new_pods = _own(head_pods.get((entry.head.ref, entry.head.file), []), entry.head)
         if old_pods and new_pods:
             yield from moved_tags(old_pods, new_pods)
+
+
+def _own(pods: list[PodTemplate], obj: KObject) -> list[PodTemplate]:
+    """The pods of ``obj`` itself among ``pods`` (those of its ref and file), where the
+    model holds several copies of the object (one per cluster: an overlay's build for dev
+    and another for prod); else all of them (a HelmRelease's values pods are pseudo-objects
+    of its ref and file). New-user trial fifty-four: prod's tag bumped with its old digest
+    was compared with dev's copy, whose digest differs, and said nothing."""
+    mine = [p for p in pods if p.obj is obj]
+    return mine or pods
 
 
 def _pods_by_ref(model: Model) -> dict[tuple[str, str], list[PodTemplate]]:

@@ -242,6 +242,56 @@ def test_tag_moved_with_the_same_digest_is_a_diff_time_finding(
     assert (code, data["findings"]) == (0, [])
 
 
+def test_tag_moved_compares_the_same_clusters_copy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial fifty-four: an ApplicationSet builds one base through a dev and a
+    prod overlay (each its own cluster), an Application applies the ApplicationSet; prod's
+    `images:` tag bumped with its old digest was compared with dev's copy of the object,
+    whose digest differs, and the review said nothing."""
+    root = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: root, "
+            "namespace: argocd}\nspec:\n  project: default\n  source: {repoURL: "
+            "https://git.example.com/gitops.git, targetRevision: main, path: argocd}\n"
+            "  destination: {server: https://kubernetes.default.svc, namespace: argocd}\n")
+    appset = """apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: apps, namespace: argocd}
+spec:
+  goTemplate: true
+  generators:
+  - git:
+      repoURL: https://git.example.com/gitops.git
+      revision: main
+      directories: [{path: 'apps/*/overlays/*'}]
+  template:
+    metadata: {name: '{{index .path.segments 1}}-{{.path.basename}}'}
+    spec:
+      project: default
+      source: {repoURL: https://git.example.com/gitops.git, targetRevision: main,
+               path: '{{.path.path}}'}
+      destination: {name: '{{.path.basename}}', namespace: shop}
+"""
+    overlay = ("resources: [../../base]\nimages:\n- name: vllm/vllm-openai\n  newTag: %s\n"
+               "  digest: %s\n")
+    files = {
+        "bootstrap/root.yaml": root,
+        "argocd/kustomization.yaml": "resources: [appset.yaml]\n",
+        "argocd/appset.yaml": appset,
+        "apps/api/base/kustomization.yaml": "resources: [a.yaml]\n",
+        "apps/api/base/a.yaml": deployment("vllm", f"vllm/vllm-openai:v0.11.0@{DIGEST}"),
+        "apps/api/overlays/dev/kustomization.yaml": overlay % ("v0.12.0", OTHER),
+        "apps/api/overlays/prod/kustomization.yaml": overlay % ("v0.11.0", DIGEST),
+    }
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(files)
+    head = repo.commit({**files, "apps/api/overlays/prod/kustomization.yaml":
+                        overlay % ("v0.15.0", DIGEST)})
+    code, data, _ = review(repo, base, head, capsys)
+    assert [(f["rule"], f["file"], f["line"], f["new"]) for f in data["findings"]] == [
+        ("image-digest", "apps/api/overlays/prod/kustomization.yaml", 5, True)]
+    assert "v0.11.0 -> v0.15.0" in data["findings"][0]["message"] and code == 1
+
+
 # ---------------------------------------------------------------- the markdown summary
 
 
