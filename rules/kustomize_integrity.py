@@ -771,9 +771,9 @@ def _refused_documents(model: Model, graph: Graph) -> Iterator[Violation]:
                    if why == "missing Resource metadata" else
                    "Give the object its kind and metadata.name, or remove the file from "
                    "`resources:`.")
-        refused = dig(doc.kustomize_value, at[:-1]) if at[-1:] == ("metadata",) else None
-        if (doubt is None and isinstance(refused, dict) and model.derived.get("reach") is None
-                and dig(refused, ("metadata", "generateName"))):
+        named = dig(doc.kustomize_value, at[:-1]) if at[-1:] == ("metadata",) else None
+        if (doubt is None and isinstance(named, dict) and model.derived.get("reach") is None
+                and dig(named, ("metadata", "generateName"))):
             # (a Workflow named by generateName, which only `kubectl create` or `argo submit`
             # of the file accepts, beside the kustomization a CI step edits its image in:
             # davidfox87/crossplane-eks-argocd-mlops, judge round CF)

@@ -1169,6 +1169,78 @@ def test_an_object_whose_build_kustomize_refuses_is_not_shown_as_applied(
     assert "~ Deployment/shop/prod-web  modified, not compared: its base build fails" in out
 
 
+def test_an_applicationsets_cluster_whose_head_build_fails_keeps_its_copy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial fifty-four: an Application applies an ApplicationSet that generates an
+    Application per overlay (dev, prod), each deploying to its own cluster. The base drops
+    an env entry whose value prod's JSON 6902 operation replaces, so prod's build fails
+    (kubectl kustomize: "replace operation does not apply"), while dev's builds into the
+    same object prod's would. The diff said both clusters' copies "modified", both "of
+    cluster in-cluster" (where the ApplicationSet lives): prod's change is in the source
+    only, dev's is applied, each named by the cluster it deploys to."""
+    root = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: root, "
+            "namespace: argocd}\nspec:\n  project: default\n  source: {repoURL: "
+            "https://git.example.com/gitops.git, targetRevision: main, path: argocd}\n"
+            "  destination: {server: https://kubernetes.default.svc, namespace: argocd}\n")
+    appset = textwrap.dedent("""\
+        apiVersion: argoproj.io/v1alpha1
+        kind: ApplicationSet
+        metadata: {name: apps, namespace: argocd}
+        spec:
+          goTemplate: true
+          generators:
+          - git:
+              repoURL: https://git.example.com/gitops.git
+              revision: main
+              directories: [{path: 'apps/*/overlays/*'}]
+          template:
+            metadata: {name: '{{index .path.segments 1}}-{{.path.basename}}'}
+            spec:
+              project: default
+              source: {repoURL: https://git.example.com/gitops.git, targetRevision: main,
+                       path: '{{.path.path}}'}
+              destination: {name: '{{.path.basename}}', namespace: shop}
+        """)
+    deploy = textwrap.dedent("""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {{name: api}}
+        spec:
+          selector: {{matchLabels: {{app: api}}}}
+          template:
+            metadata: {{labels: {{app: api}}}}
+            spec:
+              containers:
+              - name: api
+                image: api:1.0
+                env:
+                - {{name: UPSTREAM, value: "http://llm"}}{level}
+        """)
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "bootstrap/root.yaml": root,
+        "argocd/kustomization.yaml": "resources: [appset.yaml]\n",
+        "argocd/appset.yaml": appset,
+        "apps/api/base/kustomization.yaml": "resources: [deploy.yaml]\n",
+        "apps/api/base/deploy.yaml": deploy.format(
+            level="\n        - {name: LOG_LEVEL, value: info}"),
+        "apps/api/overlays/dev/kustomization.yaml": "resources: [../../base]\n",
+        "apps/api/overlays/prod/kustomization.yaml": (
+            "resources: [../../base]\npatches:\n- target: {kind: Deployment, name: api}\n"
+            "  patch: |-\n    - op: replace\n      path: /spec/template/spec/containers/0/env"
+            "/1/value\n      value: warn\n"),
+    })
+    head = repo.commit({"apps/api/base/deploy.yaml": deploy.format(level="")})
+    entries = diff_json(repo, base, head, capsys)
+    assert [(e["object"], e.get("build_fails", {}).get("file"), e.get("builds"))
+            for e in entries] == [
+        ("Deployment/shop/api", "apps/api/overlays/prod/kustomization.yaml",
+         ["Argo CD ApplicationSet argocd/apps to cluster prod"]),
+        ("Deployment/shop/api", None, ["Argo CD ApplicationSet argocd/apps to cluster dev"]),
+    ]
+
+
 def test_a_patch_whose_object_the_base_renamed_fails_the_overlay_build(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

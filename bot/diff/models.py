@@ -14,6 +14,8 @@ from reviewbot.model.objects import (
     applied_identities,
     appliers,
     departure,
+    generated_clusters,
+    generated_holding,
     makers,
     owners,
     refused_build,
@@ -71,7 +73,7 @@ def diff_models(base: Model, head: Model) -> TreeDiff:
     diffed = diff_items([i for i in base_items if i.identity not in same],
                         [i for i in head_items if i.identity not in same],
                         frozenset(base.cluster_entries.keys() & head.cluster_entries.keys()))
-    entries = [part for o in diffed.objects for part in _by_build(o, built[1])]
+    entries = [part for o in diffed.objects for part in _by_build(o, *built)]
     refs = Counter(o.ref for o in entries)
     return TreeDiff(tuple(_as_built(o, *built, refs[o.ref] > 1) for o in entries),
                     _generated(*built))
@@ -108,17 +110,26 @@ def _appset(model: Model, key: tuple[str, str]) -> KObject | None:
                  and (not key[0] or (o.namespace or "") == key[0])), None)
 
 
-def _by_build(o: ObjectDiff, head: Model) -> list[ObjectDiff]:
+def _by_build(o: ObjectDiff, base: Model, head: Model) -> list[ObjectDiff]:
     """``o``, or where kustomize refuses the head builds of some of the clusters that get
     it while the others' build, two entries: the change those clusters get, and the same
     change in the source only for the clusters whose build fails (they keep what they have;
-    a new-user trial's failing staging build went unsaid beside production's change)."""
+    a new-user trial's failing staging build went unsaid beside production's change). A
+    change from a base copy of some clusters alone (dev's and prod's copies were two, the
+    head's one) is split among those (new-user trial fifty-four: each copy's change was
+    said twice, once as applied and once as failing)."""
     if o.head is None or o.clusters or o.status == "removed":
         return [o]
     split = refused_clusters(head, o.head)
     if split is None:
         return [o]
     working, failing, (file, entry, why) = split
+    if o.base is not None and (had := base.clusters.get(id(o.base))):
+        working, failing = working & had, failing & had
+        if not failing:
+            return [o]
+        if not working:
+            return [replace(o, clusters=failing, unbuilt=("head", file, entry, why))]
     return [replace(o, clusters=working),
             replace(o, clusters=failing, unbuilt=("head", file, entry, why))]
 
@@ -176,10 +187,11 @@ def _as_built(o: ObjectDiff, base: Model, head: Model, several: bool) -> ObjectD
     nothing of the cluster; and which builds make it, when several make its identity."""
     unbuilt = o.unbuilt  # (:func:`_by_build`: the clusters whose head build fails)
     if unbuilt is None:
+        one = next(iter(o.clusters)) if len(o.clusters) == 1 else None  # (cut to one)
         if o.head is not None:
-            refused = refused_build(head, o.head)
+            refused = refused_build(head, o.head, None, one if _of_appset(head, o.head)
+                                    else None)
         else:
-            one = next(iter(o.clusters)) if len(o.clusters) == 1 else None  # (cut to one)
             refused = refused_build(base, o.base, head, one) if o.base is not None else None
         if refused is not None:
             unbuilt = ("head", *refused)
@@ -188,15 +200,30 @@ def _as_built(o: ObjectDiff, base: Model, head: Model, several: bool) -> ObjectD
     builds: tuple[str, ...] = ()
     if several or o.clusters:
         obj, model = (o.head, head) if o.head is not None else (o.base, base)
+        into = frozenset(o.clusters) or model.clusters.get(id(obj), frozenset())
+        if not o.clusters and o.base is not None and o.head is not None and (
+                narrowed := into & base.clusters.get(id(o.base), frozenset())):
+            into = narrowed  # (the change of the base copy of these clusters)
         builds = tuple(dict.fromkeys(  # (one document two builds made alike: one name)
-            _build_name(model, m, frozenset(o.clusters) or model.clusters.get(
-                id(obj), frozenset())) for m in makers(model, obj) if not o.clusters or (
-                o.clusters & _applier_clusters(model, m)))) if obj is not None else ()
+            _build_name(model, m, into) for m in makers(model, obj) if not o.clusters or (
+                o.clusters & _applier_clusters(model, m, obj)))) if obj is not None else ()
     return replace(o, unbuilt=unbuilt, builds=builds) if unbuilt or builds else o
 
 
-def _applier_clusters(model: Model, maker: Maker) -> frozenset[str]:
-    """The clusters of the applier of ``maker`` (none when it has none)."""
+def _of_appset(model: Model, obj: KObject) -> bool:
+    """Whether an ApplicationSet's generated Applications make ``obj`` (each deploying
+    its copy to its own cluster: the entry of one cluster is judged by that one's build)."""
+    return any(m.applier is not None and m.applier.kind == "ApplicationSet"
+               for m in makers(model, obj))
+
+
+def _applier_clusters(model: Model, maker: Maker, obj: KObject | None = None
+                      ) -> frozenset[str]:
+    """The clusters of the applier of ``maker`` (none when it has none); of an
+    ApplicationSet, those its Applications that made ``obj`` deploy to."""
     if maker.applier is None:
         return frozenset()
+    if maker.applier.kind == "ApplicationSet" and obj is not None:
+        return frozenset(c for p, _ in generated_holding(model, maker.applier, obj)
+                         for c in generated_clusters(model, maker.applier, p))
     return model.clusters.get(id(maker.applier), frozenset())

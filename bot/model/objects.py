@@ -1487,13 +1487,27 @@ def generated_holding(model: Model, appset: KObject, obj: KObject
     whose build made ``obj``."""
     graph = model_graph(model)
     held = []
+    own = []  # the sources whose build made this very copy (its body)
     for path, directory in _applied_paths(appset, model):
         if obj.file not in (_path_files(graph, appset, path, directory) or ()):
             continue
         made = _path_build(graph, appset, path, directory)
+        if made is not None and any(r.body is obj.body for r in made.resources):
+            own.append((path, directory))
         if made is None or any(r.body is obj.body or _alike_placed(r.body, obj.body)
                                or _named_alike(r.body, obj) for r in made.resources):
             held.append((path, directory))  # (this Application's build made it)
+    # (each generated Application builds its own copy: prod's overlay, whose build fails,
+    # made this one, not dev's, whose copy of the same name builds: new-user trial
+    # fifty-four's diff said prod's Deployment "modified")
+    if own:
+        return own
+    clusters = model.clusters.get(id(obj))
+    reach = model.derived.get("reach")
+    if len(held) > 1 and clusters and reach is not None:
+        deployed = reach.generated_clusters.get((appset.file, appset.name), {})
+        mine = [h for h in held if deployed.get(h[0], set()) & clusters]
+        return mine or held
     return held
 
 
@@ -1510,12 +1524,20 @@ def _named_alike(built: Any, obj: KObject) -> bool:
         obj.namespace) and meta.get("namespace") == obj.namespace
 
 
-def _generated_refusal(model: Model, judged: Model, appset: KObject, obj: KObject
-                       ) -> tuple[str, str, str] | None:
+def generated_clusters(model: Model, appset: KObject, path: str) -> set[str]:
+    """The clusters the Applications ApplicationSet ``appset`` generates deploy ``path``
+    to (their destinations, as the walk evaluated them)."""
+    reach = model.derived.get("reach")
+    found = getattr(reach, "generated_clusters", {}) if reach is not None else {}
+    return found.get((appset.file, appset.name), {}).get(path, set())
+
+
+def _generated_refusal(model: Model, judged: Model, appset: KObject, obj: KObject,
+                       cluster: str | None = None) -> tuple[str, str, str] | None:
     """The refused entry when kustomize refuses, in ``judged``, the build of every
     Application ApplicationSet ``appset`` (of ``model``) generates that made ``obj``; None
     when one builds (each generated Application applies on its own: staging's works while
-    production's fails)."""
+    production's fails). ``cluster``: the Applications deploying to it alone."""
     now = appset if judged is model else next(
         iter(judged.by_identity.get(appset.identity, ())), None)
     if now is None:
@@ -1523,6 +1545,8 @@ def _generated_refusal(model: Model, judged: Model, appset: KObject, obj: KObjec
     graph = model_graph(judged)
     first = None
     for path, directory in generated_holding(model, appset, obj):
+        if cluster is not None and cluster not in generated_clusters(model, appset, path):
+            continue
         build = _path_build(graph, now, path, directory)
         refused = _first_refusal(judged, build) if build is not None else None
         if refused is None:
@@ -2215,10 +2239,12 @@ def _refused_makers(model: Model, obj: KObject, judged: Model, cluster: str | No
     cluster) and the first one's refused entry when ``judged`` refuses every one of them
     (else None): :func:`refused_build`, :func:`failing_build`."""
     found = makers(model, obj)
-    if cluster is not None:
-        found = [m for m in found if m.applier is not None
-                 and cluster in model.clusters.get(id(m.applier), ())]
-    refusals = [_generated_refusal(model, judged, m.applier, obj)
+    if cluster is not None:  # (an ApplicationSet's: of the clusters its Applications deploy
+        found = [m for m in found if m.applier is not None and (  # to, not its own)
+            cluster in model.clusters.get(id(m.applier), ()) if m.applier.kind !=
+            "ApplicationSet" else any(cluster in generated_clusters(model, m.applier, p)
+                                      for p, _ in generated_holding(model, m.applier, obj)))]
+    refusals = [_generated_refusal(model, judged, m.applier, obj, cluster)
                 if m.applier is not None and m.applier.kind == "ApplicationSet"
                 else _refusal(judged, m, judged is model, model) for m in found]
     return found, (refusals[0] if found and all(refusals) else None)
@@ -2294,9 +2320,22 @@ def refused_clusters(model: Model, obj: KObject,
     working: set[str] = set()
     failing: set[str] = set()
     first: tuple[str, str, str] | None = None
+    mine = model.clusters.get(id(obj), frozenset())
     for maker in makers(model, obj):
         if maker.applier is None:
             return None
+        if maker.applier.kind == "ApplicationSet":  # each generated Application apart
+            graph = model_graph(model)
+            for path, directory in generated_holding(model, maker.applier, obj):
+                build = _path_build(graph, maker.applier, path, directory)
+                refused = _first_refusal(model, build) if build is not None else None
+                deployed = generated_clusters(model, maker.applier, path) & mine
+                if refused is None:
+                    working |= deployed
+                else:
+                    failing |= deployed
+                    first = first or refused
+            continue
         refused = _refusal(model, maker, True)
         clusters = model.clusters.get(id(maker.applier), frozenset())
         if refused is None:

@@ -197,6 +197,10 @@ class Reach:
     # the same ApplicationSets -> each generated Application's name -> its source paths: an
     # Application generated again under its name with another path is updated, not deleted
     generated_named: dict[tuple[str, str], dict[str, list[str]]] = field(default_factory=dict)
+    # the same ApplicationSets -> each generated source path -> the clusters its
+    # Applications deploy it to (:func:`argo_cluster`): which copy of an object is whose
+    generated_clusters: dict[tuple[str, str], dict[str, set[str]]] = field(
+        default_factory=dict)
     # (namespace, name) of each ApplicationSet the walk evaluated -> its file and the
     # (namespace, name) of each Application it generates: what the diff says it no longer
     # generates, or generates new (new-user trial twenty-two: a tenant's deleted folder took
@@ -1497,6 +1501,7 @@ class _Walker:
             sources = self.reach.generated_sources.setdefault((file, name), [])
             urls = self.reach.generated_urls.setdefault((file, name), {})
             named_paths = self.reach.generated_named.setdefault((file, name), {})
+            deployed = self.reach.generated_clusters.setdefault((file, name), {})
             own = str(meta.get("namespace") or "")
             apps = self.reach.generated_apps.setdefault((own, name), (file, set()))[1]
             named = dict_of(dict_of(spec.get("template")).get("metadata"))
@@ -1510,6 +1515,8 @@ class _Walker:
                     path = text_of(source.get("path"))
                     if app and path is not None and "{{" not in path:
                         named_paths.setdefault(app, []).append(path)
+                    if path is not None and "{{" not in path:
+                        deployed.setdefault(path, set()).add(argo_cluster(filled))
                     if path is not None and not source.get("chart") and "{{" not in path and (
                             (path, argo_directory(source)) not in sources):
                         sources.append((path, argo_directory(source)))
