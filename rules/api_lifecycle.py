@@ -118,7 +118,7 @@ from reviewbot.model.objects import (
 )
 from reviewbot.model.reach import is_object
 from reviewbot.model.values import object_values, values_documents
-from reviewbot.rules._kit import views
+from reviewbot.rules._kit import record_doubt, views
 from reviewbot.rules.schema import not_api_files, templated
 from reviewbot.schema.lifecycle import (
     ApiTable,
@@ -186,7 +186,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
             if pair in fine:
                 continue
             found = list(_judge(obj, ("apiVersion",), obj.api_version, obj.kind, cluster,
-                                crds, crds_everywhere, target, table))
+                                crds, crds_everywhere, target, table, record_doubt(obj)))
             if not found:
                 fine.add(pair)
             elif len(clusters) > 1 and name is not None and id(obj) not in model.unbuilt and (

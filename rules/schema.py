@@ -106,7 +106,10 @@ When it stays quiet:
 
 Objects of kinds no schema covers (counted in the summary as not validated, never a
 finding); values holding a Flux `${VAR}` substitution, judged neither by type, enum nor
-pattern.
+pattern. A document with a kind and an apiVersion but no `metadata`, none of whose other
+keys is a field of its kind (another tool's record: a Hive SyncSet's patch, `name`, `patch`,
+`patchType` at its top), is judged in warnings that say whether it is an object at all is
+not certain (api-lifecycle's findings on it alike).
 
 Failing example:
 
@@ -177,7 +180,7 @@ from reviewbot.model.objects import (
 )
 from reviewbot.model.quantity import parse_quantity, quantity_error
 from reviewbot.model.substitute import emptied
-from reviewbot.rules._kit import views
+from reviewbot.rules._kit import record_doubt, views
 from reviewbot.schema.kubeconform import find_kubeconform, run_kubeconform
 from reviewbot.schema.lifecycle import parse_minor
 from reviewbot.schema.store import (
@@ -283,6 +286,9 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
                 if copies and any(other.is_valid(body) for other in copies):
                     continue  # valid against another copy of its CRD (the conflict is said)
             crd_doubt = _crd_doubt(model, crd_of, obj) if problems else None
+            if problems and not isinstance(obj.body.get("metadata"), dict):
+                crd_doubt = record_doubt(obj, frozenset(
+                    p.unknown for p in problems if p.unknown and len(p.path) == 1)) or crd_doubt
             for problem in problems:
                 if (dropped := _labels_dropped(model, obj, problem)) is not None:
                     yield dropped

@@ -193,3 +193,38 @@ subjects:
         "the file as written holds none).")
     unmarked = lint_text(tmp_path, text.replace("##CRNAME##", ""), only=["schema"]).findings
     assert [(f.line, f.severity) for f in unmarked] == [(7, "error")]
+
+
+def test_a_document_without_metadata_and_none_of_its_kinds_fields_is_not_certain(
+        tmp_path: Path) -> None:
+    """Judge round CR: openshift-managed-cluster-config's SelectorSyncSet patch records
+    (`kind: Namespace`, `name`, `applyMode`, `patch`, `patchType` at the top, no metadata),
+    which a script turns into a Hive SyncSet's patches, were 48 schema errors and two
+    api-lifecycle errors. No API server accepts a document without metadata as written, and
+    none of its keys is a field of its kind: whether it is an object at all is not certain
+    (warnings that say so). A manifest whose metadata lost its indentation keeps its kind's
+    fields (`spec`): its errors stay."""
+    result = lint_text(tmp_path, """
+        apiVersion: v1
+        kind: Namespace
+        name: openshift-etcd
+        applyMode: AlwaysApply
+        patch: '{"metadata":{"labels":{"a":"b"}}}'
+        patchType: merge
+        ---
+        apiVersion: v1
+        kind: IngressController
+        name: default
+        patch: '{"spec":{"replicas":3}}'
+        ---
+        apiVersion: v1
+        kind: Service
+        name: web
+        spec:
+          ports: [{port: 80}]
+        """, only=["schema", "api-lifecycle"])
+    assert [(f.rule, f.line, f.severity) for f in result.findings] == [
+        ("schema", 3, "warning"), ("schema", 4, "warning"), ("schema", 5, "warning"),
+        ("schema", 6, "warning"), ("api-lifecycle", 8, "warning"), ("schema", 15, "error")]
+    assert "whether this document is a Kubernetes object at all" in result.findings[0].message
+    assert "no schema of IngressController shows its keys" in result.findings[4].message
