@@ -372,24 +372,36 @@ def test_a_lint_of_part_of_a_repository_whose_configured_clusters_are_outside_it
         "level to judge what its clusters receive.")
 
 
-def test_a_lint_of_part_of_a_repository_says_what_it_builds_from_outside(
+def test_a_lint_of_part_of_a_repository_reads_what_it_builds_from_outside(
     tmp_path: Path
 ) -> None:
-    """New-user trial twenty-one: `lint envs/` of overlays over ../../base said "no
-    findings", 0 objects: the base was not read. The skipped list names each kustomization
-    that builds from outside the linted files."""
+    """New-user trials twenty-one and fifty-four: `lint envs/` (`lint overlays/prod`) of
+    overlays over ../../base said "no findings", 0 objects: the base was not read. As
+    `kubectl kustomize envs/prod` reads ../../base, the lint reads what the part's
+    kustomizations name outside it (a base, its files, a component), and only that (the
+    base's folder's other files stay unread); the overlay's objects are judged. What it
+    cannot read (a folder that does not exist) is named in the skipped list."""
     from reviewbot.config import Config
     from reviewbot.engine.run import analyze
     from reviewbot.sources.tree import disk_tree
 
     write(tmp_path, {"base/kustomization.yaml": "resources: [web.yaml]\n",
                      "base/web.yaml": FLOATING % "web",
-                     "envs/prod/kustomization.yaml": "resources: [../../base, cm.yaml]\n",
+                     "base/unlisted.yaml": FLOATING % "unlisted",
+                     "components/x/kustomization.yaml": "kind: Component\n",
+                     "envs/prod/kustomization.yaml": "resources: [../../base, cm.yaml]\n"
+                                                     "components: [../../components/x]\n",
                      "envs/prod/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"
-                                          "metadata: {name: c}\n"})
-    part = analyze(disk_tree([tmp_path / "envs"], tmp_path), Config(), only=["image-digest"])
+                                          "metadata: {name: c}\n",
+                     "envs/dev/kustomization.yaml": "resources: [../../gone]\n"})
+    tree = disk_tree([tmp_path / "envs"], tmp_path)
+    assert sorted(r.path for r in tree.files) == [
+        "base/kustomization.yaml", "base/web.yaml", "components/x/kustomization.yaml",
+        "envs/dev/kustomization.yaml", "envs/prod/cm.yaml", "envs/prod/kustomization.yaml"]
+    part = analyze(tree, Config(), only=["image-digest"])
+    assert [(f.file, f.severity) for f in part.findings] == [("base/web.yaml", "error")]
     assert [(s.path, s.reason) for s in part.skipped] == [
-        ("envs/prod/kustomization.yaml", "builds ../../base, outside the linted files: what "
+        ("envs/dev/kustomization.yaml", "builds ../../gone, outside the linted files: what "
          "it builds is not judged; lint the repository's top level")]
     whole = analyze(disk_tree([tmp_path], tmp_path), Config(), only=["image-digest"])
     assert not any("outside the linted files" in s.reason for s in whole.skipped)

@@ -261,7 +261,8 @@ def build_model(
             by_folder = {posixpath.dirname(p) or ".": why for p, why in skipped_by_ci.items()}
             model.skipped.extend(Skipped(f, why) for f, why in sorted(by_folder.items()))
     if within:
-        model.skipped.extend(_built_from_outside(model.kustomizations, within))
+        model.skipped.extend(_built_from_outside(model.kustomizations, within,
+                                                 tree.paths if tree is not None else ()))
     entries = model.cluster_entries
     if entries:
         model.cluster_inventories = {
@@ -1307,17 +1308,20 @@ def _walk_doubts(model: Model, reach: Reach) -> None:
                     model.file_doubts.setdefault(file, str(applied.elsewhere))
 
 
-def _built_from_outside(kustomizations: Iterable[Kustomization], within: str
-                        ) -> Iterator[Skipped]:
+def _built_from_outside(kustomizations: Iterable[Kustomization], within: str,
+                        read: Collection[str] = ()) -> Iterator[Skipped]:
     """A lint of part of a repository (``within``): each kustomization of it that includes a
-    folder or file outside the linted files, which reviewbot did not read, so what it builds
-    is not judged (a new-user trial's `lint envs/` said "no findings" of overlays over
-    ../../base)."""
+    folder or file outside the linted files, which reviewbot did not read (``read``: the
+    tree's paths, holding what the tree read from outside for the part's builds), so what
+    it builds is not judged (a new-user trial's `lint envs/` said "no findings" of overlays
+    over ../../base)."""
     for k in kustomizations:
         if k.flux is not None:
             continue
         outside = [entry for _, entry in include_entries(k.body) if not is_remote(entry)
-                   and not _below(join(k.directory, entry), within)]
+                   and not _below(target := join(k.directory, entry), within)
+                   and target not in read and not any(
+                       f"{target}/{name}" in read for name in KUSTOMIZATION_FILES)]
         if outside:
             more = f" and {len(outside) - 1} more" if len(outside) > 1 else ""
             yield Skipped(k.file, f"builds {outside[0]}{more}, outside the linted files: "

@@ -387,6 +387,19 @@ def disk_tree(targets: Sequence[Path], root: Path, max_file_bytes: int = MAX_FIL
                             texts.append(side)
     skipped += [Skipped(entry, _ignored_reason(count)) for entry, count in left_out.items()
                 if count]
+    if not any(os.path.abspath(unlinked(t)) == root_text for t in targets):
+        # a lint of part of a repository reads what its kustomizations build from outside
+        # it, as `kubectl kustomize overlays/prod` reads ../../base (new-user trial
+        # fifty-four: `lint overlays/prod` judged nothing and said "no findings")
+        outside_files = included_outside(root_text, files, paths, ignored, max_file_bytes)
+        for record in outside_files:
+            paths.add(record.path)
+            if record.path.endswith(YAML_SUFFIXES):
+                files.append(record)
+            elif record.path.endswith(".json"):
+                jsons[record.path] = os.path.join(root_text, *record.path.split("/"))
+            else:
+                others[record.path] = os.path.join(root_text, *record.path.split("/"))
     files += [_read(jsons[p], p, max_file_bytes) for p in listed_json(files, jsons)]
     have = {t.path for t in texts}
     for path in generator_sources(files, others):
@@ -579,6 +592,76 @@ def listed_json(records: Sequence[FileRecord], jsons: Mapping[str, object]) -> l
 # a word of a kustomization's line that may name a file: a quoted string or a run of
 # characters that are no YAML flow punctuation
 _WORD = re.compile(r""""([^"]*)"|'([^']*)'|([^\s"'#\[\]{},]+)""")
+
+
+INCLUDED_OUTSIDE_FILES = 2_000  # files read outside a linted part, at most
+
+
+def included_outside(root: str, records: Sequence[FileRecord], have: set[str],
+                     ignored: frozenset[str], limit: int) -> list[FileRecord]:
+    """The files outside the linted part of a repository (``have``: the paths read) that
+    its kustomizations build from, as kustomize reads them: a word of a kustomization that
+    names, from its folder, a folder holding a kustomization (a base, a component) or a
+    file (a patch, a generator's source) outside the part; and, from each kustomization so
+    read, every file and folder it names, until none is new. A kustomization of the part
+    names what is outside only through ``..``. Git-ignored files stay unread; links are not
+    followed. Files other than YAML come back with empty data (the caller reads those it
+    needs). At most :data:`INCLUDED_OUTSIDE_FILES` files."""
+    out: list[FileRecord] = []
+    seen = set(have)
+    queue = [(r, False) for r in records
+             if posixpath.basename(r.path) in KUSTOMIZATION_NAMES]
+    while queue and len(out) < INCLUDED_OUTSIDE_FILES:
+        record, outside = queue.pop(0)
+        folder = posixpath.dirname(record.path)
+        text = record.data.decode("utf-8", "replace")
+        if not outside and ".." not in text:
+            continue
+        for line in text.splitlines():
+            for match in _WORD.finditer(_COMMENT.sub("", line)):
+                word = next(g for g in match.groups() if g is not None)
+                for name in (word, word.partition("=")[2]):
+                    if not name or (not outside and ".." not in name) or "://" in name:
+                        continue
+                    target = posixpath.normpath(posixpath.join(folder, name))
+                    if target.startswith("../") or target in ("..", ".") or target in seen:
+                        continue
+                    found = _included_file(root, target, limit, ignored)
+                    if found is None:
+                        continue
+                    seen.add(target)
+                    for new in found:
+                        seen.add(new.path)
+                        out.append(new)
+                        if posixpath.basename(new.path) in KUSTOMIZATION_NAMES:
+                            queue.append((new, True))
+    return out
+
+
+def _included_file(root: str, target: str, limit: int, ignored: frozenset[str]
+                   ) -> list[FileRecord] | None:
+    """What an entry naming ``target`` reads: a folder's kustomization file, or the file
+    itself (YAML read whole, another kind named with empty data); None when it names
+    nothing a build reads (no such path, a link, a folder without a kustomization)."""
+    full = os.path.join(root, *target.split("/"))
+    try:
+        mode = os.lstat(full).st_mode
+    except (OSError, ValueError):
+        return None
+    if ignored and _ignored_entry(target, ignored) is not None:
+        return None
+    if stat.S_ISDIR(mode):
+        for name in KUSTOMIZATION_NAMES:
+            inner = os.path.join(full, name)
+            with suppress(OSError):
+                if stat.S_ISREG(os.lstat(inner).st_mode):
+                    return [_read(inner, f"{target}/{name}", limit)]
+        return None
+    if not stat.S_ISREG(mode):
+        return None
+    if target.endswith(YAML_SUFFIXES) or posixpath.basename(target) in KUSTOMIZATION_NAMES:
+        return [_read(full, target, limit)]
+    return [FileRecord(target, None, b"")]
 
 
 def generator_sources(records: Sequence[FileRecord], others: Mapping[str, object]) -> list[str]:
