@@ -1436,6 +1436,11 @@ def _ingress_unused(net: Network) -> Iterator[Violation]:
                 f"to reach {_pods_text(policy)} on {_ports_short(rule)}, or remove this "
                 "ingress rule."
             )
+            astray = _namespace_astray(net, sources, [policy.namespace])
+            if astray is not None:  # (the callers' rule names this namespace misspelt: the
+                # fix is that name, not a second rule)
+                message += astray[0]
+                fix = astray[1]
             yield Violation(policy.obj, rule.peer_field, message, fix=fix,
                             kind="ingress-unused",
                             doubt=policy.rendered_by or _doubt(net, [*sources, *targets]))
@@ -4173,8 +4178,18 @@ def _namespace_astray(net: Network, sources: Sequence[int], dst_ns: Sequence[str
             for rule in policy.egress:
                 for peer in rule.peers or ():
                     selector = peer.namespaces
-                    if selector is None or selector.empty or selector.names() is not None:
+                    if selector is None or selector.empty:
                         continue
+                    names = selector.names()
+                    if names is not None:  # by name: one the cluster lacks, misspelt
+                        spelt = _misspelt_namespace(net, names, targets)
+                        if spelt is None:
+                            continue
+                        where = f"{format_path(rule.path)} of {policy.described}"
+                        return (f" ({where} names namespace {spelt[0]}, which the cluster "
+                                f"does not have: did you mean {spelt[1]}?)",
+                                f"Name namespace {spelt[1]} in the namespaceSelector of "
+                                f"{where}.")
                     wanted = {r.key: next(iter(r.values)) for r in selector.requirements
                               if r.operator == "In" and len(r.values) == 1}
                     if len(wanted) != len(selector.requirements) or any(
@@ -4194,6 +4209,20 @@ def _namespace_astray(net: Network, sources: Sequence[int], dst_ns: Sequence[str
                             f"Select namespace {near} in the namespaceSelector of {where} (it "
                             f"has {has}).")
     return None
+
+
+def _misspelt_namespace(net: Network, names: Iterable[str], targets: Sequence[str]
+                        ) -> tuple[str, str] | None:
+    """(the name written, the destination namespace meant) where a selector naming
+    namespaces by name names none the cluster has and one is a misspelling of a destination
+    namespace (new-user trial fifty-four: `kubernetes.io/metadata.name: lm` for `llm`,
+    whose fix said to add an egress rule beside the broken one)."""
+    from reviewbot.words import misspelt
+
+    written = sorted(names)
+    if any(n in net.namespaces for n in written):
+        return None
+    return next(((n, meant) for n in written if (meant := misspelt(n, targets))), None)
 
 
 def _egress_ported(net: Network, sources: Sequence[int], dst_ns: Sequence[str]) -> bool:

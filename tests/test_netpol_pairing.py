@@ -1960,6 +1960,61 @@ spec:
                           "NetworkPolicy web/api-egress (it has team=ml-platform).")
 
 
+def test_a_denied_call_says_its_namespace_name_is_misspelt(tmp_path: Path) -> None:
+    """New-user trial fifty-four: chat-api's egress rule names namespace `lm` (for `llm`) by
+    `kubernetes.io/metadata.name`; the fix said to add an egress rule beside the broken one,
+    and llm's ingress-unused warning said the same. Both name the misspelt namespace."""
+    text = """
+apiVersion: v1
+kind: Namespace
+metadata: {name: llm}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: web}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: api-egress, namespace: web}
+spec:
+  podSelector: {matchLabels: {app: api}}
+  policyTypes: [Egress]
+  egress:
+  - to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: lm}}}]
+    ports: [{port: 8000}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: vllm, namespace: llm}
+spec:
+  podSelector: {matchLabels: {app: vllm}}
+  policyTypes: [Ingress]
+  ingress:
+  - from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: web}},
+            podSelector: {matchLabels: {app: api}}}]
+    ports: [{port: 8000}]
+""" + deployment("api", "web", "{app: api}").replace(
+        "image: x", "image: x\n        env: [{name: LLM, value: 'http://vllm.llm:8000/v1'}]"
+    ) + deployment("vllm", "llm", "{app: vllm}", "ports: [{containerPort: 8000}]") + """
+---
+apiVersion: v1
+kind: Service
+metadata: {name: vllm, namespace: llm}
+spec:
+  selector: {app: vllm}
+  ports: [{port: 8000}]
+"""
+    result = lint_text(tmp_path, text, only=[RULE])
+    found = {f.kind: f for f in result.findings}
+    said = (" (spec.egress[0] of NetworkPolicy web/api-egress names namespace lm, which the "
+            "cluster does not have: did you mean llm?)")
+    fix = "Name namespace llm in the namespaceSelector of spec.egress[0] of NetworkPolicy " \
+          "web/api-egress."
+    assert found["dependency-denied"].message.endswith(said)
+    assert found["ingress-unused"].message.endswith(said)
+    assert found["dependency-denied"].fix == found["ingress-unused"].fix == fix
+
+
 def test_one_flow_s_two_findings_give_one_fix(tmp_path: Path) -> None:
     """New-user trial thirty-four: the indexer's egress to vLLM, whose ingress rule admits
     namespace web's api pods only: egress-unmatched's fix said "admit namespace web", then
