@@ -940,6 +940,62 @@ spec:
          "generates the Application for apps/data/overlays/staging")]
 
 
+def test_an_application_set_s_typo_names_each_application_that_held_the_object(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial fifty-four: apps a (overlays dev, prod) and b (prod) share a Component
+    whose NetworkPolicy takes each Application's destination namespace. The typo's
+    deletions named a's dev Application for b's NetworkPolicy, and only dev's for a's
+    objects both of a's Applications deployed: each names the Applications that held it."""
+    appset = """apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: apps, namespace: argocd}
+spec:
+  goTemplate: true
+  generators:
+  - git:
+      repoURL: https://git.example.com/x.git
+      revision: main
+      directories: [{path: PATH}]
+  template:
+    metadata: {name: '{{index .path.segments 1}}-{{.path.basename}}'}
+    spec:
+      project: default
+      source: {repoURL: https://git.example.com/x.git, targetRevision: main, path: '{{.path.path}}'}
+      destination: {name: '{{.path.basename}}', namespace: '{{index .path.segments 1}}'}
+      syncPolicy: {automated: {prune: true}}
+"""
+    np = ("apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny}\n"
+          "spec: {podSelector: {}, policyTypes: [Ingress]}\n")
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s-settings}\ndata: {a: b}\n"
+    overlay = "resources: [../../base]\ncomponents: [../../../../components/netpol]\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "argocd/appset.yaml": appset.replace("PATH", "apps/*/overlays/*"),
+        "components/netpol/kustomization.yaml": (
+            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+            "resources: [np.yaml]\n"),
+        "components/netpol/np.yaml": np,
+        "apps/a/base/kustomization.yaml": "resources: [cm.yaml]\n",
+        "apps/a/base/cm.yaml": cm % "a",
+        "apps/a/overlays/dev/kustomization.yaml": overlay,
+        "apps/a/overlays/prod/kustomization.yaml": overlay,
+        "apps/b/base/kustomization.yaml": "resources: [cm.yaml]\n",
+        "apps/b/base/cm.yaml": cm % "b",
+        "apps/b/overlays/prod/kustomization.yaml": overlay})
+    head = repo.commit({"argocd/appset.yaml": appset.replace("PATH", "apps/*/overlay/*")})
+    _, found = review(repo, base, head, capsys)
+    said = {f["object"]: f["message"].split(" (its entry")[0].split("generates ")[1]
+            for f in found if f["rule"] == "change-safety"}
+    assert said == {
+        "ConfigMap/a/a-settings": "the Applications for apps/a/overlays/dev and "
+                                  "apps/a/overlays/prod",
+        "NetworkPolicy/a/deny": "the Applications for apps/a/overlays/dev and "
+                                "apps/a/overlays/prod",
+        "ConfigMap/b/b-settings": "the Application for apps/b/overlays/prod",
+        "NetworkPolicy/b/deny": "the Application for apps/b/overlays/prod"}
+
+
 SYNC = """
     apiVersion: kustomize.toolkit.fluxcd.io/v1
     kind: Kustomization

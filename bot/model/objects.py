@@ -1324,6 +1324,9 @@ class Departure:
     # ``now`` is an ApplicationSet that no longer generates the Application whose build held
     # it (a git directory generator's folder deleted): Argo CD deletes that Application
     ungenerated: str = ""  # its source path
+    # the source paths of the others that held it and are no longer generated either (an
+    # overlay's object of dev's and prod's Applications)
+    also_ungenerated: tuple[str, ...] = ()
 
 
 def applied_identities(model: Model) -> frozenset[tuple[str, str, str, str]]:
@@ -1428,7 +1431,8 @@ class _Departures:
                     # (one generated Application no longer is, and its identity is gone with
                     # it: the others built a body alike in their own destination namespace,
                     # new-user trial twenty-six's dev and prod StatefulSets)
-                    return Departure(tuple(found), now, clusters=lost, ungenerated=missing[0])
+                    return Departure(tuple(found), now, clusters=lost, ungenerated=missing[0],
+                                     also_ungenerated=tuple(missing[1:]))
                 if self._generated_refused(now, held):
                     return None
             elif refused_entry(self.head, now) is not None or (
@@ -1488,14 +1492,22 @@ def generated_holding(model: Model, appset: KObject, obj: KObject
     graph = model_graph(model)
     held = []
     own = []  # the sources whose build made this very copy (its body)
+    reach = model.derived.get("reach")
+    placed = getattr(reach, "generated_namespaces", {}).get(
+        (appset.file, appset.name), {}) if reach is not None else {}
     for path, directory in _applied_paths(appset, model):
         if obj.file not in (_path_files(graph, appset, path, directory) or ()):
             continue
         made = _path_build(graph, appset, path, directory)
         if made is not None and any(r.body is obj.body for r in made.resources):
             own.append((path, directory))
-        if made is None or any(r.body is obj.body or _alike_placed(r.body, obj.body)
-                               or _named_alike(r.body, obj) for r in made.resources):
+        # (a namespace-less object of a Component two apps share takes each Application's
+        # destination namespace: b's copy is not a's, new-user trial fifty-four)
+        there = placed.get(path)
+        if made is None or any(r.body is obj.body or (
+                _alike_placed(r.body, obj.body) and (not there or not obj.namespace or (
+                    obj.namespace in there) or mapping(mapping(r.body).get("metadata")).get(
+                    "namespace"))) or _named_alike(r.body, obj) for r in made.resources):
             held.append((path, directory))  # (this Application's build made it)
     # (each generated Application builds its own copy: prod's overlay, whose build fails,
     # made this one, not dev's, whose copy of the same name builds: new-user trial

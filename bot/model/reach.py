@@ -201,6 +201,10 @@ class Reach:
     # Applications deploy it to (:func:`argo_cluster`): which copy of an object is whose
     generated_clusters: dict[tuple[str, str], dict[str, set[str]]] = field(
         default_factory=dict)
+    # ... and the namespaces they deploy it to (their destinations' ``namespace``, "" when
+    # one names none): whose copy a namespace-less object of a shared Component is
+    generated_namespaces: dict[tuple[str, str], dict[str, set[str]]] = field(
+        default_factory=dict)
     # (namespace, name) of each ApplicationSet the walk evaluated -> its file and the
     # (namespace, name) of each Application it generates: what the diff says it no longer
     # generates, or generates new (new-user trial twenty-two: a tenant's deleted folder took
@@ -1502,6 +1506,7 @@ class _Walker:
             urls = self.reach.generated_urls.setdefault((file, name), {})
             named_paths = self.reach.generated_named.setdefault((file, name), {})
             deployed = self.reach.generated_clusters.setdefault((file, name), {})
+            placed = self.reach.generated_namespaces.setdefault((file, name), {})
             own = str(meta.get("namespace") or "")
             apps = self.reach.generated_apps.setdefault((own, name), (file, set()))[1]
             named = dict_of(dict_of(spec.get("template")).get("metadata"))
@@ -1517,6 +1522,8 @@ class _Walker:
                         named_paths.setdefault(app, []).append(path)
                     if path is not None and "{{" not in path:
                         deployed.setdefault(path, set()).add(argo_cluster(filled))
+                        placed.setdefault(path, set()).add(str(text_of(dict_of(
+                            filled.get("destination")).get("namespace")) or ""))
                     if path is not None and not source.get("chart") and "{{" not in path and (
                             (path, argo_directory(source)) not in sources):
                         sources.append((path, argo_directory(source)))
