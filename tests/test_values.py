@@ -600,6 +600,49 @@ SETS_TAG = """      values: |
 """
 
 
+def test_a_chart_part_every_consumer_turns_off_is_no_clusters(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Judge round CS: thaynes43/haynes-ops' only HelmRelease of its vendored vexa chart
+    sets `minio.enabled: false`; the chart's `minio.image: minio/minio:latest` was an
+    error. Helm merges the release's values over the chart's, and a part turned off renders
+    no pod; where a consumer leaves it on, it is judged."""
+    from .helpers import write
+
+    chart = {
+        "chart/Chart.yaml": "apiVersion: v2\nname: vexa\nversion: 1.0.0\n",
+        "chart/values.yaml": "minio:\n  enabled: true\n  image: minio/minio:latest\n",
+    }
+    release = """apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {{name: {name}, namespace: vexa}}
+spec:
+  interval: 30m
+  chart:
+    spec:
+      chart: ./chart
+      sourceRef: {{kind: GitRepository, name: flux-system, namespace: flux-system}}
+  values:
+    minio: {{enabled: {on}}}
+"""
+    off = tmp_path / "off"
+    write(off, {**chart, "release.yaml": release.format(name="vexa", on="false")})
+    _, out, _ = run_cli(["lint", str(off), "--format", "json", "--rule", "image-digest"],
+                        capsys)
+    result = json.loads(out)
+    assert [(f["rule"], f["file"]) for f in result["findings"]] == []
+    assert {"file": "chart/values.yaml", "reason": (
+        "image-digest (line 3): every consumer of this chart (release.yaml) turns minio off "
+        "(minio.enabled: false), so no cluster receives it")} in [
+        {k: s[k] for k in ("file", "reason")} for s in result["skipped"]]
+    on = tmp_path / "on"
+    write(on, {**chart, "release.yaml": release.format(name="vexa", on="false") + "---\n"
+               + release.format(name="other", on="true")})
+    _, out, _ = run_cli(["lint", str(on), "--format", "json", "--rule", "image-digest"],
+                        capsys)
+    assert [(f["file"], f["severity"]) for f in json.loads(out)["findings"]] == [
+        ("chart/values.yaml", "error")]
+
+
 def test_a_chart_default_every_consumer_overrides_is_no_clusters(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """vfarcic/devops-toolkit: each Argo CD Application rendering the chart's folder sets

@@ -1219,11 +1219,19 @@ def overridden_default(model: Model, obj: Any, path: Path) -> str | None:
         return None
     found = _consumers(model).get(obj.doc.file.path)
     if not found or not all(sets is not None and any(
-            _overlaps(at, path) and (judged or value != dig(obj.body, at, _ABSENT))
-            for at, value, judged in sets) for _, sets in found):
+            (_overlaps(at, path) and (judged or value != dig(obj.body, at, _ABSENT)))
+            or _turns_off(at, value, path) for at, value, judged in sets)
+            for _, sets in found):
         return None
     files = sorted({file for file, _ in found})
     who = files[0] + (f" and {len(files) - 1} more" if len(files) > 1 else "")
+    off = next((at for _, sets in found for at, value, _ in sets or ()
+                if _turns_off(at, value, path)), None)
+    if off is not None and all(any(_turns_off(at, value, path) for at, value, _ in sets or ())
+                               for _, sets in found):
+        part = ".".join(map(str, off[:-1]))
+        return (f"every consumer of this chart ({who}) turns {part} off ({part}.enabled: "
+                "false), so no cluster receives it")
     return (f"every consumer of this chart ({who}) sets {'.'.join(map(str, path))} over "
             "this default, so no cluster receives it")
 
@@ -1286,6 +1294,15 @@ def values_read(model: Model, folder: str) -> frozenset[tuple[str, ...]] | None:
 # that writes the default's own value changes nothing (`latest` over `latest`)
 Written = tuple[Path, Any, bool]
 _ABSENT: Any = object()
+
+
+def _turns_off(written: Path, value: Any, path: Path) -> bool:
+    """A consumer's ``written`` value is ``enabled: false`` of a part of the chart that
+    holds ``path`` (judge round CS: a HelmRelease's `minio.enabled: false` over the chart's
+    `minio.image: minio/minio:latest`; the chart's templates render MinIO only when it is
+    enabled, as charts' `enabled` keys are read)."""
+    return (value is False and len(written) > 1 and written[-1] == "enabled"
+            and len(path) >= len(written) and tuple(path[:len(written) - 1]) == written[:-1])
 
 
 def _overlaps(written: Path, path: Path) -> bool:
