@@ -1896,6 +1896,36 @@ def test_a_file_the_repository_s_script_applies_is_a_root_beside_the_others(
         ("kustomize-integrity[not-applied]", "info", "smoke/web.yaml")]
 
 
+def test_a_script_applies_the_path_its_variable_defaults_to(tmp_path: Path) -> None:
+    """Judge round CT: cloud-native-toolkit/multi-tenancy-gitops' bootstrap script sets
+    `GITOPS_PROFILE=${GITOPS_PROFILE:-0-bootstrap/single-cluster}` and applies
+    `${GITOPS_PROFILE}/bootstrap.yaml`, its entry point (an Application of its own folder),
+    which reviewbot called "never applied" ("Delete it") for a stale copy one folder up. A
+    variable the script sets to a literal, or to itself with a literal default, is that
+    value."""
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: bootstrap, namespace: argocd}
+        spec:
+          project: default
+          source: {repoURL: https://github.com/x/y.git, targetRevision: main,
+                   path: profiles/single}
+          destination: {server: https://kubernetes.default.svc, namespace: apps}
+    """
+    write(tmp_path, {
+        "profiles/single/bootstrap.yaml": app,
+        "profiles/single/kustomization.yaml": "resources: [apps/web.yaml]\n",
+        "profiles/single/apps/web.yaml": FLOATING % "web",
+        "bootstrap.yaml": app,  # a stale copy nothing applies
+        "scripts/bootstrap.sh": ("GITOPS_PROFILE=${GITOPS_PROFILE:-profiles/single}\n"
+                                 "kubectl apply -n argocd -f ${GITOPS_PROFILE}/bootstrap.yaml\n"),
+    })
+    result = lint_dir(tmp_path, only=["image-digest", "kustomize-integrity"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "profiles/single/apps/web.yaml")]
+
+
 @pytest.mark.parametrize(("name", "text"), [
     ("justfile", "deploy:\n    kubectl apply -k k8s/clusters/c0/\n"),
     # the checkout's folder in a variable (mitchross/talos-argocd-proxmox, judge round AP)
