@@ -28,7 +28,9 @@ Kinds:
 - `surge`: the rollout surges a GPU pod (RollingUpdate with maxSurge above 0, or no
   strategy) with no room for it; said at the `maxSurge` written, else at the `type:
   RollingUpdate` that leaves it to its default, else at the strategy block.
-- `chart-default`: chart values set no update strategy, so the chart's default decides.
+- `chart-default`: chart values set no update strategy, so the chart's default decides
+  (quiet where the HelmRelease's own post-renderers patch only a DaemonSet or StatefulSet
+  of the chart: it says what the chart renders, and those stop the old pod first).
 - `borrowed-room` (warning): the rollout finishes only because the pinned node has spare GPUs
   today. The pod is pinned to one inventory node (`nodeSelector` on `kubernetes.io/hostname`,
   `nodeName`, or required affinity on one host) and that node's allocatable GPUs, minus the
@@ -176,6 +178,34 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         yield violation
 
 
+_WORKLOADS = frozenset({"Deployment", "DaemonSet", "StatefulSet", "ReplicaSet"})
+
+
+def _post_rendered_kinds(obj: Any) -> frozenset[str]:
+    """The kinds a Flux HelmRelease's post-renderers patch (their targets' ``kind``, and the
+    ``kind`` a strategic merge patch names): what the chart renders, as the release itself
+    says."""
+    if getattr(obj, "kind", None) != "HelmRelease":
+        return frozenset()
+    kinds: set[str] = set()
+    renderers = obj.get(("spec", "postRenderers"))
+    for renderer in renderers if isinstance(renderers, list) else ():
+        kustomize = renderer.get("kustomize") if isinstance(renderer, dict) else None
+        if not isinstance(kustomize, dict):
+            continue
+        for key in ("patches", "patchesJson6902", "patchesStrategicMerge"):
+            patches = kustomize.get(key)
+            for patch in patches if isinstance(patches, list) else ():
+                if not isinstance(patch, dict):
+                    continue
+                target = patch.get("target")
+                kind = (target.get("kind") if isinstance(target, dict) else None) or (
+                    patch.get("kind"))
+                if isinstance(kind, str):
+                    kinds.add(kind)
+    return frozenset(kinds)
+
+
 def judged(model: Model, opts: Mapping[str, Any]) -> Iterator[tuple[PodTemplate, Violation]]:
     """Each finding with the pod it is about (change-safety's ``stuck-rollout`` asks which
     pods' rollouts cannot finish), each cluster of the tree judged with its own nodes (a
@@ -195,6 +225,10 @@ def _judged(model: Model, opts: Mapping[str, Any]) -> Iterator[tuple[PodTemplate
         if not gpus or strategy is None or strategy.type in ("Recreate", "OnDelete"):
             continue
         if strategy.type == "" and is_values_pod(pod):
+            rendered = _post_rendered_kinds(pod.obj) & _WORKLOADS
+            if rendered and rendered <= {"DaemonSet", "StatefulSet"}:
+                continue  # (its post-renderer patches the chart's DaemonSet: judge round
+                # CS's dcgm-exporter, whose rollout stops the old pod first)
             yield pod, Violation(
                 pod.obj, strategy.path,
                 f"{pod.name} requests {_gpu_text(gpus)} and its values set no update strategy, "
