@@ -72,7 +72,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   the fix names the image the containers run when one is close (`ghcr.io/acme/web` for
   `ghcr.io/acme/shop-web`). An image written in a ConfigMap's text (an injector template)
   is none kustomize rewrites. Not judged with `configurations` (they may add image fields)
-  nor where the build is not held whole;
+  nor where the build is not held whole. In a review, an entry the change renamed away
+  from the image its build's containers run is `image-dropped` (error), in place of the
+  warning: what it pins reaches no pod, and the cluster keeps the image it runs;
   Judged only when reviewbot holds the whole build: no remote entry, `helmCharts`, plugin,
   chart a Fleet bundle renders into it (`fleet.yaml` with `helm` builds its `kustomize.dir`
   over the chart's output), entry the tree lacks or file it cannot read, no variable in
@@ -404,6 +406,7 @@ RATIONALE = (
 FIX = "Fix the path, list the manifest in its kustomization, or remove the duplicate."
 SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error",
               "idle-patch": "warning", "patch-dropped": "error", "idle-image": "warning",
+              "image-dropped": "error",
               "dependency": "error",
               "source": "error",
               "substitution": "error",
@@ -1435,29 +1438,66 @@ def _idle_images(kustomize: Iterable[Kustomization], graph: Graph) -> Iterator[V
     """An ``images`` entry whose name no container of its kustomization's build runs
     (model.objects.idle_images): kustomize changes no image, without an error, and the
     tag or digest the entry pins never reaches a pod (new-user trial thirty-two)."""
-    from reviewbot.words import misspelt
-
     for k in kustomize:
         for i, name, held in idle_images(graph, k):
             where = ("images", i, "name")
             line, column = k.doc.position(where)
-            near = misspelt(name, held) or next(
-                (h for h in held if h.rpartition("/")[0] == name.rpartition("/")[0]
-                 and len([g for g in held if g.rpartition("/")[0] == name.rpartition("/")[0]])
-                 == 1), "")
-            # (the near name first: new-user trial thirty-five read "and 1 more" for it)
-            shown = [near, *(h for h in held if h != near)] if near else list(held)
-            runs = ", ".join(shown[:3]) + (f" and {len(shown) - 3} more" if len(shown) > 3
-                                           else "")
+            message, near = _idle_image_said(i, name, held)
             yield Violation(
-                None, where,
-                f"images[{i}].name: no container of this build runs an image named {name} "
-                f"(they run {runs}), so kustomize sets nothing, without an error",
-                kind="idle-image", file=k.file, line=line, column=column,
-                key=f"{k.file}:images[{i}]:idle",
+                None, where, message, kind="idle-image", file=k.file, line=line,
+                column=column, key=f"{k.file}:images[{i}]:idle",
                 fix=(f"Name the image {near}, as its containers do, or remove the entry."
                      if near else "Name an image the build's containers run, or remove the "
                      "entry."))
+
+
+def _idle_image_said(i: int, name: str, held: Sequence[str]) -> tuple[str, str]:
+    """What ``idle-image`` says of the entry ``images[i]`` naming ``name``, the build's
+    containers running ``held``; and the image of them it likely misspells ("")."""
+    from reviewbot.words import misspelt
+
+    near = misspelt(name, held) or next(
+        (h for h in held if h.rpartition("/")[0] == name.rpartition("/")[0]
+         and len([g for g in held if g.rpartition("/")[0] == name.rpartition("/")[0]])
+         == 1), "")
+    # (the near name first: new-user trial thirty-five read "and 1 more" for it)
+    shown = [near, *(h for h in held if h != near)] if near else list(held)
+    runs = ", ".join(shown[:3]) + (f" and {len(shown) - 3} more" if len(shown) > 3 else "")
+    return (f"images[{i}].name: no container of this build runs an image named {name} "
+            f"(they run {runs}), so kustomize sets nothing, without an error"), near
+
+
+def _images_dropped(base: Model, head: Model) -> Iterator[Violation]:
+    """``image-dropped``, in a review: an ``images`` entry whose name an image of its build
+    ran before the change and none runs after it (``idle-image``): the tag or digest the
+    entry pins reaches no pod, the cluster keeps the base's image (new-user trial
+    fifty-four: an entry renamed away from its image, with a new tag and digest, stayed a
+    warning, where a renamed patch target's `patch-dropped` is an error)."""
+    graph, before = model_graph(head), model_graph(base)
+    for k in sorted(head.kustomizations, key=lambda k: k.file):
+        idle = idle_images(graph, k)
+        was = before.by_dir.get(k.directory) if idle else None
+        if was is None or was.file != k.file:
+            continue
+        idle_before = {i for i, _, _ in idle_images(before, was)}
+        entries = items(was.body.get("images"))
+        for i, name, held in idle:
+            old = entries[i] if i < len(entries) else None
+            if i in idle_before or not isinstance(old, dict) or not isinstance(
+                    old.get("name"), str) or old["name"] == name:
+                continue
+            said, near = _idle_image_said(i, name, held)
+            entry = items(k.body.get("images"))[i]
+            pins = ", ".join(f"{key} {entry[key]}" for key in ("newName", "newTag", "digest")
+                             if isinstance(entry, dict) and entry.get(key))
+            message = (f"{said}; before this change it named {old['name']}, which the build's "
+                       f"containers run: what it sets now ({pins or 'nothing'}) reaches no "
+                       "pod, and the cluster keeps the image it runs")
+            line, column = k.doc.position(("images", i, "name"))
+            yield Violation(
+                None, ("images", i, "name"), message, kind="image-dropped", file=k.file,
+                line=line, column=column, key=f"{k.file}:images[{i}]:dropped",
+                fix=f"Name the image {near or old['name']}, as its containers do.")
 
 
 def _refused_replacements(kustomize: Iterable[Kustomization], graph: Graph
@@ -1692,6 +1732,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
         return
     yield from _patches_shifted(base, head)
     yield from _patches_dropped(base, head)
+    yield from _images_dropped(base, head)
     graph = model_graph(head)
     index = TreeIndex(head.tree.paths, graph)
     # (object, field, path, source) of each path naming no folder, check_set silent on it

@@ -3044,3 +3044,38 @@ def test_a_folder_flux_generates_refuses_a_file_that_is_no_object(tmp_path: Path
     assert [(f.file, f.severity) for f in result.findings] == [
         ("clusters/staging/sops.yaml", "warning")]
     assert "whether a .sourceignore" in result.findings[0].message
+
+
+def test_an_images_entry_the_change_renames_away_from_its_image_is_dropped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial fifty-four: prod's `images:` entry named `ghcr.io/acme/chat-api` with
+    its tag and digest; the pull request renamed it `ghcr.io/acme/chatapi` with a new tag and
+    digest: kustomize sets nothing, prod keeps the image it runs, and the review said only
+    `idle-image`, a warning. An entry that named an image of the build before the change and
+    names none after it is `image-dropped`, an error; one idle before as well stays the
+    warning (not new)."""
+    deployment = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n"
+                  "  selector: {matchLabels: {app: api}}\n  template:\n"
+                  "    metadata: {labels: {app: api}}\n    spec:\n"
+                  "      containers: [{name: api, image: 'ghcr.io/acme/chat-api:1.4.2'}]\n")
+    overlay = "resources: [../base]\nimages:\n- name: %s\n  newTag: %s\n"
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"base/kustomization.yaml": "resources: [deployment.yaml]\n",
+                        "base/deployment.yaml": deployment,
+                        "prod/kustomization.yaml": overlay % ("ghcr.io/acme/chat-api", "1.4.2")})
+
+    def review(head: str, since: str = base) -> list[tuple[str, str, int, str]]:
+        code, out, err = run_cli(["review", "--repo", str(repo.path), "--base", since, "--head",
+                                  head, "--platform", "none", "--format", "json", "--rule",
+                                  "kustomize-integrity"], capsys)
+        assert code in (0, 1), err
+        return [(f["severity"], f["file"], f["line"], f["message"].split("; ")[-1])
+                for f in json.loads(out)["findings"]]
+
+    renamed = repo.commit({"prod/kustomization.yaml": overlay % ("ghcr.io/acme/chatapi", "1.5.0")})
+    assert review(renamed) == [
+        ("error", "prod/kustomization.yaml", 3, "before this change it named "
+         "ghcr.io/acme/chat-api, which the build's containers run: what it sets now (newTag "
+         "1.5.0) reaches no pod, and the cluster keeps the image it runs")]
+    bumped = repo.commit({"prod/kustomization.yaml": overlay % ("ghcr.io/acme/chatapi", "1.6.0")})
+    assert review(bumped, renamed) == []  # (idle before too: its warning, not new)
