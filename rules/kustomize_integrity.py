@@ -432,7 +432,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     if model.tree is None:
         return
     graph = model_graph(model)
-    index = TreeIndex(model.tree.paths, graph)
+    index = TreeIndex(model.tree.paths, graph, model.tree.outside)
     unapplied = model.unapplied  # no cluster root reaches them: nothing there is judged
     kustomize = sorted((k for k in graph.by_dir.values() if k.file not in unapplied),
                        key=lambda k: k.file)
@@ -1734,7 +1734,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     yield from _patches_dropped(base, head)
     yield from _images_dropped(base, head)
     graph = model_graph(head)
-    index = TreeIndex(head.tree.paths, graph)
+    index = TreeIndex(head.tree.paths, graph, head.tree.outside)
     # (object, field, path, source) of each path naming no folder, check_set silent on it
     targets = _flux_targets(head, index, graph)
     told = {id(obj) for obj, _, _ in targets.missing}
@@ -1749,7 +1749,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     if not unresolved:
         return
     base_graph = model_graph(base)
-    base_index = TreeIndex(base.tree.paths, base_graph)
+    base_index = TreeIndex(base.tree.paths, base_graph, base.tree.outside)
     before: dict[tuple[Any, ...], tuple[str, str | None]] = {  # its base path, its folder
         (k.flux.namespace, k.flux.name, k.flux.file, ("spec", "path"), _source(k.flux)): (
             path, base_targets.resolved.get(id(k.flux)))

@@ -407,6 +407,68 @@ def test_a_lint_of_part_of_a_repository_reads_what_it_builds_from_outside(
     assert not any("outside the linted files" in s.reason for s in whole.skipped)
 
 
+def test_a_part_applied_by_roots_outside_it_reads_its_components_and_promises_no_error(
+    tmp_path: Path
+) -> None:
+    """New-user trial fifty-five: `lint kubernetes/apps/ai` of a cluster-template homelab
+    (a FluxInstance syncs kubernetes/flux/cluster, whose cluster-apps builds
+    kubernetes/apps): the namespace kustomization's `components/common` read from outside
+    made the lint "cover" kubernetes/components, so the Flux Kustomization's
+    `spec.components` entry `components/volsync`, unread, "does not exist" (an error); and
+    the namespace kustomization was taken for a root applied by hand, so the other
+    namespaces' Kustomizations its apps depend on were "not in the cluster" (errors). The
+    roots outside the part apply it: warnings only, and nothing read in part is missing."""
+    from reviewbot.config import Config
+    from reviewbot.engine.run import analyze
+    from reviewbot.sources.tree import disk_tree
+
+    write(tmp_path, {
+        "kubernetes/apps/ai/kustomization.yaml": (
+            "namespace: ai\ncomponents: [../../components/common]\nresources: [./web/ks.yaml]\n"),
+        "kubernetes/apps/ai/web/ks.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: web, namespace: ai}
+            spec:
+              path: ./kubernetes/apps/ai/web/app
+              components: [../../../../components/volsync]
+              dependsOn: [{name: cloudnative-pg, namespace: database}]
+              sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}
+        """,
+        "kubernetes/apps/ai/web/app/kustomization.yaml": "resources: [./web.yaml]\n",
+        "kubernetes/apps/ai/web/app/web.yaml": FLOATING % "web",
+        "kubernetes/components/common/kustomization.yaml": (
+            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+            "resources: [./namespace.yaml]\n"),
+        "kubernetes/components/common/namespace.yaml": (
+            "apiVersion: v1\nkind: Namespace\nmetadata: {name: _}\n"),
+        "kubernetes/components/volsync/kustomization.yaml": (
+            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"),
+        "kubernetes/apps/database/ks.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: cloudnative-pg, namespace: database}
+            spec:
+              path: ./kubernetes/apps/database/app
+              sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}
+        """,
+        "kubernetes/flux/cluster/ks.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: cluster-apps, namespace: flux-system}
+            spec:
+              path: ./kubernetes/apps
+              sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}
+        """,
+    })
+    part = analyze(disk_tree([tmp_path / "kubernetes/apps/ai"], tmp_path), Config(),
+                   only=["image-digest", "kustomize-integrity"])
+    assert sorted((f.rule, f.file, f.severity) for f in part.findings) == [
+        ("image-digest", "kubernetes/apps/ai/web/app/web.yaml", "warning"),
+        ("kustomize-integrity", "kubernetes/apps/ai/web/ks.yaml", "warning")]
+    assert not any("does not exist" in f.message for f in part.findings)
+
+
 def test_a_lint_of_part_of_a_repository_whose_roots_are_outside_it_promises_no_error(
     tmp_path: Path
 ) -> None:

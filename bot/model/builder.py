@@ -191,7 +191,7 @@ def build_model(
     reach = find_reach(graph, model.documents, specs, ci_documents, remotes,
                        lambda path: kept_aside(path, within) or graph.copied_by(path) is not None,
                        lambda: checked_out_branch(tree.root) if tree is not None else None,
-                       local_urls)
+                       local_urls, bool(tree is not None and tree.roots_outside))
     model.derived["reach"] = reach
     if reach is not None:
         variants, tags = _reached_documents(reach)

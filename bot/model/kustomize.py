@@ -2091,12 +2091,17 @@ class TreeIndex:
     entry's absence is judged against: kustomize-integrity's findings, change-safety's
     "the head build fails")."""
 
-    def __init__(self, paths: Iterable[str], graph: Graph | None = None) -> None:
+    def __init__(self, paths: Iterable[str], graph: Graph | None = None,
+                 outside: frozenset[str] = frozenset()) -> None:
         self.files = frozenset(paths)
         # the graph's folders when it holds these paths (it made them for the reach walk)
         self.dirs = graph.dirs if graph is not None and graph.paths == self.files else (
             folders(self.files))
-        self._bases = _common_bases(self.files)
+        # (the files a lint of part of a repository read from outside it, for the builds of
+        # the part, are no part of what it covers: a base's folder read for an overlay says
+        # nothing of its siblings; new-user trial fifty-five's components/volsync "does not
+        # exist" beside components/common)
+        self._bases = _common_bases(self.files - outside if outside else self.files)
         # A tree of YAML files only is a partial copy (a CI filter, a corpus): what it says
         # about other files (scripts, .env files of generators) is not evidence.
         self.has_other_files = any(not is_yaml(p) and "#" not in p for p in self.files)

@@ -2418,7 +2418,8 @@ def tree_index(model: Model) -> TreeIndex:
     found = model.derived.get("tree-index")
     if isinstance(found, TreeIndex):
         return found
-    index = TreeIndex(model.tree.paths if model.tree else (), model_graph(model))
+    index = TreeIndex(model.tree.paths if model.tree else (), model_graph(model),
+                      model.tree.outside if model.tree else frozenset())
     model.derived["tree-index"] = index
     return index
 

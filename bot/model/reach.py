@@ -270,7 +270,8 @@ def find_reach(graph: Graph, documents: Sequence[Document],
                remotes: Callable[[], Sequence[str]] = tuple,
                aside: Callable[[str], bool] = lambda path: False,
                branch: Callable[[], str | None] = lambda: None,
-               local_urls: frozenset[str] = frozenset()) -> Reach | None:
+               local_urls: frozenset[str] = frozenset(),
+               roots_outside: bool = False) -> Reach | None:
     """The walk from the repository's roots, or None when it has none (every file is then
     applied as written). ``ci_documents``: the documents of the repository's CI files, asked
     for only when a root or the walk needs what CI pushes; ``remotes``: the URLs of the
@@ -279,8 +280,11 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     aside (an archive): a root there roots no cluster; ``branch``: the branch the checkout
     is on (None: not known), asked for only when an Application applied by hand reads a
     revision other than the default branch. ``local_urls``: repositories known to be this one
-    (a review's base resolved their Applications' paths here: :attr:`Reach.local_urls`)."""
+    (a review's base resolved their Applications' paths here: :attr:`Reach.local_urls`).
+    ``roots_outside``: a lint of part of a repository whose files outside it hold cluster
+    roots, which apply the part: no kustomization of the part is taken as applied by hand."""
     walker = _Walker(graph, documents, ci_documents, remotes, aside, local_urls)
+    walker.roots_outside = roots_outside
     branch = functools.cache(branch)  # (git is asked once, if at all)
     steps = list(walker.roots(configured))
     if not steps and not walker.argo_candidates():
@@ -637,6 +641,7 @@ class _Walker:
         self.graph = graph
         self.remotes = remotes
         self.local_urls = local_urls
+        self.roots_outside = False  # a linted part applied by roots outside it
         # Applications whose source path misspells a folder here (:meth:`_misspelt_roots`)
         # -> that path: roots that apply nothing until it is fixed
         self.misspelt: dict[int, str] = {}
@@ -1043,8 +1048,10 @@ class _Walker:
                 self.roots_seen.add((id(r.doc), r.path))
                 yield _Step(folder or ".", graph.by_dir[folder].file, spec,
                             _namespace(r.body), (), folder)
-        if covered:
-            return
+        if covered or self.roots_outside:  # (the roots outside a linted part apply it:
+            return  # new-user trial fifty-five's `lint kubernetes/apps/ai`, its namespace
+            # kustomization taken as applied by hand, said the other namespaces'
+            # Kustomizations its apps depend on "the cluster does not have")
         # else a kustomization root whose build holds Flux Kustomizations that build folders
         # of this tree is applied by hand or by a tool outside it (Pulumi, Terraform,
         # `kubectl apply -k`): a cluster's entry (brunovlucena/homelab's flux/clusters/pro,

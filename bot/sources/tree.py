@@ -96,6 +96,9 @@ class Tree:
     # the root is the repository's top level (git's): a path an Argo CD Application names
     # in its repository is read from it, never from a folder below (``top_level``)
     top: bool = False
+    # a tree read in part: the files read from outside it because its kustomizations build
+    # them (``included_outside``); they are no part of what the lint covers
+    outside: frozenset[str] = frozenset()
 
     def exists(self, path: str) -> bool:
         return path in self.paths or self.is_dir(path)
@@ -358,6 +361,7 @@ def disk_tree(targets: Sequence[Path], root: Path, max_file_bytes: int = MAX_FIL
     root_text = os.path.abspath(root)
     check_targets(targets)
     seen: set[str] = set()  # (PATHs that repeat or hold one another: each file read once)
+    read_outside: frozenset[str] = frozenset()
     ignored = _git_ignored(root_text, targets)
     left_out: dict[str, int] = {}  # what git ignores -> the YAML files of it left unread
     for target in targets:
@@ -394,6 +398,7 @@ def disk_tree(targets: Sequence[Path], root: Path, max_file_bytes: int = MAX_FIL
         # it, as `kubectl kustomize overlays/prod` reads ../../base (new-user trial
         # fifty-four: `lint overlays/prod` judged nothing and said "no findings")
         outside_files = included_outside(root_text, files, paths, ignored, max_file_bytes)
+        read_outside = frozenset(r.path for r in outside_files)
         for record in outside_files:
             paths.add(record.path)
             if record.path.endswith(YAML_SUFFIXES):
@@ -420,7 +425,8 @@ def disk_tree(targets: Sequence[Path], root: Path, max_file_bytes: int = MAX_FIL
                             [*paths, *(r.path for r in texts)])
         outside = roots_outside(root_text, [os.path.abspath(unlinked(t)) for t in targets])
     return Tree(root, tuple(files), frozenset(paths), tuple(skipped), tuple(texts),
-                roots_outside=outside, within=within, top=top_level(root_text))
+                roots_outside=outside, within=within, top=top_level(root_text),
+                outside=read_outside)
 
 
 def top_level(root: str) -> bool:
