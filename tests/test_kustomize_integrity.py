@@ -3079,3 +3079,34 @@ def test_an_images_entry_the_change_renames_away_from_its_image_is_dropped(
          "1.5.0) reaches no pod, and the cluster keeps the image it runs")]
     bumped = repo.commit({"prod/kustomization.yaml": overlay % ("ghcr.io/acme/chatapi", "1.6.0")})
     assert review(bumped, renamed) == []  # (idle before too: its warning, not new)
+
+
+def test_an_inline_patch_that_does_not_parse_refuses_the_build(tmp_path: Path) -> None:
+    """Judge round CU: kenlasko/k8s' lab overlays rename a base ApplicationSet with a JSON
+    6902 patch whose last operation has a bare scalar where `value:` belongs: the text is no
+    YAML and kustomize refuses the build ("unable to parse SM or JSON patch"). reviewbot
+    dropped the patch without a word, and the two overlays' unrenamed copies made a phantom
+    duplicate. The patch's entry is the error; what the refused build holds is no one's."""
+    base = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: placeholder}\n"
+            "data: {wave: '1'}\n")
+    overlay = """resources: [../../base.yaml]
+patches:
+- target: {kind: ConfigMap, name: placeholder}
+  patch: |-
+    - op: replace
+      path: /metadata/name
+      value: %s
+    - op: replace
+      path: /data/wave
+      '{{ .syncWave | default "10" }}'
+"""
+    write(tmp_path, {
+        "README.md": "repo\n",
+        "base.yaml": base,
+        "lab/kustomization.yaml": "resources: [apps, network]\n",
+        "lab/apps/kustomization.yaml": overlay % "apps",
+        "lab/network/kustomization.yaml": overlay % "network",
+    })
+    assert [(f.file, f.line, f.severity, f.kind) for f in lint(tmp_path).findings] == [
+        ("lab/apps/kustomization.yaml", 4, "error", "invalid"),
+        ("lab/network/kustomization.yaml", 4, "error", "invalid")]

@@ -41,6 +41,7 @@ from reviewbot.model.kustomize import (
     missing_entries,
 )
 from reviewbot.model.quantity import parse_quantity
+from reviewbot.model.resource import unparsed_patches
 from reviewbot.model.substitute import Unseen
 from reviewbot.model.transform import var_refusal
 from reviewbot.sources.tree import Skipped, Tree
@@ -1888,6 +1889,8 @@ def _first_refusal(model: Model, build: Build) -> tuple[str, str, str] | None:
             continue
         for _, text, why in missing_entries(k, index, graph, None, controlled(model, k)):
             return k.file, text, REFUSED.get(why, "does not exist")
+        for at, why in unparsed_patches(k.body):
+            return k.file, f"{at[0]}[{at[1]}]", f"does not parse: {why}"
         for found in refusing_patches(graph, k):
             return k.file, patch_entry_text(k, found.entry), (
                 f"does not apply: its operation {found.refused} names a path the object "
@@ -2268,8 +2271,8 @@ def any_refused(model: Model) -> bool:
     asked which builds make it)."""
     graph, index = model_graph(model), tree_index(model)
     return any(next(missing_entries(k, index, graph, None, controlled(model, k)), None)
-               is not None or refusing_patches(graph, k) for k in graph.by_dir.values()
-               ) or bool(unplaced(model)) or any(
+               is not None or refusing_patches(graph, k) or unparsed_patches(k.body)
+               for k in graph.by_dir.values()) or bool(unplaced(model)) or any(
         unparsed_by_kustomize(graph, f) is not None for f in graph.kustomized_files
         if model.files.get(f) is not None and model.files[f].problems) or any(
         refused_document(graph, f) is not None for f in graph.resource_files) or (
