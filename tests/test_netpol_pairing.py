@@ -1960,6 +1960,40 @@ spec:
                           "NetworkPolicy web/api-egress (it has team=ml-platform).")
 
 
+def test_a_config_map_volume_no_container_mounts_makes_no_call(tmp_path: Path) -> None:
+    """Judge round CU: StackRox's scanner-db declares the scanner's config volume and mounts
+    it in no container; the sensor URL in the ConfigMap was "its" call, denied (an error).
+    A volume no container mounts is read by none; the pod that mounts it calls."""
+    text = """
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: config, namespace: scan}
+data: {config.yaml: 'sensorEndpoint: https://sensor.scan.svc:8443'}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: sensor, namespace: scan}
+spec:
+  podSelector: {matchLabels: {app: sensor}}
+  policyTypes: [Ingress]
+  ingress: [{from: [{podSelector: {matchLabels: {app: collector}}}]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: sensor, namespace: scan}
+spec: {selector: {app: sensor}, ports: [{port: 8443}]}
+""" + deployment("sensor", "scan", "{app: sensor}", "ports: [{containerPort: 8443}]") + \
+        deployment("db", "scan", "{app: db}").replace(
+            "        image: x\n", "        image: x\n      volumes: [{name: config, configMap: "
+            "{name: config}}]\n") + deployment("scanner", "scan", "{app: scanner}").replace(
+            "        image: x\n", "        image: x\n        volumeMounts: [{name: config, "
+            "mountPath: /etc/scanner}]\n      volumes: [{name: config, configMap: "
+            "{name: config}}]\n")
+    result = lint_text(tmp_path, text, only=[RULE])
+    denied = [f for f in result.findings if f.kind == "dependency-denied"]
+    assert len(denied) == 1 and denied[0].message.startswith("scan/scanner calls ")
+
+
 def test_a_denied_call_says_its_namespace_name_is_misspelt(tmp_path: Path) -> None:
     """New-user trial fifty-four: chat-api's egress rule names namespace `lm` (for `llm`) by
     `kubernetes.io/metadata.name`; the fix said to add an egress rule beside the broken one,
