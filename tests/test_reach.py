@@ -1958,6 +1958,36 @@ def test_a_file_the_repository_s_script_applies_is_a_root_beside_the_others(
         ("kustomize-integrity[not-applied]", "info", "smoke/web.yaml")]
 
 
+def test_an_application_commented_out_above_resources_is_no_root(tmp_path: Path) -> None:
+    """Judge round CU: ArthurVardevanyan/HomeLab's app of apps keeps its disabled
+    Applications as a block of `# - k3s/longhorn.yaml` lines under `kind:`, above
+    `resources:`; they were taken as roots applied by hand, and what they apply judged (an
+    error of a Deployment nothing applies). A commented YAML file's entry anywhere in a
+    kustomization is a resource commented out."""
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: %s, namespace: argocd}
+        spec:
+          project: default
+          source: {repoURL: https://github.com/x/y.git, targetRevision: main, path: %s}
+          destination: {server: https://kubernetes.default.svc, namespace: %s}
+    """
+    write(tmp_path, {
+        "apps/kustomization.yaml": ("kind:\n  Kustomization\n  # gone:\n"
+                                    "  # - k3s/legacy.yaml\nresources:\n  - argocd.yaml\n"
+                                    "  - web.yaml\n"),
+        "apps/argocd.yaml": app % ("apps", "apps", "argocd"),
+        "apps/web.yaml": app % ("web", "web", "web"),
+        "apps/k3s/legacy.yaml": app % ("legacy", "legacy", "legacy"),
+        "web/web.yaml": FLOATING % "web",
+        "legacy/legacy.yaml": FLOATING % "legacy",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(r, s, f) for r, s, f, _ in found(result)] == [
+        ("image-digest[floating]", "error", "web/web.yaml")]
+
+
 def test_a_script_applies_the_path_its_variable_defaults_to(tmp_path: Path) -> None:
     """Judge round CT: cloud-native-toolkit/multi-tenancy-gitops' bootstrap script sets
     `GITOPS_PROFILE=${GITOPS_PROFILE:-0-bootstrap/single-cluster}` and applies

