@@ -674,11 +674,20 @@ def _chart_keys_refused(model: Model, patches: frozenset[str]) -> Iterator[Viola
     validation."""
     if not any(o.kind in ("HelmRelease", "Application") for o in model.objects):
         return  # (no release: the releases module is not imported, 1.7 ms of a one-file lint)
-    from reviewbot.model.releases import release_values, releases, schema_keys
+    from reviewbot.model.releases import (
+        later_schema_keys,
+        release_values,
+        releases,
+        schema_keys,
+    )
     from reviewbot.words import closest
 
     for release in releases(model):
         keys = schema_keys(release)
+        doubt = None
+        if keys is None and (keys := later_schema_keys(release)) is not None:
+            doubt = (f"whether app-template {release.version}'s values schema, later than the "
+                     "4.1.1 whose keys reviewbot holds, still lacks the key")
         obj = release.obj
         if keys is None or obj.file in patches or any(obj.get(("spec", step,
                 "disableSchemaValidation")) is True for step in ("install", "upgrade")):
@@ -712,7 +721,7 @@ def _chart_keys_refused(model: Model, patches: frozenset[str]) -> Iterator[Viola
                     "not allowed\"): the release stays as it was",
                     fix=(f"Rename {key} to {meant}." if meant else _APP_TEMPLATE_PLACES.get(
                         key, f"Remove {key}, or write it where app-template reads it.")),
-                    kind="invalid")
+                    kind="invalid", doubt=doubt)
 
 
 def _identifiers_unknown(model: Model, patches: frozenset[str]) -> Iterator[Violation]:

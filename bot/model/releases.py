@@ -679,6 +679,14 @@ def schema_keys(release: Release) -> Mapping[str, frozenset[str]] | None:
     return APP_TEMPLATE_KEYS if found is not None and (3, 0, 0) <= found <= (4, 1, 1) else None
 
 
+def later_schema_keys(release: Release) -> Mapping[str, frozenset[str]] | None:
+    """:data:`APP_TEMPLATE_KEYS` for a release of a 4.x app-template later than 4.1.1, whose
+    schema reviewbot has not read (new-user trial fifty-five: 4.1.2's `resource:` for
+    `resources:` went unsaid): its keys are likely the same, not certainly."""
+    found = major_of(release.version) if release.chart == APP_TEMPLATE else None
+    return APP_TEMPLATE_KEYS if found is not None and (4, 1, 1) < found < (5, 0, 0) else None
+
+
 def release_values(release: Release) -> tuple[Mapping[str, Any], Path]:
     """The values the release's object writes (``spec.values``, an Argo CD source's
     ``helm.valuesObject``) and where they are in it."""
