@@ -486,8 +486,8 @@ def commented_entries(k: Kustomization) -> list[Commented]:
             entry = match.group(2) or match.group(3)
             if is_remote(entry):
                 continue
-            out.append(Commented(k.file, number, section if listing else "resources",
-                                 join(k.directory, entry.rstrip("/"))))
+            out.append(Commented(k.file, number, section if listing and section else
+                                 "resources", join(k.directory, entry.rstrip("/"))))
     return out
 
 
