@@ -260,7 +260,8 @@ spec:
 """
     result = lint_text(tmp_path, text, only=["gpu-rollout"], config=INVENTORY)
     assert [f.fix for f in result.findings] == [
-        "Set controllers.vllm.strategy: Recreate (or controllers.vllm.rollingUpdate.surge: 0)."]
+        "Set controllers.vllm.strategy: Recreate (or controllers.vllm.rollingUpdate.surge: "
+        "\"0\", quoted: app-template drops an integer 0)."]
 
 
 def test_a_pod_no_node_is_pinned_for_borrows_room_where_the_cluster_s_gpus_leave_it(
