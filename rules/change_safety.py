@@ -7,7 +7,9 @@ the head, the way the cluster will live it when Flux (or Argo CD) applies the me
 in `reviewbot review` and in `reviewbot diff` (whose JSON marks each changed object with these
 verdicts), never in `lint`, which sees one tree.
 
-- `immutable` (error): a field the API server refuses to change. The apply fails with
+- `immutable` (error): a field the API server refuses to change (not of an Argo CD sync
+  hook Argo CD deletes and creates anew at each sync: BeforeHookCreation, its default, or
+  HookSucceeded; a Helm hook alike). The apply fails with
   "field is immutable" (or "Forbidden") until the object is deleted and recreated: the
   Flux Kustomization applying it stays failed meanwhile, so every later change waits too;
   the Argo CD Application's sync fails; a plain `kubectl apply` fails. The message and the

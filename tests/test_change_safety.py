@@ -996,6 +996,47 @@ spec:
         "NetworkPolicy/b/deny": "the Application for apps/b/overlays/prod"}
 
 
+def test_a_hook_argo_cd_recreates_at_each_sync_is_never_patched(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial fifty-six: a PreSync migration Job (`argocd.argoproj.io/hook`, delete
+    policy BeforeHookCreation) was "immutable" at every image bump: Argo CD deletes the hook
+    and creates it anew at each sync. A Job Argo CD applies as an ordinary resource, or a
+    hook kept after it succeeds (HookFailed only), is patched: immutable."""
+    app = """apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: app, namespace: argocd}
+spec:
+  project: default
+  source: {repoURL: https://git.example.com/x.git, targetRevision: main, path: app}
+  destination: {server: https://kubernetes.default.svc, namespace: app}
+  syncPolicy: {automated: {prune: true}}
+"""
+    job = """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: migrate
+  namespace: app
+  annotations: {%s}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: migrate, image: "registry.example.org/app:%s"}]
+"""
+    kinds = {}
+    for name, notes in (("hook", "argocd.argoproj.io/hook: PreSync"),
+                        ("kept", "argocd.argoproj.io/hook: PreSync, "
+                                 "argocd.argoproj.io/hook-delete-policy: HookFailed"),
+                        ("plain", "")):
+        repo = GitRepo(tmp_path / name)
+        base = repo.commit({"argocd/app.yaml": app, "app/job.yaml": job % (notes, "1.0")})
+        head = repo.commit({"app/job.yaml": job % (notes, "1.1")})
+        _, found = review(repo, base, head, capsys)
+        kinds[name] = [f["message"].split(":")[0] for f in found if f["rule"] == "change-safety"]
+    assert kinds == {"hook": [], "kept": ["Job app/migrate"], "plain": ["Job app/migrate"]}
+
+
 SYNC = """
     apiVersion: kustomize.toolkit.fluxcd.io/v1
     kind: Kustomization

@@ -47,6 +47,8 @@ def immutable_verdicts(entry: ObjectDiff, old: KObject, new: KObject,
     if not found:
         return
     by = owners(head, new)
+    if _hook_recreated(new, by):
+        return  # (Argo CD deletes the hook and creates it anew at each sync: no patch)
     force = _forced_by(new, by)
     applier = by[0] if by else None
     for path, what, rule, changes in found:
@@ -330,6 +332,29 @@ def _changes_text(field: Path, changes: Sequence[Change], obj: KObject) -> str:
 def _compact_text(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _hook_recreated(obj: KObject, by: Sequence[KObject]) -> bool:
+    """Whether ``obj`` is a sync hook that Argo CD Applications (every applier of it) delete
+    and create anew at each sync, so a change is never a patch of the one in the cluster:
+    an ``argocd.argoproj.io/hook`` whose delete policy is BeforeHookCreation (Argo CD's
+    default, when none is given) or HookSucceeded, or a ``helm.sh/hook`` (Argo CD maps it)
+    whose ``helm.sh/hook-delete-policy`` is before-hook-creation (Helm's default) or
+    hook-succeeded. New-user trial fifty-six: a PreSync migration Job with
+    BeforeHookCreation was "immutable" at every image bump."""
+    if not by or not all(k.kind == "Application" and k.group == "argoproj.io" for k in by):
+        return False
+    notes = obj.annotations
+    if "argocd.argoproj.io/hook" in notes:
+        policy = str(notes.get("argocd.argoproj.io/hook-delete-policy") or
+                     "BeforeHookCreation")
+        return bool({"BeforeHookCreation", "HookSucceeded"} & {
+            p.strip() for p in policy.split(",")})
+    if "helm.sh/hook" in notes:
+        policy = str(notes.get("helm.sh/hook-delete-policy") or "before-hook-creation")
+        return bool({"before-hook-creation", "hook-succeeded"} & {
+            p.strip() for p in policy.split(",")})
+    return False
 
 
 def _forced_by(obj: KObject, by: Sequence[KObject]) -> str | None:
