@@ -1486,6 +1486,7 @@ class _Denied:
     egress: set[int]  # destinations the source side denies
     ingress: set[int]  # destinations the destination side denies
     conns: Conns
+    doubt: str | None = None  # what the finding could not see of who calls
 
 
 def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
@@ -1493,6 +1494,9 @@ def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
     from reviewbot.netpol.sets import NONE
 
     found: dict[tuple[int, tuple[str | int, ...], str], _Denied] = {}
+    # the callers a ConfigMap's value is allowed for: where some workloads loading one
+    # ConfigMap may call and others not, which of them dials it is not seen
+    allowed: dict[tuple[int, tuple[str | int, ...], str], set[int]] = {}
     resolved: dict[tuple[str, str, int], list[Target]] = {}
     verdicts: dict[tuple[int, int, Conns], tuple[bool, bool]] = {}
     for s, pod in enumerate(net.pods):
@@ -1513,9 +1517,10 @@ def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
                         net.ingress_allows(s, t.pod, t.conns, unknown=True),
                     )
                 egress_ok, ingress_ok = verdict
-                if egress_ok and ingress_ok:
-                    continue
                 key = (id(decl.obj), decl.path, decl.endpoint.text)
+                if egress_ok and ingress_ok:
+                    allowed.setdefault(key, set()).add(s)
+                    continue
                 entry = found.setdefault(key, _Denied(decl, set(), set(), set(), NONE))
                 entry.sources.add(s)
                 entry.conns = entry.conns.union(t.conns)
@@ -1527,7 +1532,16 @@ def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
     # destination and connections, at the first caller's value, the other callers counted.
     # Denied by a caller's own egress, each caller has its own fix: a finding each.
     by_destination: dict[tuple[tuple[int, ...], Conns], list[_Denied]] = {}
-    for entry in found.values():
+    for key, entry in found.items():
+        others = allowed.get(key, set()) - entry.sources
+        if entry.decl.obj.kind == "ConfigMap" and others:
+            # (new-user trial fifty-six: the app's settings ConfigMap, loaded whole by the
+            # api, allowed to call the model, and by a migration Job, which never does)
+            entry.doubt = (
+                f"whether {_workload_names(net, sorted(entry.sources))} use it: ConfigMap "
+                f"{entry.decl.obj.namespace}/{entry.decl.obj.name} is read by "
+                f"{_workload_names(net, sorted(others))} too, whose call is allowed, and which "
+                "of the workloads reading it dials the address is not written")
         if entry.egress:
             yield _dependency_violation(net, entry)
         else:
@@ -1538,7 +1552,7 @@ def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
         # a review places it where the pull request changed something
         first = group[0]
         merged = _Denied(first.decl, {s for g in group for s in g.sources}, set(),
-                         set(first.ingress), first.conns)
+                         set(first.ingress), first.conns, first.doubt)
         yield _dependency_violation(net, merged, first.sources, group[1:MAX_PLACES])
 
 
@@ -1631,7 +1645,7 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
     cause = None if entry.egress else _unadmitted_cause(net, denied, entry.conns)
     found = Violation(entry.decl.obj, entry.decl.path, message, fix=" ".join(fixes),
                       kind="dependency-denied", key=key, edits=tuple(edits),
-                      doubt=_doubt(net, [*sources, *denied]), cause=cause)
+                      doubt=_doubt(net, [*sources, *denied]) or entry.doubt, cause=cause)
     others = []
     for place in places:
         message, key = said(place.decl, place.sources)

@@ -1960,6 +1960,48 @@ spec:
                           "NetworkPolicy web/api-egress (it has team=ml-platform).")
 
 
+def test_a_shared_config_map_s_address_denied_to_one_reader_is_not_certain(
+        tmp_path: Path) -> None:
+    """New-user trial fifty-six: the app's settings ConfigMap, loaded whole (`envFrom`) by
+    the api, allowed to call the model server, and by a migration Job, which never calls it:
+    the Job's "call" was an error. Which of a ConfigMap's readers dials an address it holds
+    is not written: where some are allowed and others not, a warning that says so; where
+    none of its readers is allowed, an error."""
+    allowed = """
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: allow-api, namespace: llm}
+spec:
+  podSelector: {matchLabels: {app: model}}
+  policyTypes: [Ingress]
+  ingress: [{from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: chat}},
+                     podSelector: {matchLabels: {app: %s}}}], ports: [{port: 8080}]}]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: chat}
+data: {LLM_URL: 'http://model.llm.svc.cluster.local:8080/v1'}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: model, namespace: llm}
+spec: {selector: {app: model}, ports: [{port: 8080}]}
+"""
+    reads = "image: x\n        envFrom: [{configMapRef: {name: settings}}]"
+    text = deployment("model", "llm", "{app: model}", "ports: [{containerPort: 8080}]") + \
+        deployment("api", "chat", "{app: api}").replace("image: x", reads) + \
+        deployment("migrate", "chat", "{app: migrate}").replace("image: x", reads)
+    some = lint_text(tmp_path / "some", text + allowed % "api", only=[RULE])
+    denied = [f for f in some.findings if f.kind == "dependency-denied"]
+    assert [(f.severity, f.message.split(" calls ")[0]) for f in denied] == [
+        ("warning", "chat/migrate")]
+    assert "ConfigMap chat/settings is read by chat/api too, whose call is allowed" in (
+        denied[0].message)
+    none = lint_text(tmp_path / "none", text + allowed % "other", only=[RULE])
+    assert [f.severity for f in none.findings if f.kind == "dependency-denied"] == ["error"]
+
+
 def test_a_config_map_volume_no_container_mounts_makes_no_call(tmp_path: Path) -> None:
     """Judge round CU: StackRox's scanner-db declares the scanner's config volume and mounts
     it in no container; the sensor URL in the ConfigMap was "its" call, denied (an error).
