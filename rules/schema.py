@@ -106,7 +106,9 @@ When it stays quiet:
 
 Objects of kinds no schema covers (counted in the summary as not validated, never a
 finding); values holding a Flux `${VAR}` substitution, judged neither by type, enum nor
-pattern. A document with a kind and an apiVersion but no `metadata`, none of whose other
+pattern. (A workload's container without an `image` is refused by the API server's own
+validation, which no schema says: an error, naming the patch that added the container.)
+A document with a kind and an apiVersion but no `metadata`, none of whose other
 keys is a field of its kind (another tool's record: a Hive SyncSet's patch, `name`, `patch`,
 `patchType` at its top), is judged in warnings that say whether it is an object at all is
 not certain (api-lifecycle's findings on it alike).
@@ -304,6 +306,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
                                  problem.unknown, problem.suggest)
     yield from _selectors_unmatched(model, patches)
     yield from _job_restart_policies(model, patches)
+    yield from _images_required(model, patches)
     yield from _rolling_updates_refused(model, patches)
     yield from _mounts_unknown(model, patches)
     yield from _ingress_hosts_refused(model, patches)
@@ -529,6 +532,48 @@ def _job_restart_policies(model: Model, patches: frozenset[str]) -> Iterator[Vio
             obj, where + ("restartPolicy",) if policy is not None else where,
             f"{at}: {said} refuses the {obj.kind} (a Job's pods restart OnFailure or Never)",
             fix=f"Set {at} to OnFailure or Never.", kind="invalid")
+
+
+# the workloads whose pod template the API server validates as a pod's (a container needs
+# an image; a PodTemplate object, and a custom resource's template, may leave it to a tool)
+_IMAGE_REQUIRED = frozenset({
+    ("v1", "Pod"), ("apps/v1", "Deployment"), ("apps/v1", "StatefulSet"),
+    ("apps/v1", "DaemonSet"), ("apps/v1", "ReplicaSet"), ("batch/v1", "Job"),
+    ("batch/v1", "CronJob")})
+
+
+def _images_required(model: Model, patches: frozenset[str]) -> Iterator[Violation]:
+    """A container of a workload's pod template without an ``image``: the API server refuses
+    the object ("spec.template.spec.containers[1].image: Required value"), a constraint of
+    its validation no JSON Schema says. Where a patch's list element made the container (its
+    name no container of the base has: a strategic merge patch adds it), the message says
+    so (new-user trial fifty-six: a patch for container `chat-api`, the base's `api`, added
+    a container of resources alone; "no findings")."""
+    for pod in model.pods:
+        obj = pod.obj
+        if pod.origin is not None or (obj.api_version, obj.kind) not in _IMAGE_REQUIRED or (
+                obj.file in patches):
+            continue
+        for c in pod.containers:
+            if c.role == "ephemeralContainer" or c.body.get("image") not in (None, ""):
+                continue
+            at = format_path(tuple(c.path) + ("image",))
+            source = obj.origins.get(tuple(c.path) + ("name",))
+            came = ""
+            if source is not None and obj.doc is not None and source[0] is not obj.doc:
+                others = [o.name for o in pod.containers if o is not c]
+                came = (f": container {c.name} comes from {source[0].file.path}, a patch "
+                        f"naming a container the base does not have"
+                        f"{' (it has ' + ', '.join(others) + ')' if others else ''}, which "
+                        "kustomize adds")
+            yield Violation(
+                obj, tuple(c.path) + ("name",),
+                f"{at}: unset, so the API server refuses the {obj.kind} (\"{at}: Required "
+                f"value\"){came}",
+                fix=(f"Name {', '.join(o.name for o in pod.containers if o is not c)} in the "
+                     "patch, the base's container." if came and len(pod.containers) > 1 else
+                     f"Give container {c.name} an image."),
+                kind="invalid")
 
 
 def _cron_schedules(model: Model, patches: frozenset[str]) -> Iterator[Violation]:

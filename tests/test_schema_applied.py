@@ -252,3 +252,56 @@ def test_an_unknown_field_that_holds_no_value_is_not_certain(tmp_path: Path) -> 
         """, only=["schema"])
     assert [(f.line, f.severity) for f in result.findings] == [(7, "warning"), (12, "error")]
     assert "a key that holds no value" in result.findings[0].message
+
+
+def test_a_workload_container_without_an_image_is_refused(tmp_path: Path) -> None:
+    """New-user trial fifty-six: an overlay's patch named container `chat-api` where the
+    base's is `api`; kustomize's strategic merge adds a second container of resources alone,
+    which the API server refuses ("containers[0].image: Required value"), and reviewbot said
+    nothing. A workload's container without an image is an error; the message names the
+    patch that added it. A PodTemplate (a tool fills it) is not judged."""
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [deployment.yaml]\n",
+        "base/deployment.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: api, namespace: chat}
+            spec:
+              selector: {matchLabels: {app: api}}
+              template:
+                metadata: {labels: {app: api}}
+                spec:
+                  containers: [{name: api, image: 'registry.example.org/app:1.0'}]
+        """,
+        "prod/kustomization.yaml": """
+            resources: [../base]
+            patches:
+            - target: {kind: Deployment, name: api}
+              patch: |-
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata: {name: api}
+                spec:
+                  template:
+                    spec:
+                      containers:
+                      - name: chat-api
+                        resources: {limits: {cpu: "2"}}
+        """,
+        "templates/podtemplate.yaml": """
+            apiVersion: v1
+            kind: PodTemplate
+            metadata: {name: t, namespace: chat}
+            template:
+              spec:
+                containers: [{name: x}]
+        """,
+    })
+    found = [f for f in lint_dir(tmp_path, only=["schema"]).findings]
+    assert [(f.file, f.severity) for f in found] == [("prod/kustomization.yaml", "error")]
+    assert found[0].message.endswith(
+        "container chat-api comes from prod/kustomization.yaml, a patch naming a container "
+        "the base does not have (it has api), which kustomize adds")
+    assert found[0].fix == "Name api in the patch, the base's container."
