@@ -467,6 +467,9 @@ def test_a_part_applied_by_roots_outside_it_reads_its_components_and_promises_no
         ("image-digest", "kubernetes/apps/ai/web/app/web.yaml", "warning"),
         ("kustomize-integrity", "kubernetes/apps/ai/web/ks.yaml", "warning")]
     assert not any("does not exist" in f.message for f in part.findings)
+    # the summary names the roots outside (new-user trial fifty-six read "none found")
+    assert part.stats["roots"].startswith(
+        "none in the linted files; outside them, kubernetes/flux/cluster/ks.yaml")
 
 
 def test_a_lint_of_part_of_a_repository_whose_roots_are_outside_it_promises_no_error(

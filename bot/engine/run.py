@@ -357,6 +357,13 @@ def _roots_said(model: Model) -> str:
     forty-six: a tree whose root reviewbot did not find read like one whose root it did)."""
     reach = model.derived.get("reach")
     roots = list(reach.roots) if reach is not None else []
+    outside = model.tree.roots_outside if model.tree is not None else None
+    if not roots and outside:  # (new-user trial fifty-six read "none found" beside findings
+        # naming the root outside the linted folder that applies it)
+        more = f" and {len(outside) - 1} more" if len(outside) > 1 else ""
+        return (f"none in the linted files; outside them, {outside[0]}{more}: what they apply "
+                "here is judged as written, its findings warnings (lint the repository's top "
+                "level to judge what its clusters receive)")
     if not roots:
         return ("none found (no Flux sync or bootstrap Kustomization, FluxInstance, Argo CD "
                 "Application or configured cluster): the tree is judged as applied as written, "
