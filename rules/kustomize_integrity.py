@@ -357,6 +357,7 @@ from reviewbot.model.objects import (
     idle_images,
     idle_patches,
     items,
+    maker_builds,
     missing_components,
     model_graph,
     patch_entry_text,
@@ -520,6 +521,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _sources(model)
     yield from _unplaced(model)
     yield from _refused_documents(model, graph)
+    yield from _references_unrewritten(model)
     yield from _build_failures(model, graph, missing_in | duplicate_in | unmatched_in)
 
 
@@ -789,6 +791,71 @@ def _refused_documents(model: Model, graph: Graph) -> Iterator[Violation]:
         yield Violation(None, at, f"{where} {what}; {tail}", kind="invalid", file=file,
                         line=line, column=column, key=f"{file}:refused-document", fix=fix,
                         doubt=doubt)
+
+
+def _references_unrewritten(model: Model) -> Iterator[Violation]:
+    """``invalid`` (error), at the reference: a pod reads a ConfigMap or Secret by the name
+    a generator of its build gives it before its hash (`api-secrets`), while that build
+    makes the generated object in another namespace, and the model has nothing of that name
+    in the pod's: kustomize rewrites a reference to a generated name only within one
+    namespace, so the pods look for a ConfigMap or Secret nothing creates and do not start
+    (CreateContainerConfigError). New-user trial fifty-six: an overlay's `secretGenerator`
+    without the base's `namespace: chat` left `secretRef: api-secrets` as written."""
+    from reviewbot.model.transform import GENERATED_HASH
+    from reviewbot.model.workload import config_refs
+
+    told: set[tuple[int, Path]] = set()
+    for pod in model.pods:
+        if pod.origin is not None:
+            continue
+        refs = [r for r in config_refs(pod) if not r[3]]
+        if not refs:
+            continue
+        ns = pod.namespace or "default"
+        builds = None
+        for at, kind, name, _ in refs:
+            if (id(pod.obj), at) in told or model.by_identity.get(("", kind, ns, name)):
+                continue
+            if builds is None:
+                builds = maker_builds(model, pod.obj)
+            elsewhere = None
+            for b in builds:
+                # (the namespaces as the build writes them: a reference is rewritten where
+                # the two are equal, both unset included)
+                own = next((_namespace_of(r.body) for r in b.resources
+                            if r.body.get("kind") == pod.obj.kind and dict_of(
+                                r.body.get("metadata")).get("name") == pod.obj.name), None)
+                elsewhere = next((r for r in b.resources if own is not None
+                                  and r.body.get("kind") == kind and GENERATED_HASH in dict_of(
+                                      dict_of(r.body.get("metadata")).get("annotations"))
+                                  and dict_of(r.body.get("metadata")).get("name") == name
+                                  and _namespace_of(r.body) != own), None)
+                if elsewhere is not None:
+                    break
+            if elsewhere is None:
+                continue
+            told.add((id(pod.obj), at))
+            there = dict_of(elsewhere.body.get("metadata")).get("namespace")
+            yield Violation(
+                pod.obj, at,
+                f"{pod.obj.kind} {ns}/{pod.obj.name} reads {kind} {name}, which its build "
+                f"generates in namespace {there}, with its hash suffix: kustomize rewrites a "
+                f"reference to a generated name only within one namespace, so its pods look "
+                f"for {kind} {ns}/{name}, which nothing creates, and do not start "
+                "(CreateContainerConfigError)" if there else
+                f"{pod.obj.kind} {ns}/{pod.obj.name} reads {kind} {name}, which its build "
+                "generates without a namespace, with its hash suffix: kustomize rewrites a "
+                "reference to a generated name only within one namespace, so its pods look "
+                f"for {kind} {ns}/{name}, which nothing creates, and do not start "
+                "(CreateContainerConfigError)",
+                kind="invalid", key=f"{pod.obj.ref}:{format_path(at)}:unrewritten",
+                fix=(f"Give the {kind} its readers' namespace ({ns}): the generator's "
+                     "`namespace:`, or the kustomization's."))
+
+
+def _namespace_of(body: Mapping[str, Any]) -> str:
+    """The namespace a build writes on an object ("" for none)."""
+    return str(dict_of(body.get("metadata")).get("namespace") or "")
 
 
 def _generated_refusal(model: Model, file: str) -> str:

@@ -3110,3 +3110,41 @@ patches:
     assert [(f.file, f.line, f.severity, f.kind) for f in lint(tmp_path).findings] == [
         ("lab/apps/kustomization.yaml", 4, "error", "invalid"),
         ("lab/network/kustomization.yaml", 4, "error", "invalid")]
+
+
+def test_a_reference_kustomize_leaves_unrewritten_across_namespaces(tmp_path: Path) -> None:
+    """New-user trial fifty-six: the base sets `namespace: chat`, the overlay's
+    `secretGenerator` none; kustomize (kubectl kustomize 1.32) hashes the Secret's name and
+    rewrites the Deployment's `secretRef` only within one namespace, so it leaves
+    `api-secrets` as written, which nothing creates: the pods do not start. Where both are
+    in one namespace (the overlay's `namespace:`, or neither sets one) the reference is
+    rewritten: no finding."""
+    deployment = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: api}
+        spec:
+          selector: {matchLabels: {app: api}}
+          template:
+            metadata: {labels: {app: api}}
+            spec:
+              containers:
+              - name: api
+                image: registry.example.org/api:1.0
+                envFrom: [{secretRef: {name: api-secrets}}]
+    """
+    overlay = ("resources: [../base]\n%ssecretGenerator:\n- name: api-secrets\n"
+               "  literals: [TOKEN=x]\n")
+    for name, base_ns, overlay_ns, expected in (
+            ("apart", "namespace: chat\n", "", [("base/deployment.yaml", "error")]),
+            ("together", "namespace: chat\n", "namespace: chat\n", []),
+            ("neither", "", "", [])):
+        root = tmp_path / name
+        write(root, {
+            "README.md": "repo\n",
+            "base/kustomization.yaml": base_ns + "resources: [deployment.yaml]\n",
+            "base/deployment.yaml": deployment,
+            "prod/kustomization.yaml": overlay % overlay_ns,
+        })
+        found = [(f.file, f.severity) for f in lint(root).findings if f.kind == "invalid"]
+        assert found == expected, name

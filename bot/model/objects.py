@@ -2427,6 +2427,24 @@ def tree_index(model: Model) -> TreeIndex:
     return index
 
 
+def maker_builds(model: Model, obj: KObject) -> list[Build]:
+    """The kustomize builds that make ``obj`` (:func:`makers`): a root folder's build, or
+    the builds its appliers' paths make (a Flux Kustomization's, an Argo CD Application's,
+    an ApplicationSet's generated ones); those the tree does not hold left out."""
+    graph = model_graph(model)
+    out: list[Build] = []
+    for m in makers(model, obj):
+        if m.applier is None:
+            found = graph.build(m.folder) if m.folder in graph.by_dir else graph.path_build(
+                "", "./" + m.folder)
+            out += [found] if found is not None else []
+            continue
+        for path, directory in _applied_paths(m.applier, model):
+            found = _path_build(graph, m.applier, path, directory)
+            out += [found] if found is not None else []
+    return out
+
+
 def _path_build(graph: Graph, obj: KObject, path: str,
                 directory: Mapping[str, Any]) -> Build | None:
     """The kustomize build a Flux Kustomization's or Argo CD Application's path makes, or

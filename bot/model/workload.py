@@ -82,6 +82,32 @@ MEASURED_KV_CACHE = "reviewbot.dev/measured-kv-cache-tokens"
 # ---------------------------------------------------------------- images
 
 
+def config_refs(pod: PodTemplate) -> Iterator[tuple[Path, str, str, bool]]:
+    """Each ConfigMap and Secret ``pod`` reads: (where, its kind, its name, optional: true),
+    from ``envFrom``, an env ``valueFrom`` and a volume, in that order."""
+    for container in pod.containers:
+        for i, source in enumerate(items(container.body.get("envFrom"))):
+            for kind, key in (("ConfigMap", "configMapRef"), ("Secret", "secretRef")):
+                ref = source.get(key) if isinstance(source, dict) else None
+                if isinstance(ref, dict) and isinstance(ref.get("name"), str):
+                    yield ((*container.path, "envFrom", i, key, "name"), kind, ref["name"],
+                           ref.get("optional") is True)
+        for var, at in env_entries(container.body.get("env")):
+            source = var.get("valueFrom")
+            for kind, key in (("ConfigMap", "configMapKeyRef"), ("Secret", "secretKeyRef")):
+                ref = source.get(key) if isinstance(source, dict) else None
+                if isinstance(ref, dict) and isinstance(ref.get("name"), str):
+                    yield ((*container.path, *at, "valueFrom", key, "name"), kind, ref["name"],
+                           ref.get("optional") is True)
+    for i, volume in enumerate(items(pod.spec.get("volumes"))):
+        for kind, key, field in (("ConfigMap", "configMap", "name"),
+                                 ("Secret", "secret", "secretName")):
+            ref = volume.get(key) if isinstance(volume, dict) else None
+            if isinstance(ref, dict) and isinstance(ref.get(field), str):
+                yield ((*pod.spec_path, "volumes", i, key, field), kind, ref[field],
+                       ref.get("optional") is True)
+
+
 def image_ref(container: Container) -> ImageRef | None:
     """The container's image (values pseudo-containers carry theirs pre-split)."""
     if container.image_ref is not None:

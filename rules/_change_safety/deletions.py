@@ -28,7 +28,7 @@ from reviewbot.model.objects import (
     model_graph,
 )
 from reviewbot.model.values import renders_claim
-from reviewbot.model.workload import env_entries
+from reviewbot.model.workload import config_refs
 from reviewbot.rules._change_safety.common import (
     ARGO_FINALIZER,
     ARGO_SYNC,
@@ -182,32 +182,6 @@ def _readers(model: Model, obj: KObject, clusters: frozenset[str] = frozenset()
             seen.add(id(pod.obj))
             out.append((pod, *found))
     return out
-
-
-def config_refs(pod: PodTemplate) -> Iterator[tuple[Path, str, str, bool]]:
-    """Each ConfigMap and Secret ``pod`` reads: (where, its kind, its name, optional: true),
-    from ``envFrom``, an env ``valueFrom`` and a volume, in that order."""
-    for container in pod.containers:
-        for i, source in enumerate(items(container.body.get("envFrom"))):
-            for kind, key in (("ConfigMap", "configMapRef"), ("Secret", "secretRef")):
-                ref = source.get(key) if isinstance(source, dict) else None
-                if isinstance(ref, dict) and isinstance(ref.get("name"), str):
-                    yield ((*container.path, "envFrom", i, key, "name"), kind, ref["name"],
-                           ref.get("optional") is True)
-        for var, at in env_entries(container.body.get("env")):
-            source = var.get("valueFrom")
-            for kind, key in (("ConfigMap", "configMapKeyRef"), ("Secret", "secretKeyRef")):
-                ref = source.get(key) if isinstance(source, dict) else None
-                if isinstance(ref, dict) and isinstance(ref.get("name"), str):
-                    yield ((*container.path, *at, "valueFrom", key, "name"), kind, ref["name"],
-                           ref.get("optional") is True)
-    for i, volume in enumerate(items(pod.spec.get("volumes"))):
-        for kind, key, field in (("ConfigMap", "configMap", "name"),
-                                 ("Secret", "secret", "secretName")):
-            ref = volume.get(key) if isinstance(volume, dict) else None
-            if isinstance(ref, dict) and isinstance(ref.get(field), str):
-                yield ((*pod.spec_path, "volumes", i, key, field), kind, ref[field],
-                       ref.get("optional") is True)
 
 
 def dangling_references(diff: TreeDiff, base: Model, head: Model,
