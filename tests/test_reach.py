@@ -470,6 +470,11 @@ def test_a_part_applied_by_roots_outside_it_reads_its_components_and_promises_no
     # the summary names the roots outside (new-user trial fifty-six read "none found")
     assert part.stats["roots"].startswith(
         "none in the linted files; outside them, kubernetes/flux/cluster/ks.yaml")
+    # a finding whose object waits for a dependency the part lacks keeps the doubt of the
+    # roots outside too (judge round CV: "Not applied: ... waits for", said as certain)
+    waits = next(f for f in part.findings if f.rule == "image-digest")
+    assert "Not certain: reviewbot could not see what the cluster roots outside" in (
+        waits.message) and " Not applied: " in waits.message
 
 
 def test_a_lint_of_part_of_a_repository_whose_roots_are_outside_it_promises_no_error(

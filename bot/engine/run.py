@@ -600,8 +600,11 @@ def make_finding(rule: Rule, v: Violation, severity: str | None,
     if doubt is None and unbuilt is None and v.obj is None and model is not None and (
             model.file_doubts):
         doubt = model.file_doubts.get(v.file or "")  # (about a file: its kustomization's)
-    if doubt is None and unbuilt is None and model is not None and model.scope_doubt:
-        doubt = model.scope_doubt  # part of a repository whose roots are elsewhere
+    if doubt is None and model is not None and model.scope_doubt:
+        # part of a repository whose roots are elsewhere: what it says fails or waits is
+        # judged without them too (judge round CV: "Not applied: ... waits for a
+        # Kustomization the cluster does not have", said without the doubt)
+        doubt = model.scope_doubt
     level, message = doubted(severity or rule.severity_of(v.kind), v.message, doubt, unbuilt)
     shown = v.key or format_path(v.path)  # the field an inline comment's footer names
     if v.obj is None:
