@@ -743,7 +743,8 @@ def _mutate_sops(body: dict[str, Any], shape: Shape, side: int) -> dict[str, Any
         if where == 0 and isinstance(block, dict):
             block[rng.choice(["age", "pgp", "lastmodified", "encrypted_regex", "kms",
                               "unencrypted_suffix", "mac"])] = any_wrong()
-        elif where == 1 and isinstance(block, dict) and block.get("age"):
+        elif where == 1 and isinstance(block, dict) and isinstance(block.get("age"), list) and (
+                block["age"]):  # (a mutation before may have made it a mapping or a number)
             recipient = rng.choice(block["age"])
             if isinstance(recipient, dict):
                 recipient["recipient"] = any_wrong()

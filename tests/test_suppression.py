@@ -53,6 +53,24 @@ def test_a_suppression_inside_a_quoted_value_is_text(tmp_path: Path) -> None:
     assert [(f.rule, f.line) for f in result.findings] == [("image-digest", 8)]
 
 
+def test_a_comment_after_where_the_parse_stopped_is_no_suppression(tmp_path: Path) -> None:
+    """The hostile-input campaign (run long by hand): a file whose YAML stops parsing at a
+    template's `{{ if }}` line holds, below it, a Secret whose block scalar carries a line
+    `# reviewbot: ignore[<secret text>]`: where the parse stopped, reviewbot cannot tell a
+    comment from a scalar's text, so no line there is taken as a suppression (the review's
+    list of ignores it adds echoed the Secret's text)."""
+    from reviewbot.load.loader import load
+    from reviewbot.sources.tree import FileRecord
+
+    text = ("a: 1\n{{ if .Values.x }}\nkind: {{ .Kind }}\n{{ end }}\n---\napiVersion: v1\n"
+            "kind: Secret\nmetadata: {name: t}\nstringData:\n  v: |\n    s3cr3t\n"
+            "    # reviewbot: ignore[s3cr3t-value] reason\n")
+    loaded = load(FileRecord("apps/c.yaml", None, text.encode()))
+    assert loaded.ignore_comments == {}
+    fine = load(FileRecord("ok.yaml", None, b"a: 1  # reviewbot: ignore[image-digest] why\n"))
+    assert list(fine.ignore_comments) == [1]
+
+
 def test_comment_suppression_on_the_line_above_is_used(tmp_path: Path) -> None:
     result = lint_text(tmp_path, """
         apiVersion: v1

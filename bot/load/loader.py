@@ -1923,16 +1923,21 @@ def _real_comments(
     or quoted scalar (a Secret's value) is text, never a suppression (nor echoed as one)."""
     inside: list[tuple[int, int, int, int]] = []  # scalar start (line, col), end (line, col)
     # the parsers the documents came from: PyYAML's libyaml, ruamel's C parser where it
-    # refuses the text; the scalars before an error are known, the text after it is nothing
+    # refuses the text; the scalars before an error are known, the text after it is not:
+    # a comment there may be a scalar's text (a Secret's value after a template's `{{`
+    # line: the hostile-input campaign found one echoed), so none there is taken
     engines = ["pure"] if pure else ["libyaml", "ruamel"] if LIBYAML else ["ruamel"]
+    reached: int | None = None  # the last line the parse read, where it stopped at an error
     for engine in engines:
         inside.clear()
+        reached = 0
         get, close = _open_events(text, engine)
         try:
             while True:
                 event = get()
                 kind = type(event)
                 if kind is _StreamEnd:
+                    reached = None
                     break
                 if kind is not _Scalar:
                     continue
@@ -1945,20 +1950,22 @@ def _real_comments(
                     else:
                         inside.append((start.line + 1, start.column + 1, end.line + 1,
                                        end.column + 1))
+                reached = end.line + 1
             break
         except PARSE_ERRORS:
             if engine == engines[-1]:
                 break
         finally:
             close()
-    if not inside:
+    if not inside and reached is None:
         return found
 
     def in_scalar(line: int, col: int) -> bool:
         return any((first, first_col) < (line, col) < (last, last_col)
                    for first, first_col, last, last_col in inside)
 
-    return {line: entry for line, entry in found.items() if not in_scalar(line, entry[2])}
+    return {line: entry for line, entry in found.items() if not in_scalar(line, entry[2])
+            and (reached is None or line <= reached)}
 
 
 def _ignore_comments(text: str) -> dict[int, tuple[tuple[str, ...], str, int]]:
