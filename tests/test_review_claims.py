@@ -690,6 +690,45 @@ def test_a_service_an_application_s_path_typo_leaves_in_the_cluster_is_not_missi
         ("kustomize-integrity", "argocd/redis.yaml")]
 
 
+def test_a_release_whose_new_chart_source_is_missing_keeps_its_service_and_flows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial fifty-five: searxng's `chartRef` pointed at an OCIRepository nobody
+    defines. helm-controller cannot fetch the chart and performs no Helm action: the release
+    the cluster has (the base's) stays, its Service and flows with it. The error said so,
+    yet open-webui's call was "no longer in this cluster: this change removes it" and four
+    flows "gone with a removed workload"."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    oci = ("apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\n"
+           "metadata: {name: app-template, namespace: ai}\nspec:\n  interval: 15m\n"
+           "  ref: {tag: 4.1.2}\n  url: oci://ghcr.io/bjw-s-labs/helm/app-template\n")
+    release = ("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+               "metadata: {{name: {name}, namespace: ai}}\nspec:\n  interval: 1h\n"
+               "  chartRef: {{kind: OCIRepository, name: {chart}}}\n  values:\n"
+               "    controllers:\n      {name}:\n        containers:\n          app:\n"
+               "            image: {{repository: ghcr.io/x/{name}, tag: '1.0'}}\n{env}"
+               "    service:\n      app:\n        ports:\n          http: {{port: 8080}}\n")
+    env = ("            env:\n              SEARXNG_QUERY_URL: "
+           "'http://searxng.ai.svc.cluster.local:8080/search'\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "ai.yaml": "---\n".join([
+            oci, release.format(name="searxng", chart="app-template", env=""),
+            release.format(name="open-webui", chart="app-template", env=env)])})
+    head = repo.commit({
+        "ai.yaml": "---\n".join([
+            oci, release.format(name="searxng", chart="searxng", env=""),
+            release.format(name="open-webui", chart="app-template", env=env)])})
+    data = review_json(repo, base, head, "netpol-pairing", capsys)
+    assert [(f["file"], f["message"]) for f in data["findings"]] == []
+    _, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                         "--platform", "none", "--format", "json"], capsys)
+    review = json.loads(out)
+    assert [(f["rule"], f["line"]) for f in review["findings"] if f["new"]] == [
+        ("kustomize-integrity", 14)]  # (the chartRef's: the one finding)
+    assert review["connectivity_diff"] == []
+
+
 def test_a_port_renamed_under_an_unchanged_ingress_is_said_at_the_rename_for_each_overlay(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -247,7 +247,8 @@ class TreeDiff:
         cluster keeps them, their flows and what they select (new-user trial twenty-five: a
         path typo's flows were said "gone" beside the diff's "the cluster keeps what it
         has"). An object the sources remove from a build that fails for another entry is
-        removed once the head builds: not kept."""
+        removed once the head builds: not kept. Then the HelmReleases, modified, whose
+        release the cluster keeps (:func:`_kept_releases`)."""
         out = []
         for o in self.objects:
             if o.status != "removed" or o.unbuilt is None or o.unbuilt[0] != "head" or (
@@ -261,13 +262,43 @@ class TreeDiff:
                     entry, _lost_entries(base, head, file)):
                 continue  # another entry of a build read without it
             out.append(o)
-        return out
+        return out + _kept_releases(self.objects, base, head)
+
+
+def _kept_releases(objects: Sequence[ObjectDiff], base: Model,
+                   head: Model) -> list[ObjectDiff]:
+    """The HelmReleases a change points at a chart source that no cluster of theirs has,
+    where every such cluster had the base's: helm-controller cannot fetch the head's chart,
+    performs no Helm action, and the release the cluster has stays the base's, its pods,
+    Services and policies with it (fluxcd.io/flux/components/helm/helmreleases: the chart is
+    fetched before any install or upgrade; new-user trial fifty-five: a `chartRef` typo, and
+    the release's Service "no longer in this cluster: this change removes it")."""
+    changed = [o for o in objects if o.status == "modified" and o.kind == "HelmRelease"
+               and o.head is not None and o.base is not None]
+    if not changed:
+        return []
+    from reviewbot.model.dependencies import unmet_sources
+
+    lacking = {id(u.dependent): set(u.lacking) for u in unmet_sources(head)}
+    if not any(id(o.head) in lacking for o in changed):
+        return []
+    lacked = {id(u.dependent): set(u.lacking) for u in unmet_sources(base)}
+    return [o for o in changed if id(o.head) in lacking
+            and set(head.clusters.get(id(o.head)) or ()) <= lacking[id(o.head)]
+            and not lacking[id(o.head)] & lacked.get(id(o.base), set())]
 
 
 def as_kept(head: Model, base: Model, kept: Sequence[ObjectDiff]) -> Model:
     """``head`` as the cluster has it after the merge: with the base's objects it keeps
-    (:meth:`TreeDiff.kept`)."""
-    return with_kept(head, base, [o.base for o in kept if o.base is not None])
+    (:meth:`TreeDiff.kept`), and the base's release of a HelmRelease whose head chart
+    helm-controller cannot fetch."""
+    from reviewbot.model.releases import keep_releases
+
+    view = with_kept(head, base, [o.base for o in kept
+                                  if o.status == "removed" and o.base is not None])
+    releases = {id(o.head): o.base for o in kept
+                if o.status == "modified" and o.head is not None and o.base is not None}
+    return keep_releases(view, releases) if releases else view
 
 
 def _lost_entries(base: Model, head: Model, file: str) -> set[str]:

@@ -533,7 +533,7 @@ def _kept_applied(findings: Sequence[Finding], kept: Sequence[ObjectDiff]) -> li
     head, which that entry's own error says, and the cluster keeps what it applied (new-user
     trial thirty-four: an Application's path typo, and its folder "not applied by any
     cluster root" beside it)."""
-    files = {o.base_file for o in kept}
+    files = {o.base_file for o in kept if o.status == "removed"}
     return [f for f in findings if not (
         f.new and (f.rule, f.kind) == ("kustomize-integrity", "not-applied") and f.file in files)]
 

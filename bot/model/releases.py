@@ -201,7 +201,16 @@ def kustomize_charts(model: Model) -> list[KustomizeChart]:
     return out
 
 
-def _releases(model: Model) -> list[Release]:
+def keep_releases(model: Model, kept: Mapping[int, KObject]) -> Model:
+    """``model`` (a view made for it: :func:`~reviewbot.model.objects.with_kept`) whose
+    HelmReleases of ``kept`` (by id, each to the object of the release the cluster keeps:
+    the base's, whose chart helm-controller last fetched) render as that object's chart and
+    values; the release stays the model's own object (where its findings are placed)."""
+    model.derived[("helm-releases",)] = _releases(model, kept)
+    return model
+
+
+def _releases(model: Model, kept: Mapping[int, KObject] | None = None) -> list[Release]:
     pods_of: dict[int, list[PodTemplate]] = {}
     for pod in model.pods:
         if pod.from_values:
@@ -213,7 +222,8 @@ def _releases(model: Model) -> list[Release]:
     for obj in model.objects:
         if obj.kind == "HelmRelease" and obj.group == "helm.toolkit.fluxcd.io":
             out.append(_flux_release(obj, _Sources(model, oci, sources),
-                                     pods_of.get(id(obj), [])))
+                                     pods_of.get(id(obj), []),
+                                     kept.get(id(obj)) if kept else None))
         elif obj.kind == "Application" and obj.group == "argoproj.io":
             release = _argo_release(obj, pods_of.get(id(obj), [])) or _local_chart(model, obj)
             if release is not None:
@@ -292,8 +302,12 @@ def flux_substitute(text: str, variables: Mapping[str, str]) -> str | None:
     return None if unset else out
 
 
-def _flux_release(obj: KObject, oci: _Sources, pods: Sequence[PodTemplate]) -> Release:
-    spec = mapping(obj.get(("spec",)))
+def _flux_release(obj: KObject, oci: _Sources, pods: Sequence[PodTemplate],
+                  kept: KObject | None = None) -> Release:
+    """The release of HelmRelease ``obj``; rendered as ``kept`` writes it when given (the
+    release the cluster keeps: :func:`keep_releases`)."""
+    written_by = kept if kept is not None else obj
+    spec = mapping(written_by.get(("spec",)))
     own = obj.namespace or "default"
     target = spec.get("targetNamespace")
     namespace = target if isinstance(target, str) and target else own
@@ -331,7 +345,7 @@ def _flux_release(obj: KObject, oci: _Sources, pods: Sequence[PodTemplate]) -> R
     else:
         return Release(obj, name, namespace, "", "", why_not="it names no chart")
     values: Any = spec.get("values")
-    taken = values_from(oci.model, obj) if spec.get("valuesFrom") else None
+    taken = values_from(oci.model, written_by) if spec.get("valuesFrom") else None
     if taken:  # helm-controller merges each valuesFrom in order, then `values` over them
         values = _merged([*(v for _, v in taken), mapping(values)])
         by_file = _values_pods(oci.model)
