@@ -359,8 +359,11 @@ that they alone admit is judged from what the cluster receives, the built polici
 them: denied, as a warning that names them ("whether the cluster still has NetworkPolicy
 shop/api-from-web from an earlier revision: with it, the flow is allowed"), since a
 policy the pull request adds in a failing build never reaches the cluster while one an
-earlier revision applied stays there. A finding on an object of the same failing build says
-so once ("Not applied").
+earlier revision applied stays there. Without them means without everything their failing
+build makes: a revision that applied it applied the pods with their policies, and a cluster
+that never did has neither, so the pods of that build are never judged without their own
+policies (nor a selector or a Service said to lose them: the build's own error says that). A
+finding on an object of the same failing build says so once ("Not applied").
 
 Policies the tree does not show may allow a flow it denies: a cluster-wide policy a chart
 template declares (reviewbot renders no chart), or the NetworkPolicies a Kyverno
@@ -561,13 +564,8 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation | QuietPlace]:
                     "generate allow (reviewbot does not run Kyverno's generate rules)"))
             unapplied = _unapplied_policies(view)
             if unapplied:
-                unapplied_ids = {id(o) for o in unapplied}
-                applied = replace(
-                    view,
-                    network_policies=[o for o in view.network_policies
-                                      if id(o) not in unapplied_ids],
-                    objects=[o for o in view.objects if id(o) not in unapplied_ids])
-                judged = _as_applied(view, unapplied, judged, _judged(applied))
+                judged = _as_applied(view, unapplied, judged,
+                                     _judged(_without_failing(view, unapplied)))
             found += judged
     finally:
         if collecting:
@@ -610,6 +608,8 @@ def _policy_generators(view: Model) -> list[str]:
 
 # the findings that a flow is denied: an allow rule reviewbot cannot see may admit it
 _DENIALS = frozenset({"egress-unmatched", "dependency-denied", "dns-denied"})
+# the findings of a flow a policy denies
+_FLOWS_DENIED = _DENIALS | {"ingress-unused", "backend-denied"}
 
 
 def _templated_clusterwide(model: Model) -> list[str]:
@@ -786,6 +786,25 @@ def _unapplied_policies(view: Model) -> list[KObject]:
         or (o.group == ADMIN_GROUP and o.kind in ADMIN_KINDS))]
 
 
+def _without_failing(view: Model, unapplied: Sequence[KObject]) -> Model:
+    """``view`` as a cluster that never applied the builds that fail for ``unapplied``
+    (policies made only by failing builds): without those policies, and without every other
+    object those builds make, the pods among them. Where a revision applied the build, it
+    applied both; where none did, neither: never the pods without their policy (new-user
+    trial fifty-five: a dependsOn typo left ai/web's Cilium policy "maybe absent", and its
+    pods, of the same waiting Kustomization, were denied DNS and the flow to api)."""
+    failing = {view.unbuilt[id(o)] for o in unapplied}
+    gone = {id(o) for o in view.objects if view.unbuilt.get(id(o)) in failing}
+    gone.update(id(o) for o in unapplied)
+
+    def kept(items: Sequence[Any]) -> list[Any]:
+        return [i for i in items if id(getattr(i, "obj", i)) not in gone]
+
+    return replace(view, objects=kept(view.objects), network_policies=kept(
+        view.network_policies), pods=kept(view.pods), templates=kept(view.templates),
+                   services=kept(view.services))
+
+
 def _as_applied(view: Model, unapplied: Sequence[KObject],
                 judged: list[Violation | QuietPlace],
                 applied: list[Violation | QuietPlace]) -> list[Violation | QuietPlace]:
@@ -830,8 +849,10 @@ def _as_applied(view: Model, unapplied: Sequence[KObject],
     # unmatched while the app's own egress policy waited)
     fix = (f"Fix what keeps {shown} from being applied ({clause}): with {them}, the flow is "
            "allowed.")
+    # (and a flow it denies: what else the cluster without them lacks, a selector's pods,
+    # a Service's endpoints, is of the build that fails, whose own error says so)
     out += (replace(with_doubt(v, allows), fix=fix) for v in applied
-            if isinstance(v, Violation) and same(v) not in ours
+            if isinstance(v, Violation) and same(v) not in ours and v.kind in _FLOWS_DENIED
             and view.unbuilt.get(id(v.obj)) not in failing)
     return out
 

@@ -1631,6 +1631,75 @@ def test_a_workload_of_a_failing_build_is_judged_with_its_own_policies(
             if f.kind in ("dependency-denied", "egress-unmatched")] == []
 
 
+def test_pods_of_a_failing_build_are_not_judged_without_their_own_policy(
+        tmp_path: Path) -> None:
+    """New-user trial fifty-five: web's Kustomization waits for a misspelt dependency; its
+    pods and its egress policy come from it. The cluster has both (an earlier revision) or
+    neither (a fresh cluster), never the pods without their policy: yet the shared
+    default-deny's "no egress rule allows DNS" for web's pods, and api's ingress rule that
+    admits web "unused", were said of the pods alone."""
+    from .helpers import lint_dir
+
+    write(tmp_path, {
+        "shared/kustomization.yaml": "resources: [deny.yaml, api.yaml]\n",
+        "shared/deny.yaml": """
+            apiVersion: networking.k8s.io/v1
+            kind: NetworkPolicy
+            metadata: {name: deny, namespace: shop}
+            spec: {podSelector: {}, policyTypes: [Ingress, Egress]}
+            """,
+        "shared/api.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: api, namespace: shop}
+            spec:
+              selector: {matchLabels: {app: api}}
+              template:
+                metadata: {labels: {app: api}}
+                spec: {containers: [{name: api, image: x, ports: [{containerPort: 8080}]}]}
+            ---
+            apiVersion: v1
+            kind: Service
+            metadata: {name: api, namespace: shop}
+            spec: {selector: {app: api}, ports: [{port: 8080}]}
+            ---
+            apiVersion: networking.k8s.io/v1
+            kind: NetworkPolicy
+            metadata: {name: api, namespace: shop}
+            spec:
+              podSelector: {matchLabels: {app: api}}
+              policyTypes: [Ingress]
+              ingress: [{from: [{podSelector: {matchLabels: {app: web}}}], ports: [{port: 8080}]}]
+            """,
+        "web/kustomization.yaml": "resources: [web.yaml, gone.yaml]\n",
+        "web/web.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: web, namespace: shop}
+            spec:
+              selector: {matchLabels: {app: web}}
+              template:
+                metadata: {labels: {app: web}}
+                spec:
+                  containers:
+                  - {name: web, image: y, env: [{name: API, value: "http://api:8080"}]}
+            ---
+            apiVersion: networking.k8s.io/v1
+            kind: NetworkPolicy
+            metadata: {name: web, namespace: shop}
+            spec:
+              podSelector: {matchLabels: {app: web}}
+              policyTypes: [Egress]
+              egress:
+              - {to: [{podSelector: {matchLabels: {app: api}}}], ports: [{port: 8080}]}
+              - to: [{namespaceSelector: {}, podSelector: {matchLabels: {k8s-app: kube-dns}}}]
+                ports: [{port: 53, protocol: UDP}]
+            """})
+    # (api's own egress, isolated by deny, resolves nothing it names: said, not certain)
+    assert [(f.kind, f.message.split(":")[0]) for f in lint_dir(
+        tmp_path, only=[RULE]).findings] == [("dns-denied", "shop/api")]
+
+
 def test_a_policy_and_pods_separate_scripts_apply_may_meet_in_no_cluster(tmp_path: Path) -> None:
     """Judge round BK (jkershawrh/fleet-llm-d, three clusters): without roots, deploy/arena's
     script applies a default-deny policy in namespace fleet, deploy/oberon's a Job there. Which
