@@ -1700,6 +1700,55 @@ def test_pods_of_a_failing_build_are_not_judged_without_their_own_policy(
         tmp_path, only=[RULE]).findings] == [("dns-denied", "shop/api")]
 
 
+def test_an_operator_s_pods_may_be_allowed_dns_by_a_policy_of_labels_it_adds(
+        tmp_path: Path) -> None:
+    """Judge round CS (aumer-amr-labv2): grafana-operator labels its pods `app: <name>`,
+    which the Grafana resource does not write. NetworkPolicy grafana selects `app: grafana`
+    and allows DNS; policies are a union, so the pods resolve names. "No egress rule allows
+    DNS" was said of the labels reviewbot lists alone. A policy whose selector fails on a
+    label the pods do list still cannot select them: the denial stands."""
+    from .helpers import lint_dir
+
+    def files(selector: str) -> dict[str, str]:
+        return {
+            "kustomization.yaml": "namespace: obs\nresources: [grafana.yaml, policies.yaml]\n",
+            "grafana.yaml": """
+                apiVersion: grafana.integreatly.org/v1beta1
+                kind: Grafana
+                metadata: {name: grafana}
+                spec:
+                  deployment:
+                    spec:
+                      template:
+                        metadata: {labels: {example.com/extra: "yes"}}
+                        spec: {containers: [{name: grafana}]}
+                """,
+            "policies.yaml": f"""
+                apiVersion: networking.k8s.io/v1
+                kind: NetworkPolicy
+                metadata: {{name: default-deny}}
+                spec: {{podSelector: {{}}, policyTypes: [Ingress, Egress]}}
+                ---
+                apiVersion: networking.k8s.io/v1
+                kind: NetworkPolicy
+                metadata: {{name: grafana}}
+                spec:
+                  podSelector: {{matchLabels: {selector}}}
+                  policyTypes: [Egress]
+                  egress:
+                  - to:
+                    - namespaceSelector: {{}}
+                      podSelector: {{matchLabels: {{k8s-app: kube-dns}}}}
+                    ports: [{{port: 53, protocol: UDP}}, {{port: 53, protocol: TCP}}]
+                """}
+
+    write(tmp_path / "added", files("{app: grafana}"))
+    assert [f.kind for f in lint_dir(tmp_path / "added", only=[RULE]).findings] == []
+    write(tmp_path / "listed", files("{example.com/extra: 'no'}"))
+    assert [f.kind for f in lint_dir(tmp_path / "listed", only=[RULE]).findings] == [
+        "dns-denied"]
+
+
 def test_a_policy_and_pods_separate_scripts_apply_may_meet_in_no_cluster(tmp_path: Path) -> None:
     """Judge round BK (jkershawrh/fleet-llm-d, three clusters): without roots, deploy/arena's
     script applies a default-deny policy in namespace fleet, deploy/oberon's a Job there. Which
