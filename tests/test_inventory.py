@@ -261,6 +261,13 @@ def test_rules_read_measured_entries_like_annotations(tmp_path: Path) -> None:
     wins = manifest.format(
         annotations='annotations: {reviewbot.dev/measured-boot-seconds: "300"}')
     assert pairs(lint_text(tmp_path, wins, ["probe-headroom"], config)) == []
+    # every cluster's, a `clusters:` entry with its own nodes too (new-user trial
+    # fifty-seven: they were dropped there, and the probe cut below the boot passed)
+    clusters = config.rstrip() + "\n" + (
+        "        clusters:\n        - name: prod\n          nodes:\n          - name: gpu-1\n"
+        "            allocatable: {nvidia.com/gpu: '2'}\n")
+    assert pairs(lint_text(tmp_path, manifest.format(annotations=""), ["probe-headroom"],
+                           clusters)) == [("probe-headroom", 14)]
 
 
 @pytest.mark.parametrize(

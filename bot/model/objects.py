@@ -2604,8 +2604,10 @@ def parse_inventory(
 
 def cluster_inventory(spec: Mapping[str, Any], default: Inventory) -> Inventory:
     """The inventory of one ``clusters:`` entry: with nodes, its own; else ``default`` (the
-    ``cluster:`` section's); its ``kubernetes-version`` when it sets one, else the default's."""
-    own = parse_inventory(spec) if spec.get("nodes") else default
+    ``cluster:`` section's); its ``kubernetes-version`` when it sets one, else the default's;
+    the ``measured:`` facts, by workload, every cluster's (new-user trial fifty-seven: an
+    entry with nodes dropped them, and a startup probe cut below the measured boot passed)."""
+    own = parse_inventory(spec, default.measured) if spec.get("nodes") else default
     version = spec.get("kubernetes-version")
     if isinstance(version, str) and version.strip():
         return replace(own, kubernetes_version=version.strip())
