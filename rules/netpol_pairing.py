@@ -3850,7 +3850,10 @@ def _budgets_lost(base: Model, head: Model) -> Iterator[Violation | QuietPlace]:
         selector = Selector(tuple(budget.selector.items()))
         if _unprotected(net, budget, selector) is not None:
             continue  # (a near miss: the head's own finding says it, at the label missed)
-        found = _unprotected(net, budget, selector, near=False)
+        names = set(selected)
+        found = _unprotected(net, budget, selector, near=False, among=[
+            i for i in net.by_ns.get(budget.namespace, ())
+            if f"{net.pods[i].kind} {net.pods[i].name}" in names])
         if isinstance(found, Violation):
             shown = ", ".join(selected[:MAX_NAMES]) + (
                 f" and {len(selected) - MAX_NAMES} more" if len(selected) > MAX_NAMES else "")
@@ -3888,13 +3891,14 @@ def _no_endpoints(net: Network, service: Service, selector: Selector, near: bool
                                        "no-endpoints") if near else ())
 
 
-def _unprotected(net: Network, budget: _Budget, selector: Selector, near: bool = True
-                 ) -> Violation | QuietPlace | None:
+def _unprotected(net: Network, budget: _Budget, selector: Selector, near: bool = True,
+                 among: Sequence[int] | None = None) -> Violation | QuietPlace | None:
     """``budget-selects-nothing`` of ``budget``, whose selector matches no pod of its
     namespace where a workload there almost carries its labels (``near``; else whatever
-    the closest one carries): the eviction API finds no budget for those pods, and a node
-    drain may evict them all at once."""
-    found = _selects_no_pod(net, budget, selector, near)
+    the closest one carries, of the pods ``among`` when given: those it selected before a
+    change): the eviction API finds no budget for those pods, and a node drain may evict
+    them all at once."""
+    found = _selects_no_pod(net, budget, selector, near, among)
     if not isinstance(found, tuple):
         return found
     where, nearest, closest = found
@@ -3924,7 +3928,8 @@ def _at_labels(pod: PodTemplate, selector: Selector, message: str, fix: str, kin
     return (Violation(pod.obj, at, message, fix=fix, kind=kind),)
 
 
-def _selects_no_pod(net: Network, one: Service | _Budget, selector: Selector, near: bool
+def _selects_no_pod(net: Network, one: Service | _Budget, selector: Selector, near: bool,
+                    among: Sequence[int] | None = None,
                     ) -> tuple[Path, str, int] | QuietPlace | None:
     """Whether ``one`` (a Service, a disruption budget) selects no pod of its namespace, as
     `no-endpoints` and `budget-selects-nothing` judge it: None, not judged (a pod selected;
@@ -3946,6 +3951,10 @@ def _selects_no_pod(net: Network, one: Service | _Budget, selector: Selector, ne
         pods = [i for i in pods if _near_miss(net.pods[i].labels, one.selector, extra=True)]
         if not pods:
             return None  # like none of the namespace's workloads: pods the repository does not show
+    if among:  # (the pods it selected before: new-user trial fifty-seven was told a drain
+        # may evict redis's, the closest by label key, of a budget that lost frontend's)
+        before = set(among)
+        pods = [i for i in pods if i in before] or pods
     closest = _closest(net, pods, selector)
     ns = one.namespace
     noun = "PodDisruptionBudget" if isinstance(one, _Budget) else "Service"

@@ -729,6 +729,35 @@ def test_a_release_whose_new_chart_source_is_missing_keeps_its_service_and_flows
     assert review["connectivity_diff"] == []
 
 
+def test_a_budget_a_relabel_leaves_names_the_pods_it_protected(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial fifty-seven: frontend's labels moved from `app` to
+    `app.kubernetes.io/name`, its PodDisruptionBudget left on `app: frontend`. The pods it
+    no longer protects are frontend's, yet "a node drain may evict every pod of Deployment
+    redis" (the closest by label key), and the fix matched redis's labels: a budget that
+    would block every drain of redis's node."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    budget = ("apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+              "metadata: {name: frontend, namespace: web}\n"
+              "spec:\n  minAvailable: 1\n  selector:\n    matchLabels:\n      app: frontend\n")
+    redis = deployment("redis", "web", "{app: redis}")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"apps.yaml": deployment("frontend", "web", "{app: frontend}")
+                        + redis + "---\n" + budget})
+    head = repo.commit({"apps.yaml": deployment(
+        "frontend", "web", "{app.kubernetes.io/name: frontend}") + redis + "---\n" + budget})
+    data = review_json(repo, base, head, "netpol-pairing", capsys)
+    assert [(f["message"], f["fix"]) for f in data["findings"]
+            if f["rule"] == "netpol-pairing"] == [(
+        "PodDisruptionBudget web/frontend: selector app=frontend matches no pod in web "
+        "(Deployment frontend has app.kubernetes.io/name=frontend), so it protects no pod: a "
+        "node drain may evict every pod of Deployment frontend at once; before this change "
+        "it selected Deployment frontend",
+        "Remove app from the selector, or add app: frontend to the pod labels of Deployment "
+        "frontend.")]
+
+
 def test_a_port_renamed_under_an_unchanged_ingress_is_said_at_the_rename_for_each_overlay(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
