@@ -1509,6 +1509,38 @@ def test_an_application_applied_by_hand_in_a_folder_of_demos_is_not_certain(
         "applies it.")
 
 
+def test_an_application_beside_the_one_a_script_bootstraps_is_not_certain(
+        tmp_path: Path) -> None:
+    """triplom/infrastructure-repo-argocd (judge round CW): its Makefile, README and CI apply
+    argocd/root.yaml alone; an older Application beside it, which nothing applies, made an
+    error of a Deployment no cluster receives. Argo CD reconciles the Applications the
+    cluster has: where the repository's scripts apply some by name, one they do not is a
+    guess. A script applying the whole folder applies both."""
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: %s, namespace: argocd}
+        spec:
+          source: {repoURL: https://github.com/acme/apps, path: %s}
+          destination: {server: https://kubernetes.default.svc, namespace: default}
+    """
+    files = {"argocd/root.yaml": app % ("root", "apps"), "apps/web.yaml": FLOATING % "web",
+             "argocd/stray.yaml": app % ("infrastructure", "infra"),
+             "infra/monitoring.yaml": FLOATING % "monitoring"}
+    write(tmp_path / "one", {**files, "Makefile": "bootstrap:\n\tkubectl apply -f "
+                                                  "argocd/root.yaml\n"})
+    result = lint_dir(tmp_path / "one", only=["image-digest"])
+    assert [(f.file, f.severity) for f in result.findings] == [
+        ("apps/web.yaml", "error"), ("infra/monitoring.yaml", "warning")]
+    assert result.findings[1].message.endswith(
+        "Not certain: reviewbot could not see whether anything applies the Application in "
+        "argocd/stray.yaml: the repository's Makefile applies argocd/root.yaml, not it.")
+    write(tmp_path / "all", {**files, "Makefile": "bootstrap:\n\tkubectl apply -f argocd/\n"})
+    assert [(f.file, f.severity) for f in lint_dir(
+        tmp_path / "all", only=["image-digest"]).findings] == [
+        ("apps/web.yaml", "error"), ("infra/monitoring.yaml", "error")]
+
+
 def test_an_applicationset_generating_applications_declared_apart_is_not_certain(
         tmp_path: Path) -> None:
     """ADORSYS-GIS/fineract-gitops (judge round BC): the per-environment Applications are

