@@ -2065,7 +2065,8 @@ def _unset_variables(model: Model) -> Iterator[Violation]:
                 f"{format_path(path)}: {text} {'has' if len(names) == 1 else 'have'} no value "
                 f"in the post-build substitution{by}: neither its substitute nor its "
                 f"substituteFrom{read} sets {'it' if len(names) == 1 else 'them'}, so Flux "
-                f"writes {'it' if len(names) == 1 else 'them'} as the empty string")
+                f"writes {'it' if len(names) == 1 else 'them'} as the empty string"
+                + _reads(obj.get(path)))
             fix = (f"Set {text} in the Kustomization's postBuild (substitute, or the "
                    "ConfigMap or Secret it reads), give it a default ("
                    f"${{{names[0][2:-1]}:=...}}), or write $${{{names[0][2:-1]}}} where the "
@@ -2083,6 +2084,15 @@ def _unset_variables(model: Model) -> Iterator[Violation]:
                            for a in appliers[:1] if isinstance(a.get(setting), dict))
             yield Violation(obj, path, message, kind="unset-variable", fix=fix,
                             others=others)
+
+
+def _reads(value: Any) -> str:
+    """What a field a substitution emptied reads then, said when short (new-user trial
+    fifty-seven read "the empty string" of `--max-num-seqs=${LLM_MAX_NUM_SEQS}`, not the
+    argument vLLM is then given)."""
+    if not isinstance(value, str) or not value or len(value) > 80 or "\n" in value:
+        return ""  # (all of it the variable: "the empty string" says it)
+    return f": the field reads {value!r}"
 
 
 def _set_alike(applier: KObject, name: str) -> str:

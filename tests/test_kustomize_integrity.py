@@ -2417,6 +2417,13 @@ def test_a_flux_variable_no_source_sets_is_written_as_the_empty_string(tmp_path:
         "data.LLM: ${LLM_BASE_URL} has no value in the post-build substitution of Flux "
         "Kustomization flux-system/apps: neither its substitute nor its substituteFrom "
         "(ConfigMap cluster-settings) sets it, so Flux writes it as the empty string")]
+    # within a text, what the field then reads (new-user trial fifty-seven: an argument)
+    cm = (tmp_path / "apps/cm.yaml").read_text()
+    write(tmp_path, {"apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, "
+                                     "namespace: a}\ndata:\n  ARGS: '--max-num-seqs=${SEQS}'\n"})
+    assert [f.message.split("empty string")[1] for f in lint(tmp_path).findings
+            if f.kind == "unset-variable"] == [": the field reads '--max-num-seqs='"]
+    (tmp_path / "apps/cm.yaml").write_text(cm)
     # of two clusters, the one that lacks it is named (new-user trial thirty-nine: lab's
     # settings lacked TIMEZONE, home's set it; the warning named neither)
     write(tmp_path, {
