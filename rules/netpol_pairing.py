@@ -568,6 +568,7 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation | QuietPlace]:
             unapplied = _unapplied_policies(view)
             if unapplied:
                 judged = _as_applied(view, unapplied, judged,
+                                     _judged(_without_failing(view, unapplied, False)),
                                      _judged(_without_failing(view, unapplied)))
             found += judged
     finally:
@@ -789,15 +790,18 @@ def _unapplied_policies(view: Model) -> list[KObject]:
         or (o.group == ADMIN_GROUP and o.kind in ADMIN_KINDS))]
 
 
-def _without_failing(view: Model, unapplied: Sequence[KObject]) -> Model:
+def _without_failing(view: Model, unapplied: Sequence[KObject], whole: bool = True) -> Model:
     """``view`` as a cluster that never applied the builds that fail for ``unapplied``
-    (policies made only by failing builds): without those policies, and without every other
-    object those builds make, the pods among them. Where a revision applied the build, it
-    applied both; where none did, neither: never the pods without their policy (new-user
-    trial fifty-five: a dependsOn typo left ai/web's Cilium policy "maybe absent", and its
-    pods, of the same waiting Kustomization, were denied DNS and the flow to api)."""
+    (policies made only by failing builds): without those policies, and (``whole``) without
+    every other object those builds make, the pods among them. Where a revision applied the
+    build, it applied both; where none did, neither: never the pods without their policy
+    (new-user trial fifty-five: a dependsOn typo left ai/web's Cilium policy "maybe
+    absent", and its pods, of the same waiting Kustomization, were denied DNS and the flow
+    to api). Not ``whole``: without the policies alone, to tell a denial they alone make
+    from one that stands without them (a flow to pods of the build is no denial of theirs
+    because the pods are gone)."""
     failing = {view.unbuilt[id(o)] for o in unapplied}
-    gone = {id(o) for o in view.objects if view.unbuilt.get(id(o)) in failing}
+    gone = {id(o) for o in view.objects if whole and view.unbuilt.get(id(o)) in failing}
     gone.update(id(o) for o in unapplied)
 
     def kept(items: Sequence[Any]) -> list[Any]:
@@ -809,17 +813,18 @@ def _without_failing(view: Model, unapplied: Sequence[KObject]) -> Model:
 
 
 def _as_applied(view: Model, unapplied: Sequence[KObject],
-                judged: list[Violation | QuietPlace],
+                judged: list[Violation | QuietPlace], without: list[Violation | QuietPlace],
                 applied: list[Violation | QuietPlace]) -> list[Violation | QuietPlace]:
     """The findings as the cluster receives the policies when some are made only by builds
     that fail (``unapplied``): the cluster holds them as an earlier revision built them, or
-    not at all. A finding both judgements give (with and without them) stands; one only the
-    policies as written give (a denial they make) and one only their absence gives (a flow
-    they alone allow) are warnings naming them and the build that fails."""
+    not at all. A finding both judgements give (with them, and ``without`` them) stands; one
+    only the policies as written give (a denial they make) and one only their absence gives
+    (a flow they alone allow: ``applied``, the cluster without their builds) are warnings
+    naming them and the build that fails."""
     def same(v: Violation) -> tuple[Any, ...]:
         return v.kind, id(v.obj), tuple(v.path), v.key
 
-    theirs = {same(v) for v in applied if isinstance(v, Violation)}
+    theirs = {same(v) for v in without if isinstance(v, Violation)}
     ours = {same(v) for v in judged if isinstance(v, Violation)}
     names = list(dict.fromkeys(f"{o.kind} {o.namespace + '/' if o.namespace else ''}{o.name}"
                                for o in unapplied))
