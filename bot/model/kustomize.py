@@ -52,7 +52,7 @@ from reviewbot.model.resource import (
 from reviewbot.model.resource import dict_of as _dict
 from reviewbot.model.resource import list_of as _list
 from reviewbot.model.resource import text_of as _text
-from reviewbot.sources.tree import JUSTFILES, MAKEFILES, FileRecord
+from reviewbot.sources.tree import JUSTFILES, MAKEFILES, YAML_SUFFIXES, FileRecord
 from reviewbot.words import misspelt
 
 if TYPE_CHECKING:
@@ -712,6 +712,7 @@ def _tekton_scripts(files: Iterable[LoadedFile]) -> Iterator[FileRecord]:
 
 
 _VARIABLE_PART = re.compile(r"\$(?:\{\w+\}|\w+)")
+_SPLIT_VARIABLES = re.compile(f"({_VARIABLE_PART.pattern})")  # a text's, kept by re.split
 # what a script of the tree is named (YAML: CI files and Tekton Tasks' step scripts)
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".mk", ".just", ".yaml", ".yml")
 
@@ -868,6 +869,7 @@ class Graph:
             d for lf in files.values() for d in lf.documents)
         self._ignores: list[_Ignore] | None = None
         self._applied: dict[str, str] | None = None
+        self._families: list[tuple[re.Pattern[str], str]] | None = None
         self._spark: dict[str, str] | None = None
         self._written: dict[str, str] | None = None
         self._written_like: list[tuple[re.Pattern[str], str]] = []  # (the paths, the script)
@@ -1181,6 +1183,42 @@ class Graph:
                 for at in places:
                     self._applied.setdefault(at, script)
         return self._applied
+
+    def applies_family(self, path: str) -> str | None:
+        """The first script or Makefile whose ``kubectl apply -f`` target holds a variable
+        (``"$REPO_ROOT/argocd/bootstrap/$ENV/app-of-apps.yaml"``) that may name ``path``, or
+        None: a variable's default (:meth:`applied_files`) is one of the files it applies,
+        not the only one (judge round BS: deploy-app-of-apps.sh applies each environment's
+        app of apps by its argument). A variable stands for one folder's name, a leading
+        one for the script's checkout folder."""
+        if self._families is None:
+            self._families = []
+            for record in self.texts:
+                if not (record.path.endswith((".sh", ".bash", ".mk", ".just"))
+                        or posixpath.basename(record.path) in (*MAKEFILES, *JUSTFILES)):
+                    continue
+                text = _lines_holding(record.data.decode("utf-8", "replace"), _APPLY_WORDS)
+                for match in _APPLY.finditer(text):
+                    target = _first_word(match.group(1))
+                    if "$" not in target or is_remote(target):
+                        continue
+                    parts = _SPLIT_VARIABLES.split(target)  # (literal, variable, ...)
+                    if not "".join(parts[::2]).strip("/."):
+                        continue  # (all of it variables: anything at all)
+                    written = "".join(
+                        re.escape(part) if i % 2 == 0
+                        else (".*" if i == 1 and not parts[0] else "[^/]*")
+                        for i, part in enumerate(parts)).rstrip("/")
+                    if not target.endswith(YAML_SUFFIXES):  # (a folder: the files below it)
+                        written += "(?:/.*)?"
+                    self._families.append((re.compile(written), record.path))
+        for pattern, script in self._families:
+            folder = posixpath.dirname(script)
+            below = path[len(folder) + 1:] if folder and path.startswith(folder + "/") else None
+            if pattern.fullmatch(path) or pattern.fullmatch("/" + path) or (
+                    below is not None and pattern.fullmatch(below)):
+                return script
+        return None
 
     def spark_templates(self) -> Mapping[str, str]:
         """The files of the tree the tree's scripts hand to Spark as pod templates

@@ -2028,7 +2028,8 @@ def _unscripted(graph: Graph, path: str,
     round CW: triplom's Makefile, README and CI apply root.yaml alone; an Application beside
     it, applied by nothing, made an error of a Deployment no cluster receives)."""
     applied = graph.applied_files()
-    if not applied or path in applied or any(f in applied for f in _ancestors(path)):
+    if not applied or path in applied or any(f in applied for f in _ancestors(path)) or (
+            graph.applies_family(path) is not None):
         return None
     booted = sorted({p for doc, _ in candidates if (p := doc.file.path) in applied})
     if not booted:
