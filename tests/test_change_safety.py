@@ -1035,6 +1035,27 @@ spec:
         _, found = review(repo, base, head, capsys)
         kinds[name] = [f["message"].split(":")[0] for f in found if f["rule"] == "change-safety"]
     assert kinds == {"hook": [], "kept": ["Job app/migrate"], "plain": ["Job app/migrate"]}
+    # so do the Applications an ApplicationSet generates (new-user trial fifty-eight: the
+    # hook of a git directory generator's app was "immutable" at each new argument)
+    appset = """apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: apps, namespace: argocd}
+spec:
+  generators: [{git: {repoURL: https://git.example.com/x.git, revision: main,
+                      directories: [{path: 'apps/*'}]}}]
+  template:
+    metadata: {name: '{{path.basename}}'}
+    spec:
+      project: default
+      source: {repoURL: https://git.example.com/x.git, targetRevision: main, path: '{{path}}'}
+      destination: {server: https://kubernetes.default.svc, namespace: app}
+"""
+    repo = GitRepo(tmp_path / "appset")
+    notes = "argocd.argoproj.io/hook: PreSync"
+    base = repo.commit({"argocd/apps.yaml": appset, "apps/app/job.yaml": job % (notes, "1.0")})
+    head = repo.commit({"apps/app/job.yaml": job % (notes, "1.1")})
+    _, found = review(repo, base, head, capsys)
+    assert [f["message"] for f in found if f["rule"] == "change-safety"] == []
 
 
 SYNC = """

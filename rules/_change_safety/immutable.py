@@ -341,8 +341,10 @@ def _hook_recreated(obj: KObject, by: Sequence[KObject]) -> bool:
     default, when none is given) or HookSucceeded, or a ``helm.sh/hook`` (Argo CD maps it)
     whose ``helm.sh/hook-delete-policy`` is before-hook-creation (Helm's default) or
     hook-succeeded. New-user trial fifty-six: a PreSync migration Job with
-    BeforeHookCreation was "immutable" at every image bump."""
-    if not by or not all(k.kind == "Application" and k.group == "argoproj.io" for k in by):
+    BeforeHookCreation was "immutable" at every image bump; fifty-eight: the same of an
+    ApplicationSet's generated Application."""
+    if not by or not all(k.kind in ("Application", "ApplicationSet")
+                         and k.group == "argoproj.io" for k in by):
         return False
     notes = obj.annotations
     if "argocd.argoproj.io/hook" in notes:
