@@ -40,8 +40,11 @@ Kinds:
   (`VLLM_ATTENTION_BACKEND` or `--attention-backend`) is documented not to store an FP8 KV
   cache: `FLASH_ATTN` below 9.0 (FlashAttention-2 keeps `auto`/`bfloat16` only; FA3, on 9.x,
   has FP8) and `FLEX_ATTENTION`, per the backend feature table of vLLM's
-  `docs/design/attention_backends.md`. Without a chosen backend vLLM picks one that fits, and
-  the rule says nothing: it never guesses.
+  `docs/design/attention_backends.md`; and `TRITON_ATTN` below 8.9 with `fp8`/`fp8_e4m3`:
+  it stores float8_e4m3fn, Triton's `fp8e4nv`, which has no kernels there ("type fp8e4nv not
+  supported in this architecture": vLLM issue 26431; the backend refuses it at start since
+  vLLM PR 43914); `fp8_e5m2` is left alone (it ran on Volta before that PR). Without a chosen
+  backend vLLM picks one that fits, and the rule says nothing: it never guesses.
 - `custom-all-reduce`: `--tensor-parallel-size 2` on two PCIe Volta GPUs without
   `--disable-custom-all-reduce`. The seed's TP=2 engine finished graph capture and then hung
   14 minutes ("No available shared memory broadcast block found in 60 seconds") until its
@@ -365,14 +368,28 @@ def _checks(s: _Server, gpus: Sequence[GpuFacts], opts: Mapping[str, Any]) -> It
     if kv is not None and kv.value.lower().startswith("fp8") and backend is not None:
         name = backend.upper()
         lacks = (name.startswith("FLASH_ATTN") and cc < (9, 0)) or name.startswith("FLEX_ATTENTION")
-        if lacks:
+        # (the Triton backend stores FP8 as float8_e4m3fn, Triton's fp8e4nv, which has no
+        # lowering below 8.9: "type fp8e4nv not supported in this architecture", vLLM issue
+        # 26431; since PR 43914 the backend refuses it at start. e5m2 worked before that.)
+        e4m3 = kv.value.lower() in ("fp8", "fp8_e4m3")
+        if name.startswith("TRITON_ATTN") and e4m3 and cc < (8, 9):
+            yield _violation(
+                s, kv.path, "fp8-kv-cache",
+                f"{kv.spelling} with attention backend {name} on {where}: the Triton backend "
+                "stores an FP8 KV cache as float8_e4m3fn (Triton's fp8e4nv), which has no "
+                "kernels below compute capability 8.9, so the engine fails at start (\"type "
+                "fp8e4nv not supported in this architecture\")",
+                "Drop the FP8 KV cache (--kv-cache-dtype auto).")
+        elif lacks:
             yield _violation(
                 s, kv.path, "fp8-kv-cache",
                 f"{kv.spelling} with attention backend {name} on {where}: {name} keeps no FP8 "
                 "KV cache there (vLLM's attention backend table: FlashAttention-2 and "
                 "FlexAttention store auto/bfloat16 only; FA3's FP8 needs 9.x)",
                 "Drop the FP8 KV cache, or let vLLM choose the backend (unset "
-                f"{BACKEND_ENV}).")
+                f"{BACKEND_ENV})." if cc >= (8, 9) else
+                "Drop the FP8 KV cache (--kv-cache-dtype auto); below compute capability 8.9 "
+                "the Triton backend cannot store it either.")
     # custom all-reduce
     tp = flag(s.tokens, TP_FLAGS)
     size = parse_int(tp.value) if tp is not None else None
