@@ -53,7 +53,8 @@ reviewbot checks every `kustomization.yaml` in the tree:
   it applies nothing of it (the message names it, as for a missing entry), which happens
   when a base renames or drops the object. A `patchesJson6902` entry that selects nothing
   is no error to kustomize v5 and not reported;
-- a `patches` entry whose `target:` selects no object of its kustomization's build is
+- a `patches` entry whose `target:` selects no object of its kustomization's build (of a
+  Component: of any build that applies it) is
   `idle-patch` (warning): kustomize v5 applies it to nothing, without an error, so the
   change it was written for never happens; where the build names objects of the target's
   kind with a `${VAR}`, the message says Flux substitutes it only after kustomize has built
@@ -1509,21 +1510,31 @@ def _idle_patches(kustomize: Iterable[Kustomization], graph: Graph) -> Iterator[
             where = found.entry + ("target",)
             line, column = k.doc.position(where)
             kind = selector.get("kind")
-            variables = sorted({r.name for r in graph.build(k.directory).resources
+            # (a Component's: the builds that apply it; new-user trial fifty-eight)
+            uses = graph.component_uses(k.directory) if k.is_component else []
+            built = uses[0][0] if uses else graph.build(k.directory)
+            variables = sorted({r.name for r in built.resources
                                 if r.kind == kind and "${" in r.name}) if kind else []
             why = (f": the build names its {kind} {variables[0]}, which Flux substitutes only "
                    "after kustomize has built (postBuild)" if variables else "")
+            folders = sorted({b.folder for b, _ in uses})
+            held = _named_before(k, [r.name for r in built.resources
+                                     if not kind or r.kind == kind])
+            whose = (f"of any build that applies this Component ({', '.join(folders[:3])}"
+                     f"{' and more' if len(folders) > 3 else ''})" if uses
+                     else "of this build")
             yield Violation(
                 None, where,
                 f"{_label(found.entry)}: its target ({said or 'any object'}) selects no object "
-                f"of this build, so kustomize applies the patch to nothing, without an "
+                f"{whose}, so kustomize applies the patch to nothing, without an "
                 f"error{why}",
                 kind="idle-patch", file=k.file, line=line, column=column,
                 key=f"{k.file}:{_label(found.entry)}:idle",
                 fix=_unmatched_fix(
-                    k, "it", selector.get("name"), _named_before(k, [
-                        r.name for r in graph.build(k.directory).resources
-                        if not kind or r.kind == kind]), "the target",
+                    k, "it", selector.get("name"), held, "the target",
+                    f"Point the target at {near}, which the build holds (a base may have "
+                    "renamed it), or remove the patch." if (
+                        near := _near_held(selector.get("name"), held)) else
                     "Point the target at an object the build holds (a base may have renamed "
                     "it), or remove the patch."))
 

@@ -946,6 +946,33 @@ def test_patches_kustomize_accepts_or_the_model_cannot_judge_are_quiet(tmp_path:
         ("smp-target/kustomization.yaml", "warning"), ("targeted/kustomization.yaml", "warning")]
 
 
+def test_a_component_patch_whose_target_selects_nothing_where_applied_is_idle(
+        tmp_path: Path) -> None:
+    """New-user trial fifty-eight: the base renamed Deployment vllm to vllm-engine; the
+    overlay's own patch of `vllm` was idle-patch, the `volta` Component's (the V100 settings)
+    said nothing: kustomize applies it to nothing alike. A Component whose patch one of the
+    builds applying it matches is not idle."""
+    component = ("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n"
+                 "- target: {kind: Deployment, name: vllm}\n  patch: |-\n"
+                 "    - {op: add, path: /spec/replicas, value: 1}\n")
+    write(tmp_path, {
+        "base/kustomization.yaml": "resources: [web.yaml]\n",
+        "base/web.yaml": DEPLOYMENT.replace("name: web", "name: vllm-engine", 1),
+        "components/volta/kustomization.yaml": component,
+        "overlays/prod/kustomization.yaml": "resources: [../../base]\n"
+                                            "components: [../../components/volta]\n",
+    })
+    assert [(f.file, f.line, f.fix) for f in lint(tmp_path).findings
+            if f.kind == "idle-patch"] == [(
+                "components/volta/kustomization.yaml", 4,
+                "Point the target at vllm-engine, which the build holds (a base may have "
+                "renamed it), or remove the patch.")]
+    write(tmp_path, {"other/web.yaml": DEPLOYMENT.replace("name: web", "name: vllm", 1),
+                     "other/kustomization.yaml": "resources: [web.yaml]\n"
+                                                 "components: [../components/volta]\n"})
+    assert [f for f in lint(tmp_path).findings if f.kind == "idle-patch"] == []
+
+
 def test_a_folder_of_the_wrong_kind_makes_kustomize_refuse_the_build(tmp_path: Path) -> None:
     # kubectl kustomize: "expected kind != 'Component' for path '.../components/volsync'" and
     # "expected kind 'Component' for path '.../base' but got 'Kustomization'"

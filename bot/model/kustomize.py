@@ -249,6 +249,9 @@ class Build:
     # the kustomization's own strategic merge patches without a target that named no object
     # of the build (kustomize refuses it: "no matches for Id ...")
     unmatched: list[Unmatched] = field(default_factory=list)
+    # each Component this build applies (its own, a base's own are the base's build's), with
+    # the entries of its ``patches`` whose ``target:`` selected no object here
+    applied_components: list[tuple[str, tuple[Unmatched, ...]]] = field(default_factory=list)
     # an entry it includes that the tree does not hold (missing, outside the linted part,
     # a variable): what the build holds is not known whole
     unresolved: bool = False
@@ -937,6 +940,16 @@ class Graph:
         patches acting on the components' objects too), as the walk made them."""
         return self._componented.get(folder, [])
 
+    def component_uses(self, folder: str) -> list[tuple[Build, tuple[Unmatched, ...]]]:
+        """Each application of the Component in ``folder`` by a build made so far (a
+        kustomization's ``components``, a Flux Kustomization's ``spec.components``): the
+        build, and the entries of the Component's ``patches`` whose ``target:`` selected no
+        object there."""
+        builds = [*self._builds.values(), *(b for _, b in self._flux.values() if b is not None),
+                  *(b for found in self._componented.values() for b in found)]
+        return [(build, entries) for build in builds
+                for applied, entries in build.applied_components if applied == folder]
+
     def deleted(self) -> set[int]:
         """Documents whose object a patch of some build made so far deleted (``$patch:
         delete``): no object where no build makes one of them."""
@@ -1445,8 +1458,11 @@ class Graph:
                         self._component(inner, join(target, entry), stack | {target})
                 resources = inner.resources
             build.config = inner.config
+            found: list[Unmatched] = []
             build.resources = self._transform(component, resources, build, True,
-                                              stack | {target})
+                                              stack | {target}, found)
+            build.applied_components += [*inner.applied_components, (target, tuple(
+                u for u in found if u.selector is not None and u.refused is None))]
             build.variables = inner.variables + _vars(component)
             build.cut = build.cut or inner.cut
             build.unresolved = build.unresolved or inner.unresolved

@@ -2048,14 +2048,28 @@ def idle_patches(graph: Graph, k: Kustomization) -> list[Unmatched]:
     """The ``patches`` entries of ``k`` whose ``target:`` selects no object of its build:
     kustomize v5 applies them to nothing, without an error (judged as
     :func:`refusing_patches` judges, only where the model holds the whole build)."""
-    if k.flux is not None or k.is_component or graph.by_dir.get(k.directory) is not k:
+    if k.flux is not None or graph.by_dir.get(k.directory) is not k:
         return []
+    if k.is_component:
+        return _idle_in_component(graph, k)
     build = graph.build(k.directory)
     if not build.unmatched or not held_whole(build) or any(
             (lf := graph.files.get(f)) is not None and not lf.documents for f in build.files):
         return []  # (an empty file is one a tool fills: flux bootstrap's gotk-components.yaml)
     return _idle_everywhere(graph, k, [u for u in build.unmatched
                                        if u.selector is not None and u.refused is None])
+
+
+def _idle_in_component(graph: Graph, k: Kustomization) -> list[Unmatched]:
+    """The ``patches`` entries of the Component ``k`` whose ``target:`` selects no object in
+    any build that applies it, each held whole (new-user trial fifty-eight: the volta
+    Component's patch of a renamed Deployment, the V100 settings lost, unsaid where the same
+    patch in the overlay was idle-patch)."""
+    uses = graph.component_uses(k.directory)
+    if not uses or not all(held_whole(build) for build, _ in uses):
+        return []
+    idle = frozenset.intersection(*(frozenset(u.entry for u in found) for _, found in uses))
+    return [u for u in uses[0][1] if u.entry in idle]
 
 
 def _idle_everywhere(graph: Graph, k: Kustomization, found: list[Unmatched]
