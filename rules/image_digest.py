@@ -34,7 +34,9 @@ Findings, by kind:
 - `placeholder` (warning): floating, but a CI step the repository declares rewrites it
   (`kustomize edit set image NAME=...`, or `sed` on the file it is written in, in a
   `.github/workflows`, `.forgejo/workflows`, `.gitea/workflows`, `.gitlab-ci.yml` or
-  `cloudbuild.yaml` file), or a declared build produces an image of the same short name
+  `cloudbuild.yaml` file), or Argo CD Image Updater sets it on the Application that
+  applies it (`argocd-image-updater.argoproj.io/image-list`), or a declared build produces
+  an image of the same short name
   (skaffold builds `ghcr.io/acme/manager`, the manifest says `acme/manager:latest`): a
   placeholder whose final value the repository does not show; or the repository's own
   workflow builds and pushes the image (`docker/build-push-action` with `push: true`, its
@@ -388,7 +390,9 @@ def _check(
                 f"{who}: image {ref.text} has {written} and no digest, a placeholder: "
                 f"{step.describe()}, but what it writes is not in the repository, so whether "
                 "the cluster gets a pinned image is decided outside it",
-                fix=(f"Make the step write a digest ({ref.name}:<version>@sha256:<digest>), or "
+                fix=("Make Image Updater pin by digest (its update-strategy digest), or pin "
+                     "the image here." if step.tool == "image-updater" else
+                     f"Make the step write a digest ({ref.name}:<version>@sha256:<digest>), or "
                      "pin the image here."),
                 kind="placeholder",
                 doubt="",  # it names the step itself: the model's doubt of it would repeat it
