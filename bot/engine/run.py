@@ -364,6 +364,10 @@ def _roots_said(model: Model) -> str:
         return (f"none in the linted files; outside them, {outside[0]}{more}: what they apply "
                 "here is judged as written, its findings warnings (lint the repository's top "
                 "level to judge what its clusters receive)")
+    if not roots and model.scope_doubt:  # (roots whose reach is unseen: judge round CX read
+        # "no ... FluxInstance" beside findings naming the FluxInstance)
+        return (f"none followed (reviewbot could not see {model.scope_doubt.split('; ')[0]}): "
+                "the tree is judged as applied as written, its findings warnings")
     if not roots:
         return ("none found (no Flux sync or bootstrap Kustomization, FluxInstance, Argo CD "
                 "Application or configured cluster): the tree is judged as applied as written, "
