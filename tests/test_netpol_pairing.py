@@ -1749,6 +1749,56 @@ def test_an_operator_s_pods_may_be_allowed_dns_by_a_policy_of_labels_it_adds(
         "dns-denied"]
 
 
+def test_a_lint_of_part_says_policies_outside_it_may_allow_a_denied_flow(
+        tmp_path: Path) -> None:
+    """New-user trial fifty-eight: `lint apps/vllm/overlays/prod` said no egress rule allows
+    DNS; the platform Application's allow-dns, outside the linted folder, does (policies add
+    up). A denial of a lint of part says what it could not see: the policies outside."""
+    from reviewbot.config import Config
+    from reviewbot.engine.run import analyze
+    from reviewbot.sources.tree import disk_tree
+
+    write(tmp_path, {
+        "argocd/app.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: app, namespace: argocd}
+            spec:
+              source: {repoURL: https://example.com/x.git, path: app}
+              destination: {server: https://kubernetes.default.svc, namespace: llm}
+            """,
+        "platform/allow-dns.yaml": """
+            apiVersion: networking.k8s.io/v1
+            kind: NetworkPolicy
+            metadata: {name: allow-dns, namespace: llm}
+            spec:
+              podSelector: {}
+              policyTypes: [Egress]
+              egress: [{ports: [{port: 53, protocol: UDP}]}]
+            """,
+        "app/vllm.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: vllm, namespace: llm}
+            spec:
+              selector: {matchLabels: {app: vllm}}
+              template:
+                metadata: {labels: {app: vllm}}
+                spec: {containers: [{name: vllm, image: x}]}
+            ---
+            apiVersion: networking.k8s.io/v1
+            kind: NetworkPolicy
+            metadata: {name: vllm, namespace: llm}
+            spec:
+              podSelector: {matchLabels: {app: vllm}}
+              policyTypes: [Egress]
+              egress: [{ports: [{port: 443}]}]
+            """})
+    part = analyze(disk_tree([tmp_path / "app"], tmp_path), Config(), only=[RULE])
+    assert [f.message.rpartition("; ")[2] for f in part.findings] == [
+        "what the network policies outside the linted files allow (policies add up)."]
+
+
 def test_a_policy_and_pods_separate_scripts_apply_may_meet_in_no_cluster(tmp_path: Path) -> None:
     """Judge round BK (jkershawrh/fleet-llm-d, three clusters): without roots, deploy/arena's
     script applies a default-deny policy in namespace fleet, deploy/oberon's a Job there. Which
