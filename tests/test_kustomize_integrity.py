@@ -2633,6 +2633,23 @@ patches:
                                                                       "kind: StatefulSet")})
     assert [f[:3] for f in review(removed)] == [
         ("warning", "prod/kustomization.yaml", 4), ("warning", "prod/kustomization.yaml", 5)]
+    # the costliest fields first, a map's key and not the map, the rest counted (new-user
+    # trial fifty-eight: the GPU count and the nodeSelector went unnamed behind an annotation)
+    repo.git("checkout", "-q", base)
+    many = repo.commit({"prod/replicas.yaml": (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: any\n"
+        "  annotations: {team: ml}\nspec:\n  replicas: 2\n  template:\n    spec:\n"
+        "      nodeSelector: {gpu: v100}\n      containers:\n"
+        "      - {name: vllm, resources: {limits: {nvidia.com/gpu: 2}}, args: [--tp=2]}\n")})
+    again = repo.commit({"base/deployment.yaml": deployment.replace("name: vllm,",
+                                                                    "name: vllm-qwen,")})
+    _, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", many, "--head", again,
+                         "--platform", "none", "--format", "json", "--rule",
+                         "kustomize-integrity"], capsys)
+    assert json.loads(out)["findings"][0]["message"].split("loses what the patch set: ")[1] == (
+        'spec.template.spec.containers[0].resources.limits."nvidia.com/gpu" is unset, not 2, '
+        'spec.template.spec.nodeSelector.gpu is unset, not v100, spec.replicas is 1, not 2, '
+        "spec.template.spec.containers[0].args is the base's and 2 more fields")
 
 def test_a_cluster_path_s_kustomization_that_does_not_parse_is_said_and_refuses_its_folder(
         tmp_path: Path) -> None:
