@@ -215,7 +215,8 @@ reviewbot checks every `kustomization.yaml` in the tree:
 - an ApplicationSet's git directory generator entry (not `exclude`, no template) that names
   no folder of the repository, where another entry of it names one (so its repository is
   this one), is `idle-generator` (warning): Argo CD makes no Application for it, without an
-  error;
+  error; in a review, an entry that named folders before the change and names none after it
+  (the folders moved) is `missing`, at the entry: the Applications it made go;
 - when the repository has GitOps roots (see docs/precision.md), a folder of manifests no root
   applies (an `.archive/`, an app commented out of a cluster) is one `not-applied` info for
   the topmost such folder, and nothing in it is judged; without roots, an archive or hidden
@@ -1861,6 +1862,7 @@ def check_change(diff: TreeDiff, base: Model, head: Model,
     yield from _patches_shifted(base, head)
     yield from _patches_dropped(base, head)
     yield from _images_dropped(base, head)
+    yield from _generators_emptied(base, head)
     graph = model_graph(head)
     index = TreeIndex(head.tree.paths, graph, head.tree.outside)
     # (object, field, path, source) of each path naming no folder, check_set silent on it
@@ -2626,6 +2628,46 @@ def _idle_generators(model: Model, index: TreeIndex, graph: Graph) -> Iterator[V
                     "ApplicationSet makes no Application for it, without an error",
                     kind="idle-generator",
                     fix="Point the entry at an existing folder, or remove it.")
+
+
+def _generators_emptied(base: Model, head: Model) -> Iterator[Violation]:
+    """``missing``, in a review: an ApplicationSet's git directory generator entry (not
+    ``exclude``, no template) that named folders of the repository before the change and
+    names none after it, the folders moved or gone: the ApplicationSet makes none of the
+    Applications it made from them (new-user trial fifty-eight: `apps/*` after apps/ became
+    workloads/; the deletions were said, the generator, their cause, was not)."""
+    if next(base.of_kind("ApplicationSet"), None) is None:
+        return
+    before_dirs, after_dirs = model_graph(base).dirs, model_graph(head).dirs
+    was = {(o.namespace, o.name, o.file): o for o in base.of_kind("ApplicationSet")
+           if o.group == ARGO_GROUP}
+    for obj in head.of_kind("ApplicationSet"):
+        old = was.get((obj.namespace, obj.name, obj.file))
+        if obj.group != ARGO_GROUP or old is None:
+            continue
+        earlier = {tuple(at): git for at, git in _git_generators(
+            old.get(("spec", "generators")))}
+        for at, git in _git_generators(obj.get(("spec", "generators"))):
+            then = earlier.get(tuple(at))
+            paths = {str(d.get("path")) for d in _list(then.get("directories") if then else ())
+                     if isinstance(d, dict) and not d.get("exclude")}
+            for j, d in enumerate(_list(git.get("directories"))):
+                pattern = d.get("path") if isinstance(d, dict) else None
+                if not isinstance(pattern, str) or d.get("exclude") or "{{" in pattern or (
+                        pattern not in paths):
+                    continue
+                matched = sorted(f for f in before_dirs if path_match(f, pattern))
+                if not matched or any(path_match(f, pattern) for f in after_dirs):
+                    continue
+                shown = ", ".join(matched[:3]) + (
+                    f" and {len(matched) - 3} more" if len(matched) > 3 else "")
+                yield Violation(
+                    obj, (*at, "git", "directories", j, "path"),
+                    f"ApplicationSet {obj.namespace}/{obj.name}: {pattern!r} named {shown} "
+                    "before this change and names no folder now, so the ApplicationSet no "
+                    "longer makes " + ("the Applications it made from them" if len(
+                        matched) > 1 else "the Application it made from it"), kind="missing",
+                    fix="Point the entry at the folders' new place, or restore them.")
 
 
 def _git_generators(generators: Any, at: Path = ("spec", "generators")

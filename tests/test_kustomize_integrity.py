@@ -2651,6 +2651,43 @@ patches:
         'spec.template.spec.nodeSelector.gpu is unset, not v100, spec.replicas is 1, not 2, '
         "spec.template.spec.containers[0].args is the base's and 2 more fields")
 
+def test_a_generator_the_change_leaves_naming_no_folder_is_said_at_the_generator(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """New-user trial fifty-eight: apps/ moved to workloads/, the ApplicationSet's git
+    directory generator still `apps/*`: every Application it made goes, and the review said
+    the deletions, not their cause. An entry that named folders before and names none now
+    is an error at the entry."""
+    appset = """apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: apps, namespace: argocd}
+spec:
+  generators:
+  - git:
+      repoURL: https://example.com/x.git
+      revision: HEAD
+      directories: [{path: 'apps/*'}]
+  template:
+    metadata: {name: '{{path.basename}}'}
+    spec:
+      project: default
+      source: {repoURL: https://example.com/x.git, targetRevision: HEAD, path: '{{path}}'}
+      destination: {server: https://kubernetes.default.svc, namespace: web}
+"""
+    web = DEPLOYMENT.replace("image: x", "image: 'x:1@sha256:" + "0" * 64 + "'")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"argocd/apps.yaml": appset, "apps/web/web.yaml": web})
+    repo.git("mv", "apps", "workloads")
+    head = repo.commit({})
+    _, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                         "--platform", "none", "--format", "json", "--rule",
+                         "kustomize-integrity"], capsys)
+    assert [(f["severity"], f["file"], f["line"], f["message"]) for f in json.loads(out)[
+        "findings"] if f["new"]] == [(
+            "error", "argocd/apps.yaml", 9, "ApplicationSet argocd/apps: 'apps/*' named "
+            "apps/web before this change and names no folder now, so the ApplicationSet no "
+            "longer makes the Application it made from it")]
+
+
 def test_a_cluster_path_s_kustomization_that_does_not_parse_is_said_and_refuses_its_folder(
         tmp_path: Path) -> None:
     """New-user trial forty: the dev cluster's path overlays/dev holds a kustomization.yaml
