@@ -3182,3 +3182,21 @@ EXTRA"""
     _, found = review(repo, worker, both, capsys)
     assert [f["message"].split(" render")[0] for f in found
             if "Chart.yaml version" in f["message"]] == ["HelmReleases web/api, web/worker"]
+
+
+def test_an_immutable_change_of_a_command_names_the_arguments_it_adds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial fifty-eight: a Job's `command` gained `--create-missing-only`; the
+    error said "command added: true"."""
+    job = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: m, namespace: a}\nspec:\n"
+           "  template:\n    spec:\n      restartPolicy: Never\n      containers:\n"
+           "      - name: m\n        image: 'x@sha256:" + "0" * 64 + "'\n"
+           "        command: [python, -m, migrate%s]\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"job.yaml": job % ""})
+    head = repo.commit({"job.yaml": job % ", --create-missing-only"})
+    _, found = review(repo, base, head, capsys)
+    assert [f["message"].split(", but ")[0] for f in found] == [
+        "Job a/m: spec.template changes (spec.containers.m.command adds "
+        "--create-missing-only)"]

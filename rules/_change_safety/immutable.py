@@ -317,6 +317,19 @@ def _changes_text(field: Path, changes: Sequence[Change], obj: KObject) -> str:
     parts = []
     for change in changes:
         below = ".".join(str(p) for p in change.path[len(field):])
+        if change.flag is not None:  # an argument of a command (new-user trial fifty-eight
+            # read "command added: true" of `--create-missing-only`)
+            flag = change.flag
+            if change.op == "added":
+                value = change.new
+                parts.append(f"{below} adds {flag}" + (
+                    f" {_compact_text(value)}" if value not in (True, None) else ""))
+            elif change.op == "removed":
+                parts.append(f"{below} drops {flag}")
+            else:
+                parts.append(f"{below} {flag}: {_compact_text(change.old)} -> "
+                             f"{_compact_text(change.new)}")
+            continue
         if change.op == "removed":
             parts.append(f"{below} removed" if below else
                          f"{_compact_text(change.old)} -> removed")
