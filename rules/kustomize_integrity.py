@@ -103,6 +103,12 @@ reviewbot checks every `kustomization.yaml` in the tree:
   `files: 5`, a number among `resources`) is `invalid` too, at the field's line: kustomize
   cannot read the kustomization at all. The value is never quoted (a `secretGenerator`
   literal is a secret);
+- an Argo CD PreSync hook (a migration Job; Helm's pre-install and pre-upgrade hooks alike)
+  whose pods read a ConfigMap or Secret its build generates with a hash suffix, itself no
+  PreSync hook, is `hook-order` (error), at the reference: PreSync hooks run before Argo CD
+  applies the manifests, so at the first sync and at every change of the generated content
+  the pods look for a name not created yet (CreateContainerConfigError) and the sync waits.
+  Judged where Argo CD applies the hook (Flux runs no hooks);
 - a YAML manifest (a file with Kubernetes objects) in a kustomization's folder that no
   kustomization references is reported (`unreachable`, warning: it will never be applied;
   in a review, one the pull request causes by removing its entry is placed on the line that
@@ -365,6 +371,7 @@ from reviewbot.model.objects import (
     idle_patches,
     items,
     maker_builds,
+    makers,
     missing_components,
     model_graph,
     patch_entry_text,
@@ -423,7 +430,7 @@ SEVERITIES = {"missing": "error", "unreachable": "warning", "duplicate": "error"
               "limit": "warning", "no-namespace": "error",
               "build": "error", "invalid": "error", "commented": "info",
               "applied-by-script": "info", "not-applied": "info",
-              "unset-variable": "warning", "patch-shifted": "warning"}
+              "unset-variable": "warning", "patch-shifted": "warning", "hook-order": "error"}
 BUILD_FAILED = "kustomize build failed: "
 # a build that runs kustomize plugins (``transformers``, ``generators``, ``validators``: a
 # builtin NamespaceTransformer from a folder, a KRM function), which reviewbot does not run
@@ -529,6 +536,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
     yield from _unplaced(model)
     yield from _refused_documents(model, graph)
     yield from _references_unrewritten(model)
+    yield from _hooks_before_generated(model)
     yield from _build_failures(model, graph, missing_in | duplicate_in | unmatched_in)
 
 
@@ -858,6 +866,66 @@ def _references_unrewritten(model: Model) -> Iterator[Violation]:
                 kind="invalid", key=f"{pod.obj.ref}:{format_path(at)}:unrewritten",
                 fix=(f"Give the {kind} its readers' namespace ({ns}): the generator's "
                      "`namespace:`, or the kustomization's."))
+
+
+ARGO_HOOK = "argocd.argoproj.io/hook"
+HELM_HOOK = "helm.sh/hook"
+
+
+def _presync(notes: Mapping[str, Any]) -> bool:
+    """Whether annotations make an object an Argo CD PreSync hook (Helm's pre-install and
+    pre-upgrade hooks are mapped to PreSync by Argo CD)."""
+    argo = {p.strip() for p in str(notes.get(ARGO_HOOK) or "").split(",")}
+    helm = {p.strip() for p in str(notes.get(HELM_HOOK) or "").split(",")}
+    return "PreSync" in argo or (ARGO_HOOK not in notes and bool(
+        {"pre-install", "pre-upgrade"} & helm))
+
+
+def _hooks_before_generated(model: Model) -> Iterator[Violation]:
+    """``hook-order`` (error), at the reference: an Argo CD PreSync hook (a migration Job)
+    whose pods read a ConfigMap or Secret its build generates with a hash suffix, itself no
+    PreSync hook. PreSync hooks run before Argo CD applies the manifests (its sync phases:
+    "Executes prior to the application of the manifests"), so at the first sync and at
+    every change of the generated content the hook's pods look for a name not created yet,
+    do not start (CreateContainerConfigError), and the sync waits for the hook (new-user
+    trial fifty-eight: rag-api-migrate reading the generated rag-api-env). Judged where
+    Argo CD Applications apply the hook (Flux runs no hooks)."""
+    from reviewbot.model.transform import GENERATED_HASH
+    from reviewbot.model.workload import config_refs
+
+    for pod in model.pods:
+        if pod.origin is not None or not _presync(pod.obj.annotations):
+            continue
+        appliers = [m.applier for m in makers(model, pod.obj)]
+        if not appliers or not all(a is not None and a.group == ARGO_GROUP and a.kind in (
+                "Application", "ApplicationSet") for a in appliers):
+            continue
+        refs = [r for r in config_refs(pod) if not r[3]]
+        builds = maker_builds(model, pod.obj) if refs else []
+        for at, kind, name, _ in refs:
+            # (the reference as the build rewrote it: the generated name and its hash)
+            stem, _, suffix = name.rpartition("-")
+            generated = next((r for b in builds for r in b.resources
+                              if r.body.get("kind") == kind and dict_of(dict_of(
+                                  r.body.get("metadata")).get("annotations")).get(
+                                  GENERATED_HASH) is not None and len(suffix) == 10
+                              and dict_of(r.body.get("metadata")).get("name") == stem), None)
+            if generated is None or _presync(dict_of(dict_of(
+                    generated.body.get("metadata")).get("annotations"))):
+                continue
+            yield Violation(
+                pod.obj, at,
+                f"{pod.obj.kind} {pod.namespace or 'default'}/{pod.obj.name} is an Argo CD "
+                f"PreSync hook and reads {kind} {stem}, which its build generates with a hash "
+                "suffix: PreSync hooks run before Argo CD applies the manifests, so at the "
+                f"first sync and at every change of its content the hook's pods look for a "
+                f"{kind} not created yet and do not start (CreateContainerConfigError), and "
+                "the sync waits for the hook",
+                kind="hook-order", key=f"{pod.obj.ref}:{format_path(at)}:hook-order",
+                fix=(f"Make the generated {kind} a PreSync hook of an earlier sync wave (its "
+                     "generator's `options.annotations`: argocd.argoproj.io/hook: PreSync, "
+                     "argocd.argoproj.io/sync-wave: \"-1\"), or give the hook its values "
+                     "another way."))
 
 
 def _namespace_of(body: Mapping[str, Any]) -> str:

@@ -3267,3 +3267,49 @@ def test_a_reference_kustomize_leaves_unrewritten_across_namespaces(tmp_path: Pa
         })
         found = [(f.file, f.severity) for f in lint(root).findings if f.kind == "invalid"]
         assert found == expected, name
+
+
+def test_a_presync_hook_reading_a_generated_config_map_waits_for_it(tmp_path: Path) -> None:
+    """New-user trial fifty-eight: the PreSync migration Job read the generated
+    rag-api-env. PreSync hooks run before Argo CD applies the manifests: at the first sync
+    and at each change of its content the hashed ConfigMap is not there yet, the pods do not
+    start and the sync waits. A ConfigMap that is itself a PreSync hook is there; Flux runs
+    no hooks."""
+    job = """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: migrate
+  annotations: {argocd.argoproj.io/hook: PreSync}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: migrate
+        image: x
+        envFrom: [{configMapRef: {name: web-env}}]
+"""
+    app = """apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: web, namespace: argocd}
+spec:
+  source: {repoURL: https://example.com/x.git, path: app}
+  destination: {server: https://kubernetes.default.svc, namespace: web}
+"""
+    flux = """apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: flux-system, namespace: flux-system}
+spec: {interval: 1h, path: ./app, sourceRef: {kind: GitRepository, name: flux-system}}
+"""
+    generator = "configMapGenerator: [{name: web-env, literals: [LEVEL=info]%s}]\n"
+    hooked = (", options: {annotations: {argocd.argoproj.io/hook: PreSync, "
+              "argocd.argoproj.io/sync-wave: '-1'}}")
+    for name, root, options in (("argo", app, ""), ("hooked", app, hooked),
+                                ("flux", flux, "")):
+        write(tmp_path / name, {"root.yaml": root, "app/job.yaml": job,
+                                "app/kustomization.yaml": "resources: [job.yaml]\n"
+                                + generator % options})
+    assert [(f.kind, f.file, f.line) for f in lint(tmp_path / "argo").findings
+            if f.kind == "hook-order"] == [("hook-order", "app/job.yaml", 13)]
+    for name in ("hooked", "flux"):
+        assert [f for f in lint(tmp_path / name).findings if f.kind == "hook-order"] == []
