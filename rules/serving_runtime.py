@@ -60,7 +60,9 @@ Kinds:
   when the variable is 1: unset, it is quiet there.
 - `attention-backend`: an attention backend that needs a newer GPU (`FLASHINFER`: 7.5, the
   seed's measurement; `FLASH_ATTN`: 8.0, FlashAttention-2 needs Ampere). The fix is the
-  seed's env: `VLLM_ATTENTION_BACKEND=TRITON_ATTN`.
+  seed's env: `VLLM_ATTENTION_BACKEND=TRITON_ATTN`. SGLang's `--attention-backend fa3` runs
+  on 8.x and 9.x only (its backend asserts "FlashAttention v3 Backend requires SM>=80 and
+  SM<=90"); SGLang's fixes name its own backends (`triton`, `flashinfer`).
 - `kv-cache`: `--max-model-len` (SGLang: `--context-length`; `32k` = 32,000, `32K` = 32,768 as
   vLLM reads them) above the measured KV cache capacity, from the annotation
   `reviewbot.dev/measured-kv-cache-tokens` or the inventory's `measured:` entry for the
@@ -419,13 +421,26 @@ def _checks(s: _Server, gpus: Sequence[GpuFacts], opts: Mapping[str, Any]) -> It
                 f"Set env {SAMPLER_ENV}=\"0\" (and {BACKEND_ENV}=TRITON_ATTN).")
             release = _unknown_release(s) if entry is None and cc < (8, 0) else None
             yield found if release is None else replace(found, doubt=release)
-    if backend is not None and backend.upper() in BACKEND_MIN:
+    if s.engine == "sglang" and backend is not None and backend.lower() == "fa3" and (
+            cc[0] not in (8, 9)):
+        # (SGLang's fa3 backend asserts the device's major capability is 8 or 9; new-user
+        # trial fifty-nine's T4, 7.5)
+        yield _violation(
+            s, backend_path or s.container.path, "attention-backend",
+            f"--attention-backend fa3 on {where}: SGLang's FlashAttention 3 backend runs on "
+            "compute capability 8.x and 9.x only, so the server fails at start "
+            "(\"FlashAttention v3 Backend requires SM>=80 and SM<=90\")",
+            "Use --attention-backend flashinfer." if (7, 5) <= cc < (8, 0) or cc >= (10, 0)
+            else "Use --attention-backend triton.")
+    elif backend is not None and backend.upper() in BACKEND_MIN:
         need = BACKEND_MIN[backend.upper()]
         if cc < need:
             yield _violation(
                 s, backend_path or s.container.path, "attention-backend",
                 f"attention backend {backend.upper()} on {where}: it needs compute capability "
                 f"{need[0]}.{need[1]} ({_BACKEND_WHY.get(backend.upper(), '')})",
+                "Use --attention-backend triton (Triton attention runs on 7.0)."
+                if s.engine == "sglang" else
                 f"Set {BACKEND_ENV}=TRITON_ATTN (Triton attention runs on 7.0).")
     # image releases
     yield from _image(s, gpus, low, where, opts)
