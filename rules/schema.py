@@ -296,7 +296,7 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation | Not
                     yield dropped
                     continue
                 yield _violation(obj, problem.identity, problem.path, problem.message,
-                                 _QUOTE.get(problem.unquoted),
+                                 _substituted_fix(obj, problem) or _QUOTE.get(problem.unquoted),
                                  _commented_placeholder(model, obj, problem.path)
                                  if problem.message.endswith("got null") else
                                  _written_placeholder(obj, problem) or _existing_doubt(
@@ -1113,6 +1113,23 @@ def _existing_doubt(obj: KObject, message: str) -> str | None:
     return (f"whether {obj.kind} {obj.name} exists already, made by the platform or an "
             "operator (a manifest of metadata alone changes an existing object's labels and "
             "annotations; it is refused only where the object does not exist yet)")
+
+
+def _substituted_fix(obj: KObject, problem: Any) -> str | None:
+    """The fix of a value of the wrong type that a Flux variable made: the field is written
+    quoted (`- "${GPU_COUNT}"`), kustomize writes it without the quotes it needs not, and
+    Flux substitutes the text after (fluxcd/kustomize-controller#625): `2` reads as a number.
+    Quoting it again changes nothing (new-user trial fifty-nine was told to quote it)."""
+    if not problem.unquoted:
+        return None
+    doc, at = obj.written(tuple(problem.path))
+    written = dig(doc.value, at) if doc is not None else None
+    if not isinstance(written, str) or "${" not in written:
+        return None
+    return (f"Write the field so that it stays text once Flux substitutes {written.strip()}: "
+            "kustomize drops the quotes before Flux substitutes, so a number or true/false "
+            "comes out unquoted (join an argument to its flag, `--tp=${VAR}`, or keep the "
+            "variable inside a longer text).")
 
 
 def _violation(obj: KObject, key: Path, where: Path, message: str,

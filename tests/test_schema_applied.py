@@ -305,3 +305,44 @@ def test_a_workload_container_without_an_image_is_refused(tmp_path: Path) -> Non
         "container chat-api comes from prod/kustomization.yaml, a patch naming a container "
         "the base does not have (it has api), which kustomize adds")
     assert found[0].fix == "Name api in the patch, the base's container."
+
+
+def test_a_number_a_flux_variable_makes_of_a_quoted_field_is_fixed_by_joining_it(
+        tmp_path: Path) -> None:
+    """New-user trial fifty-nine: `args: ["--tp", "${GPU_COUNT}"]` with GPU_COUNT "2":
+    kustomize writes the variable without its quotes, Flux substitutes after, and the API
+    server reads the number 2 (fluxcd/kustomize-controller#625). The fix said "Put the value
+    in quotes", which it already was."""
+    from .helpers import lint_dir, write
+
+    write(tmp_path, {
+        "clusters/dev/sync.yaml": """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: flux-system, namespace: flux-system}
+            spec: {interval: 10m, prune: true, path: ./clusters/dev,
+                   sourceRef: {kind: GitRepository, name: flux-system}}
+            ---
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: apps, namespace: flux-system}
+            spec:
+              interval: 10m
+              prune: true
+              path: ./apps
+              sourceRef: {kind: GitRepository, name: flux-system}
+              postBuild: {substitute: {GPU_COUNT: "2"}}
+            """,
+        "apps/kustomization.yaml": "resources: [llm.yaml]\n",
+        "apps/llm.yaml": """
+            apiVersion: v1
+            kind: Pod
+            metadata: {name: llm, namespace: ml}
+            spec:
+              containers:
+              - {name: llm, image: x, args: ["--tp", "${GPU_COUNT}"]}
+            """})
+    (found,) = [f for f in lint_dir(tmp_path, only=["schema"]).findings]
+    assert found.message == "spec.containers[0].args[1]: expected string, got integer 2"
+    assert found.fix is not None and found.fix.startswith(
+        "Write the field so that it stays text once Flux substitutes ${GPU_COUNT}")
