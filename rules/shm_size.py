@@ -138,6 +138,13 @@ SHM = "/dev/shm"
 NO_ENGINE = ("whether the container runs NCCL across its GPUs (no engine, launcher or NCCL "
              "setting in its command, arguments or environment)")
 
+# the same of a chart's values, whose keys for the command and environment reviewbot reads
+# only for charts it knows (judge round CY: nim-llm's `env: [NCCL_P2P_DISABLE]`, "no NCCL
+# setting in its environment")
+NO_ENGINE_VALUES = ("whether the container runs NCCL across its GPUs (the chart's values hold "
+                    "no engine, launcher or NCCL setting where reviewbot reads a command, "
+                    "arguments or environment; this chart may take them under other keys)")
+
 SCOPE = "object"  # each finding depends on its object, its pods and the configuration only
 
 
@@ -168,7 +175,9 @@ def check_set(model: Model, opts: Mapping[str, Any]) -> Iterator[Violation]:
         doubt = template_doubt(pod)
         for c in pod.main_containers:
             if c.name in reasons:
-                why = doubt or (NO_ENGINE if c.name in unsure else None)
+                why = doubt or ((NO_ENGINE_VALUES if pod.origin is not None and (
+                    pod.origin.source == "values") and pod.origin.chart != "app-template"
+                                 else NO_ENGINE) if c.name in unsure else None)
                 for found in _check(pod, c, reasons[c.name], minimum, _fix_size(opts, minimum)):
                     flag = _flag_path(model, c) if found.kind == "missing" else None
                     if flag is not None:  # the parallelism flag: the same cause's other

@@ -80,3 +80,22 @@ def test_gpus_are_those_nccl_or_rccl_joins(tmp_path: Path) -> None:
     assert pairs(lint_text(tmp_path / "intel", intel, only=["shm-size"])) == []
     tp2 = pod(1, args="[--tensor-parallel-size=2]").replace("nvidia.com/gpu", "gpu.intel.com/i915")
     assert pairs(lint_text(tmp_path / "xpu", tp2, only=["shm-size"])) == [("shm-size", 6)]
+
+
+def test_a_chart_s_values_of_gpus_say_what_was_not_read(tmp_path: Path) -> None:
+    """Judge round CY (NVIDIA/nim-deploy): a chart's values give nim-llm 2 GPUs and
+    `env: [NCCL_P2P_DISABLE]`, a key of a chart reviewbot does not know. "No NCCL setting in
+    its environment" said absent what was not read: the doubt says where it looked."""
+    values = """
+nim-llm:
+  image: {repository: nvcr.io/nim/llama, tag: "1.13.1"}
+  resources:
+    limits: {nvidia.com/gpu: 2}
+  env:
+  - {name: NCCL_P2P_DISABLE, value: "1"}
+"""
+    result = lint_text(tmp_path, values, only=["shm-size"], name="nim-values.yaml")
+    assert [f.message.partition("Not certain: ")[2] for f in result.findings] == [
+        "reviewbot could not see whether the container runs NCCL across its GPUs (the "
+        "chart's values hold no engine, launcher or NCCL setting where reviewbot reads a "
+        "command, arguments or environment; this chart may take them under other keys)."]
