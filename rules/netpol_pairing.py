@@ -1680,6 +1680,11 @@ def _dependency_violation(net: Network, entry: _Denied, named: set[int] | None =
                          f"on {admitting[3].describe_ports()} only.")
         elif admitting is not None:
             fixes.append(f"Widen the ingress rule {admitting[0]} to admit {who} on {conns}.")
+        elif (unlabelled := _namespace_astray(net, sorted(entry.ingress), src_ns,
+                                              "ingress")) is not None:
+            # (new-user trial fifty-nine: `team: chat`, a label no namespace carries)
+            sides[-1] += unlabelled[0]
+            fixes.append(unlabelled[1])
         else:
             fixes.append(f"Add an ingress rule in {', '.join(dst_ns)} admitting {who} on {conns}.")
             if who.startswith("namespace ") and len(src_ns) == 1:
@@ -4269,22 +4274,25 @@ def _egress_hint(net: Network, sources: Sequence[int], dst_ns: Sequence[str]) ->
     return None
 
 
-def _namespace_astray(net: Network, sources: Sequence[int], dst_ns: Sequence[str]
-                      ) -> tuple[str, str] | None:
+def _namespace_astray(net: Network, sources: Sequence[int], dst_ns: Sequence[str],
+                      direction: str = "egress") -> tuple[str, str] | None:
     """An egress rule of the sources whose ``namespaceSelector`` (by labels, not names)
     matches no Namespace of the repository, where a destination namespace's labels almost
     carry it (:func:`_near_miss`) or a value it asks is that namespace's name: what to say
     after "no egress rule allows it", and the fix
     (new-user trial thirty-four: `team: llm` beside a Namespace labelled
-    `team: ml-platform`)."""
+    `team: ml-platform`). ``direction`` "ingress": the same of an ingress rule of the pods
+    ``sources`` (the destinations), the callers' namespaces ``dst_ns`` (new-user trial
+    fifty-nine: `team: chat`)."""
     defined = {n: ns for n, ns in net.namespaces.items() if ns.obj is not None}
     targets = [n for n in dst_ns if n in defined]
     if not targets:
         return None
     for s in sources:
-        for n in net.egress_of[s]:
+        isolating = net.egress_of[s] if direction == "egress" else net.ingress_of[s]
+        for n in isolating:
             policy = net.policies[n]
-            for rule in policy.egress:
+            for rule in (policy.egress if direction == "egress" else policy.ingress):
                 for peer in rule.peers or ():
                     selector = peer.namespaces
                     if selector is None or selector.empty:
@@ -4312,11 +4320,15 @@ def _namespace_astray(net: Network, sources: Sequence[int], dst_ns: Sequence[str
                         continue
                     has = ", ".join(f"{k}={defined[near].labels[k]}" for k in sorted(wanted)
                                     if k in defined[near].labels)
+                    lacks = " and ".join(k for k in sorted(wanted)
+                                         if k not in defined[near].labels)
+                    carries = has or f"no {lacks} label"
                     where = f"{format_path(rule.path)} of {policy.described}"
                     return (f" (the namespaceSelector {selector.describe()} of {where} matches "
-                            f"no namespace: Namespace {near} has {has})",
-                            f"Select namespace {near} in the namespaceSelector of {where} (it "
-                            f"has {has}).")
+                            f"no namespace: Namespace {near} has {carries})",
+                            f"Select namespace {near} in the namespaceSelector of {where} ("
+                            + (f"it has {has}" if has else
+                               f"by its name: kubernetes.io/metadata.name: {near}") + ").")
     return None
 
 

@@ -2126,6 +2126,35 @@ spec:
         "team=ml-platform)")
     assert denied.fix == ("Select namespace llm in the namespaceSelector of spec.egress[0] of "
                           "NetworkPolicy web/api-egress (it has team=ml-platform).")
+    # the same of the destination's ingress rule, its label one no namespace carries but
+    # naming the namespace (new-user trial fifty-nine: `team: chat` for the chat namespace)
+    ingress = text.replace("{team: llm}}}]\n    ports: [{port: 8000}]",
+                           "{kubernetes.io/metadata.name: llm}}}]\n    ports: [{port: 8000}]")
+    ingress += """
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: web}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: vllm-ingress, namespace: llm}
+spec:
+  podSelector: {matchLabels: {app: vllm}}
+  policyTypes: [Ingress]
+  ingress:
+  - from: [{namespaceSelector: {matchLabels: {team: web}}}]
+    ports: [{port: 8000}]
+"""
+    result = lint_text(tmp_path / "ingress", ingress, only=[RULE])
+    (denied,) = [f for f in result.findings if f.kind == "dependency-denied"]
+    assert denied.message.endswith(
+        "but no ingress rule in llm admits it (the namespaceSelector team=web of "
+        "spec.ingress[0] of NetworkPolicy llm/vllm-ingress matches no namespace: Namespace "
+        "web has no team label)")
+    assert denied.fix == ("Select namespace web in the namespaceSelector of spec.ingress[0] of "
+                          "NetworkPolicy llm/vllm-ingress (by its name: "
+                          "kubernetes.io/metadata.name: web).")
 
 
 def test_a_shared_config_map_s_address_denied_to_one_reader_is_not_certain(
