@@ -25,6 +25,15 @@ Kinds:
   name with a `BF16` token, or one listed in `bf16-checkpoints`) below compute capability 8.0.
   vLLM refuses it: "Bfloat16 is only supported on GPUs with compute capability of at least
   8.0" (vllm-project/vllm#946, #1157).
+  For TGI the refusal is vLLM's, not measured: a warning that says so.
+- `bf16-fallback`: SGLang with `--dtype bfloat16` below 8.0. It does not refuse it: its model
+  runner serves float16 instead ("Compute capability below sm80. Use float16 due to lack of
+  bfloat16 support."), so the server runs in a dtype its flag does not say (an info).
+- `engine-gpu`: SGLang on a GPU its model runner refuses before loading the model: major
+  below 8 and minor below 5 (V100's 7.0; T4's 7.5 passes this check): "SGLang only supports sm75 and
+  above" (since sgl-project/sglang#1136, August 2024; an image tag older than 0.3 is not
+  judged).
+  The server's other facts are not reported then.
 - `fp8-weights`: FP8 weights (`--quantization fp8`, or a model name with an `FP8` token)
   below 8.0: there are no FP8 kernels at all, not even the weight-only Marlin ones (the seed:
   "FP8 (no FP8 on Volta)", which is why it serves 4-bit GPTQ in float16).
@@ -215,7 +224,8 @@ OPTIONS = (
            "Extended resources that are GPUs (glob patterns)."),
 )
 SEVERITIES = {
-    "bf16": "error", "fp8-weights": "error", "fp8-weight-only": "info", "fp8-kv-cache": "error",
+    "bf16": "error", "bf16-fallback": "info", "engine-gpu": "error", "fp8-weights": "error",
+    "fp8-weight-only": "info", "fp8-kv-cache": "error",
     "custom-all-reduce": "error", "sampler": "error", "attention-backend": "error",
     "kv-cache": "error", "image": "error", "quantization": "error",
 }
@@ -308,22 +318,52 @@ def _checks(s: _Server, gpus: Sequence[GpuFacts], opts: Mapping[str, Any]) -> It
     dtype = flag(s.tokens, DTYPE_FLAGS)
     model_flag = flag(s.tokens, MODEL_FLAGS) or _positional_model(s)
     model_name = model_flag.value if model_flag else ""
+    sglang = s.engine == "sglang" and _sglang_checks_device(s)
+    if sglang and cc[0] < 8 and cc[1] < 5:
+        # (SGLang's model runner, before it loads the model: below sm80 it switches to
+        # float16, and raises when the minor version is below 5 as well: V100's 7.0 fails,
+        # T4's 7.5 runs. Every other fact is moot then.)
+        yield _violation(
+            s, field_path(s.container, "image") if s.container.image else s.container.path,
+            "engine-gpu",
+            f"SGLang on {where}: SGLang's model runner refuses the GPU before it loads the "
+            "model (\"SGLang only supports sm75 and above\")",
+            "Serve this model with vLLM on this GPU (it runs compute capability 7.0 with "
+            "--dtype=float16), or pin the pod to a GPU of compute capability 7.5 or newer.")
+        return
     # bf16
     bf16_ckpt = _token(model_name, "bf16") or any(
         fnmatch.fnmatchcase(model_name, str(p)) for p in opts.get("bf16-checkpoints") or ())
     wants_bf16 = dtype is not None and dtype.value.lower() in BF16
     auto_bf16 = (dtype is None or dtype.value.lower() == "auto") and bf16_ckpt and model_flag
-    if cc < (8, 0) and (wants_bf16 or auto_bf16):
+    if sglang and cc < (8, 0) and wants_bf16:
+        assert dtype is not None
+        yield _violation(
+            s, dtype.path, "bf16-fallback",
+            f"{dtype.spelling} on {where}: SGLang serves float16 instead below compute "
+            "capability 8.0 (its model runner: \"Compute capability below sm80. Use float16 "
+            "due to lack of bfloat16 support.\"), so the server runs, in a dtype the flag "
+            "does not say",
+            "Set --dtype=float16, the dtype the server runs on this GPU.")
+    elif s.engine != "sglang" and cc < (8, 0) and (wants_bf16 or auto_bf16):
         anchor = dtype if wants_bf16 else model_flag
         assert anchor is not None
         why = (f"{anchor.spelling}" if wants_bf16 else
                f"--dtype {'auto' if dtype else 'unset (auto)'} with the bf16-only checkpoint "
                f"{model_name}")
-        yield _violation(
+        found = _violation(
             s, anchor.path, "bf16",
             f"{why} on {where}: vLLM refuses bfloat16 below compute capability 8.0 "
-            "(\"Bfloat16 is only supported on GPUs with compute capability of at least 8.0\")",
+            "(\"Bfloat16 is only supported on GPUs with compute capability of at least 8.0\")"
+            if s.engine == "vllm" else
+            f"{why} on {where}: the GPU has no bfloat16 below compute capability 8.0 (vLLM "
+            "refuses it: \"Bfloat16 is only supported on GPUs with compute capability of at "
+            "least 8.0\")",
             "Use --dtype=float16 (a bf16 checkpoint loads in float16).")
+        # (TGI's own handling of bfloat16 there is not known: its error is not promised)
+        yield found if s.engine == "vllm" else replace(
+            found, doubt=f"what {s.engine.upper()} does with bfloat16 on this GPU (the refusal "
+                         "quoted is vLLM's)")
     # FP8 weights
     quant = flag(s.tokens, QUANT_FLAGS.get(s.engine, ()))
     fp8_quant = quant is not None and quant.value.lower().startswith("fp8")
@@ -604,6 +644,10 @@ def _human_int(value: str) -> int | None:
 # V1 support to compute capability < 8.0", PRs 23614 and 24022); before it vLLM falls back to
 # its V0 engine there, whose sampler uses FlashInfer only with VLLM_USE_FLASHINFER_SAMPLER=1
 V1_BELOW_SM80 = (0, 10, 2)
+# The first SGLang release line whose model runner checks the device before loading: float16
+# below sm80, and a refusal below 7.5 (sgl-project/sglang#1136, merged in August 2024; taken
+# from 0.3 on, to leave no doubt about the releases of that month)
+SGLANG_DEVICE_CHECK = (0, 3)
 
 
 def _v0_engine(s: _Server, cc: tuple[int, int]) -> bool:
@@ -629,6 +673,16 @@ def _unknown_release(s: _Server) -> str | None:
     return (f"which vLLM release the image runs (its tag, {ref.tag or 'none'}, names none): "
             f"releases before {'.'.join(map(str, V1_BELOW_SM80))} run the V0 engine here, "
             f"whose sampler uses FlashInfer only when {SAMPLER_ENV} is 1")
+
+
+def _sglang_checks_device(s: _Server) -> bool:
+    """Whether ``s``'s SGLang release checks the GPU before it loads the model (below sm80
+    float16 instead of bfloat16; below 7.5 a refusal): every release since
+    :data:`SGLANG_DEVICE_CHECK` (August 2024), and an image tag that names no release (the
+    newest, which needs sm80 for its kernels, fails there all the more)."""
+    ref = image_ref(s.container)
+    version = _version(ref.tag) if ref is not None and ref.tag else None
+    return version is None or version >= SGLANG_DEVICE_CHECK
 
 
 def _version(tag: str) -> tuple[int, ...] | None:

@@ -123,19 +123,62 @@ def test_each_cluster_s_own_nodes_give_the_gpu_facts(tmp_path: Path) -> None:
     assert [(f.file, f.severity) for f in result.findings] == [("home/llm.yaml", "error")]
 
 
+T4 = "cluster:\n  nodes:\n" + node("worker-1", "Tesla-T4", "7.5")
+
+
 def test_sglang_context_length_and_vllm_human_readable_lengths(tmp_path: Path) -> None:
     text = server(["--context-length", "131072"], image="lmsysorg/sglang:v0.5.2", gpus=1)
     text = text.replace("metadata: {name: llm, namespace: serving}",
                         "metadata: {name: llm, namespace: serving, annotations: "
                         "{reviewbot.dev/measured-kv-cache-tokens: \"132672\"}}")
-    assert kinds(tmp_path, text, V100_PCIE) == []
+    assert kinds(tmp_path, text, T4) == []
     over = text.replace("131072", "256K")  # 262,144 as vLLM and SGLang read K
-    result = lint_text(tmp_path, over, ["serving-runtime"], V100_PCIE)
+    result = lint_text(tmp_path, over, ["serving-runtime"], T4)
     assert [f.message.split(": ", 1)[1] for f in result.findings] == [
         "--context-length 256K is 262,144 tokens, but the measured KV cache holds 132,672 "
         "(annotation reviewbot.dev/measured-kv-cache-tokens): the engine refuses to start "
         "(\"max seq len ... is larger than the maximum number of tokens that can be stored in "
         "KV cache\")"]
+
+
+def test_sglang_refuses_gpus_below_sm75_and_serves_float16_for_bfloat16_below_sm80(
+    tmp_path: Path,
+) -> None:
+    """SGLang's model runner checks the device before it loads the model: below sm80 it
+    switches to float16 ("Compute capability below sm80. Use float16 due to lack of bfloat16
+    support."), and raises when the minor version is below 5 too ("SGLang only supports sm75
+    and above"). New-user trial fifty-nine: `--dtype bfloat16` under SGLang on a T4 was an
+    error quoting vLLM's refusal; the server runs there, in float16."""
+    bf16 = server(["--dtype=bfloat16", "--attention-backend=flashinfer"],
+                  image="lmsysorg/sglang:v0.4.6.post5-cu124", gpus=1)
+    result = lint_text(tmp_path, bf16, ["serving-runtime"], T4)
+    assert [(f.severity, f.line) for f in result.findings] == [("info", 12)]
+    assert "SGLang serves float16 instead below compute capability 8.0" in (
+        result.findings[0].message)
+    # on a V100 (7.0) the server never starts, whatever its flags: one error, at the image
+    result = lint_text(tmp_path, bf16, ["serving-runtime"], V100_PCIE)
+    assert [(f.severity, f.line) for f in result.findings] == [("error", 11)]
+    assert result.findings[0].message.endswith(
+        "SGLang's model runner refuses the GPU before it loads the model (\"SGLang only "
+        "supports sm75 and above\")")
+    assert "Serve this model with vLLM" in (result.findings[0].fix or "")
+    # a release from before the check, named by its tag, is judged on its flags alone
+    old = bf16.replace("v0.4.6.post5-cu124", "v0.2.9")
+    assert [f.kind for f in lint_text(tmp_path, old, ["serving-runtime"], V100_PCIE).findings
+            ] == ["attention-backend"]
+    # vLLM on the same T4 refuses bfloat16
+    assert kinds(tmp_path, server(["--dtype=bfloat16"], gpus=1), T4) == [
+        ("error", "--dtype=bfloat16")]
+
+
+def test_tgi_bfloat16_below_sm80_is_a_warning_the_refusal_being_vllm_s(tmp_path: Path) -> None:
+    text = server(["--dtype", "bfloat16"], gpus=1,
+                  image="ghcr.io/huggingface/text-generation-inference:3.0")
+    result = lint_text(tmp_path, text, ["serving-runtime"], V100_PCIE)
+    assert [(f.severity, f.line) for f in result.findings] == [("warning", 12)]
+    message = result.findings[0].message
+    assert "the GPU has no bfloat16 below compute capability 8.0" in message
+    assert "Not certain: reviewbot could not see what TGI does with bfloat16" in message
 
 
 def test_unreadable_values_are_not_judged(tmp_path: Path) -> None:
