@@ -799,6 +799,39 @@ def test_an_object_two_clusters_build_apart_names_each_cluster_s_build(
         ["Flux Kustomization flux-system/apps of cluster clusters/staging"]]
 
 
+def test_an_object_two_clusters_build_changed_in_one_names_that_cluster_s_build(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New-user trial fifty-nine: a base's `${GPU_COUNT}` only production's variables left
+    unset changed production's copy alone, and its entry named no build: a reader took
+    production's `--tp ''` for every cluster's. An object other builds make too names the
+    build whose copy changed."""
+    sync = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+            "metadata: {{name: {name}, namespace: flux-system}}\n"
+            "spec: {{interval: 10m, path: {path}, prune: true, "
+            "sourceRef: {{kind: GitRepository, name: flux-system}}}}\n")
+    web = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: apps}\n"
+           "spec:\n  template:\n    spec:\n      containers: [{name: web, image: web}]\n")
+    overlay = ("resources: [../../base]\nimages: [{{name: web, newTag: '{tag}'}}]\n")
+    files = {"base/kustomization.yaml": "resources: [web.yaml]\n", "base/web.yaml": web}
+    for env in ("prod", "staging"):
+        files[f"clusters/{env}/flux-system/gotk-sync.yaml"] = sync.format(
+            name="flux-system", path=f"./clusters/{env}")
+        files[f"clusters/{env}/apps.yaml"] = sync.format(name="apps", path=f"./overlays/{env}")
+        files[f"overlays/{env}/kustomization.yaml"] = overlay.format(tag="1.0")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit(files)
+    head = repo.commit({"overlays/prod/kustomization.yaml": overlay.format(tag="1.1")})
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), base, head], capsys)
+    assert [line for line in out.splitlines() if line.startswith("~ Deployment")] == [
+        "~ Deployment/apps/web  modified  base/web.yaml:1  (in Flux Kustomization "
+        "flux-system/apps of cluster clusters/prod)"]
+    code, out, _ = run_cli(["diff", "--repo", str(repo.path), "--format", "json", base,
+                            head], capsys)
+    assert [e.get("builds") for e in json.loads(out)["diff"] if e["kind"] == "Deployment"] == [
+        ["Flux Kustomization flux-system/apps of cluster clusters/prod"]]
+
+
 def test_an_argo_application_s_build_is_named_by_the_cluster_it_deploys_to(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -75,8 +75,16 @@ def diff_models(base: Model, head: Model) -> TreeDiff:
                         frozenset(base.cluster_entries.keys() & head.cluster_entries.keys()))
     entries = [part for o in diffed.objects for part in _by_build(o, *built)]
     refs = Counter(o.ref for o in entries)
-    return TreeDiff(tuple(_as_built(o, *built, refs[o.ref] > 1) for o in entries),
-                    _generated(*built))
+    return TreeDiff(tuple(_as_built(o, *built, refs[o.ref] > 1 or _made_apart(o, *built))
+                          for o in entries), _generated(*built))
+
+
+def _made_apart(o: ObjectDiff, base: Model, head: Model) -> bool:
+    """Whether other copies of ``o``'s object are made apart on its side (two clusters'
+    builds of one base): the entry then names the build whose copy changed (new-user trial
+    fifty-nine: production's copy alone changed, and its entry named no build)."""
+    obj, model = (o.head, head) if o.head is not None else (o.base, base)
+    return obj is not None and len(model.by_identity.get(obj.identity, ())) > 1
 
 
 def _generated(base: Model, head: Model) -> tuple[Generated, ...]:
