@@ -52,10 +52,11 @@ applied as written, a syntax error or a duplicate key in a file that names no `a
 or `kind` on any line and is no Helm values or kustomization file: nothing shows that
 anything applies it (kueue's `keps/*/kep.yaml` metadata, an Alertmanager configuration among
 examples, a go-task Taskfile). The same
-for a syntax error or a duplicate key in a file only a ConfigMap or Secret generator reads,
-as data, naming no `apiVersion` or `kind` and no Helm values file: the program reading the
-ConfigMap parses it with its own grammar (soulwhisper/home-ops' authentik blueprints,
-`!KeyOf *alias`; Fluent Bit takes a key written twice as two settings). Elsewhere a
+for a syntax error, a duplicate key or a mapping key that is a collection in a file only a
+ConfigMap or Secret generator reads, as data, naming no `apiVersion` or `kind` and no Helm
+values file: the program reading the ConfigMap parses it with its own grammar
+(soulwhisper/home-ops' authentik blueprints, `!KeyOf *alias`; Fluent Bit takes a key written
+twice as two settings; homepage's js-yaml reads `{ { VAR } }` as a key). Elsewhere a
 duplicate key or a limit crossed (an alias bomb, depth, size) stays an error.
 
 Failing example:
@@ -86,7 +87,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from reviewbot.engine.findings import Violation
-from reviewbot.load.loader import SYNTAX_ERROR
+from reviewbot.load.loader import COMPLEX_KEY, SYNTAX_ERROR
 from reviewbot.model.kustomize import generator_files, is_kustomization_file
 from reviewbot.model.objects import Model
 from reviewbot.model.values import VALUES_NAME
@@ -192,11 +193,11 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
                 )
                 continue
             doubt = None
-            if problem.message.startswith((SYNTAX_ERROR, DUPLICATE_KEY)) and (
+            if problem.message.startswith(_GRAMMAR) and (
                     lf.path in data and not _MANIFEST_KEY.search(lf.text)
                     and not VALUES_NAME.search(lf.path.rpartition("/")[2])):
                 doubt = GENERATOR_DATA  # its reader's grammar decides (Fluent Bit: keys twice)
-            elif problem.message.startswith((SYNTAX_ERROR, DUPLICATE_KEY)) and no_roots and (
+            elif problem.message.startswith(_GRAMMAR) and no_roots and (
                     _no_manifest(lf.path, lf.text)):
                 doubt = NO_MANIFEST  # (davosian/home-cluster-v2: a go-task Taskfile)
             yield Violation(
@@ -207,6 +208,9 @@ def check_set(model: Model, opts: Any) -> Iterator[Violation]:
 
 
 DUPLICATE_KEY = "duplicate mapping key"
+# the problems another program's YAML may not share: its grammar decides (a limit crossed is
+# reviewbot's own refusal, whoever reads the file)
+_GRAMMAR = (SYNTAX_ERROR, DUPLICATE_KEY, COMPLEX_KEY)
 
 # what the usual parser messages ask of the line (new-user trial sixteen: "Fix the YAML at the
 # reported line and column" told nothing); the file's text is never quoted

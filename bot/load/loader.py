@@ -534,11 +534,11 @@ def _load(record: FileRecord, limit: int) -> LoadedFile:
             out.documents.clear()
             out.pure = True
             _fill(out, True)
-    except ComplexKeyError:
+    except ComplexKeyError as exc:
         out.documents.clear()
         out.skipped = "helm template" if "{{" in text else None
         if out.skipped is None:
-            out.problems.append(Problem("a mapping key is not a scalar", *_first_complex(text)))
+            out.problems.append(Problem(COMPLEX_KEY, *exc.position))
     except (*PARSE_ERRORS, ProblemError) as exc:  # type: ignore[misc]
         if "{{" in text and _looks_templated(text):
             out.documents.clear()
@@ -585,7 +585,11 @@ def decode_text(data: bytes) -> str:
 
 
 class ComplexKeyError(Exception):
-    pass
+    """A mapping key that is a collection (or an alias of one): where that key starts."""
+
+    def __init__(self, line: int, column: int) -> None:
+        super().__init__(line, column)
+        self.position = (line, column)
 
 
 class _Recheck(Exception):
@@ -650,14 +654,6 @@ def _looks_templated(text: str) -> bool:
     return bool(_TEMPLATE_LINE.search(text))
 
 
-def _first_complex(text: str) -> Position:
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.lstrip()
-        if stripped.startswith(("{", "[", "? ")):
-            return number, len(line) - len(stripped) + 1
-    return 1, 1
-
-
 def _decode(data: bytes) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -681,6 +677,9 @@ _SAFE_QUOTE = re.compile(r"'[^A-Za-z0-9']{1,3}'|'<[a-z ]+>'")
 
 
 SYNTAX_ERROR = "YAML syntax error: "  # what a problem the YAML parser found starts with
+# a mapping key that is a collection: YAML, but no JSON object key, so no object kubectl
+# sends (another program's YAML may read it: js-yaml makes it a string)
+COMPLEX_KEY = "a mapping key is not a scalar"
 
 
 def _problem(exc: Exception) -> Problem:
@@ -1391,7 +1390,7 @@ def _compose_document(get: Any, start_line: int, marks: bool,
             cur.append(value)
         elif key is no_key:  # an alias or a collection as a key
             if not isinstance(value, (str, int, float, bool)) and value is not None:
-                raise ComplexKeyError()
+                raise ComplexKeyError(vmark.line + 1, vmark.column + 1)
             text = value if isinstance(value, str) else key_text(value)
             if seen is None:
                 if merged:
@@ -1636,7 +1635,7 @@ def _compose_fast(get: Any, start_line: int) -> Composed:
             cur.append(value)
         elif key is no_key:  # an alias or a collection as a key
             if not isinstance(value, (str, int, float, bool)) and value is not None:
-                raise ComplexKeyError()
+                raise ComplexKeyError(vmark.line + 1, vmark.column + 1)
             text = value if isinstance(value, str) else key_text(value)
             if merged:
                 if text in written_keys or text == merge:
