@@ -1549,6 +1549,46 @@ def test_an_application_beside_the_one_a_script_bootstraps_is_not_certain(
         ("apps/web.yaml", "error"), ("infra/monitoring.yaml", "error")]
 
 
+def test_a_chart_default_only_a_guessed_application_leaves_is_not_certain(
+        tmp_path: Path) -> None:
+    """tzervas/self-hosted-ai (judge round DA): the bootstrap applies the app of apps alone;
+    two Applications left beside it, which nothing applies, render the repository's charts
+    with their defaults, `tag: latest` among them, which the Application the root delivers
+    sets over. The finding of the chart's default holds only through the guesses: a
+    warning that says so (it was an error). A value no consumer sets stays an error."""
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: %s, namespace: argocd}
+        spec:
+          source: {repoURL: https://github.com/acme/apps, path: %s%s}
+          destination: {server: https://kubernetes.default.svc, namespace: web}
+    """
+    values = "image:\n  repository: nginx\n  tag: latest\n"
+    write(tmp_path, {
+        "scripts/bootstrap.sh": "kubectl apply -f argocd/root.yaml\n",
+        "argocd/root.yaml": app % ("root", "argocd/apps", ""),
+        "argocd/apps/web.yaml": app % (
+            "web", "charts/web", ", helm: {parameters: [{name: image.tag, value: '1.27'}]}"),
+        "argocd/legacy-web.yaml": app % ("legacy-web", "charts/web", ""),
+        "charts/web/Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+        "charts/web/values.yaml": values,
+        "charts/web/templates/deployment.yaml": (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n"
+            "  template:\n    spec:\n      containers:\n      - name: web\n"
+            "        image: \"{{ .Values.image.repository }}:{{ .Values.image.tag }}\"\n")})
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(f.file, f.line, f.severity) for f in result.findings] == [
+        ("charts/web/values.yaml", 3, "warning")]
+    assert result.findings[0].message.endswith(
+        "Not certain: reviewbot could not see whether anything applies the Application in "
+        "argocd/legacy-web.yaml: the repository's scripts/bootstrap.sh applies "
+        "argocd/root.yaml, not it.")
+    write(tmp_path, {"argocd/apps/web.yaml": app % ("web", "charts/web", "")})
+    assert [(f.file, f.line, f.severity) for f in lint_dir(
+        tmp_path, only=["image-digest"]).findings] == [("charts/web/values.yaml", 3, "error")]
+
+
 def test_an_applicationset_generating_applications_declared_apart_is_not_certain(
         tmp_path: Path) -> None:
     """ADORSYS-GIS/fineract-gitops (judge round BC): the per-environment Applications are
@@ -3140,6 +3180,27 @@ def test_without_roots_a_folder_of_trials_is_not_certain(tmp_path: Path) -> None
         for f in result.findings if "experiments" in f.file)
 
 
+def test_without_roots_the_developer_tools_folder_is_not_certain(tmp_path: Path) -> None:
+    # substratusai/kubeai (judge round DA): hack/volume-debug-pod.yaml, a Pod a developer
+    # applies by hand to debug a volume, nothing else, was an error of a repository without
+    # roots; hack/ is the Kubernetes projects' folder of developer scripts and tools
+    write(tmp_path, {"hack/volume-debug-pod.yaml": FLOATING % "debug",
+                     "deploy/web.yaml": FLOATING % "web"})
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(s, f) for _, s, f, _ in found(result)] == [
+        ("error", "deploy/web.yaml"), ("warning", "hack/volume-debug-pod.yaml")]
+    assert result.findings[-1].message.endswith(
+        "Not certain: reviewbot could not see whether anything applies it: it is in the folder "
+        "of developer scripts and tools (hack/) of a repository no cluster root applies.")
+    # what a script there creates from its own folder is applied (hack/dev-load/run.sh:
+    # `this_dir=$(dirname "$0")`, then `kubectl create -f $this_dir/pod.yaml`)
+    write(tmp_path, {"hack/dev-load/pod.yaml": FLOATING % "k6", "hack/dev-load/run.sh": (
+        '#!/bin/bash\nthis_dir=$(dirname "$0")\nkubectl create -f $this_dir/pod.yaml\n')})
+    assert [(s, f) for _, s, f, _ in found(lint_dir(tmp_path, only=["image-digest"]))] == [
+        ("error", "deploy/web.yaml"), ("error", "hack/dev-load/pod.yaml"),
+        ("warning", "hack/volume-debug-pod.yaml")]
+
+
 def test_without_roots_a_folder_of_examples_beside_what_it_shows_is_not_certain(
         tmp_path: Path) -> None:
     # redhat-cop/gitops-catalog (judge round AZ): a catalog item's examples/ beside its
@@ -3910,6 +3971,42 @@ def test_an_application_of_another_revision_applies_files_reviewbot_did_not_read
         "Not certain: reviewbot could not see the files Argo CD Application argocd/api "
         "applies: it reads revision dev of this repository, not the default branch, whose "
         "files reviewbot read.")
+
+
+def test_an_application_of_another_repository_is_followed_on_a_guess(
+        tmp_path: Path) -> None:
+    """Judge round DA (redhat-cop's template): under an app of apps reading this repository,
+    an Application reading another one whose layout this tree shares (its path exists here
+    too) was followed as if it were this one, and a broken kustomization there an error.
+    It may be a mirror (khuedoan/homelab's in-cluster Gitea): what it alone applies is said
+    with what reviewbot could not see. An Application of the parent's repository, or of none
+    named, is this one's."""
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {{name: {name}, namespace: argocd}}
+        spec:
+          project: default
+          source: {{repoURL: '{url}', targetRevision: HEAD, path: {path}}}
+          destination: {{server: https://kubernetes.default.svc, namespace: {name}}}
+        """
+    write(tmp_path, {
+        "root/app.yaml": app.format(name="root", url="https://github.com/me/this.git",
+                                    path="apps"),
+        "apps/web.yaml": app.format(name="web", url="git@github.com:me/this.git",
+                                    path="apps/web"),
+        "apps/api.yaml": app.format(name="api", url="https://github.com/other/repo.git",
+                                    path="apps/api"),
+        "apps/web/web.yaml": FLOATING % "web",
+        "apps/api/api.yaml": FLOATING % "api",
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(s, f) for _, s, f, _ in found(result)] == [
+        ("error", "apps/web/web.yaml"), ("warning", "apps/api/api.yaml")]
+    assert next(f for f in result.findings if f.severity == "warning").message.endswith(
+        "Not certain: reviewbot could not see whether github.com/other/repo is this "
+        "repository: Argo CD Application argocd/api reads apps/api from it, and what applies "
+        "it reads github.com/me/this; reviewbot read apps/api of this tree.")
 
 
 def test_the_text_output_says_which_roots_it_found_or_that_it_found_none(

@@ -41,7 +41,12 @@ from reviewbot.load.paths import Path, format_path
 from reviewbot.model.builder import build_model
 from reviewbot.model.doubts import doubt_of, unserved_doubt
 from reviewbot.model.objects import Model, model_graph
-from reviewbot.model.values import VALUES_KIND, overridden_default, unrendered_value
+from reviewbot.model.values import (
+    VALUES_KIND,
+    guessed_default,
+    overridden_default,
+    unrendered_value,
+)
 from reviewbot.sources.tree import Skipped, Tree
 
 if TYPE_CHECKING:  # the diff's type only: a lint never imports the diff
@@ -564,17 +569,22 @@ def _decisions(rule: Rule, model: Model, options: Any,
 def _received(decisions: Iterable[Decision], model: Model) -> Iterator[Decision]:
     """``decisions``, a violation of a chart's default that every consumer of the chart
     overrides (``model.values.overridden_default``), or that no template of the chart reads
-    (``unrendered_value``), made a quiet place: no cluster receives the value it judges."""
+    (``unrendered_value``), made a quiet place: no cluster receives the value it judges; one
+    that only consumers applied on a guess leave as it is (``guessed_default``) doubted."""
     for decision in decisions:
         # (a finding about a key's name, ``at_key``, judges no value: a key no template reads,
         # written in an override file, is the finding itself)
         if isinstance(decision, Violation) and decision.obj is not None and (
-                decision.obj.kind == VALUES_KIND) and not decision.at_key and (
-                why := overridden_default(model, decision.obj, decision.path) or (
+                decision.obj.kind == VALUES_KIND) and not decision.at_key:
+            if (why := overridden_default(model, decision.obj, decision.path) or (
                     unrendered_value(model, decision.obj, decision.path))) is not None:
-            yield QuietPlace(decision.obj, decision.path, why)
-        else:
-            yield decision
+                yield QuietPlace(decision.obj, decision.path, why)
+                continue
+            if decision.doubt is None and (
+                    guess := guessed_default(model, decision.obj, decision.path)) is not None:
+                yield replace(decision, doubt=guess)
+                continue
+        yield decision
 
 
 def make_finding(rule: Rule, v: Violation, severity: str | None,

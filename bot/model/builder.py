@@ -74,6 +74,7 @@ from reviewbot.model.patches import Target
 from reviewbot.model.reach import (
     EXPERIMENT_NAMES,
     TERRAFORM_FILES,
+    TOOL_NAMES,
     Reach,
     artifact_syncs,
     aside_why,
@@ -340,7 +341,7 @@ def build_model(
         (t.path, t.data) for t in (tree.texts if tree is not None else ()))
     if reach is None:  # (with roots, the walk decides what is applied)
         _terraform_doubts(model, reads)
-        _experiment_doubts(model)
+        _experiment_doubts(model, graph)
         _script_sibling_doubts(model, graph, reads)
         _rendered_copy_doubts(model, graph)
         _spark_template_doubts(model, graph)
@@ -929,11 +930,13 @@ EXAMPLE_FOLDERS = frozenset({"example", "examples", "sample", "samples", "demo",
 TEST_FOLDERS = frozenset({"tests", "testdata"})  # (`test`, `e2e`: an environment's name too)
 
 
-def _experiment_doubts(model: Model) -> None:
+def _experiment_doubts(model: Model, graph: Graph) -> None:
     """Without roots, the objects of a folder of trials (``experiments/``, ``sandbox/``:
     :data:`~reviewbot.model.reach.EXPERIMENT_NAMES`) are applied, if at all, as someone
     tries them: whether a cluster receives them is not certain (d-uzlov/k8s-homelab: six
-    errors in failed experiments its readmes no longer apply; judge round AL). So are those
+    errors in failed experiments its readmes no longer apply; judge round AL), and so are
+    those of its developer tools' folder (``hack/``: :data:`~reviewbot.model.reach.
+    TOOL_NAMES`; judge round DA, a debugging Pod). So are those
     of a folder of examples beside what they show (:data:`EXAMPLE_FOLDERS`, with sibling
     folders or files: kubebuilder's ``config/samples/`` beside ``config/default/``, a
     catalog item's ``examples/`` beside its ``operator/``; redhat-cop/gitops-catalog, 6
@@ -941,7 +944,13 @@ def _experiment_doubts(model: Model) -> None:
     (:data:`TEST_FOLDERS`); a folder whose only content is examples is what the repository
     offers (a samples repository's tutorial folder), applied as written."""
     def trial(path: str) -> str | None:
-        found = next((f for f in path.lower().split("/")[:-1] if f in EXPERIMENT_NAMES), None)
+        folders = path.lower().split("/")[:-1]
+        found = next((f for f in folders if f in EXPERIMENT_NAMES), None)
+        if found is None and (tool := next((f for f in folders if f in TOOL_NAMES), None)):
+            if path in graph.applied_files():
+                return None  # (its script applies it: hack/dev-load/run.sh's pod.yaml)
+            return (f"whether anything applies it: it is in the folder of developer scripts "
+                    f"and tools ({tool}/) of a repository no cluster root applies")
         return None if found is None else (
             f"whether anything applies it: it is in a folder of trials ({found}/) of a "
             "repository no cluster root applies")

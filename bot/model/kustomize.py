@@ -537,11 +537,18 @@ def _script_targets(texts: Sequence[FileRecord], pattern: re.Pattern[str],
         if needles:
             text = _lines_holding(text, needles)
         defaults: dict[str, str] | None = None
+        selves: frozenset[str] = frozenset()
         for match in pattern.finditer(text):
             target = _first_word(next((g for g in match.groups() if g), ""))
             if "$" in target and "=" in whole:
                 if defaults is None:
-                    defaults = _script_defaults(whole)
+                    defaults, selves = _script_defaults(whole), _self_folders(whole)
+                if (own := _VARIABLE.match(target)) is not None and (
+                        own.group(1) or own.group(2)) in selves and (
+                        rest := target[own.end():].lstrip("/")) and "$" not in rest and (
+                        target[own.end()] == "/"):
+                    yield record.path, [join(folder, rest)]  # (the script's own folder)
+                    continue
                 target = _expanded(target, defaults)
             if rooted and (found := _ROOTED.fullmatch(target)) is not None:
                 yield record.path, [join(base, found.group(1)) for base in _ancestry(folder)]
@@ -586,6 +593,25 @@ def _script_defaults(text: str) -> dict[str, str]:
             twice.add(name)
         found[name] = value
     return {k: v for k, v in found.items() if k not in twice}
+
+
+# a script's variable set to its own folder: ``DIR=$(dirname "$0")``, ``DIR="$(cd "$(dirname
+# "${BASH_SOURCE[0]}")" && pwd)"`` (substratusai/kubeai's hack/dev-load/run.sh creates
+# ``$this_dir/pod.yaml``; judge round DA)
+_SELF_FOLDER = re.compile(
+    r"^[ \t]*(?:export[ \t]+|local[ \t]+|readonly[ \t]+)?([A-Za-z_]\w*)=[\"']?\$\("
+    r"(?:[ \t]*cd[ \t]+[\"']?\$\()?[ \t]*dirname[ \t]+(?:--[ \t]+)?[\"']?"
+    r"\$\{?(?:0|BASH_SOURCE(?:\[0\])?)\}?[\"']?[ \t]*\)", re.M)
+
+
+def _self_folders(text: str) -> frozenset[str]:
+    """The variables a script sets to the folder it lies in (:data:`_SELF_FOLDER`), none set
+    twice to something else."""
+    named = [m.group(1) for m in _SELF_FOLDER.finditer(text)]
+    if not named:
+        return frozenset()
+    others = {m.group(1) for m in _ASSIGNED.finditer(text)}
+    return frozenset(n for n in named if n not in others)
 
 
 def _expanded(word: str, defaults: Mapping[str, str]) -> str:

@@ -1223,10 +1223,7 @@ def overridden_default(model: Model, obj: Any, path: Path) -> str | None:
     if not isinstance(obj, ValuesObject) or obj.doc is None:
         return None
     found = _consumers(model).get(obj.doc.file.path)
-    if not found or not all(sets is not None and any(
-            (_overlaps(at, path) and (judged or value != dig(obj.body, at, _ABSENT)))
-            or _turns_off(at, value, path) for at, value, judged in sets)
-            for _, sets in found):
+    if not found or not all(_sets_over(obj, sets, path) for _, sets in found):
         return None
     files = sorted({file for file, _ in found})
     who = files[0] + (f" and {len(files) - 1} more" if len(files) > 1 else "")
@@ -1239,6 +1236,31 @@ def overridden_default(model: Model, obj: Any, path: Path) -> str | None:
                 "false), so no cluster receives it")
     return (f"every consumer of this chart ({who}) sets {'.'.join(map(str, path))} over "
             "this default, so no cluster receives it")
+
+
+def guessed_default(model: Model, obj: Any, path: Path) -> str | None:
+    """What a finding of the value at ``path`` of a chart's own ``values.yaml`` could not
+    see when the consumers that leave it as it is are all Applications reviewbot takes as
+    applied by hand on a guess (``Reach.guessed_roots``: nothing applies them, while the
+    repository's scripts apply another): whether anything applies them, or None. Judge round
+    DA: an Application file left beside the app of apps its bootstrap script applies made an
+    error of a `:latest` the one Application the root delivers sets over."""
+    if not isinstance(obj, ValuesObject) or obj.doc is None:
+        return None
+    guessed = getattr(model.derived.get("reach"), "guessed_roots", None)
+    if not guessed:
+        return None
+    leaving = [file for file, sets in _consumers(model).get(obj.doc.file.path, ())
+               if not _sets_over(obj, sets, path)]
+    return guessed[leaving[0]] if leaving and all(f in guessed for f in leaving) else None
+
+
+def _sets_over(obj: ValuesObject, sets: list[Written] | None, path: Path) -> bool:
+    """Whether a consumer writing the leaf paths ``sets`` (None: not read) sets the value at
+    ``path`` of the chart's defaults ``obj``, or something in it, or turns its part off."""
+    return sets is not None and any(
+        (_overlaps(at, path) and (judged or value != dig(obj.body, at, _ABSENT)))
+        or _turns_off(at, value, path) for at, value, judged in sets)
 
 
 # what a chart's template reads of its values: ``.Values`` and the keys after it
