@@ -2425,7 +2425,8 @@ def _argo_paths(model: Model, index: TreeIndex, graph: Graph) -> Iterator[Violat
             near = next((n for root in roots if (n := near_path(
                 path, _joined(root, path), graph.dirs))), "")
             yield _no_folder(obj, at, path, f"other Applications of {key[0]} at {key[1]} "
-                             "resolve here", near, "repository", "", _left_over(obj, by_hand))
+                             "resolve here", near, "repository", "", _left_over(
+                                 obj, by_hand, reach.resolved_before if reach else frozenset()))
         elif target is None and (remote := misspelt.get(obj.file)) is not None and (
                 remote == (key[0], path)):  # (its only Application: the git remote tells)
             near = near_path(path, _joined("", path), graph.dirs)
@@ -2754,13 +2755,16 @@ def _git_generators(generators: Any, at: Path = ("spec", "generators")
                                            (*at, i, nested, "generators"))
 
 
-def _left_over(obj: KObject, by_hand: Collection[str]) -> str | None:
+def _left_over(obj: KObject, by_hand: Collection[str],
+               resolved_before: Collection[str] = ()) -> str | None:
     """What an Application whose path names a folder the repository lacks leaves unseen
     when every root of the repository is a guess (Applications taken as applied by hand,
     several of them): whether anyone applies it, or it was left behind (operate-first/apps'
     envs/dev, a decommissioned environment no app of apps names: 10 errors, judge round
-    AQ)."""
-    if len(by_hand) < 2:
+    AQ). Not in a review whose base resolved its path (``resolved_before``): the change
+    broke an Application that applied the folder (new-user trial sixty: the app of apps'
+    path misspelt left its two Applications "applied by hand", and the typo a warning)."""
+    if len(by_hand) < 2 or obj.file in resolved_before:
         return None
     return (f"whether anyone applies this Application: the repository's roots are "
             f"{len(by_hand)} Application files taken as applied by hand, and a folder it "

@@ -289,6 +289,132 @@ def test_an_application_of_a_local_chart_with_template_text_is_named(tmp_path: P
     assert net.opaque_namespaces == {"home"}
 
 
+def test_a_values_file_another_source_of_an_application_gives_the_chart_is_read(
+        tmp_path: Path) -> None:
+    """New-user trial sixty: an Application of app-template whose values are this
+    repository's `apps/webui/values.yaml`, given as `$values/...` by a second source
+    `ref: values` (Argo CD's multiple sources), was "not evaluated": its pods, calls and
+    Cilium policies went unjudged while the lint said "no findings"."""
+    from .helpers import write
+
+    app = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: open-webui, namespace: argocd}
+        spec:
+          sources:
+            - repoURL: https://bjw-s-labs.github.io/helm-charts
+              chart: app-template
+              targetRevision: 4.1.2
+              helm: {valueFiles: [$values/apps/webui/values.yaml], valuesObject: %s}
+            - {repoURL: https://git.example.org/r.git, targetRevision: main, ref: values}
+          destination: {server: https://kubernetes.default.svc, namespace: webui}
+    """
+    write(tmp_path, {
+        "bootstrap/root.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: root, namespace: argocd}
+            spec:
+              source: {repoURL: https://git.example.org/r.git, path: bootstrap/apps}
+              destination: {server: https://kubernetes.default.svc, namespace: argocd}
+        """,
+        "bootstrap/apps/webui.yaml": app % "{}",
+        "apps/webui/values.yaml": """
+            controllers:
+              open-webui:
+                containers:
+                  app:
+                    image: {repository: ghcr.io/open-webui/open-webui, tag: v0.6.18}
+                    env: {OPENAI_API_BASE_URL: "http://vllm.llm.svc.cluster.local:8000/v1"}
+            service:
+              app: {controller: open-webui, ports: {http: {port: 8080}}}
+        """,
+    })
+    result = lint_dir(tmp_path, only=["image-digest"])
+    assert [(f.file, f.line) for f in result.findings] == [("apps/webui/values.yaml", 5)]
+    from reviewbot.netpol.network import Network
+
+    net = Network(result.model)
+    assert [(pod.peer, pod.labels.get("app.kubernetes.io/name")) for pod in net.pods] == [
+        ("webui/open-webui[Deployment]", "open-webui")]
+    assert net.all_notes() == []
+    # the Application's own valuesObject goes over the file: the name it overrides
+    write(tmp_path, {"bootstrap/apps/webui.yaml": app % "{global: {nameOverride: chat}}"})
+    net = Network(lint_dir(tmp_path, only=["image-digest"]).model)
+    assert [pod.labels.get("app.kubernetes.io/name") for pod in net.pods] == ["chat"]
+
+
+def test_an_application_s_own_values_run_in_its_destination_cluster(tmp_path: Path) -> None:
+    """New-user trial sixty: vLLM's app-template values in an Application's `valuesObject`,
+    deployed to cluster gpu (its V100s in `.reviewbot.yaml`), were judged in Argo CD's own
+    cluster, which has no GPU node: `--dtype bfloat16` gave no finding."""
+    from .helpers import write
+
+    write(tmp_path, {
+        ".reviewbot.yaml": """
+            clusters:
+              - name: gpu
+                nodes:
+                  - name: gpu-1
+                    labels:
+                      kubernetes.io/hostname: gpu-1
+                      nvidia.com/gpu.product: Tesla-V100-SXM2-16GB
+                    allocatable: {cpu: "40", memory: 376Gi, nvidia.com/gpu: "4"}
+              - name: lab
+                nodes:
+                  - {name: lab-1, labels: {kubernetes.io/hostname: lab-1}, allocatable: {cpu: "8"}}
+        """,
+        "bootstrap/root.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: root, namespace: argocd}
+            spec:
+              source: {repoURL: https://git.example.org/r.git, path: bootstrap/apps}
+              destination: {server: https://kubernetes.default.svc, namespace: argocd}
+        """,
+        "bootstrap/apps/vllm.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: vllm, namespace: argocd}
+            spec:
+              source:
+                repoURL: https://bjw-s-labs.github.io/helm-charts
+                chart: app-template
+                targetRevision: 4.1.2
+                helm:
+                  valuesObject:
+                    controllers:
+                      vllm:
+                        pod: {nodeSelector: {kubernetes.io/hostname: gpu-1}}
+                        containers:
+                          app:
+                            image: {repository: vllm/vllm-openai, tag: v0.9.2}
+                            args: [--model, m, --dtype, bfloat16]
+                            resources: {limits: {nvidia.com/gpu: 1}}
+              destination: {name: gpu, namespace: llm}
+        """,
+    })
+    # (cluster gpu is the tree's though only charts of Helm repositories are installed there)
+    result = lint_dir(tmp_path, only=["serving-runtime"])
+    assert [(f.file, f.line, f.kind) for f in result.findings] == [
+        ("bootstrap/apps/vllm.yaml", 17, "bf16")]
+    assert "gpu-1's Tesla-V100-SXM2-16GB" in result.findings[0].message
+    # and beside a folder of this tree deployed there
+    write(tmp_path, {
+        "bootstrap/apps/web.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: Application
+            metadata: {name: web, namespace: argocd}
+            spec:
+              source: {repoURL: https://git.example.org/r.git, path: apps/web}
+              destination: {name: gpu, namespace: llm}
+        """,
+        "apps/web/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n"})
+    assert [(f.file, f.line, f.kind) for f in lint_dir(
+        tmp_path, only=["serving-runtime"]).findings] == [("bootstrap/apps/vllm.yaml", 17, "bf16")]
+
+
 def test_app_template_1_x_values_are_not_evaluated(tmp_path: Path) -> None:
     # app-template 1.x kept one pod in top-level values (image:, service.main): no controllers
     text = """

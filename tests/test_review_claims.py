@@ -690,6 +690,39 @@ def test_a_service_an_application_s_path_typo_leaves_in_the_cluster_is_not_missi
         ("kustomize-integrity", "argocd/redis.yaml")]
 
 
+def test_an_app_of_apps_path_a_change_misspells_is_an_error_though_its_apps_look_by_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial sixty: the app of apps' `path: bootstrap/argocd` misspelt
+    `bootstrap/argo-cd`. In the head its two Applications are applied by nothing, so they
+    are taken as applied by hand, and the root's missing path was a warning, "whether anyone
+    applies this Application ... as a leftover's would be": the base resolved that very
+    path, so the change broke what applied them: an error. A lint of the head alone still
+    cannot tell a leftover from a typo."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    app = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"
+           "metadata: {{name: {name}, namespace: argocd}}\nspec:\n  project: default\n"
+           "  source: {{repoURL: 'https://git.example.org/r.git', targetRevision: main, "
+           "path: {path}}}\n  destination: {{server: 'https://kubernetes.default.svc', "
+           "namespace: {ns}}}\n")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({
+        "bootstrap/root.yaml": app.format(name="root", path="bootstrap/argocd", ns="argocd"),
+        "bootstrap/argocd/web.yaml": app.format(name="web", path="apps/web", ns="web"),
+        "bootstrap/argocd/api.yaml": app.format(name="api", path="apps/api", ns="api"),
+        "apps/web/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n",
+        "apps/api/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: api}\n"})
+    head = repo.commit({"bootstrap/root.yaml": app.format(
+        name="root", path="bootstrap/argo-cd", ns="argocd")})
+    _, out, _ = run_cli(["review", "--repo", str(repo.path), "--base", base, "--head", head,
+                         "--platform", "none", "--format", "json"], capsys)
+    assert [(f["rule"], f["file"], f["severity"]) for f in json.loads(out)["findings"]
+            if f["new"]] == [("kustomize-integrity", "bootstrap/root.yaml", "error")]
+    result = lint_dir(repo.path, only=["kustomize-integrity"])  # (the work tree: the head)
+    assert [(f.file, f.severity) for f in result.findings] == [
+        ("bootstrap/root.yaml", "warning")]
+
+
 def test_a_release_whose_new_chart_source_is_missing_keeps_its_service_and_flows(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -28,6 +28,9 @@ class Memo(dict[tuple[str, str], LoadedFile]):
         # the repositories the last model's Argo CD Applications showed are this one (their
         # paths resolved): a review's head knows a path its change misspells is local
         self.local_urls: frozenset[str] = frozenset()
+        # the files of its Argo CD Applications whose paths resolved: a review's head knows
+        # an Application whose path its change misspells applied them (no leftover)
+        self.resolved_apps: frozenset[str] = frozenset()
 
 
 def load_files(

@@ -88,11 +88,14 @@ def load_model(
                         memo.graph if memo is not None else None,
                         measured=config.section("measured"),
                         values_files=list(config.raw.get("values-files") or ()),
-                        local_urls=memo.local_urls if memo is not None else frozenset())
+                        local_urls=memo.local_urls if memo is not None else frozenset(),
+                        resolved_before=memo.resolved_apps if memo is not None else frozenset())
     if memo is not None:
         memo.graph = model_graph(model)
         reach = model.derived.get("reach")
         memo.local_urls = memo.local_urls | (reach.local_urls if reach is not None else frozenset())
+        if reach is not None:
+            memo.resolved_apps = memo.resolved_apps | reach.resolved_apps()
     return model
 
 

@@ -100,6 +100,7 @@ from reviewbot.model.resource import Patch, dict_of, document_objects
 from reviewbot.model.values import (
     ValuesObject,
     argo_chart_values,
+    argo_ref_chart_values,
     chart_values_files,
     document_values_pods,
     object_values_pods,
@@ -123,6 +124,7 @@ def build_model(
     shared: dict[int, Built] | None = None, configured: Sequence[Any] = (),
     previous: Graph | None = None, *, measured: Mapping[str, Any] | None = None,
     values_files: Sequence[str] = (), local_urls: frozenset[str] = frozenset(),
+    resolved_before: frozenset[str] = frozenset(),
 ) -> Model:
     """The model of ``files``: objects as the kustomize builds (and Flux) make them.
 
@@ -144,7 +146,8 @@ def build_model(
     its builds are taken again where they read the same parsed files.
 
     ``local_urls``: repositories known to be this one (a review's base resolved their Argo CD
-    Applications' paths here: :attr:`~reviewbot.model.reach.Reach.local_urls`).
+    Applications' paths here: :attr:`~reviewbot.model.reach.Reach.local_urls`);
+    ``resolved_before``: the files of the Applications whose paths the base resolved.
 
     ``values_files`` and ``measured``: the configuration's ``values-files`` globs and
     ``measured`` section (:func:`reviewbot.model.values.configure`). The model is whole when
@@ -192,7 +195,8 @@ def build_model(
     reach = find_reach(graph, model.documents, specs, ci_documents, remotes,
                        lambda path: kept_aside(path, within) or graph.copied_by(path) is not None,
                        lambda: checked_out_branch(tree.root) if tree is not None else None,
-                       local_urls, bool(tree is not None and tree.roots_outside))
+                       local_urls, bool(tree is not None and tree.roots_outside),
+                       resolved_before)
     model.derived["reach"] = reach
     if reach is not None:
         variants, tags = _reached_documents(reach)
@@ -366,6 +370,7 @@ def build_model(
     model.pods.extend(document_values_pods(model))
     if entries:
         _values_clusters(model)
+        _destination_clusters(model, values_pods)
     if reach is not None and reach.guessed_roots:  # applied by hand on a guess: the
         # Applications' own objects and the pseudo-objects of their inline values
         for obj in (*objects, *(p.obj for p in model.pods)):
@@ -664,11 +669,25 @@ def _values_clusters(model: Model) -> None:
             continue  # (merged under the files it passes: in their release, not alone)
         if clusters := deploys_to(model, app) or model.clusters.get(id(app)):
             readers.setdefault(file, set()).update(clusters)
+    for app, file, *_ in argo_ref_chart_values(model):  # (a Helm repository's chart)
+        if clusters := deploys_to(model, app) or model.clusters.get(id(app)):
+            readers.setdefault(file, set()).update(clusters)
     if not readers:
         return
     for pod in model.pods:
         if isinstance(pod.obj, ValuesObject) and (found := readers.get(pod.obj.file)):
             model.clusters[id(pod.obj)] = frozenset(found)
+
+
+def _destination_clusters(model: Model, values_pods: Sequence[PodTemplate]) -> None:
+    """The clusters the pods (and Services) of an Argo CD Application's own Helm values
+    (``helm.valuesObject``, ``helm.values``) run in: those its destination names, not Argo
+    CD's own, where the Application lives (new-user trial sixty: vLLM's app-template values
+    on V100s judged in Argo CD's cluster, which has no GPU node: no finding)."""
+    for app in {id(p.obj): p.obj for p in values_pods if p.obj.kind == "Application"
+                and p.obj.group == "argoproj.io"}.values():
+        if (placed := deploys_to(model, app)) and placed != model.clusters.get(id(app)):
+            model.pod_clusters[id(app)] = placed
 
 
 def _chart_crd_doubts(model: Model) -> None:

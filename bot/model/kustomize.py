@@ -2081,6 +2081,23 @@ def argo_sources(spec: Mapping[str, Any]
         yield ("source",), _dict(spec.get("source"))
 
 
+def argo_ref_values(spec: Mapping[str, Any]) -> Iterator[tuple[Mapping[str, Any], str]]:
+    """The values files an Argo CD Application's chart sources take from another of its
+    sources (multiple sources: ``helm.valueFiles: [$values/apps/web/values.yaml]`` with a
+    source ``ref: values``): (the chart's source, the file's path in that source's
+    repository). Argo CD reads the file from the ref source's repository at its revision."""
+    sources = list(argo_sources(spec))
+    refs = {s["ref"] for _, s in sources if isinstance(s.get("ref"), str) and s["ref"]}
+    if not refs:
+        return
+    for _, source in sources:
+        for name in _list(_dict(source.get("helm")).get("valueFiles")):
+            if isinstance(name, str) and name.startswith("$"):
+                ref, _, rest = name[1:].partition("/")
+                if ref in refs and rest.strip("/"):
+                    yield source, posixpath.normpath(rest.strip("/"))
+
+
 def argo_directory(source: Mapping[str, Any]) -> dict[str, Any]:
     """What an Argo CD source's ``directory`` says of the files it applies: ``recurse``,
     and its ``include`` and ``exclude`` globs when set (:func:`argo_files` reads it)."""

@@ -399,6 +399,10 @@ class Model:
     clusters: dict[int, frozenset[str]] = field(default_factory=dict)
     cluster_entries: dict[str, tuple[str, ...]] = field(default_factory=dict)
     cluster_inventories: dict[str, Inventory] = field(default_factory=dict)
+    # id(object) -> the clusters the pods and Services of its own Helm values run in, where
+    # they are not its own: an Argo CD Application's ``valuesObject`` deploys to its
+    # destination, the Application lives in Argo CD's cluster (new-user trial sixty)
+    pod_clusters: dict[int, frozenset[str]] = field(default_factory=dict)
     # the config's ``values-files`` globs (set while building, model.values.configure): what the
     # rules read as Helm values, the diff compares as values too
     values_patterns: tuple[str, ...] = ()
@@ -526,6 +530,8 @@ def with_kept(model: Model, other: Model, kept: Sequence[KObject]) -> Model:
         services=[*model.services, *mine(other.services)],
         network_policies=[*model.network_policies, *mine(other.network_policies)],
         kustomizations=model.kustomizations, clusters=clusters,
+        pod_clusters={**model.pod_clusters, **{
+            i: c for i, c in other.pod_clusters.items() if i in ids}},
         cluster_entries=model.cluster_entries or other.cluster_entries,
         cluster_inventories=model.cluster_inventories,
         doubts={**model.doubts, **{i: d for i, d in other.doubts.items() if i in ids}},
@@ -564,13 +570,18 @@ def cluster_views(model: Model) -> list[tuple[str | None, Model]]:
             found = model.clusters.get(id(obj))
             return name in found if found is not None else name == DEFAULT_CLUSTER
 
+        def runs(obj: KObject, name: str = name) -> bool:  # (a pod's, a Service's object)
+            found = model.pod_clusters.get(id(obj))
+            return name in found if found is not None else mine(obj)
+
         objects = [o for o in model.objects if mine(o)]
+        pods = [p for p in model.pods if runs(p.obj)]
         view = Model(
             root=model.root, files=model.files, objects=objects, documents=model.documents,
             skipped=model.skipped, inventory=model.cluster_inventories.get(name, model.inventory),
-            tree=model.tree, pods=[p for p in model.pods if mine(p.obj)],
-            templates=[p for p in model.templates if mine(p.obj)],
-            services=[s for s in model.services if mine(s.obj)],
+            tree=model.tree, pods=pods,
+            templates=[p for p in model.templates if runs(p.obj)],
+            services=[s for s in model.services if runs(s.obj)],
             network_policies=[o for o in model.network_policies if mine(o)],
             kustomizations=model.kustomizations, doubts=model.doubts,
             chart_doubts=model.chart_doubts, unseen=model.unseen,
@@ -586,6 +597,10 @@ def cluster_views(model: Model) -> list[tuple[str | None, Model]]:
             if obj.namespace and obj.namespace not in view.namespaces:
                 view.namespaces[obj.namespace] = Namespace(
                     obj.namespace, {NAME_LABEL: obj.namespace}, None)
+        for pod in pods:  # (placed apart from their object: their namespace is here)
+            if pod.namespace and pod.namespace not in view.namespaces:
+                view.namespaces[pod.namespace] = Namespace(
+                    pod.namespace, {NAME_LABEL: pod.namespace}, None)
         views.append((name, view))
     return views
 

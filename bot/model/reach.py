@@ -60,6 +60,7 @@ from reviewbot.model.kustomize import (
     Graph,
     argo_directory,
     argo_reads_directory,
+    argo_ref_values,
     argo_sources,
     flux_rel,
     flux_spec,
@@ -217,6 +218,20 @@ class Reach:
     # files of Applications whose misspelt source path (on the default branch) only the
     # checkout's git remote shows is this repository's -> (the remote's URL, the path)
     remote_misspelt: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # the clusters Argo CD Applications applied install a chart of a Helm repository to
+    # (their destinations) -> the Applications' files: a cluster of the tree though nothing
+    # of this tree's folders is built for it (new-user trial sixty's gpu)
+    chart_clusters: dict[str, set[str]] = field(default_factory=dict)
+    # a review's head: the files of the Argo CD Applications whose source paths the base
+    # resolved here (:meth:`resolved_apps`): one its change misspells is no leftover
+    resolved_before: frozenset[str] = frozenset()
+
+    def resolved_apps(self) -> frozenset[str]:
+        """The files of the Argo CD Applications whose source paths resolved here: the roots
+        applied by hand, and the Applications builds made that asked for a build."""
+        return frozenset({r.file for r in self.roots if r.how == BY_HAND} | {
+            b.doc.file.path for a in self.applied for b in a.by
+            if b.doc is not None and b.kind in ("Application", "ApplicationSet")})
 
     @property
     def clusters(self) -> list[str]:
@@ -224,12 +239,13 @@ class Reach:
         to (a hub's `destination.name: prod`: new-user trial forty-eight's dev and prod
         were judged as one cluster, Argo CD's own)."""
         return sorted({r.cluster for r in self.roots} | {
-            c for a in self.applied for c in a.clusters})
+            c for a in self.applied for c in a.clusters} | self.chart_clusters.keys())
 
     def entries(self, cluster: str) -> tuple[str, ...]:
         """Where ``cluster`` starts: its roots, else the Applications deploying to it."""
         found = {r.file or r.path for r in self.roots if r.cluster == cluster} or {
-            a.chain[-1] for a in self.applied if cluster in a.clusters and a.chain}
+            a.chain[-1] for a in self.applied if cluster in a.clusters and a.chain} or (
+            self.chart_clusters.get(cluster, set()))
         return tuple(sorted(found)) or (cluster,)
 
 
@@ -274,7 +290,8 @@ def find_reach(graph: Graph, documents: Sequence[Document],
                aside: Callable[[str], bool] = lambda path: False,
                branch: Callable[[], str | None] = lambda: None,
                local_urls: frozenset[str] = frozenset(),
-               roots_outside: bool = False) -> Reach | None:
+               roots_outside: bool = False,
+               resolved_before: frozenset[str] = frozenset()) -> Reach | None:
     """The walk from the repository's roots, or None when it has none (every file is then
     applied as written). ``ci_documents``: the documents of the repository's CI files, asked
     for only when a root or the walk needs what CI pushes; ``remotes``: the URLs of the
@@ -285,9 +302,11 @@ def find_reach(graph: Graph, documents: Sequence[Document],
     revision other than the default branch. ``local_urls``: repositories known to be this one
     (a review's base resolved their Applications' paths here: :attr:`Reach.local_urls`).
     ``roots_outside``: a lint of part of a repository whose files outside it hold cluster
-    roots, which apply the part: no kustomization of the part is taken as applied by hand."""
+    roots, which apply the part: no kustomization of the part is taken as applied by hand.
+    ``resolved_before``: :attr:`Reach.resolved_before`."""
     walker = _Walker(graph, documents, ci_documents, remotes, aside, local_urls)
     walker.roots_outside = roots_outside
+    walker.reach.resolved_before = resolved_before
     branch = functools.cache(branch)  # (git is asked once, if at all)
     steps = list(walker.roots(configured))
     if not steps and not walker.argo_candidates():
@@ -356,6 +375,7 @@ def find_reach(graph: Graph, documents: Sequence[Document],
                 f"whether anything applies the ApplicationSet in {doc.file.path}: no root of "
                 f"the repository does, and Application {twin[0]} it generates is the one "
                 f"{twin[1]} declares (one Argo CD keeps one Application of a name)")
+        walker.charts_installed(value, doc.file.path)
         for step in walker.argo_steps(value, doc.file.path, (), Resource(doc, (), value)):
             walker.reach.roots.append(Root(step.cluster, BY_HAND, doc.file.path,
                                            str(step.spec.get("path"))))
@@ -1419,6 +1439,7 @@ class _Walker:
             yield _Step(cluster, file, spec, _namespace(body), chain, by=r)
         elif r.group == ARGO_GROUP and r.kind in ("Application", "ApplicationSet"):
             self.reach.files.add(file)
+            self.charts_installed(body, file)
             yield from self.argo_steps(body, file, chain, r, revision, url)
         elif r.group == HELM_GROUP and r.kind == "HelmRelease":
             yield from self._release_chart(r, cluster, chain)
@@ -1500,6 +1521,20 @@ class _Walker:
         if kind == "ExternalArtifact" and name in self.graph.artifacts:
             return True, "", spec
         return False, f"its spec.path is in {kind} {name}, not this repository", spec
+
+    def charts_installed(self, value: Mapping[str, Any], file: str) -> None:
+        """An applied Argo CD Application's charts of Helm repositories: its destination is
+        a cluster (:attr:`Reach.chart_clusters`), and the values files of this tree another
+        of its sources gives them (``$values/...``: :func:`argo_ref_values`) are read."""
+        if value.get("kind") != "Application":
+            return
+        spec = dict_of(value.get("spec"))
+        if not any(isinstance(s.get("chart"), str) for _, s in argo_sources(spec)):
+            return
+        self.reach.chart_clusters.setdefault(argo_cluster(spec), set()).add(file)
+        for _, read in argo_ref_values(spec):  # (Argo CD reads it from the ref source's
+            if read in self.graph.paths:  # repository: this one's, when the tree holds it)
+                self.reach.files.add(read)
 
     def argo_steps(self, value: Mapping[str, Any], file: str, chain: tuple[str, ...],
                    by: Resource | None = None, parent: str | None = None,

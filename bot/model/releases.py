@@ -61,7 +61,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from reviewbot.model.kustomize import argo_sources, generated_file, generated_files
+from reviewbot.model.kustomize import (
+    argo_ref_values,
+    argo_sources,
+    generated_file,
+    generated_files,
+)
 from reviewbot.model.objects import (
     KObject,
     Model,
@@ -225,7 +230,8 @@ def _releases(model: Model, kept: Mapping[int, KObject] | None = None) -> list[R
                                      pods_of.get(id(obj), []),
                                      kept.get(id(obj)) if kept else None))
         elif obj.kind == "Application" and obj.group == "argoproj.io":
-            release = _argo_release(obj, pods_of.get(id(obj), [])) or _local_chart(model, obj)
+            release = _argo_release(model, obj, pods_of.get(id(obj), [])) or _local_chart(
+                model, obj)
             if release is not None:
                 out.append(release)
     return out
@@ -426,7 +432,7 @@ def _merge(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _argo_release(obj: KObject, pods: Sequence[PodTemplate]) -> Release | None:
+def _argo_release(model: Model, obj: KObject, pods: Sequence[PodTemplate]) -> Release | None:
     spec = mapping(obj.get(("spec",)))
     charted = [s for _, s in argo_sources(spec) if s.get("chart")]
     if not charted:
@@ -437,13 +443,34 @@ def _argo_release(obj: KObject, pods: Sequence[PodTemplate]) -> Release | None:
     helm = mapping(source.get("helm"))
     name = str(helm.get("releaseName") or obj.name)
     chart, version = str(source.get("chart")), str(source.get("targetRevision") or "")
+    # the values files another source of it gives the chart (``$values/apps/web/values.yaml``)
+    # that this tree holds: Helm reads them first, in order, then ``valuesObject`` over them
+    # (new-user trial sixty: open-webui's release "not evaluated")
+    files = [f for s, f in argo_ref_values(spec) if s is source and f in model.files]
+    values: Any = helm.get("valuesObject")
     why = ""
-    if helm.get("valueFiles") or helm.get("values") or helm.get("parameters"):
+    if helm.get("values") or helm.get("parameters") or (
+            len(files) != len(items(helm.get("valueFiles")))):
         why = "its values come from valueFiles, values or parameters too"
     elif chart != APP_TEMPLATE:
         why = f"chart {chart} ({version or 'no version'}): its templates are not known to reviewbot"
+    elif files:
+        read = [(f, v) for f in files for v in _single_values(model, f)]
+        if len(read) != len(files):
+            why = "its values come from valueFiles reviewbot does not read as one document"
+        else:
+            values = _merged([*(v for _, v in read), mapping(values)])
+            by_file = _values_pods(model)
+            pods = [*pods, *(p for f in files for p in by_file.get(f, ()))]
     release = Release(obj, name, namespace, chart, version, why)
-    return _rendered(release, helm.get("valuesObject"), pods)
+    return _rendered(release, values, pods)
+
+
+def _single_values(model: Model, file: str) -> list[dict[str, Any]]:
+    """The one mapping a values file of the tree holds (none: several documents, or none)."""
+    lf = model.files.get(file)
+    value = lf.documents[0].value if lf is not None and len(lf.documents) == 1 else None
+    return [value] if isinstance(value, dict) else []
 
 
 def _why_not(obj: KObject, spec: Mapping[str, Any], chart: str, version: str,

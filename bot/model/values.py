@@ -57,6 +57,7 @@ from reviewbot.model.images import ImageRef, parse_image
 from reviewbot.model.kustomize import (
     Graph,
     Kustomization,
+    argo_ref_values,
     argo_sources,
     generated_file,
     generated_files,
@@ -553,6 +554,29 @@ def _argo_value_files(model: Model, uses: dict[str, _Use]) -> None:
     Application said ``namespace: dashboard``)."""
     for obj, file, chart, release, dest, _ in argo_chart_values(model):
         uses.setdefault(file, _Use(dest or obj.namespace, release or obj.name, chart))
+    for obj, file, chart, release, dest in argo_ref_chart_values(model):
+        uses.setdefault(file, _Use(dest or obj.namespace, release or obj.name, chart))
+
+
+def argo_ref_chart_values(model: Model) -> Iterator[tuple[KObject, str, str, str, str]]:
+    """(the Application, a values file of this tree, the chart's name, the release name or
+    "", the destination namespace or "") of each values file an applied Argo CD Application
+    gives a chart of a Helm repository through another of its sources (``$values/apps/web/
+    values.yaml``: :func:`~reviewbot.model.kustomize.argo_ref_values`), the file this tree
+    holds at that path (new-user trial sixty: open-webui's app-template values, read by
+    nothing, so its calls to vLLM were judged by no policy)."""
+    for obj in model.objects:
+        if obj.kind != "Application" or obj.group != "argoproj.io" or (
+                obj.file in model.unapplied):
+            continue
+        spec = obj.get(("spec",))
+        spec = spec if isinstance(spec, dict) else {}
+        dest = _dict(spec.get("destination")).get("namespace")
+        for source, file in argo_ref_values(spec):
+            chart, release = source.get("chart"), _dict(source.get("helm")).get("releaseName")
+            if isinstance(chart, str) and chart and file in model.files:
+                yield (obj, file, chart, str(release) if isinstance(release, str) and release
+                       else "", str(dest) if isinstance(dest, str) and dest else "")
 
 
 def argo_chart_values(model: Model) -> Iterator[tuple[KObject, str, str, str, str, str]]:
