@@ -950,7 +950,8 @@ def _egress_unmatched(net: Network) -> Iterator[Violation]:
             places = _first_per_place(callers)
             group = _Group.of(net, callers, memo.names)
         seen = [_unmatched_violation(net, c, group) for c in places]
-        yield replace(seen[0], others=tuple(seen[1:]))
+        yield replace(seen[0], others=(*(replace(v, others=()) for v in seen[1:]),
+                                       *seen[0].others))
 
 
 def _merged(parts: Sequence[tuple[int, _Unmatched | _Part]]) -> list[_Unmatched]:
@@ -1368,6 +1369,9 @@ class _Group:
         self.isolated = _isolated_by(net, first.pods, "ingress")
         found = _ingress_hint(net, first.pods, sorted(namespaces))
         self.hint = found[0] if found is not None else None
+        # the ingress rule that admits them on other ports, if one does: where its ports are
+        # written the finding has a place too (a review's, when the change moved them)
+        self.admits_apart: Rule | None = found[3] if found is not None and found[3].ports else None
         # what the peer naming their namespace keeps out of the first caller's pods, whose
         # place the finding is at (new-user trial seventeen; the others' pods are not walked:
         # a dense namespace's destination has hundreds of callers)
@@ -1448,8 +1452,22 @@ def _unmatched_violation(net: Network, first: _Unmatched, group: _Group) -> Viol
                     "ingress rule admitting them (the replies to their own calls pass "
                     "without it)")
         doubt = f"{doubt}; {mirrored}" if doubt else mirrored
-    return Violation(policy.obj, rule.peer_field, message, fix=fix, kind="egress-unmatched",
-                     key=key, edits=edits, doubt=doubt, cause=group.cause)
+    found = Violation(policy.obj, rule.peer_field, message, fix=fix, kind="egress-unmatched",
+                      key=key, edits=edits, doubt=doubt, cause=group.cause)
+    # the same finding at the rules of each policy isolating the destination, where a review
+    # places it when the pull request changed that policy (new-user trial sixty: postgres'
+    # ingress port 5432 -> 5433, its error at the callers' unchanged egress rule, not inline)
+    others = []
+    for n in dict.fromkeys(n for d in pods for n in net.ingress_of[d]):
+        isolating = net.policies[n]
+        at = _rules_key(isolating, "ingress")
+        apart = group.admits_apart
+        if apart is not None and any(r is apart for r in isolating.ingress):
+            ports = (*apart.path, "ports" if isolating.kind == "NetworkPolicy" else "toPorts")
+            at = ports if isolating.obj.get(ports) is not None else at
+        others.append(replace(found, obj=isolating.obj, path=at,
+                              key=f"{format_path(at)} -> {found.key}"))
+    return replace(found, others=tuple(others))
 
 
 def _mirrors(policy: Policy, peer: Peer) -> bool:

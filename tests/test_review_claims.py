@@ -1103,6 +1103,53 @@ spec:
         ("llm/policy.yaml", 9, "error", "web/api calls vllm.llm.svc.cluster.local:8000")]
 
 
+def test_an_unmatched_egress_a_moved_ingress_port_leaves_is_commented_at_that_port(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New-user trial sixty: postgres' ingress `toPorts` moved 5432 -> 5433 in the file
+    that holds pg-backup's egress policy too; the error stood at pg-backup's unchanged
+    egress rule, off the diff, so the review had no inline comment for it. The same finding
+    has a place at the ports of the rule that admits the callers elsewhere."""
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    pods = (deployment("backup", "db", "{app: backup}") + "---\n"
+            + deployment("postgres", "db", "{app: postgres}", "ports: [{containerPort: 5432}]"))
+    policies = """apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: postgres, namespace: db}
+spec:
+  endpointSelector: {matchLabels: {app: postgres}}
+  ingress:
+  - fromEndpoints:
+    - matchLabels: {app: backup}
+    toPorts:
+    - ports:
+      - {port: "PORT", protocol: TCP}
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: backup, namespace: db}
+spec:
+  endpointSelector: {matchLabels: {app: backup}}
+  egress:
+  - toEndpoints:
+    - matchLabels: {app: postgres}
+    toPorts:
+    - ports:
+      - {port: "5432", protocol: TCP}
+"""
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit({"db/pods.yaml": pods,
+                        "db/policies.yaml": policies.replace("PORT", "5432")})
+    head = repo.commit({"db/policies.yaml": policies.replace("PORT", "5433")})
+    _, out, _ = review_out(repo, base, head, "json", capsys, "--rule", "netpol-pairing")
+    assert sorted((f["file"], f["line"], f["severity"], f["message"].split(" (")[0])
+                  for f in json.loads(out)["findings"] if f["new"]) == [
+        ("db/policies.yaml", 7, "warning", "CiliumNetworkPolicy db/postgres: ingress admits "
+         "db/backup to db pods app=postgres on TCP 5433, but the egress policies of db allow "
+         "none of these flows"),
+        ("db/policies.yaml", 9, "error", "db/backup: egress to db/postgres")]
+
+
 def test_a_container_port_renamed_under_a_service_s_target_port_loses_its_endpoints(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -573,12 +573,20 @@ def at_causes(findings: Sequence[Finding], base: Model, head: Model,
     the base's policy, and in the summary only)."""
     from reviewbot.model.kustomize import is_kustomization_file
 
-    wanted = [f for f in findings if (f.new or f.worse) and f.file and f.file not in changed
-              and (f.object or is_kustomization_file(f.file))]  # (their line is in no diff)
-    if not wanted or not changed:
+    maybe = [f for f in findings if (f.new or f.worse) and f.file and (
+        f.file not in changed or f.others) and (f.object or is_kustomization_file(f.file))]
+    if not maybe or not changed:
         return list(findings)
     from reviewbot.diff.anchors import Anchors  # (a review whose change sits elsewhere)
     from reviewbot.model.objects import makers, model_graph
+
+    anchors = Anchors(base, head)
+    # (their line is in no diff: in a file the change leaves, or off its lines, the same
+    # cause's other place changed: new-user trial sixty's postgres port, the finding at the
+    # callers' egress rule in the same file)
+    wanted = [f for f in maybe if f.file not in changed or not _in_diff(anchors, f)]
+    if not wanted:
+        return list(findings)
 
     graph = model_graph(head)
     builds: dict[str, set[str]] = {}  # a changed kustomization -> the files its build reads
@@ -590,7 +598,6 @@ def at_causes(findings: Sequence[Finding], base: Model, head: Model,
     by_ref: dict[str, list[KObject]] = {}
     for obj in head.objects:
         by_ref.setdefault(obj.ref, []).append(obj)
-    anchors = Anchors(base, head)
     chosen = {id(f) for f in wanted}
     out = []
     for f in findings:
@@ -601,7 +608,9 @@ def at_causes(findings: Sequence[Finding], base: Model, head: Model,
             # callers still name)
             out.append(replace(f, anchor=(other.file, other.line)))
             continue
-        if id(f) in chosen and not f.object:  # a kustomization's own finding (a patch
+        if id(f) in chosen and f.file in changed:
+            pass  # (off the change's lines in a changed file: its other places alone)
+        elif id(f) in chosen and not f.object:  # a kustomization's own finding (a patch
             # whose object a changed base renamed: new-user trial thirty-two): the first
             # changed file its build reads
             folder = posixpath.dirname(f.file)
