@@ -256,12 +256,18 @@ def _check(pod: PodTemplate, c: Container, reason: str, minimum: Fraction,
     mounts = [m for m in items(c.body.get("volumeMounts")) if isinstance(m, dict)]
     mount = next((m for m in mounts if str(m.get("mountPath") or "").rstrip("/") == SHM), None)
     if mount is None:
+        least = f"(sizeLimit at least {format_quantity('memory', minimum)})"
         yield Violation(
             pod.obj, c.path,
             f"{who}, but nothing is mounted at {SHM}: the container runtime's 64Mi default "
             "applies, and NCCL hangs on it (an init hang or a bus error)",
-            fix=f"Add a volume {{name: shm, emptyDir: {{medium: Memory, sizeLimit: {fix_size}}}}} "
-                f"and mount it at {SHM} (sizeLimit at least {format_quantity('memory', minimum)}).",
+            # (app-template's values mount a volume through `persistence`: new-user trial
+            # sixty was told to add pod-spec YAML its values have no place for)
+            fix=(f"Add persistence.shm {{type: emptyDir, medium: Memory, sizeLimit: "
+                 f"{fix_size}, globalMounts: [{{path: {SHM}}}]}} to the values {least}."
+                 if pod.origin is not None and pod.origin.chart == "app-template" else
+                 f"Add a volume {{name: shm, emptyDir: {{medium: Memory, sizeLimit: "
+                 f"{fix_size}}}}} and mount it at {SHM} {least}."),
             kind="missing", edits=_add_shm(pod, c, fix_size) if plain_pod else (),
         )
         return

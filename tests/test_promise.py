@@ -200,7 +200,7 @@ def test_an_object_the_api_server_refuses_runs_nothing_so_what_it_runs_is_a_warn
     assert found == [("image-digest", "warning", 12), ("schema", "error", 8)]
     digest = next(f for f in result.findings if f.rule == "image-digest")
     assert digest.message.endswith(
-        " Refused: the API server refuses this object as written (schema error at "
+        " Refused: this object is refused as written (schema error at "
         "manifest.yaml:8), so none of this runs until it is fixed.")
     # the same image on an object the API server admits stays an error
     fixed = REFUSED_CRONJOB.replace("      restartPolicy: Never\n      template", "      template")

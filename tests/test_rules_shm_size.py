@@ -99,3 +99,29 @@ nim-llm:
         "reviewbot could not see whether the container runs NCCL across its GPUs (the "
         "chart's values hold no engine, launcher or NCCL setting where reviewbot reads a "
         "command, arguments or environment; this chart may take them under other keys)."]
+
+
+def test_app_template_values_are_told_their_own_persistence(tmp_path: Path) -> None:
+    """New-user trial sixty: vLLM's app-template values on two GPUs were told to "Add a
+    volume {name: shm, emptyDir: ...} and mount it", pod-spec YAML its values have no place
+    for: app-template mounts volumes through `persistence`."""
+    release = """
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: vllm, namespace: llm}
+spec:
+  chart:
+    spec: {chart: app-template, version: 4.1.2, sourceRef: {kind: HelmRepository, name: bjw-s}}
+  values:
+    controllers:
+      vllm:
+        containers:
+          app:
+            image: {repository: vllm/vllm-openai, tag: v0.11.0}
+            args: [--tensor-parallel-size, "2"]
+            resources: {limits: {nvidia.com/gpu: 2}}
+"""
+    result = lint_text(tmp_path, release, only=["shm-size"])
+    assert [f.fix for f in result.findings] == [
+        "Add persistence.shm {type: emptyDir, medium: Memory, sizeLimit: 8Gi, globalMounts: "
+        "[{path: /dev/shm}]} to the values (sizeLimit at least 1Gi)."]

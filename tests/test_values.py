@@ -225,6 +225,24 @@ def test_app_template_probes_take_chart_defaults(tmp_path: Path) -> None:
     assert field_path(job, "startupProbe")[-3:] == ("probes", "startup", "spec")
 
 
+def test_a_custom_app_template_probe_is_its_spec_alone(tmp_path: Path) -> None:
+    """app-template renders a `custom: true` probe from its `spec` alone, without the
+    chart's defaults, and none at all when that is empty (_probes.tpl: `if
+    $probeDefinition`): new-user trial sixty's misspelt `sepc` was judged as the chart's
+    30 x 5 s startup default, with a fix raising a failureThreshold nobody renders."""
+    custom = APP_TEMPLATE.replace(
+        "              startup:\n                enabled: true\n"
+        "                spec: {failureThreshold: 90}\n",
+        "              startup:\n                enabled: true\n                custom: true\n"
+        "                spec: {httpGet: {path: /health, port: 8000}, periodSeconds: 10}\n")
+    job = one(repo(tmp_path / "a", {"hr.yaml": custom}), "media-worker").containers[0]
+    assert job.body["startupProbe"] == {"httpGet": {"path": "/health", "port": 8000},
+                                        "periodSeconds": 10}
+    misspelt = custom.replace("                spec: {httpGet", "                sepc: {httpGet")
+    job = one(repo(tmp_path / "b", {"hr.yaml": misspelt}), "media-worker").containers[0]
+    assert "startupProbe" not in job.body
+
+
 FORGEJO_VALUES = """
 image:
   registry: code.forgejo.org

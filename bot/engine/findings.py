@@ -165,12 +165,13 @@ def sentence(message: str) -> str:
 
 
 def refused(finding: Finding, refusal: Finding) -> Finding:
-    """``finding`` (an error about what its object runs) on an object the API server refuses
-    as written (``refusal``: an error of a rule whose errors are that refusal, the schema's):
-    a warning, its message saying which error keeps the object out, for no cluster runs it
-    as written; once the refusal is fixed the finding holds again."""
+    """``finding`` (an error about what its object runs) on an object refused as written
+    (``refusal``: an error of a rule whose errors are that refusal, the schema's, which says
+    who refuses it: the API server, or Helm for a release's values its chart's schema
+    refuses): a warning, its message saying which error keeps the object out, for no
+    cluster runs it as written; once the refusal is fixed the finding holds again."""
     text = sentence(finding.message) + (
-        f" Refused: the API server refuses this object as written ({refusal.rule} error at "
+        f" Refused: this object is refused as written ({refusal.rule} error at "
         f"{refusal.file}:{refusal.line}), so none of this runs until it is fixed.")
     return replace(finding, severity="warning", message=text)
 

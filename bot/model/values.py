@@ -907,8 +907,15 @@ def _at_container(
         entry = _dict(written)
         if entry.get("enabled") is False:
             continue
-        probe = dict(APP_TEMPLATE_PROBES[long])
-        probe.update(_dict(entry.get("spec")))
+        if entry.get("custom"):  # (the spec as written, no defaults: an empty or misspelt
+            # `spec` renders no probe at all, _probes.tpl's `if $probeDefinition`; new-user
+            # trial sixty's `sepc`, judged as the chart's 30 x 5 s default)
+            probe = dict(_dict(entry.get("spec")))
+            if not probe:
+                continue
+        else:
+            probe = dict(APP_TEMPLATE_PROBES[long])
+            probe.update(_dict(entry.get("spec")))
         spec[long] = probe
         if "spec" in entry:
             where[long] = path + ("probes", short, "spec")
