@@ -130,6 +130,40 @@ def test_a_flux_kustomization_whose_build_fails_applies_nothing(tmp_path: Path) 
            "(apps/kustomization.yaml: 'gone.yaml' does not exist)" in digest[0][4]
 
 
+def test_the_generated_application_whose_build_fails_is_named_not_its_applicationset(
+        tmp_path: Path) -> None:
+    """New-user trial fifty-eight: "the build of Argo CD ApplicationSet argocd/apps fails"
+    read as every Application it generates failing; only prod's overlay is refused, and
+    staging's Application deploys. The clause names the Application of the failing path."""
+    write(tmp_path, {
+        "bootstrap/apps.yaml": """
+            apiVersion: argoproj.io/v1alpha1
+            kind: ApplicationSet
+            metadata: {name: apps, namespace: argocd}
+            spec:
+              generators:
+              - list:
+                  elements: [{env: staging}, {env: prod}]
+              template:
+                metadata: {name: 'web-{{env}}'}
+                spec:
+                  project: default
+                  source: {repoURL: https://example.invalid/r.git, path: 'overlays/{{env}}'}
+                  destination: {server: https://kubernetes.default.svc, namespace: web}
+            """,
+        "overlays/staging/kustomization.yaml": "resources: [web.yaml]\n",
+        "overlays/staging/web.yaml": POD,
+        "overlays/prod/kustomization.yaml": "resources: [web.yaml, gone.yaml]\n",
+        "overlays/prod/web.yaml": POD})
+    digest = [f for f in _findings(tmp_path) if f[0] == "image-digest"]
+    assert sorted((f[1], f[2]) for f in digest) == [
+        ("error", "overlays/staging/web.yaml"), ("warning", "overlays/prod/web.yaml")]
+    prod = next(f for f in digest if f[2] == "overlays/prod/web.yaml")
+    assert "Not applied: the build of the Application Argo CD ApplicationSet argocd/apps " \
+           "generates for overlays/prod fails (overlays/prod/kustomization.yaml: 'gone.yaml' " \
+           "does not exist)" in prod[4]
+
+
 def test_a_configured_root_whose_build_fails_applies_nothing(tmp_path: Path) -> None:
     """A `clusters:` path of .reviewbot.yaml is applied as a Flux Kustomization with that
     spec.path, though no object of the tree says so: kustomize refuses its build (a missing

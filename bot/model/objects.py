@@ -2335,7 +2335,16 @@ def failing_build(model: Model, obj: KObject, cluster: str | None = None) -> str
         file = file[len(folder) + 1:]  # the folder is named already
     name = found[0].name if found[0].name != "." else "the repository's root folder"
     applier = found[0].applier
-    if applier is not None and refused_entry(model, applier) is None:
+    if applier is not None and applier.kind == "ApplicationSet":
+        # (the Application it generates whose build fails, not every one: new-user trial
+        # fifty-eight read "the build of Argo CD ApplicationSet argocd/apps fails" as all)
+        paths = [p.strip("/").removeprefix("./") for p, _ in generated_holding(
+            model, applier, obj)]
+        path = next((p for p in paths if (file + "/").startswith(p + "/")), None) or next(
+            iter(paths), None)
+        if path is not None:
+            name = f"the Application {name} generates for {path}"
+    elif applier is not None and refused_entry(model, applier) is None:
         name = f"what applies {name}"  # (its own build works: one that applies it fails)
     # (an object left without a namespace: kustomize builds, kustomize-controller's apply
     # refuses; judge round AP: "the build ... fails" of a build that works)
